@@ -1,0 +1,1518 @@
+//! Dual numbers: forward-mode differentiation by carrying a derivative along with every value.
+//!
+//! A dual number `a + bε` pairs a value `a` ([`Dual::re`]) with a tangent `b` ([`Dual::eps`]), where `ε`
+//! is an infinitesimal with `ε² = 0`. Taylor's theorem then gives `f(a + bε) = f(a) + f'(a) b ε` exactly,
+//! so evaluating a function on `Dual::variable(x)` (tangent 1) returns `f(x)` in `re` and `f'(x)` in
+//! `eps`. With several inputs, the tangents seed a direction `v` and `eps` comes out as the directional
+//! derivative `∇f · v`, a Jacobian-vector product.
+//!
+//! [`Dual<T>`] implements [`num_traits::Float`], so any function written for a generic `T: Float` runs on
+//! it unchanged, including the items that `#[differentiable]` generates.
+//!
+//! # Second derivatives by nesting
+//!
+//! `Dual<T>` is a `Float` whenever `T` is, so duals nest. In `Dual<Dual<f64>>` there are two independent
+//! infinitesimals, `ε₁` inside and `ε₂` outside. Seeding both with 1, as `(x + ε₁) + (1 + 0ε₁)ε₂`, gives
+//!
+//! ```text
+//! f((x + ε₁) + (1 + 0ε₁)ε₂) = (f(x) + f'(x)ε₁) + (f'(x) + f''(x)ε₁)ε₂
+//! ```
+//!
+//! so the second derivative is `result.eps.eps`. Nesting deeper gives higher derivatives.
+//!
+//! ```
+//! use autodiff_core::{Dual, Float};
+//!
+//! // f(x) = x³ sin x, written once for any float type.
+//! fn f<T: Float>(x: T) -> T {
+//!     x.powi(3) * x.sin()
+//! }
+//!
+//! let x = 0.7_f64;
+//! let df = 3.0 * x * x * x.sin() + x.powi(3) * x.cos();
+//! let d2f = 6.0 * x * x.sin() + 6.0 * x * x * x.cos() - x.powi(3) * x.sin();
+//!
+//! // First derivative: one dual, tangent seeded with 1.
+//! let y = f(Dual::variable(x));
+//! assert_eq!(y.re, f(x));
+//! assert!((y.eps - df).abs() < 1e-12);
+//!
+//! // Second derivative: a dual of duals, both tangents seeded with 1.
+//! let y = f(Dual::new(Dual::variable(x), Dual::constant(1.0)));
+//! assert!((y.re.eps - df).abs() < 1e-12 && (y.eps.re - df).abs() < 1e-12);
+//! assert!((y.eps.eps - d2f).abs() < 1e-12);
+//! ```
+//!
+//! # Conventions
+//!
+//! - Comparisons (`==`, `<`, ...) and predicates (`is_nan`, `is_sign_negative`, ...) look at the value
+//!   `re` only, so a branch such as `if x > 0.0` in differentiated code follows the value. Conversions
+//!   (`to_f64`, `integer_decode`, ...) convert the value; `NumCast::from`, `From<T>` and the float
+//!   constants (`epsilon`, `max_value`, `PI`, ...) build constants, with tangent zero.
+//! - At points where a function is not differentiable the derivative follows JAX, as the rules in
+//!   [`crate::rules`] (which this module shares) do: `abs` has slope 1 at 0; a tie in `max` or `min`
+//!   gives half of each tangent to each side (so `x.max(0.0)` at 0 has slope 0.5); `clamp` is
+//!   `min(max(x, lo), hi)`; `sqrt` has slope `+inf` at 0; `powi(x, 0)` has slope 0 everywhere; in
+//!   `x.powf(y)` the `x`-partial is 0 where `y = 0` and the `y`-partial is 0 where `x = 0`; `floor`,
+//!   `ceil`, `round`, `trunc` and `signum` have slope 0.
+//! - A zero tangent contributes zero even where a partial derivative is infinite or NaN, as JAX's
+//!   symbolic zeros do: a constant stays a constant through `sqrt(0)` or `ln(0)`, and
+//!   `x.powf(2.0)` at a negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's
+//!   partial.
+
+use core::cmp::Ordering;
+use core::fmt;
+use core::iter::{Product, Sum};
+use core::num::FpCategory;
+use core::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
+
+use num_traits::{Float, FloatConst, FromPrimitive, Num, NumCast, One, ToPrimitive, Zero};
+
+use crate::rules;
+
+/// A dual number `re + eps·ε` with `ε² = 0`: a value and its tangent, for forward-mode differentiation.
+///
+/// See the [module documentation](self) for how to use it, nest it and which conventions it follows.
+/// Equality and ordering compare `re` only, so `Dual::new(1.0, 2.0) == Dual::new(1.0, 3.0)`; compare
+/// the fields to tell such duals apart.
+///
+/// ```
+/// use autodiff_core::{Dual, Float};
+///
+/// let x = Dual::variable(2.0_f64);
+/// let y = x * x + x.ln();
+/// assert_eq!((y.re, y.eps), (4.0 + 2.0_f64.ln(), 4.0 + 0.5));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dual<T> {
+    /// The value.
+    pub re: T,
+    /// The tangent: the derivative of the value along the direction the inputs were seeded with.
+    pub eps: T,
+}
+
+impl<T> Dual<T> {
+    /// The dual number `re + eps·ε`.
+    pub const fn new(re: T, eps: T) -> Self {
+        Self { re, eps }
+    }
+}
+
+impl<T: Float> Dual<T> {
+    /// A constant: the value `re` with tangent zero.
+    pub fn constant(re: T) -> Self {
+        Self::new(re, T::zero())
+    }
+
+    /// The variable being differentiated along: the value `re` with tangent one.
+    pub fn variable(re: T) -> Self {
+        Self::new(re, T::one())
+    }
+
+    /// The result of a one-argument function with value `value` and derivative `slope` at `self.re`.
+    fn chain(self, value: T, slope: T) -> Self {
+        Self::new(value, scaled(self.eps, slope))
+    }
+
+    /// The result of a two-argument function with value `value` and partials `d_self`, `d_other`.
+    fn chain2(self, other: Self, value: T, (d_self, d_other): (T, T)) -> Self {
+        Self::new(value, scaled(self.eps, d_self) + scaled(other.eps, d_other))
+    }
+}
+
+/// `tangent · partial`, except that a zero tangent gives zero even if `partial` is infinite or NaN.
+fn scaled<T: Float>(tangent: T, partial: T) -> T {
+    if tangent.is_zero() {
+        T::zero()
+    } else {
+        tangent * partial
+    }
+}
+
+impl<T: Float> From<T> for Dual<T> {
+    /// A constant with tangent zero, as [`Dual::constant`].
+    fn from(re: T) -> Self {
+        Self::constant(re)
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Comparison: by value only.
+
+impl<T: PartialEq> PartialEq for Dual<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.re == other.re
+    }
+}
+
+impl<T: PartialOrd> PartialOrd for Dual<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        self.re.partial_cmp(&other.re)
+    }
+}
+
+/// Compares the value with a plain number, so that `x > 0.0` works on a `Dual<f64>`.
+impl<T: PartialEq> PartialEq<T> for Dual<T> {
+    fn eq(&self, other: &T) -> bool {
+        self.re == *other
+    }
+}
+
+/// Orders the value against a plain number.
+impl<T: PartialOrd> PartialOrd<T> for Dual<T> {
+    fn partial_cmp(&self, other: &T) -> Option<Ordering> {
+        self.re.partial_cmp(other)
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Arithmetic.
+
+impl<T: Float> Neg for Dual<T> {
+    type Output = Self;
+
+    fn neg(self) -> Self {
+        Self::new(-self.re, -self.eps)
+    }
+}
+
+impl<T: Float> Add for Dual<T> {
+    type Output = Self;
+
+    fn add(self, rhs: Self) -> Self {
+        Self::new(self.re + rhs.re, self.eps + rhs.eps)
+    }
+}
+
+impl<T: Float> Sub for Dual<T> {
+    type Output = Self;
+
+    fn sub(self, rhs: Self) -> Self {
+        Self::new(self.re - rhs.re, self.eps - rhs.eps)
+    }
+}
+
+impl<T: Float> Mul for Dual<T> {
+    type Output = Self;
+
+    fn mul(self, rhs: Self) -> Self {
+        self.chain2(rhs, self.re * rhs.re, (rhs.re, self.re))
+    }
+}
+
+impl<T: Float> Div for Dual<T> {
+    type Output = Self;
+
+    fn div(self, rhs: Self) -> Self {
+        let quotient = self.re / rhs.re;
+        let inverse = rhs.re.recip();
+        self.chain2(rhs, quotient, (inverse, -quotient * inverse))
+    }
+}
+
+/// `x % y = x - trunc(x / y) y`, the remainder of `f64`'s `%`: slope 1 in `x` and `-trunc(x / y)` in `y`.
+impl<T: Float> Rem for Dual<T> {
+    type Output = Self;
+
+    fn rem(self, rhs: Self) -> Self {
+        let quotient = (self.re / rhs.re).trunc();
+        self.chain2(rhs, self.re % rhs.re, (T::one(), -quotient))
+    }
+}
+
+/// For each operator: the compound assignment, the form with a plain number on the right
+/// (`Dual<T> * T`, `x *= 2.0`) and, for `f32` and `f64`, the form with a plain number on the left
+/// (`2.0 * x`). A plain number acts as a constant dual.
+macro_rules! mixed_operators {
+    ($($Op:ident $op:ident $OpAssign:ident $op_assign:ident;)*) => {$(
+        impl<T: Float> $OpAssign for Dual<T> {
+            fn $op_assign(&mut self, rhs: Self) {
+                *self = $Op::$op(*self, rhs);
+            }
+        }
+
+        impl<T: Float> $Op<T> for Dual<T> {
+            type Output = Self;
+
+            fn $op(self, rhs: T) -> Self {
+                $Op::$op(self, Self::constant(rhs))
+            }
+        }
+
+        impl<T: Float> $OpAssign<T> for Dual<T> {
+            fn $op_assign(&mut self, rhs: T) {
+                *self = $Op::$op(*self, Self::constant(rhs));
+            }
+        }
+
+        mixed_operators!(@left $Op $op f32);
+        mixed_operators!(@left $Op $op f64);
+    )*};
+    (@left $Op:ident $op:ident $float:ty) => {
+        impl $Op<Dual<$float>> for $float {
+            type Output = Dual<$float>;
+
+            fn $op(self, rhs: Dual<$float>) -> Dual<$float> {
+                $Op::$op(Dual::constant(self), rhs)
+            }
+        }
+    };
+}
+
+mixed_operators! {
+    Add add AddAssign add_assign;
+    Sub sub SubAssign sub_assign;
+    Mul mul MulAssign mul_assign;
+    Div div DivAssign div_assign;
+    Rem rem RemAssign rem_assign;
+}
+
+impl<T: Float> Sum for Dual<T> {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::zero(), Add::add)
+    }
+}
+
+impl<'a, T: Float> Sum<&'a Dual<T>> for Dual<T> {
+    fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.copied().sum()
+    }
+}
+
+impl<T: Float> Product for Dual<T> {
+    fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::one(), Mul::mul)
+    }
+}
+
+impl<'a, T: Float> Product<&'a Dual<T>> for Dual<T> {
+    fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+        iter.copied().product()
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// The numeric traits that `Float` builds on.
+
+/// `zero()` is the constant 0; `is_zero()` holds only for the additive identity itself, value and tangent
+/// both zero (unlike `==`, which compares values), so generic code that skips zeros keeps the tangents.
+impl<T: Float> Zero for Dual<T> {
+    fn zero() -> Self {
+        Self::constant(T::zero())
+    }
+
+    fn is_zero(&self) -> bool {
+        self.re.is_zero() && self.eps.is_zero()
+    }
+}
+
+/// `one()` is the constant 1; `is_one()` holds only for value one with tangent zero.
+impl<T: Float> One for Dual<T> {
+    fn one() -> Self {
+        Self::constant(T::one())
+    }
+
+    fn is_one(&self) -> bool {
+        self.re.is_one() && self.eps.is_zero()
+    }
+}
+
+/// Parses a constant.
+impl<T: Float> Num for Dual<T> {
+    type FromStrRadixErr = T::FromStrRadixErr;
+
+    fn from_str_radix(text: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {
+        T::from_str_radix(text, radix).map(Self::constant)
+    }
+}
+
+/// Converts the value.
+impl<T: ToPrimitive> ToPrimitive for Dual<T> {
+    fn to_i64(&self) -> Option<i64> {
+        self.re.to_i64()
+    }
+
+    fn to_u64(&self) -> Option<u64> {
+        self.re.to_u64()
+    }
+
+    fn to_i128(&self) -> Option<i128> {
+        self.re.to_i128()
+    }
+
+    fn to_u128(&self) -> Option<u128> {
+        self.re.to_u128()
+    }
+
+    fn to_f32(&self) -> Option<f32> {
+        self.re.to_f32()
+    }
+
+    fn to_f64(&self) -> Option<f64> {
+        self.re.to_f64()
+    }
+}
+
+/// Builds a constant.
+impl<T: Float> NumCast for Dual<T> {
+    fn from<N: ToPrimitive>(n: N) -> Option<Self> {
+        <T as NumCast>::from(n).map(Self::constant)
+    }
+}
+
+/// Builds a constant.
+impl<T: Float + FromPrimitive> FromPrimitive for Dual<T> {
+    fn from_i64(n: i64) -> Option<Self> {
+        T::from_i64(n).map(Self::constant)
+    }
+
+    fn from_u64(n: u64) -> Option<Self> {
+        T::from_u64(n).map(Self::constant)
+    }
+
+    fn from_i128(n: i128) -> Option<Self> {
+        T::from_i128(n).map(Self::constant)
+    }
+
+    fn from_u128(n: u128) -> Option<Self> {
+        T::from_u128(n).map(Self::constant)
+    }
+
+    fn from_f32(n: f32) -> Option<Self> {
+        T::from_f32(n).map(Self::constant)
+    }
+
+    fn from_f64(n: f64) -> Option<Self> {
+        T::from_f64(n).map(Self::constant)
+    }
+}
+
+/// The same operations as the `Float` methods of the same names.
+impl<T: Float> num_traits::Signed for Dual<T> {
+    fn abs(&self) -> Self {
+        Float::abs(*self)
+    }
+
+    fn abs_sub(&self, other: &Self) -> Self {
+        Float::abs_sub(*self, *other)
+    }
+
+    fn signum(&self) -> Self {
+        Float::signum(*self)
+    }
+
+    fn is_positive(&self) -> bool {
+        self.re.is_sign_positive()
+    }
+
+    fn is_negative(&self) -> bool {
+        self.re.is_sign_negative()
+    }
+}
+
+/// `fn NAME() -> Self`, the constant `T::NAME()`, for each name.
+macro_rules! float_constants {
+    ($($name:ident),* $(,)?) => {$(
+        fn $name() -> Self {
+            Self::constant(T::$name())
+        }
+    )*};
+}
+
+/// The constants of `T`, with tangent zero.
+impl<T: Float + FloatConst> FloatConst for Dual<T> {
+    float_constants! {
+        E, FRAC_1_PI, FRAC_1_SQRT_2, FRAC_2_PI, FRAC_2_SQRT_PI, FRAC_PI_2, FRAC_PI_3, FRAC_PI_4,
+        FRAC_PI_6, FRAC_PI_8, LN_10, LN_2, LOG10_E, LOG2_E, PI, SQRT_2, TAU, LOG10_2, LOG2_10,
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Float: every method with its derivative.
+
+impl<T: Float> Float for Dual<T> {
+    fn nan() -> Self {
+        Self::constant(T::nan())
+    }
+
+    fn infinity() -> Self {
+        Self::constant(T::infinity())
+    }
+
+    fn neg_infinity() -> Self {
+        Self::constant(T::neg_infinity())
+    }
+
+    fn neg_zero() -> Self {
+        Self::constant(T::neg_zero())
+    }
+
+    fn min_value() -> Self {
+        Self::constant(T::min_value())
+    }
+
+    fn min_positive_value() -> Self {
+        Self::constant(T::min_positive_value())
+    }
+
+    fn epsilon() -> Self {
+        Self::constant(T::epsilon())
+    }
+
+    fn max_value() -> Self {
+        Self::constant(T::max_value())
+    }
+
+    fn is_nan(self) -> bool {
+        self.re.is_nan()
+    }
+
+    fn is_infinite(self) -> bool {
+        self.re.is_infinite()
+    }
+
+    fn is_finite(self) -> bool {
+        self.re.is_finite()
+    }
+
+    fn is_normal(self) -> bool {
+        self.re.is_normal()
+    }
+
+    fn is_subnormal(self) -> bool {
+        self.re.is_subnormal()
+    }
+
+    fn classify(self) -> FpCategory {
+        self.re.classify()
+    }
+
+    fn is_sign_positive(self) -> bool {
+        self.re.is_sign_positive()
+    }
+
+    fn is_sign_negative(self) -> bool {
+        self.re.is_sign_negative()
+    }
+
+    fn integer_decode(self) -> (u64, i16, i8) {
+        self.re.integer_decode()
+    }
+
+    // Piecewise constant: slope 0, also at the jumps.
+
+    fn floor(self) -> Self {
+        Self::constant(self.re.floor())
+    }
+
+    fn ceil(self) -> Self {
+        Self::constant(self.re.ceil())
+    }
+
+    fn round(self) -> Self {
+        Self::constant(self.re.round())
+    }
+
+    fn trunc(self) -> Self {
+        Self::constant(self.re.trunc())
+    }
+
+    fn signum(self) -> Self {
+        Self::constant(self.re.signum())
+    }
+
+    /// `x - trunc(x)`: slope 1.
+    fn fract(self) -> Self {
+        Self::new(self.re.fract(), self.eps)
+    }
+
+    fn abs(self) -> Self {
+        self.chain(self.re.abs(), rules::abs(self.re))
+    }
+
+    /// `|x|` with the sign of `sign`: slope ±1 in `x`, 0 in `sign`.
+    fn copysign(self, sign: Self) -> Self {
+        if self.re.is_sign_negative() == sign.re.is_sign_negative() {
+            self
+        } else {
+            -self
+        }
+    }
+
+    /// `max(x - y, 0)`, with `max`'s convention at a tie.
+    fn abs_sub(self, other: Self) -> Self {
+        let difference = self - other;
+        let (d_difference, _) = rules::max(difference.re, T::zero());
+        difference.chain(self.re.abs_sub(other.re), d_difference)
+    }
+
+    fn max(self, other: Self) -> Self {
+        let partials = rules::max(self.re, other.re);
+        self.chain2(other, self.re.max(other.re), partials)
+    }
+
+    fn min(self, other: Self) -> Self {
+        let partials = rules::min(self.re, other.re);
+        self.chain2(other, self.re.min(other.re), partials)
+    }
+
+    fn clamp(self, lo: Self, hi: Self) -> Self {
+        let (d_self, d_lo, d_hi) = rules::clamp(self.re, lo.re, hi.re);
+        Self::new(
+            self.re.clamp(lo.re, hi.re),
+            scaled(self.eps, d_self) + scaled(lo.eps, d_lo) + scaled(hi.eps, d_hi),
+        )
+    }
+
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        Self::new(
+            self.re.mul_add(a.re, b.re),
+            scaled(self.eps, a.re) + scaled(a.eps, self.re) + b.eps,
+        )
+    }
+
+    fn recip(self) -> Self {
+        let inverse = self.re.recip();
+        self.chain(inverse, rules::recip(inverse))
+    }
+
+    fn powi(self, n: i32) -> Self {
+        self.chain(self.re.powi(n), rules::powi(self.re, n))
+    }
+
+    fn powf(self, n: Self) -> Self {
+        let power = self.re.powf(n.re);
+        self.chain2(n, power, rules::powf(self.re, n.re, power))
+    }
+
+    fn sqrt(self) -> Self {
+        let root = self.re.sqrt();
+        // `abs` makes the root of -0.0 (which is -0.0) give the slope +inf too.
+        self.chain(root, rules::sqrt(root.abs()))
+    }
+
+    fn cbrt(self) -> Self {
+        let root = self.re.cbrt();
+        self.chain(root, rules::cbrt(root))
+    }
+
+    fn exp(self) -> Self {
+        let power = self.re.exp();
+        self.chain(power, power)
+    }
+
+    fn exp2(self) -> Self {
+        let power = self.re.exp2();
+        self.chain(power, rules::exp2(power))
+    }
+
+    fn exp_m1(self) -> Self {
+        self.chain(self.re.exp_m1(), self.re.exp())
+    }
+
+    fn ln(self) -> Self {
+        self.chain(self.re.ln(), self.re.recip())
+    }
+
+    fn log(self, base: Self) -> Self {
+        self.chain2(base, self.re.log(base.re), rules::log(self.re, base.re))
+    }
+
+    fn log2(self) -> Self {
+        self.chain(self.re.log2(), rules::log2(self.re))
+    }
+
+    fn log10(self) -> Self {
+        self.chain(self.re.log10(), rules::log10(self.re))
+    }
+
+    fn ln_1p(self) -> Self {
+        self.chain(self.re.ln_1p(), rules::ln_1p(self.re))
+    }
+
+    // Linear maps: the tangent goes through the same map.
+
+    fn to_degrees(self) -> Self {
+        Self::new(self.re.to_degrees(), self.eps.to_degrees())
+    }
+
+    fn to_radians(self) -> Self {
+        Self::new(self.re.to_radians(), self.eps.to_radians())
+    }
+
+    fn hypot(self, other: Self) -> Self {
+        let length = self.re.hypot(other.re);
+        self.chain2(other, length, rules::hypot(self.re, other.re, length))
+    }
+
+    fn sin(self) -> Self {
+        self.sin_cos().0
+    }
+
+    fn cos(self) -> Self {
+        self.sin_cos().1
+    }
+
+    fn sin_cos(self) -> (Self, Self) {
+        let (sin, cos) = self.re.sin_cos();
+        (self.chain(sin, cos), self.chain(cos, -sin))
+    }
+
+    fn tan(self) -> Self {
+        let tan = self.re.tan();
+        self.chain(tan, rules::tan(tan))
+    }
+
+    fn asin(self) -> Self {
+        self.chain(self.re.asin(), rules::asin(self.re))
+    }
+
+    fn acos(self) -> Self {
+        self.chain(self.re.acos(), rules::acos(self.re))
+    }
+
+    fn atan(self) -> Self {
+        self.chain(self.re.atan(), rules::atan(self.re))
+    }
+
+    fn atan2(self, other: Self) -> Self {
+        self.chain2(
+            other,
+            self.re.atan2(other.re),
+            rules::atan2(self.re, other.re),
+        )
+    }
+
+    fn sinh(self) -> Self {
+        self.chain(self.re.sinh(), self.re.cosh())
+    }
+
+    fn cosh(self) -> Self {
+        self.chain(self.re.cosh(), self.re.sinh())
+    }
+
+    fn tanh(self) -> Self {
+        let tanh = self.re.tanh();
+        self.chain(tanh, rules::tanh(tanh))
+    }
+
+    fn asinh(self) -> Self {
+        self.chain(self.re.asinh(), rules::asinh(self.re))
+    }
+
+    fn acosh(self) -> Self {
+        self.chain(self.re.acosh(), rules::acosh(self.re))
+    }
+
+    fn atanh(self) -> Self {
+        self.chain(self.re.atanh(), rules::atanh(self.re))
+    }
+}
+
+// -------------------------------------------------------------------------------------------------
+// Display.
+
+/// Writes `re + epsε`, for example `1.5 + 2ε` or `1.5 - 2ε`; a precision (`{:.3}`) applies to both parts.
+/// The parts of a nested dual are parenthesized: `(1 + 1ε) + (1 + 0ε)ε`.
+impl<T: fmt::Display> fmt::Display for Dual<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let part = |x: &T| {
+            let text = match f.precision() {
+                Some(precision) => format!("{x:.precision$}"),
+                None => format!("{x}"),
+            };
+            // A part with a space in it is itself a sum.
+            if text.contains(' ') {
+                format!("({text})")
+            } else {
+                text
+            }
+        };
+        let (re, eps) = (part(&self.re), part(&self.eps));
+        match eps.strip_prefix('-') {
+            Some(magnitude) => write!(f, "{re} - {magnitude}ε"),
+            None => write!(f, "{re} + {eps}ε"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check_gradient;
+    use proptest::prelude::*;
+
+    type D = Dual<f64>;
+    type DD = Dual<Dual<f64>>;
+
+    /// What the catalogue's functions are written against: `Float` and the operators that `f64` and
+    /// `Dual` have beyond it.
+    trait TestFloat:
+        Float + Sum + Product + AddAssign + SubAssign + MulAssign + DivAssign + RemAssign
+    {
+    }
+
+    impl<T: Float + Sum + Product + AddAssign + SubAssign + MulAssign + DivAssign + RemAssign>
+        TestFloat for T
+    {
+    }
+
+    /// A numeric constant inside a generic test function.
+    fn c<T: Float>(value: f64) -> T {
+        <T as NumCast>::from(value).unwrap()
+    }
+
+    /// `a` and `b` agree to `tol`, relative to `max(1, |a|, |b|)`.
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * 1.0_f64.max(a.abs()).max(b.abs())
+    }
+
+    /// `x` seeded for a second derivative along `first` (inner tangent) and `second` (outer tangent).
+    fn seed2(x: f64, first: f64, second: f64) -> DD {
+        Dual::new(Dual::new(x, first), Dual::constant(second))
+    }
+
+    fn always(_: f64) -> bool {
+        true
+    }
+
+    fn always2(_: f64, _: f64) -> bool {
+        true
+    }
+
+    /// `x` at least `margin` away from every multiple of `step`, where a piecewise function jumps.
+    fn away_from_multiples(x: f64, step: f64, margin: f64) -> bool {
+        let r = (x / step).rem_euclid(1.0);
+        r > margin && r < 1.0 - margin
+    }
+
+    /// A function of one argument written once for any `T: Float`, with its derivative.
+    struct Unary {
+        name: &'static str,
+        value: fn(f64) -> f64,
+        first: fn(D) -> D,
+        second: fn(DD) -> DD,
+        derivative: fn(f64) -> f64,
+        domain: (f64, f64),
+        /// Whether the function is smooth around `x`, so that a finite difference there is meaningful.
+        smooth_at: fn(f64) -> bool,
+    }
+
+    macro_rules! unary {
+        ($name:literal, |$x:ident| $body:expr, $derivative:expr, $lo:literal..$hi:literal) => {
+            unary!($name, |$x| $body, $derivative, $lo..$hi, always)
+        };
+        ($name:literal, |$x:ident| $body:expr, $derivative:expr, $lo:literal..$hi:literal, $smooth:expr) => {{
+            fn function<T: TestFloat>($x: T) -> T {
+                $body
+            }
+            Unary {
+                name: $name,
+                value: function::<f64>,
+                first: function::<D>,
+                second: function::<DD>,
+                derivative: $derivative,
+                domain: ($lo, $hi),
+                smooth_at: $smooth,
+            }
+        }};
+    }
+
+    fn unary_catalogue() -> Vec<Unary> {
+        vec![
+            unary!("neg", |x| -x, |_| -1.0, -5.0..5.0),
+            unary!("recip", |x| x.recip(), |x| -1.0 / (x * x), 0.2..5.0),
+            unary!("recip<0", |x| x.recip(), |x| -1.0 / (x * x), -5.0..-0.2),
+            unary!("sqrt", |x| x.sqrt(), |x| 0.5 / x.sqrt(), 0.05..10.0),
+            unary!(
+                "cbrt",
+                |x| x.cbrt(),
+                |x| 1.0 / (3.0 * x.cbrt().powi(2)),
+                -10.0..-0.05
+            ),
+            unary!(
+                "cbrt>0",
+                |x| x.cbrt(),
+                |x| 1.0 / (3.0 * x.cbrt().powi(2)),
+                0.05..10.0
+            ),
+            unary!("exp", |x| x.exp(), f64::exp, -5.0..5.0),
+            unary!(
+                "exp2",
+                |x| x.exp2(),
+                |x| x.exp2() * std::f64::consts::LN_2,
+                -5.0..5.0
+            ),
+            unary!("exp_m1", |x| x.exp_m1(), f64::exp, -5.0..5.0),
+            unary!("ln", |x| x.ln(), |x| 1.0 / x, 0.05..10.0),
+            unary!(
+                "log2",
+                |x| x.log2(),
+                |x| 1.0 / (x * std::f64::consts::LN_2),
+                0.05..10.0
+            ),
+            unary!(
+                "log10",
+                |x| x.log10(),
+                |x| 1.0 / (x * std::f64::consts::LN_10),
+                0.05..10.0
+            ),
+            unary!(
+                "log base 3",
+                |x| x.log(c(3.0)),
+                |x| 1.0 / (x * 3f64.ln()),
+                0.05..10.0
+            ),
+            unary!("ln_1p", |x| x.ln_1p(), |x| 1.0 / (1.0 + x), -0.9..10.0),
+            unary!("sin", |x| x.sin(), f64::cos, -6.0..6.0),
+            unary!("cos", |x| x.cos(), |x| -x.sin(), -6.0..6.0),
+            unary!("sin_cos.0", |x| x.sin_cos().0, f64::cos, -6.0..6.0),
+            unary!("sin_cos.1", |x| x.sin_cos().1, |x| -x.sin(), -6.0..6.0),
+            unary!("tan", |x| x.tan(), |x| 1.0 / x.cos().powi(2), -1.4..1.4),
+            unary!(
+                "asin",
+                |x| x.asin(),
+                |x| 1.0 / (1.0 - x * x).sqrt(),
+                -0.95..0.95
+            ),
+            unary!(
+                "acos",
+                |x| x.acos(),
+                |x| -1.0 / (1.0 - x * x).sqrt(),
+                -0.95..0.95
+            ),
+            unary!("atan", |x| x.atan(), |x| 1.0 / (1.0 + x * x), -10.0..10.0),
+            unary!("sinh", |x| x.sinh(), f64::cosh, -5.0..5.0),
+            unary!("cosh", |x| x.cosh(), f64::sinh, -5.0..5.0),
+            unary!("tanh", |x| x.tanh(), |x| 1.0 / x.cosh().powi(2), -5.0..5.0),
+            unary!(
+                "asinh",
+                |x| x.asinh(),
+                |x| 1.0 / (x * x + 1.0).sqrt(),
+                -10.0..10.0
+            ),
+            unary!(
+                "acosh",
+                |x| x.acosh(),
+                |x| 1.0 / (x * x - 1.0).sqrt(),
+                1.05..10.0
+            ),
+            unary!("atanh", |x| x.atanh(), |x| 1.0 / (1.0 - x * x), -0.95..0.95),
+            unary!("abs", |x| x.abs(), f64::signum, -5.0..5.0, |x| x.abs()
+                > 1e-3),
+            unary!("signum", |x| x.signum(), |_| 0.0, -5.0..5.0, |x| x.abs()
+                > 1e-3),
+            unary!("floor", |x| x.floor(), |_| 0.0, -5.0..5.0, |x| {
+                away_from_multiples(x, 1.0, 1e-3)
+            }),
+            unary!("ceil", |x| x.ceil(), |_| 0.0, -5.0..5.0, |x| {
+                away_from_multiples(x, 1.0, 1e-3)
+            }),
+            unary!("round", |x| x.round(), |_| 0.0, -5.0..5.0, |x| {
+                away_from_multiples(x + 0.5, 1.0, 1e-3)
+            }),
+            unary!("trunc", |x| x.trunc(), |_| 0.0, -5.0..5.0, |x| {
+                away_from_multiples(x, 1.0, 1e-3)
+            }),
+            unary!("fract", |x| x.fract(), |_| 1.0, -5.0..5.0, |x| {
+                away_from_multiples(x, 1.0, 1e-3)
+            }),
+            unary!(
+                "to_degrees",
+                |x| x.to_degrees(),
+                |_| 180.0 / std::f64::consts::PI,
+                -5.0..5.0
+            ),
+            unary!(
+                "to_radians",
+                |x| x.to_radians(),
+                |_| std::f64::consts::PI / 180.0,
+                -500.0..500.0
+            ),
+            unary!("powi 0", |x| x.powi(0), |_| 0.0, -5.0..5.0),
+            unary!("powi 1", |x| x.powi(1), |_| 1.0, -5.0..5.0),
+            unary!("powi 2", |x| x.powi(2), |x| 2.0 * x, -5.0..5.0),
+            unary!("powi 5", |x| x.powi(5), |x| 5.0 * x.powi(4), -3.0..3.0),
+            unary!("powi -3", |x| x.powi(-3), |x| -3.0 * x.powi(-4), 0.3..5.0),
+            unary!(
+                "powf 2.5",
+                |x| x.powf(c(2.5)),
+                |x| 2.5 * x.powf(1.5),
+                0.05..5.0
+            ),
+            unary!(
+                "powf 2 at x < 0",
+                |x| x.powf(c(2.0)),
+                |x| 2.0 * x,
+                -5.0..-0.05
+            ),
+            unary!(
+                "exponential powf",
+                |x| c::<T>(1.7).powf(x),
+                |x| 1.7f64.ln() * 1.7f64.powf(x),
+                -5.0..5.0
+            ),
+            unary!(
+                "clamp",
+                |x| x.clamp(c(-1.0), c(2.0)),
+                |x| if (-1.0..=2.0).contains(&x) { 1.0 } else { 0.0 },
+                -4.0..4.0,
+                |x| (x + 1.0).abs() > 1e-3 && (x - 2.0).abs() > 1e-3
+            ),
+            unary!(
+                "max constant",
+                |x| x.max(c(0.5)),
+                |x| if x > 0.5 { 1.0 } else { 0.0 },
+                -4.0..4.0,
+                |x| (x - 0.5).abs() > 1e-3
+            ),
+            unary!(
+                "min constant",
+                |x| x.min(c(0.5)),
+                |x| if x < 0.5 { 1.0 } else { 0.0 },
+                -4.0..4.0,
+                |x| (x - 0.5).abs() > 1e-3
+            ),
+            unary!(
+                "copysign",
+                |x| c::<T>(-2.0).copysign(x) * x.copysign(c(-1.0)),
+                |_| -2.0,
+                -4.0..4.0,
+                |x| x.abs() > 1e-3
+            ),
+            unary!(
+                "abs_sub",
+                |x| x.abs_sub(c(1.0)),
+                |x| if x > 1.0 { 1.0 } else { 0.0 },
+                -4.0..4.0,
+                |x| (x - 1.0).abs() > 1e-3
+            ),
+            unary!("rem", |x| x % c(1.5), |_| 1.0, -5.0..5.0, |x| {
+                away_from_multiples(x, 1.5, 1e-3)
+            }),
+            unary!(
+                "rem divisor",
+                |x| c::<T>(5.0) % x,
+                |x| -(5.0 / x).trunc(),
+                0.3..4.0,
+                |x| away_from_multiples(5.0 / x, 1.0, 1e-3)
+            ),
+            unary!(
+                "sum",
+                |x| [x, x * x, c(3.0)].into_iter().sum(),
+                |x| 1.0 + 2.0 * x,
+                -5.0..5.0
+            ),
+            unary!(
+                "product",
+                |x| [x, x.sin(), c(3.0)].into_iter().product(),
+                |x| 3.0 * (x.sin() + x * x.cos()),
+                -5.0..5.0
+            ),
+            unary!(
+                "assign operators",
+                |x| {
+                    let mut y = x;
+                    y += x * x;
+                    y -= c(1.0);
+                    y *= x;
+                    y /= c(2.0);
+                    y %= c(100.0);
+                    y
+                },
+                |x| (2.0 * x + 3.0 * x * x - 1.0) / 2.0,
+                -5.0..5.0
+            ),
+        ]
+    }
+
+    /// A function of two arguments written once for any `T: Float`, with its two partials.
+    struct Binary {
+        name: &'static str,
+        value: fn(f64, f64) -> f64,
+        first: fn(D, D) -> D,
+        second: fn(DD, DD) -> DD,
+        partials: fn(f64, f64) -> (f64, f64),
+        domain: [(f64, f64); 2],
+        smooth_at: fn(f64, f64) -> bool,
+    }
+
+    macro_rules! binary {
+        ($name:literal, |$x:ident, $y:ident| $body:expr, $partials:expr, $xlo:literal..$xhi:literal, $ylo:literal..$yhi:literal) => {
+            binary!(
+                $name,
+                |$x, $y| $body,
+                $partials,
+                $xlo..$xhi,
+                $ylo..$yhi,
+                always2
+            )
+        };
+        ($name:literal, |$x:ident, $y:ident| $body:expr, $partials:expr, $xlo:literal..$xhi:literal, $ylo:literal..$yhi:literal, $smooth:expr) => {{
+            fn function<T: TestFloat>($x: T, $y: T) -> T {
+                $body
+            }
+            Binary {
+                name: $name,
+                value: function::<f64>,
+                first: function::<D>,
+                second: function::<DD>,
+                partials: $partials,
+                domain: [($xlo, $xhi), ($ylo, $yhi)],
+                smooth_at: $smooth,
+            }
+        }};
+    }
+
+    fn binary_catalogue() -> Vec<Binary> {
+        vec![
+            binary!("add", |x, y| x + y, |_, _| (1.0, 1.0), -5.0..5.0, -5.0..5.0),
+            binary!(
+                "sub",
+                |x, y| x - y,
+                |_, _| (1.0, -1.0),
+                -5.0..5.0,
+                -5.0..5.0
+            ),
+            binary!("mul", |x, y| x * y, |x, y| (y, x), -5.0..5.0, -5.0..5.0),
+            binary!(
+                "div",
+                |x, y| x / y,
+                |x, y| (1.0 / y, -x / (y * y)),
+                -5.0..5.0,
+                0.3..5.0
+            ),
+            binary!(
+                "rem",
+                |x, y| x % y,
+                |x, y| (1.0, -(x / y).trunc()),
+                -5.0..5.0,
+                0.3..3.0,
+                |x, y| away_from_multiples(x / y, 1.0, 1e-3)
+            ),
+            binary!(
+                "powf",
+                |x, y| x.powf(y),
+                |x, y| (y * x.powf(y - 1.0), x.ln() * x.powf(y)),
+                0.1..4.0,
+                -2.5..2.5
+            ),
+            binary!(
+                "log",
+                |x, y| x.log(y),
+                |x, y| (1.0 / (x * y.ln()), -x.ln() / (y * y.ln().powi(2))),
+                0.1..10.0,
+                1.5..10.0
+            ),
+            binary!(
+                "atan2",
+                |x, y| x.atan2(y),
+                |x, y| (y / (x * x + y * y), -x / (x * x + y * y)),
+                -3.0..3.0,
+                -3.0..3.0,
+                |x, y| x.hypot(y) > 0.1 && (y > 0.0 || x.abs() > 1e-3)
+            ),
+            binary!(
+                "hypot",
+                |x, y| x.hypot(y),
+                |x, y| (x / x.hypot(y), y / x.hypot(y)),
+                -3.0..3.0,
+                -3.0..3.0,
+                |x, y| x.hypot(y) > 0.1
+            ),
+            binary!(
+                "max",
+                |x, y| x.max(y),
+                |x, y| if x > y { (1.0, 0.0) } else { (0.0, 1.0) },
+                -3.0..3.0,
+                -3.0..3.0,
+                |x, y| (x - y).abs() > 1e-3
+            ),
+            binary!(
+                "min",
+                |x, y| x.min(y),
+                |x, y| if x < y { (1.0, 0.0) } else { (0.0, 1.0) },
+                -3.0..3.0,
+                -3.0..3.0,
+                |x, y| (x - y).abs() > 1e-3
+            ),
+            binary!(
+                "abs_sub",
+                |x, y| x.abs_sub(y),
+                |x, y| if x > y { (1.0, -1.0) } else { (0.0, 0.0) },
+                -3.0..3.0,
+                -3.0..3.0,
+                |x, y| (x - y).abs() > 1e-3
+            ),
+            binary!(
+                "clamp bounds",
+                |x, y| c::<T>(0.5).clamp(x, y),
+                |x, y| if 0.5 < x {
+                    (1.0, 0.0)
+                } else if 0.5 > y {
+                    (0.0, 1.0)
+                } else {
+                    (0.0, 0.0)
+                },
+                -1.0..1.0,
+                1.0..2.0,
+                |x, _| (x - 0.5).abs() > 1e-3
+            ),
+            binary!(
+                "clamp bounds above",
+                |x, y| c::<T>(1.5).clamp(x, y),
+                |x, y| if 1.5 < x {
+                    (1.0, 0.0)
+                } else if 1.5 > y {
+                    (0.0, 1.0)
+                } else {
+                    (0.0, 0.0)
+                },
+                -1.0..1.0,
+                1.0..2.0,
+                |_, y| (y - 1.5).abs() > 1e-3
+            ),
+            binary!(
+                "mul_add self, a",
+                |x, y| x.mul_add(y, c(0.7)),
+                |x, y| (y, x),
+                -3.0..3.0,
+                -3.0..3.0
+            ),
+            binary!(
+                "mul_add a, b",
+                |x, y| c::<T>(1.3).mul_add(x, y),
+                |_, _| (1.3, 1.0),
+                -3.0..3.0,
+                -3.0..3.0
+            ),
+            binary!(
+                "composite",
+                |x, y| (x * y).sin() * (x - y).exp() / (c::<T>(1.0) + x * x),
+                |x, y| {
+                    let (s, e, q) = ((x * y).sin(), (x - y).exp(), 1.0 + x * x);
+                    let dx = (y * (x * y).cos() * e + s * e) / q - s * e * 2.0 * x / (q * q);
+                    let dy = (x * (x * y).cos() * e - s * e) / q;
+                    (dx, dy)
+                },
+                -2.0..2.0,
+                -2.0..2.0
+            ),
+        ]
+    }
+
+    fn point_in((lo, hi): (f64, f64), u: f64) -> f64 {
+        lo + (hi - lo) * u
+    }
+
+    fn uniforms(n: usize) -> impl Strategy<Value = Vec<f64>> {
+        prop::collection::vec(0.0..1.0_f64, n)
+    }
+
+    proptest! {
+        /// Value, tangent and second derivative of every unary catalogue entry at a random point of its domain:
+        /// the tangent against the analytic derivative and a central difference of the function, the second
+        /// derivative of the nested dual against a central difference of the analytic derivative.
+        #[test]
+        fn unary_derivatives_are_exact(u in uniforms(unary_catalogue().len())) {
+            for (entry, &u) in unary_catalogue().iter().zip(&u) {
+                let x = point_in(entry.domain, u);
+                if !(entry.smooth_at)(x) {
+                    continue;
+                }
+                let (name, derivative) = (entry.name, (entry.derivative)(x));
+
+                let y = (entry.first)(Dual::variable(x));
+                // Not bit for bit: the optimizer may rewrite the plain `f64` version (`x.powf(2.0)` into `x * x`).
+                let value = (entry.value)(x);
+                prop_assert!(close(y.re, value, 1e-15), "{} value at {}: {} vs {}", name, x, y.re, value);
+                prop_assert!(close(y.eps, derivative, 1e-10), "{} at {}: {} vs {}", name, x, y.eps, derivative);
+                let check = check_gradient(|v| (entry.value)(v[0]), &[x], &[y.eps]);
+                prop_assert!(check.is_ok(1e-6), "{} at {}: {}", name, x, check);
+
+                let y = (entry.second)(seed2(x, 1.0, 1.0));
+                prop_assert!(close(y.re.re, value, 1e-15), "{} nested value at {}", name, x);
+                prop_assert!(close(y.re.eps, derivative, 1e-10), "{} nested re.eps at {}", name, x);
+                prop_assert!(close(y.eps.re, derivative, 1e-10), "{} nested eps.re at {}", name, x);
+                let check = check_gradient(|v| (entry.derivative)(v[0]), &[x], &[y.eps.eps]);
+                prop_assert!(check.is_ok(1e-6), "{} second derivative at {}: {}", name, x, check);
+            }
+        }
+
+        /// Both partials and the full Hessian of every binary catalogue entry, as for the unary ones.
+        #[test]
+        fn binary_derivatives_are_exact(u in uniforms(2 * binary_catalogue().len())) {
+            for (entry, u) in binary_catalogue().iter().zip(u.chunks(2)) {
+                let (x, y) = (point_in(entry.domain[0], u[0]), point_in(entry.domain[1], u[1]));
+                if !(entry.smooth_at)(x, y) {
+                    continue;
+                }
+                let name = entry.name;
+                let (dx, dy) = (entry.partials)(x, y);
+                let along_x = (entry.first)(Dual::variable(x), Dual::constant(y));
+                let along_y = (entry.first)(Dual::constant(x), Dual::variable(y));
+                prop_assert!(close(along_x.re, (entry.value)(x, y), 1e-15), "{} value", name);
+                prop_assert!(close(along_x.eps, dx, 1e-10), "{} x-partial at ({}, {}): {} vs {}", name, x, y, along_x.eps, dx);
+                prop_assert!(close(along_y.eps, dy, 1e-10), "{} y-partial at ({}, {}): {} vs {}", name, x, y, along_y.eps, dy);
+                let check = check_gradient(|v| (entry.value)(v[0], v[1]), &[x, y], &[along_x.eps, along_y.eps]);
+                prop_assert!(check.is_ok(1e-6), "{} at ({}, {}): {}", name, x, y, check);
+
+                // hessian[i][j] from seeding the inner tangent along input i and the outer along j.
+                let hessian = |i: usize, j: usize| {
+                    let unit = |a: usize, b: usize| if a == b { 1.0 } else { 0.0 };
+                    let seeds = |k: usize| (unit(i, k), unit(j, k));
+                    let ((xi, xj), (yi, yj)) = (seeds(0), seeds(1));
+                    (entry.second)(seed2(x, xi, xj), seed2(y, yi, yj)).eps.eps
+                };
+                let (hxx, hxy, hyx, hyy) = (hessian(0, 0), hessian(0, 1), hessian(1, 0), hessian(1, 1));
+                prop_assert!(close(hxy, hyx, 1e-10), "{} Hessian not symmetric: {} vs {}", name, hxy, hyx);
+                let check = check_gradient(|v| (entry.partials)(v[0], v[1]).0, &[x, y], &[hxx, hxy]);
+                prop_assert!(check.is_ok(1e-6), "{} Hessian row x at ({}, {}): {}", name, x, y, check);
+                let check = check_gradient(|v| (entry.partials)(v[0], v[1]).1, &[x, y], &[hyx, hyy]);
+                prop_assert!(check.is_ok(1e-6), "{} Hessian row y at ({}, {}): {}", name, x, y, check);
+            }
+        }
+
+        /// `powi` for every small exponent, also negative, with its second derivative `n (n - 1) x^(n-2)`.
+        #[test]
+        fn powi_matches_its_derivatives(n in -6..7_i32, x in prop_oneof![-3.0..-0.2_f64, 0.2..3.0_f64]) {
+            let y: DD = seed2(x, 1.0, 1.0).powi(n);
+            let nf = n as f64;
+            prop_assert!(close(y.re.re, x.powi(n), 1e-15));
+            prop_assert!(close(y.re.eps, nf * x.powi(n - 1), 1e-12));
+            prop_assert!(close(y.eps.eps, nf * (nf - 1.0) * x.powi(n - 2), 1e-12));
+        }
+
+        /// Second derivatives against their closed forms.
+        #[test]
+        fn nested_duals_give_second_derivatives(x in 0.05..4.0_f64) {
+            let second = |f: fn(DD) -> DD| f(seed2(x, 1.0, 1.0)).eps.eps;
+            prop_assert!(close(second(|x| x.sin()), -x.sin(), 1e-12));
+            let expected = x.exp() * (x.powi(3) + 6.0 * x * x + 6.0 * x);
+            prop_assert!(close(second(|x| x.exp() * x.powi(3)), expected, 1e-12));
+            prop_assert!(close(second(|x| x.powf(c(2.5))), 2.5 * 1.5 * x.sqrt(), 1e-12));
+            prop_assert!(close(second(|x| x.sqrt()), -0.25 * x.powf(-1.5), 1e-12));
+            prop_assert!(close(second(|x| x.ln()), -1.0 / (x * x), 1e-12));
+            prop_assert!(close(second(|x| x.atan()), -2.0 * x / (1.0 + x * x).powi(2), 1e-12));
+        }
+
+        /// Three levels of nesting give the third derivative.
+        #[test]
+        fn triple_nesting_gives_third_derivatives(x in -3.0..3.0_f64) {
+            let seed: Dual<DD> = Dual::new(seed2(x, 1.0, 1.0), Dual::constant(Dual::constant(1.0)));
+            let y = (seed * seed.sin()).exp();
+            // Compare with a central difference of the nested second derivative.
+            let second = |x: f64| {
+                let x = seed2(x, 1.0, 1.0);
+                (x * x.sin()).exp().eps.eps
+            };
+            let check = check_gradient(|v| second(v[0]), &[x], &[y.eps.eps.eps]);
+            prop_assert!(check.is_ok(1e-6), "{}", check);
+        }
+    }
+
+    #[test]
+    fn jax_conventions_at_non_differentiable_points() {
+        let at_zero = D::variable(0.0);
+        let tangent = |y: D| y.eps;
+        assert_eq!(tangent(at_zero.abs()), 1.0);
+        assert_eq!(tangent(D::variable(-0.0).abs()), 1.0);
+        assert_eq!(tangent(at_zero.max(D::constant(0.0))), 0.5);
+        assert_eq!(tangent(at_zero.min(D::constant(0.0))), 0.5);
+        assert_eq!(tangent(D::constant(0.0).max(at_zero)), 0.5);
+        assert_eq!(tangent(at_zero.max(at_zero)), 1.0);
+        assert_eq!(
+            tangent(at_zero.clamp(D::constant(0.0), D::constant(1.0))),
+            0.5
+        );
+        assert_eq!(
+            tangent(D::variable(1.0).clamp(D::constant(0.0), D::constant(1.0))),
+            0.5
+        );
+        assert_eq!(tangent(at_zero.abs_sub(D::constant(0.0))), 0.5);
+        assert_eq!(tangent(at_zero.sqrt()), f64::INFINITY);
+        assert_eq!(tangent(D::variable(-0.0).sqrt()), f64::INFINITY);
+        assert_eq!(tangent(at_zero.cbrt()), f64::INFINITY);
+        assert_eq!(tangent(at_zero.powi(0)), 0.0);
+        assert_eq!(tangent(D::variable(3.0).powi(0)), 0.0);
+        assert_eq!(tangent(at_zero.powi(1)), 1.0);
+        assert_eq!(tangent(at_zero.powi(2)), 0.0);
+        // x^y: the x-partial is 0 where y = 0, the y-partial is 0 where x = 0.
+        assert_eq!(tangent(at_zero.powf(D::constant(0.0))), 0.0);
+        assert_eq!(tangent(D::variable(2.0).powf(D::constant(0.0))), 0.0);
+        assert_eq!(tangent(D::constant(0.0).powf(D::variable(2.0))), 0.0);
+        assert_eq!(tangent(D::constant(2.0).powf(D::variable(0.0))), 2f64.ln());
+        assert_eq!(tangent(at_zero.powf(D::constant(2.0))), 0.0);
+        for x in [-1.5, -1.0, -0.0, 0.0, 0.5, 2.0] {
+            let x = D::variable(x);
+            for y in [x.floor(), x.ceil(), x.round(), x.trunc(), x.signum()] {
+                assert_eq!(y.eps, 0.0, "at {}", x.re);
+            }
+        }
+    }
+
+    #[test]
+    fn a_zero_tangent_stays_zero_where_the_slope_is_infinite() {
+        let zero = D::constant(0.0);
+        for y in [
+            zero.sqrt(),
+            zero.ln(),
+            zero.recip(),
+            zero.powi(-2),
+            zero.cbrt(),
+            D::constant(1.0).asin(),
+        ] {
+            assert_eq!(y.eps, 0.0);
+        }
+        // ln(x) of the exponent's partial is NaN at x < 0, but the exponent is a constant.
+        let y = D::variable(-3.0).powf(D::constant(2.0));
+        assert_eq!((y.re, y.eps), (9.0, -6.0));
+        let y = D::variable(-3.0) * f64::INFINITY;
+        assert_eq!(y.eps, f64::INFINITY);
+        assert_eq!((D::variable(2.0) / 0.0).eps, f64::INFINITY);
+    }
+
+    #[test]
+    fn constructors_and_fields() {
+        let x = Dual::new(1.5, 2.0);
+        assert_eq!((x.re, x.eps), (1.5, 2.0));
+        assert_eq!((D::constant(3.0).re, D::constant(3.0).eps), (3.0, 0.0));
+        assert_eq!((D::variable(3.0).re, D::variable(3.0).eps), (3.0, 1.0));
+        let d = D::default();
+        assert_eq!((d.re, d.eps), (0.0, 0.0));
+        let from: D = 4.0.into();
+        assert_eq!((from.re, from.eps), (4.0, 0.0));
+        const ORIGIN: D = Dual::new(0.0, 1.0);
+        assert_eq!(ORIGIN.eps, 1.0);
+    }
+
+    #[test]
+    fn comparisons_follow_the_value() {
+        let (a, b) = (Dual::new(1.0, 2.0), Dual::new(1.0, -5.0));
+        assert!(a == b && a <= b && a >= b);
+        assert!(Dual::new(0.5, 9.0) < Dual::new(1.0, 0.0));
+        assert!(a > 0.0 && a == 1.0 && a < 2.0);
+        assert_eq!(D::nan().partial_cmp(&a), None);
+        assert!(!D::variable(0.0).is_zero() && D::zero().is_zero());
+        assert!(D::one().is_one() && !D::variable(1.0).is_one());
+    }
+
+    #[test]
+    fn predicates_conversions_and_constants_use_the_value() {
+        let x = Dual::new(-2.75, f64::NAN);
+        assert!(!x.is_nan() && x.is_finite() && x.is_normal() && x.is_sign_negative());
+        assert!(Dual::new(f64::NAN, 1.0).is_nan());
+        assert!(Dual::new(f64::INFINITY, 1.0).is_infinite());
+        assert!(Dual::new(1e-310, 1.0).is_subnormal());
+        assert_eq!(x.classify(), FpCategory::Normal);
+        assert_eq!(x.integer_decode(), (-2.75f64).integer_decode());
+        assert_eq!(x.to_f64(), Some(-2.75));
+        assert_eq!(x.to_f32(), Some(-2.75));
+        assert_eq!(x.to_i64(), Some(-2));
+        assert_eq!(x.to_u8(), None);
+        assert_eq!(
+            Dual::new(Dual::new(0.25, 1.0), Dual::new(1.0, 0.0)).to_f64(),
+            Some(0.25)
+        );
+
+        let cast: D = NumCast::from(7_u8).unwrap();
+        assert_eq!((cast.re, cast.eps), (7.0, 0.0));
+        let nested: DD = NumCast::from(0.5_f32).unwrap();
+        assert_eq!(
+            (nested.re.re, nested.re.eps, nested.eps.re, nested.eps.eps),
+            (0.5, 0.0, 0.0, 0.0)
+        );
+        let parsed = D::from_str_radix("-1.25", 10).unwrap();
+        assert_eq!((parsed.re, parsed.eps), (-1.25, 0.0));
+        assert_eq!(D::from_f64(0.1).map(|d| (d.re, d.eps)), Some((0.1, 0.0)));
+        assert_eq!(D::from_i32(-3).map(|d| (d.re, d.eps)), Some((-3.0, 0.0)));
+
+        for (constant, value) in [
+            (D::epsilon(), f64::EPSILON),
+            (D::max_value(), f64::MAX),
+            (D::min_value(), f64::MIN),
+            (D::min_positive_value(), f64::MIN_POSITIVE),
+            (D::infinity(), f64::INFINITY),
+            (D::neg_infinity(), f64::NEG_INFINITY),
+            (D::PI(), std::f64::consts::PI),
+            (D::TAU(), std::f64::consts::TAU),
+            (D::LN_2(), std::f64::consts::LN_2),
+            (D::SQRT_2(), std::f64::consts::SQRT_2),
+        ] {
+            assert_eq!((constant.re, constant.eps), (value, 0.0));
+        }
+        assert!(D::neg_zero().re.is_sign_negative() && D::nan().re.is_nan());
+    }
+
+    #[test]
+    fn signed_matches_float() {
+        use num_traits::Signed;
+        let x = D::variable(-2.0);
+        let y = Signed::abs(&x);
+        assert_eq!((y.re, y.eps), (2.0, -1.0));
+        assert!(Signed::is_negative(&x) && !Signed::is_positive(&x));
+        assert_eq!(Signed::signum(&x).eps, 0.0);
+        assert_eq!(
+            Signed::abs_sub(&D::variable(3.0), &D::constant(-2.0)).eps,
+            1.0
+        );
+    }
+
+    #[test]
+    fn plain_numbers_mix_with_duals() {
+        let x = D::variable(2.0);
+        let pairs = [
+            (x + 1.0, (3.0, 1.0)),
+            (x - 1.0, (1.0, 1.0)),
+            (x * 3.0, (6.0, 3.0)),
+            (x / 4.0, (0.5, 0.25)),
+            (x % 1.5, (0.5, 1.0)),
+            (1.0 + x, (3.0, 1.0)),
+            (1.0 - x, (-1.0, -1.0)),
+            (3.0 * x, (6.0, 3.0)),
+            (4.0 / x, (2.0, -1.0)),
+            (5.0 % x, (1.0, -2.0)),
+        ];
+        for (y, expected) in pairs {
+            assert_eq!((y.re, y.eps), expected);
+        }
+        let mut y = x;
+        y += 1.0;
+        y *= 2.0;
+        y -= 0.5;
+        y /= 2.0;
+        y %= 10.0;
+        assert_eq!((y.re, y.eps), (2.75, 1.0));
+
+        let z = Dual::<f32>::variable(2.0);
+        let w = 2.0 * z * z + 1.0_f32;
+        assert_eq!((w.re, w.eps), (9.0, 8.0));
+    }
+
+    #[test]
+    fn sums_and_products_of_references() {
+        let xs = [D::variable(1.0), Dual::new(2.0, 3.0), D::constant(4.0)];
+        let sum: D = xs.iter().sum();
+        let product: D = xs.iter().product();
+        assert_eq!((sum.re, sum.eps), (7.0, 4.0));
+        assert_eq!((product.re, product.eps), (8.0, 8.0 + 12.0));
+    }
+
+    #[test]
+    fn display() {
+        assert_eq!(Dual::new(1.5, 2.0).to_string(), "1.5 + 2ε");
+        assert_eq!(Dual::new(1.5, -2.0).to_string(), "1.5 - 2ε");
+        assert_eq!(Dual::new(-1.0, 0.25).to_string(), "-1 + 0.25ε");
+        assert_eq!(
+            format!("{:.2}", Dual::new(1.0 / 3.0, -2.0 / 3.0)),
+            "0.33 - 0.67ε"
+        );
+        assert_eq!(seed2(1.0, 1.0, 1.0).to_string(), "(1 + 1ε) + (1 + 0ε)ε");
+        assert_eq!(
+            Dual::new(f64::NAN, f64::NEG_INFINITY).to_string(),
+            "NaN - infε"
+        );
+    }
+}

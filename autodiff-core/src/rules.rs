@@ -1,0 +1,314 @@
+//! Partial derivatives of the float functions, for the code that `#[differentiable]` generates.
+//!
+//! Each function here returns the partial derivative(s) of one operation, given its inputs and, where that
+//! is cheaper, its result `y`. The macro's rule table (`autodiff-macros/src/rules.rs`) calls these for every
+//! rule that needs a constant or a case split; one-line rules (`sin` to `cos`) it writes inline.
+//! All are generic over [`Float`], so the same rule serves `f32`, `f64` and nested dual numbers.
+//!
+//! At points where a function is not differentiable they follow JAX, so results compare directly with
+//! `jax.grad`: `abs` at 0 has slope 1; a tie of `max` or `min` gives half to each side; `sqrt` at 0 has slope
+//! `+inf`; `powi(x, 0)` has slope 0 everywhere; `floor`, `ceil`, `round`, `trunc` and `signum` have slope 0
+//! (the macro treats their results as constants, so they have no entry here).
+
+use num_traits::Float;
+
+fn two<T: Float>() -> T {
+    T::one() + T::one()
+}
+
+fn half<T: Float>() -> T {
+    two::<T>().recip()
+}
+
+/// `d tan(x) / dx = 1 + tan(x)^2`, from the result `y = tan(x)`.
+#[inline]
+pub fn tan<T: Float>(y: T) -> T {
+    T::one() + y * y
+}
+
+/// `d asin(x) / dx = 1 / sqrt(1 - x^2)`.
+#[inline]
+pub fn asin<T: Float>(x: T) -> T {
+    (T::one() - x * x).sqrt().recip()
+}
+
+/// `d acos(x) / dx = -1 / sqrt(1 - x^2)`.
+#[inline]
+pub fn acos<T: Float>(x: T) -> T {
+    -asin(x)
+}
+
+/// `d atan(x) / dx = 1 / (1 + x^2)`.
+#[inline]
+pub fn atan<T: Float>(x: T) -> T {
+    (T::one() + x * x).recip()
+}
+
+/// `d tanh(x) / dx = 1 - tanh(x)^2`, from the result `y = tanh(x)`.
+#[inline]
+pub fn tanh<T: Float>(y: T) -> T {
+    T::one() - y * y
+}
+
+/// `d asinh(x) / dx = 1 / sqrt(x^2 + 1)`.
+#[inline]
+pub fn asinh<T: Float>(x: T) -> T {
+    (x * x + T::one()).sqrt().recip()
+}
+
+/// `d acosh(x) / dx = 1 / sqrt(x^2 - 1)`.
+#[inline]
+pub fn acosh<T: Float>(x: T) -> T {
+    (x * x - T::one()).sqrt().recip()
+}
+
+/// `d atanh(x) / dx = 1 / (1 - x^2)`.
+#[inline]
+pub fn atanh<T: Float>(x: T) -> T {
+    (T::one() - x * x).recip()
+}
+
+/// `d 2^x / dx = 2^x ln 2`, from the result `y = 2^x`.
+#[inline]
+pub fn exp2<T: Float>(y: T) -> T {
+    y * two::<T>().ln()
+}
+
+/// `d ln(1 + x) / dx = 1 / (1 + x)`.
+#[inline]
+pub fn ln_1p<T: Float>(x: T) -> T {
+    (T::one() + x).recip()
+}
+
+/// `d log2(x) / dx = 1 / (x ln 2)`.
+#[inline]
+pub fn log2<T: Float>(x: T) -> T {
+    (x * two::<T>().ln()).recip()
+}
+
+/// `d log10(x) / dx = 1 / (x ln 10)`.
+#[inline]
+pub fn log10<T: Float>(x: T) -> T {
+    let ten = T::from(10).unwrap_or_else(|| two::<T>().powi(3) + two::<T>());
+    (x * ten.ln()).recip()
+}
+
+/// Partials of `log(x, base) = ln x / ln base`: `(1 / (x ln b), -ln x / (b (ln b)^2))`.
+#[inline]
+pub fn log<T: Float>(x: T, base: T) -> (T, T) {
+    let ln_b = base.ln();
+    ((x * ln_b).recip(), -x.ln() / (base * ln_b * ln_b))
+}
+
+/// `d x^n / dx = n x^(n-1)`, and 0 for `n = 0` (also at `x = 0`, where the formula would give `0 * inf`).
+#[inline]
+pub fn powi<T: Float>(x: T, n: i32) -> T {
+    if n == 0 {
+        T::zero()
+    } else {
+        // `n` fits any float type exactly enough for a derivative; `from` cannot fail for an `i32`.
+        let n_float = T::from(n).unwrap_or_else(T::nan);
+        n_float * x.powi(n - 1)
+    }
+}
+
+/// Partials of `x^y` with result `r`: `(y x^(y-1), ln(x) r)`, with JAX's conventions:
+/// the `x`-partial is 0 where `y = 0`, and the `y`-partial is 0 where `x = 0`.
+#[inline]
+pub fn powf<T: Float>(x: T, y: T, r: T) -> (T, T) {
+    let dx = if y == T::zero() {
+        T::zero()
+    } else {
+        y * x.powf(y - T::one())
+    };
+    let dy = if x == T::zero() {
+        T::zero()
+    } else {
+        x.ln() * r
+    };
+    (dx, dy)
+}
+
+/// `d sqrt(x) / dx = 1 / (2 sqrt(x))`, from the result `y = sqrt(x)`; `+inf` at 0.
+#[inline]
+pub fn sqrt<T: Float>(y: T) -> T {
+    half::<T>() / y
+}
+
+/// `d cbrt(x) / dx = 1 / (3 cbrt(x)^2)`, from the result `y = cbrt(x)`; `+inf` at 0.
+#[inline]
+pub fn cbrt<T: Float>(y: T) -> T {
+    let three = two::<T>() + T::one();
+    (three * y * y).recip()
+}
+
+/// `d |x| / dx = sign(x)`, and 1 at 0 (JAX's convention).
+#[inline]
+pub fn abs<T: Float>(x: T) -> T {
+    if x >= T::zero() {
+        T::one()
+    } else {
+        -T::one()
+    }
+}
+
+/// `d (1/x) / dx = -1/x^2`, from the result `y = 1/x`.
+#[inline]
+pub fn recip<T: Float>(y: T) -> T {
+    -(y * y)
+}
+
+/// Partials of `hypot(x, y)` with result `h`: `(x / h, y / h)`.
+#[inline]
+pub fn hypot<T: Float>(x: T, y: T, h: T) -> (T, T) {
+    (x / h, y / h)
+}
+
+/// Partials of `atan2(y, x)`: `(x / (x^2 + y^2), -y / (x^2 + y^2))`, in the argument order `(y, x)`.
+#[inline]
+pub fn atan2<T: Float>(y: T, x: T) -> (T, T) {
+    let r2 = x * x + y * y;
+    (x / r2, -y / r2)
+}
+
+/// Partials of `max(x, y)`: the larger side gets 1, a tie gives 0.5 to each side (JAX's convention);
+/// where one side is NaN, the side that `max` returns gets 1.
+#[inline]
+pub fn max<T: Float>(x: T, y: T) -> (T, T) {
+    if x > y || y.is_nan() {
+        (T::one(), T::zero())
+    } else if x < y || x.is_nan() {
+        (T::zero(), T::one())
+    } else {
+        (half(), half())
+    }
+}
+
+/// Partials of `min(x, y)`: the smaller side gets 1, a tie gives 0.5 to each side (JAX's convention).
+#[inline]
+pub fn min<T: Float>(x: T, y: T) -> (T, T) {
+    let (dy, dx) = max(y, x);
+    (flip_tie(dx, x, y), flip_tie(dy, x, y))
+}
+
+/// `min` is `max` with the comparison reversed: swap which side wins outside ties.
+#[inline]
+fn flip_tie<T: Float>(d: T, x: T, y: T) -> T {
+    if x == y || x.is_nan() || y.is_nan() {
+        d
+    } else {
+        T::one() - d
+    }
+}
+
+/// Partials of `clamp(x, lo, hi)`, taken as `min(max(x, lo), hi)` as `jnp.clip` does: inside the
+/// interval the slope is 1 in `x`; at a boundary it is shared half and half with that bound.
+#[inline]
+pub fn clamp<T: Float>(x: T, lo: T, hi: T) -> (T, T, T) {
+    let (dx_max, dlo_max) = max(x, lo);
+    let (dm_min, dhi) = min(x.max(lo), hi);
+    (dx_max * dm_min, dlo_max * dm_min, dhi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_and_min_follow_jax_at_ties() {
+        assert_eq!(max(1.0, 1.0), (0.5, 0.5));
+        assert_eq!(min(1.0, 1.0), (0.5, 0.5));
+        assert_eq!(max(2.0, 1.0), (1.0, 0.0));
+        assert_eq!(max(0.0, 1.0), (0.0, 1.0));
+        assert_eq!(min(2.0, 1.0), (0.0, 1.0));
+        assert_eq!(min(0.0, 1.0), (1.0, 0.0));
+        assert_eq!(max(f64::NAN, 1.0), (0.0, 1.0));
+        assert_eq!(min(f64::NAN, 1.0), (0.0, 1.0));
+        assert_eq!(min(1.0, f64::NAN), (1.0, 0.0));
+    }
+
+    #[test]
+    fn clamp_is_min_of_max() {
+        assert_eq!(clamp(0.5, 0.0, 1.0), (1.0, 0.0, 0.0));
+        assert_eq!(clamp(-1.0, 0.0, 1.0), (0.0, 1.0, 0.0));
+        assert_eq!(clamp(2.0, 0.0, 1.0), (0.0, 0.0, 1.0));
+        assert_eq!(clamp(0.0, 0.0, 1.0), (0.5, 0.5, 0.0));
+        assert_eq!(clamp(1.0, 0.0, 1.0), (0.5, 0.0, 0.5));
+    }
+
+    #[test]
+    fn conventions_at_non_differentiable_points() {
+        assert_eq!(abs(0.0), 1.0);
+        assert_eq!(abs(-0.0), 1.0);
+        assert_eq!(abs(-2.0), -1.0);
+        assert_eq!(sqrt(0.0_f64), f64::INFINITY);
+        assert_eq!(powi(0.0, 2), 0.0);
+        assert_eq!(powi(0.0, 0), 0.0);
+        assert_eq!(powi(3.0, 3), 27.0);
+        assert_eq!(powf(0.0, 2.0, 0.0), (0.0, 0.0));
+        assert_eq!(powf(2.0, 0.0, 1.0), (0.0, 2.0_f64.ln()));
+    }
+
+    #[test]
+    fn partials_match_central_differences() {
+        type Unary = (fn(f64) -> f64, fn(f64) -> f64, &'static [f64]);
+        let cases: &[Unary] = &[
+            (f64::tan, |x| tan(x.tan()), &[-1.2, 0.3, 1.0]),
+            (f64::asin, asin, &[-0.9, 0.1, 0.7]),
+            (f64::acos, acos, &[-0.9, 0.1, 0.7]),
+            (f64::atan, atan, &[-3.0, 0.1, 2.0]),
+            (f64::tanh, |x| tanh(x.tanh()), &[-2.0, 0.1, 1.5]),
+            (f64::asinh, asinh, &[-2.0, 0.1, 1.5]),
+            (f64::acosh, acosh, &[1.1, 2.0, 5.0]),
+            (f64::atanh, atanh, &[-0.9, 0.1, 0.7]),
+            (f64::exp2, |x| exp2(x.exp2()), &[-2.0, 0.1, 3.0]),
+            (f64::ln_1p, ln_1p, &[-0.5, 0.1, 3.0]),
+            (f64::log2, log2, &[0.5, 1.1, 3.0]),
+            (f64::log10, log10, &[0.5, 1.1, 3.0]),
+            (f64::sqrt, |x| sqrt(x.sqrt()), &[0.5, 1.1, 3.0]),
+            (f64::cbrt, |x| cbrt(x.cbrt()), &[-2.0, 0.5, 3.0]),
+            (f64::recip, |x| recip(x.recip()), &[-2.0, 0.5, 3.0]),
+            (f64::abs, abs, &[-2.0, 0.5, 3.0]),
+        ];
+        for (f, df, points) in cases {
+            for &x in *points {
+                let h = 1e-6;
+                let fd = (f(x + h) - f(x - h)) / (2.0 * h);
+                assert!(
+                    (fd - df(x)).abs() < 1e-6 * (1.0 + fd.abs()),
+                    "at {x}: {fd} vs {}",
+                    df(x)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn binary_partials_match_central_differences() {
+        type Binary = (fn(f64, f64) -> f64, fn(f64, f64) -> (f64, f64));
+        let cases: &[Binary] = &[
+            (f64::log, log),
+            (f64::powf, |x, y| powf(x, y, x.powf(y))),
+            (f64::hypot, |x, y| hypot(x, y, x.hypot(y))),
+            (f64::atan2, atan2),
+            (f64::max, max),
+            (f64::min, min),
+        ];
+        let h = 1e-6;
+        for (f, df) in cases {
+            for &(x, y) in &[(1.5, 2.5), (3.0, 0.7), (0.4, 1.9)] {
+                let fdx = (f(x + h, y) - f(x - h, y)) / (2.0 * h);
+                let fdy = (f(x, y + h) - f(x, y - h)) / (2.0 * h);
+                let (dx, dy) = df(x, y);
+                assert!(
+                    (fdx - dx).abs() < 1e-6 * (1.0 + dx.abs()),
+                    "x at ({x}, {y})"
+                );
+                assert!(
+                    (fdy - dy).abs() < 1e-6 * (1.0 + dy.abs()),
+                    "y at ({x}, {y})"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! The attribute's arguments: `#[differentiable]`, `#[differentiable(wrt(a, b))]`, `order = K`.
+
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Ident, LitInt, Token};
+
+/// What `#[differentiable(...)]` was given.
+#[derive(Default)]
+pub(crate) struct Args {
+    /// `wrt(a, b)`: the active parameters; `None` means every float parameter.
+    pub(crate) wrt: Option<Vec<Ident>>,
+    /// `order = K`: the highest derivative order wanted (1 if absent).
+    pub(crate) order: Option<LitInt>,
+}
+
+const USAGE: &str = "expected `#[differentiable]`, `#[differentiable(wrt(a, b))]` or \
+                     `#[differentiable(order = 2)]`";
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut args = Args::default();
+        while !input.is_empty() {
+            let key: Ident = input
+                .parse()
+                .map_err(|e| syn::Error::new(e.span(), USAGE))?;
+            if key == "wrt" {
+                if args.wrt.is_some() {
+                    return Err(syn::Error::new(key.span(), "`wrt` is given twice"));
+                }
+                let content;
+                syn::parenthesized!(content in input);
+                let names =
+                    Punctuated::<Ident, Token![,]>::parse_terminated(&content).map_err(|e| {
+                        syn::Error::new(e.span(), "`wrt(..)` takes parameter names: `wrt(a, b)`")
+                    })?;
+                args.wrt = Some(names.into_iter().collect());
+            } else if key == "order" {
+                if args.order.is_some() {
+                    return Err(syn::Error::new(key.span(), "`order` is given twice"));
+                }
+                input.parse::<Token![=]>()?;
+                let order: LitInt = input.parse().map_err(|e| {
+                    syn::Error::new(e.span(), "`order` takes an integer: `order = 2`")
+                })?;
+                match order.base10_parse::<u32>() {
+                    Ok(1..=8) => {}
+                    _ => {
+                        return Err(syn::Error::new(
+                            order.span(),
+                            "`order` must be an integer from 1 to 8",
+                        ))
+                    }
+                }
+                args.order = Some(order);
+            } else {
+                return Err(syn::Error::new(
+                    key.span(),
+                    format!("unknown argument `{key}`: {USAGE}"),
+                ));
+            }
+            if input.is_empty() {
+                break;
+            }
+            input
+                .parse::<Token![,]>()
+                .map_err(|e| syn::Error::new(e.span(), USAGE))?;
+        }
+        Ok(args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(tokens: &str) -> syn::Result<Args> {
+        syn::parse_str(tokens)
+    }
+
+    #[test]
+    fn accepts_the_documented_forms() {
+        assert!(parse("").unwrap().wrt.is_none());
+        let args = parse("wrt(a, b,)").unwrap();
+        let names: Vec<String> = args.wrt.unwrap().iter().map(|i| i.to_string()).collect();
+        assert_eq!(names, ["a", "b"]);
+        let args = parse("wrt(x), order = 2").unwrap();
+        assert_eq!(args.order.unwrap().base10_parse::<u32>().unwrap(), 2);
+    }
+
+    #[test]
+    fn rejects_malformed_lists_with_a_message() {
+        for bad in [
+            "wrt",
+            "wrt = x",
+            "order",
+            "order = x",
+            "order = 0",
+            "foo",
+            "wrt(a) wrt(b)",
+            "wrt(1)",
+        ] {
+            assert!(parse(bad).is_err(), "{bad} was accepted");
+        }
+        let message = parse("foo").err().unwrap().to_string();
+        assert!(message.contains("unknown argument `foo`"), "{message}");
+    }
+}

@@ -1,0 +1,187 @@
+//! The fence: rejects every construct outside the supported subset, all of them in one run, each with a
+//! span on the user's code and a suggestion of what to write instead (google/tangent's `fence.py`).
+//!
+//! The fence checks syntax alone. What needs to know which values are active (a method with no derivative
+//! applied to an active value) is reported by `activity.rs`.
+
+use crate::errors::Errors;
+use syn::visit::{self, Visit};
+use syn::{Expr, Pat};
+
+/// Reports every unsupported construct of `block`.
+pub(crate) fn check(block: &syn::Block, errors: &mut Errors) {
+    Fence { errors }.visit_block(block);
+}
+
+struct Fence<'e> {
+    errors: &'e mut Errors,
+}
+
+const MACROS: &str = "macros are not supported in a differentiable body, since the macro cannot see their \
+                      expansion: write the computation out (`assert!` and `println!` belong in a caller)";
+
+impl Fence<'_> {
+    /// Checks a pattern of a `match` arm: literals, ranges, constants, `_` and `|` only.
+    fn arm_pattern(&mut self, pat: &Pat) {
+        match pat {
+            Pat::Lit(_) | Pat::Range(_) | Pat::Wild(_) | Pat::Path(_) => {}
+            Pat::Or(or) => or.cases.iter().for_each(|case| self.arm_pattern(case)),
+            Pat::Paren(p) => self.arm_pattern(&p.pat),
+            Pat::Ident(p) if p.subpat.is_none() && p.ident.to_string().starts_with(char::is_uppercase) => {}
+            Pat::Ident(p) => self.errors.spanned(
+                p,
+                "binding a name in a `match` pattern is not supported: match with `_` and use the \
+                 scrutinee itself",
+            ),
+            other => self.errors.spanned(
+                other,
+                "this pattern is not supported: `match` arms may use literals, ranges, constants, `_` and `|`",
+            ),
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Fence<'_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        let message = match expr {
+            Expr::Closure(_) => {
+                "closures are not supported in a differentiable body: write the computation inline"
+            }
+            Expr::Unsafe(_) => {
+                "`unsafe` blocks are not supported in a differentiable body (and with them reads of a \
+                 `static mut`): pass the value in as a parameter"
+            }
+            Expr::Async(_) | Expr::Await(_) => {
+                "`async` code is not supported: differentiate a synchronous function"
+            }
+            Expr::Macro(_) => MACROS,
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) | Expr::Break(_) | Expr::Continue(_) => {
+                "loops are not supported yet: unroll the loop or split the function"
+            }
+            Expr::Index(_) => "indexing is not supported yet: pass the elements as float parameters",
+            Expr::Array(_) | Expr::Repeat(_) => "arrays are not supported yet: use separate float values",
+            Expr::Reference(_) => "references are not supported in a differentiable body: use the value itself",
+            Expr::Struct(_) => "struct literals are not supported: a differentiable function works on floats",
+            Expr::Range(_) => "ranges are not supported outside a `for` loop",
+            Expr::Try(_) => "the `?` operator is not supported: a differentiable function returns floats",
+            Expr::Let(_) => "`if let` and `while let` are not supported: use `if` with a comparison or `match`",
+            Expr::TryBlock(_) | Expr::Yield(_) | Expr::Const(_) | Expr::Infer(_) | Expr::Verbatim(_) => {
+                "this expression is not supported in a differentiable body"
+            }
+            Expr::Block(b) if b.label.is_some() => {
+                "labeled blocks are not supported: use `if`/`else` to choose a value"
+            }
+            Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => {
+                "named fields are not supported: pass the field's value as a parameter"
+            }
+            Expr::Call(c) if !matches!(&*c.func, Expr::Path(_)) => {
+                "only calls of a function by its path are supported (`f(x)`, `f64::sin(x)`)"
+            }
+            Expr::Match(m) => {
+                for arm in &m.arms {
+                    self.arm_pattern(&arm.pat);
+                    if let Some((_, guard)) = &arm.guard {
+                        self.errors.spanned(
+                            guard,
+                            "`match` guards are not supported: put an `if` inside the arm",
+                        );
+                    }
+                }
+                visit::visit_expr(self, expr);
+                return;
+            }
+            _ => {
+                visit::visit_expr(self, expr);
+                return;
+            }
+        };
+        self.errors.spanned(expr, message);
+    }
+
+    fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
+        match stmt {
+            syn::Stmt::Macro(m) => self.errors.spanned(m, MACROS),
+            syn::Stmt::Item(syn::Item::Const(_) | syn::Item::Use(_)) => {}
+            syn::Stmt::Item(item) => self.errors.spanned(
+                item,
+                "items other than `const` and `use` are not supported inside a differentiable body: move \
+                 them out of the function",
+            ),
+            syn::Stmt::Local(local) => {
+                if let Some(init) = &local.init {
+                    if let Some((_, diverge)) = &init.diverge {
+                        self.errors.spanned(diverge, "`let .. else` is not supported: use `match` or `if`");
+                    }
+                }
+                self.local_pattern(&local.pat);
+                visit::visit_stmt(self, stmt);
+            }
+            syn::Stmt::Expr(..) => visit::visit_stmt(self, stmt),
+        }
+    }
+
+    // Patterns are checked where they occur (`let`, `match`); nothing inside them needs visiting.
+    fn visit_pat(&mut self, _: &'ast Pat) {}
+}
+
+impl Fence<'_> {
+    /// A `let` binds names, tuples of patterns, `_`, with optional type annotations.
+    fn local_pattern(&mut self, pat: &Pat) {
+        match pat {
+            Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {}
+            Pat::Wild(_) => {}
+            Pat::Type(t) => self.local_pattern(&t.pat),
+            Pat::Tuple(t) => t.elems.iter().for_each(|p| self.local_pattern(p)),
+            other => self.errors.spanned(
+                other,
+                "this pattern is not supported in `let`: bind a name, `_`, or a tuple of them",
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors_in(body: &str) -> Vec<String> {
+        let block: syn::Block = syn::parse_str(body).unwrap();
+        let mut errors = Errors::default();
+        check(&block, &mut errors);
+        match errors.finish() {
+            Ok(()) => Vec::new(),
+            Err(tokens) => tokens
+                .to_string()
+                .split("compile_error !")
+                .skip(1)
+                .map(str::to_string)
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_supported_subset_passes() {
+        let body = "{ let (a, b) = (x, 2.0); let mut c: f64 = a * b; c += 1.0; \
+                     const K: f64 = 2.0; \
+                     let d = if c > 0.0 { c.sin() } else { -c }; \
+                     match n { 0 | 1 => d, 2..=5 => d * K, _ => d.exp() } }";
+        assert_eq!(errors_in(body), Vec::<String>::new());
+    }
+
+    #[test]
+    fn all_errors_are_reported_at_once() {
+        let body = "{ let f = |y| y; println!(\"{}\", x); for i in 0..3 {} unsafe { x } }";
+        let errors = errors_in(body);
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert!(errors[0].contains("closures"));
+        assert!(errors[1].contains("macros"));
+        assert!(errors[2].contains("loops"));
+        assert!(errors[3].contains("unsafe"));
+    }
+
+    #[test]
+    fn match_arms_may_not_bind() {
+        let errors = errors_in("{ match n { k => x, Some(v) => x, _ if b => x } }");
+        assert_eq!(errors.len(), 3, "{errors:?}");
+    }
+}

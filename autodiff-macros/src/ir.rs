@@ -1,0 +1,338 @@
+//! The intermediate form: a function body in which every value is named once.
+//!
+//! Lowering (`lower.rs`) turns the body into this form; the analyses and the emitters read it. Control flow
+//! stays structured, as in JAX's `cond`: an `if` or `match` is one statement whose branches are blocks that
+//! each end by yielding the values the statement defines (`outs`), so a variable that a branch assigns is a
+//! fresh value after the statement. Each value keeps the span of the user's expression it came from.
+
+use proc_macro2::{Span, TokenStream};
+
+/// A value, named once. Indexes `Function::vars`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub(crate) struct Var(pub(crate) u32);
+
+/// What the syntax tells of a value's type: enough to pick a zero, decide activity and reject misuse.
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    /// A float; the type where the syntax says it (`f64`, `f32`, a type parameter `T: Float`).
+    Float(Option<syn::Type>),
+    Int,
+    Bool,
+    Unit,
+    Tuple(Vec<Kind>),
+    /// Not settled by the syntax (a constant of another item, the result of an opaque call).
+    Unknown,
+}
+
+impl Kind {
+    /// Can this kind carry a derivative?
+    pub(crate) fn is_differentiable(&self) -> bool {
+        !matches!(self, Kind::Int | Kind::Bool | Kind::Unit)
+    }
+
+    /// The kind of a value computed from two others (`a + b`): a known float type wins.
+    pub(crate) fn join(&self, other: &Kind) -> Kind {
+        match (self, other) {
+            (Kind::Float(Some(t)), _) | (_, Kind::Float(Some(t))) => Kind::Float(Some(t.clone())),
+            (Kind::Float(None), _) | (_, Kind::Float(None)) => Kind::Float(None),
+            (Kind::Unknown, k) | (k, Kind::Unknown) => k.clone(),
+            (Kind::Tuple(a), Kind::Tuple(b)) if a.len() == b.len() => {
+                Kind::Tuple(a.iter().zip(b).map(|(a, b)| a.join(b)).collect())
+            }
+            (a, _) => a.clone(),
+        }
+    }
+}
+
+/// A use of a value: a named one, or a constant written in place (a literal, `std::f64::consts::PI`).
+#[derive(Clone, Debug)]
+pub(crate) enum Operand {
+    Var(Var),
+    Const { tokens: TokenStream, kind: Kind },
+}
+
+impl Operand {
+    pub(crate) fn var(&self) -> Option<Var> {
+        match self {
+            Operand::Var(v) => Some(*v),
+            Operand::Const { .. } => None,
+        }
+    }
+
+    pub(crate) fn unit() -> Operand {
+        Operand::Const {
+            tokens: quote::quote!(()),
+            kind: Kind::Unit,
+        }
+    }
+
+    /// Do two operands certainly denote the same value?
+    pub(crate) fn same_as(&self, other: &Operand) -> bool {
+        match (self, other) {
+            (Operand::Var(a), Operand::Var(b)) => a == b,
+            (Operand::Const { tokens: a, .. }, Operand::Const { tokens: b, .. }) => {
+                a.to_string() == b.to_string()
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The float functions that have a derivative rule (`rules.rs`), by their method name.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum FloatFn {
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    Exp,
+    Exp2,
+    ExpM1,
+    Ln,
+    Log,
+    Log2,
+    Log10,
+    Ln1p,
+    Powi,
+    Powf,
+    Sqrt,
+    Cbrt,
+    Abs,
+    Hypot,
+    Atan2,
+    MulAdd,
+    Recip,
+    Max,
+    Min,
+    Clamp,
+    Signum,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+}
+
+impl FloatFn {
+    /// Every float function, with its method name and its number of arguments, receiver included.
+    pub(crate) const ALL: &'static [(&'static str, FloatFn, usize)] = &[
+        ("sin", FloatFn::Sin, 1),
+        ("cos", FloatFn::Cos, 1),
+        ("tan", FloatFn::Tan, 1),
+        ("asin", FloatFn::Asin, 1),
+        ("acos", FloatFn::Acos, 1),
+        ("atan", FloatFn::Atan, 1),
+        ("sinh", FloatFn::Sinh, 1),
+        ("cosh", FloatFn::Cosh, 1),
+        ("tanh", FloatFn::Tanh, 1),
+        ("asinh", FloatFn::Asinh, 1),
+        ("acosh", FloatFn::Acosh, 1),
+        ("atanh", FloatFn::Atanh, 1),
+        ("exp", FloatFn::Exp, 1),
+        ("exp2", FloatFn::Exp2, 1),
+        ("exp_m1", FloatFn::ExpM1, 1),
+        ("ln", FloatFn::Ln, 1),
+        ("log", FloatFn::Log, 2),
+        ("log2", FloatFn::Log2, 1),
+        ("log10", FloatFn::Log10, 1),
+        ("ln_1p", FloatFn::Ln1p, 1),
+        ("powi", FloatFn::Powi, 2),
+        ("powf", FloatFn::Powf, 2),
+        ("sqrt", FloatFn::Sqrt, 1),
+        ("cbrt", FloatFn::Cbrt, 1),
+        ("abs", FloatFn::Abs, 1),
+        ("hypot", FloatFn::Hypot, 2),
+        ("atan2", FloatFn::Atan2, 2),
+        ("mul_add", FloatFn::MulAdd, 3),
+        ("recip", FloatFn::Recip, 1),
+        ("max", FloatFn::Max, 2),
+        ("min", FloatFn::Min, 2),
+        ("clamp", FloatFn::Clamp, 3),
+        ("signum", FloatFn::Signum, 1),
+        ("floor", FloatFn::Floor, 1),
+        ("ceil", FloatFn::Ceil, 1),
+        ("round", FloatFn::Round, 1),
+        ("trunc", FloatFn::Trunc, 1),
+    ];
+
+    /// The function of this method name taking `arity` arguments (receiver included).
+    pub(crate) fn from_name(name: &str, arity: usize) -> Option<FloatFn> {
+        FloatFn::ALL
+            .iter()
+            .find(|(n, _, a)| *n == name && *a == arity)
+            .map(|(_, f, _)| *f)
+    }
+
+    /// Is the derivative zero everywhere it exists (so the result is a constant for AD)?
+    pub(crate) fn is_piecewise_constant(self) -> bool {
+        matches!(
+            self,
+            FloatFn::Signum | FloatFn::Floor | FloatFn::Ceil | FloatFn::Round | FloatFn::Trunc
+        )
+    }
+
+    /// Which arguments are floats that carry a derivative (`powi`'s exponent is an integer).
+    pub(crate) fn float_args(self, arity: usize) -> Vec<bool> {
+        (0..arity)
+            .map(|i| !(self == FloatFn::Powi && i == 1))
+            .collect()
+    }
+}
+
+/// How the user wrote a call, so the primal is emitted the same way: `x.sin()` or `f64::sin(x)`.
+#[derive(Clone, Debug)]
+pub(crate) enum CallForm {
+    Method(syn::Ident),
+    Path(TokenStream),
+}
+
+/// The right-hand side of a `let`.
+#[derive(Clone, Debug)]
+pub(crate) enum Value {
+    /// `-x`, `!b`, `*r`.
+    Unary(syn::UnOp, Operand),
+    /// Arithmetic, comparison and bit operators (never `&&`/`||`, which lower to `if`).
+    Binary(syn::BinOp, Operand, Operand),
+    /// `x as T`.
+    Cast(Operand, syn::Type),
+    Tuple(Vec<Operand>),
+    /// `t.0`.
+    Field(Operand, u32),
+    /// A float function with a derivative rule; the arguments start with the receiver.
+    Float {
+        func: FloatFn,
+        form: CallForm,
+        args: Vec<Operand>,
+    },
+    /// A method with no derivative rule: fine on inactive values, an error on active ones.
+    Method {
+        receiver: Operand,
+        method: syn::Ident,
+        turbofish: Option<TokenStream>,
+        args: Vec<Operand>,
+    },
+    /// A call of a path with no derivative rule: fine with inactive arguments.
+    Call {
+        callee: TokenStream,
+        args: Vec<Operand>,
+    },
+    /// `stop_gradient(x)`: the value of `x`, held constant.
+    StopGradient {
+        callee: TokenStream,
+        arg: Operand,
+    },
+}
+
+/// One arm of a `match`: its pattern (which binds nothing) and its block.
+#[derive(Clone, Debug)]
+pub(crate) struct Arm {
+    pub(crate) pat: syn::Pat,
+    pub(crate) block: Block,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Stmt {
+    Let {
+        var: Var,
+        value: Value,
+    },
+    /// Both blocks yield one operand per out.
+    If {
+        cond: Operand,
+        then_block: Block,
+        else_block: Block,
+        outs: Vec<Var>,
+    },
+    /// Every arm's block yields one operand per out. The scrutinee is never active.
+    Match {
+        scrutinee: Operand,
+        arms: Vec<Arm>,
+        outs: Vec<Var>,
+    },
+}
+
+impl Stmt {
+    /// The values this statement defines.
+    pub(crate) fn defs(&self) -> Vec<Var> {
+        match self {
+            Stmt::Let { var, .. } => vec![*var],
+            Stmt::If { outs, .. } | Stmt::Match { outs, .. } => outs.clone(),
+        }
+    }
+
+    /// The blocks nested in this statement.
+    pub(crate) fn blocks(&self) -> Vec<&Block> {
+        match self {
+            Stmt::Let { .. } => Vec::new(),
+            Stmt::If {
+                then_block,
+                else_block,
+                ..
+            } => vec![then_block, else_block],
+            Stmt::Match { arms, .. } => arms.iter().map(|arm| &arm.block).collect(),
+        }
+    }
+}
+
+/// A sequence of statements that ends by yielding operands: the values of an `if` branch, or, for the
+/// function body, the one returned value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Block {
+    pub(crate) stmts: Vec<Stmt>,
+    pub(crate) yields: Vec<Operand>,
+}
+
+impl Block {
+    /// The values defined directly in this block (not inside its nested blocks).
+    pub(crate) fn defs(&self) -> Vec<Var> {
+        self.stmts.iter().flat_map(Stmt::defs).collect()
+    }
+}
+
+impl Value {
+    /// The operands this value reads.
+    pub(crate) fn operands(&self) -> Vec<&Operand> {
+        match self {
+            Value::Unary(_, a) | Value::Cast(a, _) | Value::Field(a, _) => vec![a],
+            Value::StopGradient { arg, .. } => vec![arg],
+            Value::Binary(_, a, b) => vec![a, b],
+            Value::Tuple(items) => items.iter().collect(),
+            Value::Float { args, .. } | Value::Call { args, .. } => args.iter().collect(),
+            Value::Method { receiver, args, .. } => std::iter::once(receiver).chain(args).collect(),
+        }
+    }
+}
+
+/// What is known of one value.
+#[derive(Clone, Debug)]
+pub(crate) struct VarInfo {
+    /// The user's name for it, if it has one; generated names derive from it.
+    pub(crate) hint: Option<String>,
+    /// The span of the user's code it comes from, for errors.
+    pub(crate) span: Span,
+}
+
+/// A lowered function body.
+#[derive(Clone, Debug)]
+pub(crate) struct Function {
+    pub(crate) vars: Vec<VarInfo>,
+    /// One value per parameter, in declaration order.
+    pub(crate) params: Vec<Var>,
+    /// Yields exactly one operand: the returned value.
+    pub(crate) body: Block,
+    /// `const` items of the body, copied into every generated function.
+    pub(crate) items: Vec<syn::Item>,
+}
+
+impl Function {
+    pub(crate) fn returned(&self) -> &Operand {
+        &self.body.yields[0]
+    }
+}

@@ -1,0 +1,231 @@
+//! The derivative rules, one short entry per operation: the partial derivative of the result with respect
+//! to each argument. Reverse mode multiplies each partial by the result's adjoint, forward mode sums the
+//! partials times the arguments' tangents, so one table serves both (google/tangent keeps the two apart;
+//! with partials they cannot disagree). Rules that need a constant or a case split call
+//! `autodiff_core::rules`, which holds the conventions at non-differentiable points.
+
+use crate::ir::{FloatFn, Operand, Value};
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+use syn::BinOp;
+
+/// One partial derivative, in the form that reads best once multiplied.
+#[derive(Clone)]
+pub(crate) enum Partial {
+    /// `d * 1`: the adjoint passes unchanged.
+    One,
+    /// `d * -1`.
+    NegOne,
+    /// `d * e`.
+    Times(TokenStream),
+    /// `d / e`.
+    Over(TokenStream),
+}
+
+impl Partial {
+    /// The partial applied to `d` (an adjoint in reverse mode, a tangent in forward mode).
+    pub(crate) fn apply(&self, d: &TokenStream) -> TokenStream {
+        match self {
+            Partial::One => d.clone(),
+            Partial::NegOne => quote!(-#d),
+            Partial::Times(e) => quote!(#d * #e),
+            Partial::Over(e) => quote!(#d / #e),
+        }
+    }
+}
+
+/// The partials of one operation: a statement to compute first (for rules that give several partials at
+/// once) and one partial per argument (`None` where the argument carries no derivative).
+pub(crate) struct Rule {
+    pub(crate) prelude: Option<TokenStream>,
+    pub(crate) partials: Vec<Option<Partial>>,
+}
+
+/// What a rule needs from the emitter: the tokens of its arguments and of its result (each recorded as a
+/// use of that value), and fresh names for the partials it binds.
+pub(crate) trait RuleCtx {
+    fn operand(&mut self, operand: &Operand) -> TokenStream;
+    fn result(&mut self) -> TokenStream;
+    fn fresh(&mut self, base: &str) -> Ident;
+}
+
+/// The partials of `value`; `wanted[i]` says whether the partial of argument `i` will be used.
+pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule {
+    let float = quote!(::autodiff::__private::Float);
+    let rules = quote!(::autodiff::__private::rules);
+    let each = |partials: Vec<Option<Partial>>| Rule {
+        prelude: None,
+        partials,
+    };
+    match value {
+        Value::Unary(syn::UnOp::Neg(_), _) => each(vec![Some(Partial::NegOne)]),
+        Value::Unary(syn::UnOp::Deref(_), _) => each(vec![Some(Partial::One)]),
+        Value::Binary(op, l, r) => match op {
+            BinOp::Add(_) => each(vec![Some(Partial::One), Some(Partial::One)]),
+            BinOp::Sub(_) => each(vec![Some(Partial::One), Some(Partial::NegOne)]),
+            BinOp::Mul(_) => {
+                let (l_tokens, r_tokens) = (
+                    wanted[1].then(|| cx.operand(l)),
+                    wanted[0].then(|| cx.operand(r)),
+                );
+                each(vec![
+                    r_tokens.map(Partial::Times),
+                    l_tokens.map(Partial::Times),
+                ])
+            }
+            BinOp::Div(_) => {
+                let r_tokens = cx.operand(r);
+                let by_r = wanted[1].then(|| {
+                    let y = cx.result();
+                    Partial::Times(quote!((-#y / #r_tokens)))
+                });
+                each(vec![
+                    wanted[0].then(|| Partial::Over(r_tokens.clone())),
+                    by_r,
+                ])
+            }
+            BinOp::Rem(_) => {
+                // a % b = a - b * trunc(a / b)
+                let by_r = wanted[1].then(|| {
+                    let (a, b) = (cx.operand(l), cx.operand(r));
+                    Partial::Times(quote!(-#float::trunc(#a / #b)))
+                });
+                each(vec![Some(Partial::One), by_r])
+            }
+            _ => each(vec![None, None]),
+        },
+        Value::Float { func, args, .. } => float_rule(*func, args, wanted, cx, &float, &rules),
+        _ => each(vec![None; value.operands().len()]),
+    }
+}
+
+fn float_rule(
+    func: FloatFn,
+    args: &[Operand],
+    wanted: &[bool],
+    cx: &mut dyn RuleCtx,
+    float: &TokenStream,
+    rules: &TokenStream,
+) -> Rule {
+    use FloatFn::*;
+    let one = |p: Partial| Rule {
+        prelude: None,
+        partials: vec![Some(p)],
+    };
+    let x = || args[0].clone();
+    match func {
+        Sin => one(Partial::Times({
+            let x = cx.operand(&x());
+            quote!(#float::cos(#x))
+        })),
+        Cos => one(Partial::Times({
+            let x = cx.operand(&x());
+            quote!(-#float::sin(#x))
+        })),
+        Sinh => one(Partial::Times({
+            let x = cx.operand(&x());
+            quote!(#float::cosh(#x))
+        })),
+        Cosh => one(Partial::Times({
+            let x = cx.operand(&x());
+            quote!(#float::sinh(#x))
+        })),
+        ExpM1 => one(Partial::Times({
+            let x = cx.operand(&x());
+            quote!(#float::exp(#x))
+        })),
+        Exp => one(Partial::Times(cx.result())),
+        Ln => one(Partial::Over(cx.operand(&x()))),
+        // Rules written in terms of the result.
+        Tan | Tanh | Exp2 | Sqrt | Cbrt | Recip => {
+            let name = match func {
+                Tan => quote!(tan),
+                Tanh => quote!(tanh),
+                Exp2 => quote!(exp2),
+                Sqrt => quote!(sqrt),
+                Cbrt => quote!(cbrt),
+                _ => quote!(recip),
+            };
+            let y = cx.result();
+            one(Partial::Times(quote!(#rules::#name(#y))))
+        }
+        // Rules written in terms of the argument.
+        Asin | Acos | Atan | Asinh | Acosh | Atanh | Log2 | Log10 | Ln1p | Abs => {
+            let name = match func {
+                Asin => quote!(asin),
+                Acos => quote!(acos),
+                Atan => quote!(atan),
+                Asinh => quote!(asinh),
+                Acosh => quote!(acosh),
+                Atanh => quote!(atanh),
+                Log2 => quote!(log2),
+                Log10 => quote!(log10),
+                Ln1p => quote!(ln_1p),
+                _ => quote!(abs),
+            };
+            let x = cx.operand(&x());
+            one(Partial::Times(quote!(#rules::#name(#x))))
+        }
+        Powi => {
+            let (x, n) = (cx.operand(&args[0]), cx.operand(&args[1]));
+            Rule {
+                prelude: None,
+                partials: vec![Some(Partial::Times(quote!(#rules::powi(#x, #n)))), None],
+            }
+        }
+        MulAdd => {
+            let a = wanted[1].then(|| cx.operand(&args[0]));
+            let b = wanted[0].then(|| cx.operand(&args[1]));
+            Rule {
+                prelude: None,
+                partials: vec![
+                    b.map(Partial::Times),
+                    a.map(Partial::Times),
+                    Some(Partial::One),
+                ],
+            }
+        }
+        // Rules that give all partials at once, bound in a prelude.
+        Log | Powf | Hypot | Atan2 | Max | Min | Clamp => {
+            let mut inputs: Vec<TokenStream> = args.iter().map(|a| cx.operand(a)).collect();
+            let name = match func {
+                Log => quote!(log),
+                Powf => quote!(powf),
+                Hypot => quote!(hypot),
+                Atan2 => quote!(atan2),
+                Max => quote!(max),
+                Min => quote!(min),
+                _ => quote!(clamp),
+            };
+            if matches!(func, Powf | Hypot) {
+                inputs.push(cx.result());
+            }
+            let names: Vec<Option<Ident>> = wanted
+                .iter()
+                .map(|w| w.then(|| cx.fresh(&format!("__partial_{}", func_name(func)))))
+                .collect();
+            let pattern = names.iter().map(|n| match n {
+                Some(n) => quote!(#n),
+                None => quote!(_),
+            });
+            Rule {
+                prelude: Some(quote!(let (#(#pattern),*) = #rules::#name(#(#inputs),*);)),
+                partials: names
+                    .into_iter()
+                    .map(|n| n.map(|n| Partial::Times(quote!(#n))))
+                    .collect(),
+            }
+        }
+        Signum | Floor | Ceil | Round | Trunc => Rule {
+            prelude: None,
+            partials: vec![None],
+        },
+    }
+}
+
+fn func_name(func: FloatFn) -> &'static str {
+    FloatFn::ALL
+        .iter()
+        .find(|(_, f, _)| *f == func)
+        .map_or("f", |(name, _, _)| name)
+}

@@ -1,0 +1,317 @@
+//! What the signature says: which parameters are active, their gradient types, the shape of the return.
+
+use crate::args::Args;
+use crate::errors::Errors;
+use crate::ir::Kind;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::{FnArg, GenericParam, Ident, Pat, ReturnType, Type, TypeParamBound, WherePredicate};
+
+/// One parameter of the differentiated function.
+pub(crate) struct Param {
+    pub(crate) ident: Ident,
+    pub(crate) ty: Type,
+    pub(crate) kind: Kind,
+    /// Does it get a gradient?
+    pub(crate) active: bool,
+}
+
+/// The signature, classified.
+pub(crate) struct Signature {
+    pub(crate) params: Vec<Param>,
+    /// The declared return type, and its kind: a float or a tuple of floats.
+    pub(crate) ret_ty: Type,
+    pub(crate) ret_kind: Kind,
+}
+
+impl Signature {
+    pub(crate) fn active(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| p.active)
+    }
+
+    /// `G`: the gradient of the active parameters, alone or as a tuple in declaration order.
+    pub(crate) fn gradient_type(&self) -> TokenStream {
+        let types: Vec<&Type> = self.active().map(|p| &p.ty).collect();
+        match types.as_slice() {
+            [one] => one.to_token_stream(),
+            many => quote!((#(#many,)*)),
+        }
+    }
+
+    /// Is the return one float, so that `_grad` exists?
+    pub(crate) fn returns_scalar(&self) -> bool {
+        matches!(self.ret_kind, Kind::Float(_))
+    }
+}
+
+/// Names of the type parameters bounded by `Float`, which the macro treats as float types.
+pub(crate) fn float_type_params(generics: &syn::Generics) -> Vec<Ident> {
+    fn has_float_bound<'a>(mut bounds: impl Iterator<Item = &'a TypeParamBound>) -> bool {
+        bounds.any(|b| match b {
+            TypeParamBound::Trait(t) => t.path.segments.last().is_some_and(|s| s.ident == "Float"),
+            _ => false,
+        })
+    }
+    let mut names = Vec::new();
+    for param in &generics.params {
+        if let GenericParam::Type(t) = param {
+            if has_float_bound(t.bounds.iter()) {
+                names.push(t.ident.clone());
+            }
+        }
+    }
+    for predicate in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        if let WherePredicate::Type(p) = predicate {
+            if let Type::Path(tp) = &p.bounded_ty {
+                if let Some(ident) = tp.path.get_ident() {
+                    if has_float_bound(p.bounds.iter()) {
+                        names.push(ident.clone());
+                    }
+                }
+            }
+        }
+    }
+    names
+}
+
+/// The kind of a written type: `f64`, `f32` and float type parameters are floats.
+pub(crate) fn kind_of_type(ty: &Type, float_params: &[Ident]) -> Kind {
+    match ty {
+        Type::Path(tp) if tp.qself.is_none() => {
+            let Some(ident) = tp.path.get_ident() else {
+                return Kind::Unknown;
+            };
+            let name = ident.to_string();
+            match name.as_str() {
+                "f32" | "f64" => Kind::Float(Some(ty.clone())),
+                "bool" => Kind::Bool,
+                "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64"
+                | "u128" | "usize" => Kind::Int,
+                _ if float_params.iter().any(|p| p == ident) => Kind::Float(Some(ty.clone())),
+                _ => Kind::Unknown,
+            }
+        }
+        Type::Paren(p) => kind_of_type(&p.elem, float_params),
+        Type::Group(g) => kind_of_type(&g.elem, float_params),
+        Type::Tuple(t) if t.elems.is_empty() => Kind::Unit,
+        Type::Tuple(t) => Kind::Tuple(
+            t.elems
+                .iter()
+                .map(|e| kind_of_type(e, float_params))
+                .collect(),
+        ),
+        _ => Kind::Unknown,
+    }
+}
+
+/// A float array or slice type (`&[T]`, `Vec<T>`, `[T; N]`), which is not supported yet.
+fn is_float_array(ty: &Type, float_params: &[Ident]) -> bool {
+    let elem_is_float = |t: &Type| matches!(kind_of_type(t, float_params), Kind::Float(_));
+    match ty {
+        Type::Reference(r) => is_float_array(&r.elem, float_params),
+        Type::Slice(s) => elem_is_float(&s.elem),
+        Type::Array(a) => elem_is_float(&a.elem),
+        Type::Path(tp) => tp.path.segments.last().is_some_and(|seg| {
+            seg.ident == "Vec"
+                && matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
+                    if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if elem_is_float(t))))
+        }),
+        _ => false,
+    }
+}
+
+/// Classifies the signature of `item`, reporting every problem to `errors`.
+pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> Option<Signature> {
+    let sig = &item.sig;
+    if let Some(c) = &sig.constness {
+        errors.spanned(
+            c,
+            "`#[differentiable]` does not support `const fn`: remove `const`",
+        );
+    }
+    if let Some(a) = &sig.asyncness {
+        errors.spanned(
+            a,
+            "`#[differentiable]` does not support `async fn`: differentiate a synchronous function",
+        );
+    }
+    if let Some(u) = &sig.unsafety {
+        errors.spanned(
+            u,
+            "`#[differentiable]` does not support `unsafe fn`: differentiate a safe function",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        errors.spanned(
+            abi,
+            "`#[differentiable]` does not support an `extern` ABI: remove it",
+        );
+    }
+    if let Some(v) = &sig.variadic {
+        errors.spanned(v, "`#[differentiable]` does not support variadic functions");
+    }
+    let float_params = float_type_params(&sig.generics);
+    let mut params = Vec::new();
+    let mut ok = true;
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => {
+                errors.spanned(
+                    r,
+                    "`#[differentiable]` does not support methods: write a free function that takes the \
+                     receiver's fields as parameters",
+                );
+                ok = false;
+            }
+            FnArg::Typed(pt) => {
+                let Pat::Ident(pi) = &*pt.pat else {
+                    errors.spanned(
+                        &pt.pat,
+                        "`#[differentiable]` needs a plain name for each parameter: write `x: f64` and \
+                         destructure in the body",
+                    );
+                    ok = false;
+                    continue;
+                };
+                if pi.by_ref.is_some() || pi.subpat.is_some() {
+                    errors.spanned(
+                        &pt.pat,
+                        "`#[differentiable]` needs a plain name for each parameter",
+                    );
+                    ok = false;
+                    continue;
+                }
+                let kind = kind_of_type(&pt.ty, &float_params);
+                if is_float_array(&pt.ty, &float_params) {
+                    errors.spanned(
+                        &pt.ty,
+                        "array and slice parameters are not supported yet: pass the elements as separate \
+                         float parameters",
+                    );
+                    ok = false;
+                }
+                let active = matches!(kind, Kind::Float(_));
+                params.push(Param {
+                    ident: pi.ident.clone(),
+                    ty: (*pt.ty).clone(),
+                    kind,
+                    active,
+                });
+            }
+        }
+    }
+    if let Some(wrt) = &args.wrt {
+        for (i, name) in wrt.iter().enumerate() {
+            if wrt[..i].iter().any(|earlier| earlier == name) {
+                errors.spanned(name, format!("`{name}` is named twice in `wrt(..)`"));
+            }
+            match params.iter().find(|p| p.ident == *name) {
+                None => {
+                    let names: Vec<String> = params.iter().map(|p| format!("`{}`", p.ident)).collect();
+                    errors.spanned(
+                        name,
+                        format!(
+                            "`wrt(..)` names `{name}`, which is not a parameter of this function; its \
+                             parameters are {}",
+                            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                        ),
+                    );
+                }
+                Some(p) if !matches!(p.kind, Kind::Float(_)) => errors.spanned(
+                    name,
+                    format!(
+                        "`{name}` cannot be differentiated: only parameters of type `f64`, `f32` or a type \
+                         parameter bounded by `Float` can be in `wrt(..)`"
+                    ),
+                ),
+                Some(_) => {}
+            }
+        }
+        for p in &mut params {
+            p.active = p.active && wrt.iter().any(|w| *w == p.ident);
+        }
+    }
+    let (ret_ty, ret_kind) = match &sig.output {
+        ReturnType::Default => {
+            errors.spanned(
+                &sig.ident,
+                "a `#[differentiable]` function must return a float or a tuple of floats: add `-> f64`",
+            );
+            return None;
+        }
+        ReturnType::Type(_, ty) => {
+            let kind = kind_of_type(ty, &float_params);
+            let supported = match &kind {
+                Kind::Float(_) => true,
+                Kind::Tuple(items) => items.iter().all(|k| matches!(k, Kind::Float(_))),
+                _ => false,
+            };
+            if !supported {
+                errors.spanned(
+                    ty,
+                    "a `#[differentiable]` function must return a float (`f64`, `f32`, `T: Float`) or a \
+                     tuple of floats",
+                );
+                return None;
+            }
+            ((**ty).clone(), kind)
+        }
+    };
+    ok.then_some(Signature {
+        params,
+        ret_ty,
+        ret_kind,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classify(src: &str, args: &str) -> (Option<Signature>, usize) {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let args: Args = syn::parse_str(args).unwrap();
+        let mut errors = Errors::default();
+        let sig = analyze(&item, &args, &mut errors);
+        let count = errors
+            .finish()
+            .err()
+            .map_or(0, |e| e.to_string().matches("compile_error").count());
+        (sig, count)
+    }
+
+    #[test]
+    fn floats_are_active_and_the_rest_passes_through() {
+        let (sig, errors) = classify(
+            "fn f<T: Float>(x: f64, n: usize, y: T, b: bool) -> T { y }",
+            "",
+        );
+        assert_eq!(errors, 0);
+        let active: Vec<String> = sig.unwrap().active().map(|p| p.ident.to_string()).collect();
+        assert_eq!(active, ["x", "y"]);
+    }
+
+    #[test]
+    fn wrt_restricts_the_active_set() {
+        let (sig, errors) = classify("fn f(x: f64, y: f64) -> f64 { x }", "wrt(y)");
+        assert_eq!(errors, 0);
+        let sig = sig.unwrap();
+        assert_eq!(sig.gradient_type().to_string(), "f64");
+        assert!(!sig.params[0].active && sig.params[1].active);
+    }
+
+    #[test]
+    fn gradient_of_several_is_a_tuple() {
+        let (sig, _) = classify("fn f(x: f64, y: f32) -> (f64, f32) { (x, y) }", "");
+        assert_eq!(sig.unwrap().gradient_type().to_string(), "(f64 , f32 ,)");
+    }
+
+    #[test]
+    fn every_problem_is_reported() {
+        let (_, errors) = classify("fn f(x: f64, n: usize) -> f64 { x }", "wrt(z, n, x, x)");
+        assert_eq!(errors, 3);
+        let (sig, errors) = classify("fn f(x: f64) -> usize { 0 }", "");
+        assert!(sig.is_none());
+        assert_eq!(errors, 1);
+    }
+}

@@ -1,0 +1,113 @@
+use autodiff::differentiable;
+fn branchy(x: f64, k: i32) -> f64 {
+    let mut y = x * x;
+    if y > 1.0 {
+        y = y.sqrt();
+    }
+    if k < 0 {
+        return -y;
+    }
+    let w = match k {
+        0 => y,
+        1 | 2 => y * 2.0,
+        _ => y.powi(k),
+    };
+    w + x
+}
+fn branchy_grad(x: f64, k: i32) -> (f64, f64) {
+    branchy_vjp(x, k, 1.0)
+}
+#[inline]
+fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
+    let y = x * x;
+    let __v0 = y > 1.0;
+    let y_2 = if __v0 {
+        let y_1 = y.sqrt();
+        y_1
+    } else {
+        y
+    };
+    let __v1 = k < 0;
+    let __v6 = if __v1 {
+        let __v2 = -y_2;
+        __v2
+    } else {
+        let w = match k {
+            0 => y_2,
+            1 | 2 => {
+                let __v3 = y_2 * 2.0;
+                __v3
+            }
+            _ => {
+                let __v4 = y_2.powi(k);
+                __v4
+            }
+        };
+        let __v5 = w + x;
+        __v5
+    };
+    let (__d_x, __d_y_2_4) = if __v1 {
+        let __d_y_2 = -d_ret;
+        (0.0, __d_y_2)
+    } else {
+        let __d_y_2_3 = match k {
+            0 => d_ret,
+            1 | 2 => {
+                let __d_y_2_1 = d_ret * 2.0;
+                __d_y_2_1
+            }
+            _ => {
+                let __d_y_2_2 = d_ret * ::autodiff::__private::rules::powi(y_2, k);
+                __d_y_2_2
+            }
+        };
+        (d_ret, __d_y_2_3)
+    };
+    let __d_y_1 = if __v0 {
+        let y_1 = y.sqrt();
+        let __d_y = __d_y_2_4 * ::autodiff::__private::rules::sqrt(y_1);
+        __d_y
+    } else {
+        __d_y_2_4
+    };
+    let __d_x_1 = __d_x + __d_y_1 * x;
+    let __d_x_2 = __d_x_1 + __d_y_1 * x;
+    (__v6, __d_x_2)
+}
+#[inline]
+fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
+    let y = x * x;
+    let __dot_y = tangent * x + tangent * x;
+    let __v0 = y > 1.0;
+    let (y_2, __dot_y_2) = if __v0 {
+        let y_1 = y.sqrt();
+        let __dot_y_1 = __dot_y * ::autodiff::__private::rules::sqrt(y_1);
+        (y_1, __dot_y_1)
+    } else {
+        (y, __dot_y)
+    };
+    let __v1 = k < 0;
+    let (__v6, __dot_v6) = if __v1 {
+        let __v2 = -y_2;
+        let __dot_v2 = -__dot_y_2;
+        (__v2, __dot_v2)
+    } else {
+        let (w, __dot_w) = match k {
+            0 => (y_2, __dot_y_2),
+            1 | 2 => {
+                let __v3 = y_2 * 2.0;
+                let __dot_v3 = __dot_y_2 * 2.0;
+                (__v3, __dot_v3)
+            }
+            _ => {
+                let __v4 = y_2.powi(k);
+                let __dot_v4 = __dot_y_2 * ::autodiff::__private::rules::powi(y_2, k);
+                (__v4, __dot_v4)
+            }
+        };
+        let __v5 = w + x;
+        let __dot_v5 = __dot_w + tangent;
+        (__v5, __dot_v5)
+    };
+    (__v6, __dot_v6)
+}
