@@ -742,7 +742,9 @@ impl<T: fmt::Display> fmt::Display for Dual<T> {
 mod tests {
     use super::*;
     use crate::check_gradient;
+    use core::ops::Range;
     use proptest::prelude::*;
+    use proptest::test_runner::TestCaseError;
 
     type D = Dual<f64>;
     type DD = Dual<Dual<f64>>;
@@ -795,16 +797,16 @@ mod tests {
         first: fn(D) -> D,
         second: fn(DD) -> DD,
         derivative: fn(f64) -> f64,
-        domain: (f64, f64),
+        domain: Range<f64>,
         /// Whether the function is smooth around `x`, so that a finite difference there is meaningful.
         smooth_at: fn(f64) -> bool,
     }
 
     macro_rules! unary {
-        ($name:literal, |$x:ident| $body:expr, $derivative:expr, $lo:literal..$hi:literal) => {
-            unary!($name, |$x| $body, $derivative, $lo..$hi, always)
+        ($name:literal, |$x:ident| $body:expr, $derivative:expr, $domain:expr) => {
+            unary!($name, |$x| $body, $derivative, $domain, always)
         };
-        ($name:literal, |$x:ident| $body:expr, $derivative:expr, $lo:literal..$hi:literal, $smooth:expr) => {{
+        ($name:literal, |$x:ident| $body:expr, $derivative:expr, $domain:expr, $smooth:expr) => {{
             fn function<T: TestFloat>($x: T) -> T {
                 $body
             }
@@ -814,7 +816,7 @@ mod tests {
                 first: function::<D>,
                 second: function::<DD>,
                 derivative: $derivative,
-                domain: ($lo, $hi),
+                domain: $domain,
                 smooth_at: $smooth,
             }
         }};
@@ -1035,22 +1037,28 @@ mod tests {
         first: fn(D, D) -> D,
         second: fn(DD, DD) -> DD,
         partials: fn(f64, f64) -> (f64, f64),
-        domain: [(f64, f64); 2],
+        domain: [Range<f64>; 2],
         smooth_at: fn(f64, f64) -> bool,
     }
 
     macro_rules! binary {
-        ($name:literal, |$x:ident, $y:ident| $body:expr, $partials:expr, $xlo:literal..$xhi:literal, $ylo:literal..$yhi:literal) => {
+        (
+            $name:literal, |$x:ident, $y:ident| $body:expr, $partials:expr,
+            $x_domain:expr, $y_domain:expr
+        ) => {
             binary!(
                 $name,
                 |$x, $y| $body,
                 $partials,
-                $xlo..$xhi,
-                $ylo..$yhi,
+                $x_domain,
+                $y_domain,
                 always2
             )
         };
-        ($name:literal, |$x:ident, $y:ident| $body:expr, $partials:expr, $xlo:literal..$xhi:literal, $ylo:literal..$yhi:literal, $smooth:expr) => {{
+        (
+            $name:literal, |$x:ident, $y:ident| $body:expr, $partials:expr,
+            $x_domain:expr, $y_domain:expr, $smooth:expr
+        ) => {{
             fn function<T: TestFloat>($x: T, $y: T) -> T {
                 $body
             }
@@ -1060,7 +1068,7 @@ mod tests {
                 first: function::<D>,
                 second: function::<DD>,
                 partials: $partials,
-                domain: [($xlo, $xhi), ($ylo, $yhi)],
+                domain: [$x_domain, $y_domain],
                 smooth_at: $smooth,
             }
         }};
@@ -1203,81 +1211,121 @@ mod tests {
         ]
     }
 
-    fn point_in((lo, hi): (f64, f64), u: f64) -> f64 {
-        lo + (hi - lo) * u
+    fn point_in(domain: &Range<f64>, u: f64) -> f64 {
+        domain.start + (domain.end - domain.start) * u
     }
 
     fn uniforms(n: usize) -> impl Strategy<Value = Vec<f64>> {
         prop::collection::vec(0.0..1.0_f64, n)
     }
 
+    /// Checks one unary catalogue entry at `x`: the value; the tangent against the analytic derivative
+    /// and a central difference of the function; the nested dual's first derivatives against the
+    /// analytic one, and its second derivative against a central difference of the analytic derivative.
+    fn check_unary(entry: &Unary, x: f64) -> Result<(), TestCaseError> {
+        let (name, value, derivative) = (entry.name, (entry.value)(x), (entry.derivative)(x));
+
+        let y = (entry.first)(Dual::variable(x));
+        // Not bit for bit: the optimizer may rewrite the plain `f64` version (`x.powf(2.0)` to `x * x`).
+        prop_assert!(
+            close(y.re, value, 1e-15),
+            "{name} at {x}: {} vs {value}",
+            y.re
+        );
+        prop_assert!(
+            close(y.eps, derivative, 1e-10),
+            "{name}' at {x}: {} vs {derivative}",
+            y.eps
+        );
+        let check = check_gradient(|v| (entry.value)(v[0]), &[x], &[y.eps]);
+        prop_assert!(check.is_ok(1e-6), "{name}' at {x}: {check}");
+
+        let y = (entry.second)(seed2(x, 1.0, 1.0));
+        prop_assert!(close(y.re.re, value, 1e-15), "nested {name} at {x}");
+        prop_assert!(close(y.re.eps, derivative, 1e-10), "nested {name}' at {x}");
+        prop_assert!(close(y.eps.re, derivative, 1e-10), "nested {name}' at {x}");
+        let check = check_gradient(|v| (entry.derivative)(v[0]), &[x], &[y.eps.eps]);
+        prop_assert!(check.is_ok(1e-6), "{name}'' at {x}: {check}");
+        Ok(())
+    }
+
+    /// Checks one binary catalogue entry at `(x, y)` as [`check_unary`] does, for both partials and the
+    /// full Hessian.
+    fn check_binary(entry: &Binary, x: f64, y: f64) -> Result<(), TestCaseError> {
+        let name = entry.name;
+        let (dx, dy) = (entry.partials)(x, y);
+        let along_x = (entry.first)(Dual::variable(x), Dual::constant(y));
+        let along_y = (entry.first)(Dual::constant(x), Dual::variable(y));
+        prop_assert!(close(along_x.re, (entry.value)(x, y), 1e-15), "{name}");
+        prop_assert!(
+            close(along_x.eps, dx, 1e-10),
+            "{name} x-partial at ({x}, {y}): {}",
+            along_x.eps
+        );
+        prop_assert!(
+            close(along_y.eps, dy, 1e-10),
+            "{name} y-partial at ({x}, {y}): {}",
+            along_y.eps
+        );
+        let gradient = [along_x.eps, along_y.eps];
+        let check = check_gradient(|v| (entry.value)(v[0], v[1]), &[x, y], &gradient);
+        prop_assert!(check.is_ok(1e-6), "{name} at ({x}, {y}): {check}");
+
+        // hessian[i][j]: the inner tangent seeded along input i, the outer along input j.
+        let hessian = |i: usize, j: usize| {
+            let unit = |a: usize, b: usize| if a == b { 1.0 } else { 0.0 };
+            let (x, y) = (
+                seed2(x, unit(i, 0), unit(j, 0)),
+                seed2(y, unit(i, 1), unit(j, 1)),
+            );
+            (entry.second)(x, y).eps.eps
+        };
+        let rows = [
+            [hessian(0, 0), hessian(0, 1)],
+            [hessian(1, 0), hessian(1, 1)],
+        ];
+        prop_assert!(
+            close(rows[0][1], rows[1][0], 1e-10),
+            "{name} Hessian: {rows:?}"
+        );
+        for (i, row) in rows.iter().enumerate() {
+            let partial = |v: &[f64]| <[f64; 2]>::from((entry.partials)(v[0], v[1]))[i];
+            let check = check_gradient(partial, &[x, y], row);
+            prop_assert!(
+                check.is_ok(1e-6),
+                "{name} Hessian row {i} at ({x}, {y}): {check}"
+            );
+        }
+        Ok(())
+    }
+
     proptest! {
-        /// Value, tangent and second derivative of every unary catalogue entry at a random point of its domain:
-        /// the tangent against the analytic derivative and a central difference of the function, the second
-        /// derivative of the nested dual against a central difference of the analytic derivative.
         #[test]
         fn unary_derivatives_are_exact(u in uniforms(unary_catalogue().len())) {
             for (entry, &u) in unary_catalogue().iter().zip(&u) {
-                let x = point_in(entry.domain, u);
-                if !(entry.smooth_at)(x) {
-                    continue;
+                let x = point_in(&entry.domain, u);
+                if (entry.smooth_at)(x) {
+                    check_unary(entry, x)?;
                 }
-                let (name, derivative) = (entry.name, (entry.derivative)(x));
-
-                let y = (entry.first)(Dual::variable(x));
-                // Not bit for bit: the optimizer may rewrite the plain `f64` version (`x.powf(2.0)` into `x * x`).
-                let value = (entry.value)(x);
-                prop_assert!(close(y.re, value, 1e-15), "{} value at {}: {} vs {}", name, x, y.re, value);
-                prop_assert!(close(y.eps, derivative, 1e-10), "{} at {}: {} vs {}", name, x, y.eps, derivative);
-                let check = check_gradient(|v| (entry.value)(v[0]), &[x], &[y.eps]);
-                prop_assert!(check.is_ok(1e-6), "{} at {}: {}", name, x, check);
-
-                let y = (entry.second)(seed2(x, 1.0, 1.0));
-                prop_assert!(close(y.re.re, value, 1e-15), "{} nested value at {}", name, x);
-                prop_assert!(close(y.re.eps, derivative, 1e-10), "{} nested re.eps at {}", name, x);
-                prop_assert!(close(y.eps.re, derivative, 1e-10), "{} nested eps.re at {}", name, x);
-                let check = check_gradient(|v| (entry.derivative)(v[0]), &[x], &[y.eps.eps]);
-                prop_assert!(check.is_ok(1e-6), "{} second derivative at {}: {}", name, x, check);
             }
         }
 
-        /// Both partials and the full Hessian of every binary catalogue entry, as for the unary ones.
         #[test]
         fn binary_derivatives_are_exact(u in uniforms(2 * binary_catalogue().len())) {
             for (entry, u) in binary_catalogue().iter().zip(u.chunks(2)) {
-                let (x, y) = (point_in(entry.domain[0], u[0]), point_in(entry.domain[1], u[1]));
-                if !(entry.smooth_at)(x, y) {
-                    continue;
+                let (x, y) = (point_in(&entry.domain[0], u[0]), point_in(&entry.domain[1], u[1]));
+                if (entry.smooth_at)(x, y) {
+                    check_binary(entry, x, y)?;
                 }
-                let name = entry.name;
-                let (dx, dy) = (entry.partials)(x, y);
-                let along_x = (entry.first)(Dual::variable(x), Dual::constant(y));
-                let along_y = (entry.first)(Dual::constant(x), Dual::variable(y));
-                prop_assert!(close(along_x.re, (entry.value)(x, y), 1e-15), "{} value", name);
-                prop_assert!(close(along_x.eps, dx, 1e-10), "{} x-partial at ({}, {}): {} vs {}", name, x, y, along_x.eps, dx);
-                prop_assert!(close(along_y.eps, dy, 1e-10), "{} y-partial at ({}, {}): {} vs {}", name, x, y, along_y.eps, dy);
-                let check = check_gradient(|v| (entry.value)(v[0], v[1]), &[x, y], &[along_x.eps, along_y.eps]);
-                prop_assert!(check.is_ok(1e-6), "{} at ({}, {}): {}", name, x, y, check);
-
-                // hessian[i][j] from seeding the inner tangent along input i and the outer along j.
-                let hessian = |i: usize, j: usize| {
-                    let unit = |a: usize, b: usize| if a == b { 1.0 } else { 0.0 };
-                    let seeds = |k: usize| (unit(i, k), unit(j, k));
-                    let ((xi, xj), (yi, yj)) = (seeds(0), seeds(1));
-                    (entry.second)(seed2(x, xi, xj), seed2(y, yi, yj)).eps.eps
-                };
-                let (hxx, hxy, hyx, hyy) = (hessian(0, 0), hessian(0, 1), hessian(1, 0), hessian(1, 1));
-                prop_assert!(close(hxy, hyx, 1e-10), "{} Hessian not symmetric: {} vs {}", name, hxy, hyx);
-                let check = check_gradient(|v| (entry.partials)(v[0], v[1]).0, &[x, y], &[hxx, hxy]);
-                prop_assert!(check.is_ok(1e-6), "{} Hessian row x at ({}, {}): {}", name, x, y, check);
-                let check = check_gradient(|v| (entry.partials)(v[0], v[1]).1, &[x, y], &[hyx, hyy]);
-                prop_assert!(check.is_ok(1e-6), "{} Hessian row y at ({}, {}): {}", name, x, y, check);
             }
         }
 
         /// `powi` for every small exponent, also negative, with its second derivative `n (n - 1) x^(n-2)`.
         #[test]
-        fn powi_matches_its_derivatives(n in -6..7_i32, x in prop_oneof![-3.0..-0.2_f64, 0.2..3.0_f64]) {
+        fn powi_matches_its_derivatives(
+            n in -6..7_i32,
+            x in prop_oneof![-3.0..-0.2_f64, 0.2..3.0_f64],
+        ) {
             let y: DD = seed2(x, 1.0, 1.0).powi(n);
             let nf = n as f64;
             prop_assert!(close(y.re.re, x.powi(n), 1e-15));

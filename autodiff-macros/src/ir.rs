@@ -45,6 +45,8 @@ impl Kind {
 }
 
 /// A use of a value: a named one, or a constant written in place (a literal, `std::f64::consts::PI`).
+// A macro invocation holds a few hundred operands at most: boxing the constant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub(crate) enum Operand {
     Var(Var),

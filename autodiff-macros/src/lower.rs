@@ -88,7 +88,7 @@ pub(crate) fn lower(
 }
 
 /// Does this code contain a `return`?
-fn contains_return<'s>(node: impl FnOnce(&mut ReturnFinder)) -> bool {
+fn contains_return(node: impl FnOnce(&mut ReturnFinder)) -> bool {
     let mut finder = ReturnFinder(false);
     node(&mut finder);
     finder.0

@@ -228,7 +228,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
             }
         }
         for p in &mut params {
-            p.active = p.active && wrt.iter().any(|w| *w == p.ident);
+            p.active = p.active && wrt.contains(&p.ident);
         }
     }
     let (ret_ty, ret_kind) = match &sig.output {
