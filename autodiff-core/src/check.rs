@@ -25,8 +25,8 @@ pub struct GradientCheck {
 }
 
 impl GradientCheck {
-    /// Whether every component is within `tol` (for example `1e-6`) in the relative error of the type's
-    /// documentation. A NaN or infinite error never passes.
+    /// Whether `max_rel_error` is at most `tol` (for example `1e-6`): every component agrees to that
+    /// relative error. A NaN or infinite error never passes.
     pub fn is_ok(&self, tol: f64) -> bool {
         self.max_rel_error.is_finite() && self.max_rel_error <= tol
     }

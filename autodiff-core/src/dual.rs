@@ -1,64 +1,8 @@
 //! Dual numbers: forward-mode differentiation by carrying a derivative along with every value.
 //!
-//! A dual number `a + bε` pairs a value `a` ([`Dual::re`]) with a tangent `b` ([`Dual::eps`]), where `ε`
-//! is an infinitesimal with `ε² = 0`. Taylor's theorem then gives `f(a + bε) = f(a) + f'(a) b ε` exactly,
-//! so evaluating a function on `Dual::variable(x)` (tangent 1) returns `f(x)` in `re` and `f'(x)` in
-//! `eps`. With several inputs, the tangents seed a direction `v` and `eps` comes out as the directional
-//! derivative `∇f · v`, a Jacobian-vector product.
-//!
-//! [`Dual<T>`] implements [`num_traits::Float`], so any function written for a generic `T: Float` runs on
-//! it unchanged, including the items that `#[differentiable]` generates.
-//!
-//! # Second derivatives by nesting
-//!
-//! `Dual<T>` is a `Float` whenever `T` is, so duals nest. In `Dual<Dual<f64>>` there are two independent
-//! infinitesimals, `ε₁` inside and `ε₂` outside. Seeding both with 1, as `(x + ε₁) + (1 + 0ε₁)ε₂`, gives
-//!
-//! ```text
-//! f((x + ε₁) + (1 + 0ε₁)ε₂) = (f(x) + f'(x)ε₁) + (f'(x) + f''(x)ε₁)ε₂
-//! ```
-//!
-//! so the second derivative is `result.eps.eps`. Nesting deeper gives higher derivatives.
-//!
-//! ```
-//! use autodiff_core::{Dual, Float};
-//!
-//! // f(x) = x³ sin x, written once for any float type.
-//! fn f<T: Float>(x: T) -> T {
-//!     x.powi(3) * x.sin()
-//! }
-//!
-//! let x = 0.7_f64;
-//! let df = 3.0 * x * x * x.sin() + x.powi(3) * x.cos();
-//! let d2f = 6.0 * x * x.sin() + 6.0 * x * x * x.cos() - x.powi(3) * x.sin();
-//!
-//! // First derivative: one dual, tangent seeded with 1.
-//! let y = f(Dual::variable(x));
-//! assert_eq!(y.re, f(x));
-//! assert!((y.eps - df).abs() < 1e-12);
-//!
-//! // Second derivative: a dual of duals, both tangents seeded with 1.
-//! let y = f(Dual::new(Dual::variable(x), Dual::constant(1.0)));
-//! assert!((y.re.eps - df).abs() < 1e-12 && (y.eps.re - df).abs() < 1e-12);
-//! assert!((y.eps.eps - d2f).abs() < 1e-12);
-//! ```
-//!
-//! # Conventions
-//!
-//! - Comparisons (`==`, `<`, ...) and predicates (`is_nan`, `is_sign_negative`, ...) look at the value
-//!   `re` only, so a branch such as `if x > 0.0` in differentiated code follows the value. Conversions
-//!   (`to_f64`, `integer_decode`, ...) convert the value; `NumCast::from`, `From<T>` and the float
-//!   constants (`epsilon`, `max_value`, `PI`, ...) build constants, with tangent zero.
-//! - At points where a function is not differentiable the derivative follows JAX, as the rules in
-//!   [`crate::rules`] (which this module shares) do: `abs` has slope 1 at 0; a tie in `max` or `min`
-//!   gives half of each tangent to each side (so `x.max(0.0)` at 0 has slope 0.5); `clamp` is
-//!   `min(max(x, lo), hi)`; `sqrt` has slope `+inf` at 0; `powi(x, 0)` has slope 0 everywhere; in
-//!   `x.powf(y)` the `x`-partial is 0 where `y = 0` and the `y`-partial is 0 where `x = 0`; `floor`,
-//!   `ceil`, `round`, `trunc` and `signum` have slope 0.
-//! - A zero tangent contributes zero even where a partial derivative is infinite or NaN, as JAX's
-//!   symbolic zeros do: a constant stays a constant through `sqrt(0)` or `ln(0)`, and
-//!   `x.powf(2.0)` at a negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's
-//!   partial.
+//! The module is private and [`Dual`] is re-exported at the crate root, so the explanation (what a dual
+//! number is, how nesting gives second derivatives, the conventions at non-differentiable points) lives
+//! on the type, where users read it.
 
 use core::cmp::Ordering;
 use core::fmt;
@@ -72,19 +16,69 @@ use num_traits::{Float, FloatConst, FromPrimitive, Num, NumCast, One, ToPrimitiv
 
 use crate::rules;
 
-/// A dual number `re + eps·ε` with `ε² = 0`: a value and its tangent, for forward-mode differentiation.
+/// A dual number `re + eps·ε`: a value and its tangent, for forward-mode differentiation.
 ///
-/// See the [module documentation](self) for how to use it, nest it and which conventions it follows.
-/// Equality and ordering compare `re` only, so `Dual::new(1.0, 2.0) == Dual::new(1.0, 3.0)`; compare
-/// the fields to tell such duals apart.
+/// Written `a + bε`, a dual number pairs a value `a` ([`Dual::re`]) with a tangent `b` ([`Dual::eps`]),
+/// where `ε` is an infinitesimal with `ε² = 0`. Taylor's theorem then gives `f(a + bε) = f(a) + f'(a)bε`
+/// exactly, so evaluating a function on `Dual::variable(x)` (tangent 1) returns `f(x)` in `re` and
+/// `f'(x)` in `eps`. With several inputs, the tangents seed a direction `v` and `eps` comes out as the
+/// directional derivative `∇f · v`, a Jacobian-vector product.
+///
+/// [`Dual<T>`] implements [`num_traits::Float`], so any function written for a generic `T: Float` runs on
+/// it unchanged, including the items that `#[differentiable]` generates.
+///
+/// # Second derivatives by nesting
+///
+/// `Dual<T>` is a `Float` whenever `T` is, so duals nest. In `Dual<Dual<f64>>` there are two independent
+/// infinitesimals, `ε₁` inside and `ε₂` outside. Seeding both with 1, as `(x + ε₁) + (1 + 0ε₁)ε₂`, gives
+///
+/// ```text
+/// f((x + ε₁) + (1 + 0ε₁)ε₂) = (f(x) + f'(x)ε₁) + (f'(x) + f''(x)ε₁)ε₂
+/// ```
+///
+/// so the second derivative is `result.eps.eps`. Nesting deeper gives higher derivatives.
 ///
 /// ```
 /// use autodiff_core::{Dual, Float};
 ///
-/// let x = Dual::variable(2.0_f64);
-/// let y = x * x + x.ln();
-/// assert_eq!((y.re, y.eps), (4.0 + 2.0_f64.ln(), 4.0 + 0.5));
+/// // f(x) = x³ sin x, written once for any float type.
+/// fn f<T: Float>(x: T) -> T {
+///     x.powi(3) * x.sin()
+/// }
+///
+/// let x = 0.7_f64;
+/// let df = 3.0 * x * x * x.sin() + x.powi(3) * x.cos();
+/// let d2f = 6.0 * x * x.sin() + 6.0 * x * x * x.cos() - x.powi(3) * x.sin();
+///
+/// // First derivative: one dual, tangent seeded with 1.
+/// let y = f(Dual::variable(x));
+/// assert_eq!(y.re, f(x));
+/// assert!((y.eps - df).abs() < 1e-12);
+///
+/// // Second derivative: a dual of duals, both tangents seeded with 1.
+/// let y = f(Dual::new(Dual::variable(x), Dual::constant(1.0)));
+/// assert!((y.re.eps - df).abs() < 1e-12 && (y.eps.re - df).abs() < 1e-12);
+/// assert!((y.eps.eps - d2f).abs() < 1e-12);
 /// ```
+///
+/// # Conventions
+///
+/// - Comparisons (`==`, `<`, ...) and predicates (`is_nan`, `is_sign_negative`, ...) look at the value
+///   `re` only, so a branch such as `if x > 0.0` in differentiated code follows the value, and
+///   `Dual::new(1.0, 2.0) == Dual::new(1.0, 3.0)`: compare the fields to tell such duals apart.
+///   [`Zero::is_zero`] and [`One::is_one`], on the other hand, also require a zero tangent. Conversions
+///   (`to_f64`, `integer_decode`, ...) convert the value; `NumCast::from`, `From<T>` and the float
+///   constants (`epsilon`, `max_value`, `PI`, ...) build constants, with tangent zero.
+/// - At points where a function is not differentiable the derivative follows JAX (the partial derivatives
+///   come from [`crate::rules`], which the reverse mode uses too): `abs` has slope 1 at 0; a tie in `max`
+///   or `min` gives half of each tangent to each side (so `x.max(0.0)` at 0 has slope 0.5); `clamp` is
+///   `min(max(x, lo), hi)`; `sqrt` has slope `+inf` at 0; `powi(x, 0)` has slope 0 everywhere; in
+///   `x.powf(y)` the `x`-partial is 0 where `y = 0` and the `y`-partial is 0 where `x = 0`; `floor`,
+///   `ceil`, `round`, `trunc` and `signum` have slope 0; `hypot` and `atan2` have NaN partials at the
+///   origin (`0 / 0`).
+/// - A zero tangent contributes zero even where a partial derivative is infinite or NaN, as JAX's
+///   symbolic zeros do: a constant stays a constant through `sqrt(0)` or `ln(0)`, and `x.powf(2.0)` at a
+///   negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's partial.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dual<T> {
     /// The value.
@@ -122,7 +116,8 @@ impl<T: Float> Dual<T> {
     }
 }
 
-/// `tangent · partial`, except that a zero tangent gives zero even if `partial` is infinite or NaN.
+/// `tangent · partial`, except that a zero tangent gives zero even if `partial` is infinite or NaN: like
+/// JAX's symbolic zeros, an input that does not vary does not poison the result.
 fn scaled<T: Float>(tangent: T, partial: T) -> T {
     if tangent.is_zero() {
         T::zero()
@@ -212,7 +207,7 @@ impl<T: Float> Div for Dual<T> {
     }
 }
 
-/// `x % y = x - trunc(x / y) y`, the remainder of `f64`'s `%`: slope 1 in `x` and `-trunc(x / y)` in `y`.
+/// `x % y = x - trunc(x / y) y`, the remainder of `f64`'s `%`: slope 1 in `x`, `-trunc(x / y)` in `y`.
 impl<T: Float> Rem for Dual<T> {
     type Output = Self;
 

@@ -53,7 +53,8 @@ pub fn tanh<T: Float>(y: T) -> T {
 /// `d asinh(x) / dx = 1 / sqrt(x^2 + 1)`.
 #[inline]
 pub fn asinh<T: Float>(x: T) -> T {
-    (x * x + T::one()).sqrt().recip()
+    // `hypot` does not overflow for large `|x|` as `x * x + 1` would.
+    x.hypot(T::one()).recip()
 }
 
 /// `d acosh(x) / dx = 1 / sqrt(x^2 - 1)`.
@@ -132,7 +133,8 @@ pub fn powf<T: Float>(x: T, y: T, r: T) -> (T, T) {
 /// `d sqrt(x) / dx = 1 / (2 sqrt(x))`, from the result `y = sqrt(x)`; `+inf` at 0.
 #[inline]
 pub fn sqrt<T: Float>(y: T) -> T {
-    half::<T>() / y
+    // `abs` makes the slope at `-0.0` (whose root is `-0.0`) `+inf` as at `+0.0`.
+    half::<T>() / y.abs()
 }
 
 /// `d cbrt(x) / dx = 1 / (3 cbrt(x)^2)`, from the result `y = cbrt(x)`; `+inf` at 0.

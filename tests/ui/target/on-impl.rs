@@ -1,0 +1,14 @@
+use autodiff::differentiable;
+
+struct Spring;
+
+#[differentiable]
+impl Spring {
+    fn energy(x: f64) -> f64 {
+        0.5 * x * x
+    }
+}
+
+fn main() {
+    let _ = Spring::energy(1.0);
+}
