@@ -7,6 +7,7 @@
 
 mod check;
 mod dual;
+mod memory;
 pub mod rules;
 
 pub use check::{check_gradient, GradientCheck};
@@ -34,6 +35,9 @@ pub fn stop_gradient<T>(x: T) -> T {
 /// Items that generated code names through `::autodiff::__private`. Not part of the public API.
 #[doc(hidden)]
 pub mod private {
+    pub use crate::memory::{
+        accumulate, cotangent, nth, sum, tangent, zeros_like, ArrayLike, Tape,
+    };
     pub use crate::rules;
     pub use num_traits::{Float, One, Zero};
 }

@@ -4,19 +4,24 @@
 //!
 //! A value is active when some operand is active and the operation passes derivatives through: comparisons,
 //! integer casts, `stop_gradient` and the piecewise-constant float functions (`floor`, `round`, ..) give
-//! constants. (The reverse emitter adds the other half of Tapenade's activity, usefulness: a value whose
-//! adjoint nothing feeds gets no adjoint code.)
+//! constants. An array is active when an active value is written into it. Loops are analysed to a fixed
+//! point: a carried value is active if its initial value or the value the body yields for it is. (The
+//! reverse emitter adds the other half of Tapenade's activity, usefulness: a value whose adjoint nothing
+//! feeds gets no adjoint code.)
 
 use crate::errors::Errors;
-use crate::ir::{Block, Function, Kind, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Block, Function, Kind, Operand, Stmt, Value, Var};
 use crate::signature::{kind_of_type, Signature};
-use proc_macro2::Ident;
+use proc_macro2::{Ident, Span};
 use syn::BinOp;
 
-/// Kind and activity of every value of a function.
+/// Kind and activity of every value and array of a function.
 pub(crate) struct Activity {
     kinds: Vec<Kind>,
     active: Vec<bool>,
+    array_active: Vec<bool>,
+    /// The kind of an array's elements.
+    array_elems: Vec<Kind>,
 }
 
 impl Activity {
@@ -24,6 +29,7 @@ impl Activity {
         match operand {
             Operand::Var(v) => self.kinds[v.0 as usize].clone(),
             Operand::Const { kind, .. } => kind.clone(),
+            Operand::Array(_) => Kind::Array,
         }
     }
 
@@ -32,11 +38,23 @@ impl Activity {
     }
 
     pub(crate) fn is_active(&self, operand: &Operand) -> bool {
-        operand.var().is_some_and(|v| self.active[v.0 as usize])
+        match operand {
+            Operand::Var(v) => self.active[v.0 as usize],
+            Operand::Array(a) => self.array_active[a.0 as usize],
+            Operand::Const { .. } => false,
+        }
     }
 
     pub(crate) fn is_active_var(&self, var: Var) -> bool {
         self.active[var.0 as usize]
+    }
+
+    pub(crate) fn is_active_array(&self, array: Array) -> bool {
+        self.array_active[array.0 as usize]
+    }
+
+    pub(crate) fn elem_kind(&self, array: Array) -> &Kind {
+        &self.array_elems[array.0 as usize]
     }
 }
 
@@ -50,19 +68,53 @@ pub(crate) fn analyze(
     let mut activity = Activity {
         kinds: vec![Kind::Unknown; f.vars.len()],
         active: vec![false; f.vars.len()],
+        array_active: vec![false; f.arrays.len()],
+        array_elems: vec![Kind::Unknown; f.arrays.len()],
     };
     for (var, param) in f.params.iter().zip(&sig.params) {
         activity.kinds[var.0 as usize] = param.kind.clone();
-        activity.active[var.0 as usize] = param.active;
+        activity.active[var.0 as usize] = param.active && param.array.is_none();
+    }
+    for (i, info) in f.arrays.iter().enumerate() {
+        if let Some(param) = info.param {
+            let param = &sig.params[param];
+            activity.array_active[i] = param.active;
+            activity.array_elems[i] = element_kind(&param.ty, float_params);
+        }
     }
     let mut pass = Pass {
         activity,
         float_params,
         errors,
         f,
+        changed: true,
+        report: false,
     };
+    // Loops make the analysis a fixed point: run until nothing changes, then once more to report.
+    while pass.changed {
+        pass.changed = false;
+        pass.block(&f.body);
+    }
+    pass.report = true;
     pass.block(&f.body);
     pass.activity
+}
+
+/// The element kind of a slice, `Vec` or array type.
+fn element_kind(ty: &syn::Type, float_params: &[Ident]) -> Kind {
+    match ty {
+        syn::Type::Reference(r) => element_kind(&r.elem, float_params),
+        syn::Type::Slice(s) => kind_of_type(&s.elem, float_params),
+        syn::Type::Array(a) => kind_of_type(&a.elem, float_params),
+        syn::Type::Path(tp) => match tp.path.segments.last().map(|s| &s.arguments) {
+            Some(syn::PathArguments::AngleBracketed(args)) => match args.args.first() {
+                Some(syn::GenericArgument::Type(t)) => kind_of_type(t, float_params),
+                _ => Kind::Unknown,
+            },
+            _ => Kind::Unknown,
+        },
+        _ => Kind::Unknown,
+    }
 }
 
 struct Pass<'a> {
@@ -70,13 +122,50 @@ struct Pass<'a> {
     float_params: &'a [Ident],
     errors: &'a mut Errors,
     f: &'a Function,
+    changed: bool,
+    /// Report errors (only in the last pass, so each is reported once).
+    report: bool,
 }
 
 impl Pass<'_> {
     fn set(&mut self, var: Var, kind: Kind, active: bool) {
         let active = active && kind.is_differentiable();
-        self.activity.kinds[var.0 as usize] = kind;
-        self.activity.active[var.0 as usize] = active;
+        let i = var.0 as usize;
+        if self.activity.active[i] != active
+            || format!("{:?}", self.activity.kinds[i]) != format!("{kind:?}")
+        {
+            self.changed = true;
+        }
+        self.activity.kinds[i] = kind;
+        self.activity.active[i] = active;
+    }
+
+    fn set_array(&mut self, array: Array, kind: &Kind, active: bool) {
+        let i = array.0 as usize;
+        let joined = self.activity.array_elems[i].join(kind);
+        if format!("{:?}", self.activity.array_elems[i]) != format!("{joined:?}") {
+            self.activity.array_elems[i] = joined;
+            self.changed = true;
+        }
+        if active && !self.activity.array_active[i] {
+            self.activity.array_active[i] = true;
+            self.changed = true;
+        }
+    }
+
+    fn span_of(&self, operand: &Operand) -> Span {
+        operand
+            .var()
+            .map_or_else(Span::call_site, |v| self.f.vars[v.0 as usize].span)
+    }
+
+    fn check_index(&mut self, index: &Operand) {
+        if self.report && matches!(self.activity.kind(index), Kind::Float(_)) {
+            self.errors.at(
+                self.span_of(index),
+                "an index must be an integer, and this value is a float: write `x as usize`",
+            );
+        }
     }
 
     fn block(&mut self, block: &Block) {
@@ -97,16 +186,82 @@ impl Pass<'_> {
                     arms,
                     outs,
                 } => {
-                    if self.activity.is_active(scrutinee) {
-                        let span = scrutinee.var().map(|v| self.f.vars[v.0 as usize].span);
+                    if self.report && self.activity.is_active(scrutinee) {
                         self.errors.at(
-                            span.unwrap_or_else(proc_macro2::Span::call_site),
+                            self.span_of(scrutinee),
                             "`match` on a value that depends on the differentiated inputs is not supported: \
                              compare it with `if`/`else if` instead",
                         );
                     }
                     let blocks: Vec<&Block> = arms.iter().map(|a| &a.block).collect();
                     self.join_branches(&blocks, outs);
+                }
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } => {
+                    self.check_index(index);
+                    let (kind, active) =
+                        (self.activity.kind(value), self.activity.is_active(value));
+                    self.set_array(*array, &kind, active);
+                }
+                Stmt::Push {
+                    array,
+                    index,
+                    value,
+                } => {
+                    self.set(*index, Kind::Int, false);
+                    let (kind, active) =
+                        (self.activity.kind(value), self.activity.is_active(value));
+                    self.set_array(*array, &kind, active);
+                }
+                Stmt::NewArray { array, init } => {
+                    let (kind, active) = match init {
+                        ArrayInit::Repeat { value, .. } => {
+                            (self.activity.kind(value), self.activity.is_active(value))
+                        }
+                        ArrayInit::Elements { items, .. } => (
+                            items
+                                .iter()
+                                .fold(Kind::Unknown, |k, o| k.join(&self.activity.kind(o))),
+                            items.iter().any(|o| self.activity.is_active(o)),
+                        ),
+                        ArrayInit::Empty { .. } => (Kind::Unknown, false),
+                        ArrayInit::Copy(source) => (
+                            self.activity.elem_kind(*source).clone(),
+                            self.activity.is_active_array(*source),
+                        ),
+                    };
+                    self.set_array(*array, &kind, active);
+                }
+                Stmt::Loop(l) => {
+                    for (i, phi) in l.phis.iter().enumerate() {
+                        let mut kind = self.activity.kind(&l.inits[i]);
+                        let mut active = self.activity.is_active(&l.inits[i]);
+                        if let Some(yielded) = l.body.yields.get(i) {
+                            kind = kind.join(&self.activity.kind(yielded));
+                            active |= self.activity.is_active(yielded);
+                        }
+                        // Once active, a carried value stays active (the fixed point only grows).
+                        active |= self.activity.is_active_var(*phi);
+                        self.set(*phi, kind, active);
+                    }
+                    if let Some((_, index)) = &l.range {
+                        self.set(*index, Kind::Int, false);
+                    }
+                    if let Some(cond) = &l.cond {
+                        self.block(cond);
+                    }
+                    self.block(&l.body);
+                    for (phi, out) in l.phis.iter().zip(&l.outs) {
+                        let (kind, active) = (
+                            self.activity.var_kind(*phi).clone(),
+                            self.activity.is_active_var(*phi),
+                        );
+                        self.set(*out, kind, active);
+                    }
+                    self.set(l.trips, Kind::Int, false);
                 }
             }
         }
@@ -160,7 +315,7 @@ impl Pass<'_> {
                         items.get(*index as usize).cloned().unwrap_or(Kind::Unknown)
                     }
                     _ => {
-                        if a.is_active(o) {
+                        if self.report && a.is_active(o) {
                             self.errors.at(
                                 self.f.vars[var.0 as usize].span,
                                 "the macro cannot tell the shape of this tuple: destructure it with \
@@ -170,7 +325,7 @@ impl Pass<'_> {
                         Kind::Unknown
                     }
                 };
-                (kind, a.is_active(o))
+                (kind, self.activity.is_active(o))
             }
             Value::Float { func, args, .. } => {
                 let float_args = func.float_args(args.len());
@@ -187,7 +342,7 @@ impl Pass<'_> {
                 (kind, active)
             }
             Value::Method { method, .. } => {
-                if any_active {
+                if self.report && any_active {
                     self.errors.spanned(
                         method,
                         format!(
@@ -206,7 +361,7 @@ impl Pass<'_> {
                 (kind, false)
             }
             Value::Call { callee, args } => {
-                if any_active {
+                if self.report && any_active {
                     let name = callee.to_string().replace(' ', "");
                     self.errors.spanned(
                         callee,
@@ -220,6 +375,12 @@ impl Pass<'_> {
                 (self.call_kind(callee, args.len()), false)
             }
             Value::StopGradient { arg, .. } => (a.kind(arg), false),
+            Value::Load { array, index } => {
+                let result = (a.elem_kind(*array).clone(), a.is_active_array(*array));
+                self.check_index(index);
+                result
+            }
+            Value::Len(_) => (Kind::Int, false),
         }
     }
 

@@ -2,13 +2,15 @@
 //! computation, zeros of each kind, and the emission of a block's primal code pruned to what is needed.
 
 use crate::activity::Activity;
-use crate::ir::{Block, CallForm, Function, Kind, Operand, Stmt, Value, Var};
+use crate::ir::{
+    Array, ArrayInit, Block, CallForm, Function, Kind, Loop, Operand, Stmt, Value, Var,
+};
 use crate::naming::{self, Namer};
 use crate::rules::RuleCtx;
 use crate::signature::Signature;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The state of emitting one generated function.
 pub(crate) struct Emitter<'a> {
@@ -16,12 +18,24 @@ pub(crate) struct Emitter<'a> {
     pub(crate) activity: &'a Activity,
     pub(crate) namer: Namer,
     names: Vec<Ident>,
+    array_names: Vec<Ident>,
+    /// The values the forward sweep pushes on a tape for the reverse sweep, with their tape's name.
+    pub(crate) tapes: BTreeMap<Var, Ident>,
+}
+
+/// What a primal emission is for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// The forward sweep: everything the result needs, memory writes, and tape pushes.
+    Sweep,
+    /// Recomputing pure values inside the reverse sweep: no writes, no pushes.
+    Recompute,
 }
 
 impl<'a> Emitter<'a> {
     pub(crate) fn new(f: &'a Function, sig: &Signature, activity: &'a Activity) -> Emitter<'a> {
         let mut namer = Namer::new(sig.params.iter().map(|p| p.ident.to_string()));
-        let names = f
+        let mut names: Vec<Ident> = f
             .vars
             .iter()
             .enumerate()
@@ -35,11 +49,30 @@ impl<'a> Emitter<'a> {
                 },
             )
             .collect();
+        // A loop's carried value is one mutable variable: its value at the start of an iteration and after
+        // the loop share the name.
+        for stmt in f.all_stmts() {
+            if let Stmt::Loop(l) = stmt {
+                for (phi, out) in l.phis.iter().zip(&l.outs) {
+                    names[out.0 as usize] = names[phi.0 as usize].clone();
+                }
+            }
+        }
+        let array_names = f
+            .arrays
+            .iter()
+            .map(|info| match info.param {
+                Some(param) => sig.params[param].ident.clone(),
+                None => namer.fresh(&info.name),
+            })
+            .collect();
         Emitter {
             f,
             activity,
             namer,
             names,
+            array_names,
+            tapes: BTreeMap::new(),
         }
     }
 
@@ -47,11 +80,56 @@ impl<'a> Emitter<'a> {
         &self.names[var.0 as usize]
     }
 
+    pub(crate) fn array_name(&self, array: Array) -> &Ident {
+        &self.array_names[array.0 as usize]
+    }
+
     pub(crate) fn operand(&self, operand: &Operand) -> TokenStream {
         match operand {
             Operand::Var(v) => self.name(*v).to_token_stream(),
             Operand::Const { tokens, .. } => tokens.clone(),
+            Operand::Array(a) => self.array_name(*a).to_token_stream(),
         }
+    }
+
+    /// The name of the tape of `var`, registering it as taped.
+    pub(crate) fn tape(&mut self, var: Var) -> Ident {
+        if let Some(tape) = self.tapes.get(&var) {
+            return tape.clone();
+        }
+        let base = format!(
+            "__tape_{}",
+            self.name(var).to_string().trim_start_matches('_')
+        );
+        let tape = self.namer.fresh(&base);
+        self.tapes.insert(var, tape.clone());
+        tape
+    }
+
+    /// The declarations of the tapes, at the top of the function.
+    pub(crate) fn tape_declarations(&self) -> TokenStream {
+        let tapes = self.tapes.values();
+        quote!(#(let mut #tapes = ::autodiff::__private::Tape::new();)*)
+    }
+
+    /// The loop index at reverse iteration `t` (counting from the first forward iteration).
+    pub(crate) fn nth_index(&self, l: &Loop, t: &Ident) -> Option<TokenStream> {
+        let (range, index) = l.range.as_ref()?;
+        let iterator = self.range_iterator(range);
+        let name = self.name(*index);
+        Some(quote! {
+            let #name = ::autodiff::__private::nth(#iterator, #t);
+        })
+    }
+
+    fn range_iterator(&self, range: &crate::ir::Range) -> TokenStream {
+        let (start, end) = (self.operand(&range.start), self.operand(&range.end));
+        range_tokens(
+            range,
+            start,
+            end,
+            range.step.as_ref().map(|s| self.operand(s)),
+        )
     }
 
     /// A fresh name for the adjoint of `var`.
@@ -135,6 +213,14 @@ impl<'a> Emitter<'a> {
                 let arg = op(arg);
                 quote!(#callee(#arg))
             }
+            Value::Load { array, index } => {
+                let (array, index) = (self.array_name(*array), op(index));
+                quote!(#array[#index])
+            }
+            Value::Len(array) => {
+                let array = self.array_name(*array);
+                quote!(#array.len())
+            }
         }
     }
 
@@ -165,23 +251,29 @@ impl<'a> Emitter<'a> {
     }
 
     /// The primal code of `block` that computes `roots` (values defined in it) and what they depend on.
-    /// Returns the code and the values it reads that are defined outside `block`.
+    /// Returns the code and the values it reads that are defined outside `block`. In `Mode::Sweep` it also
+    /// writes memory and pushes the taped values.
     pub(crate) fn primal(
         &self,
         block: &Block,
         roots: &BTreeSet<Var>,
+        mode: Mode,
     ) -> (TokenStream, BTreeSet<Var>) {
         let mut need: BTreeSet<Var> = roots.clone();
+        if mode == Mode::Sweep {
+            need.extend(self.tapes.keys().copied());
+        }
         let mut pieces: Vec<TokenStream> = Vec::new();
         for stmt in block.stmts.iter().rev() {
-            match stmt {
+            let piece = match stmt {
                 Stmt::Let { var, value } => {
-                    if need.contains(var) {
-                        need.extend(value.operands().into_iter().filter_map(Operand::var));
-                        let name = self.name(*var);
-                        let expr = self.primal_expr(value);
-                        pieces.push(quote!(let #name = #expr;));
+                    if !need.contains(var) {
+                        continue;
                     }
+                    need.extend(value.operands().into_iter().filter_map(Operand::var));
+                    let name = self.name(*var);
+                    let expr = self.primal_expr(value);
+                    quote!(let #name = #expr;)
                 }
                 Stmt::If { cond, outs, .. }
                 | Stmt::Match {
@@ -192,7 +284,9 @@ impl<'a> Emitter<'a> {
                     let wanted: Vec<usize> = (0..outs.len())
                         .filter(|i| need.contains(&outs[*i]))
                         .collect();
-                    if wanted.is_empty() {
+                    let sweep_effects =
+                        mode == Mode::Sweep && (stmt.has_effects() || self.tapes_inside(stmt));
+                    if wanted.is_empty() && !sweep_effects {
                         continue;
                     }
                     let names: Vec<&Ident> = wanted.iter().map(|i| self.name(outs[*i])).collect();
@@ -203,25 +297,222 @@ impl<'a> Emitter<'a> {
                             let yields: Vec<&Operand> =
                                 wanted.iter().map(|i| &b.yields[*i]).collect();
                             let inner_roots = yields.iter().filter_map(|o| o.var()).collect();
-                            let (code, free) = self.primal(b, &inner_roots);
+                            let (code, free) = self.primal(b, &inner_roots, mode);
                             need.extend(free);
                             let yields =
                                 tuple_or_single(yields.iter().map(|o| self.operand(o)).collect());
-                            quote!({ #code #yields })
+                            block_with_value(code, yields)
                         })
                         .collect();
                     need.extend(cond.var());
-                    let pattern =
-                        tuple_or_single(names.iter().map(|n| n.to_token_stream()).collect());
                     let branches = self.branches(stmt, cond, arms);
-                    pieces.push(quote!(let #pattern = #branches;));
+                    if names.is_empty() {
+                        quote!(#branches;)
+                    } else {
+                        let pattern =
+                            tuple_or_single(names.iter().map(|n| n.to_token_stream()).collect());
+                        quote!(let #pattern = #branches;)
+                    }
                 }
-            }
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } => {
+                    if mode == Mode::Recompute {
+                        continue;
+                    }
+                    need.extend(index.var());
+                    need.extend(value.var());
+                    let (array, index, value) = (
+                        self.array_name(*array),
+                        self.operand(index),
+                        self.operand(value),
+                    );
+                    quote!(#array[#index] = #value;)
+                }
+                Stmt::Push {
+                    array,
+                    index,
+                    value,
+                } => {
+                    if mode == Mode::Recompute {
+                        continue;
+                    }
+                    need.extend(value.var());
+                    let (name, value) = (self.array_name(*array), self.operand(value));
+                    if need.contains(index) {
+                        let index = self.name(*index);
+                        quote!(let #index = #name.len(); #name.push(#value);)
+                    } else {
+                        quote!(#name.push(#value);)
+                    }
+                }
+                Stmt::NewArray { array, init } => {
+                    if mode == Mode::Recompute {
+                        continue;
+                    }
+                    for operand in stmt.operands() {
+                        need.extend(operand.var());
+                    }
+                    let name = self.array_name(*array);
+                    let init = self.array_init(init, self.f.arrays[array.0 as usize].fixed);
+                    quote!(let mut #name = #init;)
+                }
+                Stmt::Loop(l) => {
+                    if mode == Mode::Recompute {
+                        continue;
+                    }
+                    let (code, free) = self.primal_loop(l, &need);
+                    need.extend(free);
+                    code
+                }
+            };
+            let pushes = self.pushes(&stmt.defs());
+            pieces.push(quote!(#piece #pushes));
         }
         pieces.reverse();
         let defs: BTreeSet<Var> = block.defs().into_iter().collect();
         let free = need.difference(&defs).copied().collect();
         (quote!(#(#pieces)*), free)
+    }
+
+    /// `tape.push(value);` for each of `vars` that is taped.
+    fn pushes(&self, vars: &[Var]) -> TokenStream {
+        let pushes = vars.iter().filter_map(|v| {
+            let tape = self.tapes.get(v)?;
+            let name = self.name(*v);
+            Some(quote!(#tape.push(#name);))
+        });
+        quote!(#(#pushes)*)
+    }
+
+    /// Are any of the values defined inside `stmt`'s blocks taped?
+    fn tapes_inside(&self, stmt: &Stmt) -> bool {
+        stmt.blocks().iter().any(|b| {
+            b.stmts.iter().any(|s| {
+                s.defs().iter().any(|v| self.tapes.contains_key(v)) || self.tapes_inside(s)
+            })
+        }) || matches!(stmt, Stmt::Loop(l) if l.phis.iter().any(|v| self.tapes.contains_key(v)))
+    }
+
+    /// The forward sweep of a loop: the carried values are mutable variables, assigned at the end of each
+    /// iteration; the number of iterations is counted when the reverse sweep needs it.
+    fn primal_loop(&self, l: &Loop, need: &BTreeSet<Var>) -> (TokenStream, BTreeSet<Var>) {
+        let mut free: BTreeSet<Var> = l.inits.iter().filter_map(Operand::var).collect();
+        let phis: Vec<&Ident> = l.phis.iter().map(|p| self.name(*p)).collect();
+        let inits: Vec<TokenStream> = l.inits.iter().map(|o| self.operand(o)).collect();
+        let count = need.contains(&l.trips) || self.tapes.contains_key(&l.trips);
+        let trips = self.name(l.trips);
+        let (counter, increment) = if count {
+            (quote!(let mut #trips = 0usize;), quote!(#trips += 1;))
+        } else {
+            (quote!(), quote!())
+        };
+        let cond = l.cond.as_ref().map(|cond| {
+            let roots = cond.yields.iter().filter_map(Operand::var).collect();
+            let (code, cond_free) = self.primal(cond, &roots, Mode::Sweep);
+            free.extend(cond_free);
+            let value = self.operand(&cond.yields[0]);
+            quote!(#code if !(#value) { break; })
+        });
+        let phi_pushes = self.pushes(&l.phis);
+        let roots: BTreeSet<Var> = l.body.yields.iter().filter_map(Operand::var).collect();
+        let (body, body_free) = self.primal(&l.body, &roots, Mode::Sweep);
+        free.extend(body_free);
+        // Parallel assignment of the next values, as `(a, b) = (b, a)` needs.
+        let changed: Vec<(usize, &Operand)> = l
+            .body
+            .yields
+            .iter()
+            .enumerate()
+            .filter(|(i, y)| y.var() != Some(l.phis[*i]))
+            .collect();
+        let assign = match changed.as_slice() {
+            [] => quote!(),
+            [(i, y)] => {
+                let (phi, y) = (phis[*i], self.operand(y));
+                quote!(#phi = #y;)
+            }
+            many => {
+                let targets = many.iter().map(|(i, _)| phis[*i]);
+                let values = many.iter().map(|(_, y)| self.operand(y));
+                quote!((#(#targets),*) = (#(#values),*);)
+            }
+        };
+        let exit = l.exit_flag.map(|i| {
+            let flag = phis[i];
+            quote!(if #flag { break; })
+        });
+        let header = match &l.range {
+            Some((range, index)) => {
+                if let Some(step) = &range.step {
+                    free.extend(step.var());
+                }
+                free.extend(range.start.var());
+                free.extend(range.end.var());
+                let iterator = self.range_iterator(range);
+                let index = self.name(*index);
+                quote!(for #index in #iterator)
+            }
+            None => quote!(loop),
+        };
+        let code = quote! {
+            #(let mut #phis = #inits;)*
+            #counter
+            #header {
+                #cond
+                #phi_pushes
+                #body
+                #assign
+                #increment
+                #exit
+            }
+        };
+        let inner: BTreeSet<Var> = l
+            .phis
+            .iter()
+            .copied()
+            .chain(l.range.as_ref().map(|(_, i)| *i))
+            .collect();
+        (code, free.difference(&inner).copied().collect())
+    }
+
+    /// The expression that makes a new array.
+    fn array_init(&self, init: &ArrayInit, fixed_copy: bool) -> TokenStream {
+        match init {
+            ArrayInit::Repeat { value, len, fixed } => {
+                let (value, len) = (self.operand(value), self.operand(len));
+                if *fixed {
+                    quote!([#value; #len])
+                } else {
+                    quote!(::std::vec![#value; #len])
+                }
+            }
+            ArrayInit::Copy(source) if self.f.arrays[source.0 as usize].fixed && fixed_copy => {
+                let source = self.array_name(*source);
+                quote!(#source)
+            }
+            ArrayInit::Elements { items, fixed } => {
+                let items = items.iter().map(|o| self.operand(o));
+                if *fixed {
+                    quote!([#(#items),*])
+                } else {
+                    quote!(::std::vec![#(#items),*])
+                }
+            }
+            ArrayInit::Empty { capacity } => match capacity {
+                Some(n) => {
+                    let n = self.operand(n);
+                    quote!(::std::vec::Vec::with_capacity(#n))
+                }
+                None => quote!(::std::vec::Vec::new()),
+            },
+            ArrayInit::Copy(source) => {
+                let source = self.array_name(*source);
+                quote!(#source.to_vec())
+            }
+        }
     }
 
     /// `if cond { arm0 } else { arm1 }` or `match cond { pat => arm, .. }` with the given arm bodies.
@@ -243,6 +534,49 @@ impl<'a> Emitter<'a> {
             }
         }
     }
+}
+
+/// `a..b`, `(a..=b).rev().step_by(k)`: the iterator of a `for` over a range.
+pub(crate) fn range_tokens(
+    range: &crate::ir::Range,
+    start: TokenStream,
+    end: TokenStream,
+    step: Option<TokenStream>,
+) -> TokenStream {
+    let bare = if range.inclusive {
+        quote!(#start..=#end)
+    } else {
+        quote!(#start..#end)
+    };
+    if !range.rev && step.is_none() {
+        return bare;
+    }
+    let mut iterator = quote!((#bare));
+    if range.rev {
+        iterator = quote!(#iterator.rev());
+    }
+    if let Some(step) = step {
+        iterator = quote!(#iterator.step_by(#step));
+    }
+    iterator
+}
+
+/// `{ code; value }`, folding a last `let x = e;` whose `x` is the value into `{ ..; e }`.
+pub(crate) fn block_with_value(code: TokenStream, value: TokenStream) -> TokenStream {
+    let mut stmts: Vec<syn::Stmt> = match syn::parse2::<syn::Block>(quote!({ #code })) {
+        Ok(block) => block.stmts,
+        Err(_) => return quote!({ #code #value }),
+    };
+    if let Some(syn::Stmt::Local(local)) = stmts.last() {
+        if let (syn::Pat::Ident(p), Some(init)) = (&local.pat, &local.init) {
+            if p.ident == value.to_string() {
+                let expr = init.expr.clone();
+                stmts.pop();
+                return quote!({ #(#stmts)* #expr });
+            }
+        }
+    }
+    quote!({ #(#stmts)* #value })
 }
 
 /// `(a, b)` for several, `a` for one, `()` for none.

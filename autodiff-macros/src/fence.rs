@@ -17,6 +17,8 @@ struct Fence<'e> {
     errors: &'e mut Errors,
 }
 
+const LABELS: &str = "loop labels are not supported: use a flag variable and `break`";
+
 const MACROS: &str = "macros are not supported in a differentiable body, since the macro cannot see their \
                       expansion: write the computation out (`assert!` and `println!` belong in a caller)";
 
@@ -54,15 +56,36 @@ impl<'ast> Visit<'ast> for Fence<'_> {
             Expr::Async(_) | Expr::Await(_) => {
                 "`async` code is not supported: differentiate a synchronous function"
             }
-            Expr::Macro(_) => MACROS,
-            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) | Expr::Break(_) | Expr::Continue(_) => {
-                "loops are not supported yet: unroll the loop or split the function"
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                visit::visit_expr(self, expr);
+                return;
             }
-            Expr::Index(_) => "indexing is not supported yet: pass the elements as float parameters",
-            Expr::Array(_) | Expr::Repeat(_) => "arrays are not supported yet: use separate float values",
-            Expr::Reference(_) => "references are not supported in a differentiable body: use the value itself",
+            Expr::Macro(_) => MACROS,
+            Expr::ForLoop(f) => {
+                if f.label.is_some() {
+                    self.errors.spanned(&f.label, LABELS);
+                }
+                self.visit_iterator(&f.expr);
+                self.visit_block(&f.body);
+                return;
+            }
+            Expr::While(syn::ExprWhile { label: Some(label), .. })
+            | Expr::Loop(syn::ExprLoop { label: Some(label), .. }) => {
+                self.errors.spanned(label, LABELS);
+                visit::visit_expr(self, expr);
+                return;
+            }
+            Expr::Break(syn::ExprBreak { label: Some(label), .. })
+            | Expr::Continue(syn::ExprContinue { label: Some(label), .. }) => {
+                self.errors.spanned(label, LABELS);
+                return;
+            }
+            Expr::Reference(_) => {
+                "references are not supported in a differentiable body: use the value itself (a slice is \
+                 iterated as `for x in xs` or `for &x in xs.iter()`)"
+            }
             Expr::Struct(_) => "struct literals are not supported: a differentiable function works on floats",
-            Expr::Range(_) => "ranges are not supported outside a `for` loop",
+            Expr::Range(_) => "ranges are supported only as what a `for` loop iterates",
             Expr::Try(_) => "the `?` operator is not supported: a differentiable function returns floats",
             Expr::Let(_) => "`if let` and `while let` are not supported: use `if` with a comparison or `match`",
             Expr::TryBlock(_) | Expr::Yield(_) | Expr::Const(_) | Expr::Infer(_) | Expr::Verbatim(_) => {
@@ -125,6 +148,26 @@ impl<'ast> Visit<'ast> for Fence<'_> {
 }
 
 impl Fence<'_> {
+    /// What a `for` iterates: a range or `&xs` may appear there, inside the adaptor chain.
+    fn visit_iterator(&mut self, expr: &Expr) {
+        match expr {
+            Expr::Paren(p) => self.visit_iterator(&p.expr),
+            Expr::MethodCall(m) => {
+                self.visit_iterator(&m.receiver);
+                for arg in &m.args {
+                    self.visit_iterator(arg);
+                }
+            }
+            Expr::Range(r) => {
+                for end in r.start.iter().chain(r.end.iter()) {
+                    self.visit_expr(end);
+                }
+            }
+            Expr::Reference(r) if r.mutability.is_none() => self.visit_expr(&r.expr),
+            other => self.visit_expr(other),
+        }
+    }
+
     /// A `let` binds names, tuples of patterns, `_`, with optional type annotations.
     fn local_pattern(&mut self, pat: &Pat) {
         match pat {
@@ -164,18 +207,21 @@ mod tests {
         let body = "{ let (a, b) = (x, 2.0); let mut c: f64 = a * b; c += 1.0; \
                      const K: f64 = 2.0; \
                      let d = if c > 0.0 { c.sin() } else { -c }; \
+                     let mut v = vec![0.0; 3]; for (i, &y) in xs.iter().enumerate() { v[i] = y; } \
+                     for j in (0..n).rev().step_by(2) { if j == 1 { continue; } } \
+                     while d > 1.0 { d = d / 2.0; } loop { break; } \
                      match n { 0 | 1 => d, 2..=5 => d * K, _ => d.exp() } }";
         assert_eq!(errors_in(body), Vec::<String>::new());
     }
 
     #[test]
     fn all_errors_are_reported_at_once() {
-        let body = "{ let f = |y| y; println!(\"{}\", x); for i in 0..3 {} unsafe { x } }";
+        let body = "{ let f = |y| y; println!(\"{}\", x); 'outer: for i in 0..3 {} unsafe { x } }";
         let errors = errors_in(body);
         assert_eq!(errors.len(), 4, "{errors:?}");
         assert!(errors[0].contains("closures"));
         assert!(errors[1].contains("macros"));
-        assert!(errors[2].contains("loops"));
+        assert!(errors[2].contains("labels"));
         assert!(errors[3].contains("unsafe"));
     }
 

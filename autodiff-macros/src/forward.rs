@@ -1,8 +1,10 @@
 //! Forward mode: emits `f_jvp`, the primal code with each active value's tangent computed beside it.
 //!
 //! Tangents follow the same rules as adjoints (`rules.rs`): the tangent of `y = op(a, b)` is
-//! `∂y/∂a · ȧ + ∂y/∂b · ḃ`. Two analyses prune the code first: which tangents reach the returned tangent,
-//! and which primal values the result and those tangents read.
+//! `∂y/∂a · ȧ + ∂y/∂b · ḃ`. An active array has a tangent array beside it, written where it is written. A
+//! loop carries the tangents of its carried values beside them. Two analyses prune straight-line code
+//! first: which tangents reach the returned tangent, and which primal values the result and those tangents
+//! read; loops and array writes are kept whole.
 //!
 //! ```text
 //! // Input:                          // Output:
@@ -10,8 +12,9 @@
 //! z.sin()                            let __v0 = z.sin(); let __dot_v0 = __dot_z * Float::cos(z);
 //! ```
 
-use crate::emit::{tuple_or_single, Emitter, Recorder};
-use crate::ir::{Block, Function, Operand, Stmt, Value, Var};
+use crate::emit::{block_with_value, tuple_or_single, Emitter, Recorder};
+use crate::ir::{Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var};
+use crate::naming;
 use crate::rules::{self, Partial, RuleCtx};
 use crate::signature::Signature;
 use proc_macro2::{Ident, Span, TokenStream};
@@ -26,6 +29,8 @@ struct Forward<'e, 'a> {
     tangent: BTreeSet<Var>,
     /// The tangent of each value that has one.
     tangents: BTreeMap<Var, TokenStream>,
+    /// The tangent array of each active array.
+    array_tangents: BTreeMap<Array, Ident>,
 }
 
 /// The body of `f_jvp`: given the input tangent `tangent`, returns `(value, output tangent)`.
@@ -39,45 +44,63 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         primal: primal_needed,
         tangent: tangent_needed,
         tangents: BTreeMap::new(),
+        array_tangents: BTreeMap::new(),
     };
     // Unpack the input tangent into the tangents of the active parameters.
-    let active: Vec<Var> = f
+    let active: Vec<(usize, Var)> = f
         .params
         .iter()
         .zip(&sig.params)
-        .filter(|(_, p)| p.active)
-        .map(|(v, _)| *v)
+        .enumerate()
+        .filter(|(_, (_, p))| p.active)
+        .map(|(i, (v, _))| (i, *v))
         .collect();
-    let unpack = if let [only] = active.as_slice() {
-        if fwd.tangent.contains(only) {
-            fwd.tangents.insert(*only, tangent.to_token_stream());
-            quote!()
+    let mut checks = Vec::new();
+    let mut names = Vec::new();
+    for &(i, var) in &active {
+        let param = &sig.params[i];
+        if param.array.is_some() {
+            let array = Array(
+                f.arrays
+                    .iter()
+                    .position(|a| a.param == Some(i))
+                    .unwrap_or(0) as u32,
+            );
+            let name = fwd.array_tangent(array);
+            let primal = &param.ident;
+            let label = param.ident.to_string();
+            checks.push(
+                quote!(let mut #name = ::autodiff::__private::tangent(#label, #name, &#primal);),
+            );
+            names.push(name.to_token_stream());
+        } else if fwd.tangent.contains(&var) {
+            let name = fwd.e.tangent_name(var).to_token_stream();
+            fwd.tangents.insert(var, name.clone());
+            names.push(name);
         } else {
-            quote!(let _ = #tangent;)
+            names.push(quote!(_));
         }
-    } else {
-        let names: Vec<TokenStream> = active
-            .iter()
-            .map(|v| {
-                if fwd.tangent.contains(v) {
-                    let name = fwd.e.tangent_name(*v).to_token_stream();
-                    fwd.tangents.insert(*v, name.clone());
-                    name
-                } else {
-                    quote!(_)
-                }
-            })
-            .collect();
-        quote!(let (#(#names,)*) = #tangent;)
+    }
+    let unpack = match names.as_slice() {
+        [] => quote!(let _ = #tangent;),
+        [one] => quote!(let #one = #tangent;),
+        many => quote!(let (#(#many,)*) = #tangent;),
     };
     let mut code = Vec::new();
     fwd.block(&f.body, &mut code);
     let value = fwd.e.operand(&returned);
-    let out_tangent = fwd.tangent_of(&returned, &sig.ret_kind);
+    let out_tangent = match &returned {
+        Operand::Array(array) => match fwd.array_tangents.get(array) {
+            Some(t) => t.to_token_stream(),
+            None => quote!(::autodiff::__private::zeros_like(&#value)),
+        },
+        _ => fwd.tangent_of(&returned, &sig.ret_kind),
+    };
     let items = fwd.e.items();
     quote! {
         #items
         #unpack
+        #(#checks)*
         #(#code)*
         (#value, #out_tangent)
     }
@@ -103,18 +126,6 @@ impl RuleCtx for DryRun<'_> {
     }
 }
 
-/// Every statement of `block` and its nested blocks, outermost first.
-fn all_stmts(block: &Block) -> Vec<&Stmt> {
-    let mut stmts = Vec::new();
-    for stmt in &block.stmts {
-        stmts.push(stmt);
-        for inner in stmt.blocks() {
-            stmts.extend(all_stmts(inner));
-        }
-    }
-    stmts
-}
-
 /// Grows `set` along `step` until nothing changes.
 fn fixpoint(
     stmts: &[&Stmt],
@@ -134,28 +145,61 @@ fn fixpoint(
     }
 }
 
-/// The active values whose tangents reach the returned tangent.
+/// Every value defined inside a loop (carried, index, body), which forward mode keeps whole.
+fn loop_values(l: &Loop) -> Vec<Var> {
+    let mut vars: Vec<Var> = l.phis.iter().chain(&l.outs).copied().collect();
+    vars.extend(l.range.as_ref().map(|(_, i)| *i));
+    vars.push(l.trips);
+    let mut stack: Vec<&Block> = l.cond.iter().chain([&l.body]).collect();
+    while let Some(block) = stack.pop() {
+        for stmt in &block.stmts {
+            vars.extend(stmt.defs());
+            if let Stmt::Loop(inner) = stmt {
+                vars.extend(inner.phis.iter().copied());
+                vars.extend(inner.range.as_ref().map(|(_, i)| *i));
+            }
+            stack.extend(stmt.blocks());
+        }
+    }
+    vars
+}
+
+/// The active values whose tangents reach the returned tangent or an active array.
 fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Var> {
     let activity = e.activity;
+    let active_vars = |operands: Vec<&Operand>| -> Vec<Var> {
+        operands
+            .into_iter()
+            .filter(|o| activity.is_active(o))
+            .filter_map(Operand::var)
+            .collect()
+    };
     let mut need: BTreeSet<Var> = returned
         .var()
         .filter(|v| activity.is_active_var(*v))
         .into_iter()
         .collect();
-    let stmts = all_stmts(&f.body);
+    let stmts = f.all_stmts();
     fixpoint(&stmts, &mut need, |stmt, need, added| match stmt {
-        Stmt::Let { var, value } if need.contains(var) => {
-            added.extend(
-                value
-                    .operands()
-                    .into_iter()
-                    .filter(|o| activity.is_active(o))
-                    .filter_map(|o| o.var()),
-            );
+        Stmt::Let { var, value } => {
+            if need.contains(var) {
+                added.extend(active_vars(value.operands()));
+            }
         }
-        Stmt::Let { .. } => {}
-        _ => {
-            let outs = stmt.defs();
+        Stmt::Store { array, .. } | Stmt::Push { array, .. } | Stmt::NewArray { array, .. } => {
+            if activity.is_active_array(*array) {
+                added.extend(active_vars(stmt.operands()));
+            }
+        }
+        Stmt::Loop(l) => {
+            added.extend(
+                loop_values(l)
+                    .into_iter()
+                    .filter(|v| activity.is_active_var(*v)),
+            );
+            added.extend(active_vars(l.inits.iter().collect()));
+        }
+        Stmt::If { outs, .. } | Stmt::Match { outs, .. } => {
             for block in stmt.blocks() {
                 for (out, yielded) in outs.iter().zip(&block.yields) {
                     if need.contains(out) && activity.is_active(yielded) {
@@ -168,7 +212,8 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
     need
 }
 
-/// The values whose primal is needed: the result, what the tangents' partials read, and their inputs.
+/// The values whose primal is needed: the result, what the tangents' partials read, what memory writes
+/// and loops read, and their inputs.
 fn primal_needed(
     f: &Function,
     e: &Emitter,
@@ -176,7 +221,7 @@ fn primal_needed(
     returned: &Operand,
 ) -> BTreeSet<Var> {
     let activity = e.activity;
-    let stmts = all_stmts(&f.body);
+    let stmts = f.all_stmts();
     let mut need: BTreeSet<Var> = returned.var().into_iter().collect();
     for stmt in &stmts {
         if let Stmt::Let { var, value } = stmt {
@@ -198,19 +243,32 @@ fn primal_needed(
         }
     }
     fixpoint(&stmts, &mut need, |stmt, need, added| match stmt {
-        Stmt::Let { var, value } if need.contains(var) => {
-            added.extend(value.operands().into_iter().filter_map(Operand::var));
+        Stmt::Let { var, value } => {
+            if need.contains(var) {
+                added.extend(value.operands().into_iter().filter_map(Operand::var));
+            }
         }
-        Stmt::Let { .. } => {}
+        Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } => {
+            added.extend(stmt.operands().into_iter().filter_map(Operand::var));
+        }
+        Stmt::Loop(l) => {
+            added.extend(loop_values(l));
+            added.extend(stmt.operands().into_iter().filter_map(Operand::var));
+            for block in stmt.blocks() {
+                added.extend(block.yields.iter().filter_map(Operand::var));
+            }
+        }
         Stmt::If { cond, outs, .. }
         | Stmt::Match {
             scrutinee: cond,
             outs,
             ..
         } => {
-            if outs
-                .iter()
-                .any(|o| need.contains(o) || tangents.contains(o))
+            let effects = stmt.has_effects();
+            if effects
+                || outs
+                    .iter()
+                    .any(|o| need.contains(o) || tangents.contains(o))
             {
                 added.extend(cond.var());
             }
@@ -228,14 +286,26 @@ fn primal_needed(
 
 impl Forward<'_, '_> {
     /// The tangent of `operand`, or a zero of `kind` if it has none.
-    fn tangent_of(&self, operand: &Operand, kind: &crate::ir::Kind) -> TokenStream {
+    fn tangent_of(&self, operand: &Operand, kind: &Kind) -> TokenStream {
         operand
             .var()
             .and_then(|v| self.tangents.get(&v).cloned())
             .unwrap_or_else(|| Emitter::zero_of(kind))
     }
 
+    /// The tangent array of `array`.
+    fn array_tangent(&mut self, array: Array) -> Ident {
+        if let Some(t) = self.array_tangents.get(&array) {
+            return t.clone();
+        }
+        let base = naming::tangent_base(&self.e.array_name(array).to_string());
+        let name = self.e.namer.fresh(&base);
+        self.array_tangents.insert(array, name.clone());
+        name
+    }
+
     fn block(&mut self, block: &Block, code: &mut Vec<TokenStream>) {
+        let activity = self.e.activity;
         for stmt in &block.stmts {
             match stmt {
                 Stmt::Let { var, value } => {
@@ -254,8 +324,169 @@ impl Forward<'_, '_> {
                     outs,
                     ..
                 } => self.branches(stmt, cond, outs, code),
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } => {
+                    let (name, i, v) = (
+                        self.e.array_name(*array).clone(),
+                        self.e.operand(index),
+                        self.e.operand(value),
+                    );
+                    code.push(quote!(#name[#i] = #v;));
+                    if activity.is_active_array(*array) {
+                        let t = self.array_tangent(*array);
+                        let tv = self.tangent_of(value, &activity.kind(value));
+                        code.push(quote!(#t[#i] = #tv;));
+                    }
+                }
+                Stmt::Push {
+                    array,
+                    index,
+                    value,
+                } => {
+                    let (name, v) = (self.e.array_name(*array).clone(), self.e.operand(value));
+                    if self.primal.contains(index) {
+                        let index = self.e.name(*index);
+                        code.push(quote!(let #index = #name.len();));
+                    }
+                    code.push(quote!(#name.push(#v);));
+                    if activity.is_active_array(*array) {
+                        let t = self.array_tangent(*array);
+                        let tv = self.tangent_of(value, &activity.kind(value));
+                        code.push(quote!(#t.push(#tv);));
+                    }
+                }
+                Stmt::NewArray { array, init } => self.new_array(*array, init, code),
+                Stmt::Loop(l) => self.loop_(l, code),
             }
         }
+    }
+
+    /// A new array and, if it is active, its tangent array.
+    fn new_array(&mut self, array: Array, init: &ArrayInit, code: &mut Vec<TokenStream>) {
+        let activity = self.e.activity;
+        let name = self.e.array_name(array).clone();
+        let single = Block {
+            stmts: vec![Stmt::NewArray {
+                array,
+                init: init.clone(),
+            }],
+            yields: Vec::new(),
+        };
+        let (primal, _) = self
+            .e
+            .primal(&single, &BTreeSet::new(), crate::emit::Mode::Sweep);
+        code.push(primal);
+        if !activity.is_active_array(array) {
+            return;
+        }
+        let t = self.array_tangent(array);
+        let tangent = match init {
+            ArrayInit::Repeat { value, len, fixed } if activity.is_active(value) => {
+                let (tv, len) = (
+                    self.tangent_of(value, &activity.kind(value)),
+                    self.e.operand(len),
+                );
+                if *fixed {
+                    quote!([#tv; #len])
+                } else {
+                    quote!(::std::vec![#tv; #len])
+                }
+            }
+            ArrayInit::Elements { items, fixed } => {
+                let items = items.iter().map(|o| self.tangent_of(o, &activity.kind(o)));
+                if *fixed {
+                    quote!([#(#items),*])
+                } else {
+                    quote!(::std::vec![#(#items),*])
+                }
+            }
+            ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
+            ArrayInit::Copy(source) if activity.is_active_array(*source) => {
+                let source_tangent = self.array_tangent(*source);
+                if self.e.f.arrays[array.0 as usize].fixed {
+                    quote!(#source_tangent)
+                } else {
+                    quote!(#source_tangent.to_vec())
+                }
+            }
+            _ => quote!(::autodiff::__private::zeros_like(&#name)),
+        };
+        code.push(quote!(let mut #t = #tangent;));
+    }
+
+    /// A loop carrying the tangents of its carried values beside them.
+    fn loop_(&mut self, l: &Loop, code: &mut Vec<TokenStream>) {
+        let activity = self.e.activity;
+        let phis: Vec<Ident> = l.phis.iter().map(|p| self.e.name(*p).clone()).collect();
+        let inits: Vec<TokenStream> = l.inits.iter().map(|o| self.e.operand(o)).collect();
+        // The tangent of an active carried value: one mutable variable, shared by its phi and its out.
+        let mut tangent_decls = Vec::new();
+        let mut carried_tangents: Vec<Option<Ident>> = Vec::new();
+        for (phi, (out, init)) in l.phis.iter().zip(l.outs.iter().zip(&l.inits)) {
+            if activity.is_active_var(*phi) {
+                let name = self.e.tangent_name(*phi);
+                let init_tangent = self.tangent_of(init, activity.var_kind(*phi));
+                tangent_decls.push(quote!(let mut #name = #init_tangent;));
+                self.tangents.insert(*phi, name.to_token_stream());
+                self.tangents.insert(*out, name.to_token_stream());
+                carried_tangents.push(Some(name));
+            } else {
+                carried_tangents.push(None);
+            }
+        }
+        let mut cond_code = Vec::new();
+        if let Some(cond) = &l.cond {
+            self.block(cond, &mut cond_code);
+            let value = self.e.operand(&cond.yields[0]);
+            cond_code.push(quote!(if !(#value) { break; }));
+        }
+        let mut body = Vec::new();
+        self.block(&l.body, &mut body);
+        let mut targets = Vec::new();
+        let mut values = Vec::new();
+        for (i, yielded) in l.body.yields.iter().enumerate() {
+            if yielded.var() == Some(l.phis[i]) {
+                continue;
+            }
+            targets.push(phis[i].to_token_stream());
+            values.push(self.e.operand(yielded));
+            if let Some(t) = &carried_tangents[i] {
+                targets.push(t.to_token_stream());
+                values.push(self.tangent_of(yielded, activity.var_kind(l.phis[i])));
+            }
+        }
+        let assign = match targets.len() {
+            0 => quote!(),
+            1 => quote!(#(#targets)* = #(#values)*;),
+            _ => quote!((#(#targets),*) = (#(#values),*);),
+        };
+        let exit = l.exit_flag.map(|i| {
+            let flag = &phis[i];
+            quote!(if #flag { break; })
+        });
+        let header = match &l.range {
+            Some((range, index)) => {
+                let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
+                let step = range.step.as_ref().map(|s| self.e.operand(s));
+                let iterator = crate::emit::range_tokens(range, start, end, step);
+                let index = self.e.name(*index);
+                quote!(for #index in #iterator)
+            }
+            None => quote!(loop),
+        };
+        code.push(quote! {
+            #(let mut #phis = #inits;)*
+            #(#tangent_decls)*
+            #header {
+                #(#cond_code)*
+                #(#body)*
+                #assign
+                #exit
+            }
+        });
     }
 
     /// Emits the tangent of `var = value`.
@@ -280,6 +511,11 @@ impl Forward<'_, '_> {
                 let t = self.tangent_of(o, &activity.kind(o));
                 let index = syn::Index::from(*index as usize);
                 quote!(#t.#index)
+            }
+            Value::Load { array, index } => {
+                let t = self.array_tangent(*array);
+                let index = self.e.operand(index);
+                quote!(#t[#index])
             }
             _ => {
                 let operands = value.operands();
@@ -330,7 +566,7 @@ impl Forward<'_, '_> {
         let tangent_outs: Vec<usize> = (0..outs.len())
             .filter(|i| self.tangent.contains(&outs[*i]))
             .collect();
-        if primal_outs.is_empty() && tangent_outs.is_empty() {
+        if primal_outs.is_empty() && tangent_outs.is_empty() && !stmt.has_effects() {
             return;
         }
         let mut arms = Vec::new();
@@ -345,8 +581,10 @@ impl Forward<'_, '_> {
                 let kind = self.e.activity.var_kind(outs[*i]).clone();
                 yields.push(self.tangent_of(&block.yields[*i], &kind));
             }
-            let yields = tuple_or_single(yields);
-            arms.push(quote!({ #(#arm_code)* #yields }));
+            arms.push(block_with_value(
+                quote!(#(#arm_code)*),
+                tuple_or_single(yields),
+            ));
         }
         let mut names: Vec<TokenStream> = primal_outs
             .iter()
@@ -357,8 +595,12 @@ impl Forward<'_, '_> {
             self.tangents.insert(outs[*i], name.clone());
             names.push(name);
         }
-        let pattern = tuple_or_single(names);
         let branching = self.e.branches(stmt, cond, arms);
-        code.push(quote!(let #pattern = #branching;));
+        if names.is_empty() {
+            code.push(quote!(#branching;));
+        } else {
+            let pattern = tuple_or_single(names);
+            code.push(quote!(let #pattern = #branching;));
+        }
     }
 }

@@ -20,6 +20,8 @@ pub(crate) enum Kind {
     Bool,
     Unit,
     Tuple(Vec<Kind>),
+    /// An array, slice or `Vec` of floats (never an SSA value: see `Array`).
+    Array,
     /// Not settled by the syntax (a constant of another item, the result of an opaque call).
     Unknown,
 }
@@ -27,7 +29,7 @@ pub(crate) enum Kind {
 impl Kind {
     /// Can this kind carry a derivative?
     pub(crate) fn is_differentiable(&self) -> bool {
-        !matches!(self, Kind::Int | Kind::Bool | Kind::Unit)
+        !matches!(self, Kind::Int | Kind::Bool | Kind::Unit | Kind::Array)
     }
 
     /// The kind of a value computed from two others (`a + b`): a known float type wins.
@@ -50,14 +52,19 @@ impl Kind {
 #[derive(Clone, Debug)]
 pub(crate) enum Operand {
     Var(Var),
-    Const { tokens: TokenStream, kind: Kind },
+    Const {
+        tokens: TokenStream,
+        kind: Kind,
+    },
+    /// An array as a whole: the returned value of a function returning `Vec<T>` or `[T; N]`.
+    Array(Array),
 }
 
 impl Operand {
     pub(crate) fn var(&self) -> Option<Var> {
         match self {
             Operand::Var(v) => Some(*v),
-            Operand::Const { .. } => None,
+            Operand::Const { .. } | Operand::Array(_) => None,
         }
     }
 
@@ -72,6 +79,7 @@ impl Operand {
     pub(crate) fn same_as(&self, other: &Operand) -> bool {
         match (self, other) {
             (Operand::Var(a), Operand::Var(b)) => a == b,
+            (Operand::Array(a), Operand::Array(b)) => a == b,
             (Operand::Const { tokens: a, .. }, Operand::Const { tokens: b, .. }) => {
                 a.to_string() == b.to_string()
             }
@@ -230,6 +238,13 @@ pub(crate) enum Value {
         callee: TokenStream,
         arg: Operand,
     },
+    /// `a[i]`.
+    Load {
+        array: Array,
+        index: Operand,
+    },
+    /// `a.len()`.
+    Len(Array),
 }
 
 /// One arm of a `match`: its pattern (which binds nothing) and its block.
@@ -258,6 +273,73 @@ pub(crate) enum Stmt {
         arms: Vec<Arm>,
         outs: Vec<Var>,
     },
+    /// `a[i] = value`: arrays are memory, written in place, not values named once.
+    Store {
+        array: Array,
+        index: Operand,
+        value: Operand,
+    },
+    /// `a.push(value)`, which writes index `index` (the length before the push).
+    Push {
+        array: Array,
+        index: Var,
+        value: Operand,
+    },
+    /// `let a = vec![..]`, `[..; N]`, `Vec::with_capacity(n)`, `x.to_vec()`.
+    NewArray {
+        array: Array,
+        init: ArrayInit,
+    },
+    Loop(Box<Loop>),
+}
+
+/// How a local array starts.
+#[allow(clippy::large_enum_variant)] // as `Operand`: few and short-lived
+#[derive(Clone, Debug)]
+pub(crate) enum ArrayInit {
+    /// `vec![value; len]` or `[value; len]`.
+    Repeat {
+        value: Operand,
+        len: Operand,
+        fixed: bool,
+    },
+    /// `vec![a, b, c]` or `[a, b, c]`.
+    Elements { items: Vec<Operand>, fixed: bool },
+    /// `Vec::with_capacity(n)` or `Vec::new()`: empty, filled by `push`.
+    Empty { capacity: Option<Operand> },
+    /// `x.to_vec()`, `x.clone()`, or a copy of a fixed-size array.
+    Copy(Array),
+}
+
+/// What a `for` loop iterates: a range of integers, `start..end` or `start..=end`, maybe reversed and
+/// stepped. Iteration over slices is lowered to a range over indexes.
+#[derive(Clone, Debug)]
+pub(crate) struct Range {
+    pub(crate) start: Operand,
+    pub(crate) end: Operand,
+    pub(crate) inclusive: bool,
+    pub(crate) rev: bool,
+    pub(crate) step: Option<Operand>,
+}
+
+/// A loop in the structured form every Rust loop is lowered to. The carried values are the variables the
+/// body assigns: `phis` are their values at the start of an iteration (first `inits`), the body yields
+/// their next values, `outs` are their values after the loop. A `break` or `return` sets a carried flag,
+/// so the body is one block with no early exit.
+#[derive(Clone, Debug)]
+pub(crate) struct Loop {
+    /// `for` over a range (with its index value), or `None` for `while` and `loop`.
+    pub(crate) range: Option<(Range, Var)>,
+    /// `while`: the condition, evaluated at the start of each iteration, yields one bool.
+    pub(crate) cond: Option<Block>,
+    pub(crate) phis: Vec<Var>,
+    pub(crate) inits: Vec<Operand>,
+    pub(crate) body: Block,
+    pub(crate) outs: Vec<Var>,
+    /// The carried flag that ends the loop after the iteration that set it (`break`, `return`).
+    pub(crate) exit_flag: Option<usize>,
+    /// The number of iterations run.
+    pub(crate) trips: Var,
 }
 
 impl Stmt {
@@ -266,6 +348,45 @@ impl Stmt {
         match self {
             Stmt::Let { var, .. } => vec![*var],
             Stmt::If { outs, .. } | Stmt::Match { outs, .. } => outs.clone(),
+            Stmt::Push { index, .. } => vec![*index],
+            Stmt::Store { .. } | Stmt::NewArray { .. } => Vec::new(),
+            Stmt::Loop(l) => l.outs.iter().copied().chain([l.trips]).collect(),
+        }
+    }
+
+    /// The operands this statement reads directly (not those of its nested blocks).
+    pub(crate) fn operands(&self) -> Vec<&Operand> {
+        match self {
+            Stmt::Let { value, .. } => value.operands(),
+            Stmt::If { cond, .. } => vec![cond],
+            Stmt::Match { scrutinee, .. } => vec![scrutinee],
+            Stmt::Store { index, value, .. } => vec![index, value],
+            Stmt::Push { value, .. } => vec![value],
+            Stmt::NewArray { init, .. } => match init {
+                ArrayInit::Repeat { value, len, .. } => vec![value, len],
+                ArrayInit::Elements { items, .. } => items.iter().collect(),
+                ArrayInit::Empty { capacity } => capacity.iter().collect(),
+                ArrayInit::Copy(_) => Vec::new(),
+            },
+            Stmt::Loop(l) => {
+                let mut operands: Vec<&Operand> = l.inits.iter().collect();
+                if let Some((range, _)) = &l.range {
+                    operands.extend([&range.start, &range.end]);
+                    operands.extend(range.step.iter());
+                }
+                operands
+            }
+        }
+    }
+
+    /// Does this statement write memory (so it is never dropped, and never recomputed)?
+    pub(crate) fn has_effects(&self) -> bool {
+        match self {
+            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } | Stmt::Loop(_) => true,
+            _ => self
+                .blocks()
+                .iter()
+                .any(|b| b.stmts.iter().any(Stmt::has_effects)),
         }
     }
 
@@ -279,6 +400,8 @@ impl Stmt {
                 ..
             } => vec![then_block, else_block],
             Stmt::Match { arms, .. } => arms.iter().map(|arm| &arm.block).collect(),
+            Stmt::Loop(l) => l.cond.iter().chain([&l.body]).collect(),
+            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } => Vec::new(),
         }
     }
 }
@@ -308,8 +431,25 @@ impl Value {
             Value::Tuple(items) => items.iter().collect(),
             Value::Float { args, .. } | Value::Call { args, .. } => args.iter().collect(),
             Value::Method { receiver, args, .. } => std::iter::once(receiver).chain(args).collect(),
+            Value::Load { index, .. } => vec![index],
+            Value::Len(_) => Vec::new(),
         }
     }
+}
+
+/// An array: a parameter (`&[T]`, `Vec<T>`, `[T; N]`) or a local `Vec`/array, identified by index into
+/// `Function::arrays`.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub(crate) struct Array(pub(crate) u32);
+
+/// What is known of one array.
+#[derive(Clone, Debug)]
+pub(crate) struct ArrayInfo {
+    pub(crate) name: String,
+    /// The parameter it is, if it is one.
+    pub(crate) param: Option<usize>,
+    /// A fixed-size array `[T; N]` (its adjoint is an array too) rather than a slice or `Vec`.
+    pub(crate) fixed: bool,
 }
 
 /// What is known of one value.
@@ -325,6 +465,7 @@ pub(crate) struct VarInfo {
 #[derive(Clone, Debug)]
 pub(crate) struct Function {
     pub(crate) vars: Vec<VarInfo>,
+    pub(crate) arrays: Vec<ArrayInfo>,
     /// One value per parameter, in declaration order.
     pub(crate) params: Vec<Var>,
     /// Yields exactly one operand: the returned value.
@@ -336,5 +477,20 @@ pub(crate) struct Function {
 impl Function {
     pub(crate) fn returned(&self) -> &Operand {
         &self.body.yields[0]
+    }
+
+    /// Every statement, nested ones included, in program order.
+    pub(crate) fn all_stmts(&self) -> Vec<&Stmt> {
+        fn walk<'s>(block: &'s Block, out: &mut Vec<&'s Stmt>) {
+            for stmt in &block.stmts {
+                out.push(stmt);
+                for inner in stmt.blocks() {
+                    walk(inner, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out
     }
 }

@@ -18,7 +18,8 @@
 
 use crate::errors::Errors;
 use crate::ir::{
-    Arm, Block, CallForm, FloatFn, Function, Kind, Operand, Stmt, Value, Var, VarInfo,
+    Arm, Array, ArrayInfo, Block, CallForm, FloatFn, Function, Kind, Operand, Stmt, Value, Var,
+    VarInfo,
 };
 use crate::signature::{kind_of_type, Signature};
 use proc_macro2::Span;
@@ -26,6 +27,9 @@ use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, Ident, Lit, Pat};
+
+mod arrays;
+mod loops;
 
 /// A name in scope: its current value, or `None` for `let y;` not yet assigned.
 #[derive(Clone)]
@@ -44,7 +48,10 @@ enum SeqItem<'s> {
 }
 
 struct Lowering<'a> {
+    /// Values already computed, by operation and operands: the same expression is computed once.
+    memo: std::collections::HashMap<String, Var>,
     vars: Vec<VarInfo>,
+    arrays: Vec<ArrayInfo>,
     scopes: Vec<Vec<Binding>>,
     /// The statements of the block being lowered.
     stmts: Vec<Stmt>,
@@ -61,7 +68,9 @@ pub(crate) fn lower(
     errors: &mut Errors,
 ) -> Function {
     let mut lowering = Lowering {
+        memo: Default::default(),
         vars: Vec::new(),
+        arrays: Vec::new(),
         scopes: vec![Vec::new()],
         stmts: Vec::new(),
         items: Vec::new(),
@@ -69,15 +78,22 @@ pub(crate) fn lower(
         errors,
     };
     let mut params = Vec::new();
-    for p in &sig.params {
+    for (i, p) in sig.params.iter().enumerate() {
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
         params.push(var);
-        lowering.bind(&p.ident.to_string(), Some(Operand::Var(var)));
+        let bound = match p.array {
+            Some(shape) => {
+                Operand::Array(lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed))
+            }
+            None => Operand::Var(var),
+        };
+        lowering.bind(&p.ident.to_string(), Some(bound));
     }
     let items: Vec<SeqItem> = item.block.stmts.iter().map(SeqItem::Stmt).collect();
     let returned = lowering.lower_seq(&items);
     Function {
         vars: lowering.vars,
+        arrays: lowering.arrays,
         params,
         body: Block {
             stmts: lowering.stmts,
@@ -120,6 +136,30 @@ impl Lowering<'_> {
         Var(self.vars.len() as u32 - 1)
     }
 
+    fn new_array(&mut self, name: &str, param: Option<usize>, fixed: bool) -> Array {
+        self.arrays.push(ArrayInfo {
+            name: name.to_string(),
+            param,
+            fixed,
+        });
+        Array(self.arrays.len() as u32 - 1)
+    }
+
+    /// The array a path names, if it names one.
+    fn array_named(&self, expr: &Expr) -> Option<Array> {
+        match strip_parens(expr) {
+            Expr::Path(p) if p.qself.is_none() => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.to_string())?.value {
+                    Some(Operand::Array(a)) => Some(a),
+                    _ => None,
+                }
+            }
+            Expr::Reference(r) if r.mutability.is_none() => self.array_named(&r.expr),
+            _ => None,
+        }
+    }
+
     fn bind(&mut self, name: &str, value: Option<Operand>) {
         let scope = self
             .scopes
@@ -139,6 +179,20 @@ impl Lowering<'_> {
             .find(|b| b.name == name)
     }
 
+    /// Where `name` is bound: (scope, position in it).
+    fn position_of(&self, name: &str) -> Option<(usize, usize)> {
+        self.scopes
+            .iter()
+            .enumerate()
+            .rev()
+            .find_map(|(si, scope)| {
+                scope
+                    .iter()
+                    .rposition(|b| b.name == name)
+                    .map(|bi| (si, bi))
+            })
+    }
+
     fn lookup_mut(&mut self, name: &str) -> Option<&mut Binding> {
         self.scopes
             .iter_mut()
@@ -147,11 +201,32 @@ impl Lowering<'_> {
             .find(|b| b.name == name)
     }
 
-    /// Appends `let var = value` and returns the new value.
+    /// Appends `let var = value` and returns the new value, or the value computed by the same operation
+    /// on the same operands before, if it is still in scope (`x[i] * x[i]` loads `x[i]` once).
     fn emit(&mut self, value: Value, hint: Option<String>, span: Span) -> Operand {
+        let key = memo_key(&value);
+        if let Some(var) = key.as_ref().and_then(|k| self.memo.get(k)) {
+            return Operand::Var(*var);
+        }
         let var = self.new_var(hint, span);
         self.stmts.push(Stmt::Let { var, value });
+        if let Some(key) = key {
+            self.memo.insert(key, var);
+        }
         Operand::Var(var)
+    }
+
+    /// Forgets the remembered reads of `array` after a write to it.
+    fn forget_reads_of(&mut self, array: Array) {
+        let (load, len) = (format!("load {} ", array.0), format!("len {}", array.0));
+        self.memo
+            .retain(|key, _| !key.starts_with(&load) && *key != len);
+    }
+
+    /// Forgets every remembered array read (after a branch or at a loop, which may write any array).
+    fn forget_reads(&mut self) {
+        self.memo
+            .retain(|key, _| !key.starts_with("load ") && !key.starts_with("len "));
     }
 
     /// A placeholder after an error, so lowering can go on and find the next one.
@@ -168,6 +243,7 @@ impl Lowering<'_> {
         &mut self,
         body: impl FnOnce(&mut Self) -> R,
     ) -> (Vec<Stmt>, R, Vec<Vec<Binding>>) {
+        let saved_memo = self.memo.clone();
         let saved_scopes = self.scopes.clone();
         let saved_stmts = std::mem::take(&mut self.stmts);
         self.scopes.push(Vec::new());
@@ -175,6 +251,8 @@ impl Lowering<'_> {
         self.scopes.truncate(saved_scopes.len());
         let scopes_after = std::mem::replace(&mut self.scopes, saved_scopes);
         let stmts = std::mem::replace(&mut self.stmts, saved_stmts);
+        self.memo = saved_memo;
+        self.forget_reads();
         (stmts, result, scopes_after)
     }
 
@@ -220,6 +298,29 @@ impl Lowering<'_> {
                     if contains_return(|f| f.visit_expr_match(m)) || (is_last && !has_semi) =>
                 {
                     return self.lower_returning_match(m, rest);
+                }
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)
+                    if contains_return(|f| f.visit_expr(expr)) =>
+                {
+                    let result = self.lower_loop_expr(strip_parens(expr));
+                    let Some((flag, value)) = result.returned else {
+                        return Self::poisoned();
+                    };
+                    let (else_stmts, else_ret, _) = self.branch(|this| this.lower_seq(rest));
+                    let out = self.new_var(None, expr.span());
+                    self.stmts.push(Stmt::If {
+                        cond: flag,
+                        then_block: Block {
+                            stmts: Vec::new(),
+                            yields: vec![value],
+                        },
+                        else_block: Block {
+                            stmts: else_stmts,
+                            yields: vec![else_ret],
+                        },
+                        outs: vec![out],
+                    });
+                    return Operand::Var(out);
                 }
                 Expr::Block(b)
                     if b.label.is_none() && contains_return(|f| f.visit_expr_block(b)) =>
@@ -367,7 +468,10 @@ impl Lowering<'_> {
         match pat {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
-                let value = self.lower_expr(init, Some(name.clone()));
+                let mut value = self.lower_expr(init, Some(name.clone()));
+                if let (Operand::Array(array), Expr::Path(_)) = (&value, strip_parens(init)) {
+                    value = self.bind_array_copy(*array, Some(name.clone()));
+                }
                 self.bind(&name, Some(value));
             }
             Pat::Type(t) => {
@@ -435,6 +539,10 @@ impl Lowering<'_> {
 
     /// `name = value` or `name op= value`.
     fn assign(&mut self, target: &Expr, op: Option<BinOp>, rhs: &Expr) -> Operand {
+        if let Expr::Index(index) = strip_parens(target) {
+            self.store(index, op, rhs);
+            return Operand::unit();
+        }
         let name = match strip_parens(target) {
             Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(Ident::to_string),
             _ => None,
@@ -477,9 +585,40 @@ impl Lowering<'_> {
             Expr::Group(g) => self.lower_expr(&g.expr, hint),
             Expr::Lit(lit) => literal(&lit.lit),
             Expr::Path(p) => self.lower_path(p),
+            // `*x` of an element of a slice iteration, or of a `&f64`: the value itself.
+            Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr,
+                ..
+            }) => self.lower_expr(expr, hint),
             Expr::Unary(u) => {
                 let operand = self.lower_expr(&u.expr, None);
+                if let (syn::UnOp::Neg(_), Operand::Const { tokens, kind }) = (&u.op, &operand) {
+                    return Operand::Const {
+                        tokens: quote!(-#tokens),
+                        kind: kind.clone(),
+                    };
+                }
                 self.emit(Value::Unary(u.op, operand), hint, span)
+            }
+            Expr::Index(e) => self.lower_index(e, hint),
+            Expr::Array(_) | Expr::Repeat(_) => self.lower_array_literal(expr, hint),
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => self.lower_vec_macro(m, hint),
+            Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                if contains_return(|f| f.visit_expr(expr)) {
+                    self.errors.spanned(
+                        expr,
+                        "a loop that can `return` must be a statement of its own",
+                    );
+                }
+                self.lower_loop_expr(expr).value
+            }
+            Expr::Break(_) | Expr::Continue(_) => {
+                self.errors.spanned(
+                    expr,
+                    "`break` and `continue` are supported as statements of a loop body",
+                );
+                Self::poisoned()
             }
             Expr::Binary(b) => match b.op {
                 BinOp::And(_) | BinOp::Or(_) => self.lower_short_circuit(b, hint),
@@ -527,9 +666,11 @@ impl Lowering<'_> {
                     Self::poisoned()
                 }
             },
+            // A block runs in place: its `let`s end with it, its assignments to outer variables stay.
             Expr::Block(b) => {
-                let (stmts, value, _) = self.branch(|this| this.lower_block_value(&b.block));
-                self.stmts.extend(stmts);
+                self.scopes.push(Vec::new());
+                let value = self.lower_block_value(&b.block);
+                self.scopes.pop();
                 value
             }
             Expr::If(e) => self.lower_if(e, hint),
@@ -742,6 +883,9 @@ impl Lowering<'_> {
     }
 
     fn lower_method_call(&mut self, m: &syn::ExprMethodCall, hint: Option<String>) -> Operand {
+        if let Some(result) = self.lower_array_method(m, &hint) {
+            return result;
+        }
         let receiver = self.lower_expr(&m.receiver, None);
         let mut args: Vec<Operand> = m.args.iter().map(|a| self.lower_expr(a, None)).collect();
         let func = FloatFn::from_name(&m.method.to_string(), args.len() + 1)
@@ -773,6 +917,9 @@ impl Lowering<'_> {
             );
             return Self::poisoned();
         };
+        if let Some(array) = self.lower_vec_constructor(c, &hint) {
+            return array;
+        }
         let mut args: Vec<Operand> = c.args.iter().map(|a| self.lower_expr(a, None)).collect();
         let callee = path.to_token_stream();
         let last = path
@@ -841,6 +988,34 @@ fn is_stop_gradient(path: &syn::ExprPath) -> bool {
                 .as_slice(),
             ["stop_gradient"] | ["autodiff", "stop_gradient"]
         )
+}
+
+/// The key under which a pure value is remembered, or `None` for values never shared (calls).
+fn memo_key(value: &Value) -> Option<String> {
+    let operand = |o: &Operand| match o {
+        Operand::Var(v) => format!("v{}", v.0),
+        Operand::Const { tokens, .. } => tokens.to_string(),
+        Operand::Array(a) => format!("a{}", a.0),
+    };
+    let operands = |os: &[Operand]| os.iter().map(operand).collect::<Vec<_>>().join(",");
+    Some(match value {
+        Value::Unary(op, o) => format!("unary {} {}", op.to_token_stream(), operand(o)),
+        Value::Binary(op, l, r) => format!(
+            "binary {} {} {}",
+            op.to_token_stream(),
+            operand(l),
+            operand(r)
+        ),
+        Value::Cast(o, ty) => format!("cast {} {}", operand(o), ty.to_token_stream()),
+        Value::Field(o, i) => format!("field {} {i}", operand(o)),
+        Value::Float { func, args, .. } => format!("float {func:?} {}", operands(args)),
+        Value::Load { array, index } => format!("load {} {}", array.0, operand(index)),
+        Value::Len(array) => format!("len {}", array.0),
+        Value::Tuple(_)
+        | Value::Method { .. }
+        | Value::Call { .. }
+        | Value::StopGradient { .. } => return None,
+    })
 }
 
 /// The name a pattern binds, as a hint for the value it gets.

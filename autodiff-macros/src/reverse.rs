@@ -2,22 +2,33 @@
 //!
 //! The forward sweep is the primal code, pruned to what the result and the adjoints read. Because every
 //! value is named once, straight-line code needs no storage: the adjoint sweep reads the primal values from
-//! their locals. Adjoints are immutable too; a value's adjoint is created by its first contribution and each
-//! further contribution shadows it (`let __d_x = __d_x + ..`), so a value nothing flows back to gets no code.
+//! their locals. Adjoints are immutable too: a value's adjoint is created by its first contribution and each
+//! further one makes a new name (`let __d_x_1 = __d_x + ..`), so a value nothing flows back to gets no code.
 //!
-//! The adjoint of an `if` is an `if` on the same condition. Each branch recomputes the values of its own
-//! block that its adjoint reads (the forward branch's locals are out of scope by then), runs its adjoint,
-//! and yields the adjoints of the outer values it changed:
+//! Code inside an `if` or a loop body (a region) runs again in the reverse sweep, where the forward
+//! region's locals are out of scope. Each value that the region's adjoint reads is either recomputed there
+//! (pure arithmetic of values still available, loads of arrays that nothing writes afterwards, the loop
+//! index) or, when it cannot be (a loop's carried value at the start of an iteration, a value read from an
+//! array that is written later), pushed on a tape by the forward sweep and popped by the reverse: Tapenade's
+//! "store only what the reverse sweep reads and the forward sweep destroys". A loop that only accumulates
+//! (`s += x[i] * y[i]`) stores nothing.
 //!
 //! ```text
-//! // Input:                          // Output:
-//! let y = if c { x * x } else { x }; let (__d_x,) = if c {
-//!                                        let __d_x = __d_y * x; let __d_x = __d_x + __d_y * x; __d_x
+//! // Input:                          // Output (reverse sweep):
+//! let y = if c { x * x } else { x }; let __d_x = if c {
+//!                                        let __d_x = __d_y * x; __d_x + __d_y * x
 //!                                    } else { __d_y };
+//! for i in 0..n { s += x[i] * w; }   let mut __d_s = ..; let mut __d_w = 0.0;
+//!                                    for __t in (0..__trips).rev() {
+//!                                        let i = nth(0..n, __t);
+//!                                        __d_x[i] = __d_x[i] + __d_s * w;
+//!                                        __d_w = __d_w + __d_s * x[i];
+//!                                    }
 //! ```
 
-use crate::emit::{tuple_or_single, Emitter, Recorder};
-use crate::ir::{Block, Kind, Operand, Stmt, Value, Var};
+use crate::emit::{block_with_value, tuple_or_single, Emitter, Mode, Recorder};
+use crate::ir::{Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var};
+use crate::naming;
 use crate::rules;
 use crate::signature::Signature;
 use proc_macro2::{Ident, TokenStream};
@@ -29,49 +40,177 @@ type Adjoints = BTreeMap<Var, TokenStream>;
 
 struct Reverse<'e, 'a> {
     e: &'e mut Emitter<'a>,
+    /// The adjoint buffer of each array the reverse sweep touches.
+    array_adjoints: BTreeMap<Array, Ident>,
+    /// For arrays filled by `push`: a counter of the pushes not yet reversed.
+    push_counters: BTreeMap<Array, Ident>,
+    /// Loads (and lengths) of arrays that are written after them: the reverse sweep cannot read them again.
+    unsafe_reads: BTreeSet<Var>,
+    /// The array returned by the function, whose adjoint starts as `d_ret`.
+    returned_array: Option<(Array, TokenStream)>,
 }
 
 /// The body of `f_vjp`: given the cotangent `d_ret` of the result, returns `(value, gradient)`.
 pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> TokenStream {
     let f = e.f;
-    let mut rev = Reverse { e };
-    let mut adjoints = Adjoints::new();
     let returned = f.returned().clone();
+    let mut rev = Reverse {
+        e,
+        array_adjoints: BTreeMap::new(),
+        push_counters: BTreeMap::new(),
+        unsafe_reads: unsafe_reads(f),
+        returned_array: None,
+    };
+    let mut adjoints = Adjoints::new();
     let mut seeded = false;
-    if let Some(var) = returned.var().filter(|v| rev.e.activity.is_active_var(*v)) {
-        adjoints.insert(var, d_ret.to_token_stream());
-        seeded = true;
+    match &returned {
+        Operand::Var(var) if rev.e.activity.is_active_var(*var) => {
+            adjoints.insert(*var, d_ret.to_token_stream());
+            seeded = true;
+        }
+        Operand::Array(array) if rev.e.activity.is_active_array(*array) => {
+            rev.returned_array = Some((*array, d_ret.to_token_stream()));
+            rev.array_adjoint(*array);
+            seeded = true;
+        }
+        _ => {}
     }
     let mut code = Vec::new();
     let mut refs = BTreeSet::new();
     rev.block(&f.body, &mut adjoints, &mut code, &mut refs);
     refs.extend(returned.var());
-    let (primal, _) = rev.e.primal(&f.body, &refs);
+    let (primal, _) = rev.e.primal(&f.body, &refs, Mode::Sweep);
     let gradients: Vec<TokenStream> = f
         .params
         .iter()
         .zip(&sig.params)
-        .filter(|(_, p)| p.active)
-        .map(|(var, p)| {
-            adjoints
+        .enumerate()
+        .filter(|(_, (_, p))| p.active)
+        .map(|(i, (var, p))| match p.array {
+            Some(_) => {
+                let array = f
+                    .arrays
+                    .iter()
+                    .position(|a| a.param == Some(i))
+                    .map(|a| Array(a as u32));
+                match array.and_then(|a| rev.array_adjoints.get(&a)) {
+                    Some(buffer) => buffer.to_token_stream(),
+                    None => {
+                        let name = &p.ident;
+                        quote!(::autodiff::__private::zeros_like(&#name))
+                    }
+                }
+            }
+            None => adjoints
                 .remove(var)
-                .unwrap_or_else(|| Emitter::zero_of(&p.kind))
+                .unwrap_or_else(|| Emitter::zero_of(&p.kind)),
         })
         .collect();
     let gradient = tuple_or_single(gradients);
     let value = rev.e.operand(&returned);
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
     let items = rev.e.items();
+    let tapes = rev.e.tape_declarations();
+    let buffers = rev.buffer_declarations();
     quote! {
         #items
         #unused
+        #tapes
         #primal
+        #buffers
         #(#code)*
         (#value, #gradient)
     }
 }
 
+/// The loads and lengths whose array may be written after them (later in the code, or in a later
+/// iteration of a loop around both), so that reading the array again in the reverse sweep would give a
+/// newer value.
+fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
+    struct Walk {
+        position: usize,
+        loops: Vec<usize>,
+        reads: Vec<(Var, Array, usize, Vec<usize>)>,
+        writes: Vec<(Array, usize, Vec<usize>)>,
+    }
+    fn walk(block: &Block, w: &mut Walk) {
+        for stmt in &block.stmts {
+            w.position += 1;
+            match stmt {
+                Stmt::Let {
+                    var,
+                    value: Value::Load { array, .. } | Value::Len(array),
+                } => {
+                    w.reads.push((*var, *array, w.position, w.loops.clone()));
+                }
+                Stmt::Store { array, .. } | Stmt::Push { array, .. } => {
+                    w.writes.push((*array, w.position, w.loops.clone()));
+                }
+                _ => {}
+            }
+            if let Stmt::Loop(_) = stmt {
+                w.loops.push(w.position);
+            }
+            for inner in stmt.blocks() {
+                walk(inner, w);
+            }
+            if let Stmt::Loop(_) = stmt {
+                w.loops.pop();
+            }
+        }
+    }
+    let mut w = Walk {
+        position: 0,
+        loops: Vec::new(),
+        reads: Vec::new(),
+        writes: Vec::new(),
+    };
+    walk(&f.body, &mut w);
+    w.reads
+        .iter()
+        .filter(|(_, array, at, loops)| {
+            w.writes.iter().any(|(written, when, around)| {
+                written == array && (when > at || around.iter().any(|l| loops.contains(l)))
+            })
+        })
+        .map(|(var, ..)| *var)
+        .collect()
+}
+
 impl Reverse<'_, '_> {
+    /// The adjoint buffer of `array`, declared once after the forward sweep.
+    fn array_adjoint(&mut self, array: Array) -> Ident {
+        if let Some(name) = self.array_adjoints.get(&array) {
+            return name.clone();
+        }
+        let base = naming::adjoint_base(&self.e.array_name(array).to_string());
+        let name = self.e.namer.fresh(&base);
+        self.array_adjoints.insert(array, name.clone());
+        name
+    }
+
+    /// The declarations of the array adjoints and push counters.
+    fn buffer_declarations(&self) -> TokenStream {
+        let mut code = Vec::new();
+        for (array, buffer) in &self.array_adjoints {
+            let name = self.e.array_name(*array);
+            let info = &self.e.f.arrays[array.0 as usize];
+            let init = match &self.returned_array {
+                Some((returned, d_ret)) if returned == array => {
+                    quote!(::autodiff::__private::cotangent("d_ret", #d_ret, &#name))
+                }
+                _ => quote!(::autodiff::__private::zeros_like(&#name)),
+            };
+            let _ = info;
+            code.push(quote!(let mut #buffer = #init;));
+        }
+        for (array, counter) in &self.push_counters {
+            let name = self.e.array_name(*array);
+            code.push(quote!(let mut #counter = #name.len();));
+        }
+        quote!(#(#code)*)
+    }
+
     /// Adds `contribution` to the adjoint of `target`.
     fn contribute(
         &mut self,
@@ -118,6 +257,72 @@ impl Reverse<'_, '_> {
                     outs,
                     ..
                 } => self.branches(stmt, cond, outs, adjoints, code, refs),
+                Stmt::Store {
+                    array,
+                    index,
+                    value,
+                } => {
+                    if !self.e.activity.is_active_array(*array) {
+                        continue;
+                    }
+                    let buffer = self.array_adjoint(*array);
+                    let index_tokens = self.e.operand(index);
+                    refs.extend(index.var());
+                    if let Some(var) = value.var().filter(|v| self.e.activity.is_active_var(*v)) {
+                        let d = self.e.adjoint_name(var);
+                        code.push(quote!(let #d = #buffer[#index_tokens];));
+                        self.contribute(value, d.to_token_stream(), adjoints, code);
+                    }
+                    // The element was overwritten: its old value gets nothing from what came after.
+                    code.push(
+                        quote!(#buffer[#index_tokens] = ::autodiff::__private::Zero::zero();),
+                    );
+                }
+                Stmt::Push { array, value, .. } => {
+                    if !self.e.activity.is_active_array(*array) || !self.e.activity.is_active(value)
+                    {
+                        continue;
+                    }
+                    let buffer = self.array_adjoint(*array);
+                    let counter = match self.push_counters.get(array) {
+                        Some(c) => c.clone(),
+                        None => {
+                            let base = format!("__pushed_{}", self.e.array_name(*array));
+                            let c = self.e.namer.fresh(&base);
+                            self.push_counters.insert(*array, c.clone());
+                            c
+                        }
+                    };
+                    code.push(quote!(#counter -= 1;));
+                    self.contribute(value, quote!(#buffer[#counter]), adjoints, code);
+                }
+                Stmt::NewArray { array, init } => {
+                    if !self.e.activity.is_active_array(*array) {
+                        continue;
+                    }
+                    let buffer = self.array_adjoint(*array);
+                    match init {
+                        ArrayInit::Repeat { value, .. } => self.contribute(
+                            value,
+                            quote!(::autodiff::__private::sum(&#buffer)),
+                            adjoints,
+                            code,
+                        ),
+                        ArrayInit::Elements { items, .. } => {
+                            for (i, item) in items.iter().enumerate() {
+                                self.contribute(item, quote!(#buffer[#i]), adjoints, code);
+                            }
+                        }
+                        ArrayInit::Empty { .. } => {}
+                        ArrayInit::Copy(source) => {
+                            if self.e.activity.is_active_array(*source) {
+                                let source_buffer = self.array_adjoint(*source);
+                                code.push(quote!(::autodiff::__private::accumulate(&mut #source_buffer, &#buffer);));
+                            }
+                        }
+                    }
+                }
+                Stmt::Loop(l) => self.loop_(l, adjoints, code, refs),
             }
         }
     }
@@ -159,6 +364,14 @@ impl Reverse<'_, '_> {
                     self.contribute(o, quote!((#(#parts,)*)), adjoints, code);
                 }
             }
+            Value::Load { array, index } => {
+                if activity.is_active_array(*array) {
+                    let buffer = self.array_adjoint(*array);
+                    let index_tokens = self.e.operand(index);
+                    refs.extend(index.var());
+                    code.push(quote!(#buffer[#index_tokens] = #buffer[#index_tokens] + #d;));
+                }
+            }
             _ => {
                 let operands = value.operands();
                 let wanted: Vec<bool> = operands.iter().map(|o| activity.is_active(o)).collect();
@@ -186,6 +399,114 @@ impl Reverse<'_, '_> {
         }
     }
 
+    /// The reverse of a region (a branch or a loop body): the values its adjoint reads, recomputed or
+    /// popped from their tapes, then the adjoint code. `carried` are the loop's values at the start of an
+    /// iteration (always taped) and `index` the loop index with the code that recomputes it.
+    fn region(
+        &mut self,
+        block: &Block,
+        carried: &[Var],
+        index: Option<(Var, TokenStream)>,
+        adjoint_code: Vec<TokenStream>,
+        region_refs: BTreeSet<Var>,
+        refs: &mut BTreeSet<Var>,
+    ) -> TokenStream {
+        let defs: BTreeMap<Var, &Stmt> = block
+            .stmts
+            .iter()
+            .flat_map(|s| s.defs().into_iter().map(move |v| (v, s)))
+            .collect();
+        let index_var = index.as_ref().map(|(v, _)| *v);
+        let is_top = |v: &Var| defs.contains_key(v) || carried.contains(v) || index_var == Some(*v);
+        let mut todo: Vec<Var> = region_refs.iter().copied().filter(is_top).collect();
+        refs.extend(region_refs.iter().copied().filter(|v| !is_top(v)));
+        let (mut remat, mut taped) = (BTreeSet::new(), BTreeSet::new());
+        let mut index_needed = false;
+        while let Some(v) = todo.pop() {
+            if remat.contains(&v) || taped.contains(&v) {
+                continue;
+            }
+            if index_var == Some(v) {
+                index_needed = true;
+                continue;
+            }
+            let stmt = defs.get(&v).copied();
+            let reads: Option<BTreeSet<Var>> = match stmt {
+                Some(Stmt::Let { value, .. }) if !self.unsafe_reads.contains(&v) => Some(
+                    value
+                        .operands()
+                        .into_iter()
+                        .filter_map(Operand::var)
+                        .collect(),
+                ),
+                Some(s @ (Stmt::If { .. } | Stmt::Match { .. })) if self.is_pure(s) => {
+                    let single = Block {
+                        stmts: vec![s.clone()],
+                        yields: Vec::new(),
+                    };
+                    Some(
+                        self.e
+                            .primal(&single, &[v].into_iter().collect(), Mode::Recompute)
+                            .1,
+                    )
+                }
+                _ => None,
+            };
+            match reads {
+                Some(reads) => {
+                    remat.insert(v);
+                    for read in reads {
+                        if is_top(&read) {
+                            todo.push(read);
+                        } else {
+                            refs.insert(read);
+                        }
+                    }
+                }
+                None => {
+                    taped.insert(v);
+                }
+            }
+        }
+        let mut prelude = Vec::new();
+        for v in &taped {
+            let tape = self.e.tape(*v);
+            let name = self.e.name(*v);
+            prelude.push(quote!(let #name = #tape.pop();));
+        }
+        if let (true, Some((_, code))) = (index_needed, &index) {
+            prelude.push(code.clone());
+        }
+        for stmt in &block.stmts {
+            let wanted: BTreeSet<Var> = stmt
+                .defs()
+                .into_iter()
+                .filter(|v| remat.contains(v))
+                .collect();
+            if wanted.is_empty() {
+                continue;
+            }
+            let single = Block {
+                stmts: vec![stmt.clone()],
+                yields: Vec::new(),
+            };
+            prelude.push(self.e.primal(&single, &wanted, Mode::Recompute).0);
+        }
+        quote!(#(#prelude)* #(#adjoint_code)*)
+    }
+
+    /// Can `stmt` be recomputed in the reverse sweep: no memory writes, no loops, no unsafe reads?
+    fn is_pure(&self, stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Let { var, .. } => !self.unsafe_reads.contains(var),
+            Stmt::If { .. } | Stmt::Match { .. } => stmt
+                .blocks()
+                .iter()
+                .all(|b| b.stmts.iter().all(|s| self.is_pure(s))),
+            _ => false,
+        }
+    }
+
     /// The adjoint of an `if` or `match`: the same branching, each branch recomputing what its adjoint
     /// reads and yielding the adjoints of the outer values it changed.
     fn branches(
@@ -199,14 +520,10 @@ impl Reverse<'_, '_> {
     ) {
         let out_adjoints: Vec<Option<TokenStream>> =
             outs.iter().map(|o| adjoints.remove(o)).collect();
-        if out_adjoints.iter().all(Option::is_none) {
+        if out_adjoints.iter().all(Option::is_none) && !self.touches_active_arrays(stmt) {
             return;
         }
-        struct Arm {
-            code: TokenStream,
-            adjoints: Adjoints,
-        }
-        let mut arms = Vec::new();
+        let mut arms: Vec<(TokenStream, Adjoints)> = Vec::new();
         for block in stmt.blocks() {
             let mut arm_adjoints = adjoints.clone();
             let mut arm_code = Vec::new();
@@ -217,20 +534,13 @@ impl Reverse<'_, '_> {
                 }
             }
             self.block(block, &mut arm_adjoints, &mut arm_code, &mut arm_refs);
-            let defs: BTreeSet<Var> = block.defs().into_iter().collect();
-            let roots = arm_refs.intersection(&defs).copied().collect();
-            let (recompute, free) = self.e.primal(block, &roots);
-            refs.extend(arm_refs.difference(&defs).copied());
-            refs.extend(free);
-            arms.push(Arm {
-                code: quote!(#recompute #(#arm_code)*),
-                adjoints: arm_adjoints,
-            });
+            let arm = self.region(block, &[], None, arm_code, arm_refs, refs);
+            arms.push((arm, arm_adjoints));
         }
         // The outer values whose adjoints some branch changed.
         let changed: Vec<Var> = arms
             .iter()
-            .flat_map(|arm| arm.adjoints.iter())
+            .flat_map(|(_, arm)| arm.iter())
             .filter(|(var, d)| {
                 adjoints
                     .get(var)
@@ -240,22 +550,21 @@ impl Reverse<'_, '_> {
             .collect::<BTreeSet<Var>>()
             .into_iter()
             .collect();
-        if changed.is_empty() {
+        let has_code = arms.iter().any(|(code, _)| !code.is_empty());
+        if changed.is_empty() && !has_code {
             return;
         }
         let bodies: Vec<TokenStream> = arms
             .iter()
-            .map(|arm| {
+            .map(|(arm_code, arm)| {
                 let yields: Vec<TokenStream> = changed
                     .iter()
-                    .map(|var| match arm.adjoints.get(var).or(adjoints.get(var)) {
+                    .map(|var| match arm.get(var).or(adjoints.get(var)) {
                         Some(d) => d.clone(),
                         None => Emitter::zero_of(self.e.activity.var_kind(*var)),
                     })
                     .collect();
-                let arm_code = &arm.code;
-                let yields = tuple_or_single(yields);
-                quote!({ #arm_code #yields })
+                block_with_value(arm_code.clone(), tuple_or_single(yields))
             })
             .collect();
         refs.extend(cond.var());
@@ -266,8 +575,186 @@ impl Reverse<'_, '_> {
         for (var, name) in changed.iter().zip(&names) {
             adjoints.insert(*var, name.clone());
         }
-        let pattern = tuple_or_single(names);
         let branching = self.e.branches(stmt, cond, bodies);
-        code.push(quote!(let #pattern = #branching;));
+        if names.is_empty() {
+            code.push(quote!(#branching;));
+        } else {
+            let pattern = tuple_or_single(names);
+            code.push(quote!(let #pattern = #branching;));
+        }
+    }
+
+    /// Does `stmt` read or write an active array (so its reverse matters even with no adjoint on its outs)?
+    fn touches_active_arrays(&self, stmt: &Stmt) -> bool {
+        let activity = self.e.activity;
+        let direct = match stmt {
+            Stmt::Let {
+                value: Value::Load { array, .. },
+                ..
+            }
+            | Stmt::Store { array, .. }
+            | Stmt::Push { array, .. }
+            | Stmt::NewArray { array, .. } => activity.is_active_array(*array),
+            _ => false,
+        };
+        direct
+            || stmt
+                .blocks()
+                .iter()
+                .any(|b| b.stmts.iter().any(|s| self.touches_active_arrays(s)))
+    }
+
+    /// The reverse of a loop: its iterations backwards, each restoring the carried values it read from
+    /// their tapes, recomputing the rest, and running the body's adjoint. The adjoints of the carried
+    /// values, and of the outer values the body reads, are mutable accumulators across iterations.
+    fn loop_(
+        &mut self,
+        l: &Loop,
+        adjoints: &mut Adjoints,
+        code: &mut Vec<TokenStream>,
+        refs: &mut BTreeSet<Var>,
+    ) {
+        let activity = self.e.activity;
+        let out_adjoints: Vec<Option<TokenStream>> =
+            l.outs.iter().map(|o| adjoints.remove(o)).collect();
+        let stmt_view = Stmt::Loop(Box::new(l.clone()));
+        if out_adjoints.iter().all(Option::is_none) && !self.touches_active_arrays(&stmt_view) {
+            return;
+        }
+        // The adjoints of the carried values, one mutable variable each.
+        let carried: Vec<Option<Ident>> = l
+            .phis
+            .iter()
+            .map(|phi| {
+                activity
+                    .is_active_var(*phi)
+                    .then(|| self.e.adjoint_name(*phi))
+            })
+            .collect();
+        // The outer values the body reads, which get mutable accumulators.
+        let inner: BTreeSet<Var> = defs_within(&stmt_view);
+        let mut outer: BTreeSet<Var> = BTreeSet::new();
+        collect_reads(&l.body, &mut outer);
+        outer.retain(|v| !inner.contains(v) && activity.is_active_var(*v));
+        let accumulators: BTreeMap<Var, Ident> = outer
+            .iter()
+            .map(|v| (*v, self.e.adjoint_name(*v)))
+            .collect();
+        let mut body_adjoints = adjoints.clone();
+        for (var, acc) in &accumulators {
+            body_adjoints.insert(*var, acc.to_token_stream());
+        }
+        let mut body_code = Vec::new();
+        let mut body_refs = BTreeSet::new();
+        for (yielded, d) in l.body.yields.iter().zip(&carried) {
+            if let Some(d) = d {
+                self.contribute(
+                    yielded,
+                    d.to_token_stream(),
+                    &mut body_adjoints,
+                    &mut body_code,
+                );
+            }
+        }
+        self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
+        let t = self.e.namer.fresh("__t");
+        let index = l
+            .range
+            .as_ref()
+            .and_then(|(_, index)| Some((*index, self.e.nth_index(l, &t)?)));
+        if let Some((range, _)) = &l.range {
+            if body_refs.contains(&l.range.as_ref().map(|(_, i)| *i).unwrap_or(Var(u32::MAX))) {
+                refs.extend(range.start.var());
+                refs.extend(range.end.var());
+                refs.extend(range.step.as_ref().and_then(Operand::var));
+            }
+        }
+        let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
+        // At the end of an iteration: the carried adjoints become those of the iteration's start values.
+        let mut targets = Vec::new();
+        let mut values = Vec::new();
+        for (phi, d) in l.phis.iter().zip(&carried) {
+            let Some(d) = d else { continue };
+            let next = body_adjoints
+                .remove(phi)
+                .unwrap_or_else(|| Emitter::zero_of(activity.var_kind(*phi)));
+            if *d != next.to_string() {
+                targets.push(d.to_token_stream());
+                values.push(next);
+            }
+        }
+        let mut changed = Vec::new();
+        for (var, acc) in &accumulators {
+            let now = body_adjoints.get(var).map(ToString::to_string);
+            if now.as_deref() != Some(acc.to_string().as_str()) {
+                changed.push(*var);
+                targets.push(acc.to_token_stream());
+                values.push(body_adjoints[var].clone());
+            }
+        }
+        let assign = match targets.len() {
+            0 => quote!(),
+            1 => quote!(#(#targets)* = #(#values)*;),
+            _ => quote!((#(#targets),*) = (#(#values),*);),
+        };
+        let mut declarations = Vec::new();
+        for ((phi, d), out_d) in l.phis.iter().zip(&carried).zip(&out_adjoints) {
+            if let Some(d) = d {
+                let init = out_d
+                    .clone()
+                    .unwrap_or_else(|| Emitter::zero_of(activity.var_kind(*phi)));
+                declarations.push(quote!(let mut #d = #init;));
+            }
+        }
+        for var in &changed {
+            let acc = &accumulators[var];
+            let init = adjoints
+                .get(var)
+                .cloned()
+                .unwrap_or_else(|| Emitter::zero_of(activity.var_kind(*var)));
+            declarations.push(quote!(let mut #acc = #init;));
+            adjoints.insert(*var, acc.to_token_stream());
+        }
+        refs.insert(l.trips);
+        let trips = self.e.name(l.trips);
+        code.push(quote! {
+            #(#declarations)*
+            for #t in (0..#trips).rev() {
+                #body
+                #assign
+            }
+        });
+        for (init, d) in l.inits.iter().zip(&carried) {
+            if let Some(d) = d {
+                self.contribute(init, d.to_token_stream(), adjoints, code);
+            }
+        }
+    }
+}
+
+/// The values defined anywhere inside `stmt` (its nested blocks, a loop's carried values and index).
+fn defs_within(stmt: &Stmt) -> BTreeSet<Var> {
+    let mut defs = BTreeSet::new();
+    if let Stmt::Loop(l) = stmt {
+        defs.extend(l.phis.iter().copied());
+        defs.extend(l.range.as_ref().map(|(_, i)| *i));
+    }
+    for block in stmt.blocks() {
+        for inner in &block.stmts {
+            defs.extend(inner.defs());
+            defs.extend(defs_within(inner));
+        }
+    }
+    defs
+}
+
+/// The values read anywhere in `block`.
+fn collect_reads(block: &Block, reads: &mut BTreeSet<Var>) {
+    reads.extend(block.yields.iter().filter_map(Operand::var));
+    for stmt in &block.stmts {
+        reads.extend(stmt.operands().into_iter().filter_map(Operand::var));
+        for inner in stmt.blocks() {
+            collect_reads(inner, reads);
+        }
     }
 }

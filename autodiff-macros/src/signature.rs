@@ -14,6 +14,19 @@ pub(crate) struct Param {
     pub(crate) kind: Kind,
     /// Does it get a gradient?
     pub(crate) active: bool,
+    /// The type of its gradient: its own for a float, `Vec<T>` for a slice or `Vec`, `[T; N]` for an array.
+    pub(crate) grad_ty: Type,
+    /// For an array parameter: is it a fixed-size array?
+    pub(crate) array: Option<ArrayShape>,
+}
+
+/// The shape of an array parameter or return.
+#[derive(Clone, Copy)]
+pub(crate) struct ArrayShape {
+    /// `[T; N]` or `&[T; N]` (else `&[T]`, `&Vec<T>`, `Vec<T>`).
+    pub(crate) fixed: bool,
+    /// Passed by value (`Vec<T>`, `[T; N]`), so the function may not mutate it but owns it.
+    pub(crate) owned: bool,
 }
 
 /// The signature, classified.
@@ -31,7 +44,7 @@ impl Signature {
 
     /// `G`: the gradient of the active parameters, alone or as a tuple in declaration order.
     pub(crate) fn gradient_type(&self) -> TokenStream {
-        let types: Vec<&Type> = self.active().map(|p| &p.ty).collect();
+        let types: Vec<&Type> = self.active().map(|p| &p.grad_ty).collect();
         match types.as_slice() {
             [one] => one.to_token_stream(),
             many => quote!((#(#many,)*)),
@@ -104,19 +117,78 @@ pub(crate) fn kind_of_type(ty: &Type, float_params: &[Ident]) -> Kind {
     }
 }
 
-/// A float array or slice type (`&[T]`, `Vec<T>`, `[T; N]`), which is not supported yet.
-fn is_float_array(ty: &Type, float_params: &[Ident]) -> bool {
-    let elem_is_float = |t: &Type| matches!(kind_of_type(t, float_params), Kind::Float(_));
+/// A float array, slice or `Vec` type: its shape and the type of its gradient (`Vec<T>` or `[T; N]`).
+/// Arrays of arrays are not float arrays.
+pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArrayShape, Type)> {
+    let is_float = |t: &Type| matches!(kind_of_type(t, float_params), Kind::Float(_));
+    let (inner, owned) = match ty {
+        Type::Reference(r) if r.mutability.is_none() => (&*r.elem, false),
+        other => (other, true),
+    };
+    match inner {
+        Type::Slice(s) if !owned && is_float(&s.elem) => {
+            let elem = &s.elem;
+            Some((
+                ArrayShape {
+                    fixed: false,
+                    owned,
+                },
+                syn::parse_quote!(::std::vec::Vec<#elem>),
+            ))
+        }
+        Type::Array(a) if is_float(&a.elem) => {
+            Some((ArrayShape { fixed: true, owned }, Type::Array(a.clone())))
+        }
+        Type::Path(tp) => {
+            let seg = tp.path.segments.last()?;
+            if seg.ident != "Vec" {
+                return None;
+            }
+            let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+                return None;
+            };
+            match args.args.first()? {
+                syn::GenericArgument::Type(elem) if is_float(elem) => Some((
+                    ArrayShape {
+                        fixed: false,
+                        owned,
+                    },
+                    syn::parse_quote!(::std::vec::Vec<#elem>),
+                )),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Is this a type the macro cannot differentiate through but that looks like it holds floats
+/// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
+fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
     match ty {
-        Type::Reference(r) => is_float_array(&r.elem, float_params),
-        Type::Slice(s) => elem_is_float(&s.elem),
-        Type::Array(a) => elem_is_float(&a.elem),
-        Type::Path(tp) => tp.path.segments.last().is_some_and(|seg| {
-            seg.ident == "Vec"
-                && matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
-                    if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if elem_is_float(t))))
+        Type::Reference(r) if r.mutability.is_some() => array_shape(&r.elem, float_params)
+            .map(|_| "`&mut` parameters are not supported: take `&[T]` and return the result")
+            .or_else(|| {
+                matches!(kind_of_type(&r.elem, float_params), Kind::Float(_))
+                    .then_some("`&mut` parameters are not supported: return the value instead")
+            }),
+        Type::Reference(r) => unsupported_float_container(&r.elem, float_params),
+        Type::Slice(s) => array_shape(&s.elem, float_params).map(|_| {
+            "nested slices are not supported: pass one flat slice and index it as `a[i * n + j]`"
         }),
-        _ => false,
+        Type::Array(a) => array_shape(&a.elem, float_params).map(|_| {
+            "nested arrays are not supported: pass one flat slice and index it as `a[i * n + j]`"
+        }),
+        Type::Path(tp) => {
+            let seg = tp.path.segments.last()?;
+            let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+                return None;
+            };
+            let nested = args.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(t) if array_shape(t, float_params).is_some()));
+            (seg.ident == "Vec" && nested)
+                .then_some("nested `Vec`s are not supported: pass one flat slice and index it as `a[i * n + j]`")
+        }
+        _ => None,
     }
 }
 
@@ -181,21 +253,22 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     ok = false;
                     continue;
                 }
-                let kind = kind_of_type(&pt.ty, &float_params);
-                if is_float_array(&pt.ty, &float_params) {
-                    errors.spanned(
-                        &pt.ty,
-                        "array and slice parameters are not supported yet: pass the elements as separate \
-                         float parameters",
-                    );
+                if let Some(message) = unsupported_float_container(&pt.ty, &float_params) {
+                    errors.spanned(&pt.ty, message);
                     ok = false;
                 }
-                let active = matches!(kind, Kind::Float(_));
+                let (kind, array, grad_ty) = match array_shape(&pt.ty, &float_params) {
+                    Some((shape, grad_ty)) => (Kind::Array, Some(shape), grad_ty),
+                    None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
+                };
+                let active = matches!(kind, Kind::Float(_) | Kind::Array);
                 params.push(Param {
                     ident: pi.ident.clone(),
                     ty: (*pt.ty).clone(),
                     kind,
                     active,
+                    grad_ty,
+                    array,
                 });
             }
         }
@@ -217,11 +290,11 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         ),
                     );
                 }
-                Some(p) if !matches!(p.kind, Kind::Float(_)) => errors.spanned(
+                Some(p) if !matches!(p.kind, Kind::Float(_) | Kind::Array) => errors.spanned(
                     name,
                     format!(
-                        "`{name}` cannot be differentiated: only parameters of type `f64`, `f32` or a type \
-                         parameter bounded by `Float` can be in `wrt(..)`"
+                        "`{name}` cannot be differentiated: only parameters of type `f64`, `f32`, a type \
+                         parameter bounded by `Float`, or slices, `Vec`s and arrays of them can be in `wrt(..)`"
                     ),
                 ),
                 Some(_) => {}
@@ -240,17 +313,20 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
             return None;
         }
         ReturnType::Type(_, ty) => {
-            let kind = kind_of_type(ty, &float_params);
+            let kind = match array_shape(ty, &float_params) {
+                Some((shape, _)) if shape.owned => Kind::Array,
+                _ => kind_of_type(ty, &float_params),
+            };
             let supported = match &kind {
-                Kind::Float(_) => true,
+                Kind::Float(_) | Kind::Array => true,
                 Kind::Tuple(items) => items.iter().all(|k| matches!(k, Kind::Float(_))),
                 _ => false,
             };
             if !supported {
                 errors.spanned(
                     ty,
-                    "a `#[differentiable]` function must return a float (`f64`, `f32`, `T: Float`) or a \
-                     tuple of floats",
+                    "a `#[differentiable]` function must return a float (`f64`, `f32`, `T: Float`), a \
+                     tuple of floats, a `Vec<T>` or an array `[T; N]`",
                 );
                 return None;
             }

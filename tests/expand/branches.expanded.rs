@@ -21,30 +21,17 @@ fn branchy_grad(x: f64, k: i32) -> (f64, f64) {
 fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
     let y = x * x;
     let __v0 = y > 1.0;
-    let y_2 = if __v0 {
-        let y_1 = y.sqrt();
-        y_1
-    } else {
-        y
-    };
+    let y_2 = if __v0 { y.sqrt() } else { y };
     let __v1 = k < 0;
     let __v6 = if __v1 {
-        let __v2 = -y_2;
-        __v2
+        -y_2
     } else {
         let w = match k {
             0 => y_2,
-            1 | 2 => {
-                let __v3 = y_2 * 2.0;
-                __v3
-            }
-            _ => {
-                let __v4 = y_2.powi(k);
-                __v4
-            }
+            1 | 2 => y_2 * 2.0,
+            _ => y_2.powi(k),
         };
-        let __v5 = w + x;
-        __v5
+        w + x
     };
     let (__d_x, __d_y_2_4) = if __v1 {
         let __d_y_2 = -d_ret;
@@ -52,21 +39,14 @@ fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
     } else {
         let __d_y_2_3 = match k {
             0 => d_ret,
-            1 | 2 => {
-                let __d_y_2_1 = d_ret * 2.0;
-                __d_y_2_1
-            }
-            _ => {
-                let __d_y_2_2 = d_ret * ::autodiff::__private::rules::powi(y_2, k);
-                __d_y_2_2
-            }
+            1 | 2 => d_ret * 2.0,
+            _ => d_ret * ::autodiff::__private::rules::powi(y_2, k),
         };
         (d_ret, __d_y_2_3)
     };
     let __d_y_1 = if __v0 {
         let y_1 = y.sqrt();
-        let __d_y = __d_y_2_4 * ::autodiff::__private::rules::sqrt(y_1);
-        __d_y
+        __d_y_2_4 * ::autodiff::__private::rules::sqrt(y_1)
     } else {
         __d_y_2_4
     };
@@ -76,8 +56,9 @@ fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
 }
 #[inline]
 fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
+    let __dot_x = tangent;
     let y = x * x;
-    let __dot_y = tangent * x + tangent * x;
+    let __dot_y = __dot_x * x + __dot_x * x;
     let __v0 = y > 1.0;
     let (y_2, __dot_y_2) = if __v0 {
         let y_1 = y.sqrt();
@@ -106,7 +87,7 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
             }
         };
         let __v5 = w + x;
-        let __dot_v5 = __dot_w + tangent;
+        let __dot_v5 = __dot_w + __dot_x;
         (__v5, __dot_v5)
     };
     (__v6, __dot_v6)

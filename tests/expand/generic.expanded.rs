@@ -88,9 +88,10 @@ fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
 }
 #[inline]
 fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
+    let __dot_a = tangent;
     let __v0 = a.powf(b);
     let (__partial_powf, _) = ::autodiff::__private::rules::powf(a, b, __v0);
-    let __dot_v0 = tangent * __partial_powf;
+    let __dot_v0 = __dot_a * __partial_powf;
     let __v1 = n as f64;
     let __v2 = __v0 * __v1;
     let __dot_v2 = __dot_v0 * __v1;

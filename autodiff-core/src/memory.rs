@@ -1,0 +1,231 @@
+//! What the generated code uses for loops and arrays: the tape on which the forward sweep stores the
+//! values the reverse sweep reads back, and helpers for array adjoints and tangents.
+//!
+//! A tape is a plain typed stack (`Vec<T>`): no dynamic graph and no boxed closures. The macro gives each
+//! stored value its own tape, so the type is inferred from what is pushed and pushes and pops of different
+//! values never need to agree on an order. It is generic over the value type, so a tape of `Dual<f64>`
+//! works as one of `f64` does: second derivatives through loops need nothing else.
+
+use num_traits::Zero;
+
+/// A stack of values the forward sweep stores for the reverse sweep.
+#[derive(Debug, Clone)]
+pub struct Tape<T> {
+    values: Vec<T>,
+}
+
+impl<T> Default for Tape<T> {
+    fn default() -> Self {
+        Tape { values: Vec::new() }
+    }
+}
+
+impl<T> Tape<T> {
+    /// An empty tape. It allocates on the first push.
+    #[inline]
+    pub fn new() -> Self {
+        Tape::default()
+    }
+
+    /// Stores a value.
+    #[inline]
+    pub fn push(&mut self, value: T) {
+        self.values.push(value);
+    }
+
+    /// Takes back the value stored last.
+    ///
+    /// # Panics
+    ///
+    /// If the tape is empty, which generated code never does: the reverse sweep pops exactly what the
+    /// forward sweep pushed. A panic here is a bug in autodiff.
+    #[inline]
+    pub fn pop(&mut self) -> T {
+        match self.values.pop() {
+            Some(value) => value,
+            None => panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it"),
+        }
+    }
+
+    /// How many values are stored.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Is the tape empty?
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// The `t`-th item of `iterator`: the reverse sweep's way back to the index a `for` loop had at its
+/// `t`-th iteration (constant time for ranges).
+///
+/// # Panics
+///
+/// If the iterator is shorter, which generated code never asks for: `t` counts iterations that ran.
+#[inline]
+pub fn nth<I: Iterator>(mut iterator: I, t: usize) -> I::Item {
+    match iterator.nth(t) {
+        Some(item) => item,
+        None => panic!("autodiff: a loop ran fewer iterations than recorded; this is a bug in autodiff, please report it"),
+    }
+}
+
+/// Something with a length: slices, `Vec`s and arrays, and references to them.
+pub trait ArrayLike {
+    /// The array of zeros of the same shape: a `Vec` for slices and `Vec`s, an array for arrays.
+    type Zeros;
+    /// The number of elements.
+    fn array_len(&self) -> usize;
+    /// Zeros of the same shape.
+    fn zeros(&self) -> Self::Zeros;
+}
+
+impl<T: Zero + Clone> ArrayLike for [T] {
+    type Zeros = Vec<T>;
+    fn array_len(&self) -> usize {
+        self.len()
+    }
+    fn zeros(&self) -> Vec<T> {
+        vec![T::zero(); self.len()]
+    }
+}
+
+impl<T: Zero + Clone> ArrayLike for Vec<T> {
+    type Zeros = Vec<T>;
+    fn array_len(&self) -> usize {
+        self.len()
+    }
+    fn zeros(&self) -> Vec<T> {
+        vec![T::zero(); self.len()]
+    }
+}
+
+impl<T: Zero + Copy, const N: usize> ArrayLike for [T; N] {
+    type Zeros = [T; N];
+    fn array_len(&self) -> usize {
+        N
+    }
+    fn zeros(&self) -> [T; N] {
+        [T::zero(); N]
+    }
+}
+
+impl<A: ArrayLike + ?Sized> ArrayLike for &A {
+    type Zeros = A::Zeros;
+    fn array_len(&self) -> usize {
+        (**self).array_len()
+    }
+    fn zeros(&self) -> A::Zeros {
+        (**self).zeros()
+    }
+}
+
+/// Zeros shaped like `array`: the adjoint buffer of an array, or the gradient of an unused one.
+#[inline]
+pub fn zeros_like<A: ArrayLike + ?Sized>(array: &A) -> A::Zeros {
+    array.zeros()
+}
+
+/// Checks that the cotangent `d` of a returned array has that array's length, and gives it back as the
+/// array's adjoint buffer.
+///
+/// # Panics
+///
+/// If the lengths differ, with a message naming `label` and both lengths.
+#[inline]
+pub fn cotangent<D: ArrayLike, A: ArrayLike + ?Sized>(label: &str, d: D, returned: &A) -> D {
+    if d.array_len() != returned.array_len() {
+        panic!(
+            "autodiff: the cotangent `{label}` has length {} but the returned value has length {}",
+            d.array_len(),
+            returned.array_len()
+        );
+    }
+    d
+}
+
+/// Checks that the tangent of the array parameter `label` has the parameter's length.
+///
+/// # Panics
+///
+/// If the lengths differ, with a message naming the parameter and both lengths.
+#[inline]
+pub fn tangent<D: ArrayLike, A: ArrayLike + ?Sized>(label: &str, t: D, param: &A) -> D {
+    if t.array_len() != param.array_len() {
+        panic!(
+            "autodiff: the tangent of `{label}` has length {} but `{label}` has length {}",
+            t.array_len(),
+            param.array_len()
+        );
+    }
+    t
+}
+
+/// The sum of the elements: the adjoint of a value repeated into an array (`vec![x; n]`).
+#[inline]
+pub fn sum<T: Zero + Copy>(values: &[T]) -> T {
+    values.iter().fold(T::zero(), |acc, v| acc + *v)
+}
+
+/// `target[i] += source[i]`: the adjoint of a copy (`x.to_vec()`) flowing back to the original.
+#[inline]
+pub fn accumulate<T: Zero + Copy>(target: &mut [T], source: &[T]) {
+    for (t, s) in target.iter_mut().zip(source) {
+        *t = *t + *s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tape_is_last_in_first_out() {
+        let mut tape = Tape::new();
+        tape.push(1.0);
+        tape.push(2.0);
+        assert_eq!(tape.len(), 2);
+        assert_eq!(tape.pop(), 2.0);
+        assert_eq!(tape.pop(), 1.0);
+        assert!(tape.is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "tape was read more often")]
+    fn popping_an_empty_tape_is_a_bug_report() {
+        Tape::<f64>::new().pop();
+    }
+
+    #[test]
+    fn zeros_keep_the_shape() {
+        let slice: &[f64] = &[1.0, 2.0];
+        assert_eq!(zeros_like(&slice), vec![0.0, 0.0]);
+        assert_eq!(zeros_like(&[1.0f32; 3]), [0.0f32; 3]);
+        assert_eq!(zeros_like(&vec![1.0; 4]), vec![0.0; 4]);
+    }
+
+    #[test]
+    #[should_panic(expected = "the tangent of `x` has length 2 but `x` has length 3")]
+    fn tangent_length_is_checked() {
+        tangent("x", vec![0.0; 2], &[1.0, 2.0, 3.0][..]);
+    }
+
+    #[test]
+    #[should_panic(
+        expected = "the cotangent `d_ret` has length 1 but the returned value has length 2"
+    )]
+    fn cotangent_length_is_checked() {
+        cotangent("d_ret", vec![0.0; 1], &vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn sums_accumulations_and_indexes() {
+        assert_eq!(sum(&[1.0, 2.0, 3.0]), 6.0);
+        let mut target = vec![1.0, 1.0];
+        accumulate(&mut target, &[2.0, 3.0]);
+        assert_eq!(target, vec![3.0, 4.0]);
+        assert_eq!(nth((0..10).rev().step_by(3), 2), 3);
+    }
+}

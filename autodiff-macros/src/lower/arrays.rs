@@ -1,0 +1,238 @@
+//! Lowering of arrays: parameters `&[T]`, `Vec<T>`, `[T; N]` and local `Vec`s and arrays are memory, read
+//! by `Load` and written by `Store` in place, not values named once (a loop filling a `Vec` would otherwise
+//! copy it at every step).
+
+use super::{strip_parens, Lowering};
+use crate::ir::{Array, ArrayInit, Operand, Stmt, Value};
+use syn::spanned::Spanned;
+use syn::{Expr, Token};
+
+impl Lowering<'_> {
+    fn new_local_array(&mut self, init: ArrayInit, fixed: bool, hint: Option<String>) -> Operand {
+        let name = hint.unwrap_or_else(|| "__array".to_string());
+        let array = self.new_array(&name, None, fixed);
+        self.stmts.push(Stmt::NewArray { array, init });
+        Operand::Array(array)
+    }
+
+    /// `a[i]`.
+    pub(super) fn lower_index(&mut self, e: &syn::ExprIndex, hint: Option<String>) -> Operand {
+        let Some(array) = self.array_named(&e.expr) else {
+            self.errors.spanned(
+                &e.expr,
+                "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind the value to a \
+                 name first",
+            );
+            return Self::poisoned();
+        };
+        let index = self.lower_expr(&e.index, None);
+        self.index_kind_check(&e.index, &index);
+        self.emit(Value::Load { array, index }, hint, e.span())
+    }
+
+    /// An index must be an integer; a float literal or value is an error the user can act on.
+    fn index_kind_check(&mut self, expr: &Expr, index: &Operand) {
+        if let Operand::Const {
+            kind: crate::ir::Kind::Float(_),
+            ..
+        } = index
+        {
+            self.errors.spanned(
+                expr,
+                "an index must be an integer: write `x as usize` for a float `x`",
+            );
+        }
+    }
+
+    /// `a[i] = value` or `a[i] op= value`.
+    pub(super) fn store(&mut self, target: &syn::ExprIndex, op: Option<syn::BinOp>, rhs: &Expr) {
+        let Some(array) = self.array_named(&target.expr) else {
+            self.errors.spanned(
+                &target.expr,
+                "only a local `Vec` or array can be written by index: copy the data with `.to_vec()` first",
+            );
+            return;
+        };
+        if self.arrays[array.0 as usize].param.is_some() {
+            self.errors.spanned(
+                &target.expr,
+                format!(
+                    "`{}` is an input of the function and cannot be written: copy it first with `let mut {} = {}.to_vec();`",
+                    self.arrays[array.0 as usize].name,
+                    self.arrays[array.0 as usize].name,
+                    self.arrays[array.0 as usize].name,
+                ),
+            );
+            return;
+        }
+        let index = self.lower_expr(&target.index, None);
+        self.index_kind_check(&target.index, &index);
+        let value = match op {
+            None => self.lower_expr(rhs, None),
+            Some(op) => {
+                let current = self.emit(
+                    Value::Load {
+                        array,
+                        index: index.clone(),
+                    },
+                    None,
+                    target.span(),
+                );
+                let rhs = self.lower_expr(rhs, None);
+                self.emit(Value::Binary(op, current, rhs), None, target.span())
+            }
+        };
+        self.forget_reads_of(array);
+        self.stmts.push(Stmt::Store {
+            array,
+            index,
+            value,
+        });
+    }
+
+    /// `vec![v; n]` and `vec![a, b, c]`.
+    pub(super) fn lower_vec_macro(&mut self, m: &syn::ExprMacro, hint: Option<String>) -> Operand {
+        #[allow(clippy::large_enum_variant)] // parsed once per `vec!`
+        enum VecArgs {
+            Repeat(Expr, Expr),
+            Elements(Vec<Expr>),
+        }
+        let parsed = m.mac.parse_body_with(|input: syn::parse::ParseStream| {
+            if input.is_empty() {
+                return Ok(VecArgs::Elements(Vec::new()));
+            }
+            let first: Expr = input.parse()?;
+            if input.peek(Token![;]) {
+                input.parse::<Token![;]>()?;
+                let len: Expr = input.parse()?;
+                return Ok(VecArgs::Repeat(first, len));
+            }
+            let mut items = vec![first];
+            while input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+                items.push(input.parse()?);
+            }
+            Ok(VecArgs::Elements(items))
+        });
+        let init = match parsed {
+            Ok(VecArgs::Repeat(value, len)) => ArrayInit::Repeat {
+                value: self.lower_expr(&value, None),
+                len: self.lower_expr(&len, None),
+                fixed: false,
+            },
+            Ok(VecArgs::Elements(items)) => ArrayInit::Elements {
+                items: items.iter().map(|e| self.lower_expr(e, None)).collect(),
+                fixed: false,
+            },
+            Err(e) => {
+                self.errors.push(e);
+                return Self::poisoned();
+            }
+        };
+        self.new_local_array(init, false, hint)
+    }
+
+    /// `[v; N]` and `[a, b, c]`.
+    pub(super) fn lower_array_literal(&mut self, expr: &Expr, hint: Option<String>) -> Operand {
+        let init = match expr {
+            Expr::Repeat(r) => ArrayInit::Repeat {
+                value: self.lower_expr(&r.expr, None),
+                len: self.lower_expr(&r.len, None),
+                fixed: true,
+            },
+            Expr::Array(a) => ArrayInit::Elements {
+                items: a.elems.iter().map(|e| self.lower_expr(e, None)).collect(),
+                fixed: true,
+            },
+            _ => return Self::poisoned(),
+        };
+        self.new_local_array(init, true, hint)
+    }
+
+    /// `Vec::new()` and `Vec::with_capacity(n)`, if `c` is one of them.
+    pub(super) fn lower_vec_constructor(
+        &mut self,
+        c: &syn::ExprCall,
+        hint: &Option<String>,
+    ) -> Option<Operand> {
+        let Expr::Path(path) = strip_parens(&c.func) else {
+            return None;
+        };
+        let segments: Vec<String> = path
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let [.., ty, func] = segments.as_slice() else {
+            return None;
+        };
+        if ty != "Vec" {
+            return None;
+        }
+        let capacity = match (func.as_str(), c.args.len()) {
+            ("new", 0) => None,
+            ("with_capacity", 1) => Some(self.lower_expr(&c.args[0], None)),
+            _ => return None,
+        };
+        Some(self.new_local_array(ArrayInit::Empty { capacity }, false, hint.clone()))
+    }
+
+    /// A method call on an array: `len`, `push`, `to_vec`, `clone`. `None` if the receiver is no array.
+    pub(super) fn lower_array_method(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        hint: &Option<String>,
+    ) -> Option<Operand> {
+        let array = self.array_named(&m.receiver)?;
+        let name = m.method.to_string();
+        Some(match (name.as_str(), m.args.len()) {
+            ("len", 0) => self.emit(Value::Len(array), hint.clone(), m.span()),
+            ("push", 1) => {
+                if self.arrays[array.0 as usize].param.is_some()
+                    || self.arrays[array.0 as usize].fixed
+                {
+                    self.errors.spanned(
+                        &m.receiver,
+                        "only a local `Vec` can grow: copy the input with `.to_vec()` first",
+                    );
+                    return Some(Self::poisoned());
+                }
+                let value = self.lower_expr(&m.args[0], None);
+                let index = self.new_var(None, m.span());
+                self.forget_reads_of(array);
+                self.stmts.push(Stmt::Push {
+                    array,
+                    index,
+                    value,
+                });
+                Operand::unit()
+            }
+            ("to_vec" | "clone", 0) => {
+                let fixed = name == "clone" && self.arrays[array.0 as usize].fixed;
+                self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone())
+            }
+            _ => {
+                self.errors.spanned(
+                    &m.method,
+                    format!(
+                        "`.{name}()` is not supported on a slice or `Vec`: index it in a loop, or use `.len()`, \
+                         `.push(..)`, `.to_vec()`"
+                    ),
+                );
+                Self::poisoned()
+            }
+        })
+    }
+
+    /// `let b = a;` for an array: a `Vec` moves (the name is an alias), a fixed array or an input is copied,
+    /// so that writing `b` never writes `a`.
+    pub(super) fn bind_array_copy(&mut self, array: Array, hint: Option<String>) -> Operand {
+        let info = &self.arrays[array.0 as usize];
+        if info.fixed || info.param.is_some() {
+            let fixed = info.fixed;
+            self.new_local_array(ArrayInit::Copy(array), fixed, hint)
+        } else {
+            Operand::Array(array)
+        }
+    }
+}
