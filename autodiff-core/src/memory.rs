@@ -163,6 +163,13 @@ pub fn tangent<D: ArrayLike, A: ArrayLike + ?Sized>(label: &str, t: D, param: &A
     t
 }
 
+/// `*target = *target + value`: an adjoint accumulated into an array element (`+=` is not available for
+/// every `Float`).
+#[inline]
+pub fn add_to<T: Copy + core::ops::Add<Output = T>>(target: &mut T, value: T) {
+    *target = *target + value;
+}
+
 /// The sum of the elements: the adjoint of a value repeated into an array (`vec![x; n]`).
 #[inline]
 pub fn sum<T: Zero + Copy>(values: &[T]) -> T {

@@ -341,8 +341,19 @@ impl Pass<'_> {
                         .any(|(o, is_float)| *is_float && a.is_active(o));
                 (kind, active)
             }
-            Value::Method { method, .. } => {
-                if self.report && any_active {
+            Value::Method { method, args, .. } => {
+                let name = method.to_string();
+                let known = crate::ir::FloatFn::ALL.iter().find(|(n, _, _)| *n == name);
+                if let (true, true, Some((_, _, arity))) = (self.report, any_active, known) {
+                    self.errors.spanned(
+                        method,
+                        format!(
+                            "`{name}` takes {} argument(s) besides the receiver, not {}",
+                            arity - 1,
+                            args.len()
+                        ),
+                    );
+                } else if self.report && any_active {
                     self.errors.spanned(
                         method,
                         format!(

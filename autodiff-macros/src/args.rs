@@ -27,6 +27,12 @@ impl Parse for Args {
                 if args.wrt.is_some() {
                     return Err(syn::Error::new(key.span(), "`wrt` is given twice"));
                 }
+                if !input.peek(syn::token::Paren) {
+                    return Err(syn::Error::new(
+                        input.span(),
+                        "`wrt` takes parameter names in parentheses: `wrt(x)` or `wrt(a, b)`",
+                    ));
+                }
                 let content;
                 syn::parenthesized!(content in input);
                 let names =

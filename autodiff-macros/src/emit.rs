@@ -151,11 +151,21 @@ impl<'a> Emitter<'a> {
     }
 
     /// The expression that computes `value`, written as the user wrote it.
-    pub(crate) fn primal_expr(&self, value: &Value) -> TokenStream {
-        let op = |o: &Operand| self.operand(o);
+    ///
+    /// The names of the operands are placed at the user's expression (`span`), keeping their hygiene, so
+    /// that a type error in the generated code underlines the user's code, not the attribute.
+    pub(crate) fn primal_expr(&self, value: &Value, span: proc_macro2::Span) -> TokenStream {
+        let op = |o: &Operand| match o {
+            Operand::Var(v) => {
+                let mut name = self.name(*v).clone();
+                name.set_span(name.span().located_at(span));
+                name.to_token_stream()
+            }
+            _ => self.operand(o),
+        };
         // A negative constant as a receiver needs parentheses: `(-1.0).abs()`.
         let receiver = |o: &Operand| {
-            let tokens = self.operand(o);
+            let tokens = op(o);
             if tokens.to_string().starts_with('-') {
                 quote!((#tokens))
             } else {
@@ -272,7 +282,7 @@ impl<'a> Emitter<'a> {
                     }
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
-                    let expr = self.primal_expr(value);
+                    let expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
                     quote!(let #name = #expr;)
                 }
                 Stmt::If { cond, outs, .. }
@@ -563,6 +573,9 @@ pub(crate) fn range_tokens(
 
 /// `{ code; value }`, folding a last `let x = e;` whose `x` is the value into `{ ..; e }`.
 pub(crate) fn block_with_value(code: TokenStream, value: TokenStream) -> TokenStream {
+    if value.to_string() == "()" {
+        return quote!({ #code });
+    }
     let mut stmts: Vec<syn::Stmt> = match syn::parse2::<syn::Block>(quote!({ #code })) {
         Ok(block) => block.stmts,
         Err(_) => return quote!({ #code #value }),

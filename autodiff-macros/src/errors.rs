@@ -27,6 +27,11 @@ impl Errors {
         self.errors.push(error);
     }
 
+    /// How many errors were recorded.
+    pub(crate) fn len(&self) -> usize {
+        self.errors.len()
+    }
+
     /// All errors as one `compile_error!` per error, or `Ok` if there were none.
     pub(crate) fn finish(self) -> Result<(), TokenStream> {
         if self.errors.is_empty() {

@@ -311,7 +311,9 @@ impl Forward<'_, '_> {
                 Stmt::Let { var, value } => {
                     if self.primal.contains(var) {
                         let name = self.e.name(*var).clone();
-                        let expr = self.e.primal_expr(value);
+                        let expr = self
+                            .e
+                            .primal_expr(value, self.e.f.vars[var.0 as usize].span);
                         code.push(quote!(let #name = #expr;));
                     }
                     if self.tangent.contains(var) {

@@ -223,13 +223,24 @@ impl Reverse<'_, '_> {
             return;
         };
         let is_name = syn::parse2::<Ident>(contribution.clone()).is_ok();
-        let value = match adjoints.get(&var) {
-            None if is_name => {
+        let value = match (adjoints.get(&var), self.e.activity.var_kind(var)) {
+            (None, _) if is_name => {
                 adjoints.insert(var, contribution);
                 return;
             }
-            None => contribution,
-            Some(previous) => quote!(#previous + #contribution),
+            (None, _) => contribution,
+            // A tuple's adjoint is a tuple: added component by component.
+            (Some(previous), Kind::Tuple(kinds)) => {
+                let contribution = if is_name {
+                    contribution
+                } else {
+                    let name = self.e.namer.fresh("__contribution");
+                    code.push(quote!(let #name = #contribution;));
+                    name.to_token_stream()
+                };
+                add_tuples(kinds, previous, &contribution)
+            }
+            (Some(previous), _) => quote!(#previous + #contribution),
         };
         let name = self.e.adjoint_name(var);
         code.push(quote!(let #name = #value;));
@@ -369,7 +380,9 @@ impl Reverse<'_, '_> {
                     let buffer = self.array_adjoint(*array);
                     let index_tokens = self.e.operand(index);
                     refs.extend(index.var());
-                    code.push(quote!(#buffer[#index_tokens] = #buffer[#index_tokens] + #d;));
+                    code.push(
+                        quote!(::autodiff::__private::add_to(&mut #buffer[#index_tokens], #d);),
+                    );
                 }
             }
             _ => {
@@ -730,6 +743,18 @@ impl Reverse<'_, '_> {
             }
         }
     }
+}
+
+/// `a + b` for tuples (of tuples) of floats, component by component.
+fn add_tuples(kinds: &[Kind], a: &TokenStream, b: &TokenStream) -> TokenStream {
+    let parts = kinds.iter().enumerate().map(|(i, kind)| {
+        let i = syn::Index::from(i);
+        match kind {
+            Kind::Tuple(inner) => add_tuples(inner, &quote!(#a.#i), &quote!(#b.#i)),
+            _ => quote!(#a.#i + #b.#i),
+        }
+    });
+    quote!((#(#parts,)*))
 }
 
 /// The values defined anywhere inside `stmt` (its nested blocks, a loop's carried values and index).

@@ -166,12 +166,18 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
 fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
     match ty {
-        Type::Reference(r) if r.mutability.is_some() => array_shape(&r.elem, float_params)
-            .map(|_| "`&mut` parameters are not supported: take `&[T]` and return the result")
-            .or_else(|| {
-                matches!(kind_of_type(&r.elem, float_params), Kind::Float(_))
-                    .then_some("`&mut` parameters are not supported: return the value instead")
-            }),
+        Type::Reference(r) if r.mutability.is_some() => {
+            let elem = match &*r.elem {
+                Type::Slice(slice) => &*slice.elem,
+                Type::Array(array) => &*array.elem,
+                other => other,
+            };
+            let holds_floats = matches!(kind_of_type(elem, float_params), Kind::Float(_))
+                || array_shape(elem, float_params).is_some();
+            holds_floats.then_some(
+                "`&mut` parameters are not supported: take the input by value or as `&[T]`, and return the result",
+            )
+        }
         Type::Reference(r) => unsupported_float_container(&r.elem, float_params),
         Type::Slice(s) => array_shape(&s.elem, float_params).map(|_| {
             "nested slices are not supported: pass one flat slice and index it as `a[i * n + j]`"

@@ -3,9 +3,22 @@ fn softplus_max<T: Float>(x: T, y: T) -> T {
     let one = T::one();
     (one + x.exp()).ln().max(y)
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 fn softplus_max_grad<T: Float>(x: T, y: T) -> (T, (T, T)) {
-    softplus_max_vjp(x, y, <T as ::autodiff::__private::One>::one())
+    let d_ret = <T as ::autodiff::__private::One>::one();
+    let one = T::one();
+    let __v0 = x.exp();
+    let __v1 = one + __v0;
+    let __v2 = __v1.ln();
+    let __v3 = __v2.max(y);
+    let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(__v2, y);
+    let __d_v2 = d_ret * __partial_max;
+    let __d_y = d_ret * __partial_max_1;
+    let __d_v1 = __d_v2 / __v1;
+    let __d_x = __d_v1 * __v0;
+    (__v3, (__d_x, __d_y))
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
     let one = T::one();
@@ -20,6 +33,7 @@ fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
     let __d_x = __d_v1 * __v0;
     (__v3, (__d_x, __d_y))
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     let (__dot_x, __dot_y) = tangent;
@@ -38,6 +52,7 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let __v0 = t.cos();
@@ -55,6 +70,7 @@ fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let __d_t_1 = __d_t + __d_v0 * -::autodiff::__private::Float::sin(t);
     (__v4, (__d_r_1, __d_t_1))
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let (__dot_r, __dot_t) = tangent;
@@ -73,9 +89,18 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 fn scaled_power_grad(a: f64, b: f64, n: i32) -> (f64, f64) {
-    scaled_power_vjp(a, b, n, 1.0)
+    let d_ret = 1.0;
+    let __v0 = a.powf(b);
+    let __v1 = n as f64;
+    let __v2 = __v0 * __v1;
+    let __d_v0 = d_ret * __v1;
+    let (__partial_powf, _) = ::autodiff::__private::rules::powf(a, b, __v0);
+    let __d_a = __d_v0 * __partial_powf;
+    (__v2, __d_a)
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
     let __v0 = a.powf(b);
@@ -86,6 +111,7 @@ fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
     let __d_a = __d_v0 * __partial_powf;
     (__v2, __d_a)
 }
+#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
     let __dot_a = tangent;

@@ -1,8 +1,8 @@
 use autodiff::differentiable;
 
 #[differentiable]
-fn f(x: &[f64]) -> f64 {
-    x.len() as f64
+fn f(m: &[Vec<f64>]) -> f64 {
+    m[0][0]
 }
 
 fn main() {}

@@ -1,13 +1,12 @@
 use autodiff::differentiable;
 
 #[differentiable]
-fn f(x: f64, n: usize) -> f64 {
+fn f(x: f64, n: Option<u32>) -> f64 {
     let mut y = x;
-    for _ in 0..n {
+    let mut k = n;
+    while let Some(m) = k {
         y = y * x;
-    }
-    while y > 10.0 {
-        y = y / 2.0;
+        k = m.checked_sub(1);
     }
     y
 }

@@ -1,0 +1,15 @@
+use autodiff::differentiable;
+
+#[differentiable]
+fn f(xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for w in xs.windows(2) {
+        total += w.len() as f64;
+    }
+    for &v in xs.iter().skip(1) {
+        total += v * v;
+    }
+    total
+}
+
+fn main() {}
