@@ -163,6 +163,13 @@ pub fn tangent<D: ArrayLike, A: ArrayLike + ?Sized>(label: &str, t: D, param: &A
     t
 }
 
+/// A zero of the type of `value`: for a derivative whose type the macro cannot write (a component of
+/// the result of a call), while the value it belongs to is at hand.
+#[inline]
+pub fn zero_like<T: Zero>(_value: &T) -> T {
+    T::zero()
+}
+
 /// `*target = *target + value`: an adjoint accumulated into an array element (`+=` is not available for
 /// every `Float`).
 #[inline]

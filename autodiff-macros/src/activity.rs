@@ -13,6 +13,7 @@ use crate::errors::Errors;
 use crate::ir::{Array, ArrayInit, Block, Function, Kind, Operand, Stmt, Value, Var};
 use crate::signature::{kind_of_type, Signature};
 use proc_macro2::{Ident, Span};
+use quote::ToTokens;
 use syn::BinOp;
 
 /// Kind and activity of every value and array of a function.
@@ -232,6 +233,10 @@ impl Pass<'_> {
                             self.activity.elem_kind(*source).clone(),
                             self.activity.is_active_array(*source),
                         ),
+                        ArrayInit::Call { args, .. } => (
+                            Kind::Unknown,
+                            args.iter().any(|o| self.activity.is_active(o)),
+                        ),
                     };
                     self.set_array(*array, &kind, active);
                 }
@@ -371,19 +376,38 @@ impl Pass<'_> {
                 };
                 (kind, false)
             }
-            Value::Call { callee, args } => {
-                if self.report && any_active {
-                    let name = callee.to_string().replace(' ', "");
+            Value::Call { callee, args, .. } => {
+                let first = callee
+                    .path
+                    .segments
+                    .first()
+                    .map(|s| s.ident.to_string())
+                    .unwrap_or_default();
+                let on_a_type = callee.qself.is_some()
+                    || callee.path.segments.len() == 2
+                        && (matches!(first.as_str(), "f32" | "f64" | "Self")
+                            || self.float_params.iter().any(|p| *p == first));
+                if self.report && any_active && on_a_type {
+                    let name = callee.to_token_stream().to_string().replace(' ', "");
                     self.errors.spanned(
                         callee,
                         format!(
-                            "`{name}` has no known derivative: calls of other functions with arguments \
-                             that depend on the differentiated inputs are not supported yet; wrap them in \
-                             `autodiff::stop_gradient(..)` to treat the result as a constant"
+                            "`{name}` has no known derivative: wrap the value in `autodiff::stop_gradient(..)` to \
+                             treat it as a constant"
                         ),
                     );
                 }
-                (self.call_kind(callee, args.len()), false)
+                if any_active && !on_a_type {
+                    // A call of another differentiable function: its result carries a derivative, of a
+                    // shape the syntax tells only where the result is destructured.
+                    let kind = match self.f.vars[var.0 as usize].tuple_arity {
+                        Some(n) => Kind::Tuple(vec![Kind::Unknown; n]),
+                        None => Kind::Unknown,
+                    };
+                    (kind, true)
+                } else {
+                    (self.call_kind(&callee.to_token_stream(), args.len()), false)
+                }
             }
             Value::StopGradient { arg, .. } => (a.kind(arg), false),
             Value::Load { array, index } => {

@@ -215,8 +215,19 @@ impl<'a> Emitter<'a> {
                 let args = args.iter().map(op);
                 quote!(#recv.#method #turbofish (#(#args),*))
             }
-            Value::Call { callee, args } => {
-                let args = args.iter().map(op);
+            Value::Call {
+                callee,
+                args,
+                by_ref,
+            } => {
+                let args = args.iter().zip(by_ref).map(|(a, r)| {
+                    let a = op(a);
+                    if *r {
+                        quote!(&#a)
+                    } else {
+                        a
+                    }
+                });
                 quote!(#callee(#(#args),*))
             }
             Value::StopGradient { callee, arg } => {
@@ -521,6 +532,18 @@ impl<'a> Emitter<'a> {
             ArrayInit::Copy(source) => {
                 let source = self.array_name(*source);
                 quote!(#source.to_vec())
+            }
+            ArrayInit::Call {
+                callee,
+                args,
+                by_ref,
+            } => {
+                let call = Value::Call {
+                    callee: callee.clone(),
+                    args: args.clone(),
+                    by_ref: by_ref.clone(),
+                };
+                self.primal_expr(&call, proc_macro2::Span::call_site())
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::emit::Emitter;
 use crate::errors::Errors;
 use crate::ir::Function;
 use crate::signature::{self, Signature};
-use crate::{fence, forward, lower, naming, reverse};
+use crate::{companion, fence, forward, lower, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
@@ -70,7 +70,8 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         (Ok(()), Some(sig), Some((f, activity))) => {
             let generated = Generated::new(&item, &sig, &f, &activity);
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
-            quote!(#item #grad #vjp #jvp)
+            let companion = generated.companion();
+            quote!(#item #grad #vjp #jvp #companion)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();
@@ -192,6 +193,33 @@ impl<'a> Generated<'a> {
         );
         Some(
             quote!(#[doc = #doc] #[allow(unused_variables, clippy::pedantic, clippy::nursery)] #item),
+        )
+    }
+
+    /// The module `f` beside `f` through which other differentiable functions call it.
+    fn companion(&self) -> TokenStream {
+        let slots: Vec<companion::Slot> = self
+            .sig
+            .params
+            .iter()
+            .map(|p| companion::Slot {
+                ident: p.ident.clone(),
+                ty: p.ty.clone(),
+                active: p.active,
+                tangent_ty: matches!(p.kind, crate::ir::Kind::Float(_) | crate::ir::Kind::Array)
+                    .then(|| p.grad_ty.to_token_stream()),
+            })
+            .collect();
+        let name = &self.item.sig.ident;
+        let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
+        companion::companion(
+            &self.item.vis,
+            name,
+            &self.item.sig.generics,
+            &slots,
+            &self.sig.ret_ty.to_token_stream(),
+            &quote!(super::#vjp),
+            &quote!(super::#jvp),
         )
     }
 

@@ -100,6 +100,16 @@ impl<'ast> Visit<'ast> for Fence<'_> {
             Expr::Call(c) if !matches!(&*c.func, Expr::Path(_)) => {
                 "only calls of a function by its path are supported (`f(x)`, `f64::sin(x)`)"
             }
+            // `&a` passes an array to a callee.
+            Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
+                for arg in &c.args {
+                    match arg {
+                        Expr::Reference(r) if r.mutability.is_none() => self.visit_expr(&r.expr),
+                        other => self.visit_expr(other),
+                    }
+                }
+                return;
+            }
             Expr::Match(m) => {
                 for arm in &m.arms {
                     self.arm_pattern(&arm.pat);

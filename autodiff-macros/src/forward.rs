@@ -308,6 +308,21 @@ impl Forward<'_, '_> {
         let activity = self.e.activity;
         for stmt in &block.stmts {
             match stmt {
+                Stmt::Let {
+                    var,
+                    value:
+                        Value::Call {
+                            callee,
+                            args,
+                            by_ref,
+                        },
+                } if self.tangent.contains(var) => {
+                    // A call of a differentiable function: its companion's `jvp` gives value and tangent.
+                    let (name, tangent) = (self.e.name(*var).clone(), self.e.tangent_name(*var));
+                    let call = self.call_jvp(callee, args, by_ref);
+                    code.push(quote!(let (#name, #tangent) = #call;));
+                    self.tangents.insert(*var, tangent.to_token_stream());
+                }
                 Stmt::Let { var, value } => {
                     if self.primal.contains(var) {
                         let name = self.e.name(*var).clone();
@@ -366,10 +381,63 @@ impl Forward<'_, '_> {
         }
     }
 
+    /// `f::jvp(args, (tangents,))` for a call of a differentiable function: one tangent per argument, a
+    /// zero for an inactive float or array argument, `()` for any other.
+    fn call_jvp(
+        &mut self,
+        callee: &syn::ExprPath,
+        args: &[Operand],
+        by_ref: &[bool],
+    ) -> TokenStream {
+        let activity = self.e.activity;
+        let jvp = crate::reverse::companion_path(callee, "jvp");
+        let mut tangents = Vec::new();
+        for arg in args {
+            let tangent = match arg {
+                Operand::Array(a) if activity.is_active_array(*a) => {
+                    let t = self.array_tangent(*a);
+                    quote!(::core::clone::Clone::clone(&#t))
+                }
+                Operand::Array(a) => {
+                    let name = self.e.array_name(*a);
+                    quote!(::autodiff::__private::zeros_like(&#name))
+                }
+                other => match activity.kind(other) {
+                    Kind::Int | Kind::Bool | Kind::Unit => quote!(()),
+                    kind => self.tangent_of(other, &kind),
+                },
+            };
+            tangents.push(tangent);
+        }
+        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
+            let a = self.e.operand(a);
+            if *r {
+                quote!(&#a)
+            } else {
+                a
+            }
+        });
+        quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
+    }
+
     /// A new array and, if it is active, its tangent array.
     fn new_array(&mut self, array: Array, init: &ArrayInit, code: &mut Vec<TokenStream>) {
         let activity = self.e.activity;
         let name = self.e.array_name(array).clone();
+        if let (
+            ArrayInit::Call {
+                callee,
+                args,
+                by_ref,
+            },
+            true,
+        ) = (init, activity.is_active_array(array))
+        {
+            let tangent = self.array_tangent(array);
+            let call = self.call_jvp(callee, args, by_ref);
+            code.push(quote!(let (mut #name, mut #tangent) = #call;));
+            return;
+        }
         let single = Block {
             stmts: vec![Stmt::NewArray {
                 array,

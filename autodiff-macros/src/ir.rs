@@ -228,10 +228,12 @@ pub(crate) enum Value {
         turbofish: Option<TokenStream>,
         args: Vec<Operand>,
     },
-    /// A call of a path with no derivative rule: fine with inactive arguments.
+    /// A call of a function by its path: differentiated through the callee's companion module
+    /// (`f::vjp`, `f::jvp`) when an argument is active. `by_ref[i]`: the argument is written `&a`.
     Call {
-        callee: TokenStream,
+        callee: syn::ExprPath,
         args: Vec<Operand>,
+        by_ref: Vec<bool>,
     },
     /// `stop_gradient(x)`: the value of `x`, held constant.
     StopGradient {
@@ -309,6 +311,12 @@ pub(crate) enum ArrayInit {
     Empty { capacity: Option<Operand> },
     /// `x.to_vec()`, `x.clone()`, or a copy of a fixed-size array.
     Copy(Array),
+    /// `let v: Vec<T> = f(..)`: the result of a call.
+    Call {
+        callee: syn::ExprPath,
+        args: Vec<Operand>,
+        by_ref: Vec<bool>,
+    },
 }
 
 /// What a `for` loop iterates: a range of integers, `start..end` or `start..=end`, maybe reversed and
@@ -367,6 +375,7 @@ impl Stmt {
                 ArrayInit::Elements { items, .. } => items.iter().collect(),
                 ArrayInit::Empty { capacity } => capacity.iter().collect(),
                 ArrayInit::Copy(_) => Vec::new(),
+                ArrayInit::Call { args, .. } => args.iter().collect(),
             },
             Stmt::Loop(l) => {
                 let mut operands: Vec<&Operand> = l.inits.iter().collect();
@@ -457,6 +466,9 @@ pub(crate) struct ArrayInfo {
 pub(crate) struct VarInfo {
     /// The user's name for it, if it has one; generated names derive from it.
     pub(crate) hint: Option<String>,
+    /// For a value destructured by a tuple pattern: the number of its fields (a call's result is
+    /// otherwise of unknown shape).
+    pub(crate) tuple_arity: Option<usize>,
     /// The span of the user's code it comes from, for errors.
     pub(crate) span: Span,
 }

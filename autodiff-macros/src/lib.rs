@@ -8,6 +8,7 @@
 
 mod activity;
 mod args;
+mod companion;
 mod emit;
 mod errors;
 mod expand;

@@ -48,6 +48,8 @@ enum SeqItem<'s> {
 }
 
 struct Lowering<'a> {
+    /// The name of the function, to reject recursion.
+    fn_name: String,
     /// Values already computed, by operation and operands: the same expression is computed once.
     memo: std::collections::HashMap<String, Var>,
     vars: Vec<VarInfo>,
@@ -68,6 +70,7 @@ pub(crate) fn lower(
     errors: &mut Errors,
 ) -> Function {
     let mut lowering = Lowering {
+        fn_name: item.sig.ident.to_string(),
         memo: Default::default(),
         vars: Vec::new(),
         arrays: Vec::new(),
@@ -132,7 +135,11 @@ fn strip_parens(mut expr: &Expr) -> &Expr {
 
 impl Lowering<'_> {
     fn new_var(&mut self, hint: Option<String>, span: Span) -> Var {
-        self.vars.push(VarInfo { hint, span });
+        self.vars.push(VarInfo {
+            hint,
+            tuple_arity: None,
+            span,
+        });
         Var(self.vars.len() as u32 - 1)
     }
 
@@ -475,6 +482,17 @@ impl Lowering<'_> {
                 self.bind(&name, Some(value));
             }
             Pat::Type(t) => {
+                if let (Some((shape, _)), Expr::Call(c), Pat::Ident(p)) = (
+                    crate::signature::array_shape(&t.ty, &self.float_params),
+                    strip_parens(init),
+                    &*t.pat,
+                ) {
+                    if let Some(array) = self.lower_array_call(c, shape.fixed, &p.ident.to_string())
+                    {
+                        self.bind(&p.ident.to_string(), Some(array));
+                        return;
+                    }
+                }
                 let declared = kind_of_type(&t.ty, &self.float_params);
                 self.lower_let(&t.pat, init);
                 // A constant takes the declared type: `let a: f32 = 0.0;`.
@@ -524,6 +542,9 @@ impl Lowering<'_> {
             Pat::Type(t) => self.bind_pattern(&t.pat, value),
             Pat::Wild(_) => {}
             Pat::Tuple(tuple) => {
+                if let Operand::Var(v) = &value {
+                    self.vars[v.0 as usize].tuple_arity = Some(tuple.elems.len());
+                }
                 for (i, p) in tuple.elems.iter().enumerate() {
                     let part =
                         self.emit(Value::Field(value.clone(), i as u32), pat_name(p), p.span());
@@ -920,7 +941,13 @@ impl Lowering<'_> {
         if let Some(array) = self.lower_vec_constructor(c, &hint) {
             return array;
         }
-        let mut args: Vec<Operand> = c.args.iter().map(|a| self.lower_expr(a, None)).collect();
+        if path.qself.is_none() && path.path.is_ident(&self.fn_name) {
+            self.errors.spanned(
+                path,
+                "recursion is not supported in a differentiable function: write the recursion as a loop",
+            );
+        }
+        let (mut args, by_ref) = self.lower_call_args(c);
         let callee = path.to_token_stream();
         let last = path
             .path
@@ -942,9 +969,45 @@ impl Lowering<'_> {
                 args,
             }
         } else {
-            Value::Call { callee, args }
+            Value::Call {
+                callee: path.clone(),
+                args,
+                by_ref,
+            }
         };
         self.emit(value, hint, c.span())
+    }
+
+    /// The arguments of a call: values, or arrays passed as `a` or `&a`.
+    fn lower_call_args(&mut self, c: &syn::ExprCall) -> (Vec<Operand>, Vec<bool>) {
+        c.args
+            .iter()
+            .map(|arg| match self.array_named(arg) {
+                Some(array) => (
+                    Operand::Array(array),
+                    matches!(strip_parens(arg), Expr::Reference(_)),
+                ),
+                None => (self.lower_expr(arg, None), false),
+            })
+            .unzip()
+    }
+
+    /// `let v: Vec<T> = f(..);` (or `[T; N]`): a call whose result is an array.
+    fn lower_array_call(&mut self, c: &syn::ExprCall, fixed: bool, name: &str) -> Option<Operand> {
+        let Expr::Path(path) = strip_parens(&c.func) else {
+            return None;
+        };
+        let (args, by_ref) = self.lower_call_args(c);
+        let array = self.new_array(name, None, fixed);
+        self.stmts.push(Stmt::NewArray {
+            array,
+            init: crate::ir::ArrayInit::Call {
+                callee: path.clone(),
+                args,
+                by_ref,
+            },
+        });
+        Some(Operand::Array(array))
     }
 
     /// Is `path` a float function written as a path: `f64::sin`, `Float::sin`, `T::sin`, `<T as Float>::sin`?

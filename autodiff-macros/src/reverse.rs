@@ -325,6 +325,14 @@ impl Reverse<'_, '_> {
                             }
                         }
                         ArrayInit::Empty { .. } => {}
+                        ArrayInit::Call {
+                            callee,
+                            args,
+                            by_ref,
+                        } => {
+                            let d = quote!(::core::clone::Clone::clone(&#buffer));
+                            self.call_adjoint(callee, args, by_ref, &d, adjoints, code, refs);
+                        }
                         ArrayInit::Copy(source) => {
                             if self.e.activity.is_active_array(*source) {
                                 let source_buffer = self.array_adjoint(*source);
@@ -365,9 +373,15 @@ impl Reverse<'_, '_> {
             }
             Value::Field(o, index) => {
                 if let Kind::Tuple(kinds) = activity.kind(o) {
+                    let primal = self.e.operand(o);
+                    refs.extend(o.var());
                     let parts = kinds.iter().enumerate().map(|(i, k)| {
+                        let i_index = syn::Index::from(i);
                         if i == *index as usize {
                             d.clone()
+                        } else if matches!(k, Kind::Unknown) {
+                            // The type of this component is rustc's to know: take it from the value.
+                            quote!(::autodiff::__private::zero_like(&#primal.#i_index))
                         } else {
                             Emitter::zero_of(k)
                         }
@@ -375,6 +389,11 @@ impl Reverse<'_, '_> {
                     self.contribute(o, quote!((#(#parts,)*)), adjoints, code);
                 }
             }
+            Value::Call {
+                callee,
+                args,
+                by_ref,
+            } => self.call_adjoint(callee, args, by_ref, d, adjoints, code, refs),
             Value::Load { array, index } => {
                 if activity.is_active_array(*array) {
                     let buffer = self.array_adjoint(*array);
@@ -408,6 +427,56 @@ impl Reverse<'_, '_> {
                         self.contribute(operand, partial.apply(d), adjoints, code);
                     }
                 }
+            }
+        }
+    }
+
+    /// The adjoint of a call of another differentiable function: its companion's `vjp` (joint mode: the
+    /// callee runs its forward sweep again), which gives one cotangent per argument.
+    #[allow(clippy::too_many_arguments)]
+    fn call_adjoint(
+        &mut self,
+        callee: &syn::ExprPath,
+        args: &[Operand],
+        by_ref: &[bool],
+        d: &TokenStream,
+        adjoints: &mut Adjoints,
+        code: &mut Vec<TokenStream>,
+        refs: &mut BTreeSet<Var>,
+    ) {
+        let activity = self.e.activity;
+        let vjp = companion_path(callee, "vjp");
+        let mut slots = Vec::new();
+        let mut contributions = Vec::new();
+        for arg in args {
+            refs.extend(arg.var());
+            if !activity.is_active(arg) {
+                slots.push(quote!(_));
+                continue;
+            }
+            let slot = match arg {
+                Operand::Var(v) => self.e.adjoint_name(*v),
+                _ => self.e.namer.fresh("__d_argument"),
+            };
+            slots.push(slot.to_token_stream());
+            contributions.push((arg.clone(), slot));
+        }
+        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
+            let a = self.e.operand(a);
+            if *r {
+                quote!(&#a)
+            } else {
+                a
+            }
+        });
+        code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d);));
+        for (arg, slot) in contributions {
+            match arg {
+                Operand::Array(array) => {
+                    let buffer = self.array_adjoint(array);
+                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);));
+                }
+                _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),
             }
         }
     }
@@ -743,6 +812,31 @@ impl Reverse<'_, '_> {
             }
         }
     }
+}
+
+/// `p::f::<T>` → `p::f::item::<T>`: the function `item` of the companion module that `#[differentiable]`,
+/// `#[custom_gradient]` and `#[gradient_of]` emit beside `f`.
+pub(crate) fn companion_path(callee: &syn::ExprPath, item: &str) -> TokenStream {
+    let mut path = callee.clone();
+    let generics = path
+        .path
+        .segments
+        .last_mut()
+        .map(|last| std::mem::replace(&mut last.arguments, syn::PathArguments::None));
+    let mut segment = syn::PathSegment::from(Ident::new(
+        item,
+        callee
+            .path
+            .segments
+            .last()
+            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()),
+    ));
+    if let Some(syn::PathArguments::AngleBracketed(mut args)) = generics {
+        args.colon2_token = Some(Default::default());
+        segment.arguments = syn::PathArguments::AngleBracketed(args);
+    }
+    path.path.segments.push(segment);
+    path.to_token_stream()
 }
 
 /// `a + b` for tuples (of tuples) of floats, component by component.

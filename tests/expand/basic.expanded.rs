@@ -43,3 +43,20 @@ fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
     let __dot_v2 = __dot_z * __v2;
     (__v2, __dot_v2)
 }
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod f {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
+        let (value, gradient) = super::f_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    pub(super) fn jvp(x: f64, y: f64, tangents: (f64, f64)) -> (f64, f64) {
+        let (__tangent_0, __tangent_1) = tangents;
+        super::f_jvp(x, y, (__tangent_0, __tangent_1))
+    }
+}

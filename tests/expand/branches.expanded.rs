@@ -129,3 +129,20 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     };
     (__v6, __dot_v6)
 }
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod branchy {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp(x: f64, k: i32, d_ret: f64) -> (f64, (f64, ())) {
+        let (value, gradient) = super::branchy_vjp(x, k, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0, ()))
+    }
+    #[inline]
+    pub(super) fn jvp(x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
+        let (__tangent_0, _) = tangents;
+        super::branchy_jvp(x, k, __tangent_0)
+    }
+}

@@ -49,6 +49,23 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     let __dot_v3 = __dot_v2 * __partial_max + __dot_y * __partial_max_1;
     (__v3, __dot_v3)
 }
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod softplus_max {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
+        let (value, gradient) = super::softplus_max_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    pub(super) fn jvp<T: Float>(x: T, y: T, tangents: (T, T)) -> (T, T) {
+        let (__tangent_0, __tangent_1) = tangents;
+        super::softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
+    }
+}
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
@@ -86,6 +103,23 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let __dot_v4 = (__dot_v1, __dot_v3);
     (__v4, __dot_v4)
 }
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod polar {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+        let (value, gradient) = super::polar_vjp(r, t, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    pub(super) fn jvp(r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+        let (__tangent_0, __tangent_1) = tangents;
+        super::polar_jvp(r, t, (__tangent_0, __tangent_1))
+    }
+}
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
 }
@@ -122,4 +156,21 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
     let __v2 = __v0 * __v1;
     let __dot_v2 = __dot_v0 * __v1;
     (__v2, __dot_v2)
+}
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod scaled_power {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, (), ())) {
+        let (value, gradient) = super::scaled_power_vjp(a, b, n, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0, (), ()))
+    }
+    #[inline]
+    pub(super) fn jvp(a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
+        let (__tangent_0, _, _) = tangents;
+        super::scaled_power_jvp(a, b, n, __tangent_0)
+    }
 }

@@ -95,6 +95,31 @@ fn dot_jvp(
     }
     (s, __dot_s)
 }
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod dot {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp(
+        x: &[f64],
+        y: &[f64],
+        d_ret: f64,
+    ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        let (value, gradient) = super::dot_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    pub(super) fn jvp(
+        x: &[f64],
+        y: &[f64],
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+    ) -> (f64, f64) {
+        let (__tangent_0, __tangent_1) = tangents;
+        super::dot_jvp(x, y, (__tangent_0, __tangent_1))
+    }
+}
 fn rosenbrock<T: Float>(x: &[T]) -> T {
     let hundred = T::from(100.0).unwrap();
     let mut s = T::zero();
@@ -248,6 +273,23 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
     }
     (s_1, __dot_s_1)
 }
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod rosenbrock {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp<T: Float>(x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
+        let (value, gradient) = super::rosenbrock_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    pub(super) fn jvp<T: Float>(x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
+        let (__tangent_0,) = tangents;
+        super::rosenbrock_jvp(x, __tangent_0)
+    }
+}
 fn product(x: &[f64]) -> f64 {
     let mut p = 1.0;
     for &v in x {
@@ -326,6 +368,23 @@ fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
     }
     (p, __dot_p)
 }
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod product {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp(x: &[f64], d_ret: f64) -> (f64, (::std::vec::Vec<f64>,)) {
+        let (value, gradient) = super::product_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    pub(super) fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
+        let (__tangent_0,) = tangents;
+        super::product_jvp(x, __tangent_0)
+    }
+}
 fn squares(x: &[f64]) -> Vec<f64> {
     let mut out = Vec::with_capacity(x.len());
     for &v in x {
@@ -377,4 +436,27 @@ fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>)
         __dot_out.push(__dot_v2);
     }
     (out, __dot_out)
+}
+#[doc(hidden)]
+#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
+mod squares {
+    use super::*;
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub(super) fn vjp(
+        x: &[f64],
+        d_ret: Vec<f64>,
+    ) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
+        let (value, gradient) = super::squares_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    pub(super) fn jvp(
+        x: &[f64],
+        tangents: (::std::vec::Vec<f64>,),
+    ) -> (Vec<f64>, Vec<f64>) {
+        let (__tangent_0,) = tangents;
+        super::squares_jvp(x, __tangent_0)
+    }
 }

@@ -326,8 +326,9 @@ impl Lowering<'_> {
             [one] => one.clone(),
             [a, b] => self.emit(
                 Value::Call {
-                    callee: quote!(::core::cmp::min),
+                    callee: syn::parse_quote!(::core::cmp::min),
                     args: vec![a.clone(), b.clone()],
+                    by_ref: vec![false, false],
                 },
                 None,
                 span,
