@@ -25,7 +25,7 @@
 #![warn(missing_docs)]
 
 pub use autodiff_core::{check_gradient, stop_gradient, Dual, Float, GradientCheck};
-pub use autodiff_macros::differentiable;
+pub use autodiff_macros::{custom_gradient, differentiable, gradient_of};
 
 /// What generated code calls. Not part of the public API: names here may change in any release.
 #[doc(hidden)]

@@ -36,7 +36,8 @@ pub fn stop_gradient<T>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::memory::{
-        accumulate, add_to, cotangent, nth, sum, tangent, zero_like, zeros_like, ArrayLike, Tape,
+        accumulate, add_to, cotangent, dot, nth, sum, tangent, zero_like, zeros_like, ArrayLike,
+        Tape,
     };
     pub use crate::rules;
     pub use num_traits::{Float, One, Zero};

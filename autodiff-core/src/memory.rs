@@ -177,6 +177,12 @@ pub fn add_to<T: Copy + core::ops::Add<Output = T>>(target: &mut T, value: T) {
     *target = *target + value;
 }
 
+/// The inner product of two arrays: forward mode of a function whose gradient is given.
+#[inline]
+pub fn dot<T: Zero + Copy + core::ops::Mul<Output = T>>(a: &[T], b: &[T]) -> T {
+    a.iter().zip(b).fold(T::zero(), |acc, (x, y)| acc + *x * *y)
+}
+
 /// The sum of the elements: the adjoint of a value repeated into an array (`vec![x; n]`).
 #[inline]
 pub fn sum<T: Zero + Copy>(values: &[T]) -> T {

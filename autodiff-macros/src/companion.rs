@@ -1,21 +1,23 @@
-//! The companion module: how a call finds its callee's derivatives.
+//! The companion type: how a call finds its callee's derivatives.
 //!
 //! A macro sees one item at a time, so a `#[differentiable]` body that calls `g(x, n)` cannot look at `g`.
 //! It relies on a rule instead: beside each function `g` that has derivatives (`#[differentiable]`,
-//! `#[custom_gradient]`, or registered with `#[gradient_of]`) there is a hidden module of the same name,
-//! `g`, with two functions of a uniform shape, one slot per parameter:
+//! `#[custom_gradient]`, or registered with `#[gradient_of]`) there is a hidden type of the same name, `g`,
+//! with two associated functions of a uniform shape, one slot per parameter:
 //!
 //! ```text
-//! mod g {
+//! struct g {}
+//! impl g {
 //!     fn vjp(x: f64, n: usize, d_ret: f64) -> (f64, (f64, ()))     // cotangent per parameter, () if none
 //!     fn jvp(x: f64, n: usize, tangents: (f64, ())) -> (f64, f64)  // tangent per parameter, () if none
 //! }
 //! ```
 //!
-//! A module lives in the type namespace and a function in the value namespace, so `g` names both, and
+//! A type lives in the type namespace and a function in the value namespace, so `g` names both, and
 //! `use other::g;` imports both: the caller writes `g::vjp(..)` wherever it can write `g(..)`, across
-//! modules and crates. The uniform shape frees the caller from knowing which of `g`'s parameters are
-//! active (`wrt(..)` is the callee's business).
+//! modules and crates, and also for functions declared inside a function body (which a module could not
+//! see). The uniform shape frees the caller from knowing which of `g`'s parameters are active (`wrt(..)`
+//! is the callee's business).
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -31,18 +33,34 @@ pub(crate) struct Slot {
     pub(crate) tangent_ty: Option<TokenStream>,
 }
 
-/// The companion module of `name`, whose derivatives are the functions at `vjp` and `jvp` (paths from
-/// inside the module, such as `super::f_vjp`), with the signatures of `#[differentiable]`'s items.
-pub(crate) fn companion(
-    vis: &Visibility,
-    name: &Ident,
-    generics: &syn::Generics,
-    slots: &[Slot],
-    ret: &TokenStream,
-    vjp: &TokenStream,
-    jvp: &TokenStream,
-) -> TokenStream {
-    let inner_vis = inner_visibility(vis);
+/// What the companion type of a function is made of.
+pub(crate) struct Companion<'a> {
+    pub(crate) vis: &'a Visibility,
+    /// The function's name, which the type takes.
+    pub(crate) name: &'a Ident,
+    pub(crate) generics: &'a syn::Generics,
+    pub(crate) slots: &'a [Slot],
+    pub(crate) ret: TokenStream,
+    /// Paths to functions with the signatures of `#[differentiable]`'s `_vjp` and `_jvp` (`f_vjp`, or
+    /// `Self::__registered_vjp` among the extra items).
+    pub(crate) vjp: TokenStream,
+    pub(crate) jvp: TokenStream,
+    /// Further associated functions (the derivatives of a registered function).
+    pub(crate) extra: TokenStream,
+}
+
+/// The companion type described by `c`.
+pub(crate) fn companion(c: &Companion) -> TokenStream {
+    let Companion {
+        vis,
+        name,
+        generics,
+        slots,
+        ret,
+        vjp,
+        jvp,
+        extra,
+    } = c;
     let where_clause = &generics.where_clause;
     let params: Vec<TokenStream> = slots
         .iter()
@@ -109,65 +127,26 @@ pub(crate) fn companion(
     };
     quote! {
         #[doc(hidden)]
-        #[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-        #vis mod #name {
-            use super::*;
+        #[allow(non_camel_case_types)]
+        #vis struct #name {}
+
+        #[allow(clippy::pedantic, clippy::nursery)]
+        impl #name {
+            #extra
 
             #[inline]
             #[allow(clippy::unused_unit, clippy::let_unit_value)]
-            #inner_vis fn vjp #generics (#(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+            #vis fn vjp #generics (#(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
                 let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);
                 #unpack_gradient
                 (#value, (#(#cotangent_slots,)*))
             }
 
             #[inline]
-            #inner_vis fn jvp #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
+            #vis fn jvp #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
                 #jvp(#(#idents,)* #tangent)
             }
         }
-    }
-}
-
-/// The visibility of an item inside the companion module that matches `vis` outside it: one level deeper,
-/// `pub(super)` for a private function, `pub(in super::super)` for `pub(super)`.
-fn inner_visibility(vis: &Visibility) -> TokenStream {
-    match vis {
-        Visibility::Public(_) => quote!(pub),
-        Visibility::Inherited => quote!(pub(super)),
-        Visibility::Restricted(r) => {
-            let path = &r.path;
-            let first = path
-                .segments
-                .first()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default();
-            match first.as_str() {
-                "crate" => quote!(pub(crate)),
-                "self" => {
-                    let rest = path.segments.iter().skip(1);
-                    quote!(pub(in super #(::#rest)*))
-                }
-                "super" => quote!(pub(in super::#path)),
-                _ => quote!(pub(in #path)),
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn visibility_goes_one_level_deeper() {
-        let vis = |s: &str| inner_visibility(&syn::parse_str(s).unwrap()).to_string();
-        assert_eq!(vis("pub"), "pub");
-        assert_eq!(vis(""), "pub (super)");
-        assert_eq!(vis("pub(crate)"), "pub (crate)");
-        assert_eq!(vis("pub(super)"), "pub (in super :: super)");
-        assert_eq!(vis("pub(self)"), "pub (in super)");
-        assert_eq!(vis("pub(in crate::a)"), "pub (crate)");
     }
 }

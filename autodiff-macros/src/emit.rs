@@ -34,7 +34,10 @@ pub(crate) enum Mode {
 
 impl<'a> Emitter<'a> {
     pub(crate) fn new(f: &'a Function, sig: &Signature, activity: &'a Activity) -> Emitter<'a> {
-        let mut namer = Namer::new(sig.params.iter().map(|p| p.ident.to_string()));
+        // The parameters' names, and the fixed names of the generated code (`d_ret`, `tangent`), are never
+        // handed out again: a user's local `d_ret` gets `d_ret_1`.
+        let reserved = sig.params.iter().map(|p| p.ident.to_string());
+        let mut namer = Namer::new(reserved.chain(naming::FIXED.iter().map(|s| s.to_string())));
         let mut names: Vec<Ident> = f
             .vars
             .iter()

@@ -167,7 +167,7 @@ impl<'a> Generated<'a> {
             pretty(&item),
             name = self.item.sig.ident,
         );
-        quote!(#[doc = #doc] #[allow(unused_variables, clippy::pedantic, clippy::nursery)] #[inline] #item)
+        quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item)
     }
 
     /// `_grad` is `_vjp` with the cotangent 1, written out rather than called, so that it also works for an
@@ -191,12 +191,10 @@ impl<'a> Generated<'a> {
             pretty(&item),
             name = self.item.sig.ident,
         );
-        Some(
-            quote!(#[doc = #doc] #[allow(unused_variables, clippy::pedantic, clippy::nursery)] #item),
-        )
+        Some(quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #item))
     }
 
-    /// The module `f` beside `f` through which other differentiable functions call it.
+    /// The type `f` beside `f` through which other differentiable functions call it.
     fn companion(&self) -> TokenStream {
         let slots: Vec<companion::Slot> = self
             .sig
@@ -212,15 +210,16 @@ impl<'a> Generated<'a> {
             .collect();
         let name = &self.item.sig.ident;
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
-        companion::companion(
-            &self.item.vis,
+        companion::companion(&companion::Companion {
+            vis: &self.item.vis,
             name,
-            &self.item.sig.generics,
-            &slots,
-            &self.sig.ret_ty.to_token_stream(),
-            &quote!(super::#vjp),
-            &quote!(super::#jvp),
-        )
+            generics: &self.item.sig.generics,
+            slots: &slots,
+            ret: self.sig.ret_ty.to_token_stream(),
+            vjp: quote!(#vjp),
+            jvp: quote!(#jvp),
+            extra: TokenStream::new(),
+        })
     }
 
     fn jvp(&self) -> TokenStream {
@@ -242,7 +241,7 @@ impl<'a> Generated<'a> {
             pretty(&item),
             name = self.item.sig.ident,
         );
-        quote!(#[doc = #doc] #[allow(unused_variables, clippy::pedantic, clippy::nursery)] #[inline] #item)
+        quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item)
     }
 }
 

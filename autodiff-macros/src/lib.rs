@@ -9,6 +9,7 @@
 mod activity;
 mod args;
 mod companion;
+mod custom;
 mod emit;
 mod errors;
 mod expand;
@@ -51,4 +52,62 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::differentiable(attr.into(), item.into()).into()
+}
+
+/// A function that supplies its own gradient, as `tf.custom_gradient` does.
+///
+/// The function returns its value and a closure from the output cotangent `dy` to the cotangents of its
+/// differentiable parameters (one alone, several as a tuple in declaration order). After expansion the
+/// function returns its value alone; `f_grad`, `f_vjp` and `f_jvp` are emitted as for `#[differentiable]`,
+/// and a differentiable function that calls `f` uses the closure in its reverse sweep.
+///
+/// ```
+/// use autodiff::custom_gradient;
+///
+/// #[custom_gradient]
+/// fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) {
+///     let e = x.exp();
+///     ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+/// }
+///
+/// assert_eq!(log1pexp(0.0), 2f64.ln());
+/// let (_, slope) = log1pexp_grad(800.0); // exp(800) overflows; the custom gradient does not
+/// assert_eq!(slope, 1.0);
+/// ```
+#[proc_macro_attribute]
+pub fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStream {
+    custom::custom_gradient(attr.into(), item.into()).into()
+}
+
+/// Registers the vector-Jacobian product of a function you do not own, as `tf.RegisterGradient` does.
+///
+/// On `fn name(<the function's parameters>, dy: R) -> G`, `#[gradient_of(path::to::f)]` makes calls of `f`
+/// in differentiable code (by the name `f`, where the registration is in scope) use `name` for their
+/// gradient.
+///
+/// ```
+/// use autodiff::{differentiable, gradient_of};
+///
+/// mod special {
+///     pub fn softsign(x: f64) -> f64 {
+///         x / (1.0 + x.abs())
+///     }
+/// }
+/// use special::softsign;
+///
+/// #[gradient_of(special::softsign)]
+/// fn softsign_vjp(x: f64, dy: f64) -> f64 {
+///     dy / ((1.0 + x.abs()) * (1.0 + x.abs()))
+/// }
+///
+/// #[differentiable]
+/// fn f(x: f64) -> f64 {
+///     softsign(x) * 2.0
+/// }
+///
+/// assert_eq!(f_grad(1.0), (1.0, 0.5));
+/// ```
+#[proc_macro_attribute]
+pub fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
+    custom::gradient_of(attr.into(), item.into()).into()
 }

@@ -57,6 +57,9 @@ pub(crate) fn tangent_base(primal: &str) -> String {
     format!("__dot_{}", primal.trim_start_matches('_'))
 }
 
+/// The names `fixed` makes, which values never get.
+pub(crate) const FIXED: &[&str] = &["d_ret", "tangent", "tangents", "value", "gradient"];
+
 /// A name of the generated code that is not a value's: `d_ret`, `tangent`, partials.
 pub(crate) fn fixed(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())

@@ -81,10 +81,252 @@ pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(a, b)| a * b).sum()
 }
 
+/// Asserts that `actual` is `grad · tangent` within `tol`, relative to the sum of the terms' sizes:
+/// a `_jvp` sums the same terms in its own order and precision, and the terms may cancel.
+#[track_caller]
+pub fn assert_dot(actual: f64, grad: &[f64], tangent: &[f64], tol: f64, what: &str) {
+    let expected = dot(grad, tangent);
+    let scale: f64 = grad.iter().zip(tangent).map(|(g, t)| (g * t).abs()).sum();
+    let error = (actual - expected).abs() / scale.max(1.0);
+    assert!(
+        error <= tol,
+        "{what}: got {actual:e}, expected {expected:e} (error {error:e} relative to the terms, tolerance {tol:e})"
+    );
+}
+
 /// The logistic function `1 / (1 + e^-x)`, the derivative of softplus and of the logistic loss.
 pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
+
+// ---- gradients and tangents of any shape the generated code uses ----
+
+/// A gradient `G` or a tuple return `R` as the generated code passes it (one float, or a tuple of
+/// floats), seen as its components.
+pub trait Components: Copy {
+    /// The components in order, as `f64`.
+    fn to_vec(self) -> Vec<f64>;
+    /// A value of this type from the first components of `c`.
+    fn from_components(c: &[f64]) -> Self;
+}
+
+impl Components for f64 {
+    fn to_vec(self) -> Vec<f64> {
+        vec![self]
+    }
+    fn from_components(c: &[f64]) -> Self {
+        c[0]
+    }
+}
+
+impl Components for f32 {
+    fn to_vec(self) -> Vec<f64> {
+        vec![self.into()]
+    }
+    fn from_components(c: &[f64]) -> Self {
+        c[0] as f32
+    }
+}
+
+impl<A: Components, B: Components> Components for (A, B) {
+    fn to_vec(self) -> Vec<f64> {
+        [self.0.to_vec(), self.1.to_vec()].concat()
+    }
+    fn from_components(c: &[f64]) -> Self {
+        (A::from_components(c), B::from_components(&c[1..]))
+    }
+}
+
+impl<A: Components, B: Components, C: Components> Components for (A, B, C) {
+    fn to_vec(self) -> Vec<f64> {
+        [self.0.to_vec(), self.1.to_vec(), self.2.to_vec()].concat()
+    }
+    fn from_components(c: &[f64]) -> Self {
+        (
+            A::from_components(c),
+            B::from_components(&c[1..]),
+            C::from_components(&c[2..]),
+        )
+    }
+}
+
+/// The cotangent with which [`check_scalar`] calls `_vjp`: not 1, so that a `_vjp` ignoring its `d_ret`
+/// is caught.
+pub const COTANGENT: f64 = -1.75;
+
+/// Checks a function with one `f64` output at `at`, given what its `_grad` returned and ways to call its
+/// `_vjp` (with a cotangent) and its `_jvp` (with a tangent):
+///
+/// - the value of `_grad`, `_vjp` and `_jvp` is exactly the primal's;
+/// - the gradient agrees with the hand-written `partials` ([`ANALYTIC_TOL`]);
+/// - the gradient agrees with central differences of the primal ([`FD_TOL`]);
+/// - `_vjp` with [`COTANGENT`] gives the gradient times it;
+/// - `_jvp` along the first components of `tangent` is the gradient's inner product with them.
+#[track_caller]
+pub fn check_scalar<G: Components>(
+    what: &str,
+    primal: impl Fn(&[f64]) -> f64,
+    at: &[f64],
+    ((value, grad), vjp, jvp): ((f64, G), impl Fn(f64) -> (f64, G), impl Fn(G) -> (f64, f64)),
+    partials: &[f64],
+    tangent: &[f64],
+) {
+    let what = |check: &str| format!("{what} at {at:?}: {check}");
+    let primal_value = primal(at);
+    assert_eq!(value, primal_value, "{}", what("the value of _grad"));
+    let grad = grad.to_vec();
+    assert_all_close(&grad, partials, ANALYTIC_TOL, &what("gradient vs partials"));
+    assert_fd_gradient(&primal, at, &grad, &what("gradient vs central differences"));
+
+    let (vjp_value, vjp_grad) = vjp(COTANGENT);
+    assert_eq!(vjp_value, primal_value, "{}", what("the value of _vjp"));
+    let scaled: Vec<f64> = grad.iter().map(|g| COTANGENT * g).collect();
+    assert_all_close(
+        &vjp_grad.to_vec(),
+        &scaled,
+        ANALYTIC_TOL,
+        &what("vjp vs gradient"),
+    );
+
+    let tangent = &tangent[..grad.len()];
+    let (jvp_value, jvp_dot) = jvp(G::from_components(tangent));
+    assert_eq!(jvp_value, primal_value, "{}", what("the value of _jvp"));
+    assert_dot(
+        jvp_dot,
+        &grad,
+        tangent,
+        ANALYTIC_TOL,
+        &what("jvp vs gradient"),
+    );
+}
+
+/// [`check_scalar`] for `f32` code: the partials are evaluated in `f64` at the same (rounded) inputs and
+/// compared with [`ANALYTIC_TOL_F32`]; finite differences in `f32` are too coarse to help.
+#[track_caller]
+pub fn check_scalar_f32<G: Components>(
+    primal_value: f32,
+    ((value, grad), vjp, jvp): ((f32, G), impl Fn(f32) -> (f32, G), impl Fn(G) -> (f32, f32)),
+    partials: &[f64],
+    tangent: &[f64],
+) {
+    assert_eq!(value, primal_value, "the value of _grad at f32");
+    let grad = grad.to_vec();
+    assert_all_close(
+        &grad,
+        partials,
+        ANALYTIC_TOL_F32,
+        "f32 gradient vs partials",
+    );
+
+    let (vjp_value, vjp_grad) = vjp(COTANGENT as f32);
+    assert_eq!(vjp_value, primal_value, "the value of _vjp at f32");
+    let scaled: Vec<f64> = grad.iter().map(|g| COTANGENT * g).collect();
+    assert_all_close(
+        &vjp_grad.to_vec(),
+        &scaled,
+        ANALYTIC_TOL_F32,
+        "f32 vjp vs gradient",
+    );
+
+    let tangent = G::from_components(tangent);
+    let (jvp_value, jvp_dot) = jvp(tangent);
+    assert_eq!(jvp_value, primal_value, "the value of _jvp at f32");
+    let tangent = tangent.to_vec();
+    assert_dot(
+        jvp_dot.into(),
+        &grad,
+        &tangent,
+        ANALYTIC_TOL_F32,
+        "f32 jvp vs gradient",
+    );
+}
+
+/// Checks a function with a tuple of outputs `R` at `at`, whose Jacobian written by hand is `jacobian`
+/// (`jacobian[i][j]` is the derivative of output `i` in input `j`):
+///
+/// - `_vjp` with each unit cotangent gives that row of the Jacobian, which also agrees with central
+///   differences of that output, and the exact primal value;
+/// - `_vjp` with the cotangent `cotangent` gives `Jᵀ cotangent`;
+/// - `_jvp` with the tangent `tangent` gives the exact primal value and `J tangent`.
+#[track_caller]
+pub fn check_tuple<R: Components, G: Components>(
+    what: &str,
+    primal: impl Fn(&[f64]) -> R,
+    at: &[f64],
+    jacobian: &[Vec<f64>],
+    vjp: impl Fn(R) -> (R, G),
+    jvp: impl Fn(G) -> (R, R),
+    (cotangent, tangent): (&[f64], &[f64]),
+) {
+    let what = |check: &str| format!("{what} at {at:?}: {check}");
+    let primal_value = primal(at).to_vec();
+    let outputs = primal_value.len();
+    assert_eq!(jacobian.len(), outputs, "{}", what("rows of the Jacobian"));
+    for (i, row) in jacobian.iter().enumerate() {
+        let mut unit = vec![0.0; outputs];
+        unit[i] = 1.0;
+        let (value, grad) = vjp(R::from_components(&unit));
+        assert_eq!(
+            value.to_vec(),
+            primal_value,
+            "{}",
+            what("the value of _vjp")
+        );
+        let grad = grad.to_vec();
+        assert_all_close(
+            &grad,
+            row,
+            ANALYTIC_TOL,
+            &what(&format!("vjp of output {i}")),
+        );
+        let output_i = |x: &[f64]| primal(x).to_vec()[i];
+        assert_fd_gradient(
+            output_i,
+            at,
+            &grad,
+            &what(&format!("vjp of output {i} vs central differences")),
+        );
+    }
+
+    let cotangent = &cotangent[..outputs];
+    let (_, grad) = vjp(R::from_components(cotangent));
+    let inputs = grad.to_vec().len();
+    let expected: Vec<f64> = (0..inputs)
+        .map(|j| (0..outputs).map(|i| cotangent[i] * jacobian[i][j]).sum())
+        .collect();
+    assert_all_close(
+        &grad.to_vec(),
+        &expected,
+        ANALYTIC_TOL,
+        &what("vjp with a mixed cotangent"),
+    );
+
+    let tangent = &tangent[..inputs];
+    let (value, dot_out) = jvp(G::from_components(tangent));
+    assert_eq!(
+        value.to_vec(),
+        primal_value,
+        "{}",
+        what("the value of _jvp")
+    );
+    for (i, (row, &actual)) in jacobian.iter().zip(&dot_out.to_vec()).enumerate() {
+        assert_dot(
+            actual,
+            row,
+            tangent,
+            ANALYTIC_TOL,
+            &what(&format!("jvp of output {i}")),
+        );
+    }
+}
+
+/// Tangents and cotangents with up to three components, for [`check_scalar`] and [`check_tuple`].
+pub fn tangents() -> impl Strategy<Value = [f64; 3]> {
+    prop::array::uniform3(tangent())
+}
+
+/// A fixed tangent for tests at chosen points.
+pub const TANGENT: [f64; 3] = [0.7, -1.3, 0.4];
 
 // ---- strategies: inputs inside a function's domain, away from its edges ----
 
@@ -135,4 +377,101 @@ pub fn distinct_pair() -> impl Strategy<Value = (f64, f64)> {
 /// Tangents for `_jvp` and cotangents for `_vjp`.
 pub fn tangent() -> impl Strategy<Value = f64> {
     -2.0..2.0_f64
+}
+
+// ---- arrays and loops: shared by tests/loops.rs and tests/arrays.rs ----
+
+/// A vector with a length in `len` and elements from `element`, with a tangent of the same length, for
+/// the `_jvp` of a function of a slice.
+pub fn vec_with_tangent(
+    element: impl Strategy<Value = f64> + 'static,
+    len: std::ops::Range<usize>,
+) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
+    let element = element.boxed();
+    len.prop_flat_map(move |n| {
+        (
+            prop::collection::vec(element.clone(), n),
+            prop::collection::vec(tangent(), n),
+        )
+    })
+}
+
+/// The smallest distance between two of `xs` (infinite for fewer than two): data-dependent control flow
+/// (a sort, a maximum) is piecewise smooth, and central differences see a kink unless the inputs are
+/// farther apart than their step.
+pub fn min_gap(xs: &[f64]) -> f64 {
+    let mut gap = f64::INFINITY;
+    for (i, a) in xs.iter().enumerate() {
+        for b in &xs[i + 1..] {
+            gap = gap.min((a - b).abs());
+        }
+    }
+    gap
+}
+
+/// Asserts that the directional derivative `jvp_dot` of `_jvp` along `tangent` is `grad · tangent`, to
+/// [`ANALYTIC_TOL`] relative to the size of the terms `|grad_i tangent_i|` (at least 1), so that
+/// cancellation in a long sum is no error.
+#[track_caller]
+pub fn assert_jvp_is_grad_dot(jvp_dot: f64, grad: &[f64], tangent: &[f64], what: &str) {
+    assert_eq!(grad.len(), tangent.len(), "{what}: tangent length");
+    let expected = dot(grad, tangent);
+    let scale = grad
+        .iter()
+        .zip(tangent)
+        .map(|(g, t)| (g * t).abs())
+        .sum::<f64>()
+        .max(1.0);
+    let error = (jvp_dot - expected).abs() / scale;
+    assert!(
+        error <= ANALYTIC_TOL,
+        "{what}: jvp {jvp_dot:e}, gradient · tangent {expected:e} (error {error:e} of the terms' size {scale:e})"
+    );
+}
+
+/// Checks a function with one `f64` output whose active inputs, flattened in declaration order, are `at`:
+///
+/// - the value of `_grad` and of `_jvp` is exactly `primal(at)`;
+/// - the gradient agrees with central differences of `primal` ([`FD_TOL`]);
+/// - `_jvp` along `tangent` is the gradient's inner product with it ([`assert_jvp_is_grad_dot`]).
+#[track_caller]
+pub fn check_flat(
+    what: &str,
+    primal: impl Fn(&[f64]) -> f64,
+    at: &[f64],
+    (value, grad): (f64, &[f64]),
+    (jvp_value, jvp_dot): (f64, f64),
+    tangent: &[f64],
+) {
+    let primal_value = primal(at);
+    assert_eq!(value, primal_value, "{what} at {at:?}: the value of _grad");
+    assert_eq!(
+        jvp_value, primal_value,
+        "{what} at {at:?}: the value of _jvp"
+    );
+    assert_fd_gradient(&primal, at, grad, what);
+    assert_jvp_is_grad_dot(jvp_dot, grad, tangent, &format!("{what} at {at:?}"));
+}
+
+/// The inputs `x` seeded along `v` as dual numbers `x_i + v_i ε`: a `_grad` run on them gives the
+/// gradient in the `re` parts and the Hessian times `v` in the `eps` parts.
+pub fn seeded(x: &[f64], v: &[f64]) -> Vec<autodiff::Dual<f64>> {
+    assert_eq!(x.len(), v.len(), "seeded: x and v lengths");
+    x.iter()
+        .zip(v)
+        .map(|(&x, &v)| autodiff::Dual::new(x, v))
+        .collect()
+}
+
+/// The `re` and the `eps` parts of dual numbers.
+pub fn split_duals(duals: &[autodiff::Dual<f64>]) -> (Vec<f64>, Vec<f64>) {
+    (
+        duals.iter().map(|d| d.re).collect(),
+        duals.iter().map(|d| d.eps).collect(),
+    )
+}
+
+/// The product of a matrix, given by its rows, and a vector.
+pub fn mat_vec(rows: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
+    rows.iter().map(|row| dot(row, v)).collect()
 }

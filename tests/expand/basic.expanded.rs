@@ -3,7 +3,7 @@ fn f(x: f64, y: f64) -> f64 {
     let z = x * y + x.sin();
     z.exp()
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
     let d_ret = 1.0;
     let __v0 = x * y;
@@ -16,7 +16,7 @@ fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
     let __d_y = __d_z * x;
     (__v2, (__d_x_1, __d_y))
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let __v0 = x * y;
@@ -29,7 +29,7 @@ fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let __d_y = __d_z * x;
     (__v2, (__d_x_1, __d_y))
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
     let (__dot_x, __dot_y) = tangent;
@@ -44,19 +44,20 @@ fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
     (__v2, __dot_v2)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod f {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct f {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl f {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
-        let (value, gradient) = super::f_vjp(x, y, d_ret);
+    fn vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
+        let (value, gradient) = f_vjp(x, y, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    pub(super) fn jvp(x: f64, y: f64, tangents: (f64, f64)) -> (f64, f64) {
+    fn jvp(x: f64, y: f64, tangents: (f64, f64)) -> (f64, f64) {
         let (__tangent_0, __tangent_1) = tangents;
-        super::f_jvp(x, y, (__tangent_0, __tangent_1))
+        f_jvp(x, y, (__tangent_0, __tangent_1))
     }
 }

@@ -14,7 +14,7 @@ fn branchy(x: f64, k: i32) -> f64 {
     };
     w + x
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 fn branchy_grad(x: f64, k: i32) -> (f64, f64) {
     let d_ret = 1.0;
     let y = x * x;
@@ -52,7 +52,7 @@ fn branchy_grad(x: f64, k: i32) -> (f64, f64) {
     let __d_x_2 = __d_x_1 + __d_y_1 * x;
     (__v6, __d_x_2)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
     let y = x * x;
@@ -90,7 +90,7 @@ fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
     let __d_x_2 = __d_x_1 + __d_y_1 * x;
     (__v6, __d_x_2)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
@@ -130,19 +130,20 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     (__v6, __dot_v6)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod branchy {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct branchy {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl branchy {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp(x: f64, k: i32, d_ret: f64) -> (f64, (f64, ())) {
-        let (value, gradient) = super::branchy_vjp(x, k, d_ret);
+    fn vjp(x: f64, k: i32, d_ret: f64) -> (f64, (f64, ())) {
+        let (value, gradient) = branchy_vjp(x, k, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, ()))
     }
     #[inline]
-    pub(super) fn jvp(x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
+    fn jvp(x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
-        super::branchy_jvp(x, k, __tangent_0)
+        branchy_jvp(x, k, __tangent_0)
     }
 }

@@ -3,7 +3,7 @@ fn softplus_max<T: Float>(x: T, y: T) -> T {
     let one = T::one();
     (one + x.exp()).ln().max(y)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 fn softplus_max_grad<T: Float>(x: T, y: T) -> (T, (T, T)) {
     let d_ret = <T as ::autodiff::__private::One>::one();
     let one = T::one();
@@ -18,7 +18,7 @@ fn softplus_max_grad<T: Float>(x: T, y: T) -> (T, (T, T)) {
     let __d_x = __d_v1 * __v0;
     (__v3, (__d_x, __d_y))
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
     let one = T::one();
@@ -33,7 +33,7 @@ fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
     let __d_x = __d_v1 * __v0;
     (__v3, (__d_x, __d_y))
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     let (__dot_x, __dot_y) = tangent;
@@ -50,26 +50,27 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     (__v3, __dot_v3)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod softplus_max {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct softplus_max {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl softplus_max {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
-        let (value, gradient) = super::softplus_max_vjp(x, y, d_ret);
+    fn vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
+        let (value, gradient) = softplus_max_vjp(x, y, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    pub(super) fn jvp<T: Float>(x: T, y: T, tangents: (T, T)) -> (T, T) {
+    fn jvp<T: Float>(x: T, y: T, tangents: (T, T)) -> (T, T) {
         let (__tangent_0, __tangent_1) = tangents;
-        super::softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
+        softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
     }
 }
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let __v0 = t.cos();
@@ -87,7 +88,7 @@ fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let __d_t_1 = __d_t + __d_v0 * -::autodiff::__private::Float::sin(t);
     (__v4, (__d_r_1, __d_t_1))
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let (__dot_r, __dot_t) = tangent;
@@ -104,26 +105,27 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     (__v4, __dot_v4)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod polar {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct polar {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl polar {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
-        let (value, gradient) = super::polar_vjp(r, t, d_ret);
+    fn vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+        let (value, gradient) = polar_vjp(r, t, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    pub(super) fn jvp(r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+    fn jvp(r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
         let (__tangent_0, __tangent_1) = tangents;
-        super::polar_jvp(r, t, (__tangent_0, __tangent_1))
+        polar_jvp(r, t, (__tangent_0, __tangent_1))
     }
 }
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 fn scaled_power_grad(a: f64, b: f64, n: i32) -> (f64, f64) {
     let d_ret = 1.0;
     let __v0 = a.powf(b);
@@ -134,7 +136,7 @@ fn scaled_power_grad(a: f64, b: f64, n: i32) -> (f64, f64) {
     let __d_a = __d_v0 * __partial_powf;
     (__v2, __d_a)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
     let __v0 = a.powf(b);
@@ -145,7 +147,7 @@ fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
     let __d_a = __d_v0 * __partial_powf;
     (__v2, __d_a)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
     let __dot_a = tangent;
@@ -158,19 +160,20 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
     (__v2, __dot_v2)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod scaled_power {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct scaled_power {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl scaled_power {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, (), ())) {
-        let (value, gradient) = super::scaled_power_vjp(a, b, n, d_ret);
+    fn vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, (), ())) {
+        let (value, gradient) = scaled_power_vjp(a, b, n, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, (), ()))
     }
     #[inline]
-    pub(super) fn jvp(a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
+    fn jvp(a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
         let (__tangent_0, _, _) = tangents;
-        super::scaled_power_jvp(a, b, n, __tangent_0)
+        scaled_power_jvp(a, b, n, __tangent_0)
     }
 }

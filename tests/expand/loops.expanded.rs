@@ -6,7 +6,7 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
     }
     s
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 fn dot_grad(
     x: &[f64],
     y: &[f64],
@@ -37,7 +37,7 @@ fn dot_grad(
     }
     (s, (__d_x, __d_y))
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn dot_vjp(
     x: &[f64],
@@ -69,7 +69,7 @@ fn dot_vjp(
     }
     (s, (__d_x, __d_y))
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn dot_jvp(
     x: &[f64],
@@ -96,28 +96,29 @@ fn dot_jvp(
     (s, __dot_s)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod dot {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct dot {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl dot {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp(
+    fn vjp(
         x: &[f64],
         y: &[f64],
         d_ret: f64,
     ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
-        let (value, gradient) = super::dot_vjp(x, y, d_ret);
+        let (value, gradient) = dot_vjp(x, y, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    pub(super) fn jvp(
+    fn jvp(
         x: &[f64],
         y: &[f64],
         tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
     ) -> (f64, f64) {
         let (__tangent_0, __tangent_1) = tangents;
-        super::dot_jvp(x, y, (__tangent_0, __tangent_1))
+        dot_jvp(x, y, (__tangent_0, __tangent_1))
     }
 }
 fn rosenbrock<T: Float>(x: &[T]) -> T {
@@ -130,7 +131,7 @@ fn rosenbrock<T: Float>(x: &[T]) -> T {
     }
     s
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 fn rosenbrock_grad<T: Float>(x: &[T]) -> (T, ::std::vec::Vec<T>) {
     let d_ret = <T as ::autodiff::__private::One>::one();
     let __v0 = T::from(100.0);
@@ -182,7 +183,7 @@ fn rosenbrock_grad<T: Float>(x: &[T]) -> (T, ::std::vec::Vec<T>) {
     }
     (s_1, __d_x)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
     let __v0 = T::from(100.0);
@@ -234,7 +235,7 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
     }
     (s_1, __d_x)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
     let __dot_x = tangent;
@@ -274,20 +275,21 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
     (s_1, __dot_s_1)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod rosenbrock {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct rosenbrock {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl rosenbrock {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp<T: Float>(x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
-        let (value, gradient) = super::rosenbrock_vjp(x, d_ret);
+    fn vjp<T: Float>(x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
+        let (value, gradient) = rosenbrock_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    pub(super) fn jvp<T: Float>(x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
+    fn jvp<T: Float>(x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
         let (__tangent_0,) = tangents;
-        super::rosenbrock_jvp(x, __tangent_0)
+        rosenbrock_jvp(x, __tangent_0)
     }
 }
 fn product(x: &[f64]) -> f64 {
@@ -297,7 +299,7 @@ fn product(x: &[f64]) -> f64 {
     }
     p
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 fn product_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     let d_ret = 1.0;
     let mut __tape_p = ::autodiff::__private::Tape::new();
@@ -324,7 +326,7 @@ fn product_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     }
     (p, __d_x)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
     let mut __tape_p = ::autodiff::__private::Tape::new();
@@ -351,7 +353,7 @@ fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
     }
     (p, __d_x)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
     let __dot_x = tangent;
@@ -369,20 +371,21 @@ fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
     (p, __dot_p)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod product {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct product {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl product {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp(x: &[f64], d_ret: f64) -> (f64, (::std::vec::Vec<f64>,)) {
-        let (value, gradient) = super::product_vjp(x, d_ret);
+    fn vjp(x: &[f64], d_ret: f64) -> (f64, (::std::vec::Vec<f64>,)) {
+        let (value, gradient) = product_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    pub(super) fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
+    fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
-        super::product_jvp(x, __tangent_0)
+        product_jvp(x, __tangent_0)
     }
 }
 fn squares(x: &[f64]) -> Vec<f64> {
@@ -392,7 +395,7 @@ fn squares(x: &[f64]) -> Vec<f64> {
     }
     out
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
     let __v0 = x.len();
@@ -418,7 +421,7 @@ fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
     }
     (out, __d_x)
 }
-#[allow(unused_variables, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>) {
     let __dot_x = tangent;
@@ -438,25 +441,20 @@ fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>)
     (out, __dot_out)
 }
 #[doc(hidden)]
-#[allow(unused_imports, non_snake_case, clippy::pedantic, clippy::nursery)]
-mod squares {
-    use super::*;
+#[allow(non_camel_case_types)]
+struct squares {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl squares {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    pub(super) fn vjp(
-        x: &[f64],
-        d_ret: Vec<f64>,
-    ) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
-        let (value, gradient) = super::squares_vjp(x, d_ret);
+    fn vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
+        let (value, gradient) = squares_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    pub(super) fn jvp(
-        x: &[f64],
-        tangents: (::std::vec::Vec<f64>,),
-    ) -> (Vec<f64>, Vec<f64>) {
+    fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
         let (__tangent_0,) = tangents;
-        super::squares_jvp(x, __tangent_0)
+        squares_jvp(x, __tangent_0)
     }
 }

@@ -1,6 +1,6 @@
 // An associated function in an `impl` block cannot be differentiated: besides `_grad`, `_vjp` and `_jvp`,
-// the macro emits a companion module (through which other differentiable functions call it), and Rust
-// allows no module inside an `impl`. Write a free function and call it from the method.
+// the macro emits a companion type (through which other differentiable functions call it), and Rust
+// allows no type inside an `impl`. Write a free function and call it from the method.
 use autodiff::differentiable;
 
 struct Spring;

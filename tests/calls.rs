@@ -83,6 +83,8 @@ fn calls() {
     // f = r^2 cos t sin t = r^2 sin(2t)/2
     assert!((dr - 2.0 * (0.6f64).sin()).abs() < 1e-12);
     assert!((dt - 4.0 * (0.6f64).cos()).abs() < 1e-12);
+    assert_eq!(uses_generic(0.5f64), 0.5f64.sin().powi(2));
+    assert_eq!(uses_int(1.5, 3), 1.5f64.powi(6));
     let (_, g) = uses_int_grad(1.5, 3);
     assert!((g - 6.0 * 1.5f64.powi(5)).abs() < 1e-9);
 }

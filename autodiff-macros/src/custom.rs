@@ -1,0 +1,467 @@
+//! `#[custom_gradient]` and `#[gradient_of]`: derivatives the user writes.
+//!
+//! A `#[custom_gradient]` function returns its value and its vector-Jacobian product as a closure, as
+//! `tf.custom_gradient` does. The macro keeps the body as an inner function and writes the outer one to
+//! return the value alone; `_vjp` calls the closure with the output cotangent `d_ret` (the `dy` of
+//! TensorFlow), so a differentiable caller's reverse sweep feeds the closure the cotangent flowing back to
+//! the call.
+//!
+//! ```text
+//! // Input:                                        // Output (in part):
+//! #[custom_gradient]                               fn log1pexp(x: f64) -> f64 {
+//! fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) {   fn __custom_gradient(x: f64) -> (f64, impl ..) { .. }
+//!     let e = x.exp();                                 __custom_gradient(x).0
+//!     ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))   }
+//! }                                                fn log1pexp_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+//!                                                      let (value, gradient) = __custom_gradient(x);
+//!                                                      (value, gradient(d_ret))
+//!                                                  }
+//! ```
+//!
+//! `#[gradient_of(path)]` registers the vector-Jacobian product of a function the user does not own: it
+//! emits the companion type (`companion.rs`) of that function's name, so calls of it by that name in
+//! differentiable code use the registered gradient.
+
+use crate::args::Args;
+use crate::companion::{self, Companion, Slot};
+use crate::emit::Emitter;
+use crate::errors::Errors;
+use crate::ir::Kind;
+use crate::signature::{self, Signature};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::spanned::Spanned;
+use syn::{FnArg, ReturnType, Type};
+
+/// Expands `#[custom_gradient] item`.
+pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    if !attr.is_empty() {
+        errors.spanned(&attr, "`#[custom_gradient]` takes no arguments");
+    }
+    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new(
+                Span::call_site(),
+                "`#[custom_gradient]` applies to a function",
+            )
+            .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let Some((value_ty, dy_ty, gradient_ty)) = split_return(&item, &mut errors) else {
+        return fallback(&item, errors);
+    };
+    if normalized(&dy_ty) != normalized(&value_ty) {
+        errors.spanned(
+            &dy_ty,
+            format!(
+                "the gradient closure takes the cotangent `dy` of the output, of the output's type `{}`",
+                normalized(&value_ty)
+            ),
+        );
+    }
+    check_closure_arity(&item.block, &mut errors);
+    // The signature as `#[differentiable]` sees it: the function returns the value.
+    let mut value_fn = item.clone();
+    value_fn.sig.output = ReturnType::Type(Default::default(), Box::new(value_ty.clone()));
+    let Some(sig) = signature::analyze(&value_fn, &Args::default(), &mut errors) else {
+        return fallback(&item, errors);
+    };
+    check_gradient_arity(&sig, &gradient_ty, &item.sig.ident, &mut errors);
+    if let Err(errors) = errors.finish() {
+        return quote!(#errors #item);
+    }
+    let forward = Ident::new("__custom_gradient", Span::mixed_site());
+    let mut inner = item.clone();
+    inner.sig.ident = forward.clone();
+    inner.vis = syn::Visibility::Inherited;
+    inner.attrs.retain(|a| !a.path().is_ident("doc"));
+    let inner = quote!(#[inline(always)] #[allow(clippy::type_complexity)] #inner);
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
+    let evaluate = quote!(#forward(#(#args),*));
+    let gradient_fn = |d: TokenStream| {
+        quote! {
+            #inner
+            let (value, gradient) = #evaluate;
+            (value, gradient(#d))
+        }
+    };
+    let items = Items::new(&item, &sig);
+    let name = &item.sig.ident;
+    let value = {
+        let signature = items.signature(name.clone(), None, value_ty.to_token_stream());
+        let attrs = &item.attrs;
+        quote!(#(#attrs)* #signature { #inner #evaluate.0 })
+    };
+    let d_ret = Ident::new("d_ret", Span::mixed_site());
+    let vjp = items.vjp(
+        gradient_fn(d_ret.to_token_stream()),
+        "the closure the function returns",
+    );
+    let grad = items.grad(gradient_fn(Emitter::one_of(&sig.ret_kind)));
+    let jvp = items.jvp(quote! {
+        #inner
+        let (value, gradient) = #evaluate;
+    });
+    let companion = items.companion();
+    quote!(#value #grad #vjp #jvp #companion)
+}
+
+/// Expands `#[gradient_of(path)] item`.
+pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let target: Option<syn::Path> = match syn::parse2(attr.clone()) {
+        Ok(path) => Some(path),
+        Err(_) => {
+            errors.at(
+                attr.span(),
+                "`#[gradient_of(..)]` takes the path of the function whose gradient this is: \
+                 `#[gradient_of(libm::erf)]`",
+            );
+            None
+        }
+    };
+    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(_) => {
+            let error = syn::Error::new(
+                Span::call_site(),
+                "`#[gradient_of(..)]` applies to a function",
+            )
+            .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    // `fn name(<the function's params>, dy: R) -> G`
+    let Some(FnArg::Typed(dy)) = item.sig.inputs.last() else {
+        errors.spanned(
+            &item.sig,
+            "a registered gradient takes the function's parameters and then the output cotangent: \
+             `fn erf_vjp(x: f64, dy: f64) -> f64`",
+        );
+        return with_errors(&item, errors);
+    };
+    let gradient_ty = match &item.sig.output {
+        ReturnType::Type(_, ty) => (**ty).clone(),
+        ReturnType::Default => {
+            errors.spanned(
+                &item.sig.ident,
+                "a registered gradient returns the cotangents of the parameters",
+            );
+            return with_errors(&item, errors);
+        }
+    };
+    let value_ty = (*dy.ty).clone();
+    let mut value_fn = item.clone();
+    value_fn.sig.inputs.pop();
+    value_fn.sig.output = ReturnType::Type(Default::default(), Box::new(value_ty.clone()));
+    let Some(sig) = signature::analyze(&value_fn, &Args::default(), &mut errors) else {
+        return with_errors(&item, errors);
+    };
+    check_gradient_arity(&sig, &gradient_ty, &item.sig.ident, &mut errors);
+    let Some(target) = target.filter(|_| errors.len() == 0) else {
+        return with_errors(&item, errors);
+    };
+    let Some(last) = target.segments.last().map(|s| s.ident.clone()) else {
+        return with_errors(&item, errors);
+    };
+    let name = &item.sig.ident;
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
+    // The call of the target, spanned on the attribute's path: a signature that does not match the
+    // function's is reported there.
+    let call = quote_spanned!(target.span()=> #target(#(#args),*));
+    let items = Items::new(&value_fn, &sig).inside_companion();
+    let vjp_body = |d: TokenStream| quote!((#call, #name(#(#args,)* #d)));
+    let d_ret = Ident::new("d_ret", Span::mixed_site());
+    let vjp = items.vjp(vjp_body(d_ret.to_token_stream()), &format!("`{name}`"));
+    let jvp = items.jvp(quote! {
+        let value = #call;
+        let gradient = |dy| #name(#(#args,)* dy);
+    });
+    let companion = items.companion_of(&last, quote!(#vjp #jvp));
+    quote!(#item #companion)
+}
+
+fn with_errors(item: &syn::ItemFn, errors: Errors) -> TokenStream {
+    let errors = errors.finish().err().unwrap_or_default();
+    quote!(#errors #item)
+}
+
+/// After an error in a `#[custom_gradient]` function: the errors, and a function returning the value so
+/// that callers type-check.
+fn fallback(item: &syn::ItemFn, errors: Errors) -> TokenStream {
+    let errors = errors.finish().err().unwrap_or_default();
+    quote!(#errors #item)
+}
+
+/// `(R, impl Fn(X) -> G)` → `(R, X, G)`.
+fn split_return(item: &syn::ItemFn, errors: &mut Errors) -> Option<(Type, Type, Type)> {
+    const SHAPE: &str =
+        "a `#[custom_gradient]` function returns its value and the gradient closure: \
+                         `-> (f64, impl Fn(f64) -> f64)`";
+    let ReturnType::Type(_, ty) = &item.sig.output else {
+        errors.spanned(&item.sig.ident, SHAPE);
+        return None;
+    };
+    let Type::Tuple(pair) = &**ty else {
+        errors.spanned(ty, SHAPE);
+        return None;
+    };
+    if pair.elems.len() != 2 {
+        errors.spanned(ty, SHAPE);
+        return None;
+    }
+    let value = pair.elems[0].clone();
+    let Type::ImplTrait(closure) = &pair.elems[1] else {
+        errors.spanned(&pair.elems[1], SHAPE);
+        return None;
+    };
+    let bound = closure.bounds.iter().find_map(|b| match b {
+        syn::TypeParamBound::Trait(t) => t.path.segments.last().filter(|s| s.ident == "Fn"),
+        _ => None,
+    });
+    let Some(syn::PathArguments::Parenthesized(fn_args)) = bound.map(|s| &s.arguments) else {
+        errors.spanned(
+            &pair.elems[1],
+            "the gradient is a closure `impl Fn(dy) -> gradient` (`Fn`, so that it can be called more than once)",
+        );
+        return None;
+    };
+    if fn_args.inputs.len() != 1 {
+        errors.spanned(
+            &fn_args.inputs,
+            "the gradient closure takes one argument: the output cotangent `dy`",
+        );
+        return None;
+    }
+    let gradient = match &fn_args.output {
+        ReturnType::Type(_, g) => (**g).clone(),
+        ReturnType::Default => {
+            errors.spanned(
+                fn_args,
+                "the gradient closure returns the cotangents of the parameters: `-> f64`",
+            );
+            return None;
+        }
+    };
+    Some((value, fn_args.inputs[0].clone(), gradient))
+}
+
+/// The closure written in the body's final `(value, |dy| ..)` must take one argument.
+fn check_closure_arity(body: &syn::Block, errors: &mut Errors) {
+    if let Some(syn::Stmt::Expr(syn::Expr::Tuple(t), None)) = body.stmts.last() {
+        if let Some(syn::Expr::Closure(c)) = t.elems.iter().nth(1) {
+            if c.inputs.len() != 1 {
+                errors.spanned(
+                    &c.inputs,
+                    format!(
+                        "the gradient closure takes one argument, the output cotangent `dy`, not {}",
+                        c.inputs.len()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// The gradient the user returns must have one cotangent per differentiable parameter.
+fn check_gradient_arity(sig: &Signature, gradient: &Type, name: &Ident, errors: &mut Errors) {
+    let active = sig.active().count();
+    let returned = match gradient {
+        Type::Tuple(t) => t.elems.len(),
+        _ => 1,
+    };
+    if active != returned {
+        errors.spanned(
+            gradient,
+            format!(
+                "the gradient has {returned} cotangent(s), but `{name}` has {active} differentiable parameter(s): \
+                 return one per `f64`, `f32`, `T: Float`, slice or array parameter, as a tuple in declaration order"
+            ),
+        );
+    }
+}
+
+/// A type as a comparable string.
+fn normalized(ty: &Type) -> String {
+    ty.to_token_stream().to_string().replace(' ', "")
+}
+
+/// The generated items of a function with a user-written gradient.
+struct Items<'a> {
+    item: &'a syn::ItemFn,
+    sig: &'a Signature,
+    /// Emitted inside the companion type (for `#[gradient_of]`), not beside the function.
+    inside: bool,
+}
+
+impl<'a> Items<'a> {
+    fn new(item: &'a syn::ItemFn, sig: &'a Signature) -> Self {
+        Items {
+            item,
+            sig,
+            inside: false,
+        }
+    }
+
+    fn inside_companion(self) -> Self {
+        Items {
+            inside: true,
+            ..self
+        }
+    }
+
+    fn name(&self, suffix: &str) -> Ident {
+        if self.inside {
+            return Ident::new(&format!("__registered_{suffix}"), Span::mixed_site());
+        }
+        let name = &self.item.sig.ident;
+        format_ident!("{}_{}", name, suffix, span = name.span())
+    }
+
+    fn signature(&self, name: Ident, extra: Option<TokenStream>, ret: TokenStream) -> TokenStream {
+        let vis = &self.item.vis;
+        let generics = &self.item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let params = self.sig.params.iter().map(|p| {
+            let (ident, ty) = (&p.ident, &p.ty);
+            quote!(#ident: #ty)
+        });
+        quote!(#vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+    }
+
+    fn vjp(&self, body: TokenStream, source: &str) -> TokenStream {
+        let d_ret = Ident::new("d_ret", Span::mixed_site());
+        let (ret, gradient) = (&self.sig.ret_ty, self.sig.gradient_type());
+        let signature = self.signature(
+            self.name("vjp"),
+            Some(quote!(#d_ret: #ret)),
+            quote!((#ret, #gradient)),
+        );
+        let doc = format!(
+            " Reverse mode of `{}`: its value and {source} applied to the output cotangent `d_ret`.",
+            self.item.sig.ident
+        );
+        quote!(#[doc = #doc] #[inline] #signature { #body })
+    }
+
+    fn grad(&self, body: TokenStream) -> Option<TokenStream> {
+        if !self.sig.returns_scalar() {
+            return None;
+        }
+        let (ret, gradient) = (&self.sig.ret_ty, self.sig.gradient_type());
+        let signature = self.signature(self.name("grad"), None, quote!((#ret, #gradient)));
+        let doc = format!(
+            " The value and gradient of `{}`, from its custom gradient.",
+            self.item.sig.ident
+        );
+        Some(quote!(#[doc = #doc] #signature { #body }))
+    }
+
+    /// `_jvp` from the gradient: for each output, the inner product of its cotangents with the tangent.
+    /// `prelude` binds `value` and `gradient` (a closure from the output cotangent).
+    fn jvp(&self, prelude: TokenStream) -> TokenStream {
+        let tangent = Ident::new("tangent", Span::mixed_site());
+        let (ret, gradient_ty) = (&self.sig.ret_ty, self.sig.gradient_type());
+        let signature = self.signature(
+            self.name("jvp"),
+            Some(quote!(#tangent: #gradient_ty)),
+            quote!((#ret, #ret)),
+        );
+        let active: Vec<&signature::Param> = self.sig.active().collect();
+        let inner = |g: &TokenStream| -> TokenStream {
+            let terms: Vec<TokenStream> = active
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let (gi, ti) = if active.len() == 1 {
+                        (g.clone(), tangent.to_token_stream())
+                    } else {
+                        let i = syn::Index::from(i);
+                        (quote!(#g.#i), quote!(#tangent.#i))
+                    };
+                    if p.array.is_some() {
+                        quote!(::autodiff::__private::dot(&#gi, &#ti))
+                    } else {
+                        quote!(#gi * #ti)
+                    }
+                })
+                .collect();
+            quote!(#(#terms)+*)
+        };
+        let body = match &self.sig.ret_kind {
+            Kind::Tuple(kinds) => {
+                // One call of the gradient per output, with that output's unit cotangent.
+                let outputs = (0..kinds.len()).map(|i| {
+                    let unit = kinds.iter().enumerate().map(|(j, k)| {
+                        if i == j {
+                            Emitter::one_of(k)
+                        } else {
+                            Emitter::zero_of(k)
+                        }
+                    });
+                    let g = quote!(gradient((#(#unit,)*)));
+                    let product = inner(&quote!(__row));
+                    quote!({ let __row = #g; #product })
+                });
+                quote!((value, (#(#outputs,)*)))
+            }
+            kind => {
+                let one = Emitter::one_of(kind);
+                let product = inner(&quote!(__row));
+                quote!({ let __row = gradient(#one); (value, #product) })
+            }
+        };
+        let doc = format!(
+            " Forward mode of `{}`, from its gradient: the inner product of the output's cotangents with the tangent.",
+            self.item.sig.ident
+        );
+        quote!(#[doc = #doc] #[inline] #[allow(clippy::redundant_closure_call)] #signature { #prelude #body })
+    }
+
+    fn slots(&self) -> Vec<Slot> {
+        self.sig
+            .params
+            .iter()
+            .map(|p| Slot {
+                ident: p.ident.clone(),
+                ty: p.ty.clone(),
+                active: p.active,
+                tangent_ty: matches!(p.kind, Kind::Float(_) | Kind::Array)
+                    .then(|| p.grad_ty.to_token_stream()),
+            })
+            .collect()
+    }
+
+    /// The companion type beside a `#[custom_gradient]` function.
+    fn companion(&self) -> TokenStream {
+        let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
+        companion::companion(&Companion {
+            vis: &self.item.vis,
+            name: &self.item.sig.ident,
+            generics: &self.item.sig.generics,
+            slots: &self.slots(),
+            ret: self.sig.ret_ty.to_token_stream(),
+            vjp: quote!(#vjp),
+            jvp: quote!(#jvp),
+            extra: TokenStream::new(),
+        })
+    }
+
+    /// The companion type `name` of a registered function, holding its derivatives.
+    fn companion_of(&self, name: &Ident, derivatives: TokenStream) -> TokenStream {
+        let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
+        companion::companion(&Companion {
+            vis: &self.item.vis,
+            name,
+            generics: &self.item.sig.generics,
+            slots: &self.slots(),
+            ret: self.sig.ret_ty.to_token_stream(),
+            vjp: quote!(Self::#vjp),
+            jvp: quote!(Self::#jvp),
+            extra: derivatives,
+        })
+    }
+}
