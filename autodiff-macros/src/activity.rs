@@ -184,12 +184,13 @@ impl Pass<'_> {
                 } => self.join_branches(&[then_block, else_block], outs),
                 Stmt::Match {
                     scrutinee,
+                    span,
                     arms,
                     outs,
                 } => {
                     if self.report && self.activity.is_active(scrutinee) {
                         self.errors.at(
-                            self.span_of(scrutinee),
+                            *span,
                             "`match` on a value that depends on the differentiated inputs is not supported: \
                              compare it with `if`/`else if` instead",
                         );

@@ -353,6 +353,7 @@ fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream {
 #[cfg(test)]
 mod snapshots {
     use super::differentiable;
+    use proc_macro2::TokenStream;
     use quote::ToTokens;
     use std::path::Path;
 
@@ -364,18 +365,25 @@ mod snapshots {
                 out.extend(item.into_token_stream());
                 continue;
             };
-            let position = item
-                .attrs
-                .iter()
-                .position(|a| a.path().is_ident("differentiable"));
-            match position {
-                Some(i) => {
+            let macros: [(&str, fn(TokenStream, TokenStream) -> TokenStream); 3] = [
+                ("differentiable", differentiable),
+                ("custom_gradient", crate::custom::custom_gradient),
+                ("gradient_of", crate::custom::gradient_of),
+            ];
+            let found = item.attrs.iter().enumerate().find_map(|(i, a)| {
+                macros
+                    .iter()
+                    .find(|(name, _)| a.path().is_ident(name))
+                    .map(|(_, expand)| (i, *expand))
+            });
+            match found {
+                Some((i, expand)) => {
                     let attr = item.attrs.remove(i);
                     let args = match attr.meta {
                         syn::Meta::List(list) => list.tokens,
                         _ => proc_macro2::TokenStream::new(),
                     };
-                    out.extend(differentiable(args, item.into_token_stream()));
+                    out.extend(expand(args, item.into_token_stream()));
                 }
                 None => out.extend(item.into_token_stream()),
             }

@@ -272,6 +272,8 @@ pub(crate) enum Stmt {
     /// Every arm's block yields one operand per out. The scrutinee is never active.
     Match {
         scrutinee: Operand,
+        /// The span of the scrutinee expression, for errors.
+        span: Span,
         arms: Vec<Arm>,
         outs: Vec<Var>,
     },

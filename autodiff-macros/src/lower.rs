@@ -433,6 +433,7 @@ impl Lowering<'_> {
         let out = self.new_var(None, m.span());
         self.stmts.push(Stmt::Match {
             scrutinee,
+            span: m.expr.span(),
             arms,
             outs: vec![out],
         });
@@ -832,6 +833,7 @@ impl Lowering<'_> {
             .collect();
         self.stmts.push(Stmt::Match {
             scrutinee,
+            span: m.expr.span(),
             arms,
             outs,
         });

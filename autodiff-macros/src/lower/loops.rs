@@ -590,6 +590,7 @@ impl Lowering<'_> {
                         .collect();
                     self.stmts.push(Stmt::Match {
                         scrutinee,
+                        span: m.expr.span(),
                         arms,
                         outs: outs.clone(),
                     });

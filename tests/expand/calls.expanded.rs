@@ -1,0 +1,211 @@
+use autodiff::{custom_gradient, differentiable, gradient_of};
+fn square(x: f64) -> f64 {
+    x * x
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+fn square_grad(x: f64) -> (f64, f64) {
+    let d_ret = 1.0;
+    let __v0 = x * x;
+    let __d_x = d_ret * x;
+    let __d_x_1 = __d_x + d_ret * x;
+    (__v0, __d_x_1)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn square_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+    let __v0 = x * x;
+    let __d_x = d_ret * x;
+    let __d_x_1 = __d_x + d_ret * x;
+    (__v0, __d_x_1)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
+    let __dot_x = tangent;
+    let __v0 = x * x;
+    let __dot_v0 = __dot_x * x + __dot_x * x;
+    (__v0, __dot_v0)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct square {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl square {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+        let (value, gradient) = square_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+        let (__tangent_0,) = tangents;
+        square_jvp(x, __tangent_0)
+    }
+}
+fn log1pexp(x: f64) -> f64 {
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let e = x.exp();
+        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+    }
+    __custom_gradient(x).0
+}
+fn log1pexp_grad(x: f64) -> (f64, f64) {
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let e = x.exp();
+        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+    }
+    let (value, gradient) = __custom_gradient(x);
+    (value, gradient(1.0))
+}
+#[inline]
+fn log1pexp_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let e = x.exp();
+        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+    }
+    let (value, gradient) = __custom_gradient(x);
+    (value, gradient(d_ret))
+}
+#[inline]
+#[allow(clippy::redundant_closure_call)]
+fn log1pexp_jvp(x: f64, tangent: f64) -> (f64, f64) {
+    #[inline(always)]
+    #[allow(clippy::type_complexity)]
+    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let e = x.exp();
+        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+    }
+    let (value, gradient) = __custom_gradient(x);
+    {
+        let __row = gradient(1.0);
+        (value, __row * tangent)
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct log1pexp {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl log1pexp {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+        let (value, gradient) = log1pexp_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+        let (__tangent_0,) = tangents;
+        log1pexp_jvp(x, __tangent_0)
+    }
+}
+use libm::erf;
+fn erf_vjp(x: f64, dy: f64) -> f64 {
+    dy * 2.0 / core::f64::consts::PI.sqrt() * (-x * x).exp()
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct erf {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl erf {
+    /// Reverse mode of `erf_vjp`: its value and `erf_vjp` applied to the output cotangent `d_ret`.
+    #[inline]
+    fn __registered_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+        (libm::erf(x), erf_vjp(x, d_ret))
+    }
+    /// Forward mode of `erf_vjp`, from its gradient: the inner product of the output's cotangents with the tangent.
+    #[inline]
+    #[allow(clippy::redundant_closure_call)]
+    fn __registered_jvp(x: f64, tangent: f64) -> (f64, f64) {
+        let value = libm::erf(x);
+        let gradient = |dy| erf_vjp(x, dy);
+        {
+            let __row = gradient(1.0);
+            (value, __row * tangent)
+        }
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+        let (value, gradient) = Self::__registered_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+        let (__tangent_0,) = tangents;
+        Self::__registered_jvp(x, __tangent_0)
+    }
+}
+fn model(x: f64, w: f64) -> f64 {
+    log1pexp(square(x) * w) + erf(w)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+fn model_grad(x: f64, w: f64) -> (f64, (f64, f64)) {
+    let d_ret = 1.0;
+    let __v0 = square(x);
+    let __v1 = __v0 * w;
+    let __v2 = log1pexp(__v1);
+    let __v3 = erf(w);
+    let __v4 = __v2 + __v3;
+    let (_, (__d_w,)) = erf::vjp(w, d_ret);
+    let (_, (__d_v1,)) = log1pexp::vjp(__v1, d_ret);
+    let __d_v0 = __d_v1 * w;
+    let __d_w_1 = __d_w + __d_v1 * __v0;
+    let (_, (__d_x,)) = square::vjp(x, __d_v0);
+    (__v4, (__d_x, __d_w_1))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
+    let __v0 = square(x);
+    let __v1 = __v0 * w;
+    let __v2 = log1pexp(__v1);
+    let __v3 = erf(w);
+    let __v4 = __v2 + __v3;
+    let (_, (__d_w,)) = erf::vjp(w, d_ret);
+    let (_, (__d_v1,)) = log1pexp::vjp(__v1, d_ret);
+    let __d_v0 = __d_v1 * w;
+    let __d_w_1 = __d_w + __d_v1 * __v0;
+    let (_, (__d_x,)) = square::vjp(x, __d_v0);
+    (__v4, (__d_x, __d_w_1))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
+    let (__dot_x, __dot_w) = tangent;
+    let (__v0, __dot_v0) = square::jvp(x, (__dot_x,));
+    let __v1 = __v0 * w;
+    let __dot_v1 = __dot_v0 * w + __dot_w * __v0;
+    let (__v2, __dot_v2) = log1pexp::jvp(__v1, (__dot_v1,));
+    let (__v3, __dot_v3) = erf::jvp(w, (__dot_w,));
+    let __v4 = __v2 + __v3;
+    let __dot_v4 = __dot_v2 + __dot_v3;
+    (__v4, __dot_v4)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types)]
+struct model {}
+#[allow(clippy::pedantic, clippy::nursery)]
+impl model {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
+        let (value, gradient) = model_vjp(x, w, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    fn jvp(x: f64, w: f64, tangents: (f64, f64)) -> (f64, f64) {
+        let (__tangent_0, __tangent_1) = tangents;
+        model_jvp(x, w, (__tangent_0, __tangent_1))
+    }
+}
