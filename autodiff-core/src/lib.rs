@@ -7,6 +7,7 @@
 
 mod check;
 mod dual;
+mod lift;
 mod memory;
 pub mod rules;
 
@@ -35,10 +36,14 @@ pub fn stop_gradient<T>(x: T) -> T {
 /// Items that generated code names through `::autodiff::__private`. Not part of the public API.
 #[doc(hidden)]
 pub mod private {
+    pub use crate::lift::{
+        constant_array, constant_vec, dual_array, dual_vec, eps_parts, re_parts, Parts,
+    };
     pub use crate::memory::{
         accumulate, add_to, cotangent, dot, nth, sum, tangent, zero_like, zeros_like, ArrayLike,
         Tape,
     };
     pub use crate::rules;
+    pub use crate::Dual;
     pub use num_traits::{Float, One, Zero};
 }

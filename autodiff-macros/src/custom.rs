@@ -429,8 +429,7 @@ impl<'a> Items<'a> {
                 ident: p.ident.clone(),
                 ty: p.ty.clone(),
                 active: p.active,
-                tangent_ty: matches!(p.kind, Kind::Float(_) | Kind::Array)
-                    .then(|| p.grad_ty.to_token_stream()),
+                tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
             })
             .collect()
     }

@@ -30,17 +30,6 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             return quote!(#error #item);
         }
     };
-    if let Some(order) = args
-        .order
-        .as_ref()
-        .filter(|o| o.base10_parse::<u32>().is_ok_and(|k| k > 1))
-    {
-        errors.spanned(
-            order,
-            "higher order (`order = K`) is not implemented yet: for second derivatives of a generic \
-             `T: Float` function, call its `_grad` with `autodiff::Dual<T>` arguments (forward over reverse)",
-        );
-    }
     let before_signature = errors.len();
     let sig = signature::analyze(&item, &args, &mut errors);
     if let Some(sig) = sig.as_ref().filter(|_| errors.len() == before_signature) {
@@ -66,12 +55,16 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         let activity = activity::analyze(&f, sig, &float_params, &mut errors);
         (f, activity)
     });
+    let higher = match (&sig, &args.order, &analysed) {
+        (Some(sig), Some(order), Some(_)) => crate::higher::items(&item, sig, order, &mut errors),
+        _ => TokenStream::new(),
+    };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
             let generated = Generated::new(&item, &sig, &f, &activity);
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let companion = generated.companion();
-            quote!(#item #grad #vjp #jvp #companion)
+            quote!(#item #grad #vjp #jvp #companion #higher)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();
@@ -204,8 +197,7 @@ impl<'a> Generated<'a> {
                 ident: p.ident.clone(),
                 ty: p.ty.clone(),
                 active: p.active,
-                tangent_ty: matches!(p.kind, crate::ir::Kind::Float(_) | crate::ir::Kind::Array)
-                    .then(|| p.grad_ty.to_token_stream()),
+                tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
             })
             .collect();
         let name = &self.item.sig.ident;

@@ -15,6 +15,7 @@ mod errors;
 mod expand;
 mod fence;
 mod forward;
+mod higher;
 mod ir;
 mod lower;
 mod naming;

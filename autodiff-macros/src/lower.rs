@@ -48,6 +48,11 @@ enum SeqItem<'s> {
 }
 
 struct Lowering<'a> {
+    /// The kind of the returned value.
+    return_kind: Kind,
+    /// Names the body uses as arrays (`v[i]`, `v.len()`, `&v`, `for x in v`): a call's result bound to
+    /// one of them is an array.
+    array_uses: std::collections::HashSet<String>,
     /// The name of the function, to reject recursion.
     fn_name: String,
     /// Values already computed, by operation and operands: the same expression is computed once.
@@ -70,6 +75,8 @@ pub(crate) fn lower(
     errors: &mut Errors,
 ) -> Function {
     let mut lowering = Lowering {
+        return_kind: sig.ret_kind.clone(),
+        array_uses: arrays::array_uses(&item.block),
         fn_name: item.sig.ident.to_string(),
         memo: Default::default(),
         vars: Vec::new(),
@@ -94,6 +101,7 @@ pub(crate) fn lower(
     }
     let items: Vec<SeqItem> = item.block.stmts.iter().map(SeqItem::Stmt).collect();
     let returned = lowering.lower_seq(&items);
+    lowering.reject_array_values(&lowering.stmts.clone());
     Function {
         vars: lowering.vars,
         arrays: lowering.arrays,
@@ -184,6 +192,38 @@ impl Lowering<'_> {
             .rev()
             .flat_map(|s| s.iter().rev())
             .find(|b| b.name == name)
+    }
+
+    /// Arrays are memory, not values: an `if`, `match` or early `return` cannot choose one.
+    fn reject_array_values(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            let (outs, blocks_yields): (Vec<Var>, Vec<&[Operand]>) = match stmt {
+                Stmt::If { outs, .. } | Stmt::Match { outs, .. } => (
+                    outs.clone(),
+                    stmt.blocks().iter().map(|b| b.yields.as_slice()).collect(),
+                ),
+                Stmt::Loop(l) => (
+                    l.phis.clone(),
+                    vec![l.inits.as_slice(), l.body.yields.as_slice()],
+                ),
+                _ => (Vec::new(), Vec::new()),
+            };
+            for (i, out) in outs.iter().enumerate() {
+                if blocks_yields
+                    .iter()
+                    .any(|ys| matches!(ys.get(i), Some(Operand::Array(_))))
+                {
+                    self.errors.at(
+                        self.vars[out.0 as usize].span,
+                        "an array cannot be the value of an `if`, a `match` or an early `return` yet: write \
+                         into one array in every branch (`out[i] = ..`) and return it at the end",
+                    );
+                }
+            }
+            for block in stmt.blocks() {
+                self.reject_array_values(&block.stmts);
+            }
+        }
     }
 
     /// Where `name` is bound: (scope, position in it).
@@ -313,6 +353,12 @@ impl Lowering<'_> {
                     let Some((flag, value)) = result.returned else {
                         return Self::poisoned();
                     };
+                    // A `loop` with no `break` ends only by `return`: what follows it never runs.
+                    if let Expr::Loop(l) = strip_parens(expr) {
+                        if !loops::exits_of([&l.body], None).breaks {
+                            return value;
+                        }
+                    }
                     let (else_stmts, else_ret, _) = self.branch(|this| this.lower_seq(rest));
                     let out = self.new_var(None, expr.span());
                     self.stmts.push(Stmt::If {
@@ -476,6 +522,17 @@ impl Lowering<'_> {
         match pat {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
+                // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local).
+                let constructor = |c: &syn::ExprCall| matches!(&*c.func, Expr::Path(p) if p.path.segments.iter().any(|s| s.ident == "Vec"));
+                if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))
+                {
+                    if constructor(c) {
+                        // handled by `lower_expr` below
+                    } else if let Some(array) = self.lower_array_call(c, false, &name) {
+                        self.bind(&name, Some(array));
+                        return;
+                    }
+                }
                 let mut value = self.lower_expr(init, Some(name.clone()));
                 if let (Operand::Array(array), Expr::Path(_)) = (&value, strip_parens(init)) {
                     value = self.bind_array_copy(*array, Some(name.clone()));

@@ -18,6 +18,8 @@ pub(crate) struct Param {
     pub(crate) grad_ty: Type,
     /// For an array parameter: is it a fixed-size array?
     pub(crate) array: Option<ArrayShape>,
+    /// Can it carry a derivative: a float, or an array of floats (an array of integers cannot)?
+    pub(crate) differentiable: bool,
 }
 
 /// The shape of an array parameter or return.
@@ -162,6 +164,31 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
     }
 }
 
+/// A slice, `Vec` or array of integers or `bool`s (`labels: &[usize]`): its shape, if it is one.
+fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> {
+    let is_int = |t: &Type| matches!(kind_of_type(t, float_params), Kind::Int | Kind::Bool);
+    let (inner, owned) = match ty {
+        Type::Reference(r) if r.mutability.is_none() => (&*r.elem, false),
+        other => (other, true),
+    };
+    let (elem, fixed) = match inner {
+        Type::Slice(s) if !owned => (&*s.elem, false),
+        Type::Array(a) => (&*a.elem, true),
+        Type::Path(tp) => {
+            let seg = tp.path.segments.last().filter(|s| s.ident == "Vec")?;
+            match &seg.arguments {
+                syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
+                    syn::GenericArgument::Type(t) => (t, false),
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    is_int(elem).then_some(ArrayShape { fixed, owned })
+}
+
 /// Is this a type the macro cannot differentiate through but that looks like it holds floats
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
 fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
@@ -265,9 +292,15 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                 }
                 let (kind, array, grad_ty) = match array_shape(&pt.ty, &float_params) {
                     Some((shape, grad_ty)) => (Kind::Array, Some(shape), grad_ty),
-                    None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
+                    // An array of integers (labels, indexes) is read like any array, never differentiated.
+                    None => match integer_array_shape(&pt.ty, &float_params) {
+                        Some(shape) => (Kind::Array, Some(shape), (*pt.ty).clone()),
+                        None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
+                    },
                 };
-                let active = matches!(kind, Kind::Float(_) | Kind::Array);
+                let differentiable = matches!(kind, Kind::Float(_))
+                    || (array.is_some() && array_shape(&pt.ty, &float_params).is_some());
+                let active = differentiable;
                 params.push(Param {
                     ident: pi.ident.clone(),
                     ty: (*pt.ty).clone(),
@@ -275,6 +308,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     active,
                     grad_ty,
                     array,
+                    differentiable,
                 });
             }
         }
@@ -296,7 +330,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         ),
                     );
                 }
-                Some(p) if !matches!(p.kind, Kind::Float(_) | Kind::Array) => errors.spanned(
+                Some(p) if !p.differentiable => errors.spanned(
                     name,
                     format!(
                         "`{name}` cannot be differentiated: only parameters of type `f64`, `f32`, a type \

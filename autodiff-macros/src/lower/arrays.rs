@@ -7,6 +7,38 @@ use crate::ir::{Array, ArrayInit, Operand, Stmt, Value};
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
+/// The names `block` uses as arrays: indexed (`v[i]`), measured (`v.len()`), iterated, or borrowed (`&v`).
+pub(super) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String> {
+    use syn::visit::Visit;
+    struct Uses(std::collections::HashSet<String>);
+    fn name_of(expr: &Expr) -> Option<String> {
+        match strip_parens(expr) {
+            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Uses {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let used = match expr {
+                Expr::Index(e) => name_of(&e.expr),
+                Expr::Reference(r) => name_of(&r.expr),
+                Expr::MethodCall(m)
+                    if matches!(m.method.to_string().as_str(), "len" | "iter" | "to_vec") =>
+                {
+                    name_of(&m.receiver)
+                }
+                Expr::ForLoop(f) => name_of(&f.expr),
+                _ => None,
+            };
+            self.0.extend(used);
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut uses = Uses(Default::default());
+    uses.visit_block(block);
+    uses.0
+}
+
 impl Lowering<'_> {
     fn new_local_array(&mut self, init: ArrayInit, fixed: bool, hint: Option<String>) -> Operand {
         let name = hint.unwrap_or_else(|| "__array".to_string());

@@ -390,6 +390,11 @@ impl Lowering<'_> {
             tokens: quote!(::autodiff::__private::Zero::zero()),
             kind: Kind::Unknown,
         };
+        // The value a `return` inside the loop carries out starts as a zero of the return type.
+        let return_zero = Operand::Const {
+            tokens: crate::emit::Emitter::zero_of(&self.return_kind),
+            kind: self.return_kind.clone(),
+        };
         let mut add = |this: &mut Self, hint: &str, init: Operand| {
             phis.push(this.new_var(Some(hint.to_string()), span));
             inits.push(init);
@@ -399,7 +404,7 @@ impl Lowering<'_> {
         let returned = exits.returns.then(|| {
             (
                 add(self, "__returned", flag(false)),
-                add(self, "__return_value", zero()),
+                add(self, "__return_value", return_zero.clone()),
             )
         });
         let break_value = exits

@@ -1,0 +1,113 @@
+//! Moving values into and out of dual numbers, for the higher-order items `#[differentiable(order = K)]`
+//! emits: `f_hvp` runs `f_grad` on `Dual<T>` (forward over reverse), `f_derivatives` runs `f` on nested
+//! duals.
+
+use crate::Dual;
+use num_traits::{Float, Zero};
+
+/// `values[i] + tangents[i] ε`.
+///
+/// # Panics
+///
+/// If the lengths differ, with a message naming `label` and both lengths.
+pub fn dual_vec<T: Float>(label: &str, values: &[T], tangents: &[T]) -> Vec<Dual<T>> {
+    if values.len() != tangents.len() {
+        panic!(
+            "autodiff: the direction for `{label}` has length {} but `{label}` has length {}",
+            tangents.len(),
+            values.len()
+        );
+    }
+    values
+        .iter()
+        .zip(tangents)
+        .map(|(v, t)| Dual::new(*v, *t))
+        .collect()
+}
+
+/// `values[i] + tangents[i] ε` for arrays.
+pub fn dual_array<T: Float, const N: usize>(values: &[T; N], tangents: &[T; N]) -> [Dual<T>; N] {
+    core::array::from_fn(|i| Dual::new(values[i], tangents[i]))
+}
+
+/// Constants: `values[i] + 0 ε`.
+pub fn constant_vec<T: Float>(values: &[T]) -> Vec<Dual<T>> {
+    values.iter().map(|v| Dual::new(*v, T::zero())).collect()
+}
+
+/// Constants: `values[i] + 0 ε`, for arrays.
+pub fn constant_array<T: Float, const N: usize>(values: &[T; N]) -> [Dual<T>; N] {
+    core::array::from_fn(|i| Dual::new(values[i], T::zero()))
+}
+
+/// The value parts of dual numbers, in the shape of the gradient they come from (`Vec` or array).
+pub trait Parts {
+    /// The same shape with the dual numbers replaced by their value type.
+    type Real;
+    /// The values.
+    fn re_parts(&self) -> Self::Real;
+    /// The tangents.
+    fn eps_parts(&self) -> Self::Real;
+}
+
+impl<T: Copy + Zero> Parts for Dual<T> {
+    type Real = T;
+    fn re_parts(&self) -> T {
+        self.re
+    }
+    fn eps_parts(&self) -> T {
+        self.eps
+    }
+}
+
+impl<T: Copy + Zero> Parts for Vec<Dual<T>> {
+    type Real = Vec<T>;
+    fn re_parts(&self) -> Vec<T> {
+        self.iter().map(|d| d.re).collect()
+    }
+    fn eps_parts(&self) -> Vec<T> {
+        self.iter().map(|d| d.eps).collect()
+    }
+}
+
+impl<T: Copy + Zero, const N: usize> Parts for [Dual<T>; N] {
+    type Real = [T; N];
+    fn re_parts(&self) -> [T; N] {
+        core::array::from_fn(|i| self[i].re)
+    }
+    fn eps_parts(&self) -> [T; N] {
+        core::array::from_fn(|i| self[i].eps)
+    }
+}
+
+/// The values of a gradient of dual numbers.
+pub fn re_parts<P: Parts>(gradient: &P) -> P::Real {
+    gradient.re_parts()
+}
+
+/// The tangents of a gradient of dual numbers.
+pub fn eps_parts<P: Parts>(gradient: &P) -> P::Real {
+    gradient.eps_parts()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_round_trip() {
+        let d = dual_vec("x", &[1.0, 2.0], &[3.0, 4.0]);
+        assert_eq!(re_parts(&d), vec![1.0, 2.0]);
+        assert_eq!(eps_parts(&d), vec![3.0, 4.0]);
+        let a = dual_array(&[1.0, 2.0], &[0.5, 0.25]);
+        assert_eq!(eps_parts(&a), [0.5, 0.25]);
+        assert_eq!(re_parts(&constant_array(&[7.0])), [7.0]);
+        assert_eq!(eps_parts(&constant_vec(&[7.0])), vec![0.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "the direction for `w` has length 1 but `w` has length 2")]
+    fn direction_length_is_checked() {
+        dual_vec("w", &[1.0, 2.0], &[1.0]);
+    }
+}

@@ -1,0 +1,370 @@
+//! Higher order: `#[differentiable(order = K)]` adds `f_hvp`, `f_hessian` and, for one scalar input,
+//! `f_derivatives`.
+//!
+//! They are built on the first-order items run on dual numbers, not on a second transformation: `f_hvp`
+//! calls `f_grad` with `Dual<T>` arguments whose tangents are the direction `v` (forward over reverse,
+//! one reverse sweep per product, JAX's `jvp(grad(f))`), `f_hessian` calls `f_hvp` once per input, and
+//! `f_derivatives` evaluates `f` itself on `K` nested duals. This needs the function to be generic over
+//! its float type (`fn f<T: Float>(x: T) -> T`), so that it and its generated items run on `Dual<T>`; since
+//! tapes, calls and custom gradients are generic too, second derivatives flow through loops, callees and
+//! custom gradient closures.
+
+use crate::errors::Errors;
+use crate::signature::{Param, Signature};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::Type;
+
+/// The higher-order items of `item`, or errors if its signature does not allow them.
+pub(crate) fn items(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    order: &syn::LitInt,
+    errors: &mut Errors,
+) -> TokenStream {
+    let Ok(k) = order.base10_parse::<usize>() else {
+        return TokenStream::new();
+    };
+    if k < 2 {
+        return TokenStream::new();
+    }
+    let float_params = crate::signature::float_type_params(&item.sig.generics);
+    let scalar = match &sig.ret_ty {
+        Type::Path(p) => p
+            .path
+            .get_ident()
+            .filter(|i| float_params.contains(i))
+            .cloned(),
+        _ => None,
+    };
+    let Some(scalar) = scalar else {
+        errors.spanned(
+            order,
+            "`order = K` needs a function generic over its float type and returning it \
+             (`fn f<T: Float>(x: T, w: &[T]) -> T`), so that its gradient can run on dual numbers: \
+             write `T` for `f64` and `T::from(2.0).unwrap()` for constants",
+        );
+        return TokenStream::new();
+    };
+    let mentions = |ty: &Type| {
+        ty.to_token_stream()
+            .into_iter()
+            .any(|t| scalar == t.to_string())
+    };
+    for p in &sig.params {
+        let plain = scalar == p.ty.to_token_stream().to_string();
+        if mentions(&p.ty) && !plain && p.array.is_none() {
+            errors.spanned(
+                &p.ty,
+                format!("with `order = K`, a parameter may use `{scalar}` only as `{scalar}` or in a slice, `Vec` or array"),
+            );
+        }
+    }
+    if !errors_free(errors) {
+        return TokenStream::new();
+    }
+    let h = Higher {
+        item,
+        sig,
+        scalar: &scalar,
+    };
+    let hvp = h.hvp();
+    let hessian = h.hessian();
+    let derivatives = h.derivatives(k);
+    quote!(#hvp #hessian #derivatives)
+}
+
+fn errors_free(errors: &Errors) -> bool {
+    errors.len() == 0
+}
+
+struct Higher<'a> {
+    item: &'a syn::ItemFn,
+    sig: &'a Signature,
+    scalar: &'a Ident,
+}
+
+fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+impl Higher<'_> {
+    fn name(&self, suffix: &str) -> Ident {
+        let name = &self.item.sig.ident;
+        format_ident!("{}_{}", name, suffix, span = name.span())
+    }
+
+    fn signature(&self, name: Ident, extra: Option<TokenStream>, ret: TokenStream) -> TokenStream {
+        let vis = &self.item.vis;
+        let generics = &self.item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let params = self.sig.params.iter().map(|p| {
+            let (ident, ty) = (&p.ident, &p.ty);
+            quote!(#ident: #ty)
+        });
+        quote!(#[allow(unused, clippy::pedantic, clippy::nursery)] #vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+    }
+
+    /// Does this parameter hold the float type (so that it must become a dual number)?
+    fn is_float(&self, p: &Param) -> bool {
+        let scalar = self.scalar.to_string();
+        p.differentiable && (p.ty.to_token_stream().to_string() == scalar || p.array.is_some())
+    }
+
+    /// How a lifted array is passed, by the parameter's own form (`&[T]`, `Vec<T>`, `[T; N]`).
+    fn pass(&self, p: &Param, lifted: &Ident) -> TokenStream {
+        match p.array {
+            Some(shape) if !shape.owned => quote!(&#lifted),
+            _ => quote!(#lifted),
+        }
+    }
+
+    /// A parameter passed unchanged (cloned if owned, since the items call `f` more than once).
+    fn unchanged(&self, p: &Param) -> TokenStream {
+        let ident = &p.ident;
+        match &p.ty {
+            Type::Reference(_) => quote!(#ident),
+            _ => quote!(::core::clone::Clone::clone(&#ident)),
+        }
+    }
+
+    /// `f_hvp(<params>, v: G) -> (T, G, G)`: value, gradient, and the Hessian times `v`.
+    fn hvp(&self) -> TokenStream {
+        let v = local("v");
+        let scalar = self.scalar;
+        let gradient_ty = self.sig.gradient_type();
+        let signature = self.signature(
+            self.name("hvp"),
+            Some(quote!(#v: #gradient_ty)),
+            quote!((#scalar, #gradient_ty, #gradient_ty)),
+        );
+        let active: Vec<&Param> = self.sig.active().collect();
+        let directions: Vec<Ident> = (0..active.len())
+            .map(|i| local(&format!("__direction_{i}")))
+            .collect();
+        let unpack = match directions.as_slice() {
+            [one] => quote!(let #one = #v;),
+            many => quote!(let (#(#many,)*) = #v;),
+        };
+        let mut lifts = Vec::new();
+        let mut args = Vec::new();
+        let mut direction = directions.iter();
+        for p in &self.sig.params {
+            if !self.is_float(p) {
+                args.push(self.unchanged(p));
+                continue;
+            }
+            let ident = &p.ident;
+            let lifted = local(&format!("__lifted_{ident}"));
+            let label = ident.to_string();
+            let tangent = if p.active { direction.next() } else { None };
+            let lift = match (p.array, tangent) {
+                (None, Some(t)) => quote!(::autodiff::__private::Dual::new(#ident, #t)),
+                (None, None) => {
+                    quote!(::autodiff::__private::Dual::new(#ident, ::autodiff::__private::Zero::zero()))
+                }
+                (Some(shape), Some(t)) if shape.fixed => {
+                    quote!(::autodiff::__private::dual_array(&#ident, &#t))
+                }
+                (Some(shape), None) if shape.fixed => {
+                    quote!(::autodiff::__private::constant_array(&#ident))
+                }
+                (Some(_), Some(t)) => quote!(::autodiff::__private::dual_vec(#label, &#ident, &#t)),
+                (Some(_), None) => quote!(::autodiff::__private::constant_vec(&#ident)),
+            };
+            lifts.push(quote!(let #lifted = #lift;));
+            args.push(self.pass(p, &lifted));
+        }
+        let grad = self.name("grad");
+        let (value, gradient) = (local("value"), local("gradient"));
+        let parts: Vec<Ident> = (0..active.len())
+            .map(|i| local(&format!("__part_{i}")))
+            .collect();
+        let unpack_gradient = match parts.as_slice() {
+            [one] => quote!(let #one = #gradient;),
+            many => quote!(let (#(#many,)*) = #gradient;),
+        };
+        let re = parts
+            .iter()
+            .map(|p| quote!(::autodiff::__private::re_parts(&#p)));
+        let eps = parts
+            .iter()
+            .map(|p| quote!(::autodiff::__private::eps_parts(&#p)));
+        let (re, eps) = if parts.len() == 1 {
+            (quote!(#(#re)*), quote!(#(#eps)*))
+        } else {
+            (quote!((#(#re,)*)), quote!((#(#eps,)*)))
+        };
+        let doc = format!(
+            " The value, gradient and Hessian-vector product `H v` of `{}`: forward mode over reverse mode, \
+             one call of `{grad}` on dual numbers.",
+            self.item.sig.ident
+        );
+        quote! {
+            #[doc = #doc]
+            #signature {
+                #unpack
+                #(#lifts)*
+                let (#value, #gradient) = #grad(#(#args),*);
+                #unpack_gradient
+                (#value.re, #re, #eps)
+            }
+        }
+    }
+
+    /// `f_hessian(<params>) -> (T, G, Vec<Vec<T>>)`: one `f_hvp` per input, over the active inputs
+    /// flattened in declaration order.
+    fn hessian(&self) -> TokenStream {
+        let scalar = self.scalar;
+        let gradient_ty = self.sig.gradient_type();
+        let signature = self.signature(
+            self.name("hessian"),
+            None,
+            quote!((#scalar, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#scalar>>)),
+        );
+        let active: Vec<&Param> = self.sig.active().collect();
+        let (i, offset, n, hessian, row) = (
+            local("__i"),
+            local("__offset"),
+            local("__n"),
+            local("__hessian"),
+            local("__row"),
+        );
+        let sizes = active.iter().map(|p| {
+            let ident = &p.ident;
+            if p.array.is_some() {
+                quote!(#ident.len())
+            } else {
+                quote!(1)
+            }
+        });
+        let mut units = Vec::new();
+        let mut rows = Vec::new();
+        let hv_parts: Vec<Ident> = (0..active.len())
+            .map(|k| local(&format!("__hv_{k}")))
+            .collect();
+        for (p, part) in active.iter().zip(&hv_parts) {
+            let ident = &p.ident;
+            let one = quote!(<#scalar as ::autodiff::__private::One>::one());
+            let zero = quote!(<#scalar as ::autodiff::__private::Zero>::zero());
+            let unit = match p.array {
+                None => {
+                    quote!({ let __unit = if #i == #offset { #one } else { #zero }; #offset += 1; __unit })
+                }
+                Some(shape) if shape.fixed => quote!({
+                    let __unit = ::core::array::from_fn(|__j| if #i == #offset + __j { #one } else { #zero });
+                    #offset += #ident.len();
+                    __unit
+                }),
+                Some(_) => quote!({
+                    let __unit: ::std::vec::Vec<#scalar> =
+                        (0..#ident.len()).map(|__j| if #i == #offset + __j { #one } else { #zero }).collect();
+                    #offset += #ident.len();
+                    __unit
+                }),
+            };
+            units.push(unit);
+            rows.push(if p.array.is_some() {
+                quote!(#row.extend_from_slice(&#part[..]);)
+            } else {
+                quote!(#row.push(#part);)
+            });
+        }
+        let direction = if units.len() == 1 {
+            quote!(#(#units)*)
+        } else {
+            quote!((#(#units,)*))
+        };
+        let unpack = if hv_parts.len() == 1 {
+            quote!(#(#hv_parts)*)
+        } else {
+            quote!((#(#hv_parts,)*))
+        };
+        let args: Vec<TokenStream> = self.sig.params.iter().map(|p| self.unchanged(p)).collect();
+        let (grad, hvp) = (self.name("grad"), self.name("hvp"));
+        let doc = format!(
+            " The value, gradient and Hessian of `{}`, the Hessian over the active inputs flattened in \
+             declaration order; one `{hvp}` per input.",
+            self.item.sig.ident
+        );
+        quote! {
+            #[doc = #doc]
+            #signature {
+                let (value, gradient) = #grad(#(#args),*);
+                let #n: usize = 0 #(+ #sizes)*;
+                let mut #hessian = ::std::vec::Vec::with_capacity(#n);
+                for #i in 0..#n {
+                    let mut #offset = 0usize;
+                    let (_, _, #unpack) = #hvp(#(#args,)* #direction);
+                    let mut #row = ::std::vec::Vec::with_capacity(#n);
+                    #(#rows)*
+                    #hessian.push(#row);
+                }
+                (value, gradient, #hessian)
+            }
+        }
+    }
+
+    /// `f_derivatives(<params>) -> [T; K + 1]`: `f` on `K` nested duals, for one scalar active input.
+    fn derivatives(&self, k: usize) -> TokenStream {
+        let active: Vec<&Param> = self.sig.active().collect();
+        let [x] = active.as_slice() else {
+            return TokenStream::new();
+        };
+        if x.array.is_some() {
+            return TokenStream::new();
+        }
+        let scalar = self.scalar;
+        let signature = self.signature(self.name("derivatives"), None, {
+            let len = k + 1;
+            quote!([#scalar; #len])
+        });
+        let mut lifts = Vec::new();
+        let mut args = Vec::new();
+        for p in &self.sig.params {
+            if !self.is_float(p) {
+                args.push(self.unchanged(p));
+                continue;
+            }
+            let ident = &p.ident;
+            let lifted = local(&format!("__lifted_{ident}"));
+            let mut value = ident.to_token_stream();
+            for _ in 0..k {
+                value = match (p.array, p.active) {
+                    // Each level's tangent is that level's one: x + ε1 + ε2 + ..
+                    (None, true) => quote!({
+                        let __level = #value;
+                        ::autodiff::__private::Dual::new(__level, ::autodiff::__private::One::one())
+                    }),
+                    (None, false) => {
+                        quote!(::autodiff::__private::Dual::new(#value, ::autodiff::__private::Zero::zero()))
+                    }
+                    (Some(shape), _) if shape.fixed => {
+                        quote!(::autodiff::__private::constant_array(&#value))
+                    }
+                    (Some(_), _) => quote!(::autodiff::__private::constant_vec(&#value)),
+                };
+            }
+            lifts.push(quote!(let #lifted = #value;));
+            args.push(self.pass(p, &lifted));
+        }
+        let y = local("__y");
+        // The j-th derivative is the part reached by `eps` j times, then `re`.
+        let parts = (0..=k).map(|j| {
+            let steps = (0..k).map(|level| if level < j { quote!(.eps) } else { quote!(.re) });
+            quote!(#y #(#steps)*)
+        });
+        let name = &self.item.sig.ident;
+        let doc = format!(
+            " `[f, f', .., f^({k})]` of `{name}` at its active input: `{name}` evaluated on {k} nested dual numbers."
+        );
+        quote! {
+            #[doc = #doc]
+            #signature {
+                #(#lifts)*
+                let #y = #name(#(#args),*);
+                [#(#parts),*]
+            }
+        }
+    }
+}
