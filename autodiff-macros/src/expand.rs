@@ -163,8 +163,7 @@ impl<'a> Generated<'a> {
         quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item)
     }
 
-    /// `_grad` is `_vjp` with the cotangent 1, written out rather than called, so that it also works for an
-    /// associated function (where `_vjp` would need a `Self::` path the macro cannot know).
+    /// `_grad` is `_vjp` with the cotangent 1.
     fn grad(&self) -> Option<TokenStream> {
         if !self.sig.returns_scalar() {
             return None;
@@ -172,19 +171,25 @@ impl<'a> Generated<'a> {
         let ret = &self.sig.ret_ty;
         let gradient = self.sig.gradient_type();
         let signature = self.signature(&self.name("grad"), None, quote!((#ret, #gradient)));
-        let d_ret = naming::fixed("d_ret");
+        let vjp = self.name("vjp");
+        let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
-        let body = self.vjp_body(&d_ret);
-        let item = quote!(#signature { let #d_ret = #one; #body });
         let doc = format!(
             " The value and gradient of `{name}`, computed in reverse mode: `(value, gradient)`, the gradient \
-             over the active parameters\n in declaration order (a tuple for several).\n\n This is the code \
-             `#[differentiable]` generated for it (`{name}_vjp` is the same with `d_ret` a parameter):\n\n\
-             ```text\n{}```",
-            pretty(&item),
+             over the active parameters\n in declaration order (a tuple for several).\n\n It calls \
+             `{name}_vjp` with the output cotangent `d_ret = 1`; this is the code `#[differentiable]` \
+             generated for that:\n\n```text\n{}```",
+            pretty(&self.vjp_item()),
             name = self.item.sig.ident,
         );
-        Some(quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #item))
+        Some(quote! {
+            #[doc = #doc]
+            #[allow(unused, clippy::pedantic, clippy::nursery)]
+            #[inline]
+            #signature {
+                #vjp(#(#args,)* #one)
+            }
+        })
     }
 
     /// The type `f` beside `f` through which other differentiable functions call it.
@@ -357,7 +362,8 @@ mod snapshots {
                 out.extend(item.into_token_stream());
                 continue;
             };
-            let macros: [(&str, fn(TokenStream, TokenStream) -> TokenStream); 3] = [
+            type Expander = fn(TokenStream, TokenStream) -> TokenStream;
+            let macros: [(&str, Expander); 3] = [
                 ("differentiable", differentiable),
                 ("custom_gradient", crate::custom::custom_gradient),
                 ("gradient_of", crate::custom::gradient_of),

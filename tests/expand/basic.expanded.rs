@@ -4,17 +4,9 @@ fn f(x: f64, y: f64) -> f64 {
     z.exp()
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
-    let d_ret = 1.0;
-    let __v0 = x * y;
-    let __v1 = x.sin();
-    let z = __v0 + __v1;
-    let __v2 = z.exp();
-    let __d_z = d_ret * __v2;
-    let __d_x = __d_z * ::autodiff::__private::Float::cos(x);
-    let __d_x_1 = __d_x + __d_z * y;
-    let __d_y = __d_z * x;
-    (__v2, (__d_x_1, __d_y))
+    f_vjp(x, y, 1.0)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

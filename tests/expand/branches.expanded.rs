@@ -15,42 +15,9 @@ fn branchy(x: f64, k: i32) -> f64 {
     w + x
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn branchy_grad(x: f64, k: i32) -> (f64, f64) {
-    let d_ret = 1.0;
-    let y = x * x;
-    let __v0 = y > 1.0;
-    let y_2 = if __v0 { y.sqrt() } else { y };
-    let __v1 = k < 0;
-    let __v6 = if __v1 {
-        -y_2
-    } else {
-        let w = match k {
-            0 => y_2,
-            1 | 2 => y_2 * 2.0,
-            _ => y_2.powi(k),
-        };
-        w + x
-    };
-    let (__d_x, __d_y_2_4) = if __v1 {
-        let __d_y_2 = -d_ret;
-        (0.0, __d_y_2)
-    } else {
-        let __d_y_2_3 = match k {
-            0 => d_ret,
-            1 | 2 => d_ret * 2.0,
-            _ => d_ret * ::autodiff::__private::rules::powi(y_2, k),
-        };
-        (d_ret, __d_y_2_3)
-    };
-    let __d_y_1 = if __v0 {
-        let y_1 = y.sqrt();
-        __d_y_2_4 * ::autodiff::__private::rules::sqrt(y_1)
-    } else {
-        __d_y_2_4
-    };
-    let __d_x_1 = __d_x + __d_y_1 * x;
-    let __d_x_2 = __d_x_1 + __d_y_1 * x;
-    (__v6, __d_x_2)
+    branchy_vjp(x, k, 1.0)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

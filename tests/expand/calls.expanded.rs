@@ -3,12 +3,9 @@ fn square(x: f64) -> f64 {
     x * x
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn square_grad(x: f64) -> (f64, f64) {
-    let d_ret = 1.0;
-    let __v0 = x * x;
-    let __d_x = d_ret * x;
-    let __d_x_1 = __d_x + d_ret * x;
-    (__v0, __d_x_1)
+    square_vjp(x, 1.0)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -149,19 +146,9 @@ fn model(x: f64, w: f64) -> f64 {
     log1pexp(square(x) * w) + erf(w)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn model_grad(x: f64, w: f64) -> (f64, (f64, f64)) {
-    let d_ret = 1.0;
-    let __v0 = square(x);
-    let __v1 = __v0 * w;
-    let __v2 = log1pexp(__v1);
-    let __v3 = erf(w);
-    let __v4 = __v2 + __v3;
-    let (_, (__d_w,)) = erf::vjp(w, d_ret);
-    let (_, (__d_v1,)) = log1pexp::vjp(__v1, d_ret);
-    let __d_v0 = __d_v1 * w;
-    let __d_w_1 = __d_w + __d_v1 * __v0;
-    let (_, (__d_x,)) = square::vjp(x, __d_v0);
-    (__v4, (__d_x, __d_w_1))
+    model_vjp(x, w, 1.0)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

@@ -4,19 +4,9 @@ fn softplus_max<T: Float>(x: T, y: T) -> T {
     (one + x.exp()).ln().max(y)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn softplus_max_grad<T: Float>(x: T, y: T) -> (T, (T, T)) {
-    let d_ret = <T as ::autodiff::__private::One>::one();
-    let one = T::one();
-    let __v0 = x.exp();
-    let __v1 = one + __v0;
-    let __v2 = __v1.ln();
-    let __v3 = __v2.max(y);
-    let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(__v2, y);
-    let __d_v2 = d_ret * __partial_max;
-    let __d_y = d_ret * __partial_max_1;
-    let __d_v1 = __d_v2 / __v1;
-    let __d_x = __d_v1 * __v0;
-    (__v3, (__d_x, __d_y))
+    softplus_max_vjp(x, y, <T as ::autodiff::__private::One>::one())
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -126,15 +116,9 @@ fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn scaled_power_grad(a: f64, b: f64, n: i32) -> (f64, f64) {
-    let d_ret = 1.0;
-    let __v0 = a.powf(b);
-    let __v1 = n as f64;
-    let __v2 = __v0 * __v1;
-    let __d_v0 = d_ret * __v1;
-    let (__partial_powf, _) = ::autodiff::__private::rules::powf(a, b, __v0);
-    let __d_a = __d_v0 * __partial_powf;
-    (__v2, __d_a)
+    scaled_power_vjp(a, b, n, 1.0)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

@@ -7,35 +7,12 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
     s
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn dot_grad(
     x: &[f64],
     y: &[f64],
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
-    let d_ret = 1.0;
-    let __v0 = x.len();
-    let mut s = 0.0;
-    let mut __trips = 0usize;
-    for __i in 0..__v0 {
-        let __v1 = x[__i];
-        let __v2 = y[__i];
-        let __v3 = __v1 * __v2;
-        let s_1 = s + __v3;
-        s = s_1;
-        __trips += 1;
-    }
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
-    let mut __d_y = ::autodiff::__private::zeros_like(&y);
-    let mut __d_s = d_ret;
-    for __t in (0..__trips).rev() {
-        let __i = ::autodiff::__private::nth(0..__v0, __t);
-        let __v1 = x[__i];
-        let __v2 = y[__i];
-        let __d_v1 = __d_s * __v2;
-        let __d_v2 = __d_s * __v1;
-        ::autodiff::__private::add_to(&mut __d_y[__i], __d_v2);
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
-    }
-    (s, (__d_x, __d_y))
+    dot_vjp(x, y, 1.0)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -132,56 +109,9 @@ fn rosenbrock<T: Float>(x: &[T]) -> T {
     s
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn rosenbrock_grad<T: Float>(x: &[T]) -> (T, ::std::vec::Vec<T>) {
-    let d_ret = <T as ::autodiff::__private::One>::one();
-    let __v0 = T::from(100.0);
-    let hundred = __v0.unwrap();
-    let s = T::zero();
-    let __v1 = x.len();
-    let __v2 = __v1 - 1;
-    let mut s_1 = s;
-    let mut __trips = 0usize;
-    for __i in 0..__v2 {
-        let __v3 = __i + 1;
-        let __v4 = x[__v3];
-        let __v5 = x[__i];
-        let __v6 = __v5 * __v5;
-        let a = __v4 - __v6;
-        let __v7 = T::one();
-        let b = __v7 - __v5;
-        let __v8 = hundred * a;
-        let __v9 = __v8 * a;
-        let __v10 = s_1 + __v9;
-        let __v11 = b * b;
-        let s_2 = __v10 + __v11;
-        s_1 = s_2;
-        __trips += 1;
-    }
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
-    let mut __d_s_1 = d_ret;
-    for __t in (0..__trips).rev() {
-        let __i = ::autodiff::__private::nth(0..__v2, __t);
-        let __v3 = __i + 1;
-        let __v4 = x[__v3];
-        let __v5 = x[__i];
-        let __v6 = __v5 * __v5;
-        let a = __v4 - __v6;
-        let __v7 = T::one();
-        let b = __v7 - __v5;
-        let __v8 = hundred * a;
-        let __d_b = __d_s_1 * b;
-        let __d_b_1 = __d_b + __d_s_1 * b;
-        let __d_v8 = __d_s_1 * a;
-        let __d_a = __d_s_1 * __v8;
-        let __d_a_1 = __d_a + __d_v8 * hundred;
-        let __d_v5 = -__d_b_1;
-        let __d_v6 = -__d_a_1;
-        let __d_v5_1 = __d_v5 + __d_v6 * __v5;
-        let __d_v5_2 = __d_v5_1 + __d_v6 * __v5;
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v5_2);
-        ::autodiff::__private::add_to(&mut __d_x[__v3], __d_a_1);
-    }
-    (s_1, __d_x)
+    rosenbrock_vjp(x, <T as ::autodiff::__private::One>::one())
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -300,31 +230,9 @@ fn product(x: &[f64]) -> f64 {
     p
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
 fn product_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
-    let d_ret = 1.0;
-    let mut __tape_p = ::autodiff::__private::Tape::new();
-    let __v0 = x.len();
-    let mut p = 1.0;
-    let mut __trips = 0usize;
-    for __i in 0..__v0 {
-        __tape_p.push(p);
-        let __v1 = x[__i];
-        let p_1 = p * __v1;
-        p = p_1;
-        __trips += 1;
-    }
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
-    let mut __d_p = d_ret;
-    for __t in (0..__trips).rev() {
-        let p = __tape_p.pop();
-        let __i = ::autodiff::__private::nth(0..__v0, __t);
-        let __v1 = x[__i];
-        let __d_p_1 = __d_p * __v1;
-        let __d_v1 = __d_p * p;
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
-        __d_p = __d_p_1;
-    }
-    (p, __d_x)
+    product_vjp(x, 1.0)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

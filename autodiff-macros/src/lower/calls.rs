@@ -1,0 +1,168 @@
+//! Lowering of calls: float functions in method and path form (`x.sin()`, `f64::sin(x)`), `stop_gradient`,
+//! and calls of other functions, whose arrays are passed as `a` or `&a`.
+
+use super::{strip_parens, Lowering};
+use crate::ir::{CallForm, FloatFn, Operand, Stmt, Value};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::Expr;
+
+impl Lowering<'_> {
+    pub(super) fn lower_method_call(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        hint: Option<String>,
+    ) -> Operand {
+        if let Some(result) = self.lower_array_method(m, &hint) {
+            return result;
+        }
+        let receiver = self.lower_expr(&m.receiver, None);
+        let mut args: Vec<Operand> = m.args.iter().map(|a| self.lower_expr(a, None)).collect();
+        let func = FloatFn::from_name(&m.method.to_string(), args.len() + 1)
+            .filter(|_| m.turbofish.is_none());
+        let value = match func {
+            Some(func) => {
+                args.insert(0, receiver);
+                Value::Float {
+                    func,
+                    form: CallForm::Method(m.method.clone()),
+                    args,
+                }
+            }
+            None => Value::Method {
+                receiver,
+                method: m.method.clone(),
+                turbofish: m.turbofish.as_ref().map(ToTokens::to_token_stream),
+                args,
+            },
+        };
+        self.emit(value, hint, m.span())
+    }
+
+    pub(super) fn lower_call(&mut self, c: &syn::ExprCall, hint: Option<String>) -> Operand {
+        let Expr::Path(path) = strip_parens(&c.func) else {
+            self.errors.spanned(
+                &c.func,
+                "only calls of a function by its path are supported",
+            );
+            return Self::poisoned();
+        };
+        if let Some(array) = self.lower_vec_constructor(c, &hint) {
+            return array;
+        }
+        if path.qself.is_none() && path.path.is_ident(&self.fn_name) {
+            self.errors.spanned(
+                path,
+                "recursion is not supported in a differentiable function: write the recursion as a loop",
+            );
+        }
+        let (mut args, by_ref) = self.lower_call_args(c);
+        let callee = path.to_token_stream();
+        let last = path
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        let value = if is_stop_gradient(path) && args.len() == 1 {
+            Value::StopGradient {
+                callee,
+                arg: args.remove(0),
+            }
+        } else if let Some(func) =
+            FloatFn::from_name(&last, args.len()).filter(|_| self.is_float_path(path))
+        {
+            Value::Float {
+                func,
+                form: CallForm::Path(callee),
+                args,
+            }
+        } else {
+            Value::Call {
+                callee: path.clone(),
+                args,
+                by_ref,
+            }
+        };
+        self.emit(value, hint, c.span())
+    }
+
+    /// The arguments of a call: values, or arrays passed as `a` or `&a`.
+    pub(super) fn lower_call_args(&mut self, c: &syn::ExprCall) -> (Vec<Operand>, Vec<bool>) {
+        c.args
+            .iter()
+            .map(|arg| match self.array_named(arg) {
+                Some(array) => (
+                    Operand::Array(array),
+                    matches!(strip_parens(arg), Expr::Reference(_)),
+                ),
+                None => (self.lower_expr(arg, None), false),
+            })
+            .unzip()
+    }
+
+    /// `let v: Vec<T> = f(..);` (or `[T; N]`): a call whose result is an array.
+    pub(super) fn lower_array_call(
+        &mut self,
+        c: &syn::ExprCall,
+        fixed: bool,
+        name: &str,
+    ) -> Option<Operand> {
+        let Expr::Path(path) = strip_parens(&c.func) else {
+            return None;
+        };
+        let (args, by_ref) = self.lower_call_args(c);
+        let array = self.new_array(name, None, fixed);
+        self.stmts.push(Stmt::NewArray {
+            array,
+            init: crate::ir::ArrayInit::Call {
+                callee: path.clone(),
+                args,
+                by_ref,
+            },
+        });
+        Some(Operand::Array(array))
+    }
+
+    /// Is `path` a float function written as a path: `f64::sin`, `Float::sin`, `T::sin`, `<T as Float>::sin`?
+    pub(super) fn is_float_path(&self, path: &syn::ExprPath) -> bool {
+        let is_float_type = |name: &str| {
+            matches!(name, "f64" | "f32") || self.float_params.iter().any(|p| p == name)
+        };
+        if let Some(qself) = &path.qself {
+            return matches!(&*qself.ty, syn::Type::Path(t) if t.path.get_ident().is_some_and(|i| is_float_type(&i.to_string())));
+        }
+        let prefix: Vec<String> = path
+            .path
+            .segments
+            .iter()
+            .rev()
+            .skip(1)
+            .map(|s| s.ident.to_string())
+            .collect();
+        match prefix.as_slice() {
+            [one] => is_float_type(one) || one == "Float",
+            [float, _crate] => float == "Float" || float == "f64" || float == "f32",
+            _ => false,
+        }
+    }
+}
+
+/// `stop_gradient(x)` or `autodiff::stop_gradient(x)`.
+fn is_stop_gradient(path: &syn::ExprPath) -> bool {
+    let segments: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    path.qself.is_none()
+        && matches!(
+            segments
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice(),
+            ["stop_gradient"] | ["autodiff", "stop_gradient"]
+        )
+}

@@ -1,0 +1,348 @@
+//! Lowering of control flow: `if`, `match`, `&&`/`||` join their branches' assignments into outs, and
+//! statements in return position (the function body, and the branches that end in `return`) become
+//! structured: the statements after `if c { return a; }` move into the `else` branch.
+
+use super::{contains_return, loops, strip_parens, Binding, Lowering, SeqItem};
+use crate::ir::{Arm, Block, Kind, Operand, Stmt, Var};
+use proc_macro2::Span;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{BinOp, Expr};
+
+impl Lowering<'_> {
+    /// Lowers a statement sequence whose end (or `return`) is the function's return; gives the returned value.
+    pub(super) fn lower_seq(&mut self, items: &[SeqItem]) -> Operand {
+        for (i, item) in items.iter().enumerate() {
+            let rest = &items[i + 1..];
+            let is_last = !rest.iter().any(|r| !matches!(r, SeqItem::PopScope));
+            let (expr, has_semi) = match *item {
+                SeqItem::PopScope => {
+                    self.scopes.pop();
+                    continue;
+                }
+                SeqItem::Expr(e) => (e, false),
+                SeqItem::Stmt(syn::Stmt::Expr(e, semi)) => (e, semi.is_some()),
+                SeqItem::Stmt(stmt) => {
+                    if contains_return(|f| f.visit_stmt(stmt)) {
+                        self.errors.spanned(
+                            stmt,
+                            "`return` inside a `let` is not supported: write an `if` statement whose \
+                             branch returns",
+                        );
+                    }
+                    self.lower_stmt(stmt);
+                    continue;
+                }
+            };
+            match strip_parens(expr) {
+                Expr::Return(r) => {
+                    return match &r.expr {
+                        Some(value) => self.lower_expr(value, None),
+                        None => Operand::unit(),
+                    };
+                }
+                Expr::If(e)
+                    if contains_return(|f| f.visit_expr_if(e)) || (is_last && !has_semi) =>
+                {
+                    return self.lower_returning_if(e, rest);
+                }
+                Expr::Match(m)
+                    if contains_return(|f| f.visit_expr_match(m)) || (is_last && !has_semi) =>
+                {
+                    return self.lower_returning_match(m, rest);
+                }
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)
+                    if contains_return(|f| f.visit_expr(expr)) =>
+                {
+                    let result = self.lower_loop_expr(strip_parens(expr));
+                    let Some((flag, value)) = result.returned else {
+                        return Self::poisoned();
+                    };
+                    // A `loop` with no `break` ends only by `return`: what follows it never runs.
+                    if let Expr::Loop(l) = strip_parens(expr) {
+                        if !loops::exits_of([&l.body], None).breaks {
+                            return value;
+                        }
+                    }
+                    let (else_stmts, else_ret, _) = self.branch(|this| this.lower_seq(rest));
+                    let out = self.new_var(None, expr.span());
+                    self.stmts.push(Stmt::If {
+                        cond: flag,
+                        then_block: Block {
+                            stmts: Vec::new(),
+                            yields: vec![value],
+                        },
+                        else_block: Block {
+                            stmts: else_stmts,
+                            yields: vec![else_ret],
+                        },
+                        outs: vec![out],
+                    });
+                    return Operand::Var(out);
+                }
+                Expr::Block(b)
+                    if b.label.is_none() && contains_return(|f| f.visit_expr_block(b)) =>
+                {
+                    self.scopes.push(Vec::new());
+                    let mut inner: Vec<SeqItem> = b.block.stmts.iter().map(SeqItem::Stmt).collect();
+                    inner.push(SeqItem::PopScope);
+                    inner.extend_from_slice(rest);
+                    return self.lower_seq(&inner);
+                }
+                e if contains_return(|f| f.visit_expr(e)) => {
+                    self.errors.spanned(
+                        e,
+                        "`return` inside an expression is not supported: return from an `if` or `match` \
+                         statement, or at the end of the function",
+                    );
+                    return Self::poisoned();
+                }
+                e if is_last && !has_semi => return self.lower_expr(e, None),
+                e => {
+                    self.lower_expr(e, None);
+                }
+            }
+        }
+        Operand::unit()
+    }
+
+    /// `if c { ..A.. } else { ..B.. }; rest` in return position: each branch continues with `rest`.
+    pub(super) fn lower_returning_if(&mut self, e: &syn::ExprIf, rest: &[SeqItem]) -> Operand {
+        let cond = self.lower_expr(&e.cond, None);
+        let then_items: Vec<SeqItem> = e
+            .then_branch
+            .stmts
+            .iter()
+            .map(SeqItem::Stmt)
+            .chain([SeqItem::PopScope])
+            .chain(rest.iter().copied())
+            .collect();
+        let (then_stmts, then_ret, _) = self.branch(|this| this.lower_seq(&then_items));
+        let else_items: Vec<SeqItem> = match &e.else_branch {
+            Some((_, else_expr)) => match strip_parens(else_expr) {
+                Expr::Block(b) => b
+                    .block
+                    .stmts
+                    .iter()
+                    .map(SeqItem::Stmt)
+                    .chain([SeqItem::PopScope])
+                    .chain(rest.iter().copied())
+                    .collect(),
+                other => [SeqItem::Expr(other), SeqItem::PopScope]
+                    .into_iter()
+                    .chain(rest.iter().copied())
+                    .collect(),
+            },
+            None => [SeqItem::PopScope]
+                .into_iter()
+                .chain(rest.iter().copied())
+                .collect(),
+        };
+        let (else_stmts, else_ret, _) = self.branch(|this| this.lower_seq(&else_items));
+        let out = self.new_var(None, e.span());
+        self.stmts.push(Stmt::If {
+            cond,
+            then_block: Block {
+                stmts: then_stmts,
+                yields: vec![then_ret],
+            },
+            else_block: Block {
+                stmts: else_stmts,
+                yields: vec![else_ret],
+            },
+            outs: vec![out],
+        });
+        Operand::Var(out)
+    }
+
+    /// `match s { p => ..A.., .. }; rest` in return position.
+    pub(super) fn lower_returning_match(
+        &mut self,
+        m: &syn::ExprMatch,
+        rest: &[SeqItem],
+    ) -> Operand {
+        let scrutinee = self.lower_expr(&m.expr, None);
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            let body = strip_parens(&arm.body);
+            let items: Vec<SeqItem> = match body {
+                Expr::Block(b) if b.label.is_none() => {
+                    b.block.stmts.iter().map(SeqItem::Stmt).collect()
+                }
+                other => vec![SeqItem::Expr(other)],
+            };
+            let items: Vec<SeqItem> = items
+                .into_iter()
+                .chain([SeqItem::PopScope])
+                .chain(rest.iter().copied())
+                .collect();
+            let (stmts, ret, _) = self.branch(|this| this.lower_seq(&items));
+            arms.push(Arm {
+                pat: arm.pat.clone(),
+                block: Block {
+                    stmts,
+                    yields: vec![ret],
+                },
+            });
+        }
+        let out = self.new_var(None, m.span());
+        self.stmts.push(Stmt::Match {
+            scrutinee,
+            span: m.expr.span(),
+            arms,
+            outs: vec![out],
+        });
+        Operand::Var(out)
+    }
+
+    // ---- statements ----
+
+    /// `a && b` is `if a { b } else { false }`, so `b` is evaluated only when needed.
+    pub(super) fn lower_short_circuit(
+        &mut self,
+        b: &syn::ExprBinary,
+        hint: Option<String>,
+    ) -> Operand {
+        let left = self.lower_expr(&b.left, None);
+        let (stmts, right, _) = self.branch(|this| this.lower_expr(&b.right, None));
+        let (then_block, else_block) = {
+            let evaluated = Block {
+                stmts,
+                yields: vec![right],
+            };
+            let constant = |value: bool| Block {
+                stmts: Vec::new(),
+                yields: vec![Operand::Const {
+                    tokens: quote!(#value),
+                    kind: Kind::Bool,
+                }],
+            };
+            match b.op {
+                BinOp::And(_) => (evaluated, constant(false)),
+                _ => (constant(true), evaluated),
+            }
+        };
+        let out = self.new_var(hint, b.span());
+        self.stmts.push(Stmt::If {
+            cond: left,
+            then_block,
+            else_block,
+            outs: vec![out],
+        });
+        Operand::Var(out)
+    }
+
+    pub(super) fn lower_if(&mut self, e: &syn::ExprIf, hint: Option<String>) -> Operand {
+        let cond = self.lower_expr(&e.cond, None);
+        let before = self.scopes.clone();
+        let then_branch = self.branch(|this| this.lower_block_value(&e.then_branch));
+        let else_branch = match &e.else_branch {
+            Some((_, else_expr)) => self.branch(|this| this.lower_expr(else_expr, None)),
+            None => (Vec::new(), Operand::unit(), before.clone()),
+        };
+        let (mut blocks, outs, value) =
+            self.merge(&before, vec![then_branch, else_branch], hint, e.span());
+        let else_block = blocks.pop().unwrap_or_default();
+        let then_block = blocks.pop().unwrap_or_default();
+        self.stmts.push(Stmt::If {
+            cond,
+            then_block,
+            else_block,
+            outs,
+        });
+        value
+    }
+
+    pub(super) fn lower_match(&mut self, m: &syn::ExprMatch, hint: Option<String>) -> Operand {
+        let scrutinee = self.lower_expr(&m.expr, None);
+        let before = self.scopes.clone();
+        let branches = m
+            .arms
+            .iter()
+            .map(|arm| self.branch(|this| this.lower_expr(&arm.body, None)))
+            .collect();
+        let (blocks, outs, value) = self.merge(&before, branches, hint, m.span());
+        let arms = m
+            .arms
+            .iter()
+            .zip(blocks)
+            .map(|(arm, block)| Arm {
+                pat: arm.pat.clone(),
+                block,
+            })
+            .collect();
+        self.stmts.push(Stmt::Match {
+            scrutinee,
+            span: m.expr.span(),
+            arms,
+            outs,
+        });
+        value
+    }
+
+    /// Joins the branches of an `if` or `match`: the statement's value (if it has one) and every variable
+    /// that some branch assigned become outs, which each branch yields.
+    pub(super) fn merge(
+        &mut self,
+        before: &[Vec<Binding>],
+        branches: Vec<(Vec<Stmt>, Operand, Vec<Vec<Binding>>)>,
+        hint: Option<String>,
+        span: Span,
+    ) -> (Vec<Block>, Vec<Var>, Operand) {
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut outs = Vec::new();
+        let has_value = branches.iter().any(|(_, v, _)| {
+            !matches!(
+                v,
+                Operand::Const {
+                    kind: Kind::Unit,
+                    ..
+                }
+            )
+        });
+        let value = if has_value {
+            let out = self.new_var(hint, span);
+            outs.push(out);
+            Operand::Var(out)
+        } else {
+            Operand::unit()
+        };
+        for (stmts, branch_value, _) in &branches {
+            blocks.push(Block {
+                stmts: stmts.clone(),
+                yields: if has_value {
+                    vec![branch_value.clone()]
+                } else {
+                    Vec::new()
+                },
+            });
+        }
+        for (si, scope) in before.iter().enumerate() {
+            for (bi, binding) in scope.iter().enumerate() {
+                let after: Vec<&Option<Operand>> =
+                    branches.iter().map(|(_, _, s)| &s[si][bi].value).collect();
+                let unchanged = after.iter().all(|a| match (a, &binding.value) {
+                    (Some(a), Some(b)) => a.same_as(b),
+                    (None, None) => true,
+                    _ => false,
+                });
+                if unchanged {
+                    continue;
+                }
+                let merged = if after.iter().all(|a| a.is_some()) {
+                    let out = self.new_var(Some(binding.name.clone()), span);
+                    outs.push(out);
+                    for (block, a) in blocks.iter_mut().zip(&after) {
+                        block.yields.extend((*a).clone());
+                    }
+                    Some(Operand::Var(out))
+                } else {
+                    None
+                };
+                self.scopes[si][bi].value = merged;
+            }
+        }
+        (blocks, outs, value)
+    }
+}
