@@ -740,16 +740,22 @@ impl Reverse<'_, '_> {
         }
         self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
         let t = self.e.namer.fresh("__t");
-        let index = l
-            .range
-            .as_ref()
-            .and_then(|(_, index)| Some((*index, self.e.nth_index(l, &t)?)));
+        // A range loop that runs to its end without a step is reversed by iterating its range backwards;
+        // otherwise the reverse sweep counts iterations and recovers each index with `nth`.
+        let direct =
+            l.exit_flag.is_none() && l.range.as_ref().is_some_and(|(r, _)| r.step.is_none());
+        let index = l.range.as_ref().and_then(|(_, index)| {
+            let code = if direct {
+                TokenStream::new()
+            } else {
+                self.e.nth_index(l, &t)?
+            };
+            Some((*index, code))
+        });
         if let Some((range, _)) = &l.range {
-            if body_refs.contains(&l.range.as_ref().map(|(_, i)| *i).unwrap_or(Var(u32::MAX))) {
-                refs.extend(range.start.var());
-                refs.extend(range.end.var());
-                refs.extend(range.step.as_ref().and_then(Operand::var));
-            }
+            refs.extend(range.start.var());
+            refs.extend(range.end.var());
+            refs.extend(range.step.as_ref().and_then(Operand::var));
         }
         let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
         // At the end of an iteration: the carried adjoints become those of the iteration's start values.
@@ -797,11 +803,31 @@ impl Reverse<'_, '_> {
             declarations.push(quote!(let mut #acc = #init;));
             adjoints.insert(*var, acc.to_token_stream());
         }
-        refs.insert(l.trips);
-        let trips = self.e.name(l.trips);
+        let header = match &l.range {
+            Some((range, index)) if direct => {
+                let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
+                let forward = crate::emit::range_tokens(range, start.clone(), end.clone(), None);
+                let backward = if range.rev {
+                    let unreversed = crate::ir::Range {
+                        rev: false,
+                        ..range.clone()
+                    };
+                    crate::emit::range_tokens(&unreversed, start, end, None)
+                } else {
+                    quote!((#forward).rev())
+                };
+                let index = self.e.name(*index);
+                quote!(for #index in #backward)
+            }
+            _ => {
+                refs.insert(l.trips);
+                let trips = self.e.name(l.trips);
+                quote!(for #t in (0..#trips).rev())
+            }
+        };
         code.push(quote! {
             #(#declarations)*
-            for #t in (0..#trips).rev() {
+            #header {
                 #body
                 #assign
             }

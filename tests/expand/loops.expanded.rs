@@ -23,20 +23,17 @@ fn dot_vjp(
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
     let __v0 = x.len();
     let mut s = 0.0;
-    let mut __trips = 0usize;
     for __i in 0..__v0 {
         let __v1 = x[__i];
         let __v2 = y[__i];
         let __v3 = __v1 * __v2;
         let s_1 = s + __v3;
         s = s_1;
-        __trips += 1;
     }
     let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_s = d_ret;
-    for __t in (0..__trips).rev() {
-        let __i = ::autodiff::__private::nth(0..__v0, __t);
+    for __i in (0..__v0).rev() {
         let __v1 = x[__i];
         let __v2 = y[__i];
         let __d_v1 = __d_s * __v2;
@@ -122,7 +119,6 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
     let __v1 = x.len();
     let __v2 = __v1 - 1;
     let mut s_1 = s;
-    let mut __trips = 0usize;
     for __i in 0..__v2 {
         let __v3 = __i + 1;
         let __v4 = x[__v3];
@@ -137,12 +133,10 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
         let __v11 = b * b;
         let s_2 = __v10 + __v11;
         s_1 = s_2;
-        __trips += 1;
     }
     let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let mut __d_s_1 = d_ret;
-    for __t in (0..__trips).rev() {
-        let __i = ::autodiff::__private::nth(0..__v2, __t);
+    for __i in (0..__v2).rev() {
         let __v3 = __i + 1;
         let __v4 = x[__v3];
         let __v5 = x[__i];
@@ -240,19 +234,16 @@ fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
     let mut __tape_p = ::autodiff::__private::Tape::new();
     let __v0 = x.len();
     let mut p = 1.0;
-    let mut __trips = 0usize;
     for __i in 0..__v0 {
         __tape_p.push(p);
         let __v1 = x[__i];
         let p_1 = p * __v1;
         p = p_1;
-        __trips += 1;
     }
     let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let mut __d_p = d_ret;
-    for __t in (0..__trips).rev() {
+    for __i in (0..__v0).rev() {
         let p = __tape_p.pop();
-        let __i = ::autodiff::__private::nth(0..__v0, __t);
         let __v1 = x[__i];
         let __d_p_1 = __d_p * __v1;
         let __d_v1 = __d_p * p;
@@ -308,18 +299,15 @@ fn squares(x: &[f64]) -> Vec<f64> {
 fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
     let __v0 = x.len();
     let mut out = ::std::vec::Vec::with_capacity(__v0);
-    let mut __trips = 0usize;
     for __i in 0..__v0 {
         let __v1 = x[__i];
         let __v2 = __v1 * __v1;
         out.push(__v2);
-        __trips += 1;
     }
     let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let mut __d_out = ::autodiff::__private::cotangent("d_ret", d_ret, &out);
     let mut __pushed_out = out.len();
-    for __t in (0..__trips).rev() {
-        let __i = ::autodiff::__private::nth(0..__v0, __t);
+    for __i in (0..__v0).rev() {
         let __v1 = x[__i];
         __pushed_out -= 1;
         let __d_v2 = __d_out[__pushed_out];
