@@ -1,4 +1,20 @@
-use autodiff::{differentiable, Float};
+//! Calls between differentiable functions: in the same module, in other modules by path (`helpers::f`,
+//! `crate::..`, `self::..`, `super::..`), generic callees (with and without a turbofish), callees taking
+//! slices and arrays or returning tuples, arrays and `Vec`s; chains of calls (f calls g calls h), calls
+//! inside loops and branches, mutual recursion, and differentiable functions declared inside a function
+//! body.
+//!
+//! Each caller is checked at random inputs against its derivative written by hand and central differences
+//! (`autodiff::check_gradient`), and its `_vjp` and `_jvp` against its `_grad` (`common::check_scalar`).
+//! Generic callers also run at `f32`, and at `autodiff::Dual<f64>` for second derivatives through the
+//! calls (forward over reverse), `Dual<Dual<f64>>` for third. Calls across crates are in
+//! `tests/cross_crate.rs`, calls of custom and registered gradients in `tests/custom.rs`.
+
+mod common;
+
+use autodiff::{differentiable, stop_gradient, Dual, Float};
+use common::*;
+use proptest::prelude::*;
 
 mod helpers {
     use autodiff::{differentiable, Float};
@@ -30,9 +46,21 @@ mod helpers {
         }
         out
     }
+
+    /// A module below: calls up through `super::`.
+    pub mod deep {
+        use autodiff::{differentiable, Float};
+
+        #[differentiable]
+        pub fn cube<T: Float>(x: T) -> T {
+            x * super::square(x)
+        }
+    }
 }
 
 use helpers::{polar, scaled, square, sumsq};
+
+// ---- the first smoke test's callers ----
 
 #[differentiable]
 fn uses_square(x: f64, y: f64) -> f64 {
@@ -87,4 +115,548 @@ fn calls() {
     assert_eq!(uses_int(1.5, 3), 1.5f64.powi(6));
     let (_, g) = uses_int_grad(1.5, 3);
     assert!((g - 6.0 * 1.5f64.powi(5)).abs() < 1e-9);
+}
+
+// ---- a chain: chain calls link, link calls leaf ----
+
+/// `x sin x`.
+#[differentiable]
+fn leaf<T: Float>(x: T) -> T {
+    x.sin() * x
+}
+
+/// `leaf(x y) + y`.
+#[differentiable]
+fn link<T: Float>(x: T, y: T) -> T {
+    leaf(x * y) + y
+}
+
+/// `link(x, y) · link(y, x)`: each argument reaches `leaf` along two paths.
+#[differentiable]
+fn chain<T: Float>(x: T, y: T) -> T {
+    link(x, y) * link(y, x)
+}
+
+/// `leaf'(u) = sin u + u cos u`.
+fn leaf_slope(u: f64) -> f64 {
+    u.sin() + u * u.cos()
+}
+
+fn chain_gradient(x: f64, y: f64) -> [f64; 2] {
+    let u = x * y;
+    let (leaf_u, slope) = (u * u.sin(), leaf_slope(u));
+    let (a, b) = (leaf_u + y, leaf_u + x);
+    [
+        y * slope * b + a * (y * slope + 1.0),
+        (x * slope + 1.0) * b + a * x * slope,
+    ]
+}
+
+// ---- calls in loops ----
+
+/// One step of Horner's scheme.
+#[differentiable]
+fn horner_step(acc: f64, x: f64, c: f64) -> f64 {
+    acc * x + c
+}
+
+/// The polynomial `c₀ xⁿ⁻¹ + … + cₙ₋₁` by a call per coefficient in a `for` over the slice.
+#[differentiable]
+fn horner(x: f64, c: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for &ci in c {
+        acc = horner_step(acc, x, ci);
+    }
+    acc
+}
+
+fn horner_gradient(x: f64, c: &[f64]) -> (f64, Vec<f64>) {
+    let n = c.len();
+    let slope = (0..n.saturating_sub(1))
+        .map(|i| c[i] * (n - 1 - i) as f64 * x.powi((n - 2 - i) as i32))
+        .sum();
+    (slope, (0..n).map(|i| x.powi((n - 1 - i) as i32)).collect())
+}
+
+/// `√x`.
+#[differentiable]
+fn root(x: f64) -> f64 {
+    x.sqrt()
+}
+
+/// Square roots while the value is above 2: a `while` whose condition reads the callee's results.
+#[differentiable]
+fn roots_while_above_two(x: f64) -> f64 {
+    let mut y = x;
+    while y > 2.0 {
+        y = root(y);
+    }
+    y
+}
+
+/// The number of roots `roots_while_above_two` takes, and the smallest distance of an iterate from 2.
+fn roots_taken(x: f64) -> (i32, f64) {
+    let (mut y, mut k, mut gap) = (x, 0, (x - 2.0).abs());
+    while y > 2.0 {
+        y = y.sqrt();
+        k += 1;
+        gap = gap.min((y - 2.0).abs());
+    }
+    (k, gap)
+}
+
+/// The mean of `x`.
+#[differentiable]
+fn mean(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &v in x {
+        s += v;
+    }
+    s / x.len() as f64
+}
+
+/// `Σ (xᵢ - mean x)²`: a call before the loop, and one in each iteration.
+#[differentiable]
+fn centred_sumsq(x: &[f64]) -> f64 {
+    let m = mean(x);
+    let mut s = 0.0;
+    for &v in x {
+        s += square(v - m);
+    }
+    s
+}
+
+// ---- calls in branches ----
+
+/// An early `return` of a call, a `match` choosing among calls, and an `if` on the result.
+#[differentiable(wrt(x))]
+fn piecewise(x: f64, k: u8) -> f64 {
+    if x < -1.0 {
+        return helpers::deep::cube(x);
+    }
+    let y = match k {
+        0 => leaf(x) + 2.0,
+        1 | 2 => 2.0 * square(x),
+        _ => link(x, 0.5),
+    };
+    if x > 1.0 {
+        y.ln()
+    } else {
+        y
+    }
+}
+
+/// The value and slope of `piecewise`, by hand.
+fn piecewise_reference(x: f64, k: u8) -> (f64, f64) {
+    if x < -1.0 {
+        return (x * x * x, 3.0 * x * x);
+    }
+    let (y, dy) = match k {
+        0 => (x * x.sin() + 2.0, leaf_slope(x)),
+        1 | 2 => (2.0 * x * x, 4.0 * x),
+        _ => ((0.5 * x) * (0.5 * x).sin() + 0.5, 0.5 * leaf_slope(0.5 * x)),
+    };
+    if x > 1.0 {
+        (y.ln(), dy / y)
+    } else {
+        (y, dy)
+    }
+}
+
+// ---- paths, nested calls, arrays ----
+
+/// Calls by `crate::`, `self::` and `super::` paths, with a turbofish, of constants only, and a method
+/// on a call's result: `x² + x³ + sin(x²) + 4`.
+#[differentiable]
+fn paths(x: f64) -> f64 {
+    crate::helpers::square(x) + self::helpers::deep::cube(x) + square::<f64>(x).sin() + square(2.0)
+}
+
+/// Calls as arguments of calls: `x⁴ + sin³(x²)`.
+#[differentiable]
+fn nested(x: f64) -> f64 {
+    square(square(x)) + helpers::deep::cube(square(x).sin())
+}
+
+/// The point `(x cos t, x sin t)` as an array.
+#[differentiable]
+fn rotated(x: f64, t: f64) -> [f64; 2] {
+    [x * t.cos(), x * t.sin()]
+}
+
+/// The Euclidean norm of a 3-vector.
+#[differentiable]
+fn norm3(v: &[f64; 3]) -> f64 {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// A callee returning an array, and a local array passed on as `&[f64; 3]`: `x √(1 + t²)`.
+#[differentiable]
+fn arrays(x: f64, t: f64) -> f64 {
+    // The annotation is needed: see wip/BUGS-loops.md, 5.
+    let r: [f64; 2] = rotated(x, t);
+    let v = [r[0], r[1], x * t];
+    norm3(&v)
+}
+
+/// A local `Vec` of active values passed on as `&[f64]`: `y² + y⁴ + x²`.
+#[differentiable]
+fn local_vec(x: f64, y: f64) -> f64 {
+    let v = vec![y, y * y, x];
+    sumsq(&v)
+}
+
+// ---- mutual recursion, wrt ----
+
+/// `even` and `odd` call each other (direct recursion is a compile error, `tests/ui/custom/recursion.rs`;
+/// mutual recursion goes through the companion types and works).
+#[differentiable]
+fn even(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        odd(x * 2.0, n - 1)
+    }
+}
+
+#[differentiable]
+fn odd(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x.sin()
+    } else {
+        even(x + 1.0, n - 1)
+    }
+}
+
+/// `even(x, n)` and its slope, by hand: the argument is `a x + b` as the calls alternate.
+fn even_reference(x: f64, n: usize) -> (f64, f64) {
+    let (mut a, mut b) = (1.0, 0.0);
+    for step in 0..n {
+        if step.is_multiple_of(2) {
+            (a, b) = (2.0 * a, 2.0 * b);
+        } else {
+            b += 1.0;
+        }
+    }
+    let u = a * x + b;
+    if n.is_multiple_of(2) {
+        (u, a)
+    } else {
+        (u.sin(), a * u.cos())
+    }
+}
+
+/// A callee with `wrt(x)`: `a` is a constant to it.
+#[differentiable(wrt(x))]
+fn scale_by(x: f64, a: f64) -> f64 {
+    a * x
+}
+
+/// A caller passing its constant `y` to the callee's constant `a`, and to the active `t` of `polar`
+/// (whose gradient there is dropped): `y x² + x cos y`, differentiated in `x` only.
+#[differentiable(wrt(x))]
+fn wrt_caller(x: f64, y: f64) -> f64 {
+    let (a, _) = polar(x, y);
+    scale_by(square(x), y) + a
+}
+
+/// An active value passed to a callee's constant parameter through `stop_gradient`: `x sg(y) + y`.
+/// (Without `stop_gradient` this does not compile: wip/BUGS-calls.md.)
+#[differentiable]
+fn stopped(x: f64, y: f64) -> f64 {
+    scale_by(x, stop_gradient(y)) + y
+}
+
+// ---- properties ----
+
+/// A point where `piecewise` is smooth: away from its kinks at -1 and 1 by more than a difference step.
+fn away_from_kinks() -> impl Strategy<Value = f64> {
+    moderate().prop_filter("near a kink of piecewise", |x| {
+        (x + 1.0).abs() > 1e-3 && (x - 1.0).abs() > 1e-3
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_chain_of_calls(x in moderate(), y in moderate(), t in tangents()) {
+        check_scalar(
+            "chain",
+            |p| chain(p[0], p[1]),
+            &[x, y],
+            (chain_grad(x, y), |d| chain_vjp(x, y, d), |v| chain_jvp(x, y, v)),
+            &chain_gradient(x, y),
+            &t,
+        );
+    }
+
+    /// In a smaller domain: `f32` rounding in `sin(x y)` and the cancellations of the chain rule
+    /// grow with `|x y|`.
+    #[test]
+    fn a_chain_of_calls_in_f32(x in -1.2..1.2_f64, y in -1.2..1.2_f64, t in tangents()) {
+        let (x, y) = (x as f32, y as f32);
+        check_scalar_f32(
+            chain(x, y),
+            (chain_grad(x, y), |d| chain_vjp(x, y, d), |v| chain_jvp(x, y, v)),
+            &chain_gradient(x.into(), y.into()),
+            &t,
+        );
+    }
+
+    /// Forward over reverse through three levels of calls: column `j` of the Hessian in the `eps` of the
+    /// gradient on duals seeded along `e_j`, against central differences of the `f64` gradient; and the
+    /// Hessian is symmetric.
+    #[test]
+    fn second_order_through_a_chain(x in moderate(), y in moderate()) {
+        let gradient = chain_gradient(x, y);
+        let mut hessian = [[0.0; 2]; 2];
+        for (j, seed) in [[1.0, 0.0], [0.0, 1.0]].into_iter().enumerate() {
+            let (value, (gx, gy)) = chain_grad::<Dual<f64>>(Dual::new(x, seed[0]), Dual::new(y, seed[1]));
+            prop_assert_eq!(value.re, chain(x, y));
+            assert_all_close(&[gx.re, gy.re], &gradient, ANALYTIC_TOL, "re of the dual gradient");
+            let along = |h: f64| chain_grad(x + h * seed[0], y + h * seed[1]).1;
+            let differences = [
+                central_difference(|h| along(h).0, 0.0),
+                central_difference(|h| along(h).1, 0.0),
+            ];
+            assert_all_close(&[gx.eps, gy.eps], &differences, FD_TOL, "Hessian column");
+            hessian[0][j] = gx.eps;
+            hessian[1][j] = gy.eps;
+        }
+        assert_close(hessian[0][1], hessian[1][0], ANALYTIC_TOL, "symmetry of the Hessian");
+    }
+
+    /// `sin² x` through a generic callee: first derivative at `f32` and `f64`, second at `Dual<f64>`
+    /// (`2 cos 2x`), third at `Dual<Dual<f64>>` (`-4 sin 2x`), and `_jvp` on duals.
+    #[test]
+    fn a_generic_callee_at_every_float_type(x in moderate(), t in tangent()) {
+        check_scalar(
+            "uses_generic",
+            |p| uses_generic(p[0]),
+            &[x],
+            (uses_generic_grad(x), |d| uses_generic_vjp(x, d), |v| uses_generic_jvp(x, v)),
+            &[(2.0 * x).sin()],
+            &[t],
+        );
+        let xf = x as f32;
+        check_scalar_f32(
+            uses_generic(xf),
+            (uses_generic_grad(xf), |d| uses_generic_vjp(xf, d), |v| uses_generic_jvp(xf, v)),
+            &[(2.0 * f64::from(xf)).sin()],
+            &[t],
+        );
+        let (value, slope) = uses_generic_grad(Dual::new(x, 1.0));
+        assert_close(value.eps, (2.0 * x).sin(), ANALYTIC_TOL, "first derivative of the value");
+        assert_close(slope.re, (2.0 * x).sin(), ANALYTIC_TOL, "first derivative");
+        assert_close(slope.eps, 2.0 * (2.0 * x).cos(), ANALYTIC_TOL, "second derivative");
+        let (_, tangent_out) = uses_generic_jvp(Dual::new(x, 1.0), Dual::new(1.0, 0.0));
+        assert_close(tangent_out.eps, 2.0 * (2.0 * x).cos(), ANALYTIC_TOL, "second by jvp on duals");
+        let third = uses_generic_grad(Dual::new(Dual::new(x, 1.0), Dual::new(1.0, 0.0))).1;
+        assert_close(third.eps.eps, -4.0 * (2.0 * x).sin(), ANALYTIC_TOL, "third derivative");
+    }
+
+    #[test]
+    fn calls_in_a_for_loop(
+        x in moderate(),
+        (c, tc) in vec_with_tangent(moderate(), 0..7),
+        tx in tangent(),
+    ) {
+        let (value, (gx, gc)) = horner_grad(x, &c);
+        let (slope, powers) = horner_gradient(x, &c);
+        assert_close(gx, slope, ANALYTIC_TOL, "horner: d/dx");
+        assert_all_close(&gc, &powers, ANALYTIC_TOL, "horner: d/dc");
+        let n = c.len();
+        let at = [&[x], c.as_slice()].concat();
+        check_flat(
+            "horner",
+            |p| horner(p[0], &p[1..]),
+            &at,
+            (value, &[&[gx], gc.as_slice()].concat()),
+            horner_jvp(x, &c, (tx, tc.clone())),
+            &[&[tx], tc.as_slice()].concat(),
+        );
+        let (_, (vx, vc)) = horner_vjp(x, &c, COTANGENT);
+        assert_close(vx, COTANGENT * gx, ANALYTIC_TOL, "horner: vjp in x");
+        let scaled_gc: Vec<f64> = gc.iter().map(|g| COTANGENT * g).collect();
+        assert_all_close(&vc, &scaled_gc, ANALYTIC_TOL, "horner: vjp in c");
+        prop_assert_eq!(vc.len(), n);
+    }
+
+    #[test]
+    fn calls_in_a_while_loop(x in 0.1..100.0_f64, t in tangent()) {
+        let (k, gap) = roots_taken(x);
+        prop_assume!(gap > 1e-3);
+        let exponent = 0.5_f64.powi(k);
+        check_scalar(
+            "roots_while_above_two",
+            |p| roots_while_above_two(p[0]),
+            &[x],
+            (
+                roots_while_above_two_grad(x),
+                |d| roots_while_above_two_vjp(x, d),
+                |v| roots_while_above_two_jvp(x, v),
+            ),
+            &[exponent * x.powf(exponent - 1.0)],
+            &[t],
+        );
+    }
+
+    /// The gradient of `Σ (xᵢ - m)²` is `2 (xᵢ - m)`: the path through `mean` contributes `Σ (xⱼ - m) = 0`.
+    #[test]
+    fn a_call_before_and_in_a_loop((x, t) in vec_with_tangent(moderate(), 1..7)) {
+        let (value, grad) = centred_sumsq_grad(&x);
+        let m = x.iter().sum::<f64>() / x.len() as f64;
+        let expected: Vec<f64> = x.iter().map(|v| 2.0 * (v - m)).collect();
+        assert_all_close(&grad, &expected, ANALYTIC_TOL, "centred_sumsq");
+        check_flat(
+            "centred_sumsq",
+            centred_sumsq,
+            &x,
+            (value, &grad),
+            centred_sumsq_jvp(&x, t.clone()),
+            &t,
+        );
+    }
+
+    #[test]
+    fn calls_in_branches(x in away_from_kinks(), k in 0..4u8, t in tangent()) {
+        let (value, slope) = piecewise_reference(x, k);
+        assert_close(piecewise(x, k), value, ANALYTIC_TOL, "piecewise: value");
+        check_scalar(
+            "piecewise",
+            |p| piecewise(p[0], k),
+            &[x],
+            (piecewise_grad(x, k), |d| piecewise_vjp(x, k, d), |v| piecewise_jvp(x, k, v)),
+            &[slope],
+            &[t],
+        );
+    }
+
+    #[test]
+    fn calls_by_path_and_nested_calls(x in moderate(), t in tangent()) {
+        check_scalar(
+            "paths",
+            |p| paths(p[0]),
+            &[x],
+            (paths_grad(x), |d| paths_vjp(x, d), |v| paths_jvp(x, v)),
+            &[2.0 * x + 3.0 * x * x + 2.0 * x * (x * x).cos()],
+            &[t],
+        );
+        let s = (x * x).sin();
+        check_scalar(
+            "nested",
+            |p| nested(p[0]),
+            &[x],
+            (nested_grad(x), |d| nested_vjp(x, d), |v| nested_jvp(x, v)),
+            &[4.0 * x.powi(3) + 6.0 * x * s * s * (x * x).cos()],
+            &[t],
+        );
+    }
+
+    #[test]
+    fn callees_of_arrays_and_vecs(x in positive(), t in moderate(), y in moderate(), v in tangents()) {
+        let norm = (1.0 + t * t).sqrt();
+        check_scalar(
+            "arrays",
+            |p| arrays(p[0], p[1]),
+            &[x, t],
+            (arrays_grad(x, t), |d| arrays_vjp(x, t, d), |w| arrays_jvp(x, t, w)),
+            &[norm, x * t / norm],
+            &v,
+        );
+        check_scalar(
+            "local_vec",
+            |p| local_vec(p[0], p[1]),
+            &[x, y],
+            (local_vec_grad(x, y), |d| local_vec_vjp(x, y, d), |w| local_vec_jvp(x, y, w)),
+            &[2.0 * x, 2.0 * y + 4.0 * y.powi(3)],
+            &v,
+        );
+    }
+
+    #[test]
+    fn callees_returning_tuples_and_vecs(r in moderate(), t in moderate(), a in moderate(), v in tangents()) {
+        let (s, c) = t.sin_cos();
+        check_scalar(
+            "uses_tuple",
+            |p| uses_tuple(p[0], p[1]),
+            &[r, t],
+            (uses_tuple_grad(r, t), |d| uses_tuple_vjp(r, t, d), |w| uses_tuple_jvp(r, t, w)),
+            &[2.0 * r * s * c, r * r * (c * c - s * s)],
+            &v,
+        );
+        let x = [r, t];
+        let (value, (gx, ga)) = uses_slices_grad(&x, a);
+        let k = a * a + 1.0;
+        assert_all_close(&gx, &[2.0 * k * r, 2.0 * k * t], ANALYTIC_TOL, "uses_slices: d/dx");
+        assert_close(ga, 2.0 * a * (r * r + t * t), ANALYTIC_TOL, "uses_slices: d/da");
+        check_flat(
+            "uses_slices",
+            |p| uses_slices(&p[..2], p[2]),
+            &[r, t, a],
+            (value, &[gx[0], gx[1], ga]),
+            uses_slices_jvp(&x, a, (v[..2].to_vec(), v[2])),
+            &v,
+        );
+    }
+
+    #[test]
+    fn mutual_recursion(x in moderate(), n in 0..6usize, t in tangent()) {
+        let (value, slope) = even_reference(x, n);
+        assert_close(even(x, n), value, ANALYTIC_TOL, "even: value");
+        check_scalar(
+            "even",
+            |p| even(p[0], n),
+            &[x],
+            (even_grad(x, n), |d| even_vjp(x, n, d), |v| even_jvp(x, n, v)),
+            &[slope],
+            &[t],
+        );
+    }
+
+    #[test]
+    fn constants_passed_to_callees(x in moderate(), y in moderate(), v in tangents()) {
+        check_scalar(
+            "wrt_caller",
+            |p| wrt_caller(p[0], y),
+            &[x],
+            (wrt_caller_grad(x, y), |d| wrt_caller_vjp(x, y, d), |w| wrt_caller_jvp(x, y, w)),
+            &[2.0 * x * y + y.cos()],
+            &v,
+        );
+        // `stop_gradient(y)` is a constant: the gradient is that of `x c + y` at `c = y`.
+        let (value, (dx, dy)) = stopped_grad(x, y);
+        prop_assert_eq!(value, stopped(x, y));
+        prop_assert_eq!((dx, dy), (y, 1.0));
+        let (_, tangent_out) = stopped_jvp(x, y, (v[0], v[1]));
+        assert_close(tangent_out, y * v[0] + v[1], ANALYTIC_TOL, "stopped: jvp");
+    }
+}
+
+/// Differentiable functions declared inside a function body call each other through their companion
+/// types, which a module could not see.
+#[test]
+fn functions_declared_in_a_body() {
+    #[differentiable]
+    fn inner_exp(x: f64) -> f64 {
+        x.exp()
+    }
+
+    #[differentiable]
+    fn inner_caller(x: f64) -> f64 {
+        inner_exp(x) * x + square(x)
+    }
+
+    for x in [-1.5, 0.0, 0.7, 2.0] {
+        let (value, slope) = inner_caller_grad(x);
+        assert_eq!(value, inner_caller(x));
+        assert_close(
+            slope,
+            x.exp() * (1.0 + x) + 2.0 * x,
+            ANALYTIC_TOL,
+            "inner_caller",
+        );
+        assert_fd_gradient(|p| inner_caller(p[0]), &[x], &[slope], "inner_caller");
+    }
 }

@@ -1,5 +1,7 @@
 //! Cases from bug reports (wip/BUGS-*.md of the session that fixed them): integer slice parameters,
 //! tuples returned from inside a loop, a `loop` left only by `return`, a call's `Vec` result used as an array.
+// The functions reproduce the bug reports as they were written.
+#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
 use autodiff::differentiable;
 

@@ -127,10 +127,11 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
     };
     quote! {
         #[doc(hidden)]
-        #[allow(non_camel_case_types)]
+        // Unused unless a differentiable function calls `#name`.
+        #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
 
-        #[allow(clippy::pedantic, clippy::nursery)]
+        #[allow(dead_code, clippy::pedantic, clippy::nursery)]
         impl #name {
             #extra
 

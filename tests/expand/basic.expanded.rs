@@ -36,9 +36,9 @@ fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
     (__v2, __dot_v2)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct f {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl f {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -97,9 +97,9 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     (__v6, __dot_v6)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct branchy {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl branchy {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

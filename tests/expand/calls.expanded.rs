@@ -24,9 +24,9 @@ fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
     (__v0, __dot_v0)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct square {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl square {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -87,9 +87,9 @@ fn log1pexp_jvp(x: f64, tangent: f64) -> (f64, f64) {
     }
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct log1pexp {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl log1pexp {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -109,9 +109,9 @@ fn erf_vjp(x: f64, dy: f64) -> f64 {
     dy * 2.0 / core::f64::consts::PI.sqrt() * (-x * x).exp()
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct erf {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl erf {
     /// Reverse mode of `erf_vjp`: its value and `erf_vjp` applied to the output cotangent `d_ret`.
     #[inline]
@@ -179,9 +179,9 @@ fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
     (__v4, __dot_v4)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct model {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl model {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -40,9 +40,9 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     (__v3, __dot_v3)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct softplus_max {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl softplus_max {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -95,9 +95,9 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     (__v4, __dot_v4)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct polar {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl polar {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -144,9 +144,9 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
     (__v2, __dot_v2)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct scaled_power {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl scaled_power {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -70,9 +70,9 @@ fn dot_jvp(
     (s, __dot_s)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct dot {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl dot {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -199,9 +199,9 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
     (s_1, __dot_s_1)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct rosenbrock {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl rosenbrock {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -270,9 +270,9 @@ fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
     (p, __dot_p)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct product {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl product {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -337,9 +337,9 @@ fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>)
     (out, __dot_out)
 }
 #[doc(hidden)]
-#[allow(non_camel_case_types)]
+#[allow(non_camel_case_types, dead_code)]
 struct squares {}
-#[allow(clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl squares {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -1,0 +1,8 @@
+use autodiff::custom_gradient;
+
+#[custom_gradient(x)]
+fn scaled(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    (2.0 * x, move |dy| dy * 2.0)
+}
+
+fn main() {}
