@@ -3,7 +3,7 @@
 // The functions reproduce the bug reports as they were written.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
-use autodiff::differentiable;
+use autodiff::{custom_gradient, differentiable, Float};
 
 #[differentiable(wrt(w))]
 pub fn loss(w: &[f64], data: &[f64], labels: &[usize]) -> f64 {
@@ -68,4 +68,94 @@ fn fixes() {
     let (v, g) = sum_of_fourth_powers_grad(&[1.0, 2.0]);
     assert_eq!((v, g), (sum_of_fourth_powers(&[1.0, 2.0]), vec![4.0, 32.0]));
     assert_eq!(squares(&[3.0]), vec![9.0]);
+}
+
+// wip/BUGS-calls.md: a caller differentiates through every float parameter of a `wrt(..)` callee.
+#[differentiable(wrt(x))]
+pub fn restricted(x: f64, y: f64) -> f64 {
+    x * y.sin()
+}
+
+#[differentiable]
+pub fn calls_restricted(a: f64) -> f64 {
+    restricted(a, a)
+}
+
+#[differentiable]
+pub fn sumsq(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &v in x {
+        s += v * v;
+    }
+    s
+}
+
+// A local fixed-size array passed to a callee taking `&[f64]`.
+#[differentiable]
+pub fn local_array(x: f64, y: f64) -> f64 {
+    let v = [y, y * y, x];
+    sumsq(&v)
+}
+
+// A custom gradient with a `Vec` output.
+#[custom_gradient]
+pub fn scale(x: &[f64], a: f64) -> (Vec<f64>, impl Fn(Vec<f64>) -> (Vec<f64>, f64)) {
+    let xs = x.to_vec();
+    let out: Vec<f64> = x.iter().map(|v| a * v).collect();
+    (out, move |dy: Vec<f64>| {
+        (
+            dy.iter().map(|d| d * a).collect(),
+            dy.iter().zip(&xs).map(|(d, v)| d * v).sum(),
+        )
+    })
+}
+
+#[differentiable]
+pub fn sum_of_scaled_squares(x: &[f64], a: f64) -> f64 {
+    let v: Vec<f64> = scale(x, a);
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s
+}
+
+// Higher derivatives use a custom gradient, even a deliberately wrong one.
+#[custom_gradient]
+pub fn doubled_slope<T: Float>(x: T) -> (T, impl Fn(T) -> T) {
+    (x * x, move |dy: T| dy * x * T::from(4.0).unwrap()) // the true slope is 2x
+}
+
+#[differentiable(order = 3)]
+pub fn uses_doubled<T: Float>(x: T) -> T {
+    doubled_slope(x)
+}
+
+#[test]
+fn calls_and_custom_fixes() {
+    let (v, g) = calls_restricted_grad(0.7);
+    assert_eq!(v, calls_restricted(0.7));
+    assert!((g - (0.7f64.sin() + 0.7 * 0.7f64.cos())).abs() < 1e-15);
+    assert_eq!(calls_restricted_jvp(0.7, 1.0).1, g);
+    assert_eq!(
+        local_array_grad(0.5, 2.0),
+        (local_array(0.5, 2.0), (1.0, 36.0))
+    );
+    assert_eq!(local_array_jvp(0.5, 2.0, (0.0, 1.0)).1, 36.0);
+    let x = [1.0, 2.0];
+    let (v, (gx, ga)) = sum_of_scaled_squares_grad(&x, 3.0);
+    assert_eq!(v, sum_of_scaled_squares(&x, 3.0));
+    assert_eq!(gx, vec![2.0 * 9.0 * 1.0, 2.0 * 9.0 * 2.0]);
+    assert_eq!(ga, 2.0 * 3.0 * 5.0);
+    assert_eq!(
+        sum_of_scaled_squares_jvp(&x, 3.0, (vec![1.0, 0.0], 0.0)).1,
+        gx[0]
+    );
+    assert_eq!(
+        scale_jvp(&x, 3.0, (vec![1.0, 1.0], 1.0)).1,
+        vec![3.0 + 1.0, 3.0 + 2.0]
+    );
+    // f = x² with the slope declared as 4x: f' = 4x, f'' = 4, f''' = 0.
+    assert_eq!(uses_doubled_derivatives(1.5), [2.25, 6.0, 4.0, 0.0]);
+    assert_eq!(uses_doubled(1.5), 2.25);
 }

@@ -408,6 +408,23 @@ impl<'a> Items<'a> {
                 });
                 quote!((value, (#(#outputs,)*)))
             }
+            Kind::Array => {
+                // One call of the gradient per element of the output, with its unit cotangent.
+                let product = inner(&quote!(__row));
+                let row = quote!({
+                    let mut __unit = ::autodiff::__private::zeros_like(&value);
+                    __unit[__i] = ::autodiff::__private::One::one();
+                    let __row = gradient(__unit);
+                    #product
+                });
+                let fixed = matches!(self.sig.ret_ty, Type::Array(_));
+                let tangents = if fixed {
+                    quote!(::core::array::from_fn(|__i| #row))
+                } else {
+                    quote!((0..value.len()).map(|__i| #row).collect())
+                };
+                quote!({ let __tangents = #tangents; (value, __tangents) })
+            }
             kind => {
                 let one = Emitter::one_of(kind);
                 let product = inner(&quote!(__row));

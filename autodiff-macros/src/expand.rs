@@ -201,21 +201,61 @@ impl<'a> Generated<'a> {
             .map(|p| companion::Slot {
                 ident: p.ident.clone(),
                 ty: p.ty.clone(),
-                active: p.active,
+                active: p.differentiable,
                 tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
             })
             .collect();
         let name = &self.item.sig.ident;
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
+        // `wrt(..)` chooses what `f_grad` returns; a caller differentiates through every float
+        // parameter (as `jax.grad`'s `argnums` does), so the companion derives with all of them active.
+        let restricted = self
+            .sig
+            .params
+            .iter()
+            .any(|p| p.differentiable && !p.active);
+        let (vjp, jvp, extra) = if restricted {
+            let mut all = self.sig.clone();
+            for p in &mut all.params {
+                p.active = p.differentiable;
+            }
+            let float_params = signature::float_type_params(&self.item.sig.generics);
+            let activity = activity::analyze(self.f, &all, &float_params, &mut Errors::default());
+            let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
+            let vjp_body =
+                reverse::vjp_body(&mut Emitter::new(self.f, &all, &activity), &all, &d_ret);
+            let jvp_body =
+                forward::jvp_body(&mut Emitter::new(self.f, &all, &activity), &all, &tangent);
+            let (ret, gradient) = (&all.ret_ty, all.gradient_type());
+            let params: Vec<TokenStream> = all
+                .params
+                .iter()
+                .map(|p| {
+                    let (ident, ty) = (&p.ident, &p.ty);
+                    quote!(#ident: #ty)
+                })
+                .collect();
+            let generics = &self.item.sig.generics;
+            let where_clause = &generics.where_clause;
+            let extra = quote! {
+                #[allow(unused, clippy::pedantic, clippy::nursery)]
+                fn __vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
+                #[allow(unused, clippy::pedantic, clippy::nursery)]
+                fn __jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
+            };
+            (quote!(Self::__vjp_all), quote!(Self::__jvp_all), extra)
+        } else {
+            (quote!(#vjp), quote!(#jvp), TokenStream::new())
+        };
         companion::companion(&companion::Companion {
             vis: &self.item.vis,
             name,
             generics: &self.item.sig.generics,
             slots: &slots,
             ret: self.sig.ret_ty.to_token_stream(),
-            vjp: quote!(#vjp),
-            jvp: quote!(#jvp),
-            extra: TokenStream::new(),
+            vjp,
+            jvp,
+            extra,
         })
     }
 

@@ -394,13 +394,14 @@ impl Forward<'_, '_> {
         let mut tangents = Vec::new();
         for arg in args {
             let tangent = match arg {
+                // `Into` turns a local array's tangent into the `Vec` a slice parameter takes.
                 Operand::Array(a) if activity.is_active_array(*a) => {
                     let t = self.array_tangent(*a);
-                    quote!(::core::clone::Clone::clone(&#t))
+                    quote!(::core::convert::Into::into(::core::clone::Clone::clone(&#t)))
                 }
                 Operand::Array(a) => {
                     let name = self.e.array_name(*a);
-                    quote!(::autodiff::__private::zeros_like(&#name))
+                    quote!(::core::convert::Into::into(::autodiff::__private::zeros_like(&#name)))
                 }
                 other => match activity.kind(other) {
                     Kind::Int | Kind::Bool | Kind::Unit => quote!(()),

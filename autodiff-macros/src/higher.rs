@@ -305,7 +305,9 @@ impl Higher<'_> {
         }
     }
 
-    /// `f_derivatives(<params>) -> [T; K + 1]`: `f` on `K` nested duals, for one scalar active input.
+    /// `f_derivatives(<params>) -> [T; K + 1]`, for one scalar active input: `f_jvp` on `K - 1` nested
+    /// duals. (Through `f_jvp` rather than `f` itself, so that custom gradients are used: the primal run
+    /// on duals would differentiate a custom function's forward code instead.)
     fn derivatives(&self, k: usize) -> TokenStream {
         let active: Vec<&Param> = self.sig.active().collect();
         let [x] = active.as_slice() else {
@@ -315,10 +317,9 @@ impl Higher<'_> {
             return TokenStream::new();
         }
         let scalar = self.scalar;
-        let signature = self.signature(self.name("derivatives"), None, {
-            let len = k + 1;
-            quote!([#scalar; #len])
-        });
+        let len = k + 1;
+        let signature = self.signature(self.name("derivatives"), None, quote!([#scalar; #len]));
+        let levels = k - 1;
         let mut lifts = Vec::new();
         let mut args = Vec::new();
         for p in &self.sig.params {
@@ -329,7 +330,7 @@ impl Higher<'_> {
             let ident = &p.ident;
             let lifted = local(&format!("__lifted_{ident}"));
             let mut value = ident.to_token_stream();
-            for _ in 0..k {
+            for _ in 0..levels {
                 value = match (p.array, p.active) {
                     // Each level's tangent is that level's one: x + ε1 + ε2 + ..
                     (None, true) => quote!({
@@ -348,22 +349,32 @@ impl Higher<'_> {
             lifts.push(quote!(let #lifted = #value;));
             args.push(self.pass(p, &lifted));
         }
-        let y = local("__y");
-        // The j-th derivative is the part reached by `eps` j times, then `re`.
-        let parts = (0..=k).map(|j| {
-            let steps = (0..k).map(|level| if level < j { quote!(.eps) } else { quote!(.re) });
-            quote!(#y #(#steps)*)
+        let (value, tangent) = (local("__value"), local("__tangent"));
+        // f is the value's all-`re` part; f^(j), j ≥ 1, is the part of the tangent f' reached by `eps`
+        // j - 1 times, then `re` (the tangent, not the value: its derivatives are those of a custom
+        // gradient where there is one).
+        let value_part = (0..levels).map(|_| quote!(.re));
+        let parts = (1..=k).map(|j| {
+            let steps = (0..levels).map(|level| {
+                if level + 1 < j {
+                    quote!(.eps)
+                } else {
+                    quote!(.re)
+                }
+            });
+            quote!(#tangent #(#steps)*)
         });
+        let jvp = self.name("jvp");
         let name = &self.item.sig.ident;
         let doc = format!(
-            " `[f, f', .., f^({k})]` of `{name}` at its active input: `{name}` evaluated on {k} nested dual numbers."
+            " `[f, f', .., f^({k})]` of `{name}` at its active input: `{jvp}` run on {levels} nested dual numbers."
         );
         quote! {
             #[doc = #doc]
             #signature {
                 #(#lifts)*
-                let #y = #name(#(#args),*);
-                [#(#parts),*]
+                let (#value, #tangent) = #jvp(#(#args,)* ::autodiff::__private::One::one());
+                [#value #(#value_part)*, #(#parts),*]
             }
         }
     }

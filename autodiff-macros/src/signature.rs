@@ -8,6 +8,7 @@ use quote::{quote, ToTokens};
 use syn::{FnArg, GenericParam, Ident, Pat, ReturnType, Type, TypeParamBound, WherePredicate};
 
 /// One parameter of the differentiated function.
+#[derive(Clone)]
 pub(crate) struct Param {
     pub(crate) ident: Ident,
     pub(crate) ty: Type,
@@ -32,6 +33,7 @@ pub(crate) struct ArrayShape {
 }
 
 /// The signature, classified.
+#[derive(Clone)]
 pub(crate) struct Signature {
     pub(crate) params: Vec<Param>,
     /// The declared return type, and its kind: a float or a tuple of floats.
