@@ -4,7 +4,7 @@
 //! Run it with `cargo run --example tour`. To read the code the macro wrote for these functions, see
 //! `docs/how-it-works.md`, or the snapshots in `tests/expand/`.
 
-use autodiff::{check_gradient, differentiable, Float, GradientCheck};
+use autodiff::{check_gradient, custom_gradient, differentiable, Float, GradientCheck};
 
 /// The tolerance of every gradient check below (see `GradientCheck::is_ok`).
 const TOLERANCE: f64 = 1e-6;
@@ -47,6 +47,42 @@ fn logistic_loss(w: f64, b: f64, x: f64, label: bool) -> f64 {
     let sign = if label { 1.0 } else { -1.0 };
     let margin = sign * (w * x + b);
     (-margin).exp().ln_1p()
+}
+
+// 6. A loop over a slice: the Rosenbrock function in n dimensions. The gradient is a `Vec`, and
+//    `order = 2` adds Hessian-vector products (forward mode over reverse mode, on dual numbers).
+#[differentiable(order = 2)]
+fn rosenbrock<T: Float>(x: &[T]) -> T {
+    let hundred = T::from(100.0).unwrap();
+    let mut s = T::zero();
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = T::one() - x[i];
+        s = s + hundred * a * a + b * b;
+    }
+    s
+}
+
+// 7. Calls: a logistic loss that calls another differentiable function (`dot`) and a function with a
+//    custom gradient (`log1pexp`, whose closure receives `dy`, the cotangent flowing back to the call).
+#[differentiable]
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * x[i];
+    }
+    s
+}
+
+#[custom_gradient]
+fn log1pexp(z: f64) -> (f64, impl Fn(f64) -> f64) {
+    let e = z.exp();
+    ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+}
+
+#[differentiable(wrt(w))]
+fn log_loss(w: &[f64], x: &[f64], label: f64) -> f64 {
+    log1pexp(-label * dot(w, x))
 }
 
 fn main() {
@@ -171,6 +207,53 @@ fn main() {
         row(&format!("label = {label}: by hand"), &analytic);
         all_ok &= report(&check);
     }
+
+    // 6. Rosenbrock in three dimensions.
+    let x = [1.2, 0.7, -0.3];
+    let (value, gradient) = rosenbrock_grad(&x);
+    let (_, _, h_first_column) = rosenbrock_hvp(&x, vec![1.0, 0.0, 0.0]);
+    let check = check_gradient(rosenbrock, &x, &gradient);
+    section(
+        "rosenbrock(x) = Σ 100 (x[i+1] - x[i]²)² + (1 - x[i])², a loop over a slice",
+        &format!("x = {x:?}"),
+    );
+    row("value", &[value]);
+    row("gradient", &gradient);
+    row(
+        "by hand",
+        &[
+            -400.0 * x[0] * (x[1] - x[0] * x[0]) - 2.0 * (1.0 - x[0]),
+            200.0 * (x[1] - x[0] * x[0]) - 400.0 * x[1] * (x[2] - x[1] * x[1]) - 2.0 * (1.0 - x[1]),
+            200.0 * (x[2] - x[1] * x[1]),
+        ],
+    );
+    row("H · (1, 0, 0) (rosenbrock_hvp)", &h_first_column);
+    row(
+        "by hand",
+        &[
+            1200.0 * x[0] * x[0] - 400.0 * x[1] + 2.0,
+            -400.0 * x[0],
+            0.0,
+        ],
+    );
+    all_ok &= report(&check);
+
+    // 7. A logistic loss through `dot` and the custom gradient of `log1pexp`.
+    let (w, x, label) = ([0.5, -1.5], [2.0, 0.4], 1.0);
+    let (value, gradient) = log_loss_grad(&w, &x, label);
+    let sigmoid = 1.0 / (1.0 + (label * (w[0] * x[0] + w[1] * x[1])).exp());
+    let check = check_gradient(|v| log_loss(v, &x, label), &w, &gradient);
+    section(
+        "log_loss(w, x, label) = log1pexp(-label dot(w, x)), calling two other functions, wrt(w)",
+        &format!("w = {w:?}, x = {x:?}, label = {label}"),
+    );
+    row("value", &[value]);
+    row("gradient (w)", &gradient);
+    row(
+        "by hand",
+        &[-label * x[0] * sigmoid, -label * x[1] * sigmoid],
+    );
+    all_ok &= report(&check);
 
     if all_ok {
         println!("\nEvery gradient agrees with finite differences to {TOLERANCE:e}.");
