@@ -3,7 +3,7 @@
 // The functions reproduce the bug reports as they were written.
 #![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
 
-use autodiff::{custom_gradient, differentiable, Float};
+use autodiff::{check_gradient, custom_gradient, differentiable, Float};
 
 #[differentiable(wrt(w))]
 pub fn loss(w: &[f64], data: &[f64], labels: &[usize]) -> f64 {
@@ -158,4 +158,52 @@ fn calls_and_custom_fixes() {
     // f = x² with the slope declared as 4x: f' = 4x, f'' = 4, f''' = 0.
     assert_eq!(uses_doubled_derivatives(1.5), [2.25, 6.0, 4.0, 0.0]);
     assert_eq!(uses_doubled(1.5), 2.25);
+}
+
+// wip/BUGS-docs.md: arrays made inside a loop body or a branch.
+
+#[differentiable]
+pub fn per_row_softmax_max(x: &[f64], rows: usize) -> f64 {
+    let cols = x.len() / rows;
+    let mut total = 0.0;
+    for r in 0..rows {
+        let mut e = vec![0.0; cols];
+        let mut s = 0.0;
+        for c in 0..cols {
+            e[c] = x[r * cols + c].exp();
+            s += e[c];
+        }
+        for c in 0..cols {
+            total += e[c] / s * x[r * cols + c];
+        }
+    }
+    total
+}
+
+#[differentiable]
+pub fn fixed_inside(x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..x.len() {
+        let t = [x[i], x[i] * x[i], 1.0];
+        if t[0] > 0.0 {
+            let u = [t[1] * 2.0, t[0]];
+            total += u[0] * u[1];
+        } else {
+            total += t[2] * t[1];
+        }
+    }
+    total
+}
+
+#[test]
+fn arrays_made_in_regions() {
+    let x = [0.3, -1.2, 0.8, 2.0, -0.5, 0.1];
+    let (v, g) = per_row_softmax_max_grad(&x, 2);
+    assert_eq!(v, per_row_softmax_max(&x, 2));
+    let c = check_gradient(|x| per_row_softmax_max(x, 2), &x, &g);
+    assert!(c.is_ok(1e-6), "{c}");
+    let (v, g) = fixed_inside_grad(&x);
+    assert_eq!(v, fixed_inside(&x));
+    let c = check_gradient(fixed_inside, &x, &g);
+    assert!(c.is_ok(1e-6), "{c}");
 }

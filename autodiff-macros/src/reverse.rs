@@ -123,6 +123,22 @@ pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> Token
     }
 }
 
+/// The arrays in scope for the whole function: the parameters and the arrays its body makes outside any
+/// branch or loop.
+fn top_level_arrays(f: &Function) -> BTreeSet<Array> {
+    let params = f
+        .arrays
+        .iter()
+        .enumerate()
+        .filter(|(_, info)| info.param.is_some())
+        .map(|(i, _)| Array(i as u32));
+    let locals = f.body.stmts.iter().filter_map(|s| match s {
+        Stmt::NewArray { array, .. } => Some(*array),
+        _ => None,
+    });
+    params.chain(locals).collect()
+}
+
 /// The loads and lengths whose array may be written after them (later in the code, or in a later
 /// iteration of a loop around both), so that reading the array again in the reverse sweep would give a
 /// newer value.
@@ -166,12 +182,16 @@ fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
         writes: Vec::new(),
     };
     walk(&f.body, &mut w);
+    // An array made inside a branch or loop body is out of scope in the reverse sweep: its reads are
+    // stored too.
+    let top_level = top_level_arrays(f);
     w.reads
         .iter()
         .filter(|(_, array, at, loops)| {
-            w.writes.iter().any(|(written, when, around)| {
-                written == array && (when > at || around.iter().any(|l| loops.contains(l)))
-            })
+            !top_level.contains(array)
+                || w.writes.iter().any(|(written, when, around)| {
+                    written == array && (when > at || around.iter().any(|l| loops.contains(l)))
+                })
         })
         .map(|(var, ..)| *var)
         .collect()
@@ -192,16 +212,20 @@ impl Reverse<'_, '_> {
     /// The declarations of the array adjoints and push counters.
     fn buffer_declarations(&self) -> TokenStream {
         let mut code = Vec::new();
+        let top_level = top_level_arrays(self.e.f);
         for (array, buffer) in &self.array_adjoints {
+            // An array made inside a branch or loop body has its buffer declared in that region's
+            // reverse (`region`), fresh for each iteration.
+            if !top_level.contains(array) {
+                continue;
+            }
             let name = self.e.array_name(*array);
-            let info = &self.e.f.arrays[array.0 as usize];
             let init = match &self.returned_array {
                 Some((returned, d_ret)) if returned == array => {
                     quote!(::autodiff::__private::cotangent("d_ret", #d_ret, &#name))
                 }
                 _ => quote!(::autodiff::__private::zeros_like(&#name)),
             };
-            let _ = info;
             code.push(quote!(let mut #buffer = #init;));
         }
         for (array, counter) in &self.push_counters {
@@ -490,9 +514,48 @@ impl Reverse<'_, '_> {
         carried: &[Var],
         index: Option<(Var, TokenStream)>,
         adjoint_code: Vec<TokenStream>,
-        region_refs: BTreeSet<Var>,
+        mut region_refs: BTreeSet<Var>,
         refs: &mut BTreeSet<Var>,
     ) -> TokenStream {
+        // The adjoint buffers of the arrays this region makes, zeros of the array's length.
+        let mut buffers = Vec::new();
+        for stmt in &block.stmts {
+            let Stmt::NewArray { array, init } = stmt else {
+                continue;
+            };
+            let Some(buffer) = self.array_adjoints.get(array).cloned() else {
+                continue;
+            };
+            let zero = Emitter::zero_of(self.e.activity.elem_kind(*array));
+            let zeros = match init {
+                ArrayInit::Repeat { len, fixed, .. } => {
+                    region_refs.extend(len.var());
+                    let len = self.e.operand(len);
+                    if *fixed {
+                        quote!([#zero; #len])
+                    } else {
+                        quote!(::std::vec![#zero; #len])
+                    }
+                }
+                ArrayInit::Elements { items, fixed } => {
+                    let len = items.len();
+                    if *fixed {
+                        quote!([#zero; #len])
+                    } else {
+                        quote!(::std::vec![#zero; #len])
+                    }
+                }
+                ArrayInit::Copy(source) if self.e.f.arrays[source.0 as usize].param.is_some() => {
+                    let source = self.e.array_name(*source);
+                    quote!(::autodiff::__private::zeros_like(&#source))
+                }
+                _ => quote!(::core::compile_error!(
+                    "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, a copy of a \
+                     local array or a call cannot be differentiated yet: make it before the loop and write its elements"
+                )),
+            };
+            buffers.push(quote!(let mut #buffer = #zeros;));
+        }
         let defs: BTreeMap<Var, &Stmt> = block
             .stmts
             .iter()
@@ -574,7 +637,7 @@ impl Reverse<'_, '_> {
             };
             prelude.push(self.e.primal(&single, &wanted, Mode::Recompute).0);
         }
-        quote!(#(#prelude)* #(#adjoint_code)*)
+        quote!(#(#prelude)* #(#buffers)* #(#adjoint_code)*)
     }
 
     /// Can `stmt` be recomputed in the reverse sweep: no memory writes, no loops, no unsafe reads?
