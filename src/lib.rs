@@ -2,7 +2,9 @@
 //!
 //! Compile-time automatic differentiation of plain Rust functions. Put `#[differentiable]` on a numeric
 //! function and the macro writes its adjoint (reverse mode) and tangent (forward mode) beside it, as
-//! ordinary Rust that compiles and optimises like hand-written code: no run-time tape, no tensor type.
+//! ordinary Rust that compiles and optimises like hand-written code: no operator overloading, no
+//! recorded graph, no tensor type. The only run-time storage is a typed stack, in loops, for the values
+//! the reverse sweep reads and the forward sweep overwrote.
 //!
 //! ```
 //! use autodiff::differentiable;
@@ -19,6 +21,13 @@
 //! assert!((dx - z.exp() * (2.0 + 1.0_f64.cos())).abs() < 1e-12);
 //! assert!((dy - z.exp() * 1.0).abs() < 1e-12);
 //! ```
+//!
+//! - [`differentiable`] emits `f_grad`, `f_vjp` and `f_jvp` (and, with `order = K`, `f_hvp`, `f_hessian`,
+//!   `f_derivatives`);
+//! - [`custom_gradient`] lets a function supply its own vector-Jacobian product, as `tf.custom_gradient`;
+//! - [`gradient_of`] registers the gradient of a function you do not own, as `tf.RegisterGradient`;
+//! - [`Dual`] is a dual number for forward mode and higher order, [`check_gradient`] compares a gradient
+//!   with central differences.
 //!
 //! See the README for the supported subset of Rust and `docs/` for how the generated code works.
 

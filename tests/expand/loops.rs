@@ -1,5 +1,5 @@
 // Loops and slices: an accumulation stores nothing per iteration; a carried value the adjoint reads is
-// stored on a tape; a sort writes an array in place, so what it reads back is stored too.
+// stored on a tape; a `Vec` filled by `push` is read back in reverse with a counter.
 use autodiff::{differentiable, Float};
 
 #[differentiable]
