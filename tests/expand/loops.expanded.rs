@@ -136,6 +136,8 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
     }
     let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let mut __d_s_1 = d_ret;
+    let mut __window_x_0 = <T as ::autodiff::__private::Zero>::zero();
+    let mut __window_x_1 = <T as ::autodiff::__private::Zero>::zero();
     for __i in (0..__v2).rev() {
         let __v3 = __i + 1;
         let __v4 = x[__v3];
@@ -154,8 +156,16 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
         let __d_v6 = -__d_a_1;
         let __d_v5_1 = __d_v5 + __d_v6 * __v5;
         let __d_v5_2 = __d_v5_1 + __d_v6 * __v5;
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v5_2);
-        ::autodiff::__private::add_to(&mut __d_x[__v3], __d_a_1);
+        ::autodiff::__private::add_to(&mut __window_x_0, __d_v5_2);
+        ::autodiff::__private::add_to(&mut __window_x_1, __d_a_1);
+        ::autodiff::__private::add_to(&mut __d_x[__i + 1], __window_x_1);
+        (__window_x_1, __window_x_0) = (
+            __window_x_0,
+            <T as ::autodiff::__private::Zero>::zero(),
+        );
+    }
+    if 0 < __v2 {
+        ::autodiff::__private::add_to(&mut __d_x[0], __window_x_1);
     }
     (s_1, __d_x)
 }
