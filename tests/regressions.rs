@@ -207,3 +207,39 @@ fn arrays_made_in_regions() {
     let c = check_gradient(fixed_inside, &x, &g);
     assert!(c.is_ok(1e-6), "{c}");
 }
+
+// The sliding window of reverse loops (reads at constant offsets from the index): a three-point stencil,
+// a gap of two, and a range that may be empty.
+#[differentiable]
+pub fn stencil_energy(x: &[f64]) -> f64 {
+    let mut e = 0.0;
+    for i in 1..x.len() - 1 {
+        let lap = x[i - 1] - 2.0 * x[i] + x[i + 1];
+        e += lap * lap * x[i];
+    }
+    e
+}
+
+#[differentiable]
+pub fn gap_two(x: &[f64], from: usize) -> f64 {
+    let mut e = 0.0;
+    for i in from..x.len() - 2 {
+        e += x[i] * x[i + 2].sin();
+    }
+    e
+}
+
+#[test]
+fn sliding_windows() {
+    let x = [0.3, -1.2, 0.8, 2.0, -0.5, 0.1, 1.7];
+    let (v, g) = stencil_energy_grad(&x);
+    assert_eq!(v, stencil_energy(&x));
+    let c = check_gradient(stencil_energy, &x, &g);
+    assert!(c.is_ok(1e-6), "{c}");
+    for from in [0, 2, 5, 9] {
+        let (v, g) = gap_two_grad(&x, from.min(5));
+        assert_eq!(v, gap_two(&x, from.min(5)));
+        let c = check_gradient(|x| gap_two(x, from.min(5)), &x, &g);
+        assert!(c.is_ok(1e-6), "{c}");
+    }
+}
