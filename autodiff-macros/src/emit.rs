@@ -21,6 +21,17 @@ pub(crate) struct Emitter<'a> {
     array_names: Vec<Ident>,
     /// The values the forward sweep pushes on a tape for the reverse sweep, with their tape's name.
     pub(crate) tapes: BTreeMap<Var, Ident>,
+    /// Loops whose reverse runs inside their forward sweep, by their trip-count value.
+    pub(crate) fused: BTreeMap<Var, Fused>,
+}
+
+/// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
+/// iteration at the end of each, code after it, and the values of the body the adjoint reads.
+pub(crate) struct Fused {
+    pub(crate) before: TokenStream,
+    pub(crate) inside: TokenStream,
+    pub(crate) after: TokenStream,
+    pub(crate) roots: BTreeSet<Var>,
 }
 
 /// What a primal emission is for.
@@ -76,6 +87,7 @@ impl<'a> Emitter<'a> {
             names,
             array_names,
             tapes: BTreeMap::new(),
+            fused: BTreeMap::new(),
         }
     }
 
@@ -441,7 +453,9 @@ impl<'a> Emitter<'a> {
             quote!(#code if !(#value) { break; })
         });
         let phi_pushes = self.pushes(&l.phis);
-        let roots: BTreeSet<Var> = l.body.yields.iter().filter_map(Operand::var).collect();
+        let fused = self.fused.get(&l.trips);
+        let mut roots: BTreeSet<Var> = l.body.yields.iter().filter_map(Operand::var).collect();
+        roots.extend(fused.iter().flat_map(|f| f.roots.iter().copied()));
         let (body, body_free) = self.primal(&l.body, &roots, Mode::Sweep);
         free.extend(body_free);
         // Parallel assignment of the next values, as `(a, b) = (b, a)` needs.
@@ -481,17 +495,24 @@ impl<'a> Emitter<'a> {
             }
             None => quote!(loop),
         };
+        let (fused_before, fused_inside, fused_after) = match fused {
+            Some(f) => (f.before.clone(), f.inside.clone(), f.after.clone()),
+            None => Default::default(),
+        };
         let code = quote! {
+            #fused_before
             #(let mut #phis = #inits;)*
             #counter
             #header {
                 #cond
                 #phi_pushes
                 #body
+                #fused_inside
                 #assign
                 #increment
                 #exit
             }
+            #fused_after
         };
         let inner: BTreeSet<Var> = l
             .phis

@@ -50,6 +50,8 @@ struct Reverse<'e, 'a> {
     returned_array: Option<(Array, TokenStream)>,
     /// For each loop being reversed, innermost last: its sliding windows (see `Window`).
     windows: Vec<Window>,
+    /// The output cotangent.
+    d_ret: TokenStream,
 }
 
 /// Registers that accumulate the adjoints of `x[i + c]` for the few constant offsets `c` a loop over
@@ -79,6 +81,7 @@ pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> Token
         unsafe_reads: unsafe_reads(f),
         returned_array: None,
         windows: Vec::new(),
+        d_ret: d_ret.to_token_stream(),
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -130,11 +133,12 @@ pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> Token
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
     let items = rev.e.items();
     let tapes = rev.e.tape_declarations();
-    let buffers = rev.buffer_declarations();
+    let (param_buffers, buffers) = rev.buffer_declarations();
     quote! {
         #items
         #unused
         #tapes
+        #param_buffers
         #primal
         #buffers
         #(#code)*
@@ -229,7 +233,10 @@ impl Reverse<'_, '_> {
     }
 
     /// The declarations of the array adjoints and push counters.
-    fn buffer_declarations(&self) -> TokenStream {
+    /// The declarations of the adjoint buffers of the parameters (before the forward sweep, which a fused
+    /// loop writes them in), and of the other arrays with the push counters (after it).
+    fn buffer_declarations(&self) -> (TokenStream, TokenStream) {
+        let mut params = Vec::new();
         let mut code = Vec::new();
         let top_level = top_level_arrays(self.e.f);
         for (array, buffer) in &self.array_adjoints {
@@ -245,13 +252,18 @@ impl Reverse<'_, '_> {
                 }
                 _ => quote!(::autodiff::__private::zeros_like(&#name)),
             };
-            code.push(quote!(let mut #buffer = #init;));
+            let declaration = quote!(let mut #buffer = #init;);
+            if self.e.f.arrays[array.0 as usize].param.is_some() {
+                params.push(declaration);
+            } else {
+                code.push(declaration);
+            }
         }
         for (array, counter) in &self.push_counters {
             let name = self.e.array_name(*array);
             code.push(quote!(let mut #counter = #name.len();));
         }
-        quote!(#(#code)*)
+        (quote!(#(#params)*), quote!(#(#code)*))
     }
 
     /// Adds `contribution` to the adjoint of `target`.
@@ -527,6 +539,7 @@ impl Reverse<'_, '_> {
         &mut self,
         l: &Loop,
         window: &Window,
+        descending: bool,
     ) -> (TokenStream, Vec<TokenStream>, TokenStream) {
         let (mut setup, mut flush, mut finish) = (Vec::new(), Vec::new(), Vec::new());
         let Some((range, index)) = &l.range else {
@@ -547,18 +560,43 @@ impl Reverse<'_, '_> {
             let zero = Emitter::zero_of(self.e.activity.elem_kind(*array));
             let highest = lowest + registers.len() as i64 - 1;
             setup.extend(registers.iter().map(|r| quote!(let mut #r = #zero;)));
-            let top = &registers[registers.len() - 1];
-            let target = at(&index, highest);
-            flush.push(quote!(::autodiff::__private::add_to(&mut #buffer[#target], #top);));
-            let lower: Vec<&Ident> = registers[..registers.len() - 1].iter().collect();
-            let upper: Vec<&Ident> = registers[1..].iter().collect();
             let first = &registers[0];
-            flush.push(quote!((#(#upper,)* #first) = (#(#lower,)* #zero);));
-            // After the last iteration (index `start`), register k holds element `start - 1 + lowest + k`.
-            let leftovers = registers.iter().enumerate().skip(1).map(|(k, r)| {
-                let element = at(&start, lowest + k as i64 - 1);
-                quote!(::autodiff::__private::add_to(&mut #buffer[#element], #r);)
-            });
+            let last = &registers[registers.len() - 1];
+            let (lower, upper): (Vec<&Ident>, Vec<&Ident>) = (
+                registers[..registers.len() - 1].iter().collect(),
+                registers[1..].iter().collect(),
+            );
+            let leftovers: Vec<TokenStream> = if descending {
+                // Element `i + highest` is complete: flush the top register, shift up.
+                let target = at(&index, highest);
+                flush.push(quote!(::autodiff::__private::add_to(&mut #buffer[#target], #last);));
+                flush.push(quote!((#(#upper,)* #first) = (#(#lower,)* #zero);));
+                // After the last iteration (index `start`), register k holds element `start - 1 + lowest + k`.
+                registers
+                    .iter()
+                    .enumerate()
+                    .skip(1)
+                    .map(|(k, r)| {
+                        let element = at(&start, lowest + k as i64 - 1);
+                        quote!(::autodiff::__private::add_to(&mut #buffer[#element], #r);)
+                    })
+                    .collect()
+            } else {
+                // Iterating upwards (a loop fused into the forward sweep), element `i + lowest` is complete:
+                // flush the bottom register, shift down.
+                let target = at(&index, *lowest);
+                flush.push(quote!(::autodiff::__private::add_to(&mut #buffer[#target], #first);));
+                flush.push(quote!((#(#lower,)* #last) = (#(#upper,)* #zero);));
+                // After the last iteration (index `end - 1`), register k holds element `end + lowest + k`.
+                registers[..registers.len() - 1]
+                    .iter()
+                    .enumerate()
+                    .map(|(k, r)| {
+                        let element = at(&end, lowest + k as i64);
+                        quote!(::autodiff::__private::add_to(&mut #buffer[#element], #r);)
+                    })
+                    .collect()
+            };
             finish.push(quote!(if #start < #end { #(#leftovers)* }));
         }
         (quote!(#(#setup)*), flush, quote!(#(#finish)*))
@@ -898,7 +936,6 @@ impl Reverse<'_, '_> {
         for (var, acc) in &accumulators {
             body_adjoints.insert(*var, acc.to_token_stream());
         }
-        let t = self.e.namer.fresh("__t");
         // A range loop that runs to its end without a step is reversed by iterating its range backwards;
         // otherwise the reverse sweep counts iterations and recovers each index with `nth`.
         let direct =
@@ -908,7 +945,6 @@ impl Reverse<'_, '_> {
         } else {
             Window::default()
         };
-        let (window_setup, window_flush, window_finish) = self.window_code(l, &window);
         self.windows.push(window);
         let mut body_code = Vec::new();
         let mut body_refs = BTreeSet::new();
@@ -923,22 +959,12 @@ impl Reverse<'_, '_> {
             }
         }
         self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
-        self.windows.pop();
-        body_code.extend(window_flush);
-        let index = l.range.as_ref().and_then(|(_, index)| {
-            let code = if direct {
-                TokenStream::new()
-            } else {
-                self.e.nth_index(l, &t)?
-            };
-            Some((*index, code))
-        });
+        let window = self.windows.pop().unwrap_or_default();
         if let Some((range, _)) = &l.range {
             refs.extend(range.start.var());
             refs.extend(range.end.var());
             refs.extend(range.step.as_ref().and_then(Operand::var));
         }
-        let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
         // At the end of an iteration: the carried adjoints become those of the iteration's start values.
         let mut targets = Vec::new();
         let mut values = Vec::new();
@@ -952,6 +978,7 @@ impl Reverse<'_, '_> {
                 values.push(next);
             }
         }
+        let fused = direct && targets.is_empty() && self.fusable(l, &out_adjoints);
         let mut changed = Vec::new();
         for (var, acc) in &accumulators {
             let now = body_adjoints.get(var).map(ToString::to_string);
@@ -977,49 +1004,134 @@ impl Reverse<'_, '_> {
         }
         for var in &changed {
             let acc = &accumulators[var];
-            let init = adjoints
-                .get(var)
-                .cloned()
-                .unwrap_or_else(|| Emitter::zero_of(activity.var_kind(*var)));
+            // A fused loop runs before the reverse sweep has the outer adjoint: it accumulates from zero,
+            // and its sum is added where the loop's reverse would have been.
+            let init = match adjoints.get(var) {
+                Some(before) if !fused => before.clone(),
+                _ => Emitter::zero_of(activity.var_kind(*var)),
+            };
             declarations.push(quote!(let mut #acc = #init;));
-            adjoints.insert(*var, acc.to_token_stream());
         }
-        let header = match &l.range {
-            Some((range, index)) if direct => {
-                let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
-                let forward = crate::emit::range_tokens(range, start.clone(), end.clone(), None);
-                let backward = if range.rev {
-                    let unreversed = crate::ir::Range {
-                        rev: false,
-                        ..range.clone()
-                    };
-                    crate::emit::range_tokens(&unreversed, start, end, None)
+        let descending = !fused;
+        let (window_setup, window_flush, window_finish) = self.window_code(l, &window, descending);
+        body_code.extend(window_flush);
+        if fused {
+            // The loop's reverse runs inside its forward sweep, iteration by iteration: every value it
+            // reads is still in scope, nothing is recomputed or stored.
+            let inner: BTreeSet<Var> = defs_within(&Stmt::Loop(Box::new(l.clone())));
+            refs.extend(body_refs.iter().copied().filter(|v| !inner.contains(v)));
+            self.e.fused.insert(
+                l.trips,
+                crate::emit::Fused {
+                    before: quote!(#(#declarations)* #window_setup),
+                    inside: quote!(#(#body_code)*),
+                    after: window_finish,
+                    roots: body_refs,
+                },
+            );
+            for var in &changed {
+                let acc = accumulators[var].to_token_stream();
+                match adjoints.get(var).cloned() {
+                    Some(before) if before.to_string() != acc.to_string() => {
+                        self.contribute(&Operand::Var(*var), acc, adjoints, code)
+                    }
+                    _ => {
+                        adjoints.insert(*var, acc);
+                    }
+                }
+            }
+        } else {
+            for var in &changed {
+                adjoints.insert(*var, accumulators[var].to_token_stream());
+            }
+            let t = self.e.namer.fresh("__t");
+            let index = l.range.as_ref().and_then(|(_, index)| {
+                let code = if direct {
+                    TokenStream::new()
                 } else {
-                    quote!((#forward).rev())
+                    self.e.nth_index(l, &t)?
                 };
-                let index = self.e.name(*index);
-                quote!(for #index in #backward)
-            }
-            _ => {
-                refs.insert(l.trips);
-                let trips = self.e.name(l.trips);
-                quote!(for #t in (0..#trips).rev())
-            }
-        };
-        code.push(quote! {
-            #(#declarations)*
-            #window_setup
-            #header {
-                #body
-                #assign
-            }
-            #window_finish
-        });
+                Some((*index, code))
+            });
+            let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
+            let header = match &l.range {
+                Some((range, index)) if direct => {
+                    let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
+                    let forward =
+                        crate::emit::range_tokens(range, start.clone(), end.clone(), None);
+                    let backward = if range.rev {
+                        let unreversed = crate::ir::Range {
+                            rev: false,
+                            ..range.clone()
+                        };
+                        crate::emit::range_tokens(&unreversed, start, end, None)
+                    } else {
+                        quote!((#forward).rev())
+                    };
+                    let index = self.e.name(*index);
+                    quote!(for #index in #backward)
+                }
+                _ => {
+                    refs.insert(l.trips);
+                    let trips = self.e.name(l.trips);
+                    quote!(for #t in (0..#trips).rev())
+                }
+            };
+            code.push(quote! {
+                #(#declarations)*
+                #window_setup
+                #header {
+                    #body
+                    #assign
+                }
+                #window_finish
+            });
+        }
         for (init, d) in l.inits.iter().zip(&carried) {
             if let Some(d) = d {
                 self.contribute(init, d.to_token_stream(), adjoints, code);
             }
         }
+    }
+
+    /// Can the reverse of `l` run inside its forward sweep? When it is a loop of the function body (not
+    /// nested in a branch or loop), each carried value's adjoint after it is known before it runs (the
+    /// output cotangent, or none), it writes the adjoints of parameter arrays only, and (checked by the
+    /// caller) it runs its range to the end and its carried adjoints do not change from one iteration
+    /// to the next (an accumulation `s += ..`). Then the order of the iterations does not matter.
+    fn fusable(&self, l: &Loop, out_adjoints: &[Option<TokenStream>]) -> bool {
+        let top_level = self
+            .e
+            .f
+            .body
+            .stmts
+            .iter()
+            .any(|s| matches!(s, Stmt::Loop(x) if x.trips == l.trips));
+        let d_ret = self.d_ret.to_string();
+        let known = out_adjoints
+            .iter()
+            .all(|d| d.as_ref().is_none_or(|d| d.to_string() == d_ret));
+        let mut arrays_ok = true;
+        let mut stack: Vec<&Block> = vec![&l.body];
+        while let Some(block) = stack.pop() {
+            for stmt in &block.stmts {
+                match stmt {
+                    Stmt::Let {
+                        value: Value::Load { array, .. },
+                        ..
+                    }
+                    | Stmt::Store { array, .. }
+                    | Stmt::Push { array, .. } => {
+                        arrays_ok &= !self.e.activity.is_active_array(*array)
+                            || self.e.f.arrays[array.0 as usize].param.is_some();
+                    }
+                    Stmt::NewArray { .. } => arrays_ok = false,
+                    _ => {}
+                }
+                stack.extend(stmt.blocks());
+            }
+        }
+        top_level && known && arrays_ok
     }
 }
 

@@ -21,25 +21,21 @@ fn dot_vjp(
     y: &[f64],
     d_ret: f64,
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+    let mut __d_x = ::autodiff::__private::zeros_like(&x);
+    let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let __v0 = x.len();
+    let mut __d_s = d_ret;
     let mut s = 0.0;
     for __i in 0..__v0 {
         let __v1 = x[__i];
         let __v2 = y[__i];
         let __v3 = __v1 * __v2;
         let s_1 = s + __v3;
-        s = s_1;
-    }
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
-    let mut __d_y = ::autodiff::__private::zeros_like(&y);
-    let mut __d_s = d_ret;
-    for __i in (0..__v0).rev() {
-        let __v1 = x[__i];
-        let __v2 = y[__i];
         let __d_v1 = __d_s * __v2;
         let __d_v2 = __d_s * __v1;
         ::autodiff::__private::add_to(&mut __d_y[__i], __d_v2);
         ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
+        s = s_1;
     }
     (s, (__d_x, __d_y))
 }
@@ -113,11 +109,15 @@ fn rosenbrock_grad<T: Float>(x: &[T]) -> (T, ::std::vec::Vec<T>) {
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
+    let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let __v0 = T::from(100.0);
     let hundred = __v0.unwrap();
     let s = T::zero();
     let __v1 = x.len();
     let __v2 = __v1 - 1;
+    let mut __d_s_1 = d_ret;
+    let mut __window_x_0 = <T as ::autodiff::__private::Zero>::zero();
+    let mut __window_x_1 = <T as ::autodiff::__private::Zero>::zero();
     let mut s_1 = s;
     for __i in 0..__v2 {
         let __v3 = __i + 1;
@@ -132,21 +132,6 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
         let __v10 = s_1 + __v9;
         let __v11 = b * b;
         let s_2 = __v10 + __v11;
-        s_1 = s_2;
-    }
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
-    let mut __d_s_1 = d_ret;
-    let mut __window_x_0 = <T as ::autodiff::__private::Zero>::zero();
-    let mut __window_x_1 = <T as ::autodiff::__private::Zero>::zero();
-    for __i in (0..__v2).rev() {
-        let __v3 = __i + 1;
-        let __v4 = x[__v3];
-        let __v5 = x[__i];
-        let __v6 = __v5 * __v5;
-        let a = __v4 - __v6;
-        let __v7 = T::one();
-        let b = __v7 - __v5;
-        let __v8 = hundred * a;
         let __d_b = __d_s_1 * b;
         let __d_b_1 = __d_b + __d_s_1 * b;
         let __d_v8 = __d_s_1 * a;
@@ -158,14 +143,15 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
         let __d_v5_2 = __d_v5_1 + __d_v6 * __v5;
         ::autodiff::__private::add_to(&mut __window_x_0, __d_v5_2);
         ::autodiff::__private::add_to(&mut __window_x_1, __d_a_1);
-        ::autodiff::__private::add_to(&mut __d_x[__i + 1], __window_x_1);
-        (__window_x_1, __window_x_0) = (
-            __window_x_0,
+        ::autodiff::__private::add_to(&mut __d_x[__i], __window_x_0);
+        (__window_x_0, __window_x_1) = (
+            __window_x_1,
             <T as ::autodiff::__private::Zero>::zero(),
         );
+        s_1 = s_2;
     }
     if 0 < __v2 {
-        ::autodiff::__private::add_to(&mut __d_x[0], __window_x_1);
+        ::autodiff::__private::add_to(&mut __d_x[__v2], __window_x_0);
     }
     (s_1, __d_x)
 }
@@ -242,6 +228,7 @@ fn product_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
 #[inline]
 fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
     let mut __tape_p = ::autodiff::__private::Tape::new();
+    let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let __v0 = x.len();
     let mut p = 1.0;
     for __i in 0..__v0 {
@@ -250,7 +237,6 @@ fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
         let p_1 = p * __v1;
         p = p_1;
     }
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let mut __d_p = d_ret;
     for __i in (0..__v0).rev() {
         let p = __tape_p.pop();
@@ -307,6 +293,7 @@ fn squares(x: &[f64]) -> Vec<f64> {
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
+    let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let __v0 = x.len();
     let mut out = ::std::vec::Vec::with_capacity(__v0);
     for __i in 0..__v0 {
@@ -314,7 +301,6 @@ fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
         let __v2 = __v1 * __v1;
         out.push(__v2);
     }
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
     let mut __d_out = ::autodiff::__private::cotangent("d_ret", d_ret, &out);
     let mut __pushed_out = out.len();
     for __i in (0..__v0).rev() {
