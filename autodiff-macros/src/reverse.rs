@@ -978,7 +978,8 @@ impl Reverse<'_, '_> {
                 values.push(next);
             }
         }
-        let fused = direct && targets.is_empty() && self.fusable(l, &out_adjoints);
+        let invariant = targets.is_empty();
+        let fused = direct && invariant && self.fusable(l, &out_adjoints);
         let mut changed = Vec::new();
         for (var, acc) in &accumulators {
             let now = body_adjoints.get(var).map(ToString::to_string);
@@ -1053,8 +1054,21 @@ impl Reverse<'_, '_> {
                 };
                 Some((*index, code))
             });
+            let tapes_before = self.e.tapes.len();
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
+            // With carried adjoints that do not change and nothing popped from a tape, the order of the
+            // iterations does not matter: run them forwards, as memory is laid out.
+            let any_order = invariant
+                && window.arrays.is_empty()
+                && self.e.tapes.len() == tapes_before
+                && !self.writes_active_arrays(&l.body);
             let header = match &l.range {
+                Some((range, index)) if direct && any_order => {
+                    let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
+                    let forward = crate::emit::range_tokens(range, start, end, None);
+                    let index = self.e.name(*index);
+                    quote!(for #index in #forward)
+                }
                 Some((range, index)) if direct => {
                     let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
                     let forward =
@@ -1092,6 +1106,20 @@ impl Reverse<'_, '_> {
                 self.contribute(init, d.to_token_stream(), adjoints, code);
             }
         }
+    }
+
+    /// Does `block` write an active array anywhere? (The reverse of a write reads and clears the
+    /// element's adjoint, so iterations that write must be reversed in order.)
+    fn writes_active_arrays(&self, block: &Block) -> bool {
+        block.stmts.iter().any(|stmt| {
+            let direct = match stmt {
+                Stmt::Store { array, .. }
+                | Stmt::Push { array, .. }
+                | Stmt::NewArray { array, .. } => self.e.activity.is_active_array(*array),
+                _ => false,
+            };
+            direct || stmt.blocks().iter().any(|b| self.writes_active_arrays(b))
+        })
     }
 
     /// Can the reverse of `l` run inside its forward sweep? When it is a loop of the function body (not

@@ -1,0 +1,501 @@
+use autodiff::{differentiable, Float};
+pub fn softmax_loss<T: Float>(
+    w: &[T],
+    data: &[T],
+    labels: &[usize],
+    d: usize,
+    k: usize,
+) -> T {
+    let m = labels.len();
+    let mut z = vec![T::zero(); k];
+    let mut total = T::zero();
+    for j in 0..m {
+        for c in 0..k {
+            let mut s = T::zero();
+            for i in 0..d {
+                s = s + w[c * d + i] * data[j * d + i];
+            }
+            z[c] = s;
+        }
+        let mut zmax = z[0];
+        for c in 1..k {
+            zmax = zmax.max(z[c]);
+        }
+        let mut sum = T::zero();
+        for c in 0..k {
+            sum = sum + (z[c] - zmax).exp();
+        }
+        total = total + sum.ln() + zmax - z[labels[j]];
+    }
+    total / T::from(m).unwrap()
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+pub fn softmax_loss_grad<T: Float>(
+    w: &[T],
+    data: &[T],
+    labels: &[usize],
+    d: usize,
+    k: usize,
+) -> (T, ::std::vec::Vec<T>) {
+    softmax_loss_vjp(w, data, labels, d, k, <T as ::autodiff::__private::One>::one())
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+pub fn softmax_loss_vjp<T: Float>(
+    w: &[T],
+    data: &[T],
+    labels: &[usize],
+    d: usize,
+    k: usize,
+    d_ret: T,
+) -> (T, ::std::vec::Vec<T>) {
+    let mut __tape_zmax_1 = ::autodiff::__private::Tape::new();
+    let mut __tape_v8 = ::autodiff::__private::Tape::new();
+    let mut __tape_zmax_1_1 = ::autodiff::__private::Tape::new();
+    let mut __tape_v9 = ::autodiff::__private::Tape::new();
+    let mut __tape_sum_1 = ::autodiff::__private::Tape::new();
+    let mut __d_w = ::autodiff::__private::zeros_like(&w);
+    let m = labels.len();
+    let __v0 = T::zero();
+    let mut z = ::std::vec![__v0; k];
+    let total = T::zero();
+    let mut total_1 = total;
+    for __i in 0..m {
+        for __i_1 in 0..k {
+            let s = T::zero();
+            let mut s_1 = s;
+            for __i_2 in 0..d {
+                let __v1 = __i_1 * d;
+                let __v2 = __v1 + __i_2;
+                let __v3 = w[__v2];
+                let __v4 = __i * d;
+                let __v5 = __v4 + __i_2;
+                let __v6 = data[__v5];
+                let __v7 = __v3 * __v6;
+                let s_2 = s_1 + __v7;
+                s_1 = s_2;
+            }
+            z[__i_1] = s_1;
+        }
+        let zmax = z[0];
+        let mut zmax_1 = zmax;
+        for __i_3 in 1..k {
+            __tape_zmax_1.push(zmax_1);
+            let __v8 = z[__i_3];
+            __tape_v8.push(__v8);
+            let zmax_2 = zmax_1.max(__v8);
+            zmax_1 = zmax_2;
+        }
+        __tape_zmax_1_1.push(zmax_1);
+        let sum = T::zero();
+        let mut sum_1 = sum;
+        for __i_4 in 0..k {
+            let __v9 = z[__i_4];
+            __tape_v9.push(__v9);
+            let __v10 = __v9 - zmax_1;
+            let __v11 = __v10.exp();
+            let sum_2 = sum_1 + __v11;
+            sum_1 = sum_2;
+        }
+        __tape_sum_1.push(sum_1);
+        let __v12 = sum_1.ln();
+        let __v13 = total_1 + __v12;
+        let __v14 = __v13 + zmax_1;
+        let __v15 = labels[__i];
+        let __v16 = z[__v15];
+        let total_2 = __v14 - __v16;
+        total_1 = total_2;
+    }
+    let __v17 = T::from(m);
+    let __v18 = __v17.unwrap();
+    let __v19 = total_1 / __v18;
+    let mut __d_z = ::autodiff::__private::zeros_like(&z);
+    let __d_total_1 = d_ret / __v18;
+    let mut __d_total_1_1 = __d_total_1;
+    for __i in (0..m).rev() {
+        let zmax_1 = __tape_zmax_1_1.pop();
+        let sum_1 = __tape_sum_1.pop();
+        let __v15 = labels[__i];
+        let __d_v16 = -__d_total_1_1;
+        ::autodiff::__private::add_to(&mut __d_z[__v15], __d_v16);
+        let __d_sum_1 = __d_total_1_1 / sum_1;
+        let mut __d_sum_1_1 = __d_sum_1;
+        let mut __d_zmax_1 = __d_total_1_1;
+        for __i_4 in (0..k).rev() {
+            let __v9 = __tape_v9.pop();
+            let __v10 = __v9 - zmax_1;
+            let __v11 = __v10.exp();
+            let __d_v10 = __d_sum_1_1 * __v11;
+            let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
+            ::autodiff::__private::add_to(&mut __d_z[__i_4], __d_v10);
+            __d_zmax_1 = __d_zmax_1_1;
+        }
+        let mut __d_zmax_1_2 = __d_zmax_1;
+        for __i_3 in (1..k).rev() {
+            let zmax_1 = __tape_zmax_1.pop();
+            let __v8 = __tape_v8.pop();
+            let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
+                zmax_1,
+                __v8,
+            );
+            let __d_zmax_1_3 = __d_zmax_1_2 * __partial_max;
+            let __d_v8 = __d_zmax_1_2 * __partial_max_1;
+            ::autodiff::__private::add_to(&mut __d_z[__i_3], __d_v8);
+            __d_zmax_1_2 = __d_zmax_1_3;
+        }
+        ::autodiff::__private::add_to(&mut __d_z[0], __d_zmax_1_2);
+        for __i_1 in (0..k).rev() {
+            let __d_s_1 = __d_z[__i_1];
+            __d_z[__i_1] = ::autodiff::__private::Zero::zero();
+            let mut __d_s_1_1 = __d_s_1;
+            for __i_2 in 0..d {
+                let __v1 = __i_1 * d;
+                let __v2 = __v1 + __i_2;
+                let __v4 = __i * d;
+                let __v5 = __v4 + __i_2;
+                let __v6 = data[__v5];
+                let __d_v3 = __d_s_1_1 * __v6;
+                ::autodiff::__private::add_to(&mut __d_w[__v2], __d_v3);
+            }
+        }
+    }
+    (__v19, __d_w)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+pub fn softmax_loss_jvp<T: Float>(
+    w: &[T],
+    data: &[T],
+    labels: &[usize],
+    d: usize,
+    k: usize,
+    tangent: ::std::vec::Vec<T>,
+) -> (T, T) {
+    let __dot_w = tangent;
+    let mut __dot_w = ::autodiff::__private::tangent("w", __dot_w, &w);
+    let m = labels.len();
+    let __v0 = T::zero();
+    let mut z = ::std::vec![__v0; k];
+    let mut __dot_z = ::autodiff::__private::zeros_like(&z);
+    let total = T::zero();
+    let mut total_1 = total;
+    let mut __dot_total_1 = <T as ::autodiff::__private::Zero>::zero();
+    for __i in 0..m {
+        for __i_1 in 0..k {
+            let s = T::zero();
+            let mut s_1 = s;
+            let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
+            for __i_2 in 0..d {
+                let __v1 = __i_1 * d;
+                let __v2 = __v1 + __i_2;
+                let __v3 = w[__v2];
+                let __dot_v3 = __dot_w[__v2];
+                let __v4 = __i * d;
+                let __v5 = __v4 + __i_2;
+                let __v6 = data[__v5];
+                let __v7 = __v3 * __v6;
+                let __dot_v7 = __dot_v3 * __v6;
+                let s_2 = s_1 + __v7;
+                let __dot_s_2 = __dot_s_1 + __dot_v7;
+                (s_1, __dot_s_1) = (s_2, __dot_s_2);
+            }
+            z[__i_1] = s_1;
+            __dot_z[__i_1] = __dot_s_1;
+        }
+        let zmax = z[0];
+        let __dot_zmax = __dot_z[0];
+        let mut zmax_1 = zmax;
+        let mut __dot_zmax_1 = __dot_zmax;
+        for __i_3 in 1..k {
+            let __v8 = z[__i_3];
+            let __dot_v8 = __dot_z[__i_3];
+            let zmax_2 = zmax_1.max(__v8);
+            let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
+                zmax_1,
+                __v8,
+            );
+            let __dot_zmax_2 = __dot_zmax_1 * __partial_max + __dot_v8 * __partial_max_1;
+            (zmax_1, __dot_zmax_1) = (zmax_2, __dot_zmax_2);
+        }
+        let sum = T::zero();
+        let mut sum_1 = sum;
+        let mut __dot_sum_1 = <T as ::autodiff::__private::Zero>::zero();
+        for __i_4 in 0..k {
+            let __v9 = z[__i_4];
+            let __dot_v9 = __dot_z[__i_4];
+            let __v10 = __v9 - zmax_1;
+            let __dot_v10 = __dot_v9 - __dot_zmax_1;
+            let __v11 = __v10.exp();
+            let __dot_v11 = __dot_v10 * __v11;
+            let sum_2 = sum_1 + __v11;
+            let __dot_sum_2 = __dot_sum_1 + __dot_v11;
+            (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
+        }
+        let __v12 = sum_1.ln();
+        let __dot_v12 = __dot_sum_1 / sum_1;
+        let __v13 = total_1 + __v12;
+        let __dot_v13 = __dot_total_1 + __dot_v12;
+        let __v14 = __v13 + zmax_1;
+        let __dot_v14 = __dot_v13 + __dot_zmax_1;
+        let __v15 = labels[__i];
+        let __v16 = z[__v15];
+        let __dot_v16 = __dot_z[__v15];
+        let total_2 = __v14 - __v16;
+        let __dot_total_2 = __dot_v14 - __dot_v16;
+        (total_1, __dot_total_1) = (total_2, __dot_total_2);
+    }
+    let __v17 = T::from(m);
+    let __v18 = __v17.unwrap();
+    let __v19 = total_1 / __v18;
+    let __dot_v19 = __dot_total_1 / __v18;
+    (__v19, __dot_v19)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+pub struct softmax_loss {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+impl softmax_loss {
+    #[allow(unused, clippy::pedantic, clippy::nursery)]
+    fn __vjp_all<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        d_ret: T,
+    ) -> (T, (::std::vec::Vec<T>, ::std::vec::Vec<T>)) {
+        let mut __tape_zmax_1 = ::autodiff::__private::Tape::new();
+        let mut __tape_v8 = ::autodiff::__private::Tape::new();
+        let mut __tape_zmax_1_1 = ::autodiff::__private::Tape::new();
+        let mut __tape_v9 = ::autodiff::__private::Tape::new();
+        let mut __tape_sum_1 = ::autodiff::__private::Tape::new();
+        let mut __d_w = ::autodiff::__private::zeros_like(&w);
+        let mut __d_data = ::autodiff::__private::zeros_like(&data);
+        let m = labels.len();
+        let __v0 = T::zero();
+        let mut z = ::std::vec![__v0; k];
+        let total = T::zero();
+        let mut total_1 = total;
+        for __i in 0..m {
+            for __i_1 in 0..k {
+                let s = T::zero();
+                let mut s_1 = s;
+                for __i_2 in 0..d {
+                    let __v1 = __i_1 * d;
+                    let __v2 = __v1 + __i_2;
+                    let __v3 = w[__v2];
+                    let __v4 = __i * d;
+                    let __v5 = __v4 + __i_2;
+                    let __v6 = data[__v5];
+                    let __v7 = __v3 * __v6;
+                    let s_2 = s_1 + __v7;
+                    s_1 = s_2;
+                }
+                z[__i_1] = s_1;
+            }
+            let zmax = z[0];
+            let mut zmax_1 = zmax;
+            for __i_3 in 1..k {
+                __tape_zmax_1.push(zmax_1);
+                let __v8 = z[__i_3];
+                __tape_v8.push(__v8);
+                let zmax_2 = zmax_1.max(__v8);
+                zmax_1 = zmax_2;
+            }
+            __tape_zmax_1_1.push(zmax_1);
+            let sum = T::zero();
+            let mut sum_1 = sum;
+            for __i_4 in 0..k {
+                let __v9 = z[__i_4];
+                __tape_v9.push(__v9);
+                let __v10 = __v9 - zmax_1;
+                let __v11 = __v10.exp();
+                let sum_2 = sum_1 + __v11;
+                sum_1 = sum_2;
+            }
+            __tape_sum_1.push(sum_1);
+            let __v12 = sum_1.ln();
+            let __v13 = total_1 + __v12;
+            let __v14 = __v13 + zmax_1;
+            let __v15 = labels[__i];
+            let __v16 = z[__v15];
+            let total_2 = __v14 - __v16;
+            total_1 = total_2;
+        }
+        let __v17 = T::from(m);
+        let __v18 = __v17.unwrap();
+        let __v19 = total_1 / __v18;
+        let mut __d_z = ::autodiff::__private::zeros_like(&z);
+        let __d_total_1 = d_ret / __v18;
+        let mut __d_total_1_1 = __d_total_1;
+        for __i in (0..m).rev() {
+            let zmax_1 = __tape_zmax_1_1.pop();
+            let sum_1 = __tape_sum_1.pop();
+            let __v15 = labels[__i];
+            let __d_v16 = -__d_total_1_1;
+            ::autodiff::__private::add_to(&mut __d_z[__v15], __d_v16);
+            let __d_sum_1 = __d_total_1_1 / sum_1;
+            let mut __d_sum_1_1 = __d_sum_1;
+            let mut __d_zmax_1 = __d_total_1_1;
+            for __i_4 in (0..k).rev() {
+                let __v9 = __tape_v9.pop();
+                let __v10 = __v9 - zmax_1;
+                let __v11 = __v10.exp();
+                let __d_v10 = __d_sum_1_1 * __v11;
+                let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
+                ::autodiff::__private::add_to(&mut __d_z[__i_4], __d_v10);
+                __d_zmax_1 = __d_zmax_1_1;
+            }
+            let mut __d_zmax_1_2 = __d_zmax_1;
+            for __i_3 in (1..k).rev() {
+                let zmax_1 = __tape_zmax_1.pop();
+                let __v8 = __tape_v8.pop();
+                let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
+                    zmax_1,
+                    __v8,
+                );
+                let __d_zmax_1_3 = __d_zmax_1_2 * __partial_max;
+                let __d_v8 = __d_zmax_1_2 * __partial_max_1;
+                ::autodiff::__private::add_to(&mut __d_z[__i_3], __d_v8);
+                __d_zmax_1_2 = __d_zmax_1_3;
+            }
+            ::autodiff::__private::add_to(&mut __d_z[0], __d_zmax_1_2);
+            for __i_1 in (0..k).rev() {
+                let __d_s_1 = __d_z[__i_1];
+                __d_z[__i_1] = ::autodiff::__private::Zero::zero();
+                let mut __d_s_1_1 = __d_s_1;
+                for __i_2 in 0..d {
+                    let __v1 = __i_1 * d;
+                    let __v2 = __v1 + __i_2;
+                    let __v3 = w[__v2];
+                    let __v4 = __i * d;
+                    let __v5 = __v4 + __i_2;
+                    let __v6 = data[__v5];
+                    let __d_v3 = __d_s_1_1 * __v6;
+                    let __d_v6 = __d_s_1_1 * __v3;
+                    ::autodiff::__private::add_to(&mut __d_data[__v5], __d_v6);
+                    ::autodiff::__private::add_to(&mut __d_w[__v2], __d_v3);
+                }
+            }
+        }
+        (__v19, (__d_w, __d_data))
+    }
+    #[allow(unused, clippy::pedantic, clippy::nursery)]
+    fn __jvp_all<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        tangent: (::std::vec::Vec<T>, ::std::vec::Vec<T>),
+    ) -> (T, T) {
+        let (__dot_w, __dot_data) = tangent;
+        let mut __dot_w = ::autodiff::__private::tangent("w", __dot_w, &w);
+        let mut __dot_data = ::autodiff::__private::tangent("data", __dot_data, &data);
+        let m = labels.len();
+        let __v0 = T::zero();
+        let mut z = ::std::vec![__v0; k];
+        let mut __dot_z = ::autodiff::__private::zeros_like(&z);
+        let total = T::zero();
+        let mut total_1 = total;
+        let mut __dot_total_1 = <T as ::autodiff::__private::Zero>::zero();
+        for __i in 0..m {
+            for __i_1 in 0..k {
+                let s = T::zero();
+                let mut s_1 = s;
+                let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
+                for __i_2 in 0..d {
+                    let __v1 = __i_1 * d;
+                    let __v2 = __v1 + __i_2;
+                    let __v3 = w[__v2];
+                    let __dot_v3 = __dot_w[__v2];
+                    let __v4 = __i * d;
+                    let __v5 = __v4 + __i_2;
+                    let __v6 = data[__v5];
+                    let __dot_v6 = __dot_data[__v5];
+                    let __v7 = __v3 * __v6;
+                    let __dot_v7 = __dot_v3 * __v6 + __dot_v6 * __v3;
+                    let s_2 = s_1 + __v7;
+                    let __dot_s_2 = __dot_s_1 + __dot_v7;
+                    (s_1, __dot_s_1) = (s_2, __dot_s_2);
+                }
+                z[__i_1] = s_1;
+                __dot_z[__i_1] = __dot_s_1;
+            }
+            let zmax = z[0];
+            let __dot_zmax = __dot_z[0];
+            let mut zmax_1 = zmax;
+            let mut __dot_zmax_1 = __dot_zmax;
+            for __i_3 in 1..k {
+                let __v8 = z[__i_3];
+                let __dot_v8 = __dot_z[__i_3];
+                let zmax_2 = zmax_1.max(__v8);
+                let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
+                    zmax_1,
+                    __v8,
+                );
+                let __dot_zmax_2 = __dot_zmax_1 * __partial_max
+                    + __dot_v8 * __partial_max_1;
+                (zmax_1, __dot_zmax_1) = (zmax_2, __dot_zmax_2);
+            }
+            let sum = T::zero();
+            let mut sum_1 = sum;
+            let mut __dot_sum_1 = <T as ::autodiff::__private::Zero>::zero();
+            for __i_4 in 0..k {
+                let __v9 = z[__i_4];
+                let __dot_v9 = __dot_z[__i_4];
+                let __v10 = __v9 - zmax_1;
+                let __dot_v10 = __dot_v9 - __dot_zmax_1;
+                let __v11 = __v10.exp();
+                let __dot_v11 = __dot_v10 * __v11;
+                let sum_2 = sum_1 + __v11;
+                let __dot_sum_2 = __dot_sum_1 + __dot_v11;
+                (sum_1, __dot_sum_1) = (sum_2, __dot_sum_2);
+            }
+            let __v12 = sum_1.ln();
+            let __dot_v12 = __dot_sum_1 / sum_1;
+            let __v13 = total_1 + __v12;
+            let __dot_v13 = __dot_total_1 + __dot_v12;
+            let __v14 = __v13 + zmax_1;
+            let __dot_v14 = __dot_v13 + __dot_zmax_1;
+            let __v15 = labels[__i];
+            let __v16 = z[__v15];
+            let __dot_v16 = __dot_z[__v15];
+            let total_2 = __v14 - __v16;
+            let __dot_total_2 = __dot_v14 - __dot_v16;
+            (total_1, __dot_total_1) = (total_2, __dot_total_2);
+        }
+        let __v17 = T::from(m);
+        let __v18 = __v17.unwrap();
+        let __v19 = total_1 / __v18;
+        let __dot_v19 = __dot_total_1 / __v18;
+        (__v19, __dot_v19)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    pub fn vjp<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        d_ret: T,
+    ) -> (T, (::std::vec::Vec<T>, ::std::vec::Vec<T>, (), (), ())) {
+        let (value, gradient) = Self::__vjp_all(w, data, labels, d, k, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1, (), (), ()))
+    }
+    #[inline]
+    pub fn jvp<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        tangents: (::std::vec::Vec<T>, ::std::vec::Vec<T>, (), (), ()),
+    ) -> (T, T) {
+        let (__tangent_0, __tangent_1, _, _, _) = tangents;
+        Self::__jvp_all(w, data, labels, d, k, (__tangent_0, __tangent_1))
+    }
+}
