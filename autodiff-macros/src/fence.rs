@@ -146,7 +146,19 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                         self.errors.spanned(diverge, "`let .. else` is not supported: use `match` or `if`");
                     }
                 }
-                self.local_pattern(&local.pat);
+                let one_name = match &local.pat {
+                    Pat::Ident(_) => true,
+                    Pat::Type(t) => matches!(&*t.pat, Pat::Ident(_)),
+                    _ => false,
+                };
+                if local.init.is_none() && !one_name {
+                    self.errors.spanned(
+                        &local.pat,
+                        "a `let` without a value must bind one name: write `let a; let b;`",
+                    );
+                } else {
+                    self.local_pattern(&local.pat);
+                }
                 visit::visit_stmt(self, stmt);
             }
             syn::Stmt::Expr(..) => visit::visit_stmt(self, stmt),
