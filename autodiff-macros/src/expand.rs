@@ -435,6 +435,62 @@ mod snapshots {
         prettyplease::unparse(&expanded)
     }
 
+    /// The macro never panics: every function of every UI case and test file expands (to code or to
+    /// errors) without a panic, also with its body cut short at each statement.
+    #[test]
+    fn no_input_makes_the_macro_panic() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        let mut dirs = vec![root.join("tests"), root.join("examples")];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    files.push(path);
+                }
+            }
+        }
+        let mut expanded = 0;
+        for path in files {
+            let Ok(source) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let Ok(file) = syn::parse_file(&source) else {
+                continue;
+            };
+            for item in file.items {
+                let syn::Item::Fn(item) = item else { continue };
+                let mut variants = vec![item.clone()];
+                for cut in 0..item.block.stmts.len() {
+                    let mut shorter = item.clone();
+                    shorter.block.stmts.truncate(cut);
+                    variants.push(shorter);
+                }
+                for variant in variants {
+                    for attr in ["", "wrt(x)", "order = 2"] {
+                        let args: TokenStream = attr.parse().unwrap_or_default();
+                        let tokens = variant.to_token_stream();
+                        let result = std::panic::catch_unwind(|| {
+                            differentiable(args.clone(), tokens.clone());
+                            crate::custom::custom_gradient(TokenStream::new(), tokens.clone());
+                            crate::custom::gradient_of(quote::quote!(some::path), tokens.clone());
+                        });
+                        assert!(
+                            result.is_ok(),
+                            "the macro panicked on {} in {}",
+                            variant.sig.ident,
+                            path.display()
+                        );
+                        expanded += 1;
+                    }
+                }
+            }
+        }
+        assert!(expanded > 1000, "only {expanded} expansions were tried");
+    }
+
     #[test]
     fn expansions_match_their_snapshots() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/expand");

@@ -175,14 +175,18 @@ impl Lowering<'_> {
     }
 
     fn bind(&mut self, name: &str, value: Option<Operand>) {
-        let scope = self
-            .scopes
-            .last_mut()
-            .expect("the function scope is never popped");
-        scope.push(Binding {
+        // Scopes are pushed and popped in pairs, so the function's scope is always there; should it not
+        // be, a new one keeps the macro from panicking.
+        if self.scopes.is_empty() {
+            self.scopes.push(Vec::new());
+        }
+        let binding = Binding {
             name: name.to_string(),
             value,
-        });
+        };
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(binding);
+        }
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
@@ -624,12 +628,15 @@ impl Lowering<'_> {
 
     /// `f64::EPSILON`, `std::f64::consts::PI` and the like are floats of their module's type.
     fn constant_kind(&self, path: &syn::Path) -> Kind {
-        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let float_ty = segments.iter().rev().skip(1).find(|s| {
-            matches!(s.as_str(), "f64" | "f32") || self.float_params.iter().any(|p| p == s.as_str())
+        let float_ty = path.segments.iter().rev().skip(1).find(|s| {
+            matches!(s.ident.to_string().as_str(), "f64" | "f32")
+                || self.float_params.contains(&s.ident)
         });
         match float_ty {
-            Some(ty) => Kind::Float(Some(syn::parse_str(ty).expect("a float type name parses"))),
+            Some(segment) => Kind::Float(Some(syn::Type::Path(syn::TypePath {
+                qself: None,
+                path: segment.ident.clone().into(),
+            }))),
             None => Kind::Unknown,
         }
     }
