@@ -52,6 +52,43 @@ struct Reverse<'e, 'a> {
     windows: Vec<Window>,
     /// The output cotangent.
     d_ret: TokenStream,
+    /// How many loops around the code being reversed.
+    loop_depth: usize,
+}
+
+/// Is `value` a transcendental function, dearer to compute again than to store?
+fn costly(value: &Value) -> bool {
+    use crate::ir::FloatFn::*;
+    matches!(
+        value,
+        Value::Float {
+            func: Sin
+                | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+                | Exp
+                | Exp2
+                | ExpM1
+                | Ln
+                | Log
+                | Log2
+                | Log10
+                | Ln1p
+                | Powf
+                | Cbrt
+                | Hypot
+                | Atan2,
+            ..
+        }
+    )
 }
 
 /// Registers that accumulate the adjoints of `x[i + c]` for the few constant offsets `c` a loop over
@@ -82,6 +119,7 @@ pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> Token
         returned_array: None,
         windows: Vec::new(),
         d_ret: d_ret.to_token_stream(),
+        loop_depth: 0,
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -724,13 +762,20 @@ impl Reverse<'_, '_> {
             }
             let stmt = defs.get(&v).copied();
             let reads: Option<BTreeSet<Var>> = match stmt {
-                Some(Stmt::Let { value, .. }) if !self.unsafe_reads.contains(&v) => Some(
-                    value
-                        .operands()
-                        .into_iter()
-                        .filter_map(Operand::var)
-                        .collect(),
-                ),
+                // In a loop, a transcendental result is stored rather than computed again: 8 bytes cost
+                // less than an `exp` (the softmax gradient spent a third of its reverse sweep on them).
+                Some(Stmt::Let { value, .. })
+                    if !self.unsafe_reads.contains(&v)
+                        && !(self.loop_depth > 0 && costly(value)) =>
+                {
+                    Some(
+                        value
+                            .operands()
+                            .into_iter()
+                            .filter_map(Operand::var)
+                            .collect(),
+                    )
+                }
                 Some(s @ (Stmt::If { .. } | Stmt::Match { .. })) if self.is_pure(s) => {
                     let single = Block {
                         stmts: vec![s.clone()],
@@ -958,6 +1003,7 @@ impl Reverse<'_, '_> {
                 );
             }
         }
+        self.loop_depth += 1;
         self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
         let window = self.windows.pop().unwrap_or_default();
         if let Some((range, _)) = &l.range {
@@ -1101,6 +1147,7 @@ impl Reverse<'_, '_> {
                 #window_finish
             });
         }
+        self.loop_depth -= 1;
         for (init, d) in l.inits.iter().zip(&carried) {
             if let Some(d) = d {
                 self.contribute(init, d.to_token_stream(), adjoints, code);

@@ -52,8 +52,7 @@ pub fn softmax_loss_vjp<T: Float>(
 ) -> (T, ::std::vec::Vec<T>) {
     let mut __tape_zmax_1 = ::autodiff::__private::Tape::new();
     let mut __tape_v8 = ::autodiff::__private::Tape::new();
-    let mut __tape_zmax_1_1 = ::autodiff::__private::Tape::new();
-    let mut __tape_v9 = ::autodiff::__private::Tape::new();
+    let mut __tape_v11 = ::autodiff::__private::Tape::new();
     let mut __tape_sum_1 = ::autodiff::__private::Tape::new();
     let mut __d_w = ::autodiff::__private::zeros_like(&w);
     let m = labels.len();
@@ -87,14 +86,13 @@ pub fn softmax_loss_vjp<T: Float>(
             let zmax_2 = zmax_1.max(__v8);
             zmax_1 = zmax_2;
         }
-        __tape_zmax_1_1.push(zmax_1);
         let sum = T::zero();
         let mut sum_1 = sum;
         for __i_4 in 0..k {
             let __v9 = z[__i_4];
-            __tape_v9.push(__v9);
             let __v10 = __v9 - zmax_1;
             let __v11 = __v10.exp();
+            __tape_v11.push(__v11);
             let sum_2 = sum_1 + __v11;
             sum_1 = sum_2;
         }
@@ -114,7 +112,6 @@ pub fn softmax_loss_vjp<T: Float>(
     let __d_total_1 = d_ret / __v18;
     let mut __d_total_1_1 = __d_total_1;
     for __i in (0..m).rev() {
-        let zmax_1 = __tape_zmax_1_1.pop();
         let sum_1 = __tape_sum_1.pop();
         let __v15 = labels[__i];
         let __d_v16 = -__d_total_1_1;
@@ -123,9 +120,7 @@ pub fn softmax_loss_vjp<T: Float>(
         let mut __d_sum_1_1 = __d_sum_1;
         let mut __d_zmax_1 = __d_total_1_1;
         for __i_4 in (0..k).rev() {
-            let __v9 = __tape_v9.pop();
-            let __v10 = __v9 - zmax_1;
-            let __v11 = __v10.exp();
+            let __v11 = __tape_v11.pop();
             let __d_v10 = __d_sum_1_1 * __v11;
             let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
             ::autodiff::__private::add_to(&mut __d_z[__i_4], __d_v10);
@@ -267,8 +262,7 @@ impl softmax_loss {
     ) -> (T, (::std::vec::Vec<T>, ::std::vec::Vec<T>)) {
         let mut __tape_zmax_1 = ::autodiff::__private::Tape::new();
         let mut __tape_v8 = ::autodiff::__private::Tape::new();
-        let mut __tape_zmax_1_1 = ::autodiff::__private::Tape::new();
-        let mut __tape_v9 = ::autodiff::__private::Tape::new();
+        let mut __tape_v11 = ::autodiff::__private::Tape::new();
         let mut __tape_sum_1 = ::autodiff::__private::Tape::new();
         let mut __d_w = ::autodiff::__private::zeros_like(&w);
         let mut __d_data = ::autodiff::__private::zeros_like(&data);
@@ -303,14 +297,13 @@ impl softmax_loss {
                 let zmax_2 = zmax_1.max(__v8);
                 zmax_1 = zmax_2;
             }
-            __tape_zmax_1_1.push(zmax_1);
             let sum = T::zero();
             let mut sum_1 = sum;
             for __i_4 in 0..k {
                 let __v9 = z[__i_4];
-                __tape_v9.push(__v9);
                 let __v10 = __v9 - zmax_1;
                 let __v11 = __v10.exp();
+                __tape_v11.push(__v11);
                 let sum_2 = sum_1 + __v11;
                 sum_1 = sum_2;
             }
@@ -330,7 +323,6 @@ impl softmax_loss {
         let __d_total_1 = d_ret / __v18;
         let mut __d_total_1_1 = __d_total_1;
         for __i in (0..m).rev() {
-            let zmax_1 = __tape_zmax_1_1.pop();
             let sum_1 = __tape_sum_1.pop();
             let __v15 = labels[__i];
             let __d_v16 = -__d_total_1_1;
@@ -339,9 +331,7 @@ impl softmax_loss {
             let mut __d_sum_1_1 = __d_sum_1;
             let mut __d_zmax_1 = __d_total_1_1;
             for __i_4 in (0..k).rev() {
-                let __v9 = __tape_v9.pop();
-                let __v10 = __v9 - zmax_1;
-                let __v11 = __v10.exp();
+                let __v11 = __tape_v11.pop();
                 let __d_v10 = __d_sum_1_1 * __v11;
                 let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
                 ::autodiff::__private::add_to(&mut __d_z[__i_4], __d_v10);
