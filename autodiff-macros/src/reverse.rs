@@ -762,20 +762,13 @@ impl Reverse<'_, '_> {
             }
             let stmt = defs.get(&v).copied();
             let reads: Option<BTreeSet<Var>> = match stmt {
-                // In a loop, a transcendental result is stored rather than computed again: 8 bytes cost
-                // less than an `exp` (the softmax gradient spent a third of its reverse sweep on them).
-                Some(Stmt::Let { value, .. })
-                    if !self.unsafe_reads.contains(&v)
-                        && !(self.loop_depth > 0 && costly(value)) =>
-                {
-                    Some(
-                        value
-                            .operands()
-                            .into_iter()
-                            .filter_map(Operand::var)
-                            .collect(),
-                    )
-                }
+                Some(Stmt::Let { value, .. }) if self.recomputable(v, value) => Some(
+                    value
+                        .operands()
+                        .into_iter()
+                        .filter_map(Operand::var)
+                        .collect(),
+                ),
                 Some(s @ (Stmt::If { .. } | Stmt::Match { .. })) if self.is_pure(s) => {
                     let single = Block {
                         stmts: vec![s.clone()],
@@ -1153,6 +1146,14 @@ impl Reverse<'_, '_> {
                 self.contribute(init, d.to_token_stream(), adjoints, code);
             }
         }
+    }
+
+    /// Can the reverse sweep compute `v = value` again? Not a read of an array written later; and in a
+    /// loop, not a transcendental function: storing 8 bytes costs less than an `exp` (the softmax
+    /// gradient spent a third of its reverse sweep on them).
+    fn recomputable(&self, v: Var, value: &Value) -> bool {
+        let stored_in_loop = self.loop_depth > 0 && costly(value);
+        !self.unsafe_reads.contains(&v) && !stored_in_loop
     }
 
     /// Does `block` write an active array anywhere? (The reverse of a write reads and clears the
