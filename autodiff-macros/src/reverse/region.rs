@@ -1,0 +1,372 @@
+//! The reverse of a region (an `if`/`match` branch or a loop body): which values its adjoint reads are
+//! recomputed there and which are popped from a tape, and the adjoint of branching.
+
+use super::{Adjoints, Reverse};
+use crate::emit::{block_with_value, tuple_or_single, Emitter, Mode};
+use crate::ir::{Array, ArrayInit, Block, Function, Operand, Stmt, Value, Var};
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use std::collections::{BTreeMap, BTreeSet};
+
+impl Reverse<'_, '_> {
+    /// The reverse of a region (a branch or a loop body): the values its adjoint reads, recomputed or
+    /// popped from their tapes, then the adjoint code. `carried` are the loop's values at the start of an
+    /// iteration (always taped) and `index` the loop index with the code that recomputes it.
+    pub(super) fn region(
+        &mut self,
+        block: &Block,
+        carried: &[Var],
+        index: Option<(Var, TokenStream)>,
+        adjoint_code: Vec<TokenStream>,
+        mut region_refs: BTreeSet<Var>,
+        refs: &mut BTreeSet<Var>,
+    ) -> TokenStream {
+        // The adjoint buffers of the arrays this region makes, zeros of the array's length.
+        let mut buffers = Vec::new();
+        for stmt in &block.stmts {
+            let Stmt::NewArray { array, init } = stmt else {
+                continue;
+            };
+            let Some(buffer) = self.array_adjoints.get(array).cloned() else {
+                continue;
+            };
+            let zero = Emitter::zero_of(self.e.activity.elem_kind(*array));
+            let zeros = match init {
+                ArrayInit::Repeat { len, fixed, .. } => {
+                    region_refs.extend(len.var());
+                    let len = self.e.operand(len);
+                    if *fixed {
+                        quote!([#zero; #len])
+                    } else {
+                        quote!(::std::vec![#zero; #len])
+                    }
+                }
+                ArrayInit::Elements { items, fixed } => {
+                    let len = items.len();
+                    if *fixed {
+                        quote!([#zero; #len])
+                    } else {
+                        quote!(::std::vec![#zero; #len])
+                    }
+                }
+                ArrayInit::Copy(source) if self.e.f.arrays[source.0 as usize].param.is_some() => {
+                    let source = self.e.array_name(*source);
+                    quote!(::autodiff::__private::zeros_like(&#source))
+                }
+                _ => quote!(::core::compile_error!(
+                    "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, a copy of a \
+                     local array or a call cannot be differentiated yet: make it before the loop and write its elements"
+                )),
+            };
+            buffers.push(quote!(let mut #buffer = #zeros;));
+        }
+        let defs: BTreeMap<Var, &Stmt> = block
+            .stmts
+            .iter()
+            .flat_map(|s| s.defs().into_iter().map(move |v| (v, s)))
+            .collect();
+        let index_var = index.as_ref().map(|(v, _)| *v);
+        let is_top = |v: &Var| defs.contains_key(v) || carried.contains(v) || index_var == Some(*v);
+        let mut todo: Vec<Var> = region_refs.iter().copied().filter(is_top).collect();
+        refs.extend(region_refs.iter().copied().filter(|v| !is_top(v)));
+        let (mut remat, mut taped) = (BTreeSet::new(), BTreeSet::new());
+        let mut index_needed = false;
+        while let Some(v) = todo.pop() {
+            if remat.contains(&v) || taped.contains(&v) {
+                continue;
+            }
+            if index_var == Some(v) {
+                index_needed = true;
+                continue;
+            }
+            let stmt = defs.get(&v).copied();
+            let reads: Option<BTreeSet<Var>> = match stmt {
+                Some(Stmt::Let { value, .. }) if self.recomputable(v, value) => Some(
+                    value
+                        .operands()
+                        .into_iter()
+                        .filter_map(Operand::var)
+                        .collect(),
+                ),
+                Some(s @ (Stmt::If { .. } | Stmt::Match { .. })) if self.is_pure(s) => {
+                    let single = Block {
+                        stmts: vec![s.clone()],
+                        yields: Vec::new(),
+                    };
+                    Some(
+                        self.e
+                            .primal(&single, &[v].into_iter().collect(), Mode::Recompute)
+                            .1,
+                    )
+                }
+                _ => None,
+            };
+            match reads {
+                Some(reads) => {
+                    remat.insert(v);
+                    for read in reads {
+                        if is_top(&read) {
+                            todo.push(read);
+                        } else {
+                            refs.insert(read);
+                        }
+                    }
+                }
+                None => {
+                    taped.insert(v);
+                }
+            }
+        }
+        let mut prelude = Vec::new();
+        for v in &taped {
+            let tape = self.e.tape(*v);
+            let name = self.e.name(*v);
+            prelude.push(quote!(let #name = #tape.pop();));
+        }
+        if let (true, Some((_, code))) = (index_needed, &index) {
+            prelude.push(code.clone());
+        }
+        for stmt in &block.stmts {
+            let wanted: BTreeSet<Var> = stmt
+                .defs()
+                .into_iter()
+                .filter(|v| remat.contains(v))
+                .collect();
+            if wanted.is_empty() {
+                continue;
+            }
+            let single = Block {
+                stmts: vec![stmt.clone()],
+                yields: Vec::new(),
+            };
+            prelude.push(self.e.primal(&single, &wanted, Mode::Recompute).0);
+        }
+        quote!(#(#prelude)* #(#buffers)* #(#adjoint_code)*)
+    }
+
+    /// Can `stmt` be recomputed in the reverse sweep: no memory writes, no loops, no unsafe reads?
+    pub(super) fn is_pure(&self, stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Let { var, .. } => !self.unsafe_reads.contains(var),
+            Stmt::If { .. } | Stmt::Match { .. } => stmt
+                .blocks()
+                .iter()
+                .all(|b| b.stmts.iter().all(|s| self.is_pure(s))),
+            _ => false,
+        }
+    }
+
+    /// Can the reverse sweep compute `v = value` again? Not a read of an array written later; and in a
+    /// loop, not a transcendental function: storing 8 bytes costs less than an `exp` (the softmax
+    /// gradient spent a third of its reverse sweep on them).
+    pub(super) fn recomputable(&self, v: Var, value: &Value) -> bool {
+        let stored_in_loop = self.loop_depth > 0 && costly(value);
+        !self.unsafe_reads.contains(&v) && !stored_in_loop
+    }
+
+    /// The adjoint of an `if` or `match`: the same branching, each branch recomputing what its adjoint
+    /// reads and yielding the adjoints of the outer values it changed.
+    pub(super) fn branches(
+        &mut self,
+        stmt: &Stmt,
+        cond: &Operand,
+        outs: &[Var],
+        adjoints: &mut Adjoints,
+        code: &mut Vec<TokenStream>,
+        refs: &mut BTreeSet<Var>,
+    ) {
+        let out_adjoints: Vec<Option<TokenStream>> =
+            outs.iter().map(|o| adjoints.remove(o)).collect();
+        if out_adjoints.iter().all(Option::is_none) && !self.touches_active_arrays(stmt) {
+            return;
+        }
+        let mut arms: Vec<(TokenStream, Adjoints)> = Vec::new();
+        for block in stmt.blocks() {
+            let mut arm_adjoints = adjoints.clone();
+            let mut arm_code = Vec::new();
+            let mut arm_refs = BTreeSet::new();
+            for (yielded, d) in block.yields.iter().zip(&out_adjoints) {
+                if let Some(d) = d {
+                    self.contribute(yielded, d.clone(), &mut arm_adjoints, &mut arm_code);
+                }
+            }
+            self.block(block, &mut arm_adjoints, &mut arm_code, &mut arm_refs);
+            let arm = self.region(block, &[], None, arm_code, arm_refs, refs);
+            arms.push((arm, arm_adjoints));
+        }
+        // The outer values whose adjoints some branch changed.
+        let changed: Vec<Var> = arms
+            .iter()
+            .flat_map(|(_, arm)| arm.iter())
+            .filter(|(var, d)| {
+                adjoints
+                    .get(var)
+                    .is_none_or(|before| before.to_string() != d.to_string())
+            })
+            .map(|(var, _)| *var)
+            .collect::<BTreeSet<Var>>()
+            .into_iter()
+            .collect();
+        let has_code = arms.iter().any(|(code, _)| !code.is_empty());
+        if changed.is_empty() && !has_code {
+            return;
+        }
+        let bodies: Vec<TokenStream> = arms
+            .iter()
+            .map(|(arm_code, arm)| {
+                let yields: Vec<TokenStream> = changed
+                    .iter()
+                    .map(|var| match arm.get(var).or(adjoints.get(var)) {
+                        Some(d) => d.clone(),
+                        None => Emitter::zero_of(self.e.activity.var_kind(*var)),
+                    })
+                    .collect();
+                block_with_value(arm_code.clone(), tuple_or_single(yields))
+            })
+            .collect();
+        refs.extend(cond.var());
+        let names: Vec<TokenStream> = changed
+            .iter()
+            .map(|v| self.e.adjoint_name(*v).to_token_stream())
+            .collect();
+        for (var, name) in changed.iter().zip(&names) {
+            adjoints.insert(*var, name.clone());
+        }
+        let branching = self.e.branches(stmt, cond, bodies);
+        if names.is_empty() {
+            code.push(quote!(#branching;));
+        } else {
+            let pattern = tuple_or_single(names);
+            code.push(quote!(let #pattern = #branching;));
+        }
+    }
+
+    /// Does `stmt` read or write an active array (so its reverse matters even with no adjoint on its outs)?
+    pub(super) fn touches_active_arrays(&self, stmt: &Stmt) -> bool {
+        let activity = self.e.activity;
+        let direct = match stmt {
+            Stmt::Let {
+                value: Value::Load { array, .. },
+                ..
+            }
+            | Stmt::Store { array, .. }
+            | Stmt::Push { array, .. }
+            | Stmt::NewArray { array, .. } => activity.is_active_array(*array),
+            _ => false,
+        };
+        direct
+            || stmt
+                .blocks()
+                .iter()
+                .any(|b| b.stmts.iter().any(|s| self.touches_active_arrays(s)))
+    }
+}
+
+/// Is `value` a transcendental function, dearer to compute again than to store?
+pub(super) fn costly(value: &Value) -> bool {
+    use crate::ir::FloatFn::*;
+    matches!(
+        value,
+        Value::Float {
+            func: Sin
+                | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+                | Exp
+                | Exp2
+                | ExpM1
+                | Ln
+                | Log
+                | Log2
+                | Log10
+                | Ln1p
+                | Powf
+                | Cbrt
+                | Hypot
+                | Atan2,
+            ..
+        }
+    )
+}
+
+/// The arrays in scope for the whole function: the parameters and the arrays its body makes outside any
+/// branch or loop.
+pub(super) fn top_level_arrays(f: &Function) -> BTreeSet<Array> {
+    let params = f
+        .arrays
+        .iter()
+        .enumerate()
+        .filter(|(_, info)| info.param.is_some())
+        .map(|(i, _)| Array(i as u32));
+    let locals = f.body.stmts.iter().filter_map(|s| match s {
+        Stmt::NewArray { array, .. } => Some(*array),
+        _ => None,
+    });
+    params.chain(locals).collect()
+}
+
+/// The loads and lengths whose array may be written after them (later in the code, or in a later
+/// iteration of a loop around both), so that reading the array again in the reverse sweep would give a
+/// newer value.
+pub(super) fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
+    struct Walk {
+        position: usize,
+        loops: Vec<usize>,
+        reads: Vec<(Var, Array, usize, Vec<usize>)>,
+        writes: Vec<(Array, usize, Vec<usize>)>,
+    }
+    fn walk(block: &Block, w: &mut Walk) {
+        for stmt in &block.stmts {
+            w.position += 1;
+            match stmt {
+                Stmt::Let {
+                    var,
+                    value: Value::Load { array, .. } | Value::Len(array),
+                } => {
+                    w.reads.push((*var, *array, w.position, w.loops.clone()));
+                }
+                Stmt::Store { array, .. } | Stmt::Push { array, .. } => {
+                    w.writes.push((*array, w.position, w.loops.clone()));
+                }
+                _ => {}
+            }
+            if let Stmt::Loop(_) = stmt {
+                w.loops.push(w.position);
+            }
+            for inner in stmt.blocks() {
+                walk(inner, w);
+            }
+            if let Stmt::Loop(_) = stmt {
+                w.loops.pop();
+            }
+        }
+    }
+    let mut w = Walk {
+        position: 0,
+        loops: Vec::new(),
+        reads: Vec::new(),
+        writes: Vec::new(),
+    };
+    walk(&f.body, &mut w);
+    // An array made inside a branch or loop body is out of scope in the reverse sweep: its reads are
+    // stored too.
+    let top_level = top_level_arrays(f);
+    w.reads
+        .iter()
+        .filter(|(_, array, at, loops)| {
+            !top_level.contains(array)
+                || w.writes.iter().any(|(written, when, around)| {
+                    written == array && (when > at || around.iter().any(|l| loops.contains(l)))
+                })
+        })
+        .map(|(var, ..)| *var)
+        .collect()
+}
