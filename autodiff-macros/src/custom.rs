@@ -29,7 +29,7 @@ use crate::errors::Errors;
 use crate::ir::Kind;
 use crate::signature::{self, Signature};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
 use syn::{FnArg, ReturnType, Type};
 
@@ -317,19 +317,11 @@ impl<'a> Items<'a> {
         if self.inside {
             return Ident::new(&format!("__registered_{suffix}"), Span::mixed_site());
         }
-        let name = &self.item.sig.ident;
-        format_ident!("{}_{}", name, suffix, span = name.span())
+        signature::derived_name(self.item, suffix)
     }
 
     fn signature(&self, name: Ident, extra: Option<TokenStream>, ret: TokenStream) -> TokenStream {
-        let vis = &self.item.vis;
-        let generics = &self.item.sig.generics;
-        let where_clause = &generics.where_clause;
-        let params = self.sig.params.iter().map(|p| {
-            let (ident, ty) = (&p.ident, &p.ty);
-            quote!(#ident: #ty)
-        });
-        quote!(#vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+        self.sig.generated(self.item, &name, extra, ret)
     }
 
     fn vjp(&self, body: TokenStream, source: &str) -> TokenStream {

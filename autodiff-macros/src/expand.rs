@@ -102,34 +102,11 @@ impl<'a> Generated<'a> {
     }
 
     fn name(&self, suffix: &str) -> Ident {
-        let name = &self.item.sig.ident;
-        format_ident!("{}_{}", name, suffix, span = name.span())
+        signature::derived_name(self.item, suffix)
     }
 
-    /// The parameters as the user declared them, without `mut`.
-    fn params(&self) -> Vec<TokenStream> {
-        self.sig
-            .params
-            .iter()
-            .map(|p| {
-                let (ident, ty) = (&p.ident, &p.ty);
-                quote!(#ident: #ty)
-            })
-            .collect()
-    }
-
-    /// `pub fn name<T: Float>(params, extra) -> ret where ..`
     fn signature(&self, name: &Ident, extra: Option<TokenStream>, ret: TokenStream) -> TokenStream {
-        let vis = &self.item.vis;
-        let generics = &self.item.sig.generics;
-        let where_clause = &generics.where_clause;
-        let params = self.params();
-        let attrs = self
-            .item
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("allow"));
-        quote!(#(#attrs)* #vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+        self.sig.generated(self.item, name, extra, ret)
     }
 
     fn vjp_item(&self) -> TokenStream {

@@ -12,7 +12,7 @@
 use crate::errors::Errors;
 use crate::signature::{Param, Signature};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{quote, ToTokens};
 use syn::Type;
 
 /// The higher-order items of `item`, or errors if its signature does not allow them.
@@ -90,19 +90,12 @@ fn local(name: &str) -> Ident {
 
 impl Higher<'_> {
     fn name(&self, suffix: &str) -> Ident {
-        let name = &self.item.sig.ident;
-        format_ident!("{}_{}", name, suffix, span = name.span())
+        crate::signature::derived_name(self.item, suffix)
     }
 
     fn signature(&self, name: Ident, extra: Option<TokenStream>, ret: TokenStream) -> TokenStream {
-        let vis = &self.item.vis;
-        let generics = &self.item.sig.generics;
-        let where_clause = &generics.where_clause;
-        let params = self.sig.params.iter().map(|p| {
-            let (ident, ty) = (&p.ident, &p.ty);
-            quote!(#ident: #ty)
-        });
-        quote!(#[allow(unused, clippy::pedantic, clippy::nursery)] #vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+        let signature = self.sig.generated(self.item, &name, extra, ret);
+        quote!(#[allow(unused, clippy::pedantic, clippy::nursery)] #signature)
     }
 
     /// Does this parameter hold the float type (so that it must become a dual number)?

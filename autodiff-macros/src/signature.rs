@@ -55,10 +55,39 @@ impl Signature {
         }
     }
 
+    /// The signature of an item generated from `item` (`f_vjp`, `f_hvp`, ..): the function's `cfg` and
+    /// `allow` attributes, visibility, generics and parameters (without `mut`), then `extra` parameters.
+    pub(crate) fn generated(
+        &self,
+        item: &syn::ItemFn,
+        name: &Ident,
+        extra: Option<TokenStream>,
+        ret: TokenStream,
+    ) -> TokenStream {
+        let vis = &item.vis;
+        let generics = &item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let params = self.params.iter().map(|p| {
+            let (ident, ty) = (&p.ident, &p.ty);
+            quote!(#ident: #ty)
+        });
+        let attrs = item
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("allow"));
+        quote!(#(#attrs)* #vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+    }
+
     /// Is the return one float, so that `_grad` exists?
     pub(crate) fn returns_scalar(&self) -> bool {
         matches!(self.ret_kind, Kind::Float(_))
     }
+}
+
+/// The name of an item generated beside `item`: `f_grad` for the suffix `grad`, spanned on `f`.
+pub(crate) fn derived_name(item: &syn::ItemFn, suffix: &str) -> Ident {
+    let name = &item.sig.ident;
+    quote::format_ident!("{}_{}", name, suffix, span = name.span())
 }
 
 /// Names of the type parameters bounded by `Float`, which the macro treats as float types.
