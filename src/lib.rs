@@ -27,12 +27,14 @@
 //! - [`custom_gradient`] lets a function supply its own vector-Jacobian product, as `tf.custom_gradient`;
 //! - [`gradient_of`] registers the gradient of a function you do not own, as `tf.RegisterGradient`;
 //! - [`Dual`] is a dual number for forward mode and higher order, [`check_gradient`] compares a gradient
-//!   with central differences.
+//!   with central differences, and [`optim`] has minimisers (`Sgd`, `Adam`, `Lbfgs`) that take a generated
+//!   `_grad` function.
 //!
 //! See the README for the supported subset of Rust and `docs/` for how the generated code works.
 
 #![warn(missing_docs)]
 
+pub use autodiff_core::optim;
 pub use autodiff_core::{check_gradient, stop_gradient, Dual, Float, GradientCheck};
 pub use autodiff_macros::{custom_gradient, differentiable, gradient_of};
 

@@ -9,6 +9,7 @@ mod check;
 mod dual;
 mod lift;
 mod memory;
+pub mod optim;
 pub mod rules;
 
 pub use check::{check_gradient, GradientCheck};
