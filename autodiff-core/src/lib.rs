@@ -38,7 +38,7 @@ pub fn stop_gradient<T>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::lift::{
-        constant_array, constant_vec, dual_array, dual_vec, eps_parts, re_parts, Parts,
+        cast, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit, re_parts, Parts,
     };
     pub use crate::memory::{
         accumulate, add_to, cotangent, dot, nth, sum, tangent, zero_like, zeros_like, ArrayLike,

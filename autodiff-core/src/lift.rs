@@ -40,6 +40,19 @@ pub fn constant_array<T: Float, const N: usize>(values: &[T; N]) -> [Dual<T>; N]
     core::array::from_fn(|i| Dual::new(values[i], T::zero()))
 }
 
+/// The constant `value` in the float type `S`: what a literal of an `f64` function becomes in its generic
+/// shadow (exact for `f64`, `f32` rounds, `Dual` gets a zero tangent).
+#[inline]
+pub fn lit<S: Float>(value: f64) -> S {
+    S::from(value).unwrap_or_else(S::nan)
+}
+
+/// `n as S` for a float type parameter `S`, which `as` cannot name.
+#[inline]
+pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
+    S::from(n).unwrap_or_else(S::nan)
+}
+
 /// The value parts of dual numbers, in the shape of the gradient they come from (`Vec` or array).
 pub trait Parts {
     /// The same shape with the dual numbers replaced by their value type.

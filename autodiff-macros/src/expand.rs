@@ -56,7 +56,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         (f, activity)
     });
     let higher = match (&sig, &args.order, &analysed) {
-        (Some(sig), Some(order), Some(_)) => crate::higher::items(&item, sig, order, &mut errors),
+        (Some(sig), Some(order), Some(_)) => {
+            crate::higher::items(&item, sig, &args, order, &mut errors)
+        }
         _ => TokenStream::new(),
     };
     match (errors.finish(), sig, analysed) {

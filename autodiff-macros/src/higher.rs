@@ -19,6 +19,7 @@ use syn::Type;
 pub(crate) fn items(
     item: &syn::ItemFn,
     sig: &Signature,
+    args: &crate::args::Args,
     order: &syn::LitInt,
     errors: &mut Errors,
 ) -> TokenStream {
@@ -38,13 +39,7 @@ pub(crate) fn items(
         _ => None,
     };
     let Some(scalar) = scalar else {
-        errors.spanned(
-            order,
-            "`order = K` needs a function generic over its float type and returning it \
-             (`fn f<T: Float>(x: T, w: &[T]) -> T`), so that its gradient can run on dual numbers: \
-             write `T` for `f64` and `T::from(2.0).unwrap()` for constants",
-        );
-        return TokenStream::new();
+        return through_shadow(item, sig, args, order, k, errors);
     };
     let mentions = |ty: &Type| {
         ty.to_token_stream()
@@ -72,6 +67,98 @@ pub(crate) fn items(
     let hessian = h.hessian();
     let derivatives = h.derivatives(k);
     quote!(#hvp #hessian #derivatives)
+}
+
+/// For a function written for `f64` (or `f32`): its generic shadow (`shadow.rs`), differentiated with the
+/// same attribute, and the higher-order items of `f` calling the shadow's at the written float type.
+fn through_shadow(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    args: &crate::args::Args,
+    order: &syn::LitInt,
+    k: usize,
+    errors: &mut Errors,
+) -> TokenStream {
+    let float = match &sig.ret_ty {
+        Type::Path(p) if p.path.is_ident("f64") => "f64",
+        Type::Path(p) if p.path.is_ident("f32") => "f32",
+        _ => {
+            errors.spanned(
+                order,
+                "`order = K` needs a function returning one float: `f64`, `f32` or a type parameter `T: Float`",
+            );
+            return TokenStream::new();
+        }
+    };
+    let other = if float == "f64" { "f32" } else { "f64" };
+    for p in &sig.params {
+        if p.ty
+            .to_token_stream()
+            .into_iter()
+            .any(|t| t.to_string() == other)
+        {
+            errors.spanned(
+                &p.ty,
+                format!("with `order = K`, a function returning `{float}` must use `{float}` for all its floats"),
+            );
+        }
+    }
+    if !errors_free(errors) {
+        return TokenStream::new();
+    }
+    let name = &item.sig.ident;
+    let shadow_name = quote::format_ident!("__{}_generic", name);
+    let shadow = crate::shadow::shadow(item, float, &shadow_name);
+    let wrt = args.wrt.as_ref().map(|names| quote!(, wrt(#(#names),*)));
+    let h = Higher {
+        item,
+        sig,
+        scalar: name,
+    };
+    let gradient_ty = sig.gradient_type();
+    let ret = &sig.ret_ty;
+    let call = |suffix: &str, extra: Option<TokenStream>| {
+        let callee = quote::format_ident!("{}_{}", shadow_name, suffix);
+        let params = sig.params.iter().map(|p| &p.ident);
+        quote!(#callee(#(#params,)* #extra))
+    };
+    let v = local("v");
+    let hvp_sig = h.signature(
+        h.name("hvp"),
+        Some(quote!(#v: #gradient_ty)),
+        quote!((#ret, #gradient_ty, #gradient_ty)),
+    );
+    let hvp_call = call("hvp", Some(v.to_token_stream()));
+    let hessian_sig = h.signature(
+        h.name("hessian"),
+        None,
+        quote!((#ret, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#ret>>)),
+    );
+    let hessian_call = call("hessian", None);
+    let one_scalar =
+        matches!(sig.active().collect::<Vec<_>>().as_slice(), [p] if p.array.is_none());
+    let derivatives = one_scalar.then(|| {
+        let len = k + 1;
+        let signature = h.signature(h.name("derivatives"), None, quote!([#ret; #len]));
+        let body = call("derivatives", None);
+        let doc = format!(" `[f, f', .., f^({k})]` of `{name}` at its active input.");
+        quote!(#[doc = #doc] #signature { #body })
+    });
+    let hvp_doc = format!(
+        " The value, gradient and Hessian-vector product `H v` of `{name}` (forward over reverse)."
+    );
+    let hessian_doc = format!(" The value, gradient and Hessian of `{name}`, over the active inputs in declaration order.");
+    quote! {
+        #[::autodiff::differentiable(order = #order #wrt)]
+        #[doc(hidden)]
+        #[allow(dead_code, non_snake_case, clippy::pedantic, clippy::nursery)]
+        #shadow
+        #[doc = #hvp_doc]
+        #hvp_sig { #hvp_call }
+        #[doc = #hessian_doc]
+        #hessian_sig { #hessian_call }
+        #derivatives
+    }
 }
 
 fn errors_free(errors: &Errors) -> bool {

@@ -21,6 +21,7 @@ mod lower;
 mod naming;
 mod reverse;
 mod rules;
+mod shadow;
 mod signature;
 
 use proc_macro::TokenStream;
