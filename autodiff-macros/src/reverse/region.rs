@@ -320,8 +320,10 @@ pub(super) fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
     struct Walk {
         position: usize,
         loops: Vec<usize>,
-        reads: Vec<(Var, Array, usize, Vec<usize>)>,
-        writes: Vec<(Array, usize, Vec<usize>)>,
+        /// (value, array, position, enclosing loops, is a length)
+        reads: Vec<(Var, Array, usize, Vec<usize>, bool)>,
+        /// (array, position, enclosing loops, changes the length)
+        writes: Vec<(Array, usize, Vec<usize>, bool)>,
     }
     fn walk(block: &Block, w: &mut Walk) {
         for stmt in &block.stmts {
@@ -329,12 +331,23 @@ pub(super) fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
             match stmt {
                 Stmt::Let {
                     var,
-                    value: Value::Load { array, .. } | Value::Len(array),
+                    value: Value::Load { array, .. },
                 } => {
-                    w.reads.push((*var, *array, w.position, w.loops.clone()));
+                    w.reads
+                        .push((*var, *array, w.position, w.loops.clone(), false));
                 }
-                Stmt::Store { array, .. } | Stmt::Push { array, .. } => {
-                    w.writes.push((*array, w.position, w.loops.clone()));
+                Stmt::Let {
+                    var,
+                    value: Value::Len(array),
+                } => {
+                    w.reads
+                        .push((*var, *array, w.position, w.loops.clone(), true));
+                }
+                Stmt::Store { array, .. } => {
+                    w.writes.push((*array, w.position, w.loops.clone(), false))
+                }
+                Stmt::Push { array, .. } => {
+                    w.writes.push((*array, w.position, w.loops.clone(), true))
                 }
                 _ => {}
             }
@@ -361,10 +374,13 @@ pub(super) fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
     let top_level = top_level_arrays(f);
     w.reads
         .iter()
-        .filter(|(_, array, at, loops)| {
+        .filter(|(_, array, at, loops, length)| {
+            // A store changes an element, not the length: `.len()` is invalidated by `push` only.
             !top_level.contains(array)
-                || w.writes.iter().any(|(written, when, around)| {
-                    written == array && (when > at || around.iter().any(|l| loops.contains(l)))
+                || w.writes.iter().any(|(written, when, around, resizes)| {
+                    written == array
+                        && (!length || *resizes)
+                        && (when > at || around.iter().any(|l| loops.contains(l)))
                 })
         })
         .map(|(var, ..)| *var)
