@@ -67,11 +67,11 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     let mut value_fn = item.clone();
     value_fn.sig.output = ReturnType::Type(Default::default(), Box::new(value_ty.clone()));
     let Some(sig) = signature::analyze(&value_fn, &Args::default(), &mut errors) else {
-        return fallback(&item, errors);
+        return value_stub(&value_fn, None, errors);
     };
     check_gradient_arity(&sig, &gradient_ty, &item.sig.ident, &mut errors);
-    if let Err(errors) = errors.finish() {
-        return quote!(#errors #item);
+    if errors.len() > 0 {
+        return value_stub(&value_fn, Some(&sig), errors);
     }
     let forward = Ident::new("__custom_gradient", Span::mixed_site());
     let mut inner = item.clone();
@@ -169,9 +169,25 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let name = &item.sig.ident;
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
-    // The call of the target, spanned on the attribute's path: a signature that does not match the
-    // function's is reported there.
-    let call = quote_spanned!(target.span()=> #target(#(#args),*));
+    // The target, called through a function pointer of the registration's signature: a signature that
+    // does not match the function's is one error, on the registration, showing both.
+    let target_fn = Ident::new("__registered_target", Span::mixed_site());
+    let param_types = sig.params.iter().map(|p| &p.ty);
+    let pointer = quote_spanned!(item.sig.span()=> let __target: fn(#(#param_types),*) -> #value_ty = #target;);
+    let generics = &item.sig.generics;
+    let where_clause = &generics.where_clause;
+    let params = sig.params.iter().map(|p| {
+        let (ident, ty) = (&p.ident, &p.ty);
+        quote!(#ident: #ty)
+    });
+    let target_item = quote! {
+        #[inline]
+        fn #target_fn #generics (#(#params),*) -> #value_ty #where_clause {
+            #pointer
+            __target(#(#args),*)
+        }
+    };
+    let call = quote!(Self::#target_fn(#(#args),*));
     let items = Items::new(&value_fn, &sig).inside_companion();
     let vjp_body = |d: TokenStream| quote!((#call, #name(#(#args,)* #d)));
     let d_ret = Ident::new("d_ret", Span::mixed_site());
@@ -180,7 +196,7 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         let value = #call;
         let gradient = |dy| #name(#(#args,)* dy);
     });
-    let companion = items.companion_of(&last, quote!(#vjp #jvp));
+    let companion = items.companion_of(&last, quote!(#target_item #vjp #jvp));
     quote!(#item #companion)
 }
 
@@ -189,8 +205,29 @@ fn with_errors(item: &syn::ItemFn, errors: Errors) -> TokenStream {
     quote!(#errors #item)
 }
 
-/// After an error in a `#[custom_gradient]` function: the errors, and a function returning the value so
-/// that callers type-check.
+/// After an error in a `#[custom_gradient]` function whose shape is known: the errors, and the function as
+/// callers see it, returning its value, with a body that is never run. The closure is not type-checked again,
+/// so one mistake gives one error.
+fn value_stub(
+    value_fn: &syn::ItemFn,
+    signature: Option<&Signature>,
+    errors: Errors,
+) -> TokenStream {
+    let errors = errors.finish().err().unwrap_or_default();
+    let (attrs, vis, sig) = (&value_fn.attrs, &value_fn.vis, &value_fn.sig);
+    let stubs = crate::expand::stubs(value_fn, signature);
+    quote! {
+        #errors
+        #(#attrs)*
+        #[allow(unused_variables)]
+        #vis #sig {
+            ::core::panic!("`#[custom_gradient]` reported a compile error for this function")
+        }
+        #stubs
+    }
+}
+
+/// After an error in the shape of a `#[custom_gradient]` function: the errors and the function unchanged.
 fn fallback(item: &syn::ItemFn, errors: Errors) -> TokenStream {
     let errors = errors.finish().err().unwrap_or_default();
     quote!(#errors #item)

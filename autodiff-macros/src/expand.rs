@@ -271,7 +271,7 @@ fn pretty(item: &TokenStream) -> String {
 
 /// Stand-ins for the generated items after an error: the right signatures where they are known, so
 /// that callers type-check, and bodies that are never run (the crate does not compile).
-fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream {
+pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream {
     let name = &item.sig.ident;
     let vis = &item.vis;
     let generics = &item.sig.generics;
@@ -359,7 +359,36 @@ fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream {
             ),
         ),
     };
-    quote!(#grad #vjp #jvp)
+    // The companion too, so that a differentiable caller of `f` gets no error of its own (with `wrt(..)`
+    // restricting the gradient, the stubs' shapes differ from the companion's: no companion then).
+    let unrestricted = sig.filter(|sig| sig.params.iter().all(|p| p.active || !p.differentiable));
+    let companion = unrestricted.map(|sig| {
+        let slots: Vec<companion::Slot> = sig
+            .params
+            .iter()
+            .map(|p| companion::Slot {
+                ident: p.ident.clone(),
+                ty: p.ty.clone(),
+                active: p.differentiable,
+                tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
+            })
+            .collect();
+        let (vjp, jvp) = (
+            signature::derived_name(item, "vjp"),
+            signature::derived_name(item, "jvp"),
+        );
+        companion::companion(&companion::Companion {
+            vis: &item.vis,
+            name: &item.sig.ident,
+            generics: &item.sig.generics,
+            slots: &slots,
+            ret: sig.ret_ty.to_token_stream(),
+            vjp: quote!(#vjp),
+            jvp: quote!(#jvp),
+            extra: TokenStream::new(),
+        })
+    });
+    quote!(#grad #vjp #jvp #companion)
 }
 
 /// Expansion snapshots: each `tests/expand/NAME.rs` of the workspace holds `#[differentiable]` functions;

@@ -113,16 +113,21 @@ fn erf_vjp(x: f64, dy: f64) -> f64 {
 struct erf {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery)]
 impl erf {
+    #[inline]
+    fn __registered_target(x: f64) -> f64 {
+        let __target: fn(f64) -> f64 = libm::erf;
+        __target(x)
+    }
     /// Reverse mode of `erf_vjp`: its value and `erf_vjp` applied to the output cotangent `d_ret`.
     #[inline]
     fn __registered_vjp(x: f64, d_ret: f64) -> (f64, f64) {
-        (libm::erf(x), erf_vjp(x, d_ret))
+        (Self::__registered_target(x), erf_vjp(x, d_ret))
     }
     /// Forward mode of `erf_vjp`, from its gradient: the inner product of the output's cotangents with the tangent.
     #[inline]
     #[allow(clippy::redundant_closure_call)]
     fn __registered_jvp(x: f64, tangent: f64) -> (f64, f64) {
-        let value = libm::erf(x);
+        let value = Self::__registered_target(x);
         let gradient = |dy| erf_vjp(x, dy);
         {
             let __row = gradient(1.0);
