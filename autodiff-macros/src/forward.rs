@@ -57,6 +57,7 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         .collect();
     let mut checks = Vec::new();
     let mut names = Vec::new();
+    let mut single_array = None;
     for &(i, var) in &active {
         let param = &sig.params[i];
         if param.array.is_some() {
@@ -72,6 +73,9 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
             checks.push(
                 quote!(let mut #name = ::autodiff::__private::tangent(#label, #name, &#primal);),
             );
+            if active.len() == 1 {
+                single_array = Some((name.clone(), label, primal.clone()));
+            }
             names.push(name.to_token_stream());
         } else if fwd.tangent.contains(&var) {
             let name = fwd.e.tangent_name(var).to_token_stream();
@@ -81,10 +85,15 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
             names.push(quote!(_));
         }
     }
-    let unpack = match names.as_slice() {
-        [] => quote!(let _ = #tangent;),
-        [one] => quote!(let #one = #tangent;),
-        many => quote!(let (#(#many,)*) = #tangent;),
+    let unpack = match (single_array, names.as_slice()) {
+        // One array parameter: its length check takes the tangent directly.
+        (Some((name, label, primal)), _) => {
+            checks.clear();
+            quote!(let mut #name = ::autodiff::__private::tangent(#label, #tangent, &#primal);)
+        }
+        (None, []) => quote!(let _ = #tangent;),
+        (None, [one]) => quote!(let #one = #tangent;),
+        (None, many) => quote!(let (#(#many,)*) = #tangent;),
     };
     let mut code = Vec::new();
     fwd.block(&f.body, &mut code);

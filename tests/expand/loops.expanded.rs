@@ -158,8 +158,7 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
-    let __dot_x = tangent;
-    let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
+    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
     let __v0 = T::from(100.0);
     let hundred = __v0.unwrap();
     let s = T::zero();
@@ -251,8 +250,7 @@ fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
-    let __dot_x = tangent;
-    let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
+    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
     let __v0 = x.len();
     let mut p = 1.0;
     let mut __dot_p = 0.0;
@@ -316,8 +314,7 @@ fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>) {
-    let __dot_x = tangent;
-    let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
+    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
     let __v0 = x.len();
     let mut out = ::std::vec::Vec::with_capacity(__v0);
     let mut __dot_out = ::std::vec::Vec::new();

@@ -167,8 +167,7 @@ pub fn softmax_loss_jvp<T: Float>(
     k: usize,
     tangent: ::std::vec::Vec<T>,
 ) -> (T, T) {
-    let __dot_w = tangent;
-    let mut __dot_w = ::autodiff::__private::tangent("w", __dot_w, &w);
+    let mut __dot_w = ::autodiff::__private::tangent("w", tangent, &w);
     let m = labels.len();
     let __v0 = T::zero();
     let mut z = ::std::vec![__v0; k];
