@@ -28,6 +28,7 @@ use syn::{BinOp, Expr, Ident, Lit, Pat};
 mod arrays;
 mod calls;
 mod control;
+mod iteration;
 mod loops;
 
 /// A name in scope: its current value, or `None` for `let y;` not yet assigned.

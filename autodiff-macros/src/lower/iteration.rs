@@ -1,0 +1,247 @@
+//! What a `for` iterates: a range (`a..b`, `a..=b`, `.rev()`, `.step_by(k)`), or a slice and its adaptors
+//! (`xs`, `&xs`, `xs.iter()`, `.enumerate()`, `.zip(..)`, `.rev()`), which become a range over indexes; and
+//! how each iteration binds the loop's pattern.
+
+use super::{strip_parens, Lowering};
+use crate::ir::{Kind, Operand, Range, Value, Var};
+use proc_macro2::Span;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{Expr, Pat};
+
+impl Lowering<'_> {
+    /// The range a `for` iterates and how it binds elements, from its iterator expression.
+    pub(super) fn lower_iteration(&mut self, iter: &Expr) -> Option<(Range, Elements)> {
+        const SUPPORTED: &str = "this iterator is not supported in a differentiable `for`: iterate over a range \
+                                 (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice (`xs`, `&xs`, \
+                                 `xs.iter()`), `xs.iter().enumerate()` or `a.iter().zip(b.iter())`";
+        let iter = strip_parens(iter);
+        // A slice, or a chain of iterator adaptors on one.
+        if let Some(array) = self.array_named(iter) {
+            return Some(self.slice_range(vec![array], false));
+        }
+        match iter {
+            Expr::Range(r) => {
+                let (Some(start), Some(end)) = (&r.start, &r.end) else {
+                    self.errors
+                        .spanned(r, "a `for` range needs both ends: `a..b` or `a..=b`");
+                    return None;
+                };
+                let start = self.lower_expr(start, None);
+                let end = self.lower_expr(end, None);
+                let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+                Some((
+                    Range {
+                        start,
+                        end,
+                        inclusive,
+                        rev: false,
+                        step: None,
+                    },
+                    Elements::Index,
+                ))
+            }
+            Expr::MethodCall(m) => {
+                let method = m.method.to_string();
+                match (method.as_str(), m.args.len()) {
+                    ("iter", 0) => match self.array_named(&m.receiver) {
+                        Some(array) => Some(self.slice_range(vec![array], false)),
+                        None => {
+                            self.errors.spanned(&m.receiver, SUPPORTED);
+                            None
+                        }
+                    },
+                    ("enumerate", 0) => {
+                        let (range, elements) = self.lower_iteration(&m.receiver)?;
+                        match elements {
+                            Elements::Slice {
+                                arrays,
+                                enumerate: false,
+                            } if arrays.len() == 1 => Some((
+                                range,
+                                Elements::Slice {
+                                    arrays,
+                                    enumerate: true,
+                                },
+                            )),
+                            _ => {
+                                self.errors.spanned(m, SUPPORTED);
+                                None
+                            }
+                        }
+                    }
+                    ("zip", 1) => {
+                        let left = self.array_of_iter(&m.receiver);
+                        let right = self.array_of_iter(&m.args[0]);
+                        match (left, right) {
+                            (Some(a), Some(b)) => Some(self.slice_range(vec![a, b], false)),
+                            _ => {
+                                self.errors.spanned(m, SUPPORTED);
+                                None
+                            }
+                        }
+                    }
+                    ("rev", 0) | ("step_by", 1) => {
+                        let (mut range, elements) = self.lower_iteration(&m.receiver)?;
+                        if method == "rev"
+                            && matches!(
+                                elements,
+                                Elements::Slice {
+                                    enumerate: false,
+                                    ..
+                                }
+                            )
+                        {
+                            range.rev = true;
+                            return Some((range, elements));
+                        }
+                        if !matches!(elements, Elements::Index) {
+                            self.errors.spanned(m, "`.rev()` and `.step_by(k)` are supported on ranges only: iterate over indexes");
+                            return None;
+                        }
+                        if method == "rev" {
+                            if range.step.is_some() {
+                                self.errors.spanned(m, "write `(a..b).rev().step_by(k)` rather than `.step_by(k).rev()`");
+                                return None;
+                            }
+                            range.rev = true;
+                        } else {
+                            range.step = Some(self.lower_expr(&m.args[0], None));
+                        }
+                        Some((range, elements))
+                    }
+                    _ => {
+                        self.errors.spanned(&m.method, SUPPORTED);
+                        None
+                    }
+                }
+            }
+            other => {
+                self.errors.spanned(other, SUPPORTED);
+                None
+            }
+        }
+    }
+
+    /// `xs` or `xs.iter()`: the array it iterates.
+    pub(super) fn array_of_iter(&self, expr: &Expr) -> Option<crate::ir::Array> {
+        match strip_parens(expr) {
+            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                self.array_named(&m.receiver)
+            }
+            other => self.array_named(other),
+        }
+    }
+
+    /// The index range `0..len` of one slice, or `0..min(len a, len b)` for a zip.
+    pub(super) fn slice_range(
+        &mut self,
+        arrays: Vec<crate::ir::Array>,
+        enumerate: bool,
+    ) -> (Range, Elements) {
+        let span = Span::call_site();
+        let lens: Vec<Operand> = arrays
+            .iter()
+            .map(|a| self.emit(Value::Len(*a), None, span))
+            .collect();
+        let end = match lens.as_slice() {
+            [one] => one.clone(),
+            [a, b] => self.emit(
+                Value::Call {
+                    callee: syn::parse_quote!(::core::cmp::min),
+                    args: vec![a.clone(), b.clone()],
+                    by_ref: vec![false, false],
+                },
+                None,
+                span,
+            ),
+            _ => Self::poisoned(),
+        };
+        let start = Operand::Const {
+            tokens: quote!(0),
+            kind: Kind::Int,
+        };
+        (
+            Range {
+                start,
+                end,
+                inclusive: false,
+                rev: false,
+                step: None,
+            },
+            Elements::Slice { arrays, enumerate },
+        )
+    }
+
+    /// Binds the pattern of a `for` for one iteration.
+    pub(super) fn bind_elements(&mut self, pat: &Pat, index: Var, elements: &Elements) {
+        match elements {
+            Elements::Index => self.bind_pattern_to(pat, Operand::Var(index)),
+            Elements::Slice { arrays, enumerate } => {
+                let loads: Vec<Operand> = arrays
+                    .iter()
+                    .map(|a| {
+                        self.emit(
+                            Value::Load {
+                                array: *a,
+                                index: Operand::Var(index),
+                            },
+                            None,
+                            pat.span(),
+                        )
+                    })
+                    .collect();
+                let parts: Vec<Operand> = if *enumerate {
+                    vec![Operand::Var(index), loads[0].clone()]
+                } else {
+                    loads
+                };
+                match parts.as_slice() {
+                    [one] => self.bind_pattern_to(pat, one.clone()),
+                    many => match strip_ref(pat) {
+                        Pat::Tuple(t) if t.elems.len() == many.len() => {
+                            for (p, part) in t.elems.iter().zip(many) {
+                                self.bind_pattern_to(p, part.clone());
+                            }
+                        }
+                        other => self.errors.spanned(
+                            other,
+                            "bind the parts of each element with a tuple pattern: `(i, x)`",
+                        ),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Binds `x`, `&x`, `_` or `(x)` to `value`.
+    pub(super) fn bind_pattern_to(&mut self, pat: &Pat, value: Operand) {
+        match strip_ref(pat) {
+            Pat::Ident(p) if p.subpat.is_none() => self.bind(&p.ident.to_string(), Some(value)),
+            Pat::Wild(_) => {}
+            other => self.errors.spanned(
+                other,
+                "this pattern is not supported in a `for`: bind a name, `&x`, `_` or a tuple",
+            ),
+        }
+    }
+}
+
+/// How each iteration of a `for` binds its pattern.
+pub(super) enum Elements {
+    /// `for i in a..b`: the index itself.
+    Index,
+    /// `for x in xs`, `xs.iter()`: `x = xs[i]`; with `enumerate`, `(i, x)`; with `zip`, `(x, y)`.
+    Slice {
+        arrays: Vec<crate::ir::Array>,
+        enumerate: bool,
+    },
+}
+
+fn strip_ref(pat: &Pat) -> &Pat {
+    match pat {
+        Pat::Reference(r) => strip_ref(&r.pat),
+        Pat::Paren(p) => strip_ref(&p.pat),
+        other => other,
+    }
+}
