@@ -243,3 +243,27 @@ fn sliding_windows() {
         assert!(c.is_ok(1e-6), "{c}");
     }
 }
+
+// An accumulating outer loop around an inner loop that stores on a tape: the outer iterations must still
+// be reversed backwards, since the inner tapes are popped in reverse.
+#[differentiable]
+pub fn rows_of_products(x: &[f64], cols: usize) -> f64 {
+    let mut total = 0.0;
+    for r in 0..x.len() / cols {
+        let mut p = 1.0;
+        for c in 0..cols {
+            p *= x[r * cols + c];
+        }
+        total += p;
+    }
+    total * 2.0
+}
+
+#[test]
+fn nested_tapes_keep_the_order() {
+    let x = [0.3, -1.2, 0.8, 2.0, -0.5, 0.1, 1.7, 0.9, -0.4];
+    let (v, g) = rows_of_products_grad(&x, 3);
+    assert_eq!(v, rows_of_products(&x, 3));
+    let c = check_gradient(|x| rows_of_products(x, 3), &x, &g);
+    assert!(c.is_ok(1e-6), "{c}");
+}

@@ -71,6 +71,9 @@ impl Reverse<'_, '_> {
                 );
             }
         }
+        // Tapes made while reversing the body (its own or its nested loops' and branches') are popped in
+        // the reverse of each iteration: those iterations must then run backwards.
+        let tapes_before = self.e.tapes.len();
         self.loop_depth += 1;
         self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
         let window = self.windows.pop().unwrap_or_default();
@@ -168,7 +171,6 @@ impl Reverse<'_, '_> {
                 };
                 Some((*index, code))
             });
-            let tapes_before = self.e.tapes.len();
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
             // With carried adjoints that do not change and nothing popped from a tape, the order of the
             // iterations does not matter: run them forwards, as memory is laid out.
