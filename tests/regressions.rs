@@ -267,3 +267,63 @@ fn nested_tapes_keep_the_order() {
     let c = check_gradient(|x| rows_of_products(x, 3), &x, &g);
     assert!(c.is_ok(1e-6), "{c}");
 }
+
+// wip/BUGS-edges.md: a fused loop keeps the gradient of an outer scalar it reads; a window is not used for
+// reads under a guard.
+#[differentiable]
+pub fn scalar_param(a: f64, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += a * x[i];
+    }
+    s
+}
+
+#[differentiable]
+pub fn two_loops(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    let mut t = 0.0;
+    for i in 0..x.len() {
+        t += s * x[i];
+    }
+    t
+}
+
+#[differentiable]
+pub fn guarded_neighbours(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if i >= 1 {
+            s += x[i] * x[i - 1];
+        }
+        if i + 1 < x.len() {
+            s += x[i] * x[i + 1].sin();
+        }
+    }
+    s
+}
+
+#[test]
+fn fused_outer_scalars_and_guarded_windows() {
+    let x = [0.5, -0.4, 1.1];
+    let (v, (ga, gx)) = scalar_param_grad(0.8, &x);
+    assert_eq!(v, scalar_param(0.8, &x));
+    assert!((ga - 1.2).abs() < 1e-12, "{ga}");
+    assert!(gx.iter().all(|g| (g - 0.8).abs() < 1e-12));
+    for f in [two_loops as fn(&[f64]) -> f64, guarded_neighbours] {
+        let g = if f == two_loops as fn(&[f64]) -> f64 {
+            two_loops_grad(&x).1
+        } else {
+            guarded_neighbours_grad(&x).1
+        };
+        let c = check_gradient(f, &x, &g);
+        assert!(c.is_ok(1e-6), "{c}");
+    }
+    assert_eq!(
+        guarded_neighbours_grad(&[0.3]).0,
+        guarded_neighbours(&[0.3])
+    );
+}

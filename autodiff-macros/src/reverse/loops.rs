@@ -142,7 +142,8 @@ impl Reverse<'_, '_> {
                 l.trips,
                 crate::emit::Fused {
                     before: quote!(#(#declarations)* #window_setup),
-                    inside: quote!(#(#body_code)*),
+                    // The accumulators of outer values are updated each iteration, as in a reversed loop.
+                    inside: quote!(#(#body_code)* #assign),
                     after: window_finish,
                     roots: body_refs,
                 },
@@ -406,8 +407,8 @@ pub(super) struct Window {
 }
 
 /// Finds, in a loop body over `index`, the index values at constant offsets (`i + 1`, `i - 2`), the
-/// offsets at which each array is read (`None` for any other index), and the arrays written (which get
-/// no window). A nested loop's reads are its own: arrays it reads get no window here.
+/// offsets at which each array is read unconditionally (`None` for any other index), and the arrays that
+/// get no window: written ones, and those read in a nested loop or under a branch.
 fn scan_offsets(
     block: &Block,
     index: Var,
@@ -446,15 +447,16 @@ fn scan_offsets(
             }
             _ => {}
         }
-        if let Stmt::Loop(inner) = stmt {
-            let mut nested = Window::default();
+        // Reads in a nested loop are its own; reads under a branch may not happen for every index (a guard
+        // `if i + 1 < n`), and the window writes every element back: neither gets a window.
+        for inner in stmt.blocks() {
+            let mut nested = Window {
+                offsets: window.offsets.clone(),
+                ..Window::default()
+            };
             let mut nested_reads = BTreeMap::new();
-            scan_offsets(&inner.body, index, &mut nested, &mut nested_reads, excluded);
+            scan_offsets(inner, index, &mut nested, &mut nested_reads, excluded);
             excluded.extend(nested_reads.into_keys());
-        } else {
-            for inner in stmt.blocks() {
-                scan_offsets(inner, index, window, reads, excluded);
-            }
         }
     }
 }
