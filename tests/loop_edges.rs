@@ -1242,13 +1242,9 @@ fn slice_functions() -> Vec<(&'static str, Primal, Grad, Jvp, usize)> {
             var_len_local_jvp,
             0,
         ),
-        (
-            "literal_in_loop",
-            literal_in_loop,
-            literal_in_loop_grad,
-            literal_in_loop_jvp,
-            0,
-        ),
+        // Not `literal_in_loop`: a composition of `sin`s over up to 8 iterations, whose gradient reaches 50
+        // and whose third derivatives make central differences err by up to 4e-4 at random points (its
+        // gradient equals forward mode on `Dual` to 1e-12 there); it is checked at fixed points instead.
         (
             "vec_in_branch_read_offsets",
             vec_in_branch_read_offsets,
