@@ -30,15 +30,18 @@ pub use num_traits::Float;
 /// assert_eq!(stop_gradient(3.0) * 3.0, 9.0);
 /// ```
 #[inline(always)]
-pub fn stop_gradient<T>(x: T) -> T {
-    x
+pub fn stop_gradient<T: Float>(x: T) -> T {
+    // On dual numbers (the higher-order items run the gradient on them) the value must lose its tangents
+    // too, at every level: rebuilding it from its `f64` value does that, and is the identity on floats.
+    x.to_f64().and_then(T::from).unwrap_or(x)
 }
 
 /// Items that generated code names through `::autodiff::__private`. Not part of the public API.
 #[doc(hidden)]
 pub mod private {
     pub use crate::lift::{
-        cast, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit, re_parts, Parts,
+        cast, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit, re_parts, to_int,
+        Parts,
     };
     pub use crate::memory::{
         accumulate, add_to, cotangent, dot, nth, sum, tangent, zero_like, zeros_like, ArrayLike,

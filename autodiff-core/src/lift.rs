@@ -53,6 +53,17 @@ pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
     S::from(n).unwrap_or_else(S::nan)
 }
 
+/// `x as I` for a value `x` of a float type parameter (or a dual number), which `as` cannot convert:
+/// the same saturating conversion of the value (NaN gives 0, out-of-range values the nearest bound).
+#[inline]
+pub fn to_int<I: num_traits::PrimInt, N: num_traits::ToPrimitive>(x: N) -> I {
+    I::from(x.to_f64().map_or(0.0, f64::trunc)).unwrap_or_else(|| match x.to_f64() {
+        Some(v) if v > 0.0 => I::max_value(),
+        Some(v) if v < 0.0 => I::min_value(),
+        _ => I::zero(),
+    })
+}
+
 /// The value parts of dual numbers, in the shape of the gradient they come from (`Vec` or array).
 pub trait Parts {
     /// The same shape with the dual numbers replaced by their value type.
@@ -106,6 +117,30 @@ pub fn eps_parts<P: Parts>(gradient: &P) -> P::Real {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn to_int_is_as_on_the_value() {
+        for x in [
+            -3.7,
+            -0.5,
+            0.0,
+            0.9,
+            2.5,
+            1e30,
+            -1e30,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            assert_eq!(to_int::<usize, _>(x), x as usize, "{x} as usize");
+            assert_eq!(to_int::<i32, _>(x), x as i32, "{x} as i32");
+            assert_eq!(
+                to_int::<i32, _>(Dual::new(x, 1.0)),
+                x as i32,
+                "dual {x} as i32"
+            );
+        }
+        assert_eq!(cast::<Dual<f64>, _>(3usize), Dual::new(3.0, 0.0));
+    }
 
     #[test]
     fn parts_round_trip() {

@@ -13,6 +13,27 @@ use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The state of emitting one generated function.
+/// `value as ty`, where `value` is of kind `from`, also for the types `as` cannot convert: to a float type
+/// parameter through `__private::cast` (the identity from the same type, which keeps a dual number's
+/// tangent), and from one (or a value of unknown type) to an integer through `__private::to_int`.
+pub(crate) fn convert(value: TokenStream, from: &Kind, ty: &syn::Type) -> TokenStream {
+    let primitive_float = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"));
+    let target = crate::signature::kind_of_type(ty, &[]);
+    match from {
+        Kind::Float(Some(from_ty)) if from_ty == ty => value,
+        _ if matches!(target, Kind::Int)
+            && matches!(from, Kind::Unknown | Kind::Float(Some(_)))
+            && !matches!(from, Kind::Float(Some(t)) if primitive_float(t)) =>
+        {
+            quote!(::autodiff::__private::to_int::<#ty, _>(#value))
+        }
+        _ if matches!(target, Kind::Unknown) => {
+            quote!(::autodiff::__private::cast::<#ty, _>(#value))
+        }
+        _ => quote!(#value as #ty),
+    }
+}
+
 pub(crate) struct Emitter<'a> {
     pub(crate) f: &'a Function,
     pub(crate) activity: &'a Activity,
@@ -196,10 +217,7 @@ impl<'a> Emitter<'a> {
                 let (l, r) = (op(l), op(r));
                 quote!(#l #b #r)
             }
-            Value::Cast(o, ty) => {
-                let o = op(o);
-                quote!(#o as #ty)
-            }
+            Value::Cast(o, ty) => convert(op(o), &self.activity.kind(o), ty),
             Value::Tuple(items) => {
                 let items = items.iter().map(op);
                 quote!((#(#items,)*))

@@ -151,7 +151,9 @@ fn through_shadow(
     quote! {
         #[::autodiff::differentiable(order = #order #wrt)]
         #[doc(hidden)]
-        #[allow(dead_code, non_snake_case, clippy::pedantic, clippy::nursery)]
+        // The user's function gets the lints; its rewritten copy (`s = s * (1.0 + y)` for `s *= 1.0 + y`)
+        // must not get them again.
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #shadow
         #[doc = #hvp_doc]
         #hvp_sig { #hvp_call }

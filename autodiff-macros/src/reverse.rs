@@ -332,9 +332,11 @@ impl Reverse<'_, '_> {
     ) {
         let activity = self.e.activity;
         match value {
-            Value::Cast(o, _) => {
+            Value::Cast(o, target) => {
                 let contribution = match activity.kind(o) {
-                    Kind::Float(Some(ty)) => quote!(#d as #ty),
+                    Kind::Float(Some(ty)) => {
+                        crate::emit::convert(d.clone(), &Kind::Float(Some(target.clone())), &ty)
+                    }
                     _ => d.clone(),
                 };
                 self.contribute(o, contribution, adjoints, code);

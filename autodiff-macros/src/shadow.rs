@@ -33,6 +33,7 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
     let mut rewrite = Rewrite {
         float,
         scalar: &scalar,
+        constants: float_constants(&item.block, float),
     };
     rewrite.visit_signature_mut(&mut shadow.sig);
     rewrite.visit_block_mut(&mut shadow.block);
@@ -44,6 +45,15 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
         ),
     );
     shadow
+}
+
+/// Whether `ty` is the float type or a primitive integer type (a cast the shadow rewrites).
+fn is_number(ty: &Type, float: &str) -> bool {
+    const INTEGERS: &[&str] = &[
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+    ];
+    matches!(ty, Type::Path(p) if p.qself.is_none()
+        && p.path.get_ident().is_some_and(|i| i == float || INTEGERS.iter().any(|n| i == n)))
 }
 
 /// The operator of a compound assignment (`+` for `+=`).
@@ -62,6 +72,87 @@ fn compound(op: &syn::BinOp) -> Option<TokenStream> {
 struct Rewrite<'a> {
     float: &'a str,
     scalar: &'a Ident,
+    /// Names that stand for constants of the float type: `const K: f64` items of the body, names imported
+    /// from `std::f64::consts` in it, and the names of `std::f64::consts` themselves (imported outside).
+    constants: Vec<String>,
+}
+
+/// The names of `std::f64::consts` (and `f32`'s).
+const STD_CONSTANTS: &[&str] = &[
+    "PI",
+    "TAU",
+    "E",
+    "SQRT_2",
+    "LN_2",
+    "LN_10",
+    "LOG2_E",
+    "LOG2_10",
+    "LOG10_E",
+    "LOG10_2",
+    "FRAC_PI_2",
+    "FRAC_PI_3",
+    "FRAC_PI_4",
+    "FRAC_PI_6",
+    "FRAC_PI_8",
+    "FRAC_1_PI",
+    "FRAC_2_PI",
+    "FRAC_2_SQRT_PI",
+    "FRAC_1_SQRT_2",
+];
+
+/// The names in `block` that are float constants (see `Rewrite::constants`), minus those the body
+/// declares with another type.
+fn float_constants(block: &syn::Block, float: &str) -> Vec<String> {
+    let mut names: Vec<String> = STD_CONSTANTS.iter().map(|s| (*s).to_owned()).collect();
+    let mut items = Vec::new();
+    collect_items(&block.stmts, &mut items);
+    for item in items {
+        match item {
+            syn::Item::Const(c) => {
+                let name = c.ident.to_string();
+                if matches!(&*c.ty, Type::Path(p) if p.path.is_ident(float)) {
+                    names.push(name);
+                } else {
+                    names.retain(|n| *n != name);
+                }
+            }
+            syn::Item::Use(u)
+                if u.tree
+                    .to_token_stream()
+                    .to_string()
+                    .contains(&format!("{float} :: consts")) =>
+            {
+                collect_use(&u.tree, &mut names);
+            }
+            _ => {}
+        }
+    }
+    names
+}
+
+/// The items declared anywhere in `stmts` (nested blocks included).
+fn collect_items<'a>(stmts: &'a [syn::Stmt], items: &mut Vec<&'a syn::Item>) {
+    struct Items<'a, 'b>(&'b mut Vec<&'a syn::Item>);
+    impl<'a> syn::visit::Visit<'a> for Items<'a, '_> {
+        fn visit_item(&mut self, item: &'a syn::Item) {
+            self.0.push(item);
+        }
+    }
+    let mut visitor = Items(items);
+    for stmt in stmts {
+        syn::visit::Visit::visit_stmt(&mut visitor, stmt);
+    }
+}
+
+/// The names a `use` tree brings in (`consts` for `use std::f64::consts;`).
+fn collect_use(tree: &syn::UseTree, names: &mut Vec<String>) {
+    match tree {
+        syn::UseTree::Path(p) => collect_use(&p.tree, names),
+        syn::UseTree::Name(n) => names.push(n.ident.to_string()),
+        syn::UseTree::Rename(r) => names.push(r.rename.to_string()),
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| collect_use(t, names)),
+        syn::UseTree::Glob(_) => {}
+    }
 }
 
 impl Rewrite<'_> {
@@ -72,6 +163,9 @@ impl Rewrite<'_> {
 }
 
 impl VisitMut for Rewrite<'_> {
+    /// Items in the body (`const K: f64 = 3.0;`, `use ..`) keep their types: their uses are rewritten.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = ty {
             if p.qself.is_none() && p.path.is_ident(self.float) {
@@ -99,6 +193,17 @@ impl VisitMut for Rewrite<'_> {
                     .map(|s| s.ident.to_string())
                     .collect();
                 let position = segments.iter().position(|s| s == self.float);
+                // `K`, `PI`, `consts::PI`: a float constant of the body or of `std`.
+                let std_constant = matches!(segments.as_slice(), [module, name]
+                    if module == "consts" && STD_CONSTANTS.contains(&name.as_str()));
+                if position.is_none()
+                    && (std_constant
+                        || segments.first().is_some_and(|s| self.constants.contains(s)))
+                {
+                    let path = p.to_token_stream();
+                    *expr = self.lit(quote!(#path as f64));
+                    return;
+                }
                 match (position, segments.last().map(String::as_str)) {
                     // `std::f64::consts::PI`, `f64::consts::E`: a constant of the module.
                     (Some(i), _) if segments.get(i + 1).is_some_and(|s| s == "consts") => {
@@ -142,13 +247,43 @@ impl VisitMut for Rewrite<'_> {
                 self.visit_expr_mut(&mut b.right);
                 let (left, right) = (&b.left, &b.right);
                 let op = compound(&b.op).unwrap_or_default();
+                // `s *= 1.0 + y` is `s = s * (1.0 + y)`.
+                let right = match &*b.right {
+                    Expr::Binary(_) | Expr::Cast(_) | Expr::Range(_) | Expr::Assign(_) => {
+                        quote!((#right))
+                    }
+                    _ => right.to_token_stream(),
+                };
                 *expr = syn::parse_quote!(#left = #left #op #right);
                 return;
             }
-            // `n as f64`: `as` cannot name a type parameter.
-            Expr::Cast(c) if matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float)) => {
+            // `n as f64`: `as` cannot name a type parameter; `x as usize`: nor convert from one. The
+            // macro reads both helpers as the casts they stand for.
+            Expr::Cast(c) if is_number(&c.ty, self.float) => {
                 self.visit_expr_mut(&mut c.expr);
-                let (scalar, value) = (self.scalar, &c.expr);
+                let mut value = &*c.expr;
+                while let Expr::Paren(p) = value {
+                    value = &p.expr;
+                }
+                let scalar = self.scalar;
+                *expr = match &*c.ty {
+                    Type::Path(p) if p.path.is_ident(self.float) => {
+                        syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value))
+                    }
+                    ty => syn::parse_quote!(::autodiff::__private::to_int::<#ty, _>(#value)),
+                };
+                return;
+            }
+            // `f64::from(n)`: `Float` has `NumCast::from`, which returns an `Option`.
+            Expr::Call(c)
+                if c.args.len() == 1
+                    && matches!(&*c.func, Expr::Path(p) if p.qself.is_none()
+                        && p.path.segments.len() == 2
+                        && p.path.segments[0].ident == self.float
+                        && p.path.segments[1].ident == "from") =>
+            {
+                self.visit_expr_mut(&mut c.args[0]);
+                let (scalar, value) = (self.scalar, &c.args[0]);
                 *expr = syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value));
                 return;
             }

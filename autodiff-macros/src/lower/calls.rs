@@ -50,6 +50,13 @@ impl Lowering<'_> {
         if let Some(array) = self.lower_vec_constructor(c, &hint) {
             return array;
         }
+        if let (Some(ty), [arg]) = (
+            private_cast(path),
+            c.args.iter().collect::<Vec<_>>().as_slice(),
+        ) {
+            let operand = self.lower_expr(arg, None);
+            return self.emit(Value::Cast(operand, ty), hint, c.span());
+        }
         if path.qself.is_none() && path.path.is_ident(&self.fn_name) {
             self.errors.spanned(
                 path,
@@ -145,6 +152,35 @@ impl Lowering<'_> {
             [float, _crate] => float == "Float" || float == "f64" || float == "f32",
             _ => false,
         }
+    }
+}
+
+/// The target type of `::autodiff::__private::cast::<T, _>` or `to_int::<T, _>`: the casts of the generic
+/// shadow of an `f64` function (`shadow.rs`), which are `as` casts to the macro.
+fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
+    let segments: Vec<_> = path.path.segments.iter().collect();
+    let [autodiff, private, cast] = segments.as_slice() else {
+        return None;
+    };
+    let names = (
+        autodiff.ident.to_string(),
+        private.ident.to_string(),
+        cast.ident.to_string(),
+    );
+    if path.qself.is_some()
+        || path.path.leading_colon.is_none()
+        || names.0 != "autodiff"
+        || names.1 != "__private"
+        || !(names.2 == "cast" || names.2 == "to_int")
+    {
+        return None;
+    }
+    match &cast.arguments {
+        syn::PathArguments::AngleBracketed(a) => match a.args.first() {
+            Some(syn::GenericArgument::Type(ty)) => Some(ty.clone()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
