@@ -313,3 +313,67 @@ impl VisitMut for Rewrite<'_> {
         visit_mut::visit_expr_mut(self, expr);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The body of the shadow of `item`, as a string without the inserted `use`.
+    fn body(item: syn::ItemFn) -> String {
+        let name = Ident::new("__f_generic", Span::call_site());
+        let mut s = shadow(&item, "f64", &name);
+        s.block.stmts.remove(0);
+        s.block
+            .stmts
+            .iter()
+            .map(|s| s.to_token_stream().to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn compound_assignment_keeps_precedence() {
+        let b = body(syn::parse_quote!(
+            fn f(x: f64, y: f64) -> f64 {
+                let mut s = x;
+                s *= 1.0 + y;
+                s -= y;
+                s
+            }
+        ));
+        assert!(
+            b.contains("s = s * (:: autodiff :: __private :: lit :: < __S > (1.0 as f64) + y)"),
+            "{b}"
+        );
+        assert!(b.contains("s = s - y ;"), "{b}");
+    }
+
+    #[test]
+    fn casts_become_helpers_the_macro_reads_as_casts() {
+        let b = body(syn::parse_quote!(
+            fn f(x: f64, n: u32) -> f64 {
+                let k = (x * 2.0).floor() as usize;
+                x * (k + 1) as f64 + f64::from(n)
+            }
+        ));
+        assert!(b.contains("to_int :: < usize , _ > ((x * "), "{b}");
+        assert!(b.contains("cast :: < __S , _ > (k + 1)"), "{b}");
+        assert!(b.contains("cast :: < __S , _ > (n)"), "{b}");
+    }
+
+    #[test]
+    fn float_constants_become_literals_and_items_keep_their_type() {
+        let b = body(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                const K: f64 = 3.0;
+                const N: usize = 2;
+                K * x * PI * consts::E * N as f64
+            }
+        ));
+        assert!(b.contains("const K : f64 = 3.0 ;"), "{b}");
+        assert!(b.contains("lit :: < __S > (K as f64)"), "{b}");
+        assert!(b.contains("lit :: < __S > (PI as f64)"), "{b}");
+        assert!(b.contains("lit :: < __S > (consts :: E as f64)"), "{b}");
+        assert!(b.contains("cast :: < __S , _ > (N)"), "{b}");
+    }
+}
