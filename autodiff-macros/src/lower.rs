@@ -582,6 +582,19 @@ impl Lowering<'_> {
                     .spanned(r, "`return` is only supported as a statement");
                 Self::poisoned()
             }
+            // `f(&[x, y])`: a call takes `&a` of a named array only.
+            Expr::Reference(r) => {
+                let message = match strip_parens(&r.expr) {
+                    Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) => {
+                        "a reference to an array literal is not supported: bind the array to a local first \
+                         (`let a = [x, y]; f(&a)`)"
+                    }
+                    _ => "a reference is supported only as `&a` of a named array passed to a call: bind the \
+                          value to a local first",
+                };
+                self.errors.spanned(r, message);
+                Self::poisoned()
+            }
             other => {
                 self.errors.spanned(
                     other,
