@@ -33,7 +33,7 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
     let mut rewrite = Rewrite {
         float,
         scalar: &scalar,
-        constants: float_constants(&item.block, float),
+        constants: float_constants(item, float),
     };
     rewrite.visit_signature_mut(&mut shadow.sig);
     rewrite.visit_block_mut(&mut shadow.block);
@@ -102,10 +102,23 @@ const STD_CONSTANTS: &[&str] = &[
 
 /// The names in `block` that are float constants (see `Rewrite::constants`), minus those the body
 /// declares with another type.
-fn float_constants(block: &syn::Block, float: &str) -> Vec<String> {
+fn float_constants(item: &syn::ItemFn, float: &str) -> Vec<String> {
     let mut names: Vec<String> = STD_CONSTANTS.iter().map(|s| (*s).to_owned()).collect();
+    // A variable named `E` is not the constant.
+    struct Bindings(Vec<String>);
+    impl<'a> syn::visit::Visit<'a> for Bindings {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut bindings = Bindings(Vec::new());
+    syn::visit::Visit::visit_signature(&mut bindings, &item.sig);
+    syn::visit::Visit::visit_block(&mut bindings, &item.block);
+    names.retain(|n| !bindings.0.contains(n));
     let mut items = Vec::new();
-    collect_items(&block.stmts, &mut items);
+    collect_items(&item.block.stmts, &mut items);
     for item in items {
         match item {
             syn::Item::Const(c) => {
@@ -375,5 +388,12 @@ mod tests {
         assert!(b.contains("lit :: < __S > (PI as f64)"), "{b}");
         assert!(b.contains("lit :: < __S > (consts :: E as f64)"), "{b}");
         assert!(b.contains("cast :: < __S , _ > (N)"), "{b}");
+        let b = body(syn::parse_quote!(
+            fn f(x: f64, E: f64) -> f64 {
+                let PI = x;
+                PI * E
+            }
+        ));
+        assert!(b.contains("PI * E"), "{b}");
     }
 }
