@@ -1399,3 +1399,38 @@ fn shadow_regressions_agree_with_their_primal_and_finite_differences() {
         assert_eq!(stopped_product_hessian(x, y).0, stopped_product(x, y));
     }
 }
+
+mod module_constants {
+    use autodiff::differentiable;
+
+    pub const G: f64 = 9.81;
+    pub const STEPS: usize = 4;
+    pub static HALF: f64 = 0.5;
+    const LEN: usize = 3;
+
+    /// Height after falling for `t`, from `h0`, summed over a few samples; constants of every kind.
+    #[differentiable(order = 3)]
+    pub fn fall(t: f64) -> f64 {
+        let mut s = 0.0;
+        let w = [1.0; LEN];
+        for i in 0..STEPS {
+            let ti = t * (i + 1) as f64;
+            s += w[i % LEN] * (100.0 - HALF * G * ti * ti);
+        }
+        s
+    }
+}
+
+#[test]
+fn module_constants_in_the_shadow() {
+    use module_constants::{fall, fall_derivatives, G};
+    // Σ_{i=1..4} (100 - G/2 i² t²) = 400 - 15 G t²
+    let t = 1.5_f64;
+    let d = fall_derivatives(t);
+    assert_close(d[0], fall(t), 1e-12);
+    assert_vec_close(
+        &d,
+        &[400.0 - 15.0 * G * t * t, -30.0 * G * t, -30.0 * G, 0.0],
+        1e-12,
+    );
+}

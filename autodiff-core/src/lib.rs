@@ -40,8 +40,8 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::lift::{
-        cast, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit, re_parts, to_int,
-        Parts,
+        cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
+        re_parts, to_int, Constant, Parts,
     };
     pub use crate::memory::{
         accumulate, add_to, cotangent, dot, nth, sum, tangent, zero_like, zeros_like, ArrayLike,

@@ -53,6 +53,52 @@ pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
     S::from(n).unwrap_or_else(S::nan)
 }
 
+/// A constant named in the generic shadow of an `f64` function, whose type the macro cannot see (`G` of
+/// `const G: f64 = 9.81;` outside the function): a float becomes the shadow's float type `S`, an integer
+/// or `bool` stays what it is.
+pub trait Constant<S> {
+    /// `S` for a float, `Self` otherwise.
+    type Out;
+    /// The constant in the shadow.
+    fn constant(self) -> Self::Out;
+}
+
+impl<S: Float> Constant<S> for f64 {
+    type Out = S;
+    #[inline]
+    fn constant(self) -> S {
+        lit(self)
+    }
+}
+
+impl<S: Float> Constant<S> for f32 {
+    type Out = S;
+    #[inline]
+    fn constant(self) -> S {
+        lit(f64::from(self))
+    }
+}
+
+macro_rules! unchanged_constants {
+    ($($t:ty)*) => {$(
+        impl<S> Constant<S> for $t {
+            type Out = $t;
+            #[inline]
+            fn constant(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+
+unchanged_constants!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
+
+/// `c` in the generic shadow: see [`Constant`].
+#[inline]
+pub fn constant<S, C: Constant<S>>(c: C) -> C::Out {
+    c.constant()
+}
+
 /// `x as I` for a value `x` of a float type parameter (or a dual number), which `as` cannot convert:
 /// the same saturating conversion of the value (NaN gives 0, out-of-range values the nearest bound).
 #[inline]
@@ -140,6 +186,8 @@ mod tests {
             );
         }
         assert_eq!(cast::<Dual<f64>, _>(3usize), Dual::new(3.0, 0.0));
+        assert_eq!(constant::<Dual<f64>, _>(2.5), Dual::new(2.5, 0.0));
+        assert_eq!(constant::<Dual<f64>, _>(7usize), 7usize);
     }
 
     #[test]

@@ -34,6 +34,7 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
         float,
         scalar: &scalar,
         constants: float_constants(item, float),
+        bindings: bindings(item),
     };
     rewrite.visit_signature_mut(&mut shadow.sig);
     rewrite.visit_block_mut(&mut shadow.block);
@@ -75,6 +76,39 @@ struct Rewrite<'a> {
     /// Names that stand for constants of the float type: `const K: f64` items of the body, names imported
     /// from `std::f64::consts` in it, and the names of `std::f64::consts` themselves (imported outside).
     constants: Vec<String>,
+    /// The names the function binds (parameters, `let`s, loop variables): not constants.
+    bindings: Vec<String>,
+}
+
+/// Whether `name` is written like a constant (`G`, `MAX_ITER`, `N`).
+fn screaming(name: &str) -> bool {
+    name.chars().any(|c| c.is_ascii_uppercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// The names `item` binds in its signature and body (not in nested items).
+fn bindings(item: &syn::ItemFn) -> Vec<String> {
+    struct Bindings(Vec<String>);
+    impl<'a> syn::visit::Visit<'a> for Bindings {
+        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+        // A `const` or `static` of the body has a type the shadow sees (`float_constants` has the float ones).
+        fn visit_item(&mut self, item: &'a syn::Item) {
+            match item {
+                syn::Item::Const(c) => self.0.push(c.ident.to_string()),
+                syn::Item::Static(s) => self.0.push(s.ident.to_string()),
+                _ => {}
+            }
+        }
+    }
+    let mut bindings = Bindings(Vec::new());
+    syn::visit::Visit::visit_signature(&mut bindings, &item.sig);
+    syn::visit::Visit::visit_block(&mut bindings, &item.block);
+    bindings.0
 }
 
 /// The names of `std::f64::consts` (and `f32`'s).
@@ -105,18 +139,8 @@ const STD_CONSTANTS: &[&str] = &[
 fn float_constants(item: &syn::ItemFn, float: &str) -> Vec<String> {
     let mut names: Vec<String> = STD_CONSTANTS.iter().map(|s| (*s).to_owned()).collect();
     // A variable named `E` is not the constant.
-    struct Bindings(Vec<String>);
-    impl<'a> syn::visit::Visit<'a> for Bindings {
-        fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-        fn visit_item(&mut self, _: &'a syn::Item) {}
-    }
-    let mut bindings = Bindings(Vec::new());
-    syn::visit::Visit::visit_signature(&mut bindings, &item.sig);
-    syn::visit::Visit::visit_block(&mut bindings, &item.block);
-    names.retain(|n| !bindings.0.contains(n));
+    let bound = bindings(item);
+    names.retain(|n| !bound.contains(n));
     let mut items = Vec::new();
     collect_items(&item.block.stmts, &mut items);
     for item in items {
@@ -217,6 +241,16 @@ impl VisitMut for Rewrite<'_> {
                     *expr = self.lit(quote!(#path as f64));
                     return;
                 }
+                // `G`: a constant from outside, of a type the macro cannot see; `constant` makes a float
+                // one `__S` and leaves an integer one as it is.
+                if let [name] = segments.as_slice() {
+                    if screaming(name) && !self.bindings.contains(name) {
+                        let (scalar, path) = (self.scalar, p.to_token_stream());
+                        *expr =
+                            syn::parse_quote!(::autodiff::__private::constant::<#scalar, _>(#path));
+                        return;
+                    }
+                }
                 match (position, segments.last().map(String::as_str)) {
                     // `std::f64::consts::PI`, `f64::consts::E`: a constant of the module.
                     (Some(i), _) if segments.get(i + 1).is_some_and(|s| s == "consts") => {
@@ -298,6 +332,11 @@ impl VisitMut for Rewrite<'_> {
                 self.visit_expr_mut(&mut c.args[0]);
                 let (scalar, value) = (self.scalar, &c.args[0]);
                 *expr = syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value));
+                return;
+            }
+            // `[0.0; N]`: the length is a constant expression, which a call cannot be.
+            Expr::Repeat(r) => {
+                self.visit_expr_mut(&mut r.expr);
                 return;
             }
             Expr::Macro(m) if m.mac.path.is_ident("vec") => {
