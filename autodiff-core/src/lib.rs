@@ -20,7 +20,9 @@ pub use num_traits::Float;
 ///
 /// Inside a `#[differentiable]` function, `stop_gradient(x)` has the value of `x`, but no gradient flows
 /// through it: the result is treated as a constant, as `jax.lax.stop_gradient` and `tf.stop_gradient` do.
-/// Outside differentiable code it simply returns its argument.
+/// Outside differentiable code it returns its argument; on [`Dual`] numbers (which `f_hvp`, `f_hessian` and
+/// `f_derivatives` run the gradient on) it drops the tangents of every level, so that no derivative of any order
+/// flows through it.
 ///
 /// ```
 /// use autodiff_core::stop_gradient;
@@ -28,6 +30,8 @@ pub use num_traits::Float;
 /// // Outside differentiable code it is the identity. Inside `#[differentiable]`, `x * stop_gradient(x)`
 /// // has the derivative `x`, not `2x` (see the `autodiff` crate's tests).
 /// assert_eq!(stop_gradient(3.0) * 3.0, 9.0);
+/// let x = autodiff_core::Dual::new(autodiff_core::Dual::new(3.0, 1.0), autodiff_core::Dual::new(1.0, 0.0));
+/// assert_eq!(stop_gradient(x), autodiff_core::Dual::constant(autodiff_core::Dual::constant(3.0)));
 /// ```
 #[inline(always)]
 pub fn stop_gradient<T: Float>(x: T) -> T {
