@@ -1434,3 +1434,86 @@ fn module_constants_in_the_shadow() {
         1e-12,
     );
 }
+
+mod more_constants {
+    use autodiff::differentiable;
+
+    pub const N: usize = 3;
+
+    pub mod phys {
+        pub const G: f64 = 9.81;
+    }
+
+    #[differentiable(order = 2)]
+    pub fn typed_len(x: f64) -> f64 {
+        let a: [f64; N] = [x; N];
+        a[0] * a[N - 1]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn const_generic<const M: usize>(x: f64, w: [f64; M]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..M {
+            s += w[i] * x * x;
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn qualified(x: f64) -> f64 {
+        phys::G * x * x + self::phys::G * x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn bool_cast(x: f64) -> f64 {
+        let s = (x > 0.0) as i32 as f64;
+        f64::from(x > 1.0) * x * x + s * 2f64 * x
+    }
+
+    #[differentiable]
+    pub fn digits(x: f64) -> f64 {
+        let d = f64::DIGITS as f64;
+        x * d
+    }
+}
+
+#[test]
+fn array_lengths_qualified_constants_bools_and_suffixes_in_the_shadow() {
+    use more_constants::*;
+    assert_eq!(typed_len_derivatives(2.0), [4.0, 4.0, 2.0]);
+    let (v, g, h) = const_generic_hessian(2.0, [1.0, 2.0]);
+    assert_eq!(
+        (v, g, h),
+        (
+            12.0,
+            (12.0, [4.0, 4.0]),
+            vec![
+                vec![6.0, 4.0, 4.0],
+                vec![4.0, 0.0, 0.0],
+                vec![4.0, 0.0, 0.0],
+            ]
+        )
+    );
+    let g = phys::G;
+    assert_vec_close(
+        &qualified_derivatives(2.0),
+        &[4.0 * g + 2.0 * g, 5.0 * g, 2.0 * g],
+        1e-13,
+    );
+    // x > 1: x^2 + 2x; 0 < x <= 1: 2x; x <= 0: 0
+    assert_eq!(bool_cast_derivatives(2.0), [8.0, 6.0, 2.0]);
+    assert_eq!(bool_cast_derivatives(0.5), [1.0, 2.0, 0.0]);
+    assert_eq!(bool_cast_derivatives(-1.0), [0.0, 0.0, 0.0]);
+    assert_eq!(digits_grad(2.0), (30.0, 15.0));
+    assert_eq!(digits(2.0), 30.0);
+    // The values are the primal's.
+    for x in [-1.0, 0.5, 2.0] {
+        assert_eq!(typed_len_derivatives(x)[0], typed_len(x));
+        assert_eq!(
+            const_generic_hessian(x, [1.0, 2.0]).0,
+            const_generic(x, [1.0, 2.0])
+        );
+        assert_eq!(qualified_derivatives(x)[0], qualified(x));
+        assert_eq!(bool_cast_derivatives(x)[0], bool_cast(x));
+    }
+}

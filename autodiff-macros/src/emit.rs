@@ -20,7 +20,8 @@ pub(crate) fn convert(value: TokenStream, from: &Kind, ty: &syn::Type) -> TokenS
     let primitive_float = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"));
     let target = crate::signature::kind_of_type(ty, &[]);
     match from {
-        Kind::Float(Some(from_ty)) if from_ty == ty => value,
+        // (A primitive cast stays written: the kind of `f64::DIGITS` is a guess, its type is `u32`.)
+        Kind::Float(Some(from_ty)) if from_ty == ty && !primitive_float(ty) => value,
         _ if matches!(target, Kind::Int)
             && matches!(from, Kind::Unknown | Kind::Float(Some(_)))
             && !matches!(from, Kind::Float(Some(t)) if primitive_float(t)) =>

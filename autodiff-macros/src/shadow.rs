@@ -48,6 +48,21 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
     shadow
 }
 
+/// Whether `expr` is a `bool` by its form: a comparison, `&&`, `||`, `!`, `true` or `false`.
+fn is_bool(expr: &Expr) -> bool {
+    use syn::BinOp::*;
+    match expr {
+        Expr::Paren(p) => is_bool(&p.expr),
+        Expr::Binary(b) => matches!(
+            b.op,
+            Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
+        ),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)) && is_bool(&u.expr),
+        Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
+        _ => false,
+    }
+}
+
 /// Whether `ty` is the float type or a primitive integer type (a cast the shadow rewrites).
 fn is_number(ty: &Type, float: &str) -> bool {
     const INTEGERS: &[&str] = &[
@@ -95,6 +110,10 @@ fn bindings(item: &syn::ItemFn) -> Vec<String> {
         fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
             self.0.push(p.ident.to_string());
             syn::visit::visit_pat_ident(self, p);
+        }
+        // `const N: usize` of the signature.
+        fn visit_const_param(&mut self, c: &'a syn::ConstParam) {
+            self.0.push(c.ident.to_string());
         }
         // A `const` or `static` of the body has a type the shadow sees (`float_constants` has the float ones).
         fn visit_item(&mut self, item: &'a syn::Item) {
@@ -214,12 +233,33 @@ impl VisitMut for Rewrite<'_> {
         visit_mut::visit_type_mut(self, ty);
     }
 
+    /// `[f64; N]`: the length is a constant expression, which stays as written.
+    fn visit_type_array_mut(&mut self, array: &mut syn::TypeArray) {
+        self.visit_type_mut(&mut array.elem);
+    }
+
+    /// `Foo<{ N }>`: the same for const generic arguments.
+    fn visit_generic_argument_mut(&mut self, argument: &mut syn::GenericArgument) {
+        if !matches!(argument, syn::GenericArgument::Const(_)) {
+            visit_mut::visit_generic_argument_mut(self, argument);
+        }
+    }
+
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         match expr {
             Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)) => {
                 let value = l.to_token_stream();
                 *expr = self.lit(quote!(#value as f64));
                 // The replacement is final: its `as f64` is not the function's float type to rewrite.
+                return;
+            }
+            // `2f64`: an integer literal with a float suffix.
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) if i.suffix() == self.float => {
+                let value = syn::LitInt::new(i.base10_digits(), i.span());
+                *expr = self.lit(quote!(#value as f64));
                 return;
             }
             Expr::Path(p) if p.qself.is_none() => {
@@ -243,8 +283,14 @@ impl VisitMut for Rewrite<'_> {
                 }
                 // `G`: a constant from outside, of a type the macro cannot see; `constant` makes a float
                 // one `__S` and leaves an integer one as it is.
-                if let [name] = segments.as_slice() {
-                    if screaming(name) && !self.bindings.contains(name) {
+                // (`G`, or `phys::G` through modules; `Mode::FAST` names an associated item, not this.)
+                if let Some((name, modules)) = segments.split_last() {
+                    let local = modules.is_empty() && self.bindings.contains(name);
+                    let through_modules = modules.iter().all(|m| {
+                        m.chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+                    });
+                    if screaming(name) && !local && through_modules {
                         let (scalar, path) = (self.scalar, p.to_token_stream());
                         *expr =
                             syn::parse_quote!(::autodiff::__private::constant::<#scalar, _>(#path));
@@ -306,7 +352,8 @@ impl VisitMut for Rewrite<'_> {
             }
             // `n as f64`: `as` cannot name a type parameter; `x as usize`: nor convert from one. The
             // macro reads both helpers as the casts they stand for.
-            Expr::Cast(c) if is_number(&c.ty, self.float) => {
+            // `(x > 0.0) as i32`: `as` converts a `bool` itself (and `to_int` could not).
+            Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr) => {
                 self.visit_expr_mut(&mut c.expr);
                 let mut value = &*c.expr;
                 while let Expr::Paren(p) = value {
@@ -331,6 +378,12 @@ impl VisitMut for Rewrite<'_> {
             {
                 self.visit_expr_mut(&mut c.args[0]);
                 let (scalar, value) = (self.scalar, &c.args[0]);
+                // `f64::from(x > 1.0)`: a `bool` converts through `u8`.
+                let value = if is_bool(value) {
+                    quote!((#value) as u8)
+                } else {
+                    value.to_token_stream()
+                };
                 *expr = syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value));
                 return;
             }
