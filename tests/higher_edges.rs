@@ -1470,6 +1470,18 @@ mod more_constants {
         f64::from(x > 1.0) * x * x + s * 2f64 * x
     }
 
+    /// An integer constant with the name of a `std::f64::consts` item.
+    pub const E: usize = 2;
+
+    #[differentiable(order = 2)]
+    pub fn e_int(x: f64) -> f64 {
+        let mut s = 0.0;
+        for _ in 0..E {
+            s += x * x;
+        }
+        s
+    }
+
     #[differentiable]
     pub fn digits(x: f64) -> f64 {
         let d = f64::DIGITS as f64;
@@ -1506,6 +1518,7 @@ fn array_lengths_qualified_constants_bools_and_suffixes_in_the_shadow() {
     assert_eq!(bool_cast_derivatives(-1.0), [0.0, 0.0, 0.0]);
     assert_eq!(digits_grad(2.0), (30.0, 15.0));
     assert_eq!(digits(2.0), 30.0);
+    assert_eq!(e_int_derivatives(3.0), [e_int(3.0), 12.0, 4.0]);
     // The values are the primal's.
     for x in [-1.0, 0.5, 2.0] {
         assert_eq!(typed_len_derivatives(x)[0], typed_len(x));

@@ -10,8 +10,13 @@
 //! ```
 //!
 //! Literals and constants become `lit::<__S>(..)` (exact for `f64` and `Dual<f64>`), the type becomes `__S`
-//! wherever it is written, and `f64::sin(x)` becomes `__S::sin(x)`. A call of another function written for
-//! `f64` cannot take `__S`: that is a type error, and the README says to make such functions generic.
+//! wherever it is written, and `f64::sin(x)` becomes `__S::sin(x)`. Casts become `cast::<__S, _>(n)` and
+//! `to_int::<usize, _>(x)`, which the macro reads back as casts. A `SCREAMING_CASE` name from outside
+//! (`G`, `phys::G`, `PI`) becomes `constant::<__S, _>(G)`: a trait turns an `f64` into `__S` and leaves an
+//! integer alone, so the shadow needs no type it cannot see. `a op= b` becomes `a = a op (b)`.
+//! A call of another function written for `f64` cannot take `__S`: that is a type error, and the README says
+//! to make such functions generic; so is a second float type in the body (`x as f32` in an `f64` function),
+//! which the shadow leaves alone rather than drop the tangents of a dual number.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -88,8 +93,8 @@ fn compound(op: &syn::BinOp) -> Option<TokenStream> {
 struct Rewrite<'a> {
     float: &'a str,
     scalar: &'a Ident,
-    /// Names that stand for constants of the float type: `const K: f64` items of the body, names imported
-    /// from `std::f64::consts` in it, and the names of `std::f64::consts` themselves (imported outside).
+    /// Names that stand for constants of the float type: `const K: f64` items of the body and names it
+    /// imports from `std::f64::consts`. (Other `SCREAMING_CASE` names go through `constant`.)
     constants: Vec<String>,
     /// The names the function binds (parameters, `let`s, loop variables): not constants.
     bindings: Vec<String>,
@@ -130,36 +135,9 @@ fn bindings(item: &syn::ItemFn) -> Vec<String> {
     bindings.0
 }
 
-/// The names of `std::f64::consts` (and `f32`'s).
-const STD_CONSTANTS: &[&str] = &[
-    "PI",
-    "TAU",
-    "E",
-    "SQRT_2",
-    "LN_2",
-    "LN_10",
-    "LOG2_E",
-    "LOG2_10",
-    "LOG10_E",
-    "LOG10_2",
-    "FRAC_PI_2",
-    "FRAC_PI_3",
-    "FRAC_PI_4",
-    "FRAC_PI_6",
-    "FRAC_PI_8",
-    "FRAC_1_PI",
-    "FRAC_2_PI",
-    "FRAC_2_SQRT_PI",
-    "FRAC_1_SQRT_2",
-];
-
-/// The names in `block` that are float constants (see `Rewrite::constants`), minus those the body
-/// declares with another type.
+/// The names that `item`'s body declares or imports as float constants (see `Rewrite::constants`).
 fn float_constants(item: &syn::ItemFn, float: &str) -> Vec<String> {
-    let mut names: Vec<String> = STD_CONSTANTS.iter().map(|s| (*s).to_owned()).collect();
-    // A variable named `E` is not the constant.
-    let bound = bindings(item);
-    names.retain(|n| !bound.contains(n));
+    let mut names = Vec::new();
     let mut items = Vec::new();
     collect_items(&item.block.stmts, &mut items);
     for item in items {
@@ -270,12 +248,9 @@ impl VisitMut for Rewrite<'_> {
                     .map(|s| s.ident.to_string())
                     .collect();
                 let position = segments.iter().position(|s| s == self.float);
-                // `K`, `PI`, `consts::PI`: a float constant of the body or of `std`.
-                let std_constant = matches!(segments.as_slice(), [module, name]
-                    if module == "consts" && STD_CONSTANTS.contains(&name.as_str()));
+                // `K`, `PI`, `consts::PI`: a float constant the body declares or imports.
                 if position.is_none()
-                    && (std_constant
-                        || segments.first().is_some_and(|s| self.constants.contains(s)))
+                    && segments.first().is_some_and(|s| self.constants.contains(s))
                 {
                     let path = p.to_token_stream();
                     *expr = self.lit(quote!(#path as f64));
@@ -477,8 +452,8 @@ mod tests {
         ));
         assert!(b.contains("const K : f64 = 3.0 ;"), "{b}");
         assert!(b.contains("lit :: < __S > (K as f64)"), "{b}");
-        assert!(b.contains("lit :: < __S > (PI as f64)"), "{b}");
-        assert!(b.contains("lit :: < __S > (consts :: E as f64)"), "{b}");
+        assert!(b.contains("constant :: < __S , _ > (PI)"), "{b}");
+        assert!(b.contains("constant :: < __S , _ > (consts :: E)"), "{b}");
         assert!(b.contains("cast :: < __S , _ > (N)"), "{b}");
         let b = body(syn::parse_quote!(
             fn f(x: f64, E: f64) -> f64 {
