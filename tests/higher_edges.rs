@@ -1470,6 +1470,22 @@ mod more_constants {
         f64::from(x > 1.0) * x * x + s * 2f64 * x
     }
 
+    pub const WEIGHTS: [f64; 4] = [1.0, 2.0, 3.0, 4.0];
+
+    pub mod tables {
+        pub static C: [f64; 2] = [0.5, 0.25];
+    }
+
+    /// Arrays of constants from outside, indexed (first order reads them as constants too).
+    #[differentiable(order = 3)]
+    pub fn poly(x: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..4 {
+            s += WEIGHTS[i] * x.powi(i as i32);
+        }
+        s * tables::C[1] + WEIGHTS[0] * x
+    }
+
     /// An integer constant with the name of a `std::f64::consts` item.
     pub const E: usize = 2;
 
@@ -1519,6 +1535,21 @@ fn array_lengths_qualified_constants_bools_and_suffixes_in_the_shadow() {
     assert_eq!(digits_grad(2.0), (30.0, 15.0));
     assert_eq!(digits(2.0), 30.0);
     assert_eq!(e_int_derivatives(3.0), [e_int(3.0), 12.0, 4.0]);
+    // (1 + 2x + 3x^2 + 4x^3) / 4 + x
+    for i in 0..20 {
+        let x = -2.0 + 0.21 * f64::from(i);
+        let d = poly_derivatives(x);
+        let reference = [
+            (1.0 + 2.0 * x + 3.0 * x * x + 4.0 * x * x * x) * 0.25 + x,
+            (2.0 + 6.0 * x + 12.0 * x * x) * 0.25 + 1.0,
+            (6.0 + 24.0 * x) * 0.25,
+            6.0,
+        ];
+        assert_vec_close(&d, &reference, 1e-12);
+        assert_close(poly(x), reference[0], 1e-12);
+        assert_close(poly_grad(x).1, reference[1], 1e-12);
+        assert_close(poly_jvp(x, 1.0).1, reference[1], 1e-12);
+    }
     // The values are the primal's.
     for x in [-1.0, 0.5, 2.0] {
         assert_eq!(typed_len_derivatives(x)[0], typed_len(x));

@@ -44,7 +44,7 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::lift::{
-        cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
+        at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
         re_parts, to_int, Constant, Parts,
     };
     pub use crate::memory::{

@@ -53,6 +53,13 @@ pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
     S::from(n).unwrap_or_else(S::nan)
 }
 
+/// `a[i]` for a `const` or `static` array from outside a differentiable function (`WEIGHTS[i]`), which the
+/// macro reads as a constant.
+#[inline]
+pub fn at<T: Copy>(a: &[T], i: usize) -> T {
+    a[i]
+}
+
 /// A constant named in the generic shadow of an `f64` function, whose type the macro cannot see (`G` of
 /// `const G: f64 = 9.81;` outside the function): a float becomes the shadow's float type `S`, an integer
 /// or `bool` stays what it is.

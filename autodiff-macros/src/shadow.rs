@@ -190,6 +190,31 @@ fn collect_use(tree: &syn::UseTree, names: &mut Vec<String>) {
 }
 
 impl Rewrite<'_> {
+    /// Whether `p` names a constant from outside the function: `SCREAMING_CASE`, not a variable, reached
+    /// through modules only (`Mode::FAST` names an associated item).
+    fn outside_constant(&self, p: &syn::ExprPath) -> bool {
+        let segments: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let Some((name, modules)) = segments.split_last() else {
+            return false;
+        };
+        let local = modules.is_empty() && self.bindings.contains(name);
+        let through_modules = modules.iter().all(|m| {
+            m.chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        });
+        p.qself.is_none()
+            && screaming(name)
+            && !local
+            && through_modules
+            && !self.constants.contains(name)
+            && !segments.iter().any(|s| s == self.float)
+    }
+
     fn lit(&self, value: TokenStream) -> Expr {
         let scalar = self.scalar;
         syn::parse_quote!(::autodiff::__private::lit::<#scalar>(#value))
@@ -256,21 +281,12 @@ impl VisitMut for Rewrite<'_> {
                     *expr = self.lit(quote!(#path as f64));
                     return;
                 }
-                // `G`: a constant from outside, of a type the macro cannot see; `constant` makes a float
-                // one `__S` and leaves an integer one as it is.
-                // (`G`, or `phys::G` through modules; `Mode::FAST` names an associated item, not this.)
-                if let Some((name, modules)) = segments.split_last() {
-                    let local = modules.is_empty() && self.bindings.contains(name);
-                    let through_modules = modules.iter().all(|m| {
-                        m.chars()
-                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-                    });
-                    if screaming(name) && !local && through_modules {
-                        let (scalar, path) = (self.scalar, p.to_token_stream());
-                        *expr =
-                            syn::parse_quote!(::autodiff::__private::constant::<#scalar, _>(#path));
-                        return;
-                    }
+                // `G`, or `phys::G` through modules: a constant from outside, of a type the macro cannot see;
+                // `constant` makes a float one `__S` and leaves an integer one as it is.
+                if self.outside_constant(p) {
+                    let (scalar, path) = (self.scalar, p.to_token_stream());
+                    *expr = syn::parse_quote!(::autodiff::__private::constant::<#scalar, _>(#path));
+                    return;
                 }
                 match (position, segments.last().map(String::as_str)) {
                     // `std::f64::consts::PI`, `f64::consts::E`: a constant of the module.
@@ -360,6 +376,14 @@ impl VisitMut for Rewrite<'_> {
                     value.to_token_stream()
                 };
                 *expr = syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value));
+                return;
+            }
+            // `WEIGHTS[i]` of an array from outside: its element is the constant (the macro reads
+            // `WEIGHTS[i]` itself as one).
+            Expr::Index(e) if matches!(&*e.expr, Expr::Path(p) if self.outside_constant(p)) => {
+                self.visit_expr_mut(&mut e.index);
+                let scalar = self.scalar;
+                *expr = syn::parse_quote!(::autodiff::__private::constant::<#scalar, _>(#e));
                 return;
             }
             // `[0.0; N]`: the length is a constant expression, which a call cannot be.

@@ -4,6 +4,7 @@
 
 use super::{strip_parens, Lowering};
 use crate::ir::{Array, ArrayInit, Operand, Stmt, Value};
+use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
@@ -50,6 +51,17 @@ impl Lowering<'_> {
     /// `a[i]`.
     pub(super) fn lower_index(&mut self, e: &syn::ExprIndex, hint: Option<String>) -> Operand {
         let Some(array) = self.array_named(&e.expr) else {
+            if let Some(constant) = self.outside_array(&e.expr) {
+                // `WEIGHTS[i]`: a constant array from outside the function, whose elements are constants.
+                let index = self.lower_expr(&e.index, None);
+                self.index_kind_check(&e.index, &index);
+                let value = Value::Call {
+                    callee: syn::parse_quote!(::autodiff::__private::at),
+                    args: vec![constant, index],
+                    by_ref: vec![true, false],
+                };
+                return self.emit(value, hint, e.span());
+            }
             self.errors.spanned(
                 &e.expr,
                 "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind the value to a \
@@ -60,6 +72,22 @@ impl Lowering<'_> {
         let index = self.lower_expr(&e.index, None);
         self.index_kind_check(&e.index, &index);
         self.emit(Value::Load { array, index }, hint, e.span())
+    }
+
+    /// `WEIGHTS` or `tables::WEIGHTS` in `WEIGHTS[i]`: a path that names no variable of the function, so a
+    /// `const` or `static` array from outside it, as a constant operand.
+    fn outside_array(&self, expr: &Expr) -> Option<Operand> {
+        let Expr::Path(p) = strip_parens(expr) else {
+            return None;
+        };
+        let variable = p
+            .path
+            .get_ident()
+            .is_some_and(|ident| self.lookup(&ident.to_string()).is_some());
+        (p.qself.is_none() && !variable).then(|| Operand::Const {
+            tokens: p.to_token_stream(),
+            kind: crate::ir::Kind::Unknown,
+        })
     }
 
     /// An index must be an integer; a float literal or value is an error the user can act on.
