@@ -712,3 +712,86 @@ fn literal(lit: &Lit) -> Operand {
         kind,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Args;
+    use crate::ir::Stmt;
+
+    /// `src` lowered, with the number of errors it reported.
+    fn lowered(src: &str) -> (Function, usize) {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let mut errors = Errors::default();
+        let sig = crate::signature::analyze(&item, &Args::default(), &mut errors)
+            .expect("test signature is supported");
+        let float_params = crate::signature::float_type_params(&item.sig.generics);
+        let f = lower(&item, &sig, float_params, &mut errors);
+        let count = errors
+            .finish()
+            .err()
+            .map_or(0, |e| e.to_string().matches("compile_error").count());
+        (f, count)
+    }
+
+    fn values(f: &Function) -> Vec<&Value> {
+        f.all_stmts()
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::Let { value, .. } => Some(value),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_value_is_named_once() {
+        let (f, errors) = lowered(
+            "fn f(x: f64, n: usize) -> f64 { let mut s = x; for i in 0..n { s = s * x + 1.0; } if s > 0.0 { s = s.sin(); } s }",
+        );
+        assert_eq!(errors, 0);
+        let mut defined: Vec<_> = f
+            .all_stmts()
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::Let { var, .. } => Some(*var),
+                _ => None,
+            })
+            .collect();
+        let count = defined.len();
+        defined.sort_unstable_by_key(|v| v.0);
+        defined.dedup();
+        assert_eq!(defined.len(), count);
+        assert!(count >= 3, "{count}");
+    }
+
+    #[test]
+    fn shadow_helpers_are_casts_and_outside_arrays_are_constant_reads() {
+        let (f, errors) = lowered(
+            "fn f<S: Float>(x: S, n: usize) -> S { \
+               let k = ::autodiff::__private::to_int::<usize, _>(x); \
+               x * ::autodiff::__private::cast::<S, _>(n + k) * WEIGHTS[n] }",
+        );
+        assert_eq!(errors, 0);
+        let values = values(&f);
+        let casts: Vec<String> = values
+            .iter()
+            .filter_map(|v| match v {
+                Value::Cast(_, ty) => Some(ty.to_token_stream().to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(casts, ["usize", "S"]);
+        assert!(values.iter().any(|v| matches!(v,
+            Value::Call { callee, by_ref, .. }
+                if callee.to_token_stream().to_string() == ":: autodiff :: __private :: at" && by_ref[0])));
+    }
+
+    #[test]
+    fn all_errors_are_reported_at_once() {
+        // Two references that are not `&a` of a named array, and a variable that is not an array indexed.
+        let (_, errors) =
+            lowered("fn f(x: f64) -> f64 { let y = x; g(&[x, x]) + g(&{ x }) + y[0] }");
+        assert_eq!(errors, 3);
+    }
+}
