@@ -456,3 +456,92 @@ impl Pass<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Args;
+
+    /// The activity of every named value of `src` (by the user's name, the last value of that name), and the
+    /// number of errors.
+    fn activity_of(src: &str, args: &str) -> (Vec<(String, bool, String)>, usize) {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let args: Args = syn::parse_str(args).expect("test arguments parse");
+        let mut errors = Errors::default();
+        let sig =
+            crate::signature::analyze(&item, &args, &mut errors).expect("supported signature");
+        let float_params = crate::signature::float_type_params(&item.sig.generics);
+        let f = crate::lower::lower(&item, &sig, float_params.clone(), &mut errors);
+        let a = analyze(&f, &sig, &float_params, &mut errors);
+        let named = f
+            .vars
+            .iter()
+            .enumerate()
+            .filter_map(|(i, info)| {
+                let var = Var(u32::try_from(i).ok()?);
+                let kind = match a.var_kind(var) {
+                    Kind::Float(_) => "float",
+                    Kind::Int => "int",
+                    Kind::Bool => "bool",
+                    _ => "other",
+                };
+                Some((info.hint.clone()?, a.is_active_var(var), kind.to_owned()))
+            })
+            .collect();
+        let count = errors
+            .finish()
+            .err()
+            .map_or(0, |e| e.to_string().matches("compile_error").count());
+        (named, count)
+    }
+
+    fn active(named: &[(String, bool, String)], name: &str) -> bool {
+        named
+            .iter()
+            .rev()
+            .find(|(n, ..)| n == name)
+            .is_some_and(|(_, a, _)| *a)
+    }
+
+    #[test]
+    fn activity_follows_the_data_from_active_inputs() {
+        let (named, errors) = activity_of(
+            "fn f(x: f64, c: f64, n: usize) -> f64 { \
+               let k = n as f64; let y = x * k; let z = c * k; let w = stop_gradient(y); let j = x as usize; \
+               y + z + w + j as f64 }",
+            "wrt(x)",
+        );
+        assert_eq!(errors, 0);
+        assert!(active(&named, "y"));
+        // Not reached from `x`: a constant parameter, an integer, a stopped gradient, a float made integer.
+        for name in ["k", "z", "w", "j"] {
+            assert!(
+                named.iter().any(|(n, ..)| n == name),
+                "{name} is named: {named:?}"
+            );
+            assert!(
+                !active(&named, name),
+                "{name} should be inactive: {named:?}"
+            );
+        }
+        let kind = |name: &str| {
+            named
+                .iter()
+                .rev()
+                .find(|(n, ..)| n == name)
+                .map(|(.., k)| k.clone())
+        };
+        assert_eq!(kind("j").as_deref(), Some("int"));
+        assert_eq!(kind("k").as_deref(), Some("float"));
+    }
+
+    #[test]
+    fn a_value_through_a_loop_is_active_if_any_iteration_makes_it_so() {
+        let (named, errors) = activity_of(
+            "fn f(x: f64, n: usize) -> f64 { let mut s = 0.0; for _ in 0..n { s = s + x; } s }",
+            "",
+        );
+        assert_eq!(errors, 0);
+        assert!(active(&named, "s"), "{named:?}");
+    }
+}
