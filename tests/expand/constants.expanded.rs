@@ -1,0 +1,155 @@
+use autodiff::differentiable;
+const WEIGHTS: [f64; 3] = [1.0, 2.0, 3.0];
+const G: f64 = 9.81;
+fn poly(x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += WEIGHTS[i] * x.powi(i as i32);
+    }
+    s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn poly_grad(x: f64) -> (f64, f64) {
+    poly_vjp(x, 1.0)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn poly_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+    let mut __d_s = d_ret;
+    let mut __d_x = 0.0;
+    let mut s = 0.0;
+    for __i in 0..3 {
+        let __v0 = ::autodiff::__private::at(&WEIGHTS, __i);
+        let __v1 = __i as i32;
+        let __v2 = x.powi(__v1);
+        let __v3 = __v0 * __v2;
+        let s_1 = s + __v3;
+        let __d_v2 = __d_s * __v0;
+        let __d_x_1 = __d_x + __d_v2 * ::autodiff::__private::rules::powi(x, __v1);
+        __d_x = __d_x_1;
+        s = s_1;
+    }
+    (s, __d_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn poly_jvp(x: f64, tangent: f64) -> (f64, f64) {
+    let __dot_x = tangent;
+    let mut s = 0.0;
+    let mut __dot_s = 0.0;
+    for __i in 0..3 {
+        let __v0 = ::autodiff::__private::at(&WEIGHTS, __i);
+        let __v1 = __i as i32;
+        let __v2 = x.powi(__v1);
+        let __dot_v2 = __dot_x * ::autodiff::__private::rules::powi(x, __v1);
+        let __v3 = __v0 * __v2;
+        let __dot_v3 = __dot_v2 * __v0;
+        let s_1 = s + __v3;
+        let __dot_s_1 = __dot_s + __dot_v3;
+        (s, __dot_s) = (s_1, __dot_s_1);
+    }
+    (s, __dot_s)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct poly {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+impl poly {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+        let (value, gradient) = poly_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+        let (__tangent_0,) = tangents;
+        poly_jvp(x, __tangent_0)
+    }
+}
+fn fall(t: f64, n: usize) -> f64 {
+    let mut h = 100.0;
+    h -= 0.5 * G * t * t;
+    h * (n as f64).sqrt()
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn fall_grad(t: f64, n: usize) -> (f64, f64) {
+    fall_vjp(t, n, 1.0)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn fall_vjp(t: f64, n: usize, d_ret: f64) -> (f64, f64) {
+    let __v0 = 0.5 * G;
+    let __v1 = __v0 * t;
+    let __v2 = __v1 * t;
+    let h = 100.0 - __v2;
+    let __v3 = n as f64;
+    let __v4 = __v3.sqrt();
+    let __v5 = h * __v4;
+    let __d_h = d_ret * __v4;
+    let __d_v2 = -__d_h;
+    let __d_v1 = __d_v2 * t;
+    let __d_t = __d_v2 * __v1;
+    let __d_t_1 = __d_t + __d_v1 * __v0;
+    (__v5, __d_t_1)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn fall_jvp(t: f64, n: usize, tangent: f64) -> (f64, f64) {
+    let __dot_t = tangent;
+    let __v0 = 0.5 * G;
+    let __v1 = __v0 * t;
+    let __dot_v1 = __dot_t * __v0;
+    let __v2 = __v1 * t;
+    let __dot_v2 = __dot_v1 * t + __dot_t * __v1;
+    let h = 100.0 - __v2;
+    let __dot_h = -__dot_v2;
+    let __v3 = n as f64;
+    let __v4 = __v3.sqrt();
+    let __v5 = h * __v4;
+    let __dot_v5 = __dot_h * __v4;
+    (__v5, __dot_v5)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct fall {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+impl fall {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(t: f64, n: usize, d_ret: f64) -> (f64, (f64, ())) {
+        let (value, gradient) = fall_vjp(t, n, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0, ()))
+    }
+    #[inline]
+    fn jvp(t: f64, n: usize, tangents: (f64, ())) -> (f64, f64) {
+        let (__tangent_0, _) = tangents;
+        fall_jvp(t, n, __tangent_0)
+    }
+}
+#[::autodiff::differentiable(order = 2)]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __fall_generic<__S: ::autodiff::__private::Float>(t: __S, n: usize) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut h = ::autodiff::__private::lit::<__S>(100.0 as f64);
+    h = h
+        - (::autodiff::__private::lit::<__S>(0.5 as f64)
+            * ::autodiff::__private::constant::<__S, _>(G) * t * t);
+    h * (::autodiff::__private::cast::<__S, _>(n)).sqrt()
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+fn fall_hvp(t: f64, n: usize, v: f64) -> (f64, f64, f64) {
+    __fall_generic_hvp(t, n, v)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+fn fall_hessian(t: f64, n: usize) -> (f64, f64, ::std::vec::Vec<::std::vec::Vec<f64>>) {
+    __fall_generic_hessian(t, n)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+fn fall_derivatives(t: f64, n: usize) -> [f64; 3usize] {
+    __fall_generic_derivatives(t, n)
+}
