@@ -23,9 +23,16 @@ pub(crate) struct Activity {
     array_active: Vec<bool>,
     /// The kind of an array's elements.
     array_elems: Vec<Kind>,
+    /// The function's float type parameters.
+    float_params: Vec<Ident>,
 }
 
 impl Activity {
+    /// The kind of a value of type `ty` (a float type parameter is a float).
+    pub(crate) fn kind_of_type(&self, ty: &syn::Type) -> Kind {
+        kind_of_type(ty, &self.float_params)
+    }
+
     pub(crate) fn kind(&self, operand: &Operand) -> Kind {
         match operand {
             Operand::Var(v) => self.kinds[v.0 as usize].clone(),
@@ -71,6 +78,7 @@ pub(crate) fn analyze(
         active: vec![false; f.vars.len()],
         array_active: vec![false; f.arrays.len()],
         array_elems: vec![Kind::Unknown; f.arrays.len()],
+        float_params: float_params.to_vec(),
     };
     for (var, param) in f.params.iter().zip(&sig.params) {
         activity.kinds[var.0 as usize] = param.kind.clone();

@@ -13,23 +13,19 @@ use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The state of emitting one generated function.
-/// `value as ty`, where `value` is of kind `from`, also for the types `as` cannot convert: to a float type
-/// parameter through `__private::cast` (the identity from the same type, which keeps a dual number's
-/// tangent), and from one (or a value of unknown type) to an integer through `__private::to_int`.
-pub(crate) fn convert(value: TokenStream, from: &Kind, ty: &syn::Type) -> TokenStream {
-    let primitive_float = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32"));
-    let target = crate::signature::kind_of_type(ty, &[]);
-    match from {
-        // (A primitive cast stays written: the kind of `f64::DIGITS` is a guess, its type is `u32`.)
-        Kind::Float(Some(from_ty)) if from_ty == ty && !primitive_float(ty) => value,
-        _ if matches!(target, Kind::Int)
-            && matches!(from, Kind::Unknown | Kind::Float(Some(_)))
-            && !matches!(from, Kind::Float(Some(t)) if primitive_float(t)) =>
-        {
+/// `value as ty`, where `value` is of kind `from` and `ty` of kind `to`, also where `as` cannot convert: to a
+/// float type parameter through `__private::cast` (the identity from the same type, which keeps a dual number's
+/// tangent), and from one to an integer through `__private::to_int`. The generic shadow's casts (`shadow.rs`).
+pub(crate) fn convert(value: TokenStream, from: &Kind, to: &Kind, ty: &syn::Type) -> TokenStream {
+    let parameter = |kind: &Kind| {
+        matches!(kind, Kind::Float(Some(t))
+            if !matches!(t, syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32")))
+    };
+    match (from, to) {
+        (Kind::Float(Some(a)), Kind::Float(Some(b))) if a == b && parameter(to) => value,
+        _ if parameter(to) => quote!(::autodiff::__private::cast::<#ty, _>(#value)),
+        (_, Kind::Int) if parameter(from) => {
             quote!(::autodiff::__private::to_int::<#ty, _>(#value))
-        }
-        _ if matches!(target, Kind::Unknown) => {
-            quote!(::autodiff::__private::cast::<#ty, _>(#value))
         }
         _ => quote!(#value as #ty),
     }
@@ -218,7 +214,12 @@ impl<'a> Emitter<'a> {
                 let (l, r) = (op(l), op(r));
                 quote!(#l #b #r)
             }
-            Value::Cast(o, ty) => convert(op(o), &self.activity.kind(o), ty),
+            Value::Cast(o, ty) => convert(
+                op(o),
+                &self.activity.kind(o),
+                &self.activity.kind_of_type(ty),
+                ty,
+            ),
             Value::Tuple(items) => {
                 let items = items.iter().map(op);
                 quote!((#(#items,)*))

@@ -581,7 +581,7 @@ impl Forward<'_, '_> {
             }
             Value::Cast(o, ty) => {
                 let t = self.tangent_of(o, &activity.kind(o));
-                crate::emit::convert(t, &activity.kind(o), ty)
+                crate::emit::convert(t, &activity.kind(o), &activity.kind_of_type(ty), ty)
             }
             Value::Tuple(items) => {
                 let parts = items.iter().map(|o| self.tangent_of(o, &activity.kind(o)));

@@ -334,9 +334,12 @@ impl Reverse<'_, '_> {
         match value {
             Value::Cast(o, target) => {
                 let contribution = match activity.kind(o) {
-                    Kind::Float(Some(ty)) => {
-                        crate::emit::convert(d.clone(), &Kind::Float(Some(target.clone())), &ty)
-                    }
+                    Kind::Float(Some(ty)) => crate::emit::convert(
+                        d.clone(),
+                        &activity.kind_of_type(target),
+                        &Kind::Float(Some(ty.clone())),
+                        &ty,
+                    ),
                     _ => d.clone(),
                 };
                 self.contribute(o, contribution, adjoints, code);
