@@ -1498,6 +1498,13 @@ mod more_constants {
         s
     }
 
+    /// `bool` parameters and locals cast to integers and floats.
+    #[differentiable(order = 2)]
+    pub fn flags(x: f64, flag: bool) -> f64 {
+        let up = x > 0.0;
+        x * x * (flag as i32 + up as i32) as f64 + f64::from(up) * x
+    }
+
     #[differentiable]
     pub fn digits(x: f64) -> f64 {
         let d = f64::DIGITS as f64;
@@ -1535,6 +1542,12 @@ fn array_lengths_qualified_constants_bools_and_suffixes_in_the_shadow() {
     assert_eq!(digits_grad(2.0), (30.0, 15.0));
     assert_eq!(digits(2.0), 30.0);
     assert_eq!(e_int_derivatives(3.0), [e_int(3.0), 12.0, 4.0]);
+    // flag and x > 0: 2x^2 + x
+    assert_eq!(flags_derivatives(3.0, true), [21.0, 13.0, 4.0]);
+    assert_eq!(flags_derivatives(3.0, true)[0], flags(3.0, true));
+    assert_eq!(flags_derivatives(3.0, false), [12.0, 7.0, 2.0]);
+    assert_eq!(flags_derivatives(-3.0, true), [9.0, -6.0, 2.0]);
+    assert_eq!(flags_derivatives(-3.0, false), [0.0, 0.0, 0.0]);
     // (1 + 2x + 3x^2 + 4x^3) / 4 + x
     for i in 0..20 {
         let x = -2.0 + 0.21 * f64::from(i);

@@ -40,6 +40,7 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
         scalar: &scalar,
         constants: float_constants(item, float),
         bindings: bindings(item),
+        bools: bools(item),
     };
     rewrite.visit_signature_mut(&mut shadow.sig);
     rewrite.visit_block_mut(&mut shadow.block);
@@ -53,16 +54,20 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
     shadow
 }
 
-/// Whether `expr` is a `bool` by its form: a comparison, `&&`, `||`, `!`, `true` or `false`.
-fn is_bool(expr: &Expr) -> bool {
+/// Whether `expr` is a `bool` by its form: a comparison, `&&`, `||`, `!`, `true`, `false`, or one of `bools`.
+fn is_bool(expr: &Expr, bools: &[String]) -> bool {
     use syn::BinOp::*;
     match expr {
-        Expr::Paren(p) => is_bool(&p.expr),
+        Expr::Paren(p) => is_bool(&p.expr, bools),
+        Expr::Path(p) => p
+            .path
+            .get_ident()
+            .is_some_and(|i| bools.contains(&i.to_string())),
         Expr::Binary(b) => matches!(
             b.op,
             Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
         ),
-        Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)) && is_bool(&u.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)) && is_bool(&u.expr, bools),
         Expr::Lit(l) => matches!(l.lit, syn::Lit::Bool(_)),
         _ => false,
     }
@@ -98,6 +103,48 @@ struct Rewrite<'a> {
     constants: Vec<String>,
     /// The names the function binds (parameters, `let`s, loop variables): not constants.
     bindings: Vec<String>,
+    /// The `bool` parameters and locals (`let b = x > 0.0;`, `let b: bool = ..`), cast with `as` itself.
+    bools: Vec<String>,
+}
+
+/// The names of `item`'s `bool` parameters and of locals bound to a `bool` by their form or type.
+fn bools(item: &syn::ItemFn) -> Vec<String> {
+    let is_bool_type = |ty: &Type| matches!(ty, Type::Path(p) if p.path.is_ident("bool"));
+    let mut names: Vec<String> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) if is_bool_type(&t.ty) => match &*t.pat {
+                syn::Pat::Ident(i) => Some(i.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    struct Locals<'n>(&'n mut Vec<String>);
+    impl<'a> syn::visit::Visit<'a> for Locals<'_> {
+        fn visit_local(&mut self, local: &'a syn::Local) {
+            let (pat, typed) = match &local.pat {
+                syn::Pat::Type(t) => (
+                    &*t.pat,
+                    matches!(&*t.ty, Type::Path(p) if p.path.is_ident("bool")),
+                ),
+                pat => (pat, false),
+            };
+            let by_form = local
+                .init
+                .as_ref()
+                .is_some_and(|init| is_bool(&init.expr, self.0));
+            if let (syn::Pat::Ident(i), true) = (pat, typed || by_form) {
+                self.0.push(i.ident.to_string());
+            }
+            syn::visit::visit_local(self, local);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    syn::visit::Visit::visit_block(&mut Locals(&mut names), &item.block);
+    names
 }
 
 /// Whether `name` is written like a constant (`G`, `MAX_ITER`, `N`).
@@ -344,7 +391,7 @@ impl VisitMut for Rewrite<'_> {
             // `n as f64`: `as` cannot name a type parameter; `x as usize`: nor convert from one. The
             // macro reads both helpers as the casts they stand for.
             // `(x > 0.0) as i32`: `as` converts a `bool` itself (and `to_int` could not).
-            Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr) => {
+            Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr, &self.bools) => {
                 self.visit_expr_mut(&mut c.expr);
                 let mut value = &*c.expr;
                 while let Expr::Paren(p) = value {
@@ -370,7 +417,7 @@ impl VisitMut for Rewrite<'_> {
                 self.visit_expr_mut(&mut c.args[0]);
                 let (scalar, value) = (self.scalar, &c.args[0]);
                 // `f64::from(x > 1.0)`: a `bool` converts through `u8`.
-                let value = if is_bool(value) {
+                let value = if is_bool(value, &self.bools) {
                     quote!((#value) as u8)
                 } else {
                     value.to_token_stream()
