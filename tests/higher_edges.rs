@@ -1574,3 +1574,32 @@ fn array_lengths_qualified_constants_bools_and_suffixes_in_the_shadow() {
         assert_eq!(bool_cast_derivatives(x)[0], bool_cast(x));
     }
 }
+
+mod outside_slices {
+    use autodiff::{differentiable, Float};
+
+    pub const W: &[f64] = &[1.0, 2.0, 3.0];
+    pub static V: [f64; 2] = [0.5, 1.5];
+
+    #[differentiable]
+    pub fn f(x: f64) -> f64 {
+        W[2] * x + V[1] * x * x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn g<T: Float>(x: T) -> T {
+        x * T::from(W[1]).unwrap_or_else(T::nan) * x
+    }
+}
+
+#[test]
+fn const_slices_and_statics_from_outside() {
+    use outside_slices::*;
+    for i in 0..10 {
+        let x = -2.0 + 0.45 * f64::from(i);
+        let (v, d) = f_grad(x);
+        assert_close(v, f(x), 1e-15);
+        assert_close(d, 3.0 + 3.0 * x, 1e-14);
+        assert_vec_close(&g_derivatives(x), &[g(x), 4.0 * x, 4.0], 1e-14);
+    }
+}
