@@ -1,10 +1,8 @@
-//! The three problems of `benches/problems/mod.rs`, annotated with `#[differentiable]`: the
-//! `autodiff_grad` entries of `benches/gradients.rs` time the `_grad` functions generated here.
+//! The three problems, annotated with `#[differentiable]`: the `primal` entries of
+//! `benches/gradients.rs` time the functions (the macro emits them unchanged; `problems` re-exports
+//! them), the `autodiff_grad` entries the `_grad` functions generated beside them.
 //!
 //! The bench asserts, before timing, that the generated gradients agree with the hand-written ones.
-//!
-//! The bodies must stay token for token those of `benches/problems/mod.rs` (the primal that every
-//! ratio is taken against).
 
 use crate::problems::RK4_H;
 use autodiff::{differentiable, Float};
