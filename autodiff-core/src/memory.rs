@@ -80,6 +80,8 @@ pub trait ArrayLike {
     fn array_len(&self) -> usize;
     /// Zeros of the same shape.
     fn zeros(&self) -> Self::Zeros;
+    /// A copy of the elements, in the same owned shape as [`ArrayLike::zeros`].
+    fn copy(&self) -> Self::Zeros;
 }
 
 impl<T: Zero + Clone> ArrayLike for [T] {
@@ -89,6 +91,9 @@ impl<T: Zero + Clone> ArrayLike for [T] {
     }
     fn zeros(&self) -> Vec<T> {
         vec![T::zero(); self.len()]
+    }
+    fn copy(&self) -> Vec<T> {
+        self.to_vec()
     }
 }
 
@@ -100,6 +105,9 @@ impl<T: Zero + Clone> ArrayLike for Vec<T> {
     fn zeros(&self) -> Vec<T> {
         vec![T::zero(); self.len()]
     }
+    fn copy(&self) -> Vec<T> {
+        self.clone()
+    }
 }
 
 impl<T: Zero + Copy, const N: usize> ArrayLike for [T; N] {
@@ -109,6 +117,9 @@ impl<T: Zero + Copy, const N: usize> ArrayLike for [T; N] {
     }
     fn zeros(&self) -> [T; N] {
         [T::zero(); N]
+    }
+    fn copy(&self) -> [T; N] {
+        *self
     }
 }
 
@@ -120,6 +131,16 @@ impl<A: ArrayLike + ?Sized> ArrayLike for &A {
     fn zeros(&self) -> A::Zeros {
         (**self).zeros()
     }
+    fn copy(&self) -> A::Zeros {
+        (**self).copy()
+    }
+}
+
+/// A copy of `array` as it is now: what the forward sweep stores of an array passed to a call and
+/// written afterwards, so that the callee's adjoint sees the values the call saw.
+#[inline]
+pub fn snapshot<A: ArrayLike + ?Sized>(array: &A) -> A::Zeros {
+    array.copy()
 }
 
 /// Zeros shaped like `array`: the adjoint buffer of an array, or the gradient of an unused one.

@@ -3,7 +3,7 @@
 
 use crate::activity::Activity;
 use crate::ir::{
-    Array, ArrayInit, Block, CallForm, Function, Kind, Loop, Operand, Stmt, Value, Var,
+    Array, ArrayInit, Block, CallForm, CallSite, Function, Kind, Loop, Operand, Stmt, Value, Var,
 };
 use crate::naming::{self, Namer};
 use crate::rules::RuleCtx;
@@ -39,6 +39,9 @@ pub(crate) struct Emitter<'a> {
     array_names: Vec<Ident>,
     /// The values the forward sweep pushes on a tape for the reverse sweep, with their tape's name.
     pub(crate) tapes: BTreeMap<Var, Ident>,
+    /// Arrays passed to a call and written after it: the forward sweep pushes a copy of the array at the
+    /// call on this tape, and the callee's adjoint reads the copy.
+    pub(crate) snapshots: BTreeMap<(CallSite, Array), Ident>,
     /// Loops whose reverse runs inside their forward sweep, by their trip-count value.
     pub(crate) fused: BTreeMap<Var, Fused>,
 }
@@ -105,6 +108,7 @@ impl<'a> Emitter<'a> {
             names,
             array_names,
             tapes: BTreeMap::new(),
+            snapshots: BTreeMap::new(),
             fused: BTreeMap::new(),
         }
     }
@@ -139,10 +143,50 @@ impl<'a> Emitter<'a> {
         tape
     }
 
+    /// The name of the tape on which the forward sweep stores `array` as it is when `site` calls with it,
+    /// registering it.
+    pub(crate) fn snapshot_tape(&mut self, site: CallSite, array: Array) -> Ident {
+        if let Some(tape) = self.snapshots.get(&(site, array)) {
+            return tape.clone();
+        }
+        let base = format!(
+            "__tape_{}_at_call",
+            self.array_name(array).to_string().trim_start_matches('_')
+        );
+        let tape = self.namer.fresh(&base);
+        self.snapshots.insert((site, array), tape.clone());
+        tape
+    }
+
+    /// How many tapes the forward sweep fills.
+    pub(crate) fn tape_count(&self) -> usize {
+        self.tapes.len() + self.snapshots.len()
+    }
+
     /// The declarations of the tapes, at the top of the function.
     pub(crate) fn tape_declarations(&self) -> TokenStream {
-        let tapes = self.tapes.values();
+        let tapes = self.tapes.values().chain(self.snapshots.values());
         quote!(#(let mut #tapes = ::autodiff::__private::Tape::new();)*)
+    }
+
+    /// `tape.push(copy of array);` for each array that the call `site` reads and that is snapshot.
+    fn snapshot_pushes(&self, site: CallSite) -> TokenStream {
+        let pushes = self
+            .snapshots
+            .range((site, Array(0))..=(site, Array(u32::MAX)))
+            .map(|((_, array), tape)| {
+                let name = self.array_name(*array);
+                quote!(#tape.push(::autodiff::__private::snapshot(&#name));)
+            });
+        quote!(#(#pushes)*)
+    }
+
+    /// The call results whose call the forward sweep must run to store its array arguments.
+    fn snapshot_values(&self) -> impl Iterator<Item = Var> + '_ {
+        self.snapshots.keys().filter_map(|(site, _)| match site {
+            CallSite::Value(var) => Some(*var),
+            CallSite::Array(_) => None,
+        })
     }
 
     /// The loop index at reverse iteration `t` (counting from the first forward iteration).
@@ -318,6 +362,7 @@ impl<'a> Emitter<'a> {
         let mut need: BTreeSet<Var> = roots.clone();
         if mode == Mode::Sweep {
             need.extend(self.tapes.keys().copied());
+            need.extend(self.snapshot_values());
         }
         let mut pieces: Vec<TokenStream> = Vec::new();
         for stmt in block.stmts.iter().rev() {
@@ -329,7 +374,11 @@ impl<'a> Emitter<'a> {
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
                     let expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
-                    quote!(let #name = #expr;)
+                    let snapshots = match mode {
+                        Mode::Sweep => self.snapshot_pushes(CallSite::Value(*var)),
+                        Mode::Recompute => TokenStream::new(),
+                    };
+                    quote!(#snapshots let #name = #expr;)
                 }
                 Stmt::If { cond, outs, .. }
                 | Stmt::Match {
@@ -413,7 +462,8 @@ impl<'a> Emitter<'a> {
                     }
                     let name = self.array_name(*array);
                     let init = self.array_init(init, self.f.arrays[array.0 as usize].fixed);
-                    quote!(let mut #name = #init;)
+                    let snapshots = self.snapshot_pushes(CallSite::Array(*array));
+                    quote!(#snapshots let mut #name = #init;)
                 }
                 Stmt::Loop(l) => {
                     if mode == Mode::Recompute {
@@ -443,11 +493,19 @@ impl<'a> Emitter<'a> {
         quote!(#(#pushes)*)
     }
 
-    /// Are any of the values defined inside `stmt`'s blocks taped?
+    /// Are any of the values defined inside `stmt`'s blocks taped, or arrays snapshot at calls there?
     fn tapes_inside(&self, stmt: &Stmt) -> bool {
+        let snapshot = |var: &Var| {
+            self.snapshots
+                .keys()
+                .any(|(site, _)| *site == CallSite::Value(*var))
+        };
         stmt.blocks().iter().any(|b| {
             b.stmts.iter().any(|s| {
-                s.defs().iter().any(|v| self.tapes.contains_key(v)) || self.tapes_inside(s)
+                s.defs()
+                    .iter()
+                    .any(|v| self.tapes.contains_key(v) || snapshot(v))
+                    || self.tapes_inside(s)
             })
         }) || matches!(stmt, Stmt::Loop(l) if l.phis.iter().any(|v| self.tapes.contains_key(v)))
     }

@@ -453,6 +453,14 @@ impl Value {
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
 pub(crate) struct Array(pub(crate) u32);
 
+/// A call of another function, by what it defines: a value (`let y = f(&z)`) or an array
+/// (`let v: Vec<T> = f(&z)`).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Debug)]
+pub(crate) enum CallSite {
+    Value(Var),
+    Array(Array),
+}
+
 /// What is known of one array.
 #[derive(Clone, Debug)]
 pub(crate) struct ArrayInfo {

@@ -27,7 +27,7 @@
 //! ```
 
 use crate::emit::{tuple_or_single, Emitter, Mode, Recorder};
-use crate::ir::{Array, ArrayInit, Block, Kind, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var};
 use crate::naming;
 use crate::rules;
 use crate::signature::Signature;
@@ -52,6 +52,9 @@ struct Reverse<'e, 'a> {
     push_counters: BTreeMap<Array, Ident>,
     /// Loads (and lengths) of arrays that are written after them: the reverse sweep cannot read them again.
     unsafe_reads: BTreeSet<Var>,
+    /// Arrays passed to calls that are written after them (or made inside a region): the forward sweep
+    /// stores the array as it was at the call, for the callee's adjoint.
+    unsafe_calls: BTreeSet<(CallSite, Array)>,
     /// The array returned by the function, whose adjoint starts as `d_ret`.
     returned_array: Option<(Array, TokenStream)>,
     /// For each loop being reversed, innermost last: its sliding windows (see `Window`).
@@ -66,11 +69,13 @@ struct Reverse<'e, 'a> {
 pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> TokenStream {
     let f = e.f;
     let returned = f.returned().clone();
+    let (unsafe_reads, unsafe_calls) = unsafe_reads(f);
     let mut rev = Reverse {
         e,
         array_adjoints: BTreeMap::new(),
         push_counters: BTreeMap::new(),
-        unsafe_reads: unsafe_reads(f),
+        unsafe_reads,
+        unsafe_calls,
         returned_array: None,
         windows: Vec::new(),
         d_ret: d_ret.to_token_stream(),
@@ -305,7 +310,8 @@ impl Reverse<'_, '_> {
                             by_ref,
                         } => {
                             let d = quote!(::core::clone::Clone::clone(&#buffer));
-                            self.call_adjoint(callee, args, by_ref, &d, adjoints, code, refs);
+                            let site = CallSite::Array(*array);
+                            self.call_adjoint(site, callee, args, by_ref, &d, adjoints, code, refs);
                         }
                         ArrayInit::Copy(source) => {
                             if self.e.activity.is_active_array(*source) {
@@ -372,7 +378,16 @@ impl Reverse<'_, '_> {
                 callee,
                 args,
                 by_ref,
-            } => self.call_adjoint(callee, args, by_ref, d, adjoints, code, refs),
+            } => self.call_adjoint(
+                CallSite::Value(var),
+                callee,
+                args,
+                by_ref,
+                d,
+                adjoints,
+                code,
+                refs,
+            ),
             Value::Load { array, index } => {
                 let window = self.windows.last().and_then(|w| {
                     let offset = w.offsets.get(&index.var()?)?;
@@ -418,10 +433,12 @@ impl Reverse<'_, '_> {
     }
 
     /// The adjoint of a call of another differentiable function: its companion's `vjp` (joint mode: the
-    /// callee runs its forward sweep again), which gives one cotangent per argument.
+    /// callee runs its forward sweep again), which gives one cotangent per argument. An array argument
+    /// written after the call is read back as the forward sweep stored it at the call.
     #[allow(clippy::too_many_arguments)]
     fn call_adjoint(
         &mut self,
+        site: CallSite,
         callee: &syn::ExprPath,
         args: &[Operand],
         by_ref: &[bool],
@@ -447,14 +464,26 @@ impl Reverse<'_, '_> {
             slots.push(slot.to_token_stream());
             contributions.push((arg.clone(), slot));
         }
-        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
-            let a = self.e.operand(a);
-            if *r {
-                quote!(&#a)
-            } else {
-                a
-            }
-        });
+        let mut call_args = Vec::new();
+        for (arg, r) in args.iter().zip(by_ref) {
+            let a = match arg {
+                Operand::Array(array) if self.unsafe_calls.contains(&(site, *array)) => {
+                    let tape = self.e.snapshot_tape(site, *array);
+                    let base = format!(
+                        "__{}_at_call",
+                        self.e
+                            .array_name(*array)
+                            .to_string()
+                            .trim_start_matches('_')
+                    );
+                    let name = self.e.namer.fresh(&base);
+                    code.push(quote!(let #name = #tape.pop();));
+                    name.to_token_stream()
+                }
+                _ => self.e.operand(arg),
+            };
+            call_args.push(if *r { quote!(&#a) } else { a });
+        }
         code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d);));
         for (arg, slot) in contributions {
             match arg {

@@ -73,7 +73,7 @@ impl Reverse<'_, '_> {
         }
         // Tapes made while reversing the body (its own or its nested loops' and branches') are popped in
         // the reverse of each iteration: those iterations must then run backwards.
-        let tapes_before = self.e.tapes.len();
+        let tapes_before = self.e.tape_count();
         self.loop_depth += 1;
         self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
         let window = self.windows.pop().unwrap_or_default();
@@ -177,7 +177,7 @@ impl Reverse<'_, '_> {
             // iterations does not matter: run them forwards, as memory is laid out.
             let any_order = invariant
                 && window.arrays.is_empty()
-                && self.e.tapes.len() == tapes_before
+                && self.e.tape_count() == tapes_before
                 && !self.writes_active_arrays(&l.body);
             let header = match &l.range {
                 Some((range, index)) if direct && any_order => {
@@ -258,6 +258,20 @@ impl Reverse<'_, '_> {
                             || self.e.f.arrays[array.0 as usize].param.is_some();
                     }
                     Stmt::NewArray { .. } => arrays_ok = false,
+                    // The callee's adjoint writes the adjoint buffer of a local array argument, which is
+                    // declared after the forward sweep.
+                    Stmt::Let {
+                        value: Value::Call { args, .. },
+                        ..
+                    } => {
+                        arrays_ok &= args.iter().all(|a| match a {
+                            Operand::Array(array) => {
+                                !self.e.activity.is_active_array(*array)
+                                    || self.e.f.arrays[array.0 as usize].param.is_some()
+                            }
+                            _ => true,
+                        })
+                    }
                     _ => {}
                 }
                 stack.extend(stmt.blocks());

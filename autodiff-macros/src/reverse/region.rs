@@ -3,7 +3,7 @@
 
 use super::{Adjoints, Reverse};
 use crate::emit::{block_with_value, tuple_or_single, Emitter, Mode};
-use crate::ir::{Array, ArrayInit, Block, Function, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Block, CallSite, Function, Operand, Stmt, Value, Var};
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
@@ -313,17 +313,37 @@ pub(super) fn top_level_arrays(f: &Function) -> BTreeSet<Array> {
     params.chain(locals).collect()
 }
 
-/// The loads and lengths whose array may be written after them (later in the code, or in a later
-/// iteration of a loop around both), so that reading the array again in the reverse sweep would give a
-/// newer value.
-pub(super) fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
+/// What the reverse sweep would read of an array again: an element or the length (a value), or the
+/// whole array passed to a call (the callee's adjoint reruns it on the array's contents).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Read {
+    Value(Var),
+    Call(CallSite, Array),
+}
+
+/// The reads of arrays that the reverse sweep cannot repeat: the loads, lengths and call arguments whose
+/// array may be written after them (later in the code, or in a later iteration of a loop around both), or
+/// which is made inside a branch or loop body (out of scope in the reverse sweep). Returns the values to
+/// store, and the call arguments the forward sweep snapshots at the call.
+pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, Array)>) {
     struct Walk {
         position: usize,
         loops: Vec<usize>,
-        /// (value, array, position, enclosing loops, is a length)
-        reads: Vec<(Var, Array, usize, Vec<usize>, bool)>,
+        /// (what is read, array, position, enclosing loops, is a length)
+        reads: Vec<(Read, Array, usize, Vec<usize>, bool)>,
         /// (array, position, enclosing loops, changes the length)
         writes: Vec<(Array, usize, Vec<usize>, bool)>,
+    }
+    impl Walk {
+        fn call(&mut self, site: CallSite, args: &[Operand]) {
+            for arg in args {
+                if let Operand::Array(array) = arg {
+                    let read = Read::Call(site, *array);
+                    self.reads
+                        .push((read, *array, self.position, self.loops.clone(), false));
+                }
+            }
+        }
     }
     fn walk(block: &Block, w: &mut Walk) {
         for stmt in &block.stmts {
@@ -333,16 +353,29 @@ pub(super) fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
                     var,
                     value: Value::Load { array, .. },
                 } => {
-                    w.reads
-                        .push((*var, *array, w.position, w.loops.clone(), false));
+                    w.reads.push((
+                        Read::Value(*var),
+                        *array,
+                        w.position,
+                        w.loops.clone(),
+                        false,
+                    ));
                 }
                 Stmt::Let {
                     var,
                     value: Value::Len(array),
                 } => {
                     w.reads
-                        .push((*var, *array, w.position, w.loops.clone(), true));
+                        .push((Read::Value(*var), *array, w.position, w.loops.clone(), true));
                 }
+                Stmt::Let {
+                    var,
+                    value: Value::Call { args, .. },
+                } => w.call(CallSite::Value(*var), args),
+                Stmt::NewArray {
+                    array,
+                    init: ArrayInit::Call { args, .. },
+                } => w.call(CallSite::Array(*array), args),
                 Stmt::Store { array, .. } => {
                     w.writes.push((*array, w.position, w.loops.clone(), false))
                 }
@@ -369,20 +402,26 @@ pub(super) fn unsafe_reads(f: &Function) -> BTreeSet<Var> {
         writes: Vec::new(),
     };
     walk(&f.body, &mut w);
-    // An array made inside a branch or loop body is out of scope in the reverse sweep: its reads are
-    // stored too.
     let top_level = top_level_arrays(f);
-    w.reads
-        .iter()
-        .filter(|(_, array, at, loops, length)| {
-            // A store changes an element, not the length: `.len()` is invalidated by `push` only.
-            !top_level.contains(array)
-                || w.writes.iter().any(|(written, when, around, resizes)| {
-                    written == array
-                        && (!length || *resizes)
-                        && (when > at || around.iter().any(|l| loops.contains(l)))
-                })
-        })
-        .map(|(var, ..)| *var)
-        .collect()
+    let (mut values, mut calls) = (BTreeSet::new(), BTreeSet::new());
+    for (read, array, at, loops, length) in &w.reads {
+        // A store changes an element, not the length: `.len()` is invalidated by `push` only.
+        let overwritten = w.writes.iter().any(|(written, when, around, resizes)| {
+            written == array
+                && (!length || *resizes)
+                && (when > at || around.iter().any(|l| loops.contains(l)))
+        });
+        if !overwritten && top_level.contains(array) {
+            continue;
+        }
+        match read {
+            Read::Value(var) => {
+                values.insert(*var);
+            }
+            Read::Call(site, array) => {
+                calls.insert((*site, *array));
+            }
+        }
+    }
+    (values, calls)
 }

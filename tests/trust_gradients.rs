@@ -1,0 +1,165 @@
+//! Programs that once got a silently wrong derivative, each checked against an oracle that shares no code
+//! with the macro: a derivative worked out by hand, and central finite differences at many points.
+
+// Indexed loops are the form users write and what these programs test.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_all_close, assert_close, assert_fd_gradient, config, ANALYTIC_TOL};
+use proptest::prelude::*;
+
+#[differentiable]
+fn sumsq(z: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for j in 0..z.len() {
+        s += z[j] * z[j];
+    }
+    s
+}
+
+/// The softmax cross-entropy shape: a row rewritten for each example and passed to a helper. The
+/// callee's adjoint must see the row as it was at each call, not its final contents.
+#[differentiable(wrt(th))]
+fn rows_rewritten(th: &[f64], k: usize, m: usize) -> f64 {
+    let mut z = vec![0.0; k];
+    let mut loss = 0.0;
+    for i in 0..m {
+        for j in 0..k {
+            z[j] = th[j] * (i as f64 + 1.0);
+        }
+        loss += sumsq(&z);
+    }
+    loss
+}
+
+#[test]
+fn array_passed_to_a_call_then_rewritten_in_a_loop() {
+    let th = [0.5, -1.0, 2.0];
+    let (value, grad) = rows_rewritten_grad(&th, 3, 2);
+    // Σ_i Σ_j (th_j (i + 1))² = 5 Σ th², gradient 10 th.
+    assert_close(value, 5.0 * 5.25, ANALYTIC_TOL, "value");
+    assert_all_close(&grad, &[5.0, -10.0, 20.0], ANALYTIC_TOL, "gradient");
+}
+
+#[differentiable]
+fn first_squared(z: &[f64]) -> f64 {
+    z[0] * z[0]
+}
+
+#[differentiable]
+fn written_after_the_call(x: f64) -> f64 {
+    let mut z = vec![0.0; 1];
+    z[0] = x;
+    let w = first_squared(&z);
+    z[0] = 3.0 * x;
+    w + z[0]
+}
+
+#[test]
+fn array_passed_to_a_call_then_written_in_straight_line_code() {
+    // x² + 3x: the call saw z = [x].
+    assert_eq!(written_after_the_call(1.0), 4.0);
+    assert_eq!(written_after_the_call_grad(1.0), (4.0, 5.0));
+    assert_eq!(written_after_the_call_grad(-2.0), (-2.0, -1.0));
+}
+
+/// A fixed-size array, passed twice with a write in between, under a branch.
+#[differentiable]
+fn pairs(a: &[f64; 2]) -> f64 {
+    a[0] * a[1].sin()
+}
+
+#[differentiable]
+fn fixed_rewritten(x: f64, y: f64) -> f64 {
+    let mut p = [x, y];
+    let first = pairs(&p);
+    let mut s = first;
+    if x > 0.0 {
+        p[1] = x * y;
+        s += pairs(&p);
+    }
+    p[0] = y;
+    s + pairs(&p)
+}
+
+fn fixed_rewritten_by_hand(x: f64, y: f64) -> (f64, f64) {
+    // x sin y + [x > 0] x sin(xy) + y sin(p1), p1 = xy if x > 0 else y.
+    let mut dx = y.sin();
+    let mut dy = x * y.cos();
+    if x > 0.0 {
+        dx += (x * y).sin() + x * y * (x * y).cos();
+        dy += x * x * (x * y).cos();
+        dx += y * y * (x * y).cos();
+        dy += (x * y).sin() + y * x * (x * y).cos();
+    } else {
+        dy += y.sin() + y * y.cos();
+    }
+    (dx, dy)
+}
+
+/// An array made inside a branch, passed to a call.
+#[differentiable]
+fn made_in_a_branch(a: f64, b: f64) -> f64 {
+    let mut s = b;
+    if a > 0.0 {
+        let z = vec![a; 2];
+        s += sumsq(&z);
+    }
+    s * b
+}
+
+/// An array made in a loop body and rewritten after the call in the same iteration.
+#[differentiable]
+fn made_in_a_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let mut z = vec![x[i]; 3];
+        z[1] = x[i] * 2.0;
+        s += sumsq(&z);
+        z[0] = s;
+        s += z[0] * 0.5;
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn rows_rewritten_matches_finite_differences(th in prop::collection::vec(-2.0f64..2.0, 1..6), m in 1usize..4) {
+        let k = th.len();
+        let (_, grad) = rows_rewritten_grad(&th, k, m);
+        assert_fd_gradient(|t| rows_rewritten(t, k, m), &th, &grad, "rows_rewritten");
+        let scale: f64 = (1..=m).map(|i| (i * i) as f64).sum();
+        let expected: Vec<f64> = th.iter().map(|t| 2.0 * scale * t).collect();
+        assert_all_close(&grad, &expected, ANALYTIC_TOL, "rows_rewritten by hand");
+    }
+
+    #[test]
+    fn fixed_array_rewritten_between_calls(x in -2.0f64..2.0, y in -2.0f64..2.0) {
+        let (value, (dx, dy)) = fixed_rewritten_grad(x, y);
+        assert_eq!(value, fixed_rewritten(x, y));
+        let (ex, ey) = fixed_rewritten_by_hand(x, y);
+        assert_close(dx, ex, 1e-9, "d/dx");
+        assert_close(dy, ey, 1e-9, "d/dy");
+        let (_, tangent) = fixed_rewritten_jvp(x, y, (0.3, -0.7));
+        assert_close(tangent, 0.3 * ex - 0.7 * ey, 1e-9, "jvp");
+    }
+
+    #[test]
+    fn array_made_in_a_branch_and_passed(a in -2.0f64..2.0, b in -2.0f64..2.0) {
+        let (value, (da, db)) = made_in_a_branch_grad(a, b);
+        assert_eq!(value, made_in_a_branch(a, b));
+        let (ea, eb) = if a > 0.0 { (4.0 * a * b, b + 2.0 * a * a + b) } else { (0.0, 2.0 * b) };
+        assert_close(da, ea, 1e-10, "d/da");
+        assert_close(db, eb, 1e-10, "d/db");
+    }
+
+    #[test]
+    fn array_made_in_a_loop_and_passed(x in prop::collection::vec(-1.0f64..1.0, 1..5)) {
+        let (_, grad) = made_in_a_loop_grad(&x);
+        assert_fd_gradient(made_in_a_loop, &x, &grad, "made_in_a_loop");
+    }
+}
