@@ -163,3 +163,116 @@ proptest! {
         assert_fd_gradient(made_in_a_loop, &x, &grad, "made_in_a_loop");
     }
 }
+
+/// A float taken by reference is active, as one taken by value.
+#[differentiable]
+fn by_reference(x: &f64, y: f64) -> f64 {
+    x * y + (*x).sin()
+}
+
+#[differentiable]
+fn by_reference_generic<T: autodiff::Float>(x: &T, y: &T) -> T {
+    *x * *y + x.exp()
+}
+
+#[test]
+fn float_parameters_by_reference_are_active() {
+    let (value, (dx, dy)) = by_reference_grad(&2.0, 3.0);
+    assert_eq!(value, by_reference(&2.0, 3.0));
+    assert_close(dx, 3.0 + 2.0f64.cos(), ANALYTIC_TOL, "d/dx");
+    assert_close(dy, 2.0, ANALYTIC_TOL, "d/dy");
+    let (_, tangent) = by_reference_jvp(&2.0, 3.0, (1.0, 0.5));
+    assert_close(tangent, dx + 0.5 * dy, ANALYTIC_TOL, "jvp");
+    let (value, (dx, dy)) = by_reference_generic_grad(&0.5f32, &-1.5f32);
+    assert_eq!(value, by_reference_generic(&0.5f32, &-1.5f32));
+    assert!((dx - (-1.5 + 0.5f32.exp())).abs() < 1e-6 && (dy - 0.5).abs() < 1e-6);
+}
+
+#[differentiable]
+fn through_reference(a: f64, b: f64) -> f64 {
+    let c = a * b;
+    by_reference(&c, a) + by_reference(&a, 2.0)
+}
+
+#[differentiable(order = 2)]
+fn cubic_by_reference(x: &f64) -> f64 {
+    x * x * x
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn calls_pass_floats_by_reference(a in -2.0f64..2.0, b in -2.0f64..2.0) {
+        let (value, (da, db)) = through_reference_grad(a, b);
+        assert_eq!(value, through_reference(a, b));
+        // (ab) a + sin(ab) + 2a + sin a
+        let ea = 2.0 * a * b + b * (a * b).cos() + 2.0 + a.cos();
+        let eb = a * a + a * (a * b).cos();
+        assert_close(da, ea, 1e-10, "d/da");
+        assert_close(db, eb, 1e-10, "d/db");
+        let (_, tangent) = through_reference_jvp(a, b, (1.0, -1.0));
+        assert_close(tangent, ea - eb, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn second_order_of_a_reference_parameter(x in -2.0f64..2.0) {
+        let (_, g, hv) = cubic_by_reference_hvp(&x, 1.0);
+        assert_close(g, 3.0 * x * x, 1e-12, "gradient");
+        assert_close(hv, 6.0 * x, 1e-12, "hvp");
+        let [f, d1, d2] = cubic_by_reference_derivatives(&x);
+        assert_eq!(f, cubic_by_reference(&x));
+        assert_close(d1, 3.0 * x * x, 1e-12, "f'");
+        assert_close(d2, 6.0 * x, 1e-12, "f''");
+    }
+}
+
+#[differentiable(order = 2)]
+fn quartic_by_reference<T: autodiff::Float>(x: &T, y: T) -> T {
+    let x2 = *x * *x;
+    x2 * x2 * y
+}
+
+#[test]
+fn second_order_of_a_generic_reference_parameter() {
+    let (x, y) = (1.5, -0.5);
+    let (value, (gx, gy), (hx, hy)) = quartic_by_reference_hvp(&x, y, (1.0, 0.0));
+    assert_eq!(value, quartic_by_reference(&x, y));
+    assert_close(gx, 4.0 * x * x * x * y, 1e-12, "d/dx");
+    assert_close(gy, x.powi(4), 1e-12, "d/dy");
+    assert_close(hx, 12.0 * x * x * y, 1e-12, "d2/dx2");
+    assert_close(hy, 4.0 * x * x * x, 1e-12, "d2/dxdy");
+}
+
+#[differentiable]
+fn sum_pair<T: autodiff::Float>(v: &[T; 2]) -> T {
+    v[0] + v[1]
+}
+
+/// `&[x, y]` and `&{ p }` passed to a call: a temporary array, differentiated like a named one.
+#[differentiable]
+fn reference_to_a_literal(x: f64, y: f64) -> f64 {
+    sum_pair(&[x, y]) * x
+}
+
+#[differentiable]
+fn reference_to_a_block(x: f64, y: f64) -> f64 {
+    let p = [x, y * y];
+    x + sum_pair(&{ p })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn references_to_temporary_arrays(x in -2.0f64..2.0, y in -2.0f64..2.0) {
+        let (value, (dx, dy)) = reference_to_a_literal_grad(x, y);
+        assert_eq!(value, reference_to_a_literal(x, y));
+        assert_close(dx, 2.0 * x + y, 1e-12, "d/dx");
+        assert_close(dy, x, 1e-12, "d/dy");
+        let (value, (dx, dy)) = reference_to_a_block_grad(x, y);
+        assert_eq!(value, reference_to_a_block(x, y));
+        assert_close(dx, 2.0, 1e-12, "d/dx");
+        assert_close(dy, 2.0 * y, 1e-12, "d/dy");
+    }
+}

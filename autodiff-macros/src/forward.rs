@@ -106,8 +106,10 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         _ => fwd.tangent_of(&returned, &sig.ret_kind),
     };
     let items = fwd.e.items();
+    let deref = sig.deref_scalars();
     quote! {
         #items
+        #deref
         #unpack
         #(#checks)*
         #(#code)*

@@ -48,7 +48,7 @@ pub(crate) fn items(
     };
     for p in &sig.params {
         let plain = scalar == p.ty.to_token_stream().to_string();
-        if mentions(&p.ty) && !plain && p.array.is_none() {
+        if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref {
             errors.spanned(
                 &p.ty,
                 format!("with `order = K`, a parameter may use `{scalar}` only as `{scalar}` or in a slice, `Vec` or array"),
@@ -190,13 +190,15 @@ impl Higher<'_> {
     /// Does this parameter hold the float type (so that it must become a dual number)?
     fn is_float(&self, p: &Param) -> bool {
         let scalar = self.scalar.to_string();
-        p.differentiable && (p.ty.to_token_stream().to_string() == scalar || p.array.is_some())
+        p.differentiable
+            && (p.ty.to_token_stream().to_string() == scalar || p.array.is_some() || p.by_ref)
     }
 
     /// How a lifted array is passed, by the parameter's own form (`&[T]`, `Vec<T>`, `[T; N]`).
     fn pass(&self, p: &Param, lifted: &Ident) -> TokenStream {
         match p.array {
             Some(shape) if !shape.owned => quote!(&#lifted),
+            None if p.by_ref => quote!(&#lifted),
             _ => quote!(#lifted),
         }
     }
@@ -240,10 +242,15 @@ impl Higher<'_> {
             let lifted = local(&format!("__lifted_{ident}"));
             let label = ident.to_string();
             let tangent = if p.active { direction.next() } else { None };
+            let value = if p.by_ref {
+                quote!(*#ident)
+            } else {
+                quote!(#ident)
+            };
             let lift = match (p.array, tangent) {
-                (None, Some(t)) => quote!(::autodiff::__private::Dual::new(#ident, #t)),
+                (None, Some(t)) => quote!(::autodiff::__private::Dual::new(#value, #t)),
                 (None, None) => {
-                    quote!(::autodiff::__private::Dual::new(#ident, ::autodiff::__private::Zero::zero()))
+                    quote!(::autodiff::__private::Dual::new(#value, ::autodiff::__private::Zero::zero()))
                 }
                 (Some(shape), Some(t)) if shape.fixed => {
                     quote!(::autodiff::__private::dual_array(&#ident, &#t))
@@ -411,7 +418,11 @@ impl Higher<'_> {
             }
             let ident = &p.ident;
             let lifted = local(&format!("__lifted_{ident}"));
-            let mut value = ident.to_token_stream();
+            let mut value = if p.by_ref {
+                quote!(*#ident)
+            } else {
+                ident.to_token_stream()
+            };
             for _ in 0..levels {
                 value = match (p.array, p.active) {
                     // Each level's tangent is that level's one: x + ε1 + ε2 + ..

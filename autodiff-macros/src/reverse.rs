@@ -130,10 +130,12 @@ pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> Token
     let value = rev.e.operand(&returned);
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
     let items = rev.e.items();
+    let deref = sig.deref_scalars();
     let tapes = rev.e.tape_declarations();
     let (param_buffers, buffers) = rev.buffer_declarations();
     quote! {
         #items
+        #deref
         #unused
         #tapes
         #param_buffers

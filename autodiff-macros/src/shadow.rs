@@ -41,9 +41,18 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
         constants: float_constants(item, float),
         bindings: bindings(item),
         bools: bools(item),
+        by_ref: float_references(item, float),
     };
     rewrite.visit_signature_mut(&mut shadow.sig);
     rewrite.visit_block_mut(&mut shadow.block);
+    // `&__S` does not multiply: the body works on the values of the floats taken by reference.
+    for name in rewrite.by_ref.iter().rev() {
+        let name = Ident::new(name, Span::call_site());
+        shadow
+            .block
+            .stmts
+            .insert(0, syn::parse_quote!(let #name: #scalar = *#name;));
+    }
     // Method calls (`x.sin()`) need the trait in scope.
     shadow.block.stmts.insert(
         0,
@@ -105,6 +114,29 @@ struct Rewrite<'a> {
     bindings: Vec<String>,
     /// The `bool` parameters and locals (`let b = x > 0.0;`, `let b: bool = ..`), cast with `as` itself.
     bools: Vec<String>,
+    /// The float parameters taken by reference (`x: &f64`), whose value the shadow reads once at its
+    /// start: `*x` in the body becomes `x`.
+    by_ref: Vec<String>,
+}
+
+/// The names of `item`'s parameters of type `&f64` (for `float` = `f64`).
+fn float_references(item: &syn::ItemFn, float: &str) -> Vec<String> {
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match (&*t.pat, &*t.ty) {
+                (syn::Pat::Ident(i), Type::Reference(r))
+                    if r.mutability.is_none()
+                        && matches!(&*r.elem, Type::Path(p) if p.path.is_ident(float)) =>
+                {
+                    Some(i.ident.to_string())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// The names of `item`'s `bool` parameters and of locals bound to a `bool` by their form or type.
@@ -297,6 +329,17 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         match expr {
+            // `*x` of a float parameter taken by reference: the shadow has its value in `x`.
+            Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr: inner,
+                ..
+            }) if matches!(&**inner, Expr::Path(p) if p.path.get_ident()
+                .is_some_and(|i| self.by_ref.contains(&i.to_string()))) =>
+            {
+                *expr = (**inner).clone();
+                return;
+            }
             Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)) => {
                 let value = l.to_token_stream();
                 *expr = self.lit(quote!(#value as f64));

@@ -21,6 +21,8 @@ pub(crate) struct Param {
     pub(crate) array: Option<ArrayShape>,
     /// Can it carry a derivative: a float, or an array of floats (an array of integers cannot)?
     pub(crate) differentiable: bool,
+    /// A float taken by reference (`x: &f64`): the generated code reads its value (`let x = *x;`).
+    pub(crate) by_ref: bool,
 }
 
 /// The shape of an array parameter or return.
@@ -76,6 +78,13 @@ impl Signature {
             .iter()
             .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("allow"));
         quote!(#(#attrs)* #vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+    }
+
+    /// `let x = *x;` for each float taken by reference: the generated code works on the value, as the
+    /// body's own `*x` (which lowering reads as `x`) does.
+    pub(crate) fn deref_scalars(&self) -> TokenStream {
+        let names = self.params.iter().filter(|p| p.by_ref).map(|p| &p.ident);
+        quote!(#(let #names = *#names;)*)
     }
 
     /// Is the return one float, so that `_grad` exists?
@@ -321,10 +330,22 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     errors.spanned(&pt.ty, message);
                     ok = false;
                 }
-                let (kind, array, grad_ty) = match array_shape(&pt.ty, &float_params) {
-                    Some((shape, grad_ty)) => (Kind::Array, Some(shape), grad_ty),
+                let scalar_ref = match &*pt.ty {
+                    Type::Reference(r) if r.mutability.is_none() => {
+                        match kind_of_type(&r.elem, &float_params) {
+                            kind @ Kind::Float(_) => Some((kind, (*r.elem).clone())),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                };
+                let (kind, array, grad_ty) = match (&scalar_ref, array_shape(&pt.ty, &float_params))
+                {
+                    // `x: &f64`: a float like `x: f64`, with the same gradient type.
+                    (Some((kind, elem)), _) => (kind.clone(), None, elem.clone()),
+                    (None, Some((shape, grad_ty))) => (Kind::Array, Some(shape), grad_ty),
                     // An array of integers (labels, indexes) is read like any array, never differentiated.
-                    None => match integer_array_shape(&pt.ty, &float_params) {
+                    (None, None) => match integer_array_shape(&pt.ty, &float_params) {
                         Some(shape) => (Kind::Array, Some(shape), (*pt.ty).clone()),
                         None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
                     },
@@ -340,6 +361,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     grad_ty,
                     array,
                     differentiable,
+                    by_ref: scalar_ref.is_some(),
                 });
             }
         }

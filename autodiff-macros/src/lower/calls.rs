@@ -103,7 +103,13 @@ impl Lowering<'_> {
                     Operand::Array(array),
                     matches!(strip_parens(arg), Expr::Reference(_)),
                 ),
-                None => (self.lower_expr(arg, None), false),
+                None => match strip_parens(arg) {
+                    // `f(&x)` of a float: the callee takes `&f64`.
+                    Expr::Reference(r) if r.mutability.is_none() => {
+                        (self.lower_expr(&r.expr, None), true)
+                    }
+                    _ => (self.lower_expr(arg, None), false),
+                },
             })
             .unzip()
     }
