@@ -3,7 +3,7 @@
 //!
 //! | expression | point | derivative | JAX's rule |
 //! | --- | --- | --- | --- |
-//! | `x.abs()` | `0.0` and `-0.0` | 1 | `select(x >= 0, g, -g)` |
+//! | `x.abs()` | `0.0` / `-0.0` | 1 / -1 | the sign bit, as Enzyme (JAX: `select(x >= 0, g, -g)`, 1 at both) |
 //! | `x.max(y)`, `x.min(y)` | `x == y` | 0.5 to each side | ties split evenly |
 //! | `x.max(0.0)`, `x.min(0.0)` | `0` | 0.5 | the same, with a constant side |
 //! | `x.max(x)` | any | 1 | 0.5 + 0.5 |
@@ -174,9 +174,9 @@ fn assert_regular_beside(what: &str, primal: fn(f64) -> f64, grad: fn(f64) -> (f
 }
 
 #[test]
-fn abs_at_zero_is_one() {
+fn abs_at_zero_is_one_and_at_negative_zero_minus_one() {
     assert_convention("abs", abs, abs_grad, abs_jvp, 0.0, 1.0);
-    assert_convention("abs", abs, abs_grad, abs_jvp, -0.0, 1.0);
+    assert_convention("abs", abs, abs_grad, abs_jvp, -0.0, -1.0);
     assert_regular_beside("abs", abs, abs_grad, 0.0);
     assert_eq!(abs_grad(-2.0), (2.0, -1.0));
 }

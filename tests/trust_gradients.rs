@@ -276,3 +276,50 @@ proptest! {
         assert_close(dy, 2.0 * y, 1e-12, "d/dy");
     }
 }
+
+#[differentiable]
+fn quotient(x: f64, y: f64) -> f64 {
+    x / y
+}
+
+#[differentiable]
+fn quotient_times_zero(x: f64, y: f64) -> f64 {
+    (x / y) * 0.0 + x
+}
+
+#[test]
+fn a_zero_tangent_contributes_nothing_where_a_partial_overflows() {
+    // d(x/y)/dy = -x/y² overflows at y = 1e-160, but the tangent (1, 0) never moves y.
+    let (_, tangent) = quotient_jvp(1.0, 1e-160, (1.0, 0.0));
+    assert_close(tangent, 1e160, 1e-15, "jvp of x / y along x");
+    // Reverse mode: a zero cotangent for x / y sends nothing to y.
+    let (_, (dx, dy)) = quotient_times_zero_grad(1.0, 1e-160);
+    assert_eq!((dx, dy), (1.0, 0.0));
+    // Away from the overflow the rule is the usual one.
+    let (_, (dx, dy)) = quotient_grad(3.0, -2.0);
+    assert_eq!((dx, dy), (-0.5, -0.75));
+}
+
+#[differentiable(order = 2)]
+fn abs_of_negated_square(x: f64) -> f64 {
+    (-x * x).abs()
+}
+
+#[differentiable]
+fn abs_of(x: f64) -> f64 {
+    x.abs()
+}
+
+#[test]
+fn abs_takes_its_slope_from_the_sign_bit() {
+    assert_eq!(abs_of_grad(0.0).1, 1.0, "JAX's value at +0.0");
+    assert_eq!(abs_of_grad(-0.0).1, -1.0, "Enzyme's value at -0.0");
+    assert_eq!(abs_of_jvp(-0.0, 1.0).1, -1.0);
+    // |-x²| = x²: first derivative 0 and second derivative 2 at 0, as everywhere.
+    let [f, d1, d2] = abs_of_negated_square_derivatives(0.0);
+    assert_eq!((f, d1, d2), (0.0, 0.0, 2.0));
+    let [_, d1, d2] = abs_of_negated_square_derivatives(0.75);
+    assert_close(d1, 1.5, ANALYTIC_TOL, "f' at 0.75");
+    assert_close(d2, 2.0, ANALYTIC_TOL, "f'' at 0.75");
+    assert_eq!(abs_of_negated_square(0.5), 0.25);
+}

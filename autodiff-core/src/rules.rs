@@ -144,13 +144,14 @@ pub fn cbrt<T: Float>(y: T) -> T {
     (three * y * y).recip()
 }
 
-/// `d |x| / dx = sign(x)`, and 1 at 0 (JAX's convention).
+/// `d |x| / dx = sign(x)`, taken from the sign bit as Enzyme does: 1 at `+0.0` (JAX's value), -1 at `-0.0`,
+/// so that `(-x * x).abs()`, which is `x²`, keeps the second derivative 2 at 0.
 #[inline]
 pub fn abs<T: Float>(x: T) -> T {
-    if x >= T::zero() {
-        T::one()
-    } else {
+    if x.is_sign_negative() {
         -T::one()
+    } else {
+        T::one()
     }
 }
 
@@ -241,7 +242,7 @@ mod tests {
     #[test]
     fn conventions_at_non_differentiable_points() {
         assert_eq!(abs(0.0), 1.0);
-        assert_eq!(abs(-0.0), 1.0);
+        assert_eq!(abs(-0.0), -1.0, "the sign bit, as Enzyme");
         assert_eq!(abs(-2.0), -1.0);
         assert_eq!(sqrt(0.0_f64), f64::INFINITY);
         assert_eq!(powi(0.0, 2), 0.0);

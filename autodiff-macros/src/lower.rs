@@ -789,9 +789,9 @@ mod tests {
 
     #[test]
     fn all_errors_are_reported_at_once() {
-        // Two references that are not `&a` of a named array, and a variable that is not an array indexed.
+        // Two references outside a call's arguments, and a variable that is not an array indexed.
         let (_, errors) =
-            lowered("fn f(x: f64) -> f64 { let y = x; g(&[x, x]) + g(&{ x }) + y[0] }");
+            lowered("fn f(x: f64) -> f64 { let y = x; let r = &x; let s = &y; r + s + y[0] }");
         assert_eq!(errors, 3);
     }
 }

@@ -20,6 +20,9 @@ pub(crate) enum Partial {
     Times(TokenStream),
     /// `d / e`.
     Over(TokenStream),
+    /// `d * a / b`, multiplied first: a zero `d` gives zero where `a / b` alone would overflow (the
+    /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0).
+    TimesOver(TokenStream, TokenStream),
 }
 
 impl Partial {
@@ -30,6 +33,7 @@ impl Partial {
             Partial::NegOne => quote!(-#d),
             Partial::Times(e) => quote!(#d * #e),
             Partial::Over(e) => quote!(#d / #e),
+            Partial::TimesOver(a, b) => quote!(#d * #a / #b),
         }
     }
 }
@@ -75,9 +79,11 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
             }
             BinOp::Div(_) => {
                 let r_tokens = cx.operand(r);
+                // d(x / y)/dy = -(x / y) / y, applied as `d * -(x / y) / y`: a zero `d` contributes 0 even
+                // where `(x / y) / y` overflows.
                 let by_r = wanted[1].then(|| {
                     let y = cx.result();
-                    Partial::Times(quote!((-#y / #r_tokens)))
+                    Partial::TimesOver(quote!((-#y)), r_tokens.clone())
                 });
                 each(vec![
                     wanted[0].then(|| Partial::Over(r_tokens.clone())),
