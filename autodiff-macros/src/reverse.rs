@@ -63,10 +63,64 @@ struct Reverse<'e, 'a> {
     d_ret: TokenStream,
     /// How many loops around the code being reversed.
     loop_depth: usize,
+    /// Which shortcuts the reverse sweep may take.
+    shortcuts: Shortcuts,
+}
+
+/// The shortcuts of the reverse sweep, each exact under the condition its code checks. The reference
+/// adjoint (the `reference-adjoint` feature of `autodiff`) takes none of them: every value a region's
+/// adjoint reads is stored by the forward sweep, loops are reversed backwards one iteration at a time, and
+/// array adjoints are accumulated element by element. The optimised adjoint is tested against it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shortcuts {
+    /// Recompute pure values in the reverse sweep instead of storing them.
+    pub(crate) recompute: bool,
+    /// Run the reverse of an accumulation loop inside its forward sweep.
+    pub(crate) fuse: bool,
+    /// Accumulate the adjoints of `x[i + c]` in registers (`Window`).
+    pub(crate) window: bool,
+    /// Reverse a loop whose iterations commute by running them forwards.
+    pub(crate) forward_order: bool,
+}
+
+impl Shortcuts {
+    /// Every shortcut: the adjoint users get.
+    pub(crate) const ALL: Shortcuts = Shortcuts {
+        recompute: true,
+        fuse: true,
+        window: true,
+        forward_order: true,
+    };
+    /// None: the reference adjoint.
+    pub(crate) const NONE: Shortcuts = Shortcuts {
+        recompute: false,
+        fuse: false,
+        window: false,
+        forward_order: false,
+    };
+
+    /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
+    pub(crate) fn of_build() -> Shortcuts {
+        if cfg!(feature = "reference-adjoint") {
+            Shortcuts::NONE
+        } else {
+            Shortcuts::ALL
+        }
+    }
 }
 
 /// The body of `f_vjp`: given the cotangent `d_ret` of the result, returns `(value, gradient)`.
 pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> TokenStream {
+    vjp_body_with(e, sig, d_ret, Shortcuts::of_build())
+}
+
+/// [`vjp_body`] with the given shortcuts.
+fn vjp_body_with(
+    e: &mut Emitter,
+    sig: &Signature,
+    d_ret: &Ident,
+    shortcuts: Shortcuts,
+) -> TokenStream {
     let f = e.f;
     let returned = f.returned().clone();
     let (unsafe_reads, unsafe_calls) = unsafe_reads(f);
@@ -80,6 +134,7 @@ pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> Token
         windows: Vec::new(),
         d_ret: d_ret.to_token_stream(),
         loop_depth: 0,
+        shortcuts,
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -534,4 +589,78 @@ fn add_tuples(kinds: &[Kind], a: &TokenStream, b: &TokenStream) -> TokenStream {
         }
     });
     quote!((#(#parts,)*))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Args;
+    use crate::errors::Errors;
+
+    /// The reverse sweep of `src` (a function with one scalar result), with the given shortcuts.
+    fn vjp_of(src: &str, shortcuts: Shortcuts) -> String {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let mut errors = Errors::default();
+        let sig = crate::signature::analyze(&item, &Args::default(), &mut errors)
+            .expect("supported signature");
+        let float_params = crate::signature::float_type_params(&item.sig.generics);
+        let f = crate::lower::lower(&item, &sig, float_params.clone(), &mut errors);
+        let activity = crate::activity::analyze(&f, &sig, &float_params, &mut errors);
+        assert!(errors.finish().is_ok(), "test source is supported");
+        let mut e = Emitter::new(&f, &sig, &activity);
+        let d_ret = naming::fixed("d_ret");
+        vjp_body_with(&mut e, &sig, &d_ret, shortcuts).to_string()
+    }
+
+    const ROSENBROCK: &str = "fn f(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() - 1 {
+            let t = x[i + 1] - x[i] * x[i];
+            let u = 1.0 - x[i];
+            s += t * 100.0 * t + u.exp();
+        }
+        s
+    }";
+
+    #[test]
+    fn the_optimised_adjoint_takes_its_shortcuts() {
+        let optimised = vjp_of(ROSENBROCK, Shortcuts::ALL);
+        // An accumulation loop of the function body is fused into its forward sweep, with a window over
+        // x[i] and x[i + 1]: nothing is stored.
+        assert!(optimised.contains("__window"), "{optimised}");
+        assert!(!optimised.contains("Tape"), "{optimised}");
+    }
+
+    #[test]
+    fn the_reference_adjoint_takes_none() {
+        let reference = vjp_of(ROSENBROCK, Shortcuts::NONE);
+        assert!(!reference.contains("__window"), "{reference}");
+        // The loop is reversed backwards, popping what its adjoint reads (t, and the exp of u).
+        assert!(reference.contains(". rev ()"), "{reference}");
+        assert!(reference.contains("Tape :: new ()"), "{reference}");
+        assert!(reference.contains(". pop ()"), "{reference}");
+    }
+
+    #[test]
+    fn an_array_written_after_a_call_is_stored_at_the_call() {
+        let src = "fn f(x: f64) -> f64 {
+            let mut z = vec![0.0; 1];
+            z[0] = x;
+            let w = g(&z);
+            z[0] = 3.0 * x;
+            w + z[0]
+        }";
+        for shortcuts in [Shortcuts::ALL, Shortcuts::NONE] {
+            let code = vjp_of(src, shortcuts);
+            assert!(code.contains("snapshot (& z)"), "{code}");
+            assert!(code.contains("g :: vjp (& __z_at_call"), "{code}");
+        }
+        // Not written after the call: read in place.
+        let unwritten = vjp_of(
+            "fn f(x: f64) -> f64 { let mut z = vec![0.0; 1]; z[0] = x; g(&z) }",
+            Shortcuts::ALL,
+        );
+        assert!(!unwritten.contains("snapshot"), "{unwritten}");
+        assert!(unwritten.contains("g :: vjp (& z"), "{unwritten}");
+    }
 }

@@ -53,7 +53,7 @@ impl Reverse<'_, '_> {
         // otherwise the reverse sweep counts iterations and recovers each index with `nth`.
         let direct =
             l.exit_flag.is_none() && l.range.as_ref().is_some_and(|(r, _)| r.step.is_none());
-        let window = if direct {
+        let window = if direct && self.shortcuts.window {
             self.window(l)
         } else {
             Window::default()
@@ -96,7 +96,7 @@ impl Reverse<'_, '_> {
             }
         }
         let invariant = targets.is_empty();
-        let fused = direct && invariant && self.fusable(l, &out_adjoints);
+        let fused = self.shortcuts.fuse && direct && invariant && self.fusable(l, &out_adjoints);
         let mut changed = Vec::new();
         for (var, acc) in &accumulators {
             let now = body_adjoints.get(var).map(ToString::to_string);
@@ -175,7 +175,8 @@ impl Reverse<'_, '_> {
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
             // With carried adjoints that do not change and nothing popped from a tape, the order of the
             // iterations does not matter: run them forwards, as memory is laid out.
-            let any_order = invariant
+            let any_order = self.shortcuts.forward_order
+                && invariant
                 && window.arrays.is_empty()
                 && self.e.tape_count() == tapes_before
                 && !self.writes_active_arrays(&l.body);

@@ -88,7 +88,9 @@ impl Reverse<'_, '_> {
                         .filter_map(Operand::var)
                         .collect(),
                 ),
-                Some(s @ (Stmt::If { .. } | Stmt::Match { .. })) if self.is_pure(s) => {
+                Some(s @ (Stmt::If { .. } | Stmt::Match { .. }))
+                    if self.shortcuts.recompute && self.is_pure(s) =>
+                {
                     let single = Block {
                         stmts: vec![s.clone()],
                         yields: Vec::new(),
@@ -161,7 +163,7 @@ impl Reverse<'_, '_> {
     /// gradient spent a third of its reverse sweep on them).
     pub(super) fn recomputable(&self, v: Var, value: &Value) -> bool {
         let stored_in_loop = self.loop_depth > 0 && costly(value);
-        !self.unsafe_reads.contains(&v) && !stored_in_loop
+        self.shortcuts.recompute && !self.unsafe_reads.contains(&v) && !stored_in_loop
     }
 
     /// The adjoint of an `if` or `match`: the same branching, each branch recomputing what its adjoint
