@@ -184,6 +184,52 @@ pub fn tangent<D: ArrayLike, A: ArrayLike + ?Sized>(label: &str, t: D, param: &A
     t
 }
 
+/// Checks that the caller's gradient buffer of the array parameter `label` (`f_grad_into`) has the
+/// parameter's length, and gives it back for the reverse sweep to accumulate into.
+///
+/// # Panics
+///
+/// If the lengths differ, with a message naming the parameter and both lengths.
+#[inline]
+pub fn gradient_buffer<'b, T, A: ArrayLike + ?Sized>(
+    label: &str,
+    buffer: &'b mut [T],
+    param: &A,
+) -> &'b mut [T] {
+    if buffer.len() != param.array_len() {
+        panic!(
+            "autodiff: the gradient buffer of `{label}` has length {} but `{label}` has length {}",
+            buffer.len(),
+            param.array_len()
+        );
+    }
+    buffer
+}
+
+/// Copies a gradient computed elsewhere (a custom gradient's) into the caller's buffer for the array
+/// parameter `label` (`f_grad_into`).
+///
+/// # Panics
+///
+/// If the lengths differ, with a message naming the parameter and both lengths.
+#[inline]
+pub fn copy_into<T: Copy>(label: &str, buffer: &mut [T], gradient: &[T]) {
+    if buffer.len() != gradient.len() {
+        panic!(
+            "autodiff: the gradient buffer of `{label}` has length {} but `{label}` has length {}",
+            buffer.len(),
+            gradient.len()
+        );
+    }
+    buffer.copy_from_slice(gradient);
+}
+
+/// Sets every element to zero: `f_grad_into` clears the caller's buffers before accumulating into them.
+#[inline]
+pub fn clear<T: Zero + Copy>(buffer: &mut [T]) {
+    buffer.fill(T::zero());
+}
+
 /// A zero of the type of `value`: for a derivative whose type the macro cannot write (a component of
 /// the result of a call), while the value it belongs to is at hand.
 #[inline]

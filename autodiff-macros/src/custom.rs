@@ -101,12 +101,13 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         "the closure the function returns",
     );
     let grad = items.grad(gradient_fn(Emitter::one_of(&sig.ret_kind)));
+    let grad_into = items.grad_into();
     let jvp = items.jvp(quote! {
         #inner
         let (value, gradient) = #evaluate;
     });
     let companion = items.companion();
-    quote!(#value #grad #vjp #jvp #companion)
+    quote!(#value #grad #grad_into #vjp #jvp #companion)
 }
 
 /// Expands `#[gradient_of(path)] item`.
@@ -387,6 +388,59 @@ impl<'a> Items<'a> {
             self.item.sig.ident
         );
         Some(quote!(#[doc = #doc] #signature { #body }))
+    }
+
+    /// `_grad_into`: `_grad`'s gradient copied into the caller's buffers.
+    fn grad_into(&self) -> Option<TokenStream> {
+        if !self.sig.returns_scalar() {
+            return None;
+        }
+        let grad = Ident::new("grad", Span::mixed_site());
+        let buffers_ty = self.sig.gradient_into_type();
+        let signature = self.signature(
+            self.name("grad_into"),
+            Some(quote!(#grad: #buffers_ty)),
+            self.sig.ret_ty.to_token_stream(),
+        );
+        let active: Vec<&signature::Param> = self.sig.active().collect();
+        let parts: Vec<Ident> = (0..active.len())
+            .map(|i| Ident::new(&format!("__part_{i}"), Span::mixed_site()))
+            .collect();
+        let buffers: Vec<Ident> = (0..active.len())
+            .map(|i| Ident::new(&format!("__buffer_{i}"), Span::mixed_site()))
+            .collect();
+        let stores = active
+            .iter()
+            .zip(&parts)
+            .zip(&buffers)
+            .map(|((p, part), buffer)| {
+                let label = p.ident.to_string();
+                if p.array.is_some() {
+                    quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#part[..]);)
+                } else {
+                    quote!(*#buffer = #part;)
+                }
+            });
+        let as_tuple = |names: &[Ident]| match names {
+            [one] => quote!(#one),
+            many => quote!((#(#many,)*)),
+        };
+        let (parts_pattern, buffers_pattern) = (as_tuple(&parts), as_tuple(&buffers));
+        let grad_fn = self.name("grad");
+        let args = self.sig.params.iter().map(|p| &p.ident);
+        let doc = format!(
+            " The value of `{}`, with its gradient (from its custom gradient) written into the caller's buffers.",
+            self.item.sig.ident
+        );
+        Some(quote! {
+            #[doc = #doc]
+            #signature {
+                let (value, #parts_pattern) = #grad_fn(#(#args),*);
+                let #buffers_pattern = #grad;
+                #(#stores)*
+                value
+            }
+        })
     }
 
     /// `_jvp` from the gradient: for each output, the inner product of its cotangents with the tangent.

@@ -58,7 +58,13 @@ pub(crate) fn tangent_base(primal: &str) -> String {
 }
 
 /// The names `fixed` makes, which values never get.
-pub(crate) const FIXED: &[&str] = &["d_ret", "tangent", "tangents", "value", "gradient"];
+pub(crate) const FIXED: &[&str] = &["d_ret", "tangent", "tangents", "value", "gradient", "grad"];
+
+/// An identifier's name without the `r#` of a raw identifier, to build other names from.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    let name = ident.to_string();
+    name.strip_prefix("r#").map_or(name.clone(), str::to_owned)
+}
 
 /// A name of the generated code that is not a value's: `d_ret`, `tangent`, partials.
 pub(crate) fn fixed(name: &str) -> Ident {

@@ -109,9 +109,25 @@ impl Shortcuts {
     }
 }
 
-/// The body of `f_vjp`: given the cotangent `d_ret` of the result, returns `(value, gradient)`.
-pub(crate) fn vjp_body(e: &mut Emitter, sig: &Signature, d_ret: &Ident) -> TokenStream {
-    vjp_body_with(e, sig, d_ret, Shortcuts::of_build())
+/// Where the reverse sweep leaves the gradient.
+#[derive(Clone, Copy)]
+pub(crate) enum GradientOut<'g> {
+    /// Returned with the value: `(value, gradient)`.
+    Returned,
+    /// Written into buffers the caller owns, one per active parameter (`&mut T` for a float, `&mut [T]` for
+    /// an array); the value alone is returned. Nothing is allocated for the gradient.
+    Into(&'g [Ident]),
+}
+
+/// The body of `f_vjp`: given the cotangent `d_ret` of the result, returns `(value, gradient)`, or writes the
+/// gradient into the buffers of `out`.
+pub(crate) fn vjp_body(
+    e: &mut Emitter,
+    sig: &Signature,
+    d_ret: &Ident,
+    out: GradientOut,
+) -> TokenStream {
+    vjp_body_with(e, sig, d_ret, out, Shortcuts::of_build())
 }
 
 /// [`vjp_body`] with the given shortcuts.
@@ -119,6 +135,7 @@ fn vjp_body_with(
     e: &mut Emitter,
     sig: &Signature,
     d_ret: &Ident,
+    out: GradientOut,
     shortcuts: Shortcuts,
 ) -> TokenStream {
     let f = e.f;
@@ -155,49 +172,93 @@ fn vjp_body_with(
     rev.block(&f.body, &mut adjoints, &mut code, &mut refs);
     refs.extend(returned.var());
     let (primal, _) = rev.e.primal(&f.body, &refs, Mode::Sweep);
-    let gradients: Vec<TokenStream> = f
+    let param_array = |i: usize| {
+        f.arrays
+            .iter()
+            .position(|a| a.param == Some(i))
+            .map(|a| Array(a as u32))
+    };
+    // The gradient of each active parameter: the adjoint buffer of an array, the adjoint of a float.
+    let mut gradients = Vec::new();
+    let mut into_buffers = Vec::new();
+    let mut declared = BTreeSet::new();
+    let mut stores = Vec::new();
+    let active = f
         .params
         .iter()
         .zip(&sig.params)
         .enumerate()
-        .filter(|(_, (_, p))| p.active)
-        .map(|(i, (var, p))| match p.array {
-            Some(_) => {
-                let array = f
-                    .arrays
-                    .iter()
-                    .position(|a| a.param == Some(i))
-                    .map(|a| Array(a as u32));
-                match array.and_then(|a| rev.array_adjoints.get(&a)) {
+        .filter(|(_, (_, p))| p.active);
+    for (k, (i, (var, p))) in active.enumerate() {
+        let name = &p.ident;
+        let target = match out {
+            GradientOut::Into(buffers) => Some(&buffers[k]),
+            GradientOut::Returned => None,
+        };
+        match (p.array, target) {
+            (Some(_), None) => gradients.push(
+                match param_array(i).and_then(|a| rev.array_adjoints.get(&a)) {
                     Some(buffer) => buffer.to_token_stream(),
-                    None => {
-                        let name = &p.ident;
-                        quote!(::autodiff::__private::zeros_like(&#name))
+                    None => quote!(::autodiff::__private::zeros_like(&#name)),
+                },
+            ),
+            (Some(_), Some(target)) => {
+                let label = name.to_string();
+                let zeroed =
+                    quote!(::autodiff::__private::gradient_buffer(#label, #target, &#name));
+                let array = param_array(i);
+                match array.and_then(|a| rev.array_adjoints.get(&a)) {
+                    Some(buffer) => {
+                        declared.extend(array);
+                        into_buffers.push(quote!(let mut #buffer = #zeroed;));
+                        // A returned parameter's adjoint starts as the output cotangent.
+                        if let Some((returned, d)) = &rev.returned_array {
+                            if Some(*returned) == array {
+                                into_buffers.push(quote!(::autodiff::__private::accumulate(
+                                    #buffer,
+                                    &::autodiff::__private::cotangent("d_ret", #d, &#name),
+                                );));
+                            }
+                        }
                     }
+                    None => into_buffers.push(quote!(#zeroed;)),
                 }
             }
-            None => adjoints
-                .remove(var)
-                .unwrap_or_else(|| Emitter::zero_of(&p.kind)),
-        })
-        .collect();
-    let gradient = tuple_or_single(gradients);
+            (None, target) => {
+                let adjoint = adjoints
+                    .remove(var)
+                    .unwrap_or_else(|| Emitter::zero_of(&p.kind));
+                match target {
+                    Some(target) => stores.push(quote!(*#target = #adjoint;)),
+                    None => gradients.push(adjoint),
+                }
+            }
+        }
+    }
     let value = rev.e.operand(&returned);
+    let result = match out {
+        GradientOut::Returned => {
+            let gradient = tuple_or_single(gradients);
+            quote!((#value, #gradient))
+        }
+        GradientOut::Into(_) => quote!(#(#stores)* #value),
+    };
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
     let items = rev.e.items();
     let deref = sig.deref_scalars();
     let tapes = rev.e.tape_declarations();
-    let (param_buffers, buffers) = rev.buffer_declarations();
+    let (param_buffers, buffers) = rev.buffer_declarations(&declared);
     quote! {
         #items
         #deref
         #unused
         #tapes
+        #(#into_buffers)*
         #param_buffers
         #primal
         #buffers
         #(#code)*
-        (#value, #gradient)
+        #result
     }
 }
 
@@ -216,7 +277,8 @@ impl Reverse<'_, '_> {
     /// The declarations of the array adjoints and push counters.
     /// The declarations of the adjoint buffers of the parameters (before the forward sweep, which a fused
     /// loop writes them in), and of the other arrays with the push counters (after it).
-    fn buffer_declarations(&self) -> (TokenStream, TokenStream) {
+    /// The buffers of `declared` are the caller's, declared by `vjp_body`.
+    fn buffer_declarations(&self, declared: &BTreeSet<Array>) -> (TokenStream, TokenStream) {
         let mut params = Vec::new();
         let mut code = Vec::new();
         let top_level = top_level_arrays(self.e.f);
@@ -224,6 +286,9 @@ impl Reverse<'_, '_> {
             // An array made inside a branch or loop body has its buffer declared in that region's
             // reverse (`region`), fresh for each iteration.
             if !top_level.contains(array) {
+                continue;
+            }
+            if declared.contains(array) {
                 continue;
             }
             let name = self.e.array_name(*array);
@@ -609,7 +674,7 @@ mod tests {
         assert!(errors.finish().is_ok(), "test source is supported");
         let mut e = Emitter::new(&f, &sig, &activity);
         let d_ret = naming::fixed("d_ret");
-        vjp_body_with(&mut e, &sig, &d_ret, shortcuts).to_string()
+        vjp_body_with(&mut e, &sig, &d_ret, GradientOut::Returned, shortcuts).to_string()
     }
 
     const ROSENBROCK: &str = "fn f(x: &[f64]) -> f64 {

@@ -57,6 +57,28 @@ impl Signature {
         }
     }
 
+    /// The caller's buffer for the gradient of one active parameter in `f_grad_into`: `&mut T` for a float,
+    /// `&mut [T]` for a slice or `Vec`, `&mut [T; N]` for an array.
+    pub(crate) fn gradient_buffer_type(p: &Param) -> TokenStream {
+        let grad_ty = &p.grad_ty;
+        match p.array {
+            Some(shape) if !shape.fixed => match vec_element(grad_ty) {
+                Some(elem) => quote!(&mut [#elem]),
+                None => quote!(&mut #grad_ty),
+            },
+            _ => quote!(&mut #grad_ty),
+        }
+    }
+
+    /// The `grad` parameter of `f_grad_into`: one buffer, or a tuple of them in declaration order.
+    pub(crate) fn gradient_into_type(&self) -> TokenStream {
+        let types: Vec<TokenStream> = self.active().map(Self::gradient_buffer_type).collect();
+        match types.as_slice() {
+            [one] => one.clone(),
+            many => quote!((#(#many,)*)),
+        }
+    }
+
     /// The signature of an item generated from `item` (`f_vjp`, `f_hvp`, ..): the function's `cfg` and
     /// `allow` attributes, visibility, generics and parameters (without `mut`), then `extra` parameters.
     pub(crate) fn generated(
@@ -90,6 +112,19 @@ impl Signature {
     /// Is the return one float, so that `_grad` exists?
     pub(crate) fn returns_scalar(&self) -> bool {
         matches!(self.ret_kind, Kind::Float(_))
+    }
+}
+
+/// `T` of `Vec<T>` (also written with a path, `::std::vec::Vec<T>`).
+fn vec_element(ty: &Type) -> Option<&Type> {
+    let Type::Path(tp) = ty else { return None };
+    let segment = tp.path.segments.last().filter(|s| s.ident == "Vec")?;
+    match &segment.arguments {
+        syn::PathArguments::AngleBracketed(args) => match args.args.first()? {
+            syn::GenericArgument::Type(elem) => Some(elem),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

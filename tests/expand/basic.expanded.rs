@@ -8,9 +8,16 @@ fn f(x: f64, y: f64) -> f64 {
 fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
     f_vjp(x, y, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
+fn f_grad_into(x: f64, y: f64, grad: (&mut f64, &mut f64)) -> f64 {
+    let (__grad_x, __grad_y) = grad;
+    __f_vjp_into(x, y, 1.0, (__grad_x, __grad_y))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __f_vjp_into(x: f64, y: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f64 {
+    let (__grad_x, __grad_y) = grad;
     let __v0 = x * y;
     let __v1 = x.sin();
     let z = __v0 + __v1;
@@ -19,7 +26,17 @@ fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let __d_x = __d_z * ::autodiff::__private::Float::cos(x);
     let __d_x_1 = __d_x + __d_z * y;
     let __d_y = __d_z * x;
-    (__v2, (__d_x_1, __d_y))
+    *__grad_x = __d_x_1;
+    *__grad_y = __d_y;
+    __v2
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
+    let mut __grad_x = 0.0;
+    let mut __grad_y = 0.0;
+    let value = __f_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

@@ -19,9 +19,16 @@ fn branchy(x: f64, k: i32) -> f64 {
 fn branchy_grad(x: f64, k: i32) -> (f64, f64) {
     branchy_vjp(x, k, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
+fn branchy_grad_into(x: f64, k: i32, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
+    __branchy_vjp_into(x, k, 1.0, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __branchy_vjp_into(x: f64, k: i32, d_ret: f64, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
     let y = x * x;
     let __v0 = y > 1.0;
     let y_2 = if __v0 { y.sqrt() } else { y };
@@ -55,7 +62,15 @@ fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
     };
     let __d_x_1 = __d_x + __d_y_1 * x;
     let __d_x_2 = __d_x_1 + __d_y_1 * x;
-    (__v6, __d_x_2)
+    *__grad_x = __d_x_2;
+    __v6
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
+    let mut __grad_x = 0.0;
+    let value = __branchy_vjp_into(x, k, d_ret, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

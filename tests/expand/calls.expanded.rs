@@ -7,13 +7,28 @@ fn square(x: f64) -> f64 {
 fn square_grad(x: f64) -> (f64, f64) {
     square_vjp(x, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn square_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+fn square_grad_into(x: f64, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
+    __square_vjp_into(x, 1.0, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __square_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
     let __v0 = x * x;
     let __d_x = d_ret * x;
     let __d_x_1 = __d_x + d_ret * x;
-    (__v0, __d_x_1)
+    *__grad_x = __d_x_1;
+    __v0
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn square_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+    let mut __grad_x = 0.0;
+    let value = __square_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -59,6 +74,12 @@ fn log1pexp_grad(x: f64) -> (f64, f64) {
     }
     let (value, gradient) = __custom_gradient(x);
     (value, gradient(1.0))
+}
+fn log1pexp_grad_into(x: f64, grad: &mut f64) -> f64 {
+    let (value, __part_0) = log1pexp_grad(x);
+    let __buffer_0 = grad;
+    *__buffer_0 = __part_0;
+    value
 }
 #[inline]
 fn log1pexp_vjp(x: f64, d_ret: f64) -> (f64, f64) {
@@ -155,9 +176,16 @@ fn model(x: f64, w: f64) -> f64 {
 fn model_grad(x: f64, w: f64) -> (f64, (f64, f64)) {
     model_vjp(x, w, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
+fn model_grad_into(x: f64, w: f64, grad: (&mut f64, &mut f64)) -> f64 {
+    let (__grad_x, __grad_w) = grad;
+    __model_vjp_into(x, w, 1.0, (__grad_x, __grad_w))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __model_vjp_into(x: f64, w: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f64 {
+    let (__grad_x, __grad_w) = grad;
     let __v0 = square(x);
     let __v1 = __v0 * w;
     let __v2 = log1pexp(__v1);
@@ -168,7 +196,17 @@ fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let __d_v0 = __d_v1 * w;
     let __d_w_1 = __d_w + __d_v1 * __v0;
     let (_, (__d_x,)) = square::vjp(x, __d_v0);
-    (__v4, (__d_x, __d_w_1))
+    *__grad_x = __d_x;
+    *__grad_w = __d_w_1;
+    __v4
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
+    let mut __grad_x = 0.0;
+    let mut __grad_w = 0.0;
+    let value = __model_vjp_into(x, w, d_ret, (&mut __grad_x, &mut __grad_w));
+    (value, (__grad_x, __grad_w))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

@@ -13,9 +13,16 @@ fn poly(x: f64) -> f64 {
 fn poly_grad(x: f64) -> (f64, f64) {
     poly_vjp(x, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn poly_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+fn poly_grad_into(x: f64, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
+    __poly_vjp_into(x, 1.0, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __poly_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
     let mut __d_s = d_ret;
     let mut __d_x = 0.0;
     let mut s = 0.0;
@@ -30,7 +37,15 @@ fn poly_vjp(x: f64, d_ret: f64) -> (f64, f64) {
         __d_x = __d_x_1;
         s = s_1;
     }
-    (s, __d_x)
+    *__grad_x = __d_x;
+    s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn poly_vjp(x: f64, d_ret: f64) -> (f64, f64) {
+    let mut __grad_x = 0.0;
+    let value = __poly_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -79,9 +94,16 @@ fn fall(t: f64, n: usize) -> f64 {
 fn fall_grad(t: f64, n: usize) -> (f64, f64) {
     fall_vjp(t, n, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn fall_vjp(t: f64, n: usize, d_ret: f64) -> (f64, f64) {
+fn fall_grad_into(t: f64, n: usize, grad: &mut f64) -> f64 {
+    let __grad_t = grad;
+    __fall_vjp_into(t, n, 1.0, __grad_t)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __fall_vjp_into(t: f64, n: usize, d_ret: f64, grad: &mut f64) -> f64 {
+    let __grad_t = grad;
     let __v0 = 0.5 * G;
     let __v1 = __v0 * t;
     let __v2 = __v1 * t;
@@ -94,7 +116,15 @@ fn fall_vjp(t: f64, n: usize, d_ret: f64) -> (f64, f64) {
     let __d_v1 = __d_v2 * t;
     let __d_t = __d_v2 * __v1;
     let __d_t_1 = __d_t + __d_v1 * __v0;
-    (__v5, __d_t_1)
+    *__grad_t = __d_t_1;
+    __v5
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn fall_vjp(t: f64, n: usize, d_ret: f64) -> (f64, f64) {
+    let mut __grad_t = 0.0;
+    let value = __fall_vjp_into(t, n, d_ret, &mut __grad_t);
+    (value, __grad_t)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

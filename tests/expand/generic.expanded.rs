@@ -8,9 +8,21 @@ fn softplus_max<T: Float>(x: T, y: T) -> T {
 fn softplus_max_grad<T: Float>(x: T, y: T) -> (T, (T, T)) {
     softplus_max_vjp(x, y, <T as ::autodiff::__private::One>::one())
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
+fn softplus_max_grad_into<T: Float>(x: T, y: T, grad: (&mut T, &mut T)) -> T {
+    let (__grad_x, __grad_y) = grad;
+    __softplus_max_vjp_into(
+        x,
+        y,
+        <T as ::autodiff::__private::One>::one(),
+        (__grad_x, __grad_y),
+    )
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __softplus_max_vjp_into<T: Float>(x: T, y: T, d_ret: T, grad: (&mut T, &mut T)) -> T {
+    let (__grad_x, __grad_y) = grad;
     let one = T::one();
     let __v0 = x.exp();
     let __v1 = one + __v0;
@@ -21,7 +33,17 @@ fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
     let __d_y = d_ret * __partial_max_1;
     let __d_v1 = __d_v2 / __v1;
     let __d_x = __d_v1 * __v0;
-    (__v3, (__d_x, __d_y))
+    *__grad_x = __d_x;
+    *__grad_y = __d_y;
+    __v3
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
+    let mut __grad_x = <T as ::autodiff::__private::Zero>::zero();
+    let mut __grad_y = <T as ::autodiff::__private::Zero>::zero();
+    let value = __softplus_max_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -60,9 +82,15 @@ impl softplus_max {
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+fn __polar_vjp_into(
+    r: f64,
+    t: f64,
+    d_ret: (f64, f64),
+    grad: (&mut f64, &mut f64),
+) -> (f64, f64) {
+    let (__grad_r, __grad_t) = grad;
     let __v0 = t.cos();
     let __v1 = r * __v0;
     let __v2 = t.sin();
@@ -76,7 +104,17 @@ fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let __d_r_1 = __d_r + __d_v1 * __v0;
     let __d_v0 = __d_v1 * r;
     let __d_t_1 = __d_t + __d_v0 * -::autodiff::__private::Float::sin(t);
-    (__v4, (__d_r_1, __d_t_1))
+    *__grad_r = __d_r_1;
+    *__grad_t = __d_t_1;
+    __v4
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+    let mut __grad_r = 0.0;
+    let mut __grad_t = 0.0;
+    let value = __polar_vjp_into(r, t, d_ret, (&mut __grad_r, &mut __grad_t));
+    (value, (__grad_r, __grad_t))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -120,16 +158,31 @@ fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
 fn scaled_power_grad(a: f64, b: f64, n: i32) -> (f64, f64) {
     scaled_power_vjp(a, b, n, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
+fn scaled_power_grad_into(a: f64, b: f64, n: i32, grad: &mut f64) -> f64 {
+    let __grad_a = grad;
+    __scaled_power_vjp_into(a, b, n, 1.0, __grad_a)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __scaled_power_vjp_into(a: f64, b: f64, n: i32, d_ret: f64, grad: &mut f64) -> f64 {
+    let __grad_a = grad;
     let __v0 = a.powf(b);
     let __v1 = n as f64;
     let __v2 = __v0 * __v1;
     let __d_v0 = d_ret * __v1;
     let (__partial_powf, _) = ::autodiff::__private::rules::powf(a, b, __v0);
     let __d_a = __d_v0 * __partial_powf;
-    (__v2, __d_a)
+    *__grad_a = __d_a;
+    __v2
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
+    let mut __grad_a = 0.0;
+    let value = __scaled_power_vjp_into(a, b, n, d_ret, &mut __grad_a);
+    (value, __grad_a)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

@@ -14,15 +14,25 @@ fn dot_grad(
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
     dot_vjp(x, y, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn dot_vjp(
+fn dot_grad_into(x: &[f64], y: &[f64], grad: (&mut [f64], &mut [f64])) -> f64 {
+    let (__grad_x, __grad_y) = grad;
+    ::autodiff::__private::clear(&mut __grad_x[..]);
+    ::autodiff::__private::clear(&mut __grad_y[..]);
+    __dot_vjp_into(x, y, 1.0, (__grad_x, __grad_y))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __dot_vjp_into(
     x: &[f64],
     y: &[f64],
     d_ret: f64,
-) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
-    let mut __d_y = ::autodiff::__private::zeros_like(&y);
+    grad: (&mut [f64], &mut [f64]),
+) -> f64 {
+    let (__grad_x, __grad_y) = grad;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let mut __d_y = ::autodiff::__private::gradient_buffer("y", __grad_y, &y);
     let __v0 = x.len();
     let mut __d_s = d_ret;
     let mut s = 0.0;
@@ -37,7 +47,19 @@ fn dot_vjp(
         ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
         s = s_1;
     }
-    (s, (__d_x, __d_y))
+    s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn dot_vjp(
+    x: &[f64],
+    y: &[f64],
+    d_ret: f64,
+) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
+    let mut __grad_y = ::autodiff::__private::zeros_like(&y);
+    let value = __dot_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -106,10 +128,18 @@ fn rosenbrock<T: Float>(x: &[T]) -> T {
 fn rosenbrock_grad<T: Float>(x: &[T]) -> (T, ::std::vec::Vec<T>) {
     rosenbrock_vjp(x, <T as ::autodiff::__private::One>::one())
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
+fn rosenbrock_grad_into<T: Float>(x: &[T], grad: &mut [T]) -> T {
+    let __grad_x = grad;
+    ::autodiff::__private::clear(&mut __grad_x[..]);
+    __rosenbrock_vjp_into(x, <T as ::autodiff::__private::One>::one(), __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
+    let __grad_x = grad;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
     let __v0 = T::from(100.0);
     let hundred = __v0.unwrap();
     let s = T::zero();
@@ -153,7 +183,14 @@ fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
     if 0 < __v2 {
         ::autodiff::__private::add_to(&mut __d_x[__v2], __window_x_0);
     }
-    (s_1, __d_x)
+    s_1
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
+    let value = __rosenbrock_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -223,11 +260,19 @@ fn product(x: &[f64]) -> f64 {
 fn product_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
     product_vjp(x, 1.0)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
+fn product_grad_into(x: &[f64], grad: &mut [f64]) -> f64 {
+    let __grad_x = grad;
+    ::autodiff::__private::clear(&mut __grad_x[..]);
+    __product_vjp_into(x, 1.0, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __product_vjp_into(x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
+    let __grad_x = grad;
     let mut __tape_p = ::autodiff::__private::Tape::new();
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
     let __v0 = x.len();
     let mut p = 1.0;
     for __i in 0..__v0 {
@@ -245,7 +290,14 @@ fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
         ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
         __d_p = __d_p_1;
     }
-    (p, __d_x)
+    p
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
+    let value = __product_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
@@ -288,10 +340,11 @@ fn squares(x: &[f64]) -> Vec<f64> {
     }
     out
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
-    let mut __d_x = ::autodiff::__private::zeros_like(&x);
+fn __squares_vjp_into(x: &[f64], d_ret: Vec<f64>, grad: &mut [f64]) -> Vec<f64> {
+    let __grad_x = grad;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
     let __v0 = x.len();
     let mut out = ::std::vec::Vec::with_capacity(__v0);
     for __i in 0..__v0 {
@@ -309,7 +362,14 @@ fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
         let __d_v1_1 = __d_v1 + __d_v2 * __v1;
         ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1_1);
     }
-    (out, __d_x)
+    out
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
+    let value = __squares_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

@@ -40,21 +40,45 @@ pub fn softmax_loss_grad<T: Float>(
 ) -> (T, ::std::vec::Vec<T>) {
     softmax_loss_vjp(w, data, labels, d, k, <T as ::autodiff::__private::One>::one())
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-pub fn softmax_loss_vjp<T: Float>(
+pub fn softmax_loss_grad_into<T: Float>(
+    w: &[T],
+    data: &[T],
+    labels: &[usize],
+    d: usize,
+    k: usize,
+    grad: &mut [T],
+) -> T {
+    let __grad_w = grad;
+    ::autodiff::__private::clear(&mut __grad_w[..]);
+    __softmax_loss_vjp_into(
+        w,
+        data,
+        labels,
+        d,
+        k,
+        <T as ::autodiff::__private::One>::one(),
+        __grad_w,
+    )
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+pub fn __softmax_loss_vjp_into<T: Float>(
     w: &[T],
     data: &[T],
     labels: &[usize],
     d: usize,
     k: usize,
     d_ret: T,
-) -> (T, ::std::vec::Vec<T>) {
+    grad: &mut [T],
+) -> T {
+    let __grad_w = grad;
     let mut __tape_zmax_1 = ::autodiff::__private::Tape::new();
     let mut __tape_v8 = ::autodiff::__private::Tape::new();
     let mut __tape_v11 = ::autodiff::__private::Tape::new();
     let mut __tape_sum_1 = ::autodiff::__private::Tape::new();
-    let mut __d_w = ::autodiff::__private::zeros_like(&w);
+    let mut __d_w = ::autodiff::__private::gradient_buffer("w", __grad_w, &w);
     let m = labels.len();
     let __v0 = T::zero();
     let mut z = ::std::vec![__v0; k];
@@ -155,7 +179,21 @@ pub fn softmax_loss_vjp<T: Float>(
             }
         }
     }
-    (__v19, __d_w)
+    __v19
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+pub fn softmax_loss_vjp<T: Float>(
+    w: &[T],
+    data: &[T],
+    labels: &[usize],
+    d: usize,
+    k: usize,
+    d_ret: T,
+) -> (T, ::std::vec::Vec<T>) {
+    let mut __grad_w = ::autodiff::__private::zeros_like(&w);
+    let value = __softmax_loss_vjp_into(w, data, labels, d, k, d_ret, &mut __grad_w);
+    (value, __grad_w)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]

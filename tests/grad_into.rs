@@ -1,0 +1,163 @@
+//! `f_grad_into`: the gradient written into buffers the caller owns, checked against `f_grad` and against
+//! central finite differences, and counted for allocations.
+
+// Indexed loops are the form users write.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autodiff::{differentiable, Float};
+use common::{assert_all_close, assert_fd_gradient, config};
+use proptest::prelude::*;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts the allocations of the current thread, so a test can check that a call allocates nothing.
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // `try_with`: the thread-local may be gone while a thread shuts down.
+        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn allocations_during(f: impl FnOnce()) -> usize {
+    let before = ALLOCATIONS.with(Cell::get);
+    f();
+    ALLOCATIONS.with(Cell::get) - before
+}
+
+#[differentiable]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() - 1 {
+        let t = x[i + 1] - x[i] * x[i];
+        let u = 1.0 - x[i];
+        s += t * 100.0 * t + u * u;
+    }
+    s
+}
+
+#[differentiable]
+fn scaled(a: f64, x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += a * x[i] * x[i];
+    }
+    s * a
+}
+
+#[differentiable]
+fn pair<T: Float>(p: [T; 2], w: &T) -> T {
+    p[0] * p[1] * *w + p[1].exp()
+}
+
+#[differentiable(wrt(w))]
+fn loss(w: &[f64], data: &[f64], labels: &[usize]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..labels.len() {
+        let r = w[labels[i]] * data[i] - 1.0;
+        s += r * r;
+    }
+    s
+}
+
+#[test]
+fn rosenbrock_into_a_slice_allocates_nothing() {
+    let x = vec![-1.2, 1.0, 0.5, 2.0];
+    let mut grad = vec![f64::NAN; 4]; // overwritten, whatever was there
+    let mut value = 0.0;
+    let n = allocations_during(|| value = rosenbrock_grad_into(&x, &mut grad));
+    assert_eq!(n, 0, "f_grad_into allocated");
+    let (expected_value, expected) = rosenbrock_grad(&x);
+    assert_eq!(value, expected_value);
+    assert_eq!(grad, expected);
+}
+
+#[test]
+fn several_parameters_take_a_tuple_of_buffers() {
+    let x = [0.3, -0.4, 1.1];
+    let (mut da, mut dx) = (f64::NAN, vec![7.0; 3]);
+    let n = allocations_during(|| {
+        scaled_grad_into(1.5, &x, 3, (&mut da, &mut dx));
+    });
+    assert_eq!(n, 0, "f_grad_into allocated");
+    let (value, (ea, ex)) = scaled_grad(1.5, &x, 3);
+    assert_eq!(value, scaled(1.5, &x, 3));
+    assert_eq!((da, &dx), (ea, &ex));
+    // Called again on the same buffers: overwritten, not accumulated.
+    scaled_grad_into(1.5, &x, 3, (&mut da, &mut dx));
+    assert_eq!((da, &dx), (ea, &ex));
+}
+
+#[test]
+fn arrays_and_references_and_generic_floats() {
+    let (mut dp, mut dw) = ([0.0f32; 2], 0.0f32);
+    let value = pair_grad_into([1.5, -0.5], &2.0, (&mut dp, &mut dw));
+    let (expected_value, (ep, ew)) = pair_grad([1.5f32, -0.5], &2.0);
+    assert_eq!(value, expected_value);
+    assert_eq!(value, pair([1.5f32, -0.5], &2.0));
+    assert_eq!((dp, dw), (ep, ew));
+}
+
+#[test]
+fn wrt_chooses_the_buffers() {
+    let (w, data, labels) = ([0.5, -1.0], [1.0, 2.0, 3.0], [0usize, 1, 0]);
+    let mut dw = [0.0; 2];
+    let value = loss_grad_into(&w, &data, &labels, &mut dw);
+    assert_eq!(value, loss(&w, &data, &labels));
+    assert_eq!(dw.to_vec(), loss_grad(&w, &data, &labels).1);
+}
+
+#[test]
+#[should_panic(expected = "the gradient buffer of `x` has length 2 but `x` has length 3")]
+fn a_buffer_of_the_wrong_length_is_reported() {
+    rosenbrock_grad_into(&[1.0, 2.0, 3.0], &mut [0.0; 2]);
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn into_matches_finite_differences(x in prop::collection::vec(-2.0f64..2.0, 2..8)) {
+        let mut grad = vec![0.0; x.len()];
+        rosenbrock_grad_into(&x, &mut grad);
+        assert_fd_gradient(rosenbrock, &x, &grad, "rosenbrock_grad_into");
+        assert_all_close(&grad, &rosenbrock_grad(&x).1, 0.0, "against rosenbrock_grad");
+    }
+}
+
+#[autodiff::custom_gradient]
+fn log1pexp(x: f64, w: &[f64]) -> (f64, impl Fn(f64) -> (f64, Vec<f64>)) {
+    let e = x.exp();
+    let s = w[0] * w[1];
+    let grad_w = [w[1], w[0]];
+    ((1.0 + e).ln() + s, move |dy| {
+        (
+            dy * (1.0 - 1.0 / (1.0 + e)),
+            grad_w.iter().map(|g| dy * g).collect(),
+        )
+    })
+}
+
+#[test]
+fn custom_gradients_write_into_buffers_too() {
+    let (mut dx, mut dw) = (0.0, [0.0; 2]);
+    let value = log1pexp_grad_into(0.5, &[2.0, -3.0], (&mut dx, &mut dw));
+    assert_eq!(value, log1pexp(0.5, &[2.0, -3.0]));
+    let (_, (ex, ew)) = log1pexp_grad(0.5, &[2.0, -3.0]);
+    assert_eq!((dx, dw.to_vec()), (ex, ew));
+    assert_eq!(dw, [-3.0, 2.0]);
+}
