@@ -107,7 +107,8 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         let (value, gradient) = #evaluate;
     });
     let companion = items.companion();
-    quote!(#value #grad #grad_into #vjp #jvp #companion)
+    let jacobian = crate::jacobian::jacobian(&item, &sig);
+    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion)
 }
 
 /// Expands `#[gradient_of(path)] item`.

@@ -66,8 +66,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let generated = Generated::new(&item, &sig, &f, &activity);
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let grad_into = generated.grad_into();
+            let jacobian = crate::jacobian::jacobian(&item, &sig);
             let companion = generated.companion();
-            quote!(#item #grad #grad_into #vjp #jvp #companion #higher)
+            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #higher)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();

@@ -17,6 +17,7 @@ mod fence;
 mod forward;
 mod higher;
 mod ir;
+mod jacobian;
 mod lower;
 mod naming;
 mod reverse;

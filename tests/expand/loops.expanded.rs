@@ -389,6 +389,44 @@ fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>)
     }
     (out, __dot_out)
 }
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+fn squares_jacobian(x: &[f64]) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
+    let __value = squares(x);
+    let __rows = __value.len();
+    let __columns = 0usize + x.len();
+    let mut __jacobian = ::std::vec::Vec::with_capacity(__rows);
+    if __rows <= __columns {
+        for __i in 0..__rows {
+            let mut __d_ret = ::autodiff::__private::zeros_like(&__value);
+            __d_ret[__i] = <f64 as ::autodiff::__private::One>::one();
+            let (_, __part_0) = squares_vjp(x, __d_ret);
+            let mut __row = ::std::vec::Vec::with_capacity(__columns);
+            __row.extend_from_slice(&__part_0[..]);
+            __jacobian.push(__row);
+        }
+    } else {
+        __jacobian = ::std::vec![
+            ::std::vec![< f64 as ::autodiff::__private::Zero > ::zero(); __columns];
+            __rows
+        ];
+        for __j in 0..__columns {
+            let (_, __column) = squares_jvp(
+                x,
+                {
+                    let mut __t = ::autodiff::__private::zeros_like(&x);
+                    if __j >= 0usize && __j < 0usize + x.len() {
+                        __t[__j - 0usize] = <f64 as ::autodiff::__private::One>::one();
+                    }
+                    __t
+                },
+            );
+            for (__i, __entry) in __column.iter().enumerate() {
+                __jacobian[__i][__j] = *__entry;
+            }
+        }
+    }
+    __jacobian
+}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct squares {}
