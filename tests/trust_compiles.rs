@@ -65,3 +65,53 @@ proptest! {
         assert_all_close(&hv.to_vec(), &expected, ANALYTIC_TOL, "r#fn Hessian-vector product");
     }
 }
+
+// ---- items ----
+
+/// A `const` after an `if` whose `else` returns early: the statements after the `if` are lowered once
+/// for each branch that reaches them, and the item must still be declared once.
+#[differentiable]
+fn const_after_early_return(a: f64) -> f64 {
+    let y;
+    if a > 0.0 {
+        y = a * a;
+    } else {
+        if a < -2.0 {
+            return -a;
+        }
+        y = a.sin();
+    }
+    const K: f64 = 2.5;
+    K * y
+}
+
+fn const_after_early_return_derivative(a: f64) -> f64 {
+    if a > 0.0 {
+        5.0 * a
+    } else if a < -2.0 {
+        -1.0
+    } else {
+        2.5 * a.cos()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn const_item_in_every_branch(a in -4.0..4.0_f64, t in tangents()) {
+        prop_assume!(a.abs() > 1e-3 && (a + 2.0).abs() > 1e-3);
+        check_scalar(
+            "const_after_early_return",
+            |v| const_after_early_return(v[0]),
+            &[a],
+            (
+                const_after_early_return_grad(a),
+                |c| const_after_early_return_vjp(a, c),
+                |t| const_after_early_return_jvp(a, t),
+            ),
+            &[const_after_early_return_derivative(a)],
+            &t,
+        );
+    }
+}

@@ -318,7 +318,18 @@ impl Lowering<'_> {
                 };
                 self.lower_let(&local.pat, &init.expr);
             }
-            syn::Stmt::Item(item) => self.items.push(item.clone()),
+            // The statements after an early `return` are lowered once in each branch that goes on to
+            // them, so the same item may come twice: it is declared once.
+            syn::Stmt::Item(item) => {
+                let tokens = item.to_token_stream().to_string();
+                if !self
+                    .items
+                    .iter()
+                    .any(|seen| seen.to_token_stream().to_string() == tokens)
+                {
+                    self.items.push(item.clone());
+                }
+            }
             syn::Stmt::Expr(e, _) => {
                 self.lower_expr(e, None);
             }
