@@ -115,3 +115,41 @@ proptest! {
         );
     }
 }
+
+// ---- array results that no active input reaches ----
+
+/// A returned `Vec` that does not depend on the active input.
+#[differentiable]
+fn constant_vec(_a: f64) -> Vec<f64> {
+    let z = vec![1.0; 2];
+    z
+}
+
+/// The same where the input decides the elements only through a comparison (zero derivative).
+#[differentiable]
+fn steps(a: f64, n: usize) -> Vec<f64> {
+    let mut z = vec![0.0; n];
+    for i in 0..n {
+        z[i] = if a > i as f64 { 1.0 } else { -1.0 };
+    }
+    z
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn constant_array_results(a in moderate(), n in 0..5_usize, c in tangent(), t in tangent()) {
+        assert_eq!(constant_vec_vjp(a, vec![c, c]), (constant_vec(a), 0.0));
+        assert_eq!(constant_vec_jvp(a, t), (vec![1.0, 1.0], vec![0.0, 0.0]));
+        prop_assume!((a - a.round()).abs() > 1e-6);
+        let value = steps(a, n);
+        assert_eq!(steps_vjp(a, n, vec![c; n]), (value.clone(), 0.0));
+        assert_eq!(steps_jvp(a, n, t), (value, vec![0.0; n]));
+        // Central differences agree: the result is flat in `a` away from the integers.
+        for i in 0..n {
+            let h = 1e-7;
+            assert_eq!(steps(a + h, n)[i], steps(a - h, n)[i]);
+        }
+    }
+}

@@ -101,7 +101,13 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
     let out_tangent = match &returned {
         Operand::Array(array) => match fwd.array_tangents.get(array) {
             Some(t) => t.to_token_stream(),
-            None => quote!(::autodiff::__private::zeros_like(&#value)),
+            // A returned array with no tangent (it depends on no active input): zeros of its length, made
+            // before the result tuple moves the array.
+            None => {
+                let zeros = fwd.e.namer.fresh(&naming::tangent_base(&value.to_string()));
+                code.push(quote!(let #zeros = ::autodiff::__private::zeros_like(&#value);));
+                zeros.to_token_stream()
+            }
         },
         _ => fwd.tangent_of(&returned, &sig.ret_kind),
     };
