@@ -153,3 +153,150 @@ proptest! {
         }
     }
 }
+
+// ---- `let` annotations: the declared type reaches the generated code ----
+
+/// A constant declared `f64`, then a method on it: the generated code has no annotation, so the literal
+/// must carry the type.
+#[differentiable]
+fn annotated_constant(a: f64) -> f64 {
+    let s: f64 = 1.0;
+    let n: f64 = -0.25;
+    a * s.max(0.5) + n.abs() * a.sin()
+}
+
+/// An array declared `Vec<f64>` whose elements are literals.
+#[differentiable]
+fn annotated_vec(a: f64) -> f64 {
+    let z: Vec<f64> = vec![0.5; 2];
+    let w: [f64; 2] = [0.25, 2.0];
+    a * z[0].exp() + w[1].ln() * a * a
+}
+
+/// A value of literals alone, declared `f64`, and a tuple of constants declared `(f64, f32)`.
+#[differentiable]
+fn annotated_value(a: f64) -> f64 {
+    let s: f64 = 1.5 * 2.0;
+    let (p, q): (f64, f32) = (0.5, 2.0);
+    a * s.sqrt() + p.exp() * a * f64::from(q.sqrt())
+}
+
+/// The same in an `f32` function, in a loop whose carried value starts from a declared constant.
+#[differentiable]
+fn annotated_f32(a: f32, n: usize) -> f32 {
+    let mut acc: f32 = 0.5;
+    for _ in 0..n {
+        let k: f32 = 2.0 * 0.5;
+        acc = acc * a + k.exp();
+    }
+    acc
+}
+
+/// And in a function with `order = 2`, whose generic shadow rewrites the annotation.
+#[differentiable(order = 2)]
+fn annotated_order2(a: f64) -> f64 {
+    let s: f64 = 1.0;
+    let z: Vec<f64> = vec![0.5; 2];
+    a * a * s.max(0.5) * z[1].exp()
+}
+
+// ---- `Vec::new()` and `Vec::with_capacity(n)` with a declared type ----
+
+#[differentiable]
+fn annotated_new(a: f64) -> f64 {
+    let mut z: Vec<f64> = Vec::new();
+    z.push(a * a);
+    z.push(a.sin());
+    z[0] + z[1] * z[0]
+}
+
+#[differentiable]
+fn annotated_with_capacity<T: autodiff::Float>(x: &[T]) -> T {
+    let mut z: Vec<T> = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        z.push(x[i] * x[i]);
+    }
+    let mut s = T::zero();
+    for i in 0..z.len() {
+        s = s + z[i] * x[i];
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn let_annotations(a in moderate(), n in 0..4_usize, t in tangents()) {
+        check_scalar(
+            "annotated_constant",
+            |v| annotated_constant(v[0]),
+            &[a],
+            (annotated_constant_grad(a), |c| annotated_constant_vjp(a, c), |t| annotated_constant_jvp(a, t)),
+            &[1.0 + 0.25 * a.cos()],
+            &t,
+        );
+        check_scalar(
+            "annotated_vec",
+            |v| annotated_vec(v[0]),
+            &[a],
+            (annotated_vec_grad(a), |c| annotated_vec_vjp(a, c), |t| annotated_vec_jvp(a, t)),
+            &[0.5_f64.exp() + 2.0 * 2.0_f64.ln() * a],
+            &t,
+        );
+        check_scalar(
+            "annotated_value",
+            |v| annotated_value(v[0]),
+            &[a],
+            (annotated_value_grad(a), |c| annotated_value_vjp(a, c), |t| annotated_value_jvp(a, t)),
+            &[3.0_f64.sqrt() + 0.5_f64.exp() * f64::from(2.0_f32.sqrt())],
+            &t,
+        );
+        // acc_n = 0.5 a^n + e (a^(n-1) + .. + 1): d/da by hand.
+        let a32 = a as f32;
+        let e = 1.0_f64.exp();
+        let ad = f64::from(a32);
+        let derivative = 0.5 * n as f64 * ad.powi(n as i32 - 1)
+            + e * (1..n).map(|k| k as f64 * ad.powi(k as i32 - 1)).sum::<f64>();
+        check_scalar_f32(
+            annotated_f32(a32, n),
+            (
+                annotated_f32_grad(a32, n),
+                |c| annotated_f32_vjp(a32, n, c),
+                |t| annotated_f32_jvp(a32, n, t),
+            ),
+            &[derivative],
+            &t,
+        );
+        let (value, grad, hv) = annotated_order2_hvp(a, t[0]);
+        let k = 0.5_f64.exp();
+        assert_eq!(value, annotated_order2(a));
+        assert_close(grad, 2.0 * a * k, ANALYTIC_TOL, "annotated_order2 gradient");
+        assert_close(hv, 2.0 * k * t[0], ANALYTIC_TOL, "annotated_order2 hvp");
+        check_scalar(
+            "annotated_new",
+            |v| annotated_new(v[0]),
+            &[a],
+            (annotated_new_grad(a), |c| annotated_new_vjp(a, c), |t| annotated_new_jvp(a, t)),
+            &[2.0 * a + a.cos() * a * a + a.sin() * 2.0 * a],
+            &t,
+        );
+    }
+
+    #[test]
+    fn typed_vec_constructors((x, tx) in vec_with_tangent(moderate(), 0..5)) {
+        let (value, grad) = annotated_with_capacity_grad(&x);
+        assert_eq!(value, annotated_with_capacity(&x));
+        let cubes: Vec<f64> = x.iter().map(|v| 3.0 * v * v).collect();
+        assert_all_close(&grad, &cubes, ANALYTIC_TOL, "annotated_with_capacity gradient");
+        assert_fd_gradient(|v| annotated_with_capacity(v), &x, &grad, "annotated_with_capacity");
+        let (_, dot) = annotated_with_capacity_jvp(&x, tx.clone());
+        assert_dot(dot, &grad, &tx, ANALYTIC_TOL, "annotated_with_capacity jvp");
+        // f32 and dual numbers run the same generic code.
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let (_, grad32) = annotated_with_capacity_grad(&x32);
+        let grad32: Vec<f64> = grad32.iter().map(|&g| f64::from(g)).collect();
+        let cubes32: Vec<f64> = x32.iter().map(|&v| 3.0 * f64::from(v) * f64::from(v)).collect();
+        assert_all_close(&grad32, &cubes32, ANALYTIC_TOL_F32, "annotated_with_capacity f32 gradient");
+    }
+}

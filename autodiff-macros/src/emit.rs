@@ -280,6 +280,12 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// `: T` for a value whose `let` the user annotated with `T`, to repeat on its generated `let`.
+    pub(crate) fn declared_type(&self, var: Var) -> Option<TokenStream> {
+        let ty = self.f.vars[var.0 as usize].declared.as_ref()?;
+        Some(quote!(: #ty))
+    }
+
     /// A zero of `kind`, for a derivative that nothing contributes to.
     pub(crate) fn zero_of(kind: &Kind) -> TokenStream {
         match kind {
@@ -329,7 +335,8 @@ impl<'a> Emitter<'a> {
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
                     let expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
-                    quote!(let #name = #expr;)
+                    let ty = self.declared_type(*var);
+                    quote!(let #name #ty = #expr;)
                 }
                 Stmt::If { cond, outs, .. }
                 | Stmt::Match {
@@ -412,8 +419,10 @@ impl<'a> Emitter<'a> {
                         need.extend(operand.var());
                     }
                     let name = self.array_name(*array);
-                    let init = self.array_init(init, self.f.arrays[array.0 as usize].fixed);
-                    quote!(let mut #name = #init;)
+                    let info = &self.f.arrays[array.0 as usize];
+                    let init = self.array_init(init, info.fixed);
+                    let ty = info.declared.as_ref().map(|ty| quote!(: #ty));
+                    quote!(let mut #name #ty = #init;)
                 }
                 Stmt::Loop(l) => {
                     if mode == Mode::Recompute {

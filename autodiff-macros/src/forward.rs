@@ -344,7 +344,8 @@ impl Forward<'_, '_> {
                         let expr = self
                             .e
                             .primal_expr(value, self.e.f.vars[var.0 as usize].span);
-                        code.push(quote!(let #name = #expr;));
+                        let ty = self.e.declared_type(*var);
+                        code.push(quote!(let #name #ty = #expr;));
                     }
                     if self.tangent.contains(var) {
                         self.tangent_let(*var, value, code);

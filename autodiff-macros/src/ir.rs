@@ -461,6 +461,9 @@ pub(crate) struct ArrayInfo {
     pub(crate) param: Option<usize>,
     /// A fixed-size array `[T; N]` (its adjoint is an array too) rather than a slice or `Vec`.
     pub(crate) fixed: bool,
+    /// The type the user's `let` declares for a local array (`let z: Vec<f64> = ..`), which the generated
+    /// `let` repeats.
+    pub(crate) declared: Option<syn::Type>,
 }
 
 /// What is known of one value.
@@ -473,6 +476,9 @@ pub(crate) struct VarInfo {
     pub(crate) tuple_arity: Option<usize>,
     /// The span of the user's code it comes from, for errors.
     pub(crate) span: Span,
+    /// The type the user's `let` declares for it (`let s: f64 = a * b;`), which the generated `let`
+    /// repeats: without it, a value of float literals alone has no type rustc can settle.
+    pub(crate) declared: Option<syn::Type>,
 }
 
 /// A lowered function body.
