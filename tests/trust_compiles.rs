@@ -485,3 +485,35 @@ fn gmm_gradient_several_points() {
         "gmm_like gradient",
     );
 }
+
+// ---- calls through a function pointer ----
+
+/// A call through a function-pointer parameter, held constant by `stop_gradient` (an unwrapped call
+/// with an active argument is a compile error: `tests/ui/activity/call-through-parameter.rs`), and one
+/// whose arguments are constants, which needs no derivative.
+#[differentiable]
+fn weighted(f: fn(f64) -> f64, x: f64, n: usize) -> f64 {
+    x * autodiff::stop_gradient(f(x)) + f(n as f64) * x.sin()
+}
+
+fn cube(v: f64) -> f64 {
+    v * v * v
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn function_pointer_calls(x in moderate(), n in 0..4_usize, t in tangents()) {
+        let k = cube(n as f64);
+        check_scalar(
+            "weighted",
+            |v| cube(x) * v[0] + k * v[0].sin(),
+            &[x],
+            (weighted_grad(cube, x, n), |c| weighted_vjp(cube, x, n, c), |t| weighted_jvp(cube, x, n, t)),
+            &[cube(x) + k * x.cos()],
+            &t,
+        );
+        assert_eq!(weighted(cube, x, n), x * cube(x) + k * x.sin());
+    }
+}

@@ -479,6 +479,9 @@ pub(crate) struct VarInfo {
     /// The type the user's `let` declares for it (`let s: f64 = a * b;`), which the generated `let`
     /// repeats: without it, a value of float literals alone has no type rustc can settle.
     pub(crate) declared: Option<syn::Type>,
+    /// For the result of a call through a parameter or local (a function pointer), that variable's name:
+    /// such a call has no derivative, which is an error where an argument is active.
+    pub(crate) called_variable: Option<String>,
 }
 
 /// A lowered function body.

@@ -148,6 +148,7 @@ impl Lowering<'_> {
             tuple_arity: None,
             span,
             declared: None,
+            called_variable: None,
         });
         Var(self.vars.len() as u32 - 1)
     }
