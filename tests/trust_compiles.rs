@@ -517,3 +517,84 @@ proptest! {
         assert_eq!(weighted(cube, x, n), x * cube(x) + k * x.sin());
     }
 }
+
+// ---- `return` inside a loop that gives a value ----
+
+/// `return` inside a `loop` whose `break` gives the value of a `let`.
+#[differentiable]
+fn return_from_loop_value(a: f64) -> f64 {
+    let mut b = a;
+    let r = loop {
+        if b > 1.0 {
+            return b * a;
+        }
+        b += 0.75;
+        if b > 0.0 {
+            break b * b;
+        }
+    };
+    r * a
+}
+
+fn return_from_loop_value_oracle(a: f64) -> (f64, f64) {
+    // Each pass adds 0.75 until b > 1 (return b a) or b > 0 (break b²); b = a + 0.75 m after m passes.
+    let mut m = 0.0;
+    loop {
+        let b = a + 0.75 * m;
+        if b > 1.0 {
+            return (b * a, b + a);
+        }
+        let next = b + 0.75;
+        if next > 0.0 {
+            return (next * next * a, 2.0 * next * a + next * next);
+        }
+        m += 1.0;
+    }
+}
+
+/// The same inside an outer loop, with a typed pattern.
+#[differentiable]
+fn return_from_inner_loop_value(a: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut b = a * (i as f64 + 1.0);
+        let r: f64 = loop {
+            if b > 2.0 {
+                return s + b;
+            }
+            b = b * 0.5 + 1.0;
+            if b > 1.0 {
+                break b.sin();
+            }
+        };
+        s += r;
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn return_inside_value_loop(a in -3.0..3.0_f64, n in 0..4_usize, t in tangents()) {
+        let (_, derivative) = return_from_loop_value_oracle(a);
+        check_scalar(
+            "return_from_loop_value",
+            |v| return_from_loop_value(v[0]),
+            &[a],
+            (return_from_loop_value_grad(a), |c| return_from_loop_value_vjp(a, c), |t| return_from_loop_value_jvp(a, t)),
+            &[derivative],
+            &t,
+        );
+        let (value, grad) = return_from_inner_loop_value_grad(a, n);
+        assert_eq!(value, return_from_inner_loop_value(a, n));
+        let h = 1e-6;
+        let f = |x: f64| return_from_inner_loop_value(x, n);
+        // Away from the points where a comparison flips, where central differences see a jump.
+        if (f(a + h) - 2.0 * f(a) + f(a - h)).abs() < 1e-6 {
+            assert_fd_gradient(|v| f(v[0]), &[a], &[grad], "return_from_inner_loop_value");
+        }
+        let (_, dot) = return_from_inner_loop_value_jvp(a, n, t[0]);
+        assert_close(dot, grad * t[0], ANALYTIC_TOL, "return_from_inner_loop_value jvp");
+    }
+}
