@@ -598,3 +598,81 @@ proptest! {
         assert_close(dot, grad * t[0], ANALYTIC_TOL, "return_from_inner_loop_value jvp");
     }
 }
+
+// ---- arrays made by a call or a copy inside a branch (after an early return) or a loop body ----
+
+#[differentiable]
+fn pair(a: f64) -> Vec<f64> {
+    vec![a, a * a]
+}
+
+/// After an early return, the rest of the function is the `else` branch: the array a call makes there
+/// is out of scope in the reverse sweep, which sizes its adjoint by the stored length.
+#[differentiable]
+fn call_after_return(a: f64) -> f64 {
+    if a > 2.0 {
+        return a;
+    }
+    let z = pair(a);
+    z[0] * z[1].sin()
+}
+
+/// The same with copies of a local array (`.clone()` and `.to_vec()`).
+#[differentiable]
+fn copy_after_return(a: f64) -> f64 {
+    let z2 = vec![a, 2.0 * a];
+    if a > 2.0 {
+        return a;
+    }
+    let z = z2.clone();
+    let w = z.to_vec();
+    z[0] * w[1]
+}
+
+/// An array made by a call in every iteration of a loop.
+#[differentiable]
+fn call_in_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let z = pair(x[i]);
+        s += z[0] * z[1];
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_made_in_regions(a in moderate(), t in tangents(), (x, tx) in vec_with_tangent(moderate(), 0..5)) {
+        prop_assume!((a - 2.0).abs() > 1e-3);
+        let (d_call, d_copy) = if a > 2.0 {
+            (1.0, 1.0)
+        } else {
+            ((a * a).sin() + 2.0 * a * a * (a * a).cos(), 4.0 * a)
+        };
+        check_scalar(
+            "call_after_return",
+            |v| call_after_return(v[0]),
+            &[a],
+            (call_after_return_grad(a), |c| call_after_return_vjp(a, c), |t| call_after_return_jvp(a, t)),
+            &[d_call],
+            &t,
+        );
+        check_scalar(
+            "copy_after_return",
+            |v| copy_after_return(v[0]),
+            &[a],
+            (copy_after_return_grad(a), |c| copy_after_return_vjp(a, c), |t| copy_after_return_jvp(a, t)),
+            &[d_copy],
+            &t,
+        );
+        let (value, grad) = call_in_loop_grad(&x);
+        assert_eq!(value, call_in_loop(&x));
+        let cubes: Vec<f64> = x.iter().map(|v| 3.0 * v * v).collect();
+        assert_all_close(&grad, &cubes, ANALYTIC_TOL, "call_in_loop gradient");
+        assert_fd_gradient(call_in_loop, &x, &grad, "call_in_loop");
+        let (_, dot) = call_in_loop_jvp(&x, tx.clone());
+        assert_dot(dot, &grad, &tx, ANALYTIC_TOL, "call_in_loop jvp");
+    }
+}

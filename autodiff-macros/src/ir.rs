@@ -464,6 +464,9 @@ pub(crate) struct ArrayInfo {
     /// The type the user's `let` declares for a local array (`let z: Vec<f64> = ..`), which the generated
     /// `let` repeats.
     pub(crate) declared: Option<syn::Type>,
+    /// For a local `Vec` made by a call or a copy, its length right after it is made: the reverse of a
+    /// branch or loop body that makes it sizes the array's adjoint buffer by this value.
+    pub(crate) length: Option<Var>,
 }
 
 /// What is known of one value.

@@ -159,6 +159,7 @@ impl Lowering<'_> {
             param,
             fixed,
             declared: None,
+            length: None,
         });
         Array(self.arrays.len() as u32 - 1)
     }

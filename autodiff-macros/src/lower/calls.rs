@@ -2,7 +2,7 @@
 //! and calls of other functions, whose arrays are passed as `a` or `&a`.
 
 use super::{strip_parens, Lowering};
-use crate::ir::{CallForm, FloatFn, Operand, Stmt, Value};
+use crate::ir::{CallForm, FloatFn, Operand, Value};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -160,16 +160,12 @@ impl Lowering<'_> {
             return None;
         };
         let (args, by_ref) = self.lower_call_args(c);
-        let array = self.new_array(name, None, fixed);
-        self.stmts.push(Stmt::NewArray {
-            array,
-            init: crate::ir::ArrayInit::Call {
-                callee: path.clone(),
-                args,
-                by_ref,
-            },
-        });
-        Some(Operand::Array(array))
+        let init = crate::ir::ArrayInit::Call {
+            callee: path.clone(),
+            args,
+            by_ref,
+        };
+        Some(self.new_local_array(init, fixed, Some(name.to_string())))
     }
 
     /// Is `path` a float function written as a path: `f64::sin`, `Float::sin`, `T::sin`, `<T as Float>::sin`?
