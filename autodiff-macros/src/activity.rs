@@ -396,6 +396,18 @@ impl Pass<'_> {
                     || callee.path.segments.len() == 2
                         && (matches!(first.as_str(), "f32" | "f64" | "Self")
                             || self.float_params.iter().any(|p| *p == first));
+                let through_variable = self.f.vars[var.0 as usize].called_variable.as_ref();
+                if let Some(name) = through_variable.filter(|_| self.report && any_active) {
+                    self.errors.spanned(
+                        callee,
+                        format!(
+                            "`{name}` is a parameter or local variable (a function pointer or closure), and a \
+                             call through it cannot be differentiated: call a `#[differentiable]` function by \
+                             its name, or, if the result is meant as a constant, write \
+                             `autodiff::stop_gradient({name}(..))`"
+                        ),
+                    );
+                }
                 if self.report && any_active && on_a_type {
                     let name = callee.to_token_stream().to_string().replace(' ', "");
                     self.errors.spanned(

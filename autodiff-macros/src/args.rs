@@ -1,5 +1,6 @@
 //! The attribute's arguments: `#[differentiable]`, `#[differentiable(wrt(a, b))]`, `order = K`.
 
+use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitInt, Token};
@@ -34,11 +35,22 @@ impl Parse for Args {
                     ));
                 }
                 let content;
-                syn::parenthesized!(content in input);
+                let parens = syn::parenthesized!(content in input);
                 let names =
                     Punctuated::<Ident, Token![,]>::parse_terminated(&content).map_err(|e| {
                         syn::Error::new(e.span(), "`wrt(..)` takes parameter names: `wrt(a, b)`")
                     })?;
+                if names.is_empty() {
+                    // Spanned on `wrt()` itself: the attribute, not the function, is what to change.
+                    let mut written = key.to_token_stream();
+                    parens.surround(&mut written, |_| {});
+                    return Err(syn::Error::new_spanned(
+                        written,
+                        "`wrt()` names no parameter, so nothing would be differentiated: name the \
+                         parameters to differentiate, `wrt(x)` or `wrt(a, b)`, or leave `wrt(..)` out to \
+                         differentiate every float parameter",
+                    ));
+                }
                 args.wrt = Some(names.into_iter().collect());
             } else if key == "order" {
                 if args.order.is_some() {
@@ -104,6 +116,7 @@ mod tests {
             "foo",
             "wrt(a) wrt(b)",
             "wrt(1)",
+            "wrt()",
         ] {
             assert!(parse(bad).is_err(), "{bad} was accepted");
         }

@@ -324,6 +324,12 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// `: T` for a value whose `let` the user annotated with `T`, to repeat on its generated `let`.
+    pub(crate) fn declared_type(&self, var: Var) -> Option<TokenStream> {
+        let ty = self.f.vars[var.0 as usize].declared.as_ref()?;
+        Some(quote!(: #ty))
+    }
+
     /// A zero of `kind`, for a derivative that nothing contributes to.
     pub(crate) fn zero_of(kind: &Kind) -> TokenStream {
         match kind {
@@ -374,11 +380,12 @@ impl<'a> Emitter<'a> {
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
                     let expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
+                    let ty = self.declared_type(*var);
                     let snapshots = match mode {
                         Mode::Sweep => self.snapshot_pushes(CallSite::Value(*var)),
                         Mode::Recompute => TokenStream::new(),
                     };
-                    quote!(#snapshots let #name = #expr;)
+                    quote!(#snapshots let #name #ty = #expr;)
                 }
                 Stmt::If { cond, outs, .. }
                 | Stmt::Match {
@@ -461,9 +468,11 @@ impl<'a> Emitter<'a> {
                         need.extend(operand.var());
                     }
                     let name = self.array_name(*array);
-                    let init = self.array_init(init, self.f.arrays[array.0 as usize].fixed);
+                    let info = &self.f.arrays[array.0 as usize];
+                    let init = self.array_init(init, info.fixed);
+                    let ty = info.declared.as_ref().map(|ty| quote!(: #ty));
                     let snapshots = self.snapshot_pushes(CallSite::Array(*array));
-                    quote!(#snapshots let mut #name = #init;)
+                    quote!(#snapshots let mut #name #ty = #init;)
                 }
                 Stmt::Loop(l) => {
                     if mode == Mode::Recompute {

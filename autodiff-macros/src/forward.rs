@@ -101,7 +101,13 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
     let out_tangent = match &returned {
         Operand::Array(array) => match fwd.array_tangents.get(array) {
             Some(t) => t.to_token_stream(),
-            None => quote!(::autodiff::__private::zeros_like(&#value)),
+            // A returned array with no tangent (it depends on no active input): zeros of its length, made
+            // before the result tuple moves the array.
+            None => {
+                let zeros = fwd.e.namer.fresh(&naming::tangent_base(&value.to_string()));
+                code.push(quote!(let #zeros = ::autodiff::__private::zeros_like(&#value);));
+                zeros.to_token_stream()
+            }
         },
         _ => fwd.tangent_of(&returned, &sig.ret_kind),
     };
@@ -296,12 +302,36 @@ fn primal_needed(
 }
 
 impl Forward<'_, '_> {
-    /// The tangent of `operand`, or a zero of `kind` if it has none.
+    /// The tangent of `operand` (of kind `kind`), or a zero if it has none (see `zero_tangent`).
     fn tangent_of(&self, operand: &Operand, kind: &Kind) -> TokenStream {
+        self.tangent_or_zero_like(operand, operand, kind)
+    }
+
+    /// The tangent of `operand`, or, if it has none, a zero tangent of the value `like` of kind `kind`.
+    fn tangent_or_zero_like(&self, operand: &Operand, like: &Operand, kind: &Kind) -> TokenStream {
         operand
             .var()
             .and_then(|v| self.tangents.get(&v).cloned())
-            .unwrap_or_else(|| Emitter::zero_of(kind))
+            .unwrap_or_else(|| self.zero_tangent(like, kind))
+    }
+
+    /// A zero tangent of the value `like`, of kind `kind`: of the float type where the syntax settled it
+    /// (`0.0`, `<T as Zero>::zero()`), else of the primal value's type, `zero_like(&x)`, when that value is
+    /// in scope. A bare `Zero::zero()` would leave rustc to infer its type from code far away, which fails
+    /// as soon as two types could fit (`f64 + _` in generic code or next to a call's result).
+    fn zero_tangent(&self, like: &Operand, kind: &Kind) -> TokenStream {
+        let unsettled = matches!(kind, Kind::Float(None) | Kind::Unknown);
+        let in_scope = |v: &Var| {
+            (self.primal.contains(v) || self.e.f.params.contains(v))
+                && self.e.f.vars[v.0 as usize].tuple_arity.is_none()
+        };
+        match like.var().filter(|v| unsettled && in_scope(v)) {
+            Some(v) => {
+                let name = self.e.name(v);
+                quote!(::autodiff::__private::zero_like(&#name))
+            }
+            None => Emitter::zero_of(kind),
+        }
     }
 
     /// The tangent array of `array`.
@@ -340,7 +370,8 @@ impl Forward<'_, '_> {
                         let expr = self
                             .e
                             .primal_expr(value, self.e.f.vars[var.0 as usize].span);
-                        code.push(quote!(let #name = #expr;));
+                        let ty = self.e.declared_type(*var);
+                        code.push(quote!(let #name #ty = #expr;));
                     }
                     if self.tangent.contains(var) {
                         self.tangent_let(*var, value, code);
@@ -510,7 +541,9 @@ impl Forward<'_, '_> {
         for (phi, (out, init)) in l.phis.iter().zip(l.outs.iter().zip(&l.inits)) {
             if activity.is_active_var(*phi) {
                 let name = self.e.tangent_name(*phi);
-                let init_tangent = self.tangent_of(init, activity.var_kind(*phi));
+                // Declared after the carried value, whose type it takes when it has no tangent yet.
+                let init_tangent =
+                    self.tangent_or_zero_like(init, &Operand::Var(*phi), activity.var_kind(*phi));
                 tangent_decls.push(quote!(let mut #name = #init_tangent;));
                 self.tangents.insert(*phi, name.to_token_stream());
                 self.tangents.insert(*out, name.to_token_stream());
@@ -537,7 +570,11 @@ impl Forward<'_, '_> {
             values.push(self.e.operand(yielded));
             if let Some(t) = &carried_tangents[i] {
                 targets.push(t.to_token_stream());
-                values.push(self.tangent_of(yielded, activity.var_kind(l.phis[i])));
+                values.push(self.tangent_or_zero_like(
+                    yielded,
+                    &Operand::Var(l.phis[i]),
+                    activity.var_kind(l.phis[i]),
+                ));
             }
         }
         let assign = match targets.len() {

@@ -10,8 +10,9 @@
 //! custom gradient closures.
 
 use crate::errors::Errors;
+use crate::naming::local;
 use crate::signature::{Param, Signature};
-use proc_macro2::{Ident, Span, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use syn::Type;
 
@@ -171,10 +172,6 @@ struct Higher<'a> {
     item: &'a syn::ItemFn,
     sig: &'a Signature,
     scalar: &'a Ident,
-}
-
-fn local(name: &str) -> Ident {
-    Ident::new(name, Span::mixed_site())
 }
 
 impl Higher<'_> {

@@ -469,6 +469,12 @@ pub(crate) struct ArrayInfo {
     pub(crate) param: Option<usize>,
     /// A fixed-size array `[T; N]` (its adjoint is an array too) rather than a slice or `Vec`.
     pub(crate) fixed: bool,
+    /// The type the user's `let` declares for a local array (`let z: Vec<f64> = ..`), which the generated
+    /// `let` repeats.
+    pub(crate) declared: Option<syn::Type>,
+    /// For a local `Vec` made by a call or a copy, its length right after it is made: the reverse of a
+    /// branch or loop body that makes it sizes the array's adjoint buffer by this value.
+    pub(crate) length: Option<Var>,
 }
 
 /// What is known of one value.
@@ -481,6 +487,12 @@ pub(crate) struct VarInfo {
     pub(crate) tuple_arity: Option<usize>,
     /// The span of the user's code it comes from, for errors.
     pub(crate) span: Span,
+    /// The type the user's `let` declares for it (`let s: f64 = a * b;`), which the generated `let`
+    /// repeats: without it, a value of float literals alone has no type rustc can settle.
+    pub(crate) declared: Option<syn::Type>,
+    /// For the result of a call through a parameter or local (a function pointer), that variable's name:
+    /// such a call has no derivative, which is an error where an argument is active.
+    pub(crate) called_variable: Option<String>,
 }
 
 /// A lowered function body.

@@ -147,6 +147,8 @@ impl Lowering<'_> {
             hint,
             tuple_arity: None,
             span,
+            declared: None,
+            called_variable: None,
         });
         Var(self.vars.len() as u32 - 1)
     }
@@ -156,6 +158,8 @@ impl Lowering<'_> {
             name: name.to_string(),
             param,
             fixed,
+            declared: None,
+            length: None,
         });
         Array(self.arrays.len() as u32 - 1)
     }
@@ -318,7 +322,18 @@ impl Lowering<'_> {
                 };
                 self.lower_let(&local.pat, &init.expr);
             }
-            syn::Stmt::Item(item) => self.items.push(item.clone()),
+            // The statements after an early `return` are lowered once in each branch that goes on to
+            // them, so the same item may come twice: it is declared once.
+            syn::Stmt::Item(item) => {
+                let tokens = item.to_token_stream().to_string();
+                if !self
+                    .items
+                    .iter()
+                    .any(|seen| seen.to_token_stream().to_string() == tokens)
+                {
+                    self.items.push(item.clone());
+                }
+            }
             syn::Stmt::Expr(e, _) => {
                 self.lower_expr(e, None);
             }
@@ -343,15 +358,15 @@ impl Lowering<'_> {
         match pat {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
-                // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local).
-                let constructor = |c: &syn::ExprCall| matches!(&*c.func, Expr::Path(p) if p.path.segments.iter().any(|s| s.ident == "Vec"));
+                // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local,
+                // which `lower_expr` makes).
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))
                 {
-                    if constructor(c) {
-                        // handled by `lower_expr` below
-                    } else if let Some(array) = self.lower_array_call(c, false, &name) {
-                        self.bind(&name, Some(array));
-                        return;
+                    if !is_vec_constructor(c) {
+                        if let Some(array) = self.lower_array_call(c, false, &name) {
+                            self.bind(&name, Some(array));
+                            return;
+                        }
                     }
                 }
                 let mut value = self.lower_expr(init, Some(name.clone()));
@@ -366,24 +381,17 @@ impl Lowering<'_> {
                     strip_parens(init),
                     &*t.pat,
                 ) {
-                    if let Some(array) = self.lower_array_call(c, shape.fixed, &p.ident.to_string())
+                    let call = Some(c).filter(|c| !is_vec_constructor(c));
+                    if let Some(array) = call
+                        .and_then(|c| self.lower_array_call(c, shape.fixed, &p.ident.to_string()))
                     {
                         self.bind(&p.ident.to_string(), Some(array));
                         return;
                     }
                 }
-                let declared = kind_of_type(&t.ty, &self.float_params);
+                let made = (self.vars.len(), self.arrays.len());
                 self.lower_let(&t.pat, init);
-                // A constant takes the declared type: `let a: f32 = 0.0;`.
-                if let Pat::Ident(p) = &*t.pat {
-                    if let Some(Binding {
-                        value: Some(Operand::Const { kind, .. }),
-                        ..
-                    }) = self.lookup_mut(&p.ident.to_string())
-                    {
-                        *kind = kind.join(&declared);
-                    }
-                }
+                self.declare(&t.pat, &t.ty, made);
             }
             Pat::Wild(_) => {
                 self.lower_expr(init, None);
@@ -411,6 +419,48 @@ impl Lowering<'_> {
                 other,
                 "this pattern is not supported: bind a name or a tuple of names",
             ),
+        }
+    }
+
+    /// Gives the names `pat` bound the type `ty` the user declared for them, where the `let` made their
+    /// value (`made`: the numbers of values and arrays before it): a constant becomes a literal of that type
+    /// (`let a: f32 = 0.5;`), a value or an array keeps the annotation on its generated `let`.
+    fn declare(&mut self, pat: &Pat, ty: &syn::Type, made: (usize, usize)) {
+        match (pat, ty) {
+            (Pat::Ident(p), _) => {
+                let declared = kind_of_type(ty, &self.float_params);
+                let value = self
+                    .lookup(&p.ident.to_string())
+                    .and_then(|b| b.value.clone());
+                match value {
+                    Some(Operand::Const { tokens, kind }) => {
+                        let typed = Operand::Const {
+                            tokens: typed_literal(&tokens, ty).unwrap_or(tokens),
+                            kind: kind.join(&declared),
+                        };
+                        if let Some(binding) = self.lookup_mut(&p.ident.to_string()) {
+                            binding.value = Some(typed);
+                        }
+                    }
+                    Some(Operand::Var(v)) if v.0 as usize >= made.0 => {
+                        self.vars[v.0 as usize].declared = Some(ty.clone());
+                    }
+                    Some(Operand::Array(a)) if a.0 as usize >= made.1 => {
+                        self.arrays[a.0 as usize].declared = Some(ty.clone());
+                    }
+                    _ => {}
+                }
+            }
+            (Pat::Tuple(pats), syn::Type::Tuple(types))
+                if pats.elems.len() == types.elems.len() =>
+            {
+                for (pat, ty) in pats.elems.iter().zip(&types.elems) {
+                    self.declare(pat, ty, made);
+                }
+            }
+            (Pat::Type(inner), _) => self.declare(&inner.pat, &inner.ty, made),
+            (Pat::Paren(inner), _) => self.declare(&inner.pat, ty, made),
+            _ => {}
         }
     }
 
@@ -684,11 +734,56 @@ fn memo_key(value: &Value) -> Option<String> {
     })
 }
 
+/// `Vec::new()`, `Vec::with_capacity(n)` or another associated function of `Vec`: a new local array, not
+/// a call whose result is an array.
+fn is_vec_constructor(c: &syn::ExprCall) -> bool {
+    matches!(&*c.func, Expr::Path(p) if p.path.segments.iter().any(|s| s.ident == "Vec"))
+}
+
 /// The name a pattern binds, as a hint for the value it gets.
 fn pat_name(pat: &Pat) -> Option<String> {
     match pat {
         Pat::Ident(p) => Some(p.ident.to_string()),
         Pat::Type(t) => pat_name(&t.pat),
+        _ => None,
+    }
+}
+
+/// An unsuffixed float literal (or its negation) as a literal of the float type `ty`: `1.0` declared
+/// `f64` is `1.0f64`, so that the generated code, where the user's annotation is gone, still says it.
+fn typed_literal(
+    tokens: &proc_macro2::TokenStream,
+    ty: &syn::Type,
+) -> Option<proc_macro2::TokenStream> {
+    let suffix = match ty {
+        syn::Type::Path(p) if p.path.is_ident("f64") || p.path.is_ident("f32") => {
+            p.path.get_ident()?.to_string()
+        }
+        _ => return None,
+    };
+    let typed = |lit: &syn::LitFloat| {
+        (lit.suffix().is_empty()).then(|| {
+            let literal =
+                syn::LitFloat::new(&format!("{}{suffix}", lit.base10_digits()), lit.span());
+            literal.to_token_stream()
+        })
+    };
+    match syn::parse2::<Expr>(tokens.clone()).ok()? {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Float(lit),
+            ..
+        }) => typed(&lit),
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => match *expr {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Float(lit),
+                ..
+            }) => typed(&lit).map(|lit| quote!(-#lit)),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -3,7 +3,8 @@
 //! Every local of the generated code is an identifier with `Span::mixed_site()`, so it can neither capture
 //! nor be captured by the user's names (a UI test proves the user cannot name them). Values keep the name the
 //! user gave them where there is one (`z`, then `z_1` for the next version), temporaries are `__v0`, `__v1`,
-//! the adjoint of `z` is `__d_z` and its tangent `__dot_z`.
+//! the adjoint of `z` is `__d_z` and its tangent `__dot_z`. A raw identifier gives names without its `r#`
+//! (`r#in` gives `__d_in`), and keeps it only where the name is a keyword itself.
 
 use proc_macro2::{Ident, Span};
 use std::collections::HashSet;
@@ -19,20 +20,21 @@ impl Namer {
     /// A namer that will not hand out any of `reserved` (the parameters' names).
     pub(crate) fn new(reserved: impl IntoIterator<Item = String>) -> Namer {
         Namer {
-            used: reserved.into_iter().collect(),
+            used: reserved.into_iter().map(|r| without_raw(&r)).collect(),
             temporaries: 0,
         }
     }
 
     /// `base`, or `base_1`, `base_2`, .. if it is taken.
     pub(crate) fn fresh(&mut self, base: &str) -> Ident {
-        let mut name = base.to_string();
+        let base = without_raw(base);
+        let mut name = base.clone();
         let mut n = 0;
         while !self.used.insert(name.clone()) {
             n += 1;
             name = format!("{base}_{n}");
         }
-        Ident::new(&name, Span::mixed_site())
+        local(&name)
     }
 
     /// A temporary with no user name: `__v0`, `__v1`, ..
@@ -49,12 +51,34 @@ impl Namer {
 
 /// The base of the adjoint name of a value called `primal`: `z` gives `__d_z`, `__v3` gives `__d_v3`.
 pub(crate) fn adjoint_base(primal: &str) -> String {
-    format!("__d_{}", primal.trim_start_matches('_'))
+    format!("__d_{}", without_raw(primal).trim_start_matches('_'))
 }
 
 /// The base of the tangent name of a value called `primal`: `z` gives `__dot_z`.
 pub(crate) fn tangent_base(primal: &str) -> String {
-    format!("__dot_{}", primal.trim_start_matches('_'))
+    format!("__dot_{}", without_raw(primal).trim_start_matches('_'))
+}
+
+/// A local of the generated code called `name`, which may be made from the user's names: a raw
+/// identifier's `r#` is dropped inside it (`__lifted_r#in` is `__lifted_in`); a name that is a keyword
+/// is raw (the value of the user's `r#in` is `r#in`), or gets a `_` where no raw identifier can be (`self`).
+pub(crate) fn local(name: &str) -> Ident {
+    let name = without_raw(name);
+    let name = name.as_str();
+    if syn::parse_str::<Ident>(name).is_ok() {
+        return Ident::new(name, Span::mixed_site());
+    }
+    match name {
+        "self" | "Self" | "super" | "crate" | "_" => {
+            Ident::new(&format!("{name}_"), Span::mixed_site())
+        }
+        _ => Ident::new_raw(name, Span::mixed_site()),
+    }
+}
+
+/// `name` without the `r#` of the raw identifiers it was made from: no identifier holds a `#`.
+fn without_raw(name: &str) -> String {
+    name.replace("r#", "")
 }
 
 /// The names `fixed` makes, which values never get.
@@ -85,5 +109,14 @@ mod tests {
         assert_eq!(namer.fresh(&adjoint_base("z")), "__d_z");
         assert_eq!(adjoint_base("__v3"), "__d_v3");
         assert_eq!(tangent_base("y_1"), "__dot_y_1");
+    }
+
+    #[test]
+    fn raw_identifiers_give_names_without_their_prefix() {
+        let mut namer = Namer::new(["r#in".to_string()]);
+        assert_eq!(namer.fresh("r#in"), "in_1");
+        assert_eq!(namer.fresh("r#match").to_string(), "r#match");
+        assert_eq!(namer.fresh(&adjoint_base("r#in")), "__d_in");
+        assert_eq!(tangent_base("r#type"), "__dot_type");
     }
 }

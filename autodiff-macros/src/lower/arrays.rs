@@ -41,10 +41,26 @@ pub(super) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
 }
 
 impl Lowering<'_> {
-    fn new_local_array(&mut self, init: ArrayInit, fixed: bool, hint: Option<String>) -> Operand {
+    pub(super) fn new_local_array(
+        &mut self,
+        init: ArrayInit,
+        fixed: bool,
+        hint: Option<String>,
+    ) -> Operand {
         let name = hint.unwrap_or_else(|| "__array".to_string());
         let array = self.new_array(&name, None, fixed);
+        let sized_at_run_time = matches!(init, ArrayInit::Call { .. } | ArrayInit::Copy(_));
         self.stmts.push(Stmt::NewArray { array, init });
+        if sized_at_run_time && !fixed {
+            // Made inside a branch or loop body, it is out of scope in the reverse sweep, which needs
+            // its length for the adjoint buffer: stored like any read of it.
+            let length = self.emit(
+                Value::Len(array),
+                Some(format!("{name}_len")),
+                proc_macro2::Span::call_site(),
+            );
+            self.arrays[array.0 as usize].length = length.var();
+        }
         Operand::Array(array)
     }
 

@@ -2,7 +2,7 @@
 //! and calls of other functions, whose arrays are passed as `a` or `&a`.
 
 use super::{strip_parens, Lowering};
-use crate::ir::{CallForm, FloatFn, Operand, Stmt, Value};
+use crate::ir::{CallForm, FloatFn, Operand, Value};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -57,6 +57,39 @@ impl Lowering<'_> {
             let operand = self.lower_expr(arg, None);
             return self.emit(Value::Cast(operand, ty), hint, c.span());
         }
+        if let Some(name) = self.variable_called(path) {
+            // A call through a function pointer: fine on constants; activity reports it on active values.
+            let (args, by_ref) = self.lower_call_args(c);
+            let call = Value::Call {
+                callee: path.clone(),
+                args,
+                by_ref,
+            };
+            let result = self.emit(call, hint, c.span());
+            if let Some(var) = result.var() {
+                self.vars[var.0 as usize].called_variable = Some(name);
+            }
+            return result;
+        }
+        if is_stop_gradient(path) && c.args.len() == 1 {
+            if let Expr::Call(inner) = strip_parens(&c.args[0]) {
+                if let Expr::Path(inner_path) = strip_parens(&inner.func) {
+                    if self.variable_called(inner_path).is_some() {
+                        // `stop_gradient(f(x))` through a function pointer: its value, held constant,
+                        // which activity does not report.
+                        let (args, by_ref) = self.lower_call_args(inner);
+                        let call = Value::Call {
+                            callee: inner_path.clone(),
+                            args,
+                            by_ref,
+                        };
+                        let arg = self.emit(call, None, inner.span());
+                        let callee = path.to_token_stream();
+                        return self.emit(Value::StopGradient { callee, arg }, hint, c.span());
+                    }
+                }
+            }
+        }
         if path.qself.is_none() && path.path.is_ident(&self.fn_name) {
             self.errors.spanned(
                 path,
@@ -94,6 +127,14 @@ impl Lowering<'_> {
         self.emit(value, hint, c.span())
     }
 
+    /// The name of the parameter or local that `path` names, if it names one: a call through a function
+    /// pointer or closure, which has no derivative to find.
+    fn variable_called(&self, path: &syn::ExprPath) -> Option<String> {
+        let ident = path.path.get_ident().filter(|_| path.qself.is_none())?;
+        let name = ident.to_string();
+        self.lookup(&name).map(|_| name)
+    }
+
     /// The arguments of a call: values, or arrays passed as `a` or `&a`.
     pub(super) fn lower_call_args(&mut self, c: &syn::ExprCall) -> (Vec<Operand>, Vec<bool>) {
         c.args
@@ -125,16 +166,12 @@ impl Lowering<'_> {
             return None;
         };
         let (args, by_ref) = self.lower_call_args(c);
-        let array = self.new_array(name, None, fixed);
-        self.stmts.push(Stmt::NewArray {
-            array,
-            init: crate::ir::ArrayInit::Call {
-                callee: path.clone(),
-                args,
-                by_ref,
-            },
-        });
-        Some(Operand::Array(array))
+        let init = crate::ir::ArrayInit::Call {
+            callee: path.clone(),
+            args,
+            by_ref,
+        };
+        Some(self.new_local_array(init, fixed, Some(name.to_string())))
     }
 
     /// Is `path` a float function written as a path: `f64::sin`, `Float::sin`, `T::sin`, `<T as Float>::sin`?

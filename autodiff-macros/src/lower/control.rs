@@ -24,6 +24,9 @@ impl Lowering<'_> {
                 SeqItem::Expr(e) => (e, false),
                 SeqItem::Stmt(syn::Stmt::Expr(e, semi)) => (e, semi.is_some()),
                 SeqItem::Stmt(stmt) => {
+                    if let Some((pat, init)) = returning_loop_let(stmt) {
+                        return self.lower_returning_loop(init, Some(pat), rest);
+                    }
                     if contains_return(|f| f.visit_stmt(stmt)) {
                         self.errors.spanned(
                             stmt,
@@ -55,31 +58,7 @@ impl Lowering<'_> {
                 Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)
                     if contains_return(|f| f.visit_expr(expr)) =>
                 {
-                    let result = self.lower_loop_expr(strip_parens(expr));
-                    let Some((flag, value)) = result.returned else {
-                        return Self::poisoned();
-                    };
-                    // A `loop` with no `break` ends only by `return`: what follows it never runs.
-                    if let Expr::Loop(l) = strip_parens(expr) {
-                        if !loops::exits_of([&l.body], None).breaks {
-                            return value;
-                        }
-                    }
-                    let (else_stmts, else_ret, _) = self.branch(|this| this.lower_seq(rest));
-                    let out = self.new_var(None, expr.span());
-                    self.stmts.push(Stmt::If {
-                        cond: flag,
-                        then_block: Block {
-                            stmts: Vec::new(),
-                            yields: vec![value],
-                        },
-                        else_block: Block {
-                            stmts: else_stmts,
-                            yields: vec![else_ret],
-                        },
-                        outs: vec![out],
-                    });
-                    return Operand::Var(out);
+                    return self.lower_returning_loop(strip_parens(expr), None, rest);
                 }
                 Expr::Block(b)
                     if b.label.is_none() && contains_return(|f| f.visit_expr_block(b)) =>
@@ -105,6 +84,56 @@ impl Lowering<'_> {
             }
         }
         Operand::unit()
+    }
+
+    /// A loop that can `return`, in return position, as a statement or as the value of `let pat = loop
+    /// { .. };`: if it returned, that is the function's value; else `pat` binds the loop's value (its
+    /// `break value`) and `rest` runs.
+    ///
+    /// ```text
+    /// // Input:                                // Output (ir):
+    /// let r = loop {                           returned, value, r = loop { .. }
+    ///     if a > 1.0 { return a; }             ret = if returned { yield value }
+    ///     ..; break a * a;                           else { ..rest.. }
+    /// };
+    /// ..rest..
+    /// ```
+    fn lower_returning_loop(
+        &mut self,
+        expr: &Expr,
+        pat: Option<&syn::Pat>,
+        rest: &[SeqItem],
+    ) -> Operand {
+        let result = self.lower_loop_expr(expr);
+        let Some((flag, value)) = result.returned else {
+            return Self::poisoned();
+        };
+        // A `loop` with no `break` ends only by `return`: what follows it never runs.
+        if let Expr::Loop(l) = expr {
+            if !loops::exits_of([&l.body], None).breaks {
+                return value;
+            }
+        }
+        let (else_stmts, else_ret, _) = self.branch(|this| {
+            if let Some(pat) = pat {
+                this.bind_pattern(pat, result.value);
+            }
+            this.lower_seq(rest)
+        });
+        let out = self.new_var(None, expr.span());
+        self.stmts.push(Stmt::If {
+            cond: flag,
+            then_block: Block {
+                stmts: Vec::new(),
+                yields: vec![value],
+            },
+            else_block: Block {
+                stmts: else_stmts,
+                yields: vec![else_ret],
+            },
+            outs: vec![out],
+        });
+        Operand::Var(out)
     }
 
     /// `if c { ..A.. } else { ..B.. }; rest` in return position: each branch continues with `rest`.
@@ -345,4 +374,15 @@ impl Lowering<'_> {
         }
         (blocks, outs, value)
     }
+}
+
+/// `let pat = <loop>;` where the loop can `return`: its pattern and the loop.
+pub(super) fn returning_loop_let(stmt: &syn::Stmt) -> Option<(&syn::Pat, &Expr)> {
+    let syn::Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|init| init.diverge.is_none())?;
+    let expr = strip_parens(&init.expr);
+    let is_loop = matches!(expr, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+    (is_loop && contains_return(|f| f.visit_expr(expr))).then_some((&local.pat, expr))
 }

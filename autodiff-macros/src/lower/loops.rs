@@ -319,6 +319,9 @@ impl Lowering<'_> {
                 SeqItem::Expr(e) => e,
                 SeqItem::Stmt(syn::Stmt::Expr(e, _)) => e,
                 SeqItem::Stmt(stmt) => {
+                    if let Some((pat, init)) = super::control::returning_loop_let(stmt) {
+                        return self.lower_inner_returning_loop(init, Some(pat), rest, ctx);
+                    }
                     self.lower_stmt(stmt);
                     continue;
                 }
@@ -391,35 +394,13 @@ impl Lowering<'_> {
                         .collect();
                     return self.lower_loop_seq(&inner, ctx);
                 }
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_)
+                    if super::contains_return(|f| f.visit_expr(expr)) =>
+                {
+                    return self.lower_inner_returning_loop(strip_parens(expr), None, rest, ctx);
+                }
                 Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
-                    let inner = self.lower_loop_expr(expr);
-                    if let Some((flag, value)) = inner.returned {
-                        // The inner loop returned: so does this one.
-                        let outs: Vec<Var> = ctx
-                            .phis
-                            .iter()
-                            .map(|p| {
-                                self.new_var(self.vars[p.0 as usize].hint.clone(), expr.span())
-                            })
-                            .collect();
-                        let (then_stmts, then_yields, _) =
-                            self.branch(|this| this.exit_yields_value(ctx, value));
-                        let (else_stmts, else_yields, _) =
-                            self.branch(|this| this.lower_loop_seq(rest, ctx));
-                        self.stmts.push(Stmt::If {
-                            cond: flag,
-                            then_block: Block {
-                                stmts: then_stmts,
-                                yields: then_yields,
-                            },
-                            else_block: Block {
-                                stmts: else_stmts,
-                                yields: else_yields,
-                            },
-                            outs: outs.clone(),
-                        });
-                        return outs.into_iter().map(Operand::Var).collect();
-                    }
+                    self.lower_loop_expr(expr);
                 }
                 e => {
                     self.lower_expr(e, None);
@@ -427,6 +408,46 @@ impl Lowering<'_> {
             }
         }
         self.exit_yields(ctx, Exit::FallThrough)
+    }
+
+    /// A loop inside a loop body that can `return` (as a statement, or as the value of `let pat = ..`):
+    /// if it returned, so does the enclosing loop; else `pat` binds its value and `rest` runs.
+    fn lower_inner_returning_loop(
+        &mut self,
+        expr: &Expr,
+        pat: Option<&Pat>,
+        rest: &[SeqItem],
+        ctx: &LoopCtx,
+    ) -> Vec<Operand> {
+        let inner = self.lower_loop_expr(expr);
+        let Some((flag, value)) = inner.returned else {
+            return self.lower_loop_seq(rest, ctx);
+        };
+        let outs: Vec<Var> = ctx
+            .phis
+            .iter()
+            .map(|p| self.new_var(self.vars[p.0 as usize].hint.clone(), expr.span()))
+            .collect();
+        let (then_stmts, then_yields, _) = self.branch(|this| this.exit_yields_value(ctx, value));
+        let (else_stmts, else_yields, _) = self.branch(|this| {
+            if let Some(pat) = pat {
+                this.bind_pattern(pat, inner.value);
+            }
+            this.lower_loop_seq(rest, ctx)
+        });
+        self.stmts.push(Stmt::If {
+            cond: flag,
+            then_block: Block {
+                stmts: then_stmts,
+                yields: then_yields,
+            },
+            else_block: Block {
+                stmts: else_stmts,
+                yields: else_yields,
+            },
+            outs: outs.clone(),
+        });
+        outs.into_iter().map(Operand::Var).collect()
     }
 
     /// The yields of one way out of an iteration.

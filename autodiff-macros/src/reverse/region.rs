@@ -53,10 +53,18 @@ impl Reverse<'_, '_> {
                     let source = self.e.array_name(*source);
                     quote!(::autodiff::__private::zeros_like(&#source))
                 }
-                _ => quote!(::core::compile_error!(
-                    "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, a copy of a \
-                     local array or a call cannot be differentiated yet: make it before the loop and write its elements"
-                )),
+                // A `Vec` made by a call or a copy: as long as it was (a length read in the region).
+                _ => match self.e.f.arrays[array.0 as usize].length {
+                    Some(length) => {
+                        region_refs.insert(length);
+                        let length = self.e.name(length);
+                        quote!(::std::vec![#zero; #length])
+                    }
+                    None => quote!(::core::compile_error!(
+                        "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, a copy of a \
+                         local array or a call cannot be differentiated yet: make it before the loop and write its elements"
+                    )),
+                },
             };
             buffers.push(quote!(let mut #buffer = #zeros;));
         }

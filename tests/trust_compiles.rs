@@ -1,0 +1,673 @@
+//! Valid programs whose generated code once failed to compile (or made the macro panic), each checked
+//! against an independent oracle: the derivative written by hand, or central differences.
+//!
+//! This file imports no float trait (`Float` is named by its path): with `num_traits::Float` in scope,
+//! rustc resolves a method call on an untyped float literal (`1.0.max(0.5)`) through the trait, and a
+//! generated literal that lost its type would go unnoticed.
+
+// Index loops and late initialisation are the forms the programs were written in.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::needless_late_init,
+    clippy::vec_init_then_push
+)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::*;
+use proptest::prelude::*;
+
+// ---- raw identifiers ----
+
+/// A function and its parameter named by raw identifiers: the generated items are `loop_grad`, ..
+#[differentiable]
+fn r#loop(r#in: f64) -> f64 {
+    r#in * r#in.sin()
+}
+
+/// Raw identifiers as parameters, locals and a loop's carried value (whose tape name derives from it).
+#[differentiable]
+fn raw_names(r#type: &[f64], r#in: f64) -> f64 {
+    let mut r#match = r#in;
+    for i in 0..r#type.len() {
+        r#match = r#match * r#type[i] + r#in;
+    }
+    r#match.sin()
+}
+
+/// The same with `order = 2`, whose generic shadow is named after the function.
+#[differentiable(order = 2)]
+fn r#fn(r#in: f64, r#ref: f64) -> f64 {
+    r#in * r#in.sin() * r#ref
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn raw_identifiers(x in moderate(), y in moderate(), w in prop::collection::vec(-1.5..1.5_f64, 0..4), t in tangents()) {
+        check_scalar(
+            "r#loop",
+            |v| r#loop(v[0]),
+            &[x],
+            (loop_grad(x), |c| loop_vjp(x, c), |t| loop_jvp(x, t)),
+            &[x.sin() + x * x.cos()],
+            &t,
+        );
+
+        let (value, (dw, dx)) = raw_names_grad(&w, x);
+        assert_eq!(value, raw_names(&w, x));
+        let at: Vec<f64> = w.iter().copied().chain([x]).collect();
+        let grad: Vec<f64> = dw.iter().copied().chain([dx]).collect();
+        assert_fd_gradient(|v| raw_names(&v[..w.len()], v[w.len()]), &at, &grad, "raw_names");
+
+        let (value, grad, hv) = fn_hvp(x, y, (t[0], t[1]));
+        assert_eq!(value, r#fn(x, y));
+        let d_in = x.sin() + x * x.cos();
+        assert_all_close(&grad.to_vec(), &[d_in * y, x * x.sin()], ANALYTIC_TOL, "r#fn gradient");
+        // f = g(x) y with g = x sin x: H = [[g'' y, g'], [g', 0]].
+        let g2 = 2.0 * x.cos() - x * x.sin();
+        let expected = [g2 * y * t[0] + d_in * t[1], d_in * t[0]];
+        assert_all_close(&hv.to_vec(), &expected, ANALYTIC_TOL, "r#fn Hessian-vector product");
+    }
+}
+
+// ---- items ----
+
+/// A `const` after an `if` whose `else` returns early: the statements after the `if` are lowered once
+/// for each branch that reaches them, and the item must still be declared once.
+#[differentiable]
+fn const_after_early_return(a: f64) -> f64 {
+    let y;
+    if a > 0.0 {
+        y = a * a;
+    } else {
+        if a < -2.0 {
+            return -a;
+        }
+        y = a.sin();
+    }
+    const K: f64 = 2.5;
+    K * y
+}
+
+fn const_after_early_return_derivative(a: f64) -> f64 {
+    if a > 0.0 {
+        5.0 * a
+    } else if a < -2.0 {
+        -1.0
+    } else {
+        2.5 * a.cos()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn const_item_in_every_branch(a in -4.0..4.0_f64, t in tangents()) {
+        prop_assume!(a.abs() > 1e-3 && (a + 2.0).abs() > 1e-3);
+        check_scalar(
+            "const_after_early_return",
+            |v| const_after_early_return(v[0]),
+            &[a],
+            (
+                const_after_early_return_grad(a),
+                |c| const_after_early_return_vjp(a, c),
+                |t| const_after_early_return_jvp(a, t),
+            ),
+            &[const_after_early_return_derivative(a)],
+            &t,
+        );
+    }
+}
+
+// ---- array results that no active input reaches ----
+
+/// A returned `Vec` that does not depend on the active input.
+#[differentiable]
+fn constant_vec(_a: f64) -> Vec<f64> {
+    let z = vec![1.0; 2];
+    z
+}
+
+/// The same where the input decides the elements only through a comparison (zero derivative).
+#[differentiable]
+fn steps(a: f64, n: usize) -> Vec<f64> {
+    let mut z = vec![0.0; n];
+    for i in 0..n {
+        z[i] = if a > i as f64 { 1.0 } else { -1.0 };
+    }
+    z
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn constant_array_results(a in moderate(), n in 0..5_usize, c in tangent(), t in tangent()) {
+        assert_eq!(constant_vec_vjp(a, vec![c, c]), (constant_vec(a), 0.0));
+        assert_eq!(constant_vec_jvp(a, t), (vec![1.0, 1.0], vec![0.0, 0.0]));
+        prop_assume!((a - a.round()).abs() > 1e-6);
+        let value = steps(a, n);
+        assert_eq!(steps_vjp(a, n, vec![c; n]), (value.clone(), 0.0));
+        assert_eq!(steps_jvp(a, n, t), (value, vec![0.0; n]));
+        // Central differences agree: the result is flat in `a` away from the integers.
+        for i in 0..n {
+            let h = 1e-7;
+            assert_eq!(steps(a + h, n)[i], steps(a - h, n)[i]);
+        }
+    }
+}
+
+// ---- `let` annotations: the declared type reaches the generated code ----
+
+/// A constant declared `f64`, then a method on it: the generated code has no annotation, so the literal
+/// must carry the type.
+#[differentiable]
+fn annotated_constant(a: f64) -> f64 {
+    let s: f64 = 1.0;
+    let n: f64 = -0.25;
+    a * s.max(0.5) + n.abs() * a.sin()
+}
+
+/// An array declared `Vec<f64>` whose elements are literals.
+#[differentiable]
+fn annotated_vec(a: f64) -> f64 {
+    let z: Vec<f64> = vec![0.5; 2];
+    let w: [f64; 2] = [0.25, 2.0];
+    a * z[0].exp() + w[1].ln() * a * a
+}
+
+/// A value of literals alone, declared `f64`, and a tuple of constants declared `(f64, f32)`.
+#[differentiable]
+fn annotated_value(a: f64) -> f64 {
+    let s: f64 = 1.5 * 2.0;
+    let (p, q): (f64, f32) = (0.5, 2.0);
+    a * s.sqrt() + p.exp() * a * f64::from(q.sqrt())
+}
+
+/// The same in an `f32` function, in a loop whose carried value starts from a declared constant.
+#[differentiable]
+fn annotated_f32(a: f32, n: usize) -> f32 {
+    let mut acc: f32 = 0.5;
+    for _ in 0..n {
+        let k: f32 = 2.0 * 0.5;
+        acc = acc * a + k.exp();
+    }
+    acc
+}
+
+/// And in a function with `order = 2`, whose generic shadow rewrites the annotation.
+#[differentiable(order = 2)]
+fn annotated_order2(a: f64) -> f64 {
+    let s: f64 = 1.0;
+    let z: Vec<f64> = vec![0.5; 2];
+    a * a * s.max(0.5) * z[1].exp()
+}
+
+// ---- `Vec::new()` and `Vec::with_capacity(n)` with a declared type ----
+
+#[differentiable]
+fn annotated_new(a: f64) -> f64 {
+    let mut z: Vec<f64> = Vec::new();
+    z.push(a * a);
+    z.push(a.sin());
+    z[0] + z[1] * z[0]
+}
+
+#[differentiable]
+fn annotated_with_capacity<T: autodiff::Float>(x: &[T]) -> T {
+    let mut z: Vec<T> = Vec::with_capacity(x.len());
+    for i in 0..x.len() {
+        z.push(x[i] * x[i]);
+    }
+    let mut s = T::zero();
+    for i in 0..z.len() {
+        s = s + z[i] * x[i];
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn let_annotations(a in moderate(), n in 0..4_usize, t in tangents()) {
+        check_scalar(
+            "annotated_constant",
+            |v| annotated_constant(v[0]),
+            &[a],
+            (annotated_constant_grad(a), |c| annotated_constant_vjp(a, c), |t| annotated_constant_jvp(a, t)),
+            &[1.0 + 0.25 * a.cos()],
+            &t,
+        );
+        check_scalar(
+            "annotated_vec",
+            |v| annotated_vec(v[0]),
+            &[a],
+            (annotated_vec_grad(a), |c| annotated_vec_vjp(a, c), |t| annotated_vec_jvp(a, t)),
+            &[0.5_f64.exp() + 2.0 * 2.0_f64.ln() * a],
+            &t,
+        );
+        check_scalar(
+            "annotated_value",
+            |v| annotated_value(v[0]),
+            &[a],
+            (annotated_value_grad(a), |c| annotated_value_vjp(a, c), |t| annotated_value_jvp(a, t)),
+            &[3.0_f64.sqrt() + 0.5_f64.exp() * f64::from(2.0_f32.sqrt())],
+            &t,
+        );
+        // acc_n = 0.5 a^n + e (a^(n-1) + .. + 1): d/da by hand.
+        let a32 = a as f32;
+        let e = 1.0_f64.exp();
+        let ad = f64::from(a32);
+        let derivative = 0.5 * n as f64 * ad.powi(n as i32 - 1)
+            + e * (1..n).map(|k| k as f64 * ad.powi(k as i32 - 1)).sum::<f64>();
+        check_scalar_f32(
+            annotated_f32(a32, n),
+            (
+                annotated_f32_grad(a32, n),
+                |c| annotated_f32_vjp(a32, n, c),
+                |t| annotated_f32_jvp(a32, n, t),
+            ),
+            &[derivative],
+            &t,
+        );
+        let (value, grad, hv) = annotated_order2_hvp(a, t[0]);
+        let k = 0.5_f64.exp();
+        assert_eq!(value, annotated_order2(a));
+        assert_close(grad, 2.0 * a * k, ANALYTIC_TOL, "annotated_order2 gradient");
+        assert_close(hv, 2.0 * k * t[0], ANALYTIC_TOL, "annotated_order2 hvp");
+        check_scalar(
+            "annotated_new",
+            |v| annotated_new(v[0]),
+            &[a],
+            (annotated_new_grad(a), |c| annotated_new_vjp(a, c), |t| annotated_new_jvp(a, t)),
+            &[2.0 * a + a.cos() * a * a + a.sin() * 2.0 * a],
+            &t,
+        );
+    }
+
+    #[test]
+    fn typed_vec_constructors((x, tx) in vec_with_tangent(moderate(), 0..5)) {
+        let (value, grad) = annotated_with_capacity_grad(&x);
+        assert_eq!(value, annotated_with_capacity(&x));
+        let cubes: Vec<f64> = x.iter().map(|v| 3.0 * v * v).collect();
+        assert_all_close(&grad, &cubes, ANALYTIC_TOL, "annotated_with_capacity gradient");
+        assert_fd_gradient(annotated_with_capacity, &x, &grad, "annotated_with_capacity");
+        let (_, dot) = annotated_with_capacity_jvp(&x, tx.clone());
+        assert_dot(dot, &grad, &tx, ANALYTIC_TOL, "annotated_with_capacity jvp");
+        // f32 and dual numbers run the same generic code.
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let (_, grad32) = annotated_with_capacity_grad(&x32);
+        let grad32: Vec<f64> = grad32.iter().map(|&g| f64::from(g)).collect();
+        let cubes32: Vec<f64> = x32.iter().map(|&v| 3.0 * f64::from(v) * f64::from(v)).collect();
+        assert_all_close(&grad32, &cubes32, ANALYTIC_TOL_F32, "annotated_with_capacity f32 gradient");
+    }
+}
+
+// ---- zeros take their type from the value they are the derivative of ----
+
+#[differentiable]
+fn square<T: autodiff::Float>(b: T) -> T {
+    b * b
+}
+
+/// An accumulator that starts from a constant and adds a call's result in a loop: its tangent starts
+/// as a zero whose type nothing near it settles.
+#[differentiable]
+fn accumulate_calls<T: autodiff::Float>(b: T) -> T {
+    let mut acc: T = T::from(0.0).unwrap();
+    for _ in 0..4 {
+        acc = acc + square(b);
+    }
+    acc * b
+}
+
+/// The same in an `f64` function with `order = 2`, whose generic shadow is differentiated twice.
+#[differentiable(order = 2)]
+fn accumulate_calls_order2(b: f64) -> f64 {
+    let mut acc: f64 = 0.0;
+    for _ in 0..4 {
+        acc += square(b);
+    }
+    acc * b
+}
+
+/// The same through a `while` loop and a branch that keeps the accumulator.
+#[differentiable]
+fn accumulate_some<T: autodiff::Float>(b: &[T]) -> T {
+    let mut acc = T::zero();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] > acc {
+            acc = square(b[i]);
+        }
+        i += 1;
+    }
+    acc
+}
+
+/// `log Σ exp z[k]`, shifted by the maximum.
+#[differentiable]
+fn logsumexp(z: &[f64]) -> f64 {
+    let mut m = z[0];
+    for k in 1..z.len() {
+        if z[k] > m {
+            m = z[k];
+        }
+    }
+    let mut s = 0.0;
+    for k in 0..z.len() {
+        s += (z[k] - m).exp();
+    }
+    m + s.ln()
+}
+
+/// The shape of ADBench's GMM objective (unit covariances): for each point, one term per component in a
+/// local array, whose `logsumexp` is accumulated.
+#[differentiable]
+fn gmm_like(alphas: &[f64], means: &[f64], x: &[f64], d: usize) -> f64 {
+    let k = alphas.len();
+    let n = x.len() / d;
+    let mut main_term = vec![0.0; k];
+    let mut loss = 0.0;
+    for i in 0..n {
+        for c in 0..k {
+            let mut sq = 0.0;
+            for j in 0..d {
+                let diff = x[i * d + j] - means[c * d + j];
+                sq += diff * diff;
+            }
+            main_term[c] = alphas[c] - 0.5 * sq;
+        }
+        loss += logsumexp(&main_term);
+    }
+    loss - (n as f64) * logsumexp(alphas)
+}
+
+/// An input and its tangent.
+type WithTangent = (Vec<f64>, Vec<f64>);
+
+/// A GMM problem: `d` dimensions, `k` components, `n` points, each input with a tangent.
+fn gmm_problem() -> impl Strategy<Value = (usize, [WithTangent; 3])> {
+    (1..4_usize, 1..4_usize, 1..4_usize).prop_flat_map(|(d, k, n)| {
+        let input = move |len: usize| {
+            (
+                prop::collection::vec(-2.0..2.0_f64, len),
+                prop::collection::vec(tangent(), len),
+            )
+        };
+        (Just(d), [input(k), input(k * d), input(n * d)])
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn zeros_typed_by_their_primal(b in moderate(), t in tangent(), xs in prop::collection::vec(moderate(), 1..5)) {
+        // 4 b² · b = 4 b³.
+        let (value, grad) = accumulate_calls_grad(b);
+        assert_eq!(value, accumulate_calls(b));
+        assert_close(grad, 12.0 * b * b, ANALYTIC_TOL, "accumulate_calls gradient");
+        let (_, dot) = accumulate_calls_jvp(b, t);
+        assert_close(dot, 12.0 * b * b * t, ANALYTIC_TOL, "accumulate_calls jvp");
+        let (_, dot32) = accumulate_calls_jvp(b as f32, t as f32);
+        let b32 = f64::from(b as f32);
+        assert_close(f64::from(dot32), 12.0 * b32 * b32 * f64::from(t as f32), ANALYTIC_TOL_F32, "f32 jvp");
+
+        let (value, grad, hv) = accumulate_calls_order2_hvp(b, t);
+        assert_eq!(value, accumulate_calls_order2(b));
+        assert_close(grad, 12.0 * b * b, ANALYTIC_TOL, "accumulate_calls_order2 gradient");
+        assert_close(hv, 24.0 * b * t, ANALYTIC_TOL, "accumulate_calls_order2 hvp");
+        let (_, dot) = accumulate_calls_order2_jvp(b, t);
+        assert_close(dot, 12.0 * b * b * t, ANALYTIC_TOL, "accumulate_calls_order2 jvp");
+
+        prop_assume!(min_gap(&xs) > 1e-3 && xs.iter().all(|x| x.abs() > 1e-3));
+        let (value, grad) = accumulate_some_grad(&xs);
+        assert_eq!(value, accumulate_some(&xs));
+        assert_fd_gradient(accumulate_some, &xs, &grad, "accumulate_some");
+        let tx: Vec<f64> = (0..xs.len()).map(|i| TANGENT[i % 3]).collect();
+        let (_, dot) = accumulate_some_jvp(&xs, tx.clone());
+        assert_dot(dot, &grad, &tx, ANALYTIC_TOL, "accumulate_some jvp");
+    }
+
+    #[test]
+    fn gmm_objective((d, [(alphas, ta), (means, tm), (x, tx)]) in gmm_problem()) {
+        let (k, dk) = (alphas.len(), means.len());
+        let split = |v: &[f64]| (v[..k].to_vec(), v[k..k + dk].to_vec(), v[k + dk..].to_vec());
+        let objective = |v: &[f64]| {
+            let (a, m, x) = split(v);
+            gmm_like(&a, &m, &x, d)
+        };
+        let at: Vec<f64> = [alphas.clone(), means.clone(), x.clone()].concat();
+        let tangent = [ta.clone(), tm.clone(), tx.clone()].concat();
+
+        // The tangent against a central difference along it.
+        let (value, dot) = gmm_like_jvp(&alphas, &means, &x, d, (ta, tm, tx));
+        assert_eq!(value, gmm_like(&alphas, &means, &x, d));
+        let along = |h: f64| {
+            let moved: Vec<f64> = at.iter().zip(&tangent).map(|(v, t)| v + h * t).collect();
+            objective(&moved)
+        };
+        assert_close(dot, central_difference(along, 0.0), 1e-6, "gmm_like jvp vs central difference");
+
+        // The gradient against central differences, with one point and with several (`main_term` is
+        // overwritten for each point after `logsumexp` read it: the reverse sweep reads the copy stored at
+        // the call).
+        let (value, (ga, gm, gx)) = gmm_like_grad(&alphas, &means, &x, d);
+        assert_eq!(value, gmm_like(&alphas, &means, &x, d));
+        let grad = [ga, gm, gx].concat();
+        assert_fd_gradient(objective, &at, &grad, "gmm_like gradient");
+        assert_dot(dot, &grad, &tangent, ANALYTIC_TOL, "gmm_like jvp vs gradient");
+    }
+}
+
+/// Two points of one dimension: `logsumexp` must see each point's `main_term`.
+#[test]
+fn gmm_gradient_several_points() {
+    let (alphas, means, x) = ([0.3, -0.2], [0.1, 0.8], [0.5, -0.4]);
+    let at: Vec<f64> = [&alphas[..], &means[..], &x[..]].concat();
+    let (_, (ga, gm, gx)) = gmm_like_grad(&alphas, &means, &x, 1);
+    let grad = [ga, gm, gx].concat();
+    assert_fd_gradient(
+        |v| gmm_like(&v[..2], &v[2..4], &v[4..], 1),
+        &at,
+        &grad,
+        "gmm_like gradient",
+    );
+}
+
+// ---- calls through a function pointer ----
+
+/// A call through a function-pointer parameter, held constant by `stop_gradient` (an unwrapped call
+/// with an active argument is a compile error: `tests/ui/activity/call-through-parameter.rs`), and one
+/// whose arguments are constants, which needs no derivative.
+#[differentiable]
+fn weighted(f: fn(f64) -> f64, x: f64, n: usize) -> f64 {
+    x * autodiff::stop_gradient(f(x)) + f(n as f64) * x.sin()
+}
+
+fn cube(v: f64) -> f64 {
+    v * v * v
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn function_pointer_calls(x in moderate(), n in 0..4_usize, t in tangents()) {
+        let k = cube(n as f64);
+        check_scalar(
+            "weighted",
+            |v| cube(x) * v[0] + k * v[0].sin(),
+            &[x],
+            (weighted_grad(cube, x, n), |c| weighted_vjp(cube, x, n, c), |t| weighted_jvp(cube, x, n, t)),
+            &[cube(x) + k * x.cos()],
+            &t,
+        );
+        assert_eq!(weighted(cube, x, n), x * cube(x) + k * x.sin());
+    }
+}
+
+// ---- `return` inside a loop that gives a value ----
+
+/// `return` inside a `loop` whose `break` gives the value of a `let`.
+#[differentiable]
+fn return_from_loop_value(a: f64) -> f64 {
+    let mut b = a;
+    let r = loop {
+        if b > 1.0 {
+            return b * a;
+        }
+        b += 0.75;
+        if b > 0.0 {
+            break b * b;
+        }
+    };
+    r * a
+}
+
+fn return_from_loop_value_oracle(a: f64) -> (f64, f64) {
+    // Each pass adds 0.75 until b > 1 (return b a) or b > 0 (break b²); b = a + 0.75 m after m passes.
+    let mut m = 0.0;
+    loop {
+        let b = a + 0.75 * m;
+        if b > 1.0 {
+            return (b * a, b + a);
+        }
+        let next = b + 0.75;
+        if next > 0.0 {
+            return (next * next * a, 2.0 * next * a + next * next);
+        }
+        m += 1.0;
+    }
+}
+
+/// The same inside an outer loop, with a typed pattern.
+#[differentiable]
+fn return_from_inner_loop_value(a: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut b = a * (i as f64 + 1.0);
+        let r: f64 = loop {
+            if b > 2.0 {
+                return s + b;
+            }
+            b = b * 0.5 + 1.0;
+            if b > 1.0 {
+                break b.sin();
+            }
+        };
+        s += r;
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn return_inside_value_loop(a in -3.0..3.0_f64, n in 0..4_usize, t in tangents()) {
+        let (_, derivative) = return_from_loop_value_oracle(a);
+        check_scalar(
+            "return_from_loop_value",
+            |v| return_from_loop_value(v[0]),
+            &[a],
+            (return_from_loop_value_grad(a), |c| return_from_loop_value_vjp(a, c), |t| return_from_loop_value_jvp(a, t)),
+            &[derivative],
+            &t,
+        );
+        let (value, grad) = return_from_inner_loop_value_grad(a, n);
+        assert_eq!(value, return_from_inner_loop_value(a, n));
+        let h = 1e-6;
+        let f = |x: f64| return_from_inner_loop_value(x, n);
+        // Away from the points where a comparison flips, where central differences see a jump.
+        if (f(a + h) - 2.0 * f(a) + f(a - h)).abs() < 1e-6 {
+            assert_fd_gradient(|v| f(v[0]), &[a], &[grad], "return_from_inner_loop_value");
+        }
+        let (_, dot) = return_from_inner_loop_value_jvp(a, n, t[0]);
+        assert_close(dot, grad * t[0], ANALYTIC_TOL, "return_from_inner_loop_value jvp");
+    }
+}
+
+// ---- arrays made by a call or a copy inside a branch (after an early return) or a loop body ----
+
+#[differentiable]
+fn pair(a: f64) -> Vec<f64> {
+    vec![a, a * a]
+}
+
+/// After an early return, the rest of the function is the `else` branch: the array a call makes there
+/// is out of scope in the reverse sweep, which sizes its adjoint by the stored length.
+#[differentiable]
+fn call_after_return(a: f64) -> f64 {
+    if a > 2.0 {
+        return a;
+    }
+    let z = pair(a);
+    z[0] * z[1].sin()
+}
+
+/// The same with copies of a local array (`.clone()` and `.to_vec()`).
+#[differentiable]
+fn copy_after_return(a: f64) -> f64 {
+    let z2 = vec![a, 2.0 * a];
+    if a > 2.0 {
+        return a;
+    }
+    let z = z2.clone();
+    let w = z.to_vec();
+    z[0] * w[1]
+}
+
+/// An array made by a call in every iteration of a loop.
+#[differentiable]
+fn call_in_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let z = pair(x[i]);
+        s += z[0] * z[1];
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_made_in_regions(a in moderate(), t in tangents(), (x, tx) in vec_with_tangent(moderate(), 0..5)) {
+        prop_assume!((a - 2.0).abs() > 1e-3);
+        let (d_call, d_copy) = if a > 2.0 {
+            (1.0, 1.0)
+        } else {
+            ((a * a).sin() + 2.0 * a * a * (a * a).cos(), 4.0 * a)
+        };
+        check_scalar(
+            "call_after_return",
+            |v| call_after_return(v[0]),
+            &[a],
+            (call_after_return_grad(a), |c| call_after_return_vjp(a, c), |t| call_after_return_jvp(a, t)),
+            &[d_call],
+            &t,
+        );
+        check_scalar(
+            "copy_after_return",
+            |v| copy_after_return(v[0]),
+            &[a],
+            (copy_after_return_grad(a), |c| copy_after_return_vjp(a, c), |t| copy_after_return_jvp(a, t)),
+            &[d_copy],
+            &t,
+        );
+        let (value, grad) = call_in_loop_grad(&x);
+        assert_eq!(value, call_in_loop(&x));
+        let cubes: Vec<f64> = x.iter().map(|v| 3.0 * v * v).collect();
+        assert_all_close(&grad, &cubes, ANALYTIC_TOL, "call_in_loop gradient");
+        assert_fd_gradient(call_in_loop, &x, &grad, "call_in_loop");
+        let (_, dot) = call_in_loop_jvp(&x, tx.clone());
+        assert_dot(dot, &grad, &tx, ANALYTIC_TOL, "call_in_loop jvp");
+    }
+}
