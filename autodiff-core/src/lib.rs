@@ -48,8 +48,9 @@ pub mod private {
         re_parts, to_int, Constant, Parts,
     };
     pub use crate::memory::{
-        accumulate, add_to, clear, copy_into, cotangent, dot, gradient_buffer, nth, snapshot, sum,
-        tangent, zero_like, zeros_like, ArrayLike, Tape,
+        accumulate, add_output_cotangent, add_to, clear, copy_into, cotangent, dot,
+        gradient_buffer, nth, output_cotangent, output_tangent, snapshot, sum, tangent, zero_like,
+        zeros_like, ArrayLike, Tape,
     };
     pub use crate::rules;
     pub use crate::Dual;

@@ -136,6 +136,19 @@ impl<A: ArrayLike + ?Sized> ArrayLike for &A {
     }
 }
 
+impl<A: ArrayLike + ?Sized> ArrayLike for &mut A {
+    type Zeros = A::Zeros;
+    fn array_len(&self) -> usize {
+        (**self).array_len()
+    }
+    fn zeros(&self) -> A::Zeros {
+        (**self).zeros()
+    }
+    fn copy(&self) -> A::Zeros {
+        (**self).copy()
+    }
+}
+
 /// A copy of `array` as it is now: what the forward sweep stores of an array passed to a call and
 /// written afterwards, so that the callee's adjoint sees the values the call saw.
 #[inline]
@@ -222,6 +235,70 @@ pub fn copy_into<T: Copy>(label: &str, buffer: &mut [T], gradient: &[T]) {
         );
     }
     buffer.copy_from_slice(gradient);
+}
+
+/// The adjoint buffer of the output parameter `label` at the end of the function: a copy of its cotangent
+/// `d`, or zeros where the caller gives none (`f_grad`).
+///
+/// # Panics
+///
+/// If the cotangent's length differs from the output's, naming the output and both lengths.
+#[inline]
+pub fn output_cotangent<A: ArrayLike + ?Sized>(label: &str, d: Option<&A>, output: &A) -> A::Zeros {
+    match d {
+        Some(d) => {
+            check_output_length(label, d.array_len(), output.array_len());
+            d.copy()
+        }
+        None => output.zeros(),
+    }
+}
+
+/// Adds the cotangent `d` of the output parameter `label` (if any) to a buffer of the caller's.
+///
+/// # Panics
+///
+/// If the cotangent's length differs from the output's, naming the output and both lengths.
+#[inline]
+pub fn add_output_cotangent<T: Zero + Copy, A: ArrayLike + ?Sized + AsRef<[T]>>(
+    label: &str,
+    buffer: &mut [T],
+    d: Option<&A>,
+    output: &A,
+) {
+    if let Some(d) = d {
+        check_output_length(label, d.array_len(), output.array_len());
+        accumulate(buffer, d.as_ref());
+    }
+}
+
+/// The tangent buffer of the output parameter `label` (`f_jvp`), checked against the output's length.
+///
+/// # Panics
+///
+/// If the lengths differ, naming the output and both lengths.
+#[inline]
+pub fn output_tangent<'b, T, A: ArrayLike + ?Sized>(
+    label: &str,
+    buffer: &'b mut [T],
+    output: &A,
+) -> &'b mut [T] {
+    if buffer.len() != output.array_len() {
+        panic!(
+            "autodiff: the tangent buffer of `{label}` has length {} but `{label}` has length {}",
+            buffer.len(),
+            output.array_len()
+        );
+    }
+    buffer
+}
+
+fn check_output_length(label: &str, d: usize, output: usize) {
+    if d != output {
+        panic!(
+            "autodiff: the cotangent of `{label}` has length {d} but `{label}` has length {output}"
+        );
+    }
 }
 
 /// Sets every element to zero: `f_grad_into` clears the caller's buffers before accumulating into them.

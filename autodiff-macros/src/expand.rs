@@ -67,7 +67,8 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let grad_into = generated.grad_into();
             let jacobian = crate::jacobian::jacobian(&item, &sig);
-            let companion = generated.companion();
+            // Calls of a function with output parameters are not differentiated yet: no companion.
+            let companion = (sig.outputs().count() == 0).then(|| generated.companion());
             quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #higher)
         }
         (result, sig, _) => {
@@ -119,9 +120,17 @@ impl<'a> Generated<'a> {
         let (d_ret, grad) = (naming::fixed("d_ret"), naming::fixed("grad"));
         let ret = &self.sig.ret_ty;
         let buffers_ty = self.sig.gradient_into_type();
+        // The cotangents of the output parameters, `None` for zero (`f_grad`).
+        let outputs = self.sig.outputs().map(|p| {
+            let (d, elem) = (
+                naming::output_cotangent(&p.ident),
+                Signature::element_type(p),
+            );
+            quote!(#d: ::core::option::Option<&[#elem]>,)
+        });
         let signature = self.signature(
             &self.vjp_into_name(),
-            Some(quote!(#d_ret: #ret, #grad: #buffers_ty)),
+            Some(quote!(#d_ret: #ret, #(#outputs)* #grad: #buffers_ty)),
             quote!(#ret),
         );
         let buffers = self.buffer_names();
@@ -152,38 +161,77 @@ impl<'a> Generated<'a> {
             .collect()
     }
 
-    /// `f_vjp`: zeroed gradient buffers, the reverse sweep into them, and `(value, gradient)`.
-    fn vjp_item(&self) -> TokenStream {
-        let d_ret = naming::fixed("d_ret");
-        let ret = &self.sig.ret_ty;
-        let gradient = self.sig.gradient_type();
-        let signature = self.signature(
-            &self.name("vjp"),
-            Some(quote!(#d_ret: #ret)),
-            quote!((#ret, #gradient)),
-        );
+    /// The body that allocates zeroed gradient buffers, runs the reverse sweep into them for the cotangent
+    /// `d_ret` (and the output parameters' cotangents `outputs`), and gives `(value, gradient)`, or the
+    /// gradient alone for a function returning `()`.
+    fn sweep_into_fresh_buffers(&self, d_ret: TokenStream, outputs: &[TokenStream]) -> TokenStream {
         let buffers = self.buffer_names();
         let zeros = self.sig.active().zip(&buffers).map(|(p, buffer)| {
             let ident = &p.ident;
             let zero = match p.array {
-                Some(_) => quote!(::autodiff::__private::zeros_like(&#ident)),
+                Some(_) => quote!(::autodiff::__private::zeros_like(&#ident[..])),
                 None => Emitter::zero_of(&p.kind),
+            };
+            // A fixed-size array's gradient is an array.
+            let zero = match p.array {
+                Some(shape) if shape.fixed => quote!(::autodiff::__private::zeros_like(&#ident)),
+                _ => zero,
             };
             quote!(let mut #buffer = #zero;)
         });
         let borrows = tuple_or_single(buffers.iter().map(|b| quote!(&mut #b)).collect());
         let into = self.vjp_into_name();
         let args = self.sig.params.iter().map(|p| &p.ident);
-        let gradient_value =
-            tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
+        let gradient = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
         let value = naming::fixed("value");
+        let call = quote!(#into(#(#args,)* #d_ret, #(#outputs,)* #borrows));
+        let (run, result) = if self.sig.returns_unit() {
+            (quote!(#call;), gradient)
+        } else {
+            (quote!(let #value = #call;), quote!((#value, #gradient)))
+        };
         quote! {
-            #signature {
-                #(#zeros)*
-                let #value = #into(#(#args,)* #d_ret, #borrows);
-                (#value, #gradient_value)
-            }
+            #(#zeros)*
+            #run
+            #result
         }
+    }
+
+    /// `f_vjp`: zeroed gradient buffers, the reverse sweep into them, and `(value, gradient)`.
+    fn vjp_item(&self) -> TokenStream {
+        let d_ret = naming::fixed("d_ret");
+        let ret = &self.sig.ret_ty;
+        let gradient = self.sig.gradient_type();
+        let unit = self.sig.returns_unit();
+        let outputs: Vec<&crate::signature::Param> = self.sig.outputs().collect();
+        let cotangents = outputs.iter().map(|p| {
+            let (d, ty) = (
+                naming::output_cotangent(&p.ident),
+                Signature::output_buffer_type(p, false),
+            );
+            quote!(#d: #ty,)
+        });
+        let extra = if unit {
+            quote!(#(#cotangents)*)
+        } else {
+            quote!(#d_ret: #ret, #(#cotangents)*)
+        };
+        let returns = if unit {
+            gradient
+        } else {
+            quote!((#ret, #gradient))
+        };
+        let signature = self.signature(&self.name("vjp"), Some(extra), returns);
+        let passed: Vec<TokenStream> = outputs
+            .iter()
+            .map(|p| {
+                let d = naming::output_cotangent(&p.ident);
+                quote!(::core::option::Option::Some(&#d[..]))
+            })
+            .collect();
+        let d_ret_value = if unit { quote!(()) } else { quote!(#d_ret) };
+        let body = self.sweep_into_fresh_buffers(d_ret_value, &passed);
+        quote!(#signature { #body })
     }
 
     fn vjp(&self) -> TokenStream {
@@ -235,6 +283,10 @@ impl<'a> Generated<'a> {
         let into = self.vjp_into_name();
         let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
+        let none = self
+            .sig
+            .outputs()
+            .map(|_| quote!(::core::option::Option::None,));
         let doc = format!(
             " The value of `{name}`, with its gradient written into `grad`: the caller's buffers, in the \
              order and shapes of `{name}_grad`'s gradient\n (`&mut` a float, `&mut [T]` for a slice or \
@@ -250,12 +302,12 @@ impl<'a> Generated<'a> {
             #signature {
                 let #unpack = #grad;
                 #(#clear)*
-                #into(#(#args,)* #one, #unpack)
+                #into(#(#args,)* #one, #(#none)* #unpack)
             }
         })
     }
 
-    /// `_grad` is `_vjp` with the cotangent 1.
+    /// `_grad` is `_vjp` with the cotangent 1 (and no cotangent on output parameters).
     fn grad(&self) -> Option<TokenStream> {
         if !self.sig.returns_scalar() {
             return None;
@@ -263,22 +315,26 @@ impl<'a> Generated<'a> {
         let ret = &self.sig.ret_ty;
         let gradient = self.sig.gradient_type();
         let signature = self.signature(&self.name("grad"), None, quote!((#ret, #gradient)));
-        let vjp = self.name("vjp");
-        let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
+        let none: Vec<TokenStream> = self
+            .sig
+            .outputs()
+            .map(|_| quote!(::core::option::Option::None))
+            .collect();
+        let body = self.sweep_into_fresh_buffers(one, &none);
         let doc = format!(
             " The value and gradient of `{name}`, computed in reverse mode: `(value, gradient)`, the gradient \
-             over the active parameters\n in declaration order (a tuple for several).\n\n It calls \
-             `{name}_vjp` with the output cotangent `d_ret = 1`; the code `#[differentiable]` generated \
-             for that is shown there.",
+             over the active parameters\n in declaration order (a tuple for several).\n\n It is `{name}_vjp` \
+             with the output cotangent `d_ret = 1`; the code `#[differentiable]` generated for that is \
+             shown there.",
             name = self.item.sig.ident,
         );
         Some(quote! {
             #[doc = #doc]
-            #[allow(unused, clippy::pedantic, clippy::nursery)]
+            #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #[inline]
             #signature {
-                #vjp(#(#args,)* #one)
+                #body
             }
         })
     }
@@ -358,10 +414,23 @@ impl<'a> Generated<'a> {
         let tangent = naming::fixed("tangent");
         let ret = &self.sig.ret_ty;
         let gradient = self.sig.gradient_type();
+        // The tangents of the output parameters go into buffers of the caller's.
+        let buffers = self.sig.outputs().map(|p| {
+            let (d, ty) = (
+                naming::output_tangent(&p.ident),
+                Signature::output_buffer_type(p, true),
+            );
+            quote!(, #d: #ty)
+        });
+        let returns = if self.sig.returns_unit() {
+            quote!(())
+        } else {
+            quote!((#ret, #ret))
+        };
         let signature = self.signature(
             &self.name("jvp"),
-            Some(quote!(#tangent: #gradient)),
-            quote!((#ret, #ret)),
+            Some(quote!(#tangent: #gradient #(#buffers)*)),
+            returns,
         );
         let mut emitter = Emitter::new(self.f, self.sig, self.activity);
         let body = forward::jvp_body(&mut emitter, self.sig, &tangent);

@@ -95,10 +95,41 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         (None, [one]) => quote!(let #one = #tangent;),
         (None, many) => quote!(let (#(#many,)*) = #tangent;),
     };
+    // Output parameters: their tangents go into the caller's buffers, starting from the incoming tangent
+    // when the body reads the incoming value, else from zero.
+    let mut outputs = Vec::new();
+    for (i, param) in sig.params.iter().enumerate().filter(|(_, p)| p.output) {
+        let Some(array) = f.arrays.iter().position(|a| a.param == Some(i)) else {
+            continue;
+        };
+        let array = Array(array as u32);
+        let (primal, label) = (&param.ident, param.ident.to_string());
+        let buffer = naming::output_tangent(primal);
+        if param.active || fwd.e.activity.is_active_array(array) {
+            let incoming = fwd.array_tangents.get(&array).cloned();
+            let name = fwd.e.namer.fresh(&naming::tangent_base(&label));
+            let fill = match incoming {
+                Some(incoming) => {
+                    quote!(::autodiff::__private::copy_into(#label, &mut #name[..], &#incoming[..]);)
+                }
+                None => quote!(::autodiff::__private::clear(&mut #name[..]);),
+            };
+            outputs.push(quote! {
+                let mut #name = ::autodiff::__private::output_tangent(#label, #buffer, &#primal);
+                #fill
+            });
+            fwd.array_tangents.insert(array, name);
+        } else {
+            outputs.push(quote!(::autodiff::__private::clear(&mut #buffer[..]);));
+        }
+    }
     let mut code = Vec::new();
     fwd.block(&f.body, &mut code);
     let value = fwd.e.operand(&returned);
+    let unit = matches!(sig.ret_kind, crate::ir::Kind::Unit);
     let out_tangent = match &returned {
+        // A function returning `()`: its outputs' tangents are in the caller's buffers.
+        _ if unit => TokenStream::new(),
         Operand::Array(array) => match fwd.array_tangents.get(array) {
             Some(t) => t.to_token_stream(),
             // A returned array with no tangent (it depends on no active input): zeros of its length, made
@@ -113,13 +144,19 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
     };
     let items = fwd.e.items();
     let deref = sig.deref_scalars();
+    let result = if unit {
+        TokenStream::new()
+    } else {
+        quote!((#value, #out_tangent))
+    };
     quote! {
         #items
         #deref
         #unpack
         #(#checks)*
+        #(#outputs)*
         #(#code)*
-        (#value, #out_tangent)
+        #result
     }
 }
 

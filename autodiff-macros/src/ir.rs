@@ -475,6 +475,8 @@ pub(crate) struct ArrayInfo {
     /// For a local `Vec` made by a call or a copy, its length right after it is made: the reverse of a
     /// branch or loop body that makes it sizes the array's adjoint buffer by this value.
     pub(crate) length: Option<Var>,
+    /// An output parameter (`&mut [T]`): a parameter the body may write.
+    pub(crate) output: bool,
 }
 
 /// What is known of one value.

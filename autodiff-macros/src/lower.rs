@@ -93,7 +93,9 @@ pub(crate) fn lower(
         params.push(var);
         let bound = match p.array {
             Some(shape) => {
-                Operand::Array(lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed))
+                let array = lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed);
+                lowering.arrays[array.0 as usize].output = p.output;
+                Operand::Array(array)
             }
             None => Operand::Var(var),
         };
@@ -160,6 +162,7 @@ impl Lowering<'_> {
             fixed,
             declared: None,
             length: None,
+            output: false,
         });
         Array(self.arrays.len() as u32 - 1)
     }

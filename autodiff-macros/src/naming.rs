@@ -84,6 +84,16 @@ fn without_raw(name: &str) -> String {
 /// The names `fixed` makes, which values never get.
 pub(crate) const FIXED: &[&str] = &["d_ret", "tangent", "tangents", "value", "gradient", "grad"];
 
+/// The parameter of `f_vjp` that takes the cotangent of the output parameter `output`: `d_out` for `out`.
+pub(crate) fn output_cotangent(output: &Ident) -> Ident {
+    Ident::new(&format!("d_{}", unraw(output)), Span::mixed_site())
+}
+
+/// The parameter of `f_jvp` that receives the tangent of the output parameter `output`: `d_out` too.
+pub(crate) fn output_tangent(output: &Ident) -> Ident {
+    output_cotangent(output)
+}
+
 /// An identifier's name without the `r#` of a raw identifier, to build other names from.
 pub(crate) fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();

@@ -199,6 +199,10 @@ fn vjp_body_with(
             (Some(_), None) => gradients.push(
                 match param_array(i).and_then(|a| rev.array_adjoints.get(&a)) {
                     Some(buffer) => buffer.to_token_stream(),
+                    None if p.output => {
+                        let (label, d) = (name.to_string(), naming::output_cotangent(name));
+                        quote!(::autodiff::__private::output_cotangent(#label, #d, &#name[..]))
+                    }
                     None => quote!(::autodiff::__private::zeros_like(&#name)),
                 },
             ),
@@ -207,10 +211,18 @@ fn vjp_body_with(
                 let zeroed =
                     quote!(::autodiff::__private::gradient_buffer(#label, #target, &#name));
                 let array = param_array(i);
+                // An output parameter's gradient (of its incoming value) starts as its cotangent.
+                let start = |buffer: TokenStream| {
+                    p.output.then(|| {
+                        let d = naming::output_cotangent(name);
+                        quote!(::autodiff::__private::add_output_cotangent(#label, #buffer, #d, &#name[..]);)
+                    })
+                };
                 match array.and_then(|a| rev.array_adjoints.get(&a)) {
                     Some(buffer) => {
                         declared.extend(array);
                         into_buffers.push(quote!(let mut #buffer = #zeroed;));
+                        into_buffers.extend(start(quote!(&mut #buffer[..])));
                         // A returned parameter's adjoint starts as the output cotangent.
                         if let Some((returned, d)) = &rev.returned_array {
                             if Some(*returned) == array {
@@ -221,7 +233,7 @@ fn vjp_body_with(
                             }
                         }
                     }
-                    None => into_buffers.push(quote!(#zeroed;)),
+                    None => into_buffers.push(start(zeroed.clone()).unwrap_or(quote!(#zeroed;))),
                 }
             }
             (None, target) => {
@@ -241,6 +253,8 @@ fn vjp_body_with(
             let gradient = tuple_or_single(gradients);
             quote!((#value, #gradient))
         }
+        // A function returning `()` (its results in output parameters) ends with its stores.
+        GradientOut::Into(_) if matches!(sig.ret_kind, Kind::Unit) => quote!(#(#stores)*),
         GradientOut::Into(_) => quote!(#(#stores)* #value),
     };
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
@@ -295,6 +309,11 @@ impl Reverse<'_, '_> {
             let init = match &self.returned_array {
                 Some((returned, d_ret)) if returned == array => {
                     quote!(::autodiff::__private::cotangent("d_ret", #d_ret, &#name))
+                }
+                // An output parameter's adjoint starts as its cotangent.
+                _ if self.e.f.arrays[array.0 as usize].output => {
+                    let (label, d) = (name.to_string(), naming::output_cotangent(name));
+                    quote!(::autodiff::__private::output_cotangent(#label, #d, &#name[..]))
                 }
                 _ => quote!(::autodiff::__private::zeros_like(&#name)),
             };

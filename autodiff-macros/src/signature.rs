@@ -23,6 +23,9 @@ pub(crate) struct Param {
     pub(crate) differentiable: bool,
     /// A float taken by reference (`x: &f64`): the generated code reads its value (`let x = *x;`).
     pub(crate) by_ref: bool,
+    /// An output parameter (`out: &mut [f64]`): written by the body, its final value is part of the result.
+    /// It is active (has a gradient) only if the body reads its incoming value.
+    pub(crate) output: bool,
 }
 
 /// The shape of an array parameter or return.
@@ -67,6 +70,39 @@ impl Signature {
                 None => quote!(&mut #grad_ty),
             },
             _ => quote!(&mut #grad_ty),
+        }
+    }
+
+    /// The output parameters.
+    pub(crate) fn outputs(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| p.output)
+    }
+
+    /// Does the function return `()` (its results are in output parameters)?
+    pub(crate) fn returns_unit(&self) -> bool {
+        matches!(self.ret_kind, Kind::Unit)
+    }
+
+    /// The element type of an array parameter (`T` of `&[T]`, `Vec<T>`, `[T; N]`, `&mut [T]`).
+    pub(crate) fn element_type(p: &Param) -> Type {
+        match &p.grad_ty {
+            Type::Array(a) => (*a.elem).clone(),
+            other => vec_element(other).cloned().unwrap_or_else(|| other.clone()),
+        }
+    }
+
+    /// The type of an output parameter's cotangent in `f_vjp` (`&[T]` or `&[T; N]`), or of its tangent
+    /// buffer in `f_jvp` (`&mut [T]` or `&mut [T; N]`).
+    pub(crate) fn output_buffer_type(p: &Param, mutable: bool) -> TokenStream {
+        let elem = Self::element_type(p);
+        let inner = match p.array {
+            Some(shape) if shape.fixed => p.grad_ty.to_token_stream(),
+            _ => quote!([#elem]),
+        };
+        if mutable {
+            quote!(&mut #inner)
+        } else {
+            quote!(&#inner)
         }
     }
 
@@ -239,6 +275,89 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
     }
 }
 
+/// An output parameter's type, `&mut [T]`, `&mut Vec<T>` or `&mut [T; N]` of a float: its shape and gradient type.
+pub(crate) fn output_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArrayShape, Type)> {
+    match ty {
+        Type::Reference(r) if r.mutability.is_some() => {
+            let shared = Type::Reference(syn::TypeReference {
+                mutability: None,
+                ..r.clone()
+            });
+            array_shape(&shared, float_params)
+        }
+        _ => None,
+    }
+}
+
+/// Does `body` read the incoming value of the output parameter `name`? Writing an element with `=`
+/// (`out[i] = ..`) and asking the length do not; reading `out[e]` after `out[e] = ..` with the same index
+/// written the same way earlier in the same block (or an enclosing one) does not either. Anything else
+/// does (`out[i] += ..`, passing `out` on): a conservative answer only adds a gradient that is zero.
+fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
+    use syn::visit::Visit;
+    struct Reads<'n> {
+        name: &'n Ident,
+        /// The index expressions written so far, as tokens.
+        written: Vec<String>,
+        found: bool,
+    }
+    impl Reads<'_> {
+        fn is_name(&self, expr: &syn::Expr) -> bool {
+            match expr {
+                syn::Expr::Path(p) => p.path.is_ident(self.name),
+                syn::Expr::Paren(p) => self.is_name(&p.expr),
+                _ => false,
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Reads<'_> {
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            // Writes inside a block may not happen (a branch) or happen later (a loop): they are
+            // forgotten after it.
+            let before = self.written.len();
+            syn::visit::visit_block(self, block);
+            self.written.truncate(before);
+        }
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            self.found |= p.path.is_ident(self.name);
+        }
+        fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
+            if self.is_name(&e.expr) {
+                let index = e.index.to_token_stream().to_string();
+                self.found |= !self.written.contains(&index);
+                self.visit_expr(&e.index);
+            } else {
+                syn::visit::visit_expr_index(self, e);
+            }
+        }
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            self.visit_expr(&a.right);
+            match &*a.left {
+                syn::Expr::Index(target) if self.is_name(&target.expr) => {
+                    self.visit_expr(&target.index);
+                    self.written
+                        .push(target.index.to_token_stream().to_string());
+                }
+                other => self.visit_expr(other),
+            }
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if m.method == "len" && self.is_name(&m.receiver) {
+                return;
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut reads = Reads {
+        name,
+        written: Vec::new(),
+        found: false,
+    };
+    reads.visit_block(body);
+    reads.found
+}
+
 /// A slice, `Vec` or array of integers or `bool`s (`labels: &[usize]`): its shape, if it is one.
 fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> {
     let is_int = |t: &Type| matches!(kind_of_type(t, float_params), Kind::Int | Kind::Bool);
@@ -268,6 +387,12 @@ fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> 
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
 fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
     match ty {
+        // `&mut [T]`, `&mut Vec<T>`, `&mut [T; N]` are output parameters.
+        Type::Reference(r)
+            if r.mutability.is_some() && output_shape(ty, float_params).is_some() =>
+        {
+            None
+        }
         Type::Reference(r) if r.mutability.is_some() => {
             let elem = match &*r.elem {
                 Type::Slice(slice) => &*slice.elem,
@@ -277,7 +402,7 @@ fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'st
             let holds_floats = matches!(kind_of_type(elem, float_params), Kind::Float(_))
                 || array_shape(elem, float_params).is_some();
             holds_floats.then_some(
-                "`&mut` parameters are not supported: take the input by value or as `&[T]`, and return the result",
+                "a `&mut` float is not supported as an output: return it, or write it into a `&mut [T]` of length 1",
             )
         }
         Type::Reference(r) => unsupported_float_container(&r.elem, float_params),
@@ -374,8 +499,9 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     }
                     _ => None,
                 };
-                let (kind, array, grad_ty) = match (&scalar_ref, array_shape(&pt.ty, &float_params))
-                {
+                let output = output_shape(&pt.ty, &float_params);
+                let float_array = array_shape(&pt.ty, &float_params).or(output.clone());
+                let (kind, array, grad_ty) = match (&scalar_ref, float_array.clone()) {
                     // `x: &f64`: a float like `x: f64`, with the same gradient type.
                     (Some((kind, elem)), _) => (kind.clone(), None, elem.clone()),
                     (None, Some((shape, grad_ty))) => (Kind::Array, Some(shape), grad_ty),
@@ -385,9 +511,11 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
                     },
                 };
-                let differentiable = matches!(kind, Kind::Float(_))
-                    || (array.is_some() && array_shape(&pt.ty, &float_params).is_some());
-                let active = differentiable;
+                let differentiable =
+                    matches!(kind, Kind::Float(_)) || (array.is_some() && float_array.is_some());
+                // An output parameter has a gradient only if its incoming value is read.
+                let active =
+                    differentiable && (output.is_none() || reads_incoming(&item.block, &pi.ident));
                 params.push(Param {
                     ident: pi.ident.clone(),
                     ty: (*pt.ty).clone(),
@@ -397,6 +525,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     array,
                     differentiable,
                     by_ref: scalar_ref.is_some(),
+                    output: output.is_some(),
                 });
             }
         }
@@ -432,11 +561,19 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
             p.active = p.active && wrt.contains(&p.ident);
         }
     }
+    let has_outputs = params.iter().any(|p| p.output);
     let (ret_ty, ret_kind) = match &sig.output {
+        ReturnType::Default if has_outputs => (syn::parse_quote!(()), Kind::Unit),
+        ReturnType::Type(_, ty)
+            if has_outputs && matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) =>
+        {
+            ((**ty).clone(), Kind::Unit)
+        }
         ReturnType::Default => {
             errors.spanned(
                 &sig.ident,
-                "a `#[differentiable]` function must return a float or a tuple of floats: add `-> f64`",
+                "a `#[differentiable]` function must return a float or a tuple of floats (add `-> f64`), or \
+                 write its results into `&mut [T]` output parameters",
             );
             return None;
         }

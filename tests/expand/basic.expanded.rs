@@ -3,10 +3,13 @@ fn f(x: f64, y: f64) -> f64 {
     let z = x * y + x.sin();
     z.exp()
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
-    f_vjp(x, y, 1.0)
+    let mut __grad_x = 0.0;
+    let mut __grad_y = 0.0;
+    let value = __f_vjp_into(x, y, 1.0, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]

@@ -14,10 +14,12 @@ fn branchy(x: f64, k: i32) -> f64 {
     };
     w + x
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn branchy_grad(x: f64, k: i32) -> (f64, f64) {
-    branchy_vjp(x, k, 1.0)
+    let mut __grad_x = 0.0;
+    let value = __branchy_vjp_into(x, k, 1.0, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]

@@ -2,10 +2,12 @@ use autodiff::{custom_gradient, differentiable, gradient_of};
 fn square(x: f64) -> f64 {
     x * x
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn square_grad(x: f64) -> (f64, f64) {
-    square_vjp(x, 1.0)
+    let mut __grad_x = 0.0;
+    let value = __square_vjp_into(x, 1.0, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -171,10 +173,13 @@ impl erf {
 fn model(x: f64, w: f64) -> f64 {
     log1pexp(square(x) * w) + erf(w)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn model_grad(x: f64, w: f64) -> (f64, (f64, f64)) {
-    model_vjp(x, w, 1.0)
+    let mut __grad_x = 0.0;
+    let mut __grad_w = 0.0;
+    let value = __model_vjp_into(x, w, 1.0, (&mut __grad_x, &mut __grad_w));
+    (value, (__grad_x, __grad_w))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]

@@ -8,10 +8,12 @@ fn poly(x: f64) -> f64 {
     }
     s
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn poly_grad(x: f64) -> (f64, f64) {
-    poly_vjp(x, 1.0)
+    let mut __grad_x = 0.0;
+    let value = __poly_vjp_into(x, 1.0, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -89,10 +91,12 @@ fn fall(t: f64, n: usize) -> f64 {
     h -= 0.5 * G * t * t;
     h * (n as f64).sqrt()
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn fall_grad(t: f64, n: usize) -> (f64, f64) {
-    fall_vjp(t, n, 1.0)
+    let mut __grad_t = 0.0;
+    let value = __fall_vjp_into(t, n, 1.0, &mut __grad_t);
+    (value, __grad_t)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]

@@ -3,10 +3,18 @@ fn softplus_max<T: Float>(x: T, y: T) -> T {
     let one = T::one();
     (one + x.exp()).ln().max(y)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn softplus_max_grad<T: Float>(x: T, y: T) -> (T, (T, T)) {
-    softplus_max_vjp(x, y, <T as ::autodiff::__private::One>::one())
+    let mut __grad_x = <T as ::autodiff::__private::Zero>::zero();
+    let mut __grad_y = <T as ::autodiff::__private::Zero>::zero();
+    let value = __softplus_max_vjp_into(
+        x,
+        y,
+        <T as ::autodiff::__private::One>::one(),
+        (&mut __grad_x, &mut __grad_y),
+    );
+    (value, (__grad_x, __grad_y))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -153,10 +161,12 @@ impl polar {
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn scaled_power_grad(a: f64, b: f64, n: i32) -> (f64, f64) {
-    scaled_power_vjp(a, b, n, 1.0)
+    let mut __grad_a = 0.0;
+    let value = __scaled_power_vjp_into(a, b, n, 1.0, &mut __grad_a);
+    (value, __grad_a)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]

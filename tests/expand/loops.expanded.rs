@@ -6,13 +6,16 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
     }
     s
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn dot_grad(
     x: &[f64],
     y: &[f64],
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
-    dot_vjp(x, y, 1.0)
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let mut __grad_y = ::autodiff::__private::zeros_like(&y[..]);
+    let value = __dot_vjp_into(x, y, 1.0, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -56,8 +59,8 @@ fn dot_vjp(
     y: &[f64],
     d_ret: f64,
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
-    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
-    let mut __grad_y = ::autodiff::__private::zeros_like(&y);
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let mut __grad_y = ::autodiff::__private::zeros_like(&y[..]);
     let value = __dot_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
     (value, (__grad_x, __grad_y))
 }
@@ -123,10 +126,16 @@ fn rosenbrock<T: Float>(x: &[T]) -> T {
     }
     s
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn rosenbrock_grad<T: Float>(x: &[T]) -> (T, ::std::vec::Vec<T>) {
-    rosenbrock_vjp(x, <T as ::autodiff::__private::One>::one())
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let value = __rosenbrock_vjp_into(
+        x,
+        <T as ::autodiff::__private::One>::one(),
+        &mut __grad_x,
+    );
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -188,7 +197,7 @@ fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
-    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
     let value = __rosenbrock_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
@@ -255,10 +264,12 @@ fn product(x: &[f64]) -> f64 {
     }
     p
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn product_grad(x: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
-    product_vjp(x, 1.0)
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let value = __product_vjp_into(x, 1.0, &mut __grad_x);
+    (value, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -295,7 +306,7 @@ fn __product_vjp_into(x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
-    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
     let value = __product_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
@@ -367,7 +378,7 @@ fn __squares_vjp_into(x: &[f64], d_ret: Vec<f64>, grad: &mut [f64]) -> Vec<f64> 
 #[allow(unused, clippy::pedantic, clippy::nursery)]
 #[inline]
 fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
-    let mut __grad_x = ::autodiff::__private::zeros_like(&x);
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
     let value = __squares_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }

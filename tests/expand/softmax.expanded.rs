@@ -29,7 +29,7 @@ pub fn softmax_loss<T: Float>(
     }
     total / T::from(m).unwrap()
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 pub fn softmax_loss_grad<T: Float>(
     w: &[T],
@@ -38,7 +38,17 @@ pub fn softmax_loss_grad<T: Float>(
     d: usize,
     k: usize,
 ) -> (T, ::std::vec::Vec<T>) {
-    softmax_loss_vjp(w, data, labels, d, k, <T as ::autodiff::__private::One>::one())
+    let mut __grad_w = ::autodiff::__private::zeros_like(&w[..]);
+    let value = __softmax_loss_vjp_into(
+        w,
+        data,
+        labels,
+        d,
+        k,
+        <T as ::autodiff::__private::One>::one(),
+        &mut __grad_w,
+    );
+    (value, __grad_w)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -191,7 +201,7 @@ pub fn softmax_loss_vjp<T: Float>(
     k: usize,
     d_ret: T,
 ) -> (T, ::std::vec::Vec<T>) {
-    let mut __grad_w = ::autodiff::__private::zeros_like(&w);
+    let mut __grad_w = ::autodiff::__private::zeros_like(&w[..]);
     let value = __softmax_loss_vjp_into(w, data, labels, d, k, d_ret, &mut __grad_w);
     (value, __grad_w)
 }

@@ -129,7 +129,8 @@ impl Lowering<'_> {
             );
             return;
         };
-        if self.arrays[array.0 as usize].param.is_some() {
+        let info = &self.arrays[array.0 as usize];
+        if info.param.is_some() && !info.output {
             self.errors.spanned(
                 &target.expr,
                 format!(

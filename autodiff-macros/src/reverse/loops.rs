@@ -255,8 +255,11 @@ impl Reverse<'_, '_> {
                     }
                     | Stmt::Store { array, .. }
                     | Stmt::Push { array, .. } => {
+                        // An input array's adjoint only accumulates, in any order; an output
+                        // parameter's gets contributions from the code after the loop too.
+                        let info = &self.e.f.arrays[array.0 as usize];
                         arrays_ok &= !self.e.activity.is_active_array(*array)
-                            || self.e.f.arrays[array.0 as usize].param.is_some();
+                            || (info.param.is_some() && !info.output);
                     }
                     Stmt::NewArray { .. } => arrays_ok = false,
                     // The callee's adjoint writes the adjoint buffer of a local array argument, which is
@@ -267,8 +270,9 @@ impl Reverse<'_, '_> {
                     } => {
                         arrays_ok &= args.iter().all(|a| match a {
                             Operand::Array(array) => {
+                                let info = &self.e.f.arrays[array.0 as usize];
                                 !self.e.activity.is_active_array(*array)
-                                    || self.e.f.arrays[array.0 as usize].param.is_some()
+                                    || (info.param.is_some() && !info.output)
                             }
                             _ => true,
                         })
