@@ -6,13 +6,15 @@
 #![warn(missing_docs)]
 
 mod check;
+mod differentiable;
 mod dual;
 mod lift;
 mod memory;
 pub mod optim;
 pub mod rules;
 
-pub use check::{check_gradient, GradientCheck};
+pub use check::{check_gradient, check_gradient_of, GradientCheck};
+pub use differentiable::Differentiable;
 pub use dual::Dual;
 pub use num_traits::Float;
 
@@ -50,6 +52,9 @@ pub mod private {
     pub use crate::memory::{
         accumulate, add_to, cotangent, dot, nth, snapshot, sum, tangent, zero_like, zeros_like,
         ArrayLike, Tape,
+    };
+    pub use crate::differentiable::{
+        add_struct, constant_zero, copy_struct, AdjointOf, ConstantZero, Differentiable,
     };
     pub use crate::rules;
     pub use crate::Dual;

@@ -1,5 +1,6 @@
 //! The attribute's arguments: `#[differentiable]`, `#[differentiable(wrt(a, b))]`, `order = K`.
 
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitInt, Token};
@@ -35,8 +36,12 @@ impl Parse for Args {
                 }
                 let content;
                 syn::parenthesized!(content in input);
-                let names =
-                    Punctuated::<Ident, Token![,]>::parse_terminated(&content).map_err(|e| {
+                // `Ident::parse_any`: `wrt(self)` names the receiver of a method.
+                let names = Punctuated::<Ident, Token![,]>::parse_terminated_with(
+                    &content,
+                    Ident::parse_any,
+                )
+                .map_err(|e| {
                         syn::Error::new(e.span(), "`wrt(..)` takes parameter names: `wrt(a, b)`")
                     })?;
                 args.wrt = Some(names.into_iter().collect());

@@ -8,6 +8,7 @@ use crate::emit::Emitter;
 use crate::errors::Errors;
 use crate::ir::Function;
 use crate::signature::{self, Signature};
+use crate::structs::{self, Flattened};
 use crate::{companion, fence, forward, lower, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
@@ -47,15 +48,33 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     }
     // The stubs can have the real signature only if the signature had no error.
     let shapes_known = errors.len() == 0;
-    fence::check(&item.block, &mut errors);
+    // Parameter structs: their fields become inputs of their own (`structs.rs`).
+    let flat = sig.as_ref().and_then(|sig| structs::flatten(&item.block, sig));
+    let body = match &flat {
+        Some(flat) => syn::ItemFn {
+            block: Box::new(flat.block.clone()),
+            ..item.clone()
+        },
+        None => item.clone(),
+    };
+    fence::check(&body.block, &mut errors);
+    let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
-    let analysed = sig.as_ref().filter(|_| errors.len() == 0).map(|sig| {
+    let analysed = inner.filter(|_| errors.len() == 0).map(|inner| {
         let float_params = signature::float_type_params(&item.sig.generics);
-        let f = lower::lower(&item, sig, float_params.clone(), &mut errors);
-        let activity = activity::analyze(&f, sig, &float_params, &mut errors);
+        let f = lower::lower(&body, inner, float_params.clone(), &mut errors);
+        let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
     let higher = match (&sig, &args.order, &analysed) {
+        (Some(_), Some(order), Some(_)) if flat.is_some() => {
+            errors.spanned(
+                order,
+                "`order = K` is not supported yet for a function of a parameter struct: differentiate a \
+                 function of its fields' values (slices and floats) to second order",
+            );
+            TokenStream::new()
+        }
         (Some(sig), Some(order), Some(_)) => {
             crate::higher::items(&item, sig, &args, order, &mut errors)
         }
@@ -63,7 +82,8 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
-            let generated = Generated::new(&item, &sig, &f, &activity);
+            let generics_item = with_struct_bounds(&item, flat.is_some());
+            let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let companion = generated.companion();
             quote!(#item #grad #vjp #jvp #companion #higher)
@@ -80,10 +100,30 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
     tokens.clone().into_iter().take(1).collect()
 }
 
+/// `item` with, when it has parameter structs, `T: Differentiable` added to the `where` clause for each
+/// float type parameter `T`: the generated items build gradients of `Mlp<T>`, whose `Differentiable`
+/// implementation (derived) needs it. `f64`, `f32` and `Dual` satisfy it.
+fn with_struct_bounds(item: &syn::ItemFn, structs: bool) -> syn::ItemFn {
+    let mut item = item.clone();
+    if structs {
+        let float_params = signature::float_type_params(&item.sig.generics);
+        let where_clause = item.sig.generics.make_where_clause();
+        for t in float_params {
+            where_clause
+                .predicates
+                .push(syn::parse_quote!(#t: ::autodiff::__private::Differentiable + ::autodiff::__private::ConstantZero));
+        }
+    }
+    item
+}
+
 /// The generated items of one function.
 struct Generated<'a> {
     item: &'a syn::ItemFn,
+    /// The declared signature, which the generated items' signatures follow.
     sig: &'a Signature,
+    /// With parameter structs, the flattened form the passes ran on.
+    flat: Option<&'a Flattened>,
     f: &'a Function,
     activity: &'a Activity,
 }
@@ -92,12 +132,14 @@ impl<'a> Generated<'a> {
     fn new(
         item: &'a syn::ItemFn,
         sig: &'a Signature,
+        flat: Option<&'a Flattened>,
         f: &'a Function,
         activity: &'a Activity,
     ) -> Self {
         Generated {
             item,
             sig,
+            flat,
             f,
             activity,
         }
@@ -126,8 +168,7 @@ impl<'a> Generated<'a> {
 
     /// The reverse sweep for the output cotangent `d_ret`.
     fn vjp_body(&self, d_ret: &Ident) -> TokenStream {
-        let mut emitter = Emitter::new(self.f, self.sig, self.activity);
-        reverse::vjp_body(&mut emitter, self.sig, d_ret)
+        vjp_body(self.f, self.sig, self.flat, self.activity, d_ret)
     }
 
     fn vjp(&self) -> TokenStream {
@@ -199,12 +240,15 @@ impl<'a> Generated<'a> {
                 p.active = p.differentiable;
             }
             let float_params = signature::float_type_params(&self.item.sig.generics);
-            let activity = activity::analyze(self.f, &all, &float_params, &mut Errors::default());
+            let flat_all = self
+                .flat
+                .and_then(|_| structs::flatten(&self.item.block, &all));
+            let inner_all = flat_all.as_ref().map_or(&all, |flat| &flat.inner);
+            let activity =
+                activity::analyze(self.f, inner_all, &float_params, &mut Errors::default());
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
-            let vjp_body =
-                reverse::vjp_body(&mut Emitter::new(self.f, &all, &activity), &all, &d_ret);
-            let jvp_body =
-                forward::jvp_body(&mut Emitter::new(self.f, &all, &activity), &all, &tangent);
+            let vjp_body = vjp_body(self.f, &all, flat_all.as_ref(), &activity, &d_ret);
+            let jvp_body = jvp_body(self.f, &all, flat_all.as_ref(), &activity, &tangent);
             let (ret, gradient) = (&all.ret_ty, all.gradient_type());
             let params: Vec<TokenStream> = all
                 .params
@@ -247,8 +291,7 @@ impl<'a> Generated<'a> {
             Some(quote!(#tangent: #gradient)),
             quote!((#ret, #ret)),
         );
-        let mut emitter = Emitter::new(self.f, self.sig, self.activity);
-        let body = forward::jvp_body(&mut emitter, self.sig, &tangent);
+        let body = jvp_body(self.f, self.sig, self.flat, self.activity, &tangent);
         let item = quote!(#signature { #body });
         let doc = format!(
             " Forward mode of `{name}`: its value and the Jacobian-vector product for the input `tangent` \
@@ -258,6 +301,46 @@ impl<'a> Generated<'a> {
             name = self.item.sig.ident,
         );
         quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item)
+    }
+}
+
+/// The body of `f_vjp` for the declared signature `sig`: the reverse sweep over the inputs, and with
+/// parameter structs, their gradients assembled from their fields'.
+fn vjp_body(
+    f: &Function,
+    sig: &Signature,
+    flat: Option<&Flattened>,
+    activity: &Activity,
+    d_ret: &Ident,
+) -> TokenStream {
+    let inner = flat.map_or(sig, |flat| &flat.inner);
+    let body = reverse::vjp_body(&mut Emitter::new(f, inner, activity), inner, d_ret);
+    match flat {
+        Some(flat) => flat.vjp_body(sig, body),
+        None => body,
+    }
+}
+
+/// The body of `f_jvp` for the declared signature `sig`: with parameter structs, the tangent is spread
+/// over their fields' inputs first.
+fn jvp_body(
+    f: &Function,
+    sig: &Signature,
+    flat: Option<&Flattened>,
+    activity: &Activity,
+    tangent: &Ident,
+) -> TokenStream {
+    match flat {
+        Some(flat) => {
+            let inner_tangent = naming::fixed("__inner_tangent");
+            let body = forward::jvp_body(
+                &mut Emitter::new(f, &flat.inner, activity),
+                &flat.inner,
+                &inner_tangent,
+            );
+            flat.jvp_body(sig, tangent, &inner_tangent, body)
+        }
+        None => forward::jvp_body(&mut Emitter::new(f, sig, activity), sig, tangent),
     }
 }
 

@@ -416,6 +416,14 @@ impl Forward<'_, '_> {
                 }
                 other => match activity.kind(other) {
                     Kind::Int | Kind::Bool | Kind::Unit => quote!(()),
+                    // A struct may be passed to several calls: each gets a copy of its tangent.
+                    Kind::Struct(_) => match other.var().and_then(|v| self.tangents.get(&v)) {
+                        Some(t) => quote!(::autodiff::__private::copy_struct(&#t)),
+                        None => {
+                            let primal = self.e.operand(other);
+                            quote!(::autodiff::__private::Differentiable::zero_like(#primal))
+                        }
+                    },
                     kind => self.tangent_of(other, &kind),
                 },
             };

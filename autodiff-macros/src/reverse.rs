@@ -170,15 +170,20 @@ fn vjp_body_with(
                     .map(|a| Array(a as u32));
                 match array.and_then(|a| rev.array_adjoints.get(&a)) {
                     Some(buffer) => buffer.to_token_stream(),
+                    // A struct's field that no adjoint reached: its struct adds nothing (`structs.rs`).
+                    None if p.field => quote!(()),
                     None => {
                         let name = &p.ident;
                         quote!(::autodiff::__private::zeros_like(&#name))
                     }
                 }
             }
-            None => adjoints
-                .remove(var)
-                .unwrap_or_else(|| Emitter::zero_of(&p.kind)),
+            None => adjoints.remove(var).unwrap_or_else(|| match p.kind {
+                // A struct, or a struct's field, that no adjoint reached: nothing to add (`structs.rs`).
+                Kind::Struct(_) => quote!(()),
+                _ if p.field => quote!(()),
+                _ => Emitter::zero_of(&p.kind),
+            }),
         })
         .collect();
     let gradient = tuple_or_single(gradients);
@@ -260,6 +265,14 @@ impl Reverse<'_, '_> {
         };
         let is_name = syn::parse2::<Ident>(contribution.clone()).is_ok();
         let value = match (adjoints.get(&var), self.e.activity.var_kind(var)) {
+            // A struct's adjoint is a struct of its type (`Differentiable`): said, so that a callee that
+            // gives none (`()`, a method without `wrt(self)`) is a type error, not a silent zero.
+            (None, Kind::Struct(ty)) => {
+                let name = self.e.adjoint_name(var);
+                code.push(quote!(let #name: #ty = #contribution;));
+                adjoints.insert(var, name.to_token_stream());
+                return;
+            }
             (None, _) if is_name => {
                 adjoints.insert(var, contribution);
                 return;
@@ -275,6 +288,9 @@ impl Reverse<'_, '_> {
                     name.to_token_stream()
                 };
                 add_tuples(kinds, previous, &contribution)
+            }
+            (Some(previous), Kind::Struct(_)) => {
+                quote!(::autodiff::__private::add_struct(#previous, &#contribution))
             }
             (Some(previous), _) => quote!(#previous + #contribution),
         };
