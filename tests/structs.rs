@@ -36,6 +36,7 @@ fn mse(p: &Mlp, xs: &[f64], ys: &[f64]) -> f64 {
 }
 
 /// The gradient of `mse`, by hand.
+#[allow(clippy::needless_range_loop)] // indexes four arrays in step
 fn mse_by_hand(p: &Mlp, xs: &[f64], ys: &[f64]) -> Mlp {
     let mut g = p.zero_like();
     let m = xs.len() as f64;
@@ -229,7 +230,10 @@ fn the_derived_trait_works_over_the_differentiable_fields() {
     assert_eq!(twice, p);
     let back = zero.from_flat(&p.to_flat());
     assert_eq!(back, p);
-    let m = Model { layer: p.clone(), temperature: 2.0 };
+    let m = Model {
+        layer: p.clone(),
+        temperature: 2.0,
+    };
     assert_eq!(m.to_flat().len(), 11);
     assert_eq!(m.to_flat()[10], 2.0);
 }
@@ -243,7 +247,12 @@ fn optimisers_train_a_struct() {
     let (p, minimum) = Lbfgs::default().minimize_params(|q: &Mlp| mse_grad(q, &xs, &ys), &p0);
     assert_eq!(p.hidden, 3);
     assert!(minimum.value < start / 10.0, "{start} -> {}", minimum.value);
-    assert_close(mse(&p, &xs, &ys), minimum.value, ANALYTIC_TOL, "value at the minimum");
+    assert_close(
+        mse(&p, &xs, &ys),
+        minimum.value,
+        ANALYTIC_TOL,
+        "value at the minimum",
+    );
     let adam = Adam {
         learning_rate: 0.05,
         max_iterations: 300,

@@ -133,7 +133,11 @@ pub fn check_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], grad: &[f64]) -> Gra
 /// let w = vec![0.5, -1.5];
 /// assert!(check_gradient_of(f, &w, &vec![1.0, -3.0]).is_ok(1e-6));
 /// ```
-pub fn check_gradient_of<P: Differentiable>(f: impl Fn(&P) -> f64, p: &P, grad: &P) -> GradientCheck {
+pub fn check_gradient_of<P: Differentiable>(
+    f: impl Fn(&P) -> f64,
+    p: &P,
+    grad: &P,
+) -> GradientCheck {
     let x = p.to_flat();
     check_gradient(|flat| f(&p.from_flat(flat)), &x, &grad.to_flat())
 }

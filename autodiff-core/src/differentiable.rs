@@ -72,6 +72,8 @@ pub trait Differentiable {
     /// If `flat.len()` differs from `self.flat_len()`, with both lengths.
     ///
     /// [`to_flat`]: Differentiable::to_flat
+    // The name is the contract's (API.md): the shape comes from `self`.
+    #[allow(clippy::wrong_self_convention)]
     fn from_flat(&self, flat: &[f64]) -> Self
     where
         Self: Sized,
@@ -148,10 +150,10 @@ impl<T: Float> Differentiable for Dual<T> {
         Dual::constant(T::zero())
     }
     fn add_assign(&mut self, other: &Self) {
-        *self = *self + *other;
+        *self += *other;
     }
     fn scale(&mut self, a: f64) {
-        *self = *self * Dual::constant(T::from(a).unwrap_or_else(T::nan));
+        *self *= Dual::constant(T::from(a).unwrap_or_else(T::nan));
     }
     fn flat_len(&self) -> usize {
         1
@@ -273,6 +275,33 @@ impl<F> AdjointOf<F> for () {
     fn add_into(self, _target: &mut F) {}
 }
 
+/// The tangent of a struct that is constant in the caller: a zero struct, or `()` where the callee keeps
+/// it constant too. Generated code calls [`inactive_tangent`], and the callee's slot type picks.
+#[doc(hidden)]
+pub trait InactiveTangent<S> {
+    /// The zero tangent of `value`.
+    fn of(value: &S) -> Self;
+}
+
+impl<S: Differentiable> InactiveTangent<S> for S {
+    #[inline]
+    fn of(value: &S) -> S {
+        value.zero_like()
+    }
+}
+
+impl<S> InactiveTangent<S> for () {
+    #[inline]
+    fn of(_value: &S) {}
+}
+
+/// The tangent of a constant struct argument: see [`InactiveTangent`].
+#[doc(hidden)]
+#[inline]
+pub fn inactive_tangent<S, Z: InactiveTangent<S>>(value: &S) -> Z {
+    Z::of(value)
+}
+
 /// The zero tangent of a scalar field (`#[no_grad]` ones included: integers, flags). Generated code
 /// calls it.
 #[doc(hidden)]
@@ -319,7 +348,10 @@ mod tests {
     fn vectors_and_arrays_flatten_in_order() {
         let v = vec![[1.0, 2.0], [3.0, 4.0]];
         assert_eq!(v.to_flat(), vec![1.0, 2.0, 3.0, 4.0]);
-        assert_eq!(v.from_flat(&[5.0, 6.0, 7.0, 8.0]), vec![[5.0, 6.0], [7.0, 8.0]]);
+        assert_eq!(
+            v.from_flat(&[5.0, 6.0, 7.0, 8.0]),
+            vec![[5.0, 6.0], [7.0, 8.0]]
+        );
         let mut z = v.zero_like();
         z.add_assign(&v);
         z.scale(0.5);

@@ -45,6 +45,10 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 /// Items that generated code names through `::autodiff::__private`. Not part of the public API.
 #[doc(hidden)]
 pub mod private {
+    pub use crate::differentiable::{
+        add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,
+        Differentiable, InactiveTangent,
+    };
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
         re_parts, to_int, Constant, Parts,
@@ -52,9 +56,6 @@ pub mod private {
     pub use crate::memory::{
         accumulate, add_to, cotangent, dot, nth, snapshot, sum, tangent, zero_like, zeros_like,
         ArrayLike, Tape,
-    };
-    pub use crate::differentiable::{
-        add_struct, constant_zero, copy_struct, AdjointOf, ConstantZero, Differentiable,
     };
     pub use crate::rules;
     pub use crate::Dual;

@@ -42,8 +42,8 @@ impl Parse for Args {
                     Ident::parse_any,
                 )
                 .map_err(|e| {
-                        syn::Error::new(e.span(), "`wrt(..)` takes parameter names: `wrt(a, b)`")
-                    })?;
+                    syn::Error::new(e.span(), "`wrt(..)` takes parameter names: `wrt(a, b)`")
+                })?;
                 args.wrt = Some(names.into_iter().collect());
             } else if key == "order" {
                 if args.order.is_some() {

@@ -492,6 +492,7 @@ impl<'a> Items<'a> {
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
             extra: TokenStream::new(),
+            method: false,
         })
     }
 
@@ -507,6 +508,7 @@ impl<'a> Items<'a> {
             vjp: quote!(Self::#vjp),
             jvp: quote!(Self::#jvp),
             extra: derivatives,
+            method: false,
         })
     }
 }

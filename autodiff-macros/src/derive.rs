@@ -50,7 +50,6 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
             None
         }
     };
-    let type_params: Vec<&syn::Ident> = input.generics.type_params().map(|t| &t.ident).collect();
     let mut differentiable = Vec::new();
     let mut constant = Vec::new();
     for field in fields.iter().flat_map(|f| &f.named) {
@@ -66,7 +65,7 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
         }
         if !marks.is_empty() {
             constant.push(field);
-        } else if let Some(problem) = unsupported(&field.ty, &type_params) {
+        } else if let Some(problem) = unsupported(&field.ty) {
             errors.spanned(
                 &field.ty,
                 format!(
@@ -191,12 +190,12 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
 /// The written type of a field that cannot be differentiated (integers, `bool`, `String`, references,
 /// tuples ..), or `None` for one that may be: floats, type parameters, `Vec`s and arrays of those, and
 /// other struct types (whose `Differentiable` bound rustc checks).
-fn unsupported(ty: &Type, type_params: &[&syn::Ident]) -> Option<String> {
+fn unsupported(ty: &Type) -> Option<String> {
     let shown = || quote!(#ty).to_string().replace(' ', "");
     match ty {
-        Type::Paren(p) => unsupported(&p.elem, type_params),
-        Type::Group(g) => unsupported(&g.elem, type_params),
-        Type::Array(a) => unsupported(&a.elem, type_params).map(|_| shown()),
+        Type::Paren(p) => unsupported(&p.elem),
+        Type::Group(g) => unsupported(&g.elem),
+        Type::Array(a) => unsupported(&a.elem).map(|_| shown()),
         Type::Path(tp) if tp.qself.is_none() => {
             let last = tp.path.segments.last()?;
             let name = last.ident.to_string();
@@ -211,7 +210,7 @@ fn unsupported(ty: &Type, type_params: &[&syn::Ident]) -> Option<String> {
             if name == "Vec" {
                 if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
                     if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
-                        return unsupported(elem, type_params).map(|_| shown());
+                        return unsupported(elem).map(|_| shown());
                     }
                 }
             }

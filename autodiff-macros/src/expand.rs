@@ -32,7 +32,10 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         }
     };
     let before_signature = errors.len();
-    let sig = signature::analyze(&item, &args, &mut errors);
+    // A method of a generic `impl` sees the `impl`'s float type parameter undeclared: the analysis
+    // declares it (`impl_float_params`); the generated items keep the user's generics.
+    let analysis_item = impl_float_params(&item);
+    let sig = signature::analyze(&analysis_item, &args, &mut errors);
     if let Some(sig) = sig.as_ref().filter(|_| errors.len() == before_signature) {
         if sig.active().count() == 0 {
             errors.spanned(
@@ -49,7 +52,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     // The stubs can have the real signature only if the signature had no error.
     let shapes_known = errors.len() == 0;
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
-    let flat = sig.as_ref().and_then(|sig| structs::flatten(&item.block, sig));
+    let flat = sig
+        .as_ref()
+        .and_then(|sig| structs::flatten(&item.block, sig));
     let body = match &flat {
         Some(flat) => syn::ItemFn {
             block: Box::new(flat.block.clone()),
@@ -61,7 +66,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
     let analysed = inner.filter(|_| errors.len() == 0).map(|inner| {
-        let float_params = signature::float_type_params(&item.sig.generics);
+        let float_params = signature::float_type_params(&analysis_item.sig.generics);
         let f = lower::lower(&body, inner, float_params.clone(), &mut errors);
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
@@ -82,8 +87,12 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
-            let generics_item = with_struct_bounds(&item, flat.is_some());
+            let generics_item = with_struct_bounds(&item, &analysis_item, flat.is_some());
             let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
+            let generated = Generated {
+                float_params: signature::float_type_params(&analysis_item.sig.generics),
+                ..generated
+            };
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let companion = generated.companion();
             quote!(#item #grad #vjp #jvp #companion #higher)
@@ -100,18 +109,91 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
     tokens.clone().into_iter().take(1).collect()
 }
 
+/// Is `item` an associated function or method of an `impl` block? The macro sees the function alone, so
+/// it asks the syntax: it takes `self`, or names `Self` in its signature or body. (An associated function
+/// that does neither is taken for a free function; rustc then reports the companion type at the
+/// attribute: name `Self` in it, or move it out of the `impl`.)
+pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
+    struct FindSelf(bool);
+    impl<'ast> syn::visit::Visit<'ast> for FindSelf {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.0 |= ident == "Self";
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = FindSelf(item.sig.receiver().is_some());
+    syn::visit::Visit::visit_signature(&mut find, &item.sig);
+    syn::visit::Visit::visit_block(&mut find, &item.block);
+    find.0
+}
+
+/// For a method, `item` with the float type parameters of its `impl` declared (`T: Float`): the type
+/// names in its signature that it does not declare and that read as type parameters (one capital letter,
+/// perhaps followed by a digit: `T`, `S`, `F1`). The macro cannot see the `impl`'s generics; a
+/// differently named parameter of the `impl` is not recognised as a float.
+fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
+    let mut item = item.clone();
+    if !is_method(&item) {
+        return item;
+    }
+    struct Names(Vec<Ident>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_type_path(&mut self, tp: &'ast syn::TypePath) {
+            if let Some(ident) = tp.path.get_ident() {
+                let name = ident.to_string();
+                let mut chars = name.chars();
+                let looks_generic = chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                    && chars.all(|c| c.is_ascii_digit());
+                if looks_generic && !self.0.contains(ident) {
+                    self.0.push(ident.clone());
+                }
+            }
+            syn::visit::visit_type_path(self, tp);
+        }
+    }
+    let mut names = Names(Vec::new());
+    for input in &item.sig.inputs {
+        if let syn::FnArg::Typed(pt) = input {
+            syn::visit::Visit::visit_type(&mut names, &pt.ty);
+        }
+    }
+    if let syn::ReturnType::Type(_, ty) = &item.sig.output {
+        syn::visit::Visit::visit_type(&mut names, ty);
+    }
+    for ident in names.0 {
+        if item.sig.generics.type_params().all(|p| p.ident != ident) {
+            item.sig
+                .generics
+                .params
+                .push(syn::parse_quote!(#ident: ::autodiff::Float));
+        }
+    }
+    item
+}
+
 /// `item` with, when it has parameter structs, `T: Differentiable` added to the `where` clause for each
 /// float type parameter `T`: the generated items build gradients of `Mlp<T>`, whose `Differentiable`
 /// implementation (derived) needs it. `f64`, `f32` and `Dual` satisfy it.
-fn with_struct_bounds(item: &syn::ItemFn, structs: bool) -> syn::ItemFn {
+fn with_struct_bounds(
+    item: &syn::ItemFn,
+    analysis_item: &syn::ItemFn,
+    structs: bool,
+) -> syn::ItemFn {
     let mut item = item.clone();
     if structs {
-        let float_params = signature::float_type_params(&item.sig.generics);
-        let where_clause = item.sig.generics.make_where_clause();
-        for t in float_params {
-            where_clause
-                .predicates
-                .push(syn::parse_quote!(#t: ::autodiff::__private::Differentiable + ::autodiff::__private::ConstantZero));
+        let bound: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::Differentiable);
+        let zero: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::ConstantZero);
+        for t in signature::float_type_params(&analysis_item.sig.generics) {
+            // Beside the parameter's own bounds where it is declared, else (a generic `impl`'s) in `where`.
+            match item.sig.generics.type_params_mut().find(|p| p.ident == t) {
+                Some(param) => param.bounds.extend([bound.clone(), zero.clone()]),
+                None => item
+                    .sig
+                    .generics
+                    .make_where_clause()
+                    .predicates
+                    .push(syn::parse_quote!(#t: #bound + #zero)),
+            }
         }
     }
     item
@@ -126,6 +208,10 @@ struct Generated<'a> {
     flat: Option<&'a Flattened>,
     f: &'a Function,
     activity: &'a Activity,
+    /// An associated function or method of an `impl` (`is_method`).
+    method: bool,
+    /// The float type parameters, those of a generic `impl` included.
+    float_params: Vec<Ident>,
 }
 
 impl<'a> Generated<'a> {
@@ -142,6 +228,8 @@ impl<'a> Generated<'a> {
             flat,
             f,
             activity,
+            method: is_method(item),
+            float_params: signature::float_type_params(&item.sig.generics),
         }
     }
 
@@ -191,7 +279,7 @@ impl<'a> Generated<'a> {
         let ret = &self.sig.ret_ty;
         let gradient = self.sig.gradient_type();
         let signature = self.signature(&self.name("grad"), None, quote!((#ret, #gradient)));
-        let vjp = self.name("vjp");
+        let vjp = self.sibling(&self.name("vjp"));
         let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
         let doc = format!(
@@ -221,8 +309,8 @@ impl<'a> Generated<'a> {
             .map(|p| companion::Slot {
                 ident: p.ident.clone(),
                 ty: p.ty.clone(),
-                active: p.differentiable,
-                tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
+                active: p.through_calls(),
+                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
             })
             .collect();
         let name = &self.item.sig.ident;
@@ -233,13 +321,13 @@ impl<'a> Generated<'a> {
             .sig
             .params
             .iter()
-            .any(|p| p.differentiable && !p.active);
+            .any(|p| p.through_calls() && !p.active);
         let (vjp, jvp, extra) = if restricted {
             let mut all = self.sig.clone();
             for p in &mut all.params {
-                p.active = p.differentiable;
+                p.active = p.through_calls();
             }
-            let float_params = signature::float_type_params(&self.item.sig.generics);
+            let float_params = self.float_params.clone();
             let flat_all = self
                 .flat
                 .and_then(|_| structs::flatten(&self.item.block, &all));
@@ -253,22 +341,28 @@ impl<'a> Generated<'a> {
             let params: Vec<TokenStream> = all
                 .params
                 .iter()
-                .map(|p| {
-                    let (ident, ty) = (&p.ident, &p.ty);
-                    quote!(#ident: #ty)
-                })
+                .map(|p| signature::declare(&p.ident, &p.ty))
                 .collect();
             let generics = &self.item.sig.generics;
             let where_clause = &generics.where_clause;
+            // Inside an `impl`, beside other methods' items: named after the method.
+            let (vjp_all, jvp_all) = if self.method {
+                (
+                    naming::method_companion(name, "vjp_all"),
+                    naming::method_companion(name, "jvp_all"),
+                )
+            } else {
+                (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
+            };
             let extra = quote! {
                 #[allow(unused, clippy::pedantic, clippy::nursery)]
-                fn __vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
+                fn #vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
                 #[allow(unused, clippy::pedantic, clippy::nursery)]
-                fn __jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
+                fn #jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
             };
-            (quote!(Self::__vjp_all), quote!(Self::__jvp_all), extra)
+            (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
         } else {
-            (quote!(#vjp), quote!(#jvp), TokenStream::new())
+            (self.sibling(&vjp), self.sibling(&jvp), TokenStream::new())
         };
         companion::companion(&companion::Companion {
             vis: &self.item.vis,
@@ -279,7 +373,17 @@ impl<'a> Generated<'a> {
             vjp,
             jvp,
             extra,
+            method: self.method,
         })
+    }
+
+    /// A path to the generated item `name` from its siblings: `Self::name` inside an `impl`.
+    fn sibling(&self, name: &Ident) -> TokenStream {
+        if self.method {
+            quote!(Self::#name)
+        } else {
+            quote!(#name)
+        }
     }
 
     fn jvp(&self) -> TokenStream {
@@ -444,7 +548,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
     };
     // The companion too, so that a differentiable caller of `f` gets no error of its own (with `wrt(..)`
     // restricting the gradient, the stubs' shapes differ from the companion's: no companion then).
-    let unrestricted = sig.filter(|sig| sig.params.iter().all(|p| p.active || !p.differentiable));
+    let unrestricted = sig.filter(|sig| sig.params.iter().all(|p| p.active || !p.through_calls()));
     let companion = unrestricted.map(|sig| {
         let slots: Vec<companion::Slot> = sig
             .params
@@ -452,8 +556,8 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             .map(|p| companion::Slot {
                 ident: p.ident.clone(),
                 ty: p.ty.clone(),
-                active: p.differentiable,
-                tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
+                active: p.through_calls(),
+                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
             })
             .collect();
         let (vjp, jvp) = (
@@ -469,6 +573,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
             extra: TokenStream::new(),
+            method: false,
         })
     });
     quote!(#grad #vjp #jvp #companion)

@@ -572,7 +572,26 @@ impl Reverse<'_, '_> {
 
 /// `p::f::<T>` → `p::f::item::<T>`: the function `item` of the companion module that `#[differentiable]`,
 /// `#[custom_gradient]` and `#[gradient_of]` emit beside `f`.
+///
+/// A call of an associated function, `Self::f` or `Type::f` (a path whose second-to-last segment is
+/// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
+/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
 pub(crate) fn companion_path(callee: &syn::ExprPath, item: &str) -> TokenStream {
+    let segments = &callee.path.segments;
+    let in_impl = segments.len() >= 2
+        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
+            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
+        });
+    if in_impl {
+        let mut path = callee.clone();
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = crate::naming::method_companion(&last.ident, item);
+            if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
+                args.colon2_token = Some(Default::default());
+            }
+        }
+        return path.to_token_stream();
+    }
     let mut path = callee.clone();
     let generics = path
         .path

@@ -28,6 +28,16 @@ pub(crate) struct Param {
     pub(crate) field: bool,
 }
 
+impl Param {
+    /// Does a caller differentiate through it (the companion's slot)? Every float and array parameter,
+    /// whatever `wrt(..)` says, as `jax.grad`'s `argnums` does not limit what a caller may differentiate;
+    /// a struct (or `self`) only when it is active, since the macro cannot know whether a struct left out
+    /// of `wrt(..)` derives `Differentiable`.
+    pub(crate) fn through_calls(&self) -> bool {
+        self.differentiable && (self.active || !matches!(self.kind, Kind::Struct(_)))
+    }
+}
+
 /// The shape of an array parameter or return.
 #[derive(Clone, Copy)]
 pub(crate) struct ArrayShape {
@@ -72,10 +82,7 @@ impl Signature {
         let vis = &item.vis;
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
-        let params = self.params.iter().map(|p| {
-            let (ident, ty) = (&p.ident, &p.ty);
-            quote!(#ident: #ty)
-        });
+        let params = self.params.iter().map(|p| declare(&p.ident, &p.ty));
         let attrs = item
             .attrs
             .iter()
@@ -93,6 +100,18 @@ impl Signature {
     /// Is the return one float, so that `_grad` exists?
     pub(crate) fn returns_scalar(&self) -> bool {
         matches!(self.ret_kind, Kind::Float(_))
+    }
+}
+
+/// A parameter as declared: `x: f64`, and the receiver as `&self` (so that a generated method reads as
+/// the user's does).
+pub(crate) fn declare(ident: &Ident, ty: &Type) -> TokenStream {
+    match ty {
+        Type::Reference(r) if ident == "self" => {
+            let lifetime = &r.lifetime;
+            quote!(&#lifetime #ident)
+        }
+        _ => quote!(#ident: #ty),
     }
 }
 
@@ -252,11 +271,27 @@ pub(crate) fn struct_type(ty: &Type, generics: &syn::Generics) -> Option<Type> {
     let last = tp.path.segments.last()?;
     let name = last.ident.to_string();
     let standard = [
-        "String", "str", "Option", "Result", "Box", "Rc", "Arc", "HashMap", "BTreeMap", "HashSet",
-        "BTreeSet", "VecDeque", "Vec", "Cell", "RefCell", "PhantomData", "Range", "char",
+        "String",
+        "str",
+        "Option",
+        "Result",
+        "Box",
+        "Rc",
+        "Arc",
+        "HashMap",
+        "BTreeMap",
+        "HashSet",
+        "BTreeSet",
+        "VecDeque",
+        "Vec",
+        "Cell",
+        "RefCell",
+        "PhantomData",
+        "Range",
+        "char",
     ];
-    let type_param = tp.path.segments.len() == 1
-        && generics.type_params().any(|p| p.ident == last.ident);
+    let type_param =
+        tp.path.segments.len() == 1 && generics.type_params().any(|p| p.ident == last.ident);
     (!standard.contains(&name.as_str()) && !type_param).then(|| inner.clone())
 }
 
@@ -346,7 +381,10 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     ident: Ident::new("self", r.self_token.span),
                     ty: (*r.ty).clone(),
                     kind: Kind::Struct(syn::parse_quote!(Self)),
-                    active: args.wrt.as_ref().is_some_and(|w| w.iter().any(|n| n == "self")),
+                    active: args
+                        .wrt
+                        .as_ref()
+                        .is_some_and(|w| w.iter().any(|n| n == "self")),
                     grad_ty: syn::parse_quote!(Self),
                     array: None,
                     differentiable: true,

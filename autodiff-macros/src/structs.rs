@@ -159,6 +159,18 @@ struct Rewrite<'a> {
 
 impl VisitMut for Rewrite<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `self.other(x)` → `Self::other(self, x)`: a call, differentiated through `Self::__other_vjp`.
+        if let Expr::MethodCall(m) = expr {
+            let receiver_is_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
+            if receiver_is_self && self.structs.iter().any(|(_, name)| name == "self") {
+                let (method, turbofish) = (&m.method, &m.turbofish);
+                let receiver = &m.receiver;
+                let args = m.args.iter();
+                *expr = syn::parse_quote_spanned!(m.method.span()=> Self::#method #turbofish(#receiver, #(#args),*));
+                syn::visit_mut::visit_expr_mut(self, expr);
+                return;
+            }
+        }
         if let Expr::Field(f) = expr {
             if let (syn::Member::Named(field), Some(parent)) =
                 (&f.member, struct_named(&f.base, self.structs))
@@ -171,7 +183,8 @@ impl VisitMut for Rewrite<'_> {
                 {
                     Some((_, _, ident)) => ident.clone(),
                     None => {
-                        let ident = format_ident!("__{}_{}", name, field, span = Span::mixed_site());
+                        let ident =
+                            format_ident!("__{}_{}", name, field, span = Span::mixed_site());
                         self.found.push((*index, field.clone(), ident.clone()));
                         ident
                     }
@@ -260,7 +273,8 @@ impl Flattened {
             }
         }
         for input in &self.fields {
-            let (parent, field, ident) = (&sig.params[input.parent].ident, &input.field, &input.ident);
+            let (parent, field, ident) =
+                (&sig.params[input.parent].ident, &input.field, &input.ident);
             code.push(match input.shape {
                 Shape::Array | Shape::Whole => quote!(let #ident = &#parent.#field;),
                 Shape::Scalar => quote!(let #ident = #parent.#field;),
@@ -277,7 +291,10 @@ impl Flattened {
         let active: Vec<usize> = (0..self.inner.params.len())
             .filter(|&i| self.inner.params[i].active)
             .collect();
-        let slots: Vec<TokenStream> = active.iter().map(|&i| slot(i).into_token_stream()).collect();
+        let slots: Vec<TokenStream> = active
+            .iter()
+            .map(|&i| slot(i).into_token_stream())
+            .collect();
         let slots = crate::emit::tuple_or_single(slots);
         let (value, gradient) = (
             Ident::new("__value", Span::mixed_site()),
@@ -342,7 +359,10 @@ impl Flattened {
         let declared: Vec<usize> = (0..sig.params.len())
             .filter(|&i| sig.params[i].active)
             .collect();
-        let parts: Vec<TokenStream> = declared.iter().map(|&i| part(i).into_token_stream()).collect();
+        let parts: Vec<TokenStream> = declared
+            .iter()
+            .map(|&i| part(i).into_token_stream())
+            .collect();
         let parts = crate::emit::tuple_or_single(parts);
         let mut fields = Vec::new();
         let mut inner = Vec::new();

@@ -114,9 +114,7 @@ impl Reverse<'_, '_> {
         let mut declarations = Vec::new();
         for ((phi, d), out_d) in l.phis.iter().zip(&carried).zip(&out_adjoints) {
             if let Some(d) = d {
-                let init = out_d
-                    .clone()
-                    .unwrap_or_else(|| self.e.zero_of_var(*phi));
+                let init = out_d.clone().unwrap_or_else(|| self.e.zero_of_var(*phi));
                 declarations.push(quote!(let mut #d = #init;));
             }
         }
