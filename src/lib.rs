@@ -35,8 +35,10 @@
 #![warn(missing_docs)]
 
 pub use autodiff_core::optim;
-pub use autodiff_core::{check_gradient, stop_gradient, Dual, Float, GradientCheck};
-pub use autodiff_macros::{custom_gradient, differentiable, gradient_of};
+pub use autodiff_core::{
+    check_gradient, check_gradient_of, stop_gradient, Differentiable, Dual, Float, GradientCheck,
+};
+pub use autodiff_macros::{custom_gradient, differentiable, gradient_of, Differentiable};
 
 /// What generated code calls. Not part of the public API: names here may change in any release.
 #[doc(hidden)]

@@ -1,5 +1,6 @@
 //! Gradient checking: compare a gradient with central finite differences of the function.
 
+use crate::Differentiable;
 use core::fmt;
 
 /// The outcome of [`check_gradient`]: how far a gradient is from central finite differences.
@@ -111,6 +112,34 @@ pub fn check_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], grad: &[f64]) -> Gra
         analytic: grad.to_vec(),
         numeric,
     }
+}
+
+/// [`check_gradient`] for a function of a parameter struct (`#[derive(Differentiable)]`, or any
+/// [`Differentiable`] value such as a `Vec<f64>`): compares `grad` at `p` with central finite differences
+/// over the flat view of `p` ([`Differentiable::to_flat`], the differentiable fields in declaration
+/// order). `worst_index` indexes that flat view.
+///
+/// # Panics
+///
+/// If `grad` and `p` have flat views of different lengths.
+///
+/// # Example
+///
+/// ```
+/// use autodiff_core::{check_gradient_of, Differentiable};
+///
+/// // f(w) = Σ w_i², whose gradient is 2w.
+/// let f = |w: &Vec<f64>| w.iter().map(|v| v * v).sum::<f64>();
+/// let w = vec![0.5, -1.5];
+/// assert!(check_gradient_of(f, &w, &vec![1.0, -3.0]).is_ok(1e-6));
+/// ```
+pub fn check_gradient_of<P: Differentiable>(
+    f: impl Fn(&P) -> f64,
+    p: &P,
+    grad: &P,
+) -> GradientCheck {
+    let x = p.to_flat();
+    check_gradient(|flat| f(&p.from_flat(flat)), &x, &grad.to_flat())
 }
 
 /// The central difference of `f` along component `i` at `probe`, which is restored afterwards.

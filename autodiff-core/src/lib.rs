@@ -6,13 +6,15 @@
 #![warn(missing_docs)]
 
 mod check;
+mod differentiable;
 mod dual;
 mod lift;
 mod memory;
 pub mod optim;
 pub mod rules;
 
-pub use check::{check_gradient, GradientCheck};
+pub use check::{check_gradient, check_gradient_of, GradientCheck};
+pub use differentiable::Differentiable;
 pub use dual::Dual;
 pub use num_traits::Float;
 
@@ -43,6 +45,10 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 /// Items that generated code names through `::autodiff::__private`. Not part of the public API.
 #[doc(hidden)]
 pub mod private {
+    pub use crate::differentiable::{
+        add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,
+        Differentiable, InactiveTangent,
+    };
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
         re_parts, to_int, Constant, Parts,

@@ -46,6 +46,7 @@
 //! assert!(minimum.value < 1e-6, "{minimum:?}");
 //! ```
 
+use crate::Differentiable;
 use std::collections::VecDeque;
 
 /// A minimiser of a function given by its value and gradient.
@@ -65,6 +66,40 @@ pub trait Minimizer {
     fn minimize<F>(&self, f: F, x0: &[f64]) -> Minimum
     where
         F: FnMut(&[f64]) -> (f64, Vec<f64>);
+
+    /// Minimises `f` over a parameter struct (`#[derive(Differentiable)]`, or any [`Differentiable`]
+    /// value), starting from `p0`: [`Minimizer::minimize`] on the flat view of the parameters
+    /// ([`Differentiable::to_flat`], the differentiable fields in declaration order; `#[no_grad]` fields
+    /// keep the values of `p0`). `f(p)` returns the value and the gradient, a struct of the same type,
+    /// as a generated `f_grad` of a function of the struct does. Returns the parameters reached and the
+    /// [`Minimum`], whose `x` and `gradient` are flat.
+    ///
+    /// ```
+    /// use autodiff_core::optim::{Lbfgs, Minimizer};
+    ///
+    /// // (w0 - 1)² + (w1 + 2)², over a `Vec` (a struct deriving `Differentiable` works the same way).
+    /// let f = |w: &Vec<f64>| ((w[0] - 1.0).powi(2) + (w[1] + 2.0).powi(2), vec![2.0 * (w[0] - 1.0), 2.0 * (w[1] + 2.0)]);
+    /// let (w, minimum) = Lbfgs::default().minimize_params(f, &vec![0.0, 0.0]);
+    /// assert!(minimum.converged && (w[0] - 1.0).abs() < 1e-8 && (w[1] + 2.0).abs() < 1e-8);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `f` returns a gradient whose flat view differs in length from that of `p0`.
+    fn minimize_params<P, F>(&self, mut f: F, p0: &P) -> (P, Minimum)
+    where
+        P: Differentiable,
+        F: FnMut(&P) -> (f64, P),
+    {
+        let minimum = self.minimize(
+            |x: &[f64]| {
+                let (value, gradient) = f(&p0.from_flat(x));
+                (value, gradient.to_flat())
+            },
+            &p0.to_flat(),
+        );
+        (p0.from_flat(&minimum.x), minimum)
+    }
 }
 
 /// The result of a minimisation: the point reached, the function there, and why the minimiser stopped.

@@ -394,7 +394,7 @@ impl Pass<'_> {
                     .unwrap_or_default();
                 let on_a_type = callee.qself.is_some()
                     || callee.path.segments.len() == 2
-                        && (matches!(first.as_str(), "f32" | "f64" | "Self")
+                        && (matches!(first.as_str(), "f32" | "f64")
                             || self.float_params.iter().any(|p| *p == first));
                 let through_variable = self.f.vars[var.0 as usize].called_variable.as_ref();
                 if let Some(name) = through_variable.filter(|_| self.report && any_active) {

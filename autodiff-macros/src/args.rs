@@ -1,6 +1,7 @@
 //! The attribute's arguments: `#[differentiable]`, `#[differentiable(wrt(a, b))]`, `order = K`.
 
 use quote::ToTokens;
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::{Ident, LitInt, Token};
@@ -36,10 +37,14 @@ impl Parse for Args {
                 }
                 let content;
                 let parens = syn::parenthesized!(content in input);
-                let names =
-                    Punctuated::<Ident, Token![,]>::parse_terminated(&content).map_err(|e| {
-                        syn::Error::new(e.span(), "`wrt(..)` takes parameter names: `wrt(a, b)`")
-                    })?;
+                // `Ident::parse_any`: `wrt(self)` names the receiver of a method.
+                let names = Punctuated::<Ident, Token![,]>::parse_terminated_with(
+                    &content,
+                    Ident::parse_any,
+                )
+                .map_err(|e| {
+                    syn::Error::new(e.span(), "`wrt(..)` takes parameter names: `wrt(a, b)`")
+                })?;
                 if names.is_empty() {
                     // Spanned on `wrt()` itself: the attribute, not the function, is what to change.
                     let mut written = key.to_token_stream();

@@ -47,6 +47,9 @@ pub(crate) struct Companion<'a> {
     pub(crate) jvp: TokenStream,
     /// Further associated functions (the derivatives of a registered function).
     pub(crate) extra: TokenStream,
+    /// A method or associated function of an `impl`, where no type can be declared: the two functions
+    /// become associated functions `__f_vjp` and `__f_jvp` of the same `impl`.
+    pub(crate) method: bool,
 }
 
 /// The companion type described by `c`.
@@ -60,14 +63,12 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         vjp,
         jvp,
         extra,
+        method,
     } = c;
     let where_clause = &generics.where_clause;
     let params: Vec<TokenStream> = slots
         .iter()
-        .map(|s| {
-            let (ident, ty) = (&s.ident, &s.ty);
-            quote!(#ident: #ty)
-        })
+        .map(|s| crate::signature::declare(&s.ident, &s.ty))
         .collect();
     let idents: Vec<&Ident> = slots.iter().map(|s| &s.ident).collect();
     let fixed = |n: &str| Ident::new(n, Span::mixed_site());
@@ -125,6 +126,32 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         [one] => quote!(#one),
         many => quote!((#(#many),*)),
     };
+    if *method {
+        let (vjp_name, jvp_name) = (
+            crate::naming::method_companion(name, "vjp"),
+            crate::naming::method_companion(name, "jvp"),
+        );
+        return quote! {
+            #extra
+
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery)]
+            #vis fn #vjp_name #generics (#(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);
+                #unpack_gradient
+                (#value, (#(#cotangent_slots,)*))
+            }
+
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, clippy::pedantic, clippy::nursery)]
+            #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
+                let (#(#tangent_names,)*) = #tangents;
+                #jvp(#(#idents,)* #tangent)
+            }
+        };
+    }
     quote! {
         #[doc(hidden)]
         // Unused unless a differentiable function calls `#name`.

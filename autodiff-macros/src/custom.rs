@@ -547,6 +547,7 @@ impl<'a> Items<'a> {
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
             extra: TokenStream::new(),
+            method: false,
         })
     }
 
@@ -562,6 +563,7 @@ impl<'a> Items<'a> {
             vjp: quote!(Self::#vjp),
             jvp: quote!(Self::#jvp),
             extra: derivatives,
+            method: false,
         })
     }
 }

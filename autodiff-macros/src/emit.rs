@@ -345,6 +345,18 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The zero adjoint of `var`: of its kind, or, for a parameter whose type the syntax does not give
+    /// (a field of a parameter struct), a zero of the type of its value, which is in scope.
+    pub(crate) fn zero_of_var(&self, var: Var) -> TokenStream {
+        match self.activity.var_kind(var) {
+            Kind::Unknown | Kind::Float(None) if self.f.params.contains(&var) => {
+                let name = self.name(var);
+                quote!(::autodiff::__private::zero_like(&#name))
+            }
+            kind => Self::zero_of(kind),
+        }
+    }
+
     /// A one of the float type `kind`, the seed of `_grad`.
     pub(crate) fn one_of(kind: &Kind) -> TokenStream {
         match kind {

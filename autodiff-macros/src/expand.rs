@@ -8,6 +8,7 @@ use crate::emit::{tuple_or_single, Emitter};
 use crate::errors::Errors;
 use crate::ir::Function;
 use crate::signature::{self, Signature};
+use crate::structs::{self, Flattened};
 use crate::{companion, fence, forward, lower, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
@@ -31,7 +32,10 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         }
     };
     let before_signature = errors.len();
-    let sig = signature::analyze(&item, &args, &mut errors);
+    // A method of a generic `impl` sees the `impl`'s float type parameter undeclared: the analysis
+    // declares it (`impl_float_params`); the generated items keep the user's generics.
+    let analysis_item = impl_float_params(&item);
+    let sig = signature::analyze(&analysis_item, &args, &mut errors);
     if let Some(sig) = sig.as_ref().filter(|_| errors.len() == before_signature) {
         if sig.active().count() == 0 {
             errors.spanned(
@@ -47,15 +51,35 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     }
     // The stubs can have the real signature only if the signature had no error.
     let shapes_known = errors.len() == 0;
-    fence::check(&item.block, &mut errors);
+    // Parameter structs: their fields become inputs of their own (`structs.rs`).
+    let flat = sig
+        .as_ref()
+        .and_then(|sig| structs::flatten(&item.block, sig));
+    let body = match &flat {
+        Some(flat) => syn::ItemFn {
+            block: Box::new(flat.block.clone()),
+            ..item.clone()
+        },
+        None => item.clone(),
+    };
+    fence::check(&body.block, &mut errors);
+    let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
-    let analysed = sig.as_ref().filter(|_| errors.len() == 0).map(|sig| {
-        let float_params = signature::float_type_params(&item.sig.generics);
-        let f = lower::lower(&item, sig, float_params.clone(), &mut errors);
-        let activity = activity::analyze(&f, sig, &float_params, &mut errors);
+    let analysed = inner.filter(|_| errors.len() == 0).map(|inner| {
+        let float_params = signature::float_type_params(&analysis_item.sig.generics);
+        let f = lower::lower(&body, inner, float_params.clone(), &mut errors);
+        let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
     let higher = match (&sig, &args.order, &analysed) {
+        (Some(_), Some(order), Some(_)) if flat.is_some() => {
+            errors.spanned(
+                order,
+                "`order = K` is not supported yet for a function of a parameter struct: differentiate a \
+                 function of its fields' values (slices and floats) to second order",
+            );
+            TokenStream::new()
+        }
         (Some(sig), Some(order), Some(_)) => {
             crate::higher::items(&item, sig, &args, order, &mut errors)
         }
@@ -63,10 +87,18 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
-            let generated = Generated::new(&item, &sig, &f, &activity);
+            let generics_item = with_struct_bounds(&item, &analysis_item, flat.is_some());
+            let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
+            let generated = Generated {
+                float_params: signature::float_type_params(&analysis_item.sig.generics),
+                ..generated
+            };
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let grad_into = generated.grad_into();
-            let jacobian = crate::jacobian::jacobian(&item, &sig);
+            let jacobian = generated
+                .plain()
+                .then(|| crate::jacobian::jacobian(&item, &sig))
+                .flatten();
             // Calls of a function with output parameters are not differentiated yet: no companion.
             let companion = (sig.outputs().count() == 0).then(|| generated.companion());
             quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #higher)
@@ -83,26 +115,127 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
     tokens.clone().into_iter().take(1).collect()
 }
 
+/// Is `item` an associated function or method of an `impl` block? The macro sees the function alone, so
+/// it asks the syntax: it takes `self`, or names `Self` in its signature or body. (An associated function
+/// that does neither is taken for a free function; rustc then reports the companion type at the
+/// attribute: name `Self` in it, or move it out of the `impl`.)
+pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
+    struct FindSelf(bool);
+    impl<'ast> syn::visit::Visit<'ast> for FindSelf {
+        fn visit_ident(&mut self, ident: &'ast Ident) {
+            self.0 |= ident == "Self";
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = FindSelf(item.sig.receiver().is_some());
+    syn::visit::Visit::visit_signature(&mut find, &item.sig);
+    syn::visit::Visit::visit_block(&mut find, &item.block);
+    find.0
+}
+
+/// For a method, `item` with the float type parameters of its `impl` declared (`T: Float`): the type
+/// names in its signature that it does not declare and that read as type parameters (one capital letter,
+/// perhaps followed by a digit: `T`, `S`, `F1`). The macro cannot see the `impl`'s generics; a
+/// differently named parameter of the `impl` is not recognised as a float.
+fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
+    let mut item = item.clone();
+    if !is_method(&item) {
+        return item;
+    }
+    struct Names(Vec<Ident>);
+    impl<'ast> syn::visit::Visit<'ast> for Names {
+        fn visit_type_path(&mut self, tp: &'ast syn::TypePath) {
+            if let Some(ident) = tp.path.get_ident() {
+                let name = ident.to_string();
+                let mut chars = name.chars();
+                let looks_generic = chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                    && chars.all(|c| c.is_ascii_digit());
+                if looks_generic && !self.0.contains(ident) {
+                    self.0.push(ident.clone());
+                }
+            }
+            syn::visit::visit_type_path(self, tp);
+        }
+    }
+    let mut names = Names(Vec::new());
+    for input in &item.sig.inputs {
+        if let syn::FnArg::Typed(pt) = input {
+            syn::visit::Visit::visit_type(&mut names, &pt.ty);
+        }
+    }
+    if let syn::ReturnType::Type(_, ty) = &item.sig.output {
+        syn::visit::Visit::visit_type(&mut names, ty);
+    }
+    for ident in names.0 {
+        if item.sig.generics.type_params().all(|p| p.ident != ident) {
+            item.sig
+                .generics
+                .params
+                .push(syn::parse_quote!(#ident: ::autodiff::Float));
+        }
+    }
+    item
+}
+
+/// `item` with, when it has parameter structs, `T: Differentiable` added to the `where` clause for each
+/// float type parameter `T`: the generated items build gradients of `Mlp<T>`, whose `Differentiable`
+/// implementation (derived) needs it. `f64`, `f32` and `Dual` satisfy it.
+fn with_struct_bounds(
+    item: &syn::ItemFn,
+    analysis_item: &syn::ItemFn,
+    structs: bool,
+) -> syn::ItemFn {
+    let mut item = item.clone();
+    if structs {
+        let bound: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::Differentiable);
+        let zero: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::ConstantZero);
+        for t in signature::float_type_params(&analysis_item.sig.generics) {
+            // Beside the parameter's own bounds where it is declared, else (a generic `impl`'s) in `where`.
+            match item.sig.generics.type_params_mut().find(|p| p.ident == t) {
+                Some(param) => param.bounds.extend([bound.clone(), zero.clone()]),
+                None => item
+                    .sig
+                    .generics
+                    .make_where_clause()
+                    .predicates
+                    .push(syn::parse_quote!(#t: #bound + #zero)),
+            }
+        }
+    }
+    item
+}
+
 /// The generated items of one function.
 struct Generated<'a> {
     item: &'a syn::ItemFn,
+    /// The declared signature, which the generated items' signatures follow.
     sig: &'a Signature,
+    /// With parameter structs, the flattened form the passes ran on.
+    flat: Option<&'a Flattened>,
     f: &'a Function,
     activity: &'a Activity,
+    /// An associated function or method of an `impl` (`is_method`).
+    method: bool,
+    /// The float type parameters, those of a generic `impl` included.
+    float_params: Vec<Ident>,
 }
 
 impl<'a> Generated<'a> {
     fn new(
         item: &'a syn::ItemFn,
         sig: &'a Signature,
+        flat: Option<&'a Flattened>,
         f: &'a Function,
         activity: &'a Activity,
     ) -> Self {
         Generated {
             item,
             sig,
+            flat,
             f,
             activity,
+            method: is_method(item),
+            float_params: signature::float_type_params(&item.sig.generics),
         }
     }
 
@@ -234,7 +367,43 @@ impl<'a> Generated<'a> {
         quote!(#signature { #body })
     }
 
+    /// The reverse sweep for the output cotangent `d_ret`.
+    fn vjp_body(&self, d_ret: &Ident) -> TokenStream {
+        vjp_body(self.f, self.sig, self.flat, self.activity, d_ret)
+    }
+
+    /// A free function without parameter structs: its reverse sweep runs into buffers
+    /// (`vjp_into_item`). Methods and functions of structs return their gradient from the sweep.
+    fn plain(&self) -> bool {
+        !self.method && self.flat.is_none()
+    }
+
+    /// `f_vjp` with the sweep in its body, returning `(value, gradient)` (methods, parameter structs).
+    fn vjp_returning_item(&self) -> TokenStream {
+        let d_ret = naming::fixed("d_ret");
+        let ret = &self.sig.ret_ty;
+        let gradient = self.sig.gradient_type();
+        let signature = self.signature(
+            &self.name("vjp"),
+            Some(quote!(#d_ret: #ret)),
+            quote!((#ret, #gradient)),
+        );
+        let body = self.vjp_body(&d_ret);
+        quote!(#signature { #body })
+    }
+
     fn vjp(&self) -> TokenStream {
+        if !self.plain() {
+            let item = self.vjp_returning_item();
+            let doc = format!(
+                " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
+                 cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
+                 declaration order.\n\n Generated by `#[differentiable]`:\n\n```text\n{}```",
+                pretty(&item),
+                name = self.item.sig.ident,
+            );
+            return quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item);
+        }
         let into = self.vjp_into_item();
         let item = self.vjp_item();
         let doc = format!(
@@ -263,6 +432,9 @@ impl<'a> Generated<'a> {
     fn grad_into(&self) -> Option<TokenStream> {
         if !self.sig.returns_scalar() {
             return None;
+        }
+        if !self.plain() {
+            return Some(self.grad_into_by_copy());
         }
         let grad = naming::fixed("grad");
         let ret = &self.sig.ret_ty;
@@ -307,6 +479,53 @@ impl<'a> Generated<'a> {
         })
     }
 
+    /// `f_grad_into` of a method or a function of parameter structs: `f_grad`'s gradient copied into the
+    /// caller's buffers (a struct is assigned).
+    fn grad_into_by_copy(&self) -> TokenStream {
+        let grad = naming::fixed("grad");
+        let ret = &self.sig.ret_ty;
+        let buffers_ty = self.sig.gradient_into_type();
+        let signature = self.signature(
+            &self.name("grad_into"),
+            Some(quote!(#grad: #buffers_ty)),
+            quote!(#ret),
+        );
+        let buffers = self.buffer_names();
+        let parts: Vec<Ident> = buffers
+            .iter()
+            .map(|b| format_ident!("{}_part", b, span = proc_macro2::Span::mixed_site()))
+            .collect();
+        let stores = self
+            .sig
+            .active()
+            .zip(&buffers)
+            .zip(&parts)
+            .map(|((p, buffer), part)| {
+                let label = p.ident.to_string();
+                if p.array.is_some() {
+                    quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#part[..]);)
+                } else {
+                    quote!(*#buffer = #part;)
+                }
+            });
+        let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
+        let parts_pattern = tuple_or_single(parts.iter().map(ToTokens::to_token_stream).collect());
+        let grad_fn = self.sibling(&self.name("grad"));
+        let args = self.sig.params.iter().map(|p| &p.ident);
+        let value = naming::fixed("value");
+        quote! {
+            #[doc = " The value, with the gradient written into the caller's buffers (see `_grad`)."]
+            #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+            #[inline]
+            #signature {
+                let (#value, #parts_pattern) = #grad_fn(#(#args),*);
+                let #unpack = #grad;
+                #(#stores)*
+                #value
+            }
+        }
+    }
+
     /// `_grad` is `_vjp` with the cotangent 1 (and no cotangent on output parameters).
     fn grad(&self) -> Option<TokenStream> {
         if !self.sig.returns_scalar() {
@@ -316,12 +535,18 @@ impl<'a> Generated<'a> {
         let gradient = self.sig.gradient_type();
         let signature = self.signature(&self.name("grad"), None, quote!((#ret, #gradient)));
         let one = Emitter::one_of(&self.sig.ret_kind);
-        let none: Vec<TokenStream> = self
-            .sig
-            .outputs()
-            .map(|_| quote!(::core::option::Option::None))
-            .collect();
-        let body = self.sweep_into_fresh_buffers(one, &none);
+        let body = if self.plain() {
+            let none: Vec<TokenStream> = self
+                .sig
+                .outputs()
+                .map(|_| quote!(::core::option::Option::None))
+                .collect();
+            self.sweep_into_fresh_buffers(one, &none)
+        } else {
+            let vjp = self.sibling(&self.name("vjp"));
+            let args = self.sig.params.iter().map(|p| &p.ident);
+            quote!(#vjp(#(#args,)* #one))
+        };
         let doc = format!(
             " The value and gradient of `{name}`, computed in reverse mode: `(value, gradient)`, the gradient \
              over the active parameters\n in declaration order (a tuple for several).\n\n It is `{name}_vjp` \
@@ -348,8 +573,8 @@ impl<'a> Generated<'a> {
             .map(|p| companion::Slot {
                 ident: p.ident.clone(),
                 ty: p.ty.clone(),
-                active: p.differentiable,
-                tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
+                active: p.through_calls(),
+                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
             })
             .collect();
         let name = &self.item.sig.ident;
@@ -360,43 +585,48 @@ impl<'a> Generated<'a> {
             .sig
             .params
             .iter()
-            .any(|p| p.differentiable && !p.active);
+            .any(|p| p.through_calls() && !p.active);
         let (vjp, jvp, extra) = if restricted {
             let mut all = self.sig.clone();
             for p in &mut all.params {
-                p.active = p.differentiable;
+                p.active = p.through_calls();
             }
-            let float_params = signature::float_type_params(&self.item.sig.generics);
-            let activity = activity::analyze(self.f, &all, &float_params, &mut Errors::default());
+            let float_params = self.float_params.clone();
+            let flat_all = self
+                .flat
+                .and_then(|_| structs::flatten(&self.item.block, &all));
+            let inner_all = flat_all.as_ref().map_or(&all, |flat| &flat.inner);
+            let activity =
+                activity::analyze(self.f, inner_all, &float_params, &mut Errors::default());
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
-            let vjp_body = reverse::vjp_body(
-                &mut Emitter::new(self.f, &all, &activity),
-                &all,
-                &d_ret,
-                reverse::GradientOut::Returned,
-            );
-            let jvp_body =
-                forward::jvp_body(&mut Emitter::new(self.f, &all, &activity), &all, &tangent);
+            let vjp_body = vjp_body(self.f, &all, flat_all.as_ref(), &activity, &d_ret);
+            let jvp_body = jvp_body(self.f, &all, flat_all.as_ref(), &activity, &tangent);
             let (ret, gradient) = (&all.ret_ty, all.gradient_type());
             let params: Vec<TokenStream> = all
                 .params
                 .iter()
-                .map(|p| {
-                    let (ident, ty) = (&p.ident, &p.ty);
-                    quote!(#ident: #ty)
-                })
+                .map(|p| signature::declare(&p.ident, &p.ty))
                 .collect();
             let generics = &self.item.sig.generics;
             let where_clause = &generics.where_clause;
+            // Inside an `impl`, beside other methods' items: named after the method.
+            let (vjp_all, jvp_all) = if self.method {
+                (
+                    naming::method_companion(name, "vjp_all"),
+                    naming::method_companion(name, "jvp_all"),
+                )
+            } else {
+                (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
+            };
             let extra = quote! {
                 #[allow(unused, clippy::pedantic, clippy::nursery)]
-                fn __vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
+                fn #vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
                 #[allow(unused, clippy::pedantic, clippy::nursery)]
-                fn __jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
+                fn #jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
             };
-            (quote!(Self::__vjp_all), quote!(Self::__jvp_all), extra)
+            (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
         } else {
-            (quote!(#vjp), quote!(#jvp), TokenStream::new())
+            (self.sibling(&vjp), self.sibling(&jvp), TokenStream::new())
         };
         companion::companion(&companion::Companion {
             vis: &self.item.vis,
@@ -407,7 +637,17 @@ impl<'a> Generated<'a> {
             vjp,
             jvp,
             extra,
+            method: self.method,
         })
+    }
+
+    /// A path to the generated item `name` from its siblings: `Self::name` inside an `impl`.
+    fn sibling(&self, name: &Ident) -> TokenStream {
+        if self.method {
+            quote!(Self::#name)
+        } else {
+            quote!(#name)
+        }
     }
 
     fn jvp(&self) -> TokenStream {
@@ -432,8 +672,7 @@ impl<'a> Generated<'a> {
             Some(quote!(#tangent: #gradient #(#buffers)*)),
             returns,
         );
-        let mut emitter = Emitter::new(self.f, self.sig, self.activity);
-        let body = forward::jvp_body(&mut emitter, self.sig, &tangent);
+        let body = jvp_body(self.f, self.sig, self.flat, self.activity, &tangent);
         let item = quote!(#signature { #body });
         let doc = format!(
             " Forward mode of `{name}`: its value and the Jacobian-vector product for the input `tangent` \
@@ -443,6 +682,51 @@ impl<'a> Generated<'a> {
             name = self.item.sig.ident,
         );
         quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item)
+    }
+}
+
+/// The body of `f_vjp` for the declared signature `sig`: the reverse sweep over the inputs, and with
+/// parameter structs, their gradients assembled from their fields'.
+fn vjp_body(
+    f: &Function,
+    sig: &Signature,
+    flat: Option<&Flattened>,
+    activity: &Activity,
+    d_ret: &Ident,
+) -> TokenStream {
+    let inner = flat.map_or(sig, |flat| &flat.inner);
+    let body = reverse::vjp_body(
+        &mut Emitter::new(f, inner, activity),
+        inner,
+        d_ret,
+        reverse::GradientOut::Returned,
+    );
+    match flat {
+        Some(flat) => flat.vjp_body(sig, body),
+        None => body,
+    }
+}
+
+/// The body of `f_jvp` for the declared signature `sig`: with parameter structs, the tangent is spread
+/// over their fields' inputs first.
+fn jvp_body(
+    f: &Function,
+    sig: &Signature,
+    flat: Option<&Flattened>,
+    activity: &Activity,
+    tangent: &Ident,
+) -> TokenStream {
+    match flat {
+        Some(flat) => {
+            let inner_tangent = naming::fixed("__inner_tangent");
+            let body = forward::jvp_body(
+                &mut Emitter::new(f, &flat.inner, activity),
+                &flat.inner,
+                &inner_tangent,
+            );
+            flat.jvp_body(sig, tangent, &inner_tangent, body)
+        }
+        None => forward::jvp_body(&mut Emitter::new(f, sig, activity), sig, tangent),
     }
 }
 
@@ -547,7 +831,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
     };
     // The companion too, so that a differentiable caller of `f` gets no error of its own (with `wrt(..)`
     // restricting the gradient, the stubs' shapes differ from the companion's: no companion then).
-    let unrestricted = sig.filter(|sig| sig.params.iter().all(|p| p.active || !p.differentiable));
+    let unrestricted = sig.filter(|sig| sig.params.iter().all(|p| p.active || !p.through_calls()));
     let companion = unrestricted.map(|sig| {
         let slots: Vec<companion::Slot> = sig
             .params
@@ -555,8 +839,8 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             .map(|p| companion::Slot {
                 ident: p.ident.clone(),
                 ty: p.ty.clone(),
-                active: p.differentiable,
-                tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
+                active: p.through_calls(),
+                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
             })
             .collect();
         let (vjp, jvp) = (
@@ -572,6 +856,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
             extra: TokenStream::new(),
+            method: false,
         })
     });
     let grad_into = match (&shaped, &buffers) {

@@ -484,6 +484,16 @@ impl Forward<'_, '_> {
                 }
                 other => match activity.kind(other) {
                     Kind::Int | Kind::Bool | Kind::Unit => quote!(()),
+                    // A struct may be passed to several calls: each gets a copy of its tangent.
+                    Kind::Struct(_) => match other.var().and_then(|v| self.tangents.get(&v)) {
+                        Some(t) => quote!(::autodiff::__private::copy_struct(&#t)),
+                        // Constant here: a zero struct, or `()` where the callee keeps it constant too
+                        // (a method without `wrt(self)`); the callee's slot type decides.
+                        None => {
+                            let primal = self.e.operand(other);
+                            quote!(::autodiff::__private::inactive_tangent(#primal))
+                        }
+                    },
                     kind => self.tangent_of(other, &kind),
                 },
             };

@@ -24,6 +24,9 @@ pub(crate) enum Kind {
     Array,
     /// Not settled by the syntax (a constant of another item, the result of an opaque call).
     Unknown,
+    /// A parameter struct deriving `Differentiable` (or a field of one passed on whole), of this type: it
+    /// is its own gradient type, and only ever passed to calls.
+    Struct(syn::Type),
 }
 
 impl Kind {
@@ -35,6 +38,7 @@ impl Kind {
     /// The kind of a value computed from two others (`a + b`): a known float type wins.
     pub(crate) fn join(&self, other: &Kind) -> Kind {
         match (self, other) {
+            (Kind::Struct(t), _) | (_, Kind::Struct(t)) => Kind::Struct(t.clone()),
             (Kind::Float(Some(t)), _) | (_, Kind::Float(Some(t))) => Kind::Float(Some(t.clone())),
             (Kind::Float(None), _) | (_, Kind::Float(None)) => Kind::Float(None),
             (Kind::Unknown, k) | (k, Kind::Unknown) => k.clone(),

@@ -10,6 +10,7 @@ mod activity;
 mod args;
 mod companion;
 mod custom;
+mod derive;
 mod emit;
 mod errors;
 mod expand;
@@ -24,6 +25,7 @@ mod reverse;
 mod rules;
 mod shadow;
 mod signature;
+mod structs;
 
 use proc_macro::TokenStream;
 
@@ -113,4 +115,40 @@ pub fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
     custom::gradient_of(attr.into(), item.into()).into()
+}
+
+/// Makes a struct a differentiable parameter type, its own gradient type: `#[derive(Differentiable)]`
+/// implements `autodiff::Differentiable` (`zero_like`, `add_assign`, `scale`, and the flat view
+/// `to_flat`/`from_flat` over the differentiable fields in declaration order).
+///
+/// Each field is a float (`f64`, `f32`, a type parameter `T: Float`), a `Vec` or array of them, or
+/// another struct deriving `Differentiable`; a field marked `#[no_grad]` (an integer, a flag, data) is a
+/// constant, which a gradient copies from the value. A parameter `p: &Mlp` of a `#[differentiable]`
+/// function is then differentiated, its gradient a `Mlp`.
+///
+/// ```
+/// use autodiff::{differentiable, Differentiable};
+///
+/// #[derive(Clone, Debug, Differentiable)]
+/// struct Line {
+///     slope: f64,
+///     offsets: Vec<f64>,
+///     #[no_grad]
+///     label: usize,
+/// }
+///
+/// #[differentiable]
+/// fn height(p: &Line, x: f64) -> f64 {
+///     p.slope * x + p.offsets[0]
+/// }
+///
+/// let line = Line { slope: 2.0, offsets: vec![1.0, 5.0], label: 7 };
+/// let (value, (grad, dx)) = height_grad(&line, 3.0);
+/// assert_eq!(value, 7.0);
+/// assert_eq!((grad.slope, grad.offsets, grad.label, dx), (3.0, vec![1.0, 0.0], 7, 2.0));
+/// assert_eq!(line.to_flat(), vec![2.0, 1.0, 5.0]);
+/// ```
+#[proc_macro_derive(Differentiable, attributes(no_grad))]
+pub fn derive_differentiable(item: TokenStream) -> TokenStream {
+    derive::derive(item.into()).into()
 }

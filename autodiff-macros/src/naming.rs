@@ -105,6 +105,12 @@ pub(crate) fn fixed(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
+/// `__f_vjp` for the method `f` and the item `vjp`: what a method has in place of a companion type
+/// (spanned on `f`, so that the caller's generated code finds it).
+pub(crate) fn method_companion(name: &Ident, item: &str) -> Ident {
+    quote::format_ident!("__{}_{}", name, item, span = name.span())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -203,6 +203,8 @@ fn vjp_body_with(
                         let (label, d) = (name.to_string(), naming::output_cotangent(name));
                         quote!(::autodiff::__private::output_cotangent(#label, #d, &#name[..]))
                     }
+                    // A struct's field that no adjoint reached: its struct adds nothing (`structs.rs`).
+                    None if p.field => quote!(()),
                     None => quote!(::autodiff::__private::zeros_like(&#name)),
                 },
             ),
@@ -237,9 +239,12 @@ fn vjp_body_with(
                 }
             }
             (None, target) => {
-                let adjoint = adjoints
-                    .remove(var)
-                    .unwrap_or_else(|| Emitter::zero_of(&p.kind));
+                let adjoint = adjoints.remove(var).unwrap_or_else(|| match p.kind {
+                    // A struct, or a struct's field, that no adjoint reached: nothing to add (`structs.rs`).
+                    Kind::Struct(_) => quote!(()),
+                    _ if p.field => quote!(()),
+                    _ => Emitter::zero_of(&p.kind),
+                });
                 match target {
                     Some(target) => stores.push(quote!(*#target = #adjoint;)),
                     None => gradients.push(adjoint),
@@ -344,6 +349,14 @@ impl Reverse<'_, '_> {
         };
         let is_name = syn::parse2::<Ident>(contribution.clone()).is_ok();
         let value = match (adjoints.get(&var), self.e.activity.var_kind(var)) {
+            // A struct's adjoint is a struct of its type (`Differentiable`): said, so that a callee that
+            // gives none (`()`, a method without `wrt(self)`) is a type error, not a silent zero.
+            (None, Kind::Struct(ty)) => {
+                let name = self.e.adjoint_name(var);
+                code.push(quote!(let #name: #ty = #contribution;));
+                adjoints.insert(var, name.to_token_stream());
+                return;
+            }
             (None, _) if is_name => {
                 adjoints.insert(var, contribution);
                 return;
@@ -359,6 +372,9 @@ impl Reverse<'_, '_> {
                     name.to_token_stream()
                 };
                 add_tuples(kinds, previous, &contribution)
+            }
+            (Some(previous), Kind::Struct(_)) => {
+                quote!(::autodiff::__private::add_struct(#previous, &#contribution))
             }
             (Some(previous), _) => quote!(#previous + #contribution),
         };
@@ -640,7 +656,26 @@ impl Reverse<'_, '_> {
 
 /// `p::f::<T>` → `p::f::item::<T>`: the function `item` of the companion module that `#[differentiable]`,
 /// `#[custom_gradient]` and `#[gradient_of]` emit beside `f`.
+///
+/// A call of an associated function, `Self::f` or `Type::f` (a path whose second-to-last segment is
+/// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
+/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
 pub(crate) fn companion_path(callee: &syn::ExprPath, item: &str) -> TokenStream {
+    let segments = &callee.path.segments;
+    let in_impl = segments.len() >= 2
+        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
+            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
+        });
+    if in_impl {
+        let mut path = callee.clone();
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = crate::naming::method_companion(&last.ident, item);
+            if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
+                args.colon2_token = Some(Default::default());
+            }
+        }
+        return path.to_token_stream();
+    }
     let mut path = callee.clone();
     let generics = path
         .path

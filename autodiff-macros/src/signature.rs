@@ -26,6 +26,19 @@ pub(crate) struct Param {
     /// An output parameter (`out: &mut [f64]`): written by the body, its final value is part of the result.
     /// It is active (has a gradient) only if the body reads its incoming value.
     pub(crate) output: bool,
+    /// An input made of a field of a parameter struct (`structs.rs`), not a declared parameter: its
+    /// gradient is `()` when no adjoint reaches it (the struct's own code then adds nothing).
+    pub(crate) field: bool,
+}
+
+impl Param {
+    /// Does a caller differentiate through it (the companion's slot)? Every float and array parameter,
+    /// whatever `wrt(..)` says, as `jax.grad`'s `argnums` does not limit what a caller may differentiate;
+    /// a struct (or `self`) only when it is active, since the macro cannot know whether a struct left out
+    /// of `wrt(..)` derives `Differentiable`.
+    pub(crate) fn through_calls(&self) -> bool {
+        self.differentiable && (self.active || !matches!(self.kind, Kind::Struct(_)))
+    }
 }
 
 /// The shape of an array parameter or return.
@@ -127,10 +140,7 @@ impl Signature {
         let vis = &item.vis;
         let generics = &item.sig.generics;
         let where_clause = &generics.where_clause;
-        let params = self.params.iter().map(|p| {
-            let (ident, ty) = (&p.ident, &p.ty);
-            quote!(#ident: #ty)
-        });
+        let params = self.params.iter().map(|p| declare(&p.ident, &p.ty));
         let attrs = item
             .attrs
             .iter()
@@ -161,6 +171,18 @@ fn vec_element(ty: &Type) -> Option<&Type> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// A parameter as declared: `x: f64`, and the receiver as `&self` (so that a generated method reads as
+/// the user's does).
+pub(crate) fn declare(ident: &Ident, ty: &Type) -> TokenStream {
+    match ty {
+        Type::Reference(r) if ident == "self" => {
+            let lifetime = &r.lifetime;
+            quote!(&#lifetime #ident)
+        }
+        _ => quote!(#ident: #ty),
     }
 }
 
@@ -383,6 +405,50 @@ fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> 
     is_int(elem).then_some(ArrayShape { fixed, owned })
 }
 
+/// A parameter struct: a path type (or a shared reference to one) that is not a float, integer, `bool`,
+/// slice, `Vec` or array, not a type parameter of the function, and not a well-known standard type
+/// (`String`, `Option`, `Box`, ..): the type itself, which is its gradient type. Whether it derives
+/// `Differentiable` only rustc knows; the generated code requires it, so a type that does not is reported
+/// there (the trait's message says to derive it or to leave the parameter out of `wrt(..)`).
+pub(crate) fn struct_type(ty: &Type, generics: &syn::Generics) -> Option<Type> {
+    let inner = match ty {
+        Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+        Type::Reference(_) => return None,
+        other => other,
+    };
+    let Type::Path(tp) = inner else {
+        return None;
+    };
+    if tp.qself.is_some() {
+        return None;
+    }
+    let last = tp.path.segments.last()?;
+    let name = last.ident.to_string();
+    let standard = [
+        "String",
+        "str",
+        "Option",
+        "Result",
+        "Box",
+        "Rc",
+        "Arc",
+        "HashMap",
+        "BTreeMap",
+        "HashSet",
+        "BTreeSet",
+        "VecDeque",
+        "Vec",
+        "Cell",
+        "RefCell",
+        "PhantomData",
+        "Range",
+        "char",
+    ];
+    let type_param =
+        tp.path.segments.len() == 1 && generics.type_params().any(|p| p.ident == last.ident);
+    (!standard.contains(&name.as_str()) && !type_param).then(|| inner.clone())
+}
+
 /// Is this a type the macro cannot differentiate through but that looks like it holds floats
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
 fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
@@ -461,12 +527,31 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(r) => {
-                errors.spanned(
-                    r,
-                    "`#[differentiable]` does not support methods: write a free function that takes the \
-                     receiver's fields as parameters",
-                );
-                ok = false;
+                if r.mutability.is_some() || r.reference.is_none() {
+                    errors.spanned(
+                        r,
+                        "`#[differentiable]` supports methods that take `&self`: write `&self` and return \
+                         the result",
+                    );
+                    ok = false;
+                    continue;
+                }
+                // `self` is a parameter struct of type `Self`, constant unless `wrt(self)` names it.
+                params.push(Param {
+                    ident: Ident::new("self", r.self_token.span),
+                    ty: (*r.ty).clone(),
+                    kind: Kind::Struct(syn::parse_quote!(Self)),
+                    active: args
+                        .wrt
+                        .as_ref()
+                        .is_some_and(|w| w.iter().any(|n| n == "self")),
+                    grad_ty: syn::parse_quote!(Self),
+                    array: None,
+                    differentiable: true,
+                    by_ref: false,
+                    field: false,
+                    output: false,
+                });
             }
             FnArg::Typed(pt) => {
                 let Pat::Ident(pi) = &*pt.pat else {
@@ -511,8 +596,13 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
                     },
                 };
-                let differentiable =
-                    matches!(kind, Kind::Float(_)) || (array.is_some() && float_array.is_some());
+                // A parameter struct (`p: &Mlp`): active, its own gradient type.
+                let (kind, grad_ty) = match (&kind, array, struct_type(&pt.ty, &sig.generics)) {
+                    (Kind::Unknown, None, Some(ty)) => (Kind::Struct(ty.clone()), ty),
+                    _ => (kind, grad_ty),
+                };
+                let differentiable = matches!(kind, Kind::Float(_) | Kind::Struct(_))
+                    || (array.is_some() && float_array.is_some());
                 // An output parameter has a gradient only if its incoming value is read.
                 let active =
                     differentiable && (output.is_none() || reads_incoming(&item.block, &pi.ident));
@@ -526,6 +616,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     differentiable,
                     by_ref: scalar_ref.is_some(),
                     output: output.is_some(),
+                    field: false,
                 });
             }
         }
@@ -551,7 +642,8 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     name,
                     format!(
                         "`{name}` cannot be differentiated: only parameters of type `f64`, `f32`, a type \
-                         parameter bounded by `Float`, or slices, `Vec`s and arrays of them can be in `wrt(..)`"
+                         parameter bounded by `Float`, slices, `Vec`s and arrays of them, or structs deriving \
+                         `Differentiable` can be in `wrt(..)`"
                     ),
                 ),
                 Some(_) => {}

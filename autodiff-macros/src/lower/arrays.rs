@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
 /// The names `block` uses as arrays: indexed (`v[i]`), measured (`v.len()`), iterated, or borrowed (`&v`).
-pub(super) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String> {
+pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String> {
     use syn::visit::Visit;
     struct Uses(std::collections::HashSet<String>);
     fn name_of(expr: &Expr) -> Option<String> {

@@ -89,7 +89,7 @@ impl Reverse<'_, '_> {
             let Some(d) = d else { continue };
             let next = body_adjoints
                 .remove(phi)
-                .unwrap_or_else(|| Emitter::zero_of(activity.var_kind(*phi)));
+                .unwrap_or_else(|| self.e.zero_of_var(*phi));
             if *d != next.to_string() {
                 targets.push(d.to_token_stream());
                 values.push(next);
@@ -114,9 +114,7 @@ impl Reverse<'_, '_> {
         let mut declarations = Vec::new();
         for ((phi, d), out_d) in l.phis.iter().zip(&carried).zip(&out_adjoints) {
             if let Some(d) = d {
-                let init = out_d
-                    .clone()
-                    .unwrap_or_else(|| Emitter::zero_of(activity.var_kind(*phi)));
+                let init = out_d.clone().unwrap_or_else(|| self.e.zero_of_var(*phi));
                 declarations.push(quote!(let mut #d = #init;));
             }
         }
@@ -126,7 +124,7 @@ impl Reverse<'_, '_> {
             // and its sum is added where the loop's reverse would have been.
             let init = match adjoints.get(var) {
                 Some(before) if !fused => before.clone(),
-                _ => Emitter::zero_of(activity.var_kind(*var)),
+                _ => self.e.zero_of_var(*var),
             };
             declarations.push(quote!(let mut #acc = #init;));
         }

@@ -228,7 +228,7 @@ impl Reverse<'_, '_> {
                     .iter()
                     .map(|var| match arm.get(var).or(adjoints.get(var)) {
                         Some(d) => d.clone(),
-                        None => Emitter::zero_of(self.e.activity.var_kind(*var)),
+                        None => self.e.zero_of_var(*var),
                     })
                     .collect();
                 block_with_value(arm_code.clone(), tuple_or_single(yields))

@@ -1,3 +1,4 @@
+// `wrt(self)` differentiates in the receiver: its type must derive `Differentiable`.
 use autodiff::differentiable;
 
 struct Spring {
@@ -5,12 +6,12 @@ struct Spring {
 }
 
 impl Spring {
-    #[differentiable]
+    #[differentiable(wrt(self))]
     fn energy(&self, x: f64) -> f64 {
-        0.5 * x * x
+        0.5 * self.k * x * x
     }
 }
 
 fn main() {
-    let _ = Spring { k: 1.0 }.k;
+    let _ = Spring { k: 1.0 }.energy(1.0);
 }

@@ -1,0 +1,367 @@
+//! The `Differentiable` trait: what a parameter struct (`#[derive(Differentiable)]`) gives optimisers,
+//! gradient checks and the code `#[differentiable]` generates.
+//!
+//! A struct of floats, `Vec`s and arrays of them, and other differentiable structs is its own gradient
+//! type, as Swift's `TangentVector` of a struct of `Differentiable` members or a JAX pytree: the gradient
+//! of a `Mlp` is a `Mlp` of the same shape. Fields marked `#[no_grad]` are constants: a gradient copies them
+//! from the value it belongs to.
+
+use crate::Dual;
+use num_traits::Float;
+
+/// A value that can be a parameter of a differentiable function, and the type of its own gradient.
+///
+/// Implemented for `f64`, `f32`, [`Dual`], `Vec`s and arrays of differentiable values, and by
+/// `#[derive(Differentiable)]` for structs with named fields. The flat view (`to_flat`, `from_flat`)
+/// lists the differentiable fields in declaration order, each flattened in turn (a `Vec` element by
+/// element); `#[no_grad]` fields are not in it.
+///
+/// ```
+/// use autodiff_core::Differentiable;
+///
+/// let w = vec![1.0, 2.0];
+/// let mut g = w.zero_like();
+/// g.add_assign(&vec![0.5, -1.0]);
+/// g.scale(2.0);
+/// assert_eq!(g, vec![1.0, -2.0]);
+/// assert_eq!(w.from_flat(&[3.0, 4.0]), vec![3.0, 4.0]);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `Differentiable`",
+    label = "a parameter of this type is differentiated",
+    note = "add `#[derive(autodiff::Differentiable)]` to the struct (with `#[no_grad]` on its constant fields), \
+            or leave the parameter out of `wrt(..)` so that it is passed through as a constant"
+)]
+pub trait Differentiable {
+    /// A value of the same shape with every differentiable component zero; `#[no_grad]` fields are
+    /// copied. The gradient of an unused parameter.
+    fn zero_like(&self) -> Self;
+
+    /// `self += other`, component by component (`#[no_grad]` fields are left as they are).
+    fn add_assign(&mut self, other: &Self);
+
+    /// `self *= a`, component by component (`#[no_grad]` fields are left as they are).
+    fn scale(&mut self, a: f64);
+
+    /// The number of components of the flat view.
+    fn flat_len(&self) -> usize;
+
+    /// Appends the components of the flat view to `out`, in declaration order.
+    fn extend_flat(&self, out: &mut Vec<f64>);
+
+    /// A value of the shape of `self` whose components are the first `self.flat_len()` numbers of
+    /// `flat`, which are removed from it; `#[no_grad]` fields are copied from `self`.
+    ///
+    /// # Panics
+    ///
+    /// If `flat` is shorter than `self.flat_len()`.
+    fn take_flat(&self, flat: &mut &[f64]) -> Self;
+
+    /// The differentiable components as one vector, in declaration order.
+    fn to_flat(&self) -> Vec<f64> {
+        let mut out = Vec::with_capacity(self.flat_len());
+        self.extend_flat(&mut out);
+        out
+    }
+
+    /// A value of the shape of `self` with the components `flat` (in the order of [`to_flat`]), and
+    /// the `#[no_grad]` fields of `self`.
+    ///
+    /// # Panics
+    ///
+    /// If `flat.len()` differs from `self.flat_len()`, with both lengths.
+    ///
+    /// [`to_flat`]: Differentiable::to_flat
+    // The name is the contract's (API.md): the shape comes from `self`.
+    #[allow(clippy::wrong_self_convention)]
+    fn from_flat(&self, flat: &[f64]) -> Self
+    where
+        Self: Sized,
+    {
+        assert!(
+            flat.len() == self.flat_len(),
+            "from_flat: {} numbers given for a value with {} components",
+            flat.len(),
+            self.flat_len()
+        );
+        let mut rest = flat;
+        self.take_flat(&mut rest)
+    }
+
+    /// Is `field` a `#[no_grad]` field? The code `#[differentiable]` generates asks, to give such a
+    /// field no gradient and a zero tangent. Not part of the public API.
+    #[doc(hidden)]
+    fn __autodiff_constant_field(_field: &str) -> bool
+    where
+        Self: Sized,
+    {
+        false
+    }
+}
+
+/// The first number of `flat`, removed from it.
+fn take_one(flat: &mut &[f64]) -> f64 {
+    match flat.split_first() {
+        Some((first, rest)) => {
+            *flat = rest;
+            *first
+        }
+        None => panic!("from_flat: the flat vector is shorter than the value's components"),
+    }
+}
+
+macro_rules! float_impl {
+    ($t:ty) => {
+        impl Differentiable for $t {
+            #[inline]
+            fn zero_like(&self) -> Self {
+                0.0
+            }
+            #[inline]
+            fn add_assign(&mut self, other: &Self) {
+                *self += *other;
+            }
+            #[inline]
+            fn scale(&mut self, a: f64) {
+                *self *= a as $t;
+            }
+            #[inline]
+            fn flat_len(&self) -> usize {
+                1
+            }
+            #[inline]
+            fn extend_flat(&self, out: &mut Vec<f64>) {
+                out.push(*self as f64);
+            }
+            #[inline]
+            fn take_flat(&self, flat: &mut &[f64]) -> Self {
+                take_one(flat) as $t
+            }
+        }
+    };
+}
+
+float_impl!(f64);
+float_impl!(f32);
+
+/// A dual number's flat view is its value; `from_flat` gives constants (zero tangent).
+impl<T: Float> Differentiable for Dual<T> {
+    fn zero_like(&self) -> Self {
+        Dual::constant(T::zero())
+    }
+    fn add_assign(&mut self, other: &Self) {
+        *self += *other;
+    }
+    fn scale(&mut self, a: f64) {
+        *self *= Dual::constant(T::from(a).unwrap_or_else(T::nan));
+    }
+    fn flat_len(&self) -> usize {
+        1
+    }
+    fn extend_flat(&self, out: &mut Vec<f64>) {
+        out.push(self.re.to_f64().unwrap_or(f64::NAN));
+    }
+    fn take_flat(&self, flat: &mut &[f64]) -> Self {
+        Dual::constant(T::from(take_one(flat)).unwrap_or_else(T::nan))
+    }
+}
+
+impl<D: Differentiable> Differentiable for Vec<D> {
+    fn zero_like(&self) -> Self {
+        self.iter().map(D::zero_like).collect()
+    }
+    /// # Panics
+    ///
+    /// If the lengths differ.
+    fn add_assign(&mut self, other: &Self) {
+        assert!(
+            self.len() == other.len(),
+            "add_assign: lengths {} and {} differ",
+            self.len(),
+            other.len()
+        );
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_assign(b);
+        }
+    }
+    fn scale(&mut self, a: f64) {
+        for x in self.iter_mut() {
+            x.scale(a);
+        }
+    }
+    fn flat_len(&self) -> usize {
+        self.iter().map(D::flat_len).sum()
+    }
+    fn extend_flat(&self, out: &mut Vec<f64>) {
+        for x in self {
+            x.extend_flat(out);
+        }
+    }
+    fn take_flat(&self, flat: &mut &[f64]) -> Self {
+        self.iter().map(|x| x.take_flat(flat)).collect()
+    }
+}
+
+impl<D: Differentiable, const N: usize> Differentiable for [D; N] {
+    fn zero_like(&self) -> Self {
+        core::array::from_fn(|i| self[i].zero_like())
+    }
+    fn add_assign(&mut self, other: &Self) {
+        for (a, b) in self.iter_mut().zip(other) {
+            a.add_assign(b);
+        }
+    }
+    fn scale(&mut self, a: f64) {
+        for x in self.iter_mut() {
+            x.scale(a);
+        }
+    }
+    fn flat_len(&self) -> usize {
+        self.iter().map(D::flat_len).sum()
+    }
+    fn extend_flat(&self, out: &mut Vec<f64>) {
+        for x in self {
+            x.extend_flat(out);
+        }
+    }
+    fn take_flat(&self, flat: &mut &[f64]) -> Self {
+        let mut taken = Vec::with_capacity(N);
+        for x in self {
+            taken.push(x.take_flat(flat));
+        }
+        match taken.try_into() {
+            Ok(array) => array,
+            Err(_) => unreachable!("N values were taken"),
+        }
+    }
+}
+
+/// `*target += value` for a differentiable value, the adjoint of a struct (or of a field) that several
+/// uses contribute to. Generated code calls it.
+#[doc(hidden)]
+#[inline]
+pub fn add_struct<D: Differentiable>(mut target: D, value: &D) -> D {
+    target.add_assign(value);
+    target
+}
+
+/// A copy of `value` made with the trait alone (`zero_like`, then `add_assign`): the tangent of a field,
+/// or of a struct passed to two calls. Generated code calls it.
+#[doc(hidden)]
+#[inline]
+pub fn copy_struct<D: Differentiable>(value: &D) -> D {
+    let mut copy = value.zero_like();
+    copy.add_assign(value);
+    copy
+}
+
+/// An adjoint that can be added into a value of type `F`: `F` itself, or `()` for an input that no
+/// adjoint reached. Generated code calls it to assemble a struct's gradient from its fields'.
+#[doc(hidden)]
+pub trait AdjointOf<F> {
+    /// `*target += self`.
+    fn add_into(self, target: &mut F);
+}
+
+impl<F: Differentiable> AdjointOf<F> for F {
+    #[inline]
+    fn add_into(self, target: &mut F) {
+        target.add_assign(&self);
+    }
+}
+
+impl<F> AdjointOf<F> for () {
+    #[inline]
+    fn add_into(self, _target: &mut F) {}
+}
+
+/// The tangent of a struct that is constant in the caller: a zero struct, or `()` where the callee keeps
+/// it constant too. Generated code calls [`inactive_tangent`], and the callee's slot type picks.
+#[doc(hidden)]
+pub trait InactiveTangent<S> {
+    /// The zero tangent of `value`.
+    fn of(value: &S) -> Self;
+}
+
+impl<S: Differentiable> InactiveTangent<S> for S {
+    #[inline]
+    fn of(value: &S) -> S {
+        value.zero_like()
+    }
+}
+
+impl<S> InactiveTangent<S> for () {
+    #[inline]
+    fn of(_value: &S) {}
+}
+
+/// The tangent of a constant struct argument: see [`InactiveTangent`].
+#[doc(hidden)]
+#[inline]
+pub fn inactive_tangent<S, Z: InactiveTangent<S>>(value: &S) -> Z {
+    Z::of(value)
+}
+
+/// The zero tangent of a scalar field (`#[no_grad]` ones included: integers, flags). Generated code
+/// calls it.
+#[doc(hidden)]
+pub trait ConstantZero {
+    /// A zero (`false` for `bool`).
+    fn constant_zero(&self) -> Self;
+}
+
+macro_rules! constant_zero_impl {
+    ($($t:ty => $zero:expr),* $(,)?) => {
+        $(impl ConstantZero for $t {
+            #[inline]
+            fn constant_zero(&self) -> Self {
+                $zero
+            }
+        })*
+    };
+}
+
+constant_zero_impl!(
+    f64 => 0.0, f32 => 0.0, bool => false, usize => 0, isize => 0, u8 => 0, u16 => 0, u32 => 0,
+    u64 => 0, u128 => 0, i8 => 0, i16 => 0, i32 => 0, i64 => 0, i128 => 0,
+);
+
+impl<T: Float> ConstantZero for Dual<T> {
+    #[inline]
+    fn constant_zero(&self) -> Self {
+        Dual::constant(T::zero())
+    }
+}
+
+/// The zero tangent of a scalar field.
+#[doc(hidden)]
+#[inline]
+pub fn constant_zero<T: ConstantZero>(value: &T) -> T {
+    value.constant_zero()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_and_arrays_flatten_in_order() {
+        let v = vec![[1.0, 2.0], [3.0, 4.0]];
+        assert_eq!(v.to_flat(), vec![1.0, 2.0, 3.0, 4.0]);
+        assert_eq!(
+            v.from_flat(&[5.0, 6.0, 7.0, 8.0]),
+            vec![[5.0, 6.0], [7.0, 8.0]]
+        );
+        let mut z = v.zero_like();
+        z.add_assign(&v);
+        z.scale(0.5);
+        assert_eq!(z, vec![[0.5, 1.0], [1.5, 2.0]]);
+        assert_eq!(1.5f32.to_flat(), vec![1.5]);
+    }
+
+    #[test]
+    #[should_panic(expected = "from_flat: 3 numbers given for a value with 4 components")]
+    fn from_flat_checks_the_length() {
+        let _ = vec![0.0; 4].from_flat(&[1.0, 2.0, 3.0]);
+    }
+}

@@ -1,0 +1,221 @@
+//! `#[derive(Differentiable)]`: a struct of floats, `Vec`s and arrays of them and other differentiable
+//! structs becomes its own gradient type, with `#[no_grad]` fields copied from the value.
+//!
+//! ```text
+//! // Input:                                 // Output:
+//! #[derive(Differentiable)]                 impl Differentiable for Mlp where Vec<f64>: Differentiable, .. {
+//! struct Mlp {                                  fn zero_like(&self) -> Self {
+//!     w: Vec<f64>,                                  Mlp { w: Differentiable::zero_like(&self.w), hidden: Clone::clone(&self.hidden) }
+//!     #[no_grad]                                }
+//!     hidden: usize,                            fn add_assign(&mut self, other: &Self) { self.w.add_assign(&other.w); }
+//! }                                             .. scale, flat_len, extend_flat, take_flat, each over `w` alone
+//!                                           }
+//! ```
+
+use crate::errors::Errors;
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields, Type};
+
+/// Expands `#[derive(Differentiable)]` on `input`.
+pub(crate) fn derive(input: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut errors = Errors::default();
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("no_grad")) {
+        errors.spanned(
+            attr,
+            "`#[no_grad]` marks a field of the struct as a constant: put it on a field, not on the struct",
+        );
+    }
+    let fields = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(named),
+            _ => {
+                errors.spanned(
+                    &input.ident,
+                    "`#[derive(Differentiable)]` needs a struct with named fields: `struct P { w: Vec<f64>, b: f64 }`",
+                );
+                None
+            }
+        },
+        _ => {
+            errors.spanned(
+                &input.ident,
+                "`#[derive(Differentiable)]` applies to a struct with named fields, not to an enum or a union",
+            );
+            None
+        }
+    };
+    let mut differentiable = Vec::new();
+    let mut constant = Vec::new();
+    for field in fields.iter().flat_map(|f| &f.named) {
+        let marks: Vec<&syn::Attribute> = field
+            .attrs
+            .iter()
+            .filter(|a| a.path().is_ident("no_grad"))
+            .collect();
+        for mark in &marks {
+            if !matches!(mark.meta, syn::Meta::Path(_)) {
+                errors.spanned(mark, "`#[no_grad]` takes no arguments: write `#[no_grad]`");
+            }
+        }
+        if !marks.is_empty() {
+            constant.push(field);
+        } else if let Some(problem) = unsupported(&field.ty) {
+            errors.spanned(
+                &field.ty,
+                format!(
+                    "a field of type `{problem}` cannot be differentiated: a differentiable field is a float \
+                     (`f64`, `f32`, `T: Float`), a `Vec` or array of them, or another struct deriving \
+                     `Differentiable`; mark a constant field (an integer, a flag, data) `#[no_grad]`",
+                ),
+            );
+        } else {
+            differentiable.push(field);
+        }
+    }
+    if let Err(errors) = errors.finish() {
+        return errors;
+    }
+    let name = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let trait_path = quote!(::autodiff::__private::Differentiable);
+    let mut predicates: Vec<TokenStream> = where_clause
+        .map(|w| w.predicates.iter().map(|p| quote!(#p)).collect())
+        .unwrap_or_default();
+    for field in &differentiable {
+        let ty = &field.ty;
+        predicates.push(quote_spanned!(ty.span()=> #ty: #trait_path));
+    }
+    for field in &constant {
+        let ty = &field.ty;
+        predicates.push(quote_spanned!(ty.span()=> #ty: ::core::clone::Clone));
+    }
+    let d: Vec<&syn::Ident> = differentiable
+        .iter()
+        .filter_map(|f| f.ident.as_ref())
+        .collect();
+    let c: Vec<&syn::Ident> = constant.iter().filter_map(|f| f.ident.as_ref()).collect();
+    let c_names: Vec<String> = c.iter().map(|i| i.to_string()).collect();
+    let constant_check = if c_names.is_empty() {
+        quote!(false)
+    } else {
+        quote!(matches!(field, #(#c_names)|*))
+    };
+    // Per field, what `#[differentiable]` code calls (`structs.rs`): add an adjoint into the field of a
+    // gradient, and take the tangent of the field (a zero for a `#[no_grad]` field).
+    let helpers = fields.iter().flat_map(|f| &f.named).filter_map(|field| {
+        let (ident, ty, vis) = (field.ident.as_ref()?, &field.ty, &field.vis);
+        let add = quote::format_ident!("__autodiff_add_to_{}", ident);
+        let take = quote::format_ident!("__autodiff_tangent_of_{}", ident);
+        Some(if constant.iter().any(|c| c.ident.as_ref() == Some(ident)) {
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                #vis fn #add<__A>(&mut self, _adjoint: __A) {}
+                #[doc(hidden)]
+                #[inline]
+                #vis fn #take<__Z>(_field: &#ty, zero: impl ::core::ops::FnOnce() -> __Z) -> __Z {
+                    zero()
+                }
+            }
+        } else {
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                #vis fn #add<__A>(&mut self, adjoint: __A)
+                where
+                    __A: ::autodiff::__private::AdjointOf<#ty>,
+                {
+                    ::autodiff::__private::AdjointOf::add_into(adjoint, &mut self.#ident);
+                }
+                #[doc(hidden)]
+                #[inline]
+                #vis fn #take<__Z>(field: &#ty, _zero: impl ::core::ops::FnOnce() -> __Z) -> #ty
+                where
+                    #ty: #trait_path,
+                {
+                    ::autodiff::__private::copy_struct(field)
+                }
+            }
+        })
+    });
+    quote! {
+        #[automatically_derived]
+        #[allow(dead_code, non_snake_case)]
+        impl #impl_generics #name #ty_generics #where_clause {
+            #(#helpers)*
+        }
+
+        #[automatically_derived]
+        impl #impl_generics #trait_path for #name #ty_generics where #(#predicates,)* {
+            #[inline]
+            fn zero_like(&self) -> Self {
+                #name {
+                    #(#d: #trait_path::zero_like(&self.#d),)*
+                    #(#c: ::core::clone::Clone::clone(&self.#c),)*
+                }
+            }
+            #[inline]
+            fn add_assign(&mut self, other: &Self) {
+                #(#trait_path::add_assign(&mut self.#d, &other.#d);)*
+            }
+            #[inline]
+            fn scale(&mut self, a: f64) {
+                #(#trait_path::scale(&mut self.#d, a);)*
+            }
+            fn flat_len(&self) -> usize {
+                0 #(+ #trait_path::flat_len(&self.#d))*
+            }
+            fn extend_flat(&self, out: &mut ::std::vec::Vec<f64>) {
+                #(#trait_path::extend_flat(&self.#d, out);)*
+            }
+            fn take_flat(&self, flat: &mut &[f64]) -> Self {
+                #name {
+                    #(#d: #trait_path::take_flat(&self.#d, flat),)*
+                    #(#c: ::core::clone::Clone::clone(&self.#c),)*
+                }
+            }
+            fn __autodiff_constant_field(field: &str) -> bool {
+                #constant_check
+            }
+        }
+    }
+}
+
+/// The written type of a field that cannot be differentiated (integers, `bool`, `String`, references,
+/// tuples ..), or `None` for one that may be: floats, type parameters, `Vec`s and arrays of those, and
+/// other struct types (whose `Differentiable` bound rustc checks).
+fn unsupported(ty: &Type) -> Option<String> {
+    let shown = || quote!(#ty).to_string().replace(' ', "");
+    match ty {
+        Type::Paren(p) => unsupported(&p.elem),
+        Type::Group(g) => unsupported(&g.elem),
+        Type::Array(a) => unsupported(&a.elem).map(|_| shown()),
+        Type::Path(tp) if tp.qself.is_none() => {
+            let last = tp.path.segments.last()?;
+            let name = last.ident.to_string();
+            let never = [
+                "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+                "usize", "bool", "char", "String", "str", "Option", "Result", "Box", "Rc", "Arc",
+                "HashMap", "BTreeMap", "HashSet", "BTreeSet", "Cell", "RefCell",
+            ];
+            if never.contains(&name.as_str()) {
+                return Some(shown());
+            }
+            if name == "Vec" {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    if let Some(syn::GenericArgument::Type(elem)) = args.args.first() {
+                        return unsupported(elem).map(|_| shown());
+                    }
+                }
+            }
+            None
+        }
+        _ => Some(shown()),
+    }
+}

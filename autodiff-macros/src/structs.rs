@@ -1,0 +1,408 @@
+//! Parameter structs: each field a body reads becomes an input of its own, so the passes after this one
+//! see only floats, arrays and (for a struct passed on whole) opaque values.
+//!
+//! The macro cannot see the struct's definition, so the syntax decides what a field is: one that is
+//! indexed, iterated or asked its `.len()` is an array, one only passed on by reference (`g(&p.inner)`)
+//! is a whole value (a nested struct or a `Vec` handed to a callee), any other is a scalar. Which fields
+//! are `#[no_grad]` only the struct's `#[derive(Differentiable)]` knows: it gives each field two hidden
+//! associated functions, which the generated code calls to add a field's adjoint into the gradient struct
+//! (nothing for a `#[no_grad]` field) and to take a field's tangent (zero for a `#[no_grad]` field).
+//!
+//! ```text
+//! // Input:                               // Output (the body the passes see, and the wrappers):
+//! fn mse(p: &Mlp, x: f64) -> f64 {        fn mse(p: &Mlp, __p_w: <array>, __p_b: <scalar>, x: f64) -> f64 {
+//!     p.w[0] * x + p.b                        __p_w[0] * x + __p_b
+//! }                                       }
+//!                                         mse_vjp: let __p_w = &p.w; let __p_b = p.b;
+//!                                                  let (value, (g_w, g_b, g_x)) = { <reverse sweep> };
+//!                                                  let mut g = Differentiable::zero_like(p);
+//!                                                  Mlp::__autodiff_add_to_w(&mut g, g_w); ..; (value, (g, g_x))
+//! ```
+
+use crate::ir::Kind;
+use crate::signature::{ArrayShape, Param, Signature};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use std::collections::HashSet;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident};
+
+/// What the body does with a field.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Indexed, iterated, or its `.len()`: an array input.
+    Array,
+    /// Only passed by reference to calls: a whole value, of the field's own gradient type.
+    Whole,
+    /// Anything else: a scalar input.
+    Scalar,
+}
+
+/// A field of a parameter struct that the body reads.
+struct FieldInput {
+    /// The index of the struct among the declared parameters.
+    parent: usize,
+    field: Ident,
+    /// The input's name in the generated code (`__p_w`).
+    ident: Ident,
+    shape: Shape,
+}
+
+/// A function with parameter structs, flattened.
+pub(crate) struct Flattened {
+    /// The body with each field read replaced by the field's input.
+    pub(crate) block: syn::Block,
+    /// The inputs the passes see: the declared parameters, each struct followed by its fields' inputs.
+    pub(crate) inner: Signature,
+    fields: Vec<FieldInput>,
+    /// Which structs the body uses as a whole (passes to calls), by declared index.
+    whole: Vec<bool>,
+}
+
+/// The flattened form of a function whose declared signature is `sig`, or `None` if it has no
+/// parameter struct.
+pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> {
+    let structs: Vec<(usize, String)> = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(p.kind, Kind::Struct(_)))
+        .map(|(i, p)| (i, p.ident.to_string()))
+        .collect();
+    if structs.is_empty() {
+        return None;
+    }
+    let mut rewrite = Rewrite {
+        structs: &structs,
+        found: Vec::new(),
+    };
+    let mut block = block.clone();
+    rewrite.visit_block_mut(&mut block);
+    let found = rewrite.found;
+    let mut uses = Uses::default();
+    uses.visit_block(&block);
+    let fields: Vec<FieldInput> = found
+        .into_iter()
+        .map(|(parent, field, ident)| {
+            let name = ident.to_string();
+            let shape = if uses.array.contains(&name) {
+                Shape::Array
+            } else if uses.reference.contains(&name) {
+                Shape::Whole
+            } else {
+                Shape::Scalar
+            };
+            FieldInput {
+                parent,
+                field,
+                ident,
+                shape,
+            }
+        })
+        .collect();
+    let whole: Vec<bool> = sig
+        .params
+        .iter()
+        .map(|p| uses.paths.contains(&p.ident.to_string()))
+        .collect();
+    let mut params = Vec::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let mut declared = p.clone();
+        if matches!(p.kind, Kind::Struct(_)) {
+            declared.active = p.active && whole[i];
+        }
+        params.push(declared);
+        for input in fields.iter().filter(|f| f.parent == i) {
+            let (kind, array) = match input.shape {
+                Shape::Array => (
+                    Kind::Array,
+                    Some(ArrayShape {
+                        fixed: false,
+                        owned: false,
+                    }),
+                ),
+                Shape::Whole => (Kind::Struct(syn::Type::Infer(syn::parse_quote!(_))), None),
+                Shape::Scalar => (Kind::Unknown, None),
+            };
+            params.push(Param {
+                ident: input.ident.clone(),
+                ty: syn::Type::Infer(syn::parse_quote!(_)),
+                kind,
+                active: p.active,
+                grad_ty: syn::Type::Infer(syn::parse_quote!(_)),
+                array,
+                differentiable: true,
+                by_ref: false,
+                field: true,
+                output: false,
+            });
+        }
+    }
+    Some(Flattened {
+        block,
+        inner: Signature {
+            params,
+            ret_ty: sig.ret_ty.clone(),
+            ret_kind: sig.ret_kind.clone(),
+        },
+        fields,
+        whole,
+    })
+}
+
+/// Replaces `p.field` (and `self.field`) by the field's input, and records the fields.
+struct Rewrite<'a> {
+    structs: &'a [(usize, String)],
+    /// (struct, field, input name), in order of first use.
+    found: Vec<(usize, Ident, Ident)>,
+}
+
+impl VisitMut for Rewrite<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `self.other(x)` → `Self::other(self, x)`: a call, differentiated through `Self::__other_vjp`.
+        if let Expr::MethodCall(m) = expr {
+            let receiver_is_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
+            if receiver_is_self && self.structs.iter().any(|(_, name)| name == "self") {
+                let (method, turbofish) = (&m.method, &m.turbofish);
+                let receiver = &m.receiver;
+                let args = m.args.iter();
+                *expr = syn::parse_quote_spanned!(m.method.span()=> Self::#method #turbofish(#receiver, #(#args),*));
+                syn::visit_mut::visit_expr_mut(self, expr);
+                return;
+            }
+        }
+        if let Expr::Field(f) = expr {
+            if let (syn::Member::Named(field), Some(parent)) =
+                (&f.member, struct_named(&f.base, self.structs))
+            {
+                let (index, name) = &self.structs[parent];
+                let ident = match self
+                    .found
+                    .iter()
+                    .find(|(p, fi, _)| *p == *index && fi == field)
+                {
+                    Some((_, _, ident)) => ident.clone(),
+                    None => {
+                        let ident =
+                            format_ident!("__{}_{}", name, field, span = Span::mixed_site());
+                        self.found.push((*index, field.clone(), ident.clone()));
+                        ident
+                    }
+                };
+                let path = Ident::new(&ident.to_string(), field.span());
+                *expr = syn::parse_quote!(#path);
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    // Items nested in the body cannot see the function's parameters.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The position in `structs` of the struct `base` names, if it names one.
+fn struct_named(base: &Expr, structs: &[(usize, String)]) -> Option<usize> {
+    let mut base = base;
+    while let Expr::Paren(p) = base {
+        base = &p.expr;
+    }
+    match base {
+        Expr::Path(p) if p.qself.is_none() => {
+            let ident = p.path.get_ident()?.to_string();
+            structs.iter().position(|(_, name)| *name == ident)
+        }
+        _ => None,
+    }
+}
+
+/// How names are used once the fields are rewritten.
+#[derive(Default)]
+struct Uses {
+    /// Indexed, iterated, `.len()`, `.iter()`, `.to_vec()`.
+    array: HashSet<String>,
+    /// `&name`.
+    reference: HashSet<String>,
+    /// Every plain path.
+    paths: HashSet<String>,
+}
+
+fn plain_name(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Paren(p) => plain_name(&p.expr),
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Uses {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Index(e) => self.array.extend(plain_name(&e.expr)),
+            Expr::MethodCall(m)
+                if matches!(m.method.to_string().as_str(), "len" | "iter" | "to_vec") =>
+            {
+                self.array.extend(plain_name(&m.receiver))
+            }
+            Expr::ForLoop(f) => {
+                let iterated = match &*f.expr {
+                    Expr::Reference(r) => &*r.expr,
+                    other => other,
+                };
+                self.array.extend(plain_name(iterated));
+            }
+            Expr::Reference(r) => self.reference.extend(plain_name(&r.expr)),
+            Expr::Path(_) => self.paths.extend(plain_name(expr)),
+            _ => {}
+        }
+        syn::visit::visit_expr(self, expr);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl Flattened {
+    /// Binds the field inputs at the start of a generated body: `let __p_w = &p.w;`, `let __p_b = p.b;`
+    /// (and `let p = &p;` for a struct taken by value, so that every struct is a reference).
+    fn prologue(&self, sig: &Signature) -> TokenStream {
+        let mut code = Vec::new();
+        for p in &sig.params {
+            if matches!(p.kind, Kind::Struct(_)) && !matches!(p.ty, syn::Type::Reference(_)) {
+                let ident = &p.ident;
+                code.push(quote!(let #ident = &#ident;));
+            }
+        }
+        for input in &self.fields {
+            let (parent, field, ident) =
+                (&sig.params[input.parent].ident, &input.field, &input.ident);
+            code.push(match input.shape {
+                Shape::Array | Shape::Whole => quote!(let #ident = &#parent.#field;),
+                Shape::Scalar => quote!(let #ident = #parent.#field;),
+            });
+        }
+        quote!(#(#code)*)
+    }
+
+    /// The body of `f_vjp`: the reverse sweep over the inputs, `inner_body`, whose gradient has a slot
+    /// per active input, then each struct's gradient assembled from its fields' slots.
+    pub(crate) fn vjp_body(&self, sig: &Signature, inner_body: TokenStream) -> TokenStream {
+        let prologue = self.prologue(sig);
+        let slot = |i: usize| format_ident!("__gradient_{}", i, span = Span::mixed_site());
+        let active: Vec<usize> = (0..self.inner.params.len())
+            .filter(|&i| self.inner.params[i].active)
+            .collect();
+        let slots: Vec<TokenStream> = active
+            .iter()
+            .map(|&i| slot(i).into_token_stream())
+            .collect();
+        let slots = crate::emit::tuple_or_single(slots);
+        let (value, gradient) = (
+            Ident::new("__value", Span::mixed_site()),
+            Ident::new("__gradient", Span::mixed_site()),
+        );
+        let mut outer = Vec::new();
+        let mut inner_index = 0;
+        for (i, p) in sig.params.iter().enumerate() {
+            let own = inner_index;
+            inner_index += 1 + self.fields.iter().filter(|f| f.parent == i).count();
+            if !p.active {
+                continue;
+            }
+            let Kind::Struct(ty) = &p.kind else {
+                outer.push(slot(own).into_token_stream());
+                continue;
+            };
+            let ident = &p.ident;
+            let g = Ident::new("__struct_gradient", Span::mixed_site());
+            let whole = self.whole[i].then(|| {
+                let s = slot(own);
+                quote!(::autodiff::__private::AdjointOf::add_into(#s, &mut #g);)
+            });
+            let fields = self
+                .fields
+                .iter()
+                .filter(|f| f.parent == i)
+                .enumerate()
+                .map(|(k, f)| {
+                    let s = slot(own + 1 + k);
+                    let add = format_ident!("__autodiff_add_to_{}", f.field);
+                    quote!(<#ty>::#add(&mut #g, #s);)
+                });
+            outer.push(quote!({
+                let mut #g = <#ty as ::autodiff::__private::Differentiable>::zero_like(#ident);
+                #whole
+                #(#fields)*
+                #g
+            }));
+        }
+        let outer = crate::emit::tuple_or_single(outer);
+        quote! {
+            #prologue
+            let (#value, #gradient) = { #inner_body };
+            let #slots = #gradient;
+            (#value, #outer)
+        }
+    }
+
+    /// The body of `f_jvp`: the declared tangent `tangent` spread over the inputs (a field's tangent
+    /// taken from its struct's tangent, zero for a `#[no_grad]` field) as `inner_tangent`, then the
+    /// tangent sweep over the inputs, `inner_body`.
+    pub(crate) fn jvp_body(
+        &self,
+        sig: &Signature,
+        tangent: &Ident,
+        inner_tangent: &Ident,
+        inner_body: TokenStream,
+    ) -> TokenStream {
+        let prologue = self.prologue(sig);
+        let part = |i: usize| format_ident!("__tangent_{}", i, span = Span::mixed_site());
+        let declared: Vec<usize> = (0..sig.params.len())
+            .filter(|&i| sig.params[i].active)
+            .collect();
+        let parts: Vec<TokenStream> = declared
+            .iter()
+            .map(|&i| part(i).into_token_stream())
+            .collect();
+        let parts = crate::emit::tuple_or_single(parts);
+        let mut fields = Vec::new();
+        let mut inner = Vec::new();
+        for (i, p) in sig.params.iter().enumerate() {
+            if !p.active {
+                continue;
+            }
+            let own = part(i);
+            let Kind::Struct(ty) = &p.kind else {
+                inner.push(own.into_token_stream());
+                continue;
+            };
+            let mut field_tangents = Vec::new();
+            for f in self.fields.iter().filter(|f| f.parent == i) {
+                let (field, input) = (&f.field, &f.ident);
+                let name = format_ident!("__tangent_{}", input, span = Span::mixed_site());
+                let zero = match f.shape {
+                    Shape::Array => quote!(::autodiff::__private::zeros_like(#input)),
+                    Shape::Whole => {
+                        quote!(::autodiff::__private::Differentiable::zero_like(#input))
+                    }
+                    Shape::Scalar => quote!(::autodiff::__private::constant_zero(&#input)),
+                };
+                let take = format_ident!("__autodiff_tangent_of_{}", field);
+                fields.push(quote!(let #name = <#ty>::#take(&#own.#field, || #zero);));
+                field_tangents.push(name.into_token_stream());
+            }
+            if self.whole[i] {
+                inner.push(own.into_token_stream());
+            }
+            inner.extend(field_tangents);
+        }
+        let inner = crate::emit::tuple_or_single(inner);
+        quote! {
+            #prologue
+            let #parts = #tangent;
+            #(#fields)*
+            let #inner_tangent = #inner;
+            #inner_body
+        }
+    }
+}

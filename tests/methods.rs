@@ -1,0 +1,170 @@
+//! `#[differentiable]` on methods and associated functions: generated items of the same `impl`, `self`
+//! constant unless `wrt(self)`, calls between differentiable methods. Checked against gradients written
+//! by hand and central finite differences.
+
+mod common;
+
+use autodiff::{check_gradient_of, differentiable, Differentiable, Float};
+use common::*;
+use proptest::prelude::*;
+
+/// Data a method reads as constants: it does not derive `Differentiable`.
+struct Dataset {
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+}
+
+impl Dataset {
+    /// `self` is constant: the gradient is over `w` and `b`.
+    #[differentiable]
+    fn loss(&self, w: f64, b: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..self.xs.len() {
+            let e = w * self.xs[i] + b - self.ys[i];
+            s += e * e;
+        }
+        s / self.xs.len() as f64
+    }
+
+    /// Calls another differentiable method and an associated function.
+    #[differentiable]
+    fn penalised(&self, w: f64, b: f64) -> f64 {
+        self.loss(w, b) + Self::ridge(w, Self::LAMBDA)
+    }
+
+    const LAMBDA: f64 = 0.1;
+
+    /// An associated function: recognised as one by the `Self` it names.
+    #[differentiable(wrt(w))]
+    fn ridge(w: f64, lambda: f64) -> f64 {
+        lambda * w * w * Self::UNIT
+    }
+
+    const UNIT: f64 = 1.0;
+}
+
+/// A parameter struct with methods differentiated in `self`.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Line {
+    slope: f64,
+    offsets: Vec<f64>,
+}
+
+impl Line {
+    #[differentiable(wrt(self))]
+    fn fit(&self, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..xs.len() {
+            let e = self.slope * xs[i] + self.offsets[i % 2] - ys[i];
+            s += e * e;
+        }
+        s
+    }
+
+    /// `self` differentiated through a call of another method that names `wrt(self)`.
+    #[differentiable(wrt(self))]
+    fn fit_scaled(&self, xs: &[f64], ys: &[f64]) -> f64 {
+        self.fit(xs, ys) * 0.5 + self.slope.powi(2)
+    }
+}
+
+/// A generic `impl`.
+struct Scaled<T> {
+    factor: T,
+}
+
+impl<T: Float> Scaled<T> {
+    #[differentiable]
+    fn energy(&self, x: T, y: T) -> T {
+        self.factor * (x * x + x * y).sin()
+    }
+}
+
+const XS: [f64; 4] = [0.5, -1.0, 1.5, 2.0];
+const YS: [f64; 4] = [1.0, -0.5, 2.0, 2.5];
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn methods_with_a_constant_self(w in -2.0..2.0f64, b in -2.0..2.0f64) {
+        let data = Dataset { xs: XS.to_vec(), ys: YS.to_vec() };
+        let (value, (dw, db)) = data.loss_grad(w, b);
+        assert_close(value, data.loss(w, b), ANALYTIC_TOL, "value");
+        let m = XS.len() as f64;
+        let errors: Vec<f64> = XS.iter().zip(&YS).map(|(x, y)| w * x + b - y).collect();
+        let dw_hand: f64 = errors.iter().zip(&XS).map(|(e, x)| 2.0 * e * x / m).sum();
+        let db_hand: f64 = errors.iter().map(|e| 2.0 * e / m).sum();
+        assert_close(dw, dw_hand, ANALYTIC_TOL, "d w");
+        assert_close(db, db_hand, ANALYTIC_TOL, "d b");
+        let (_, tangent) = data.loss_jvp(w, b, (0.3, -0.7));
+        assert_close(tangent, 0.3 * dw - 0.7 * db, ANALYTIC_TOL, "tangent");
+        let (_, (pw, pb)) = data.penalised_grad(w, b);
+        assert_close(pw, dw_hand + 0.2 * w, ANALYTIC_TOL, "penalised d w");
+        assert_close(pb, db_hand, ANALYTIC_TOL, "penalised d b");
+        assert_fd_gradient(|v| data.penalised(v[0], v[1]), &[w, b], &[pw, pb], "penalised");
+        let (_, tangent) = data.penalised_jvp(w, b, (1.0, 0.0));
+        assert_close(tangent, pw, ANALYTIC_TOL, "penalised tangent");
+        let (r, dr) = Dataset::ridge_grad(w, 0.5);
+        assert_close(r, 0.5 * w * w, ANALYTIC_TOL, "ridge");
+        assert_close(dr, w, ANALYTIC_TOL, "ridge d w");
+    }
+
+    #[test]
+    fn methods_differentiated_in_self(slope in -2.0..2.0f64, o0 in -1.0..1.0f64, o1 in -1.0..1.0f64) {
+        let line = Line { slope, offsets: vec![o0, o1] };
+        let (value, grad) = line.fit_grad(&XS, &YS);
+        assert_close(value, line.fit(&XS, &YS), ANALYTIC_TOL, "value");
+        let mut hand = line.zero_like();
+        for i in 0..XS.len() {
+            let e = slope * XS[i] + line.offsets[i % 2] - YS[i];
+            hand.slope += 2.0 * e * XS[i];
+            hand.offsets[i % 2] += 2.0 * e;
+        }
+        assert_all_close(&grad.to_flat(), &hand.to_flat(), ANALYTIC_TOL, "fit gradient");
+        let (_, scaled) = line.fit_scaled_grad(&XS, &YS);
+        hand.scale(0.5);
+        hand.slope += 2.0 * slope;
+        assert_all_close(&scaled.to_flat(), &hand.to_flat(), ANALYTIC_TOL, "fit_scaled gradient");
+        let check = check_gradient_of(|l: &Line| l.fit_scaled(&XS, &YS), &line, &scaled);
+        prop_assert!(check.is_ok(FD_TOL), "{}", check);
+        let t = Line { slope: 0.4, offsets: vec![-0.3, 0.9] };
+        let (_, tangent) = line.fit_scaled_jvp(&XS, &YS, t.clone());
+        assert_close(tangent, dot(&scaled.to_flat(), &t.to_flat()), ANALYTIC_TOL, "fit_scaled tangent");
+    }
+
+    #[test]
+    fn methods_of_a_generic_impl(factor in -2.0..2.0f64, x in -1.0..1.0f64, y in -1.0..1.0f64) {
+        let s = Scaled { factor };
+        let (value, (dx, dy)) = s.energy_grad(x, y);
+        assert_close(value, s.energy(x, y), ANALYTIC_TOL, "value");
+        let c = (x * x + x * y).cos();
+        assert_close(dx, factor * c * (2.0 * x + y), ANALYTIC_TOL, "d x");
+        assert_close(dy, factor * c * x, ANALYTIC_TOL, "d y");
+        let s32 = Scaled { factor: factor as f32 };
+        let (_, (dx32, _)) = s32.energy_grad(x as f32, y as f32);
+        assert_close(dx32 as f64, dx, ANALYTIC_TOL_F32, "f32 d x");
+    }
+}
+
+#[test]
+fn methods_write_their_gradient_into_buffers() {
+    let data = Dataset {
+        xs: vec![1.0, 2.0, -0.5],
+        ys: vec![0.5, 1.0, 2.0],
+    };
+    let (value, (dw, db)) = data.loss_grad(0.7, -0.2);
+    let (mut bw, mut bb) = (0.0, 0.0);
+    assert_eq!(data.loss_grad_into(0.7, -0.2, (&mut bw, &mut bb)), value);
+    assert_eq!((bw, bb), (dw, db));
+
+    let line = Line {
+        slope: 0.3,
+        offsets: vec![0.1, -0.4],
+    };
+    let (xs, ys) = ([1.0, 2.0, 3.0], [0.5, 0.2, 1.5]);
+    let (value, grad) = line.fit_grad(&xs, &ys);
+    let mut buffer = line.zero_like();
+    assert_eq!(line.fit_grad_into(&xs, &ys, &mut buffer), value);
+    assert_eq!(buffer, grad);
+}
