@@ -39,6 +39,10 @@ fn allocations_during(f: impl FnOnce()) -> usize {
     ALLOCATIONS.with(Cell::get) - before
 }
 
+/// The reference adjoint (feature `reference-adjoint`) stores every value its loops read on tapes, which
+/// allocate: the allocation counts are those of the optimised adjoint.
+const OPTIMISED: bool = !cfg!(feature = "reference-adjoint");
+
 #[differentiable]
 fn rosenbrock(x: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -80,7 +84,7 @@ fn rosenbrock_into_a_slice_allocates_nothing() {
     let mut grad = vec![f64::NAN; 4]; // overwritten, whatever was there
     let mut value = 0.0;
     let n = allocations_during(|| value = rosenbrock_grad_into(&x, &mut grad));
-    assert_eq!(n, 0, "f_grad_into allocated");
+    assert!(n == 0 || !OPTIMISED, "f_grad_into allocated");
     let (expected_value, expected) = rosenbrock_grad(&x);
     assert_eq!(value, expected_value);
     assert_eq!(grad, expected);
@@ -93,7 +97,7 @@ fn several_parameters_take_a_tuple_of_buffers() {
     let n = allocations_during(|| {
         scaled_grad_into(1.5, &x, 3, (&mut da, &mut dx));
     });
-    assert_eq!(n, 0, "f_grad_into allocated");
+    assert!(n == 0 || !OPTIMISED, "f_grad_into allocated");
     let (value, (ea, ex)) = scaled_grad(1.5, &x, 3);
     assert_eq!(value, scaled(1.5, &x, 3));
     assert_eq!((da, &dx), (ea, &ex));
