@@ -53,8 +53,6 @@ struct Lowering<'a> {
     /// Names the body uses as arrays (`v[i]`, `v.len()`, `&v`, `for x in v`): a call's result bound to
     /// one of them is an array.
     array_uses: std::collections::HashSet<String>,
-    /// The name of the function, to reject recursion.
-    fn_name: String,
     /// Values already computed, by operation and operands: the same expression is computed once.
     memo: std::collections::HashMap<String, Var>,
     vars: Vec<VarInfo>,
@@ -77,7 +75,6 @@ pub(crate) fn lower(
     let mut lowering = Lowering {
         return_kind: sig.ret_kind.clone(),
         array_uses: arrays::array_uses(&item.block),
-        fn_name: item.sig.ident.to_string(),
         memo: Default::default(),
         vars: Vec::new(),
         arrays: Vec::new(),

@@ -42,6 +42,7 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
         bindings: bindings(item),
         bools: bools(item),
         by_ref: float_references(item, float),
+        recursion: (item.sig.ident.to_string(), name),
     };
     rewrite.visit_signature_mut(&mut shadow.sig);
     rewrite.visit_block_mut(&mut shadow.block);
@@ -117,6 +118,8 @@ struct Rewrite<'a> {
     /// The float parameters taken by reference (`x: &f64`), whose value the shadow reads once at its
     /// start: `*x` in the body becomes `x`.
     by_ref: Vec<String>,
+    /// The function's own name and its shadow's: a recursive call becomes a call of the shadow.
+    recursion: (String, &'a Ident),
 }
 
 /// The names of `item`'s parameters of type `&f64` (for `float` = `f64`).
@@ -328,6 +331,15 @@ impl VisitMut for Rewrite<'_> {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `f(..)` inside `f`: the shadow calls itself.
+        if let Expr::Call(call) = expr {
+            if let Expr::Path(p) = &mut *call.func {
+                if p.qself.is_none() && p.path.is_ident(&self.recursion.0) {
+                    let shadow = self.recursion.1.clone();
+                    p.path = syn::parse_quote!(#shadow);
+                }
+            }
+        }
         match expr {
             // `*x` of a float parameter taken by reference: the shadow has its value in `x`.
             Expr::Unary(syn::ExprUnary {

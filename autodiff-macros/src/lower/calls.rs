@@ -90,12 +90,6 @@ impl Lowering<'_> {
                 }
             }
         }
-        if path.qself.is_none() && path.path.is_ident(&self.fn_name) {
-            self.errors.spanned(
-                path,
-                "recursion is not supported in a differentiable function: write the recursion as a loop",
-            );
-        }
         let (mut args, by_ref) = self.lower_call_args(c);
         let callee = path.to_token_stream();
         let last = path
