@@ -108,7 +108,8 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     });
     let companion = items.companion();
     let jacobian = crate::jacobian::jacobian(&item, &sig);
-    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion)
+    let alias = crate::expand::generic_alias(&item).or_else(|| generic_copy(&item, &value_ty));
+    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion #alias)
 }
 
 /// Expands `#[gradient_of(path)] item`.
@@ -200,6 +201,32 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
     });
     let companion = items.companion_of(&last, quote!(#target_item #vjp #jvp));
     quote!(#item #companion)
+}
+
+/// For a `#[custom_gradient]` function written for `f64` or `f32`, its generic copy `__f_generic` (its
+/// shadow, a custom gradient function too), which the generic copies of `order = K` callers call: the
+/// closure then runs on dual numbers, so second derivatives flow through the values it captures, as
+/// `jax.hessian` of a `custom_vjp` function does. Emitted only where the shadow surely compiles
+/// (`shadow::shadowable`).
+fn generic_copy(item: &syn::ItemFn, value_ty: &syn::Type) -> Option<TokenStream> {
+    let float = match value_ty {
+        syn::Type::Path(p) if p.path.is_ident("f64") => "f64",
+        syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
+        _ => return None,
+    };
+    if !signature::float_type_params(&item.sig.generics).is_empty()
+        || !crate::shadow::shadowable(item, float)
+    {
+        return None;
+    }
+    let name = crate::naming::generic_copy(&item.sig.ident);
+    let shadow = crate::shadow::shadow(item, float, &name, &[]);
+    Some(quote! {
+        #[::autodiff::custom_gradient]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #shadow
+    })
 }
 
 fn with_errors(item: &syn::ItemFn, errors: Errors) -> TokenStream {

@@ -80,8 +80,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             );
             TokenStream::new()
         }
-        (Some(sig), Some(order), Some(_)) => {
-            crate::higher::items(&item, sig, &args, order, &mut errors)
+        (Some(sig), Some(order), Some((f, activity))) => {
+            let float_calls = float_calls(f, activity);
+            crate::higher::items(&item, sig, &args, order, &float_calls, &mut errors)
         }
         _ => TokenStream::new(),
     };
@@ -101,7 +102,8 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .flatten();
             // Calls of a function with output parameters are not differentiated yet: no companion.
             let companion = (sig.outputs().count() == 0).then(|| generated.companion());
-            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #higher)
+            let alias = (!generated.method).then(|| generic_alias(&item)).flatten();
+            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #alias #higher)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();
@@ -113,6 +115,58 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
 
 fn first_token(tokens: &TokenStream) -> TokenStream {
     tokens.clone().into_iter().take(1).collect()
+}
+
+/// For a function generic over its float type, `use f as __f_generic;`: the generic copy that the
+/// `order = K` items of an `f64` caller call (`naming::generic_copy`) is the function itself. (A function
+/// written for `f64` gets its generic copy from `order = K`.)
+pub(crate) fn generic_alias(item: &syn::ItemFn) -> Option<TokenStream> {
+    let name = &item.sig.ident;
+    let generic = !signature::float_type_params(&item.sig.generics).is_empty();
+    if !generic || naming::unraw(name).starts_with("__") {
+        return None;
+    }
+    let (vis, alias) = (&item.vis, naming::generic_copy(name));
+    Some(quote! {
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #vis use #name as #alias;
+    })
+}
+
+/// The callees (their paths' tokens) that `f` passes a float or a float array: a generic copy of `f`
+/// (`order = K` on an `f64` function) must call their generic copies.
+fn float_calls(f: &Function, activity: &Activity) -> Vec<String> {
+    let floats = |args: &[crate::ir::Operand]| {
+        args.iter().any(|a| match a {
+            crate::ir::Operand::Array(array) => {
+                matches!(activity.elem_kind(*array), crate::ir::Kind::Float(_))
+                    || activity.is_active_array(*array)
+            }
+            other => {
+                matches!(activity.kind(other), crate::ir::Kind::Float(_))
+                    || activity.is_active(other)
+            }
+        })
+    };
+    let mut calls: Vec<String> = f
+        .all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            crate::ir::Stmt::Let {
+                value: crate::ir::Value::Call { callee, args, .. },
+                ..
+            }
+            | crate::ir::Stmt::NewArray {
+                init: crate::ir::ArrayInit::Call { callee, args, .. },
+                ..
+            } if floats(args) => Some(callee.path.to_token_stream().to_string()),
+            _ => None,
+        })
+        .collect();
+    calls.sort();
+    calls.dedup();
+    calls
 }
 
 /// Is `item` an associated function or method of an `impl` block? The macro sees the function alone, so

@@ -17,11 +17,15 @@ use quote::{quote, ToTokens};
 use syn::Type;
 
 /// The higher-order items of `item`, or errors if its signature does not allow them.
+///
+/// `active_calls` are the callees (by their paths' tokens) that the function calls with differentiated
+/// arguments: the generic copy of a function written for `f64` calls their generic copies.
 pub(crate) fn items(
     item: &syn::ItemFn,
     sig: &Signature,
     args: &crate::args::Args,
     order: &syn::LitInt,
+    active_calls: &[String],
     errors: &mut Errors,
 ) -> TokenStream {
     let Ok(k) = order.base10_parse::<usize>() else {
@@ -40,7 +44,7 @@ pub(crate) fn items(
         _ => None,
     };
     let Some(scalar) = scalar else {
-        return through_shadow(item, sig, args, order, k, errors);
+        return through_shadow(item, sig, args, order, k, active_calls, errors);
     };
     let mentions = |ty: &Type| {
         ty.to_token_stream()
@@ -78,6 +82,7 @@ fn through_shadow(
     args: &crate::args::Args,
     order: &syn::LitInt,
     k: usize,
+    active_calls: &[String],
     errors: &mut Errors,
 ) -> TokenStream {
     let float = match &sig.ret_ty {
@@ -109,7 +114,7 @@ fn through_shadow(
     }
     let name = &item.sig.ident;
     let shadow_name = quote::format_ident!("__{}_generic", name);
-    let shadow = crate::shadow::shadow(item, float, &shadow_name);
+    let shadow = crate::shadow::shadow(item, float, &shadow_name, active_calls);
     let wrt = args.wrt.as_ref().map(|names| quote!(, wrt(#(#names),*)));
     let h = Higher {
         item,

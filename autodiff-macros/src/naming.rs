@@ -94,6 +94,13 @@ pub(crate) fn output_tangent(output: &Ident) -> Ident {
     output_cotangent(output)
 }
 
+/// The generic copy of the function `name` that `order = K` differentiates: `__f_generic` for `f`. A
+/// function written for `f64` gets it from `#[differentiable(order = K)]` (its shadow); a generic one is
+/// its own, under that name too (a `use` alias).
+pub(crate) fn generic_copy(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_generic", unraw(name), span = name.span())
+}
+
 /// An identifier's name without the `r#` of a raw identifier, to build other names from.
 pub(crate) fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();

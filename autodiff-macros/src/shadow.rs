@@ -24,11 +24,17 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Type};
 
 /// The generic shadow of `item`, whose float type is `float` (`f64` or `f32`), named `name`.
-pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::ItemFn {
+pub(crate) fn shadow(
+    item: &syn::ItemFn,
+    float: &str,
+    name: &Ident,
+    active_calls: &[String],
+) -> syn::ItemFn {
     let mut shadow = item.clone();
     shadow.sig.ident = name.clone();
     shadow.attrs.clear();
-    shadow.vis = syn::Visibility::Inherited;
+    // As visible as the function: the generic copies of its callers in other modules call it.
+    shadow.vis = item.vis.clone();
     let scalar = Ident::new("__S", Span::call_site());
     shadow
         .sig
@@ -42,8 +48,13 @@ pub(crate) fn shadow(item: &syn::ItemFn, float: &str, name: &Ident) -> syn::Item
         bindings: bindings(item),
         bools: bools(item),
         by_ref: float_references(item, float),
-        recursion: (item.sig.ident.to_string(), name),
+        active_calls: active_calls
+            .iter()
+            .cloned()
+            .chain([item.sig.ident.to_token_stream().to_string()])
+            .collect(),
     };
+    debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
     rewrite.visit_block_mut(&mut shadow.block);
     // `&__S` does not multiply: the body works on the values of the floats taken by reference.
@@ -118,8 +129,83 @@ struct Rewrite<'a> {
     /// The float parameters taken by reference (`x: &f64`), whose value the shadow reads once at its
     /// start: `*x` in the body becomes `x`.
     by_ref: Vec<String>,
-    /// The function's own name and its shadow's: a recursive call becomes a call of the shadow.
-    recursion: (String, &'a Ident),
+    /// The callees called with differentiated arguments (their paths' tokens), the function itself
+    /// included: the shadow calls their generic copies (`__g_generic`, `naming::generic_copy`).
+    active_calls: Vec<String>,
+}
+
+/// Can the shadow of `item` be trusted to compile, by a conservative reading of its syntax? Used where a
+/// shadow is emitted without being asked for (the generic copy of a `#[custom_gradient]` function, which an
+/// `order = K` caller needs): one that did not compile would break the function's first-order use too. The
+/// body may use its own bindings, `SCREAMING_CASE` and `consts` constants, literals, operators, closures,
+/// casts, `vec!`, and the float methods (plus a few of slices and iterators); no calls of other functions,
+/// no other float type.
+pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
+    use syn::visit::Visit;
+    // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
+    const METHODS: &[&str] = &["len", "clone", "to_vec"];
+    struct Check<'b> {
+        bindings: &'b [String],
+        other_float: &'b str,
+        ok: bool,
+    }
+    impl<'ast> Visit<'ast> for Check<'_> {
+        fn visit_expr_call(&mut self, _: &'ast syn::ExprCall) {
+            self.ok = false;
+        }
+        fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
+            self.ok &= m.mac.path.is_ident("vec");
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            self.ok &= m.path.is_ident("vec");
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            let known = crate::ir::FloatFn::ALL.iter().any(|(n, _, _)| *n == name)
+                || METHODS.contains(&name.as_str());
+            self.ok &= known;
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            let segments: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let fine = match segments.as_slice() {
+                [one] => {
+                    self.bindings.contains(one)
+                        || one
+                            .chars()
+                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+                }
+                many => many.iter().any(|s| s == "consts"),
+            };
+            self.ok &= fine;
+        }
+        fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
+            self.ok &= !t.path.is_ident(self.other_float);
+            syn::visit::visit_type_path(self, t);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {
+            self.ok = false;
+        }
+        // `&x` of a float is `&f64`, whose arithmetic `__S` lacks.
+        fn visit_expr_reference(&mut self, _: &'ast syn::ExprReference) {
+            self.ok = false;
+        }
+    }
+    let bindings = bindings(item);
+    let other_float = if float == "f64" { "f32" } else { "f64" };
+    let mut check = Check {
+        bindings: &bindings,
+        other_float,
+        ok: true,
+    };
+    check.visit_block(&item.block);
+    check.visit_signature(&item.sig);
+    check.ok
 }
 
 /// The names of `item`'s parameters of type `&f64` (for `float` = `f64`).
@@ -331,12 +417,15 @@ impl VisitMut for Rewrite<'_> {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // `f(..)` inside `f`: the shadow calls itself.
+        // `g(..)` with differentiated arguments (or `f(..)` inside `f`): the shadow calls the generic copy
+        // of `g`, `__g_generic`, which takes the shadow's float type.
         if let Expr::Call(call) = expr {
             if let Expr::Path(p) = &mut *call.func {
-                if p.qself.is_none() && p.path.is_ident(&self.recursion.0) {
-                    let shadow = self.recursion.1.clone();
-                    p.path = syn::parse_quote!(#shadow);
+                let called = p.path.to_token_stream().to_string();
+                if p.qself.is_none() && self.active_calls.contains(&called) {
+                    if let Some(last) = p.path.segments.last_mut() {
+                        last.ident = crate::naming::generic_copy(&last.ident);
+                    }
                 }
             }
         }
@@ -527,7 +616,7 @@ mod tests {
     /// The body of the shadow of `item`, as a string without the inserted `use`.
     fn body(item: syn::ItemFn) -> String {
         let name = Ident::new("__f_generic", Span::call_site());
-        let mut s = shadow(&item, "f64", &name);
+        let mut s = shadow(&item, "f64", &name, &[]);
         s.block.stmts.remove(0);
         s.block
             .stmts

@@ -127,6 +127,23 @@ impl log1pexp {
         log1pexp_jvp(x, __tangent_0)
     }
 }
+#[::autodiff::custom_gradient]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __log1pexp_generic<__S: ::autodiff::__private::Float>(
+    x: __S,
+) -> (__S, impl Fn(__S) -> __S) {
+    use ::autodiff::__private::Float as _;
+    let e = x.exp();
+    (
+        (::autodiff::__private::lit::<__S>(1.0 as f64) + e).ln(),
+        move |dy| {
+            dy
+                * (::autodiff::__private::lit::<__S>(1.0 as f64)
+                    - ::autodiff::__private::lit::<__S>(1.0 as f64)
+                        / (::autodiff::__private::lit::<__S>(1.0 as f64) + e))
+        },
+    )
+}
 use libm::erf;
 fn erf_vjp(x: f64, dy: f64) -> f64 {
     dy * 2.0 / core::f64::consts::PI.sqrt() * (-x * x).exp()

@@ -87,6 +87,9 @@ impl softplus_max {
         softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use softplus_max as __softplus_max_generic;
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }

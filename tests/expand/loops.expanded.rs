@@ -257,6 +257,9 @@ impl rosenbrock {
         rosenbrock_jvp(x, __tangent_0)
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use rosenbrock as __rosenbrock_generic;
 fn product(x: &[f64]) -> f64 {
     let mut p = 1.0;
     for &v in x {

@@ -536,3 +536,6 @@ impl softmax_loss {
         Self::__jvp_all(w, data, labels, d, k, (__tangent_0, __tangent_1))
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+pub use softmax_loss as __softmax_loss_generic;
