@@ -8,7 +8,7 @@ use crate::emit::Emitter;
 use crate::errors::Errors;
 use crate::ir::Function;
 use crate::signature::{self, Signature};
-use crate::{companion, fence, forward, lower, naming, reverse};
+use crate::{chains, companion, fence, forward, lower, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
@@ -47,23 +47,26 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     }
     // The stubs can have the real signature only if the signature had no error.
     let shapes_known = errors.len() == 0;
-    fence::check(&item.block, &mut errors);
+    // The generated items are built from the body with its iterator chains and closures rewritten into
+    // loops; `f` itself is emitted as written.
+    let body = chains::desugar(&item, &mut errors);
+    fence::check(&body.block, &mut errors);
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
     let analysed = sig.as_ref().filter(|_| errors.len() == 0).map(|sig| {
         let float_params = signature::float_type_params(&item.sig.generics);
-        let f = lower::lower(&item, sig, float_params.clone(), &mut errors);
+        let f = lower::lower(&body, sig, float_params.clone(), &mut errors);
         let activity = activity::analyze(&f, sig, &float_params, &mut errors);
         (f, activity)
     });
     let higher = match (&sig, &args.order, &analysed) {
         (Some(sig), Some(order), Some(_)) => {
-            crate::higher::items(&item, sig, &args, order, &mut errors)
+            crate::higher::items(&body, sig, &args, order, &mut errors)
         }
         _ => TokenStream::new(),
     };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
-            let generated = Generated::new(&item, &sig, &f, &activity);
+            let generated = Generated::new(&body, &sig, &f, &activity);
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let companion = generated.companion();
             quote!(#item #grad #vjp #jvp #companion #higher)

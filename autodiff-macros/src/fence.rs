@@ -47,7 +47,9 @@ impl<'ast> Visit<'ast> for Fence<'_> {
     fn visit_expr(&mut self, expr: &'ast Expr) {
         let message = match expr {
             Expr::Closure(_) => {
-                "closures are not supported in a differentiable body: write the computation inline"
+                "a closure is supported bound to a local and called (`let sq = |v: f64| v * v; sq(x)`) or \
+                 given to an iterator adaptor (`.map(..)`, `.fold(..)`), where the macro inlines its body: bind \
+                 it to a local, or write the computation inline"
             }
             Expr::Unsafe(_) => {
                 "`unsafe` blocks are not supported in a differentiable body (and with them reads of a \
@@ -241,7 +243,7 @@ mod tests {
         let body = "{ let f = |y| y; println!(\"{}\", x); 'outer: for i in 0..3 {} unsafe { x } }";
         let errors = errors_in(body);
         assert_eq!(errors.len(), 4, "{errors:?}");
-        assert!(errors[0].contains("closures"));
+        assert!(errors[0].contains("closure"));
         assert!(errors[1].contains("macros"));
         assert!(errors[2].contains("labels"));
         assert!(errors[3].contains("unsafe"));

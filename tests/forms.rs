@@ -1,0 +1,461 @@
+//! The forms numeric Rust is usually written in (iterator chains with closures, local closures,
+//! sub-slices, tuple and `mut` parameters, arrays as values of branches), each checked in reverse mode
+//! (`_grad`, `_vjp`), forward mode (`_jvp`) and at `order = 2` (`_hvp`) against central differences and
+//! derivatives worked out by hand, at random inputs.
+
+mod common;
+
+use autodiff::{differentiable, Float};
+use common::*;
+use proptest::prelude::*;
+
+// ---- a check of every mode, for a function of one flat vector of inputs ----
+
+/// `x ↦ (value, gradient)`, as `_grad` and `_vjp` (with its cotangent bound) give them, flattened.
+type Gradient<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+/// `(x, d) ↦ (value, d · gradient)`: `_vjp`.
+type Vjp<'a> = &'a dyn Fn(&[f64], f64) -> (f64, Vec<f64>);
+/// `(x, t) ↦ (value, gradient · t)`: `_jvp`.
+type Jvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+/// `(x, v) ↦ (value, gradient, H v)`: `_hvp`.
+type Hvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, Vec<f64>, Vec<f64>);
+
+/// The generated items of one function, seen as functions of the flattened active inputs.
+struct Modes<'a> {
+    primal: &'a dyn Fn(&[f64]) -> f64,
+    grad: Gradient<'a>,
+    vjp: Vjp<'a>,
+    jvp: Jvp<'a>,
+    hvp: Option<Hvp<'a>>,
+}
+
+/// Checks at `x`: the values of every item are the primal's; the gradient agrees with `hand` (the
+/// derivative worked out by hand) and with central differences; `_vjp` scales with its cotangent; `_jvp`
+/// along `t` is the gradient's inner product with it; `_hvp` along `t` agrees with `hand_hv` if given and
+/// with central differences of the hand-written gradient along `t`.
+#[track_caller]
+fn check(
+    what: &str,
+    m: &Modes,
+    x: &[f64],
+    hand: &dyn Fn(&[f64]) -> Vec<f64>,
+    hand_hv: Option<&[f64]>,
+    t: &[f64],
+) {
+    let value = (m.primal)(x);
+    let (grad_value, grad) = (m.grad)(x);
+    assert_eq!(grad_value, value, "{what} at {x:?}: the value of _grad");
+    assert_all_close(
+        &grad,
+        &hand(x),
+        ANALYTIC_TOL,
+        &format!("{what} at {x:?}: gradient vs hand"),
+    );
+    assert_fd_gradient(m.primal, x, &grad, what);
+
+    let (vjp_value, vjp_grad) = (m.vjp)(x, COTANGENT);
+    assert_eq!(vjp_value, value, "{what} at {x:?}: the value of _vjp");
+    let scaled: Vec<f64> = grad.iter().map(|g| g * COTANGENT).collect();
+    assert_all_close(
+        &vjp_grad,
+        &scaled,
+        ANALYTIC_TOL,
+        &format!("{what} at {x:?}: vjp"),
+    );
+
+    let (jvp_value, jvp_dot) = (m.jvp)(x, t);
+    assert_eq!(jvp_value, value, "{what} at {x:?}: the value of _jvp");
+    assert_jvp_is_grad_dot(jvp_dot, &grad, t, &format!("{what} at {x:?}"));
+
+    if let Some(hvp) = m.hvp {
+        let (hvp_value, hvp_grad, hv) = hvp(x, t);
+        assert_eq!(hvp_value, value, "{what} at {x:?}: the value of _hvp");
+        assert_all_close(
+            &hvp_grad,
+            &grad,
+            ANALYTIC_TOL,
+            &format!("{what} at {x:?}: hvp gradient"),
+        );
+        if let Some(expected) = hand_hv {
+            assert_all_close(
+                &hv,
+                expected,
+                1e-9,
+                &format!("{what} at {x:?}: hvp vs hand"),
+            );
+        }
+        // The central difference of the hand-written gradient along t.
+        let h = 1e-5;
+        let shifted = |s: f64| -> Vec<f64> {
+            let y: Vec<f64> = x.iter().zip(t).map(|(a, b)| a + s * h * b).collect();
+            hand(&y)
+        };
+        let (above, below) = (shifted(1.0), shifted(-1.0));
+        let fd: Vec<f64> = above
+            .iter()
+            .zip(&below)
+            .map(|(a, b)| (a - b) / (2.0 * h))
+            .collect();
+        assert_all_close(
+            &hv,
+            &fd,
+            1e-5,
+            &format!("{what} at {x:?}: hvp vs central differences"),
+        );
+    }
+}
+
+/// Vectors of `n` moderate inputs with a tangent of the same length.
+fn point(n: usize) -> impl Strategy<Value = (Vec<f64>, Vec<f64>)> {
+    (
+        prop::collection::vec(moderate(), n),
+        prop::collection::vec(tangent(), n),
+    )
+}
+
+fn split(x: &[f64], n: usize) -> (&[f64], &[f64]) {
+    x.split_at(n)
+}
+
+/// Checks `f(x: &[f64]) -> f64`, with `order = 2`, through its items `f_grad`, `f_vjp`, `f_jvp`, `f_hvp`.
+macro_rules! check_slice {
+    ($what:expr, $f:ident, $grad:ident, $vjp:ident, $jvp:ident, $hvp:ident, $x:expr, $hand:expr, $hv:expr, $t:expr) => {{
+        let hvp = |x: &[f64], t: &[f64]| $hvp(x, t.to_vec());
+        let modes = Modes {
+            primal: &|x: &[f64]| $f(x),
+            grad: &|x: &[f64]| $grad(x),
+            vjp: &|x: &[f64], d: f64| $vjp(x, d),
+            jvp: &|x: &[f64], t: &[f64]| $jvp(x, t.to_vec()),
+            hvp: Some(&hvp),
+        };
+        check($what, &modes, $x, $hand, $hv, $t);
+    }};
+}
+
+// ---- iterator chains over slices, with closures ----
+
+/// `map` and `sum`.
+#[differentiable(order = 2)]
+fn sum_of_squares(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum()
+}
+
+/// `sum` and `product` of the elements themselves.
+#[differentiable(order = 2)]
+fn sum_and_product(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let p: f64 = x.iter().product();
+    s * s + p
+}
+
+/// `zip`, then `map` over the pairs, then a method of the sum.
+#[differentiable(order = 2)]
+fn zip_dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter())
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+        .sin()
+}
+
+/// `enumerate`: the index is an integer the closure converts.
+#[differentiable(order = 2)]
+fn enumerate_weights(x: &[f64]) -> f64 {
+    x.iter()
+        .enumerate()
+        .map(|(i, v)| (i as f64 + 1.0) * v.sin())
+        .sum()
+}
+
+/// `fold` with a `&v` pattern, then a method of the result.
+#[differentiable(order = 2)]
+fn log_sum_exp(x: &[f64]) -> f64 {
+    x.iter().fold(0.0, |acc, &v| acc + v.exp()).ln()
+}
+
+/// A `fold` whose steps do not commute (Horner's rule), over `.rev()`, with an active value captured.
+#[differentiable(order = 2)]
+fn horner(c: &[f64], t: f64) -> f64 {
+    c.iter().rev().fold(0.0, |acc, &a| acc * t + a)
+}
+
+/// `.copied()` and `.cloned()`, and functions given by their path (`f64::max`, `f64::sin`).
+#[differentiable(order = 2)]
+fn by_path(x: &[f64]) -> f64 {
+    x.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        + x.iter().cloned().map(f64::sin).sum::<f64>()
+}
+
+/// The element as `*v`, `&v` and `v: &f64`.
+#[differentiable(order = 2)]
+fn derefs(x: &[f64]) -> f64 {
+    let a: f64 = x.iter().map(|v| *v * *v * *v).sum();
+    let b: f64 = x.iter().map(|&v| v.exp()).sum();
+    let c: f64 = x.iter().map(|v: &f64| v.cos()).sum();
+    a + b + c
+}
+
+/// Chains over a local `Vec` made by `collect`, an array and a `vec!`.
+#[differentiable(order = 2)]
+fn on_locals(x: &[f64]) -> f64 {
+    let sines: Vec<f64> = x.iter().map(|a| a.sin()).collect();
+    let w = [1.0, 2.0, 3.0];
+    #[allow(clippy::useless_vec)] // the form under test
+    let v = vec![x[0], x[1] * x[1], x[2]];
+    sines.iter().zip(x.iter()).map(|(s, a)| s * a).sum::<f64>()
+        + w.iter().zip(v.iter()).map(|(a, b)| a * b).sum::<f64>()
+}
+
+/// A chain inside a closure of a chain, and a chain over a range of indexes.
+#[differentiable(order = 2)]
+fn nested_and_range(x: &[f64], y: &[f64]) -> f64 {
+    let pairs: f64 = x
+        .iter()
+        .map(|a| y.iter().map(|b| (a - b).powi(2)).sum::<f64>())
+        .sum();
+    let n = x.len().min(y.len());
+    pairs + (0..n).map(|i| x[i] * y[i]).sum::<f64>()
+}
+
+/// A `for` over a chain with a `map`.
+#[differentiable(order = 2)]
+fn for_over_map(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().map(|a| 2.0 * a) {
+        s += v.sin();
+    }
+    s
+}
+
+/// A generic function: `fold` from `T::zero()`.
+#[differentiable(order = 2)]
+fn generic_fold<T: Float>(x: &[T]) -> T {
+    x.iter().fold(T::zero(), |acc, &v| acc + v * v.sin())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn map_sum((x, t) in (1..6usize).prop_flat_map(point)) {
+        let hand = |x: &[f64]| x.iter().map(|v| 2.0 * v).collect::<Vec<_>>();
+        let hv: Vec<f64> = t.iter().map(|v| 2.0 * v).collect();
+        check_slice!("sum_of_squares", sum_of_squares, sum_of_squares_grad, sum_of_squares_vjp,
+            sum_of_squares_jvp, sum_of_squares_hvp, &x, &hand, Some(&hv), &t);
+    }
+
+    #[test]
+    fn plain_sum_and_product((x, t) in (1..6usize).prop_flat_map(point)) {
+        let hand = |x: &[f64]| {
+            let s: f64 = x.iter().sum();
+            (0..x.len())
+                .map(|i| 2.0 * s + (0..x.len()).filter(|&j| j != i).map(|j| x[j]).product::<f64>())
+                .collect::<Vec<_>>()
+        };
+        check_slice!("sum_and_product", sum_and_product, sum_and_product_grad, sum_and_product_vjp,
+            sum_and_product_jvp, sum_and_product_hvp, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn zip_map_sum((x, t) in (1..5usize).prop_flat_map(|n| point(2 * n))) {
+        let n = x.len() / 2;
+        let f = |x: &[f64]| { let (a, b) = split(x, n); zip_dot(a, b) };
+        let grad = |x: &[f64]| { let (a, b) = split(x, n); let (v, (ga, gb)) = zip_dot_grad(a, b); (v, [ga, gb].concat()) };
+        let vjp = |x: &[f64], d: f64| { let (a, b) = split(x, n); let (v, (ga, gb)) = zip_dot_vjp(a, b, d); (v, [ga, gb].concat()) };
+        let jvp = |x: &[f64], t: &[f64]| { let (a, b) = split(x, n); zip_dot_jvp(a, b, (t[..n].to_vec(), t[n..].to_vec())) };
+        let hvp = |x: &[f64], t: &[f64]| {
+            let (a, b) = split(x, n);
+            let (v, (ga, gb), (ha, hb)) = zip_dot_hvp(a, b, (t[..n].to_vec(), t[n..].to_vec()));
+            (v, [ga, gb].concat(), [ha, hb].concat())
+        };
+        let hand = |x: &[f64]| {
+            let (a, b) = split(x, n);
+            let c = dot(a, b).cos();
+            b.iter().chain(a).map(|v| c * v).collect::<Vec<_>>()
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("zip_dot", &modes, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn enumerate_map_sum((x, t) in (1..6usize).prop_flat_map(point)) {
+        let hand = |x: &[f64]| x.iter().enumerate().map(|(i, v)| (i as f64 + 1.0) * v.cos()).collect::<Vec<_>>();
+        let hv: Vec<f64> = x.iter().zip(&t).enumerate().map(|(i, (v, d))| -(i as f64 + 1.0) * v.sin() * d).collect();
+        check_slice!("enumerate_weights", enumerate_weights, enumerate_weights_grad, enumerate_weights_vjp,
+            enumerate_weights_jvp, enumerate_weights_hvp, &x, &hand, Some(&hv), &t);
+    }
+
+    #[test]
+    fn fold_with_reference_pattern((x, t) in (1..6usize).prop_flat_map(point)) {
+        // The gradient of log-sum-exp is the softmax.
+        let hand = |x: &[f64]| {
+            let z: f64 = x.iter().map(|v| v.exp()).sum();
+            x.iter().map(|v| v.exp() / z).collect::<Vec<_>>()
+        };
+        check_slice!("log_sum_exp", log_sum_exp, log_sum_exp_grad, log_sum_exp_vjp, log_sum_exp_jvp,
+            log_sum_exp_hvp, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn fold_in_order_over_rev((x, t) in (2..6usize).prop_flat_map(point)) {
+        // x = (c_0, .., c_{n-1}, t): p(t) = Σ c_k t^k, ∂p/∂c_k = t^k, ∂p/∂t = Σ k c_k t^(k-1).
+        let n = x.len() - 1;
+        let f = |x: &[f64]| horner(&x[..n], x[n]);
+        let grad = |x: &[f64]| { let (v, (gc, gt)) = horner_grad(&x[..n], x[n]); (v, [gc, vec![gt]].concat()) };
+        let vjp = |x: &[f64], d: f64| { let (v, (gc, gt)) = horner_vjp(&x[..n], x[n], d); (v, [gc, vec![gt]].concat()) };
+        let jvp = |x: &[f64], t: &[f64]| horner_jvp(&x[..n], x[n], (t[..n].to_vec(), t[n]));
+        let hvp = |x: &[f64], t: &[f64]| {
+            let (v, (gc, gt), (hc, ht)) = horner_hvp(&x[..n], x[n], (t[..n].to_vec(), t[n]));
+            (v, [gc, vec![gt]].concat(), [hc, vec![ht]].concat())
+        };
+        let hand = |x: &[f64]| {
+            let (c, s) = (&x[..n], x[n]);
+            let mut g: Vec<f64> = (0..n).map(|k| s.powi(k as i32)).collect();
+            g.push((1..n).map(|k| k as f64 * c[k] * s.powi(k as i32 - 1)).sum());
+            g
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("horner", &modes, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn copied_cloned_and_function_paths((x, t) in (1..6usize).prop_flat_map(point)) {
+        prop_assume!(min_gap(&x) > 1e-3);
+        let hand = |x: &[f64]| {
+            let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            x.iter().map(|&v| f64::from(v == max) + v.cos()).collect::<Vec<_>>()
+        };
+        check_slice!("by_path", by_path, by_path_grad, by_path_vjp, by_path_jvp, by_path_hvp, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn derefs_and_reference_patterns((x, t) in (1..6usize).prop_flat_map(point)) {
+        let hand = |x: &[f64]| x.iter().map(|v| 3.0 * v * v + v.exp() - v.sin()).collect::<Vec<_>>();
+        let hv: Vec<f64> = x.iter().zip(&t).map(|(v, d)| (6.0 * v + v.exp() - v.cos()) * d).collect();
+        check_slice!("derefs", derefs, derefs_grad, derefs_vjp, derefs_jvp, derefs_hvp, &x, &hand, Some(&hv), &t);
+    }
+
+    #[test]
+    fn chains_over_local_vecs_and_arrays((x, t) in point(3)) {
+        let hand = |x: &[f64]| {
+            let mut g: Vec<f64> = x.iter().map(|v| v.cos() * v + v.sin()).collect();
+            g[0] += 1.0;
+            g[1] += 4.0 * x[1];
+            g[2] += 3.0;
+            g
+        };
+        check_slice!("on_locals", on_locals, on_locals_grad, on_locals_vjp, on_locals_jvp, on_locals_hvp,
+            &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn nested_chains_and_ranges((n, m) in (1..4usize, 1..4usize), seed in point(6)) {
+        let (x, t) = (&seed.0[..n + m], &seed.1[..n + m]);
+        let f = |x: &[f64]| nested_and_range(&x[..n], &x[n..]);
+        let grad = |x: &[f64]| { let (v, (a, b)) = nested_and_range_grad(&x[..n], &x[n..]); (v, [a, b].concat()) };
+        let vjp = |x: &[f64], d: f64| { let (v, (a, b)) = nested_and_range_vjp(&x[..n], &x[n..], d); (v, [a, b].concat()) };
+        let jvp = |x: &[f64], t: &[f64]| nested_and_range_jvp(&x[..n], &x[n..], (t[..n].to_vec(), t[n..].to_vec()));
+        let hvp = |x: &[f64], t: &[f64]| {
+            let (v, (a, b), (ha, hb)) = nested_and_range_hvp(&x[..n], &x[n..], (t[..n].to_vec(), t[n..].to_vec()));
+            (v, [a, b].concat(), [ha, hb].concat())
+        };
+        let hand = |x: &[f64]| {
+            let (a, b) = (&x[..n], &x[n..]);
+            let k = n.min(m);
+            let ga = (0..n).map(|i| b.iter().map(|bj| 2.0 * (a[i] - bj)).sum::<f64>() + if i < k { b[i] } else { 0.0 });
+            let gb = (0..m).map(|j| a.iter().map(|ai| -2.0 * (ai - b[j])).sum::<f64>() + if j < k { a[j] } else { 0.0 });
+            ga.chain(gb).collect::<Vec<_>>()
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("nested_and_range", &modes, x, &hand, None, t);
+    }
+
+    #[test]
+    fn for_over_a_mapped_chain((x, t) in (1..6usize).prop_flat_map(point)) {
+        let hand = |x: &[f64]| x.iter().map(|v| 2.0 * (2.0 * v).cos()).collect::<Vec<_>>();
+        check_slice!("for_over_map", for_over_map, for_over_map_grad, for_over_map_vjp, for_over_map_jvp,
+            for_over_map_hvp, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn generic_fold_on_f64_and_f32((x, t) in (1..6usize).prop_flat_map(point)) {
+        let hand = |x: &[f64]| x.iter().map(|v| v.sin() + v * v.cos()).collect::<Vec<_>>();
+        check_slice!("generic_fold", generic_fold, generic_fold_grad, generic_fold_vjp, generic_fold_jvp,
+            generic_fold_hvp, &x, &hand, None, &t);
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let (value, grad) = generic_fold_grad(&x32);
+        prop_assert_eq!(value, generic_fold(&x32));
+        let at: Vec<f64> = x32.iter().map(|&v| f64::from(v)).collect();
+        let grad: Vec<f64> = grad.iter().map(|&g| f64::from(g)).collect();
+        assert_all_close(&grad, &hand(&at), ANALYTIC_TOL_F32, "generic_fold at f32");
+    }
+}
+
+// ---- closures bound to a local and called ----
+
+/// Closures of one and two parameters, one capturing a local, one calling another.
+#[differentiable(order = 2)]
+fn local_closures(x: f64, y: f64) -> f64 {
+    let sq = |v: f64| v * v;
+    let k = 3.0;
+    let cross = |a: f64, b: f64| k * a * b;
+    let twice = |v: f64| {
+        let w = sq(v);
+        w + w
+    };
+    // The arguments in swapped order: each is evaluated before a parameter is bound.
+    sq(x) + cross(y, x) + twice(y.sin())
+}
+
+/// A local closure capturing an active parameter, given to `.map(..)` by name and called in another
+/// closure, with its argument passed by reference.
+#[differentiable(order = 2)]
+fn closure_in_chain(x: &[f64], k: f64) -> f64 {
+    let scaled = |v: &f64| (k * *v).tanh();
+    x.iter().map(scaled).sum::<f64>() + x.iter().map(|&v| scaled(&v) * v).sum::<f64>()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn closures_bound_to_locals(x in moderate(), y in moderate(), t in tangents()) {
+        // ∂f/∂x = 2x + 3y, ∂f/∂y = 3x + 4 sin y cos y; H = [[2, 3], [3, 4 cos 2y]].
+        let f = |p: &[f64]| local_closures(p[0], p[1]);
+        let grad = |p: &[f64]| { let (v, (a, b)) = local_closures_grad(p[0], p[1]); (v, vec![a, b]) };
+        let vjp = |p: &[f64], d: f64| { let (v, (a, b)) = local_closures_vjp(p[0], p[1], d); (v, vec![a, b]) };
+        let jvp = |p: &[f64], t: &[f64]| local_closures_jvp(p[0], p[1], (t[0], t[1]));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, (a, b), (ha, hb)) = local_closures_hvp(p[0], p[1], (t[0], t[1]));
+            (v, vec![a, b], vec![ha, hb])
+        };
+        let hand = |p: &[f64]| vec![2.0 * p[0] + 3.0 * p[1], 3.0 * p[0] + 4.0 * p[1].sin() * p[1].cos()];
+        let hv = [2.0 * t[0] + 3.0 * t[1], 3.0 * t[0] + 4.0 * (2.0 * y).cos() * t[1]];
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("local_closures", &modes, &[x, y], &hand, Some(&hv), &t[..2]);
+    }
+
+    #[test]
+    fn local_closure_in_a_chain((x, t) in (1..6usize).prop_flat_map(|n| point(n + 1))) {
+        let n = x.len() - 1;
+        let f = |p: &[f64]| closure_in_chain(&p[..n], p[n]);
+        let grad = |p: &[f64]| { let (v, (g, k)) = closure_in_chain_grad(&p[..n], p[n]); (v, [g, vec![k]].concat()) };
+        let vjp = |p: &[f64], d: f64| { let (v, (g, k)) = closure_in_chain_vjp(&p[..n], p[n], d); (v, [g, vec![k]].concat()) };
+        let jvp = |p: &[f64], t: &[f64]| closure_in_chain_jvp(&p[..n], p[n], (t[..n].to_vec(), t[n]));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, (g, k), (h, hk)) = closure_in_chain_hvp(&p[..n], p[n], (t[..n].to_vec(), t[n]));
+            (v, [g, vec![k]].concat(), [h, vec![hk]].concat())
+        };
+        // f = Σ tanh(k x_i) (1 + x_i); with s_i = sech²(k x_i):
+        // ∂f/∂x_i = k s_i (1 + x_i) + tanh(k x_i), ∂f/∂k = Σ x_i s_i (1 + x_i).
+        let hand = |p: &[f64]| {
+            let (x, k) = (&p[..n], p[n]);
+            let s = |v: f64| 1.0 - (k * v).tanh().powi(2);
+            let mut g: Vec<f64> = x.iter().map(|&v| k * s(v) * (1.0 + v) + (k * v).tanh()).collect();
+            g.push(x.iter().map(|&v| v * s(v) * (1.0 + v)).sum());
+            g
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("closure_in_chain", &modes, &x, &hand, None, &t);
+    }
+}
