@@ -459,3 +459,123 @@ proptest! {
         check("closure_in_chain", &modes, &x, &hand, None, &t);
     }
 }
+
+// ---- sub-slices ----
+
+/// Sub-slices bound to locals, indexed, iterated by `for` and by a chain, and `.len()`.
+#[differentiable(order = 2)]
+fn sub_slices(x: &[f64]) -> f64 {
+    let head = &x[..2];
+    let rest = &x[2..];
+    let mut s = 0.0;
+    for &v in rest {
+        s += v * v;
+    }
+    let middle: f64 = x[1..3].iter().map(|v| v.sin()).sum();
+    s * rest.len() as f64 + head[0] * head[1] + middle + x[1..=2][1].exp()
+}
+
+/// A dot product, called on sub-slices.
+#[differentiable(order = 2)]
+fn dot_of<T: Float>(a: &[T], b: &[T]) -> T {
+    a.iter()
+        .zip(b.iter())
+        .fold(T::zero(), |acc, (&u, &v)| acc + u * v)
+}
+
+/// The rows of a row-major matrix `w` (rows of `x.len()`), passed to a call as sub-slices inside a loop:
+/// `Σ_r tanh(w_r · x)`.
+#[differentiable(order = 2)]
+fn rows_through_calls(w: &[f64], x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for r in 0..w.len() / n {
+        s += dot_of(&w[r * n..(r + 1) * n], x).tanh();
+    }
+    s
+}
+
+/// A sub-slice of a fixed-size array and of a local `Vec` written before.
+#[differentiable(order = 2)]
+fn array_windows(a: [f64; 4]) -> f64 {
+    let mut v = vec![0.0; a.len()];
+    for i in 0..4 {
+        v[i] = a[i] * a[i];
+    }
+    dot_of(&a[1..], &v[..3])
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn sub_slices_read_and_iterated((x, t) in (3..7usize).prop_flat_map(point)) {
+        let hand = |x: &[f64]| {
+            let n = x.len();
+            let s: f64 = x[2..].iter().map(|v| v * v).sum();
+            let mut g = vec![0.0; n];
+            for i in 2..n {
+                g[i] += 2.0 * x[i] * (n - 2) as f64;
+            }
+            g[0] += x[1];
+            g[1] += x[0] + x[1].cos();
+            g[2] += x[2].cos() + x[2].exp();
+            let _ = s;
+            g
+        };
+        check_slice!("sub_slices", sub_slices, sub_slices_grad, sub_slices_vjp, sub_slices_jvp,
+            sub_slices_hvp, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn sub_slices_passed_to_calls_in_a_loop((rows, n) in (1..4usize, 1..4usize), seed in point(16)) {
+        let k = rows * n + n;
+        let (p, t) = (&seed.0[..k], &seed.1[..k]);
+        let m = rows * n;
+        let f = |p: &[f64]| rows_through_calls(&p[..m], &p[m..]);
+        let grad = |p: &[f64]| { let (v, (a, b)) = rows_through_calls_grad(&p[..m], &p[m..]); (v, [a, b].concat()) };
+        let vjp = |p: &[f64], d: f64| { let (v, (a, b)) = rows_through_calls_vjp(&p[..m], &p[m..], d); (v, [a, b].concat()) };
+        let jvp = |p: &[f64], t: &[f64]| rows_through_calls_jvp(&p[..m], &p[m..], (t[..m].to_vec(), t[m..].to_vec()));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, (a, b), (ha, hb)) = rows_through_calls_hvp(&p[..m], &p[m..], (t[..m].to_vec(), t[m..].to_vec()));
+            (v, [a, b].concat(), [ha, hb].concat())
+        };
+        // ∂/∂w_rj = sech²(w_r · x) x_j, ∂/∂x_j = Σ_r sech²(w_r · x) w_rj.
+        let hand = |p: &[f64]| {
+            let (w, x) = (&p[..m], &p[m..]);
+            let mut g = vec![0.0; k];
+            for r in 0..rows {
+                let s = 1.0 - dot(&w[r * n..(r + 1) * n], x).tanh().powi(2);
+                for j in 0..n {
+                    g[r * n + j] += s * x[j];
+                    g[m + j] += s * w[r * n + j];
+                }
+            }
+            g
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("rows_through_calls", &modes, p, &hand, None, t);
+    }
+
+    #[test]
+    fn sub_slices_of_arrays_and_local_vecs((x, t) in point(4)) {
+        let a = [x[0], x[1], x[2], x[3]];
+        let f = |p: &[f64]| array_windows([p[0], p[1], p[2], p[3]]);
+        let grad = |p: &[f64]| { let (v, g) = array_windows_grad([p[0], p[1], p[2], p[3]]); (v, g.to_vec()) };
+        let vjp = |p: &[f64], d: f64| { let (v, g) = array_windows_vjp([p[0], p[1], p[2], p[3]], d); (v, g.to_vec()) };
+        let jvp = |p: &[f64], t: &[f64]| array_windows_jvp([p[0], p[1], p[2], p[3]], [t[0], t[1], t[2], t[3]]);
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, g, h) = array_windows_hvp([p[0], p[1], p[2], p[3]], [t[0], t[1], t[2], t[3]]);
+            (v, g.to_vec(), h.to_vec())
+        };
+        // f = a1 a0² + a2 a1² + a3 a2².
+        let hand = |a: &[f64]| vec![
+            2.0 * a[1] * a[0],
+            a[0] * a[0] + 2.0 * a[2] * a[1],
+            a[1] * a[1] + 2.0 * a[3] * a[2],
+            a[2] * a[2],
+        ];
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("array_windows", &modes, &a, &hand, None, &t);
+    }
+}

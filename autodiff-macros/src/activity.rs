@@ -238,7 +238,7 @@ impl Pass<'_> {
                             items.iter().any(|o| self.activity.is_active(o)),
                         ),
                         ArrayInit::Empty { .. } => (Kind::Unknown, false),
-                        ArrayInit::Copy(source) => (
+                        ArrayInit::Copy(source) | ArrayInit::Window { source, .. } => (
                             self.activity.elem_kind(*source).clone(),
                             self.activity.is_active_array(*source),
                         ),

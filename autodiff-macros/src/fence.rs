@@ -82,12 +82,29 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 self.errors.spanned(label, LABELS);
                 return;
             }
+            // A sub-slice `&x[a..b]`, `x[a..]`.
+            Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => {
+                self.visit_expr(&i.expr);
+                if let Expr::Range(r) = &*i.index {
+                    for end in r.start.iter().chain(r.end.iter()) {
+                        self.visit_expr(end);
+                    }
+                }
+                return;
+            }
+            Expr::Reference(r) if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
+                self.visit_expr(&r.expr);
+                return;
+            }
             Expr::Reference(_) => {
                 "references are not supported in a differentiable body: use the value itself (a slice is \
                  iterated as `for x in xs` or `for &x in xs.iter()`)"
             }
             Expr::Struct(_) => "struct literals are not supported: a differentiable function works on floats",
-            Expr::Range(_) => "ranges are supported only as what a `for` loop iterates",
+            Expr::Range(_) => {
+                "ranges are supported as what a `for` loop iterates and as the index of a sub-slice \
+                 (`&x[a..b]`): bind the bounds to locals instead"
+            }
             Expr::Try(_) => "the `?` operator is not supported: a differentiable function returns floats",
             Expr::Let(_) => "`if let` and `while let` are not supported: use `if` with a comparison or `match`",
             Expr::TryBlock(_) | Expr::Yield(_) | Expr::Const(_) | Expr::Infer(_) | Expr::Verbatim(_) => {

@@ -486,6 +486,10 @@ impl Forward<'_, '_> {
                 }
             }
             ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
+            ArrayInit::Window { source, range } if activity.is_active_array(*source) => {
+                let (source_tangent, range) = (self.array_tangent(*source), self.e.window(range));
+                quote!(#source_tangent[#range].to_vec())
+            }
             ArrayInit::Copy(source) if activity.is_active_array(*source) => {
                 let source_tangent = self.array_tangent(*source);
                 if self.e.f.arrays[array.0 as usize].fixed {

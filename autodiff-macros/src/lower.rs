@@ -30,6 +30,7 @@ mod calls;
 mod control;
 mod iteration;
 mod loops;
+mod windows;
 
 /// A name in scope: its current value, or `None` for `let y;` not yet assigned.
 #[derive(Clone)]
@@ -582,8 +583,11 @@ impl Lowering<'_> {
                     .spanned(r, "`return` is only supported as a statement");
                 Self::poisoned()
             }
-            // `f(&[x, y])`: a call takes `&a` of a named array only.
+            // `f(&[x, y])`: a call takes `&a` of a named array only; `&x[a..b]` is a sub-slice.
             Expr::Reference(r) => {
+                if let Some(window) = self.lower_window(expr, hint) {
+                    return window;
+                }
                 let message = match strip_parens(&r.expr) {
                     Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) => {
                         "a reference to an array literal is not supported: bind the array to a local first \

@@ -376,6 +376,16 @@ impl Reverse<'_, '_> {
                                 code.push(quote!(::autodiff::__private::accumulate(&mut #source_buffer, &#buffer);));
                             }
                         }
+                        // The window's adjoint flows back into the same window of the source's.
+                        ArrayInit::Window { source, range } => {
+                            if self.e.activity.is_active_array(*source) {
+                                let source_buffer = self.array_adjoint(*source);
+                                let bounds = range.start.iter().chain(range.end.iter());
+                                refs.extend(bounds.filter_map(Operand::var));
+                                let range = self.e.window(range);
+                                code.push(quote!(::autodiff::__private::accumulate(&mut #source_buffer[#range], &#buffer);));
+                            }
+                        }
                     }
                 }
                 Stmt::Loop(l) => self.loop_(l, adjoints, code, refs),

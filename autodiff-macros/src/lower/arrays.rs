@@ -50,7 +50,13 @@ impl Lowering<'_> {
 
     /// `a[i]`.
     pub(super) fn lower_index(&mut self, e: &syn::ExprIndex, hint: Option<String>) -> Operand {
-        let Some(array) = self.array_named(&e.expr) else {
+        if let Expr::Range(_) = strip_parens(&e.index) {
+            let expr = Expr::Index(e.clone());
+            return self
+                .lower_window(&expr, hint)
+                .unwrap_or_else(Self::poisoned);
+        }
+        let Some(array) = self.array_operand(&e.expr) else {
             if let Some(constant) = self.outside_array(&e.expr) {
                 // `WEIGHTS[i]`: a constant array from outside the function, whose elements are constants.
                 let index = self.lower_expr(&e.index, None);
@@ -243,7 +249,7 @@ impl Lowering<'_> {
         m: &syn::ExprMethodCall,
         hint: &Option<String>,
     ) -> Option<Operand> {
-        let array = self.array_named(&m.receiver)?;
+        let array = self.array_operand(&m.receiver)?;
         let name = m.method.to_string();
         Some(match (name.as_str(), m.args.len()) {
             ("len", 0) => self.emit(Value::Len(array), hint.clone(), m.span()),

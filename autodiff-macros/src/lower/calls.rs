@@ -98,7 +98,7 @@ impl Lowering<'_> {
     pub(super) fn lower_call_args(&mut self, c: &syn::ExprCall) -> (Vec<Operand>, Vec<bool>) {
         c.args
             .iter()
-            .map(|arg| match self.array_named(arg) {
+            .map(|arg| match self.array_operand(arg) {
                 Some(array) => (
                     Operand::Array(array),
                     matches!(strip_parens(arg), Expr::Reference(_)),
