@@ -579,3 +579,129 @@ proptest! {
         check("array_windows", &modes, &a, &hand, None, &t);
     }
 }
+
+// ---- tuple parameters and by-value `mut` parameters ----
+
+/// A tuple parameter, read by field and destructured, beside a float.
+#[differentiable(order = 2)]
+fn polar_area(p: (f64, f64), s: f64) -> f64 {
+    let (r, theta) = p;
+    s * r * r * theta.sin() + p.0 * p.1
+}
+
+/// A generic tuple parameter of three.
+#[differentiable(order = 2)]
+fn tuple3<T: Float>(p: (T, T, T)) -> T {
+    p.0 * p.1.exp() + p.2 * p.2
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn tuple_parameters(r in moderate(), theta in moderate(), s in moderate(), t in tangents()) {
+        // f = s r² sin θ + r θ.
+        let f = |p: &[f64]| polar_area((p[0], p[1]), p[2]);
+        let grad = |p: &[f64]| { let (v, ((a, b), c)) = polar_area_grad((p[0], p[1]), p[2]); (v, vec![a, b, c]) };
+        let vjp = |p: &[f64], d: f64| { let (v, ((a, b), c)) = polar_area_vjp((p[0], p[1]), p[2], d); (v, vec![a, b, c]) };
+        let jvp = |p: &[f64], t: &[f64]| polar_area_jvp((p[0], p[1]), p[2], ((t[0], t[1]), t[2]));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, ((a, b), c), ((ha, hb), hc)) = polar_area_hvp((p[0], p[1]), p[2], ((t[0], t[1]), t[2]));
+            (v, vec![a, b, c], vec![ha, hb, hc])
+        };
+        let hand = |p: &[f64]| {
+            let (r, th, s) = (p[0], p[1], p[2]);
+            vec![2.0 * s * r * th.sin() + th, s * r * r * th.cos() + r, r * r * th.sin()]
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("polar_area", &modes, &[r, theta, s], &hand, None, &t);
+        // The Hessian, flattened as (r, θ, s).
+        let (_, _, h) = polar_area_hessian((r, theta), s);
+        let expected = [
+            [2.0 * s * theta.sin(), 2.0 * s * r * theta.cos() + 1.0, 2.0 * r * theta.sin()],
+            [2.0 * s * r * theta.cos() + 1.0, -s * r * r * theta.sin(), r * r * theta.cos()],
+            [2.0 * r * theta.sin(), r * r * theta.cos(), 0.0],
+        ];
+        for (row, want) in h.iter().zip(&expected) {
+            assert_all_close(row, want, 1e-9, "polar_area_hessian");
+        }
+    }
+
+    #[test]
+    fn generic_tuple_parameters(a in moderate(), b in moderate(), c in moderate(), t in tangents()) {
+        let f = |p: &[f64]| tuple3((p[0], p[1], p[2]));
+        let grad = |p: &[f64]| { let (v, (x, y, z)) = tuple3_grad((p[0], p[1], p[2])); (v, vec![x, y, z]) };
+        let vjp = |p: &[f64], d: f64| { let (v, (x, y, z)) = tuple3_vjp((p[0], p[1], p[2]), d); (v, vec![x, y, z]) };
+        let jvp = |p: &[f64], t: &[f64]| tuple3_jvp((p[0], p[1], p[2]), (t[0], t[1], t[2]));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, (x, y, z), (hx, hy, hz)) = tuple3_hvp((p[0], p[1], p[2]), (t[0], t[1], t[2]));
+            (v, vec![x, y, z], vec![hx, hy, hz])
+        };
+        let hand = |p: &[f64]| vec![p[1].exp(), p[0] * p[1].exp(), 2.0 * p[2]];
+        let hv = [b.exp() * t[1], b.exp() * t[0] + a * b.exp() * t[1], 2.0 * t[2]];
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("tuple3", &modes, &[a, b, c], &hand, Some(&hv), &t);
+        let (value, (x, _, _)) = tuple3_grad((a as f32, b as f32, c as f32));
+        prop_assert_eq!(value, tuple3((a as f32, b as f32, c as f32)));
+        assert_close(f64::from(x), f64::from((b as f32).exp()), ANALYTIC_TOL_F32, "tuple3 at f32");
+    }
+}
+
+/// By-value `mut` parameters written like locals: an array, a `Vec` (grown too) and a float.
+#[differentiable(order = 2)]
+fn mut_parameters(mut a: [f64; 2], mut v: Vec<f64>, mut s: f64) -> f64 {
+    a[0] *= s;
+    a[1] += a[0];
+    s = s.sin();
+    v[0] *= a[1];
+    v.push(s * s);
+    let mut total = 0.0;
+    for &e in &v {
+        total += e;
+    }
+    total + a[0] * a[1]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn by_value_mut_parameters(seed in point(5)) {
+        let (x, t) = (&seed.0[..], &seed.1[..]);
+        // a0' = a0 s, a1' = a1 + a0 s, v0' = v0 a1', f = v0 a1' + v1 + sin² s + a0' a1'.
+        let f = |p: &[f64]| mut_parameters([p[0], p[1]], vec![p[2], p[3]], p[4]);
+        let grad = |p: &[f64]| {
+            let (v, (ga, gv, gs)) = mut_parameters_grad([p[0], p[1]], vec![p[2], p[3]], p[4]);
+            (v, [ga.to_vec(), gv, vec![gs]].concat())
+        };
+        let vjp = |p: &[f64], d: f64| {
+            let (v, (ga, gv, gs)) = mut_parameters_vjp([p[0], p[1]], vec![p[2], p[3]], p[4], d);
+            (v, [ga.to_vec(), gv, vec![gs]].concat())
+        };
+        let jvp = |p: &[f64], t: &[f64]| {
+            mut_parameters_jvp([p[0], p[1]], vec![p[2], p[3]], p[4], ([t[0], t[1]], vec![t[2], t[3]], t[4]))
+        };
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, (ga, gv, gs), (ha, hv, hs)) =
+                mut_parameters_hvp([p[0], p[1]], vec![p[2], p[3]], p[4], ([t[0], t[1]], vec![t[2], t[3]], t[4]));
+            (v, [ga.to_vec(), gv, vec![gs]].concat(), [ha.to_vec(), hv, vec![hs]].concat())
+        };
+        let hand = |p: &[f64]| {
+            let (a0, a1, v0, s) = (p[0], p[1], p[2], p[4]);
+            let b0 = a0 * s;
+            let b1 = a1 + b0;
+            // f = v0 b1 + v1 + sin² s + b0 b1, with ∂b0 = (s, 0, .., a0), ∂b1 = (s, 1, .., a0).
+            let df_db0 = b1;
+            let df_db1 = v0 + b0;
+            vec![
+                df_db0 * s + df_db1 * s,
+                df_db1,
+                b1,
+                1.0,
+                df_db0 * a0 + df_db1 * a0 + 2.0 * s.sin() * s.cos(),
+            ]
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("mut_parameters", &modes, x, &hand, None, t);
+    }
+}

@@ -157,6 +157,28 @@ impl<T: Copy + Zero, const N: usize> Parts for [Dual<T>; N] {
     }
 }
 
+/// A tuple parameter's gradient: the parts of each component.
+macro_rules! tuple_parts {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: Parts),+> Parts for ($($name,)+) {
+            type Real = ($($name::Real,)+);
+            fn re_parts(&self) -> Self::Real {
+                ($(self.$index.re_parts(),)+)
+            }
+            fn eps_parts(&self) -> Self::Real {
+                ($(self.$index.eps_parts(),)+)
+            }
+        }
+    };
+}
+
+tuple_parts!(A 0);
+tuple_parts!(A 0, B 1);
+tuple_parts!(A 0, B 1, C 2);
+tuple_parts!(A 0, B 1, C 2, D 3);
+tuple_parts!(A 0, B 1, C 2, D 3, E 4);
+tuple_parts!(A 0, B 1, C 2, D 3, E 4, F 5);
+
 /// The values of a gradient of dual numbers.
 pub fn re_parts<P: Parts>(gradient: &P) -> P::Real {
     gradient.re_parts()

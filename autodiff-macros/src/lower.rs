@@ -65,6 +65,8 @@ struct Lowering<'a> {
     stmts: Vec<Stmt>,
     items: Vec<syn::Item>,
     float_params: Vec<Ident>,
+    /// The declared type of each parameter, for the hints of errors.
+    param_types: Vec<syn::Type>,
     errors: &'a mut Errors,
 }
 
@@ -86,6 +88,7 @@ pub(crate) fn lower(
         stmts: Vec::new(),
         items: Vec::new(),
         float_params,
+        param_types: sig.params.iter().map(|p| p.ty.clone()).collect(),
         errors,
     };
     let mut params = Vec::new();
@@ -94,7 +97,12 @@ pub(crate) fn lower(
         params.push(var);
         let bound = match p.array {
             Some(shape) => {
-                Operand::Array(lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed))
+                let array = lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed);
+                // `mut x: [T; N]` or `mut x: Vec<T>`, written like a local: a local copy of the input.
+                match shape.owned && arrays::declared_mut(item, i) {
+                    true => lowering.bind_array_copy(array, Some(p.ident.to_string())),
+                    false => Operand::Array(array),
+                }
             }
             None => Operand::Var(var),
         };

@@ -265,6 +265,31 @@ fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'st
     }
 }
 
+/// The number of floats of a tuple of floats (`(f64, f64)`), which is differentiated like its floats.
+pub(crate) fn float_tuple(kind: &Kind) -> Option<usize> {
+    match kind {
+        Kind::Tuple(items)
+            if !items.is_empty() && items.iter().all(|k| matches!(k, Kind::Float(_))) =>
+        {
+            Some(items.len())
+        }
+        _ => None,
+    }
+}
+
+/// A tuple that holds floats and something else (`(f64, usize)`, `(f64, Vec<f64>)`): neither differentiated
+/// as a whole nor a constant the user would expect.
+fn mixed_tuple(kind: &Kind) -> Option<&'static str> {
+    let Kind::Tuple(items) = kind else {
+        return None;
+    };
+    let floats = items.iter().any(|k| matches!(k, Kind::Float(_)));
+    (floats && float_tuple(kind).is_none()).then_some(
+        "a tuple parameter is differentiated when it holds only floats (`(f64, f64)`): pass the other parts \
+         (integers, arrays) as parameters of their own",
+    )
+}
+
 /// Classifies the signature of `item`, reporting every problem to `errors`.
 pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> Option<Signature> {
     let sig = &item.sig;
@@ -350,7 +375,12 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
                     },
                 };
+                if let Some(message) = mixed_tuple(&kind) {
+                    errors.spanned(&pt.ty, message);
+                    ok = false;
+                }
                 let differentiable = matches!(kind, Kind::Float(_))
+                    || float_tuple(&kind).is_some()
                     || (array.is_some() && array_shape(&pt.ty, &float_params).is_some());
                 let active = differentiable;
                 params.push(Param {

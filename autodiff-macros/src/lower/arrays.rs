@@ -40,6 +40,12 @@ pub(super) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
     uses.0
 }
 
+/// Is parameter `i` of `item` declared `mut`?
+pub(super) fn declared_mut(item: &syn::ItemFn, i: usize) -> bool {
+    matches!(item.sig.inputs.iter().nth(i), Some(syn::FnArg::Typed(pt))
+        if matches!(&*pt.pat, syn::Pat::Ident(p) if p.mutability.is_some()))
+}
+
 impl Lowering<'_> {
     fn new_local_array(&mut self, init: ArrayInit, fixed: bool, hint: Option<String>) -> Operand {
         let name = hint.unwrap_or_else(|| "__array".to_string());
@@ -119,15 +125,24 @@ impl Lowering<'_> {
             );
             return;
         };
-        if self.arrays[array.0 as usize].param.is_some() {
+        if let Some(param) = self.arrays[array.0 as usize].param {
+            let name = &self.arrays[array.0 as usize].name;
+            let instead = match self.param_types.get(param) {
+                // An owned array can be declared `mut` and written like a local.
+                Some(ty) if !matches!(ty, syn::Type::Reference(_)) => {
+                    format!(
+                        "declare the parameter `mut {name}: {}`",
+                        ty.to_token_stream()
+                    )
+                }
+                _ if self.arrays[array.0 as usize].fixed => {
+                    format!("copy it first with `let mut {name} = {name}.clone();`")
+                }
+                _ => format!("copy it first with `let mut {name} = {name}.to_vec();`"),
+            };
             self.errors.spanned(
                 &target.expr,
-                format!(
-                    "`{}` is an input of the function and cannot be written: copy it first with `let mut {} = {}.to_vec();`",
-                    self.arrays[array.0 as usize].name,
-                    self.arrays[array.0 as usize].name,
-                    self.arrays[array.0 as usize].name,
-                ),
+                format!("`{name}` is an input of the function and cannot be written: {instead}"),
             );
             return;
         }
