@@ -705,3 +705,162 @@ proptest! {
         check("mut_parameters", &modes, x, &hand, None, t);
     }
 }
+
+// ---- arrays as the value of an `if`, a `match` or an early `return` ----
+
+/// Fixed-size arrays as the value of an `if`, a `Vec` as the value of a `match`, read after.
+#[differentiable(order = 2)]
+fn chosen_arrays(x: &[f64], k: usize) -> f64 {
+    let a = [x[0] * x[1], x[1]];
+    let r = if x[0] > 0.0 {
+        a
+    } else {
+        [x[1].sin(), x[0] * 2.0]
+    };
+    let m = match k {
+        0 => vec![x[0]; 2],
+        _ => x.to_vec(),
+    };
+    r[0] * r[1] + m[1] * m[0]
+}
+
+/// A fixed-size array chosen by an `if` inside a loop.
+#[differentiable(order = 2)]
+fn chosen_in_loop(x: [f64; 2], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let r = if i % 2 == 0 {
+            [x[0], x[1]]
+        } else {
+            [x[1], -x[0]]
+        };
+        s += r[0] * r[1].sin();
+    }
+    s
+}
+
+/// Early returns of a fixed-size array and of a `Vec`.
+#[differentiable]
+fn clipped(x: [f64; 2], limit: f64) -> [f64; 2] {
+    if x[0] > limit {
+        return [limit, x[1]];
+    }
+    [x[0] * x[1], x[1].exp()]
+}
+
+#[differentiable]
+fn scaled_unless_small(x: &[f64], s: f64) -> Vec<f64> {
+    if s.abs() < 0.5 {
+        return x.to_vec();
+    }
+    let mut out = x.to_vec();
+    for i in 0..x.len() {
+        out[i] = s * x[i] * x[i];
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_as_values_of_if_and_match((x, t) in point(3), k in 0..2usize) {
+        let f = |p: &[f64]| chosen_arrays(p, k);
+        let grad = |p: &[f64]| chosen_arrays_grad(p, k);
+        let vjp = |p: &[f64], d: f64| chosen_arrays_vjp(p, k, d);
+        let jvp = |p: &[f64], t: &[f64]| chosen_arrays_jvp(p, k, t.to_vec());
+        let hvp = |p: &[f64], t: &[f64]| chosen_arrays_hvp(p, k, t.to_vec());
+        let hand = |p: &[f64]| {
+            let mut g = vec![0.0; 3];
+            if p[0] > 0.0 {
+                // r = (x0 x1, x1): r0 r1 = x0 x1².
+                g[0] += p[1] * p[1];
+                g[1] += 2.0 * p[0] * p[1];
+            } else {
+                // r = (sin x1, 2 x0): 2 x0 sin x1.
+                g[0] += 2.0 * p[1].sin();
+                g[1] += 2.0 * p[0] * p[1].cos();
+            }
+            if k == 0 {
+                g[0] += 2.0 * p[0];
+            } else {
+                g[0] += p[1];
+                g[1] += p[0];
+            }
+            g
+        };
+        prop_assume!(p_away_from_zero(&x));
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("chosen_arrays", &modes, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn fixed_arrays_chosen_inside_a_loop((x, t) in point(2), n in 0..5usize) {
+        let f = |p: &[f64]| chosen_in_loop([p[0], p[1]], n);
+        let grad = |p: &[f64]| { let (v, g) = chosen_in_loop_grad([p[0], p[1]], n); (v, g.to_vec()) };
+        let vjp = |p: &[f64], d: f64| { let (v, g) = chosen_in_loop_vjp([p[0], p[1]], n, d); (v, g.to_vec()) };
+        let jvp = |p: &[f64], t: &[f64]| chosen_in_loop_jvp([p[0], p[1]], n, [t[0], t[1]]);
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, g, h) = chosen_in_loop_hvp([p[0], p[1]], n, [t[0], t[1]]);
+            (v, g.to_vec(), h.to_vec())
+        };
+        // Even i: x0 sin x1; odd i: x1 sin(-x0).
+        let (even, odd) = (n.div_ceil(2) as f64, (n / 2) as f64);
+        let hand = |p: &[f64]| vec![
+            even * p[1].sin() - odd * p[1] * p[0].cos(),
+            even * p[0] * p[1].cos() - odd * p[0].sin(),
+        ];
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("chosen_in_loop", &modes, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn early_returns_of_arrays((x, t) in point(3), d in tangents()) {
+        prop_assume!((x[0] - x[2]).abs() > 1e-3 && (x[2].abs() - 0.5).abs() > 1e-3);
+        // clipped: J by hand, rows are outputs, columns (x0, x1, limit).
+        let (a, limit) = ([x[0], x[1]], x[2]);
+        let jacobian = if a[0] > limit {
+            [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
+        } else {
+            [[a[1], a[0], 0.0], [0.0, a[1].exp(), 0.0]]
+        };
+        let (value, (ga, gl)) = clipped_vjp(a, limit, [d[0], d[1]]);
+        prop_assert_eq!(value, clipped(a, limit));
+        let expected: Vec<f64> = (0..3).map(|j| d[0] * jacobian[0][j] + d[1] * jacobian[1][j]).collect();
+        assert_all_close(&[ga[0], ga[1], gl], &expected, ANALYTIC_TOL, "clipped vjp");
+        let (value, dot) = clipped_jvp(a, limit, ([t[0], t[1]], t[2]));
+        prop_assert_eq!(value, clipped(a, limit));
+        for i in 0..2 {
+            assert_close(dot[i], (0..3).map(|j| jacobian[i][j] * t[j]).sum(), ANALYTIC_TOL, "clipped jvp");
+        }
+        for i in 0..2 {
+            let output = |p: &[f64]| clipped([p[0], p[1]], p[2])[i];
+            let mut unit = [0.0; 2];
+            unit[i] = 1.0;
+            let (_, (ga, gl)) = clipped_vjp(a, limit, unit);
+            assert_fd_gradient(output, &x, &[ga[0], ga[1], gl], "clipped vs central differences");
+        }
+
+        // scaled_unless_small: x when |s| < 0.5, else s x².
+        let (v, s) = (&x[..2], x[2]);
+        let (value, (gx, gs)) = scaled_unless_small_vjp(v, s, d[..2].to_vec());
+        prop_assert_eq!(&value, &scaled_unless_small(v, s));
+        let (want_x, want_s): (Vec<f64>, f64) = if s.abs() < 0.5 {
+            (d[..2].to_vec(), 0.0)
+        } else {
+            ((0..2).map(|i| d[i] * 2.0 * s * v[i]).collect(), (0..2).map(|i| d[i] * v[i] * v[i]).sum())
+        };
+        assert_all_close(&gx, &want_x, ANALYTIC_TOL, "scaled_unless_small vjp");
+        assert_close(gs, want_s, ANALYTIC_TOL, "scaled_unless_small vjp in s");
+        let (_, dot) = scaled_unless_small_jvp(v, s, (t[..2].to_vec(), t[2]));
+        for i in 0..2 {
+            let want = if s.abs() < 0.5 { t[i] } else { 2.0 * s * v[i] * t[i] + v[i] * v[i] * t[2] };
+            assert_close(dot[i], want, ANALYTIC_TOL, "scaled_unless_small jvp");
+        }
+    }
+}
+
+/// The first input is away from 0, where `chosen_arrays` switches branch.
+fn p_away_from_zero(x: &[f64]) -> bool {
+    x[0].abs() > 1e-3
+}

@@ -25,6 +25,7 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, Ident, Lit, Pat};
 
+mod array_values;
 mod arrays;
 mod calls;
 mod control;
@@ -67,6 +68,12 @@ struct Lowering<'a> {
     float_params: Vec<Ident>,
     /// The declared type of each parameter, for the hints of errors.
     param_types: Vec<syn::Type>,
+    /// Arrays made at the top of the function (`lower/array_values.rs`).
+    hoisted: Vec<Stmt>,
+    /// The length of fixed-size arrays, where the syntax tells it (`[x; 3]`, `[a, b]`, `x: [f64; N]`).
+    fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
+    /// How many loops enclose the code being lowered.
+    loop_depth: usize,
     errors: &'a mut Errors,
 }
 
@@ -89,6 +96,9 @@ pub(crate) fn lower(
         items: Vec::new(),
         float_params,
         param_types: sig.params.iter().map(|p| p.ty.clone()).collect(),
+        hoisted: Vec::new(),
+        fixed_lens: Default::default(),
+        loop_depth: 0,
         errors,
     };
     let mut params = Vec::new();
@@ -98,6 +108,9 @@ pub(crate) fn lower(
         let bound = match p.array {
             Some(shape) => {
                 let array = lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed);
+                if let Some(len) = arrays::fixed_len_of_type(&p.ty) {
+                    lowering.fixed_lens.insert(array, len);
+                }
                 // `mut x: [T; N]` or `mut x: Vec<T>`, written like a local: a local copy of the input.
                 match shape.owned && arrays::declared_mut(item, i) {
                     true => lowering.bind_array_copy(array, Some(p.ident.to_string())),
@@ -111,6 +124,9 @@ pub(crate) fn lower(
     let items: Vec<SeqItem> = item.block.stmts.iter().map(SeqItem::Stmt).collect();
     let returned = lowering.lower_seq(&items);
     lowering.reject_array_values(&lowering.stmts.clone());
+    let mut stmts = std::mem::take(&mut lowering.hoisted);
+    stmts.append(&mut lowering.stmts);
+    lowering.stmts = stmts;
     Function {
         vars: lowering.vars,
         arrays: lowering.arrays,
@@ -208,7 +224,9 @@ impl Lowering<'_> {
     }
 
     /// Arrays are memory, not values: an `if`, `match` or early `return` cannot choose one.
-    fn reject_array_values(&mut self, stmts: &[Stmt]) {
+    /// Gives `true` once it reported: one array carried out of a loop is one mistake, though the loop and
+    /// the code after it both carry it.
+    fn reject_array_values(&mut self, stmts: &[Stmt]) -> bool {
         for stmt in stmts {
             let (outs, blocks_yields): (Vec<Var>, Vec<&[Operand]>) = match stmt {
                 Stmt::If { outs, .. } | Stmt::Match { outs, .. } => (
@@ -228,15 +246,19 @@ impl Lowering<'_> {
                 {
                     self.errors.at(
                         self.vars[out.0 as usize].span,
-                        "an array cannot be the value of an `if`, a `match` or an early `return` yet: write \
-                         into one array in every branch (`out[i] = ..`) and return it at the end",
+                        "an array cannot be carried out of a loop by `return` or `break` yet: make one array \
+                         before the loop, write into it (`out[i] = ..`) and return it after the loop",
                     );
+                    return true;
                 }
             }
             for block in stmt.blocks() {
-                self.reject_array_values(&block.stmts);
+                if self.reject_array_values(&block.stmts) {
+                    return true;
+                }
             }
         }
+        false
     }
 
     /// Where `name` is bound: (scope, position in it).

@@ -40,6 +40,15 @@ pub(super) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
     uses.0
 }
 
+/// The length `N` of a parameter type `[T; N]` or `&[T; N]`.
+pub(super) fn fixed_len_of_type(ty: &syn::Type) -> Option<proc_macro2::TokenStream> {
+    match ty {
+        syn::Type::Reference(r) => fixed_len_of_type(&r.elem),
+        syn::Type::Array(a) => Some(a.len.to_token_stream()),
+        _ => None,
+    }
+}
+
 /// Is parameter `i` of `item` declared `mut`?
 pub(super) fn declared_mut(item: &syn::ItemFn, i: usize) -> bool {
     matches!(item.sig.inputs.iter().nth(i), Some(syn::FnArg::Typed(pt))
@@ -50,6 +59,22 @@ impl Lowering<'_> {
     fn new_local_array(&mut self, init: ArrayInit, fixed: bool, hint: Option<String>) -> Operand {
         let name = hint.unwrap_or_else(|| "__array".to_string());
         let array = self.new_array(&name, None, fixed);
+        let len = match &init {
+            ArrayInit::Repeat {
+                len: Operand::Const { tokens, .. },
+                fixed: true,
+                ..
+            } => Some(tokens.clone()),
+            ArrayInit::Elements { items, fixed: true } => {
+                let n = items.len();
+                Some(quote::quote!(#n))
+            }
+            ArrayInit::Copy(source) if fixed => self.fixed_lens.get(source).cloned(),
+            _ => None,
+        };
+        if let Some(len) = len {
+            self.fixed_lens.insert(array, len);
+        }
         self.stmts.push(Stmt::NewArray { array, init });
         Operand::Array(array)
     }
