@@ -864,3 +864,114 @@ proptest! {
 fn p_away_from_zero(x: &[f64]) -> bool {
     x[0].abs() > 1e-3
 }
+
+// ---- matrices ----
+
+/// A matrix as `&[Vec<T>]`: `m[i][j]`, `m.len()`, `m[i].len()`, rows iterated and passed to a call.
+#[differentiable(order = 2)]
+fn quadratic_form(m: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            s += x[i] * m[i][j] * x[j];
+        }
+    }
+    let mut rows = 0.0;
+    for row in m {
+        rows += dot_of(row, x).sin();
+    }
+    s + rows
+        + m.iter()
+            .map(|row| row.iter().map(|v| v * v).sum::<f64>())
+            .sum::<f64>()
+}
+
+/// Nested arrays `[[T; M]; N]` by value, and `Vec<Vec<T>>`.
+#[differentiable(order = 2)]
+fn nested_arrays(a: [[f64; 3]; 2], b: Vec<Vec<f64>>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        for j in 0..3 {
+            s += a[i][j] * b[j][i];
+        }
+    }
+    s * a[1][2]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn matrices_as_slices_of_vecs(n in 1..4usize, seed in point(20)) {
+        // m is n × n, x has n elements: inputs flattened (m row-major, then x).
+        let k = n * n + n;
+        let (p, t) = (&seed.0[..k], &seed.1[..k]);
+        let rows = |p: &[f64]| (0..n).map(|i| p[i * n..(i + 1) * n].to_vec()).collect::<Vec<_>>();
+        let f = |p: &[f64]| quadratic_form(&rows(p), &p[n * n..]);
+        let flat = |(gm, gx): (Vec<Vec<f64>>, Vec<f64>)| [gm.concat(), gx].concat();
+        let grad = |p: &[f64]| { let (v, g) = quadratic_form_grad(&rows(p), &p[n * n..]); (v, flat(g)) };
+        let vjp = |p: &[f64], d: f64| { let (v, g) = quadratic_form_vjp(&rows(p), &p[n * n..], d); (v, flat(g)) };
+        let jvp = |p: &[f64], t: &[f64]| quadratic_form_jvp(&rows(p), &p[n * n..], (rows(t), t[n * n..].to_vec()));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, g, h) = quadratic_form_hvp(&rows(p), &p[n * n..], (rows(t), t[n * n..].to_vec()));
+            (v, flat(g), flat(h))
+        };
+        // f = xᵀ M x + Σ_i sin(m_i · x) + Σ m_ij²:
+        // ∂/∂m_ij = x_i x_j + cos(m_i · x) x_j + 2 m_ij, ∂/∂x = (M + Mᵀ) x + Σ_i cos(m_i · x) m_i.
+        let hand = |p: &[f64]| {
+            let (m, x) = (rows(p), &p[n * n..]);
+            let mut g = vec![0.0; k];
+            for i in 0..n {
+                let c = dot(&m[i], x).cos();
+                for j in 0..n {
+                    g[i * n + j] = x[i] * x[j] + c * x[j] + 2.0 * m[i][j];
+                    g[n * n + j] += m[i][j] * x[i] + c * m[i][j];
+                    g[n * n + i] += m[i][j] * x[j];
+                }
+            }
+            g
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("quadratic_form", &modes, p, &hand, None, t);
+        // The Hessian flattens the matrix row-major: it has k rows and is symmetric.
+        let (_, _, h) = quadratic_form_hessian(&rows(p), &p[n * n..]);
+        prop_assert_eq!(h.len(), k);
+        for (i, row) in h.iter().enumerate() {
+            for (j, &hij) in row.iter().enumerate() {
+                assert_close(hij, h[j][i], 1e-9, "quadratic_form_hessian symmetry");
+            }
+        }
+    }
+
+    #[test]
+    fn nested_arrays_and_vecs_of_vecs(seed in point(12)) {
+        let (p, t) = (&seed.0[..], &seed.1[..]);
+        let a_of = |p: &[f64]| [[p[0], p[1], p[2]], [p[3], p[4], p[5]]];
+        let b_of = |p: &[f64]| vec![vec![p[6], p[7]], vec![p[8], p[9]], vec![p[10], p[11]]];
+        let f = |p: &[f64]| nested_arrays(a_of(p), b_of(p));
+        let flat = |(ga, gb): ([[f64; 3]; 2], Vec<Vec<f64>>)| [ga.concat(), gb.concat()].concat();
+        let grad = |p: &[f64]| { let (v, g) = nested_arrays_grad(a_of(p), b_of(p)); (v, flat(g)) };
+        let vjp = |p: &[f64], d: f64| { let (v, g) = nested_arrays_vjp(a_of(p), b_of(p), d); (v, flat(g)) };
+        let jvp = |p: &[f64], t: &[f64]| nested_arrays_jvp(a_of(p), b_of(p), (a_of(t), b_of(t)));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, g, h) = nested_arrays_hvp(a_of(p), b_of(p), (a_of(t), b_of(t)));
+            (v, flat(g), flat(h))
+        };
+        // f = s a12 with s = Σ a_ij b_ji.
+        let hand = |p: &[f64]| {
+            let (a, b) = (a_of(p), b_of(p));
+            let s: f64 = (0..2).map(|i| (0..3).map(|j| a[i][j] * b[j][i]).sum::<f64>()).sum();
+            let mut g = vec![0.0; 12];
+            for i in 0..2 {
+                for j in 0..3 {
+                    g[i * 3 + j] += b[j][i] * a[1][2];
+                    g[6 + j * 2 + i] += a[i][j] * a[1][2];
+                }
+            }
+            g[5] += s;
+            g
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("nested_arrays", &modes, p, &hand, None, t);
+    }
+}

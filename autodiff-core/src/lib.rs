@@ -8,6 +8,7 @@
 mod check;
 mod dual;
 mod lift;
+mod matrix;
 mod memory;
 pub mod optim;
 pub mod rules;
@@ -46,6 +47,9 @@ pub mod private {
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
         re_parts, to_int, Constant, Parts,
+    };
+    pub use crate::matrix::{
+        constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, unflatten_like, Matrix,
     };
     pub use crate::memory::{
         accumulate, add_to, cotangent, dot, nth, snapshot, sum, tangent, zero_like, zeros_like,

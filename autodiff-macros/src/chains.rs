@@ -183,8 +183,9 @@ impl Body {
     /// `for pattern in source { stmts; tail }`
     fn into_loop(self, source: &Expr, tail: Vec<syn::Stmt>, fresh: &syn::Ident) -> Expr {
         let pattern = self.pattern.unwrap_or_else(|| syn::parse_quote!(#fresh));
-        let pattern = by_reference(pattern, &element_shape(source));
-        let stmts = self.stmts.into_iter().chain(tail);
+        let stmts: Vec<syn::Stmt> = self.stmts.into_iter().chain(tail).collect();
+        let arrays = array_names(&stmts);
+        let pattern = by_reference(pattern, &element_shape(source), &arrays);
         syn::parse_quote!(for #pattern in #source { #(#stmts)* })
     }
 }
@@ -218,21 +219,59 @@ fn element_shape(source: &Expr) -> Shape {
 /// The closures' parameters bind values (their `&` patterns were dropped, and so are the derefs of them in
 /// the bodies): the `for` pattern takes the references of a slice's elements apart again (`&x`), so that
 /// the rewritten body is also Rust that type-checks on any float type (the generic shadow of `order = K`).
-fn by_reference(pat: Pat, shape: &Shape) -> Pat {
+/// An element the body uses as an array (`row.iter()`, `row[j]`: a row of a matrix) stays a reference.
+fn by_reference(pat: Pat, shape: &Shape, arrays: &HashSet<String>) -> Pat {
     match (pat, shape) {
+        (Pat::Ident(p), Shape::Ref) if arrays.contains(&p.ident.to_string()) => Pat::Ident(p),
         (pat @ (Pat::Ident(_) | Pat::Wild(_)), Shape::Ref) => syn::parse_quote!(&#pat),
         (Pat::Tuple(mut t), Shape::Pair(a, b)) if t.elems.len() == 2 => {
             let elems: Vec<Pat> = std::mem::take(&mut t.elems).into_iter().collect();
             let mut elems = elems.into_iter();
             let (first, second) = (elems.next(), elems.next());
             if let (Some(first), Some(second)) = (first, second) {
-                t.elems.push(by_reference(first, a));
-                t.elems.push(by_reference(second, b));
+                t.elems.push(by_reference(first, a, arrays));
+                t.elems.push(by_reference(second, b, arrays));
             }
             Pat::Tuple(t)
         }
         (pat, _) => pat,
     }
+}
+
+/// The names `stmts` use as arrays: indexed, measured, iterated or borrowed.
+fn array_names(stmts: &[syn::Stmt]) -> HashSet<String> {
+    struct Uses(HashSet<String>);
+    fn name(expr: &Expr) -> Option<String> {
+        match strip_parens(expr) {
+            Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Uses {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let used = match expr {
+                Expr::Index(e) => name(&e.expr),
+                Expr::Reference(r) => name(&r.expr),
+                Expr::MethodCall(m)
+                    if matches!(
+                        m.method.to_string().as_str(),
+                        "iter" | "into_iter" | "len" | "to_vec"
+                    ) =>
+                {
+                    name(&m.receiver)
+                }
+                Expr::ForLoop(f) => name(&f.expr),
+                _ => None,
+            };
+            self.0.extend(used);
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut uses = Uses(HashSet::new());
+    for stmt in stmts {
+        uses.visit_stmt(stmt);
+    }
+    uses.0
 }
 
 /// `body` with the derefs of `params` (`*v` for a parameter `v` bound to a reference) dropped.
@@ -654,10 +693,11 @@ impl Desugar<'_> {
             .pattern
             .clone()
             .unwrap_or_else(|| syn::parse_quote!(#element));
-        *f.pat = by_reference(pattern, &element_shape(&chain.source));
-        *f.expr = chain.source;
         let mut stmts = body.stmts;
         stmts.append(&mut f.body.stmts);
+        let arrays = array_names(&stmts);
+        *f.pat = by_reference(pattern, &element_shape(&chain.source), &arrays);
+        *f.expr = chain.source;
         f.body.stmts = stmts;
     }
 

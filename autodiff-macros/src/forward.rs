@@ -70,6 +70,14 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
             let name = fwd.array_tangent(array);
             let primal = &param.ident;
             let label = param.ident.to_string();
+            if param.array.is_some_and(|shape| shape.matrix) {
+                // The tangent of a matrix, flattened as the matrix is.
+                checks.push(quote!(
+                    let mut #name = ::autodiff::__private::matrix_tangent(#label, &#name, &#primal);
+                ));
+                names.push(name.to_token_stream());
+                continue;
+            }
             checks.push(
                 quote!(let mut #name = ::autodiff::__private::tangent(#label, #name, &#primal);),
             );
@@ -298,10 +306,17 @@ fn primal_needed(
 impl Forward<'_, '_> {
     /// The tangent of `operand`, or a zero of `kind` if it has none.
     fn tangent_of(&self, operand: &Operand, kind: &Kind) -> TokenStream {
-        operand
-            .var()
-            .and_then(|v| self.tangents.get(&v).cloned())
-            .unwrap_or_else(|| Emitter::zero_of(kind))
+        if let Some(tangent) = operand.var().and_then(|v| self.tangents.get(&v)) {
+            return tangent.clone();
+        }
+        match (operand, kind) {
+            // A literal whose float type the syntax does not tell (`let mut s = 0.0;` summing the results of
+            // calls): a zero of its type, which rustc infers.
+            (Operand::Const { tokens, .. }, Kind::Float(None) | Kind::Unknown) => {
+                quote!(::autodiff::__private::zero_like(&#tokens))
+            }
+            _ => Emitter::zero_of(kind),
+        }
     }
 
     /// The tangent array of `array`.

@@ -251,6 +251,12 @@ impl Higher<'_> {
                 quote!(#ident)
             };
             let lift = match (p.array, tangent) {
+                (Some(shape), Some(t)) if shape.matrix => {
+                    quote!(::autodiff::__private::dual_matrix(#label, &#ident, &#t))
+                }
+                (Some(shape), None) if shape.matrix => {
+                    quote!(::autodiff::__private::constant_matrix(&#ident))
+                }
                 // A tuple of floats: a tuple of dual numbers.
                 (None, t) if crate::signature::float_tuple(&p.kind).is_some() => {
                     let n = crate::signature::float_tuple(&p.kind).unwrap_or(0);
@@ -338,6 +344,9 @@ impl Higher<'_> {
         let sizes = active.iter().map(|p| {
             let ident = &p.ident;
             match (&p.array, crate::signature::float_tuple(&p.kind)) {
+                (Some(shape), _) if shape.matrix => {
+                    quote!(::autodiff::__private::flatten(&#ident).len())
+                }
                 (Some(_), _) => quote!(#ident.len()),
                 (None, Some(n)) => quote!(#n),
                 (None, None) => quote!(1),
@@ -360,6 +369,13 @@ impl Higher<'_> {
                     quote!((#(#units,)*))
                 }
                 None => scalar_unit,
+                Some(shape) if shape.matrix => quote!({
+                    let __n = ::autodiff::__private::flatten(&#ident).len();
+                    let __unit: ::std::vec::Vec<#scalar> =
+                        (0..__n).map(|__j| if #i == #offset + __j { #one } else { #zero }).collect();
+                    #offset += __n;
+                    ::autodiff::__private::unflatten_like(&#ident, &__unit)
+                }),
                 Some(shape) if shape.fixed => quote!({
                     let __unit = ::core::array::from_fn(|__j| if #i == #offset + __j { #one } else { #zero });
                     #offset += #ident.len();
@@ -374,6 +390,9 @@ impl Higher<'_> {
             };
             units.push(unit);
             rows.push(match (&p.array, tuple) {
+                (Some(shape), _) if shape.matrix => {
+                    quote!(#row.extend(::autodiff::__private::flatten(&#part));)
+                }
                 (Some(_), _) => quote!(#row.extend_from_slice(&#part[..]);),
                 (None, Some(n)) => {
                     let parts = (0..n).map(syn::Index::from);
@@ -448,6 +467,9 @@ impl Higher<'_> {
             };
             for _ in 0..levels {
                 value = match (p.array, p.active) {
+                    (Some(shape), _) if shape.matrix => {
+                        quote!(::autodiff::__private::constant_matrix(&#value))
+                    }
                     // Each level's tangent is that level's one: x + ε1 + ε2 + ..
                     (None, true) => quote!({
                         let __level = #value;

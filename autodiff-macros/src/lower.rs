@@ -31,6 +31,7 @@ mod calls;
 mod control;
 mod iteration;
 mod loops;
+mod matrices;
 mod windows;
 
 /// A name in scope: its current value, or `None` for `let y;` not yet assigned.
@@ -74,6 +75,11 @@ struct Lowering<'a> {
     fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
+    /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
+    matrices: std::collections::HashMap<Array, Array>,
+    /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
+    /// references, so a call takes them as `&a`.
+    windows: std::collections::HashSet<Array>,
     errors: &'a mut Errors,
 }
 
@@ -99,6 +105,8 @@ pub(crate) fn lower(
         hoisted: Vec::new(),
         fixed_lens: Default::default(),
         loop_depth: 0,
+        matrices: Default::default(),
+        windows: Default::default(),
         errors,
     };
     let mut params = Vec::new();
@@ -106,6 +114,7 @@ pub(crate) fn lower(
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
         params.push(var);
         let bound = match p.array {
+            Some(shape) if shape.matrix => lowering.bind_matrix(&p.ident, i),
             Some(shape) => {
                 let array = lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed);
                 if let Some(len) = arrays::fixed_len_of_type(&p.ty) {
@@ -393,7 +402,8 @@ impl Lowering<'_> {
             }
             Pat::Type(t) => {
                 if let (Some((shape, _)), Expr::Call(c), Pat::Ident(p)) = (
-                    crate::signature::array_shape(&t.ty, &self.float_params),
+                    crate::signature::array_shape(&t.ty, &self.float_params)
+                        .filter(|(shape, _)| !shape.matrix),
                     strip_parens(init),
                     &*t.pat,
                 ) {

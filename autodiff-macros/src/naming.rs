@@ -65,6 +65,11 @@ pub(crate) fn fixed(name: &str) -> Ident {
     Ident::new(name, Span::mixed_site())
 }
 
+/// The matrix parameter `m` itself, in generated code that reads `m` flattened (`signature::deref_scalars`).
+pub(crate) fn matrix(param: &Ident) -> Ident {
+    Ident::new(&format!("__matrix_{param}"), Span::mixed_site())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -168,12 +168,17 @@ fn vjp_body_with(
                     .iter()
                     .position(|a| a.param == Some(i))
                     .map(|a| Array(a as u32));
-                match array.and_then(|a| rev.array_adjoints.get(&a)) {
+                let name = &p.ident;
+                let flat = match array.and_then(|a| rev.array_adjoints.get(&a)) {
                     Some(buffer) => buffer.to_token_stream(),
-                    None => {
-                        let name = &p.ident;
-                        quote!(::autodiff::__private::zeros_like(&#name))
-                    }
+                    None => quote!(::autodiff::__private::zeros_like(&#name)),
+                };
+                // A matrix's flat adjoint, in the matrix's shape.
+                if p.array.is_some_and(|shape| shape.matrix) {
+                    let matrix = naming::matrix(name);
+                    quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat))
+                } else {
+                    flat
                 }
             }
             None => adjoints

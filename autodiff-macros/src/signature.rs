@@ -32,6 +32,9 @@ pub(crate) struct ArrayShape {
     pub(crate) fixed: bool,
     /// Passed by value (`Vec<T>`, `[T; N]`), so the function may not mutate it but owns it.
     pub(crate) owned: bool,
+    /// A matrix `&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`: the generated code reads it flattened (`fixed`
+    /// is then false, for the flat `Vec`).
+    pub(crate) matrix: bool,
 }
 
 /// The signature, classified.
@@ -81,10 +84,19 @@ impl Signature {
     }
 
     /// `let x = *x;` for each float taken by reference: the generated code works on the value, as the
-    /// body's own `*x` (which lowering reads as `x`) does.
+    /// body's own `*x` (which lowering reads as `x`) does. A matrix `m` is read flattened: `m` becomes its
+    /// elements, row-major, and the matrix itself stays at hand as `naming::matrix(m)`.
     pub(crate) fn deref_scalars(&self) -> TokenStream {
         let names = self.params.iter().filter(|p| p.by_ref).map(|p| &p.ident);
-        quote!(#(let #names = *#names;)*)
+        let matrices = self
+            .params
+            .iter()
+            .filter(|p| p.array.is_some_and(|shape| shape.matrix))
+            .map(|p| {
+                let (name, matrix) = (&p.ident, crate::naming::matrix(&p.ident));
+                quote!(let #matrix = #name; let #name = ::autodiff::__private::flatten(&#matrix);)
+            });
+        quote!(#(let #names = *#names;)* #(#matrices)*)
     }
 
     /// Is the return one float, so that `_grad` exists?
@@ -174,13 +186,19 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
                 ArrayShape {
                     fixed: false,
                     owned,
+                    matrix: false,
                 },
                 syn::parse_quote!(::std::vec::Vec<#elem>),
             ))
         }
-        Type::Array(a) if is_float(&a.elem) => {
-            Some((ArrayShape { fixed: true, owned }, Type::Array(a.clone())))
-        }
+        Type::Array(a) if is_float(&a.elem) => Some((
+            ArrayShape {
+                fixed: true,
+                owned,
+                matrix: false,
+            },
+            Type::Array(a.clone()),
+        )),
         Type::Path(tp) => {
             let seg = tp.path.segments.last()?;
             if seg.ident != "Vec" {
@@ -194,6 +212,7 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
                     ArrayShape {
                         fixed: false,
                         owned,
+                        matrix: false,
                     },
                     syn::parse_quote!(::std::vec::Vec<#elem>),
                 )),
@@ -202,6 +221,46 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
         }
         _ => None,
     }
+}
+
+/// A matrix of floats: `&[Vec<T>]`, `Vec<Vec<T>>`, `&Vec<Vec<T>>`, `[[T; M]; N]` or `&[[T; M]; N]`, with the
+/// type of its gradient (`Vec<Vec<T>>` or `[[T; M]; N]`).
+pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArrayShape, Type)> {
+    let (inner, owned) = match ty {
+        Type::Reference(r) if r.mutability.is_none() => (&*r.elem, false),
+        other => (other, true),
+    };
+    let row = |t: &Type| array_shape(t, float_params).filter(|(shape, _)| shape.owned);
+    let grad_ty: Type = match inner {
+        Type::Slice(s) if !owned => {
+            let (_, row_ty) = row(&s.elem).filter(|(shape, _)| !shape.fixed)?;
+            syn::parse_quote!(::std::vec::Vec<#row_ty>)
+        }
+        Type::Array(a) => {
+            row(&a.elem).filter(|(shape, _)| shape.fixed)?;
+            Type::Array(a.clone())
+        }
+        Type::Path(tp) => {
+            let seg = tp.path.segments.last().filter(|s| s.ident == "Vec")?;
+            let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+                return None;
+            };
+            let syn::GenericArgument::Type(elem) = args.args.first()? else {
+                return None;
+            };
+            let (_, row_ty) = row(elem).filter(|(shape, _)| !shape.fixed)?;
+            syn::parse_quote!(::std::vec::Vec<#row_ty>)
+        }
+        _ => return None,
+    };
+    Some((
+        ArrayShape {
+            fixed: false,
+            owned,
+            matrix: true,
+        },
+        grad_ty,
+    ))
 }
 
 /// A slice, `Vec` or array of integers or `bool`s (`labels: &[usize]`): its shape, if it is one.
@@ -226,12 +285,19 @@ fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> 
         }
         _ => return None,
     };
-    is_int(elem).then_some(ArrayShape { fixed, owned })
+    is_int(elem).then_some(ArrayShape {
+        fixed,
+        owned,
+        matrix: false,
+    })
 }
 
 /// Is this a type the macro cannot differentiate through but that looks like it holds floats
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
 fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
+    if matrix_shape(ty, float_params).is_some() {
+        return None;
+    }
     match ty {
         Type::Reference(r) if r.mutability.is_some() => {
             let elem = match &*r.elem {
@@ -246,20 +312,28 @@ fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'st
             )
         }
         Type::Reference(r) => unsupported_float_container(&r.elem, float_params),
-        Type::Slice(s) => array_shape(&s.elem, float_params).map(|_| {
-            "nested slices are not supported: pass one flat slice and index it as `a[i * n + j]`"
-        }),
-        Type::Array(a) => array_shape(&a.elem, float_params).map(|_| {
-            "nested arrays are not supported: pass one flat slice and index it as `a[i * n + j]`"
-        }),
+        Type::Slice(s) => (array_shape(&s.elem, float_params).is_some()
+            || matrix_shape(&s.elem, float_params).is_some())
+        .then_some(
+            "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index it \
+             as `a[(i * n + j) * m + k]`",
+        ),
+        Type::Array(a) => (array_shape(&a.elem, float_params).is_some()
+            || matrix_shape(&a.elem, float_params).is_some())
+        .then_some(
+            "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index it \
+             as `a[(i * n + j) * m + k]`",
+        ),
         Type::Path(tp) => {
             let seg = tp.path.segments.last()?;
             let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
                 return None;
             };
-            let nested = args.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(t) if array_shape(t, float_params).is_some()));
-            (seg.ident == "Vec" && nested)
-                .then_some("nested `Vec`s are not supported: pass one flat slice and index it as `a[i * n + j]`")
+            let nested = args.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(t) if array_shape(t, float_params).is_some() || matrix_shape(t, float_params).is_some()));
+            (seg.ident == "Vec" && nested).then_some(
+                "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index \
+                 it as `a[(i * n + j) * m + k]`",
+            )
         }
         _ => None,
     }
@@ -364,8 +438,9 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     }
                     _ => None,
                 };
-                let (kind, array, grad_ty) = match (&scalar_ref, array_shape(&pt.ty, &float_params))
-                {
+                let shape = array_shape(&pt.ty, &float_params)
+                    .or_else(|| matrix_shape(&pt.ty, &float_params));
+                let (kind, array, grad_ty) = match (&scalar_ref, shape) {
                     // `x: &f64`: a float like `x: f64`, with the same gradient type.
                     (Some((kind, elem)), _) => (kind.clone(), None, elem.clone()),
                     (None, Some((shape, grad_ty))) => (Kind::Array, Some(shape), grad_ty),
@@ -381,6 +456,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                 }
                 let differentiable = matches!(kind, Kind::Float(_))
                     || float_tuple(&kind).is_some()
+                    || array.is_some_and(|shape| shape.matrix)
                     || (array.is_some() && array_shape(&pt.ty, &float_params).is_some());
                 let active = differentiable;
                 params.push(Param {

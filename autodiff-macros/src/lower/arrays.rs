@@ -40,6 +40,15 @@ pub(super) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
     uses.0
 }
 
+/// Is this an array of arrays (a matrix made in the body)?
+fn nested(init: &ArrayInit) -> bool {
+    match init {
+        ArrayInit::Repeat { value, .. } => matches!(value, Operand::Array(_)),
+        ArrayInit::Elements { items, .. } => items.iter().any(|o| matches!(o, Operand::Array(_))),
+        _ => false,
+    }
+}
+
 /// The length `N` of a parameter type `[T; N]` or `&[T; N]`.
 pub(super) fn fixed_len_of_type(ty: &syn::Type) -> Option<proc_macro2::TokenStream> {
     match ty {
@@ -81,7 +90,14 @@ impl Lowering<'_> {
 
     /// `a[i]`.
     pub(super) fn lower_index(&mut self, e: &syn::ExprIndex, hint: Option<String>) -> Operand {
-        if let Expr::Range(_) = strip_parens(&e.index) {
+        if let Some(element) = self.lower_matrix_element(e, hint.clone()) {
+            return element;
+        }
+        let row_of_matrix = self
+            .array_named(&e.expr)
+            .and_then(|a| self.rows_of(a))
+            .is_some();
+        if let (Expr::Range(_), _) | (_, true) = (strip_parens(&e.index), row_of_matrix) {
             let expr = Expr::Index(e.clone());
             return self
                 .lower_window(&expr, hint)
@@ -234,6 +250,9 @@ impl Lowering<'_> {
                 return Self::poisoned();
             }
         };
+        if nested(&init) {
+            return self.local_matrix(m, hint);
+        }
         self.new_local_array(init, false, hint)
     }
 
@@ -251,6 +270,9 @@ impl Lowering<'_> {
             },
             _ => return Self::poisoned(),
         };
+        if nested(&init) {
+            return self.local_matrix(expr, hint);
+        }
         self.new_local_array(init, true, hint)
     }
 
@@ -289,8 +311,30 @@ impl Lowering<'_> {
         m: &syn::ExprMethodCall,
         hint: &Option<String>,
     ) -> Option<Operand> {
-        let array = self.array_operand(&m.receiver)?;
         let name = m.method.to_string();
+        // `m[i].len()` of a matrix: from the offsets, with no copy of the row.
+        if let (Some((_, offsets, row)), "len") = (self.matrix_row(&m.receiver), name.as_str()) {
+            let row = self.lower_expr(row, None);
+            let (start, end) = self.row_bounds(offsets, row);
+            return Some(self.emit(
+                Value::Binary(syn::parse_quote!(-), end, start),
+                hint.clone(),
+                m.span(),
+            ));
+        }
+        let array = self.array_operand(&m.receiver)?;
+        if let Some(offsets) = self.rows_of(array) {
+            if name == "len" && m.args.is_empty() {
+                let rows = self.row_count(offsets);
+                return Some(rows);
+            }
+            self.errors.spanned(
+                &m.method,
+                format!("`.{name}()` is not supported on a matrix: index it (`m[i][j]`), take its rows \
+                         (`&m[i]`, `for row in m`) or its number of rows (`m.len()`)"),
+            );
+            return Some(Self::poisoned());
+        }
         Some(match (name.as_str(), m.args.len()) {
             ("len", 0) => self.emit(Value::Len(array), hint.clone(), m.span()),
             ("push", 1) => {

@@ -142,7 +142,11 @@ impl Lowering<'_> {
         let span = Span::call_site();
         let lens: Vec<Operand> = arrays
             .iter()
-            .map(|a| self.emit(Value::Len(*a), None, span))
+            .map(|a| match self.rows_of(*a) {
+                // The rows of a matrix.
+                Some(offsets) => self.row_count(offsets),
+                None => self.emit(Value::Len(*a), None, span),
+            })
             .collect();
         let end = match lens.as_slice() {
             [one] => one.clone(),
@@ -181,6 +185,10 @@ impl Lowering<'_> {
                 let loads: Vec<Operand> = arrays
                     .iter()
                     .map(|a| {
+                        if let Some(offsets) = self.rows_of(*a) {
+                            let row = self.row_array(*a, offsets, Operand::Var(index));
+                            return Operand::Array(row);
+                        }
                         self.emit(
                             Value::Load {
                                 array: *a,

@@ -27,6 +27,11 @@ fn range_index(expr: &Expr) -> Option<(&Expr, &syn::ExprRange)> {
 }
 
 impl Lowering<'_> {
+    /// Is `array` a sub-slice (or a matrix's row), which the user's code holds as a reference?
+    pub(super) fn is_window(&self, array: Array) -> bool {
+        self.windows.contains(&array)
+    }
+
     /// The array `expr` denotes: a named one (`x`, `&x`), or a new sub-slice of one (`&x[a..]`).
     pub(super) fn array_operand(&mut self, expr: &Expr) -> Option<Array> {
         if let Some(array) = self.array_named(expr) {
@@ -40,8 +45,20 @@ impl Lowering<'_> {
 
     /// `&x[a..b]` as a new local array, or `None` if `expr` is no sub-slice.
     pub(super) fn lower_window(&mut self, expr: &Expr, hint: Option<String>) -> Option<Operand> {
+        // `&m[i]` of a matrix: its row.
+        if let Some((flat, offsets, row)) = self.matrix_row(expr) {
+            let row = self.lower_expr(row, None);
+            return Some(Operand::Array(self.row_array(flat, offsets, row)));
+        }
         let (base, range) = range_index(expr)?;
         let source = self.array_operand(base);
+        if source.is_some_and(|s| self.rows_of(s).is_some()) {
+            self.errors.spanned(
+                expr,
+                "a sub-slice of a matrix's rows is not supported: iterate over the row indexes (`for i in a..b`) \
+                 and read `m[i]`",
+            );
+        }
         let start = range.start.as_ref().map(|e| self.lower_expr(e, None));
         let end = range.end.as_ref().map(|e| self.lower_expr(e, None));
         let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
@@ -66,6 +83,7 @@ impl Lowering<'_> {
         };
         let name = hint.unwrap_or_else(|| "__window".to_string());
         let array = self.new_array(&name, None, false);
+        self.windows.insert(array);
         self.stmts.push(Stmt::NewArray { array, init });
         Some(Operand::Array(array))
     }

@@ -428,6 +428,10 @@ pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, 
             }
             Read::Call(site, array) => {
                 calls.insert((*site, *array));
+                // Nor can the call's value be recomputed from that array.
+                if let CallSite::Value(var) = site {
+                    values.insert(*var);
+                }
             }
         }
     }
