@@ -975,3 +975,100 @@ proptest! {
         check("nested_arrays", &modes, p, &hand, None, t);
     }
 }
+
+/// A generic function of a matrix by reference to a `Vec` of rows and of a nested array by reference, run
+/// on `f32` and `f64`.
+#[differentiable(order = 2)]
+#[allow(clippy::ptr_arg)] // `&Vec<Vec<T>>` is the form under test
+fn generic_matrices<T: Float>(m: &Vec<Vec<T>>, a: &[[T; 2]; 2]) -> T {
+    let mut s = T::zero();
+    for (i, row) in m.iter().enumerate() {
+        s = s + row[0] * a[i % 2][1] + row.iter().fold(T::zero(), |acc, &v| acc + v * v);
+    }
+    s
+}
+
+/// `(a, b, c)` from a pair and a float: a tuple made by a callee.
+#[differentiable]
+fn p3<T: Float>(p: (T, T), c: T) -> (T, T, T) {
+    (p.0 * c, p.1, c)
+}
+
+/// A caller passing tuples (one built in place, one returned by a call) and a row of a matrix on to other
+/// differentiable functions.
+#[differentiable(order = 2)]
+fn tuple_and_row_caller(p: (f64, f64), m: [[f64; 2]; 2]) -> f64 {
+    tuple3((p.0, p.1, m[0][1])) + tuple3(p3(p, m[1][1])) + dot_of(&m[1], &m[0])
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn generic_matrices_on_f64_and_f32(seed in point(10)) {
+        // m is 3 × 2, then a is 2 × 2.
+        let (p, t) = (&seed.0[..], &seed.1[..]);
+        let m_of = |p: &[f64]| vec![vec![p[0], p[1]], vec![p[2], p[3]], vec![p[4], p[5]]];
+        let a_of = |p: &[f64]| [[p[6], p[7]], [p[8], p[9]]];
+        let f = |p: &[f64]| generic_matrices(&m_of(p), &a_of(p));
+        let flat = |(gm, ga): (Vec<Vec<f64>>, [[f64; 2]; 2])| [gm.concat(), ga.concat()].concat();
+        let grad = |p: &[f64]| { let (v, g) = generic_matrices_grad(&m_of(p), &a_of(p)); (v, flat(g)) };
+        let vjp = |p: &[f64], d: f64| { let (v, g) = generic_matrices_vjp(&m_of(p), &a_of(p), d); (v, flat(g)) };
+        let jvp = |p: &[f64], t: &[f64]| generic_matrices_jvp(&m_of(p), &a_of(p), (m_of(t), a_of(t)));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, g, h) = generic_matrices_hvp(&m_of(p), &a_of(p), (m_of(t), a_of(t)));
+            (v, flat(g), flat(h))
+        };
+        // f = Σ_i m_i0 a_(i%2)1 + Σ m_ij².
+        let hand = |p: &[f64]| {
+            let (m, a) = (m_of(p), a_of(p));
+            let mut g = vec![0.0; 10];
+            for i in 0..3 {
+                g[i * 2] += a[i % 2][1];
+                g[i * 2] += 2.0 * m[i][0];
+                g[i * 2 + 1] += 2.0 * m[i][1];
+                g[6 + (i % 2) * 2 + 1] += m[i][0];
+            }
+            g
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("generic_matrices", &modes, p, &hand, None, t);
+        let m32: Vec<Vec<f32>> = m_of(p).iter().map(|r| r.iter().map(|&v| v as f32).collect()).collect();
+        let a32 = a_of(p).map(|r| r.map(|v| v as f32));
+        let (value, (gm, _)) = generic_matrices_grad(&m32, &a32);
+        prop_assert_eq!(value, generic_matrices(&m32, &a32));
+        let at: Vec<f64> = m32.concat().iter().chain(a32.concat().iter()).map(|&v| f64::from(v)).collect();
+        let gm: Vec<f64> = gm.concat().iter().map(|&v| f64::from(v)).collect();
+        assert_all_close(&gm, &hand(&at)[..6], ANALYTIC_TOL_F32, "generic_matrices at f32");
+    }
+
+    #[test]
+    fn tuples_and_rows_passed_to_calls(seed in point(6)) {
+        let (p, t) = (&seed.0[..], &seed.1[..]);
+        let m_of = |p: &[f64]| [[p[2], p[3]], [p[4], p[5]]];
+        let f = |p: &[f64]| tuple_and_row_caller((p[0], p[1]), m_of(p));
+        let flat = |((a, b), gm): ((f64, f64), [[f64; 2]; 2])| [vec![a, b], gm.concat()].concat();
+        let grad = |p: &[f64]| { let (v, g) = tuple_and_row_caller_grad((p[0], p[1]), m_of(p)); (v, flat(g)) };
+        let vjp = |p: &[f64], d: f64| { let (v, g) = tuple_and_row_caller_vjp((p[0], p[1]), m_of(p), d); (v, flat(g)) };
+        let jvp = |p: &[f64], t: &[f64]| tuple_and_row_caller_jvp((p[0], p[1]), m_of(p), ((t[0], t[1]), m_of(t)));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, g, h) = tuple_and_row_caller_hvp((p[0], p[1]), m_of(p), ((t[0], t[1]), m_of(t)));
+            (v, flat(g), flat(h))
+        };
+        // f = r e^θ + m01² + (r m11) e^θ + m11² + m10 m00 + m11 m01, with (r, θ) = p.
+        let hand = |p: &[f64]| {
+            let (r, th, m) = (p[0], p[1], m_of(p));
+            let e = th.exp();
+            vec![
+                e + m[1][1] * e,
+                r * e + r * m[1][1] * e,
+                m[1][0],
+                2.0 * m[0][1] + m[1][1],
+                m[0][0],
+                r * e + 2.0 * m[1][1] + m[0][1],
+            ]
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("tuple_and_row_caller", &modes, p, &hand, None, t);
+    }
+}
