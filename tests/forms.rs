@@ -1072,3 +1072,27 @@ proptest! {
         check("tuple_and_row_caller", &modes, p, &hand, None, t);
     }
 }
+
+/// A `fold` with a tuple accumulator: the mean and the second moment.
+#[differentiable(order = 2)]
+fn variance(x: &[f64]) -> f64 {
+    let (s, q) = x.iter().fold((0.0, 0.0), |(s, q), &v| (s + v, q + v * v));
+    let n = x.len() as f64;
+    q / n - (s / n) * (s / n)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn fold_with_a_tuple_accumulator((x, t) in (1..6usize).prop_flat_map(point)) {
+        // ∂/∂x_i = 2 x_i / n - 2 mean / n.
+        let hand = |x: &[f64]| {
+            let n = x.len() as f64;
+            let mean = x.iter().sum::<f64>() / n;
+            x.iter().map(|v| 2.0 * v / n - 2.0 * mean / n).collect::<Vec<_>>()
+        };
+        check_slice!("variance", variance, variance_grad, variance_vjp, variance_jvp, variance_hvp, &x, &hand,
+            None, &t);
+    }
+}
