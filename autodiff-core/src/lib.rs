@@ -9,6 +9,7 @@ mod check;
 mod differentiable;
 mod dual;
 mod lift;
+mod matrix;
 mod memory;
 pub mod optim;
 pub mod rules;
@@ -52,6 +53,9 @@ pub mod private {
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
         re_parts, to_int, Constant, Parts,
+    };
+    pub use crate::matrix::{
+        constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, unflatten_like, Matrix,
     };
     pub use crate::memory::{
         accumulate, add_output_cotangent, add_to, clear, copy_into, cotangent, dot,

@@ -137,25 +137,48 @@ impl<T: Copy + Zero> Parts for Dual<T> {
     }
 }
 
-impl<T: Copy + Zero> Parts for Vec<Dual<T>> {
-    type Real = Vec<T>;
-    fn re_parts(&self) -> Vec<T> {
-        self.iter().map(|d| d.re).collect()
+// Element by element, so that a matrix's gradient (`Vec<Vec<Dual<T>>>`, `[[Dual<T>; M]; N]`) has parts too.
+impl<P: Parts> Parts for Vec<P> {
+    type Real = Vec<P::Real>;
+    fn re_parts(&self) -> Vec<P::Real> {
+        self.iter().map(Parts::re_parts).collect()
     }
-    fn eps_parts(&self) -> Vec<T> {
-        self.iter().map(|d| d.eps).collect()
+    fn eps_parts(&self) -> Vec<P::Real> {
+        self.iter().map(Parts::eps_parts).collect()
     }
 }
 
-impl<T: Copy + Zero, const N: usize> Parts for [Dual<T>; N] {
-    type Real = [T; N];
-    fn re_parts(&self) -> [T; N] {
-        core::array::from_fn(|i| self[i].re)
+impl<P: Parts, const N: usize> Parts for [P; N] {
+    type Real = [P::Real; N];
+    fn re_parts(&self) -> [P::Real; N] {
+        core::array::from_fn(|i| self[i].re_parts())
     }
-    fn eps_parts(&self) -> [T; N] {
-        core::array::from_fn(|i| self[i].eps)
+    fn eps_parts(&self) -> [P::Real; N] {
+        core::array::from_fn(|i| self[i].eps_parts())
     }
 }
+
+/// A tuple parameter's gradient: the parts of each component.
+macro_rules! tuple_parts {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: Parts),+> Parts for ($($name,)+) {
+            type Real = ($($name::Real,)+);
+            fn re_parts(&self) -> Self::Real {
+                ($(self.$index.re_parts(),)+)
+            }
+            fn eps_parts(&self) -> Self::Real {
+                ($(self.$index.eps_parts(),)+)
+            }
+        }
+    };
+}
+
+tuple_parts!(A 0);
+tuple_parts!(A 0, B 1);
+tuple_parts!(A 0, B 1, C 2);
+tuple_parts!(A 0, B 1, C 2, D 3);
+tuple_parts!(A 0, B 1, C 2, D 3, E 4);
+tuple_parts!(A 0, B 1, C 2, D 3, E 4, F 5);
 
 /// The values of a gradient of dual numbers.
 pub fn re_parts<P: Parts>(gradient: &P) -> P::Real {

@@ -111,13 +111,18 @@ pub(crate) fn analyze(
 
 /// The element kind of a slice, `Vec` or array type.
 fn element_kind(ty: &syn::Type, float_params: &[Ident]) -> Kind {
+    // The elements of a matrix (read flattened) are those of its rows.
+    let elem = |t: &syn::Type| match kind_of_type(t, float_params) {
+        Kind::Unknown => element_kind(t, float_params),
+        kind => kind,
+    };
     match ty {
         syn::Type::Reference(r) => element_kind(&r.elem, float_params),
-        syn::Type::Slice(s) => kind_of_type(&s.elem, float_params),
-        syn::Type::Array(a) => kind_of_type(&a.elem, float_params),
+        syn::Type::Slice(s) => elem(&s.elem),
+        syn::Type::Array(a) => elem(&a.elem),
         syn::Type::Path(tp) => match tp.path.segments.last().map(|s| &s.arguments) {
             Some(syn::PathArguments::AngleBracketed(args)) => match args.args.first() {
-                Some(syn::GenericArgument::Type(t)) => kind_of_type(t, float_params),
+                Some(syn::GenericArgument::Type(t)) => elem(t),
                 _ => Kind::Unknown,
             },
             _ => Kind::Unknown,
@@ -238,7 +243,7 @@ impl Pass<'_> {
                             items.iter().any(|o| self.activity.is_active(o)),
                         ),
                         ArrayInit::Empty { .. } => (Kind::Unknown, false),
-                        ArrayInit::Copy(source) => (
+                        ArrayInit::Copy(source) | ArrayInit::Window { source, .. } => (
                             self.activity.elem_kind(*source).clone(),
                             self.activity.is_active_array(*source),
                         ),

@@ -622,6 +622,17 @@ impl<'a> Emitter<'a> {
         (code, free.difference(&inner).copied().collect())
     }
 
+    /// The range of a sub-slice: `a..b`, `a..`, `..b`, `a..=b`.
+    pub(crate) fn window(&self, range: &crate::ir::Window) -> TokenStream {
+        let start = range.start.as_ref().map(|o| self.operand(o));
+        let end = range.end.as_ref().map(|o| self.operand(o));
+        if range.inclusive {
+            quote!(#start..=#end)
+        } else {
+            quote!(#start..#end)
+        }
+    }
+
     /// The expression that makes a new array.
     fn array_init(&self, init: &ArrayInit, fixed_copy: bool) -> TokenStream {
         match init {
@@ -655,6 +666,10 @@ impl<'a> Emitter<'a> {
             ArrayInit::Copy(source) => {
                 let source = self.array_name(*source);
                 quote!(#source.to_vec())
+            }
+            ArrayInit::Window { source, range } => {
+                let (source, range) = (self.array_name(*source), self.window(range));
+                quote!(#source[#range].to_vec())
             }
             ArrayInit::Call {
                 callee,

@@ -9,7 +9,7 @@ use crate::errors::Errors;
 use crate::ir::Function;
 use crate::signature::{self, Signature};
 use crate::structs::{self, Flattened};
-use crate::{companion, fence, forward, lower, naming, reverse};
+use crate::{chains, companion, fence, forward, lower, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
@@ -51,16 +51,19 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     }
     // The stubs can have the real signature only if the signature had no error.
     let shapes_known = errors.len() == 0;
+    // The generated items are built from the body with its iterator chains and closures rewritten into
+    // loops; `f` itself is emitted as written.
+    let desugared = chains::desugar(&item, &mut errors);
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     let flat = sig
         .as_ref()
-        .and_then(|sig| structs::flatten(&item.block, sig));
+        .and_then(|sig| structs::flatten(&desugared.block, sig));
     let body = match &flat {
         Some(flat) => syn::ItemFn {
             block: Box::new(flat.block.clone()),
-            ..item.clone()
+            ..desugared.clone()
         },
-        None => item.clone(),
+        None => desugared.clone(),
     };
     fence::check(&body.block, &mut errors);
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
@@ -82,13 +85,13 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         }
         (Some(sig), Some(order), Some((f, activity))) => {
             let float_calls = float_calls(f, activity);
-            crate::higher::items(&item, sig, &args, order, &float_calls, &mut errors)
+            crate::higher::items(&body, sig, &args, order, &float_calls, &mut errors)
         }
         _ => TokenStream::new(),
     };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
-            let generics_item = with_struct_bounds(&item, &analysis_item, flat.is_some());
+            let generics_item = with_struct_bounds(&desugared, &analysis_item, flat.is_some());
             let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
             let generated = Generated {
                 float_params: signature::float_type_params(&analysis_item.sig.generics),
@@ -429,7 +432,13 @@ impl<'a> Generated<'a> {
     /// A free function without parameter structs: its reverse sweep runs into buffers
     /// (`vjp_into_item`). Methods and functions of structs return their gradient from the sweep.
     fn plain(&self) -> bool {
-        !self.method && self.flat.is_none()
+        !self.method
+            && self.flat.is_none()
+            && !self
+                .sig
+                .params
+                .iter()
+                .any(|p| p.array.is_some_and(|shape| shape.matrix))
     }
 
     /// `f_vjp` with the sweep in its body, returning `(value, gradient)` (methods, parameter structs).
@@ -556,10 +565,13 @@ impl<'a> Generated<'a> {
             .zip(&parts)
             .map(|((p, buffer), part)| {
                 let label = p.ident.to_string();
-                if p.array.is_some() {
-                    quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#part[..]);)
-                } else {
-                    quote!(*#buffer = #part;)
+                match p.array {
+                    // Rows are `Vec`s: cloned.
+                    Some(shape) if shape.matrix => quote!(#buffer.clone_from_slice(&#part[..]);),
+                    Some(_) => quote!(
+                        ::autodiff::__private::copy_into(#label, &mut #buffer[..], &#part[..]);
+                    ),
+                    None => quote!(*#buffer = #part;),
                 }
             });
         let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());

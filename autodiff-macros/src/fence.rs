@@ -47,7 +47,9 @@ impl<'ast> Visit<'ast> for Fence<'_> {
     fn visit_expr(&mut self, expr: &'ast Expr) {
         let message = match expr {
             Expr::Closure(_) => {
-                "closures are not supported in a differentiable body: write the computation inline"
+                "a closure is supported bound to a local and called (`let sq = |v: f64| v * v; sq(x)`) or \
+                 given to an iterator adaptor (`.map(..)`, `.fold(..)`), where the macro inlines its body: bind \
+                 it to a local, or write the computation inline"
             }
             Expr::Unsafe(_) => {
                 "`unsafe` blocks are not supported in a differentiable body (and with them reads of a \
@@ -80,12 +82,29 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 self.errors.spanned(label, LABELS);
                 return;
             }
+            // A sub-slice `&x[a..b]`, `x[a..]`.
+            Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => {
+                self.visit_expr(&i.expr);
+                if let Expr::Range(r) = &*i.index {
+                    for end in r.start.iter().chain(r.end.iter()) {
+                        self.visit_expr(end);
+                    }
+                }
+                return;
+            }
+            Expr::Reference(r) if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
+                self.visit_expr(&r.expr);
+                return;
+            }
             Expr::Reference(_) => {
                 "references are not supported in a differentiable body: use the value itself (a slice is \
                  iterated as `for x in xs` or `for &x in xs.iter()`)"
             }
             Expr::Struct(_) => "struct literals are not supported: a differentiable function works on floats",
-            Expr::Range(_) => "ranges are supported only as what a `for` loop iterates",
+            Expr::Range(_) => {
+                "ranges are supported as what a `for` loop iterates and as the index of a sub-slice \
+                 (`&x[a..b]`): bind the bounds to locals instead"
+            }
             Expr::Try(_) => "the `?` operator is not supported: a differentiable function returns floats",
             Expr::Let(_) => "`if let` and `while let` are not supported: use `if` with a comparison or `match`",
             Expr::TryBlock(_) | Expr::Yield(_) | Expr::Const(_) | Expr::Infer(_) | Expr::Verbatim(_) => {
@@ -241,7 +260,7 @@ mod tests {
         let body = "{ let f = |y| y; println!(\"{}\", x); 'outer: for i in 0..3 {} unsafe { x } }";
         let errors = errors_in(body);
         assert_eq!(errors.len(), 4, "{errors:?}");
-        assert!(errors[0].contains("closures"));
+        assert!(errors[0].contains("closure"));
         assert!(errors[1].contains("macros"));
         assert!(errors[2].contains("labels"));
         assert!(errors[3].contains("unsafe"));

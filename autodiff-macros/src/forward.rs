@@ -70,6 +70,14 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
             let name = fwd.array_tangent(array);
             let primal = &param.ident;
             let label = param.ident.to_string();
+            if param.array.is_some_and(|shape| shape.matrix) {
+                // The tangent of a matrix, flattened as the matrix is.
+                checks.push(quote!(
+                    let mut #name = ::autodiff::__private::matrix_tangent(#label, &#name, &#primal);
+                ));
+                names.push(name.to_token_stream());
+                continue;
+            }
             checks.push(
                 quote!(let mut #name = ::autodiff::__private::tangent(#label, #name, &#primal);),
             );
@@ -367,7 +375,14 @@ impl Forward<'_, '_> {
                 let name = self.e.name(v);
                 quote!(::autodiff::__private::zero_like(&#name))
             }
-            None => Emitter::zero_of(kind),
+            None => match like {
+                // A literal whose float type the syntax does not tell (`let mut s = 0.0;` summing the
+                // results of calls): a zero of its type, which rustc infers.
+                Operand::Const { tokens, .. } if unsettled => {
+                    quote!(::autodiff::__private::zero_like(&#tokens))
+                }
+                _ => Emitter::zero_of(kind),
+            },
         }
     }
 
@@ -564,6 +579,10 @@ impl Forward<'_, '_> {
                 }
             }
             ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
+            ArrayInit::Window { source, range } if activity.is_active_array(*source) => {
+                let (source_tangent, range) = (self.array_tangent(*source), self.e.window(range));
+                quote!(#source_tangent[#range].to_vec())
+            }
             ArrayInit::Copy(source) if activity.is_active_array(*source) => {
                 let source_tangent = self.array_tangent(*source);
                 if self.e.f.arrays[array.0 as usize].fixed {

@@ -53,7 +53,8 @@ pub(crate) fn items(
     };
     for p in &sig.params {
         let plain = scalar == p.ty.to_token_stream().to_string();
-        if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref {
+        let tuple = crate::signature::float_tuple(&p.kind).is_some();
+        if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref && !tuple {
             errors.spanned(
                 &p.ty,
                 format!("with `order = K`, a parameter may use `{scalar}` only as `{scalar}` or in a slice, `Vec` or array"),
@@ -141,8 +142,7 @@ fn through_shadow(
         quote!((#ret, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#ret>>)),
     );
     let hessian_call = call("hessian", None);
-    let one_scalar =
-        matches!(sig.active().collect::<Vec<_>>().as_slice(), [p] if p.array.is_none());
+    let one_scalar = matches!(sig.active().collect::<Vec<_>>().as_slice(), [p] if p.array.is_none() && crate::signature::float_tuple(&p.kind).is_none());
     let derivatives = one_scalar.then(|| {
         let len = k + 1;
         let signature = h.signature(h.name("derivatives"), None, quote!([#ret; #len]));
@@ -193,7 +193,10 @@ impl Higher<'_> {
     fn is_float(&self, p: &Param) -> bool {
         let scalar = self.scalar.to_string();
         p.differentiable
-            && (p.ty.to_token_stream().to_string() == scalar || p.array.is_some() || p.by_ref)
+            && (p.ty.to_token_stream().to_string() == scalar
+                || p.array.is_some()
+                || p.by_ref
+                || crate::signature::float_tuple(&p.kind).is_some())
     }
 
     /// How a lifted array is passed, by the parameter's own form (`&[T]`, `Vec<T>`, `[T; N]`).
@@ -250,6 +253,25 @@ impl Higher<'_> {
                 quote!(#ident)
             };
             let lift = match (p.array, tangent) {
+                (Some(shape), Some(t)) if shape.matrix => {
+                    quote!(::autodiff::__private::dual_matrix(#label, &#ident, &#t))
+                }
+                (Some(shape), None) if shape.matrix => {
+                    quote!(::autodiff::__private::constant_matrix(&#ident))
+                }
+                // A tuple of floats: a tuple of dual numbers.
+                (None, t) if crate::signature::float_tuple(&p.kind).is_some() => {
+                    let n = crate::signature::float_tuple(&p.kind).unwrap_or(0);
+                    let parts = (0..n).map(|i| {
+                        let i = syn::Index::from(i);
+                        let tangent = match t {
+                            Some(t) => quote!(#t.#i),
+                            None => quote!(::autodiff::__private::Zero::zero()),
+                        };
+                        quote!(::autodiff::__private::Dual::new(#value.#i, #tangent))
+                    });
+                    quote!((#(#parts,)*))
+                }
                 (None, Some(t)) => quote!(::autodiff::__private::Dual::new(#value, #t)),
                 (None, None) => {
                     quote!(::autodiff::__private::Dual::new(#value, ::autodiff::__private::Zero::zero()))
@@ -323,10 +345,13 @@ impl Higher<'_> {
         );
         let sizes = active.iter().map(|p| {
             let ident = &p.ident;
-            if p.array.is_some() {
-                quote!(#ident.len())
-            } else {
-                quote!(1)
+            match (&p.array, crate::signature::float_tuple(&p.kind)) {
+                (Some(shape), _) if shape.matrix => {
+                    quote!(::autodiff::__private::flatten(&#ident).len())
+                }
+                (Some(_), _) => quote!(#ident.len()),
+                (None, Some(n)) => quote!(#n),
+                (None, None) => quote!(1),
             }
         });
         let mut units = Vec::new();
@@ -338,10 +363,21 @@ impl Higher<'_> {
             let ident = &p.ident;
             let one = quote!(<#scalar as ::autodiff::__private::One>::one());
             let zero = quote!(<#scalar as ::autodiff::__private::Zero>::zero());
+            let scalar_unit = quote!({ let __unit = if #i == #offset { #one } else { #zero }; #offset += 1; __unit });
+            let tuple = crate::signature::float_tuple(&p.kind);
             let unit = match p.array {
-                None => {
-                    quote!({ let __unit = if #i == #offset { #one } else { #zero }; #offset += 1; __unit })
+                None if tuple.is_some() => {
+                    let units = (0..tuple.unwrap_or(0)).map(|_| scalar_unit.clone());
+                    quote!((#(#units,)*))
                 }
+                None => scalar_unit,
+                Some(shape) if shape.matrix => quote!({
+                    let __n = ::autodiff::__private::flatten(&#ident).len();
+                    let __unit: ::std::vec::Vec<#scalar> =
+                        (0..__n).map(|__j| if #i == #offset + __j { #one } else { #zero }).collect();
+                    #offset += __n;
+                    ::autodiff::__private::unflatten_like(&#ident, &__unit)
+                }),
                 Some(shape) if shape.fixed => quote!({
                     let __unit = ::core::array::from_fn(|__j| if #i == #offset + __j { #one } else { #zero });
                     #offset += #ident.len();
@@ -355,10 +391,16 @@ impl Higher<'_> {
                 }),
             };
             units.push(unit);
-            rows.push(if p.array.is_some() {
-                quote!(#row.extend_from_slice(&#part[..]);)
-            } else {
-                quote!(#row.push(#part);)
+            rows.push(match (&p.array, tuple) {
+                (Some(shape), _) if shape.matrix => {
+                    quote!(#row.extend(::autodiff::__private::flatten(&#part));)
+                }
+                (Some(_), _) => quote!(#row.extend_from_slice(&#part[..]);),
+                (None, Some(n)) => {
+                    let parts = (0..n).map(syn::Index::from);
+                    quote!(#(#row.push(#part.#parts);)*)
+                }
+                (None, None) => quote!(#row.push(#part);),
             });
         }
         let direction = if units.len() == 1 {
@@ -404,7 +446,7 @@ impl Higher<'_> {
         let [x] = active.as_slice() else {
             return TokenStream::new();
         };
-        if x.array.is_some() {
+        if x.array.is_some() || crate::signature::float_tuple(&x.kind).is_some() {
             return TokenStream::new();
         }
         let scalar = self.scalar;
@@ -427,6 +469,9 @@ impl Higher<'_> {
             };
             for _ in 0..levels {
                 value = match (p.array, p.active) {
+                    (Some(shape), _) if shape.matrix => {
+                        quote!(::autodiff::__private::constant_matrix(&#value))
+                    }
                     // Each level's tangent is that level's one: x + ε1 + ε2 + ..
                     (None, true) => quote!({
                         let __level = #value;

@@ -317,12 +317,23 @@ pub(crate) enum ArrayInit {
     Empty { capacity: Option<Operand> },
     /// `x.to_vec()`, `x.clone()`, or a copy of a fixed-size array.
     Copy(Array),
+    /// `&x[a..b]`, `&x[a..]`, `&x[..b]`: a copy of a window of another array, whose adjoint flows back into
+    /// that window of the other's.
+    Window { source: Array, range: Window },
     /// `let v: Vec<T> = f(..)`: the result of a call.
     Call {
         callee: syn::ExprPath,
         args: Vec<Operand>,
         by_ref: Vec<bool>,
     },
+}
+
+/// The bounds of a sub-slice `a..b`, `a..`, `..b`, `a..=b` or `..`.
+#[derive(Clone, Debug)]
+pub(crate) struct Window {
+    pub(crate) start: Option<Operand>,
+    pub(crate) end: Option<Operand>,
+    pub(crate) inclusive: bool,
 }
 
 /// What a `for` loop iterates: a range of integers, `start..end` or `start..=end`, maybe reversed and
@@ -381,6 +392,9 @@ impl Stmt {
                 ArrayInit::Elements { items, .. } => items.iter().collect(),
                 ArrayInit::Empty { capacity } => capacity.iter().collect(),
                 ArrayInit::Copy(_) => Vec::new(),
+                ArrayInit::Window { range, .. } => {
+                    range.start.iter().chain(range.end.iter()).collect()
+                }
                 ArrayInit::Call { args, .. } => args.iter().collect(),
             },
             Stmt::Loop(l) => {

@@ -8,6 +8,7 @@
 
 mod activity;
 mod args;
+mod chains;
 mod companion;
 mod custom;
 mod derive;

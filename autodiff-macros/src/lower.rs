@@ -25,11 +25,14 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, Ident, Lit, Pat};
 
+mod array_values;
 mod arrays;
 mod calls;
 mod control;
 mod iteration;
 mod loops;
+mod matrices;
+mod windows;
 
 /// A name in scope: its current value, or `None` for `let y;` not yet assigned.
 #[derive(Clone)]
@@ -62,6 +65,19 @@ struct Lowering<'a> {
     stmts: Vec<Stmt>,
     items: Vec<syn::Item>,
     float_params: Vec<Ident>,
+    /// The declared type of each parameter, for the hints of errors.
+    param_types: Vec<syn::Type>,
+    /// Arrays made at the top of the function (`lower/array_values.rs`).
+    hoisted: Vec<Stmt>,
+    /// The length of fixed-size arrays, where the syntax tells it (`[x; 3]`, `[a, b]`, `x: [f64; N]`).
+    fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
+    /// How many loops enclose the code being lowered.
+    loop_depth: usize,
+    /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
+    matrices: std::collections::HashMap<Array, Array>,
+    /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
+    /// references, so a call takes them as `&a`.
+    windows: std::collections::HashSet<Array>,
     errors: &'a mut Errors,
 }
 
@@ -82,6 +98,12 @@ pub(crate) fn lower(
         stmts: Vec::new(),
         items: Vec::new(),
         float_params,
+        param_types: sig.params.iter().map(|p| p.ty.clone()).collect(),
+        hoisted: Vec::new(),
+        fixed_lens: Default::default(),
+        loop_depth: 0,
+        matrices: Default::default(),
+        windows: Default::default(),
         errors,
     };
     let mut params = Vec::new();
@@ -89,10 +111,18 @@ pub(crate) fn lower(
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
         params.push(var);
         let bound = match p.array {
+            Some(shape) if shape.matrix => lowering.bind_matrix(&p.ident, i),
             Some(shape) => {
                 let array = lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed);
                 lowering.arrays[array.0 as usize].output = p.output;
-                Operand::Array(array)
+                if let Some(len) = arrays::fixed_len_of_type(&p.ty) {
+                    lowering.fixed_lens.insert(array, len);
+                }
+                // `mut x: [T; N]` or `mut x: Vec<T>`, written like a local: a local copy of the input.
+                match shape.owned && arrays::declared_mut(item, i) {
+                    true => lowering.bind_array_copy(array, Some(p.ident.to_string())),
+                    false => Operand::Array(array),
+                }
             }
             None => Operand::Var(var),
         };
@@ -101,6 +131,9 @@ pub(crate) fn lower(
     let items: Vec<SeqItem> = item.block.stmts.iter().map(SeqItem::Stmt).collect();
     let returned = lowering.lower_seq(&items);
     lowering.reject_array_values(&lowering.stmts.clone());
+    let mut stmts = std::mem::take(&mut lowering.hoisted);
+    stmts.append(&mut lowering.stmts);
+    lowering.stmts = stmts;
     Function {
         vars: lowering.vars,
         arrays: lowering.arrays,
@@ -203,7 +236,9 @@ impl Lowering<'_> {
     }
 
     /// Arrays are memory, not values: an `if`, `match` or early `return` cannot choose one.
-    fn reject_array_values(&mut self, stmts: &[Stmt]) {
+    /// Gives `true` once it reported: one array carried out of a loop is one mistake, though the loop and
+    /// the code after it both carry it.
+    fn reject_array_values(&mut self, stmts: &[Stmt]) -> bool {
         for stmt in stmts {
             let (outs, blocks_yields): (Vec<Var>, Vec<&[Operand]>) = match stmt {
                 Stmt::If { outs, .. } | Stmt::Match { outs, .. } => (
@@ -223,15 +258,19 @@ impl Lowering<'_> {
                 {
                     self.errors.at(
                         self.vars[out.0 as usize].span,
-                        "an array cannot be the value of an `if`, a `match` or an early `return` yet: write \
-                         into one array in every branch (`out[i] = ..`) and return it at the end",
+                        "an array cannot be carried out of a loop by `return` or `break` yet: make one array \
+                         before the loop, write into it (`out[i] = ..`) and return it after the loop",
                     );
+                    return true;
                 }
             }
             for block in stmt.blocks() {
-                self.reject_array_values(&block.stmts);
+                if self.reject_array_values(&block.stmts) {
+                    return true;
+                }
             }
         }
+        false
     }
 
     /// Where `name` is bound: (scope, position in it).
@@ -377,7 +416,8 @@ impl Lowering<'_> {
             }
             Pat::Type(t) => {
                 if let (Some((shape, _)), Expr::Call(c), Pat::Ident(p)) = (
-                    crate::signature::array_shape(&t.ty, &self.float_params),
+                    crate::signature::array_shape(&t.ty, &self.float_params)
+                        .filter(|(shape, _)| !shape.matrix),
                     strip_parens(init),
                     &*t.pat,
                 ) {
@@ -632,8 +672,11 @@ impl Lowering<'_> {
                     .spanned(r, "`return` is only supported as a statement");
                 Self::poisoned()
             }
-            // `f(&[x, y])`: a call takes `&a` of a named array only.
+            // `f(&[x, y])`: a call takes `&a` of a named array only; `&x[a..b]` is a sub-slice.
             Expr::Reference(r) => {
+                if let Some(window) = self.lower_window(expr, hint) {
+                    return window;
+                }
                 let message = match strip_parens(&r.expr) {
                     Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_) => {
                         "a reference to an array literal is not supported: bind the array to a local first \

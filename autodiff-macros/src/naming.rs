@@ -118,6 +118,11 @@ pub(crate) fn method_companion(name: &Ident, item: &str) -> Ident {
     quote::format_ident!("__{}_{}", name, item, span = name.span())
 }
 
+/// The matrix parameter `m` itself, in generated code that reads `m` flattened (`signature::deref_scalars`).
+pub(crate) fn matrix(param: &Ident) -> Ident {
+    Ident::new(&format!("__matrix_{param}"), Span::mixed_site())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -196,8 +196,8 @@ fn vjp_body_with(
             GradientOut::Returned => None,
         };
         match (p.array, target) {
-            (Some(_), None) => gradients.push(
-                match param_array(i).and_then(|a| rev.array_adjoints.get(&a)) {
+            (Some(shape), None) => {
+                let flat = match param_array(i).and_then(|a| rev.array_adjoints.get(&a)) {
                     Some(buffer) => buffer.to_token_stream(),
                     None if p.output => {
                         let (label, d) = (name.to_string(), naming::output_cotangent(name));
@@ -206,8 +206,15 @@ fn vjp_body_with(
                     // A struct's field that no adjoint reached: its struct adds nothing (`structs.rs`).
                     None if p.field => quote!(()),
                     None => quote!(::autodiff::__private::zeros_like(&#name)),
-                },
-            ),
+                };
+                // A matrix's flat adjoint, in the matrix's shape.
+                gradients.push(if shape.matrix {
+                    let matrix = naming::matrix(name);
+                    quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat))
+                } else {
+                    flat
+                });
+            }
             (Some(_), Some(target)) => {
                 let label = name.to_string();
                 let zeroed =
@@ -474,6 +481,16 @@ impl Reverse<'_, '_> {
                             if self.e.activity.is_active_array(*source) {
                                 let source_buffer = self.array_adjoint(*source);
                                 code.push(quote!(::autodiff::__private::accumulate(&mut #source_buffer, &#buffer);));
+                            }
+                        }
+                        // The window's adjoint flows back into the same window of the source's.
+                        ArrayInit::Window { source, range } => {
+                            if self.e.activity.is_active_array(*source) {
+                                let source_buffer = self.array_adjoint(*source);
+                                let bounds = range.start.iter().chain(range.end.iter());
+                                refs.extend(bounds.filter_map(Operand::var));
+                                let range = self.e.window(range);
+                                code.push(quote!(::autodiff::__private::accumulate(&mut #source_buffer[#range], &#buffer);));
                             }
                         }
                     }

@@ -48,6 +48,9 @@ pub(crate) struct ArrayShape {
     pub(crate) fixed: bool,
     /// Passed by value (`Vec<T>`, `[T; N]`), so the function may not mutate it but owns it.
     pub(crate) owned: bool,
+    /// A matrix `&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`: the generated code reads it flattened (`fixed`
+    /// is then false, for the flat `Vec`).
+    pub(crate) matrix: bool,
 }
 
 /// The signature, classified.
@@ -149,10 +152,19 @@ impl Signature {
     }
 
     /// `let x = *x;` for each float taken by reference: the generated code works on the value, as the
-    /// body's own `*x` (which lowering reads as `x`) does.
+    /// body's own `*x` (which lowering reads as `x`) does. A matrix `m` is read flattened: `m` becomes its
+    /// elements, row-major, and the matrix itself stays at hand as `naming::matrix(m)`.
     pub(crate) fn deref_scalars(&self) -> TokenStream {
         let names = self.params.iter().filter(|p| p.by_ref).map(|p| &p.ident);
-        quote!(#(let #names = *#names;)*)
+        let matrices = self
+            .params
+            .iter()
+            .filter(|p| p.array.is_some_and(|shape| shape.matrix))
+            .map(|p| {
+                let (name, matrix) = (&p.ident, crate::naming::matrix(&p.ident));
+                quote!(let #matrix = #name; let #name = ::autodiff::__private::flatten(&#matrix);)
+            });
+        quote!(#(let #names = *#names;)* #(#matrices)*)
     }
 
     /// Is the return one float, so that `_grad` exists?
@@ -267,13 +279,19 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
                 ArrayShape {
                     fixed: false,
                     owned,
+                    matrix: false,
                 },
                 syn::parse_quote!(::std::vec::Vec<#elem>),
             ))
         }
-        Type::Array(a) if is_float(&a.elem) => {
-            Some((ArrayShape { fixed: true, owned }, Type::Array(a.clone())))
-        }
+        Type::Array(a) if is_float(&a.elem) => Some((
+            ArrayShape {
+                fixed: true,
+                owned,
+                matrix: false,
+            },
+            Type::Array(a.clone()),
+        )),
         Type::Path(tp) => {
             let seg = tp.path.segments.last()?;
             if seg.ident != "Vec" {
@@ -287,6 +305,7 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
                     ArrayShape {
                         fixed: false,
                         owned,
+                        matrix: false,
                     },
                     syn::parse_quote!(::std::vec::Vec<#elem>),
                 )),
@@ -380,6 +399,46 @@ fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
     reads.found
 }
 
+/// A matrix of floats: `&[Vec<T>]`, `Vec<Vec<T>>`, `&Vec<Vec<T>>`, `[[T; M]; N]` or `&[[T; M]; N]`, with the
+/// type of its gradient (`Vec<Vec<T>>` or `[[T; M]; N]`).
+pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArrayShape, Type)> {
+    let (inner, owned) = match ty {
+        Type::Reference(r) if r.mutability.is_none() => (&*r.elem, false),
+        other => (other, true),
+    };
+    let row = |t: &Type| array_shape(t, float_params).filter(|(shape, _)| shape.owned);
+    let grad_ty: Type = match inner {
+        Type::Slice(s) if !owned => {
+            let (_, row_ty) = row(&s.elem).filter(|(shape, _)| !shape.fixed)?;
+            syn::parse_quote!(::std::vec::Vec<#row_ty>)
+        }
+        Type::Array(a) => {
+            row(&a.elem).filter(|(shape, _)| shape.fixed)?;
+            Type::Array(a.clone())
+        }
+        Type::Path(tp) => {
+            let seg = tp.path.segments.last().filter(|s| s.ident == "Vec")?;
+            let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
+                return None;
+            };
+            let syn::GenericArgument::Type(elem) = args.args.first()? else {
+                return None;
+            };
+            let (_, row_ty) = row(elem).filter(|(shape, _)| !shape.fixed)?;
+            syn::parse_quote!(::std::vec::Vec<#row_ty>)
+        }
+        _ => return None,
+    };
+    Some((
+        ArrayShape {
+            fixed: false,
+            owned,
+            matrix: true,
+        },
+        grad_ty,
+    ))
+}
+
 /// A slice, `Vec` or array of integers or `bool`s (`labels: &[usize]`): its shape, if it is one.
 fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> {
     let is_int = |t: &Type| matches!(kind_of_type(t, float_params), Kind::Int | Kind::Bool);
@@ -402,7 +461,11 @@ fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> 
         }
         _ => return None,
     };
-    is_int(elem).then_some(ArrayShape { fixed, owned })
+    is_int(elem).then_some(ArrayShape {
+        fixed,
+        owned,
+        matrix: false,
+    })
 }
 
 /// A parameter struct: a path type (or a shared reference to one) that is not a float, integer, `bool`,
@@ -452,6 +515,9 @@ pub(crate) fn struct_type(ty: &Type, generics: &syn::Generics) -> Option<Type> {
 /// Is this a type the macro cannot differentiate through but that looks like it holds floats
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
 fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
+    if matrix_shape(ty, float_params).is_some() {
+        return None;
+    }
     match ty {
         // `&mut [T]`, `&mut Vec<T>`, `&mut [T; N]` are output parameters.
         Type::Reference(r)
@@ -472,23 +538,56 @@ fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'st
             )
         }
         Type::Reference(r) => unsupported_float_container(&r.elem, float_params),
-        Type::Slice(s) => array_shape(&s.elem, float_params).map(|_| {
-            "nested slices are not supported: pass one flat slice and index it as `a[i * n + j]`"
-        }),
-        Type::Array(a) => array_shape(&a.elem, float_params).map(|_| {
-            "nested arrays are not supported: pass one flat slice and index it as `a[i * n + j]`"
-        }),
+        Type::Slice(s) => (array_shape(&s.elem, float_params).is_some()
+            || matrix_shape(&s.elem, float_params).is_some())
+        .then_some(
+            "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index it \
+             as `a[(i * n + j) * m + k]`",
+        ),
+        Type::Array(a) => (array_shape(&a.elem, float_params).is_some()
+            || matrix_shape(&a.elem, float_params).is_some())
+        .then_some(
+            "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index it \
+             as `a[(i * n + j) * m + k]`",
+        ),
         Type::Path(tp) => {
             let seg = tp.path.segments.last()?;
             let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
                 return None;
             };
-            let nested = args.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(t) if array_shape(t, float_params).is_some()));
-            (seg.ident == "Vec" && nested)
-                .then_some("nested `Vec`s are not supported: pass one flat slice and index it as `a[i * n + j]`")
+            let nested = args.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(t) if array_shape(t, float_params).is_some() || matrix_shape(t, float_params).is_some()));
+            (seg.ident == "Vec" && nested).then_some(
+                "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index \
+                 it as `a[(i * n + j) * m + k]`",
+            )
         }
         _ => None,
     }
+}
+
+/// The number of floats of a tuple of floats (`(f64, f64)`), which is differentiated like its floats.
+pub(crate) fn float_tuple(kind: &Kind) -> Option<usize> {
+    match kind {
+        Kind::Tuple(items)
+            if !items.is_empty() && items.iter().all(|k| matches!(k, Kind::Float(_))) =>
+        {
+            Some(items.len())
+        }
+        _ => None,
+    }
+}
+
+/// A tuple that holds floats and something else (`(f64, usize)`, `(f64, Vec<f64>)`): neither differentiated
+/// as a whole nor a constant the user would expect.
+fn mixed_tuple(kind: &Kind) -> Option<&'static str> {
+    let Kind::Tuple(items) = kind else {
+        return None;
+    };
+    let floats = items.iter().any(|k| matches!(k, Kind::Float(_)));
+    (floats && float_tuple(kind).is_none()).then_some(
+        "a tuple parameter is differentiated when it holds only floats (`(f64, f64)`): pass the other parts \
+         (integers, arrays) as parameters of their own",
+    )
 }
 
 /// Classifies the signature of `item`, reporting every problem to `errors`.
@@ -585,7 +684,9 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     _ => None,
                 };
                 let output = output_shape(&pt.ty, &float_params);
-                let float_array = array_shape(&pt.ty, &float_params).or(output.clone());
+                let float_array = array_shape(&pt.ty, &float_params)
+                    .or_else(|| matrix_shape(&pt.ty, &float_params))
+                    .or(output.clone());
                 let (kind, array, grad_ty) = match (&scalar_ref, float_array.clone()) {
                     // `x: &f64`: a float like `x: f64`, with the same gradient type.
                     (Some((kind, elem)), _) => (kind.clone(), None, elem.clone()),
@@ -596,12 +697,17 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         None => (kind_of_type(&pt.ty, &float_params), None, (*pt.ty).clone()),
                     },
                 };
+                if let Some(message) = mixed_tuple(&kind) {
+                    errors.spanned(&pt.ty, message);
+                    ok = false;
+                }
                 // A parameter struct (`p: &Mlp`): active, its own gradient type.
                 let (kind, grad_ty) = match (&kind, array, struct_type(&pt.ty, &sig.generics)) {
                     (Kind::Unknown, None, Some(ty)) => (Kind::Struct(ty.clone()), ty),
                     _ => (kind, grad_ty),
                 };
                 let differentiable = matches!(kind, Kind::Float(_) | Kind::Struct(_))
+                    || float_tuple(&kind).is_some()
                     || (array.is_some() && float_array.is_some());
                 // An output parameter has a gradient only if its incoming value is read.
                 let active =

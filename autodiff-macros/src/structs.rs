@@ -120,6 +120,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                     Some(ArrayShape {
                         fixed: false,
                         owned: false,
+                        matrix: false,
                     }),
                 ),
                 Shape::Whole => (Kind::Struct(syn::Type::Infer(syn::parse_quote!(_))), None),

@@ -40,6 +40,30 @@ pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
     uses.0
 }
 
+/// Is this an array of arrays (a matrix made in the body)?
+fn nested(init: &ArrayInit) -> bool {
+    match init {
+        ArrayInit::Repeat { value, .. } => matches!(value, Operand::Array(_)),
+        ArrayInit::Elements { items, .. } => items.iter().any(|o| matches!(o, Operand::Array(_))),
+        _ => false,
+    }
+}
+
+/// The length `N` of a parameter type `[T; N]` or `&[T; N]`.
+pub(super) fn fixed_len_of_type(ty: &syn::Type) -> Option<proc_macro2::TokenStream> {
+    match ty {
+        syn::Type::Reference(r) => fixed_len_of_type(&r.elem),
+        syn::Type::Array(a) => Some(a.len.to_token_stream()),
+        _ => None,
+    }
+}
+
+/// Is parameter `i` of `item` declared `mut`?
+pub(super) fn declared_mut(item: &syn::ItemFn, i: usize) -> bool {
+    matches!(item.sig.inputs.iter().nth(i), Some(syn::FnArg::Typed(pt))
+        if matches!(&*pt.pat, syn::Pat::Ident(p) if p.mutability.is_some()))
+}
+
 impl Lowering<'_> {
     pub(super) fn new_local_array(
         &mut self,
@@ -50,6 +74,22 @@ impl Lowering<'_> {
         let name = hint.unwrap_or_else(|| "__array".to_string());
         let array = self.new_array(&name, None, fixed);
         let sized_at_run_time = matches!(init, ArrayInit::Call { .. } | ArrayInit::Copy(_));
+        let len = match &init {
+            ArrayInit::Repeat {
+                len: Operand::Const { tokens, .. },
+                fixed: true,
+                ..
+            } => Some(tokens.clone()),
+            ArrayInit::Elements { items, fixed: true } => {
+                let n = items.len();
+                Some(quote::quote!(#n))
+            }
+            ArrayInit::Copy(source) if fixed => self.fixed_lens.get(source).cloned(),
+            _ => None,
+        };
+        if let Some(len) = len {
+            self.fixed_lens.insert(array, len);
+        }
         self.stmts.push(Stmt::NewArray { array, init });
         if sized_at_run_time && !fixed {
             // Made inside a branch or loop body, it is out of scope in the reverse sweep, which needs
@@ -66,7 +106,20 @@ impl Lowering<'_> {
 
     /// `a[i]`.
     pub(super) fn lower_index(&mut self, e: &syn::ExprIndex, hint: Option<String>) -> Operand {
-        let Some(array) = self.array_named(&e.expr) else {
+        if let Some(element) = self.lower_matrix_element(e, hint.clone()) {
+            return element;
+        }
+        let row_of_matrix = self
+            .array_named(&e.expr)
+            .and_then(|a| self.rows_of(a))
+            .is_some();
+        if let (Expr::Range(_), _) | (_, true) = (strip_parens(&e.index), row_of_matrix) {
+            let expr = Expr::Index(e.clone());
+            return self
+                .lower_window(&expr, hint)
+                .unwrap_or_else(Self::poisoned);
+        }
+        let Some(array) = self.array_operand(&e.expr) else {
             if let Some(constant) = self.outside_array(&e.expr) {
                 // `WEIGHTS[i]`: a constant array from outside the function, whose elements are constants.
                 let index = self.lower_expr(&e.index, None);
@@ -129,16 +182,26 @@ impl Lowering<'_> {
             );
             return;
         };
-        let info = &self.arrays[array.0 as usize];
-        if info.param.is_some() && !info.output {
+        // An output parameter (`&mut [T]`) is written like a local.
+        let output = self.arrays[array.0 as usize].output;
+        if let Some(param) = self.arrays[array.0 as usize].param.filter(|_| !output) {
+            let name = &self.arrays[array.0 as usize].name;
+            let instead = match self.param_types.get(param) {
+                // An owned array can be declared `mut` and written like a local.
+                Some(ty) if !matches!(ty, syn::Type::Reference(_)) => {
+                    format!(
+                        "declare the parameter `mut {name}: {}`",
+                        ty.to_token_stream()
+                    )
+                }
+                _ if self.arrays[array.0 as usize].fixed => {
+                    format!("copy it first with `let mut {name} = {name}.clone();`")
+                }
+                _ => format!("copy it first with `let mut {name} = {name}.to_vec();`"),
+            };
             self.errors.spanned(
                 &target.expr,
-                format!(
-                    "`{}` is an input of the function and cannot be written: copy it first with `let mut {} = {}.to_vec();`",
-                    self.arrays[array.0 as usize].name,
-                    self.arrays[array.0 as usize].name,
-                    self.arrays[array.0 as usize].name,
-                ),
+                format!("`{name}` is an input of the function and cannot be written: {instead}"),
             );
             return;
         }
@@ -205,6 +268,9 @@ impl Lowering<'_> {
                 return Self::poisoned();
             }
         };
+        if nested(&init) {
+            return self.local_matrix(m, hint);
+        }
         self.new_local_array(init, false, hint)
     }
 
@@ -222,6 +288,9 @@ impl Lowering<'_> {
             },
             _ => return Self::poisoned(),
         };
+        if nested(&init) {
+            return self.local_matrix(expr, hint);
+        }
         self.new_local_array(init, true, hint)
     }
 
@@ -260,8 +329,30 @@ impl Lowering<'_> {
         m: &syn::ExprMethodCall,
         hint: &Option<String>,
     ) -> Option<Operand> {
-        let array = self.array_named(&m.receiver)?;
         let name = m.method.to_string();
+        // `m[i].len()` of a matrix: from the offsets, with no copy of the row.
+        if let (Some((_, offsets, row)), "len") = (self.matrix_row(&m.receiver), name.as_str()) {
+            let row = self.lower_expr(row, None);
+            let (start, end) = self.row_bounds(offsets, row);
+            return Some(self.emit(
+                Value::Binary(syn::parse_quote!(-), end, start),
+                hint.clone(),
+                m.span(),
+            ));
+        }
+        let array = self.array_operand(&m.receiver)?;
+        if let Some(offsets) = self.rows_of(array) {
+            if name == "len" && m.args.is_empty() {
+                let rows = self.row_count(offsets);
+                return Some(rows);
+            }
+            self.errors.spanned(
+                &m.method,
+                format!("`.{name}()` is not supported on a matrix: index it (`m[i][j]`), take its rows \
+                         (`&m[i]`, `for row in m`) or its number of rows (`m.len()`)"),
+            );
+            return Some(Self::poisoned());
+        }
         Some(match (name.as_str(), m.args.len()) {
             ("len", 0) => self.emit(Value::Len(array), hint.clone(), m.span()),
             ("push", 1) => {

@@ -133,10 +133,19 @@ impl Lowering<'_> {
     pub(super) fn lower_call_args(&mut self, c: &syn::ExprCall) -> (Vec<Operand>, Vec<bool>) {
         c.args
             .iter()
-            .map(|arg| match self.array_named(arg) {
+            .map(|arg| match self.array_operand(arg) {
+                Some(array) if self.rows_of(array).is_some() => {
+                    self.errors.spanned(
+                        arg,
+                        "a matrix cannot be passed to a call yet: pass its rows (`&m[i]`), or flatten it \
+                         into one slice indexed `a[i * n + j]`",
+                    );
+                    (Self::poisoned(), false)
+                }
+                // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
                 Some(array) => (
                     Operand::Array(array),
-                    matches!(strip_parens(arg), Expr::Reference(_)),
+                    matches!(strip_parens(arg), Expr::Reference(_)) || self.is_window(array),
                 ),
                 None => match strip_parens(arg) {
                     // `f(&x)` of a float: the callee takes `&f64`.

@@ -170,7 +170,7 @@ impl Lowering<'_> {
         };
         let (else_stmts, else_ret, _) = self.branch(|this| this.lower_seq(&else_items));
         let out = self.new_var(None, e.span());
-        self.stmts.push(Stmt::If {
+        let stmt = Stmt::If {
             cond,
             then_block: Block {
                 stmts: then_stmts,
@@ -181,8 +181,8 @@ impl Lowering<'_> {
                 yields: vec![else_ret],
             },
             outs: vec![out],
-        });
-        Operand::Var(out)
+        };
+        self.push_branching(stmt, Operand::Var(out))
     }
 
     /// `match s { p => ..A.., .. }; rest` in return position.
@@ -216,13 +216,13 @@ impl Lowering<'_> {
             });
         }
         let out = self.new_var(None, m.span());
-        self.stmts.push(Stmt::Match {
+        let stmt = Stmt::Match {
             scrutinee,
             span: m.expr.span(),
             arms,
             outs: vec![out],
-        });
-        Operand::Var(out)
+        };
+        self.push_branching(stmt, Operand::Var(out))
     }
 
     // ---- statements ----
@@ -274,13 +274,13 @@ impl Lowering<'_> {
             self.merge(&before, vec![then_branch, else_branch], hint, e.span());
         let else_block = blocks.pop().unwrap_or_default();
         let then_block = blocks.pop().unwrap_or_default();
-        self.stmts.push(Stmt::If {
+        let stmt = Stmt::If {
             cond,
             then_block,
             else_block,
             outs,
-        });
-        value
+        };
+        self.push_branching(stmt, value)
     }
 
     pub(super) fn lower_match(&mut self, m: &syn::ExprMatch, hint: Option<String>) -> Operand {
@@ -301,13 +301,13 @@ impl Lowering<'_> {
                 block,
             })
             .collect();
-        self.stmts.push(Stmt::Match {
+        let stmt = Stmt::Match {
             scrutinee,
             span: m.expr.span(),
             arms,
             outs,
-        });
-        value
+        };
+        self.push_branching(stmt, value)
     }
 
     /// Joins the branches of an `if` or `match`: the statement's value (if it has one) and every variable

@@ -17,7 +17,7 @@ impl Lowering<'_> {
                                  `xs.iter()`), `xs.iter().enumerate()` or `a.iter().zip(b.iter())`";
         let iter = strip_parens(iter);
         // A slice, or a chain of iterator adaptors on one.
-        if let Some(array) = self.array_named(iter) {
+        if let Some(array) = self.array_operand(iter) {
             return Some(self.slice_range(vec![array], false));
         }
         match iter {
@@ -44,7 +44,7 @@ impl Lowering<'_> {
             Expr::MethodCall(m) => {
                 let method = m.method.to_string();
                 match (method.as_str(), m.args.len()) {
-                    ("iter", 0) => match self.array_named(&m.receiver) {
+                    ("iter", 0) => match self.array_operand(&m.receiver) {
                         Some(array) => Some(self.slice_range(vec![array], false)),
                         None => {
                             self.errors.spanned(&m.receiver, SUPPORTED);
@@ -124,12 +124,12 @@ impl Lowering<'_> {
     }
 
     /// `xs` or `xs.iter()`: the array it iterates.
-    pub(super) fn array_of_iter(&self, expr: &Expr) -> Option<crate::ir::Array> {
+    pub(super) fn array_of_iter(&mut self, expr: &Expr) -> Option<crate::ir::Array> {
         match strip_parens(expr) {
             Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
-                self.array_named(&m.receiver)
+                self.array_operand(&m.receiver)
             }
-            other => self.array_named(other),
+            other => self.array_operand(other),
         }
     }
 
@@ -142,7 +142,11 @@ impl Lowering<'_> {
         let span = Span::call_site();
         let lens: Vec<Operand> = arrays
             .iter()
-            .map(|a| self.emit(Value::Len(*a), None, span))
+            .map(|a| match self.rows_of(*a) {
+                // The rows of a matrix.
+                Some(offsets) => self.row_count(offsets),
+                None => self.emit(Value::Len(*a), None, span),
+            })
             .collect();
         let end = match lens.as_slice() {
             [one] => one.clone(),
@@ -181,6 +185,10 @@ impl Lowering<'_> {
                 let loads: Vec<Operand> = arrays
                     .iter()
                     .map(|a| {
+                        if let Some(offsets) = self.rows_of(*a) {
+                            let row = self.row_array(*a, offsets, Operand::Var(index));
+                            return Operand::Array(row);
+                        }
                         self.emit(
                             Value::Load {
                                 array: *a,

@@ -147,6 +147,13 @@ pub(super) fn leaves_iteration(stmt_expr: &Expr) -> bool {
 impl Lowering<'_> {
     /// `for`, `while` or `loop` as an expression; a loop that can `return` is lowered by `lower_seq`.
     pub(super) fn lower_loop_expr(&mut self, expr: &Expr) -> LoopResult {
+        self.loop_depth += 1;
+        let result = self.lower_any_loop(expr);
+        self.loop_depth -= 1;
+        result
+    }
+
+    fn lower_any_loop(&mut self, expr: &Expr) -> LoopResult {
         match expr {
             Expr::ForLoop(f) => {
                 if let Some(label) = &f.label {

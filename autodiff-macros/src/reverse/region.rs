@@ -49,6 +49,12 @@ impl Reverse<'_, '_> {
                         quote!(::std::vec![#zero; #len])
                     }
                 }
+                ArrayInit::Window { source, range } => {
+                    let bounds = range.start.iter().chain(range.end.iter());
+                    region_refs.extend(bounds.filter_map(Operand::var));
+                    let (source, range) = (self.e.array_name(*source), self.e.window(range));
+                    quote!(::autodiff::__private::zeros_like(&#source[#range]))
+                }
                 ArrayInit::Copy(source) if self.e.f.arrays[source.0 as usize].param.is_some() => {
                     let source = self.e.array_name(*source);
                     quote!(::autodiff::__private::zeros_like(&#source))
@@ -430,6 +436,10 @@ pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, 
             }
             Read::Call(site, array) => {
                 calls.insert((*site, *array));
+                // Nor can the call's value be recomputed from that array.
+                if let CallSite::Value(var) = site {
+                    values.insert(*var);
+                }
             }
         }
     }

@@ -1,9 +1,12 @@
 use autodiff::differentiable;
 
+fn apply(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    f(x)
+}
+
 #[differentiable]
 fn f(x: f64) -> f64 {
-    let square = |v: f64| v * v;
-    square(x)
+    apply(|v: f64| v * v, x)
 }
 
 fn main() {}

@@ -1,8 +1,8 @@
 use autodiff::differentiable;
 
 #[differentiable]
-fn f(m: &[Vec<f64>]) -> f64 {
-    m[0][0]
+fn f(cube: &[[[f64; 2]; 2]], v: Vec<Vec<Vec<f32>>>) -> f64 {
+    cube[0][0][0] + v[0][0][0] as f64
 }
 
 fn main() {}

@@ -1,0 +1,913 @@
+//! Iterator chains and local closures, rewritten into the loops and expressions the later passes handle.
+//!
+//! This pass runs on the syntax, before the fence: a closure is source the macro can read, so instead of a
+//! closure value there is its body, inlined where it runs. A chain over a slice or a range becomes a block
+//! with a `for` loop and an accumulator; a closure bound to a local becomes its body at each call.
+//!
+//! ```text
+//! // Input:                                     // Output:
+//! x.iter().zip(y.iter())                        {
+//!     .map(|(a, b)| a * b)                          let mut __acc = 0.0;
+//!     .sum::<f64>()                                 for (a, b) in x.iter().zip(y.iter()) {
+//!                                                       __acc = __acc + (a * b);
+//!                                                   }
+//!                                                   __acc
+//!                                               }
+//!
+//! let sq = |v: f64| v * v;                      sq(a) + sq(b)  →  { let v = a; v * v } + { let v = b; v * v }
+//! ```
+//!
+//! The user's function is emitted as written; only the generated items (and the generic shadow of
+//! `order = K`) are built from the rewritten body. What cannot be rewritten (`.filter(..)`, a closure stored or
+//! passed as a value, a `.collect()` into something other than a `Vec`) is an error saying what to write.
+
+use crate::errors::Errors;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use std::collections::HashSet;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Pat};
+
+/// `item` with its iterator chains and local closures rewritten; errors for what cannot be.
+pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
+    let mut item = item.clone();
+    if !mentions_closures_or_iterators(&item.block) {
+        return item;
+    }
+    let generic = crate::signature::float_type_params(&item.sig.generics);
+    let (zero, one) = match generic.first() {
+        Some(t) => (quote!(#t::zero()), quote!(#t::one())),
+        None => (quote!(0.0), quote!(1.0)),
+    };
+    let mut pass = Desugar {
+        errors,
+        scopes: Vec::new(),
+        counter: 0,
+        zero,
+        one,
+    };
+    pass.visit_block_mut(&mut item.block);
+    item
+}
+
+/// Does the body contain a closure or a method that starts an iterator chain? (Most bodies do not, and are
+/// returned untouched.)
+fn mentions_closures_or_iterators(block: &syn::Block) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Closure(_) => self.0 = true,
+                Expr::MethodCall(m)
+                    if TERMINALS.contains(&m.method.to_string().as_str())
+                        || STAGES.contains(&m.method.to_string().as_str()) =>
+                {
+                    self.0 = true
+                }
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_block(block);
+    finder.0
+}
+
+/// What ends a chain, giving its value.
+const TERMINALS: &[&str] = &["sum", "product", "fold", "collect"];
+/// What a chain may apply to each element after its source.
+const STAGES: &[&str] = &["map", "copied", "cloned"];
+/// What a chain's source may be built from (the iteration a `for` handles).
+const SOURCES: &[&str] = &["iter", "into_iter", "enumerate", "zip", "rev", "step_by"];
+
+const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()` (or a range), maybe with \
+                          `.enumerate()`, `.zip(..)` or `.rev()`, then `.map(..)`, `.copied()` or `.cloned()`, \
+                          ending in `.sum()`, `.product()`, `.fold(init, |acc, x| ..)` or \
+                          `.collect::<Vec<_>>()`";
+
+/// A closure bound by `let name = |..| ..;`, or a `let` that shadows the name of one.
+enum Entry {
+    Closure(Box<LocalClosure>),
+    Shadowed(String),
+}
+
+struct LocalClosure {
+    name: String,
+    closure: syn::ExprClosure,
+    /// The names its body reads from around it.
+    captures: HashSet<String>,
+    /// A captured name bound or assigned again after the closure was made: inlining the body at a later
+    /// call would read the new value.
+    stale: Option<String>,
+}
+
+struct Desugar<'e> {
+    errors: &'e mut Errors,
+    scopes: Vec<Vec<Entry>>,
+    counter: usize,
+    zero: TokenStream,
+    one: TokenStream,
+}
+
+/// What a chain applies to each element: a closure's parameter pattern and body, or a function's path.
+enum Func {
+    Closure(syn::ExprClosure),
+    Path(syn::ExprPath),
+}
+
+/// The value of the current element, while a chain's loop body is built.
+enum Current {
+    /// Not bound yet: the `for` pattern is still to choose.
+    Element,
+    Value(Expr),
+}
+
+/// A loop body under construction: the `for` pattern and the statements before the accumulation.
+struct Body {
+    pattern: Option<Pat>,
+    stmts: Vec<syn::Stmt>,
+    current: Current,
+}
+
+impl Body {
+    fn new() -> Body {
+        Body {
+            pattern: None,
+            stmts: Vec::new(),
+            current: Current::Element,
+        }
+    }
+
+    /// Binds the current element to `pat` (the `for` pattern, or a `let`).
+    fn bind(&mut self, pat: Pat) {
+        match std::mem::replace(&mut self.current, Current::Element) {
+            Current::Element => self.pattern = Some(pat),
+            Current::Value(value) => self.stmts.push(syn::parse_quote!(let #pat = #value;)),
+        }
+    }
+
+    /// The current element as an expression.
+    fn value(&mut self, fresh: &syn::Ident) -> Expr {
+        match &self.current {
+            Current::Value(value) => value.clone(),
+            Current::Element => {
+                self.pattern = Some(syn::parse_quote!(#fresh));
+                syn::parse_quote!(#fresh)
+            }
+        }
+    }
+
+    /// Applies a function to the current element.
+    fn apply(&mut self, func: &Func, fresh: &syn::Ident) {
+        let value = match func {
+            Func::Closure(c) => {
+                match c.inputs.first() {
+                    Some(pat) => self.bind(plain_pattern(pat)),
+                    None => {
+                        self.value(fresh);
+                    }
+                }
+                (*c.body).clone()
+            }
+            Func::Path(path) => {
+                let arg = self.value(fresh);
+                syn::parse_quote!(#path(#arg))
+            }
+        };
+        self.current = Current::Value(paren(value));
+    }
+
+    /// `for pattern in source { stmts; tail }`
+    fn into_loop(self, source: &Expr, tail: Vec<syn::Stmt>, fresh: &syn::Ident) -> Expr {
+        let pattern = self.pattern.unwrap_or_else(|| syn::parse_quote!(#fresh));
+        let stmts: Vec<syn::Stmt> = self.stmts.into_iter().chain(tail).collect();
+        let arrays = array_names(&stmts);
+        let pattern = by_reference(pattern, &element_shape(source), &arrays);
+        syn::parse_quote!(for #pattern in #source { #(#stmts)* })
+    }
+}
+
+/// What a `for` over a chain's source binds: a value (an index of a range), a reference (an element of a
+/// slice), or a pair (`.enumerate()`, `.zip(..)`).
+enum Shape {
+    Value,
+    Ref,
+    Pair(Box<Shape>, Box<Shape>),
+}
+
+fn element_shape(source: &Expr) -> Shape {
+    match strip_parens(source) {
+        Expr::MethodCall(m) => match m.method.to_string().as_str() {
+            "iter" => Shape::Ref,
+            "enumerate" => {
+                Shape::Pair(Box::new(Shape::Value), Box::new(element_shape(&m.receiver)))
+            }
+            "zip" => Shape::Pair(
+                Box::new(element_shape(&m.receiver)),
+                Box::new(m.args.first().map_or(Shape::Ref, element_shape)),
+            ),
+            _ => element_shape(&m.receiver),
+        },
+        Expr::Range(_) => Shape::Value,
+        _ => Shape::Ref,
+    }
+}
+
+/// The closures' parameters bind values (their `&` patterns were dropped, and so are the derefs of them in
+/// the bodies): the `for` pattern takes the references of a slice's elements apart again (`&x`), so that
+/// the rewritten body is also Rust that type-checks on any float type (the generic shadow of `order = K`).
+/// An element the body uses as an array (`row.iter()`, `row[j]`: a row of a matrix) stays a reference.
+fn by_reference(pat: Pat, shape: &Shape, arrays: &HashSet<String>) -> Pat {
+    match (pat, shape) {
+        (Pat::Ident(p), Shape::Ref) if arrays.contains(&p.ident.to_string()) => Pat::Ident(p),
+        (pat @ (Pat::Ident(_) | Pat::Wild(_)), Shape::Ref) => syn::parse_quote!(&#pat),
+        (Pat::Tuple(mut t), Shape::Pair(a, b)) if t.elems.len() == 2 => {
+            let elems: Vec<Pat> = std::mem::take(&mut t.elems).into_iter().collect();
+            let mut elems = elems.into_iter();
+            let (first, second) = (elems.next(), elems.next());
+            if let (Some(first), Some(second)) = (first, second) {
+                t.elems.push(by_reference(first, a, arrays));
+                t.elems.push(by_reference(second, b, arrays));
+            }
+            Pat::Tuple(t)
+        }
+        (pat, _) => pat,
+    }
+}
+
+/// The names `stmts` use as arrays: indexed, measured, iterated or borrowed.
+fn array_names(stmts: &[syn::Stmt]) -> HashSet<String> {
+    struct Uses(HashSet<String>);
+    fn name(expr: &Expr) -> Option<String> {
+        match strip_parens(expr) {
+            Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Uses {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let used = match expr {
+                Expr::Index(e) => name(&e.expr),
+                Expr::Reference(r) => name(&r.expr),
+                Expr::MethodCall(m)
+                    if matches!(
+                        m.method.to_string().as_str(),
+                        "iter" | "into_iter" | "len" | "to_vec"
+                    ) =>
+                {
+                    name(&m.receiver)
+                }
+                Expr::ForLoop(f) => name(&f.expr),
+                _ => None,
+            };
+            self.0.extend(used);
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut uses = Uses(HashSet::new());
+    for stmt in stmts {
+        uses.visit_stmt(stmt);
+    }
+    uses.0
+}
+
+/// `body` with the derefs of `params` (`*v` for a parameter `v` bound to a reference) dropped.
+fn without_derefs(body: &Expr, params: &[String]) -> Expr {
+    struct Derefs<'p>(&'p [String]);
+    impl VisitMut for Derefs<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            if let Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr: inner,
+                ..
+            }) = expr
+            {
+                if let Expr::Path(p) = strip_parens(inner) {
+                    if p.path
+                        .get_ident()
+                        .is_some_and(|i| self.0.contains(&i.to_string()))
+                    {
+                        *expr = Expr::Path(p.clone());
+                        return;
+                    }
+                }
+            }
+            visit_mut::visit_expr_mut(self, expr);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut body = body.clone();
+    Derefs(params).visit_expr_mut(&mut body);
+    body
+}
+
+/// A closure whose parameters bind values: patterns without `&` and types, bodies without their derefs.
+fn by_value(closure: &syn::ExprClosure) -> syn::ExprClosure {
+    let mut closure = closure.clone();
+    let mut params = Vec::new();
+    for input in closure.inputs.iter_mut() {
+        *input = plain_pattern(input);
+        bound_names(input, &mut params);
+    }
+    *closure.body = without_derefs(&closure.body, &params);
+    closure
+}
+
+fn paren(expr: Expr) -> Expr {
+    match expr {
+        Expr::Path(_) | Expr::Lit(_) | Expr::Paren(_) | Expr::Block(_) => expr,
+        other => syn::parse_quote!((#other)),
+    }
+}
+
+/// A closure parameter's pattern as a `let` or `for` pattern: type annotations and `&` dropped (the
+/// element of a slice is its value to the macro).
+fn plain_pattern(pat: &Pat) -> Pat {
+    match pat {
+        Pat::Type(t) => plain_pattern(&t.pat),
+        Pat::Reference(r) => plain_pattern(&r.pat),
+        Pat::Paren(p) => plain_pattern(&p.pat),
+        Pat::Tuple(t) => {
+            let mut t = t.clone();
+            for elem in t.elems.iter_mut() {
+                *elem = plain_pattern(elem);
+            }
+            Pat::Tuple(t)
+        }
+        other => other.clone(),
+    }
+}
+
+fn strip_parens(mut expr: &Expr) -> &Expr {
+    while let Expr::Paren(p) = expr {
+        expr = &p.expr;
+    }
+    expr
+}
+
+/// The names a pattern binds.
+fn bound_names(pat: &Pat, names: &mut Vec<String>) {
+    struct Names<'n>(&'n mut Vec<String>);
+    impl<'ast> Visit<'ast> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Names(names).visit_pat(pat);
+}
+
+/// The names a statement binds (anywhere in it) or assigns.
+fn rebound_names(stmt: &syn::Stmt) -> Vec<String> {
+    struct Rebound(Vec<String>);
+    impl<'ast> Visit<'ast> for Rebound {
+        fn visit_pat(&mut self, pat: &'ast Pat) {
+            bound_names(pat, &mut self.0);
+        }
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let target = match expr {
+                Expr::Assign(a) => Some(&*a.left),
+                Expr::Binary(b) if compound(&b.op) => Some(&*b.left),
+                _ => None,
+            };
+            if let Some(Expr::Path(p)) = target.map(strip_parens) {
+                if let Some(ident) = p.path.get_ident() {
+                    self.0.push(ident.to_string());
+                }
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut rebound = Rebound(Vec::new());
+    rebound.visit_stmt(stmt);
+    rebound.0
+}
+
+fn compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
+    )
+}
+
+/// The single-segment names a closure body reads, less its parameters.
+fn captures_of(closure: &syn::ExprClosure) -> HashSet<String> {
+    struct Paths(HashSet<String>);
+    impl<'ast> Visit<'ast> for Paths {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(ident) = p.path.get_ident() {
+                self.0.insert(ident.to_string());
+            }
+        }
+    }
+    let mut paths = Paths(HashSet::new());
+    paths.visit_expr(&closure.body);
+    let mut params = Vec::new();
+    for input in &closure.inputs {
+        bound_names(input, &mut params);
+    }
+    for param in params {
+        paths.0.remove(&param);
+    }
+    paths.0
+}
+
+/// Does the closure body `return` (from the closure, which inlining would turn into a return of the
+/// function)?
+fn returns(body: &Expr) -> Option<Span> {
+    struct Finder(Option<Span>);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+            self.0.get_or_insert(r.span());
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(None);
+    finder.visit_expr(body);
+    finder.0
+}
+
+/// A parsed chain: its source (what a `for` iterates), its stages, and its terminal call.
+struct Chain {
+    source: Expr,
+    stages: Vec<Func>,
+}
+
+impl Desugar<'_> {
+    fn fresh(&mut self, base: &str) -> syn::Ident {
+        self.counter += 1;
+        format_ident!("__{}_{}", base, self.counter, span = Span::mixed_site())
+    }
+
+    fn lookup(&self, name: &str) -> Option<&LocalClosure> {
+        for entry in self.scopes.iter().rev().flat_map(|s| s.iter().rev()) {
+            match entry {
+                Entry::Closure(c) if c.name == name => return Some(c),
+                Entry::Shadowed(n) if n == name => return None,
+                _ => {}
+            }
+        }
+        None
+    }
+
+    fn closure_named(&self, expr: &Expr) -> Option<&LocalClosure> {
+        match strip_parens(expr) {
+            Expr::Path(p) if p.qself.is_none() => self.lookup(&p.path.get_ident()?.to_string()),
+            _ => None,
+        }
+    }
+
+    /// A placeholder for an expression that was reported, so later passes do not report it again.
+    fn poisoned(span: Span) -> Expr {
+        let ident = syn::Ident::new(
+            "__autodiff_unsupported",
+            span.resolved_at(Span::mixed_site()),
+        );
+        syn::parse_quote!(#ident)
+    }
+
+    /// What `.map(..)` or `.fold(.., f)` applies: a closure written there, a local closure, or a function.
+    fn func(&mut self, expr: &Expr) -> Option<Func> {
+        if let Some(local) = self.closure_named(expr) {
+            if let Some(name) = &local.stale {
+                let message = stale_message(&local.name, name);
+                self.errors.spanned(expr, message);
+                return None;
+            }
+            return Some(Func::Closure(local.closure.clone()));
+        }
+        match strip_parens(expr) {
+            Expr::Closure(c) => {
+                if let Some(span) = returns(&c.body) {
+                    self.errors.at(span, RETURN_IN_CLOSURE);
+                    return None;
+                }
+                let mut c = by_value(c);
+                self.visit_expr_mut(&mut c.body);
+                Some(Func::Closure(c))
+            }
+            Expr::Path(p) => Some(Func::Path(p.clone())),
+            other => {
+                self.errors.spanned(
+                    other,
+                    "pass a closure (`|x| ..`) or a function's path (`f64::sin`) to this adaptor",
+                );
+                None
+            }
+        }
+    }
+
+    /// Splits `receiver` (what the terminal method is called on) into the source and the stages, or
+    /// `None` if it is no iterator chain (a method of some other type).
+    fn chain(&mut self, receiver: &Expr) -> Option<Result<Chain, ()>> {
+        let mut stages = Vec::new();
+        let mut expr = strip_parens(receiver);
+        while let Expr::MethodCall(m) = expr {
+            let name = m.method.to_string();
+            match (name.as_str(), m.args.len()) {
+                ("map", 1) => stages.push(Some(&m.args[0])),
+                ("copied" | "cloned", 0) => stages.push(None),
+                _ => break,
+            }
+            expr = strip_parens(&m.receiver);
+        }
+        if !is_iterator_source(expr) {
+            if stages.is_empty() {
+                return None;
+            }
+            self.errors.spanned(expr, unsupported_source(expr));
+            return Some(Err(()));
+        }
+        let source = match self.source(expr) {
+            Ok(source) => source,
+            Err(()) => return Some(Err(())),
+        };
+        let mut funcs = Vec::new();
+        for stage in stages.into_iter().rev().flatten() {
+            match self.func(stage) {
+                Some(f) => funcs.push(f),
+                None => return Some(Err(())),
+            }
+        }
+        Some(Ok(Chain {
+            source,
+            stages: funcs,
+        }))
+    }
+
+    /// The source of a chain as a `for` iterates it: `.copied()` and `.cloned()` dropped, `.into_iter()`
+    /// read as `.iter()`, anything else reported.
+    fn source(&mut self, expr: &Expr) -> Result<Expr, ()> {
+        match strip_parens(expr) {
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                if matches!(name.as_str(), "copied" | "cloned") && m.args.is_empty() {
+                    return self.source(&m.receiver);
+                }
+                if !SOURCES.contains(&name.as_str()) {
+                    self.errors.spanned(&m.method, unsupported_adaptor(&name));
+                    return Err(());
+                }
+                let mut m = m.clone();
+                if name == "into_iter" {
+                    m.method = syn::Ident::new("iter", m.method.span());
+                }
+                // `iter()` is called on the slice itself: its receiver is no chain.
+                if name != "iter" && name != "into_iter" {
+                    *m.receiver = self.source(&m.receiver)?;
+                }
+                if name == "zip" {
+                    m.args[0] = self.source(&m.args[0])?;
+                }
+                Ok(Expr::MethodCall(m))
+            }
+            other => Ok(other.clone()),
+        }
+    }
+
+    /// A chain ending in `terminal`, as a block with a loop; `None` if `m` ends no chain.
+    fn terminal(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        let name = m.method.to_string();
+        if !TERMINALS.contains(&name.as_str()) {
+            return None;
+        }
+        let span = m.span();
+        let chain = match self.chain(&m.receiver)? {
+            Ok(chain) => chain,
+            Err(()) => return Some(Self::poisoned(span)),
+        };
+        let acc = self.fresh("acc");
+        let element = self.fresh("element");
+        let mut body = Body::new();
+        for stage in &chain.stages {
+            body.apply(stage, &element);
+        }
+        let (init, tail, result): (TokenStream, Vec<syn::Stmt>, TokenStream) =
+            match (name.as_str(), m.args.len()) {
+                ("sum", 0) | ("product", 0) => {
+                    let value = body.value(&element);
+                    let (init, op) = if name == "sum" {
+                        (self.zero.clone(), quote!(+))
+                    } else {
+                        (self.one.clone(), quote!(*))
+                    };
+                    (
+                        init,
+                        vec![syn::parse_quote!(#acc = #acc #op #value;)],
+                        quote!(#acc),
+                    )
+                }
+                ("fold", 2) => {
+                    let init = m.args[0].to_token_stream();
+                    let Some(func) = self.func(&m.args[1]) else {
+                        return Some(Self::poisoned(span));
+                    };
+                    let tail = match func {
+                        Func::Closure(c) if c.inputs.len() == 2 => {
+                            body.bind(plain_pattern(&c.inputs[1]));
+                            let acc_pat = plain_pattern(&c.inputs[0]);
+                            let step = &c.body;
+                            vec![
+                                syn::parse_quote!(let #acc_pat = #acc;),
+                                syn::parse_quote!(#acc = #step;),
+                            ]
+                        }
+                        Func::Path(path) => {
+                            let value = body.value(&element);
+                            vec![syn::parse_quote!(#acc = #path(#acc, #value);)]
+                        }
+                        Func::Closure(c) => {
+                            self.errors.spanned(
+                                &c.inputs,
+                                "the closure of `.fold(..)` takes two parameters: `|acc, x| ..`",
+                            );
+                            return Some(Self::poisoned(span));
+                        }
+                    };
+                    (init, tail, quote!(#acc))
+                }
+                ("collect", 0) => {
+                    if let Some(turbofish) = &m.turbofish {
+                        let is_vec = turbofish.args.first().is_some_and(|a| {
+                            matches!(a, syn::GenericArgument::Type(syn::Type::Path(p))
+                                if p.path.segments.last().is_some_and(|s| s.ident == "Vec"))
+                        });
+                        if !is_vec {
+                            self.errors.spanned(
+                                turbofish,
+                                "a differentiable chain can be collected only into a `Vec`: \
+                                 `.collect::<Vec<_>>()`, or write a `for` loop",
+                            );
+                            return Some(Self::poisoned(span));
+                        }
+                    }
+                    let value = body.value(&element);
+                    (
+                        quote!(::std::vec::Vec::new()),
+                        vec![syn::parse_quote!(#acc.push(#value);)],
+                        quote!(#acc),
+                    )
+                }
+                _ => {
+                    self.errors.spanned(&m.method, CHAIN_HINT);
+                    return Some(Self::poisoned(span));
+                }
+            };
+        let for_loop = body.into_loop(&chain.source, tail, &element);
+        Some(syn::parse_quote_spanned! {span=>
+            {
+                let mut #acc = #init;
+                #for_loop
+                #result
+            }
+        })
+    }
+
+    /// `for pat in source.map(f)..`: the stages move into the body.
+    fn for_loop(&mut self, f: &mut syn::ExprForLoop) {
+        let chain = match self.chain(&f.expr) {
+            None => return,
+            Some(Ok(chain)) if chain.stages.is_empty() => {
+                *f.expr = chain.source;
+                return;
+            }
+            Some(Ok(chain)) => chain,
+            Some(Err(())) => {
+                *f.expr = Self::poisoned(f.expr.span());
+                return;
+            }
+        };
+        let element = self.fresh("element");
+        let mut body = Body::new();
+        for stage in &chain.stages {
+            body.apply(stage, &element);
+        }
+        body.bind(plain_pattern(&f.pat));
+        let pattern = body
+            .pattern
+            .clone()
+            .unwrap_or_else(|| syn::parse_quote!(#element));
+        let mut stmts = body.stmts;
+        stmts.append(&mut f.body.stmts);
+        let arrays = array_names(&stmts);
+        *f.pat = by_reference(pattern, &element_shape(&chain.source), &arrays);
+        *f.expr = chain.source;
+        f.body.stmts = stmts;
+    }
+
+    /// `name(args)` of a local closure: its body, with its parameters bound to the arguments.
+    fn inline_call(&mut self, call: &syn::ExprCall) -> Option<Expr> {
+        let local = self.closure_named(&call.func)?;
+        if let Some(name) = &local.stale {
+            let message = stale_message(&local.name, name);
+            self.errors.spanned(call, message);
+            return Some(Self::poisoned(call.span()));
+        }
+        let closure = local.closure.clone();
+        if closure.inputs.len() != call.args.len() {
+            self.errors.spanned(
+                call,
+                format!("this closure takes {} arguments", closure.inputs.len()),
+            );
+            return Some(Self::poisoned(call.span()));
+        }
+        let pats: Vec<Pat> = closure.inputs.iter().map(plain_pattern).collect();
+        // The parameters bind values: `sq(&x)` passes `x`.
+        let args: Vec<&Expr> = call
+            .args
+            .iter()
+            .map(|arg| match strip_parens(arg) {
+                Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+                other => other,
+            })
+            .collect();
+        let body = &closure.body;
+        let span = call.span();
+        Some(match (pats.as_slice(), args.as_slice()) {
+            ([], []) => syn::parse_quote_spanned!(span=> { #body }),
+            ([pat], [arg]) => syn::parse_quote_spanned!(span=> { let #pat = #arg; #body }),
+            // A tuple, so that each argument is evaluated before any parameter is bound.
+            (pats, args) => {
+                syn::parse_quote_spanned!(span=> { let (#(#pats),*) = (#(#args),*); #body })
+            }
+        })
+    }
+
+    /// `let name = |..| ..;`: the closure, recorded for its calls, or `None` if `stmt` is no such `let`.
+    fn closure_let(&mut self, stmt: &syn::Stmt) -> Option<LocalClosure> {
+        let syn::Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let Pat::Ident(p) = &local.pat else {
+            return None;
+        };
+        let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let Expr::Closure(closure) = strip_parens(&init.expr) else {
+            return None;
+        };
+        let mut closure = by_value(closure);
+        if let Some(span) = returns(&closure.body) {
+            self.errors.at(span, RETURN_IN_CLOSURE);
+        }
+        // The body's own chains and calls of earlier closures, with its parameters shadowing those.
+        let mut params = Vec::new();
+        for input in &closure.inputs {
+            bound_names(input, &mut params);
+        }
+        self.scopes
+            .push(params.into_iter().map(Entry::Shadowed).collect());
+        self.visit_expr_mut(&mut closure.body);
+        self.scopes.pop();
+        Some(LocalClosure {
+            name: p.ident.to_string(),
+            captures: captures_of(&closure),
+            closure,
+            stale: None,
+        })
+    }
+}
+
+const RETURN_IN_CLOSURE: &str = "`return` inside a closure is not supported, since the closure's body is \
+                                 inlined where it runs: make the returned value the closure's last expression";
+
+fn stale_message(closure: &str, name: &str) -> String {
+    format!(
+        "the closure `{closure}` reads `{name}`, which is assigned or bound again after the closure is made; \
+         the macro inlines a closure where it is called, so give the new value another name"
+    )
+}
+
+fn is_iterator_source(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Range(_) => true,
+        Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            name == "iter" || name == "into_iter" || is_iterator_source(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+fn unsupported_source(expr: &Expr) -> String {
+    match strip_parens(expr) {
+        Expr::MethodCall(m) => unsupported_adaptor(&m.method.to_string()),
+        _ => CHAIN_HINT.to_string(),
+    }
+}
+
+fn unsupported_adaptor(name: &str) -> String {
+    let instead = match name {
+        "filter" | "filter_map" => "write a `for` loop with an `if` inside",
+        "skip" | "take" => "iterate over a sub-slice (`x[a..b].iter()`) or a range of indexes",
+        "windows" | "chunks" => "iterate over indexes and read `x[i]`, `x[i + 1]`",
+        _ => "write a `for` loop",
+    };
+    format!("`.{name}(..)` is not supported in a differentiable iterator chain: {instead} ({CHAIN_HINT})")
+}
+
+impl VisitMut for Desugar<'_> {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        self.scopes.push(Vec::new());
+        let mut stmts = Vec::new();
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            if let Some(closure) = self.closure_let(&stmt) {
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.push(Entry::Closure(Box::new(closure)));
+                }
+                continue;
+            }
+            let rebound = rebound_names(&stmt);
+            for entry in self.scopes.iter_mut().flat_map(|s| s.iter_mut()) {
+                if let Entry::Closure(c) = entry {
+                    if c.stale.is_none() {
+                        c.stale = rebound.iter().find(|n| c.captures.contains(*n)).cloned();
+                    }
+                }
+            }
+            self.visit_stmt_mut(&mut stmt);
+            // A `let` of the same name hides a closure from here on.
+            if let syn::Stmt::Local(local) = &stmt {
+                let mut names = Vec::new();
+                bound_names(&local.pat, &mut names);
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.extend(names.into_iter().map(Entry::Shadowed));
+                }
+            }
+            stmts.push(stmt);
+        }
+        block.stmts = stmts;
+        self.scopes.pop();
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let replacement = match expr {
+            Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                let after_map =
+                    matches!(strip_parens(&m.receiver), Expr::MethodCall(r) if r.method == "map");
+                if after_map
+                    && !TERMINALS.contains(&name.as_str())
+                    && !STAGES.contains(&name.as_str())
+                {
+                    self.errors.spanned(
+                        &m.method,
+                        format!("`.{name}(..)` cannot end a differentiable iterator chain: {CHAIN_HINT}"),
+                    );
+                    *expr = Self::poisoned(expr.span());
+                    return;
+                }
+                self.terminal(m)
+            }
+            Expr::Call(c) => {
+                for arg in c.args.iter_mut() {
+                    self.visit_expr_mut(arg);
+                }
+                match self.inline_call(c) {
+                    Some(inlined) => {
+                        *expr = inlined;
+                        return;
+                    }
+                    None => None,
+                }
+            }
+            Expr::ForLoop(f) => {
+                self.for_loop(f);
+                None
+            }
+            Expr::Path(_) => {
+                if let Some(local) = self.closure_named(expr) {
+                    let message = format!(
+                        "the closure `{}` can be called (`{}(x)`) or given to `.map(..)` or `.fold(..)`; it \
+                         cannot be passed or stored as a value: call it where its value is needed",
+                        local.name, local.name
+                    );
+                    self.errors.spanned(&*expr, message);
+                }
+                None
+            }
+            _ => None,
+        };
+        match replacement {
+            Some(new) => {
+                *expr = new;
+                // The closures' bodies were rewritten already; what remains are the chain's source and the
+                // fold's initial value, and the loop, whose statements are visited again harmlessly.
+                visit_mut::visit_expr_mut(self, expr);
+            }
+            None => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    fn visit_expr_closure_mut(&mut self, closure: &mut syn::ExprClosure) {
+        // A closure left in place (passed to an unknown function) is reported by the fence.
+        visit_mut::visit_expr_closure_mut(self, closure);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}

@@ -1,0 +1,90 @@
+//! Sub-slices: `&x[a..b]`, `&x[a..]`, `&x[..b]` (and `x[a..b].iter()`) read, iterated or passed to a call.
+//! A sub-slice is a new local array, a copy of the window of its source; its adjoint flows back into the same
+//! window of the source's adjoint (`ArrayInit::Window`). Rust's borrow rules keep the source unchanged while
+//! the sub-slice lives, so the copy reads what the view would.
+//!
+//! ```text
+//! // Input:                          // Output (ir):
+//! dot(&w[k..k + n], x)               s = k + n
+//!                                    new __window = w[k..s].to_vec()
+//!                                    v = dot(__window, x)
+//! ```
+
+use super::{strip_parens, Lowering};
+use crate::ir::{Array, ArrayInit, Operand, Stmt, Window};
+use syn::Expr;
+
+/// `x[a..b]` or `&x[a..b]`: the indexed expression and the range.
+fn range_index(expr: &Expr) -> Option<(&Expr, &syn::ExprRange)> {
+    match strip_parens(expr) {
+        Expr::Reference(r) if r.mutability.is_none() => range_index(&r.expr),
+        Expr::Index(i) => match strip_parens(&i.index) {
+            Expr::Range(range) => Some((&i.expr, range)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+impl Lowering<'_> {
+    /// Is `array` a sub-slice (or a matrix's row), which the user's code holds as a reference?
+    pub(super) fn is_window(&self, array: Array) -> bool {
+        self.windows.contains(&array)
+    }
+
+    /// The array `expr` denotes: a named one (`x`, `&x`), or a new sub-slice of one (`&x[a..]`).
+    pub(super) fn array_operand(&mut self, expr: &Expr) -> Option<Array> {
+        if let Some(array) = self.array_named(expr) {
+            return Some(array);
+        }
+        match self.lower_window(expr, None)? {
+            Operand::Array(array) => Some(array),
+            _ => None,
+        }
+    }
+
+    /// `&x[a..b]` as a new local array, or `None` if `expr` is no sub-slice.
+    pub(super) fn lower_window(&mut self, expr: &Expr, hint: Option<String>) -> Option<Operand> {
+        // `&m[i]` of a matrix: its row.
+        if let Some((flat, offsets, row)) = self.matrix_row(expr) {
+            let row = self.lower_expr(row, None);
+            return Some(Operand::Array(self.row_array(flat, offsets, row)));
+        }
+        let (base, range) = range_index(expr)?;
+        let source = self.array_operand(base);
+        if source.is_some_and(|s| self.rows_of(s).is_some()) {
+            self.errors.spanned(
+                expr,
+                "a sub-slice of a matrix's rows is not supported: iterate over the row indexes (`for i in a..b`) \
+                 and read `m[i]`",
+            );
+        }
+        let start = range.start.as_ref().map(|e| self.lower_expr(e, None));
+        let end = range.end.as_ref().map(|e| self.lower_expr(e, None));
+        let inclusive = matches!(range.limits, syn::RangeLimits::Closed(_));
+        let init = match source {
+            Some(source) => ArrayInit::Window {
+                source,
+                range: Window {
+                    start,
+                    end,
+                    inclusive,
+                },
+            },
+            None => {
+                self.errors.spanned(
+                    base,
+                    "only slices, `Vec`s and arrays of floats named by a variable can be sliced: bind the value \
+                     to a name first",
+                );
+                // An array all the same, so that its uses are no further errors.
+                ArrayInit::Empty { capacity: None }
+            }
+        };
+        let name = hint.unwrap_or_else(|| "__window".to_string());
+        let array = self.new_array(&name, None, false);
+        self.windows.insert(array);
+        self.stmts.push(Stmt::NewArray { array, init });
+        Some(Operand::Array(array))
+    }
+}
