@@ -1,0 +1,210 @@
+//! `autodiff-fuzz`: a differential fuzzer for the `autodiff` macros.
+//!
+//! It generates random programs in the documented subset, builds them all in one generated crate with the
+//! `#[differentiable]` copy beside a plain generic oracle copy, runs each program's `_grad`, `_vjp`, `_jvp` and
+//! `_hvp` against dual numbers, shrinks the failures and prints them.
+//!
+//! ```text
+//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference]
+//! ```
+
+mod ast;
+mod gen;
+mod harness;
+mod print;
+mod rng;
+mod runner;
+mod shrink;
+
+use runner::{Outcome, WorkCrate};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Command-line options.
+#[derive(Debug)]
+struct Options {
+    seed: u64,
+    programs: usize,
+    shrink: bool,
+    shrink_secs: u64,
+    strict: bool,
+    reference: bool,
+    quiet: bool,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut o = Options { seed: 1, programs: 100, shrink: true, shrink_secs: 120, strict: false, reference: false, quiet: false };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        match a.as_str() {
+            "--seed" => o.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
+            "--programs" => o.programs = value("--programs")?.parse().map_err(|e| format!("--programs: {e}"))?,
+            "--shrink-secs" => {
+                o.shrink_secs = value("--shrink-secs")?.parse().map_err(|e| format!("--shrink-secs: {e}"))?
+            }
+            "--no-shrink" => o.shrink = false,
+            "--strict" => o.strict = true,
+            "--reference" => o.reference = true,
+            "--quiet" => o.quiet = true,
+            "-h" | "--help" => {
+                println!(
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--quiet]"
+                );
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other:?} (try --help)")),
+        }
+    }
+    Ok(o)
+}
+
+/// The workspace root: the parent of this package's manifest directory.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("fuzz/ is inside the workspace").to_path_buf()
+}
+
+fn main() {
+    let opts = match parse_args() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("fuzz: {e}");
+            std::process::exit(2);
+        }
+    };
+    match run(&opts) {
+        Ok(found) => std::process::exit(if opts.strict && found { 1 } else { 0 }),
+        Err(e) => {
+            eprintln!("fuzz: error: {e}");
+            std::process::exit(2);
+        }
+    }
+}
+
+/// Runs the campaign; `Ok(true)` when something was found.
+fn run(opts: &Options) -> Result<bool, String> {
+    let started = Instant::now();
+    let root = workspace_root();
+    let programs: Vec<(String, ast::Program)> =
+        (0..opts.programs).map(|id| (format!("p{id}"), gen::generate(opts.seed, id))).collect();
+    let work = WorkCrate::new(&root, &format!("seed{}", opts.seed));
+    let eval = work.evaluate(&programs, None, opts.seed, opts.quiet)?;
+    let mut outcomes = eval.outcomes;
+    if !opts.quiet {
+        eprintln!("fuzz: built in {} rounds, checked in {:.1} s", eval.builds, started.elapsed().as_secs_f64());
+    }
+
+    if opts.reference {
+        compare_reference(opts, &work, &programs, &eval.grads, &mut outcomes)?;
+    }
+
+    let mut failures: Vec<(String, ast::Program, Outcome)> = programs
+        .iter()
+        .filter_map(|(m, p)| {
+            let o = outcomes.get(m).cloned().unwrap_or(Outcome::Panicked("no result".into()));
+            o.is_failure().then(|| (m.clone(), p.clone(), o))
+        })
+        .collect();
+
+    let generator_bugs: Vec<(&String, &Outcome)> =
+        outcomes.iter().filter(|(_, o)| matches!(o, Outcome::GeneratorBug(_))).collect();
+    for (m, o) in &generator_bugs {
+        if let Outcome::GeneratorBug(msg) = o {
+            println!("generator bug in {m} (not counted; the plain or oracle copy is invalid):\n{msg}");
+        }
+    }
+
+    if opts.shrink && !failures.is_empty() {
+        let shrink_work = WorkCrate::new(&root, "shrink");
+        let budget = Duration::from_secs(opts.shrink_secs);
+        let shrunk = shrink::shrink_all(&shrink_work, &failures, opts.seed, budget, opts.quiet)?;
+        for (f, s) in failures.iter_mut().zip(shrunk) {
+            f.1 = s;
+        }
+    }
+
+    let dir = root.join("target").join("fuzz-failures");
+    if !failures.is_empty() {
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    }
+    let (mut wrong, mut compile, mut panicked) = (0, 0, 0);
+    for (m, p, o) in &failures {
+        let (class, detail) = match o {
+            Outcome::Wrong(d) => {
+                wrong += 1;
+                ("wrong", d.clone())
+            }
+            Outcome::CompileFail { rendered, .. } => {
+                compile += 1;
+                ("failed to compile", rendered.clone())
+            }
+            Outcome::MacroPanic(d) => {
+                panicked += 1;
+                ("panicked (in the macro)", d.clone())
+            }
+            Outcome::Panicked(d) => {
+                panicked += 1;
+                ("panicked", d.clone())
+            }
+            _ => unreachable!("only failures are listed"),
+        };
+        let source = format!(
+            "// autodiff-fuzz --seed {} program {m}: {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
+            opts.seed,
+            o.key(),
+            detail.lines().collect::<Vec<_>>().join("\n// "),
+            print::print_program(p, print::Mode::Macro)
+        );
+        println!("==== seed {} {m}: {class} [{}]\n{source}", opts.seed, o.key());
+        let file = dir.join(format!("seed{}-{m}.rs", opts.seed));
+        std::fs::write(&file, &source).map_err(|e| format!("{}: {e}", file.display()))?;
+    }
+    if !generator_bugs.is_empty() {
+        println!("fuzz: {} generator bugs (programs skipped)", generator_bugs.len());
+    }
+    if !opts.quiet {
+        eprintln!("fuzz: total {:.1} s", started.elapsed().as_secs_f64());
+    }
+    println!("fuzz: {} programs, {wrong} wrong, {compile} failed to compile, {panicked} panicked", opts.programs);
+    Ok(wrong + compile + panicked > 0)
+}
+
+/// Builds the same programs with `--features autodiff/reference-adjoint` and compares the gradients.
+fn compare_reference(
+    opts: &Options,
+    work: &WorkCrate,
+    programs: &[(String, ast::Program)],
+    grads: &std::collections::BTreeMap<String, Vec<f64>>,
+    outcomes: &mut std::collections::BTreeMap<String, Outcome>,
+) -> Result<(), String> {
+    let ok: Vec<(String, ast::Program)> =
+        programs.iter().filter(|(m, _)| outcomes.get(m) == Some(&Outcome::Ok)).cloned().collect();
+    let reference = WorkCrate::new(&work.root, &format!("seed{}-reference", opts.seed));
+    let eval = match reference.evaluate(&ok, Some("autodiff/reference-adjoint"), opts.seed, opts.quiet) {
+        Ok(e) => e,
+        Err(e) if e.contains("reference-adjoint") => {
+            println!("fuzz: --reference skipped: the facade has no feature `reference-adjoint` yet");
+            return Ok(());
+        }
+        Err(e) => return Err(e),
+    };
+    for (m, o) in eval.outcomes {
+        if o != Outcome::Ok {
+            let o = match o {
+                Outcome::Wrong(d) => Outcome::Wrong(format!("reference build: {d}")),
+                Outcome::Panicked(d) => Outcome::Panicked(format!("reference build: {d}")),
+                o => o,
+            };
+            outcomes.insert(m, o);
+            continue;
+        }
+        let (Some(a), Some(b)) = (grads.get(&m), eval.grads.get(&m)) else { continue };
+        let scale = a.iter().chain(b).fold(1.0f64, |s, x| s.max(x.abs()));
+        if a.len() != b.len()
+            || a.iter().zip(b).any(|(x, y)| (x - y).abs() > 1e-8 * x.abs().max(y.abs()) + 1e-10 * scale)
+        {
+            outcomes.insert(m, Outcome::Wrong(format!("reference: gradients differ: {a:?} vs reference {b:?}")));
+        }
+    }
+    Ok(())
+}
