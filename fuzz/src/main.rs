@@ -17,6 +17,7 @@ mod runner;
 mod shrink;
 
 use runner::{Outcome, WorkCrate};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -114,12 +115,25 @@ fn run(opts: &Options) -> Result<bool, String> {
         }
     }
 
+    // One representative per distinct failure (the smallest program with that key) is shrunk; the others are
+    // printed as generated, with a pointer to it.
+    let mut representative: BTreeMap<String, usize> = BTreeMap::new();
+    for (k, (_, p, o)) in failures.iter().enumerate() {
+        let best = representative.entry(o.key()).or_insert(k);
+        if p.size() < failures[*best].1.size() {
+            *best = k;
+        }
+    }
     if opts.shrink && !failures.is_empty() {
         let shrink_work = WorkCrate::new(&root, "shrink");
         let budget = Duration::from_secs(opts.shrink_secs);
-        let shrunk = shrink::shrink_all(&shrink_work, &failures, opts.seed, budget, opts.quiet)?;
-        for (f, s) in failures.iter_mut().zip(shrunk) {
-            f.1 = s;
+        let reps: Vec<(String, ast::Program, Outcome)> = representative.values().map(|&k| failures[k].clone()).collect();
+        let shrunk = shrink::shrink_all(&shrink_work, &reps, opts.seed, budget, opts.quiet)?;
+        for (&k, s) in representative.values().zip(shrunk) {
+            if !opts.quiet {
+                eprintln!("fuzz: {} shrunk from {} to {} nodes", failures[k].0, failures[k].1.size(), s.size());
+            }
+            failures[k].1 = s;
         }
     }
 
@@ -148,14 +162,17 @@ fn run(opts: &Options) -> Result<bool, String> {
             }
             _ => unreachable!("only failures are listed"),
         };
+        let rep = &failures[representative[&o.key()]].0;
+        let shrunk = if rep == m && opts.shrink { "shrunk" } else { "not shrunk" };
+        let also = if rep == m { String::new() } else { format!(", the same failure as {rep}") };
         let source = format!(
-            "// autodiff-fuzz --seed {} program {m}: {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
+            "// autodiff-fuzz --seed {} program {m} ({shrunk}{also}): {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
             opts.seed,
             o.key(),
             detail.lines().collect::<Vec<_>>().join("\n// "),
             print::print_program(p, print::Mode::Macro)
         );
-        println!("==== seed {} {m}: {class} [{}]\n{source}", opts.seed, o.key());
+        println!("==== seed {} {m}: {class} [{}]{also}\n{source}", opts.seed, o.key());
         let file = dir.join(format!("seed{}-{m}.rs", opts.seed));
         std::fs::write(&file, &source).map_err(|e| format!("{}: {e}", file.display()))?;
     }
@@ -174,8 +191,8 @@ fn compare_reference(
     opts: &Options,
     work: &WorkCrate,
     programs: &[(String, ast::Program)],
-    grads: &std::collections::BTreeMap<String, Vec<f64>>,
-    outcomes: &mut std::collections::BTreeMap<String, Outcome>,
+    grads: &BTreeMap<String, Vec<f64>>,
+    outcomes: &mut BTreeMap<String, Outcome>,
 ) -> Result<(), String> {
     let ok: Vec<(String, ast::Program)> =
         programs.iter().filter(|(m, _)| outcomes.get(m) == Some(&Outcome::Ok)).cloned().collect();

@@ -103,7 +103,7 @@ impl WorkCrate {
         let manifest = format!(
             "[package]\nname = \"fuzz-work\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
              [dependencies]\nautodiff = {{ path = {:?} }}\n\n[workspace]\n\n\
-             [profile.dev]\nopt-level = 1\ndebug = false\nincremental = true\n",
+             [profile.dev]\nopt-level = 0\ndebug = false\nincremental = true\n",
             self.root.display().to_string()
         );
         fs::write(self.dir.join("Cargo.toml"), manifest)?;
@@ -132,9 +132,10 @@ impl WorkCrate {
         let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
         let mut modules: BTreeSet<String> = programs.iter().map(|(m, _)| m.clone()).collect();
         let mut oracles = modules.clone();
+        let ids: BTreeMap<String, usize> = programs.iter().map(|(m, p)| (m.clone(), p.id)).collect();
         let mut builds = 0;
         loop {
-            let mods: Vec<String> = modules.iter().cloned().collect();
+            let mods: Vec<(String, usize)> = modules.iter().map(|m| (m.clone(), ids[m])).collect();
             let ors: Vec<String> = oracles.iter().cloned().collect();
             fs::write(src.join("main.rs"), harness::main_rs(&mods, &ors)).map_err(|e| e.to_string())?;
             builds += 1;
