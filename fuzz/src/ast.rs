@@ -406,7 +406,10 @@ impl Program {
     pub fn size(&self) -> usize {
         self.funcs
             .iter()
-            .map(|f| 1 + f.body.iter().map(stmt_size).sum::<usize>() + f.tail.iter().map(expr_size).sum::<usize>())
+            .map(|f| {
+                1 + f.body.iter().map(stmt_size).sum::<usize>()
+                    + f.tail.iter().map(expr_size).sum::<usize>()
+            })
             .sum()
     }
 }
@@ -421,7 +424,9 @@ fn stmt_size(s: &Stmt) -> usize {
         },
         Stmt::Assign { value, .. } => expr_size(value),
         Stmt::For { body, .. } | Stmt::While { body, .. } => block(body),
-        Stmt::Loop { body, result, .. } => block(body) + result.as_ref().map_or(0, |(_, e)| expr_size(e)),
+        Stmt::Loop { body, result, .. } => {
+            block(body) + result.as_ref().map_or(0, |(_, e)| expr_size(e))
+        }
         Stmt::BreakIf { value, .. } => value.as_ref().map_or(1, expr_size),
         Stmt::If { then, els, .. } => block(then) + els.as_deref().map_or(0, block),
         Stmt::Match { arms, .. } => arms.iter().map(|(_, b)| block(b)).sum(),

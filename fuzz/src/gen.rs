@@ -11,7 +11,10 @@ use crate::rng::Rng;
 /// Generates program number `id` of the run with the given seed.
 pub fn generate(seed: u64, id: usize) -> Program {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0001).wrapping_add(id as u64));
-    let mut g = Gen { rng: rng.fork(), fresh: 0 };
+    let mut g = Gen {
+        rng: rng.fork(),
+        fresh: 0,
+    };
     g.program(id)
 }
 
@@ -64,6 +67,9 @@ struct Ctx {
     /// Inside a `loop` (innermost loop): `Some(true)` when it is `let r = loop` (breaks carry a value).
     in_loop: Option<bool>,
     depth: usize,
+    /// Inside any loop: assigned values are squashed (`tanh`, `sin`, `atan`) so that state carried across
+    /// iterations stays bounded (repeated `x += x * x` overflows, and `0 * inf` in the adjoint is then NaN).
+    looping: bool,
     callees: Vec<Callee>,
 }
 
@@ -86,18 +92,34 @@ impl Gen {
         // Parameters of the main function.
         let mut params = Vec::new();
         for name in ["a", "b", "c"].iter().take(self.rng.range(1, 3)) {
-            params.push(Param { name: name.to_string(), kind: ParamKind::Scalar });
+            params.push(Param {
+                name: name.to_string(),
+                kind: ParamKind::Scalar,
+            });
         }
         for name in ["xs", "ys"].iter().take(self.rng.weighted(&[2, 5, 2])) {
-            params.push(Param { name: name.to_string(), kind: ParamKind::Slice(self.rng.range(2, 5)) });
+            params.push(Param {
+                name: name.to_string(),
+                kind: ParamKind::Slice(self.rng.range(2, 5)),
+            });
         }
         if self.rng.chance(0.2) {
-            params.push(Param { name: "n".into(), kind: ParamKind::Int(self.rng.range(1, 4)) });
+            params.push(Param {
+                name: "n".into(),
+                kind: ParamKind::Int(self.rng.range(1, 4)),
+            });
         }
-        let floats: Vec<String> =
-            params.iter().filter(|p| !matches!(p.kind, ParamKind::Int(_))).map(|p| p.name.clone()).collect();
+        let floats: Vec<String> = params
+            .iter()
+            .filter(|p| !matches!(p.kind, ParamKind::Int(_)))
+            .map(|p| p.name.clone())
+            .collect();
         let wrt = if floats.len() > 1 && self.rng.chance(0.2) {
-            let mut chosen: Vec<String> = floats.iter().filter(|_| self.rng.chance(0.5)).cloned().collect();
+            let mut chosen: Vec<String> = floats
+                .iter()
+                .filter(|_| self.rng.chance(0.5))
+                .cloned()
+                .collect();
             if chosen.is_empty() || chosen.len() == floats.len() {
                 chosen = vec![self.rng.pick(&floats).clone()];
             }
@@ -122,10 +144,19 @@ impl Gen {
             let name = format!("h{h}");
             let helper_generic = need_generic || self.rng.chance(0.4);
             if self.rng.chance(0.3) {
-                let kind = *self.rng.pick(&[CustomKind::Tanh, CustomKind::SinTimes, CustomKind::Softplus]);
-                let mut ps = vec![Param { name: "x".into(), kind: ParamKind::Scalar }];
+                let kind =
+                    *self
+                        .rng
+                        .pick(&[CustomKind::Tanh, CustomKind::SinTimes, CustomKind::Softplus]);
+                let mut ps = vec![Param {
+                    name: "x".into(),
+                    kind: ParamKind::Scalar,
+                }];
                 if kind == CustomKind::SinTimes {
-                    ps.push(Param { name: "y".into(), kind: ParamKind::Scalar });
+                    ps.push(Param {
+                        name: "y".into(),
+                        kind: ParamKind::Scalar,
+                    });
                 }
                 funcs.push(Func {
                     name,
@@ -138,44 +169,110 @@ impl Gen {
             } else {
                 let len = *self.rng.pick(&lens);
                 let ps = vec![
-                    Param { name: "xs".into(), kind: ParamKind::Slice(len) },
-                    Param { name: "s".into(), kind: ParamKind::Scalar },
+                    Param {
+                        name: "xs".into(),
+                        kind: ParamKind::Slice(len),
+                    },
+                    Param {
+                        name: "s".into(),
+                        kind: ParamKind::Scalar,
+                    },
                 ];
-                let ctx =
-                    Ctx { generic: helper_generic, pair: false, in_loop: None, depth: 0, callees: vec![] };
+                let ctx = Ctx {
+                    generic: helper_generic,
+                    pair: false,
+                    in_loop: None,
+                    depth: 0,
+                    looping: false,
+                    callees: vec![],
+                };
                 let stmts = self.rng.range(2, 6);
-                funcs.push(self.func(name, helper_generic, FnKind::Differentiable { order2: false, wrt: None }, ps, ctx, stmts));
+                funcs.push(self.func(
+                    name,
+                    helper_generic,
+                    FnKind::Differentiable {
+                        order2: false,
+                        wrt: None,
+                    },
+                    ps,
+                    ctx,
+                    stmts,
+                ));
             }
         }
         let callees = funcs
             .iter()
             .filter(|f| f.generic || !need_generic)
-            .map(|f| Callee { name: f.name.clone(), params: f.params.iter().map(|p| p.kind.clone()).collect() })
+            .map(|f| Callee {
+                name: f.name.clone(),
+                params: f.params.iter().map(|p| p.kind.clone()).collect(),
+            })
             .collect();
-        let ctx = Ctx { generic, pair, in_loop: None, depth: 0, callees };
+        let ctx = Ctx {
+            generic,
+            pair,
+            in_loop: None,
+            depth: 0,
+            looping: false,
+            callees,
+        };
         let stmts = self.rng.range(5, 22);
-        let main = self.func("f".into(), generic, FnKind::Differentiable { order2, wrt }, params, ctx, stmts);
+        let main = self.func(
+            "f".into(),
+            generic,
+            FnKind::Differentiable { order2, wrt },
+            params,
+            ctx,
+            stmts,
+        );
         funcs.push(main);
         Program { id, funcs }
     }
 
-    fn func(&mut self, name: String, generic: bool, kind: FnKind, params: Vec<Param>, ctx: Ctx, stmts: usize) -> Func {
+    fn func(
+        &mut self,
+        name: String,
+        generic: bool,
+        kind: FnKind,
+        params: Vec<Param>,
+        ctx: Ctx,
+        stmts: usize,
+    ) -> Func {
         let mut scope = Scope::default();
         for p in &params {
             match p.kind {
-                ParamKind::Scalar => {
-                    scope.floats.push(FloatVar { name: p.name.clone(), mutable: false, ambiguous: false })
-                }
-                ParamKind::Slice(len) => {
-                    scope.arrays.push(ArrayVar { name: p.name.clone(), len, local: false, frozen: false, ambiguous: false })
-                }
-                ParamKind::Int(v) => scope.ints.push(IntVar { name: p.name.clone(), lo: v, hi: v }),
+                ParamKind::Scalar => scope.floats.push(FloatVar {
+                    name: p.name.clone(),
+                    mutable: false,
+                    ambiguous: false,
+                }),
+                ParamKind::Slice(len) => scope.arrays.push(ArrayVar {
+                    name: p.name.clone(),
+                    len,
+                    local: false,
+                    frozen: false,
+                    ambiguous: false,
+                }),
+                ParamKind::Int(v) => scope.ints.push(IntVar {
+                    name: p.name.clone(),
+                    lo: v,
+                    hi: v,
+                }),
             }
         }
         let mut budget = stmts;
         let body = self.block(&mut scope, &ctx, &mut budget, stmts);
-        let tail = (0..if ctx.pair { 2 } else { 1 }).map(|_| self.tail(&scope, &ctx)).collect();
-        Func { name, generic, kind, params, body, tail }
+        let tail = (0..if ctx.pair { 2 } else { 1 })
+            .map(|_| self.tail(&scope, &ctx))
+            .collect();
+        Func {
+            name,
+            generic,
+            kind,
+            params,
+            body,
+            tail,
+        }
     }
 
     /// A result that reads several of the values computed, so that most of the body matters.
@@ -189,13 +286,23 @@ impl Gen {
         }
         if let Some(a) = scope.arrays.iter().rev().find(|a| a.local) {
             let i = self.index(scope, a.len, &a.name);
-            e = Expr::Bin(BinOp::Add, Box::new(e), Box::new(Expr::Index(a.name.clone(), i)));
+            e = Expr::Bin(
+                BinOp::Add,
+                Box::new(e),
+                Box::new(Expr::Index(a.name.clone(), i)),
+            );
         }
         e
     }
 
     /// Up to `want` statements (nested ones counted against `budget` too).
-    fn block(&mut self, scope: &mut Scope, ctx: &Ctx, budget: &mut usize, want: usize) -> Vec<Stmt> {
+    fn block(
+        &mut self,
+        scope: &mut Scope,
+        ctx: &Ctx,
+        budget: &mut usize,
+        want: usize,
+    ) -> Vec<Stmt> {
         let mut out = Vec::new();
         let mut pending_write: Option<String> = None;
         let floats_before = scope.floats.len();
@@ -206,7 +313,12 @@ impl Gen {
             *budget -= 1;
             if let Some(arr) = pending_write.take() {
                 // The known bug shape: an array passed to a call and written again after it.
-                if let Some(a) = scope.arrays.iter().find(|a| a.name == arr && !a.frozen).cloned() {
+                if let Some(a) = scope
+                    .arrays
+                    .iter()
+                    .find(|a| a.name == arr && !a.frozen)
+                    .cloned()
+                {
                     out.push(self.index_write(scope, ctx, &a));
                     continue;
                 }
@@ -226,55 +338,102 @@ impl Gen {
     /// variable or an element of a local array from outside the block.
     fn flow_out(&mut self, scope: &Scope, ctx: &Ctx, floats_before: usize) -> Option<Stmt> {
         let local = scope.floats.get(floats_before..)?.last()?.name.clone();
-        let outer: Vec<FloatVar> = scope.floats[..floats_before].iter().filter(|f| f.mutable).cloned().collect();
-        let arrays: Vec<ArrayVar> = scope.arrays.iter().filter(|a| a.local && !a.frozen).cloned().collect();
+        let outer: Vec<FloatVar> = scope.floats[..floats_before]
+            .iter()
+            .filter(|f| f.mutable)
+            .cloned()
+            .collect();
+        let arrays: Vec<ArrayVar> = scope
+            .arrays
+            .iter()
+            .filter(|a| a.local && !a.frozen)
+            .cloned()
+            .collect();
         let leaf = self.leaf(scope);
-        let value = Expr::Bin(*self.rng.pick(&[BinOp::Add, BinOp::Mul]), Box::new(Expr::Var(local)), Box::new(leaf));
-        let _ = ctx;
+        let value = Expr::Bin(
+            *self.rng.pick(&[BinOp::Add, BinOp::Mul]),
+            Box::new(Expr::Var(local)),
+            Box::new(leaf),
+        );
+        let value = self.squash(scope, ctx, value);
         if !outer.is_empty() && (arrays.is_empty() || self.rng.chance(0.6)) {
             let v = self.rng.pick(&outer).name.clone();
-            Some(Stmt::Assign { place: Place::Var(v), op: AssignOp::Add, value })
+            Some(Stmt::Assign {
+                place: Place::Var(v),
+                op: AssignOp::Add,
+                value,
+            })
         } else if !arrays.is_empty() {
             let a = self.rng.pick(&arrays).clone();
             let i = self.index(scope, a.len, "");
-            Some(Stmt::Assign { place: Place::Index(a.name, i), op: AssignOp::Add, value })
+            Some(Stmt::Assign {
+                place: Place::Index(a.name, i),
+                op: AssignOp::Add,
+                value,
+            })
         } else {
             None
         }
     }
 
-    fn stmt(&mut self, scope: &mut Scope, ctx: &Ctx, budget: &mut usize, pending: &mut Option<String>) -> Stmt {
+    fn stmt(
+        &mut self,
+        scope: &mut Scope,
+        ctx: &Ctx,
+        budget: &mut usize,
+        pending: &mut Option<String>,
+    ) -> Stmt {
         let mutable_floats = scope.floats.iter().any(|f| f.mutable);
         let locals = scope.arrays.iter().any(|a| a.local && !a.frozen);
         let nest = ctx.depth < 3;
         let weights = [
-            20,                                                    // 0 let
-            if scope.arrays.len() < 4 { 8 } else { 1 },            // 1 array
-            if mutable_floats { 12 } else { 0 },                   // 2 assign var
-            if locals { 14 } else { 0 },                           // 3 assign index
-            if nest { 12 } else { 0 },                             // 4 for range
-            if nest { 6 } else { 0 },                              // 5 for over values
-            if nest { 3 } else { 0 },                              // 6 while
-            if nest { 3 } else { 0 },                              // 7 loop
-            if nest { 7 } else { 0 },                              // 8 if
-            if nest && !scope.ints.is_empty() { 4 } else { 0 },   // 9 match
-            2,                                                     // 10 early return
-            if ctx.in_loop.is_some() { 5 } else { 0 },             // 11 break
-            if ctx.callees.is_empty() { 0 } else { 15 },           // 12 call
+            20,                                                 // 0 let
+            if scope.arrays.len() < 4 { 8 } else { 1 },         // 1 array
+            if mutable_floats { 12 } else { 0 },                // 2 assign var
+            if locals { 14 } else { 0 },                        // 3 assign index
+            if nest { 12 } else { 0 },                          // 4 for range
+            if nest { 6 } else { 0 },                           // 5 for over values
+            if nest { 3 } else { 0 },                           // 6 while
+            if nest { 3 } else { 0 },                           // 7 loop
+            if nest { 7 } else { 0 },                           // 8 if
+            if nest && !scope.ints.is_empty() { 4 } else { 0 }, // 9 match
+            2,                                                  // 10 early return
+            if ctx.in_loop.is_some() { 5 } else { 0 },          // 11 break
+            if ctx.callees.is_empty() { 0 } else { 15 },        // 12 call
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
             1 => self.let_array(scope, ctx),
             2 => {
-                let vars: Vec<FloatVar> = scope.floats.iter().filter(|f| f.mutable).cloned().collect();
+                let vars: Vec<FloatVar> =
+                    scope.floats.iter().filter(|f| f.mutable).cloned().collect();
                 let v = self.rng.pick(&vars).clone();
-                let op = *self.rng.pick(&[AssignOp::Set, AssignOp::Add, AssignOp::Add, AssignOp::Sub, AssignOp::Mul]);
+                let op = *self.rng.pick(&[
+                    AssignOp::Set,
+                    AssignOp::Add,
+                    AssignOp::Add,
+                    AssignOp::Sub,
+                    AssignOp::Mul,
+                ]);
                 let value = self.expr(scope, ctx, 2);
-                let value = if op == AssignOp::Mul { self.near_one(scope, value) } else { value };
-                Stmt::Assign { place: Place::Var(v.name), op, value }
+                let value = if op == AssignOp::Mul {
+                    self.near_one(scope, value)
+                } else {
+                    self.squash(scope, ctx, value)
+                };
+                Stmt::Assign {
+                    place: Place::Var(v.name),
+                    op,
+                    value,
+                }
             }
             3 => {
-                let arrs: Vec<ArrayVar> = scope.arrays.iter().filter(|a| a.local && !a.frozen).cloned().collect();
+                let arrs: Vec<ArrayVar> = scope
+                    .arrays
+                    .iter()
+                    .filter(|a| a.local && !a.frozen)
+                    .cloned()
+                    .collect();
                 let a = self.rng.pick(&arrs).clone();
                 self.index_write(scope, ctx, &a)
             }
@@ -284,12 +443,25 @@ impl Gen {
                 let counter = self.name("k");
                 let bound = self.rng.range(1, 4);
                 let mut inner = scope.clone();
-                inner.ints.push(IntVar { name: counter.clone(), lo: 0, hi: bound - 1 });
+                inner.ints.push(IntVar {
+                    name: counter.clone(),
+                    lo: 0,
+                    hi: bound - 1,
+                });
                 let is_loop = self.rng.chance(0.5);
-                let result = if is_loop && self.rng.chance(0.5) { Some(self.name("t")) } else { None };
+                let result = if is_loop && self.rng.chance(0.5) {
+                    Some(self.name("t"))
+                } else {
+                    None
+                };
                 let mut c = ctx.clone();
                 c.depth += 1;
-                c.in_loop = if is_loop { Some(result.is_some()) } else { None };
+                c.looping = true;
+                c.in_loop = if is_loop {
+                    Some(result.is_some())
+                } else {
+                    None
+                };
                 let want = self.rng.range(1, 4);
                 let body = self.block(&mut inner, &c, budget, want);
                 if is_loop {
@@ -298,14 +470,32 @@ impl Gen {
                         let mut after = inner.clone();
                         after.ints.retain(|v| v.name != counter);
                         let v = self.expr(&after, &c, 2);
-                        scope.floats.push(FloatVar { name: name.clone(), mutable: false, ambiguous: false });
+                        scope.floats.push(FloatVar {
+                            name: name.clone(),
+                            mutable: false,
+                            ambiguous: false,
+                        });
                         (name, v)
                     });
                     self.fix_ambiguous(scope, &result);
-                    Stmt::Loop { counter, bound, result, body }
+                    Stmt::Loop {
+                        counter,
+                        bound,
+                        result,
+                        body,
+                    }
                 } else {
-                    let cond = if self.rng.chance(0.3) { Some(self.float_cond(scope, ctx)) } else { None };
-                    Stmt::While { counter, bound, cond, body }
+                    let cond = if self.rng.chance(0.3) {
+                        Some(self.float_cond(scope, ctx))
+                    } else {
+                        None
+                    };
+                    Stmt::While {
+                        counter,
+                        bound,
+                        cond,
+                        body,
+                    }
                 }
             }
             8 => {
@@ -338,12 +528,18 @@ impl Gen {
             }
             10 => {
                 let cond = self.float_cond(scope, ctx);
-                let values = (0..if ctx.pair { 2 } else { 1 }).map(|_| self.expr(scope, ctx, 2)).collect();
+                let values = (0..if ctx.pair { 2 } else { 1 })
+                    .map(|_| self.expr(scope, ctx, 2))
+                    .collect();
                 Stmt::ReturnIf { cond, values }
             }
             11 => {
                 let cond = self.cond(scope, ctx);
-                let value = if ctx.in_loop == Some(true) { Some(self.expr(scope, ctx, 2)) } else { None };
+                let value = if ctx.in_loop == Some(true) {
+                    Some(self.expr(scope, ctx, 2))
+                } else {
+                    None
+                };
                 Stmt::BreakIf { cond, value }
             }
             _ => self.call_stmt(scope, ctx, pending),
@@ -363,33 +559,63 @@ impl Gen {
 
     /// `1 + small` for products, so that repeated `*=` stays bounded.
     fn near_one(&mut self, scope: &Scope, e: Expr) -> Expr {
-        let inner = if self.typed(scope, &e) { Expr::Method(Method::Sin, Box::new(e)) } else { e };
+        let inner = if self.typed(scope, &e) {
+            Expr::Method(Method::Sin, Box::new(e))
+        } else {
+            e
+        };
         Expr::Bin(
             BinOp::Add,
             Box::new(Expr::Lit(1.0)),
-            Box::new(Expr::Bin(BinOp::Mul, Box::new(Expr::Lit(0.5)), Box::new(inner))),
+            Box::new(Expr::Bin(
+                BinOp::Mul,
+                Box::new(Expr::Lit(0.5)),
+                Box::new(inner),
+            )),
         )
     }
 
     fn let_float(&mut self, scope: &mut Scope, ctx: &Ctx) -> Stmt {
         let shadow = self.rng.chance(0.1) && scope.floats.iter().any(|f| f.name.starts_with('t'));
         let name = if shadow {
-            let ts: Vec<FloatVar> = scope.floats.iter().filter(|f| f.name.starts_with('t')).cloned().collect();
+            let ts: Vec<FloatVar> = scope
+                .floats
+                .iter()
+                .filter(|f| f.name.starts_with('t'))
+                .cloned()
+                .collect();
             self.rng.pick(&ts).name.clone()
         } else {
             self.name("t")
         };
-        let init = if self.rng.chance(0.05) { Expr::Lit(self.lit()) } else { self.expr(scope, ctx, 3) };
+        let init = if self.rng.chance(0.05) {
+            Expr::Lit(self.lit())
+        } else {
+            self.expr(scope, ctx, 3)
+        };
         let mutable = self.rng.chance(0.5);
         let typed = self.typed(scope, &init);
         let annotated = !ctx.generic && (!typed || self.rng.chance(0.1)) && self.rng.chance(0.6);
         scope.floats.retain(|f| f.name != name);
-        scope.floats.push(FloatVar { name: name.clone(), mutable, ambiguous: !ctx.generic && !typed && !annotated });
-        Stmt::Let { name, mutable, annotated, init }
+        scope.floats.push(FloatVar {
+            name: name.clone(),
+            mutable,
+            ambiguous: !ctx.generic && !typed && !annotated,
+        });
+        Stmt::Let {
+            name,
+            mutable,
+            annotated,
+            init,
+        }
     }
 
     fn let_array(&mut self, scope: &mut Scope, ctx: &Ctx) -> Stmt {
-        let fill = if self.rng.chance(0.7) { Expr::Lit(0.0) } else { self.expr(scope, ctx, 1) };
+        let fill = if self.rng.chance(0.7) {
+            Expr::Lit(0.0)
+        } else {
+            self.expr(scope, ctx, 1)
+        };
         let (name, len, init) = match self.rng.weighted(&[5, 3, 2]) {
             0 => {
                 let name = self.name("arr");
@@ -414,26 +640,62 @@ impl Gen {
             ArrayInit::List(es) => es.iter().any(|e| self.typed(scope, e)),
         };
         let annotated = !ctx.generic && self.rng.chance(if typed { 0.1 } else { 0.6 });
-        scope.arrays.push(ArrayVar { name: name.clone(), len, local: true, frozen: false, ambiguous: !ctx.generic && !typed && !annotated });
-        Stmt::LetArray { name, annotated, init }
+        scope.arrays.push(ArrayVar {
+            name: name.clone(),
+            len,
+            local: true,
+            frozen: false,
+            ambiguous: !ctx.generic && !typed && !annotated,
+        });
+        Stmt::LetArray {
+            name,
+            annotated,
+            init,
+        }
     }
 
     fn index_write(&mut self, scope: &Scope, ctx: &Ctx, a: &ArrayVar) -> Stmt {
         // `a[a.len() - 1 - i] += ..` borrows `a` twice: write indexes without `.len()`.
         let i = self.index(scope, a.len, "");
-        let op = *self.rng.pick(&[AssignOp::Set, AssignOp::Set, AssignOp::Add, AssignOp::Sub]);
+        let op = *self
+            .rng
+            .pick(&[AssignOp::Set, AssignOp::Set, AssignOp::Add, AssignOp::Sub]);
         let mut value = self.expr(scope, ctx, 2);
         if op == AssignOp::Set && self.rng.chance(0.4) {
             // A stencil: the neighbours of the written element.
             let j = self.index(scope, a.len, &a.name);
-            value = Expr::Bin(BinOp::Add, Box::new(Expr::Index(a.name.clone(), j)), Box::new(value));
+            value = Expr::Bin(
+                BinOp::Add,
+                Box::new(Expr::Index(a.name.clone(), j)),
+                Box::new(value),
+            );
         }
-        Stmt::Assign { place: Place::Index(a.name.clone(), i), op, value }
+        let value = self.squash(scope, ctx, value);
+        Stmt::Assign {
+            place: Place::Index(a.name.clone(), i),
+            op,
+            value,
+        }
+    }
+
+    /// In a loop, a bounded function of `e` (see `Ctx::looping`).
+    fn squash(&mut self, scope: &Scope, ctx: &Ctx, e: Expr) -> Expr {
+        if ctx.looping {
+            let m = *self.rng.pick(&[Method::Tanh, Method::Sin, Method::Atan]);
+            self.method(scope, m, e)
+        } else {
+            e
+        }
     }
 
     fn for_range(&mut self, scope: &mut Scope, ctx: &Ctx, budget: &mut usize) -> Stmt {
         let var = self.name("i");
-        let ints: Vec<IntVar> = scope.ints.iter().filter(|v| v.lo == v.hi && v.lo >= 1).cloned().collect();
+        let ints: Vec<IntVar> = scope
+            .ints
+            .iter()
+            .filter(|v| v.lo == v.hi && v.lo >= 1)
+            .cloned()
+            .collect();
         let (lo, hi, inclusive, min, max) = match self.rng.weighted(&[
             if scope.arrays.is_empty() { 0 } else { 8 },
             3,
@@ -462,13 +724,28 @@ impl Gen {
         let rev = self.rng.chance(0.3);
         let step = if self.rng.chance(0.2) { Some(2) } else { None };
         let mut inner = scope.clone();
-        inner.ints.push(IntVar { name: var.clone(), lo: min, hi: max });
+        inner.ints.push(IntVar {
+            name: var.clone(),
+            lo: min,
+            hi: max,
+        });
         let mut c = ctx.clone();
         c.depth += 1;
+        c.looping = true;
         c.in_loop = None;
         let want = self.rng.range(1, 4);
         let body = self.block(&mut inner, &c, budget, want);
-        Stmt::For { iter: ForIter::Range { var, lo, hi, inclusive, rev, step }, body }
+        Stmt::For {
+            iter: ForIter::Range {
+                var,
+                lo,
+                hi,
+                inclusive,
+                rev,
+                step,
+            },
+            body,
+        }
     }
 
     fn for_values(&mut self, scope: &mut Scope, ctx: &Ctx, budget: &mut usize) -> Stmt {
@@ -478,25 +755,55 @@ impl Gen {
         let a = self.rng.pick(&scope.arrays).clone();
         let var = self.name("v");
         let mut inner = scope.clone();
-        inner.arrays.iter_mut().filter(|x| x.name == a.name).for_each(|x| x.frozen = true);
-        inner.floats.push(FloatVar { name: var.clone(), mutable: false, ambiguous: a.ambiguous });
+        inner
+            .arrays
+            .iter_mut()
+            .filter(|x| x.name == a.name)
+            .for_each(|x| x.frozen = true);
+        inner.floats.push(FloatVar {
+            name: var.clone(),
+            mutable: false,
+            ambiguous: a.ambiguous,
+        });
         let iter = match self.rng.weighted(&[3, 3, 2]) {
             0 => ForIter::Values { var, arr: a.name },
             1 => {
                 let index = self.name("i");
-                inner.ints.push(IntVar { name: index.clone(), lo: 0, hi: a.len - 1 });
-                ForIter::Enumerate { index, var, arr: a.name }
+                inner.ints.push(IntVar {
+                    name: index.clone(),
+                    lo: 0,
+                    hi: a.len - 1,
+                });
+                ForIter::Enumerate {
+                    index,
+                    var,
+                    arr: a.name,
+                }
             }
             _ => {
                 let b = self.rng.pick(&scope.arrays).clone();
                 let var_b = self.name("v");
-                inner.arrays.iter_mut().filter(|x| x.name == b.name).for_each(|x| x.frozen = true);
-                inner.floats.push(FloatVar { name: var_b.clone(), mutable: false, ambiguous: b.ambiguous });
-                ForIter::Zip { var_a: var, var_b, arr_a: a.name, arr_b: b.name }
+                inner
+                    .arrays
+                    .iter_mut()
+                    .filter(|x| x.name == b.name)
+                    .for_each(|x| x.frozen = true);
+                inner.floats.push(FloatVar {
+                    name: var_b.clone(),
+                    mutable: false,
+                    ambiguous: b.ambiguous,
+                });
+                ForIter::Zip {
+                    var_a: var,
+                    var_b,
+                    arr_a: a.name,
+                    arr_b: b.name,
+                }
             }
         };
         let mut c = ctx.clone();
         c.depth += 1;
+        c.looping = true;
         c.in_loop = None;
         let want = self.rng.range(1, 3);
         let body = self.block(&mut inner, &c, budget, want);
@@ -509,7 +816,12 @@ impl Gen {
         for p in &callee.params {
             match p {
                 ParamKind::Slice(len) => {
-                    let fits: Vec<ArrayVar> = scope.arrays.iter().filter(|a| a.len == *len).cloned().collect();
+                    let fits: Vec<ArrayVar> = scope
+                        .arrays
+                        .iter()
+                        .filter(|a| a.len == *len)
+                        .cloned()
+                        .collect();
                     if fits.is_empty() {
                         return self.let_float(scope, ctx);
                     }
@@ -533,23 +845,47 @@ impl Gen {
         let mutable = self.rng.chance(0.3);
         let init = Expr::Call(callee.name, args);
         let ambiguous = !ctx.generic && !self.typed(scope, &init);
-        scope.floats.push(FloatVar { name: name.clone(), mutable, ambiguous });
-        Stmt::Let { name, mutable, annotated: false, init }
+        scope.floats.push(FloatVar {
+            name: name.clone(),
+            mutable,
+            ambiguous,
+        });
+        Stmt::Let {
+            name,
+            mutable,
+            annotated: false,
+            init,
+        }
     }
 
     /// Whether rustc knows the float type of `e` where it is written (it reads a typed value).
     fn typed(&self, scope: &Scope, e: &Expr) -> bool {
         match e {
             Expr::Lit(_) => false,
-            Expr::Var(v) => scope.floats.iter().rev().find(|f| &f.name == v).is_some_and(|f| !f.ambiguous),
-            Expr::Index(a, _) => scope.arrays.iter().rev().find(|x| &x.name == a).is_some_and(|x| !x.ambiguous),
+            Expr::Var(v) => scope
+                .floats
+                .iter()
+                .rev()
+                .find(|f| &f.name == v)
+                .is_some_and(|f| !f.ambiguous),
+            Expr::Index(a, _) => scope
+                .arrays
+                .iter()
+                .rev()
+                .find(|x| &x.name == a)
+                .is_some_and(|x| !x.ambiguous),
             Expr::Neg(a) => self.typed(scope, a),
             Expr::Method(..) | Expr::Cast(_) => true,
             // A generic callee given only `{float}` arguments returns `{float}`.
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
                 Arg::SliceParam(_) => true,
-                Arg::LocalArray(a) => scope.arrays.iter().rev().find(|x| &x.name == a).is_some_and(|x| !x.ambiguous),
+                Arg::LocalArray(a) => scope
+                    .arrays
+                    .iter()
+                    .rev()
+                    .find(|x| &x.name == a)
+                    .is_some_and(|x| !x.ambiguous),
             }),
             Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
@@ -572,7 +908,11 @@ impl Gen {
             0 => {
                 // Prefer recent values, so that most of what is computed reaches the result.
                 let n = scope.floats.len();
-                let k = if self.rng.chance(0.6) { n - 1 - self.rng.range(0, 2.min(n - 1)) } else { self.rng.range(0, n - 1) };
+                let k = if self.rng.chance(0.6) {
+                    n - 1 - self.rng.range(0, 2.min(n - 1))
+                } else {
+                    self.rng.range(0, n - 1)
+                };
                 Expr::Var(scope.floats[k].name.clone())
             }
             1 => {
@@ -610,7 +950,11 @@ impl Gen {
                 // a / (1.5 + sin(b)) or a / (1 + b*b)
                 let b = sub(self);
                 let den = if self.typed(scope, &b) && self.rng.chance(0.5) {
-                    Expr::Bin(BinOp::Add, Box::new(Expr::Lit(1.5)), Box::new(Expr::Method(Method::Sin, Box::new(b))))
+                    Expr::Bin(
+                        BinOp::Add,
+                        Box::new(Expr::Lit(1.5)),
+                        Box::new(Expr::Method(Method::Sin, Box::new(b))),
+                    )
                 } else {
                     Expr::Bin(
                         BinOp::Add,
@@ -622,7 +966,14 @@ impl Gen {
             }
             4 => {
                 let e = sub(self);
-                let m = *self.rng.pick(&[Method::Sin, Method::Cos, Method::Tanh, Method::Atan, Method::Powi(2), Method::Powi(3)]);
+                let m = *self.rng.pick(&[
+                    Method::Sin,
+                    Method::Cos,
+                    Method::Tanh,
+                    Method::Atan,
+                    Method::Powi(2),
+                    Method::Powi(3),
+                ]);
                 self.method(scope, m, e)
             }
             5 => {
@@ -639,7 +990,11 @@ impl Gen {
             6 => {
                 // ln / sqrt of 1 + e*e
                 let e = sub(self);
-                let pos = Expr::Bin(BinOp::Add, Box::new(Expr::Lit(1.0)), Box::new(Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e))));
+                let pos = Expr::Bin(
+                    BinOp::Add,
+                    Box::new(Expr::Lit(1.0)),
+                    Box::new(Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e))),
+                );
                 let m = *self.rng.pick(&[Method::Ln, Method::Sqrt]);
                 self.method(scope, m, pos)
             }
@@ -653,7 +1008,11 @@ impl Gen {
                     return sub(self);
                 }
                 let scrut = self.match_scrut(scope);
-                let arms = self.match_pats().into_iter().map(|p| (p, sub(self))).collect();
+                let arms = self
+                    .match_pats()
+                    .into_iter()
+                    .map(|p| (p, sub(self)))
+                    .collect();
                 Expr::Match(scrut, arms)
             }
         }
@@ -669,7 +1028,9 @@ impl Gen {
     }
 
     fn match_pats(&mut self) -> Vec<Pat> {
-        let second = *self.rng.pick(&[Pat::Or(1, 2), Pat::Range(1, 2), Pat::Lit(1)]);
+        let second = *self
+            .rng
+            .pick(&[Pat::Or(1, 2), Pat::Range(1, 2), Pat::Lit(1)]);
         vec![Pat::Lit(0), second, Pat::Wild]
     }
 
@@ -680,7 +1041,11 @@ impl Gen {
     fn float_cond(&mut self, scope: &Scope, ctx: &Ctx) -> Cond {
         let op = self.cmp();
         let a = self.expr(scope, ctx, 1);
-        let b = if self.rng.chance(0.6) { Expr::Lit(self.lit() - 1.0).abs_lit() } else { self.leaf(scope) };
+        let b = if self.rng.chance(0.6) {
+            Expr::Lit(self.lit() - 1.0).abs_lit()
+        } else {
+            self.leaf(scope)
+        };
         Cond::Float(op, a, b)
     }
 
@@ -705,7 +1070,10 @@ impl Gen {
             }
             if v.hi < len && !arr.is_empty() {
                 options.push(IExpr::Sub(
-                    Box::new(IExpr::Sub(Box::new(IExpr::Len(arr.to_string())), Box::new(IExpr::Lit(1)))),
+                    Box::new(IExpr::Sub(
+                        Box::new(IExpr::Len(arr.to_string())),
+                        Box::new(IExpr::Lit(1)),
+                    )),
                     var(),
                 ));
             }

@@ -34,15 +34,33 @@ struct Options {
 }
 
 fn parse_args() -> Result<Options, String> {
-    let mut o = Options { seed: 1, programs: 100, shrink: true, shrink_secs: 120, strict: false, reference: false, quiet: false };
+    let mut o = Options {
+        seed: 1,
+        programs: 100,
+        shrink: true,
+        shrink_secs: 120,
+        strict: false,
+        reference: false,
+        quiet: false,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
         match a.as_str() {
-            "--seed" => o.seed = value("--seed")?.parse().map_err(|e| format!("--seed: {e}"))?,
-            "--programs" => o.programs = value("--programs")?.parse().map_err(|e| format!("--programs: {e}"))?,
+            "--seed" => {
+                o.seed = value("--seed")?
+                    .parse()
+                    .map_err(|e| format!("--seed: {e}"))?
+            }
+            "--programs" => {
+                o.programs = value("--programs")?
+                    .parse()
+                    .map_err(|e| format!("--programs: {e}"))?
+            }
             "--shrink-secs" => {
-                o.shrink_secs = value("--shrink-secs")?.parse().map_err(|e| format!("--shrink-secs: {e}"))?
+                o.shrink_secs = value("--shrink-secs")?
+                    .parse()
+                    .map_err(|e| format!("--shrink-secs: {e}"))?
             }
             "--no-shrink" => o.shrink = false,
             "--strict" => o.strict = true,
@@ -62,7 +80,10 @@ fn parse_args() -> Result<Options, String> {
 
 /// The workspace root: the parent of this package's manifest directory.
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("fuzz/ is inside the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("fuzz/ is inside the workspace")
+        .to_path_buf()
 }
 
 fn main() {
@@ -86,13 +107,18 @@ fn main() {
 fn run(opts: &Options) -> Result<bool, String> {
     let started = Instant::now();
     let root = workspace_root();
-    let programs: Vec<(String, ast::Program)> =
-        (0..opts.programs).map(|id| (format!("p{id}"), gen::generate(opts.seed, id))).collect();
+    let programs: Vec<(String, ast::Program)> = (0..opts.programs)
+        .map(|id| (format!("p{id}"), gen::generate(opts.seed, id)))
+        .collect();
     let work = WorkCrate::new(&root, &format!("seed{}", opts.seed));
     let eval = work.evaluate(&programs, None, opts.seed, opts.quiet)?;
     let mut outcomes = eval.outcomes;
     if !opts.quiet {
-        eprintln!("fuzz: built in {} rounds, checked in {:.1} s", eval.builds, started.elapsed().as_secs_f64());
+        eprintln!(
+            "fuzz: built in {} rounds, checked in {:.1} s",
+            eval.builds,
+            started.elapsed().as_secs_f64()
+        );
     }
 
     if opts.reference {
@@ -102,16 +128,23 @@ fn run(opts: &Options) -> Result<bool, String> {
     let mut failures: Vec<(String, ast::Program, Outcome)> = programs
         .iter()
         .filter_map(|(m, p)| {
-            let o = outcomes.get(m).cloned().unwrap_or(Outcome::Panicked("no result".into()));
+            let o = outcomes
+                .get(m)
+                .cloned()
+                .unwrap_or(Outcome::Panicked("no result".into()));
             o.is_failure().then(|| (m.clone(), p.clone(), o))
         })
         .collect();
 
-    let generator_bugs: Vec<(&String, &Outcome)> =
-        outcomes.iter().filter(|(_, o)| matches!(o, Outcome::GeneratorBug(_))).collect();
+    let generator_bugs: Vec<(&String, &Outcome)> = outcomes
+        .iter()
+        .filter(|(_, o)| matches!(o, Outcome::GeneratorBug(_)))
+        .collect();
     for (m, o) in &generator_bugs {
         if let Outcome::GeneratorBug(msg) = o {
-            println!("generator bug in {m} (not counted; the plain or oracle copy is invalid):\n{msg}");
+            println!(
+                "generator bug in {m} (not counted; the plain or oracle copy is invalid):\n{msg}"
+            );
         }
     }
 
@@ -127,13 +160,22 @@ fn run(opts: &Options) -> Result<bool, String> {
     if opts.shrink && !failures.is_empty() {
         let shrink_work = WorkCrate::new(&root, "shrink");
         let budget = Duration::from_secs(opts.shrink_secs);
-        let reps: Vec<(String, ast::Program, Outcome)> = representative.values().map(|&k| failures[k].clone()).collect();
+        let reps: Vec<(String, ast::Program, Outcome)> = representative
+            .values()
+            .map(|&k| failures[k].clone())
+            .collect();
         let shrunk = shrink::shrink_all(&shrink_work, &reps, opts.seed, budget, opts.quiet)?;
-        for (&k, s) in representative.values().zip(shrunk) {
+        for (&k, (s, o)) in representative.values().zip(shrunk) {
             if !opts.quiet {
-                eprintln!("fuzz: {} shrunk from {} to {} nodes", failures[k].0, failures[k].1.size(), s.size());
+                eprintln!(
+                    "fuzz: {} shrunk from {} to {} nodes",
+                    failures[k].0,
+                    failures[k].1.size(),
+                    s.size()
+                );
             }
             failures[k].1 = s;
+            failures[k].2 = o;
         }
     }
 
@@ -163,8 +205,16 @@ fn run(opts: &Options) -> Result<bool, String> {
             _ => unreachable!("only failures are listed"),
         };
         let rep = &failures[representative[&o.key()]].0;
-        let shrunk = if rep == m && opts.shrink { "shrunk" } else { "not shrunk" };
-        let also = if rep == m { String::new() } else { format!(", the same failure as {rep}") };
+        let shrunk = if rep == m && opts.shrink {
+            "shrunk"
+        } else {
+            "not shrunk"
+        };
+        let also = if rep == m {
+            String::new()
+        } else {
+            format!(", the same failure as {rep}")
+        };
         let source = format!(
             "// autodiff-fuzz --seed {} program {m} ({shrunk}{also}): {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
             opts.seed,
@@ -172,17 +222,27 @@ fn run(opts: &Options) -> Result<bool, String> {
             detail.lines().collect::<Vec<_>>().join("\n// "),
             print::print_program(p, print::Mode::Macro)
         );
-        println!("==== seed {} {m}: {class} [{}]{also}\n{source}", opts.seed, o.key());
+        println!(
+            "==== seed {} {m}: {class} [{}]{also}\n{source}",
+            opts.seed,
+            o.key()
+        );
         let file = dir.join(format!("seed{}-{m}.rs", opts.seed));
         std::fs::write(&file, &source).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     if !generator_bugs.is_empty() {
-        println!("fuzz: {} generator bugs (programs skipped)", generator_bugs.len());
+        println!(
+            "fuzz: {} generator bugs (programs skipped)",
+            generator_bugs.len()
+        );
     }
     if !opts.quiet {
         eprintln!("fuzz: total {:.1} s", started.elapsed().as_secs_f64());
     }
-    println!("fuzz: {} programs, {wrong} wrong, {compile} failed to compile, {panicked} panicked", opts.programs);
+    println!(
+        "fuzz: {} programs, {wrong} wrong, {compile} failed to compile, {panicked} panicked",
+        opts.programs
+    );
     Ok(wrong + compile + panicked > 0)
 }
 
@@ -194,13 +254,23 @@ fn compare_reference(
     grads: &BTreeMap<String, Vec<f64>>,
     outcomes: &mut BTreeMap<String, Outcome>,
 ) -> Result<(), String> {
-    let ok: Vec<(String, ast::Program)> =
-        programs.iter().filter(|(m, _)| outcomes.get(m) == Some(&Outcome::Ok)).cloned().collect();
+    let ok: Vec<(String, ast::Program)> = programs
+        .iter()
+        .filter(|(m, _)| outcomes.get(m) == Some(&Outcome::Ok))
+        .cloned()
+        .collect();
     let reference = WorkCrate::new(&work.root, &format!("seed{}-reference", opts.seed));
-    let eval = match reference.evaluate(&ok, Some("autodiff/reference-adjoint"), opts.seed, opts.quiet) {
+    let eval = match reference.evaluate(
+        &ok,
+        Some("autodiff/reference-adjoint"),
+        opts.seed,
+        opts.quiet,
+    ) {
         Ok(e) => e,
         Err(e) if e.contains("reference-adjoint") => {
-            println!("fuzz: --reference skipped: the facade has no feature `reference-adjoint` yet");
+            println!(
+                "fuzz: --reference skipped: the facade has no feature `reference-adjoint` yet"
+            );
             return Ok(());
         }
         Err(e) => return Err(e),
@@ -215,12 +285,21 @@ fn compare_reference(
             outcomes.insert(m, o);
             continue;
         }
-        let (Some(a), Some(b)) = (grads.get(&m), eval.grads.get(&m)) else { continue };
+        let (Some(a), Some(b)) = (grads.get(&m), eval.grads.get(&m)) else {
+            continue;
+        };
         let scale = a.iter().chain(b).fold(1.0f64, |s, x| s.max(x.abs()));
         if a.len() != b.len()
-            || a.iter().zip(b).any(|(x, y)| (x - y).abs() > 1e-8 * x.abs().max(y.abs()) + 1e-10 * scale)
+            || a.iter()
+                .zip(b)
+                .any(|(x, y)| (x - y).abs() > 1e-8 * x.abs().max(y.abs()) + 1e-10 * scale)
         {
-            outcomes.insert(m, Outcome::Wrong(format!("reference: gradients differ: {a:?} vs reference {b:?}")));
+            outcomes.insert(
+                m,
+                Outcome::Wrong(format!(
+                    "reference: gradients differ: {a:?} vs reference {b:?}"
+                )),
+            );
         }
     }
     Ok(())

@@ -39,7 +39,12 @@ pub fn print_program(program: &Program, mode: Mode) -> String {
 /// Prints one function in the given flavour.
 pub fn print_func(f: &Func, mode: Mode) -> String {
     let generic = f.generic || mode == Mode::Oracle;
-    let mut p = Printer { mode, generic, out: String::new(), indent: 0 };
+    let mut p = Printer {
+        mode,
+        generic,
+        out: String::new(),
+        indent: 0,
+    };
     p.func(f);
     p.out
 }
@@ -81,7 +86,11 @@ impl Printer {
             .collect();
         let generics = if self.generic { "<T: Float>" } else { "" };
         let name = fn_name(&f.name, self.mode);
-        let ret = if f.returns_pair() { format!("({t}, {t})") } else { t.to_string() };
+        let ret = if f.returns_pair() {
+            format!("({t}, {t})")
+        } else {
+            t.to_string()
+        };
         match &f.kind {
             FnKind::Custom(kind) => return self.custom(f, *kind, &name, generics, &params),
             FnKind::Differentiable { order2, wrt } => {
@@ -101,7 +110,10 @@ impl Printer {
                 }
             }
         }
-        self.line(&format!("pub fn {name}{generics}({}) -> {ret} {{", params.join(", ")));
+        self.line(&format!(
+            "pub fn {name}{generics}({}) -> {ret} {{",
+            params.join(", ")
+        ));
         self.indent += 1;
         for s in &f.body {
             self.stmt(s);
@@ -112,7 +124,14 @@ impl Printer {
         self.line("}");
     }
 
-    fn custom(&mut self, f: &Func, kind: CustomKind, name: &str, generics: &str, params: &[String]) {
+    fn custom(
+        &mut self,
+        f: &Func,
+        kind: CustomKind,
+        name: &str,
+        generics: &str,
+        params: &[String],
+    ) {
         let t = self.ty();
         let one = self.lit(1.0);
         let sig = params.join(", ");
@@ -121,7 +140,10 @@ impl Printer {
             let (ret, body): (String, Vec<String>) = match kind {
                 CustomKind::Tanh => (
                     format!("({t}, impl Fn({t}) -> {t})"),
-                    vec!["let t = x.tanh();".into(), format!("(t, move |dy: {t}| dy * ({one} - t * t))")],
+                    vec![
+                        "let t = x.tanh();".into(),
+                        format!("(t, move |dy: {t}| dy * ({one} - t * t))"),
+                    ],
                 ),
                 CustomKind::SinTimes => (
                     format!("({t}, impl Fn({t}) -> ({t}, {t}))"),
@@ -133,7 +155,10 @@ impl Printer {
                 ),
                 CustomKind::Softplus => (
                     format!("({t}, impl Fn({t}) -> {t})"),
-                    vec!["let e = x.exp();".into(), format!("(({one} + e).ln(), move |dy: {t}| dy * e / ({one} + e))")],
+                    vec![
+                        "let e = x.exp();".into(),
+                        format!("(({one} + e).ln(), move |dy: {t}| dy * e / ({one} + e))"),
+                    ],
                 ),
             };
             self.line(&format!("pub fn {name}{generics}({sig}) -> {ret} {{"));
@@ -177,19 +202,41 @@ impl Printer {
     fn stmt(&mut self, s: &Stmt) {
         let t = self.ty();
         match s {
-            Stmt::Let { name, mutable, annotated, init } => {
+            Stmt::Let {
+                name,
+                mutable,
+                annotated,
+                init,
+            } => {
                 let m = if *mutable { "mut " } else { "" };
-                let a = if *annotated { format!(": {t}") } else { String::new() };
+                let a = if *annotated {
+                    format!(": {t}")
+                } else {
+                    String::new()
+                };
                 let e = self.expr(init, 0);
                 self.line(&format!("let {m}{name}{a} = {e};"));
             }
-            Stmt::LetArray { name, annotated, init } => {
+            Stmt::LetArray {
+                name,
+                annotated,
+                init,
+            } => {
                 let (a, e) = match init {
-                    ArrayInit::Vec(fill, len) => (format!(": Vec<{t}>"), format!("vec![{}; {}]", self.expr(fill, 0), iexpr(len, 0))),
-                    ArrayInit::Fixed(fill, n) => (format!(": [{t}; {n}]"), format!("[{}; {n}]", self.expr(fill, 0))),
+                    ArrayInit::Vec(fill, len) => (
+                        format!(": Vec<{t}>"),
+                        format!("vec![{}; {}]", self.expr(fill, 0), iexpr(len, 0)),
+                    ),
+                    ArrayInit::Fixed(fill, n) => (
+                        format!(": [{t}; {n}]"),
+                        format!("[{}; {n}]", self.expr(fill, 0)),
+                    ),
                     ArrayInit::List(es) => {
                         let parts: Vec<String> = es.iter().map(|e| self.expr(e, 0)).collect();
-                        (format!(": [{t}; {}]", es.len()), format!("[{}]", parts.join(", ")))
+                        (
+                            format!(": [{t}; {}]", es.len()),
+                            format!("[{}]", parts.join(", ")),
+                        )
                     }
                 };
                 let a = if *annotated { a } else { String::new() };
@@ -213,7 +260,14 @@ impl Printer {
             }
             Stmt::For { iter, body } => {
                 let head = match iter {
-                    ForIter::Range { var, lo, hi, inclusive, rev, step } => {
+                    ForIter::Range {
+                        var,
+                        lo,
+                        hi,
+                        inclusive,
+                        rev,
+                        step,
+                    } => {
                         let dots = if *inclusive { "..=" } else { ".." };
                         let range = format!("{}{dots}{}", iexpr(lo, 1), iexpr(hi, 1));
                         let mut adapters = String::new();
@@ -230,16 +284,31 @@ impl Printer {
                         }
                     }
                     ForIter::Values { var, arr } => format!("for &{var} in {}", self.seq(arr)),
-                    ForIter::Enumerate { index, var, arr } => format!("for ({index}, &{var}) in {arr}.iter().enumerate()"),
-                    ForIter::Zip { var_a, var_b, arr_a, arr_b } => {
+                    ForIter::Enumerate { index, var, arr } => {
+                        format!("for ({index}, &{var}) in {arr}.iter().enumerate()")
+                    }
+                    ForIter::Zip {
+                        var_a,
+                        var_b,
+                        arr_a,
+                        arr_b,
+                    } => {
                         format!("for (&{var_a}, &{var_b}) in {arr_a}.iter().zip({arr_b}.iter())")
                     }
                 };
                 self.block(&head, body, "");
             }
-            Stmt::While { counter, bound, cond, body } => {
+            Stmt::While {
+                counter,
+                bound,
+                cond,
+                body,
+            } => {
                 self.line(&format!("let mut {counter} = 0;"));
-                let extra = cond.as_ref().map(|c| format!(" && {}", self.cond(c))).unwrap_or_default();
+                let extra = cond
+                    .as_ref()
+                    .map(|c| format!(" && {}", self.cond(c)))
+                    .unwrap_or_default();
                 self.line(&format!("while {counter} < {bound}{extra} {{"));
                 self.indent += 1;
                 for s in body {
@@ -249,7 +318,12 @@ impl Printer {
                 self.indent -= 1;
                 self.line("}");
             }
-            Stmt::Loop { counter, bound, result, body } => {
+            Stmt::Loop {
+                counter,
+                bound,
+                result,
+                body,
+            } => {
                 self.line(&format!("let mut {counter} = 0;"));
                 match result {
                     Some((name, _)) => self.line(&format!("let {name} = loop {{")),
@@ -334,7 +408,9 @@ impl Printer {
 
     fn cond(&self, c: &Cond) -> String {
         match c {
-            Cond::Float(op, a, b) => format!("{} {} {}", self.expr(a, 2), cmp_sym(*op), self.expr(b, 2)),
+            Cond::Float(op, a, b) => {
+                format!("{} {} {}", self.expr(a, 2), cmp_sym(*op), self.expr(b, 2))
+            }
             Cond::Int(op, a, b) => format!("{} {} {}", iexpr(a, 1), cmp_sym(*op), iexpr(b, 1)),
         }
     }
@@ -362,7 +438,11 @@ impl Printer {
             Expr::Neg(a) => (format!("-{}", self.expr(a, 6)), 6),
             Expr::Method(m, a) => {
                 let recv = self.expr(a, 8);
-                let recv = if matches!(**a, Expr::Lit(_)) && !self.generic { format!("({recv})") } else { recv };
+                let recv = if matches!(**a, Expr::Lit(_)) && !self.generic {
+                    format!("({recv})")
+                } else {
+                    recv
+                };
                 let call = match m {
                     Method::Sin => "sin()".to_string(),
                     Method::Cos => "cos()".to_string(),
@@ -382,7 +462,10 @@ impl Printer {
                     BinOp::Mul => ("*", 5),
                     BinOp::Div => ("/", 5),
                 };
-                (format!("{} {sym} {}", self.expr(a, p), self.expr(b, p + 1)), p)
+                (
+                    format!("{} {sym} {}", self.expr(a, p), self.expr(b, p + 1)),
+                    p,
+                )
             }
             Expr::Cast(i) => {
                 if self.generic {
@@ -400,15 +483,29 @@ impl Printer {
                         Arg::LocalArray(n) => format!("&{n}"),
                     })
                     .collect();
-                (format!("{}({})", fn_name(name, self.mode), args.join(", ")), 9)
+                (
+                    format!("{}({})", fn_name(name, self.mode), args.join(", ")),
+                    9,
+                )
             }
             Expr::If(c, a, b) => (
-                format!("if {} {{ {} }} else {{ {} }}", self.cond(c), self.expr(a, 0), self.expr(b, 0)),
+                format!(
+                    "if {} {{ {} }} else {{ {} }}",
+                    self.cond(c),
+                    self.expr(a, 0),
+                    self.expr(b, 0)
+                ),
                 1,
             ),
             Expr::Match(scrut, arms) => {
-                let arms: Vec<String> = arms.iter().map(|(p, e)| format!("{} => {},", pattern(p), self.expr(e, 0))).collect();
-                (format!("match {} {{ {} }}", iexpr(scrut, 0), arms.join(" ")), 1)
+                let arms: Vec<String> = arms
+                    .iter()
+                    .map(|(p, e)| format!("{} => {},", pattern(p), self.expr(e, 0)))
+                    .collect();
+                (
+                    format!("match {} {{ {} }}", iexpr(scrut, 0), arms.join(" ")),
+                    1,
+                )
             }
         };
         if prec < ctx || (prec == 1 && ctx > 0) {
@@ -461,5 +558,70 @@ pub fn iexpr(e: &IExpr, ctx: u8) -> String {
         format!("({s})")
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::generate;
+
+    #[test]
+    fn printed_programs_parse() {
+        for seed in 1..4 {
+            for id in 0..40 {
+                let p = generate(seed, id);
+                for mode in [Mode::Macro, Mode::Plain, Mode::Oracle] {
+                    let src = print_program(&p, mode);
+                    if let Err(e) = syn::parse_file(&src) {
+                        panic!("seed {seed} program {id} ({mode:?}) does not parse: {e}\n{src}");
+                    }
+                }
+                let module = crate::harness::program_module(&p, "p0");
+                syn::parse_file(&module)
+                    .unwrap_or_else(|e| panic!("the check module does not parse: {e}\n{module}"));
+                syn::parse_file(&crate::harness::oracle_module(&p))
+                    .expect("the oracle module parses");
+            }
+        }
+    }
+
+    /// Counts float literals outside `T::from(..)`.
+    struct BareFloats(usize);
+
+    impl<'ast> syn::visit::Visit<'ast> for BareFloats {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            let is_from = matches!(&*call.func, syn::Expr::Path(p) if p.path.segments.len() == 2
+                && p.path.segments[0].ident == "T" && p.path.segments[1].ident == "from");
+            if !is_from {
+                syn::visit::visit_expr_call(self, call);
+            }
+        }
+        fn visit_lit_float(&mut self, _: &'ast syn::LitFloat) {
+            self.0 += 1;
+        }
+    }
+
+    #[test]
+    fn oracle_copy_has_no_attributes_and_only_generic_literals() {
+        for id in 0..40 {
+            let p = generate(1, id);
+            let src = print_program(&p, Mode::Oracle);
+            assert!(!src.contains("#["));
+            let file = syn::parse_file(&src).expect("parses");
+            let mut bare = BareFloats(0);
+            syn::visit::Visit::visit_file(&mut bare, &file);
+            assert_eq!(bare.0, 0, "a float literal outside T::from in\n{src}");
+        }
+    }
+
+    #[test]
+    fn main_parses() {
+        let src = crate::harness::main_rs(
+            &[("p0".into(), 0), ("p1".into(), 1)],
+            &["p0".into(), "p1".into()],
+        );
+        syn::parse_file(&src).expect("main.rs parses");
+        syn::parse_file(crate::harness::SUPPORT).expect("support.rs parses");
     }
 }

@@ -91,7 +91,11 @@ impl WorkCrate {
     /// A crate in `<root>/target/fuzz-work/<name>`.
     pub fn new(root: &Path, name: &str) -> Self {
         let base = root.join("target").join("fuzz-work");
-        WorkCrate { dir: base.join(name), target: base.join("target"), root: root.to_path_buf() }
+        WorkCrate {
+            dir: base.join(name),
+            target: base.join("target"),
+            root: root.to_path_buf(),
+        }
     }
 
     fn write_skeleton(&self) -> std::io::Result<()> {
@@ -123,21 +127,29 @@ impl WorkCrate {
         seed: u64,
         quiet: bool,
     ) -> Result<Evaluation, String> {
-        self.write_skeleton().map_err(|e| format!("writing {}: {e}", self.dir.display()))?;
+        self.write_skeleton()
+            .map_err(|e| format!("writing {}: {e}", self.dir.display()))?;
         let src = self.dir.join("src");
         for (m, p) in programs {
-            fs::write(src.join(format!("{m}.rs")), harness::program_module(p, m)).map_err(|e| e.to_string())?;
-            fs::write(src.join(format!("{m}_oracle.rs")), harness::oracle_module(p)).map_err(|e| e.to_string())?;
+            fs::write(src.join(format!("{m}.rs")), harness::program_module(p, m))
+                .map_err(|e| e.to_string())?;
+            fs::write(
+                src.join(format!("{m}_oracle.rs")),
+                harness::oracle_module(p),
+            )
+            .map_err(|e| e.to_string())?;
         }
         let mut outcomes: BTreeMap<String, Outcome> = BTreeMap::new();
         let mut modules: BTreeSet<String> = programs.iter().map(|(m, _)| m.clone()).collect();
         let mut oracles = modules.clone();
-        let ids: BTreeMap<String, usize> = programs.iter().map(|(m, p)| (m.clone(), p.id)).collect();
+        let ids: BTreeMap<String, usize> =
+            programs.iter().map(|(m, p)| (m.clone(), p.id)).collect();
         let mut builds = 0;
         loop {
             let mods: Vec<(String, usize)> = modules.iter().map(|m| (m.clone(), ids[m])).collect();
             let ors: Vec<String> = oracles.iter().cloned().collect();
-            fs::write(src.join("main.rs"), harness::main_rs(&mods, &ors)).map_err(|e| e.to_string())?;
+            fs::write(src.join("main.rs"), harness::main_rs(&mods, &ors))
+                .map_err(|e| e.to_string())?;
             builds += 1;
             let start = Instant::now();
             let errors = self.build(features)?;
@@ -179,7 +191,11 @@ impl WorkCrate {
         let mods: Vec<String> = modules.iter().cloned().collect();
         let (run, grads) = self.run(&mods, seed)?;
         outcomes.extend(run);
-        Ok(Evaluation { outcomes, grads, builds })
+        Ok(Evaluation {
+            outcomes,
+            grads,
+            builds,
+        })
     }
 
     /// One `cargo build`; the errors by module (`p3` or `p3_oracle`), first error of each.
@@ -195,12 +211,15 @@ impl WorkCrate {
         if let Some(f) = features {
             cmd.arg("--features").arg(f);
         }
-        cmd.env_remove("CARGO_TARGET_DIR").env("CARGO_TERM_COLOR", "never");
+        cmd.env_remove("CARGO_TARGET_DIR")
+            .env("CARGO_TERM_COLOR", "never");
         let out = cmd.output().map_err(|e| format!("running cargo: {e}"))?;
         let mut errors: BTreeMap<String, Outcome> = BTreeMap::new();
         let mut unattributed = Vec::new();
         for line in String::from_utf8_lossy(&out.stdout).lines() {
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
             if v["reason"] != "compiler-message" || v["message"]["level"] != "error" {
                 continue;
             }
@@ -214,17 +233,28 @@ impl WorkCrate {
                 .or(spans.first())
                 .and_then(|s| s["file_name"].as_str())
                 .map(|f| f.to_string());
-            let module = file.as_deref().and_then(|f| f.strip_prefix("src/")).and_then(|f| f.strip_suffix(".rs"));
+            let module = file
+                .as_deref()
+                .and_then(|f| f.strip_prefix("src/"))
+                .and_then(|f| f.strip_suffix(".rs"));
             match module {
                 Some(m) if m != "main" && m != "support" => {
-                    let outcome = if text.contains("panicked") && (text.contains("attribute") || text.contains("macro")) {
+                    let outcome = if text.contains("panicked")
+                        && (text.contains("attribute") || text.contains("macro"))
+                    {
                         let help = msg["children"]
                             .as_array()
-                            .and_then(|c| c.iter().find_map(|c| c["message"].as_str().map(|s| s.to_string())))
+                            .and_then(|c| {
+                                c.iter()
+                                    .find_map(|c| c["message"].as_str().map(|s| s.to_string()))
+                            })
                             .unwrap_or_default();
                         Outcome::MacroPanic(format!("{text}: {help}"))
                     } else {
-                        let key = msg["code"]["code"].as_str().map(|c| c.to_string()).unwrap_or_else(|| blank_names(&text));
+                        let key = msg["code"]["code"]
+                            .as_str()
+                            .map(|c| c.to_string())
+                            .unwrap_or_else(|| blank_names(&text));
                         Outcome::CompileFail { key, rendered }
                     };
                     errors.entry(m.to_string()).or_insert(outcome);
@@ -236,7 +266,10 @@ impl WorkCrate {
         }
         if !out.status.success() && errors.is_empty() {
             let stderr = String::from_utf8_lossy(&out.stderr);
-            return Err(format!("cargo build failed without attributable errors:\n{}\n{stderr}", unattributed.join("\n")));
+            return Err(format!(
+                "cargo build failed without attributable errors:\n{}\n{stderr}",
+                unattributed.join("\n")
+            ));
         }
         if out.status.success() && !errors.is_empty() {
             return Err("cargo build succeeded but reported errors".into());
@@ -246,8 +279,15 @@ impl WorkCrate {
 
     /// Runs the harness binary from program `start` on, restarting after a hang or an abort.
     #[allow(clippy::type_complexity)]
-    fn run(&self, modules: &[String], seed: u64) -> Result<(BTreeMap<String, Outcome>, BTreeMap<String, Vec<f64>>), String> {
-        let exe = self.target.join("debug").join(format!("fuzz-work{}", std::env::consts::EXE_SUFFIX));
+    fn run(
+        &self,
+        modules: &[String],
+        seed: u64,
+    ) -> Result<(BTreeMap<String, Outcome>, BTreeMap<String, Vec<f64>>), String> {
+        let exe = self
+            .target
+            .join("debug")
+            .join(format!("fuzz-work{}", std::env::consts::EXE_SUFFIX));
         let mut outcomes = BTreeMap::new();
         let mut grads = BTreeMap::new();
         let mut start = 0;
@@ -278,13 +318,19 @@ impl WorkCrate {
                         let tag = parts.next().unwrap_or("");
                         match tag {
                             "BEGIN" => {
-                                let k: usize = parts.next().and_then(|k| k.parse().ok()).unwrap_or(0);
+                                let k: usize =
+                                    parts.next().and_then(|k| k.parse().ok()).unwrap_or(0);
                                 current = Some((k, parts.next().unwrap_or("").to_string()));
                             }
                             "DONE" => done = true,
                             "GRAD" => {
                                 let name = parts.next().unwrap_or("").to_string();
-                                let vals = parts.next().unwrap_or("").split_whitespace().filter_map(|x| x.parse().ok()).collect();
+                                let vals = parts
+                                    .next()
+                                    .unwrap_or("")
+                                    .split_whitespace()
+                                    .filter_map(|x| x.parse().ok())
+                                    .collect();
                                 grads.insert(name, vals);
                             }
                             "OK" | "WRONG" | "PANIC" => {
@@ -292,7 +338,9 @@ impl WorkCrate {
                                 let rest = parts.next().unwrap_or("").to_string();
                                 let o = match tag {
                                     "OK" => Outcome::Ok,
-                                    "WRONG" if rest.starts_with("generator:") => Outcome::GeneratorBug(rest),
+                                    "WRONG" if rest.starts_with("generator:") => {
+                                        Outcome::GeneratorBug(rest)
+                                    }
                                     "WRONG" => Outcome::Wrong(rest),
                                     _ => Outcome::Panicked(rest),
                                 };

@@ -10,24 +10,33 @@ use std::time::{Duration, Instant};
 
 struct State {
     program: Program,
+    outcome: Outcome,
     key: String,
     cursor: usize,
     tried_without_progress: usize,
     done: bool,
 }
 
-/// Shrinks every failing `(module, program, outcome)` within `budget`; returns the shrunk programs in order.
+/// Shrinks every failing `(module, program, outcome)` within `budget`; returns the shrunk programs, with their
+/// own outcomes (the same key, the details of the smaller program), in order.
 pub fn shrink_all(
     work: &WorkCrate,
     failures: &[(String, Program, Outcome)],
     seed: u64,
     budget: Duration,
     quiet: bool,
-) -> Result<Vec<Program>, String> {
+) -> Result<Vec<(Program, Outcome)>, String> {
     let start = Instant::now();
     let mut states: Vec<State> = failures
         .iter()
-        .map(|(_, p, o)| State { program: p.clone(), key: o.key(), cursor: 0, tried_without_progress: 0, done: false })
+        .map(|(_, p, o)| State {
+            program: p.clone(),
+            outcome: o.clone(),
+            key: o.key(),
+            cursor: 0,
+            tried_without_progress: 0,
+            done: false,
+        })
         .collect();
     let per_round = (120 / failures.len().max(1)).clamp(6, 30);
     let mut round = 0;
@@ -41,8 +50,9 @@ pub fn shrink_all(
                 st.done = true;
                 continue;
             }
-            let take: Vec<Program> =
-                (0..per_round.min(all.len())).map(|k| all[(st.cursor + k) % all.len()].clone()).collect();
+            let take: Vec<Program> = (0..per_round.min(all.len()))
+                .map(|k| all[(st.cursor + k) % all.len()].clone())
+                .collect();
             for (j, c) in take.iter().enumerate() {
                 batch.push((format!("s{i}_{j}"), c.clone()));
             }
@@ -57,11 +67,16 @@ pub fn shrink_all(
             let st = &mut states[i];
             // The smallest candidate that still fails the same way.
             let hit = (0..cands.len())
-                .filter(|j| eval.outcomes.get(&format!("s{i}_{j}")).is_some_and(|o| o.key() == st.key))
+                .filter(|j| {
+                    eval.outcomes
+                        .get(&format!("s{i}_{j}"))
+                        .is_some_and(|o| o.key() == st.key)
+                })
                 .min_by_key(|&j| (cands[j].size(), j));
             match hit {
                 Some(j) => {
                     st.program = cands[j].clone();
+                    st.outcome = eval.outcomes[&format!("s{i}_{j}")].clone();
                     st.cursor += j;
                     st.tried_without_progress = 0;
                     progressed += 1;
@@ -81,7 +96,7 @@ pub fn shrink_all(
             );
         }
     }
-    Ok(states.into_iter().map(|s| s.program).collect())
+    Ok(states.into_iter().map(|s| (s.program, s.outcome)).collect())
 }
 
 /// Every one-step reduction of `p`, the coarse ones first.
@@ -90,7 +105,10 @@ pub fn candidates(p: &Program) -> Vec<Program> {
     // Helpers nobody calls.
     for k in 0..p.funcs.len().saturating_sub(1) {
         let name = &p.funcs[k].name;
-        let used = p.funcs.iter().any(|f| f.name != *name && mentions(&print_func(f, Mode::Macro), name));
+        let used = p
+            .funcs
+            .iter()
+            .any(|f| f.name != *name && mentions(&print_func(f, Mode::Macro), name));
         if !used {
             let mut q = p.clone();
             q.funcs.remove(k);
@@ -134,7 +152,8 @@ pub fn candidates(p: &Program) -> Vec<Program> {
 
 /// Whether `text` has the identifier `name`.
 fn mentions(text: &str, name: &str) -> bool {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == name)
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == name)
 }
 
 /// Applies statement edit number `target` (in a fixed order over all blocks); `false` when there is none.
@@ -173,7 +192,9 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
         }
         let inline: Vec<Vec<Stmt>> = match &b[j] {
             Stmt::For { body, .. } | Stmt::While { body, .. } => vec![body.clone()],
-            Stmt::Loop { body, result: None, .. } => vec![body.clone()],
+            Stmt::Loop {
+                body, result: None, ..
+            } => vec![body.clone()],
             Stmt::If { then, els, .. } => {
                 let mut v = vec![then.clone()];
                 v.extend(els.clone());
@@ -205,7 +226,9 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
             }
         }
         let nested: Vec<&mut Vec<Stmt>> = match &mut b[j] {
-            Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Loop { body, .. } => vec![body],
+            Stmt::For { body, .. } | Stmt::While { body, .. } | Stmt::Loop { body, .. } => {
+                vec![body]
+            }
             Stmt::If { then, els, .. } => {
                 let mut v = vec![then];
                 if let Some(e) = els {
@@ -294,16 +317,24 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
         },
         Stmt::Assign { value, .. } => visit_expr(value, f),
         Stmt::For { body, .. } => visit_block(body, f),
-        Stmt::While { cond, body, .. } => cond.as_mut().is_some_and(|c| visit_cond(c, f)) || visit_block(body, f),
+        Stmt::While { cond, body, .. } => {
+            cond.as_mut().is_some_and(|c| visit_cond(c, f)) || visit_block(body, f)
+        }
         Stmt::Loop { result, body, .. } => {
             visit_block(body, f) || result.as_mut().is_some_and(|(_, e)| visit_expr(e, f))
         }
-        Stmt::BreakIf { cond, value } => visit_cond(cond, f) || value.as_mut().is_some_and(|e| visit_expr(e, f)),
+        Stmt::BreakIf { cond, value } => {
+            visit_cond(cond, f) || value.as_mut().is_some_and(|e| visit_expr(e, f))
+        }
         Stmt::If { cond, then, els } => {
-            visit_cond(cond, f) || visit_block(then, f) || els.as_mut().is_some_and(|b| visit_block(b, f))
+            visit_cond(cond, f)
+                || visit_block(then, f)
+                || els.as_mut().is_some_and(|b| visit_block(b, f))
         }
         Stmt::Match { arms, .. } => arms.iter_mut().any(|(_, b)| visit_block(b, f)),
-        Stmt::ReturnIf { cond, values } => visit_cond(cond, f) || values.iter_mut().any(|e| visit_expr(e, f)),
+        Stmt::ReturnIf { cond, values } => {
+            visit_cond(cond, f) || values.iter_mut().any(|e| visit_expr(e, f))
+        }
     }
 }
 
