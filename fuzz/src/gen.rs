@@ -260,8 +260,45 @@ impl Gen {
                 }),
             }
         }
+        // Local arrays shaped for the helpers' slice parameters, so that calls pass them (and write them after).
+        let mut body = Vec::new();
+        let mut lens: Vec<usize> = ctx
+            .callees
+            .iter()
+            .flat_map(|c| c.params.iter())
+            .filter_map(|p| match p {
+                ParamKind::Slice(l) => Some(*l),
+                _ => None,
+            })
+            .collect();
+        lens.dedup();
+        for len in lens {
+            if self.rng.chance(0.7) {
+                let name = self.name("arr");
+                let fill = if self.rng.chance(0.5) {
+                    Expr::Lit(0.0)
+                } else {
+                    self.expr(&scope, &ctx, 1)
+                };
+                let typed = self.typed(&scope, &fill);
+                let annotated = !ctx.generic && !typed && self.rng.chance(0.5);
+                let ambiguous = !ctx.generic && !typed && !annotated;
+                scope.arrays.push(ArrayVar {
+                    name: name.clone(),
+                    len,
+                    local: true,
+                    frozen: false,
+                    ambiguous,
+                });
+                body.push(Stmt::LetArray {
+                    name,
+                    annotated,
+                    init: ArrayInit::Vec(fill, IExpr::Lit(len)),
+                });
+            }
+        }
         let mut budget = stmts;
-        let body = self.block(&mut scope, &ctx, &mut budget, stmts);
+        body.extend(self.block(&mut scope, &ctx, &mut budget, stmts));
         let tail = (0..if ctx.pair { 2 } else { 1 })
             .map(|_| self.tail(&scope, &ctx))
             .collect();
@@ -825,7 +862,12 @@ impl Gen {
                     if fits.is_empty() {
                         return self.let_float(scope, ctx);
                     }
-                    let a = self.rng.pick(&fits).clone();
+                    let locals: Vec<ArrayVar> = fits.iter().filter(|a| a.local).cloned().collect();
+                    let a = if !locals.is_empty() && self.rng.chance(0.8) {
+                        self.rng.pick(&locals).clone()
+                    } else {
+                        self.rng.pick(&fits).clone()
+                    };
                     if a.local {
                         if self.rng.chance(0.8) {
                             *pending = Some(a.name.clone());
