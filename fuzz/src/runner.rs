@@ -98,6 +98,21 @@ impl WorkCrate {
         }
     }
 
+    /// The package (and binary) name: one per crate directory, so that runs of several seeds can share the
+    /// target directory without overwriting each other's binary.
+    fn package(&self) -> String {
+        let dir = self
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let clean: String = dir
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        format!("fuzz-work-{clean}")
+    }
+
     fn write_skeleton(&self) -> std::io::Result<()> {
         let src = self.dir.join("src");
         if src.exists() {
@@ -105,9 +120,10 @@ impl WorkCrate {
         }
         fs::create_dir_all(&src)?;
         let manifest = format!(
-            "[package]\nname = \"fuzz-work\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+            "[package]\nname = \"{}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
              [dependencies]\nautodiff = {{ path = {:?} }}\n\n[workspace]\n\n\
              [profile.dev]\nopt-level = 0\ndebug = false\nincremental = true\n",
+            self.package(),
             self.root.display().to_string()
         );
         fs::write(self.dir.join("Cargo.toml"), manifest)?;
@@ -284,10 +300,11 @@ impl WorkCrate {
         modules: &[String],
         seed: u64,
     ) -> Result<(BTreeMap<String, Outcome>, BTreeMap<String, Vec<f64>>), String> {
-        let exe = self
-            .target
-            .join("debug")
-            .join(format!("fuzz-work{}", std::env::consts::EXE_SUFFIX));
+        let exe = self.target.join("debug").join(format!(
+            "{}{}",
+            self.package(),
+            std::env::consts::EXE_SUFFIX
+        ));
         let mut outcomes = BTreeMap::new();
         let mut grads = BTreeMap::new();
         let mut start = 0;
