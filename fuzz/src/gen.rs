@@ -184,7 +184,8 @@ impl Gen {
                     in_loop: None,
                     depth: 0,
                     looping: false,
-                    callees: vec![],
+                    // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
+                    callees: callees_of(&funcs, helper_generic),
                 };
                 let stmts = self.rng.range(2, 6);
                 funcs.push(self.func(
@@ -200,14 +201,7 @@ impl Gen {
                 ));
             }
         }
-        let callees = funcs
-            .iter()
-            .filter(|f| f.generic || !need_generic)
-            .map(|f| Callee {
-                name: f.name.clone(),
-                params: f.params.iter().map(|p| p.kind.clone()).collect(),
-            })
-            .collect();
+        let callees = callees_of(&funcs, need_generic);
         let ctx = Ctx {
             generic,
             pair,
@@ -1133,6 +1127,19 @@ impl Gen {
             self.rng.pick(&options).clone()
         }
     }
+}
+
+/// The functions of `funcs` that a function may call: all of them from an `f64` function, only the generic
+/// ones from a generic function (or one with `order = 2`, whose generic copy makes the calls).
+fn callees_of(funcs: &[Func], generic: bool) -> Vec<Callee> {
+    funcs
+        .iter()
+        .filter(|f| f.generic || !generic)
+        .map(|f| Callee {
+            name: f.name.clone(),
+            params: f.params.iter().map(|p| p.kind.clone()).collect(),
+        })
+        .collect()
 }
 
 impl Expr {

@@ -21,6 +21,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// How many programs one generated crate holds.
+const CHUNK: usize = 250;
+
 /// Command-line options.
 #[derive(Debug)]
 struct Options {
@@ -111,18 +114,25 @@ fn run(opts: &Options) -> Result<bool, String> {
         .map(|id| (format!("p{id}"), gen::generate(opts.seed, id)))
         .collect();
     let work = WorkCrate::new(&root, &format!("seed{}", opts.seed));
-    let eval = work.evaluate(&programs, None, opts.seed, opts.quiet)?;
-    let mut outcomes = eval.outcomes;
+    // Large runs are built in chunks: one crate of thousands of modules compiles slowly and needs much memory.
+    let mut outcomes = BTreeMap::new();
+    let mut grads = BTreeMap::new();
+    let mut builds = 0;
+    for chunk in programs.chunks(CHUNK) {
+        let eval = work.evaluate(chunk, None, opts.seed, opts.quiet)?;
+        outcomes.extend(eval.outcomes);
+        grads.extend(eval.grads);
+        builds += eval.builds;
+    }
     if !opts.quiet {
         eprintln!(
-            "fuzz: built in {} rounds, checked in {:.1} s",
-            eval.builds,
+            "fuzz: built in {builds} rounds, checked in {:.1} s",
             started.elapsed().as_secs_f64()
         );
     }
 
     if opts.reference {
-        compare_reference(opts, &work, &programs, &eval.grads, &mut outcomes)?;
+        compare_reference(opts, &work, &programs, &grads, &mut outcomes)?;
     }
 
     let mut failures: Vec<(String, ast::Program, Outcome)> = programs
@@ -260,22 +270,29 @@ fn compare_reference(
         .cloned()
         .collect();
     let reference = WorkCrate::new(&work.root, &format!("seed{}-reference", opts.seed));
-    let eval = match reference.evaluate(
-        &ok,
-        Some("autodiff/reference-adjoint"),
-        opts.seed,
-        opts.quiet,
-    ) {
-        Ok(e) => e,
-        Err(e) if e.contains("reference-adjoint") => {
-            println!(
-                "fuzz: --reference skipped: the facade has no feature `reference-adjoint` yet"
-            );
-            return Ok(());
+    let mut ref_outcomes = BTreeMap::new();
+    let mut ref_grads = BTreeMap::new();
+    for chunk in ok.chunks(CHUNK) {
+        match reference.evaluate(
+            chunk,
+            Some("autodiff/reference-adjoint"),
+            opts.seed,
+            opts.quiet,
+        ) {
+            Ok(e) => {
+                ref_outcomes.extend(e.outcomes);
+                ref_grads.extend(e.grads);
+            }
+            Err(e) if e.contains("reference-adjoint") => {
+                println!(
+                    "fuzz: --reference skipped: the facade has no feature `reference-adjoint` yet"
+                );
+                return Ok(());
+            }
+            Err(e) => return Err(e),
         }
-        Err(e) => return Err(e),
-    };
-    for (m, o) in eval.outcomes {
+    }
+    for (m, o) in ref_outcomes {
         if o != Outcome::Ok {
             let o = match o {
                 Outcome::Wrong(d) => Outcome::Wrong(format!("reference build: {d}")),
@@ -285,7 +302,7 @@ fn compare_reference(
             outcomes.insert(m, o);
             continue;
         }
-        let (Some(a), Some(b)) = (grads.get(&m), eval.grads.get(&m)) else {
+        let (Some(a), Some(b)) = (grads.get(&m), ref_grads.get(&m)) else {
             continue;
         };
         let scale = a.iter().chain(b).fold(1.0f64, |s, x| s.max(x.abs()));

@@ -396,3 +396,32 @@ impl WorkCrate {
         Ok((outcomes, grads))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_survive_renaming() {
+        let a =
+            Outcome::Panicked("index out of bounds: the len is 3 but the index is `__i7`".into());
+        let b =
+            Outcome::Panicked("index out of bounds: the len is 4 but the index is `__i2`".into());
+        assert_eq!(a.key(), b.key());
+        let w =
+            Outcome::Wrong("f_grad: entry 0 is 1e0, the dual oracle gives 2e0 at point 0".into());
+        assert_eq!(w.key(), "wrong: f_grad");
+        assert!(
+            w.is_failure()
+                && !Outcome::Ok.is_failure()
+                && !Outcome::GeneratorBug(String::new()).is_failure()
+        );
+    }
+
+    #[test]
+    fn package_names_follow_the_directory() {
+        let w = WorkCrate::new(Path::new("/tmp/root"), "seed7-reference");
+        assert_eq!(w.package(), "fuzz-work-seed7-reference");
+        assert!(w.dir.ends_with("target/fuzz-work/seed7-reference"));
+    }
+}
