@@ -61,7 +61,14 @@ pub fn shrink_all(
         if batch.is_empty() {
             break;
         }
-        let eval = work.evaluate(&batch, None, seed, true)?;
+        // A build that fails in a way the runner cannot attribute ends the shrinking, not the run.
+        let eval = match work.evaluate(&batch, None, seed, true) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("fuzz: shrinking stopped: {e}");
+                break;
+            }
+        };
         let mut progressed = 0;
         for (i, cands) in owners {
             let st = &mut states[i];
