@@ -1,0 +1,452 @@
+//! The small AST of generated programs. It is printed to Rust source by `print`, and the shrinker edits it.
+
+/// A float method (or method-like function) applied to a receiver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// `e.sin()`
+    Sin,
+    /// `e.cos()`
+    Cos,
+    /// `e.tanh()`
+    Tanh,
+    /// `e.exp()`: the generator only applies it to bounded arguments.
+    Exp,
+    /// `e.ln()`: the generator only applies it to positive arguments.
+    Ln,
+    /// `e.sqrt()`: the generator only applies it to positive arguments.
+    Sqrt,
+    /// `e.atan()`
+    Atan,
+    /// `e.powi(k)`
+    Powi(i32),
+}
+
+/// A binary float operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (the generator keeps divisors away from zero)
+    Div,
+}
+
+/// A comparison operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `<=`
+    Le,
+    /// `>=`
+    Ge,
+}
+
+/// An integer (`usize`) expression: loop counters, indexes, lengths.
+#[derive(Clone, Debug, PartialEq)]
+pub enum IExpr {
+    /// A `usize` variable.
+    Var(String),
+    /// An integer literal.
+    Lit(usize),
+    /// `a.len()`
+    Len(String),
+    /// `a + b`
+    Add(Box<IExpr>, Box<IExpr>),
+    /// `a - b` (never underflows by construction)
+    Sub(Box<IExpr>, Box<IExpr>),
+    /// `a % k`
+    Rem(Box<IExpr>, usize),
+}
+
+/// A condition of an `if`, a `while` or a `break`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cond {
+    /// A comparison of two float expressions.
+    Float(CmpOp, Expr, Expr),
+    /// A comparison of two integer expressions.
+    Int(CmpOp, IExpr, IExpr),
+}
+
+/// An argument of a call to another generated function.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    /// A float expression.
+    Float(Expr),
+    /// A slice parameter passed on (`x`).
+    SliceParam(String),
+    /// A local `Vec` or array passed by reference (`&a`).
+    LocalArray(String),
+}
+
+/// A pattern of an integer `match` arm.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pat {
+    /// `k`
+    Lit(usize),
+    /// `a | b`
+    Or(usize, usize),
+    /// `a..=b`
+    Range(usize, usize),
+    /// `_`
+    Wild,
+}
+
+/// A float expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// A float literal (non-negative).
+    Lit(f64),
+    /// A float variable or scalar parameter.
+    Var(String),
+    /// `a[i]` of a slice parameter or a local array.
+    Index(String, IExpr),
+    /// `-e`
+    Neg(Box<Expr>),
+    /// `e.method(..)`
+    Method(Method, Box<Expr>),
+    /// `a op b`
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `i as f64` (or `T::from(i).unwrap()` in generic code)
+    Cast(IExpr),
+    /// A call of another generated function.
+    Call(String, Vec<Arg>),
+    /// `if c { a } else { b }`
+    If(Box<Cond>, Box<Expr>, Box<Expr>),
+    /// `match i { p => e, .. }` (the last arm is `_`)
+    Match(IExpr, Vec<(Pat, Expr)>),
+}
+
+/// The target of an assignment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Place {
+    /// A mutable float variable.
+    Var(String),
+    /// An element of a local array.
+    Index(String, IExpr),
+}
+
+/// An assignment operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssignOp {
+    /// `=`
+    Set,
+    /// `+=`
+    Add,
+    /// `-=`
+    Sub,
+    /// `*=`
+    Mul,
+}
+
+/// How a local array is made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArrayInit {
+    /// `vec![fill; len]`
+    Vec(Expr, IExpr),
+    /// `[fill; n]`
+    Fixed(Expr, usize),
+    /// `[a, b, c]`
+    List(Vec<Expr>),
+}
+
+/// What a `for` loop iterates over.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ForIter {
+    /// `for var in lo..hi` / `lo..=hi`, optionally `.rev()` and `.step_by(k)`.
+    Range {
+        /// The `usize` loop variable.
+        var: String,
+        /// The start.
+        lo: IExpr,
+        /// The end.
+        hi: IExpr,
+        /// `..=` instead of `..`.
+        inclusive: bool,
+        /// `.rev()`
+        rev: bool,
+        /// `.step_by(k)`
+        step: Option<usize>,
+    },
+    /// `for &v in xs`
+    Values {
+        /// The float loop variable.
+        var: String,
+        /// The slice or array iterated.
+        arr: String,
+    },
+    /// `for (i, &v) in xs.iter().enumerate()`
+    Enumerate {
+        /// The index variable.
+        index: String,
+        /// The float variable.
+        var: String,
+        /// The slice or array iterated.
+        arr: String,
+    },
+    /// `for (&a, &b) in xs.iter().zip(ys.iter())`
+    Zip {
+        /// The variable over `arr_a`.
+        var_a: String,
+        /// The variable over `arr_b`.
+        var_b: String,
+        /// The first sequence.
+        arr_a: String,
+        /// The second sequence.
+        arr_b: String,
+    },
+}
+
+/// A statement of a generated body.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    /// `let [mut] name[: f64] = init;`
+    Let {
+        /// The variable.
+        name: String,
+        /// Declared `mut`.
+        mutable: bool,
+        /// Written with a type annotation.
+        annotated: bool,
+        /// The initial value.
+        init: Expr,
+    },
+    /// `let [mut] name[: Vec<f64> / [f64; n]] = <array>;`
+    LetArray {
+        /// The variable.
+        name: String,
+        /// Written with a type annotation.
+        annotated: bool,
+        /// How it is made.
+        init: ArrayInit,
+    },
+    /// `place op value;`
+    Assign {
+        /// What is written.
+        place: Place,
+        /// `=`, `+=`, ...
+        op: AssignOp,
+        /// The right-hand side.
+        value: Expr,
+    },
+    /// A `for` loop.
+    For {
+        /// What it iterates.
+        iter: ForIter,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `let mut k = 0; while k < bound [&& cond] { body; k += 1; }`
+    While {
+        /// The counter.
+        counter: String,
+        /// Its bound.
+        bound: usize,
+        /// An extra condition.
+        cond: Option<Cond>,
+        /// The body (the increment is printed after it).
+        body: Vec<Stmt>,
+    },
+    /// `let mut k = 0; [let name =] loop { body; k += 1; if k >= bound { break [value]; } }`
+    Loop {
+        /// The counter.
+        counter: String,
+        /// Its bound.
+        bound: usize,
+        /// `Some((name, value))` for `let name = loop { .. break value; }`.
+        result: Option<(String, Expr)>,
+        /// The body.
+        body: Vec<Stmt>,
+    },
+    /// `if cond { break [value]; }` inside a `loop`.
+    BreakIf {
+        /// When to leave.
+        cond: Cond,
+        /// The value, inside `let name = loop`.
+        value: Option<Expr>,
+    },
+    /// `if cond { then } [else { els }]`
+    If {
+        /// The condition.
+        cond: Cond,
+        /// The then block.
+        then: Vec<Stmt>,
+        /// The else block.
+        els: Option<Vec<Stmt>>,
+    },
+    /// `match scrut { pat => { body } .. }` (the last arm is `_`).
+    Match {
+        /// The integer matched.
+        scrut: IExpr,
+        /// The arms.
+        arms: Vec<(Pat, Vec<Stmt>)>,
+    },
+    /// `if cond { return value; }`
+    ReturnIf {
+        /// When to return.
+        cond: Cond,
+        /// The returned value(s): one, or two for a pair result.
+        values: Vec<Expr>,
+    },
+}
+
+/// Whether `name` is a slice parameter: by the generator's naming convention they are `xs`, `ys`, `ws`, and
+/// no local array starts with `x`, `y` or `w`.
+pub fn is_slice_param(name: &str) -> bool {
+    name.starts_with(['x', 'y', 'w'])
+}
+
+/// The kind of a parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParamKind {
+    /// A float scalar.
+    Scalar,
+    /// `&[f64]` with the given length at every call.
+    Slice(usize),
+    /// `usize`, always passed the given value by the harness.
+    Int(usize),
+}
+
+/// A parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its name.
+    pub name: String,
+    /// Its kind.
+    pub kind: ParamKind,
+}
+
+/// The hand-written custom gradients the generator picks from (each closure is correct).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CustomKind {
+    /// `tanh(x)` with `dy * (1 - t^2)`.
+    Tanh,
+    /// `sin(x) * y` with `(dy cos(x) y, dy sin(x))`.
+    SinTimes,
+    /// `ln(1 + exp(x))` with `dy e / (1 + e)`.
+    Softplus,
+}
+
+/// What kind of function a generated function is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FnKind {
+    /// `#[differentiable(..)]`
+    Differentiable {
+        /// `order = 2`
+        order2: bool,
+        /// `wrt(..)`
+        wrt: Option<Vec<String>>,
+    },
+    /// `#[custom_gradient]`, from the menu.
+    Custom(CustomKind),
+}
+
+/// A generated function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Func {
+    /// Its name (the oracle copy appends `_oracle`).
+    pub name: String,
+    /// Generic over `T: Float` instead of `f64`.
+    pub generic: bool,
+    /// The attribute.
+    pub kind: FnKind,
+    /// The parameters.
+    pub params: Vec<Param>,
+    /// The statements (unused for custom gradients).
+    pub body: Vec<Stmt>,
+    /// The result: one value, or two for a pair.
+    pub tail: Vec<Expr>,
+}
+
+impl Func {
+    /// Whether the function returns a pair `(f64, f64)`.
+    pub fn returns_pair(&self) -> bool {
+        self.tail.len() == 2
+    }
+
+    /// The active parameters (those differentiated) in declaration order.
+    pub fn active_params(&self) -> Vec<&Param> {
+        self.params
+            .iter()
+            .filter(|p| !matches!(p.kind, ParamKind::Int(_)))
+            .filter(|p| match &self.kind {
+                FnKind::Differentiable { wrt: Some(w), .. } => w.contains(&p.name),
+                _ => true,
+            })
+            .collect()
+    }
+
+    /// Whether `order = 2` is requested.
+    pub fn order2(&self) -> bool {
+        matches!(self.kind, FnKind::Differentiable { order2: true, .. })
+    }
+}
+
+/// A generated program: helper functions first, the checked main function last.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Program {
+    /// The number of the program in its run (module `p{id}`).
+    pub id: usize,
+    /// The functions; the last one is the one the harness checks.
+    pub funcs: Vec<Func>,
+}
+
+impl Program {
+    /// The function the harness checks.
+    pub fn main(&self) -> &Func {
+        self.funcs.last().expect("a program has a main function")
+    }
+
+    /// A rough size, for shrinking and reporting: the number of AST nodes.
+    pub fn size(&self) -> usize {
+        self.funcs
+            .iter()
+            .map(|f| {
+                1 + f.body.iter().map(stmt_size).sum::<usize>()
+                    + f.tail.iter().map(expr_size).sum::<usize>()
+            })
+            .sum()
+    }
+}
+
+fn stmt_size(s: &Stmt) -> usize {
+    let block = |b: &[Stmt]| b.iter().map(stmt_size).sum::<usize>();
+    1 + match s {
+        Stmt::Let { init, .. } => expr_size(init),
+        Stmt::LetArray { init, .. } => match init {
+            ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => expr_size(e),
+            ArrayInit::List(es) => es.iter().map(expr_size).sum(),
+        },
+        Stmt::Assign { value, .. } => expr_size(value),
+        Stmt::For { body, .. } | Stmt::While { body, .. } => block(body),
+        Stmt::Loop { body, result, .. } => {
+            block(body) + result.as_ref().map_or(0, |(_, e)| expr_size(e))
+        }
+        Stmt::BreakIf { value, .. } => value.as_ref().map_or(1, expr_size),
+        Stmt::If { then, els, .. } => block(then) + els.as_deref().map_or(0, block),
+        Stmt::Match { arms, .. } => arms.iter().map(|(_, b)| block(b)).sum(),
+        Stmt::ReturnIf { values, .. } => values.iter().map(expr_size).sum(),
+    }
+}
+
+fn expr_size(e: &Expr) -> usize {
+    1 + match e {
+        Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) => 0,
+        Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
+        Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),
+        Expr::Call(_, args) => args
+            .iter()
+            .map(|a| match a {
+                Arg::Float(e) => expr_size(e),
+                _ => 1,
+            })
+            .sum(),
+        Expr::If(_, a, b) => 1 + expr_size(a) + expr_size(b),
+        Expr::Match(_, arms) => arms.iter().map(|(_, e)| expr_size(e)).sum(),
+    }
+}

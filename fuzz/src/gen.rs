@@ -1,0 +1,1165 @@
+//! Random programs in the documented subset, weighted toward numeric code: accumulations over slices, local
+//! arrays written by index and read at neighbours, every loop form, branches, early returns and calls.
+//!
+//! The generator keeps the programs valid Rust (the plain copy compiles): indexes stay in bounds by interval
+//! arithmetic over the integer variables, `exp` only sees bounded arguments, `ln`/`sqrt` positive ones, divisors
+//! stay away from zero, and no float method is called on a value whose type rustc cannot infer yet (`{float}`).
+
+use crate::ast::*;
+use crate::rng::Rng;
+
+/// Generates program number `id` of the run with the given seed.
+pub fn generate(seed: u64, id: usize) -> Program {
+    let mut rng = Rng::new(seed.wrapping_mul(0x1000_0001).wrapping_add(id as u64));
+    let mut g = Gen {
+        rng: rng.fork(),
+        fresh: 0,
+    };
+    g.program(id)
+}
+
+#[derive(Clone, Debug)]
+struct FloatVar {
+    name: String,
+    mutable: bool,
+    /// Its type is still `{float}` for rustc (made from literals only, no annotation): no methods on it.
+    ambiguous: bool,
+}
+
+#[derive(Clone, Debug)]
+struct ArrayVar {
+    name: String,
+    len: usize,
+    /// A local array (passed as `&a`), not a slice parameter.
+    local: bool,
+    /// Being iterated by an enclosing `for`: not writable here.
+    frozen: bool,
+    ambiguous: bool,
+}
+
+#[derive(Clone, Debug)]
+struct IntVar {
+    name: String,
+    lo: usize,
+    hi: usize,
+}
+
+/// What is in scope at a point of a body.
+#[derive(Clone, Debug, Default)]
+struct Scope {
+    floats: Vec<FloatVar>,
+    arrays: Vec<ArrayVar>,
+    ints: Vec<IntVar>,
+}
+
+/// A function the body being generated may call.
+#[derive(Clone, Debug)]
+struct Callee {
+    name: String,
+    params: Vec<ParamKind>,
+}
+
+/// Facts about where statements are generated.
+#[derive(Clone, Debug)]
+struct Ctx {
+    generic: bool,
+    pair: bool,
+    /// Inside a `loop` (innermost loop): `Some(true)` when it is `let r = loop` (breaks carry a value).
+    in_loop: Option<bool>,
+    depth: usize,
+    /// Inside any loop: assigned values are squashed (`tanh`, `sin`, `atan`) so that state carried across
+    /// iterations stays bounded (repeated `x += x * x` overflows, and `0 * inf` in the adjoint is then NaN).
+    looping: bool,
+    callees: Vec<Callee>,
+}
+
+struct Gen {
+    rng: Rng,
+    fresh: usize,
+}
+
+impl Gen {
+    fn name(&mut self, prefix: &str) -> String {
+        self.fresh += 1;
+        format!("{prefix}{}", self.fresh)
+    }
+
+    fn program(&mut self, id: usize) -> Program {
+        let generic = self.rng.chance(0.2);
+        let order2 = self.rng.chance(0.15);
+        let pair = !order2 && self.rng.chance(0.15);
+
+        // Parameters of the main function.
+        let mut params = Vec::new();
+        for name in ["a", "b", "c"].iter().take(self.rng.range(1, 3)) {
+            params.push(Param {
+                name: name.to_string(),
+                kind: ParamKind::Scalar,
+            });
+        }
+        for name in ["xs", "ys"].iter().take(self.rng.weighted(&[2, 5, 2])) {
+            params.push(Param {
+                name: name.to_string(),
+                kind: ParamKind::Slice(self.rng.range(2, 5)),
+            });
+        }
+        if self.rng.chance(0.2) {
+            params.push(Param {
+                name: "n".into(),
+                kind: ParamKind::Int(self.rng.range(1, 4)),
+            });
+        }
+        let floats: Vec<String> = params
+            .iter()
+            .filter(|p| !matches!(p.kind, ParamKind::Int(_)))
+            .map(|p| p.name.clone())
+            .collect();
+        let wrt = if floats.len() > 1 && self.rng.chance(0.2) {
+            let mut chosen: Vec<String> = floats
+                .iter()
+                .filter(|_| self.rng.chance(0.5))
+                .cloned()
+                .collect();
+            if chosen.is_empty() || chosen.len() == floats.len() {
+                chosen = vec![self.rng.pick(&floats).clone()];
+            }
+            Some(chosen)
+        } else {
+            None
+        };
+
+        // Helpers: generic ones wherever the caller is generic or has order = 2 (its generic copy calls them).
+        let need_generic = generic || order2;
+        let mut funcs = Vec::new();
+        let mut lens: Vec<usize> = params
+            .iter()
+            .filter_map(|p| match p.kind {
+                ParamKind::Slice(l) => Some(l),
+                _ => None,
+            })
+            .collect();
+        lens.push(3);
+        let helper_count = self.rng.weighted(&[3, 4, 2]);
+        for h in 0..helper_count {
+            let name = format!("h{h}");
+            let helper_generic = need_generic || self.rng.chance(0.4);
+            if self.rng.chance(0.3) {
+                let kind =
+                    *self
+                        .rng
+                        .pick(&[CustomKind::Tanh, CustomKind::SinTimes, CustomKind::Softplus]);
+                let mut ps = vec![Param {
+                    name: "x".into(),
+                    kind: ParamKind::Scalar,
+                }];
+                if kind == CustomKind::SinTimes {
+                    ps.push(Param {
+                        name: "y".into(),
+                        kind: ParamKind::Scalar,
+                    });
+                }
+                funcs.push(Func {
+                    name,
+                    generic: helper_generic,
+                    kind: FnKind::Custom(kind),
+                    params: ps,
+                    body: vec![],
+                    tail: vec![],
+                });
+            } else {
+                let len = *self.rng.pick(&lens);
+                let ps = vec![
+                    Param {
+                        name: "xs".into(),
+                        kind: ParamKind::Slice(len),
+                    },
+                    Param {
+                        name: "s".into(),
+                        kind: ParamKind::Scalar,
+                    },
+                ];
+                let ctx = Ctx {
+                    generic: helper_generic,
+                    pair: false,
+                    in_loop: None,
+                    depth: 0,
+                    looping: false,
+                    // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
+                    callees: callees_of(&funcs, helper_generic),
+                };
+                let stmts = self.rng.range(2, 6);
+                funcs.push(self.func(
+                    name,
+                    helper_generic,
+                    FnKind::Differentiable {
+                        order2: false,
+                        wrt: None,
+                    },
+                    ps,
+                    ctx,
+                    stmts,
+                ));
+            }
+        }
+        let callees = callees_of(&funcs, need_generic);
+        let ctx = Ctx {
+            generic,
+            pair,
+            in_loop: None,
+            depth: 0,
+            looping: false,
+            callees,
+        };
+        let stmts = self.rng.range(5, 22);
+        let main = self.func(
+            "f".into(),
+            generic,
+            FnKind::Differentiable { order2, wrt },
+            params,
+            ctx,
+            stmts,
+        );
+        funcs.push(main);
+        Program { id, funcs }
+    }
+
+    fn func(
+        &mut self,
+        name: String,
+        generic: bool,
+        kind: FnKind,
+        params: Vec<Param>,
+        ctx: Ctx,
+        stmts: usize,
+    ) -> Func {
+        let mut scope = Scope::default();
+        for p in &params {
+            match p.kind {
+                ParamKind::Scalar => scope.floats.push(FloatVar {
+                    name: p.name.clone(),
+                    mutable: false,
+                    ambiguous: false,
+                }),
+                ParamKind::Slice(len) => scope.arrays.push(ArrayVar {
+                    name: p.name.clone(),
+                    len,
+                    local: false,
+                    frozen: false,
+                    ambiguous: false,
+                }),
+                ParamKind::Int(v) => scope.ints.push(IntVar {
+                    name: p.name.clone(),
+                    lo: v,
+                    hi: v,
+                }),
+            }
+        }
+        // Local arrays shaped for the helpers' slice parameters, so that calls pass them (and write them after).
+        let mut body = Vec::new();
+        let mut lens: Vec<usize> = ctx
+            .callees
+            .iter()
+            .flat_map(|c| c.params.iter())
+            .filter_map(|p| match p {
+                ParamKind::Slice(l) => Some(*l),
+                _ => None,
+            })
+            .collect();
+        lens.dedup();
+        for len in lens {
+            if self.rng.chance(0.7) {
+                let name = self.name("arr");
+                let fill = if self.rng.chance(0.5) {
+                    Expr::Lit(0.0)
+                } else {
+                    self.expr(&scope, &ctx, 1)
+                };
+                let typed = self.typed(&scope, &fill);
+                let annotated = !ctx.generic && !typed && self.rng.chance(0.5);
+                let ambiguous = !ctx.generic && !typed && !annotated;
+                scope.arrays.push(ArrayVar {
+                    name: name.clone(),
+                    len,
+                    local: true,
+                    frozen: false,
+                    ambiguous,
+                });
+                body.push(Stmt::LetArray {
+                    name,
+                    annotated,
+                    init: ArrayInit::Vec(fill, IExpr::Lit(len)),
+                });
+            }
+        }
+        let mut budget = stmts;
+        body.extend(self.block(&mut scope, &ctx, &mut budget, stmts));
+        let tail = (0..if ctx.pair { 2 } else { 1 })
+            .map(|_| self.tail(&scope, &ctx))
+            .collect();
+        Func {
+            name,
+            generic,
+            kind,
+            params,
+            body,
+            tail,
+        }
+    }
+
+    /// A result that reads several of the values computed, so that most of the body matters.
+    fn tail(&mut self, scope: &Scope, ctx: &Ctx) -> Expr {
+        let mut e = self.expr(scope, ctx, 1);
+        let n = scope.floats.len();
+        for k in 0..self.rng.range(1, 3).min(n) {
+            // Prefer the most recent values.
+            let v = &scope.floats[n - 1 - (k + self.rng.range(0, 1)).min(n - 1)];
+            e = Expr::Bin(BinOp::Add, Box::new(e), Box::new(Expr::Var(v.name.clone())));
+        }
+        if let Some(a) = scope.arrays.iter().rev().find(|a| a.local) {
+            let i = self.index(scope, a.len, &a.name);
+            e = Expr::Bin(
+                BinOp::Add,
+                Box::new(e),
+                Box::new(Expr::Index(a.name.clone(), i)),
+            );
+        }
+        e
+    }
+
+    /// Up to `want` statements (nested ones counted against `budget` too).
+    fn block(
+        &mut self,
+        scope: &mut Scope,
+        ctx: &Ctx,
+        budget: &mut usize,
+        want: usize,
+    ) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut pending_write: Option<String> = None;
+        let floats_before = scope.floats.len();
+        for _ in 0..want {
+            if *budget == 0 {
+                break;
+            }
+            *budget -= 1;
+            if let Some(arr) = pending_write.take() {
+                // The known bug shape: an array passed to a call and written again after it.
+                if let Some(a) = scope
+                    .arrays
+                    .iter()
+                    .find(|a| a.name == arr && !a.frozen)
+                    .cloned()
+                {
+                    out.push(self.index_write(scope, ctx, &a));
+                    continue;
+                }
+            }
+            let s = self.stmt(scope, ctx, budget, &mut pending_write);
+            out.push(s);
+        }
+        if ctx.depth > 0 && self.rng.chance(0.8) {
+            if let Some(s) = self.flow_out(scope, ctx, floats_before) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
+    /// At the end of a nested block, makes its last local value reach the result: accumulate it into a mutable
+    /// variable or an element of a local array from outside the block.
+    fn flow_out(&mut self, scope: &Scope, ctx: &Ctx, floats_before: usize) -> Option<Stmt> {
+        let local = scope.floats.get(floats_before..)?.last()?.name.clone();
+        let outer: Vec<FloatVar> = scope.floats[..floats_before]
+            .iter()
+            .filter(|f| f.mutable)
+            .cloned()
+            .collect();
+        let arrays: Vec<ArrayVar> = scope
+            .arrays
+            .iter()
+            .filter(|a| a.local && !a.frozen)
+            .cloned()
+            .collect();
+        let leaf = self.leaf(scope);
+        let value = Expr::Bin(
+            *self.rng.pick(&[BinOp::Add, BinOp::Mul]),
+            Box::new(Expr::Var(local)),
+            Box::new(leaf),
+        );
+        let value = self.squash(scope, ctx, value);
+        if !outer.is_empty() && (arrays.is_empty() || self.rng.chance(0.6)) {
+            let v = self.rng.pick(&outer).name.clone();
+            Some(Stmt::Assign {
+                place: Place::Var(v),
+                op: AssignOp::Add,
+                value,
+            })
+        } else if !arrays.is_empty() {
+            let a = self.rng.pick(&arrays).clone();
+            let i = self.index(scope, a.len, "");
+            Some(Stmt::Assign {
+                place: Place::Index(a.name, i),
+                op: AssignOp::Add,
+                value,
+            })
+        } else {
+            None
+        }
+    }
+
+    fn stmt(
+        &mut self,
+        scope: &mut Scope,
+        ctx: &Ctx,
+        budget: &mut usize,
+        pending: &mut Option<String>,
+    ) -> Stmt {
+        let mutable_floats = scope.floats.iter().any(|f| f.mutable);
+        let locals = scope.arrays.iter().any(|a| a.local && !a.frozen);
+        let nest = ctx.depth < 3;
+        let weights = [
+            20,                                                 // 0 let
+            if scope.arrays.len() < 4 { 8 } else { 1 },         // 1 array
+            if mutable_floats { 12 } else { 0 },                // 2 assign var
+            if locals { 14 } else { 0 },                        // 3 assign index
+            if nest { 12 } else { 0 },                          // 4 for range
+            if nest { 6 } else { 0 },                           // 5 for over values
+            if nest { 3 } else { 0 },                           // 6 while
+            if nest { 3 } else { 0 },                           // 7 loop
+            if nest { 7 } else { 0 },                           // 8 if
+            if nest && !scope.ints.is_empty() { 4 } else { 0 }, // 9 match
+            2,                                                  // 10 early return
+            if ctx.in_loop.is_some() { 5 } else { 0 },          // 11 break
+            if ctx.callees.is_empty() { 0 } else { 15 },        // 12 call
+        ];
+        match self.rng.weighted(&weights) {
+            0 => self.let_float(scope, ctx),
+            1 => self.let_array(scope, ctx),
+            2 => {
+                let vars: Vec<FloatVar> =
+                    scope.floats.iter().filter(|f| f.mutable).cloned().collect();
+                let v = self.rng.pick(&vars).clone();
+                let op = *self.rng.pick(&[
+                    AssignOp::Set,
+                    AssignOp::Add,
+                    AssignOp::Add,
+                    AssignOp::Sub,
+                    AssignOp::Mul,
+                ]);
+                let value = self.expr(scope, ctx, 2);
+                let value = if op == AssignOp::Mul {
+                    self.near_one(scope, value)
+                } else {
+                    self.squash(scope, ctx, value)
+                };
+                Stmt::Assign {
+                    place: Place::Var(v.name),
+                    op,
+                    value,
+                }
+            }
+            3 => {
+                let arrs: Vec<ArrayVar> = scope
+                    .arrays
+                    .iter()
+                    .filter(|a| a.local && !a.frozen)
+                    .cloned()
+                    .collect();
+                let a = self.rng.pick(&arrs).clone();
+                self.index_write(scope, ctx, &a)
+            }
+            4 => self.for_range(scope, ctx, budget),
+            5 => self.for_values(scope, ctx, budget),
+            6 | 7 => {
+                let counter = self.name("k");
+                let bound = self.rng.range(1, 4);
+                let mut inner = scope.clone();
+                inner.ints.push(IntVar {
+                    name: counter.clone(),
+                    lo: 0,
+                    hi: bound - 1,
+                });
+                let is_loop = self.rng.chance(0.5);
+                let result = if is_loop && self.rng.chance(0.5) {
+                    Some(self.name("t"))
+                } else {
+                    None
+                };
+                let mut c = ctx.clone();
+                c.depth += 1;
+                c.looping = true;
+                c.in_loop = if is_loop {
+                    Some(result.is_some())
+                } else {
+                    None
+                };
+                let want = self.rng.range(1, 4);
+                let body = self.block(&mut inner, &c, budget, want);
+                if is_loop {
+                    let result = result.map(|name| {
+                        // The final `break value` comes after the increment: the counter may equal the bound.
+                        let mut after = inner.clone();
+                        after.ints.retain(|v| v.name != counter);
+                        let v = self.expr(&after, &c, 2);
+                        scope.floats.push(FloatVar {
+                            name: name.clone(),
+                            mutable: false,
+                            ambiguous: false,
+                        });
+                        (name, v)
+                    });
+                    self.fix_ambiguous(scope, &result);
+                    Stmt::Loop {
+                        counter,
+                        bound,
+                        result,
+                        body,
+                    }
+                } else {
+                    let cond = if self.rng.chance(0.3) {
+                        Some(self.float_cond(scope, ctx))
+                    } else {
+                        None
+                    };
+                    Stmt::While {
+                        counter,
+                        bound,
+                        cond,
+                        body,
+                    }
+                }
+            }
+            8 => {
+                let cond = self.cond(scope, ctx);
+                let mut c = ctx.clone();
+                c.depth += 1;
+                let want = self.rng.range(1, 3);
+                let then = self.block(&mut scope.clone(), &c, budget, want);
+                let els = if self.rng.chance(0.5) {
+                    let want = self.rng.range(1, 3);
+                    Some(self.block(&mut scope.clone(), &c, budget, want))
+                } else {
+                    None
+                };
+                Stmt::If { cond, then, els }
+            }
+            9 => {
+                let scrut = self.match_scrut(scope);
+                let mut c = ctx.clone();
+                c.depth += 1;
+                let pats = self.match_pats();
+                let arms = pats
+                    .into_iter()
+                    .map(|p| {
+                        let want = self.rng.range(1, 2);
+                        (p, self.block(&mut scope.clone(), &c, budget, want))
+                    })
+                    .collect();
+                Stmt::Match { scrut, arms }
+            }
+            10 => {
+                let cond = self.float_cond(scope, ctx);
+                let values = (0..if ctx.pair { 2 } else { 1 })
+                    .map(|_| self.expr(scope, ctx, 2))
+                    .collect();
+                Stmt::ReturnIf { cond, values }
+            }
+            11 => {
+                let cond = self.cond(scope, ctx);
+                let value = if ctx.in_loop == Some(true) {
+                    Some(self.expr(scope, ctx, 2))
+                } else {
+                    None
+                };
+                Stmt::BreakIf { cond, value }
+            }
+            _ => self.call_stmt(scope, ctx, pending),
+        }
+    }
+
+    /// Makes the value of a `let r = loop` typed when its break value is ambiguous by annotating nothing: such a
+    /// result is recorded as ambiguous instead.
+    fn fix_ambiguous(&mut self, scope: &mut Scope, result: &Option<(String, Expr)>) {
+        if let Some((name, value)) = result {
+            let amb = !self.typed(scope, value);
+            if let Some(v) = scope.floats.iter_mut().rev().find(|f| &f.name == name) {
+                v.ambiguous = amb;
+            }
+        }
+    }
+
+    /// `1 + small` for products, so that repeated `*=` stays bounded.
+    fn near_one(&mut self, scope: &Scope, e: Expr) -> Expr {
+        let inner = if self.typed(scope, &e) {
+            Expr::Method(Method::Sin, Box::new(e))
+        } else {
+            e
+        };
+        Expr::Bin(
+            BinOp::Add,
+            Box::new(Expr::Lit(1.0)),
+            Box::new(Expr::Bin(
+                BinOp::Mul,
+                Box::new(Expr::Lit(0.5)),
+                Box::new(inner),
+            )),
+        )
+    }
+
+    fn let_float(&mut self, scope: &mut Scope, ctx: &Ctx) -> Stmt {
+        let shadow = self.rng.chance(0.1) && scope.floats.iter().any(|f| f.name.starts_with('t'));
+        let name = if shadow {
+            let ts: Vec<FloatVar> = scope
+                .floats
+                .iter()
+                .filter(|f| f.name.starts_with('t'))
+                .cloned()
+                .collect();
+            self.rng.pick(&ts).name.clone()
+        } else {
+            self.name("t")
+        };
+        let init = if self.rng.chance(0.05) {
+            Expr::Lit(self.lit())
+        } else {
+            self.expr(scope, ctx, 3)
+        };
+        let mutable = self.rng.chance(0.5);
+        let typed = self.typed(scope, &init);
+        let annotated = !ctx.generic && (!typed || self.rng.chance(0.1)) && self.rng.chance(0.6);
+        scope.floats.retain(|f| f.name != name);
+        scope.floats.push(FloatVar {
+            name: name.clone(),
+            mutable,
+            ambiguous: !ctx.generic && !typed && !annotated,
+        });
+        Stmt::Let {
+            name,
+            mutable,
+            annotated,
+            init,
+        }
+    }
+
+    fn let_array(&mut self, scope: &mut Scope, ctx: &Ctx) -> Stmt {
+        let fill = if self.rng.chance(0.7) {
+            Expr::Lit(0.0)
+        } else {
+            self.expr(scope, ctx, 1)
+        };
+        let (name, len, init) = match self.rng.weighted(&[5, 3, 2]) {
+            0 => {
+                let name = self.name("arr");
+                let with_len: Vec<ArrayVar> = scope.arrays.clone();
+                if !with_len.is_empty() && self.rng.chance(0.7) {
+                    let a = self.rng.pick(&with_len).clone();
+                    (name, a.len, ArrayInit::Vec(fill, IExpr::Len(a.name)))
+                } else {
+                    let len = self.rng.range(2, 5);
+                    (name, len, ArrayInit::Vec(fill, IExpr::Lit(len)))
+                }
+            }
+            1 => (self.name("buf"), 3, ArrayInit::Fixed(fill, 3)),
+            _ => {
+                let len = self.rng.range(2, 4);
+                let es = (0..len).map(|_| self.expr(scope, ctx, 1)).collect();
+                (self.name("buf"), len, ArrayInit::List(es))
+            }
+        };
+        let typed = match &init {
+            ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => self.typed(scope, e),
+            ArrayInit::List(es) => es.iter().any(|e| self.typed(scope, e)),
+        };
+        let annotated = !ctx.generic && self.rng.chance(if typed { 0.1 } else { 0.6 });
+        scope.arrays.push(ArrayVar {
+            name: name.clone(),
+            len,
+            local: true,
+            frozen: false,
+            ambiguous: !ctx.generic && !typed && !annotated,
+        });
+        Stmt::LetArray {
+            name,
+            annotated,
+            init,
+        }
+    }
+
+    fn index_write(&mut self, scope: &Scope, ctx: &Ctx, a: &ArrayVar) -> Stmt {
+        // `a[a.len() - 1 - i] += ..` borrows `a` twice: write indexes without `.len()`.
+        let i = self.index(scope, a.len, "");
+        let op = *self
+            .rng
+            .pick(&[AssignOp::Set, AssignOp::Set, AssignOp::Add, AssignOp::Sub]);
+        let mut value = self.expr(scope, ctx, 2);
+        if op == AssignOp::Set && self.rng.chance(0.4) {
+            // A stencil: the neighbours of the written element.
+            let j = self.index(scope, a.len, &a.name);
+            value = Expr::Bin(
+                BinOp::Add,
+                Box::new(Expr::Index(a.name.clone(), j)),
+                Box::new(value),
+            );
+        }
+        let value = self.squash(scope, ctx, value);
+        Stmt::Assign {
+            place: Place::Index(a.name.clone(), i),
+            op,
+            value,
+        }
+    }
+
+    /// In a loop, a bounded function of `e` (see `Ctx::looping`).
+    fn squash(&mut self, scope: &Scope, ctx: &Ctx, e: Expr) -> Expr {
+        if ctx.looping {
+            let m = *self.rng.pick(&[Method::Tanh, Method::Sin, Method::Atan]);
+            self.method(scope, m, e)
+        } else {
+            e
+        }
+    }
+
+    fn for_range(&mut self, scope: &mut Scope, ctx: &Ctx, budget: &mut usize) -> Stmt {
+        let var = self.name("i");
+        let ints: Vec<IntVar> = scope
+            .ints
+            .iter()
+            .filter(|v| v.lo == v.hi && v.lo >= 1)
+            .cloned()
+            .collect();
+        let (lo, hi, inclusive, min, max) = match self.rng.weighted(&[
+            if scope.arrays.is_empty() { 0 } else { 8 },
+            3,
+            if ints.is_empty() { 0 } else { 3 },
+        ]) {
+            0 => {
+                let a = self.rng.pick(&scope.arrays).clone();
+                let len = IExpr::Len(a.name.clone());
+                let minus1 = IExpr::Sub(Box::new(len.clone()), Box::new(IExpr::Lit(1)));
+                match self.rng.weighted(&[4, 2, 3, 1]) {
+                    0 => (IExpr::Lit(0), len, false, 0, a.len - 1),
+                    1 => (IExpr::Lit(1), len, false, 1, a.len - 1),
+                    2 => (IExpr::Lit(0), minus1, false, 0, a.len - 2),
+                    _ => (IExpr::Lit(0), minus1, true, 0, a.len - 1),
+                }
+            }
+            1 => {
+                let n = self.rng.range(2, 4);
+                (IExpr::Lit(0), IExpr::Lit(n), false, 0, n - 1)
+            }
+            _ => {
+                let v = self.rng.pick(&ints).clone();
+                (IExpr::Lit(0), IExpr::Var(v.name), false, 0, v.lo - 1)
+            }
+        };
+        let rev = self.rng.chance(0.3);
+        let step = if self.rng.chance(0.2) { Some(2) } else { None };
+        let mut inner = scope.clone();
+        inner.ints.push(IntVar {
+            name: var.clone(),
+            lo: min,
+            hi: max,
+        });
+        let mut c = ctx.clone();
+        c.depth += 1;
+        c.looping = true;
+        c.in_loop = None;
+        let want = self.rng.range(1, 4);
+        let body = self.block(&mut inner, &c, budget, want);
+        Stmt::For {
+            iter: ForIter::Range {
+                var,
+                lo,
+                hi,
+                inclusive,
+                rev,
+                step,
+            },
+            body,
+        }
+    }
+
+    fn for_values(&mut self, scope: &mut Scope, ctx: &Ctx, budget: &mut usize) -> Stmt {
+        if scope.arrays.is_empty() {
+            return self.for_range(scope, ctx, budget);
+        }
+        let a = self.rng.pick(&scope.arrays).clone();
+        let var = self.name("v");
+        let mut inner = scope.clone();
+        inner
+            .arrays
+            .iter_mut()
+            .filter(|x| x.name == a.name)
+            .for_each(|x| x.frozen = true);
+        inner.floats.push(FloatVar {
+            name: var.clone(),
+            mutable: false,
+            ambiguous: a.ambiguous,
+        });
+        let iter = match self.rng.weighted(&[3, 3, 2]) {
+            0 => ForIter::Values { var, arr: a.name },
+            1 => {
+                let index = self.name("i");
+                inner.ints.push(IntVar {
+                    name: index.clone(),
+                    lo: 0,
+                    hi: a.len - 1,
+                });
+                ForIter::Enumerate {
+                    index,
+                    var,
+                    arr: a.name,
+                }
+            }
+            _ => {
+                let b = self.rng.pick(&scope.arrays).clone();
+                let var_b = self.name("v");
+                inner
+                    .arrays
+                    .iter_mut()
+                    .filter(|x| x.name == b.name)
+                    .for_each(|x| x.frozen = true);
+                inner.floats.push(FloatVar {
+                    name: var_b.clone(),
+                    mutable: false,
+                    ambiguous: b.ambiguous,
+                });
+                ForIter::Zip {
+                    var_a: var,
+                    var_b,
+                    arr_a: a.name,
+                    arr_b: b.name,
+                }
+            }
+        };
+        let mut c = ctx.clone();
+        c.depth += 1;
+        c.looping = true;
+        c.in_loop = None;
+        let want = self.rng.range(1, 3);
+        let body = self.block(&mut inner, &c, budget, want);
+        Stmt::For { iter, body }
+    }
+
+    fn call_stmt(&mut self, scope: &mut Scope, ctx: &Ctx, pending: &mut Option<String>) -> Stmt {
+        let callee = self.rng.pick(&ctx.callees).clone();
+        let mut args = Vec::new();
+        for p in &callee.params {
+            match p {
+                ParamKind::Slice(len) => {
+                    let fits: Vec<ArrayVar> = scope
+                        .arrays
+                        .iter()
+                        .filter(|a| a.len == *len)
+                        .cloned()
+                        .collect();
+                    if fits.is_empty() {
+                        return self.let_float(scope, ctx);
+                    }
+                    let locals: Vec<ArrayVar> = fits.iter().filter(|a| a.local).cloned().collect();
+                    let a = if !locals.is_empty() && self.rng.chance(0.8) {
+                        self.rng.pick(&locals).clone()
+                    } else {
+                        self.rng.pick(&fits).clone()
+                    };
+                    if a.local {
+                        if self.rng.chance(0.8) {
+                            *pending = Some(a.name.clone());
+                        }
+                        args.push(Arg::LocalArray(a.name));
+                    } else {
+                        args.push(Arg::SliceParam(a.name));
+                    }
+                }
+                _ => {
+                    let e = self.expr(scope, ctx, 1);
+                    args.push(Arg::Float(e));
+                }
+            }
+        }
+        let name = self.name("t");
+        let mutable = self.rng.chance(0.3);
+        let init = Expr::Call(callee.name, args);
+        let ambiguous = !ctx.generic && !self.typed(scope, &init);
+        scope.floats.push(FloatVar {
+            name: name.clone(),
+            mutable,
+            ambiguous,
+        });
+        Stmt::Let {
+            name,
+            mutable,
+            annotated: false,
+            init,
+        }
+    }
+
+    /// Whether rustc knows the float type of `e` where it is written (it reads a typed value).
+    fn typed(&self, scope: &Scope, e: &Expr) -> bool {
+        match e {
+            Expr::Lit(_) => false,
+            Expr::Var(v) => scope
+                .floats
+                .iter()
+                .rev()
+                .find(|f| &f.name == v)
+                .is_some_and(|f| !f.ambiguous),
+            Expr::Index(a, _) => scope
+                .arrays
+                .iter()
+                .rev()
+                .find(|x| &x.name == a)
+                .is_some_and(|x| !x.ambiguous),
+            Expr::Neg(a) => self.typed(scope, a),
+            Expr::Method(..) | Expr::Cast(_) => true,
+            // A generic callee given only `{float}` arguments returns `{float}`.
+            Expr::Call(_, args) => args.iter().any(|a| match a {
+                Arg::Float(e) => self.typed(scope, e),
+                Arg::SliceParam(_) => true,
+                Arg::LocalArray(a) => scope
+                    .arrays
+                    .iter()
+                    .rev()
+                    .find(|x| &x.name == a)
+                    .is_some_and(|x| !x.ambiguous),
+            }),
+            Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
+            Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
+            Expr::Match(_, arms) => arms.iter().any(|(_, e)| self.typed(scope, e)),
+        }
+    }
+
+    fn lit(&mut self) -> f64 {
+        (self.rng.range(1, 30) as f64) / 10.0
+    }
+
+    fn leaf(&mut self, scope: &Scope) -> Expr {
+        let w = [
+            if scope.floats.is_empty() { 0 } else { 6 },
+            if scope.arrays.is_empty() { 0 } else { 5 },
+            2,
+            if scope.ints.is_empty() { 0 } else { 1 },
+        ];
+        match self.rng.weighted(&w) {
+            0 => {
+                // Prefer recent values, so that most of what is computed reaches the result.
+                let n = scope.floats.len();
+                let k = if self.rng.chance(0.6) {
+                    n - 1 - self.rng.range(0, 2.min(n - 1))
+                } else {
+                    self.rng.range(0, n - 1)
+                };
+                Expr::Var(scope.floats[k].name.clone())
+            }
+            1 => {
+                let a = self.rng.pick(&scope.arrays).clone();
+                let i = self.index(scope, a.len, &a.name);
+                Expr::Index(a.name, i)
+            }
+            2 => Expr::Lit(self.lit()),
+            _ => {
+                let v = self.rng.pick(&scope.ints).name.clone();
+                Expr::Cast(IExpr::Var(v))
+            }
+        }
+    }
+
+    /// A method applied to `e` if rustc knows its type, else `e` itself.
+    fn method(&self, scope: &Scope, m: Method, e: Expr) -> Expr {
+        if self.typed(scope, &e) {
+            Expr::Method(m, Box::new(e))
+        } else {
+            e
+        }
+    }
+
+    fn expr(&mut self, scope: &Scope, ctx: &Ctx, depth: usize) -> Expr {
+        if depth == 0 || self.rng.chance(0.25) {
+            return self.leaf(scope);
+        }
+        let sub = |g: &mut Gen| g.expr(scope, ctx, depth - 1);
+        match self.rng.weighted(&[5, 3, 5, 2, 6, 2, 1, 1, 1, 1]) {
+            0 => Expr::Bin(BinOp::Add, Box::new(sub(self)), Box::new(sub(self))),
+            1 => Expr::Bin(BinOp::Sub, Box::new(sub(self)), Box::new(sub(self))),
+            2 => Expr::Bin(BinOp::Mul, Box::new(sub(self)), Box::new(sub(self))),
+            3 => {
+                // a / (1.5 + sin(b)) or a / (1 + b*b)
+                let b = sub(self);
+                let den = if self.typed(scope, &b) && self.rng.chance(0.5) {
+                    Expr::Bin(
+                        BinOp::Add,
+                        Box::new(Expr::Lit(1.5)),
+                        Box::new(Expr::Method(Method::Sin, Box::new(b))),
+                    )
+                } else {
+                    Expr::Bin(
+                        BinOp::Add,
+                        Box::new(Expr::Lit(1.0)),
+                        Box::new(Expr::Bin(BinOp::Mul, Box::new(b.clone()), Box::new(b))),
+                    )
+                };
+                Expr::Bin(BinOp::Div, Box::new(sub(self)), Box::new(den))
+            }
+            4 => {
+                let e = sub(self);
+                let m = *self.rng.pick(&[
+                    Method::Sin,
+                    Method::Cos,
+                    Method::Tanh,
+                    Method::Atan,
+                    Method::Powi(2),
+                    Method::Powi(3),
+                ]);
+                self.method(scope, m, e)
+            }
+            5 => {
+                // exp of a bounded argument
+                let e = sub(self);
+                let m = *self.rng.pick(&[Method::Sin, Method::Tanh, Method::Cos]);
+                let inner = self.method(scope, m, e);
+                if matches!(inner, Expr::Method(..)) {
+                    Expr::Method(Method::Exp, Box::new(inner))
+                } else {
+                    inner
+                }
+            }
+            6 => {
+                // ln / sqrt of 1 + e*e
+                let e = sub(self);
+                let pos = Expr::Bin(
+                    BinOp::Add,
+                    Box::new(Expr::Lit(1.0)),
+                    Box::new(Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e))),
+                );
+                let m = *self.rng.pick(&[Method::Ln, Method::Sqrt]);
+                self.method(scope, m, pos)
+            }
+            7 => Expr::Neg(Box::new(sub(self))),
+            8 => {
+                let c = self.cond(scope, ctx);
+                Expr::If(Box::new(c), Box::new(sub(self)), Box::new(sub(self)))
+            }
+            _ => {
+                if scope.ints.is_empty() {
+                    return sub(self);
+                }
+                let scrut = self.match_scrut(scope);
+                let arms = self
+                    .match_pats()
+                    .into_iter()
+                    .map(|p| (p, sub(self)))
+                    .collect();
+                Expr::Match(scrut, arms)
+            }
+        }
+    }
+
+    fn match_scrut(&mut self, scope: &Scope) -> IExpr {
+        let v = self.rng.pick(&scope.ints).name.clone();
+        if self.rng.chance(0.5) {
+            IExpr::Rem(Box::new(IExpr::Var(v)), 3)
+        } else {
+            IExpr::Var(v)
+        }
+    }
+
+    fn match_pats(&mut self) -> Vec<Pat> {
+        let second = *self
+            .rng
+            .pick(&[Pat::Or(1, 2), Pat::Range(1, 2), Pat::Lit(1)]);
+        vec![Pat::Lit(0), second, Pat::Wild]
+    }
+
+    fn cmp(&mut self) -> CmpOp {
+        *self.rng.pick(&[CmpOp::Lt, CmpOp::Gt, CmpOp::Le, CmpOp::Ge])
+    }
+
+    fn float_cond(&mut self, scope: &Scope, ctx: &Ctx) -> Cond {
+        let op = self.cmp();
+        let a = self.expr(scope, ctx, 1);
+        let b = if self.rng.chance(0.6) {
+            Expr::Lit(self.lit() - 1.0).abs_lit()
+        } else {
+            self.leaf(scope)
+        };
+        Cond::Float(op, a, b)
+    }
+
+    fn cond(&mut self, scope: &Scope, ctx: &Ctx) -> Cond {
+        if !scope.ints.is_empty() && self.rng.chance(0.4) {
+            let v = self.rng.pick(&scope.ints).clone();
+            let k = self.rng.range(v.lo, v.hi);
+            Cond::Int(self.cmp(), IExpr::Var(v.name), IExpr::Lit(k))
+        } else {
+            self.float_cond(scope, ctx)
+        }
+    }
+
+    /// An index into an array of length `len` (named `arr`, or `""` to use no `.len()`), in bounds for every
+    /// value of the variables used.
+    fn index(&mut self, scope: &Scope, len: usize, arr: &str) -> IExpr {
+        let mut options: Vec<IExpr> = Vec::new();
+        for v in &scope.ints {
+            let var = || Box::new(IExpr::Var(v.name.clone()));
+            if v.hi < len {
+                options.push(IExpr::Var(v.name.clone()));
+            }
+            if v.hi < len && !arr.is_empty() {
+                options.push(IExpr::Sub(
+                    Box::new(IExpr::Sub(
+                        Box::new(IExpr::Len(arr.to_string())),
+                        Box::new(IExpr::Lit(1)),
+                    )),
+                    var(),
+                ));
+            }
+            if v.hi + 1 < len {
+                options.push(IExpr::Add(var(), Box::new(IExpr::Lit(1))));
+            }
+            if v.lo >= 1 && v.hi - 1 < len {
+                options.push(IExpr::Sub(var(), Box::new(IExpr::Lit(1))));
+            }
+            options.push(IExpr::Rem(var(), len));
+        }
+        if options.is_empty() || self.rng.chance(0.2) {
+            IExpr::Lit(self.rng.range(0, len - 1))
+        } else {
+            self.rng.pick(&options).clone()
+        }
+    }
+}
+
+/// The functions of `funcs` that a function may call: all of them from an `f64` function, only the generic
+/// ones from a generic function (or one with `order = 2`, whose generic copy makes the calls).
+fn callees_of(funcs: &[Func], generic: bool) -> Vec<Callee> {
+    funcs
+        .iter()
+        .filter(|f| f.generic || !generic)
+        .map(|f| Callee {
+            name: f.name.clone(),
+            params: f.params.iter().map(|p| p.kind.clone()).collect(),
+        })
+        .collect()
+}
+
+impl Expr {
+    fn abs_lit(self) -> Expr {
+        match self {
+            Expr::Lit(c) => Expr::Lit((c.abs() * 10.0).round() / 10.0),
+            e => e,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generation_is_deterministic_per_seed() {
+        for id in 0..20 {
+            assert_eq!(generate(7, id), generate(7, id));
+        }
+        assert!((0..20).any(|id| generate(7, id) != generate(8, id)));
+    }
+}

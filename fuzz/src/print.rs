@@ -1,0 +1,627 @@
+//! Prints the AST as Rust source, in three flavours: the `#[differentiable]` copy the macro sees, a plain copy
+//! without attributes (to check that the program is valid Rust on its own), and the generic oracle copy that the
+//! harness runs on `Dual` numbers.
+
+use crate::ast::*;
+use std::fmt::Write;
+
+/// Which copy of a program is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// With `#[differentiable]` / `#[custom_gradient]`, names as generated.
+    Macro,
+    /// The same code without attributes, functions renamed `*_plain`; custom gradients become their forward code.
+    Plain,
+    /// A plain generic `fn *_oracle<T: autodiff::Float>` copy of every function, with literals as
+    /// `T::from(c).unwrap()`: no macro involved.
+    Oracle,
+}
+
+/// The name of function `name` in the copy printed by `mode`.
+pub fn fn_name(name: &str, mode: Mode) -> String {
+    match mode {
+        Mode::Macro => name.to_string(),
+        Mode::Plain => format!("{name}_plain"),
+        Mode::Oracle => format!("{name}_oracle"),
+    }
+}
+
+/// Prints every function of `program` in the given flavour (no `use` lines).
+pub fn print_program(program: &Program, mode: Mode) -> String {
+    let mut out = String::new();
+    for f in &program.funcs {
+        out.push_str(&print_func(f, mode));
+        out.push('\n');
+    }
+    out
+}
+
+/// Prints one function in the given flavour.
+pub fn print_func(f: &Func, mode: Mode) -> String {
+    let generic = f.generic || mode == Mode::Oracle;
+    let mut p = Printer {
+        mode,
+        generic,
+        out: String::new(),
+        indent: 0,
+    };
+    p.func(f);
+    p.out
+}
+
+struct Printer {
+    mode: Mode,
+    generic: bool,
+    out: String,
+    indent: usize,
+}
+
+impl Printer {
+    fn ty(&self) -> &'static str {
+        if self.generic {
+            "T"
+        } else {
+            "f64"
+        }
+    }
+
+    fn line(&mut self, s: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn func(&mut self, f: &Func) {
+        let t = self.ty();
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| match p.kind {
+                ParamKind::Scalar => format!("{}: {t}", p.name),
+                ParamKind::Slice(_) => format!("{}: &[{t}]", p.name),
+                ParamKind::Int(_) => format!("{}: usize", p.name),
+            })
+            .collect();
+        let generics = if self.generic { "<T: Float>" } else { "" };
+        let name = fn_name(&f.name, self.mode);
+        let ret = if f.returns_pair() {
+            format!("({t}, {t})")
+        } else {
+            t.to_string()
+        };
+        match &f.kind {
+            FnKind::Custom(kind) => return self.custom(f, *kind, &name, generics, &params),
+            FnKind::Differentiable { order2, wrt } => {
+                if self.mode == Mode::Macro {
+                    let mut args = Vec::new();
+                    if let Some(w) = wrt {
+                        args.push(format!("wrt({})", w.join(", ")));
+                    }
+                    if *order2 {
+                        args.push("order = 2".to_string());
+                    }
+                    if args.is_empty() {
+                        self.line("#[differentiable]");
+                    } else {
+                        self.line(&format!("#[differentiable({})]", args.join(", ")));
+                    }
+                }
+            }
+        }
+        self.line(&format!(
+            "pub fn {name}{generics}({}) -> {ret} {{",
+            params.join(", ")
+        ));
+        self.indent += 1;
+        for s in &f.body {
+            self.stmt(s);
+        }
+        let tail = self.values(&f.tail);
+        self.line(&tail);
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    fn custom(
+        &mut self,
+        f: &Func,
+        kind: CustomKind,
+        name: &str,
+        generics: &str,
+        params: &[String],
+    ) {
+        let t = self.ty();
+        let one = self.lit(1.0);
+        let sig = params.join(", ");
+        if self.mode == Mode::Macro {
+            self.line("#[custom_gradient]");
+            let (ret, body): (String, Vec<String>) = match kind {
+                CustomKind::Tanh => (
+                    format!("({t}, impl Fn({t}) -> {t})"),
+                    vec![
+                        "let t = x.tanh();".into(),
+                        format!("(t, move |dy: {t}| dy * ({one} - t * t))"),
+                    ],
+                ),
+                CustomKind::SinTimes => (
+                    format!("({t}, impl Fn({t}) -> ({t}, {t}))"),
+                    vec![
+                        "let s = x.sin();".into(),
+                        "let c = x.cos();".into(),
+                        format!("(s * y, move |dy: {t}| (dy * c * y, dy * s))"),
+                    ],
+                ),
+                CustomKind::Softplus => (
+                    format!("({t}, impl Fn({t}) -> {t})"),
+                    vec![
+                        "let e = x.exp();".into(),
+                        format!("(({one} + e).ln(), move |dy: {t}| dy * e / ({one} + e))"),
+                    ],
+                ),
+            };
+            self.line(&format!("pub fn {name}{generics}({sig}) -> {ret} {{"));
+            self.indent += 1;
+            for l in body {
+                self.line(&l);
+            }
+        } else {
+            self.line(&format!("pub fn {name}{generics}({sig}) -> {t} {{"));
+            self.indent += 1;
+            let _ = f;
+            match kind {
+                CustomKind::Tanh => self.line("x.tanh()"),
+                CustomKind::SinTimes => self.line("x.sin() * y"),
+                CustomKind::Softplus => self.line(&format!("({one} + x.exp()).ln()")),
+            }
+        }
+        self.indent -= 1;
+        self.line("}");
+    }
+
+    fn values(&self, vs: &[Expr]) -> String {
+        if vs.len() == 1 {
+            self.expr(&vs[0], 0)
+        } else {
+            let parts: Vec<String> = vs.iter().map(|e| self.expr(e, 0)).collect();
+            format!("({})", parts.join(", "))
+        }
+    }
+
+    fn block(&mut self, head: &str, body: &[Stmt], tail: &str) {
+        self.line(&format!("{head} {{"));
+        self.indent += 1;
+        for s in body {
+            self.stmt(s);
+        }
+        self.indent -= 1;
+        self.line(&format!("}}{tail}"));
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        let t = self.ty();
+        match s {
+            Stmt::Let {
+                name,
+                mutable,
+                annotated,
+                init,
+            } => {
+                let m = if *mutable { "mut " } else { "" };
+                let a = if *annotated {
+                    format!(": {t}")
+                } else {
+                    String::new()
+                };
+                let e = self.expr(init, 0);
+                self.line(&format!("let {m}{name}{a} = {e};"));
+            }
+            Stmt::LetArray {
+                name,
+                annotated,
+                init,
+            } => {
+                let (a, e) = match init {
+                    ArrayInit::Vec(fill, len) => (
+                        format!(": Vec<{t}>"),
+                        format!("vec![{}; {}]", self.expr(fill, 0), iexpr(len, 0)),
+                    ),
+                    ArrayInit::Fixed(fill, n) => (
+                        format!(": [{t}; {n}]"),
+                        format!("[{}; {n}]", self.expr(fill, 0)),
+                    ),
+                    ArrayInit::List(es) => {
+                        let parts: Vec<String> = es.iter().map(|e| self.expr(e, 0)).collect();
+                        (
+                            format!(": [{t}; {}]", es.len()),
+                            format!("[{}]", parts.join(", ")),
+                        )
+                    }
+                };
+                let a = if *annotated { a } else { String::new() };
+                self.line(&format!("let mut {name}{a} = {e};"));
+            }
+            Stmt::Assign { place, op, value } => {
+                let target = match place {
+                    Place::Var(v) => v.clone(),
+                    Place::Index(a, i) => format!("{a}[{}]", iexpr(i, 0)),
+                };
+                let v = self.expr(value, 0);
+                let line = match (op, self.generic) {
+                    (AssignOp::Set, _) => format!("{target} = {v};"),
+                    (op, false) => format!("{target} {}= {v};", assign_sym(*op)),
+                    (op, true) => {
+                        let v = self.expr(value, 6);
+                        format!("{target} = {target} {} {v};", assign_sym(*op))
+                    }
+                };
+                self.line(&line);
+            }
+            Stmt::For { iter, body } => {
+                let head = match iter {
+                    ForIter::Range {
+                        var,
+                        lo,
+                        hi,
+                        inclusive,
+                        rev,
+                        step,
+                    } => {
+                        let dots = if *inclusive { "..=" } else { ".." };
+                        let range = format!("{}{dots}{}", iexpr(lo, 1), iexpr(hi, 1));
+                        let mut adapters = String::new();
+                        if *rev {
+                            adapters.push_str(".rev()");
+                        }
+                        if let Some(k) = step {
+                            let _ = write!(adapters, ".step_by({k})");
+                        }
+                        if adapters.is_empty() {
+                            format!("for {var} in {range}")
+                        } else {
+                            format!("for {var} in ({range}){adapters}")
+                        }
+                    }
+                    ForIter::Values { var, arr } => format!("for &{var} in {}", self.seq(arr)),
+                    ForIter::Enumerate { index, var, arr } => {
+                        format!("for ({index}, &{var}) in {arr}.iter().enumerate()")
+                    }
+                    ForIter::Zip {
+                        var_a,
+                        var_b,
+                        arr_a,
+                        arr_b,
+                    } => {
+                        format!("for (&{var_a}, &{var_b}) in {arr_a}.iter().zip({arr_b}.iter())")
+                    }
+                };
+                self.block(&head, body, "");
+            }
+            Stmt::While {
+                counter,
+                bound,
+                cond,
+                body,
+            } => {
+                self.line(&format!("let mut {counter} = 0;"));
+                let extra = cond
+                    .as_ref()
+                    .map(|c| format!(" && {}", self.cond(c)))
+                    .unwrap_or_default();
+                self.line(&format!("while {counter} < {bound}{extra} {{"));
+                self.indent += 1;
+                for s in body {
+                    self.stmt(s);
+                }
+                self.line(&format!("{counter} += 1;"));
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::Loop {
+                counter,
+                bound,
+                result,
+                body,
+            } => {
+                self.line(&format!("let mut {counter} = 0;"));
+                match result {
+                    Some((name, _)) => self.line(&format!("let {name} = loop {{")),
+                    None => self.line("loop {"),
+                }
+                self.indent += 1;
+                for s in body {
+                    self.stmt(s);
+                }
+                self.line(&format!("{counter} += 1;"));
+                let brk = match result {
+                    Some((_, v)) => format!("break {};", self.expr(v, 0)),
+                    None => "break;".to_string(),
+                };
+                self.line(&format!("if {counter} >= {bound} {{"));
+                self.indent += 1;
+                self.line(&brk);
+                self.indent -= 1;
+                self.line("}");
+                self.indent -= 1;
+                self.line(if result.is_some() { "};" } else { "}" });
+            }
+            Stmt::BreakIf { cond, value } => {
+                let c = self.cond(cond);
+                let brk = match value {
+                    Some(v) => format!("break {};", self.expr(v, 0)),
+                    None => "break;".to_string(),
+                };
+                self.line(&format!("if {c} {{"));
+                self.indent += 1;
+                self.line(&brk);
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::If { cond, then, els } => {
+                let c = self.cond(cond);
+                match els {
+                    None => self.block(&format!("if {c}"), then, ""),
+                    Some(e) => {
+                        self.block(&format!("if {c}"), then, "");
+                        // Re-open the closing line as `} else {`.
+                        self.out.truncate(self.out.len() - 1);
+                        self.out.push_str(" else {\n");
+                        self.indent += 1;
+                        for s in e {
+                            self.stmt(s);
+                        }
+                        self.indent -= 1;
+                        self.line("}");
+                    }
+                }
+            }
+            Stmt::Match { scrut, arms } => {
+                self.line(&format!("match {} {{", iexpr(scrut, 0)));
+                self.indent += 1;
+                for (pat, body) in arms {
+                    self.block(&format!("{} =>", pattern(pat)), body, "");
+                }
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::ReturnIf { cond, values } => {
+                let c = self.cond(cond);
+                let v = self.values(values);
+                self.line(&format!("if {c} {{"));
+                self.indent += 1;
+                self.line(&format!("return {v};"));
+                self.indent -= 1;
+                self.line("}");
+            }
+        }
+    }
+
+    /// How a sequence is iterated by `for &v in ..`: slice parameters as they are, local arrays by reference.
+    fn seq(&self, arr: &str) -> String {
+        if is_slice_param(arr) {
+            arr.to_string()
+        } else {
+            format!("&{arr}")
+        }
+    }
+
+    fn cond(&self, c: &Cond) -> String {
+        match c {
+            Cond::Float(op, a, b) => {
+                format!("{} {} {}", self.expr(a, 2), cmp_sym(*op), self.expr(b, 2))
+            }
+            Cond::Int(op, a, b) => format!("{} {} {}", iexpr(a, 1), cmp_sym(*op), iexpr(b, 1)),
+        }
+    }
+
+    fn lit(&self, c: f64) -> String {
+        if self.generic {
+            if c == 0.0 {
+                "T::zero()".into()
+            } else if c == 1.0 {
+                "T::one()".into()
+            } else {
+                format!("T::from({c:?}).unwrap()")
+            }
+        } else {
+            format!("{c:?}")
+        }
+    }
+
+    /// Prints `e` in a context of precedence `ctx`: 0 top, 1 comparison operand... see `prec`.
+    fn expr(&self, e: &Expr, ctx: u8) -> String {
+        let (s, prec) = match e {
+            Expr::Lit(c) => (self.lit(*c), 9),
+            Expr::Var(v) => (v.clone(), 9),
+            Expr::Index(a, i) => (format!("{a}[{}]", iexpr(i, 0)), 9),
+            Expr::Neg(a) => (format!("-{}", self.expr(a, 6)), 6),
+            Expr::Method(m, a) => {
+                let recv = self.expr(a, 8);
+                let recv = if matches!(**a, Expr::Lit(_)) && !self.generic {
+                    format!("({recv})")
+                } else {
+                    recv
+                };
+                let call = match m {
+                    Method::Sin => "sin()".to_string(),
+                    Method::Cos => "cos()".to_string(),
+                    Method::Tanh => "tanh()".to_string(),
+                    Method::Exp => "exp()".to_string(),
+                    Method::Ln => "ln()".to_string(),
+                    Method::Sqrt => "sqrt()".to_string(),
+                    Method::Atan => "atan()".to_string(),
+                    Method::Powi(k) => format!("powi({k})"),
+                };
+                (format!("{recv}.{call}"), 9)
+            }
+            Expr::Bin(op, a, b) => {
+                let (sym, p) = match op {
+                    BinOp::Add => ("+", 4),
+                    BinOp::Sub => ("-", 4),
+                    BinOp::Mul => ("*", 5),
+                    BinOp::Div => ("/", 5),
+                };
+                (
+                    format!("{} {sym} {}", self.expr(a, p), self.expr(b, p + 1)),
+                    p,
+                )
+            }
+            Expr::Cast(i) => {
+                if self.generic {
+                    (format!("T::from({}).unwrap()", iexpr(i, 0)), 9)
+                } else {
+                    (format!("({} as f64)", iexpr(i, 7)), 9)
+                }
+            }
+            Expr::Call(name, args) => {
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::Float(e) => self.expr(e, 0),
+                        Arg::SliceParam(n) => n.clone(),
+                        Arg::LocalArray(n) => format!("&{n}"),
+                    })
+                    .collect();
+                (
+                    format!("{}({})", fn_name(name, self.mode), args.join(", ")),
+                    9,
+                )
+            }
+            Expr::If(c, a, b) => (
+                format!(
+                    "if {} {{ {} }} else {{ {} }}",
+                    self.cond(c),
+                    self.expr(a, 0),
+                    self.expr(b, 0)
+                ),
+                1,
+            ),
+            Expr::Match(scrut, arms) => {
+                let arms: Vec<String> = arms
+                    .iter()
+                    .map(|(p, e)| format!("{} => {},", pattern(p), self.expr(e, 0)))
+                    .collect();
+                (
+                    format!("match {} {{ {} }}", iexpr(scrut, 0), arms.join(" ")),
+                    1,
+                )
+            }
+        };
+        if prec < ctx || (prec == 1 && ctx > 0) {
+            format!("({s})")
+        } else {
+            s
+        }
+    }
+}
+
+fn assign_sym(op: AssignOp) -> &'static str {
+    match op {
+        AssignOp::Set => "",
+        AssignOp::Add => "+",
+        AssignOp::Sub => "-",
+        AssignOp::Mul => "*",
+    }
+}
+
+fn cmp_sym(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Lt => "<",
+        CmpOp::Gt => ">",
+        CmpOp::Le => "<=",
+        CmpOp::Ge => ">=",
+    }
+}
+
+fn pattern(p: &Pat) -> String {
+    match p {
+        Pat::Lit(k) => k.to_string(),
+        Pat::Or(a, b) => format!("{a} | {b}"),
+        Pat::Range(a, b) => format!("{a}..={b}"),
+        Pat::Wild => "_".to_string(),
+    }
+}
+
+/// Prints an integer expression; `ctx` 0 is a top level, 1 an operand of a range or a comparison, 2 the right
+/// operand of `-`, 3 an operand of `%`, 7 the operand of `as`.
+pub fn iexpr(e: &IExpr, ctx: u8) -> String {
+    let (s, prec) = match e {
+        IExpr::Var(v) => (v.clone(), 9),
+        IExpr::Lit(k) => (k.to_string(), 9),
+        IExpr::Len(a) => (format!("{a}.len()"), 9),
+        IExpr::Add(a, b) => (format!("{} + {}", iexpr(a, 1), iexpr(b, 2)), 1),
+        IExpr::Sub(a, b) => (format!("{} - {}", iexpr(a, 1), iexpr(b, 2)), 1),
+        IExpr::Rem(a, k) => (format!("{} % {k}", iexpr(a, 3)), 3),
+    };
+    if prec < ctx {
+        format!("({s})")
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::generate;
+
+    #[test]
+    fn printed_programs_parse() {
+        for seed in 1..4 {
+            for id in 0..40 {
+                let p = generate(seed, id);
+                for mode in [Mode::Macro, Mode::Plain, Mode::Oracle] {
+                    let src = print_program(&p, mode);
+                    if let Err(e) = syn::parse_file(&src) {
+                        panic!("seed {seed} program {id} ({mode:?}) does not parse: {e}\n{src}");
+                    }
+                }
+                let module = crate::harness::program_module(&p, "p0");
+                syn::parse_file(&module)
+                    .unwrap_or_else(|e| panic!("the check module does not parse: {e}\n{module}"));
+                syn::parse_file(&crate::harness::oracle_module(&p))
+                    .expect("the oracle module parses");
+            }
+        }
+    }
+
+    /// Counts float literals outside `T::from(..)`.
+    struct BareFloats(usize);
+
+    impl<'ast> syn::visit::Visit<'ast> for BareFloats {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            let is_from = matches!(&*call.func, syn::Expr::Path(p) if p.path.segments.len() == 2
+                && p.path.segments[0].ident == "T" && p.path.segments[1].ident == "from");
+            if !is_from {
+                syn::visit::visit_expr_call(self, call);
+            }
+        }
+        fn visit_lit_float(&mut self, _: &'ast syn::LitFloat) {
+            self.0 += 1;
+        }
+    }
+
+    #[test]
+    fn oracle_copy_has_no_attributes_and_only_generic_literals() {
+        for id in 0..40 {
+            let p = generate(1, id);
+            let src = print_program(&p, Mode::Oracle);
+            assert!(!src.contains("#["));
+            let file = syn::parse_file(&src).expect("parses");
+            let mut bare = BareFloats(0);
+            syn::visit::Visit::visit_file(&mut bare, &file);
+            assert_eq!(bare.0, 0, "a float literal outside T::from in\n{src}");
+        }
+    }
+
+    #[test]
+    fn main_parses() {
+        let src = crate::harness::main_rs(
+            &[("p0".into(), 0), ("p1".into(), 1)],
+            &["p0".into(), "p1".into()],
+        );
+        syn::parse_file(&src).expect("main.rs parses");
+        syn::parse_file(crate::harness::SUPPORT).expect("support.rs parses");
+    }
+}
