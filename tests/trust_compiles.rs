@@ -671,3 +671,51 @@ proptest! {
         assert_dot(dot, &grad, &tx, ANALYTIC_TOL, "call_in_loop jvp");
     }
 }
+
+// ---- zeros of untyped floats (found by `autodiff-fuzz --seed 1`) ----
+
+#[autodiff::custom_gradient]
+fn sine_times(x: f64, y: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+    let (s, c) = (x.sin(), x.cos());
+    (s * y, move |dy: f64| (dy * c * y, dy * s))
+}
+
+/// Nested `let = loop` with break values, an untyped `1.0` among them, and an annotated local `Vec` made
+/// in the loop body: the zeros of the break value and of the `Vec`'s adjoint had no type rustc could
+/// settle (E0283).
+#[differentiable]
+fn nested_break_values(b: f64, xs: &[f64]) -> f64 {
+    let mut k1 = 0;
+    let mut acc = 0.0;
+    let t2 = loop {
+        let mut k3 = 0;
+        let t4 = loop {
+            let t5 = sine_times(1.0, xs[2]);
+            k3 += 1;
+            if k3 >= 1 {
+                break t5;
+            }
+        };
+        let mut arr: Vec<f64> = vec![0.0; xs.len()];
+        arr[k1 % 3] += t4.sin();
+        acc += arr[k1 % 3] * b;
+        k1 += 1;
+        if k1 >= 4 {
+            break 1.0;
+        }
+    };
+    acc * t2
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn untyped_break_values(b in -2.0f64..2.0, xs in prop::collection::vec(-2.0f64..2.0, 3..5)) {
+        let (value, (db, dxs)) = nested_break_values_grad(b, &xs);
+        prop_assert_eq!(value, nested_break_values(b, &xs));
+        let at: Vec<f64> = std::iter::once(b).chain(xs.iter().copied()).collect();
+        let grad: Vec<f64> = std::iter::once(db).chain(dxs).collect();
+        assert_fd_gradient(|v| nested_break_values(v[0], &v[1..]), &at, &grad, "nested_break_values");
+    }
+}

@@ -337,6 +337,10 @@ impl<'a> Emitter<'a> {
                 "f64" | "f32" => quote!(0.0),
                 _ => quote!(<#ty as ::autodiff::__private::Zero>::zero()),
             },
+            // A float whose type only an untyped literal gives (`0.0` flowing into it): a literal too, which
+            // rustc types as it types the user's (a bare `Zero::zero()` could be any numeric type). Such a
+            // value cannot be a type parameter `T`: literals do not mix with `T`.
+            Kind::Float(None) => quote!(0.0),
             Kind::Tuple(items) => {
                 let items = items.iter().map(Self::zero_of);
                 quote!((#(#items,)*))
