@@ -719,3 +719,34 @@ proptest! {
         assert_fd_gradient(|v| nested_break_values(v[0], &v[1..]), &at, &grad, "nested_break_values");
     }
 }
+
+/// The result of a call accumulated inside a loop that reads it: the loop's accumulator for it starts from
+/// a zero of the call's result type (it was an untyped `Zero::zero()`, E0283; `autodiff-fuzz --seed 2`).
+#[differentiable]
+fn call_result_read_in_a_loop(xs: &[f64]) -> f64 {
+    let pair = vec![xs[1]; 2];
+    let t = 1.0;
+    let s = scale_first(&pair, 1.0);
+    let mut acc = t + s;
+    for i in 0..3 {
+        let row = [t, s];
+        acc += row[1] * (i as f64);
+    }
+    acc
+}
+
+#[differentiable]
+fn scale_first<T: autodiff::Float>(xs: &[T], s: T) -> T {
+    xs[0] * xs[1] * s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn call_results_read_in_loops(xs in prop::collection::vec(-2.0f64..2.0, 2..5)) {
+        let (value, grad) = call_result_read_in_a_loop_grad(&xs);
+        prop_assert_eq!(value, call_result_read_in_a_loop(&xs));
+        assert_fd_gradient(call_result_read_in_a_loop, &xs, &grad, "call_result_read_in_a_loop");
+    }
+}

@@ -124,7 +124,7 @@ impl Reverse<'_, '_> {
             // and its sum is added where the loop's reverse would have been.
             let init = match adjoints.get(var) {
                 Some(before) if !fused => before.clone(),
-                _ => self.e.zero_of_var(*var),
+                _ => self.zero_adjoint(*var, refs),
             };
             declarations.push(quote!(let mut #acc = #init;));
         }
@@ -223,6 +223,20 @@ impl Reverse<'_, '_> {
                 self.contribute(init, d.to_token_stream(), adjoints, code);
             }
         }
+    }
+
+    /// A zero adjoint for the outer value `var`: of its kind where the syntax settled it, else (a call's
+    /// result) of the type of its primal value, `zero_like(&v)`, which the reverse sweep then reads. A bare
+    /// `Zero::zero()` accumulated with `{float}` terms leaves rustc two types to choose from (E0283).
+    fn zero_adjoint(&self, var: Var, refs: &mut BTreeSet<Var>) -> TokenStream {
+        let unsettled = matches!(self.e.activity.var_kind(var), crate::ir::Kind::Unknown);
+        let single = self.e.f.vars[var.0 as usize].tuple_arity.is_none();
+        if unsettled && single && !self.e.f.params.contains(&var) {
+            refs.insert(var);
+            let name = self.e.name(var);
+            return quote!(::autodiff::__private::zero_like(&#name));
+        }
+        self.e.zero_of_var(var)
     }
 
     /// Can the reverse of `l` run inside its forward sweep? When it is a loop of the function body (not
