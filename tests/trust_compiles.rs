@@ -750,3 +750,35 @@ proptest! {
         assert_fd_gradient(call_result_read_in_a_loop, &xs, &grad, "call_result_read_in_a_loop");
     }
 }
+
+#[autodiff::custom_gradient]
+fn tanh_custom<T: autodiff::Float>(x: T) -> (T, impl Fn(T) -> T) {
+    let t = x.tanh();
+    (t, move |dy: T| dy * (T::one() - t * t))
+}
+
+/// A `loop` whose break value is a power of a custom gradient's result: the adjoint of the carried break
+/// value starts from a zero of its type (it was an untyped `Zero::zero()`, E0283; `autodiff-fuzz --seed 3`).
+#[differentiable]
+fn break_value_of_a_call(ys: &[f64]) -> f64 {
+    let mut k = 0;
+    let t = loop {
+        let v = tanh_custom(ys[ys.len() - 1 - k]);
+        k += 1;
+        if k >= 2 {
+            break v.powi(3);
+        }
+    };
+    t * ys[0]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn break_values_of_calls(ys in prop::collection::vec(-2.0f64..2.0, 2..5)) {
+        let (value, grad) = break_value_of_a_call_grad(&ys);
+        prop_assert_eq!(value, break_value_of_a_call(&ys));
+        assert_fd_gradient(break_value_of_a_call, &ys, &grad, "break_value_of_a_call");
+    }
+}

@@ -112,9 +112,17 @@ impl Reverse<'_, '_> {
             _ => quote!((#(#targets),*) = (#(#values),*);),
         };
         let mut declarations = Vec::new();
-        for ((phi, d), out_d) in l.phis.iter().zip(&carried).zip(&out_adjoints) {
+        for (((phi, out), d), out_d) in l.phis.iter().zip(&l.outs).zip(&carried).zip(&out_adjoints)
+        {
             if let Some(d) = d {
-                let init = out_d.clone().unwrap_or_else(|| self.e.zero_of_var(*phi));
+                // Of the type of the carried value after the loop, where the syntax does not say it.
+                let init = match out_d {
+                    Some(out_d) => out_d.clone(),
+                    None if matches!(activity.var_kind(*phi), crate::ir::Kind::Unknown) => {
+                        self.zero_adjoint(*out, refs)
+                    }
+                    None => self.e.zero_of_var(*phi),
+                };
                 declarations.push(quote!(let mut #d = #init;));
             }
         }
