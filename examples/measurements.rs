@@ -12,23 +12,106 @@
 //! 5. The cost of a Hessian (`order = 2`) against the gradient's.
 //! 6. The cost of calls: a loop that calls a differentiable function against the same loop inlined.
 //!
-//! Times are medians of several batches, each long enough to time, on whatever machine runs it.
+//! Times are the fastest of several batches, each long enough to time, on whatever machine runs it.
+//!
+//! With `--update-docs` it also writes each section's output into the guide, between the lines
+//! `<!-- measurements: N -->` and `<!-- /measurements -->`, so that the guide's figures are this
+//! program's:
+//!
+//! ```sh
+//! cargo run --release --example measurements -- --update-docs
+//! ```
 
 use autodiff::{differentiable, Float};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::rc::Rc;
 use std::time::Instant;
 
+thread_local! {
+    /// Everything printed, kept for `--update-docs`.
+    static PRINTED: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// `println!`, also keeping the line for `--update-docs`.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let line = format!($($arg)*);
+        println!("{line}");
+        PRINTED.with(|printed| {
+            let mut printed = printed.borrow_mut();
+            printed.push_str(&line);
+            printed.push('\n');
+        });
+    }};
+}
+
+/// The guide whose tables this program prints.
+const GUIDE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/docs/coming-from-tensorflow-and-jax.md"
+);
+
 fn main() {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
-    println!("Measured on {cores} cores ({}).", std::env::consts::ARCH);
+    say!("Measured on {cores} cores ({}).", std::env::consts::ARCH);
     finite_differences();
     cost_against_inputs();
     expression_swell();
     matrix_product();
     hessian_cost();
     call_cost();
+    if std::env::args().any(|a| a == "--update-docs") {
+        let printed = PRINTED.with(|printed| printed.borrow().clone());
+        let guide = std::fs::read_to_string(GUIDE).expect("the guide is readable");
+        std::fs::write(GUIDE, update(&guide, &printed)).expect("the guide is writable");
+        println!("\nwrote the tables into {GUIDE}");
+    }
+}
+
+/// `guide` with the text between `<!-- measurements: N -->` and the next `<!-- /measurements -->`
+/// replaced by section N of `printed` (its lines after the `## N.` heading).
+fn update(guide: &str, printed: &str) -> String {
+    let mut sections: HashMap<String, String> = HashMap::new();
+    let mut current = None;
+    for line in printed.lines() {
+        if let Some(rest) = line.strip_prefix("## ") {
+            let number = rest.split('.').next().unwrap_or_default().to_string();
+            sections.insert(number.clone(), String::new());
+            current = Some(number);
+        } else if let Some(number) = &current {
+            let section = sections.get_mut(number).expect("inserted at its heading");
+            section.push_str(line);
+            section.push('\n');
+        }
+    }
+    let mut out = String::new();
+    let mut skipping = false;
+    for line in guide.lines() {
+        if skipping {
+            if line.trim() == "<!-- /measurements -->" {
+                out.push_str(line);
+                out.push('\n');
+                skipping = false;
+            }
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if let Some(number) = line
+            .trim()
+            .strip_prefix("<!-- measurements: ")
+            .and_then(|rest| rest.strip_suffix(" -->"))
+        {
+            let section = sections.get(number).map_or("", |s| s.trim());
+            out.push('\n');
+            out.push_str(section);
+            out.push_str("\n\n");
+            skipping = true;
+        }
+    }
+    out
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -46,21 +129,21 @@ fn finite_differences() {
     // ∂f/∂x = exp(x y + sin x) (y + cos x), worked out by hand.
     let exact = (x * y + x.sin()).exp() * (y + x.cos());
     let relative = |approx: f64| ((approx - exact) / exact).abs();
-    println!("\n## 1. ∂f/∂x of f(x, y) = exp(x·y + sin x) at (1, 2): relative error\n");
-    println!("| step h | forward difference (f(x+h) − f(x)) / h | central difference (f(x+h) − f(x−h)) / 2h |");
-    println!("| ---: | ---: | ---: |");
+    say!("\n## 1. ∂f/∂x of f(x, y) = exp(x·y + sin x) at (1, 2): relative error\n");
+    say!("| step h | forward difference (f(x+h) − f(x)) / h | central difference (f(x+h) − f(x−h)) / 2h |");
+    say!("| ---: | ---: | ---: |");
     for e in [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13] {
         let h = 10f64.powi(-e);
         let forward = (f(x + h, y) - f(x, y)) / h;
         let central = (f(x + h, y) - f(x - h, y)) / (2.0 * h);
-        println!(
+        say!(
             "| 1e-{e} | {:.1e} | {:.1e} |",
             relative(forward),
             relative(central)
         );
     }
     let (_, (dx, _)) = f_grad(x, y);
-    println!(
+    say!(
         "\n`f_grad(1.0, 2.0)`: relative error {:.1e} (one call; the differences take 2 or 3 calls of f per input).",
         relative(dx)
     );
@@ -88,7 +171,8 @@ fn start(n: usize) -> Vec<f64> {
         .collect()
 }
 
-/// Seconds per call of `work`: the median of 5 batches, each repeated until it lasts at least 20 ms.
+/// Seconds per call of `work`: the fastest of 7 batches, each repeated until it lasts at least 20 ms
+/// (the fastest, not the median, because other work on a shared machine only ever adds time).
 fn seconds_per_call(mut work: impl FnMut()) -> f64 {
     work();
     let mut reps = 1usize;
@@ -102,7 +186,7 @@ fn seconds_per_call(mut work: impl FnMut()) -> f64 {
         }
         reps *= 2;
     }
-    let mut batches: Vec<f64> = (0..5)
+    (0..7)
         .map(|_| {
             let t = Instant::now();
             for _ in 0..reps {
@@ -110,9 +194,7 @@ fn seconds_per_call(mut work: impl FnMut()) -> f64 {
             }
             t.elapsed().as_secs_f64() / reps as f64
         })
-        .collect();
-    batches.sort_by(f64::total_cmp);
-    batches[2]
+        .fold(f64::INFINITY, f64::min)
 }
 
 fn duration(seconds: f64) -> String {
@@ -128,9 +210,9 @@ fn duration(seconds: f64) -> String {
 }
 
 fn cost_against_inputs() {
-    println!("\n## 2. The full gradient of the extended Rosenbrock function of n inputs\n");
-    println!("| n | f | reverse: 1 × `_grad` | forward: n × `_jvp` | central differences: 2n × f | reverse / f | forward / f |");
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    say!("\n## 2. The full gradient of the extended Rosenbrock function of n inputs\n");
+    say!("| n | f | reverse: 1 × `_grad` | forward: n × `_jvp` | central differences: 2n × f | reverse / f | forward / f |");
+    say!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for n in [10, 100, 1000, 10_000] {
         let x = start(n);
         let primal = seconds_per_call(|| {
@@ -164,7 +246,7 @@ fn cost_against_inputs() {
             }
             black_box(gradient);
         });
-        println!(
+        say!(
             "| {n} | {} | {} | {} | {} | {:.1} | {:.0} |",
             duration(primal),
             duration(reverse),
@@ -183,7 +265,7 @@ fn cost_against_inputs() {
         tangent[i] = 1.0;
         worst = worst.max((rosenbrock_jvp(&x, tangent).1 - gi).abs());
     }
-    println!("\nForward and reverse gradients at n = 100 differ by at most {worst:.1e}.");
+    say!("\nForward and reverse gradients at n = 100 differ by at most {worst:.1e}.");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -350,9 +432,9 @@ fn adjoint_operations(e: &Rc<Expr>) -> usize {
 }
 
 fn expression_swell() {
-    println!("\n## 3. The logistic map l ← 4·l·(1 − l), n levels deep, and its derivative\n");
-    println!("| n | f as a formula (nodes) | f as a graph (nodes) | d/dx as a formula (nodes) | d/dx as a graph (nodes) | adjoint (operations) |");
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: |");
+    say!("\n## 3. The logistic map l ← 4·l·(1 − l), n levels deep, and its derivative\n");
+    say!("| n | f as a formula (nodes) | f as a graph (nodes) | d/dx as a formula (nodes) | d/dx as a graph (nodes) | adjoint (operations) |");
+    say!("| ---: | ---: | ---: | ---: | ---: | ---: |");
     let x = 0.3;
     let mut l = Rc::new(X);
     for n in 1..=20 {
@@ -367,7 +449,7 @@ fn expression_swell() {
         let (_, generated) = logistic_grad(x, n);
         assert!((symbolic - generated).abs() <= 1e-9 * generated.abs().max(1.0));
         if [1, 2, 3, 4, 5, 10, 20].contains(&n) {
-            println!(
+            say!(
                 "| {n} | {} | {} | {} | {} | {} |",
                 tree_size(&l, &mut HashMap::new()),
                 graph_size(&l, &mut HashMap::new()),
@@ -377,9 +459,7 @@ fn expression_swell() {
             );
         }
     }
-    println!(
-        "\nAt every n from 1 to 20 the symbolic derivative and `logistic_grad` agree at x = {x}."
-    );
+    say!("\nAt every n from 1 to 20 the symbolic derivative and `logistic_grad` agree at x = {x}.");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -443,7 +523,7 @@ fn rows(flat: &[f64], columns: usize) -> String {
 }
 
 fn matrix_product() {
-    println!("\n## 4. C = A·B written as loops: the generated VJP\n");
+    say!("\n## 4. C = A·B written as loops: the generated VJP\n");
     let (m, k, n) = (2, 3, 2);
     let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
     let b = [7.0, 8.0, 9.0, 10.0, 11.0, 12.0];
@@ -451,12 +531,12 @@ fn matrix_product() {
     let (c, (da, db)) = matmul_vjp(&a, &b, m, k, n, dc.to_vec());
     let dc_bt = product(&dc, &b, (m, n, k), (false, true)); // dC (m × n) · Bᵀ (n × k)
     let at_dc = product(&a, &dc, (k, m, n), (true, false)); // Aᵀ (k × m) · dC (m × n)
-    println!("A = {} (2 × 3), B = {} (3 × 2)", rows(&a, k), rows(&b, n));
-    println!("C = {}, dC = {}", rows(&c, n), rows(&dc, n));
-    println!("dA from `matmul_vjp` = {}", rows(&da, k));
-    println!("dC · Bᵀ             = {}", rows(&dc_bt, k));
-    println!("dB from `matmul_vjp` = {}", rows(&db, n));
-    println!("Aᵀ · dC             = {}", rows(&at_dc, n));
+    say!("A = {} (2 × 3), B = {} (3 × 2)", rows(&a, k), rows(&b, n));
+    say!("C = {}, dC = {}", rows(&c, n), rows(&dc, n));
+    say!("dA from `matmul_vjp` = {}", rows(&da, k));
+    say!("dC · Bᵀ             = {}", rows(&dc_bt, k));
+    say!("dB from `matmul_vjp` = {}", rows(&db, n));
+    say!("Aᵀ · dC             = {}", rows(&at_dc, n));
     assert_eq!(da, dc_bt);
     assert_eq!(db, at_dc);
 
@@ -500,7 +580,7 @@ fn matrix_product() {
             black_box(cotangent.clone()),
         ));
     });
-    println!(
+    say!(
         "\nAt 64 × 64: dA differs from dC · Bᵀ by at most {da_error:.1e}, dB from Aᵀ · dC by at most \
          {db_error:.1e}; `matmul` takes {}, `matmul_vjp` {} ({:.1} times).",
         duration(primal),
@@ -513,9 +593,9 @@ fn matrix_product() {
 // 5. Hessians
 
 fn hessian_cost() {
-    println!("\n## 5. Second derivatives of the extended Rosenbrock function (`order = 2`)\n");
-    println!("| n | f | `_grad` | `_hvp` (one H·v) | `_hessian` (n × H·v) | `_hvp` / `_grad` | `_hessian` / `_grad` |");
-    println!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    say!("\n## 5. Second derivatives of the extended Rosenbrock function (`order = 2`)\n");
+    say!("| n | f | `_grad` | `_hvp` (one H·v) | `_hessian` (n × H·v) | `_hvp` / `_grad` | `_hessian` / `_grad` |");
+    say!("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
     for n in [10, 100, 1000] {
         let x = start(n);
         let v: Vec<f64> = (0..n).map(|i| (i % 3) as f64 - 1.0).collect();
@@ -531,7 +611,7 @@ fn hessian_cost() {
         let hessian = seconds_per_call(|| {
             black_box(rosenbrock_hessian(black_box(&x)));
         });
-        println!(
+        say!(
             "| {n} | {} | {} | {} | {} | {:.1} | {:.0} |",
             duration(primal),
             duration(grad),
@@ -543,7 +623,7 @@ fn hessian_cost() {
     }
     // The Hessian of the 2-d function at (1.5, 0.5), against the one worked out by hand.
     let (_, _, h) = rosenbrock_hessian(&[1.5, 0.5]);
-    println!(
+    say!(
         "\n`rosenbrock_hessian(&[1.5, 0.5])` = {h:?}; by hand: [[1200 x0² − 400 x1 + 2, −400 x0], [−400 x0, 200]] = [[2502, -600], [-600, 200]]."
     );
     assert_eq!(h, vec![vec![2502.0, -600.0], vec![-600.0, 200.0]]);
@@ -583,11 +663,11 @@ fn rosenbrock_inline(x: &[f64]) -> f64 {
 }
 
 fn call_cost() {
-    println!(
+    say!(
         "\n## 6. Calls: the Rosenbrock sum with its term inline or in a differentiable function\n"
     );
-    println!("| n | written | f | `_grad` | `_grad` / f |");
-    println!("| ---: | --- | ---: | ---: | ---: |");
+    say!("| n | written | f | `_grad` | `_grad` / f |");
+    say!("| ---: | --- | ---: | ---: | ---: |");
     for n in [1000, 100_000] {
         let x = start(n);
         for (name, primal, gradient) in [
@@ -604,7 +684,7 @@ fn call_cost() {
             let g = seconds_per_call(|| {
                 black_box(gradient(black_box(&x)));
             });
-            println!(
+            say!(
                 "| {n} | {name} | {} | {} | {:.2} |",
                 duration(p),
                 duration(g),
