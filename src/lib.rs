@@ -28,13 +28,16 @@
 //! - [`gradient_of`] registers the gradient of a function you do not own, as `tf.RegisterGradient`;
 //! - [`Dual`] is a dual number for forward mode and higher order, [`check_gradient`] compares a gradient
 //!   with central differences, and [`optim`] has minimisers (`Sgd`, `Adam`, `Lbfgs`) that take a generated
-//!   `_grad` function.
+//!   `_grad` function; with the feature `argmin`, `autodiff::argmin::Problem` hands one to argmin's solvers.
 //!
 //! See the README for the supported subset of Rust and `docs/` for how the generated code works.
 
 #![warn(missing_docs)]
 
 pub use autodiff_core::optim;
+
+#[cfg(feature = "argmin")]
+pub mod argmin;
 pub use autodiff_core::{
     check_gradient, check_gradient_of, stop_gradient, Differentiable, Dual, Float, GradientCheck,
 };

@@ -1,0 +1,325 @@
+use autodiff::differentiable;
+fn matmul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = 0.0;
+            for p in 0..k {
+                s += a[i * k + p] * b[p * n + j];
+            }
+            c[i * n + j] = s;
+        }
+    }
+    c
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __matmul_vjp_into(
+    a: &[f64],
+    b: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    d_ret: Vec<f64>,
+    grad: (&mut [f64], &mut [f64]),
+) -> Vec<f64> {
+    let (__grad_a, __grad_b) = grad;
+    let mut __d_a = ::autodiff::__private::gradient_buffer("a", __grad_a, &a);
+    let mut __d_b = ::autodiff::__private::gradient_buffer("b", __grad_b, &b);
+    let __v0 = m * n;
+    let mut c = ::std::vec![0.0; __v0];
+    for __i in 0..m {
+        for __i_1 in 0..n {
+            let mut s = 0.0;
+            for __i_2 in 0..k {
+                let __v1 = __i * k;
+                let __v2 = __v1 + __i_2;
+                let __v3 = a[__v2];
+                let __v4 = __i_2 * n;
+                let __v5 = __v4 + __i_1;
+                let __v6 = b[__v5];
+                let __v7 = __v3 * __v6;
+                let s_1 = s + __v7;
+                s = s_1;
+            }
+            let __v8 = __i * n;
+            let __v9 = __v8 + __i_1;
+            c[__v9] = s;
+        }
+    }
+    let mut __d_c = ::autodiff::__private::cotangent("d_ret", d_ret, &c);
+    for __i in (0..m).rev() {
+        for __i_1 in (0..n).rev() {
+            let __v8 = __i * n;
+            let __v9 = __v8 + __i_1;
+            let __d_s = __d_c[__v9];
+            __d_c[__v9] = ::autodiff::__private::Zero::zero();
+            let mut __d_s_1 = __d_s;
+            for __i_2 in 0..k {
+                let __v1 = __i * k;
+                let __v2 = __v1 + __i_2;
+                let __v3 = a[__v2];
+                let __v4 = __i_2 * n;
+                let __v5 = __v4 + __i_1;
+                let __v6 = b[__v5];
+                let __d_v3 = __d_s_1 * __v6;
+                let __d_v6 = __d_s_1 * __v3;
+                ::autodiff::__private::add_to(&mut __d_b[__v5], __d_v6);
+                ::autodiff::__private::add_to(&mut __d_a[__v2], __d_v3);
+            }
+        }
+    }
+    c
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn matmul_vjp(
+    a: &[f64],
+    b: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    d_ret: Vec<f64>,
+) -> (Vec<f64>, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+    let mut __grad_a = ::autodiff::__private::zeros_like(&a[..]);
+    let mut __grad_b = ::autodiff::__private::zeros_like(&b[..]);
+    let value = __matmul_vjp_into(a, b, m, k, n, d_ret, (&mut __grad_a, &mut __grad_b));
+    (value, (__grad_a, __grad_b))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn matmul_jvp(
+    a: &[f64],
+    b: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    tangent: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+) -> (Vec<f64>, Vec<f64>) {
+    let (__dot_a, __dot_b) = tangent;
+    let mut __dot_a = ::autodiff::__private::tangent("a", __dot_a, &a);
+    let mut __dot_b = ::autodiff::__private::tangent("b", __dot_b, &b);
+    let __v0 = m * n;
+    let mut c = ::std::vec![0.0; __v0];
+    let mut __dot_c = ::autodiff::__private::zeros_like(&c);
+    for __i in 0..m {
+        for __i_1 in 0..n {
+            let mut s = 0.0;
+            let mut __dot_s = 0.0;
+            for __i_2 in 0..k {
+                let __v1 = __i * k;
+                let __v2 = __v1 + __i_2;
+                let __v3 = a[__v2];
+                let __dot_v3 = __dot_a[__v2];
+                let __v4 = __i_2 * n;
+                let __v5 = __v4 + __i_1;
+                let __v6 = b[__v5];
+                let __dot_v6 = __dot_b[__v5];
+                let __v7 = __v3 * __v6;
+                let __dot_v7 = __dot_v3 * __v6 + __dot_v6 * __v3;
+                let s_1 = s + __v7;
+                let __dot_s_1 = __dot_s + __dot_v7;
+                (s, __dot_s) = (s_1, __dot_s_1);
+            }
+            let __v8 = __i * n;
+            let __v9 = __v8 + __i_1;
+            c[__v9] = s;
+            __dot_c[__v9] = __dot_s;
+        }
+    }
+    (c, __dot_c)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+fn matmul_jacobian(
+    a: &[f64],
+    b: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
+    let __value = matmul(
+        a,
+        b,
+        ::core::clone::Clone::clone(&m),
+        ::core::clone::Clone::clone(&k),
+        ::core::clone::Clone::clone(&n),
+    );
+    let __rows = __value.len();
+    let __columns = 0usize + a.len() + b.len();
+    let mut __jacobian = ::std::vec::Vec::with_capacity(__rows);
+    if __rows <= __columns {
+        for __i in 0..__rows {
+            let mut __d_ret = ::autodiff::__private::zeros_like(&__value);
+            __d_ret[__i] = <f64 as ::autodiff::__private::One>::one();
+            let (_, (__part_0, __part_1)) = matmul_vjp(
+                a,
+                b,
+                ::core::clone::Clone::clone(&m),
+                ::core::clone::Clone::clone(&k),
+                ::core::clone::Clone::clone(&n),
+                __d_ret,
+            );
+            let mut __row = ::std::vec::Vec::with_capacity(__columns);
+            __row.extend_from_slice(&__part_0[..]);
+            __row.extend_from_slice(&__part_1[..]);
+            __jacobian.push(__row);
+        }
+    } else {
+        __jacobian = ::std::vec![
+            ::std::vec![< f64 as ::autodiff::__private::Zero > ::zero(); __columns];
+            __rows
+        ];
+        for __j in 0..__columns {
+            let (_, __column) = matmul_jvp(
+                a,
+                b,
+                ::core::clone::Clone::clone(&m),
+                ::core::clone::Clone::clone(&k),
+                ::core::clone::Clone::clone(&n),
+                (
+                    {
+                        let mut __t = ::autodiff::__private::zeros_like(&a);
+                        if __j >= 0usize && __j < 0usize + a.len() {
+                            __t[__j - 0usize] = <f64 as ::autodiff::__private::One>::one();
+                        }
+                        __t
+                    },
+                    {
+                        let mut __t = ::autodiff::__private::zeros_like(&b);
+                        if __j >= (0usize + a.len())
+                            && __j < (0usize + a.len()) + b.len()
+                        {
+                            __t[__j - (0usize + a.len())] = <f64 as ::autodiff::__private::One>::one();
+                        }
+                        __t
+                    },
+                ),
+            );
+            for (__i, __entry) in __column.iter().enumerate() {
+                __jacobian[__i][__j] = *__entry;
+            }
+        }
+    }
+    __jacobian
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct matmul {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+impl matmul {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(
+        a: &[f64],
+        b: &[f64],
+        m: usize,
+        k: usize,
+        n: usize,
+        d_ret: Vec<f64>,
+    ) -> (Vec<f64>, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, (), (), ())) {
+        let (value, gradient) = matmul_vjp(a, b, m, k, n, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1, (), (), ()))
+    }
+    #[inline]
+    fn jvp(
+        a: &[f64],
+        b: &[f64],
+        m: usize,
+        k: usize,
+        n: usize,
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, (), (), ()),
+    ) -> (Vec<f64>, Vec<f64>) {
+        let (__tangent_0, __tangent_1, _, _, _) = tangents;
+        matmul_jvp(a, b, m, k, n, (__tangent_0, __tangent_1))
+    }
+}
+fn logistic(x: f64, levels: usize) -> f64 {
+    let mut l = x;
+    for _ in 0..levels {
+        l = 4.0 * l * (1.0 - l);
+    }
+    l
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn logistic_grad(x: f64, levels: usize) -> (f64, f64) {
+    let mut __grad_x = 0.0;
+    let value = __logistic_vjp_into(x, levels, 1.0, &mut __grad_x);
+    (value, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn logistic_grad_into(x: f64, levels: usize, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
+    __logistic_vjp_into(x, levels, 1.0, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __logistic_vjp_into(x: f64, levels: usize, d_ret: f64, grad: &mut f64) -> f64 {
+    let __grad_x = grad;
+    let mut __tape_l = ::autodiff::__private::Tape::new();
+    let mut l = x;
+    for __i in 0..levels {
+        __tape_l.push(l);
+        let __v0 = 4.0 * l;
+        let __v1 = 1.0 - l;
+        let l_1 = __v0 * __v1;
+        l = l_1;
+    }
+    let mut __d_l = d_ret;
+    for __i in (0..levels).rev() {
+        let l = __tape_l.pop();
+        let __v0 = 4.0 * l;
+        let __v1 = 1.0 - l;
+        let __d_v0 = __d_l * __v1;
+        let __d_v1 = __d_l * __v0;
+        let __d_l_1 = -__d_v1;
+        let __d_l_2 = __d_l_1 + __d_v0 * 4.0;
+        __d_l = __d_l_2;
+    }
+    *__grad_x = __d_l;
+    l
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn logistic_vjp(x: f64, levels: usize, d_ret: f64) -> (f64, f64) {
+    let mut __grad_x = 0.0;
+    let value = __logistic_vjp_into(x, levels, d_ret, &mut __grad_x);
+    (value, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[inline]
+fn logistic_jvp(x: f64, levels: usize, tangent: f64) -> (f64, f64) {
+    let __dot_x = tangent;
+    let mut l = x;
+    let mut __dot_l = __dot_x;
+    for __i in 0..levels {
+        let __v0 = 4.0 * l;
+        let __dot_v0 = __dot_l * 4.0;
+        let __v1 = 1.0 - l;
+        let __dot_v1 = -__dot_l;
+        let l_1 = __v0 * __v1;
+        let __dot_l_1 = __dot_v0 * __v1 + __dot_v1 * __v0;
+        (l, __dot_l) = (l_1, __dot_l_1);
+    }
+    (l, __dot_l)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct logistic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+impl logistic {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(x: f64, levels: usize, d_ret: f64) -> (f64, (f64, ())) {
+        let (value, gradient) = logistic_vjp(x, levels, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0, ()))
+    }
+    #[inline]
+    fn jvp(x: f64, levels: usize, tangents: (f64, ())) -> (f64, f64) {
+        let (__tangent_0, _) = tangents;
+        logistic_jvp(x, levels, __tangent_0)
+    }
+}
