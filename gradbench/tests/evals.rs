@@ -302,3 +302,39 @@ fn gmm_objective_matches_its_definition_and_gradient_finite_differences() {
         );
     }
 }
+
+#[test]
+fn lstm_gradient_matches_finite_differences() {
+    use autodiff_gradbench::evals::lstm;
+    let mut rng = Rng(7);
+    for (l, b, c) in [(1, 2, 2), (2, 3, 4)] {
+        let input = lstm::Input {
+            main_params: rng.vec(8 * b * l, -1.0, 1.0),
+            extra_params: rng.vec(3 * b, -1.0, 1.0),
+            state: rng.vec(2 * b * l, -1.0, 1.0),
+            sequence: rng.vec(c * b, -1.0, 1.0),
+            l,
+            b,
+        };
+        let mut main = vec![f64::NAN; input.main_params.len()];
+        let mut extra = vec![f64::NAN; input.extra_params.len()];
+        let value = input.gradient_into(&mut main, &mut extra);
+        assert_close("lstm value of grad_into", value, input.objective(), 1e-12);
+        let split = input.main_params.len();
+        let params = [input.main_params.as_slice(), &input.extra_params].concat();
+        let grad = [main.as_slice(), &extra].concat();
+        let objective = |p: &[f64]| {
+            let (main, extra) = p.split_at(split);
+            lstm::lstm_objective(main, extra, &input.state, &input.sequence, l, b)
+        };
+        let check = check_gradient(objective, &params, &grad);
+        assert!(
+            check.is_ok(FD_TOLERANCE),
+            "lstm l = {l}, b = {b}, c = {c}: {check}"
+        );
+    }
+    // One layer, b = 1, c = 2, all parameters zero: the gates are 1/2, the cell and hidden values 0,
+    // the prediction 0, and the loss -y1 (0 - ln(1 + 2)) / 1.
+    let zero = lstm::lstm_objective(&[0.0; 8], &[0.0; 3], &[0.0; 2], &[0.5, 0.7], 1, 1);
+    assert_close("lstm value", zero, 0.7 * 3f64.ln(), 1e-15);
+}

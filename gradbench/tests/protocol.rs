@@ -129,6 +129,12 @@ fn every_module_answers_in_its_output_shape() {
         "centroids": [[0.0, 1.0], [5.0, 6.0]],
     });
     let det = json!({ "A": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0], "ell": 3 });
+    let lstm = json!({
+        "main_params": [[0.1, 0.2, 0.3, 0.4], [0.0, -0.1, 0.2, 0.1]],
+        "extra_params": [[1.0], [0.5], [0.1]],
+        "state": [[0.2], [0.3]],
+        "sequence": [[0.5], [0.7], [0.1]],
+    });
     let cases = [
         ("det", "primal", det.clone()),
         ("det", "gradient", det),
@@ -138,6 +144,8 @@ fn every_module_answers_in_its_output_shape() {
         ("kmeans", "dir", kmeans),
         ("llsq", "primal", json!({ "x": [0.1, 0.2, 0.3], "n": 5 })),
         ("llsq", "gradient", json!({ "x": [0.1, 0.2, 0.3], "n": 5 })),
+        ("lstm", "objective", lstm.clone()),
+        ("lstm", "jacobian", lstm),
         ("ode", "primal", json!({ "x": [0.5, 0.3, 0.2], "s": 4 })),
         ("ode", "gradient", json!({ "x": [0.5, 0.3, 0.2], "s": 4 })),
     ];
@@ -172,6 +180,7 @@ fn every_module_answers_in_its_output_shape() {
                 }
             }
             ("kmeans", "dir") => assert_eq!(output, &json!([[-0.5, 0.5], [-0.5, 0.0]])),
+            ("lstm", "jacobian") => assert_eq!(floats(output).len(), 8 + 3),
             ("llsq", "gradient") | ("ode", "primal") | ("ode", "gradient") => {
                 assert_eq!(floats(output).len(), 3)
             }
