@@ -1,0 +1,154 @@
+//! Times every implemented eval through the tool's own protocol handler, on inputs of the sizes
+//! GradBench's evals send by default (a subset, generated here with a fixed seed, as GradBench
+//! generates them), and prints, for each workload, the median time of the primal, of the derivative,
+//! and their ratio.
+//!
+//! `cargo run --release -p autodiff-gradbench --example timings [min_seconds]`
+
+use autodiff_gradbench::respond;
+use serde_json::{json, Value};
+
+/// A small deterministic generator (SplitMix64): uniform numbers in [0, 1).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| lo + (hi - lo) * self.next()).collect()
+    }
+
+    fn rows(&mut self, rows: usize, cols: usize, lo: f64, hi: f64) -> Vec<Vec<f64>> {
+        (0..rows).map(|_| self.vec(cols, lo, hi)).collect()
+    }
+}
+
+/// The median of the `evaluate` timings of an answer, in nanoseconds.
+fn median_ns(answer: &Value) -> f64 {
+    assert_eq!(answer["success"], true, "{answer}");
+    let mut t: Vec<f64> = answer["timings"]
+        .as_array()
+        .expect("timings")
+        .iter()
+        .map(|t| t["nanoseconds"].as_f64().expect("nanoseconds"))
+        .collect();
+    t.sort_by(f64::total_cmp);
+    t[t.len() / 2]
+}
+
+fn format_ns(ns: f64) -> String {
+    if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.1} µs", ns / 1e3)
+    }
+}
+
+fn main() {
+    let min_seconds: f64 = std::env::args()
+        .nth(1)
+        .map(|s| s.parse().expect("min_seconds is a number"))
+        .unwrap_or(0.5);
+    let mut rng = Rng(31337);
+    let mut workloads: Vec<(&str, [&str; 2], String, Value)> = Vec::new();
+
+    for n in [10_000, 1_280_000] {
+        let input = json!({ "x": rng.vec(n, -100.0, 100.0) });
+        workloads.push(("lse", ["primal", "gradient"], format!("n={n}"), input));
+    }
+    for n in [1024, 16392] {
+        let input = json!({ "x": rng.vec(128, -1.0, 1.0), "n": n });
+        workloads.push((
+            "llsq",
+            ["primal", "gradient"],
+            format!("m=128,n={n}"),
+            input,
+        ));
+    }
+    for (n, s) in [(1000, 100), (100_000, 10)] {
+        let input = json!({ "x": rng.vec(n, 0.0, 1.0), "s": s });
+        workloads.push(("ode", ["primal", "gradient"], format!("n={n},s={s}"), input));
+    }
+    for ell in [7, 11] {
+        let input = json!({ "A": rng.vec(ell * ell, 0.0, 1.0), "ell": ell });
+        workloads.push(("det", ["primal", "gradient"], format!("ell={ell}"), input));
+    }
+    for (k, n, d) in [(10, 1000, 8), (100, 10_000, 16)] {
+        let points = rng.rows(n, d, 0.0, 1.0);
+        let centroids = points[n - k..].to_vec();
+        let input = json!({ "points": points, "centroids": centroids });
+        workloads.push((
+            "kmeans",
+            ["cost", "dir"],
+            format!("k={k},n={n},d={d}"),
+            input,
+        ));
+    }
+    for (d, k) in [(2, 5), (10, 25), (64, 100)] {
+        let n = 1000;
+        let l_size = d * (d - 1) / 2;
+        let input = json!({
+            "d": d, "k": k, "n": n, "m": 0, "gamma": 1.0,
+            "alpha": rng.vec(k, 0.0, 1.0),
+            "mu": rng.rows(k, d, 0.0, 1.0),
+            "q": rng.rows(k, d, 0.0, 1.0),
+            "l": rng.rows(k, l_size, 0.0, 1.0),
+            "x": rng.rows(n, d, 0.0, 1.0),
+        });
+        workloads.push((
+            "gmm",
+            ["objective", "jacobian"],
+            format!("d={d},k={k},n={n}"),
+            input,
+        ));
+    }
+    for (l, c) in [(2, 1024), (4, 4096)] {
+        // b = 7 bits a character, the sequence of bits as GradBench's text gives.
+        let b = 7;
+        let sequence: Vec<Vec<f64>> = (0..c)
+            .map(|_| (0..b).map(|_| (rng.next() < 0.5) as u8 as f64).collect())
+            .collect();
+        let input = json!({
+            "main_params": rng.rows(2 * l, 4 * b, 0.0, 1.0),
+            "extra_params": rng.rows(3, b, 0.0, 1.0),
+            "state": rng.rows(2 * l, b, 0.0, 1.0),
+            "sequence": sequence,
+        });
+        workloads.push((
+            "lstm",
+            ["objective", "jacobian"],
+            format!("l={l},c={c}"),
+            input,
+        ));
+    }
+
+    println!(
+        "| eval | workload | primal | derivative | derivative / primal |\n| --- | --- | --- | --- | --- |"
+    );
+    let mut id = 0;
+    for (module, [primal, derivative], workload, mut input) in workloads {
+        input["min_runs"] = json!(3);
+        input["min_seconds"] = json!(min_seconds);
+        let mut time = |function: &str| {
+            id += 1;
+            let message = json!({
+                "id": id, "kind": "evaluate", "module": module, "function": function, "input": &input,
+            });
+            median_ns(&respond(&message.to_string()))
+        };
+        let (tp, td) = (time(primal), time(derivative));
+        println!(
+            "| {module} (`{derivative}`) | {workload} | {} | {} | {:.2} |",
+            format_ns(tp),
+            format_ns(td),
+            td / tp
+        );
+    }
+}
