@@ -128,6 +128,23 @@ fn main() {
             input,
         ));
     }
+    for (n, m, p) in [(49, 7776, 31843), (21, 11315, 36455)] {
+        // One camera, point, weight and feature of magnitudes like those of ADBench's files.
+        let mut cam = rng.vec(11, -1.0, 1.0);
+        cam[3..6].copy_from_slice(&rng.vec(3, 30.0, 60.0));
+        cam[6] = 400.0;
+        cam[9..].copy_from_slice(&[0.08, 0.003]);
+        let input = json!({
+            "n": n, "m": m, "p": p, "cam": cam, "x": rng.vec(3, 0.0, 8.0), "w": 0.4,
+            "feat": rng.vec(2, 200.0, 800.0),
+        });
+        workloads.push((
+            "ba",
+            ["objective", "jacobian"],
+            format!("n={n},m={m},p={p}"),
+            input,
+        ));
+    }
 
     println!(
         "| eval | workload | primal | derivative | derivative / primal |\n| --- | --- | --- | --- | --- |"

@@ -338,3 +338,55 @@ fn lstm_gradient_matches_finite_differences() {
     let zero = lstm::lstm_objective(&[0.0; 8], &[0.0; 3], &[0.0; 2], &[0.5, 0.7], 1, 1);
     assert_close("lstm value", zero, 0.7 * 3f64.ln(), 1e-15);
 }
+
+#[test]
+fn ba_jacobian_matches_finite_differences() {
+    use autodiff_gradbench::evals::ba;
+    let mut rng = Rng(8);
+    // A camera with a rotation, and one without (the other branch of Rodrigues' formula).
+    for rotated in [true, false] {
+        let mut cam = rng.vec(ba::CAMERA_PARAMS, -0.5, 0.5);
+        if !rotated {
+            cam[..3].fill(0.0);
+        }
+        cam[6] = 1.5; // focal length
+        let mut x = rng.vec(3, -1.0, 1.0);
+        x[2] += 4.0; // in front of the camera
+        let w = 0.8;
+        let feat = rng.vec(2, -1.0, 1.0);
+        let jac = ba::reprojection_error_jacobian(&cam, &x, w, &feat);
+        assert_eq!((jac.len(), jac[0].len()), (2, ba::CAMERA_PARAMS + 3 + 1));
+        let params = [&cam[..], &x, &[w]].concat();
+        for (row, grad) in jac.iter().enumerate() {
+            let f = |p: &[f64]| ba::reprojection_error(&p[..11], &p[11..14], p[14], &feat)[row];
+            // The rotation's derivative at 0 is the limit of the other branch; finite differences
+            // there straddle both, so only the other parameters are compared.
+            let check = if rotated {
+                check_gradient(f, &params, grad)
+            } else {
+                check_gradient(
+                    |q: &[f64]| f(&[&params[..3], q].concat()),
+                    &params[3..],
+                    &grad[3..],
+                )
+            };
+            assert!(
+                check.is_ok(FD_TOLERANCE),
+                "ba row {row}, rotated {rotated}: {check}"
+            );
+        }
+    }
+    // No rotation, centre 0, focal length 1, no shift or distortion: the pinhole projection.
+    let mut cam = [0.0; 11];
+    cam[6] = 1.0;
+    let err = ba::reprojection_error(&cam, &[1.0, 2.0, 4.0], 2.0, &[0.0, 0.0]);
+    assert_eq!(err, [0.5, 1.0]);
+    // A quarter turn about z takes (1, 0, 4) to (0, 1, 4).
+    cam[2] = std::f64::consts::FRAC_PI_2;
+    let err = ba::reprojection_error(&cam, &[1.0, 0.0, 4.0], 1.0, &[0.0, 0.0]);
+    assert!(
+        err[0].abs() < 1e-15 && (err[1] - 0.25).abs() < 1e-15,
+        "{err:?}"
+    );
+    assert_eq!(ba::weight_error_grad(0.8), (1.0 - 0.8 * 0.8, -1.6));
+}

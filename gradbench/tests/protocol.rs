@@ -135,7 +135,16 @@ fn every_module_answers_in_its_output_shape() {
         "state": [[0.2], [0.3]],
         "sequence": [[0.5], [0.7], [0.1]],
     });
+    let ba = json!({
+        "n": 2, "m": 3, "p": 10,
+        "cam": [0.1, -0.2, 0.3, 0.0, 0.1, -0.1, 1.5, 0.2, 0.1, 0.01, 0.001],
+        "x": [0.5, -0.5, 4.0],
+        "w": 0.8,
+        "feat": [0.1, 0.2],
+    });
     let cases = [
+        ("ba", "objective", ba.clone()),
+        ("ba", "jacobian", ba),
         ("det", "primal", det.clone()),
         ("det", "gradient", det),
         ("gmm", "objective", gmm.clone()),
@@ -170,6 +179,26 @@ fn every_module_answers_in_its_output_shape() {
                 floats(output),
                 vec![2.0, 2.0, -3.0, 4.0, -11.0, 6.0, -3.0, 6.0, -3.0]
             ),
+            ("ba", "objective") => {
+                assert_eq!(floats(&output["reproj_error"]["elements"]).len(), 2);
+                assert_eq!(output["reproj_error"]["repeated"], 10);
+                assert_eq!(output["w_err"]["repeated"], 10);
+                assert!((output["w_err"]["element"].as_f64().unwrap() - 0.36).abs() < 1e-15);
+            }
+            ("ba", "jacobian") => {
+                // 3 p + 1 row starts and 2 (11 + 3 + 1) p + p entries, sent as the first 30 and the last.
+                for field in ["rows", "cols", "vals"] {
+                    assert_eq!(output[field].as_array().unwrap().len(), 31, "ba {field}");
+                }
+                assert_eq!(output["rows"][1], 15);
+                assert_eq!(
+                    output["rows"][30],
+                    2 * 15 * 10 + 10,
+                    "the last row ends at the number of entries"
+                );
+                assert_eq!(output["cols"][30], 11 * 2 + 3 * 3 + 9);
+                assert!((output["vals"][30].as_f64().unwrap() + 1.6).abs() < 1e-15);
+            }
             ("det", "primal") => assert_eq!(output.as_f64(), Some(-3.0)),
             ("gmm", "jacobian") => {
                 assert_eq!(floats(&output["alpha"]).len(), 2);

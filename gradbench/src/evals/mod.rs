@@ -5,6 +5,7 @@
 // in the subset `#[differentiable]` supports).
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
+pub mod ba;
 pub mod det;
 pub mod gmm;
 pub mod kmeans;
@@ -17,11 +18,12 @@ use crate::Job;
 use serde_json::Value;
 
 /// The modules `define` accepts.
-pub const MODULES: &[&str] = &["det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode"];
+pub const MODULES: &[&str] = &["ba", "det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode"];
 
 /// The job of `function` of `module` on `input`, or why there is none.
 pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Job>, String> {
     match module {
+        "ba" => ba::prepare(function, input),
         "det" => det::prepare(function, input),
         "gmm" => gmm::prepare(function, input),
         "kmeans" => kmeans::prepare(function, input),
