@@ -3,10 +3,18 @@
 //! generates them), and prints, for each workload, the median time of the primal, of the derivative,
 //! and their ratio.
 //!
-//! `cargo run --release -p autodiff-gradbench --example timings [min_seconds]`
+//! `cargo run --release -p autodiff-gradbench --example timings [min_seconds] [MANUAL_BIN_DIR]`
+//!
+//! With `MANUAL_BIN_DIR`, a folder holding GradBench's C++ `manual` tool built per eval
+//! (`tools/manual`'s Makefile makes `bin/lse`, `bin/gmm`, ..), each workload is also run there: its
+//! output is compared with ours as GradBench's validator compares them (`comparison.py`: relative
+//! difference `|a - b| / max(1, |a| + |b|)` at most 1e-4 in every number), and its median times are
+//! printed beside ours.
 
 use autodiff_gradbench::respond;
 use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// A small deterministic generator (SplitMix64): uniform numbers in [0, 1).
 struct Rng(u64);
@@ -43,6 +51,58 @@ fn median_ns(answer: &Value) -> f64 {
     t[t.len() / 2]
 }
 
+/// Where `expected` and `actual` differ, as GradBench's `compare_json_objects` finds it.
+fn mismatches(expected: &Value, actual: &Value, path: &str, out: &mut Vec<String>) {
+    match (expected, actual) {
+        (Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (
+                a.as_f64().unwrap_or(f64::NAN),
+                b.as_f64().unwrap_or(f64::NAN),
+            );
+            let difference = (a - b).abs() / (a.abs() + b.abs()).max(1.0);
+            if difference.is_nan() || difference > 1e-4 {
+                out.push(format!("{path}: {a} != {b}"));
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                mismatches(x, y, &format!("{path}[{i}]"), out);
+            }
+        }
+        (Value::Object(a), Value::Object(b)) if a.len() == b.len() => {
+            for (key, x) in a {
+                match b.get(key) {
+                    Some(y) => mismatches(x, y, &format!("{path}.{key}"), out),
+                    None => out.push(format!("{path}.{key} is missing")),
+                }
+            }
+        }
+        _ if expected == actual => {}
+        _ => out.push(format!("{path}: shapes differ")),
+    }
+}
+
+/// Runs GradBench's C++ `manual` tool on `input`: its output and median time (ns).
+fn run_manual(bin: &Path, module: &str, function: &str, input: &Value) -> (Value, f64) {
+    let file = std::env::temp_dir().join(format!("autodiff-gradbench-{module}.json"));
+    std::fs::write(&file, input.to_string()).expect("writes the input file");
+    let out = Command::new(bin.join(module))
+        .arg(&file)
+        .arg(function)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", bin.join(module).display()));
+    assert!(out.status.success(), "manual {module} {function} failed");
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let mut lines = text.lines();
+    let output: Value = serde_json::from_str(lines.next().expect("an output line")).expect("JSON");
+    let timings: Vec<Value> = lines
+        .map(|l| serde_json::from_str(l).expect("a timing line"))
+        .filter(|t: &Value| t["name"] == "evaluate")
+        .collect();
+    let answer = json!({ "success": true, "timings": timings });
+    (output, median_ns(&answer))
+}
+
 fn format_ns(ns: f64) -> String {
     if ns >= 1e6 {
         format!("{:.2} ms", ns / 1e6)
@@ -56,6 +116,7 @@ fn main() {
         .nth(1)
         .map(|s| s.parse().expect("min_seconds is a number"))
         .unwrap_or(0.5);
+    let manual: Option<PathBuf> = std::env::args().nth(2).map(PathBuf::from);
     let mut rng = Rng(31337);
     let mut workloads: Vec<(&str, [&str; 2], String, Value)> = Vec::new();
 
@@ -146,26 +207,53 @@ fn main() {
         ));
     }
 
-    println!(
-        "| eval | workload | primal | derivative | derivative / primal |\n| --- | --- | --- | --- | --- |"
-    );
+    if manual.is_some() {
+        println!(
+            "| eval | workload | primal | derivative | derivative / primal | manual primal | manual derivative | manual derivative / primal | ours / manual (derivative) | outputs match manual |"
+        );
+        println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    } else {
+        println!(
+            "| eval | workload | primal | derivative | derivative / primal |\n| --- | --- | --- | --- | --- |"
+        );
+    }
     let mut id = 0;
     for (module, [primal, derivative], workload, mut input) in workloads {
         input["min_runs"] = json!(3);
         input["min_seconds"] = json!(min_seconds);
-        let mut time = |function: &str| {
+        let mut ours = |function: &str| {
             id += 1;
             let message = json!({
                 "id": id, "kind": "evaluate", "module": module, "function": function, "input": &input,
             });
-            median_ns(&respond(&message.to_string()))
+            let answer = respond(&message.to_string());
+            (median_ns(&answer), answer["output"].clone())
         };
-        let (tp, td) = (time(primal), time(derivative));
-        println!(
+        let ((tp, out_p), (td, out_d)) = (ours(primal), ours(derivative));
+        let mut row = format!(
             "| {module} (`{derivative}`) | {workload} | {} | {} | {:.2} |",
             format_ns(tp),
             format_ns(td),
             td / tp
         );
+        if let Some(bin) = &manual {
+            let (expected_p, mp) = run_manual(bin, module, primal, &input);
+            let (expected_d, md) = run_manual(bin, module, derivative, &input);
+            let mut found = Vec::new();
+            mismatches(&expected_p, &out_p, primal, &mut found);
+            mismatches(&expected_d, &out_d, derivative, &mut found);
+            let verdict = match found.first() {
+                None => "yes".to_string(),
+                Some(first) => format!("no: {} mismatches, {first}", found.len()),
+            };
+            row += &format!(
+                " {} | {} | {:.2} | {:.2} | {verdict} |",
+                format_ns(mp),
+                format_ns(md),
+                md / mp,
+                td / md
+            );
+        }
+        println!("{row}");
     }
 }
