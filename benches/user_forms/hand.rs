@@ -1,6 +1,9 @@
 //! Hand-written reverse sweeps of the functions in `autodiff.rs`, each writing the gradient into
 //! the caller's buffers, as `_grad_into` does: the yardstick of issue 9.
 
+// The sweeps index the flat buffers as the functions they differentiate do.
+#![allow(clippy::needless_range_loop)]
+
 use super::user::RK4_H;
 use autodiff_gradbench::evals::gmm;
 
