@@ -1,0 +1,392 @@
+//! Each eval's derivative against central finite differences of its primal (`check_gradient`), on
+//! small random inputs, and each primal against a value worked out independently.
+
+#![allow(clippy::needless_range_loop)]
+
+use autodiff::check_gradient;
+use autodiff_gradbench::evals::{det, gmm, kmeans, llsq, lse, ode};
+
+/// Relative tolerance of a gradient against central differences.
+const FD_TOLERANCE: f64 = 1e-6;
+
+/// A small deterministic generator (SplitMix64): uniform numbers in [lo, hi).
+struct Rng(u64);
+
+impl Rng {
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
+    }
+
+    fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| self.uniform(lo, hi)).collect()
+    }
+}
+
+fn assert_close(what: &str, got: f64, want: f64, tol: f64) {
+    let err = (got - want).abs() / want.abs().max(1.0);
+    assert!(
+        err <= tol,
+        "{what}: {got} against {want} (relative {err:e})"
+    );
+}
+
+#[test]
+fn lse_gradient_matches_finite_differences() {
+    let mut rng = Rng(1);
+    for n in [1, 2, 7, 30] {
+        let x = rng.vec(n, -5.0, 5.0);
+        let naive = x.iter().map(|v| v.exp()).sum::<f64>().ln();
+        assert_close("lse value", lse::logsumexp(&x), naive, 1e-12);
+        let mut grad = vec![f64::NAN; n];
+        let value = lse::logsumexp_grad_into(&x, &mut grad);
+        assert_close("lse value of grad_into", value, naive, 1e-12);
+        let check = check_gradient(lse::logsumexp, &x, &grad);
+        assert!(check.is_ok(FD_TOLERANCE), "lse n = {n}: {check}");
+    }
+    // Large inputs do not overflow (the max trick).
+    let (value, grad) = lse::logsumexp_grad(&[1000.0, 1000.0]);
+    assert_close("lse of large values", value, 1000.0 + 2f64.ln(), 1e-15);
+    assert_eq!(grad, vec![0.5, 0.5]);
+}
+
+#[test]
+fn llsq_gradient_matches_finite_differences() {
+    let mut rng = Rng(2);
+    for (m, n) in [(1, 2), (3, 5), (6, 11)] {
+        let x = rng.vec(m, -1.0, 1.0);
+        let mut grad = vec![f64::NAN; m];
+        llsq::llsq_grad_into(&x, n, &mut grad);
+        let check = check_gradient(|x| llsq::llsq(x, n), &x, &grad);
+        assert!(check.is_ok(FD_TOLERANCE), "llsq m = {m}, n = {n}: {check}");
+    }
+    // n = 3: t = (-1, 0, 1), s = (-1, 0, 1); with x = (a, b): residuals -1 - a + b, -a, 1 - a - b.
+    let (a, b): (f64, f64) = (0.3, -0.2);
+    let want = 0.5 * ((-1.0 - a + b).powi(2) + a * a + (1.0 - a - b).powi(2));
+    assert_close("llsq value", llsq::llsq(&[a, b], 3), want, 1e-15);
+}
+
+#[test]
+fn ode_gradient_matches_finite_differences() {
+    let mut rng = Rng(3);
+    for (n, s) in [(1, 1), (2, 3), (5, 10)] {
+        let x = rng.vec(n, 0.0, 1.0);
+        let mut last = vec![0.0; n];
+        last[n - 1] = 1.0;
+        let (y, grad) = ode::ode_vjp(&x, s, last);
+        assert_eq!(y, ode::ode(&x, s));
+        let check = check_gradient(|x| ode::ode(x, s)[n - 1], &x, &grad);
+        assert!(check.is_ok(FD_TOLERANCE), "ode n = {n}, s = {s}: {check}");
+    }
+    // The solution is y_i(t) = x_0 x_1 .. x_i t^(i+1) / (i+1)!, a polynomial of degree at most 4
+    // for n <= 4, which RK4 integrates exactly.
+    let x = [0.5, 0.3, 0.2, 0.7];
+    let y = ode::ode(&x, 3);
+    let mut product = 1.0;
+    let mut factorial = 1.0;
+    for i in 0..4 {
+        product *= x[i];
+        factorial *= (i + 1) as f64;
+        assert_close(
+            "ode value",
+            y[i],
+            product * 2f64.powi(i as i32 + 1) / factorial,
+            1e-13,
+        );
+    }
+}
+
+#[test]
+fn det_gradient_matches_finite_differences() {
+    let mut rng = Rng(4);
+    for ell in 1..=5 {
+        let a = rng.vec(ell * ell, -1.0, 1.0);
+        let mut grad = vec![f64::NAN; ell * ell];
+        det::det_grad_into(&a, ell, &mut grad);
+        let check = check_gradient(|a| det::det(a, ell), &a, &grad);
+        assert!(check.is_ok(FD_TOLERANCE), "det ell = {ell}: {check}");
+    }
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0];
+    assert_close("det value", det::det(&a, 3), -3.0, 1e-15);
+    // The gradient of det A is the cofactor matrix.
+    let (_, grad) = det::det_grad(&a, 3);
+    assert_eq!(grad, vec![2.0, 2.0, -3.0, 4.0, -11.0, 6.0, -3.0, 6.0, -3.0]);
+}
+
+#[test]
+fn kmeans_direction_is_the_newton_step() {
+    let mut rng = Rng(5);
+    let (n, k, d) = (20, 3, 2);
+    let points = rng.vec(n * d, 0.0, 1.0);
+    // As GradBench does: the last k points are the centroids, so no cluster is empty.
+    let centroids = points[(n - k) * d..].to_vec();
+    let (cost, grad) = kmeans::kmeans_cost_grad(&points, &centroids, d);
+    assert_close(
+        "kmeans cost",
+        cost,
+        kmeans::kmeans_cost(&points, &centroids, d),
+        1e-15,
+    );
+    // Shifted off the points, so no distance ties and the cost is smooth there.
+    let shifted: Vec<f64> = centroids.iter().map(|c| c + 1e-3).collect();
+    let (_, grad_shifted) = kmeans::kmeans_cost_grad(&points, &shifted, d);
+    let check = check_gradient(
+        |c| kmeans::kmeans_cost(&points, c, d),
+        &shifted,
+        &grad_shifted,
+    );
+    assert!(check.is_ok(FD_TOLERANCE), "kmeans: {check}");
+
+    // dir = J / diag(H) = centroid - mean of its cluster, as GradBench's manual tool computes it.
+    let ones = vec![1.0; k * d];
+    let (_, grad_hvp, h_diag) = kmeans::kmeans_cost_hvp(&points, &centroids, d, ones);
+    assert_eq!(grad_hvp, grad);
+    let mut sums = vec![0.0; k * d];
+    let mut counts = vec![0.0; k];
+    for p in points.chunks(d) {
+        let dist = |c: &[f64]| p.iter().zip(c).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+        let closest = (0..k)
+            .min_by(|&a, &b| {
+                let (da, db) = (
+                    dist(&centroids[a * d..][..d]),
+                    dist(&centroids[b * d..][..d]),
+                );
+                da.partial_cmp(&db).unwrap()
+            })
+            .unwrap();
+        counts[closest] += 1.0;
+        for l in 0..d {
+            sums[closest * d + l] += p[l];
+        }
+    }
+    for j in 0..k * d {
+        let want = centroids[j] - sums[j] / counts[j / d];
+        assert_close("kmeans dir", grad[j] / h_diag[j], want, 1e-12);
+    }
+}
+
+/// GMM input of the given sizes, from `rng`.
+fn gmm_input(rng: &mut Rng, d: usize, k: usize, n: usize) -> gmm::Input {
+    gmm::Input {
+        alpha: rng.vec(k, -1.0, 1.0),
+        mu: rng.vec(k * d, -1.0, 1.0),
+        q: rng.vec(k * d, -0.5, 0.5),
+        l: rng.vec(k * d * (d - 1) / 2, -0.5, 0.5),
+        x: rng.vec(n * d, -1.0, 1.0),
+        d,
+        m: 2,
+        gamma: 1.5,
+    }
+}
+
+/// The log posterior from its definition: Gaussian densities with the precision matrix Q^T Q formed
+/// explicitly, and the Wishart log density of each precision matrix.
+fn gmm_naive(input: &gmm::Input) -> f64 {
+    let d = input.d;
+    let k = input.alpha.len();
+    let n = input.x.len() / d;
+    let l_size = d * (d - 1) / 2;
+    let weight_sum: f64 = input.alpha.iter().map(|a| a.exp()).sum();
+    let ln_gamma = |x: f64| -> f64 {
+        // ln Γ(x) for a multiple of 1/2, by the recurrence, independently of gmm.rs.
+        let mut y = x;
+        let mut value = 0.0;
+        while y > 1.0 {
+            y -= 1.0;
+            value += y.ln();
+        }
+        value
+            + if y == 0.5 {
+                0.5 * std::f64::consts::PI.ln()
+            } else {
+                0.0
+            }
+    };
+    let mut precision = vec![vec![vec![0.0; d]; d]; k];
+    let mut log_det_precision = vec![0.0; k];
+    let mut frobenius = vec![0.0; k];
+    for c in 0..k {
+        // Q: exp(q) on the diagonal, l below it column by column.
+        let mut q_mat = vec![vec![0.0; d]; d];
+        let mut li = c * l_size;
+        for j in 0..d {
+            q_mat[j][j] = input.q[c * d + j].exp();
+            for i in j + 1..d {
+                q_mat[i][j] = input.l[li];
+                li += 1;
+            }
+        }
+        for a in 0..d {
+            for b in 0..d {
+                precision[c][a][b] = (0..d).map(|r| q_mat[r][a] * q_mat[r][b]).sum();
+                frobenius[c] += q_mat[a][b] * q_mat[a][b];
+            }
+        }
+        log_det_precision[c] = 2.0 * input.q[c * d..(c + 1) * d].iter().sum::<f64>();
+    }
+    let mut log_likelihood = 0.0;
+    for i in 0..n {
+        let x = &input.x[i * d..(i + 1) * d];
+        let mut density = 0.0;
+        for c in 0..k {
+            let diff: Vec<f64> = (0..d).map(|j| x[j] - input.mu[c * d + j]).collect();
+            let mut quad = 0.0;
+            for a in 0..d {
+                for b in 0..d {
+                    quad += diff[a] * precision[c][a][b] * diff[b];
+                }
+            }
+            let phi = input.alpha[c].exp() / weight_sum;
+            density += phi * (-0.5 * quad).exp() * (0.5 * log_det_precision[c]).exp()
+                / (2.0 * std::f64::consts::PI).powf(0.5 * d as f64);
+        }
+        log_likelihood += density.ln();
+    }
+    let dof = (d + input.m + 1) as f64;
+    let p = d as f64;
+    let ln_gamma_p = 0.25 * p * (p - 1.0) * std::f64::consts::PI.ln()
+        + (1..=d)
+            .map(|j| ln_gamma(0.5 * dof + 0.5 * (1.0 - j as f64)))
+            .sum::<f64>();
+    let mut log_prior = 0.0;
+    for c in 0..k {
+        // ln W(X | V = I / gamma^2, dof) with X the precision matrix.
+        log_prior += 0.5 * (dof - p - 1.0) * log_det_precision[c]
+            - 0.5 * input.gamma * input.gamma * frobenius[c]
+            - 0.5 * dof * p * 2f64.ln()
+            + dof * p * input.gamma.ln()
+            - ln_gamma_p;
+    }
+    log_likelihood + log_prior
+}
+
+#[test]
+fn gmm_objective_matches_its_definition_and_gradient_finite_differences() {
+    let mut rng = Rng(6);
+    for (d, k, n) in [(1, 1, 1), (2, 3, 4), (3, 2, 5)] {
+        let input = gmm_input(&mut rng, d, k, n);
+        assert_close("gmm objective", input.objective(), gmm_naive(&input), 1e-10);
+
+        let mut grad = gmm::Gradient::zeros_like(&input);
+        let value = grad.compute(&input);
+        assert_close("gmm value of grad_into", value, input.objective(), 1e-12);
+        // All parameters flattened as (alpha, mu, q, l).
+        let sizes = [
+            input.alpha.len(),
+            input.mu.len(),
+            input.q.len(),
+            input.l.len(),
+        ];
+        let flat: Vec<f64> = [&input.alpha, &input.mu, &input.q, &input.l]
+            .iter()
+            .flat_map(|v| v.iter().copied())
+            .collect();
+        let flat_grad: Vec<f64> = [&grad.alpha, &grad.mu, &grad.q, &grad.l]
+            .iter()
+            .flat_map(|v| v.iter().copied())
+            .collect();
+        let objective = |p: &[f64]| {
+            let (alpha, rest) = p.split_at(sizes[0]);
+            let (mu, rest) = rest.split_at(sizes[1]);
+            let (q, l) = rest.split_at(sizes[2]);
+            gmm::gmm_objective(alpha, mu, q, l, &input.x, d, input.m, input.gamma)
+        };
+        let check = check_gradient(objective, &flat, &flat_grad);
+        assert!(
+            check.is_ok(FD_TOLERANCE),
+            "gmm d = {d}, k = {k}, n = {n}: {check}"
+        );
+    }
+}
+
+#[test]
+fn lstm_gradient_matches_finite_differences() {
+    use autodiff_gradbench::evals::lstm;
+    let mut rng = Rng(7);
+    for (l, b, c) in [(1, 2, 2), (2, 3, 4)] {
+        let input = lstm::Input {
+            main_params: rng.vec(8 * b * l, -1.0, 1.0),
+            extra_params: rng.vec(3 * b, -1.0, 1.0),
+            state: rng.vec(2 * b * l, -1.0, 1.0),
+            sequence: rng.vec(c * b, -1.0, 1.0),
+            l,
+            b,
+        };
+        let mut main = vec![f64::NAN; input.main_params.len()];
+        let mut extra = vec![f64::NAN; input.extra_params.len()];
+        let value = input.gradient_into(&mut main, &mut extra);
+        assert_close("lstm value of grad_into", value, input.objective(), 1e-12);
+        let split = input.main_params.len();
+        let params = [input.main_params.as_slice(), &input.extra_params].concat();
+        let grad = [main.as_slice(), &extra].concat();
+        let objective = |p: &[f64]| {
+            let (main, extra) = p.split_at(split);
+            lstm::lstm_objective(main, extra, &input.state, &input.sequence, l, b)
+        };
+        let check = check_gradient(objective, &params, &grad);
+        assert!(
+            check.is_ok(FD_TOLERANCE),
+            "lstm l = {l}, b = {b}, c = {c}: {check}"
+        );
+    }
+    // One layer, b = 1, c = 2, all parameters zero: the gates are 1/2, the cell and hidden values 0,
+    // the prediction 0, and the loss -y1 (0 - ln(1 + 2)) / 1.
+    let zero = lstm::lstm_objective(&[0.0; 8], &[0.0; 3], &[0.0; 2], &[0.5, 0.7], 1, 1);
+    assert_close("lstm value", zero, 0.7 * 3f64.ln(), 1e-15);
+}
+
+#[test]
+fn ba_jacobian_matches_finite_differences() {
+    use autodiff_gradbench::evals::ba;
+    let mut rng = Rng(8);
+    // A camera with a rotation, and one without (the other branch of Rodrigues' formula).
+    for rotated in [true, false] {
+        let mut cam = rng.vec(ba::CAMERA_PARAMS, -0.5, 0.5);
+        if !rotated {
+            cam[..3].fill(0.0);
+        }
+        cam[6] = 1.5; // focal length
+        let mut x = rng.vec(3, -1.0, 1.0);
+        x[2] += 4.0; // in front of the camera
+        let w = 0.8;
+        let feat = rng.vec(2, -1.0, 1.0);
+        let jac = ba::reprojection_error_jacobian(&cam, &x, w, &feat);
+        assert_eq!((jac.len(), jac[0].len()), (2, ba::CAMERA_PARAMS + 3 + 1));
+        let params = [&cam[..], &x, &[w]].concat();
+        for (row, grad) in jac.iter().enumerate() {
+            let f = |p: &[f64]| ba::reprojection_error(&p[..11], &p[11..14], p[14], &feat)[row];
+            // The rotation's derivative at 0 is the limit of the other branch; finite differences
+            // there straddle both, so only the other parameters are compared.
+            let check = if rotated {
+                check_gradient(f, &params, grad)
+            } else {
+                check_gradient(
+                    |q: &[f64]| f(&[&params[..3], q].concat()),
+                    &params[3..],
+                    &grad[3..],
+                )
+            };
+            assert!(
+                check.is_ok(FD_TOLERANCE),
+                "ba row {row}, rotated {rotated}: {check}"
+            );
+        }
+    }
+    // No rotation, centre 0, focal length 1, no shift or distortion: the pinhole projection.
+    let mut cam = [0.0; 11];
+    cam[6] = 1.0;
+    let err = ba::reprojection_error(&cam, &[1.0, 2.0, 4.0], 2.0, &[0.0, 0.0]);
+    assert_eq!(err, [0.5, 1.0]);
+    // A quarter turn about z takes (1, 0, 4) to (0, 1, 4).
+    cam[2] = std::f64::consts::FRAC_PI_2;
+    let err = ba::reprojection_error(&cam, &[1.0, 0.0, 4.0], 1.0, &[0.0, 0.0]);
+    assert!(
+        err[0].abs() < 1e-15 && (err[1] - 0.25).abs() < 1e-15,
+        "{err:?}"
+    );
+    assert_eq!(ba::weight_error_grad(0.8), (1.0 - 0.8 * 0.8, -1.6));
+}
