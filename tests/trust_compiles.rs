@@ -782,3 +782,35 @@ proptest! {
         assert_fd_gradient(break_value_of_a_call, &ys, &grad, "break_value_of_a_call");
     }
 }
+
+/// A local array of a call's result, made inside a branch: its adjoint buffer's zeros take the type of that
+/// result (an untyped `[Zero::zero(); 3]` was E0283; `autodiff-fuzz --seed 2` and `--seed 3`).
+#[differentiable]
+fn array_of_a_call_in_a_branch(a: f64, xs: &[f64]) -> f64 {
+    let t = scale_first(xs, a);
+    let mut s = a;
+    for i in 0..3 {
+        s += match i {
+            0 => a.atan(),
+            1..=2 => {
+                let row = [t.sin(); 3];
+                row[i] * a
+            }
+            _ => a,
+        };
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_of_call_results_in_branches(a in -2.0f64..2.0, xs in prop::collection::vec(-2.0f64..2.0, 2..5)) {
+        let (value, (da, dxs)) = array_of_a_call_in_a_branch_grad(a, &xs);
+        prop_assert_eq!(value, array_of_a_call_in_a_branch(a, &xs));
+        let at: Vec<f64> = std::iter::once(a).chain(xs.iter().copied()).collect();
+        let grad: Vec<f64> = std::iter::once(da).chain(dxs).collect();
+        assert_fd_gradient(|v| array_of_a_call_in_a_branch(v[0], &v[1..]), &at, &grad, "array_of_a_call_in_a_branch");
+    }
+}

@@ -30,7 +30,26 @@ impl Reverse<'_, '_> {
             let Some(buffer) = self.array_adjoints.get(array).cloned() else {
                 continue;
             };
-            let zero = Emitter::zero_of(self.e.activity.elem_kind(*array));
+            let elem_kind = self.e.activity.elem_kind(*array);
+            // Elements whose type the syntax does not tell (a call's result repeated): a zero of the
+            // type of the value or first element, which the region's reverse then reads.
+            let typed_by = match init {
+                ArrayInit::Repeat { value, .. } => value.var(),
+                ArrayInit::Elements { items, .. } => items.first().and_then(Operand::var),
+                _ => None,
+            }
+            .filter(|v| {
+                matches!(elem_kind, crate::ir::Kind::Unknown)
+                    && self.e.f.vars[v.0 as usize].tuple_arity.is_none()
+            });
+            let zero = match typed_by {
+                Some(v) => {
+                    region_refs.insert(v);
+                    let name = self.e.name(v);
+                    quote!(::autodiff::__private::zero_like(&#name))
+                }
+                None => Emitter::zero_of(elem_kind),
+            };
             let zeros = match init {
                 ArrayInit::Repeat { len, fixed, .. } => {
                     region_refs.extend(len.var());
