@@ -1295,8 +1295,11 @@ proptest! {
             let (val, grad) = g(&x);
             prop_assert!((val - f(&x)).abs() <= 1e-12 * (1.0 + val.abs()), "{} value", name);
             let check = check_gradient(f, &x, &grad);
-            // Kinks (branches on x[i]) make central differences unreliable within a step of them.
-            if x.iter().all(|t| t.abs() > 1e-3 && (t + 0.5).abs() > 1e-3 && (t + 0.65).abs() > 1e-3) {
+            // Kinks (branches on x[i]) make central differences unreliable within a step of them, and so do
+            // compositions that blow up (`vec_in_branch_read_offsets` squares its carried value: at 1e14,
+            // central differences agree to 4 digits only); `_jvp` is checked against `_grad` either way.
+            let tame = val.abs() < 1e6;
+            if tame && x.iter().all(|t| t.abs() > 1e-3 && (t + 0.5).abs() > 1e-3 && (t + 0.65).abs() > 1e-3) {
                 prop_assert!(check.is_ok(1e-5), "{} at {:?}: {}", name, x, check);
             }
             let t = &v[..x.len()];
