@@ -1,0 +1,92 @@
+//! argmin's solvers on generated gradients and Hessians, beside `autodiff::optim`'s L-BFGS: the extended
+//! Rosenbrock function from (-1.2, 1, -1.2, 1, ..) in 2 and 10 dimensions, iterations and time to a gradient
+//! norm of 1e-8 (argmin's L-BFGS and Newton-CG; its Newton-CG is stopped at 200 iterations).
+//!
+//! `cargo run --release --example argmin --features argmin`
+
+use argmin::core::{Executor, State};
+use argmin::solver::linesearch::MoreThuenteLineSearch;
+use argmin::solver::newton::NewtonCG;
+use argmin::solver::quasinewton::LBFGS;
+use autodiff::argmin::Problem;
+use autodiff::optim::{Lbfgs, Minimizer};
+use autodiff::{differentiable, Float};
+use std::time::Instant;
+
+#[differentiable(order = 2)]
+fn rosenbrock<T: Float>(x: &[T]) -> T {
+    let hundred = T::from(100.0).unwrap();
+    let mut s = T::zero();
+    for i in 0..x.len() - 1 {
+        let a = x[i + 1] - x[i] * x[i];
+        let b = T::one() - x[i];
+        s = s + hundred * a * a + b * b;
+    }
+    s
+}
+
+/// One solver's result: iterations, final value, distance to the minimum at (1, .., 1), time.
+fn report(solver: &str, n: usize, iterations: u64, value: f64, x: &[f64], seconds: f64) {
+    let distance = x.iter().map(|v| (v - 1.0).abs()).fold(0.0, f64::max);
+    println!(
+        "{solver:<28} n = {n:<3} {iterations:>5} iterations  f = {value:<10.3e} max |x - 1| = {distance:<10.3e} {:>9.3} ms",
+        seconds * 1e3
+    );
+}
+
+fn main() {
+    for n in [2, 10] {
+        let start: Vec<f64> = (0..n)
+            .map(|i| if i % 2 == 0 { -1.2 } else { 1.0 })
+            .collect();
+
+        let timer = Instant::now();
+        let ours = Lbfgs::default().minimize(rosenbrock_grad, &start);
+        report(
+            "autodiff::optim::Lbfgs",
+            n,
+            ours.iterations as u64,
+            ours.value,
+            &ours.x,
+            timer.elapsed().as_secs_f64(),
+        );
+
+        let timer = Instant::now();
+        let solver = LBFGS::new(MoreThuenteLineSearch::new(), 7)
+            .with_tolerance_grad(1e-8)
+            .expect("a valid tolerance");
+        let result = Executor::new(Problem::new(rosenbrock_grad), solver)
+            .configure(|state| state.param(start.clone()).max_iters(1000))
+            .run()
+            .expect("L-BFGS runs");
+        let seconds = timer.elapsed().as_secs_f64();
+        let state = result.state();
+        let x = state.get_best_param().expect("a best point");
+        report(
+            "argmin LBFGS",
+            n,
+            state.get_iter(),
+            state.get_best_cost(),
+            x,
+            seconds,
+        );
+
+        let timer = Instant::now();
+        let problem = Problem::new(rosenbrock_grad).with_hessian(rosenbrock_hessian);
+        let result = Executor::new(problem, NewtonCG::new(MoreThuenteLineSearch::new()))
+            .configure(|state| state.param(start.clone()).max_iters(200))
+            .run()
+            .expect("Newton-CG runs");
+        let seconds = timer.elapsed().as_secs_f64();
+        let state = result.state();
+        let x = state.get_best_param().expect("a best point");
+        report(
+            "argmin NewtonCG (f_hessian)",
+            n,
+            state.get_iter(),
+            state.get_best_cost(),
+            x,
+            seconds,
+        );
+    }
+}
