@@ -37,9 +37,9 @@ fn report(solver: &str, n: usize, iterations: u64, value: f64, x: &[f64], second
 fn main() {
     for n in [2, 10] {
         let start: Vec<f64> = (0..n)
-        println!("f(start) = {}", rosenbrock(&start));
             .map(|i| if i % 2 == 0 { -1.2 } else { 1.0 })
             .collect();
+        println!("n = {n}: f(start) = {}", rosenbrock(&start));
 
         let timer = Instant::now();
         let ours = Lbfgs::default().minimize(rosenbrock_grad, &start);
