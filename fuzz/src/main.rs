@@ -292,6 +292,12 @@ fn compare_reference(
             Err(e) => return Err(e),
         }
     }
+    if !opts.quiet {
+        println!(
+            "fuzz: the reference adjoint compared on {} programs",
+            ref_outcomes.len()
+        );
+    }
     for (m, o) in ref_outcomes {
         if o != Outcome::Ok {
             let o = match o {
