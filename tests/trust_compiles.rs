@@ -814,3 +814,28 @@ proptest! {
         assert_fd_gradient(|v| array_of_a_call_in_a_branch(v[0], &v[1..]), &at, &grad, "array_of_a_call_in_a_branch");
     }
 }
+
+// ---- lints of long signatures ----
+
+/// Eight parameters: the generated items have nine or ten, and the companion's too; they carry their own
+/// `allow(clippy::too_many_arguments)`, so a user's `-D warnings` run needs nothing on the module.
+#[differentiable]
+#[allow(clippy::too_many_arguments)]
+pub fn eight_inputs(a: f64, b: f64, c: f64, d: f64, e: f64, f: f64, g: f64, h: f64) -> f64 {
+    a * b + c * d + e * f + g * h
+}
+
+#[differentiable]
+fn calls_eight_inputs(a: f64) -> f64 {
+    eight_inputs(a, a, a, a, a, a, a, a) * a
+}
+
+#[test]
+fn long_signatures() {
+    // 4a² · a = 4a³: 12a².
+    assert_eq!(
+        calls_eight_inputs_grad(1.5),
+        (calls_eight_inputs(1.5), 27.0)
+    );
+    assert_eq!(eight_inputs(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), 100.0);
+}

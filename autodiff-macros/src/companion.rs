@@ -145,7 +145,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
 
             #[doc(hidden)]
             #[inline]
-            #[allow(dead_code, clippy::pedantic, clippy::nursery)]
+            #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
                 #jvp(#(#idents,)* #tangent)
@@ -158,7 +158,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
 
-        #[allow(dead_code, clippy::pedantic, clippy::nursery)]
+        #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
         impl #name {
             #extra
 

@@ -465,7 +465,7 @@ impl<'a> Generated<'a> {
                 pretty(&item),
                 name = self.item.sig.ident,
             );
-            return quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item);
+            return quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item);
         }
         let into = self.vjp_into_item();
         let item = self.vjp_item();
@@ -485,7 +485,7 @@ impl<'a> Generated<'a> {
             #[inline]
             #into
             #[doc = #doc]
-            #[allow(unused, clippy::pedantic, clippy::nursery)]
+            #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #[inline]
             #item
         }
@@ -685,9 +685,9 @@ impl<'a> Generated<'a> {
                 (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
             };
             let extra = quote! {
-                #[allow(unused, clippy::pedantic, clippy::nursery)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
                 fn #vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
-                #[allow(unused, clippy::pedantic, clippy::nursery)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
                 fn #jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
             };
             (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
@@ -747,7 +747,7 @@ impl<'a> Generated<'a> {
             pretty(&item),
             name = self.item.sig.ident,
         );
-        quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery)] #[inline] #item)
+        quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item)
     }
 }
 

@@ -186,7 +186,7 @@ impl Higher<'_> {
 
     fn signature(&self, name: Ident, extra: Option<TokenStream>, ret: TokenStream) -> TokenStream {
         let signature = self.sig.generated(self.item, &name, extra, ret);
-        quote!(#[allow(unused, clippy::pedantic, clippy::nursery)] #signature)
+        quote!(#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #signature)
     }
 
     /// Does this parameter hold the float type (so that it must become a dual number)?

@@ -33,7 +33,7 @@ fn __f_vjp_into(x: f64, y: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f64 {
     *__grad_y = __d_y;
     __v2
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let mut __grad_x = 0.0;
@@ -41,7 +41,7 @@ fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let value = __f_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
     (value, (__grad_x, __grad_y))
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
     let (__dot_x, __dot_y) = tangent;
@@ -58,7 +58,7 @@ fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct f {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl f {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

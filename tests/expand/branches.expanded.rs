@@ -67,14 +67,14 @@ fn __branchy_vjp_into(x: f64, k: i32, d_ret: f64, grad: &mut f64) -> f64 {
     *__grad_x = __d_x_2;
     __v6
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
     let mut __grad_x = 0.0;
     let value = __branchy_vjp_into(x, k, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
@@ -116,7 +116,7 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct branchy {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl branchy {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -25,14 +25,14 @@ fn __square_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
     *__grad_x = __d_x_1;
     __v0
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn square_vjp(x: f64, d_ret: f64) -> (f64, f64) {
     let mut __grad_x = 0.0;
     let value = __square_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
@@ -43,7 +43,7 @@ fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct square {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl square {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -112,7 +112,7 @@ fn log1pexp_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct log1pexp {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl log1pexp {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -151,7 +151,7 @@ fn erf_vjp(x: f64, dy: f64) -> f64 {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct erf {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl erf {
     #[inline]
     fn __registered_target(x: f64) -> f64 {
@@ -222,7 +222,7 @@ fn __model_vjp_into(x: f64, w: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f
     *__grad_w = __d_w_1;
     __v4
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let mut __grad_x = 0.0;
@@ -230,7 +230,7 @@ fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
     let value = __model_vjp_into(x, w, d_ret, (&mut __grad_x, &mut __grad_w));
     (value, (__grad_x, __grad_w))
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
     let (__dot_x, __dot_w) = tangent;
@@ -246,7 +246,7 @@ fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct model {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl model {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

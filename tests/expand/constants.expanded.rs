@@ -42,14 +42,14 @@ fn __poly_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
     *__grad_x = __d_x;
     s
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn poly_vjp(x: f64, d_ret: f64) -> (f64, f64) {
     let mut __grad_x = 0.0;
     let value = __poly_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn poly_jvp(x: f64, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
@@ -71,7 +71,7 @@ fn poly_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct poly {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl poly {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -123,14 +123,14 @@ fn __fall_vjp_into(t: f64, n: usize, d_ret: f64, grad: &mut f64) -> f64 {
     *__grad_t = __d_t_1;
     __v5
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn fall_vjp(t: f64, n: usize, d_ret: f64) -> (f64, f64) {
     let mut __grad_t = 0.0;
     let value = __fall_vjp_into(t, n, d_ret, &mut __grad_t);
     (value, __grad_t)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn fall_jvp(t: f64, n: usize, tangent: f64) -> (f64, f64) {
     let __dot_t = tangent;
@@ -150,7 +150,7 @@ fn fall_jvp(t: f64, n: usize, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct fall {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl fall {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -175,15 +175,15 @@ fn __fall_generic<__S: ::autodiff::__private::Float>(t: __S, n: usize) -> __S {
             * ::autodiff::__private::constant::<__S, _>(G) * t * t);
     h * (::autodiff::__private::cast::<__S, _>(n)).sqrt()
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 fn fall_hvp(t: f64, n: usize, v: f64) -> (f64, f64, f64) {
     __fall_generic_hvp(t, n, v)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 fn fall_hessian(t: f64, n: usize) -> (f64, f64, ::std::vec::Vec<::std::vec::Vec<f64>>) {
     __fall_generic_hessian(t, n)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 fn fall_derivatives(t: f64, n: usize) -> [f64; 3usize] {
     __fall_generic_derivatives(t, n)
 }

@@ -45,7 +45,7 @@ fn __softplus_max_vjp_into<T: Float>(x: T, y: T, d_ret: T, grad: (&mut T, &mut T
     *__grad_y = __d_y;
     __v3
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
     let mut __grad_x = <T as ::autodiff::__private::Zero>::zero();
@@ -53,7 +53,7 @@ fn softplus_max_vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
     let value = __softplus_max_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
     (value, (__grad_x, __grad_y))
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
     let (__dot_x, __dot_y) = tangent;
@@ -72,7 +72,7 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct softplus_max {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softplus_max {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -119,7 +119,7 @@ fn __polar_vjp_into(
     *__grad_t = __d_t_1;
     __v4
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let mut __grad_r = 0.0;
@@ -127,7 +127,7 @@ fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let value = __polar_vjp_into(r, t, d_ret, (&mut __grad_r, &mut __grad_t));
     (value, (__grad_r, __grad_t))
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     let (__dot_r, __dot_t) = tangent;
@@ -146,7 +146,7 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct polar {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl polar {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -190,14 +190,14 @@ fn __scaled_power_vjp_into(a: f64, b: f64, n: i32, d_ret: f64, grad: &mut f64) -
     *__grad_a = __d_a;
     __v2
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn scaled_power_vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, f64) {
     let mut __grad_a = 0.0;
     let value = __scaled_power_vjp_into(a, b, n, d_ret, &mut __grad_a);
     (value, __grad_a)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
     let __dot_a = tangent;
@@ -212,9 +212,9 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct scaled_power {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
-    #[allow(unused, clippy::pedantic, clippy::nursery)]
+    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
     fn __vjp_all(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64)) {
         let __v0 = a.powf(b);
         let __v1 = n as f64;
@@ -229,7 +229,7 @@ impl scaled_power {
         let __d_b = __d_v0 * __partial_powf_1;
         (__v2, (__d_a, __d_b))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery)]
+    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
     fn __jvp_all(a: f64, b: f64, n: i32, tangent: (f64, f64)) -> (f64, f64) {
         let (__dot_a, __dot_b) = tangent;
         let __v0 = a.powf(b);

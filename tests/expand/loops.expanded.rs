@@ -52,7 +52,7 @@ fn __dot_vjp_into(
     }
     s
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn dot_vjp(
     x: &[f64],
@@ -64,7 +64,7 @@ fn dot_vjp(
     let value = __dot_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
     (value, (__grad_x, __grad_y))
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn dot_jvp(
     x: &[f64],
@@ -93,7 +93,7 @@ fn dot_jvp(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct dot {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl dot {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -194,14 +194,14 @@ fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
     }
     s_1
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn rosenbrock_vjp<T: Float>(x: &[T], d_ret: T) -> (T, ::std::vec::Vec<T>) {
     let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
     let value = __rosenbrock_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
     let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
@@ -242,7 +242,7 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct rosenbrock {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rosenbrock {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -306,14 +306,14 @@ fn __product_vjp_into(x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
     }
     p
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
     let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
     let value = __product_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
     let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
@@ -332,7 +332,7 @@ fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct product {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl product {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -378,14 +378,14 @@ fn __squares_vjp_into(x: &[f64], d_ret: Vec<f64>, grad: &mut [f64]) -> Vec<f64> 
     }
     out
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
     let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
     let value = __squares_vjp_into(x, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>) {
     let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
@@ -444,7 +444,7 @@ fn squares_jacobian(x: &[f64]) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct squares {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl squares {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -71,7 +71,7 @@ fn __matmul_vjp_into(
     }
     c
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn matmul_vjp(
     a: &[f64],
@@ -86,7 +86,7 @@ fn matmul_vjp(
     let value = __matmul_vjp_into(a, b, m, k, n, d_ret, (&mut __grad_a, &mut __grad_b));
     (value, (__grad_a, __grad_b))
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn matmul_jvp(
     a: &[f64],
@@ -205,7 +205,7 @@ fn matmul_jacobian(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct matmul {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl matmul {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
@@ -281,14 +281,14 @@ fn __logistic_vjp_into(x: f64, levels: usize, d_ret: f64, grad: &mut f64) -> f64
     *__grad_x = __d_l;
     l
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn logistic_vjp(x: f64, levels: usize, d_ret: f64) -> (f64, f64) {
     let mut __grad_x = 0.0;
     let value = __logistic_vjp_into(x, levels, d_ret, &mut __grad_x);
     (value, __grad_x)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn logistic_jvp(x: f64, levels: usize, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
@@ -308,7 +308,7 @@ fn logistic_jvp(x: f64, levels: usize, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct logistic {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl logistic {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -191,7 +191,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
     }
     __v19
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 pub fn softmax_loss_vjp<T: Float>(
     w: &[T],
@@ -205,7 +205,7 @@ pub fn softmax_loss_vjp<T: Float>(
     let value = __softmax_loss_vjp_into(w, data, labels, d, k, d_ret, &mut __grad_w);
     (value, __grad_w)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 pub fn softmax_loss_jvp<T: Float>(
     w: &[T],
@@ -296,9 +296,9 @@ pub fn softmax_loss_jvp<T: Float>(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 pub struct softmax_loss {}
-#[allow(dead_code, clippy::pedantic, clippy::nursery)]
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softmax_loss {
-    #[allow(unused, clippy::pedantic, clippy::nursery)]
+    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
     fn __vjp_all<T: Float>(
         w: &[T],
         data: &[T],
@@ -418,7 +418,7 @@ impl softmax_loss {
         }
         (__v19, (__d_w, __d_data))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery)]
+    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
     fn __jvp_all<T: Float>(
         w: &[T],
         data: &[T],
