@@ -839,3 +839,27 @@ fn long_signatures() {
     );
     assert_eq!(eight_inputs(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0), 100.0);
 }
+
+// ---- integer buffers the body updates ----
+
+/// A `&mut [usize]` the body reads and writes (a cursor, a permutation): never differentiated. It was
+/// rejected with a misleading "bind the value to a name first".
+#[differentiable(wrt(a))]
+fn advance_and_pick(a: &[f64], cursor: &mut [usize]) -> f64 {
+    let i = cursor[0];
+    cursor[0] = i + 1;
+    a[i] * a[cursor[0]]
+}
+
+#[test]
+fn integer_buffers_are_written_in_place() {
+    let a = [2.0, 3.0, 5.0];
+    let mut cursor = [0usize];
+    let (value, grad) = advance_and_pick_grad(&a, &mut cursor);
+    assert_eq!((value, grad, cursor), (6.0, vec![3.0, 2.0, 0.0], [1]));
+    let mut cursor = [1usize];
+    assert_eq!(advance_and_pick(&a, &mut cursor), 15.0);
+    let mut cursor = [1usize];
+    let (_, tangent) = advance_and_pick_jvp(&a, &mut cursor, vec![1.0, 1.0, 1.0]);
+    assert_eq!((tangent, cursor), (8.0, [2]));
+}

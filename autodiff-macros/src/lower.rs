@@ -114,7 +114,9 @@ pub(crate) fn lower(
             Some(shape) if shape.matrix => lowering.bind_matrix(&p.ident, i),
             Some(shape) => {
                 let array = lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed);
-                lowering.arrays[array.0 as usize].output = p.output;
+                // An output parameter, or integers taken as `&mut [usize]`: the body may write it.
+                lowering.arrays[array.0 as usize].output =
+                    p.output || matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some());
                 if let Some(len) = arrays::fixed_len_of_type(&p.ty) {
                     lowering.fixed_lens.insert(array, len);
                 }

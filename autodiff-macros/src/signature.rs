@@ -442,8 +442,9 @@ pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
 /// A slice, `Vec` or array of integers or `bool`s (`labels: &[usize]`): its shape, if it is one.
 fn integer_array_shape(ty: &Type, float_params: &[Ident]) -> Option<ArrayShape> {
     let is_int = |t: &Type| matches!(kind_of_type(t, float_params), Kind::Int | Kind::Bool);
+    // `&mut [usize]` too: indexes the body may update, never differentiated.
     let (inner, owned) = match ty {
-        Type::Reference(r) if r.mutability.is_none() => (&*r.elem, false),
+        Type::Reference(r) => (&*r.elem, false),
         other => (other, true),
     };
     let (elem, fixed) = match inner {
