@@ -83,6 +83,14 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             );
             TokenStream::new()
         }
+        (Some(sig), Some(order), Some(_)) if sig.outputs().count() > 0 => {
+            errors.spanned(
+                order,
+                "`order = K` is not supported yet for a function with output parameters (`&mut [T]`): \
+                 return the result, or differentiate a function of the outputs to second order",
+            );
+            TokenStream::new()
+        }
         (Some(sig), Some(order), Some((f, activity))) => {
             let float_calls = float_calls(f, activity);
             crate::higher::items(&body, sig, &args, order, &float_calls, &mut errors)
