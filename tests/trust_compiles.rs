@@ -863,3 +863,32 @@ fn integer_buffers_are_written_in_place() {
     let (_, tangent) = advance_and_pick_jvp(&a, &mut cursor, vec![1.0, 1.0, 1.0]);
     assert_eq!((tangent, cursor), (8.0, [2]));
 }
+
+// ---- iterator chains inside `vec!` (found by `autodiff-fuzz --forms --seed 1`) ----
+
+/// A chain as the value or an element of `vec![..]`: the macro's arguments are rewritten like any
+/// expression (they were left as chains, which the fence rejects).
+#[differentiable(order = 2)]
+#[allow(clippy::useless_vec)] // `vec!` is the form under test
+fn chains_in_vec_macros(xs: &[f64]) -> f64 {
+    let repeated = vec![xs.iter().map(|&el| el.tanh()).sum::<f64>(); xs.len()];
+    let listed = vec![1.0, xs.iter().fold(0.0, |acc, &el| acc + el * el)];
+    repeated[0] * listed[1]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn chains_in_vec_macros_by_hand(xs in prop::collection::vec(-2.0f64..2.0, 1..5)) {
+        let (value, grad) = chains_in_vec_macros_grad(&xs);
+        prop_assert_eq!(value, chains_in_vec_macros(&xs));
+        let s: f64 = xs.iter().map(|v| v.tanh()).sum();
+        let q: f64 = xs.iter().map(|v| v * v).sum();
+        for (i, g) in grad.iter().enumerate() {
+            let by_hand = (1.0 - xs[i].tanh().powi(2)) * q + s * 2.0 * xs[i];
+            assert_close(*g, by_hand, 1e-12, "chains_in_vec_macros");
+        }
+        assert_fd_gradient(chains_in_vec_macros, &xs, &grad, "chains_in_vec_macros");
+    }
+}

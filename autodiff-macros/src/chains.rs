@@ -60,6 +60,13 @@ fn mentions_closures_or_iterators(block: &syn::Block) -> bool {
         fn visit_expr(&mut self, expr: &'ast Expr) {
             match expr {
                 Expr::Closure(_) => self.0 = true,
+                Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                    if let Some(args) = vec_args(&m.mac) {
+                        for arg in args.exprs() {
+                            self.visit_expr(arg);
+                        }
+                    }
+                }
                 Expr::MethodCall(m)
                     if TERMINALS.contains(&m.method.to_string().as_str())
                         || STAGES.contains(&m.method.to_string().as_str()) =>
@@ -74,6 +81,61 @@ fn mentions_closures_or_iterators(block: &syn::Block) -> bool {
     let mut finder = Finder(false);
     finder.visit_block(block);
     finder.0
+}
+
+/// The arguments of `vec![value; len]` or `vec![a, b, ..]`, parsed as expressions.
+enum VecArgs {
+    Repeat(Box<Expr>, Box<Expr>),
+    Elements(syn::punctuated::Punctuated<Expr, syn::Token![,]>),
+}
+
+impl VecArgs {
+    fn exprs(&self) -> Vec<&Expr> {
+        match self {
+            VecArgs::Repeat(value, len) => vec![value, len],
+            VecArgs::Elements(items) => items.iter().collect(),
+        }
+    }
+
+    fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            VecArgs::Repeat(value, len) => vec![value, len],
+            VecArgs::Elements(items) => items.iter_mut().collect(),
+        }
+    }
+
+    fn into_tokens(self) -> TokenStream {
+        match self {
+            VecArgs::Repeat(value, len) => quote!(#value; #len),
+            VecArgs::Elements(items) => items.to_token_stream(),
+        }
+    }
+}
+
+/// The arguments of a `vec!` macro, or `None` if they do not parse as expressions.
+fn vec_args(mac: &syn::Macro) -> Option<VecArgs> {
+    mac.parse_body_with(|input: syn::parse::ParseStream| {
+        if input.is_empty() {
+            return Ok(VecArgs::Elements(syn::punctuated::Punctuated::new()));
+        }
+        let first: Expr = input.parse()?;
+        if input.peek(syn::Token![;]) {
+            input.parse::<syn::Token![;]>()?;
+            let len: Expr = input.parse()?;
+            return Ok(VecArgs::Repeat(Box::new(first), Box::new(len)));
+        }
+        let mut items = syn::punctuated::Punctuated::new();
+        items.push_value(first);
+        while input.peek(syn::Token![,]) {
+            items.push_punct(input.parse()?);
+            if input.is_empty() {
+                break;
+            }
+            items.push_value(input.parse()?);
+        }
+        Ok(VecArgs::Elements(items))
+    })
+    .ok()
 }
 
 /// What ends a chain, giving its value.
@@ -879,6 +941,16 @@ impl VisitMut for Desugar<'_> {
             Expr::ForLoop(f) => {
                 self.for_loop(f);
                 None
+            }
+            // `vec![chain; n]`, `vec![a, chain]`: the macro's arguments are expressions too.
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                if let Some(mut args) = vec_args(&m.mac) {
+                    for arg in args.exprs_mut() {
+                        self.visit_expr_mut(arg);
+                    }
+                    m.mac.tokens = args.into_tokens();
+                }
+                return;
             }
             Expr::Path(_) => {
                 if let Some(local) = self.closure_named(expr) {

@@ -120,6 +120,9 @@ pub enum Expr {
     If(Box<Cond>, Box<Expr>, Box<Expr>),
     /// `match i { p => e, .. }` (the last arm is `_`)
     Match(IExpr, Vec<(Pat, Expr)>),
+    /// An iterator chain over an array (`--forms`): `a.iter().map(|&el| el.m()).sum::<f64>()` with a
+    /// method, `a.iter().fold(0.0, |acc, &el| acc + el * el)` without (generic code folds from `T::zero()`).
+    Fold(String, Option<Method>),
 }
 
 /// The target of an assignment.
@@ -436,7 +439,7 @@ fn stmt_size(s: &Stmt) -> usize {
 
 fn expr_size(e: &Expr) -> usize {
     1 + match e {
-        Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) => 0,
+        Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => 0,
         Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
         Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),
         Expr::Call(_, args) => args

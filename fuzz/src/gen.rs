@@ -9,11 +9,15 @@ use crate::ast::*;
 use crate::rng::Rng;
 
 /// Generates program number `id` of the run with the given seed.
-pub fn generate(seed: u64, id: usize) -> Program {
+///
+/// With `forms`, also the forms of `--forms` (iterator chains). Without it the programs of a seed are those
+/// of earlier versions (a form's weight is zero, which draws the same numbers).
+pub fn generate_with(seed: u64, id: usize, forms: bool) -> Program {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0001).wrapping_add(id as u64));
     let mut g = Gen {
         rng: rng.fork(),
         fresh: 0,
+        forms,
     };
     g.program(id)
 }
@@ -76,6 +80,8 @@ struct Ctx {
 struct Gen {
     rng: Rng,
     fresh: usize,
+    /// Generate the forms of `--forms` too.
+    forms: bool,
 }
 
 impl Gen {
@@ -926,6 +932,7 @@ impl Gen {
             Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::Match(_, arms) => arms.iter().any(|(_, e)| self.typed(scope, e)),
+            Expr::Fold(..) => true,
         }
     }
 
@@ -939,6 +946,11 @@ impl Gen {
             if scope.arrays.is_empty() { 0 } else { 5 },
             2,
             if scope.ints.is_empty() { 0 } else { 1 },
+            if self.forms && !scope.arrays.is_empty() {
+                2
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
             0 => {
@@ -957,9 +969,19 @@ impl Gen {
                 Expr::Index(a.name, i)
             }
             2 => Expr::Lit(self.lit()),
-            _ => {
+            3 => {
                 let v = self.rng.pick(&scope.ints).name.clone();
                 Expr::Cast(IExpr::Var(v))
+            }
+            _ => {
+                let a = self.rng.pick(&scope.arrays).clone();
+                let m = *self.rng.pick(&[
+                    Some(Method::Sin),
+                    Some(Method::Tanh),
+                    Some(Method::Atan),
+                    None,
+                ]);
+                Expr::Fold(a.name, m)
             }
         }
     }
@@ -1158,8 +1180,8 @@ mod tests {
     #[test]
     fn generation_is_deterministic_per_seed() {
         for id in 0..20 {
-            assert_eq!(generate(7, id), generate(7, id));
+            assert_eq!(generate_with(7, id, false), generate_with(7, id, false));
         }
-        assert!((0..20).any(|id| generate(7, id) != generate(8, id)));
+        assert!((0..20).any(|id| generate_with(7, id, false) != generate_with(8, id, false)));
     }
 }

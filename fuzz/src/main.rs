@@ -5,7 +5,7 @@
 //! `_hvp` against dual numbers, shrinks the failures and prints them.
 //!
 //! ```text
-//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference]
+//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms]
 //! ```
 
 mod ast;
@@ -33,6 +33,8 @@ struct Options {
     shrink_secs: u64,
     strict: bool,
     reference: bool,
+    /// Also generate the newer forms (iterator chains); without it a seed's programs are as before.
+    forms: bool,
     quiet: bool,
 }
 
@@ -44,6 +46,7 @@ fn parse_args() -> Result<Options, String> {
         shrink_secs: 120,
         strict: false,
         reference: false,
+        forms: false,
         quiet: false,
     };
     let mut args = std::env::args().skip(1);
@@ -68,10 +71,11 @@ fn parse_args() -> Result<Options, String> {
             "--no-shrink" => o.shrink = false,
             "--strict" => o.strict = true,
             "--reference" => o.reference = true,
+            "--forms" => o.forms = true,
             "--quiet" => o.quiet = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--quiet]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--quiet]"
                 );
                 std::process::exit(0);
             }
@@ -111,7 +115,12 @@ fn run(opts: &Options) -> Result<bool, String> {
     let started = Instant::now();
     let root = workspace_root();
     let programs: Vec<(String, ast::Program)> = (0..opts.programs)
-        .map(|id| (format!("p{id}"), gen::generate(opts.seed, id)))
+        .map(|id| {
+            (
+                format!("p{id}"),
+                gen::generate_with(opts.seed, id, opts.forms),
+            )
+        })
         .collect();
     let work = WorkCrate::new(&root, &format!("seed{}", opts.seed));
     // Large runs are built in chunks: one crate of thousands of modules compiles slowly and needs much memory.

@@ -443,17 +443,7 @@ impl Printer {
                 } else {
                     recv
                 };
-                let call = match m {
-                    Method::Sin => "sin()".to_string(),
-                    Method::Cos => "cos()".to_string(),
-                    Method::Tanh => "tanh()".to_string(),
-                    Method::Exp => "exp()".to_string(),
-                    Method::Ln => "ln()".to_string(),
-                    Method::Sqrt => "sqrt()".to_string(),
-                    Method::Atan => "atan()".to_string(),
-                    Method::Powi(k) => format!("powi({k})"),
-                };
-                (format!("{recv}.{call}"), 9)
+                (format!("{recv}.{}", method_call(*m)), 9)
             }
             Expr::Bin(op, a, b) => {
                 let (sym, p) = match op {
@@ -497,6 +487,20 @@ impl Printer {
                 ),
                 1,
             ),
+            Expr::Fold(a, method) => {
+                let zero = if self.generic { "T::zero()" } else { "0.0" };
+                let s = match (method, self.generic) {
+                    (Some(m), false) => {
+                        format!("{a}.iter().map(|&el| el.{}).sum::<f64>()", method_call(*m))
+                    }
+                    (Some(m), true) => format!(
+                        "{a}.iter().map(|&el| el.{}).fold({zero}, |acc, y| acc + y)",
+                        method_call(*m)
+                    ),
+                    (None, _) => format!("{a}.iter().fold({zero}, |acc, &el| acc + el * el)"),
+                };
+                (s, 9)
+            }
             Expr::Match(scrut, arms) => {
                 let arms: Vec<String> = arms
                     .iter()
@@ -513,6 +517,20 @@ impl Printer {
         } else {
             s
         }
+    }
+}
+
+/// `sin()`, `powi(3)`: a method call after the dot.
+fn method_call(m: Method) -> String {
+    match m {
+        Method::Sin => "sin()".to_string(),
+        Method::Cos => "cos()".to_string(),
+        Method::Tanh => "tanh()".to_string(),
+        Method::Exp => "exp()".to_string(),
+        Method::Ln => "ln()".to_string(),
+        Method::Sqrt => "sqrt()".to_string(),
+        Method::Atan => "atan()".to_string(),
+        Method::Powi(k) => format!("powi({k})"),
     }
 }
 
@@ -564,13 +582,13 @@ pub fn iexpr(e: &IExpr, ctx: u8) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::generate;
+    use crate::gen::generate_with;
 
     #[test]
     fn printed_programs_parse() {
         for seed in 1..4 {
             for id in 0..40 {
-                let p = generate(seed, id);
+                let p = generate_with(seed, id, true);
                 for mode in [Mode::Macro, Mode::Plain, Mode::Oracle] {
                     let src = print_program(&p, mode);
                     if let Err(e) = syn::parse_file(&src) {
@@ -605,7 +623,7 @@ mod tests {
     #[test]
     fn oracle_copy_has_no_attributes_and_only_generic_literals() {
         for id in 0..40 {
-            let p = generate(1, id);
+            let p = generate_with(1, id, true);
             let src = print_program(&p, Mode::Oracle);
             assert!(!src.contains("#["));
             let file = syn::parse_file(&src).expect("parses");

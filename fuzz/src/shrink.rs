@@ -286,7 +286,7 @@ fn expr_edit(p: &mut Program, target: usize) -> bool {
 fn alternatives(e: &Expr) -> Vec<Expr> {
     let mut v: Vec<Expr> = match e {
         Expr::Lit(_) | Expr::Var(_) => return vec![],
-        Expr::Index(..) | Expr::Cast(_) => vec![],
+        Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => vec![],
         Expr::Neg(a) | Expr::Method(_, a) => vec![(**a).clone()],
         Expr::Bin(_, a, b) | Expr::If(_, a, b) => vec![(**a).clone(), (**b).clone()],
         Expr::Call(_, args) => args
@@ -350,7 +350,7 @@ fn visit_expr(e: &mut Expr, f: &mut Visitor) -> bool {
         return true;
     }
     match e {
-        Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) => false,
+        Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => false,
         Expr::Neg(a) | Expr::Method(_, a) => visit_expr(a, f),
         Expr::Bin(_, a, b) => visit_expr(a, f) || visit_expr(b, f),
         Expr::Call(_, args) => args.iter_mut().any(|a| match a {
@@ -369,7 +369,7 @@ mod tests {
     #[test]
     fn candidates_are_smaller() {
         for id in 0..10 {
-            let p = crate::gen::generate(3, id);
+            let p = crate::gen::generate_with(3, id, true);
             let cands = candidates(&p);
             assert!(!cands.is_empty());
             for c in cands.iter().take(50) {
