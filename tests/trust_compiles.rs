@@ -892,3 +892,30 @@ proptest! {
         assert_fd_gradient(chains_in_vec_macros, &xs, &grad, "chains_in_vec_macros");
     }
 }
+
+/// A sub-slice of an array made inside a loop body, iterated there: its adjoint buffer is sized by its own
+/// length, read where it was made (it named the source, out of scope in the reverse sweep: E0425; found by
+/// `autodiff-fuzz --forms --seed 3`).
+#[differentiable]
+fn window_of_a_local_in_a_loop(a: f64, xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for i in 0..xs.len() - 1 {
+        let mut row = vec![a; xs.len()];
+        row[i + 1] += xs[i];
+        total += row[1..].iter().fold(0.0, |acc, &el| acc + el * el);
+    }
+    total
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn windows_of_locals_in_loops(a in -2.0f64..2.0, xs in prop::collection::vec(-2.0f64..2.0, 2..5)) {
+        let (value, (da, dxs)) = window_of_a_local_in_a_loop_grad(a, &xs);
+        prop_assert_eq!(value, window_of_a_local_in_a_loop(a, &xs));
+        let at: Vec<f64> = std::iter::once(a).chain(xs.iter().copied()).collect();
+        let grad: Vec<f64> = std::iter::once(da).chain(dxs).collect();
+        assert_fd_gradient(|v| window_of_a_local_in_a_loop(v[0], &v[1..]), &at, &grad, "window_of_a_local_in_a_loop");
+    }
+}

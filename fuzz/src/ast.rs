@@ -121,8 +121,9 @@ pub enum Expr {
     /// `match i { p => e, .. }` (the last arm is `_`)
     Match(IExpr, Vec<(Pat, Expr)>),
     /// An iterator chain over an array (`--forms`): `a.iter().map(|&el| el.m()).sum::<f64>()` with a
-    /// method, `a.iter().fold(0.0, |acc, &el| acc + el * el)` without (generic code folds from `T::zero()`).
-    Fold(String, Option<Method>),
+    /// method, `a.iter().fold(0.0, |acc, &el| acc + el * el)` without (generic code folds from `T::zero()`);
+    /// over the sub-slice `a[1..]` when the flag is set.
+    Fold(String, Option<Method>, bool),
 }
 
 /// The target of an assignment.

@@ -981,7 +981,8 @@ impl Gen {
                     Some(Method::Atan),
                     None,
                 ]);
-                Expr::Fold(a.name, m)
+                let tail = self.rng.chance(0.4);
+                Expr::Fold(a.name, m, tail)
             }
         }
     }

@@ -487,8 +487,13 @@ impl Printer {
                 ),
                 1,
             ),
-            Expr::Fold(a, method) => {
+            Expr::Fold(a, method, tail) => {
                 let zero = if self.generic { "T::zero()" } else { "0.0" };
+                let a = if *tail {
+                    format!("{a}[1..]")
+                } else {
+                    a.clone()
+                };
                 let s = match (method, self.generic) {
                     (Some(m), false) => {
                         format!("{a}.iter().map(|&el| el.{}).sum::<f64>()", method_call(*m))

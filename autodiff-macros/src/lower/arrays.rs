@@ -73,7 +73,10 @@ impl Lowering<'_> {
     ) -> Operand {
         let name = hint.unwrap_or_else(|| "__array".to_string());
         let array = self.new_array(&name, None, fixed);
-        let sized_at_run_time = matches!(init, ArrayInit::Call { .. } | ArrayInit::Copy(_));
+        let sized_at_run_time = matches!(
+            init,
+            ArrayInit::Call { .. } | ArrayInit::Copy(_) | ArrayInit::Window { .. }
+        );
         let len = match &init {
             ArrayInit::Repeat {
                 len: Operand::Const { tokens, .. },

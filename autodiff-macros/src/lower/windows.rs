@@ -85,6 +85,14 @@ impl Lowering<'_> {
         let array = self.new_array(&name, None, false);
         self.windows.insert(array);
         self.stmts.push(Stmt::NewArray { array, init });
+        // Its length, for the adjoint buffer of a window made inside a branch or loop body, whose source may
+        // be out of scope in the reverse sweep (read there only if needed).
+        let length = self.emit(
+            crate::ir::Value::Len(array),
+            Some(format!("{name}_len")),
+            proc_macro2::Span::call_site(),
+        );
+        self.arrays[array.0 as usize].length = length.var();
         Some(Operand::Array(array))
     }
 }

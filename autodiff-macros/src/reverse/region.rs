@@ -68,12 +68,21 @@ impl Reverse<'_, '_> {
                         quote!(::std::vec![#zero; #len])
                     }
                 }
-                ArrayInit::Window { source, range } => {
-                    let bounds = range.start.iter().chain(range.end.iter());
-                    region_refs.extend(bounds.filter_map(Operand::var));
-                    let (source, range) = (self.e.array_name(*source), self.e.window(range));
-                    quote!(::autodiff::__private::zeros_like(&#source[#range]))
-                }
+                // A sub-slice: as long as it was (its length read where it was made: the source may be
+                // out of scope here, made in this region too).
+                ArrayInit::Window { source, range } => match self.e.f.arrays[array.0 as usize].length {
+                    Some(length) => {
+                        region_refs.insert(length);
+                        let length = self.e.name(length);
+                        quote!(::std::vec![#zero; #length])
+                    }
+                    None => {
+                        let bounds = range.start.iter().chain(range.end.iter());
+                        region_refs.extend(bounds.filter_map(Operand::var));
+                        let (source, range) = (self.e.array_name(*source), self.e.window(range));
+                        quote!(::autodiff::__private::zeros_like(&#source[#range]))
+                    }
+                },
                 ArrayInit::Copy(source) if self.e.f.arrays[source.0 as usize].param.is_some() => {
                     let source = self.e.array_name(*source);
                     quote!(::autodiff::__private::zeros_like(&#source))
