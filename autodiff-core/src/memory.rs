@@ -209,11 +209,23 @@ pub fn gradient_buffer<'b, T, A: ArrayLike + ?Sized>(
     buffer: &'b mut [T],
     param: &A,
 ) -> &'b mut [T] {
-    if buffer.len() != param.array_len() {
+    checked_buffer("gradient", label, buffer, param)
+}
+
+/// `buffer`, after checking that it has the length of the array `label` (`what` names the buffer in the
+/// message: "gradient", "tangent").
+#[inline]
+fn checked_buffer<'b, T, A: ArrayLike + ?Sized>(
+    what: &str,
+    label: &str,
+    buffer: &'b mut [T],
+    array: &A,
+) -> &'b mut [T] {
+    if buffer.len() != array.array_len() {
         panic!(
-            "autodiff: the gradient buffer of `{label}` has length {} but `{label}` has length {}",
+            "autodiff: the {what} buffer of `{label}` has length {} but `{label}` has length {}",
             buffer.len(),
-            param.array_len()
+            array.array_len()
         );
     }
     buffer
@@ -283,14 +295,7 @@ pub fn output_tangent<'b, T, A: ArrayLike + ?Sized>(
     buffer: &'b mut [T],
     output: &A,
 ) -> &'b mut [T] {
-    if buffer.len() != output.array_len() {
-        panic!(
-            "autodiff: the tangent buffer of `{label}` has length {} but `{label}` has length {}",
-            buffer.len(),
-            output.array_len()
-        );
-    }
-    buffer
+    checked_buffer("tangent", label, buffer, output)
 }
 
 fn check_output_length(label: &str, d: usize, output: usize) {

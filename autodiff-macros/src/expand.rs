@@ -507,14 +507,7 @@ impl<'a> Generated<'a> {
         if !self.plain() {
             return Some(self.grad_into_by_copy());
         }
-        let grad = naming::fixed("grad");
-        let ret = &self.sig.ret_ty;
-        let buffers_ty = self.sig.gradient_into_type();
-        let signature = self.signature(
-            &self.name("grad_into"),
-            Some(quote!(#grad: #buffers_ty)),
-            quote!(#ret),
-        );
+        let (grad, signature) = self.grad_into_signature();
         let buffers = self.buffer_names();
         let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
         let clear = self
@@ -550,9 +543,8 @@ impl<'a> Generated<'a> {
         })
     }
 
-    /// `f_grad_into` of a method or a function of parameter structs: `f_grad`'s gradient copied into the
-    /// caller's buffers (a struct is assigned).
-    fn grad_into_by_copy(&self) -> TokenStream {
+    /// The name of `f_grad_into`'s buffers parameter, and its signature.
+    fn grad_into_signature(&self) -> (Ident, TokenStream) {
         let grad = naming::fixed("grad");
         let ret = &self.sig.ret_ty;
         let buffers_ty = self.sig.gradient_into_type();
@@ -561,6 +553,13 @@ impl<'a> Generated<'a> {
             Some(quote!(#grad: #buffers_ty)),
             quote!(#ret),
         );
+        (grad, signature)
+    }
+
+    /// `f_grad_into` of a method or a function of parameter structs: `f_grad`'s gradient copied into the
+    /// caller's buffers (a struct is assigned).
+    fn grad_into_by_copy(&self) -> TokenStream {
+        let (grad, signature) = self.grad_into_signature();
         let buffers = self.buffer_names();
         let parts: Vec<Ident> = buffers
             .iter()
