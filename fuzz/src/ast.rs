@@ -124,6 +124,8 @@ pub enum Expr {
     /// method, `a.iter().fold(0.0, |acc, &el| acc + el * el)` without (generic code folds from `T::zero()`);
     /// over the sub-slice `a[1..]` when the flag is set.
     Fold(String, Option<Method>, bool),
+    /// A call of a closure bound to a local (`--forms`): `name(arg)`.
+    CallClosure(String, Box<Expr>),
 }
 
 /// The target of an assignment.
@@ -209,6 +211,18 @@ pub enum ForIter {
 /// A statement of a generated body.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
+    /// `let name = |el: f64| el.method() * capture + lit;` (`--forms`), with `capture` a scalar parameter or
+    /// `el` itself.
+    LetClosure {
+        /// The closure's name.
+        name: String,
+        /// Applied to the argument.
+        method: Method,
+        /// What the result is multiplied by: a captured scalar parameter, or `None` for the argument.
+        capture: Option<String>,
+        /// Added.
+        offset: f64,
+    },
     /// `let [mut] name[: f64] = init;`
     Let {
         /// The variable.
@@ -422,6 +436,7 @@ fn stmt_size(s: &Stmt) -> usize {
     let block = |b: &[Stmt]| b.iter().map(stmt_size).sum::<usize>();
     1 + match s {
         Stmt::Let { init, .. } => expr_size(init),
+        Stmt::LetClosure { .. } => 1,
         Stmt::LetArray { init, .. } => match init {
             ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => expr_size(e),
             ArrayInit::List(es) => es.iter().map(expr_size).sum(),
@@ -441,6 +456,7 @@ fn stmt_size(s: &Stmt) -> usize {
 fn expr_size(e: &Expr) -> usize {
     1 + match e {
         Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => 0,
+        Expr::CallClosure(_, a) => expr_size(a),
         Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
         Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),
         Expr::Call(_, args) => args

@@ -54,6 +54,8 @@ struct Scope {
     floats: Vec<FloatVar>,
     arrays: Vec<ArrayVar>,
     ints: Vec<IntVar>,
+    /// Closures bound to locals (`--forms`).
+    closures: Vec<String>,
 }
 
 /// A function the body being generated may call.
@@ -437,6 +439,7 @@ impl Gen {
             2,                                                  // 10 early return
             if ctx.in_loop.is_some() { 5 } else { 0 },          // 11 break
             if ctx.callees.is_empty() { 0 } else { 15 },        // 12 call
+            if self.forms { 4 } else { 0 },                     // 13 closure
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -579,7 +582,8 @@ impl Gen {
                 };
                 Stmt::BreakIf { cond, value }
             }
-            _ => self.call_stmt(scope, ctx, pending),
+            12 => self.call_stmt(scope, ctx, pending),
+            _ => self.let_closure(scope),
         }
     }
 
@@ -932,7 +936,7 @@ impl Gen {
             Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::Match(_, arms) => arms.iter().any(|(_, e)| self.typed(scope, e)),
-            Expr::Fold(..) => true,
+            Expr::Fold(..) | Expr::CallClosure(..) => true,
         }
     }
 
@@ -948,6 +952,11 @@ impl Gen {
             if scope.ints.is_empty() { 0 } else { 1 },
             if self.forms && !scope.arrays.is_empty() {
                 2
+            } else {
+                0
+            },
+            if self.forms && !scope.closures.is_empty() {
+                3
             } else {
                 0
             },
@@ -973,6 +982,11 @@ impl Gen {
                 let v = self.rng.pick(&scope.ints).name.clone();
                 Expr::Cast(IExpr::Var(v))
             }
+            5 => {
+                let name = self.rng.pick(&scope.closures).clone();
+                let arg = self.leaf_plain(scope);
+                Expr::CallClosure(name, Box::new(arg))
+            }
             _ => {
                 let a = self.rng.pick(&scope.arrays).clone();
                 let m = *self.rng.pick(&[
@@ -984,6 +998,52 @@ impl Gen {
                 let tail = self.rng.chance(0.4);
                 Expr::Fold(a.name, m, tail)
             }
+        }
+    }
+
+    /// A leaf that is a typed float (a variable or an element), or a literal: a closure's argument.
+    fn leaf_plain(&mut self, scope: &Scope) -> Expr {
+        let typed: Vec<FloatVar> = scope
+            .floats
+            .iter()
+            .filter(|f| !f.ambiguous)
+            .cloned()
+            .collect();
+        if !typed.is_empty() && self.rng.chance(0.7) {
+            return Expr::Var(self.rng.pick(&typed).name.clone());
+        }
+        match scope.arrays.iter().find(|a| !a.ambiguous).cloned() {
+            Some(a) => {
+                let i = self.index(scope, a.len, &a.name);
+                Expr::Index(a.name, i)
+            }
+            None => Expr::Lit(self.lit()),
+        }
+    }
+
+    /// `let cN = |el: f64| el.m() * capture + offset;`, capturing a scalar parameter (never reassigned) or
+    /// none.
+    fn let_closure(&mut self, scope: &mut Scope) -> Stmt {
+        let name = self.name("c");
+        let method = *self.rng.pick(&[Method::Sin, Method::Tanh, Method::Atan]);
+        let params: Vec<String> = scope
+            .floats
+            .iter()
+            .filter(|f| f.name.len() == 1 && !f.mutable)
+            .map(|f| f.name.clone())
+            .collect();
+        let capture = if !params.is_empty() && self.rng.chance(0.5) {
+            Some(self.rng.pick(&params).clone())
+        } else {
+            None
+        };
+        let offset = self.lit();
+        scope.closures.push(name.clone());
+        Stmt::LetClosure {
+            name,
+            method,
+            capture,
+            offset,
         }
     }
 

@@ -202,6 +202,19 @@ impl Printer {
     fn stmt(&mut self, s: &Stmt) {
         let t = self.ty();
         match s {
+            Stmt::LetClosure {
+                name,
+                method,
+                capture,
+                offset,
+            } => {
+                let factor = capture.clone().unwrap_or_else(|| "el".to_string());
+                let offset = self.lit(*offset);
+                self.line(&format!(
+                    "let {name} = |el: {t}| el.{} * {factor} + {offset};",
+                    method_call(*method)
+                ));
+            }
             Stmt::Let {
                 name,
                 mutable,
@@ -487,6 +500,7 @@ impl Printer {
                 ),
                 1,
             ),
+            Expr::CallClosure(name, arg) => (format!("{name}({})", self.expr(arg, 0)), 9),
             Expr::Fold(a, method, tail) => {
                 let zero = if self.generic { "T::zero()" } else { "0.0" };
                 let a = if *tail {

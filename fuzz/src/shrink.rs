@@ -287,6 +287,7 @@ fn alternatives(e: &Expr) -> Vec<Expr> {
     let mut v: Vec<Expr> = match e {
         Expr::Lit(_) | Expr::Var(_) => return vec![],
         Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => vec![],
+        Expr::CallClosure(_, a) => vec![(**a).clone()],
         Expr::Neg(a) | Expr::Method(_, a) => vec![(**a).clone()],
         Expr::Bin(_, a, b) | Expr::If(_, a, b) => vec![(**a).clone(), (**b).clone()],
         Expr::Call(_, args) => args
@@ -317,6 +318,7 @@ fn visit_block(b: &mut [Stmt], f: &mut Visitor) -> bool {
 
 fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
     match s {
+        Stmt::LetClosure { .. } => false,
         Stmt::Let { init, .. } => visit_expr(init, f),
         Stmt::LetArray { init, .. } => match init {
             ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => visit_expr(e, f),
@@ -351,6 +353,7 @@ fn visit_expr(e: &mut Expr, f: &mut Visitor) -> bool {
     }
     match e {
         Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => false,
+        Expr::CallClosure(_, a) => visit_expr(a, f),
         Expr::Neg(a) | Expr::Method(_, a) => visit_expr(a, f),
         Expr::Bin(_, a, b) => visit_expr(a, f) || visit_expr(b, f),
         Expr::Call(_, args) => args.iter_mut().any(|a| match a {
