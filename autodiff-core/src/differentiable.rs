@@ -180,22 +180,16 @@ impl<D: Differentiable> Differentiable for Vec<D> {
             self.len(),
             other.len()
         );
-        for (a, b) in self.iter_mut().zip(other) {
-            a.add_assign(b);
-        }
+        each::add_assign(self, other);
     }
     fn scale(&mut self, a: f64) {
-        for x in self.iter_mut() {
-            x.scale(a);
-        }
+        each::scale(self, a);
     }
     fn flat_len(&self) -> usize {
-        self.iter().map(D::flat_len).sum()
+        each::flat_len(self)
     }
     fn extend_flat(&self, out: &mut Vec<f64>) {
-        for x in self {
-            x.extend_flat(out);
-        }
+        each::extend_flat(self, out);
     }
     fn take_flat(&self, flat: &mut &[f64]) -> Self {
         self.iter().map(|x| x.take_flat(flat)).collect()
@@ -207,22 +201,16 @@ impl<D: Differentiable, const N: usize> Differentiable for [D; N] {
         core::array::from_fn(|i| self[i].zero_like())
     }
     fn add_assign(&mut self, other: &Self) {
-        for (a, b) in self.iter_mut().zip(other) {
-            a.add_assign(b);
-        }
+        each::add_assign(self, other);
     }
     fn scale(&mut self, a: f64) {
-        for x in self.iter_mut() {
-            x.scale(a);
-        }
+        each::scale(self, a);
     }
     fn flat_len(&self) -> usize {
-        self.iter().map(D::flat_len).sum()
+        each::flat_len(self)
     }
     fn extend_flat(&self, out: &mut Vec<f64>) {
-        for x in self {
-            x.extend_flat(out);
-        }
+        each::extend_flat(self, out);
     }
     fn take_flat(&self, flat: &mut &[f64]) -> Self {
         let mut taken = Vec::with_capacity(N);
@@ -232,6 +220,33 @@ impl<D: Differentiable, const N: usize> Differentiable for [D; N] {
         match taken.try_into() {
             Ok(array) => array,
             Err(_) => unreachable!("N values were taken"),
+        }
+    }
+}
+
+/// The element-wise operations of `Vec<D>` and `[D; N]`, on their slices.
+mod each {
+    use super::Differentiable;
+
+    pub(super) fn add_assign<D: Differentiable>(target: &mut [D], other: &[D]) {
+        for (a, b) in target.iter_mut().zip(other) {
+            a.add_assign(b);
+        }
+    }
+
+    pub(super) fn scale<D: Differentiable>(target: &mut [D], a: f64) {
+        for x in target {
+            x.scale(a);
+        }
+    }
+
+    pub(super) fn flat_len<D: Differentiable>(items: &[D]) -> usize {
+        items.iter().map(D::flat_len).sum()
+    }
+
+    pub(super) fn extend_flat<D: Differentiable>(items: &[D], out: &mut Vec<f64>) {
+        for x in items {
+            x.extend_flat(out);
         }
     }
 }
