@@ -4,7 +4,7 @@
 //!
 //! Then the softmax regression of `examples/digits.rs` on the 1,437 training digits, by L-BFGS from
 //! `autodiff::optim` and from argmin, through the closure `|w| loss_grad(w, &x, &y, lambda)`: iterations,
-//! time and test accuracy.
+//! time and test accuracy; and by argmin's Newton-CG on the generated `loss_hessian` (ten iterations).
 //!
 //! `cargo run --release --example argmin --features argmin`
 
@@ -40,6 +40,9 @@ fn report(solver: &str, n: usize, iterations: u64, value: f64, x: &[f64], second
         seconds * 1e3
     );
 }
+
+/// Newton-CG iterations on the digits: each computes a full Hessian (650 Hessian-vector products).
+const NEWTON_DIGITS_ITERATIONS: u64 = 10;
 
 /// Softmax regression on the digits by both L-BFGS implementations, from zero weights.
 fn digits() {
@@ -78,6 +81,30 @@ fn digits() {
     let w = state.get_best_param().expect("a best point");
     println!(
         "digits, argmin LBFGS            {:>4} iterations  loss {:.5}  test accuracy {:.3}  {:>8.1} ms",
+        state.get_iter(),
+        state.get_best_cost(),
+        digits_model::accuracy(w, &x_test, &y_test),
+        seconds * 1e3
+    );
+
+    // Newton-CG needs the Hessian: 650 x 650 here, one Hessian-vector product per column
+    // (`loss_hessian`, from `order = 2`), then argmin solves the Newton system by conjugate gradients.
+    let hessian = |w: &[f64]| digits_model::loss_hessian(w, &x, &y, lambda);
+    let timer = Instant::now();
+    let problem = Problem::new(objective).with_hessian(hessian);
+    let result = Executor::new(problem, NewtonCG::new(MoreThuenteLineSearch::new()))
+        .configure(|state| {
+            state
+                .param(start.clone())
+                .max_iters(NEWTON_DIGITS_ITERATIONS)
+        })
+        .run()
+        .expect("Newton-CG runs");
+    let seconds = timer.elapsed().as_secs_f64();
+    let state = result.state();
+    let w = state.get_best_param().expect("a best point");
+    println!(
+        "digits, argmin NewtonCG         {:>4} iterations  loss {:.5}  test accuracy {:.3}  {:>8.1} ms",
         state.get_iter(),
         state.get_best_cost(),
         digits_model::accuracy(w, &x_test, &y_test),

@@ -17,7 +17,7 @@ pub const K: usize = 10;
 /// row by row, then the `K` biases. The class scores of an image are `z = W x + b`, its predicted
 /// probabilities `softmax(z)`, and its loss `−ln softmax(z)[label] = ln Σ exp(z) − z[label]`
 /// (computed with the largest score subtracted, so that `exp` cannot overflow).
-#[differentiable(wrt(w))]
+#[differentiable(wrt(w), order = 2)]
 #[allow(clippy::needless_range_loop)] // indexes, as the MNIST tutorial's formulas are written
 pub fn loss(w: &[f64], x: &[f64], y: &[usize], lambda: f64) -> f64 {
     let m = y.len();
