@@ -189,18 +189,22 @@ impl RuleCtx for DryRun<'_> {
 }
 
 /// Grows `set` along `step` until nothing changes.
+///
+/// What is needed flows from a statement to the operands defined before it, so the statements are
+/// visited last to first and each one's additions are seen by the earlier ones at once: straight-line
+/// code settles in one pass, and only values carried around loops take more.
 fn fixpoint(
     stmts: &[&Stmt],
     set: &mut BTreeSet<Var>,
     mut step: impl FnMut(&Stmt, &BTreeSet<Var>, &mut Vec<Var>),
 ) {
+    let mut added = Vec::new();
     loop {
-        let mut added = Vec::new();
-        for stmt in stmts {
-            step(stmt, set, &mut added);
-        }
         let before = set.len();
-        set.extend(added);
+        for stmt in stmts.iter().rev() {
+            step(stmt, set, &mut added);
+            set.extend(added.drain(..));
+        }
         if set.len() == before {
             return;
         }
