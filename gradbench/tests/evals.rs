@@ -4,7 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use autodiff::check_gradient;
-use autodiff_gradbench::evals::{det, gmm, kmeans, llsq, lse, ode};
+use autodiff_gradbench::evals::{det, gmm, kmeans, llsq, lse, ode, particle};
 
 /// Relative tolerance of a gradient against central differences.
 const FD_TOLERANCE: f64 = 1e-6;
@@ -389,4 +389,71 @@ fn ba_jacobian_matches_finite_differences() {
         "{err:?}"
     );
     assert_eq!(ba::weight_error_grad(0.8), (1.0 - 0.8 * 0.8, -1.6));
+}
+
+/// The central difference of `f` at `x` with step `h`.
+fn central(f: impl Fn(f64) -> f64, x: f64, h: f64) -> f64 {
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn particle_forces_and_their_pullbacks_match_finite_differences() {
+    let mut rng = Rng(9);
+    for _ in 0..5 {
+        let (x0, x1, w) = (
+            rng.uniform(0.0, 5.0),
+            rng.uniform(1.0, 8.0),
+            rng.uniform(-1.0, 1.0),
+        );
+        let h = 1e-6;
+        let want = (
+            -central(|v| particle::potential(v, x1, w), x0, h),
+            -central(|v| particle::potential(x0, v, w), x1, h),
+        );
+        for (name, force) in [
+            (
+                "force_r",
+                particle::force_r as fn(f64, f64, f64) -> (f64, f64),
+            ),
+            ("force_f", particle::force_f),
+        ] {
+            let got = force(x0, x1, w);
+            assert_close(name, got.0, want.0, 1e-7);
+            assert_close(name, got.1, want.1, 1e-7);
+        }
+        // The pullback, through the outer reverse pass: d/dw of c . force.
+        let (c0, c1) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+        let dot_r = |v: f64| {
+            let (a0, a1) = particle::force_r(x0, x1, v);
+            c0 * a0 + c1 * a1
+        };
+        let (_, (_, _, dw_r)) = particle::force_r_vjp(x0, x1, w, (c0, c1));
+        let (_, (_, _, dw_f)) = particle::force_f_vjp(x0, x1, w, (c0, c1));
+        let want_dw = central(dot_r, w, h);
+        assert_close("force_r pullback", dw_r, want_dw, 1e-6);
+        assert_close("force_f pullback", dw_f, want_dw, 1e-6);
+    }
+}
+
+#[test]
+fn particle_outer_derivatives_agree_with_finite_differences_in_all_four_modes() {
+    for w in [-0.3, 0.0, 0.2] {
+        let want = central(particle::naive_euler_r, w, 1e-6);
+        let (_, rr) = particle::naive_euler_r_grad(w);
+        let (_, rf) = particle::naive_euler_f_grad(w);
+        let fr = particle::naive_euler_r(autodiff::Dual::new(w, 1.0)).eps;
+        let ff = particle::naive_euler_f(autodiff::Dual::new(w, 1.0)).eps;
+        for (mode, got) in [("rr", rr), ("rf", rf), ("fr", fr), ("ff", ff)] {
+            assert_close(mode, got, want, 1e-5);
+        }
+    }
+}
+
+#[test]
+fn particle_finds_gradbenchs_control() {
+    // GradBench's expected answer for w0 = 0 (evals/particle), to its tolerance.
+    for function in particle::FUNCTIONS {
+        let w = particle::argmin_w(function, 0.0).unwrap();
+        assert_close(function, w, 0.2071918746486116, 1e-9);
+    }
 }

@@ -6,6 +6,7 @@
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
 pub mod ba;
+pub mod descent;
 pub mod det;
 pub mod gmm;
 pub mod kmeans;
@@ -13,12 +14,15 @@ pub mod llsq;
 pub mod lse;
 pub mod lstm;
 pub mod ode;
+pub mod particle;
 
 use crate::Job;
 use serde_json::Value;
 
 /// The modules `define` accepts.
-pub const MODULES: &[&str] = &["ba", "det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode"];
+pub const MODULES: &[&str] = &[
+    "ba", "det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode", "particle",
+];
 
 /// The job of `function` of `module` on `input`, or why there is none.
 pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Job>, String> {
@@ -31,6 +35,7 @@ pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Jo
         "lse" => lse::prepare(function, input),
         "lstm" => lstm::prepare(function, input),
         "ode" => ode::prepare(function, input),
+        "particle" => particle::prepare(function, input),
         _ => Err(format!("module `{module}` is not implemented")),
     }
 }
