@@ -15,13 +15,14 @@ pub mod lse;
 pub mod lstm;
 pub mod ode;
 pub mod particle;
+pub mod saddle;
 
 use crate::Job;
 use serde_json::Value;
 
 /// The modules `define` accepts.
 pub const MODULES: &[&str] = &[
-    "ba", "det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode", "particle",
+    "ba", "det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle",
 ];
 
 /// The job of `function` of `module` on `input`, or why there is none.
@@ -36,6 +37,7 @@ pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Jo
         "lstm" => lstm::prepare(function, input),
         "ode" => ode::prepare(function, input),
         "particle" => particle::prepare(function, input),
+        "saddle" => saddle::prepare(function, input),
         _ => Err(format!("module `{module}` is not implemented")),
     }
 }

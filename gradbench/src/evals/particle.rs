@@ -8,10 +8,10 @@
 //!
 //! | function | inner: the force `-grad_x p` | outer: d/dw of the landing point |
 //! | --- | --- | --- |
-//! | `rr` | `potential_grad` (reverse) | `naive_euler_r_grad` (reverse through the Euler loop); the force's own pullback, a Hessian-vector product, is `potential_hvp` (forward over reverse) |
-//! | `rf` | two `potential_jvp` (forward) | `naive_euler_f_grad` (reverse); the force's pullback is `potential_jvp` on `Dual` (forward over forward) |
-//! | `fr` | `potential_grad` (reverse) | `naive_euler_r` run on `Dual` (forward over reverse) |
-//! | `ff` | two `potential_jvp` (forward) | `naive_euler_f` run on `Dual` (forward over forward) |
+//! | `rr` | `potential_grad` (reverse) | `naive_euler_grad` (reverse through the Euler loop); the force's own pullback, a Hessian-vector product, is `potential_hvp` (forward over reverse) |
+//! | `rf` | two `potential_jvp` (forward) | `naive_euler_grad` (reverse); the force's pullback is `potential_jvp` on `Dual` (forward over forward) |
+//! | `fr` | `potential_grad` (reverse) | `naive_euler` run on `Dual` (forward over reverse) |
+//! | `ff` | two `potential_jvp` (forward) | `naive_euler` run on `Dual` (forward over forward) |
 //!
 //! So the outer reverse passes (`rr`, `rf`) are true reverse sweeps through the loop, but the second
 //! derivatives they need from the inner derivative are taken by a forward pass over it: the macro
@@ -68,41 +68,32 @@ pub fn force_f<T: Float>(x0: T, x1: T, w: T) -> ((T, T), impl Fn((T, T)) -> (T, 
     ((-g0, -g1), pullback)
 }
 
-/// Where the particle crosses the x axis, squared, with the force by reverse mode: Euler steps of
-/// 0.1 from `(0, 8)` at velocity `(0.75, 0)`, the crossing interpolated linearly in the last step.
-// naive_euler_r_grad(w) -> (T, T)
+/// The force by reverse mode ([`force_r`], `inner_reverse`) or forward mode ([`force_f`]).
+// A tuple as the value of an `if` is rejected by the macro ("the macro cannot tell the shape of this
+// tuple"): the reverse branch returns early instead.
 #[differentiable]
-pub fn naive_euler_r<T: Float>(w: T) -> T {
-    let dt = T::from(0.1).unwrap();
-    let mut x0 = T::zero();
-    let mut x1 = T::from(8.0).unwrap();
-    let mut v0 = T::from(0.75).unwrap();
-    let mut v1 = T::zero();
-    loop {
+pub fn force<T: Float>(x0: T, x1: T, w: T, inner_reverse: bool) -> (T, T) {
+    if inner_reverse {
         let (a0, a1) = force_r(x0, x1, w);
-        x0 = x0 + dt * v0;
-        x1 = x1 + dt * v1;
-        if x1 <= T::zero() {
-            let dt_f = -x1 / v1;
-            let landing = x0 + dt_f * v0;
-            return landing * landing;
-        }
-        v0 = v0 + dt * a0;
-        v1 = v1 + dt * a1;
+        return (a0, a1);
     }
+    let (a0, a1) = force_f(x0, x1, w);
+    (a0, a1)
 }
 
-/// [`naive_euler_r`] with the force by forward mode.
-// naive_euler_f_grad(w) -> (T, T)
+/// Where the particle crosses the x axis, squared: Euler steps of 0.1 from `(0, 8)` at velocity
+/// `(0.75, 0)`, the crossing interpolated linearly in the last step; the force by reverse mode
+/// (`inner_reverse`) or forward mode.
+// naive_euler_grad(w, inner_reverse) -> (T, T)
 #[differentiable]
-pub fn naive_euler_f<T: Float>(w: T) -> T {
+pub fn naive_euler<T: Float>(w: T, inner_reverse: bool) -> T {
     let dt = T::from(0.1).unwrap();
     let mut x0 = T::zero();
     let mut x1 = T::from(8.0).unwrap();
     let mut v0 = T::from(0.75).unwrap();
     let mut v1 = T::zero();
     loop {
-        let (a0, a1) = force_f(x0, x1, w);
+        let (a0, a1) = force(x0, x1, w, inner_reverse);
         x0 = x0 + dt * v0;
         x1 = x1 + dt * v1;
         if x1 <= T::zero() {
@@ -118,37 +109,24 @@ pub fn naive_euler_f<T: Float>(w: T) -> T {
 /// The four functions: the modes of the outer and the inner derivative.
 pub const FUNCTIONS: &[&str] = &["rr", "rf", "fr", "ff"];
 
-/// The derivative of `f` at `w` by forward mode: `f` run on a dual number.
-fn forward(f: fn(Dual<f64>) -> Dual<f64>, w: f64) -> f64 {
-    f(Dual::new(w, 1.0)).eps
-}
-
 /// The control that GradBench's descent finds from `w0`, for one of the four functions.
 pub fn argmin_w(function: &str, w0: f64) -> Result<f64, String> {
-    let w = match function {
-        "rr" => descent::argmin(
-            |w| naive_euler_r(w[0]),
-            |w, g| g[0] = naive_euler_r_grad(w[0]).1,
-            &[w0],
-        ),
-        "rf" => descent::argmin(
-            |w| naive_euler_f(w[0]),
-            |w, g| g[0] = naive_euler_f_grad(w[0]).1,
-            &[w0],
-        ),
-        "fr" => descent::argmin(
-            |w| naive_euler_r(w[0]),
-            |w, g| g[0] = forward(naive_euler_r, w[0]),
-            &[w0],
-        ),
-        "ff" => descent::argmin(
-            |w| naive_euler_f(w[0]),
-            |w, g| g[0] = forward(naive_euler_f, w[0]),
-            &[w0],
-        ),
+    let (outer_reverse, inner_reverse) = match function {
+        "rr" => (true, true),
+        "rf" => (true, false),
+        "fr" => (false, true),
+        "ff" => (false, false),
         _ => return Err(super::unknown("particle", function)),
     };
-    Ok(w[0])
+    let objective = |w: &[f64]| naive_euler(w[0], inner_reverse);
+    let derivative = |w: &[f64], g: &mut [f64]| {
+        g[0] = if outer_reverse {
+            naive_euler_grad(w[0], inner_reverse).1
+        } else {
+            naive_euler(Dual::new(w[0], 1.0), inner_reverse).eps
+        };
+    };
+    Ok(descent::argmin(objective, derivative, &[w0])[0])
 }
 
 pub(crate) fn prepare(function: &str, input: &Value) -> Result<Box<dyn Job>, String> {
