@@ -4,7 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use autodiff::check_gradient;
-use autodiff_gradbench::evals::{det, gmm, kmeans, llsq, lse, ode, particle, saddle};
+use autodiff_gradbench::evals::{det, gmm, ht, kmeans, llsq, lse, ode, particle, saddle};
 
 /// Relative tolerance of a gradient against central differences.
 const FD_TOLERANCE: f64 = 1e-6;
@@ -521,6 +521,157 @@ fn saddle_finds_gradbenchs_point() {
                 (v - 8.246324826140356e-06).abs() < 1e-12,
                 "{function}: {got:?}"
             );
+        }
+    }
+}
+
+/// A random hand of 22 bones (each bone's parent earlier), `vertices` vertices each skinned by two
+/// bones, random transforms, and `n` points with their correspondences (and `us`, if `complicated`).
+fn ht_input(rng: &mut Rng, vertices: usize, n: usize, complicated: bool) -> ht::Input {
+    let bones = 22;
+    let parents = (0..bones)
+        .map(|b| {
+            if b == 0 {
+                -1
+            } else {
+                (rng.uniform(0.0, b as f64) as i64).min(b as i64 - 1)
+            }
+        })
+        .collect();
+    let transform = |rng: &mut Rng| {
+        let mut m = rng.vec(16, -0.5, 0.5);
+        m[12..].copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
+        for i in 0..3 {
+            m[i * 5] += 1.0;
+        }
+        m
+    };
+    let mut weights = vec![0.0; vertices * bones];
+    for v in 0..vertices {
+        let a = v % bones;
+        let w = rng.uniform(0.2, 0.8);
+        weights[v * bones + a] = w;
+        weights[v * bones + (a + 7) % bones] = 1.0 - w;
+    }
+    let triangles: Vec<usize> = (0..2 * vertices)
+        .map(|i| (i * 7 + i / 3) % vertices)
+        .collect();
+    let model = ht::Model {
+        parents,
+        base_relatives: (0..bones).flat_map(|_| transform(rng)).collect(),
+        inverse_base_absolutes: (0..bones).flat_map(|_| transform(rng)).collect(),
+        base_positions: (0..vertices)
+            .flat_map(|_| {
+                let mut p = rng.vec(3, -1.0, 1.0);
+                p.push(1.0);
+                p
+            })
+            .collect(),
+        weights,
+        triangles,
+        is_mirrored: false,
+    };
+    let targets = if complicated {
+        model.triangles.len() / 3
+    } else {
+        vertices
+    };
+    ht::Input {
+        theta: rng.vec(26, -0.6, 0.6),
+        us: if complicated {
+            rng.vec(2 * n, 0.0, 0.5)
+        } else {
+            Vec::new()
+        },
+        correspondences: (0..n).map(|i| (i * 5 + 3) % targets).collect(),
+        points: rng.vec(3 * n, -1.0, 1.0),
+        model,
+    }
+}
+
+#[test]
+fn ht_objective_of_a_rest_pose_is_skinning_plus_translation() {
+    let mut rng = Rng(12);
+    let mut input = ht_input(&mut rng, 10, 6, false);
+    let identity: Vec<f64> = (0..16)
+        .map(|k| if k % 5 == 0 { 1.0 } else { 0.0 })
+        .collect();
+    input.model.base_relatives = identity.repeat(22);
+    input.model.inverse_base_absolutes = identity.repeat(22);
+    input.theta = vec![0.0; 26];
+    input.theta[3..6].copy_from_slice(&[0.5, -1.0, 2.0]);
+    let err = input.objective();
+    for (p, &c) in input.correspondences.iter().enumerate() {
+        for j in 0..3 {
+            // The weights of a vertex add to 1, so it stays where it is, moved by the translation.
+            let want = input.points[p * 3 + j]
+                - input.model.base_positions[c * 4 + j]
+                - input.theta[3 + j];
+            assert_close("rest pose", err[p * 3 + j], want, 1e-12);
+        }
+    }
+    // A global rotation by a quarter turn about z takes (x, y, z) to (-y, x, z).
+    input.theta[..3].copy_from_slice(&[0.0, 0.0, std::f64::consts::FRAC_PI_2]);
+    input.theta[3..6].copy_from_slice(&[0.0, 0.0, 0.0]);
+    let err = input.objective();
+    for (p, &c) in input.correspondences.iter().enumerate() {
+        let v = &input.model.base_positions[c * 4..c * 4 + 3];
+        let want = [-v[1], v[0], v[2]];
+        for j in 0..3 {
+            assert_close(
+                "rotated",
+                err[p * 3 + j],
+                input.points[p * 3 + j] - want[j],
+                1e-12,
+            );
+        }
+    }
+}
+
+#[test]
+fn ht_jacobian_matches_finite_differences() {
+    let mut rng = Rng(13);
+    for complicated in [false, true] {
+        let mut input = ht_input(&mut rng, 30, 8, complicated);
+        let rows = 3 * input.correspondences.len();
+        let mut jac = Vec::new();
+        ht::jacobian(&input, &mut jac);
+        let extra = if complicated { 2 } else { 0 };
+        assert_eq!(jac.len(), rows * (26 + extra));
+        let h = 1e-6;
+        // Columns of theta.
+        for k in 0..26 {
+            let base = input.theta[k];
+            input.theta[k] = base + h;
+            let plus = input.objective();
+            input.theta[k] = base - h;
+            let minus = input.objective();
+            input.theta[k] = base;
+            for r in 0..rows {
+                let want = (plus[r] - minus[r]) / (2.0 * h);
+                assert_close(
+                    &format!("theta {k}, row {r}"),
+                    jac[(extra + k) * rows + r],
+                    want,
+                    1e-6,
+                );
+            }
+        }
+        // The two columns of us: row r's own point's coordinate.
+        for k in 0..extra {
+            for p in 0..input.correspondences.len() {
+                let base = input.us[2 * p + k];
+                input.us[2 * p + k] = base + h;
+                let plus = input.objective();
+                input.us[2 * p + k] = base - h;
+                let minus = input.objective();
+                input.us[2 * p + k] = base;
+                for j in 0..3 {
+                    let r = 3 * p + j;
+                    let want = (plus[r] - minus[r]) / (2.0 * h);
+                    assert_close(&format!("u{k} of point {p}"), jac[k * rows + r], want, 1e-6);
+                }
+            }
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod ba;
 pub mod descent;
 pub mod det;
 pub mod gmm;
+pub mod ht;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
@@ -22,7 +23,7 @@ use serde_json::Value;
 
 /// The modules `define` accepts.
 pub const MODULES: &[&str] = &[
-    "ba", "det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle",
+    "ba", "det", "gmm", "ht", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle",
 ];
 
 /// The job of `function` of `module` on `input`, or why there is none.
@@ -31,6 +32,7 @@ pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Jo
         "ba" => ba::prepare(function, input),
         "det" => det::prepare(function, input),
         "gmm" => gmm::prepare(function, input),
+        "ht" => ht::prepare(function, input),
         "kmeans" => kmeans::prepare(function, input),
         "llsq" => llsq::prepare(function, input),
         "lse" => lse::prepare(function, input),
