@@ -15,11 +15,15 @@ and, for the evals whose answers are checked against GradBench's C++ `manual` to
     python3 gradbench/scripts/validate.py --gradbench /path/to/gradbench --tool target/release/autodiff-gradbench \\
         --json results.jsonl lse -- --min-seconds 0.1
 
+GradBench's C++ `manual` tool runs as a tool too: `--tool "python3 /path/to/manual_tool.py"` (see there).
+
 The exit code is 1 if any evaluation failed or was found invalid.
 """
 
 import argparse
 import json
+import os
+import shlex
 import subprocess
 import sys
 
@@ -27,7 +31,9 @@ import sys
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--gradbench", required=True, help="checkout of gradbench/gradbench")
-    parser.add_argument("--tool", required=True, help="the tool's command (one word)")
+    parser.add_argument(
+        "--tool", required=True, help="the tool's command, run in the checkout (split as a shell does)"
+    )
     parser.add_argument("--python", default=sys.executable, help="Python with the gradbench package")
     parser.add_argument("--json", help="append one JSON line per evaluation to this file")
     parser.add_argument("eval")
@@ -42,8 +48,11 @@ def main() -> int:
         stdout=subprocess.PIPE,
         text=True,
     )
+    tool = shlex.split(args.tool)
+    if os.path.exists(tool[0]):
+        tool[0] = os.path.abspath(tool[0])
     tool_proc = subprocess.Popen(
-        [args.tool], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        tool, cwd=args.gradbench, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     evaluations = {}
     failures = 0
