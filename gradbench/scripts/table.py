@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""Times every eval through GradBench's own Python evals, for this tool and for GradBench's C++
-`manual` tool, and prints the table of docs/gradbench.md: per workload, each tool's median primal and
-derivative times and their ratio, and our derivative against manual's.
+"""Times every eval through GradBench's own Python evals, for this tool and for one of GradBench's C++
+tools (`manual`, or `--cpp-tool tapenade`), and prints a table of docs/gradbench.md: per workload,
+each tool's median primal and derivative times and their ratio, and our derivative against theirs.
 
     python3 gradbench/scripts/table.py --gradbench /path/to/gradbench --python /path/to/venv/bin/python \\
         --tool target/release/autodiff-gradbench --min-seconds 0.5 > table.md
 
 Each eval runs through `validate.py` (so every answer is also validated; a row whose answer was not
 valid is marked), with the workloads listed in `WORKLOADS` below (a subset of GradBench's defaults, to
-keep the run to about a quarter of an hour). `manual` runs through `manual_tool.py`, needing
-`tools/manual/bin/<eval>` built in the checkout; it has no `particle` or `saddle`.
+keep the run to about a quarter of an hour). The C++ tool runs through `cpp_tool.py`, needing
+`tools/<tool>/bin/<eval>` built in the checkout (`manual` has no `particle` or `saddle`; `tapenade` has
+`gmm`, `ba`, `ht` and `lstm`): where it has no binary its columns say n/a.
 """
 
 import argparse
@@ -90,28 +91,30 @@ def main() -> int:
     parser.add_argument("--python", required=True)
     parser.add_argument("--tool", required=True)
     parser.add_argument("--min-seconds", type=float, default=0.5)
+    parser.add_argument("--cpp-tool", default="manual", help="the C++ tool to compare with")
     parser.add_argument("--only", nargs="*", help="evals to run (default: all)")
     args = parser.parse_args()
-    manual = f"{args.python} {os.path.join(HERE, 'manual_tool.py')}"
+    cpp_tool = f"{args.python} {os.path.join(HERE, 'cpp_tool.py')} {args.cpp_tool}"
+    name = args.cpp_tool
 
     print(f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f} at the start; medians of runs of at least "
           f"{args.min_seconds} s in total.\n")
     print("| eval | workload | ours: primal | ours: derivative | ours: derivative / primal "
-          "| manual: primal | manual: derivative | manual: derivative / primal | ours / manual, derivative |")
+          f"| {name}: primal | {name}: derivative | {name}: derivative / primal | ours / {name}, derivative |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for eval_name, eval_args, primal, derivative in WORKLOADS:
         if args.only and eval_name not in args.only:
             continue
         ours = run(args, args.tool, eval_name, eval_args)
         if primal is None:
-            # particle and saddle: four functions, no primal, no manual.
+            # particle and saddle: four functions, no primal, no C++ tool to compare with.
             for (function, description), r in ours.items():
                 print(f"| {eval_name} (`{function}`) | {description} | | {fmt_time(time_of(r))}{mark(r)} "
                       f"| | | | | |")
             sys.stdout.flush()
             continue
-        theirs = run(args, manual, eval_name, eval_args)
+        theirs = run(args, cpp_tool, eval_name, eval_args)
         descriptions = [d for (f, d) in ours if f == derivative]
         for description in descriptions:
             op, od = ours.get((primal, description)), ours.get((derivative, description))

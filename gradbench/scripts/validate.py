@@ -15,7 +15,7 @@ and, for the evals whose answers are checked against GradBench's C++ `manual` to
     python3 gradbench/scripts/validate.py --gradbench /path/to/gradbench --tool target/release/autodiff-gradbench \\
         --json results.jsonl lse -- --min-seconds 0.1
 
-GradBench's C++ `manual` tool runs as a tool too: `--tool "python3 /path/to/manual_tool.py"` (see there).
+GradBench's C++ tools run as tools too: `--tool "python3 /path/to/cpp_tool.py manual"` (see there).
 
 The exit code is 1 if any evaluation failed or was found invalid.
 """
