@@ -4,7 +4,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use autodiff::check_gradient;
-use autodiff_gradbench::evals::{det, gmm, kmeans, llsq, lse, ode};
+use autodiff_gradbench::evals::{det, gmm, ht, kmeans, llsq, lse, ode, particle, saddle};
 
 /// Relative tolerance of a gradient against central differences.
 const FD_TOLERANCE: f64 = 1e-6;
@@ -389,4 +389,289 @@ fn ba_jacobian_matches_finite_differences() {
         "{err:?}"
     );
     assert_eq!(ba::weight_error_grad(0.8), (1.0 - 0.8 * 0.8, -1.6));
+}
+
+/// The central difference of `f` at `x` with step `h`.
+fn central(f: impl Fn(f64) -> f64, x: f64, h: f64) -> f64 {
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn particle_forces_and_their_pullbacks_match_finite_differences() {
+    let mut rng = Rng(9);
+    for _ in 0..5 {
+        let (x0, x1, w) = (
+            rng.uniform(0.0, 5.0),
+            rng.uniform(1.0, 8.0),
+            rng.uniform(-1.0, 1.0),
+        );
+        let h = 1e-6;
+        let want = (
+            -central(|v| particle::potential(v, x1, w), x0, h),
+            -central(|v| particle::potential(x0, v, w), x1, h),
+        );
+        for (name, force) in [
+            (
+                "force_r",
+                particle::force_r as fn(f64, f64, f64) -> (f64, f64),
+            ),
+            ("force_f", particle::force_f),
+        ] {
+            let got = force(x0, x1, w);
+            assert_close(name, got.0, want.0, 1e-7);
+            assert_close(name, got.1, want.1, 1e-7);
+        }
+        // The pullback, through the outer reverse pass: d/dw of c . force.
+        let (c0, c1) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+        let dot_r = |v: f64| {
+            let (a0, a1) = particle::force_r(x0, x1, v);
+            c0 * a0 + c1 * a1
+        };
+        let (_, (_, _, dw_r)) = particle::force_r_vjp(x0, x1, w, (c0, c1));
+        let (_, (_, _, dw_f)) = particle::force_f_vjp(x0, x1, w, (c0, c1));
+        let want_dw = central(dot_r, w, h);
+        assert_close("force_r pullback", dw_r, want_dw, 1e-6);
+        assert_close("force_f pullback", dw_f, want_dw, 1e-6);
+    }
+}
+
+#[test]
+fn particle_outer_derivatives_agree_with_finite_differences_in_all_four_modes() {
+    for w in [-0.3, 0.0, 0.2] {
+        let want = central(|v| particle::naive_euler(v, true), w, 1e-6);
+        let (_, rr) = particle::naive_euler_grad(w, true);
+        let (_, rf) = particle::naive_euler_grad(w, false);
+        let fr = particle::naive_euler(autodiff::Dual::new(w, 1.0), true).eps;
+        let ff = particle::naive_euler(autodiff::Dual::new(w, 1.0), false).eps;
+        for (mode, got) in [("rr", rr), ("rf", rf), ("fr", fr), ("ff", ff)] {
+            assert_close(mode, got, want, 1e-5);
+        }
+    }
+}
+
+#[test]
+fn particle_finds_gradbenchs_control() {
+    // GradBench's expected answer for w0 = 0 (evals/particle), to its tolerance.
+    for function in particle::FUNCTIONS {
+        let w = particle::argmin_w(function, 0.0).unwrap();
+        assert_close(function, w, 0.2071918746486116, 1e-9);
+    }
+}
+
+#[test]
+fn saddle_inner_gradients_and_their_pullbacks_are_analytic() {
+    let mut rng = Rng(10);
+    for _ in 0..5 {
+        let p: Vec<f64> = rng.vec(4, -2.0, 2.0);
+        let (c0, c1) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+        for reverse in [true, false] {
+            // grad_p2 f = -2 p2; its pullback is H (0, 0, c0, c1) = (0, 0, -2 c0, -2 c1).
+            let (gx, gy) = saddle::grad_p2(p[0], p[1], p[2], p[3], reverse);
+            assert_close("grad_p2 x", gx, -2.0 * p[2], 1e-15);
+            assert_close("grad_p2 y", gy, -2.0 * p[3], 1e-15);
+            let (_, pulled) = saddle::grad_p2_vjp(p[0], p[1], p[2], p[3], reverse, (c0, c1));
+            assert_eq!(
+                pulled,
+                (0.0, 0.0, -2.0 * c0, -2.0 * c1),
+                "reverse = {reverse}"
+            );
+        }
+    }
+}
+
+#[test]
+fn saddle_outer_gradient_through_the_inner_descent_matches_finite_differences() {
+    let mut rng = Rng(11);
+    for _ in 0..3 {
+        let (p1x, p1y) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+        let (sx, sy) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+        for reverse in [true, false] {
+            let max = |x: f64, y: f64| saddle::max_over_p2(x, y, sx, sy, reverse);
+            let want = (
+                central(|v| max(v, p1y), p1x, 1e-6),
+                central(|v| max(p1x, v), p1y, 1e-6),
+            );
+            // The argmax does not depend on p1, so the gradient is 2 p1.
+            assert_close("analytic", want.0, 2.0 * p1x, 1e-6);
+            let (_, outer_reverse) = saddle::max_over_p2_grad(p1x, p1y, sx, sy, reverse);
+            let dual = |k: usize| {
+                let d = |v: f64, j: usize| autodiff::Dual::new(v, if j == k { 1.0 } else { 0.0 });
+                let s = |v: f64| autodiff::Dual::constant(v);
+                saddle::max_over_p2(d(p1x, 0), d(p1y, 1), s(sx), s(sy), reverse).eps
+            };
+            let outer_forward = (dual(0), dual(1));
+            for (mode, got) in [
+                ("outer reverse", outer_reverse),
+                ("outer forward", outer_forward),
+            ] {
+                assert_close(mode, got.0, want.0, 1e-6);
+                assert_close(mode, got.1, want.1, 1e-6);
+            }
+        }
+    }
+}
+
+#[test]
+fn saddle_finds_gradbenchs_point() {
+    // GradBench's expected answer from (1, 1) (evals/saddle).
+    for function in saddle::FUNCTIONS {
+        let got = saddle::saddle(function, [1.0, 1.0]).unwrap();
+        for v in got {
+            assert!(
+                (v - 8.246324826140356e-06).abs() < 1e-12,
+                "{function}: {got:?}"
+            );
+        }
+    }
+}
+
+/// A random hand of 22 bones (each bone's parent earlier), `vertices` vertices each skinned by two
+/// bones, random transforms, and `n` points with their correspondences (and `us`, if `complicated`).
+fn ht_input(rng: &mut Rng, vertices: usize, n: usize, complicated: bool) -> ht::Input {
+    let bones = 22;
+    let parents = (0..bones)
+        .map(|b| {
+            if b == 0 {
+                -1
+            } else {
+                (rng.uniform(0.0, b as f64) as i64).min(b as i64 - 1)
+            }
+        })
+        .collect();
+    let transform = |rng: &mut Rng| {
+        let mut m = rng.vec(16, -0.5, 0.5);
+        m[12..].copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
+        for i in 0..3 {
+            m[i * 5] += 1.0;
+        }
+        m
+    };
+    let mut weights = vec![0.0; vertices * bones];
+    for v in 0..vertices {
+        let a = v % bones;
+        let w = rng.uniform(0.2, 0.8);
+        weights[v * bones + a] = w;
+        weights[v * bones + (a + 7) % bones] = 1.0 - w;
+    }
+    let triangles: Vec<usize> = (0..2 * vertices)
+        .map(|i| (i * 7 + i / 3) % vertices)
+        .collect();
+    let model = ht::Model {
+        parents,
+        base_relatives: (0..bones).flat_map(|_| transform(rng)).collect(),
+        inverse_base_absolutes: (0..bones).flat_map(|_| transform(rng)).collect(),
+        base_positions: (0..vertices)
+            .flat_map(|_| {
+                let mut p = rng.vec(3, -1.0, 1.0);
+                p.push(1.0);
+                p
+            })
+            .collect(),
+        weights,
+        triangles,
+        is_mirrored: false,
+    };
+    let targets = if complicated {
+        model.triangles.len() / 3
+    } else {
+        vertices
+    };
+    ht::Input {
+        theta: rng.vec(26, -0.6, 0.6),
+        us: if complicated {
+            rng.vec(2 * n, 0.0, 0.5)
+        } else {
+            Vec::new()
+        },
+        correspondences: (0..n).map(|i| (i * 5 + 3) % targets).collect(),
+        points: rng.vec(3 * n, -1.0, 1.0),
+        model,
+    }
+}
+
+#[test]
+fn ht_objective_of_a_rest_pose_is_skinning_plus_translation() {
+    let mut rng = Rng(12);
+    let mut input = ht_input(&mut rng, 10, 6, false);
+    let identity: Vec<f64> = (0..16)
+        .map(|k| if k % 5 == 0 { 1.0 } else { 0.0 })
+        .collect();
+    input.model.base_relatives = identity.repeat(22);
+    input.model.inverse_base_absolutes = identity.repeat(22);
+    input.theta = vec![0.0; 26];
+    input.theta[3..6].copy_from_slice(&[0.5, -1.0, 2.0]);
+    let err = input.objective();
+    for (p, &c) in input.correspondences.iter().enumerate() {
+        for j in 0..3 {
+            // The weights of a vertex add to 1, so it stays where it is, moved by the translation.
+            let want = input.points[p * 3 + j]
+                - input.model.base_positions[c * 4 + j]
+                - input.theta[3 + j];
+            assert_close("rest pose", err[p * 3 + j], want, 1e-12);
+        }
+    }
+    // A global rotation by a quarter turn about z takes (x, y, z) to (-y, x, z).
+    input.theta[..3].copy_from_slice(&[0.0, 0.0, std::f64::consts::FRAC_PI_2]);
+    input.theta[3..6].copy_from_slice(&[0.0, 0.0, 0.0]);
+    let err = input.objective();
+    for (p, &c) in input.correspondences.iter().enumerate() {
+        let v = &input.model.base_positions[c * 4..c * 4 + 3];
+        let want = [-v[1], v[0], v[2]];
+        for j in 0..3 {
+            assert_close(
+                "rotated",
+                err[p * 3 + j],
+                input.points[p * 3 + j] - want[j],
+                1e-12,
+            );
+        }
+    }
+}
+
+#[test]
+fn ht_jacobian_matches_finite_differences() {
+    let mut rng = Rng(13);
+    for complicated in [false, true] {
+        let mut input = ht_input(&mut rng, 30, 8, complicated);
+        let rows = 3 * input.correspondences.len();
+        let mut jac = Vec::new();
+        ht::jacobian(&input, &mut jac);
+        let extra = if complicated { 2 } else { 0 };
+        assert_eq!(jac.len(), rows * (26 + extra));
+        let h = 1e-6;
+        // Columns of theta.
+        for k in 0..26 {
+            let base = input.theta[k];
+            input.theta[k] = base + h;
+            let plus = input.objective();
+            input.theta[k] = base - h;
+            let minus = input.objective();
+            input.theta[k] = base;
+            for r in 0..rows {
+                let want = (plus[r] - minus[r]) / (2.0 * h);
+                assert_close(
+                    &format!("theta {k}, row {r}"),
+                    jac[(extra + k) * rows + r],
+                    want,
+                    1e-6,
+                );
+            }
+        }
+        // The two columns of us: row r's own point's coordinate.
+        for k in 0..extra {
+            for p in 0..input.correspondences.len() {
+                let base = input.us[2 * p + k];
+                input.us[2 * p + k] = base + h;
+                let plus = input.objective();
+                input.us[2 * p + k] = base - h;
+                let minus = input.objective();
+                input.us[2 * p + k] = base;
+                for j in 0..3 {
+                    let r = 3 * p + j;
+                    let want = (plus[r] - minus[r]) / (2.0 * h);
+                    assert_close(&format!("u{k} of point {p}"), jac[k * rows + r], want, 1e-6);
+                }
+            }
+        }
+    }
 }

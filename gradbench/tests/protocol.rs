@@ -217,3 +217,36 @@ fn every_module_answers_in_its_output_shape() {
         }
     }
 }
+
+#[test]
+fn defines_every_eval_of_gradbench_but_hello() {
+    let evals = [
+        "ba", "det", "gmm", "ht", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle",
+    ];
+    let messages: Vec<Value> = evals
+        .iter()
+        .enumerate()
+        .map(|(id, module)| json!({ "id": id, "kind": "define", "module": module }))
+        .collect();
+    for (id, answer) in session(&messages).iter().enumerate() {
+        assert_eq!(
+            answer,
+            &json!({ "id": id, "success": true }),
+            "{}",
+            evals[id]
+        );
+    }
+}
+
+#[test]
+fn saddle_and_particle_answer_gradbenchs_expected_outputs() {
+    let answers = session(&[
+        evaluate(0, "saddle", "rf", runs(json!({ "start": [1.0, 1.0] }), 1)),
+        evaluate(1, "particle", "fr", runs(json!({ "w": 0.0 }), 1)),
+    ]);
+    for v in floats(&answers[0]["output"]) {
+        assert!((v - 8.246324826140356e-06).abs() < 1e-12, "{}", answers[0]);
+    }
+    let w = answers[1]["output"].as_f64().unwrap();
+    assert!((w - 0.2071918746486116).abs() < 1e-9, "{}", answers[1]);
+}

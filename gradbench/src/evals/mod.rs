@@ -6,19 +6,25 @@
 #![allow(clippy::needless_range_loop, clippy::manual_memcpy)]
 
 pub mod ba;
+pub mod descent;
 pub mod det;
 pub mod gmm;
+pub mod ht;
 pub mod kmeans;
 pub mod llsq;
 pub mod lse;
 pub mod lstm;
 pub mod ode;
+pub mod particle;
+pub mod saddle;
 
 use crate::Job;
 use serde_json::Value;
 
 /// The modules `define` accepts.
-pub const MODULES: &[&str] = &["ba", "det", "gmm", "kmeans", "llsq", "lse", "lstm", "ode"];
+pub const MODULES: &[&str] = &[
+    "ba", "det", "gmm", "ht", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle",
+];
 
 /// The job of `function` of `module` on `input`, or why there is none.
 pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Job>, String> {
@@ -26,11 +32,14 @@ pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Jo
         "ba" => ba::prepare(function, input),
         "det" => det::prepare(function, input),
         "gmm" => gmm::prepare(function, input),
+        "ht" => ht::prepare(function, input),
         "kmeans" => kmeans::prepare(function, input),
         "llsq" => llsq::prepare(function, input),
         "lse" => lse::prepare(function, input),
         "lstm" => lstm::prepare(function, input),
         "ode" => ode::prepare(function, input),
+        "particle" => particle::prepare(function, input),
+        "saddle" => saddle::prepare(function, input),
         _ => Err(format!("module `{module}` is not implemented")),
     }
 }
