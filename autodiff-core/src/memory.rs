@@ -346,6 +346,40 @@ pub fn accumulate<T: Zero + Copy>(target: &mut [T], source: &[T]) {
     }
 }
 
+/// The buffer that a callee's reverse sweep adds an array argument's cotangent into (a call's
+/// `vjp_into`): the caller's, or, when the caller wants no cotangent for that argument (`None`: it
+/// passed inactive data), `scratch`, zero-filled to the argument's length `len`.
+#[inline]
+pub fn slot_or_scratch<'b, T: Zero + Copy>(
+    slot: Option<&'b mut [T]>,
+    scratch: &'b mut Vec<T>,
+    len: usize,
+) -> &'b mut [T] {
+    match slot {
+        Some(buffer) => buffer,
+        None => {
+            scratch.resize(len, T::zero());
+            scratch
+        }
+    }
+}
+
+/// Adds a scalar argument's cotangent into the caller's slot of a call's `vjp_into`, if it has one.
+#[inline]
+pub fn add_into_slot<T: Copy + core::ops::Add<Output = T>>(slot: Option<&mut T>, value: T) {
+    if let Some(target) = slot {
+        *target = *target + value;
+    }
+}
+
+/// Adds an array argument's cotangent into the caller's slot of a call's `vjp_into`, if it has one.
+#[inline]
+pub fn accumulate_into_slot<T: Zero + Copy>(slot: Option<&mut [T]>, source: &[T]) {
+    if let Some(target) = slot {
+        accumulate(target, source);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -130,4 +130,18 @@ impl branchy {
         let (__tangent_0, _) = tangents;
         branchy_jvp(x, k, __tangent_0)
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: f64,
+        k: i32,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>, ()),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = 0.0;
+        let value = __branchy_vjp_into(x, k, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
+    }
 }

@@ -115,6 +115,30 @@ impl dot {
         let (__tangent_0, __tangent_1) = tangents;
         dot_jvp(x, y, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: &[f64],
+        y: &[f64],
+        d_ret: f64,
+        grads: (::core::option::Option<&mut [f64]>, ::core::option::Option<&mut [f64]>),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let mut __scratch_1 = ::std::vec::Vec::new();
+        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+            __slot_1,
+            &mut __scratch_1,
+            y.len(),
+        );
+        let value = __dot_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
+        value
+    }
 }
 fn rosenbrock<T: Float>(x: &[T]) -> T {
     let hundred = T::from(100.0).unwrap();
@@ -256,6 +280,23 @@ impl rosenbrock {
         let (__tangent_0,) = tangents;
         rosenbrock_jvp(x, __tangent_0)
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<T: Float>(
+        x: &[T],
+        d_ret: T,
+        grads: (::core::option::Option<&mut [T]>,),
+    ) -> T {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = __rosenbrock_vjp_into(x, d_ret, __buffer_0);
+        value
+    }
 }
 #[doc(hidden)]
 #[allow(unused_imports)]
@@ -345,6 +386,23 @@ impl product {
     fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         product_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: &[f64],
+        d_ret: f64,
+        grads: (::core::option::Option<&mut [f64]>,),
+    ) -> f64 {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = __product_vjp_into(x, d_ret, __buffer_0);
+        value
     }
 }
 fn squares(x: &[f64]) -> Vec<f64> {
@@ -457,5 +515,22 @@ impl squares {
     fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
         let (__tangent_0,) = tangents;
         squares_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: &[f64],
+        d_ret: Vec<f64>,
+        grads: (::core::option::Option<&mut [f64]>,),
+    ) -> Vec<f64> {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = __squares_vjp_into(x, d_ret, __buffer_0);
+        value
     }
 }

@@ -535,6 +535,30 @@ impl softmax_loss {
         let (__tangent_0, __tangent_1, _, _, _) = tangents;
         Self::__jvp_all(w, data, labels, d, k, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    pub fn vjp_into<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        d_ret: T,
+        grads: (
+            ::core::option::Option<&mut [T]>,
+            ::core::option::Option<&mut [T]>,
+            (),
+            (),
+            (),
+        ),
+    ) -> T {
+        let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
+        let (value, gradient) = Self::__vjp_all(w, data, labels, d, k, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        ::autodiff::__private::accumulate_into_slot(__slot_0, &__gradient_0[..]);
+        ::autodiff::__private::accumulate_into_slot(__slot_1, &__gradient_1[..]);
+        value
+    }
 }
 #[doc(hidden)]
 #[allow(unused_imports)]
