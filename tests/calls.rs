@@ -660,3 +660,133 @@ fn functions_declared_in_a_body() {
         assert_fd_gradient(|p| inner_caller(p[0]), &[x], &[slope], "inner_caller");
     }
 }
+
+// ---- calls that add into the caller's adjoints (`vjp_into`) ----
+
+/// Callees of every kind that `vjp_into` treats differently: a plain function whose reverse sweep runs
+/// straight into the caller's buffers (`weighted`, `spread`), one that writes its own parameter
+/// (`overwrites`), one with a fixed-size array (`fixed`), one restricted by `wrt` (`restricted`) and a
+/// generic one (`generic_dot`), each reached through `vjp`'s cotangents instead.
+mod into_callees {
+    use autodiff::{differentiable, Float};
+
+    #[differentiable]
+    pub fn weighted(w: &[f64], data: &[f64], a: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            s += w[i] * data[i] * a + (w[i] - data[i]).sin();
+        }
+        s * a
+    }
+
+    /// Reads the first element through several paths, so its cotangent is built from several
+    /// contributions inside the callee.
+    #[differentiable]
+    pub fn spread(x: &[f64], y: &[f64]) -> f64 {
+        let mut s = x[0] * y[0];
+        for i in 1..x.len() {
+            s += x[i] * x[0] - y[i] * y[i - 1];
+        }
+        s
+    }
+
+    #[differentiable]
+    pub fn overwrites(mut v: [f64; 3], s: f64) -> f64 {
+        v[0] = v[0] * v[1] + s;
+        v[1] = v[0].exp();
+        v[0] + v[1] * v[2]
+    }
+
+    #[differentiable]
+    pub fn fixed(p: &[f64; 3], s: f64) -> f64 {
+        p[0] * s + p[1] * p[2] * s
+    }
+
+    #[differentiable(wrt(x))]
+    pub fn restricted(x: &[f64], c: f64) -> f64 {
+        let mut s = 0.0;
+        for &v in x {
+            s += (v * c).cos();
+        }
+        s
+    }
+
+    /// Takes `&Vec`: an array stored at the call comes back as one.
+    #[differentiable]
+    #[allow(clippy::ptr_arg)]
+    pub fn by_vec(v: &Vec<f64>) -> f64 {
+        v[0] * v[1].sin()
+    }
+
+    #[differentiable]
+    pub fn generic_dot<T: Float>(x: &[T], y: &[T]) -> T {
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            s = s + x[i] * y[i];
+        }
+        s
+    }
+}
+
+use into_callees::{by_vec, fixed, generic_dot, overwrites, restricted, spread, weighted};
+
+/// Calls in a loop, into a parameter's buffer, a local array's and scalars', with the same array passed
+/// twice, a sub-slice, a fixed array and arguments whose adjoint is already partly accumulated.
+#[differentiable]
+fn calls_into_buffers(p: &[f64], q: f64) -> f64 {
+    let mut z = vec![0.0; 4];
+    let mut total = 0.0;
+    for k in 0..4 {
+        z[k] = p[k] * q + z[(k + 3) % 4];
+        total += weighted(p, &z, q);
+        total += spread(&z, &z) * 0.5;
+        total += spread(&p[1..4], &z[0..3]);
+        total += generic_dot(&z, p) * q;
+        total += by_vec(&z);
+    }
+    let a = [p[0], z[1], q];
+    total += fixed(&a, q) + overwrites(a, z[2]) + restricted(&z, q) + restricted(p, z[3]);
+    total + weighted(&z, p, total.sin())
+}
+
+/// `data` is inactive here: the callees' `vjp_into` gets no buffer for it (a scratch one is made).
+#[differentiable(wrt(p, q))]
+fn calls_with_inactive_data(p: &[f64], data: &[f64], q: f64) -> f64 {
+    weighted(data, p, q) + weighted(p, data, 1.5) + spread(data, p) * spread(p, data)
+}
+
+#[test]
+fn calls_add_into_the_callers_adjoints() {
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut uniform = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for _ in 0..20 {
+        let p: Vec<f64> = (0..5).map(|_| uniform()).collect();
+        let q = uniform();
+        let data: Vec<f64> = (0..5).map(|_| uniform()).collect();
+        let p4 = &p[..4];
+        let (value, (gp, gq)) = calls_into_buffers_grad(p4, q);
+        assert_eq!(value, calls_into_buffers(p4, q));
+        let f = |x: &[f64]| calls_into_buffers(&x[..4], x[4]);
+        let x = [p4, &[q]].concat();
+        assert_fd_gradient(f, &x, &[&gp[..], &[gq]].concat(), "calls_into_buffers");
+        let (mut bp, mut bq) = (vec![f64::NAN; 4], f64::NAN);
+        calls_into_buffers_grad_into(p4, q, (&mut bp, &mut bq));
+        assert_eq!((bp, bq), (gp, gq));
+
+        let (value, (gp, gq)) = calls_with_inactive_data_grad(&p, &data, q);
+        assert_eq!(value, calls_with_inactive_data(&p, &data, q));
+        let f = |x: &[f64]| calls_with_inactive_data(&x[..5], &data, x[5]);
+        let x = [&p[..], &[q]].concat();
+        assert_fd_gradient(
+            f,
+            &x,
+            &[&gp[..], &[gq]].concat(),
+            "calls_with_inactive_data",
+        );
+    }
+}

@@ -165,3 +165,66 @@ fn custom_gradients_write_into_buffers_too() {
     assert_eq!((dx, dw.to_vec()), (ex, ew));
     assert_eq!(dw, [-3.0, 2.0]);
 }
+
+#[differentiable]
+fn rate(p: &[f64], u: f64) -> f64 {
+    p[0] * u - p[1] * u * u
+}
+
+#[differentiable]
+fn two_steps(p: &[f64], u: f64) -> f64 {
+    let a = rate(p, u);
+    let b = rate(p, u + 0.1 * a);
+    u + 0.05 * (a + b)
+}
+
+/// A call's adjoint adds the callee's cotangents into the caller's buffers (`vjp_into`): no buffer is
+/// allocated for the callee's gradient with respect to `p`.
+#[test]
+fn calls_of_slice_callees_allocate_nothing() {
+    let p = [1.5, 0.7];
+    let (mut dp, mut du) = (vec![f64::NAN; 2], f64::NAN);
+    let n = allocations_during(|| {
+        two_steps_grad_into(&p, 0.4, (&mut dp, &mut du));
+    });
+    assert!(n == 0 || !OPTIMISED, "f_grad_into allocated {n} times");
+    let (_, (ep, eu)) = two_steps_grad(&p, 0.4);
+    assert_eq!((dp.clone(), du), (ep, eu));
+    assert_fd_gradient(
+        |x| two_steps(&x[..2], x[2]),
+        &[1.5, 0.7, 0.4],
+        &[dp[0], dp[1], du],
+        "two_steps",
+    );
+}
+
+#[differentiable]
+fn running_product(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for i in 0..x.len() {
+        p *= x[i];
+    }
+    p
+}
+
+/// A loop whose trip count is known when it starts reserves its tape once: one allocation, not one per
+/// doubling of the tape (and none for the first 16 values).
+#[test]
+fn a_counted_loop_reserves_its_tape_once() {
+    for (n, expected) in [(10, 0), (1000, 1)] {
+        let x: Vec<f64> = (0..n).map(|i| 1.0 + 0.001 * i as f64).collect();
+        let mut grad = vec![0.0; n];
+        let allocations = allocations_during(|| {
+            running_product_grad_into(&x, &mut grad);
+        });
+        assert!(
+            allocations == expected || !OPTIMISED,
+            "{allocations} allocations for n = {n}"
+        );
+        let (_, expected_grad) = running_product_grad(&x);
+        assert_eq!(grad, expected_grad);
+    }
+    let x = [0.5, -1.5, 2.0, 0.25];
+    let (_, grad) = running_product_grad(&x);
+    assert_fd_gradient(running_product, &x, &grad, "running_product");
+}

@@ -1380,3 +1380,98 @@ proptest! {
         check_flat("lotka-volterra rk4", primal, &at, (value, &grad), jvp, &t);
     }
 }
+
+// ---- integer counters that the reverse sweep recovers by undoing their updates ----
+
+/// A packed lower triangle walked by a counter (`li += 1`) through two nested loops, as the GMM
+/// objective does, read in the middle loop too and after the loops.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+pub fn packed_triangle(l: &[f64], c: &[f64], d: usize) -> f64 {
+    let mut y = vec![0.0; d];
+    let mut total = 0.0;
+    for k in 0..2 {
+        for j in 0..d {
+            y[j] = c[j] * c[j] + l[k];
+        }
+        let mut li = k * d * (d - 1) / 2;
+        for i in 0..d {
+            y[i] += l[li % l.len()] * 0.25;
+            for j in i + 1..d {
+                y[j] += l[li] * c[i] * y[i].sin();
+                li += 1;
+            }
+        }
+        for j in 0..d {
+            total += y[j] * y[j] * l[li - 1];
+        }
+    }
+    total
+}
+
+/// Counters stepped by a parameter and stepped down, in a `while` loop, with a carried product.
+#[differentiable]
+pub fn strided(x: &[f64], stride: usize) -> f64 {
+    let mut at = 0;
+    let mut back = x.len() - 1;
+    let mut s = 0.0;
+    let mut p = 1.0;
+    while at < x.len() {
+        s += p * x[at] * x[back];
+        p *= x[back].cos();
+        at += stride;
+        back -= 1;
+    }
+    s * p
+}
+
+/// A counter advanced under a branch (taped, not undone) beside one advanced always.
+#[differentiable]
+#[allow(clippy::explicit_counter_loop)]
+pub fn counted_positives(x: &[f64]) -> f64 {
+    let mut k = 0;
+    let mut j = 0;
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            k += 1;
+        }
+        s += x[k % x.len()] * x[i] * x[j].sin();
+        j += 1;
+    }
+    s
+}
+
+#[test]
+fn counters_are_recovered_in_the_reverse_sweep() {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut uniform = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for d in [2, 3, 5] {
+        for _ in 0..10 {
+            let l: Vec<f64> = (0..d * (d - 1)).map(|_| uniform()).collect();
+            let c: Vec<f64> = (0..d).map(|_| uniform()).collect();
+            let (value, (gl, gc)) = packed_triangle_grad(&l, &c, d);
+            assert_eq!(value, packed_triangle(&l, &c, d));
+            let n = l.len();
+            let f = |p: &[f64]| packed_triangle(&p[..n], &p[n..], d);
+            let x = [&l[..], &c[..]].concat();
+            assert_fd_gradient(f, &x, &[&gl[..], &gc[..]].concat(), "packed_triangle");
+        }
+    }
+    for (len, stride) in [(5, 2), (7, 3), (6, 2), (9, 4)] {
+        for _ in 0..10 {
+            let x: Vec<f64> = (0..len).map(|_| uniform()).collect();
+            let (value, g) = strided_grad(&x, stride);
+            assert_eq!(value, strided(&x, stride));
+            assert_fd_gradient(|p| strided(p, stride), &x, &g, "strided");
+            let (value, g) = counted_positives_grad(&x);
+            assert_eq!(value, counted_positives(&x));
+            assert_fd_gradient(counted_positives, &x, &g, "counted_positives");
+        }
+    }
+}

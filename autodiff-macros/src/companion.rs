@@ -13,6 +13,16 @@
 //! }
 //! ```
 //!
+//! A third, `vjp_into`, is what a caller's reverse sweep uses: it adds the cotangents into the caller's
+//! adjoints instead of returning them, one slot per parameter (`Option<&mut [T]>` for an array,
+//! `Option<&mut T>` for a float, `()` otherwise; `None` where the caller wants no cotangent), so a call
+//! allocates no gradient buffer: a plain function's runs its reverse sweep (`__g_vjp_into`) straight into
+//! the caller's buffers.
+//!
+//! ```text
+//! fn vjp_into(x: &[f64], n: usize, d_ret: f64, grads: (Option<&mut [f64]>, ())) -> f64
+//! ```
+//!
 //! A type lives in the type namespace and a function in the value namespace, so `g` names both, and
 //! `use other::g;` imports both: the caller writes `g::vjp(..)` wherever it can write `g(..)`, across
 //! modules and crates, and also for functions declared inside a function body (which a module could not
@@ -31,6 +41,49 @@ pub(crate) struct Slot {
     pub(crate) active: bool,
     /// The type of its tangent or cotangent if it is a float or an array (active or not), else `None`.
     pub(crate) tangent_ty: Option<TokenStream>,
+    /// Its slot in `vjp_into`.
+    pub(crate) into: IntoSlot,
+}
+
+/// How `vjp_into` adds a parameter's cotangent into the caller's adjoint.
+pub(crate) enum IntoSlot {
+    /// No slot (`()`): the parameter has no cotangent, or one that calls do not pass this way (a tuple, a
+    /// struct, a matrix), for which a caller uses `vjp`.
+    None,
+    /// A float of type `ty`: `Option<&mut ty>`; `zero` is its zero.
+    Scalar { ty: TokenStream, zero: TokenStream },
+    /// A one-dimensional array of `elem`s: `Option<&mut [elem]>`. `direct`: the function's reverse sweep
+    /// (`__f_vjp_into`) takes its buffer as `&mut [elem]` and adds into it.
+    Array { elem: TokenStream, direct: bool },
+}
+
+impl IntoSlot {
+    /// The slot of `p`, a parameter that gets a cotangent through calls if `active`.
+    pub(crate) fn of(p: &crate::signature::Param, active: bool) -> IntoSlot {
+        use crate::signature::Signature;
+        match (active, p.array, &p.kind) {
+            (false, ..) => IntoSlot::None,
+            (true, Some(shape), _) if !shape.matrix => IntoSlot::Array {
+                elem: Signature::element_type(p).to_token_stream(),
+                // A fixed array's buffer is `&mut [T; N]`, and a `Vec` taken by value may be written by
+                // the body, whose reverse sweep then zeroes elements of its buffer.
+                direct: !shape.fixed && !shape.owned,
+            },
+            (true, None, crate::ir::Kind::Float(_)) => IntoSlot::Scalar {
+                ty: p.grad_ty.to_token_stream(),
+                zero: crate::emit::Emitter::zero_of(&p.kind),
+            },
+            _ => IntoSlot::None,
+        }
+    }
+
+    fn ty(&self) -> TokenStream {
+        match self {
+            IntoSlot::None => quote!(()),
+            IntoSlot::Scalar { ty, .. } => quote!(::core::option::Option<&mut #ty>),
+            IntoSlot::Array { elem, .. } => quote!(::core::option::Option<&mut [#elem]>),
+        }
+    }
 }
 
 /// What the companion type of a function is made of.
@@ -45,6 +98,10 @@ pub(crate) struct Companion<'a> {
     /// `Self::__registered_vjp` among the extra items).
     pub(crate) vjp: TokenStream,
     pub(crate) jvp: TokenStream,
+    /// The function's reverse sweep into buffers (`__f_vjp_into`), when `vjp_into` can run it straight
+    /// into the caller's: a plain function, every parameter active or without a cotangent, and every
+    /// active array's slot `direct`.
+    pub(crate) sweep_into: Option<TokenStream>,
     /// Further associated functions (the derivatives of a registered function).
     pub(crate) extra: TokenStream,
     /// A method or associated function of an `impl`, where no type can be declared: the two functions
@@ -62,6 +119,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         ret,
         vjp,
         jvp,
+        sweep_into,
         extra,
         method,
     } = c;
@@ -126,10 +184,14 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         [one] => quote!(#one),
         many => quote!((#(#many),*)),
     };
+    let into_body = vjp_into_body(slots, vjp, sweep_into.as_ref());
+    let into_types: Vec<TokenStream> = slots.iter().map(|s| s.into.ty()).collect();
+    let grads = fixed("grads");
     if *method {
-        let (vjp_name, jvp_name) = (
+        let (vjp_name, jvp_name, into_name) = (
             crate::naming::method_companion(name, "vjp"),
             crate::naming::method_companion(name, "jvp"),
+            crate::naming::method_companion(name, "vjp_into"),
         );
         return quote! {
             #extra
@@ -149,6 +211,13 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
                 #jvp(#(#idents,)* #tangent)
+            }
+
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, unused, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+            #vis fn #into_name #generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
+                #into_body
             }
         };
     }
@@ -175,6 +244,103 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 let (#(#tangent_names,)*) = #tangents;
                 #jvp(#(#idents,)* #tangent)
             }
+
+            #[inline]
+            #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+            #vis fn vjp_into #generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
+                #into_body
+            }
         }
     }
+}
+
+/// The body of `vjp_into`: the reverse sweep `sweep_into` run straight into the caller's slots (with a
+/// zeroed scratch buffer for an array slot the caller left `None`), or else `vjp`'s cotangents added into
+/// them.
+///
+/// ```text
+/// // Input: fn g(x: &[f64], y: f64) -> f64      // Output (with `__g_vjp_into`):
+/// fn vjp_into(x: &[f64], y: f64, d_ret: f64,     let (__slot_0, __slot_1) = grads;
+///     grads: (Option<&mut [f64]>,                 let mut __scratch_0 = Vec::new();
+///             Option<&mut f64>)) -> f64           let __buffer_0 = slot_or_scratch(__slot_0, &mut __scratch_0, x.len());
+///                                                 let mut __buffer_1 = 0.0;
+///                                                 let value = __g_vjp_into(x, y, d_ret, (__buffer_0, &mut __buffer_1));
+///                                                 add_into_slot(__slot_1, __buffer_1);
+///                                                 value
+/// ```
+fn vjp_into_body(
+    slots: &[Slot],
+    vjp: &TokenStream,
+    sweep_into: Option<&TokenStream>,
+) -> TokenStream {
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, grads, value) = (fixed("d_ret"), fixed("grads"), fixed("value"));
+    let idents: Vec<&Ident> = slots.iter().map(|s| &s.ident).collect();
+    let slot_names: Vec<Ident> = (0..slots.len())
+        .map(|i| fixed(&format!("__slot_{i}")))
+        .collect();
+    let unpack = quote!(let (#(#slot_names,)*) = #grads;);
+    let mut code = vec![unpack];
+    if let Some(sweep_into) = sweep_into {
+        let mut buffers = Vec::new();
+        let mut after = Vec::new();
+        for ((s, slot), i) in slots.iter().zip(&slot_names).zip(0..) {
+            if !s.active {
+                continue;
+            }
+            let buffer = fixed(&format!("__buffer_{i}"));
+            let ident = &s.ident;
+            match &s.into {
+                IntoSlot::Array { .. } => {
+                    let scratch = fixed(&format!("__scratch_{i}"));
+                    code.push(quote! {
+                        let mut #scratch = ::std::vec::Vec::new();
+                        let #buffer = ::autodiff::__private::slot_or_scratch(#slot, &mut #scratch, #ident.len());
+                    });
+                    buffers.push(buffer.to_token_stream());
+                }
+                IntoSlot::Scalar { zero, .. } => {
+                    code.push(quote!(let mut #buffer = #zero;));
+                    buffers.push(quote!(&mut #buffer));
+                    after.push(quote!(::autodiff::__private::add_into_slot(#slot, #buffer);));
+                }
+                IntoSlot::None => {}
+            }
+        }
+        let buffers = match buffers.as_slice() {
+            [one] => one.clone(),
+            many => quote!((#(#many),*)),
+        };
+        code.push(quote!(let #value = #sweep_into(#(#idents,)* #d_ret, #buffers);));
+        code.extend(after);
+    } else {
+        let gradient = fixed("gradient");
+        let names: Vec<Ident> = slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.active)
+            .map(|(i, _)| fixed(&format!("__gradient_{i}")))
+            .collect();
+        let pattern = match names.as_slice() {
+            [] => quote!(()),
+            [one] => quote!(#one),
+            many => quote!((#(#many),*)),
+        };
+        code.push(quote!(let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);));
+        code.push(quote!(let #pattern = #gradient;));
+        let mut names = names.iter();
+        for (s, slot) in slots.iter().zip(&slot_names) {
+            let Some(g) = s.active.then(|| names.next()).flatten() else {
+                continue;
+            };
+            code.push(match &s.into {
+                IntoSlot::Array { .. } => {
+                    quote!(::autodiff::__private::accumulate_into_slot(#slot, &#g[..]);)
+                }
+                IntoSlot::Scalar { .. } => quote!(::autodiff::__private::add_into_slot(#slot, #g);),
+                IntoSlot::None => quote!(let _ = #slot;),
+            });
+        }
+    }
+    quote!(#(#code)* #value)
 }

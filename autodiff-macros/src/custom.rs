@@ -558,6 +558,7 @@ impl<'a> Items<'a> {
                 ty: p.ty.clone(),
                 active: p.active,
                 tangent_ty: p.differentiable.then(|| p.grad_ty.to_token_stream()),
+                into: companion::IntoSlot::of(p, p.active),
             })
             .collect()
     }
@@ -573,6 +574,7 @@ impl<'a> Items<'a> {
             ret: self.sig.ret_ty.to_token_stream(),
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
+            sweep_into: None,
             extra: TokenStream::new(),
             method: false,
         })
@@ -589,6 +591,7 @@ impl<'a> Items<'a> {
             ret: self.sig.ret_ty.to_token_stream(),
             vjp: quote!(Self::#vjp),
             jvp: quote!(Self::#jvp),
+            sweep_into: None,
             extra: derivatives,
             method: false,
         })

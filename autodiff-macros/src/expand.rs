@@ -651,6 +651,7 @@ impl<'a> Generated<'a> {
                 ty: p.ty.clone(),
                 active: p.through_calls(),
                 tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
+                into: companion::IntoSlot::of(p, p.through_calls()),
             })
             .collect();
         let name = &self.item.sig.ident;
@@ -704,6 +705,18 @@ impl<'a> Generated<'a> {
         } else {
             (self.sibling(&vjp), self.sibling(&jvp), TokenStream::new())
         };
+        // The reverse sweep runs straight into the caller's buffers where it adds into them.
+        let direct = self.plain()
+            && !restricted
+            && slots.iter().all(|s| match s.into {
+                companion::IntoSlot::Array { direct, .. } => direct,
+                companion::IntoSlot::Scalar { .. } => true,
+                companion::IntoSlot::None => !s.active,
+            });
+        let sweep_into = direct.then(|| {
+            let into = self.vjp_into_name();
+            quote!(#into)
+        });
         companion::companion(&companion::Companion {
             vis: &self.item.vis,
             name,
@@ -712,6 +725,7 @@ impl<'a> Generated<'a> {
             ret: self.sig.ret_ty.to_token_stream(),
             vjp,
             jvp,
+            sweep_into,
             extra,
             method: self.method,
         })
@@ -941,6 +955,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
                 ty: p.ty.clone(),
                 active: p.through_calls(),
                 tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
+                into: companion::IntoSlot::of(p, p.through_calls()),
             })
             .collect();
         let (vjp, jvp) = (
@@ -955,6 +970,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             ret: sig.ret_ty.to_token_stream(),
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
+            sweep_into: None,
             extra: TokenStream::new(),
             method: false,
         })

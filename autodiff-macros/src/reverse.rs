@@ -65,6 +65,14 @@ struct Reverse<'e, 'a> {
     loop_depth: usize,
     /// Which shortcuts the reverse sweep may take.
     shortcuts: Shortcuts,
+    /// While a loop's body is reversed: its integer counters that the reverse sweep recovers by undoing
+    /// their updates (`loops::Counter`), by carried value.
+    counters: BTreeMap<Var, loops::Counter>,
+    /// The counters of `counters` that the reversed body read.
+    counters_used: BTreeSet<Var>,
+    /// The counters of the loops reversed so far, by the loop's out value: after the loop's reverse, the
+    /// counter holds the counter's value before the loop.
+    finished_counters: BTreeMap<Var, Ident>,
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition its code checks. The reference
@@ -81,6 +89,9 @@ pub(crate) struct Shortcuts {
     pub(crate) window: bool,
     /// Reverse a loop whose iterations commute by running them forwards.
     pub(crate) forward_order: bool,
+    /// A call's adjoint adds its cotangents into the caller's adjoints (`vjp_into`) instead of returning
+    /// them in fresh buffers (`vjp`).
+    pub(crate) call_into: bool,
 }
 
 impl Shortcuts {
@@ -90,6 +101,7 @@ impl Shortcuts {
         fuse: true,
         window: true,
         forward_order: true,
+        call_into: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -97,6 +109,7 @@ impl Shortcuts {
         fuse: false,
         window: false,
         forward_order: false,
+        call_into: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -152,6 +165,9 @@ fn vjp_body_with(
         d_ret: d_ret.to_token_stream(),
         loop_depth: 0,
         shortcuts,
+        counters: BTreeMap::new(),
+        counters_used: BTreeSet::new(),
+        finished_counters: BTreeMap::new(),
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -622,6 +638,9 @@ impl Reverse<'_, '_> {
         refs: &mut BTreeSet<Var>,
     ) {
         let activity = self.e.activity;
+        if self.shortcuts.call_into && self.adds_into_callers(args) {
+            return self.call_adjoint_into(site, callee, args, by_ref, d, adjoints, code, refs);
+        }
         let vjp = companion_path(callee, "vjp");
         let mut slots = Vec::new();
         let mut contributions = Vec::new();
@@ -638,9 +657,102 @@ impl Reverse<'_, '_> {
             slots.push(slot.to_token_stream());
             contributions.push((arg.clone(), slot));
         }
+        let call_args = self.call_arguments(site, args, by_ref, code);
+        code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d);));
+        for (arg, slot) in contributions {
+            match arg {
+                Operand::Array(array) => {
+                    let buffer = self.array_adjoint(array);
+                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);));
+                }
+                _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),
+            }
+        }
+    }
+
+    /// Can the call with `args` add its cotangents straight into the caller's adjoints (`vjp_into`)?
+    /// When each differentiated argument is a float or an array, no array twice (its buffer is lent
+    /// to the callee once).
+    fn adds_into_callers(&self, args: &[Operand]) -> bool {
+        let activity = self.e.activity;
+        let mut arrays = BTreeSet::new();
+        args.iter()
+            .filter(|a| activity.is_active(a))
+            .all(|arg| match arg {
+                Operand::Var(v) => matches!(activity.var_kind(*v), Kind::Float(_)),
+                Operand::Array(array) => arrays.insert(*array),
+                _ => false,
+            })
+    }
+
+    /// The adjoint of a call through its companion's `vjp_into` (joint mode, as `call_adjoint`): the
+    /// callee adds the cotangent of each array argument into the argument's adjoint buffer, and that of
+    /// each float argument into a zeroed local, which becomes a contribution to the argument's adjoint.
+    /// An argument without an adjoint gets `None` (or `()`, for one that has no cotangent).
+    ///
+    /// ```text
+    /// // Input:                  // Output:
+    /// let y = g(&z, a, n);       let mut __d_a = 0.0;
+    ///                            let _ = g::vjp_into(&z, a, n, __d_y, (Some(&mut __d_z[..]), Some(&mut __d_a), Default::default()));
+    /// ```
+    #[allow(clippy::too_many_arguments)]
+    fn call_adjoint_into(
+        &mut self,
+        site: CallSite,
+        callee: &syn::ExprPath,
+        args: &[Operand],
+        by_ref: &[bool],
+        d: &TokenStream,
+        adjoints: &mut Adjoints,
+        code: &mut Vec<TokenStream>,
+        refs: &mut BTreeSet<Var>,
+    ) {
+        let vjp_into = companion_path(callee, "vjp_into");
+        let mut slots = Vec::new();
+        let mut scalars = Vec::new();
+        for arg in args {
+            refs.extend(arg.var());
+            if !self.e.activity.is_active(arg) {
+                slots.push(quote!(::core::default::Default::default()));
+                continue;
+            }
+            match arg {
+                Operand::Array(array) => {
+                    let buffer = self.array_adjoint(*array);
+                    slots.push(quote!(::core::option::Option::Some(&mut #buffer[..])));
+                }
+                Operand::Var(v) => {
+                    let name = self.e.adjoint_name(*v);
+                    let zero = self.e.zero_of_var(*v);
+                    code.push(quote!(let mut #name = #zero;));
+                    slots.push(quote!(::core::option::Option::Some(&mut #name)));
+                    scalars.push((arg.clone(), name));
+                }
+                _ => slots.push(quote!(::core::default::Default::default())),
+            }
+        }
+        let call_args = self.call_arguments(site, args, by_ref, code);
+        code.push(quote!(let _ = #vjp_into(#(#call_args,)* #d, (#(#slots,)*));));
+        for (arg, name) in scalars {
+            self.contribute(&arg, name.to_token_stream(), adjoints, code);
+        }
+    }
+
+    /// The arguments of a call in the reverse sweep: an array written after the call is read back as the
+    /// forward sweep stored it at the call.
+    fn call_arguments(
+        &mut self,
+        site: CallSite,
+        args: &[Operand],
+        by_ref: &[bool],
+        code: &mut Vec<TokenStream>,
+    ) -> Vec<TokenStream> {
         let mut call_args = Vec::new();
+        // An array passed twice (`g(&z, &z)`) was stored once at the call: popped once.
+        let mut popped: BTreeMap<Array, TokenStream> = BTreeMap::new();
         for (arg, r) in args.iter().zip(by_ref) {
             let a = match arg {
+                Operand::Array(array) if popped.contains_key(array) => popped[array].clone(),
                 Operand::Array(array) if self.unsafe_calls.contains(&(site, *array)) => {
                     let tape = self.e.snapshot_tape(site, *array);
                     let base = format!(
@@ -652,22 +764,14 @@ impl Reverse<'_, '_> {
                     );
                     let name = self.e.namer.fresh(&base);
                     code.push(quote!(let #name = #tape.pop();));
+                    popped.insert(*array, name.to_token_stream());
                     name.to_token_stream()
                 }
                 _ => self.e.operand(arg),
             };
             call_args.push(if *r { quote!(&#a) } else { a });
         }
-        code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d);));
-        for (arg, slot) in contributions {
-            match arg {
-                Operand::Array(array) => {
-                    let buffer = self.array_adjoint(array);
-                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);));
-                }
-                _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),
-            }
-        }
+        call_args
     }
 }
 
@@ -786,17 +890,23 @@ mod tests {
             z[0] = 3.0 * x;
             w + z[0]
         }";
-        for shortcuts in [Shortcuts::ALL, Shortcuts::NONE] {
+        // The optimised adjoint adds the callee's cotangent into `z`'s adjoint (`vjp_into`), the
+        // reference one takes it from `vjp`.
+        for (shortcuts, call) in [
+            (Shortcuts::ALL, "g :: vjp_into (& __z_at_call"),
+            (Shortcuts::NONE, "g :: vjp (& __z_at_call"),
+        ] {
             let code = vjp_of(src, shortcuts);
-            assert!(code.contains("snapshot (& z)"), "{code}");
-            assert!(code.contains("g :: vjp (& __z_at_call"), "{code}");
+            assert!(code.contains("ArrayTape :: new ()"), "{code}");
+            assert!(code.contains("__tape_z_at_call . push (& z [..])"), "{code}");
+            assert!(code.contains(call), "{code}");
         }
         // Not written after the call: read in place.
         let unwritten = vjp_of(
             "fn f(x: f64) -> f64 { let mut z = vec![0.0; 1]; z[0] = x; g(&z) }",
             Shortcuts::ALL,
         );
-        assert!(!unwritten.contains("snapshot"), "{unwritten}");
-        assert!(unwritten.contains("g :: vjp (& z"), "{unwritten}");
+        assert!(!unwritten.contains("ArrayTape"), "{unwritten}");
+        assert!(unwritten.contains("g :: vjp_into (& z"), "{unwritten}");
     }
 }

@@ -72,4 +72,20 @@ impl f {
         let (__tangent_0, __tangent_1) = tangents;
         f_jvp(x, y, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: f64,
+        y: f64,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>, ::core::option::Option<&mut f64>),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = 0.0;
+        let mut __buffer_1 = 0.0;
+        let value = __f_vjp_into(x, y, d_ret, (&mut __buffer_0, &mut __buffer_1));
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
+        value
+    }
 }

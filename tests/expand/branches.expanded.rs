@@ -62,9 +62,8 @@ fn __branchy_vjp_into(x: f64, k: i32, d_ret: f64, grad: &mut f64) -> f64 {
     } else {
         __d_y_2_4
     };
-    let __d_x_1 = __d_x + __d_y_1 * x;
-    let __d_x_2 = __d_x_1 + __d_y_1 * x;
-    *__grad_x = __d_x_2;
+    let __d_x_1 = __d_x + __d_y_1 * (x + x);
+    *__grad_x = __d_x_1;
     __v6
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
@@ -79,7 +78,7 @@ fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
 fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
     let y = x * x;
-    let __dot_y = __dot_x * x + __dot_x * x;
+    let __dot_y = __dot_x * (x + x);
     let __v0 = y > 1.0;
     let (y_2, __dot_y_2) = if __v0 {
         let y_1 = y.sqrt();
@@ -129,5 +128,19 @@ impl branchy {
     fn jvp(x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         branchy_jvp(x, k, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: f64,
+        k: i32,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>, ()),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = 0.0;
+        let value = __branchy_vjp_into(x, k, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
     }
 }

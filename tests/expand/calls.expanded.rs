@@ -20,9 +20,8 @@ fn square_grad_into(x: f64, grad: &mut f64) -> f64 {
 fn __square_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
     let __grad_x = grad;
     let __v0 = x * x;
-    let __d_x = d_ret * x;
-    let __d_x_1 = __d_x + d_ret * x;
-    *__grad_x = __d_x_1;
+    let __d_x = d_ret * (x + x);
+    *__grad_x = __d_x;
     __v0
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
@@ -37,7 +36,7 @@ fn square_vjp(x: f64, d_ret: f64) -> (f64, f64) {
 fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
     let __v0 = x * x;
-    let __dot_v0 = __dot_x * x + __dot_x * x;
+    let __dot_v0 = __dot_x * (x + x);
     (__v0, __dot_v0)
 }
 #[doc(hidden)]
@@ -56,6 +55,15 @@ impl square {
     fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         square_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+        let (__slot_0,) = grads;
+        let mut __buffer_0 = 0.0;
+        let value = __square_vjp_into(x, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
     }
 }
 fn log1pexp(x: f64) -> f64 {
@@ -126,6 +134,15 @@ impl log1pexp {
         let (__tangent_0,) = tangents;
         log1pexp_jvp(x, __tangent_0)
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+        let (__slot_0,) = grads;
+        let (value, gradient) = log1pexp_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
+        value
+    }
 }
 #[::autodiff::custom_gradient]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -186,6 +203,15 @@ impl erf {
         let (__tangent_0,) = tangents;
         Self::__registered_jvp(x, __tangent_0)
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+        let (__slot_0,) = grads;
+        let (value, gradient) = Self::__registered_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
+        value
+    }
 }
 fn model(x: f64, w: f64) -> f64 {
     log1pexp(square(x) * w) + erf(w)
@@ -213,11 +239,18 @@ fn __model_vjp_into(x: f64, w: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f
     let __v2 = log1pexp(__v1);
     let __v3 = erf(w);
     let __v4 = __v2 + __v3;
-    let (_, (__d_w,)) = erf::vjp(w, d_ret);
-    let (_, (__d_v1,)) = log1pexp::vjp(__v1, d_ret);
+    let mut __d_w = 0.0;
+    let _ = erf::vjp_into(w, d_ret, (::core::option::Option::Some(&mut __d_w),));
+    let mut __d_v1 = 0.0;
+    let _ = log1pexp::vjp_into(
+        __v1,
+        d_ret,
+        (::core::option::Option::Some(&mut __d_v1),),
+    );
     let __d_v0 = __d_v1 * w;
     let __d_w_1 = __d_w + __d_v1 * __v0;
-    let (_, (__d_x,)) = square::vjp(x, __d_v0);
+    let mut __d_x = 0.0;
+    let _ = square::vjp_into(x, __d_v0, (::core::option::Option::Some(&mut __d_x),));
     *__grad_x = __d_x;
     *__grad_w = __d_w_1;
     __v4
@@ -259,5 +292,21 @@ impl model {
     fn jvp(x: f64, w: f64, tangents: (f64, f64)) -> (f64, f64) {
         let (__tangent_0, __tangent_1) = tangents;
         model_jvp(x, w, (__tangent_0, __tangent_1))
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: f64,
+        w: f64,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>, ::core::option::Option<&mut f64>),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = 0.0;
+        let mut __buffer_1 = 0.0;
+        let value = __model_vjp_into(x, w, d_ret, (&mut __buffer_0, &mut __buffer_1));
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
+        value
     }
 }

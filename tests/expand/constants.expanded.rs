@@ -85,6 +85,15 @@ impl poly {
         let (__tangent_0,) = tangents;
         poly_jvp(x, __tangent_0)
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+        let (__slot_0,) = grads;
+        let mut __buffer_0 = 0.0;
+        let value = __poly_vjp_into(x, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
+    }
 }
 fn fall(t: f64, n: usize) -> f64 {
     let mut h = 100.0;
@@ -163,6 +172,20 @@ impl fall {
     fn jvp(t: f64, n: usize, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         fall_jvp(t, n, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        t: f64,
+        n: usize,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>, ()),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = 0.0;
+        let value = __fall_vjp_into(t, n, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
     }
 }
 #[::autodiff::differentiable(order = 2)]

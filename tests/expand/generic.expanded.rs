@@ -86,6 +86,27 @@ impl softplus_max {
         let (__tangent_0, __tangent_1) = tangents;
         softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<T: Float>(
+        x: T,
+        y: T,
+        d_ret: T,
+        grads: (::core::option::Option<&mut T>, ::core::option::Option<&mut T>),
+    ) -> T {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = <T as ::autodiff::__private::Zero>::zero();
+        let mut __buffer_1 = <T as ::autodiff::__private::Zero>::zero();
+        let value = __softplus_max_vjp_into(
+            x,
+            y,
+            d_ret,
+            (&mut __buffer_0, &mut __buffer_1),
+        );
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
+        value
+    }
 }
 #[doc(hidden)]
 #[allow(unused_imports)]
@@ -159,6 +180,22 @@ impl polar {
     fn jvp(r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
         let (__tangent_0, __tangent_1) = tangents;
         polar_jvp(r, t, (__tangent_0, __tangent_1))
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        r: f64,
+        t: f64,
+        d_ret: (f64, f64),
+        grads: (::core::option::Option<&mut f64>, ::core::option::Option<&mut f64>),
+    ) -> (f64, f64) {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = 0.0;
+        let mut __buffer_1 = 0.0;
+        let value = __polar_vjp_into(r, t, d_ret, (&mut __buffer_0, &mut __buffer_1));
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
+        value
     }
 }
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
@@ -255,5 +292,21 @@ impl scaled_power {
     fn jvp(a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
         let (__tangent_0, __tangent_1, _) = tangents;
         Self::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        a: f64,
+        b: f64,
+        n: i32,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>, ::core::option::Option<&mut f64>, ()),
+    ) -> f64 {
+        let (__slot_0, __slot_1, __slot_2) = grads;
+        let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);
+        value
     }
 }

@@ -115,6 +115,30 @@ impl dot {
         let (__tangent_0, __tangent_1) = tangents;
         dot_jvp(x, y, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: &[f64],
+        y: &[f64],
+        d_ret: f64,
+        grads: (::core::option::Option<&mut [f64]>, ::core::option::Option<&mut [f64]>),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let mut __scratch_1 = ::std::vec::Vec::new();
+        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+            __slot_1,
+            &mut __scratch_1,
+            y.len(),
+        );
+        let value = __dot_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
+        value
+    }
 }
 fn rosenbrock<T: Float>(x: &[T]) -> T {
     let hundred = T::from(100.0).unwrap();
@@ -171,16 +195,14 @@ fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
         let __v10 = s_1 + __v9;
         let __v11 = b * b;
         let s_2 = __v10 + __v11;
-        let __d_b = __d_s_1 * b;
-        let __d_b_1 = __d_b + __d_s_1 * b;
+        let __d_b = __d_s_1 * (b + b);
         let __d_v8 = __d_s_1 * a;
         let __d_a = __d_s_1 * __v8;
         let __d_a_1 = __d_a + __d_v8 * hundred;
-        let __d_v5 = -__d_b_1;
+        let __d_v5 = -__d_b;
         let __d_v6 = -__d_a_1;
-        let __d_v5_1 = __d_v5 + __d_v6 * __v5;
-        let __d_v5_2 = __d_v5_1 + __d_v6 * __v5;
-        ::autodiff::__private::add_to(&mut __window_x_0, __d_v5_2);
+        let __d_v5_1 = __d_v5 + __d_v6 * (__v5 + __v5);
+        ::autodiff::__private::add_to(&mut __window_x_0, __d_v5_1);
         ::autodiff::__private::add_to(&mut __window_x_1, __d_a_1);
         ::autodiff::__private::add_to(&mut __d_x[__i], __window_x_0);
         (__window_x_0, __window_x_1) = (
@@ -219,7 +241,7 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
         let __v5 = x[__i];
         let __dot_v5 = __dot_x[__i];
         let __v6 = __v5 * __v5;
-        let __dot_v6 = __dot_v5 * __v5 + __dot_v5 * __v5;
+        let __dot_v6 = __dot_v5 * (__v5 + __v5);
         let a = __v4 - __v6;
         let __dot_a = __dot_v4 - __dot_v6;
         let __v7 = T::one();
@@ -232,7 +254,7 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
         let __v10 = s_1 + __v9;
         let __dot_v10 = __dot_s_1 + __dot_v9;
         let __v11 = b * b;
-        let __dot_v11 = __dot_b * b + __dot_b * b;
+        let __dot_v11 = __dot_b * (b + b);
         let s_2 = __v10 + __v11;
         let __dot_s_2 = __dot_v10 + __dot_v11;
         (s_1, __dot_s_1) = (s_2, __dot_s_2);
@@ -255,6 +277,23 @@ impl rosenbrock {
     fn jvp<T: Float>(x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
         let (__tangent_0,) = tangents;
         rosenbrock_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<T: Float>(
+        x: &[T],
+        d_ret: T,
+        grads: (::core::option::Option<&mut [T]>,),
+    ) -> T {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = __rosenbrock_vjp_into(x, d_ret, __buffer_0);
+        value
     }
 }
 #[doc(hidden)]
@@ -289,6 +328,7 @@ fn __product_vjp_into(x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
     let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
     let __v0 = x.len();
     let mut p = 1.0;
+    __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
     for __i in 0..__v0 {
         __tape_p.push(p);
         let __v1 = x[__i];
@@ -346,6 +386,23 @@ impl product {
         let (__tangent_0,) = tangents;
         product_jvp(x, __tangent_0)
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: &[f64],
+        d_ret: f64,
+        grads: (::core::option::Option<&mut [f64]>,),
+    ) -> f64 {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = __product_vjp_into(x, d_ret, __buffer_0);
+        value
+    }
 }
 fn squares(x: &[f64]) -> Vec<f64> {
     let mut out = Vec::with_capacity(x.len());
@@ -372,9 +429,8 @@ fn __squares_vjp_into(x: &[f64], d_ret: Vec<f64>, grad: &mut [f64]) -> Vec<f64> 
         let __v1 = x[__i];
         __pushed_out -= 1;
         let __d_v2 = __d_out[__pushed_out];
-        let __d_v1 = __d_v2 * __v1;
-        let __d_v1_1 = __d_v1 + __d_v2 * __v1;
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1_1);
+        let __d_v1 = __d_v2 * (__v1 + __v1);
+        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
     }
     out
 }
@@ -396,7 +452,7 @@ fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>)
         let __v1 = x[__i];
         let __dot_v1 = __dot_x[__i];
         let __v2 = __v1 * __v1;
-        let __dot_v2 = __dot_v1 * __v1 + __dot_v1 * __v1;
+        let __dot_v2 = __dot_v1 * (__v1 + __v1);
         let __v3 = out.len();
         out.push(__v2);
         __dot_out.push(__dot_v2);
@@ -457,5 +513,22 @@ impl squares {
     fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
         let (__tangent_0,) = tangents;
         squares_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: &[f64],
+        d_ret: Vec<f64>,
+        grads: (::core::option::Option<&mut [f64]>,),
+    ) -> Vec<f64> {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = __squares_vjp_into(x, d_ret, __buffer_0);
+        value
     }
 }

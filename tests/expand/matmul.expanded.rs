@@ -233,6 +233,39 @@ impl matmul {
         let (__tangent_0, __tangent_1, _, _, _) = tangents;
         matmul_jvp(a, b, m, k, n, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        a: &[f64],
+        b: &[f64],
+        m: usize,
+        k: usize,
+        n: usize,
+        d_ret: Vec<f64>,
+        grads: (
+            ::core::option::Option<&mut [f64]>,
+            ::core::option::Option<&mut [f64]>,
+            (),
+            (),
+            (),
+        ),
+    ) -> Vec<f64> {
+        let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            a.len(),
+        );
+        let mut __scratch_1 = ::std::vec::Vec::new();
+        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+            __slot_1,
+            &mut __scratch_1,
+            b.len(),
+        );
+        let value = __matmul_vjp_into(a, b, m, k, n, d_ret, (__buffer_0, __buffer_1));
+        value
+    }
 }
 fn logistic(x: f64, levels: usize) -> f64 {
     let mut l = x;
@@ -260,6 +293,7 @@ fn __logistic_vjp_into(x: f64, levels: usize, d_ret: f64, grad: &mut f64) -> f64
     let __grad_x = grad;
     let mut __tape_l = ::autodiff::__private::Tape::new();
     let mut l = x;
+    __tape_l.reserve(::core::iter::Iterator::size_hint(&(0..levels)).0);
     for __i in 0..levels {
         __tape_l.push(l);
         let __v0 = 4.0 * l;
@@ -321,5 +355,19 @@ impl logistic {
     fn jvp(x: f64, levels: usize, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         logistic_jvp(x, levels, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        x: f64,
+        levels: usize,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>, ()),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = 0.0;
+        let value = __logistic_vjp_into(x, levels, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
     }
 }

@@ -94,6 +94,25 @@ pub fn __softmax_loss_vjp_into<T: Float>(
     let mut z = ::std::vec![__v0; k];
     let total = T::zero();
     let mut total_1 = total;
+    __tape_zmax_1
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..m))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+        );
+    __tape_v8
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..m))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+        );
+    __tape_v11
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..m))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
+        );
+    __tape_sum_1.reserve(::core::iter::Iterator::size_hint(&(0..m)).0);
     for __i in 0..m {
         for __i_1 in 0..k {
             let s = T::zero();
@@ -318,6 +337,25 @@ impl softmax_loss {
         let mut z = ::std::vec![__v0; k];
         let total = T::zero();
         let mut total_1 = total;
+        __tape_zmax_1
+            .reserve(
+                ::core::iter::Iterator::size_hint(&(0..m))
+                    .0
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+            );
+        __tape_v8
+            .reserve(
+                ::core::iter::Iterator::size_hint(&(0..m))
+                    .0
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+            );
+        __tape_v11
+            .reserve(
+                ::core::iter::Iterator::size_hint(&(0..m))
+                    .0
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
+            );
+        __tape_sum_1.reserve(::core::iter::Iterator::size_hint(&(0..m)).0);
         for __i in 0..m {
             for __i_1 in 0..k {
                 let s = T::zero();
@@ -534,6 +572,30 @@ impl softmax_loss {
     ) -> (T, T) {
         let (__tangent_0, __tangent_1, _, _, _) = tangents;
         Self::__jvp_all(w, data, labels, d, k, (__tangent_0, __tangent_1))
+    }
+    #[inline]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    pub fn vjp_into<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        d_ret: T,
+        grads: (
+            ::core::option::Option<&mut [T]>,
+            ::core::option::Option<&mut [T]>,
+            (),
+            (),
+            (),
+        ),
+    ) -> T {
+        let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
+        let (value, gradient) = Self::__vjp_all(w, data, labels, d, k, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        ::autodiff::__private::accumulate_into_slot(__slot_0, &__gradient_0[..]);
+        ::autodiff::__private::accumulate_into_slot(__slot_1, &__gradient_1[..]);
+        value
     }
 }
 #[doc(hidden)]

@@ -178,11 +178,40 @@ impl Reverse<'_, '_> {
                 };
                 Some((*index, code))
             });
+            let counters = if self.shortcuts.recompute {
+                self.counters(l)
+            } else {
+                BTreeMap::new()
+            };
+            let outer_counters = std::mem::replace(&mut self.counters, counters);
+            let outer_used = std::mem::take(&mut self.counters_used);
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
+            let counters = std::mem::replace(&mut self.counters, outer_counters);
+            let used = std::mem::replace(&mut self.counters_used, outer_used);
+            // A counter starts from its value after the loop, and is undone iteration by iteration.
+            for (phi, counter) in &counters {
+                if !used.contains(phi) {
+                    continue;
+                }
+                let Some(k) = l.phis.iter().position(|p| p == phi) else {
+                    continue;
+                };
+                refs.insert(l.outs[k]);
+                if let Update::Step {
+                    step_var: Some(v), ..
+                } = counter.update
+                {
+                    refs.insert(v);
+                }
+                let (name, out) = (&counter.name, self.e.name(l.outs[k]));
+                declarations.push(quote!(let mut #name = #out;));
+                self.finished_counters.insert(l.outs[k], name.clone());
+            }
             // With carried adjoints that do not change and nothing popped from a tape, the order of the
             // iterations does not matter: run them forwards, as memory is laid out.
             let any_order = self.shortcuts.forward_order
                 && invariant
+                && used.is_empty()
                 && window.arrays.is_empty()
                 && self.e.tape_count() == tapes_before
                 && !self.writes_active_arrays(&l.body);
@@ -426,6 +455,110 @@ impl Reverse<'_, '_> {
             finish.push(quote!(if #start < #end { #(#leftovers)* }));
         }
         (quote!(#(#setup)*), flush, quote!(#(#finish)*))
+    }
+}
+
+/// An integer carried by a loop and updated by a loop-invariant step, `li += 1` (`li_3 = li_2 + 1`): the
+/// reverse sweep needs no tape for it. It runs `name` from the value after the loop backwards, undoing one
+/// update at the start of each reversed iteration (the forward update did not overflow, so neither does its
+/// inverse):
+///
+/// ```text
+/// // Input:                     // Output (reverse sweep):
+/// let mut li = c * l_size;      let mut __counter_li = li;        // li after the loop
+/// for j in 0..n {               for j in (0..n).rev() {
+///     .. l[li] ..                   __counter_li -= 1; let li = __counter_li;
+///     li += 1;                      .. adjoint reading l[li] ..
+/// }                             }
+/// ```
+///
+/// A counter carried through an inner loop that counts it (`li` of the outer loop passed on as the inner
+/// loop's counter, its next value the inner loop's out) is recovered the same way: before a reversed
+/// iteration the outer counter holds the inner loop's out, and after it the inner counter holds the
+/// inner loop's start, which is the outer counter's value before the iteration.
+pub(crate) struct Counter {
+    /// The running value in the reverse sweep.
+    pub(crate) name: Ident,
+    pub(crate) update: Update,
+}
+
+/// How a counter's next value is made in an iteration.
+pub(crate) enum Update {
+    /// `phi + step` (`added`) or `phi - step`, the step a constant or a value defined before the loop.
+    Step {
+        step: TokenStream,
+        step_var: Option<Var>,
+        added: bool,
+    },
+    /// `out`, the out value of an inner loop (a statement of the body) whose counter, `inner` in the
+    /// reverse sweep, starts from `phi`.
+    Chained { out: Var, inner: Ident },
+}
+
+impl Reverse<'_, '_> {
+    /// The counters of `l` (see `Counter`): its inactive integer carried values whose next value is
+    /// `phi + step` or `phi - step`, computed in the body (not under a branch), in a loop that runs every
+    /// iteration to its end.
+    fn counters(&mut self, l: &Loop) -> BTreeMap<Var, Counter> {
+        let mut counters = BTreeMap::new();
+        if l.exit_flag.is_some() {
+            return counters;
+        }
+        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
+        for (phi, yielded) in l.phis.iter().zip(&l.body.yields) {
+            if self.e.activity.is_active_var(*phi)
+                || !matches!(self.e.activity.var_kind(*phi), crate::ir::Kind::Int)
+            {
+                continue;
+            }
+            let Some(next) = yielded.var() else { continue };
+            let base = format!(
+                "__counter_{}",
+                self.e.name(*phi).to_string().trim_start_matches('_')
+            );
+            if let Some(inner) = self.finished_counters.get(&next).cloned() {
+                let starts_from_phi = l.body.stmts.iter().any(|s| match s {
+                    Stmt::Loop(inner) => inner
+                        .outs
+                        .iter()
+                        .zip(&inner.inits)
+                        .any(|(out, init)| *out == next && init.var() == Some(*phi)),
+                    _ => false,
+                });
+                if starts_from_phi {
+                    let name = self.e.namer.fresh(&base);
+                    let update = Update::Chained { out: next, inner };
+                    counters.insert(*phi, Counter { name, update });
+                    continue;
+                }
+            }
+            let update = l.body.stmts.iter().find_map(|s| match s {
+                Stmt::Let {
+                    var,
+                    value: Value::Binary(op, a, b),
+                } if *var == next => Some((op, a, b)),
+                _ => None,
+            });
+            let (added, step) = match update {
+                Some((syn::BinOp::Add(_), Operand::Var(a), b)) if a == phi => (true, b),
+                Some((syn::BinOp::Add(_), a, Operand::Var(b))) if b == phi => (true, a),
+                Some((syn::BinOp::Sub(_), Operand::Var(a), b)) if a == phi => (false, b),
+                _ => continue,
+            };
+            let step_var = match step {
+                Operand::Const { .. } => None,
+                Operand::Var(v) if !inside.contains(v) && v != phi => Some(*v),
+                _ => continue,
+            };
+            let update = Update::Step {
+                step: self.e.operand(step),
+                step_var,
+                added,
+            };
+            let name = self.e.namer.fresh(&base);
+            counters.insert(*phi, Counter { name, update });
+        }
+        counters
     }
 }
 

@@ -1,6 +1,7 @@
 //! The reverse of a region (an `if`/`match` branch or a loop body): which values its adjoint reads are
 //! recomputed there and which are popped from a tape, and the adjoint of branching.
 
+use super::loops::Update;
 use super::{Adjoints, Reverse};
 use crate::emit::{block_with_value, tuple_or_single, Emitter, Mode};
 use crate::ir::{Array, ArrayInit, Block, CallSite, Function, Operand, Stmt, Value, Var};
@@ -121,6 +122,23 @@ impl Reverse<'_, '_> {
                 index_needed = true;
                 continue;
             }
+            if carried.contains(&v)
+                && self
+                    .counters
+                    .get(&v)
+                    .is_some_and(|c| matches!(c.update, Update::Step { .. }))
+            {
+                self.counters_used.insert(v);
+                continue;
+            }
+            let chained = self.counters.iter().find_map(|(phi, c)| match c.update {
+                Update::Chained { out, .. } if out == v => Some(*phi),
+                _ => None,
+            });
+            if let Some(phi) = chained {
+                self.counters_used.insert(phi);
+                continue;
+            }
             let stmt = defs.get(&v).copied();
             let reads: Option<BTreeSet<Var>> = match stmt {
                 Some(Stmt::Let { value, .. }) if self.recomputable(v, value) => Some(
@@ -170,6 +188,32 @@ impl Reverse<'_, '_> {
         if let (true, Some((_, code))) = (index_needed, &index) {
             prelude.push(code.clone());
         }
+        let mut postlude = Vec::new();
+        for v in carried {
+            let Some(counter) = self
+                .counters
+                .get(v)
+                .filter(|_| self.counters_used.contains(v))
+            else {
+                continue;
+            };
+            let name = &counter.name;
+            match &counter.update {
+                Update::Step { step, added, .. } => {
+                    let phi = self.e.name(*v);
+                    prelude.push(if *added {
+                        quote!(#name -= #step; let #phi = #name;)
+                    } else {
+                        quote!(#name += #step; let #phi = #name;)
+                    });
+                }
+                Update::Chained { out, inner } => {
+                    let out = self.e.name(*out);
+                    prelude.push(quote!(let #out = #name;));
+                    postlude.push(quote!(#name = #inner;));
+                }
+            }
+        }
         for stmt in &block.stmts {
             let wanted: BTreeSet<Var> = stmt
                 .defs()
@@ -185,7 +229,7 @@ impl Reverse<'_, '_> {
             };
             prelude.push(self.e.primal(&single, &wanted, Mode::Recompute).0);
         }
-        quote!(#(#prelude)* #(#buffers)* #(#adjoint_code)*)
+        quote!(#(#prelude)* #(#buffers)* #(#adjoint_code)* #(#postlude)*)
     }
 
     /// Can `stmt` be recomputed in the reverse sweep: no memory writes, no loops, no unsafe reads?
