@@ -214,13 +214,7 @@ fn generic_copy(item: &syn::ItemFn, value_ty: &syn::Type) -> Option<TokenStream>
         syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
         _ => return None,
     };
-    if !signature::float_type_params(&item.sig.generics).is_empty()
-        || !crate::shadow::shadowable(item, float)
-    {
-        return None;
-    }
-    let name = crate::naming::generic_copy(&item.sig.ident);
-    let shadow = crate::shadow::shadow(item, float, &name, &[]);
+    let shadow = crate::shadow::surely_compiling_copy(item, float)?;
     Some(quote! {
         #[::autodiff::custom_gradient]
         #[doc(hidden)]

@@ -113,7 +113,12 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .flatten();
             // Calls of a function with output parameters are not differentiated yet: no companion.
             let companion = (sig.outputs().count() == 0).then(|| generated.companion());
-            let alias = (!generated.method).then(|| generic_alias(&item)).flatten();
+            let alias = (!generated.method)
+                .then(|| {
+                    generic_alias(&item)
+                        .or_else(|| first_order_generic_copy(&item, &args, flat.is_some(), &sig))
+                })
+                .flatten();
             quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #alias #higher)
         }
         (result, sig, _) => {
@@ -142,6 +147,36 @@ pub(crate) fn generic_alias(item: &syn::ItemFn) -> Option<TokenStream> {
         #[doc(hidden)]
         #[allow(unused_imports)]
         #vis use #name as #alias;
+    })
+}
+
+/// For a function written for `f64` (or `f32`) without `order = K`: its generic copy `__f_generic`
+/// (`shadow.rs`), differentiated at first order, which the generic copies of `order = K` callers call, so
+/// that `order = 2` on a caller needs nothing of the callee. Emitted only where the copy surely compiles
+/// (`shadow::shadowable`: no calls, no references, no second float type, ...), since a copy that did not
+/// would break the function's first order too; a caller of a function without one gets rustc's
+/// "cannot find function `__g_generic`" at `order = K` (README).
+fn first_order_generic_copy(
+    item: &syn::ItemFn,
+    args: &Args,
+    parameter_struct: bool,
+    sig: &Signature,
+) -> Option<TokenStream> {
+    let higher = args
+        .order
+        .as_ref()
+        .is_some_and(|k| k.base10_parse::<usize>().is_ok_and(|k| k >= 2));
+    if higher || parameter_struct || sig.outputs().count() > 0 {
+        return None;
+    }
+    let float = crate::shadow::written_float(item)?;
+    let copy = crate::shadow::surely_compiling_copy(item, float)?;
+    let wrt = args.wrt.as_ref().map(|names| quote!((wrt(#(#names),*))));
+    Some(quote! {
+        #[::autodiff::differentiable #wrt]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #copy
     })
 }
 

@@ -75,6 +75,42 @@ pub(crate) fn shadow(
     shadow
 }
 
+/// The float type of a function written for one (`f64` or `f32`), read from its signature; `None` for a
+/// function generic over its float type, or one that names both.
+pub(crate) fn written_float(item: &syn::ItemFn) -> Option<&'static str> {
+    if !crate::signature::float_type_params(&item.sig.generics).is_empty() {
+        return None;
+    }
+    let tokens: Vec<String> = item
+        .sig
+        .to_token_stream()
+        .into_iter()
+        .flat_map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => g.stream().into_iter().collect::<Vec<_>>(),
+            t => vec![t],
+        })
+        .map(|t| t.to_string())
+        .collect();
+    let text = tokens.join(" ");
+    match (text.contains("f64"), text.contains("f32")) {
+        (true, false) => Some("f64"),
+        (false, true) => Some("f32"),
+        _ => None,
+    }
+}
+
+/// The generic copy `__f_generic` of `item`, a function written for `float` that is not generic over its
+/// float type, where the copy surely compiles (`shadowable`); emitted without being asked for.
+pub(crate) fn surely_compiling_copy(item: &syn::ItemFn, float: &str) -> Option<syn::ItemFn> {
+    if !crate::signature::float_type_params(&item.sig.generics).is_empty()
+        || !shadowable(item, float)
+    {
+        return None;
+    }
+    let name = crate::naming::generic_copy(&item.sig.ident);
+    Some(shadow(item, float, &name, &[]))
+}
+
 /// Whether `expr` is a `bool` by its form: a comparison, `&&`, `||`, `!`, `true`, `false`, or one of `bools`.
 fn is_bool(expr: &Expr, bools: &[String]) -> bool {
     use syn::BinOp::*;

@@ -73,3 +73,10 @@ impl f {
         f_jvp(x, y, (__tangent_0, __tangent_1))
     }
 }
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __f_generic<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    let z = x * y + x.sin();
+    z.exp()
+}

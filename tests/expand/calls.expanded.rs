@@ -58,6 +58,12 @@ impl square {
         square_jvp(x, __tangent_0)
     }
 }
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __square_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    x * x
+}
 fn log1pexp(x: f64) -> f64 {
     #[inline(always)]
     #[allow(clippy::type_complexity)]

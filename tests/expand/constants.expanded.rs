@@ -86,6 +86,18 @@ impl poly {
         poly_jvp(x, __tangent_0)
     }
 }
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __poly_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut s = ::autodiff::__private::lit::<__S>(0.0 as f64);
+    for i in 0..3 {
+        s = s
+            + (::autodiff::__private::constant::<__S, _>(WEIGHTS[i])
+                * x.powi(::autodiff::__private::to_int::<i32, _>(i)));
+    }
+    s
+}
 fn fall(t: f64, n: usize) -> f64 {
     let mut h = 100.0;
     h -= 0.5 * G * t * t;

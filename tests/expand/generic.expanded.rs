@@ -161,6 +161,12 @@ impl polar {
         polar_jvp(r, t, (__tangent_0, __tangent_1))
     }
 }
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __polar_generic<__S: ::autodiff::__private::Float>(r: __S, t: __S) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    (r * t.cos(), r * t.sin())
+}
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
 }
@@ -256,4 +262,14 @@ impl scaled_power {
         let (__tangent_0, __tangent_1, _) = tangents;
         Self::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
     }
+}
+#[::autodiff::differentiable(wrt(a))]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __scaled_power_generic<__S: ::autodiff::__private::Float>(
+    a: __S,
+    b: __S,
+    n: i32,
+) -> __S {
+    use ::autodiff::__private::Float as _;
+    a.powf(b) * (::autodiff::__private::cast::<__S, _>(n))
 }

@@ -116,6 +116,16 @@ impl dot {
         dot_jvp(x, y, (__tangent_0, __tangent_1))
     }
 }
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut s = ::autodiff::__private::lit::<__S>(0.0 as f64);
+    for i in 0..x.len() {
+        s = s + (x[i] * y[i]);
+    }
+    s
+}
 fn rosenbrock<T: Float>(x: &[T]) -> T {
     let hundred = T::from(100.0).unwrap();
     let mut s = T::zero();
@@ -346,6 +356,16 @@ impl product {
         let (__tangent_0,) = tangents;
         product_jvp(x, __tangent_0)
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __product_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut p = ::autodiff::__private::lit::<__S>(1.0 as f64);
+    for &v in x {
+        p = p * v;
+    }
+    p
 }
 fn squares(x: &[f64]) -> Vec<f64> {
     let mut out = Vec::with_capacity(x.len());

@@ -234,6 +234,28 @@ impl matmul {
         matmul_jvp(a, b, m, k, n, (__tangent_0, __tangent_1))
     }
 }
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __matmul_generic<__S: ::autodiff::__private::Float>(
+    a: &[__S],
+    b: &[__S],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Vec<__S> {
+    use ::autodiff::__private::Float as _;
+    let mut c = vec![::autodiff::__private::lit:: < __S > (0.0 as f64); m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = ::autodiff::__private::lit::<__S>(0.0 as f64);
+            for p in 0..k {
+                s = s + (a[i * k + p] * b[p * n + j]);
+            }
+            c[i * n + j] = s;
+        }
+    }
+    c
+}
 fn logistic(x: f64, levels: usize) -> f64 {
     let mut l = x;
     for _ in 0..levels {
@@ -322,4 +344,15 @@ impl logistic {
         let (__tangent_0, _) = tangents;
         logistic_jvp(x, levels, __tangent_0)
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __logistic_generic<__S: ::autodiff::__private::Float>(x: __S, levels: usize) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut l = x;
+    for _ in 0..levels {
+        l = ::autodiff::__private::lit::<__S>(4.0 as f64) * l
+            * (::autodiff::__private::lit::<__S>(1.0 as f64) - l);
+    }
+    l
 }
