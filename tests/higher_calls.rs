@@ -113,16 +113,22 @@ mod plain_helpers {
         y2 * y2 / 4.0
     }
 
-    /// An array-valued leaf callee.
+    /// An array-valued leaf callee, imported by `use` by the caller.
     #[differentiable]
     pub fn rotate(p: [f64; 2], t: f64) -> [f64; 2] {
-        [p[0] * t.cos() - p[1] * t.sin(), p[0] * t.sin() + p[1] * t.cos()]
+        [
+            p[0] * t.cos() - p[1] * t.sin(),
+            p[0] * t.sin() + p[1] * t.cos(),
+        ]
     }
 }
 
+/// Imported by `use`: the generic copy is found through the companion type that the name brings.
+use plain_helpers::rotate;
+
 #[differentiable(order = 2)]
 fn through_first_order_callees(x: f64, y: f64) -> f64 {
-    let r = plain_helpers::rotate([x, y], x * y);
+    let r = rotate([x, y], x * y);
     damped(x, y) + plain_helpers::quartic(y) * x + r[0] * r[1]
 }
 

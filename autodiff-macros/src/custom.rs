@@ -23,7 +23,7 @@
 //! differentiable code use the registered gradient.
 
 use crate::args::Args;
-use crate::companion::{self, Companion, Slot};
+use crate::companion::{self, Companion, GenericCopy, Slot};
 use crate::emit::Emitter;
 use crate::errors::Errors;
 use crate::ir::Kind;
@@ -106,10 +106,17 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         #inner
         let (value, gradient) = #evaluate;
     });
-    let companion = items.companion();
+    let copy = generic_copy(&item, &value_ty);
+    let generic = if !signature::float_type_params(&item.sig.generics).is_empty() {
+        GenericCopy::Itself(quote!(#name))
+    } else if copy.is_some() {
+        GenericCopy::Copy(crate::naming::generic_copy(name))
+    } else {
+        GenericCopy::Missing
+    };
+    let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
-    let alias = crate::expand::generic_alias(&item).or_else(|| generic_copy(&item, &value_ty));
-    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion #alias)
+    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion #copy)
 }
 
 /// Expands `#[gradient_of(path)] item`.
@@ -557,7 +564,7 @@ impl<'a> Items<'a> {
     }
 
     /// The companion type beside a `#[custom_gradient]` function.
-    fn companion(&self) -> TokenStream {
+    fn companion(&self, generic_copy: GenericCopy) -> TokenStream {
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         companion::companion(&Companion {
             vis: &self.item.vis,
@@ -569,6 +576,7 @@ impl<'a> Items<'a> {
             jvp: quote!(#jvp),
             extra: TokenStream::new(),
             method: false,
+            generic_copy,
         })
     }
 
@@ -585,6 +593,14 @@ impl<'a> Items<'a> {
             jvp: quote!(Self::#jvp),
             extra: derivatives,
             method: false,
+            // A registered function generic over its float type is its own generic copy; one written
+            // for `f64` (`libm::erf`) has none.
+            generic_copy: if signature::float_type_params(&self.item.sig.generics).is_empty() {
+                GenericCopy::Missing
+            } else {
+                let target = Ident::new("__registered_target", Span::mixed_site());
+                GenericCopy::Itself(quote!(Self::#target))
+            },
         })
     }
 }

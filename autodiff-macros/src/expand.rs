@@ -111,15 +111,23 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .plain()
                 .then(|| crate::jacobian::jacobian(&item, &sig))
                 .flatten();
-            // Calls of a function with output parameters are not differentiated yet: no companion.
-            let companion = (sig.outputs().count() == 0).then(|| generated.companion());
-            let alias = (!generated.method)
-                .then(|| {
-                    generic_alias(&item)
-                        .or_else(|| first_order_generic_copy(&item, &args, flat.is_some(), &sig))
-                })
+            let copy = (!generated.method)
+                .then(|| first_order_generic_copy(&item, &args, flat.is_some(), &sig))
                 .flatten();
-            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #alias #higher)
+            let name = &item.sig.ident;
+            let generic_copy = if generated.method {
+                companion::GenericCopy::Missing
+            } else if !generated.float_params.is_empty() {
+                companion::GenericCopy::Itself(quote!(#name))
+            } else if copy.is_some() || !higher.is_empty() {
+                // `order = K` emitted the copy (`higher::through_shadow`), or `first_order_generic_copy` did.
+                companion::GenericCopy::Copy(naming::generic_copy(name))
+            } else {
+                companion::GenericCopy::Missing
+            };
+            // Calls of a function with output parameters are not differentiated yet: no companion.
+            let companion = (sig.outputs().count() == 0).then(|| generated.companion(generic_copy));
+            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();
@@ -133,29 +141,12 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
     tokens.clone().into_iter().take(1).collect()
 }
 
-/// For a function generic over its float type, `use f as __f_generic;`: the generic copy that the
-/// `order = K` items of an `f64` caller call (`naming::generic_copy`) is the function itself. (A function
-/// written for `f64` gets its generic copy from `order = K`.)
-pub(crate) fn generic_alias(item: &syn::ItemFn) -> Option<TokenStream> {
-    let name = &item.sig.ident;
-    let generic = !signature::float_type_params(&item.sig.generics).is_empty();
-    if !generic || naming::unraw(name).starts_with("__") {
-        return None;
-    }
-    let (vis, alias) = (&item.vis, naming::generic_copy(name));
-    Some(quote! {
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        #vis use #name as #alias;
-    })
-}
-
 /// For a function written for `f64` (or `f32`) without `order = K`: its generic copy `__f_generic`
 /// (`shadow.rs`), differentiated at first order, which the generic copies of `order = K` callers call, so
 /// that `order = 2` on a caller needs nothing of the callee. Emitted only where the copy surely compiles
 /// (`shadow::shadowable`: no calls, no references, no second float type, ...), since a copy that did not
-/// would break the function's first order too; a caller of a function without one gets rustc's
-/// "cannot find function `__g_generic`" at `order = K` (README).
+/// would break the function's first order too; an `order = K` caller of a function without one gets the
+/// error "`g` has no generic copy" (`__private::GenericCopy`).
 fn first_order_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
@@ -673,7 +664,7 @@ impl<'a> Generated<'a> {
     }
 
     /// The type `f` beside `f` through which other differentiable functions call it.
-    fn companion(&self) -> TokenStream {
+    fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
         let slots: Vec<companion::Slot> = self
             .sig
             .params
@@ -746,6 +737,7 @@ impl<'a> Generated<'a> {
             jvp,
             extra,
             method: self.method,
+            generic_copy,
         })
     }
 
@@ -965,6 +957,12 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             jvp: quote!(#jvp),
             extra: TokenStream::new(),
             method: false,
+            generic_copy: if signature::float_type_params(&item.sig.generics).is_empty() {
+                companion::GenericCopy::Missing
+            } else {
+                let name = &item.sig.ident;
+                companion::GenericCopy::Itself(quote!(#name))
+            },
         })
     });
     let grad_into = match (&shaped, &buffers) {

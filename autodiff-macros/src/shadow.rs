@@ -14,9 +14,10 @@
 //! `to_int::<usize, _>(x)`, which the macro reads back as casts. A `SCREAMING_CASE` name from outside
 //! (`G`, `phys::G`, `PI`) becomes `constant::<__S, _>(G)`: a trait turns an `f64` into `__S` and leaves an
 //! integer alone, so the shadow needs no type it cannot see. `a op= b` becomes `a = a op (b)`.
-//! A call of another function written for `f64` cannot take `__S`: that is a type error, and the README says
-//! to make such functions generic; so is a second float type in the body (`x as f32` in an `f64` function),
-//! which the shadow leaves alone rather than drop the tangents of a dual number.
+//! A call of another function with derivatives calls that function's generic copy through its companion
+//! type, `<g as GenericCopy>::Copy::call(..)` (`companion::GenericCopy`); a function without one is an error
+//! there. A second float type in the body (`x as f32` in an `f64` function) is a type error, which the shadow
+//! leaves alone rather than drop the tangents of a dual number.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -111,6 +112,50 @@ pub(crate) fn surely_compiling_copy(item: &syn::ItemFn, float: &str) -> Option<s
     Some(shadow(item, float, &name, &[]))
 }
 
+/// Is `callee` a call of another function's generic copy, `<g as GenericCopy>::Copy::call`
+/// (`generic_copy_call`)?
+pub(crate) fn is_generic_copy_call(callee: &syn::ExprPath) -> bool {
+    callee.qself.is_some()
+        && callee
+            .path
+            .segments
+            .iter()
+            .any(|s| s.ident == "GenericCopy")
+}
+
+/// `g::<T>` → `<g as GenericCopy>::Copy::call::<T>`; `Self::g` → `Self::__g_generic`.
+fn generic_copy_call(callee: &syn::ExprPath) -> syn::ExprPath {
+    let segments = &callee.path.segments;
+    let in_impl = segments.len() >= 2
+        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
+            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
+        });
+    let mut path = callee.clone();
+    if in_impl {
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = crate::naming::generic_copy(&last.ident);
+        }
+        return path;
+    }
+    let arguments = path
+        .path
+        .segments
+        .last_mut()
+        .map(|last| std::mem::replace(&mut last.arguments, syn::PathArguments::None))
+        .unwrap_or(syn::PathArguments::None);
+    let ty = &path.path;
+    let mut call: syn::ExprPath =
+        syn::parse_quote!(<#ty as ::autodiff::__private::GenericCopy>::Copy::call);
+    if let (Some(last), syn::PathArguments::AngleBracketed(mut args)) =
+        (call.path.segments.last_mut(), arguments)
+    {
+        args.colon2_token = Some(Default::default());
+        last.arguments = syn::PathArguments::AngleBracketed(args);
+    }
+    call.attrs = callee.attrs.clone();
+    call
+}
+
 /// Whether `expr` is a `bool` by its form: a comparison, `&&`, `||`, `!`, `true`, `false`, or one of `bools`.
 fn is_bool(expr: &Expr, bools: &[String]) -> bool {
     use syn::BinOp::*;
@@ -166,7 +211,7 @@ struct Rewrite<'a> {
     /// start: `*x` in the body becomes `x`.
     by_ref: Vec<String>,
     /// The callees called with differentiated arguments (their paths' tokens), the function itself
-    /// included: the shadow calls their generic copies (`__g_generic`, `naming::generic_copy`).
+    /// included: the shadow calls their generic copies (`generic_copy_call`).
     active_calls: Vec<String>,
 }
 
@@ -454,14 +499,14 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `g(..)` with differentiated arguments (or `f(..)` inside `f`): the shadow calls the generic copy
-        // of `g`, `__g_generic`, which takes the shadow's float type.
+        // of `g`, which takes the shadow's float type, through `g`'s companion type (found wherever `g`
+        // is, also when imported by `use`): `<g as GenericCopy>::Copy::call(..)`. A method's, `Self::g`,
+        // is `Self::__g_generic`.
         if let Expr::Call(call) = expr {
             if let Expr::Path(p) = &mut *call.func {
                 let called = p.path.to_token_stream().to_string();
                 if p.qself.is_none() && self.active_calls.contains(&called) {
-                    if let Some(last) = p.path.segments.last_mut() {
-                        last.ident = crate::naming::generic_copy(&last.ident);
-                    }
+                    *p = generic_copy_call(p);
                 }
             }
         }

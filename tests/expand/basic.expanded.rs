@@ -58,6 +58,9 @@ fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct f {}
+impl ::autodiff::__private::GenericCopy for f {
+    type Copy = __f_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl f {
     #[inline]

@@ -116,6 +116,9 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct branchy {}
+impl ::autodiff::__private::GenericCopy for branchy {
+    type Copy = __branchy_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl branchy {
     #[inline]

@@ -43,6 +43,9 @@ fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct square {}
+impl ::autodiff::__private::GenericCopy for square {
+    type Copy = __square_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl square {
     #[inline]
@@ -118,6 +121,9 @@ fn log1pexp_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct log1pexp {}
+impl ::autodiff::__private::GenericCopy for log1pexp {
+    type Copy = __log1pexp_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl log1pexp {
     #[inline]

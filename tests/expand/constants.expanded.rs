@@ -71,6 +71,9 @@ fn poly_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct poly {}
+impl ::autodiff::__private::GenericCopy for poly {
+    type Copy = __poly_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl poly {
     #[inline]
@@ -162,6 +165,9 @@ fn fall_jvp(t: f64, n: usize, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct fall {}
+impl ::autodiff::__private::GenericCopy for fall {
+    type Copy = __fall_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl fall {
     #[inline]

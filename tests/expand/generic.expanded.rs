@@ -72,8 +72,15 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct softplus_max {}
+impl ::autodiff::__private::GenericCopy for softplus_max {
+    type Copy = softplus_max;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softplus_max {
+    #[inline]
+    fn call<T: Float>(x: T, y: T) -> T {
+        softplus_max(x, y)
+    }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
@@ -87,9 +94,6 @@ impl softplus_max {
         softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use softplus_max as __softplus_max_generic;
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
@@ -146,6 +150,9 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct polar {}
+impl ::autodiff::__private::GenericCopy for polar {
+    type Copy = __polar_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl polar {
     #[inline]
@@ -218,6 +225,9 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct scaled_power {}
+impl ::autodiff::__private::GenericCopy for scaled_power {
+    type Copy = __scaled_power_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
     #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]

@@ -93,6 +93,9 @@ fn dot_jvp(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct dot {}
+impl ::autodiff::__private::GenericCopy for dot {
+    type Copy = __dot_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl dot {
     #[inline]
@@ -252,8 +255,15 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct rosenbrock {}
+impl ::autodiff::__private::GenericCopy for rosenbrock {
+    type Copy = rosenbrock;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rosenbrock {
+    #[inline]
+    fn call<T: Float>(x: &[T]) -> T {
+        rosenbrock(x)
+    }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp<T: Float>(x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
@@ -267,9 +277,6 @@ impl rosenbrock {
         rosenbrock_jvp(x, __tangent_0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use rosenbrock as __rosenbrock_generic;
 fn product(x: &[f64]) -> f64 {
     let mut p = 1.0;
     for &v in x {
@@ -342,6 +349,9 @@ fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct product {}
+impl ::autodiff::__private::GenericCopy for product {
+    type Copy = __product_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl product {
     #[inline]

@@ -205,6 +205,9 @@ fn matmul_jacobian(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct matmul {}
+impl ::autodiff::__private::GenericCopy for matmul {
+    type Copy = __matmul_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl matmul {
     #[inline]
@@ -330,6 +333,9 @@ fn logistic_jvp(x: f64, levels: usize, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct logistic {}
+impl ::autodiff::__private::GenericCopy for logistic {
+    type Copy = __logistic_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl logistic {
     #[inline]
