@@ -10,7 +10,7 @@
 mod common;
 
 use autodiff::{custom_gradient, differentiable, Float};
-use common::{assert_all_close, assert_close};
+use common::{assert_all_close, assert_close, central_difference};
 
 // ---- TensorFlow's `log1pexp`, written for `f64`, at order 2 through a caller ----
 
@@ -184,4 +184,53 @@ fn nested_custom_gradient_in_the_closure_today_uses_its_forward_code() {
     let (_, gradient, hessian) = through_nested_hessian(0.75);
     assert_close(gradient, 0.5625, 1e-15, "gradient");
     assert_close(hessian[0][0], 1.5, 1e-15, "hessian[0][0]");
+}
+
+// ---- custom gradients written for `f64` whose generic copy needs a second look ----
+
+/// A pair as the value.
+#[custom_gradient]
+fn square_and_sine(x: f64) -> ((f64, f64), impl Fn((f64, f64)) -> f64) {
+    ((x * x, x.sin()), move |dy: (f64, f64)| {
+        dy.0 * 2.0 * x + dy.1 * x.cos()
+    })
+}
+
+/// `f64::from` of an integer parameter.
+#[custom_gradient]
+fn power(x: f64, n: i32) -> (f64, impl Fn(f64) -> f64) {
+    (x.powi(n), move |dy| dy * f64::from(n) * x.powi(n - 1))
+}
+
+#[differentiable(order = 2)]
+fn pair_and_power(x: f64, y: f64) -> f64 {
+    let (a, b) = square_and_sine(x * y);
+    a * b + power(y, 3) * x
+}
+
+/// Both closures are the true derivatives, so the Hessian is that of u² sin u + x y³ (u = x y), checked
+/// against central differences of the generated gradient on a grid of points.
+#[test]
+fn custom_gradients_with_a_pair_value_and_an_integer_cast_at_second_order() {
+    for x in [-1.3, -0.4, 0.2, 0.9, 1.7] {
+        for y in [-1.1, -0.3, 0.6, 1.4] {
+            let (_, (gx, gy), h) = pair_and_power_hessian(x, y);
+            let (_, (gx1, gy1)) = pair_and_power_grad(x, y);
+            assert_all_close(&[gx, gy], &[gx1, gy1], 1e-14, "gradient");
+            let dx = |v: f64| pair_and_power_grad(v, y).1;
+            let dy = |v: f64| pair_and_power_grad(x, v).1;
+            let fd = [
+                [
+                    central_difference(|v| dx(v).0, x),
+                    central_difference(|v| dy(v).0, y),
+                ],
+                [
+                    central_difference(|v| dx(v).1, x),
+                    central_difference(|v| dy(v).1, y),
+                ],
+            ];
+            assert_all_close(&h[0], &fd[0], 1e-6, "H row 0");
+            assert_all_close(&h[1], &fd[1], 1e-6, "H row 1");
+        }
+    }
 }

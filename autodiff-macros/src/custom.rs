@@ -106,7 +106,7 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         #inner
         let (value, gradient) = #evaluate;
     });
-    let copy = generic_copy(&item, &value_ty);
+    let copy = generic_copy(&item);
     let generic = if !signature::float_type_params(&item.sig.generics).is_empty() {
         GenericCopy::Itself(quote!(#name))
     } else if copy.is_some() {
@@ -215,12 +215,8 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// closure then runs on dual numbers, so second derivatives flow through the values it captures, as
 /// `jax.hessian` of a `custom_vjp` function does. Emitted only where the shadow surely compiles
 /// (`shadow::shadowable`).
-fn generic_copy(item: &syn::ItemFn, value_ty: &syn::Type) -> Option<TokenStream> {
-    let float = match value_ty {
-        syn::Type::Path(p) if p.path.is_ident("f64") => "f64",
-        syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
-        _ => return None,
-    };
+fn generic_copy(item: &syn::ItemFn) -> Option<TokenStream> {
+    let float = crate::shadow::written_float(item)?;
     let shadow = crate::shadow::surely_compiling_copy(item, float)?;
     Some(quote! {
         #[::autodiff::custom_gradient]

@@ -227,12 +227,22 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
     const METHODS: &[&str] = &["len", "clone", "to_vec"];
     struct Check<'b> {
         bindings: &'b [String],
+        float: &'b str,
         other_float: &'b str,
         ok: bool,
     }
     impl<'ast> Visit<'ast> for Check<'_> {
-        fn visit_expr_call(&mut self, _: &'ast syn::ExprCall) {
-            self.ok = false;
+        // No calls, but the float type's `from` (`f64::from(n)`), which the shadow rewrites into a cast.
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            let from = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.segments.len() == 2
+                && p.path.segments[0].ident == self.float
+                && p.path.segments[1].ident == "from")
+                && call.args.len() == 1;
+            self.ok &= from;
+            if from {
+                call.args.iter().for_each(|a| self.visit_expr(a));
+            }
         }
         fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
             self.ok &= m.mac.path.is_ident("vec");
@@ -281,6 +291,7 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
     let other_float = if float == "f64" { "f32" } else { "f64" };
     let mut check = Check {
         bindings: &bindings,
+        float,
         other_float,
         ok: true,
     };

@@ -166,7 +166,16 @@ impl<T: Flat, const N: usize> Flat for [T; N] {
     }
 }
 
-tuples!((A), (A, B), (A, B, C), (A, B, C, D), (A, B, C, D, E), (A, B, C, D, E, G));
+tuples!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, G),
+    (A, B, C, D, E, G, H),
+    (A, B, C, D, E, G, H, I)
+);
 
 /// What one call gave: the value, the flattened gradient and (from `f_hessian`) the Hessian's rows.
 pub struct Eval {

@@ -706,9 +706,16 @@ impl Rewriter<'_> {
                 let args: Vec<syn::Ident> =
                     (0..inputs.len()).map(|i| format_ident!("__a{i}")).collect();
                 let types = inputs.iter().map(|t| &t.ty);
+                // A registered gradient is found by the function's name in scope (README, "Calls").
                 let callee: syn::Path = if kind == Kind::Registered {
-                    match attr.parse_args() {
-                        Ok(p) => p,
+                    match attr.parse_args::<syn::Path>() {
+                        Ok(p) => match p.segments.last() {
+                            Some(last) => {
+                                let name = &last.ident;
+                                syn::parse_quote!(#name)
+                            }
+                            None => return None,
+                        },
                         Err(_) => return None,
                     }
                 } else {
