@@ -31,10 +31,11 @@ fn softplus_energy(x: f64) -> f64 {
 #[test]
 fn log1pexp_written_for_f64_has_second_derivatives() {
     for x in [-3.0, -0.5, 0.0, 0.7, 2.5, 20.0] {
-        let s = 1.0 / (1.0 + (-x as f64).exp());
-        let l = (1.0 + (x as f64).exp()).ln();
+        let s = 1.0 / (1.0 + (-x).exp());
+        let l = (1.0 + x.exp()).ln();
         let (value, gradient, hessian) = softplus_energy_hessian(x);
         assert_close(value, l * x, 1e-14, "value");
+        assert_eq!(value, softplus_energy(x));
         assert_close(gradient, s * x + l, 1e-13, "gradient");
         assert_close(
             hessian[0][0],
@@ -77,6 +78,7 @@ fn quantised_energy(w: f64, x: f64) -> f64 {
 fn straight_through_round_differentiates_through_the_cotangent_only() {
     let (value, (gw, gx), hessian) = quantised_energy_hessian(0.3, 1.1);
     assert_close(value, 0.06875, 1e-15, "value");
+    assert_eq!(value, quantised_energy(0.3, 1.1));
     assert_all_close(&[gw, gx], &[0.605, 0.2275], 1e-15, "gradient");
     assert_all_close(&hessian[0], &[0.0, 1.1], 1e-15, "hessian[0]");
     assert_all_close(&hessian[1], &[0.55, 0.15], 1e-15, "hessian[1]");
@@ -113,6 +115,7 @@ fn clipped_gradient_is_differentiated_through_its_captured_bounds() {
     ] {
         let (value, (gr, gs), hessian) = clipped_square_hessian(r, s);
         assert_close(value, 0.5 * r * r, 1e-15, "value");
+        assert_eq!(value, clipped_square(r, s));
         assert_all_close(&[gr, gs], &[g_r, 0.0], 1e-15, "gradient");
         assert_all_close(&hessian[0], &row, 1e-15, "hessian[0]");
         assert_all_close(&hessian[1], &[0.0, 0.0], 1e-15, "hessian[1]");
@@ -134,7 +137,8 @@ fn clipped_gradient_outside_its_bounds_keeps_only_the_chain_rule() {
     assert_all_close(&[gr, gs], &[0.5 * 0.64, 0.25 * 0.8], 1e-15, "gradient");
     assert_all_close(&h[0], &[0.64, 0.8], 1e-15, "h[0]");
     assert_all_close(&h[1], &[0.8, 0.25], 1e-15, "h[1]");
-    let (_, (gr, gs), h) = huber_like_hessian(2.0, 1.5);
+    let (value, (gr, gs), h) = huber_like_hessian(2.0, 1.5);
+    assert_eq!(value, huber_like(2.0, 1.5));
     assert_all_close(&[gr, gs], &[1.5, 2.0], 1e-15, "gradient");
     assert_all_close(&h[0], &[0.0, 1.0], 1e-15, "h[0]");
     assert_all_close(&h[1], &[1.0, 0.0], 1e-15, "h[1]");
@@ -214,7 +218,8 @@ fn pair_and_power(x: f64, y: f64) -> f64 {
 fn custom_gradients_with_a_pair_value_and_an_integer_cast_at_second_order() {
     for x in [-1.3, -0.4, 0.2, 0.9, 1.7] {
         for y in [-1.1, -0.3, 0.6, 1.4] {
-            let (_, (gx, gy), h) = pair_and_power_hessian(x, y);
+            let (value, (gx, gy), h) = pair_and_power_hessian(x, y);
+            assert_eq!(value, pair_and_power(x, y));
             let (_, (gx1, gy1)) = pair_and_power_grad(x, y);
             assert_all_close(&[gx, gy], &[gx1, gy1], 1e-14, "gradient");
             let dx = |v: f64| pair_and_power_grad(v, y).1;
