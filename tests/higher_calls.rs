@@ -90,3 +90,65 @@ proptest! {
         assert_close(hv, d2, 1e-12, "hvp");
     }
 }
+
+// ---- `f64` callees with `#[differentiable]` alone (first order): their generic copy is emitted anyway ----
+
+/// A leaf callee (no calls, no references): `#[differentiable]` emits its generic copy without being asked.
+#[differentiable]
+fn damped(x: f64, k: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += (k * x).sin() * (-(i as f64) * x).exp();
+    }
+    s * k
+}
+
+mod plain_helpers {
+    use autodiff::differentiable;
+
+    /// Reached by path from the caller: `plain_helpers::quartic(y)`.
+    #[differentiable]
+    pub fn quartic(y: f64) -> f64 {
+        let y2 = y * y;
+        y2 * y2 / 4.0
+    }
+
+    /// An array-valued leaf callee, imported by `use` by the caller.
+    #[differentiable]
+    pub fn rotate(p: [f64; 2], t: f64) -> [f64; 2] {
+        [
+            p[0] * t.cos() - p[1] * t.sin(),
+            p[0] * t.sin() + p[1] * t.cos(),
+        ]
+    }
+}
+
+/// Imported by `use`: the generic copy is found through the companion type that the name brings.
+use plain_helpers::rotate;
+
+#[differentiable(order = 2)]
+fn through_first_order_callees(x: f64, y: f64) -> f64 {
+    let r = rotate([x, y], x * y);
+    damped(x, y) + plain_helpers::quartic(y) * x + r[0] * r[1]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The Hessian of a caller of `f64` callees that have only first order, against central differences
+    /// of its generated gradient, column by column.
+    #[test]
+    fn hessian_through_first_order_f64_callees(x in -1.5f64..1.5, y in -1.5f64..1.5) {
+        let (value, (gx, gy), h) = through_first_order_callees_hessian(x, y);
+        prop_assert_eq!(value, through_first_order_callees(x, y));
+        let (_, (gx1, gy1)) = through_first_order_callees_grad(x, y);
+        assert_close(gx, gx1, 1e-13, "gradient d/dx");
+        assert_close(gy, gy1, 1e-13, "gradient d/dy");
+        let dx = |v: f64| through_first_order_callees_grad(v, y).1;
+        let dy = |v: f64| through_first_order_callees_grad(x, v).1;
+        assert_close(h[0][0], central_difference(|v| dx(v).0, x), 1e-6, "H[0][0]");
+        assert_close(h[1][0], central_difference(|v| dx(v).1, x), 1e-6, "H[1][0]");
+        assert_close(h[0][1], central_difference(|v| dy(v).0, y), 1e-6, "H[0][1]");
+        assert_close(h[1][1], central_difference(|v| dy(v).1, y), 1e-6, "H[1][1]");
+    }
+}

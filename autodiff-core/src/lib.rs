@@ -65,4 +65,18 @@ pub mod private {
     pub use crate::rules;
     pub use crate::Dual;
     pub use num_traits::{Float, One, Zero};
+
+    /// Implemented by the companion type `g` of a function with derivatives that has a generic copy
+    /// (the function itself if it is generic over its float type, else `__g_generic`): `Copy` has `call`,
+    /// `vjp` and `jvp` generic over the float type, which the generic copy of an `order = K` caller calls.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` has no generic copy, which an `order = K` caller written for `f64` needs",
+        label = "called here by a function with `order = K`",
+        note = "give the callee `order = 2` too, or make it generic over `T: Float`; `#[differentiable]` alone \
+                makes the copy only for a function that calls no other, iterates no slice and takes no reference"
+    )]
+    pub trait GenericCopy {
+        /// The companion type of the generic copy.
+        type Copy;
+    }
 }

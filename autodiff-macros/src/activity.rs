@@ -398,6 +398,7 @@ impl Pass<'_> {
                     .map(|s| s.ident.to_string())
                     .unwrap_or_default();
                 let on_a_type = callee.qself.is_some()
+                    && !crate::shadow::is_generic_copy_call(callee)
                     || callee.path.segments.len() == 2
                         && (matches!(first.as_str(), "f32" | "f64")
                             || self.float_params.iter().any(|p| *p == first));

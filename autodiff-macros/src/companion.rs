@@ -86,6 +86,20 @@ impl IntoSlot {
     }
 }
 
+/// What an `order = K` caller's generic copy calls for this function (`shadow.rs`): the companion type
+/// implements `__private::GenericCopy`, whose type `Copy` has `call`, `vjp` and `jvp` generic over the float
+/// type. Through the companion type, the generic copy is found wherever the function's name is (imported
+/// by `use`, or by a path), which a separately named function would not be.
+pub(crate) enum GenericCopy {
+    /// Written for one float type, without a generic copy: no implementation (rustc then says so at the
+    /// `order = K` caller).
+    Missing,
+    /// Generic over its float type: the type is its own copy, and `call` calls `primal`.
+    Itself(TokenStream),
+    /// Written for `f64` or `f32`, with the generic copy (function and companion type) of this name.
+    Copy(Ident),
+}
+
 /// What the companion type of a function is made of.
 pub(crate) struct Companion<'a> {
     pub(crate) vis: &'a Visibility,
@@ -107,6 +121,8 @@ pub(crate) struct Companion<'a> {
     /// A method or associated function of an `impl`, where no type can be declared: the two functions
     /// become associated functions `__f_vjp` and `__f_jvp` of the same `impl`.
     pub(crate) method: bool,
+    /// Its generic copy, for `order = K` callers (not for methods).
+    pub(crate) generic_copy: GenericCopy,
 }
 
 /// The companion type described by `c`.
@@ -122,6 +138,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         sweep_into,
         extra,
         method,
+        generic_copy,
     } = c;
     let where_clause = &generics.where_clause;
     let params: Vec<TokenStream> = slots
@@ -221,15 +238,34 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             }
         };
     }
+    let (generic_impl, call) = match generic_copy {
+        GenericCopy::Missing => (TokenStream::new(), TokenStream::new()),
+        GenericCopy::Itself(primal) => (
+            quote!(impl ::autodiff::__private::GenericCopy for #name { type Copy = #name; }),
+            quote! {
+                #[inline]
+                #vis fn call #generics (#(#params,)*) -> #ret #where_clause {
+                    #primal(#(#idents,)*)
+                }
+            },
+        ),
+        GenericCopy::Copy(copy) => (
+            quote!(impl ::autodiff::__private::GenericCopy for #name { type Copy = #copy; }),
+            TokenStream::new(),
+        ),
+    };
     quote! {
         #[doc(hidden)]
         // Unused unless a differentiable function calls `#name`.
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
 
+        #generic_impl
+
         #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
         impl #name {
             #extra
+            #call
 
             #[inline]
             #[allow(clippy::unused_unit, clippy::let_unit_value)]

@@ -23,7 +23,7 @@
 //! differentiable code use the registered gradient.
 
 use crate::args::Args;
-use crate::companion::{self, Companion, Slot};
+use crate::companion::{self, Companion, GenericCopy, Slot};
 use crate::emit::Emitter;
 use crate::errors::Errors;
 use crate::ir::Kind;
@@ -106,10 +106,17 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         #inner
         let (value, gradient) = #evaluate;
     });
-    let companion = items.companion();
+    let copy = generic_copy(&item);
+    let generic = if !signature::float_type_params(&item.sig.generics).is_empty() {
+        GenericCopy::Itself(quote!(#name))
+    } else if copy.is_some() {
+        GenericCopy::Copy(crate::naming::generic_copy(name))
+    } else {
+        GenericCopy::Missing
+    };
+    let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
-    let alias = crate::expand::generic_alias(&item).or_else(|| generic_copy(&item, &value_ty));
-    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion #alias)
+    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion #copy)
 }
 
 /// Expands `#[gradient_of(path)] item`.
@@ -208,19 +215,9 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// closure then runs on dual numbers, so second derivatives flow through the values it captures, as
 /// `jax.hessian` of a `custom_vjp` function does. Emitted only where the shadow surely compiles
 /// (`shadow::shadowable`).
-fn generic_copy(item: &syn::ItemFn, value_ty: &syn::Type) -> Option<TokenStream> {
-    let float = match value_ty {
-        syn::Type::Path(p) if p.path.is_ident("f64") => "f64",
-        syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
-        _ => return None,
-    };
-    if !signature::float_type_params(&item.sig.generics).is_empty()
-        || !crate::shadow::shadowable(item, float)
-    {
-        return None;
-    }
-    let name = crate::naming::generic_copy(&item.sig.ident);
-    let shadow = crate::shadow::shadow(item, float, &name, &[]);
+fn generic_copy(item: &syn::ItemFn) -> Option<TokenStream> {
+    let float = crate::shadow::written_float(item)?;
+    let shadow = crate::shadow::surely_compiling_copy(item, float)?;
     Some(quote! {
         #[::autodiff::custom_gradient]
         #[doc(hidden)]
@@ -564,7 +561,7 @@ impl<'a> Items<'a> {
     }
 
     /// The companion type beside a `#[custom_gradient]` function.
-    fn companion(&self) -> TokenStream {
+    fn companion(&self, generic_copy: GenericCopy) -> TokenStream {
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         companion::companion(&Companion {
             vis: &self.item.vis,
@@ -577,6 +574,7 @@ impl<'a> Items<'a> {
             sweep_into: None,
             extra: TokenStream::new(),
             method: false,
+            generic_copy,
         })
     }
 
@@ -594,6 +592,14 @@ impl<'a> Items<'a> {
             sweep_into: None,
             extra: derivatives,
             method: false,
+            // A registered function generic over its float type is its own generic copy; one written
+            // for `f64` (`libm::erf`) has none.
+            generic_copy: if signature::float_type_params(&self.item.sig.generics).is_empty() {
+                GenericCopy::Missing
+            } else {
+                let target = Ident::new("__registered_target", Span::mixed_site());
+                GenericCopy::Itself(quote!(Self::#target))
+            },
         })
     }
 }

@@ -111,10 +111,23 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .plain()
                 .then(|| crate::jacobian::jacobian(&item, &sig))
                 .flatten();
+            let copy = (!generated.method)
+                .then(|| first_order_generic_copy(&item, &args, flat.is_some(), &sig))
+                .flatten();
+            let name = &item.sig.ident;
+            let generic_copy = if generated.method {
+                companion::GenericCopy::Missing
+            } else if !generated.float_params.is_empty() {
+                companion::GenericCopy::Itself(quote!(#name))
+            } else if copy.is_some() || !higher.is_empty() {
+                // `order = K` emitted the copy (`higher::through_shadow`), or `first_order_generic_copy` did.
+                companion::GenericCopy::Copy(naming::generic_copy(name))
+            } else {
+                companion::GenericCopy::Missing
+            };
             // Calls of a function with output parameters are not differentiated yet: no companion.
-            let companion = (sig.outputs().count() == 0).then(|| generated.companion());
-            let alias = (!generated.method).then(|| generic_alias(&item)).flatten();
-            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #alias #higher)
+            let companion = (sig.outputs().count() == 0).then(|| generated.companion(generic_copy));
+            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();
@@ -128,20 +141,33 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
     tokens.clone().into_iter().take(1).collect()
 }
 
-/// For a function generic over its float type, `use f as __f_generic;`: the generic copy that the
-/// `order = K` items of an `f64` caller call (`naming::generic_copy`) is the function itself. (A function
-/// written for `f64` gets its generic copy from `order = K`.)
-pub(crate) fn generic_alias(item: &syn::ItemFn) -> Option<TokenStream> {
-    let name = &item.sig.ident;
-    let generic = !signature::float_type_params(&item.sig.generics).is_empty();
-    if !generic || naming::unraw(name).starts_with("__") {
+/// For a function written for `f64` (or `f32`) without `order = K`: its generic copy `__f_generic`
+/// (`shadow.rs`), differentiated at first order, which the generic copies of `order = K` callers call, so
+/// that `order = 2` on a caller needs nothing of the callee. Emitted only where the copy surely compiles
+/// (`shadow::shadowable`: no calls, no references, no second float type, ...), since a copy that did not
+/// would break the function's first order too; an `order = K` caller of a function without one gets the
+/// error "`g` has no generic copy" (`__private::GenericCopy`).
+fn first_order_generic_copy(
+    item: &syn::ItemFn,
+    args: &Args,
+    parameter_struct: bool,
+    sig: &Signature,
+) -> Option<TokenStream> {
+    let higher = args
+        .order
+        .as_ref()
+        .is_some_and(|k| k.base10_parse::<usize>().is_ok_and(|k| k >= 2));
+    if higher || parameter_struct || sig.outputs().count() > 0 {
         return None;
     }
-    let (vis, alias) = (&item.vis, naming::generic_copy(name));
+    let float = crate::shadow::written_float(item)?;
+    let copy = crate::shadow::surely_compiling_copy(item, float)?;
+    let wrt = args.wrt.as_ref().map(|names| quote!((wrt(#(#names),*))));
     Some(quote! {
+        #[::autodiff::differentiable #wrt]
         #[doc(hidden)]
-        #[allow(unused_imports)]
-        #vis use #name as #alias;
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #copy
     })
 }
 
@@ -641,7 +667,7 @@ impl<'a> Generated<'a> {
     }
 
     /// The type `f` beside `f` through which other differentiable functions call it.
-    fn companion(&self) -> TokenStream {
+    fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
         let slots: Vec<companion::Slot> = self
             .sig
             .params
@@ -728,6 +754,7 @@ impl<'a> Generated<'a> {
             sweep_into,
             extra,
             method: self.method,
+            generic_copy,
         })
     }
 
@@ -973,6 +1000,12 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             sweep_into: None,
             extra: TokenStream::new(),
             method: false,
+            generic_copy: if signature::float_type_params(&item.sig.generics).is_empty() {
+                companion::GenericCopy::Missing
+            } else {
+                let name = &item.sig.ident;
+                companion::GenericCopy::Itself(quote!(#name))
+            },
         })
     });
     let grad_into = match (&shaped, &buffers) {

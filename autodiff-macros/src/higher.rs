@@ -433,6 +433,12 @@ impl Higher<'_> {
                     #(#rows)*
                     #hessian.push(#row);
                 }
+                // Each product is a column, `H e_i`: `H[r][c]` is the derivative of the gradient's entry
+                // `r` in input `c` (the Jacobian of `f_grad`, not symmetric where a custom gradient is
+                // not the derivative of its value).
+                let #hessian: ::std::vec::Vec<::std::vec::Vec<#scalar>> = (0..#n)
+                    .map(|__r| #hessian.iter().map(|__column| __column[__r]).collect())
+                    .collect();
                 (value, gradient, #hessian)
             }
         }

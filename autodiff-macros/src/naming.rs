@@ -94,9 +94,9 @@ pub(crate) fn output_tangent(output: &Ident) -> Ident {
     output_cotangent(output)
 }
 
-/// The generic copy of the function `name` that `order = K` differentiates: `__f_generic` for `f`. A
-/// function written for `f64` gets it from `#[differentiable(order = K)]` (its shadow); a generic one is
-/// its own, under that name too (a `use` alias).
+/// The generic copy of the function `name` written for `f64` that `order = K` differentiates: `__f_generic`
+/// for `f`, made by `order = K` or, for a leaf function, by `#[differentiable]` alone (`shadow.rs`). Callers
+/// reach it through `f`'s companion type (`companion::GenericCopy`); a generic function is its own.
 pub(crate) fn generic_copy(name: &Ident) -> Ident {
     quote::format_ident!("__{}_generic", unraw(name), span = name.span())
 }

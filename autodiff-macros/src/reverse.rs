@@ -782,6 +782,15 @@ impl Reverse<'_, '_> {
 /// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
 /// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
 pub(crate) fn companion_path(callee: &syn::ExprPath, item: &str) -> TokenStream {
+    // `<g as GenericCopy>::Copy::call` (a generic copy calling another's, `shadow.rs`):
+    // `<g as GenericCopy>::Copy::item`.
+    if crate::shadow::is_generic_copy_call(callee) {
+        let mut path = callee.clone();
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = Ident::new(item, last.ident.span());
+        }
+        return path.to_token_stream();
+    }
     let segments = &callee.path.segments;
     let in_impl = segments.len() >= 2
         && segments.iter().nth(segments.len() - 2).is_some_and(|s| {

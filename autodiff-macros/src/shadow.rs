@@ -14,9 +14,10 @@
 //! `to_int::<usize, _>(x)`, which the macro reads back as casts. A `SCREAMING_CASE` name from outside
 //! (`G`, `phys::G`, `PI`) becomes `constant::<__S, _>(G)`: a trait turns an `f64` into `__S` and leaves an
 //! integer alone, so the shadow needs no type it cannot see. `a op= b` becomes `a = a op (b)`.
-//! A call of another function written for `f64` cannot take `__S`: that is a type error, and the README says
-//! to make such functions generic; so is a second float type in the body (`x as f32` in an `f64` function),
-//! which the shadow leaves alone rather than drop the tangents of a dual number.
+//! A call of another function with derivatives calls that function's generic copy through its companion
+//! type, `<g as GenericCopy>::Copy::call(..)` (`companion::GenericCopy`); a function without one is an error
+//! there. A second float type in the body (`x as f32` in an `f64` function) is a type error, which the shadow
+//! leaves alone rather than drop the tangents of a dual number.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -75,6 +76,86 @@ pub(crate) fn shadow(
     shadow
 }
 
+/// The float type of a function written for one (`f64` or `f32`), read from its signature; `None` for a
+/// function generic over its float type, or one that names both.
+pub(crate) fn written_float(item: &syn::ItemFn) -> Option<&'static str> {
+    if !crate::signature::float_type_params(&item.sig.generics).is_empty() {
+        return None;
+    }
+    let tokens: Vec<String> = item
+        .sig
+        .to_token_stream()
+        .into_iter()
+        .flat_map(|t| match t {
+            proc_macro2::TokenTree::Group(g) => g.stream().into_iter().collect::<Vec<_>>(),
+            t => vec![t],
+        })
+        .map(|t| t.to_string())
+        .collect();
+    let text = tokens.join(" ");
+    match (text.contains("f64"), text.contains("f32")) {
+        (true, false) => Some("f64"),
+        (false, true) => Some("f32"),
+        _ => None,
+    }
+}
+
+/// The generic copy `__f_generic` of `item`, a function written for `float` that is not generic over its
+/// float type, where the copy surely compiles (`shadowable`); emitted without being asked for.
+pub(crate) fn surely_compiling_copy(item: &syn::ItemFn, float: &str) -> Option<syn::ItemFn> {
+    if !crate::signature::float_type_params(&item.sig.generics).is_empty()
+        || !shadowable(item, float)
+    {
+        return None;
+    }
+    let name = crate::naming::generic_copy(&item.sig.ident);
+    Some(shadow(item, float, &name, &[]))
+}
+
+/// Is `callee` a call of another function's generic copy, `<g as GenericCopy>::Copy::call`
+/// (`generic_copy_call`)?
+pub(crate) fn is_generic_copy_call(callee: &syn::ExprPath) -> bool {
+    callee.qself.is_some()
+        && callee
+            .path
+            .segments
+            .iter()
+            .any(|s| s.ident == "GenericCopy")
+}
+
+/// `g::<T>` → `<g as GenericCopy>::Copy::call::<T>`; `Self::g` → `Self::__g_generic`.
+fn generic_copy_call(callee: &syn::ExprPath) -> syn::ExprPath {
+    let segments = &callee.path.segments;
+    let in_impl = segments.len() >= 2
+        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
+            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
+        });
+    let mut path = callee.clone();
+    if in_impl {
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = crate::naming::generic_copy(&last.ident);
+        }
+        return path;
+    }
+    let arguments = path
+        .path
+        .segments
+        .last_mut()
+        .map(|last| std::mem::replace(&mut last.arguments, syn::PathArguments::None))
+        .unwrap_or(syn::PathArguments::None);
+    let ty = &path.path;
+    let mut call: syn::ExprPath =
+        syn::parse_quote!(<#ty as ::autodiff::__private::GenericCopy>::Copy::call);
+    if let (Some(last), syn::PathArguments::AngleBracketed(mut args)) =
+        (call.path.segments.last_mut(), arguments)
+    {
+        args.colon2_token = Some(Default::default());
+        last.arguments = syn::PathArguments::AngleBracketed(args);
+    }
+    call.attrs = callee.attrs.clone();
+    call
+}
+
 /// Whether `expr` is a `bool` by its form: a comparison, `&&`, `||`, `!`, `true`, `false`, or one of `bools`.
 fn is_bool(expr: &Expr, bools: &[String]) -> bool {
     use syn::BinOp::*;
@@ -130,7 +211,7 @@ struct Rewrite<'a> {
     /// start: `*x` in the body becomes `x`.
     by_ref: Vec<String>,
     /// The callees called with differentiated arguments (their paths' tokens), the function itself
-    /// included: the shadow calls their generic copies (`__g_generic`, `naming::generic_copy`).
+    /// included: the shadow calls their generic copies (`generic_copy_call`).
     active_calls: Vec<String>,
 }
 
@@ -146,12 +227,22 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
     const METHODS: &[&str] = &["len", "clone", "to_vec"];
     struct Check<'b> {
         bindings: &'b [String],
+        float: &'b str,
         other_float: &'b str,
         ok: bool,
     }
     impl<'ast> Visit<'ast> for Check<'_> {
-        fn visit_expr_call(&mut self, _: &'ast syn::ExprCall) {
-            self.ok = false;
+        // No calls, but the float type's `from` (`f64::from(n)`), which the shadow rewrites into a cast.
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            let from = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.segments.len() == 2
+                && p.path.segments[0].ident == self.float
+                && p.path.segments[1].ident == "from")
+                && call.args.len() == 1;
+            self.ok &= from;
+            if from {
+                call.args.iter().for_each(|a| self.visit_expr(a));
+            }
         }
         fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
             self.ok &= m.mac.path.is_ident("vec");
@@ -200,6 +291,7 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
     let other_float = if float == "f64" { "f32" } else { "f64" };
     let mut check = Check {
         bindings: &bindings,
+        float,
         other_float,
         ok: true,
     };
@@ -418,14 +510,14 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         // `g(..)` with differentiated arguments (or `f(..)` inside `f`): the shadow calls the generic copy
-        // of `g`, `__g_generic`, which takes the shadow's float type.
+        // of `g`, which takes the shadow's float type, through `g`'s companion type (found wherever `g`
+        // is, also when imported by `use`): `<g as GenericCopy>::Copy::call(..)`. A method's, `Self::g`,
+        // is `Self::__g_generic`.
         if let Expr::Call(call) = expr {
             if let Expr::Path(p) = &mut *call.func {
                 let called = p.path.to_token_stream().to_string();
                 if p.qself.is_none() && self.active_calls.contains(&called) {
-                    if let Some(last) = p.path.segments.last_mut() {
-                        last.ident = crate::naming::generic_copy(&last.ident);
-                    }
+                    *p = generic_copy_call(p);
                 }
             }
         }

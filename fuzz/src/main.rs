@@ -11,6 +11,7 @@
 mod ast;
 mod gen;
 mod harness;
+mod order2;
 mod print;
 mod rng;
 mod runner;
@@ -36,6 +37,10 @@ struct Options {
     /// Also generate the newer forms (iterator chains); without it a seed's programs are as before.
     forms: bool,
     quiet: bool,
+    /// The `--order2` mode: every function of the suites at `order = 2` (`order2.rs`).
+    order2: bool,
+    /// With `--order2`: only the files whose path contains this.
+    only: Option<String>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -48,6 +53,8 @@ fn parse_args() -> Result<Options, String> {
         reference: false,
         forms: false,
         quiet: false,
+        order2: false,
+        only: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -73,9 +80,11 @@ fn parse_args() -> Result<Options, String> {
             "--reference" => o.reference = true,
             "--forms" => o.forms = true,
             "--quiet" => o.quiet = true,
+            "--order2" => o.order2 = true,
+            "--only" => o.only = Some(value("--only")?),
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--quiet]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART]"
                 );
                 std::process::exit(0);
             }
@@ -101,7 +110,17 @@ fn main() {
             std::process::exit(2);
         }
     };
-    match run(&opts) {
+    let result = if opts.order2 {
+        let o = order2::Options {
+            strict: opts.strict,
+            quiet: opts.quiet,
+            only: opts.only.clone(),
+        };
+        order2::run(&workspace_root(), &o)
+    } else {
+        run(&opts)
+    };
+    match result {
         Ok(found) => std::process::exit(if opts.strict && found { 1 } else { 0 }),
         Err(e) => {
             eprintln!("fuzz: error: {e}");

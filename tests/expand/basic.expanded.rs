@@ -58,6 +58,9 @@ fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct f {}
+impl ::autodiff::__private::GenericCopy for f {
+    type Copy = __f_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl f {
     #[inline]
@@ -88,4 +91,11 @@ impl f {
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __f_generic<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    let z = x * y + x.sin();
+    z.exp()
 }

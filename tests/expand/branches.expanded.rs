@@ -115,6 +115,9 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct branchy {}
+impl ::autodiff::__private::GenericCopy for branchy {
+    type Copy = __branchy_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl branchy {
     #[inline]
@@ -143,4 +146,22 @@ impl branchy {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __branchy_generic<__S: ::autodiff::__private::Float>(x: __S, k: i32) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut y = x * x;
+    if y > ::autodiff::__private::lit::<__S>(1.0 as f64) {
+        y = y.sqrt();
+    }
+    if k < 0 {
+        return -y;
+    }
+    let w = match k {
+        0 => y,
+        1 | 2 => y * ::autodiff::__private::lit::<__S>(2.0 as f64),
+        _ => y.powi(k),
+    };
+    w + x
 }

@@ -42,6 +42,9 @@ fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct square {}
+impl ::autodiff::__private::GenericCopy for square {
+    type Copy = __square_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl square {
     #[inline]
@@ -65,6 +68,12 @@ impl square {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __square_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    x * x
 }
 fn log1pexp(x: f64) -> f64 {
     #[inline(always)]
@@ -120,6 +129,9 @@ fn log1pexp_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct log1pexp {}
+impl ::autodiff::__private::GenericCopy for log1pexp {
+    type Copy = __log1pexp_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl log1pexp {
     #[inline]

@@ -71,6 +71,9 @@ fn poly_jvp(x: f64, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct poly {}
+impl ::autodiff::__private::GenericCopy for poly {
+    type Copy = __poly_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl poly {
     #[inline]
@@ -94,6 +97,18 @@ impl poly {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __poly_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut s = ::autodiff::__private::lit::<__S>(0.0 as f64);
+    for i in 0..3 {
+        s = s
+            + (::autodiff::__private::constant::<__S, _>(WEIGHTS[i])
+                * x.powi(::autodiff::__private::to_int::<i32, _>(i)));
+    }
+    s
 }
 fn fall(t: f64, n: usize) -> f64 {
     let mut h = 100.0;
@@ -159,6 +174,9 @@ fn fall_jvp(t: f64, n: usize, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct fall {}
+impl ::autodiff::__private::GenericCopy for fall {
+    type Copy = __fall_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl fall {
     #[inline]

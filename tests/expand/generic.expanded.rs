@@ -72,8 +72,15 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct softplus_max {}
+impl ::autodiff::__private::GenericCopy for softplus_max {
+    type Copy = softplus_max;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softplus_max {
+    #[inline]
+    fn call<T: Float>(x: T, y: T) -> T {
+        softplus_max(x, y)
+    }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
@@ -108,9 +115,6 @@ impl softplus_max {
         value
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use softplus_max as __softplus_max_generic;
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
@@ -167,6 +171,9 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct polar {}
+impl ::autodiff::__private::GenericCopy for polar {
+    type Copy = __polar_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl polar {
     #[inline]
@@ -197,6 +204,12 @@ impl polar {
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __polar_generic<__S: ::autodiff::__private::Float>(r: __S, t: __S) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    (r * t.cos(), r * t.sin())
 }
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
@@ -249,6 +262,9 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct scaled_power {}
+impl ::autodiff::__private::GenericCopy for scaled_power {
+    type Copy = __scaled_power_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
     #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
@@ -309,4 +325,14 @@ impl scaled_power {
         ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);
         value
     }
+}
+#[::autodiff::differentiable(wrt(a))]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __scaled_power_generic<__S: ::autodiff::__private::Float>(
+    a: __S,
+    b: __S,
+    n: i32,
+) -> __S {
+    use ::autodiff::__private::Float as _;
+    a.powf(b) * (::autodiff::__private::cast::<__S, _>(n))
 }

@@ -93,6 +93,9 @@ fn dot_jvp(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct dot {}
+impl ::autodiff::__private::GenericCopy for dot {
+    type Copy = __dot_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl dot {
     #[inline]
@@ -139,6 +142,16 @@ impl dot {
         let value = __dot_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut s = ::autodiff::__private::lit::<__S>(0.0 as f64);
+    for i in 0..x.len() {
+        s = s + (x[i] * y[i]);
+    }
+    s
 }
 fn rosenbrock<T: Float>(x: &[T]) -> T {
     let hundred = T::from(100.0).unwrap();
@@ -264,8 +277,15 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct rosenbrock {}
+impl ::autodiff::__private::GenericCopy for rosenbrock {
+    type Copy = rosenbrock;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rosenbrock {
+    #[inline]
+    fn call<T: Float>(x: &[T]) -> T {
+        rosenbrock(x)
+    }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp<T: Float>(x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
@@ -296,9 +316,6 @@ impl rosenbrock {
         value
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use rosenbrock as __rosenbrock_generic;
 fn product(x: &[f64]) -> f64 {
     let mut p = 1.0;
     for &v in x {
@@ -372,6 +389,9 @@ fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct product {}
+impl ::autodiff::__private::GenericCopy for product {
+    type Copy = __product_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl product {
     #[inline]
@@ -403,6 +423,16 @@ impl product {
         let value = __product_vjp_into(x, d_ret, __buffer_0);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __product_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut p = ::autodiff::__private::lit::<__S>(1.0 as f64);
+    for &v in x {
+        p = p * v;
+    }
+    p
 }
 fn squares(x: &[f64]) -> Vec<f64> {
     let mut out = Vec::with_capacity(x.len());

@@ -205,6 +205,9 @@ fn matmul_jacobian(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct matmul {}
+impl ::autodiff::__private::GenericCopy for matmul {
+    type Copy = __matmul_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl matmul {
     #[inline]
@@ -266,6 +269,28 @@ impl matmul {
         let value = __matmul_vjp_into(a, b, m, k, n, d_ret, (__buffer_0, __buffer_1));
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __matmul_generic<__S: ::autodiff::__private::Float>(
+    a: &[__S],
+    b: &[__S],
+    m: usize,
+    k: usize,
+    n: usize,
+) -> Vec<__S> {
+    use ::autodiff::__private::Float as _;
+    let mut c = vec![::autodiff::__private::lit:: < __S > (0.0 as f64); m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = ::autodiff::__private::lit::<__S>(0.0 as f64);
+            for p in 0..k {
+                s = s + (a[i * k + p] * b[p * n + j]);
+            }
+            c[i * n + j] = s;
+        }
+    }
+    c
 }
 fn logistic(x: f64, levels: usize) -> f64 {
     let mut l = x;
@@ -342,6 +367,9 @@ fn logistic_jvp(x: f64, levels: usize, tangent: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct logistic {}
+impl ::autodiff::__private::GenericCopy for logistic {
+    type Copy = __logistic_generic;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl logistic {
     #[inline]
@@ -370,4 +398,15 @@ impl logistic {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __logistic_generic<__S: ::autodiff::__private::Float>(x: __S, levels: usize) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut l = x;
+    for _ in 0..levels {
+        l = ::autodiff::__private::lit::<__S>(4.0 as f64) * l
+            * (::autodiff::__private::lit::<__S>(1.0 as f64) - l);
+    }
+    l
 }

@@ -315,6 +315,9 @@ pub fn softmax_loss_jvp<T: Float>(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 pub struct softmax_loss {}
+impl ::autodiff::__private::GenericCopy for softmax_loss {
+    type Copy = softmax_loss;
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softmax_loss {
     #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
@@ -548,6 +551,16 @@ impl softmax_loss {
         (__v19, __dot_v19)
     }
     #[inline]
+    pub fn call<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+    ) -> T {
+        softmax_loss(w, data, labels, d, k)
+    }
+    #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     pub fn vjp<T: Float>(
         w: &[T],
@@ -598,6 +611,3 @@ impl softmax_loss {
         value
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-pub use softmax_loss as __softmax_loss_generic;

@@ -1,0 +1,318 @@
+//! Run-time support of the `--order2` work crate (written there as `src/support.rs`): inputs of the right
+//! shape for each parameter, and the check of `f_hessian` against central differences of `f_grad`.
+#![allow(dead_code)]
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// One guess at the shapes a function's inputs have: every slice or `Vec` of floats has `len` elements, a
+/// matrix `rows` rows of `len`, every integer parameter the value `int`, every `bool` `flag`.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub len: usize,
+    pub rows: usize,
+    pub int: usize,
+    pub flag: bool,
+}
+
+/// The guesses, tried in order until `f_grad` runs without a panic and gives a finite value.
+pub const CONFIGS: &[Config] = &[
+    Config { len: 3, rows: 2, int: 2, flag: true },
+    Config { len: 4, rows: 3, int: 3, flag: false },
+    Config { len: 3, rows: 3, int: 3, flag: true },
+    Config { len: 2, rows: 2, int: 1, flag: false },
+    Config { len: 4, rows: 2, int: 2, flag: true },
+    Config { len: 6, rows: 3, int: 2, flag: true },
+    Config { len: 6, rows: 2, int: 3, flag: false },
+    Config { len: 8, rows: 2, int: 4, flag: true },
+    Config { len: 9, rows: 3, int: 3, flag: true },
+    Config { len: 1, rows: 1, int: 1, flag: true },
+    Config { len: 5, rows: 5, int: 5, flag: true },
+    Config { len: 4, rows: 4, int: 0, flag: true },
+    Config { len: 12, rows: 4, int: 3, flag: true },
+];
+
+/// The floats of one point, made on demand in the order the parameters take them, with which are active.
+#[derive(Clone, Debug)]
+pub struct Source {
+    pub values: Vec<f64>,
+    pub active: Vec<bool>,
+    pos: usize,
+    state: u64,
+}
+
+impl Source {
+    pub fn new(seed: u64) -> Self {
+        Source { values: Vec::new(), active: Vec::new(), pos: 0, state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1 }
+    }
+
+    /// The same point from its start, to be read again.
+    pub fn replay(&self) -> Self {
+        Source { pos: 0, ..self.clone() }
+    }
+
+    /// The next float: uniform in [0.2, 0.9], inside the domain of `ln`, `sqrt`, `acos` and friends.
+    pub fn next(&mut self, active: bool) -> f64 {
+        if self.pos == self.values.len() {
+            self.state ^= self.state << 13;
+            self.state ^= self.state >> 7;
+            self.state ^= self.state << 17;
+            let u = (self.state >> 11) as f64 / (1u64 << 53) as f64;
+            self.values.push(0.2 + 0.7 * u);
+            self.active.push(active);
+        }
+        self.pos += 1;
+        self.values[self.pos - 1]
+    }
+
+    pub fn take<T: Take>(&mut self, active: bool, c: &Config) -> T {
+        T::take(self, active, c)
+    }
+}
+
+/// A parameter made from a `Source`.
+pub trait Take: Sized {
+    /// Whether a `Vec` of it is a matrix (its length is `rows`, not `len`).
+    const NESTED: bool = false;
+    fn take(src: &mut Source, active: bool, c: &Config) -> Self;
+}
+
+impl Take for f64 {
+    fn take(src: &mut Source, active: bool, _: &Config) -> Self {
+        src.next(active)
+    }
+}
+
+impl Take for f32 {
+    fn take(src: &mut Source, active: bool, _: &Config) -> Self {
+        src.next(active) as f32
+    }
+}
+
+macro_rules! integers {
+    ($($t:ty),*) => {$(
+        impl Take for $t {
+            fn take(_: &mut Source, _: bool, c: &Config) -> Self {
+                c.int as $t
+            }
+        }
+    )*};
+}
+integers!(usize, u8, u16, u32, u64, isize, i8, i16, i32, i64);
+
+impl Take for bool {
+    fn take(_: &mut Source, _: bool, c: &Config) -> Self {
+        c.flag
+    }
+}
+
+impl<T: Take> Take for Vec<T> {
+    const NESTED: bool = true;
+    fn take(src: &mut Source, active: bool, c: &Config) -> Self {
+        let n = if T::NESTED { c.rows } else { c.len };
+        (0..n).map(|_| T::take(src, active, c)).collect()
+    }
+}
+
+impl<T: Take, const N: usize> Take for [T; N] {
+    const NESTED: bool = true;
+    fn take(src: &mut Source, active: bool, c: &Config) -> Self {
+        core::array::from_fn(|_| T::take(src, active, c))
+    }
+}
+
+macro_rules! tuples {
+    ($(($($t:ident),*)),*) => {$(
+        impl<$($t: Take),*> Take for ($($t,)*) {
+            fn take(src: &mut Source, active: bool, c: &Config) -> Self {
+                ($($t::take(src, active, c),)*)
+            }
+        }
+        impl<$($t: Flat),*> Flat for ($($t,)*) {
+            #[allow(non_snake_case)]
+            fn flat(&self, out: &mut Vec<f64>) {
+                let ($($t,)*) = self;
+                $($t.flat(out);)*
+            }
+        }
+    )*};
+}
+
+/// A gradient (or a Hessian) flattened in declaration order, row-major.
+pub trait Flat {
+    fn flat(&self, out: &mut Vec<f64>);
+}
+
+impl Flat for f64 {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.push(*self);
+    }
+}
+
+impl Flat for f32 {
+    fn flat(&self, out: &mut Vec<f64>) {
+        out.push(*self as f64);
+    }
+}
+
+impl<T: Flat> Flat for Vec<T> {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|x| x.flat(out));
+    }
+}
+
+impl<T: Flat, const N: usize> Flat for [T; N] {
+    fn flat(&self, out: &mut Vec<f64>) {
+        self.iter().for_each(|x| x.flat(out));
+    }
+}
+
+tuples!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, G),
+    (A, B, C, D, E, G, H),
+    (A, B, C, D, E, G, H, I)
+);
+
+/// What one call gave: the value, the flattened gradient and (from `f_hessian`) the Hessian's rows.
+pub struct Eval {
+    pub value: f64,
+    pub gradient: Vec<f64>,
+    pub hessian: Option<Vec<Vec<f64>>>,
+    pub single: bool,
+}
+
+impl Eval {
+    pub fn new<R: Flat + 'static, G: Flat, H: Flat>(value: R, gradient: &G, hessian: Option<&Vec<H>>) -> Self {
+        let mut v = Vec::new();
+        value.flat(&mut v);
+        let mut g = Vec::new();
+        gradient.flat(&mut g);
+        let hessian = hessian.map(|rows| {
+            rows.iter()
+                .map(|r| {
+                    let mut out = Vec::new();
+                    r.flat(&mut out);
+                    out
+                })
+                .collect()
+        });
+        let single = core::any::TypeId::of::<R>() == core::any::TypeId::of::<f32>();
+        Eval { value: v.first().copied().unwrap_or(f64::NAN), gradient: g, hessian, single }
+    }
+}
+
+/// The generated check of one function: makes its inputs from the source, calls `f_grad` (or, when asked,
+/// `f_hessian`).
+pub type Check = fn(&Config, &mut Source, bool) -> Eval;
+
+fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|e| {
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "a panic".into())
+    })
+}
+
+/// `ok <points>`, `wrong <why>`, `panic <why>` or `noinput <why>`.
+pub fn check(f: Check) -> String {
+    let mut last = String::from("no configuration gave a finite value");
+    for c in CONFIGS {
+        let mut src = Source::new(1);
+        match quietly(|| f(c, &mut src, false)) {
+            Ok(e) if e.value.is_finite() && e.gradient.iter().all(|g| g.is_finite()) => {
+                return check_points(f, c);
+            }
+            Ok(_) => last = format!("non-finite value or gradient with {c:?}"),
+            Err(m) => last = format!("f_grad panicked with {c:?}: {m}"),
+        }
+    }
+    format!("noinput {last}")
+}
+
+fn check_points(f: Check, c: &Config) -> String {
+    let mut checked = 0;
+    for seed in 1..=3u64 {
+        let mut src = Source::new(seed);
+        let base = match quietly(|| f(c, &mut src, false)) {
+            Ok(e) if e.value.is_finite() && e.gradient.iter().all(|g| g.is_finite()) => e,
+            _ => continue,
+        };
+        let h = match quietly(|| f(c, &mut src.replay(), true)) {
+            Ok(h) => h,
+            Err(m) => return format!("panic f_hessian panicked with {c:?}: {m}"),
+        };
+        let hessian = h.hessian.unwrap_or_default();
+        let tol = if base.single { 2e-2 } else { 1e-5 };
+        let close = |a: f64, b: f64, scale: f64| (a - b).abs() <= tol * scale.max(1.0) || a == b;
+        let gscale = base.gradient.iter().fold(base.value.abs(), |s, g| s.max(g.abs()));
+        if !close(h.value, base.value, gscale) || h.gradient.len() != base.gradient.len()
+            || h.gradient.iter().zip(&base.gradient).any(|(a, b)| !close(*a, *b, gscale))
+        {
+            return format!(
+                "wrong f_hessian's value and gradient {} {:?} differ from f_grad's {} {:?}",
+                h.value, h.gradient, base.value, base.gradient
+            );
+        }
+        let active: Vec<usize> = (0..src.values.len()).filter(|&i| src.active[i]).collect();
+        let n = active.len();
+        if hessian.len() != n || hessian.iter().any(|r| r.len() != n) || base.gradient.len() != n {
+            return format!(
+                "wrong shape: {} active inputs, a gradient of {}, a Hessian of {} rows",
+                n,
+                base.gradient.len(),
+                hessian.len()
+            );
+        }
+        let mut fd = vec![vec![0.0; n]; n];
+        for (col, &i) in active.iter().enumerate() {
+            let x = src.values[i];
+            let step = if base.single { 1e-2 } else { 1e-5 } * x.abs().max(1.0);
+            let at = |d: f64| {
+                let mut s = src.replay();
+                s.values[i] = x + d;
+                quietly(|| f(c, &mut s, false)).map(|e| e.gradient)
+            };
+            let (Ok(plus), Ok(minus)) = (at(step), at(-step)) else {
+                return format!("noinput f_grad panicked next to the point ({c:?})");
+            };
+            for row in 0..n {
+                fd[row][col] = (plus[row] - minus[row]) / (2.0 * step);
+            }
+        }
+        if fd.iter().flatten().any(|v| !v.is_finite()) {
+            continue;
+        }
+        let scale = hessian.iter().flatten().chain(fd.iter().flatten()).fold(gscale, |s, v| s.max(v.abs()));
+        for row in 0..n {
+            for col in 0..n {
+                if !close(hessian[row][col], fd[row][col], scale) {
+                    return format!(
+                        "wrong H[{row}][{col}] = {:e}, central differences of f_grad give {:e} (point {seed}, {c:?}, x = {:?})",
+                        hessian[row][col], fd[row][col], src.values
+                    );
+                }
+            }
+        }
+        checked += 1;
+    }
+    if checked == 0 {
+        return format!("noinput no point of {c:?} gave finite differences");
+    }
+    format!("ok {checked} points, {c:?}")
+}
+
+/// Runs the checks from index `start` on, one line each: `BEGIN k`, then `RESULT k <outcome>`.
+pub fn run(checks: &[(usize, Check)], start: usize) {
+    std::panic::set_hook(Box::new(|_| {}));
+    for (k, (id, f)) in checks.iter().enumerate().skip(start) {
+        println!("BEGIN {k} {id}");
+        let outcome = check(*f);
+        println!("RESULT {k} {id} {}", outcome.replace('\n', " "));
+    }
+    println!("DONE");
+}

@@ -1,0 +1,1211 @@
+//! `autodiff-fuzz --order2`: does every function of the test suites and examples that works at first order
+//! work at `order = 2`?
+//!
+//! Each file of `tests/*.rs` and `examples/*.rs` is parsed with `syn` and copied whole into one work crate
+//! (as a module; `#[test]` functions become plain ones). Beside every `#[differentiable]` function whose
+//! result is one float, the copy gets a twin `f__o2` with the same body and `order = 2` added to its
+//! attribute (the original stays at first order, so the twin calls the callees as the user wrote them);
+//! beside every `#[custom_gradient]` function and every `#[gradient_of]` registration, a twin
+//! `#[differentiable(order = 2)]` that calls it. The crate is built; an error inside a twin (found through
+//! marker items around it) counts the twin as failing to compile and drops it, and the build is repeated
+//! until it passes. Then each twin's `f__o2_hessian`, at random points of shapes found by trial, is compared
+//! with central differences of its `f__o2_grad`.
+//!
+//! The known failures are listed in `fuzz/order2/known.txt` (`file::function: reason`); with `--strict`
+//! the run fails on any failure not listed there, and on a listed function that now passes.
+
+use crate::runner::blank_names;
+use quote::{format_ident, quote, ToTokens};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use syn::visit_mut::VisitMut;
+
+/// Files left out, with why: they need dependencies the work crate does not have, or hold no function.
+const LEFT_OUT: &[(&str, &str)] = &[
+    ("tests/argmin.rs", "needs the `argmin` feature and crate"),
+    ("examples/argmin.rs", "needs the `argmin` feature and crate"),
+    (
+        "examples/digits.rs",
+        "needs smartcore, indicatif and plotters",
+    ),
+    (
+        "tests/compiletest.rs",
+        "runs trybuild; its functions are in tests/ui",
+    ),
+    (
+        "tests/doc_listings.rs",
+        "reads the docs; no functions of its own",
+    ),
+];
+
+/// What a twin is made from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    Differentiable,
+    Custom,
+    Registered,
+}
+
+/// One function of the suites.
+#[derive(Debug)]
+struct Entry {
+    /// `tests/calls.rs::helpers::square`.
+    name: String,
+    kind: Kind,
+    /// Why the function has no twin (its result is not one float), if so.
+    out_of_scope: Option<String>,
+    /// Why its twin's Hessian is not checked numerically (a method, nested in a body, a parameter type the
+    /// harness cannot make), if so.
+    no_numerics: Option<String>,
+    /// The twin failed to compile: the grouping key and rustc's rendering.
+    compile_error: Option<(String, String)>,
+    /// The harness could not call the twin (rustc's rendering).
+    harness_error: Option<String>,
+    /// `ok ..`, `wrong ..`, `panic ..`, `noinput ..`.
+    result: Option<String>,
+    /// The harness has a function calling the twin, `__o2_dispatch_<id>` at the root of the file's module.
+    checked: bool,
+}
+
+/// A parsed file of the suites, and the file it becomes in the work crate.
+struct Source {
+    /// `tests/calls.rs`.
+    rel: String,
+    /// `tests_calls`: its module in the work crate.
+    module: String,
+    ast: syn::File,
+}
+
+/// Options of the `--order2` mode.
+pub struct Options {
+    pub strict: bool,
+    pub quiet: bool,
+    /// Only files whose path contains this.
+    pub only: Option<String>,
+}
+
+/// Runs the mode; `Ok(true)` when something unexpected was found.
+pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
+    let started = Instant::now();
+    let work = root.join("target").join("order2-work");
+    let src_dir = work.join("src");
+    let files_dir = src_dir.join("files");
+    if src_dir.exists() {
+        fs::remove_dir_all(&src_dir).map_err(|e| e.to_string())?;
+    }
+    fs::create_dir_all(&files_dir).map_err(|e| e.to_string())?;
+    copy_dir(
+        &root.join("tests").join("common"),
+        &files_dir.join("common"),
+    )?;
+    copy_dir(
+        &root.join("examples").join("shared"),
+        &files_dir.join("shared"),
+    )?;
+    let manifest = format!(
+        "[package]\nname = \"order2-work\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+         [dependencies]\nautodiff = {{ path = {root:?} }}\nadlib = {{ path = {adlib:?} }}\nproptest = \"1\"\n\
+         libm = \"0.2\"\nnum-traits = \"0.2\"\nnum-dual = {{ version = \"0.15\", default-features = false }}\n\n\
+         [workspace]\n\n[profile.dev]\nopt-level = 1\ndebug = false\nincremental = true\n",
+        root = root.display().to_string(),
+        adlib = root.join("tests").join("adlib").display().to_string(),
+    );
+    fs::write(work.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    if !work.join("Cargo.lock").exists() {
+        let _ = fs::copy(root.join("Cargo.lock"), work.join("Cargo.lock"));
+    }
+    fs::write(
+        src_dir.join("support.rs"),
+        include_str!("../order2/support.rs"),
+    )
+    .map_err(|e| e.to_string())?;
+
+    let mut sources = Vec::new();
+    let mut left_out = Vec::new();
+    for dir in ["tests", "examples"] {
+        let mut paths: Vec<PathBuf> = fs::read_dir(root.join(dir))
+            .map_err(|e| e.to_string())?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+            .collect();
+        paths.sort();
+        for path in paths {
+            let rel = format!(
+                "{dir}/{}",
+                path.file_name().unwrap_or_default().to_string_lossy()
+            );
+            if let Some((_, why)) = LEFT_OUT.iter().find(|(f, _)| *f == rel) {
+                left_out.push(format!("{rel}: {why}"));
+                continue;
+            }
+            if opts
+                .only
+                .as_ref()
+                .is_some_and(|o| !rel.contains(o.as_str()))
+            {
+                continue;
+            }
+            let text = fs::read_to_string(&path).map_err(|e| e.to_string())?;
+            let ast = syn::parse_file(&text).map_err(|e| format!("{rel}: {e}"))?;
+            let module = rel.trim_end_matches(".rs").replace('/', "_");
+            sources.push(Source { rel, module, ast });
+        }
+    }
+
+    // Twins and harness functions, by id.
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut files: Vec<(String, String, syn::File)> = Vec::new();
+    for s in &sources {
+        let mut ast = s.ast.clone();
+        RootPaths { module: &s.module }.visit_file_mut(&mut ast);
+        let mut rewriter = Rewriter {
+            file: &s.rel,
+            entries: &mut entries,
+        };
+        rewriter.items(&mut ast.items, &[], true);
+        files.push((s.rel.clone(), s.module.clone(), ast));
+    }
+
+    // Build, dropping the twins (and harness functions) that do not compile, until it passes.
+    let mut dropped_twins: BTreeSet<usize> = BTreeSet::new();
+    let mut dropped_checks: BTreeSet<usize> = BTreeSet::new();
+    let mut dropped_files: BTreeMap<String, String> = BTreeMap::new();
+    let mut round = 0;
+    loop {
+        round += 1;
+        let mut ranges: Vec<(String, usize, usize, Marker)> = Vec::new();
+        let mut checks = Vec::new();
+        let mut mods = String::new();
+        for (rel, module, ast) in &files {
+            if dropped_files.contains_key(rel) {
+                continue;
+            }
+            let mut ast = ast.clone();
+            Dropper {
+                twins: &dropped_twins,
+                checks: &dropped_checks,
+            }
+            .visit_file_mut(&mut ast);
+            let text = prettyplease::unparse(&ast);
+            let path = files_dir.join(format!("{module}.rs"));
+            for (marker, start, end) in markers(&text) {
+                if let Marker::Check(id) = marker {
+                    if entries[id].checked && !dropped_checks.contains(&id) {
+                        checks.push((id, module.clone()));
+                    }
+                }
+                ranges.push((path.display().to_string(), start, end, marker));
+            }
+            fs::write(&path, text).map_err(|e| e.to_string())?;
+            mods.push_str(&format!(
+                "#[path = {:?}]\n#[allow(warnings, clippy::all)]\nmod {module};\n",
+                path.display().to_string()
+            ));
+        }
+        let list: Vec<String> = checks
+            .iter()
+            .map(|(id, module)| format!("({id}, {module}::__o2_dispatch_{id} as support::Check)"))
+            .collect();
+        let main = format!(
+            "//! Generated by `autodiff-fuzz --order2`.\n#![allow(warnings)]\nmod support;\n{mods}\n\
+             fn main() {{\n    let start = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);\n    \
+             support::run(&[{}], start);\n}}\n",
+            list.join(", ")
+        );
+        fs::write(src_dir.join("main.rs"), main).map_err(|e| e.to_string())?;
+        let t = Instant::now();
+        let errors = build(&work)?;
+        if !opts.quiet {
+            eprintln!(
+                "order2: build {round}: {:.0} s, {} errors",
+                t.elapsed().as_secs_f64(),
+                errors.len()
+            );
+        }
+        if errors.is_empty() {
+            break;
+        }
+        let mut progress = false;
+        for e in errors {
+            let hit = e.places.iter().find_map(|(file, line)| {
+                ranges
+                    .iter()
+                    .filter(|(f, s, end, _)| f == file && s <= line && line <= end)
+                    .min_by_key(|(_, s, end, _)| end - s)
+                    .map(|r| r.3)
+            });
+            match hit {
+                Some(Marker::Twin(id)) => {
+                    progress |= dropped_twins.insert(id);
+                    dropped_checks.insert(id);
+                    entries[id]
+                        .compile_error
+                        .get_or_insert((e.key.clone(), e.rendered.clone()));
+                }
+                Some(Marker::Check(id)) => {
+                    progress |= dropped_checks.insert(id);
+                    entries[id].harness_error.get_or_insert(e.rendered.clone());
+                }
+                None => {
+                    let file = e.places.iter().find_map(|(f, _)| {
+                        files
+                            .iter()
+                            .find(|(_, m, _)| f.ends_with(&format!("files/{m}.rs")))
+                            .map(|(rel, _, _)| rel.clone())
+                    });
+                    match file {
+                        Some(rel) if !dropped_files.contains_key(&rel) => {
+                            dropped_files.insert(rel, e.rendered.clone());
+                            progress = true;
+                        }
+                        _ => {
+                            if !progress {
+                                return Err(format!(
+                                    "an error outside every twin:\n{}",
+                                    e.rendered
+                                ));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !progress || round > 12 {
+            return Err("the work crate still does not build".into());
+        }
+    }
+
+    // Run the checks.
+    let exe = work.join("target").join("debug").join("order2-work");
+    let results = run_checks(&exe)?;
+    for (id, outcome) in results {
+        entries[id].result = Some(outcome);
+    }
+    let found = report(&entries, &dropped_files, &left_out, root, opts)?;
+    if !opts.quiet {
+        eprintln!("order2: total {:.0} s", started.elapsed().as_secs_f64());
+    }
+    Ok(found)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<(), String> {
+    if !from.exists() {
+        return Ok(());
+    }
+    fs::create_dir_all(to).map_err(|e| e.to_string())?;
+    for e in fs::read_dir(from).map_err(|e| e.to_string())? {
+        let e = e.map_err(|e| e.to_string())?;
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            fs::copy(e.path(), to.join(e.file_name())).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// `crate::x` in a file becomes `crate::<its module>::x`: the file is a module of the work crate.
+struct RootPaths<'a> {
+    module: &'a str,
+}
+
+impl VisitMut for RootPaths<'_> {
+    fn visit_path_mut(&mut self, path: &mut syn::Path) {
+        if path.segments.first().is_some_and(|s| s.ident == "crate") {
+            let m = format_ident!("{}", self.module);
+            path.segments.insert(1, syn::parse_quote!(#m));
+        }
+        syn::visit_mut::visit_path_mut(self, path);
+    }
+    fn visit_use_tree_mut(&mut self, tree: &mut syn::UseTree) {
+        if let syn::UseTree::Path(p) = tree {
+            if p.ident == "crate" {
+                let m = format_ident!("{}", self.module);
+                let rest = (*p.tree).clone();
+                *p.tree = syn::parse_quote!(#m::#rest);
+                return;
+            }
+        }
+        syn::visit_mut::visit_use_tree_mut(self, tree);
+    }
+    fn visit_macro_mut(&mut self, _: &mut syn::Macro) {}
+}
+
+/// Which part of the work crate a marker pair encloses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Marker {
+    Twin(usize),
+    Check(usize),
+}
+
+fn marker_item(name: &str, id: usize, end: bool) -> syn::Item {
+    let ident = format_ident!("__O2_{}_{}_{}", name, if end { "END" } else { "BEGIN" }, id);
+    syn::parse_quote!(#[allow(warnings)] const #ident: () = ();)
+}
+
+fn marker_impl_item(name: &str, id: usize, end: bool) -> syn::ImplItem {
+    let ident = format_ident!("__O2_{}_{}_{}", name, if end { "END" } else { "BEGIN" }, id);
+    syn::parse_quote!(#[allow(warnings)] const #ident: () = ();)
+}
+
+/// The line ranges (1-based, inclusive) of the marked parts of a printed file.
+fn markers(text: &str) -> Vec<(Marker, usize, usize)> {
+    let mut begins: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let Some(at) = line.find("__O2_") else {
+            continue;
+        };
+        let word: String = line[at + 5..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        let parts: Vec<&str> = word.split('_').collect();
+        let [kind, edge, id] = parts.as_slice() else {
+            continue;
+        };
+        let key = format!("{kind}_{id}");
+        if *edge == "BEGIN" {
+            begins.insert(key, n + 1);
+        } else if let (Some(start), Ok(id)) = (begins.remove(&key), id.parse()) {
+            let marker = if *kind == "TWIN" {
+                Marker::Twin(id)
+            } else {
+                Marker::Check(id)
+            };
+            out.push((marker, start, n + 1));
+        }
+    }
+    out
+}
+
+/// Removes the dropped twins and harness functions (with their markers' contents) from a file.
+struct Dropper<'a> {
+    twins: &'a BTreeSet<usize>,
+    checks: &'a BTreeSet<usize>,
+}
+
+impl Dropper<'_> {
+    fn dropped(&self, ident: &syn::Ident) -> bool {
+        let s = ident.to_string();
+        if let Some(rest) = s.strip_prefix("__o2_dispatch_") {
+            return rest
+                .parse()
+                .is_ok_and(|id: usize| self.checks.contains(&id));
+        }
+        if let Some(at) = s.rfind("__o2_") {
+            return s[at + 5..]
+                .parse()
+                .is_ok_and(|id: usize| self.twins.contains(&id));
+        }
+        false
+    }
+}
+
+impl Dropper<'_> {
+    /// Whether `item` stays: not a dropped twin or harness function, nor the re-export of one.
+    fn keeps(&self, item: &syn::Item) -> bool {
+        match item {
+            syn::Item::Fn(f) => !self.dropped(&f.sig.ident),
+            syn::Item::Use(u) => {
+                let text = u.tree.to_token_stream().to_string();
+                !self
+                    .checks
+                    .iter()
+                    .any(|id| text.ends_with(&format!("__o2_dispatch_{id}")))
+            }
+            _ => true,
+        }
+    }
+}
+
+impl VisitMut for Dropper<'_> {
+    fn visit_file_mut(&mut self, f: &mut syn::File) {
+        f.items.retain(|i| self.keeps(i));
+        syn::visit_mut::visit_file_mut(self, f);
+    }
+    fn visit_item_mod_mut(&mut self, m: &mut syn::ItemMod) {
+        if let Some((_, items)) = &mut m.content {
+            items.retain(|i| self.keeps(i));
+        }
+        syn::visit_mut::visit_item_mod_mut(self, m);
+    }
+    fn visit_item_impl_mut(&mut self, i: &mut syn::ItemImpl) {
+        i.items
+            .retain(|i| !matches!(i, syn::ImplItem::Fn(f) if self.dropped(&f.sig.ident)));
+        syn::visit_mut::visit_item_impl_mut(self, i);
+    }
+    fn visit_block_mut(&mut self, b: &mut syn::Block) {
+        b.stmts
+            .retain(|s| !matches!(s, syn::Stmt::Item(i) if !self.keeps(i)));
+        syn::visit_mut::visit_block_mut(self, b);
+    }
+}
+
+/// Adds the twins and harness functions to a file.
+struct Rewriter<'a> {
+    file: &'a str,
+    entries: &'a mut Vec<Entry>,
+}
+
+fn attr_name(a: &syn::Attribute) -> String {
+    a.path()
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
+/// The type parameters bounded by `Float` (in their declaration or the `where` clause).
+fn float_params(generics: &syn::Generics) -> Vec<String> {
+    let is_float = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().any(|b| {
+            matches!(b, syn::TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Float"))
+        })
+    };
+    let mut names: Vec<String> = generics
+        .type_params()
+        .filter(|t| is_float(&t.bounds))
+        .map(|t| t.ident.to_string())
+        .collect();
+    for p in generics.where_clause.iter().flat_map(|w| &w.predicates) {
+        if let syn::WherePredicate::Type(t) = p {
+            if is_float(&t.bounds) {
+                names.push(t.bounded_ty.to_token_stream().to_string());
+            }
+        }
+    }
+    names
+}
+
+/// Calls of the function by its own name (recursion) in a twin's body call the twin: `order = 2` on
+/// a recursive function differentiates the recursion at order 2.
+struct Recursion<'a> {
+    from: &'a syn::Ident,
+    to: &'a syn::Ident,
+}
+
+impl VisitMut for Recursion<'_> {
+    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+        if let syn::Expr::Path(p) = &mut *call.func {
+            if p.qself.is_none()
+                && p.path.segments.len() == 1
+                && p.path.segments[0].ident == *self.from
+            {
+                p.path.segments[0].ident = self.to.clone();
+            }
+        }
+        syn::visit_mut::visit_expr_call_mut(self, call);
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The float type a return type is, if it is one (`f64`, `f32`, or a type parameter of the function).
+fn float_scalar(ty: &syn::Type, generics: &syn::Generics) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(ident) = p.path.get_ident() else {
+        return false;
+    };
+    ident == "f64" || ident == "f32" || float_params(generics).contains(&ident.to_string())
+}
+
+/// The names in `wrt(..)` of a `#[differentiable(..)]` attribute, if it has one.
+fn wrt_of(attr: &syn::Attribute) -> Option<Vec<String>> {
+    let syn::Meta::List(list) = &attr.meta else {
+        return None;
+    };
+    let tokens: Vec<proc_macro2::TokenTree> = list.tokens.clone().into_iter().collect();
+    tokens.windows(2).find_map(|w| match w {
+        [proc_macro2::TokenTree::Ident(i), proc_macro2::TokenTree::Group(g)] if i == "wrt" => Some(
+            g.stream()
+                .into_iter()
+                .filter_map(|t| match t {
+                    proc_macro2::TokenTree::Ident(i) => Some(i.to_string()),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
+    })
+}
+
+/// The type the harness makes for a parameter of type `ty` (`Vec<f64>` for `&[T]`), whether it passes a
+/// reference, and whether it holds floats; `None` for a type it cannot make.
+fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, bool, bool)> {
+    fn inner(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, bool)> {
+        match ty {
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let last = p.path.segments.last()?;
+                let name = last.ident.to_string();
+                if p.path.segments.len() == 1 && floats.contains(&name) {
+                    return Some((syn::parse_quote!(f64), true));
+                }
+                const PLAIN: &[&str] = &[
+                    "f64", "f32", "usize", "u8", "u16", "u32", "u64", "isize", "i8", "i16", "i32",
+                    "i64", "bool",
+                ];
+                if PLAIN.contains(&name.as_str()) && p.path.segments.len() == 1 {
+                    return Some((ty.clone(), name.starts_with('f')));
+                }
+                if name == "Vec" {
+                    if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
+                        if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
+                            let (t, f) = inner(t, floats)?;
+                            return Some((syn::parse_quote!(::std::vec::Vec<#t>), f));
+                        }
+                    }
+                }
+                None
+            }
+            syn::Type::Array(a) => {
+                let (t, f) = inner(&a.elem, floats)?;
+                let len = &a.len;
+                Some((syn::parse_quote!([#t; #len]), f))
+            }
+            syn::Type::Tuple(t) if !t.elems.is_empty() => {
+                let mut parts = Vec::new();
+                let mut any = false;
+                for e in &t.elems {
+                    let (e, f) = inner(e, floats)?;
+                    parts.push(e);
+                    any |= f;
+                }
+                Some((syn::parse_quote!((#(#parts,)*)), any))
+            }
+            syn::Type::Paren(p) => inner(&p.elem, floats),
+            _ => None,
+        }
+    }
+    match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            syn::Type::Slice(s) => {
+                let (t, f) = inner(&s.elem, floats)?;
+                Some((syn::parse_quote!(::std::vec::Vec<#t>), true, f))
+            }
+            elem => inner(elem, floats).map(|(t, f)| (t, true, f)),
+        },
+        _ => inner(ty, floats).map(|(t, f)| (t, false, f)),
+    }
+}
+
+impl Rewriter<'_> {
+    fn new_entry(&mut self, path: &[String], name: &syn::Ident, kind: Kind) -> usize {
+        let mut full = vec![self.file.to_string()];
+        full.extend(path.iter().cloned());
+        full.push(name.to_string());
+        self.entries.push(Entry {
+            name: full.join("::"),
+            kind,
+            out_of_scope: None,
+            no_numerics: None,
+            compile_error: None,
+            harness_error: None,
+            result: None,
+            checked: false,
+        });
+        self.entries.len() - 1
+    }
+
+    /// The twin of `f` (with its id in its name), or `None` if `f` is not a function with derivatives, or
+    /// `Err(id)` for one whose result is not one float.
+    fn twin(
+        &mut self,
+        f: &syn::ItemFn,
+        path: &[String],
+        numerics: Option<&str>,
+    ) -> Option<(usize, syn::ItemFn)> {
+        let attr = f.attrs.iter().find(|a| {
+            matches!(
+                attr_name(a).as_str(),
+                "differentiable" | "custom_gradient" | "gradient_of"
+            )
+        })?;
+        let kind = match attr_name(attr).as_str() {
+            "differentiable" => Kind::Differentiable,
+            "custom_gradient" => Kind::Custom,
+            _ => Kind::Registered,
+        };
+        let id = self.new_entry(path, &f.sig.ident, kind);
+        let twin_name = format_ident!("{}__o2_{}", f.sig.ident, id);
+        let value_ty: Option<syn::Type> = match (&f.sig.output, kind) {
+            (syn::ReturnType::Type(_, t), Kind::Differentiable) => Some((**t).clone()),
+            (syn::ReturnType::Type(_, t), Kind::Custom) => match &**t {
+                syn::Type::Tuple(t) => t.elems.first().cloned(),
+                _ => None,
+            },
+            (_, Kind::Registered) => match f.sig.inputs.last() {
+                Some(syn::FnArg::Typed(t)) => Some((*t.ty).clone()),
+                _ => None,
+            },
+            _ => None,
+        };
+        let value_ty = match value_ty {
+            Some(t) if float_scalar(&t, &f.sig.generics) => t,
+            other => {
+                self.entries[id].out_of_scope = Some(format!(
+                    "its result is {}, not one float",
+                    other.map_or("()".into(), |t| t.to_token_stream().to_string())
+                ));
+                return None;
+            }
+        };
+        let mut twin = f.clone();
+        Recursion {
+            from: &f.sig.ident,
+            to: &twin_name,
+        }
+        .visit_block_mut(&mut twin.block);
+        twin.sig.ident = twin_name;
+        twin.attrs
+            .retain(|a| !matches!(attr_name(a).as_str(), "test" | "doc"));
+        twin.attrs
+            .push(syn::parse_quote!(#[allow(warnings, clippy::all)]));
+        match kind {
+            Kind::Differentiable => {
+                for a in &mut twin.attrs {
+                    if attr_name(a) != "differentiable" {
+                        continue;
+                    }
+                    let path = a.path().clone();
+                    let has_order = a.to_token_stream().to_string().contains("order");
+                    *a = match &a.meta {
+                        syn::Meta::List(l) if has_order => {
+                            let tokens = &l.tokens;
+                            syn::parse_quote!(#[#path(#tokens)])
+                        }
+                        syn::Meta::List(l) => {
+                            let tokens = &l.tokens;
+                            syn::parse_quote!(#[#path(#tokens, order = 2)])
+                        }
+                        _ => syn::parse_quote!(#[#path(order = 2)]),
+                    };
+                }
+            }
+            Kind::Custom | Kind::Registered => {
+                // `#[differentiable(order = 2)] fn f__o2(__a0: A0, ..) -> R { f(__a0, ..) }`
+                let mut inputs: Vec<syn::PatType> = f
+                    .sig
+                    .inputs
+                    .iter()
+                    .filter_map(|i| match i {
+                        syn::FnArg::Typed(t) => Some(t.clone()),
+                        syn::FnArg::Receiver(_) => None,
+                    })
+                    .collect();
+                if kind == Kind::Registered {
+                    inputs.pop();
+                }
+                let args: Vec<syn::Ident> =
+                    (0..inputs.len()).map(|i| format_ident!("__a{i}")).collect();
+                let types = inputs.iter().map(|t| &t.ty);
+                // A registered gradient is found by the function's name in scope (README, "Calls").
+                let callee: syn::Path = if kind == Kind::Registered {
+                    match attr.parse_args::<syn::Path>() {
+                        Ok(p) => match p.segments.last() {
+                            Some(last) => {
+                                let name = &last.ident;
+                                syn::parse_quote!(#name)
+                            }
+                            None => return None,
+                        },
+                        Err(_) => return None,
+                    }
+                } else {
+                    let name = &f.sig.ident;
+                    syn::parse_quote!(#name)
+                };
+                let (name, vis, generics) = (&twin.sig.ident, &f.vis, &f.sig.generics);
+                let where_clause = &generics.where_clause;
+                twin = syn::parse_quote! {
+                    #[::autodiff::differentiable(order = 2)]
+                    #[allow(warnings, clippy::all)]
+                    #vis fn #name #generics (#(#args: #types),*) -> #value_ty #where_clause {
+                        #callee(#(#args),*)
+                    }
+                };
+            }
+        }
+        if let Some(why) = numerics {
+            self.entries[id].no_numerics = Some(why.to_string());
+        }
+        Some((id, twin))
+    }
+
+    /// The harness function of twin `id`: `__o2_dispatch_<id>(config, source, hessian) -> Eval`.
+    fn check(
+        &mut self,
+        id: usize,
+        twin: &syn::ItemFn,
+        wrt: Option<Vec<String>>,
+    ) -> Option<Vec<syn::Item>> {
+        let floats = float_params(&twin.sig.generics);
+        if twin.sig.generics.const_params().next().is_some() {
+            self.entries[id].no_numerics = Some("const generic parameters".into());
+            return None;
+        }
+        let mut lets = Vec::new();
+        let mut args = Vec::new();
+        for (k, input) in twin.sig.inputs.iter().enumerate() {
+            let syn::FnArg::Typed(t) = input else {
+                self.entries[id].no_numerics = Some("a method".into());
+                return None;
+            };
+            let Some((ty, by_ref, float)) = owned(&t.ty, &floats) else {
+                self.entries[id].no_numerics =
+                    Some(format!("a parameter of type `{}`", t.ty.to_token_stream()));
+                return None;
+            };
+            let name = match &*t.pat {
+                syn::Pat::Ident(i) => i.ident.to_string(),
+                _ => String::new(),
+            };
+            let active = float && wrt.as_ref().is_none_or(|w| w.contains(&name));
+            let local = format_ident!("__p{k}");
+            lets.push(quote!(let #local: #ty = __src.take(#active, __c);));
+            args.push(if by_ref {
+                quote!(&#local)
+            } else {
+                quote!(::core::clone::Clone::clone(&#local))
+            });
+        }
+        let name = &twin.sig.ident;
+        let grad = format_ident!("{name}_grad");
+        let hessian = format_ident!("{name}_hessian");
+        let dispatch = format_ident!("__o2_dispatch_{id}");
+        let (begin, end) = (
+            marker_item("CHECK", id, false),
+            marker_item("CHECK", id, true),
+        );
+        let dispatch_fn: syn::Item = syn::parse_quote! {
+            #[allow(warnings, clippy::all)]
+            pub(crate) fn #dispatch(
+                __c: &crate::support::Config,
+                __src: &mut crate::support::Source,
+                __hessian: bool,
+            ) -> crate::support::Eval {
+                #(#lets)*
+                if __hessian {
+                    let (__v, __g, __h) = #hessian(#(#args),*);
+                    crate::support::Eval::new(__v, &__g, Some(&__h))
+                } else {
+                    let (__v, __g) = #grad(#(#args),*);
+                    crate::support::Eval::new(__v, &__g, None::<&::std::vec::Vec<::std::vec::Vec<f64>>>)
+                }
+            }
+        };
+        Some(vec![begin, dispatch_fn, end])
+    }
+
+    /// Adds twins beside the functions of `items` (a module's, at `path`); `reachable` if the harness can
+    /// call functions of this module.
+    fn items(
+        &mut self,
+        items: &mut Vec<syn::Item>,
+        path: &[String],
+        reachable: bool,
+    ) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut checks = Vec::new();
+        let mut ids = Vec::new();
+        for mut item in std::mem::take(items) {
+            match &mut item {
+                syn::Item::Fn(f) => {
+                    let is_test = f.attrs.iter().any(|a| attr_name(a) == "test");
+                    f.attrs.retain(|a| {
+                        !matches!(attr_name(a).as_str(), "test" | "should_panic" | "ignore")
+                    });
+                    if is_test {
+                        f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+                    }
+                    self.block(&mut f.block, path);
+                    let numerics = (!reachable).then_some("in a module the harness cannot reach");
+                    let wrt = f
+                        .attrs
+                        .iter()
+                        .find(|a| attr_name(a) == "differentiable")
+                        .and_then(wrt_of);
+                    let twin = self.twin(f, path, numerics);
+                    out.push(item);
+                    if let Some((id, twin)) = twin {
+                        out.push(marker_item("TWIN", id, false));
+                        if numerics.is_none() {
+                            if let Some(check) = self.check(id, &twin, wrt) {
+                                self.entries[id].checked = true;
+                                checks.extend(check);
+                                ids.push(id);
+                            }
+                        }
+                        out.push(syn::Item::Fn(twin));
+                        out.push(marker_item("TWIN", id, true));
+                    }
+                    continue;
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &mut m.content {
+                        let mut p = path.to_vec();
+                        p.push(m.ident.to_string());
+                        let inner_ids = self.items(inner, &p, reachable);
+                        // Re-export the dispatchers of the module to its parent.
+                        let name = &m.ident;
+                        for id in inner_ids {
+                            let d = format_ident!("__o2_dispatch_{id}");
+                            checks.push(syn::parse_quote!(
+                                #[allow(warnings)]
+                                pub(crate) use #name::#d;
+                            ));
+                            ids.push(id);
+                        }
+                    }
+                }
+                syn::Item::Impl(i) if i.trait_.is_none() => {
+                    let mut new = Vec::new();
+                    for mut ii in std::mem::take(&mut i.items) {
+                        if let syn::ImplItem::Fn(m) = &mut ii {
+                            let as_fn = syn::ItemFn {
+                                attrs: m.attrs.clone(),
+                                vis: m.vis.clone(),
+                                sig: m.sig.clone(),
+                                block: Box::new(m.block.clone()),
+                            };
+                            let twin =
+                                self.twin(&as_fn, path, Some("a method or associated function"));
+                            new.push(ii);
+                            if let Some((id, twin)) = twin {
+                                new.push(marker_impl_item("TWIN", id, false));
+                                new.push(syn::ImplItem::Fn(syn::ImplItemFn {
+                                    attrs: twin.attrs,
+                                    vis: twin.vis,
+                                    defaultness: None,
+                                    sig: twin.sig,
+                                    block: *twin.block,
+                                }));
+                                new.push(marker_impl_item("TWIN", id, true));
+                            }
+                            continue;
+                        }
+                        new.push(ii);
+                    }
+                    i.items = new;
+                }
+                _ => {}
+            }
+            out.push(item);
+        }
+        out.extend(checks);
+        *items = out;
+        ids
+    }
+
+    /// Twins of the functions declared in a body (compiled, not checked numerically).
+    fn block(&mut self, block: &mut syn::Block, path: &[String]) {
+        let mut out = Vec::new();
+        for stmt in std::mem::take(&mut block.stmts) {
+            let syn::Stmt::Item(syn::Item::Fn(f)) = &stmt else {
+                out.push(stmt);
+                continue;
+            };
+            let mut f = f.clone();
+            self.block(&mut f.block, path);
+            let twin = self.twin(&f, path, Some("declared inside a function body"));
+            out.push(syn::Stmt::Item(syn::Item::Fn(f)));
+            if let Some((id, twin)) = twin {
+                out.push(syn::Stmt::Item(marker_item("TWIN", id, false)));
+                out.push(syn::Stmt::Item(syn::Item::Fn(twin)));
+                out.push(syn::Stmt::Item(marker_item("TWIN", id, true)));
+            }
+        }
+        block.stmts = out;
+    }
+}
+
+/// One error of a build: where it points (file, line), its grouping key and its rendering.
+struct BuildError {
+    places: Vec<(String, usize)>,
+    key: String,
+    rendered: String,
+}
+
+fn build(work: &Path) -> Result<Vec<BuildError>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .arg("build")
+        .arg("--message-format=json")
+        .arg("--manifest-path")
+        .arg(work.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(work.join("target"))
+        .env_remove("CARGO_TARGET_DIR")
+        .env("CARGO_TERM_COLOR", "never")
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    let mut errors = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if v["reason"] != "compiler-message" || v["message"]["level"] != "error" {
+            continue;
+        }
+        let msg = &v["message"];
+        let text = msg["message"].as_str().unwrap_or("").to_string();
+        let spans = msg["spans"].as_array().cloned().unwrap_or_default();
+        if spans.is_empty() {
+            continue;
+        }
+        let mut places = Vec::new();
+        // Primary spans first, then every span of the macro expansions they come from.
+        let mut queue: Vec<serde_json::Value> = spans
+            .iter()
+            .filter(|s| s["is_primary"] == true)
+            .chain(spans.iter().filter(|s| s["is_primary"] != true))
+            .cloned()
+            .collect();
+        while let Some(s) = (!queue.is_empty()).then(|| queue.remove(0)) {
+            if let (Some(f), Some(l)) = (s["file_name"].as_str(), s["line_start"].as_u64()) {
+                places.push((absolute(work, f), l as usize));
+            }
+            if s["expansion"].is_object() {
+                queue.push(s["expansion"]["span"].clone());
+            }
+        }
+        let key = msg["code"]["code"]
+            .as_str()
+            .map(|c| format!("{c} {}", blank_names(&text)))
+            .unwrap_or_else(|| blank_names(&text));
+        errors.push(BuildError {
+            places,
+            key,
+            rendered: msg["rendered"].as_str().unwrap_or(&text).to_string(),
+        });
+    }
+    if !out.status.success() && errors.is_empty() {
+        return Err(format!(
+            "cargo build failed without errors in the work crate:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(errors)
+}
+
+fn absolute(work: &Path, file: &str) -> String {
+    let p = Path::new(file);
+    if p.is_absolute() {
+        file.to_string()
+    } else {
+        work.join(p).display().to_string()
+    }
+}
+
+/// Runs the harness binary, restarting after a hang or an abort; the outcome of each twin by id.
+fn run_checks(exe: &Path) -> Result<BTreeMap<usize, String>, String> {
+    let mut results = BTreeMap::new();
+    let mut start = 0usize;
+    loop {
+        let mut child = Command::new(exe)
+            .arg(start.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("running {}: {e}", exe.display()))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, rx) = mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut current: Option<(usize, usize)> = None;
+        let mut done = false;
+        let mut why = String::new();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(line) => {
+                    let parts: Vec<&str> = line.splitn(4, ' ').collect();
+                    match parts.as_slice() {
+                        ["BEGIN", k, id] => {
+                            current = Some((k.parse().unwrap_or(0), id.parse().unwrap_or(0)))
+                        }
+                        ["RESULT", _, id, rest] => {
+                            results.insert(id.parse().unwrap_or(0), rest.to_string());
+                            current = None;
+                        }
+                        ["DONE"] => done = true,
+                        _ => {}
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    why = "hung (no result in 20 s)".into();
+                    let _ = child.kill();
+                    break;
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        let status = child.wait().map_err(|e| e.to_string())?;
+        let _ = reader.join();
+        if done {
+            return Ok(results);
+        }
+        match current {
+            Some((k, id)) => {
+                if why.is_empty() {
+                    why = format!("the process died: {status}");
+                }
+                results.insert(id, format!("panic {why}"));
+                start = k + 1;
+            }
+            None => return Err(format!("the harness stopped without a result: {status}")),
+        }
+    }
+}
+
+/// Prints the report; `Ok(true)` when `--strict` should fail.
+fn report(
+    entries: &[Entry],
+    dropped_files: &BTreeMap<String, String>,
+    left_out: &[String],
+    root: &Path,
+    opts: &Options,
+) -> Result<bool, String> {
+    let known_path = root.join("fuzz").join("order2").join("known.txt");
+    let known_text = fs::read_to_string(&known_path).unwrap_or_default();
+    let known: BTreeMap<String, String> = known_text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            l.split_once(": ")
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+        })
+        .collect();
+    for f in left_out {
+        println!("left out: {f}");
+    }
+    for (f, e) in dropped_files {
+        println!("file dropped (does not build in the work crate even at first order):\n{f}\n{e}");
+    }
+    let in_scope: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| {
+            e.out_of_scope.is_none()
+                && !dropped_files
+                    .keys()
+                    .any(|f| e.name.starts_with(&format!("{f}::")))
+        })
+        .collect();
+    let mut by_cause: BTreeMap<String, Vec<&Entry>> = BTreeMap::new();
+    let mut failing: BTreeSet<String> = BTreeSet::new();
+    let (mut compiled, mut ok, mut wrong, mut panicked, mut noinput, mut unchecked) =
+        (0, 0, 0, 0, 0, 0);
+    for e in &in_scope {
+        if let Some((key, _)) = &e.compile_error {
+            by_cause
+                .entry(format!("compile: {key}"))
+                .or_default()
+                .push(e);
+            failing.insert(e.name.clone());
+            continue;
+        }
+        compiled += 1;
+        match e.result.as_deref() {
+            Some(r) if r.starts_with("ok") => ok += 1,
+            Some(r) if r.starts_with("wrong") => {
+                wrong += 1;
+                failing.insert(e.name.clone());
+                by_cause.entry("wrong Hessian".into()).or_default().push(e);
+            }
+            Some(r) if r.starts_with("panic") => {
+                panicked += 1;
+                failing.insert(e.name.clone());
+                by_cause
+                    .entry("f_hessian panicked".into())
+                    .or_default()
+                    .push(e);
+            }
+            Some(_) => noinput += 1,
+            None => unchecked += 1,
+        }
+    }
+    for (cause, list) in &by_cause {
+        println!("== {cause}: {}", list.len());
+        for e in list {
+            let detail = match (&e.compile_error, &e.result) {
+                (Some((_, r)), _) => r.lines().take(12).collect::<Vec<_>>().join("\n    "),
+                (_, Some(r)) => r.clone(),
+                _ => String::new(),
+            };
+            let mark = if known.contains_key(&e.name) {
+                " (known)"
+            } else {
+                ""
+            };
+            let kind = match e.kind {
+                Kind::Differentiable => "",
+                Kind::Custom => " [custom_gradient, through a caller]",
+                Kind::Registered => " [gradient_of, through a caller]",
+            };
+            println!("  {}{kind}{mark}\n    {detail}", e.name);
+        }
+    }
+    let mut unexpected = Vec::new();
+    for name in &failing {
+        if !known.contains_key(name) {
+            unexpected.push(format!("not in known.txt: {name}"));
+        }
+    }
+    for name in known.keys() {
+        if !failing.contains(name) && in_scope.iter().any(|e| &e.name == name) {
+            unexpected.push(format!(
+                "known to fail but passes (remove it from known.txt): {name}"
+            ));
+        }
+    }
+    if !opts.quiet {
+        println!("== not checked numerically (compiled at order 2):");
+        for e in &in_scope {
+            if e.compile_error.is_some() {
+                continue;
+            }
+            match (&e.no_numerics, &e.harness_error, e.result.as_deref()) {
+                (Some(why), _, _) => println!("  {}: {why}", e.name),
+                (_, Some(h), _) => println!(
+                    "  {}: the harness could not call it: {}",
+                    e.name,
+                    h.lines().next().unwrap_or("")
+                ),
+                (_, _, Some(r)) if r.starts_with("noinput") => println!("  {}: {r}", e.name),
+                _ => {}
+            }
+        }
+    }
+    for u in &unexpected {
+        println!("{u}");
+    }
+    let out_of_scope = entries.iter().filter(|e| e.out_of_scope.is_some()).count();
+    println!(
+        "order2: {} functions with derivatives ({} with one float result); at order 2: {} failed to compile, \
+         {} compiled; of those {} Hessians match central differences of the gradient, {} wrong, {} panicked, \
+         {} without inputs found, {} not checked numerically",
+        entries.len(),
+        in_scope.len(),
+        in_scope.len() - compiled,
+        compiled,
+        ok,
+        wrong,
+        panicked,
+        noinput,
+        unchecked,
+    );
+    let _ = out_of_scope;
+    Ok(opts.strict && !unexpected.is_empty())
+}

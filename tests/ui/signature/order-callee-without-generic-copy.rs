@@ -1,0 +1,16 @@
+// `order = K` on an `f64` function calling an `f64` function that has no generic copy (it iterates a
+// slice, so `#[differentiable]` alone makes none): one error at the call, saying what to do.
+use autodiff::differentiable;
+
+#[differentiable]
+fn sumsq(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum()
+}
+
+#[differentiable(order = 2)]
+fn caller(x: f64) -> f64 {
+    let v = vec![x, 2.0 * x];
+    sumsq(&v) * x
+}
+
+fn main() {}
