@@ -622,7 +622,7 @@ impl Reverse<'_, '_> {
         refs: &mut BTreeSet<Var>,
     ) {
         let activity = self.e.activity;
-        let vjp = companion_path(callee, "vjp");
+        let vjp = crate::companion::derivative_of(callee, "vjp", args.len() + 1);
         let mut slots = Vec::new();
         let mut contributions = Vec::new();
         for arg in args {
@@ -669,50 +669,6 @@ impl Reverse<'_, '_> {
             }
         }
     }
-}
-
-/// `p::f::<T>` → `p::f::item::<T>`: the function `item` of the companion module that `#[differentiable]`,
-/// `#[custom_gradient]` and `#[gradient_of]` emit beside `f`.
-///
-/// A call of an associated function, `Self::f` or `Type::f` (a path whose second-to-last segment is
-/// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
-/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
-pub(crate) fn companion_path(callee: &syn::ExprPath, item: &str) -> TokenStream {
-    let segments = &callee.path.segments;
-    let in_impl = segments.len() >= 2
-        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
-            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
-        });
-    if in_impl {
-        let mut path = callee.clone();
-        if let Some(last) = path.path.segments.last_mut() {
-            last.ident = crate::naming::method_companion(&last.ident, item);
-            if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
-                args.colon2_token = Some(Default::default());
-            }
-        }
-        return path.to_token_stream();
-    }
-    let mut path = callee.clone();
-    let generics = path
-        .path
-        .segments
-        .last_mut()
-        .map(|last| std::mem::replace(&mut last.arguments, syn::PathArguments::None));
-    let mut segment = syn::PathSegment::from(Ident::new(
-        item,
-        callee
-            .path
-            .segments
-            .last()
-            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()),
-    ));
-    if let Some(syn::PathArguments::AngleBracketed(mut args)) = generics {
-        args.colon2_token = Some(Default::default());
-        segment.arguments = syn::PathArguments::AngleBracketed(args);
-    }
-    path.path.segments.push(segment);
-    path.to_token_stream()
 }
 
 /// `a + b` for tuples (of tuples) of floats, component by component.
@@ -789,7 +745,7 @@ mod tests {
         for shortcuts in [Shortcuts::ALL, Shortcuts::NONE] {
             let code = vjp_of(src, shortcuts);
             assert!(code.contains("snapshot (& z)"), "{code}");
-            assert!(code.contains("g :: vjp (& __z_at_call"), "{code}");
+            assert!(code.contains(". vjp (& __z_at_call"), "{code}");
         }
         // Not written after the call: read in place.
         let unwritten = vjp_of(
@@ -797,6 +753,6 @@ mod tests {
             Shortcuts::ALL,
         );
         assert!(!unwritten.contains("snapshot"), "{unwritten}");
-        assert!(unwritten.contains("g :: vjp (& z"), "{unwritten}");
+        assert!(unwritten.contains(". vjp (& z"), "{unwritten}");
     }
 }

@@ -120,13 +120,13 @@ struct branchy {}
 impl branchy {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, k: i32, d_ret: f64) -> (f64, (f64, ())) {
+    fn vjp(self, x: f64, k: i32, d_ret: f64) -> (f64, (f64, ())) {
         let (value, gradient) = branchy_vjp(x, k, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, ()))
     }
     #[inline]
-    fn jvp(x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
+    fn jvp(self, x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         branchy_jvp(x, k, __tangent_0)
     }

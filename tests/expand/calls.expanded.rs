@@ -47,13 +47,13 @@ struct square {}
 impl square {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = square_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         square_jvp(x, __tangent_0)
     }
@@ -116,13 +116,13 @@ struct log1pexp {}
 impl log1pexp {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = log1pexp_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         log1pexp_jvp(x, __tangent_0)
     }
@@ -176,15 +176,27 @@ impl erf {
     }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = Self::__registered_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         Self::__registered_jvp(x, __tangent_0)
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, non_snake_case, dead_code)]
+trait __autodiff_gradient_of__libm__erf {
+    fn __autodiff_gradient_of__libm__erf(&self) -> erf;
+}
+#[allow(non_snake_case)]
+impl __autodiff_gradient_of__libm__erf for ::autodiff::__private::Site {
+    #[inline(always)]
+    fn __autodiff_gradient_of__libm__erf(&self) -> erf {
+        erf {}
     }
 }
 fn model(x: f64, w: f64) -> f64 {
@@ -213,11 +225,14 @@ fn __model_vjp_into(x: f64, w: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f
     let __v2 = log1pexp(__v1);
     let __v3 = erf(w);
     let __v4 = __v2 + __v3;
-    let (_, (__d_w,)) = erf::vjp(w, d_ret);
-    let (_, (__d_v1,)) = log1pexp::vjp(__v1, d_ret);
+    let (_, (__d_w,)) = ::autodiff::__private::derivative_of!(erf, vjp(_, _))
+        .vjp(w, d_ret);
+    let (_, (__d_v1,)) = ::autodiff::__private::derivative_of!(log1pexp, vjp(_, _))
+        .vjp(__v1, d_ret);
     let __d_v0 = __d_v1 * w;
     let __d_w_1 = __d_w + __d_v1 * __v0;
-    let (_, (__d_x,)) = square::vjp(x, __d_v0);
+    let (_, (__d_x,)) = ::autodiff::__private::derivative_of!(square, vjp(_, _))
+        .vjp(x, __d_v0);
     *__grad_x = __d_x;
     *__grad_w = __d_w_1;
     __v4
@@ -234,11 +249,14 @@ fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
 #[inline]
 fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
     let (__dot_x, __dot_w) = tangent;
-    let (__v0, __dot_v0) = square::jvp(x, (__dot_x,));
+    let (__v0, __dot_v0) = ::autodiff::__private::derivative_of!(square, jvp(_, _))
+        .jvp(x, (__dot_x,));
     let __v1 = __v0 * w;
     let __dot_v1 = __dot_v0 * w + __dot_w * __v0;
-    let (__v2, __dot_v2) = log1pexp::jvp(__v1, (__dot_v1,));
-    let (__v3, __dot_v3) = erf::jvp(w, (__dot_w,));
+    let (__v2, __dot_v2) = ::autodiff::__private::derivative_of!(log1pexp, jvp(_, _))
+        .jvp(__v1, (__dot_v1,));
+    let (__v3, __dot_v3) = ::autodiff::__private::derivative_of!(erf, jvp(_, _))
+        .jvp(w, (__dot_w,));
     let __v4 = __v2 + __v3;
     let __dot_v4 = __dot_v2 + __dot_v3;
     (__v4, __dot_v4)
@@ -250,13 +268,13 @@ struct model {}
 impl model {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
+    fn vjp(self, x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
         let (value, gradient) = model_vjp(x, w, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    fn jvp(x: f64, w: f64, tangents: (f64, f64)) -> (f64, f64) {
+    fn jvp(self, x: f64, w: f64, tangents: (f64, f64)) -> (f64, f64) {
         let (__tangent_0, __tangent_1) = tangents;
         model_jvp(x, w, (__tangent_0, __tangent_1))
     }

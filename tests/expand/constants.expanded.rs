@@ -75,13 +75,13 @@ struct poly {}
 impl poly {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = poly_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         poly_jvp(x, __tangent_0)
     }
@@ -154,13 +154,13 @@ struct fall {}
 impl fall {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(t: f64, n: usize, d_ret: f64) -> (f64, (f64, ())) {
+    fn vjp(self, t: f64, n: usize, d_ret: f64) -> (f64, (f64, ())) {
         let (value, gradient) = fall_vjp(t, n, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, ()))
     }
     #[inline]
-    fn jvp(t: f64, n: usize, tangents: (f64, ())) -> (f64, f64) {
+    fn jvp(self, t: f64, n: usize, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         fall_jvp(t, n, __tangent_0)
     }

@@ -76,13 +76,13 @@ struct softplus_max {}
 impl softplus_max {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
+    fn vjp<T: Float>(self, x: T, y: T, d_ret: T) -> (T, (T, T)) {
         let (value, gradient) = softplus_max_vjp(x, y, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    fn jvp<T: Float>(x: T, y: T, tangents: (T, T)) -> (T, T) {
+    fn jvp<T: Float>(self, x: T, y: T, tangents: (T, T)) -> (T, T) {
         let (__tangent_0, __tangent_1) = tangents;
         softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
     }
@@ -150,13 +150,13 @@ struct polar {}
 impl polar {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+    fn vjp(self, r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
         let (value, gradient) = polar_vjp(r, t, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    fn jvp(r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+    fn jvp(self, r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
         let (__tangent_0, __tangent_1) = tangents;
         polar_jvp(r, t, (__tangent_0, __tangent_1))
     }
@@ -246,13 +246,13 @@ impl scaled_power {
     }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64, ())) {
+    fn vjp(self, a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64, ())) {
         let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1, ()))
     }
     #[inline]
-    fn jvp(a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
+    fn jvp(self, a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
         let (__tangent_0, __tangent_1, _) = tangents;
         Self::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
     }

@@ -98,6 +98,7 @@ impl dot {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(
+        self,
         x: &[f64],
         y: &[f64],
         d_ret: f64,
@@ -108,6 +109,7 @@ impl dot {
     }
     #[inline]
     fn jvp(
+        self,
         x: &[f64],
         y: &[f64],
         tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
@@ -246,13 +248,13 @@ struct rosenbrock {}
 impl rosenbrock {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp<T: Float>(x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
+    fn vjp<T: Float>(self, x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
         let (value, gradient) = rosenbrock_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp<T: Float>(x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
+    fn jvp<T: Float>(self, x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
         let (__tangent_0,) = tangents;
         rosenbrock_jvp(x, __tangent_0)
     }
@@ -336,13 +338,13 @@ struct product {}
 impl product {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: &[f64], d_ret: f64) -> (f64, (::std::vec::Vec<f64>,)) {
+    fn vjp(self, x: &[f64], d_ret: f64) -> (f64, (::std::vec::Vec<f64>,)) {
         let (value, gradient) = product_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
+    fn jvp(self, x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         product_jvp(x, __tangent_0)
     }
@@ -448,13 +450,13 @@ struct squares {}
 impl squares {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
+    fn vjp(self, x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
         let (value, gradient) = squares_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
+    fn jvp(self, x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
         let (__tangent_0,) = tangents;
         squares_jvp(x, __tangent_0)
     }

@@ -210,6 +210,7 @@ impl matmul {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(
+        self,
         a: &[f64],
         b: &[f64],
         m: usize,
@@ -223,6 +224,7 @@ impl matmul {
     }
     #[inline]
     fn jvp(
+        self,
         a: &[f64],
         b: &[f64],
         m: usize,
@@ -312,13 +314,13 @@ struct logistic {}
 impl logistic {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, levels: usize, d_ret: f64) -> (f64, (f64, ())) {
+    fn vjp(self, x: f64, levels: usize, d_ret: f64) -> (f64, (f64, ())) {
         let (value, gradient) = logistic_vjp(x, levels, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, ()))
     }
     #[inline]
-    fn jvp(x: f64, levels: usize, tangents: (f64, ())) -> (f64, f64) {
+    fn jvp(self, x: f64, levels: usize, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         logistic_jvp(x, levels, __tangent_0)
     }

@@ -512,6 +512,7 @@ impl softmax_loss {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     pub fn vjp<T: Float>(
+        self,
         w: &[T],
         data: &[T],
         labels: &[usize],
@@ -525,6 +526,7 @@ impl softmax_loss {
     }
     #[inline]
     pub fn jvp<T: Float>(
+        self,
         w: &[T],
         data: &[T],
         labels: &[usize],
