@@ -5,7 +5,9 @@
 //!   generic ones at `f32`, `f64` and `autodiff::Dual<f64>` (second order through the closure); called in
 //!   chains, loops and branches.
 //! - Registered gradients of functions the crate does not own: `libm::erf`, `libm::hypot` (two inputs),
-//!   a generic function and a plain function of a module.
+//!   a generic function and a plain function of a module, called by an imported name and by their paths
+//!   (`libm::atan2(y, x)`, `::libm::hypot`, `self::outside::special::smooth_relu`, with a turbofish, in a
+//!   module below and in a method), in reverse and forward mode and, generic, at second order.
 //! - The user's gradient is really used: a deliberately wrong one (`2 dy` where the slope is 1) shows in
 //!   the caller's gradient, `clip_gradient` clips the cotangent flowing back, and `log1pexp` stays finite
 //!   where the derivative of the naive formula is NaN.
@@ -74,6 +76,14 @@ mod outside {
     /// `x²`, generic, without derivatives of its own.
     pub fn generic_square<T: autodiff::Float>(x: T) -> T {
         x * x
+    }
+
+    /// A module further down, reached only by its path.
+    pub mod special {
+        /// `ln(1 + eˣ)`, without derivatives of its own.
+        pub fn smooth_relu(x: f64) -> f64 {
+            (1.0 + x.exp()).ln()
+        }
     }
 }
 use outside::{generic_square, softsign};
@@ -287,6 +297,75 @@ fn generic_square_vjp<T: Float>(x: T, dy: T) -> T {
 #[differentiable]
 fn uses_generic_square<T: Float>(x: T) -> T {
     generic_square(x.sin())
+}
+
+// ---- registered gradients called by their paths ----
+
+/// `∂ atan2(y, x) = (x, -y) / (x² + y²)`: a function of `libm` that this file calls only by its path.
+#[gradient_of(libm::atan2)]
+fn atan2_vjp(y: f64, x: f64, dy: f64) -> (f64, f64) {
+    let r = x * x + y * y;
+    (dy * x / r, -dy * y / r)
+}
+
+/// `smooth_relu' = σ`, registered by a path of three segments.
+#[gradient_of(outside::special::smooth_relu)]
+fn smooth_relu_vjp(x: f64, dy: f64) -> f64 {
+    dy / (1.0 + (-x).exp())
+}
+
+/// Every registered function called by its path: as the registration writes it (`libm::erf`), with a
+/// leading `::` or `self::`, with a turbofish, three segments deep, and beside a call of the same function
+/// by its imported name (`erf(y)`).
+#[differentiable]
+fn by_paths(x: f64, y: f64) -> f64 {
+    let a = libm::erf(x) * outside::softsign(y);
+    let b = ::libm::hypot(x, 2.0 * y) + libm::atan2(y, x);
+    let c = self::outside::special::smooth_relu(x * y) + outside::generic_square::<f64>(y);
+    a + b + c + erf(y)
+}
+
+/// The gradient of `by_paths`, by hand.
+fn by_paths_gradient(x: f64, y: f64) -> [f64; 2] {
+    let erf_slope = |v: f64| 2.0 / std::f64::consts::PI.sqrt() * (-v * v).exp();
+    let softsign = y / (1.0 + y.abs());
+    let softsign_slope = 1.0 / ((1.0 + y.abs()) * (1.0 + y.abs()));
+    let h = (x * x + 4.0 * y * y).sqrt();
+    let r = x * x + y * y;
+    let s = sigmoid(x * y);
+    [
+        erf_slope(x) * softsign + x / h - y / r + s * y,
+        libm::erf(x) * softsign_slope + 4.0 * y / h + x / r + s * x + 2.0 * y + erf_slope(y),
+    ]
+}
+
+/// `x sin² x` through the generic registration of `outside::generic_square`, called by its path, with
+/// second derivatives (`order = 2`: the registered gradient runs on dual numbers).
+#[differentiable(order = 2)]
+fn generic_by_path<T: Float>(x: T) -> T {
+    outside::generic_square(x.sin()) * x
+}
+
+/// Registrations reach calls by path in a module below that imports them with `use super::*`.
+mod below {
+    use super::*;
+
+    #[differentiable]
+    pub fn erf_below(x: f64) -> f64 {
+        libm::erf(x) * x
+    }
+
+    /// And in a method.
+    pub struct Scaled {
+        pub by: f64,
+    }
+
+    impl Scaled {
+        #[differentiable]
+        pub fn atan2_scaled(&self, y: f64, x: f64) -> f64 {
+            libm::atan2(y, x) * self.by
+        }
+    }
 }
 
 // ---- properties ----
@@ -572,6 +651,55 @@ proptest! {
         );
         let (_, slope) = uses_generic_square_grad(x as f32);
         assert_close(slope.into(), (2.0 * f64::from(x as f32)).sin(), ANALYTIC_TOL_F32, "f32");
+    }
+
+    #[test]
+    fn registered_gradients_called_by_path(x in nonzero(), y in nonzero(), t in tangents()) {
+        let expected = by_paths_gradient(x, y);
+        check_scalar(
+            "by_paths",
+            |p| by_paths(p[0], p[1]),
+            &[x, y],
+            (by_paths_grad(x, y), |d| by_paths_vjp(x, y, d), |v| by_paths_jvp(x, y, v)),
+            &expected,
+            &t,
+        );
+        assert_fd_gradient(|p| by_paths(p[0], p[1]), &[x, y], &expected, "by_paths");
+
+        let erf_slope = 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp();
+        let (value, slope) = below::erf_below_grad(x);
+        assert_eq!(value, below::erf_below(x));
+        assert_close(slope, libm::erf(x) + x * erf_slope, ANALYTIC_TOL, "erf_below");
+        assert_close(below::erf_below_jvp(x, t[0]).1, slope * t[0], ANALYTIC_TOL, "erf_below_jvp");
+
+        let scaled = below::Scaled { by: 1.5 };
+        let r = x * x + y * y;
+        let (_, (dy, dx)) = scaled.atan2_scaled_grad(y, x);
+        assert_all_close(&[dy, dx], &[1.5 * x / r, -1.5 * y / r], ANALYTIC_TOL, "atan2_scaled");
+        assert_fd_gradient(|p| scaled.atan2_scaled(p[0], p[1]), &[y, x], &[dy, dx], "atan2_scaled");
+    }
+
+    #[test]
+    fn a_generic_registration_called_by_path(x in moderate(), t in tangent()) {
+        let (s, c) = ((2.0 * x).sin(), (2.0 * x).cos());
+        let slope = x.sin().powi(2) + x * s;
+        check_scalar(
+            "generic_by_path",
+            |p| generic_by_path(p[0]),
+            &[x],
+            (generic_by_path_grad(x), |d| generic_by_path_vjp(x, d), |v| generic_by_path_jvp(x, v)),
+            &[slope],
+            &[t],
+        );
+        let [value, first, second] = generic_by_path_derivatives(x);
+        assert_eq!(value, generic_by_path(x));
+        assert_close(first, slope, ANALYTIC_TOL, "f'");
+        assert_close(second, 2.0 * s + 2.0 * x * c, ANALYTIC_TOL, "f''");
+        let by_differences = central_difference(|v| generic_by_path_grad(v).1, x);
+        assert_close(second, by_differences, 1e-6, "f'' vs central differences of f'");
+        let (_, slope32) = generic_by_path_grad(x as f32);
+        let x32 = f64::from(x as f32);
+        assert_close(slope32.into(), x32.sin().powi(2) + x32 * (2.0 * x32).sin(), ANALYTIC_TOL_F32, "f32");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 #![warn(missing_docs)]
 
+mod callee;
 mod check;
 mod differentiable;
 mod dual;
@@ -46,6 +47,8 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 /// Items that generated code names through `::autodiff::__private`. Not part of the public API.
 #[doc(hidden)]
 pub mod private {
+    pub use crate::callee::{require_derivative, Found, HasDerivative, Lookup, NoDerivative, Site};
+    pub use crate::derivative_of;
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,
         Differentiable, InactiveTangent,
@@ -78,5 +81,7 @@ pub mod private {
     pub trait GenericCopy {
         /// The companion type of the generic copy.
         type Copy;
+        /// The companion of the generic copy, whose `vjp`, `vjp_into` and `jvp` take it as `self`.
+        fn copy() -> Self::Copy;
     }
 }

@@ -3,13 +3,13 @@
 //! A macro sees one item at a time, so a `#[differentiable]` body that calls `g(x, n)` cannot look at `g`.
 //! It relies on a rule instead: beside each function `g` that has derivatives (`#[differentiable]`,
 //! `#[custom_gradient]`, or registered with `#[gradient_of]`) there is a hidden type of the same name, `g`,
-//! with two associated functions of a uniform shape, one slot per parameter:
+//! with two methods of a uniform shape, one slot per parameter:
 //!
 //! ```text
 //! struct g {}
 //! impl g {
-//!     fn vjp(x: f64, n: usize, d_ret: f64) -> (f64, (f64, ()))     // cotangent per parameter, () if none
-//!     fn jvp(x: f64, n: usize, tangents: (f64, ())) -> (f64, f64)  // tangent per parameter, () if none
+//!     fn vjp(self, x: f64, n: usize, d_ret: f64) -> (f64, (f64, ()))     // cotangent per parameter, () if none
+//!     fn jvp(self, x: f64, n: usize, tangents: (f64, ())) -> (f64, f64)  // tangent per parameter, () if none
 //! }
 //! ```
 //!
@@ -24,13 +24,23 @@
 //! ```
 //!
 //! A type lives in the type namespace and a function in the value namespace, so `g` names both, and
-//! `use other::g;` imports both: the caller writes `g::vjp(..)` wherever it can write `g(..)`, across
+//! `use other::g;` imports both: the caller reaches `g`'s type wherever it can write `g(..)`, across
 //! modules and crates, and also for functions declared inside a function body (which a module could not
 //! see). The uniform shape frees the caller from knowing which of `g`'s parameters are active (`wrt(..)`
 //! is the callee's business).
+//!
+//! The call site ([`derivative_of`], through `autodiff_core`'s `derivative_of!`) imports the callee's path
+//! under a name of its own, in a block, beside a glob import of a fallback type of the same name: an
+//! explicit import shadows a glob, so the fallback is used only when the callee has no companion; its
+//! inherent `__autodiff_lookup` then gives `autodiff_core`'s `NoDerivative`, which fails the bound of
+//! `require_derivative` with the message of `HasDerivative`, the one error the user sees (identical in
+//! each generated function, so rustc shows it once). A call by a path (`libm::erf(x)`) first asks
+//! `::autodiff::__private::Site` for a method named after the path, which a `#[gradient_of(libm::erf)]`
+//! in scope adds through a trait of its own (a method of the receiver's own type is found before the
+//! call site's fallback for `&Site`).
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::{Type, Visibility};
 
 /// One parameter of the function, as its companion sees it.
@@ -241,7 +251,13 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
     let (generic_impl, call) = match generic_copy {
         GenericCopy::Missing => (TokenStream::new(), TokenStream::new()),
         GenericCopy::Itself(primal) => (
-            quote!(impl ::autodiff::__private::GenericCopy for #name { type Copy = #name; }),
+            quote! {
+                impl ::autodiff::__private::GenericCopy for #name {
+                    type Copy = #name;
+                    #[inline(always)]
+                    fn copy() -> #name { #name {} }
+                }
+            },
             quote! {
                 #[inline]
                 #vis fn call #generics (#(#params,)*) -> #ret #where_clause {
@@ -250,7 +266,13 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             },
         ),
         GenericCopy::Copy(copy) => (
-            quote!(impl ::autodiff::__private::GenericCopy for #name { type Copy = #copy; }),
+            quote! {
+                impl ::autodiff::__private::GenericCopy for #name {
+                    type Copy = #copy;
+                    #[inline(always)]
+                    fn copy() -> #copy { #copy {} }
+                }
+            },
             TokenStream::new(),
         ),
     };
@@ -269,21 +291,21 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
 
             #[inline]
             #[allow(clippy::unused_unit, clippy::let_unit_value)]
-            #vis fn vjp #generics (#(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+            #vis fn vjp #generics (self, #(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
                 let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);
                 #unpack_gradient
                 (#value, (#(#cotangent_slots,)*))
             }
 
             #[inline]
-            #vis fn jvp #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
+            #vis fn jvp #generics (self, #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
                 #jvp(#(#idents,)* #tangent)
             }
 
             #[inline]
             #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
-            #vis fn vjp_into #generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
+            #vis fn vjp_into #generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
                 #into_body
             }
         }
@@ -379,4 +401,80 @@ fn vjp_into_body(
         }
     }
     quote!(#(#code)* #value)
+}
+
+/// The callable that computes the derivative `item` (`vjp` or `jvp`) of a call of `callee` with
+/// `arguments` arguments, to be called with those arguments and the cotangent (or the tangents).
+///
+/// ```text
+/// // Input: a call `libm::erf(x)` with `x` active     // Output: the callable
+/// libm::erf(x)                                       ::autodiff::__private::derivative_of!(
+///                                                        libm::erf, vjp(_, _), __autodiff_gradient_of__libm__erf
+///                                                    ).vjp
+/// ```
+///
+/// `derivative_of!` (in `autodiff_core`) finds a registration by path, else the companion type at the
+/// path, else a fallback whose lookup fails with the message of `HasDerivative`.
+///
+/// A call of an associated function, `Self::f` or `Type::f` (a path whose second-to-last segment is
+/// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
+/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
+pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize) -> TokenStream {
+    if let Some(copy) = generic_copy_derivative(callee, item) {
+        return copy;
+    }
+    let segments = &callee.path.segments;
+    let in_impl = segments.len() >= 2
+        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
+            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
+        });
+    if in_impl {
+        let mut path = callee.clone();
+        if let Some(last) = path.path.segments.last_mut() {
+            last.ident = crate::naming::method_companion(&last.ident, item);
+            if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
+                args.colon2_token = Some(Default::default());
+            }
+        }
+        return path.to_token_stream();
+    }
+    let mut path = callee.path.clone();
+    let Some(last) = path.segments.last_mut() else {
+        return callee.to_token_stream();
+    };
+    let generics = match std::mem::replace(&mut last.arguments, syn::PathArguments::None) {
+        syn::PathArguments::AngleBracketed(mut args) => {
+            args.colon2_token = Some(Default::default());
+            Some(args)
+        }
+        _ => None,
+    };
+    let span = last.ident.span();
+    let item = Ident::new(item, span);
+    let placeholders = (0..arguments).map(|_| quote!(_));
+    let registered = crate::naming::registered_path(&path).map(|method| quote!(, #method));
+    quote_spanned! {span=>
+        ::autodiff::__private::derivative_of!(#path, #item(#(#placeholders),*) #registered).#item #generics
+    }
+}
+
+/// For a call of a generic copy, `<g as GenericCopy>::Copy::call::<T>` (a generic copy calling another's,
+/// `shadow.rs`), the derivative `item` of the copy's companion: `<g as GenericCopy>::copy().item::<T>`.
+/// `None` for any other callee.
+fn generic_copy_derivative(callee: &syn::ExprPath, item: &str) -> Option<TokenStream> {
+    if !crate::shadow::is_generic_copy_call(callee) {
+        return None;
+    }
+    let ty = &callee.qself.as_ref()?.ty;
+    let last = callee.path.segments.last()?;
+    let item = Ident::new(item, last.ident.span());
+    let generics = match &last.arguments {
+        syn::PathArguments::AngleBracketed(args) => {
+            let mut args = args.clone();
+            args.colon2_token = Some(Default::default());
+            Some(args)
+        }
+        _ => None,
+    };
+    Some(quote!(<#ty as ::autodiff::__private::GenericCopy>::copy().#item #generics))
 }

@@ -20,7 +20,8 @@
 //!
 //! `#[gradient_of(path)]` registers the vector-Jacobian product of a function the user does not own: it
 //! emits the companion type (`companion.rs`) of that function's name, so calls of it by that name in
-//! differentiable code use the registered gradient.
+//! differentiable code use the registered gradient, and a trait through which calls written with the path
+//! (`libm::erf(x)`) find it.
 
 use crate::args::Args;
 use crate::companion::{self, Companion, GenericCopy, Slot};
@@ -51,7 +52,13 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         }
     };
     let Some((value_ty, dy_ty, gradient_ty)) = split_return(&item, &mut errors) else {
-        return fallback(&item, errors);
+        // Callers see the function as declared: its stubs and companion are shaped by its declared return
+        // type, so that a differentiable caller gets no error of its own.
+        let as_declared = signature::analyze(&item, &Args::default(), &mut Errors::default());
+        return match as_declared {
+            Some(sig) => value_stub(&item, Some(&sig), errors),
+            None => fallback(&item, errors),
+        };
     };
     if normalized(&dy_ty) != normalized(&value_ty) {
         errors.spanned(
@@ -207,7 +214,37 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         let gradient = |dy| #name(#(#args,)* dy);
     });
     let companion = items.companion_of(&last, quote!(#target_item #vjp #jvp));
-    quote!(#item #companion)
+    let by_path = by_path(&target, &last, &item.vis);
+    quote!(#item #companion #by_path)
+}
+
+/// For a registration by a path of two or more segments, how a call written with that path finds it: a
+/// trait of the registration's own that gives `::autodiff::__private::Site` a method named after the path,
+/// returning the companion (`companion::derivative_of` calls it where the trait is in scope).
+///
+/// ```text
+/// // Input: #[gradient_of(libm::erf)] fn erf_vjp(..)   // Output (beside the companion `erf`):
+///                                                      trait __autodiff_gradient_of__libm__erf {
+///                                                          fn __autodiff_gradient_of__libm__erf(&self) -> erf;
+///                                                      }
+///                                                      impl __autodiff_gradient_of__libm__erf for Site { .. }
+/// ```
+fn by_path(target: &syn::Path, companion: &Ident, vis: &syn::Visibility) -> Option<TokenStream> {
+    let method = crate::naming::registered_path(target)?;
+    Some(quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, non_snake_case, dead_code)]
+        #vis trait #method {
+            fn #method(&self) -> #companion;
+        }
+        #[allow(non_snake_case)]
+        impl #method for ::autodiff::__private::Site {
+            #[inline(always)]
+            fn #method(&self) -> #companion {
+                #companion {}
+            }
+        }
+    })
 }
 
 /// For a `#[custom_gradient]` function written for `f64` or `f32`, its generic copy `__f_generic` (its

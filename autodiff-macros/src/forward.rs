@@ -479,7 +479,7 @@ impl Forward<'_, '_> {
         }
     }
 
-    /// `f::jvp(args, (tangents,))` for a call of a differentiable function: one tangent per argument, a
+    /// `f`'s companion's `jvp(args, (tangents,))` for a call of a differentiable function: one tangent per argument, a
     /// zero for an inactive float or array argument, `()` for any other.
     fn call_jvp(
         &mut self,
@@ -488,7 +488,7 @@ impl Forward<'_, '_> {
         by_ref: &[bool],
     ) -> TokenStream {
         let activity = self.e.activity;
-        let jvp = crate::reverse::companion_path(callee, "jvp");
+        let jvp = crate::companion::derivative_of(callee, "jvp", args.len() + 1);
         let mut tangents = Vec::new();
         for arg in args {
             let tangent = match arg {

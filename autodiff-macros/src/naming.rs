@@ -118,6 +118,27 @@ pub(crate) fn method_companion(name: &Ident, item: &str) -> Ident {
     quote::format_ident!("__{}_{}", name, item, span = name.span())
 }
 
+/// The name under which `#[gradient_of(path)]` registers the gradient of a function by its path, and
+/// under which a call written with that path looks for it: `libm::erf` gives
+/// `__autodiff_gradient_of__libm__erf` (a leading `::` or `self::` dropped). `None` for a one-segment path,
+/// which finds the registration by the function's name.
+pub(crate) fn registered_path(path: &syn::Path) -> Option<Ident> {
+    let mut segments: Vec<String> = path.segments.iter().map(|s| unraw(&s.ident)).collect();
+    if segments.first().is_some_and(|s| s == "self") {
+        segments.remove(0);
+    }
+    (segments.len() >= 2).then(|| {
+        let span = path
+            .segments
+            .last()
+            .map_or_else(Span::call_site, |s| s.ident.span());
+        Ident::new(
+            &format!("__autodiff_gradient_of__{}", segments.join("__")),
+            span,
+        )
+    })
+}
+
 /// The matrix parameter `m` itself, in generated code that reads `m` flattened (`signature::deref_scalars`).
 pub(crate) fn matrix(param: &Ident) -> Ident {
     Ident::new(&format!("__matrix_{param}"), Span::mixed_site())

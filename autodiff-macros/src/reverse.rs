@@ -641,7 +641,7 @@ impl Reverse<'_, '_> {
         if self.shortcuts.call_into && self.adds_into_callers(args) {
             return self.call_adjoint_into(site, callee, args, by_ref, d, adjoints, code, refs);
         }
-        let vjp = companion_path(callee, "vjp");
+        let vjp = crate::companion::derivative_of(callee, "vjp", args.len() + 1);
         let mut slots = Vec::new();
         let mut contributions = Vec::new();
         for arg in args {
@@ -707,7 +707,7 @@ impl Reverse<'_, '_> {
         code: &mut Vec<TokenStream>,
         refs: &mut BTreeSet<Var>,
     ) {
-        let vjp_into = companion_path(callee, "vjp_into");
+        let vjp_into = crate::companion::derivative_of(callee, "vjp_into", args.len() + 2);
         let mut slots = Vec::new();
         let mut scalars = Vec::new();
         for arg in args {
@@ -773,59 +773,6 @@ impl Reverse<'_, '_> {
         }
         call_args
     }
-}
-
-/// `p::f::<T>` → `p::f::item::<T>`: the function `item` of the companion module that `#[differentiable]`,
-/// `#[custom_gradient]` and `#[gradient_of]` emit beside `f`.
-///
-/// A call of an associated function, `Self::f` or `Type::f` (a path whose second-to-last segment is
-/// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
-/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
-pub(crate) fn companion_path(callee: &syn::ExprPath, item: &str) -> TokenStream {
-    // `<g as GenericCopy>::Copy::call` (a generic copy calling another's, `shadow.rs`):
-    // `<g as GenericCopy>::Copy::item`.
-    if crate::shadow::is_generic_copy_call(callee) {
-        let mut path = callee.clone();
-        if let Some(last) = path.path.segments.last_mut() {
-            last.ident = Ident::new(item, last.ident.span());
-        }
-        return path.to_token_stream();
-    }
-    let segments = &callee.path.segments;
-    let in_impl = segments.len() >= 2
-        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
-            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
-        });
-    if in_impl {
-        let mut path = callee.clone();
-        if let Some(last) = path.path.segments.last_mut() {
-            last.ident = crate::naming::method_companion(&last.ident, item);
-            if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
-                args.colon2_token = Some(Default::default());
-            }
-        }
-        return path.to_token_stream();
-    }
-    let mut path = callee.clone();
-    let generics = path
-        .path
-        .segments
-        .last_mut()
-        .map(|last| std::mem::replace(&mut last.arguments, syn::PathArguments::None));
-    let mut segment = syn::PathSegment::from(Ident::new(
-        item,
-        callee
-            .path
-            .segments
-            .last()
-            .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span()),
-    ));
-    if let Some(syn::PathArguments::AngleBracketed(mut args)) = generics {
-        args.colon2_token = Some(Default::default());
-        segment.arguments = syn::PathArguments::AngleBracketed(args);
-    }
-    path.path.segments.push(segment);
-    path.to_token_stream()
 }
 
 /// `a + b` for tuples (of tuples) of floats, component by component.
@@ -902,8 +849,8 @@ mod tests {
         // The optimised adjoint adds the callee's cotangent into `z`'s adjoint (`vjp_into`), the
         // reference one takes it from `vjp`.
         for (shortcuts, call) in [
-            (Shortcuts::ALL, "g :: vjp_into (& __z_at_call"),
-            (Shortcuts::NONE, "g :: vjp (& __z_at_call"),
+            (Shortcuts::ALL, ". vjp_into (& __z_at_call"),
+            (Shortcuts::NONE, ". vjp (& __z_at_call"),
         ] {
             let code = vjp_of(src, shortcuts);
             assert!(code.contains("ArrayTape :: new ()"), "{code}");
@@ -916,6 +863,6 @@ mod tests {
             Shortcuts::ALL,
         );
         assert!(!unwritten.contains("ArrayTape"), "{unwritten}");
-        assert!(unwritten.contains("g :: vjp_into (& z"), "{unwritten}");
+        assert!(unwritten.contains(". vjp_into (& z"), "{unwritten}");
     }
 }

@@ -60,24 +60,29 @@ fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
 struct f {}
 impl ::autodiff::__private::GenericCopy for f {
     type Copy = __f_generic;
+    #[inline(always)]
+    fn copy() -> __f_generic {
+        __f_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl f {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
+    fn vjp(self, x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
         let (value, gradient) = f_vjp(x, y, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    fn jvp(x: f64, y: f64, tangents: (f64, f64)) -> (f64, f64) {
+    fn jvp(self, x: f64, y: f64, tangents: (f64, f64)) -> (f64, f64) {
         let (__tangent_0, __tangent_1) = tangents;
         f_jvp(x, y, (__tangent_0, __tangent_1))
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         x: f64,
         y: f64,
         d_ret: f64,

@@ -117,24 +117,29 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
 struct branchy {}
 impl ::autodiff::__private::GenericCopy for branchy {
     type Copy = __branchy_generic;
+    #[inline(always)]
+    fn copy() -> __branchy_generic {
+        __branchy_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl branchy {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, k: i32, d_ret: f64) -> (f64, (f64, ())) {
+    fn vjp(self, x: f64, k: i32, d_ret: f64) -> (f64, (f64, ())) {
         let (value, gradient) = branchy_vjp(x, k, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, ()))
     }
     #[inline]
-    fn jvp(x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
+    fn jvp(self, x: f64, k: i32, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         branchy_jvp(x, k, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         x: f64,
         k: i32,
         d_ret: f64,

@@ -44,24 +44,33 @@ fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
 struct square {}
 impl ::autodiff::__private::GenericCopy for square {
     type Copy = __square_generic;
+    #[inline(always)]
+    fn copy() -> __square_generic {
+        __square_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl square {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = square_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         square_jvp(x, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+    fn vjp_into(
+        self,
+        x: f64,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>,),
+    ) -> f64 {
         let (__slot_0,) = grads;
         let mut __buffer_0 = 0.0;
         let value = __square_vjp_into(x, d_ret, &mut __buffer_0);
@@ -131,24 +140,33 @@ fn log1pexp_jvp(x: f64, tangent: f64) -> (f64, f64) {
 struct log1pexp {}
 impl ::autodiff::__private::GenericCopy for log1pexp {
     type Copy = __log1pexp_generic;
+    #[inline(always)]
+    fn copy() -> __log1pexp_generic {
+        __log1pexp_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl log1pexp {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = log1pexp_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         log1pexp_jvp(x, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+    fn vjp_into(
+        self,
+        x: f64,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>,),
+    ) -> f64 {
         let (__slot_0,) = grads;
         let (value, gradient) = log1pexp_vjp(x, d_ret);
         let __gradient_0 = gradient;
@@ -205,24 +223,41 @@ impl erf {
     }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = Self::__registered_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         Self::__registered_jvp(x, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+    fn vjp_into(
+        self,
+        x: f64,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>,),
+    ) -> f64 {
         let (__slot_0,) = grads;
         let (value, gradient) = Self::__registered_vjp(x, d_ret);
         let __gradient_0 = gradient;
         ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
         value
+    }
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, non_snake_case, dead_code)]
+trait __autodiff_gradient_of__libm__erf {
+    fn __autodiff_gradient_of__libm__erf(&self) -> erf;
+}
+#[allow(non_snake_case)]
+impl __autodiff_gradient_of__libm__erf for ::autodiff::__private::Site {
+    #[inline(always)]
+    fn __autodiff_gradient_of__libm__erf(&self) -> erf {
+        erf {}
     }
 }
 fn model(x: f64, w: f64) -> f64 {
@@ -252,17 +287,16 @@ fn __model_vjp_into(x: f64, w: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f
     let __v3 = erf(w);
     let __v4 = __v2 + __v3;
     let mut __d_w = 0.0;
-    let _ = erf::vjp_into(w, d_ret, (::core::option::Option::Some(&mut __d_w),));
+    let _ = ::autodiff::__private::derivative_of!(erf, vjp_into(_, _, _))
+        .vjp_into(w, d_ret, (::core::option::Option::Some(&mut __d_w),));
     let mut __d_v1 = 0.0;
-    let _ = log1pexp::vjp_into(
-        __v1,
-        d_ret,
-        (::core::option::Option::Some(&mut __d_v1),),
-    );
+    let _ = ::autodiff::__private::derivative_of!(log1pexp, vjp_into(_, _, _))
+        .vjp_into(__v1, d_ret, (::core::option::Option::Some(&mut __d_v1),));
     let __d_v0 = __d_v1 * w;
     let __d_w_1 = __d_w + __d_v1 * __v0;
     let mut __d_x = 0.0;
-    let _ = square::vjp_into(x, __d_v0, (::core::option::Option::Some(&mut __d_x),));
+    let _ = ::autodiff::__private::derivative_of!(square, vjp_into(_, _, _))
+        .vjp_into(x, __d_v0, (::core::option::Option::Some(&mut __d_x),));
     *__grad_x = __d_x;
     *__grad_w = __d_w_1;
     __v4
@@ -279,11 +313,14 @@ fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
 #[inline]
 fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
     let (__dot_x, __dot_w) = tangent;
-    let (__v0, __dot_v0) = square::jvp(x, (__dot_x,));
+    let (__v0, __dot_v0) = ::autodiff::__private::derivative_of!(square, jvp(_, _))
+        .jvp(x, (__dot_x,));
     let __v1 = __v0 * w;
     let __dot_v1 = __dot_v0 * w + __dot_w * __v0;
-    let (__v2, __dot_v2) = log1pexp::jvp(__v1, (__dot_v1,));
-    let (__v3, __dot_v3) = erf::jvp(w, (__dot_w,));
+    let (__v2, __dot_v2) = ::autodiff::__private::derivative_of!(log1pexp, jvp(_, _))
+        .jvp(__v1, (__dot_v1,));
+    let (__v3, __dot_v3) = ::autodiff::__private::derivative_of!(erf, jvp(_, _))
+        .jvp(w, (__dot_w,));
     let __v4 = __v2 + __v3;
     let __dot_v4 = __dot_v2 + __dot_v3;
     (__v4, __dot_v4)
@@ -295,19 +332,20 @@ struct model {}
 impl model {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
+    fn vjp(self, x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
         let (value, gradient) = model_vjp(x, w, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    fn jvp(x: f64, w: f64, tangents: (f64, f64)) -> (f64, f64) {
+    fn jvp(self, x: f64, w: f64, tangents: (f64, f64)) -> (f64, f64) {
         let (__tangent_0, __tangent_1) = tangents;
         model_jvp(x, w, (__tangent_0, __tangent_1))
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         x: f64,
         w: f64,
         d_ret: f64,

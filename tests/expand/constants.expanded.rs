@@ -73,24 +73,33 @@ fn poly_jvp(x: f64, tangent: f64) -> (f64, f64) {
 struct poly {}
 impl ::autodiff::__private::GenericCopy for poly {
     type Copy = __poly_generic;
+    #[inline(always)]
+    fn copy() -> __poly_generic {
+        __poly_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl poly {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, d_ret: f64) -> (f64, (f64,)) {
+    fn vjp(self, x: f64, d_ret: f64) -> (f64, (f64,)) {
         let (value, gradient) = poly_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: f64, tangents: (f64,)) -> (f64, f64) {
+    fn jvp(self, x: f64, tangents: (f64,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         poly_jvp(x, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp_into(x: f64, d_ret: f64, grads: (::core::option::Option<&mut f64>,)) -> f64 {
+    fn vjp_into(
+        self,
+        x: f64,
+        d_ret: f64,
+        grads: (::core::option::Option<&mut f64>,),
+    ) -> f64 {
         let (__slot_0,) = grads;
         let mut __buffer_0 = 0.0;
         let value = __poly_vjp_into(x, d_ret, &mut __buffer_0);
@@ -176,24 +185,29 @@ fn fall_jvp(t: f64, n: usize, tangent: f64) -> (f64, f64) {
 struct fall {}
 impl ::autodiff::__private::GenericCopy for fall {
     type Copy = __fall_generic;
+    #[inline(always)]
+    fn copy() -> __fall_generic {
+        __fall_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl fall {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(t: f64, n: usize, d_ret: f64) -> (f64, (f64, ())) {
+    fn vjp(self, t: f64, n: usize, d_ret: f64) -> (f64, (f64, ())) {
         let (value, gradient) = fall_vjp(t, n, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, ()))
     }
     #[inline]
-    fn jvp(t: f64, n: usize, tangents: (f64, ())) -> (f64, f64) {
+    fn jvp(self, t: f64, n: usize, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         fall_jvp(t, n, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         t: f64,
         n: usize,
         d_ret: f64,

@@ -74,6 +74,10 @@ fn softplus_max_jvp<T: Float>(x: T, y: T, tangent: (T, T)) -> (T, T) {
 struct softplus_max {}
 impl ::autodiff::__private::GenericCopy for softplus_max {
     type Copy = softplus_max;
+    #[inline(always)]
+    fn copy() -> softplus_max {
+        softplus_max {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softplus_max {
@@ -83,19 +87,20 @@ impl softplus_max {
     }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp<T: Float>(x: T, y: T, d_ret: T) -> (T, (T, T)) {
+    fn vjp<T: Float>(self, x: T, y: T, d_ret: T) -> (T, (T, T)) {
         let (value, gradient) = softplus_max_vjp(x, y, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    fn jvp<T: Float>(x: T, y: T, tangents: (T, T)) -> (T, T) {
+    fn jvp<T: Float>(self, x: T, y: T, tangents: (T, T)) -> (T, T) {
         let (__tangent_0, __tangent_1) = tangents;
         softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into<T: Float>(
+        self,
         x: T,
         y: T,
         d_ret: T,
@@ -173,24 +178,29 @@ fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
 struct polar {}
 impl ::autodiff::__private::GenericCopy for polar {
     type Copy = __polar_generic;
+    #[inline(always)]
+    fn copy() -> __polar_generic {
+        __polar_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl polar {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+    fn vjp(self, r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
         let (value, gradient) = polar_vjp(r, t, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1))
     }
     #[inline]
-    fn jvp(r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
+    fn jvp(self, r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
         let (__tangent_0, __tangent_1) = tangents;
         polar_jvp(r, t, (__tangent_0, __tangent_1))
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         r: f64,
         t: f64,
         d_ret: (f64, f64),
@@ -264,6 +274,10 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
 struct scaled_power {}
 impl ::autodiff::__private::GenericCopy for scaled_power {
     type Copy = __scaled_power_generic;
+    #[inline(always)]
+    fn copy() -> __scaled_power_generic {
+        __scaled_power_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
@@ -299,19 +313,20 @@ impl scaled_power {
     }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64, ())) {
+    fn vjp(self, a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64, ())) {
         let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1, ()))
     }
     #[inline]
-    fn jvp(a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
+    fn jvp(self, a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
         let (__tangent_0, __tangent_1, _) = tangents;
         Self::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         a: f64,
         b: f64,
         n: i32,

@@ -95,12 +95,17 @@ fn dot_jvp(
 struct dot {}
 impl ::autodiff::__private::GenericCopy for dot {
     type Copy = __dot_generic;
+    #[inline(always)]
+    fn copy() -> __dot_generic {
+        __dot_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl dot {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(
+        self,
         x: &[f64],
         y: &[f64],
         d_ret: f64,
@@ -111,6 +116,7 @@ impl dot {
     }
     #[inline]
     fn jvp(
+        self,
         x: &[f64],
         y: &[f64],
         tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
@@ -121,6 +127,7 @@ impl dot {
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         x: &[f64],
         y: &[f64],
         d_ret: f64,
@@ -279,6 +286,10 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
 struct rosenbrock {}
 impl ::autodiff::__private::GenericCopy for rosenbrock {
     type Copy = rosenbrock;
+    #[inline(always)]
+    fn copy() -> rosenbrock {
+        rosenbrock {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rosenbrock {
@@ -288,19 +299,20 @@ impl rosenbrock {
     }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp<T: Float>(x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
+    fn vjp<T: Float>(self, x: &[T], d_ret: T) -> (T, (::std::vec::Vec<T>,)) {
         let (value, gradient) = rosenbrock_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp<T: Float>(x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
+    fn jvp<T: Float>(self, x: &[T], tangents: (::std::vec::Vec<T>,)) -> (T, T) {
         let (__tangent_0,) = tangents;
         rosenbrock_jvp(x, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into<T: Float>(
+        self,
         x: &[T],
         d_ret: T,
         grads: (::core::option::Option<&mut [T]>,),
@@ -391,24 +403,29 @@ fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
 struct product {}
 impl ::autodiff::__private::GenericCopy for product {
     type Copy = __product_generic;
+    #[inline(always)]
+    fn copy() -> __product_generic {
+        __product_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl product {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: &[f64], d_ret: f64) -> (f64, (::std::vec::Vec<f64>,)) {
+    fn vjp(self, x: &[f64], d_ret: f64) -> (f64, (::std::vec::Vec<f64>,)) {
         let (value, gradient) = product_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
+    fn jvp(self, x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
         let (__tangent_0,) = tangents;
         product_jvp(x, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         x: &[f64],
         d_ret: f64,
         grads: (::core::option::Option<&mut [f64]>,),
@@ -534,19 +551,20 @@ struct squares {}
 impl squares {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
+    fn vjp(self, x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
         let (value, gradient) = squares_vjp(x, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0,))
     }
     #[inline]
-    fn jvp(x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
+    fn jvp(self, x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
         let (__tangent_0,) = tangents;
         squares_jvp(x, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         x: &[f64],
         d_ret: Vec<f64>,
         grads: (::core::option::Option<&mut [f64]>,),

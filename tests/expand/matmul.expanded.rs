@@ -207,12 +207,17 @@ fn matmul_jacobian(
 struct matmul {}
 impl ::autodiff::__private::GenericCopy for matmul {
     type Copy = __matmul_generic;
+    #[inline(always)]
+    fn copy() -> __matmul_generic {
+        __matmul_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl matmul {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(
+        self,
         a: &[f64],
         b: &[f64],
         m: usize,
@@ -226,6 +231,7 @@ impl matmul {
     }
     #[inline]
     fn jvp(
+        self,
         a: &[f64],
         b: &[f64],
         m: usize,
@@ -239,6 +245,7 @@ impl matmul {
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         a: &[f64],
         b: &[f64],
         m: usize,
@@ -369,24 +376,29 @@ fn logistic_jvp(x: f64, levels: usize, tangent: f64) -> (f64, f64) {
 struct logistic {}
 impl ::autodiff::__private::GenericCopy for logistic {
     type Copy = __logistic_generic;
+    #[inline(always)]
+    fn copy() -> __logistic_generic {
+        __logistic_generic {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl logistic {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
-    fn vjp(x: f64, levels: usize, d_ret: f64) -> (f64, (f64, ())) {
+    fn vjp(self, x: f64, levels: usize, d_ret: f64) -> (f64, (f64, ())) {
         let (value, gradient) = logistic_vjp(x, levels, d_ret);
         let __gradient_0 = gradient;
         (value, (__gradient_0, ()))
     }
     #[inline]
-    fn jvp(x: f64, levels: usize, tangents: (f64, ())) -> (f64, f64) {
+    fn jvp(self, x: f64, levels: usize, tangents: (f64, ())) -> (f64, f64) {
         let (__tangent_0, _) = tangents;
         logistic_jvp(x, levels, __tangent_0)
     }
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
+        self,
         x: f64,
         levels: usize,
         d_ret: f64,

@@ -317,6 +317,10 @@ pub fn softmax_loss_jvp<T: Float>(
 pub struct softmax_loss {}
 impl ::autodiff::__private::GenericCopy for softmax_loss {
     type Copy = softmax_loss;
+    #[inline(always)]
+    fn copy() -> softmax_loss {
+        softmax_loss {}
+    }
 }
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softmax_loss {
@@ -563,6 +567,7 @@ impl softmax_loss {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     pub fn vjp<T: Float>(
+        self,
         w: &[T],
         data: &[T],
         labels: &[usize],
@@ -576,6 +581,7 @@ impl softmax_loss {
     }
     #[inline]
     pub fn jvp<T: Float>(
+        self,
         w: &[T],
         data: &[T],
         labels: &[usize],
@@ -589,6 +595,7 @@ impl softmax_loss {
     #[inline]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     pub fn vjp_into<T: Float>(
+        self,
         w: &[T],
         data: &[T],
         labels: &[usize],

@@ -1,0 +1,107 @@
+//! How a call in generated code finds its callee's derivatives (`autodiff-macros/src/companion.rs`).
+//!
+//! A call `f(x)` or `p::f(x)` in a differentiable body reaches the companion type that
+//! `#[differentiable]`, `#[custom_gradient]` or `#[gradient_of]` emits under the function's name, through
+//! [`derivative_of!`](crate::derivative_of). Where there is none, the macro falls back on a type of its
+//! own, whose inherent `__autodiff_lookup` gives [`NoDerivative`] where every companion gets [`Found`]
+//! from [`Lookup`]; [`require_derivative`] then fails with [`HasDerivative`]'s message, the one error the
+//! user sees, at the call. A registration by path (`#[gradient_of(libm::erf)]`) is found through a method
+//! on [`Site`] that the registration's own trait adds, preferred over the macro's fallback by method
+//! resolution.
+
+/// The companion type of the function at `path` (`f`, `p::f`), for a call of its derivative `item`
+/// (`vjp` or `jvp`) with one argument per `_`; with a third argument, the method of [`Site`] through which
+/// a `#[gradient_of(path)]` registration in scope is found first.
+///
+/// ```text
+/// derivative_of!(libm::erf, vjp(_, _), __autodiff_gradient_of__libm__erf).vjp(x, d_ret)
+/// ```
+///
+/// The callee's path is imported under a name of the macro's own, beside a glob import of a fallback
+/// type of the same name: an explicit import shadows a glob, so the fallback is used only when the path
+/// has no companion type. The fallback's `item` takes any arguments and gives any result, so that the
+/// one error at the call is [`require_derivative`]'s.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! derivative_of {
+    ($path:path, $item:ident($($argument:tt),*) $(, $registered:ident)?) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types, unreachable_code)]
+        mod __no_derivative {
+            pub struct __callee {}
+            impl __callee {
+                #[inline(always)]
+                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
+                    $crate::private::NoDerivative
+                }
+                #[allow(clippy::too_many_arguments)]
+                pub fn $item<R>(self, $($argument: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use __no_derivative::*;
+        #[allow(unused_imports)]
+        use $crate::private::Lookup as _;
+        let __found = __callee {};
+        $(
+            #[allow(non_snake_case)]
+            trait __Registered {
+                fn $registered(&self) -> __callee;
+            }
+            #[allow(non_snake_case)]
+            impl __Registered for &$crate::private::Site {
+                #[inline(always)]
+                fn $registered(&self) -> __callee {
+                    __callee {}
+                }
+            }
+            let __found = (&$crate::private::Site).$registered();
+        )?
+        $crate::private::require_derivative((&__found).__autodiff_lookup());
+        __found
+    }};
+}
+
+/// The receiver of the methods through which `#[gradient_of(path)]` registrations are found by path.
+#[derive(Clone, Copy, Debug)]
+pub struct Site;
+
+/// What a call site's lookup gives for a callee with derivatives.
+#[derive(Clone, Copy, Debug)]
+pub struct Found;
+
+/// What a call site's lookup gives for a callee without derivatives: it does not implement
+/// [`HasDerivative`].
+#[derive(Clone, Copy, Debug)]
+pub struct NoDerivative;
+
+/// The bound that a call site's lookup must meet: only [`Found`] does.
+#[diagnostic::on_unimplemented(
+    message = "this function has no derivative, and a differentiable function calls it with a differentiated argument",
+    label = "not `#[differentiable]` or `#[custom_gradient]`, and no `#[gradient_of]` in scope registers its gradient",
+    note = "if the function is yours, put `#[differentiable]` (or `#[custom_gradient]`) on it",
+    note = "if it is not, register its vector-Jacobian product beside the caller: `#[gradient_of(path::to::function)] fn function_vjp(<its parameters>, dy: R) -> G`",
+    note = "to use its value as a constant, wrap the call in `autodiff::stop_gradient(..)`"
+)]
+pub trait HasDerivative {}
+
+#[diagnostic::do_not_recommend]
+impl HasDerivative for Found {}
+
+/// Gives every type [`Found`], unless it has an inherent `__autodiff_lookup` (the macro's fallback).
+pub trait Lookup {
+    /// [`Found`].
+    #[inline(always)]
+    fn __autodiff_lookup(&self) -> Found {
+        Found
+    }
+}
+
+impl<T: ?Sized> Lookup for T {}
+
+/// Nothing, if the call site's lookup found the callee's derivatives.
+#[inline(always)]
+pub fn require_derivative<T: HasDerivative>(_found: T) {}
