@@ -346,6 +346,28 @@ fn generic_by_path<T: Float>(x: T) -> T {
     outside::generic_square(x.sin()) * x
 }
 
+/// A function of this crate with derivatives of its own, `x³`.
+mod own {
+    #[autodiff::differentiable]
+    pub fn cube(x: f64) -> f64 {
+        x * x * x
+    }
+}
+
+/// A registration by path overrides the function's own derivatives for calls written with that path (as
+/// `gradient_override_map` did): deliberately `dy` instead of `3x² dy`, so that the test sees which one ran.
+#[gradient_of(own::cube)]
+fn cube_overridden(x: f64, dy: f64) -> f64 {
+    let _ = x;
+    dy
+}
+
+/// `own::cube(x)` by its path: through the registration.
+#[differentiable]
+fn overridden(x: f64) -> f64 {
+    own::cube(x)
+}
+
 /// Registrations reach calls by path in a module below that imports them with `use super::*`.
 mod below {
     use super::*;
@@ -677,6 +699,14 @@ proptest! {
         let (_, (dy, dx)) = scaled.atan2_scaled_grad(y, x);
         assert_all_close(&[dy, dx], &[1.5 * x / r, -1.5 * y / r], ANALYTIC_TOL, "atan2_scaled");
         assert_fd_gradient(|p| scaled.atan2_scaled(p[0], p[1]), &[y, x], &[dy, dx], "atan2_scaled");
+    }
+
+    #[test]
+    fn a_registration_by_path_overrides_the_function_s_own_derivative(x in moderate(), t in tangent()) {
+        assert_eq!(overridden_grad(x), (overridden(x), 1.0));
+        assert_eq!(overridden_jvp(x, t), (x * x * x, t));
+        let (_, own_slope) = own::cube_grad(x);
+        assert_close(own_slope, 3.0 * x * x, ANALYTIC_TOL, "own::cube_grad keeps its own derivative");
     }
 
     #[test]

@@ -45,7 +45,6 @@ macro_rules! derivative_of {
         use __no_derivative::*;
         #[allow(unused_imports)]
         use $crate::private::Lookup as _;
-        let __found = __callee {};
         $(
             #[allow(non_snake_case)]
             trait __Registered {
@@ -58,8 +57,9 @@ macro_rules! derivative_of {
                     __callee {}
                 }
             }
-            let __found = (&$crate::private::Site).$registered();
         )?
+        let __found = __callee {};
+        $(let __found = (&$crate::private::Site).$registered();)?
         $crate::private::require_derivative((&__found).__autodiff_lookup());
         __found
     }};

@@ -88,8 +88,9 @@ pub fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Registers the vector-Jacobian product of a function you do not own, as `tf.RegisterGradient` does.
 ///
 /// On `fn name(<the function's parameters>, dy: R) -> G`, `#[gradient_of(path::to::f)]` makes calls of `f`
-/// in differentiable code (by the name `f`, where the registration is in scope) use `name` for their
-/// gradient.
+/// in differentiable code use `name` for their gradient: calls by the name `f` where the registration is in
+/// scope (after `use path::to::f;`), and calls by the path `path::to::f(..)` in the registration's module
+/// and in modules that import it (`use super::*;`).
 ///
 /// ```
 /// use autodiff::{differentiable, gradient_of};
@@ -111,7 +112,13 @@ pub fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///     softsign(x) * 2.0
 /// }
 ///
+/// #[differentiable]
+/// fn by_path(x: f64) -> f64 {
+///     special::softsign(x) * 2.0
+/// }
+///
 /// assert_eq!(f_grad(1.0), (1.0, 0.5));
+/// assert_eq!(by_path_grad(1.0), (1.0, 0.5));
 /// ```
 #[proc_macro_attribute]
 pub fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
