@@ -854,7 +854,10 @@ mod tests {
         ] {
             let code = vjp_of(src, shortcuts);
             assert!(code.contains("ArrayTape :: new ()"), "{code}");
-            assert!(code.contains("__tape_z_at_call . push (& z [..])"), "{code}");
+            assert!(
+                code.contains("__tape_z_at_call . push (& z [..])"),
+                "{code}"
+            );
             assert!(code.contains(call), "{code}");
         }
         // Not written after the call: read in place.
