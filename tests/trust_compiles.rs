@@ -919,3 +919,103 @@ proptest! {
         assert_fd_gradient(|v| window_of_a_local_in_a_loop(v[0], &v[1..]), &at, &grad, "window_of_a_local_in_a_loop");
     }
 }
+
+// ---- arrays returned by a call inside a loop or branch body ----
+
+/// A rotation by `a`, row by row.
+#[differentiable]
+fn rotation(a: f64) -> [f64; 4] {
+    [a.cos(), -a.sin(), a.sin(), a.cos()]
+}
+
+/// `[T; N]` returned by a call bound inside a loop body: the result's adjoint buffer, made in the loop's
+/// reverse, is a `Vec`, and the callee's `vjp` takes `[f64; 4]` (E0308 in the generated code).
+#[differentiable]
+fn rotations_summed(x: &[f64], a: f64) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let r = rotation(a * k as f64);
+        for i in 0..2 {
+            s += r[i * 2] * x[0] + r[i * 2 + 1] * x[1];
+        }
+    }
+    s
+}
+
+/// The same inside a branch, which is a region of its own in the reverse sweep.
+#[differentiable]
+fn rotation_in_a_branch(x: &[f64; 2], a: f64) -> f64 {
+    if a > 0.0 {
+        let r = rotation(a);
+        r[0] * x[0] + r[1] * x[1]
+    } else {
+        x[0] * a
+    }
+}
+
+/// A generic callee returning `[T; 2]`, called in a loop of a generic function.
+#[differentiable]
+fn polar<T: autodiff::Float>(a: T) -> [T; 2] {
+    [a.cos(), a.sin()]
+}
+
+#[differentiable]
+fn polar_walk<T: autodiff::Float>(a: T, n: usize) -> T {
+    let mut angle = a;
+    let mut total = a;
+    for _ in 0..n {
+        let p = polar(angle);
+        total = total + p[0] * p[1];
+        angle = angle * p[0];
+    }
+    total
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_returned_by_calls_in_loops(x in prop::collection::vec(-2.0f64..2.0, 2), a in moderate(), t in tangents()) {
+        let (value, (dx, da)) = rotations_summed_grad(&x, a);
+        let (jvp_value, dot) = rotations_summed_jvp(&x, a, (t[..2].to_vec(), t[2]));
+        let at = [x[0], x[1], a];
+        let grad = [dx[0], dx[1], da];
+        let primal = |v: &[f64]| rotations_summed(&v[..2], v[2]);
+        check_flat("rotations_summed", primal, &at, (value, &grad), (jvp_value, dot), &t);
+        // s = sum over k of (cos + sin)(a k) x0 + (cos - sin)(a k) x1.
+        let (mut d0, mut d1, mut d_a) = (0.0, 0.0, 0.0);
+        for k in 0..3 {
+            let (s, c) = (a * k as f64).sin_cos();
+            d0 += c + s;
+            d1 += c - s;
+            d_a += k as f64 * ((c - s) * x[0] - (s + c) * x[1]);
+        }
+        assert_all_close(&grad, &[d0, d1, d_a], ANALYTIC_TOL, "rotations_summed by hand");
+    }
+
+    #[test]
+    fn arrays_returned_by_calls_in_branches(x0 in moderate(), x1 in moderate(), a in nonzero(), t in tangents()) {
+        let (value, (dx, da)) = rotation_in_a_branch_grad(&[x0, x1], a);
+        let (jvp_value, dot) = rotation_in_a_branch_jvp(&[x0, x1], a, ([t[0], t[1]], t[2]));
+        let primal = |v: &[f64]| rotation_in_a_branch(&[v[0], v[1]], v[2]);
+        let grad = [dx[0], dx[1], da];
+        check_flat("rotation_in_a_branch", primal, &[x0, x1, a], (value, &grad), (jvp_value, dot), &t);
+        let by_hand = if a > 0.0 {
+            [a.cos(), -a.sin(), -a.sin() * x0 - a.cos() * x1]
+        } else {
+            [a, 0.0, x0]
+        };
+        assert_all_close(&grad, &by_hand, ANALYTIC_TOL, "rotation_in_a_branch by hand");
+    }
+
+    #[test]
+    fn generic_arrays_returned_by_calls_in_loops(a in -1.5f64..1.5, n in 0usize..4, t in tangent()) {
+        let (value, da) = polar_walk_grad(a, n);
+        let (jvp_value, dot) = polar_walk_jvp(a, n, t);
+        check_flat("polar_walk", |v| polar_walk(v[0], n), &[a], (value, &[da]), (jvp_value, dot), &[t]);
+        let (value32, da32) = polar_walk_grad(a as f32, n);
+        assert_eq!(value32, polar_walk(a as f32, n));
+        assert_close(f64::from(da32), da, 1e-3, "polar_walk at f32");
+    }
+}
+

@@ -58,9 +58,9 @@ pub mod private {
         constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, unflatten_like, Matrix,
     };
     pub use crate::memory::{
-        accumulate, add_output_cotangent, add_to, clear, copy_into, cotangent, dot,
+        accumulate, add_output_cotangent, add_to, call_cotangent, clear, copy_into, cotangent, dot,
         gradient_buffer, nth, output_cotangent, output_tangent, snapshot, sum, tangent, zero_like,
-        zeros_like, ArrayLike, Tape,
+        zeros_like, ArrayLike, FromElements, Tape,
     };
     pub use crate::rules;
     pub use crate::Dual;
