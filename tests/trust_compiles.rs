@@ -1019,3 +1019,150 @@ proptest! {
     }
 }
 
+// ---- tuples as the value of an `if` or `match` ----
+
+/// Two outputs of one input.
+#[differentiable]
+fn sine_and_square(a: f64) -> (f64, f64) {
+    (a.sin(), a * a)
+}
+
+/// Three outputs of two inputs.
+#[differentiable]
+fn three_of(a: f64, b: f64) -> (f64, f64, f64) {
+    (a * b, a.cos(), b.exp())
+}
+
+/// A call's tuple as the value of an `if`, destructured by the `let` ("the macro cannot tell the shape of
+/// this tuple"): the `if` yields one value per component.
+#[differentiable]
+fn tuple_of_calls_chosen(a: f64, b: f64) -> f64 {
+    let (x, y) = if a > b {
+        sine_and_square(a)
+    } else {
+        sine_and_square(2.0 * a)
+    };
+    x * y + b
+}
+
+/// Tuple literals as the branches' values, also in the generic shadow that `order = 2` differentiates.
+#[differentiable(order = 2)]
+fn tuple_literals_chosen(a: f64, b: f64) -> f64 {
+    let (x, y) = if a > b { (a, b) } else { (b * a, a) };
+    x * y.sin()
+}
+
+/// A `match` whose arms give a literal, a call, and a nested `if` of both; three components.
+#[differentiable]
+fn tuples_matched(a: f64, b: f64, k: usize) -> f64 {
+    let (x, y, z) = match k {
+        0 => (a, b, a * b),
+        1 => three_of(b, a),
+        _ => {
+            if a > 0.0 {
+                three_of(a * b, b)
+            } else {
+                (b, 1.0, a)
+            }
+        }
+    };
+    x * y.exp() + z
+}
+
+/// Tuple-valued `if`s inside a loop body, one of them typed by the `let`.
+#[differentiable]
+fn tuples_chosen_in_a_loop(a: f64, b: f64, n: usize) -> f64 {
+    let mut acc = a;
+    for i in 0..n {
+        let (x, y): (f64, f64) = if i % 2 == 0 {
+            sine_and_square(acc)
+        } else {
+            (acc * b, b)
+        };
+        acc = 0.5 * x + 0.25 * y;
+    }
+    acc
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn tuples_of_calls_as_values_of_ifs(a in moderate(), b in moderate(), t in tangents()) {
+        prop_assume!((a - b).abs() > 1e-3);
+        let u = if a > b { a } else { 2.0 * a };
+        let scale = if a > b { 1.0 } else { 2.0 };
+        let da = scale * (2.0 * u * u.sin() + u * u * u.cos());
+        check_scalar(
+            "tuple_of_calls_chosen",
+            |v| tuple_of_calls_chosen(v[0], v[1]),
+            &[a, b],
+            (tuple_of_calls_chosen_grad(a, b), |c| tuple_of_calls_chosen_vjp(a, b, c), |t| tuple_of_calls_chosen_jvp(a, b, t)),
+            &[da, 1.0],
+            &t,
+        );
+    }
+
+    #[test]
+    fn tuple_literals_as_values_of_ifs(a in moderate(), b in moderate(), t in tangents()) {
+        prop_assume!((a - b).abs() > 1e-3);
+        let partials = if a > b {
+            [b.sin(), a * b.cos()]
+        } else {
+            [b * a.sin() + a * b * a.cos(), a * a.sin()]
+        };
+        check_scalar(
+            "tuple_literals_chosen",
+            |v| tuple_literals_chosen(v[0], v[1]),
+            &[a, b],
+            (tuple_literals_chosen_grad(a, b), |c| tuple_literals_chosen_vjp(a, b, c), |t| tuple_literals_chosen_jvp(a, b, t)),
+            &partials,
+            &t,
+        );
+        let (_, _, hv) = tuple_literals_chosen_hvp(a, b, (t[0], t[1]));
+        let hessian = if a > b {
+            [[0.0, b.cos()], [b.cos(), -a * b.sin()]]
+        } else {
+            let (s, c) = a.sin_cos();
+            [[2.0 * b * c - a * b * s, s + a * c], [s + a * c, 0.0]]
+        };
+        let expected = [
+            hessian[0][0] * t[0] + hessian[0][1] * t[1],
+            hessian[1][0] * t[0] + hessian[1][1] * t[1],
+        ];
+        assert_all_close(&[hv.0, hv.1], &expected, ANALYTIC_TOL, "tuple_literals_chosen: Hessian-vector product");
+    }
+
+    #[test]
+    fn tuples_as_values_of_matches(a in -1.5f64..1.5, b in -1.5f64..1.5, k in 0usize..3, t in tangents()) {
+        prop_assume!(a.abs() > 1e-3);
+        let (value, (da, db)) = tuples_matched_grad(a, b, k);
+        let (jvp_value, dot) = tuples_matched_jvp(a, b, k, (t[0], t[1]));
+        let primal = |v: &[f64]| tuples_matched(v[0], v[1], k);
+        check_flat("tuples_matched", primal, &[a, b], (value, &[da, db]), (jvp_value, dot), &t[..2]);
+        let by_hand = match k {
+            0 => [b.exp() + b, a * b.exp() + a],
+            // x = a b, y = cos b, z = exp a.
+            1 => {
+                let e = b.cos().exp();
+                [b * e + a.exp(), a * e - a * b * b.sin() * e]
+            }
+            // x = a b², y = cos(a b), z = exp b.
+            _ if a > 0.0 => {
+                let (e, s) = ((a * b).cos().exp(), (a * b).sin());
+                [b * b * e - a * b * b * b * s * e, 2.0 * a * b * e - a * a * b * b * s * e + b.exp()]
+            }
+            _ => [1.0, 1.0_f64.exp()],
+        };
+        assert_all_close(&[da, db], &by_hand, ANALYTIC_TOL, "tuples_matched by hand");
+    }
+
+    #[test]
+    fn tuples_as_values_of_ifs_in_loops(a in moderate(), b in moderate(), n in 0usize..5, t in tangents()) {
+        let (value, (da, db)) = tuples_chosen_in_a_loop_grad(a, b, n);
+        let (jvp_value, dot) = tuples_chosen_in_a_loop_jvp(a, b, n, (t[0], t[1]));
+        let primal = |v: &[f64]| tuples_chosen_in_a_loop(v[0], v[1], n);
+        check_flat("tuples_chosen_in_a_loop", primal, &[a, b], (value, &[da, db]), (jvp_value, dot), &t[..2]);
+    }
+}
+

@@ -455,6 +455,15 @@ impl Lowering<'_> {
                     }
                 }
                 let value = self.lower_expr(init, None);
+                // A tuple as the value of an `if` or `match`: one value per component.
+                if matches!(strip_parens(init), Expr::If(_) | Expr::Match(_)) {
+                    if let Some(parts) = self.split_branching_value(&value, tuple.elems.len()) {
+                        for (part, p) in parts.into_iter().zip(&tuple.elems) {
+                            self.bind_pattern(p, part);
+                        }
+                        return;
+                    }
+                }
                 self.bind_pattern(pat, value);
             }
             other => self.errors.spanned(
