@@ -1166,3 +1166,64 @@ proptest! {
     }
 }
 
+// ---- `.is_empty()` and `.to_vec()` of a call's result ----
+
+/// `.is_empty()` of a slice parameter and of a local `Vec`: an inactive bool, as `.len() == 0`.
+#[differentiable]
+fn ends_unless_empty(x: &[f64], a: f64) -> f64 {
+    let mut kept = Vec::new();
+    if !x.is_empty() {
+        kept.push(x[0] * a);
+        kept.push(x[x.len() - 1]);
+    }
+    if kept.is_empty() {
+        a * a
+    } else {
+        kept[0] * kept[1]
+    }
+}
+
+/// `.to_vec()` of an array a call returns, at the top level and inside a loop body.
+#[differentiable]
+fn rotation_copied(a: f64, n: usize) -> f64 {
+    let v = rotation(a).to_vec();
+    let mut total = v[0] * v[1] + v[3];
+    for k in 0..n {
+        let w = rotation(a * k as f64).to_vec();
+        total += w[2] * w[k % 4];
+    }
+    total
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn is_empty_of_slices_and_vecs(x in prop::collection::vec(-2.0f64..2.0, 0..4), a in moderate(), t in tangents()) {
+        let (value, (dx, da)) = ends_unless_empty_grad(&x, a);
+        let tangent: Vec<f64> = (0..x.len()).map(|i| t[i % 3]).collect();
+        let (jvp_value, dot) = ends_unless_empty_jvp(&x, a, (tangent.clone(), t[2]));
+        let at: Vec<f64> = x.iter().copied().chain([a]).collect();
+        let grad: Vec<f64> = dx.iter().copied().chain([da]).collect();
+        let all_tangents: Vec<f64> = tangent.iter().copied().chain([t[2]]).collect();
+        let n = x.len();
+        let primal = |v: &[f64]| ends_unless_empty(&v[..n], v[n]);
+        check_flat("ends_unless_empty", primal, &at, (value, &grad), (jvp_value, dot), &all_tangents);
+        let mut by_hand = vec![0.0; n + 1];
+        if n == 0 {
+            by_hand[0] = 2.0 * a;
+        } else {
+            by_hand[0] += a * x[n - 1];
+            by_hand[n - 1] += x[0] * a;
+            by_hand[n] = x[0] * x[n - 1];
+        }
+        assert_all_close(&grad, &by_hand, ANALYTIC_TOL, "ends_unless_empty by hand");
+    }
+
+    #[test]
+    fn to_vec_of_call_results(a in moderate(), n in 0usize..5, t in tangent()) {
+        let (value, da) = rotation_copied_grad(a, n);
+        let (jvp_value, dot) = rotation_copied_jvp(a, n, t);
+        check_flat("rotation_copied", |v| rotation_copied(v[0], n), &[a], (value, &[da]), (jvp_value, dot), &[t]);
+    }
+}
