@@ -1227,3 +1227,34 @@ proptest! {
         check_flat("rotation_copied", |v| rotation_copied(v[0], n), &[a], (value, &[da]), (jvp_value, dot), &[t]);
     }
 }
+
+// ---- functions of the user's own named like a generated derivative ----
+
+/// A `#[differentiable]` function whose name ends in `_grad`, returning a float: differentiated through
+/// like any other (only a destructured call of such a name is taken for a generated derivative).
+#[differentiable]
+fn slope_grad(x: f64) -> f64 {
+    x * x.sin()
+}
+
+#[differentiable]
+fn through_slope_grad(x: f64) -> f64 {
+    slope_grad(x) * x
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn calls_of_functions_named_like_derivatives(x in moderate(), t in tangents()) {
+        let partial = 2.0 * x * x.sin() + x * x * x.cos();
+        check_scalar(
+            "through_slope_grad",
+            |v| through_slope_grad(v[0]),
+            &[x],
+            (through_slope_grad_grad(x), |c| through_slope_grad_vjp(x, c), |t| through_slope_grad_jvp(x, t)),
+            &[partial],
+            &t,
+        );
+    }
+}

@@ -423,8 +423,10 @@ impl Pass<'_> {
                         ),
                     );
                 }
-                if let Some(base) =
-                    generated_derivative(callee).filter(|_| any_active && !on_a_type)
+                // A generated derivative returns a tuple: one destructured, with an active argument.
+                let destructured = self.f.vars[var.0 as usize].tuple_arity.is_some();
+                if let Some(base) = generated_derivative(callee)
+                    .filter(|_| any_active && !on_a_type && destructured)
                 {
                     if self.report {
                         let name = callee
@@ -508,19 +510,10 @@ impl Pass<'_> {
 }
 
 /// The function a derivative item is generated from, if `callee` names one by its suffix
-/// (`potential_grad` → `potential`): `_grad`, `_grad_into`, `_vjp`, `_jvp`, `_hvp`, `_hessian`,
-/// `_jacobian`, `_derivatives`.
+/// (`potential_grad` → `potential`): `_grad`, `_grad_into`, `_vjp`, `_jvp`, `_hvp`, the derivatives that
+/// return a tuple.
 fn generated_derivative(callee: &syn::ExprPath) -> Option<String> {
-    const SUFFIXES: [&str; 8] = [
-        "_grad_into",
-        "_grad",
-        "_vjp",
-        "_jvp",
-        "_hvp",
-        "_hessian",
-        "_jacobian",
-        "_derivatives",
-    ];
+    const SUFFIXES: [&str; 5] = ["_grad_into", "_grad", "_vjp", "_jvp", "_hvp"];
     let name = crate::naming::unraw(&callee.path.segments.last()?.ident);
     SUFFIXES
         .iter()
