@@ -971,6 +971,24 @@ fn polar_walk<T: autodiff::Float>(a: T, n: usize) -> T {
     total
 }
 
+/// Copies of fixed-size arrays inside a loop body: `let mut b = a;` of a local `[T; 2]`, and a call's
+/// result declared `[f64; 2]` and its `.clone()`. Their adjoint buffers are `[0.0; N]` (there was no
+/// length to size them by: "an array made inside a loop or branch .. cannot be differentiated yet").
+#[differentiable]
+#[allow(clippy::clone_on_copy)] // `.clone()` is the form under test
+fn fixed_copies_in_a_loop(x: f64, y: f64) -> f64 {
+    let a = [x, 2.0 * y];
+    let mut s = 0.0;
+    for i in 0..2 {
+        let mut b = a;
+        b[i] += x * y;
+        let r: [f64; 4] = rotation(b[0] * i as f64);
+        let c = r.clone();
+        s += b[0] * b[1] + c[0] * r[2];
+    }
+    s
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -1006,6 +1024,17 @@ proptest! {
             [a, 0.0, x0]
         };
         assert_all_close(&grad, &by_hand, ANALYTIC_TOL, "rotation_in_a_branch by hand");
+    }
+
+    #[test]
+    fn fixed_copies_in_loops(x in moderate(), y in moderate(), t in tangents()) {
+        let (value, (dx, dy)) = fixed_copies_in_a_loop_grad(x, y);
+        let (jvp_value, dot) = fixed_copies_in_a_loop_jvp(x, y, (t[0], t[1]));
+        let primal = |v: &[f64]| fixed_copies_in_a_loop(v[0], v[1]);
+        check_flat("fixed_copies_in_a_loop", primal, &[x, y], (value, &[dx, dy]), (jvp_value, dot), &t[..2]);
+        // s = (x + x y) 2y + x (2y + x y) + cos(x) sin(x), the first iteration's rotation adding 0.
+        let by_hand = [2.0 * y * (1.0 + y) + 2.0 * y + 2.0 * x * y + (2.0 * x).cos(), 2.0 * x + 4.0 * x * y + 2.0 * x + x * x];
+        assert_all_close(&[dx, dy], &by_hand, ANALYTIC_TOL, "fixed_copies_in_a_loop by hand");
     }
 
     #[test]
