@@ -1212,6 +1212,16 @@ fn ends_unless_empty(x: &[f64], a: f64) -> f64 {
     }
 }
 
+/// `.is_empty()` of a matrix parameter and of its rows.
+#[differentiable]
+fn corner_unless_empty(m: &[Vec<f64>], a: f64) -> f64 {
+    if m.is_empty() || m[0].is_empty() {
+        a
+    } else {
+        m[0][0] * a
+    }
+}
+
 /// `.to_vec()` of an array a call returns, at the top level and inside a loop body.
 #[differentiable]
 fn rotation_copied(a: f64, n: usize) -> f64 {
@@ -1247,6 +1257,22 @@ proptest! {
             by_hand[n] = x[0] * x[n - 1];
         }
         assert_all_close(&grad, &by_hand, ANALYTIC_TOL, "ends_unless_empty by hand");
+    }
+
+    #[test]
+    fn is_empty_of_matrices(rows in 0usize..3, cols in 0usize..3, a in moderate(), t in tangent()) {
+        let m: Vec<Vec<f64>> = (0..rows).map(|i| (0..cols).map(|j| 0.5 + i as f64 - j as f64).collect()).collect();
+        let (value, (dm, da)) = corner_unless_empty_grad(&m, a);
+        let (jvp_value, dot) = corner_unless_empty_jvp(&m, a, (m.clone(), t));
+        prop_assert_eq!(value, corner_unless_empty(&m, a));
+        prop_assert_eq!(jvp_value, value);
+        let corner = rows > 0 && cols > 0;
+        prop_assert_eq!(da, if corner { m[0][0] } else { 1.0 });
+        if corner {
+            prop_assert_eq!(dm[0][0], a);
+        }
+        let along_m = if corner { m[0][0] * a } else { 0.0 };
+        assert_close(dot, along_m + da * t, ANALYTIC_TOL, "corner_unless_empty jvp");
     }
 
     #[test]
