@@ -919,3 +919,397 @@ proptest! {
         assert_fd_gradient(|v| window_of_a_local_in_a_loop(v[0], &v[1..]), &at, &grad, "window_of_a_local_in_a_loop");
     }
 }
+
+// ---- arrays returned by a call inside a loop or branch body ----
+
+/// A rotation by `a`, row by row.
+#[differentiable]
+fn rotation(a: f64) -> [f64; 4] {
+    [a.cos(), -a.sin(), a.sin(), a.cos()]
+}
+
+/// `[T; N]` returned by a call bound inside a loop body: the result's adjoint buffer, made in the loop's
+/// reverse, is a `Vec`, and the callee's `vjp` takes `[f64; 4]` (E0308 in the generated code).
+#[differentiable]
+fn rotations_summed(x: &[f64], a: f64) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let r = rotation(a * k as f64);
+        for i in 0..2 {
+            s += r[i * 2] * x[0] + r[i * 2 + 1] * x[1];
+        }
+    }
+    s
+}
+
+/// The same inside a branch, which is a region of its own in the reverse sweep.
+#[differentiable]
+fn rotation_in_a_branch(x: &[f64; 2], a: f64) -> f64 {
+    if a > 0.0 {
+        let r = rotation(a);
+        r[0] * x[0] + r[1] * x[1]
+    } else {
+        x[0] * a
+    }
+}
+
+/// A generic callee returning `[T; 2]`, called in a loop of a generic function.
+#[differentiable]
+fn polar<T: autodiff::Float>(a: T) -> [T; 2] {
+    [a.cos(), a.sin()]
+}
+
+#[differentiable]
+fn polar_walk<T: autodiff::Float>(a: T, n: usize) -> T {
+    let mut angle = a;
+    let mut total = a;
+    for _ in 0..n {
+        let p = polar(angle);
+        total = total + p[0] * p[1];
+        angle = angle * p[0];
+    }
+    total
+}
+
+/// Copies of fixed-size arrays inside a loop body: `let mut b = a;` of a local `[T; 2]`, and a call's
+/// result declared `[f64; 2]` and its `.clone()`. Their adjoint buffers are `[0.0; N]` (there was no
+/// length to size them by: "an array made inside a loop or branch .. cannot be differentiated yet").
+#[differentiable]
+#[allow(clippy::clone_on_copy)] // `.clone()` is the form under test
+fn fixed_copies_in_a_loop(x: f64, y: f64) -> f64 {
+    let a = [x, 2.0 * y];
+    let mut s = 0.0;
+    for i in 0..2 {
+        let mut b = a;
+        b[i] += x * y;
+        let r: [f64; 4] = rotation(b[0] * i as f64);
+        let c = r.clone();
+        s += b[0] * b[1] + c[0] * r[2];
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_returned_by_calls_in_loops(x in prop::collection::vec(-2.0f64..2.0, 2), a in moderate(), t in tangents()) {
+        let (value, (dx, da)) = rotations_summed_grad(&x, a);
+        let (jvp_value, dot) = rotations_summed_jvp(&x, a, (t[..2].to_vec(), t[2]));
+        let at = [x[0], x[1], a];
+        let grad = [dx[0], dx[1], da];
+        let primal = |v: &[f64]| rotations_summed(&v[..2], v[2]);
+        check_flat("rotations_summed", primal, &at, (value, &grad), (jvp_value, dot), &t);
+        // s = sum over k of (cos + sin)(a k) x0 + (cos - sin)(a k) x1.
+        let (mut d0, mut d1, mut d_a) = (0.0, 0.0, 0.0);
+        for k in 0..3 {
+            let (s, c) = (a * k as f64).sin_cos();
+            d0 += c + s;
+            d1 += c - s;
+            d_a += k as f64 * ((c - s) * x[0] - (s + c) * x[1]);
+        }
+        assert_all_close(&grad, &[d0, d1, d_a], ANALYTIC_TOL, "rotations_summed by hand");
+    }
+
+    #[test]
+    fn arrays_returned_by_calls_in_branches(x0 in moderate(), x1 in moderate(), a in nonzero(), t in tangents()) {
+        let (value, (dx, da)) = rotation_in_a_branch_grad(&[x0, x1], a);
+        let (jvp_value, dot) = rotation_in_a_branch_jvp(&[x0, x1], a, ([t[0], t[1]], t[2]));
+        let primal = |v: &[f64]| rotation_in_a_branch(&[v[0], v[1]], v[2]);
+        let grad = [dx[0], dx[1], da];
+        check_flat("rotation_in_a_branch", primal, &[x0, x1, a], (value, &grad), (jvp_value, dot), &t);
+        let by_hand = if a > 0.0 {
+            [a.cos(), -a.sin(), -a.sin() * x0 - a.cos() * x1]
+        } else {
+            [a, 0.0, x0]
+        };
+        assert_all_close(&grad, &by_hand, ANALYTIC_TOL, "rotation_in_a_branch by hand");
+    }
+
+    #[test]
+    fn fixed_copies_in_loops(x in moderate(), y in moderate(), t in tangents()) {
+        let (value, (dx, dy)) = fixed_copies_in_a_loop_grad(x, y);
+        let (jvp_value, dot) = fixed_copies_in_a_loop_jvp(x, y, (t[0], t[1]));
+        let primal = |v: &[f64]| fixed_copies_in_a_loop(v[0], v[1]);
+        check_flat("fixed_copies_in_a_loop", primal, &[x, y], (value, &[dx, dy]), (jvp_value, dot), &t[..2]);
+        // s = (x + x y) 2y + x (2y + x y) + cos(x) sin(x), the first iteration's rotation adding 0.
+        let by_hand = [2.0 * y * (1.0 + y) + 2.0 * y + 2.0 * x * y + (2.0 * x).cos(), 2.0 * x + 4.0 * x * y + 2.0 * x + x * x];
+        assert_all_close(&[dx, dy], &by_hand, ANALYTIC_TOL, "fixed_copies_in_a_loop by hand");
+    }
+
+    #[test]
+    fn generic_arrays_returned_by_calls_in_loops(a in -1.5f64..1.5, n in 0usize..4, t in tangent()) {
+        let (value, da) = polar_walk_grad(a, n);
+        let (jvp_value, dot) = polar_walk_jvp(a, n, t);
+        check_flat("polar_walk", |v| polar_walk(v[0], n), &[a], (value, &[da]), (jvp_value, dot), &[t]);
+        let (value32, da32) = polar_walk_grad(a as f32, n);
+        assert_eq!(value32, polar_walk(a as f32, n));
+        assert_close(f64::from(da32), da, 1e-3, "polar_walk at f32");
+    }
+}
+
+// ---- tuples as the value of an `if` or `match` ----
+
+/// Two outputs of one input.
+#[differentiable]
+fn sine_and_square(a: f64) -> (f64, f64) {
+    (a.sin(), a * a)
+}
+
+/// Three outputs of two inputs.
+#[differentiable]
+fn three_of(a: f64, b: f64) -> (f64, f64, f64) {
+    (a * b, a.cos(), b.exp())
+}
+
+/// A call's tuple as the value of an `if`, destructured by the `let` ("the macro cannot tell the shape of
+/// this tuple"): the `if` yields one value per component.
+#[differentiable]
+fn tuple_of_calls_chosen(a: f64, b: f64) -> f64 {
+    let (x, y) = if a > b {
+        sine_and_square(a)
+    } else {
+        sine_and_square(2.0 * a)
+    };
+    x * y + b
+}
+
+/// Tuple literals as the branches' values, also in the generic shadow that `order = 2` differentiates.
+#[differentiable(order = 2)]
+fn tuple_literals_chosen(a: f64, b: f64) -> f64 {
+    let (x, y) = if a > b { (a, b) } else { (b * a, a) };
+    x * y.sin()
+}
+
+/// A `match` whose arms give a literal, a call, and a nested `if` of both; three components.
+#[differentiable]
+fn tuples_matched(a: f64, b: f64, k: usize) -> f64 {
+    let (x, y, z) = match k {
+        0 => (a, b, a * b),
+        1 => three_of(b, a),
+        _ => {
+            if a > 0.0 {
+                three_of(a * b, b)
+            } else {
+                (b, 1.0, a)
+            }
+        }
+    };
+    x * y.exp() + z
+}
+
+/// Tuple-valued `if`s inside a loop body, one of them typed by the `let`.
+#[differentiable]
+fn tuples_chosen_in_a_loop(a: f64, b: f64, n: usize) -> f64 {
+    let mut acc = a;
+    for i in 0..n {
+        let (x, y): (f64, f64) = if i % 2 == 0 {
+            sine_and_square(acc)
+        } else {
+            (acc * b, b)
+        };
+        acc = 0.5 * x + 0.25 * y;
+    }
+    acc
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn tuples_of_calls_as_values_of_ifs(a in moderate(), b in moderate(), t in tangents()) {
+        prop_assume!((a - b).abs() > 1e-3);
+        let u = if a > b { a } else { 2.0 * a };
+        let scale = if a > b { 1.0 } else { 2.0 };
+        let da = scale * (2.0 * u * u.sin() + u * u * u.cos());
+        check_scalar(
+            "tuple_of_calls_chosen",
+            |v| tuple_of_calls_chosen(v[0], v[1]),
+            &[a, b],
+            (tuple_of_calls_chosen_grad(a, b), |c| tuple_of_calls_chosen_vjp(a, b, c), |t| tuple_of_calls_chosen_jvp(a, b, t)),
+            &[da, 1.0],
+            &t,
+        );
+    }
+
+    #[test]
+    fn tuple_literals_as_values_of_ifs(a in moderate(), b in moderate(), t in tangents()) {
+        prop_assume!((a - b).abs() > 1e-3);
+        let partials = if a > b {
+            [b.sin(), a * b.cos()]
+        } else {
+            [b * a.sin() + a * b * a.cos(), a * a.sin()]
+        };
+        check_scalar(
+            "tuple_literals_chosen",
+            |v| tuple_literals_chosen(v[0], v[1]),
+            &[a, b],
+            (tuple_literals_chosen_grad(a, b), |c| tuple_literals_chosen_vjp(a, b, c), |t| tuple_literals_chosen_jvp(a, b, t)),
+            &partials,
+            &t,
+        );
+        let (_, _, hv) = tuple_literals_chosen_hvp(a, b, (t[0], t[1]));
+        let hessian = if a > b {
+            [[0.0, b.cos()], [b.cos(), -a * b.sin()]]
+        } else {
+            let (s, c) = a.sin_cos();
+            [[2.0 * b * c - a * b * s, s + a * c], [s + a * c, 0.0]]
+        };
+        let expected = [
+            hessian[0][0] * t[0] + hessian[0][1] * t[1],
+            hessian[1][0] * t[0] + hessian[1][1] * t[1],
+        ];
+        assert_all_close(&[hv.0, hv.1], &expected, ANALYTIC_TOL, "tuple_literals_chosen: Hessian-vector product");
+    }
+
+    #[test]
+    fn tuples_as_values_of_matches(a in -1.5f64..1.5, b in -1.5f64..1.5, k in 0usize..3, t in tangents()) {
+        prop_assume!(a.abs() > 1e-3);
+        let (value, (da, db)) = tuples_matched_grad(a, b, k);
+        let (jvp_value, dot) = tuples_matched_jvp(a, b, k, (t[0], t[1]));
+        let primal = |v: &[f64]| tuples_matched(v[0], v[1], k);
+        check_flat("tuples_matched", primal, &[a, b], (value, &[da, db]), (jvp_value, dot), &t[..2]);
+        let by_hand = match k {
+            0 => [b.exp() + b, a * b.exp() + a],
+            // x = a b, y = cos b, z = exp a.
+            1 => {
+                let e = b.cos().exp();
+                [b * e + a.exp(), a * e - a * b * b.sin() * e]
+            }
+            // x = a b², y = cos(a b), z = exp b.
+            _ if a > 0.0 => {
+                let (e, s) = ((a * b).cos().exp(), (a * b).sin());
+                [b * b * e - a * b * b * b * s * e, 2.0 * a * b * e - a * a * b * b * s * e + b.exp()]
+            }
+            _ => [1.0, 1.0_f64.exp()],
+        };
+        assert_all_close(&[da, db], &by_hand, ANALYTIC_TOL, "tuples_matched by hand");
+    }
+
+    #[test]
+    fn tuples_as_values_of_ifs_in_loops(a in moderate(), b in moderate(), n in 0usize..5, t in tangents()) {
+        let (value, (da, db)) = tuples_chosen_in_a_loop_grad(a, b, n);
+        let (jvp_value, dot) = tuples_chosen_in_a_loop_jvp(a, b, n, (t[0], t[1]));
+        let primal = |v: &[f64]| tuples_chosen_in_a_loop(v[0], v[1], n);
+        check_flat("tuples_chosen_in_a_loop", primal, &[a, b], (value, &[da, db]), (jvp_value, dot), &t[..2]);
+    }
+}
+
+// ---- `.is_empty()` and `.to_vec()` of a call's result ----
+
+/// `.is_empty()` of a slice parameter and of a local `Vec`: an inactive bool, as `.len() == 0`.
+#[differentiable]
+fn ends_unless_empty(x: &[f64], a: f64) -> f64 {
+    let mut kept = Vec::new();
+    if !x.is_empty() {
+        kept.push(x[0] * a);
+        kept.push(x[x.len() - 1]);
+    }
+    if kept.is_empty() {
+        a * a
+    } else {
+        kept[0] * kept[1]
+    }
+}
+
+/// `.is_empty()` of a matrix parameter and of its rows.
+#[differentiable]
+fn corner_unless_empty(m: &[Vec<f64>], a: f64) -> f64 {
+    if m.is_empty() || m[0].is_empty() {
+        a
+    } else {
+        m[0][0] * a
+    }
+}
+
+/// `.to_vec()` of an array a call returns, at the top level and inside a loop body.
+#[differentiable]
+fn rotation_copied(a: f64, n: usize) -> f64 {
+    let v = rotation(a).to_vec();
+    let mut total = v[0] * v[1] + v[3];
+    for k in 0..n {
+        let w = rotation(a * k as f64).to_vec();
+        total += w[2] * w[k % 4];
+    }
+    total
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn is_empty_of_slices_and_vecs(x in prop::collection::vec(-2.0f64..2.0, 0..4), a in moderate(), t in tangents()) {
+        let (value, (dx, da)) = ends_unless_empty_grad(&x, a);
+        let tangent: Vec<f64> = (0..x.len()).map(|i| t[i % 3]).collect();
+        let (jvp_value, dot) = ends_unless_empty_jvp(&x, a, (tangent.clone(), t[2]));
+        let at: Vec<f64> = x.iter().copied().chain([a]).collect();
+        let grad: Vec<f64> = dx.iter().copied().chain([da]).collect();
+        let all_tangents: Vec<f64> = tangent.iter().copied().chain([t[2]]).collect();
+        let n = x.len();
+        let primal = |v: &[f64]| ends_unless_empty(&v[..n], v[n]);
+        check_flat("ends_unless_empty", primal, &at, (value, &grad), (jvp_value, dot), &all_tangents);
+        let mut by_hand = vec![0.0; n + 1];
+        if n == 0 {
+            by_hand[0] = 2.0 * a;
+        } else {
+            by_hand[0] += a * x[n - 1];
+            by_hand[n - 1] += x[0] * a;
+            by_hand[n] = x[0] * x[n - 1];
+        }
+        assert_all_close(&grad, &by_hand, ANALYTIC_TOL, "ends_unless_empty by hand");
+    }
+
+    #[test]
+    fn is_empty_of_matrices(rows in 0usize..3, cols in 0usize..3, a in moderate(), t in tangent()) {
+        let m: Vec<Vec<f64>> = (0..rows).map(|i| (0..cols).map(|j| 0.5 + i as f64 - j as f64).collect()).collect();
+        let (value, (dm, da)) = corner_unless_empty_grad(&m, a);
+        let (jvp_value, dot) = corner_unless_empty_jvp(&m, a, (m.clone(), t));
+        prop_assert_eq!(value, corner_unless_empty(&m, a));
+        prop_assert_eq!(jvp_value, value);
+        let corner = rows > 0 && cols > 0;
+        prop_assert_eq!(da, if corner { m[0][0] } else { 1.0 });
+        if corner {
+            prop_assert_eq!(dm[0][0], a);
+        }
+        let along_m = if corner { m[0][0] * a } else { 0.0 };
+        assert_close(dot, along_m + da * t, ANALYTIC_TOL, "corner_unless_empty jvp");
+    }
+
+    #[test]
+    fn to_vec_of_call_results(a in moderate(), n in 0usize..5, t in tangent()) {
+        let (value, da) = rotation_copied_grad(a, n);
+        let (jvp_value, dot) = rotation_copied_jvp(a, n, t);
+        check_flat("rotation_copied", |v| rotation_copied(v[0], n), &[a], (value, &[da]), (jvp_value, dot), &[t]);
+    }
+}
+
+// ---- functions of the user's own named like a generated derivative ----
+
+/// A `#[differentiable]` function whose name ends in `_grad`, returning a float: differentiated through
+/// like any other (only a destructured call of such a name is taken for a generated derivative).
+#[differentiable]
+fn slope_grad(x: f64) -> f64 {
+    x * x.sin()
+}
+
+#[differentiable]
+fn through_slope_grad(x: f64) -> f64 {
+    slope_grad(x) * x
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn calls_of_functions_named_like_derivatives(x in moderate(), t in tangents()) {
+        let partial = 2.0 * x * x.sin() + x * x * x.cos();
+        check_scalar(
+            "through_slope_grad",
+            |v| through_slope_grad(v[0]),
+            &[x],
+            (through_slope_grad_grad(x), |c| through_slope_grad_vjp(x, c), |t| through_slope_grad_jvp(x, t)),
+            &[partial],
+            &t,
+        );
+    }
+}

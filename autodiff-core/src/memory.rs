@@ -249,6 +249,38 @@ pub fn zeros_like<A: ArrayLike + ?Sized>(array: &A) -> A::Zeros {
     array.zeros()
 }
 
+/// The shapes a callee's cotangent of a returned array comes in: a `Vec<T>` or an array `[T; N]`.
+pub trait FromElements<T> {
+    /// The elements of `elements` in this shape.
+    fn from_elements(elements: &[T]) -> Self;
+}
+
+impl<T: Clone> FromElements<T> for Vec<T> {
+    fn from_elements(elements: &[T]) -> Vec<T> {
+        elements.to_vec()
+    }
+}
+
+impl<T: Copy, const N: usize> FromElements<T> for [T; N] {
+    fn from_elements(elements: &[T]) -> [T; N] {
+        if elements.len() != N {
+            panic!(
+                "autodiff: an adjoint of length {} for an array of length {N}; this is a bug in autodiff, please report it",
+                elements.len()
+            );
+        }
+        ::core::array::from_fn(|i| elements[i])
+    }
+}
+
+/// The adjoint buffer of a call's returned array as the cotangent its `vjp` takes, whose type the callee
+/// says: the buffer of an array made inside a loop or branch body is a `Vec` even where the callee returns
+/// an array `[T; N]`.
+#[inline]
+pub fn call_cotangent<T, D: FromElements<T>>(buffer: &[T]) -> D {
+    D::from_elements(buffer)
+}
+
 /// Checks that the cotangent `d` of a returned array has that array's length, and gives it back as the
 /// array's adjoint buffer.
 ///

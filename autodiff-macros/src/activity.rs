@@ -424,6 +424,33 @@ impl Pass<'_> {
                         ),
                     );
                 }
+                // A generated derivative returns a tuple: one destructured, with an active argument.
+                let destructured = self.f.vars[var.0 as usize].tuple_arity.is_some();
+                if let Some(base) = generated_derivative(callee)
+                    .filter(|_| any_active && !on_a_type && destructured)
+                {
+                    if self.report {
+                        let name = callee
+                            .path
+                            .segments
+                            .last()
+                            .map(|s| s.ident.to_string())
+                            .unwrap_or_default();
+                        self.errors.spanned(
+                            callee,
+                            format!(
+                                "`{name}` is a derivative that `#[differentiable]` generated, and nested differentiation of a \
+                                 generated derivative is not supported: give the function that calls it a \
+                                 `#[custom_gradient]` whose gradient closure calls `{base}_hvp` for the second \
+                                 derivatives (with `#[differentiable(order = 2)]` on `{base}`), or call `{base}_hvp` or \
+                                 `{base}_hessian` outside differentiable code (if `{name}` is a function of your own, \
+                                 rename it: its suffix is that of a generated derivative)"
+                            ),
+                        );
+                    }
+                    // Its result is then held constant, so that its fields are no further errors.
+                    return (Kind::Unknown, false);
+                }
                 if any_active && !on_a_type {
                     // A call of another differentiable function: its result carries a derivative, of a
                     // shape the syntax tells only where the result is destructured.
@@ -481,6 +508,19 @@ impl Pass<'_> {
             _ => Kind::Unknown,
         }
     }
+}
+
+/// The function a derivative item is generated from, if `callee` names one by its suffix
+/// (`potential_grad` → `potential`): `_grad`, `_grad_into`, `_vjp`, `_jvp`, `_hvp`, the derivatives that
+/// return a tuple.
+fn generated_derivative(callee: &syn::ExprPath) -> Option<String> {
+    const SUFFIXES: [&str; 5] = ["_grad_into", "_grad", "_vjp", "_jvp", "_hvp"];
+    let name = crate::naming::unraw(&callee.path.segments.last()?.ident);
+    SUFFIXES
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .filter(|base| !base.is_empty())
+        .map(str::to_string)
 }
 
 #[cfg(test)]

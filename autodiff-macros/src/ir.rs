@@ -493,6 +493,10 @@ pub(crate) struct ArrayInfo {
     /// For a local `Vec` made by a call or a copy, its length right after it is made: the reverse of a
     /// branch or loop body that makes it sizes the array's adjoint buffer by this value.
     pub(crate) length: Option<Var>,
+    /// For a fixed-size array, its length `N` where the syntax tells it (`[x; 3]`, `[a, b]`, a copy of one,
+    /// a parameter or a `let` declared `[T; N]`): the reverse of a branch or loop body that makes it by a
+    /// copy or a call sizes the array's adjoint buffer `[0.0; N]`.
+    pub(crate) fixed_len: Option<proc_macro2::TokenStream>,
     /// An output parameter (`&mut [T]`): a parameter the body may write.
     pub(crate) output: bool,
 }

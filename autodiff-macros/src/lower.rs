@@ -136,6 +136,9 @@ pub(crate) fn lower(
     let mut stmts = std::mem::take(&mut lowering.hoisted);
     stmts.append(&mut lowering.stmts);
     lowering.stmts = stmts;
+    for (array, len) in &lowering.fixed_lens {
+        lowering.arrays[array.0 as usize].fixed_len = Some(len.clone());
+    }
     Function {
         vars: lowering.vars,
         arrays: lowering.arrays,
@@ -194,6 +197,7 @@ impl Lowering<'_> {
             fixed,
             declared: None,
             length: None,
+            fixed_len: None,
             output: false,
         });
         Array(self.arrays.len() as u32 - 1)
@@ -427,6 +431,10 @@ impl Lowering<'_> {
                     if let Some(array) = call
                         .and_then(|c| self.lower_array_call(c, shape.fixed, &p.ident.to_string()))
                     {
+                        let len = arrays::fixed_len_of_type(&t.ty).filter(|_| shape.fixed);
+                        if let (Operand::Array(a), Some(len)) = (&array, len) {
+                            self.fixed_lens.insert(*a, len);
+                        }
                         self.bind(&p.ident.to_string(), Some(array));
                         return;
                     }
@@ -455,6 +463,15 @@ impl Lowering<'_> {
                     }
                 }
                 let value = self.lower_expr(init, None);
+                // A tuple as the value of an `if` or `match`: one value per component.
+                if matches!(strip_parens(init), Expr::If(_) | Expr::Match(_)) {
+                    if let Some(parts) = self.split_branching_value(&value, tuple.elems.len()) {
+                        for (part, p) in parts.into_iter().zip(&tuple.elems) {
+                            self.bind_pattern(p, part);
+                        }
+                        return;
+                    }
+                }
                 self.bind_pattern(pat, value);
             }
             other => self.errors.spanned(

@@ -489,7 +489,13 @@ impl Reverse<'_, '_> {
                             args,
                             by_ref,
                         } => {
-                            let d = quote!(::core::clone::Clone::clone(&#buffer));
+                            // A top-level array's buffer has the call's type (`zeros_like`); one made
+                            // in a loop or branch body is a `Vec`, which the callee may take as `[T; N]`.
+                            let d = if region::top_level_arrays(self.e.f).contains(array) {
+                                quote!(::core::clone::Clone::clone(&#buffer))
+                            } else {
+                                quote!(::autodiff::__private::call_cotangent(&#buffer))
+                            };
                             let site = CallSite::Array(*array);
                             self.call_adjoint(site, callee, args, by_ref, &d, adjoints, code, refs);
                         }

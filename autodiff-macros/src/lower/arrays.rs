@@ -24,7 +24,10 @@ pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
                 Expr::Index(e) => name_of(&e.expr),
                 Expr::Reference(r) => name_of(&r.expr),
                 Expr::MethodCall(m)
-                    if matches!(m.method.to_string().as_str(), "len" | "iter" | "to_vec") =>
+                    if matches!(
+                        m.method.to_string().as_str(),
+                        "len" | "is_empty" | "iter" | "to_vec"
+                    ) =>
                 {
                     name_of(&m.receiver)
                 }
@@ -343,11 +346,27 @@ impl Lowering<'_> {
                 m.span(),
             ));
         }
+        // `f(..).to_vec()`: a copy of the array a call returns.
+        if let (Expr::Call(c), "to_vec", true) =
+            (strip_parens(&m.receiver), name.as_str(), m.args.is_empty())
+        {
+            if !super::is_vec_constructor(c) {
+                let result = self.lower_array_call(c, false, "__returned")?;
+                let Operand::Array(source) = result else {
+                    return Some(result);
+                };
+                return Some(self.new_local_array(ArrayInit::Copy(source), false, hint.clone()));
+            }
+        }
         let array = self.array_operand(&m.receiver)?;
         if let Some(offsets) = self.rows_of(array) {
             if name == "len" && m.args.is_empty() {
                 let rows = self.row_count(offsets);
                 return Some(rows);
+            }
+            if name == "is_empty" && m.args.is_empty() {
+                let rows = self.row_count(offsets);
+                return Some(self.is_zero(rows, hint, m));
             }
             self.errors.spanned(
                 &m.method,
@@ -358,6 +377,10 @@ impl Lowering<'_> {
         }
         Some(match (name.as_str(), m.args.len()) {
             ("len", 0) => self.emit(Value::Len(array), hint.clone(), m.span()),
+            ("is_empty", 0) => {
+                let len = self.emit(Value::Len(array), None, m.span());
+                self.is_zero(len, hint, m)
+            }
             ("push", 1) => {
                 if self.arrays[array.0 as usize].param.is_some()
                     || self.arrays[array.0 as usize].fixed
@@ -387,12 +410,25 @@ impl Lowering<'_> {
                     &m.method,
                     format!(
                         "`.{name}()` is not supported on a slice or `Vec`: index it in a loop, or use `.len()`, \
-                         `.push(..)`, `.to_vec()`"
+                         `.is_empty()`, `.push(..)`, `.to_vec()`"
                     ),
                 );
                 Self::poisoned()
             }
         })
+    }
+
+    /// `len == 0`: what `.is_empty()` of an array or matrix is.
+    fn is_zero(&mut self, len: Operand, hint: &Option<String>, m: &syn::ExprMethodCall) -> Operand {
+        let zero = Operand::Const {
+            tokens: quote::quote!(0),
+            kind: crate::ir::Kind::Int,
+        };
+        self.emit(
+            Value::Binary(syn::parse_quote!(==), len, zero),
+            hint.clone(),
+            m.span(),
+        )
     }
 
     /// `let b = a;` for an array: a `Vec` moves (the name is an alias), a fixed array or an input is copied,

@@ -310,6 +310,96 @@ impl Lowering<'_> {
         self.push_branching(stmt, value)
     }
 
+    /// `let (a, b) = if c { f(x) } else { (y, z) };`: the tuple the last pushed `if` or `match` gives as
+    /// `value` becomes `n` values, one per component, which each branch yields: the elements of a tuple
+    /// it writes, the components of a nested `if`'s value split the same way, or the fields of a call's
+    /// result (whose shape the pattern tells). `None` where `value` is no out of that statement.
+    ///
+    /// ```text
+    /// // Input:                                   // Output (ir):
+    /// let (a, b) = if c { f(x) } else { (y, z) };  a, b = if c { t = f(x); yield t.0, t.1 }
+    ///                                                     else { yield y, z }
+    /// ```
+    pub(super) fn split_branching_value(
+        &mut self,
+        value: &Operand,
+        n: usize,
+    ) -> Option<Vec<Operand>> {
+        let mut stmt = self.stmts.pop()?;
+        let parts = self.split_out(&mut stmt, value, n);
+        self.stmts.push(stmt);
+        parts
+    }
+
+    /// Splits the out `value` of the `if` or `match` `stmt` into `n` outs (see `split_branching_value`).
+    fn split_out(&mut self, stmt: &mut Stmt, value: &Operand, n: usize) -> Option<Vec<Operand>> {
+        let var = value.var()?;
+        let (outs, blocks) = match stmt {
+            Stmt::If {
+                outs,
+                then_block,
+                else_block,
+                ..
+            } => (outs, vec![then_block, else_block]),
+            Stmt::Match { outs, arms, .. } => {
+                (outs, arms.iter_mut().map(|a| &mut a.block).collect())
+            }
+            _ => return None,
+        };
+        let k = outs.iter().position(|o| *o == var)?;
+        let span = self.vars[var.0 as usize].span;
+        for block in blocks {
+            let yielded = block.yields.get(k)?.clone();
+            let parts = self.components(block, &yielded, n, span);
+            block.yields.splice(k..=k, parts);
+        }
+        let parts: Vec<Var> = (0..n).map(|_| self.new_var(None, span)).collect();
+        outs.splice(k..=k, parts.iter().copied());
+        Some(parts.into_iter().map(Operand::Var).collect())
+    }
+
+    /// The `n` components of the tuple `yielded` that `block` yields, computed at the block's end.
+    fn components(
+        &mut self,
+        block: &mut Block,
+        yielded: &Operand,
+        n: usize,
+        span: Span,
+    ) -> Vec<Operand> {
+        if let Some(v) = yielded.var() {
+            let made = block.stmts.iter().rposition(|s| s.defs().contains(&v));
+            // A tuple written in the branch (and named by no one): its elements.
+            if let Some(Stmt::Let {
+                value: crate::ir::Value::Tuple(items),
+                ..
+            }) = made.map(|i| &block.stmts[i])
+            {
+                if items.len() == n && self.vars[v.0 as usize].hint.is_none() {
+                    return items.clone();
+                }
+            }
+            // A nested `if` or `match` (`else if`): split in turn.
+            if let Some(i) =
+                made.filter(|i| matches!(block.stmts[*i], Stmt::If { .. } | Stmt::Match { .. }))
+            {
+                if let Some(parts) = self.split_out(&mut block.stmts[i], yielded, n) {
+                    return parts;
+                }
+            }
+            self.vars[v.0 as usize].tuple_arity = Some(n);
+        }
+        (0..n)
+            .map(|i| {
+                let part = self.new_var(None, span);
+                block.stmts.push(Stmt::Let {
+                    var: part,
+                    value: crate::ir::Value::Field(yielded.clone(), i as u32),
+                });
+                Operand::Var(part)
+            })
+            .collect()
+    }
+
     /// Joins the branches of an `if` or `match`: the statement's value (if it has one) and every variable
     /// that some branch assigned become outs, which each branch yields.
     pub(super) fn merge(

@@ -88,16 +88,24 @@ impl Reverse<'_, '_> {
                     let source = self.e.array_name(*source);
                     quote!(::autodiff::__private::zeros_like(&#source))
                 }
-                // A `Vec` made by a call or a copy: as long as it was (a length read in the region).
-                _ => match self.e.f.arrays[array.0 as usize].length {
-                    Some(length) => {
+                // A `Vec` made by a call or a copy: as long as it was (a length read in the region); a
+                // fixed-size array: of its length.
+                _ => match (
+                    self.e.f.arrays[array.0 as usize].length,
+                    &self.e.f.arrays[array.0 as usize].fixed_len,
+                ) {
+                    (Some(length), _) => {
                         region_refs.insert(length);
                         let length = self.e.name(length);
                         quote!(::std::vec![#zero; #length])
                     }
-                    None => quote!(::core::compile_error!(
-                        "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, a copy of a \
-                         local array or a call cannot be differentiated yet: make it before the loop and write its elements"
+                    (None, Some(len)) if self.e.f.arrays[array.0 as usize].fixed => {
+                        quote!([#zero; #len])
+                    }
+                    (None, _) => quote!(::core::compile_error!(
+                        "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, or a copy of a \
+                         fixed-size array whose length the macro cannot tell, cannot be differentiated yet: make it before \
+                         the loop and write its elements"
                     )),
                 },
             };

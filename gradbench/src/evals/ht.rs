@@ -9,9 +9,6 @@
 //! only, so one tangent of ones on every point's first coordinate gives the first column of every
 //! point's block at once, and likewise the second (GradBench's output puts those two columns first).
 
-// `us.len() == 0` in the objective: the macro rejects `.is_empty()` on a slice.
-#![allow(clippy::len_zero)]
-
 use crate::{input, job, Job};
 use autodiff::differentiable;
 use serde_json::{json, Value};
@@ -73,11 +70,8 @@ pub fn angle_axis_to_rotation(a0: f64, a1: f64, a2: f64) -> [f64; 9] {
 }
 
 /// The rotation `Rz Ry Rx` of a joint's Euler angles, row-major.
-// A `Vec`, not the natural `[f64; 9]`: a call of a function returning an array, bound by `let` in a
-// loop body (`for b in .. { let r = euler_to_rotation(..); .. }`), fails to compile in the generated
-// code (E0308, "expected `&[f64; 9]`, found `&Vec<f64>`"), reported to the lead.
 #[differentiable]
-pub fn euler_to_rotation(tx: f64, ty: f64, tz: f64) -> Vec<f64> {
+pub fn euler_to_rotation(tx: f64, ty: f64, tz: f64) -> [f64; 9] {
     let rx = [
         1.0,
         0.0,
@@ -112,8 +106,7 @@ pub fn euler_to_rotation(tx: f64, ty: f64, tz: f64) -> Vec<f64> {
         1.0,
     ];
     let rzy = mat3_mul(&rz, &ry);
-    let r = mat3_mul(&rzy, &rx);
-    r.to_vec()
+    mat3_mul(&rzy, &rx)
 }
 
 /// The residuals (3 per point) of the points `points` (3 each) against the posed hand: against
@@ -229,7 +222,7 @@ pub fn ht_objective(
     let mut err = vec![0.0; 3 * n];
     for p in 0..n {
         let c = correspondences[p];
-        if us.len() == 0 {
+        if us.is_empty() {
             for j in 0..3 {
                 err[p * 3 + j] = points[p * 3 + j] - posed[c * 3 + j];
             }

@@ -16,8 +16,8 @@
 //! So the outer reverse passes (`rr`, `rf`) are true reverse sweeps through the loop, but the second
 //! derivatives they need from the inner derivative are taken by a forward pass over it: the macro
 //! cannot differentiate a call of a generated `_grad` or `_jvp` inside a `#[differentiable]` body
-//! (writing `let (_, g) = potential_grad(x0, x1, w);` there is rejected: "the macro cannot tell the
-//! shape of this tuple"), so the inner derivative is a `#[custom_gradient]` function whose pullback
+//! (writing `let (_, g) = potential_grad(x0, x1, w);` there is an error saying that nested
+//! differentiation is not supported), so the inner derivative is a `#[custom_gradient]` function whose pullback
 //! is the Hessian-vector product. The Hessian of `p` is symmetric, so that pullback is what reverse
 //! over reverse would compute, by another route.
 
@@ -69,15 +69,13 @@ pub fn force_f<T: Float>(x0: T, x1: T, w: T) -> ((T, T), impl Fn((T, T)) -> (T, 
 }
 
 /// The force by reverse mode ([`force_r`], `inner_reverse`) or forward mode ([`force_f`]).
-// A tuple as the value of an `if` is rejected by the macro ("the macro cannot tell the shape of this
-// tuple"): the reverse branch returns early instead.
 #[differentiable]
 pub fn force<T: Float>(x0: T, x1: T, w: T, inner_reverse: bool) -> (T, T) {
-    if inner_reverse {
-        let (a0, a1) = force_r(x0, x1, w);
-        return (a0, a1);
-    }
-    let (a0, a1) = force_f(x0, x1, w);
+    let (a0, a1) = if inner_reverse {
+        force_r(x0, x1, w)
+    } else {
+        force_f(x0, x1, w)
+    };
     (a0, a1)
 }
 

@@ -77,16 +77,13 @@ pub fn grad_p2_f<T: Float>(
 }
 
 /// The gradient of [`objective`] with respect to `p2` by reverse mode (`inner_reverse`) or forward mode.
-// The natural `if inner_reverse { grad_p2_r(..) } else { grad_p2_f(..) }` as the value of a `let (gx, gy)`
-// is rejected by the macro ("the macro cannot tell the shape of this tuple"): a tuple cannot be the
-// value of an `if`. The reverse branch returns early instead.
 #[differentiable]
 pub fn grad_p2<T: Float>(p1x: T, p1y: T, p2x: T, p2y: T, inner_reverse: bool) -> (T, T) {
-    if inner_reverse {
-        let (gx, gy) = grad_p2_r(p1x, p1y, p2x, p2y);
-        return (gx, gy);
-    }
-    let (gx, gy) = grad_p2_f(p1x, p1y, p2x, p2y);
+    let (gx, gy) = if inner_reverse {
+        grad_p2_r(p1x, p1y, p2x, p2y)
+    } else {
+        grad_p2_f(p1x, p1y, p2x, p2y)
+    };
     (gx, gy)
 }
 
