@@ -61,10 +61,10 @@ pub mod private {
         constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, unflatten_like, Matrix,
     };
     pub use crate::memory::{
-        accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to, call_cotangent,
-        clear, copy_into, cotangent, dot, gradient_buffer, nth, output_cotangent, output_tangent,
-        slot_or_scratch, snapshot, sum, tangent, zero_like, zeros_like, ArrayLike, ArrayTape,
-        FromElements, Tape,
+        accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,
+        call_cotangent, clear, copy_into, cotangent, dot, gradient_buffer, nth, output_cotangent,
+        output_tangent, slot_or_scratch, snapshot, sum, tangent, zero_like, zeros_like, ArrayLike,
+        ArrayTape, FromElements, Tape,
     };
     pub use crate::rules;
     pub use crate::Dual;
