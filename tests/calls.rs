@@ -711,6 +711,13 @@ mod into_callees {
         s
     }
 
+    /// Takes `&Vec`: an array stored at the call comes back as one.
+    #[differentiable]
+    #[allow(clippy::ptr_arg)]
+    pub fn by_vec(v: &Vec<f64>) -> f64 {
+        v[0] * v[1].sin()
+    }
+
     #[differentiable]
     pub fn generic_dot<T: Float>(x: &[T], y: &[T]) -> T {
         let mut s = T::zero();
@@ -721,7 +728,7 @@ mod into_callees {
     }
 }
 
-use into_callees::{fixed, generic_dot, overwrites, restricted, spread, weighted};
+use into_callees::{by_vec, fixed, generic_dot, overwrites, restricted, spread, weighted};
 
 /// Calls in a loop, into a parameter's buffer, a local array's and scalars', with the same array passed
 /// twice, a sub-slice, a fixed array and arguments whose adjoint is already partly accumulated.
@@ -735,6 +742,7 @@ fn calls_into_buffers(p: &[f64], q: f64) -> f64 {
         total += spread(&z, &z) * 0.5;
         total += spread(&p[1..4], &z[0..3]);
         total += generic_dot(&z, p) * q;
+        total += by_vec(&z);
     }
     let a = [p[0], z[1], q];
     total += fixed(&a, q) + overwrites(a, z[2]) + restricted(&z, q) + restricted(p, z[3]);

@@ -1,27 +1,38 @@
 //! What the generated code uses for loops and arrays: the tape on which the forward sweep stores the
 //! values the reverse sweep reads back, and helpers for array adjoints and tangents.
 //!
-//! A tape is a plain typed stack (`Vec<T>`): no dynamic graph and no boxed closures. The macro gives each
+//! A tape is a plain typed stack (its first values inline, then a `Vec<T>`): no dynamic graph and no boxed closures. The macro gives each
 //! stored value its own tape, so the type is inferred from what is pushed and pushes and pops of different
 //! values never need to agree on an order. It is generic over the value type, so a tape of `Dual<f64>`
 //! works as one of `f64` does: second derivatives through loops need nothing else.
 
 use num_traits::Zero;
 
-/// A stack of values the forward sweep stores for the reverse sweep.
+/// How many values a tape holds before it allocates: the loops of small callees (a `logsumexp` over a
+/// few components, called once per data point) then store nothing on the heap.
+const INLINE: usize = 16;
+
+/// A stack of values the forward sweep stores for the reverse sweep: its first [`INLINE`] values in the
+/// tape itself, the rest in a `Vec`.
 #[derive(Debug, Clone)]
 pub struct Tape<T> {
-    values: Vec<T>,
+    inline: [Option<T>; INLINE],
+    len: usize,
+    spilled: Vec<T>,
 }
 
 impl<T> Default for Tape<T> {
     fn default() -> Self {
-        Tape { values: Vec::new() }
+        Tape {
+            inline: [const { None }; INLINE],
+            len: 0,
+            spilled: Vec::new(),
+        }
     }
 }
 
 impl<T> Tape<T> {
-    /// An empty tape. It allocates on the first push.
+    /// An empty tape. It allocates when a value beyond the first [`INLINE`] is pushed.
     #[inline]
     pub fn new() -> Self {
         Tape::default()
@@ -30,7 +41,11 @@ impl<T> Tape<T> {
     /// Stores a value.
     #[inline]
     pub fn push(&mut self, value: T) {
-        self.values.push(value);
+        match self.inline.get_mut(self.len) {
+            Some(slot) => *slot = Some(value),
+            None => self.spilled.push(value),
+        }
+        self.len += 1;
     }
 
     /// Takes back the value stored last.
@@ -41,20 +56,80 @@ impl<T> Tape<T> {
     /// forward sweep pushed. A panic here is a bug in autodiff.
     #[inline]
     pub fn pop(&mut self) -> T {
-        match self.values.pop() {
-            Some(value) => value,
+        let value = match self.len.checked_sub(1) {
+            Some(last) if last < INLINE => self.inline[last].take(),
+            Some(_) => self.spilled.pop(),
+            None => None,
+        };
+        match value {
+            Some(value) => {
+                self.len -= 1;
+                value
+            }
             None => panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it"),
         }
     }
 
     /// How many values are stored.
     pub fn len(&self) -> usize {
-        self.values.len()
+        self.len
     }
 
     /// Is the tape empty?
     pub fn is_empty(&self) -> bool {
-        self.values.is_empty()
+        self.len == 0
+    }
+}
+
+/// The arrays that the forward sweep stores at calls (a local array passed to a call and written after
+/// it), one after another in one buffer: storing one allocates nothing once the buffer has grown, where a
+/// [`Tape`] of copies would allocate one per call.
+#[derive(Debug, Clone)]
+pub struct ArrayTape<T> {
+    values: Vec<T>,
+    starts: Vec<usize>,
+    /// The array read back last.
+    current: Vec<T>,
+}
+
+impl<T> Default for ArrayTape<T> {
+    fn default() -> Self {
+        ArrayTape {
+            values: Vec::new(),
+            starts: Vec::new(),
+            current: Vec::new(),
+        }
+    }
+}
+
+impl<T: Clone> ArrayTape<T> {
+    /// An empty tape.
+    #[inline]
+    pub fn new() -> Self {
+        ArrayTape::default()
+    }
+
+    /// Stores a copy of `array`.
+    #[inline]
+    pub fn push(&mut self, array: &[T]) {
+        self.starts.push(self.values.len());
+        self.values.extend_from_slice(array);
+    }
+
+    /// Takes back the array stored last, as a `Vec` that lives until the next `pop`.
+    ///
+    /// # Panics
+    ///
+    /// If the tape is empty, which generated code never does. A panic here is a bug in autodiff.
+    #[inline]
+    pub fn pop(&mut self) -> &Vec<T> {
+        let Some(start) = self.starts.pop() else {
+            panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it")
+        };
+        self.current.clear();
+        self.current.extend_from_slice(&self.values[start..]);
+        self.values.truncate(start);
+        &self.current
     }
 }
 
@@ -393,6 +468,39 @@ mod tests {
         assert_eq!(tape.pop(), 2.0);
         assert_eq!(tape.pop(), 1.0);
         assert!(tape.is_empty());
+    }
+
+    #[test]
+    fn a_tape_spills_past_its_inline_values_and_back() {
+        let mut tape = Tape::new();
+        for round in 0..3 {
+            // The first round fills the inline values too; later ones push on top of them.
+            let first = if round == 0 { 0 } else { INLINE };
+            for i in first..(INLINE * 3 + round) {
+                tape.push(vec![i]);
+            }
+            for i in (INLINE..(INLINE * 3 + round)).rev() {
+                assert_eq!(tape.pop(), vec![i]);
+            }
+            assert_eq!(tape.len(), INLINE);
+        }
+        for i in (0..INLINE).rev() {
+            assert_eq!(tape.pop(), vec![i]);
+        }
+        assert!(tape.is_empty());
+    }
+
+    #[test]
+    fn an_array_tape_gives_back_the_arrays_last_first() {
+        let mut tape = ArrayTape::new();
+        tape.push(&[1.0, 2.0]);
+        tape.push(&[]);
+        tape.push(&[3.0]);
+        assert_eq!(tape.pop(), &vec![3.0]);
+        assert_eq!(tape.pop(), &Vec::<f64>::new());
+        tape.push(&[4.0, 5.0, 6.0]);
+        assert_eq!(tape.pop(), &vec![4.0, 5.0, 6.0]);
+        assert_eq!(tape.pop(), &vec![1.0, 2.0]);
     }
 
     #[test]

@@ -165,8 +165,19 @@ impl<'a> Emitter<'a> {
 
     /// The declarations of the tapes, at the top of the function.
     pub(crate) fn tape_declarations(&self) -> TokenStream {
-        let tapes = self.tapes.values().chain(self.snapshots.values());
-        quote!(#(let mut #tapes = ::autodiff::__private::Tape::new();)*)
+        let tapes = self.tapes.values();
+        // A fixed-size array is stored by value; a slice or `Vec` into one buffer (`ArrayTape`).
+        let (fixed, flat): (Vec<_>, Vec<_>) = self
+            .snapshots
+            .iter()
+            .partition(|((_, array), _)| self.f.arrays[array.0 as usize].fixed);
+        let fixed = fixed.into_iter().map(|(_, tape)| tape);
+        let flat = flat.into_iter().map(|(_, tape)| tape);
+        quote! {
+            #(let mut #tapes = ::autodiff::__private::Tape::new();)*
+            #(let mut #fixed = ::autodiff::__private::Tape::new();)*
+            #(let mut #flat = ::autodiff::__private::ArrayTape::new();)*
+        }
     }
 
     /// `tape.push(copy of array);` for each array that the call `site` reads and that is snapshot.
@@ -176,7 +187,11 @@ impl<'a> Emitter<'a> {
             .range((site, Array(0))..=(site, Array(u32::MAX)))
             .map(|((_, array), tape)| {
                 let name = self.array_name(*array);
-                quote!(#tape.push(::autodiff::__private::snapshot(&#name));)
+                if self.f.arrays[array.0 as usize].fixed {
+                    quote!(#tape.push(::autodiff::__private::snapshot(&#name));)
+                } else {
+                    quote!(#tape.push(&#name[..]);)
+                }
             });
         quote!(#(#pushes)*)
     }
