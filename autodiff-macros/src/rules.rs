@@ -67,6 +67,12 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
         Value::Binary(op, l, r) => match op {
             BinOp::Add(_) => each(vec![Some(Partial::One), Some(Partial::One)]),
             BinOp::Sub(_) => each(vec![Some(Partial::One), Some(Partial::NegOne)]),
+            // x * x: one partial, 2x, rather than x for each side (`d * (x + x)`, exactly `d * x + d * x`
+            // but for rounding in the subnormal range, in two operations instead of three).
+            BinOp::Mul(_) if l.var().is_some() && l.var() == r.var() => {
+                let x = wanted[0].then(|| cx.operand(l));
+                each(vec![x.map(|x| Partial::Times(quote!((#x + #x)))), None])
+            }
             BinOp::Mul(_) => {
                 let (l_tokens, r_tokens) = (
                     wanted[1].then(|| cx.operand(l)),

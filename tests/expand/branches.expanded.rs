@@ -62,9 +62,8 @@ fn __branchy_vjp_into(x: f64, k: i32, d_ret: f64, grad: &mut f64) -> f64 {
     } else {
         __d_y_2_4
     };
-    let __d_x_1 = __d_x + __d_y_1 * x;
-    let __d_x_2 = __d_x_1 + __d_y_1 * x;
-    *__grad_x = __d_x_2;
+    let __d_x_1 = __d_x + __d_y_1 * (x + x);
+    *__grad_x = __d_x_1;
     __v6
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
@@ -79,7 +78,7 @@ fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
 fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
     let y = x * x;
-    let __dot_y = __dot_x * x + __dot_x * x;
+    let __dot_y = __dot_x * (x + x);
     let __v0 = y > 1.0;
     let (y_2, __dot_y_2) = if __v0 {
         let y_1 = y.sqrt();

@@ -20,9 +20,8 @@ fn square_grad_into(x: f64, grad: &mut f64) -> f64 {
 fn __square_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
     let __grad_x = grad;
     let __v0 = x * x;
-    let __d_x = d_ret * x;
-    let __d_x_1 = __d_x + d_ret * x;
-    *__grad_x = __d_x_1;
+    let __d_x = d_ret * (x + x);
+    *__grad_x = __d_x;
     __v0
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
@@ -37,7 +36,7 @@ fn square_vjp(x: f64, d_ret: f64) -> (f64, f64) {
 fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
     let __dot_x = tangent;
     let __v0 = x * x;
-    let __dot_v0 = __dot_x * x + __dot_x * x;
+    let __dot_v0 = __dot_x * (x + x);
     (__v0, __dot_v0)
 }
 #[doc(hidden)]

@@ -195,16 +195,14 @@ fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
         let __v10 = s_1 + __v9;
         let __v11 = b * b;
         let s_2 = __v10 + __v11;
-        let __d_b = __d_s_1 * b;
-        let __d_b_1 = __d_b + __d_s_1 * b;
+        let __d_b = __d_s_1 * (b + b);
         let __d_v8 = __d_s_1 * a;
         let __d_a = __d_s_1 * __v8;
         let __d_a_1 = __d_a + __d_v8 * hundred;
-        let __d_v5 = -__d_b_1;
+        let __d_v5 = -__d_b;
         let __d_v6 = -__d_a_1;
-        let __d_v5_1 = __d_v5 + __d_v6 * __v5;
-        let __d_v5_2 = __d_v5_1 + __d_v6 * __v5;
-        ::autodiff::__private::add_to(&mut __window_x_0, __d_v5_2);
+        let __d_v5_1 = __d_v5 + __d_v6 * (__v5 + __v5);
+        ::autodiff::__private::add_to(&mut __window_x_0, __d_v5_1);
         ::autodiff::__private::add_to(&mut __window_x_1, __d_a_1);
         ::autodiff::__private::add_to(&mut __d_x[__i], __window_x_0);
         (__window_x_0, __window_x_1) = (
@@ -243,7 +241,7 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
         let __v5 = x[__i];
         let __dot_v5 = __dot_x[__i];
         let __v6 = __v5 * __v5;
-        let __dot_v6 = __dot_v5 * __v5 + __dot_v5 * __v5;
+        let __dot_v6 = __dot_v5 * (__v5 + __v5);
         let a = __v4 - __v6;
         let __dot_a = __dot_v4 - __dot_v6;
         let __v7 = T::one();
@@ -256,7 +254,7 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
         let __v10 = s_1 + __v9;
         let __dot_v10 = __dot_s_1 + __dot_v9;
         let __v11 = b * b;
-        let __dot_v11 = __dot_b * b + __dot_b * b;
+        let __dot_v11 = __dot_b * (b + b);
         let s_2 = __v10 + __v11;
         let __dot_s_2 = __dot_v10 + __dot_v11;
         (s_1, __dot_s_1) = (s_2, __dot_s_2);
@@ -430,9 +428,8 @@ fn __squares_vjp_into(x: &[f64], d_ret: Vec<f64>, grad: &mut [f64]) -> Vec<f64> 
         let __v1 = x[__i];
         __pushed_out -= 1;
         let __d_v2 = __d_out[__pushed_out];
-        let __d_v1 = __d_v2 * __v1;
-        let __d_v1_1 = __d_v1 + __d_v2 * __v1;
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1_1);
+        let __d_v1 = __d_v2 * (__v1 + __v1);
+        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
     }
     out
 }
@@ -454,7 +451,7 @@ fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>)
         let __v1 = x[__i];
         let __dot_v1 = __dot_x[__i];
         let __v2 = __v1 * __v1;
-        let __dot_v2 = __dot_v1 * __v1 + __dot_v1 * __v1;
+        let __dot_v2 = __dot_v1 * (__v1 + __v1);
         let __v3 = out.len();
         out.push(__v2);
         __dot_out.push(__dot_v2);
