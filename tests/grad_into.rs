@@ -197,3 +197,34 @@ fn calls_of_slice_callees_allocate_nothing() {
         "two_steps",
     );
 }
+
+#[differentiable]
+fn running_product(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    for i in 0..x.len() {
+        p *= x[i];
+    }
+    p
+}
+
+/// A loop whose trip count is known when it starts reserves its tape once: one allocation, not one per
+/// doubling of the tape (and none for the first 16 values).
+#[test]
+fn a_counted_loop_reserves_its_tape_once() {
+    for (n, expected) in [(10, 0), (1000, 1)] {
+        let x: Vec<f64> = (0..n).map(|i| 1.0 + 0.001 * i as f64).collect();
+        let mut grad = vec![0.0; n];
+        let allocations = allocations_during(|| {
+            running_product_grad_into(&x, &mut grad);
+        });
+        assert!(
+            allocations == expected || !OPTIMISED,
+            "{allocations} allocations for n = {n}"
+        );
+        let (_, expected_grad) = running_product_grad(&x);
+        assert_eq!(grad, expected_grad);
+    }
+    let x = [0.5, -1.5, 2.0, 0.25];
+    let (_, grad) = running_product_grad(&x);
+    assert_fd_gradient(running_product, &x, &grad, "running_product");
+}

@@ -12,6 +12,9 @@ use num_traits::Zero;
 /// few components, called once per data point) then store nothing on the heap.
 const INLINE: usize = 16;
 
+/// The most values [`Tape::reserve`] makes room for at once; beyond it, a tape grows as it is filled.
+pub const MAX_RESERVED: usize = 1 << 24;
+
 /// A stack of values the forward sweep stores for the reverse sweep: its first [`INLINE`] values in the
 /// tape itself, the rest in a `Vec`.
 #[derive(Debug, Clone)]
@@ -46,6 +49,15 @@ impl<T> Tape<T> {
             None => self.spilled.push(value),
         }
         self.len += 1;
+    }
+
+    /// Makes room for `additional` more values (at most [`MAX_RESERVED`] at once): a loop whose trip
+    /// count is known reserves its tape when it starts, so that the tape does not grow step by step.
+    #[inline]
+    pub fn reserve(&mut self, additional: usize) {
+        let spilled = self.len.saturating_add(additional).saturating_sub(INLINE);
+        let more = spilled.saturating_sub(self.spilled.len()).min(MAX_RESERVED);
+        self.spilled.reserve(more);
     }
 
     /// Takes back the value stored last.

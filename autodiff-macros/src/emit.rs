@@ -617,10 +617,12 @@ impl<'a> Emitter<'a> {
             Some(f) => (f.before.clone(), f.inside.clone(), f.after.clone()),
             None => Default::default(),
         };
+        let reserve = self.reservations(l);
         let code = quote! {
             #fused_before
             #(let mut #phis = #inits;)*
             #counter
+            #reserve
             #header {
                 #cond
                 #phi_pushes
@@ -639,6 +641,93 @@ impl<'a> Emitter<'a> {
             .chain(l.range.as_ref().map(|(_, i)| *i))
             .collect();
         (code, free.difference(&inner).copied().collect())
+    }
+
+    /// The tapes a `for` loop over a range fills, reserved when it starts: each tape pushed on in every
+    /// iteration (outside branches) gets room for the loop's trip count times those of the loops around
+    /// the push inside it, where those are `for` loops over ranges whose bounds are known when `l` starts.
+    /// A loop that may `break` reserves nothing, and so does a loop inside another (whose tapes the
+    /// outermost loop reserves for, where it can: reserving again at every start of an inner loop costs
+    /// more than it saves).
+    ///
+    /// ```text
+    /// // Input:                              // Output (forward sweep):
+    /// for n in 0..m {                        __tape_v9.reserve(size_hint(&(0..m)).0
+    ///     for j in 0..hidden { .. a.tanh() }     .saturating_mul(size_hint(&(0..hidden)).0));
+    /// }                                      for n in 0..m { .. __tape_v9.push(__v9); .. }
+    /// ```
+    fn reservations(&self, l: &Loop) -> TokenStream {
+        let outermost = self
+            .f
+            .body
+            .stmts
+            .iter()
+            .any(|s| matches!(s, Stmt::Loop(x) if x.trips == l.trips));
+        if !outermost {
+            return TokenStream::new();
+        }
+        let mut inside = BTreeSet::new();
+        collect_defs(&l.body, &mut inside);
+        inside.extend(l.phis.iter().copied());
+        inside.extend(l.range.as_ref().map(|(_, index)| *index));
+        let mut found = Vec::new();
+        if let Some(trips) = self.trips_hint(l, None) {
+            self.reservations_in(l, vec![trips], &inside, &mut found);
+        }
+        let reserves = found.into_iter().map(|(tape, factors)| {
+            let count = factors
+                .into_iter()
+                .reduce(|a, b| quote!(#a.saturating_mul(#b)))
+                .unwrap_or_else(|| quote!(0usize));
+            quote!(#tape.reserve(#count);)
+        });
+        quote!(#(#reserves)*)
+    }
+
+    /// The trip count of `l` as it starts (`size_hint` of its range), if it is a `for` over a range that
+    /// runs to its end and whose bounds are not among `inside` (values defined in an enclosing loop).
+    fn trips_hint(&self, l: &Loop, inside: Option<&BTreeSet<Var>>) -> Option<TokenStream> {
+        let (range, _) = l.range.as_ref()?;
+        if l.exit_flag.is_some() || l.cond.is_some() {
+            return None;
+        }
+        let bounds = [Some(&range.start), Some(&range.end), range.step.as_ref()];
+        let known = bounds
+            .iter()
+            .flatten()
+            .filter_map(|o| o.var())
+            .all(|v| inside.is_none_or(|inside| !inside.contains(&v)));
+        known.then(|| {
+            let iterator = self.range_iterator(range);
+            quote!(::core::iter::Iterator::size_hint(&(#iterator)).0)
+        })
+    }
+
+    /// The tapes of `reservations` pushed in `l`'s body and the loops nested in it, with the trip counts
+    /// (`factors`) around them.
+    fn reservations_in(
+        &self,
+        l: &Loop,
+        factors: Vec<TokenStream>,
+        inside: &BTreeSet<Var>,
+        found: &mut Vec<(Ident, Vec<TokenStream>)>,
+    ) {
+        let mut pushed: Vec<Var> = l.phis.clone();
+        for stmt in &l.body.stmts {
+            pushed.extend(stmt.defs());
+            if let Stmt::Loop(inner) = stmt {
+                if let Some(trips) = self.trips_hint(inner, Some(inside)) {
+                    let mut nested = factors.clone();
+                    nested.push(trips);
+                    self.reservations_in(inner, nested, inside, found);
+                }
+            }
+        }
+        for var in pushed {
+            if let Some(tape) = self.tapes.get(&var) {
+                found.push((tape.clone(), factors.clone()));
+            }
+        }
     }
 
     /// The range of a sub-slice: `a..b`, `a..`, `..b`, `a..=b`.
@@ -800,5 +889,23 @@ impl RuleCtx for Recorder<'_, '_> {
 
     fn fresh(&mut self, base: &str) -> Ident {
         self.emitter.namer.fresh(base)
+    }
+}
+
+/// The values defined anywhere in `block`: its statements', their nested blocks' and nested loops'
+/// carried values and indexes.
+fn collect_defs(block: &Block, defs: &mut BTreeSet<Var>) {
+    for stmt in &block.stmts {
+        defs.extend(stmt.defs());
+        if let Stmt::Loop(l) = stmt {
+            defs.extend(l.phis.iter().copied());
+            defs.extend(l.range.as_ref().map(|(_, index)| *index));
+            if let Some(cond) = &l.cond {
+                collect_defs(cond, defs);
+            }
+        }
+        for inner in stmt.blocks() {
+            collect_defs(inner, defs);
+        }
     }
 }

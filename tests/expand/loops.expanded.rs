@@ -328,6 +328,7 @@ fn __product_vjp_into(x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
     let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
     let __v0 = x.len();
     let mut p = 1.0;
+    __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
     for __i in 0..__v0 {
         __tape_p.push(p);
         let __v1 = x[__i];

@@ -293,6 +293,7 @@ fn __logistic_vjp_into(x: f64, levels: usize, d_ret: f64, grad: &mut f64) -> f64
     let __grad_x = grad;
     let mut __tape_l = ::autodiff::__private::Tape::new();
     let mut l = x;
+    __tape_l.reserve(::core::iter::Iterator::size_hint(&(0..levels)).0);
     for __i in 0..levels {
         __tape_l.push(l);
         let __v0 = 4.0 * l;

@@ -94,6 +94,25 @@ pub fn __softmax_loss_vjp_into<T: Float>(
     let mut z = ::std::vec![__v0; k];
     let total = T::zero();
     let mut total_1 = total;
+    __tape_zmax_1
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..m))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+        );
+    __tape_v8
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..m))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+        );
+    __tape_v11
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..m))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
+        );
+    __tape_sum_1.reserve(::core::iter::Iterator::size_hint(&(0..m)).0);
     for __i in 0..m {
         for __i_1 in 0..k {
             let s = T::zero();
@@ -318,6 +337,25 @@ impl softmax_loss {
         let mut z = ::std::vec![__v0; k];
         let total = T::zero();
         let mut total_1 = total;
+        __tape_zmax_1
+            .reserve(
+                ::core::iter::Iterator::size_hint(&(0..m))
+                    .0
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+            );
+        __tape_v8
+            .reserve(
+                ::core::iter::Iterator::size_hint(&(0..m))
+                    .0
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
+            );
+        __tape_v11
+            .reserve(
+                ::core::iter::Iterator::size_hint(&(0..m))
+                    .0
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
+            );
+        __tape_sum_1.reserve(::core::iter::Iterator::size_hint(&(0..m)).0);
         for __i in 0..m {
             for __i_1 in 0..k {
                 let s = T::zero();
