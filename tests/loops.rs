@@ -1475,3 +1475,43 @@ fn counters_are_recovered_in_the_reverse_sweep() {
         }
     }
 }
+
+/// Reads that an inner loop repeats unchanged (`c[i]` in the loop over `j`) of an array rewritten later
+/// (`c`, in the next `k`): stored once per `i`. At `i == n` the inner loop does not run and `c[i]` would
+/// be out of bounds.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+pub fn repeated_reads(x: &[f64], n: usize) -> f64 {
+    let mut c = vec![0.0; n];
+    let mut total = 0.0;
+    for k in 0..3 {
+        for i in 0..n {
+            c[i] = x[i] * (k as f64 + 1.0) + x[(i + k) % n].sin();
+        }
+        for i in 0..n + 1 {
+            for j in i + 1..n + 1 {
+                total += c[i] * x[j - 1] * c[i].cos();
+            }
+        }
+    }
+    total
+}
+
+#[test]
+fn reads_repeated_by_an_inner_loop_are_stored_once() {
+    let mut state = 0x1234_5678_9abc_def1_u64;
+    let mut uniform = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for n in [1, 2, 5] {
+        for _ in 0..10 {
+            let x: Vec<f64> = (0..n).map(|_| uniform()).collect();
+            let (value, g) = repeated_reads_grad(&x, n);
+            assert_eq!(value, repeated_reads(&x, n));
+            assert_fd_gradient(|p| repeated_reads(p, n), &x, &g, "repeated_reads");
+        }
+    }
+}

@@ -145,6 +145,13 @@ impl<T: Clone> ArrayTape<T> {
     }
 }
 
+/// `array[index]`, or zero where `index` is out of bounds: the value a loop reads in every iteration,
+/// stored before the loop starts, when the loop may not run at all (and the value is then never used).
+#[inline]
+pub fn load_or_zero<T: Zero + Copy>(array: &[T], index: usize) -> T {
+    array.get(index).copied().unwrap_or_else(T::zero)
+}
+
 /// The `t`-th item of `iterator`: the reverse sweep's way back to the index a `for` loop had at its
 /// `t`-th iteration (constant time for ranges).
 ///

@@ -44,6 +44,10 @@ pub(crate) struct Emitter<'a> {
     pub(crate) snapshots: BTreeMap<(CallSite, Array), Ident>,
     /// Loops whose reverse runs inside their forward sweep, by their trip-count value.
     pub(crate) fused: BTreeMap<Var, Fused>,
+    /// Loads that a loop repeats unchanged in every iteration (`a[i]` in a loop over `j`, `a` not
+    /// written in it), stored once before the loop starts rather than once per iteration, by the loop's
+    /// trip-count value: the tape, the array and the index.
+    pub(crate) hoisted: BTreeMap<Var, Vec<(Ident, Array, Operand)>>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -110,6 +114,7 @@ impl<'a> Emitter<'a> {
             tapes: BTreeMap::new(),
             snapshots: BTreeMap::new(),
             fused: BTreeMap::new(),
+            hoisted: BTreeMap::new(),
         }
     }
 
@@ -160,12 +165,13 @@ impl<'a> Emitter<'a> {
 
     /// How many tapes the forward sweep fills.
     pub(crate) fn tape_count(&self) -> usize {
-        self.tapes.len() + self.snapshots.len()
+        self.tapes.len() + self.snapshots.len() + self.hoisted.values().map(Vec::len).sum::<usize>()
     }
 
     /// The declarations of the tapes, at the top of the function.
     pub(crate) fn tape_declarations(&self) -> TokenStream {
-        let tapes = self.tapes.values();
+        let hoisted = self.hoisted.values().flatten().map(|(tape, ..)| tape);
+        let tapes = self.tapes.values().chain(hoisted);
         // A fixed-size array is stored by value; a slice or `Vec` into one buffer (`ArrayTape`).
         let (fixed, flat): (Vec<_>, Vec<_>) = self
             .snapshots
@@ -511,7 +517,17 @@ impl<'a> Emitter<'a> {
                     }
                     let (code, free) = self.primal_loop(l, &need);
                     need.extend(free);
-                    code
+                    // The loads the loop repeats, stored once as it starts (read safely: the loop may not
+                    // run, and then the stored value is never used).
+                    let hoisted = self.hoisted.get(&l.trips).into_iter().flatten();
+                    let pushes: Vec<TokenStream> = hoisted
+                        .map(|(tape, array, index)| {
+                            need.extend(index.var());
+                            let (array, index) = (self.array_name(*array), self.operand(index));
+                            quote!(#tape.push(::autodiff::__private::load_or_zero(&#array, #index));)
+                        })
+                        .collect();
+                    quote!(#(#pushes)* #code)
                 }
             };
             let pushes = self.pushes(&stmt.defs());

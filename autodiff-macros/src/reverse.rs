@@ -73,6 +73,14 @@ struct Reverse<'e, 'a> {
     /// The counters of the loops reversed so far, by the loop's out value: after the loop's reverse, the
     /// counter holds the counter's value before the loop.
     finished_counters: BTreeMap<Var, Ident>,
+    /// The loops (by trip-count value) that are statements of the body of a loop which is itself nested
+    /// in a loop (so reversed by `region`, never fused), with that enclosing loop.
+    parent_loops: BTreeMap<Var, Var>,
+    /// While a loop's body is reversed (`region`): that loop.
+    region_loop: Option<Var>,
+    /// Loads stored once before their loop starts (`Emitter::hoisted`): the loop and the tape, by value;
+    /// the region of the loop around popped them.
+    hoisted_here: BTreeMap<Var, (Var, Ident)>,
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition its code checks. The reference
@@ -168,6 +176,9 @@ fn vjp_body_with(
         counters: BTreeMap::new(),
         counters_used: BTreeSet::new(),
         finished_counters: BTreeMap::new(),
+        parent_loops: parent_loops(f),
+        region_loop: None,
+        hoisted_here: BTreeMap::new(),
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;

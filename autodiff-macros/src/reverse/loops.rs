@@ -185,7 +185,9 @@ impl Reverse<'_, '_> {
             };
             let outer_counters = std::mem::replace(&mut self.counters, counters);
             let outer_used = std::mem::take(&mut self.counters_used);
+            let outer_region = self.region_loop.replace(l.trips);
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
+            self.region_loop = outer_region;
             let counters = std::mem::replace(&mut self.counters, outer_counters);
             let used = std::mem::replace(&mut self.counters_used, outer_used);
             // A counter starts from its value after the loop, and is undone iteration by iteration.

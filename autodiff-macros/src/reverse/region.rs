@@ -111,6 +111,21 @@ impl Reverse<'_, '_> {
             };
             buffers.push(quote!(let mut #buffer = #zeros;));
         }
+        // Loads of a loop in this block stored once before it (`Emitter::hoisted`): popped here.
+        let mut hoisted_pops = Vec::new();
+        region_refs.retain(|v| match self.hoisted_here.get(v) {
+            Some((trips, tape))
+                if block
+                    .stmts
+                    .iter()
+                    .any(|s| matches!(s, Stmt::Loop(l) if l.trips == *trips)) =>
+            {
+                let name = self.e.name(*v);
+                hoisted_pops.push(quote!(let #name = #tape.pop();));
+                false
+            }
+            _ => true,
+        });
         let defs: BTreeMap<Var, &Stmt> = block
             .stmts
             .iter()
@@ -122,8 +137,9 @@ impl Reverse<'_, '_> {
         refs.extend(region_refs.iter().copied().filter(|v| !is_top(v)));
         let (mut remat, mut taped) = (BTreeSet::new(), BTreeSet::new());
         let mut index_needed = false;
+        let mut hoisted = BTreeSet::new();
         while let Some(v) = todo.pop() {
-            if remat.contains(&v) || taped.contains(&v) {
+            if remat.contains(&v) || taped.contains(&v) || hoisted.contains(&v) {
                 continue;
             }
             if index_var == Some(v) {
@@ -148,6 +164,15 @@ impl Reverse<'_, '_> {
                 continue;
             }
             let stmt = defs.get(&v).copied();
+            if let Some(tape) = self.hoist(v, stmt, block, &is_top) {
+                let Some(trips) = self.region_loop else {
+                    continue;
+                };
+                self.hoisted_here.insert(v, (trips, tape));
+                hoisted.insert(v);
+                refs.insert(v);
+                continue;
+            }
             let reads: Option<BTreeSet<Var>> = match stmt {
                 Some(Stmt::Let { value, .. }) if self.recomputable(v, value) => Some(
                     value
@@ -187,7 +212,7 @@ impl Reverse<'_, '_> {
                 }
             }
         }
-        let mut prelude = Vec::new();
+        let mut prelude = hoisted_pops;
         for v in &taped {
             let tape = self.e.tape(*v);
             let name = self.e.name(*v);
@@ -238,6 +263,59 @@ impl Reverse<'_, '_> {
             prelude.push(self.e.primal(&single, &wanted, Mode::Recompute).0);
         }
         quote!(#(#prelude)* #(#buffers)* #(#adjoint_code)* #(#postlude)*)
+    }
+
+    /// Stores the load `v`, which the loop body `block` reads, once before the loop starts instead of once
+    /// per iteration, when every iteration reads the same element: its index is defined before the loop
+    /// and the loop writes no element of the array. Only in a loop whose enclosing loop is reversed by
+    /// `region` (which pops it), and only for a load that could not be read again in the reverse sweep
+    /// (the array is written later). Returns the tape, registered with the loop (`Emitter::hoisted`).
+    ///
+    /// ```text
+    /// // Input:                         // Output:
+    /// for i in 0..d {                   for i in 0..d {          // forward
+    ///     for j in i + 1..d {               __tape_v.push(load_or_zero(&c, i));
+    ///         y[j] += l[k] * c[i];          for j in i + 1..d { .. }
+    ///     }                             }
+    /// }                                 for i in (0..d).rev() {  // reverse
+    ///                                       let __v = __tape_v.pop();
+    ///                                       for j in (i + 1..d).rev() { .. __v .. }
+    ///                                   }
+    /// ```
+    fn hoist(
+        &mut self,
+        v: Var,
+        stmt: Option<&Stmt>,
+        block: &Block,
+        is_top: &dyn Fn(&Var) -> bool,
+    ) -> Option<proc_macro2::Ident> {
+        let trips = self.region_loop?;
+        let Some(Stmt::Let {
+            value: Value::Load { array, index },
+            ..
+        }) = stmt
+        else {
+            return None;
+        };
+        let wanted = self.shortcuts.recompute
+            && self.parent_loops.contains_key(&trips)
+            && self.unsafe_reads.contains(&v)
+            && index.var().is_none_or(|i| !is_top(&i))
+            && !writes_array(block, *array);
+        if !wanted {
+            return None;
+        }
+        let base = format!(
+            "__tape_{}",
+            self.e.name(v).to_string().trim_start_matches('_')
+        );
+        let tape = self.e.namer.fresh(&base);
+        self.e
+            .hoisted
+            .entry(trips)
+            .or_default()
+            .push((tape.clone(), *array, index.clone()));
+        Some(tape)
     }
 
     /// Can `stmt` be recomputed in the reverse sweep: no memory writes, no loops, no unsafe reads?
@@ -356,6 +434,19 @@ impl Reverse<'_, '_> {
                 .iter()
                 .any(|b| b.stmts.iter().any(|s| self.touches_active_arrays(s)))
     }
+}
+
+/// Does `block` write an element of `array` (or make it, or push to it) anywhere?
+fn writes_array(block: &Block, array: Array) -> bool {
+    block.stmts.iter().any(|stmt| {
+        let direct = match stmt {
+            Stmt::Store { array: a, .. }
+            | Stmt::Push { array: a, .. }
+            | Stmt::NewArray { array: a, .. } => *a == array,
+            _ => false,
+        };
+        direct || stmt.blocks().iter().any(|b| writes_array(b, array))
+    })
 }
 
 /// Is `value` a transcendental function, dearer to compute again than to store?
