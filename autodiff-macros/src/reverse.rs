@@ -792,6 +792,37 @@ impl Reverse<'_, '_> {
     }
 }
 
+/// The loops that are statements of the body of a loop nested in another loop, with that loop.
+fn parent_loops(f: &crate::ir::Function) -> BTreeMap<Var, Var> {
+    /// `enclosing`: the loop whose body `block` is, and whether it is a statement of the function body.
+    fn walk(block: &Block, enclosing: Option<(Var, bool)>, found: &mut BTreeMap<Var, Var>) {
+        for stmt in &block.stmts {
+            if let Stmt::Loop(l) = stmt {
+                if let Some((parent, false)) = enclosing {
+                    found.insert(l.trips, parent);
+                }
+                // Only a loop that is a statement of the function body may be fused.
+                walk(&l.body, Some((l.trips, false)), found);
+                continue;
+            }
+            for inner in stmt.blocks() {
+                walk(inner, None, found);
+            }
+        }
+    }
+    let mut found = BTreeMap::new();
+    for stmt in &f.body.stmts {
+        if let Stmt::Loop(l) = stmt {
+            walk(&l.body, Some((l.trips, true)), &mut found);
+        } else {
+            for inner in stmt.blocks() {
+                walk(inner, None, &mut found);
+            }
+        }
+    }
+    found
+}
+
 /// `a + b` for tuples (of tuples) of floats, component by component.
 fn add_tuples(kinds: &[Kind], a: &TokenStream, b: &TokenStream) -> TokenStream {
     let parts = kinds.iter().enumerate().map(|(i, kind)| {
