@@ -33,6 +33,24 @@ pub(crate) struct Slot {
     pub(crate) tangent_ty: Option<TokenStream>,
 }
 
+/// An output parameter (`out: &mut [T]`), as its companion sees it.
+pub(crate) struct Output {
+    pub(crate) ident: Ident,
+    /// The type of its cotangent in `vjp` (`&[T]`, `&[T; N]`) and of its tangent buffer in `jvp`
+    /// (`&mut [T]`, `&mut [T; N]`).
+    pub(crate) cotangent_ty: TokenStream,
+    pub(crate) tangent_ty: TokenStream,
+}
+
+/// What a caller needs of a function with output parameters.
+pub(crate) struct Outputs {
+    pub(crate) outputs: Vec<Output>,
+    /// The cotangent of the returned value when the caller has none: a zero of `R`.
+    pub(crate) zero_ret: TokenStream,
+    /// The function returns `()`: its `jvp` (`vjp`, `jvp` below) returns nothing.
+    pub(crate) returns_unit: bool,
+}
+
 /// What the companion type of a function is made of.
 pub(crate) struct Companion<'a> {
     pub(crate) vis: &'a Visibility,
@@ -50,6 +68,11 @@ pub(crate) struct Companion<'a> {
     /// A method or associated function of an `impl`, where no type can be declared: the two functions
     /// become associated functions `__f_vjp` and `__f_jvp` of the same `impl`.
     pub(crate) method: bool,
+    /// With output parameters, `vjp` takes `d_ret: Option<R>` and then one cotangent per output, and
+    /// `jvp` one tangent buffer per output after `tangents`, as `f_vjp` and `f_jvp` do; the functions
+    /// `vjp` and `jvp` above then take `d_ret: R` and each output's cotangent as `Option<&[T]>`, and the
+    /// tangent buffers (the hidden `__vjp_all` and `__jvp_all`, in which every output is active).
+    pub(crate) outputs: Option<Outputs>,
 }
 
 /// The companion type described by `c`.
@@ -64,6 +87,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         jvp,
         extra,
         method,
+        outputs,
     } = c;
     let where_clause = &generics.where_clause;
     let params: Vec<TokenStream> = slots
@@ -126,6 +150,38 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         [one] => quote!(#one),
         many => quote!((#(#many),*)),
     };
+    // Output parameters: the extra parameters of `vjp` and `jvp`, and how they are passed on.
+    let (d_ret_ty, vjp_extra, vjp_prelude, vjp_passed, jvp_extra, jvp_passed) = match outputs {
+        None => Default::default(),
+        Some(o) => {
+            let d: Vec<Ident> = o
+                .outputs
+                .iter()
+                .map(|out| crate::naming::output_cotangent(&out.ident))
+                .collect();
+            let cotangent_tys = o.outputs.iter().map(|out| &out.cotangent_ty);
+            let tangent_tys = o.outputs.iter().map(|out| &out.tangent_ty);
+            let zero = &o.zero_ret;
+            (
+                Some(quote!(::core::option::Option<#ret>)),
+                quote!(#(, #d: #cotangent_tys)*),
+                quote! {
+                    let #d_ret = match #d_ret {
+                        ::core::option::Option::Some(#d_ret) => #d_ret,
+                        ::core::option::Option::None => #zero,
+                    };
+                },
+                quote!(#(, ::core::option::Option::Some(&#d[..]))*),
+                quote!(#(, #d: #tangent_tys)*),
+                quote!(#(, #d)*),
+            )
+        }
+    };
+    let d_ret_ty = d_ret_ty.unwrap_or_else(|| ret.clone());
+    let jvp_call = match outputs {
+        Some(o) if o.returns_unit => quote!({ #jvp(#(#idents,)* #tangent #jvp_passed); ((), ()) }),
+        _ => quote!(#jvp(#(#idents,)* #tangent #jvp_passed)),
+    };
     if *method {
         let (vjp_name, jvp_name) = (
             crate::naming::method_companion(name, "vjp"),
@@ -137,8 +193,9 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #[doc(hidden)]
             #[inline]
             #[allow(dead_code, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery)]
-            #vis fn #vjp_name #generics (#(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
-                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);
+            #vis fn #vjp_name #generics (#(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+                #vjp_prelude
+                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
                 #unpack_gradient
                 (#value, (#(#cotangent_slots,)*))
             }
@@ -146,9 +203,9 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #[doc(hidden)]
             #[inline]
             #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-            #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
+            #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
-                #jvp(#(#idents,)* #tangent)
+                #jvp_call
             }
         };
     }
@@ -164,16 +221,17 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
 
             #[inline]
             #[allow(clippy::unused_unit, clippy::let_unit_value)]
-            #vis fn vjp #generics (#(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
-                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);
+            #vis fn vjp #generics (#(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+                #vjp_prelude
+                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
                 #unpack_gradient
                 (#value, (#(#cotangent_slots,)*))
             }
 
             #[inline]
-            #vis fn jvp #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
+            #vis fn jvp #generics (#(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
-                #jvp(#(#idents,)* #tangent)
+                #jvp_call
             }
         }
     }

@@ -575,6 +575,7 @@ impl<'a> Items<'a> {
             jvp: quote!(#jvp),
             extra: TokenStream::new(),
             method: false,
+            outputs: None,
         })
     }
 
@@ -591,6 +592,7 @@ impl<'a> Items<'a> {
             jvp: quote!(Self::#jvp),
             extra: derivatives,
             method: false,
+            outputs: None,
         })
     }
 }

@@ -111,8 +111,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .plain()
                 .then(|| crate::jacobian::jacobian(&item, &sig))
                 .flatten();
-            // Calls of a function with output parameters are not differentiated yet: no companion.
-            let companion = (sig.outputs().count() == 0).then(|| generated.companion());
+            let companion = generated.companion();
             let alias = (!generated.method).then(|| generic_alias(&item)).flatten();
             quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #alias #higher)
         }
@@ -171,7 +170,12 @@ fn float_calls(f: &Function, activity: &Activity) -> Vec<String> {
             | crate::ir::Stmt::NewArray {
                 init: crate::ir::ArrayInit::Call { callee, args, .. },
                 ..
-            } if floats(args) => Some(callee.path.to_token_stream().to_string()),
+            }
+            | crate::ir::Stmt::CallOut { callee, args, .. }
+                if floats(args) =>
+            {
+                Some(callee.path.to_token_stream().to_string())
+            }
             _ => None,
         })
         .collect();
@@ -639,31 +643,22 @@ impl<'a> Generated<'a> {
 
     /// The type `f` beside `f` through which other differentiable functions call it.
     fn companion(&self) -> TokenStream {
-        let slots: Vec<companion::Slot> = self
-            .sig
-            .params
-            .iter()
-            .map(|p| companion::Slot {
-                ident: p.ident.clone(),
-                ty: p.ty.clone(),
-                active: p.through_calls(),
-                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
-            })
-            .collect();
+        let slots = companion_slots(self.sig);
         let name = &self.item.sig.ident;
+        let outputs = companion_outputs(self.sig, &self.sibling(name));
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         // `wrt(..)` chooses what `f_grad` returns; a caller differentiates through every float
         // parameter (as `jax.grad`'s `argnums` does), so the companion derives with all of them active.
+        // So do the callers of a function with output parameters, which need the cotangent of each
+        // output's incoming value (zero where the function overwrites it).
         let restricted = self
             .sig
             .params
             .iter()
-            .any(|p| p.through_calls() && !p.active);
+            .any(|p| p.through_calls() && !p.active)
+            || outputs.is_some();
         let (vjp, jvp, extra) = if restricted {
-            let mut all = self.sig.clone();
-            for p in &mut all.params {
-                p.active = p.through_calls();
-            }
+            let all = all_active(self.sig);
             let float_params = self.float_params.clone();
             let flat_all = self
                 .flat
@@ -691,11 +686,12 @@ impl<'a> Generated<'a> {
             } else {
                 (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
             };
+            let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
             let extra = quote! {
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-                fn #vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
+                fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause { #vjp_body }
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-                fn #jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
+                fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause { #jvp_body }
             };
             (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
         } else {
@@ -711,6 +707,7 @@ impl<'a> Generated<'a> {
             jvp,
             extra,
             method: self.method,
+            outputs,
         })
     }
 
@@ -756,6 +753,99 @@ impl<'a> Generated<'a> {
         );
         quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item)
     }
+}
+
+/// The companion's slot of each parameter: every float and array parameter is differentiated through
+/// calls.
+fn companion_slots(sig: &Signature) -> Vec<companion::Slot> {
+    let all = all_active(sig);
+    all.params
+        .iter()
+        .map(|p| companion::Slot {
+            ident: p.ident.clone(),
+            ty: p.ty.clone(),
+            active: p.active,
+            tangent_ty: p.active.then(|| p.grad_ty.to_token_stream()),
+        })
+        .collect()
+}
+
+/// `sig` with every parameter a caller differentiates through active, output parameters included (their
+/// gradient, the cotangent of the incoming value, is then a `Vec<T>` whatever the output's shape).
+fn all_active(sig: &Signature) -> Signature {
+    let mut all = sig.clone();
+    for p in &mut all.params {
+        p.active = p.through_calls();
+        if p.output {
+            let elem = Signature::element_type(p);
+            p.grad_ty = syn::parse_quote!(::std::vec::Vec<#elem>);
+        }
+    }
+    all
+}
+
+/// For a function with output parameters, what its companion needs to know of them.
+/// `function` is the path to the function itself.
+fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companion::Outputs> {
+    let outputs: Vec<companion::Output> = sig
+        .outputs()
+        .map(|p| companion::Output {
+            ident: p.ident.clone(),
+            cotangent_ty: Signature::output_buffer_type(p, false),
+            tangent_ty: Signature::output_buffer_type(p, true),
+        })
+        .collect();
+    if outputs.is_empty() {
+        return None;
+    }
+    let zero_ret = match &sig.ret_kind {
+        // A returned array's zero cotangent has its length, known once the function has run: it runs on
+        // copies of the outputs (only where a caller drops such a function's array result).
+        crate::ir::Kind::Array => {
+            let args = sig.params.iter().map(|p| {
+                let ident = &p.ident;
+                if p.output {
+                    quote!(&mut ::autodiff::__private::snapshot(&*#ident))
+                } else {
+                    quote!(::core::clone::Clone::clone(&#ident))
+                }
+            });
+            quote!(::autodiff::__private::zeros_like(&#function(#(#args),*)))
+        }
+        crate::ir::Kind::Unit => quote!(()),
+        kind => Emitter::zero_of(kind),
+    };
+    Some(companion::Outputs {
+        outputs,
+        zero_ret,
+        returns_unit: sig.returns_unit(),
+    })
+}
+
+/// The output parameters' extra parameters of the hidden `__vjp_all` and `__jvp_all` of `sig` (each
+/// output's cotangent as `Option<&[T]>`, its tangent buffer), and `__jvp_all`'s return type.
+fn output_parameters(sig: &Signature) -> (TokenStream, TokenStream, TokenStream) {
+    let cotangents = sig.outputs().map(|p| {
+        let (d, elem) = (
+            naming::output_cotangent(&p.ident),
+            Signature::element_type(p),
+        );
+        quote!(, #d: ::core::option::Option<&[#elem]>)
+    });
+    let tangents = sig.outputs().map(|p| {
+        let (d, ty) = (
+            naming::output_tangent(&p.ident),
+            Signature::output_buffer_type(p, true),
+        );
+        quote!(, #d: #ty)
+    });
+    let ret = &sig.ret_ty;
+    let jvp_ret = if sig.returns_unit() {
+        quote!(())
+    } else {
+        quote!((#ret, #ret))
+    };
+    (quote!(#(#cotangents)*), quote!(#(#tangents)*), jvp_ret)
 }
 
 /// The body of `f_vjp` for the declared signature `sig`: the reverse sweep over the inputs, and with
@@ -844,108 +934,164 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
     };
     let buffers = sig.map(Signature::gradient_into_type);
     let existing: Vec<&syn::GenericParam> = generics.params.iter().collect();
+    let fixed = |name: &str| format_ident!("{}", name, span = proc_macro2::Span::mixed_site());
     let stub = |suffix: &str,
-                extra: Option<(&str, TokenStream)>,
+                extra: Vec<(Ident, TokenStream)>,
                 ret: TokenStream,
-                placeholders: &[&str]| {
+                placeholders: &[String]| {
         let stub_name = format_ident!("{}_{}", name, suffix, span = name.span());
         let placeholders: Vec<Ident> = placeholders
             .iter()
             .map(|p| format_ident!("{}", p))
             .collect();
-        let extra = extra.map(|(param, ty)| {
-            let param = format_ident!("{}", param, span = proc_macro2::Span::mixed_site());
-            quote!(#param: #ty)
-        });
+        let extra = extra.iter().map(|(param, ty)| quote!(#param: #ty));
         quote! {
             #[allow(unused_variables, clippy::diverging_sub_expression)]
-            #vis fn #stub_name <#(#existing,)* #(#placeholders),*> (#(#param_list,)* #extra) -> #ret #where_clause {
+            #vis fn #stub_name <#(#existing,)* #(#placeholders),*> (#(#param_list,)* #(#extra),*) -> #ret #where_clause {
                 ::core::panic!("`#[differentiable]` reported a compile error for this function")
             }
         }
     };
-    let (grad, vjp, jvp) = match &shaped {
-        Some((ret, gradient)) => (
-            scalar.then(|| stub("grad", None, quote!((#ret, #gradient)), &[])),
-            stub(
-                "vjp",
-                Some(("d_ret", ret.clone())),
-                quote!((#ret, #gradient)),
-                &[],
-            ),
-            stub(
-                "jvp",
-                Some(("tangent", gradient.clone())),
-                quote!((#ret, #ret)),
-                &[],
-            ),
-        ),
-        // Shapes unknown: generic placeholders that any call site can infer, so callers get no errors.
-        None => (
-            Some(stub(
-                "grad",
-                None,
-                quote!((__Value, __Gradient)),
-                &["__Value", "__Gradient"],
-            )),
-            stub(
-                "vjp",
-                Some(("d_ret", quote!(__Cotangent))),
-                quote!((__Value, __Gradient)),
-                &["__Cotangent", "__Value", "__Gradient"],
-            ),
-            stub(
-                "jvp",
-                Some(("tangent", quote!(__Tangent))),
-                quote!((__Value, __Output)),
-                &["__Tangent", "__Value", "__Output"],
-            ),
-        ),
+    let placeholders =
+        |names: &[&str]| -> Vec<String> { names.iter().map(|n| n.to_string()).collect() };
+    let (grad, vjp, jvp) = match (&shaped, sig) {
+        (Some((ret, gradient)), Some(sig)) => {
+            // Output parameters: a cotangent each for `f_vjp` (no `d_ret`, and no value, when `R` is
+            // `()`), a tangent buffer each for `f_jvp` (which then returns `()`).
+            let unit = sig.returns_unit();
+            let mut vjp_extra: Vec<(Ident, TokenStream)> = Vec::new();
+            if !unit {
+                vjp_extra.push((fixed("d_ret"), ret.clone()));
+            }
+            let mut jvp_extra = vec![(fixed("tangent"), gradient.clone())];
+            for p in sig.outputs() {
+                let d = naming::output_cotangent(&p.ident);
+                vjp_extra.push((d.clone(), Signature::output_buffer_type(p, false)));
+                jvp_extra.push((d, Signature::output_buffer_type(p, true)));
+            }
+            let (vjp_ret, jvp_ret) = if unit {
+                (gradient.clone(), quote!(()))
+            } else {
+                (quote!((#ret, #gradient)), quote!((#ret, #ret)))
+            };
+            (
+                scalar.then(|| stub("grad", Vec::new(), quote!((#ret, #gradient)), &[])),
+                stub("vjp", vjp_extra, vjp_ret, &[]),
+                stub("jvp", jvp_extra, jvp_ret, &[]),
+            )
+        }
+        // Shapes unknown: generic placeholders that any call site can infer, so callers get no errors;
+        // one more for each `&mut` parameter (an output's cotangent or tangent buffer).
+        _ => {
+            let outputs: Vec<String> = params
+                .iter()
+                .filter(|ty| {
+                    syn::parse2::<syn::TypeReference>((*ty).clone())
+                        .is_ok_and(|r| r.mutability.is_some())
+                })
+                .enumerate()
+                .map(|(i, _)| format!("__Output{i}"))
+                .collect();
+            let output_params: Vec<(Ident, TokenStream)> = outputs
+                .iter()
+                .enumerate()
+                .map(|(i, ty)| {
+                    let ty = format_ident!("{}", ty);
+                    (fixed(&format!("d_output{i}")), quote!(#ty))
+                })
+                .collect();
+            let with_outputs = |names: &[&str]| {
+                let mut all = placeholders(names);
+                all.extend(outputs.iter().cloned());
+                all
+            };
+            let mut vjp_extra = vec![(fixed("d_ret"), quote!(__Cotangent))];
+            vjp_extra.extend(output_params.iter().cloned());
+            let mut jvp_extra = vec![(fixed("tangent"), quote!(__Tangent))];
+            jvp_extra.extend(output_params.iter().cloned());
+            (
+                Some(stub(
+                    "grad",
+                    Vec::new(),
+                    quote!((__Value, __Gradient)),
+                    &placeholders(&["__Value", "__Gradient"]),
+                )),
+                stub(
+                    "vjp",
+                    vjp_extra,
+                    quote!((__Value, __Gradient)),
+                    &with_outputs(&["__Cotangent", "__Value", "__Gradient"]),
+                ),
+                stub(
+                    "jvp",
+                    jvp_extra,
+                    quote!((__Value, __Output)),
+                    &with_outputs(&["__Tangent", "__Value", "__Output"]),
+                ),
+            )
+        }
     };
     // The companion too, so that a differentiable caller of `f` gets no error of its own (with `wrt(..)`
-    // restricting the gradient, the stubs' shapes differ from the companion's: no companion then).
-    let unrestricted = sig.filter(|sig| sig.params.iter().all(|p| p.active || !p.through_calls()));
+    // restricting the gradient, the stubs' shapes differ from the companion's: no companion then). A
+    // function with output parameters has its companion's hidden functions stubbed too.
+    let unrestricted = sig.filter(|sig| {
+        sig.outputs().next().is_some() || sig.params.iter().all(|p| p.active || !p.through_calls())
+    });
     let companion = unrestricted.map(|sig| {
-        let slots: Vec<companion::Slot> = sig
-            .params
-            .iter()
-            .map(|p| companion::Slot {
-                ident: p.ident.clone(),
-                ty: p.ty.clone(),
-                active: p.through_calls(),
-                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
-            })
-            .collect();
-        let (vjp, jvp) = (
-            signature::derived_name(item, "vjp"),
-            signature::derived_name(item, "jvp"),
-        );
+        let slots = companion_slots(sig);
+        let outputs = companion_outputs(sig, &name.to_token_stream());
+        let (vjp, jvp, extra) = if outputs.is_some() {
+            let all = all_active(sig);
+            let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
+            let (ret, gradient) = (&all.ret_ty, all.gradient_type());
+            let params = all.params.iter().map(|p| signature::declare(&p.ident, &p.ty));
+            let params: Vec<TokenStream> = params.collect();
+            let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
+            let extra = quote! {
+                #[allow(unused, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+                fn __vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause {
+                    ::core::panic!("`#[differentiable]` reported a compile error for this function")
+                }
+                #[allow(unused, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+                fn __jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause {
+                    ::core::panic!("`#[differentiable]` reported a compile error for this function")
+                }
+            };
+            (quote!(Self::__vjp_all), quote!(Self::__jvp_all), extra)
+        } else {
+            let (vjp, jvp) = (
+                signature::derived_name(item, "vjp"),
+                signature::derived_name(item, "jvp"),
+            );
+            (quote!(#vjp), quote!(#jvp), TokenStream::new())
+        };
         companion::companion(&companion::Companion {
             vis: &item.vis,
             name: &item.sig.ident,
             generics: &item.sig.generics,
             slots: &slots,
             ret: sig.ret_ty.to_token_stream(),
-            vjp: quote!(#vjp),
-            jvp: quote!(#jvp),
-            extra: TokenStream::new(),
+            vjp,
+            jvp,
+            extra,
             method: false,
+            outputs,
         })
     });
     let grad_into = match (&shaped, &buffers) {
         (Some((ret, _)), Some(buffers)) => scalar.then(|| {
             stub(
                 "grad_into",
-                Some(("grad", buffers.clone())),
+                vec![(fixed("grad"), buffers.clone())],
                 ret.clone(),
                 &[],
             )
         }),
         _ => Some(stub(
             "grad_into",
-            Some(("grad", quote!(__Buffers))),
+            vec![(fixed("grad"), quote!(__Buffers))],
             quote!(__Value),
-            &["__Buffers", "__Value"],
+            &placeholders(&["__Buffers", "__Value"]),
         )),
     };
     quote!(#grad #grad_into #vjp #jvp #companion)

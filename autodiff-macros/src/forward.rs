@@ -253,6 +253,12 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
                 added.extend(active_vars(stmt.operands()));
             }
         }
+        Stmt::CallOut { var, .. } => {
+            let written = stmt.written_arrays();
+            if need.contains(var) || written.iter().any(|a| activity.is_active_array(*a)) {
+                added.extend(active_vars(stmt.operands()));
+            }
+        }
         Stmt::Loop(l) => {
             added.extend(
                 loop_values(l)
@@ -310,7 +316,7 @@ fn primal_needed(
                 added.extend(value.operands().into_iter().filter_map(Operand::var));
             }
         }
-        Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } => {
+        Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } | Stmt::CallOut { .. } => {
             added.extend(stmt.operands().into_iter().filter_map(Operand::var));
         }
         Stmt::Loop(l) => {
@@ -471,8 +477,93 @@ impl Forward<'_, '_> {
                 }
                 Stmt::NewArray { array, init } => self.new_array(*array, init, code),
                 Stmt::Loop(l) => self.loop_(l, code),
+                Stmt::CallOut { .. } => self.call_out(stmt, code),
             }
         }
+    }
+
+    // Input:  rhs(&y, p, &mut k);
+    // Output: let (_, _) = rhs::jvp(&y, p, &mut k, (__dot_y.clone().into(), .., __dot_k.clone().into()),
+    //                               &mut __dot_k);
+    /// A call that writes output buffers: the callee's companion `jvp` takes the tangents of the
+    /// arguments (a buffer's incoming tangent among them) and writes each buffer's new tangent.
+    fn call_out(&mut self, stmt: &Stmt, code: &mut Vec<TokenStream>) {
+        let Stmt::CallOut {
+            var,
+            callee,
+            args,
+            by_ref,
+            written,
+        } = stmt
+        else {
+            return;
+        };
+        let activity = self.e.activity;
+        let written_arrays = stmt.written_arrays();
+        let active = args.iter().any(|a| activity.is_active(a))
+            || written_arrays.iter().any(|a| activity.is_active_array(*a));
+        let name = self
+            .primal
+            .contains(var)
+            .then(|| self.e.name(*var).to_token_stream());
+        if !active {
+            let call = self.e.call_out_expr(callee, args, by_ref, written);
+            code.push(match name {
+                Some(name) => quote!(let #name = #call;),
+                None => quote!(#call;),
+            });
+            return;
+        }
+        let mut tangents = self.call_tangents(args);
+        // A buffer's incoming tangent: a copy, as the companion takes it (`Vec<T>`).
+        for ((arg, w), tangent) in args.iter().zip(written).zip(&mut tangents) {
+            if let (Operand::Array(a), true) = (arg, w) {
+                *tangent = if !activity.is_float_array(*a) {
+                    quote!(())
+                } else if activity.is_active_array(*a) {
+                    let t = self.array_tangent(*a);
+                    quote!(::autodiff::__private::snapshot(&#t[..]))
+                } else {
+                    let primal = self.e.array_name(*a);
+                    quote!(::autodiff::__private::zeros_like(&#primal[..]))
+                };
+            }
+        }
+        let call_args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
+            let tokens = self.e.operand(a);
+            match (r, w) {
+                (_, true) => self.e.written_arg(a),
+                (true, false) => quote!(&#tokens),
+                (false, false) => tokens,
+            }
+        });
+        let call_args: Vec<TokenStream> = call_args.collect();
+        let mut buffers = Vec::new();
+        for array in written_arrays
+            .iter()
+            .filter(|a| activity.is_float_array(**a))
+        {
+            if activity.is_active_array(*array) {
+                let t = self.array_tangent(*array);
+                buffers.push(quote!(&mut #t));
+            } else {
+                let primal = self.e.array_name(*array);
+                buffers.push(quote!(&mut ::autodiff::__private::zeros_like(&#primal[..])));
+            }
+        }
+        let jvp = crate::reverse::companion_path(callee, "jvp");
+        let tangent = self.tangent.contains(var).then(|| {
+            let t = self.e.tangent_name(*var);
+            self.tangents.insert(*var, t.to_token_stream());
+            t.to_token_stream()
+        });
+        let (name, tangent) = (
+            name.unwrap_or_else(|| quote!(_)),
+            tangent.unwrap_or_else(|| quote!(_)),
+        );
+        code.push(quote!(
+            let (#name, #tangent) = #jvp(#(#call_args,)* (#(#tangents,)*), #(#buffers,)*);
+        ));
     }
 
     /// `f::jvp(args, (tangents,))` for a call of a differentiable function: one tangent per argument, a
@@ -483,8 +574,23 @@ impl Forward<'_, '_> {
         args: &[Operand],
         by_ref: &[bool],
     ) -> TokenStream {
-        let activity = self.e.activity;
         let jvp = crate::reverse::companion_path(callee, "jvp");
+        let tangents = self.call_tangents(args);
+        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
+            let a = self.e.operand(a);
+            if *r {
+                quote!(&#a)
+            } else {
+                a
+            }
+        });
+        quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
+    }
+
+    /// The tangent of each argument of a call: its own, a zero for an inactive float or array, `()` for
+    /// anything else.
+    fn call_tangents(&mut self, args: &[Operand]) -> Vec<TokenStream> {
+        let activity = self.e.activity;
         let mut tangents = Vec::new();
         for arg in args {
             let tangent = match arg {
@@ -514,15 +620,7 @@ impl Forward<'_, '_> {
             };
             tangents.push(tangent);
         }
-        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
-            let a = self.e.operand(a);
-            if *r {
-                quote!(&#a)
-            } else {
-                a
-            }
-        });
-        quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
+        tangents
     }
 
     /// A new array and, if it is active, its tangent array.

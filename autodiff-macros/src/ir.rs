@@ -299,6 +299,15 @@ pub(crate) enum Stmt {
         init: ArrayInit,
     },
     Loop(Box<Loop>),
+    /// `g(&x, &mut out)`: a call of a function with output parameters, which writes the arrays passed
+    /// `&mut` (`written[i]`: argument `i` is one). `var` is the call's value (`()` for most such functions).
+    CallOut {
+        var: Var,
+        callee: syn::ExprPath,
+        args: Vec<Operand>,
+        by_ref: Vec<bool>,
+        written: Vec<bool>,
+    },
 }
 
 /// How a local array starts.
@@ -371,7 +380,7 @@ impl Stmt {
     /// The values this statement defines.
     pub(crate) fn defs(&self) -> Vec<Var> {
         match self {
-            Stmt::Let { var, .. } => vec![*var],
+            Stmt::Let { var, .. } | Stmt::CallOut { var, .. } => vec![*var],
             Stmt::If { outs, .. } | Stmt::Match { outs, .. } => outs.clone(),
             Stmt::Push { index, .. } => vec![*index],
             Stmt::Store { .. } | Stmt::NewArray { .. } => Vec::new(),
@@ -387,6 +396,7 @@ impl Stmt {
             Stmt::Match { scrutinee, .. } => vec![scrutinee],
             Stmt::Store { index, value, .. } => vec![index, value],
             Stmt::Push { value, .. } => vec![value],
+            Stmt::CallOut { args, .. } => args.iter().collect(),
             Stmt::NewArray { init, .. } => match init {
                 ArrayInit::Repeat { value, len, .. } => vec![value, len],
                 ArrayInit::Elements { items, .. } => items.iter().collect(),
@@ -411,7 +421,11 @@ impl Stmt {
     /// Does this statement write memory (so it is never dropped, and never recomputed)?
     pub(crate) fn has_effects(&self) -> bool {
         match self {
-            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } | Stmt::Loop(_) => true,
+            Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::NewArray { .. }
+            | Stmt::Loop(_)
+            | Stmt::CallOut { .. } => true,
             _ => self
                 .blocks()
                 .iter()
@@ -430,7 +444,25 @@ impl Stmt {
             } => vec![then_block, else_block],
             Stmt::Match { arms, .. } => arms.iter().map(|arm| &arm.block).collect(),
             Stmt::Loop(l) => l.cond.iter().chain([&l.body]).collect(),
-            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } => Vec::new(),
+            Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::NewArray { .. }
+            | Stmt::CallOut { .. } => Vec::new(),
+        }
+    }
+
+    /// The arrays a call with output parameters writes.
+    pub(crate) fn written_arrays(&self) -> Vec<Array> {
+        match self {
+            Stmt::CallOut { args, written, .. } => args
+                .iter()
+                .zip(written)
+                .filter_map(|(a, w)| match a {
+                    Operand::Array(array) if *w => Some(*array),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
         }
     }
 }

@@ -111,8 +111,10 @@ impl Signature {
     /// buffer in `f_jvp` (`&mut [T]` or `&mut [T; N]`).
     pub(crate) fn output_buffer_type(p: &Param, mutable: bool) -> TokenStream {
         let elem = Self::element_type(p);
-        let inner = match p.array {
-            Some(shape) if shape.fixed => p.grad_ty.to_token_stream(),
+        let inner = match (p.array, &p.ty) {
+            // `[T; N]`, as declared (`&mut [T; N]`).
+            (Some(shape), Type::Reference(r)) if shape.fixed => r.elem.to_token_stream(),
+            (Some(shape), _) if shape.fixed => p.grad_ty.to_token_stream(),
             _ => quote!([#elem]),
         };
         if mutable {

@@ -2,7 +2,7 @@
 //! and calls of other functions, whose arrays are passed as `a` or `&a`.
 
 use super::{strip_parens, Lowering};
-use crate::ir::{CallForm, FloatFn, Operand, Value};
+use crate::ir::{CallForm, FloatFn, Operand, Stmt, Value};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -59,7 +59,8 @@ impl Lowering<'_> {
         }
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
-            let (args, by_ref) = self.lower_call_args(c);
+            let (args, by_ref, written) = self.lower_call_args(c);
+            self.reject_written(c, &written, "a call through a parameter or local variable");
             let call = Value::Call {
                 callee: path.clone(),
                 args,
@@ -77,7 +78,12 @@ impl Lowering<'_> {
                     if self.variable_called(inner_path).is_some() {
                         // `stop_gradient(f(x))` through a function pointer: its value, held constant,
                         // which activity does not report.
-                        let (args, by_ref) = self.lower_call_args(inner);
+                        let (args, by_ref, written) = self.lower_call_args(inner);
+                        self.reject_written(
+                            inner,
+                            &written,
+                            "a call through a parameter or local variable",
+                        );
                         let call = Value::Call {
                             callee: inner_path.clone(),
                             args,
@@ -90,7 +96,10 @@ impl Lowering<'_> {
                 }
             }
         }
-        let (mut args, by_ref) = self.lower_call_args(c);
+        let (mut args, by_ref, written) = self.lower_call_args(c);
+        if written.iter().any(|w| *w) {
+            return self.lower_call_out(path, args, by_ref, written, hint, c.span());
+        }
         let callee = path.to_token_stream();
         let last = path
             .path
@@ -129,33 +138,120 @@ impl Lowering<'_> {
         self.lookup(&name).map(|_| name)
     }
 
-    /// The arguments of a call: values, or arrays passed as `a` or `&a`.
-    pub(super) fn lower_call_args(&mut self, c: &syn::ExprCall) -> (Vec<Operand>, Vec<bool>) {
-        c.args
+    // Input:  rhs(&y, p, &mut k);
+    // Output: CallOut { var, callee: rhs, args: [y, p, k], by_ref: [true, false, true],
+    //                   written: [false, false, true] }, and the remembered loads of `k` forgotten.
+    /// A call that passes arrays as `&mut`: the callee (a function with output parameters) writes them.
+    fn lower_call_out(
+        &mut self,
+        path: &syn::ExprPath,
+        args: Vec<Operand>,
+        by_ref: Vec<bool>,
+        written: Vec<bool>,
+        hint: Option<String>,
+        span: proc_macro2::Span,
+    ) -> Operand {
+        let var = self.new_var(hint, span);
+        let stmt = Stmt::CallOut {
+            var,
+            callee: path.clone(),
+            args,
+            by_ref,
+            written,
+        };
+        for array in stmt.written_arrays() {
+            self.forget_reads_of(array);
+        }
+        self.stmts.push(stmt);
+        Operand::Var(var)
+    }
+
+    /// Reports `&mut` arguments where only a call of a function by its name may take them.
+    fn reject_written(&mut self, c: &syn::ExprCall, written: &[bool], what: &str) {
+        for (arg, _) in c.args.iter().zip(written).filter(|(_, w)| **w) {
+            self.errors.spanned(
+                arg,
+                format!(
+                    "{what} cannot be differentiated with output buffers (`&mut`): call a \
+                     `#[differentiable]` function by its name"
+                ),
+            );
+        }
+    }
+
+    /// The arguments of a call: values, arrays passed as `a` or `&a`, and output buffers passed as
+    /// `&mut a` (the third vector marks those).
+    pub(super) fn lower_call_args(
+        &mut self,
+        c: &syn::ExprCall,
+    ) -> (Vec<Operand>, Vec<bool>, Vec<bool>) {
+        let mut written = Vec::new();
+        let (args, by_ref) = c
+            .args
             .iter()
-            .map(|arg| match self.array_operand(arg) {
-                Some(array) if self.rows_of(array).is_some() => {
-                    self.errors.spanned(
+            .map(|arg| {
+                let out = self.written_arg(arg);
+                written.push(out.is_some());
+                match out {
+                    Some(operand) => (operand, true),
+                    None => self.lower_call_arg(arg),
+                }
+            })
+            .unzip();
+        (args, by_ref, written)
+    }
+
+    /// `&mut a` or `&mut *a` of an array: the array, which the callee writes. Anything else taken `&mut`
+    /// is an error.
+    fn written_arg(&mut self, arg: &Expr) -> Option<Operand> {
+        let Expr::Reference(r) = strip_parens(arg) else {
+            return None;
+        };
+        r.mutability?;
+        let mut inner = strip_parens(&r.expr);
+        while let Expr::Unary(u) = inner {
+            if !matches!(u.op, syn::UnOp::Deref(_)) {
+                break;
+            }
+            inner = strip_parens(&u.expr);
+        }
+        match self.array_named(inner) {
+            Some(array) if self.rows_of(array).is_none() => Some(Operand::Array(array)),
+            _ => {
+                self.errors.spanned(
+                    arg,
+                    "`&mut` passes an output buffer to a function with output parameters: it must name a \
+                     local array (`let mut k = vec![0.0; n];`) or an output parameter of this function",
+                );
+                Some(Self::poisoned())
+            }
+        }
+    }
+
+    /// One argument of a call that is not passed `&mut`.
+    fn lower_call_arg(&mut self, arg: &Expr) -> (Operand, bool) {
+        match self.array_operand(arg) {
+            Some(array) if self.rows_of(array).is_some() => {
+                self.errors.spanned(
                         arg,
                         "a matrix cannot be passed to a call yet: pass its rows (`&m[i]`), or flatten it \
                          into one slice indexed `a[i * n + j]`",
                     );
-                    (Self::poisoned(), false)
+                (Self::poisoned(), false)
+            }
+            // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
+            Some(array) => (
+                Operand::Array(array),
+                matches!(strip_parens(arg), Expr::Reference(_)) || self.is_window(array),
+            ),
+            None => match strip_parens(arg) {
+                // `f(&x)` of a float: the callee takes `&f64`.
+                Expr::Reference(r) if r.mutability.is_none() => {
+                    (self.lower_expr(&r.expr, None), true)
                 }
-                // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
-                Some(array) => (
-                    Operand::Array(array),
-                    matches!(strip_parens(arg), Expr::Reference(_)) || self.is_window(array),
-                ),
-                None => match strip_parens(arg) {
-                    // `f(&x)` of a float: the callee takes `&f64`.
-                    Expr::Reference(r) if r.mutability.is_none() => {
-                        (self.lower_expr(&r.expr, None), true)
-                    }
-                    _ => (self.lower_expr(arg, None), false),
-                },
-            })
-            .unzip()
+                _ => (self.lower_expr(arg, None), false),
+            },
+        }
     }
 
     /// `let v: Vec<T> = f(..);` (or `[T; N]`): a call whose result is an array.
@@ -168,7 +264,8 @@ impl Lowering<'_> {
         let Expr::Path(path) = strip_parens(&c.func) else {
             return None;
         };
-        let (args, by_ref) = self.lower_call_args(c);
+        let (args, by_ref, written) = self.lower_call_args(c);
+        self.reject_written(c, &written, "a call whose array result is bound to a local");
         let init = crate::ir::ArrayInit::Call {
             callee: path.clone(),
             args,

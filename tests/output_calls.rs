@@ -1,0 +1,255 @@
+//! Calls of functions with output parameters (`rhs(&y, p, &mut k)`) inside differentiable bodies: the
+//! buffer written by the call, read after it, written again, passed to two calls, read by the callee
+//! before it writes (`out[i] += ..`), in loops and branches. Every gradient and tangent is checked
+//! against central finite differences on random inputs, and against derivatives worked out by hand.
+
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_all_close, assert_close, assert_fd_gradient, central_difference, config};
+use proptest::prelude::*;
+
+/// Lotka-Volterra's right-hand side, written into `dydt`.
+#[differentiable]
+fn rhs(y: &[f64], p: &[f64], dydt: &mut [f64]) {
+    dydt[0] = p[0] * y[0] - y[0] * y[1];
+    dydt[1] = y[0] * y[1] - p[1] * y[1];
+}
+
+/// Explicit Euler through `rhs`: the buffer `k` is overwritten by the call in every step.
+#[differentiable]
+fn euler(y0: &[f64], p: &[f64], h: f64, steps: usize) -> f64 {
+    let mut y = y0.to_vec();
+    let mut k = vec![0.0; 2];
+    for _ in 0..steps {
+        rhs(&y, p, &mut k);
+        for i in 0..2 {
+            y[i] += h * k[i];
+        }
+    }
+    y[0] + y[1] * y[1]
+}
+
+/// Adds `a * x` into `acc`: the callee reads the buffer's incoming value.
+#[differentiable]
+fn axpy_into(a: f64, x: &[f64], acc: &mut [f64]) {
+    for i in 0..x.len() {
+        acc[i] += a * x[i];
+    }
+}
+
+/// Writes only the first element, and returns a value too.
+#[differentiable]
+fn first_and_norm(x: &[f64], out: &mut [f64]) -> f64 {
+    out[0] = x[0].sin();
+    x[0] * x[0] + x[1]
+}
+
+/// A fixed-size output.
+#[differentiable]
+fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
+    out[0] = t.cos() * v[0] - t.sin() * v[1];
+    out[1] = t.sin() * v[0] + t.cos() * v[1];
+}
+
+/// The buffer is read after the call, written again, then passed to a second call that reads its
+/// incoming value.
+#[differentiable]
+fn read_write_twice(x: &[f64], a: f64) -> f64 {
+    let mut k = vec![0.0; 2];
+    rhs(x, x, &mut k);
+    let s = k[0] * k[1];
+    k[1] = s * a;
+    axpy_into(a, x, &mut k);
+    axpy_into(s, x, &mut k);
+    k[0] * k[0] + k[1]
+}
+
+/// A call in one branch only, in a loop, with the buffer's old value read before the call.
+#[differentiable]
+fn branchy(x: &[f64], a: f64, n: usize) -> f64 {
+    let mut k = vec![x[0], x[1]];
+    let mut total = 0.0;
+    for i in 0..n {
+        let before = k[0] * k[1];
+        if i % 2 == 0 {
+            axpy_into(a, x, &mut k);
+        } else {
+            rhs(x, &k.clone(), &mut k);
+        }
+        total += before * k[1];
+    }
+    total + k[0]
+}
+
+/// The callee's value used, the untouched element passed through the call.
+#[differentiable]
+fn partial_write(x: &[f64]) -> f64 {
+    let mut out = vec![x[1], x[0] * x[1]];
+    let v = first_and_norm(x, &mut out);
+    v * out[0] + out[1]
+}
+
+/// A fixed-size buffer in a loop, written by the call each iteration and fed back as its input.
+#[differentiable]
+fn spin(t: f64, v: &[f64; 2], steps: usize) -> f64 {
+    let mut a = [v[0], v[1]];
+    let mut b = [0.0; 2];
+    for _ in 0..steps {
+        rotate(t, &a, &mut b);
+        a[0] = b[0] * 0.9;
+        a[1] = b[1] + 0.1 * b[0];
+    }
+    a[0] * a[1] + b[0]
+}
+
+/// The caller's own output parameter passed on to a call, then written further.
+#[differentiable]
+fn step_into(y: &[f64], p: &[f64], h: f64, next: &mut [f64]) {
+    rhs(y, p, &mut *next);
+    for i in 0..2 {
+        next[i] = y[i] + h * next[i];
+    }
+}
+
+/// Two levels: a caller of `step_into`.
+#[differentiable]
+fn two_steps(y: &[f64], p: &[f64], h: f64) -> f64 {
+    let mut a = vec![0.0; 2];
+    let mut b = vec![0.0; 2];
+    step_into(y, p, h, &mut a);
+    step_into(&a, p, h, &mut b);
+    b[0] * b[1]
+}
+
+fn flat(f: impl Fn(&[f64]) -> f64) -> impl Fn(&[f64]) -> f64 {
+    f
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn euler_gradient_matches_finite_differences(
+        y0 in prop::collection::vec(0.2f64..1.5, 2),
+        p in prop::collection::vec(0.2f64..1.5, 2),
+        h in 0.01f64..0.2,
+        steps in 0usize..6,
+    ) {
+        let (value, (dy0, dp, dh)) = euler_grad(&y0, &p, h, steps);
+        assert_close(value, euler(&y0, &p, h, steps), 1e-14, "value");
+        let x: Vec<f64> = [y0.clone(), p.clone(), vec![h]].concat();
+        let f = flat(|x: &[f64]| euler(&x[..2], &x[2..4], x[4], steps));
+        assert_fd_gradient(f, &x, &[dy0.clone(), dp.clone(), vec![dh]].concat(), "euler");
+        // Forward mode: the directional derivative along each input.
+        for j in 0..5 {
+            let mut t = vec![0.0; 5];
+            t[j] = 1.0;
+            let (v, dot) = euler_jvp(&y0, &p, h, steps, (t[..2].to_vec(), t[2..4].to_vec(), t[4]));
+            assert_close(v, value, 1e-14, "jvp value");
+            let g = [dy0.clone(), dp.clone(), vec![dh]].concat();
+            assert_close(dot, g[j], 1e-10, "jvp against vjp");
+        }
+        // `_grad_into` and `_vjp`.
+        let (mut gy, mut gp, mut gh) = (vec![f64::NAN; 2], vec![f64::NAN; 2], f64::NAN);
+        let v = euler_grad_into(&y0, &p, h, steps, (&mut gy, &mut gp, &mut gh));
+        assert_close(v, value, 1e-14, "grad_into value");
+        assert_all_close(&gy, &dy0, 1e-14, "grad_into y0");
+        assert_all_close(&gp, &dp, 1e-14, "grad_into p");
+        let (_, (vy, _, _)) = euler_vjp(&y0, &p, h, steps, 2.0);
+        assert_all_close(&vy, &dy0.iter().map(|g| 2.0 * g).collect::<Vec<_>>(), 1e-14, "vjp");
+    }
+
+    #[test]
+    fn euler_one_step_by_hand(y0 in prop::collection::vec(0.2f64..1.5, 2), p in prop::collection::vec(0.2f64..1.5, 2), h in 0.01f64..0.2) {
+        // y1 = y0 + h f(y0); result y1[0] + y1[1]^2.
+        let (y, q) = (&y0, &p);
+        let f1 = [q[0] * y[0] - y[0] * y[1], y[0] * y[1] - q[1] * y[1]];
+        let y1 = [y[0] + h * f1[0], y[1] + h * f1[1]];
+        let (d0, d1) = (1.0, 2.0 * y1[1]);
+        let dy0 = [
+            d0 * (1.0 + h * (q[0] - y[1])) + d1 * h * y[1],
+            d0 * (-h * y[0]) + d1 * (1.0 + h * (y[0] - q[1])),
+        ];
+        let (_, (gy, gp, gh)) = euler_grad(&y0, &p, h, 1);
+        assert_all_close(&gy, &dy0, 1e-12, "d/dy0");
+        assert_all_close(&gp, &[d0 * h * y[0], -d1 * h * y[1]], 1e-12, "d/dp");
+        assert_close(gh, d0 * f1[0] + d1 * f1[1], 1e-12, "d/dh");
+    }
+
+    #[test]
+    fn buffers_read_rewritten_and_passed_twice(x in prop::collection::vec(-1.5f64..1.5, 2), a in -1.5f64..1.5) {
+        let (value, (gx, ga)) = read_write_twice_grad(&x, a);
+        assert_close(value, read_write_twice(&x, a), 1e-14, "value");
+        let all = [x.clone(), vec![a]].concat();
+        assert_fd_gradient(|v: &[f64]| read_write_twice(&v[..2], v[2]), &all, &[gx.clone(), vec![ga]].concat(), "read_write_twice");
+        let (_, dot) = read_write_twice_jvp(&x, a, (vec![0.3, -0.7], 0.5));
+        assert_close(dot, 0.3 * gx[0] - 0.7 * gx[1] + 0.5 * ga, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn calls_in_branches_and_loops(x in prop::collection::vec(-1.2f64..1.2, 2), a in -1.2f64..1.2, n in 0usize..5) {
+        let (value, (gx, ga)) = branchy_grad(&x, a, n);
+        assert_close(value, branchy(&x, a, n), 1e-14, "value");
+        let all = [x.clone(), vec![a]].concat();
+        assert_fd_gradient(|v: &[f64]| branchy(&v[..2], v[2], n), &all, &[gx.clone(), vec![ga]].concat(), "branchy");
+        let (_, dot) = branchy_jvp(&x, a, n, (vec![1.0, 0.0], 0.0));
+        assert_close(dot, gx[0], 1e-10, "jvp");
+    }
+
+    #[test]
+    fn an_element_the_callee_leaves_alone_keeps_its_derivative(x in prop::collection::vec(-1.5f64..1.5, 2)) {
+        let (value, g) = partial_write_grad(&x);
+        assert_close(value, partial_write(&x), 1e-14, "value");
+        // v = x0² + x1, out = [sin x0, x0 x1]: f = v sin x0 + x0 x1.
+        let by_hand = [
+            2.0 * x[0] * x[0].sin() + (x[0] * x[0] + x[1]) * x[0].cos() + x[1],
+            x[0].sin() + x[0],
+        ];
+        assert_all_close(&g, &by_hand, 1e-12, "by hand");
+        let (_, dot) = partial_write_jvp(&x, vec![0.0, 1.0]);
+        assert_close(dot, by_hand[1], 1e-12, "jvp");
+    }
+
+    #[test]
+    fn fixed_size_buffers_in_a_loop(t in -2.0f64..2.0, v in prop::array::uniform2(-1.5f64..1.5), steps in 0usize..5) {
+        let (value, (gt, gv)) = spin_grad(t, &v, steps);
+        assert_close(value, spin(t, &v, steps), 1e-14, "value");
+        let dt = central_difference(|s| spin(s, &v, steps), t);
+        assert_close(gt, dt, 1e-7, "d/dt");
+        let all = [t, v[0], v[1]];
+        assert_fd_gradient(|w: &[f64]| spin(w[0], &[w[1], w[2]], steps), &all, &[gt, gv[0], gv[1]], "spin");
+        let (_, dot) = spin_jvp(t, &v, steps, (1.0, [0.0; 2]));
+        assert_close(dot, gt, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn output_parameters_passed_on(y in prop::collection::vec(0.2f64..1.5, 2), p in prop::collection::vec(0.2f64..1.5, 2), h in 0.01f64..0.3) {
+        let (value, (gy, gp, gh)) = two_steps_grad(&y, &p, h);
+        assert_close(value, two_steps(&y, &p, h), 1e-14, "value");
+        let all = [y.clone(), p.clone(), vec![h]].concat();
+        assert_fd_gradient(|w: &[f64]| two_steps(&w[..2], &w[2..4], w[4]), &all, &[gy.clone(), gp.clone(), vec![gh]].concat(), "two_steps");
+        // `step_into`'s own vjp and jvp, with a cotangent on its output.
+        let d = [0.5, -2.0];
+        let mut next = vec![0.0; 2];
+        // `next` is passed on to a call, which may read it: its incoming value is an input, with a zero
+        // gradient here (`rhs` overwrites it).
+        let (vy, vp, vh, vnext) = step_into_vjp(&y, &p, h, &mut next, &d);
+        prop_assert_eq!(vnext, vec![0.0; 2]);
+        let mut expected = vec![0.0; 2];
+        step_into(&y, &p, h, &mut expected);
+        prop_assert_eq!(&next, &expected);
+        let g = |w: &[f64]| {
+            let mut out = vec![0.0; 2];
+            step_into(&w[..2], &w[2..4], w[4], &mut out);
+            d[0] * out[0] + d[1] * out[1]
+        };
+        assert_fd_gradient(g, &all, &[vy, vp, vec![vh]].concat(), "step_into_vjp");
+        let mut tangent = vec![f64::NAN; 2];
+        step_into_jvp(&y, &p, h, &mut next, (vec![1.0, 0.0], vec![0.0; 2], 0.0, vec![7.0; 2]), &mut tangent);
+        let fd0 = central_difference(|s| { let mut o = vec![0.0; 2]; step_into(&[s, y[1]], &p, h, &mut o); o[0] }, y[0]);
+        assert_close(tangent[0], fd0, 1e-7, "step_into_jvp");
+    }
+}
