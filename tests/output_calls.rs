@@ -124,6 +124,39 @@ fn two_steps(y: &[f64], p: &[f64], h: f64) -> f64 {
     b[0] * b[1]
 }
 
+/// A float output (`&mut f64`): written, then read back.
+#[differentiable]
+fn energy_into(x: &[f64], k: f64, e: &mut f64) {
+    *e = 0.5 * k * x[0] * x[0];
+    *e += x[1] * *e;
+}
+
+/// A float output whose incoming value is read: it is an input too.
+#[differentiable]
+fn scale_into(a: f64, acc: &mut f64) -> f64 {
+    *acc = *acc * a + a.sin();
+    a * a
+}
+
+/// Float locals, an element of a local array and the caller's own float output passed `&mut`, in a
+/// loop and a branch.
+#[differentiable]
+fn uses_float_outputs(x: &[f64], k: f64, out: &mut f64) -> f64 {
+    let mut e = 0.0;
+    energy_into(x, k, &mut e);
+    let mut acc = e;
+    let mut parts = vec![1.0, x[1]];
+    for i in 0..2 {
+        let v = scale_into(x[i], &mut acc);
+        if v > 0.3 {
+            scale_into(k, &mut parts[i]);
+        }
+        acc += v * parts[i];
+    }
+    scale_into(acc, &mut *out);
+    acc * e + parts[0] * parts[1]
+}
+
 fn flat(f: impl Fn(&[f64]) -> f64) -> impl Fn(&[f64]) -> f64 {
     f
 }
@@ -251,5 +284,63 @@ proptest! {
         step_into_jvp(&y, &p, h, &mut next, (vec![1.0, 0.0], vec![0.0; 2], 0.0, vec![7.0; 2]), &mut tangent);
         let fd0 = central_difference(|s| { let mut o = vec![0.0; 2]; step_into(&[s, y[1]], &p, h, &mut o); o[0] }, y[0]);
         assert_close(tangent[0], fd0, 1e-7, "step_into_jvp");
+    }
+
+    #[test]
+    fn float_outputs(x in prop::collection::vec(-1.5f64..1.5, 2), k in 0.2f64..2.0, o in -1.0f64..1.0, d in -1.0f64..1.0) {
+        // The callee's own items: e = k x0² / 2 (1 + x1).
+        let e = |x: &[f64], k: f64| 0.5 * k * x[0] * x[0] * (1.0 + x[1]);
+        let mut out = f64::NAN;
+        let (gx, gk) = energy_into_vjp(&x, k, &mut out, d);
+        assert_close(out, e(&x, k), 1e-14, "energy_into writes its output");
+        assert_all_close(&gx, &[d * k * x[0] * (1.0 + x[1]), d * 0.5 * k * x[0] * x[0]], 1e-12, "d e / dx");
+        assert_close(gk, d * 0.5 * x[0] * x[0] * (1.0 + x[1]), 1e-12, "d e / dk");
+        let mut tangent = f64::NAN;
+        energy_into_jvp(&x, k, &mut out, (vec![1.0, 0.0], 0.0), &mut tangent);
+        assert_close(tangent, k * x[0] * (1.0 + x[1]), 1e-12, "jvp");
+        // An output read before written has a gradient, a float; and f_grad of the returned value.
+        let mut acc = o;
+        let (v, (da, dacc)) = scale_into_vjp(k, &mut acc, 2.0, d);
+        assert_close(v, k * k, 1e-14, "value");
+        assert_close(acc, o * k + k.sin(), 1e-14, "the output");
+        assert_close(da, 2.0 * 2.0 * k + d * (o + k.cos()), 1e-12, "d/da");
+        assert_close(dacc, d * k, 1e-12, "d/d acc");
+        let mut acc = o;
+        let (_, (ga, gacc)) = scale_into_grad(k, &mut acc);
+        assert_close(ga, 2.0 * k, 1e-12, "grad: outputs' cotangents are zero");
+        assert_close(gacc, 0.0, 1e-12, "grad of the incoming value");
+        let (mut ba, mut bacc) = (f64::NAN, f64::NAN);
+        let mut acc = o;
+        scale_into_grad_into(k, &mut acc, (&mut ba, &mut bacc));
+        assert_close(ba, ga, 1e-14, "grad_into");
+        assert_close(bacc, 0.0, 1e-14, "grad_into");
+        let mut acc = o;
+        let mut t_acc = f64::NAN;
+        let (_, tv) = scale_into_jvp(k, &mut acc, (0.5, 1.0), &mut t_acc);
+        assert_close(tv, 0.5 * 2.0 * k, 1e-12, "jvp of the value");
+        assert_close(t_acc, 0.5 * (o + k.cos()) + k, 1e-12, "jvp of the output");
+
+        // Calls with float locals, an element, and the caller's own float output.
+        let mut out = o;
+        let (value, (g, gk, gout)) = uses_float_outputs_vjp(&x, k, &mut out, 1.0, d);
+        let mut expected_out = o;
+        assert_close(value, uses_float_outputs(&x, k, &mut expected_out), 1e-14, "value");
+        assert_close(out, expected_out, 1e-14, "the caller's output");
+        let all = [x.clone(), vec![k, o]].concat();
+        let f = |w: &[f64]| {
+            let mut out = w[3];
+            let v = uses_float_outputs(&w[..2], w[2], &mut out);
+            v + d * out
+        };
+        assert_fd_gradient(f, &all, &[g.clone(), vec![gk, gout]].concat(), "uses_float_outputs");
+        let mut out = o;
+        let mut t_out = f64::NAN;
+        let (_, tv) = uses_float_outputs_jvp(&x, k, &mut out, (vec![0.0, 1.0], 0.5, -1.0), &mut t_out);
+        let h = |s: f64| {
+            let mut out = o - s;
+            let v = uses_float_outputs(&[x[0], x[1] + s], k + 0.5 * s, &mut out);
+            v + d * out
+        };
+        assert_close(tv + d * t_out, central_difference(h, 0.0), 1e-6, "jvp");
     }
 }

@@ -40,6 +40,8 @@ pub(crate) struct Output {
     /// (`&mut [T]`, `&mut [T; N]`).
     pub(crate) cotangent_ty: TokenStream,
     pub(crate) tangent_ty: TokenStream,
+    /// Its cotangent as the hidden `vjp` takes it: `Some(&d_out[..])`.
+    pub(crate) passed: TokenStream,
 }
 
 /// What a caller needs of a function with output parameters.
@@ -171,7 +173,10 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                         ::core::option::Option::None => #zero,
                     };
                 },
-                quote!(#(, ::core::option::Option::Some(&#d[..]))*),
+                {
+                    let passed = o.outputs.iter().map(|out| &out.passed);
+                    quote!(#(, #passed)*)
+                },
                 quote!(#(, #d: #tangent_tys)*),
                 quote!(#(, #d)*),
             )

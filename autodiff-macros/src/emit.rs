@@ -4,6 +4,7 @@
 use crate::activity::Activity;
 use crate::ir::{
     Array, ArrayInit, Block, CallForm, CallSite, Function, Kind, Loop, Operand, Stmt, Value, Var,
+    Written,
 };
 use crate::naming::{self, Namer};
 use crate::rules::RuleCtx;
@@ -208,25 +209,31 @@ impl<'a> Emitter<'a> {
         callee: &syn::ExprPath,
         args: &[Operand],
         by_ref: &[bool],
-        written: &[bool],
+        written: &[Written],
     ) -> TokenStream {
         let args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
             let tokens = self.operand(a);
             match (r, w) {
-                (_, true) => self.written_arg(a),
-                (true, false) => quote!(&#tokens),
-                (false, false) => tokens,
+                (_, Written::Array | Written::Element(_)) => self.written_arg(a, w),
+                (true, Written::No) => quote!(&#tokens),
+                (false, Written::No) => tokens,
             }
         });
         quote!(#callee(#(#args),*))
     }
 
     /// An array passed `&mut` to a call: `&mut k` of a local, `&mut *out` of an output parameter (a
-    /// reference already).
-    pub(crate) fn written_arg(&self, array: &Operand) -> TokenStream {
+    /// reference already), `&mut a[i]` of an element.
+    pub(crate) fn written_arg(&self, array: &Operand, written: &Written) -> TokenStream {
         let name = self.operand(array);
-        match array {
-            Operand::Array(a) if self.f.arrays[a.0 as usize].param.is_some() => quote!(&mut *#name),
+        match (array, written) {
+            (_, Written::Element(index)) => {
+                let index = self.operand(index);
+                quote!(&mut #name[#index])
+            }
+            (Operand::Array(a), _) if self.f.arrays[a.0 as usize].param.is_some() => {
+                quote!(&mut *#name)
+            }
             _ => quote!(&mut #name),
         }
     }
@@ -456,7 +463,7 @@ impl<'a> Emitter<'a> {
                     if mode == Mode::Recompute {
                         continue;
                     }
-                    need.extend(args.iter().filter_map(Operand::var));
+                    need.extend(stmt.operands().into_iter().filter_map(Operand::var));
                     let call = self.call_out_expr(callee, args, by_ref, written);
                     let snapshots = self.snapshot_pushes(CallSite::Value(*var));
                     if need.contains(var) {

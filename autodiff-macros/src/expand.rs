@@ -54,6 +54,14 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     // The generated items are built from the body with its iterator chains and closures rewritten into
     // loops; `f` itself is emitted as written.
     let desugared = chains::desugar(&item, &mut errors);
+    // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
+    let desugared = match &sig {
+        Some(sig) => syn::ItemFn {
+            block: Box::new(signature::scalar_outputs_as_slices(&desugared.block, sig)),
+            ..desugared
+        },
+        None => desugared,
+    };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     let flat = sig
         .as_ref()
@@ -344,7 +352,14 @@ impl<'a> Generated<'a> {
             reverse::GradientOut::Into(&buffers),
         );
         let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
-        quote!(#signature { let #unpack = #grad; #body })
+        // A float output's gradient buffer (`&mut T`) is a slice of one element, as the output is.
+        let scalars = self
+            .sig
+            .active()
+            .zip(&buffers)
+            .filter(|(p, _)| p.scalar)
+            .map(|(_, b)| quote!(let #b = ::core::slice::from_mut(#b);));
+        quote!(#signature { let #unpack = #grad; #(#scalars)* #body })
     }
 
     fn vjp_into_name(&self) -> Ident {
@@ -371,6 +386,7 @@ impl<'a> Generated<'a> {
         let zeros = self.sig.active().zip(&buffers).map(|(p, buffer)| {
             let ident = &p.ident;
             let zero = match p.array {
+                _ if p.scalar => quote!(::autodiff::__private::zero_like(&*#ident)),
                 Some(_) => quote!(::autodiff::__private::zeros_like(&#ident[..])),
                 None => Emitter::zero_of(&p.kind),
             };
@@ -424,13 +440,7 @@ impl<'a> Generated<'a> {
             quote!((#ret, #gradient))
         };
         let signature = self.signature(&self.name("vjp"), Some(extra), returns);
-        let passed: Vec<TokenStream> = outputs
-            .iter()
-            .map(|p| {
-                let d = naming::output_cotangent(&p.ident);
-                quote!(::core::option::Option::Some(&#d[..]))
-            })
-            .collect();
+        let passed: Vec<TokenStream> = outputs.iter().map(|p| output_cotangent_slice(p)).collect();
         let d_ret_value = if unit { quote!(()) } else { quote!(#d_ret) };
         let body = self.sweep_into_fresh_buffers(d_ret_value, &passed);
         quote!(#signature { #body })
@@ -519,7 +529,10 @@ impl<'a> Generated<'a> {
             .active()
             .zip(&buffers)
             .filter(|(p, _)| p.array.is_some())
-            .map(|(_, b)| quote!(::autodiff::__private::clear(&mut #b[..]);));
+            .map(|(p, b)| match p.scalar {
+                true => quote!(*#b = ::autodiff::__private::zero_like(&*#b);),
+                false => quote!(::autodiff::__private::clear(&mut #b[..]);),
+            });
         let into = self.vjp_into_name();
         let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
@@ -776,12 +789,23 @@ fn all_active(sig: &Signature) -> Signature {
     let mut all = sig.clone();
     for p in &mut all.params {
         p.active = p.through_calls();
-        if p.output {
+        if p.output && !p.scalar {
             let elem = Signature::element_type(p);
             p.grad_ty = syn::parse_quote!(::std::vec::Vec<#elem>);
         }
     }
     all
+}
+
+/// `Some(d)` for the cotangent `d` of the output parameter `p`, as the hidden reverse sweep takes it
+/// (`Option<&[T]>`; a float output's cotangent is a slice of one element).
+fn output_cotangent_slice(p: &crate::signature::Param) -> TokenStream {
+    let d = naming::output_cotangent(&p.ident);
+    if p.scalar {
+        quote!(::core::option::Option::Some(::core::slice::from_ref(&#d)))
+    } else {
+        quote!(::core::option::Option::Some(&#d[..]))
+    }
 }
 
 /// For a function with output parameters, what its companion needs to know of them.
@@ -793,6 +817,7 @@ fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companio
             ident: p.ident.clone(),
             cotangent_ty: Signature::output_buffer_type(p, false),
             tangent_ty: Signature::output_buffer_type(p, true),
+            passed: output_cotangent_slice(p),
         })
         .collect();
     if outputs.is_empty() {

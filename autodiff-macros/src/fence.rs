@@ -124,8 +124,12 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 for arg in &c.args {
                     match arg {
                         Expr::Reference(r) if r.mutability.is_none() => self.visit_expr(&r.expr),
-                        // `&mut out` passes an output buffer to a callee that writes it.
+                        // `&mut out` passes an output buffer to a callee that writes it, `&mut a[i]`
+                        // one element.
                         Expr::Reference(r) if is_path(&r.expr) => {}
+                        Expr::Reference(r) if r.mutability.is_some() && matches!(&*r.expr, Expr::Index(i) if is_path(&i.expr) && !matches!(&*i.index, Expr::Range(_))) => {
+                            self.visit_expr(&r.expr);
+                        }
                         other => self.visit_expr(other),
                     }
                 }

@@ -13,7 +13,9 @@
 //! ```
 
 use crate::emit::{block_with_value, tuple_or_single, Emitter, Recorder};
-use crate::ir::{Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var};
+use crate::ir::{
+    Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var, Written,
+};
 use crate::naming;
 use crate::rules::{self, Partial, RuleCtx};
 use crate::signature::Signature;
@@ -78,8 +80,14 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
                 names.push(name.to_token_stream());
                 continue;
             }
+            // A float output's tangent, as the output is held: an array of one element.
+            let given = if param.scalar {
+                quote!([#name])
+            } else {
+                name.to_token_stream()
+            };
             checks.push(
-                quote!(let mut #name = ::autodiff::__private::tangent(#label, #name, &#primal);),
+                quote!(let mut #name = ::autodiff::__private::tangent(#label, #given, &#primal);),
             );
             if active.len() == 1 {
                 single_array = Some((name.clone(), label, primal.clone()));
@@ -97,7 +105,12 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         // One array parameter: its length check takes the tangent directly.
         (Some((name, label, primal)), _) => {
             checks.clear();
-            quote!(let mut #name = ::autodiff::__private::tangent(#label, #tangent, &#primal);)
+            let given = if sig.params.iter().any(|p| p.active && p.scalar) {
+                quote!([#tangent])
+            } else {
+                tangent.to_token_stream()
+            };
+            quote!(let mut #name = ::autodiff::__private::tangent(#label, #given, &#primal);)
         }
         (None, []) => quote!(let _ = #tangent;),
         (None, [one]) => quote!(let #one = #tangent;),
@@ -113,6 +126,11 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         let array = Array(array as u32);
         let (primal, label) = (&param.ident, param.ident.to_string());
         let buffer = naming::output_tangent(primal);
+        let buffer = if param.scalar {
+            quote!(::core::slice::from_mut(#buffer))
+        } else {
+            buffer.to_token_stream()
+        };
         if param.active || fwd.e.activity.is_active_array(array) {
             let incoming = fwd.array_tangents.get(&array).cloned();
             let name = fwd.e.namer.fresh(&naming::tangent_base(&label));
@@ -516,41 +534,51 @@ impl Forward<'_, '_> {
         }
         let mut tangents = self.call_tangents(args);
         // A buffer's incoming tangent: a copy, as the companion takes it (`Vec<T>`).
+        // And each buffer's tangent after the call, written by the callee.
+        let mut buffers = Vec::new();
         for ((arg, w), tangent) in args.iter().zip(written).zip(&mut tangents) {
-            if let (Operand::Array(a), true) = (arg, w) {
-                *tangent = if !activity.is_float_array(*a) {
-                    quote!(())
-                } else if activity.is_active_array(*a) {
-                    let t = self.array_tangent(*a);
-                    quote!(::autodiff::__private::snapshot(&#t[..]))
-                } else {
-                    let primal = self.e.array_name(*a);
-                    quote!(::autodiff::__private::zeros_like(&#primal[..]))
-                };
+            let Operand::Array(a) = arg else { continue };
+            if !w.is_written() {
+                continue;
             }
+            if !activity.is_float_array(*a) {
+                *tangent = quote!(());
+                continue;
+            }
+            let primal = self.e.array_name(*a).clone();
+            let t = activity.is_active_array(*a).then(|| self.array_tangent(*a));
+            let (incoming, buffer) = match (w, t) {
+                // An element goes to a `&mut T` parameter, whose tangent is a `T`.
+                (Written::Element(index), Some(t)) => {
+                    let index = self.e.operand(index);
+                    (quote!(#t[#index]), quote!(&mut #t[#index]))
+                }
+                (Written::Element(index), None) => {
+                    let index = self.e.operand(index);
+                    let zero = quote!(::autodiff::__private::zero_like(&#primal[#index]));
+                    (zero.clone(), quote!(&mut #zero))
+                }
+                (_, Some(t)) => (
+                    quote!(::autodiff::__private::snapshot(&#t[..])),
+                    quote!(&mut #t),
+                ),
+                (_, None) => (
+                    quote!(::autodiff::__private::zeros_like(&#primal[..])),
+                    quote!(&mut ::autodiff::__private::zeros_like(&#primal[..])),
+                ),
+            };
+            *tangent = incoming;
+            buffers.push(buffer);
         }
         let call_args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
             let tokens = self.e.operand(a);
             match (r, w) {
-                (_, true) => self.e.written_arg(a),
-                (true, false) => quote!(&#tokens),
-                (false, false) => tokens,
+                (_, Written::Array | Written::Element(_)) => self.e.written_arg(a, w),
+                (true, Written::No) => quote!(&#tokens),
+                (false, Written::No) => tokens,
             }
         });
         let call_args: Vec<TokenStream> = call_args.collect();
-        let mut buffers = Vec::new();
-        for array in written_arrays
-            .iter()
-            .filter(|a| activity.is_float_array(**a))
-        {
-            if activity.is_active_array(*array) {
-                let t = self.array_tangent(*array);
-                buffers.push(quote!(&mut #t));
-            } else {
-                let primal = self.e.array_name(*array);
-                buffers.push(quote!(&mut ::autodiff::__private::zeros_like(&#primal[..])));
-            }
-        }
         let jvp = crate::reverse::companion_path(callee, "jvp");
         let tangent = self.tangent.contains(var).then(|| {
             let t = self.e.tangent_name(*var);

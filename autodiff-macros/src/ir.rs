@@ -300,14 +300,33 @@ pub(crate) enum Stmt {
     },
     Loop(Box<Loop>),
     /// `g(&x, &mut out)`: a call of a function with output parameters, which writes the arrays passed
-    /// `&mut` (`written[i]`: argument `i` is one). `var` is the call's value (`()` for most such functions).
+    /// `&mut` (`written[i]`: how argument `i` is). `var` is the call's value (`()` for most such functions).
     CallOut {
         var: Var,
         callee: syn::ExprPath,
         args: Vec<Operand>,
         by_ref: Vec<bool>,
-        written: Vec<bool>,
+        written: Vec<Written>,
     },
+}
+
+/// How an argument of a call is passed `&mut`.
+#[allow(clippy::large_enum_variant)] // as `Operand`: few and short-lived
+#[derive(Clone, Debug)]
+pub(crate) enum Written {
+    /// Not: by value or `&`.
+    No,
+    /// A whole array (`&mut k`), which the callee takes as `&mut [T]`.
+    Array,
+    /// One element of the array (`&mut a[i]`; a float local `&mut s` is held in an array of one element),
+    /// which the callee takes as `&mut T`.
+    Element(Operand),
+}
+
+impl Written {
+    pub(crate) fn is_written(&self) -> bool {
+        !matches!(self, Written::No)
+    }
 }
 
 /// How a local array starts.
@@ -396,7 +415,13 @@ impl Stmt {
             Stmt::Match { scrutinee, .. } => vec![scrutinee],
             Stmt::Store { index, value, .. } => vec![index, value],
             Stmt::Push { value, .. } => vec![value],
-            Stmt::CallOut { args, .. } => args.iter().collect(),
+            Stmt::CallOut { args, written, .. } => args
+                .iter()
+                .chain(written.iter().filter_map(|w| match w {
+                    Written::Element(index) => Some(index),
+                    _ => None,
+                }))
+                .collect(),
             Stmt::NewArray { init, .. } => match init {
                 ArrayInit::Repeat { value, len, .. } => vec![value, len],
                 ArrayInit::Elements { items, .. } => items.iter().collect(),
@@ -458,7 +483,7 @@ impl Stmt {
                 .iter()
                 .zip(written)
                 .filter_map(|(a, w)| match a {
-                    Operand::Array(array) if *w => Some(*array),
+                    Operand::Array(array) if w.is_written() => Some(*array),
                     _ => None,
                 })
                 .collect(),
@@ -527,6 +552,8 @@ pub(crate) struct ArrayInfo {
     pub(crate) length: Option<Var>,
     /// An output parameter (`&mut [T]`): a parameter the body may write.
     pub(crate) output: bool,
+    /// A float output parameter (`&mut T`), held as a slice of one element (`*y` is `y[0]`).
+    pub(crate) scalar: bool,
 }
 
 /// What is known of one value.

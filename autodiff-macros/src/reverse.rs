@@ -27,7 +27,7 @@
 //! ```
 
 use crate::emit::{tuple_or_single, Emitter, Mode, Recorder};
-use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var, Written};
 use crate::naming;
 use crate::rules;
 use crate::signature::Signature;
@@ -207,8 +207,10 @@ fn vjp_body_with(
                     None if p.field => quote!(()),
                     None => quote!(::autodiff::__private::zeros_like(&#name)),
                 };
-                // A matrix's flat adjoint, in the matrix's shape.
-                gradients.push(if shape.matrix {
+                // A matrix's flat adjoint, in the matrix's shape; a float output's, its one element.
+                gradients.push(if p.scalar {
+                    quote!(#flat[0])
+                } else if shape.matrix {
                     let matrix = naming::matrix(name);
                     quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat))
                 } else {
@@ -719,8 +721,17 @@ impl Reverse<'_, '_> {
         let mut d_outs = Vec::new();
         for ((arg, r), w) in args.iter().zip(by_ref).zip(written) {
             refs.extend(arg.var());
+            let element = match w {
+                Written::Element(index) => {
+                    refs.extend(index.var());
+                    Some(self.e.operand(index))
+                }
+                _ => None,
+            };
             let passed = match arg {
-                Operand::Array(array) if *w || self.unsafe_calls.contains(&(site, *array)) => {
+                Operand::Array(array)
+                    if w.is_written() || self.unsafe_calls.contains(&(site, *array)) =>
+                {
                     let tape = self.e.snapshot_tape(site, *array);
                     let base = format!(
                         "__{}_at_call",
@@ -730,28 +741,44 @@ impl Reverse<'_, '_> {
                             .trim_start_matches('_')
                     );
                     let name = self.e.namer.fresh(&base);
-                    let mutability = w.then(|| quote!(mut));
-                    code.push(quote!(let #mutability #name = #tape.pop();));
+                    let mutability = w.is_written().then(|| quote!(mut));
+                    match &element {
+                        // The element as the call found it.
+                        Some(index) => code.push(quote!(let mut #name = #tape.pop()[#index];)),
+                        None => code.push(quote!(let #mutability #name = #tape.pop();)),
+                    }
                     name.to_token_stream()
                 }
                 _ => self.e.operand(arg),
             };
-            call_args.push(match (r, w) {
+            call_args.push(match (r, w.is_written()) {
                 (_, true) => quote!(&mut #passed),
                 (true, false) => quote!(&#passed),
                 (false, false) => passed,
             });
             let float_output = match arg {
-                Operand::Array(array) if *w && activity.is_float_array(*array) => Some(*array),
+                Operand::Array(array) if w.is_written() && activity.is_float_array(*array) => {
+                    Some(*array)
+                }
                 _ => None,
             };
             if let Some(array) = float_output {
-                d_outs.push(if activity.is_active_array(array) {
-                    let buffer = self.array_adjoint(array);
-                    quote!(&#buffer)
-                } else {
-                    let name = self.e.array_name(array);
-                    quote!(&::autodiff::__private::zeros_like(&#name[..]))
+                let active = activity.is_active_array(array);
+                let name = self.e.array_name(array).clone();
+                d_outs.push(match (&element, active) {
+                    // An element goes to a `&mut T` parameter, whose cotangent is a `T`.
+                    (Some(index), true) => {
+                        let buffer = self.array_adjoint(array);
+                        quote!(#buffer[#index])
+                    }
+                    (Some(index), false) => {
+                        quote!(::autodiff::__private::zero_like(&#name[#index]))
+                    }
+                    (None, true) => {
+                        let buffer = self.array_adjoint(array);
+                        quote!(&#buffer)
+                    }
+                    (None, false) => quote!(&::autodiff::__private::zeros_like(&#name[..])),
                 });
             }
             if !activity.is_active(arg) {
@@ -763,7 +790,7 @@ impl Reverse<'_, '_> {
                 _ => self.e.namer.fresh("__d_argument"),
             };
             slots.push(slot.to_token_stream());
-            contributions.push((arg.clone(), slot, *w));
+            contributions.push((arg.clone(), slot, w.is_written().then_some(element)));
         }
         let d_ret = match d {
             Some(d) => quote!(::core::option::Option::Some(#d)),
@@ -774,11 +801,14 @@ impl Reverse<'_, '_> {
             match arg {
                 Operand::Array(array) => {
                     let buffer = self.array_adjoint(array);
-                    if w {
-                        let label = self.e.array_name(array).to_string();
-                        code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#slot[..]);));
-                    } else {
-                        code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);));
+                    match w {
+                        Some(Some(index)) => code.push(quote!(#buffer[#index] = #slot;)),
+                        Some(None) => {
+                            let label = self.e.array_name(array).to_string();
+                            code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#slot[..]);));
+                        }
+                        None => code
+                            .push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);)),
                     }
                 }
                 _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),

@@ -82,6 +82,8 @@ pub enum Arg {
     SliceParam(String),
     /// A local `Vec` or array passed by reference (`&a`).
     LocalArray(String),
+    /// A local `Vec` or array passed as an output buffer (`&mut a`, `--forms`).
+    OutArray(String),
 }
 
 /// A pattern of an integer `match` arm.
@@ -328,6 +330,9 @@ pub enum ParamKind {
     Slice(usize),
     /// `usize`, always passed the given value by the harness.
     Int(usize),
+    /// `&mut [f64]` of the given length, an output parameter (`--forms`; helpers only): the body writes
+    /// it, and reads it where `reads` is set (`out[i] += ..`).
+    Out(usize),
 }
 
 /// A parameter.
@@ -391,7 +396,7 @@ impl Func {
     pub fn active_params(&self) -> Vec<&Param> {
         self.params
             .iter()
-            .filter(|p| !matches!(p.kind, ParamKind::Int(_)))
+            .filter(|p| !matches!(p.kind, ParamKind::Int(_) | ParamKind::Out(_)))
             .filter(|p| match &self.kind {
                 FnKind::Differentiable { wrt: Some(w), .. } => w.contains(&p.name),
                 _ => true,

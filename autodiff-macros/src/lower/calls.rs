@@ -2,7 +2,7 @@
 //! and calls of other functions, whose arrays are passed as `a` or `&a`.
 
 use super::{strip_parens, Lowering};
-use crate::ir::{CallForm, FloatFn, Operand, Stmt, Value};
+use crate::ir::{Array, ArrayInit, CallForm, FloatFn, Kind, Operand, Stmt, Value, Written};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -59,7 +59,7 @@ impl Lowering<'_> {
         }
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
-            let (args, by_ref, written) = self.lower_call_args(c);
+            let (args, by_ref, written, _) = self.lower_call_args(c);
             self.reject_written(c, &written, "a call through a parameter or local variable");
             let call = Value::Call {
                 callee: path.clone(),
@@ -78,7 +78,7 @@ impl Lowering<'_> {
                     if self.variable_called(inner_path).is_some() {
                         // `stop_gradient(f(x))` through a function pointer: its value, held constant,
                         // which activity does not report.
-                        let (args, by_ref, written) = self.lower_call_args(inner);
+                        let (args, by_ref, written, _) = self.lower_call_args(inner);
                         self.reject_written(
                             inner,
                             &written,
@@ -96,9 +96,10 @@ impl Lowering<'_> {
                 }
             }
         }
-        let (mut args, by_ref, written) = self.lower_call_args(c);
-        if written.iter().any(|w| *w) {
-            return self.lower_call_out(path, args, by_ref, written, hint, c.span());
+        let (mut args, by_ref, written, rebinds) = self.lower_call_args(c);
+        if written.iter().any(Written::is_written) {
+            let (call, span) = ((path, args, by_ref, written), c.span());
+            return self.lower_call_out(call, rebinds, hint, span);
         }
         let callee = path.to_token_stream();
         let last = path
@@ -140,14 +141,16 @@ impl Lowering<'_> {
 
     // Input:  rhs(&y, p, &mut k);
     // Output: CallOut { var, callee: rhs, args: [y, p, k], by_ref: [true, false, true],
-    //                   written: [false, false, true] }, and the remembered loads of `k` forgotten.
-    /// A call that passes arrays as `&mut`: the callee (a function with output parameters) writes them.
+    //                   written: [No, No, Array] }, and the remembered loads of `k` forgotten.
+    // Input:  g(x, &mut s);           (`s` a float local)
+    // Output: NewArray { s_out, [s] }; CallOut { args: [x, s_out], written: [No, Element(0)] };
+    //         s = s_out[0]
+    /// A call that passes arrays (or elements, or float locals) as `&mut`: the callee (a function with
+    /// output parameters) writes them. `rebinds` are the float locals to read back after the call.
     fn lower_call_out(
         &mut self,
-        path: &syn::ExprPath,
-        args: Vec<Operand>,
-        by_ref: Vec<bool>,
-        written: Vec<bool>,
+        (path, args, by_ref, written): (&syn::ExprPath, Vec<Operand>, Vec<bool>, Vec<Written>),
+        rebinds: Vec<(String, Array)>,
         hint: Option<String>,
         span: proc_macro2::Span,
     ) -> Operand {
@@ -163,12 +166,22 @@ impl Lowering<'_> {
             self.forget_reads_of(array);
         }
         self.stmts.push(stmt);
+        for (name, array) in rebinds {
+            let value = Value::Load {
+                array,
+                index: zero_index(),
+            };
+            let value = self.emit(value, Some(name.clone()), span);
+            if let Some(binding) = self.lookup_mut(&name) {
+                binding.value = Some(value);
+            }
+        }
         Operand::Var(var)
     }
 
     /// Reports `&mut` arguments where only a call of a function by its name may take them.
-    fn reject_written(&mut self, c: &syn::ExprCall, written: &[bool], what: &str) {
-        for (arg, _) in c.args.iter().zip(written).filter(|(_, w)| **w) {
+    fn reject_written(&mut self, c: &syn::ExprCall, written: &[Written], what: &str) {
+        for (arg, _) in c.args.iter().zip(written).filter(|(_, w)| w.is_written()) {
             self.errors.spanned(
                 arg,
                 format!(
@@ -180,30 +193,39 @@ impl Lowering<'_> {
     }
 
     /// The arguments of a call: values, arrays passed as `a` or `&a`, and output buffers passed as
-    /// `&mut a` (the third vector marks those).
+    /// `&mut` (the third vector says how), with the float locals passed `&mut` and the arrays of one
+    /// element that hold them during the call.
+    #[allow(clippy::type_complexity)]
     pub(super) fn lower_call_args(
         &mut self,
         c: &syn::ExprCall,
-    ) -> (Vec<Operand>, Vec<bool>, Vec<bool>) {
-        let mut written = Vec::new();
+    ) -> (Vec<Operand>, Vec<bool>, Vec<Written>, Vec<(String, Array)>) {
+        let (mut written, mut rebinds) = (Vec::new(), Vec::new());
         let (args, by_ref) = c
             .args
             .iter()
-            .map(|arg| {
-                let out = self.written_arg(arg);
-                written.push(out.is_some());
-                match out {
-                    Some(operand) => (operand, true),
-                    None => self.lower_call_arg(arg),
+            .map(|arg| match self.written_arg(arg, &mut rebinds) {
+                Some((operand, how)) => {
+                    written.push(how);
+                    (operand, true)
+                }
+                None => {
+                    written.push(Written::No);
+                    self.lower_call_arg(arg)
                 }
             })
             .unzip();
-        (args, by_ref, written)
+        (args, by_ref, written, rebinds)
     }
 
-    /// `&mut a` or `&mut *a` of an array: the array, which the callee writes. Anything else taken `&mut`
-    /// is an error.
-    fn written_arg(&mut self, arg: &Expr) -> Option<Operand> {
+    /// An argument passed `&mut`: `&mut a` or `&mut *a` of an array, `&mut a[i]` of an element, or
+    /// `&mut s` of a float local, which is held in a new array of one element during the call (and read
+    /// back after it: `rebinds`). Anything else taken `&mut` is an error.
+    fn written_arg(
+        &mut self,
+        arg: &Expr,
+        rebinds: &mut Vec<(String, Array)>,
+    ) -> Option<(Operand, Written)> {
         let Expr::Reference(r) = strip_parens(arg) else {
             return None;
         };
@@ -215,17 +237,57 @@ impl Lowering<'_> {
             }
             inner = strip_parens(&u.expr);
         }
-        match self.array_named(inner) {
-            Some(array) if self.rows_of(array).is_none() => Some(Operand::Array(array)),
-            _ => {
-                self.errors.spanned(
-                    arg,
-                    "`&mut` passes an output buffer to a function with output parameters: it must name a \
-                     local array (`let mut k = vec![0.0; n];`) or an output parameter of this function",
-                );
-                Some(Self::poisoned())
+        if let Some(array) = self
+            .array_named(inner)
+            .filter(|a| self.rows_of(*a).is_none())
+        {
+            // A float output parameter of this function is a slice of one element.
+            let how = if self.arrays[array.0 as usize].scalar {
+                Written::Element(zero_index())
+            } else {
+                Written::Array
+            };
+            return Some((Operand::Array(array), how));
+        }
+        if let Expr::Index(element) = inner {
+            if let Some(array) = self.array_named(&element.expr).filter(|a| {
+                self.rows_of(*a).is_none() && !matches!(&*element.index, Expr::Range(_))
+            }) {
+                let index = self.lower_expr(&element.index, None);
+                return Some((Operand::Array(array), Written::Element(index)));
             }
         }
+        let local = match inner {
+            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(ToString::to_string),
+            _ => None,
+        };
+        let value = local
+            .as_ref()
+            .and_then(|name| self.lookup(name))
+            .and_then(|b| match &b.value {
+                Some(v @ (Operand::Var(_) | Operand::Const { .. })) => Some(v.clone()),
+                _ => None,
+            });
+        if let (Some(name), Some(value)) = (local, value) {
+            let init = ArrayInit::Elements {
+                items: vec![value],
+                fixed: true,
+            };
+            let Operand::Array(array) =
+                self.new_local_array(init, true, Some(format!("{name}_out")))
+            else {
+                return Some((Self::poisoned(), Written::No));
+            };
+            rebinds.push((name, array));
+            return Some((Operand::Array(array), Written::Element(zero_index())));
+        }
+        self.errors.spanned(
+            arg,
+            "`&mut` passes an output buffer to a function with output parameters: it must name a local \
+             array (`let mut k = vec![0.0; n];`), an element of one (`&mut k[i]`), a float local, or an \
+             output parameter of this function",
+        );
+        Some((Self::poisoned(), Written::No))
     }
 
     /// One argument of a call that is not passed `&mut`.
@@ -264,7 +326,7 @@ impl Lowering<'_> {
         let Expr::Path(path) = strip_parens(&c.func) else {
             return None;
         };
-        let (args, by_ref, written) = self.lower_call_args(c);
+        let (args, by_ref, written, _) = self.lower_call_args(c);
         self.reject_written(c, &written, "a call whose array result is bound to a local");
         let init = crate::ir::ArrayInit::Call {
             callee: path.clone(),
@@ -324,6 +386,14 @@ fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The index `0`, of the one element of a float held in an array.
+fn zero_index() -> Operand {
+    Operand::Const {
+        tokens: quote::quote!(0usize),
+        kind: Kind::Int,
     }
 }
 
