@@ -47,6 +47,21 @@ fn first_and_norm(x: &[f64], out: &mut [f64]) -> f64 {
     x[0] * x[0] + x[1]
 }
 
+/// An output and an array result.
+#[differentiable]
+fn product_and_pair(x: &[f64], out: &mut [f64]) -> Vec<f64> {
+    out[0] = x[0] * x[1];
+    vec![x[0].sin(), x[1] * 2.0]
+}
+
+/// A call whose array result is dropped: only its output matters.
+#[differentiable]
+fn drops_the_result(x: &[f64]) -> f64 {
+    let mut o = vec![0.0; 1];
+    let _ = product_and_pair(x, &mut o);
+    o[0] * x[0]
+}
+
 /// A fixed-size output.
 #[differentiable]
 fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
@@ -284,6 +299,16 @@ proptest! {
         step_into_jvp(&y, &p, h, &mut next, (vec![1.0, 0.0], vec![0.0; 2], 0.0, vec![7.0; 2]), &mut tangent);
         let fd0 = central_difference(|s| { let mut o = vec![0.0; 2]; step_into(&[s, y[1]], &p, h, &mut o); o[0] }, y[0]);
         assert_close(tangent[0], fd0, 1e-7, "step_into_jvp");
+    }
+
+    #[test]
+    fn a_dropped_array_result(x in prop::collection::vec(-1.5f64..1.5, 2)) {
+        let (value, g) = drops_the_result_grad(&x);
+        assert_close(value, x[0] * x[0] * x[1], 1e-14, "value");
+        assert_close(value, drops_the_result(&x), 1e-14, "the primal");
+        assert_all_close(&g, &[2.0 * x[0] * x[1], x[0] * x[0]], 1e-12, "by hand");
+        let (_, dot) = drops_the_result_jvp(&x, vec![0.5, 1.0]);
+        assert_close(dot, 0.5 * g[0] + g[1], 1e-12, "jvp");
     }
 
     #[test]
