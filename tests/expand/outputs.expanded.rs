@@ -107,6 +107,60 @@ fn rhs_jvp(
     dydt[1] = __v8;
     __dot_dydt[1] = __dot_v8;
 }
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+fn rhs_jacobian(
+    y: &[f64],
+    p: &[f64],
+    dydt: &mut [f64],
+) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
+    let __incoming = ::autodiff::__private::snapshot(&*dydt);
+    let __value = ::autodiff::__private::snapshot(&*dydt);
+    let __rows = __value.len();
+    let __columns = 0usize + y.len() + p.len();
+    let mut __jacobian = ::std::vec::Vec::with_capacity(__rows);
+    if __rows <= __columns {
+        for __i in 0..__rows {
+            let mut __d_ret = ::autodiff::__private::zeros_like(&__value);
+            __d_ret[__i] = <f64 as ::autodiff::__private::One>::one();
+            ::autodiff::__private::copy_into("dydt", &mut dydt[..], &__incoming[..]);
+            let (__part_0, __part_1) = rhs_vjp(y, p, &mut *dydt, &__d_ret);
+            let mut __row = ::std::vec::Vec::with_capacity(__columns);
+            __row.extend_from_slice(&__part_0[..]);
+            __row.extend_from_slice(&__part_1[..]);
+            __jacobian.push(__row);
+        }
+    } else {
+        __jacobian = ::std::vec![
+            ::std::vec![< f64 as ::autodiff::__private::Zero > ::zero(); __columns];
+            __rows
+        ];
+        for __j in 0..__columns {
+            ::autodiff::__private::copy_into("dydt", &mut dydt[..], &__incoming[..]);
+            let __tangent = (
+                {
+                    let mut __t = ::autodiff::__private::zeros_like(&y);
+                    if __j >= 0usize && __j < 0usize + y.len() {
+                        __t[__j - 0usize] = <f64 as ::autodiff::__private::One>::one();
+                    }
+                    __t
+                },
+                {
+                    let mut __t = ::autodiff::__private::zeros_like(&p);
+                    if __j >= (0usize + y.len()) && __j < (0usize + y.len()) + p.len() {
+                        __t[__j - (0usize + y.len())] = <f64 as ::autodiff::__private::One>::one();
+                    }
+                    __t
+                },
+            );
+            let mut __column = ::autodiff::__private::zeros_like(&__value);
+            rhs_jvp(y, p, &mut *dydt, __tangent, &mut __column);
+            for (__i, __entry) in __column.iter().enumerate() {
+                __jacobian[__i][__j] = *__entry;
+            }
+        }
+    }
+    __jacobian
+}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct rhs {}
@@ -563,6 +617,69 @@ fn rotate_jvp(
     let __dot_v9 = __dot_v7 + __dot_v8;
     out[1] = __v9;
     __dot_out[1] = __dot_v9;
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+fn rotate_jacobian(
+    t: f64,
+    v: &[f64; 2],
+    out: &mut [f64; 2],
+) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
+    let __incoming = ::autodiff::__private::snapshot(&*out);
+    let __value = ::autodiff::__private::snapshot(&*out);
+    let __rows = __value.len();
+    let __columns = 0usize + 1usize + v.len();
+    let mut __jacobian = ::std::vec::Vec::with_capacity(__rows);
+    if __rows <= __columns {
+        for __i in 0..__rows {
+            let mut __d_ret = ::autodiff::__private::zeros_like(&__value);
+            __d_ret[__i] = <f64 as ::autodiff::__private::One>::one();
+            ::autodiff::__private::copy_into("out", &mut out[..], &__incoming[..]);
+            let (__part_0, __part_1) = rotate_vjp(
+                ::core::clone::Clone::clone(&t),
+                v,
+                &mut *out,
+                &__d_ret,
+            );
+            let mut __row = ::std::vec::Vec::with_capacity(__columns);
+            __row.push(__part_0);
+            __row.extend_from_slice(&__part_1[..]);
+            __jacobian.push(__row);
+        }
+    } else {
+        __jacobian = ::std::vec![
+            ::std::vec![< f64 as ::autodiff::__private::Zero > ::zero(); __columns];
+            __rows
+        ];
+        for __j in 0..__columns {
+            ::autodiff::__private::copy_into("out", &mut out[..], &__incoming[..]);
+            let __tangent = (
+                if __j == 0usize {
+                    <f64 as ::autodiff::__private::One>::one()
+                } else {
+                    <f64 as ::autodiff::__private::Zero>::zero()
+                },
+                {
+                    let mut __t = ::autodiff::__private::zeros_like(&v);
+                    if __j >= (0usize + 1usize) && __j < (0usize + 1usize) + v.len() {
+                        __t[__j - (0usize + 1usize)] = <f64 as ::autodiff::__private::One>::one();
+                    }
+                    __t
+                },
+            );
+            let mut __column = ::autodiff::__private::zeros_like(&__value);
+            rotate_jvp(
+                ::core::clone::Clone::clone(&t),
+                v,
+                &mut *out,
+                __tangent,
+                &mut __column,
+            );
+            for (__i, __entry) in __column.iter().enumerate() {
+                __jacobian[__i][__j] = *__entry;
+            }
+        }
+    }
+    __jacobian
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
