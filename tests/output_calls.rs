@@ -62,6 +62,26 @@ fn drops_the_result(x: &[f64]) -> f64 {
     o[0] * x[0]
 }
 
+/// Buffers made inside the loop body (a `Vec` and a fixed-size array), and a `while` loop that stops early.
+#[differentiable]
+fn buffers_in_the_body(y0: &[f64], p: &[f64], h: f64, steps: usize) -> f64 {
+    let mut y = [y0[0], y0[1]];
+    let mut i = 0;
+    while i < steps {
+        let mut k = vec![0.0; 2];
+        rhs(&y, p, &mut k);
+        let mut r = [0.0; 2];
+        rotate(h, &[k[0], k[1]], &mut r);
+        y[0] += h * r[0];
+        y[1] += h * r[1];
+        if y[0] > 3.0 {
+            break;
+        }
+        i += 1;
+    }
+    y[0] * y[1]
+}
+
 /// A fixed-size output.
 #[differentiable]
 fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
@@ -299,6 +319,22 @@ proptest! {
         step_into_jvp(&y, &p, h, &mut next, (vec![1.0, 0.0], vec![0.0; 2], 0.0, vec![7.0; 2]), &mut tangent);
         let fd0 = central_difference(|s| { let mut o = vec![0.0; 2]; step_into(&[s, y[1]], &p, h, &mut o); o[0] }, y[0]);
         assert_close(tangent[0], fd0, 1e-7, "step_into_jvp");
+    }
+
+    #[test]
+    fn buffers_made_in_the_loop_body(
+        y0 in prop::collection::vec(0.2f64..1.5, 2),
+        p in prop::collection::vec(0.2f64..1.5, 2),
+        h in 0.05f64..0.5,
+        steps in 0usize..6,
+    ) {
+        let (value, (gy, gp, gh)) = buffers_in_the_body_grad(&y0, &p, h, steps);
+        assert_close(value, buffers_in_the_body(&y0, &p, h, steps), 1e-14, "value");
+        let all = [y0.clone(), p.clone(), vec![h]].concat();
+        let f = |w: &[f64]| buffers_in_the_body(&w[..2], &w[2..4], w[4], steps);
+        assert_fd_gradient(f, &all, &[gy.clone(), gp.clone(), vec![gh]].concat(), "buffers_in_the_body");
+        let (_, dot) = buffers_in_the_body_jvp(&y0, &p, h, steps, (vec![0.0; 2], vec![0.0; 2], 1.0));
+        assert_close(dot, gh, 1e-10, "jvp");
     }
 
     #[test]
