@@ -490,6 +490,12 @@ impl Gen {
         let mutable_floats = scope.floats.iter().any(|f| f.mutable);
         let locals = scope.arrays.iter().any(|a| a.local && !a.frozen);
         let nest = ctx.depth < 3;
+        // Calls, more often with `--forms` where a callee writes an output buffer.
+        let call = match ctx.callees.len() {
+            0 => 0,
+            _ if self.forms && writes_outputs(&ctx.callees) => 30,
+            _ => 15,
+        };
         let weights = [
             20,                                                 // 0 let
             if scope.arrays.len() < 4 { 8 } else { 1 },         // 1 array
@@ -503,7 +509,7 @@ impl Gen {
             if nest && !scope.ints.is_empty() { 4 } else { 0 }, // 9 match
             2,                                                  // 10 early return
             if ctx.in_loop.is_some() { 5 } else { 0 },          // 11 break
-            if ctx.callees.is_empty() { 0 } else { 15 },        // 12 call
+            call,                                               // 12 call
             if self.forms { 4 } else { 0 },                     // 13 closure
         ];
         match self.rng.weighted(&weights) {
@@ -922,7 +928,7 @@ impl Gen {
         let writers: Vec<Callee> = ctx
             .callees
             .iter()
-            .filter(|c| c.params.iter().any(|p| matches!(p, ParamKind::Out(_))))
+            .filter(|c| writes_outputs(std::slice::from_ref(c)))
             .cloned()
             .collect();
         if !writers.is_empty() && self.rng.chance(0.5) {
@@ -1314,6 +1320,13 @@ impl Gen {
             self.rng.pick(&options).clone()
         }
     }
+}
+
+/// Does any of `callees` take an output buffer?
+fn writes_outputs(callees: &[Callee]) -> bool {
+    callees
+        .iter()
+        .any(|c| c.params.iter().any(|p| matches!(p, ParamKind::Out(_))))
 }
 
 /// The functions of `funcs` that a function may call: all of them from an `f64` function, only the generic
