@@ -18,6 +18,16 @@
 //! modules and crates, and also for functions declared inside a function body (which a module could not
 //! see). The uniform shape frees the caller from knowing which of `g`'s parameters are active (`wrt(..)`
 //! is the callee's business).
+//!
+//! A function with output parameters (`fn rhs(y: &[f64], dydt: &mut [f64])`) has companions that take,
+//! after the slots, `d_ret: Option<R>` (`None` for a zero cotangent) and one cotangent per output in `vjp`,
+//! one tangent buffer per output in `jvp`; an output's slot holds the cotangent (or tangent) of its incoming
+//! value, as a `Vec<T>` (a `T` for a float output `&mut T`):
+//!
+//! ```text
+//! fn vjp(y: &[f64], dydt: &mut [f64], d_ret: Option<()>, d_dydt: &[f64]) -> ((), (Vec<f64>, Vec<f64>))
+//! fn jvp(y: &[f64], dydt: &mut [f64], tangents: (Vec<f64>, Vec<f64>), d_dydt: &mut [f64]) -> ((), ())
+//! ```
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -36,8 +46,8 @@ pub(crate) struct Slot {
 /// An output parameter (`out: &mut [T]`), as its companion sees it.
 pub(crate) struct Output {
     pub(crate) ident: Ident,
-    /// The type of its cotangent in `vjp` (`&[T]`, `&[T; N]`) and of its tangent buffer in `jvp`
-    /// (`&mut [T]`, `&mut [T; N]`).
+    /// The type of its cotangent in `vjp` (`&[T]`, `&[T; N]`, `T`) and of its tangent buffer in `jvp`
+    /// (`&mut [T]`, `&mut [T; N]`, `&mut T`), as in `f_vjp` and `f_jvp`.
     pub(crate) cotangent_ty: TokenStream,
     pub(crate) tangent_ty: TokenStream,
     /// Its cotangent as the hidden `vjp` takes it: `Some(&d_out[..])`.
