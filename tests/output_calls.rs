@@ -192,6 +192,20 @@ fn uses_float_outputs(x: &[f64], k: f64, out: &mut f64) -> f64 {
     acc * e + parts[0] * parts[1]
 }
 
+/// A float local changed only through `&mut`, in a loop and in a branch.
+#[differentiable]
+fn only_through_calls(x: &[f64], k: f64) -> f64 {
+    let mut acc = x[0];
+    for i in 0..x.len() {
+        scale_into(x[i], &mut acc);
+    }
+    let mut b = k;
+    if acc > 0.0 {
+        scale_into(acc, &mut b);
+    }
+    acc + b
+}
+
 fn flat(f: impl Fn(&[f64]) -> f64) -> impl Fn(&[f64]) -> f64 {
     f
 }
@@ -335,6 +349,17 @@ proptest! {
         assert_fd_gradient(f, &all, &[gy.clone(), gp.clone(), vec![gh]].concat(), "buffers_in_the_body");
         let (_, dot) = buffers_in_the_body_jvp(&y0, &p, h, steps, (vec![0.0; 2], vec![0.0; 2], 1.0));
         assert_close(dot, gh, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn float_locals_changed_only_through_calls(x in prop::collection::vec(-1.5f64..1.5, 1..4), k in -1.5f64..1.5) {
+        let (value, (gx, gk)) = only_through_calls_grad(&x, k);
+        assert_close(value, only_through_calls(&x, k), 1e-14, "value");
+        let all = [x.clone(), vec![k]].concat();
+        let n = x.len();
+        assert_fd_gradient(|w: &[f64]| only_through_calls(&w[..n], w[n]), &all, &[gx.clone(), vec![gk]].concat(), "only_through_calls");
+        let (_, dot) = only_through_calls_jvp(&x, k, (vec![0.0; n], 1.0));
+        assert_close(dot, gk, 1e-10, "jvp");
     }
 
     #[test]
