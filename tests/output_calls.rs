@@ -206,6 +206,24 @@ fn only_through_calls(x: &[f64], k: f64) -> f64 {
     acc + b
 }
 
+/// A float output read inside `vec![..]` (its incoming value is an input) and copied into a buffer passed on.
+#[differentiable]
+fn spread_into(xs: &[f64], s: f64, e: &mut f64) -> f64 {
+    let mut copies = vec![*e; 3];
+    copies[1] += s;
+    rotate(s, &[copies[0], copies[1]], &mut [0.0; 2]);
+    *e = copies[1] * xs[0];
+    copies[2] + *e
+}
+
+/// A float local bound to a call's result and then passed `&mut` (it is a float, not an array).
+#[differentiable]
+fn call_result_passed_on(xs: &[f64], a: f64) -> f64 {
+    let mut t = spread_into(xs, a, &mut 0.5);
+    let u = spread_into(xs, t, &mut t);
+    t * u
+}
+
 fn flat(f: impl Fn(&[f64]) -> f64) -> impl Fn(&[f64]) -> f64 {
     f
 }
@@ -360,6 +378,22 @@ proptest! {
         assert_fd_gradient(|w: &[f64]| only_through_calls(&w[..n], w[n]), &all, &[gx.clone(), vec![gk]].concat(), "only_through_calls");
         let (_, dot) = only_through_calls_jvp(&x, k, (vec![0.0; n], 1.0));
         assert_close(dot, gk, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn float_outputs_read_in_vec_and_call_results_passed_on(xs in prop::collection::vec(-1.5f64..1.5, 1..3), a in -1.5f64..1.5, e in -1.5f64..1.5) {
+        // spread_into: e' = (e + s) x0, value e + e'.
+        let mut out = e;
+        let (_, (gx, gs, ge)) = spread_into_vjp(&xs, a, &mut out, 1.0, 0.0);
+        assert_close(out, (e + a) * xs[0], 1e-14, "the output");
+        assert_close(ge, 1.0 + xs[0], 1e-12, "d/de: the incoming value read in vec![..]");
+        assert_close(gs, xs[0], 1e-12, "d/ds");
+        assert_close(gx[0], e + a, 1e-12, "d/dx0");
+        let (value, (g, ga)) = call_result_passed_on_grad(&xs, a);
+        assert_close(value, call_result_passed_on(&xs, a), 1e-14, "value");
+        let n = xs.len();
+        let all = [xs.clone(), vec![a]].concat();
+        assert_fd_gradient(|w: &[f64]| call_result_passed_on(&w[..n], w[n]), &all, &[g, vec![ga]].concat(), "call_result_passed_on");
     }
 
     #[test]

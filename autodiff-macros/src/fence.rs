@@ -125,11 +125,9 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                     match arg {
                         Expr::Reference(r) if r.mutability.is_none() => self.visit_expr(&r.expr),
                         // `&mut out` passes an output buffer to a callee that writes it, `&mut a[i]`
-                        // one element.
+                        // one element, `&mut [0.0; 2]` a scratch buffer.
                         Expr::Reference(r) if is_path(&r.expr) => {}
-                        Expr::Reference(r) if r.mutability.is_some() && matches!(&*r.expr, Expr::Index(i) if is_path(&i.expr) && !matches!(&*i.index, Expr::Range(_))) => {
-                            self.visit_expr(&r.expr);
-                        }
+                        Expr::Reference(r) if r.mutability.is_some() => self.visit_expr(&r.expr),
                         other => self.visit_expr(other),
                     }
                 }

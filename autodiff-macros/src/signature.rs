@@ -431,6 +431,14 @@ fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
             }
             syn::visit::visit_expr_method_call(self, m);
         }
+        // `vec![out[0]; n]` reads too: the macro's arguments are expressions.
+        fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
+            if m.mac.path.is_ident("vec") {
+                for arg in crate::chains::vec_arg_exprs(&m.mac) {
+                    self.visit_expr(&arg);
+                }
+            }
+        }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     let mut reads = Reads {
@@ -449,6 +457,12 @@ pub(crate) fn scalar_outputs_as_slices(block: &syn::Block, sig: &Signature) -> s
     struct Rewrite<'n>(Vec<&'n Ident>);
     impl VisitMut for Rewrite<'_> {
         fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            if let syn::Expr::Macro(m) = expr {
+                if m.mac.path.is_ident("vec") {
+                    crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                    return;
+                }
+            }
             if let syn::Expr::Unary(u) = expr {
                 if let (syn::UnOp::Deref(_), syn::Expr::Path(p)) = (&u.op, &*u.expr) {
                     if self.0.iter().any(|name| p.path.is_ident(*name)) {

@@ -218,9 +218,10 @@ impl Lowering<'_> {
         (args, by_ref, written, rebinds)
     }
 
-    /// An argument passed `&mut`: `&mut a` or `&mut *a` of an array, `&mut a[i]` of an element, or
-    /// `&mut s` of a float local, which is held in a new array of one element during the call (and read
-    /// back after it: `rebinds`). Anything else taken `&mut` is an error.
+    /// An argument passed `&mut`: `&mut a` or `&mut *a` of an array, `&mut a[i]` of an element, `&mut s`
+    /// of a float local, which is held in a new array of one element during the call (and read back after
+    /// it: `rebinds`), or a scratch buffer or float made for the call (`&mut [0.0; 2]`, `&mut 0.0`).
+    /// Anything else taken `&mut` is an error.
     fn written_arg(
         &mut self,
         arg: &Expr,
@@ -261,6 +262,13 @@ impl Lowering<'_> {
             Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(ToString::to_string),
             _ => None,
         };
+        if matches!(inner, Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_)) {
+            // `&mut [0.0; 2]`, `&mut vec![..]`: a scratch buffer, dropped after the call.
+            if let Operand::Array(array) = self.lower_expr(inner, Some("scratch".to_string())) {
+                return Some((Operand::Array(array), Written::Array));
+            }
+        }
+        let named = local.is_some() || matches!(inner, Expr::Index(_) | Expr::Field(_));
         let value = local
             .as_ref()
             .and_then(|name| self.lookup(name))
@@ -280,6 +288,19 @@ impl Lowering<'_> {
             };
             rebinds.push((name, array));
             return Some((Operand::Array(array), Written::Element(zero_index())));
+        }
+        if !named {
+            // `&mut 0.5`, `&mut (a * b)`: a float the callee writes and nothing reads after.
+            let value = self.lower_expr(inner, None);
+            let init = ArrayInit::Elements {
+                items: vec![value],
+                fixed: true,
+            };
+            if let Operand::Array(array) =
+                self.new_local_array(init, true, Some("scratch".to_string()))
+            {
+                return Some((Operand::Array(array), Written::Element(zero_index())));
+            }
         }
         self.errors.spanned(
             arg,
