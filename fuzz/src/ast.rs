@@ -84,6 +84,11 @@ pub enum Arg {
     LocalArray(String),
     /// A local `Vec` or array passed as an output buffer (`&mut a`, `--forms`).
     OutArray(String),
+    /// A mutable float (a local, or the function's own float output `(*e)`) passed as a float output
+    /// (`&mut t`, `--forms`).
+    OutFloat(String),
+    /// An element of a local array passed as a float output (`&mut a[i]`, `--forms`).
+    OutElement(String, IExpr),
 }
 
 /// A pattern of an integer `match` arm.
@@ -333,6 +338,9 @@ pub enum ParamKind {
     /// `&mut [f64]` of the given length, an output parameter (`--forms`; helpers only): the body writes
     /// it, and reads it where `reads` is set (`out[i] += ..`).
     Out(usize),
+    /// `&mut f64`, a float output parameter (`--forms`; helpers only): the body reads and writes it as
+    /// `(*e)`, a mutable float.
+    OutFloat,
 }
 
 /// A parameter.
@@ -396,7 +404,12 @@ impl Func {
     pub fn active_params(&self) -> Vec<&Param> {
         self.params
             .iter()
-            .filter(|p| !matches!(p.kind, ParamKind::Int(_) | ParamKind::Out(_)))
+            .filter(|p| {
+                !matches!(
+                    p.kind,
+                    ParamKind::Int(_) | ParamKind::Out(_) | ParamKind::OutFloat
+                )
+            })
             .filter(|p| match &self.kind {
                 FnKind::Differentiable { wrt: Some(w), .. } => w.contains(&p.name),
                 _ => true,

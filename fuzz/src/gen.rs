@@ -193,6 +193,13 @@ impl Gen {
                         kind: ParamKind::Out(*self.rng.pick(&lens)),
                     });
                 }
+                // `--forms`: a float output, read and written as `(*e)` like a mutable local.
+                if self.forms && self.rng.chance(0.4) {
+                    ps.push(Param {
+                        name: "e".into(),
+                        kind: ParamKind::OutFloat,
+                    });
+                }
                 let ctx = Ctx {
                     generic: helper_generic,
                     pair: false,
@@ -219,7 +226,7 @@ impl Gen {
         let mut callees = callees_of(&funcs, need_generic);
         // `order = K` with calls of functions with output parameters is not supported.
         if order2 {
-            callees.retain(|c| !c.params.iter().any(|p| matches!(p, ParamKind::Out(_))));
+            callees.retain(|c| !writes_outputs(std::slice::from_ref(c)));
         }
         let ctx = Ctx {
             generic,
@@ -273,6 +280,11 @@ impl Gen {
                 }),
                 // Written at the end of the body (`output_writes`).
                 ParamKind::Out(_) => {}
+                ParamKind::OutFloat => scope.floats.push(FloatVar {
+                    name: format!("(*{})", p.name),
+                    mutable: true,
+                    ambiguous: false,
+                }),
             }
         }
         // Local arrays shaped for the helpers' slice parameters, so that calls pass them (and write them after).
@@ -962,12 +974,41 @@ impl Gen {
                         args.push(Arg::SliceParam(a.name));
                     }
                 }
+                ParamKind::OutFloat => {
+                    // A mutable float, or an element of a local array not passed already.
+                    let floats: Vec<FloatVar> =
+                        scope.floats.iter().filter(|f| f.mutable).cloned().collect();
+                    let passed: Vec<&str> = args
+                        .iter()
+                        .filter_map(|a| match a {
+                            Arg::LocalArray(n) | Arg::OutArray(n) => Some(n.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    let arrays: Vec<ArrayVar> = scope
+                        .arrays
+                        .iter()
+                        .filter(|a| a.local && !a.frozen && !passed.contains(&a.name.as_str()))
+                        .cloned()
+                        .collect();
+                    if !floats.is_empty() && (arrays.is_empty() || self.rng.chance(0.6)) {
+                        args.push(Arg::OutFloat(self.rng.pick(&floats).name.clone()));
+                    } else if !arrays.is_empty() {
+                        let a = self.rng.pick(&arrays).clone();
+                        let i = self.index(scope, a.len, "");
+                        args.push(Arg::OutElement(a.name, i));
+                    } else {
+                        return self.let_float(scope, ctx);
+                    }
+                }
                 ParamKind::Out(len) => {
                     // A local array of that length, not iterated here and not passed already.
                     let passed: Vec<&str> = args
                         .iter()
                         .filter_map(|a| match a {
-                            Arg::LocalArray(n) | Arg::OutArray(n) => Some(n.as_str()),
+                            Arg::LocalArray(n) | Arg::OutArray(n) | Arg::OutElement(n, _) => {
+                                Some(n.as_str())
+                            }
                             _ => None,
                         })
                         .collect();
@@ -1036,7 +1077,13 @@ impl Gen {
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
                 Arg::SliceParam(_) => true,
-                Arg::LocalArray(a) | Arg::OutArray(a) => scope
+                Arg::OutFloat(v) => scope
+                    .floats
+                    .iter()
+                    .rev()
+                    .find(|f| &f.name == v)
+                    .is_some_and(|f| !f.ambiguous),
+                Arg::LocalArray(a) | Arg::OutArray(a) | Arg::OutElement(a, _) => scope
                     .arrays
                     .iter()
                     .rev()
@@ -1322,11 +1369,13 @@ impl Gen {
     }
 }
 
-/// Does any of `callees` take an output buffer?
+/// Does any of `callees` take an output buffer or float output?
 fn writes_outputs(callees: &[Callee]) -> bool {
-    callees
-        .iter()
-        .any(|c| c.params.iter().any(|p| matches!(p, ParamKind::Out(_))))
+    callees.iter().any(|c| {
+        c.params
+            .iter()
+            .any(|p| matches!(p, ParamKind::Out(_) | ParamKind::OutFloat))
+    })
 }
 
 /// The functions of `funcs` that a function may call: all of them from an `f64` function, only the generic
