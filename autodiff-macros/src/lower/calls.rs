@@ -60,7 +60,7 @@ impl Lowering<'_> {
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
             let (args, by_ref, written, _) = self.lower_call_args(c);
-            self.reject_written(c, &written, "a call through a parameter or local variable");
+            self.reject_written(c, &written, THROUGH_VARIABLE);
             let call = Value::Call {
                 callee: path.clone(),
                 args,
@@ -79,11 +79,7 @@ impl Lowering<'_> {
                         // `stop_gradient(f(x))` through a function pointer: its value, held constant,
                         // which activity does not report.
                         let (args, by_ref, written, _) = self.lower_call_args(inner);
-                        self.reject_written(
-                            inner,
-                            &written,
-                            "a call through a parameter or local variable",
-                        );
+                        self.reject_written(inner, &written, THROUGH_VARIABLE);
                         let call = Value::Call {
                             callee: inner_path.clone(),
                             args,
@@ -180,15 +176,9 @@ impl Lowering<'_> {
     }
 
     /// Reports `&mut` arguments where only a call of a function by its name may take them.
-    fn reject_written(&mut self, c: &syn::ExprCall, written: &[Written], what: &str) {
+    fn reject_written(&mut self, c: &syn::ExprCall, written: &[Written], message: &str) {
         for (arg, _) in c.args.iter().zip(written).filter(|(_, w)| w.is_written()) {
-            self.errors.spanned(
-                arg,
-                format!(
-                    "{what} cannot be differentiated with output buffers (`&mut`): call a \
-                     `#[differentiable]` function by its name"
-                ),
-            );
+            self.errors.spanned(arg, message);
         }
     }
 
@@ -249,6 +239,16 @@ impl Lowering<'_> {
                 Written::Array
             };
             return Some((Operand::Array(array), how));
+        }
+        if let Expr::Index(e) = inner {
+            if matches!(&*e.index, Expr::Range(_)) {
+                self.errors.spanned(
+                    arg,
+                    "a sub-slice cannot be passed as an output buffer yet: pass the whole array (`&mut k`) \
+                     and let the callee index it, or one element (`&mut k[i]`)",
+                );
+                return Some((Self::poisoned(), Written::No));
+            }
         }
         if let Expr::Index(element) = inner {
             if let Some(array) = self.array_named(&element.expr).filter(|a| {
@@ -348,7 +348,12 @@ impl Lowering<'_> {
             return None;
         };
         let (args, by_ref, written, _) = self.lower_call_args(c);
-        self.reject_written(c, &written, "a call whose array result is bound to a local");
+        self.reject_written(
+            c,
+            &written,
+            "a call that writes output buffers (`&mut`) and returns an array is not supported yet: write the \
+             array into an output parameter too (`g(x, &mut k, &mut v)`)",
+        );
         let init = crate::ir::ArrayInit::Call {
             callee: path.clone(),
             args,
@@ -409,6 +414,10 @@ fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
         _ => None,
     }
 }
+
+/// The error for `&mut` passed to a call through a function pointer or closure.
+const THROUGH_VARIABLE: &str = "a call through a parameter or local variable cannot be differentiated with \
+                                output buffers (`&mut`): call a `#[differentiable]` function by its name";
 
 /// The index `0`, of the one element of a float held in an array.
 fn zero_index() -> Operand {
