@@ -82,6 +82,24 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
+    // Output parameters are differentiated where the reverse sweep runs into buffers (`__f_vjp_into`):
+    // free functions without parameter structs or matrices.
+    if let Some(sig) = sig.as_ref().filter(|_| errors.len() == 0) {
+        let matrices = sig
+            .params
+            .iter()
+            .any(|p| p.array.is_some_and(|shape| shape.matrix));
+        if is_method(&item) || flat.is_some() || matrices {
+            for p in sig.outputs() {
+                errors.spanned(
+                    &p.ty,
+                    "output parameters are supported on free functions of floats, slices and arrays, not yet \
+                     on a method or a function of a parameter struct or a matrix: return the result, or \
+                     write it from a free function",
+                );
+            }
+        }
+    }
     let higher = match (&sig, &args.order, &analysed) {
         (Some(_), Some(order), Some(_)) if flat.is_some() => {
             errors.spanned(
@@ -1062,9 +1080,14 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
     let unrestricted = sig.filter(|sig| {
         sig.outputs().next().is_some() || sig.params.iter().all(|p| p.active || !p.through_calls())
     });
+    let method = is_method(item);
     let companion = unrestricted.map(|sig| {
         let slots = companion_slots(sig);
-        let outputs = companion_outputs(sig, &name.to_token_stream());
+        let path = |name: &Ident| match method {
+            true => quote!(Self::#name),
+            false => quote!(#name),
+        };
+        let outputs = companion_outputs(sig, &path(name));
         let (vjp, jvp, extra) = if outputs.is_some() {
             let all = all_active(sig);
             let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
@@ -1072,23 +1095,32 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             let params = all.params.iter().map(|p| signature::declare(&p.ident, &p.ty));
             let params: Vec<TokenStream> = params.collect();
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
+            // Inside an `impl`, beside other methods' items: named after the method.
+            let (vjp_all, jvp_all) = if method {
+                (
+                    naming::method_companion(name, "vjp_all"),
+                    naming::method_companion(name, "jvp_all"),
+                )
+            } else {
+                (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
+            };
             let extra = quote! {
                 #[allow(unused, clippy::diverging_sub_expression, clippy::too_many_arguments)]
-                fn __vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause {
+                fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause {
                     ::core::panic!("`#[differentiable]` reported a compile error for this function")
                 }
                 #[allow(unused, clippy::diverging_sub_expression, clippy::too_many_arguments)]
-                fn __jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause {
+                fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause {
                     ::core::panic!("`#[differentiable]` reported a compile error for this function")
                 }
             };
-            (quote!(Self::__vjp_all), quote!(Self::__jvp_all), extra)
+            (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
         } else {
             let (vjp, jvp) = (
                 signature::derived_name(item, "vjp"),
                 signature::derived_name(item, "jvp"),
             );
-            (quote!(#vjp), quote!(#jvp), TokenStream::new())
+            (path(&vjp), path(&jvp), TokenStream::new())
         };
         companion::companion(&companion::Companion {
             vis: &item.vis,
@@ -1099,7 +1131,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             vjp,
             jvp,
             extra,
-            method: false,
+            method,
             outputs,
         })
     });
