@@ -146,3 +146,84 @@ fn custom_gradients_have_a_jacobian() {
         ]
     );
 }
+
+/// One output parameter, two rows of four columns (the reverse shape); its incoming value is read, so its
+/// elements are columns too.
+#[differentiable]
+fn damp(a: f64, b: &[f64], state: &mut [f64; 2]) {
+    state[0] = state[0] * a + b[0];
+    state[1] += b[1] * state[0];
+}
+
+/// One output parameter of five rows from two inputs (the forward shape), not read.
+#[differentiable]
+fn spread(t: f64, c: f64, out: &mut [f64]) {
+    for i in 0..out.len() {
+        out[i] = (t * i as f64).sin() * c;
+    }
+}
+
+/// A float output whose incoming value is read: one row.
+#[differentiable]
+fn relax(a: f64, e: &mut f64) {
+    *e = *e * a + a * a;
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn jacobians_over_output_parameters(
+        a in -1.5f64..1.5,
+        b in prop::array::uniform2(-1.5f64..1.5),
+        s in prop::array::uniform2(-1.5f64..1.5),
+        t in -1.5f64..1.5,
+    ) {
+        // damp: s0' = s0 a + b0, s1' = s1 + b1 s0'. Columns a, b0, b1, s0, s1.
+        let mut state = s;
+        let jacobian = damp_jacobian(a, &b, &mut state);
+        let s0 = s[0] * a + b[0];
+        let expected = [
+            [s[0], 1.0, 0.0, a, 0.0],
+            [b[1] * s[0], b[1], s0, b[1] * a, 1.0],
+        ];
+        for (row, want) in jacobian.iter().zip(&expected) {
+            assert_all_close(row, want, ANALYTIC_TOL, "damp");
+        }
+        let mut once = s;
+        damp(a, &b, &mut once);
+        prop_assert_eq!(state, once, "the output as one call leaves it");
+        // Finite differences along each column.
+        let inputs = [a, b[0], b[1], s[0], s[1]];
+        for j in 0..5 {
+            for i in 0..2 {
+                let fd = central_difference(|v| {
+                    let mut w = inputs;
+                    w[j] = v;
+                    let mut st = [w[3], w[4]];
+                    damp(w[0], &[w[1], w[2]], &mut st);
+                    st[i]
+                }, inputs[j]);
+                assert_close(jacobian[i][j], fd, 1e-7, "damp against finite differences");
+            }
+        }
+
+        let mut out = vec![0.0; 5];
+        let jacobian = spread_jacobian(t, a, &mut out);
+        prop_assert_eq!(jacobian.len(), 5);
+        let mut once = vec![0.0; 5];
+        spread(t, a, &mut once);
+        prop_assert_eq!(&out, &once);
+        for i in 0..5 {
+            let k = i as f64;
+            assert_all_close(&jacobian[i], &[k * (t * k).cos() * a, (t * k).sin()], ANALYTIC_TOL, "spread");
+        }
+
+        let mut e = s[0];
+        let jacobian = relax_jacobian(a, &mut e);
+        assert_all_close(&jacobian[0], &[s[0] + 2.0 * a, a], ANALYTIC_TOL, "relax");
+        let mut once = s[0];
+        relax(a, &mut once);
+        assert_close(e, once, ANALYTIC_TOL, "relax's output");
+    }
+}

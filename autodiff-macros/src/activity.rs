@@ -64,6 +64,12 @@ impl Activity {
     pub(crate) fn elem_kind(&self, array: Array) -> &Kind {
         &self.array_elems[array.0 as usize]
     }
+
+    /// Can the elements of `array` carry a derivative (not integers or `bool`s)? A buffer of integers passed
+    /// `&mut` to a call (a cursor, a permutation) has no cotangent or tangent.
+    pub(crate) fn is_float_array(&self, array: Array) -> bool {
+        !matches!(self.elem_kind(array), Kind::Int | Kind::Bool)
+    }
 }
 
 /// Analyses `f`, whose signature is `sig`; reports active values reaching operations without a derivative.
@@ -253,6 +259,20 @@ impl Pass<'_> {
                         ),
                     };
                     self.set_array(*array, &kind, active);
+                }
+                // A call that writes output buffers: its value and every buffer it writes depend on all
+                // its arguments (the buffers' incoming values included).
+                Stmt::CallOut { var, args, .. } => {
+                    let active = args.iter().any(|o| self.activity.is_active(o));
+                    let kind = match self.f.vars[var.0 as usize].tuple_arity {
+                        Some(n) => Kind::Tuple(vec![Kind::Unknown; n]),
+                        None => Kind::Unknown,
+                    };
+                    self.set(*var, kind, active);
+                    for array in stmt.written_arrays() {
+                        let float = self.activity.is_float_array(array);
+                        self.set_array(array, &Kind::Unknown, active && float);
+                    }
                 }
                 Stmt::Loop(l) => {
                     for (i, phi) in l.phis.iter().enumerate() {

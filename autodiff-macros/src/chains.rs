@@ -112,6 +112,24 @@ impl VecArgs {
     }
 }
 
+/// Applies `visit` to each argument of a `vec![..]` macro (`vec![value; len]`, `vec![a, b]`), which `syn`'s
+/// visitors leave as tokens.
+pub(crate) fn rewrite_vec_args(mac: &mut syn::Macro, mut visit: impl FnMut(&mut Expr)) {
+    if let Some(mut args) = vec_args(mac) {
+        for arg in args.exprs_mut() {
+            visit(arg);
+        }
+        mac.tokens = args.into_tokens();
+    }
+}
+
+/// The arguments of a `vec![..]` macro as expressions (none if they do not parse as such).
+pub(crate) fn vec_arg_exprs(mac: &syn::Macro) -> Vec<Expr> {
+    vec_args(mac)
+        .map(|args| args.exprs().into_iter().cloned().collect())
+        .unwrap_or_default()
+}
+
 /// The arguments of a `vec!` macro, or `None` if they do not parse as expressions.
 fn vec_args(mac: &syn::Macro) -> Option<VecArgs> {
     mac.parse_body_with(|input: syn::parse::ParseStream| {

@@ -38,6 +38,16 @@
 //! `::autodiff::__private::Site` for a method named after the path, which a `#[gradient_of(libm::erf)]`
 //! in scope adds through a trait of its own (a method of the receiver's own type is found before the
 //! call site's fallback for `&Site`).
+//!
+//! A function with output parameters (`fn rhs(y: &[f64], dydt: &mut [f64])`) has companions that take,
+//! after the slots, `d_ret: Option<R>` (`None` for a zero cotangent) and one cotangent per output in `vjp`,
+//! one tangent buffer per output in `jvp`; an output's slot holds the cotangent (or tangent) of its incoming
+//! value, as a `Vec<T>` (a `T` for a float output `&mut T`):
+//!
+//! ```text
+//! fn vjp(y: &[f64], dydt: &mut [f64], d_ret: Option<()>, d_dydt: &[f64]) -> ((), (Vec<f64>, Vec<f64>))
+//! fn jvp(y: &[f64], dydt: &mut [f64], tangents: (Vec<f64>, Vec<f64>), d_dydt: &mut [f64]) -> ((), ())
+//! ```
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -110,6 +120,26 @@ pub(crate) enum GenericCopy {
     Copy(Ident),
 }
 
+/// An output parameter (`out: &mut [T]`), as its companion sees it.
+pub(crate) struct Output {
+    pub(crate) ident: Ident,
+    /// The type of its cotangent in `vjp` (`&[T]`, `&[T; N]`, `T`) and of its tangent buffer in `jvp`
+    /// (`&mut [T]`, `&mut [T; N]`, `&mut T`), as in `f_vjp` and `f_jvp`.
+    pub(crate) cotangent_ty: TokenStream,
+    pub(crate) tangent_ty: TokenStream,
+    /// Its cotangent as the hidden `vjp` takes it: `Some(&d_out[..])`.
+    pub(crate) passed: TokenStream,
+}
+
+/// What a caller needs of a function with output parameters.
+pub(crate) struct Outputs {
+    pub(crate) outputs: Vec<Output>,
+    /// The cotangent of the returned value when the caller has none: a zero of `R`.
+    pub(crate) zero_ret: TokenStream,
+    /// The function returns `()`: its `jvp` (`vjp`, `jvp` below) returns nothing.
+    pub(crate) returns_unit: bool,
+}
+
 /// What the companion type of a function is made of.
 pub(crate) struct Companion<'a> {
     pub(crate) vis: &'a Visibility,
@@ -133,6 +163,11 @@ pub(crate) struct Companion<'a> {
     pub(crate) method: bool,
     /// Its generic copy, for `order = K` callers (not for methods).
     pub(crate) generic_copy: GenericCopy,
+    /// With output parameters, `vjp` takes `d_ret: Option<R>` and then one cotangent per output, and
+    /// `jvp` one tangent buffer per output after `tangents`, as `f_vjp` and `f_jvp` do; the functions
+    /// `vjp` and `jvp` above then take `d_ret: R` and each output's cotangent as `Option<&[T]>`, and the
+    /// tangent buffers (the hidden `__vjp_all` and `__jvp_all`, in which every output is active).
+    pub(crate) outputs: Option<Outputs>,
 }
 
 /// The companion type described by `c`.
@@ -149,6 +184,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         extra,
         method,
         generic_copy,
+        outputs,
     } = c;
     let where_clause = &generics.where_clause;
     let params: Vec<TokenStream> = slots
@@ -214,20 +250,67 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
     let into_body = vjp_into_body(slots, vjp, sweep_into.as_ref());
     let into_types: Vec<TokenStream> = slots.iter().map(|s| s.into.ty()).collect();
     let grads = fixed("grads");
+    // Output parameters: the extra parameters of `vjp` and `jvp`, and how they are passed on.
+    let (d_ret_ty, vjp_extra, vjp_prelude, vjp_passed, jvp_extra, jvp_passed) = match outputs {
+        None => Default::default(),
+        Some(o) => {
+            let d: Vec<Ident> = o
+                .outputs
+                .iter()
+                .map(|out| crate::naming::output_cotangent(&out.ident))
+                .collect();
+            let cotangent_tys = o.outputs.iter().map(|out| &out.cotangent_ty);
+            let tangent_tys = o.outputs.iter().map(|out| &out.tangent_ty);
+            let zero = &o.zero_ret;
+            (
+                Some(quote!(::core::option::Option<#ret>)),
+                quote!(#(, #d: #cotangent_tys)*),
+                quote! {
+                    let #d_ret = match #d_ret {
+                        ::core::option::Option::Some(#d_ret) => #d_ret,
+                        ::core::option::Option::None => #zero,
+                    };
+                },
+                {
+                    let passed = o.outputs.iter().map(|out| &out.passed);
+                    quote!(#(, #passed)*)
+                },
+                quote!(#(, #d: #tangent_tys)*),
+                quote!(#(, #d)*),
+            )
+        }
+    };
+    let d_ret_ty = d_ret_ty.unwrap_or_else(|| ret.clone());
+    let jvp_call = match outputs {
+        Some(o) if o.returns_unit => quote!({ #jvp(#(#idents,)* #tangent #jvp_passed); ((), ()) }),
+        _ => quote!(#jvp(#(#idents,)* #tangent #jvp_passed)),
+    };
     if *method {
         let (vjp_name, jvp_name, into_name) = (
             crate::naming::method_companion(name, "vjp"),
             crate::naming::method_companion(name, "jvp"),
             crate::naming::method_companion(name, "vjp_into"),
         );
+        // A call that writes output buffers goes through `vjp` (`reverse.rs`, `call_out_adjoint`).
+        let into_item = outputs.is_none().then(|| {
+            quote! {
+                #[doc(hidden)]
+                #[inline]
+                #[allow(dead_code, unused, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+                #vis fn #into_name #generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
+                    #into_body
+                }
+            }
+        });
         return quote! {
             #extra
 
             #[doc(hidden)]
             #[inline]
             #[allow(dead_code, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery)]
-            #vis fn #vjp_name #generics (#(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
-                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);
+            #vis fn #vjp_name #generics (#(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+                #vjp_prelude
+                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
                 #unpack_gradient
                 (#value, (#(#cotangent_slots,)*))
             }
@@ -235,19 +318,24 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #[doc(hidden)]
             #[inline]
             #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-            #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
+            #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
-                #jvp(#(#idents,)* #tangent)
+                #jvp_call
             }
 
-            #[doc(hidden)]
-            #[inline]
-            #[allow(dead_code, unused, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-            #vis fn #into_name #generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
-                #into_body
-            }
+            #into_item
         };
     }
+    // A call that writes output buffers goes through `vjp` (`reverse.rs`, `call_out_adjoint`).
+    let into_item = outputs.is_none().then(|| {
+        quote! {
+            #[inline]
+            #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+            #vis fn vjp_into #generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
+                #into_body
+            }
+        }
+    });
     let (generic_impl, call) = match generic_copy {
         GenericCopy::Missing => (TokenStream::new(), TokenStream::new()),
         GenericCopy::Itself(primal) => (
@@ -291,23 +379,20 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
 
             #[inline]
             #[allow(clippy::unused_unit, clippy::let_unit_value)]
-            #vis fn vjp #generics (self, #(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
-                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);
+            #vis fn vjp #generics (self, #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+                #vjp_prelude
+                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
                 #unpack_gradient
                 (#value, (#(#cotangent_slots,)*))
             }
 
             #[inline]
-            #vis fn jvp #generics (self, #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause {
+            #vis fn jvp #generics (self, #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
                 let (#(#tangent_names,)*) = #tangents;
-                #jvp(#(#idents,)* #tangent)
+                #jvp_call
             }
 
-            #[inline]
-            #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
-            #vis fn vjp_into #generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
-                #into_body
-            }
+            #into_item
         }
     }
 }

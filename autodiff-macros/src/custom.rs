@@ -612,6 +612,7 @@ impl<'a> Items<'a> {
             extra: TokenStream::new(),
             method: false,
             generic_copy,
+            outputs: None,
         })
     }
 
@@ -637,6 +638,7 @@ impl<'a> Items<'a> {
                 let target = Ident::new("__registered_target", Span::mixed_site());
                 GenericCopy::Itself(quote!(Self::#target))
             },
+            outputs: None,
         })
     }
 }

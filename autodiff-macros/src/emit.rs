@@ -4,6 +4,7 @@
 use crate::activity::Activity;
 use crate::ir::{
     Array, ArrayInit, Block, CallForm, CallSite, Function, Kind, Loop, Operand, Stmt, Value, Var,
+    Written,
 };
 use crate::naming::{self, Namer};
 use crate::rules::RuleCtx;
@@ -202,12 +203,60 @@ impl<'a> Emitter<'a> {
         quote!(#(#pushes)*)
     }
 
-    /// The call results whose call the forward sweep must run to store its array arguments.
+    /// The call results whose call the forward sweep must run to store its array arguments. (A call
+    /// that writes output buffers always runs.)
     fn snapshot_values(&self) -> impl Iterator<Item = Var> + '_ {
-        self.snapshots.keys().filter_map(|(site, _)| match site {
-            CallSite::Value(var) => Some(*var),
-            CallSite::Array(_) => None,
-        })
+        let calls_out: BTreeSet<Var> = self
+            .f
+            .all_stmts()
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::CallOut { var, .. } => Some(*var),
+                _ => None,
+            })
+            .collect();
+        self.snapshots
+            .keys()
+            .filter_map(|(site, _)| match site {
+                CallSite::Value(var) => Some(*var),
+                CallSite::Array(_) => None,
+            })
+            .filter(move |var| !calls_out.contains(var))
+    }
+
+    /// `g(a, &b, &mut out)`: the primal call of a function with output parameters.
+    pub(crate) fn call_out_expr(
+        &self,
+        callee: &syn::ExprPath,
+        args: &[Operand],
+        by_ref: &[bool],
+        written: &[Written],
+    ) -> TokenStream {
+        let args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
+            let tokens = self.operand(a);
+            match (r, w) {
+                (_, Written::Array | Written::Element(_)) => self.written_arg(a, w),
+                (true, Written::No) => quote!(&#tokens),
+                (false, Written::No) => tokens,
+            }
+        });
+        quote!(#callee(#(#args),*))
+    }
+
+    /// An array passed `&mut` to a call: `&mut k` of a local, `&mut *out` of an output parameter (a
+    /// reference already), `&mut a[i]` of an element.
+    pub(crate) fn written_arg(&self, array: &Operand, written: &Written) -> TokenStream {
+        let name = self.operand(array);
+        match (array, written) {
+            (_, Written::Element(index)) => {
+                let index = self.operand(index);
+                quote!(&mut #name[#index])
+            }
+            (Operand::Array(a), _) if self.f.arrays[a.0 as usize].param.is_some() => {
+                quote!(&mut *#name)
+            }
+            _ => quote!(&mut #name),
+        }
     }
 
     /// The loop index at reverse iteration `t` (counting from the first forward iteration).
@@ -423,6 +472,27 @@ impl<'a> Emitter<'a> {
                         Mode::Recompute => TokenStream::new(),
                     };
                     quote!(#snapshots let #name #ty = #expr;)
+                }
+                // A call that writes output buffers always runs (in the forward sweep): it writes memory.
+                Stmt::CallOut {
+                    var,
+                    callee,
+                    args,
+                    by_ref,
+                    written,
+                } => {
+                    if mode == Mode::Recompute {
+                        continue;
+                    }
+                    need.extend(stmt.operands().into_iter().filter_map(Operand::var));
+                    let call = self.call_out_expr(callee, args, by_ref, written);
+                    let snapshots = self.snapshot_pushes(CallSite::Value(*var));
+                    if need.contains(var) {
+                        let name = self.name(*var);
+                        quote!(#snapshots let #name = #call;)
+                    } else {
+                        quote!(#snapshots #call;)
+                    }
                 }
                 Stmt::If { cond, outs, .. }
                 | Stmt::Match {

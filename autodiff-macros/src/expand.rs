@@ -54,6 +54,14 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     // The generated items are built from the body with its iterator chains and closures rewritten into
     // loops; `f` itself is emitted as written.
     let desugared = chains::desugar(&item, &mut errors);
+    // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
+    let desugared = match &sig {
+        Some(sig) => syn::ItemFn {
+            block: Box::new(signature::scalar_outputs_as_slices(&desugared.block, sig)),
+            ..desugared
+        },
+        None => desugared,
+    };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     let flat = sig
         .as_ref()
@@ -74,6 +82,24 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
+    // Output parameters are differentiated where the reverse sweep runs into buffers (`__f_vjp_into`):
+    // free functions without parameter structs or matrices.
+    if let Some(sig) = sig.as_ref().filter(|_| errors.len() == 0) {
+        let matrices = sig
+            .params
+            .iter()
+            .any(|p| p.array.is_some_and(|shape| shape.matrix));
+        if is_method(&item) || flat.is_some() || matrices {
+            for p in sig.outputs() {
+                errors.spanned(
+                    &p.ty,
+                    "output parameters are supported on free functions of floats, slices and arrays, not yet \
+                     on a method or a function of a parameter struct or a matrix: return the result, or \
+                     write it from a free function",
+                );
+            }
+        }
+    }
     let higher = match (&sig, &args.order, &analysed) {
         (Some(_), Some(order), Some(_)) if flat.is_some() => {
             errors.spanned(
@@ -125,8 +151,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             } else {
                 companion::GenericCopy::Missing
             };
-            // Calls of a function with output parameters are not differentiated yet: no companion.
-            let companion = (sig.outputs().count() == 0).then(|| generated.companion(generic_copy));
+            let companion = generated.companion(generic_copy);
             quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
         (result, sig, _) => {
@@ -197,7 +222,12 @@ fn float_calls(f: &Function, activity: &Activity) -> Vec<String> {
             | crate::ir::Stmt::NewArray {
                 init: crate::ir::ArrayInit::Call { callee, args, .. },
                 ..
-            } if floats(args) => Some(callee.path.to_token_stream().to_string()),
+            }
+            | crate::ir::Stmt::CallOut { callee, args, .. }
+                if floats(args) =>
+            {
+                Some(callee.path.to_token_stream().to_string())
+            }
             _ => None,
         })
         .collect();
@@ -366,7 +396,14 @@ impl<'a> Generated<'a> {
             reverse::GradientOut::Into(&buffers),
         );
         let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
-        quote!(#signature { let #unpack = #grad; #body })
+        // A float output's gradient buffer (`&mut T`) is a slice of one element, as the output is.
+        let scalars = self
+            .sig
+            .active()
+            .zip(&buffers)
+            .filter(|(p, _)| p.scalar)
+            .map(|(_, b)| quote!(let #b = ::core::slice::from_mut(#b);));
+        quote!(#signature { let #unpack = #grad; #(#scalars)* #body })
     }
 
     fn vjp_into_name(&self) -> Ident {
@@ -393,6 +430,7 @@ impl<'a> Generated<'a> {
         let zeros = self.sig.active().zip(&buffers).map(|(p, buffer)| {
             let ident = &p.ident;
             let zero = match p.array {
+                _ if p.scalar => quote!(::autodiff::__private::zero_like(&*#ident)),
                 Some(_) => quote!(::autodiff::__private::zeros_like(&#ident[..])),
                 None => Emitter::zero_of(&p.kind),
             };
@@ -446,13 +484,7 @@ impl<'a> Generated<'a> {
             quote!((#ret, #gradient))
         };
         let signature = self.signature(&self.name("vjp"), Some(extra), returns);
-        let passed: Vec<TokenStream> = outputs
-            .iter()
-            .map(|p| {
-                let d = naming::output_cotangent(&p.ident);
-                quote!(::core::option::Option::Some(&#d[..]))
-            })
-            .collect();
+        let passed: Vec<TokenStream> = outputs.iter().map(|p| output_cotangent_slice(p)).collect();
         let d_ret_value = if unit { quote!(()) } else { quote!(#d_ret) };
         let body = self.sweep_into_fresh_buffers(d_ret_value, &passed);
         quote!(#signature { #body })
@@ -544,7 +576,10 @@ impl<'a> Generated<'a> {
             .active()
             .zip(&buffers)
             .filter(|(p, _)| p.array.is_some())
-            .map(|(_, b)| quote!(::autodiff::__private::clear(&mut #b[..]);));
+            .map(|(p, b)| match p.scalar {
+                true => quote!(*#b = ::autodiff::__private::zero_like(&*#b);),
+                false => quote!(::autodiff::__private::clear(&mut #b[..]);),
+            });
         let into = self.vjp_into_name();
         let args = self.sig.params.iter().map(|p| &p.ident);
         let one = Emitter::one_of(&self.sig.ret_kind);
@@ -668,32 +703,22 @@ impl<'a> Generated<'a> {
 
     /// The type `f` beside `f` through which other differentiable functions call it.
     fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
-        let slots: Vec<companion::Slot> = self
-            .sig
-            .params
-            .iter()
-            .map(|p| companion::Slot {
-                ident: p.ident.clone(),
-                ty: p.ty.clone(),
-                active: p.through_calls(),
-                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
-                into: companion::IntoSlot::of(p, p.through_calls()),
-            })
-            .collect();
+        let slots = companion_slots(self.sig);
         let name = &self.item.sig.ident;
+        let outputs = companion_outputs(self.sig, &self.sibling(name));
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         // `wrt(..)` chooses what `f_grad` returns; a caller differentiates through every float
         // parameter (as `jax.grad`'s `argnums` does), so the companion derives with all of them active.
+        // So do the callers of a function with output parameters, which need the cotangent of each
+        // output's incoming value (zero where the function overwrites it).
         let restricted = self
             .sig
             .params
             .iter()
-            .any(|p| p.through_calls() && !p.active);
+            .any(|p| p.through_calls() && !p.active)
+            || outputs.is_some();
         let (vjp, jvp, extra) = if restricted {
-            let mut all = self.sig.clone();
-            for p in &mut all.params {
-                p.active = p.through_calls();
-            }
+            let all = all_active(self.sig);
             let float_params = self.float_params.clone();
             let flat_all = self
                 .flat
@@ -721,11 +746,12 @@ impl<'a> Generated<'a> {
             } else {
                 (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
             };
+            let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
             let extra = quote! {
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-                fn #vjp_all #generics (#(#params,)* #d_ret: #ret) -> (#ret, #gradient) #where_clause { #vjp_body }
+                fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause { #vjp_body }
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-                fn #jvp_all #generics (#(#params,)* #tangent: #gradient) -> (#ret, #ret) #where_clause { #jvp_body }
+                fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause { #jvp_body }
             };
             (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
         } else {
@@ -755,6 +781,7 @@ impl<'a> Generated<'a> {
             extra,
             method: self.method,
             generic_copy,
+            outputs,
         })
     }
 
@@ -799,6 +826,112 @@ impl<'a> Generated<'a> {
         );
         quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item)
     }
+}
+
+/// The companion's slot of each parameter: every float and array parameter is differentiated through
+/// calls.
+fn companion_slots(sig: &Signature) -> Vec<companion::Slot> {
+    let all = all_active(sig);
+    all.params
+        .iter()
+        .map(|p| companion::Slot {
+            ident: p.ident.clone(),
+            ty: p.ty.clone(),
+            active: p.active,
+            tangent_ty: p.active.then(|| p.grad_ty.to_token_stream()),
+            into: companion::IntoSlot::of(p, p.active),
+        })
+        .collect()
+}
+
+/// `sig` with every parameter a caller differentiates through active, output parameters included (their
+/// gradient, the cotangent of the incoming value, is then a `Vec<T>` whatever the output's shape).
+fn all_active(sig: &Signature) -> Signature {
+    let mut all = sig.clone();
+    for p in &mut all.params {
+        p.active = p.through_calls();
+        if p.output && !p.scalar {
+            let elem = Signature::element_type(p);
+            p.grad_ty = syn::parse_quote!(::std::vec::Vec<#elem>);
+        }
+    }
+    all
+}
+
+/// `Some(d)` for the cotangent `d` of the output parameter `p`, as the hidden reverse sweep takes it
+/// (`Option<&[T]>`; a float output's cotangent is a slice of one element).
+fn output_cotangent_slice(p: &crate::signature::Param) -> TokenStream {
+    let d = naming::output_cotangent(&p.ident);
+    if p.scalar {
+        quote!(::core::option::Option::Some(::core::slice::from_ref(&#d)))
+    } else {
+        quote!(::core::option::Option::Some(&#d[..]))
+    }
+}
+
+/// For a function with output parameters, what its companion needs to know of them.
+/// `function` is the path to the function itself.
+fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companion::Outputs> {
+    let outputs: Vec<companion::Output> = sig
+        .outputs()
+        .map(|p| companion::Output {
+            ident: p.ident.clone(),
+            cotangent_ty: Signature::output_buffer_type(p, false),
+            tangent_ty: Signature::output_buffer_type(p, true),
+            passed: output_cotangent_slice(p),
+        })
+        .collect();
+    if outputs.is_empty() {
+        return None;
+    }
+    let zero_ret = match &sig.ret_kind {
+        // A returned array's zero cotangent has its length, known once the function has run: it runs on
+        // copies of the outputs (only where a caller drops such a function's array result).
+        crate::ir::Kind::Array => {
+            let args = sig.params.iter().map(|p| {
+                let ident = &p.ident;
+                if p.output {
+                    quote!(&mut ::autodiff::__private::snapshot(&*#ident))
+                } else {
+                    quote!(::core::clone::Clone::clone(&#ident))
+                }
+            });
+            quote!(::autodiff::__private::zeros_like(&#function(#(#args),*)))
+        }
+        crate::ir::Kind::Unit => quote!(()),
+        kind => Emitter::zero_of(kind),
+    };
+    Some(companion::Outputs {
+        outputs,
+        zero_ret,
+        returns_unit: sig.returns_unit(),
+    })
+}
+
+/// The output parameters' extra parameters of the hidden `__vjp_all` and `__jvp_all` of `sig` (each
+/// output's cotangent as `Option<&[T]>`, its tangent buffer), and `__jvp_all`'s return type.
+fn output_parameters(sig: &Signature) -> (TokenStream, TokenStream, TokenStream) {
+    let cotangents = sig.outputs().map(|p| {
+        let (d, elem) = (
+            naming::output_cotangent(&p.ident),
+            Signature::element_type(p),
+        );
+        quote!(, #d: ::core::option::Option<&[#elem]>)
+    });
+    let tangents = sig.outputs().map(|p| {
+        let (d, ty) = (
+            naming::output_tangent(&p.ident),
+            Signature::output_buffer_type(p, true),
+        );
+        quote!(, #d: #ty)
+    });
+    let ret = &sig.ret_ty;
+    let jvp_ret = if sig.returns_unit() {
+        quote!(())
+    } else {
+        quote!((#ret, #ret))
+    };
+    (quote!(#(#cotangents)*), quote!(#(#tangents)*), jvp_ret)
 }
 
 /// The body of `f_vjp` for the declared signature `sig`: the reverse sweep over the inputs, and with
@@ -912,116 +1045,184 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
     };
     let buffers = sig.map(Signature::gradient_into_type);
     let existing: Vec<&syn::GenericParam> = generics.params.iter().collect();
+    let fixed = |name: &str| format_ident!("{}", name, span = proc_macro2::Span::mixed_site());
     let stub = |suffix: &str,
-                extra: Option<(&str, TokenStream)>,
+                extra: Vec<(Ident, TokenStream)>,
                 ret: TokenStream,
-                placeholders: &[&str]| {
+                placeholders: &[String]| {
         let stub_name = format_ident!("{}_{}", name, suffix, span = name.span());
         let placeholders: Vec<Ident> = placeholders
             .iter()
             .map(|p| format_ident!("{}", p))
             .collect();
-        let extra = extra.map(|(param, ty)| {
-            let param = format_ident!("{}", param, span = proc_macro2::Span::mixed_site());
-            quote!(#param: #ty)
-        });
+        let extra = extra.iter().map(|(param, ty)| quote!(#param: #ty));
         quote! {
             #[allow(unused_variables, clippy::diverging_sub_expression)]
-            #vis fn #stub_name <#(#existing,)* #(#placeholders),*> (#(#param_list,)* #extra) -> #ret #where_clause {
+            #vis fn #stub_name <#(#existing,)* #(#placeholders),*> (#(#param_list,)* #(#extra),*) -> #ret #where_clause {
                 ::core::panic!("`#[differentiable]` reported a compile error for this function")
             }
         }
     };
-    let (grad, vjp, jvp) = match &shaped {
-        Some((ret, gradient)) => (
-            scalar.then(|| stub("grad", None, quote!((#ret, #gradient)), &[])),
-            stub(
-                "vjp",
-                Some(("d_ret", ret.clone())),
-                quote!((#ret, #gradient)),
-                &[],
-            ),
-            stub(
-                "jvp",
-                Some(("tangent", gradient.clone())),
-                quote!((#ret, #ret)),
-                &[],
-            ),
-        ),
-        // Shapes unknown: generic placeholders that any call site can infer, so callers get no errors.
-        None => (
-            Some(stub(
-                "grad",
-                None,
-                quote!((__Value, __Gradient)),
-                &["__Value", "__Gradient"],
-            )),
-            stub(
-                "vjp",
-                Some(("d_ret", quote!(__Cotangent))),
-                quote!((__Value, __Gradient)),
-                &["__Cotangent", "__Value", "__Gradient"],
-            ),
-            stub(
-                "jvp",
-                Some(("tangent", quote!(__Tangent))),
-                quote!((__Value, __Output)),
-                &["__Tangent", "__Value", "__Output"],
-            ),
-        ),
+    let placeholders =
+        |names: &[&str]| -> Vec<String> { names.iter().map(|n| n.to_string()).collect() };
+    let (grad, vjp, jvp) = match (&shaped, sig) {
+        (Some((ret, gradient)), Some(sig)) => {
+            // Output parameters: a cotangent each for `f_vjp` (no `d_ret`, and no value, when `R` is
+            // `()`), a tangent buffer each for `f_jvp` (which then returns `()`).
+            let unit = sig.returns_unit();
+            let mut vjp_extra: Vec<(Ident, TokenStream)> = Vec::new();
+            if !unit {
+                vjp_extra.push((fixed("d_ret"), ret.clone()));
+            }
+            let mut jvp_extra = vec![(fixed("tangent"), gradient.clone())];
+            for p in sig.outputs() {
+                let d = naming::output_cotangent(&p.ident);
+                vjp_extra.push((d.clone(), Signature::output_buffer_type(p, false)));
+                jvp_extra.push((d, Signature::output_buffer_type(p, true)));
+            }
+            let (vjp_ret, jvp_ret) = if unit {
+                (gradient.clone(), quote!(()))
+            } else {
+                (quote!((#ret, #gradient)), quote!((#ret, #ret)))
+            };
+            (
+                scalar.then(|| stub("grad", Vec::new(), quote!((#ret, #gradient)), &[])),
+                stub("vjp", vjp_extra, vjp_ret, &[]),
+                stub("jvp", jvp_extra, jvp_ret, &[]),
+            )
+        }
+        // Shapes unknown: generic placeholders that any call site can infer, so callers get no errors;
+        // one more for each `&mut` parameter (an output's cotangent or tangent buffer).
+        _ => {
+            let outputs: Vec<String> = params
+                .iter()
+                .filter(|ty| {
+                    syn::parse2::<syn::TypeReference>((*ty).clone())
+                        .is_ok_and(|r| r.mutability.is_some())
+                })
+                .enumerate()
+                .map(|(i, _)| format!("__Output{i}"))
+                .collect();
+            let output_params: Vec<(Ident, TokenStream)> = outputs
+                .iter()
+                .enumerate()
+                .map(|(i, ty)| {
+                    let ty = format_ident!("{}", ty);
+                    (fixed(&format!("d_output{i}")), quote!(#ty))
+                })
+                .collect();
+            let with_outputs = |names: &[&str]| {
+                let mut all = placeholders(names);
+                all.extend(outputs.iter().cloned());
+                all
+            };
+            let mut vjp_extra = vec![(fixed("d_ret"), quote!(__Cotangent))];
+            vjp_extra.extend(output_params.iter().cloned());
+            let mut jvp_extra = vec![(fixed("tangent"), quote!(__Tangent))];
+            jvp_extra.extend(output_params.iter().cloned());
+            (
+                Some(stub(
+                    "grad",
+                    Vec::new(),
+                    quote!((__Value, __Gradient)),
+                    &placeholders(&["__Value", "__Gradient"]),
+                )),
+                stub(
+                    "vjp",
+                    vjp_extra,
+                    quote!((__Value, __Gradient)),
+                    &with_outputs(&["__Cotangent", "__Value", "__Gradient"]),
+                ),
+                stub(
+                    "jvp",
+                    jvp_extra,
+                    quote!((__Value, __Output)),
+                    &with_outputs(&["__Tangent", "__Value", "__Output"]),
+                ),
+            )
+        }
     };
     // The companion too, so that a differentiable caller of `f` gets no error of its own (with `wrt(..)`
-    // restricting the gradient, the stubs' shapes differ from the companion's: no companion then).
-    let unrestricted = sig.filter(|sig| sig.params.iter().all(|p| p.active || !p.through_calls()));
+    // restricting the gradient, the stubs' shapes differ from the companion's: no companion then). A
+    // function with output parameters has its companion's hidden functions stubbed too.
+    let unrestricted = sig.filter(|sig| {
+        sig.outputs().next().is_some() || sig.params.iter().all(|p| p.active || !p.through_calls())
+    });
+    let method = is_method(item);
     let companion = unrestricted.map(|sig| {
-        let slots: Vec<companion::Slot> = sig
-            .params
-            .iter()
-            .map(|p| companion::Slot {
-                ident: p.ident.clone(),
-                ty: p.ty.clone(),
-                active: p.through_calls(),
-                tangent_ty: p.through_calls().then(|| p.grad_ty.to_token_stream()),
-                into: companion::IntoSlot::of(p, p.through_calls()),
-            })
-            .collect();
-        let (vjp, jvp) = (
-            signature::derived_name(item, "vjp"),
-            signature::derived_name(item, "jvp"),
-        );
+        let slots = companion_slots(sig);
+        let path = |name: &Ident| match method {
+            true => quote!(Self::#name),
+            false => quote!(#name),
+        };
+        let outputs = companion_outputs(sig, &path(name));
+        let (vjp, jvp, extra) = if outputs.is_some() {
+            let all = all_active(sig);
+            let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
+            let (ret, gradient) = (&all.ret_ty, all.gradient_type());
+            let params = all.params.iter().map(|p| signature::declare(&p.ident, &p.ty));
+            let params: Vec<TokenStream> = params.collect();
+            let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
+            // Inside an `impl`, beside other methods' items: named after the method.
+            let (vjp_all, jvp_all) = if method {
+                (
+                    naming::method_companion(name, "vjp_all"),
+                    naming::method_companion(name, "jvp_all"),
+                )
+            } else {
+                (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
+            };
+            let extra = quote! {
+                #[allow(unused, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+                fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause {
+                    ::core::panic!("`#[differentiable]` reported a compile error for this function")
+                }
+                #[allow(unused, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+                fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause {
+                    ::core::panic!("`#[differentiable]` reported a compile error for this function")
+                }
+            };
+            (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
+        } else {
+            let (vjp, jvp) = (
+                signature::derived_name(item, "vjp"),
+                signature::derived_name(item, "jvp"),
+            );
+            (path(&vjp), path(&jvp), TokenStream::new())
+        };
         companion::companion(&companion::Companion {
             vis: &item.vis,
             name: &item.sig.ident,
             generics: &item.sig.generics,
             slots: &slots,
             ret: sig.ret_ty.to_token_stream(),
-            vjp: quote!(#vjp),
-            jvp: quote!(#jvp),
+            vjp,
+            jvp,
             sweep_into: None,
-            extra: TokenStream::new(),
-            method: false,
-            generic_copy: if signature::float_type_params(&item.sig.generics).is_empty() {
+            extra,
+            method,
+            generic_copy: if method || signature::float_type_params(&item.sig.generics).is_empty() {
                 companion::GenericCopy::Missing
             } else {
-                let name = &item.sig.ident;
-                companion::GenericCopy::Itself(quote!(#name))
+                companion::GenericCopy::Itself(path(name))
             },
+            outputs,
         })
     });
     let grad_into = match (&shaped, &buffers) {
         (Some((ret, _)), Some(buffers)) => scalar.then(|| {
             stub(
                 "grad_into",
-                Some(("grad", buffers.clone())),
+                vec![(fixed("grad"), buffers.clone())],
                 ret.clone(),
                 &[],
             )
         }),
         _ => Some(stub(
             "grad_into",
-            Some(("grad", quote!(__Buffers))),
+            vec![(fixed("grad"), quote!(__Buffers))],
             quote!(__Value),
-            &["__Buffers", "__Value"],
+            &placeholders(&["__Buffers", "__Value"]),
         )),
     };
     quote!(#grad #grad_into #vjp #jvp #companion)

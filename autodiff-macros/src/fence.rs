@@ -124,6 +124,10 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 for arg in &c.args {
                     match arg {
                         Expr::Reference(r) if r.mutability.is_none() => self.visit_expr(&r.expr),
+                        // `&mut out` passes an output buffer to a callee that writes it, `&mut a[i]`
+                        // one element, `&mut [0.0; 2]` a scratch buffer.
+                        Expr::Reference(r) if is_path(&r.expr) => {}
+                        Expr::Reference(r) if r.mutability.is_some() => self.visit_expr(&r.expr),
                         other => self.visit_expr(other),
                     }
                 }
@@ -221,6 +225,16 @@ impl Fence<'_> {
                 "this pattern is not supported in `let`: bind a name, `_`, or a tuple of them",
             ),
         }
+    }
+}
+
+/// A plain name, or `*name`: what `&mut` may take in a call's arguments.
+fn is_path(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_path(&u.expr),
+        Expr::Paren(p) => is_path(&p.expr),
+        _ => false,
     }
 }
 

@@ -13,7 +13,9 @@
 //! ```
 
 use crate::emit::{block_with_value, tuple_or_single, Emitter, Recorder};
-use crate::ir::{Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var};
+use crate::ir::{
+    Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var, Written,
+};
 use crate::naming;
 use crate::rules::{self, Partial, RuleCtx};
 use crate::signature::Signature;
@@ -78,8 +80,14 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
                 names.push(name.to_token_stream());
                 continue;
             }
+            // A float output's tangent, as the output is held: an array of one element.
+            let given = if param.scalar {
+                quote!([#name])
+            } else {
+                name.to_token_stream()
+            };
             checks.push(
-                quote!(let mut #name = ::autodiff::__private::tangent(#label, #name, &#primal);),
+                quote!(let mut #name = ::autodiff::__private::tangent(#label, #given, &#primal);),
             );
             if active.len() == 1 {
                 single_array = Some((name.clone(), label, primal.clone()));
@@ -97,7 +105,12 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         // One array parameter: its length check takes the tangent directly.
         (Some((name, label, primal)), _) => {
             checks.clear();
-            quote!(let mut #name = ::autodiff::__private::tangent(#label, #tangent, &#primal);)
+            let given = if sig.params.iter().any(|p| p.active && p.scalar) {
+                quote!([#tangent])
+            } else {
+                tangent.to_token_stream()
+            };
+            quote!(let mut #name = ::autodiff::__private::tangent(#label, #given, &#primal);)
         }
         (None, []) => quote!(let _ = #tangent;),
         (None, [one]) => quote!(let #one = #tangent;),
@@ -113,6 +126,11 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         let array = Array(array as u32);
         let (primal, label) = (&param.ident, param.ident.to_string());
         let buffer = naming::output_tangent(primal);
+        let buffer = if param.scalar {
+            quote!(::core::slice::from_mut(#buffer))
+        } else {
+            buffer.to_token_stream()
+        };
         if param.active || fwd.e.activity.is_active_array(array) {
             let incoming = fwd.array_tangents.get(&array).cloned();
             let name = fwd.e.namer.fresh(&naming::tangent_base(&label));
@@ -257,6 +275,12 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
                 added.extend(active_vars(stmt.operands()));
             }
         }
+        Stmt::CallOut { var, .. } => {
+            let written = stmt.written_arrays();
+            if need.contains(var) || written.iter().any(|a| activity.is_active_array(*a)) {
+                added.extend(active_vars(stmt.operands()));
+            }
+        }
         Stmt::Loop(l) => {
             added.extend(
                 loop_values(l)
@@ -314,7 +338,7 @@ fn primal_needed(
                 added.extend(value.operands().into_iter().filter_map(Operand::var));
             }
         }
-        Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } => {
+        Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } | Stmt::CallOut { .. } => {
             added.extend(stmt.operands().into_iter().filter_map(Operand::var));
         }
         Stmt::Loop(l) => {
@@ -475,8 +499,104 @@ impl Forward<'_, '_> {
                 }
                 Stmt::NewArray { array, init } => self.new_array(*array, init, code),
                 Stmt::Loop(l) => self.loop_(l, code),
+                Stmt::CallOut { .. } => self.call_out(stmt, code),
             }
         }
+    }
+
+    // Input:  rhs(&y, p, &mut k);
+    // Output: let (_, _) = derivative_of!(rhs, ..).jvp(&y, p, &mut k, (__dot_y.clone().into(), .., __dot_k.clone().into()),
+    //                               &mut __dot_k);
+    /// A call that writes output buffers: the callee's companion `jvp` takes the tangents of the
+    /// arguments (a buffer's incoming tangent among them) and writes each buffer's new tangent.
+    fn call_out(&mut self, stmt: &Stmt, code: &mut Vec<TokenStream>) {
+        let Stmt::CallOut {
+            var,
+            callee,
+            args,
+            by_ref,
+            written,
+        } = stmt
+        else {
+            return;
+        };
+        let activity = self.e.activity;
+        let written_arrays = stmt.written_arrays();
+        let active = args.iter().any(|a| activity.is_active(a))
+            || written_arrays.iter().any(|a| activity.is_active_array(*a));
+        let name = self
+            .primal
+            .contains(var)
+            .then(|| self.e.name(*var).to_token_stream());
+        if !active {
+            let call = self.e.call_out_expr(callee, args, by_ref, written);
+            code.push(match name {
+                Some(name) => quote!(let #name = #call;),
+                None => quote!(#call;),
+            });
+            return;
+        }
+        let mut tangents = self.call_tangents(args);
+        // A buffer's incoming tangent: a copy, as the companion takes it (`Vec<T>`).
+        // And each buffer's tangent after the call, written by the callee.
+        let mut buffers = Vec::new();
+        for ((arg, w), tangent) in args.iter().zip(written).zip(&mut tangents) {
+            let Operand::Array(a) = arg else { continue };
+            if !w.is_written() {
+                continue;
+            }
+            if !activity.is_float_array(*a) {
+                *tangent = quote!(());
+                continue;
+            }
+            let primal = self.e.array_name(*a).clone();
+            let t = activity.is_active_array(*a).then(|| self.array_tangent(*a));
+            let (incoming, buffer) = match (w, t) {
+                // An element goes to a `&mut T` parameter, whose tangent is a `T`.
+                (Written::Element(index), Some(t)) => {
+                    let index = self.e.operand(index);
+                    (quote!(#t[#index]), quote!(&mut #t[#index]))
+                }
+                (Written::Element(index), None) => {
+                    let index = self.e.operand(index);
+                    let zero = quote!(::autodiff::__private::zero_like(&#primal[#index]));
+                    (zero.clone(), quote!(&mut #zero))
+                }
+                (_, Some(t)) => (
+                    quote!(::autodiff::__private::snapshot(&#t[..])),
+                    quote!(&mut #t),
+                ),
+                (_, None) => (
+                    quote!(::autodiff::__private::zeros_like(&#primal[..])),
+                    quote!(&mut ::autodiff::__private::zeros_like(&#primal[..])),
+                ),
+            };
+            *tangent = incoming;
+            buffers.push(buffer);
+        }
+        let call_args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
+            let tokens = self.e.operand(a);
+            match (r, w) {
+                (_, Written::Array | Written::Element(_)) => self.e.written_arg(a, w),
+                (true, Written::No) => quote!(&#tokens),
+                (false, Written::No) => tokens,
+            }
+        });
+        let call_args: Vec<TokenStream> = call_args.collect();
+        let jvp =
+            crate::companion::derivative_of(callee, "jvp", call_args.len() + 1 + buffers.len());
+        let tangent = self.tangent.contains(var).then(|| {
+            let t = self.e.tangent_name(*var);
+            self.tangents.insert(*var, t.to_token_stream());
+            t.to_token_stream()
+        });
+        let (name, tangent) = (
+            name.unwrap_or_else(|| quote!(_)),
+            tangent.unwrap_or_else(|| quote!(_)),
+        );
+        code.push(quote!(
+            let (#name, #tangent) = #jvp(#(#call_args,)* (#(#tangents,)*), #(#buffers,)*);
+        ));
     }
 
     /// `f`'s companion's `jvp(args, (tangents,))` for a call of a differentiable function: one tangent per argument, a
@@ -487,8 +607,23 @@ impl Forward<'_, '_> {
         args: &[Operand],
         by_ref: &[bool],
     ) -> TokenStream {
-        let activity = self.e.activity;
         let jvp = crate::companion::derivative_of(callee, "jvp", args.len() + 1);
+        let tangents = self.call_tangents(args);
+        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
+            let a = self.e.operand(a);
+            if *r {
+                quote!(&#a)
+            } else {
+                a
+            }
+        });
+        quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
+    }
+
+    /// The tangent of each argument of a call: its own, a zero for an inactive float or array, `()` for
+    /// anything else.
+    fn call_tangents(&mut self, args: &[Operand]) -> Vec<TokenStream> {
+        let activity = self.e.activity;
         let mut tangents = Vec::new();
         for arg in args {
             let tangent = match arg {
@@ -518,15 +653,7 @@ impl Forward<'_, '_> {
             };
             tangents.push(tangent);
         }
-        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
-            let a = self.e.operand(a);
-            if *r {
-                quote!(&#a)
-            } else {
-                a
-            }
-        });
-        quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
+        tangents
     }
 
     /// A new array and, if it is active, its tangent array.

@@ -299,6 +299,34 @@ pub(crate) enum Stmt {
         init: ArrayInit,
     },
     Loop(Box<Loop>),
+    /// `g(&x, &mut out)`: a call of a function with output parameters, which writes the arrays passed
+    /// `&mut` (`written[i]`: how argument `i` is). `var` is the call's value (`()` for most such functions).
+    CallOut {
+        var: Var,
+        callee: syn::ExprPath,
+        args: Vec<Operand>,
+        by_ref: Vec<bool>,
+        written: Vec<Written>,
+    },
+}
+
+/// How an argument of a call is passed `&mut`.
+#[allow(clippy::large_enum_variant)] // as `Operand`: few and short-lived
+#[derive(Clone, Debug)]
+pub(crate) enum Written {
+    /// Not: by value or `&`.
+    No,
+    /// A whole array (`&mut k`), which the callee takes as `&mut [T]`.
+    Array,
+    /// One element of the array (`&mut a[i]`; a float local `&mut s` is held in an array of one element),
+    /// which the callee takes as `&mut T`.
+    Element(Operand),
+}
+
+impl Written {
+    pub(crate) fn is_written(&self) -> bool {
+        !matches!(self, Written::No)
+    }
 }
 
 /// How a local array starts.
@@ -371,7 +399,7 @@ impl Stmt {
     /// The values this statement defines.
     pub(crate) fn defs(&self) -> Vec<Var> {
         match self {
-            Stmt::Let { var, .. } => vec![*var],
+            Stmt::Let { var, .. } | Stmt::CallOut { var, .. } => vec![*var],
             Stmt::If { outs, .. } | Stmt::Match { outs, .. } => outs.clone(),
             Stmt::Push { index, .. } => vec![*index],
             Stmt::Store { .. } | Stmt::NewArray { .. } => Vec::new(),
@@ -387,6 +415,13 @@ impl Stmt {
             Stmt::Match { scrutinee, .. } => vec![scrutinee],
             Stmt::Store { index, value, .. } => vec![index, value],
             Stmt::Push { value, .. } => vec![value],
+            Stmt::CallOut { args, written, .. } => args
+                .iter()
+                .chain(written.iter().filter_map(|w| match w {
+                    Written::Element(index) => Some(index),
+                    _ => None,
+                }))
+                .collect(),
             Stmt::NewArray { init, .. } => match init {
                 ArrayInit::Repeat { value, len, .. } => vec![value, len],
                 ArrayInit::Elements { items, .. } => items.iter().collect(),
@@ -411,7 +446,11 @@ impl Stmt {
     /// Does this statement write memory (so it is never dropped, and never recomputed)?
     pub(crate) fn has_effects(&self) -> bool {
         match self {
-            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } | Stmt::Loop(_) => true,
+            Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::NewArray { .. }
+            | Stmt::Loop(_)
+            | Stmt::CallOut { .. } => true,
             _ => self
                 .blocks()
                 .iter()
@@ -430,7 +469,25 @@ impl Stmt {
             } => vec![then_block, else_block],
             Stmt::Match { arms, .. } => arms.iter().map(|arm| &arm.block).collect(),
             Stmt::Loop(l) => l.cond.iter().chain([&l.body]).collect(),
-            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } => Vec::new(),
+            Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::NewArray { .. }
+            | Stmt::CallOut { .. } => Vec::new(),
+        }
+    }
+
+    /// The arrays a call with output parameters writes.
+    pub(crate) fn written_arrays(&self) -> Vec<Array> {
+        match self {
+            Stmt::CallOut { args, written, .. } => args
+                .iter()
+                .zip(written)
+                .filter_map(|(a, w)| match a {
+                    Operand::Array(array) if w.is_written() => Some(*array),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
         }
     }
 }
@@ -499,6 +556,8 @@ pub(crate) struct ArrayInfo {
     pub(crate) fixed_len: Option<proc_macro2::TokenStream>,
     /// An output parameter (`&mut [T]`): a parameter the body may write.
     pub(crate) output: bool,
+    /// A float output parameter (`&mut T`), held as a slice of one element (`*y` is `y[0]`).
+    pub(crate) scalar: bool,
 }
 
 /// What is known of one value.

@@ -14,16 +14,26 @@
 //!                                             }
 //! ```
 //!
-//! Rows are the outputs, columns the active inputs flattened in declaration order, as in `f_hessian`.
+//! Rows are the outputs, columns the active inputs flattened in declaration order, as in `f_hessian`. For a
+//! function returning `()` with one output parameter, the rows are the output's elements: each `f_vjp` takes
+//! the cotangent e_i of the output, each `f_jvp` writes a column into a buffer, and the output's incoming
+//! value (an input where the function reads it) is put back before every call.
 
 use crate::signature::{Param, Signature};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::Type;
 
-/// `f_jacobian`, for a function returning `Vec<T>` or `[T; N]`; nothing for other results.
+/// `f_jacobian`, for a function returning `Vec<T>` or `[T; N]` (and no output parameters), or returning
+/// `()` with one output parameter; nothing for other results.
 pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStream> {
-    let elem = array_element(&sig.ret_ty)?;
+    let outputs: Vec<&Param> = sig.outputs().collect();
+    let (elem, output) = match outputs.as_slice() {
+        [] => (array_element(&sig.ret_ty)?.clone(), None),
+        [one] if sig.returns_unit() => (Signature::element_type(one), Some(*one)),
+        _ => return None,
+    };
+    let elem = &elem;
     let local = |name: &str| Ident::new(name, Span::mixed_site());
     let (value, rows, columns, jacobian, i, j) = (
         local("__value"),
@@ -38,18 +48,22 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let active: Vec<&Param> = sig.active().collect();
     let size = |p: &Param| {
         let ident = &p.ident;
-        if p.array.is_some() {
+        if p.scalar {
+            quote!(1usize)
+        } else if p.array.is_some() {
             quote!(#ident.len())
         } else {
             quote!(1usize)
         }
     };
     let sizes: Vec<TokenStream> = active.iter().map(|p| size(p)).collect();
-    // Each call gets the parameters again: references as they are, owned values cloned.
+    // Each call gets the parameters again: references as they are (the output reborrowed), owned values
+    // cloned.
     let args = || {
         sig.params.iter().map(|p| {
             let ident = &p.ident;
             match &p.ty {
+                Type::Reference(r) if r.mutability.is_some() => quote!(&mut *#ident),
                 Type::Reference(_) => quote!(#ident),
                 _ => quote!(::core::clone::Clone::clone(&#ident)),
             }
@@ -66,18 +80,34 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         .collect();
     let parts_pattern = tuple_pattern(&parts);
     let flatten = active.iter().zip(&parts).map(|(p, part)| {
-        if p.array.is_some() {
+        if p.array.is_some() && !p.scalar {
             quote!(__row.extend_from_slice(&#part[..]);)
         } else {
             quote!(__row.push(#part);)
         }
     });
     let vjp_args = args();
+    // With an output parameter: its incoming value is restored before each call (the function may read
+    // it), and its cotangent is e_i.
+    let restore = output.map(|p| {
+        let (ident, label) = (&p.ident, p.ident.to_string());
+        if p.scalar {
+            quote!(*#ident = __incoming[0];)
+        } else {
+            quote!(::autodiff::__private::copy_into(#label, &mut #ident[..], &__incoming[..]);)
+        }
+    });
+    let vjp_call = match output {
+        None => quote!(let (_, #parts_pattern) = #vjp(#(#vjp_args,)* __d_ret);),
+        Some(p) if p.scalar => quote!(let #parts_pattern = #vjp(#(#vjp_args,)* __d_ret[0]);),
+        Some(_) => quote!(let #parts_pattern = #vjp(#(#vjp_args,)* &__d_ret);),
+    };
     let reverse = quote! {
         for #i in 0..#rows {
             let mut __d_ret = ::autodiff::__private::zeros_like(&#value);
             __d_ret[#i] = #one;
-            let (_, #parts_pattern) = #vjp(#(#vjp_args,)* __d_ret);
+            #restore
+            #vjp_call
             let mut __row = ::std::vec::Vec::with_capacity(#columns);
             #(#flatten)*
             #jacobian.push(__row);
@@ -88,7 +118,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let mut tangents = Vec::new();
     for (p, size) in active.iter().zip(&sizes) {
         let ident = &p.ident;
-        tangents.push(if p.array.is_some() {
+        tangents.push(if p.array.is_some() && !p.scalar {
             quote!({
                 let mut __t = ::autodiff::__private::zeros_like(&#ident);
                 if #j >= #offset && #j < #offset + #size {
@@ -106,10 +136,25 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         many => quote!((#(#many,)*)),
     };
     let jvp_args = args();
+    // The tangent is made before the call borrows the output.
+    let jvp_call = match output {
+        None => quote!(let (_, __column) = #jvp(#(#jvp_args,)* #tangent);),
+        Some(p) if p.scalar => quote! {
+            let __tangent = #tangent;
+            let mut __column = [#zero];
+            #jvp(#(#jvp_args,)* __tangent, &mut __column[0]);
+        },
+        Some(_) => quote! {
+            let __tangent = #tangent;
+            let mut __column = ::autodiff::__private::zeros_like(&#value);
+            #jvp(#(#jvp_args,)* __tangent, &mut __column);
+        },
+    };
     let forward = quote! {
         #jacobian = ::std::vec![::std::vec![#zero; #columns]; #rows];
         for #j in 0..#columns {
-            let (_, __column) = #jvp(#(#jvp_args,)* #tangent);
+            #restore
+            #jvp_call
             for (#i, __entry) in __column.iter().enumerate() {
                 #jacobian[#i][#j] = *__entry;
             }
@@ -126,6 +171,23 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         quote!(::std::vec::Vec<::std::vec::Vec<#elem>>),
     );
     let primal_args = args();
+    // The value whose length is the number of rows: the result, or the output as the function leaves
+    // it (after its incoming value is kept).
+    let value_of = match output {
+        None => quote!(let #value = #name(#(#primal_args),*);),
+        Some(p) => {
+            let ident = &p.ident;
+            let view = if p.scalar {
+                quote!(::core::slice::from_ref(&*#ident))
+            } else {
+                quote!(&*#ident)
+            };
+            quote! {
+                let __incoming = ::autodiff::__private::snapshot(#view);
+                let #value = ::autodiff::__private::snapshot(#view);
+            }
+        }
+    };
     let doc = format!(
         " The Jacobian of `{name}`: row `i` holds the derivatives of output `i` with respect to the active \
          inputs flattened in declaration order.\n\n One `{name}_vjp` per output or one `{name}_jvp` per input, \
@@ -135,7 +197,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         #[doc = #doc]
         #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
         #signature {
-            let #value = #name(#(#primal_args),*);
+            #value_of
             let #rows = #value.len();
             let #columns = 0usize #(+ #sizes)*;
             let mut #jacobian = ::std::vec::Vec::with_capacity(#rows);

@@ -117,6 +117,7 @@ pub(crate) fn lower(
                 // An output parameter, or integers taken as `&mut [usize]`: the body may write it.
                 lowering.arrays[array.0 as usize].output =
                     p.output || matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some());
+                lowering.arrays[array.0 as usize].scalar = p.scalar;
                 if let Some(len) = arrays::fixed_len_of_type(&p.ty) {
                     lowering.fixed_lens.insert(array, len);
                 }
@@ -199,6 +200,7 @@ impl Lowering<'_> {
             length: None,
             fixed_len: None,
             output: false,
+            scalar: false,
         });
         Array(self.arrays.len() as u32 - 1)
     }

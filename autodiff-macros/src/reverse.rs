@@ -27,7 +27,7 @@
 //! ```
 
 use crate::emit::{tuple_or_single, Emitter, Mode, Recorder};
-use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var, Written};
 use crate::naming;
 use crate::rules;
 use crate::signature::Signature;
@@ -234,8 +234,10 @@ fn vjp_body_with(
                     None if p.field => quote!(()),
                     None => quote!(::autodiff::__private::zeros_like(&#name)),
                 };
-                // A matrix's flat adjoint, in the matrix's shape.
-                gradients.push(if shape.matrix {
+                // A matrix's flat adjoint, in the matrix's shape; a float output's, its one element.
+                gradients.push(if p.scalar {
+                    quote!(#flat[0])
+                } else if shape.matrix {
                     let matrix = naming::matrix(name);
                     quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat))
                 } else {
@@ -529,6 +531,16 @@ impl Reverse<'_, '_> {
                     }
                 }
                 Stmt::Loop(l) => self.loop_(l, adjoints, code, refs),
+                Stmt::CallOut { var, .. } => {
+                    let d = adjoints.remove(var);
+                    let written_active = stmt
+                        .written_arrays()
+                        .iter()
+                        .any(|a| self.e.activity.is_active_array(*a));
+                    if d.is_some() || written_active {
+                        self.call_out_adjoint(stmt, d, adjoints, code, refs);
+                    }
+                }
             }
         }
     }
@@ -821,6 +833,152 @@ fn parent_loops(f: &crate::ir::Function) -> BTreeMap<Var, Var> {
         }
     }
     found
+}
+
+impl Reverse<'_, '_> {
+    // Input:  rhs(&y, p, &mut k);
+    // Output: let mut __k_at_call = __tape_k_at_call.pop();   // `k` as the call found it
+    //         let (_, (__d_y, _, __d_k_in)) = rhs::vjp(&y, p, &mut __k_at_call, None, &__d_k);
+    //         accumulate(&mut __d_y_buffer, &__d_y);         // an input's adjoint accumulates
+    //         copy_into("k", &mut __d_k[..], &__d_k_in[..]); // the call overwrote `k`: its adjoint is
+    //                                                        // that of the values `k` held before
+    /// The adjoint of a call that writes output buffers: the callee's companion `vjp` takes the adjoint of
+    /// each buffer it wrote (and of its value, `None` for zero) and gives the cotangents of its inputs and
+    /// of each buffer's incoming value, which replaces the buffer's adjoint. The callee runs again on the
+    /// buffers as the call found them, stored by the forward sweep.
+    fn call_out_adjoint(
+        &mut self,
+        stmt: &Stmt,
+        d: Option<TokenStream>,
+        adjoints: &mut Adjoints,
+        code: &mut Vec<TokenStream>,
+        refs: &mut BTreeSet<Var>,
+    ) {
+        let Stmt::CallOut {
+            var,
+            callee,
+            args,
+            by_ref,
+            written,
+        } = stmt
+        else {
+            return;
+        };
+        let activity = self.e.activity;
+        let site = CallSite::Value(*var);
+        // The companion's `vjp` takes the arguments, the cotangent of the value and one per float output.
+        let call_arity = args.len()
+            + 1
+            + args
+                .iter()
+                .zip(written)
+                .filter(|(a, w)| {
+                    w.is_written()
+                        && matches!(a, Operand::Array(array) if activity.is_float_array(*array))
+                })
+                .count();
+        let vjp = crate::companion::derivative_of(callee, "vjp", call_arity);
+        let mut slots = Vec::new();
+        let mut contributions = Vec::new();
+        let mut call_args = Vec::new();
+        let mut d_outs = Vec::new();
+        for ((arg, r), w) in args.iter().zip(by_ref).zip(written) {
+            refs.extend(arg.var());
+            let element = match w {
+                Written::Element(index) => {
+                    refs.extend(index.var());
+                    Some(self.e.operand(index))
+                }
+                _ => None,
+            };
+            let passed = match arg {
+                Operand::Array(array)
+                    if w.is_written() || self.unsafe_calls.contains(&(site, *array)) =>
+                {
+                    let tape = self.e.snapshot_tape(site, *array);
+                    let base = format!(
+                        "__{}_at_call",
+                        self.e
+                            .array_name(*array)
+                            .to_string()
+                            .trim_start_matches('_')
+                    );
+                    let name = self.e.namer.fresh(&base);
+                    let mutability = w.is_written().then(|| quote!(mut));
+                    match &element {
+                        // The element as the call found it.
+                        Some(index) => code.push(quote!(let mut #name = #tape.pop()[#index];)),
+                        // An owned copy: an `ArrayTape` lends its array only until its next `pop`.
+                        None => code.push(quote!(let #mutability #name = #tape.pop().to_owned();)),
+                    }
+                    name.to_token_stream()
+                }
+                _ => self.e.operand(arg),
+            };
+            call_args.push(match (r, w.is_written()) {
+                (_, true) => quote!(&mut #passed),
+                (true, false) => quote!(&#passed),
+                (false, false) => passed,
+            });
+            let float_output = match arg {
+                Operand::Array(array) if w.is_written() && activity.is_float_array(*array) => {
+                    Some(*array)
+                }
+                _ => None,
+            };
+            if let Some(array) = float_output {
+                let active = activity.is_active_array(array);
+                let name = self.e.array_name(array).clone();
+                d_outs.push(match (&element, active) {
+                    // An element goes to a `&mut T` parameter, whose cotangent is a `T`.
+                    (Some(index), true) => {
+                        let buffer = self.array_adjoint(array);
+                        quote!(#buffer[#index])
+                    }
+                    (Some(index), false) => {
+                        quote!(::autodiff::__private::zero_like(&#name[#index]))
+                    }
+                    (None, true) => {
+                        let buffer = self.array_adjoint(array);
+                        quote!(&#buffer)
+                    }
+                    (None, false) => quote!(&::autodiff::__private::zeros_like(&#name[..])),
+                });
+            }
+            if !activity.is_active(arg) {
+                slots.push(quote!(_));
+                continue;
+            }
+            let slot = match arg {
+                Operand::Var(v) => self.e.adjoint_name(*v),
+                _ => self.e.namer.fresh("__d_argument"),
+            };
+            slots.push(slot.to_token_stream());
+            contributions.push((arg.clone(), slot, w.is_written().then_some(element)));
+        }
+        let d_ret = match d {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
+        code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d_ret, #(#d_outs,)*);));
+        for (arg, slot, w) in contributions {
+            match arg {
+                Operand::Array(array) => {
+                    let buffer = self.array_adjoint(array);
+                    match w {
+                        Some(Some(index)) => code.push(quote!(#buffer[#index] = #slot;)),
+                        Some(None) => {
+                            let label = self.e.array_name(array).to_string();
+                            code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#slot[..]);));
+                        }
+                        None => code
+                            .push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);)),
+                    }
+                }
+                _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),
+            }
+        }
+    }
 }
 
 /// `a + b` for tuples (of tuples) of floats, component by component.

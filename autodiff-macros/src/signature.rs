@@ -26,6 +26,9 @@ pub(crate) struct Param {
     /// An output parameter (`out: &mut [f64]`): written by the body, its final value is part of the result.
     /// It is active (has a gradient) only if the body reads its incoming value.
     pub(crate) output: bool,
+    /// A float output parameter (`y: &mut f64`): the generated code holds it as a slice of one element
+    /// (`*y` is `y[0]`); its gradient, cotangent and tangent are floats.
+    pub(crate) scalar: bool,
     /// An input made of a field of a parameter struct (`structs.rs`), not a declared parameter: its
     /// gradient is `()` when no adjoint reaches it (the struct's own code then adds nothing).
     pub(crate) field: bool,
@@ -107,12 +110,21 @@ impl Signature {
         }
     }
 
-    /// The type of an output parameter's cotangent in `f_vjp` (`&[T]` or `&[T; N]`), or of its tangent
-    /// buffer in `f_jvp` (`&mut [T]` or `&mut [T; N]`).
+    /// The type of an output parameter's cotangent in `f_vjp` (`&[T]` or `&[T; N]`, `T` of a float
+    /// output), or of its tangent buffer in `f_jvp` (`&mut [T]` or `&mut [T; N]`, `&mut T`).
     pub(crate) fn output_buffer_type(p: &Param, mutable: bool) -> TokenStream {
         let elem = Self::element_type(p);
-        let inner = match p.array {
-            Some(shape) if shape.fixed => p.grad_ty.to_token_stream(),
+        if p.scalar {
+            return if mutable {
+                quote!(&mut #elem)
+            } else {
+                quote!(#elem)
+            };
+        }
+        let inner = match (p.array, &p.ty) {
+            // `[T; N]`, as declared (`&mut [T; N]`).
+            (Some(shape), Type::Reference(r)) if shape.fixed => r.elem.to_token_stream(),
+            (Some(shape), _) if shape.fixed => p.grad_ty.to_token_stream(),
             _ => quote!([#elem]),
         };
         if mutable {
@@ -153,9 +165,11 @@ impl Signature {
 
     /// `let x = *x;` for each float taken by reference: the generated code works on the value, as the
     /// body's own `*x` (which lowering reads as `x`) does. A matrix `m` is read flattened: `m` becomes its
-    /// elements, row-major, and the matrix itself stays at hand as `naming::matrix(m)`.
+    /// elements, row-major, and the matrix itself stays at hand as `naming::matrix(m)`. A float output
+    /// `y: &mut T` becomes a slice of one element (the body's `*y` is lowered as `y[0]`).
     pub(crate) fn deref_scalars(&self) -> TokenStream {
         let names = self.params.iter().filter(|p| p.by_ref).map(|p| &p.ident);
+        let outputs = self.params.iter().filter(|p| p.scalar).map(|p| &p.ident);
         let matrices = self
             .params
             .iter()
@@ -164,7 +178,7 @@ impl Signature {
                 let (name, matrix) = (&p.ident, crate::naming::matrix(&p.ident));
                 quote!(let #matrix = #name; let #name = ::autodiff::__private::flatten(&#matrix);)
             });
-        quote!(#(let #names = *#names;)* #(#matrices)*)
+        quote!(#(let #names = *#names;)* #(let #outputs = ::core::slice::from_mut(#outputs);)* #(#matrices)*)
     }
 
     /// Is the return one float, so that `_grad` exists?
@@ -316,9 +330,25 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
     }
 }
 
-/// An output parameter's type, `&mut [T]`, `&mut Vec<T>` or `&mut [T; N]` of a float: its shape and gradient type.
+/// Is `ty` a float type (`f64`, `f32`, a float type parameter)?
+fn float_kind(ty: &Type, float_params: &[Ident]) -> bool {
+    matches!(kind_of_type(ty, float_params), Kind::Float(_))
+}
+
+/// An output parameter's type, `&mut [T]`, `&mut Vec<T>` or `&mut [T; N]` of a float, or `&mut T` of a
+/// float (held as a slice of one element): its shape and gradient type.
 pub(crate) fn output_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArrayShape, Type)> {
     match ty {
+        Type::Reference(r) if r.mutability.is_some() && float_kind(&r.elem, float_params) => {
+            Some((
+                ArrayShape {
+                    fixed: false,
+                    owned: false,
+                    matrix: false,
+                },
+                (*r.elem).clone(),
+            ))
+        }
         Type::Reference(r) if r.mutability.is_some() => {
             let shared = Type::Reference(syn::TypeReference {
                 mutability: None,
@@ -362,6 +392,14 @@ fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             self.found |= p.path.is_ident(self.name);
         }
+        // `*y` of a float output reads it, unless `*y = ..` came first.
+        fn visit_expr_unary(&mut self, u: &'ast syn::ExprUnary) {
+            if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) {
+                self.found |= !self.written.iter().any(|w| w == "*");
+            } else {
+                syn::visit::visit_expr_unary(self, u);
+            }
+        }
         fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
             if self.is_name(&e.expr) {
                 let index = e.index.to_token_stream().to_string();
@@ -379,6 +417,11 @@ fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
                     self.written
                         .push(target.index.to_token_stream().to_string());
                 }
+                syn::Expr::Unary(u)
+                    if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) =>
+                {
+                    self.written.push("*".to_string());
+                }
                 other => self.visit_expr(other),
             }
         }
@@ -387,6 +430,14 @@ fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
                 return;
             }
             syn::visit::visit_expr_method_call(self, m);
+        }
+        // `vec![out[0]; n]` reads too: the macro's arguments are expressions.
+        fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
+            if m.mac.path.is_ident("vec") {
+                for arg in crate::chains::vec_arg_exprs(&m.mac) {
+                    self.visit_expr(&arg);
+                }
+            }
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
@@ -397,6 +448,46 @@ fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
     };
     reads.visit_block(body);
     reads.found
+}
+
+/// The body with `*y` written `y[0]` for each float output parameter `y` (`&mut T`), which the generated
+/// code holds as a slice of one element.
+pub(crate) fn scalar_outputs_as_slices(block: &syn::Block, sig: &Signature) -> syn::Block {
+    use syn::visit_mut::VisitMut;
+    struct Rewrite<'n>(Vec<&'n Ident>);
+    impl VisitMut for Rewrite<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            if let syn::Expr::Macro(m) = expr {
+                if m.mac.path.is_ident("vec") {
+                    crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                    return;
+                }
+            }
+            if let syn::Expr::Unary(u) = expr {
+                if let (syn::UnOp::Deref(_), syn::Expr::Path(p)) = (&u.op, &*u.expr) {
+                    if self.0.iter().any(|name| p.path.is_ident(*name)) {
+                        let name = &p.path;
+                        let span = syn::spanned::Spanned::span(&u.expr);
+                        *expr = syn::parse_quote_spanned!(span=> #name[0]);
+                        return;
+                    }
+                }
+            }
+            syn::visit_mut::visit_expr_mut(self, expr);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut block = block.clone();
+    let names: Vec<&Ident> = sig
+        .params
+        .iter()
+        .filter(|p| p.scalar)
+        .map(|p| &p.ident)
+        .collect();
+    if !names.is_empty() {
+        Rewrite(names).visit_block_mut(&mut block);
+    }
+    block
 }
 
 /// A matrix of floats: `&[Vec<T>]`, `Vec<Vec<T>>`, `&Vec<Vec<T>>`, `[[T; M]; N]` or `&[[T; M]; N]`, with the
@@ -535,7 +626,8 @@ fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'st
             let holds_floats = matches!(kind_of_type(elem, float_params), Kind::Float(_))
                 || array_shape(elem, float_params).is_some();
             holds_floats.then_some(
-                "a `&mut` float is not supported as an output: return it, or write it into a `&mut [T]` of length 1",
+                "only floats, slices, `Vec`s and arrays of floats are output parameters (`&mut T`, `&mut [T]`, \
+                 `&mut [T; N]`): write a matrix into one flat `&mut [T]` indexed `a[i * n + j]`",
             )
         }
         Type::Reference(r) => unsupported_float_container(&r.elem, float_params),
@@ -651,6 +743,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     by_ref: false,
                     field: false,
                     output: false,
+                    scalar: false,
                 });
             }
             FnArg::Typed(pt) => {
@@ -723,6 +816,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     differentiable,
                     by_ref: scalar_ref.is_some(),
                     output: output.is_some(),
+                    scalar: output.is_some() && matches!(&*pt.ty, Type::Reference(r) if float_kind(&r.elem, &float_params)),
                     field: false,
                 });
             }

@@ -137,6 +137,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                 by_ref: false,
                 field: true,
                 output: false,
+                scalar: false,
             });
         }
     }

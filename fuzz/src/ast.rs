@@ -82,6 +82,13 @@ pub enum Arg {
     SliceParam(String),
     /// A local `Vec` or array passed by reference (`&a`).
     LocalArray(String),
+    /// A local `Vec` or array passed as an output buffer (`&mut a`, `--forms`).
+    OutArray(String),
+    /// A mutable float (a local, or the function's own float output `(*e)`) passed as a float output
+    /// (`&mut t`, `--forms`).
+    OutFloat(String),
+    /// An element of a local array passed as a float output (`&mut a[i]`, `--forms`).
+    OutElement(String, IExpr),
 }
 
 /// A pattern of an integer `match` arm.
@@ -328,6 +335,12 @@ pub enum ParamKind {
     Slice(usize),
     /// `usize`, always passed the given value by the harness.
     Int(usize),
+    /// `&mut [f64]` of the given length, an output parameter (`--forms`; helpers only): the body writes
+    /// it, and reads it where `reads` is set (`out[i] += ..`).
+    Out(usize),
+    /// `&mut f64`, a float output parameter (`--forms`; helpers only): the body reads and writes it as
+    /// `(*e)`, a mutable float.
+    OutFloat,
 }
 
 /// A parameter.
@@ -391,7 +404,12 @@ impl Func {
     pub fn active_params(&self) -> Vec<&Param> {
         self.params
             .iter()
-            .filter(|p| !matches!(p.kind, ParamKind::Int(_)))
+            .filter(|p| {
+                !matches!(
+                    p.kind,
+                    ParamKind::Int(_) | ParamKind::Out(_) | ParamKind::OutFloat
+                )
+            })
             .filter(|p| match &self.kind {
                 FnKind::Differentiable { wrt: Some(w), .. } => w.contains(&p.name),
                 _ => true,

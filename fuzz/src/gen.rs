@@ -176,7 +176,7 @@ impl Gen {
                 });
             } else {
                 let len = *self.rng.pick(&lens);
-                let ps = vec![
+                let mut ps = vec![
                     Param {
                         name: "xs".into(),
                         kind: ParamKind::Slice(len),
@@ -186,6 +186,20 @@ impl Gen {
                         kind: ParamKind::Scalar,
                     },
                 ];
+                // `--forms`: an output buffer, which the helper writes (and may read before writing).
+                if self.forms && self.rng.chance(0.5) {
+                    ps.push(Param {
+                        name: "out".into(),
+                        kind: ParamKind::Out(*self.rng.pick(&lens)),
+                    });
+                }
+                // `--forms`: a float output, read and written as `(*e)` like a mutable local.
+                if self.forms && self.rng.chance(0.4) {
+                    ps.push(Param {
+                        name: "e".into(),
+                        kind: ParamKind::OutFloat,
+                    });
+                }
                 let ctx = Ctx {
                     generic: helper_generic,
                     pair: false,
@@ -209,7 +223,11 @@ impl Gen {
                 ));
             }
         }
-        let callees = callees_of(&funcs, need_generic);
+        let mut callees = callees_of(&funcs, need_generic);
+        // `order = K` with calls of functions with output parameters is not supported.
+        if order2 {
+            callees.retain(|c| !writes_outputs(std::slice::from_ref(c)));
+        }
         let ctx = Ctx {
             generic,
             pair,
@@ -260,6 +278,13 @@ impl Gen {
                     lo: v,
                     hi: v,
                 }),
+                // Written at the end of the body (`output_writes`).
+                ParamKind::Out(_) => {}
+                ParamKind::OutFloat => scope.floats.push(FloatVar {
+                    name: format!("(*{})", p.name),
+                    mutable: true,
+                    ambiguous: false,
+                }),
             }
         }
         // Local arrays shaped for the helpers' slice parameters, so that calls pass them (and write them after).
@@ -269,7 +294,7 @@ impl Gen {
             .iter()
             .flat_map(|c| c.params.iter())
             .filter_map(|p| match p {
-                ParamKind::Slice(l) => Some(*l),
+                ParamKind::Slice(l) | ParamKind::Out(l) => Some(*l),
                 _ => None,
             })
             .collect();
@@ -301,9 +326,18 @@ impl Gen {
         }
         let mut budget = stmts;
         body.extend(self.block(&mut scope, &ctx, &mut budget, stmts));
-        let tail = (0..if ctx.pair { 2 } else { 1 })
+        let mut tail: Vec<Expr> = (0..if ctx.pair { 2 } else { 1 })
             .map(|_| self.tail(&scope, &ctx))
             .collect();
+        for p in &params {
+            if let ParamKind::Out(len) = p.kind {
+                let read = self.output_writes(&scope, &ctx, &p.name, len, &mut body);
+                if let (Some(read), Some(first)) = (read, tail.first_mut()) {
+                    let e = std::mem::replace(first, Expr::Lit(0.0));
+                    *first = Expr::Bin(BinOp::Add, Box::new(e), Box::new(read));
+                }
+            }
+        }
         Func {
             name,
             generic,
@@ -312,6 +346,49 @@ impl Gen {
             body,
             tail,
         }
+    }
+
+    /// Writes into the output buffer `out` of length `len` at the end of a body: some elements set, some
+    /// accumulated into (which reads the incoming value), perhaps one read back after. Returns that read,
+    /// for the result.
+    fn output_writes(
+        &mut self,
+        scope: &Scope,
+        ctx: &Ctx,
+        out: &str,
+        len: usize,
+        body: &mut Vec<Stmt>,
+    ) -> Option<Expr> {
+        let mut written = false;
+        for k in 0..len {
+            if written && self.rng.chance(0.3) {
+                // Left alone: the caller's value passes through.
+                continue;
+            }
+            written = true;
+            let op = *self
+                .rng
+                .pick(&[AssignOp::Set, AssignOp::Set, AssignOp::Add, AssignOp::Sub]);
+            let mut value = self.expr(scope, ctx, 2);
+            if self.rng.chance(0.3) {
+                // Read back an element written before (or the incoming value of one not written yet).
+                let j = self.rng.range(0, len - 1);
+                value = Expr::Bin(
+                    BinOp::Mul,
+                    Box::new(Expr::Index(out.to_string(), IExpr::Lit(j))),
+                    Box::new(value),
+                );
+            }
+            body.push(Stmt::Assign {
+                place: Place::Index(out.to_string(), IExpr::Lit(k)),
+                op,
+                value,
+            });
+        }
+        self.rng.chance(0.5).then(|| {
+            let j = self.rng.range(0, len - 1);
+            Expr::Index(out.to_string(), IExpr::Lit(j))
+        })
     }
 
     /// A result that reads several of the values computed, so that most of the body matters.
@@ -425,6 +502,12 @@ impl Gen {
         let mutable_floats = scope.floats.iter().any(|f| f.mutable);
         let locals = scope.arrays.iter().any(|a| a.local && !a.frozen);
         let nest = ctx.depth < 3;
+        // Calls, more often with `--forms` where a callee writes an output buffer.
+        let call = match ctx.callees.len() {
+            0 => 0,
+            _ if self.forms && writes_outputs(&ctx.callees) => 30,
+            _ => 15,
+        };
         let weights = [
             20,                                                 // 0 let
             if scope.arrays.len() < 4 { 8 } else { 1 },         // 1 array
@@ -438,7 +521,7 @@ impl Gen {
             if nest && !scope.ints.is_empty() { 4 } else { 0 }, // 9 match
             2,                                                  // 10 early return
             if ctx.in_loop.is_some() { 5 } else { 0 },          // 11 break
-            if ctx.callees.is_empty() { 0 } else { 15 },        // 12 call
+            call,                                               // 12 call
             if self.forms { 4 } else { 0 },                     // 13 closure
         ];
         match self.rng.weighted(&weights) {
@@ -852,7 +935,17 @@ impl Gen {
     }
 
     fn call_stmt(&mut self, scope: &mut Scope, ctx: &Ctx, pending: &mut Option<String>) -> Stmt {
-        let callee = self.rng.pick(&ctx.callees).clone();
+        let mut callee = self.rng.pick(&ctx.callees).clone();
+        // `--forms`: calls of the helpers with output buffers half the time, if there are any.
+        let writers: Vec<Callee> = ctx
+            .callees
+            .iter()
+            .filter(|c| writes_outputs(std::slice::from_ref(c)))
+            .cloned()
+            .collect();
+        if !writers.is_empty() && self.rng.chance(0.5) {
+            callee = self.rng.pick(&writers).clone();
+        }
         let mut args = Vec::new();
         for p in &callee.params {
             match p {
@@ -880,6 +973,64 @@ impl Gen {
                     } else {
                         args.push(Arg::SliceParam(a.name));
                     }
+                }
+                ParamKind::OutFloat => {
+                    // A mutable float, or an element of a local array not passed already.
+                    let floats: Vec<FloatVar> =
+                        scope.floats.iter().filter(|f| f.mutable).cloned().collect();
+                    let passed: Vec<&str> = args
+                        .iter()
+                        .filter_map(|a| match a {
+                            Arg::LocalArray(n) | Arg::OutArray(n) => Some(n.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    let arrays: Vec<ArrayVar> = scope
+                        .arrays
+                        .iter()
+                        .filter(|a| a.local && !a.frozen && !passed.contains(&a.name.as_str()))
+                        .cloned()
+                        .collect();
+                    if !floats.is_empty() && (arrays.is_empty() || self.rng.chance(0.6)) {
+                        args.push(Arg::OutFloat(self.rng.pick(&floats).name.clone()));
+                    } else if !arrays.is_empty() {
+                        let a = self.rng.pick(&arrays).clone();
+                        let i = self.index(scope, a.len, "");
+                        args.push(Arg::OutElement(a.name, i));
+                    } else {
+                        return self.let_float(scope, ctx);
+                    }
+                }
+                ParamKind::Out(len) => {
+                    // A local array of that length, not iterated here and not passed already.
+                    let passed: Vec<&str> = args
+                        .iter()
+                        .filter_map(|a| match a {
+                            Arg::LocalArray(n) | Arg::OutArray(n) | Arg::OutElement(n, _) => {
+                                Some(n.as_str())
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    let fits: Vec<ArrayVar> = scope
+                        .arrays
+                        .iter()
+                        .filter(|a| {
+                            a.len == *len
+                                && a.local
+                                && !a.frozen
+                                && !passed.contains(&a.name.as_str())
+                        })
+                        .cloned()
+                        .collect();
+                    if fits.is_empty() {
+                        return self.let_float(scope, ctx);
+                    }
+                    let a = self.rng.pick(&fits).clone();
+                    if self.rng.chance(0.5) {
+                        *pending = Some(a.name.clone());
+                    }
+                    args.push(Arg::OutArray(a.name));
                 }
                 _ => {
                     let e = self.expr(scope, ctx, 1);
@@ -926,7 +1077,13 @@ impl Gen {
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
                 Arg::SliceParam(_) => true,
-                Arg::LocalArray(a) => scope
+                Arg::OutFloat(v) => scope
+                    .floats
+                    .iter()
+                    .rev()
+                    .find(|f| &f.name == v)
+                    .is_some_and(|f| !f.ambiguous),
+                Arg::LocalArray(a) | Arg::OutArray(a) | Arg::OutElement(a, _) => scope
                     .arrays
                     .iter()
                     .rev()
@@ -1210,6 +1367,15 @@ impl Gen {
             self.rng.pick(&options).clone()
         }
     }
+}
+
+/// Does any of `callees` take an output buffer or float output?
+fn writes_outputs(callees: &[Callee]) -> bool {
+    callees.iter().any(|c| {
+        c.params
+            .iter()
+            .any(|p| matches!(p, ParamKind::Out(_) | ParamKind::OutFloat))
+    })
 }
 
 /// The functions of `funcs` that a function may call: all of them from an `f64` function, only the generic

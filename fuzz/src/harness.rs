@@ -262,6 +262,8 @@ fn check_fn(f: &Func, module: &str) -> String {
                 let _ = writeln!(s, "        let {n}: usize = {v};");
                 call_args.push(n.clone());
             }
+            // Only helpers take output buffers; the checked function never does.
+            ParamKind::Out(_) | ParamKind::OutFloat => {}
         }
     }
     let args = call_args.join(", ");
@@ -300,6 +302,7 @@ fn check_fn(f: &Func, module: &str) -> String {
                     dargs.push(format!("&{n}_d"));
                 }
                 ParamKind::Int(_) => dargs.push(n.clone()),
+                ParamKind::Out(_) | ParamKind::OutFloat => {}
             }
         }
         (lets, dargs.join(", "))

@@ -82,6 +82,8 @@ impl Printer {
                 ParamKind::Scalar => format!("{}: {t}", p.name),
                 ParamKind::Slice(_) => format!("{}: &[{t}]", p.name),
                 ParamKind::Int(_) => format!("{}: usize", p.name),
+                ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),
+                ParamKind::OutFloat => format!("{}: &mut {t}", p.name),
             })
             .collect();
         let generics = if self.generic { "<T: Float>" } else { "" };
@@ -484,6 +486,8 @@ impl Printer {
                         Arg::Float(e) => self.expr(e, 0),
                         Arg::SliceParam(n) => n.clone(),
                         Arg::LocalArray(n) => format!("&{n}"),
+                        Arg::OutArray(n) | Arg::OutFloat(n) => format!("&mut {n}"),
+                        Arg::OutElement(n, i) => format!("&mut {n}[{}]", iexpr(i, 0)),
                     })
                     .collect();
                 (

@@ -22,7 +22,8 @@ pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
         fn visit_expr(&mut self, expr: &'ast Expr) {
             let used = match expr {
                 Expr::Index(e) => name_of(&e.expr),
-                Expr::Reference(r) => name_of(&r.expr),
+                // `&mut t` passes a float local as often as an array: not a use as an array by itself.
+                Expr::Reference(r) if r.mutability.is_none() => name_of(&r.expr),
                 Expr::MethodCall(m)
                     if matches!(
                         m.method.to_string().as_str(),

@@ -2,7 +2,7 @@
 //! and calls of other functions, whose arrays are passed as `a` or `&a`.
 
 use super::{strip_parens, Lowering};
-use crate::ir::{CallForm, FloatFn, Operand, Value};
+use crate::ir::{Array, ArrayInit, CallForm, FloatFn, Kind, Operand, Stmt, Value, Written};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -59,7 +59,8 @@ impl Lowering<'_> {
         }
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
-            let (args, by_ref) = self.lower_call_args(c);
+            let (args, by_ref, written, _) = self.lower_call_args(c);
+            self.reject_written(c, &written, THROUGH_VARIABLE);
             let call = Value::Call {
                 callee: path.clone(),
                 args,
@@ -77,7 +78,8 @@ impl Lowering<'_> {
                     if self.variable_called(inner_path).is_some() {
                         // `stop_gradient(f(x))` through a function pointer: its value, held constant,
                         // which activity does not report.
-                        let (args, by_ref) = self.lower_call_args(inner);
+                        let (args, by_ref, written, _) = self.lower_call_args(inner);
+                        self.reject_written(inner, &written, THROUGH_VARIABLE);
                         let call = Value::Call {
                             callee: inner_path.clone(),
                             args,
@@ -90,7 +92,11 @@ impl Lowering<'_> {
                 }
             }
         }
-        let (mut args, by_ref) = self.lower_call_args(c);
+        let (mut args, by_ref, written, rebinds) = self.lower_call_args(c);
+        if written.iter().any(Written::is_written) {
+            let (call, span) = ((path, args, by_ref, written), c.span());
+            return self.lower_call_out(call, rebinds, hint, span);
+        }
         let callee = path.to_token_stream();
         let last = path
             .path
@@ -129,33 +135,206 @@ impl Lowering<'_> {
         self.lookup(&name).map(|_| name)
     }
 
-    /// The arguments of a call: values, or arrays passed as `a` or `&a`.
-    pub(super) fn lower_call_args(&mut self, c: &syn::ExprCall) -> (Vec<Operand>, Vec<bool>) {
-        c.args
+    // Input:  rhs(&y, p, &mut k);
+    // Output: CallOut { var, callee: rhs, args: [y, p, k], by_ref: [true, false, true],
+    //                   written: [No, No, Array] }, and the remembered loads of `k` forgotten.
+    // Input:  g(x, &mut s);           (`s` a float local)
+    // Output: NewArray { s_out, [s] }; CallOut { args: [x, s_out], written: [No, Element(0)] };
+    //         s = s_out[0]
+    /// A call that passes arrays (or elements, or float locals) as `&mut`: the callee (a function with
+    /// output parameters) writes them. `rebinds` are the float locals to read back after the call.
+    fn lower_call_out(
+        &mut self,
+        (path, args, by_ref, written): (&syn::ExprPath, Vec<Operand>, Vec<bool>, Vec<Written>),
+        rebinds: Vec<(String, Array)>,
+        hint: Option<String>,
+        span: proc_macro2::Span,
+    ) -> Operand {
+        let var = self.new_var(hint, span);
+        let stmt = Stmt::CallOut {
+            var,
+            callee: path.clone(),
+            args,
+            by_ref,
+            written,
+        };
+        for array in stmt.written_arrays() {
+            self.forget_reads_of(array);
+        }
+        self.stmts.push(stmt);
+        for (name, array) in rebinds {
+            let value = Value::Load {
+                array,
+                index: zero_index(),
+            };
+            let value = self.emit(value, Some(name.clone()), span);
+            if let Some(binding) = self.lookup_mut(&name) {
+                binding.value = Some(value);
+            }
+        }
+        Operand::Var(var)
+    }
+
+    /// Reports `&mut` arguments where only a call of a function by its name may take them.
+    fn reject_written(&mut self, c: &syn::ExprCall, written: &[Written], message: &str) {
+        for (arg, _) in c.args.iter().zip(written).filter(|(_, w)| w.is_written()) {
+            self.errors.spanned(arg, message);
+        }
+    }
+
+    /// The arguments of a call: values, arrays passed as `a` or `&a`, and output buffers passed as
+    /// `&mut` (the third vector says how), with the float locals passed `&mut` and the arrays of one
+    /// element that hold them during the call.
+    #[allow(clippy::type_complexity)]
+    pub(super) fn lower_call_args(
+        &mut self,
+        c: &syn::ExprCall,
+    ) -> (Vec<Operand>, Vec<bool>, Vec<Written>, Vec<(String, Array)>) {
+        let (mut written, mut rebinds) = (Vec::new(), Vec::new());
+        let (args, by_ref) = c
+            .args
             .iter()
-            .map(|arg| match self.array_operand(arg) {
-                Some(array) if self.rows_of(array).is_some() => {
-                    self.errors.spanned(
+            .map(|arg| match self.written_arg(arg, &mut rebinds) {
+                Some((operand, how)) => {
+                    written.push(how);
+                    (operand, true)
+                }
+                None => {
+                    written.push(Written::No);
+                    self.lower_call_arg(arg)
+                }
+            })
+            .unzip();
+        (args, by_ref, written, rebinds)
+    }
+
+    /// An argument passed `&mut`: `&mut a` or `&mut *a` of an array, `&mut a[i]` of an element, `&mut s`
+    /// of a float local, which is held in a new array of one element during the call (and read back after
+    /// it: `rebinds`), or a scratch buffer or float made for the call (`&mut [0.0; 2]`, `&mut 0.0`).
+    /// Anything else taken `&mut` is an error.
+    fn written_arg(
+        &mut self,
+        arg: &Expr,
+        rebinds: &mut Vec<(String, Array)>,
+    ) -> Option<(Operand, Written)> {
+        let Expr::Reference(r) = strip_parens(arg) else {
+            return None;
+        };
+        r.mutability?;
+        let mut inner = strip_parens(&r.expr);
+        while let Expr::Unary(u) = inner {
+            if !matches!(u.op, syn::UnOp::Deref(_)) {
+                break;
+            }
+            inner = strip_parens(&u.expr);
+        }
+        if let Some(array) = self
+            .array_named(inner)
+            .filter(|a| self.rows_of(*a).is_none())
+        {
+            // A float output parameter of this function is a slice of one element.
+            let how = if self.arrays[array.0 as usize].scalar {
+                Written::Element(zero_index())
+            } else {
+                Written::Array
+            };
+            return Some((Operand::Array(array), how));
+        }
+        if let Expr::Index(e) = inner {
+            if matches!(&*e.index, Expr::Range(_)) {
+                self.errors.spanned(
+                    arg,
+                    "a sub-slice cannot be passed as an output buffer yet: pass the whole array (`&mut k`) \
+                     and let the callee index it, or one element (`&mut k[i]`)",
+                );
+                return Some((Self::poisoned(), Written::No));
+            }
+        }
+        if let Expr::Index(element) = inner {
+            if let Some(array) = self.array_named(&element.expr).filter(|a| {
+                self.rows_of(*a).is_none() && !matches!(&*element.index, Expr::Range(_))
+            }) {
+                let index = self.lower_expr(&element.index, None);
+                return Some((Operand::Array(array), Written::Element(index)));
+            }
+        }
+        let local = match inner {
+            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(ToString::to_string),
+            _ => None,
+        };
+        if matches!(inner, Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_)) {
+            // `&mut [0.0; 2]`, `&mut vec![..]`: a scratch buffer, dropped after the call.
+            if let Operand::Array(array) = self.lower_expr(inner, Some("scratch".to_string())) {
+                return Some((Operand::Array(array), Written::Array));
+            }
+        }
+        let named = local.is_some() || matches!(inner, Expr::Index(_) | Expr::Field(_));
+        let value = local
+            .as_ref()
+            .and_then(|name| self.lookup(name))
+            .and_then(|b| match &b.value {
+                Some(v @ (Operand::Var(_) | Operand::Const { .. })) => Some(v.clone()),
+                _ => None,
+            });
+        if let (Some(name), Some(value)) = (local, value) {
+            let init = ArrayInit::Elements {
+                items: vec![value],
+                fixed: true,
+            };
+            let Operand::Array(array) =
+                self.new_local_array(init, true, Some(format!("{name}_out")))
+            else {
+                return Some((Self::poisoned(), Written::No));
+            };
+            rebinds.push((name, array));
+            return Some((Operand::Array(array), Written::Element(zero_index())));
+        }
+        if !named {
+            // `&mut 0.5`, `&mut (a * b)`: a float the callee writes and nothing reads after.
+            let value = self.lower_expr(inner, None);
+            let init = ArrayInit::Elements {
+                items: vec![value],
+                fixed: true,
+            };
+            if let Operand::Array(array) =
+                self.new_local_array(init, true, Some("scratch".to_string()))
+            {
+                return Some((Operand::Array(array), Written::Element(zero_index())));
+            }
+        }
+        self.errors.spanned(
+            arg,
+            "`&mut` passes an output buffer to a function with output parameters: it must name a local \
+             array (`let mut k = vec![0.0; n];`), an element of one (`&mut k[i]`), a float local, or an \
+             output parameter of this function",
+        );
+        Some((Self::poisoned(), Written::No))
+    }
+
+    /// One argument of a call that is not passed `&mut`.
+    fn lower_call_arg(&mut self, arg: &Expr) -> (Operand, bool) {
+        match self.array_operand(arg) {
+            Some(array) if self.rows_of(array).is_some() => {
+                self.errors.spanned(
                         arg,
                         "a matrix cannot be passed to a call yet: pass its rows (`&m[i]`), or flatten it \
                          into one slice indexed `a[i * n + j]`",
                     );
-                    (Self::poisoned(), false)
+                (Self::poisoned(), false)
+            }
+            // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
+            Some(array) => (
+                Operand::Array(array),
+                matches!(strip_parens(arg), Expr::Reference(_)) || self.is_window(array),
+            ),
+            None => match strip_parens(arg) {
+                // `f(&x)` of a float: the callee takes `&f64`.
+                Expr::Reference(r) if r.mutability.is_none() => {
+                    (self.lower_expr(&r.expr, None), true)
                 }
-                // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
-                Some(array) => (
-                    Operand::Array(array),
-                    matches!(strip_parens(arg), Expr::Reference(_)) || self.is_window(array),
-                ),
-                None => match strip_parens(arg) {
-                    // `f(&x)` of a float: the callee takes `&f64`.
-                    Expr::Reference(r) if r.mutability.is_none() => {
-                        (self.lower_expr(&r.expr, None), true)
-                    }
-                    _ => (self.lower_expr(arg, None), false),
-                },
-            })
-            .unzip()
+                _ => (self.lower_expr(arg, None), false),
+            },
+        }
     }
 
     /// `let v: Vec<T> = f(..);` (or `[T; N]`): a call whose result is an array.
@@ -168,7 +347,13 @@ impl Lowering<'_> {
         let Expr::Path(path) = strip_parens(&c.func) else {
             return None;
         };
-        let (args, by_ref) = self.lower_call_args(c);
+        let (args, by_ref, written, _) = self.lower_call_args(c);
+        self.reject_written(
+            c,
+            &written,
+            "a call that writes output buffers (`&mut`) and returns an array is not supported yet: write the \
+             array into an output parameter too (`g(x, &mut k, &mut v)`)",
+        );
         let init = crate::ir::ArrayInit::Call {
             callee: path.clone(),
             args,
@@ -227,6 +412,18 @@ fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// The error for `&mut` passed to a call through a function pointer or closure.
+const THROUGH_VARIABLE: &str = "a call through a parameter or local variable cannot be differentiated with \
+                                output buffers (`&mut`): call a `#[differentiable]` function by its name";
+
+/// The index `0`, of the one element of a float held in an array.
+fn zero_index() -> Operand {
+    Operand::Const {
+        tokens: quote::quote!(0usize),
+        kind: Kind::Int,
     }
 }
 

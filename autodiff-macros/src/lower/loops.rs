@@ -91,6 +91,11 @@ impl<'ast> Visit<'ast> for Exits {
                 self.assigned.extend(assigned_name(&b.left));
                 syn::visit::visit_expr(self, expr);
             }
+            // `g(&mut s)`: a call that writes a float local assigns it.
+            Expr::Reference(r) if r.mutability.is_some() => {
+                self.assigned.extend(assigned_name(&r.expr));
+                syn::visit::visit_expr(self, expr);
+            }
             Expr::Closure(_) => {}
             _ => syn::visit::visit_expr(self, expr),
         }

@@ -312,7 +312,8 @@ impl Reverse<'_, '_> {
                         arrays_ok &= !self.e.activity.is_active_array(*array)
                             || (info.param.is_some() && !info.output);
                     }
-                    Stmt::NewArray { .. } => arrays_ok = false,
+                    // The adjoints of the buffers a call writes are replaced, in order.
+                    Stmt::NewArray { .. } | Stmt::CallOut { .. } => arrays_ok = false,
                     // The callee's adjoint writes the adjoint buffer of a local array argument, which is
                     // declared after the forward sweep.
                     Stmt::Let {
@@ -344,6 +345,10 @@ impl Reverse<'_, '_> {
                 Stmt::Store { array, .. }
                 | Stmt::Push { array, .. }
                 | Stmt::NewArray { array, .. } => self.e.activity.is_active_array(*array),
+                Stmt::CallOut { .. } => stmt
+                    .written_arrays()
+                    .iter()
+                    .any(|a| self.e.activity.is_active_array(*a)),
                 _ => false,
             };
             direct || stmt.blocks().iter().any(|b| self.writes_active_arrays(b))
@@ -619,6 +624,7 @@ fn scan_offsets(
             Stmt::Store { array, .. } | Stmt::Push { array, .. } | Stmt::NewArray { array, .. } => {
                 excluded.insert(*array);
             }
+            Stmt::CallOut { .. } => excluded.extend(stmt.written_arrays()),
             _ => {}
         }
         // Reads in a nested loop are its own; reads under a branch may not happen for every index (a guard

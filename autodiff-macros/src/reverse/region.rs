@@ -426,6 +426,10 @@ impl Reverse<'_, '_> {
             | Stmt::Store { array, .. }
             | Stmt::Push { array, .. }
             | Stmt::NewArray { array, .. } => activity.is_active_array(*array),
+            Stmt::CallOut { .. } => stmt
+                .written_arrays()
+                .iter()
+                .any(|a| activity.is_active_array(*a)),
             _ => false,
         };
         direct
@@ -520,6 +524,8 @@ pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, 
         reads: Vec<(Read, Array, usize, Vec<usize>, bool)>,
         /// (array, position, enclosing loops, changes the length)
         writes: Vec<(Array, usize, Vec<usize>, bool)>,
+        /// The output buffers of calls.
+        written_by_calls: Vec<(CallSite, Array)>,
     }
     impl Walk {
         fn call(&mut self, site: CallSite, args: &[Operand]) {
@@ -563,6 +569,14 @@ pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, 
                     array,
                     init: ArrayInit::Call { args, .. },
                 } => w.call(CallSite::Array(*array), args),
+                // The callee's adjoint runs again on the buffers as the call found them: stored always.
+                Stmt::CallOut { var, args, .. } => {
+                    w.call(CallSite::Value(*var), args);
+                    for array in stmt.written_arrays() {
+                        w.written_by_calls.push((CallSite::Value(*var), array));
+                        w.writes.push((array, w.position, w.loops.clone(), false));
+                    }
+                }
                 Stmt::Store { array, .. } => {
                     w.writes.push((*array, w.position, w.loops.clone(), false))
                 }
@@ -587,10 +601,14 @@ pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, 
         loops: Vec::new(),
         reads: Vec::new(),
         writes: Vec::new(),
+        written_by_calls: Vec::new(),
     };
     walk(&f.body, &mut w);
     let top_level = top_level_arrays(f);
-    let (mut values, mut calls) = (BTreeSet::new(), BTreeSet::new());
+    let (mut values, mut calls) = (
+        BTreeSet::new(),
+        w.written_by_calls.iter().copied().collect::<BTreeSet<_>>(),
+    );
     for (read, array, at, loops, length) in &w.reads {
         // A store changes an element, not the length: `.len()` is invalidated by `push` only.
         let overwritten = w.writes.iter().any(|(written, when, around, resizes)| {

@@ -1,0 +1,467 @@
+//! Calls of functions with output parameters (`rhs(&y, p, &mut k)`) inside differentiable bodies: the
+//! buffer written by the call, read after it, written again, passed to two calls, read by the callee
+//! before it writes (`out[i] += ..`), in loops and branches. Every gradient and tangent is checked
+//! against central finite differences on random inputs, and against derivatives worked out by hand.
+
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_all_close, assert_close, assert_fd_gradient, central_difference, config};
+use proptest::prelude::*;
+
+/// Lotka-Volterra's right-hand side, written into `dydt`.
+#[differentiable]
+fn rhs(y: &[f64], p: &[f64], dydt: &mut [f64]) {
+    dydt[0] = p[0] * y[0] - y[0] * y[1];
+    dydt[1] = y[0] * y[1] - p[1] * y[1];
+}
+
+/// Explicit Euler through `rhs`: the buffer `k` is overwritten by the call in every step.
+#[differentiable]
+fn euler(y0: &[f64], p: &[f64], h: f64, steps: usize) -> f64 {
+    let mut y = y0.to_vec();
+    let mut k = vec![0.0; 2];
+    for _ in 0..steps {
+        rhs(&y, p, &mut k);
+        for i in 0..2 {
+            y[i] += h * k[i];
+        }
+    }
+    y[0] + y[1] * y[1]
+}
+
+/// Adds `a * x` into `acc`: the callee reads the buffer's incoming value.
+#[differentiable]
+fn axpy_into(a: f64, x: &[f64], acc: &mut [f64]) {
+    for i in 0..x.len() {
+        acc[i] += a * x[i];
+    }
+}
+
+/// Writes only the first element, and returns a value too.
+#[differentiable]
+fn first_and_norm(x: &[f64], out: &mut [f64]) -> f64 {
+    out[0] = x[0].sin();
+    x[0] * x[0] + x[1]
+}
+
+/// An output and an array result.
+#[differentiable]
+fn product_and_pair(x: &[f64], out: &mut [f64]) -> Vec<f64> {
+    out[0] = x[0] * x[1];
+    vec![x[0].sin(), x[1] * 2.0]
+}
+
+/// A call whose array result is dropped: only its output matters.
+#[differentiable]
+fn drops_the_result(x: &[f64]) -> f64 {
+    let mut o = vec![0.0; 1];
+    let _ = product_and_pair(x, &mut o);
+    o[0] * x[0]
+}
+
+/// Buffers made inside the loop body (a `Vec` and a fixed-size array), and a `while` loop that stops early.
+#[differentiable]
+fn buffers_in_the_body(y0: &[f64], p: &[f64], h: f64, steps: usize) -> f64 {
+    let mut y = [y0[0], y0[1]];
+    let mut i = 0;
+    while i < steps {
+        let mut k = vec![0.0; 2];
+        rhs(&y, p, &mut k);
+        let mut r = [0.0; 2];
+        rotate(h, &[k[0], k[1]], &mut r);
+        y[0] += h * r[0];
+        y[1] += h * r[1];
+        if y[0] > 3.0 {
+            break;
+        }
+        i += 1;
+    }
+    y[0] * y[1]
+}
+
+/// A fixed-size output.
+#[differentiable]
+fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
+    out[0] = t.cos() * v[0] - t.sin() * v[1];
+    out[1] = t.sin() * v[0] + t.cos() * v[1];
+}
+
+/// The buffer is read after the call, written again, then passed to a second call that reads its
+/// incoming value.
+#[differentiable]
+fn read_write_twice(x: &[f64], a: f64) -> f64 {
+    let mut k = vec![0.0; 2];
+    rhs(x, x, &mut k);
+    let s = k[0] * k[1];
+    k[1] = s * a;
+    axpy_into(a, x, &mut k);
+    axpy_into(s, x, &mut k);
+    k[0] * k[0] + k[1]
+}
+
+/// A call in one branch only, in a loop, with the buffer's old value read before the call.
+#[differentiable]
+fn branchy(x: &[f64], a: f64, n: usize) -> f64 {
+    let mut k = vec![x[0], x[1]];
+    let mut total = 0.0;
+    for i in 0..n {
+        let before = k[0] * k[1];
+        if i % 2 == 0 {
+            axpy_into(a, x, &mut k);
+        } else {
+            rhs(x, &k.clone(), &mut k);
+        }
+        total += before * k[1];
+    }
+    total + k[0]
+}
+
+/// The callee's value used, the untouched element passed through the call.
+#[differentiable]
+fn partial_write(x: &[f64]) -> f64 {
+    let mut out = vec![x[1], x[0] * x[1]];
+    let v = first_and_norm(x, &mut out);
+    v * out[0] + out[1]
+}
+
+/// A fixed-size buffer in a loop, written by the call each iteration and fed back as its input.
+#[differentiable]
+fn spin(t: f64, v: &[f64; 2], steps: usize) -> f64 {
+    let mut a = [v[0], v[1]];
+    let mut b = [0.0; 2];
+    for _ in 0..steps {
+        rotate(t, &a, &mut b);
+        a[0] = b[0] * 0.9;
+        a[1] = b[1] + 0.1 * b[0];
+    }
+    a[0] * a[1] + b[0]
+}
+
+/// The caller's own output parameter passed on to a call, then written further.
+#[differentiable]
+fn step_into(y: &[f64], p: &[f64], h: f64, next: &mut [f64]) {
+    rhs(y, p, &mut *next);
+    for i in 0..2 {
+        next[i] = y[i] + h * next[i];
+    }
+}
+
+/// Two levels: a caller of `step_into`.
+#[differentiable]
+fn two_steps(y: &[f64], p: &[f64], h: f64) -> f64 {
+    let mut a = vec![0.0; 2];
+    let mut b = vec![0.0; 2];
+    step_into(y, p, h, &mut a);
+    step_into(&a, p, h, &mut b);
+    b[0] * b[1]
+}
+
+/// A float output (`&mut f64`): written, then read back.
+#[differentiable]
+fn energy_into(x: &[f64], k: f64, e: &mut f64) {
+    *e = 0.5 * k * x[0] * x[0];
+    *e += x[1] * *e;
+}
+
+/// A float output whose incoming value is read: it is an input too.
+#[differentiable]
+fn scale_into(a: f64, acc: &mut f64) -> f64 {
+    *acc = *acc * a + a.sin();
+    a * a
+}
+
+/// Float locals, an element of a local array and the caller's own float output passed `&mut`, in a
+/// loop and a branch.
+#[differentiable]
+fn uses_float_outputs(x: &[f64], k: f64, out: &mut f64) -> f64 {
+    let mut e = 0.0;
+    energy_into(x, k, &mut e);
+    let mut acc = e;
+    let mut parts = [1.0, x[1]];
+    for i in 0..2 {
+        let v = scale_into(x[i], &mut acc);
+        if v > 0.3 {
+            scale_into(k, &mut parts[i]);
+        }
+        acc += v * parts[i];
+    }
+    scale_into(acc, &mut *out);
+    acc * e + parts[0] * parts[1]
+}
+
+/// A float local changed only through `&mut`, in a loop and in a branch.
+#[differentiable]
+fn only_through_calls(x: &[f64], k: f64) -> f64 {
+    let mut acc = x[0];
+    for i in 0..x.len() {
+        scale_into(x[i], &mut acc);
+    }
+    let mut b = k;
+    if acc > 0.0 {
+        scale_into(acc, &mut b);
+    }
+    acc + b
+}
+
+/// A float output read inside `vec![..]` (its incoming value is an input) and copied into a buffer passed on.
+#[allow(clippy::useless_vec)] // `vec![..]` is the case tested: the macro reads inside its tokens
+#[differentiable]
+fn spread_into(xs: &[f64], s: f64, e: &mut f64) -> f64 {
+    let mut copies = vec![*e; 3];
+    copies[1] += s;
+    rotate(s, &[copies[0], copies[1]], &mut [0.0; 2]);
+    *e = copies[1] * xs[0];
+    copies[2] + *e
+}
+
+/// A float local bound to a call's result and then passed `&mut` (it is a float, not an array).
+#[differentiable]
+fn call_result_passed_on(xs: &[f64], a: f64) -> f64 {
+    let mut t = spread_into(xs, a, &mut 0.5);
+    let u = spread_into(xs, t, &mut t);
+    t * u
+}
+
+fn flat(f: impl Fn(&[f64]) -> f64) -> impl Fn(&[f64]) -> f64 {
+    f
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn euler_gradient_matches_finite_differences(
+        y0 in prop::collection::vec(0.2f64..1.5, 2),
+        p in prop::collection::vec(0.2f64..1.5, 2),
+        h in 0.01f64..0.2,
+        steps in 0usize..6,
+    ) {
+        let (value, (dy0, dp, dh)) = euler_grad(&y0, &p, h, steps);
+        assert_close(value, euler(&y0, &p, h, steps), 1e-14, "value");
+        let x: Vec<f64> = [y0.clone(), p.clone(), vec![h]].concat();
+        let f = flat(|x: &[f64]| euler(&x[..2], &x[2..4], x[4], steps));
+        assert_fd_gradient(f, &x, &[dy0.clone(), dp.clone(), vec![dh]].concat(), "euler");
+        // Forward mode: the directional derivative along each input.
+        for j in 0..5 {
+            let mut t = [0.0; 5];
+            t[j] = 1.0;
+            let (v, dot) = euler_jvp(&y0, &p, h, steps, (t[..2].to_vec(), t[2..4].to_vec(), t[4]));
+            assert_close(v, value, 1e-14, "jvp value");
+            let g = [dy0.clone(), dp.clone(), vec![dh]].concat();
+            assert_close(dot, g[j], 1e-10, "jvp against vjp");
+        }
+        // `_grad_into` and `_vjp`.
+        let (mut gy, mut gp, mut gh) = (vec![f64::NAN; 2], vec![f64::NAN; 2], f64::NAN);
+        let v = euler_grad_into(&y0, &p, h, steps, (&mut gy, &mut gp, &mut gh));
+        assert_close(v, value, 1e-14, "grad_into value");
+        assert_all_close(&gy, &dy0, 1e-14, "grad_into y0");
+        assert_all_close(&gp, &dp, 1e-14, "grad_into p");
+        let (_, (vy, _, _)) = euler_vjp(&y0, &p, h, steps, 2.0);
+        assert_all_close(&vy, &dy0.iter().map(|g| 2.0 * g).collect::<Vec<_>>(), 1e-14, "vjp");
+    }
+
+    #[test]
+    fn euler_one_step_by_hand(y0 in prop::collection::vec(0.2f64..1.5, 2), p in prop::collection::vec(0.2f64..1.5, 2), h in 0.01f64..0.2) {
+        // y1 = y0 + h f(y0); result y1[0] + y1[1]^2.
+        let (y, q) = (&y0, &p);
+        let f1 = [q[0] * y[0] - y[0] * y[1], y[0] * y[1] - q[1] * y[1]];
+        let y1 = [y[0] + h * f1[0], y[1] + h * f1[1]];
+        let (d0, d1) = (1.0, 2.0 * y1[1]);
+        let dy0 = [
+            d0 * (1.0 + h * (q[0] - y[1])) + d1 * h * y[1],
+            d0 * (-h * y[0]) + d1 * (1.0 + h * (y[0] - q[1])),
+        ];
+        let (_, (gy, gp, gh)) = euler_grad(&y0, &p, h, 1);
+        assert_all_close(&gy, &dy0, 1e-12, "d/dy0");
+        assert_all_close(&gp, &[d0 * h * y[0], -d1 * h * y[1]], 1e-12, "d/dp");
+        assert_close(gh, d0 * f1[0] + d1 * f1[1], 1e-12, "d/dh");
+    }
+
+    #[test]
+    fn buffers_read_rewritten_and_passed_twice(x in prop::collection::vec(-1.5f64..1.5, 2), a in -1.5f64..1.5) {
+        let (value, (gx, ga)) = read_write_twice_grad(&x, a);
+        assert_close(value, read_write_twice(&x, a), 1e-14, "value");
+        let all = [x.clone(), vec![a]].concat();
+        assert_fd_gradient(|v: &[f64]| read_write_twice(&v[..2], v[2]), &all, &[gx.clone(), vec![ga]].concat(), "read_write_twice");
+        let (_, dot) = read_write_twice_jvp(&x, a, (vec![0.3, -0.7], 0.5));
+        assert_close(dot, 0.3 * gx[0] - 0.7 * gx[1] + 0.5 * ga, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn calls_in_branches_and_loops(x in prop::collection::vec(-1.2f64..1.2, 2), a in -1.2f64..1.2, n in 0usize..5) {
+        let (value, (gx, ga)) = branchy_grad(&x, a, n);
+        assert_close(value, branchy(&x, a, n), 1e-14, "value");
+        let all = [x.clone(), vec![a]].concat();
+        assert_fd_gradient(|v: &[f64]| branchy(&v[..2], v[2], n), &all, &[gx.clone(), vec![ga]].concat(), "branchy");
+        let (_, dot) = branchy_jvp(&x, a, n, (vec![1.0, 0.0], 0.0));
+        assert_close(dot, gx[0], 1e-10, "jvp");
+    }
+
+    #[test]
+    fn an_element_the_callee_leaves_alone_keeps_its_derivative(x in prop::collection::vec(-1.5f64..1.5, 2)) {
+        let (value, g) = partial_write_grad(&x);
+        assert_close(value, partial_write(&x), 1e-14, "value");
+        // v = x0² + x1, out = [sin x0, x0 x1]: f = v sin x0 + x0 x1.
+        let by_hand = [
+            2.0 * x[0] * x[0].sin() + (x[0] * x[0] + x[1]) * x[0].cos() + x[1],
+            x[0].sin() + x[0],
+        ];
+        assert_all_close(&g, &by_hand, 1e-12, "by hand");
+        let (_, dot) = partial_write_jvp(&x, vec![0.0, 1.0]);
+        assert_close(dot, by_hand[1], 1e-12, "jvp");
+    }
+
+    #[test]
+    fn fixed_size_buffers_in_a_loop(t in -2.0f64..2.0, v in prop::array::uniform2(-1.5f64..1.5), steps in 0usize..5) {
+        let (value, (gt, gv)) = spin_grad(t, &v, steps);
+        assert_close(value, spin(t, &v, steps), 1e-14, "value");
+        let dt = central_difference(|s| spin(s, &v, steps), t);
+        assert_close(gt, dt, 1e-7, "d/dt");
+        let all = [t, v[0], v[1]];
+        assert_fd_gradient(|w: &[f64]| spin(w[0], &[w[1], w[2]], steps), &all, &[gt, gv[0], gv[1]], "spin");
+        let (_, dot) = spin_jvp(t, &v, steps, (1.0, [0.0; 2]));
+        assert_close(dot, gt, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn output_parameters_passed_on(y in prop::collection::vec(0.2f64..1.5, 2), p in prop::collection::vec(0.2f64..1.5, 2), h in 0.01f64..0.3) {
+        let (value, (gy, gp, gh)) = two_steps_grad(&y, &p, h);
+        assert_close(value, two_steps(&y, &p, h), 1e-14, "value");
+        let all = [y.clone(), p.clone(), vec![h]].concat();
+        assert_fd_gradient(|w: &[f64]| two_steps(&w[..2], &w[2..4], w[4]), &all, &[gy.clone(), gp.clone(), vec![gh]].concat(), "two_steps");
+        // `step_into`'s own vjp and jvp, with a cotangent on its output.
+        let d = [0.5, -2.0];
+        let mut next = vec![0.0; 2];
+        // `next` is passed on to a call, which may read it: its incoming value is an input, with a zero
+        // gradient here (`rhs` overwrites it).
+        let (vy, vp, vh, vnext) = step_into_vjp(&y, &p, h, &mut next, &d);
+        prop_assert_eq!(vnext, vec![0.0; 2]);
+        let mut expected = vec![0.0; 2];
+        step_into(&y, &p, h, &mut expected);
+        prop_assert_eq!(&next, &expected);
+        let g = |w: &[f64]| {
+            let mut out = vec![0.0; 2];
+            step_into(&w[..2], &w[2..4], w[4], &mut out);
+            d[0] * out[0] + d[1] * out[1]
+        };
+        assert_fd_gradient(g, &all, &[vy, vp, vec![vh]].concat(), "step_into_vjp");
+        let mut tangent = vec![f64::NAN; 2];
+        step_into_jvp(&y, &p, h, &mut next, (vec![1.0, 0.0], vec![0.0; 2], 0.0, vec![7.0; 2]), &mut tangent);
+        let fd0 = central_difference(|s| { let mut o = vec![0.0; 2]; step_into(&[s, y[1]], &p, h, &mut o); o[0] }, y[0]);
+        assert_close(tangent[0], fd0, 1e-7, "step_into_jvp");
+    }
+
+    #[test]
+    fn buffers_made_in_the_loop_body(
+        y0 in prop::collection::vec(0.2f64..1.5, 2),
+        p in prop::collection::vec(0.2f64..1.5, 2),
+        h in 0.05f64..0.5,
+        steps in 0usize..6,
+    ) {
+        let (value, (gy, gp, gh)) = buffers_in_the_body_grad(&y0, &p, h, steps);
+        assert_close(value, buffers_in_the_body(&y0, &p, h, steps), 1e-14, "value");
+        let all = [y0.clone(), p.clone(), vec![h]].concat();
+        let f = |w: &[f64]| buffers_in_the_body(&w[..2], &w[2..4], w[4], steps);
+        assert_fd_gradient(f, &all, &[gy.clone(), gp.clone(), vec![gh]].concat(), "buffers_in_the_body");
+        let (_, dot) = buffers_in_the_body_jvp(&y0, &p, h, steps, (vec![0.0; 2], vec![0.0; 2], 1.0));
+        assert_close(dot, gh, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn float_locals_changed_only_through_calls(x in prop::collection::vec(-1.5f64..1.5, 1..4), k in -1.5f64..1.5) {
+        let (value, (gx, gk)) = only_through_calls_grad(&x, k);
+        assert_close(value, only_through_calls(&x, k), 1e-14, "value");
+        let all = [x.clone(), vec![k]].concat();
+        let n = x.len();
+        assert_fd_gradient(|w: &[f64]| only_through_calls(&w[..n], w[n]), &all, &[gx.clone(), vec![gk]].concat(), "only_through_calls");
+        let (_, dot) = only_through_calls_jvp(&x, k, (vec![0.0; n], 1.0));
+        assert_close(dot, gk, 1e-10, "jvp");
+    }
+
+    #[test]
+    fn float_outputs_read_in_vec_and_call_results_passed_on(xs in prop::collection::vec(-1.5f64..1.5, 1..3), a in -1.5f64..1.5, e in -1.5f64..1.5) {
+        // spread_into: e' = (e + s) x0, value e + e'.
+        let mut out = e;
+        let (_, (gx, gs, ge)) = spread_into_vjp(&xs, a, &mut out, 1.0, 0.0);
+        assert_close(out, (e + a) * xs[0], 1e-14, "the output");
+        assert_close(ge, 1.0 + xs[0], 1e-12, "d/de: the incoming value read in vec![..]");
+        assert_close(gs, xs[0], 1e-12, "d/ds");
+        assert_close(gx[0], e + a, 1e-12, "d/dx0");
+        let (value, (g, ga)) = call_result_passed_on_grad(&xs, a);
+        assert_close(value, call_result_passed_on(&xs, a), 1e-14, "value");
+        let n = xs.len();
+        let all = [xs.clone(), vec![a]].concat();
+        assert_fd_gradient(|w: &[f64]| call_result_passed_on(&w[..n], w[n]), &all, &[g, vec![ga]].concat(), "call_result_passed_on");
+    }
+
+    #[test]
+    fn a_dropped_array_result(x in prop::collection::vec(-1.5f64..1.5, 2)) {
+        let (value, g) = drops_the_result_grad(&x);
+        assert_close(value, x[0] * x[0] * x[1], 1e-14, "value");
+        assert_close(value, drops_the_result(&x), 1e-14, "the primal");
+        assert_all_close(&g, &[2.0 * x[0] * x[1], x[0] * x[0]], 1e-12, "by hand");
+        let (_, dot) = drops_the_result_jvp(&x, vec![0.5, 1.0]);
+        assert_close(dot, 0.5 * g[0] + g[1], 1e-12, "jvp");
+    }
+
+    #[test]
+    fn float_outputs(x in prop::collection::vec(-1.5f64..1.5, 2), k in 0.2f64..2.0, o in -1.0f64..1.0, d in -1.0f64..1.0) {
+        // The callee's own items: e = k x0² / 2 (1 + x1).
+        let e = |x: &[f64], k: f64| 0.5 * k * x[0] * x[0] * (1.0 + x[1]);
+        let mut out = f64::NAN;
+        let (gx, gk) = energy_into_vjp(&x, k, &mut out, d);
+        assert_close(out, e(&x, k), 1e-14, "energy_into writes its output");
+        assert_all_close(&gx, &[d * k * x[0] * (1.0 + x[1]), d * 0.5 * k * x[0] * x[0]], 1e-12, "d e / dx");
+        assert_close(gk, d * 0.5 * x[0] * x[0] * (1.0 + x[1]), 1e-12, "d e / dk");
+        let mut tangent = f64::NAN;
+        energy_into_jvp(&x, k, &mut out, (vec![1.0, 0.0], 0.0), &mut tangent);
+        assert_close(tangent, k * x[0] * (1.0 + x[1]), 1e-12, "jvp");
+        // An output read before written has a gradient, a float; and f_grad of the returned value.
+        let mut acc = o;
+        let (v, (da, dacc)) = scale_into_vjp(k, &mut acc, 2.0, d);
+        assert_close(v, k * k, 1e-14, "value");
+        assert_close(acc, o * k + k.sin(), 1e-14, "the output");
+        assert_close(da, 2.0 * 2.0 * k + d * (o + k.cos()), 1e-12, "d/da");
+        assert_close(dacc, d * k, 1e-12, "d/d acc");
+        let mut acc = o;
+        let (_, (ga, gacc)) = scale_into_grad(k, &mut acc);
+        assert_close(ga, 2.0 * k, 1e-12, "grad: outputs' cotangents are zero");
+        assert_close(gacc, 0.0, 1e-12, "grad of the incoming value");
+        let (mut ba, mut bacc) = (f64::NAN, f64::NAN);
+        let mut acc = o;
+        scale_into_grad_into(k, &mut acc, (&mut ba, &mut bacc));
+        assert_close(ba, ga, 1e-14, "grad_into");
+        assert_close(bacc, 0.0, 1e-14, "grad_into");
+        let mut acc = o;
+        let mut t_acc = f64::NAN;
+        let (_, tv) = scale_into_jvp(k, &mut acc, (0.5, 1.0), &mut t_acc);
+        assert_close(tv, 0.5 * 2.0 * k, 1e-12, "jvp of the value");
+        assert_close(t_acc, 0.5 * (o + k.cos()) + k, 1e-12, "jvp of the output");
+
+        // Calls with float locals, an element, and the caller's own float output.
+        let mut out = o;
+        let (value, (g, gk, gout)) = uses_float_outputs_vjp(&x, k, &mut out, 1.0, d);
+        let mut expected_out = o;
+        assert_close(value, uses_float_outputs(&x, k, &mut expected_out), 1e-14, "value");
+        assert_close(out, expected_out, 1e-14, "the caller's output");
+        let all = [x.clone(), vec![k, o]].concat();
+        let f = |w: &[f64]| {
+            let mut out = w[3];
+            let v = uses_float_outputs(&w[..2], w[2], &mut out);
+            v + d * out
+        };
+        assert_fd_gradient(f, &all, &[g.clone(), vec![gk, gout]].concat(), "uses_float_outputs");
+        let mut out = o;
+        let mut t_out = f64::NAN;
+        let (_, tv) = uses_float_outputs_jvp(&x, k, &mut out, (vec![0.0, 1.0], 0.5, -1.0), &mut t_out);
+        let h = |s: f64| {
+            let mut out = o - s;
+            let v = uses_float_outputs(&[x[0], x[1] + s], k + 0.5 * s, &mut out);
+            v + d * out
+        };
+        assert_close(tv + d * t_out, central_difference(h, 0.0), 1e-6, "jvp");
+    }
+}
