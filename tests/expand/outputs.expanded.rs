@@ -397,8 +397,8 @@ fn __euler_vjp_into(
             ::autodiff::__private::add_to(&mut __d_y[__i_1], __d_v4);
             __d_h_1 = __d_h_2;
         }
-        let __y_at_call = __tape_y_at_call.pop();
-        let mut __k_at_call = __tape_k_at_call.pop();
+        let __y_at_call = __tape_y_at_call.pop().to_owned();
+        let mut __k_at_call = __tape_k_at_call.pop().to_owned();
         let (_, (__d_argument, __d_argument_1, __d_argument_2)) = ::autodiff::__private::derivative_of!(
             rhs, vjp(_, _, _, _, _)
         )
