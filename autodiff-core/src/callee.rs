@@ -105,3 +105,9 @@ impl<T: ?Sized> Lookup for T {}
 /// Nothing, if the call site's lookup found the callee's derivatives.
 #[inline(always)]
 pub fn require_derivative<T: HasDerivative>(_found: T) {}
+
+/// Nothing, if the companion a call site found has a generic copy (`order = K` callers written for
+/// `f64` check with it that a registration by path does not override the derivative of a function whose
+/// own copy their generic copy calls).
+#[inline(always)]
+pub fn require_generic_copy<C: crate::private::GenericCopy>(_found: C) {}

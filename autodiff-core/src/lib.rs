@@ -47,7 +47,9 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 /// Items that generated code names through `::autodiff::__private`. Not part of the public API.
 #[doc(hidden)]
 pub mod private {
-    pub use crate::callee::{require_derivative, Found, HasDerivative, Lookup, NoDerivative, Site};
+    pub use crate::callee::{
+        require_derivative, require_generic_copy, Found, HasDerivative, Lookup, NoDerivative, Site,
+    };
     pub use crate::derivative_of;
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,

@@ -136,6 +136,7 @@ fn through_shadow(
         quote!((#ret, #gradient_ty, #gradient_ty)),
     );
     let hvp_call = call("hvp", Some(v.to_token_stream()));
+    let checks = registration_checks(active_calls);
     let hessian_sig = h.signature(
         h.name("hessian"),
         None,
@@ -162,11 +163,43 @@ fn through_shadow(
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #shadow
         #[doc = #hvp_doc]
-        #hvp_sig { #hvp_call }
+        #hvp_sig { #(#checks)* #hvp_call }
         #[doc = #hessian_doc]
         #hessian_sig { #hessian_call }
         #derivatives
     }
+}
+
+/// For each call by a path of two or more segments (`own::cube(x)`), a check that what the first-order
+/// derivative uses for it has a generic copy: the generic copy of the caller calls the copy of the
+/// function at the path (`<own::cube as GenericCopy>::Copy::call`), but a `#[gradient_of(own::cube)]` in
+/// scope overrides the derivative of calls by that path, and a registration of an `f64` function has no
+/// copy. Without the check, `f_hessian`'s gradient would be the function's own while `f_grad`'s is the
+/// registered one; with it, the caller gets `GenericCopy`'s error ("`cube` has no generic copy").
+fn registration_checks(active_calls: &[String]) -> Vec<TokenStream> {
+    active_calls
+        .iter()
+        .filter_map(|call| syn::parse_str::<syn::Path>(call).ok())
+        .filter_map(|mut path| {
+            let key = crate::naming::registered_path(&path)?;
+            let segments = &path.segments;
+            // `Self::f` and `Type::f` are methods: no registration reaches them by path.
+            let in_impl = segments.iter().nth(segments.len() - 2).is_some_and(|s| {
+                s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
+            });
+            if in_impl {
+                return None;
+            }
+            if let Some(last) = path.segments.last_mut() {
+                last.arguments = syn::PathArguments::None;
+            }
+            Some(quote! {
+                ::autodiff::__private::require_generic_copy(
+                    ::autodiff::__private::derivative_of!(#path, vjp(), #key),
+                );
+            })
+        })
+        .collect()
 }
 
 fn errors_free(errors: &Errors) -> bool {
