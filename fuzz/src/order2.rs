@@ -34,6 +34,10 @@ const LEFT_OUT: &[(&str, &str)] = &[
         "needs smartcore, indicatif and plotters",
     ),
     (
+        "tests/digits_model.rs",
+        "needs smartcore (examples/shared/digits_model.rs); its loss has `order = 2` and the test checks its Hessian",
+    ),
+    (
         "tests/compiletest.rs",
         "runs trybuild; its functions are in tests/ui",
     ),
