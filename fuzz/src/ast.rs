@@ -93,6 +93,8 @@ pub enum Arg {
     Pair(Expr, Expr),
     /// A matrix passed as `&[Vec<f64>]` (`--forms`): `&m` for a local, `m` for a parameter.
     Matrix(String),
+    /// A row of a matrix passed as a slice (`--forms`): `&m[i]`.
+    MatrixRow(String, IExpr),
 }
 
 /// A pattern of an integer `match` arm.

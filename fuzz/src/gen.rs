@@ -237,7 +237,7 @@ impl Gen {
                 let writes = ps
                     .iter()
                     .any(|p| matches!(p.kind, ParamKind::Out(_) | ParamKind::OutFloat));
-                if self.forms && !writes && self.rng.chance(0.3) {
+                if self.forms && MATRIX_CALLS && !writes && self.rng.chance(0.3) {
                     ps.insert(
                         2,
                         Param {
@@ -1138,6 +1138,19 @@ impl Gen {
         for p in &callee.params {
             match p {
                 ParamKind::Slice(len) => {
+                    // `--forms`: a row of a matrix as wide as the slice, `&grid[i]`.
+                    let rows: Vec<MatVar> = scope
+                        .matrices
+                        .iter()
+                        .filter(|m| m.cols == *len)
+                        .cloned()
+                        .collect();
+                    if self.forms && !rows.is_empty() && self.rng.chance(0.5) {
+                        let m = self.rng.pick(&rows).clone();
+                        let i = self.index(scope, m.rows, "");
+                        args.push(Arg::MatrixRow(m.name, i));
+                        continue;
+                    }
                     let fits: Vec<ArrayVar> = scope
                         .arrays
                         .iter()
@@ -1466,7 +1479,7 @@ impl Gen {
             // A generic callee given only `{float}` arguments returns `{float}`.
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
-                Arg::SliceParam(_) | Arg::Matrix(_) => true,
+                Arg::SliceParam(_) | Arg::Matrix(_) | Arg::MatrixRow(..) => true,
                 Arg::Pair(a, b) => self.typed(scope, a) || self.typed(scope, b),
                 Arg::OutFloat(v) => scope
                     .floats
@@ -1776,6 +1789,12 @@ impl Gen {
 /// differentiable body is not supported yet", README "Not supported"), although `API.md` lists `Vec<Vec<T>>`
 /// among the forms a body may contain. Turn it on when the macro supports them.
 const LOCAL_MATRICES: bool = false;
+
+/// Whether `--forms` gives helpers matrix parameters (`grid: &[Vec<f64>]`), passed a caller's matrix whole.
+/// Off: the macro rejects a matrix passed to a call ("a matrix cannot be passed to a call yet: pass its rows",
+/// README "Not supported"), although `API.md` lists `&[Vec<T>]` parameters of callees. Rows are passed instead
+/// (`h(&grid[i], ..)` for a slice parameter).
+const MATRIX_CALLS: bool = false;
 
 /// Does any of `callees` take an output buffer or float output?
 fn writes_outputs(callees: &[Callee]) -> bool {

@@ -491,6 +491,7 @@ impl Printer {
                 Arg::Pair(a, b) => format!("({}, {})", self.expr(a, 0), self.expr(b, 0)),
                 Arg::Matrix(n) if is_local_matrix(n) => format!("&{n}"),
                 Arg::Matrix(n) => n.clone(),
+                Arg::MatrixRow(n, i) => format!("&{n}[{}]", iexpr(i, 0)),
             })
             .collect();
         format!("{}({})", fn_name(name, self.mode), args.join(", "))
