@@ -126,10 +126,22 @@ impl Gen {
             });
         }
         // `--forms`: a matrix parameter `grid: &[Vec<f64>]`.
+        // Its rows as wide as a helper's slice parameter, which are given the lengths of the slices or 3, so
+        // that rows are passed to calls (`h(&grid[i], ..)`).
         if self.forms && self.rng.chance(0.35) {
+            let mut widths: Vec<usize> = params
+                .iter()
+                .filter_map(|p| match p.kind {
+                    ParamKind::Slice(l) => Some(l),
+                    _ => None,
+                })
+                .collect();
+            widths.push(3);
+            let rows = self.rng.range(2, 3);
+            let cols = *self.rng.pick(&widths);
             params.push(Param {
                 name: "grid".into(),
-                kind: self.matrix_shape(),
+                kind: ParamKind::Matrix(rows, cols),
             });
         }
         if self.rng.chance(0.2) {
