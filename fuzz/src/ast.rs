@@ -89,6 +89,12 @@ pub enum Arg {
     OutFloat(String),
     /// An element of a local array passed as a float output (`&mut a[i]`, `--forms`).
     OutElement(String, IExpr),
+    /// A tuple of two floats for a `(f64, f64)` parameter (`--forms`): `(a, b)`.
+    Pair(Expr, Expr),
+    /// A matrix passed as `&[Vec<f64>]` (`--forms`): `&m` for a local, `m` for a parameter.
+    Matrix(String),
+    /// A row of a matrix passed as a slice (`--forms`): `&m[i]`.
+    MatrixRow(String, IExpr),
 }
 
 /// A pattern of an integer `match` arm.
@@ -133,6 +139,8 @@ pub enum Expr {
     Fold(String, Option<Method>, bool),
     /// A call of a closure bound to a local (`--forms`): `name(arg)`.
     CallClosure(String, Box<Expr>),
+    /// `m[i][j]` of a matrix (`--forms`).
+    Index2(String, IExpr, IExpr),
 }
 
 /// The target of an assignment.
@@ -142,6 +150,30 @@ pub enum Place {
     Var(String),
     /// An element of a local array.
     Index(String, IExpr),
+    /// An element of a local matrix, `m[i][j]` (`--forms`).
+    Index2(String, IExpr, IExpr),
+}
+
+/// One branch of a tuple-valued `if`/`match` (`--forms`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PairVal {
+    /// A tuple literal `(a, b)`.
+    Lit(Expr, Expr),
+    /// A call of a helper returning `(f64, f64)`.
+    Call(String, Vec<Arg>),
+}
+
+/// The value destructured by `let (a, b) = ..;` (`--forms`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PairInit {
+    /// A tuple parameter.
+    Var(String),
+    /// A tuple literal or a call.
+    Val(PairVal),
+    /// `if c { .. } else { .. }` with tuple branches.
+    If(Box<Cond>, PairVal, PairVal),
+    /// `match i { p => .., _ => .. }` with tuple arms.
+    Match(IExpr, Vec<(Pat, PairVal)>),
 }
 
 /// An assignment operator.
@@ -229,6 +261,24 @@ pub enum Stmt {
         capture: Option<String>,
         /// Added.
         offset: f64,
+    },
+    /// `let (a, b) = init;` (`--forms`).
+    LetPair {
+        /// The two names bound.
+        names: (String, String),
+        /// The tuple destructured.
+        init: PairInit,
+    },
+    /// `let mut name: Vec<Vec<f64>> = vec![vec![fill; cols]; rows];` (`--forms`).
+    LetMatrix {
+        /// The variable.
+        name: String,
+        /// The number of rows.
+        rows: usize,
+        /// The number of columns.
+        cols: usize,
+        /// The initial value of every element.
+        fill: Expr,
     },
     /// `let [mut] name[: f64] = init;`
     Let {
@@ -326,6 +376,11 @@ pub fn is_slice_param(name: &str) -> bool {
     name.starts_with(['x', 'y', 'w'])
 }
 
+/// Whether matrix `name` is a local (`mat1`, passed as `&mat1`), not a `&[Vec<f64>]` parameter.
+pub fn is_local_matrix(name: &str) -> bool {
+    name.starts_with("mat")
+}
+
 /// The kind of a parameter.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamKind {
@@ -341,6 +396,10 @@ pub enum ParamKind {
     /// `&mut f64`, a float output parameter (`--forms`; helpers only): the body reads and writes it as
     /// `(*e)`, a mutable float.
     OutFloat,
+    /// `(f64, f64)`, a tuple parameter (`--forms`; helpers only), destructured by `let (p0, p1) = p;`.
+    Pair,
+    /// `&[Vec<f64>]` with the given rows and columns at every call (`--forms`; helpers only).
+    Matrix(usize, usize),
 }
 
 /// A parameter.
@@ -407,7 +466,7 @@ impl Func {
             .filter(|p| {
                 !matches!(
                     p.kind,
-                    ParamKind::Int(_) | ParamKind::Out(_) | ParamKind::OutFloat
+                    ParamKind::Int(_) | ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair
                 )
             })
             .filter(|p| match &self.kind {
@@ -455,6 +514,13 @@ fn stmt_size(s: &Stmt) -> usize {
     1 + match s {
         Stmt::Let { init, .. } => expr_size(init),
         Stmt::LetClosure { .. } => 1,
+        Stmt::LetPair { init, .. } => match init {
+            PairInit::Var(_) => 0,
+            PairInit::Val(v) => pair_val_size(v),
+            PairInit::If(_, a, b) => 1 + pair_val_size(a) + pair_val_size(b),
+            PairInit::Match(_, arms) => arms.iter().map(|(_, v)| pair_val_size(v)).sum(),
+        },
+        Stmt::LetMatrix { fill, .. } => expr_size(fill),
         Stmt::LetArray { init, .. } => match init {
             ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => expr_size(e),
             ArrayInit::List(es) => es.iter().map(expr_size).sum(),
@@ -471,19 +537,33 @@ fn stmt_size(s: &Stmt) -> usize {
     }
 }
 
+fn pair_val_size(v: &PairVal) -> usize {
+    match v {
+        PairVal::Lit(a, b) => expr_size(a) + expr_size(b),
+        PairVal::Call(_, args) => 1 + args.iter().map(arg_size).sum::<usize>(),
+    }
+}
+
+fn arg_size(a: &Arg) -> usize {
+    match a {
+        Arg::Float(e) => expr_size(e),
+        Arg::Pair(a, b) => expr_size(a) + expr_size(b),
+        _ => 1,
+    }
+}
+
 fn expr_size(e: &Expr) -> usize {
     1 + match e {
-        Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => 0,
+        Expr::Lit(_)
+        | Expr::Var(_)
+        | Expr::Index(..)
+        | Expr::Index2(..)
+        | Expr::Cast(_)
+        | Expr::Fold(..) => 0,
         Expr::CallClosure(_, a) => expr_size(a),
         Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
         Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),
-        Expr::Call(_, args) => args
-            .iter()
-            .map(|a| match a {
-                Arg::Float(e) => expr_size(e),
-                _ => 1,
-            })
-            .sum(),
+        Expr::Call(_, args) => args.iter().map(arg_size).sum(),
         Expr::If(_, a, b) => 1 + expr_size(a) + expr_size(b),
         Expr::Match(_, arms) => arms.iter().map(|(_, e)| expr_size(e)).sum(),
     }

@@ -41,6 +41,16 @@ struct ArrayVar {
     ambiguous: bool,
 }
 
+/// A matrix `Vec<Vec<f64>>` / `&[Vec<f64>]` (`--forms`).
+#[derive(Clone, Debug)]
+struct MatVar {
+    name: String,
+    rows: usize,
+    cols: usize,
+    /// A local (writable, passed as `&m`), not a parameter.
+    local: bool,
+}
+
 #[derive(Clone, Debug)]
 struct IntVar {
     name: String,
@@ -56,6 +66,8 @@ struct Scope {
     ints: Vec<IntVar>,
     /// Closures bound to locals (`--forms`).
     closures: Vec<String>,
+    /// Matrices (`--forms`).
+    matrices: Vec<MatVar>,
 }
 
 /// A function the body being generated may call.
@@ -63,6 +75,8 @@ struct Scope {
 struct Callee {
     name: String,
     params: Vec<ParamKind>,
+    /// Returns `(f64, f64)`: its result is destructured by `let (a, b) = ..`.
+    pair: bool,
 }
 
 /// Facts about where statements are generated.
@@ -109,6 +123,25 @@ impl Gen {
             params.push(Param {
                 name: name.to_string(),
                 kind: ParamKind::Slice(self.rng.range(2, 5)),
+            });
+        }
+        // `--forms`: a matrix parameter `grid: &[Vec<f64>]`.
+        // Its rows as wide as a helper's slice parameter, which are given the lengths of the slices or 3, so
+        // that rows are passed to calls (`h(&grid[i], ..)`).
+        if self.forms && self.rng.chance(0.35) {
+            let mut widths: Vec<usize> = params
+                .iter()
+                .filter_map(|p| match p.kind {
+                    ParamKind::Slice(l) => Some(l),
+                    _ => None,
+                })
+                .collect();
+            widths.push(3);
+            let rows = self.rng.range(2, 3);
+            let cols = *self.rng.pick(&widths);
+            params.push(Param {
+                name: "grid".into(),
+                kind: ParamKind::Matrix(rows, cols),
             });
         }
         if self.rng.chance(0.2) {
@@ -200,9 +233,36 @@ impl Gen {
                         kind: ParamKind::OutFloat,
                     });
                 }
+                // `--forms`: a tuple parameter, destructured at the top of the body. Before the output
+                // parameters: `h(&mut a, (a[0], b))` would borrow `a` while it is borrowed mutably.
+                if self.forms && self.rng.chance(0.3) {
+                    ps.insert(
+                        2,
+                        Param {
+                            name: "p".into(),
+                            kind: ParamKind::Pair,
+                        },
+                    );
+                }
+                // `--forms`: a matrix parameter `&[Vec<f64>]`, read as `grid[i][j]`; not with output parameters
+                // (not supported by the macro: README, "not supported").
+                let writes = ps
+                    .iter()
+                    .any(|p| matches!(p.kind, ParamKind::Out(_) | ParamKind::OutFloat));
+                if self.forms && MATRIX_CALLS && !writes && self.rng.chance(0.3) {
+                    ps.insert(
+                        2,
+                        Param {
+                            name: "grid".into(),
+                            kind: self.matrix_shape(),
+                        },
+                    );
+                }
+                // `--forms`: a tuple result `(f64, f64)`, destructured by the callers.
+                let helper_pair = self.forms && self.rng.chance(0.3);
                 let ctx = Ctx {
                     generic: helper_generic,
-                    pair: false,
+                    pair: helper_pair,
                     in_loop: None,
                     depth: 0,
                     looping: false,
@@ -249,6 +309,13 @@ impl Gen {
         Program { id, funcs }
     }
 
+    /// The shape of a matrix parameter (`--forms`).
+    fn matrix_shape(&mut self) -> ParamKind {
+        let rows = self.rng.range(2, 3);
+        let cols = self.rng.range(2, 4);
+        ParamKind::Matrix(rows, cols)
+    }
+
     fn func(
         &mut self,
         name: String,
@@ -280,6 +347,14 @@ impl Gen {
                 }),
                 // Written at the end of the body (`output_writes`).
                 ParamKind::Out(_) => {}
+                // Destructured below.
+                ParamKind::Pair => {}
+                ParamKind::Matrix(rows, cols) => scope.matrices.push(MatVar {
+                    name: p.name.clone(),
+                    rows,
+                    cols,
+                    local: false,
+                }),
                 ParamKind::OutFloat => scope.floats.push(FloatVar {
                     name: format!("(*{})", p.name),
                     mutable: true,
@@ -287,8 +362,24 @@ impl Gen {
                 }),
             }
         }
-        // Local arrays shaped for the helpers' slice parameters, so that calls pass them (and write them after).
         let mut body = Vec::new();
+        for p in &params {
+            if p.kind == ParamKind::Pair {
+                let names = (format!("{}0", p.name), format!("{}1", p.name));
+                for n in [&names.0, &names.1] {
+                    scope.floats.push(FloatVar {
+                        name: n.clone(),
+                        mutable: false,
+                        ambiguous: false,
+                    });
+                }
+                body.push(Stmt::LetPair {
+                    names,
+                    init: PairInit::Var(p.name.clone()),
+                });
+            }
+        }
+        // Local arrays shaped for the helpers' slice parameters, so that calls pass them (and write them after).
         let mut lens: Vec<usize> = ctx
             .callees
             .iter()
@@ -322,6 +413,28 @@ impl Gen {
                     annotated,
                     init: ArrayInit::Vec(fill, IExpr::Lit(len)),
                 });
+            }
+        }
+        // `--forms`: local matrices shaped for the helpers' matrix parameters, filled by a loop nest.
+        if self.forms && LOCAL_MATRICES {
+            let mut shapes: Vec<(usize, usize)> = ctx
+                .callees
+                .iter()
+                .flat_map(|c| c.params.iter())
+                .filter_map(|p| match p {
+                    ParamKind::Matrix(r, c) => Some((*r, *c)),
+                    _ => None,
+                })
+                .collect();
+            shapes.sort();
+            shapes.dedup();
+            for (rows, cols) in shapes {
+                if self.rng.chance(0.7) {
+                    body.push(self.let_matrix(&mut scope, rows, cols));
+                    let m = scope.matrices.last().cloned().expect("just pushed");
+                    let mut budget = 1;
+                    body.push(self.matrix_nest(&mut scope, &ctx, &mut budget, &m));
+                }
             }
         }
         let mut budget = stmts;
@@ -407,6 +520,17 @@ impl Gen {
                 Box::new(e),
                 Box::new(Expr::Index(a.name.clone(), i)),
             );
+        }
+        if self.forms {
+            if let Some(m) = scope.matrices.iter().rev().find(|m| m.local).cloned() {
+                let i = self.index(scope, m.rows, "");
+                let j = self.index(scope, m.cols, "");
+                e = Expr::Bin(
+                    BinOp::Add,
+                    Box::new(e),
+                    Box::new(Expr::Index2(m.name, i, j)),
+                );
+            }
         }
         e
     }
@@ -502,6 +626,7 @@ impl Gen {
         let mutable_floats = scope.floats.iter().any(|f| f.mutable);
         let locals = scope.arrays.iter().any(|a| a.local && !a.frozen);
         let nest = ctx.depth < 3;
+        let local_matrices = scope.matrices.iter().any(|m| m.local);
         // Calls, more often with `--forms` where a callee writes an output buffer.
         let call = match ctx.callees.len() {
             0 => 0,
@@ -523,6 +648,18 @@ impl Gen {
             if ctx.in_loop.is_some() { 5 } else { 0 },          // 11 break
             call,                                               // 12 call
             if self.forms { 4 } else { 0 },                     // 13 closure
+            if self.forms && LOCAL_MATRICES && scope.matrices.len() < 3 {
+                3
+            } else {
+                0
+            }, // 14 matrix
+            if self.forms && !scope.matrices.is_empty() && nest {
+                6
+            } else {
+                0
+            }, // 15 matrix loop nest
+            if self.forms && local_matrices { 4 } else { 0 },   // 16 matrix element write
+            if self.forms { 5 } else { 0 },                     // 17 tuple let
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -666,7 +803,24 @@ impl Gen {
                 Stmt::BreakIf { cond, value }
             }
             12 => self.call_stmt(scope, ctx, pending),
-            _ => self.let_closure(scope),
+            13 => self.let_closure(scope),
+            14 => {
+                let rows = self.rng.range(2, 3);
+                let cols = self.rng.range(2, 4);
+                self.let_matrix(scope, rows, cols)
+            }
+            15 => {
+                let m = self.rng.pick(&scope.matrices).clone();
+                self.matrix_nest(scope, ctx, budget, &m)
+            }
+            16 => {
+                let ms: Vec<MatVar> = scope.matrices.iter().filter(|m| m.local).cloned().collect();
+                let m = self.rng.pick(&ms).clone();
+                let i = self.index(scope, m.rows, "");
+                let j = self.index(scope, m.cols, "");
+                self.matrix_write(scope, ctx, &m, i, j)
+            }
+            _ => self.let_pair(scope, ctx),
         }
     }
 
@@ -946,10 +1100,69 @@ impl Gen {
         if !writers.is_empty() && self.rng.chance(0.5) {
             callee = self.rng.pick(&writers).clone();
         }
+        let Some(args) = self.call_args(scope, ctx, &callee, pending) else {
+            return self.let_float(scope, ctx);
+        };
+        if callee.pair {
+            // `let (a, b) = h(..);`
+            let init = Expr::Call(callee.name.clone(), args.clone());
+            let ambiguous = !ctx.generic && !self.typed(scope, &init);
+            let names = (self.name("t"), self.name("t"));
+            for n in [&names.0, &names.1] {
+                scope.floats.retain(|f| &f.name != n);
+                scope.floats.push(FloatVar {
+                    name: n.clone(),
+                    mutable: false,
+                    ambiguous,
+                });
+            }
+            return Stmt::LetPair {
+                names,
+                init: PairInit::Val(PairVal::Call(callee.name, args)),
+            };
+        }
+        let name = self.name("t");
+        let mutable = self.rng.chance(0.3);
+        let init = Expr::Call(callee.name, args);
+        let ambiguous = !ctx.generic && !self.typed(scope, &init);
+        scope.floats.push(FloatVar {
+            name: name.clone(),
+            mutable,
+            ambiguous,
+        });
+        Stmt::Let {
+            name,
+            mutable,
+            annotated: false,
+            init,
+        }
+    }
+
+    /// The arguments of a call of `callee`, or `None` if nothing in scope fits a parameter.
+    fn call_args(
+        &mut self,
+        scope: &Scope,
+        ctx: &Ctx,
+        callee: &Callee,
+        pending: &mut Option<String>,
+    ) -> Option<Vec<Arg>> {
         let mut args = Vec::new();
         for p in &callee.params {
             match p {
                 ParamKind::Slice(len) => {
+                    // `--forms`: a row of a matrix as wide as the slice, `&grid[i]`.
+                    let rows: Vec<MatVar> = scope
+                        .matrices
+                        .iter()
+                        .filter(|m| m.cols == *len)
+                        .cloned()
+                        .collect();
+                    if self.forms && !rows.is_empty() && self.rng.chance(0.5) {
+                        let m = self.rng.pick(&rows).clone();
+                        let i = self.index(scope, m.rows, "");
+                        args.push(Arg::MatrixRow(m.name, i));
+                        continue;
+                    }
                     let fits: Vec<ArrayVar> = scope
                         .arrays
                         .iter()
@@ -957,7 +1170,7 @@ impl Gen {
                         .cloned()
                         .collect();
                     if fits.is_empty() {
-                        return self.let_float(scope, ctx);
+                        return None;
                     }
                     let locals: Vec<ArrayVar> = fits.iter().filter(|a| a.local).cloned().collect();
                     let a = if !locals.is_empty() && self.rng.chance(0.8) {
@@ -998,7 +1211,7 @@ impl Gen {
                         let i = self.index(scope, a.len, "");
                         args.push(Arg::OutElement(a.name, i));
                     } else {
-                        return self.let_float(scope, ctx);
+                        return None;
                     }
                 }
                 ParamKind::Out(len) => {
@@ -1024,7 +1237,7 @@ impl Gen {
                         .cloned()
                         .collect();
                     if fits.is_empty() {
-                        return self.let_float(scope, ctx);
+                        return None;
                     }
                     let a = self.rng.pick(&fits).clone();
                     if self.rng.chance(0.5) {
@@ -1032,27 +1245,229 @@ impl Gen {
                     }
                     args.push(Arg::OutArray(a.name));
                 }
+                ParamKind::Pair => {
+                    let a = self.expr(scope, ctx, 1);
+                    let b = self.expr(scope, ctx, 1);
+                    args.push(Arg::Pair(a, b));
+                }
+                ParamKind::Matrix(rows, cols) => {
+                    let fits: Vec<MatVar> = scope
+                        .matrices
+                        .iter()
+                        .filter(|m| m.rows == *rows && m.cols == *cols)
+                        .cloned()
+                        .collect();
+                    if fits.is_empty() {
+                        return None;
+                    }
+                    args.push(Arg::Matrix(self.rng.pick(&fits).name.clone()));
+                }
                 _ => {
                     let e = self.expr(scope, ctx, 1);
                     args.push(Arg::Float(e));
                 }
             }
         }
-        let name = self.name("t");
-        let mutable = self.rng.chance(0.3);
-        let init = Expr::Call(callee.name, args);
-        let ambiguous = !ctx.generic && !self.typed(scope, &init);
-        scope.floats.push(FloatVar {
+        Some(args)
+    }
+
+    /// `let mut matN: Vec<Vec<f64>> = vec![vec![fill; cols]; rows];` (`--forms`).
+    fn let_matrix(&mut self, scope: &mut Scope, rows: usize, cols: usize) -> Stmt {
+        let name = self.name("mat");
+        let fill = if self.rng.chance(0.6) {
+            Expr::Lit(0.0)
+        } else {
+            Expr::Lit(self.lit())
+        };
+        scope.matrices.push(MatVar {
             name: name.clone(),
-            mutable,
-            ambiguous,
+            rows,
+            cols,
+            local: true,
         });
-        Stmt::Let {
+        Stmt::LetMatrix {
             name,
-            mutable,
-            annotated: false,
-            init,
+            rows,
+            cols,
+            fill,
         }
+    }
+
+    /// `m[i][j] op= value`, the value perhaps reading a neighbour of the element (`--forms`).
+    fn matrix_write(&mut self, scope: &Scope, ctx: &Ctx, m: &MatVar, i: IExpr, j: IExpr) -> Stmt {
+        let op = *self
+            .rng
+            .pick(&[AssignOp::Set, AssignOp::Set, AssignOp::Add, AssignOp::Sub]);
+        let mut value = self.expr(scope, ctx, 2);
+        if self.rng.chance(0.5) {
+            let i2 = self.index(scope, m.rows, "");
+            let j2 = self.index(scope, m.cols, "");
+            value = Expr::Bin(
+                BinOp::Add,
+                Box::new(Expr::Index2(m.name.clone(), i2, j2)),
+                Box::new(value),
+            );
+        }
+        let value = self.squash(scope, ctx, value);
+        Stmt::Assign {
+            place: Place::Index2(m.name.clone(), i, j),
+            op,
+            value,
+        }
+    }
+
+    /// `for i in 0..rows { for j in 0..cols { m[i][j] op= ..; .. } }` (`--forms`).
+    fn matrix_nest(
+        &mut self,
+        scope: &mut Scope,
+        ctx: &Ctx,
+        budget: &mut usize,
+        m: &MatVar,
+    ) -> Stmt {
+        let vi = self.name("i");
+        let vj = self.name("j");
+        let mut inner = scope.clone();
+        inner.ints.push(IntVar {
+            name: vi.clone(),
+            lo: 0,
+            hi: m.rows - 1,
+        });
+        inner.ints.push(IntVar {
+            name: vj.clone(),
+            lo: 0,
+            hi: m.cols - 1,
+        });
+        let mut c = ctx.clone();
+        c.depth += 2;
+        c.looping = true;
+        c.in_loop = None;
+        let (i, j) = (IExpr::Var(vi.clone()), IExpr::Var(vj.clone()));
+        let mut body = if m.local {
+            vec![self.matrix_write(&inner, &c, m, i, j)]
+        } else {
+            // A parameter is read-only: accumulate `m[i][j] * ..` into a mutable float, or bind it.
+            let e = self.expr(&inner, &c, 1);
+            let value = Expr::Bin(
+                BinOp::Mul,
+                Box::new(Expr::Index2(m.name.clone(), i, j)),
+                Box::new(e),
+            );
+            let value = self.squash(&inner, &c, value);
+            let vars: Vec<FloatVar> = inner.floats.iter().filter(|f| f.mutable).cloned().collect();
+            if vars.is_empty() {
+                let name = self.name("t");
+                inner.floats.push(FloatVar {
+                    name: name.clone(),
+                    mutable: false,
+                    ambiguous: false,
+                });
+                vec![Stmt::Let {
+                    name,
+                    mutable: false,
+                    annotated: false,
+                    init: value,
+                }]
+            } else {
+                let v = self.rng.pick(&vars).name.clone();
+                vec![Stmt::Assign {
+                    place: Place::Var(v),
+                    op: AssignOp::Add,
+                    value,
+                }]
+            }
+        };
+        if *budget > 0 && self.rng.chance(0.4) {
+            body.extend(self.block(&mut inner, &c, budget, 1));
+        }
+        let rows = if self.rng.chance(0.5) {
+            IExpr::Len(m.name.clone())
+        } else {
+            IExpr::Lit(m.rows)
+        };
+        let range = |var: String, hi: IExpr| ForIter::Range {
+            var,
+            lo: IExpr::Lit(0),
+            hi,
+            inclusive: false,
+            rev: false,
+            step: None,
+        };
+        Stmt::For {
+            iter: range(vi, rows),
+            body: vec![Stmt::For {
+                iter: range(vj, IExpr::Lit(m.cols)),
+                body,
+            }],
+        }
+    }
+
+    /// A tuple branch: a literal of two values, or a call of a helper returning a pair (`--forms`).
+    fn pair_val(&mut self, scope: &Scope, ctx: &Ctx) -> PairVal {
+        let pairs: Vec<Callee> = ctx
+            .callees
+            .iter()
+            .filter(|c| c.pair && !writes_outputs(std::slice::from_ref(c)))
+            .cloned()
+            .collect();
+        if !pairs.is_empty() && self.rng.chance(0.4) {
+            let callee = self.rng.pick(&pairs).clone();
+            if let Some(args) = self.call_args(scope, ctx, &callee, &mut None) {
+                return PairVal::Call(callee.name, args);
+            }
+        }
+        PairVal::Lit(self.expr(scope, ctx, 2), self.expr(scope, ctx, 2))
+    }
+
+    /// Whether component `k` of a tuple branch has a type rustc knows.
+    fn pair_typed(&self, scope: &Scope, v: &PairVal, k: usize) -> bool {
+        match v {
+            PairVal::Lit(a, b) => self.typed(scope, if k == 0 { a } else { b }),
+            PairVal::Call(name, args) => self.typed(scope, &Expr::Call(name.clone(), args.clone())),
+        }
+    }
+
+    /// `let (a, b) = if c { (..) } else { (..) };` or a `match` with tuple arms, or a call (`--forms`).
+    fn let_pair(&mut self, scope: &mut Scope, ctx: &Ctx) -> Stmt {
+        let init = match self
+            .rng
+            .weighted(&[4, if scope.ints.is_empty() { 0 } else { 3 }, 1])
+        {
+            0 => {
+                let c = self.cond(scope, ctx);
+                let a = self.pair_val(scope, ctx);
+                let b = self.pair_val(scope, ctx);
+                PairInit::If(Box::new(c), a, b)
+            }
+            1 => {
+                let scrut = self.match_scrut(scope);
+                let arms = self
+                    .match_pats()
+                    .into_iter()
+                    .map(|p| (p, self.pair_val(scope, ctx)))
+                    .collect();
+                PairInit::Match(scrut, arms)
+            }
+            _ => PairInit::Val(self.pair_val(scope, ctx)),
+        };
+        let vals: Vec<&PairVal> = match &init {
+            PairInit::Var(_) => vec![],
+            PairInit::Val(v) => vec![v],
+            PairInit::If(_, a, b) => vec![a, b],
+            PairInit::Match(_, arms) => arms.iter().map(|(_, v)| v).collect(),
+        };
+        let typed: Vec<bool> = (0..2)
+            .map(|k| vals.iter().any(|v| self.pair_typed(scope, v, k)))
+            .collect();
+        let names = (self.name("t"), self.name("t"));
+        for (n, t) in [&names.0, &names.1].into_iter().zip(typed) {
+            scope.floats.retain(|f| &f.name != n);
+            scope.floats.push(FloatVar {
+                name: n.clone(),
+                mutable: false,
+                ambiguous: !ctx.generic && !t,
+            });
+        }
+        Stmt::LetPair { names, init }
     }
 
     /// Whether rustc knows the float type of `e` where it is written (it reads a typed value).
@@ -1076,7 +1491,8 @@ impl Gen {
             // A generic callee given only `{float}` arguments returns `{float}`.
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
-                Arg::SliceParam(_) => true,
+                Arg::SliceParam(_) | Arg::Matrix(_) | Arg::MatrixRow(..) => true,
+                Arg::Pair(a, b) => self.typed(scope, a) || self.typed(scope, b),
                 Arg::OutFloat(v) => scope
                     .floats
                     .iter()
@@ -1093,7 +1509,7 @@ impl Gen {
             Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::Match(_, arms) => arms.iter().any(|(_, e)| self.typed(scope, e)),
-            Expr::Fold(..) | Expr::CallClosure(..) => true,
+            Expr::Fold(..) | Expr::CallClosure(..) | Expr::Index2(..) => true,
         }
     }
 
@@ -1114,6 +1530,11 @@ impl Gen {
             },
             if self.forms && !scope.closures.is_empty() {
                 3
+            } else {
+                0
+            },
+            if self.forms && !scope.matrices.is_empty() {
+                4
             } else {
                 0
             },
@@ -1138,6 +1559,12 @@ impl Gen {
             3 => {
                 let v = self.rng.pick(&scope.ints).name.clone();
                 Expr::Cast(IExpr::Var(v))
+            }
+            6 => {
+                let m = self.rng.pick(&scope.matrices).clone();
+                let i = self.index(scope, m.rows, "");
+                let j = self.index(scope, m.cols, "");
+                Expr::Index2(m.name, i, j)
             }
             5 => {
                 let name = self.rng.pick(&scope.closures).clone();
@@ -1369,6 +1796,18 @@ impl Gen {
     }
 }
 
+/// Whether `--forms` makes local matrices (`vec![vec![0.0; c]; r]`, written `m[i][j] = ..` in loop nests and
+/// passed to helpers as `&m`). Off: the macro rejects a matrix made in a differentiable body ("a matrix made in a
+/// differentiable body is not supported yet", README "Not supported"), although `API.md` lists `Vec<Vec<T>>`
+/// among the forms a body may contain. Turn it on when the macro supports them.
+const LOCAL_MATRICES: bool = false;
+
+/// Whether `--forms` gives helpers matrix parameters (`grid: &[Vec<f64>]`), passed a caller's matrix whole.
+/// Off: the macro rejects a matrix passed to a call ("a matrix cannot be passed to a call yet: pass its rows",
+/// README "Not supported"), although `API.md` lists `&[Vec<T>]` parameters of callees. Rows are passed instead
+/// (`h(&grid[i], ..)` for a slice parameter).
+const MATRIX_CALLS: bool = false;
+
 /// Does any of `callees` take an output buffer or float output?
 fn writes_outputs(callees: &[Callee]) -> bool {
     callees.iter().any(|c| {
@@ -1387,6 +1826,7 @@ fn callees_of(funcs: &[Func], generic: bool) -> Vec<Callee> {
         .map(|f| Callee {
             name: f.name.clone(),
             params: f.params.iter().map(|p| p.kind.clone()).collect(),
+            pair: f.returns_pair(),
         })
         .collect()
 }

@@ -199,6 +199,7 @@ fn offsets(f: &Func) -> (Vec<Option<usize>>, usize) {
             out.push(Some(off));
             off += match p.kind {
                 ParamKind::Slice(l) => l,
+                ParamKind::Matrix(r, c) => r * c,
                 _ => 1,
             };
         } else {
@@ -222,6 +223,12 @@ fn grad_pattern(f: &Func, prefix: &str, into: &str) -> (String, String) {
         match p.kind {
             ParamKind::Slice(_) => {
                 let _ = writeln!(flat, "        {into}.extend_from_slice(&{n});");
+            }
+            ParamKind::Matrix(..) => {
+                let _ = writeln!(
+                    flat,
+                    "        for row in &{n} {{ {into}.extend_from_slice(row); }}"
+                );
             }
             _ => {
                 let _ = writeln!(flat, "        {into}.push({n});");
@@ -262,8 +269,16 @@ fn check_fn(f: &Func, module: &str) -> String {
                 let _ = writeln!(s, "        let {n}: usize = {v};");
                 call_args.push(n.clone());
             }
+            ParamKind::Matrix(r, c) => {
+                let _ = writeln!(
+                    s,
+                    "        let {n}: Vec<Vec<f64>> = (0..{r}).map(|_| rng.vec({c})).collect();"
+                );
+                call_args.push(format!("&{n}"));
+                show.push(format!("{n} = {{{n}:?}}"));
+            }
             // Only helpers take output buffers; the checked function never does.
-            ParamKind::Out(_) | ParamKind::OutFloat => {}
+            ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair => {}
         }
     }
     let args = call_args.join(", ");
@@ -302,7 +317,18 @@ fn check_fn(f: &Func, module: &str) -> String {
                     dargs.push(format!("&{n}_d"));
                 }
                 ParamKind::Int(_) => dargs.push(n.clone()),
-                ParamKind::Out(_) | ParamKind::OutFloat => {}
+                ParamKind::Matrix(r, c) => {
+                    let e = mk(
+                        &format!("{n}[mi][mj]"),
+                        off.map(|o| format!("{o} + mi * {c} + mj")),
+                    );
+                    let _ = writeln!(
+                        lets,
+                        "            let {n}_d: Vec<Vec<_>> = (0..{r}).map(|mi| (0..{c}).map(|mj| {e}).collect()).collect();"
+                    );
+                    dargs.push(format!("&{n}_d"));
+                }
+                ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair => {}
             }
         }
         (lets, dargs.join(", "))
@@ -358,6 +384,13 @@ fn check_fn(f: &Func, module: &str) -> String {
         match p.kind {
             ParamKind::Slice(l) => {
                 let _ = writeln!(s, "        let tg{k}: Vec<f64> = rng.vec({l});");
+                tnames.push(format!("tg{k}.clone()"));
+            }
+            ParamKind::Matrix(r, c) => {
+                let _ = writeln!(
+                    s,
+                    "        let tg{k}: Vec<Vec<f64>> = (0..{r}).map(|_| rng.vec({c})).collect();"
+                );
                 tnames.push(format!("tg{k}.clone()"));
             }
             _ => {

@@ -34,7 +34,8 @@ struct Options {
     shrink_secs: u64,
     strict: bool,
     reference: bool,
-    /// Also generate the newer forms (iterator chains); without it a seed's programs are as before.
+    /// Also generate the newer forms (iterator chains, output parameters, tuples, matrix parameters); without it
+    /// a seed's programs are as before.
     forms: bool,
     quiet: bool,
     /// The `--order2` mode: every function of the suites at `order = 2` (`order2.rs`).

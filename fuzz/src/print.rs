@@ -84,6 +84,8 @@ impl Printer {
                 ParamKind::Int(_) => format!("{}: usize", p.name),
                 ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),
                 ParamKind::OutFloat => format!("{}: &mut {t}", p.name),
+                ParamKind::Pair => format!("{}: ({t}, {t})", p.name),
+                ParamKind::Matrix(..) => format!("{}: &[Vec<{t}>]", p.name),
             })
             .collect();
         let generics = if self.generic { "<T: Float>" } else { "" };
@@ -217,6 +219,37 @@ impl Printer {
                     method_call(*method)
                 ));
             }
+            Stmt::LetPair { names, init } => {
+                let e = match init {
+                    PairInit::Var(v) => v.clone(),
+                    PairInit::Val(v) => self.pair_val(v),
+                    PairInit::If(c, a, b) => format!(
+                        "if {} {{ {} }} else {{ {} }}",
+                        self.cond(c),
+                        self.pair_val(a),
+                        self.pair_val(b)
+                    ),
+                    PairInit::Match(scrut, arms) => {
+                        let arms: Vec<String> = arms
+                            .iter()
+                            .map(|(p, v)| format!("{} => {},", pattern(p), self.pair_val(v)))
+                            .collect();
+                        format!("match {} {{ {} }}", iexpr(scrut, 0), arms.join(" "))
+                    }
+                };
+                self.line(&format!("let ({}, {}) = {e};", names.0, names.1));
+            }
+            Stmt::LetMatrix {
+                name,
+                rows,
+                cols,
+                fill,
+            } => {
+                let fill = self.expr(fill, 0);
+                self.line(&format!(
+                    "let mut {name}: Vec<Vec<{t}>> = vec![vec![{fill}; {cols}]; {rows}];"
+                ));
+            }
             Stmt::Let {
                 name,
                 mutable,
@@ -261,6 +294,7 @@ impl Printer {
                 let target = match place {
                     Place::Var(v) => v.clone(),
                     Place::Index(a, i) => format!("{a}[{}]", iexpr(i, 0)),
+                    Place::Index2(m, i, j) => format!("{m}[{}][{}]", iexpr(i, 0), iexpr(j, 0)),
                 };
                 let v = self.expr(value, 0);
                 let line = match (op, self.generic) {
@@ -444,6 +478,33 @@ impl Printer {
         }
     }
 
+    /// `name(args)`.
+    fn call(&self, name: &str, args: &[Arg]) -> String {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| match a {
+                Arg::Float(e) => self.expr(e, 0),
+                Arg::SliceParam(n) => n.clone(),
+                Arg::LocalArray(n) => format!("&{n}"),
+                Arg::OutArray(n) | Arg::OutFloat(n) => format!("&mut {n}"),
+                Arg::OutElement(n, i) => format!("&mut {n}[{}]", iexpr(i, 0)),
+                Arg::Pair(a, b) => format!("({}, {})", self.expr(a, 0), self.expr(b, 0)),
+                Arg::Matrix(n) if is_local_matrix(n) => format!("&{n}"),
+                Arg::Matrix(n) => n.clone(),
+                Arg::MatrixRow(n, i) => format!("&{n}[{}]", iexpr(i, 0)),
+            })
+            .collect();
+        format!("{}({})", fn_name(name, self.mode), args.join(", "))
+    }
+
+    /// A branch of a tuple-valued `if`/`match`.
+    fn pair_val(&self, v: &PairVal) -> String {
+        match v {
+            PairVal::Lit(a, b) => format!("({}, {})", self.expr(a, 0), self.expr(b, 0)),
+            PairVal::Call(name, args) => self.call(name, args),
+        }
+    }
+
     /// Prints `e` in a context of precedence `ctx`: 0 top, 1 comparison operand... see `prec`.
     fn expr(&self, e: &Expr, ctx: u8) -> String {
         let (s, prec) = match e {
@@ -479,22 +540,8 @@ impl Printer {
                     (format!("({} as f64)", iexpr(i, 7)), 9)
                 }
             }
-            Expr::Call(name, args) => {
-                let args: Vec<String> = args
-                    .iter()
-                    .map(|a| match a {
-                        Arg::Float(e) => self.expr(e, 0),
-                        Arg::SliceParam(n) => n.clone(),
-                        Arg::LocalArray(n) => format!("&{n}"),
-                        Arg::OutArray(n) | Arg::OutFloat(n) => format!("&mut {n}"),
-                        Arg::OutElement(n, i) => format!("&mut {n}[{}]", iexpr(i, 0)),
-                    })
-                    .collect();
-                (
-                    format!("{}({})", fn_name(name, self.mode), args.join(", ")),
-                    9,
-                )
-            }
+            Expr::Call(name, args) => (self.call(name, args), 9),
+            Expr::Index2(m, i, j) => (format!("{m}[{}][{}]", iexpr(i, 0), iexpr(j, 0)), 9),
             Expr::If(c, a, b) => (
                 format!(
                     "if {} {{ {} }} else {{ {} }}",

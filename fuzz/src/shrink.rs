@@ -286,7 +286,7 @@ fn expr_edit(p: &mut Program, target: usize) -> bool {
 fn alternatives(e: &Expr) -> Vec<Expr> {
     let mut v: Vec<Expr> = match e {
         Expr::Lit(_) | Expr::Var(_) => return vec![],
-        Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => vec![],
+        Expr::Index(..) | Expr::Index2(..) | Expr::Cast(_) | Expr::Fold(..) => vec![],
         Expr::CallClosure(_, a) => vec![(**a).clone()],
         Expr::Neg(a) | Expr::Method(_, a) => vec![(**a).clone()],
         Expr::Bin(_, a, b) | Expr::If(_, a, b) => vec![(**a).clone(), (**b).clone()],
@@ -319,6 +319,15 @@ fn visit_block(b: &mut [Stmt], f: &mut Visitor) -> bool {
 fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
     match s {
         Stmt::LetClosure { .. } => false,
+        Stmt::LetMatrix { fill, .. } => visit_expr(fill, f),
+        Stmt::LetPair { init, .. } => match init {
+            PairInit::Var(_) => false,
+            PairInit::Val(v) => visit_pair_val(v, f),
+            PairInit::If(c, a, b) => {
+                visit_cond(c, f) || visit_pair_val(a, f) || visit_pair_val(b, f)
+            }
+            PairInit::Match(_, arms) => arms.iter_mut().any(|(_, v)| visit_pair_val(v, f)),
+        },
         Stmt::Let { init, .. } => visit_expr(init, f),
         Stmt::LetArray { init, .. } => match init {
             ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => visit_expr(e, f),
@@ -347,19 +356,36 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
     }
 }
 
+fn visit_pair_val(v: &mut PairVal, f: &mut Visitor) -> bool {
+    match v {
+        PairVal::Lit(a, b) => visit_expr(a, f) || visit_expr(b, f),
+        PairVal::Call(_, args) => args.iter_mut().any(|a| visit_arg(a, f)),
+    }
+}
+
+fn visit_arg(a: &mut Arg, f: &mut Visitor) -> bool {
+    match a {
+        Arg::Float(e) => visit_expr(e, f),
+        Arg::Pair(a, b) => visit_expr(a, f) || visit_expr(b, f),
+        _ => false,
+    }
+}
+
 fn visit_expr(e: &mut Expr, f: &mut Visitor) -> bool {
     if f(e) {
         return true;
     }
     match e {
-        Expr::Lit(_) | Expr::Var(_) | Expr::Index(..) | Expr::Cast(_) | Expr::Fold(..) => false,
+        Expr::Lit(_)
+        | Expr::Var(_)
+        | Expr::Index(..)
+        | Expr::Index2(..)
+        | Expr::Cast(_)
+        | Expr::Fold(..) => false,
         Expr::CallClosure(_, a) => visit_expr(a, f),
         Expr::Neg(a) | Expr::Method(_, a) => visit_expr(a, f),
         Expr::Bin(_, a, b) => visit_expr(a, f) || visit_expr(b, f),
-        Expr::Call(_, args) => args.iter_mut().any(|a| match a {
-            Arg::Float(e) => visit_expr(e, f),
-            _ => false,
-        }),
+        Expr::Call(_, args) => args.iter_mut().any(|a| visit_arg(a, f)),
         Expr::If(c, a, b) => visit_cond(c, f) || visit_expr(a, f) || visit_expr(b, f),
         Expr::Match(_, arms) => arms.iter_mut().any(|(_, e)| visit_expr(e, f)),
     }
