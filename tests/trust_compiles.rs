@@ -1313,3 +1313,31 @@ proptest! {
         );
     }
 }
+
+/// Found by the fuzzer (`--seed 4 --forms`): an iterator chain inside `vec![..]` made the first-order
+/// generic copy of a leaf function, which does not compile for iterators (`shadow::shadowable` did not look
+/// inside `vec!`).
+#[differentiable]
+#[allow(clippy::useless_vec)]
+fn sum_in_vec(xs: &[f64]) -> f64 {
+    let arr = vec![xs.iter().map(|&v| v.tanh()).sum::<f64>(); 4];
+    arr[0] * arr[3]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn iterator_chains_inside_vec(a in moderate(), b in moderate(), c in moderate()) {
+        let xs = [a, b, c];
+        let s: f64 = xs.iter().map(|v| v.tanh()).sum();
+        let expected: Vec<f64> = xs.iter().map(|v| 2.0 * s * (1.0 - v.tanh() * v.tanh())).collect();
+        let (value, grad) = sum_in_vec_grad(&xs);
+        assert_close(value, s * s, ANALYTIC_TOL, "value");
+        assert_all_close(&grad, &expected, ANALYTIC_TOL, "gradient");
+        assert_fd_gradient(sum_in_vec, &xs, &grad, "sum_in_vec");
+        let tangent = [0.3, -0.7, 1.1];
+        let (_, dot) = sum_in_vec_jvp(&xs, tangent.to_vec());
+        assert_close(dot, common::dot(&expected, &tangent), ANALYTIC_TOL, "tangent");
+    }
+}

@@ -245,10 +245,31 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
             }
         }
         fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
-            self.ok &= m.mac.path.is_ident("vec");
+            self.visit_macro(&m.mac);
         }
+        // `vec![elem; n]` or `vec![a, b, ..]`, whose elements get the same checks (`vec![xs.iter().sum(); n]`
+        // iterates); any other macro, no.
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            self.ok &= m.path.is_ident("vec");
+            if !m.path.is_ident("vec") {
+                self.ok = false;
+                return;
+            }
+            let elements = m.parse_body_with(|input: syn::parse::ParseStream| {
+                let mut exprs = Vec::new();
+                while !input.is_empty() {
+                    exprs.push(input.parse::<syn::Expr>()?);
+                    if input.peek(syn::Token![;]) {
+                        input.parse::<syn::Token![;]>()?;
+                    } else if !input.is_empty() {
+                        input.parse::<syn::Token![,]>()?;
+                    }
+                }
+                Ok(exprs)
+            });
+            match elements {
+                Ok(exprs) => exprs.iter().for_each(|e| self.visit_expr(e)),
+                Err(_) => self.ok = false,
+            }
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let name = m.method.to_string();
@@ -716,6 +737,36 @@ mod tests {
             .map(|s| s.to_token_stream().to_string())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    #[test]
+    fn what_vec_holds_is_checked_like_the_rest_of_the_body() {
+        let leaf = |item: syn::ItemFn| shadowable(&item, "f64");
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: f64, n: usize) -> f64 {
+                let v = vec![x.sin(); n];
+                v[0]
+            }
+        )));
+        // Found by the fuzzer: iterating inside `vec![..]` made a copy that does not compile.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(xs: &[f64]) -> f64 {
+                let v = vec![xs.iter().sum::<f64>(); 4];
+                v[0]
+            }
+        )));
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let v = vec![x, g(x)];
+                v[1]
+            }
+        )));
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                println!("{x}");
+                x
+            }
+        )));
     }
 
     #[test]
