@@ -508,12 +508,7 @@ pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize
     if let Some(copy) = generic_copy_derivative(callee, item) {
         return copy;
     }
-    let segments = &callee.path.segments;
-    let in_impl = segments.len() >= 2
-        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
-            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
-        });
-    if in_impl {
+    if crate::naming::is_associated_call(&callee.path) {
         let mut path = callee.clone();
         if let Some(last) = path.path.segments.last_mut() {
             last.ident = crate::naming::method_companion(&last.ident, item);

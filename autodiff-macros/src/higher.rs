@@ -182,12 +182,7 @@ fn registration_checks(active_calls: &[String]) -> Vec<TokenStream> {
         .filter_map(|call| syn::parse_str::<syn::Path>(call).ok())
         .filter_map(|mut path| {
             let key = crate::naming::registered_path(&path)?;
-            let segments = &path.segments;
-            // `Self::f` and `Type::f` are methods: no registration reaches them by path.
-            let in_impl = segments.iter().nth(segments.len() - 2).is_some_and(|s| {
-                s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
-            });
-            if in_impl {
+            if crate::naming::is_associated_call(&path) {
                 return None;
             }
             if let Some(last) = path.segments.last_mut() {

@@ -118,6 +118,17 @@ pub(crate) fn method_companion(name: &Ident, item: &str) -> Ident {
     quote::format_ident!("__{}_{}", name, item, span = name.span())
 }
 
+/// Whether a call's `path` names an associated function, `Self::f` or `Type::f` (its second-to-last segment
+/// is `Self` or capitalised, as types are): its derivatives are associated functions beside it
+/// (`Self::__f_vjp`), not a companion type, and no registration by path reaches it.
+pub(crate) fn is_associated_call(path: &syn::Path) -> bool {
+    let segments = &path.segments;
+    segments.len() >= 2
+        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
+            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
+        })
+}
+
 /// The name under which `#[gradient_of(path)]` registers the gradient of a function by its path, and
 /// under which a call written with that path looks for it: `libm::erf` gives
 /// `__autodiff_gradient_of__libm__erf` (a leading `::` or `self::` dropped). `None` for a one-segment path,

@@ -125,11 +125,7 @@ pub(crate) fn is_generic_copy_call(callee: &syn::ExprPath) -> bool {
 
 /// `g::<T>` → `<g as GenericCopy>::Copy::call::<T>`; `Self::g` → `Self::__g_generic`.
 fn generic_copy_call(callee: &syn::ExprPath) -> syn::ExprPath {
-    let segments = &callee.path.segments;
-    let in_impl = segments.len() >= 2
-        && segments.iter().nth(segments.len() - 2).is_some_and(|s| {
-            s.ident == "Self" || s.ident.to_string().starts_with(char::is_uppercase)
-        });
+    let in_impl = crate::naming::is_associated_call(&callee.path);
     let mut path = callee.clone();
     if in_impl {
         if let Some(last) = path.path.segments.last_mut() {
