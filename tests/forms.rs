@@ -1096,3 +1096,102 @@ proptest! {
             None, &t);
     }
 }
+
+// ---- `fn` items nested in the body ----
+
+/// Nested helpers: a generic one, one written for `f64`, and one on integers that stays as written.
+#[differentiable(order = 2)]
+fn nested_helpers(x: &[f64]) -> f64 {
+    fn next(i: usize, n: usize) -> usize {
+        (i + 1) % n
+    }
+    fn dot<T: Float>(a: &[T], b: &[T]) -> T {
+        let mut s = T::zero();
+        for i in 0..a.len() {
+            s = s + a[i] * b[i];
+        }
+        s
+    }
+    fn softplus(v: f64) -> f64 {
+        (1.0 + v.exp()).ln()
+    }
+    let n = x.len();
+    let mut s = dot(x, x);
+    for i in 0..n {
+        s += softplus(x[i] * x[next(i, n)]);
+    }
+    s
+}
+
+/// A nested helper calling another, and a `const` of the body that a nested `fn` cannot see but the
+/// body can.
+#[differentiable]
+fn nested_chain(x: f64, y: f64) -> f64 {
+    fn sq(v: f64) -> f64 {
+        v * v
+    }
+    fn cube(v: f64) -> f64 {
+        v * sq(v)
+    }
+    const K: f64 = 0.5;
+    cube(x) * y + K * sq(y).sin()
+}
+
+/// A nested `#[custom_gradient]` function: its closure, not its value's derivative, is used.
+#[differentiable]
+fn nested_custom(x: f64) -> f64 {
+    #[custom_gradient]
+    fn clipped_square(v: f64) -> (f64, impl Fn(f64) -> f64) {
+        (v * v, move |dy| dy * (2.0 * v).clamp(-1.0, 1.0))
+    }
+    clipped_square(x) + x
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn nested_fn_items((x, t) in (1..6usize).prop_flat_map(point)) {
+        // ∂/∂x_k = 2 x_k + Σ_i σ(x_i x_j) (x_j [k = i] + x_i [k = j]), j = (i + 1) mod n.
+        let hand = |x: &[f64]| {
+            let n = x.len();
+            let mut g: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
+            for i in 0..n {
+                let j = (i + 1) % n;
+                let s = sigmoid(x[i] * x[j]);
+                g[i] += s * x[j];
+                g[j] += s * x[i];
+            }
+            g
+        };
+        check_slice!("nested_helpers", nested_helpers, nested_helpers_grad, nested_helpers_vjp,
+            nested_helpers_jvp, nested_helpers_hvp, &x, &hand, None, &t);
+    }
+
+    #[test]
+    fn nested_fn_calling_a_nested_fn(x in moderate(), y in moderate(), t in tangents()) {
+        let f = |p: &[f64]| nested_chain(p[0], p[1]);
+        let grad = |p: &[f64]| { let (v, (a, b)) = nested_chain_grad(p[0], p[1]); (v, vec![a, b]) };
+        let vjp = |p: &[f64], d: f64| { let (v, (a, b)) = nested_chain_vjp(p[0], p[1], d); (v, vec![a, b]) };
+        let jvp = |p: &[f64], t: &[f64]| nested_chain_jvp(p[0], p[1], (t[0], t[1]));
+        // f = x³ y + sin(y²) / 2.
+        let hand = |p: &[f64]| {
+            let (x, y) = (p[0], p[1]);
+            vec![3.0 * x * x * y, x * x * x + y * (y * y).cos()]
+        };
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: None };
+        check("nested_chain", &modes, &[x, y], &hand, None, &t[..2]);
+    }
+
+    #[test]
+    fn nested_custom_gradient(x in moderate(), d in moderate()) {
+        prop_assert_eq!(nested_custom(x), x * x + x);
+        let (value, g) = nested_custom_grad(x);
+        prop_assert_eq!(value, x * x + x);
+        assert_close(g, (2.0 * x).clamp(-1.0, 1.0) + 1.0, ANALYTIC_TOL, "nested_custom");
+        let (_, gd) = nested_custom_vjp(x, d);
+        assert_close(gd, d * g, ANALYTIC_TOL, "nested_custom vjp");
+        let (_, tangent) = nested_custom_jvp(x, d);
+        assert_close(tangent, d * g, ANALYTIC_TOL, "nested_custom jvp");
+    }
+}

@@ -152,7 +152,8 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 companion::GenericCopy::Missing
             };
             let companion = generated.companion(generic_copy);
-            quote!(#item #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
+            let primal = primal(&item);
+            quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();
@@ -160,6 +161,27 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             quote!(#errors #item #stubs)
         }
     }
+}
+
+/// The function as written, but for the `fn` items nested in its body that carry an attribute of this
+/// crate: expanded in place (`lower::expand_nested_fn`, which says why). The generic copy of a function
+/// (`shadow.rs`) calls its nested functions' companions, so its nested functions carry the attribute.
+fn primal(item: &syn::ItemFn) -> syn::ItemFn {
+    struct Nested;
+    impl syn::visit_mut::VisitMut for Nested {
+        fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
+            match stmt {
+                syn::Stmt::Item(syn::Item::Fn(f)) => {
+                    *stmt = syn::Stmt::Item(lower::expand_nested_fn(f));
+                }
+                syn::Stmt::Item(_) => {}
+                other => syn::visit_mut::visit_stmt_mut(self, other),
+            }
+        }
+    }
+    let mut item = item.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Nested, &mut item.block);
+    item
 }
 
 fn first_token(tokens: &TokenStream) -> TokenStream {

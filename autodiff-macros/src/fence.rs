@@ -157,11 +157,12 @@ impl<'ast> Visit<'ast> for Fence<'_> {
     fn visit_stmt(&mut self, stmt: &'ast syn::Stmt) {
         match stmt {
             syn::Stmt::Macro(m) => self.errors.spanned(m, MACROS),
-            syn::Stmt::Item(syn::Item::Const(_) | syn::Item::Use(_)) => {}
+            // A nested `fn` is differentiated by its own expansion (`lower::nested_fn`), which checks it.
+            syn::Stmt::Item(syn::Item::Const(_) | syn::Item::Use(_) | syn::Item::Fn(_)) => {}
             syn::Stmt::Item(item) => self.errors.spanned(
                 item,
-                "items other than `const` and `use` are not supported inside a differentiable body: move \
-                 them out of the function",
+                "items other than `const`, `use` and `fn` are not supported inside a differentiable body: \
+                 move them out of the function",
             ),
             syn::Stmt::Local(local) => {
                 if let Some(init) = &local.init {

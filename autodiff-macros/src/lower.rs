@@ -372,13 +372,17 @@ impl Lowering<'_> {
             // The statements after an early `return` are lowered once in each branch that goes on to
             // them, so the same item may come twice: it is declared once.
             syn::Stmt::Item(item) => {
+                let item = match item {
+                    syn::Item::Fn(f) => nested_fn(f),
+                    other => other.clone(),
+                };
                 let tokens = item.to_token_stream().to_string();
                 if !self
                     .items
                     .iter()
                     .any(|seen| seen.to_token_stream().to_string() == tokens)
                 {
-                    self.items.push(item.clone());
+                    self.items.push(item);
                 }
             }
             syn::Stmt::Expr(e, _) => {
@@ -872,6 +876,80 @@ fn literal(lit: &Lit) -> Operand {
     }
 }
 
+/// A `fn` item nested in the body, as the generated functions declare it: expanded here, in this
+/// macro's own expansion (`expand_nested_fn`), by the attribute of this crate it carries or, without
+/// one, by `#[differentiable]` where the signature allows it (`with_attribute`), so that its companion,
+/// declared beside it, gives the calls of the body their derivatives. A function the macro cannot
+/// differentiate stays as written: a call of it with active arguments is an error at the call, as for a
+/// function outside the body.
+pub(crate) fn nested_fn(f: &syn::ItemFn) -> syn::Item {
+    expand_nested_fn(&with_attribute(f))
+}
+
+/// `f` with `#[::autodiff::differentiable]` added, unless it carries an attribute of this crate already or
+/// `#[differentiable]` would reject its signature (`differentiable_as_written`).
+pub(crate) fn with_attribute(f: &syn::ItemFn) -> syn::ItemFn {
+    let mut f = f.clone();
+    if ours(&f).is_none() && differentiable_as_written(&f) {
+        f.attrs
+            .push(syn::parse_quote!(#[::autodiff::differentiable]));
+    }
+    f
+}
+
+/// `f` expanded by the attribute of this crate it carries (`#[differentiable(..)]` or
+/// `#[custom_gradient]`), here rather than by the compiler: left to the compiler, the attribute would
+/// expand one level deeper than the code around it that calls the function, and a name of the enclosing
+/// module (`use common::*`'s `dot`) would make the call ambiguous (E0659). Without such an attribute, `f`
+/// as written.
+pub(crate) fn expand_nested_fn(f: &syn::ItemFn) -> syn::Item {
+    let Some(at) = ours(f) else {
+        return syn::Item::Fn(f.clone());
+    };
+    let mut f = f.clone();
+    let attr = f.attrs.remove(at);
+    let args = match &attr.meta {
+        syn::Meta::List(list) => list.tokens.clone(),
+        _ => proc_macro2::TokenStream::new(),
+    };
+    let custom = attr
+        .path()
+        .segments
+        .last()
+        .is_some_and(|s| s.ident == "custom_gradient");
+    syn::Item::Verbatim(if custom {
+        crate::custom::custom_gradient(args, f.to_token_stream())
+    } else {
+        crate::expand::differentiable(args, f.to_token_stream())
+    })
+}
+
+/// The position of `f`'s attribute of this crate, if any.
+fn ours(f: &syn::ItemFn) -> Option<usize> {
+    f.attrs.iter().position(|a| {
+        let name = a.path().segments.last().map(|s| s.ident.to_string());
+        matches!(name.as_deref(), Some("differentiable" | "custom_gradient"))
+    })
+}
+
+/// Would `#[differentiable]` accept `f`'s signature: a float result (a float, a tuple of floats, a float
+/// array) and a parameter to differentiate?
+fn differentiable_as_written(f: &syn::ItemFn) -> bool {
+    let float_params = crate::signature::float_type_params(&f.sig.generics);
+    let float_result = match &f.sig.output {
+        syn::ReturnType::Default => false,
+        syn::ReturnType::Type(_, ty) => match kind_of_type(ty, &float_params) {
+            Kind::Float(_) => true,
+            Kind::Tuple(kinds) => kinds.iter().all(|k| matches!(k, Kind::Float(_))),
+            _ => crate::signature::array_shape(ty, &float_params).is_some(),
+        },
+    };
+    let mut errors = Errors::default();
+    float_result
+        && crate::signature::analyze(f, &crate::args::Args::default(), &mut errors)
+            .is_some_and(|sig| errors.len() == 0 && sig.active().count() > 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -891,6 +969,67 @@ mod tests {
             .err()
             .map_or(0, |e| e.to_string().matches("compile_error").count());
         (f, count)
+    }
+
+    #[test]
+    fn nested_fns_that_can_be_differentiated_get_the_attribute() {
+        let attributed = |src: &str| {
+            let f: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+            with_attribute(&f)
+                .attrs
+                .iter()
+                .filter(|a| {
+                    a.path()
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "differentiable")
+                })
+                .count()
+        };
+        assert_eq!(attributed("fn sq(v: f64) -> f64 { v * v }"), 1);
+        assert_eq!(
+            attributed("fn dot<T: Float>(a: &[T], b: &[T]) -> T { a[0] * b[0] }"),
+            1
+        );
+        assert_eq!(attributed("fn pair(v: f32) -> (f32, f32) { (v, v) }"), 1);
+        // Already differentiable, or not differentiable: as written.
+        assert_eq!(
+            attributed("#[differentiable(order = 2)] fn sq(v: f64) -> f64 { v * v }"),
+            1
+        );
+        assert_eq!(
+            attributed("fn next(i: usize, n: usize) -> usize { (i + 1) % n }"),
+            0
+        );
+        assert_eq!(attributed("fn two() -> f64 { 2.0 }"), 0);
+        assert_eq!(attributed("fn show(v: f64) { let _ = v; }"), 0);
+    }
+
+    #[test]
+    fn nested_fns_are_expanded_in_place_by_their_attribute() {
+        let item = |src: &str| nested_fn(&syn::parse_str(src).expect("test source parses"));
+        let syn::Item::Verbatim(expanded) = item("fn sq(v: f64) -> f64 { v * v }") else {
+            panic!("a differentiable nested fn is expanded");
+        };
+        let text = expanded.to_string();
+        assert!(
+            text.contains("fn sq_grad") && text.contains("struct sq"),
+            "{text}"
+        );
+        let syn::Item::Verbatim(custom) = item(
+            "#[custom_gradient] fn c(v: f64) -> (f64, impl Fn(f64) -> f64) { (v, move |d| d) }",
+        ) else {
+            panic!("a nested custom gradient is expanded");
+        };
+        let text = custom.to_string();
+        assert!(
+            text.contains("fn c_grad") && !text.contains("# [custom_gradient]"),
+            "{text}"
+        );
+        assert!(matches!(
+            item("fn next(i: usize) -> usize { i + 1 }"),
+            syn::Item::Fn(_)
+        ));
     }
 
     fn values(f: &Function) -> Vec<&Value> {

@@ -499,8 +499,14 @@ impl Rewrite<'_> {
 }
 
 impl VisitMut for Rewrite<'_> {
-    /// Items in the body (`const K: f64 = 3.0;`, `use ..`) keep their types: their uses are rewritten.
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    /// Items in the body (`const K: f64 = 3.0;`, `use ..`, a nested `fn`) keep their types: their uses are
+    /// rewritten. A nested `fn` is differentiable here as in the other generated functions, so that the
+    /// copy's calls of it find its own generic copy.
+    fn visit_item_mut(&mut self, item: &mut syn::Item) {
+        if let syn::Item::Fn(f) = item {
+            *f = crate::lower::with_attribute(f);
+        }
+    }
 
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = ty {

@@ -2,10 +2,11 @@ use autodiff::differentiable;
 
 #[differentiable]
 fn f(x: f64) -> f64 {
-    fn square(v: f64) -> f64 {
-        v * v
+    struct Pair {
+        a: f64,
     }
-    square(x) + x
+    let p = Pair { a: 2.0 };
+    p.a * x
 }
 
 fn main() {}
