@@ -19,8 +19,8 @@ struct Mlp {
     hidden: usize,
 }
 
-/// One hidden layer of `tanh` units, mean squared error.
-#[differentiable(wrt(p))]
+/// One hidden layer of `tanh` units, mean squared error; with `order = 2` (`mse_hvp`, `mse_hessian`).
+#[differentiable(wrt(p), order = 2)]
 fn mse(p: &Mlp, xs: &[f64], ys: &[f64]) -> f64 {
     let mut loss = 0.0;
     for n in 0..xs.len() {
@@ -74,7 +74,7 @@ struct Spring {
     damping: f64,
 }
 
-#[differentiable]
+#[differentiable(order = 2)]
 fn spring_energy(s: Spring, x: f64) -> f64 {
     let dx = x - s.anchor[0];
     let dy = s.anchor[1] * s.damping;
@@ -88,7 +88,7 @@ struct Affine<T: Float> {
     shift: Vec<T>,
 }
 
-#[differentiable]
+#[differentiable(order = 2)]
 fn affine<T: Float>(a: &Affine<T>, x: T) -> T {
     let mut s = T::zero();
     for i in 0..a.shift.len() {
@@ -214,6 +214,102 @@ proptest! {
         let t = m.from_flat(&(0..11).map(|i| (i as f64).cos()).collect::<Vec<_>>());
         let (_, tangent) = tempered_jvp(&m, x, (t.clone(), 0.0));
         assert_close(tangent, dot(&grad.to_flat(), &t.to_flat()), ANALYTIC_TOL, "tempered tangent");
+    }
+}
+
+/// Central differences of `grad` (a gradient over a flat view) along input `i` of `x`: column `i` of the
+/// Hessian.
+fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) -> Vec<f64> {
+    let h = 1e-5 * x[i].abs().max(1.0);
+    let at = |s: f64| {
+        let mut y = x.to_vec();
+        y[i] += s * h;
+        grad(&y)
+    };
+    let (above, below) = (at(1.0), at(-1.0));
+    above
+        .iter()
+        .zip(&below)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
+// `order = 2` on functions of parameter structs: the Hessian runs over the structs' flat views
+// (`to_flat`, `#[no_grad]` fields left out) and the other active inputs, in declaration order.
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn mse_hessian_is_the_jacobian_of_the_hand_gradient(seed in prop::collection::vec(-1.5..1.5f64, 10), v in prop::collection::vec(-1.0..1.0f64, 10)) {
+        let p = mlp(&seed);
+        let (xs, ys) = ([0.3, -0.7, 1.1, 2.0], [0.5, -0.2, 0.1, 0.9]);
+        let (value, grad, hessian) = mse_hessian(&p, &xs, &ys);
+        assert_close(value, mse(&p, &xs, &ys), ANALYTIC_TOL, "value");
+        assert_all_close(&grad.to_flat(), &mse_by_hand(&p, &xs, &ys).to_flat(), ANALYTIC_TOL, "gradient");
+        prop_assert_eq!(hessian.len(), 10);
+        let hand = |flat: &[f64]| mse_by_hand(&p.from_flat(flat), &xs, &ys).to_flat();
+        for i in 0..10 {
+            let column: Vec<f64> = hessian.iter().map(|row| row[i]).collect();
+            assert_all_close(&column, &hessian_column(hand, &seed, i), 1e-6, &format!("Hessian column {i}"));
+            for (j, row) in hessian.iter().enumerate() {
+                assert_close(hessian[i][j], row[i], 1e-9, "symmetry");
+            }
+        }
+        // `mse_hvp` in a direction whose no_grad field is not the primal's: H v, structs in and out.
+        let mut direction = p.from_flat(&v);
+        direction.hidden = 7;
+        let (hvp_value, hvp_grad, product) = mse_hvp(&p, &xs, &ys, direction);
+        prop_assert_eq!(hvp_value, value);
+        assert_all_close(&hvp_grad.to_flat(), &grad.to_flat(), ANALYTIC_TOL, "hvp gradient");
+        prop_assert_eq!(product.hidden, 3);
+        let expected: Vec<f64> = hessian.iter().map(|row| dot(row, &v)).collect();
+        assert_all_close(&product.to_flat(), &expected, 1e-9, "H v");
+    }
+
+    #[test]
+    fn spring_hessian_by_hand(k in 0.1..3.0f64, a0 in -2.0..2.0f64, a1 in -2.0..2.0f64, damping in 0.1..2.0f64, x in -3.0..3.0f64) {
+        let s = Spring { k, anchor: [a0, a1], damping };
+        let (_, _, h) = spring_energy_hessian(s.clone(), x);
+        // Over (k, anchor[0], anchor[1], x); `damping` is #[no_grad].
+        let (ex, ey) = (x - a0, a1 * damping);
+        let hand = [
+            [-k.sin(), -ex, ey * damping, ex],
+            [-ex, k, 0.0, -k],
+            [ey * damping, 0.0, k * damping * damping, 0.0],
+            [ex, -k, 0.0, k],
+        ];
+        for (row, expected) in h.iter().zip(&hand) {
+            assert_all_close(row, expected, ANALYTIC_TOL, "spring Hessian");
+        }
+        let grad = |flat: &[f64]| {
+            let (_, (g, dx)) = spring_energy_grad(s.from_flat(&flat[..3]), flat[3]);
+            [g.to_flat(), vec![dx]].concat()
+        };
+        for i in 0..4 {
+            let column: Vec<f64> = h.iter().map(|row| row[i]).collect();
+            assert_all_close(&column, &hessian_column(grad, &[k, a0, a1, x], i), 1e-6, "spring column");
+        }
+    }
+
+    #[test]
+    fn generic_struct_hessian(scale in -1.0..1.0f64, s0 in -1.0..1.0f64, s1 in -1.0..1.0f64, x in -1.0..1.0f64) {
+        let a = Affine { scale, shift: vec![s0, s1] };
+        let (_, _, h) = affine_hessian(&a, x);
+        // Over (scale, shift[0], shift[1], x), f = Σ exp(scale x + shift[i]).
+        let e = [(scale * x + s0).exp(), (scale * x + s1).exp()];
+        let sum = e[0] + e[1];
+        let hand = [
+            [x * x * sum, x * e[0], x * e[1], sum + x * scale * sum],
+            [x * e[0], e[0], 0.0, scale * e[0]],
+            [x * e[1], 0.0, e[1], scale * e[1]],
+            [sum + x * scale * sum, scale * e[0], scale * e[1], scale * scale * sum],
+        ];
+        for (row, expected) in h.iter().zip(&hand) {
+            assert_all_close(row, expected, ANALYTIC_TOL, "affine Hessian");
+        }
+        let a32 = Affine { scale: scale as f32, shift: vec![s0 as f32, s1 as f32] };
+        let (_, _, h32) = affine_hessian(&a32, x as f32);
+        assert_close(f64::from(h32[0][3]), hand[0][3], ANALYTIC_TOL_F32, "f32 d scale d x");
     }
 }
 

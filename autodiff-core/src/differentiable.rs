@@ -270,6 +270,16 @@ pub fn copy_struct<D: Differentiable>(value: &D) -> D {
     copy
 }
 
+/// The type of a struct's field, by a key of its name (`#[derive(Differentiable)]` implements it for each
+/// named field). `order = K` on a function of a parameter struct (`struct_higher.rs` in the macro crate)
+/// passes a field that the body reads as an integer or a flag to a hidden function as
+/// `<S as FieldType<KEY>>::Type`: the macro sees that field's type nowhere else.
+#[doc(hidden)]
+pub trait FieldType<const KEY: u64> {
+    /// The field's declared type.
+    type Type;
+}
+
 /// An adjoint that can be added into a value of type `F`: `F` itself, or `()` for an input that no
 /// adjoint reached. Generated code calls it to assemble a struct's gradient from its fields'.
 #[doc(hidden)]
@@ -282,6 +292,23 @@ impl<F: Differentiable> AdjointOf<F> for F {
     #[inline]
     fn add_into(self, target: &mut F) {
         target.add_assign(&self);
+    }
+}
+
+/// The adjoint of an array field gathered from a slice input (`order = K` on a function of a parameter
+/// struct differentiates the field `c: [f64; 2]` as a `&[f64]`).
+impl<T: Differentiable, const N: usize> AdjointOf<[T; N]> for Vec<T> {
+    #[inline]
+    fn add_into(self, target: &mut [T; N]) {
+        assert_eq!(
+            self.len(),
+            N,
+            "the adjoint of an array of {N} elements has {} elements",
+            self.len()
+        );
+        for (t, a) in target.iter_mut().zip(&self) {
+            t.add_assign(a);
+        }
     }
 }
 
@@ -372,6 +399,20 @@ mod tests {
         z.scale(0.5);
         assert_eq!(z, vec![[0.5, 1.0], [1.5, 2.0]]);
         assert_eq!(1.5f32.to_flat(), vec![1.5]);
+    }
+
+    #[test]
+    fn a_vec_adjoint_adds_into_an_array_field() {
+        let mut field = [1.0, 2.0];
+        AdjointOf::add_into(vec![0.5, -1.0], &mut field);
+        assert_eq!(field, [1.5, 1.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "the adjoint of an array of 2 elements has 3 elements")]
+    fn a_vec_adjoint_of_another_length_is_refused() {
+        let mut field = [1.0, 2.0];
+        AdjointOf::add_into(vec![0.5, -1.0, 0.0], &mut field);
     }
 
     #[test]

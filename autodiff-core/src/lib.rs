@@ -53,7 +53,7 @@ pub mod private {
     pub use crate::derivative_of;
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,
-        Differentiable, InactiveTangent,
+        Differentiable, FieldType, InactiveTangent,
     };
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,

@@ -106,6 +106,17 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
     } else {
         quote!(matches!(field, #(#c_names)|*))
     };
+    // Per field, its type by a key of its name, for `order = K` (`struct_higher.rs`).
+    let field_types = fields.iter().flat_map(|f| &f.named).filter_map(|field| {
+        let (ident, ty) = (field.ident.as_ref()?, &field.ty);
+        let key = crate::naming::field_key(&ident.to_string());
+        Some(quote! {
+            #[automatically_derived]
+            impl #impl_generics ::autodiff::__private::FieldType<#key> for #name #ty_generics #where_clause {
+                type Type = #ty;
+            }
+        })
+    });
     // Per field, what `#[differentiable]` code calls (`structs.rs`): add an adjoint into the field of a
     // gradient, and take the tangent of the field (a zero for a `#[no_grad]` field).
     let helpers = fields.iter().flat_map(|f| &f.named).filter_map(|field| {
@@ -150,6 +161,8 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
         impl #impl_generics #name #ty_generics #where_clause {
             #(#helpers)*
         }
+
+        #(#field_types)*
 
         #[automatically_derived]
         impl #impl_generics #trait_path for #name #ty_generics where #(#predicates,)* {

@@ -100,16 +100,25 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             }
         }
     }
-    let higher = match (&sig, &args.order, &analysed) {
-        (Some(_), Some(order), Some(_)) if flat.is_some() => {
-            errors.spanned(
-                order,
-                "`order = K` is not supported yet for a function of a parameter struct: differentiate a \
-                 function of its fields' values (slices and floats) to second order",
-            );
-            TokenStream::new()
+    let higher = match (&sig, &args.order, &analysed, &flat) {
+        (Some(sig), Some(order), Some((f, activity)), Some(flat)) => {
+            let higher = order.base10_parse::<usize>().is_ok_and(|k| k >= 2);
+            let bounded = with_struct_bounds(&item, &analysis_item, true);
+            let s = crate::struct_higher::StructFunction {
+                item: &item,
+                bounded: &bounded,
+                sig,
+                flat,
+                lowered: f,
+                activity,
+            };
+            if higher {
+                crate::struct_higher::items(&s, order, &mut errors)
+            } else {
+                TokenStream::new()
+            }
         }
-        (Some(sig), Some(order), Some(_)) if sig.outputs().count() > 0 => {
+        (Some(sig), Some(order), Some(_), _) if sig.outputs().count() > 0 => {
             errors.spanned(
                 order,
                 "`order = K` is not supported yet for a function with output parameters (`&mut [T]`): \
@@ -117,7 +126,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             );
             TokenStream::new()
         }
-        (Some(sig), Some(order), Some((f, activity))) => {
+        (Some(sig), Some(order), Some((f, activity)), None) => {
             let float_calls = float_calls(f, activity);
             crate::higher::items(&body, sig, &args, order, &float_calls, &mut errors)
         }
@@ -145,8 +154,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 companion::GenericCopy::Missing
             } else if !generated.float_params.is_empty() {
                 companion::GenericCopy::Itself(quote!(#name))
-            } else if copy.is_some() || !higher.is_empty() {
-                // `order = K` emitted the copy (`higher::through_shadow`), or `first_order_generic_copy` did.
+            } else if copy.is_some() || (!higher.is_empty() && flat.is_none()) {
+                // `order = K` emitted the copy (`higher::through_shadow`), or `first_order_generic_copy` did;
+                // a function of a parameter struct has none (`struct_higher.rs`).
                 companion::GenericCopy::Copy(naming::generic_copy(name))
             } else {
                 companion::GenericCopy::Missing

@@ -10,6 +10,7 @@
 //! custom gradient closures.
 
 use crate::errors::Errors;
+use crate::ir::Kind;
 use crate::naming::local;
 use crate::signature::{Param, Signature};
 use proc_macro2::{Ident, TokenStream};
@@ -197,6 +198,12 @@ fn registration_checks(active_calls: &[String]) -> Vec<TokenStream> {
         .collect()
 }
 
+/// `f_hessian` of a function whose `f_grad` and `f_hvp` exist (`struct_higher.rs` emits the latter for a
+/// function of a parameter struct): one `f_hvp` per flattened active input.
+pub(crate) fn hessian_of(item: &syn::ItemFn, sig: &Signature, scalar: &Ident) -> TokenStream {
+    Higher { item, sig, scalar }.hessian()
+}
+
 fn errors_free(errors: &Errors) -> bool {
     errors.len() == 0
 }
@@ -371,8 +378,26 @@ impl Higher<'_> {
             local("__hessian"),
             local("__row"),
         );
+        // A parameter struct, by its flat view (`Differentiable::to_flat`, `from_flat`), of `f64`s.
+        let flat_view = |p: &Param| match &p.kind {
+            Kind::Struct(ty) => {
+                let ident = &p.ident;
+                let reference = match &p.ty {
+                    Type::Reference(_) => quote!(#ident),
+                    _ => quote!(&#ident),
+                };
+                Some((
+                    quote!(<#ty as ::autodiff::__private::Differentiable>),
+                    reference,
+                ))
+            }
+            _ => None,
+        };
         let sizes = active.iter().map(|p| {
             let ident = &p.ident;
+            if let Some((trait_, reference)) = flat_view(p) {
+                return quote!(#trait_::to_flat(#reference).len());
+            }
             match (&p.array, crate::signature::float_tuple(&p.kind)) {
                 (Some(shape), _) if shape.matrix => {
                     quote!(::autodiff::__private::flatten(&#ident).len())
@@ -393,6 +418,19 @@ impl Higher<'_> {
             let zero = quote!(<#scalar as ::autodiff::__private::Zero>::zero());
             let scalar_unit = quote!({ let __unit = if #i == #offset { #one } else { #zero }; #offset += 1; __unit });
             let tuple = crate::signature::float_tuple(&p.kind);
+            if let Some((trait_, reference)) = flat_view(p) {
+                units.push(quote!({
+                    let __n = #trait_::to_flat(#reference).len();
+                    let __unit: ::std::vec::Vec<f64> =
+                        (0..__n).map(|__j| if #i == #offset + __j { 1.0 } else { 0.0 }).collect();
+                    #offset += __n;
+                    #trait_::from_flat(#reference, &__unit)
+                }));
+                rows.push(quote!(#row.extend(
+                    #trait_::to_flat(&#part).into_iter().map(::autodiff::__private::lit::<#scalar>)
+                );));
+                continue;
+            }
             let unit = match p.array {
                 None if tuple.is_some() => {
                     let units = (0..tuple.unwrap_or(0)).map(|_| scalar_unit.clone());

@@ -26,6 +26,7 @@ mod reverse;
 mod rules;
 mod shadow;
 mod signature;
+mod struct_higher;
 mod structs;
 
 use proc_macro::TokenStream;

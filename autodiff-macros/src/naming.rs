@@ -155,6 +155,15 @@ pub(crate) fn matrix(param: &Ident) -> Ident {
     Ident::new(&format!("__matrix_{param}"), Span::mixed_site())
 }
 
+/// The key of a struct field's name in `__private::FieldType<KEY>` (64-bit FNV-1a, written as a `u64`
+/// literal): the derive and `order = K` on a function of the struct compute it alike.
+pub(crate) fn field_key(name: &str) -> syn::LitInt {
+    let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    syn::LitInt::new(&format!("{hash}u64"), Span::call_site())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +187,13 @@ mod tests {
         assert_eq!(namer.fresh("r#match").to_string(), "r#match");
         assert_eq!(namer.fresh(&adjoint_base("r#in")), "__d_in");
         assert_eq!(tangent_base("r#type"), "__dot_type");
+    }
+
+    #[test]
+    fn field_keys_are_fnv1a_of_the_name() {
+        // FNV-1a 64 of the empty string is its offset basis; of "a", the published value.
+        assert_eq!(field_key("").to_string(), "14695981039346656037u64");
+        assert_eq!(field_key("a").to_string(), "12638187200555641996u64");
+        assert_ne!(field_key("w1").to_string(), field_key("b1").to_string());
     }
 }

@@ -264,7 +264,43 @@ impl<'ast> Visit<'ast> for Uses {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// A field input as `order = K` sees it (`struct_higher.rs`).
+pub(crate) struct FieldView<'a> {
+    /// The index of the struct among the declared parameters.
+    pub(crate) parent: usize,
+    pub(crate) field: &'a Ident,
+    /// The input's name in the generated code (`__p_w`).
+    pub(crate) ident: &'a Ident,
+    /// Indexed, iterated or asked its `.len()`.
+    pub(crate) array: bool,
+}
+
 impl Flattened {
+    /// Does the body pass a parameter struct of `sig`, or a field of one, on whole (to a call)?
+    pub(crate) fn uses_a_struct_whole(&self, sig: &Signature) -> bool {
+        self.fields.iter().any(|f| f.shape == Shape::Whole)
+            || sig
+                .params
+                .iter()
+                .zip(&self.whole)
+                .any(|(p, whole)| *whole && matches!(p.kind, Kind::Struct(_)))
+    }
+
+    /// The field inputs, in the order of `inner`'s parameters.
+    pub(crate) fn field_inputs(&self) -> impl Iterator<Item = FieldView<'_>> {
+        self.fields.iter().map(|f| FieldView {
+            parent: f.parent,
+            field: &f.field,
+            ident: &f.ident,
+            array: f.shape == Shape::Array,
+        })
+    }
+
+    /// Binds the field inputs at the start of a generated body (see `prologue`).
+    pub(crate) fn bind_fields(&self, sig: &Signature) -> TokenStream {
+        self.prologue(sig)
+    }
+
     /// Binds the field inputs at the start of a generated body: `let __p_w = &p.w;`, `let __p_b = p.b;`
     /// (and `let p = &p;` for a struct taken by value, so that every struct is a reference).
     fn prologue(&self, sig: &Signature) -> TokenStream {

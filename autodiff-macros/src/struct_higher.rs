@@ -1,0 +1,422 @@
+//! `order = K` on a function of a parameter struct (`structs.rs`).
+//!
+//! The body with each field read as an input of its own is a function of floats and slices: it is emitted
+//! as a hidden function `__f_fields`, differentiated at `order = K` like any other. `f_hvp` spreads the
+//! structs and their directions over the fields (a `#[no_grad]` field's direction is zero), calls
+//! `__f_fields_hvp`, and gathers the gradient and the product back into structs, as `f_vjp` does;
+//! `f_hessian` is `higher.rs`'s, one `f_hvp` per input of the structs' flat views (`to_flat`).
+//!
+//! ```text
+//! fn mse(p: &Mlp, xs: &[f64]) -> f64 { .. p.w[i] .. p.b .. }
+//! // hidden:  #[differentiable(order = 2, wrt(__p_w, __p_b))]
+//! //          fn __mse_fields(xs: &[f64], __p_w: &[f64], __p_b: f64) -> f64 { .. __p_w[i] .. __p_b .. }
+//! // mse_hvp(p, xs, v: Mlp) -> (f64, Mlp, Mlp): __mse_fields_hvp(xs, &p.w[..], p.b, (v.w.to_vec(), v.b))
+//! ```
+
+use crate::activity::Activity;
+use crate::errors::Errors;
+use crate::ir::{Function, Kind, Var};
+use crate::signature::Signature;
+use crate::structs::Flattened;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use std::collections::HashSet;
+use syn::Ident;
+
+/// What `struct_higher::items` reads: the function, its declared signature, its flattened form, and the
+/// lowered flattened body with its activity (for the kinds of the fields).
+pub(crate) struct StructFunction<'a> {
+    pub(crate) item: &'a syn::ItemFn,
+    /// `item` with the bounds the generated items of a generic function of structs need (`T:
+    /// Differentiable`), for `f_hvp`'s and `f_hessian`'s signatures.
+    pub(crate) bounded: &'a syn::ItemFn,
+    pub(crate) sig: &'a Signature,
+    pub(crate) flat: &'a Flattened,
+    pub(crate) lowered: &'a Function,
+    pub(crate) activity: &'a Activity,
+}
+
+/// The hidden function of the fields, `f_hvp` and `f_hessian`; errors where the function is outside
+/// what this supports.
+pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
+    let before = errors.len();
+    if crate::expand::is_method(s.item) {
+        errors.spanned(
+            order,
+            "`order = K` is not supported yet on a method of a parameter struct: write the method's body as a \
+             free function of the struct (`fn loss(m: &Model, ..)`) with `order = K`, and call it from the method",
+        );
+    }
+    if s.flat.uses_a_struct_whole(s.sig) {
+        errors.spanned(
+            order,
+            "`order = K` is not supported yet on a function that passes a parameter struct, or a field of one, \
+             on whole to a call (`g(p, ..)`, `g(&p.inner)`): read the fields in this function, writing the \
+             callee's computation out",
+        );
+    }
+    let scalar = match &s.sig.ret_ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+        _ => None,
+    };
+    let Some(scalar) = scalar else {
+        errors.spanned(
+            order,
+            "`order = K` needs a function returning one float: `f64`, `f32` or a type parameter `T: Float`",
+        );
+        return TokenStream::new();
+    };
+    if errors.len() > before {
+        return TokenStream::new();
+    }
+    let floats = float_fields(s);
+    let fields_fn = fields_function(s, &floats, order, &scalar);
+    let hvp = hvp(s, &floats, &scalar);
+    let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
+    quote!(#fields_fn #hvp #hessian)
+}
+
+/// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats? A
+/// scalar field the body reads as an integer or a flag (`read_as_integer`) keeps its declared type, which
+/// the macro cannot see: the hidden function takes it as `<S as FieldType<KEY>>::Type`, a constant.
+fn float_fields(s: &StructFunction) -> Vec<bool> {
+    s.flat
+        .field_inputs()
+        .map(|f| {
+            f.array || {
+                let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);
+                index
+                    .and_then(|i| s.lowered.params.get(i))
+                    .is_some_and(|var| !read_as_integer(s.lowered, s.activity, *var))
+            }
+        })
+        .collect()
+}
+
+/// Does the body read `field` (or a value carried from it) as an integer or a flag: as a loop's bound or
+/// step, an index, a `match` scrutinee, the operand of a cast, of an operation with an integer result, or
+/// of a comparison with an integer?
+fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
+    use crate::ir::{Block, Operand, Stmt, Value};
+    let integer = |o: &Operand| matches!(activity.kind(o), Kind::Int);
+    let mut carried: HashSet<Var> = HashSet::from([field]);
+    let reads = |o: &Operand, carried: &HashSet<Var>| o.var().is_some_and(|v| carried.contains(&v));
+    // Values carried on from the field: by loops' and branches' outs and phis.
+    fn carry(block: &Block, carried: &mut HashSet<Var>, changed: &mut bool) {
+        for stmt in &block.stmts {
+            let passes = |blocks: Vec<&Block>,
+                          outs: &[Var],
+                          carried: &mut HashSet<Var>,
+                          changed: &mut bool| {
+                for b in blocks {
+                    for (y, out) in b.yields.iter().zip(outs) {
+                        if y.var().is_some_and(|v| carried.contains(&v)) {
+                            *changed |= carried.insert(*out);
+                        }
+                    }
+                }
+            };
+            match stmt {
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    outs,
+                    ..
+                } => passes(vec![then_block, else_block], outs, carried, changed),
+                Stmt::Match { arms, outs, .. } => passes(
+                    arms.iter().map(|a| &a.block).collect(),
+                    outs,
+                    carried,
+                    changed,
+                ),
+                Stmt::Loop(l) => {
+                    for (init, phi) in l.inits.iter().zip(&l.phis) {
+                        if init.var().is_some_and(|v| carried.contains(&v)) {
+                            *changed |= carried.insert(*phi);
+                        }
+                    }
+                    passes(vec![&l.body], &l.phis, carried, changed);
+                    passes(vec![&l.body], &l.outs, carried, changed);
+                }
+                _ => {}
+            }
+            for inner in stmt.blocks() {
+                carry(inner, carried, changed);
+            }
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        carry(&f.body, &mut carried, &mut changed);
+    }
+    f.all_stmts().into_iter().any(|stmt| match stmt {
+        Stmt::Let { var, value } => match value {
+            Value::Cast(o, _) => reads(o, &carried),
+            Value::Load { index, .. } => reads(index, &carried),
+            Value::Binary(_, a, b) if reads(a, &carried) || reads(b, &carried) => {
+                matches!(activity.var_kind(*var), Kind::Int) || integer(a) || integer(b)
+            }
+            _ => false,
+        },
+        Stmt::Match { scrutinee, .. } => reads(scrutinee, &carried),
+        Stmt::Store { index, .. } => reads(index, &carried),
+        Stmt::Loop(l) => l.range.as_ref().is_some_and(|(r, _)| {
+            [&r.start, &r.end]
+                .into_iter()
+                .chain(r.step.as_ref())
+                .any(|o| reads(o, &carried))
+        }),
+        _ => false,
+    })
+}
+
+/// The name of the hidden function of the fields.
+fn fields_name(item: &syn::ItemFn) -> Ident {
+    format_ident!("__{}_fields", item.sig.ident)
+}
+
+/// A field input's name as the flattened body spells it.
+fn body_ident(ident: &Ident) -> Ident {
+    Ident::new(&ident.to_string(), Span::call_site())
+}
+
+/// `#[differentiable(order = K, wrt(..))] fn __f_fields(<declared non-struct params>, <field inputs>)`.
+fn fields_function(
+    s: &StructFunction,
+    floats: &[bool],
+    order: &syn::LitInt,
+    scalar: &Ident,
+) -> TokenStream {
+    let mut params = Vec::new();
+    let mut wrt = Vec::new();
+    for (i, p) in s.sig.params.iter().enumerate() {
+        if let Kind::Struct(ty) = &p.kind {
+            for (f, float) in s
+                .flat
+                .field_inputs()
+                .zip(floats)
+                .filter(|(f, _)| f.parent == i)
+            {
+                let ident = body_ident(f.ident);
+                params.push(match (f.array, float) {
+                    (true, _) => quote!(#ident: &[#scalar]),
+                    (false, true) => quote!(#ident: #scalar),
+                    (false, false) => {
+                        let key = crate::naming::field_key(&f.field.to_string());
+                        quote!(#ident: <#ty as ::autodiff::__private::FieldType<#key>>::Type)
+                    }
+                });
+                if p.active && *float {
+                    wrt.push(ident);
+                }
+            }
+            continue;
+        }
+        let declared = &s.item.sig.inputs[i];
+        params.push(quote!(#declared));
+        if p.active {
+            wrt.push(p.ident.clone());
+        }
+    }
+    let item = s.item;
+    let (vis, generics, ret) = (&item.vis, &item.sig.generics, &s.sig.ret_ty);
+    let where_clause = &generics.where_clause;
+    let name = fields_name(item);
+    let block = &s.flat.block;
+    quote! {
+        #[::autodiff::differentiable(order = #order, wrt(#(#wrt),*))]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #name #generics (#(#params),*) -> #ret #where_clause #block
+    }
+}
+
+/// `f_hvp(<params>, v: G) -> (R, G, G)` through `__f_fields_hvp`.
+fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident) -> TokenStream {
+    let v = crate::naming::local("v");
+    let gradient_ty = s.sig.gradient_type();
+    let name = crate::signature::derived_name(s.item, "hvp");
+    let signature = s.sig.generated(
+        s.bounded,
+        &name,
+        Some(quote!(#v: #gradient_ty)),
+        quote!((#scalar, #gradient_ty, #gradient_ty)),
+    );
+    let direction = |i: usize| format_ident!("__direction_{}", i, span = Span::mixed_site());
+    let declared_active: Vec<usize> = (0..s.sig.params.len())
+        .filter(|&i| s.sig.params[i].active)
+        .collect();
+    let directions = crate::emit::tuple_or_single(
+        declared_active
+            .iter()
+            .map(|&i| quote::ToTokens::into_token_stream(direction(i)))
+            .collect(),
+    );
+    let mut args = Vec::new();
+    let mut inner_directions = Vec::new();
+    for (i, p) in s.sig.params.iter().enumerate() {
+        let Kind::Struct(ty) = &p.kind else {
+            let ident = &p.ident;
+            args.push(quote!(#ident));
+            if p.active {
+                let d = direction(i);
+                inner_directions.push(quote!(#d));
+            }
+            continue;
+        };
+        for (f, float) in s
+            .flat
+            .field_inputs()
+            .zip(floats)
+            .filter(|(f, _)| f.parent == i)
+        {
+            let (input, field) = (f.ident, f.field);
+            args.push(if f.array {
+                quote!(&#input[..])
+            } else {
+                quote!(#input)
+            });
+            if !p.active || !float {
+                continue;
+            }
+            let d = direction(i);
+            let take = format_ident!("__autodiff_tangent_of_{}", field);
+            inner_directions.push(if f.array {
+                quote!(<#ty>::#take(&#d.#field, || ::autodiff::__private::zeros_like(#input))[..].to_vec())
+            } else {
+                quote!(<#ty>::#take(&#d.#field, || ::autodiff::__private::constant_zero(&#input)))
+            });
+        }
+    }
+    let inner_directions = crate::emit::tuple_or_single(inner_directions);
+    let callee = format_ident!("{}_hvp", fields_name(s.item));
+    let prologue = s.flat.bind_fields(s.sig);
+    let (value, gradient, product) = (
+        Ident::new("__value", Span::mixed_site()),
+        Ident::new("__gradient", Span::mixed_site()),
+        Ident::new("__product", Span::mixed_site()),
+    );
+    let gathered_gradient = gather(s, floats, &gradient);
+    let gathered_product = gather(s, floats, &product);
+    let doc = format!(
+        " The value, gradient and Hessian-vector product `H v` of `{}`: `{callee}` (forward over reverse) on \
+         the fields the body reads, gathered back into structs.",
+        s.item.sig.ident
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #signature {
+            let #directions = #v;
+            #prologue
+            let (#value, #gradient, #product) = #callee(#(#args,)* #inner_directions);
+            (#value, #gathered_gradient, #gathered_product)
+        }
+    }
+}
+
+/// The declared parameters' part of `parts`, a tuple over `__f_fields`'s active inputs: each struct
+/// assembled from its fields' parts (nothing added for a `#[no_grad]` field), each other input's part as is.
+fn gather(s: &StructFunction, floats: &[bool], parts: &Ident) -> TokenStream {
+    let slot = |k: usize| format_ident!("{}_{}", parts, k, span = Span::mixed_site());
+    let mut slots = Vec::new();
+    let mut outer = Vec::new();
+    for (i, p) in s.sig.params.iter().enumerate() {
+        if !p.active {
+            continue;
+        }
+        let Kind::Struct(ty) = &p.kind else {
+            let k = slot(slots.len());
+            slots.push(quote!(#k));
+            outer.push(quote!(#k));
+            continue;
+        };
+        let ident = &p.ident;
+        let g = Ident::new("__struct", Span::mixed_site());
+        let mut adds = Vec::new();
+        for (f, _) in s
+            .flat
+            .field_inputs()
+            .zip(floats)
+            .filter(|(f, float)| f.parent == i && **float)
+        {
+            let k = slot(slots.len());
+            slots.push(quote!(#k));
+            let add = format_ident!("__autodiff_add_to_{}", f.field);
+            adds.push(quote!(<#ty>::#add(&mut #g, #k);));
+        }
+        outer.push(quote!({
+            let mut #g = <#ty as ::autodiff::__private::Differentiable>::zero_like(#ident);
+            #(#adds)*
+            #g
+        }));
+    }
+    let slots = crate::emit::tuple_or_single(slots);
+    let outer = crate::emit::tuple_or_single(outer);
+    quote!({
+        let #slots = #parts;
+        #outer
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(item: proc_macro2::TokenStream) -> String {
+        crate::expand::differentiable(quote!(order = 2, wrt(p)), item).to_string()
+    }
+
+    #[test]
+    fn fields_become_inputs_of_a_hidden_function_and_integer_fields_keep_their_type() {
+        let text = expanded(quote! {
+            fn mse(p: &Mlp, xs: &[f64]) -> f64 {
+                let mut s = p.b;
+                for j in 0..p.hidden {
+                    s += p.w[j] * xs[j];
+                }
+                s * s
+            }
+        });
+        assert!(!text.contains("compile_error"), "{text}");
+        // The float fields are differentiated, `hidden` (a loop bound) is passed with its declared type.
+        assert!(text.contains("wrt (__p_b , __p_w)"), "{text}");
+        assert!(
+            text.contains("__p_hidden : < Mlp as :: autodiff :: __private :: FieldType <"),
+            "{text}"
+        );
+        assert!(
+            text.contains("__p_w : & [f64]") && text.contains("__p_b : f64"),
+            "{text}"
+        );
+        for item in ["fn __mse_fields", "fn mse_hvp", "fn mse_hessian"] {
+            assert!(text.contains(item), "{item} in {text}");
+        }
+    }
+
+    #[test]
+    fn whole_structs_and_methods_are_errors() {
+        let whole = expanded(quote! {
+            fn f(p: &Mlp, x: f64) -> f64 { g(p, x) * p.b }
+        });
+        assert!(whole.contains("on whole to a call"), "{whole}");
+        let field = expanded(quote! {
+            fn f(p: &Model, x: f64) -> f64 { g(&p.layer, x) }
+        });
+        assert!(field.contains("on whole to a call"), "{field}");
+        let method = crate::expand::differentiable(
+            quote!(order = 2, wrt(self)),
+            quote!(
+                fn energy(&self, x: f64) -> f64 {
+                    self.k * x * x
+                }
+            ),
+        )
+        .to_string();
+        assert!(
+            method.contains("on a method of a parameter struct"),
+            "{method}"
+        );
+    }
+}
