@@ -489,6 +489,9 @@ pub struct Program {
     pub id: usize,
     /// The functions; the last one is the one the harness checks.
     pub funcs: Vec<Func>,
+    /// Helpers printed as `fn` items inside the main function's body (`--forms`), by name: each one no other
+    /// helper calls.
+    pub nested: Vec<String>,
 }
 
 impl Program {

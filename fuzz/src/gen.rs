@@ -306,7 +306,21 @@ impl Gen {
             stmts,
         );
         funcs.push(main);
-        Program { id, funcs }
+        // `--forms`: some helpers that only the main function calls are declared inside its body.
+        let mut nested = Vec::new();
+        if self.forms {
+            for k in 0..funcs.len() - 1 {
+                let name = &funcs[k].name;
+                let called_by_a_helper = funcs[..funcs.len() - 1]
+                    .iter()
+                    .enumerate()
+                    .any(|(j, other)| j != k && crate::print::calls(other, name));
+                if !called_by_a_helper && self.rng.chance(0.4) {
+                    nested.push(name.clone());
+                }
+            }
+        }
+        Program { id, funcs, nested }
     }
 
     /// The shape of a matrix parameter (`--forms`).

@@ -26,11 +26,25 @@ pub fn fn_name(name: &str, mode: Mode) -> String {
     }
 }
 
-/// Prints every function of `program` in the given flavour (no `use` lines).
+/// Prints every function of `program` in the given flavour (no `use` lines). The helpers of
+/// `program.nested` are declared inside the main function's body, but in the oracle copy.
 pub fn print_program(program: &Program, mode: Mode) -> String {
+    let nested: Vec<&Func> = match mode {
+        Mode::Oracle => Vec::new(),
+        Mode::Macro | Mode::Plain => program
+            .funcs
+            .iter()
+            .filter(|f| program.nested.contains(&f.name))
+            .collect(),
+    };
+    let last = program.funcs.len().saturating_sub(1);
     let mut out = String::new();
-    for f in &program.funcs {
-        out.push_str(&print_func(f, mode));
+    for (k, f) in program.funcs.iter().enumerate() {
+        if nested.iter().any(|n| n.name == f.name) && k != last {
+            continue;
+        }
+        let inside = if k == last { &nested[..] } else { &[] };
+        out.push_str(&print_func_with(f, mode, inside));
         out.push('\n');
     }
     out
@@ -38,15 +52,33 @@ pub fn print_program(program: &Program, mode: Mode) -> String {
 
 /// Prints one function in the given flavour.
 pub fn print_func(f: &Func, mode: Mode) -> String {
+    print_func_with(f, mode, &[])
+}
+
+/// Prints `f` with the functions `nested` declared at the start of its body.
+fn print_func_with(f: &Func, mode: Mode, nested: &[&Func]) -> String {
     let generic = f.generic || mode == Mode::Oracle;
     let mut p = Printer {
         mode,
         generic,
         out: String::new(),
         indent: 0,
+        nested: nested.iter().map(|n| print_func(n, mode)).collect(),
     };
     p.func(f);
     p.out
+}
+
+/// Does `caller`'s body call the function `name`?
+pub fn calls(caller: &Func, name: &str) -> bool {
+    let text = print_func(caller, Mode::Plain);
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = &text[i + name.len()..];
+        !before.is_some_and(ident)
+            && (after.starts_with("_plain(") || after.starts_with("_plain::<"))
+    })
 }
 
 struct Printer {
@@ -54,6 +86,8 @@ struct Printer {
     generic: bool,
     out: String,
     indent: usize,
+    /// The printed functions to declare at the start of the body.
+    nested: Vec<String>,
 }
 
 impl Printer {
@@ -119,6 +153,11 @@ impl Printer {
             params.join(", ")
         ));
         self.indent += 1;
+        for text in std::mem::take(&mut self.nested) {
+            for l in text.lines() {
+                self.line(l);
+            }
+        }
         for s in &f.body {
             self.stmt(s);
         }
