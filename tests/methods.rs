@@ -15,8 +15,8 @@ struct Dataset {
 }
 
 impl Dataset {
-    /// `self` is constant: the gradient is over `w` and `b`.
-    #[differentiable]
+    /// `self` is constant: the gradient is over `w` and `b`; with `order = 2`.
+    #[differentiable(order = 2)]
     fn loss(&self, w: f64, b: f64) -> f64 {
         let mut s = 0.0;
         for i in 0..self.xs.len() {
@@ -51,7 +51,7 @@ struct Line {
 }
 
 impl Line {
-    #[differentiable(wrt(self))]
+    #[differentiable(wrt(self), order = 2)]
     fn fit(&self, xs: &[f64], ys: &[f64]) -> f64 {
         let mut s = 0.0;
         for i in 0..xs.len() {
@@ -74,7 +74,7 @@ struct Scaled<T> {
 }
 
 impl<T: Float> Scaled<T> {
-    #[differentiable]
+    #[differentiable(order = 2)]
     fn energy(&self, x: T, y: T) -> T {
         self.factor * (x * x + x * y).sin()
     }
@@ -144,6 +144,80 @@ proptest! {
         let s32 = Scaled { factor: factor as f32 };
         let (_, (dx32, _)) = s32.energy_grad(x as f32, y as f32);
         assert_close(dx32 as f64, dx, ANALYTIC_TOL_F32, "f32 d x");
+    }
+}
+
+/// Column `i` of a Hessian by central differences of a gradient over a flat vector of inputs.
+fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) -> Vec<f64> {
+    let h = 1e-5 * x[i].abs().max(1.0);
+    let at = |s: f64| {
+        let mut y = x.to_vec();
+        y[i] += s * h;
+        grad(&y)
+    };
+    let (above, below) = (at(1.0), at(-1.0));
+    above
+        .iter()
+        .zip(&below)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
+// `order = 2` on methods: `self` constant, `self` differentiated (`wrt(self)`, the Hessian over its flat
+// view), and a method of a generic `impl`.
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn second_derivatives_of_methods(w in -2.0..2.0f64, b in -2.0..2.0f64, slope in -2.0..2.0f64, o0 in -1.0..1.0f64, o1 in -1.0..1.0f64) {
+        // `loss` is quadratic in (w, b): H = 2/m [[Σx², Σx], [Σx, m]].
+        let data = Dataset { xs: XS.to_vec(), ys: YS.to_vec() };
+        let (value, _, h) = data.loss_hessian(w, b);
+        assert_close(value, data.loss(w, b), ANALYTIC_TOL, "loss value");
+        let m = XS.len() as f64;
+        let (sx, sxx) = (XS.iter().sum::<f64>(), XS.iter().map(|x| x * x).sum::<f64>());
+        let hand = [[2.0 * sxx / m, 2.0 * sx / m], [2.0 * sx / m, 2.0]];
+        for (row, expected) in h.iter().zip(&hand) {
+            assert_all_close(row, expected, ANALYTIC_TOL, "loss Hessian");
+        }
+        // `fit` over (slope, offsets[0], offsets[1]): H = 2 Σ_i g_i g_iᵀ with g_i = (x_i, [i even], [i odd]).
+        let line = Line { slope, offsets: vec![o0, o1] };
+        let (_, _, h) = line.fit_hessian(&XS, &YS);
+        let mut hand = [[0.0; 3]; 3];
+        for (i, x) in XS.iter().enumerate() {
+            let g = [*x, f64::from(u8::from(i % 2 == 0)), f64::from(u8::from(i % 2 == 1))];
+            for r in 0..3 {
+                for c in 0..3 {
+                    hand[r][c] += 2.0 * g[r] * g[c];
+                }
+            }
+        }
+        for (row, expected) in h.iter().zip(&hand) {
+            assert_all_close(row, expected, ANALYTIC_TOL, "fit Hessian");
+        }
+        let t = Line { slope: 0.4, offsets: vec![-0.3, 0.9] };
+        let (_, _, product) = line.fit_hvp(&XS, &YS, t.clone());
+        let expected: Vec<f64> = h.iter().map(|row| dot(row, &t.to_flat())).collect();
+        assert_all_close(&product.to_flat(), &expected, ANALYTIC_TOL, "fit H v");
+    }
+
+    #[test]
+    fn second_derivatives_of_a_generic_method(factor in -2.0..2.0f64, x in -1.0..1.0f64, y in -1.0..1.0f64) {
+        let s = Scaled { factor };
+        let (_, _, h) = s.energy_hessian(x, y);
+        let grad = |p: &[f64]| { let (_, (a, b)) = s.energy_grad(p[0], p[1]); vec![a, b] };
+        // f = factor sin(u), u = x² + x y.
+        let (u, ux, uy) = (x * x + x * y, 2.0 * x + y, x);
+        let (sn, c) = (u.sin(), u.cos());
+        let hand = [
+            [factor * (-sn * ux * ux + c * 2.0), factor * (-sn * ux * uy + c)],
+            [factor * (-sn * uy * ux + c), factor * (-sn * uy * uy)],
+        ];
+        for (i, (row, expected)) in h.iter().zip(&hand).enumerate() {
+            assert_all_close(row, expected, ANALYTIC_TOL, "energy Hessian");
+            let column: Vec<f64> = h.iter().map(|r| r[i]).collect();
+            assert_all_close(&column, &hessian_column(grad, &[x, y], i), 1e-6, "energy column");
+        }
     }
 }
 

@@ -106,6 +106,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let bounded = with_struct_bounds(&item, &analysis_item, true);
             let s = crate::struct_higher::StructFunction {
                 item: &item,
+                analysis_item: &analysis_item,
                 bounded: &bounded,
                 sig,
                 flat,

@@ -486,6 +486,12 @@ impl Higher<'_> {
              declaration order; one `{hvp}` per input.",
             self.item.sig.ident
         );
+        // A method's siblings are associated functions, called with `self` first.
+        let (grad, hvp) = if crate::expand::is_method(self.item) {
+            (quote!(Self::#grad), quote!(Self::#hvp))
+        } else {
+            (quote!(#grad), quote!(#hvp))
+        };
         quote! {
             #[doc = #doc]
             #signature {

@@ -19,7 +19,7 @@ use crate::ir::{Function, Kind, Var};
 use crate::signature::Signature;
 use crate::structs::Flattened;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 use std::collections::HashSet;
 use syn::Ident;
 
@@ -27,6 +27,8 @@ use syn::Ident;
 /// lowered flattened body with its activity (for the kinds of the fields).
 pub(crate) struct StructFunction<'a> {
     pub(crate) item: &'a syn::ItemFn,
+    /// `item` with the float type parameter of a generic `impl` declared (`expand::impl_float_params`).
+    pub(crate) analysis_item: &'a syn::ItemFn,
     /// `item` with the bounds the generated items of a generic function of structs need (`T:
     /// Differentiable`), for `f_hvp`'s and `f_hessian`'s signatures.
     pub(crate) bounded: &'a syn::ItemFn,
@@ -40,14 +42,43 @@ pub(crate) struct StructFunction<'a> {
 /// what this supports.
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
     let before = errors.len();
-    if crate::expand::is_method(s.item) {
-        errors.spanned(
-            order,
-            "`order = K` is not supported yet on a method of a parameter struct: write the method's body as a \
-             free function of the struct (`fn loss(m: &Model, ..)`) with `order = K`, and call it from the method",
-        );
+    let method = crate::expand::is_method(s.item);
+    let floats = float_fields(s);
+    if method {
+        // The hidden function is declared inside `f_hvp` (an `impl` can hold no companion type), where
+        // neither `Self` nor `self` is in scope.
+        let names_self = s
+            .flat
+            .block
+            .to_token_stream()
+            .into_iter()
+            .any(|t| names_self(&t));
+        let integer_field = s
+            .flat
+            .field_inputs()
+            .zip(&floats)
+            .find(|(_, float)| !**float);
+        if names_self {
+            errors.spanned(
+                order,
+                "`order = K` on a method is supported where its body reads `self`'s fields and its parameters \
+                 only: this one names `Self` or calls a method (write a free function of the struct with \
+                 `order = K`, and call it from the method)",
+            );
+        } else if let Some((f, _)) = integer_field {
+            errors.spanned(
+                f.field,
+                format!(
+                    "`order = K` on a method reads each field of `self` as a float or a slice of floats, and \
+                     `self.{}` is read as an integer or a flag here: pass it as a parameter, or write a free \
+                     function of the struct with `order = K`",
+                    f.field
+                ),
+            );
+        }
     }
-    if s.flat.uses_a_struct_whole(s.sig) {
+    // (A method that calls another passes `self` on whole: reported above.)
+    if errors.len() == before && s.flat.uses_a_struct_whole(s.sig) {
         errors.spanned(
             order,
             "`order = K` is not supported yet on a function that passes a parameter struct, or a field of one, \
@@ -69,9 +100,19 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     if errors.len() > before {
         return TokenStream::new();
     }
-    let floats = float_fields(s);
     let fields_fn = fields_function(s, &floats, order, &scalar);
-    let hvp = hvp(s, &floats, &scalar);
+    // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`).
+    let (fields_fn, nested) = match method {
+        false => (fields_fn, TokenStream::new()),
+        true => match syn::parse2::<syn::ItemFn>(fields_fn) {
+            Ok(f) => {
+                let expanded = crate::lower::expand_nested_fn(&f);
+                (TokenStream::new(), quote!(#expanded))
+            }
+            Err(e) => (e.to_compile_error(), TokenStream::new()),
+        },
+    };
+    let hvp = hvp(s, &floats, &scalar, nested);
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
     quote!(#fields_fn #hvp #hessian)
 }
@@ -171,6 +212,15 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
     })
 }
 
+/// Is `token` (or a token inside it) `Self` or `self`?
+fn names_self(token: &proc_macro2::TokenTree) -> bool {
+    match token {
+        proc_macro2::TokenTree::Ident(i) => i == "Self" || i == "self",
+        proc_macro2::TokenTree::Group(g) => g.stream().into_iter().any(|t| names_self(&t)),
+        _ => false,
+    }
+}
+
 /// The name of the hidden function of the fields.
 fn fields_name(item: &syn::ItemFn) -> Ident {
     format_ident!("__{}_fields", item.sig.ident)
@@ -220,7 +270,26 @@ fn fields_function(
         }
     }
     let item = s.item;
-    let (vis, generics, ret) = (&item.vis, &item.sig.generics, &s.sig.ret_ty);
+    let method = crate::expand::is_method(item);
+    let vis = if method {
+        syn::Visibility::Inherited
+    } else {
+        item.vis.clone()
+    };
+    // Nested in a method's `f_hvp`, the function declares the float type parameter of a generic `impl`
+    // itself (`impl<T: Float> Model<T>`).
+    let mut generics = item.sig.generics.clone();
+    if method {
+        let declared = crate::signature::float_type_params(&generics);
+        for t in crate::signature::float_type_params(&s.analysis_item.sig.generics) {
+            if !declared.contains(&t) {
+                generics
+                    .params
+                    .push(syn::parse_quote!(#t: ::autodiff::__private::Float));
+            }
+        }
+    }
+    let ret = &s.sig.ret_ty;
     let where_clause = &generics.where_clause;
     let name = fields_name(item);
     let block = &s.flat.block;
@@ -233,7 +302,7 @@ fn fields_function(
 }
 
 /// `f_hvp(<params>, v: G) -> (R, G, G)` through `__f_fields_hvp`.
-fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident) -> TokenStream {
+fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream) -> TokenStream {
     let v = crate::naming::local("v");
     let gradient_ty = s.sig.gradient_type();
     let name = crate::signature::derived_name(s.item, "hvp");
@@ -308,6 +377,7 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident) -> TokenStream {
         #[doc = #doc]
         #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
         #signature {
+            #nested
             let #directions = #v;
             #prologue
             let (#value, #gradient, #product) = #callee(#(#args,)* #inner_directions);
@@ -396,7 +466,7 @@ mod tests {
     }
 
     #[test]
-    fn whole_structs_and_methods_are_errors() {
+    fn whole_structs_and_methods_naming_self_are_errors() {
         let whole = expanded(quote! {
             fn f(p: &Mlp, x: f64) -> f64 { g(p, x) * p.b }
         });
@@ -405,18 +475,28 @@ mod tests {
             fn f(p: &Model, x: f64) -> f64 { g(&p.layer, x) }
         });
         assert!(field.contains("on whole to a call"), "{field}");
-        let method = crate::expand::differentiable(
-            quote!(order = 2, wrt(self)),
-            quote!(
-                fn energy(&self, x: f64) -> f64 {
-                    self.k * x * x
-                }
-            ),
-        )
-        .to_string();
+        let method = |body: proc_macro2::TokenStream| {
+            crate::expand::differentiable(
+                quote!(order = 2, wrt(self)),
+                quote!(fn energy(&self, x: f64) -> f64 { #body }),
+            )
+            .to_string()
+        };
+        // A method's hidden function is declared inside its `f_hvp`: it may not name `Self` or `self`.
+        let fine = method(quote!(self.k * x * x));
         assert!(
-            method.contains("on a method of a parameter struct"),
-            "{method}"
+            !fine.contains("compile_error") && fine.contains("fn __energy_fields"),
+            "{fine}"
+        );
+        let calling = method(quote!(self.other(x) * self.k));
+        assert!(
+            calling.contains("names `Self` or calls a method"),
+            "{calling}"
+        );
+        let integer = method(quote!(self.k * x.powi(self.n as i32)));
+        assert!(
+            integer.contains("`self.n` is read as an integer"),
+            "{integer}"
         );
     }
 }
