@@ -81,6 +81,9 @@ struct Reverse<'e, 'a> {
     /// Loads stored once before their loop starts (`Emitter::hoisted`): the loop and the tape, by value;
     /// the region of the loop around popped them.
     hoisted_here: BTreeMap<Var, (Var, Ident)>,
+    /// The tuple adjoints made by `contribute_component` (bound once, by name): which of their components
+    /// are known to be zero.
+    zero_components: BTreeMap<String, Vec<bool>>,
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition its code checks. The reference
@@ -179,6 +182,7 @@ fn vjp_body_with(
         parent_loops: parent_loops(f),
         region_loop: None,
         hoisted_here: BTreeMap::new(),
+        zero_components: BTreeMap::new(),
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -419,6 +423,66 @@ impl Reverse<'_, '_> {
         adjoints.insert(var, name.to_token_stream());
     }
 
+    /// Adds `d` to component `index` of the adjoint of the tuple `target` (the adjoint of `target.index`).
+    /// The first contribution makes the tuple with zeros in the other components; a component still known
+    /// to be zero is replaced by a later contribution rather than added to, because the compiler may not
+    /// fold `0.0 + x` (it is `+0.0` where `x` is `-0.0`).
+    ///
+    /// ```text
+    /// // Input:                  // Output (reverse sweep):
+    /// let a = t.0;               let __d_t = (0.0, __d_b);
+    /// let b = t.1;               let __d_t_1 = (__d_a, __d_t.1);   // was (__d_t.0 + __d_a, __d_t.1 + 0.0)
+    /// ```
+    fn contribute_component(
+        &mut self,
+        target: &Operand,
+        kinds: &[Kind],
+        index: usize,
+        d: &TokenStream,
+        adjoints: &mut Adjoints,
+        code: &mut Vec<TokenStream>,
+    ) {
+        let Some(var) = target.var().filter(|v| self.e.activity.is_active_var(*v)) else {
+            return;
+        };
+        let d = if syn::parse2::<Ident>(d.clone()).is_ok() {
+            d.clone()
+        } else {
+            let name = self.e.namer.fresh("__contribution");
+            code.push(quote!(let #name = #d;));
+            name.to_token_stream()
+        };
+        let primal = self.e.operand(target);
+        let previous = adjoints.get(&var).cloned();
+        let mut zeros = match &previous {
+            None => vec![true; kinds.len()],
+            Some(previous) => (self.zero_components.get(&previous.to_string()).cloned())
+                .unwrap_or_else(|| vec![false; kinds.len()]),
+        };
+        let parts = kinds.iter().enumerate().map(|(i, kind)| {
+            let i_index = syn::Index::from(i);
+            match &previous {
+                _ if i == index && zeros[i] => d.clone(),
+                Some(previous) if i == index => match kind {
+                    Kind::Tuple(inner) => add_tuples(inner, &quote!(#previous.#i_index), &d),
+                    _ => quote!(#previous.#i_index + #d),
+                },
+                Some(previous) => quote!(#previous.#i_index),
+                // The type of this component is rustc's to know: take it from the value.
+                None if matches!(kind, Kind::Unknown) => {
+                    quote!(::autodiff::__private::zero_like(&#primal.#i_index))
+                }
+                None => Emitter::zero_of(kind),
+            }
+        });
+        let value = quote!((#(#parts,)*));
+        zeros[index] = false;
+        let name = self.e.adjoint_name(var);
+        code.push(quote!(let #name = #value;));
+        self.zero_components.insert(name.to_string(), zeros);
+        adjoints.insert(var, name.to_token_stream());
+    }
+
     /// Emits the adjoint of `block`'s statements, last first. `refs` collects the primal values it reads.
     fn block(
         &mut self,
@@ -577,20 +641,8 @@ impl Reverse<'_, '_> {
             }
             Value::Field(o, index) => {
                 if let Kind::Tuple(kinds) = activity.kind(o) {
-                    let primal = self.e.operand(o);
                     refs.extend(o.var());
-                    let parts = kinds.iter().enumerate().map(|(i, k)| {
-                        let i_index = syn::Index::from(i);
-                        if i == *index as usize {
-                            d.clone()
-                        } else if matches!(k, Kind::Unknown) {
-                            // The type of this component is rustc's to know: take it from the value.
-                            quote!(::autodiff::__private::zero_like(&#primal.#i_index))
-                        } else {
-                            Emitter::zero_of(k)
-                        }
-                    });
-                    self.contribute(o, quote!((#(#parts,)*)), adjoints, code);
+                    self.contribute_component(o, &kinds, *index as usize, d, adjoints, code);
                 }
             }
             Value::Call {
@@ -1041,6 +1093,40 @@ mod tests {
         assert!(reference.contains(". rev ()"), "{reference}");
         assert!(reference.contains("Tape :: new ()"), "{reference}");
         assert!(reference.contains(". pop ()"), "{reference}");
+    }
+
+    #[test]
+    fn a_tuple_component_known_to_be_zero_is_replaced_not_added_to() {
+        let src = "fn f(x: f64) -> f64 {
+            let t = (x * x, 3.0 * x, x);
+            let a = t.0;
+            let b = t.1;
+            let c = t.2;
+            a * b + c * a
+        }";
+        for shortcuts in [Shortcuts::ALL, Shortcuts::NONE] {
+            let code = vjp_of(src, shortcuts);
+            // The last projection's adjoint makes the tuple with zeros, the others fill their components
+            // in.
+            assert!(!code.contains("0.0 +") && !code.contains("+ 0.0"), "{code}");
+            let tuples: Vec<&str> = code
+                .split("let ")
+                .filter(|s| s.starts_with("__d_t"))
+                .collect();
+            assert_eq!(tuples.len(), 3, "{code}");
+            assert!(
+                tuples[0].starts_with("__d_t = (0.0 , 0.0 , __d_c ,)"),
+                "{code}"
+            );
+            assert!(
+                tuples[1].starts_with("__d_t_1 = (__d_t . 0 , __d_b , __d_t . 2 ,)"),
+                "{code}"
+            );
+            assert!(
+                tuples[2].starts_with("__d_t_2 = (__d_a_1 , __d_t_1 . 1 , __d_t_1 . 2 ,)"),
+                "{code}"
+            );
+        }
     }
 
     #[test]

@@ -79,7 +79,7 @@ impl f {
         let (__tangent_0, __tangent_1) = tangents;
         f_jvp(x, y, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

@@ -136,7 +136,7 @@ impl branchy {
         let (__tangent_0, _) = tangents;
         branchy_jvp(x, k, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

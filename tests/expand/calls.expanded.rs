@@ -63,7 +63,7 @@ impl square {
         let (__tangent_0,) = tangents;
         square_jvp(x, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -159,7 +159,7 @@ impl log1pexp {
         let (__tangent_0,) = tangents;
         log1pexp_jvp(x, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -233,7 +233,7 @@ impl erf {
         let (__tangent_0,) = tangents;
         Self::__registered_jvp(x, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -342,7 +342,7 @@ impl model {
         let (__tangent_0, __tangent_1) = tangents;
         model_jvp(x, w, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

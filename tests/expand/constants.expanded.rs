@@ -92,7 +92,7 @@ impl poly {
         let (__tangent_0,) = tangents;
         poly_jvp(x, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -204,7 +204,7 @@ impl fall {
         let (__tangent_0, _) = tangents;
         fall_jvp(t, n, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

@@ -97,7 +97,7 @@ impl softplus_max {
         let (__tangent_0, __tangent_1) = tangents;
         softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into<T: Float>(
         self,
@@ -197,7 +197,7 @@ impl polar {
         let (__tangent_0, __tangent_1) = tangents;
         polar_jvp(r, t, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -323,7 +323,7 @@ impl scaled_power {
         let (__tangent_0, __tangent_1, _) = tangents;
         Self::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

@@ -124,7 +124,7 @@ impl dot {
         let (__tangent_0, __tangent_1) = tangents;
         dot_jvp(x, y, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -309,7 +309,7 @@ impl rosenbrock {
         let (__tangent_0,) = tangents;
         rosenbrock_jvp(x, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into<T: Float>(
         self,
@@ -422,7 +422,7 @@ impl product {
         let (__tangent_0,) = tangents;
         product_jvp(x, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -561,7 +561,7 @@ impl squares {
         let (__tangent_0,) = tangents;
         squares_jvp(x, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

@@ -242,7 +242,7 @@ impl matmul {
         let (__tangent_0, __tangent_1, _, _, _) = tangents;
         matmul_jvp(a, b, m, k, n, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,
@@ -395,7 +395,7 @@ impl logistic {
         let (__tangent_0, _) = tangents;
         logistic_jvp(x, levels, __tangent_0)
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

@@ -525,7 +525,7 @@ impl euler {
         let (__tangent_0, __tangent_1, __tangent_2, _) = tangents;
         euler_jvp(y0, p, h, steps, (__tangent_0, __tangent_1, __tangent_2))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
         self,

@@ -592,7 +592,7 @@ impl softmax_loss {
         let (__tangent_0, __tangent_1, _, _, _) = tangents;
         Self::__jvp_all(w, data, labels, d, k, (__tangent_0, __tangent_1))
     }
-    #[inline]
+    #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     pub fn vjp_into<T: Float>(
         self,
