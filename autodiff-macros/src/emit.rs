@@ -235,22 +235,26 @@ impl<'a> Emitter<'a> {
         let args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
             let tokens = self.operand(a);
             match (r, w) {
-                (_, Written::Array | Written::Element(_)) => self.written_arg(a, w),
                 (true, Written::No) => quote!(&#tokens),
                 (false, Written::No) => tokens,
+                (_, _) => self.written_arg(a, w),
             }
         });
         quote!(#callee(#(#args),*))
     }
 
     /// An array passed `&mut` to a call: `&mut k` of a local, `&mut *out` of an output parameter (a
-    /// reference already), `&mut a[i]` of an element.
+    /// reference already), `&mut a[i]` of an element, `&mut a[s..e]` of a window.
     pub(crate) fn written_arg(&self, array: &Operand, written: &Written) -> TokenStream {
         let name = self.operand(array);
         match (array, written) {
             (_, Written::Element(index)) => {
                 let index = self.operand(index);
                 quote!(&mut #name[#index])
+            }
+            (_, Written::Window { start, end }) => {
+                let (start, end) = (self.operand(start), self.operand(end));
+                quote!(&mut #name[#start..#end])
             }
             (Operand::Array(a), _) if self.f.arrays[a.0 as usize].param.is_some() => {
                 quote!(&mut *#name)

@@ -562,6 +562,19 @@ impl Forward<'_, '_> {
                     let zero = quote!(::autodiff::__private::zero_like(&#primal[#index]));
                     (zero.clone(), quote!(&mut #zero))
                 }
+                // A window goes to a `&mut [T]` parameter: its tangent is that window of the array's.
+                (Written::Window { start, end }, Some(t)) => {
+                    let (start, end) = (self.e.operand(start), self.e.operand(end));
+                    (
+                        quote!(::autodiff::__private::snapshot(&#t[#start..#end])),
+                        quote!(&mut #t[#start..#end]),
+                    )
+                }
+                (Written::Window { start, end }, None) => {
+                    let (start, end) = (self.e.operand(start), self.e.operand(end));
+                    let zeros = quote!(::autodiff::__private::zeros_like(&#primal[#start..#end]));
+                    (zeros.clone(), quote!(&mut #zeros))
+                }
                 (_, Some(t)) => (
                     quote!(::autodiff::__private::snapshot(&#t[..])),
                     quote!(&mut #t),
@@ -577,9 +590,9 @@ impl Forward<'_, '_> {
         let call_args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
             let tokens = self.e.operand(a);
             match (r, w) {
-                (_, Written::Array | Written::Element(_)) => self.e.written_arg(a, w),
                 (true, Written::No) => quote!(&#tokens),
                 (false, Written::No) => tokens,
+                (_, _) => self.e.written_arg(a, w),
             }
         });
         let call_args: Vec<TokenStream> = call_args.collect();
@@ -628,6 +641,13 @@ impl Forward<'_, '_> {
         for arg in args {
             let tangent = match arg {
                 // `Into` turns a local array's tangent into the `Vec` a slice parameter takes.
+                // An output parameter's tangent is the caller's `&mut [T]` buffer: copied, not cloned.
+                Operand::Array(a)
+                    if activity.is_active_array(*a) && self.e.f.arrays[a.0 as usize].output =>
+                {
+                    let t = self.array_tangent(*a);
+                    quote!(::core::convert::Into::into(::autodiff::__private::snapshot(&#t)))
+                }
                 Operand::Array(a) if activity.is_active_array(*a) => {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::core::clone::Clone::clone(&#t)))

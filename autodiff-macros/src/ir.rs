@@ -321,6 +321,9 @@ pub(crate) enum Written {
     /// One element of the array (`&mut a[i]`; a float local `&mut s` is held in an array of one element),
     /// which the callee takes as `&mut T`.
     Element(Operand),
+    /// A window of the array, `start..end` (`&mut k[a..b]`, `&mut k[a..]`, a matrix's row `&mut m[i]`), which
+    /// the callee takes as `&mut [T]`; the rest of the array keeps its values.
+    Window { start: Operand, end: Operand },
 }
 
 impl Written {
@@ -417,9 +420,10 @@ impl Stmt {
             Stmt::Push { value, .. } => vec![value],
             Stmt::CallOut { args, written, .. } => args
                 .iter()
-                .chain(written.iter().filter_map(|w| match w {
-                    Written::Element(index) => Some(index),
-                    _ => None,
+                .chain(written.iter().flat_map(|w| match w {
+                    Written::Element(index) => vec![index],
+                    Written::Window { start, end } => vec![start, end],
+                    Written::No | Written::Array => Vec::new(),
                 }))
                 .collect(),
             Stmt::NewArray { init, .. } => match init {

@@ -953,4 +953,65 @@ mod tests {
             lowered("fn f(x: f64) -> f64 { let y = x; let r = &x; let s = &y; r + s + y[0] }");
         assert_eq!(errors, 3);
     }
+
+    /// The `written` of the one call with output buffers in `f`.
+    fn written_of(f: &Function) -> Vec<crate::ir::Written> {
+        f.all_stmts()
+            .into_iter()
+            .find_map(|s| match s {
+                Stmt::CallOut { written, .. } => Some(written.clone()),
+                _ => None,
+            })
+            .expect("a call that writes output buffers")
+    }
+
+    #[test]
+    fn a_sub_slice_passed_mut_is_a_written_window() {
+        use crate::ir::Written;
+        for (range, end_is_len) in [
+            ("1..3", false),
+            ("1..", true),
+            ("..=2", false),
+            ("..", true),
+        ] {
+            let src = format!(
+                "fn f(y: &[f64], out: &mut [f64]) {{ let mut k = vec![0.0; 4]; g(y, &mut k[{range}]); g(y, &mut out[{range}]); }}"
+            );
+            let (f, errors) = lowered(&src);
+            assert_eq!(errors, 0, "{range}");
+            let Written::Window { start, end } = &written_of(&f)[1] else {
+                panic!("{range}: not a window");
+            };
+            // `a..` ends at the array's length, read before the call.
+            let len_read = values(&f).iter().any(|v| matches!(v, Value::Len(_)));
+            assert_eq!(len_read, end_is_len, "{range}");
+            assert!(start.var().is_none(), "a literal start: {range}");
+            assert_eq!(end.var().is_some(), range != "1..3", "{range}");
+        }
+    }
+
+    #[test]
+    fn an_output_parameter_passed_on_bare_is_written() {
+        use crate::ir::Written;
+        let (f, errors) =
+            lowered("fn f(y: &[f64], out: &mut [f64], e: &mut f64) { g(y, out); h(e); }");
+        assert_eq!(errors, 0);
+        let calls: Vec<Vec<Written>> = f
+            .all_stmts()
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::CallOut { written, .. } => Some(written.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(matches!(calls[0].as_slice(), [Written::No, Written::Array]));
+        // A float output is an array of one element: its element 0 is written.
+        assert!(matches!(calls[1].as_slice(), [Written::Element(_)]));
+        // A parameter that is no output, passed bare, is only read.
+        let (f, _) = lowered("fn f(y: &[f64]) -> f64 { g(y) }");
+        assert!(!f
+            .all_stmts()
+            .iter()
+            .any(|s| matches!(s, Stmt::CallOut { .. })));
+    }
 }
