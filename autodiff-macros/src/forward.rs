@@ -587,14 +587,14 @@ impl Forward<'_, '_> {
             *tangent = incoming;
             buffers.push(buffer);
         }
-        let call_args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
-            let tokens = self.e.operand(a);
-            match (r, w) {
-                (true, Written::No) => quote!(&#tokens),
-                (false, Written::No) => tokens,
-                (_, _) => self.e.written_arg(a, w),
-            }
-        });
+        let call_args = args
+            .iter()
+            .zip(by_ref)
+            .zip(written)
+            .map(|((a, r), w)| match w {
+                Written::No => self.e.call_arg(a, *r, self.e.operand(a)),
+                _ => self.e.written_arg(a, w),
+            });
         let call_args: Vec<TokenStream> = call_args.collect();
         let jvp =
             crate::companion::derivative_of(callee, "jvp", call_args.len() + 1 + buffers.len());
@@ -622,14 +622,10 @@ impl Forward<'_, '_> {
     ) -> TokenStream {
         let jvp = crate::companion::derivative_of(callee, "jvp", args.len() + 1);
         let tangents = self.call_tangents(args);
-        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
-            let a = self.e.operand(a);
-            if *r {
-                quote!(&#a)
-            } else {
-                a
-            }
-        });
+        let call_args = args
+            .iter()
+            .zip(by_ref)
+            .map(|(a, r)| self.e.call_arg(a, *r, self.e.operand(a)));
         quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
     }
 
@@ -640,6 +636,17 @@ impl Forward<'_, '_> {
         let mut tangents = Vec::new();
         for arg in args {
             let tangent = match arg {
+                // A matrix passed whole: its tangent, held flat, in the matrix's shape.
+                Operand::Array(a) if self.e.is_matrix(arg) => {
+                    let flat = match activity.is_active_array(*a) {
+                        true => self.array_tangent(*a).to_token_stream(),
+                        false => {
+                            let name = self.e.array_name(*a);
+                            quote!(::autodiff::__private::zeros_like(&#name[..]))
+                        }
+                    };
+                    self.e.matrix_in_shape(*a, &flat).unwrap_or(flat)
+                }
                 // `Into` turns a local array's tangent into the `Vec` a slice parameter takes.
                 // An output parameter's tangent is the caller's `&mut [T]` buffer: copied, not cloned.
                 Operand::Array(a)

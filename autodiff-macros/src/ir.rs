@@ -562,6 +562,19 @@ pub(crate) struct ArrayInfo {
     pub(crate) output: bool,
     /// A float output parameter (`&mut T`), held as a slice of one element (`*y` is `y[0]`).
     pub(crate) scalar: bool,
+    /// For a matrix (held flat, row-major), how a call that takes it whole gets it back in its shape.
+    pub(crate) matrix: Option<MatrixShape>,
+}
+
+/// How a matrix, held flat, is passed whole to a call (`total(&m)`).
+#[derive(Clone, Debug)]
+pub(crate) struct MatrixShape {
+    /// For a matrix parameter, the parameter as the generated code keeps it (`naming::matrix`), passed
+    /// as it is (`&*m` for a reference, `&m` for an owned matrix: `by_ref`).
+    pub(crate) original: Option<(proc_macro2::Ident, bool)>,
+    /// Its row offsets, an expression of parameters and constants only (so it may be evaluated anywhere
+    /// in the generated code), or `None` where the shape depends on values computed in the body.
+    pub(crate) offsets: Option<TokenStream>,
 }
 
 /// What is known of one value.

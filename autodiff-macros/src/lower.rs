@@ -73,6 +73,8 @@ struct Lowering<'a> {
     fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
+    /// The values of the parameters, in declaration order.
+    param_vars: Vec<Var>,
     /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
     matrices: std::collections::HashMap<Array, Array>,
     /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
@@ -102,6 +104,7 @@ pub(crate) fn lower(
         hoisted: Vec::new(),
         fixed_lens: Default::default(),
         loop_depth: 0,
+        param_vars: Vec::new(),
         matrices: Default::default(),
         windows: Default::default(),
         errors,
@@ -110,6 +113,7 @@ pub(crate) fn lower(
     for (i, p) in sig.params.iter().enumerate() {
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
         params.push(var);
+        lowering.param_vars.push(var);
         let bound = match p.array {
             Some(shape) if shape.matrix => lowering.bind_matrix(&p.ident, i),
             Some(shape) => {
@@ -201,6 +205,7 @@ impl Lowering<'_> {
             fixed_len: None,
             output: false,
             scalar: false,
+            matrix: None,
         });
         Array(self.arrays.len() as u32 - 1)
     }
@@ -505,6 +510,12 @@ impl Lowering<'_> {
                     }
                     Some(Operand::Var(v)) if v.0 as usize >= made.0 => {
                         self.vars[v.0 as usize].declared = Some(ty.clone());
+                    }
+                    // A matrix is held flat: `Vec<Vec<T>>` declares a `Vec<T>`.
+                    Some(Operand::Array(a))
+                        if a.0 as usize >= made.1 && self.matrices.contains_key(&a) =>
+                    {
+                        self.arrays[a.0 as usize].declared = matrices::row_type(ty);
                     }
                     Some(Operand::Array(a)) if a.0 as usize >= made.1 => {
                         self.arrays[a.0 as usize].declared = Some(ty.clone());

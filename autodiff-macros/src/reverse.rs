@@ -690,6 +690,11 @@ impl Reverse<'_, '_> {
         code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d);));
         for (arg, slot) in contributions {
             match arg {
+                // A matrix's cotangent comes in its shape: flattened.
+                Operand::Array(array) if self.e.is_matrix(&arg) => {
+                    let buffer = self.array_adjoint(array);
+                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));));
+                }
                 Operand::Array(array) => {
                     let buffer = self.array_adjoint(array);
                     code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);));
@@ -705,6 +710,10 @@ impl Reverse<'_, '_> {
     fn adds_into_callers(&self, args: &[Operand]) -> bool {
         let activity = self.e.activity;
         let mut arrays = BTreeSet::new();
+        // A matrix's cotangent comes in its shape, not into a flat buffer.
+        if args.iter().any(|a| self.e.is_matrix(a)) {
+            return false;
+        }
         args.iter()
             .filter(|a| activity.is_active(a))
             .all(|arg| match arg {
@@ -798,7 +807,7 @@ impl Reverse<'_, '_> {
                 }
                 _ => self.e.operand(arg),
             };
-            call_args.push(if *r { quote!(&#a) } else { a });
+            call_args.push(self.e.call_arg(arg, *r, a));
         }
         call_args
     }
@@ -926,10 +935,9 @@ impl Reverse<'_, '_> {
                 }
                 _ => self.e.operand(arg),
             };
-            call_args.push(match (r, w.is_written()) {
-                (_, true) => quote!(&mut #passed),
-                (true, false) => quote!(&#passed),
-                (false, false) => passed,
+            call_args.push(match w.is_written() {
+                true => quote!(&mut #passed),
+                false => self.e.call_arg(arg, *r, passed),
             });
             let float_output = match arg {
                 Operand::Array(array) if w.is_written() && activity.is_float_array(*array) => {
@@ -995,6 +1003,9 @@ impl Reverse<'_, '_> {
                             let label = self.e.array_name(array).to_string();
                             code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#slot[..]);));
                         }
+                        None if self.e.is_matrix(&Operand::Array(array)) => code.push(
+                            quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));),
+                        ),
                         None => code
                             .push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);)),
                     }

@@ -270,6 +270,12 @@ impl Lowering<'_> {
         if let Some(window) = self.written_window(inner) {
             return Some(window);
         }
+        // `&mut m[i]` of a matrix: its row, a window of the flat array.
+        if let Some((flat, offsets, row)) = self.matrix_row(inner) {
+            let row = self.lower_expr(row, None);
+            let (start, end) = self.row_bounds(offsets, row);
+            return Some((Operand::Array(flat), Written::Window { start, end }));
+        }
         if let Expr::Index(element) = inner {
             if let Some(array) = self.array_named(&element.expr).filter(|a| {
                 self.rows_of(*a).is_none() && !matches!(&*element.index, Expr::Range(_))
@@ -377,13 +383,23 @@ impl Lowering<'_> {
     /// One argument of a call that is not passed `&mut`.
     fn lower_call_arg(&mut self, arg: &Expr) -> (Operand, bool) {
         match self.array_operand(arg) {
+            // A matrix passed whole: the emitters give it back in its shape (`ir::MatrixShape`).
             Some(array) if self.rows_of(array).is_some() => {
-                self.errors.spanned(
+                let shaped = self.arrays[array.0 as usize]
+                    .matrix
+                    .as_ref()
+                    .is_some_and(|m| m.offsets.is_some());
+                if !shaped {
+                    self.errors.spanned(
                         arg,
-                        "a matrix cannot be passed to a call yet: pass its rows (`&m[i]`), or flatten it \
-                         into one slice indexed `a[i * n + j]`",
+                        "a matrix passed whole to a call must have a shape of literals or parameters \
+                         (`vec![vec![0.0; cols]; rows]` with `cols` and `rows` literals or parameters of \
+                         this function): pass its rows (`&m[i]`) instead, or flatten it into one slice indexed \
+                         `a[i * n + j]`",
                     );
-                (Self::poisoned(), false)
+                    return (Self::poisoned(), false);
+                }
+                (Operand::Array(array), true)
             }
             // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
             Some(array) => (
