@@ -53,7 +53,8 @@ fn rhs(y: &[f64], p: &[f64], dydt: &mut [f64]) {
     dydt[1] = y[0] * y[1] - p[1] * y[1];
 }
 
-/// A matrix filled by a loop nest (`=` and `+=`), a literal matrix, rows passed to a slice parameter.
+/// A matrix filled by a loop nest (`=` and `+=`), and a literal matrix.
+#[allow(clippy::useless_vec)] // `vec![vec![..], ..]` is the form under test
 #[differentiable]
 fn filled(x: &[f64], a: f64) -> f64 {
     let mut m: Vec<Vec<f64>> = vec![vec![0.0; 2]; 3];
@@ -107,6 +108,7 @@ fn whole(g: &[Vec<f64>], x: &[f64], n: usize) -> f64 {
 }
 
 /// A matrix made in a loop body and in a branch, passed whole there; a copy of the parameter written.
+#[allow(clippy::useless_vec)] // `vec![vec![..], ..]` is the form under test
 #[differentiable]
 fn made_in_loops(g: &[Vec<f64>], a: f64, steps: usize) -> f64 {
     let mut s = 0.0;

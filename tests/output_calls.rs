@@ -225,11 +225,11 @@ fn call_result_passed_on(xs: &[f64], a: f64) -> f64 {
     t * u
 }
 
-/// Sub-slices of a local array as output buffers: two right-hand sides written side by side (the second
+/// Sub-slices of a local fixed-size array as output buffers: two right-hand sides written side by side (the second
 /// reads a copy of the first's window), and an element the calls leave alone.
 #[differentiable]
 fn stacked_rhs(y: &[f64], p: &[f64]) -> f64 {
-    let mut k = vec![1.0; 5];
+    let mut k = [1.0; 5];
     k[0] = y[0] * p[1];
     rhs(y, p, &mut k[1..3]);
     let a = [k[1], k[2]];

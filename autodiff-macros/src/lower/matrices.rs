@@ -272,6 +272,7 @@ pub(super) fn row_type(ty: &syn::Type) -> Option<syn::Type> {
 }
 
 /// How a matrix made in the body starts.
+#[allow(clippy::large_enum_variant)] // parsed once per matrix literal, as `VecArgs`
 pub(super) enum MatrixInit {
     /// `vec![vec![fill; cols]; rows]` (or `vec![[fill; cols]; rows]`).
     Repeat { fill: Expr, cols: Expr, rows: Expr },
