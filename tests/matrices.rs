@@ -126,6 +126,31 @@ fn made_in_loops(g: &[Vec<f64>], a: f64, steps: usize) -> f64 {
     s + total(&h) + h[0][1] * h[0][0]
 }
 
+/// Adds `xs[0] xs[2]` into `out[0]`.
+#[differentiable]
+fn add_product(xs: &[f64], out: &mut [f64]) {
+    out[0] += xs[2] * xs[0];
+}
+
+/// The rows of a matrix made in a branch of a loop body passed to a call, whose adjoint buffers are sized
+/// in the reverse sweep where the matrix is out of scope (found by `autodiff-fuzz --seed 2 --forms`).
+#[differentiable]
+fn rows_in_a_branch(a: f64, n: usize) -> f64 {
+    let mut buf = [0.0; 3];
+    let mut t = 1.0;
+    for i in 0..n {
+        if a > -0.5 {
+            let mut m: Vec<Vec<f64>> = vec![vec![0.5; 3]; 3];
+            for j in 0..3 {
+                m[j][i % 3] = a * t;
+                add_product(&m[j], &mut buf);
+            }
+        }
+        t += buf[0];
+    }
+    t
+}
+
 /// Three rows by two columns, as a flat input of a test.
 fn grid(w: &[f64]) -> Vec<Vec<f64>> {
     w.chunks(2).map(<[f64]>::to_vec).collect()
@@ -189,6 +214,15 @@ proptest! {
         // The callee alone, by hand: d total / d m[i][j] = 2 (j + 1) m[i][j].
         let (_, gt) = total_grad(&g);
         assert_all_close(&gt.concat(), &[2.0 * w[0], 4.0 * w[1], 2.0 * w[2], 4.0 * w[3]], 1e-14, "total");
+    }
+
+    #[test]
+    fn rows_of_a_matrix_made_in_a_branch(a in -1.2f64..1.2, n in 0usize..4) {
+        let (value, ga) = rows_in_a_branch_grad(a, n);
+        assert_close(value, rows_in_a_branch(a, n), 1e-14, "value");
+        assert_close(ga, common::central_difference(|s| rows_in_a_branch(s, n), a), 1e-7, "d/da");
+        let (_, dot) = rows_in_a_branch_jvp(a, n, 1.0);
+        assert_close(dot, ga, 1e-10, "jvp");
     }
 
     #[test]

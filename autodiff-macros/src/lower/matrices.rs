@@ -233,6 +233,13 @@ impl Lowering<'_> {
                 },
             },
         });
+        if self.arrays[flat.0 as usize].param.is_none() {
+            // A matrix made in a branch or loop body may be out of scope in the reverse sweep, which sizes
+            // the row's adjoint buffer by this length (read there only if needed), as for any sub-slice.
+            let name = format!("{}_len", self.arrays[array.0 as usize].name);
+            let length = self.emit(Value::Len(array), Some(name), Span::call_site());
+            self.arrays[array.0 as usize].length = length.var();
+        }
         array
     }
 
