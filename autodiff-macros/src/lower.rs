@@ -1025,4 +1025,56 @@ mod tests {
             .iter()
             .any(|s| matches!(s, Stmt::CallOut { .. })));
     }
+
+    #[test]
+    fn a_matrix_made_in_the_body_is_flat_with_its_row_offsets() {
+        // Its shape of literals and parameters is kept, for a call that takes it whole.
+        for (src, offsets) in [
+            (
+                "fn f(x: f64, n: usize) -> f64 { let mut m = vec![vec![x; n]; 2]; m[1][0] = x; g(&m) }",
+                "uniform_row_offsets (2 , n)",
+            ),
+            (
+                "fn f(x: f64) -> f64 { let m = vec![vec![x, 1.0], vec![x; 3]]; g(&m) }",
+                "row_offsets_of_lengths (& [2usize , 3usize])",
+            ),
+        ] {
+            let (f, errors) = lowered(src);
+            assert_eq!(errors, 0, "{src}");
+            let shape = f
+                .arrays
+                .iter()
+                .find_map(|a| a.matrix.as_ref())
+                .expect("a matrix");
+            let tokens = shape.offsets.as_ref().expect("a known shape").to_string();
+            assert!(tokens.ends_with(offsets), "{tokens}");
+        }
+        // `m[1][0] = x`: a store at the row's offset.
+        let (f, _) = lowered(
+            "fn f(x: f64) -> f64 { let mut m = vec![vec![0.0; 2]; 2]; m[1][0] = x; m[1][0] }",
+        );
+        assert!(f
+            .all_stmts()
+            .iter()
+            .any(|s| matches!(s, Stmt::Store { .. })));
+        // A shape computed in the body: an error where the matrix is passed whole, not before.
+        let body = "let n = x as usize + 1; let m = vec![vec![x; n]; 2];";
+        let (_, errors) = lowered(&format!("fn f(x: f64) -> f64 {{ {body} m[1][0] }}"));
+        assert_eq!(errors, 0);
+        let (_, errors) = lowered(&format!("fn f(x: f64) -> f64 {{ {body} g(&m) }}"));
+        assert_eq!(errors, 1);
+    }
+
+    #[test]
+    fn a_matrix_row_passed_mut_is_a_window_of_the_flat_array() {
+        use crate::ir::Written;
+        let (f, errors) = lowered(
+            "fn f(y: &[f64]) -> f64 { let mut m = vec![vec![0.0; 2]; 2]; rhs(y, &mut m[1]); m[1][0] }",
+        );
+        assert_eq!(errors, 0);
+        assert!(matches!(
+            written_of(&f).as_slice(),
+            [Written::No, Written::Window { .. }]
+        ));
+    }
 }
