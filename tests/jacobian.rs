@@ -169,6 +169,58 @@ fn relax(a: f64, e: &mut f64) {
     *e = *e * a + a * a;
 }
 
+/// A tuple and a fixed-size array as inputs, a fixed-size output: three rows of four columns (reverse).
+#[differentiable]
+fn weigh(t: (f64, f64), x: &[f64; 2], out: &mut [f64; 3]) {
+    out[0] = t.0 * x[0];
+    out[1] = t.1 * x[1].sin();
+    out[2] = t.0 * t.1 + x[0];
+}
+
+/// The same inputs, six rows (forward).
+#[differentiable]
+fn weigh_wide(t: (f64, f64), x: &[f64; 2], out: &mut [f64]) {
+    for i in 0..6 {
+        out[i] = (t.0 * i as f64).sin() * x[i % 2] + t.1;
+    }
+}
+
+/// A matrix and a tuple as inputs of an array result: columns m[0][0], m[0][1], m[1][0], t.0, t.1.
+#[differentiable]
+fn mixes(m: &[Vec<f64>], t: (f64, f64)) -> Vec<f64> {
+    vec![m[0][0] * t.0 + m[1][0], m[0][1] * m[1][0] * t.1, t.0 * t.1]
+}
+
+/// The same, seven rows (forward).
+#[differentiable]
+fn mixes_wide(m: &[Vec<f64>], t: (f64, f64)) -> Vec<f64> {
+    let mut v = vec![0.0; 7];
+    for i in 0..7 {
+        v[i] = m[i % 2][0] * t.0.powi(i as i32) + m[1][0] * t.1;
+    }
+    v
+}
+
+/// The Jacobian of `f` at `x` by central differences, row by row.
+fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], rows: usize) -> Vec<Vec<f64>> {
+    (0..rows)
+        .map(|i| {
+            (0..x.len())
+                .map(|j| {
+                    central_difference(
+                        |v| {
+                            let mut w = x.to_vec();
+                            w[j] = v;
+                            f(&w)[i]
+                        },
+                        x[j],
+                    )
+                })
+                .collect()
+        })
+        .collect()
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -226,4 +278,58 @@ proptest! {
         relax(a, &mut once);
         assert_close(e, once, ANALYTIC_TOL, "relax's output");
     }
+
+    #[test]
+    fn jacobians_over_tuples_arrays_and_matrices(w in prop::collection::vec(-1.5f64..1.5, 5)) {
+        let (t, x) = ((w[0], w[1]), [w[2], w[3]]);
+        // weigh, reverse: columns t.0, t.1, x0, x1.
+        let mut out = [0.0; 3];
+        let jacobian = weigh_jacobian(t, &x, &mut out);
+        let expected = [
+            [x[0], 0.0, t.0, 0.0],
+            [0.0, x[1].sin(), 0.0, t.1 * x[1].cos()],
+            [t.1, t.0, 1.0, 0.0],
+        ];
+        for (row, want) in jacobian.iter().zip(&expected) {
+            assert_all_close(row, want, ANALYTIC_TOL, "weigh");
+        }
+        let inputs = [t.0, t.1, x[0], x[1]];
+        let by_fd = fd_jacobian(|v| { let mut o = [0.0; 3]; weigh((v[0], v[1]), &[v[2], v[3]], &mut o); o.to_vec() }, &inputs, 3);
+        for (row, fd) in jacobian.iter().zip(&by_fd) {
+            assert_all_close(row, fd, 1e-7, "weigh against finite differences");
+        }
+        // weigh_wide, forward.
+        let mut out = vec![0.0; 6];
+        let jacobian = weigh_wide_jacobian(t, &x, &mut out);
+        prop_assert_eq!(jacobian.len(), 6);
+        let by_fd = fd_jacobian(|v| { let mut o = vec![0.0; 6]; weigh_wide((v[0], v[1]), &[v[2], v[3]], &mut o); o }, &inputs, 6);
+        for (i, (row, fd)) in jacobian.iter().zip(&by_fd).enumerate() {
+            let k = i as f64;
+            let mut want = vec![k * (t.0 * k).cos() * x[i % 2], 1.0, 0.0, 0.0];
+            want[2 + i % 2] = (t.0 * k).sin();
+            assert_all_close(row, &want, ANALYTIC_TOL, "weigh_wide");
+            assert_all_close(row, fd, 1e-7, "weigh_wide against finite differences");
+        }
+        // mixes (reverse) and mixes_wide (forward): a matrix's columns row-major, then the tuple's.
+        let m = vec![vec![w[0], w[1]], vec![w[2]]];
+        let t = (w[3], w[4]);
+        let inputs = [w[0], w[1], w[2], t.0, t.1];
+        let unflat = |v: &[f64]| (vec![vec![v[0], v[1]], vec![v[2]]], (v[3], v[4]));
+        let jacobian = mixes_jacobian(&m, t);
+        let expected = [
+            [t.0, 0.0, 1.0, m[0][0], 0.0],
+            [0.0, m[1][0] * t.1, m[0][1] * t.1, 0.0, m[0][1] * m[1][0]],
+            [0.0, 0.0, 0.0, t.1, t.0],
+        ];
+        for (row, want) in jacobian.iter().zip(&expected) {
+            assert_all_close(row, want, ANALYTIC_TOL, "mixes");
+        }
+        let jacobian = mixes_wide_jacobian(&m, t);
+        prop_assert_eq!(jacobian.len(), 7);
+        let by_fd = fd_jacobian(|v| { let (m, t) = unflat(v); mixes_wide(&m, t) }, &inputs, 7);
+        for (row, fd) in jacobian.iter().zip(&by_fd) {
+            assert_all_close(row, fd, 1e-6, "mixes_wide against finite differences");
+        }
+    }
+
 }

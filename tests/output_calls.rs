@@ -225,6 +225,58 @@ fn call_result_passed_on(xs: &[f64], a: f64) -> f64 {
     t * u
 }
 
+/// Sub-slices of a local fixed-size array as output buffers: two right-hand sides written side by side (the second
+/// reads a copy of the first's window), and an element the calls leave alone.
+#[differentiable]
+fn stacked_rhs(y: &[f64], p: &[f64]) -> f64 {
+    let mut k = [1.0; 5];
+    k[0] = y[0] * p[1];
+    rhs(y, p, &mut k[1..3]);
+    let a = [k[1], k[2]];
+    rhs(&a, p, &mut k[3..]);
+    k[0] * k[3] + k[1] * k[2] + k[4]
+}
+
+/// Windows that move in a loop (`a..b` and `a..=b`), one written by a callee that reads its incoming
+/// values.
+#[differentiable]
+fn stages(y: &[f64], p: &[f64], a: f64, n: usize) -> f64 {
+    let mut k = vec![0.0; 2 * n + 2];
+    k[0] = y[0];
+    k[1] = y[1];
+    for s in 0..n {
+        let prev = [k[2 * s], k[2 * s + 1]];
+        rhs(&prev, p, &mut k[2 * s + 2..2 * s + 4]);
+        axpy_into(a, &prev, &mut k[2 * s + 2..=2 * s + 3]);
+    }
+    let mut total = 0.0;
+    for i in 0..k.len() {
+        total += k[i] * k[i];
+    }
+    total
+}
+
+/// Windows of the caller's own output parameter (`&mut out[2..]`, `&mut out[..2]`).
+#[differentiable]
+fn state_and_rate(y: &[f64], p: &[f64], out: &mut [f64]) {
+    out[0] = y[0] * y[1];
+    out[1] = y[1].sin();
+    rhs(y, p, &mut out[2..]);
+    axpy_into(p[0], y, &mut out[..2]);
+}
+
+/// The caller's output parameters passed on bare (`rhs(y, p, out)`, `scale_into(a, acc)`): implicit
+/// reborrows, which the callee writes.
+#[differentiable]
+fn rhs_scaled(y: &[f64], p: &[f64], s: f64, out: &mut [f64], acc: &mut f64) -> f64 {
+    rhs(y, p, out);
+    for i in 0..2 {
+        out[i] *= s;
+    }
+    let v = scale_into(s, acc);
+    v * out[0] + *acc
+}
+
 fn flat(f: impl Fn(&[f64]) -> f64) -> impl Fn(&[f64]) -> f64 {
     f
 }
@@ -464,4 +516,105 @@ proptest! {
         };
         assert_close(tv + d * t_out, central_difference(h, 0.0), 1e-6, "jvp");
     }
+
+    #[test]
+    fn sub_slices_as_output_buffers(y in prop::collection::vec(0.2f64..1.5, 2), p in prop::collection::vec(0.2f64..1.5, 2), a in -1.5f64..1.5, n in 0usize..4) {
+        // By hand: k0 = y0 p1, k[1..3] = f(y), k[3..5] = f(f(y)).
+        let f = |y: [f64; 2]| [p[0] * y[0] - y[0] * y[1], y[0] * y[1] - p[1] * y[1]];
+        let k1 = f([y[0], y[1]]);
+        let k2 = f(k1);
+        let (value, (gy, gp)) = stacked_rhs_grad(&y, &p);
+        assert_close(value, y[0] * p[1] * k2[0] + k1[0] * k1[1] + k2[1], 1e-14, "value");
+        let all = [y.clone(), p.clone()].concat();
+        let g = [gy.clone(), gp.clone()].concat();
+        assert_fd_gradient(|w: &[f64]| stacked_rhs(&w[..2], &w[2..]), &all, &g, "stacked_rhs");
+        for (j, t) in [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.5, -1.0]].iter().enumerate() {
+            let (v, dot) = stacked_rhs_jvp(&y, &p, (t[..2].to_vec(), t[2..].to_vec()));
+            assert_close(v, value, 1e-14, "jvp value");
+            assert_close(dot, common::dot(&g, t), 1e-10, &format!("jvp {j}"));
+        }
+
+        let (value, (gy, gp, ga)) = stages_grad(&y, &p, a, n);
+        assert_close(value, stages(&y, &p, a, n), 1e-14, "value");
+        let all = [y.clone(), p.clone(), vec![a]].concat();
+        let g = [gy, gp, vec![ga]].concat();
+        assert_fd_gradient(|w: &[f64]| stages(&w[..2], &w[2..4], w[4], n), &all, &g, "stages");
+        let t = [0.3, -0.2, 0.5, 1.0, -0.7];
+        let (_, dot) = stages_jvp(&y, &p, a, n, (t[..2].to_vec(), t[2..4].to_vec(), t[4]));
+        common::assert_dot(dot, &g, &t, 1e-10, "stages jvp");
+    }
+
+    #[test]
+    fn sub_slices_of_an_output_parameter(y in prop::collection::vec(0.2f64..1.5, 2), p in prop::collection::vec(0.2f64..1.5, 2), d in prop::collection::vec(-1.0f64..1.0, 4)) {
+        let by_hand = |y: &[f64], p: &[f64]| [
+            y[0] * y[1] + p[0] * y[0],
+            y[1].sin() + p[0] * y[1],
+            p[0] * y[0] - y[0] * y[1],
+            y[0] * y[1] - p[1] * y[1],
+        ];
+        let mut out = vec![f64::NAN; 4];
+        state_and_rate(&y, &p, &mut out);
+        assert_all_close(&out, &by_hand(&y, &p), 1e-14, "the primal");
+        let mut out = vec![0.0; 4];
+        let (gy, gp, gout) = state_and_rate_vjp(&y, &p, &mut out, &d);
+        assert_all_close(&out, &by_hand(&y, &p), 1e-14, "vjp writes the output");
+        prop_assert_eq!(gout, vec![0.0; 4]);
+        let all = [y.clone(), p.clone()].concat();
+        let g = [gy, gp].concat();
+        let f = |w: &[f64]| common::dot(&by_hand(&w[..2], &w[2..]), &d);
+        assert_fd_gradient(f, &all, &g, "state_and_rate_vjp");
+        let t = [0.5, -1.0, 0.25, 2.0];
+        let mut tangent = vec![f64::NAN; 4];
+        state_and_rate_jvp(&y, &p, &mut out, (t[..2].to_vec(), t[2..].to_vec(), vec![3.0; 4]), &mut tangent);
+        common::assert_dot(common::dot(&tangent, &d), &g, &t, 1e-10, "state_and_rate_jvp");
+        // Its Jacobian: rows the four outputs, columns y, p and the incoming `out` (read by the callees).
+        let jacobian = state_and_rate_jacobian(&y, &p, &mut out);
+        prop_assert_eq!(jacobian.len(), 4);
+        for (i, row) in jacobian.iter().enumerate() {
+            prop_assert_eq!(row.len(), 8);
+            let fd: Vec<f64> = (0..4).map(|j| central_difference(|s| {
+                let mut w = all.clone();
+                w[j] = s;
+                by_hand(&w[..2], &w[2..])[i]
+            }, all[j])).collect();
+            assert_all_close(&row[..4], &fd, 1e-7, &format!("jacobian row {i}"));
+            assert_all_close(&row[4..], &[0.0; 4], 0.0, "the incoming output");
+        }
+    }
+
+    #[test]
+    fn output_parameters_passed_on_bare(y in prop::collection::vec(0.2f64..1.5, 2), p in prop::collection::vec(0.2f64..1.5, 2), s in -1.5f64..1.5, o in -1.0f64..1.0, d in prop::collection::vec(-1.0f64..1.0, 3)) {
+        // out = s f(y), acc' = acc s + sin s, value = s² out0 + acc'.
+        let by_hand = |y: &[f64], p: &[f64], s: f64, acc: f64| {
+            let out = [s * (p[0] * y[0] - y[0] * y[1]), s * (y[0] * y[1] - p[1] * y[1])];
+            let acc = acc * s + s.sin();
+            (s * s * out[0] + acc, out, acc)
+        };
+        let mut out = vec![f64::NAN; 2];
+        let mut acc = o;
+        let (value, (gy, gp, gs, gout, gacc)) = rhs_scaled_vjp(&y, &p, s, &mut out, &mut acc, d[0], &d[1..], d[2]);
+        let (v, o2, a2) = by_hand(&y, &p, s, o);
+        assert_close(value, v, 1e-14, "value");
+        let (mut primal_out, mut primal_acc) = (vec![0.0; 2], o);
+        assert_close(rhs_scaled(&y, &p, s, &mut primal_out, &mut primal_acc), v, 1e-14, "the primal");
+        assert_all_close(&primal_out, &o2, 1e-14, "the primal's out");
+        assert_all_close(&out, &o2, 1e-14, "out");
+        assert_close(acc, a2, 1e-14, "acc");
+        // `out` passed on may be read by the callee: its incoming value is an input, here with no effect.
+        prop_assert_eq!(gout, vec![0.0; 2]);
+        let all = [y.clone(), p.clone(), vec![s, o]].concat();
+        let f = |w: &[f64]| {
+            let (v, out, acc) = by_hand(&w[..2], &w[2..4], w[4], w[5]);
+            d[0] * v + d[1] * out[0] + d[2] * out[1] + d[2] * acc
+        };
+        let g = [gy, gp, vec![gs, gacc]].concat();
+        assert_fd_gradient(f, &all, &g, "rhs_scaled_vjp");
+        let t = [0.5, -1.0, 0.25, 2.0, 0.7, -0.3];
+        let (mut t_out, mut t_acc) = (vec![f64::NAN; 2], f64::NAN);
+        let mut acc = o;
+        let (_, t_value) = rhs_scaled_jvp(&y, &p, s, &mut out, &mut acc, (t[..2].to_vec(), t[2..4].to_vec(), t[4], vec![9.0; 2], t[5]), &mut t_out, &mut t_acc);
+        let along = d[0] * t_value + d[1] * t_out[0] + d[2] * t_out[1] + d[2] * t_acc;
+        common::assert_dot(along, &g, &t, 1e-10, "rhs_scaled_jvp");
+    }
+
 }

@@ -60,7 +60,8 @@ pub mod private {
         re_parts, to_int, Constant, Parts,
     };
     pub use crate::matrix::{
-        constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, unflatten_like, Matrix,
+        constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, row_offsets_of_lengths,
+        unflatten, unflatten_like, uniform_row_offsets, Matrix,
     };
     pub use crate::memory::{
         accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,

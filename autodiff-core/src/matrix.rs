@@ -133,6 +133,31 @@ pub fn row_offsets<A: Matrix + ?Sized>(m: &A) -> Vec<usize> {
     offsets
 }
 
+/// The row offsets of a matrix of `rows` rows of `cols` elements each (`vec![vec![v; cols]; rows]`, made in
+/// a differentiable body): `[0, cols, 2 cols, .., rows cols]`.
+pub fn uniform_row_offsets(rows: usize, cols: usize) -> Vec<usize> {
+    (0..=rows).map(|i| i * cols).collect()
+}
+
+/// The row offsets of a matrix whose rows have these lengths (`vec![vec![a, b], vec![c]]`).
+pub fn row_offsets_of_lengths(lengths: &[usize]) -> Vec<usize> {
+    let mut offsets = Vec::with_capacity(lengths.len() + 1);
+    offsets.push(0);
+    for length in lengths {
+        offsets.push(offsets[offsets.len() - 1] + length);
+    }
+    offsets
+}
+
+/// The flat row-major `flat` with row offsets `offsets` as a `Vec<Vec<T>>`: a matrix made in a
+/// differentiable body, passed whole to a call.
+pub fn unflatten<T: Copy>(flat: &[T], offsets: &[usize]) -> Vec<Vec<T>> {
+    offsets
+        .windows(2)
+        .map(|w| flat[w[0]..w[1]].to_vec())
+        .collect()
+}
+
 /// `flat`, row-major, in the shape of `m`: a matrix's gradient from its flat adjoint.
 pub fn unflatten_like<A: Matrix + ?Sized>(m: &A, flat: &[A::Elem]) -> A::Shaped {
     m.shaped(flat)
@@ -203,5 +228,8 @@ mod tests {
         let lifted = dual_matrix("a", &a, &[[1.0; 2]; 3]);
         assert_eq!((lifted[2][1].re, lifted[2][1].eps), (6.0, 1.0));
         assert_eq!(constant_matrix(&m)[2][0].eps, 0.0);
+        assert_eq!(uniform_row_offsets(3, 2), [0, 2, 4, 6]);
+        assert_eq!(row_offsets_of_lengths(&[2, 0, 1]), [0, 2, 2, 3]);
+        assert_eq!(unflatten(&[1.0, 2.0, 3.0], &[0, 2, 2, 3]), m);
     }
 }

@@ -232,25 +232,79 @@ impl<'a> Emitter<'a> {
         by_ref: &[bool],
         written: &[Written],
     ) -> TokenStream {
-        let args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
-            let tokens = self.operand(a);
-            match (r, w) {
-                (_, Written::Array | Written::Element(_)) => self.written_arg(a, w),
-                (true, Written::No) => quote!(&#tokens),
-                (false, Written::No) => tokens,
-            }
-        });
+        let args = args
+            .iter()
+            .zip(by_ref)
+            .zip(written)
+            .map(|((a, r), w)| match w {
+                Written::No => self.call_arg(a, *r, self.operand(a)),
+                _ => self.written_arg(a, w),
+            });
         quote!(#callee(#(#args),*))
     }
 
+    // Input:  total(&m)            (`m` a matrix, held flat with its row offsets)
+    // Output: total(&*__matrix_m)  (a parameter)  or  total(&unflatten(&m[..], &uniform_row_offsets(3, n)))
+    /// An argument of a call that is not written: `a` or `&a` (`by_ref`), and a matrix, which the generated
+    /// code holds flat, in its own shape again.
+    pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: TokenStream) -> TokenStream {
+        if let Operand::Array(array) = arg {
+            match self.f.arrays[array.0 as usize].matrix.as_ref() {
+                Some(crate::ir::MatrixShape {
+                    original: Some((matrix, true)),
+                    ..
+                }) => return quote!(&*#matrix),
+                Some(crate::ir::MatrixShape {
+                    original: Some((matrix, false)),
+                    ..
+                }) => return quote!(&#matrix),
+                Some(_) => {
+                    if let Some(shaped) = self.matrix_in_shape(*array, &tokens) {
+                        return quote!(&#shaped);
+                    }
+                }
+                None => {}
+            }
+        }
+        if by_ref {
+            quote!(&#tokens)
+        } else {
+            tokens
+        }
+    }
+
+    /// `flat`, the elements (or their tangents) of the matrix `array`, row-major, in the matrix's shape:
+    /// `Vec<Vec<T>>`, or the parameter's own type. `None` if `array` is no matrix of a known shape.
+    pub(crate) fn matrix_in_shape(&self, array: Array, flat: &TokenStream) -> Option<TokenStream> {
+        let shape = self.f.arrays[array.0 as usize].matrix.as_ref()?;
+        Some(match (&shape.original, &shape.offsets) {
+            (Some((matrix, _)), _) => {
+                quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat[..]))
+            }
+            (None, Some(offsets)) => {
+                quote!(::autodiff::__private::unflatten(&#flat[..], &#offsets))
+            }
+            (None, None) => return None,
+        })
+    }
+
+    /// Is `arg` a matrix (passed whole to a call)?
+    pub(crate) fn is_matrix(&self, arg: &Operand) -> bool {
+        matches!(arg, Operand::Array(a) if self.f.arrays[a.0 as usize].matrix.is_some())
+    }
+
     /// An array passed `&mut` to a call: `&mut k` of a local, `&mut *out` of an output parameter (a
-    /// reference already), `&mut a[i]` of an element.
+    /// reference already), `&mut a[i]` of an element, `&mut a[s..e]` of a window.
     pub(crate) fn written_arg(&self, array: &Operand, written: &Written) -> TokenStream {
         let name = self.operand(array);
         match (array, written) {
             (_, Written::Element(index)) => {
                 let index = self.operand(index);
                 quote!(&mut #name[#index])
+            }
+            (_, Written::Window { start, end }) => {
+                let (start, end) = (self.operand(start), self.operand(end));
+                quote!(&mut #name[#start..#end])
             }
             (Operand::Array(a), _) if self.f.arrays[a.0 as usize].param.is_some() => {
                 quote!(&mut *#name)
@@ -369,14 +423,10 @@ impl<'a> Emitter<'a> {
                 args,
                 by_ref,
             } => {
-                let args = args.iter().zip(by_ref).map(|(a, r)| {
-                    let a = op(a);
-                    if *r {
-                        quote!(&#a)
-                    } else {
-                        a
-                    }
-                });
+                let args = args
+                    .iter()
+                    .zip(by_ref)
+                    .map(|(a, r)| self.call_arg(a, *r, op(a)));
                 quote!(#callee(#(#args),*))
             }
             Value::StopGradient { callee, arg } => {

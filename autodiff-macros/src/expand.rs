@@ -143,8 +143,8 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             };
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let grad_into = generated.grad_into();
-            let jacobian = generated
-                .plain()
+            // Free functions (matrix parameters included: their columns are flattened row-major).
+            let jacobian = (!generated.method && generated.flat.is_none())
                 .then(|| crate::jacobian::jacobian(&item, &sig))
                 .flatten();
             let copy = (!generated.method)

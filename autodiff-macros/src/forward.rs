@@ -562,6 +562,19 @@ impl Forward<'_, '_> {
                     let zero = quote!(::autodiff::__private::zero_like(&#primal[#index]));
                     (zero.clone(), quote!(&mut #zero))
                 }
+                // A window goes to a `&mut [T]` parameter: its tangent is that window of the array's.
+                (Written::Window { start, end }, Some(t)) => {
+                    let (start, end) = (self.e.operand(start), self.e.operand(end));
+                    (
+                        quote!(::autodiff::__private::snapshot(&#t[#start..#end])),
+                        quote!(&mut #t[#start..#end]),
+                    )
+                }
+                (Written::Window { start, end }, None) => {
+                    let (start, end) = (self.e.operand(start), self.e.operand(end));
+                    let zeros = quote!(::autodiff::__private::zeros_like(&#primal[#start..#end]));
+                    (zeros.clone(), quote!(&mut #zeros))
+                }
                 (_, Some(t)) => (
                     quote!(::autodiff::__private::snapshot(&#t[..])),
                     quote!(&mut #t),
@@ -574,14 +587,14 @@ impl Forward<'_, '_> {
             *tangent = incoming;
             buffers.push(buffer);
         }
-        let call_args = args.iter().zip(by_ref).zip(written).map(|((a, r), w)| {
-            let tokens = self.e.operand(a);
-            match (r, w) {
-                (_, Written::Array | Written::Element(_)) => self.e.written_arg(a, w),
-                (true, Written::No) => quote!(&#tokens),
-                (false, Written::No) => tokens,
-            }
-        });
+        let call_args = args
+            .iter()
+            .zip(by_ref)
+            .zip(written)
+            .map(|((a, r), w)| match w {
+                Written::No => self.e.call_arg(a, *r, self.e.operand(a)),
+                _ => self.e.written_arg(a, w),
+            });
         let call_args: Vec<TokenStream> = call_args.collect();
         let jvp =
             crate::companion::derivative_of(callee, "jvp", call_args.len() + 1 + buffers.len());
@@ -609,14 +622,10 @@ impl Forward<'_, '_> {
     ) -> TokenStream {
         let jvp = crate::companion::derivative_of(callee, "jvp", args.len() + 1);
         let tangents = self.call_tangents(args);
-        let call_args = args.iter().zip(by_ref).map(|(a, r)| {
-            let a = self.e.operand(a);
-            if *r {
-                quote!(&#a)
-            } else {
-                a
-            }
-        });
+        let call_args = args
+            .iter()
+            .zip(by_ref)
+            .map(|(a, r)| self.e.call_arg(a, *r, self.e.operand(a)));
         quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
     }
 
@@ -627,7 +636,25 @@ impl Forward<'_, '_> {
         let mut tangents = Vec::new();
         for arg in args {
             let tangent = match arg {
+                // A matrix passed whole: its tangent, held flat, in the matrix's shape.
+                Operand::Array(a) if self.e.is_matrix(arg) => {
+                    let flat = match activity.is_active_array(*a) {
+                        true => self.array_tangent(*a).to_token_stream(),
+                        false => {
+                            let name = self.e.array_name(*a);
+                            quote!(::autodiff::__private::zeros_like(&#name[..]))
+                        }
+                    };
+                    self.e.matrix_in_shape(*a, &flat).unwrap_or(flat)
+                }
                 // `Into` turns a local array's tangent into the `Vec` a slice parameter takes.
+                // An output parameter's tangent is the caller's `&mut [T]` buffer: copied, not cloned.
+                Operand::Array(a)
+                    if activity.is_active_array(*a) && self.e.f.arrays[a.0 as usize].output =>
+                {
+                    let t = self.array_tangent(*a);
+                    quote!(::core::convert::Into::into(::autodiff::__private::snapshot(&#t)))
+                }
                 Operand::Array(a) if activity.is_active_array(*a) => {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::core::clone::Clone::clone(&#t)))

@@ -321,6 +321,9 @@ pub(crate) enum Written {
     /// One element of the array (`&mut a[i]`; a float local `&mut s` is held in an array of one element),
     /// which the callee takes as `&mut T`.
     Element(Operand),
+    /// A window of the array, `start..end` (`&mut k[a..b]`, `&mut k[a..]`, a matrix's row `&mut m[i]`), which
+    /// the callee takes as `&mut [T]`; the rest of the array keeps its values.
+    Window { start: Operand, end: Operand },
 }
 
 impl Written {
@@ -417,9 +420,10 @@ impl Stmt {
             Stmt::Push { value, .. } => vec![value],
             Stmt::CallOut { args, written, .. } => args
                 .iter()
-                .chain(written.iter().filter_map(|w| match w {
-                    Written::Element(index) => Some(index),
-                    _ => None,
+                .chain(written.iter().flat_map(|w| match w {
+                    Written::Element(index) => vec![index],
+                    Written::Window { start, end } => vec![start, end],
+                    Written::No | Written::Array => Vec::new(),
                 }))
                 .collect(),
             Stmt::NewArray { init, .. } => match init {
@@ -558,6 +562,19 @@ pub(crate) struct ArrayInfo {
     pub(crate) output: bool,
     /// A float output parameter (`&mut T`), held as a slice of one element (`*y` is `y[0]`).
     pub(crate) scalar: bool,
+    /// For a matrix (held flat, row-major), how a call that takes it whole gets it back in its shape.
+    pub(crate) matrix: Option<MatrixShape>,
+}
+
+/// How a matrix, held flat, is passed whole to a call (`total(&m)`).
+#[derive(Clone, Debug)]
+pub(crate) struct MatrixShape {
+    /// For a matrix parameter, the parameter as the generated code keeps it (`naming::matrix`), passed
+    /// as it is (`&*m` for a reference, `&m` for an owned matrix: `by_ref`).
+    pub(crate) original: Option<(proc_macro2::Ident, bool)>,
+    /// Its row offsets, an expression of parameters and constants only (so it may be evaluated anywhere
+    /// in the generated code), or `None` where the shape depends on values computed in the body.
+    pub(crate) offsets: Option<TokenStream>,
 }
 
 /// What is known of one value.

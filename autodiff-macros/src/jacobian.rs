@@ -46,17 +46,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let one = quote!(<#elem as ::autodiff::__private::One>::one());
     let zero = quote!(<#elem as ::autodiff::__private::Zero>::zero());
     let active: Vec<&Param> = sig.active().collect();
-    let size = |p: &Param| {
-        let ident = &p.ident;
-        if p.scalar {
-            quote!(1usize)
-        } else if p.array.is_some() {
-            quote!(#ident.len())
-        } else {
-            quote!(1usize)
-        }
-    };
-    let sizes: Vec<TokenStream> = active.iter().map(|p| size(p)).collect();
+    let sizes: Vec<TokenStream> = active.iter().map(|p| flat_size(p)).collect();
     // Each call gets the parameters again: references as they are (the output reborrowed), owned values
     // cloned.
     let args = || {
@@ -79,13 +69,10 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         .map(|k| local(&format!("__part_{k}")))
         .collect();
     let parts_pattern = tuple_pattern(&parts);
-    let flatten = active.iter().zip(&parts).map(|(p, part)| {
-        if p.array.is_some() && !p.scalar {
-            quote!(__row.extend_from_slice(&#part[..]);)
-        } else {
-            quote!(__row.push(#part);)
-        }
-    });
+    let flatten = active
+        .iter()
+        .zip(&parts)
+        .map(|(p, part)| flatten_into(p, part, &quote!(__row)));
     let vjp_args = args();
     // With an output parameter: its incoming value is restored before each call (the function may read
     // it), and its cotangent is e_i.
@@ -117,18 +104,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let mut offset = quote!(0usize);
     let mut tangents = Vec::new();
     for (p, size) in active.iter().zip(&sizes) {
-        let ident = &p.ident;
-        tangents.push(if p.array.is_some() && !p.scalar {
-            quote!({
-                let mut __t = ::autodiff::__private::zeros_like(&#ident);
-                if #j >= #offset && #j < #offset + #size {
-                    __t[#j - #offset] = #one;
-                }
-                __t
-            })
-        } else {
-            quote!(if #j == #offset { #one } else { #zero })
-        });
+        tangents.push(unit_tangent(p, elem, &j, (&offset, size)));
         offset = quote!((#offset + #size));
     }
     let tangent = match tangents.as_slice() {
@@ -209,6 +185,79 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
             #jacobian
         }
     })
+}
+
+// Input:  t: (f64, f64)      m: &[Vec<f64>]                 x: &[f64]
+// Output: 2usize            flatten(&m).len()              x.len()
+/// The number of columns an active parameter takes: its floats, flattened.
+fn flat_size(p: &Param) -> TokenStream {
+    let ident = &p.ident;
+    match (&p.array, crate::signature::float_tuple(&p.kind)) {
+        _ if p.scalar => quote!(1usize),
+        (Some(shape), _) if shape.matrix => quote!(::autodiff::__private::flatten(&#ident).len()),
+        (Some(_), _) => quote!(#ident.len()),
+        (None, Some(n)) => quote!(#n),
+        (None, None) => quote!(1usize),
+    }
+}
+
+// Input:  t: (f64, f64) at columns offset..offset + 2
+// Output: (if j == offset { 1 } else { 0 }, if j == offset + 1usize { 1 } else { 0 })
+/// The tangent of `p` along the unit vector of column `j`, in `p`'s own shape (its `size` columns start at
+/// `offset`).
+fn unit_tangent(
+    p: &Param,
+    elem: &Type,
+    j: &Ident,
+    (offset, size): (&TokenStream, &TokenStream),
+) -> TokenStream {
+    let ident = &p.ident;
+    let one = quote!(<#elem as ::autodiff::__private::One>::one());
+    let zero = quote!(<#elem as ::autodiff::__private::Zero>::zero());
+    match (&p.array, crate::signature::float_tuple(&p.kind)) {
+        _ if p.scalar => quote!(if #j == #offset { #one } else { #zero }),
+        (Some(shape), _) if shape.matrix => quote!({
+            let __n = ::autodiff::__private::flatten(&#ident).len();
+            let __unit: ::std::vec::Vec<#elem> =
+                (0..__n).map(|__k| if #j == #offset + __k { #one } else { #zero }).collect();
+            ::autodiff::__private::unflatten_like(&#ident, &__unit)
+        }),
+        (Some(_), _) => quote!({
+            let mut __t = ::autodiff::__private::zeros_like(&#ident);
+            if #j >= #offset && #j < #offset + #size {
+                __t[#j - #offset] = #one;
+            }
+            __t
+        }),
+        (None, Some(n)) => {
+            let entries = (0..n).map(|k| {
+                let at = if k == 0 {
+                    quote!(#offset)
+                } else {
+                    quote!(#offset + #k)
+                };
+                quote!(if #j == #at { #one } else { #zero })
+            });
+            quote!((#(#entries,)*))
+        }
+        (None, None) => quote!(if #j == #offset { #one } else { #zero }),
+    }
+}
+
+/// Appends the gradient `part` of `p` to the Jacobian row `row`, flattened.
+fn flatten_into(p: &Param, part: &Ident, row: &TokenStream) -> TokenStream {
+    match (&p.array, crate::signature::float_tuple(&p.kind)) {
+        _ if p.scalar => quote!(#row.push(#part);),
+        (Some(shape), _) if shape.matrix => {
+            quote!(#row.extend(::autodiff::__private::flatten(&#part));)
+        }
+        (Some(_), _) => quote!(#row.extend_from_slice(&#part[..]);),
+        (None, Some(n)) => {
+            let fields = (0..n).map(syn::Index::from);
+            quote!(#(#row.push(#part.#fields);)*)
+        }
+        (None, None) => quote!(#row.push(#part);),
+    }
 }
 
 /// `(a, b)` for several names, `a` for one.

@@ -73,6 +73,8 @@ struct Lowering<'a> {
     fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
+    /// The values of the parameters, in declaration order.
+    param_vars: Vec<Var>,
     /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
     matrices: std::collections::HashMap<Array, Array>,
     /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
@@ -102,6 +104,7 @@ pub(crate) fn lower(
         hoisted: Vec::new(),
         fixed_lens: Default::default(),
         loop_depth: 0,
+        param_vars: Vec::new(),
         matrices: Default::default(),
         windows: Default::default(),
         errors,
@@ -110,6 +113,7 @@ pub(crate) fn lower(
     for (i, p) in sig.params.iter().enumerate() {
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
         params.push(var);
+        lowering.param_vars.push(var);
         let bound = match p.array {
             Some(shape) if shape.matrix => lowering.bind_matrix(&p.ident, i),
             Some(shape) => {
@@ -201,6 +205,7 @@ impl Lowering<'_> {
             fixed_len: None,
             output: false,
             scalar: false,
+            matrix: None,
         });
         Array(self.arrays.len() as u32 - 1)
     }
@@ -509,6 +514,12 @@ impl Lowering<'_> {
                     }
                     Some(Operand::Var(v)) if v.0 as usize >= made.0 => {
                         self.vars[v.0 as usize].declared = Some(ty.clone());
+                    }
+                    // A matrix is held flat: `Vec<Vec<T>>` declares a `Vec<T>`.
+                    Some(Operand::Array(a))
+                        if a.0 as usize >= made.1 && self.matrices.contains_key(&a) =>
+                    {
+                        self.arrays[a.0 as usize].declared = matrices::row_type(ty);
                     }
                     Some(Operand::Array(a)) if a.0 as usize >= made.1 => {
                         self.arrays[a.0 as usize].declared = Some(ty.clone());
@@ -1091,5 +1102,118 @@ mod tests {
         let (_, errors) =
             lowered("fn f(x: f64) -> f64 { let y = x; let r = &x; let s = &y; r + s + y[0] }");
         assert_eq!(errors, 3);
+    }
+
+    /// The `written` of the one call with output buffers in `f`.
+    fn written_of(f: &Function) -> Vec<crate::ir::Written> {
+        f.all_stmts()
+            .into_iter()
+            .find_map(|s| match s {
+                Stmt::CallOut { written, .. } => Some(written.clone()),
+                _ => None,
+            })
+            .expect("a call that writes output buffers")
+    }
+
+    #[test]
+    fn a_sub_slice_passed_mut_is_a_written_window() {
+        use crate::ir::Written;
+        for (range, end_is_len) in [
+            ("1..3", false),
+            ("1..", true),
+            ("..=2", false),
+            ("..", true),
+        ] {
+            let src = format!(
+                "fn f(y: &[f64], out: &mut [f64]) {{ let mut k = vec![0.0; 4]; g(y, &mut k[{range}]); g(y, &mut out[{range}]); }}"
+            );
+            let (f, errors) = lowered(&src);
+            assert_eq!(errors, 0, "{range}");
+            let Written::Window { start, end } = &written_of(&f)[1] else {
+                panic!("{range}: not a window");
+            };
+            // `a..` ends at the array's length, read before the call.
+            let len_read = values(&f).iter().any(|v| matches!(v, Value::Len(_)));
+            assert_eq!(len_read, end_is_len, "{range}");
+            assert!(start.var().is_none(), "a literal start: {range}");
+            assert_eq!(end.var().is_some(), range != "1..3", "{range}");
+        }
+    }
+
+    #[test]
+    fn an_output_parameter_passed_on_bare_is_written() {
+        use crate::ir::Written;
+        let (f, errors) =
+            lowered("fn f(y: &[f64], out: &mut [f64], e: &mut f64) { g(y, out); h(e); }");
+        assert_eq!(errors, 0);
+        let calls: Vec<Vec<Written>> = f
+            .all_stmts()
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::CallOut { written, .. } => Some(written.clone()),
+                _ => None,
+            })
+            .collect();
+        assert!(matches!(calls[0].as_slice(), [Written::No, Written::Array]));
+        // A float output is an array of one element: its element 0 is written.
+        assert!(matches!(calls[1].as_slice(), [Written::Element(_)]));
+        // A parameter that is no output, passed bare, is only read.
+        let (f, _) = lowered("fn f(y: &[f64]) -> f64 { g(y) }");
+        assert!(!f
+            .all_stmts()
+            .iter()
+            .any(|s| matches!(s, Stmt::CallOut { .. })));
+    }
+
+    #[test]
+    fn a_matrix_made_in_the_body_is_flat_with_its_row_offsets() {
+        // Its shape of literals and parameters is kept, for a call that takes it whole.
+        for (src, offsets) in [
+            (
+                "fn f(x: f64, n: usize) -> f64 { let mut m = vec![vec![x; n]; 2]; m[1][0] = x; g(&m) }",
+                "uniform_row_offsets (2 , n)",
+            ),
+            (
+                "fn f(x: f64) -> f64 { let m = vec![vec![x, 1.0], vec![x; 3]]; g(&m) }",
+                "row_offsets_of_lengths (& [2usize , 3usize])",
+            ),
+        ] {
+            let (f, errors) = lowered(src);
+            assert_eq!(errors, 0, "{src}");
+            let shape = f
+                .arrays
+                .iter()
+                .find_map(|a| a.matrix.as_ref())
+                .expect("a matrix");
+            let tokens = shape.offsets.as_ref().expect("a known shape").to_string();
+            assert!(tokens.ends_with(offsets), "{tokens}");
+        }
+        // `m[1][0] = x`: a store at the row's offset.
+        let (f, _) = lowered(
+            "fn f(x: f64) -> f64 { let mut m = vec![vec![0.0; 2]; 2]; m[1][0] = x; m[1][0] }",
+        );
+        assert!(f
+            .all_stmts()
+            .iter()
+            .any(|s| matches!(s, Stmt::Store { .. })));
+        // A shape computed in the body: an error where the matrix is passed whole, not before.
+        let body = "let n = x as usize + 1; let m = vec![vec![x; n]; 2];";
+        let (_, errors) = lowered(&format!("fn f(x: f64) -> f64 {{ {body} m[1][0] }}"));
+        assert_eq!(errors, 0);
+        let (_, errors) = lowered(&format!("fn f(x: f64) -> f64 {{ {body} g(&m) }}"));
+        assert_eq!(errors, 1);
+    }
+
+    #[test]
+    fn a_matrix_row_passed_mut_is_a_window_of_the_flat_array() {
+        use crate::ir::Written;
+        let (f, errors) = lowered(
+            "fn f(y: &[f64]) -> f64 { let mut m = vec![vec![0.0; 2]; 2]; rhs(y, &mut m[1]); m[1][0] }",
+        );
+        assert_eq!(errors, 0);
+        assert!(matches!(
+            written_of(&f).as_slice(),
+            [Written::No, Written::Window { .. }]
+        ));
     }
 }

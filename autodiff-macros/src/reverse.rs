@@ -742,6 +742,11 @@ impl Reverse<'_, '_> {
         code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d);));
         for (arg, slot) in contributions {
             match arg {
+                // A matrix's cotangent comes in its shape: flattened.
+                Operand::Array(array) if self.e.is_matrix(&arg) => {
+                    let buffer = self.array_adjoint(array);
+                    code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));));
+                }
                 Operand::Array(array) => {
                     let buffer = self.array_adjoint(array);
                     code.push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);));
@@ -757,6 +762,10 @@ impl Reverse<'_, '_> {
     fn adds_into_callers(&self, args: &[Operand]) -> bool {
         let activity = self.e.activity;
         let mut arrays = BTreeSet::new();
+        // A matrix's cotangent comes in its shape, not into a flat buffer.
+        if args.iter().any(|a| self.e.is_matrix(a)) {
+            return false;
+        }
         args.iter()
             .filter(|a| activity.is_active(a))
             .all(|arg| match arg {
@@ -850,7 +859,7 @@ impl Reverse<'_, '_> {
                 }
                 _ => self.e.operand(arg),
             };
-            call_args.push(if *r { quote!(&#a) } else { a });
+            call_args.push(self.e.call_arg(arg, *r, a));
         }
         call_args
     }
@@ -936,12 +945,18 @@ impl Reverse<'_, '_> {
         let mut d_outs = Vec::new();
         for ((arg, r), w) in args.iter().zip(by_ref).zip(written) {
             refs.extend(arg.var());
-            let element = match w {
+            // Where the call writes part of the array: one element, or a window `start..end`.
+            let part = match w {
                 Written::Element(index) => {
                     refs.extend(index.var());
-                    Some(self.e.operand(index))
+                    Some(Part::Element(self.e.operand(index)))
                 }
-                _ => None,
+                Written::Window { start, end } => {
+                    refs.extend(start.var().into_iter().chain(end.var()));
+                    let (start, end) = (self.e.operand(start), self.e.operand(end));
+                    Some(Part::Window(quote!(#start..#end)))
+                }
+                Written::No | Written::Array => None,
             };
             let passed = match arg {
                 Operand::Array(array)
@@ -957,20 +972,24 @@ impl Reverse<'_, '_> {
                     );
                     let name = self.e.namer.fresh(&base);
                     let mutability = w.is_written().then(|| quote!(mut));
-                    match &element {
+                    match &part {
                         // The element as the call found it.
-                        Some(index) => code.push(quote!(let mut #name = #tape.pop()[#index];)),
+                        Some(Part::Element(index)) => {
+                            code.push(quote!(let mut #name = #tape.pop()[#index];));
+                        }
                         // An owned copy: an `ArrayTape` lends its array only until its next `pop`.
+                        Some(Part::Window(range)) => {
+                            code.push(quote!(let mut #name = #tape.pop()[#range].to_owned();));
+                        }
                         None => code.push(quote!(let #mutability #name = #tape.pop().to_owned();)),
                     }
                     name.to_token_stream()
                 }
                 _ => self.e.operand(arg),
             };
-            call_args.push(match (r, w.is_written()) {
-                (_, true) => quote!(&mut #passed),
-                (true, false) => quote!(&#passed),
-                (false, false) => passed,
+            call_args.push(match w.is_written() {
+                true => quote!(&mut #passed),
+                false => self.e.call_arg(arg, *r, passed),
             });
             let float_output = match arg {
                 Operand::Array(array) if w.is_written() && activity.is_float_array(*array) => {
@@ -981,14 +1000,21 @@ impl Reverse<'_, '_> {
             if let Some(array) = float_output {
                 let active = activity.is_active_array(array);
                 let name = self.e.array_name(array).clone();
-                d_outs.push(match (&element, active) {
+                d_outs.push(match (&part, active) {
                     // An element goes to a `&mut T` parameter, whose cotangent is a `T`.
-                    (Some(index), true) => {
+                    (Some(Part::Element(index)), true) => {
                         let buffer = self.array_adjoint(array);
                         quote!(#buffer[#index])
                     }
-                    (Some(index), false) => {
+                    (Some(Part::Element(index)), false) => {
                         quote!(::autodiff::__private::zero_like(&#name[#index]))
+                    }
+                    (Some(Part::Window(range)), true) => {
+                        let buffer = self.array_adjoint(array);
+                        quote!(&#buffer[#range])
+                    }
+                    (Some(Part::Window(range)), false) => {
+                        quote!(&::autodiff::__private::zeros_like(&#name[#range]))
                     }
                     (None, true) => {
                         let buffer = self.array_adjoint(array);
@@ -1006,7 +1032,7 @@ impl Reverse<'_, '_> {
                 _ => self.e.namer.fresh("__d_argument"),
             };
             slots.push(slot.to_token_stream());
-            contributions.push((arg.clone(), slot, w.is_written().then_some(element)));
+            contributions.push((arg.clone(), slot, w.is_written().then_some(part)));
         }
         let d_ret = match d {
             Some(d) => quote!(::core::option::Option::Some(#d)),
@@ -1018,11 +1044,20 @@ impl Reverse<'_, '_> {
                 Operand::Array(array) => {
                     let buffer = self.array_adjoint(array);
                     match w {
-                        Some(Some(index)) => code.push(quote!(#buffer[#index] = #slot;)),
+                        Some(Some(Part::Element(index))) => {
+                            code.push(quote!(#buffer[#index] = #slot;));
+                        }
+                        Some(Some(Part::Window(range))) => {
+                            let label = self.e.array_name(array).to_string();
+                            code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[#range], &#slot[..]);));
+                        }
                         Some(None) => {
                             let label = self.e.array_name(array).to_string();
                             code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#slot[..]);));
                         }
+                        None if self.e.is_matrix(&Operand::Array(array)) => code.push(
+                            quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));),
+                        ),
                         None => code
                             .push(quote!(::autodiff::__private::accumulate(&mut #buffer, &#slot);)),
                     }
@@ -1031,6 +1066,14 @@ impl Reverse<'_, '_> {
             }
         }
     }
+}
+
+/// The part of an array that a call writes, as the reverse sweep indexes it.
+enum Part {
+    /// `[index]`: one element.
+    Element(TokenStream),
+    /// `[start..end]`: a window.
+    Window(TokenStream),
 }
 
 /// `a + b` for tuples (of tuples) of floats, component by component.

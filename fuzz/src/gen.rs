@@ -1811,16 +1811,13 @@ impl Gen {
 }
 
 /// Whether `--forms` makes local matrices (`vec![vec![0.0; c]; r]`, written `m[i][j] = ..` in loop nests and
-/// passed to helpers as `&m`). Off: the macro rejects a matrix made in a differentiable body ("a matrix made in a
-/// differentiable body is not supported yet", README "Not supported"), although `API.md` lists `Vec<Vec<T>>`
-/// among the forms a body may contain. Turn it on when the macro supports them.
-const LOCAL_MATRICES: bool = false;
+/// passed to helpers as `&m`).
+const LOCAL_MATRICES: bool = true;
 
-/// Whether `--forms` gives helpers matrix parameters (`grid: &[Vec<f64>]`), passed a caller's matrix whole.
-/// Off: the macro rejects a matrix passed to a call ("a matrix cannot be passed to a call yet: pass its rows",
-/// README "Not supported"), although `API.md` lists `&[Vec<T>]` parameters of callees. Rows are passed instead
-/// (`h(&grid[i], ..)` for a slice parameter).
-const MATRIX_CALLS: bool = false;
+/// Whether `--forms` gives helpers matrix parameters (`grid: &[Vec<f64>]`), passed a caller's matrix whole
+/// (not to helpers with output parameters: the macro rejects output parameters beside a matrix, README
+/// "Not supported").
+const MATRIX_CALLS: bool = true;
 
 /// Does any of `callees` take an output buffer or float output?
 fn writes_outputs(callees: &[Callee]) -> bool {

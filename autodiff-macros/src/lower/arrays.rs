@@ -44,6 +44,35 @@ pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
     uses.0
 }
 
+/// The arguments of `vec![..]`.
+#[allow(clippy::large_enum_variant)] // parsed once per `vec!`
+pub(super) enum VecArgs {
+    /// `vec![value; len]`.
+    Repeat(Expr, Expr),
+    /// `vec![a, b, c]`.
+    Elements(Vec<Expr>),
+}
+
+/// Parses the arguments of `vec![..]`.
+pub(super) fn parse_vec(m: &syn::ExprMacro) -> syn::Result<VecArgs> {
+    m.mac.parse_body_with(|input: syn::parse::ParseStream| {
+        if input.is_empty() {
+            return Ok(VecArgs::Elements(Vec::new()));
+        }
+        let first: Expr = input.parse()?;
+        if input.peek(Token![;]) {
+            input.parse::<Token![;]>()?;
+            let len: Expr = input.parse()?;
+            return Ok(VecArgs::Repeat(first, len));
+        }
+        let mut items = vec![first];
+        while input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
+            items.push(input.parse()?);
+        }
+        Ok(VecArgs::Elements(items))
+    })
+}
+
 /// Is this an array of arrays (a matrix made in the body)?
 fn nested(init: &ArrayInit) -> bool {
     match init {
@@ -182,7 +211,12 @@ impl Lowering<'_> {
 
     /// `a[i] = value` or `a[i] op= value`.
     pub(super) fn store(&mut self, target: &syn::ExprIndex, op: Option<syn::BinOp>, rhs: &Expr) {
-        let Some(array) = self.array_named(&target.expr) else {
+        // `m[i][j] = value` of a matrix: a store into its flat array.
+        let matrix = self.matrix_row(&target.expr);
+        let Some(array) = matrix
+            .map(|(flat, ..)| flat)
+            .or_else(|| self.array_named(&target.expr))
+        else {
             self.errors.spanned(
                 &target.expr,
                 "only a local `Vec` or array can be written by index: copy the data with `.to_vec()` first",
@@ -212,8 +246,24 @@ impl Lowering<'_> {
             );
             return;
         }
-        let index = self.lower_expr(&target.index, None);
-        self.index_kind_check(&target.index, &index);
+        let index = match matrix {
+            Some((_, offsets, row)) => {
+                let row = self.lower_expr(row, None);
+                let column = self.lower_expr(&target.index, None);
+                self.index_kind_check(&target.index, &column);
+                let (start, _) = self.row_bounds(offsets, row);
+                self.emit(
+                    Value::Binary(syn::parse_quote!(+), start, column),
+                    None,
+                    target.span(),
+                )
+            }
+            None => {
+                let index = self.lower_expr(&target.index, None);
+                self.index_kind_check(&target.index, &index);
+                index
+            }
+        };
         let value = match op {
             None => self.lower_expr(rhs, None),
             Some(op) => {
@@ -237,43 +287,29 @@ impl Lowering<'_> {
         });
     }
 
-    /// `vec![v; n]` and `vec![a, b, c]`.
+    /// `vec![v; n]` and `vec![a, b, c]`; `vec![vec![v; c]; r]` and `vec![vec![a, b], vec![c, d]]` are
+    /// matrices (`lower/matrices.rs`).
     pub(super) fn lower_vec_macro(&mut self, m: &syn::ExprMacro, hint: Option<String>) -> Operand {
-        #[allow(clippy::large_enum_variant)] // parsed once per `vec!`
-        enum VecArgs {
-            Repeat(Expr, Expr),
-            Elements(Vec<Expr>),
-        }
-        let parsed = m.mac.parse_body_with(|input: syn::parse::ParseStream| {
-            if input.is_empty() {
-                return Ok(VecArgs::Elements(Vec::new()));
-            }
-            let first: Expr = input.parse()?;
-            if input.peek(Token![;]) {
-                input.parse::<Token![;]>()?;
-                let len: Expr = input.parse()?;
-                return Ok(VecArgs::Repeat(first, len));
-            }
-            let mut items = vec![first];
-            while input.parse::<Option<Token![,]>>()?.is_some() && !input.is_empty() {
-                items.push(input.parse()?);
-            }
-            Ok(VecArgs::Elements(items))
-        });
-        let init = match parsed {
-            Ok(VecArgs::Repeat(value, len)) => ArrayInit::Repeat {
-                value: self.lower_expr(&value, None),
-                len: self.lower_expr(&len, None),
-                fixed: false,
-            },
-            Ok(VecArgs::Elements(items)) => ArrayInit::Elements {
-                items: items.iter().map(|e| self.lower_expr(e, None)).collect(),
-                fixed: false,
-            },
+        let parsed = match parse_vec(m) {
+            Ok(parsed) => parsed,
             Err(e) => {
                 self.errors.push(e);
                 return Self::poisoned();
             }
+        };
+        if let Some(matrix) = super::matrices::MatrixInit::of(&parsed) {
+            return self.new_local_matrix(matrix, hint);
+        }
+        let init = match parsed {
+            VecArgs::Repeat(value, len) => ArrayInit::Repeat {
+                value: self.lower_expr(&value, None),
+                len: self.lower_expr(&len, None),
+                fixed: false,
+            },
+            VecArgs::Elements(items) => ArrayInit::Elements {
+                items: items.iter().map(|e| self.lower_expr(e, None)).collect(),
+                fixed: false,
+            },
         };
         if nested(&init) {
             return self.local_matrix(m, hint);
@@ -368,6 +404,20 @@ impl Lowering<'_> {
             if name == "is_empty" && m.args.is_empty() {
                 let rows = self.row_count(offsets);
                 return Some(self.is_zero(rows, hint, m));
+            }
+            // `m.to_vec()`, `m.clone()`: a copy of the flat elements, with the same rows.
+            if matches!(name.as_str(), "to_vec" | "clone") && m.args.is_empty() {
+                let copy = self.new_local_array(ArrayInit::Copy(array), false, hint.clone());
+                if let Operand::Array(copy) = copy {
+                    self.matrices.insert(copy, offsets);
+                    // A copy is held flat, without the parameter it came from.
+                    let shape = self.arrays[array.0 as usize].matrix.clone();
+                    self.arrays[copy.0 as usize].matrix = shape.map(|s| crate::ir::MatrixShape {
+                        original: None,
+                        ..s
+                    });
+                }
+                return Some(copy);
             }
             self.errors.spanned(
                 &m.method,

@@ -194,18 +194,45 @@ impl Lowering<'_> {
         let (args, by_ref) = c
             .args
             .iter()
-            .map(|arg| match self.written_arg(arg, &mut rebinds) {
-                Some((operand, how)) => {
-                    written.push(how);
-                    (operand, true)
-                }
-                None => {
-                    written.push(Written::No);
-                    self.lower_call_arg(arg)
+            .map(|arg| {
+                match self
+                    .written_arg(arg, &mut rebinds)
+                    .or_else(|| self.bare_output(arg))
+                {
+                    Some((operand, how)) => {
+                        written.push(how);
+                        (operand, true)
+                    }
+                    None => {
+                        written.push(Written::No);
+                        self.lower_call_arg(arg)
+                    }
                 }
             })
             .unzip();
         (args, by_ref, written, rebinds)
+    }
+
+    // Input:  rhs(y, p, out);          (`out: &mut [f64]`, an output parameter of this function)
+    // Output: CallOut { args: [y, p, out], written: [No, No, Array] }, as for `&mut *out`
+    /// An output parameter of this function passed on bare (`g(out)`, an implicit reborrow): the callee
+    /// writes it, as if passed `&mut *out`. (To pass it to a function that only reads it, write `&*out` or
+    /// `&out[..]`.)
+    fn bare_output(&self, arg: &Expr) -> Option<(Operand, Written)> {
+        let Expr::Path(_) = strip_parens(arg) else {
+            return None;
+        };
+        let array = self.array_named(arg)?;
+        let info = &self.arrays[array.0 as usize];
+        if !info.output {
+            return None;
+        }
+        let how = if info.scalar {
+            Written::Element(zero_index())
+        } else {
+            Written::Array
+        };
+        Some((Operand::Array(array), how))
     }
 
     /// An argument passed `&mut`: `&mut a` or `&mut *a` of an array, `&mut a[i]` of an element, `&mut s`
@@ -240,15 +267,14 @@ impl Lowering<'_> {
             };
             return Some((Operand::Array(array), how));
         }
-        if let Expr::Index(e) = inner {
-            if matches!(&*e.index, Expr::Range(_)) {
-                self.errors.spanned(
-                    arg,
-                    "a sub-slice cannot be passed as an output buffer yet: pass the whole array (`&mut k`) \
-                     and let the callee index it, or one element (`&mut k[i]`)",
-                );
-                return Some((Self::poisoned(), Written::No));
-            }
+        if let Some(window) = self.written_window(inner) {
+            return Some(window);
+        }
+        // `&mut m[i]` of a matrix: its row, a window of the flat array.
+        if let Some((flat, offsets, row)) = self.matrix_row(inner) {
+            let row = self.lower_expr(row, None);
+            let (start, end) = self.row_bounds(offsets, row);
+            return Some((Operand::Array(flat), Written::Window { start, end }));
         }
         if let Expr::Index(element) = inner {
             if let Some(array) = self.array_named(&element.expr).filter(|a| {
@@ -311,16 +337,69 @@ impl Lowering<'_> {
         Some((Self::poisoned(), Written::No))
     }
 
+    // Input:  rhs(&y, p, &mut k[a..]);
+    // Output: n = len(k); CallOut { args: [y, p, k], written: [No, No, Window { start: a, end: n }] }
+    /// `&mut k[a..b]` (any range) of a named array: the callee writes that window of `k` in place, and leaves
+    /// the rest of `k` alone. `None` if `inner` is no sub-slice of a named array.
+    fn written_window(&mut self, inner: &Expr) -> Option<(Operand, Written)> {
+        let Expr::Index(index) = inner else {
+            return None;
+        };
+        let Expr::Range(range) = strip_parens(&index.index) else {
+            return None;
+        };
+        let array = self.array_named(&index.expr)?;
+        if self.rows_of(array).is_some() {
+            self.errors.spanned(
+                inner,
+                "a sub-slice of a matrix's rows cannot be passed as an output buffer: pass one row (`&mut m[i]`) \
+                 per call",
+            );
+            return Some((Self::poisoned(), Written::No));
+        }
+        let span = inner.span();
+        let start = match &range.start {
+            Some(start) => self.lower_expr(start, None),
+            None => zero_index(),
+        };
+        let end = match &range.end {
+            Some(end) => {
+                let end = self.lower_expr(end, None);
+                if matches!(range.limits, syn::RangeLimits::Closed(_)) {
+                    let one = Operand::Const {
+                        tokens: quote::quote!(1usize),
+                        kind: Kind::Int,
+                    };
+                    self.emit(Value::Binary(syn::parse_quote!(+), end, one), None, span)
+                } else {
+                    end
+                }
+            }
+            None => self.emit(Value::Len(array), None, span),
+        };
+        Some((Operand::Array(array), Written::Window { start, end }))
+    }
+
     /// One argument of a call that is not passed `&mut`.
     fn lower_call_arg(&mut self, arg: &Expr) -> (Operand, bool) {
         match self.array_operand(arg) {
+            // A matrix passed whole: the emitters give it back in its shape (`ir::MatrixShape`).
             Some(array) if self.rows_of(array).is_some() => {
-                self.errors.spanned(
+                let shaped = self.arrays[array.0 as usize]
+                    .matrix
+                    .as_ref()
+                    .is_some_and(|m| m.offsets.is_some());
+                if !shaped {
+                    self.errors.spanned(
                         arg,
-                        "a matrix cannot be passed to a call yet: pass its rows (`&m[i]`), or flatten it \
-                         into one slice indexed `a[i * n + j]`",
+                        "a matrix passed whole to a call must have a shape of literals or parameters \
+                         (`vec![vec![0.0; cols]; rows]` with `cols` and `rows` literals or parameters of \
+                         this function): pass its rows (`&m[i]`) instead, or flatten it into one slice indexed \
+                         `a[i * n + j]`",
                     );
-                (Self::poisoned(), false)
+                    return (Self::poisoned(), false);
+                }
+                (Operand::Array(array), true)
             }
             // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
             Some(array) => (

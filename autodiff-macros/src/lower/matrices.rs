@@ -11,7 +11,7 @@
 //! ```
 
 use super::{strip_parens, Lowering};
-use crate::ir::{Array, ArrayInit, Kind, Operand, Stmt, Value};
+use crate::ir::{Array, ArrayInit, Kind, MatrixShape, Operand, Stmt, Value};
 use proc_macro2::Span;
 use quote::{quote, ToTokens};
 use syn::Expr;
@@ -35,6 +35,11 @@ impl Lowering<'_> {
             },
         });
         self.matrices.insert(flat, offsets);
+        let by_ref = matches!(self.param_types.get(index), Some(syn::Type::Reference(_)));
+        self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
+            original: Some((matrix.clone(), by_ref)),
+            offsets: Some(quote!(::autodiff::__private::row_offsets(&#matrix))),
+        });
         Operand::Array(flat)
     }
 
@@ -43,14 +48,110 @@ impl Lowering<'_> {
     pub(super) fn local_matrix(&mut self, expr: impl ToTokens, hint: Option<String>) -> Operand {
         self.errors.spanned(
             expr,
-            "a matrix made in a differentiable body is not supported yet: make one flat `vec![0.0; rows * cols]` \
-             and index it `a[i * cols + j]` (matrix parameters are supported)",
+            "this nested array is not supported in a differentiable body: make a matrix as a `Vec` of `Vec`s \
+             (`vec![vec![0.0; cols]; rows]`, `vec![vec![a, b], vec![c, d]]`), or one flat `vec![0.0; rows * cols]` \
+             indexed `a[i * cols + j]`",
         );
         let name = hint.unwrap_or_else(|| "__matrix".to_string());
         let flat = self.new_array(&name, None, false);
         let offsets = self.new_array(&format!("{name}_rows"), None, false);
         self.matrices.insert(flat, offsets);
+        // Of any shape, so that passing it to a call is no further error.
+        self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
+            original: None,
+            offsets: Some(quote!(::std::vec::Vec::new())),
+        });
         Operand::Array(flat)
+    }
+
+    // Input:  let mut m = vec![vec![v; c]; r];
+    // Output: n = r * c; new m = vec![v; n]; new m_rows = uniform_row_offsets(r, c)
+    // Input:  let m = vec![vec![a, b], vec![c]];
+    // Output: new m = vec![a, b, c]; new m_rows = row_offsets_of_lengths(&[2usize, 1usize])
+    /// A matrix made in the body: flat, row-major, with the array of its row offsets, as a matrix
+    /// parameter is read.
+    pub(super) fn new_local_matrix(&mut self, init: MatrixInit, hint: Option<String>) -> Operand {
+        let span = Span::call_site();
+        let name = hint.unwrap_or_else(|| "__matrix".to_string());
+        let mut shape = None;
+        let (flat_init, offsets_call, offsets_args) = match init {
+            MatrixInit::Repeat { fill, cols, rows } => {
+                if let (Some(r), Some(c)) = (self.static_int(&rows), self.static_int(&cols)) {
+                    shape = Some(quote!(::autodiff::__private::uniform_row_offsets(#r, #c)));
+                }
+                let fill = self.lower_expr(&fill, None);
+                let cols = self.lower_expr(&cols, None);
+                let rows = self.lower_expr(&rows, None);
+                let len = self.emit(
+                    Value::Binary(syn::parse_quote!(*), rows.clone(), cols.clone()),
+                    None,
+                    span,
+                );
+                let flat = ArrayInit::Repeat {
+                    value: fill,
+                    len,
+                    fixed: false,
+                };
+                (flat, quote!(uniform_row_offsets), vec![rows, cols])
+            }
+            MatrixInit::Rows(rows) => {
+                let lengths = rows.iter().map(Vec::len);
+                let lengths = quote!(&[#(#lengths),*]);
+                shape = Some(quote!(::autodiff::__private::row_offsets_of_lengths(#lengths)));
+                let lengths = int(lengths);
+                let items = rows
+                    .iter()
+                    .flatten()
+                    .map(|e| self.lower_expr(e, None))
+                    .collect();
+                let flat = ArrayInit::Elements {
+                    items,
+                    fixed: false,
+                };
+                (flat, quote!(row_offsets_of_lengths), vec![lengths])
+            }
+        };
+        let flat = self.new_array(&name, None, false);
+        self.stmts.push(Stmt::NewArray {
+            array: flat,
+            init: flat_init,
+        });
+        let offsets = self.new_array(&format!("{name}_rows"), None, false);
+        let by_ref = vec![false; offsets_args.len()];
+        self.stmts.push(Stmt::NewArray {
+            array: offsets,
+            init: ArrayInit::Call {
+                callee: syn::parse_quote!(::autodiff::__private::#offsets_call),
+                args: offsets_args,
+                by_ref,
+            },
+        });
+        self.matrices.insert(flat, offsets);
+        self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
+            original: None,
+            offsets: shape,
+        });
+        Operand::Array(flat)
+    }
+
+    /// An integer that the generated code may evaluate anywhere: a literal, a `const` item, or a parameter
+    /// (not rebound in the body), as tokens.
+    fn static_int(&self, expr: &Expr) -> Option<proc_macro2::TokenStream> {
+        match strip_parens(expr) {
+            Expr::Lit(lit) => Some(lit.to_token_stream()),
+            Expr::Path(p) if p.qself.is_none() => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.to_string()).map(|b| &b.value) {
+                    Some(Some(Operand::Var(v))) if self.param_vars.contains(v) => {
+                        Some(ident.to_token_stream())
+                    }
+                    // A `const` item.
+                    None => Some(ident.to_token_stream()),
+                    Some(_) => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The offsets of the rows of `array`, if it is a (flattened) matrix.
@@ -132,6 +233,13 @@ impl Lowering<'_> {
                 },
             },
         });
+        if self.arrays[flat.0 as usize].param.is_none() {
+            // A matrix made in a branch or loop body may be out of scope in the reverse sweep, which sizes
+            // the row's adjoint buffer by this length (read there only if needed), as for any sub-slice.
+            let name = format!("{}_len", self.arrays[array.0 as usize].name);
+            let length = self.emit(Value::Len(array), Some(name), Span::call_site());
+            self.arrays[array.0 as usize].length = length.var();
+        }
         array
     }
 
@@ -151,6 +259,81 @@ impl Lowering<'_> {
             Span::call_site(),
         );
         Some(self.emit(Value::Load { array: flat, index }, hint, Span::call_site()))
+    }
+}
+
+/// The row type `Vec<T>` of a matrix declared `Vec<Vec<T>>`: the type of its flat elements.
+pub(super) fn row_type(ty: &syn::Type) -> Option<syn::Type> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last().filter(|s| s.ident == "Vec")?;
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(row) => Some(row.clone()),
+        _ => None,
+    }
+    .filter(|row| matches!(row, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "Vec")))
+}
+
+/// How a matrix made in the body starts.
+#[allow(clippy::large_enum_variant)] // parsed once per matrix literal, as `VecArgs`
+pub(super) enum MatrixInit {
+    /// `vec![vec![fill; cols]; rows]` (or `vec![[fill; cols]; rows]`).
+    Repeat { fill: Expr, cols: Expr, rows: Expr },
+    /// `vec![vec![a, b], vec![c, d]]` (or `vec![[a, b], [c, d]]`): the elements of each row.
+    Rows(Vec<Vec<Expr>>),
+}
+
+impl MatrixInit {
+    /// The matrix that the arguments of a `vec![..]` make, if they make one.
+    pub(super) fn of(args: &super::arrays::VecArgs) -> Option<MatrixInit> {
+        use super::arrays::VecArgs;
+        match args {
+            VecArgs::Repeat(row, rows) => {
+                let (fill, cols) = match row_args(row)? {
+                    VecArgs::Repeat(fill, cols) => (fill, cols),
+                    VecArgs::Elements(_) => return None,
+                };
+                Some(MatrixInit::Repeat {
+                    fill,
+                    cols,
+                    rows: rows.clone(),
+                })
+            }
+            VecArgs::Elements(items) if !items.is_empty() => items
+                .iter()
+                .map(|item| match row_args(item)? {
+                    VecArgs::Elements(elements) => Some(elements),
+                    // `vec![a; 2]` among rows written out: its elements, the length a literal.
+                    VecArgs::Repeat(fill, len) => {
+                        let Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Int(len),
+                            ..
+                        }) = strip_parens(&len)
+                        else {
+                            return None;
+                        };
+                        Some(vec![fill; len.base10_parse::<usize>().ok()?])
+                    }
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(MatrixInit::Rows),
+            VecArgs::Elements(_) => None,
+        }
+    }
+}
+
+/// The arguments of a row written `vec![..]` or `[..]`, if `row` is one.
+fn row_args(row: &Expr) -> Option<super::arrays::VecArgs> {
+    use super::arrays::VecArgs;
+    match strip_parens(row) {
+        Expr::Repeat(r) => Some(VecArgs::Repeat((*r.expr).clone(), (*r.len).clone())),
+        Expr::Array(a) => Some(VecArgs::Elements(a.elems.iter().cloned().collect())),
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => super::arrays::parse_vec(m).ok(),
+        _ => None,
     }
 }
 

@@ -1,6 +1,6 @@
-// What `&mut` may pass to a function with output parameters: a local array, an element, a float local,
-// an output parameter, a scratch buffer. A sub-slice and an array result bound to a local are not
-// supported yet; each is one spanned error.
+// What `&mut` may pass to a function with output parameters: a local array, a sub-slice of one (which
+// works since sub-slices are output buffers), an element, a float local, an output parameter, a scratch
+// buffer. An array result bound to a local is not supported yet: one spanned error.
 use autodiff::differentiable;
 
 #[differentiable]
