@@ -113,13 +113,10 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         #inner
         let (value, gradient) = #evaluate;
     });
-    let copy = generic_copy(&item);
-    let generic = if !signature::float_type_params(&item.sig.generics).is_empty() {
-        GenericCopy::Itself(quote!(#name))
-    } else if copy.is_some() {
-        GenericCopy::Copy(crate::naming::generic_copy(name))
+    let (generic, copy) = if !signature::float_type_params(&item.sig.generics).is_empty() {
+        (GenericCopy::Itself(quote!(#name)), TokenStream::new())
     } else {
-        GenericCopy::Missing
+        generic_copy(&item)
     };
     let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
@@ -251,16 +248,23 @@ fn by_path(target: &syn::Path, companion: &Ident, vis: &syn::Visibility) -> Opti
 /// shadow, a custom gradient function too), which the generic copies of `order = K` callers call: the
 /// closure then runs on dual numbers, so second derivatives flow through the values it captures, as
 /// `jax.hessian` of a `custom_vjp` function does. Emitted only where the shadow surely compiles
-/// (`shadow::shadowable`).
-fn generic_copy(item: &syn::ItemFn) -> Option<TokenStream> {
-    let float = crate::shadow::written_float(item)?;
-    let shadow = crate::shadow::surely_compiling_copy(item, float)?;
-    Some(quote! {
-        #[::autodiff::custom_gradient]
-        #[doc(hidden)]
-        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #shadow
-    })
+/// (`shadow::why_no_copy`, with no calls); else the fallback that says why (`companion::fallback_copy`).
+fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
+    let Some(float) = crate::shadow::written_float(item) else {
+        return (GenericCopy::Missing, TokenStream::new());
+    };
+    match crate::shadow::surely_compiling_copy(item, float, &[]) {
+        Ok(shadow) => (
+            GenericCopy::Copy(crate::naming::generic_copy(&item.sig.ident)),
+            quote! {
+                #[::autodiff::custom_gradient]
+                #[doc(hidden)]
+                #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+                #shadow
+            },
+        ),
+        Err(why) => (GenericCopy::Fallback { float, why }, TokenStream::new()),
+    }
 }
 
 fn with_errors(item: &syn::ItemFn, errors: Errors) -> TokenStream {
@@ -631,9 +635,18 @@ impl<'a> Items<'a> {
             extra: derivatives,
             method: false,
             // A registered function generic over its float type is its own generic copy; one written
-            // for `f64` (`libm::erf`) has none.
+            // for `f64` (`libm::erf`) has none: its body is not the macro's to copy.
             generic_copy: if signature::float_type_params(&self.item.sig.generics).is_empty() {
-                GenericCopy::Missing
+                match crate::shadow::written_float(&self.item) {
+                    Some(float) => GenericCopy::Fallback {
+                        float,
+                        why: format!(
+                            "its derivative is registered with `#[gradient_of]` and written for `{float}`, \
+                             and its body, outside the macro's reach, cannot be run on dual numbers"
+                        ),
+                    },
+                    None => GenericCopy::Missing,
+                }
             } else {
                 let target = Ident::new("__registered_target", Span::mixed_site());
                 GenericCopy::Itself(quote!(Self::#target))

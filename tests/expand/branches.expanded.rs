@@ -122,6 +122,7 @@ impl ::autodiff::__private::GenericCopy for branchy {
         __branchy_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for branchy {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl branchy {
     #[inline]

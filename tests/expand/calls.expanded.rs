@@ -49,6 +49,7 @@ impl ::autodiff::__private::GenericCopy for square {
         __square_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for square {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl square {
     #[inline]
@@ -145,6 +146,7 @@ impl ::autodiff::__private::GenericCopy for log1pexp {
         __log1pexp_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for log1pexp {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl log1pexp {
     #[inline]
@@ -198,6 +200,60 @@ fn erf_vjp(x: f64, dy: f64) -> f64 {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct erf {}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __erf_generic {}
+#[allow(
+    dead_code,
+    unused_variables,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::too_many_arguments,
+    clippy::unused_unit
+)]
+impl __erf_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S) -> __S {
+        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+    ) -> (__S, (__S,)) {
+        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        tangents: (__S,),
+    ) -> (__S, __S) {
+        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+        grads: (::core::option::Option<&mut __S>,),
+    ) -> __S {
+        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
+    }
+}
+impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __erf_generic {
+    const FAIL: () = ::core::panic!(
+        "`erf` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its derivative is registered with `#[gradient_of]` and written for `f64`, and its body, outside the macro's reach, cannot be run on dual numbers. Give `erf` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
+    );
+}
+impl ::autodiff::__private::GenericCopy for erf {
+    type Copy = __erf_generic;
+    #[inline(always)]
+    fn copy() -> __erf_generic {
+        __erf_generic {}
+    }
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl erf {
     #[inline]
@@ -328,6 +384,14 @@ fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct model {}
+impl ::autodiff::__private::GenericCopy for model {
+    type Copy = __model_generic;
+    #[inline(always)]
+    fn copy() -> __model_generic {
+        __model_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for model {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl model {
     #[inline]
@@ -359,4 +423,12 @@ impl model {
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __model_generic<__S: ::autodiff::__private::Float>(x: __S, w: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    <log1pexp as ::autodiff::__private::GenericCopy>::Copy::call(
+        <square as ::autodiff::__private::GenericCopy>::Copy::call(x) * w,
+    ) + <erf as ::autodiff::__private::GenericCopy>::Copy::call(w)
 }

@@ -78,6 +78,7 @@ impl ::autodiff::__private::GenericCopy for poly {
         __poly_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for poly {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl poly {
     #[inline]
@@ -190,6 +191,7 @@ impl ::autodiff::__private::GenericCopy for fall {
         __fall_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for fall {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl fall {
     #[inline]
