@@ -637,7 +637,7 @@ impl<'a> Items<'a> {
             // A registered function generic over its float type is its own generic copy; one written
             // for `f64` (`libm::erf`) has none: its body is not the macro's to copy.
             generic_copy: if signature::float_type_params(&self.item.sig.generics).is_empty() {
-                match crate::shadow::written_float(&self.item) {
+                match crate::shadow::written_float(self.item) {
                     Some(float) => GenericCopy::Fallback {
                         float,
                         why: format!(

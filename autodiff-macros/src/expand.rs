@@ -1223,10 +1223,17 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             sweep_into: None,
             extra,
             method,
-            generic_copy: if method || signature::float_type_params(&item.sig.generics).is_empty() {
-                companion::GenericCopy::Missing
-            } else {
-                companion::GenericCopy::Itself(path(name))
+            generic_copy: match crate::shadow::written_float(item) {
+                _ if method => companion::GenericCopy::Missing,
+                _ if !signature::float_type_params(&item.sig.generics).is_empty() => {
+                    companion::GenericCopy::Itself(path(name))
+                }
+                // The fallback, so that the generic copies of callers compile: one error, this one's.
+                Some(float) if outputs.is_none() => companion::GenericCopy::Fallback {
+                    float,
+                    why: "it has a compile error of its own".into(),
+                },
+                _ => companion::GenericCopy::Missing,
             },
             outputs,
         })

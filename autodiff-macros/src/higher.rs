@@ -13,7 +13,7 @@ use crate::errors::Errors;
 use crate::naming::local;
 use crate::signature::{Param, Signature};
 use proc_macro2::{Ident, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::Type;
 
 /// The higher-order items of `item`, or errors if its signature does not allow them.
@@ -220,7 +220,12 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
             if let Some(last) = path.segments.last_mut() {
                 last.arguments = syn::PathArguments::None;
             }
-            Some(quote! {
+            // Spanned on the call, where rustc then points.
+            let span = path
+                .segments
+                .last()
+                .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+            Some(quote_spanned! {span=>
                 ::autodiff::__private::require_generic_copy(
                     ::autodiff::__private::derivative_of!(#path, vjp() #key),
                 );
