@@ -1,12 +1,13 @@
 //! `order = 2` on functions written for `f64` that call other `f64` functions which themselves call
 //! others: the generic copies chain through the call tree (`autodiff-macros/src/shadow.rs`), in one
-//! module, across modules, across crates (`tests/adlib`), through a custom gradient and through mutual
-//! recursion. Each Hessian is checked against the analytic second derivatives and against central
-//! differences of the function's own `_grad`, at many random points.
+//! module, across modules, across crates (`tests/adlib`), through a custom gradient, through mutual
+//! recursion and through registered gradients of outside functions. Each Hessian is checked against the
+//! analytic second derivatives and against central differences of the function's own `_grad`, at many
+//! random points.
 
 mod common;
 
-use autodiff::{custom_gradient, differentiable};
+use autodiff::{custom_gradient, differentiable, gradient_of};
 use common::{assert_close, config};
 use proptest::prelude::*;
 
@@ -258,6 +259,93 @@ fn parity_expected(x: f64, y: f64) -> Vec<Vec<f64>> {
     vec![vec![h_xx, h_xy], vec![h_xy, h_yy]]
 }
 
+// ---- registered gradients of outside functions written for `f64` ----
+
+mod special {
+    /// The logistic function, outside the crate's differentiable code.
+    pub fn logistic(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+}
+
+use libm::erf;
+use special::logistic;
+
+#[gradient_of(special::logistic)]
+fn logistic_vjp(x: f64, dy: f64) -> f64 {
+    let s = 1.0 / (1.0 + (-x).exp());
+    dy * s * (1.0 - s)
+}
+
+#[gradient_of(libm::erf)]
+fn erf_vjp(x: f64, dy: f64) -> f64 {
+    dy * 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp()
+}
+
+/// `logistic(w x) · w`: calls the registered function, and is called by `registered_below`.
+#[differentiable]
+fn gate(x: f64, w: f64) -> f64 {
+    logistic(w * x) * w
+}
+
+/// `gate(x, w)²`.
+#[differentiable(order = 2)]
+fn registered_below(x: f64, w: f64) -> f64 {
+    let g = gate(x, w);
+    g * g
+}
+
+/// The Hessian of `registered_below` by hand.
+fn registered_below_expected(x: f64, w: f64) -> Vec<Vec<f64>> {
+    let s = sigmoid(w * x);
+    let (d1, d2) = (s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s));
+    let g = s * w;
+    let (g_x, g_w) = (w * w * d1, s + w * x * d1);
+    let g_xx = w * w * w * d2;
+    let g_xw = 2.0 * w * d1 + w * w * x * d2;
+    let g_ww = 2.0 * x * d1 + w * x * x * d2;
+    vec![
+        vec![2.0 * (g_x * g_x + g * g_xx), 2.0 * (g_x * g_w + g * g_xw)],
+        vec![2.0 * (g_x * g_w + g * g_xw), 2.0 * (g_w * g_w + g * g_ww)],
+    ]
+}
+
+/// The standard normal distribution function, through `libm::erf`.
+#[differentiable(order = 3)]
+fn normal_cdf(x: f64) -> f64 {
+    0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2))
+}
+
+/// `erf(x)²`, whose third derivative needs the value of `erf` on nested dual numbers to second order.
+#[differentiable(order = 3)]
+fn erf_squared(x: f64) -> f64 {
+    let e = erf(x);
+    e * e
+}
+
+/// `erf` itself to the fourth derivative: beyond the third, the registered function's value on nested
+/// dual numbers is not exact, and `f_derivatives` panics rather than return it.
+#[differentiable(order = 4)]
+fn erf_fourth(x: f64) -> f64 {
+    erf(x)
+}
+
+#[test]
+fn registered_beyond_the_third_derivative_panics() {
+    assert_eq!(erf_fourth(0.3), erf(0.3));
+    let result = std::panic::catch_unwind(|| erf_fourth_derivatives(0.3));
+    let message = result.expect_err("f_derivatives of order 4 through a registered f64 function");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| message.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        message.contains("exact to the third derivative"),
+        "{message}"
+    );
+}
+
 fn coordinate() -> impl Strategy<Value = f64> {
     -2.0..2.0f64
 }
@@ -335,5 +423,37 @@ proptest! {
             let (_, g) = parity_grad(p[0], p[1]);
             vec![g.0, g.1]
         }, &[x, y], "parity");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn registered_outside_functions(x in coordinate(), w in coordinate()) {
+        let (value, _, hessian) = registered_below_hessian(x, w);
+        assert_close(value, registered_below(x, w), 1e-12, "value");
+        check_hessian(&hessian, &registered_below_expected(x, w), |p| {
+            let (_, g) = registered_below_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, w], "registered_below");
+        // Φ'' = -x φ(x), Φ''' = (x² - 1) φ(x).
+        let density = (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let [value, d1, d2, d3] = normal_cdf_derivatives(x);
+        assert_close(value, normal_cdf(x), 1e-12, "value");
+        assert_close(d1, density, ANALYTIC_TOL, "Φ'");
+        assert_close(d2, -x * density, ANALYTIC_TOL, "Φ''");
+        assert_close(d3, (x * x - 1.0) * density, ANALYTIC_TOL, "Φ'''");
+        // erf' = 2/√π e^(-x²), erf'' = -2x erf', erf''' = (4x² - 2) erf'.
+        let e1 = 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp();
+        let (e, e2, e3) = (erf(x), -2.0 * x * e1, (4.0 * x * x - 2.0) * e1);
+        let [value, d1, d2, d3] = erf_squared_derivatives(x);
+        assert_close(value, erf_squared(x), 1e-12, "value");
+        assert_close(d1, 2.0 * e * e1, ANALYTIC_TOL, "(erf²)'");
+        assert_close(d2, 2.0 * (e1 * e1 + e * e2), ANALYTIC_TOL, "(erf²)''");
+        assert_close(d3, 2.0 * (3.0 * e1 * e2 + e * e3), ANALYTIC_TOL, "(erf²)'''");
+        let (_, _, hessian) = normal_cdf_hessian(x);
+        let fd = fd_hessian(|p| vec![normal_cdf_grad(p[0]).1], &[x]);
+        assert_close(hessian[0][0], fd[0][0], FD_HESSIAN_TOL, "Φ'' against central differences");
     }
 }

@@ -210,9 +210,116 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         let value = #call;
         let gradient = |dy| #name(#(#args,)* dy);
     });
-    let companion = items.companion_of(&last, quote!(#target_item #vjp #jvp));
+    let copy = registered_copy(&item, &value_fn, &sig, &quote!(#last::#target_fn), &last);
+    let companion = items.companion_of(
+        &last,
+        quote!(#target_item #vjp #jvp),
+        copy.as_ref().map(|_| crate::naming::generic_copy(&last)),
+    );
     let by_path = by_path(&target, &last, &item.vis);
-    quote!(#item #companion #by_path)
+    quote!(#item #companion #by_path #copy)
+}
+
+/// For the registration `item` of an outside function of float scalars written for `f64` (`libm::erf`),
+/// whose gradient's body surely compiles as a generic copy (`shadow::why_no_copy`): the generic copy of
+/// the registered function, for `order = K` callers, a generic `#[custom_gradient]` function named after
+/// it. Its closure is the generic copy of the registered gradient, so second derivatives flow through
+/// it; its value is the function's at the values (`to_f64`, every tangent dropped) plus the tangents times
+/// the registered gradient at the midpoint, `f(x₀) + h·f'(x₀ + h/2)` (`f` called through the companion's
+/// `__registered_target`, `target`, whose signature check is the registration's one error if it fails), which is the Taylor series of
+/// `f(x₀ + h)` where `h³ = 0`: exact on the dual numbers of `f_hvp` and `f_hessian` (`h² = 0`) and of
+/// `f_derivatives` up to the third derivative, and a panic beyond, not a wrong number.
+///
+/// ```text
+/// // Input: #[gradient_of(libm::erf)]               // Output (beside the companion `erf`):
+/// fn erf_vjp(x: f64, dy: f64) -> f64 { .. }         fn __erf_vjp_generic<__S: Float>(x: __S, dy: __S) -> __S { .. }
+///                                                   #[custom_gradient]
+///                                                   fn __erf_generic<__S: Float>(x: __S) -> (__S, impl Fn(__S) -> __S) {
+///                                                       let (x0, h) = (x with its tangents dropped, x - x0);
+///                                                       let slope = __erf_vjp_generic(x0 + h / 2, 1);
+///                                                       (lit(libm::erf(x.to_f64())) + h * slope, move |dy| __erf_vjp_generic(x, dy))
+///                                                   }
+/// ```
+fn registered_copy(
+    item: &syn::ItemFn,
+    value_fn: &syn::ItemFn,
+    sig: &Signature,
+    target: &TokenStream,
+    last: &Ident,
+) -> Option<TokenStream> {
+    if !signature::float_type_params(&item.sig.generics).is_empty()
+        || !item.sig.generics.params.is_empty()
+    {
+        return None;
+    }
+    let float = crate::shadow::written_float(value_fn)?;
+    let is_float = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident(float));
+    if !sig.params.iter().all(|p| is_float(&p.ty)) || !is_float(&sig.ret_ty) {
+        return None;
+    }
+    let gradient_copy = crate::naming::generic_copy(&item.sig.ident);
+    let gradient = crate::shadow::surely_compiling_copy(item, float, &[]).ok()?;
+    let copy = crate::naming::generic_copy(last);
+    let scalar = Ident::new("__S", Span::call_site());
+    let fixed = |n: String| Ident::new(&n, Span::mixed_site());
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
+    // Numbered, not named after the parameters (which may be raw identifiers, `r#in`).
+    let numbered = |what: &str| -> Vec<Ident> {
+        (0..args.len())
+            .map(|i| fixed(format!("__{what}_{i}")))
+            .collect()
+    };
+    let (stopped, steps, middles) = (numbered("value"), numbered("step"), numbered("middle"));
+    let slope = fixed("__slope".into());
+    let slopes: Vec<TokenStream> = match args.len() {
+        1 => vec![quote!(#slope)],
+        n => (0..n)
+            .map(|i| {
+                let i = syn::Index::from(i);
+                quote!(#slope.#i)
+            })
+            .collect(),
+    };
+    let to_float = Ident::new(&format!("to_{float}"), Span::call_site());
+    let float_ty = Ident::new(float, Span::call_site());
+    let gradient_ty = match &item.sig.output {
+        ReturnType::Type(_, ty) => {
+            crate::shadow::replace_float(ty.to_token_stream(), float, &scalar)
+        }
+        ReturnType::Default => return None,
+    };
+    let cube = fixed("__cube".into());
+    let message = format!(
+        "autodiff: `{last}` is registered with `#[gradient_of]`: its value on nested dual numbers is exact to \
+         the third derivative, not beyond (`f_derivatives` with `order` above 3)"
+    );
+    let vis = &item.vis;
+    Some(quote! {
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #gradient
+
+        #[::autodiff::custom_gradient]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #copy<#scalar: ::autodiff::__private::Float>(#(#args: #scalar),*) -> (#scalar, impl Fn(#scalar) -> #gradient_ty) {
+            use ::autodiff::__private::Float as _;
+            #(
+                let #stopped = ::autodiff::stop_gradient(#args);
+                let #steps = #args - #stopped;
+                let #middles = #stopped + #steps * ::autodiff::__private::lit::<#scalar>(0.5);
+                let #cube = #steps * #steps * #steps;
+                if !::autodiff::__private::Zero::is_zero(&#cube) {
+                    ::core::panic!(#message);
+                }
+            )*
+            let #slope = #gradient_copy(#(#middles,)* ::autodiff::__private::One::one());
+            let __value = ::autodiff::__private::lit::<#scalar>(
+                #target(#(#args.#to_float().unwrap_or(#float_ty::NAN)),*) as f64,
+            ) #(+ #steps * #slopes)*;
+            (__value, move |dy: #scalar| #gradient_copy(#(#args,)* dy))
+        }
+    })
 }
 
 /// For a registration by a path of two or more segments, how a call written with that path finds it: a
@@ -621,7 +728,12 @@ impl<'a> Items<'a> {
     }
 
     /// The companion type `name` of a registered function, holding its derivatives.
-    fn companion_of(&self, name: &Ident, derivatives: TokenStream) -> TokenStream {
+    fn companion_of(
+        &self,
+        name: &Ident,
+        derivatives: TokenStream,
+        copy: Option<Ident>,
+    ) -> TokenStream {
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         companion::companion(&Companion {
             vis: &self.item.vis,
@@ -636,7 +748,9 @@ impl<'a> Items<'a> {
             method: false,
             // A registered function generic over its float type is its own generic copy; one written
             // for `f64` (`libm::erf`) has none: its body is not the macro's to copy.
-            generic_copy: if signature::float_type_params(&self.item.sig.generics).is_empty() {
+            generic_copy: if let Some(copy) = copy {
+                GenericCopy::Copy(copy)
+            } else if signature::float_type_params(&self.item.sig.generics).is_empty() {
                 match crate::shadow::written_float(self.item) {
                     Some(float) => GenericCopy::Fallback {
                         float,

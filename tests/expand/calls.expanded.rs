@@ -200,53 +200,6 @@ fn erf_vjp(x: f64, dy: f64) -> f64 {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct erf {}
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-struct __erf_generic {}
-#[allow(
-    dead_code,
-    unused_variables,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments,
-    clippy::unused_unit
-)]
-impl __erf_generic {
-    #[inline]
-    fn call<__S: ::autodiff::__private::Float>(x: __S) -> __S {
-        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp<__S: ::autodiff::__private::Float>(
-        self,
-        x: __S,
-        d_ret: __S,
-    ) -> (__S, (__S,)) {
-        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
-    }
-    #[inline]
-    fn jvp<__S: ::autodiff::__private::Float>(
-        self,
-        x: __S,
-        tangents: (__S,),
-    ) -> (__S, __S) {
-        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp_into<__S: ::autodiff::__private::Float>(
-        self,
-        x: __S,
-        d_ret: __S,
-        grads: (::core::option::Option<&mut __S>,),
-    ) -> __S {
-        ::autodiff::__private::no_generic_copy::<__erf_generic, __S, _>()
-    }
-}
-impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __erf_generic {
-    const FAIL: () = ::core::panic!(
-        "`erf` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its derivative is registered with `#[gradient_of]` and written for `f64`, and its body, outside the macro's reach, cannot be run on dual numbers. Give `erf` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
-    );
-}
 impl ::autodiff::__private::GenericCopy for erf {
     type Copy = __erf_generic;
     #[inline(always)]
@@ -254,6 +207,7 @@ impl ::autodiff::__private::GenericCopy for erf {
         __erf_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for erf {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl erf {
     #[inline]
@@ -315,6 +269,35 @@ impl __autodiff_gradient_of__libm__erf for ::autodiff::__private::Site {
     fn __autodiff_gradient_of__libm__erf(&self) -> erf {
         erf {}
     }
+}
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __erf_vjp_generic<__S: ::autodiff::__private::Float>(x: __S, dy: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    dy * ::autodiff::__private::lit::<__S>(2.0 as f64)
+        / ::autodiff::__private::lit::<__S>(core::f64::consts::PI as f64).sqrt()
+        * (-x * x).exp()
+}
+#[::autodiff::custom_gradient]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __erf_generic<__S: ::autodiff::__private::Float>(
+    x: __S,
+) -> (__S, impl Fn(__S) -> __S) {
+    use ::autodiff::__private::Float as _;
+    let __value_0 = ::autodiff::stop_gradient(x);
+    let __step_0 = x - __value_0;
+    let __middle_0 = __value_0 + __step_0 * ::autodiff::__private::lit::<__S>(0.5);
+    let __cube = __step_0 * __step_0 * __step_0;
+    if !::autodiff::__private::Zero::is_zero(&__cube) {
+        ::core::panic!(
+            "autodiff: `erf` is registered with `#[gradient_of]`: its value on nested dual numbers is exact to the third derivative, not beyond (`f_derivatives` with `order` above 3)"
+        );
+    }
+    let __slope = __erf_vjp_generic(__middle_0, ::autodiff::__private::One::one());
+    let __value = ::autodiff::__private::lit::<
+        __S,
+    >(erf::__registered_target(x.to_f64().unwrap_or(f64::NAN)) as f64)
+        + __step_0 * __slope;
+    (__value, move |dy: __S| __erf_vjp_generic(x, dy))
 }
 fn model(x: f64, w: f64) -> f64 {
     log1pexp(square(x) * w) + erf(w)
