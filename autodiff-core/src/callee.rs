@@ -141,3 +141,18 @@ pub fn no_generic_copy<M: NoGenericCopy<S>, S, R>() -> R {
     let () = M::FAIL;
     unreachable!("`NoGenericCopy::FAIL` is a compile error")
 }
+
+/// Implemented by the companion type of a function with a generic copy of its own, not by that of a
+/// `#[gradient_of]` registration, whose derivative stands in for the function's where it is in scope.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the generic copy of the function at this path, which an `order = K` caller written for `f64` calls",
+    label = "a `#[gradient_of]` registration in scope overrides the derivative of this call by its path, or the function has no generic copy",
+    note = "with a registration in scope, the generic copy would call the function's own copy and `f_hessian` would not be the derivative of `f_grad`'s gradient: call the function by a name imported with `use`, or register its gradient out of the `order = K` function's sight",
+    note = "without one, give the function `order = 2` too, or make it generic over `T: Float`"
+)]
+pub trait OwnGenericCopy {}
+
+/// Nothing, if what a call by a path of an `order = K` function finds for its derivative is the companion
+/// of the function at the path, with a generic copy: what the caller's generic copy calls.
+#[inline(always)]
+pub fn require_own_generic_copy<C: OwnGenericCopy>(_found: C) {}

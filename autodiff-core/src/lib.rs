@@ -48,8 +48,8 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::callee::{
-        no_generic_copy, require_derivative, require_generic_copy, Found, HasDerivative,
-        HasGenericCopy, Lookup, NoDerivative, NoGenericCopy, Site,
+        no_generic_copy, require_derivative, require_generic_copy, require_own_generic_copy, Found,
+        HasDerivative, HasGenericCopy, Lookup, NoDerivative, NoGenericCopy, OwnGenericCopy, Site,
     };
     pub use crate::derivative_of;
     pub use crate::differentiable::{

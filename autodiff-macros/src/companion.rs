@@ -167,6 +167,9 @@ pub(crate) struct Companion<'a> {
     pub(crate) method: bool,
     /// Its generic copy, for `order = K` callers (not for methods).
     pub(crate) generic_copy: GenericCopy,
+    /// The companion of a `#[gradient_of]` registration, which stands in for the function's own where it
+    /// is in scope: its copy is not `OwnGenericCopy`.
+    pub(crate) registration: bool,
     /// With output parameters, `vjp` takes `d_ret: Option<R>` and then one cotangent per output, and
     /// `jvp` one tangent buffer per output after `tangents`, as `f_vjp` and `f_jvp` do; the functions
     /// `vjp` and `jvp` above then take `d_ret: R` and each output's cotangent as `Option<&[T]>`, and the
@@ -188,6 +191,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         extra,
         method,
         generic_copy,
+        registration,
         outputs,
     } = c;
     let where_clause = &generics.where_clause;
@@ -390,6 +394,14 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         GenericCopy::Itself(_) => quote! {
             #generic_impl
             impl ::autodiff::__private::HasGenericCopy for #name {}
+        },
+        _ => generic_impl,
+    };
+    // The function's own copy, which a caller's copy calls by the function's path.
+    let generic_impl = match generic_copy {
+        GenericCopy::Itself(_) | GenericCopy::Copy(_) if !registration => quote! {
+            #generic_impl
+            impl ::autodiff::__private::OwnGenericCopy for #name {}
         },
         _ => generic_impl,
     };

@@ -723,6 +723,7 @@ impl<'a> Items<'a> {
             extra: TokenStream::new(),
             method: false,
             generic_copy,
+            registration: false,
             outputs: None,
         })
     }
@@ -765,6 +766,7 @@ impl<'a> Items<'a> {
                 let target = Ident::new("__registered_target", Span::mixed_site());
                 GenericCopy::Itself(quote!(Self::#target))
             },
+            registration: true,
             outputs: None,
         })
     }

@@ -803,6 +803,7 @@ impl<'a> Generated<'a> {
             extra,
             method: self.method,
             generic_copy,
+            registration: false,
             outputs,
         })
     }
@@ -1235,6 +1236,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
                 },
                 _ => companion::GenericCopy::Missing,
             },
+            registration: false,
             outputs,
         })
     });

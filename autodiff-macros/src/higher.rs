@@ -176,8 +176,9 @@ fn through_shadow(
 /// what to do. For a call by a path of two or more segments (`own::cube(x)`) the check also keeps the
 /// Hessian honest: the generic copy of the caller calls the copy of the function at the path
 /// (`<own::cube as GenericCopy>::Copy::call`), but a `#[gradient_of(own::cube)]` in scope overrides the
-/// derivative of calls by that path, and a registration of an `f64` function has no copy; without the
-/// check, `f_hessian`'s gradient would be the function's own while `f_grad`'s is the registered one.
+/// derivative of calls by that path; without a check that what the call finds is the function's own
+/// companion (`require_own_generic_copy`), `f_hessian`'s gradient would be the function's own while
+/// `f_grad`'s is the registered one.
 fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<TokenStream> {
     // The callees as written, so that an error points at the call.
     struct Callees<'c>(&'c [String], Vec<syn::Path>);
@@ -225,8 +226,13 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
                 .segments
                 .last()
                 .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+            // By a path, a registration may stand in for the function, whose own copy the copy calls.
+            let require = match key {
+                Some(_) => quote!(require_own_generic_copy),
+                None => quote!(require_generic_copy),
+            };
             Some(quote_spanned! {span=>
-                ::autodiff::__private::require_generic_copy(
+                ::autodiff::__private::#require(
                     ::autodiff::__private::derivative_of!(#path, vjp() #key),
                 );
             })

@@ -101,6 +101,7 @@ impl ::autodiff::__private::GenericCopy for dot {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for dot {}
+impl ::autodiff::__private::OwnGenericCopy for dot {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl dot {
     #[inline]
@@ -293,6 +294,7 @@ impl ::autodiff::__private::GenericCopy for rosenbrock {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for rosenbrock {}
+impl ::autodiff::__private::OwnGenericCopy for rosenbrock {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rosenbrock {
     #[inline]
@@ -411,6 +413,7 @@ impl ::autodiff::__private::GenericCopy for product {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for product {}
+impl ::autodiff::__private::OwnGenericCopy for product {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl product {
     #[inline]
