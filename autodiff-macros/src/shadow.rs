@@ -827,6 +827,44 @@ mod tests {
     }
 
     #[test]
+    fn calls_by_name_of_differentiated_callees_keep_the_copy() {
+        let why = |item: syn::ItemFn, calls: &[&str]| {
+            let calls: Vec<String> = calls.iter().map(|c| c.to_string()).collect();
+            why_no_copy(&item, "f64", &calls)
+        };
+        let by_name: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64, y: f64) -> f64 {
+                g(x * y) + h(y, 2.0)
+            }
+        );
+        assert_eq!(why(by_name.clone(), &["g", "h"]), None);
+        // `h` is not called with a differentiated argument: its result might be an `f64`.
+        let why_not = why(by_name, &["g"]).unwrap_or_default();
+        assert!(why_not.contains("calls `h`"), "{why_not}");
+        // By a path, the callee may be an outside function registered by that path, which has no type.
+        let by_path = why(
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    m::g(x)
+                }
+            ),
+            &["m :: g"],
+        );
+        assert!(by_path.is_some_and(|w| w.contains("calls `m :: g`")));
+        // A closure bound to a local is not a function with a companion type.
+        let closure = why(
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    let g = |v: f64| v * v;
+                    g(x)
+                }
+            ),
+            &["g"],
+        );
+        assert!(closure.is_some());
+    }
+
+    #[test]
     fn compound_assignment_keeps_precedence() {
         let b = body(syn::parse_quote!(
             fn f(x: f64, y: f64) -> f64 {
