@@ -508,7 +508,7 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #copy {}
 
-        #[allow(dead_code, unused_variables, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::unused_unit)]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #copy {
             #[inline]
             #vis fn call #copy_generics (#(#params,)*) -> #ret #where_clause { #fail }

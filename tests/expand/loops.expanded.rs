@@ -556,14 +556,7 @@ struct squares {}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct __squares_generic {}
-#[allow(
-    dead_code,
-    unused_variables,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments,
-    clippy::unused_unit
-)]
+#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
 impl __squares_generic {
     #[inline]
     fn call<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {

@@ -500,14 +500,7 @@ struct euler {}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct __euler_generic {}
-#[allow(
-    dead_code,
-    unused_variables,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments,
-    clippy::unused_unit
-)]
+#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
 impl __euler_generic {
     #[inline]
     fn call<__S: ::autodiff::__private::Float>(
