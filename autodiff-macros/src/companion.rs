@@ -118,10 +118,10 @@ pub(crate) enum GenericCopy {
     Itself(TokenStream),
     /// Written for `f64` or `f32`, with the generic copy (function and companion type) of this name.
     Copy(Ident),
-    /// Written for `float` (`f64` or `f32`) without a generic copy: `Copy` is a fallback of the copy's
+    /// Written for `f64` or `f32` (or both) without a generic copy: `Copy` is a fallback of the copy's
     /// signatures (`fallback_copy`) that is a compile error saying `why` once an `order = K` function
     /// instantiates it, so that the generic copies of callers compile whether or not they reach it.
-    Fallback { float: &'static str, why: String },
+    Fallback { why: String },
 }
 
 /// An output parameter (`out: &mut [T]`), as its companion sees it.
@@ -372,12 +372,11 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             },
             TokenStream::new(),
         ),
-        GenericCopy::Fallback { float, why } => {
+        GenericCopy::Fallback { why } => {
             let fallback = fallback_copy(&FallbackCopy {
                 vis,
                 name,
                 generics,
-                float,
                 why,
                 params: &params,
                 ret,
@@ -444,7 +443,6 @@ struct FallbackCopy<'a> {
     vis: &'a Visibility,
     name: &'a Ident,
     generics: &'a syn::Generics,
-    float: &'a str,
     why: &'a str,
     params: &'a [TokenStream],
     ret: &'a TokenStream,
@@ -456,7 +454,7 @@ struct FallbackCopy<'a> {
 
 /// The fallback that stands for the generic copy of a function written for `f64` without one: a type
 /// `__g_generic` with `call`, `vjp`, `vjp_into` and `jvp` of the companion's signatures with the float
-/// type made a type parameter, each a compile error once instantiated (`__private::no_generic_copy`),
+/// types made a type parameter, each a compile error once instantiated (`__private::no_generic_copy`),
 /// whose message, spanned on the function's name, says why the function has no copy and what to do.
 ///
 /// ```text
@@ -475,13 +473,16 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         vis,
         name,
         generics,
-        float,
         why,
         ..
     } = f;
     let scalar = Ident::new("__S", Span::call_site());
-    let generic =
-        |tokens: &TokenStream| crate::shadow::replace_float(tokens.clone(), float, &scalar);
+    // Both float types: the callers' copies pass `__S` wherever they passed either (a literal `2.0` in an
+    // `f64` caller passed to an `f32` parameter, too).
+    let generic = |tokens: &TokenStream| {
+        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", &scalar);
+        crate::shadow::replace_float(tokens, "f32", &scalar)
+    };
     let generic_all =
         |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
     let mut copy_generics = (*generics).clone();

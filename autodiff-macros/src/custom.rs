@@ -358,7 +358,8 @@ fn by_path(target: &syn::Path, companion: &Ident, vis: &syn::Visibility) -> Opti
 /// (`shadow::why_no_copy`, with no calls); else the fallback that says why (`companion::fallback_copy`).
 fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
     let Some(float) = crate::shadow::written_float(item) else {
-        return (GenericCopy::Missing, TokenStream::new());
+        let why = "its signature uses both `f64` and `f32`".to_string();
+        return (GenericCopy::Fallback { why }, TokenStream::new());
     };
     match crate::shadow::surely_compiling_copy(item, float, &[]) {
         Ok(shadow) => (
@@ -370,7 +371,7 @@ fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
                 #shadow
             },
         ),
-        Err(why) => (GenericCopy::Fallback { float, why }, TokenStream::new()),
+        Err(why) => (GenericCopy::Fallback { why }, TokenStream::new()),
     }
 }
 
@@ -752,15 +753,10 @@ impl<'a> Items<'a> {
             generic_copy: if let Some(copy) = copy {
                 GenericCopy::Copy(copy)
             } else if signature::float_type_params(&self.item.sig.generics).is_empty() {
-                match crate::shadow::written_float(self.item) {
-                    Some(float) => GenericCopy::Fallback {
-                        float,
-                        why: format!(
-                            "its derivative is registered with `#[gradient_of]` and written for `{float}`, \
-                             and its body, outside the macro's reach, cannot be run on dual numbers"
-                        ),
-                    },
-                    None => GenericCopy::Missing,
+                GenericCopy::Fallback {
+                    why: "its derivative is registered with `#[gradient_of]`, and its body, outside the \
+                          macro's reach, cannot be run on dual numbers"
+                        .into(),
                 }
             } else {
                 let target = Ident::new("__registered_target", Span::mixed_site());

@@ -194,16 +194,12 @@ fn first_order_generic_copy(
         return missing;
     }
     let Some(float) = crate::shadow::written_float(item) else {
-        return missing;
+        let why = "its signature uses both `f64` and `f32`".to_string();
+        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
     };
     let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
         Ok(copy) => copy,
-        Err(why) => {
-            return (
-                companion::GenericCopy::Fallback { float, why },
-                TokenStream::new(),
-            )
-        }
+        Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
     let wrt = args.wrt.as_ref().map(|names| quote!((wrt(#(#names),*))));
     let tokens = quote! {
@@ -1224,17 +1220,15 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             sweep_into: None,
             extra,
             method,
-            generic_copy: match crate::shadow::written_float(item) {
-                _ if method => companion::GenericCopy::Missing,
-                _ if !signature::float_type_params(&item.sig.generics).is_empty() => {
-                    companion::GenericCopy::Itself(path(name))
-                }
+            generic_copy: if method || outputs.is_some() {
+                companion::GenericCopy::Missing
+            } else if !signature::float_type_params(&item.sig.generics).is_empty() {
+                companion::GenericCopy::Itself(path(name))
+            } else {
                 // The fallback, so that the generic copies of callers compile: one error, this one's.
-                Some(float) if outputs.is_none() => companion::GenericCopy::Fallback {
-                    float,
+                companion::GenericCopy::Fallback {
                     why: "it has a compile error of its own".into(),
-                },
-                _ => companion::GenericCopy::Missing,
+                }
             },
             registration: false,
             outputs,
