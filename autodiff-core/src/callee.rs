@@ -106,8 +106,53 @@ impl<T: ?Sized> Lookup for T {}
 #[inline(always)]
 pub fn require_derivative<T: HasDerivative>(_found: T) {}
 
-/// Nothing, if the companion a call site found has a generic copy (`order = K` callers written for
-/// `f64` check with it that a registration by path does not override the derivative of a function whose
-/// own copy their generic copy calls).
+/// Nothing, if the companion a call site found has a generic copy, not the fallback of a function without
+/// one (`order = K` functions written for `f64` check each callee with it: the callee's own companion,
+/// and for a call by a path, what a `#[gradient_of(path)]` registration in scope puts in its place, so that
+/// the Hessian never comes from a copy of another derivative than the gradient's).
 #[inline(always)]
-pub fn require_generic_copy<C: crate::private::GenericCopy>(_found: C) {}
+pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
+
+/// Implemented by the companion type of a function with a generic copy (its own or one `order = K` or
+/// `#[differentiable]` made); not by one whose [`GenericCopy`](crate::private::GenericCopy) is the fallback.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no generic copy, which an `order = K` caller written for `f64` needs",
+    label = "called here by a function with `order = K`",
+    note = "give the callee `order = 2` too (its generic copy is then made, or an error says why it cannot be), \
+            or make it generic over `T: Float`; `#[differentiable]` alone makes the copy only for a function \
+            whose body iterates no slice, takes no reference and calls others only by their names"
+)]
+pub trait HasGenericCopy {}
+
+/// Implemented, for every float type `S`, by the fallback that stands for the generic copy of a function
+/// written for `f64` that has none; `FAIL` panics with a message that names the function and says what
+/// to do. Generic in `S`, it is evaluated only when an `order = K` function instantiates the fallback on
+/// its dual numbers: a compile error under `cargo build` (not `cargo check`, which does not instantiate).
+pub trait NoGenericCopy<S> {
+    /// A panic, at compile time.
+    const FAIL: ();
+}
+
+/// What the fallback for a missing generic copy runs in place of the function: the compile error of
+/// `M::FAIL` once instantiated (never a value).
+#[inline(always)]
+pub fn no_generic_copy<M: NoGenericCopy<S>, S, R>() -> R {
+    #[allow(clippy::let_unit_value)]
+    let () = M::FAIL;
+    unreachable!("`NoGenericCopy::FAIL` is a compile error")
+}
+
+/// Implemented by the companion type of a function with a generic copy of its own, not by that of a
+/// `#[gradient_of]` registration, whose derivative stands in for the function's where it is in scope.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not the generic copy of the function at this path, which an `order = K` caller written for `f64` calls",
+    label = "a `#[gradient_of]` registration in scope overrides the derivative of this call by its path, or the function has no generic copy",
+    note = "with a registration in scope, the generic copy would call the function's own copy and `f_hessian` would not be the derivative of `f_grad`'s gradient: call the function by a name imported with `use`, or register its gradient out of the `order = K` function's sight",
+    note = "without one, give the function `order = 2` too, or make it generic over `T: Float`"
+)]
+pub trait OwnGenericCopy {}
+
+/// Nothing, if what a call by a path of an `order = K` function finds for its derivative is the companion
+/// of the function at the path, with a generic copy: what the caller's generic copy calls.
+#[inline(always)]
+pub fn require_own_generic_copy<C: OwnGenericCopy>(_found: C) {}

@@ -48,7 +48,8 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::callee::{
-        require_derivative, require_generic_copy, Found, HasDerivative, Lookup, NoDerivative, Site,
+        no_generic_copy, require_derivative, require_generic_copy, require_own_generic_copy, Found,
+        HasDerivative, HasGenericCopy, Lookup, NoDerivative, NoGenericCopy, OwnGenericCopy, Site,
     };
     pub use crate::derivative_of;
     pub use crate::differentiable::{
@@ -73,14 +74,18 @@ pub mod private {
     pub use crate::Dual;
     pub use num_traits::{Float, One, Zero};
 
-    /// Implemented by the companion type `g` of a function with derivatives that has a generic copy
-    /// (the function itself if it is generic over its float type, else `__g_generic`): `Copy` has `call`,
-    /// `vjp` and `jvp` generic over the float type, which the generic copy of an `order = K` caller calls.
+    /// Implemented by the companion type `g` of every free function with derivatives (but one with output
+    /// parameters): `Copy` has `call`, `vjp`, `vjp_into` and `jvp` generic over the float type, which the
+    /// generic copy of an `order = K` caller (or of a function that such a caller reaches) calls. `Copy` is
+    /// the generic copy's companion (the function itself if it is generic over its float type, else
+    /// `__g_generic`), or, for a function written for `f64` without a copy, a fallback of the same
+    /// signatures that is a compile error once instantiated ([`NoGenericCopy`]): so the generic copy of a
+    /// caller compiles whether or not its callees have copies, and fails only if an `order = K` function
+    /// really runs it. [`HasGenericCopy`] tells the two apart.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` has no generic copy, which an `order = K` caller written for `f64` needs",
         label = "called here by a function with `order = K`",
-        note = "give the callee `order = 2` too, or make it generic over `T: Float`; `#[differentiable]` alone \
-                makes the copy only for a function that calls no other, iterates no slice and takes no reference"
+        note = "give the callee `order = 2` too, or make it generic over `T: Float`"
     )]
     pub trait GenericCopy {
         /// The companion type of the generic copy.

@@ -107,17 +107,21 @@ impl IntoSlot {
 }
 
 /// What an `order = K` caller's generic copy calls for this function (`shadow.rs`): the companion type
-/// implements `__private::GenericCopy`, whose type `Copy` has `call`, `vjp` and `jvp` generic over the float
-/// type. Through the companion type, the generic copy is found wherever the function's name is (imported
-/// by `use`, or by a path), which a separately named function would not be.
+/// implements `__private::GenericCopy`, whose type `Copy` has `call`, `vjp`, `vjp_into` and `jvp` generic
+/// over the float type. Through the companion type, the generic copy is found wherever the function's name
+/// is (imported by `use`, or by a path), which a separately named function would not be.
 pub(crate) enum GenericCopy {
-    /// Written for one float type, without a generic copy: no implementation (rustc then says so at the
-    /// `order = K` caller).
+    /// No implementation (a method, or a function with output parameters): rustc says so at an
+    /// `order = K` caller.
     Missing,
     /// Generic over its float type: the type is its own copy, and `call` calls `primal`.
     Itself(TokenStream),
     /// Written for `f64` or `f32`, with the generic copy (function and companion type) of this name.
     Copy(Ident),
+    /// Written for `f64` or `f32` (or both) without a generic copy: `Copy` is a fallback of the copy's
+    /// signatures (`fallback_copy`) that is a compile error saying `why` once an `order = K` function
+    /// instantiates it, so that the generic copies of callers compile whether or not they reach it.
+    Fallback { why: String },
 }
 
 /// An output parameter (`out: &mut [T]`), as its companion sees it.
@@ -163,6 +167,9 @@ pub(crate) struct Companion<'a> {
     pub(crate) method: bool,
     /// Its generic copy, for `order = K` callers (not for methods).
     pub(crate) generic_copy: GenericCopy,
+    /// The companion of a `#[gradient_of]` registration, which stands in for the function's own where it
+    /// is in scope: its copy is not `OwnGenericCopy`.
+    pub(crate) registration: bool,
     /// With output parameters, `vjp` takes `d_ret: Option<R>` and then one cotangent per output, and
     /// `jvp` one tangent buffer per output after `tangents`, as `f_vjp` and `f_jvp` do; the functions
     /// `vjp` and `jvp` above then take `d_ret: R` and each output's cotangent as `Option<&[T]>`, and the
@@ -184,6 +191,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         extra,
         method,
         generic_copy,
+        registration,
         outputs,
     } = c;
     let where_clause = &generics.where_clause;
@@ -364,9 +372,41 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                     #[inline(always)]
                     fn copy() -> #copy { #copy {} }
                 }
+                impl ::autodiff::__private::HasGenericCopy for #name {}
             },
             TokenStream::new(),
         ),
+        GenericCopy::Fallback { why } => {
+            let fallback = fallback_copy(&FallbackCopy {
+                vis,
+                name,
+                generics,
+                why,
+                params: &params,
+                ret,
+                d_ret_ty: &d_ret_ty,
+                cotangent_types: &cotangent_types,
+                tangent_types: &tangent_types,
+                into_types: &into_types,
+            });
+            (fallback, TokenStream::new())
+        }
+    };
+    // A generic function is its own copy.
+    let generic_impl = match generic_copy {
+        GenericCopy::Itself(_) => quote! {
+            #generic_impl
+            impl ::autodiff::__private::HasGenericCopy for #name {}
+        },
+        _ => generic_impl,
+    };
+    // The function's own copy, which a caller's copy calls by the function's path.
+    let generic_impl = match generic_copy {
+        GenericCopy::Itself(_) | GenericCopy::Copy(_) if !registration => quote! {
+            #generic_impl
+            impl ::autodiff::__private::OwnGenericCopy for #name {}
+        },
+        _ => generic_impl,
     };
     quote! {
         #[doc(hidden)]
@@ -397,6 +437,102 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             }
 
             #into_item
+        }
+    }
+}
+
+/// What the fallback for a missing generic copy is made of: the companion's own signatures, which
+/// `fallback_copy` makes generic over the float type.
+struct FallbackCopy<'a> {
+    vis: &'a Visibility,
+    name: &'a Ident,
+    generics: &'a syn::Generics,
+    why: &'a str,
+    params: &'a [TokenStream],
+    ret: &'a TokenStream,
+    d_ret_ty: &'a TokenStream,
+    cotangent_types: &'a [TokenStream],
+    tangent_types: &'a [TokenStream],
+    into_types: &'a [TokenStream],
+}
+
+/// The fallback that stands for the generic copy of a function written for `f64` without one: a type
+/// `__g_generic` with `call`, `vjp`, `vjp_into` and `jvp` of the companion's signatures with the float
+/// types made a type parameter, each a compile error once instantiated (`__private::no_generic_copy`),
+/// whose message, spanned on the function's name, says why the function has no copy and what to do.
+///
+/// ```text
+/// // Input: fn g(x: &[f64]) -> f64 { .. }     // Output:
+/// // (iterates; no copy)                      struct __g_generic {}
+///                                             impl __g_generic {
+///                                                 fn call<__S: Float>(x: &[__S]) -> __S { no_generic_copy::<__g_generic, __S, _>() }
+///                                                 fn vjp<__S: Float>(self, x: &[__S], d_ret: __S) -> (__S, (Vec<__S>,)) { .. }
+///                                                 ..
+///                                             }
+///                                             impl<S> NoGenericCopy<S> for __g_generic { const FAIL: () = panic!("`g` has no generic copy .."); }
+///                                             impl GenericCopy for g { type Copy = __g_generic; .. }
+/// ```
+fn fallback_copy(f: &FallbackCopy) -> TokenStream {
+    let FallbackCopy {
+        vis,
+        name,
+        generics,
+        why,
+        ..
+    } = f;
+    let scalar = Ident::new("__S", Span::call_site());
+    // Both float types: the callers' copies pass `__S` wherever they passed either (a literal `2.0` in an
+    // `f64` caller passed to an `f32` parameter, too).
+    let generic = |tokens: &TokenStream| {
+        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", &scalar);
+        crate::shadow::replace_float(tokens, "f32", &scalar)
+    };
+    let generic_all =
+        |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
+    let mut copy_generics = (*generics).clone();
+    copy_generics
+        .params
+        .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
+    let where_clause = &copy_generics.where_clause;
+    let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
+    let cotangent_types = generic_all(f.cotangent_types);
+    let tangent_types = generic_all(f.tangent_types);
+    let into_types = generic_all(f.into_types);
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, tangents, grads) = (fixed("d_ret"), fixed("tangents"), fixed("grads"));
+    let copy = crate::naming::generic_copy(name);
+    let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, #scalar, _>());
+    let message = format!(
+        "`{name}` has no generic copy, which an `order = K` function calling it (directly or through other \
+         functions) needs: {why}. Give `{name}` `order = 2` too (its generic copy is then made, or an error \
+         says why it cannot be), or make it generic over `T: Float`"
+    );
+    let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #copy {}
+
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        impl #copy {
+            #[inline]
+            #vis fn call #copy_generics (#(#params,)*) -> #ret #where_clause { #fail }
+            #[inline]
+            #vis fn vjp #copy_generics (self, #(#params,)* #d_ret: #d_ret_ty) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
+            #[inline]
+            #vis fn jvp #copy_generics (self, #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause { #fail }
+            #[inline]
+            #vis fn vjp_into #copy_generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause { #fail }
+        }
+
+        impl<#scalar> ::autodiff::__private::NoGenericCopy<#scalar> for #copy {
+            const FAIL: () = #panic;
+        }
+
+        impl ::autodiff::__private::GenericCopy for #name {
+            type Copy = #copy;
+            #[inline(always)]
+            fn copy() -> #copy { #copy {} }
         }
     }
 }

@@ -113,13 +113,10 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
         #inner
         let (value, gradient) = #evaluate;
     });
-    let copy = generic_copy(&item);
-    let generic = if !signature::float_type_params(&item.sig.generics).is_empty() {
-        GenericCopy::Itself(quote!(#name))
-    } else if copy.is_some() {
-        GenericCopy::Copy(crate::naming::generic_copy(name))
+    let (generic, copy) = if !signature::float_type_params(&item.sig.generics).is_empty() {
+        (GenericCopy::Itself(quote!(#name)), TokenStream::new())
     } else {
-        GenericCopy::Missing
+        generic_copy(&item)
     };
     let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
@@ -213,9 +210,116 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         let value = #call;
         let gradient = |dy| #name(#(#args,)* dy);
     });
-    let companion = items.companion_of(&last, quote!(#target_item #vjp #jvp));
+    let copy = registered_copy(&item, &value_fn, &sig, &quote!(#last::#target_fn), &last);
+    let companion = items.companion_of(
+        &last,
+        quote!(#target_item #vjp #jvp),
+        copy.as_ref().map(|_| crate::naming::generic_copy(&last)),
+    );
     let by_path = by_path(&target, &last, &item.vis);
-    quote!(#item #companion #by_path)
+    quote!(#item #companion #by_path #copy)
+}
+
+/// For the registration `item` of an outside function of float scalars written for `f64` (`libm::erf`),
+/// whose gradient's body surely compiles as a generic copy (`shadow::why_no_copy`): the generic copy of
+/// the registered function, for `order = K` callers, a generic `#[custom_gradient]` function named after
+/// it. Its closure is the generic copy of the registered gradient, so second derivatives flow through
+/// it; its value is the function's at the values (`to_f64`, every tangent dropped) plus the tangents times
+/// the registered gradient at the midpoint, `f(x₀) + h·f'(x₀ + h/2)` (`f` called through the companion's
+/// `__registered_target`, `target`, whose signature check is the registration's one error if it fails), which is the Taylor series of
+/// `f(x₀ + h)` where `h³ = 0`: exact on the dual numbers of `f_hvp` and `f_hessian` (`h² = 0`) and of
+/// `f_derivatives` up to the third derivative, and a panic beyond, not a wrong number.
+///
+/// ```text
+/// // Input: #[gradient_of(libm::erf)]               // Output (beside the companion `erf`):
+/// fn erf_vjp(x: f64, dy: f64) -> f64 { .. }         fn __erf_vjp_generic<__S: Float>(x: __S, dy: __S) -> __S { .. }
+///                                                   #[custom_gradient]
+///                                                   fn __erf_generic<__S: Float>(x: __S) -> (__S, impl Fn(__S) -> __S) {
+///                                                       let (x0, h) = (x with its tangents dropped, x - x0);
+///                                                       let slope = __erf_vjp_generic(x0 + h / 2, 1);
+///                                                       (lit(libm::erf(x.to_f64())) + h * slope, move |dy| __erf_vjp_generic(x, dy))
+///                                                   }
+/// ```
+fn registered_copy(
+    item: &syn::ItemFn,
+    value_fn: &syn::ItemFn,
+    sig: &Signature,
+    target: &TokenStream,
+    last: &Ident,
+) -> Option<TokenStream> {
+    if !signature::float_type_params(&item.sig.generics).is_empty()
+        || !item.sig.generics.params.is_empty()
+    {
+        return None;
+    }
+    let float = crate::shadow::written_float(value_fn)?;
+    let is_float = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident(float));
+    if !sig.params.iter().all(|p| is_float(&p.ty)) || !is_float(&sig.ret_ty) {
+        return None;
+    }
+    let gradient_copy = crate::naming::generic_copy(&item.sig.ident);
+    let gradient = crate::shadow::surely_compiling_copy(item, float, &[]).ok()?;
+    let copy = crate::naming::generic_copy(last);
+    let scalar = Ident::new("__S", Span::call_site());
+    let fixed = |n: String| Ident::new(&n, Span::mixed_site());
+    let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
+    // Numbered, not named after the parameters (which may be raw identifiers, `r#in`).
+    let numbered = |what: &str| -> Vec<Ident> {
+        (0..args.len())
+            .map(|i| fixed(format!("__{what}_{i}")))
+            .collect()
+    };
+    let (stopped, steps, middles) = (numbered("value"), numbered("step"), numbered("middle"));
+    let slope = fixed("__slope".into());
+    let slopes: Vec<TokenStream> = match args.len() {
+        1 => vec![quote!(#slope)],
+        n => (0..n)
+            .map(|i| {
+                let i = syn::Index::from(i);
+                quote!(#slope.#i)
+            })
+            .collect(),
+    };
+    let to_float = Ident::new(&format!("to_{float}"), Span::call_site());
+    let float_ty = Ident::new(float, Span::call_site());
+    let gradient_ty = match &item.sig.output {
+        ReturnType::Type(_, ty) => {
+            crate::shadow::replace_float(ty.to_token_stream(), float, &scalar)
+        }
+        ReturnType::Default => return None,
+    };
+    let cube = fixed("__cube".into());
+    let message = format!(
+        "autodiff: `{last}` is registered with `#[gradient_of]`: its value on nested dual numbers is exact to \
+         the third derivative, not beyond (`f_derivatives` with `order` above 3)"
+    );
+    let vis = &item.vis;
+    Some(quote! {
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #gradient
+
+        #[::autodiff::custom_gradient]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #copy<#scalar: ::autodiff::__private::Float>(#(#args: #scalar),*) -> (#scalar, impl Fn(#scalar) -> #gradient_ty) {
+            use ::autodiff::__private::Float as _;
+            #(
+                let #stopped = ::autodiff::stop_gradient(#args);
+                let #steps = #args - #stopped;
+                let #middles = #stopped + #steps * ::autodiff::__private::lit::<#scalar>(0.5);
+                let #cube = #steps * #steps * #steps;
+                if !::autodiff::__private::Zero::is_zero(&#cube) {
+                    ::core::panic!(#message);
+                }
+            )*
+            let #slope = #gradient_copy(#(#middles,)* ::autodiff::__private::One::one());
+            let __value = ::autodiff::__private::lit::<#scalar>(
+                #target(#(#args.#to_float().unwrap_or(#float_ty::NAN)),*) as f64,
+            ) #(+ #steps * #slopes)*;
+            (__value, move |dy: #scalar| #gradient_copy(#(#args,)* dy))
+        }
+    })
 }
 
 /// For a registration by a path of two or more segments, how a call written with that path finds it: a
@@ -251,16 +355,24 @@ fn by_path(target: &syn::Path, companion: &Ident, vis: &syn::Visibility) -> Opti
 /// shadow, a custom gradient function too), which the generic copies of `order = K` callers call: the
 /// closure then runs on dual numbers, so second derivatives flow through the values it captures, as
 /// `jax.hessian` of a `custom_vjp` function does. Emitted only where the shadow surely compiles
-/// (`shadow::shadowable`).
-fn generic_copy(item: &syn::ItemFn) -> Option<TokenStream> {
-    let float = crate::shadow::written_float(item)?;
-    let shadow = crate::shadow::surely_compiling_copy(item, float)?;
-    Some(quote! {
-        #[::autodiff::custom_gradient]
-        #[doc(hidden)]
-        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #shadow
-    })
+/// (`shadow::why_no_copy`, with no calls); else the fallback that says why (`companion::fallback_copy`).
+fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
+    let Some(float) = crate::shadow::written_float(item) else {
+        let why = "its signature uses both `f64` and `f32`".to_string();
+        return (GenericCopy::Fallback { why }, TokenStream::new());
+    };
+    match crate::shadow::surely_compiling_copy(item, float, &[]) {
+        Ok(shadow) => (
+            GenericCopy::Copy(crate::naming::generic_copy(&item.sig.ident)),
+            quote! {
+                #[::autodiff::custom_gradient]
+                #[doc(hidden)]
+                #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+                #shadow
+            },
+        ),
+        Err(why) => (GenericCopy::Fallback { why }, TokenStream::new()),
+    }
 }
 
 fn with_errors(item: &syn::ItemFn, errors: Errors) -> TokenStream {
@@ -612,12 +724,18 @@ impl<'a> Items<'a> {
             extra: TokenStream::new(),
             method: false,
             generic_copy,
+            registration: false,
             outputs: None,
         })
     }
 
     /// The companion type `name` of a registered function, holding its derivatives.
-    fn companion_of(&self, name: &Ident, derivatives: TokenStream) -> TokenStream {
+    fn companion_of(
+        &self,
+        name: &Ident,
+        derivatives: TokenStream,
+        copy: Option<Ident>,
+    ) -> TokenStream {
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         companion::companion(&Companion {
             vis: &self.item.vis,
@@ -631,13 +749,20 @@ impl<'a> Items<'a> {
             extra: derivatives,
             method: false,
             // A registered function generic over its float type is its own generic copy; one written
-            // for `f64` (`libm::erf`) has none.
-            generic_copy: if signature::float_type_params(&self.item.sig.generics).is_empty() {
-                GenericCopy::Missing
+            // for `f64` (`libm::erf`) has none: its body is not the macro's to copy.
+            generic_copy: if let Some(copy) = copy {
+                GenericCopy::Copy(copy)
+            } else if signature::float_type_params(&self.item.sig.generics).is_empty() {
+                GenericCopy::Fallback {
+                    why: "its derivative is registered with `#[gradient_of]`, and its body, outside the \
+                          macro's reach, cannot be run on dual numbers"
+                        .into(),
+                }
             } else {
                 let target = Ident::new("__registered_target", Span::mixed_site());
                 GenericCopy::Itself(quote!(Self::#target))
             },
+            registration: true,
             outputs: None,
         })
     }

@@ -128,7 +128,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             TokenStream::new()
         }
         (Some(sig), Some(order), Some((f, activity)), None) => {
-            let float_calls = float_calls(f, activity);
+            let float_calls = calls_of(f, activity, true);
             crate::higher::items(&body, sig, &args, order, &float_calls, &mut errors)
         }
         _ => TokenStream::new(),
@@ -147,20 +147,22 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let jacobian = (!generated.method && generated.flat.is_none())
                 .then(|| crate::jacobian::jacobian(&item, &sig))
                 .flatten();
-            let copy = (!generated.method)
-                .then(|| first_order_generic_copy(&item, &args, flat.is_some(), &sig))
-                .flatten();
             let name = &item.sig.ident;
-            let generic_copy = if generated.method {
-                companion::GenericCopy::Missing
+            let (generic_copy, copy) = if generated.method {
+                (companion::GenericCopy::Missing, TokenStream::new())
             } else if !generated.float_params.is_empty() {
-                companion::GenericCopy::Itself(quote!(#name))
-            } else if copy.is_some() || (!higher.is_empty() && flat.is_none()) {
-                // `order = K` emitted the copy (`higher::through_shadow`), or `first_order_generic_copy` did;
-                // a function of a parameter struct has none (`struct_higher.rs`).
-                companion::GenericCopy::Copy(naming::generic_copy(name))
+                (
+                    companion::GenericCopy::Itself(quote!(#name)),
+                    TokenStream::new(),
+                )
+            } else if !higher.is_empty() && flat.is_none() {
+                // `order = K` emitted the copy (`higher::through_shadow`); a function of a parameter struct
+                // has none (`struct_higher.rs`): it takes the fallback below.
+                let copy = naming::generic_copy(name);
+                (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
-                companion::GenericCopy::Missing
+                let calls = calls_of(&f, &activity, false);
+                first_order_generic_copy(&item, &args, flat.is_some(), &sig, &calls)
             };
             let companion = generated.companion(generic_copy);
             let primal = primal(&item);
@@ -202,44 +204,60 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 /// For a function written for `f64` (or `f32`) without `order = K`: its generic copy `__f_generic`
 /// (`shadow.rs`), differentiated at first order, which the generic copies of `order = K` callers call, so
 /// that `order = 2` on a caller needs nothing of the callee. Emitted only where the copy surely compiles
-/// (`shadow::shadowable`: no calls, no references, no second float type, ...), since a copy that did not
-/// would break the function's first order too; an `order = K` caller of a function without one gets the
-/// error "`g` has no generic copy" (`__private::GenericCopy`).
+/// (`shadow::why_no_copy`: no references, no iterators, no second float type, calls only of functions
+/// with derivatives by their names, ...), since a copy that did not would break the function's first
+/// order too. Without one, the companion's `GenericCopy` is a fallback whose use is a compile error saying
+/// why (`companion::fallback_copy`), so that callers' copies compile: the copies chain through call trees,
+/// and fail only where an `order = K` function reaches a function without one.
+///
+/// `calls` are the callees that `item` calls with differentiated arguments.
 fn first_order_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
     parameter_struct: bool,
     sig: &Signature,
-) -> Option<TokenStream> {
+    calls: &[String],
+) -> (companion::GenericCopy, TokenStream) {
     let higher = args
         .order
         .as_ref()
         .is_some_and(|k| k.base10_parse::<usize>().is_ok_and(|k| k >= 2));
+    let missing = (companion::GenericCopy::Missing, TokenStream::new());
     if higher || parameter_struct || sig.outputs().count() > 0 {
-        return None;
+        return missing;
     }
-    let float = crate::shadow::written_float(item)?;
-    let copy = crate::shadow::surely_compiling_copy(item, float)?;
+    let Some(float) = crate::shadow::written_float(item) else {
+        let why = "its signature uses both `f64` and `f32`".to_string();
+        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
+    };
+    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+        Ok(copy) => copy,
+        Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
+    };
     let wrt = args.wrt.as_ref().map(|names| quote!((wrt(#(#names),*))));
-    Some(quote! {
+    let tokens = quote! {
         #[::autodiff::differentiable #wrt]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #copy
-    })
+    };
+    (
+        companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
+        tokens,
+    )
 }
 
-/// The callees (their paths' tokens) that `f` passes a float or a float array: a generic copy of `f`
-/// (`order = K` on an `f64` function) must call their generic copies.
-fn float_calls(f: &Function, activity: &Activity) -> Vec<String> {
-    let floats = |args: &[crate::ir::Operand]| {
+/// The callees (their paths' tokens) that `f` passes a float or a float array (`floats`), or else only
+/// those it passes a differentiated argument: a generic copy of `f` must call their generic copies.
+fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
+    let passed = |args: &[crate::ir::Operand]| {
         args.iter().any(|a| match a {
             crate::ir::Operand::Array(array) => {
-                matches!(activity.elem_kind(*array), crate::ir::Kind::Float(_))
+                floats && matches!(activity.elem_kind(*array), crate::ir::Kind::Float(_))
                     || activity.is_active_array(*array)
             }
             other => {
-                matches!(activity.kind(other), crate::ir::Kind::Float(_))
+                floats && matches!(activity.kind(other), crate::ir::Kind::Float(_))
                     || activity.is_active(other)
             }
         })
@@ -257,7 +275,7 @@ fn float_calls(f: &Function, activity: &Activity) -> Vec<String> {
                 ..
             }
             | crate::ir::Stmt::CallOut { callee, args, .. }
-                if floats(args) =>
+                if passed(args) =>
             {
                 Some(callee.path.to_token_stream().to_string())
             }
@@ -814,6 +832,7 @@ impl<'a> Generated<'a> {
             extra,
             method: self.method,
             generic_copy,
+            registration: false,
             outputs,
         })
     }
@@ -1234,11 +1253,17 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             sweep_into: None,
             extra,
             method,
-            generic_copy: if method || signature::float_type_params(&item.sig.generics).is_empty() {
+            generic_copy: if method || outputs.is_some() {
                 companion::GenericCopy::Missing
-            } else {
+            } else if !signature::float_type_params(&item.sig.generics).is_empty() {
                 companion::GenericCopy::Itself(path(name))
+            } else {
+                // The fallback, so that the generic copies of callers compile: one error, this one's.
+                companion::GenericCopy::Fallback {
+                    why: "it has a compile error of its own".into(),
+                }
             },
+            registration: false,
             outputs,
         })
     });

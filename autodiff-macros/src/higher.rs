@@ -14,7 +14,7 @@ use crate::ir::Kind;
 use crate::naming::local;
 use crate::signature::{Param, Signature};
 use proc_macro2::{Ident, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use syn::Type;
 
 /// The higher-order items of `item`, or errors if its signature does not allow them.
@@ -137,7 +137,7 @@ fn through_shadow(
         quote!((#ret, #gradient_ty, #gradient_ty)),
     );
     let hvp_call = call("hvp", Some(v.to_token_stream()));
-    let checks = registration_checks(active_calls);
+    let checks = registration_checks(item, active_calls);
     let hessian_sig = h.signature(
         h.name("hessian"),
         None,
@@ -171,27 +171,70 @@ fn through_shadow(
     }
 }
 
-/// For each call by a path of two or more segments (`own::cube(x)`), a check that what the first-order
-/// derivative uses for it has a generic copy: the generic copy of the caller calls the copy of the
-/// function at the path (`<own::cube as GenericCopy>::Copy::call`), but a `#[gradient_of(own::cube)]` in
-/// scope overrides the derivative of calls by that path, and a registration of an `f64` function has no
-/// copy. Without the check, `f_hessian`'s gradient would be the function's own while `f_grad`'s is the
-/// registered one; with it, the caller gets `GenericCopy`'s error ("`cube` has no generic copy").
-fn registration_checks(active_calls: &[String]) -> Vec<TokenStream> {
-    active_calls
-        .iter()
-        .filter_map(|call| syn::parse_str::<syn::Path>(call).ok())
+/// For each call, a check that what the first-order derivative uses for it has a generic copy (not the
+/// fallback of a function without one, `companion::fallback_copy`, whose use would be an error only
+/// after monomorphisation, far from the call): one error at the call, "`g` has no generic copy", saying
+/// what to do. For a call by a path of two or more segments (`own::cube(x)`) the check also keeps the
+/// Hessian honest: the generic copy of the caller calls the copy of the function at the path
+/// (`<own::cube as GenericCopy>::Copy::call`), but a `#[gradient_of(own::cube)]` in scope overrides the
+/// derivative of calls by that path; without a check that what the call finds is the function's own
+/// companion (`require_own_generic_copy`), `f_hessian`'s gradient would be the function's own while
+/// `f_grad`'s is the registered one.
+fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<TokenStream> {
+    // The callees as written, so that an error points at the call.
+    struct Callees<'c>(&'c [String], Vec<syn::Path>);
+    impl<'a> syn::visit::Visit<'a> for Callees<'_> {
+        fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*call.func {
+                let written = p.path.to_token_stream().to_string();
+                if p.qself.is_none()
+                    && self.0.contains(&written)
+                    && !self
+                        .1
+                        .iter()
+                        .any(|q| q.to_token_stream().to_string() == written)
+                {
+                    self.1.push(p.path.clone());
+                }
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+    }
+    let mut callees = Callees(active_calls, Vec::new());
+    syn::visit::Visit::visit_block(&mut callees, &item.block);
+    let mut paths = callees.1;
+    // Calls the visit did not find (written through a macro): without a span of their own.
+    for call in active_calls {
+        if !paths
+            .iter()
+            .any(|p| p.to_token_stream().to_string() == *call)
+        {
+            paths.extend(syn::parse_str::<syn::Path>(call).ok());
+        }
+    }
+    paths
+        .into_iter()
         .filter_map(|mut path| {
-            let key = crate::naming::registered_path(&path)?;
             if crate::naming::is_associated_call(&path) {
                 return None;
             }
+            let key = crate::naming::registered_path(&path).map(|key| quote!(, #key));
             if let Some(last) = path.segments.last_mut() {
                 last.arguments = syn::PathArguments::None;
             }
-            Some(quote! {
-                ::autodiff::__private::require_generic_copy(
-                    ::autodiff::__private::derivative_of!(#path, vjp(), #key),
+            // Spanned on the call, where rustc then points.
+            let span = path
+                .segments
+                .last()
+                .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
+            // By a path, a registration may stand in for the function, whose own copy the copy calls.
+            let require = match key {
+                Some(_) => quote!(require_own_generic_copy),
+                None => quote!(require_generic_copy),
+            };
+            Some(quote_spanned! {span=>
+                ::autodiff::__private::#require(
+                    ::autodiff::__private::derivative_of!(#path, vjp() #key),
                 );
             })
         })

@@ -95,7 +95,7 @@ pub(crate) fn output_tangent(output: &Ident) -> Ident {
 }
 
 /// The generic copy of the function `name` written for `f64` that `order = K` differentiates: `__f_generic`
-/// for `f`, made by `order = K` or, for a leaf function, by `#[differentiable]` alone (`shadow.rs`). Callers
+/// for `f`, made by `order = K` or, where it surely compiles, by `#[differentiable]` alone (`shadow.rs`). Callers
 /// reach it through `f`'s companion type (`companion::GenericCopy`); a generic function is its own.
 pub(crate) fn generic_copy(name: &Ident) -> Ident {
     quote::format_ident!("__{}_generic", unraw(name), span = name.span())

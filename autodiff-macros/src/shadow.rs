@@ -101,15 +101,37 @@ pub(crate) fn written_float(item: &syn::ItemFn) -> Option<&'static str> {
 }
 
 /// The generic copy `__f_generic` of `item`, a function written for `float` that is not generic over its
-/// float type, where the copy surely compiles (`shadowable`); emitted without being asked for.
-pub(crate) fn surely_compiling_copy(item: &syn::ItemFn, float: &str) -> Option<syn::ItemFn> {
-    if !crate::signature::float_type_params(&item.sig.generics).is_empty()
-        || !shadowable(item, float)
-    {
-        return None;
+/// float type, where the copy surely compiles (`why_no_copy`); emitted without being asked for. `calls`
+/// are the callees that `item` calls with differentiated arguments: the copy calls their copies (or the
+/// fallbacks that stand for them, `companion::fallback_copy`). Else why there is none.
+pub(crate) fn surely_compiling_copy(
+    item: &syn::ItemFn,
+    float: &str,
+    calls: &[String],
+) -> Result<syn::ItemFn, String> {
+    if let Some(why) = why_no_copy(item, float, calls) {
+        return Err(why);
     }
     let name = crate::naming::generic_copy(&item.sig.ident);
-    Some(shadow(item, float, &name, &[]))
+    Ok(shadow(item, float, &name, calls))
+}
+
+/// `tokens` with every `float` (`f64`) replaced by `scalar`: a type of the function's signature made
+/// generic (the float type is written as a type there, never as anything else).
+pub(crate) fn replace_float(tokens: TokenStream, float: &str, scalar: &Ident) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Ident(i) if i == float => TokenTree::Ident(scalar.clone()),
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), replace_float(g.stream(), float, scalar));
+                group.set_span(g.span());
+                TokenTree::Group(group)
+            }
+            t => t,
+        })
+        .collect()
 }
 
 /// Is `callee` a call of another function's generic copy, `<g as GenericCopy>::Copy::call`
@@ -211,34 +233,55 @@ struct Rewrite<'a> {
     active_calls: Vec<String>,
 }
 
-/// Can the shadow of `item` be trusted to compile, by a conservative reading of its syntax? Used where a
-/// shadow is emitted without being asked for (the generic copy of a `#[custom_gradient]` function, which an
-/// `order = K` caller needs): one that did not compile would break the function's first-order use too. The
-/// body may use its own bindings, `SCREAMING_CASE` and `consts` constants, literals, operators, closures,
-/// casts, `vec!`, and the float methods (plus a few of slices and iterators); no calls of other functions,
-/// no other float type.
-pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
+/// Why the shadow of `item` might not compile, by a conservative reading of its syntax; `None` if it
+/// surely does. Used where a shadow is emitted without being asked for (the generic copy of a function
+/// that an `order = K` caller may reach): one that did not compile would break the function's first-order
+/// use too. The body may use its own bindings, `SCREAMING_CASE` and `consts` constants, literals,
+/// operators, closures, casts, `vec!`, the float methods (plus a few of slices), and calls
+/// by a bare name of the functions in `calls` (those called with differentiated arguments, which have
+/// companion types that implement `GenericCopy`, with a copy or its fallback); no other calls, no
+/// iterators (they hand out references), no `&`, no other float type.
+pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
     use syn::visit::Visit;
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
     const METHODS: &[&str] = &["len", "clone", "to_vec"];
     struct Check<'b> {
         bindings: &'b [String],
+        calls: &'b [String],
         float: &'b str,
         other_float: &'b str,
-        ok: bool,
+        why: Option<String>,
+    }
+    impl Check<'_> {
+        fn fail(&mut self, why: String) {
+            self.why.get_or_insert(why);
+        }
     }
     impl<'ast> Visit<'ast> for Check<'_> {
-        // No calls, but the float type's `from` (`f64::from(n)`), which the shadow rewrites into a cast.
+        // Calls of `calls` by their bare names, and the float type's `from` (`f64::from(n)`), which the
+        // shadow rewrites into a cast.
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
             let from = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
                 && p.path.segments.len() == 2
                 && p.path.segments[0].ident == self.float
                 && p.path.segments[1].ident == "from")
                 && call.args.len() == 1;
-            self.ok &= from;
-            if from {
-                call.args.iter().for_each(|a| self.visit_expr(a));
+            let callee = match &*call.func {
+                syn::Expr::Path(p) if p.qself.is_none() => {
+                    p.path.get_ident().map(|i| i.to_string())
+                }
+                _ => None,
+            };
+            let by_name = callee
+                .as_ref()
+                .is_some_and(|c| self.calls.contains(c) && !self.bindings.contains(c));
+            if !from && !by_name {
+                let called = call.func.to_token_stream().to_string();
+                self.fail(format!(
+                    "its body calls `{called}`, which is not called by a bare name with a differentiated argument"
+                ));
             }
+            call.args.iter().for_each(|a| self.visit_expr(a));
         }
         fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
             self.visit_macro(&m.mac);
@@ -247,7 +290,8 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
         // iterates); any other macro, no.
         fn visit_macro(&mut self, m: &'ast syn::Macro) {
             if !m.path.is_ident("vec") {
-                self.ok = false;
+                let name = m.path.to_token_stream().to_string();
+                self.fail(format!("its body uses the macro `{name}!`"));
                 return;
             }
             let elements = m.parse_body_with(|input: syn::parse::ParseStream| {
@@ -264,15 +308,23 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
             });
             match elements {
                 Ok(exprs) => exprs.iter().for_each(|e| self.visit_expr(e)),
-                Err(_) => self.ok = false,
+                Err(_) => self.fail("its body uses `vec!` in a form the copy does not read".into()),
             }
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let name = m.method.to_string();
             let known = crate::ir::FloatFn::ALL.iter().any(|(n, _, _)| *n == name)
                 || METHODS.contains(&name.as_str());
-            self.ok &= known;
+            if !known {
+                self.fail(format!(
+                    "its body calls the method `.{name}()` (iterators hand out references, whose arithmetic \
+                     a generic float lacks)"
+                ));
+            }
             syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_struct(&mut self, _: &'ast syn::ExprStruct) {
+            self.fail("its body builds a struct".into());
         }
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             let segments: Vec<String> = p
@@ -290,31 +342,40 @@ pub(crate) fn shadowable(item: &syn::ItemFn, float: &str) -> bool {
                 }
                 many => many.iter().any(|s| s == "consts"),
             };
-            self.ok &= fine;
+            if !fine {
+                let path = p.to_token_stream().to_string();
+                self.fail(format!(
+                    "its body names `{path}`, which is not one of its own bindings or a constant"
+                ));
+            }
         }
         fn visit_type_path(&mut self, t: &'ast syn::TypePath) {
-            self.ok &= !t.path.is_ident(self.other_float);
+            if t.path.is_ident(self.other_float) {
+                let other = self.other_float;
+                self.fail(format!("it uses `{other}` too"));
+            }
             syn::visit::visit_type_path(self, t);
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {
-            self.ok = false;
+            self.fail("its body declares an item".into());
         }
         // `&x` of a float is `&f64`, whose arithmetic `__S` lacks.
         fn visit_expr_reference(&mut self, _: &'ast syn::ExprReference) {
-            self.ok = false;
+            self.fail("its body takes a reference (`&`)".into());
         }
     }
     let bindings = bindings(item);
     let other_float = if float == "f64" { "f32" } else { "f64" };
     let mut check = Check {
         bindings: &bindings,
+        calls,
         float,
         other_float,
-        ok: true,
+        why: None,
     };
     check.visit_block(&item.block);
     check.visit_signature(&item.sig);
-    check.ok
+    check.why
 }
 
 /// The names of `item`'s parameters of type `&f64` (for `float` = `f64`).
@@ -743,7 +804,7 @@ mod tests {
 
     #[test]
     fn what_vec_holds_is_checked_like_the_rest_of_the_body() {
-        let leaf = |item: syn::ItemFn| shadowable(&item, "f64");
+        let leaf = |item: syn::ItemFn| why_no_copy(&item, "f64", &[]).is_none();
         assert!(leaf(syn::parse_quote!(
             fn f(x: f64, n: usize) -> f64 {
                 let v = vec![x.sin(); n];
@@ -769,6 +830,44 @@ mod tests {
                 x
             }
         )));
+    }
+
+    #[test]
+    fn calls_by_name_of_differentiated_callees_keep_the_copy() {
+        let why = |item: syn::ItemFn, calls: &[&str]| {
+            let calls: Vec<String> = calls.iter().map(|c| c.to_string()).collect();
+            why_no_copy(&item, "f64", &calls)
+        };
+        let by_name: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64, y: f64) -> f64 {
+                g(x * y) + h(y, 2.0)
+            }
+        );
+        assert_eq!(why(by_name.clone(), &["g", "h"]), None);
+        // `h` is not called with a differentiated argument: its result might be an `f64`.
+        let why_not = why(by_name, &["g"]).unwrap_or_default();
+        assert!(why_not.contains("calls `h`"), "{why_not}");
+        // By a path, the callee may be an outside function registered by that path, which has no type.
+        let by_path = why(
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    m::g(x)
+                }
+            ),
+            &["m :: g"],
+        );
+        assert!(by_path.is_some_and(|w| w.contains("calls `m :: g`")));
+        // A closure bound to a local is not a function with a companion type.
+        let closure = why(
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    let g = |v: f64| v * v;
+                    g(x)
+                }
+            ),
+            &["g"],
+        );
+        assert!(closure.is_some());
     }
 
     #[test]

@@ -122,6 +122,8 @@ impl ::autodiff::__private::GenericCopy for branchy {
         __branchy_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for branchy {}
+impl ::autodiff::__private::OwnGenericCopy for branchy {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl branchy {
     #[inline]

@@ -49,6 +49,8 @@ impl ::autodiff::__private::GenericCopy for square {
         __square_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for square {}
+impl ::autodiff::__private::OwnGenericCopy for square {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl square {
     #[inline]
@@ -145,6 +147,8 @@ impl ::autodiff::__private::GenericCopy for log1pexp {
         __log1pexp_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for log1pexp {}
+impl ::autodiff::__private::OwnGenericCopy for log1pexp {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl log1pexp {
     #[inline]
@@ -198,6 +202,14 @@ fn erf_vjp(x: f64, dy: f64) -> f64 {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct erf {}
+impl ::autodiff::__private::GenericCopy for erf {
+    type Copy = __erf_generic;
+    #[inline(always)]
+    fn copy() -> __erf_generic {
+        __erf_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for erf {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl erf {
     #[inline]
@@ -259,6 +271,35 @@ impl __autodiff_gradient_of__libm__erf for ::autodiff::__private::Site {
     fn __autodiff_gradient_of__libm__erf(&self) -> erf {
         erf {}
     }
+}
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __erf_vjp_generic<__S: ::autodiff::__private::Float>(x: __S, dy: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    dy * ::autodiff::__private::lit::<__S>(2.0 as f64)
+        / ::autodiff::__private::lit::<__S>(core::f64::consts::PI as f64).sqrt()
+        * (-x * x).exp()
+}
+#[::autodiff::custom_gradient]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __erf_generic<__S: ::autodiff::__private::Float>(
+    x: __S,
+) -> (__S, impl Fn(__S) -> __S) {
+    use ::autodiff::__private::Float as _;
+    let __value_0 = ::autodiff::stop_gradient(x);
+    let __step_0 = x - __value_0;
+    let __middle_0 = __value_0 + __step_0 * ::autodiff::__private::lit::<__S>(0.5);
+    let __cube = __step_0 * __step_0 * __step_0;
+    if !::autodiff::__private::Zero::is_zero(&__cube) {
+        ::core::panic!(
+            "autodiff: `erf` is registered with `#[gradient_of]`: its value on nested dual numbers is exact to the third derivative, not beyond (`f_derivatives` with `order` above 3)"
+        );
+    }
+    let __slope = __erf_vjp_generic(__middle_0, ::autodiff::__private::One::one());
+    let __value = ::autodiff::__private::lit::<
+        __S,
+    >(erf::__registered_target(x.to_f64().unwrap_or(f64::NAN)) as f64)
+        + __step_0 * __slope;
+    (__value, move |dy: __S| __erf_vjp_generic(x, dy))
 }
 fn model(x: f64, w: f64) -> f64 {
     log1pexp(square(x) * w) + erf(w)
@@ -328,6 +369,15 @@ fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct model {}
+impl ::autodiff::__private::GenericCopy for model {
+    type Copy = __model_generic;
+    #[inline(always)]
+    fn copy() -> __model_generic {
+        __model_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for model {}
+impl ::autodiff::__private::OwnGenericCopy for model {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl model {
     #[inline]
@@ -359,4 +409,12 @@ impl model {
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __model_generic<__S: ::autodiff::__private::Float>(x: __S, w: __S) -> __S {
+    use ::autodiff::__private::Float as _;
+    <log1pexp as ::autodiff::__private::GenericCopy>::Copy::call(
+        <square as ::autodiff::__private::GenericCopy>::Copy::call(x) * w,
+    ) + <erf as ::autodiff::__private::GenericCopy>::Copy::call(w)
 }

@@ -78,6 +78,8 @@ impl ::autodiff::__private::GenericCopy for poly {
         __poly_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for poly {}
+impl ::autodiff::__private::OwnGenericCopy for poly {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl poly {
     #[inline]
@@ -190,6 +192,8 @@ impl ::autodiff::__private::GenericCopy for fall {
         __fall_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for fall {}
+impl ::autodiff::__private::OwnGenericCopy for fall {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl fall {
     #[inline]

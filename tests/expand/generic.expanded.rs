@@ -79,6 +79,8 @@ impl ::autodiff::__private::GenericCopy for softplus_max {
         softplus_max {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for softplus_max {}
+impl ::autodiff::__private::OwnGenericCopy for softplus_max {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softplus_max {
     #[inline]
@@ -183,6 +185,8 @@ impl ::autodiff::__private::GenericCopy for polar {
         __polar_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for polar {}
+impl ::autodiff::__private::OwnGenericCopy for polar {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl polar {
     #[inline]
@@ -279,6 +283,8 @@ impl ::autodiff::__private::GenericCopy for scaled_power {
         __scaled_power_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for scaled_power {}
+impl ::autodiff::__private::OwnGenericCopy for scaled_power {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
     #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]

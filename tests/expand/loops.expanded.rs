@@ -100,6 +100,8 @@ impl ::autodiff::__private::GenericCopy for dot {
         __dot_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for dot {}
+impl ::autodiff::__private::OwnGenericCopy for dot {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl dot {
     #[inline]
@@ -291,6 +293,8 @@ impl ::autodiff::__private::GenericCopy for rosenbrock {
         rosenbrock {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for rosenbrock {}
+impl ::autodiff::__private::OwnGenericCopy for rosenbrock {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rosenbrock {
     #[inline]
@@ -408,6 +412,8 @@ impl ::autodiff::__private::GenericCopy for product {
         __product_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for product {}
+impl ::autodiff::__private::OwnGenericCopy for product {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl product {
     #[inline]
@@ -547,6 +553,53 @@ fn squares_jacobian(x: &[f64]) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct squares {}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __squares_generic {}
+#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+impl __squares_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
+        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: Vec<__S>,
+    ) -> (Vec<__S>, (::std::vec::Vec<__S>,)) {
+        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangents: (::std::vec::Vec<__S>,),
+    ) -> (Vec<__S>, Vec<__S>) {
+        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: Vec<__S>,
+        grads: (::core::option::Option<&mut [__S]>,),
+    ) -> Vec<__S> {
+        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
+    }
+}
+impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __squares_generic {
+    const FAIL: () = ::core::panic!(
+        "`squares` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its body calls `Vec :: with_capacity`, which is not called by a bare name with a differentiated argument. Give `squares` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
+    );
+}
+impl ::autodiff::__private::GenericCopy for squares {
+    type Copy = __squares_generic;
+    #[inline(always)]
+    fn copy() -> __squares_generic {
+        __squares_generic {}
+    }
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl squares {
     #[inline]

@@ -212,6 +212,8 @@ impl ::autodiff::__private::GenericCopy for matmul {
         __matmul_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for matmul {}
+impl ::autodiff::__private::OwnGenericCopy for matmul {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl matmul {
     #[inline]
@@ -381,6 +383,8 @@ impl ::autodiff::__private::GenericCopy for logistic {
         __logistic_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for logistic {}
+impl ::autodiff::__private::OwnGenericCopy for logistic {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl logistic {
     #[inline]

@@ -497,6 +497,72 @@ fn euler_jvp(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct euler {}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __euler_generic {}
+#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+impl __euler_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+    ) -> __S {
+        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ())) {
+        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ()),
+    ) -> (__S, __S) {
+        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        d_ret: __S,
+        grads: (
+            ::core::option::Option<&mut [__S]>,
+            ::core::option::Option<&mut [__S]>,
+            ::core::option::Option<&mut __S>,
+            (),
+        ),
+    ) -> __S {
+        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
+    }
+}
+impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __euler_generic {
+    const FAIL: () = ::core::panic!(
+        "`euler` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its body takes a reference (`&`). Give `euler` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
+    );
+}
+impl ::autodiff::__private::GenericCopy for euler {
+    type Copy = __euler_generic;
+    #[inline(always)]
+    fn copy() -> __euler_generic {
+        __euler_generic {}
+    }
+}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl euler {
     #[inline]

@@ -322,6 +322,8 @@ impl ::autodiff::__private::GenericCopy for softmax_loss {
         softmax_loss {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for softmax_loss {}
+impl ::autodiff::__private::OwnGenericCopy for softmax_loss {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softmax_loss {
     #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]

@@ -97,3 +97,11 @@ pub mod stats {
 pub fn plain_dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(a, b)| a * b).sum()
 }
+
+/// A smooth `|x|`: `softplus(x, β) + softplus(-x, β)`, a chain of three functions written for `f64` across
+/// the crate boundary (this, [`softplus`], the custom gradient of [`log1pexp`]), which an `order = 2`
+/// caller in another crate differentiates twice through their generic copies.
+#[differentiable]
+pub fn smooth_abs(x: f64, beta: f64) -> f64 {
+    softplus(x, beta) + softplus(-x, beta)
+}

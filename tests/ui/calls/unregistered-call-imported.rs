@@ -1,5 +1,5 @@
 // Functions without a derivative imported by `use` (explicitly and by a glob), called from a function and
-// from a method: one error per call.
+// from a method: one error per call (and E0573 from the free function's generic copy, which calls `cube`'s).
 use autodiff::differentiable;
 
 mod outside {

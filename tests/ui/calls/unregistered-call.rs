@@ -1,5 +1,5 @@
-// A call with a differentiated argument of a function that has no derivative: one error, at the call,
-// naming the function and saying how to give it a derivative.
+// A call with a differentiated argument of a function that has no derivative: the error at the call names it
+// and says how to give it a derivative (E0573 beside it: `f`'s generic copy calls `helper`'s, which is none).
 use autodiff::differentiable;
 
 fn helper(v: f64) -> f64 {

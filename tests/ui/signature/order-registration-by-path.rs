@@ -1,6 +1,6 @@
-// A `#[gradient_of]` registration by path overrides the derivative of calls written with that path; an
-// `order = 2` caller written for `f64` cannot differentiate it a second time (the registration of an `f64`
-// function has no generic copy), and must not silently use the function's own derivative instead.
+// A `#[gradient_of]` registration by path overrides the derivative of calls written with that path; the
+// generic copy of an `order = 2` caller written for `f64` calls the function's own copy by that path, so it
+// is an error rather than a Hessian that is not the derivative of the gradient `f_grad` gives.
 use autodiff::{differentiable, gradient_of};
 
 mod own {

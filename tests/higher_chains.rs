@@ -1,0 +1,459 @@
+//! `order = 2` on functions written for `f64` that call other `f64` functions which themselves call
+//! others: the generic copies chain through the call tree (`autodiff-macros/src/shadow.rs`), in one
+//! module, across modules, across crates (`tests/adlib`), through a custom gradient, through mutual
+//! recursion and through registered gradients of outside functions. Each Hessian is checked against the
+//! analytic second derivatives and against central differences of the function's own `_grad`, at many
+//! random points.
+
+mod common;
+
+use autodiff::{custom_gradient, differentiable, gradient_of};
+use common::{assert_close, config};
+use proptest::prelude::*;
+
+/// The tolerance of a Hessian against central differences of the gradient.
+const FD_HESSIAN_TOL: f64 = 1e-6;
+
+/// The tolerance of a Hessian against its analytic formula (both exact up to rounding).
+const ANALYTIC_TOL: f64 = 1e-9;
+
+/// The Hessian of a function of `x.len()` inputs as central differences of its gradient `grad`.
+fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n]; n];
+    for j in 0..n {
+        let step = 1e-5 * x[j].abs().max(1.0);
+        let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
+        xp[j] += step;
+        xm[j] -= step;
+        let (gp, gm) = (grad(&xp), grad(&xm));
+        for (i, row) in h.iter_mut().enumerate() {
+            row[j] = (gp[i] - gm[i]) / (2.0 * step);
+        }
+    }
+    h
+}
+
+/// `hessian` equals `analytic` and the central differences of `grad` at `x`, entry by entry.
+#[track_caller]
+fn check_hessian(
+    hessian: &[Vec<f64>],
+    analytic: &[Vec<f64>],
+    grad: impl Fn(&[f64]) -> Vec<f64>,
+    x: &[f64],
+    what: &str,
+) {
+    let fd = fd_hessian(grad, x);
+    for i in 0..x.len() {
+        for j in 0..x.len() {
+            let at = format!("{what}: H[{i}][{j}] at {x:?}");
+            assert_close(hessian[i][j], analytic[i][j], ANALYTIC_TOL, &at);
+            assert_close(hessian[i][j], fd[i][j], FD_HESSIAN_TOL, &at);
+        }
+    }
+}
+
+// ---- a chain of three functions in one module ----
+
+/// `u sin u`: a leaf.
+#[differentiable]
+fn wobble(u: f64) -> f64 {
+    u * u.sin()
+}
+
+/// `wobble(x y) + e^y`: calls the leaf, and is called by `chained`.
+#[differentiable]
+fn middle(x: f64, y: f64) -> f64 {
+    wobble(x * y) + y.exp()
+}
+
+/// `x middle(x, y) + wobble(y)`.
+#[differentiable(order = 2)]
+fn chained(x: f64, y: f64) -> f64 {
+    x * middle(x, y) + wobble(y)
+}
+
+/// `g(u) = u sin u` and its first two derivatives.
+fn wobble_derivatives(u: f64) -> (f64, f64, f64) {
+    (
+        u * u.sin(),
+        u.sin() + u * u.cos(),
+        2.0 * u.cos() - u * u.sin(),
+    )
+}
+
+/// The Hessian of `chained` by hand.
+fn chained_expected(x: f64, y: f64) -> Vec<Vec<f64>> {
+    let (_, g1, g2) = wobble_derivatives(x * y);
+    let e = y.exp();
+    let (m_x, m_y) = (y * g1, x * g1 + e);
+    let (m_xx, m_xy, m_yy) = (y * y * g2, g1 + x * y * g2, x * x * g2 + e);
+    let (_, _, gy2) = wobble_derivatives(y);
+    vec![
+        vec![2.0 * m_x + x * m_xx, m_y + x * m_xy],
+        vec![m_y + x * m_xy, x * m_yy + gy2],
+    ]
+}
+
+// ---- across modules: imported by `use`, and by a path ----
+
+mod geometry {
+    use autodiff::differentiable;
+
+    /// `x²`.
+    #[differentiable]
+    pub fn square(x: f64) -> f64 {
+        x * x
+    }
+
+    /// `x² + y² + x y`, through `square` (a call by name inside the module).
+    #[differentiable]
+    pub fn quadric(x: f64, y: f64) -> f64 {
+        square(x) + square(y) + x * y
+    }
+}
+
+use geometry::quadric;
+
+/// `quadric(x, y)^(3/2)`, the callee imported by `use`.
+#[differentiable(order = 2)]
+fn imported(x: f64, y: f64) -> f64 {
+    quadric(x, y).powf(1.5)
+}
+
+/// `ln(1 + quadric(x, y))`, the callee by its path.
+#[differentiable(order = 2)]
+fn by_path(x: f64, y: f64) -> f64 {
+    (1.0 + geometry::quadric(x, y)).ln()
+}
+
+/// The value, gradient and Hessian of `q(x, y) = x² + y² + x y`.
+fn quadric_parts(x: f64, y: f64) -> (f64, [f64; 2], [[f64; 2]; 2]) {
+    (
+        x * x + y * y + x * y,
+        [2.0 * x + y, 2.0 * y + x],
+        [[2.0, 1.0], [1.0, 2.0]],
+    )
+}
+
+/// The Hessian of `h(q(x, y))` by the chain rule, from `h'` and `h''` at `q`.
+fn outer_hessian(x: f64, y: f64, h: impl Fn(f64) -> (f64, f64)) -> Vec<Vec<f64>> {
+    let (q, dq, ddq) = quadric_parts(x, y);
+    let (h1, h2) = h(q);
+    (0..2)
+        .map(|i| {
+            (0..2)
+                .map(|j| h2 * dq[i] * dq[j] + h1 * ddq[i][j])
+                .collect()
+        })
+        .collect()
+}
+
+// ---- across crates: `adlib::smooth_abs` → `adlib::softplus` → `adlib::log1pexp` (custom) ----
+
+/// `smooth_abs(x, β) · y`.
+#[differentiable(order = 2)]
+fn across_crates(x: f64, beta: f64, y: f64) -> f64 {
+    adlib::smooth_abs(x, beta) * y
+}
+
+fn sigmoid(t: f64) -> f64 {
+    1.0 / (1.0 + (-t).exp())
+}
+
+/// The Hessian of `across_crates` by hand: `s(x, β) = ln(1 + e^(βx)) / β`, `a = s(x, β) + s(-x, β)`.
+fn across_crates_expected(x: f64, beta: f64, y: f64) -> Vec<Vec<f64>> {
+    // Derivatives of `s(x, β)` in `x` and `β`, for either sign of `x`.
+    let parts = |x: f64| {
+        let t = beta * x;
+        let (sp, sg) = ((1.0 + t.exp()).ln(), sigmoid(t));
+        let s_x = sg;
+        let s_b = x * sg / beta - sp / (beta * beta);
+        let s_xx = beta * sg * (1.0 - sg);
+        let s_xb = x * sg * (1.0 - sg);
+        let s_bb = x * x * sg * (1.0 - sg) / beta - 2.0 * x * sg / (beta * beta)
+            + 2.0 * sp / (beta * beta * beta);
+        (s_x, s_b, s_xx, s_xb, s_bb)
+    };
+    let (p, m) = (parts(x), parts(-x));
+    let (a_x, a_b) = (p.0 - m.0, p.1 + m.1);
+    let (a_xx, a_xb, a_bb) = (p.2 + m.2, p.3 - m.3, p.4 + m.4);
+    vec![
+        vec![y * a_xx, y * a_xb, a_x],
+        vec![y * a_xb, y * a_bb, a_b],
+        vec![a_x, a_b, 0.0],
+    ]
+}
+
+// ---- through a custom gradient called by a function that calls others ----
+
+/// `ln(1 + eˣ)` with its gradient by hand.
+#[custom_gradient]
+fn soft(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let s = 1.0 / (1.0 + (-x).exp());
+    ((1.0 + x.exp()).ln(), move |dy| dy * s)
+}
+
+/// `soft(x y) + x`: not a leaf.
+#[differentiable]
+fn soft_layer(x: f64, y: f64) -> f64 {
+    soft(x * y) + x
+}
+
+/// `soft_layer(x, y)²`.
+#[differentiable(order = 2)]
+fn through_custom(x: f64, y: f64) -> f64 {
+    let l = soft_layer(x, y);
+    l * l
+}
+
+/// The Hessian of `through_custom` by hand.
+fn through_custom_expected(x: f64, y: f64) -> Vec<Vec<f64>> {
+    let t = x * y;
+    let (sp, sg) = ((1.0 + t.exp()).ln(), sigmoid(t));
+    let d = sg * (1.0 - sg);
+    let l = sp + x;
+    let (l_x, l_y) = (y * sg + 1.0, x * sg);
+    let (l_xx, l_xy, l_yy) = (y * y * d, sg + x * y * d, x * x * d);
+    vec![
+        vec![2.0 * (l_x * l_x + l * l_xx), 2.0 * (l_x * l_y + l * l_xy)],
+        vec![2.0 * (l_x * l_y + l * l_xy), 2.0 * (l_y * l_y + l * l_yy)],
+    ]
+}
+
+// ---- mutual recursion: each calls the other's generic copy ----
+
+/// `even(x, 0) = x`, `even(x, n) = odd(2x, n - 1)`.
+#[differentiable]
+fn even(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        odd(x * 2.0, n - 1)
+    }
+}
+
+/// `odd(x, 0) = sin x`, `odd(x, n) = even(x + 1, n - 1)`.
+#[differentiable]
+fn odd(x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x.sin()
+    } else {
+        even(x + 1.0, n - 1)
+    }
+}
+
+/// `even(x y, 3) · odd(y, 2)` = `sin(4 x y + 2) · sin(2 y + 2)`.
+#[differentiable(order = 2)]
+fn parity(x: f64, y: f64) -> f64 {
+    even(x * y, 3) * odd(y, 2)
+}
+
+/// The Hessian of `parity` by hand.
+fn parity_expected(x: f64, y: f64) -> Vec<Vec<f64>> {
+    let (a, b) = (4.0 * x * y + 2.0, 2.0 * y + 2.0);
+    let (sa, ca, sb, cb) = (a.sin(), a.cos(), b.sin(), b.cos());
+    let h_xx = -16.0 * y * y * sa * sb;
+    let h_xy = (4.0 * ca - 16.0 * x * y * sa) * sb + 4.0 * y * ca * 2.0 * cb;
+    let h_yy = -16.0 * x * x * sa * sb + 2.0 * (4.0 * x * ca) * (2.0 * cb) - 4.0 * sa * sb;
+    vec![vec![h_xx, h_xy], vec![h_xy, h_yy]]
+}
+
+// ---- registered gradients of outside functions written for `f64` ----
+
+mod special {
+    /// The logistic function, outside the crate's differentiable code.
+    pub fn logistic(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+}
+
+use libm::erf;
+use special::logistic;
+
+#[gradient_of(special::logistic)]
+fn logistic_vjp(x: f64, dy: f64) -> f64 {
+    let s = 1.0 / (1.0 + (-x).exp());
+    dy * s * (1.0 - s)
+}
+
+#[gradient_of(libm::erf)]
+fn erf_vjp(x: f64, dy: f64) -> f64 {
+    dy * 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp()
+}
+
+/// `logistic(w x) · w`: calls the registered function, and is called by `registered_below`.
+#[differentiable]
+fn gate(x: f64, w: f64) -> f64 {
+    logistic(w * x) * w
+}
+
+/// `gate(x, w)²`.
+#[differentiable(order = 2)]
+fn registered_below(x: f64, w: f64) -> f64 {
+    let g = gate(x, w);
+    g * g
+}
+
+/// The Hessian of `registered_below` by hand.
+fn registered_below_expected(x: f64, w: f64) -> Vec<Vec<f64>> {
+    let s = sigmoid(w * x);
+    let (d1, d2) = (s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s));
+    let g = s * w;
+    let (g_x, g_w) = (w * w * d1, s + w * x * d1);
+    let g_xx = w * w * w * d2;
+    let g_xw = 2.0 * w * d1 + w * w * x * d2;
+    let g_ww = 2.0 * x * d1 + w * x * x * d2;
+    vec![
+        vec![2.0 * (g_x * g_x + g * g_xx), 2.0 * (g_x * g_w + g * g_xw)],
+        vec![2.0 * (g_x * g_w + g * g_xw), 2.0 * (g_w * g_w + g * g_ww)],
+    ]
+}
+
+/// The standard normal distribution function, through `libm::erf`.
+#[differentiable(order = 3)]
+fn normal_cdf(x: f64) -> f64 {
+    0.5 * (1.0 + erf(x / std::f64::consts::SQRT_2))
+}
+
+/// `erf(x)²`, whose third derivative needs the value of `erf` on nested dual numbers to second order.
+#[differentiable(order = 3)]
+fn erf_squared(x: f64) -> f64 {
+    let e = erf(x);
+    e * e
+}
+
+/// `erf` itself to the fourth derivative: beyond the third, the registered function's value on nested
+/// dual numbers is not exact, and `f_derivatives` panics rather than return it.
+#[differentiable(order = 4)]
+fn erf_fourth(x: f64) -> f64 {
+    erf(x)
+}
+
+#[test]
+fn registered_beyond_the_third_derivative_panics() {
+    assert_eq!(erf_fourth(0.3), erf(0.3));
+    let result = std::panic::catch_unwind(|| erf_fourth_derivatives(0.3));
+    let message = result.expect_err("f_derivatives of order 4 through a registered f64 function");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| message.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        message.contains("exact to the third derivative"),
+        "{message}"
+    );
+}
+
+fn coordinate() -> impl Strategy<Value = f64> {
+    -2.0..2.0f64
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_chain_of_three_functions(x in coordinate(), y in coordinate()) {
+        let (value, gradient, hessian) = chained_hessian(x, y);
+        assert_close(value, chained(x, y), 1e-12, "value");
+        let (_, g) = chained_grad(x, y);
+        assert_close(gradient.0, g.0, 1e-12, "gradient");
+        assert_close(gradient.1, g.1, 1e-12, "gradient");
+        check_hessian(&hessian, &chained_expected(x, y), |p| {
+            let (_, g) = chained_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "chained");
+        // `f_hvp` along a direction is the Hessian times it.
+        let (_, _, hv) = chained_hvp(x, y, (0.5, -1.5));
+        let h = chained_expected(x, y);
+        assert_close(hv.0, h[0][0] * 0.5 - h[0][1] * 1.5, ANALYTIC_TOL, "hvp");
+        assert_close(hv.1, h[1][0] * 0.5 - h[1][1] * 1.5, ANALYTIC_TOL, "hvp");
+    }
+
+    #[test]
+    fn across_modules(x in coordinate(), y in coordinate()) {
+        let (value, _, hessian) = imported_hessian(x, y);
+        assert_close(value, imported(x, y), 1e-12, "value");
+        assert_close(value, quadric_parts(x, y).0.powf(1.5), 1e-12, "value");
+        let analytic = outer_hessian(x, y, |q| (1.5 * q.sqrt(), 0.75 / q.sqrt()));
+        check_hessian(&hessian, &analytic, |p| {
+            let (_, g) = imported_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "imported");
+        let (value, _, hessian) = by_path_hessian(x, y);
+        assert_close(value, by_path(x, y), 1e-12, "value");
+        let analytic = outer_hessian(x, y, |q| (1.0 / (1.0 + q), -1.0 / ((1.0 + q) * (1.0 + q))));
+        check_hessian(&hessian, &analytic, |p| {
+            let (_, g) = by_path_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "by_path");
+    }
+
+    #[test]
+    fn across_crates_through_a_custom_gradient(
+        x in coordinate(),
+        beta in 0.5..3.0f64,
+        y in coordinate(),
+    ) {
+        let (value, _, hessian) = across_crates_hessian(x, beta, y);
+        assert_close(value, across_crates(x, beta, y), 1e-12, "value");
+        check_hessian(&hessian, &across_crates_expected(x, beta, y), |p| {
+            let (_, g) = across_crates_grad(p[0], p[1], p[2]);
+            vec![g.0, g.1, g.2]
+        }, &[x, beta, y], "across_crates");
+    }
+
+    #[test]
+    fn a_custom_gradient_below_a_function_that_calls_it(x in coordinate(), y in coordinate()) {
+        let (value, _, hessian) = through_custom_hessian(x, y);
+        assert_close(value, through_custom(x, y), 1e-12, "value");
+        check_hessian(&hessian, &through_custom_expected(x, y), |p| {
+            let (_, g) = through_custom_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "through_custom");
+    }
+
+    #[test]
+    fn mutual_recursion(x in coordinate(), y in coordinate()) {
+        let (value, _, hessian) = parity_hessian(x, y);
+        assert_close(value, parity(x, y), 1e-12, "value");
+        assert_close(value, (4.0 * x * y + 2.0).sin() * (2.0 * y + 2.0).sin(), 1e-12, "value");
+        check_hessian(&hessian, &parity_expected(x, y), |p| {
+            let (_, g) = parity_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "parity");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn registered_outside_functions(x in coordinate(), w in coordinate()) {
+        let (value, _, hessian) = registered_below_hessian(x, w);
+        assert_close(value, registered_below(x, w), 1e-12, "value");
+        check_hessian(&hessian, &registered_below_expected(x, w), |p| {
+            let (_, g) = registered_below_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, w], "registered_below");
+        // Φ'' = -x φ(x), Φ''' = (x² - 1) φ(x).
+        let density = (-x * x / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+        let [value, d1, d2, d3] = normal_cdf_derivatives(x);
+        assert_close(value, normal_cdf(x), 1e-12, "value");
+        assert_close(d1, density, ANALYTIC_TOL, "Φ'");
+        assert_close(d2, -x * density, ANALYTIC_TOL, "Φ''");
+        assert_close(d3, (x * x - 1.0) * density, ANALYTIC_TOL, "Φ'''");
+        // erf' = 2/√π e^(-x²), erf'' = -2x erf', erf''' = (4x² - 2) erf'.
+        let e1 = 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp();
+        let (e, e2, e3) = (erf(x), -2.0 * x * e1, (4.0 * x * x - 2.0) * e1);
+        let [value, d1, d2, d3] = erf_squared_derivatives(x);
+        assert_close(value, erf_squared(x), 1e-12, "value");
+        assert_close(d1, 2.0 * e * e1, ANALYTIC_TOL, "(erf²)'");
+        assert_close(d2, 2.0 * (e1 * e1 + e * e2), ANALYTIC_TOL, "(erf²)''");
+        assert_close(d3, 2.0 * (3.0 * e1 * e2 + e * e3), ANALYTIC_TOL, "(erf²)'''");
+        let (_, _, hessian) = normal_cdf_hessian(x);
+        let fd = fd_hessian(|p| vec![normal_cdf_grad(p[0]).1], &[x]);
+        assert_close(hessian[0][0], fd[0][0], FD_HESSIAN_TOL, "Φ'' against central differences");
+    }
+}
