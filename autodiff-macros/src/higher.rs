@@ -202,12 +202,20 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
     }
     let mut callees = Callees(active_calls, Vec::new());
     syn::visit::Visit::visit_block(&mut callees, &item.block);
+    // Functions nested in the body are declared in the generated functions that run the body, not in
+    // `f_hvp`, where the checks go: their copies are checked where they are instantiated.
+    let nested = nested_fn_names(&item.block);
+    callees.1.retain(|p| {
+        !p.get_ident()
+            .is_some_and(|i| nested.contains(&i.to_string()))
+    });
     let mut paths = callees.1;
     // Calls the visit did not find (written through a macro): without a span of their own.
     for call in active_calls {
-        if !paths
-            .iter()
-            .any(|p| p.to_token_stream().to_string() == *call)
+        if !nested.contains(call)
+            && !paths
+                .iter()
+                .any(|p| p.to_token_stream().to_string() == *call)
         {
             paths.extend(syn::parse_str::<syn::Path>(call).ok());
         }
@@ -245,6 +253,19 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
 /// function of a parameter struct): one `f_hvp` per flattened active input.
 pub(crate) fn hessian_of(item: &syn::ItemFn, sig: &Signature, scalar: &Ident) -> TokenStream {
     Higher { item, sig, scalar }.hessian()
+}
+
+/// The names of the `fn` items declared in `block` (in nested blocks too, not inside those functions).
+fn nested_fn_names(block: &syn::Block) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl<'a> syn::visit::Visit<'a> for Names {
+        fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+            self.0.push(f.sig.ident.to_string());
+        }
+    }
+    let mut names = Names(Vec::new());
+    syn::visit::Visit::visit_block(&mut names, block);
+    names.0
 }
 
 fn errors_free(errors: &Errors) -> bool {
