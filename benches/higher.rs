@@ -4,6 +4,9 @@
 //! - `hvp_rosenbrock_n1000`: `rosenbrock_hvp` (forward over reverse) against `rosenbrock_grad_into` (target:
 //!   at most 3x), beside the Hessian-vector product written by hand and one pass of the generic body on
 //!   `Dual<Dual<f64>>` (which gives `vᵀHv` only, a scalar, for scale).
+//! - `hvp_gmm_d2_k5_n1000`: the ADBench GMM objective (`autodiff_gradbench::evals::gmm`, `order = 2`) on
+//!   the instance `benches/data/gmm_d2_K5.txt`: `gmm_objective_hvp` against `gmm_objective_grad_into` (target:
+//!   at most 3x).
 //! - `hessian_dense_n10`: `dense_hessian` of 10 inputs against `dense_grad_into` (target: at most 12x),
 //!   beside the full Hessian by `Dual<Dual<f64>>` (55 forward-over-forward passes, one per entry of the
 //!   upper triangle).
@@ -18,6 +21,9 @@ mod estimates;
 #[path = "higher/functions.rs"]
 mod functions;
 
+#[path = "common/gmm_data.rs"]
+mod gmm_data;
+
 use autodiff::Dual;
 use criterion::{BenchmarkGroup, Criterion};
 use estimates::{criterion_dir, format_ratio, format_time, measured_median};
@@ -26,6 +32,7 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
 const HVP_GROUP: &str = "hvp_rosenbrock_n1000";
+const GMM_GROUP: &str = "hvp_gmm_d2_k5_n1000";
 const HESSIAN_GROUP: &str = "hessian_dense_n10";
 /// Issue 8's targets: `f_hvp` at most 3x `f_grad`, `f_hessian` of 10 inputs at most 12x.
 const HVP_TARGET: f64 = 3.0;
@@ -133,6 +140,92 @@ fn bench_hvp(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {
     });
 }
 
+fn bench_gmm_hvp(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    use autodiff_gradbench::evals::gmm;
+    let g = gmm_data::gmm_instance("gmm_d2_K5.txt");
+    let (d, m, gamma) = (g.d, g.m, g.gamma);
+    let sizes = [g.alpha.len(), g.mu.len(), g.q.len(), g.l.len()];
+    let n: usize = sizes.iter().sum();
+    let split = |flat: &[f64]| {
+        let (a, rest) = flat.split_at(sizes[0]);
+        let (mu, rest) = rest.split_at(sizes[1]);
+        let (q, l) = rest.split_at(sizes[2]);
+        (a.to_vec(), mu.to_vec(), q.to_vec(), l.to_vec())
+    };
+    let flat = [&g.alpha[..], &g.mu, &g.q, &g.l].concat();
+    let grad = |p: &[f64]| {
+        let (a, mu, q, l) = split(p);
+        let (_, (ga, gm, gq, gl)) = gmm::gmm_objective_grad(&a, &mu, &q, &l, &g.x, d, m, gamma);
+        [ga, gm, gq, gl].concat()
+    };
+    let v = inputs(n, 4);
+    let (va, vm, vq, vl) = split(&v);
+    let (value, _, (ha, hm, hq, hl)) = gmm::gmm_objective_hvp(
+        &g.alpha,
+        &g.mu,
+        &g.q,
+        &g.l,
+        &g.x,
+        d,
+        m,
+        gamma,
+        (va.clone(), vm.clone(), vq.clone(), vl.clone()),
+    );
+    assert_eq!(
+        value,
+        gmm::gmm_objective(&g.alpha, &g.mu, &g.q, &g.l, &g.x, d, m, gamma)
+    );
+    let hv = [ha, hm, hq, hl].concat();
+    assert_close(
+        "gmm_objective_hvp against central differences",
+        &hv,
+        &fd_hvp(grad, &flat, &v),
+        1e-5,
+    );
+
+    let mut buffers = (
+        vec![0.0; sizes[0]],
+        vec![0.0; sizes[1]],
+        vec![0.0; sizes[2]],
+        vec![0.0; sizes[3]],
+    );
+    group.bench_function("grad_into", |b| {
+        b.iter(|| {
+            gmm::gmm_objective_grad_into(
+                black_box(&g.alpha),
+                &g.mu,
+                &g.q,
+                &g.l,
+                &g.x,
+                d,
+                m,
+                gamma,
+                (
+                    &mut buffers.0,
+                    &mut buffers.1,
+                    &mut buffers.2,
+                    &mut buffers.3,
+                ),
+            )
+        })
+    });
+    group.bench_function("hvp", |b| {
+        b.iter(|| {
+            gmm::gmm_objective_hvp(
+                black_box(&g.alpha),
+                &g.mu,
+                &g.q,
+                &g.l,
+                &g.x,
+                d,
+                m,
+                gamma,
+                (va.clone(), vm.clone(), vq.clone(), vl.clone()),
+            )
+        })
+    });
+}
+
 fn bench_hessian(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {
     let n = 10;
     let x = inputs(n, 3);
@@ -213,6 +306,16 @@ fn print_summary(run_start: SystemTime) {
         format_ratio(ratio(hvp, time(HVP_GROUP, "hand_hvp"))),
         format_ratio(ratio(time(HVP_GROUP, "dual_dual_vhv"), grad)),
     );
+    let gmm_grad = time(GMM_GROUP, "grad_into");
+    let gmm_hvp = time(GMM_GROUP, "hvp");
+    let gmm_ratio = ratio(gmm_hvp, gmm_grad);
+    println!(
+        "{GMM_GROUP}: grad_into {}, hvp {}; hvp / grad_into {} (target <= {HVP_TARGET}: {})",
+        show(gmm_grad),
+        show(gmm_hvp),
+        format_ratio(gmm_ratio),
+        verdict(gmm_ratio, HVP_TARGET),
+    );
     let grad = time(HESSIAN_GROUP, "grad_into");
     let hessian = time(HESSIAN_GROUP, "hessian");
     let hessian_vs_grad = ratio(hessian, grad);
@@ -239,7 +342,11 @@ fn main() {
         .measurement_time(Duration::from_millis(1500))
         .configure_from_args();
     type Bench = fn(&mut BenchmarkGroup<'_, criterion::measurement::WallTime>);
-    let benches: [(&str, Bench); 2] = [(HVP_GROUP, bench_hvp), (HESSIAN_GROUP, bench_hessian)];
+    let benches: [(&str, Bench); 3] = [
+        (HVP_GROUP, bench_hvp),
+        (GMM_GROUP, bench_gmm_hvp),
+        (HESSIAN_GROUP, bench_hessian),
+    ];
     for (name, bench) in benches {
         let mut group = c.benchmark_group(name);
         bench(&mut group);

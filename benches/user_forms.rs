@@ -16,10 +16,14 @@ mod hand;
 #[path = "common/estimates.rs"]
 mod estimates;
 
+#[path = "common/gmm_data.rs"]
+mod gmm_data;
+
 use autodiff::check_gradient;
 use autodiff_gradbench::evals::gmm;
 use criterion::{BenchmarkGroup, Criterion};
 use estimates::{criterion_dir, format_ratio, format_time, measured_median};
+use gmm_data::gmm_instance;
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
@@ -162,39 +166,6 @@ fn bench_softmax(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime
     group.bench_function("grad", |b| {
         b.iter(|| user::softmax_cross_entropy_grad(black_box(&w), &data, &labels, d, k))
     });
-}
-
-/// An ADBench GMM instance of `benches/data/` (format in `benches/data/README.md`).
-fn gmm_instance(file: &str) -> gmm::Input {
-    let path = format!("{}/benches/data/{file}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let mut numbers = text.split_whitespace().map(|t| {
-        t.parse::<f64>()
-            .unwrap_or_else(|e| panic!("{path}: {t}: {e}"))
-    });
-    let mut take = |count: usize| numbers.by_ref().take(count).collect::<Vec<f64>>();
-    let header = take(3);
-    let (d, k, n) = (header[0] as usize, header[1] as usize, header[2] as usize);
-    let l_size = d * (d - 1) / 2;
-    let alpha = take(k);
-    let mu = take(k * d);
-    let (mut q, mut l) = (Vec::new(), Vec::new());
-    for _ in 0..k {
-        q.extend(take(d));
-        l.extend(take(l_size));
-    }
-    let x = take(n * d);
-    let wishart = take(2);
-    gmm::Input {
-        alpha,
-        mu,
-        q,
-        l,
-        x,
-        d,
-        m: wishart[1] as usize,
-        gamma: wishart[0],
-    }
 }
 
 fn bench_gmm(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, file: &str) {

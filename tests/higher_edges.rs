@@ -1603,3 +1603,56 @@ fn const_slices_and_statics_from_outside() {
         assert_vec_close(&g_derivatives(x), &[g(x), 4.0 * x, 4.0], 1e-14);
     }
 }
+
+// ---- plain helpers called with constant float arguments ----
+
+/// `ln Γ` at half-integers, by recurrence: a plain `f64` helper, not differentiable.
+fn ln_gamma_half(x: f64) -> f64 {
+    let (mut y, mut value) = if x.fract() == 0.0 {
+        (1.0, 0.0)
+    } else {
+        (0.5, 0.5 * std::f64::consts::PI.ln())
+    };
+    while y < x {
+        value += y.ln();
+        y += 1.0;
+    }
+    value
+}
+
+/// A plain helper with a float argument and an integer result.
+fn bucket(scale: f64, n: usize) -> usize {
+    ((scale * n as f64) as usize).min(n - 1)
+}
+
+/// Calls of plain helpers whose float arguments are constants (`0.5 * n as f64`): the generic copy calls them
+/// as written, as the GMM objective's Wishart constant does.
+#[differentiable(order = 2)]
+fn with_plain_helpers(x: f64, y: f64, n: usize) -> f64 {
+    let constant = ln_gamma_half(0.5 * n as f64) + ln_gamma_half(n as f64 + 1.5);
+    let k = bucket(0.3, n);
+    (x * y).sin() * constant + x * x * k as f64 - constant * y
+}
+
+#[test]
+fn plain_helpers_with_constant_arguments_at_second_order() {
+    for (x, y, n) in [(0.3, -0.7, 5), (1.1, 0.4, 2), (-0.6, 1.9, 7)] {
+        let constant = ln_gamma_half(0.5 * n as f64) + ln_gamma_half(n as f64 + 1.5);
+        let k = bucket(0.3, n) as f64;
+        let (value, (gx, gy), h) = with_plain_helpers_hessian(x, y, n);
+        assert_close(value, with_plain_helpers(x, y, n), 1e-15);
+        let (s, co) = ((x * y).sin(), (x * y).cos());
+        assert_close(gx, co * y * constant + 2.0 * x * k, 1e-12);
+        assert_close(gy, co * x * constant - constant, 1e-12);
+        let hand = vec![
+            vec![-s * y * y * constant + 2.0 * k, (co - s * x * y) * constant],
+            vec![(co - s * x * y) * constant, -s * x * x * constant],
+        ];
+        assert_mat_close(&h, &hand, 1e-12);
+        let grad = |p: &[f64]| {
+            let (_, (a, b)) = with_plain_helpers_grad(p[0], p[1], n);
+            vec![a, b]
+        };
+        assert_mat_close(&h, &fd_hessian(grad, &[x, y]), 1e-6);
+    }
+}

@@ -57,8 +57,8 @@ pub mod private {
         Differentiable, FieldType, InactiveTangent,
     };
     pub use crate::lift::{
-        at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lit,
-        re_parts, to_int, Constant, Parts,
+        at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lift,
+        lit, plain, re_parts, to_int, Constant, Lift, Parts,
     };
     pub use crate::matrix::{
         constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, row_offsets_of_lengths,

@@ -53,6 +53,74 @@ pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
     S::from(n).unwrap_or_else(S::nan)
 }
 
+/// The value of `x` in the written float type `F` (`f64`, `f32`), for a call that the generic copy of an
+/// `f64` function makes as written, none of its arguments differentiated (`ln_gamma(0.5 * n as f64)`): the
+/// copy computed the argument in its own float type. A dual number gives its value.
+#[inline]
+pub fn plain<F: Float, X: num_traits::ToPrimitive>(x: X) -> F {
+    F::from(x).unwrap_or_else(F::nan)
+}
+
+/// The result of such a call, in the copy's float type `S` where it is a float (`f64`, `f32`), as it is
+/// otherwise (integers, `bool`, `()`): see [`Lift`].
+#[inline]
+pub fn lift<S, X: Lift<S>>(x: X) -> X::Out {
+    x.lift()
+}
+
+/// What [`lift`] does to a value of this type.
+pub trait Lift<S> {
+    /// The lifted type.
+    type Out;
+    /// The lifted value.
+    fn lift(self) -> Self::Out;
+}
+
+impl<S: Float> Lift<S> for f64 {
+    type Out = S;
+    #[inline]
+    fn lift(self) -> S {
+        lit(self)
+    }
+}
+
+impl<S: Float> Lift<S> for f32 {
+    type Out = S;
+    #[inline]
+    fn lift(self) -> S {
+        cast(self)
+    }
+}
+
+macro_rules! lift_as_is {
+    ($($t:ty),*) => {$(
+        impl<S> Lift<S> for $t {
+            type Out = $t;
+            #[inline]
+            fn lift(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+
+lift_as_is!(
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    bool,
+    ()
+);
+
 /// `a[i]` for a `const` or `static` array from outside a differentiable function (`WEIGHTS[i]`), which the
 /// macro reads as a constant.
 #[inline]
@@ -193,6 +261,19 @@ pub fn eps_parts<P: Parts>(gradient: &P) -> P::Real {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_takes_the_value_and_lift_keeps_integers() {
+        let x = Dual::new(Dual::new(1.5, 2.0), Dual::new(3.0, 4.0));
+        assert_eq!(plain::<f64, _>(x), 1.5);
+        assert_eq!(plain::<f32, _>(0.25f64), 0.25f32);
+        let lifted: Dual<f64> = lift(2.5f64);
+        assert_eq!((lifted.re, lifted.eps), (2.5, 0.0));
+        let count: usize = lift::<Dual<f64>, _>(7usize);
+        assert_eq!(count, 7);
+        let flag: bool = lift::<f64, _>(true);
+        assert!(flag);
+    }
 
     #[test]
     fn to_int_is_as_on_the_value() {

@@ -128,8 +128,13 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             TokenStream::new()
         }
         (Some(sig), Some(order), Some((f, activity)), None) => {
-            let float_calls = calls_of(f, activity, true);
-            crate::higher::items(&body, sig, &args, order, &float_calls, &mut errors)
+            let plain = plain_calls(f, activity);
+            let active = calls_of(f, activity, true)
+                .into_iter()
+                .filter(|c| !plain.iter().any(|p| p.callee == *c))
+                .collect();
+            let calls = crate::shadow::CopyCalls { active, plain };
+            crate::higher::items(&body, sig, &args, order, &calls, &mut errors)
         }
         _ => TokenStream::new(),
     };
@@ -249,6 +254,61 @@ fn first_order_generic_copy(
 
 /// The callees (their paths' tokens) that `f` passes a float or a float array (`floats`), or else only
 /// those it passes a differentiated argument: a generic copy of `f` must call their generic copies.
+/// The callees that `f` calls with float arguments, none of them differentiated, at every call (scalars
+/// only, the same argument kinds at each call): its generic copy calls them as written
+/// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy.
+fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCall> {
+    use crate::ir::{ArrayInit, Kind, Operand, Stmt, Value};
+    let float = |k: &Kind| matches!(k, Kind::Float(_));
+    let mut plain: Vec<crate::shadow::PlainCall> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
+    for stmt in f.all_stmts() {
+        let (callee, args, by_value) = match stmt {
+            Stmt::Let {
+                value:
+                    Value::Call {
+                        callee,
+                        args,
+                        by_ref,
+                    },
+                ..
+            } => (callee, args, by_ref.iter().all(|r| !r)),
+            Stmt::NewArray {
+                init: ArrayInit::Call { callee, args, .. },
+                ..
+            }
+            | Stmt::CallOut { callee, args, .. } => (callee, args, false),
+            _ => continue,
+        };
+        let name = callee.path.to_token_stream().to_string();
+        let scalars = by_value && args.iter().all(|a| !matches!(a, Operand::Array(_)));
+        let active = args.iter().any(|a| activity.is_active(a));
+        let floats: Vec<bool> = args.iter().map(|a| float(&activity.kind(a))).collect();
+        let call =
+            (scalars && !active && floats.iter().any(|f| *f)).then(|| crate::shadow::PlainCall {
+                callee: name.clone(),
+                floats,
+            });
+        match call {
+            Some(call) if !refused.contains(&name) => match plain.iter().find(|p| p.callee == name)
+            {
+                Some(seen) if *seen != call => {
+                    plain.retain(|p| p.callee != name);
+                    refused.push(name);
+                }
+                Some(_) => {}
+                None => plain.push(call),
+            },
+            Some(_) => {}
+            None => {
+                plain.retain(|p| p.callee != name);
+                refused.push(name);
+            }
+        }
+    }
+    plain
+}
+
 fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
     let passed = |args: &[crate::ir::Operand]| {
         args.iter().any(|a| match a {

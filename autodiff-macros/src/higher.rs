@@ -19,14 +19,14 @@ use syn::Type;
 
 /// The higher-order items of `item`, or errors if its signature does not allow them.
 ///
-/// `active_calls` are the callees (by their paths' tokens) that the function calls with differentiated
+/// `calls.active` are the callees (by their paths' tokens) that the function calls with differentiated
 /// arguments: the generic copy of a function written for `f64` calls their generic copies.
 pub(crate) fn items(
     item: &syn::ItemFn,
     sig: &Signature,
     args: &crate::args::Args,
     order: &syn::LitInt,
-    active_calls: &[String],
+    calls: &crate::shadow::CopyCalls,
     errors: &mut Errors,
 ) -> TokenStream {
     let Ok(k) = order.base10_parse::<usize>() else {
@@ -45,7 +45,7 @@ pub(crate) fn items(
         _ => None,
     };
     let Some(scalar) = scalar else {
-        return through_shadow(item, sig, args, order, k, active_calls, errors);
+        return through_shadow(item, sig, args, order, k, calls, errors);
     };
     let mentions = |ty: &Type| {
         ty.to_token_stream()
@@ -84,7 +84,7 @@ fn through_shadow(
     args: &crate::args::Args,
     order: &syn::LitInt,
     k: usize,
-    active_calls: &[String],
+    calls: &crate::shadow::CopyCalls,
     errors: &mut Errors,
 ) -> TokenStream {
     let float = match &sig.ret_ty {
@@ -116,7 +116,7 @@ fn through_shadow(
     }
     let name = &item.sig.ident;
     let shadow_name = quote::format_ident!("__{}_generic", name);
-    let shadow = crate::shadow::shadow(item, float, &shadow_name, active_calls);
+    let shadow = crate::shadow::shadow(item, float, &shadow_name, &calls.active, &calls.plain);
     let wrt = args.wrt.as_ref().map(|names| quote!(, wrt(#(#names),*)));
     let h = Higher {
         item,
@@ -137,7 +137,7 @@ fn through_shadow(
         quote!((#ret, #gradient_ty, #gradient_ty)),
     );
     let hvp_call = call("hvp", Some(v.to_token_stream()));
-    let checks = registration_checks(item, active_calls);
+    let checks = registration_checks(item, &calls.active);
     let hessian_sig = h.signature(
         h.name("hessian"),
         None,

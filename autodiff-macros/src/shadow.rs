@@ -24,12 +24,33 @@ use quote::{quote, ToTokens};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Type};
 
+/// A call of a function with float arguments none of which is differentiated (`gamma_ln(0.5 * n as f64)`):
+/// the copy calls the function as written, its float arguments converted back to the written float type
+/// (`__private::plain`) and its result to the copy's where it is a float (`__private::lift`), since the
+/// callee may have no copy (a plain helper).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct PlainCall {
+    /// The callee's path, as tokens.
+    pub(crate) callee: String,
+    /// Which arguments are floats.
+    pub(crate) floats: Vec<bool>,
+}
+
+/// The calls of a function that its generic copy rewrites: the callees called with differentiated (or
+/// float) arguments, whose copies the copy calls, and the plain calls.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CopyCalls {
+    pub(crate) active: Vec<String>,
+    pub(crate) plain: Vec<PlainCall>,
+}
+
 /// The generic shadow of `item`, whose float type is `float` (`f64` or `f32`), named `name`.
 pub(crate) fn shadow(
     item: &syn::ItemFn,
     float: &str,
     name: &Ident,
     active_calls: &[String],
+    plain_calls: &[PlainCall],
 ) -> syn::ItemFn {
     let mut shadow = item.clone();
     shadow.sig.ident = name.clone();
@@ -54,6 +75,7 @@ pub(crate) fn shadow(
             .cloned()
             .chain([item.sig.ident.to_token_stream().to_string()])
             .collect(),
+        plain_calls: plain_calls.to_vec(),
     };
     debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
@@ -113,7 +135,7 @@ pub(crate) fn surely_compiling_copy(
         return Err(why);
     }
     let name = crate::naming::generic_copy(&item.sig.ident);
-    Ok(shadow(item, float, &name, calls))
+    Ok(shadow(item, float, &name, calls, &[]))
 }
 
 /// `tokens` with every `float` (`f64`) replaced by `scalar`: a type of the function's signature made
@@ -231,6 +253,8 @@ struct Rewrite<'a> {
     /// The callees called with differentiated arguments (their paths' tokens), the function itself
     /// included: the shadow calls their generic copies (`generic_copy_call`).
     active_calls: Vec<String>,
+    /// The callees called with float arguments, none differentiated: called as written (`PlainCall`).
+    plain_calls: Vec<PlainCall>,
 }
 
 /// Why the shadow of `item` might not compile, by a conservative reading of its syntax; `None` if it
@@ -603,6 +627,27 @@ impl VisitMut for Rewrite<'_> {
                 if p.qself.is_none() && self.active_calls.contains(&called) {
                     *p = generic_copy_call(p);
                 }
+                let plain = self
+                    .plain_calls
+                    .iter()
+                    .find(|c| {
+                        p.qself.is_none() && c.callee == called && c.floats.len() == call.args.len()
+                    })
+                    .cloned();
+                if let Some(plain) = plain {
+                    let (float, scalar) = (Ident::new(self.float, Span::call_site()), self.scalar);
+                    for (arg, is_float) in call.args.iter_mut().zip(&plain.floats) {
+                        self.visit_expr_mut(arg);
+                        if *is_float {
+                            *arg =
+                                syn::parse_quote!(::autodiff::__private::plain::<#float, _>(#arg));
+                        }
+                    }
+                    // The result's type is the callee's, which only rustc sees: `lift` makes a float the
+                    // copy's float type and leaves integers as they are.
+                    *expr = syn::parse_quote!(::autodiff::__private::lift::<#scalar, _>(#call));
+                    return;
+                }
             }
         }
         match expr {
@@ -792,7 +837,7 @@ mod tests {
     /// The body of the shadow of `item`, as a string without the inserted `use`.
     fn body(item: syn::ItemFn) -> String {
         let name = Ident::new("__f_generic", Span::call_site());
-        let mut s = shadow(&item, "f64", &name, &[]);
+        let mut s = shadow(&item, "f64", &name, &[], &[]);
         s.block.stmts.remove(0);
         s.block
             .stmts
@@ -800,6 +845,31 @@ mod tests {
             .map(|s| s.to_token_stream().to_string())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    #[test]
+    fn plain_calls_are_made_as_written_with_their_floats_converted() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64, n: usize) -> f64 {
+                x * ln_gamma(0.5 * n as f64, n)
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let plain = [PlainCall {
+            callee: "ln_gamma".into(),
+            floats: vec![true, false],
+        }];
+        let s = shadow(&item, "f64", &name, &[], &plain);
+        let text = s.block.to_token_stream().to_string();
+        // The call is not a generic copy's; its float argument goes back to `f64`, its result through `lift`.
+        assert!(!text.contains("GenericCopy"), "{text}");
+        assert!(
+            text.contains(
+                "lift :: < __S , _ > (ln_gamma (:: autodiff :: __private :: plain :: < f64 , _ > ("
+            ),
+            "{text}"
+        );
+        assert!(text.contains(", n))"), "{text}");
     }
 
     #[test]

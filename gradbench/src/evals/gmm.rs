@@ -35,10 +35,11 @@ fn ln_multivariate_gamma(a: f64, p: usize) -> f64 {
 }
 
 /// The log posterior. `alpha` (k), `mu` (k x d), `q` (k x d) and `l` (k x d(d-1)/2) are row-major,
-/// `x` (n x d) the data; the prior has `m` extra degrees of freedom and precision `gamma`.
+/// `x` (n x d) the data; the prior has `m` extra degrees of freedom and precision `gamma`. With `order = 2`
+/// for its Hessian-vector products (`benches/higher.rs`).
 // gmm_objective_grad_into(alpha, mu, q, l, x, d, m, gamma,
 //     grad: (&mut [f64], &mut [f64], &mut [f64], &mut [f64])) -> f64
-#[differentiable(wrt(alpha, mu, q, l))]
+#[differentiable(wrt(alpha, mu, q, l), order = 2)]
 pub fn gmm_objective(
     alpha: &[f64],
     mu: &[f64],
