@@ -347,6 +347,18 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             }
             syn::visit::visit_expr_method_call(self, m);
         }
+        // `for &v in x`, `for &v in &x`, `for &v in x.iter()` (also `.rev()`), `for (&a, &b) in
+        // x.iter().zip(y.iter())` and `for (i, &v) in x.iter().enumerate()`: the pattern takes every float
+        // out of its reference, so the body sees values of the float type, as in the function.
+        fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
+            match by_value_iteration(&f.pat, &f.expr) {
+                Some(iterated) => {
+                    iterated.into_iter().for_each(|e| self.visit_expr(e));
+                    self.visit_block(&f.body);
+                }
+                None => syn::visit::visit_expr_for_loop(self, f),
+            }
+        }
         fn visit_expr_struct(&mut self, _: &'ast syn::ExprStruct) {
             self.fail("its body builds a struct".into());
         }
@@ -400,6 +412,51 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
     check.visit_block(&item.block);
     check.visit_signature(&item.sig);
     check.why
+}
+
+/// For a `for` loop whose pattern takes each float element out of its reference (`&v`, `(&a, &b)` over a
+/// `zip`, `(i, &v)` over an `enumerate`) over a slice iterator of that form, the iterated arrays (paths);
+/// `None` for any other loop.
+fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a Expr>> {
+    use syn::Pat;
+    let by_value =
+        |p: &Pat| matches!(p, Pat::Reference(r) if matches!(&*r.pat, Pat::Ident(_) | Pat::Wild(_)));
+    let index = |p: &Pat| matches!(p, Pat::Ident(_) | Pat::Wild(_));
+    let method = |e: &'a Expr, name: &str| match e {
+        Expr::MethodCall(m) if m.method == name => Some(m),
+        _ => None,
+    };
+    // `x`, `&x`, `x.iter()`, `x.iter().rev()`: the array `x`, a path.
+    let elements = |e: &'a Expr| -> Option<&'a Expr> {
+        let e = method(e, "rev")
+            .filter(|m| m.args.is_empty())
+            .map_or(e, |m| &*m.receiver);
+        let e = match e {
+            Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
+            other => other,
+        };
+        matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some()).then_some(e)
+    };
+    match pat {
+        p if by_value(p) => elements(iterated).map(|e| vec![e]),
+        Pat::Tuple(t) if t.elems.len() == 2 => {
+            let (first, second) = (&t.elems[0], &t.elems[1]);
+            if let Some(zip) = method(iterated, "zip").filter(|m| m.args.len() == 1) {
+                if by_value(first) && by_value(second) {
+                    let a = elements(&zip.receiver)?;
+                    let b = elements(&zip.args[0])?;
+                    return Some(vec![a, b]);
+                }
+                return None;
+            }
+            let enumerate = method(iterated, "enumerate").filter(|m| m.args.is_empty())?;
+            (index(first) && by_value(second))
+                .then(|| elements(&enumerate.receiver).map(|e| vec![e]))
+                .flatten()
+        }
+        _ => None,
+    }
 }
 
 /// The names of `item`'s parameters of type `&f64` (for `float` = `f64`).
@@ -870,6 +927,39 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(", n))"), "{text}");
+    }
+
+    #[test]
+    fn loops_that_take_floats_out_of_their_references_keep_a_copy() {
+        let leaf = |item: syn::ItemFn| why_no_copy(&item, "f64", &[]).is_none();
+        assert!(leaf(syn::parse_quote!(
+            fn f(a: [f64; 3], b: &[f64; 3], x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for (&u, &v) in a.iter().zip(b.iter()) {
+                    s += u * v;
+                }
+                for (i, &v) in x.iter().enumerate() {
+                    s += v * i as f64;
+                }
+                for &v in x.iter().rev() {
+                    s *= v;
+                }
+                for &v in &a {
+                    s += v;
+                }
+                s
+            }
+        )));
+        // An element taken by reference (`v: &f64`) has arithmetic the generic float lacks.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for v in x.iter() {
+                    s += v * v;
+                }
+                s
+            }
+        )));
     }
 
     #[test]
