@@ -322,3 +322,36 @@ fn fused_outer_scalars_and_guarded_windows() {
         guarded_neighbours(&[0.3])
     );
 }
+
+/// A helper whose result type the macro cannot see at its call.
+#[differentiable]
+fn offset<T: Float>(xs: &[T], s: T) -> T {
+    xs[0] * s
+}
+
+/// A value carried through a loop whose reverse runs inside its forward sweep, started from a call's result
+/// (a type the syntax does not settle) and read by nothing after the loop: its zero adjoint, declared before
+/// the loop, was typed by the carried value's name, declared only at the loop (E0425; found by
+/// `autodiff-fuzz --seed 57 --programs 500`).
+#[differentiable]
+fn dead_carried_from_a_call<T: Float>(b: T, xs: &[T]) -> T {
+    let mut t = offset(xs, b);
+    for (i, &_v) in xs.iter().enumerate() {
+        t = t + T::from(i).unwrap();
+    }
+    b * b * xs[1]
+}
+
+#[test]
+fn a_dead_carried_value_started_by_a_call() {
+    for x in [[0.5, -1.5, 2.0, 0.25], [1.5, 0.75, -0.5, 3.0]] {
+        let (b, xs) = (x[0], &x[1..]);
+        let (value, (gb, gxs)) = dead_carried_from_a_call_grad(b, xs);
+        assert_eq!(value, b * b * xs[1]);
+        assert!((gb - 2.0 * b * xs[1]).abs() < 1e-12, "{gb}");
+        assert_eq!(gxs, vec![0.0, b * b, 0.0]);
+        let g: Vec<f64> = [vec![gb], gxs].concat();
+        let c = check_gradient(|p| dead_carried_from_a_call(p[0], &p[1..]), &x, &g);
+        assert!(c.is_ok(1e-6), "{c}");
+    }
+}

@@ -112,14 +112,26 @@ impl Reverse<'_, '_> {
             _ => quote!((#(#targets),*) = (#(#values),*);),
         };
         let mut declarations = Vec::new();
-        for (((phi, out), d), out_d) in l.phis.iter().zip(&l.outs).zip(&carried).zip(&out_adjoints)
+        for ((((phi, out), d), out_d), start) in l
+            .phis
+            .iter()
+            .zip(&l.outs)
+            .zip(&carried)
+            .zip(&out_adjoints)
+            .zip(&l.inits)
         {
             if let Some(d) = d {
-                // Of the type of the carried value after the loop, where the syntax does not say it.
+                // Of the type of the carried value after the loop, where the syntax does not say it. A fused
+                // loop declares it before the loop, where only the carried value's start is in scope (found
+                // by autodiff-fuzz --seed 57: E0425).
+                let typed_like = match (fused, start.var()) {
+                    (true, Some(start)) => start,
+                    _ => *out,
+                };
                 let init = match out_d {
                     Some(out_d) => out_d.clone(),
                     None if matches!(activity.var_kind(*phi), crate::ir::Kind::Unknown) => {
-                        self.zero_adjoint(*out, refs)
+                        self.zero_adjoint(typed_like, refs)
                     }
                     None => self.e.zero_of_var(*phi),
                 };
