@@ -159,18 +159,21 @@ fn bench_gmm_hvp(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime
         [ga, gm, gq, gl].concat()
     };
     let v = inputs(n, 4);
-    let (va, vm, vq, vl) = split(&v);
-    let (value, _, (ha, hm, hq, hl)) = gmm::gmm_objective_hvp(
-        &g.alpha,
-        &g.mu,
-        &g.q,
-        &g.l,
-        &g.x,
-        d,
-        m,
-        gamma,
-        (va.clone(), vm.clone(), vq.clone(), vl.clone()),
-    );
+    let direction = split(&v);
+    let hvp = |g: &gmm::Input| {
+        gmm::gmm_objective_hvp(
+            &g.alpha,
+            &g.mu,
+            &g.q,
+            &g.l,
+            &g.x,
+            d,
+            m,
+            gamma,
+            direction.clone(),
+        )
+    };
+    let (value, _, (ha, hm, hq, hl)) = hvp(&g);
     assert_eq!(
         value,
         gmm::gmm_objective(&g.alpha, &g.mu, &g.q, &g.l, &g.x, d, m, gamma)
@@ -191,39 +194,17 @@ fn bench_gmm_hvp(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime
     );
     group.bench_function("grad_into", |b| {
         b.iter(|| {
-            gmm::gmm_objective_grad_into(
-                black_box(&g.alpha),
-                &g.mu,
-                &g.q,
-                &g.l,
-                &g.x,
-                d,
-                m,
-                gamma,
-                (
-                    &mut buffers.0,
-                    &mut buffers.1,
-                    &mut buffers.2,
-                    &mut buffers.3,
-                ),
-            )
+            let g = black_box(&g);
+            let grad = (
+                &mut buffers.0[..],
+                &mut buffers.1[..],
+                &mut buffers.2[..],
+                &mut buffers.3[..],
+            );
+            gmm::gmm_objective_grad_into(&g.alpha, &g.mu, &g.q, &g.l, &g.x, d, m, gamma, grad)
         })
     });
-    group.bench_function("hvp", |b| {
-        b.iter(|| {
-            gmm::gmm_objective_hvp(
-                black_box(&g.alpha),
-                &g.mu,
-                &g.q,
-                &g.l,
-                &g.x,
-                d,
-                m,
-                gamma,
-                (va.clone(), vm.clone(), vq.clone(), vl.clone()),
-            )
-        })
-    });
+    group.bench_function("hvp", |b| b.iter(|| hvp(black_box(&g))));
 }
 
 fn bench_hessian(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {

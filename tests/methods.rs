@@ -147,22 +147,6 @@ proptest! {
     }
 }
 
-/// Column `i` of a Hessian by central differences of a gradient over a flat vector of inputs.
-fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) -> Vec<f64> {
-    let h = 1e-5 * x[i].abs().max(1.0);
-    let at = |s: f64| {
-        let mut y = x.to_vec();
-        y[i] += s * h;
-        grad(&y)
-    };
-    let (above, below) = (at(1.0), at(-1.0));
-    above
-        .iter()
-        .zip(&below)
-        .map(|(a, b)| (a - b) / (2.0 * h))
-        .collect()
-}
-
 // `order = 2` on methods: `self` constant, `self` differentiated (`wrt(self)`, the Hessian over its flat
 // view), and a method of a generic `impl`.
 proptest! {

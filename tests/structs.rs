@@ -217,23 +217,6 @@ proptest! {
     }
 }
 
-/// Central differences of `grad` (a gradient over a flat view) along input `i` of `x`: column `i` of the
-/// Hessian.
-fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) -> Vec<f64> {
-    let h = 1e-5 * x[i].abs().max(1.0);
-    let at = |s: f64| {
-        let mut y = x.to_vec();
-        y[i] += s * h;
-        grad(&y)
-    };
-    let (above, below) = (at(1.0), at(-1.0));
-    above
-        .iter()
-        .zip(&below)
-        .map(|(a, b)| (a - b) / (2.0 * h))
-        .collect()
-}
-
 // `order = 2` on functions of parameter structs: the Hessian runs over the structs' flat views
 // (`to_flat`, `#[no_grad]` fields left out) and the other active inputs, in declaration order.
 proptest! {

@@ -402,9 +402,7 @@ fn gather(s: &StructFunction, floats: &[bool], parts: &Ident) -> TokenStream {
             outer.push(quote!(#k));
             continue;
         };
-        let ident = &p.ident;
-        let g = Ident::new("__struct", Span::mixed_site());
-        let mut adds = Vec::new();
+        let mut fields = Vec::new();
         for (f, _) in s
             .flat
             .field_inputs()
@@ -413,14 +411,9 @@ fn gather(s: &StructFunction, floats: &[bool], parts: &Ident) -> TokenStream {
         {
             let k = slot(slots.len());
             slots.push(quote!(#k));
-            let add = format_ident!("__autodiff_add_to_{}", f.field);
-            adds.push(quote!(<#ty>::#add(&mut #g, #k);));
+            fields.push((f.field, quote!(#k)));
         }
-        outer.push(quote!({
-            let mut #g = <#ty as ::autodiff::__private::Differentiable>::zero_like(#ident);
-            #(#adds)*
-            #g
-        }));
+        outer.push(crate::structs::gathered_struct(ty, &p.ident, None, fields));
     }
     let slots = crate::emit::tuple_or_single(slots);
     let outer = crate::emit::tuple_or_single(outer);

@@ -264,6 +264,30 @@ impl<'ast> Visit<'ast> for Uses {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// A struct of type `ty` assembled from adjoints (or tangents) in `f_vjp` and `f_hvp`: `zero_like(parent)`
+/// (which copies the `#[no_grad]` fields), then the struct's own adjoint `whole` if the body passed it on
+/// whole, then each field's `(field, adjoint)` added by the derive's `__autodiff_add_to_*` (nothing for a
+/// `#[no_grad]` field).
+pub(crate) fn gathered_struct<'f>(
+    ty: &syn::Type,
+    parent: &Ident,
+    whole: Option<TokenStream>,
+    fields: impl IntoIterator<Item = (&'f Ident, TokenStream)>,
+) -> TokenStream {
+    let g = Ident::new("__struct_gradient", Span::mixed_site());
+    let whole = whole.map(|w| quote!(::autodiff::__private::AdjointOf::add_into(#w, &mut #g);));
+    let fields = fields.into_iter().map(|(field, adjoint)| {
+        let add = format_ident!("__autodiff_add_to_{}", field);
+        quote!(<#ty>::#add(&mut #g, #adjoint);)
+    });
+    quote!({
+        let mut #g = <#ty as ::autodiff::__private::Differentiable>::zero_like(#parent);
+        #whole
+        #(#fields)*
+        #g
+    })
+}
+
 /// A field input as `order = K` sees it (`struct_higher.rs`).
 pub(crate) struct FieldView<'a> {
     /// The index of the struct among the declared parameters.
@@ -352,27 +376,14 @@ impl Flattened {
                 continue;
             };
             let ident = &p.ident;
-            let g = Ident::new("__struct_gradient", Span::mixed_site());
-            let whole = self.whole[i].then(|| {
-                let s = slot(own);
-                quote!(::autodiff::__private::AdjointOf::add_into(#s, &mut #g);)
-            });
+            let whole = self.whole[i].then(|| slot(own).into_token_stream());
             let fields = self
                 .fields
                 .iter()
                 .filter(|f| f.parent == i)
                 .enumerate()
-                .map(|(k, f)| {
-                    let s = slot(own + 1 + k);
-                    let add = format_ident!("__autodiff_add_to_{}", f.field);
-                    quote!(<#ty>::#add(&mut #g, #s);)
-                });
-            outer.push(quote!({
-                let mut #g = <#ty as ::autodiff::__private::Differentiable>::zero_like(#ident);
-                #whole
-                #(#fields)*
-                #g
-            }));
+                .map(|(k, f)| (&f.field, slot(own + 1 + k).into_token_stream()));
+            outer.push(gathered_struct(ty, ident, whole, fields));
         }
         let outer = crate::emit::tuple_or_single(outer);
         quote! {

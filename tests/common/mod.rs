@@ -67,6 +67,23 @@ pub fn assert_fd_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64], grad: &[f64], wh
     assert!(check.is_ok(FD_TOL), "{what} at {x:?}: {check}");
 }
 
+/// Column `i` of a Hessian: central differences of `grad` (a gradient over a flat vector of inputs, such
+/// as a struct's `to_flat` view) along input `i` of `x`.
+pub fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) -> Vec<f64> {
+    let h = 1e-5 * x[i].abs().max(1.0);
+    let at = |s: f64| {
+        let mut y = x.to_vec();
+        y[i] += s * h;
+        grad(&y)
+    };
+    let (above, below) = (at(1.0), at(-1.0));
+    above
+        .iter()
+        .zip(&below)
+        .map(|(a, b)| (a - b) / (2.0 * h))
+        .collect()
+}
+
 /// The central difference `(f(x + h) - f(x - h)) / 2h` of a function of one variable, with a step scaled
 /// to `x` as `check_gradient` does: written here independently of the crate, for derivatives of
 /// derivatives and for `f32` code, which `check_gradient` does not take.
