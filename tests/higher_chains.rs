@@ -330,6 +330,116 @@ fn erf_fourth(x: f64) -> f64 {
     erf(x)
 }
 
+/// The same functions called by their paths (`libm::erf`, `special::logistic`), which the generic copy
+/// reaches as the first-order derivative does: through what `derivative_of!` finds at the path, the
+/// registration in scope. `erf(x) · logistic(x y)`.
+#[differentiable(order = 2)]
+fn registered_by_paths(x: f64, y: f64) -> f64 {
+    libm::erf(x) * self::special::logistic(x * y)
+}
+
+/// The Hessian of `registered_by_paths` by hand.
+fn registered_by_paths_expected(x: f64, y: f64) -> Vec<Vec<f64>> {
+    let e1 = 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp();
+    let (e, e2) = (erf(x), -2.0 * x * e1);
+    let s = sigmoid(x * y);
+    let (d1, d2) = (s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s));
+    // l = logistic(x y): l_x = y d1, l_y = x d1, l_xx = y² d2, l_xy = d1 + x y d2, l_yy = x² d2.
+    let (l_x, l_y) = (y * d1, x * d1);
+    let (l_xx, l_xy, l_yy) = (y * y * d2, d1 + x * y * d2, x * x * d2);
+    vec![
+        vec![e2 * s + 2.0 * e1 * l_x + e * l_xx, e1 * l_y + e * l_xy],
+        vec![e1 * l_y + e * l_xy, e * l_yy],
+    ]
+}
+
+// ---- callees written with iterator chains and `push`, without `order = K` ----
+
+/// `Σ v²` as an iterator chain: its generic copy is made from the chain rewritten into a loop that takes
+/// each float out of its reference.
+#[differentiable]
+fn chain_sumsq(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum()
+}
+
+/// The squares, into a `Vec` filled by `push`.
+#[differentiable]
+fn pushed_squares(x: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(x.len());
+    for &v in x {
+        out.push(v * v);
+    }
+    out
+}
+
+/// `ln(Σ xᵢ²) + Σ xᵢ⁴`, through both.
+#[differentiable(order = 2)]
+fn through_chains(x: &[f64]) -> f64 {
+    let squares = pushed_squares(x);
+    let mut fourth = 0.0;
+    for &q in &squares {
+        fourth += q * q;
+    }
+    chain_sumsq(x).ln() + fourth
+}
+
+/// The Hessian of `through_chains` by hand: `2δᵢⱼ/s - 4xᵢxⱼ/s² + 12xᵢ²δᵢⱼ`, `s = Σ x²`.
+fn through_chains_expected(x: &[f64]) -> Vec<Vec<f64>> {
+    let s: f64 = x.iter().map(|v| v * v).sum();
+    (0..x.len())
+        .map(|i| {
+            (0..x.len())
+                .map(|j| {
+                    let diagonal = if i == j {
+                        2.0 / s + 12.0 * x[i] * x[i]
+                    } else {
+                        0.0
+                    };
+                    diagonal - 4.0 * x[i] * x[j] / (s * s)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `a x` with its true gradient, written with iterator chains in the body and the closure: its generic
+/// copy is made from the chains rewritten into loops.
+#[custom_gradient]
+fn scaled_by(x: &[f64], a: f64) -> (Vec<f64>, impl Fn(Vec<f64>) -> (Vec<f64>, f64)) {
+    let xs = x.to_vec();
+    let out: Vec<f64> = x.iter().map(|v| a * v).collect();
+    (out, move |dy: Vec<f64>| {
+        (
+            dy.iter().map(|d| d * a).collect(),
+            dy.iter().zip(&xs).map(|(d, v)| d * v).sum(),
+        )
+    })
+}
+
+/// `Σ (a xᵢ)²`, through the custom gradient.
+#[differentiable(order = 2)]
+fn scaled_squares(x: &[f64], a: f64) -> f64 {
+    let y = scaled_by(x, a);
+    let mut s = 0.0;
+    for &v in &y {
+        s += v * v;
+    }
+    s
+}
+
+/// The Hessian of `scaled_squares` over `(x₀, .., a)`: `2a²δᵢⱼ`, `4a xᵢ`, `2 Σ x²`.
+fn scaled_squares_expected(x: &[f64], a: f64) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n + 1]; n + 1];
+    for i in 0..n {
+        h[i][i] = 2.0 * a * a;
+        h[i][n] = 4.0 * a * x[i];
+        h[n][i] = 4.0 * a * x[i];
+    }
+    h[n][n] = 2.0 * x.iter().map(|v| v * v).sum::<f64>();
+    h
+}
+
 #[test]
 fn registered_beyond_the_third_derivative_panics() {
     assert_eq!(erf_fourth(0.3), erf(0.3));
@@ -455,5 +565,53 @@ proptest! {
         let (_, _, hessian) = normal_cdf_hessian(x);
         let fd = fd_hessian(|p| vec![normal_cdf_grad(p[0]).1], &[x]);
         assert_close(hessian[0][0], fd[0][0], FD_HESSIAN_TOL, "Φ'' against central differences");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn calls_by_registered_paths(x in coordinate(), y in coordinate()) {
+        let (value, _, hessian) = registered_by_paths_hessian(x, y);
+        assert_close(value, registered_by_paths(x, y), 1e-12, "value");
+        check_hessian(&hessian, &registered_by_paths_expected(x, y), |p| {
+            let (_, g) = registered_by_paths_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "registered_by_paths");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn callees_with_iterator_chains_and_push(
+        x in prop::collection::vec(coordinate().prop_filter("away from 0", |v| v.abs() > 0.1), 1..5),
+    ) {
+        let (value, _, hessian) = through_chains_hessian(&x);
+        assert_close(value, through_chains(&x), 1e-12, "value");
+        check_hessian(&hessian, &through_chains_expected(&x), |p| through_chains_grad(p).1, &x, "through_chains");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn custom_gradients_with_iterator_chains(
+        x in prop::collection::vec(coordinate(), 1..5),
+        a in coordinate(),
+    ) {
+        let (value, _, hessian) = scaled_squares_hessian(&x, a);
+        assert_close(value, scaled_squares(&x, a), 1e-12, "value");
+        let mut point = x.clone();
+        point.push(a);
+        check_hessian(&hessian, &scaled_squares_expected(&x, a), |p| {
+            let n = p.len() - 1;
+            let (_, (mut g, ga)) = scaled_squares_grad(&p[..n], p[n]);
+            g.push(ga);
+            g
+        }, &point, "scaled_squares");
     }
 }

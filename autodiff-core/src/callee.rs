@@ -65,6 +65,120 @@ macro_rules! derivative_of {
     }};
 }
 
+/// The companion of the generic copy of the function at `path`, for a call of its `item` (`call_on`, `vjp`,
+/// ...) with one argument per `_`: what [`derivative_of!`](crate::derivative_of) finds there (a
+/// `#[gradient_of(path)]` registration in scope, found by `registered`, else the function's own companion)
+/// through [`copy_of`]. Where there is none, the error of [`require_derivative`] at the call (the copy
+/// exists only for an `order = K` function, whose first order reports the same call).
+///
+/// ```text
+/// copy_by_path!(libm::erf, call_on(_), __autodiff_gradient_of__libm__erf).call_on(x)
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! copy_by_path {
+    ($path:path, $item:ident($($argument:tt),*), $registered:ident) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types, unreachable_code)]
+        mod __no_derivative {
+            pub struct __callee {}
+            impl __callee {
+                #[inline(always)]
+                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
+                    $crate::private::NoDerivative
+                }
+                #[allow(clippy::too_many_arguments)]
+                pub fn $item<R>(self, $($argument: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+            }
+            impl $crate::private::GenericCopy for __callee {
+                type Copy = __callee;
+                #[inline(always)]
+                fn copy() -> __callee {
+                    __callee {}
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use __no_derivative::*;
+        #[allow(non_snake_case)]
+        trait __Registered {
+            fn $registered(&self) -> __callee;
+        }
+        #[allow(non_snake_case)]
+        impl __Registered for &$crate::private::Site {
+            #[inline(always)]
+            fn $registered(&self) -> __callee {
+                __callee {}
+            }
+        }
+        #[allow(unused_imports)]
+        use $crate::private::Lookup as _;
+        let __found = (&$crate::private::Site).$registered();
+        $crate::private::require_derivative((&__found).__autodiff_lookup());
+        $crate::private::copy_of(__found)
+    }};
+}
+
+/// Checks, for a call by `path` in an `order = K` function written for `f64`, that a `#[gradient_of(path)]`
+/// registration in scope (found by `registered`) does not stand in for a function with derivatives of its
+/// own ([`require_consistent_copy`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! require_consistent_copy {
+    ($path:path, $registered:ident) => {{
+        let (__lookup, __own) = {
+            #[allow(unused_imports)]
+            use $path as __callee;
+            #[allow(dead_code, non_camel_case_types)]
+            mod __no_derivative {
+                pub struct __callee {}
+                impl __callee {
+                    #[inline(always)]
+                    pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
+                        $crate::private::NoDerivative
+                    }
+                }
+            }
+            #[allow(unused_imports)]
+            use __no_derivative::*;
+            #[allow(unused_imports)]
+            use $crate::private::Lookup as _;
+            let __own = __callee {};
+            ((&__own).__autodiff_lookup(), __own)
+        };
+        let __checked = (
+            __lookup,
+            __own,
+            $crate::derivative_of!($path, vjp(), $registered),
+        );
+        $crate::private::require_consistent_copy(__checked);
+    }};
+}
+
+/// Nothing, if what a call by a path finds for its derivative is the function's own companion, or the
+/// function has none: `checked` is `(lookup, own, found)`, `lookup` being [`NoDerivative`] for an outside
+/// function (whose registration is all there is) and [`Found`] for one with a companion `own`.
+#[inline(always)]
+pub fn require_consistent_copy<C: ConsistentCopy>(_checked: C) {}
+
+/// Implemented by `(lookup, own, found)` where the derivative a call by a path finds (`found`) is that of
+/// the function at the path (`own`), or the function has no derivatives of its own.
+#[diagnostic::on_unimplemented(
+    message = "a `#[gradient_of]` registration in scope overrides the derivative of this function, which has derivatives of its own, and an `order = K` function calls it by this path",
+    label = "called by its path here",
+    note = "`f_hessian` would differentiate the registered gradient but the function's own value, and be the derivative of neither gradient: call the function by a name imported with `use`, or register its gradient out of the `order = K` function's sight"
+)]
+pub trait ConsistentCopy {}
+
+#[diagnostic::do_not_recommend]
+impl<O, F> ConsistentCopy for (NoDerivative, O, F) {}
+
+#[diagnostic::do_not_recommend]
+impl<T> ConsistentCopy for (Found, T, T) {}
+
 /// The receiver of the methods through which `#[gradient_of(path)]` registrations are found by path.
 #[derive(Clone, Copy, Debug)]
 pub struct Site;
@@ -120,7 +234,7 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
     label = "called here by a function with `order = K`",
     note = "give the callee `order = 2` too (its generic copy is then made, or an error says why it cannot be), \
             or make it generic over `T: Float`; `#[differentiable]` alone makes the copy only for a function \
-            whose body iterates no slice, takes no reference and calls others only by their names"
+            whose body takes no reference and iterates slices only by value (`for &v in x`, `x.iter().map(|v| ..)`)"
 )]
 pub trait HasGenericCopy {}
 
@@ -142,17 +256,12 @@ pub fn no_generic_copy<M: NoGenericCopy<S>, S, R>() -> R {
     unreachable!("`NoGenericCopy::FAIL` is a compile error")
 }
 
-/// Implemented by the companion type of a function with a generic copy of its own, not by that of a
-/// `#[gradient_of]` registration, whose derivative stands in for the function's where it is in scope.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` is not the generic copy of the function at this path, which an `order = K` caller written for `f64` calls",
-    label = "a `#[gradient_of]` registration in scope overrides the derivative of this call by its path, or the function has no generic copy",
-    note = "with a registration in scope, the generic copy would call the function's own copy and `f_hessian` would not be the derivative of `f_grad`'s gradient: call the function by a name imported with `use`, or register its gradient out of the `order = K` function's sight",
-    note = "without one, give the function `order = 2` too, or make it generic over `T: Float`"
-)]
-pub trait OwnGenericCopy {}
-
-/// Nothing, if what a call by a path of an `order = K` function finds for its derivative is the companion
-/// of the function at the path, with a generic copy: what the caller's generic copy calls.
+/// The companion of the generic copy of the function whose companion a call site found (`found`, from
+/// [`derivative_of!`](crate::derivative_of)): how the generic copy of an `order = K` caller calls a function
+/// written by a path of two or more segments (`libm::erf(x)`), so that it reaches what the caller's
+/// first-order derivative reaches, a `#[gradient_of(path)]` registration in scope included
+/// ([`copy_by_path!`](crate::copy_by_path)).
 #[inline(always)]
-pub fn require_own_generic_copy<C: OwnGenericCopy>(_found: C) {}
+pub fn copy_of<C: crate::private::GenericCopy>(_found: C) -> C::Copy {
+    C::copy()
+}

@@ -48,10 +48,10 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::callee::{
-        no_generic_copy, require_derivative, require_generic_copy, require_own_generic_copy, Found,
-        HasDerivative, HasGenericCopy, Lookup, NoDerivative, NoGenericCopy, OwnGenericCopy, Site,
+        copy_of, no_generic_copy, require_consistent_copy, require_derivative,
+        require_generic_copy, ConsistentCopy, Found, HasDerivative, HasGenericCopy, Lookup,
+        NoDerivative, NoGenericCopy, Site,
     };
-    pub use crate::derivative_of;
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,
         Differentiable, FieldType, InactiveTangent,
@@ -72,10 +72,11 @@ pub mod private {
     };
     pub use crate::rules;
     pub use crate::Dual;
+    pub use crate::{copy_by_path, derivative_of, require_consistent_copy};
     pub use num_traits::{Float, One, Zero};
 
     /// Implemented by the companion type `g` of every free function with derivatives (but one with output
-    /// parameters): `Copy` has `call`, `vjp`, `vjp_into` and `jvp` generic over the float type, which the
+    /// parameters): `Copy` has `call` (and `call_on`, the same taking the companion as `self`), `vjp`, `vjp_into` and `jvp` generic over the float type, which the
     /// generic copy of an `order = K` caller (or of a function that such a caller reaches) calls. `Copy` is
     /// the generic copy's companion (the function itself if it is generic over its float type, else
     /// `__g_generic`), or, for a function written for `f64` without a copy, a fallback of the same

@@ -167,9 +167,6 @@ pub(crate) struct Companion<'a> {
     pub(crate) method: bool,
     /// Its generic copy, for `order = K` callers (not for methods).
     pub(crate) generic_copy: GenericCopy,
-    /// The companion of a `#[gradient_of]` registration, which stands in for the function's own where it
-    /// is in scope: its copy is not `OwnGenericCopy`.
-    pub(crate) registration: bool,
     /// With output parameters, `vjp` takes `d_ret: Option<R>` and then one cotangent per output, and
     /// `jvp` one tangent buffer per output after `tangents`, as `f_vjp` and `f_jvp` do; the functions
     /// `vjp` and `jvp` above then take `d_ret: R` and each output's cotangent as `Option<&[T]>`, and the
@@ -191,7 +188,6 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         extra,
         method,
         generic_copy,
-        registration,
         outputs,
     } = c;
     let where_clause = &generics.where_clause;
@@ -363,6 +359,11 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 #vis fn call #generics (#(#params,)*) -> #ret #where_clause {
                     #primal(#(#idents,)*)
                 }
+                /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+                #[inline(always)]
+                #vis fn call_on #generics (self, #(#params,)*) -> #ret #where_clause {
+                    #primal(#(#idents,)*)
+                }
             },
         ),
         GenericCopy::Copy(copy) => (
@@ -397,14 +398,6 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         GenericCopy::Itself(_) => quote! {
             #generic_impl
             impl ::autodiff::__private::HasGenericCopy for #name {}
-        },
-        _ => generic_impl,
-    };
-    // The function's own copy, which a caller's copy calls by the function's path.
-    let generic_impl = match generic_copy {
-        GenericCopy::Itself(_) | GenericCopy::Copy(_) if !registration => quote! {
-            #generic_impl
-            impl ::autodiff::__private::OwnGenericCopy for #name {}
         },
         _ => generic_impl,
     };
@@ -517,6 +510,8 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         impl #copy {
             #[inline]
             #vis fn call #copy_generics (#(#params,)*) -> #ret #where_clause { #fail }
+            #[inline]
+            #vis fn call_on #copy_generics (self, #(#params,)*) -> #ret #where_clause { #fail }
             #[inline]
             #vis fn vjp #copy_generics (self, #(#params,)* #d_ret: #d_ret_ty) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
             #[inline]
@@ -645,7 +640,7 @@ fn vjp_into_body(
 /// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
 /// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
 pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize) -> TokenStream {
-    if let Some(copy) = generic_copy_derivative(callee, item) {
+    if let Some(copy) = generic_copy_derivative(callee, item, arguments) {
         return copy;
     }
     if crate::naming::is_associated_call(&callee.path) {
@@ -679,15 +674,19 @@ pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize
 }
 
 /// For a call of a generic copy, `<g as GenericCopy>::Copy::call::<T>` (a generic copy calling another's,
-/// `shadow.rs`), the derivative `item` of the copy's companion: `<g as GenericCopy>::copy().item::<T>`.
-/// `None` for any other callee.
-fn generic_copy_derivative(callee: &syn::ExprPath, item: &str) -> Option<TokenStream> {
+/// `shadow.rs`), the derivative `item` of the copy's companion: `<g as GenericCopy>::copy().item::<T>`, or
+/// for a function called by a path of two or more segments, the copy of what `derivative_of!` finds there
+/// (`copy_by_path`). `None` for any other callee.
+fn generic_copy_derivative(
+    callee: &syn::ExprPath,
+    item: &str,
+    arguments: usize,
+) -> Option<TokenStream> {
     if !crate::shadow::is_generic_copy_call(callee) {
         return None;
     }
     let ty = &callee.qself.as_ref()?.ty;
     let last = callee.path.segments.last()?;
-    let item = Ident::new(item, last.ident.span());
     let generics = match &last.arguments {
         syn::PathArguments::AngleBracketed(args) => {
             let mut args = args.clone();
@@ -696,5 +695,69 @@ fn generic_copy_derivative(callee: &syn::ExprPath, item: &str) -> Option<TokenSt
         }
         _ => None,
     };
+    if let Some(by_path) =
+        copied_path(ty).and_then(|path| copy_by_path(path, item, arguments, generics.as_ref()))
+    {
+        return Some(by_path);
+    }
+    let item = Ident::new(item, last.ident.span());
     Some(quote!(<#ty as ::autodiff::__private::GenericCopy>::copy().#item #generics))
+}
+
+/// The path of the function in `<path as GenericCopy>`, if it is one that `copy_by_path` reaches: two or
+/// more segments, not an associated function's.
+fn copied_path(ty: &syn::Type) -> Option<&syn::Path> {
+    match ty {
+        syn::Type::Path(p)
+            if p.qself.is_none()
+                && crate::naming::registered_path(&p.path).is_some()
+                && !crate::naming::is_associated_call(&p.path) =>
+        {
+            Some(&p.path)
+        }
+        _ => None,
+    }
+}
+
+/// `item` (`call_on`, `vjp`, ...) of the generic copy of the function that a call by `path` (two or more
+/// segments, `libm::erf`) reaches: `copy_by_path!(libm::erf, item(_), REG).item`, the copy of the companion
+/// that the caller's first-order derivative uses (a `#[gradient_of(libm::erf)]` registration in scope, else
+/// the function's own), so that the copy's derivatives are those of the gradient. The companion type at a
+/// path cannot be named (`<libm::erf as GenericCopy>` names a function where a registration stands in for
+/// it): it is found as a value. `None` for a one-segment path.
+pub(crate) fn copy_by_path(
+    path: &syn::Path,
+    item: &str,
+    arguments: usize,
+    generics: Option<&syn::AngleBracketedGenericArguments>,
+) -> Option<TokenStream> {
+    let key = crate::naming::registered_path(path)?;
+    let span = path
+        .segments
+        .last()
+        .map_or_else(Span::call_site, |s| s.ident.span());
+    let item = Ident::new(item, span);
+    let placeholders = (0..arguments).map(|_| quote!(_));
+    Some(quote_spanned! {span=>
+        ::autodiff::__private::copy_by_path!(#path, #item(#(#placeholders),*), #key).#item #generics
+    })
+}
+
+/// A callee as the primal calls it: a generic copy called by a path of two or more segments through
+/// `copy_by_path`'s `call_on` (`<libm::erf as GenericCopy>::Copy::call` would name a function as a type),
+/// any other as written.
+pub(crate) fn primal_callee(callee: &syn::ExprPath, arguments: usize) -> TokenStream {
+    if crate::shadow::is_generic_copy_call(callee) {
+        let generics = match callee.path.segments.last().map(|l| &l.arguments) {
+            Some(syn::PathArguments::AngleBracketed(args)) => Some(args),
+            _ => None,
+        };
+        let by_path = callee.qself.as_ref().and_then(|q| copied_path(&q.ty));
+        if let Some(call) =
+            by_path.and_then(|path| copy_by_path(path, "call_on", arguments, generics))
+        {
+            return call;
+        }
+    }
+    callee.to_token_stream()
 }

@@ -258,7 +258,7 @@ fn registered_copy(
         return None;
     }
     let gradient_copy = crate::naming::generic_copy(&item.sig.ident);
-    let gradient = crate::shadow::surely_compiling_copy(item, float, &[]).ok()?;
+    let gradient = crate::shadow::surely_compiling_copy_of_chains(item, float, &[]).ok()?;
     let copy = crate::naming::generic_copy(last);
     let scalar = Ident::new("__S", Span::call_site());
     let fixed = |n: String| Ident::new(&n, Span::mixed_site());
@@ -361,7 +361,7 @@ fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
         let why = "its signature uses both `f64` and `f32`".to_string();
         return (GenericCopy::Fallback { why }, TokenStream::new());
     };
-    match crate::shadow::surely_compiling_copy(item, float, &[]) {
+    match crate::shadow::surely_compiling_copy_of_chains(item, float, &[]) {
         Ok(shadow) => (
             GenericCopy::Copy(crate::naming::generic_copy(&item.sig.ident)),
             quote! {
@@ -724,7 +724,6 @@ impl<'a> Items<'a> {
             extra: TokenStream::new(),
             method: false,
             generic_copy,
-            registration: false,
             outputs: None,
         })
     }
@@ -762,7 +761,6 @@ impl<'a> Items<'a> {
                 let target = Ident::new("__registered_target", Span::mixed_site());
                 GenericCopy::Itself(quote!(Self::#target))
             },
-            registration: true,
             outputs: None,
         })
     }

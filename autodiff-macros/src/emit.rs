@@ -232,6 +232,7 @@ impl<'a> Emitter<'a> {
         by_ref: &[bool],
         written: &[Written],
     ) -> TokenStream {
+        let callee = crate::companion::primal_callee(callee, args.len());
         let args = args
             .iter()
             .zip(by_ref)
@@ -423,6 +424,7 @@ impl<'a> Emitter<'a> {
                 args,
                 by_ref,
             } => {
+                let callee = crate::companion::primal_callee(callee, args.len());
                 let args = args
                     .iter()
                     .zip(by_ref)

@@ -53,7 +53,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     let shapes_known = errors.len() == 0;
     // The generated items are built from the body with its iterator chains and closures rewritten into
     // loops; `f` itself is emitted as written.
-    let desugared = chains::desugar(&item, &mut errors);
+    let mut desugared = chains::desugar(&item, &mut errors);
+    // A generic copy's calls by a path, in the form the later passes read.
+    crate::shadow::read_copy_calls(&mut desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
     let desugared = match &sig {
         Some(sig) => syn::ItemFn {
@@ -167,7 +169,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
                 let calls = calls_of(&f, &activity, false);
-                first_order_generic_copy(&item, &args, flat.is_some(), &sig, &calls)
+                first_order_generic_copy(&desugared, &args, flat.is_some(), &sig, &calls)
             };
             let companion = generated.companion(generic_copy);
             let primal = primal(&item);
@@ -892,7 +894,6 @@ impl<'a> Generated<'a> {
             extra,
             method: self.method,
             generic_copy,
-            registration: false,
             outputs,
         })
     }
@@ -1323,7 +1324,6 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
                     why: "it has a compile error of its own".into(),
                 }
             },
-            registration: false,
             outputs,
         })
     });

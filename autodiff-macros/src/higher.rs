@@ -174,12 +174,12 @@ fn through_shadow(
 /// For each call, a check that what the first-order derivative uses for it has a generic copy (not the
 /// fallback of a function without one, `companion::fallback_copy`, whose use would be an error only
 /// after monomorphisation, far from the call): one error at the call, "`g` has no generic copy", saying
-/// what to do. For a call by a path of two or more segments (`own::cube(x)`) the check also keeps the
-/// Hessian honest: the generic copy of the caller calls the copy of the function at the path
-/// (`<own::cube as GenericCopy>::Copy::call`), but a `#[gradient_of(own::cube)]` in scope overrides the
-/// derivative of calls by that path; without a check that what the call finds is the function's own
-/// companion (`require_own_generic_copy`), `f_hessian`'s gradient would be the function's own while
-/// `f_grad`'s is the registered one.
+/// what to do. A call by a path of two or more segments (`own::cube(x)`, `libm::erf(x)`) is checked on what
+/// `derivative_of!` finds there, a `#[gradient_of(path)]` registration in scope before the function's own
+/// companion: the copy calls the copy of the same (`companion::copy_by_path`), so that `f_hessian`'s
+/// gradient is `f_grad`'s. A registration that stands in for a function with derivatives of its own
+/// (`own::cube`) is an error there (`require_consistent_copy!`): the registered copy's value would follow
+/// the registered gradient, not the function's forward code, which `jax.hessian` differentiates.
 fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<TokenStream> {
     // The callees as written, so that an error points at the call.
     struct Callees<'c>(&'c [String], Vec<syn::Path>);
@@ -235,15 +235,16 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
                 .segments
                 .last()
                 .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-            // By a path, a registration may stand in for the function, whose own copy the copy calls.
-            let require = match key {
-                Some(_) => quote!(require_own_generic_copy),
-                None => quote!(require_generic_copy),
-            };
+            let consistent = crate::naming::registered_path(&path).map(|key| {
+                quote_spanned! {span=>
+                    ::autodiff::__private::require_consistent_copy!(#path, #key);
+                }
+            });
             Some(quote_spanned! {span=>
-                ::autodiff::__private::#require(
+                ::autodiff::__private::require_generic_copy(
                     ::autodiff::__private::derivative_of!(#path, vjp() #key),
                 );
+                #consistent
             })
         })
         .collect()

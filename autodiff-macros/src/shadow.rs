@@ -138,6 +138,25 @@ pub(crate) fn surely_compiling_copy(
     Ok(shadow(item, float, &name, calls, &[]))
 }
 
+/// `surely_compiling_copy` of `item`, or failing that of `item` with its iterator chains rewritten into
+/// loops (`chains::desugar`, whose loops take each float out of its reference): for the bodies that
+/// `#[differentiable]` does not rewrite itself, a `#[custom_gradient]` function's and a `#[gradient_of]`
+/// registration's (`b.iter().map(|v| v * dy).collect()`). The first reason why not if neither copies.
+pub(crate) fn surely_compiling_copy_of_chains(
+    item: &syn::ItemFn,
+    float: &str,
+    calls: &[String],
+) -> Result<syn::ItemFn, String> {
+    surely_compiling_copy(item, float, calls).or_else(|why| {
+        let mut errors = crate::errors::Errors::default();
+        let desugared = crate::chains::desugar(item, &mut errors);
+        if errors.len() > 0 {
+            return Err(why);
+        }
+        surely_compiling_copy(&desugared, float, calls).map_err(|_| why)
+    })
+}
+
 /// `tokens` with every `float` (`f64`) replaced by `scalar`: a type of the function's signature made
 /// generic (the float type is written as a type there, never as anything else).
 pub(crate) fn replace_float(tokens: TokenStream, float: &str, scalar: &Ident) -> TokenStream {
@@ -194,6 +213,63 @@ fn generic_copy_call(callee: &syn::ExprPath) -> syn::ExprPath {
     }
     call.attrs = callee.attrs.clone();
     call
+}
+
+/// `block` with the calls that a generic copy makes by a path (`copy_by_path!(libm::erf, ..).call_on(x)`,
+/// `companion::copy_by_path`) read back as calls of the generic copy,
+/// `<libm::erf as GenericCopy>::Copy::call(x)`: the form the later passes know (`is_generic_copy_call`),
+/// which the emitters print as `call_on` again (`companion::primal_callee`).
+pub(crate) fn read_copy_calls(block: &mut syn::Block) {
+    struct Read;
+    impl VisitMut for Read {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            visit_mut::visit_expr_mut(self, expr);
+            let Expr::MethodCall(m) = expr else {
+                return;
+            };
+            if m.method != "call_on" {
+                return;
+            }
+            let Some(path) = copied_function(&m.receiver) else {
+                return;
+            };
+            let turbofish = m.turbofish.clone();
+            let args = std::mem::take(&mut m.args);
+            let mut call: syn::ExprPath =
+                syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::call);
+            if let (Some(last), Some(turbofish)) = (call.path.segments.last_mut(), turbofish) {
+                last.arguments = syn::PathArguments::AngleBracketed(turbofish);
+            }
+            *expr = syn::parse_quote!(#call(#args));
+        }
+    }
+    Read.visit_block_mut(block);
+}
+
+/// `P` of `::autodiff::__private::copy_by_path!(P, ..)`.
+fn copied_function(receiver: &Expr) -> Option<syn::Path> {
+    let Expr::Macro(lookup) = receiver else {
+        return None;
+    };
+    let names: Vec<String> = lookup
+        .mac
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    if names != ["autodiff", "__private", "copy_by_path"] || lookup.mac.path.leading_colon.is_none()
+    {
+        return None;
+    }
+    let path: TokenStream = lookup
+        .mac
+        .tokens
+        .clone()
+        .into_iter()
+        .take_while(|t| !matches!(t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ','))
+        .collect();
+    syn::parse2(path).ok()
 }
 
 /// Whether `expr` is a `bool` by its form: a comparison, `&&`, `||`, `!`, `true`, `false`, or one of `bools`.
@@ -268,7 +344,7 @@ struct Rewrite<'a> {
 pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
     use syn::visit::Visit;
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
-    const METHODS: &[&str] = &["len", "clone", "to_vec"];
+    const METHODS: &[&str] = &["len", "clone", "to_vec", "push"];
     struct Check<'b> {
         bindings: &'b [String],
         calls: &'b [String],
@@ -290,6 +366,16 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 && p.path.segments[0].ident == self.float
                 && p.path.segments[1].ident == "from")
                 && call.args.len() == 1;
+            // `Vec::new()` and `Vec::with_capacity(n)`, filled by `push`: a `Vec` of whatever is pushed.
+            if let syn::Expr::Path(p) = &*call.func {
+                if is_new_vec(&p.path) {
+                    call.args.iter().for_each(|a| self.visit_expr(a));
+                    return;
+                }
+            }
+            // By a bare name only. By a path (`libm::erf(x)`) the copy calls what `derivative_of!` finds
+            // there (`companion::copy_by_path`), which may be nothing: the caller's first-order derivative
+            // reports that call, and a copy made without being asked must add no errors of its own.
             let callee = match &*call.func {
                 syn::Expr::Path(p) if p.qself.is_none() => {
                     p.path.get_ident().map(|i| i.to_string())
@@ -363,6 +449,9 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             self.fail("its body builds a struct".into());
         }
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if is_new_vec(&p.path) {
+                return;
+            }
             let segments: Vec<String> = p
                 .path
                 .segments
@@ -412,6 +501,24 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
     check.visit_block(&item.block);
     check.visit_signature(&item.sig);
     check.why
+}
+
+/// `Vec::new` or `Vec::with_capacity` (also `std::vec::Vec::..`), with no type arguments: an empty `Vec` whose
+/// element type is inferred from what is pushed.
+fn is_new_vec(path: &syn::Path) -> bool {
+    let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+    let [.., ty, function] = segments.as_slice() else {
+        return false;
+    };
+    let prefix = segments[..segments.len() - 2]
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>();
+    ty.ident == "Vec"
+        && matches!(ty.arguments, syn::PathArguments::None)
+        && matches!(function.arguments, syn::PathArguments::None)
+        && (function.ident == "new" || function.ident == "with_capacity")
+        && (prefix.is_empty() || prefix == ["std", "vec"] || prefix == ["alloc", "vec"])
 }
 
 /// For a `for` loop whose pattern takes each float element out of its reference (`&v`, `(&a, &b)` over a
@@ -682,6 +789,39 @@ impl VisitMut for Rewrite<'_> {
             if let Expr::Path(p) = &mut *call.func {
                 let called = p.path.to_token_stream().to_string();
                 if p.qself.is_none() && self.active_calls.contains(&called) {
+                    // By a path (`libm::erf(x)`): the copy of what the first-order derivative finds there.
+                    let mut generics = match p.path.segments.last().map(|l| &l.arguments) {
+                        Some(syn::PathArguments::AngleBracketed(args)) => {
+                            let mut args = args.clone();
+                            args.colon2_token = Some(Default::default());
+                            Some(args)
+                        }
+                        _ => None,
+                    };
+                    // `g::<f64>` → `::<__S>`.
+                    if let Some(generics) = &mut generics {
+                        self.visit_angle_bracketed_generic_arguments_mut(generics);
+                    }
+                    let mut path = p.path.clone();
+                    if let Some(last) = path.segments.last_mut() {
+                        last.arguments = syn::PathArguments::None;
+                    }
+                    let by_path = (!crate::naming::is_associated_call(&path))
+                        .then(|| {
+                            crate::companion::copy_by_path(
+                                &path,
+                                "call_on",
+                                call.args.len(),
+                                generics.as_ref(),
+                            )
+                        })
+                        .flatten();
+                    if let Some(callee) = by_path {
+                        call.args.iter_mut().for_each(|a| self.visit_expr_mut(a));
+                        let args = &call.args;
+                        *expr = syn::parse_quote!(#callee(#args));
+                        return;
+                    }
                     *p = generic_copy_call(p);
                 }
                 let plain = self
@@ -776,6 +916,19 @@ impl VisitMut for Rewrite<'_> {
                             "MIN_POSITIVE" => Some("min_positive_value"),
                             _ => None,
                         };
+                        // `f64::DIGITS` and the other integer constants of the type: as written.
+                        const INTEGERS: &[&str] = &[
+                            "DIGITS",
+                            "MANTISSA_DIGITS",
+                            "RADIX",
+                            "MAX_EXP",
+                            "MIN_EXP",
+                            "MAX_10_EXP",
+                            "MIN_10_EXP",
+                        ];
+                        if INTEGERS.contains(&last) {
+                            return;
+                        }
                         let scalar = self.scalar;
                         match method {
                             Some(m) => {
@@ -963,6 +1116,49 @@ mod tests {
     }
 
     #[test]
+    fn vecs_filled_by_push_keep_a_copy() {
+        let leaf = |item: syn::ItemFn| why_no_copy(&item, "f64", &[]).is_none();
+        assert!(leaf(syn::parse_quote!(
+            fn squares(x: &[f64]) -> Vec<f64> {
+                let mut out = Vec::with_capacity(x.len());
+                for &v in x {
+                    out.push(v * v);
+                }
+                out
+            }
+        )));
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let mut out = std::vec::Vec::new();
+                out.push(x);
+                out[0]
+            }
+        )));
+        // A `Vec` of a type written out, or another constructor: not read.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let mut out = Vec::<u8>::new();
+                out.push(1);
+                x
+            }
+        )));
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let out = Vec::from([x]);
+                out[0]
+            }
+        )));
+        // What is pushed is checked like the rest.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut out = Vec::new();
+                out.push(x.iter().sum::<f64>());
+                out[0]
+            }
+        )));
+    }
+
+    #[test]
     fn what_vec_holds_is_checked_like_the_rest_of_the_body() {
         let leaf = |item: syn::ItemFn| why_no_copy(&item, "f64", &[]).is_none();
         assert!(leaf(syn::parse_quote!(
@@ -1007,7 +1203,8 @@ mod tests {
         // `h` is not called with a differentiated argument: its result might be an `f64`.
         let why_not = why(by_name, &["g"]).unwrap_or_default();
         assert!(why_not.contains("calls `h`"), "{why_not}");
-        // By a path, the callee may be an outside function registered by that path, which has no type.
+        // By a path, what the call reaches may have no derivative (an error of the function's first
+        // order, which its copy must not repeat).
         let by_path = why(
             syn::parse_quote!(
                 fn f(x: f64) -> f64 {
@@ -1028,6 +1225,40 @@ mod tests {
             &["g"],
         );
         assert!(closure.is_some());
+    }
+
+    #[test]
+    fn calls_by_a_path_find_the_copy_as_a_value_and_read_back() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                libm::erf(x) * m::square::<f64>(x)
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let calls = [
+            "libm :: erf".to_string(),
+            "m :: square :: < f64 >".to_string(),
+        ];
+        let mut copy = shadow(&item, "f64", &name, &calls, &[]);
+        let text = copy.block.to_token_stream().to_string();
+        assert!(
+            text.contains(":: autodiff :: __private :: copy_by_path ! (libm :: erf , call_on (_) , __autodiff_gradient_of__libm__erf) . call_on (x)"),
+            "{text}"
+        );
+        assert!(text.contains(". call_on :: < __S > (x)"), "{text}");
+        read_copy_calls(&mut copy.block);
+        let text = copy.block.to_token_stream().to_string();
+        assert!(
+            text.contains(
+                "< libm :: erf as :: autodiff :: __private :: GenericCopy > :: Copy :: call (x)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("< m :: square as :: autodiff :: __private :: GenericCopy > :: Copy :: call :: < __S > (x)"),
+            "{text}"
+        );
+        assert!(!text.contains("call_on"), "{text}");
     }
 
     #[test]
@@ -1081,5 +1312,16 @@ mod tests {
             }
         ));
         assert!(b.contains("PI * E"), "{b}");
+        // The type's integer constants stay as written; its float ones become `Float`'s.
+        let b = body(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                x * f64::DIGITS as f64 + f64::EPSILON
+            }
+        ));
+        assert!(b.contains("cast :: < __S , _ > (f64 :: DIGITS)"), "{b}");
+        assert!(
+            b.contains("< __S as :: autodiff :: __private :: Float > :: epsilon ()"),
+            "{b}"
+        );
     }
 }

@@ -66,7 +66,6 @@ impl ::autodiff::__private::GenericCopy for f {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for f {}
-impl ::autodiff::__private::OwnGenericCopy for f {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl f {
     #[inline]

@@ -123,7 +123,6 @@ impl ::autodiff::__private::GenericCopy for branchy {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for branchy {}
-impl ::autodiff::__private::OwnGenericCopy for branchy {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl branchy {
     #[inline]

@@ -50,7 +50,6 @@ impl ::autodiff::__private::GenericCopy for square {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for square {}
-impl ::autodiff::__private::OwnGenericCopy for square {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl square {
     #[inline]
@@ -148,7 +147,6 @@ impl ::autodiff::__private::GenericCopy for log1pexp {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for log1pexp {}
-impl ::autodiff::__private::OwnGenericCopy for log1pexp {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl log1pexp {
     #[inline]
@@ -377,7 +375,6 @@ impl ::autodiff::__private::GenericCopy for model {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for model {}
-impl ::autodiff::__private::OwnGenericCopy for model {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl model {
     #[inline]

@@ -79,7 +79,6 @@ impl ::autodiff::__private::GenericCopy for poly {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for poly {}
-impl ::autodiff::__private::OwnGenericCopy for poly {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl poly {
     #[inline]
@@ -193,7 +192,6 @@ impl ::autodiff::__private::GenericCopy for fall {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for fall {}
-impl ::autodiff::__private::OwnGenericCopy for fall {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl fall {
     #[inline]

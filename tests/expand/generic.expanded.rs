@@ -80,11 +80,15 @@ impl ::autodiff::__private::GenericCopy for softplus_max {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for softplus_max {}
-impl ::autodiff::__private::OwnGenericCopy for softplus_max {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softplus_max {
     #[inline]
     fn call<T: Float>(x: T, y: T) -> T {
+        softplus_max(x, y)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: T, y: T) -> T {
         softplus_max(x, y)
     }
     #[inline]
@@ -186,7 +190,6 @@ impl ::autodiff::__private::GenericCopy for polar {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for polar {}
-impl ::autodiff::__private::OwnGenericCopy for polar {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl polar {
     #[inline]
@@ -284,7 +287,6 @@ impl ::autodiff::__private::GenericCopy for scaled_power {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for scaled_power {}
-impl ::autodiff::__private::OwnGenericCopy for scaled_power {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
     #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]

@@ -101,7 +101,6 @@ impl ::autodiff::__private::GenericCopy for dot {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for dot {}
-impl ::autodiff::__private::OwnGenericCopy for dot {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl dot {
     #[inline]
@@ -294,11 +293,15 @@ impl ::autodiff::__private::GenericCopy for rosenbrock {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for rosenbrock {}
-impl ::autodiff::__private::OwnGenericCopy for rosenbrock {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rosenbrock {
     #[inline]
     fn call<T: Float>(x: &[T]) -> T {
+        rosenbrock(x)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<T: Float>(self, x: &[T]) -> T {
         rosenbrock(x)
     }
     #[inline]
@@ -413,7 +416,6 @@ impl ::autodiff::__private::GenericCopy for product {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for product {}
-impl ::autodiff::__private::OwnGenericCopy for product {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl product {
     #[inline]
@@ -553,46 +555,6 @@ fn squares_jacobian(x: &[f64]) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct squares {}
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-struct __squares_generic {}
-#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-impl __squares_generic {
-    #[inline]
-    fn call<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
-        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp<__S: ::autodiff::__private::Float>(
-        self,
-        x: &[__S],
-        d_ret: Vec<__S>,
-    ) -> (Vec<__S>, (::std::vec::Vec<__S>,)) {
-        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
-    }
-    #[inline]
-    fn jvp<__S: ::autodiff::__private::Float>(
-        self,
-        x: &[__S],
-        tangents: (::std::vec::Vec<__S>,),
-    ) -> (Vec<__S>, Vec<__S>) {
-        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp_into<__S: ::autodiff::__private::Float>(
-        self,
-        x: &[__S],
-        d_ret: Vec<__S>,
-        grads: (::core::option::Option<&mut [__S]>,),
-    ) -> Vec<__S> {
-        ::autodiff::__private::no_generic_copy::<__squares_generic, __S, _>()
-    }
-}
-impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __squares_generic {
-    const FAIL: () = ::core::panic!(
-        "`squares` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its body calls `Vec :: with_capacity`, which is not called by a bare name with a differentiated argument. Give `squares` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
-    );
-}
 impl ::autodiff::__private::GenericCopy for squares {
     type Copy = __squares_generic;
     #[inline(always)]
@@ -600,6 +562,7 @@ impl ::autodiff::__private::GenericCopy for squares {
         __squares_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for squares {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl squares {
     #[inline]
@@ -632,4 +595,14 @@ impl squares {
         let value = __squares_vjp_into(x, d_ret, __buffer_0);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __squares_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
+    use ::autodiff::__private::Float as _;
+    let mut out = Vec::with_capacity(x.len());
+    for &v in x {
+        out.push(v * v);
+    }
+    out
 }

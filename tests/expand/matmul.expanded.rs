@@ -213,7 +213,6 @@ impl ::autodiff::__private::GenericCopy for matmul {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for matmul {}
-impl ::autodiff::__private::OwnGenericCopy for matmul {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl matmul {
     #[inline]
@@ -384,7 +383,6 @@ impl ::autodiff::__private::GenericCopy for logistic {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for logistic {}
-impl ::autodiff::__private::OwnGenericCopy for logistic {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl logistic {
     #[inline]

@@ -512,6 +512,16 @@ impl __euler_generic {
         ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
     }
     #[inline]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+    ) -> __S {
+        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
+    }
+    #[inline]
     fn vjp<__S: ::autodiff::__private::Float>(
         self,
         y0: &[__S],

@@ -323,7 +323,6 @@ impl ::autodiff::__private::GenericCopy for softmax_loss {
     }
 }
 impl ::autodiff::__private::HasGenericCopy for softmax_loss {}
-impl ::autodiff::__private::OwnGenericCopy for softmax_loss {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softmax_loss {
     #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
@@ -558,6 +557,18 @@ impl softmax_loss {
     }
     #[inline]
     pub fn call<T: Float>(
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+    ) -> T {
+        softmax_loss(w, data, labels, d, k)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    pub fn call_on<T: Float>(
+        self,
         w: &[T],
         data: &[T],
         labels: &[usize],

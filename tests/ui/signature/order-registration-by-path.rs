@@ -1,6 +1,6 @@
 // A `#[gradient_of]` registration by path overrides the derivative of calls written with that path; the
-// generic copy of an `order = 2` caller written for `f64` calls the function's own copy by that path, so it
-// is an error rather than a Hessian that is not the derivative of the gradient `f_grad` gives.
+// function has derivatives of its own, whose forward code `f_hessian` would not differentiate through the
+// registered copy: an error at the call, rather than a Hessian that is the derivative of neither gradient.
 use autodiff::{differentiable, gradient_of};
 
 mod own {
