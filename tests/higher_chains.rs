@@ -440,6 +440,48 @@ fn scaled_squares_expected(x: &[f64], a: f64) -> Vec<Vec<f64>> {
     h
 }
 
+/// `a · b`, an outside function of slices.
+mod plain {
+    pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(a, b)| a * b).sum()
+    }
+}
+
+use plain::dot;
+
+/// Its gradient, written with iterator chains: the registration's generic copy runs it on dual numbers.
+#[gradient_of(plain::dot)]
+fn dot_vjp(a: &[f64], b: &[f64], dy: f64) -> (Vec<f64>, Vec<f64>) {
+    (
+        b.iter().map(|v| v * dy).collect(),
+        a.iter().map(|v| v * dy).collect(),
+    )
+}
+
+/// `sin(a · b) + a · a`, through the registered function of slices.
+#[differentiable(order = 2)]
+fn dot_energy(a: &[f64], b: &[f64]) -> f64 {
+    dot(a, b).sin() + dot(a, a)
+}
+
+/// The Hessian of `dot_energy` over `(a, b)` by hand: with `s = a · b`,
+/// `H_aa = -sin s b bᵀ + 2I`, `H_ab = -sin s b aᵀ + cos s I`, `H_bb = -sin s a aᵀ`.
+fn dot_energy_expected(a: &[f64], b: &[f64]) -> Vec<Vec<f64>> {
+    let n = a.len();
+    let s: f64 = a.iter().zip(b).map(|(a, b)| a * b).sum();
+    let mut h = vec![vec![0.0; 2 * n]; 2 * n];
+    for i in 0..n {
+        for j in 0..n {
+            let delta = if i == j { 1.0 } else { 0.0 };
+            h[i][j] = -s.sin() * b[i] * b[j] + 2.0 * delta;
+            h[i][n + j] = -s.sin() * b[i] * a[j] + s.cos() * delta;
+            h[n + j][i] = h[i][n + j];
+            h[n + i][n + j] = -s.sin() * a[i] * a[j];
+        }
+    }
+    h
+}
+
 #[test]
 fn registered_beyond_the_third_derivative_panics() {
     assert_eq!(erf_fourth(0.3), erf(0.3));
@@ -613,5 +655,24 @@ proptest! {
             g.push(ga);
             g
         }, &point, "scaled_squares");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn registered_functions_of_slices(
+        ab in prop::collection::vec(coordinate(), 2..7).prop_filter("even", |v| v.len() % 2 == 0),
+    ) {
+        let n = ab.len() / 2;
+        let (a, b) = ab.split_at(n);
+        let (value, _, hessian) = dot_energy_hessian(a, b);
+        assert_close(value, dot_energy(a, b), 1e-12, "value");
+        check_hessian(&hessian, &dot_energy_expected(a, b), |p| {
+            let (_, (mut ga, gb)) = dot_energy_grad(&p[..n], &p[n..]);
+            ga.extend(gb);
+            ga
+        }, &ab, "dot_energy");
     }
 }

@@ -220,13 +220,15 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
     quote!(#item #companion #by_path #copy)
 }
 
-/// For the registration `item` of an outside function of float scalars written for `f64` (`libm::erf`),
+/// For the registration `item` of an outside function of float scalars and slices written for `f64`
+/// (`libm::erf`, `fn dot(a: &[f64], b: &[f64]) -> f64`), returning a float,
 /// whose gradient's body surely compiles as a generic copy (`shadow::why_no_copy`): the generic copy of
 /// the registered function, for `order = K` callers, a generic `#[custom_gradient]` function named after
 /// it. Its closure is the generic copy of the registered gradient, so second derivatives flow through
 /// it; its value is the function's at the values (`to_f64`, every tangent dropped) plus the tangents times
 /// the registered gradient at the midpoint, `f(x₀) + h·f'(x₀ + h/2)` (`f` called through the companion's
-/// `__registered_target`, `target`, whose signature check is the registration's one error if it fails), which is the Taylor series of
+/// `__registered_target`, `target`, whose signature check is the registration's one error if it fails; for
+/// a slice, `h·f'` is the sum over its elements), which is the Taylor series of
 /// `f(x₀ + h)` where `h³ = 0`: exact on the dual numbers of `f_hvp` and `f_hessian` (`h² = 0`) and of
 /// `f_derivatives` up to the third derivative, and a panic beyond, not a wrong number.
 ///
@@ -254,7 +256,18 @@ fn registered_copy(
     }
     let float = crate::shadow::written_float(value_fn)?;
     let is_float = |ty: &syn::Type| matches!(ty, syn::Type::Path(p) if p.path.is_ident(float));
-    if !sig.params.iter().all(|p| is_float(&p.ty)) || !is_float(&sig.ret_ty) {
+    // `&[f64]`: a slice, whose elements get steps and midpoints of their own.
+    let is_slice = |ty: &syn::Type| {
+        matches!(ty, syn::Type::Reference(r) if r.mutability.is_none()
+            && matches!(&*r.elem, syn::Type::Slice(s) if is_float(&s.elem)))
+    };
+    let slices: Vec<bool> = sig.params.iter().map(|p| is_slice(&p.ty)).collect();
+    if !sig
+        .params
+        .iter()
+        .all(|p| is_float(&p.ty) || is_slice(&p.ty))
+        || !is_float(&sig.ret_ty)
+    {
         return None;
     }
     let gradient_copy = crate::naming::generic_copy(&item.sig.ident);
@@ -270,6 +283,7 @@ fn registered_copy(
             .collect()
     };
     let (stopped, steps, middles) = (numbered("value"), numbered("step"), numbered("middle"));
+    let (plains, captured) = (numbered("plain"), numbered("captured"));
     let slope = fixed("__slope".into());
     let slopes: Vec<TokenStream> = match args.len() {
         1 => vec![quote!(#slope)],
@@ -293,6 +307,77 @@ fn registered_copy(
         "autodiff: `{last}` is registered with `#[gradient_of]`: its value on nested dual numbers is exact to \
          the third derivative, not beyond (`f_derivatives` with `order` above 3)"
     );
+    let half = quote!(::autodiff::__private::lit::<#scalar>(0.5));
+    let check = |step: &TokenStream| {
+        quote! {
+            let #cube = #step * #step * #step;
+            if !::autodiff::__private::Zero::is_zero(&#cube) {
+                ::core::panic!(#message);
+            }
+        }
+    };
+    // Per input: its value with every tangent dropped, the step to it (its tangents), the midpoint, the
+    // plain value the registered function takes, and what the closure keeps.
+    let mut prelude = Vec::new();
+    let mut increments = Vec::new();
+    for i in 0..args.len() {
+        let (x, s, h, m) = (args[i], &stopped[i], &steps[i], &middles[i]);
+        let (plain, kept, g) = (&plains[i], &captured[i], &slopes[i]);
+        if slices[i] {
+            let each = check(&quote!(__h));
+            prelude.push(quote! {
+                let #s: ::std::vec::Vec<#scalar> = #x.iter().map(|&__v| ::autodiff::stop_gradient(__v)).collect();
+                let #h: ::std::vec::Vec<#scalar> = #x.iter().zip(#s.iter()).map(|(&__v, &__s)| __v - __s).collect();
+                let #m: ::std::vec::Vec<#scalar> = #s.iter().zip(#h.iter()).map(|(&__s, &__h)| __s + __h * #half).collect();
+                for &__h in #h.iter() {
+                    #each
+                }
+                let #plain: ::std::vec::Vec<#float_ty> = #x.iter().map(|__v| __v.#to_float().unwrap_or(#float_ty::NAN)).collect();
+                let #kept: ::std::vec::Vec<#scalar> = #x.to_vec();
+            });
+            increments.push(quote! {
+                #h.iter().zip(#g.iter()).fold(<#scalar as ::autodiff::__private::Zero>::zero(), |__acc, (&__h, &__g)| __acc + __h * __g)
+            });
+        } else {
+            let each = check(&quote!(#h));
+            prelude.push(quote! {
+                let #s = ::autodiff::stop_gradient(#x);
+                let #h = #x - #s;
+                let #m = #s + #h * #half;
+                #each
+            });
+            increments.push(quote!(#h * #g));
+        }
+    }
+    // A slice's own vectors (`&__middle_0[..]`), or a scalar's value as it is.
+    let pass =
+        |names: &[Ident], scalar: &dyn Fn(&Ident, &Ident) -> TokenStream| -> Vec<TokenStream> {
+            names
+                .iter()
+                .zip(&slices)
+                .zip(&args)
+                .map(|((n, slice), arg)| {
+                    if *slice {
+                        quote!(&#n[..])
+                    } else {
+                        scalar(n, arg)
+                    }
+                })
+                .collect()
+        };
+    let middle_args = pass(&middles, &|n, _| quote!(#n));
+    let plain_args = pass(
+        &plains,
+        &|_, x| quote!(#x.#to_float().unwrap_or(#float_ty::NAN)),
+    );
+    let kept_args = pass(&captured, &|_, x| quote!(#x));
+    let params = args.iter().zip(&slices).map(|(a, slice)| {
+        if *slice {
+            quote!(#a: &[#scalar])
+        } else {
+            quote!(#a: #scalar)
+        }
+    });
     let vis = &item.vis;
     Some(quote! {
         #[doc(hidden)]
@@ -302,22 +387,14 @@ fn registered_copy(
         #[::autodiff::custom_gradient]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #copy<#scalar: ::autodiff::__private::Float>(#(#args: #scalar),*) -> (#scalar, impl Fn(#scalar) -> #gradient_ty) {
+        #vis fn #copy<#scalar: ::autodiff::__private::Float>(#(#params),*) -> (#scalar, impl Fn(#scalar) -> #gradient_ty) {
             use ::autodiff::__private::Float as _;
-            #(
-                let #stopped = ::autodiff::stop_gradient(#args);
-                let #steps = #args - #stopped;
-                let #middles = #stopped + #steps * ::autodiff::__private::lit::<#scalar>(0.5);
-                let #cube = #steps * #steps * #steps;
-                if !::autodiff::__private::Zero::is_zero(&#cube) {
-                    ::core::panic!(#message);
-                }
-            )*
-            let #slope = #gradient_copy(#(#middles,)* ::autodiff::__private::One::one());
+            #(#prelude)*
+            let #slope = #gradient_copy(#(#middle_args,)* ::autodiff::__private::One::one());
             let __value = ::autodiff::__private::lit::<#scalar>(
-                #target(#(#args.#to_float().unwrap_or(#float_ty::NAN)),*) as f64,
-            ) #(+ #steps * #slopes)*;
-            (__value, move |dy: #scalar| #gradient_copy(#(#args,)* dy))
+                #target(#(#plain_args),*) as f64,
+            ) #(+ #increments)*;
+            (__value, move |dy: #scalar| #gradient_copy(#(#kept_args,)* dy))
         }
     })
 }
