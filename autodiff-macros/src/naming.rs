@@ -101,6 +101,13 @@ pub(crate) fn generic_copy(name: &Ident) -> Ident {
     quote::format_ident!("__{}_generic", unraw(name), span = name.span())
 }
 
+/// The hidden function of the function `name` of parameter structs at `order = K` that callers reach with
+/// a struct passed on whole (`struct_whole.rs`): `__f_whole` for `f`, spanned on `name` so that a call
+/// written with it finds it.
+pub(crate) fn whole_function(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_whole", unraw(name), span = name.span())
+}
+
 /// An identifier's name without the `r#` of a raw identifier, to build other names from.
 pub(crate) fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();

@@ -622,10 +622,13 @@ impl Rewrite<'_> {
             return false;
         };
         let local = modules.is_empty() && self.bindings.contains(name);
+        // Through modules (`phys::G`), or an associated constant (`Self::UNIT`, `Model::SCALE`).
         let through_modules = modules.iter().all(|m| {
-            m.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        });
+            m == "Self"
+                || m.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        }) || (modules.len() == 1
+            && modules[0].starts_with(char::is_uppercase));
         p.qself.is_none()
             && screaming(name)
             && !local

@@ -41,6 +41,9 @@ pub(crate) struct StructFunction<'a> {
 /// The hidden function of the fields, `f_hvp` and `f_hessian`; errors where the function is outside
 /// what this supports.
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
+    if crate::struct_whole::serves(s) {
+        return crate::struct_whole::items(s, order, errors);
+    }
     let before = errors.len();
     let method = crate::expand::is_method(s.item);
     let floats = float_fields(s);
@@ -120,7 +123,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
 /// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats? A
 /// scalar field the body reads as an integer or a flag (`read_as_integer`) keeps its declared type, which
 /// the macro cannot see: the hidden function takes it as `<S as FieldType<KEY>>::Type`, a constant.
-fn float_fields(s: &StructFunction) -> Vec<bool> {
+pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
     s.flat
         .field_inputs()
         .map(|f| {
