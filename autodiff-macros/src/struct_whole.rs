@@ -59,7 +59,7 @@ pub(crate) fn serves(s: &StructFunction) -> bool {
 /// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
     let floats = crate::struct_higher::float_fields(s);
-    let whole = match whole_function(s, &floats, order) {
+    let whole = match whole_function(s, &floats, Some(order)) {
         Ok(whole) => whole,
         Err(e) => {
             errors.push(e);
@@ -72,22 +72,40 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     quote!(#whole #hvp #hessian)
 }
 
+/// For a function without `order = K`: the hidden function `__f_whole` at first order, whose generic copy
+/// (made where it surely compiles, `shadow::why_no_copy`) `order = K` callers that pass it the structs on
+/// whole call; else the error they meet says why there is none. Nothing where the function does not fit
+/// (its first order stays as it is).
+pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
+    if !serves(s) {
+        return TokenStream::new();
+    }
+    let floats = crate::struct_higher::float_fields(s);
+    whole_function(s, &floats, None).unwrap_or_default()
+}
+
 /// The struct `p` (`self`) as the hidden function and the body spell it: `__p_primal`, and its values
-/// view `__p_values`.
+/// view `__p_values`; for a nested struct passed on, whose input is `__p_layer`, `__p_layer_primal` and
+/// `__p_layer_values`.
 fn pair(name: &str) -> (Ident, Ident) {
     let name = name.trim_start_matches("r#");
+    let base = match name.starts_with("__") {
+        true => name.to_string(),
+        false => format!("__{name}"),
+    };
     (
-        Ident::new(&format!("__{name}_primal"), Span::call_site()),
-        Ident::new(&format!("__{name}_values"), Span::call_site()),
+        Ident::new(&format!("{base}_primal"), Span::call_site()),
+        Ident::new(&format!("{base}_values"), Span::call_site()),
     )
 }
 
-/// `#[differentiable(order = K, wrt(..))] fn __f_whole(..)`: the prologue that binds the fields, then the
+/// `#[differentiable(order = K, wrt(..))] fn __f_whole(..)` (without `order = K` if `order` is `None`): the
+/// prologue that binds the fields, then the
 /// flattened body with its calls that pass structs on whole calling the callees' `__g_whole`.
 fn whole_function(
     s: &StructFunction,
     floats: &[bool],
-    order: &syn::LitInt,
+    order: Option<&syn::LitInt>,
 ) -> syn::Result<TokenStream> {
     let mut params = Vec::new();
     let mut wrt = Vec::new();
@@ -167,8 +185,9 @@ fn whole_function(
     let where_clause = &generics.where_clause;
     let stmts = &block.stmts;
     let prologue: Vec<syn::Stmt> = syn::parse2::<syn::Block>(quote!({ #(#prologue)* }))?.stmts;
+    let order = order.map(|k| quote!(order = #k,));
     Ok(quote! {
-        #[::autodiff::differentiable(order = #order, wrt(#(#wrt),*))]
+        #[::autodiff::differentiable(#order wrt(#(#wrt),*), __struct_whole)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #vis fn #name #generics (#(#params),*) -> f64 #where_clause {
@@ -344,5 +363,91 @@ fn hvp(s: &StructFunction) -> TokenStream {
             let #product_slots = #product;
             (#value, #gradients, #products)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+        crate::expand::differentiable(attr, item).to_string()
+    }
+
+    #[test]
+    fn calls_that_pass_a_struct_on_whole_call_the_callees_whole_function() {
+        let text = expanded(
+            quote!(order = 2),
+            quote! {
+                fn f(p: &Model, x: f64) -> f64 {
+                    g(p, x) * p.b + h(&p.layer, x) + p.w[p.n]
+                }
+            },
+        );
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("wrt (__p_values , x)"), "{text}");
+        assert!(
+            text.contains("__p_primal : & < Model as :: autodiff :: __private :: Itself > :: Type"),
+            "{text}"
+        );
+        // The struct and its view; the nested struct and its part of the view.
+        assert!(
+            text.contains("__g_whole (__p_primal , __p_values , x)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("__h_whole (__p_layer_primal , __p_layer_values , x)"),
+            "{text}"
+        );
+        assert!(text.contains("field_ref :: < Model ,"), "{text}");
+        // A scalar and an array from the view, an integer from the struct.
+        assert!(text.contains("let __p_b = __p_values ["), "{text}");
+        assert!(
+            text.contains("let __p_w = & __p_values [__p_w_start .. __p_w_end]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("let __p_n = :: autodiff :: __private :: field_value :: < Model ,"),
+            "{text}"
+        );
+        for item in ["fn __f_whole", "fn f_hvp", "fn f_hessian"] {
+            assert!(text.contains(item), "{item} in {text}");
+        }
+    }
+
+    #[test]
+    fn methods_call_methods_through_self() {
+        let text = expanded(
+            quote!(order = 2, wrt(self)),
+            quote! {
+                fn energy(&self, x: f64) -> f64 {
+                    self.other(x) * Self::helper(self.k)
+                }
+            },
+        );
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(
+            text.contains("Self :: __other_whole (__self_primal , __self_values , x)"),
+            "{text}"
+        );
+        assert!(text.contains("Self :: helper (__self_k)"), "{text}");
+        assert!(
+            text.contains("Self :: __energy_whole_hvp (self , & __values_0"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_struct_used_other_than_as_an_argument_is_an_error() {
+        let text = expanded(
+            quote!(order = 2),
+            quote! {
+                fn f(p: &Mlp, x: f64) -> f64 {
+                    let q = p;
+                    g(q, x)
+                }
+            },
+        );
+        assert!(text.contains("only as an argument of a call"), "{text}");
     }
 }
