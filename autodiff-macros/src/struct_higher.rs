@@ -6,6 +6,11 @@
 //! `__f_fields_hvp`, and gathers the gradient and the product back into structs, as `f_vjp` does;
 //! `f_hessian` is `higher.rs`'s, one `f_hvp` per input of the structs' flat views (`to_flat`).
 //!
+//! A function returning `f64` whose structs are all differentiated and of types without float type
+//! parameters takes `struct_whole.rs`'s way instead (through the structs' values views), which also lets it
+//! pass a struct on whole to a call; this one serves the others (generic structs, constant structs, methods
+//! of generic `impl`s).
+//!
 //! ```text
 //! fn mse(p: &Mlp, xs: &[f64]) -> f64 { .. p.w[i] .. p.b .. }
 //! // hidden:  #[differentiable(order = 2, wrt(__p_w, __p_b))]

@@ -81,7 +81,50 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         return TokenStream::new();
     }
     let floats = crate::struct_higher::float_fields(s);
+    // A scalar field read from the view must be a float: a flag in an `if`, an integer passed to a call
+    // or as `powi`'s exponent, would break the function's first order. Where the body leaves it in doubt,
+    // no hidden function (a caller at `order = K` then meets an error at the call).
+    let doubtful = s
+        .flat
+        .field_inputs()
+        .zip(&floats)
+        .any(|(f, float)| !f.array && !f.whole && *float && maybe_not_a_float(s, f.ident));
+    if doubtful {
+        return TokenStream::new();
+    }
     whole_function(s, &floats, None).unwrap_or_default()
+}
+
+/// Could the field input `ident`, which the body reads as a scalar and not as an integer by the syntax
+/// (`float_fields`), be of another type: is it a condition, an argument of a call or of a method without a
+/// derivative rule, the exponent of `powi` (`x.powi(p.n)`), or the operand of `!`?
+fn maybe_not_a_float(s: &StructFunction, ident: &Ident) -> bool {
+    use crate::ir::{Operand, Stmt, Value};
+    let index = s.flat.inner.params.iter().position(|p| p.ident == *ident);
+    let Some(var) = index.and_then(|i| s.lowered.params.get(i)).copied() else {
+        return true;
+    };
+    let is_field = |o: &Operand| o.var() == Some(var);
+    s.lowered.all_stmts().into_iter().any(|stmt| match stmt {
+        Stmt::If { cond, .. } => is_field(cond),
+        Stmt::Loop(l) => l
+            .cond
+            .as_ref()
+            .is_some_and(|c| c.yields.iter().any(is_field)),
+        Stmt::CallOut { args, .. } => args.iter().any(is_field),
+        Stmt::Let { value, .. } => match value {
+            Value::Call { args, .. } => args.iter().any(is_field),
+            Value::Float {
+                func: crate::ir::FloatFn::Powi,
+                args,
+                ..
+            } => args.iter().skip(1).any(is_field),
+            Value::Method { receiver, args, .. } => is_field(receiver) || args.iter().any(is_field),
+            Value::Unary(syn::UnOp::Not(_), a) => is_field(a),
+            _ => false,
+        },
+        _ => false,
+    })
 }
 
 /// The struct `p` (`self`) as the hidden function and the body spell it: `__p_primal`, and its values
@@ -435,6 +478,26 @@ mod tests {
             text.contains("Self :: __energy_whole_hvp (self , & __values_0"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn at_first_order_the_hidden_function_is_made_where_the_scalar_fields_are_surely_floats() {
+        let first_order = |body: proc_macro2::TokenStream| {
+            expanded(quote!(), quote!(fn f(p: &Model, x: f64) -> f64 { #body }))
+        };
+        let floats = first_order(quote!(p.b * x + p.w[0]));
+        assert!(floats.contains("fn __f_whole"), "{floats}");
+        assert!(floats.contains("__struct_whole"), "{floats}");
+        // A flag, an exponent, an argument of a call: maybe not floats, and the first order must not break.
+        for doubtful in [
+            quote!(if p.flag { x } else { -x }),
+            quote!(x.powi(p.n)),
+            quote!(g(x, p.n) * p.b),
+        ] {
+            let text = first_order(doubtful);
+            assert!(!text.contains("fn __f_whole"), "{text}");
+            assert!(!text.contains("compile_error"), "{text}");
+        }
     }
 
     #[test]
