@@ -309,6 +309,12 @@ pub fn copy_struct<D: Differentiable>(value: &D) -> D {
 /// passes a field that the body reads as an integer or a flag to a hidden function as
 /// `<S as FieldType<KEY>>::Type`: the macro sees that field's type nowhere else.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `Differentiable`, so `#[differentiable]` cannot find its fields",
+    label = "a parameter of this type is differentiated",
+    note = "add `#[derive(autodiff::Differentiable)]` to the struct (with `#[no_grad]` on its constant fields), \
+            or leave the parameter out of `wrt(..)` so that it is passed through as a constant"
+)]
 pub trait FieldType<const KEY: u64> {
     /// The field's declared type.
     type Type;
