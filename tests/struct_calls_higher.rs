@@ -36,6 +36,12 @@ fn outer(q: &Quad, x: f64) -> f64 {
     energy(q, x) * x + q.c.sin()
 }
 
+/// `outer` at `order = 3`, calling a callee at `order = 2`.
+#[differentiable(order = 3)]
+fn outer_at_order_three(q: &Quad, x: f64) -> f64 {
+    energy(q, x) * x + q.c.sin()
+}
+
 /// `E` again, without `order = K`: a caller at `order = 2` reaches its generic copy all the same.
 #[differentiable]
 fn first_order_energy(q: &Quad, x: f64) -> f64 {
@@ -253,6 +259,16 @@ fn a_struct_passed_on_whole_and_a_field_read_beside_it() {
         let mut product = product.to_flat();
         product.push(product_x);
         assert_all_close(&product, &mat_vec(&h, &v), 1e-9, "outer H v");
+        let (_, _, h3) = outer_at_order_three_hessian(&q, x);
+        for (row, row3) in h.iter().zip(&h3) {
+            assert_all_close(row3, row, 1e-12, "order 3");
+        }
+        assert_close(
+            outer_at_order_three(&q, x),
+            value,
+            ANALYTIC_TOL,
+            "order 3 value",
+        );
         // The same through a callee without `order = K`.
         let (value, _, h) = outer_of_first_order_hessian(&q, x);
         assert_close(value, outer_of_first_order(&q, x), ANALYTIC_TOL, "value");
