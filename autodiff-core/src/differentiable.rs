@@ -88,6 +88,40 @@ pub trait Differentiable {
         self.take_flat(&mut rest)
     }
 
+    /// The length of the values view (`values.rs`): the flat view with the `#[no_grad]` float fields
+    /// in their places. Not part of the public API.
+    #[doc(hidden)]
+    fn __autodiff_values_len(&self) -> usize {
+        self.flat_len()
+    }
+
+    /// Appends the values view (`values.rs`) to `out`. Not part of the public API.
+    #[doc(hidden)]
+    fn __autodiff_extend_values(&self, out: &mut Vec<f64>) {
+        self.extend_flat(out);
+    }
+
+    /// Appends the values view of the tangent `tangent` of `self` to `out`: zeros for the `#[no_grad]`
+    /// float fields of `self`. Not part of the public API.
+    #[doc(hidden)]
+    fn __autodiff_extend_tangent_values(&self, tangent: &Self, out: &mut Vec<f64>)
+    where
+        Self: Sized,
+    {
+        tangent.extend_flat(out);
+    }
+
+    /// A gradient of the shape of `self` from the first `self.__autodiff_values_len()` numbers of
+    /// `values` (a gradient over the values view), which are removed from it; the parts of the
+    /// `#[no_grad]` fields are dropped, and those fields copied from `self`. Not part of the public API.
+    #[doc(hidden)]
+    fn __autodiff_take_values(&self, values: &mut &[f64]) -> Self
+    where
+        Self: Sized,
+    {
+        self.take_flat(values)
+    }
+
     /// Is `field` a `#[no_grad]` field? The code `#[differentiable]` generates asks, to give such a
     /// field no gradient and a zero tangent. Not part of the public API.
     #[doc(hidden)]
@@ -275,9 +309,22 @@ pub fn copy_struct<D: Differentiable>(value: &D) -> D {
 /// passes a field that the body reads as an integer or a flag to a hidden function as
 /// `<S as FieldType<KEY>>::Type`: the macro sees that field's type nowhere else.
 #[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not `Differentiable`, so `#[differentiable]` cannot find its fields",
+    label = "a parameter of this type is differentiated",
+    note = "add `#[derive(autodiff::Differentiable)]` to the struct (with `#[no_grad]` on its constant fields), \
+            or leave the parameter out of `wrt(..)` so that it is passed through as a constant"
+)]
 pub trait FieldType<const KEY: u64> {
     /// The field's declared type.
     type Type;
+
+    /// The field of `s`.
+    fn field(s: &Self) -> &Self::Type;
+
+    /// Where the field's numbers are in the values view of `s` (`values.rs`): empty for a field that
+    /// is not in it (a `#[no_grad]` field that holds no floats).
+    fn values_range(s: &Self) -> core::ops::Range<usize>;
 }
 
 /// An adjoint that can be added into a value of type `F`: `F` itself, or `()` for an input that no

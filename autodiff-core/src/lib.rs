@@ -14,6 +14,7 @@ mod matrix;
 mod memory;
 pub mod optim;
 pub mod rules;
+mod values;
 
 pub use check::{check_gradient, check_gradient_of, GradientCheck};
 pub use differentiable::Differentiable;
@@ -71,6 +72,9 @@ pub mod private {
         zeros_like, ArrayLike, ArrayTape, FromElements, Tape,
     };
     pub use crate::rules;
+    pub use crate::values::{
+        field_end, field_ref, field_start, field_value, from_values, tangent_values, values, Itself,
+    };
     pub use crate::Dual;
     pub use crate::{copy_by_path, derivative_of, require_consistent_copy};
     pub use num_traits::{Float, One, Zero};

@@ -499,6 +499,14 @@ impl Pass<'_> {
             return Kind::Unknown;
         };
         let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+        // `__private::field_ref(..)`: a nested struct passed on beside its values view (`struct_whole.rs`),
+        // a constant without a tangent of its own, as an integer is.
+        if segments.len() == 3
+            && segments[1].ident == "__private"
+            && segments[2].ident == "field_ref"
+        {
+            return Kind::Int;
+        }
         match segments.as_slice() {
             [ty, func] if arity == 0 => {
                 let ty_name = ty.ident.to_string();

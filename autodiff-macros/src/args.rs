@@ -13,6 +13,9 @@ pub(crate) struct Args {
     pub(crate) wrt: Option<Vec<Ident>>,
     /// `order = K`: the highest derivative order wanted (1 if absent).
     pub(crate) order: Option<LitInt>,
+    /// `__struct_whole`, not for users: the function is the hidden function of a function of parameter
+    /// structs over their values views (`struct_whole.rs`), whose generic copy callers at `order = K` reach.
+    pub(crate) struct_whole: bool,
 }
 
 const USAGE: &str = "expected `#[differentiable]`, `#[differentiable(wrt(a, b))]` or \
@@ -75,6 +78,8 @@ impl Parse for Args {
                     }
                 }
                 args.order = Some(order);
+            } else if key == "__struct_whole" {
+                args.struct_whole = true;
             } else {
                 return Err(syn::Error::new(
                     key.span(),

@@ -495,11 +495,18 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
     let (d_ret, tangents, grads) = (fixed("d_ret"), fixed("tangents"), fixed("grads"));
     let copy = crate::naming::generic_copy(name);
     let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, #scalar, _>());
-    let message = format!(
-        "`{name}` has no generic copy, which an `order = K` function calling it (directly or through other \
-         functions) needs: {why}. Give `{name}` `order = 2` too (its generic copy is then made, or an error \
-         says why it cannot be), or make it generic over `T: Float`"
-    );
+    let message = match crate::naming::whole_function_of(name) {
+        Some(base) => format!(
+            "`{base}` has no generic copy over its parameter structs, which an `order = K` function passing \
+             it a struct on whole (directly or through other functions) needs: {why}. Give `{base}` \
+             `order = 2` too (the copy is then made, or an error says why it cannot be)"
+        ),
+        None => format!(
+            "`{name}` has no generic copy, which an `order = K` function calling it (directly or through \
+             other functions) needs: {why}. Give `{name}` `order = 2` too (its generic copy is then made, or \
+             an error says why it cannot be), or make it generic over `T: Float`"
+        ),
+    };
     let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
     quote! {
         #[doc(hidden)]

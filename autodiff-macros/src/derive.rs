@@ -106,15 +106,113 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
     } else {
         quote!(matches!(field, #(#c_names)|*))
     };
-    // Per field, its type by a key of its name, for `order = K` (`struct_higher.rs`).
-    let field_types = fields.iter().flat_map(|f| &f.named).filter_map(|field| {
+    // The `#[no_grad]` fields that hold floats are in the values view (`autodiff_core`'s `values.rs`).
+    let type_params: Vec<&syn::Ident> = crate::signature::float_type_params(&input.generics)
+        .into_iter()
+        .filter_map(|t| {
+            input
+                .generics
+                .type_params()
+                .map(|p| &p.ident)
+                .find(|p| **p == t)
+        })
+        .collect();
+    let constant_floats: Vec<&syn::Field> = constant
+        .iter()
+        .copied()
+        .filter(|f| holds_floats(&f.ty, &type_params))
+        .collect();
+    for field in &constant_floats {
+        let ty = &field.ty;
+        predicates.push(quote_spanned!(ty.span()=> #ty: #trait_path));
+    }
+    // Each field's length in the values view of `of` (`self`, or `s` in `FieldType`), if it is in it.
+    let all_fields: Vec<&syn::Field> = fields.iter().flat_map(|f| &f.named).collect();
+    let is_in = |list: &[&syn::Field], ident: &syn::Ident| {
+        list.iter().any(|f| f.ident.as_ref() == Some(ident))
+    };
+    let view_length = |field: &syn::Field, of: &TokenStream| -> Option<TokenStream> {
+        let ident = field.ident.as_ref()?;
+        if is_in(&differentiable, ident) {
+            Some(quote!(#trait_path::__autodiff_values_len(&#of.#ident)))
+        } else if is_in(&constant_floats, ident) {
+            Some(quote!(#trait_path::flat_len(&#of.#ident)))
+        } else {
+            None
+        }
+    };
+    // Per field, its type by a key of its name, and where it is in the values view, for `order = K`
+    // (`struct_higher.rs`, `struct_whole.rs`).
+    let s_ident = quote!(s);
+    let field_types = all_fields.iter().enumerate().filter_map(|(i, field)| {
         let (ident, ty) = (field.ident.as_ref()?, &field.ty);
         let key = crate::naming::field_key(&ident.to_string());
+        let before = all_fields[..i]
+            .iter()
+            .filter_map(|f| view_length(f, &s_ident));
+        // A field that is not in the view is nowhere in it: slicing the view there panics.
+        let range = match view_length(field, &s_ident) {
+            Some(own) => quote! {
+                let start = 0usize #(+ #before)*;
+                start..start + #own
+            },
+            None => quote!({
+                let _ = s;
+                usize::MAX..usize::MAX
+            }),
+        };
         Some(quote! {
             #[automatically_derived]
-            impl #impl_generics ::autodiff::__private::FieldType<#key> for #name #ty_generics #where_clause {
+            impl #impl_generics ::autodiff::__private::FieldType<#key> for #name #ty_generics
+            where #(#predicates,)*
+            {
                 type Type = #ty;
+                #[inline]
+                fn field(s: &Self) -> &#ty {
+                    &s.#ident
+                }
+                fn values_range(s: &Self) -> ::core::ops::Range<usize> {
+                    #range
+                }
             }
+        })
+    });
+    // The values view, field by field in declaration order.
+    let self_ident = quote!(self);
+    let values_len = all_fields
+        .iter()
+        .filter_map(|f| view_length(f, &self_ident));
+    let extend_values = all_fields.iter().filter_map(|f| {
+        let ident = f.ident.as_ref()?;
+        if is_in(&differentiable, ident) {
+            Some(quote!(#trait_path::__autodiff_extend_values(&self.#ident, out);))
+        } else if is_in(&constant_floats, ident) {
+            Some(quote!(#trait_path::extend_flat(&self.#ident, out);))
+        } else {
+            None
+        }
+    });
+    let extend_tangent_values = all_fields.iter().filter_map(|f| {
+        let ident = f.ident.as_ref()?;
+        if is_in(&differentiable, ident) {
+            Some(quote!(#trait_path::__autodiff_extend_tangent_values(&self.#ident, &tangent.#ident, out);))
+        } else if is_in(&constant_floats, ident) {
+            Some(quote!(out.extend(::core::iter::repeat(0.0).take(#trait_path::flat_len(&self.#ident)));))
+        } else {
+            None
+        }
+    });
+    let take_values = all_fields.iter().filter_map(|f| {
+        let ident = f.ident.as_ref()?;
+        Some(if is_in(&differentiable, ident) {
+            quote!(#ident: #trait_path::__autodiff_take_values(&self.#ident, values),)
+        } else if is_in(&constant_floats, ident) {
+            quote!(#ident: {
+                *values = &values[#trait_path::flat_len(&self.#ident)..];
+                ::core::clone::Clone::clone(&self.#ident)
+            },)
+        } else {
+            quote!(#ident: ::core::clone::Clone::clone(&self.#ident),)
         })
     });
     // Per field, what `#[differentiable]` code calls (`structs.rs`): add an adjoint into the field of a
@@ -193,6 +291,20 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
                     #(#c: ::core::clone::Clone::clone(&self.#c),)*
                 }
             }
+            fn __autodiff_values_len(&self) -> usize {
+                0 #(+ #values_len)*
+            }
+            fn __autodiff_extend_values(&self, out: &mut ::std::vec::Vec<f64>) {
+                #(#extend_values)*
+            }
+            fn __autodiff_extend_tangent_values(&self, tangent: &Self, out: &mut ::std::vec::Vec<f64>) {
+                #(#extend_tangent_values)*
+            }
+            fn __autodiff_take_values(&self, values: &mut &[f64]) -> Self {
+                #name {
+                    #(#take_values)*
+                }
+            }
             fn __autodiff_constant_field(field: &str) -> bool {
                 #constant_check
             }
@@ -230,5 +342,31 @@ fn unsupported(ty: &Type) -> Option<String> {
             None
         }
         _ => Some(shown()),
+    }
+}
+
+/// Does a `#[no_grad]` field of type `ty` hold floats (`f64`, `f32`, a type parameter of the struct, a `Vec`
+/// or array of them)? Then it is in the values view.
+fn holds_floats(ty: &Type, type_params: &[&syn::Ident]) -> bool {
+    match ty {
+        Type::Paren(p) => holds_floats(&p.elem, type_params),
+        Type::Group(g) => holds_floats(&g.elem, type_params),
+        Type::Array(a) => holds_floats(&a.elem, type_params),
+        Type::Path(tp) if tp.qself.is_none() => {
+            if let Some(ident) = tp.path.get_ident() {
+                return ident == "f64" || ident == "f32" || type_params.contains(&ident);
+            }
+            let Some(last) = tp.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => matches!(
+                    args.args.first(),
+                    Some(syn::GenericArgument::Type(elem)) if holds_floats(elem, type_params)
+                ),
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }

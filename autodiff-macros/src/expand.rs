@@ -118,8 +118,22 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             if higher {
                 crate::struct_higher::items(&s, order, &mut errors)
             } else {
-                TokenStream::new()
+                crate::struct_whole::first_order(&s)
             }
+        }
+        // Without `order = K`, the hidden function over the structs' values views that `order = K`
+        // callers that pass the structs on whole reach (`struct_whole.rs`).
+        (Some(sig), None, Some((f, activity)), Some(flat)) => {
+            let bounded = with_struct_bounds(&item, &analysis_item, true);
+            crate::struct_whole::first_order(&crate::struct_higher::StructFunction {
+                item: &item,
+                analysis_item: &analysis_item,
+                bounded: &bounded,
+                sig,
+                flat,
+                lowered: f,
+                activity,
+            })
         }
         (Some(sig), Some(order), Some(_), _) if sig.outputs().count() > 0 => {
             errors.spanned(
@@ -155,7 +169,12 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .then(|| crate::jacobian::jacobian(&item, &sig))
                 .flatten();
             let name = &item.sig.ident;
-            let (generic_copy, copy) = if generated.method {
+            let (generic_copy, copy) = if generated.method && args.struct_whole {
+                // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
+                let calls = calls_of(&f, &activity, false);
+                let (_, copy) = first_order_generic_copy(&item, &args, false, &sig, &calls);
+                (companion::GenericCopy::Missing, copy)
+            } else if generated.method {
                 (companion::GenericCopy::Missing, TokenStream::new())
             } else if !generated.float_params.is_empty() {
                 (
@@ -1141,13 +1160,14 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
-    let param_list: Vec<TokenStream> = params
-        .iter()
-        .enumerate()
-        .map(|(i, ty)| {
+    // A method's stubs are methods too, which its companion functions call with `self` first.
+    let receiver = item.sig.receiver().map(|r| quote!(#r));
+    let param_list: Vec<TokenStream> = receiver
+        .into_iter()
+        .chain(params.iter().enumerate().map(|(i, ty)| {
             let ident = format_ident!("__arg{}", i, span = proc_macro2::Span::mixed_site());
             quote!(#ident: #ty)
-        })
+        }))
         .collect();
     let (shaped, scalar) = match sig {
         Some(sig) => (

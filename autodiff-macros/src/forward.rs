@@ -665,6 +665,16 @@ impl Forward<'_, '_> {
                 }
                 other => match activity.kind(other) {
                     Kind::Int | Kind::Bool | Kind::Unit => quote!(()),
+                    // A parameter of a type the syntax does not settle (`<Mlp as Itself>::Type`, a struct
+                    // passed beside its values view): the callee's slot type decides, `()` for one
+                    // without a tangent.
+                    Kind::Unknown
+                        if other.var().is_some_and(|v| {
+                            self.e.f.params.contains(&v) && !self.tangents.contains_key(&v)
+                        }) =>
+                    {
+                        quote!(::core::default::Default::default())
+                    }
                     // A struct may be passed to several calls: each gets a copy of its tangent.
                     Kind::Struct(_) => match other.var().and_then(|v| self.tangents.get(&v)) {
                         Some(t) => quote!(::autodiff::__private::copy_struct(&#t)),

@@ -125,10 +125,12 @@ fn through_shadow(
     };
     let gradient_ty = sig.gradient_type();
     let ret = &sig.ret_ty;
+    // An associated function's shadow is one too: its items are called through `Self`.
+    let owner = crate::expand::is_method(item).then(|| quote!(Self::));
     let call = |suffix: &str, extra: Option<TokenStream>| {
         let callee = quote::format_ident!("{}_{}", shadow_name, suffix);
         let params = sig.params.iter().map(|p| &p.ident);
-        quote!(#callee(#(#params,)* #extra))
+        quote!(#owner #callee(#(#params,)* #extra))
     };
     let v = local("v");
     let hvp_sig = h.signature(
@@ -284,6 +286,16 @@ impl Higher<'_> {
         crate::signature::derived_name(self.item, suffix)
     }
 
+    /// A generated sibling as the items call it: `Self::f_grad` for a method's (associated functions of
+    /// its `impl`), `f_grad` for a free function's.
+    fn sibling(&self, suffix: &str) -> TokenStream {
+        let name = self.name(suffix);
+        match crate::expand::is_method(self.item) {
+            true => quote!(Self::#name),
+            false => quote!(#name),
+        }
+    }
+
     fn signature(&self, name: Ident, extra: Option<TokenStream>, ret: TokenStream) -> TokenStream {
         let signature = self.sig.generated(self.item, &name, extra, ret);
         quote!(#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #signature)
@@ -388,7 +400,7 @@ impl Higher<'_> {
             lifts.push(quote!(let #lifted = #lift;));
             args.push(self.pass(p, &lifted));
         }
-        let grad = self.name("grad");
+        let grad = self.sibling("grad");
         let (value, gradient) = (local("value"), local("gradient"));
         let parts: Vec<Ident> = (0..active.len())
             .map(|i| local(&format!("__part_{i}")))
@@ -647,7 +659,7 @@ impl Higher<'_> {
             });
             quote!(#tangent #(#steps)*)
         });
-        let jvp = self.name("jvp");
+        let jvp = self.sibling("jvp");
         let name = &self.item.sig.ident;
         let doc = format!(
             " `[f, f', .., f^({k})]` of `{name}` at its active input: `{jvp}` run on {levels} nested dual numbers."

@@ -27,6 +27,7 @@ mod rules;
 mod shadow;
 mod signature;
 mod struct_higher;
+mod struct_whole;
 mod structs;
 
 use proc_macro::TokenStream;

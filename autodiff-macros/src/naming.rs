@@ -101,6 +101,23 @@ pub(crate) fn generic_copy(name: &Ident) -> Ident {
     quote::format_ident!("__{}_generic", unraw(name), span = name.span())
 }
 
+/// The hidden function of the function `name` of parameter structs at `order = K` that callers reach with
+/// a struct passed on whole (`struct_whole.rs`): `__f_whole` for `f`, spanned on `name` so that a call
+/// written with it finds it.
+pub(crate) fn whole_function(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_whole", unraw(name), span = name.span())
+}
+
+/// The function whose hidden function over its structs' values views is `name` (`f` for `__f_whole`), if
+/// `name` is one: what an error about it names.
+pub(crate) fn whole_function_of(name: &Ident) -> Option<String> {
+    unraw(name)
+        .strip_prefix("__")?
+        .strip_suffix("_whole")
+        .filter(|base| !base.is_empty())
+        .map(str::to_string)
+}
+
 /// An identifier's name without the `r#` of a raw identifier, to build other names from.
 pub(crate) fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();

@@ -385,6 +385,18 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             let by_name = callee
                 .as_ref()
                 .is_some_and(|c| self.calls.contains(c) && !self.bindings.contains(c));
+            // Where a hidden function over parameter structs' values views finds a field
+            // (`struct_whole.rs`): integers and the structs themselves, the same in the copy.
+            let field_lookup = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.leading_colon.is_some()
+                && p.path.segments.len() == 3
+                && p.path.segments[0].ident == "autodiff"
+                && p.path.segments[1].ident == "__private"
+                && p.path.segments[2].ident.to_string().starts_with("field_"));
+            if field_lookup {
+                call.args.iter().for_each(|a| self.visit_expr(a));
+                return;
+            }
             if !from && !by_name {
                 let called = call.func.to_token_stream().to_string();
                 self.fail(format!(
@@ -484,9 +496,18 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
         fn visit_item(&mut self, _: &'ast syn::Item) {
             self.fail("its body declares an item".into());
         }
-        // `&x` of a float is `&f64`, whose arithmetic `__S` lacks.
-        fn visit_expr_reference(&mut self, _: &'ast syn::ExprReference) {
-            self.fail("its body takes a reference (`&`)".into());
+        // `&x` of a float is `&f64`, whose arithmetic `__S` lacks; a sub-slice `&x[a..b]` is a slice of
+        // `__S` in the copy, as `x` is.
+        fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
+            match &*r.expr {
+                syn::Expr::Index(i)
+                    if r.mutability.is_none() && matches!(&*i.index, syn::Expr::Range(_)) =>
+                {
+                    self.visit_expr(&i.expr);
+                    self.visit_expr(&i.index);
+                }
+                _ => self.fail("its body takes a reference (`&`)".into()),
+            }
         }
     }
     let bindings = bindings(item);
@@ -729,10 +750,13 @@ impl Rewrite<'_> {
             return false;
         };
         let local = modules.is_empty() && self.bindings.contains(name);
+        // Through modules (`phys::G`), or an associated constant (`Self::UNIT`, `Model::SCALE`).
         let through_modules = modules.iter().all(|m| {
-            m.chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
-        });
+            m == "Self"
+                || m.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        }) || (modules.len() == 1
+            && modules[0].starts_with(char::is_uppercase));
         p.qself.is_none()
             && screaming(name)
             && !local

@@ -6,6 +6,11 @@
 //! `__f_fields_hvp`, and gathers the gradient and the product back into structs, as `f_vjp` does;
 //! `f_hessian` is `higher.rs`'s, one `f_hvp` per input of the structs' flat views (`to_flat`).
 //!
+//! A function returning `f64` whose structs are all differentiated and of types without float type
+//! parameters takes `struct_whole.rs`'s way instead (through the structs' values views), which also lets it
+//! pass a struct on whole to a call; this one serves the others (generic structs, constant structs, methods
+//! of generic `impl`s).
+//!
 //! ```text
 //! fn mse(p: &Mlp, xs: &[f64]) -> f64 { .. p.w[i] .. p.b .. }
 //! // hidden:  #[differentiable(order = 2, wrt(__p_w, __p_b))]
@@ -41,6 +46,9 @@ pub(crate) struct StructFunction<'a> {
 /// The hidden function of the fields, `f_hvp` and `f_hessian`; errors where the function is outside
 /// what this supports.
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
+    if crate::struct_whole::serves(s) {
+        return crate::struct_whole::items(s, order, errors);
+    }
     let before = errors.len();
     let method = crate::expand::is_method(s.item);
     let floats = float_fields(s);
@@ -61,9 +69,11 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
         if names_self {
             errors.spanned(
                 order,
-                "`order = K` on a method is supported where its body reads `self`'s fields and its parameters \
-                 only: this one names `Self` or calls a method (write a free function of the struct with \
-                 `order = K`, and call it from the method)",
+                "`order = K` on a method with a constant `self`, or in a generic `impl`, is supported where its \
+                 body reads `self`'s fields and its parameters only: this one names `Self` or calls a method \
+                 (with `wrt(self)`, in an `impl` without float type parameters, calls of methods are \
+                 differentiated; or write a free function of the struct with `order = K`, and call it from \
+                 the method)",
             );
         } else if let Some((f, _)) = integer_field {
             errors.spanned(
@@ -81,9 +91,10 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     if errors.len() == before && s.flat.uses_a_struct_whole(s.sig) {
         errors.spanned(
             order,
-            "`order = K` is not supported yet on a function that passes a parameter struct, or a field of one, \
-             on whole to a call (`g(p, ..)`, `g(&p.inner)`): read the fields in this function, writing the \
-             callee's computation out",
+            "`order = K` on a function that passes a parameter struct, or a field of one, on whole to a call \
+             (`g(p, ..)`, `g(&p.inner)`) is supported for a function returning `f64` whose parameter structs \
+             are all differentiated and have no float type parameter: this one is not, so read the fields in \
+             this function, writing the callee's computation out",
         );
     }
     let scalar = match &s.sig.ret_ty {
@@ -120,7 +131,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
 /// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats? A
 /// scalar field the body reads as an integer or a flag (`read_as_integer`) keeps its declared type, which
 /// the macro cannot see: the hidden function takes it as `<S as FieldType<KEY>>::Type`, a constant.
-fn float_fields(s: &StructFunction) -> Vec<bool> {
+pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
     s.flat
         .field_inputs()
         .map(|f| {
@@ -433,8 +444,9 @@ mod tests {
 
     #[test]
     fn fields_become_inputs_of_a_hidden_function_and_integer_fields_keep_their_type() {
+        // (An `f32` function: an `f64` one takes the values view, `struct_whole.rs`.)
         let text = expanded(quote! {
-            fn mse(p: &Mlp, xs: &[f64]) -> f64 {
+            fn mse(p: &Mlp, xs: &[f32]) -> f32 {
                 let mut s = p.b;
                 for j in 0..p.hidden {
                     s += p.w[j] * xs[j];
@@ -450,7 +462,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("__p_w : & [f64]") && text.contains("__p_b : f64"),
+            text.contains("__p_w : & [f32]") && text.contains("__p_b : f32"),
             "{text}"
         );
         for item in ["fn __mse_fields", "fn mse_hvp", "fn mse_hessian"] {
@@ -460,17 +472,19 @@ mod tests {
 
     #[test]
     fn whole_structs_and_methods_naming_self_are_errors() {
+        // Where the values view does not serve (`struct_whole::serves`): a generic struct, a constant
+        // `self`.
         let whole = expanded(quote! {
-            fn f(p: &Mlp, x: f64) -> f64 { g(p, x) * p.b }
+            fn f<T: Float>(p: &Mlp<T>, x: T) -> T { g(p, x) * p.b }
         });
         assert!(whole.contains("on whole to a call"), "{whole}");
         let field = expanded(quote! {
-            fn f(p: &Model, x: f64) -> f64 { g(&p.layer, x) }
+            fn f<T: Float>(p: &Model<T>, x: T) -> T { g(&p.layer, x) }
         });
         assert!(field.contains("on whole to a call"), "{field}");
         let method = |body: proc_macro2::TokenStream| {
             crate::expand::differentiable(
-                quote!(order = 2, wrt(self)),
+                quote!(order = 2, wrt(x)),
                 quote!(fn energy(&self, x: f64) -> f64 { #body }),
             )
             .to_string()

@@ -297,6 +297,8 @@ pub(crate) struct FieldView<'a> {
     pub(crate) ident: &'a Ident,
     /// Indexed, iterated or asked its `.len()`.
     pub(crate) array: bool,
+    /// Only passed on whole (by reference) to calls: a nested struct.
+    pub(crate) whole: bool,
 }
 
 impl Flattened {
@@ -317,6 +319,7 @@ impl Flattened {
             field: &f.field,
             ident: &f.ident,
             array: f.shape == Shape::Array,
+            whole: f.shape == Shape::Whole,
         })
     }
 

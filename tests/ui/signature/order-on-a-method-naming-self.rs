@@ -1,5 +1,6 @@
-// `order = K` on a method works where its body reads `self`'s fields and its parameters; a method that
-// calls another method (or names `Self`) gets an error saying what to write instead.
+// `order = K` on a method with a constant `self` works where its body reads `self`'s fields and its
+// parameters; one that calls another method (or names `Self`) gets an error saying what to write instead.
+// (With `wrt(self)`, calls of methods are differentiated: tests/struct_calls_higher.rs.)
 use autodiff::{differentiable, Differentiable};
 
 #[derive(Clone, Differentiable)]
@@ -9,12 +10,12 @@ struct Line {
 }
 
 impl Line {
-    #[differentiable(wrt(self))]
+    #[differentiable]
     fn at(&self, x: f64) -> f64 {
         self.slope * x + self.offset
     }
 
-    #[differentiable(wrt(self), order = 2)]
+    #[differentiable(order = 2)]
     fn energy(&self, x: f64) -> f64 {
         self.at(x).powi(2)
     }

@@ -1,0 +1,106 @@
+//! The values view of a parameter struct, for `order = K` on functions that pass structs on whole to
+//! other functions (`struct_whole.rs` in the macro crate).
+//!
+//! The view lists every float a struct holds, in declaration order, each field flattened in turn: the flat
+//! view of `Differentiable` with the `#[no_grad]` float fields (`f64`, `f32`, a float type parameter, a
+//! `Vec` or array of them) in their places. A function of a struct is differentiated to higher order as a
+//! function of the struct itself (for the fields that hold no floats) and of its values view (for every
+//! float it reads): a callee that receives the struct on whole finds each field it reads at
+//! `FieldType::values_range`, whether the field is differentiated or not, and a nested struct's view is a
+//! contiguous part of its parent's. A tangent of the struct has zeros at the `#[no_grad]` floats, and the
+//! gradient over the view gives the struct's gradient by dropping them.
+//!
+//! ```text
+//! struct Spring { k: f64, anchor: [f64; 2], #[no_grad] damping: f64, #[no_grad] steps: usize }
+//! values:        [k, anchor[0], anchor[1], damping]       (the flat view is [k, anchor[0], anchor[1]])
+//! values_range:  k: 0..1, anchor: 1..3, damping: 3..4, steps: 4..4
+//! ```
+
+use crate::differentiable::{Differentiable, FieldType};
+
+/// The values view of `value`.
+#[inline]
+pub fn values<D: Differentiable>(value: &D) -> Vec<f64> {
+    let mut out = Vec::with_capacity(value.__autodiff_values_len());
+    value.__autodiff_extend_values(&mut out);
+    out
+}
+
+/// The values view of `tangent`, a tangent of `primal`: zeros at the `#[no_grad]` floats.
+#[inline]
+pub fn tangent_values<D: Differentiable>(primal: &D, tangent: &D) -> Vec<f64> {
+    let mut out = Vec::with_capacity(primal.__autodiff_values_len());
+    primal.__autodiff_extend_tangent_values(tangent, &mut out);
+    out
+}
+
+/// The gradient of the shape of `primal` from a gradient `values` over its values view.
+///
+/// # Panics
+///
+/// If `values.len()` is not the length of the view of `primal`.
+#[inline]
+pub fn from_values<D: Differentiable>(primal: &D, values: &[f64]) -> D {
+    assert_eq!(
+        values.len(),
+        primal.__autodiff_values_len(),
+        "a gradient over the values view has the view's length"
+    );
+    let mut rest = values;
+    primal.__autodiff_take_values(&mut rest)
+}
+
+/// Where the field `KEY` of `s` starts in the values view of `s`.
+#[inline]
+pub fn field_start<S: FieldType<KEY>, const KEY: u64>(s: &S) -> usize {
+    S::values_range(s).start
+}
+
+/// Where the field `KEY` of `s` ends in the values view of `s`.
+#[inline]
+pub fn field_end<S: FieldType<KEY>, const KEY: u64>(s: &S) -> usize {
+    S::values_range(s).end
+}
+
+/// The field `KEY` of `s`, a value that holds no floats the function differentiates (an integer, a flag).
+#[inline]
+pub fn field_value<S: FieldType<KEY>, const KEY: u64>(s: &S) -> S::Type
+where
+    S::Type: Clone,
+{
+    S::field(s).clone()
+}
+
+/// The field `KEY` of `s`, a struct that the function passes on whole.
+#[inline]
+pub fn field_ref<S: FieldType<KEY>, const KEY: u64>(s: &S) -> &S::Type {
+    S::field(s)
+}
+
+/// `<S as Itself>::Type` is `S`, written so that the macro does not take it for a parameter struct: the
+/// struct itself, passed beside its values view, is a constant.
+pub trait Itself {
+    /// `Self`.
+    type Type: ?Sized;
+}
+
+impl<S: ?Sized> Itself for S {
+    type Type = S;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_view_of_floats_and_arrays_is_their_flat_view() {
+        let v = vec![[1.0, 2.0], [3.0, 4.0]];
+        assert_eq!(values(&v), v.to_flat());
+        let t = vec![[0.5, 0.0], [0.0, 1.0]];
+        assert_eq!(tangent_values(&v, &t), t.to_flat());
+        assert_eq!(
+            from_values(&v, &[5.0, 6.0, 7.0, 8.0]),
+            vec![[5.0, 6.0], [7.0, 8.0]]
+        );
+    }
+}

@@ -1,0 +1,516 @@
+//! `order = K` on a function of parameter structs through the structs' values views: what lets such a
+//! function pass a struct on whole to another one (`mse(self, xs, ys)`, `g(&p.inner)`, `self.other(x)`).
+//!
+//! The function is taken to `order = K` as a hidden function `__f_whole` of floats and slices in which each
+//! struct parameter `p` is two: the struct itself, a constant the macro sees as opaque
+//! (`<Mlp as Itself>::Type`), for the fields that hold no floats (integers, flags), and its values view
+//! `__p_values: &[f64]` (every float the struct holds, in declaration order; `autodiff_core`'s
+//! `values.rs`), differentiated. A prologue binds each field the body reads from them, where the derive
+//! says it is (`FieldType::values_range`); a call that passes a struct on whole calls the callee's own
+//! `__g_whole` with the struct and its view (a nested struct's view is a contiguous part of its parent's).
+//! So a callee needs nothing but `order = K` itself, and the caller nothing of its callee but its name.
+//! `f_hvp` passes the structs' views and the views of their directions (zeros at `#[no_grad]` floats),
+//! and gathers gradient and product from views over the views (`from_values`); `f_hessian` is
+//! `higher.rs`'s.
+//!
+//! ```text
+//! // Input:
+//! #[differentiable(order = 2)]
+//! fn regularised(p: &Mlp, lambda: f64) -> f64 { mse(p, XS, YS) + lambda * p.b2 * p.b2 }
+//! // Output (with f_hvp and f_hessian through it):
+//! #[differentiable(order = 2, wrt(__p_values, lambda))]
+//! fn __regularised_whole(__p_primal: &<Mlp as Itself>::Type, __p_values: &[f64], lambda: f64) -> f64 {
+//!     let __p_b2 = __p_values[field_start::<Mlp, KEY_b2>(__p_primal)];
+//!     __mse_whole(__p_primal, __p_values, XS, YS) + lambda * __p_b2 * __p_b2
+//! }
+//! ```
+//!
+//! It serves functions returning `f64` whose parameter structs are all differentiated and of types
+//! without float type parameters (`Mlp`, `Self` of a non-generic `impl`); others keep `struct_higher.rs`'s
+//! hidden function of the fields, which cannot pass a struct on.
+
+use crate::errors::Errors;
+use crate::ir::Kind;
+use crate::struct_higher::StructFunction;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Ident};
+
+/// Does `s` take the values-view path: returning `f64`, its structs all differentiated and of types without
+/// float type parameters, in a non-generic `impl` if a method?
+pub(crate) fn serves(s: &StructFunction) -> bool {
+    let returns_f64 = matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.path.is_ident("f64"));
+    let float_params = crate::signature::float_type_params(&s.analysis_item.sig.generics);
+    let names_float = |ty: &syn::Type| {
+        ty.to_token_stream().into_iter().any(|t| {
+            let t = t.to_string();
+            t == "f64" || t == "f32" || float_params.iter().any(|p| *p == t)
+        })
+    };
+    returns_f64
+        && float_params.is_empty()
+        && s.sig.params.iter().all(|p| match &p.kind {
+            Kind::Struct(ty) => p.active && !names_float(ty),
+            _ => true,
+        })
+}
+
+/// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.
+pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
+    let floats = crate::struct_higher::float_fields(s);
+    let whole = match whole_function(s, &floats, Some(order)) {
+        Ok(whole) => whole,
+        Err(e) => {
+            errors.push(e);
+            return TokenStream::new();
+        }
+    };
+    let hvp = hvp(s);
+    let f64_ident = Ident::new("f64", Span::call_site());
+    let hessian = crate::higher::hessian_of(s.bounded, s.sig, &f64_ident);
+    quote!(#whole #hvp #hessian)
+}
+
+/// For a function without `order = K`: the hidden function `__f_whole` at first order, whose generic copy
+/// (made where it surely compiles, `shadow::why_no_copy`) `order = K` callers that pass it the structs on
+/// whole call; else the error they meet says why there is none. Nothing where the function does not fit
+/// (its first order stays as it is).
+pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
+    if !serves(s) {
+        return TokenStream::new();
+    }
+    let floats = crate::struct_higher::float_fields(s);
+    // A scalar field read from the view must be a float: a flag in an `if`, an integer passed to a call
+    // or as `powi`'s exponent, would break the function's first order. Where the body leaves it in doubt,
+    // no hidden function (a caller at `order = K` then meets an error at the call).
+    let doubtful = s
+        .flat
+        .field_inputs()
+        .zip(&floats)
+        .any(|(f, float)| !f.array && !f.whole && *float && maybe_not_a_float(s, f.ident));
+    if doubtful {
+        return TokenStream::new();
+    }
+    whole_function(s, &floats, None).unwrap_or_default()
+}
+
+/// Could the field input `ident`, which the body reads as a scalar and not as an integer by the syntax
+/// (`float_fields`), be of another type: is it a condition, an argument of a call or of a method without a
+/// derivative rule, the exponent of `powi` (`x.powi(p.n)`), or the operand of `!`?
+fn maybe_not_a_float(s: &StructFunction, ident: &Ident) -> bool {
+    use crate::ir::{Operand, Stmt, Value};
+    let index = s.flat.inner.params.iter().position(|p| p.ident == *ident);
+    let Some(var) = index.and_then(|i| s.lowered.params.get(i)).copied() else {
+        return true;
+    };
+    let is_field = |o: &Operand| o.var() == Some(var);
+    s.lowered.all_stmts().into_iter().any(|stmt| match stmt {
+        Stmt::If { cond, .. } => is_field(cond),
+        Stmt::Loop(l) => l
+            .cond
+            .as_ref()
+            .is_some_and(|c| c.yields.iter().any(is_field)),
+        Stmt::CallOut { args, .. } => args.iter().any(is_field),
+        Stmt::Let { value, .. } => match value {
+            Value::Call { args, .. } => args.iter().any(is_field),
+            Value::Float {
+                func: crate::ir::FloatFn::Powi,
+                args,
+                ..
+            } => args.iter().skip(1).any(is_field),
+            Value::Method { receiver, args, .. } => is_field(receiver) || args.iter().any(is_field),
+            Value::Unary(syn::UnOp::Not(_), a) => is_field(a),
+            _ => false,
+        },
+        _ => false,
+    })
+}
+
+/// The struct `p` (`self`) as the hidden function and the body spell it: `__p_primal`, and its values
+/// view `__p_values`; for a nested struct passed on, whose input is `__p_layer`, `__p_layer_primal` and
+/// `__p_layer_values`.
+fn pair(name: &str) -> (Ident, Ident) {
+    let name = name.trim_start_matches("r#");
+    let base = match name.starts_with("__") {
+        true => name.to_string(),
+        false => format!("__{name}"),
+    };
+    (
+        Ident::new(&format!("{base}_primal"), Span::call_site()),
+        Ident::new(&format!("{base}_values"), Span::call_site()),
+    )
+}
+
+/// `#[differentiable(order = K, wrt(..))] fn __f_whole(..)` (without `order = K` if `order` is `None`): the
+/// prologue that binds the fields, then the
+/// flattened body with its calls that pass structs on whole calling the callees' `__g_whole`.
+fn whole_function(
+    s: &StructFunction,
+    floats: &[bool],
+    order: Option<&syn::LitInt>,
+) -> syn::Result<TokenStream> {
+    let mut params = Vec::new();
+    let mut wrt = Vec::new();
+    // The names that stand for a struct on whole in the body, with the pair each becomes.
+    let mut wholes: Vec<(String, (Ident, Ident))> = Vec::new();
+    let mut prologue = Vec::new();
+    for (i, p) in s.sig.params.iter().enumerate() {
+        let Kind::Struct(ty) = &p.kind else {
+            let declared = &s.item.sig.inputs[i];
+            params.push(quote!(#declared));
+            if p.active {
+                wrt.push(p.ident.clone());
+            }
+            continue;
+        };
+        let (primal, values) = pair(&p.ident.to_string());
+        params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
+        params.push(quote!(#values: &[f64]));
+        wrt.push(values.clone());
+        wholes.push((p.ident.to_string(), (primal.clone(), values.clone())));
+        for (f, float) in s
+            .flat
+            .field_inputs()
+            .zip(floats)
+            .filter(|(f, _)| f.parent == i)
+        {
+            let ident = Ident::new(&f.ident.to_string(), Span::call_site());
+            let key = crate::naming::field_key(&f.field.to_string());
+            let start = quote!(::autodiff::__private::field_start::<#ty, #key>(#primal));
+            let end = quote!(::autodiff::__private::field_end::<#ty, #key>(#primal));
+            let (first, last) = (
+                format_ident!("{}_start", ident),
+                format_ident!("{}_end", ident),
+            );
+            if f.whole {
+                // A nested struct passed on whole: itself, and its part of the view.
+                let (inner_primal, inner_values) = pair(&f.ident.to_string());
+                prologue.push(quote! {
+                    let #inner_primal = ::autodiff::__private::field_ref::<#ty, #key>(#primal);
+                    let #first = #start;
+                    let #last = #end;
+                    let #inner_values = &#values[#first..#last];
+                });
+                wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
+            } else if f.array {
+                prologue.push(quote! {
+                    let #first = #start;
+                    let #last = #end;
+                    let #ident = &#values[#first..#last];
+                });
+            } else if *float {
+                prologue.push(quote!(let #ident = #values[#start];));
+            } else {
+                prologue.push(
+                    quote!(let #ident = ::autodiff::__private::field_value::<#ty, #key>(#primal);),
+                );
+            }
+        }
+    }
+    let mut block = s.flat.block.clone();
+    let mut calls = WholeCalls {
+        wholes: &wholes,
+        left: None,
+    };
+    calls.visit_block_mut(&mut block);
+    if let Some(left) = calls.left {
+        return Err(syn::Error::new_spanned(
+            left,
+            "with `order = K`, a parameter struct (or a struct field) is passed on whole only as an argument of \
+             a call (`g(p, x)`, `g(&p.inner)`, `self.other(x)`): read its fields here, or pass it to a function",
+        ));
+    }
+    let item = s.item;
+    let name = crate::naming::whole_function(&item.sig.ident);
+    let vis = &item.vis;
+    let generics = &item.sig.generics;
+    let where_clause = &generics.where_clause;
+    let stmts = &block.stmts;
+    let prologue: Vec<syn::Stmt> = syn::parse2::<syn::Block>(quote!({ #(#prologue)* }))?.stmts;
+    let order = order.map(|k| quote!(order = #k,));
+    Ok(quote! {
+        #[::autodiff::differentiable(#order wrt(#(#wrt),*), __struct_whole)]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #name #generics (#(#params),*) -> f64 #where_clause {
+            #(#prologue)*
+            #(#stmts)*
+        }
+    })
+}
+
+/// Rewrites each call that passes a struct on whole (`g(p, x)`, `Self::g(self, x)`, `g(&__p_inner)`) into a
+/// call of the callee's `__g_whole` with the struct's pair (`__g_whole(__p_primal, __p_values, x)`); keeps the
+/// first use of a struct other than as an argument, an error.
+struct WholeCalls<'a> {
+    wholes: &'a [(String, (Ident, Ident))],
+    left: Option<TokenStream>,
+}
+
+impl WholeCalls<'_> {
+    /// The pair of the struct that `arg` passes on whole (`p`, `&p`, `(&p)`), if it passes one.
+    fn whole_arg(&self, arg: &Expr) -> Option<&(Ident, Ident)> {
+        let mut arg = arg;
+        loop {
+            match arg {
+                Expr::Paren(p) => arg = &p.expr,
+                Expr::Reference(r) if r.mutability.is_none() => arg = &r.expr,
+                _ => break,
+            }
+        }
+        let Expr::Path(p) = arg else {
+            return None;
+        };
+        let ident = p.path.get_ident()?.to_string();
+        self.wholes
+            .iter()
+            .find(|(name, _)| *name == ident)
+            .map(|(_, pair)| pair)
+    }
+}
+
+impl VisitMut for WholeCalls<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Call(call) = expr {
+            if let Expr::Path(callee) = &mut *call.func {
+                if call.args.iter().any(|a| self.whole_arg(a).is_some()) {
+                    let mut args = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::new();
+                    for arg in std::mem::take(&mut call.args) {
+                        match self.whole_arg(&arg) {
+                            Some((primal, values)) => {
+                                args.push(syn::parse_quote!(#primal));
+                                args.push(syn::parse_quote!(#values));
+                            }
+                            None => args.push(arg),
+                        }
+                    }
+                    call.args = args;
+                    if let Some(last) = callee.path.segments.last_mut() {
+                        last.ident = crate::naming::whole_function(&last.ident);
+                    }
+                }
+            }
+        }
+        if let Expr::Path(p) = expr {
+            let named = p.path.get_ident().map(|i| i.to_string());
+            if named.is_some_and(|n| self.wholes.iter().any(|(w, _)| *w == n)) {
+                self.left.get_or_insert_with(|| p.to_token_stream());
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    // Items nested in the body cannot see the function's parameters.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `f_hvp(<params>, v: G) -> (f64, G, G)` through `__f_whole_hvp`: each struct as itself and its values
+/// view, its direction as the view of the direction; gradient and product gathered from the views.
+fn hvp(s: &StructFunction) -> TokenStream {
+    let v = crate::naming::local("v");
+    let gradient_ty = s.sig.gradient_type();
+    let name = crate::signature::derived_name(s.item, "hvp");
+    let signature = s.sig.generated(
+        s.bounded,
+        &name,
+        Some(quote!(#v: #gradient_ty)),
+        quote!((f64, #gradient_ty, #gradient_ty)),
+    );
+    let direction = |i: usize| format_ident!("__direction_{}", i, span = Span::mixed_site());
+    let values = |i: usize| format_ident!("__values_{}", i, span = Span::mixed_site());
+    let direction_values =
+        |i: usize| format_ident!("__direction_values_{}", i, span = Span::mixed_site());
+    let active: Vec<usize> = (0..s.sig.params.len())
+        .filter(|&i| s.sig.params[i].active)
+        .collect();
+    let directions = crate::emit::tuple_or_single(
+        active
+            .iter()
+            .map(|&i| direction(i).into_token_stream())
+            .collect(),
+    );
+    let mut views = Vec::new();
+    let mut args = Vec::new();
+    let mut inner_directions = Vec::new();
+    let (gradient, product) = (
+        Ident::new("__gradient", Span::mixed_site()),
+        Ident::new("__product", Span::mixed_site()),
+    );
+    let slot =
+        |parts: &Ident, k: usize| format_ident!("{}_{}", parts, k, span = Span::mixed_site());
+    let (mut gradient_slots, mut product_slots) = (Vec::new(), Vec::new());
+    let (mut gradients, mut products) = (Vec::new(), Vec::new());
+    for (i, p) in s.sig.params.iter().enumerate() {
+        let ident = &p.ident;
+        let Kind::Struct(_) = &p.kind else {
+            args.push(quote!(#ident));
+            if p.active {
+                let d = direction(i);
+                inner_directions.push(quote!(#d));
+                let k = gradient_slots.len();
+                let (g, h) = (slot(&gradient, k), slot(&product, k));
+                gradient_slots.push(quote!(#g));
+                product_slots.push(quote!(#h));
+                gradients.push(quote!(#g));
+                products.push(quote!(#h));
+            }
+            continue;
+        };
+        // Every struct is a reference here (`self`, `p: &Mlp`, or `&s` for `s: Spring`).
+        let reference = match &p.ty {
+            syn::Type::Reference(_) => quote!(#ident),
+            _ if ident == "self" => quote!(#ident),
+            _ => quote!(&#ident),
+        };
+        let (view, d, dv) = (values(i), direction(i), direction_values(i));
+        views.push(quote! {
+            let #view = ::autodiff::__private::values(#reference);
+            let #dv = ::autodiff::__private::tangent_values(#reference, &#d);
+        });
+        args.push(quote!(#reference));
+        args.push(quote!(&#view));
+        inner_directions.push(quote!(#dv));
+        let k = gradient_slots.len();
+        let (g, h) = (slot(&gradient, k), slot(&product, k));
+        gradient_slots.push(quote!(#g));
+        product_slots.push(quote!(#h));
+        gradients.push(quote!(::autodiff::__private::from_values(#reference, &#g)));
+        products.push(quote!(::autodiff::__private::from_values(#reference, &#h)));
+    }
+    let inner_directions = crate::emit::tuple_or_single(inner_directions);
+    let (gradient_slots, product_slots) = (
+        crate::emit::tuple_or_single(gradient_slots),
+        crate::emit::tuple_or_single(product_slots),
+    );
+    let (gradients, products) = (
+        crate::emit::tuple_or_single(gradients),
+        crate::emit::tuple_or_single(products),
+    );
+    let callee = format_ident!("{}_hvp", crate::naming::whole_function(&s.item.sig.ident));
+    let owner = crate::expand::is_method(s.item).then(|| quote!(Self::));
+    let value = Ident::new("__value", Span::mixed_site());
+    let doc = format!(
+        " The value, gradient and Hessian-vector product `H v` of `{}`: `{callee}` (forward over reverse) on \
+         the structs' values views, gathered back into structs.",
+        s.item.sig.ident
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #signature {
+            let #directions = #v;
+            #(#views)*
+            let (#value, #gradient, #product) = #owner #callee(#(#args,)* #inner_directions);
+            let #gradient_slots = #gradient;
+            let #product_slots = #product;
+            (#value, #gradients, #products)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use quote::quote;
+
+    fn expanded(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
+        crate::expand::differentiable(attr, item).to_string()
+    }
+
+    #[test]
+    fn calls_that_pass_a_struct_on_whole_call_the_callees_whole_function() {
+        let text = expanded(
+            quote!(order = 2),
+            quote! {
+                fn f(p: &Model, x: f64) -> f64 {
+                    g(p, x) * p.b + h(&p.layer, x) + p.w[p.n]
+                }
+            },
+        );
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("wrt (__p_values , x)"), "{text}");
+        assert!(
+            text.contains("__p_primal : & < Model as :: autodiff :: __private :: Itself > :: Type"),
+            "{text}"
+        );
+        // The struct and its view; the nested struct and its part of the view.
+        assert!(
+            text.contains("__g_whole (__p_primal , __p_values , x)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("__h_whole (__p_layer_primal , __p_layer_values , x)"),
+            "{text}"
+        );
+        assert!(text.contains("field_ref :: < Model ,"), "{text}");
+        // A scalar and an array from the view, an integer from the struct.
+        assert!(text.contains("let __p_b = __p_values ["), "{text}");
+        assert!(
+            text.contains("let __p_w = & __p_values [__p_w_start .. __p_w_end]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("let __p_n = :: autodiff :: __private :: field_value :: < Model ,"),
+            "{text}"
+        );
+        for item in ["fn __f_whole", "fn f_hvp", "fn f_hessian"] {
+            assert!(text.contains(item), "{item} in {text}");
+        }
+    }
+
+    #[test]
+    fn methods_call_methods_through_self() {
+        let text = expanded(
+            quote!(order = 2, wrt(self)),
+            quote! {
+                fn energy(&self, x: f64) -> f64 {
+                    self.other(x) * Self::helper(self.k)
+                }
+            },
+        );
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(
+            text.contains("Self :: __other_whole (__self_primal , __self_values , x)"),
+            "{text}"
+        );
+        assert!(text.contains("Self :: helper (__self_k)"), "{text}");
+        assert!(
+            text.contains("Self :: __energy_whole_hvp (self , & __values_0"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn at_first_order_the_hidden_function_is_made_where_the_scalar_fields_are_surely_floats() {
+        let first_order = |body: proc_macro2::TokenStream| {
+            expanded(quote!(), quote!(fn f(p: &Model, x: f64) -> f64 { #body }))
+        };
+        let floats = first_order(quote!(p.b * x + p.w[0]));
+        assert!(floats.contains("fn __f_whole"), "{floats}");
+        assert!(floats.contains("__struct_whole"), "{floats}");
+        // A flag, an exponent, an argument of a call: maybe not floats, and the first order must not break.
+        for doubtful in [
+            quote!(if p.flag { x } else { -x }),
+            quote!(x.powi(p.n)),
+            quote!(g(x, p.n) * p.b),
+        ] {
+            let text = first_order(doubtful);
+            assert!(!text.contains("fn __f_whole"), "{text}");
+            assert!(!text.contains("compile_error"), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_struct_used_other_than_as_an_argument_is_an_error() {
+        let text = expanded(
+            quote!(order = 2),
+            quote! {
+                fn f(p: &Mlp, x: f64) -> f64 {
+                    let q = p;
+                    g(q, x)
+                }
+            },
+        );
+        assert!(text.contains("only as an argument of a call"), "{text}");
+    }
+}
