@@ -167,7 +167,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
                 let calls = calls_of(&f, &activity, false);
-                first_order_generic_copy(&item, &args, flat.is_some(), &sig, &calls)
+                first_order_generic_copy(&item, &args, flat.is_some(), &calls)
             };
             let companion = generated.companion(generic_copy);
             let primal = primal(&item);
@@ -209,18 +209,19 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 /// For a function written for `f64` (or `f32`) without `order = K`: its generic copy `__f_generic`
 /// (`shadow.rs`), differentiated at first order, which the generic copies of `order = K` callers call, so
 /// that `order = 2` on a caller needs nothing of the callee. Emitted only where the copy surely compiles
-/// (`shadow::why_no_copy`: no references, no iterators, no second float type, calls only of functions
-/// with derivatives by their names, ...), since a copy that did not would break the function's first
-/// order too. Without one, the companion's `GenericCopy` is a fallback whose use is a compile error saying
-/// why (`companion::fallback_copy`), so that callers' copies compile: the copies chain through call trees,
-/// and fail only where an `order = K` function reaches a function without one.
+/// (`shadow::why_no_copy`: no references but those passed to calls, no iterators, no second float type,
+/// calls only of functions with derivatives by their names, ...), since a copy that did not would break
+/// the function's first order too. A function with output parameters gets one as well: its copy writes
+/// the same buffers, of the copy's float type, so that an `order = K` Euler step calling `rhs(&y, p, &mut
+/// k)` differentiates through it. Without one, the companion's `GenericCopy` is a fallback whose use is
+/// a compile error saying why (`companion::fallback_copy`), so that callers' copies compile: the copies
+/// chain through call trees, and fail only where an `order = K` function reaches a function without one.
 ///
 /// `calls` are the callees that `item` calls with differentiated arguments.
 fn first_order_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
     parameter_struct: bool,
-    sig: &Signature,
     calls: &[String],
 ) -> (companion::GenericCopy, TokenStream) {
     let higher = args
@@ -228,7 +229,7 @@ fn first_order_generic_copy(
         .as_ref()
         .is_some_and(|k| k.base10_parse::<usize>().is_ok_and(|k| k >= 2));
     let missing = (companion::GenericCopy::Missing, TokenStream::new());
-    if higher || parameter_struct || sig.outputs().count() > 0 {
+    if higher || parameter_struct {
         return missing;
     }
     let Some(float) = crate::shadow::written_float(item) else {
@@ -1313,7 +1314,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             sweep_into: None,
             extra,
             method,
-            generic_copy: if method || outputs.is_some() {
+            generic_copy: if method {
                 companion::GenericCopy::Missing
             } else if !signature::float_type_params(&item.sig.generics).is_empty() {
                 companion::GenericCopy::Itself(path(name))
