@@ -53,14 +53,17 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     let shapes_known = errors.len() == 0;
     // The generated items are built from the body with its iterator chains and closures rewritten into
     // loops; `f` itself is emitted as written.
-    let desugared = chains::desugar(&item, &mut errors);
+    let chains_desugared = chains::desugar(&item, &mut errors);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
     let desugared = match &sig {
         Some(sig) => syn::ItemFn {
-            block: Box::new(signature::scalar_outputs_as_slices(&desugared.block, sig)),
-            ..desugared
+            block: Box::new(signature::scalar_outputs_as_slices(
+                &chains_desugared.block,
+                sig,
+            )),
+            ..chains_desugared.clone()
         },
-        None => desugared,
+        None => chains_desugared.clone(),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     let flat = sig
@@ -119,11 +122,22 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 TokenStream::new()
             }
         }
-        (Some(sig), Some(order), Some(_), _) if sig.outputs().count() > 0 => {
+        // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float).
+        (Some(sig), Some(order), Some(_), _)
+            if sig.outputs().count() > 0
+                && sig.returns_unit()
+                && order.base10_parse::<usize>().is_ok_and(|k| k >= 2) =>
+        {
+            let name = &item.sig.ident;
             errors.spanned(
                 order,
-                "`order = K` is not supported yet for a function with output parameters (`&mut [T]`): \
-                 return the result, or differentiate a function of the outputs to second order",
+                format!(
+                    "`order = K` needs a function returning one float, whose Hessian `{name}_hvp` and \
+                     `{name}_hessian` give, and `{name}` returns `()`: its results are its output \
+                     parameters. Give `order = K` to a function of the outputs that returns a float \
+                     instead (`#[differentiable(order = 2)] fn loss(..) -> f64 {{ let mut out = vec![0.0; n]; \
+                     {name}(.., &mut out); /* a float of out */ }}`), and keep `#[differentiable]` on `{name}`"
+                ),
             );
             TokenStream::new()
         }
@@ -134,7 +148,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .filter(|c| !plain.iter().any(|p| p.callee == *c))
                 .collect();
             let calls = crate::shadow::CopyCalls { active, plain };
-            crate::higher::items(&body, sig, &args, order, &calls, &mut errors)
+            // The generic copy is made of the body as written (`*y` of a float output stays `*y`: the
+            // copy's own expansion reads it as `y[0]`).
+            crate::higher::items(&chains_desugared, sig, &args, order, &calls, &mut errors)
         }
         _ => TokenStream::new(),
     };
