@@ -431,3 +431,36 @@ fn outputs_of_an_f64_function_read_and_written() {
         check_hessian(&hessian, &by_hand, grad, &w, "two_outputs");
     }
 }
+
+/// An integer buffer the function reads and writes (a cursor): never differentiated, but `f_hessian` runs
+/// the function once per column, each time from the cursor as it came in.
+#[differentiable(wrt(a), order = 2)]
+fn advance_and_pick(a: &[f64], cursor: &mut [usize]) -> f64 {
+    let i = cursor[0];
+    cursor[0] = i + 1;
+    a[i] * a[cursor[0]] * a[cursor[0]]
+}
+
+#[test]
+fn an_integer_buffer_is_written_once_and_read_as_it_came_in() {
+    for x in points(4, 20, -2.0, 2.0) {
+        for start in 0..3 {
+            let mut cursor = [start];
+            let (value, gradient, hessian) = advance_and_pick_hessian(&x, &mut cursor);
+            assert_eq!(cursor, [start + 1], "the cursor is advanced once");
+            assert_eq!(value, advance_and_pick(&x, &mut [start]));
+            // a_i a_j² with j = i + 1.
+            let (i, j) = (start, start + 1);
+            let mut g = vec![0.0; 4];
+            g[i] = x[j] * x[j];
+            g[j] = 2.0 * x[i] * x[j];
+            assert_all_close(&gradient, &g, ANALYTIC_TOL, "gradient");
+            let mut by_hand = vec![vec![0.0; 4]; 4];
+            by_hand[i][j] = 2.0 * x[j];
+            by_hand[j][i] = 2.0 * x[j];
+            by_hand[j][j] = 2.0 * x[i];
+            let grad = |w: &[f64]| advance_and_pick_grad(w, &mut [start]).1;
+            check_hessian(&hessian, &by_hand, grad, &x, "advance_and_pick");
+        }
+    }
+}

@@ -319,6 +319,39 @@ impl Higher<'_> {
         p.array.filter(|_| !p.scalar)
     }
 
+    /// Does the function write this parameter, a buffer that `f_hessian` must hand each `f_hvp` as it came
+    /// in: an output parameter, or a `&mut` slice, array or `Vec` of integers or a `&mut` integer (a cursor,
+    /// a permutation: written but never differentiated). Other `&mut` types (a random number generator)
+    /// are passed on as they are.
+    fn written_buffer(p: &Param) -> bool {
+        let Type::Reference(r) = &p.ty else {
+            return false;
+        };
+        let primitive = |ty: &Type| {
+            matches!(ty, Type::Path(t) if t.qself.is_none() && t.path.get_ident().is_some_and(|i| {
+                const PRIMITIVE: &[&str] = &[
+                    "usize", "u8", "u16", "u32", "u64", "u128", "isize", "i8", "i16", "i32", "i64",
+                    "i128", "bool",
+                ];
+                PRIMITIVE.iter().any(|n| i == n)
+            }))
+        };
+        let vec_of_primitives = |ty: &Type| {
+            let Type::Path(t) = ty else { return false };
+            t.path.segments.last().is_some_and(|last| {
+                last.ident == "Vec"
+                    && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
+                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(e)) if primitive(e)))
+            })
+        };
+        let integers = match &*r.elem {
+            Type::Slice(s) => primitive(&s.elem),
+            Type::Array(a) => primitive(&a.elem),
+            ty => primitive(ty) || vec_of_primitives(ty),
+        };
+        r.mutability.is_some() && (p.output || integers)
+    }
+
     /// A parameter passed unchanged (cloned if owned, since the items call `f` more than once).
     fn unchanged(&self, p: &Param) -> TokenStream {
         let ident = &p.ident;
@@ -606,11 +639,14 @@ impl Higher<'_> {
             quote!((#(#hv_parts,)*))
         };
         let args: Vec<TokenStream> = self.sig.params.iter().map(|p| self.unchanged(p)).collect();
-        // An output parameter: `f_grad` writes it as the function does; each `f_hvp` gets a copy of its
-        // incoming value (which the function may read), kept before `f_grad` overwrites it.
+        // An output parameter (or an integer buffer the function writes): `f_grad` writes it as the function
+        // does; each `f_hvp` gets a copy of its incoming value (which the function may read), kept before
+        // `f_grad` overwrites it.
         let incoming: Vec<(Ident, &Ident)> = self
             .sig
-            .outputs()
+            .params
+            .iter()
+            .filter(|p| Self::written_buffer(p))
             .map(|p| (local(&format!("__incoming_{}", p.ident)), &p.ident))
             .collect();
         let keep_incoming = incoming
