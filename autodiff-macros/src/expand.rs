@@ -875,10 +875,12 @@ impl<'a> Generated<'a> {
                 (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
             };
             let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
+            // Hidden, with the function's parameter types: `ptr_arg` (`&mut Vec<T>` for `&mut [T]`) is the
+            // user's to allow on the function, not here.
             let extra = quote! {
-                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
                 fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause { #vjp_body }
-                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
                 fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause { #jvp_body }
             };
             (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)

@@ -172,7 +172,13 @@ impl ::autodiff::__private::HasGenericCopy for residual {}
 impl ::autodiff::__private::OwnGenericCopy for residual {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl residual {
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __vjp_all<T: Float>(
         x: &[T],
         r: &mut [T],
@@ -211,7 +217,13 @@ impl residual {
         ::autodiff::__private::add_to(&mut __d_x[0], __d_v0);
         (__v8, (__d_x, __d_r, __d_e[0]))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __jvp_all<T: Float>(
         x: &[T],
         r: &mut [T],

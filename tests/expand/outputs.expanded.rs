@@ -175,7 +175,13 @@ impl ::autodiff::__private::HasGenericCopy for rhs {}
 impl ::autodiff::__private::OwnGenericCopy for rhs {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rhs {
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __vjp_all(
         y: &[f64],
         p: &[f64],
@@ -220,7 +226,13 @@ impl rhs {
         ::autodiff::__private::add_to(&mut __d_p[0], __d_v0);
         ((), (__d_y, __d_p, __d_dydt))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __jvp_all(
         y: &[f64],
         p: &[f64],
@@ -799,7 +811,13 @@ impl ::autodiff::__private::HasGenericCopy for rotate {}
 impl ::autodiff::__private::OwnGenericCopy for rotate {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rotate {
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __vjp_all(
         t: f64,
         v: &[f64; 2],
@@ -845,7 +863,13 @@ impl rotate {
         let __d_t_1 = __d_t + __d_v0_1 * -::autodiff::__private::Float::sin(t);
         ((), (__d_t_1, __d_v, __d_out))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __jvp_all(
         t: f64,
         v: &[f64; 2],
