@@ -464,3 +464,43 @@ fn an_integer_buffer_is_written_once_and_read_as_it_came_in() {
         }
     }
 }
+
+/// Written for `f64`: a float output written, then read, and a `Vec` output whose incoming value is read,
+/// with `wrt(x)` leaving that output's incoming value out of the gradient; third order.
+#[allow(clippy::ptr_arg)] // a `&mut Vec<T>` output is the form under test
+#[differentiable(wrt(x), order = 3)]
+fn cubic_into(x: f64, e: &mut f64, trace: &mut Vec<f64>) -> f64 {
+    *e = x * x;
+    trace[0] += *e;
+    *e * x + trace[0] * x
+}
+
+#[test]
+fn derivatives_of_an_f64_function_with_outputs_and_wrt() {
+    for w in points(2, 40, -2.0, 2.0) {
+        let (x, t) = (w[0], w[1]);
+        let (mut e, mut trace) = (f64::NAN, vec![t]);
+        let d = cubic_into_derivatives(x, &mut e, &mut trace);
+        assert_eq!(
+            (e, trace[0]),
+            (x * x, t + x * x),
+            "f_derivatives writes the outputs"
+        );
+        // x³ + (t + x²) x = 2x³ + t x, `t` a constant.
+        let by_hand = [2.0 * x * x * x + t * x, 6.0 * x * x + t, 12.0 * x, 12.0];
+        assert_all_close(&d, &by_hand, ANALYTIC_TOL, "derivatives");
+        let (mut e, mut trace) = (f64::NAN, vec![t]);
+        let (value, gradient, hessian) = cubic_into_hessian(x, &mut e, &mut trace);
+        let value_of_f = cubic_into(x, &mut 0.0, &mut vec![t]);
+        assert_eq!(
+            (value, e, trace[0]),
+            (value_of_f, x * x, t + x * x),
+            "f_hessian"
+        );
+        assert_close(gradient, by_hand[1], ANALYTIC_TOL, "gradient");
+        let grad = |v: &[f64]| vec![cubic_into_grad(v[0], &mut 0.0, &mut vec![t]).1];
+        check_hessian(&hessian, &[vec![by_hand[2]]], grad, &[x], "cubic_into");
+        let (_, _, hv) = cubic_into_hvp(x, &mut 0.0, &mut vec![t], 0.5);
+        assert_close(hv, 0.5 * by_hand[2], ANALYTIC_TOL, "hvp");
+    }
+}
