@@ -364,6 +364,15 @@ impl Higher<'_> {
     /// An output parameter `out` lifted to `levels` nested dual numbers from its incoming value, with the
     /// tangent `tangent` at the first level (where the incoming value is read and `v` has a part for it),
     /// else zero: the buffer the generated item hands the function in place of `out`.
+    ///
+    /// ```text
+    /// // Input:                                     // Output (in `f_hvp`, with `write_back`):
+    /// fn f<T: Float>(x: T, out: &mut [T]) -> T      let mut __lifted_out = constant_vec(&(*out));
+    ///                                               let (value, gradient) = f_grad(__lifted_x, &mut __lifted_out);
+    ///                                               for (__element, __dual) in out.iter_mut().zip(__lifted_out.iter()) {
+    ///                                                   *__element = __dual.re;
+    ///                                               }
+    /// ```
     fn lift_output(p: &Param, levels: usize, tangent: Option<&Ident>) -> TokenStream {
         let ident = &p.ident;
         let label = ident.to_string();
