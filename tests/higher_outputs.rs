@@ -504,3 +504,39 @@ fn derivatives_of_an_f64_function_with_outputs_and_wrt() {
         assert_close(hv, 0.5 * by_hand[2], ANALYTIC_TOL, "hvp");
     }
 }
+
+/// An `order = 2` caller of `residual`, itself `order = 2` with an output: through its generic copy.
+#[differentiable(order = 2)]
+fn residual_and_product(x: &[f64]) -> f64 {
+    let mut r = vec![0.0; 3];
+    let norm = residual(x, &mut r);
+    norm + r[0] * r[1]
+}
+
+#[test]
+fn a_caller_of_an_order_2_function_with_an_output() {
+    for x in points(3, 40, -2.0, 2.0) {
+        let (value, _, hessian) = residual_and_product_hessian(&x);
+        assert_eq!(value, residual_and_product(&x));
+        // Σ (x_i² - 2)² + (x_0² - 2)(x_1² - 2).
+        let mut by_hand: Vec<Vec<f64>> = (0..3)
+            .map(|i| {
+                (0..3)
+                    .map(|j| {
+                        if i == j {
+                            12.0 * x[i] * x[i] - 8.0
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        by_hand[0][0] += 2.0 * (x[1] * x[1] - 2.0);
+        by_hand[1][1] += 2.0 * (x[0] * x[0] - 2.0);
+        by_hand[0][1] += 4.0 * x[0] * x[1];
+        by_hand[1][0] += 4.0 * x[0] * x[1];
+        let grad = |w: &[f64]| residual_and_product_grad(w).1;
+        check_hessian(&hessian, &by_hand, grad, &x, "residual_and_product");
+    }
+}
