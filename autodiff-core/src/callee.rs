@@ -234,7 +234,8 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
     label = "called here by a function with `order = K`",
     note = "give the callee `order = 2` too (its generic copy is then made, or an error says why it cannot be), \
             or make it generic over `T: Float`; `#[differentiable]` alone makes the copy only for a function \
-            whose body takes no reference and iterates slices only by value (`for &v in x`, `x.iter().map(|v| ..)`)"
+            whose body takes references only to pass them to calls and iterates slices only by value \
+            (`for &v in x`, `x.iter().map(|v| ..)`)"
 )]
 pub trait HasGenericCopy {}
 

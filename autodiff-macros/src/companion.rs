@@ -111,8 +111,8 @@ impl IntoSlot {
 /// over the float type. Through the companion type, the generic copy is found wherever the function's name
 /// is (imported by `use`, or by a path), which a separately named function would not be.
 pub(crate) enum GenericCopy {
-    /// No implementation (a method, or a function with output parameters): rustc says so at an
-    /// `order = K` caller.
+    /// No implementation (a method, or a function of a parameter struct): rustc says so at an `order = K`
+    /// caller.
     Missing,
     /// Generic over its float type: the type is its own copy, and `call` calls `primal`.
     Itself(TokenStream),
@@ -389,6 +389,8 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 cotangent_types: &cotangent_types,
                 tangent_types: &tangent_types,
                 into_types: &into_types,
+                vjp_extra: &vjp_extra,
+                jvp_extra: &jvp_extra,
             });
             (fallback, TokenStream::new())
         }
@@ -447,6 +449,9 @@ struct FallbackCopy<'a> {
     cotangent_types: &'a [TokenStream],
     tangent_types: &'a [TokenStream],
     into_types: &'a [TokenStream],
+    /// With output parameters, `vjp`'s and `jvp`'s parameters after `d_ret` and `tangents`.
+    vjp_extra: &'a TokenStream,
+    jvp_extra: &'a TokenStream,
 }
 
 /// The fallback that stands for the generic copy of a function written for `f64` without one: a type
@@ -491,6 +496,7 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
     let cotangent_types = generic_all(f.cotangent_types);
     let tangent_types = generic_all(f.tangent_types);
     let into_types = generic_all(f.into_types);
+    let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
     let fixed = |n: &str| Ident::new(n, Span::mixed_site());
     let (d_ret, tangents, grads) = (fixed("d_ret"), fixed("tangents"), fixed("grads"));
     let copy = crate::naming::generic_copy(name);
@@ -520,9 +526,9 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
             #[inline]
             #vis fn call_on #copy_generics (self, #(#params,)*) -> #ret #where_clause { #fail }
             #[inline]
-            #vis fn vjp #copy_generics (self, #(#params,)* #d_ret: #d_ret_ty) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
+            #vis fn vjp #copy_generics (self, #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
             #[inline]
-            #vis fn jvp #copy_generics (self, #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) #where_clause { #fail }
+            #vis fn jvp #copy_generics (self, #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause { #fail }
             #[inline]
             #vis fn vjp_into #copy_generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause { #fail }
         }

@@ -53,16 +53,19 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     let shapes_known = errors.len() == 0;
     // The generated items are built from the body with its iterator chains and closures rewritten into
     // loops; `f` itself is emitted as written.
-    let mut desugared = chains::desugar(&item, &mut errors);
+    let mut chains_desugared = chains::desugar(&item, &mut errors);
     // A generic copy's calls by a path, in the form the later passes read.
-    crate::shadow::read_copy_calls(&mut desugared.block);
+    crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
     let desugared = match &sig {
         Some(sig) => syn::ItemFn {
-            block: Box::new(signature::scalar_outputs_as_slices(&desugared.block, sig)),
-            ..desugared
+            block: Box::new(signature::scalar_outputs_as_slices(
+                &chains_desugared.block,
+                sig,
+            )),
+            ..chains_desugared.clone()
         },
-        None => desugared,
+        None => chains_desugared.clone(),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     let flat = sig
@@ -135,11 +138,22 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 activity,
             })
         }
-        (Some(sig), Some(order), Some(_), _) if sig.outputs().count() > 0 => {
+        // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float).
+        (Some(sig), Some(order), Some(_), _)
+            if sig.outputs().count() > 0
+                && sig.returns_unit()
+                && order.base10_parse::<usize>().is_ok_and(|k| k >= 2) =>
+        {
+            let name = &item.sig.ident;
             errors.spanned(
                 order,
-                "`order = K` is not supported yet for a function with output parameters (`&mut [T]`): \
-                 return the result, or differentiate a function of the outputs to second order",
+                format!(
+                    "`order = K` needs a function returning one float, whose Hessian `{name}_hvp` and \
+                     `{name}_hessian` give, and `{name}` returns `()`: its results are its output \
+                     parameters. Give `order = K` to a function of the outputs that returns a float \
+                     instead (`#[differentiable(order = 2)] fn loss(..) -> f64 {{ let mut out = vec![0.0; n]; \
+                     {name}(.., &mut out); /* a float of out */ }}`), and keep `#[differentiable]` on `{name}`"
+                ),
             );
             TokenStream::new()
         }
@@ -150,7 +164,9 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 .filter(|c| !plain.iter().any(|p| p.callee == *c))
                 .collect();
             let calls = crate::shadow::CopyCalls { active, plain };
-            crate::higher::items(&body, sig, &args, order, &calls, &mut errors)
+            // The generic copy is made of the body as written (`*y` of a float output stays `*y`: the
+            // copy's own expansion reads it as `y[0]`).
+            crate::higher::items(&chains_desugared, sig, &args, order, &calls, &mut errors)
         }
         _ => TokenStream::new(),
     };
@@ -172,7 +188,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
                 let calls = calls_of(&f, &activity, false);
-                let (_, copy) = first_order_generic_copy(&item, &args, false, &sig, &calls);
+                let (_, copy) = first_order_generic_copy(&chains_desugared, &args, false, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
                 (companion::GenericCopy::Missing, TokenStream::new())
@@ -188,7 +204,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
                 let calls = calls_of(&f, &activity, false);
-                first_order_generic_copy(&desugared, &args, flat.is_some(), &sig, &calls)
+                first_order_generic_copy(&chains_desugared, &args, flat.is_some(), &calls)
             };
             let companion = generated.companion(generic_copy);
             let primal = primal(&item);
@@ -230,18 +246,19 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 /// For a function written for `f64` (or `f32`) without `order = K`: its generic copy `__f_generic`
 /// (`shadow.rs`), differentiated at first order, which the generic copies of `order = K` callers call, so
 /// that `order = 2` on a caller needs nothing of the callee. Emitted only where the copy surely compiles
-/// (`shadow::why_no_copy`: no references, no iterators, no second float type, calls only of functions
-/// with derivatives by their names, ...), since a copy that did not would break the function's first
-/// order too. Without one, the companion's `GenericCopy` is a fallback whose use is a compile error saying
-/// why (`companion::fallback_copy`), so that callers' copies compile: the copies chain through call trees,
-/// and fail only where an `order = K` function reaches a function without one.
+/// (`shadow::why_no_copy`: no references but those passed to calls, no iterators, no second float type,
+/// calls only of functions with derivatives by their names, ...), since a copy that did not would break
+/// the function's first order too. A function with output parameters gets one as well: its copy writes
+/// the same buffers, of the copy's float type, so that an `order = K` Euler step calling `rhs(&y, p, &mut
+/// k)` differentiates through it. Without one, the companion's `GenericCopy` is a fallback whose use is
+/// a compile error saying why (`companion::fallback_copy`), so that callers' copies compile: the copies
+/// chain through call trees, and fail only where an `order = K` function reaches a function without one.
 ///
 /// `calls` are the callees that `item` calls with differentiated arguments.
 fn first_order_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
     parameter_struct: bool,
-    sig: &Signature,
     calls: &[String],
 ) -> (companion::GenericCopy, TokenStream) {
     let higher = args
@@ -249,7 +266,7 @@ fn first_order_generic_copy(
         .as_ref()
         .is_some_and(|k| k.base10_parse::<usize>().is_ok_and(|k| k >= 2));
     let missing = (companion::GenericCopy::Missing, TokenStream::new());
-    if higher || parameter_struct || sig.outputs().count() > 0 {
+    if higher || parameter_struct {
         return missing;
     }
     let Some(float) = crate::shadow::written_float(item) else {
@@ -879,10 +896,12 @@ impl<'a> Generated<'a> {
                 (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
             };
             let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
+            // Hidden, with the function's parameter types: `ptr_arg` (`&mut Vec<T>` for `&mut [T]`) is the
+            // user's to allow on the function, not here.
             let extra = quote! {
-                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
                 fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause { #vjp_body }
-                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
                 fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause { #jvp_body }
             };
             (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
@@ -1334,7 +1353,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             sweep_into: None,
             extra,
             method,
-            generic_copy: if method || outputs.is_some() {
+            generic_copy: if method {
                 companion::GenericCopy::Missing
             } else if !signature::float_type_params(&item.sig.generics).is_empty() {
                 companion::GenericCopy::Itself(path(name))

@@ -8,6 +8,12 @@
 //! its float type (`fn f<T: Float>(x: T) -> T`), so that it and its generated items run on `Dual<T>`; since
 //! tapes, calls and custom gradients are generic too, second derivatives flow through loops, callees and
 //! custom gradient closures.
+//!
+//! Output parameters (`out: &mut [T]`, `e: &mut T`) of a function returning a float: the items are the
+//! derivatives of the returned float, as `f_grad` is. Each output goes to `f_grad` (or `f_jvp`) as a buffer
+//! of duals lifted from its incoming value (`lift_output`), the values written back after the call
+//! (`write_back`); `f_hessian` hands each `f_hvp` a copy of the incoming value, kept before `f_grad`
+//! writes the caller's buffer, so the buffers end as one call of `f` leaves them.
 
 use crate::errors::Errors;
 use crate::ir::Kind;
@@ -320,12 +326,101 @@ impl Higher<'_> {
         }
     }
 
+    /// The array shape of a parameter as the Hessian flattens it: none for a float output (`&mut T`),
+    /// which is one input.
+    fn array(p: &Param) -> Option<crate::signature::ArrayShape> {
+        p.array.filter(|_| !p.scalar)
+    }
+
+    /// Does the function write this parameter, a buffer that `f_hessian` must hand each `f_hvp` as it came
+    /// in: an output parameter, or a `&mut` slice, array or `Vec` of integers or a `&mut` integer (a cursor,
+    /// a permutation: written but never differentiated). Other `&mut` types (a random number generator)
+    /// are passed on as they are.
+    fn written_buffer(p: &Param) -> bool {
+        let Type::Reference(r) = &p.ty else {
+            return false;
+        };
+        let primitive = |ty: &Type| {
+            matches!(ty, Type::Path(t) if t.qself.is_none() && t.path.get_ident().is_some_and(|i| {
+                const PRIMITIVE: &[&str] = &[
+                    "usize", "u8", "u16", "u32", "u64", "u128", "isize", "i8", "i16", "i32", "i64",
+                    "i128", "bool",
+                ];
+                PRIMITIVE.iter().any(|n| i == n)
+            }))
+        };
+        let vec_of_primitives = |ty: &Type| {
+            let Type::Path(t) = ty else { return false };
+            t.path.segments.last().is_some_and(|last| {
+                last.ident == "Vec"
+                    && matches!(&last.arguments, syn::PathArguments::AngleBracketed(a)
+                        if matches!(a.args.first(), Some(syn::GenericArgument::Type(e)) if primitive(e)))
+            })
+        };
+        let integers = match &*r.elem {
+            Type::Slice(s) => primitive(&s.elem),
+            Type::Array(a) => primitive(&a.elem),
+            ty => primitive(ty) || vec_of_primitives(ty),
+        };
+        r.mutability.is_some() && (p.output || integers)
+    }
+
     /// A parameter passed unchanged (cloned if owned, since the items call `f` more than once).
     fn unchanged(&self, p: &Param) -> TokenStream {
         let ident = &p.ident;
         match &p.ty {
             Type::Reference(_) => quote!(#ident),
             _ => quote!(::core::clone::Clone::clone(&#ident)),
+        }
+    }
+
+    /// An output parameter `out` lifted to `levels` nested dual numbers from its incoming value, with the
+    /// tangent `tangent` at the first level (where the incoming value is read and `v` has a part for it),
+    /// else zero: the buffer the generated item hands the function in place of `out`.
+    ///
+    /// ```text
+    /// // Input:                                     // Output (in `f_hvp`, with `write_back`):
+    /// fn f<T: Float>(x: T, out: &mut [T]) -> T      let mut __lifted_out = constant_vec(&(*out));
+    ///                                               let (value, gradient) = f_grad(__lifted_x, &mut __lifted_out);
+    ///                                               for (__element, __dual) in out.iter_mut().zip(__lifted_out.iter()) {
+    ///                                                   *__element = __dual.re;
+    ///                                               }
+    /// ```
+    fn lift_output(p: &Param, levels: usize, tangent: Option<&Ident>) -> TokenStream {
+        let ident = &p.ident;
+        let label = ident.to_string();
+        let mut value = quote!((*#ident));
+        for level in 0..levels {
+            let tangent = tangent.filter(|_| level == 0);
+            value = match (p.scalar, p.array.is_some_and(|shape| shape.fixed), tangent) {
+                (true, _, Some(t)) => quote!(::autodiff::__private::Dual::new(#value, #t)),
+                (true, _, None) => {
+                    quote!(::autodiff::__private::Dual::new(#value, ::autodiff::__private::Zero::zero()))
+                }
+                (false, true, Some(t)) => quote!(::autodiff::__private::dual_array(&#value, &#t)),
+                (false, true, None) => quote!(::autodiff::__private::constant_array(&#value)),
+                (false, false, Some(t)) => {
+                    quote!(::autodiff::__private::dual_vec(#label, &#value, &#t))
+                }
+                (false, false, None) => quote!(::autodiff::__private::constant_vec(&#value)),
+            };
+        }
+        value
+    }
+
+    /// The output parameter `out` written as the function wrote it: the values (the all-`re` parts) of
+    /// `lifted`, its buffer of `levels` nested dual numbers.
+    fn write_back(p: &Param, lifted: &Ident, levels: usize) -> TokenStream {
+        let ident = &p.ident;
+        let re = (0..levels).map(|_| quote!(.re));
+        if p.scalar {
+            return quote!(*#ident = #lifted #(#re)*;);
+        }
+        let (out, value) = (local("__element"), local("__dual"));
+        quote! {
+            for (#out, #value) in #ident.iter_mut().zip(#lifted.iter()) {
+                *#out = #value #(#re)*;
+            }
         }
     }
 
@@ -350,6 +445,7 @@ impl Higher<'_> {
         let mut lifts = Vec::new();
         let mut args = Vec::new();
         let mut direction = directions.iter();
+        let mut write_back = Vec::new();
         for p in &self.sig.params {
             if !self.is_float(p) {
                 args.push(self.unchanged(p));
@@ -359,6 +455,13 @@ impl Higher<'_> {
             let lifted = local(&format!("__lifted_{ident}"));
             let label = ident.to_string();
             let tangent = if p.active { direction.next() } else { None };
+            if p.output {
+                let lift = Self::lift_output(p, 1, tangent);
+                lifts.push(quote!(let mut #lifted = #lift;));
+                args.push(quote!(&mut #lifted));
+                write_back.push(Self::write_back(p, &lifted, 1));
+                continue;
+            }
             let value = if p.by_ref {
                 quote!(*#ident)
             } else {
@@ -431,6 +534,7 @@ impl Higher<'_> {
                 #unpack
                 #(#lifts)*
                 let (#value, #gradient) = #grad(#(#args),*);
+                #(#write_back)*
                 #unpack_gradient
                 (#value.re, #re, #eps)
             }
@@ -475,7 +579,7 @@ impl Higher<'_> {
             if let Some((trait_, reference)) = flat_view(p) {
                 return quote!(#trait_::to_flat(#reference).len());
             }
-            match (&p.array, crate::signature::float_tuple(&p.kind)) {
+            match (&Self::array(p), crate::signature::float_tuple(&p.kind)) {
                 (Some(shape), _) if shape.matrix => {
                     quote!(::autodiff::__private::flatten(&#ident).len())
                 }
@@ -508,7 +612,7 @@ impl Higher<'_> {
                 );));
                 continue;
             }
-            let unit = match p.array {
+            let unit = match Self::array(p) {
                 None if tuple.is_some() => {
                     let units = (0..tuple.unwrap_or(0)).map(|_| scalar_unit.clone());
                     quote!((#(#units,)*))
@@ -534,7 +638,7 @@ impl Higher<'_> {
                 }),
             };
             units.push(unit);
-            rows.push(match (&p.array, tuple) {
+            rows.push(match (&Self::array(p), tuple) {
                 (Some(shape), _) if shape.matrix => {
                     quote!(#row.extend(::autodiff::__private::flatten(&#part));)
                 }
@@ -557,6 +661,31 @@ impl Higher<'_> {
             quote!((#(#hv_parts,)*))
         };
         let args: Vec<TokenStream> = self.sig.params.iter().map(|p| self.unchanged(p)).collect();
+        // An output parameter (or an integer buffer the function writes): `f_grad` writes it as the function
+        // does; each `f_hvp` gets a copy of its incoming value (which the function may read), kept before
+        // `f_grad` overwrites it.
+        let incoming: Vec<(Ident, &Ident)> = self
+            .sig
+            .params
+            .iter()
+            .filter(|p| Self::written_buffer(p))
+            .map(|p| (local(&format!("__incoming_{}", p.ident)), &p.ident))
+            .collect();
+        let keep_incoming = incoming
+            .iter()
+            .map(|(kept, ident)| quote!(let #kept = ::std::borrow::ToOwned::to_owned(&*#ident);));
+        let hvp_args: Vec<TokenStream> = self
+            .sig
+            .params
+            .iter()
+            .zip(&args)
+            .map(
+                |(p, arg)| match incoming.iter().find(|(_, ident)| **ident == p.ident) {
+                    Some((kept, _)) => quote!(&mut ::core::clone::Clone::clone(&#kept)),
+                    None => arg.clone(),
+                },
+            )
+            .collect();
         let (grad, hvp) = (self.name("grad"), self.name("hvp"));
         let doc = format!(
             " The value, gradient and Hessian of `{}`, the Hessian over the active inputs flattened in \
@@ -572,12 +701,13 @@ impl Higher<'_> {
         quote! {
             #[doc = #doc]
             #signature {
+                #(#keep_incoming)*
                 let (value, gradient) = #grad(#(#args),*);
                 let #n: usize = 0 #(+ #sizes)*;
                 let mut #hessian = ::std::vec::Vec::with_capacity(#n);
                 for #i in 0..#n {
                     let mut #offset = 0usize;
-                    let (_, _, #unpack) = #hvp(#(#args,)* #direction);
+                    let (_, _, #unpack) = #hvp(#(#hvp_args,)* #direction);
                     let mut #row = ::std::vec::Vec::with_capacity(#n);
                     #(#rows)*
                     #hessian.push(#row);
@@ -610,6 +740,10 @@ impl Higher<'_> {
         let levels = k - 1;
         let mut lifts = Vec::new();
         let mut args = Vec::new();
+        // Output parameters (never the active input, which is a float): a buffer of nested duals, a
+        // buffer for their tangents (`f_jvp`'s, after the tangent), and the values written back.
+        let mut tangent_buffers = Vec::new();
+        let mut write_back = Vec::new();
         for p in &self.sig.params {
             if !self.is_float(p) {
                 args.push(self.unchanged(p));
@@ -617,6 +751,18 @@ impl Higher<'_> {
             }
             let ident = &p.ident;
             let lifted = local(&format!("__lifted_{ident}"));
+            if p.output {
+                let lift = Self::lift_output(p, levels, None);
+                let buffer = local(&format!("__tangent_{ident}"));
+                lifts.push(quote! {
+                    let mut #lifted = #lift;
+                    let mut #buffer = ::core::clone::Clone::clone(&#lifted);
+                });
+                args.push(quote!(&mut #lifted));
+                tangent_buffers.push(quote!(&mut #buffer));
+                write_back.push(Self::write_back(p, &lifted, levels));
+                continue;
+            }
             let mut value = if p.by_ref {
                 quote!(*#ident)
             } else {
@@ -668,7 +814,9 @@ impl Higher<'_> {
             #[doc = #doc]
             #signature {
                 #(#lifts)*
-                let (#value, #tangent) = #jvp(#(#args,)* ::autodiff::__private::One::one());
+                let (#value, #tangent) =
+                    #jvp(#(#args,)* ::autodiff::__private::One::one() #(, #tangent_buffers)*);
+                #(#write_back)*
                 [#value #(#value_part)*, #(#parts),*]
             }
         }

@@ -339,8 +339,10 @@ struct Rewrite<'a> {
 /// use too. The body may use its own bindings, `SCREAMING_CASE` and `consts` constants, literals,
 /// operators, closures, casts, `vec!`, the float methods (plus a few of slices), and calls
 /// by a bare name of the functions in `calls` (those called with differentiated arguments, which have
-/// companion types that implement `GenericCopy`, with a copy or its fallback); no other calls, no
-/// iterators (they hand out references), no `&`, no other float type.
+/// companion types that implement `GenericCopy`, with a copy or its fallback), with `&` and `&mut`
+/// arguments (`rhs(&y, p, &mut k[2..4])`: the copy's parameter has the callee's type with the float type
+/// replaced, as the argument's has); no other calls, no iterators (they hand out references), no other
+/// `&`, no other float type.
 pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
     use syn::visit::Visit;
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
@@ -403,7 +405,15 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                     "its body calls `{called}`, which is not called by a bare name with a differentiated argument"
                 ));
             }
-            call.args.iter().for_each(|a| self.visit_expr(a));
+            for arg in &call.args {
+                match arg {
+                    // `g(&y, &mut k, &mut out[a..b], &mut *acc)`: a reference passed straight to a copy,
+                    // whose parameter is the callee's with the same float type replaced, so it has the
+                    // type the callee's copy takes (no arithmetic on `&f64` happens here).
+                    syn::Expr::Reference(r) if by_name => self.visit_expr(&r.expr),
+                    arg => self.visit_expr(arg),
+                }
+            }
         }
         fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
             self.visit_macro(&m.mac);
@@ -1283,6 +1293,48 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("call_on"), "{text}");
+    }
+
+    #[test]
+    fn references_passed_to_calls_keep_the_copy() {
+        let why = |item: syn::ItemFn| why_no_copy(&item, "f64", &["rhs".to_string()]);
+        // An Euler step through a function with an output parameter: `&y`, `&mut k`, a window, a reborrow.
+        assert_eq!(
+            why(syn::parse_quote!(
+                fn step(y: &[f64], p: &[f64], h: f64, out: &mut [f64]) -> f64 {
+                    let mut k = vec![0.0; 4];
+                    rhs(&y, p, &mut k[2..4]);
+                    rhs(&[y[0], k[2]], &k.clone(), &mut *out);
+                    rhs(y, p, &mut [0.0; 2]);
+                    y[0] + h * k[2] + out[0]
+                }
+            )),
+            None
+        );
+        // A reference bound to a name, or inside an argument, is arithmetic on `&f64` there.
+        assert!(why(syn::parse_quote!(
+            fn f(x: f64, k: &mut [f64]) -> f64 {
+                let r = &x;
+                rhs(k, k, k);
+                r * 2.0
+            }
+        ))
+        .is_some_and(|w| w.contains("reference")));
+        assert!(why(syn::parse_quote!(
+            fn f(x: f64, k: &mut [f64]) -> f64 {
+                rhs(&[x], &[&x * 2.0], k);
+                x
+            }
+        ))
+        .is_some_and(|w| w.contains("reference")));
+        // Only to a call of a function with a copy.
+        assert!(why(syn::parse_quote!(
+            fn f(x: f64, k: &mut [f64]) -> f64 {
+                other(&x, k);
+                x
+            }
+        ))
+        .is_some());
     }
 
     #[test]

@@ -36,18 +36,32 @@ pub const CONFIGS: &[Config] = &[
 pub struct Source {
     pub values: Vec<f64>,
     pub active: Vec<bool>,
+    /// For each float, the output parameter it is the incoming value of (`take_output`'s count), if any:
+    /// those floats are in the gradient only if the function reads that output's incoming value.
+    pub output: Vec<Option<usize>>,
+    /// The output parameter being taken, and how many have been.
+    taking_output: Option<usize>,
+    outputs: usize,
     pos: usize,
     state: u64,
 }
 
 impl Source {
     pub fn new(seed: u64) -> Self {
-        Source { values: Vec::new(), active: Vec::new(), pos: 0, state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1 }
+        Source {
+            values: Vec::new(),
+            active: Vec::new(),
+            output: Vec::new(),
+            taking_output: None,
+            outputs: 0,
+            pos: 0,
+            state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+        }
     }
 
     /// The same point from its start, to be read again.
     pub fn replay(&self) -> Self {
-        Source { pos: 0, ..self.clone() }
+        Source { pos: 0, outputs: 0, ..self.clone() }
     }
 
     /// The next float: uniform in [0.2, 0.9], inside the domain of `ln`, `sqrt`, `acos` and friends.
@@ -59,6 +73,7 @@ impl Source {
             let u = (self.state >> 11) as f64 / (1u64 << 53) as f64;
             self.values.push(0.2 + 0.7 * u);
             self.active.push(active);
+            self.output.push(self.taking_output);
         }
         self.pos += 1;
         self.values[self.pos - 1]
@@ -66,6 +81,29 @@ impl Source {
 
     pub fn take<T: Take>(&mut self, active: bool, c: &Config) -> T {
         T::take(self, active, c)
+    }
+
+    /// An output parameter's buffer, its incoming value made of the point's floats like an input's.
+    pub fn take_output<T: Take>(&mut self, active: bool, c: &Config) -> T {
+        self.taking_output = Some(self.outputs);
+        self.outputs += 1;
+        let value = T::take(self, active, c);
+        self.taking_output = None;
+        value
+    }
+
+    /// The candidate sets of inputs of the gradient, in order: the active floats, each output's only
+    /// where the function reads it, for every choice of those outputs whose floats add up to `len`.
+    pub fn gradient_inputs(&self, len: usize) -> Vec<Vec<usize>> {
+        let outputs = self.output.iter().flatten().max().map_or(0, |m| m + 1);
+        (0..1usize << outputs)
+            .map(|read| {
+                (0..self.values.len())
+                    .filter(|&i| self.active[i] && self.output[i].is_none_or(|o| read >> o & 1 == 1))
+                    .collect::<Vec<usize>>()
+            })
+            .filter(|inputs| inputs.len() == len)
+            .collect()
     }
 }
 
@@ -258,45 +296,28 @@ fn check_points(f: Check, c: &Config) -> String {
                 h.value, h.gradient, base.value, base.gradient
             );
         }
-        let active: Vec<usize> = (0..src.values.len()).filter(|&i| src.active[i]).collect();
-        let n = active.len();
-        if hessian.len() != n || hessian.iter().any(|r| r.len() != n) || base.gradient.len() != n {
+        let candidates = src.gradient_inputs(base.gradient.len());
+        if candidates.is_empty() {
             return format!(
                 "wrong shape: {} active inputs, a gradient of {}, a Hessian of {} rows",
-                n,
+                src.active.iter().filter(|a| **a).count(),
                 base.gradient.len(),
                 hessian.len()
             );
         }
-        let mut fd = vec![vec![0.0; n]; n];
-        for (col, &i) in active.iter().enumerate() {
-            let x = src.values[i];
-            let step = if base.single { 1e-2 } else { 1e-5 } * x.abs().max(1.0);
-            let at = |d: f64| {
-                let mut s = src.replay();
-                s.values[i] = x + d;
-                quietly(|| f(c, &mut s, false)).map(|e| e.gradient)
-            };
-            let (Ok(plus), Ok(minus)) = (at(step), at(-step)) else {
-                return format!("noinput f_grad panicked next to the point ({c:?})");
-            };
-            for row in 0..n {
-                fd[row][col] = (plus[row] - minus[row]) / (2.0 * step);
+        // With output parameters, which are inputs is known by the gradient's length only: one choice
+        // of them must agree (two of the same length seldom both could).
+        let mut outcome = Err(String::new());
+        for active in &candidates {
+            outcome = compare(f, c, &src, seed, active, &hessian, gscale, base.single, close);
+            if outcome.is_ok() {
+                break;
             }
         }
-        if fd.iter().flatten().any(|v| !v.is_finite()) {
-            continue;
-        }
-        let scale = hessian.iter().flatten().chain(fd.iter().flatten()).fold(gscale, |s, v| s.max(v.abs()));
-        for row in 0..n {
-            for col in 0..n {
-                if !close(hessian[row][col], fd[row][col], scale) {
-                    return format!(
-                        "wrong H[{row}][{col}] = {:e}, central differences of f_grad give {:e} (point {seed}, {c:?}, x = {:?})",
-                        hessian[row][col], fd[row][col], src.values
-                    );
-                }
-            }
+        match outcome {
+            Ok(true) => {}
+            Ok(false) => continue,
+            Err(why) => return why,
         }
         checked += 1;
     }
@@ -304,6 +325,57 @@ fn check_points(f: Check, c: &Config) -> String {
         return format!("noinput no point of {c:?} gave finite differences");
     }
     format!("ok {checked} points, {c:?}")
+}
+
+/// `hessian` against central differences of `f_grad` over the inputs `active` of the point `src`: `Ok(true)`
+/// if they agree, `Ok(false)` if the differences are not finite, else why not.
+#[allow(clippy::too_many_arguments)]
+fn compare(
+    f: Check,
+    c: &Config,
+    src: &Source,
+    seed: u64,
+    active: &[usize],
+    hessian: &[Vec<f64>],
+    gscale: f64,
+    single: bool,
+    close: impl Fn(f64, f64, f64) -> bool,
+) -> Result<bool, String> {
+    let n = active.len();
+    if hessian.len() != n || hessian.iter().any(|r| r.len() != n) {
+        return Err(format!("wrong shape: {} inputs, a Hessian of {} rows", n, hessian.len()));
+    }
+    let mut fd = vec![vec![0.0; n]; n];
+    for (col, &i) in active.iter().enumerate() {
+        let x = src.values[i];
+        let step = if single { 1e-2 } else { 1e-5 } * x.abs().max(1.0);
+        let at = |d: f64| {
+            let mut s = src.replay();
+            s.values[i] = x + d;
+            quietly(|| f(c, &mut s, false)).map(|e| e.gradient)
+        };
+        let (Ok(plus), Ok(minus)) = (at(step), at(-step)) else {
+            return Err(format!("noinput f_grad panicked next to the point ({c:?})"));
+        };
+        for row in 0..n {
+            fd[row][col] = (plus[row] - minus[row]) / (2.0 * step);
+        }
+    }
+    if fd.iter().flatten().any(|v| !v.is_finite()) {
+        return Ok(false);
+    }
+    let scale = hessian.iter().flatten().chain(fd.iter().flatten()).fold(gscale, |s, v| s.max(v.abs()));
+    for row in 0..n {
+        for col in 0..n {
+            if !close(hessian[row][col], fd[row][col], scale) {
+                return Err(format!(
+                    "wrong H[{row}][{col}] = {:e}, central differences of f_grad give {:e} (point {seed}, {c:?}, x = {:?})",
+                    hessian[row][col], fd[row][col], src.values
+                ));
+            }
+        }
+    }
+    Ok(true)
 }
 
 /// Runs the checks from index `start` on, one line each: `BEGIN k`, then `RESULT k <outcome>`.

@@ -283,11 +283,7 @@ impl Gen {
                 ));
             }
         }
-        let mut callees = callees_of(&funcs, need_generic);
-        // `order = K` with calls of functions with output parameters is not supported.
-        if order2 {
-            callees.retain(|c| !writes_outputs(std::slice::from_ref(c)));
-        }
+        let callees = callees_of(&funcs, need_generic);
         let ctx = Ctx {
             generic,
             pair,

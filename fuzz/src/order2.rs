@@ -9,7 +9,9 @@
 //! `#[differentiable(order = 2)]` that calls it. The crate is built; an error inside a twin (found through
 //! marker items around it) counts the twin as failing to compile and drops it, and the build is repeated
 //! until it passes. Then each twin's `f__o2_hessian`, at random points of shapes found by trial, is compared
-//! with central differences of its `f__o2_grad`.
+//! with central differences of its `f__o2_grad`. An output parameter (`&mut [T]`, `&mut T`) is made anew for
+//! each call from the point's floats; they are inputs of the Hessian where the function reads the output's
+//! incoming value, which the harness learns from the gradient's length.
 //!
 //! The known failures are listed in `fuzz/order2/known.txt` (`file::function: reason`); with `--strict`
 //! the run fails on any failure not listed there, and on a listed function that now passes.
@@ -541,9 +543,21 @@ fn wrt_of(attr: &syn::Attribute) -> Option<Vec<String>> {
     })
 }
 
-/// The type the harness makes for a parameter of type `ty` (`Vec<f64>` for `&[T]`), whether it passes a
-/// reference, and whether it holds floats; `None` for a type it cannot make.
-fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, bool, bool)> {
+/// How the harness passes a parameter it made.
+#[derive(Clone, Copy, PartialEq)]
+enum Pass {
+    /// A clone of it.
+    Value,
+    /// `&it`.
+    Shared,
+    /// `&mut it`: an output parameter, made anew for each call from the point's floats (its incoming
+    /// value), which are in the gradient only if the function reads them (`Source::output`).
+    Mutable,
+}
+
+/// The type the harness makes for a parameter of type `ty` (`Vec<f64>` for `&[T]` and `&mut [T]`), how it
+/// passes it, and whether it holds floats; `None` for a type it cannot make.
+fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, Pass, bool)> {
     fn inner(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, bool)> {
         match ty {
             syn::Type::Path(p) if p.qself.is_none() => {
@@ -589,14 +603,20 @@ fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, bool, bool)> {
         }
     }
     match ty {
-        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
-            syn::Type::Slice(s) => {
-                let (t, f) = inner(&s.elem, floats)?;
-                Some((syn::parse_quote!(::std::vec::Vec<#t>), true, f))
+        syn::Type::Reference(r) => {
+            let pass = match r.mutability {
+                Some(_) => Pass::Mutable,
+                None => Pass::Shared,
+            };
+            match &*r.elem {
+                syn::Type::Slice(s) => {
+                    let (t, f) = inner(&s.elem, floats)?;
+                    Some((syn::parse_quote!(::std::vec::Vec<#t>), pass, f))
+                }
+                elem => inner(elem, floats).map(|(t, f)| (t, pass, f)),
             }
-            elem => inner(elem, floats).map(|(t, f)| (t, true, f)),
-        },
-        _ => inner(ty, floats).map(|(t, f)| (t, false, f)),
+        }
+        _ => inner(ty, floats).map(|(t, f)| (t, Pass::Value, f)),
     }
 }
 
@@ -762,7 +782,7 @@ impl Rewriter<'_> {
                 self.entries[id].no_numerics = Some("a method".into());
                 return None;
             };
-            let Some((ty, by_ref, float)) = owned(&t.ty, &floats) else {
+            let Some((ty, pass, float)) = owned(&t.ty, &floats) else {
                 self.entries[id].no_numerics =
                     Some(format!("a parameter of type `{}`", t.ty.to_token_stream()));
                 return None;
@@ -773,12 +793,17 @@ impl Rewriter<'_> {
             };
             let active = float && wrt.as_ref().is_none_or(|w| w.contains(&name));
             let local = format_ident!("__p{k}");
-            lets.push(quote!(let #local: #ty = __src.take(#active, __c);));
-            args.push(if by_ref {
-                quote!(&#local)
-            } else {
-                quote!(::core::clone::Clone::clone(&#local))
+            args.push(match pass {
+                Pass::Value => quote!(::core::clone::Clone::clone(&#local)),
+                Pass::Shared => quote!(&#local),
+                Pass::Mutable => quote!(&mut #local),
             });
+            if pass == Pass::Mutable {
+                // Its floats are in the gradient only if the function reads its incoming value.
+                lets.push(quote!(let mut #local: #ty = __src.take_output(#active, __c);));
+                continue;
+            }
+            lets.push(quote!(let #local: #ty = __src.take(#active, __c);));
         }
         let name = &twin.sig.ident;
         let grad = format_ident!("{name}_grad");

@@ -289,7 +289,13 @@ impl ::autodiff::__private::GenericCopy for scaled_power {
 impl ::autodiff::__private::HasGenericCopy for scaled_power {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __vjp_all(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64)) {
         let __v0 = a.powf(b);
         let __v1 = n as f64;
@@ -304,7 +310,13 @@ impl scaled_power {
         let __d_b = __d_v0 * __partial_powf_1;
         (__v2, (__d_a, __d_b))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __jvp_all(a: f64, b: f64, n: i32, tangent: (f64, f64)) -> (f64, f64) {
         let (__dot_a, __dot_b) = tangent;
         let __v0 = a.powf(b);

@@ -164,9 +164,23 @@ fn rhs_jacobian(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct rhs {}
+impl ::autodiff::__private::GenericCopy for rhs {
+    type Copy = __rhs_generic;
+    #[inline(always)]
+    fn copy() -> __rhs_generic {
+        __rhs_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for rhs {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rhs {
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __vjp_all(
         y: &[f64],
         p: &[f64],
@@ -211,7 +225,13 @@ impl rhs {
         ::autodiff::__private::add_to(&mut __d_p[0], __d_v0);
         ((), (__d_y, __d_p, __d_dydt))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __jvp_all(
         y: &[f64],
         p: &[f64],
@@ -291,6 +311,17 @@ impl rhs {
             ((), ())
         }
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __rhs_generic<__S: ::autodiff::__private::Float>(
+    y: &[__S],
+    p: &[__S],
+    dydt: &mut [__S],
+) {
+    use ::autodiff::__private::Float as _;
+    dydt[0] = p[0] * y[0] - y[0] * y[1];
+    dydt[1] = y[0] * y[1] - p[1] * y[1];
 }
 fn euler(y0: &[f64], p: &[f64], h: f64, steps: usize) -> f64 {
     let mut y = y0.to_vec();
@@ -497,75 +528,6 @@ fn euler_jvp(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct euler {}
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-struct __euler_generic {}
-#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-impl __euler_generic {
-    #[inline]
-    fn call<__S: ::autodiff::__private::Float>(
-        y0: &[__S],
-        p: &[__S],
-        h: __S,
-        steps: usize,
-    ) -> __S {
-        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
-    }
-    #[inline]
-    fn call_on<__S: ::autodiff::__private::Float>(
-        self,
-        y0: &[__S],
-        p: &[__S],
-        h: __S,
-        steps: usize,
-    ) -> __S {
-        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp<__S: ::autodiff::__private::Float>(
-        self,
-        y0: &[__S],
-        p: &[__S],
-        h: __S,
-        steps: usize,
-        d_ret: __S,
-    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ())) {
-        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
-    }
-    #[inline]
-    fn jvp<__S: ::autodiff::__private::Float>(
-        self,
-        y0: &[__S],
-        p: &[__S],
-        h: __S,
-        steps: usize,
-        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ()),
-    ) -> (__S, __S) {
-        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
-    }
-    #[inline]
-    fn vjp_into<__S: ::autodiff::__private::Float>(
-        self,
-        y0: &[__S],
-        p: &[__S],
-        h: __S,
-        steps: usize,
-        d_ret: __S,
-        grads: (
-            ::core::option::Option<&mut [__S]>,
-            ::core::option::Option<&mut [__S]>,
-            ::core::option::Option<&mut __S>,
-            (),
-        ),
-    ) -> __S {
-        ::autodiff::__private::no_generic_copy::<__euler_generic, __S, _>()
-    }
-}
-impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __euler_generic {
-    const FAIL: () = ::core::panic!(
-        "`euler` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its body takes a reference (`&`). Give `euler` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
-    );
-}
 impl ::autodiff::__private::GenericCopy for euler {
     type Copy = __euler_generic;
     #[inline(always)]
@@ -573,6 +535,7 @@ impl ::autodiff::__private::GenericCopy for euler {
         __euler_generic {}
     }
 }
+impl ::autodiff::__private::HasGenericCopy for euler {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl euler {
     #[inline]
@@ -642,6 +605,25 @@ impl euler {
         ::autodiff::__private::add_into_slot(__slot_2, __buffer_2);
         value
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __euler_generic<__S: ::autodiff::__private::Float>(
+    y0: &[__S],
+    p: &[__S],
+    h: __S,
+    steps: usize,
+) -> __S {
+    use ::autodiff::__private::Float as _;
+    let mut y = y0.to_vec();
+    let mut k = vec![::autodiff::__private::lit:: < __S > (0.0 as f64); 2];
+    for _ in 0..steps {
+        <rhs as ::autodiff::__private::GenericCopy>::Copy::call(&y, p, &mut k);
+        for i in 0..2 {
+            y[i] = y[i] + (h * k[i]);
+        }
+    }
+    y[0] + y[1] * y[1]
 }
 fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
     out[0] = t.cos() * v[0] - t.sin() * v[1];
@@ -816,9 +798,23 @@ fn rotate_jacobian(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct rotate {}
+impl ::autodiff::__private::GenericCopy for rotate {
+    type Copy = __rotate_generic;
+    #[inline(always)]
+    fn copy() -> __rotate_generic {
+        __rotate_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for rotate {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rotate {
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __vjp_all(
         t: f64,
         v: &[f64; 2],
@@ -864,7 +860,13 @@ impl rotate {
         let __d_t_1 = __d_t + __d_v0_1 * -::autodiff::__private::Float::sin(t);
         ((), (__d_t_1, __d_v, __d_out))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __jvp_all(
         t: f64,
         v: &[f64; 2],
@@ -941,4 +943,15 @@ impl rotate {
             ((), ())
         }
     }
+}
+#[::autodiff::differentiable]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __rotate_generic<__S: ::autodiff::__private::Float>(
+    t: __S,
+    v: &[__S; 2],
+    out: &mut [__S; 2],
+) {
+    use ::autodiff::__private::Float as _;
+    out[0] = t.cos() * v[0] - t.sin() * v[1];
+    out[1] = t.sin() * v[0] + t.cos() * v[1];
 }

@@ -325,7 +325,13 @@ impl ::autodiff::__private::GenericCopy for softmax_loss {
 impl ::autodiff::__private::HasGenericCopy for softmax_loss {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl softmax_loss {
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __vjp_all<T: Float>(
         w: &[T],
         data: &[T],
@@ -464,7 +470,13 @@ impl softmax_loss {
         }
         (__v19, (__d_w, __d_data))
     }
-    #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
     fn __jvp_all<T: Float>(
         w: &[T],
         data: &[T],

@@ -1,22 +1,17 @@
 // `order = K` on an `f64` function calling an `f64` function that has a generic copy (it calls others only
-// by name), whose own callee has none (it passes a local array on by reference, `&powers`): the generic
+// by name), whose own callee has none (it iterates a local array by reference, `for v in powers.iter()`): the generic
 // copies chain until that one, and its fallback is a compile error, under `cargo build`, naming it and
 // saying why and what to do.
 use autodiff::differentiable;
 
 #[differentiable]
-fn norm2(v: &[f64]) -> f64 {
-    let mut s = 0.0;
-    for i in 0..v.len() {
-        s += v[i] * v[i];
-    }
-    s
-}
-
-#[differentiable]
 fn sum_of_powers(x: f64) -> f64 {
     let powers = vec![x, x * x, x * x * x];
-    norm2(&powers)
+    let mut s = 0.0;
+    for v in powers.iter() {
+        s += v * v;
+    }
+    s
 }
 
 #[differentiable]

@@ -1,0 +1,20 @@
+// `order = K` on an `f64` function calling an `f64` function with an output parameter that has no generic
+// copy (it iterates a slice, so `#[differentiable]` alone makes none): one error at the call, as for a
+// callee without outputs.
+use autodiff::differentiable;
+
+#[differentiable]
+fn scaled_into(x: &[f64], out: &mut [f64]) {
+    for (i, v) in x.iter().enumerate() {
+        out[i] = 2.0 * v;
+    }
+}
+
+#[differentiable(order = 2)]
+fn caller(x: f64) -> f64 {
+    let mut k = vec![0.0; 2];
+    scaled_into(&[x, x * x], &mut k);
+    k[0] * k[1]
+}
+
+fn main() {}
