@@ -854,7 +854,7 @@ impl<'a> Generated<'a> {
     fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
         let slots = companion_slots(self.sig);
         let name = &self.item.sig.ident;
-        let outputs = companion_outputs(self.sig, &self.sibling(name));
+        let outputs = companion_outputs(self.sig);
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         // `wrt(..)` chooses what `f_grad` returns; a caller differentiates through every float
         // parameter (as `jax.grad`'s `argnums` does), so the companion derives with all of them active.
@@ -926,6 +926,7 @@ impl<'a> Generated<'a> {
             generics: &self.item.sig.generics,
             slots: &slots,
             ret: self.sig.ret_ty.to_token_stream(),
+            zero_ret: zero_ret(self.sig, &self.sibling(name)),
             vjp,
             jvp,
             sweep_into,
@@ -1021,8 +1022,7 @@ fn output_cotangent_slice(p: &crate::signature::Param) -> TokenStream {
 }
 
 /// For a function with output parameters, what its companion needs to know of them.
-/// `function` is the path to the function itself.
-fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companion::Outputs> {
+fn companion_outputs(sig: &Signature) -> Option<companion::Outputs> {
     let outputs: Vec<companion::Output> = sig
         .outputs()
         .map(|p| companion::Output {
@@ -1030,12 +1030,23 @@ fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companio
             cotangent_ty: Signature::output_buffer_type(p, false),
             tangent_ty: Signature::output_buffer_type(p, true),
             passed: output_cotangent_slice(p),
+            elem: Signature::element_type(p).to_token_stream(),
+            scalar: p.scalar,
         })
         .collect();
     if outputs.is_empty() {
         return None;
     }
-    let zero_ret = match &sig.ret_kind {
+    Some(companion::Outputs {
+        outputs,
+        returns_unit: sig.returns_unit(),
+    })
+}
+
+/// The zero cotangent of what the function of `sig` returns, for a caller that has none (`d_ret: None`
+/// in its companion's `vjp` with output parameters, or `vjp_out`). `function` is the path to the function.
+pub(crate) fn zero_ret(sig: &Signature, function: &TokenStream) -> TokenStream {
+    match &sig.ret_kind {
         // A returned array's zero cotangent has its length, known once the function has run: it runs on
         // copies of the outputs (only where a caller drops such a function's array result).
         crate::ir::Kind::Array => {
@@ -1051,12 +1062,7 @@ fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companio
         }
         crate::ir::Kind::Unit => quote!(()),
         kind => Emitter::zero_of(kind),
-    };
-    Some(companion::Outputs {
-        outputs,
-        zero_ret,
-        returns_unit: sig.returns_unit(),
-    })
+    }
 }
 
 /// The output parameters' extra parameters of the hidden `__vjp_all` and `__jvp_all` of `sig` (each
@@ -1307,7 +1313,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             true => quote!(Self::#name),
             false => quote!(#name),
         };
-        let outputs = companion_outputs(sig, &path(name));
+        let outputs = companion_outputs(sig);
         let (vjp, jvp, extra) = if outputs.is_some() {
             let all = all_active(sig);
             let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
@@ -1348,6 +1354,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             generics: &item.sig.generics,
             slots: &slots,
             ret: sig.ret_ty.to_token_stream(),
+            zero_ret: zero_ret(sig, &path(name)),
             vjp,
             jvp,
             sweep_into: None,

@@ -921,6 +921,7 @@ impl Reverse<'_, '_> {
             args,
             by_ref,
             written,
+            passed_on,
         } = stmt
         else {
             return;
@@ -938,7 +939,14 @@ impl Reverse<'_, '_> {
                         && matches!(a, Operand::Array(array) if activity.is_float_array(*array))
                 })
                 .count();
-        let vjp = crate::companion::derivative_of(callee, "vjp", call_arity);
+        let vjp = match passed_on {
+            // `vjp_out(args.., d_ret, (slot per argument,))`
+            true => crate::companion::derivative_of(callee, "vjp_out", args.len() + 2),
+            false => crate::companion::derivative_of(callee, "vjp", call_arity),
+        };
+        // With an output parameter passed on bare, one slot per argument: `Passed(d)` for each buffer
+        // passed `&mut` or bare, `()` for the others.
+        let mut after = Vec::new();
         let mut slots = Vec::new();
         let mut contributions = Vec::new();
         let mut call_args = Vec::new();
@@ -997,10 +1005,13 @@ impl Reverse<'_, '_> {
                 }
                 _ => None,
             };
+            if float_output.is_none() {
+                after.push(quote!(()));
+            }
             if let Some(array) = float_output {
                 let active = activity.is_active_array(array);
                 let name = self.e.array_name(array).clone();
-                d_outs.push(match (&part, active) {
+                let d_out = match (&part, active) {
                     // An element goes to a `&mut T` parameter, whose cotangent is a `T`.
                     (Some(Part::Element(index)), true) => {
                         let buffer = self.array_adjoint(array);
@@ -1021,7 +1032,12 @@ impl Reverse<'_, '_> {
                         quote!(&#buffer)
                     }
                     (None, false) => quote!(&::autodiff::__private::zeros_like(&#name[..])),
+                };
+                after.push(match &part {
+                    Some(Part::Element(_)) => quote!(::autodiff::__private::Passed(#d_out)),
+                    _ => quote!(::autodiff::__private::Passed(&(#d_out)[..])),
                 });
+                d_outs.push(d_out);
             }
             if !activity.is_active(arg) {
                 slots.push(quote!(_));
@@ -1038,7 +1054,10 @@ impl Reverse<'_, '_> {
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
-        code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d_ret, #(#d_outs,)*);));
+        code.push(match passed_on {
+            true => quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d_ret, (#(#after,)*));),
+            false => quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d_ret, #(#d_outs,)*);),
+        });
         for (arg, slot, w) in contributions {
             match arg {
                 Operand::Array(array) => {

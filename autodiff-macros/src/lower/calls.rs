@@ -94,7 +94,8 @@ impl Lowering<'_> {
         }
         let (mut args, by_ref, written, rebinds) = self.lower_call_args(c);
         if written.iter().any(Written::is_written) {
-            let (call, span) = ((path, args, by_ref, written), c.span());
+            let passed_on = c.args.iter().any(|arg| self.bare_output(arg).is_some());
+            let (call, span) = ((path, args, by_ref, written, passed_on), c.span());
             return self.lower_call_out(call, rebinds, hint, span);
         }
         let callee = path.to_token_stream();
@@ -145,7 +146,13 @@ impl Lowering<'_> {
     /// output parameters) writes them. `rebinds` are the float locals to read back after the call.
     fn lower_call_out(
         &mut self,
-        (path, args, by_ref, written): (&syn::ExprPath, Vec<Operand>, Vec<bool>, Vec<Written>),
+        (path, args, by_ref, written, passed_on): (
+            &syn::ExprPath,
+            Vec<Operand>,
+            Vec<bool>,
+            Vec<Written>,
+            bool,
+        ),
         rebinds: Vec<(String, Array)>,
         hint: Option<String>,
         span: proc_macro2::Span,
@@ -157,6 +164,7 @@ impl Lowering<'_> {
             args,
             by_ref,
             written,
+            passed_on,
         };
         for array in stmt.written_arrays() {
             self.forget_reads_of(array);
