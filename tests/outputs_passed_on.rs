@@ -10,7 +10,7 @@
 
 mod common;
 
-use autodiff::differentiable;
+use autodiff::{custom_gradient, differentiable};
 use common::{assert_all_close, assert_close, assert_dot, assert_fd_gradient, dot, hessian_column};
 use proptest::prelude::*;
 
@@ -24,6 +24,39 @@ fn total(v: &[f64]) -> f64 {
 #[differentiable]
 fn cube(v: &f64) -> f64 {
     *v * *v * *v
+}
+
+/// A reader with its own gradient.
+#[custom_gradient]
+fn sum_of_squares(v: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+    let twice: Vec<f64> = v.iter().map(|x| 2.0 * x).collect();
+    (v.iter().map(|x| x * x).sum(), move |dy| {
+        twice.iter().map(|t| dy * t).collect()
+    })
+}
+
+/// A reader of a fixed-size array.
+#[differentiable]
+fn pair_product(v: &[f64; 2]) -> f64 {
+    v[0] * v[1]
+}
+
+/// A fixed-size output passed on bare to a reader of `&[f64; 2]` and to a custom gradient.
+#[differentiable]
+fn fixed_passed_on(x: &[f64], out: &mut [f64; 2]) -> f64 {
+    out[0] = x[0].cos();
+    out[1] = x[0] * x[1];
+    let p = pair_product(out);
+    let q = sum_of_squares(out);
+    out[0] = p - q;
+    p * q
+}
+
+/// `fixed_passed_on` by hand: value and `out`.
+fn fixed_by_hand(x: &[f64]) -> (f64, [f64; 2]) {
+    let o = [x[0].cos(), x[0] * x[1]];
+    let (p, q) = (o[0] * o[1], o[0] * o[0] + o[1] * o[1]);
+    (p * q, [p - q, o[1]])
 }
 
 /// Reads `v` and writes `dst`.
@@ -177,6 +210,26 @@ proptest! {
         let (_, t_value) = float_and_slice_passed_on_jvp(&x, &mut e, &mut out, (t.clone(), 3.0, vec![4.0; 2]), &mut t_e, &mut t_out);
         let along = d[0] * t_value + d[1] * t_e + d[2] * t_out[0] + d[3] * t_out[1];
         assert_dot(along, &gx, &t, 1e-10, "float_and_slice_passed_on_jvp");
+    }
+
+    #[test]
+    fn a_fixed_size_output_passed_on_to_a_reader_and_a_custom_gradient(x in xs(), d in prop::collection::vec(-1.0f64..1.0, 3), t in prop::collection::vec(-1.0f64..1.0, 2)) {
+        let (value, out_by_hand) = fixed_by_hand(&x);
+        let mut out = [f64::NAN; 2];
+        assert_close(fixed_passed_on(&x, &mut out), value, 1e-14, "the primal");
+        let (v, (gx, gout)) = fixed_passed_on_vjp(&x, &mut out, d[0], &[d[1], d[2]]);
+        assert_close(v, value, 1e-14, "vjp value");
+        assert_all_close(&out, &out_by_hand, 1e-14, "vjp writes out");
+        prop_assert_eq!(gout, [0.0; 2]);
+        let f = |w: &[f64]| {
+            let (v, o) = fixed_by_hand(w);
+            d[0] * v + d[1] * o[0] + d[2] * o[1]
+        };
+        assert_fd_gradient(f, &x, &gx, "fixed_passed_on_vjp");
+        let mut t_out = [f64::NAN; 2];
+        let (_, t_value) = fixed_passed_on_jvp(&x, &mut out, (t.clone(), [2.0; 2]), &mut t_out);
+        let along = d[0] * t_value + d[1] * t_out[0] + d[2] * t_out[1];
+        assert_dot(along, &gx, &t, 1e-10, "fixed_passed_on_jvp");
     }
 
     #[test]

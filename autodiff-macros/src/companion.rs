@@ -538,6 +538,18 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
     let (mut vjp_types, mut jvp_types, mut vjp_bind, mut jvp_bind) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut returned = Vec::new();
+    // A reader of `&[T; N]` takes the tangent of a buffer passed on bare as the `Vec` a caller gives an
+    // output's slot (`AsRef<[T]>`, made an array here).
+    let mut jvp_tangent_types = tangent_types.to_vec();
+    let mut jvp_tangent_shapes = Vec::new();
+    for ((s, name), ty) in slots.iter().zip(*tangent_names).zip(&mut jvp_tangent_types) {
+        if let (IntoSlot::Array { elem, .. }, None, true) = (&s.into, output_of(s), is_fixed(&s.ty))
+        {
+            let shape = quote!(::autodiff::__private::call_cotangent(::core::convert::AsRef::as_ref(&#name)));
+            jvp_tangent_shapes.push(quote!(let #name: #ty = #shape;));
+            *ty = quote!(impl ::core::convert::AsRef<[#elem]>);
+        }
+    }
     for (((s, after), slot), cotangent_ty) in slots
         .iter()
         .zip(&after)
@@ -590,12 +602,22 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
 
         #[inline]
         #[allow(unused_variables)]
-        #vis fn jvp_out #generics (self, #(#params,)* #tangents: (#(#tangent_types,)*), #d_after: (#(#jvp_types,)*)) -> (#ret, #ret) #where_clause {
+        #vis fn jvp_out #generics (self, #(#params,)* #tangents: (#(#jvp_tangent_types,)*), #d_after: (#(#jvp_types,)*)) -> (#ret, #ret) #where_clause {
             let (#(#after,)*) = #d_after;
             #(#jvp_bind)*
             let (#(#tangent_names,)*) = #tangents;
+            #(#jvp_tangent_shapes)*
             #jvp_call
         }
+    }
+}
+
+/// `[T; N]` or `&[T; N]`.
+fn is_fixed(ty: &Type) -> bool {
+    match ty {
+        Type::Array(_) => true,
+        Type::Reference(r) => matches!(&*r.elem, Type::Array(_)),
+        _ => false,
     }
 }
 
@@ -702,7 +724,7 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
             #[inline]
             #vis fn vjp_out #copy_generics (self, #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: impl ::core::marker::Sized) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
             #[inline]
-            #vis fn jvp_out #copy_generics (self, #(#params,)* #tangents: (#(#tangent_types,)*), #d_after: impl ::core::marker::Sized) -> (#ret, #ret) #where_clause { #fail }
+            #vis fn jvp_out #copy_generics (self, #(#params,)* #tangents: impl ::core::marker::Sized, #d_after: impl ::core::marker::Sized) -> (#ret, #ret) #where_clause { #fail }
         }
 
         impl<#scalar> ::autodiff::__private::NoGenericCopy<#scalar> for #copy {

@@ -1100,7 +1100,7 @@ impl rotate {
         t: f64,
         v: &[f64; 2],
         out: &mut [f64; 2],
-        tangents: (f64, [f64; 2], ::std::vec::Vec<f64>),
+        tangents: (f64, impl ::core::convert::AsRef<[f64]>, ::std::vec::Vec<f64>),
         d_after: (
             impl ::core::marker::Sized,
             impl ::core::marker::Sized,
@@ -1111,6 +1111,9 @@ impl rotate {
         let d_out: &mut [f64; 2] = ::core::convert::TryInto::try_into(__after_2.0)
             .expect("autodiff: a tangent buffer of the wrong length");
         let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        let __tangent_1: [f64; 2] = ::autodiff::__private::call_cotangent(
+            ::core::convert::AsRef::as_ref(&__tangent_1),
+        );
         {
             Self::__jvp_all(t, v, out, (__tangent_0, __tangent_1, __tangent_2), d_out);
             ((), ())
