@@ -87,20 +87,16 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
-    // Output parameters are differentiated where the reverse sweep runs into buffers (`__f_vjp_into`):
-    // free functions without parameter structs or matrices.
+    // Output parameters are differentiated on free functions without parameter structs (beside matrices
+    // too, whose `f_vjp` runs the sweep in its body).
     if let Some(sig) = sig.as_ref().filter(|_| errors.len() == 0) {
-        let matrices = sig
-            .params
-            .iter()
-            .any(|p| p.array.is_some_and(|shape| shape.matrix));
-        if is_method(&item) || flat.is_some() || matrices {
+        if is_method(&item) || flat.is_some() {
             for p in sig.outputs() {
                 errors.spanned(
                     &p.ty,
-                    "output parameters are supported on free functions of floats, slices and arrays, not yet \
-                     on a method or a function of a parameter struct or a matrix: return the result, or \
-                     write it from a free function",
+                    "output parameters are supported on free functions of floats, slices, arrays and \
+                     matrices, not yet on a method or a function of a parameter struct: return the result, \
+                     or write it from a free function",
                 );
             }
         }
@@ -611,29 +607,10 @@ impl<'a> Generated<'a> {
     /// `f_vjp`: zeroed gradient buffers, the reverse sweep into them, and `(value, gradient)`.
     fn vjp_item(&self) -> TokenStream {
         let d_ret = naming::fixed("d_ret");
-        let ret = &self.sig.ret_ty;
-        let gradient = self.sig.gradient_type();
         let unit = self.sig.returns_unit();
-        let outputs: Vec<&crate::signature::Param> = self.sig.outputs().collect();
-        let cotangents = outputs.iter().map(|p| {
-            let (d, ty) = (
-                naming::output_cotangent(&p.ident),
-                Signature::output_buffer_type(p, false),
-            );
-            quote!(#d: #ty,)
-        });
-        let extra = if unit {
-            quote!(#(#cotangents)*)
-        } else {
-            quote!(#d_ret: #ret, #(#cotangents)*)
-        };
-        let returns = if unit {
-            gradient
-        } else {
-            quote!((#ret, #gradient))
-        };
+        let (extra, returns) = self.vjp_signature_parts(&d_ret);
         let signature = self.signature(&self.name("vjp"), Some(extra), returns);
-        let passed: Vec<TokenStream> = outputs.iter().map(|p| output_cotangent_slice(p)).collect();
+        let passed: Vec<TokenStream> = self.sig.outputs().map(output_cotangent_slice).collect();
         let d_ret_value = if unit { quote!(()) } else { quote!(#d_ret) };
         let body = self.sweep_into_fresh_buffers(d_ret_value, &passed);
         quote!(#signature { #body })
@@ -656,18 +633,49 @@ impl<'a> Generated<'a> {
                 .any(|p| p.array.is_some_and(|shape| shape.matrix))
     }
 
-    /// `f_vjp` with the sweep in its body, returning `(value, gradient)` (methods, parameter structs).
+    /// `f_vjp` with the sweep in its body, returning `(value, gradient)` (methods, parameter structs,
+    /// matrices), or the gradient alone for a function returning `()`.
     fn vjp_returning_item(&self) -> TokenStream {
         let d_ret = naming::fixed("d_ret");
+        let (extra, returns) = self.vjp_signature_parts(&d_ret);
+        let signature = self.signature(&self.name("vjp"), Some(extra), returns);
+        // The sweep takes each output's cotangent as `Option<&[T]>`.
+        let outputs = self.sig.outputs().map(|p| {
+            let (d, passed) = (
+                naming::output_cotangent(&p.ident),
+                output_cotangent_slice(p),
+            );
+            quote!(let #d = #passed;)
+        });
+        let unit = self.sig.returns_unit().then(|| quote!(let #d_ret = ();));
+        let body = self.vjp_body(&d_ret);
+        let body = match self.sig.returns_unit() {
+            true => quote!({ let (_, gradient) = { #body }; gradient }),
+            false => body,
+        };
+        quote!(#signature { #unit #(#outputs)* #body })
+    }
+
+    /// What `f_vjp` takes after the function's parameters (`d_ret` unless it returns `()`, then one
+    /// cotangent per output parameter) and what it returns (`(R, G)`, or `G` for `()`).
+    fn vjp_signature_parts(&self, d_ret: &Ident) -> (TokenStream, TokenStream) {
         let ret = &self.sig.ret_ty;
         let gradient = self.sig.gradient_type();
-        let signature = self.signature(
-            &self.name("vjp"),
-            Some(quote!(#d_ret: #ret)),
-            quote!((#ret, #gradient)),
-        );
-        let body = self.vjp_body(&d_ret);
-        quote!(#signature { #body })
+        let unit = self.sig.returns_unit();
+        let cotangents = self.sig.outputs().map(|p| {
+            let (d, ty) = (
+                naming::output_cotangent(&p.ident),
+                Signature::output_buffer_type(p, false),
+            );
+            quote!(#d: #ty,)
+        });
+        match unit {
+            true => (quote!(#(#cotangents)*), gradient),
+            false => (
+                quote!(#d_ret: #ret, #(#cotangents)*),
+                quote!((#ret, #gradient)),
+            ),
+        }
     }
 
     fn vjp(&self) -> TokenStream {
@@ -828,6 +836,18 @@ impl<'a> Generated<'a> {
                 .map(|_| quote!(::core::option::Option::None))
                 .collect();
             self.sweep_into_fresh_buffers(one, &none)
+        } else if self.sig.outputs().next().is_some() {
+            // The sweep, with the outputs' cotangents `None` (zero).
+            let d_ret = naming::fixed("d_ret");
+            let outputs = self.sig.outputs().map(|p| {
+                let (d, elem) = (
+                    naming::output_cotangent(&p.ident),
+                    Signature::element_type(p),
+                );
+                quote!(let #d: ::core::option::Option<&[#elem]> = ::core::option::Option::None;)
+            });
+            let body = self.vjp_body(&d_ret);
+            quote!({ let #d_ret = #one; #(#outputs)* #body })
         } else {
             let vjp = self.sibling(&self.name("vjp"));
             let args = self.sig.params.iter().map(|p| &p.ident);
