@@ -507,6 +507,9 @@ impl Forward<'_, '_> {
     // Input:  rhs(&y, p, &mut k);
     // Output: let (_, _) = derivative_of!(rhs, ..).jvp(&y, p, &mut k, (__dot_y.clone().into(), .., __dot_k.clone().into()),
     //                               &mut __dot_k);
+    // Input:  total(out);             (`out` an output parameter, passed on bare: `total` may only read it)
+    // Output: let (_, _) = derivative_of!(total, ..).jvp_out(&mut out, (snapshot(&__dot_out[..]),),
+    //                               (Passed(&mut (*(&mut __dot_out))[..]),));
     /// A call that writes output buffers: the callee's companion `jvp` takes the tangents of the
     /// arguments (a buffer's incoming tangent among them) and writes each buffer's new tangent.
     fn call_out(&mut self, stmt: &Stmt, code: &mut Vec<TokenStream>) {

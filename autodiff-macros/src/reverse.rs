@@ -903,6 +903,9 @@ impl Reverse<'_, '_> {
     //         accumulate(&mut __d_y_buffer, &__d_y);         // an input's adjoint accumulates
     //         copy_into("k", &mut __d_k[..], &__d_k_in[..]); // the call overwrote `k`: its adjoint is
     //                                                        // that of the values `k` held before
+    // Input:  total(out);                                    (`out` an output parameter, passed on bare)
+    // Output: let (_, (__d_out_in,)) = total::vjp_out(&mut __out_at_call, None, (Passed(&__d_out[..]),));
+    //         copy_into("out", &mut __d_out[..], &__d_out_in[..]);   // a reader passed it on, plus its reading
     /// The adjoint of a call that writes output buffers: the callee's companion `vjp` takes the adjoint of
     /// each buffer it wrote (and of its value, `None` for zero) and gives the cotangents of its inputs and
     /// of each buffer's incoming value, which replaces the buffer's adjoint. The callee runs again on the

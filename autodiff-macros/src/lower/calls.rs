@@ -224,8 +224,8 @@ impl Lowering<'_> {
     // Input:  rhs(y, p, out);          (`out: &mut [f64]`, an output parameter of this function)
     // Output: CallOut { args: [y, p, out], written: [No, No, Array] }, as for `&mut *out`
     /// An output parameter of this function passed on bare (`g(out)`, an implicit reborrow): the callee
-    /// writes it, as if passed `&mut *out`. (To pass it to a function that only reads it, write `&*out` or
-    /// `&out[..]`.)
+    /// may write it, as if passed `&mut *out`, or only read it (`fn g(v: &[f64])`), which its companion
+    /// knows (`CallOut { passed_on: true }`, through `vjp_out` and `jvp_out`).
     fn bare_output(&self, arg: &Expr) -> Option<(Operand, Written)> {
         let Expr::Path(_) = strip_parens(arg) else {
             return None;
