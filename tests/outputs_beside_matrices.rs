@@ -52,6 +52,23 @@ fn through_a_call(m: &[Vec<f64>], x: &[f64]) -> f64 {
     k[0] * k[1] + x[0]
 }
 
+/// A fixed-size matrix beside a fixed-size output.
+#[differentiable]
+fn fixed_matrix_into(m: &[[f64; 2]; 2], out: &mut [f64; 2]) -> f64 {
+    for i in 0..2 {
+        out[i] = m[i][0].exp() - m[i][1] * m[0][i];
+    }
+    out[0] * out[1]
+}
+
+fn fixed_matrix_by_hand(m: &[Vec<f64>]) -> (f64, [f64; 2]) {
+    let out = [
+        m[0][0].exp() - m[0][1] * m[0][0],
+        m[1][0].exp() - m[1][1] * m[0][1],
+    ];
+    (out[0] * out[1], out)
+}
+
 /// `row_products` at second order.
 #[differentiable(order = 2)]
 fn row_products_twice(m: &[Vec<f64>], out: &mut [f64]) -> f64 {
@@ -146,6 +163,29 @@ proptest! {
         assert_fd_gradient(|w: &[f64]| by_hand(&unflatten(&w[..4]), &w[4..]), &all, &g, "through_a_call_grad");
         let (_, t_value) = through_a_call_jvp(&m, &x, (unflatten(&t[..4]), t[4..].to_vec()));
         assert_dot(t_value, &g, &t, 1e-10, "through_a_call_jvp");
+    }
+
+    #[test]
+    fn a_fixed_size_output_beside_a_fixed_size_matrix(m in matrix(), d in prop::collection::vec(-1.0f64..1.0, 3), t in prop::collection::vec(-1.0f64..1.0, 4)) {
+        let fixed = [[m[0][0], m[0][1]], [m[1][0], m[1][1]]];
+        let (value, out_by_hand) = fixed_matrix_by_hand(&m);
+        let mut out = [f64::NAN; 2];
+        assert_close(fixed_matrix_into(&fixed, &mut out), value, 1e-14, "the primal");
+        let (v, (gm, gout)) = fixed_matrix_into_vjp(&fixed, &mut out, d[0], &[d[1], d[2]]);
+        // `out` is written before it is read: its incoming value has no effect.
+        prop_assert_eq!(gout, [0.0; 2]);
+        assert_close(v, value, 1e-14, "vjp value");
+        assert_all_close(&out, &out_by_hand, 1e-14, "vjp writes out");
+        let f = |w: &[f64]| {
+            let (v, o) = fixed_matrix_by_hand(&unflatten(w));
+            d[0] * v + d[1] * o[0] + d[2] * o[1]
+        };
+        let g = gm.concat();
+        assert_fd_gradient(f, &m.concat(), &g, "fixed_matrix_into_vjp");
+        let mut t_out = [f64::NAN; 2];
+        let tangent = ([[t[0], t[1]], [t[2], t[3]]], [5.0; 2]);
+        let (_, t_value) = fixed_matrix_into_jvp(&fixed, &mut out, tangent, &mut t_out);
+        assert_dot(d[0] * t_value + d[1] * t_out[0] + d[2] * t_out[1], &g, &t, 1e-10, "fixed_matrix_into_jvp");
     }
 
     #[test]

@@ -115,6 +115,34 @@ fn float_and_slice_by_hand(x: &[f64]) -> (f64, f64, [f64; 2]) {
     (c + k[1], c + x[1], [k[0] * k[1], c])
 }
 
+/// `out` passed on bare to a reader in every iteration of a loop and in a branch, rewritten in between.
+#[differentiable]
+fn reads_in_a_loop(x: &[f64], out: &mut [f64], n: usize) -> f64 {
+    out[0] = x[0];
+    out[1] = x[1];
+    let mut acc = 0.0;
+    for i in 0..n {
+        acc += total(out);
+        if i % 2 == 1 {
+            acc -= 0.5 * total(out);
+        }
+        out[0] = out[0] * x[1] + 0.1;
+    }
+    acc
+}
+
+/// `reads_in_a_loop` by hand: value and `out`.
+fn reads_in_a_loop_by_hand(x: &[f64], n: usize) -> (f64, [f64; 2]) {
+    let mut o = [x[0], x[1]];
+    let mut acc = 0.0;
+    for i in 0..n {
+        let t = o[0] * o[1] + o[1] * o[1];
+        acc += if i % 2 == 1 { 0.5 * t } else { t };
+        o[0] = o[0] * x[1] + 0.1;
+    }
+    (acc, o)
+}
+
 /// `reads_its_output` at second order.
 #[differentiable(order = 2)]
 fn reads_its_output_twice(x: &[f64], out: &mut [f64]) -> f64 {
@@ -230,6 +258,26 @@ proptest! {
         let (_, t_value) = fixed_passed_on_jvp(&x, &mut out, (t.clone(), [2.0; 2]), &mut t_out);
         let along = d[0] * t_value + d[1] * t_out[0] + d[2] * t_out[1];
         assert_dot(along, &gx, &t, 1e-10, "fixed_passed_on_jvp");
+    }
+
+    #[test]
+    fn a_reader_in_a_loop_and_a_branch(x in xs(), n in 0usize..5, d in prop::collection::vec(-1.0f64..1.0, 3), t in prop::collection::vec(-1.0f64..1.0, 2)) {
+        let (value, out_by_hand) = reads_in_a_loop_by_hand(&x, n);
+        let mut out = vec![f64::NAN; 2];
+        assert_close(reads_in_a_loop(&x, &mut out, n), value, 1e-13, "the primal");
+        let (v, (gx, gout)) = reads_in_a_loop_vjp(&x, &mut out, n, d[0], &d[1..]);
+        assert_close(v, value, 1e-13, "vjp value");
+        assert_all_close(&out, &out_by_hand, 1e-13, "vjp writes out");
+        prop_assert_eq!(gout, vec![0.0; 2]);
+        let f = |w: &[f64]| {
+            let (v, o) = reads_in_a_loop_by_hand(w, n);
+            d[0] * v + d[1] * o[0] + d[2] * o[1]
+        };
+        assert_fd_gradient(f, &x, &gx, "reads_in_a_loop_vjp");
+        let mut t_out = vec![f64::NAN; 2];
+        let (_, t_value) = reads_in_a_loop_jvp(&x, &mut out, n, (t.clone(), vec![1.0; 2]), &mut t_out);
+        let along = d[0] * t_value + d[1] * t_out[0] + d[2] * t_out[1];
+        assert_dot(along, &gx, &t, 1e-10, "reads_in_a_loop_jvp");
     }
 
     #[test]

@@ -244,6 +244,9 @@ fn vjp_body_with(
                 } else if shape.matrix {
                     let matrix = naming::matrix(name);
                     quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat))
+                } else if p.output && matches!(p.grad_ty, syn::Type::Array(_)) {
+                    // An output's adjoint is a `Vec`; its gradient in `f_vjp` is `[T; N]`.
+                    quote!(::autodiff::__private::call_cotangent(&#flat[..]))
                 } else {
                     flat
                 });
