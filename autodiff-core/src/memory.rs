@@ -445,6 +445,51 @@ pub fn zero_like<T: Zero>(_value: &T) -> T {
     T::zero()
 }
 
+/// An output parameter of a caller passed on bare to a call (`total(out)`), as the callee's companion
+/// `vjp_out` and `jvp_out` take it: the cotangent of the buffer after the call (`&[T]`, or `T` for a float
+/// output), or in `jvp_out` the buffer of its tangent. The caller cannot see whether the callee writes the
+/// buffer or only reads it; the callee's companion, which knows, passes it on ([`PassOn`]).
+pub struct Passed<T>(pub T);
+
+/// How a parameter that only reads what the caller passes (`v: &[T]`) passes on the cotangent of a buffer
+/// passed to it on bare: the buffer keeps its values through the call, so the cotangent of its incoming
+/// value is the cotangent after the call plus what the callee's reading adds. `()` is an argument passed
+/// any other way, which adds nothing.
+pub trait PassOn<C> {
+    /// The cotangent of the incoming value: `cotangent` (the callee's reading) plus what is passed.
+    fn pass_on(self, cotangent: C) -> C;
+}
+
+impl<C> PassOn<C> for () {
+    #[inline(always)]
+    fn pass_on(self, cotangent: C) -> C {
+        cotangent
+    }
+}
+
+impl<T: Copy + core::ops::Add<Output = T>> PassOn<T> for Passed<T> {
+    #[inline(always)]
+    fn pass_on(self, cotangent: T) -> T {
+        cotangent + self.0
+    }
+}
+
+impl<T: Zero + Copy> PassOn<Vec<T>> for Passed<&[T]> {
+    #[inline]
+    fn pass_on(self, mut cotangent: Vec<T>) -> Vec<T> {
+        accumulate(&mut cotangent, self.0);
+        cotangent
+    }
+}
+
+impl<T: Zero + Copy, const N: usize> PassOn<[T; N]> for Passed<&[T]> {
+    #[inline]
+    fn pass_on(self, mut cotangent: [T; N]) -> [T; N] {
+        accumulate(&mut cotangent, self.0);
+        cotangent
+    }
+}
+
 /// `*target = *target + value`: an adjoint accumulated into an array element (`+=` is not available for
 /// every `Float`).
 #[inline]

@@ -48,6 +48,10 @@
 //! fn vjp(y: &[f64], dydt: &mut [f64], d_ret: Option<()>, d_dydt: &[f64]) -> ((), (Vec<f64>, Vec<f64>))
 //! fn jvp(y: &[f64], dydt: &mut [f64], tangents: (Vec<f64>, Vec<f64>), d_dydt: &mut [f64]) -> ((), ())
 //! ```
+//!
+//! A caller that passes its own output parameter on bare (`g(out)`) cannot see whether `g` writes it or
+//! only reads it (`fn total(v: &[f64]) -> f64`); it calls `vjp_out` and `jvp_out` ([`passed_on`]), of one
+//! shape for both, which every companion with a reference parameter has.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -133,13 +137,14 @@ pub(crate) struct Output {
     pub(crate) tangent_ty: TokenStream,
     /// Its cotangent as the hidden `vjp` takes it: `Some(&d_out[..])`.
     pub(crate) passed: TokenStream,
+    /// Its element type, and whether it is a float (`&mut T`) rather than an array.
+    pub(crate) elem: TokenStream,
+    pub(crate) scalar: bool,
 }
 
 /// What a caller needs of a function with output parameters.
 pub(crate) struct Outputs {
     pub(crate) outputs: Vec<Output>,
-    /// The cotangent of the returned value when the caller has none: a zero of `R`.
-    pub(crate) zero_ret: TokenStream,
     /// The function returns `()`: its `jvp` (`vjp`, `jvp` below) returns nothing.
     pub(crate) returns_unit: bool,
 }
@@ -152,6 +157,9 @@ pub(crate) struct Companion<'a> {
     pub(crate) generics: &'a syn::Generics,
     pub(crate) slots: &'a [Slot],
     pub(crate) ret: TokenStream,
+    /// The cotangent of the returned value when a caller of `vjp` with output parameters, or of
+    /// `vjp_out`, has none: a zero of `R`.
+    pub(crate) zero_ret: TokenStream,
     /// Paths to functions with the signatures of `#[differentiable]`'s `_vjp` and `_jvp` (`f_vjp`, or
     /// `Self::__registered_vjp` among the extra items).
     pub(crate) vjp: TokenStream,
@@ -182,6 +190,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         generics,
         slots,
         ret,
+        zero_ret,
         vjp,
         jvp,
         sweep_into,
@@ -265,14 +274,13 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 .collect();
             let cotangent_tys = o.outputs.iter().map(|out| &out.cotangent_ty);
             let tangent_tys = o.outputs.iter().map(|out| &out.tangent_ty);
-            let zero = &o.zero_ret;
             (
                 Some(quote!(::core::option::Option<#ret>)),
                 quote!(#(, #d: #cotangent_tys)*),
                 quote! {
                     let #d_ret = match #d_ret {
                         ::core::option::Option::Some(#d_ret) => #d_ret,
-                        ::core::option::Option::None => #zero,
+                        ::core::option::Option::None => #zero_ret,
                     };
                 },
                 {
@@ -289,6 +297,20 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         Some(o) if o.returns_unit => quote!({ #jvp(#(#idents,)* #tangent #jvp_passed); ((), ()) }),
         _ => quote!(#jvp(#(#idents,)* #tangent #jvp_passed)),
     };
+    let passed_on = passed_on(
+        c,
+        &Shared {
+            params: &params,
+            idents: &idents,
+            cotangent_slots: &cotangent_slots,
+            cotangent_types: &cotangent_types,
+            tangent_types: &tangent_types,
+            tangent_names: &tangent_names,
+            unpack_gradient: &unpack_gradient,
+            vjp_passed: &vjp_passed,
+            jvp_call: &jvp_call,
+        },
+    );
     if *method {
         let (vjp_name, jvp_name, into_name) = (
             crate::naming::method_companion(name, "vjp"),
@@ -431,8 +453,171 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 #jvp_call
             }
 
+            #passed_on
+
             #into_item
         }
+    }
+}
+
+/// What `vjp_out` and `jvp_out` share with `vjp` and `jvp` (`companion`).
+struct Shared<'a> {
+    params: &'a [TokenStream],
+    idents: &'a [&'a Ident],
+    cotangent_slots: &'a [TokenStream],
+    cotangent_types: &'a [TokenStream],
+    tangent_types: &'a [TokenStream],
+    tangent_names: &'a [TokenStream],
+    unpack_gradient: &'a TokenStream,
+    vjp_passed: &'a TokenStream,
+    jvp_call: &'a TokenStream,
+}
+
+// Input:  fn total(v: &[f64]) -> f64            (called `total(out)` by a caller with `out: &mut [f64]`)
+// Output: fn vjp_out(self, v: &[f64], d_ret: Option<f64>, d_after: (impl PassOn<Vec<f64>>,))
+//             -> (f64, (Vec<f64>,)) {
+//             let (__after_0,) = d_after;
+//             let d_ret = match d_ret { Some(d_ret) => d_ret, None => 0.0 };
+//             let (value, gradient) = total_vjp(v, d_ret);
+//             let __gradient_0 = gradient;
+//             (value, (PassOn::pass_on(__after_0, __gradient_0),))
+//         }
+//         fn jvp_out(self, v: &[f64], tangents: (Vec<f64>,), d_after: (impl Sized,)) -> (f64, f64) { .. }
+/// `vjp_out` and `jvp_out`: the companion's `vjp` and `jvp` for a call that passes an output parameter
+/// of the caller on bare (`total(out)`, `rhs(y, out)`), of which the caller cannot see whether the callee
+/// writes it or only reads it. One slot per parameter after `d_ret` (an `Option`) or `tangents`: the caller
+/// passes `Passed(..)` (the buffer's cotangent after the call, or its tangent buffer) for each argument it
+/// passes `&mut` or bare, and `()` for the others. An output parameter takes its slot as `vjp` and `jvp`
+/// take its cotangent and buffer; a parameter that only reads passes the cotangent on, added to the
+/// cotangent of what it reads (the buffer keeps its values through the call), and leaves the tangent
+/// buffer alone (it holds the tangent of those values already).
+fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
+    let Companion {
+        vis,
+        generics,
+        slots,
+        ret,
+        zero_ret,
+        vjp,
+        outputs,
+        ..
+    } = c;
+    let Shared {
+        params,
+        idents,
+        cotangent_slots,
+        cotangent_types,
+        tangent_types,
+        tangent_names,
+        unpack_gradient,
+        vjp_passed,
+        jvp_call,
+    } = shared;
+    // Only a reference parameter (`&[T]`, `&T`, `&mut ..`) can take an output passed on bare.
+    if !slots.iter().any(|s| matches!(s.ty, Type::Reference(_))) {
+        return TokenStream::new();
+    }
+    let where_clause = &generics.where_clause;
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, tangents, d_after, value, gradient) = (
+        fixed("d_ret"),
+        fixed("tangents"),
+        fixed("d_after"),
+        fixed("value"),
+        fixed("gradient"),
+    );
+    let after: Vec<Ident> = (0..slots.len())
+        .map(|i| Ident::new(&format!("__after_{i}"), Span::mixed_site()))
+        .collect();
+    let output_of = |s: &Slot| {
+        outputs
+            .as_ref()
+            .and_then(|o| o.outputs.iter().find(|out| out.ident == s.ident))
+    };
+    let passed = |ty: TokenStream| quote!(::autodiff::__private::Passed<#ty>);
+    let (mut vjp_types, mut jvp_types, mut vjp_bind, mut jvp_bind) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut returned = Vec::new();
+    // A reader of `&[T; N]` takes the tangent of a buffer passed on bare as the `Vec` a caller gives an
+    // output's slot (`AsRef<[T]>`, made an array here).
+    let mut jvp_tangent_types = tangent_types.to_vec();
+    let mut jvp_tangent_shapes = Vec::new();
+    for ((s, name), ty) in slots.iter().zip(*tangent_names).zip(&mut jvp_tangent_types) {
+        if let (IntoSlot::Array { elem, .. }, None, true) = (&s.into, output_of(s), is_fixed(&s.ty))
+        {
+            let shape = quote!(::autodiff::__private::call_cotangent(::core::convert::AsRef::as_ref(&#name)));
+            jvp_tangent_shapes.push(quote!(let #name: #ty = #shape;));
+            *ty = quote!(impl ::core::convert::AsRef<[#elem]>);
+        }
+    }
+    for (((s, after), slot), cotangent_ty) in slots
+        .iter()
+        .zip(&after)
+        .zip(cotangent_slots.iter())
+        .zip(cotangent_types.iter())
+    {
+        match output_of(s) {
+            Some(out) => {
+                let (elem, d, tangent_ty) = (
+                    &out.elem,
+                    crate::naming::output_cotangent(&out.ident),
+                    &out.tangent_ty,
+                );
+                if out.scalar {
+                    vjp_types.push(passed(quote!(#elem)));
+                    jvp_types.push(passed(quote!(&mut #elem)));
+                } else {
+                    vjp_types.push(passed(quote!(&[#elem])));
+                    jvp_types.push(passed(quote!(&mut [#elem])));
+                }
+                vjp_bind.push(quote!(let #d = #after.0;));
+                // `&mut [T]` as the buffer of a fixed-size output (`&mut [T; N]`) or as itself.
+                jvp_bind.push(quote! {
+                    let #d: #tangent_ty = ::core::convert::TryInto::try_into(#after.0)
+                        .expect("autodiff: a tangent buffer of the wrong length");
+                });
+                returned.push(slot.clone());
+            }
+            None => {
+                vjp_types.push(quote!(impl ::autodiff::__private::PassOn<#cotangent_ty>));
+                jvp_types.push(quote!(impl ::core::marker::Sized));
+                returned.push(quote!(::autodiff::__private::PassOn::pass_on(#after, #slot)));
+            }
+        }
+    }
+    quote! {
+        #[inline]
+        #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+        #vis fn vjp_out #generics (self, #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: (#(#vjp_types,)*)) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+            let (#(#after,)*) = #d_after;
+            #(#vjp_bind)*
+            let #d_ret = match #d_ret {
+                ::core::option::Option::Some(#d_ret) => #d_ret,
+                ::core::option::Option::None => #zero_ret,
+            };
+            let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
+            #unpack_gradient
+            (#value, (#(#returned,)*))
+        }
+
+        #[inline]
+        #[allow(unused_variables)]
+        #vis fn jvp_out #generics (self, #(#params,)* #tangents: (#(#jvp_tangent_types,)*), #d_after: (#(#jvp_types,)*)) -> (#ret, #ret) #where_clause {
+            let (#(#after,)*) = #d_after;
+            #(#jvp_bind)*
+            let (#(#tangent_names,)*) = #tangents;
+            #(#jvp_tangent_shapes)*
+            #jvp_call
+        }
+    }
+}
+
+/// `[T; N]` or `&[T; N]`.
+fn is_fixed(ty: &Type) -> bool {
+    match ty {
+        Type::Array(_) => true,
+        Type::Reference(r) => matches!(&*r.elem, Type::Array(_)),
+        _ => false,
     }
 }
 
@@ -498,7 +683,12 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
     let into_types = generic_all(f.into_types);
     let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
     let fixed = |n: &str| Ident::new(n, Span::mixed_site());
-    let (d_ret, tangents, grads) = (fixed("d_ret"), fixed("tangents"), fixed("grads"));
+    let (d_ret, tangents, grads, d_after) = (
+        fixed("d_ret"),
+        fixed("tangents"),
+        fixed("grads"),
+        fixed("d_after"),
+    );
     let copy = crate::naming::generic_copy(name);
     let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, #scalar, _>());
     let message = match crate::naming::whole_function_of(name) {
@@ -531,6 +721,10 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
             #vis fn jvp #copy_generics (self, #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause { #fail }
             #[inline]
             #vis fn vjp_into #copy_generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause { #fail }
+            #[inline]
+            #vis fn vjp_out #copy_generics (self, #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: impl ::core::marker::Sized) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
+            #[inline]
+            #vis fn jvp_out #copy_generics (self, #(#params,)* #tangents: impl ::core::marker::Sized, #d_after: impl ::core::marker::Sized) -> (#ret, #ret) #where_clause { #fail }
         }
 
         impl<#scalar> ::autodiff::__private::NoGenericCopy<#scalar> for #copy {

@@ -862,12 +862,14 @@ impl<'a> Items<'a> {
     /// The companion type beside a `#[custom_gradient]` function.
     fn companion(&self, generic_copy: GenericCopy) -> TokenStream {
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
+        let name = &self.item.sig.ident;
         companion::companion(&Companion {
             vis: &self.item.vis,
             name: &self.item.sig.ident,
             generics: &self.item.sig.generics,
             slots: &self.slots(),
             ret: self.sig.ret_ty.to_token_stream(),
+            zero_ret: crate::expand::zero_ret(self.sig, &quote!(#name)),
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
             sweep_into: None,
@@ -892,6 +894,7 @@ impl<'a> Items<'a> {
             generics: &self.item.sig.generics,
             slots: &self.slots(),
             ret: self.sig.ret_ty.to_token_stream(),
+            zero_ret: crate::expand::zero_ret(self.sig, &quote!(Self::__registered_target)),
             vjp: quote!(Self::#vjp),
             jvp: quote!(Self::#jvp),
             sweep_into: None,

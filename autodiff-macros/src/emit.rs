@@ -532,6 +532,7 @@ impl<'a> Emitter<'a> {
                     args,
                     by_ref,
                     written,
+                    ..
                 } => {
                     if mode == Mode::Recompute {
                         continue;

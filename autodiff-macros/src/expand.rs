@@ -87,20 +87,16 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
-    // Output parameters are differentiated where the reverse sweep runs into buffers (`__f_vjp_into`):
-    // free functions without parameter structs or matrices.
+    // Output parameters are differentiated on free functions without parameter structs (beside matrices
+    // too, whose `f_vjp` runs the sweep in its body).
     if let Some(sig) = sig.as_ref().filter(|_| errors.len() == 0) {
-        let matrices = sig
-            .params
-            .iter()
-            .any(|p| p.array.is_some_and(|shape| shape.matrix));
-        if is_method(&item) || flat.is_some() || matrices {
+        if is_method(&item) || flat.is_some() {
             for p in sig.outputs() {
                 errors.spanned(
                     &p.ty,
-                    "output parameters are supported on free functions of floats, slices and arrays, not yet \
-                     on a method or a function of a parameter struct or a matrix: return the result, or \
-                     write it from a free function",
+                    "output parameters are supported on free functions of floats, slices, arrays and \
+                     matrices, not yet on a method or a function of a parameter struct: return the result, \
+                     or write it from a free function",
                 );
             }
         }
@@ -611,29 +607,10 @@ impl<'a> Generated<'a> {
     /// `f_vjp`: zeroed gradient buffers, the reverse sweep into them, and `(value, gradient)`.
     fn vjp_item(&self) -> TokenStream {
         let d_ret = naming::fixed("d_ret");
-        let ret = &self.sig.ret_ty;
-        let gradient = self.sig.gradient_type();
         let unit = self.sig.returns_unit();
-        let outputs: Vec<&crate::signature::Param> = self.sig.outputs().collect();
-        let cotangents = outputs.iter().map(|p| {
-            let (d, ty) = (
-                naming::output_cotangent(&p.ident),
-                Signature::output_buffer_type(p, false),
-            );
-            quote!(#d: #ty,)
-        });
-        let extra = if unit {
-            quote!(#(#cotangents)*)
-        } else {
-            quote!(#d_ret: #ret, #(#cotangents)*)
-        };
-        let returns = if unit {
-            gradient
-        } else {
-            quote!((#ret, #gradient))
-        };
+        let (extra, returns) = self.vjp_signature_parts(&d_ret);
         let signature = self.signature(&self.name("vjp"), Some(extra), returns);
-        let passed: Vec<TokenStream> = outputs.iter().map(|p| output_cotangent_slice(p)).collect();
+        let passed: Vec<TokenStream> = self.sig.outputs().map(output_cotangent_slice).collect();
         let d_ret_value = if unit { quote!(()) } else { quote!(#d_ret) };
         let body = self.sweep_into_fresh_buffers(d_ret_value, &passed);
         quote!(#signature { #body })
@@ -656,18 +633,49 @@ impl<'a> Generated<'a> {
                 .any(|p| p.array.is_some_and(|shape| shape.matrix))
     }
 
-    /// `f_vjp` with the sweep in its body, returning `(value, gradient)` (methods, parameter structs).
+    /// `f_vjp` with the sweep in its body, returning `(value, gradient)` (methods, parameter structs,
+    /// matrices), or the gradient alone for a function returning `()`.
     fn vjp_returning_item(&self) -> TokenStream {
         let d_ret = naming::fixed("d_ret");
+        let (extra, returns) = self.vjp_signature_parts(&d_ret);
+        let signature = self.signature(&self.name("vjp"), Some(extra), returns);
+        // The sweep takes each output's cotangent as `Option<&[T]>`.
+        let outputs = self.sig.outputs().map(|p| {
+            let (d, passed) = (
+                naming::output_cotangent(&p.ident),
+                output_cotangent_slice(p),
+            );
+            quote!(let #d = #passed;)
+        });
+        let unit = self.sig.returns_unit().then(|| quote!(let #d_ret = ();));
+        let body = self.vjp_body(&d_ret);
+        let body = match self.sig.returns_unit() {
+            true => quote!({ let (_, gradient) = { #body }; gradient }),
+            false => body,
+        };
+        quote!(#signature { #unit #(#outputs)* #body })
+    }
+
+    /// What `f_vjp` takes after the function's parameters (`d_ret` unless it returns `()`, then one
+    /// cotangent per output parameter) and what it returns (`(R, G)`, or `G` for `()`).
+    fn vjp_signature_parts(&self, d_ret: &Ident) -> (TokenStream, TokenStream) {
         let ret = &self.sig.ret_ty;
         let gradient = self.sig.gradient_type();
-        let signature = self.signature(
-            &self.name("vjp"),
-            Some(quote!(#d_ret: #ret)),
-            quote!((#ret, #gradient)),
-        );
-        let body = self.vjp_body(&d_ret);
-        quote!(#signature { #body })
+        let unit = self.sig.returns_unit();
+        let cotangents = self.sig.outputs().map(|p| {
+            let (d, ty) = (
+                naming::output_cotangent(&p.ident),
+                Signature::output_buffer_type(p, false),
+            );
+            quote!(#d: #ty,)
+        });
+        match unit {
+            true => (quote!(#(#cotangents)*), gradient),
+            false => (
+                quote!(#d_ret: #ret, #(#cotangents)*),
+                quote!((#ret, #gradient)),
+            ),
+        }
     }
 
     fn vjp(&self) -> TokenStream {
@@ -828,6 +836,18 @@ impl<'a> Generated<'a> {
                 .map(|_| quote!(::core::option::Option::None))
                 .collect();
             self.sweep_into_fresh_buffers(one, &none)
+        } else if self.sig.outputs().next().is_some() {
+            // The sweep, with the outputs' cotangents `None` (zero).
+            let d_ret = naming::fixed("d_ret");
+            let outputs = self.sig.outputs().map(|p| {
+                let (d, elem) = (
+                    naming::output_cotangent(&p.ident),
+                    Signature::element_type(p),
+                );
+                quote!(let #d: ::core::option::Option<&[#elem]> = ::core::option::Option::None;)
+            });
+            let body = self.vjp_body(&d_ret);
+            quote!({ let #d_ret = #one; #(#outputs)* #body })
         } else {
             let vjp = self.sibling(&self.name("vjp"));
             let args = self.sig.params.iter().map(|p| &p.ident);
@@ -854,7 +874,7 @@ impl<'a> Generated<'a> {
     fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
         let slots = companion_slots(self.sig);
         let name = &self.item.sig.ident;
-        let outputs = companion_outputs(self.sig, &self.sibling(name));
+        let outputs = companion_outputs(self.sig);
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         // `wrt(..)` chooses what `f_grad` returns; a caller differentiates through every float
         // parameter (as `jax.grad`'s `argnums` does), so the companion derives with all of them active.
@@ -926,6 +946,7 @@ impl<'a> Generated<'a> {
             generics: &self.item.sig.generics,
             slots: &slots,
             ret: self.sig.ret_ty.to_token_stream(),
+            zero_ret: zero_ret(self.sig, &self.sibling(name)),
             vjp,
             jvp,
             sweep_into,
@@ -1021,8 +1042,7 @@ fn output_cotangent_slice(p: &crate::signature::Param) -> TokenStream {
 }
 
 /// For a function with output parameters, what its companion needs to know of them.
-/// `function` is the path to the function itself.
-fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companion::Outputs> {
+fn companion_outputs(sig: &Signature) -> Option<companion::Outputs> {
     let outputs: Vec<companion::Output> = sig
         .outputs()
         .map(|p| companion::Output {
@@ -1030,12 +1050,23 @@ fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companio
             cotangent_ty: Signature::output_buffer_type(p, false),
             tangent_ty: Signature::output_buffer_type(p, true),
             passed: output_cotangent_slice(p),
+            elem: Signature::element_type(p).to_token_stream(),
+            scalar: p.scalar,
         })
         .collect();
     if outputs.is_empty() {
         return None;
     }
-    let zero_ret = match &sig.ret_kind {
+    Some(companion::Outputs {
+        outputs,
+        returns_unit: sig.returns_unit(),
+    })
+}
+
+/// The zero cotangent of what the function of `sig` returns, for a caller that has none (`d_ret: None`
+/// in its companion's `vjp` with output parameters, or `vjp_out`). `function` is the path to the function.
+pub(crate) fn zero_ret(sig: &Signature, function: &TokenStream) -> TokenStream {
+    match &sig.ret_kind {
         // A returned array's zero cotangent has its length, known once the function has run: it runs on
         // copies of the outputs (only where a caller drops such a function's array result).
         crate::ir::Kind::Array => {
@@ -1051,12 +1082,7 @@ fn companion_outputs(sig: &Signature, function: &TokenStream) -> Option<companio
         }
         crate::ir::Kind::Unit => quote!(()),
         kind => Emitter::zero_of(kind),
-    };
-    Some(companion::Outputs {
-        outputs,
-        zero_ret,
-        returns_unit: sig.returns_unit(),
-    })
+    }
 }
 
 /// The output parameters' extra parameters of the hidden `__vjp_all` and `__jvp_all` of `sig` (each
@@ -1307,7 +1333,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             true => quote!(Self::#name),
             false => quote!(#name),
         };
-        let outputs = companion_outputs(sig, &path(name));
+        let outputs = companion_outputs(sig);
         let (vjp, jvp, extra) = if outputs.is_some() {
             let all = all_active(sig);
             let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
@@ -1348,6 +1374,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             generics: &item.sig.generics,
             slots: &slots,
             ret: sig.ret_ty.to_token_stream(),
+            zero_ret: zero_ret(sig, &path(name)),
             vjp,
             jvp,
             sweep_into: None,

@@ -507,6 +507,9 @@ impl Forward<'_, '_> {
     // Input:  rhs(&y, p, &mut k);
     // Output: let (_, _) = derivative_of!(rhs, ..).jvp(&y, p, &mut k, (__dot_y.clone().into(), .., __dot_k.clone().into()),
     //                               &mut __dot_k);
+    // Input:  total(out);             (`out` an output parameter, passed on bare: `total` may only read it)
+    // Output: let (_, _) = derivative_of!(total, ..).jvp_out(&mut out, (snapshot(&__dot_out[..]),),
+    //                               (Passed(&mut (*(&mut __dot_out))[..]),));
     /// A call that writes output buffers: the callee's companion `jvp` takes the tangents of the
     /// arguments (a buffer's incoming tangent among them) and writes each buffer's new tangent.
     fn call_out(&mut self, stmt: &Stmt, code: &mut Vec<TokenStream>) {
@@ -516,6 +519,7 @@ impl Forward<'_, '_> {
             args,
             by_ref,
             written,
+            passed_on,
         } = stmt
         else {
             return;
@@ -540,7 +544,11 @@ impl Forward<'_, '_> {
         // A buffer's incoming tangent: a copy, as the companion takes it (`Vec<T>`).
         // And each buffer's tangent after the call, written by the callee.
         let mut buffers = Vec::new();
+        // With an output parameter passed on bare, one slot per argument: `Passed(buffer)` for each
+        // buffer passed `&mut` or bare, `()` for the others.
+        let mut after = Vec::new();
         for ((arg, w), tangent) in args.iter().zip(written).zip(&mut tangents) {
+            after.push(quote!(()));
             let Operand::Array(a) = arg else { continue };
             if !w.is_written() {
                 continue;
@@ -585,6 +593,12 @@ impl Forward<'_, '_> {
                 ),
             };
             *tangent = incoming;
+            if let Some(slot) = after.last_mut() {
+                *slot = match w {
+                    Written::Element(_) => quote!(::autodiff::__private::Passed(#buffer)),
+                    _ => quote!(::autodiff::__private::Passed(&mut (*(#buffer))[..])),
+                };
+            }
             buffers.push(buffer);
         }
         let call_args = args
@@ -596,8 +610,16 @@ impl Forward<'_, '_> {
                 _ => self.e.written_arg(a, w),
             });
         let call_args: Vec<TokenStream> = call_args.collect();
-        let jvp =
-            crate::companion::derivative_of(callee, "jvp", call_args.len() + 1 + buffers.len());
+        let (jvp, buffers) = match passed_on {
+            true => (
+                crate::companion::derivative_of(callee, "jvp_out", call_args.len() + 2),
+                vec![quote!((#(#after,)*))],
+            ),
+            false => (
+                crate::companion::derivative_of(callee, "jvp", call_args.len() + 1 + buffers.len()),
+                buffers,
+            ),
+        };
         let tangent = self.tangent.contains(var).then(|| {
             let t = self.e.tangent_name(*var);
             self.tangents.insert(*var, t.to_token_stream());

@@ -307,6 +307,9 @@ pub(crate) enum Stmt {
         args: Vec<Operand>,
         by_ref: Vec<bool>,
         written: Vec<Written>,
+        /// An output parameter of this function is passed on bare (`total(out)`), which the callee may
+        /// write or only read: the call goes through its companion's `vjp_out` and `jvp_out`.
+        passed_on: bool,
     },
 }
 

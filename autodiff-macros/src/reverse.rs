@@ -244,6 +244,9 @@ fn vjp_body_with(
                 } else if shape.matrix {
                     let matrix = naming::matrix(name);
                     quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat))
+                } else if p.output && matches!(p.grad_ty, syn::Type::Array(_)) {
+                    // An output's adjoint is a `Vec`; its gradient in `f_vjp` is `[T; N]`.
+                    quote!(::autodiff::__private::call_cotangent(&#flat[..]))
                 } else {
                     flat
                 });
@@ -903,6 +906,9 @@ impl Reverse<'_, '_> {
     //         accumulate(&mut __d_y_buffer, &__d_y);         // an input's adjoint accumulates
     //         copy_into("k", &mut __d_k[..], &__d_k_in[..]); // the call overwrote `k`: its adjoint is
     //                                                        // that of the values `k` held before
+    // Input:  total(out);                                    (`out` an output parameter, passed on bare)
+    // Output: let (_, (__d_out_in,)) = total::vjp_out(&mut __out_at_call, None, (Passed(&__d_out[..]),));
+    //         copy_into("out", &mut __d_out[..], &__d_out_in[..]);   // a reader passed it on, plus its reading
     /// The adjoint of a call that writes output buffers: the callee's companion `vjp` takes the adjoint of
     /// each buffer it wrote (and of its value, `None` for zero) and gives the cotangents of its inputs and
     /// of each buffer's incoming value, which replaces the buffer's adjoint. The callee runs again on the
@@ -921,6 +927,7 @@ impl Reverse<'_, '_> {
             args,
             by_ref,
             written,
+            passed_on,
         } = stmt
         else {
             return;
@@ -938,7 +945,14 @@ impl Reverse<'_, '_> {
                         && matches!(a, Operand::Array(array) if activity.is_float_array(*array))
                 })
                 .count();
-        let vjp = crate::companion::derivative_of(callee, "vjp", call_arity);
+        let vjp = match passed_on {
+            // `vjp_out(args.., d_ret, (slot per argument,))`
+            true => crate::companion::derivative_of(callee, "vjp_out", args.len() + 2),
+            false => crate::companion::derivative_of(callee, "vjp", call_arity),
+        };
+        // With an output parameter passed on bare, one slot per argument: `Passed(d)` for each buffer
+        // passed `&mut` or bare, `()` for the others.
+        let mut after = Vec::new();
         let mut slots = Vec::new();
         let mut contributions = Vec::new();
         let mut call_args = Vec::new();
@@ -997,10 +1011,13 @@ impl Reverse<'_, '_> {
                 }
                 _ => None,
             };
+            if float_output.is_none() {
+                after.push(quote!(()));
+            }
             if let Some(array) = float_output {
                 let active = activity.is_active_array(array);
                 let name = self.e.array_name(array).clone();
-                d_outs.push(match (&part, active) {
+                let d_out = match (&part, active) {
                     // An element goes to a `&mut T` parameter, whose cotangent is a `T`.
                     (Some(Part::Element(index)), true) => {
                         let buffer = self.array_adjoint(array);
@@ -1021,7 +1038,12 @@ impl Reverse<'_, '_> {
                         quote!(&#buffer)
                     }
                     (None, false) => quote!(&::autodiff::__private::zeros_like(&#name[..])),
+                };
+                after.push(match &part {
+                    Some(Part::Element(_)) => quote!(::autodiff::__private::Passed(#d_out)),
+                    _ => quote!(::autodiff::__private::Passed(&(#d_out)[..])),
                 });
+                d_outs.push(d_out);
             }
             if !activity.is_active(arg) {
                 slots.push(quote!(_));
@@ -1038,7 +1060,10 @@ impl Reverse<'_, '_> {
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
-        code.push(quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d_ret, #(#d_outs,)*);));
+        code.push(match passed_on {
+            true => quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d_ret, (#(#after,)*));),
+            false => quote!(let (_, (#(#slots,)*)) = #vjp(#(#call_args,)* #d_ret, #(#d_outs,)*);),
+        });
         for (arg, slot, w) in contributions {
             match arg {
                 Operand::Array(array) => {

@@ -45,6 +45,42 @@ pub fn d2(re: f64, v: f64, e: f64) -> Dual<Dual<f64>> {
     Dual::new(Dual::new(re, v), Dual::new(e, 0.0))
 }
 
+thread_local! {
+    /// Set by [`watch`] when the oracle computes a non-finite value.
+    static NON_FINITE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The points of the current program skipped for non-finite intermediate values.
+    static SKIPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Every value the oracle computes passes through here: a non-finite one is noted.
+pub fn watch<T: Float>(value: T) -> T {
+    if !value.is_finite() {
+        NON_FINITE.with(|f| f.set(true));
+    }
+    value
+}
+
+/// Whether the oracle computed a non-finite value since the last call; if so, the point is counted as
+/// skipped. Reverse mode gives NaN there where a zero adjoint meets an infinite partial (an overflowed
+/// element nothing reads), as JAX does, while forward mode and the oracle stay finite.
+pub fn skip_non_finite() -> bool {
+    let seen = NON_FINITE.with(|f| f.replace(false));
+    if seen {
+        SKIPPED.with(|s| s.set(s.get() + 1));
+    }
+    seen
+}
+
+/// Forgets a non-finite value noted before the oracle's run at a new point.
+pub fn reset_non_finite() {
+    NON_FINITE.with(|f| f.set(false));
+}
+
+/// The points skipped since the last call.
+pub fn take_skipped() -> usize {
+    SKIPPED.with(|s| s.replace(0))
+}
+
 pub fn finite(v: &[f64]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
@@ -144,7 +180,12 @@ fn main() {
         let _ = writeln!(out, "BEGIN {k} {name}");
         let _ = out.flush();
         let mut rng = support::Rng(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) ^ id);
-        let line = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&mut rng))) {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&mut rng)));
+        let skipped = support::take_skipped();
+        if skipped > 0 {
+            let _ = writeln!(out, "SKIP {name} {skipped}");
+        }
+        let line = match outcome {
             Ok(Ok(grads)) => {
                 let g: Vec<String> = grads.iter().map(|x| format!("{x:?}")).collect();
                 format!("GRAD {name} {}\nOK {name}", g.join(" "))
@@ -342,8 +383,9 @@ fn check_fn(f: &Func, module: &str) -> String {
     };
     let _ = write!(
         s,
-        "        let (vals, jac) = oracle(|| jacobian({nin}, {nout}, |dir: &[f64]| {{\n{lets}            let r = {oracle}({dargs});\n            {outs}\n        }}))?;\n"
+        "        reset_non_finite();\n        let (vals, jac) = oracle(|| jacobian({nin}, {nout}, |dir: &[f64]| {{\n{lets}            let r = {oracle}({dargs});\n            {outs}\n        }}))?;\n"
     );
+    s.push_str("        if skip_non_finite() {\n            continue;\n        }\n");
     s.push_str("        if !finite(&vals) || jac.iter().any(|row| !finite(row)) {\n            continue;\n        }\n");
     let got = if nout == 1 {
         "vec![v]"

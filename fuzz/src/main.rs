@@ -146,11 +146,13 @@ fn run(opts: &Options) -> Result<bool, String> {
     // Large runs are built in chunks: one crate of thousands of modules compiles slowly and needs much memory.
     let mut outcomes = BTreeMap::new();
     let mut grads = BTreeMap::new();
+    let mut skipped = BTreeMap::new();
     let mut builds = 0;
     for chunk in programs.chunks(CHUNK) {
         let eval = work.evaluate(chunk, None, opts.seed, opts.quiet)?;
         outcomes.extend(eval.outcomes);
         grads.extend(eval.grads);
+        skipped.extend(eval.skipped);
         builds += eval.builds;
     }
     if !opts.quiet {
@@ -277,6 +279,15 @@ fn run(opts: &Options) -> Result<bool, String> {
     }
     if !opts.quiet {
         eprintln!("fuzz: total {:.1} s", started.elapsed().as_secs_f64());
+    }
+    if !skipped.is_empty() {
+        let names: Vec<&str> = skipped.keys().map(String::as_str).collect();
+        println!(
+            "fuzz: {} points skipped, where the primal evaluation has a non-finite value (in {}): reverse \
+             mode gives NaN there where a zero adjoint meets an infinite partial, as JAX does",
+            skipped.values().sum::<usize>(),
+            names.join(", ")
+        );
     }
     println!(
         "fuzz: {} programs, {wrong} wrong, {compile} failed to compile, {panicked} panicked",

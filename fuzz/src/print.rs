@@ -341,7 +341,8 @@ impl Printer {
                     (op, false) => format!("{target} {}= {v};", assign_sym(*op)),
                     (op, true) => {
                         let v = self.expr(value, 6);
-                        format!("{target} = {target} {} {v};", assign_sym(*op))
+                        let v = self.watched(format!("{target} {} {v}", assign_sym(*op)));
+                        format!("{target} = {v};")
                     }
                 };
                 self.line(&line);
@@ -545,6 +546,16 @@ impl Printer {
     }
 
     /// Prints `e` in a context of precedence `ctx`: 0 top, 1 comparison operand... see `prec`.
+    /// In the oracle, `value` through `support::watch`, which notes a non-finite value: a point where the
+    /// primal evaluation overflows is skipped (a zero adjoint times an infinite partial is NaN in reverse
+    /// mode, as in JAX, where forward mode and the oracle stay finite).
+    fn watched(&self, value: String) -> String {
+        match self.mode {
+            Mode::Oracle => format!("crate::support::watch({value})"),
+            _ => value,
+        }
+    }
+
     fn expr(&self, e: &Expr, ctx: u8) -> String {
         let (s, prec) = match e {
             Expr::Lit(c) => (self.lit(*c), 9),
@@ -558,7 +569,7 @@ impl Printer {
                 } else {
                     recv
                 };
-                (format!("{recv}.{}", method_call(*m)), 9)
+                (self.watched(format!("{recv}.{}", method_call(*m))), 9)
             }
             Expr::Bin(op, a, b) => {
                 let (sym, p) = match op {
@@ -567,10 +578,11 @@ impl Printer {
                     BinOp::Mul => ("*", 5),
                     BinOp::Div => ("/", 5),
                 };
-                (
-                    format!("{} {sym} {}", self.expr(a, p), self.expr(b, p + 1)),
-                    p,
-                )
+                let s = format!("{} {sym} {}", self.expr(a, p), self.expr(b, p + 1));
+                match self.mode {
+                    Mode::Oracle => (self.watched(s), 9),
+                    _ => (s, p),
+                }
             }
             Expr::Cast(i) => {
                 if self.generic {

@@ -85,6 +85,8 @@ pub struct Evaluation {
     pub grads: BTreeMap<String, Vec<f64>>,
     /// How many builds it took.
     pub builds: usize,
+    /// The points skipped, by program, because the oracle computed a non-finite value there.
+    pub skipped: BTreeMap<String, usize>,
 }
 
 impl WorkCrate {
@@ -205,12 +207,13 @@ impl WorkCrate {
             }
         }
         let mods: Vec<String> = modules.iter().cloned().collect();
-        let (run, grads) = self.run(&mods, seed)?;
+        let (run, grads, skipped) = self.run(&mods, seed)?;
         outcomes.extend(run);
         Ok(Evaluation {
             outcomes,
             grads,
             builds,
+            skipped,
         })
     }
 
@@ -299,7 +302,14 @@ impl WorkCrate {
         &self,
         modules: &[String],
         seed: u64,
-    ) -> Result<(BTreeMap<String, Outcome>, BTreeMap<String, Vec<f64>>), String> {
+    ) -> Result<
+        (
+            BTreeMap<String, Outcome>,
+            BTreeMap<String, Vec<f64>>,
+            BTreeMap<String, usize>,
+        ),
+        String,
+    > {
         let exe = self.target.join("debug").join(format!(
             "{}{}",
             self.package(),
@@ -307,6 +317,7 @@ impl WorkCrate {
         ));
         let mut outcomes = BTreeMap::new();
         let mut grads = BTreeMap::new();
+        let mut skipped = BTreeMap::new();
         let mut start = 0;
         while start < modules.len() {
             let mut child = Command::new(&exe)
@@ -340,6 +351,11 @@ impl WorkCrate {
                                 current = Some((k, parts.next().unwrap_or("").to_string()));
                             }
                             "DONE" => done = true,
+                            "SKIP" => {
+                                let name = parts.next().unwrap_or("").to_string();
+                                let n = parts.next().and_then(|n| n.parse().ok()).unwrap_or(0);
+                                skipped.insert(name, n);
+                            }
                             "GRAD" => {
                                 let name = parts.next().unwrap_or("").to_string();
                                 let vals = parts
@@ -393,7 +409,7 @@ impl WorkCrate {
                 None => return Err(format!("the harness stopped without a result: {status}")),
             }
         }
-        Ok((outcomes, grads))
+        Ok((outcomes, grads, skipped))
     }
 }
 

@@ -316,6 +316,67 @@ impl residual {
         let (__tangent_0, __tangent_1, __tangent_2) = tangents;
         Self::__jvp_all(x, r, e, (__tangent_0, __tangent_1, __tangent_2), d_r, d_e)
     }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<T: Float>(
+        self,
+        x: &[T],
+        r: &mut [T],
+        e: &mut T,
+        d_ret: ::core::option::Option<T>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<T>>,
+            ::autodiff::__private::Passed<&[T]>,
+            ::autodiff::__private::Passed<T>,
+        ),
+    ) -> (T, (::std::vec::Vec<T>, ::std::vec::Vec<T>, T)) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_r = __after_1.0;
+        let d_e = __after_2.0;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => <T as ::autodiff::__private::Zero>::zero(),
+        };
+        let (value, gradient) = Self::__vjp_all(
+            x,
+            r,
+            e,
+            d_ret,
+            ::core::option::Option::Some(&d_r[..]),
+            ::core::option::Option::Some(::core::slice::from_ref(&d_e)),
+        );
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                __gradient_1,
+                __gradient_2,
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<T: Float>(
+        self,
+        x: &[T],
+        r: &mut [T],
+        e: &mut T,
+        tangents: (::std::vec::Vec<T>, ::std::vec::Vec<T>, T),
+        d_after: (
+            impl ::core::marker::Sized,
+            ::autodiff::__private::Passed<&mut [T]>,
+            ::autodiff::__private::Passed<&mut T>,
+        ),
+    ) -> (T, T) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_r: &mut [T] = ::core::convert::TryInto::try_into(__after_1.0)
+            .expect("autodiff: a tangent buffer of the wrong length");
+        let d_e: &mut T = ::core::convert::TryInto::try_into(__after_2.0)
+            .expect("autodiff: a tangent buffer of the wrong length");
+        let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        Self::__jvp_all(x, r, e, (__tangent_0, __tangent_1, __tangent_2), d_r, d_e)
+    }
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 fn residual_hvp<T: Float>(

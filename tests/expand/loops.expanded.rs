@@ -125,6 +125,46 @@ impl dot {
         let (__tangent_0, __tangent_1) = tangents;
         dot_jvp(x, y, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        x: &[f64],
+        y: &[f64],
+        d_ret: ::core::option::Option<f64>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+        ),
+    ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        let (__after_0, __after_1) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => 0.0,
+        };
+        let (value, gradient) = dot_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        x: &[f64],
+        y: &[f64],
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+        d_after: (impl ::core::marker::Sized, impl ::core::marker::Sized),
+    ) -> (f64, f64) {
+        let (__after_0, __after_1) = d_after;
+        let (__tangent_0, __tangent_1) = tangents;
+        dot_jvp(x, y, (__tangent_0, __tangent_1))
+    }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(
@@ -316,6 +356,35 @@ impl rosenbrock {
         let (__tangent_0,) = tangents;
         rosenbrock_jvp(x, __tangent_0)
     }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<T: Float>(
+        self,
+        x: &[T],
+        d_ret: ::core::option::Option<T>,
+        d_after: (impl ::autodiff::__private::PassOn<::std::vec::Vec<T>>,),
+    ) -> (T, (::std::vec::Vec<T>,)) {
+        let (__after_0,) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => <T as ::autodiff::__private::Zero>::zero(),
+        };
+        let (value, gradient) = rosenbrock_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),))
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<T: Float>(
+        self,
+        x: &[T],
+        tangents: (::std::vec::Vec<T>,),
+        d_after: (impl ::core::marker::Sized,),
+    ) -> (T, T) {
+        let (__after_0,) = d_after;
+        let (__tangent_0,) = tangents;
+        rosenbrock_jvp(x, __tangent_0)
+    }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into<T: Float>(
@@ -427,6 +496,35 @@ impl product {
     }
     #[inline]
     fn jvp(self, x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (f64, f64) {
+        let (__tangent_0,) = tangents;
+        product_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        x: &[f64],
+        d_ret: ::core::option::Option<f64>,
+        d_after: (impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,),
+    ) -> (f64, (::std::vec::Vec<f64>,)) {
+        let (__after_0,) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => 0.0,
+        };
+        let (value, gradient) = product_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),))
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        x: &[f64],
+        tangents: (::std::vec::Vec<f64>,),
+        d_after: (impl ::core::marker::Sized,),
+    ) -> (f64, f64) {
+        let (__after_0,) = d_after;
         let (__tangent_0,) = tangents;
         product_jvp(x, __tangent_0)
     }
@@ -574,6 +672,39 @@ impl squares {
     }
     #[inline]
     fn jvp(self, x: &[f64], tangents: (::std::vec::Vec<f64>,)) -> (Vec<f64>, Vec<f64>) {
+        let (__tangent_0,) = tangents;
+        squares_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        x: &[f64],
+        d_ret: ::core::option::Option<Vec<f64>>,
+        d_after: (impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,),
+    ) -> (Vec<f64>, (::std::vec::Vec<f64>,)) {
+        let (__after_0,) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {
+                ::autodiff::__private::zeros_like(
+                    &squares(::core::clone::Clone::clone(&x)),
+                )
+            }
+        };
+        let (value, gradient) = squares_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),))
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        x: &[f64],
+        tangents: (::std::vec::Vec<f64>,),
+        d_after: (impl ::core::marker::Sized,),
+    ) -> (Vec<f64>, Vec<f64>) {
+        let (__after_0,) = d_after;
         let (__tangent_0,) = tangents;
         squares_jvp(x, __tangent_0)
     }

@@ -243,6 +243,74 @@ impl matmul {
         let (__tangent_0, __tangent_1, _, _, _) = tangents;
         matmul_jvp(a, b, m, k, n, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        a: &[f64],
+        b: &[f64],
+        m: usize,
+        k: usize,
+        n: usize,
+        d_ret: ::core::option::Option<Vec<f64>>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            impl ::autodiff::__private::PassOn<()>,
+            impl ::autodiff::__private::PassOn<()>,
+            impl ::autodiff::__private::PassOn<()>,
+        ),
+    ) -> (Vec<f64>, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, (), (), ())) {
+        let (__after_0, __after_1, __after_2, __after_3, __after_4) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {
+                ::autodiff::__private::zeros_like(
+                    &matmul(
+                        ::core::clone::Clone::clone(&a),
+                        ::core::clone::Clone::clone(&b),
+                        ::core::clone::Clone::clone(&m),
+                        ::core::clone::Clone::clone(&k),
+                        ::core::clone::Clone::clone(&n),
+                    ),
+                )
+            }
+        };
+        let (value, gradient) = matmul_vjp(a, b, m, k, n, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                ::autodiff::__private::PassOn::pass_on(__after_2, ()),
+                ::autodiff::__private::PassOn::pass_on(__after_3, ()),
+                ::autodiff::__private::PassOn::pass_on(__after_4, ()),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        a: &[f64],
+        b: &[f64],
+        m: usize,
+        k: usize,
+        n: usize,
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, (), (), ()),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+        ),
+    ) -> (Vec<f64>, Vec<f64>) {
+        let (__after_0, __after_1, __after_2, __after_3, __after_4) = d_after;
+        let (__tangent_0, __tangent_1, _, _, _) = tangents;
+        matmul_jvp(a, b, m, k, n, (__tangent_0, __tangent_1))
+    }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     fn vjp_into(

@@ -311,6 +311,66 @@ impl rhs {
             ((), ())
         }
     }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        y: &[f64],
+        p: &[f64],
+        dydt: &mut [f64],
+        d_ret: ::core::option::Option<()>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            ::autodiff::__private::Passed<&[f64]>,
+        ),
+    ) -> ((), (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_dydt = __after_2.0;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            y,
+            p,
+            dydt,
+            d_ret,
+            ::core::option::Option::Some(&d_dydt[..]),
+        );
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                __gradient_2,
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        y: &[f64],
+        p: &[f64],
+        dydt: &mut [f64],
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            ::autodiff::__private::Passed<&mut [f64]>,
+        ),
+    ) -> ((), ()) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_dydt: &mut [f64] = ::core::convert::TryInto::try_into(__after_2.0)
+            .expect("autodiff: a tangent buffer of the wrong length");
+        let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        {
+            Self::__jvp_all(y, p, dydt, (__tangent_0, __tangent_1, __tangent_2), d_dydt);
+            ((), ())
+        }
+    }
 }
 #[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -561,6 +621,59 @@ impl euler {
         steps: usize,
         tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, f64, ()),
     ) -> (f64, f64) {
+        let (__tangent_0, __tangent_1, __tangent_2, _) = tangents;
+        euler_jvp(y0, p, h, steps, (__tangent_0, __tangent_1, __tangent_2))
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        y0: &[f64],
+        p: &[f64],
+        h: f64,
+        steps: usize,
+        d_ret: ::core::option::Option<f64>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            impl ::autodiff::__private::PassOn<f64>,
+            impl ::autodiff::__private::PassOn<()>,
+        ),
+    ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, f64, ())) {
+        let (__after_0, __after_1, __after_2, __after_3) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => 0.0,
+        };
+        let (value, gradient) = euler_vjp(y0, p, h, steps, d_ret);
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                ::autodiff::__private::PassOn::pass_on(__after_2, __gradient_2),
+                ::autodiff::__private::PassOn::pass_on(__after_3, ()),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        y0: &[f64],
+        p: &[f64],
+        h: f64,
+        steps: usize,
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, f64, ()),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+        ),
+    ) -> (f64, f64) {
+        let (__after_0, __after_1, __after_2, __after_3) = d_after;
         let (__tangent_0, __tangent_1, __tangent_2, _) = tangents;
         euler_jvp(y0, p, h, steps, (__tangent_0, __tangent_1, __tangent_2))
     }
@@ -938,6 +1051,69 @@ impl rotate {
         d_out: &mut [f64; 2],
     ) -> ((), ()) {
         let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        {
+            Self::__jvp_all(t, v, out, (__tangent_0, __tangent_1, __tangent_2), d_out);
+            ((), ())
+        }
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        t: f64,
+        v: &[f64; 2],
+        out: &mut [f64; 2],
+        d_ret: ::core::option::Option<()>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<f64>,
+            impl ::autodiff::__private::PassOn<[f64; 2]>,
+            ::autodiff::__private::Passed<&[f64]>,
+        ),
+    ) -> ((), (f64, [f64; 2], ::std::vec::Vec<f64>)) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_out = __after_2.0;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            t,
+            v,
+            out,
+            d_ret,
+            ::core::option::Option::Some(&d_out[..]),
+        );
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                __gradient_2,
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        t: f64,
+        v: &[f64; 2],
+        out: &mut [f64; 2],
+        tangents: (f64, impl ::core::convert::AsRef<[f64]>, ::std::vec::Vec<f64>),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            ::autodiff::__private::Passed<&mut [f64]>,
+        ),
+    ) -> ((), ()) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_out: &mut [f64; 2] = ::core::convert::TryInto::try_into(__after_2.0)
+            .expect("autodiff: a tangent buffer of the wrong length");
+        let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        let __tangent_1: [f64; 2] = ::autodiff::__private::call_cotangent(
+            ::core::convert::AsRef::as_ref(&__tangent_1),
+        );
         {
             Self::__jvp_all(t, v, out, (__tangent_0, __tangent_1, __tangent_2), d_out);
             ((), ())

@@ -617,6 +617,64 @@ impl softmax_loss {
         let (__tangent_0, __tangent_1, _, _, _) = tangents;
         Self::__jvp_all(w, data, labels, d, k, (__tangent_0, __tangent_1))
     }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    pub fn vjp_out<T: Float>(
+        self,
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        d_ret: ::core::option::Option<T>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<T>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<T>>,
+            impl ::autodiff::__private::PassOn<()>,
+            impl ::autodiff::__private::PassOn<()>,
+            impl ::autodiff::__private::PassOn<()>,
+        ),
+    ) -> (T, (::std::vec::Vec<T>, ::std::vec::Vec<T>, (), (), ())) {
+        let (__after_0, __after_1, __after_2, __after_3, __after_4) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => <T as ::autodiff::__private::Zero>::zero(),
+        };
+        let (value, gradient) = Self::__vjp_all(w, data, labels, d, k, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                ::autodiff::__private::PassOn::pass_on(__after_2, ()),
+                ::autodiff::__private::PassOn::pass_on(__after_3, ()),
+                ::autodiff::__private::PassOn::pass_on(__after_4, ()),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    pub fn jvp_out<T: Float>(
+        self,
+        w: &[T],
+        data: &[T],
+        labels: &[usize],
+        d: usize,
+        k: usize,
+        tangents: (::std::vec::Vec<T>, ::std::vec::Vec<T>, (), (), ()),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+        ),
+    ) -> (T, T) {
+        let (__after_0, __after_1, __after_2, __after_3, __after_4) = d_after;
+        let (__tangent_0, __tangent_1, _, _, _) = tangents;
+        Self::__jvp_all(w, data, labels, d, k, (__tangent_0, __tangent_1))
+    }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
     pub fn vjp_into<T: Float>(

@@ -94,7 +94,8 @@ impl Lowering<'_> {
         }
         let (mut args, by_ref, written, rebinds) = self.lower_call_args(c);
         if written.iter().any(Written::is_written) {
-            let (call, span) = ((path, args, by_ref, written), c.span());
+            let passed_on = c.args.iter().any(|arg| self.bare_output(arg).is_some());
+            let (call, span) = ((path, args, by_ref, written, passed_on), c.span());
             return self.lower_call_out(call, rebinds, hint, span);
         }
         let callee = path.to_token_stream();
@@ -145,7 +146,13 @@ impl Lowering<'_> {
     /// output parameters) writes them. `rebinds` are the float locals to read back after the call.
     fn lower_call_out(
         &mut self,
-        (path, args, by_ref, written): (&syn::ExprPath, Vec<Operand>, Vec<bool>, Vec<Written>),
+        (path, args, by_ref, written, passed_on): (
+            &syn::ExprPath,
+            Vec<Operand>,
+            Vec<bool>,
+            Vec<Written>,
+            bool,
+        ),
         rebinds: Vec<(String, Array)>,
         hint: Option<String>,
         span: proc_macro2::Span,
@@ -157,6 +164,7 @@ impl Lowering<'_> {
             args,
             by_ref,
             written,
+            passed_on,
         };
         for array in stmt.written_arrays() {
             self.forget_reads_of(array);
@@ -216,8 +224,8 @@ impl Lowering<'_> {
     // Input:  rhs(y, p, out);          (`out: &mut [f64]`, an output parameter of this function)
     // Output: CallOut { args: [y, p, out], written: [No, No, Array] }, as for `&mut *out`
     /// An output parameter of this function passed on bare (`g(out)`, an implicit reborrow): the callee
-    /// writes it, as if passed `&mut *out`. (To pass it to a function that only reads it, write `&*out` or
-    /// `&out[..]`.)
+    /// may write it, as if passed `&mut *out`, or only read it (`fn g(v: &[f64])`), which its companion
+    /// knows (`CallOut { passed_on: true }`, through `vjp_out` and `jvp_out`).
     fn bare_output(&self, arg: &Expr) -> Option<(Operand, Written)> {
         let Expr::Path(_) = strip_parens(arg) else {
             return None;
