@@ -701,3 +701,179 @@ fn check_gradient_stop_gradient_and_optimisers() {
     );
     assert_eq!(p.hidden, 2, "the minimiser keeps #[no_grad]");
 }
+
+// ------------------------------------------------- struct fields, structs by value, generic structs
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Inner {
+    a: f64,
+    v: [f64; 2],
+}
+
+/// A struct with a field of another `Differentiable` struct, a `Vec` and a `#[no_grad]` integer.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Outer {
+    inner: Inner,
+    w: Vec<f64>,
+    #[no_grad]
+    n: usize,
+}
+
+/// A generic struct.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Gen<T: Float> {
+    a: T,
+    w: Vec<T>,
+}
+
+#[differentiable]
+fn inner_part(q: &Inner, x: f64) -> f64 {
+    q.a * x * q.v[1] + q.v[0].sin()
+}
+
+/// The inner struct passed on to a differentiable function.
+#[differentiable]
+fn outer_with_inner(p: &Outer, x: f64) -> f64 {
+    inner_part(&p.inner, x) + p.w[0] * p.w[p.n - 1]
+}
+
+/// A struct taken by value (`p: Outer`), at order 2.
+#[differentiable(order = 2)]
+fn outer_by_value(p: Outer, x: f64) -> f64 {
+    p.w[0] * x * p.w[p.n - 1] + (p.w[1] * x).exp()
+}
+
+#[differentiable(order = 2)]
+fn generic_struct<T: Float>(p: &Gen<T>, x: T) -> T {
+    p.a * x * x + p.w[0] * (x * p.w[1]).sin()
+}
+
+impl Outer {
+    /// `wrt(self, x)`: the gradient is `(Self, f64)`.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn both(&self, x: f64) -> f64 {
+        self.w[0] * x * x + self.w[1].powi(3)
+    }
+}
+
+fn outer_of(flat: &[f64]) -> Outer {
+    Outer {
+        inner: Inner {
+            a: flat[0],
+            v: [flat[1], flat[2]],
+        },
+        w: flat[3..5].to_vec(),
+        n: 2,
+    }
+}
+
+#[test]
+fn nested_by_value_and_generic_structs() {
+    let _: fn(&Outer, f64) -> (f64, (Outer, f64)) = outer_with_inner_grad;
+    let _: fn(Outer, f64) -> (f64, (Outer, f64)) = outer_by_value_grad;
+    let _: fn(Outer, f64) -> (f64, (Outer, f64), Vec<Vec<f64>>) = outer_by_value_hessian;
+    let _: fn(Outer, f64, (Outer, f64)) -> (f64, (Outer, f64), (Outer, f64)) = outer_by_value_hvp;
+    let _: fn(&Gen<f64>, f64) -> (f64, (Gen<f64>, f64)) = generic_struct_grad::<f64>;
+    let _: fn(&Gen<f64>, f64) -> (f64, (Gen<f64>, f64), Vec<Vec<f64>>) =
+        generic_struct_hessian::<f64>;
+    let _: fn(&Outer, f64) -> (f64, (Outer, f64)) = Outer::both_grad;
+    let _: fn(&Outer, f64) -> (f64, (Outer, f64), Vec<Vec<f64>>) = Outer::both_hessian;
+    // Flat: inner.a, inner.v[0], inner.v[1], w[0], w[1], x.
+    let join = |(p, x): (Outer, f64)| {
+        assert_eq!(p.n, 2, "the gradient copies #[no_grad] fields");
+        let mut flat = p.to_flat();
+        flat.push(x);
+        flat
+    };
+    for at in [
+        [0.3, -0.7, 0.5, 0.1, 0.9, -0.4],
+        [-1.0, 0.4, 0.2, 0.8, -0.3, 0.5],
+    ] {
+        let (p, x) = (outer_of(&at), at[5]);
+        let (v, g) = outer_with_inner_grad(&p, x);
+        assert_eq!(v, outer_with_inner(&p, x), "outer_with_inner_grad: value");
+        assert_fd_gradient(
+            |q| outer_with_inner(&outer_of(q), q[5]),
+            &at,
+            &join(g),
+            "outer_with_inner_grad",
+        );
+
+        let (v, g) = outer_by_value_grad(p.clone(), x);
+        assert_eq!(
+            v,
+            outer_by_value(p.clone(), x),
+            "outer_by_value_grad: value"
+        );
+        let g = join(g);
+        assert_fd_gradient(
+            |q| outer_by_value(outer_of(q), q[5]),
+            &at,
+            &g,
+            "outer_by_value_grad",
+        );
+        let (_, gh, h) = outer_by_value_hessian(p.clone(), x);
+        assert_all_close(&join(gh), &g, SAME_TOL, "outer_by_value_hessian: gradient");
+        let flat_grad = |q: &[f64]| join(outer_by_value_grad(outer_of(q), q[5]).1);
+        for j in 0..6 {
+            let column = hessian_column(flat_grad, &at, j);
+            assert_all_close(
+                &h.iter().map(|r| r[j]).collect::<Vec<_>>(),
+                &column,
+                HESSIAN_FD_TOL,
+                "outer_by_value_hessian",
+            );
+        }
+        let (_, _, hv) = outer_by_value_hvp(p.clone(), x, (outer_of(&[1.0; 6]), 1.0));
+        let expected: Vec<f64> = h.iter().map(|r| r.iter().sum()).collect();
+        assert_all_close(&join(hv), &expected, SAME_TOL, "outer_by_value_hvp");
+
+        let (_, g) = p.both_grad(x);
+        assert_fd_gradient(
+            |q| outer_of(q).both(q[5]),
+            &at,
+            &join(g),
+            "Outer::both_grad with wrt(self, x)",
+        );
+        let (_, _, h) = p.both_hessian(x);
+        let (w0, w1) = (p.w[0], p.w[1]);
+        let mut expected = vec![vec![0.0; 6]; 6];
+        expected[3][5] = 2.0 * x;
+        expected[5][3] = 2.0 * x;
+        expected[4][4] = 6.0 * w1;
+        expected[5][5] = 2.0 * w0;
+        for i in 0..6 {
+            assert_all_close(&h[i], &expected[i], ANALYTIC_TOL, "Outer::both_hessian");
+        }
+
+        let gen = Gen {
+            a: at[0],
+            w: vec![at[1], at[2]],
+        };
+        let (_, (gg, gx)) = generic_struct_grad(&gen, x);
+        let (a, w0, w1) = (gen.a, gen.w[0], gen.w[1]);
+        let c = (x * w1).cos();
+        assert_all_close(
+            &[gg.to_flat(), vec![gx]].concat(),
+            &[x * x, (x * w1).sin(), w0 * x * c, 2.0 * a * x + w0 * w1 * c],
+            ANALYTIC_TOL,
+            "generic_struct_grad",
+        );
+        let (_, _, h) = generic_struct_hessian(&gen, x);
+        let s = (x * w1).sin();
+        assert_close(
+            h[3][3],
+            2.0 * a - w0 * w1 * w1 * s,
+            ANALYTIC_TOL,
+            "generic_struct: H_xx",
+        );
+        assert_close(h[0][3], 2.0 * x, ANALYTIC_TOL, "generic_struct: H_ax");
+        assert_close(h[1][2], x * c, ANALYTIC_TOL, "generic_struct: H_w0w1");
+        assert_close(
+            h[2][2],
+            -w0 * x * x * s,
+            ANALYTIC_TOL,
+            "generic_struct: H_w1w1",
+        );
+    }
+}

@@ -591,3 +591,54 @@ fn hessian_inputs_flatten_in_declaration_order() {
     }
     assert_matrix_close(&h, &expected, ANALYTIC_TOL, "flattened_hessian");
 }
+
+/// `API.md`: the columns of `f_jacobian` flatten matrices and nested arrays row-major, in declaration order.
+#[differentiable]
+fn matrix_outputs(m: [[f64; 2]; 2], v: &[Vec<f64>]) -> Vec<f64> {
+    vec![m[0][0] * m[1][1] + v[0][1], m[0][1] * v[1][0] * m[1][0]]
+}
+
+#[test]
+fn jacobian_columns_flatten_matrices_row_major() {
+    let _: fn([[f64; 2]; 2], &[Vec<f64>]) -> Vec<Vec<f64>> = matrix_outputs_jacobian;
+    let flat = |x: &[f64]| {
+        matrix_outputs(
+            [[x[0], x[1]], [x[2], x[3]]],
+            &[x[4..6].to_vec(), x[6..8].to_vec()],
+        )
+    };
+    for x in [
+        [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+        [0.3, -0.2, 0.9, 1.4, -0.6, 0.25, 0.75, -1.5],
+    ] {
+        let jacobian = matrix_outputs_jacobian(
+            [[x[0], x[1]], [x[2], x[3]]],
+            &[x[4..6].to_vec(), x[6..8].to_vec()],
+        );
+        let by_hand = vec![
+            vec![x[3], 0.0, 0.0, x[0], 0.0, 1.0, 0.0, 0.0],
+            vec![
+                0.0,
+                x[6] * x[2],
+                x[1] * x[6],
+                0.0,
+                0.0,
+                0.0,
+                x[1] * x[2],
+                0.0,
+            ],
+        ];
+        assert_matrix_close(
+            &jacobian,
+            &by_hand,
+            ANALYTIC_TOL,
+            "matrix_outputs_jacobian by hand",
+        );
+        assert_matrix_close(
+            &jacobian,
+            &fd_jacobian(flat, &x),
+            1e-7,
+            "matrix_outputs_jacobian by differences",
+        );
+    }
+}
