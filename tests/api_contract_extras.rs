@@ -877,3 +877,94 @@ fn nested_by_value_and_generic_structs() {
         );
     }
 }
+
+// ---------------------------------------------- several inputs: registered and custom, at order 2
+
+/// `∂ atan2(y, x) = (x, -y) / (x² + y²)`.
+#[gradient_of(libm::atan2)]
+fn atan2_vjp(y: f64, x: f64, dy: f64) -> (f64, f64) {
+    let r = x * x + y * y;
+    (dy * x / r, -dy * y / r)
+}
+
+#[differentiable(order = 2)]
+fn angle(y: f64, x: f64) -> f64 {
+    libm::atan2(y, x) * x
+}
+
+/// A custom gradient of slices: the closure returns a `Vec` per slice.
+#[custom_gradient]
+fn weighted_dot(a: &[f64], b: &[f64]) -> (f64, impl Fn(f64) -> (Vec<f64>, Vec<f64>)) {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    let (a, b) = (a.to_vec(), b.to_vec());
+    (s, move |dy| {
+        let da = b.iter().map(|v| dy * v).collect();
+        let db = a.iter().map(|v| dy * v).collect();
+        (da, db)
+    })
+}
+
+#[differentiable(order = 2)]
+fn squared_dot(a: &[f64], b: &[f64]) -> f64 {
+    let d = weighted_dot(a, b);
+    d * d
+}
+
+#[test]
+fn several_inputs_registered_and_custom_at_order_two() {
+    let _: fn(f64, f64) -> (f64, (f64, f64), Vec<Vec<f64>>) = angle_hessian;
+    for (y, x) in [(0.5f64, 1.2f64), (-0.8, 0.3)] {
+        let r = x * x + y * y;
+        let (v, (gy, gx)) = angle_grad(y, x);
+        assert_eq!(v, angle(y, x), "angle_grad: value");
+        assert_close(gy, x * x / r, ANALYTIC_TOL, "angle_grad: y");
+        assert_close(gx, y.atan2(x) - x * y / r, ANALYTIC_TOL, "angle_grad: x");
+        let (_, _, h) = angle_hessian(y, x);
+        assert_close(
+            h[0][0],
+            -2.0 * x * x * y / (r * r),
+            ANALYTIC_TOL,
+            "angle: H_yy",
+        );
+        assert_close(
+            h[0][1],
+            2.0 * x / r - 2.0 * x * x * x / (r * r),
+            ANALYTIC_TOL,
+            "angle: H_yx",
+        );
+        assert_close(
+            h[1][1],
+            -2.0 * y / r + 2.0 * x * x * y / (r * r),
+            ANALYTIC_TOL,
+            "angle: H_xx",
+        );
+    }
+    let _: fn(&[f64], &[f64]) -> (f64, (Vec<f64>, Vec<f64>)) = weighted_dot_grad;
+    let _: fn(&[f64], &[f64]) -> (f64, (Vec<f64>, Vec<f64>), Vec<Vec<f64>>) = squared_dot_hessian;
+    let (a, b) = ([0.5, -1.0, 2.0], [1.5, 0.25, -0.75]);
+    let (_, (ga, gb)) = weighted_dot_grad(&a, &b);
+    assert_eq!((ga, gb), (b.to_vec(), a.to_vec()), "weighted_dot_grad");
+    // squared_dot = (a·b)²: H = 2 [b; a][b; a]ᵀ + 2 (a·b) [[0, I], [I, 0]].
+    let d: f64 = a.iter().zip(&b).map(|(p, q)| p * q).sum();
+    let u = [b.to_vec(), a.to_vec()].concat();
+    let (v, _, h) = squared_dot_hessian(&a, &b);
+    assert_eq!(v, squared_dot(&a, &b), "squared_dot_hessian: value");
+    for i in 0..6 {
+        for j in 0..6 {
+            let cross = if (i + 3 == j) || (j + 3 == i) {
+                2.0 * d
+            } else {
+                0.0
+            };
+            assert_close(
+                h[i][j],
+                2.0 * u[i] * u[j] + cross,
+                ANALYTIC_TOL,
+                &format!("squared_dot: H[{i}][{j}]"),
+            );
+        }
+    }
+}
