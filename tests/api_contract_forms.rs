@@ -4,7 +4,14 @@
 //! differences of `_grad`, `_hvp` against `_hessian`) at several inputs, with analytic gradients where the
 //! form's function has a short one.
 
-#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+// The forms are written as `API.md` lists them: `s = s + ..` beside `s += ..`, a matrix as a `Vec` of
+// `Vec`s made by `vec![vec![..], ..]`, indexed loops.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::assign_op_pattern,
+    clippy::useless_vec
+)]
 
 mod common;
 

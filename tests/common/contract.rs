@@ -8,6 +8,17 @@ use super::{assert_all_close, assert_close, assert_fd_gradient, dot, hessian_col
 
 /// A flat gradient: the value and the gradient over the flat active inputs.
 pub type FlatGrad<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>);
+/// A `_vjp` on flat inputs and a cotangent: the value and the flat product.
+pub type FlatVjp<'a> = &'a dyn Fn(&[f64], f64) -> (f64, Vec<f64>);
+/// A `_jvp` on flat inputs and a flat tangent: the value and the directional derivative.
+pub type FlatJvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, f64);
+/// A `_hvp` on flat inputs and a flat direction: value, gradient, Hessian times the direction.
+pub type FlatHvp<'a> = &'a dyn Fn(&[f64], &[f64]) -> (f64, Vec<f64>, Vec<f64>);
+/// A `_hessian` on flat inputs: value, gradient, Hessian.
+pub type FlatHessian<'a> = &'a dyn Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>);
+
+/// A gradient by hand over flat inputs.
+pub type FlatAnalytic<'a> = &'a dyn Fn(&[f64]) -> Vec<f64>;
 
 /// The items of one `#[differentiable(order = 2)]` function with one float output, seen on flat inputs.
 pub struct Items<'a> {
@@ -18,17 +29,17 @@ pub struct Items<'a> {
     /// `f_grad`.
     pub grad: FlatGrad<'a>,
     /// `f_vjp` with the cotangent `d_ret`.
-    pub vjp: &'a dyn Fn(&[f64], f64) -> (f64, Vec<f64>),
+    pub vjp: FlatVjp<'a>,
     /// `f_jvp` along a flat tangent: the value and the directional derivative.
-    pub jvp: &'a dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    pub jvp: FlatJvp<'a>,
     /// `f_grad_into`, its buffers filled with garbage before the call (the contract overwrites).
     pub grad_into: FlatGrad<'a>,
     /// `f_hvp` along a flat `v`, when audited at order 2: value, gradient, Hessian times `v`.
-    pub hvp: Option<&'a dyn Fn(&[f64], &[f64]) -> (f64, Vec<f64>, Vec<f64>)>,
+    pub hvp: Option<FlatHvp<'a>>,
     /// `f_hessian`, when audited at order 2: value, gradient, Hessian.
-    pub hessian: Option<&'a dyn Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>)>,
+    pub hessian: Option<FlatHessian<'a>>,
     /// The gradient by hand, when there is one.
-    pub analytic: Option<&'a dyn Fn(&[f64]) -> Vec<f64>>,
+    pub analytic: Option<FlatAnalytic<'a>>,
 }
 
 /// Relative tolerance of a second derivative against central differences of an exact gradient.
