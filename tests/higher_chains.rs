@@ -482,6 +482,68 @@ fn dot_energy_expected(a: &[f64], b: &[f64]) -> Vec<Vec<f64>> {
     h
 }
 
+/// Outside functions whose registered gradients call them: `exp` and `hypot`.
+mod growth {
+    pub fn expm(x: f64) -> f64 {
+        x.exp()
+    }
+}
+
+#[gradient_of(growth::expm)]
+fn expm_vjp(x: f64, dy: f64) -> f64 {
+    dy * growth::expm(x)
+}
+
+#[gradient_of(libm::hypot)]
+fn hypot_vjp(x: f64, y: f64, dy: f64) -> (f64, f64) {
+    let h = libm::hypot(x, y);
+    (dy * x / h, dy * y / h)
+}
+
+/// `exp(x y) + hypot(x, y)`, through two registrations whose gradients call their functions.
+#[differentiable(order = 2)]
+fn self_referencing(x: f64, y: f64) -> f64 {
+    growth::expm(x * y) + libm::hypot(x, y)
+}
+
+/// The Hessian of `self_referencing` by hand.
+fn self_referencing_expected(x: f64, y: f64) -> Vec<Vec<f64>> {
+    let e = (x * y).exp();
+    let h = (x * x + y * y).sqrt();
+    let h3 = h * h * h;
+    vec![
+        vec![y * y * e + y * y / h3, (1.0 + x * y) * e - x * y / h3],
+        vec![(1.0 + x * y) * e - x * y / h3, x * x * e + x * x / h3],
+    ]
+}
+
+/// `exp` alone, whose `f_derivatives` of order 3 runs on nested dual numbers.
+#[differentiable(order = 3)]
+fn expm_only(x: f64) -> f64 {
+    growth::expm(x)
+}
+
+#[test]
+fn a_gradient_that_calls_its_function_is_exact_to_the_second_derivative_of_f_hvp() {
+    let (value, gradient, hessian) = expm_only_hessian(0.3);
+    assert_eq!(expm_only(0.3), 0.3f64.exp());
+    assert_close(value, 0.3f64.exp(), 1e-15, "value");
+    assert_close(gradient, 0.3f64.exp(), 1e-15, "gradient");
+    assert_close(hessian[0][0], 0.3f64.exp(), 1e-15, "hessian");
+    // On nested dual numbers the value would need the slope to first order: a panic, not a wrong number.
+    let result = std::panic::catch_unwind(|| expm_only_derivatives(0.3));
+    let message = result.expect_err("f_derivatives through a registration whose gradient calls it");
+    let message = message
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| message.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        message.contains("exact to the second derivative"),
+        "{message}"
+    );
+}
+
 #[test]
 fn registered_beyond_the_third_derivative_panics() {
     assert_eq!(erf_fourth(0.3), erf(0.3));
@@ -674,5 +736,20 @@ proptest! {
             ga.extend(gb);
             ga
         }, &ab, "dot_energy");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn registered_gradients_that_call_their_functions(x in coordinate(), y in coordinate()) {
+        prop_assume!(x.abs() + y.abs() > 0.1);
+        let (value, _, hessian) = self_referencing_hessian(x, y);
+        assert_close(value, self_referencing(x, y), 1e-12, "value");
+        check_hessian(&hessian, &self_referencing_expected(x, y), |p| {
+            let (_, g) = self_referencing_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "self_referencing");
     }
 }

@@ -122,39 +122,53 @@ macro_rules! copy_by_path {
     }};
 }
 
-/// Checks, for a call by `path` in an `order = K` function written for `f64`, that a `#[gradient_of(path)]`
-/// registration in scope (found by `registered`) does not stand in for a function with derivatives of its
-/// own ([`require_consistent_copy`]).
+/// The checks an `order = K` function written for `f64` makes of each callee at its call (`path`, and for
+/// a path of two or more segments the method `registered` by which a `#[gradient_of(path)]` registration in
+/// scope is found): what the call finds has a generic copy ([`require_generic_copy`]), and a registration
+/// does not stand in for a function with derivatives of its own ([`require_consistent_copy`]). A callee
+/// with no derivative at all passes both: the function's first order reports that call, once.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! require_consistent_copy {
-    ($path:path, $registered:ident) => {{
-        let (__lookup, __own) = {
-            #[allow(unused_imports)]
-            use $path as __callee;
-            #[allow(dead_code, non_camel_case_types)]
-            mod __no_derivative {
-                pub struct __callee {}
-                impl __callee {
-                    #[inline(always)]
-                    pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
-                        $crate::private::NoDerivative
-                    }
+macro_rules! check_generic_copy {
+    ($path:path $(, $registered:ident)?) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types)]
+        mod __no_derivative {
+            pub struct __callee {}
+            impl __callee {
+                #[inline(always)]
+                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
+                    $crate::private::NoDerivative
                 }
             }
-            #[allow(unused_imports)]
-            use __no_derivative::*;
-            #[allow(unused_imports)]
-            use $crate::private::Lookup as _;
+            // Not listed among the types with a copy in an error at another call.
+            #[diagnostic::do_not_recommend]
+            impl $crate::private::HasGenericCopy for __callee {}
+        }
+        #[allow(unused_imports)]
+        use __no_derivative::*;
+        #[allow(unused_imports)]
+        use $crate::private::Lookup as _;
+        let __found = __callee {};
+        $(
+            #[allow(non_snake_case)]
+            trait __Registered {
+                fn $registered(&self) -> __callee;
+            }
+            #[allow(non_snake_case)]
+            impl __Registered for &$crate::private::Site {
+                #[inline(always)]
+                fn $registered(&self) -> __callee {
+                    __callee {}
+                }
+            }
             let __own = __callee {};
-            ((&__own).__autodiff_lookup(), __own)
-        };
-        let __checked = (
-            __lookup,
-            __own,
-            $crate::derivative_of!($path, vjp(), $registered),
-        );
-        $crate::private::require_consistent_copy(__checked);
+            let __checked = ((&__own).__autodiff_lookup(), __own, (&$crate::private::Site).$registered());
+            $crate::private::require_consistent_copy(__checked);
+            let __found = (&$crate::private::Site).$registered();
+        )?
+        $crate::private::require_generic_copy(__found);
     }};
 }
 

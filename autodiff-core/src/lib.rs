@@ -76,7 +76,7 @@ pub mod private {
         field_end, field_ref, field_start, field_value, from_values, tangent_values, values, Itself,
     };
     pub use crate::Dual;
-    pub use crate::{copy_by_path, derivative_of, require_consistent_copy};
+    pub use crate::{check_generic_copy, copy_by_path, derivative_of};
     pub use num_traits::{Float, One, Zero};
 
     /// Implemented by the companion type `g` of every free function with derivatives (but one with output

@@ -121,6 +121,39 @@ lift_as_is!(
     ()
 );
 
+/// A `Vec` of such values, element by element: the gradient of a slice.
+impl<S, X: Lift<S>> Lift<S> for Vec<X> {
+    type Out = Vec<X::Out>;
+    #[inline]
+    fn lift(self) -> Vec<X::Out> {
+        self.into_iter().map(Lift::lift).collect()
+    }
+}
+
+macro_rules! lift_tuples {
+    ($(($($x:ident),+)),*) => {$(
+        /// A tuple of such values, component by component: the gradient of several inputs.
+        impl<S, $($x: Lift<S>),+> Lift<S> for ($($x,)+) {
+            type Out = ($($x::Out,)+);
+            #[inline]
+            #[allow(non_snake_case)]
+            fn lift(self) -> Self::Out {
+                let ($($x,)+) = self;
+                ($($x.lift(),)+)
+            }
+        }
+    )*};
+}
+
+lift_tuples!(
+    (A),
+    (A, B),
+    (A, B, C),
+    (A, B, C, D),
+    (A, B, C, D, E),
+    (A, B, C, D, E, F)
+);
+
 /// `a[i]` for a `const` or `static` array from outside a differentiable function (`WEIGHTS[i]`), which the
 /// macro reads as a constant.
 #[inline]
@@ -273,6 +306,13 @@ mod tests {
         assert_eq!(count, 7);
         let flag: bool = lift::<f64, _>(true);
         assert!(flag);
+        // Gradients: vectors and tuples, element by element.
+        let (a, b): (Vec<Dual<f64>>, Dual<f64>) = lift((vec![1.0f64, -2.0], 0.5f64));
+        assert_eq!(
+            a.iter().map(|d| (d.re, d.eps)).collect::<Vec<_>>(),
+            [(1.0, 0.0), (-2.0, 0.0)]
+        );
+        assert_eq!((b.re, b.eps), (0.5, 0.0));
     }
 
     #[test]

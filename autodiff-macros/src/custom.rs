@@ -210,7 +210,13 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         let value = #call;
         let gradient = |dy| #name(#(#args,)* dy);
     });
-    let copy = registered_copy(&item, &value_fn, &sig, &quote!(#last::#target_fn), &last);
+    let copy = registered_copy(
+        &item,
+        &value_fn,
+        &sig,
+        &quote!(#last::#target_fn),
+        (&target, &last),
+    );
     let companion = items.companion_of(
         &last,
         quote!(#target_item #vjp #jvp),
@@ -247,7 +253,7 @@ fn registered_copy(
     value_fn: &syn::ItemFn,
     sig: &Signature,
     target: &TokenStream,
-    last: &Ident,
+    (registered, last): (&syn::Path, &Ident),
 ) -> Option<TokenStream> {
     if !signature::float_type_params(&item.sig.generics).is_empty()
         || !item.sig.generics.params.is_empty()
@@ -271,7 +277,17 @@ fn registered_copy(
         return None;
     }
     let gradient_copy = crate::naming::generic_copy(&item.sig.ident);
-    let gradient = crate::shadow::surely_compiling_copy_of_chains(item, float, &[]).ok()?;
+    // A gradient that calls the function itself (`let h = libm::hypot(x, y); (dy * x / h, ..)`): its copy
+    // calls the function's copy, whose value then takes its slope from the registered gradient at the
+    // plain values (below), so that the two do not call each other without end.
+    let (recursive, gradient_source) = calls_as_bare_name(item, registered, last);
+    let own_calls = if recursive {
+        vec![last.to_string()]
+    } else {
+        Vec::new()
+    };
+    let gradient =
+        crate::shadow::surely_compiling_copy_of_chains(&gradient_source, float, &own_calls).ok()?;
     let copy = crate::naming::generic_copy(last);
     let scalar = Ident::new("__S", Span::call_site());
     let fixed = |n: String| Ident::new(&n, Span::mixed_site());
@@ -303,14 +319,27 @@ fn registered_copy(
         ReturnType::Default => return None,
     };
     let cube = fixed("__cube".into());
-    let message = format!(
-        "autodiff: `{last}` is registered with `#[gradient_of]`: its value on nested dual numbers is exact to \
-         the third derivative, not beyond (`f_derivatives` with `order` above 3)"
-    );
+    let message = if recursive {
+        format!(
+            "autodiff: `{last}` is registered with `#[gradient_of]` by a gradient that calls it: its value on \
+             nested dual numbers is exact to the second derivative (`f_hvp`, `f_hessian`), not beyond \
+             (`f_derivatives`)"
+        )
+    } else {
+        format!(
+            "autodiff: `{last}` is registered with `#[gradient_of]`: its value on nested dual numbers is exact \
+             to the third derivative, not beyond (`f_derivatives` with `order` above 3)"
+        )
+    };
     let half = quote!(::autodiff::__private::lit::<#scalar>(0.5));
     let check = |step: &TokenStream| {
+        let power = if recursive {
+            quote!(#step * #step)
+        } else {
+            quote!(#step * #step * #step)
+        };
         quote! {
-            let #cube = #step * #step * #step;
+            let #cube = #power;
             if !::autodiff::__private::Zero::is_zero(&#cube) {
                 ::core::panic!(#message);
             }
@@ -371,6 +400,14 @@ fn registered_copy(
         &|_, x| quote!(#x.#to_float().unwrap_or(#float_ty::NAN)),
     );
     let kept_args = pass(&captured, &|_, x| quote!(#x));
+    // The slope: the gradient's copy at the midpoint, or for a gradient that calls the function, the
+    // registered gradient itself at the plain values (`f(x₀) + h·f'(x₀)`, exact where `h² = 0`).
+    let slope_value = if recursive {
+        let name = &item.sig.ident;
+        quote!(::autodiff::__private::lift::<#scalar, _>(#name(#(#plain_args,)* 1.0)))
+    } else {
+        quote!(#gradient_copy(#(#middle_args,)* ::autodiff::__private::One::one()))
+    };
     let params = args.iter().zip(&slices).map(|(a, slice)| {
         if *slice {
             quote!(#a: &[#scalar])
@@ -390,13 +427,49 @@ fn registered_copy(
         #vis fn #copy<#scalar: ::autodiff::__private::Float>(#(#params),*) -> (#scalar, impl Fn(#scalar) -> #gradient_ty) {
             use ::autodiff::__private::Float as _;
             #(#prelude)*
-            let #slope = #gradient_copy(#(#middle_args,)* ::autodiff::__private::One::one());
+            let #slope = #slope_value;
             let __value = ::autodiff::__private::lit::<#scalar>(
                 #target(#(#plain_args),*) as f64,
             ) #(+ #increments)*;
             (__value, move |dy: #scalar| #gradient_copy(#(#kept_args,)* dy))
         }
     })
+}
+
+/// Does the gradient `item` call the registered function (by its path `registered`, or by its last name
+/// `last`)? And `item` with those calls written by the last name, which names the registration's companion
+/// type (and so its generic copy) where the registration is.
+fn calls_as_bare_name(
+    item: &syn::ItemFn,
+    registered: &syn::Path,
+    last: &Ident,
+) -> (bool, syn::ItemFn) {
+    struct Rename<'a> {
+        registered: String,
+        last: &'a Ident,
+        found: bool,
+    }
+    impl syn::visit_mut::VisitMut for Rename<'_> {
+        fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+            syn::visit_mut::visit_expr_call_mut(self, call);
+            if let syn::Expr::Path(p) = &mut *call.func {
+                let written = p.path.to_token_stream().to_string();
+                if p.qself.is_none() && (written == self.registered || p.path.is_ident(self.last)) {
+                    self.found = true;
+                    let last = self.last;
+                    p.path = syn::parse_quote!(#last);
+                }
+            }
+        }
+    }
+    let mut renamed = item.clone();
+    let mut rename = Rename {
+        registered: registered.to_token_stream().to_string(),
+        last,
+        found: false,
+    };
+    syn::visit_mut::VisitMut::visit_block_mut(&mut rename, &mut renamed.block);
+    (rename.found, renamed)
 }
 
 /// For a registration by a path of two or more segments, how a call written with that path finds it: a

@@ -186,7 +186,7 @@ fn through_shadow(
 /// `derivative_of!` finds there, a `#[gradient_of(path)]` registration in scope before the function's own
 /// companion: the copy calls the copy of the same (`companion::copy_by_path`), so that `f_hessian`'s
 /// gradient is `f_grad`'s. A registration that stands in for a function with derivatives of its own
-/// (`own::cube`) is an error there (`require_consistent_copy!`): the registered copy's value would follow
+/// (`own::cube`) is an error there (`check_generic_copy!`): the registered copy's value would follow
 /// the registered gradient, not the function's forward code, which `jax.hessian` differentiates.
 fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<TokenStream> {
     // The callees as written, so that an error points at the call.
@@ -243,16 +243,8 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
                 .segments
                 .last()
                 .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-            let consistent = crate::naming::registered_path(&path).map(|key| {
-                quote_spanned! {span=>
-                    ::autodiff::__private::require_consistent_copy!(#path, #key);
-                }
-            });
             Some(quote_spanned! {span=>
-                ::autodiff::__private::require_generic_copy(
-                    ::autodiff::__private::derivative_of!(#path, vjp() #key),
-                );
-                #consistent
+                ::autodiff::__private::check_generic_copy!(#path #key);
             })
         })
         .collect()
