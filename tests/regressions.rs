@@ -355,3 +355,62 @@ fn a_dead_carried_value_started_by_a_call() {
         assert!(c.is_ok(1e-6), "{c}");
     }
 }
+
+/// `order = 2` on loops that bind a slice parameter's floats by reference (`for v in x.iter()`, `(i, v)`
+/// over an `enumerate`, `(a, b)` over a `zip`): the generic copy takes them out of their references (the
+/// contract audit found `cannot multiply &__S by &__S` there, where the first order compiled).
+#[differentiable(order = 2)]
+fn cubes_by_reference(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter() {
+        s += v * v * *v;
+    }
+    for (i, v) in x.iter().enumerate() {
+        s += v * i as f64;
+    }
+    s
+}
+
+#[differentiable]
+fn neighbours_by_reference(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(&x[1..]) {
+        s += a * b;
+    }
+    s
+}
+
+/// An `order = 2` caller of a first-order callee whose loop binds by reference.
+#[differentiable(order = 2)]
+fn calls_neighbours_by_reference(x: &[f64]) -> f64 {
+    neighbours_by_reference(x) * x[0]
+}
+
+#[test]
+fn second_order_of_loops_binding_floats_by_reference() {
+    let x = [0.5, -1.25, 2.0];
+    let (value, grad, hessian) = cubes_by_reference_hessian(&x);
+    assert_eq!(value, cubes_by_reference(&x));
+    assert_eq!(grad, vec![0.75, 3.0 * 1.5625 + 1.0, 12.0 + 2.0]);
+    assert_eq!(
+        hessian,
+        vec![
+            vec![3.0, 0.0, 0.0],
+            vec![0.0, -7.5, 0.0],
+            vec![0.0, 0.0, 12.0]
+        ]
+    );
+    let (x0, x1, x2) = (x[0], x[1], x[2]);
+    let (value, grad, hessian) = calls_neighbours_by_reference_hessian(&x);
+    assert_eq!(value, calls_neighbours_by_reference(&x));
+    let p = x0 * x1 + x1 * x2;
+    assert_eq!(grad, vec![p + x0 * x1, x0 * (x0 + x2), x0 * x1]);
+    assert_eq!(
+        hessian,
+        vec![
+            vec![2.0 * x1, 2.0 * x0 + x2, x1],
+            vec![2.0 * x0 + x2, 0.0, x0],
+            vec![x1, x0, 0.0],
+        ]
+    );
+}

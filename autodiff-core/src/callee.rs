@@ -249,7 +249,7 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
     note = "give the callee `order = 2` too (its generic copy is then made, or an error says why it cannot be), \
             or make it generic over `T: Float`; `#[differentiable]` alone makes the copy only for a function \
             whose body takes references only to pass them to calls and iterates slices only by value \
-            (`for &v in x`, `x.iter().map(|v| ..)`)"
+            (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters (`for v in x.iter()`)"
 )]
 pub trait HasGenericCopy {}
 

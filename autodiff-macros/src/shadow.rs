@@ -52,6 +52,7 @@ pub(crate) fn shadow(
     active_calls: &[String],
     plain_calls: &[PlainCall],
 ) -> syn::ItemFn {
+    let item = &by_value_loops(item, float);
     let mut shadow = item.clone();
     shadow.sig.ident = name.clone();
     shadow.attrs.clear();
@@ -345,6 +346,7 @@ struct Rewrite<'a> {
 /// `&`, no other float type.
 pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
     use syn::visit::Visit;
+    let item = &by_value_loops(item, float);
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
     const METHODS: &[&str] = &["len", "clone", "to_vec", "push"];
     struct Check<'b> {
@@ -564,7 +566,7 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
         Expr::MethodCall(m) if m.method == name => Some(m),
         _ => None,
     };
-    // `x`, `&x`, `x.iter()`, `x.iter().rev()`: the array `x`, a path.
+    // `x`, `&x`, `x.iter()`, `x.iter().rev()`: the array `x`, a path; or a sub-slice of it, `&x[a..b]`.
     let elements = |e: &'a Expr| -> Option<&'a Expr> {
         let e = method(e, "rev")
             .filter(|m| m.args.is_empty())
@@ -574,7 +576,12 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
             Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
             other => other,
         };
-        matches!(e, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some()).then_some(e)
+        let array = match e {
+            Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => &*i.expr,
+            other => other,
+        };
+        matches!(array, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
+            .then_some(e)
     };
     match pat {
         p if by_value(p) => elements(iterated).map(|e| vec![e]),
@@ -595,6 +602,144 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
         }
         _ => None,
     }
+}
+
+/// `item` with each `for` loop over a parameter's floats that binds them by reference (`for v in x.iter()`,
+/// `for (i, v) in x.iter().enumerate()`, `for (a, b) in x.iter().zip(&y[1..])`) taking them out of their
+/// references instead, and `*v` in its body read as `v`: `&__S` has no arithmetic (`v * v`), `__S` has.
+///
+/// ```text
+/// // Input:                                   // Output:
+/// for (i, v) in x.iter().enumerate() {        for (i, &v) in x.iter().enumerate() {
+///     s += v * *v * i as f64;                     s += v * v * i as f64;
+/// }                                           }
+/// ```
+fn by_value_loops(item: &syn::ItemFn, float: &str) -> syn::ItemFn {
+    use syn::Pat;
+    /// The parameters that hold floats: `&[f64]`, `&mut [f64]`, `Vec<f64>`, `&Vec<f64>`, `[f64; N]`, `&[f64; N]`.
+    fn float_arrays(item: &syn::ItemFn, float: &str) -> Vec<String> {
+        let holds_floats = |ty: &Type| {
+            let ty = match ty {
+                Type::Reference(r) => &*r.elem,
+                ty => ty,
+            };
+            let is_float = |t: &Type| matches!(t, Type::Path(p) if p.path.is_ident(float));
+            match ty {
+                Type::Slice(s) => is_float(&s.elem),
+                Type::Array(a) => is_float(&a.elem),
+                Type::Path(p) => p.path.segments.last().is_some_and(|seg| {
+                    seg.ident == "Vec"
+                        && matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
+                            if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_float(t)))
+                }),
+                _ => false,
+            }
+        };
+        item.sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(t) => match &*t.pat {
+                    Pat::Ident(i) if holds_floats(&t.ty) => Some(i.ident.to_string()),
+                    _ => None,
+                },
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect()
+    }
+    struct Rewrite {
+        arrays: Vec<String>,
+    }
+    impl Rewrite {
+        /// `x`, `&x`, `x.iter()`, `&x[a..b]`, `x[a..b].iter()`, each perhaps `.rev()`, of a float array `x`.
+        fn elements(&self, e: &Expr) -> bool {
+            let e = match e {
+                Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => &*m.receiver,
+                e => e,
+            };
+            let e = match e {
+                Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+                Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
+                e => e,
+            };
+            let e = match e {
+                Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => &*i.expr,
+                e => e,
+            };
+            matches!(e, Expr::Path(p) if p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| self.arrays.contains(&i.to_string())))
+        }
+        /// Rewrites a binding `v` of a reference into `&v`; its name.
+        fn by_value(pat: &mut Pat) -> Option<Ident> {
+            match pat {
+                Pat::Ident(i)
+                    if i.by_ref.is_none() && i.mutability.is_none() && i.subpat.is_none() =>
+                {
+                    let name = i.ident.clone();
+                    *pat = syn::parse_quote!(&#name);
+                    Some(name)
+                }
+                _ => None,
+            }
+        }
+        /// The names the loop's pattern now takes by value.
+        fn loop_pattern(&self, f: &mut syn::ExprForLoop) -> Vec<Ident> {
+            let method = |e: &Expr, name: &str, args: usize| match e {
+                Expr::MethodCall(m) if m.method == name && m.args.len() == args => Some(m.clone()),
+                _ => None,
+            };
+            match &mut *f.pat {
+                Pat::Ident(_) if self.elements(&f.expr) => {
+                    Self::by_value(&mut f.pat).into_iter().collect()
+                }
+                Pat::Tuple(t) if t.elems.len() == 2 => {
+                    if let Some(zip) = method(&f.expr, "zip", 1) {
+                        if self.elements(&zip.receiver) && self.elements(&zip.args[0]) {
+                            return t.elems.iter_mut().filter_map(Self::by_value).collect();
+                        }
+                    } else if let Some(enumerate) = method(&f.expr, "enumerate", 0) {
+                        if self.elements(&enumerate.receiver) {
+                            return Self::by_value(&mut t.elems[1]).into_iter().collect();
+                        }
+                    }
+                    Vec::new()
+                }
+                _ => Vec::new(),
+            }
+        }
+    }
+    /// `*v` read as `v` for the names taken by value.
+    struct Deref<'a>(&'a [Ident]);
+    impl VisitMut for Deref<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            if let Expr::Unary(u) = expr {
+                if let (syn::UnOp::Deref(_), Expr::Path(p)) = (&u.op, &*u.expr) {
+                    if p.path.get_ident().is_some_and(|i| self.0.contains(i)) {
+                        *expr = (*u.expr).clone();
+                        return;
+                    }
+                }
+            }
+            visit_mut::visit_expr_mut(self, expr);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    impl VisitMut for Rewrite {
+        fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
+            let names = self.loop_pattern(f);
+            if !names.is_empty() {
+                Deref(&names).visit_block_mut(&mut f.body);
+            }
+            visit_mut::visit_expr_for_loop_mut(self, f);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut item = item.clone();
+    Rewrite {
+        arrays: float_arrays(&item, float),
+    }
+    .visit_block_mut(&mut item.block);
+    item
 }
 
 /// The names of `item`'s parameters of type `&f64` (for `float` = `f64`).
@@ -1137,11 +1282,29 @@ mod tests {
                 s
             }
         )));
-        // An element taken by reference (`v: &f64`) has arithmetic the generic float lacks.
-        assert!(!leaf(syn::parse_quote!(
-            fn f(x: &[f64]) -> f64 {
+        // An element of a parameter's floats taken by reference (`v: &f64`) is taken out of it, since
+        // `&__S` has no arithmetic.
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: &[f64], y: &[f64]) -> f64 {
                 let mut s = 0.0;
                 for v in x.iter() {
+                    s += v * *v;
+                }
+                for (i, v) in x.iter().enumerate() {
+                    s += v * i as f64;
+                }
+                for (a, b) in x.iter().zip(&y[1..]) {
+                    s += a * *b;
+                }
+                s
+            }
+        )));
+        // Of a local `Vec`, whose element type the macro cannot see, it stays a reference: no copy.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let w = x.to_vec();
+                let mut s = 0.0;
+                for v in w.iter() {
                     s += v * v;
                 }
                 s

@@ -6,6 +6,8 @@
 // Each test crate compiles its own copy of this module and uses a different part of it.
 #![allow(dead_code)]
 
+pub mod contract;
+
 use autodiff::check_gradient;
 use proptest::prelude::*;
 use proptest::test_runner::Config;

@@ -1,11 +1,12 @@
 // `order = K` on an `f64` function calling an `f64` function with an output parameter that has no generic
-// copy (it iterates a slice, so `#[differentiable]` alone makes none): one error at the call, as for a
-// callee without outputs.
+// copy (it iterates a local `Vec` by reference, so `#[differentiable]` alone makes none): one error at the
+// call, as for a callee without outputs.
 use autodiff::differentiable;
 
 #[differentiable]
 fn scaled_into(x: &[f64], out: &mut [f64]) {
-    for (i, v) in x.iter().enumerate() {
+    let w = x.to_vec();
+    for (i, v) in w.iter().enumerate() {
         out[i] = 2.0 * v;
     }
 }

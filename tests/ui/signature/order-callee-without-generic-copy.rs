@@ -1,12 +1,13 @@
-// `order = K` on an `f64` function calling an `f64` function that has no generic copy (it iterates a slice
-// by reference, `for v in x.iter()`, so `#[differentiable]` alone makes none): one error at the call,
-// saying what to do.
+// `order = K` on an `f64` function calling an `f64` function that has no generic copy (it iterates a local
+// `Vec` by reference, `for v in w.iter()`, whose element type the macro cannot see, so `#[differentiable]`
+// alone makes none): one error at the call, saying what to do.
 use autodiff::differentiable;
 
 #[differentiable]
 fn sumsq(x: &[f64]) -> f64 {
+    let w = x.to_vec();
     let mut s = 0.0;
-    for v in x.iter() {
+    for v in w.iter() {
         s += v * v;
     }
     s
