@@ -726,8 +726,13 @@ fn by_value_loops(item: &syn::ItemFn, float: &str) -> syn::ItemFn {
     }
     impl VisitMut for Rewrite {
         fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
-            let names = self.loop_pattern(f);
-            if !names.is_empty() {
+            // Only where the body uses the elements as values: passed on bare to a call or method
+            // (`g(v)`, `a.max(v)`), an element may have to stay the reference the callee takes, and the
+            // copy would not compile (it is made without being asked: it must).
+            let mut by_value = f.clone();
+            let names = self.loop_pattern(&mut by_value);
+            if !names.is_empty() && !passed_on_bare(&f.body, &names) {
+                *f = by_value;
                 Deref(&names).visit_block_mut(&mut f.body);
             }
             visit_mut::visit_expr_for_loop_mut(self, f);
@@ -740,6 +745,31 @@ fn by_value_loops(item: &syn::ItemFn, float: &str) -> syn::ItemFn {
     }
     .visit_block_mut(&mut item.block);
     item
+}
+
+/// Does `block` pass one of `names` on bare as an argument of a call or a method (`g(v)`, `a.max(v)`)?
+fn passed_on_bare(block: &syn::Block, names: &[Ident]) -> bool {
+    use syn::visit::Visit;
+    struct Find<'a>(&'a [Ident], bool);
+    impl Find<'_> {
+        fn bare(&mut self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) {
+            let named = |e: &Expr| matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| self.0.contains(i)));
+            self.1 |= args.iter().any(named);
+        }
+    }
+    impl<'ast> Visit<'ast> for Find<'_> {
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            self.bare(&c.args);
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.bare(&m.args);
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut find = Find(names, false);
+    find.visit_block(block);
+    find.1
 }
 
 /// The names of `item`'s parameters of type `&f64` (for `float` = `f64`).
@@ -1295,6 +1325,26 @@ mod tests {
                 }
                 for (a, b) in x.iter().zip(&y[1..]) {
                     s += a * *b;
+                }
+                s
+            }
+        )));
+        // Passed on bare to a call or a method, an element may have to stay a reference: no copy.
+        let passed_on: syn::ItemFn = syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for v in x.iter() {
+                    s += g(v);
+                }
+                s
+            }
+        );
+        assert!(why_no_copy(&passed_on, "f64", &["g".to_string()]).is_some());
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for v in x.iter() {
+                    s = s.max(v * 2.0) + v.min(v);
                 }
                 s
             }
