@@ -730,9 +730,11 @@ impl Rewriter<'_> {
                 let args: Vec<syn::Ident> =
                     (0..inputs.len()).map(|i| format_ident!("__a{i}")).collect();
                 let types = inputs.iter().map(|t| &t.ty);
-                // A registered gradient is found by the function's name in scope (README, "Calls").
+                // A registered gradient is found by the path it registers (`libm::erf(..)`, README,
+                // "Calls"), or by the function's name in scope for a one-segment path.
                 let callee: syn::Path = if kind == Kind::Registered {
                     match attr.parse_args::<syn::Path>() {
+                        Ok(p) if p.segments.len() >= 2 => p,
                         Ok(p) => match p.segments.last() {
                             Some(last) => {
                                 let name = &last.ident;
