@@ -523,6 +523,15 @@ fn expm_only(x: f64) -> f64 {
     growth::expm(x)
 }
 
+/// The message of a panic caught by `catch_unwind`.
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 #[test]
 fn a_gradient_that_calls_its_function_is_exact_to_the_second_derivative_of_f_hvp() {
     let (value, gradient, hessian) = expm_only_hessian(0.3);
@@ -532,12 +541,9 @@ fn a_gradient_that_calls_its_function_is_exact_to_the_second_derivative_of_f_hvp
     assert_close(hessian[0][0], 0.3f64.exp(), 1e-15, "hessian");
     // On nested dual numbers the value would need the slope to first order: a panic, not a wrong number.
     let result = std::panic::catch_unwind(|| expm_only_derivatives(0.3));
-    let message = result.expect_err("f_derivatives through a registration whose gradient calls it");
-    let message = message
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| message.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
+    let message = panic_message(
+        result.expect_err("f_derivatives through a registration whose gradient calls it"),
+    );
     assert!(
         message.contains("exact to the second derivative"),
         "{message}"
@@ -548,12 +554,9 @@ fn a_gradient_that_calls_its_function_is_exact_to_the_second_derivative_of_f_hvp
 fn registered_beyond_the_third_derivative_panics() {
     assert_eq!(erf_fourth(0.3), erf(0.3));
     let result = std::panic::catch_unwind(|| erf_fourth_derivatives(0.3));
-    let message = result.expect_err("f_derivatives of order 4 through a registered f64 function");
-    let message = message
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| message.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
+    let message = panic_message(
+        result.expect_err("f_derivatives of order 4 through a registered f64 function"),
+    );
     assert!(
         message.contains("exact to the third derivative"),
         "{message}"
@@ -670,10 +673,6 @@ proptest! {
         let fd = fd_hessian(|p| vec![normal_cdf_grad(p[0]).1], &[x]);
         assert_close(hessian[0][0], fd[0][0], FD_HESSIAN_TOL, "Φ'' against central differences");
     }
-}
-
-proptest! {
-    #![proptest_config(config())]
 
     #[test]
     fn calls_by_registered_paths(x in coordinate(), y in coordinate()) {
@@ -684,10 +683,6 @@ proptest! {
             vec![g.0, g.1]
         }, &[x, y], "registered_by_paths");
     }
-}
-
-proptest! {
-    #![proptest_config(config())]
 
     #[test]
     fn callees_with_iterator_chains_and_push(
@@ -697,10 +692,6 @@ proptest! {
         assert_close(value, through_chains(&x), 1e-12, "value");
         check_hessian(&hessian, &through_chains_expected(&x), |p| through_chains_grad(p).1, &x, "through_chains");
     }
-}
-
-proptest! {
-    #![proptest_config(config())]
 
     #[test]
     fn custom_gradients_with_iterator_chains(
@@ -718,10 +709,6 @@ proptest! {
             g
         }, &point, "scaled_squares");
     }
-}
-
-proptest! {
-    #![proptest_config(config())]
 
     #[test]
     fn registered_functions_of_slices(
@@ -737,10 +724,6 @@ proptest! {
             ga
         }, &ab, "dot_energy");
     }
-}
-
-proptest! {
-    #![proptest_config(config())]
 
     #[test]
     fn registered_gradients_that_call_their_functions(x in coordinate(), y in coordinate()) {
