@@ -16,6 +16,9 @@ pub(crate) struct Args {
     /// `__struct_whole`, not for users: the function is the hidden function of a function of parameter
     /// structs over their values views (`struct_whole.rs`), whose generic copy callers at `order = K` reach.
     pub(crate) struct_whole: bool,
+    /// `__in_impl`, not for users: the function is a copy the macro writes into an `impl` block, beside
+    /// the associated function or method it copies (`context.rs`).
+    pub(crate) in_impl: bool,
 }
 
 const USAGE: &str = "expected `#[differentiable]`, `#[differentiable(wrt(a, b))]` or \
@@ -80,6 +83,8 @@ impl Parse for Args {
                 args.order = Some(order);
             } else if key == "__struct_whole" {
                 args.struct_whole = true;
+            } else if key == "__in_impl" {
+                args.in_impl = true;
             } else {
                 return Err(syn::Error::new(
                     key.span(),

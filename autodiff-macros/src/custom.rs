@@ -51,6 +51,10 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
             return quote!(#error #item);
         }
     };
+    let _scope = crate::context::enter(crate::context::written_in_impl(&item.sig.ident));
+    if let Some(error) = not_in_impl(&item, "custom_gradient") {
+        return quote!(#error #item);
+    }
     let Some((value_ty, dy_ty, gradient_ty)) = split_return(&item, &mut errors) else {
         // Callers see the function as declared: its stubs and companion are shaped by its declared return
         // type, so that a differentiable caller gets no error of its own.
@@ -123,6 +127,28 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion #copy)
 }
 
+/// The error for `#[custom_gradient]` or `#[gradient_of]` (`attribute`) on an associated function or a
+/// method (`expand::is_method`): their companion type and generic copy are items an `impl` cannot hold.
+fn not_in_impl(item: &syn::ItemFn, attribute: &str) -> Option<TokenStream> {
+    crate::expand::is_method(item).then(|| {
+        let name = &item.sig.ident;
+        syn::Error::new(
+            item.sig.ident.span(),
+            match attribute {
+                "custom_gradient" => format!(
+                    "`#[custom_gradient]` applies to free functions, not to an associated function or a \
+                     method: move `{name}` out of the `impl` (a method may call it as `{name}(..)`)"
+                ),
+                _ => format!(
+                    "`#[{attribute}]` applies to free functions, not to an associated function or a \
+                     method: move `{name}` out of the `impl`, beside the function whose gradient it is"
+                ),
+            },
+        )
+        .to_compile_error()
+    })
+}
+
 /// Expands `#[gradient_of(path)] item`.
 pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
@@ -148,6 +174,10 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#error #item);
         }
     };
+    let _scope = crate::context::enter(crate::context::written_in_impl(&item.sig.ident));
+    if let Some(error) = not_in_impl(&item, "gradient_of") {
+        return quote!(#error #item);
+    }
     // `fn name(<the function's params>, dy: R) -> G`
     let Some(FnArg::Typed(dy)) = item.sig.inputs.last() else {
         errors.spanned(

@@ -31,6 +31,10 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             return quote!(#error #item);
         }
     };
+    // Where the function stands, for `is_method`: the source around the attribute, or the hidden argument
+    // of a copy the macro writes into an `impl`.
+    let _scope =
+        crate::context::enter(args.in_impl || crate::context::written_in_impl(&item.sig.ident));
     let before_signature = errors.len();
     // A method of a generic `impl` sees the `impl`'s float type parameter undeclared: the analysis
     // declares it (`impl_float_params`); the generated items keep the user's generics.
@@ -382,9 +386,8 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
 }
 
 /// Is `item` an associated function or method of an `impl` block? The macro sees the function alone, so
-/// it asks the syntax: it takes `self`, or names `Self` in its signature or body. (An associated function
-/// that does neither is taken for a free function; rustc then reports the companion type at the
-/// attribute: name `Self` in it, or move it out of the `impl`.)
+/// it asks the syntax (it takes `self`, or names `Self` in its signature or body) and then the source
+/// around the attribute (`context.rs`): an associated function that does neither is found there.
 pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
     struct FindSelf(bool);
     impl<'ast> syn::visit::Visit<'ast> for FindSelf {
@@ -396,7 +399,7 @@ pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
     let mut find = FindSelf(item.sig.receiver().is_some());
     syn::visit::Visit::visit_signature(&mut find, &item.sig);
     syn::visit::Visit::visit_block(&mut find, &item.block);
-    find.0
+    find.0 || crate::context::in_impl()
 }
 
 /// For a method, `item` with the float type parameters of its `impl` declared (`T: Float`): the type

@@ -133,6 +133,8 @@ fn through_shadow(
     let ret = &sig.ret_ty;
     // An associated function's shadow is one too: its items are called through `Self`.
     let owner = crate::expand::is_method(item).then(|| quote!(Self::));
+    // It stands in the `impl` too, which its own expansion cannot find in the source (`context.rs`).
+    let in_impl = owner.as_ref().map(|_| quote!(, __in_impl));
     let call = |suffix: &str, extra: Option<TokenStream>| {
         let callee = quote::format_ident!("{}_{}", shadow_name, suffix);
         let params = sig.params.iter().map(|p| &p.ident);
@@ -165,7 +167,7 @@ fn through_shadow(
     );
     let hessian_doc = format!(" The value, gradient and Hessian of `{name}`, over the active inputs in declaration order.");
     quote! {
-        #[::autodiff::differentiable(order = #order #wrt)]
+        #[::autodiff::differentiable(order = #order #wrt #in_impl)]
         #[doc(hidden)]
         // The user's function gets the lints; its rewritten copy (`s = s * (1.0 + y)` for `s *= 1.0 + y`)
         // must not get them again.

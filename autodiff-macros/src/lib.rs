@@ -10,6 +10,7 @@ mod activity;
 mod args;
 mod chains;
 mod companion;
+mod context;
 mod custom;
 mod derive;
 mod emit;

@@ -1,0 +1,395 @@
+//! Where an attributed function stands: among items (a module, a block) or inside an `impl` block.
+//!
+//! An attribute macro receives the function alone. An associated function that neither takes `self` nor
+//! names `Self` (`impl Model { #[differentiable] fn energy(a: f64, b: f64) -> f64 {..} }`) reads exactly like
+//! a free function, yet its expansion may hold only associated items: no companion type. So the macro asks
+//! the source: the attribute's position (`proc_macro::Span::call_site`, its file, line and column) in the
+//! file rustc compiles, and the innermost `{ .. }` around it. The answer counts only where the source shows
+//! `fn <name>` right after the attribute: a function the macro writes itself (a generic copy, a hidden
+//! function nested in a body) has the call site of the user's attribute but another name, and says where it
+//! stands with the hidden argument `__in_impl`. Where the source is not at hand (a doctest, a span inside a
+//! macro's expansion), the caller keeps to the syntax of the function.
+//!
+//! The answer holds for one expansion ([`enter`]), and `expand::is_method` reads it ([`in_impl`]).
+
+use proc_macro2::Ident;
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+thread_local! {
+    /// Whether the function of the expansion under way is known to stand in an `impl` block.
+    static IN_IMPL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The expansion of one function, known to stand in an `impl` block or not, until dropped.
+pub(crate) struct Scope {
+    outer: bool,
+}
+
+/// Records, for the expansion under way, whether its function stands in an `impl` block.
+pub(crate) fn enter(in_impl: bool) -> Scope {
+    Scope {
+        outer: IN_IMPL.with(|cell| cell.replace(in_impl)),
+    }
+}
+
+impl Drop for Scope {
+    fn drop(&mut self) {
+        IN_IMPL.with(|cell| cell.set(self.outer));
+    }
+}
+
+/// Whether the function of the expansion under way is known to stand in an `impl` block ([`enter`]).
+pub(crate) fn in_impl() -> bool {
+    IN_IMPL.with(Cell::get)
+}
+
+/// The brace blocks of one source file, scanned once per file and compilation.
+struct Blocks {
+    text: String,
+    /// `(open, close, is_impl)`: byte offsets of a `{` and its `}`, and whether its header is `impl ..`.
+    blocks: Vec<(usize, usize, bool)>,
+}
+
+/// Does the source show the attribute being expanded on `fn name` inside an `impl` block? `false` where
+/// it shows otherwise or cannot tell.
+pub(crate) fn written_in_impl(name: &Ident) -> bool {
+    attribute_in_impl(&name.to_string()) == Some(true)
+}
+
+/// Is the attribute being expanded, on `fn name`, written inside an `impl` block? `None` when the source
+/// cannot tell.
+fn attribute_in_impl(name: &str) -> Option<bool> {
+    // Outside a procedural macro (unit tests) there is no call site to ask.
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let site = proc_macro::Span::call_site();
+    let path = site.local_file()?;
+    let (line, column) = (site.line(), site.column());
+    static FILES: OnceLock<Mutex<HashMap<PathBuf, Option<Blocks>>>> = OnceLock::new();
+    let mut files = FILES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let blocks = files
+        .entry(path.clone())
+        .or_insert_with(|| {
+            let text = std::fs::read_to_string(&path).ok()?;
+            let blocks = scan(&text);
+            Some(Blocks { text, blocks })
+        })
+        .as_ref()?;
+    let offset = offset_of(&blocks.text, line, column)?;
+    // The span must point at an attribute on `fn name`: else it belongs to another text than the one read
+    // (a macro's expansion) or to another function (one the macro writes), and the answer would be a guess.
+    if !attribute_on(&blocks.text[offset..], name) {
+        return None;
+    }
+    Some(innermost_is_impl(&blocks.blocks, offset))
+}
+
+/// Does `text` begin with an attribute of a function `name`: `#`, then (before any `{`, `}` or `;`, so past
+/// other attributes, doc comments, `pub`, `const` and the like) `fn name`?
+fn attribute_on(text: &str, name: &str) -> bool {
+    if !text.starts_with('#') {
+        return false;
+    }
+    let head = &text[..text.find(['{', '}', ';']).unwrap_or(text.len())];
+    head.match_indices("fn").any(|(at, _)| {
+        let before_ok = at == 0 || !is_ident_char(head[..at].chars().next_back().unwrap_or(' '));
+        let rest = &head[at + 2..];
+        let after = rest.trim_start();
+        before_ok
+            && after.len() < rest.len()
+            && after.starts_with(name)
+            && !after[name.len()..].starts_with(is_ident_char)
+    })
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The byte offset of a 1-based line and a 1-based column counted in characters.
+fn offset_of(text: &str, line: usize, column: usize) -> Option<usize> {
+    let start = match line {
+        0 => return None,
+        1 => 0,
+        _ => text.match_indices('\n').nth(line - 2)?.0 + 1,
+    };
+    let rest = &text[start..];
+    rest.char_indices()
+        .nth(column.checked_sub(1)?)
+        .map(|(at, _)| start + at)
+}
+
+/// Whether the innermost block that contains `offset` is an `impl` block (`false` at a file's top level).
+fn innermost_is_impl(blocks: &[(usize, usize, bool)], offset: usize) -> bool {
+    blocks
+        .iter()
+        .filter(|(open, close, _)| *open < offset && offset < *close)
+        .max_by_key(|(open, _, _)| *open)
+        .is_some_and(|(_, _, is_impl)| *is_impl)
+}
+
+/// Every brace block of `text`, with whether its header (the words before the `{`, at its level, since the
+/// last `;`, `{` or `}`, attributes left out) begins with `impl` (after `unsafe` or `default`). Comments,
+/// string, raw string, byte and character literals are skipped, so braces inside them do not count.
+fn scan(text: &str) -> Vec<(usize, usize, bool)> {
+    struct Level {
+        open: usize,
+        is_impl: bool,
+        /// Depth of `(` and `[` inside this block, so that `;` in `[f64; 2]` does not end a header.
+        nesting: usize,
+        /// The first words of the header being read (two suffice).
+        words: Vec<String>,
+    }
+    let header_is_impl = |words: &[String]| {
+        let mut words = words.iter().map(String::as_str);
+        let mut first = words.next();
+        while matches!(first, Some("unsafe" | "default")) {
+            first = words.next();
+        }
+        first == Some("impl")
+    };
+    let bytes = text.as_bytes();
+    let mut blocks = Vec::new();
+    let mut stack = vec![Level {
+        open: 0,
+        is_impl: false,
+        nesting: 0,
+        words: Vec::new(),
+    }];
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let level = stack.last_mut().expect("the file level is never popped");
+        match c {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = text[i..].find('\n').map_or(bytes.len(), |n| i + n);
+                continue;
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = skip_block_comment(bytes, i);
+                continue;
+            }
+            b'"' => {
+                i = skip_string(bytes, i + 1);
+                continue;
+            }
+            b'\'' => {
+                i = skip_quote(text, i);
+                continue;
+            }
+            b'(' | b'[' => level.nesting += 1,
+            b')' | b']' => level.nesting = level.nesting.saturating_sub(1),
+            b';' if level.nesting == 0 => level.words.clear(),
+            b'{' => {
+                let is_impl = level.nesting == 0 && header_is_impl(&level.words);
+                level.words.clear();
+                stack.push(Level {
+                    open: i,
+                    is_impl,
+                    nesting: 0,
+                    words: Vec::new(),
+                });
+            }
+            b'}' => {
+                if stack.len() > 1 {
+                    let done = stack.pop().expect("checked above");
+                    blocks.push((done.open, i, done.is_impl));
+                }
+                if let Some(level) = stack.last_mut() {
+                    level.words.clear();
+                }
+            }
+            c if c == b'_' || c.is_ascii_alphabetic() || c >= 0x80 => {
+                let end = text[i..]
+                    .char_indices()
+                    .find(|(_, ch)| !(ch.is_alphanumeric() || *ch == '_'))
+                    .map_or(bytes.len(), |(n, _)| i + n);
+                let word = &text[i..end];
+                // Raw strings (`r"..."`, `r#"..."#`, `br".."`, `cr".."`) and byte strings (`b".."`).
+                let hashes = bytes[end..].iter().take_while(|b| **b == b'#').count();
+                if matches!(word, "r" | "br" | "cr") && bytes.get(end + hashes) == Some(&b'"') {
+                    i = skip_raw_string(text, end + hashes + 1, hashes);
+                    continue;
+                }
+                if matches!(word, "b" | "c") && bytes.get(end) == Some(&b'"') {
+                    i = skip_string(bytes, end + 1);
+                    continue;
+                }
+                if word == "b" && bytes.get(end) == Some(&b'\'') {
+                    i = skip_quote(text, end);
+                    continue;
+                }
+                if level.nesting == 0 && level.words.len() < 2 {
+                    level.words.push(word.to_owned());
+                }
+                i = end;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Blocks left open (a file rustc will reject anyway) end at the end of the text.
+    while stack.len() > 1 {
+        let open = stack.pop().expect("checked by the loop");
+        blocks.push((open.open, bytes.len(), open.is_impl));
+    }
+    blocks
+}
+
+/// The offset after the `*/` that closes the (possibly nested) block comment opened at `i`.
+fn skip_block_comment(bytes: &[u8], mut i: usize) -> usize {
+    let mut depth = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            depth += 1;
+            i += 2;
+        } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return i;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    bytes.len()
+}
+
+/// The offset after the `"` that closes a string whose contents start at `i`.
+fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The offset after a raw string whose contents start at `i`, closed by `"` and `hashes` times `#`.
+fn skip_raw_string(text: &str, i: usize, hashes: usize) -> usize {
+    let close = format!("\"{}", "#".repeat(hashes));
+    text[i..]
+        .find(&close)
+        .map_or(text.len(), |n| i + n + close.len())
+}
+
+/// At a `'` (offset `i`): the offset after a character literal (`'{'`, `'\''`, `'\u{7b}'`), or after the
+/// quote alone where it begins a lifetime or a label (`'a`, `'outer: loop`).
+fn skip_quote(text: &str, i: usize) -> usize {
+    let rest = &text[i + 1..];
+    let mut chars = rest.char_indices();
+    match chars.next() {
+        Some((_, '\\')) => rest[1..]
+            .find('\'')
+            .map_or(text.len(), |n| i + 1 + 1 + n + 1),
+        Some(_) => match chars.next() {
+            Some((at, '\'')) => i + 1 + at + 1,
+            _ => i + 1,
+        },
+        None => text.len(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the `#` of the first `#[here]` in `source` stands inside an `impl` block.
+    fn at_marker(source: &str) -> bool {
+        let offset = source.find("#[here]").expect("the test marks a position");
+        innermost_is_impl(&scan(source), offset)
+    }
+
+    #[test]
+    fn items_at_the_top_level_and_in_modules_are_free() {
+        assert!(!at_marker("#[here] fn f() {}"));
+        assert!(!at_marker("mod m { use super::*; #[here] fn f() {} }"));
+        assert!(!at_marker("impl A { fn g() {} } #[here] fn f() {}"));
+        assert!(!at_marker("const _: () = { #[here] fn f() {} };"));
+    }
+
+    #[test]
+    fn associated_functions_are_in_an_impl() {
+        assert!(at_marker(
+            "impl Model { #[here] fn energy(a: f64) -> f64 { a } }"
+        ));
+        assert!(at_marker(
+            "impl<T: Float> Spring<T> where [T; 2]: Copy { fn a() {} #[here] fn b(x: T) {} }"
+        ));
+        assert!(at_marker(
+            "#[cfg(all())] unsafe impl A { #[here] fn f() {} }"
+        ));
+        assert!(at_marker(
+            "mod m { struct A; impl A { #[here] fn f() {} } }"
+        ));
+    }
+
+    #[test]
+    fn a_function_nested_in_a_method_body_is_free() {
+        assert!(!at_marker("impl A { fn g() { #[here] fn f() {} } }"));
+        assert!(!at_marker(
+            "fn g() -> impl Fn() { #[here] fn f() {} || () }"
+        ));
+    }
+
+    #[test]
+    fn braces_in_comments_and_literals_do_not_count() {
+        let source = r####"
+            // impl X {
+            /* { /* nested } */ } */
+            const S: &str = "impl A { \" }";
+            const R: &str = r#"impl A { "# ;
+            const B: &[u8] = b"{";
+            const C: char = '{';
+            const D: char = '\'';
+            fn l<'a>(x: &'a str) -> &'a str { 'outer: loop { break 'outer x; } }
+            impl Real { fn g() { let _ = '}'; } #[here] fn f() {} }
+        "####;
+        assert!(at_marker(source));
+        let source = source.replace("impl Real", "mod real");
+        assert!(!at_marker(&source));
+    }
+
+    #[test]
+    fn the_attribute_must_stand_on_the_function_named() {
+        assert!(attribute_on(
+            "#[differentiable]\n    fn energy(a: f64)",
+            "energy"
+        ));
+        assert!(attribute_on(
+            "#[differentiable(order = 2)] /// doc\n #[inline] pub(crate) fn energy<T>(a: T)",
+            "energy"
+        ));
+        assert!(!attribute_on(
+            "#[differentiable] fn energy2(a: f64)",
+            "energy"
+        ));
+        assert!(!attribute_on(
+            "#[differentiable] fn user(a: f64) { fn energy() {} }",
+            "energy"
+        ));
+        assert!(!attribute_on("differentiable] fn energy(a: f64)", "energy"));
+        assert!(!attribute_on("#[differentiable] fnenergy", "energy"));
+    }
+
+    #[test]
+    fn positions_are_lines_and_character_columns() {
+        let text = "ab\nµ#x\n";
+        assert_eq!(offset_of(text, 1, 1), Some(0));
+        assert_eq!(offset_of(text, 2, 2), Some(5));
+        assert_eq!(&text[5..6], "#");
+        assert_eq!(offset_of(text, 9, 1), None);
+        assert_eq!(offset_of(text, 0, 1), None);
+    }
+}
