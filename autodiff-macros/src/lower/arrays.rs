@@ -319,6 +319,9 @@ impl Lowering<'_> {
 
     /// `[v; N]` and `[a, b, c]`.
     pub(super) fn lower_array_literal(&mut self, expr: &Expr, hint: Option<String>) -> Operand {
+        if let Some(matrix) = super::matrices::MatrixInit::of_array(expr) {
+            return self.new_fixed_matrix(matrix, hint);
+        }
         let init = match expr {
             Expr::Repeat(r) => ArrayInit::Repeat {
                 value: self.lower_expr(&r.expr, None),

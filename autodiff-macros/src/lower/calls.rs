@@ -397,6 +397,15 @@ impl Lowering<'_> {
                     .matrix
                     .as_ref()
                     .is_some_and(|m| m.offsets.is_some());
+                if !shaped && self.arrays[array.0 as usize].fixed {
+                    self.errors.spanned(
+                        arg,
+                        "a nested array made in the body (`[[a, b], [c, d]]`) is not passed whole to a call: \
+                         pass its rows (`&m[i]`), or make it a `Vec` of `Vec`s (`vec![vec![a, b], vec![c, d]]`) \
+                         for a callee that takes `&[Vec<f64>]`",
+                    );
+                    return (Self::poisoned(), false);
+                }
                 if !shaped {
                     self.errors.spanned(
                         arg,

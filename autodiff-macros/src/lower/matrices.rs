@@ -48,9 +48,9 @@ impl Lowering<'_> {
     pub(super) fn local_matrix(&mut self, expr: impl ToTokens, hint: Option<String>) -> Operand {
         self.errors.spanned(
             expr,
-            "this nested array is not supported in a differentiable body: make a matrix as a `Vec` of `Vec`s \
-             (`vec![vec![0.0; cols]; rows]`, `vec![vec![a, b], vec![c, d]]`), or one flat `vec![0.0; rows * cols]` \
-             indexed `a[i * cols + j]`",
+            "this nested array is not supported in a differentiable body: make a matrix with its rows written \
+             out (`[[a, b], [c, d]]`, `[[0.0; cols]; rows]`, `vec![vec![a, b], vec![c, d]]`, \
+             `vec![vec![0.0; cols]; rows]`), or one flat `vec![0.0; rows * cols]` indexed `a[i * cols + j]`",
         );
         let name = hint.unwrap_or_else(|| "__matrix".to_string());
         let flat = self.new_array(&name, None, false);
@@ -175,6 +175,83 @@ impl Lowering<'_> {
         Some((flat, self.rows_of(flat)?, &index.index))
     }
 
+    // Input:  let m = [[a, b], [c, d]];
+    // Output: new m = [a, b, c, d]; new m_rows = [0usize, 2usize, 4usize]
+    // Input:  let m = [[v; C]; 3];
+    // Output: new m = [v; (3) * (C)]; new m_rows = [0 * (C), 1 * (C), 2 * (C), 3 * (C)]
+    /// A nested array made in the body (`[[a, b], [c, d]]`, `[[v; C]; R]`): a matrix as `vec![..]` makes
+    /// one, flat and row-major, but a Rust array like the user's, and so are its row offsets where the
+    /// number of rows is written out: no allocation where the primal has none. Passed whole to a call it
+    /// would be a `Vec` of `Vec`s, not the callee's nested array: it has no shape (`ir::MatrixShape`), and
+    /// such a call is an error saying to pass its rows.
+    pub(super) fn new_fixed_matrix(&mut self, init: MatrixInit, hint: Option<String>) -> Operand {
+        let name = hint.unwrap_or_else(|| "__matrix".to_string());
+        let usize_const = |tokens: proc_macro2::TokenStream| int(quote!(#tokens as usize));
+        let (flat_init, offsets_init) = match init {
+            MatrixInit::Repeat { fill, cols, rows } => {
+                let fill = self.lower_expr(&fill, None);
+                let len = int(quote!((#rows) * (#cols)));
+                let offsets = match strip_parens(&rows) {
+                    Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(n),
+                        ..
+                    }) => n.base10_parse::<usize>().ok().map(|n| ArrayInit::Elements {
+                        items: (0..=n).map(|i| usize_const(quote!(#i * (#cols)))).collect(),
+                        fixed: true,
+                    }),
+                    _ => None,
+                };
+                let offsets = offsets.unwrap_or_else(|| ArrayInit::Call {
+                    callee: syn::parse_quote!(::autodiff::__private::uniform_row_offsets),
+                    args: vec![
+                        usize_const(rows.to_token_stream()),
+                        usize_const(cols.to_token_stream()),
+                    ],
+                    by_ref: vec![false, false],
+                });
+                let flat = ArrayInit::Repeat {
+                    value: fill,
+                    len,
+                    fixed: true,
+                };
+                (flat, offsets)
+            }
+            MatrixInit::Rows(rows) => {
+                let mut start = 0usize;
+                let mut offsets = vec![usize_const(quote!(0usize))];
+                for row in &rows {
+                    start += row.len();
+                    offsets.push(usize_const(quote!(#start)));
+                }
+                let items = rows
+                    .iter()
+                    .flatten()
+                    .map(|e| self.lower_expr(e, None))
+                    .collect();
+                let flat = ArrayInit::Elements { items, fixed: true };
+                let offsets = ArrayInit::Elements {
+                    items: offsets,
+                    fixed: true,
+                };
+                (flat, offsets)
+            }
+        };
+        let Operand::Array(flat) = self.new_local_array(flat_init, true, Some(name.clone())) else {
+            return Self::poisoned();
+        };
+        let Operand::Array(offsets) =
+            self.new_local_array(offsets_init, true, Some(format!("{name}_rows")))
+        else {
+            return Self::poisoned();
+        };
+        self.matrices.insert(flat, offsets);
+        self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
+            original: None,
+            offsets: None,
+        });
+        Operand::Array(flat)
+    }
+
     /// Where row `row` starts and ends in the flat array.
     pub(super) fn row_bounds(&mut self, offsets: Array, row: Operand) -> (Operand, Operand) {
         let span = Span::call_site();
@@ -288,6 +365,29 @@ pub(super) enum MatrixInit {
 }
 
 impl MatrixInit {
+    /// The matrix that a nested array literal (`[[a, b], [c, d]]`, `[[v; C]; R]`) makes, if it makes one.
+    pub(super) fn of_array(expr: &Expr) -> Option<MatrixInit> {
+        use super::arrays::VecArgs;
+        let args = match strip_parens(expr) {
+            Expr::Repeat(r) => VecArgs::Repeat((*r.expr).clone(), (*r.len).clone()),
+            Expr::Array(a) => VecArgs::Elements(a.elems.iter().cloned().collect()),
+            _ => return None,
+        };
+        // Rows written `[..]` only (a `vec![..]` row would make the literal an array of `Vec`s), of elements
+        // that are no arrays themselves (deeper nesting stays an error).
+        let literal = |e: &Expr| matches!(strip_parens(e), Expr::Repeat(_) | Expr::Array(_));
+        let flat_row = |row: &Expr| match strip_parens(row) {
+            Expr::Repeat(r) => !literal(&r.expr),
+            Expr::Array(a) => !a.elems.iter().any(literal),
+            _ => false,
+        };
+        let matrix = match &args {
+            VecArgs::Repeat(row, _) => flat_row(row),
+            VecArgs::Elements(rows) => rows.iter().all(flat_row),
+        };
+        matrix.then(|| MatrixInit::of(&args)).flatten()
+    }
+
     /// The matrix that the arguments of a `vec![..]` make, if they make one.
     pub(super) fn of(args: &super::arrays::VecArgs) -> Option<MatrixInit> {
         use super::arrays::VecArgs;

@@ -16,15 +16,13 @@ fn f(m: &[Vec<f64>], x: f64) -> f64 {
     total(m) * x + rows.len() as f64
 }
 
-// A matrix whose shape is computed in the body cannot be passed whole; a nested fixed-size array made
-// in the body is not supported.
+// A matrix whose shape is computed in the body cannot be passed whole.
 #[differentiable]
 fn g(x: f64, y: &[f64]) -> f64 {
     let n = y.len() + 1;
     let mut m = vec![vec![x; n]; 2];
-    let a = [[x; 2]; 2];
     rhs(y, &mut m[1]);
-    total(&m) + a[0][1]
+    total(&m)
 }
 
 fn main() {}

@@ -1,0 +1,23 @@
+// A nested array made in the body is a matrix (`[[a, b], [c, d]]`), read and written `m[i][j]` and passed
+// on by its rows; passed whole to a call it is an error saying to pass its rows, and an array nested
+// deeper than a matrix is an error saying what to write instead.
+use autodiff::differentiable;
+
+#[differentiable]
+fn total(m: &[[f64; 2]; 2]) -> f64 {
+    m[0][0] + m[1][1]
+}
+
+#[differentiable]
+fn whole(x: &[f64]) -> f64 {
+    let m = [[x[0], x[1]], [x[2], x[3]]];
+    total(&m)
+}
+
+#[differentiable]
+fn deeper(x: &[f64]) -> f64 {
+    let t = [[[x[0], x[1]], [x[2], x[3]]]];
+    x[0] * 2.0 + t.len() as f64
+}
+
+fn main() {}
