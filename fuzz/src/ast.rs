@@ -269,7 +269,8 @@ pub enum Stmt {
         /// The tuple destructured.
         init: PairInit,
     },
-    /// `let mut name: Vec<Vec<f64>> = vec![vec![fill; cols]; rows];` (`--forms`).
+    /// `let mut name: Vec<Vec<f64>> = vec![vec![fill; cols]; rows];`, or with `fixed`
+    /// `let mut name = [[fill; cols]; rows];` (`--forms`).
     LetMatrix {
         /// The variable.
         name: String,
@@ -279,6 +280,8 @@ pub enum Stmt {
         cols: usize,
         /// The initial value of every element.
         fill: Expr,
+        /// A nested array, not a `Vec` of `Vec`s.
+        fixed: bool,
     },
     /// `let [mut] name[: f64] = init;`
     Let {

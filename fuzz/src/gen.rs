@@ -49,6 +49,9 @@ struct MatVar {
     cols: usize,
     /// A local (writable, passed as `&m`), not a parameter.
     local: bool,
+    /// A local nested array `[[v; cols]; rows]`, not a `Vec<Vec<f64>>`: its rows are passed to calls, never
+    /// the whole of it (a `&[Vec<f64>]` parameter does not take it).
+    fixed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -364,6 +367,7 @@ impl Gen {
                     rows,
                     cols,
                     local: false,
+                    fixed: false,
                 }),
                 ParamKind::OutFloat => scope.floats.push(FloatVar {
                     name: format!("(*{})", p.name),
@@ -1264,7 +1268,7 @@ impl Gen {
                     let fits: Vec<MatVar> = scope
                         .matrices
                         .iter()
-                        .filter(|m| m.rows == *rows && m.cols == *cols)
+                        .filter(|m| m.rows == *rows && m.cols == *cols && !m.fixed)
                         .cloned()
                         .collect();
                     if fits.is_empty() {
@@ -1289,17 +1293,20 @@ impl Gen {
         } else {
             Expr::Lit(self.lit())
         };
+        let fixed = self.rng.chance(0.4);
         scope.matrices.push(MatVar {
             name: name.clone(),
             rows,
             cols,
             local: true,
+            fixed,
         });
         Stmt::LetMatrix {
             name,
             rows,
             cols,
             fill,
+            fixed,
         }
     }
 

@@ -283,11 +283,16 @@ impl Printer {
                 rows,
                 cols,
                 fill,
+                fixed,
             } => {
                 let fill = self.expr(fill, 0);
-                self.line(&format!(
-                    "let mut {name}: Vec<Vec<{t}>> = vec![vec![{fill}; {cols}]; {rows}];"
-                ));
+                if *fixed {
+                    self.line(&format!("let mut {name} = [[{fill}; {cols}]; {rows}];"));
+                } else {
+                    self.line(&format!(
+                        "let mut {name}: Vec<Vec<{t}>> = vec![vec![{fill}; {cols}]; {rows}];"
+                    ));
+                }
             }
             Stmt::Let {
                 name,
