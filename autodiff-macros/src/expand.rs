@@ -180,10 +180,8 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             };
             let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
             let grad_into = generated.grad_into();
-            // Free functions (matrix parameters included: their columns are flattened row-major).
-            let jacobian = (!generated.method && generated.flat.is_none())
-                .then(|| crate::jacobian::jacobian(&item, &sig))
-                .flatten();
+            // Matrix parameters' columns are flattened row-major, parameter structs' as their flat view.
+            let jacobian = crate::jacobian::jacobian(&item, &sig);
             let name = &item.sig.ident;
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.

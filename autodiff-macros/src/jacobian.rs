@@ -64,6 +64,9 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         format_ident!("{}_vjp", crate::naming::unraw(name), span = name.span()),
         format_ident!("{}_jvp", crate::naming::unraw(name), span = name.span()),
     );
+    // A method or an associated function calls its siblings through `Self` (`self` is its first argument).
+    let owner = crate::expand::is_method(item).then(|| quote!(Self::));
+    let (vjp, jvp) = (quote!(#owner #vjp), quote!(#owner #jvp));
     // Reverse mode: row `i` is the gradient for the cotangent e_i, flattened.
     let parts: Vec<Ident> = (0..active.len())
         .map(|k| local(&format!("__part_{k}")))
@@ -72,7 +75,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let flatten = active
         .iter()
         .zip(&parts)
-        .map(|(p, part)| flatten_into(p, part, &quote!(__row)));
+        .map(|(p, part)| flatten_into(p, elem, part, &quote!(__row)));
     let vjp_args = args();
     // With an output parameter: its incoming value is restored before each call (the function may read
     // it), and its cotangent is e_i.
@@ -150,7 +153,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     // The value whose length is the number of rows: the result, or the output as the function leaves
     // it (after its incoming value is kept).
     let value_of = match output {
-        None => quote!(let #value = #name(#(#primal_args),*);),
+        None => quote!(let #value = #owner #name(#(#primal_args),*);),
         Some(p) => {
             let ident = &p.ident;
             let view = if p.scalar {
@@ -192,6 +195,10 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
 /// The number of columns an active parameter takes: its floats, flattened.
 fn flat_size(p: &Param) -> TokenStream {
     let ident = &p.ident;
+    if is_struct(p) {
+        let view = struct_ref(p);
+        return quote!(::autodiff::Differentiable::to_flat(#view).len());
+    }
     match (&p.array, crate::signature::float_tuple(&p.kind)) {
         _ if p.scalar => quote!(1usize),
         (Some(shape), _) if shape.matrix => quote!(::autodiff::__private::flatten(&#ident).len()),
@@ -214,6 +221,16 @@ fn unit_tangent(
     let ident = &p.ident;
     let one = quote!(<#elem as ::autodiff::__private::One>::one());
     let zero = quote!(<#elem as ::autodiff::__private::Zero>::zero());
+    if is_struct(p) {
+        let view = struct_ref(p);
+        // A struct of the parameter's shape: its flat view (`Differentiable::to_flat`) is the unit vector.
+        return quote!({
+            let __n: usize = #size;
+            let __unit: ::std::vec::Vec<f64> =
+                (0..__n).map(|__k| if #j == #offset + __k { 1.0 } else { 0.0 }).collect();
+            ::autodiff::Differentiable::from_flat(#view, &__unit)
+        });
+    }
     match (&p.array, crate::signature::float_tuple(&p.kind)) {
         _ if p.scalar => quote!(if #j == #offset { #one } else { #zero }),
         (Some(shape), _) if shape.matrix => quote!({
@@ -245,7 +262,14 @@ fn unit_tangent(
 }
 
 /// Appends the gradient `part` of `p` to the Jacobian row `row`, flattened.
-fn flatten_into(p: &Param, part: &Ident, row: &TokenStream) -> TokenStream {
+fn flatten_into(p: &Param, elem: &Type, part: &Ident, row: &TokenStream) -> TokenStream {
+    if is_struct(p) {
+        return quote!(#row.extend(
+            ::autodiff::Differentiable::to_flat(&#part)
+                .into_iter()
+                .map(::autodiff::__private::lit::<#elem>)
+        ););
+    }
     match (&p.array, crate::signature::float_tuple(&p.kind)) {
         _ if p.scalar => quote!(#row.push(#part);),
         (Some(shape), _) if shape.matrix => {
@@ -257,6 +281,21 @@ fn flatten_into(p: &Param, part: &Ident, row: &TokenStream) -> TokenStream {
             quote!(#(#row.push(#part.#fields);)*)
         }
         (None, None) => quote!(#row.push(#part);),
+    }
+}
+
+/// A parameter struct (`p: &Mlp`, `self` under `wrt(self)`): its columns are its flat view, in the order of
+/// `Differentiable::to_flat`, as `f_hessian` orders them.
+fn is_struct(p: &Param) -> bool {
+    matches!(p.kind, crate::ir::Kind::Struct(_))
+}
+
+/// A reference to the struct parameter `p`: itself where it is one (`p: &Mlp`, `&self`), else `&p`.
+fn struct_ref(p: &Param) -> TokenStream {
+    let ident = &p.ident;
+    match &p.ty {
+        Type::Reference(_) => quote!(#ident),
+        _ => quote!(&#ident),
     }
 }
 
