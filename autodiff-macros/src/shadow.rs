@@ -966,6 +966,52 @@ impl VisitMut for Rewrite<'_> {
         }
     }
 
+    /// `let q: f32 = 2.0;` or `let (p, q): (f64, f32) = (0.5, 2.0);` in an `f64` function: a literal that
+    /// the annotation gives the other float type stays as written (it is no value of the copy's type); the
+    /// rest is rewritten as usual.
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        let syn::Pat::Type(typed) = &local.pat else {
+            return visit_mut::visit_local_mut(self, local);
+        };
+        let other = if self.float == "f64" { "f32" } else { "f64" };
+        let is_other =
+            |ty: &Type| matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(other));
+        let is_literal = |e: &Expr| match e {
+            Expr::Lit(_) => true,
+            Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && matches!(&*u.expr, Expr::Lit(_)),
+            _ => false,
+        };
+        let kept: Vec<bool> = match (&*typed.ty, local.init.as_ref().map(|i| &*i.expr)) {
+            (ty, Some(e)) if is_other(ty) && is_literal(e) => vec![true],
+            (Type::Tuple(types), Some(Expr::Tuple(values)))
+                if types.elems.len() == values.elems.len() =>
+            {
+                types
+                    .elems
+                    .iter()
+                    .zip(&values.elems)
+                    .map(|(ty, e)| is_other(ty) && is_literal(e))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        if !kept.contains(&true) {
+            return visit_mut::visit_local_mut(self, local);
+        }
+        self.visit_pat_mut(&mut local.pat);
+        let Some(init) = local.init.as_mut() else {
+            return;
+        };
+        // A value that is not a tuple is one literal of the other type, kept whole.
+        if let Expr::Tuple(values) = &mut *init.expr {
+            for (value, keep) in values.elems.iter_mut().zip(kept) {
+                if !keep {
+                    self.visit_expr_mut(value);
+                }
+            }
+        }
+    }
+
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = ty {
             if p.qself.is_none() && p.path.is_ident(self.float) {
@@ -1289,6 +1335,34 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(", n))"), "{text}");
+    }
+
+    #[test]
+    fn literals_annotated_with_the_other_float_type_stay_as_written() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(a: f64) -> f64 {
+                let (p, q): (f64, f32) = (0.5, 2.0);
+                let r: f32 = -1.5;
+                let s: f64 = 3.0;
+                a * p * s + f64::from(q * r)
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let text = shadow(&item, "f64", &name, &[], &[])
+            .block
+            .to_token_stream()
+            .to_string();
+        assert!(
+            text.contains("let (p , q) : (__S , f32) = (:: autodiff :: __private :: lit :: < __S > (0.5 as f64) , 2.0) ;"),
+            "{text}"
+        );
+        assert!(text.contains("let r : f32 = - 1.5 ;"), "{text}");
+        assert!(
+            text.contains(
+                "let s : __S = :: autodiff :: __private :: lit :: < __S > (3.0 as f64) ;"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
