@@ -46,6 +46,12 @@ pub(crate) fn in_impl() -> bool {
     IN_IMPL.with(Cell::get)
 }
 
+/// When a file was last modified, and its length.
+type Stamp = Option<(Option<std::time::SystemTime>, u64)>;
+
+/// The files read so far: their stamp when read, and their blocks (`None` where unreadable).
+type Files = HashMap<PathBuf, (Stamp, Option<Blocks>)>;
+
 /// The brace blocks of one source file, scanned once per file and compilation.
 struct Blocks {
     text: String,
@@ -69,19 +75,25 @@ fn attribute_in_impl(name: &str) -> Option<bool> {
     let site = proc_macro::Span::call_site();
     let path = site.local_file()?;
     let (line, column) = (site.line(), site.column());
-    static FILES: OnceLock<Mutex<HashMap<PathBuf, Option<Blocks>>>> = OnceLock::new();
+    // Keyed by the file's modification time and length too: a long-lived host (an IDE's macro server)
+    // expands the same file again after it was edited.
+    let stamp = std::fs::metadata(&path)
+        .ok()
+        .map(|m| (m.modified().ok(), m.len()));
+    static FILES: OnceLock<Mutex<Files>> = OnceLock::new();
     let mut files = FILES
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let blocks = files
-        .entry(path.clone())
-        .or_insert_with(|| {
-            let text = std::fs::read_to_string(&path).ok()?;
+    let entry = files.entry(path.clone()).or_insert((None, None));
+    if entry.0.is_none() || entry.0 != stamp {
+        let read = std::fs::read_to_string(&path).ok().map(|text| {
             let blocks = scan(&text);
-            Some(Blocks { text, blocks })
-        })
-        .as_ref()?;
+            Blocks { text, blocks }
+        });
+        *entry = (stamp, read);
+    }
+    let blocks = entry.1.as_ref()?;
     let offset = offset_of(&blocks.text, line, column)?;
     // The span must point at an attribute on `fn name`: else it belongs to another text than the one read
     // (a macro's expansion) or to another function (one the macro writes), and the answer would be a guess.
