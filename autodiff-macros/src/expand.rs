@@ -172,14 +172,27 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
             let generated = Generated {
                 float_params: signature::float_type_params(&analysis_item.sig.generics),
+                copy: args.copy,
                 ..generated
             };
-            let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
-            let grad_into = generated.grad_into();
-            // Free functions (matrix parameters included: their columns are flattened row-major).
-            let jacobian = (!generated.method && generated.flat.is_none())
-                .then(|| crate::jacobian::jacobian(&item, &sig))
-                .flatten();
+            // A copy made without being asked is reached only through its companion, which runs the
+            // hidden `__vjp_all` and `__jvp_all` where `wrt(..)` or output parameters restrict `f_vjp`.
+            let (vjp, jvp) = match args.copy && generated.restricted() {
+                true => (TokenStream::new(), TokenStream::new()),
+                false => (generated.vjp(), generated.jvp()),
+            };
+            let (grad, grad_into, jacobian) = if args.copy {
+                (None, None, None)
+            } else {
+                (
+                    generated.grad(),
+                    generated.grad_into(),
+                    // Free functions (matrix parameters included: their columns are flattened row-major).
+                    (!generated.method && generated.flat.is_none())
+                        .then(|| crate::jacobian::jacobian(&item, &sig))
+                        .flatten(),
+                )
+            };
             let name = &item.sig.ident;
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
@@ -249,6 +262,9 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 /// k)` differentiates through it. Without one, the companion's `GenericCopy` is a fallback whose use is
 /// a compile error saying why (`companion::fallback_copy`), so that callers' copies compile: the copies
 /// chain through call trees, and fail only where an `order = K` function reaches a function without one.
+/// The copy's attribute says `__copy` (`Args::copy`): callers' copies reach it only through its companion,
+/// so its expansion emits the companion and the sweeps that it runs, and no `_grad`, `_grad_into`,
+/// `_jacobian` or doc comment.
 ///
 /// `calls` are the callees that `item` calls with differentiated arguments.
 fn first_order_generic_copy(
@@ -273,9 +289,9 @@ fn first_order_generic_copy(
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
-    let wrt = args.wrt.as_ref().map(|names| quote!((wrt(#(#names),*))));
+    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
     let tokens = quote! {
-        #[::autodiff::differentiable #wrt]
+        #[::autodiff::differentiable(#wrt __copy)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #copy
@@ -484,6 +500,8 @@ struct Generated<'a> {
     method: bool,
     /// The float type parameters, those of a generic `impl` included.
     float_params: Vec<Ident>,
+    /// A generic copy made without being asked (`Args::copy`): hidden, without doc comments.
+    copy: bool,
 }
 
 impl<'a> Generated<'a> {
@@ -502,7 +520,29 @@ impl<'a> Generated<'a> {
             activity,
             method: is_method(item),
             float_params: signature::float_type_params(&item.sig.generics),
+            copy: false,
         }
+    }
+
+    /// The doc comment `text()` of a generated item, or `#[doc(hidden)]` in a copy made without being
+    /// asked, which nobody reads.
+    fn doc(&self, text: impl FnOnce() -> String) -> TokenStream {
+        if self.copy {
+            return quote!(#[doc(hidden)]);
+        }
+        let text = text();
+        quote!(#[doc = #text])
+    }
+
+    /// Does the companion call the hidden `__vjp_all` and `__jvp_all`, in which every parameter a caller
+    /// differentiates through is active, rather than `f_vjp` and `f_jvp`? Where `wrt(..)` leaves one out,
+    /// and for output parameters, whose callers need the cotangent of each output's incoming value.
+    fn restricted(&self) -> bool {
+        self.sig
+            .params
+            .iter()
+            .any(|p| p.through_calls() && !p.active)
+            || self.sig.outputs().next().is_some()
     }
 
     fn name(&self, suffix: &str) -> Ident {
@@ -681,36 +721,40 @@ impl<'a> Generated<'a> {
     fn vjp(&self) -> TokenStream {
         if !self.plain() {
             let item = self.vjp_returning_item();
-            let doc = format!(
-                " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
-                 cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
-                 declaration order.{}",
-                listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
-                name = self.item.sig.ident,
-            );
-            return quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item);
+            let doc = self.doc(|| {
+                format!(
+                    " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
+                     cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters \
+                     in declaration order.{}",
+                    listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
+                    name = self.item.sig.ident,
+                )
+            });
+            return quote!(#doc #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item);
         }
         let into = self.vjp_into_item();
         let item = self.vjp_item();
-        let intro = format!(
-            "Generated by `#[differentiable]`: `{}_vjp` allocates the gradient and runs the reverse \
-             sweep into it:",
-            self.item.sig.ident
-        );
-        let doc = format!(
-            " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
-             cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
-             declaration order.{}",
-            listing(documenting(), &intro, &[&item, &into]),
-            name = self.item.sig.ident,
-        );
+        let doc = self.doc(|| {
+            let intro = format!(
+                "Generated by `#[differentiable]`: `{}_vjp` allocates the gradient and runs the reverse \
+                 sweep into it:",
+                self.item.sig.ident
+            );
+            format!(
+                " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
+                 cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
+                 declaration order.{}",
+                listing(documenting(), &intro, &[&item, &into]),
+                name = self.item.sig.ident,
+            )
+        });
         quote! {
             #[doc(hidden)]
             // One parameter more than the function, and two more than `f_grad`: a long signature is the user's.
             #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #[inline]
             #into
-            #[doc = #doc]
+            #doc
             #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #[inline]
             #item
@@ -880,12 +924,7 @@ impl<'a> Generated<'a> {
         // parameter (as `jax.grad`'s `argnums` does), so the companion derives with all of them active.
         // So do the callers of a function with output parameters, which need the cotangent of each
         // output's incoming value (zero where the function overwrites it).
-        let restricted = self
-            .sig
-            .params
-            .iter()
-            .any(|p| p.through_calls() && !p.active)
-            || outputs.is_some();
+        let restricted = self.restricted();
         let (vjp, jvp, extra) = if restricted {
             let all = all_active(self.sig);
             let float_params = self.float_params.clone();
@@ -990,13 +1029,15 @@ impl<'a> Generated<'a> {
         );
         let body = jvp_body(self.f, self.sig, self.flat, self.activity, &tangent);
         let item = quote!(#signature { #body });
-        let doc = format!(
-            " Forward mode of `{name}`: its value and the Jacobian-vector product for the input `tangent` \
-             (shaped like the gradient),\n as `(value, output tangent)`.{}",
-            listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
-            name = self.item.sig.ident,
-        );
-        quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item)
+        let doc = self.doc(|| {
+            format!(
+                " Forward mode of `{name}`: its value and the Jacobian-vector product for the input \
+                 `tangent` (shaped like the gradient),\n as `(value, output tangent)`.{}",
+                listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
+                name = self.item.sig.ident,
+            )
+        });
+        quote!(#doc #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item)
     }
 }
 

@@ -98,7 +98,7 @@ impl f {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __f_generic<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
     use ::autodiff::__private::Float as _;

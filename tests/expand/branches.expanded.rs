@@ -153,7 +153,7 @@ impl branchy {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __branchy_generic<__S: ::autodiff::__private::Float>(x: __S, k: i32) -> __S {
     use ::autodiff::__private::Float as _;

@@ -79,7 +79,7 @@ impl square {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __square_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
     use ::autodiff::__private::Float as _;
@@ -407,7 +407,7 @@ impl model {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __model_generic<__S: ::autodiff::__private::Float>(x: __S, w: __S) -> __S {
     use ::autodiff::__private::Float as _;

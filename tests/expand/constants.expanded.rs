@@ -108,7 +108,7 @@ impl poly {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __poly_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
     use ::autodiff::__private::Float as _;

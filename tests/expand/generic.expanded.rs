@@ -222,7 +222,7 @@ impl polar {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __polar_generic<__S: ::autodiff::__private::Float>(r: __S, t: __S) -> (__S, __S) {
     use ::autodiff::__private::Float as _;
@@ -361,7 +361,7 @@ impl scaled_power {
         value
     }
 }
-#[::autodiff::differentiable(wrt(a))]
+#[::autodiff::differentiable(wrt(a), __copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __scaled_power_generic<__S: ::autodiff::__private::Float>(
     a: __S,

@@ -191,7 +191,7 @@ impl dot {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;
@@ -547,7 +547,7 @@ impl product {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __product_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;
@@ -727,7 +727,7 @@ impl squares {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __squares_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
     use ::autodiff::__private::Float as _;

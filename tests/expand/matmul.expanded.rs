@@ -346,7 +346,7 @@ impl matmul {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __matmul_generic<__S: ::autodiff::__private::Float>(
     a: &[__S],
@@ -481,7 +481,7 @@ impl logistic {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __logistic_generic<__S: ::autodiff::__private::Float>(x: __S, levels: usize) -> __S {
     use ::autodiff::__private::Float as _;

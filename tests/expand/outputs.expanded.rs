@@ -372,7 +372,7 @@ impl rhs {
         }
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __rhs_generic<__S: ::autodiff::__private::Float>(
     y: &[__S],
@@ -719,7 +719,7 @@ impl euler {
         value
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __euler_generic<__S: ::autodiff::__private::Float>(
     y0: &[__S],
@@ -1120,7 +1120,7 @@ impl rotate {
         }
     }
 }
-#[::autodiff::differentiable]
+#[::autodiff::differentiable(__copy)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __rotate_generic<__S: ::autodiff::__private::Float>(
     t: __S,
