@@ -65,7 +65,7 @@ pub(crate) fn tangent_base(primal: &str) -> String {
 pub(crate) fn local(name: &str) -> Ident {
     let name = without_raw(name);
     let name = name.as_str();
-    if syn::parse_str::<Ident>(name).is_ok() {
+    if !is_keyword(name) {
         return Ident::new(name, Span::mixed_site());
     }
     match name {
@@ -74,6 +74,66 @@ pub(crate) fn local(name: &str) -> Ident {
         }
         _ => Ident::new_raw(name, Span::mixed_site()),
     }
+}
+
+/// Is `name` a keyword, which a plain identifier cannot be: the words that `syn` refuses as one (its
+/// `accept_as_ident`). A list, not `syn::parse_str::<Ident>`: inside the compiler, parsing a string
+/// lexes it as a source file of its own, which cost more than the rest of making a name.
+fn is_keyword(name: &str) -> bool {
+    matches!(
+        name,
+        "_" | "abstract"
+            | "as"
+            | "async"
+            | "await"
+            | "become"
+            | "box"
+            | "break"
+            | "const"
+            | "continue"
+            | "crate"
+            | "do"
+            | "dyn"
+            | "else"
+            | "enum"
+            | "extern"
+            | "false"
+            | "final"
+            | "fn"
+            | "for"
+            | "if"
+            | "impl"
+            | "in"
+            | "let"
+            | "loop"
+            | "macro"
+            | "match"
+            | "mod"
+            | "move"
+            | "mut"
+            | "override"
+            | "priv"
+            | "pub"
+            | "ref"
+            | "return"
+            | "Self"
+            | "self"
+            | "static"
+            | "struct"
+            | "super"
+            | "trait"
+            | "true"
+            | "try"
+            | "type"
+            | "typeof"
+            | "unsafe"
+            | "unsized"
+            | "use"
+            | "virtual"
+            | "where"
+            | "while"
+            | "yield"
+    )
 }
 
 /// `name` without the `r#` of the raw identifiers it was made from: no identifier holds a `#`.
