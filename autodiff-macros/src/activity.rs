@@ -151,9 +151,9 @@ impl Pass<'_> {
     fn set(&mut self, var: Var, kind: Kind, active: bool) {
         let active = active && kind.is_differentiable();
         let i = var.0 as usize;
-        if self.activity.active[i] != active
-            || format!("{:?}", self.activity.kinds[i]) != format!("{kind:?}")
-        {
+        // Kinds compare by the types they name, not by `Debug`, whose spans each cost a call into the
+        // compiler: the fixed point is reached when no kind names another type.
+        if self.activity.active[i] != active || self.activity.kinds[i] != kind {
             self.changed = true;
         }
         self.activity.kinds[i] = kind;
@@ -163,7 +163,7 @@ impl Pass<'_> {
     fn set_array(&mut self, array: Array, kind: &Kind, active: bool) {
         let i = array.0 as usize;
         let joined = self.activity.array_elems[i].join(kind);
-        if format!("{:?}", self.activity.array_elems[i]) != format!("{joined:?}") {
+        if self.activity.array_elems[i] != joined {
             self.activity.array_elems[i] = joined;
             self.changed = true;
         }
