@@ -480,7 +480,7 @@ impl Pass<'_> {
                     };
                     (kind, true)
                 } else {
-                    (self.call_kind(&callee.to_token_stream(), args.len()), false)
+                    (self.call_kind(callee, args.len()), false)
                 }
             }
             Value::StopGradient { arg, .. } => (a.kind(arg), false),
@@ -494,11 +494,12 @@ impl Pass<'_> {
     }
 
     /// `T::one()`, `f64::from(..)`: constants of a float type.
-    fn call_kind(&self, callee: &proc_macro2::TokenStream, arity: usize) -> Kind {
-        let Ok(path) = syn::parse2::<syn::Path>(callee.clone()) else {
+    fn call_kind(&self, callee: &syn::ExprPath, arity: usize) -> Kind {
+        // `<g as GenericCopy>::Copy::call`: no constant.
+        if callee.qself.is_some() {
             return Kind::Unknown;
-        };
-        let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+        }
+        let segments: Vec<&syn::PathSegment> = callee.path.segments.iter().collect();
         // `__private::field_ref(..)`: a nested struct passed on beside its values view (`struct_whole.rs`),
         // a constant without a tangent of its own, as an integer is.
         if segments.len() == 3
