@@ -16,9 +16,9 @@ pub(crate) struct Args {
     /// `__struct_whole`, not for users: the function is the hidden function of a function of parameter
     /// structs over their values views (`struct_whole.rs`), whose generic copy callers at `order = K` reach.
     pub(crate) struct_whole: bool,
-    /// `__copy`, not for users: the function is a generic copy made without being asked
+    /// Not an argument: set by the macro itself on a generic copy made without being asked
     /// (`expand::first_order_generic_copy`), which only the generic copies of callers reach, through its
-    /// companion: the expansion emits the companion and what it calls, nothing public.
+    /// companion; its expansion emits the companion and what it calls, nothing public.
     pub(crate) copy: bool,
 }
 
@@ -84,8 +84,6 @@ impl Parse for Args {
                 args.order = Some(order);
             } else if key == "__struct_whole" {
                 args.struct_whole = true;
-            } else if key == "__copy" {
-                args.copy = true;
             } else {
                 return Err(syn::Error::new(
                     key.span(),

@@ -31,6 +31,11 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             return quote!(#error #item);
         }
     };
+    expand_fn(args, item, errors)
+}
+
+/// Expands `item` under `#[differentiable(args)]`, with the errors found in the attribute.
+fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     let before_signature = errors.len();
     // A method of a generic `impl` sees the `impl`'s float type parameter undeclared: the analysis
     // declares it (`impl_float_params`); the generated items keep the user's generics.
@@ -262,9 +267,10 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 /// k)` differentiates through it. Without one, the companion's `GenericCopy` is a fallback whose use is
 /// a compile error saying why (`companion::fallback_copy`), so that callers' copies compile: the copies
 /// chain through call trees, and fail only where an `order = K` function reaches a function without one.
-/// The copy's attribute says `__copy` (`Args::copy`): callers' copies reach it only through its companion,
-/// so its expansion emits the companion and the sweeps that it runs, and no `_grad`, `_grad_into`,
-/// `_jacobian` or doc comment.
+/// The copy is differentiated here, as `#[differentiable(wrt(..))]` would, not by an attribute that the
+/// compiler would hand back to the macro (which would print it, parse it again and run the macro once more).
+/// Callers' copies reach it only through its companion (`Args::copy`), so its expansion is the companion and
+/// the sweeps that it runs, and no `_grad`, `_grad_into`, `_jacobian` or doc comment.
 ///
 /// `calls` are the callees that `item` calls with differentiated arguments.
 fn first_order_generic_copy(
@@ -285,20 +291,22 @@ fn first_order_generic_copy(
         let why = "its signature uses both `f64` and `f32`".to_string();
         return (companion::GenericCopy::Fallback { why }, TokenStream::new());
     };
-    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+    let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
-    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
-    let tokens = quote! {
-        #[::autodiff::differentiable(#wrt __copy)]
-        #[doc(hidden)]
-        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #copy
+    copy.attrs = vec![
+        syn::parse_quote!(#[doc(hidden)]),
+        syn::parse_quote!(#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]),
+    ];
+    let copy_args = Args {
+        wrt: args.wrt.clone(),
+        copy: true,
+        ..Args::default()
     };
     (
         companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
-        tokens,
+        expand_fn(copy_args, copy, Errors::default()),
     )
 }
 
