@@ -302,14 +302,14 @@ fn is_number(ty: &Type, float: &str) -> bool {
 }
 
 /// The operator of a compound assignment (`+` for `+=`).
-fn compound(op: &syn::BinOp) -> Option<TokenStream> {
+fn compound(op: &syn::BinOp) -> Option<syn::BinOp> {
     use syn::BinOp::*;
     Some(match op {
-        AddAssign(_) => quote!(+),
-        SubAssign(_) => quote!(-),
-        MulAssign(_) => quote!(*),
-        DivAssign(_) => quote!(/),
-        RemAssign(_) => quote!(%),
+        AddAssign(_) => Add(Default::default()),
+        SubAssign(_) => Sub(Default::default()),
+        MulAssign(_) => Mul(Default::default()),
+        DivAssign(_) => Div(Default::default()),
+        RemAssign(_) => Rem(Default::default()),
         _ => return None,
     })
 }
@@ -1158,18 +1158,35 @@ impl VisitMut for Rewrite<'_> {
             }
             // `a += b`: `Float` has no `AddAssign`; `a = a + b` means the same in the subset.
             Expr::Binary(b) if compound(&b.op).is_some() => {
+                let op = compound(&b.op).unwrap_or(syn::BinOp::Add(Default::default()));
                 self.visit_expr_mut(&mut b.left);
                 self.visit_expr_mut(&mut b.right);
-                let (left, right) = (&b.left, &b.right);
-                let op = compound(&b.op).unwrap_or_default();
+                let left = b.left.clone();
+                let mut right = b.right.clone();
                 // `s *= 1.0 + y` is `s = s * (1.0 + y)`.
-                let right = match &*b.right {
-                    Expr::Binary(_) | Expr::Cast(_) | Expr::Range(_) | Expr::Assign(_) => {
-                        quote!((#right))
-                    }
-                    _ => right.to_token_stream(),
-                };
-                *expr = syn::parse_quote!(#left = #left #op #right);
+                if matches!(
+                    &*right,
+                    Expr::Binary(_) | Expr::Cast(_) | Expr::Range(_) | Expr::Assign(_)
+                ) {
+                    right = Box::new(Expr::Paren(syn::ExprParen {
+                        attrs: Vec::new(),
+                        paren_token: Default::default(),
+                        expr: right,
+                    }));
+                }
+                // Built as the tree `parse_quote!(#left = #left #op #right)` gives, without printing and
+                // parsing the operands again.
+                *expr = Expr::Assign(syn::ExprAssign {
+                    attrs: Vec::new(),
+                    left: left.clone(),
+                    eq_token: Default::default(),
+                    right: Box::new(Expr::Binary(syn::ExprBinary {
+                        attrs: Vec::new(),
+                        left,
+                        op,
+                        right,
+                    })),
+                });
                 return;
             }
             // `n as f64`: `as` cannot name a type parameter; `x as usize`: nor convert from one. The
