@@ -63,32 +63,26 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
     let desugared = match &sig {
-        Some(sig) => syn::ItemFn {
-            block: Box::new(signature::scalar_outputs_as_slices(
-                &chains_desugared.block,
-                sig,
-            )),
-            ..chains_desugared.clone()
-        },
+        Some(sig) => with_block(
+            &chains_desugared,
+            signature::scalar_outputs_as_slices(&chains_desugared.block, sig),
+        ),
         None => chains_desugared.clone(),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     let flat = sig
         .as_ref()
         .and_then(|sig| structs::flatten(&desugared.block, sig));
-    let body = match &flat {
-        Some(flat) => syn::ItemFn {
-            block: Box::new(flat.block.clone()),
-            ..desugared.clone()
-        },
-        None => desugared.clone(),
-    };
+    let flat_body = flat
+        .as_ref()
+        .map(|flat| with_block(&desugared, flat.block.clone()));
+    let body = flat_body.as_ref().unwrap_or(&desugared);
     fence::check(&body.block, &mut errors);
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
     let analysed = inner.filter(|_| errors.len() == 0).map(|inner| {
         let float_params = signature::float_type_params(&analysis_item.sig.generics);
-        let f = lower::lower(&body, inner, float_params.clone(), &mut errors);
+        let f = lower::lower(body, inner, float_params.clone(), &mut errors);
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
@@ -229,6 +223,16 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             let stubs = stubs(&item, sig.as_ref().filter(|_| shapes_known));
             quote!(#errors #item #stubs)
         }
+    }
+}
+
+/// `item` with `block` for its body (cloning the rest only).
+fn with_block(item: &syn::ItemFn, block: syn::Block) -> syn::ItemFn {
+    syn::ItemFn {
+        attrs: item.attrs.clone(),
+        vis: item.vis.clone(),
+        sig: item.sig.clone(),
+        block: Box::new(block),
     }
 }
 
