@@ -950,9 +950,48 @@ impl Rewrite<'_> {
             && !segments.iter().any(|s| s == self.float)
     }
 
-    fn lit(&self, value: TokenStream) -> Expr {
-        let scalar = self.scalar;
-        syn::parse_quote!(::autodiff::__private::lit::<#scalar>(#value))
+    /// `::autodiff::__private::lit::<__S>(value as f64)`, built as the tree `parse_quote!` gives, without
+    /// printing `value` and parsing it again.
+    fn lit(&self, value: Expr) -> Expr {
+        let ident = |name: &str| Ident::new(name, Span::call_site());
+        let type_named = |ident: Ident| {
+            Type::Path(syn::TypePath {
+                qself: None,
+                path: ident.into(),
+            })
+        };
+        let mut path = syn::Path {
+            leading_colon: Some(Default::default()),
+            segments: syn::punctuated::Punctuated::new(),
+        };
+        path.segments.push(ident("autodiff").into());
+        path.segments.push(ident("__private").into());
+        path.segments.push(syn::PathSegment {
+            ident: ident("lit"),
+            arguments: syn::PathArguments::AngleBracketed(syn::AngleBracketedGenericArguments {
+                colon2_token: Some(Default::default()),
+                lt_token: Default::default(),
+                args: std::iter::once(syn::GenericArgument::Type(type_named(self.scalar.clone())))
+                    .collect(),
+                gt_token: Default::default(),
+            }),
+        });
+        let cast = Expr::Cast(syn::ExprCast {
+            attrs: Vec::new(),
+            expr: Box::new(value),
+            as_token: Default::default(),
+            ty: Box::new(type_named(ident("f64"))),
+        });
+        Expr::Call(syn::ExprCall {
+            attrs: Vec::new(),
+            func: Box::new(Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path,
+            })),
+            paren_token: Default::default(),
+            args: std::iter::once(cast).collect(),
+        })
     }
 }
 
@@ -1069,8 +1108,7 @@ impl VisitMut for Rewrite<'_> {
                 return;
             }
             Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)) => {
-                let value = l.to_token_stream();
-                *expr = self.lit(quote!(#value as f64));
+                *expr = self.lit(Expr::Lit(l.clone()));
                 // The replacement is final: its `as f64` is not the function's float type to rewrite.
                 return;
             }
@@ -1080,7 +1118,10 @@ impl VisitMut for Rewrite<'_> {
                 ..
             }) if i.suffix() == self.float => {
                 let value = syn::LitInt::new(i.base10_digits(), i.span());
-                *expr = self.lit(quote!(#value as f64));
+                *expr = self.lit(Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Int(value),
+                }));
                 return;
             }
             Expr::Path(p) if p.qself.is_none() => {
@@ -1095,8 +1136,7 @@ impl VisitMut for Rewrite<'_> {
                 if position.is_none()
                     && segments.first().is_some_and(|s| self.constants.contains(s))
                 {
-                    let path = p.to_token_stream();
-                    *expr = self.lit(quote!(#path as f64));
+                    *expr = self.lit(Expr::Path(p.clone()));
                     return;
                 }
                 // `G`, or `phys::G` through modules: a constant from outside, of a type the macro cannot see;
@@ -1109,8 +1149,7 @@ impl VisitMut for Rewrite<'_> {
                 match (position, segments.last().map(String::as_str)) {
                     // `std::f64::consts::PI`, `f64::consts::E`: a constant of the module.
                     (Some(i), _) if segments.get(i + 1).is_some_and(|s| s == "consts") => {
-                        let path = p.to_token_stream();
-                        *expr = self.lit(quote!(#path as f64));
+                        *expr = self.lit(Expr::Path(p.clone()));
                         return;
                     }
                     // `f64::EPSILON` and friends: the `Float` method of the same value.
