@@ -76,64 +76,20 @@ pub(crate) fn local(name: &str) -> Ident {
     }
 }
 
-/// Is `name` a keyword, which a plain identifier cannot be: the words that `syn` refuses as one (its
-/// `accept_as_ident`). A list, not `syn::parse_str::<Ident>`: inside the compiler, parsing a string
-/// lexes it as a source file of its own, which cost more than the rest of making a name.
+/// The words that `syn` refuses as an identifier (its `accept_as_ident`): keywords, reserved words and `_`.
+const KEYWORDS: &[&str] = &[
+    "_", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "Self", "self", "static", "struct", "super", "trait", "true", "try", "type",
+    "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Is `name` a keyword, which a plain identifier cannot be? A list, not `syn::parse_str::<Ident>`: inside
+/// the compiler, parsing a string lexes it as a source file of its own, which cost more than the rest of
+/// making a name.
 fn is_keyword(name: &str) -> bool {
-    matches!(
-        name,
-        "_" | "abstract"
-            | "as"
-            | "async"
-            | "await"
-            | "become"
-            | "box"
-            | "break"
-            | "const"
-            | "continue"
-            | "crate"
-            | "do"
-            | "dyn"
-            | "else"
-            | "enum"
-            | "extern"
-            | "false"
-            | "final"
-            | "fn"
-            | "for"
-            | "if"
-            | "impl"
-            | "in"
-            | "let"
-            | "loop"
-            | "macro"
-            | "match"
-            | "mod"
-            | "move"
-            | "mut"
-            | "override"
-            | "priv"
-            | "pub"
-            | "ref"
-            | "return"
-            | "Self"
-            | "self"
-            | "static"
-            | "struct"
-            | "super"
-            | "trait"
-            | "true"
-            | "try"
-            | "type"
-            | "typeof"
-            | "unsafe"
-            | "unsized"
-            | "use"
-            | "virtual"
-            | "where"
-            | "while"
-            | "yield"
-    )
+    KEYWORDS.contains(&name)
 }
 
 /// `name` without the `r#` of the raw identifiers it was made from: no identifier holds a `#`.
@@ -244,6 +200,17 @@ pub(crate) fn field_key(name: &str) -> syn::LitInt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_keywords_are_the_words_syn_refuses_as_identifiers() {
+        for word in KEYWORDS {
+            assert!(syn::parse_str::<Ident>(word).is_err(), "{word}");
+        }
+        for word in ["x", "gen", "union", "default", "raw", "__v0", "r", "S"] {
+            assert!(!is_keyword(word));
+            assert!(syn::parse_str::<Ident>(word).is_ok(), "{word}");
+        }
+    }
 
     #[test]
     fn names_are_unique_and_readable() {
