@@ -76,20 +76,21 @@ pub(crate) fn local(name: &str) -> Ident {
     }
 }
 
-/// The words that `syn` refuses as an identifier (its `accept_as_ident`): keywords, reserved words and `_`.
+/// The words that `syn` refuses as an identifier (its `accept_as_ident`): keywords, reserved words and `_`,
+/// sorted for a binary search.
 const KEYWORDS: &[&str] = &[
-    "_", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "Self", "_", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
     "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "if", "impl",
     "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "Self", "self", "static", "struct", "super", "trait", "true", "try", "type",
-    "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
 /// Is `name` a keyword, which a plain identifier cannot be? A list, not `syn::parse_str::<Ident>`: inside
 /// the compiler, parsing a string lexes it as a source file of its own, which cost more than the rest of
 /// making a name.
 fn is_keyword(name: &str) -> bool {
-    KEYWORDS.contains(&name)
+    KEYWORDS.binary_search(&name).is_ok()
 }
 
 /// `name` without the `r#` of the raw identifiers it was made from: no identifier holds a `#`.
@@ -203,7 +204,9 @@ mod tests {
 
     #[test]
     fn the_keywords_are_the_words_syn_refuses_as_identifiers() {
+        assert!(KEYWORDS.windows(2).all(|w| w[0] < w[1]), "sorted");
         for word in KEYWORDS {
+            assert!(is_keyword(word));
             assert!(syn::parse_str::<Ident>(word).is_err(), "{word}");
         }
         for word in ["x", "gen", "union", "default", "raw", "__v0", "r", "S"] {
