@@ -151,9 +151,9 @@ impl Pass<'_> {
     fn set(&mut self, var: Var, kind: Kind, active: bool) {
         let active = active && kind.is_differentiable();
         let i = var.0 as usize;
-        if self.activity.active[i] != active
-            || format!("{:?}", self.activity.kinds[i]) != format!("{kind:?}")
-        {
+        // Kinds compare by the types they name, not by `Debug`, whose spans each cost a call into the
+        // compiler: the fixed point is reached when no kind names another type.
+        if self.activity.active[i] != active || self.activity.kinds[i] != kind {
             self.changed = true;
         }
         self.activity.kinds[i] = kind;
@@ -163,7 +163,7 @@ impl Pass<'_> {
     fn set_array(&mut self, array: Array, kind: &Kind, active: bool) {
         let i = array.0 as usize;
         let joined = self.activity.array_elems[i].join(kind);
-        if format!("{:?}", self.activity.array_elems[i]) != format!("{joined:?}") {
+        if self.activity.array_elems[i] != joined {
             self.activity.array_elems[i] = joined;
             self.changed = true;
         }
@@ -480,7 +480,7 @@ impl Pass<'_> {
                     };
                     (kind, true)
                 } else {
-                    (self.call_kind(&callee.to_token_stream(), args.len()), false)
+                    (self.call_kind(callee, args.len()), false)
                 }
             }
             Value::StopGradient { arg, .. } => (a.kind(arg), false),
@@ -494,11 +494,12 @@ impl Pass<'_> {
     }
 
     /// `T::one()`, `f64::from(..)`: constants of a float type.
-    fn call_kind(&self, callee: &proc_macro2::TokenStream, arity: usize) -> Kind {
-        let Ok(path) = syn::parse2::<syn::Path>(callee.clone()) else {
+    fn call_kind(&self, callee: &syn::ExprPath, arity: usize) -> Kind {
+        // `<g as GenericCopy>::Copy::call`: no constant.
+        if callee.qself.is_some() {
             return Kind::Unknown;
-        };
-        let segments: Vec<&syn::PathSegment> = path.segments.iter().collect();
+        }
+        let segments: Vec<&syn::PathSegment> = callee.path.segments.iter().collect();
         // `__private::field_ref(..)`: a nested struct passed on beside its values view (`struct_whole.rs`),
         // a constant without a tangent of its own, as an integer is.
         if segments.len() == 3

@@ -19,6 +19,10 @@ pub(crate) struct Args {
     /// `__in_impl`, not for users: the function is a copy the macro writes into an `impl` block, beside
     /// the associated function or method it copies (`context.rs`).
     pub(crate) in_impl: bool,
+    /// Not an argument: set by the macro itself on a generic copy made without being asked
+    /// (`expand::first_order_generic_copy`), which only the generic copies of callers reach, through its
+    /// companion; its expansion emits the companion and what it calls, nothing public.
+    pub(crate) copy: bool,
 }
 
 const USAGE: &str = "expected `#[differentiable]`, `#[differentiable(wrt(a, b))]` or \

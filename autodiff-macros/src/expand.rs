@@ -32,9 +32,15 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         }
     };
     // Where the function stands, for `is_method`: the source around the attribute, or the hidden argument
-    // of a copy the macro writes into an `impl`.
+    // of a copy the macro writes into an `impl` (a copy made in this expansion stands where its original
+    // does).
     let _scope =
         crate::context::enter(args.in_impl || crate::context::written_in_impl(&item.sig.ident));
+    expand_fn(args, item, errors)
+}
+
+/// Expands `item` under `#[differentiable(args)]`, with the errors found in the attribute.
+fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     let before_signature = errors.len();
     // A method of a generic `impl` sees the `impl`'s float type parameter undeclared: the analysis
     // declares it (`impl_float_params`); the generated items keep the user's generics.
@@ -62,32 +68,26 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
     let desugared = match &sig {
-        Some(sig) => syn::ItemFn {
-            block: Box::new(signature::scalar_outputs_as_slices(
-                &chains_desugared.block,
-                sig,
-            )),
-            ..chains_desugared.clone()
-        },
+        Some(sig) => with_block(
+            &chains_desugared,
+            signature::scalar_outputs_as_slices(&chains_desugared.block, sig),
+        ),
         None => chains_desugared.clone(),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     let flat = sig
         .as_ref()
         .and_then(|sig| structs::flatten(&desugared.block, sig));
-    let body = match &flat {
-        Some(flat) => syn::ItemFn {
-            block: Box::new(flat.block.clone()),
-            ..desugared.clone()
-        },
-        None => desugared.clone(),
-    };
+    let flat_body = flat
+        .as_ref()
+        .map(|flat| with_block(&desugared, flat.block.clone()));
+    let body = flat_body.as_ref().unwrap_or(&desugared);
     fence::check(&body.block, &mut errors);
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
     let analysed = inner.filter(|_| errors.len() == 0).map(|inner| {
         let float_params = signature::float_type_params(&analysis_item.sig.generics);
-        let f = lower::lower(&body, inner, float_params.clone(), &mut errors);
+        let f = lower::lower(body, inner, float_params.clone(), &mut errors);
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
@@ -176,12 +176,26 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
             let generated = Generated {
                 float_params: signature::float_type_params(&analysis_item.sig.generics),
+                copy: args.copy,
                 ..generated
             };
-            let (grad, vjp, jvp) = (generated.grad(), generated.vjp(), generated.jvp());
-            let grad_into = generated.grad_into();
-            // Matrix parameters' columns are flattened row-major, parameter structs' as their flat view.
-            let jacobian = crate::jacobian::jacobian(&item, &sig);
+            // A copy made without being asked is reached only through its companion, which runs the
+            // hidden `__vjp_all` and `__jvp_all` where `wrt(..)` or output parameters restrict `f_vjp`.
+            let (vjp, jvp) = match args.copy && generated.restricted() {
+                true => (TokenStream::new(), TokenStream::new()),
+                false => (generated.vjp(), generated.jvp()),
+            };
+            let (grad, grad_into, jacobian) = if args.copy {
+                (None, None, None)
+            } else {
+                (
+                    generated.grad(),
+                    generated.grad_into(),
+                    // Matrix parameters' columns are flattened row-major, parameter structs' as their flat
+                    // view.
+                    crate::jacobian::jacobian(&item, &sig),
+                )
+            };
             let name = &item.sig.ident;
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
@@ -213,6 +227,16 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             let stubs = stubs(&item, sig.as_ref().filter(|_| shapes_known));
             quote!(#errors #item #stubs)
         }
+    }
+}
+
+/// `item` with `block` for its body (cloning the rest only).
+fn with_block(item: &syn::ItemFn, block: syn::Block) -> syn::ItemFn {
+    syn::ItemFn {
+        attrs: item.attrs.clone(),
+        vis: item.vis.clone(),
+        sig: item.sig.clone(),
+        block: Box::new(block),
     }
 }
 
@@ -251,6 +275,10 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 /// k)` differentiates through it. Without one, the companion's `GenericCopy` is a fallback whose use is
 /// a compile error saying why (`companion::fallback_copy`), so that callers' copies compile: the copies
 /// chain through call trees, and fail only where an `order = K` function reaches a function without one.
+/// The copy is differentiated here, as `#[differentiable(wrt(..))]` would, not by an attribute that the
+/// compiler would hand back to the macro (which would print it, parse it again and run the macro once more).
+/// Callers' copies reach it only through its companion (`Args::copy`), so its expansion is the companion and
+/// the sweeps that it runs, and no `_grad`, `_grad_into`, `_jacobian` or doc comment.
 ///
 /// `calls` are the callees that `item` calls with differentiated arguments.
 fn first_order_generic_copy(
@@ -271,20 +299,22 @@ fn first_order_generic_copy(
         let why = "its signature uses both `f64` and `f32`".to_string();
         return (companion::GenericCopy::Fallback { why }, TokenStream::new());
     };
-    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+    let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
-    let wrt = args.wrt.as_ref().map(|names| quote!((wrt(#(#names),*))));
-    let tokens = quote! {
-        #[::autodiff::differentiable #wrt]
-        #[doc(hidden)]
-        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #copy
+    copy.attrs = vec![
+        syn::parse_quote!(#[doc(hidden)]),
+        syn::parse_quote!(#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]),
+    ];
+    let copy_args = Args {
+        wrt: args.wrt.clone(),
+        copy: true,
+        ..Args::default()
     };
     (
         companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
-        tokens,
+        expand_fn(copy_args, copy, Errors::default()),
     )
 }
 
@@ -485,6 +515,8 @@ struct Generated<'a> {
     method: bool,
     /// The float type parameters, those of a generic `impl` included.
     float_params: Vec<Ident>,
+    /// A generic copy made without being asked (`Args::copy`): hidden, without doc comments.
+    copy: bool,
 }
 
 impl<'a> Generated<'a> {
@@ -503,7 +535,29 @@ impl<'a> Generated<'a> {
             activity,
             method: is_method(item),
             float_params: signature::float_type_params(&item.sig.generics),
+            copy: false,
         }
+    }
+
+    /// The doc comment `text()` of a generated item, or `#[doc(hidden)]` in a copy made without being
+    /// asked, which nobody reads.
+    fn doc(&self, text: impl FnOnce() -> String) -> TokenStream {
+        if self.copy {
+            return quote!(#[doc(hidden)]);
+        }
+        let text = text();
+        quote!(#[doc = #text])
+    }
+
+    /// Does the companion call the hidden `__vjp_all` and `__jvp_all`, in which every parameter a caller
+    /// differentiates through is active, rather than `f_vjp` and `f_jvp`? Where `wrt(..)` leaves one out,
+    /// and for output parameters, whose callers need the cotangent of each output's incoming value.
+    fn restricted(&self) -> bool {
+        self.sig
+            .params
+            .iter()
+            .any(|p| p.through_calls() && !p.active)
+            || self.sig.outputs().next().is_some()
     }
 
     fn name(&self, suffix: &str) -> Ident {
@@ -682,36 +736,40 @@ impl<'a> Generated<'a> {
     fn vjp(&self) -> TokenStream {
         if !self.plain() {
             let item = self.vjp_returning_item();
-            let doc = format!(
-                " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
-                 cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
-                 declaration order.{}",
-                listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
-                name = self.item.sig.ident,
-            );
-            return quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item);
+            let doc = self.doc(|| {
+                format!(
+                    " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
+                     cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters \
+                     in declaration order.{}",
+                    listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
+                    name = self.item.sig.ident,
+                )
+            });
+            return quote!(#doc #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item);
         }
         let into = self.vjp_into_item();
         let item = self.vjp_item();
-        let intro = format!(
-            "Generated by `#[differentiable]`: `{}_vjp` allocates the gradient and runs the reverse \
-             sweep into it:",
-            self.item.sig.ident
-        );
-        let doc = format!(
-            " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
-             cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
-             declaration order.{}",
-            listing(documenting(), &intro, &[&item, &into]),
-            name = self.item.sig.ident,
-        );
+        let doc = self.doc(|| {
+            let intro = format!(
+                "Generated by `#[differentiable]`: `{}_vjp` allocates the gradient and runs the reverse \
+                 sweep into it:",
+                self.item.sig.ident
+            );
+            format!(
+                " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
+                 cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
+                 declaration order.{}",
+                listing(documenting(), &intro, &[&item, &into]),
+                name = self.item.sig.ident,
+            )
+        });
         quote! {
             #[doc(hidden)]
             // One parameter more than the function, and two more than `f_grad`: a long signature is the user's.
             #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #[inline]
             #into
-            #[doc = #doc]
+            #doc
             #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #[inline]
             #item
@@ -881,12 +939,7 @@ impl<'a> Generated<'a> {
         // parameter (as `jax.grad`'s `argnums` does), so the companion derives with all of them active.
         // So do the callers of a function with output parameters, which need the cotangent of each
         // output's incoming value (zero where the function overwrites it).
-        let restricted = self
-            .sig
-            .params
-            .iter()
-            .any(|p| p.through_calls() && !p.active)
-            || outputs.is_some();
+        let restricted = self.restricted();
         let (vjp, jvp, extra) = if restricted {
             let all = all_active(self.sig);
             let float_params = self.float_params.clone();
@@ -991,13 +1044,15 @@ impl<'a> Generated<'a> {
         );
         let body = jvp_body(self.f, self.sig, self.flat, self.activity, &tangent);
         let item = quote!(#signature { #body });
-        let doc = format!(
-            " Forward mode of `{name}`: its value and the Jacobian-vector product for the input `tangent` \
-             (shaped like the gradient),\n as `(value, output tangent)`.{}",
-            listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
-            name = self.item.sig.ident,
-        );
-        quote!(#[doc = #doc] #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item)
+        let doc = self.doc(|| {
+            format!(
+                " Forward mode of `{name}`: its value and the Jacobian-vector product for the input \
+                 `tangent` (shaped like the gradient),\n as `(value, output tangent)`.{}",
+                listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
+                name = self.item.sig.ident,
+            )
+        });
+        quote!(#doc #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)] #[inline] #item)
     }
 }
 

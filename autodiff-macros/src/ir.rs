@@ -12,7 +12,8 @@ use proc_macro2::{Span, TokenStream};
 pub(crate) struct Var(pub(crate) u32);
 
 /// What the syntax tells of a value's type: enough to pick a zero, decide activity and reject misuse.
-#[derive(Clone, Debug)]
+/// Equal kinds name the same types, wherever they are written (`syn`'s equality ignores spans).
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Kind {
     /// A float; the type where the syntax says it (`f64`, `f32`, a type parameter `T: Float`).
     Float(Option<syn::Type>),

@@ -605,7 +605,9 @@ impl Lowering<'_> {
     // ---- expressions ----
 
     fn lower_expr(&mut self, expr: &Expr, hint: Option<String>) -> Operand {
-        let span = expr.span();
+        // Only for the values emitted here: `syn` finds an expression's span by printing it to tokens,
+        // which for a loop or a call costs more than lowering it.
+        let span = || expr.span();
         match expr {
             Expr::Paren(p) => self.lower_expr(&p.expr, hint),
             Expr::Group(g) => self.lower_expr(&g.expr, hint),
@@ -625,7 +627,7 @@ impl Lowering<'_> {
                         kind: kind.clone(),
                     };
                 }
-                self.emit(Value::Unary(u.op, operand), hint, span)
+                self.emit(Value::Unary(u.op, operand), hint, span())
             }
             Expr::Index(e) => self.lower_index(e, hint),
             Expr::Array(_) | Expr::Repeat(_) => self.lower_array_literal(expr, hint),
@@ -666,23 +668,23 @@ impl Lowering<'_> {
                 op => {
                     let left = self.lower_expr(&b.left, None);
                     let right = self.lower_expr(&b.right, None);
-                    self.emit(Value::Binary(op, left, right), hint, span)
+                    self.emit(Value::Binary(op, left, right), hint, span())
                 }
             },
             Expr::Assign(a) => self.assign(&a.left, None, &a.right),
             Expr::Cast(c) => {
                 let operand = self.lower_expr(&c.expr, None);
-                self.emit(Value::Cast(operand, (*c.ty).clone()), hint, span)
+                self.emit(Value::Cast(operand, (*c.ty).clone()), hint, span())
             }
             Expr::Tuple(t) if t.elems.is_empty() => Operand::unit(),
             Expr::Tuple(t) => {
                 let items = t.elems.iter().map(|e| self.lower_expr(e, None)).collect();
-                self.emit(Value::Tuple(items), hint, span)
+                self.emit(Value::Tuple(items), hint, span())
             }
             Expr::Field(f) => match &f.member {
                 syn::Member::Unnamed(index) => {
                     let base = self.lower_expr(&f.base, None);
-                    self.emit(Value::Field(base, index.index), hint, span)
+                    self.emit(Value::Field(base, index.index), hint, span())
                 }
                 syn::Member::Named(_) => {
                     self.errors.spanned(

@@ -65,7 +65,7 @@ pub(crate) fn tangent_base(primal: &str) -> String {
 pub(crate) fn local(name: &str) -> Ident {
     let name = without_raw(name);
     let name = name.as_str();
-    if syn::parse_str::<Ident>(name).is_ok() {
+    if !is_keyword(name) {
         return Ident::new(name, Span::mixed_site());
     }
     match name {
@@ -74,6 +74,23 @@ pub(crate) fn local(name: &str) -> Ident {
         }
         _ => Ident::new_raw(name, Span::mixed_site()),
     }
+}
+
+/// The words that `syn` refuses as an identifier (its `accept_as_ident`): keywords, reserved words and `_`,
+/// sorted for a binary search.
+const KEYWORDS: &[&str] = &[
+    "Self", "_", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "if", "impl",
+    "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
+    "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Is `name` a keyword, which a plain identifier cannot be? A list, not `syn::parse_str::<Ident>`: inside
+/// the compiler, parsing a string lexes it as a source file of its own, which cost more than the rest of
+/// making a name.
+fn is_keyword(name: &str) -> bool {
+    KEYWORDS.binary_search(&name).is_ok()
 }
 
 /// `name` without the `r#` of the raw identifiers it was made from: no identifier holds a `#`.
@@ -184,6 +201,19 @@ pub(crate) fn field_key(name: &str) -> syn::LitInt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_keywords_are_the_words_syn_refuses_as_identifiers() {
+        assert!(KEYWORDS.windows(2).all(|w| w[0] < w[1]), "sorted");
+        for word in KEYWORDS {
+            assert!(is_keyword(word));
+            assert!(syn::parse_str::<Ident>(word).is_err(), "{word}");
+        }
+        for word in ["x", "gen", "union", "default", "raw", "__v0", "r", "S"] {
+            assert!(!is_keyword(word));
+            assert!(syn::parse_str::<Ident>(word).is_ok(), "{word}");
+        }
+    }
 
     #[test]
     fn names_are_unique_and_readable() {

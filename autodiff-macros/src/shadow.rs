@@ -302,14 +302,14 @@ fn is_number(ty: &Type, float: &str) -> bool {
 }
 
 /// The operator of a compound assignment (`+` for `+=`).
-fn compound(op: &syn::BinOp) -> Option<TokenStream> {
+fn compound(op: &syn::BinOp) -> Option<syn::BinOp> {
     use syn::BinOp::*;
     Some(match op {
-        AddAssign(_) => quote!(+),
-        SubAssign(_) => quote!(-),
-        MulAssign(_) => quote!(*),
-        DivAssign(_) => quote!(/),
-        RemAssign(_) => quote!(%),
+        AddAssign(_) => Add(Default::default()),
+        SubAssign(_) => Sub(Default::default()),
+        MulAssign(_) => Mul(Default::default()),
+        DivAssign(_) => Div(Default::default()),
+        RemAssign(_) => Rem(Default::default()),
         _ => return None,
     })
 }
@@ -950,9 +950,48 @@ impl Rewrite<'_> {
             && !segments.iter().any(|s| s == self.float)
     }
 
-    fn lit(&self, value: TokenStream) -> Expr {
-        let scalar = self.scalar;
-        syn::parse_quote!(::autodiff::__private::lit::<#scalar>(#value))
+    /// `::autodiff::__private::lit::<__S>(value as f64)`, built as the tree `parse_quote!` gives, without
+    /// printing `value` and parsing it again.
+    fn lit(&self, value: Expr) -> Expr {
+        let ident = |name: &str| Ident::new(name, Span::call_site());
+        let type_named = |ident: Ident| {
+            Type::Path(syn::TypePath {
+                qself: None,
+                path: ident.into(),
+            })
+        };
+        let mut path = syn::Path {
+            leading_colon: Some(Default::default()),
+            segments: syn::punctuated::Punctuated::new(),
+        };
+        path.segments.push(ident("autodiff").into());
+        path.segments.push(ident("__private").into());
+        path.segments.push(syn::PathSegment {
+            ident: ident("lit"),
+            arguments: syn::PathArguments::AngleBracketed(syn::AngleBracketedGenericArguments {
+                colon2_token: Some(Default::default()),
+                lt_token: Default::default(),
+                args: std::iter::once(syn::GenericArgument::Type(type_named(self.scalar.clone())))
+                    .collect(),
+                gt_token: Default::default(),
+            }),
+        });
+        let cast = Expr::Cast(syn::ExprCast {
+            attrs: Vec::new(),
+            expr: Box::new(value),
+            as_token: Default::default(),
+            ty: Box::new(type_named(ident("f64"))),
+        });
+        Expr::Call(syn::ExprCall {
+            attrs: Vec::new(),
+            func: Box::new(Expr::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path,
+            })),
+            paren_token: Default::default(),
+            args: std::iter::once(cast).collect(),
+        })
     }
 }
 
@@ -1115,8 +1154,7 @@ impl VisitMut for Rewrite<'_> {
                 return;
             }
             Expr::Lit(l) if matches!(l.lit, syn::Lit::Float(_)) => {
-                let value = l.to_token_stream();
-                *expr = self.lit(quote!(#value as f64));
+                *expr = self.lit(Expr::Lit(l.clone()));
                 // The replacement is final: its `as f64` is not the function's float type to rewrite.
                 return;
             }
@@ -1126,7 +1164,10 @@ impl VisitMut for Rewrite<'_> {
                 ..
             }) if i.suffix() == self.float => {
                 let value = syn::LitInt::new(i.base10_digits(), i.span());
-                *expr = self.lit(quote!(#value as f64));
+                *expr = self.lit(Expr::Lit(syn::ExprLit {
+                    attrs: Vec::new(),
+                    lit: syn::Lit::Int(value),
+                }));
                 return;
             }
             Expr::Path(p) if p.qself.is_none() => {
@@ -1141,8 +1182,7 @@ impl VisitMut for Rewrite<'_> {
                 if position.is_none()
                     && segments.first().is_some_and(|s| self.constants.contains(s))
                 {
-                    let path = p.to_token_stream();
-                    *expr = self.lit(quote!(#path as f64));
+                    *expr = self.lit(Expr::Path(p.clone()));
                     return;
                 }
                 // `G`, or `phys::G` through modules: a constant from outside, of a type the macro cannot see;
@@ -1155,8 +1195,7 @@ impl VisitMut for Rewrite<'_> {
                 match (position, segments.last().map(String::as_str)) {
                     // `std::f64::consts::PI`, `f64::consts::E`: a constant of the module.
                     (Some(i), _) if segments.get(i + 1).is_some_and(|s| s == "consts") => {
-                        let path = p.to_token_stream();
-                        *expr = self.lit(quote!(#path as f64));
+                        *expr = self.lit(Expr::Path(p.clone()));
                         return;
                     }
                     // `f64::EPSILON` and friends: the `Float` method of the same value.
@@ -1204,18 +1243,35 @@ impl VisitMut for Rewrite<'_> {
             }
             // `a += b`: `Float` has no `AddAssign`; `a = a + b` means the same in the subset.
             Expr::Binary(b) if compound(&b.op).is_some() => {
+                let op = compound(&b.op).unwrap_or(syn::BinOp::Add(Default::default()));
                 self.visit_expr_mut(&mut b.left);
                 self.visit_expr_mut(&mut b.right);
-                let (left, right) = (&b.left, &b.right);
-                let op = compound(&b.op).unwrap_or_default();
+                let left = b.left.clone();
+                let mut right = b.right.clone();
                 // `s *= 1.0 + y` is `s = s * (1.0 + y)`.
-                let right = match &*b.right {
-                    Expr::Binary(_) | Expr::Cast(_) | Expr::Range(_) | Expr::Assign(_) => {
-                        quote!((#right))
-                    }
-                    _ => right.to_token_stream(),
-                };
-                *expr = syn::parse_quote!(#left = #left #op #right);
+                if matches!(
+                    &*right,
+                    Expr::Binary(_) | Expr::Cast(_) | Expr::Range(_) | Expr::Assign(_)
+                ) {
+                    right = Box::new(Expr::Paren(syn::ExprParen {
+                        attrs: Vec::new(),
+                        paren_token: Default::default(),
+                        expr: right,
+                    }));
+                }
+                // Built as the tree `parse_quote!(#left = #left #op #right)` gives, without printing and
+                // parsing the operands again.
+                *expr = Expr::Assign(syn::ExprAssign {
+                    attrs: Vec::new(),
+                    left: left.clone(),
+                    eq_token: Default::default(),
+                    right: Box::new(Expr::Binary(syn::ExprBinary {
+                        attrs: Vec::new(),
+                        left,
+                        op,
+                        right,
+                    })),
+                });
                 return;
             }
             // `n as f64`: `as` cannot name a type parameter; `x as usize`: nor convert from one. The

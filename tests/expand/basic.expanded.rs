@@ -98,10 +98,132 @@ impl f {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __f_generic<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
     use ::autodiff::__private::Float as _;
     let z = x * y + x.sin();
     z.exp()
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____f_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    x: __S,
+    y: __S,
+    d_ret: __S,
+    grad: (&mut __S, &mut __S),
+) -> __S {
+    let (__grad_x, __grad_y) = grad;
+    use ::autodiff::__private::Float as _;
+    let __v0 = x * y;
+    let __v1 = x.sin();
+    let z = __v0 + __v1;
+    let __v2 = z.exp();
+    let __d_z = d_ret * __v2;
+    let __d_x = __d_z * ::autodiff::__private::Float::cos(x);
+    let __d_x_1 = __d_x + __d_z * y;
+    let __d_y = __d_z * x;
+    *__grad_x = __d_x_1;
+    *__grad_y = __d_y;
+    __v2
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __f_generic_vjp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    y: __S,
+    d_ret: __S,
+) -> (__S, (__S, __S)) {
+    let mut __grad_x = <__S as ::autodiff::__private::Zero>::zero();
+    let mut __grad_y = <__S as ::autodiff::__private::Zero>::zero();
+    let value = ____f_generic_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __f_generic_jvp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    y: __S,
+    tangent: (__S, __S),
+) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    let (__dot_x, __dot_y) = tangent;
+    let __v0 = x * y;
+    let __dot_v0 = __dot_x * y + __dot_y * x;
+    let __v1 = x.sin();
+    let __dot_v1 = __dot_x * ::autodiff::__private::Float::cos(x);
+    let z = __v0 + __v1;
+    let __dot_z = __dot_v0 + __dot_v1;
+    let __v2 = z.exp();
+    let __dot_v2 = __dot_z * __v2;
+    (__v2, __dot_v2)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __f_generic {}
+impl ::autodiff::__private::GenericCopy for __f_generic {
+    type Copy = __f_generic;
+    #[inline(always)]
+    fn copy() -> __f_generic {
+        __f_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __f_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __f_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
+        __f_generic(x, y)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S, y: __S) -> __S {
+        __f_generic(x, y)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        y: __S,
+        d_ret: __S,
+    ) -> (__S, (__S, __S)) {
+        let (value, gradient) = __f_generic_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        y: __S,
+        tangents: (__S, __S),
+    ) -> (__S, __S) {
+        let (__tangent_0, __tangent_1) = tangents;
+        __f_generic_jvp(x, y, (__tangent_0, __tangent_1))
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        y: __S,
+        d_ret: __S,
+        grads: (::core::option::Option<&mut __S>, ::core::option::Option<&mut __S>),
+    ) -> __S {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = <__S as ::autodiff::__private::Zero>::zero();
+        let mut __buffer_1 = <__S as ::autodiff::__private::Zero>::zero();
+        let value = ____f_generic_vjp_into(
+            x,
+            y,
+            d_ret,
+            (&mut __buffer_0, &mut __buffer_1),
+        );
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
+        value
+    }
 }

@@ -79,11 +79,106 @@ impl square {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __square_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
     use ::autodiff::__private::Float as _;
     x * x
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____square_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    x: __S,
+    d_ret: __S,
+    grad: &mut __S,
+) -> __S {
+    let __grad_x = grad;
+    use ::autodiff::__private::Float as _;
+    let __v0 = x * x;
+    let __d_x = d_ret * (x + x);
+    *__grad_x = __d_x;
+    __v0
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __square_generic_vjp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    d_ret: __S,
+) -> (__S, __S) {
+    let mut __grad_x = <__S as ::autodiff::__private::Zero>::zero();
+    let value = ____square_generic_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __square_generic_jvp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    tangent: __S,
+) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    let __dot_x = tangent;
+    let __v0 = x * x;
+    let __dot_v0 = __dot_x * (x + x);
+    (__v0, __dot_v0)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __square_generic {}
+impl ::autodiff::__private::GenericCopy for __square_generic {
+    type Copy = __square_generic;
+    #[inline(always)]
+    fn copy() -> __square_generic {
+        __square_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __square_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __square_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S) -> __S {
+        __square_generic(x)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S) -> __S {
+        __square_generic(x)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+    ) -> (__S, (__S,)) {
+        let (value, gradient) = __square_generic_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        tangents: (__S,),
+    ) -> (__S, __S) {
+        let (__tangent_0,) = tangents;
+        __square_generic_jvp(x, __tangent_0)
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+        grads: (::core::option::Option<&mut __S>,),
+    ) -> __S {
+        let (__slot_0,) = grads;
+        let mut __buffer_0 = <__S as ::autodiff::__private::Zero>::zero();
+        let value = ____square_generic_vjp_into(x, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
+    }
 }
 fn log1pexp(x: f64) -> f64 {
     #[inline(always)]
@@ -407,11 +502,143 @@ impl model {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __model_generic<__S: ::autodiff::__private::Float>(x: __S, w: __S) -> __S {
     use ::autodiff::__private::Float as _;
     <log1pexp as ::autodiff::__private::GenericCopy>::Copy::call(
         <square as ::autodiff::__private::GenericCopy>::Copy::call(x) * w,
     ) + <erf as ::autodiff::__private::GenericCopy>::Copy::call(w)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____model_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    x: __S,
+    w: __S,
+    d_ret: __S,
+    grad: (&mut __S, &mut __S),
+) -> __S {
+    let (__grad_x, __grad_w) = grad;
+    use ::autodiff::__private::Float as _;
+    let __v0 = <square as ::autodiff::__private::GenericCopy>::Copy::call(x);
+    let __v1 = __v0 * w;
+    let __v2 = <log1pexp as ::autodiff::__private::GenericCopy>::Copy::call(__v1);
+    let __v3 = <erf as ::autodiff::__private::GenericCopy>::Copy::call(w);
+    let __v4 = __v2 + __v3;
+    let mut __d_w = <__S as ::autodiff::__private::Zero>::zero();
+    let _ = <erf as ::autodiff::__private::GenericCopy>::copy()
+        .vjp_into(w, d_ret, (::core::option::Option::Some(&mut __d_w),));
+    let mut __d_v1 = <__S as ::autodiff::__private::Zero>::zero();
+    let _ = <log1pexp as ::autodiff::__private::GenericCopy>::copy()
+        .vjp_into(__v1, d_ret, (::core::option::Option::Some(&mut __d_v1),));
+    let __d_v0 = __d_v1 * w;
+    let __d_w_1 = __d_w + __d_v1 * __v0;
+    let mut __d_x = <__S as ::autodiff::__private::Zero>::zero();
+    let _ = <square as ::autodiff::__private::GenericCopy>::copy()
+        .vjp_into(x, __d_v0, (::core::option::Option::Some(&mut __d_x),));
+    *__grad_x = __d_x;
+    *__grad_w = __d_w_1;
+    __v4
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __model_generic_vjp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    w: __S,
+    d_ret: __S,
+) -> (__S, (__S, __S)) {
+    let mut __grad_x = <__S as ::autodiff::__private::Zero>::zero();
+    let mut __grad_w = <__S as ::autodiff::__private::Zero>::zero();
+    let value = ____model_generic_vjp_into(x, w, d_ret, (&mut __grad_x, &mut __grad_w));
+    (value, (__grad_x, __grad_w))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __model_generic_jvp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    w: __S,
+    tangent: (__S, __S),
+) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    let (__dot_x, __dot_w) = tangent;
+    let (__v0, __dot_v0) = <square as ::autodiff::__private::GenericCopy>::copy()
+        .jvp(x, (__dot_x,));
+    let __v1 = __v0 * w;
+    let __dot_v1 = __dot_v0 * w + __dot_w * __v0;
+    let (__v2, __dot_v2) = <log1pexp as ::autodiff::__private::GenericCopy>::copy()
+        .jvp(__v1, (__dot_v1,));
+    let (__v3, __dot_v3) = <erf as ::autodiff::__private::GenericCopy>::copy()
+        .jvp(w, (__dot_w,));
+    let __v4 = __v2 + __v3;
+    let __dot_v4 = __dot_v2 + __dot_v3;
+    (__v4, __dot_v4)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __model_generic {}
+impl ::autodiff::__private::GenericCopy for __model_generic {
+    type Copy = __model_generic;
+    #[inline(always)]
+    fn copy() -> __model_generic {
+        __model_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __model_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __model_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S, w: __S) -> __S {
+        __model_generic(x, w)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S, w: __S) -> __S {
+        __model_generic(x, w)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        w: __S,
+        d_ret: __S,
+    ) -> (__S, (__S, __S)) {
+        let (value, gradient) = __model_generic_vjp(x, w, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        w: __S,
+        tangents: (__S, __S),
+    ) -> (__S, __S) {
+        let (__tangent_0, __tangent_1) = tangents;
+        __model_generic_jvp(x, w, (__tangent_0, __tangent_1))
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        w: __S,
+        d_ret: __S,
+        grads: (::core::option::Option<&mut __S>, ::core::option::Option<&mut __S>),
+    ) -> __S {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = <__S as ::autodiff::__private::Zero>::zero();
+        let mut __buffer_1 = <__S as ::autodiff::__private::Zero>::zero();
+        let value = ____model_generic_vjp_into(
+            x,
+            w,
+            d_ret,
+            (&mut __buffer_0, &mut __buffer_1),
+        );
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
+        value
+    }
 }

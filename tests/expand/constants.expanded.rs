@@ -108,7 +108,6 @@ impl poly {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __poly_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
     use ::autodiff::__private::Float as _;
@@ -119,6 +118,131 @@ fn __poly_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
                 * x.powi(::autodiff::__private::to_int::<i32, _>(i)));
     }
     s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____poly_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    x: __S,
+    d_ret: __S,
+    grad: &mut __S,
+) -> __S {
+    let __grad_x = grad;
+    use ::autodiff::__private::Float as _;
+    let __v0 = 0.0 as f64;
+    let s = ::autodiff::__private::lit::<__S>(__v0);
+    let mut __d_s_1 = d_ret;
+    let mut __d_x = <__S as ::autodiff::__private::Zero>::zero();
+    let mut s_1 = s;
+    for __i in 0..3 {
+        let __v1 = ::autodiff::__private::at(&WEIGHTS, __i);
+        let __v2 = ::autodiff::__private::constant::<__S, _>(__v1);
+        let __v3 = __i as i32;
+        let __v4 = x.powi(__v3);
+        let __v5 = __v2 * __v4;
+        let s_2 = s_1 + __v5;
+        let __d_v4 = __d_s_1 * __v2;
+        let __d_x_1 = __d_x + __d_v4 * ::autodiff::__private::rules::powi(x, __v3);
+        __d_x = __d_x_1;
+        s_1 = s_2;
+    }
+    *__grad_x = __d_x;
+    s_1
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __poly_generic_vjp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    d_ret: __S,
+) -> (__S, __S) {
+    let mut __grad_x = <__S as ::autodiff::__private::Zero>::zero();
+    let value = ____poly_generic_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __poly_generic_jvp<__S: ::autodiff::__private::Float>(
+    x: __S,
+    tangent: __S,
+) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    let __dot_x = tangent;
+    let __v0 = 0.0 as f64;
+    let s = ::autodiff::__private::lit::<__S>(__v0);
+    let mut s_1 = s;
+    let mut __dot_s_1 = <__S as ::autodiff::__private::Zero>::zero();
+    for __i in 0..3 {
+        let __v1 = ::autodiff::__private::at(&WEIGHTS, __i);
+        let __v2 = ::autodiff::__private::constant::<__S, _>(__v1);
+        let __v3 = __i as i32;
+        let __v4 = x.powi(__v3);
+        let __dot_v4 = __dot_x * ::autodiff::__private::rules::powi(x, __v3);
+        let __v5 = __v2 * __v4;
+        let __dot_v5 = __dot_v4 * __v2;
+        let s_2 = s_1 + __v5;
+        let __dot_s_2 = __dot_s_1 + __dot_v5;
+        (s_1, __dot_s_1) = (s_2, __dot_s_2);
+    }
+    (s_1, __dot_s_1)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __poly_generic {}
+impl ::autodiff::__private::GenericCopy for __poly_generic {
+    type Copy = __poly_generic;
+    #[inline(always)]
+    fn copy() -> __poly_generic {
+        __poly_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __poly_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __poly_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: __S) -> __S {
+        __poly_generic(x)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: __S) -> __S {
+        __poly_generic(x)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+    ) -> (__S, (__S,)) {
+        let (value, gradient) = __poly_generic_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        tangents: (__S,),
+    ) -> (__S, __S) {
+        let (__tangent_0,) = tangents;
+        __poly_generic_jvp(x, __tangent_0)
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: __S,
+        d_ret: __S,
+        grads: (::core::option::Option<&mut __S>,),
+    ) -> __S {
+        let (__slot_0,) = grads;
+        let mut __buffer_0 = <__S as ::autodiff::__private::Zero>::zero();
+        let value = ____poly_generic_vjp_into(x, d_ret, &mut __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        value
+    }
 }
 fn fall(t: f64, n: usize) -> f64 {
     let mut h = 100.0;

@@ -222,11 +222,140 @@ impl polar {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __polar_generic<__S: ::autodiff::__private::Float>(r: __S, t: __S) -> (__S, __S) {
     use ::autodiff::__private::Float as _;
     (r * t.cos(), r * t.sin())
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____polar_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    r: __S,
+    t: __S,
+    d_ret: (__S, __S),
+    grad: (&mut __S, &mut __S),
+) -> (__S, __S) {
+    let (__grad_r, __grad_t) = grad;
+    use ::autodiff::__private::Float as _;
+    let __v0 = t.cos();
+    let __v1 = r * __v0;
+    let __v2 = t.sin();
+    let __v3 = r * __v2;
+    let __v4 = (__v1, __v3);
+    let __d_v1 = d_ret.0;
+    let __d_v3 = d_ret.1;
+    let __d_r = __d_v3 * __v2;
+    let __d_v2 = __d_v3 * r;
+    let __d_t = __d_v2 * ::autodiff::__private::Float::cos(t);
+    let __d_r_1 = __d_r + __d_v1 * __v0;
+    let __d_v0 = __d_v1 * r;
+    let __d_t_1 = __d_t + __d_v0 * -::autodiff::__private::Float::sin(t);
+    *__grad_r = __d_r_1;
+    *__grad_t = __d_t_1;
+    __v4
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __polar_generic_vjp<__S: ::autodiff::__private::Float>(
+    r: __S,
+    t: __S,
+    d_ret: (__S, __S),
+) -> ((__S, __S), (__S, __S)) {
+    let mut __grad_r = <__S as ::autodiff::__private::Zero>::zero();
+    let mut __grad_t = <__S as ::autodiff::__private::Zero>::zero();
+    let value = ____polar_generic_vjp_into(r, t, d_ret, (&mut __grad_r, &mut __grad_t));
+    (value, (__grad_r, __grad_t))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __polar_generic_jvp<__S: ::autodiff::__private::Float>(
+    r: __S,
+    t: __S,
+    tangent: (__S, __S),
+) -> ((__S, __S), (__S, __S)) {
+    use ::autodiff::__private::Float as _;
+    let (__dot_r, __dot_t) = tangent;
+    let __v0 = t.cos();
+    let __dot_v0 = __dot_t * -::autodiff::__private::Float::sin(t);
+    let __v1 = r * __v0;
+    let __dot_v1 = __dot_r * __v0 + __dot_v0 * r;
+    let __v2 = t.sin();
+    let __dot_v2 = __dot_t * ::autodiff::__private::Float::cos(t);
+    let __v3 = r * __v2;
+    let __dot_v3 = __dot_r * __v2 + __dot_v2 * r;
+    let __v4 = (__v1, __v3);
+    let __dot_v4 = (__dot_v1, __dot_v3);
+    (__v4, __dot_v4)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __polar_generic {}
+impl ::autodiff::__private::GenericCopy for __polar_generic {
+    type Copy = __polar_generic;
+    #[inline(always)]
+    fn copy() -> __polar_generic {
+        __polar_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __polar_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __polar_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(r: __S, t: __S) -> (__S, __S) {
+        __polar_generic(r, t)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, r: __S, t: __S) -> (__S, __S) {
+        __polar_generic(r, t)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        r: __S,
+        t: __S,
+        d_ret: (__S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        let (value, gradient) = __polar_generic_vjp(r, t, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        r: __S,
+        t: __S,
+        tangents: (__S, __S),
+    ) -> ((__S, __S), (__S, __S)) {
+        let (__tangent_0, __tangent_1) = tangents;
+        __polar_generic_jvp(r, t, (__tangent_0, __tangent_1))
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        r: __S,
+        t: __S,
+        d_ret: (__S, __S),
+        grads: (::core::option::Option<&mut __S>, ::core::option::Option<&mut __S>),
+    ) -> (__S, __S) {
+        let (__slot_0, __slot_1) = grads;
+        let mut __buffer_0 = <__S as ::autodiff::__private::Zero>::zero();
+        let mut __buffer_1 = <__S as ::autodiff::__private::Zero>::zero();
+        let value = ____polar_generic_vjp_into(
+            r,
+            t,
+            d_ret,
+            (&mut __buffer_0, &mut __buffer_1),
+        );
+        ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
+        value
+    }
 }
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
@@ -361,7 +490,6 @@ impl scaled_power {
         value
     }
 }
-#[::autodiff::differentiable(wrt(a))]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __scaled_power_generic<__S: ::autodiff::__private::Float>(
     a: __S,
@@ -370,4 +498,122 @@ fn __scaled_power_generic<__S: ::autodiff::__private::Float>(
 ) -> __S {
     use ::autodiff::__private::Float as _;
     a.powf(b) * (::autodiff::__private::cast::<__S, _>(n))
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __scaled_power_generic {}
+impl ::autodiff::__private::GenericCopy for __scaled_power_generic {
+    type Copy = __scaled_power_generic;
+    #[inline(always)]
+    fn copy() -> __scaled_power_generic {
+        __scaled_power_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __scaled_power_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __scaled_power_generic {
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __vjp_all<__S: ::autodiff::__private::Float>(
+        a: __S,
+        b: __S,
+        n: i32,
+        d_ret: __S,
+    ) -> (__S, (__S, __S)) {
+        use ::autodiff::__private::Float as _;
+        let __v0 = a.powf(b);
+        let __v1 = ::autodiff::__private::cast::<__S, _>(n);
+        let __v2 = __v0 * __v1;
+        let __d_v0 = d_ret * __v1;
+        let (__partial_powf, __partial_powf_1) = ::autodiff::__private::rules::powf(
+            a,
+            b,
+            __v0,
+        );
+        let __d_a = __d_v0 * __partial_powf;
+        let __d_b = __d_v0 * __partial_powf_1;
+        (__v2, (__d_a, __d_b))
+    }
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __jvp_all<__S: ::autodiff::__private::Float>(
+        a: __S,
+        b: __S,
+        n: i32,
+        tangent: (__S, __S),
+    ) -> (__S, __S) {
+        use ::autodiff::__private::Float as _;
+        let (__dot_a, __dot_b) = tangent;
+        let __v0 = a.powf(b);
+        let (__partial_powf, __partial_powf_1) = ::autodiff::__private::rules::powf(
+            a,
+            b,
+            __v0,
+        );
+        let __dot_v0 = __dot_a * __partial_powf + __dot_b * __partial_powf_1;
+        let __v1 = ::autodiff::__private::cast::<__S, _>(n);
+        let __v2 = __v0 * __v1;
+        let __dot_v2 = __dot_v0 * __v1;
+        (__v2, __dot_v2)
+    }
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(a: __S, b: __S, n: i32) -> __S {
+        __scaled_power_generic(a, b, n)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, a: __S, b: __S, n: i32) -> __S {
+        __scaled_power_generic(a, b, n)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        a: __S,
+        b: __S,
+        n: i32,
+        d_ret: __S,
+    ) -> (__S, (__S, __S, ())) {
+        let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1, ()))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        a: __S,
+        b: __S,
+        n: i32,
+        tangents: (__S, __S, ()),
+    ) -> (__S, __S) {
+        let (__tangent_0, __tangent_1, _) = tangents;
+        Self::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        a: __S,
+        b: __S,
+        n: i32,
+        d_ret: __S,
+        grads: (::core::option::Option<&mut __S>, ::core::option::Option<&mut __S>, ()),
+    ) -> __S {
+        let (__slot_0, __slot_1, __slot_2) = grads;
+        let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
+        ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);
+        value
+    }
 }

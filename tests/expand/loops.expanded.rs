@@ -191,7 +191,6 @@ impl dot {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;
@@ -200,6 +199,190 @@ fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S
         s = s + (x[i] * y[i]);
     }
     s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____dot_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    y: &[__S],
+    d_ret: __S,
+    grad: (&mut [__S], &mut [__S]),
+) -> __S {
+    let (__grad_x, __grad_y) = grad;
+    use ::autodiff::__private::Float as _;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let mut __d_y = ::autodiff::__private::gradient_buffer("y", __grad_y, &y);
+    let __v0 = 0.0 as f64;
+    let s = ::autodiff::__private::lit::<__S>(__v0);
+    let __v1 = x.len();
+    let mut __d_s_1 = d_ret;
+    let mut s_1 = s;
+    for __i in 0..__v1 {
+        let __v2 = x[__i];
+        let __v3 = y[__i];
+        let __v4 = __v2 * __v3;
+        let s_2 = s_1 + __v4;
+        let __d_v2 = __d_s_1 * __v3;
+        let __d_v3 = __d_s_1 * __v2;
+        ::autodiff::__private::add_to(&mut __d_y[__i], __d_v3);
+        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v2);
+        s_1 = s_2;
+    }
+    s_1
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __dot_generic_vjp<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    y: &[__S],
+    d_ret: __S,
+) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let mut __grad_y = ::autodiff::__private::zeros_like(&y[..]);
+    let value = ____dot_generic_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __dot_generic_jvp<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    y: &[__S],
+    tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    let (__dot_x, __dot_y) = tangent;
+    let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
+    let mut __dot_y = ::autodiff::__private::tangent("y", __dot_y, &y);
+    let __v0 = 0.0 as f64;
+    let s = ::autodiff::__private::lit::<__S>(__v0);
+    let __v1 = x.len();
+    let mut s_1 = s;
+    let mut __dot_s_1 = <__S as ::autodiff::__private::Zero>::zero();
+    for __i in 0..__v1 {
+        let __v2 = x[__i];
+        let __dot_v2 = __dot_x[__i];
+        let __v3 = y[__i];
+        let __dot_v3 = __dot_y[__i];
+        let __v4 = __v2 * __v3;
+        let __dot_v4 = __dot_v2 * __v3 + __dot_v3 * __v2;
+        let s_2 = s_1 + __v4;
+        let __dot_s_2 = __dot_s_1 + __dot_v4;
+        (s_1, __dot_s_1) = (s_2, __dot_s_2);
+    }
+    (s_1, __dot_s_1)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __dot_generic {}
+impl ::autodiff::__private::GenericCopy for __dot_generic {
+    type Copy = __dot_generic;
+    #[inline(always)]
+    fn copy() -> __dot_generic {
+        __dot_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __dot_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __dot_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
+        __dot_generic(x, y)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: &[__S], y: &[__S]) -> __S {
+        __dot_generic(x, y)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        let (value, gradient) = __dot_generic_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        let (__tangent_0, __tangent_1) = tangents;
+        __dot_generic_jvp(x, y, (__tangent_0, __tangent_1))
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: ::core::option::Option<__S>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,
+        ),
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        let (__after_0, __after_1) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => <__S as ::autodiff::__private::Zero>::zero(),
+        };
+        let (value, gradient) = __dot_generic_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+        d_after: (impl ::core::marker::Sized, impl ::core::marker::Sized),
+    ) -> (__S, __S) {
+        let (__after_0, __after_1) = d_after;
+        let (__tangent_0, __tangent_1) = tangents;
+        __dot_generic_jvp(x, y, (__tangent_0, __tangent_1))
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+        grads: (::core::option::Option<&mut [__S]>, ::core::option::Option<&mut [__S]>),
+    ) -> __S {
+        let (__slot_0, __slot_1) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let mut __scratch_1 = ::std::vec::Vec::new();
+        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+            __slot_1,
+            &mut __scratch_1,
+            y.len(),
+        );
+        let value = ____dot_generic_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
+        value
+    }
 }
 fn rosenbrock<T: Float>(x: &[T]) -> T {
     let hundred = T::from(100.0).unwrap();
@@ -547,7 +730,6 @@ impl product {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __product_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
     use ::autodiff::__private::Float as _;
@@ -556,6 +738,164 @@ fn __product_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
         p = p * v;
     }
     p
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____product_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    d_ret: __S,
+    grad: &mut [__S],
+) -> __S {
+    let __grad_x = grad;
+    use ::autodiff::__private::Float as _;
+    let mut __tape_p_1 = ::autodiff::__private::Tape::new();
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let __v0 = 1.0 as f64;
+    let p = ::autodiff::__private::lit::<__S>(__v0);
+    let __v1 = x.len();
+    let mut p_1 = p;
+    __tape_p_1.reserve(::core::iter::Iterator::size_hint(&(0..__v1)).0);
+    for __i in 0..__v1 {
+        __tape_p_1.push(p_1);
+        let __v2 = x[__i];
+        let p_2 = p_1 * __v2;
+        p_1 = p_2;
+    }
+    let mut __d_p_1 = d_ret;
+    for __i in (0..__v1).rev() {
+        let p_1 = __tape_p_1.pop();
+        let __v2 = x[__i];
+        let __d_p_1_1 = __d_p_1 * __v2;
+        let __d_v2 = __d_p_1 * p_1;
+        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v2);
+        __d_p_1 = __d_p_1_1;
+    }
+    p_1
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __product_generic_vjp<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    d_ret: __S,
+) -> (__S, ::std::vec::Vec<__S>) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let value = ____product_generic_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __product_generic_jvp<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    tangent: ::std::vec::Vec<__S>,
+) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
+    let __v0 = 1.0 as f64;
+    let p = ::autodiff::__private::lit::<__S>(__v0);
+    let __v1 = x.len();
+    let mut p_1 = p;
+    let mut __dot_p_1 = <__S as ::autodiff::__private::Zero>::zero();
+    for __i in 0..__v1 {
+        let __v2 = x[__i];
+        let __dot_v2 = __dot_x[__i];
+        let p_2 = p_1 * __v2;
+        let __dot_p_2 = __dot_p_1 * __v2 + __dot_v2 * p_1;
+        (p_1, __dot_p_1) = (p_2, __dot_p_2);
+    }
+    (p_1, __dot_p_1)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __product_generic {}
+impl ::autodiff::__private::GenericCopy for __product_generic {
+    type Copy = __product_generic;
+    #[inline(always)]
+    fn copy() -> __product_generic {
+        __product_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __product_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __product_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
+        __product_generic(x)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: &[__S]) -> __S {
+        __product_generic(x)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>,)) {
+        let (value, gradient) = __product_generic_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangents: (::std::vec::Vec<__S>,),
+    ) -> (__S, __S) {
+        let (__tangent_0,) = tangents;
+        __product_generic_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: ::core::option::Option<__S>,
+        d_after: (impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,),
+    ) -> (__S, (::std::vec::Vec<__S>,)) {
+        let (__after_0,) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => <__S as ::autodiff::__private::Zero>::zero(),
+        };
+        let (value, gradient) = __product_generic_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),))
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangents: (::std::vec::Vec<__S>,),
+        d_after: (impl ::core::marker::Sized,),
+    ) -> (__S, __S) {
+        let (__after_0,) = d_after;
+        let (__tangent_0,) = tangents;
+        __product_generic_jvp(x, __tangent_0)
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: __S,
+        grads: (::core::option::Option<&mut [__S]>,),
+    ) -> __S {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = ____product_generic_vjp_into(x, d_ret, __buffer_0);
+        value
+    }
 }
 fn squares(x: &[f64]) -> Vec<f64> {
     let mut out = Vec::with_capacity(x.len());
@@ -727,7 +1067,6 @@ impl squares {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __squares_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
     use ::autodiff::__private::Float as _;
@@ -736,4 +1075,161 @@ fn __squares_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
         out.push(v * v);
     }
     out
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____squares_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    d_ret: Vec<__S>,
+    grad: &mut [__S],
+) -> Vec<__S> {
+    let __grad_x = grad;
+    use ::autodiff::__private::Float as _;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let __v0 = x.len();
+    let mut out = ::std::vec::Vec::with_capacity(__v0);
+    for __i in 0..__v0 {
+        let __v1 = x[__i];
+        let __v2 = __v1 * __v1;
+        out.push(__v2);
+    }
+    let mut __d_out = ::autodiff::__private::cotangent("d_ret", d_ret, &out);
+    let mut __pushed_out = out.len();
+    for __i in (0..__v0).rev() {
+        let __v1 = x[__i];
+        __pushed_out -= 1;
+        let __d_v2 = __d_out[__pushed_out];
+        let __d_v1 = __d_v2 * (__v1 + __v1);
+        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
+    }
+    out
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __squares_generic_vjp<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    d_ret: Vec<__S>,
+) -> (Vec<__S>, ::std::vec::Vec<__S>) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let value = ____squares_generic_vjp_into(x, d_ret, &mut __grad_x);
+    (value, __grad_x)
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __squares_generic_jvp<__S: ::autodiff::__private::Float>(
+    x: &[__S],
+    tangent: ::std::vec::Vec<__S>,
+) -> (Vec<__S>, Vec<__S>) {
+    use ::autodiff::__private::Float as _;
+    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
+    let __v0 = x.len();
+    let mut out = ::std::vec::Vec::with_capacity(__v0);
+    let mut __dot_out = ::std::vec::Vec::new();
+    for __i in 0..__v0 {
+        let __v1 = x[__i];
+        let __dot_v1 = __dot_x[__i];
+        let __v2 = __v1 * __v1;
+        let __dot_v2 = __dot_v1 * (__v1 + __v1);
+        let __v3 = out.len();
+        out.push(__v2);
+        __dot_out.push(__dot_v2);
+    }
+    (out, __dot_out)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __squares_generic {}
+impl ::autodiff::__private::GenericCopy for __squares_generic {
+    type Copy = __squares_generic;
+    #[inline(always)]
+    fn copy() -> __squares_generic {
+        __squares_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __squares_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __squares_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
+        __squares_generic(x)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: &[__S]) -> Vec<__S> {
+        __squares_generic(x)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: Vec<__S>,
+    ) -> (Vec<__S>, (::std::vec::Vec<__S>,)) {
+        let (value, gradient) = __squares_generic_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (__gradient_0,))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangents: (::std::vec::Vec<__S>,),
+    ) -> (Vec<__S>, Vec<__S>) {
+        let (__tangent_0,) = tangents;
+        __squares_generic_jvp(x, __tangent_0)
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: ::core::option::Option<Vec<__S>>,
+        d_after: (impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,),
+    ) -> (Vec<__S>, (::std::vec::Vec<__S>,)) {
+        let (__after_0,) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {
+                ::autodiff::__private::zeros_like(
+                    &__squares_generic(::core::clone::Clone::clone(&x)),
+                )
+            }
+        };
+        let (value, gradient) = __squares_generic_vjp(x, d_ret);
+        let __gradient_0 = gradient;
+        (value, (::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),))
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        tangents: (::std::vec::Vec<__S>,),
+        d_after: (impl ::core::marker::Sized,),
+    ) -> (Vec<__S>, Vec<__S>) {
+        let (__after_0,) = d_after;
+        let (__tangent_0,) = tangents;
+        __squares_generic_jvp(x, __tangent_0)
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        d_ret: Vec<__S>,
+        grads: (::core::option::Option<&mut [__S]>,),
+    ) -> Vec<__S> {
+        let (__slot_0,) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            x.len(),
+        );
+        let value = ____squares_generic_vjp_into(x, d_ret, __buffer_0);
+        value
+    }
 }

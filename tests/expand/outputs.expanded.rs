@@ -372,7 +372,6 @@ impl rhs {
         }
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __rhs_generic<__S: ::autodiff::__private::Float>(
     y: &[__S],
@@ -382,6 +381,237 @@ fn __rhs_generic<__S: ::autodiff::__private::Float>(
     use ::autodiff::__private::Float as _;
     dydt[0] = p[0] * y[0] - y[0] * y[1];
     dydt[1] = y[0] * y[1] - p[1] * y[1];
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __rhs_generic {}
+impl ::autodiff::__private::GenericCopy for __rhs_generic {
+    type Copy = __rhs_generic;
+    #[inline(always)]
+    fn copy() -> __rhs_generic {
+        __rhs_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __rhs_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __rhs_generic {
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __vjp_all<__S: ::autodiff::__private::Float>(
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+        d_ret: (),
+        d_dydt: ::core::option::Option<&[__S]>,
+    ) -> ((), (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        use ::autodiff::__private::Float as _;
+        let _ = d_ret;
+        let mut __d_y = ::autodiff::__private::zeros_like(&y);
+        let mut __d_p = ::autodiff::__private::zeros_like(&p);
+        let mut __d_dydt = ::autodiff::__private::output_cotangent(
+            "dydt",
+            d_dydt,
+            &dydt[..],
+        );
+        let __v0 = p[0];
+        let __v1 = y[0];
+        let __v2 = __v0 * __v1;
+        let __v3 = y[1];
+        let __v4 = __v1 * __v3;
+        let __v5 = __v2 - __v4;
+        dydt[0] = __v5;
+        let __v6 = p[1];
+        let __v7 = __v6 * __v3;
+        let __v8 = __v4 - __v7;
+        dydt[1] = __v8;
+        let __d_v8 = __d_dydt[1];
+        __d_dydt[1] = ::autodiff::__private::Zero::zero();
+        let __d_v7 = -__d_v8;
+        let __d_v6 = __d_v7 * __v3;
+        let __d_v3 = __d_v7 * __v6;
+        ::autodiff::__private::add_to(&mut __d_p[1], __d_v6);
+        let __d_v5 = __d_dydt[0];
+        __d_dydt[0] = ::autodiff::__private::Zero::zero();
+        let __d_v4 = __d_v8 + -__d_v5;
+        let __d_v1 = __d_v4 * __v3;
+        let __d_v3_1 = __d_v3 + __d_v4 * __v1;
+        ::autodiff::__private::add_to(&mut __d_y[1], __d_v3_1);
+        let __d_v0 = __d_v5 * __v1;
+        let __d_v1_1 = __d_v1 + __d_v5 * __v0;
+        ::autodiff::__private::add_to(&mut __d_y[0], __d_v1_1);
+        ::autodiff::__private::add_to(&mut __d_p[0], __d_v0);
+        ((), (__d_y, __d_p, __d_dydt))
+    }
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __jvp_all<__S: ::autodiff::__private::Float>(
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+        tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+        d_dydt: &mut [__S],
+    ) -> () {
+        use ::autodiff::__private::Float as _;
+        let (__dot_y, __dot_p, __dot_dydt) = tangent;
+        let mut __dot_y = ::autodiff::__private::tangent("y", __dot_y, &y);
+        let mut __dot_p = ::autodiff::__private::tangent("p", __dot_p, &p);
+        let mut __dot_dydt = ::autodiff::__private::tangent("dydt", __dot_dydt, &dydt);
+        let mut __dot_dydt_1 = ::autodiff::__private::output_tangent(
+            "dydt",
+            d_dydt,
+            &dydt,
+        );
+        ::autodiff::__private::copy_into("dydt", &mut __dot_dydt_1[..], &__dot_dydt[..]);
+        let __v0 = p[0];
+        let __dot_v0 = __dot_p[0];
+        let __v1 = y[0];
+        let __dot_v1 = __dot_y[0];
+        let __v2 = __v0 * __v1;
+        let __dot_v2 = __dot_v0 * __v1 + __dot_v1 * __v0;
+        let __v3 = y[1];
+        let __dot_v3 = __dot_y[1];
+        let __v4 = __v1 * __v3;
+        let __dot_v4 = __dot_v1 * __v3 + __dot_v3 * __v1;
+        let __v5 = __v2 - __v4;
+        let __dot_v5 = __dot_v2 - __dot_v4;
+        dydt[0] = __v5;
+        __dot_dydt_1[0] = __dot_v5;
+        let __v6 = p[1];
+        let __dot_v6 = __dot_p[1];
+        let __v7 = __v6 * __v3;
+        let __dot_v7 = __dot_v6 * __v3 + __dot_v3 * __v6;
+        let __v8 = __v4 - __v7;
+        let __dot_v8 = __dot_v4 - __dot_v7;
+        dydt[1] = __v8;
+        __dot_dydt_1[1] = __dot_v8;
+    }
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+    ) -> () {
+        __rhs_generic(y, p, dydt)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+    ) -> () {
+        __rhs_generic(y, p, dydt)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+        d_ret: ::core::option::Option<()>,
+        d_dydt: &[__S],
+    ) -> ((), (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            y,
+            p,
+            dydt,
+            d_ret,
+            ::core::option::Option::Some(&d_dydt[..]),
+        );
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (value, (__gradient_0, __gradient_1, __gradient_2))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+        d_dydt: &mut [__S],
+    ) -> ((), ()) {
+        let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        {
+            Self::__jvp_all(y, p, dydt, (__tangent_0, __tangent_1, __tangent_2), d_dydt);
+            ((), ())
+        }
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+        d_ret: ::core::option::Option<()>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,
+            ::autodiff::__private::Passed<&[__S]>,
+        ),
+    ) -> ((), (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_dydt = __after_2.0;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            y,
+            p,
+            dydt,
+            d_ret,
+            ::core::option::Option::Some(&d_dydt[..]),
+        );
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                __gradient_2,
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        y: &[__S],
+        p: &[__S],
+        dydt: &mut [__S],
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            ::autodiff::__private::Passed<&mut [__S]>,
+        ),
+    ) -> ((), ()) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_dydt: &mut [__S] = ::core::convert::TryInto::try_into(__after_2.0)
+            .expect("autodiff: a tangent buffer of the wrong length");
+        let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        {
+            Self::__jvp_all(y, p, dydt, (__tangent_0, __tangent_1, __tangent_2), d_dydt);
+            ((), ())
+        }
+    }
 }
 fn euler(y0: &[f64], p: &[f64], h: f64, steps: usize) -> f64 {
     let mut y = y0.to_vec();
@@ -719,7 +949,6 @@ impl euler {
         value
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __euler_generic<__S: ::autodiff::__private::Float>(
     y0: &[__S],
@@ -737,6 +966,321 @@ fn __euler_generic<__S: ::autodiff::__private::Float>(
         }
     }
     y[0] + y[1] * y[1]
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
+    y0: &[__S],
+    p: &[__S],
+    h: __S,
+    steps: usize,
+    d_ret: __S,
+    grad: (&mut [__S], &mut [__S], &mut __S),
+) -> __S {
+    let (__grad_y0, __grad_p, __grad_h) = grad;
+    use ::autodiff::__private::Float as _;
+    let mut __tape_v4 = ::autodiff::__private::Tape::new();
+    let mut __tape_y_at_call = ::autodiff::__private::ArrayTape::new();
+    let mut __tape_k_at_call = ::autodiff::__private::ArrayTape::new();
+    let mut __d_y0 = ::autodiff::__private::gradient_buffer("y0", __grad_y0, &y0);
+    let mut __d_p = ::autodiff::__private::gradient_buffer("p", __grad_p, &p);
+    let mut y = y0.to_vec();
+    let __v0 = 0.0 as f64;
+    let __v1 = ::autodiff::__private::lit::<__S>(__v0);
+    let mut k = ::std::vec![__v1; 2];
+    __tape_v4
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..steps))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(0..2)).0),
+        );
+    for __i in 0..steps {
+        __tape_y_at_call.push(&y[..]);
+        __tape_k_at_call.push(&k[..]);
+        <rhs as ::autodiff::__private::GenericCopy>::Copy::call(&y, p, &mut k);
+        for __i_1 in 0..2 {
+            let __v3 = y[__i_1];
+            let __v4 = k[__i_1];
+            __tape_v4.push(__v4);
+            let __v5 = h * __v4;
+            let __v6 = __v3 + __v5;
+            y[__i_1] = __v6;
+        }
+    }
+    let __v7 = y[0];
+    let __v8 = y[1];
+    let __v9 = __v8 * __v8;
+    let __v10 = __v7 + __v9;
+    let mut __d_y = ::autodiff::__private::zeros_like(&y);
+    let mut __d_k = ::autodiff::__private::zeros_like(&k);
+    let __d_v8 = d_ret * (__v8 + __v8);
+    ::autodiff::__private::add_to(&mut __d_y[1], __d_v8);
+    ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
+    let mut __d_h = <__S as ::autodiff::__private::Zero>::zero();
+    for __i in (0..steps).rev() {
+        let mut __d_h_1 = __d_h;
+        for __i_1 in (0..2).rev() {
+            let __v4 = __tape_v4.pop();
+            let __d_v6 = __d_y[__i_1];
+            __d_y[__i_1] = ::autodiff::__private::Zero::zero();
+            let __d_h_2 = __d_h_1 + __d_v6 * __v4;
+            let __d_v4 = __d_v6 * h;
+            ::autodiff::__private::add_to(&mut __d_k[__i_1], __d_v4);
+            ::autodiff::__private::add_to(&mut __d_y[__i_1], __d_v6);
+            __d_h_1 = __d_h_2;
+        }
+        let __y_at_call = __tape_y_at_call.pop().to_owned();
+        let mut __k_at_call = __tape_k_at_call.pop().to_owned();
+        let (_, (__d_argument, __d_argument_1, __d_argument_2)) = <rhs as ::autodiff::__private::GenericCopy>::copy()
+            .vjp(
+                &__y_at_call,
+                p,
+                &mut __k_at_call,
+                ::core::option::Option::None,
+                &__d_k,
+            );
+        ::autodiff::__private::accumulate(&mut __d_y, &__d_argument);
+        ::autodiff::__private::accumulate(&mut __d_p, &__d_argument_1);
+        ::autodiff::__private::copy_into("k", &mut __d_k[..], &__d_argument_2[..]);
+        __d_h = __d_h_1;
+    }
+    ::autodiff::__private::accumulate(&mut __d_y0, &__d_y);
+    *__grad_h = __d_h;
+    __v10
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __euler_generic_vjp<__S: ::autodiff::__private::Float>(
+    y0: &[__S],
+    p: &[__S],
+    h: __S,
+    steps: usize,
+    d_ret: __S,
+) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S)) {
+    let mut __grad_y0 = ::autodiff::__private::zeros_like(&y0[..]);
+    let mut __grad_p = ::autodiff::__private::zeros_like(&p[..]);
+    let mut __grad_h = <__S as ::autodiff::__private::Zero>::zero();
+    let value = ____euler_generic_vjp_into(
+        y0,
+        p,
+        h,
+        steps,
+        d_ret,
+        (&mut __grad_y0, &mut __grad_p, &mut __grad_h),
+    );
+    (value, (__grad_y0, __grad_p, __grad_h))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+fn __euler_generic_jvp<__S: ::autodiff::__private::Float>(
+    y0: &[__S],
+    p: &[__S],
+    h: __S,
+    steps: usize,
+    tangent: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S),
+) -> (__S, __S) {
+    use ::autodiff::__private::Float as _;
+    let (__dot_y0, __dot_p, __dot_h) = tangent;
+    let mut __dot_y0 = ::autodiff::__private::tangent("y0", __dot_y0, &y0);
+    let mut __dot_p = ::autodiff::__private::tangent("p", __dot_p, &p);
+    let mut y = y0.to_vec();
+    let mut __dot_y = __dot_y0.to_vec();
+    let __v0 = 0.0 as f64;
+    let __v1 = ::autodiff::__private::lit::<__S>(__v0);
+    let mut k = ::std::vec![__v1; 2];
+    let mut __dot_k = ::autodiff::__private::zeros_like(&k);
+    for __i in 0..steps {
+        let (__v2, __dot_v2) = <rhs as ::autodiff::__private::GenericCopy>::copy()
+            .jvp(
+                &y,
+                p,
+                &mut k,
+                (
+                    ::core::convert::Into::into(::core::clone::Clone::clone(&__dot_y)),
+                    ::core::convert::Into::into(::core::clone::Clone::clone(&__dot_p)),
+                    ::autodiff::__private::snapshot(&__dot_k[..]),
+                ),
+                &mut __dot_k,
+            );
+        for __i_1 in 0..2 {
+            let __v3 = y[__i_1];
+            let __dot_v3 = __dot_y[__i_1];
+            let __v4 = k[__i_1];
+            let __dot_v4 = __dot_k[__i_1];
+            let __v5 = h * __v4;
+            let __dot_v5 = __dot_h * __v4 + __dot_v4 * h;
+            let __v6 = __v3 + __v5;
+            let __dot_v6 = __dot_v3 + __dot_v5;
+            y[__i_1] = __v6;
+            __dot_y[__i_1] = __dot_v6;
+        }
+    }
+    let __v7 = y[0];
+    let __dot_v7 = __dot_y[0];
+    let __v8 = y[1];
+    let __dot_v8 = __dot_y[1];
+    let __v9 = __v8 * __v8;
+    let __dot_v9 = __dot_v8 * (__v8 + __v8);
+    let __v10 = __v7 + __v9;
+    let __dot_v10 = __dot_v7 + __dot_v9;
+    (__v10, __dot_v10)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __euler_generic {}
+impl ::autodiff::__private::GenericCopy for __euler_generic {
+    type Copy = __euler_generic;
+    #[inline(always)]
+    fn copy() -> __euler_generic {
+        __euler_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __euler_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __euler_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+    ) -> __S {
+        __euler_generic(y0, p, h, steps)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+    ) -> __S {
+        __euler_generic(y0, p, h, steps)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ())) {
+        let (value, gradient) = __euler_generic_vjp(y0, p, h, steps, d_ret);
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (value, (__gradient_0, __gradient_1, __gradient_2, ()))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ()),
+    ) -> (__S, __S) {
+        let (__tangent_0, __tangent_1, __tangent_2, _) = tangents;
+        __euler_generic_jvp(y0, p, h, steps, (__tangent_0, __tangent_1, __tangent_2))
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        d_ret: ::core::option::Option<__S>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<__S>>,
+            impl ::autodiff::__private::PassOn<__S>,
+            impl ::autodiff::__private::PassOn<()>,
+        ),
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ())) {
+        let (__after_0, __after_1, __after_2, __after_3) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => <__S as ::autodiff::__private::Zero>::zero(),
+        };
+        let (value, gradient) = __euler_generic_vjp(y0, p, h, steps, d_ret);
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                ::autodiff::__private::PassOn::pass_on(__after_2, __gradient_2),
+                ::autodiff::__private::PassOn::pass_on(__after_3, ()),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>, __S, ()),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+        ),
+    ) -> (__S, __S) {
+        let (__after_0, __after_1, __after_2, __after_3) = d_after;
+        let (__tangent_0, __tangent_1, __tangent_2, _) = tangents;
+        __euler_generic_jvp(y0, p, h, steps, (__tangent_0, __tangent_1, __tangent_2))
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        y0: &[__S],
+        p: &[__S],
+        h: __S,
+        steps: usize,
+        d_ret: __S,
+        grads: (
+            ::core::option::Option<&mut [__S]>,
+            ::core::option::Option<&mut [__S]>,
+            ::core::option::Option<&mut __S>,
+            (),
+        ),
+    ) -> __S {
+        let (__slot_0, __slot_1, __slot_2, __slot_3) = grads;
+        let mut __scratch_0 = ::std::vec::Vec::new();
+        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+            __slot_0,
+            &mut __scratch_0,
+            y0.len(),
+        );
+        let mut __scratch_1 = ::std::vec::Vec::new();
+        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+            __slot_1,
+            &mut __scratch_1,
+            p.len(),
+        );
+        let mut __buffer_2 = <__S as ::autodiff::__private::Zero>::zero();
+        let value = ____euler_generic_vjp_into(
+            y0,
+            p,
+            h,
+            steps,
+            d_ret,
+            (__buffer_0, __buffer_1, &mut __buffer_2),
+        );
+        ::autodiff::__private::add_into_slot(__slot_2, __buffer_2);
+        value
+    }
 }
 fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
     out[0] = t.cos() * v[0] - t.sin() * v[1];
@@ -1120,7 +1664,6 @@ impl rotate {
         }
     }
 }
-#[::autodiff::differentiable]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __rotate_generic<__S: ::autodiff::__private::Float>(
     t: __S,
@@ -1130,4 +1673,236 @@ fn __rotate_generic<__S: ::autodiff::__private::Float>(
     use ::autodiff::__private::Float as _;
     out[0] = t.cos() * v[0] - t.sin() * v[1];
     out[1] = t.sin() * v[0] + t.cos() * v[1];
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __rotate_generic {}
+impl ::autodiff::__private::GenericCopy for __rotate_generic {
+    type Copy = __rotate_generic;
+    #[inline(always)]
+    fn copy() -> __rotate_generic {
+        __rotate_generic {}
+    }
+}
+impl ::autodiff::__private::HasGenericCopy for __rotate_generic {}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl __rotate_generic {
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __vjp_all<__S: ::autodiff::__private::Float>(
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+        d_ret: (),
+        d_out: ::core::option::Option<&[__S]>,
+    ) -> ((), (__S, [__S; 2], ::std::vec::Vec<__S>)) {
+        use ::autodiff::__private::Float as _;
+        let _ = d_ret;
+        let mut __d_v = ::autodiff::__private::zeros_like(&v);
+        let mut __d_out = ::autodiff::__private::output_cotangent(
+            "out",
+            d_out,
+            &out[..],
+        );
+        let __v0 = t.cos();
+        let __v1 = v[0];
+        let __v2 = __v0 * __v1;
+        let __v3 = t.sin();
+        let __v4 = v[1];
+        let __v5 = __v3 * __v4;
+        let __v6 = __v2 - __v5;
+        out[0] = __v6;
+        let __v7 = __v3 * __v1;
+        let __v8 = __v0 * __v4;
+        let __v9 = __v7 + __v8;
+        out[1] = __v9;
+        let __d_v9 = __d_out[1];
+        __d_out[1] = ::autodiff::__private::Zero::zero();
+        let __d_v0 = __d_v9 * __v4;
+        let __d_v4 = __d_v9 * __v0;
+        let __d_v3 = __d_v9 * __v1;
+        let __d_v1 = __d_v9 * __v3;
+        let __d_v6 = __d_out[0];
+        __d_out[0] = ::autodiff::__private::Zero::zero();
+        let __d_v5 = -__d_v6;
+        let __d_v3_1 = __d_v3 + __d_v5 * __v4;
+        let __d_v4_1 = __d_v4 + __d_v5 * __v3;
+        ::autodiff::__private::add_to(&mut __d_v[1], __d_v4_1);
+        let __d_t = __d_v3_1 * ::autodiff::__private::Float::cos(t);
+        let __d_v0_1 = __d_v0 + __d_v6 * __v1;
+        let __d_v1_1 = __d_v1 + __d_v6 * __v0;
+        ::autodiff::__private::add_to(&mut __d_v[0], __d_v1_1);
+        let __d_t_1 = __d_t + __d_v0_1 * -::autodiff::__private::Float::sin(t);
+        ((), (__d_t_1, __d_v, __d_out))
+    }
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __jvp_all<__S: ::autodiff::__private::Float>(
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+        tangent: (__S, [__S; 2], ::std::vec::Vec<__S>),
+        d_out: &mut [__S; 2],
+    ) -> () {
+        use ::autodiff::__private::Float as _;
+        let (__dot_t, __dot_v, __dot_out) = tangent;
+        let mut __dot_v = ::autodiff::__private::tangent("v", __dot_v, &v);
+        let mut __dot_out = ::autodiff::__private::tangent("out", __dot_out, &out);
+        let mut __dot_out_1 = ::autodiff::__private::output_tangent("out", d_out, &out);
+        ::autodiff::__private::copy_into("out", &mut __dot_out_1[..], &__dot_out[..]);
+        let __v0 = t.cos();
+        let __dot_v0 = __dot_t * -::autodiff::__private::Float::sin(t);
+        let __v1 = v[0];
+        let __dot_v1 = __dot_v[0];
+        let __v2 = __v0 * __v1;
+        let __dot_v2 = __dot_v0 * __v1 + __dot_v1 * __v0;
+        let __v3 = t.sin();
+        let __dot_v3 = __dot_t * ::autodiff::__private::Float::cos(t);
+        let __v4 = v[1];
+        let __dot_v4 = __dot_v[1];
+        let __v5 = __v3 * __v4;
+        let __dot_v5 = __dot_v3 * __v4 + __dot_v4 * __v3;
+        let __v6 = __v2 - __v5;
+        let __dot_v6 = __dot_v2 - __dot_v5;
+        out[0] = __v6;
+        __dot_out_1[0] = __dot_v6;
+        let __v7 = __v3 * __v1;
+        let __dot_v7 = __dot_v3 * __v1 + __dot_v1 * __v3;
+        let __v8 = __v0 * __v4;
+        let __dot_v8 = __dot_v0 * __v4 + __dot_v4 * __v0;
+        let __v9 = __v7 + __v8;
+        let __dot_v9 = __dot_v7 + __dot_v8;
+        out[1] = __v9;
+        __dot_out_1[1] = __dot_v9;
+    }
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+    ) -> () {
+        __rotate_generic(t, v, out)
+    }
+    /// `call`, on the companion found for a call by a path (`__private::copy_of`).
+    #[inline(always)]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+    ) -> () {
+        __rotate_generic(t, v, out)
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+        d_ret: ::core::option::Option<()>,
+        d_out: &[__S; 2],
+    ) -> ((), (__S, [__S; 2], ::std::vec::Vec<__S>)) {
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            t,
+            v,
+            out,
+            d_ret,
+            ::core::option::Option::Some(&d_out[..]),
+        );
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (value, (__gradient_0, __gradient_1, __gradient_2))
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+        tangents: (__S, [__S; 2], ::std::vec::Vec<__S>),
+        d_out: &mut [__S; 2],
+    ) -> ((), ()) {
+        let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        {
+            Self::__jvp_all(t, v, out, (__tangent_0, __tangent_1, __tangent_2), d_out);
+            ((), ())
+        }
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+        d_ret: ::core::option::Option<()>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<__S>,
+            impl ::autodiff::__private::PassOn<[__S; 2]>,
+            ::autodiff::__private::Passed<&[__S]>,
+        ),
+    ) -> ((), (__S, [__S; 2], ::std::vec::Vec<__S>)) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_out = __after_2.0;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            t,
+            v,
+            out,
+            d_ret,
+            ::core::option::Option::Some(&d_out[..]),
+        );
+        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+                __gradient_2,
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        t: __S,
+        v: &[__S; 2],
+        out: &mut [__S; 2],
+        tangents: (__S, impl ::core::convert::AsRef<[__S]>, ::std::vec::Vec<__S>),
+        d_after: (
+            impl ::core::marker::Sized,
+            impl ::core::marker::Sized,
+            ::autodiff::__private::Passed<&mut [__S]>,
+        ),
+    ) -> ((), ()) {
+        let (__after_0, __after_1, __after_2) = d_after;
+        let d_out: &mut [__S; 2] = ::core::convert::TryInto::try_into(__after_2.0)
+            .expect("autodiff: a tangent buffer of the wrong length");
+        let (__tangent_0, __tangent_1, __tangent_2) = tangents;
+        let __tangent_1: [__S; 2] = ::autodiff::__private::call_cotangent(
+            ::core::convert::AsRef::as_ref(&__tangent_1),
+        );
+        {
+            Self::__jvp_all(t, v, out, (__tangent_0, __tangent_1, __tangent_2), d_out);
+            ((), ())
+        }
+    }
 }

@@ -171,21 +171,24 @@ impl Lowering<'_> {
                         returned: None,
                     };
                 };
-                self.lower_loop(Some((range, elements, &f.pat)), None, &f.body, f.span())
+                let span = loop_span(&f.attrs, &f.label, f.for_token.span, &f.body, || f.span());
+                self.lower_loop(Some((range, elements, &f.pat)), None, &f.body, span)
             }
             Expr::While(w) => {
                 if let Some(label) = &w.label {
                     self.errors
                         .spanned(label, "loop labels are not supported: use a flag variable");
                 }
-                self.lower_loop(None, Some(&w.cond), &w.body, w.span())
+                let span = loop_span(&w.attrs, &w.label, w.while_token.span, &w.body, || w.span());
+                self.lower_loop(None, Some(&w.cond), &w.body, span)
             }
             Expr::Loop(l) => {
                 if let Some(label) = &l.label {
                     self.errors
                         .spanned(label, "loop labels are not supported: use a flag variable");
                 }
-                self.lower_loop(None, None, &l.body, l.span())
+                let span = loop_span(&l.attrs, &l.label, l.loop_token.span, &l.body, || l.span());
+                self.lower_loop(None, None, &l.body, span)
             }
             _ => LoopResult {
                 value: Self::poisoned(),
@@ -559,4 +562,22 @@ fn arm_then<'s>(body: &'s Expr, rest: &[SeqItem<'s>]) -> Vec<SeqItem<'s>> {
             .chain(rest.iter().copied())
             .collect(),
     }
+}
+
+/// The span `syn` gives a loop (`Spanned::span`: its first token's joined to its last's), from the keyword and
+/// the body's braces instead of printing the whole loop to tokens, which nested loops did again at each level.
+/// With attributes or a label, which come first, `syn`'s own (`spanned`).
+fn loop_span(
+    attrs: &[syn::Attribute],
+    label: &Option<syn::Label>,
+    keyword: proc_macro2::Span,
+    body: &syn::Block,
+    spanned: impl FnOnce() -> proc_macro2::Span,
+) -> proc_macro2::Span {
+    if !attrs.is_empty() || label.is_some() {
+        return spanned();
+    }
+    keyword
+        .join(body.brace_token.span.join())
+        .unwrap_or(keyword)
 }
