@@ -68,6 +68,50 @@ impl Line {
     }
 }
 
+/// `self` taken by value: differentiated (`wrt(self)`, the gradient a `Line`) or constant, at `order = 2`,
+/// calling a method that takes `&self`, an associated function, and a free function of the struct.
+impl Line {
+    /// `slope x + offsets[0]`, differentiated in `self`.
+    #[differentiable(wrt(self), order = 2)]
+    fn at(&self, x: f64) -> f64 {
+        self.slope * x + self.offsets[0]
+    }
+
+    /// `(at(x) - y)² + shrink(offsets[1]) + at(x) sin slope`.
+    #[differentiable(wrt(self), order = 2)]
+    fn squared_error(self, x: f64, y: f64) -> f64 {
+        let e = self.at(x) - y;
+        e * e + Self::shrink(self.offsets[1]) + slope_sine(&self, x)
+    }
+
+    /// `squared_error` differentiated in `self` and `x`, at first order.
+    #[differentiable(wrt(self, x))]
+    fn squared_error_in_x(self, x: f64, y: f64) -> f64 {
+        let e = self.slope * x + self.offsets[0] - y;
+        e * e + Self::shrink(self.offsets[1]) + slope_sine(&self, x)
+    }
+
+    /// `self` constant: the derivatives are in `x`.
+    #[differentiable(order = 2)]
+    fn constant_in_self(self, x: f64) -> f64 {
+        (self.slope * x).sin() * self.offsets[1] + x * x * self.offsets[0]
+    }
+
+    /// `SHRINK a²`.
+    #[differentiable(order = 2)]
+    fn shrink(a: f64) -> f64 {
+        Self::SHRINK * a * a
+    }
+
+    const SHRINK: f64 = 0.25;
+}
+
+/// `(slope x + offsets[0]) sin slope`: a free function the by-value methods pass `&self` to.
+#[differentiable(order = 2)]
+fn slope_sine(line: &Line, x: f64) -> f64 {
+    (line.slope * x + line.offsets[0]) * line.slope.sin()
+}
+
 /// A generic `impl`.
 struct Scaled<T> {
     factor: T,
@@ -202,6 +246,75 @@ proptest! {
             let column: Vec<f64> = h.iter().map(|r| r[i]).collect();
             assert_all_close(&column, &hessian_column(grad, &[x, y], i), 1e-6, "energy column");
         }
+    }
+}
+
+/// `squared_error` and its gradient over `(slope, offsets[0], offsets[1])`, by hand.
+fn squared_error_by_hand(line: &Line, x: f64, y: f64) -> (f64, [f64; 3]) {
+    let (s, o0, o1) = (line.slope, line.offsets[0], line.offsets[1]);
+    let at = s * x + o0;
+    let e = at - y;
+    let value = e * e + 0.25 * o1 * o1 + at * s.sin();
+    let gradient = [
+        2.0 * e * x + x * s.sin() + at * s.cos(),
+        2.0 * e + s.sin(),
+        0.5 * o1,
+    ];
+    (value, gradient)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn methods_taking_self_by_value(slope in -2.0..2.0f64, o0 in -1.0..1.0f64, o1 in -1.0..1.0f64, x in -2.0..2.0f64, y in -1.0..1.0f64) {
+        let line = Line { slope, offsets: vec![o0, o1] };
+        let (value, grad) = line.clone().squared_error_grad(x, y);
+        let (hand_value, hand) = squared_error_by_hand(&line, x, y);
+        assert_close(value, line.clone().squared_error(x, y), ANALYTIC_TOL, "value");
+        assert_close(value, hand_value, ANALYTIC_TOL, "value by hand");
+        assert_all_close(&grad.to_flat(), &hand, ANALYTIC_TOL, "gradient");
+        let check = check_gradient_of(|l: &Line| l.clone().squared_error(x, y), &line, &grad);
+        prop_assert!(check.is_ok(FD_TOL), "{}", check);
+        let t = Line { slope: 0.4, offsets: vec![-0.3, 0.9] };
+        let (_, tangent) = line.clone().squared_error_jvp(x, y, t.clone());
+        assert_dot(tangent, &hand, &t.to_flat(), ANALYTIC_TOL, "tangent");
+        let (_, scaled) = line.clone().squared_error_vjp(x, y, COTANGENT);
+        let expected: Vec<f64> = hand.iter().map(|g| g * COTANGENT).collect();
+        assert_all_close(&scaled.to_flat(), &expected, ANALYTIC_TOL, "vjp");
+        let mut buffer = line.zero_like();
+        assert_eq!(line.clone().squared_error_grad_into(x, y, &mut buffer), value);
+        assert_eq!(buffer, grad);
+        // In `self` and `x`: the `x` part against a central difference.
+        let (_, (in_self, dx)) = line.clone().squared_error_in_x_grad(x, y);
+        assert_all_close(&in_self.to_flat(), &hand, ANALYTIC_TOL, "gradient in self beside x");
+        let dx_fd = central_difference(|x| line.clone().squared_error_in_x(x, y), x);
+        assert_close(dx, dx_fd, FD_TOL, "d x");
+
+        // `order = 2`: the Hessian over `self`'s flat view, against central differences of the gradient
+        // and, for its constant entries, by hand.
+        let (h_value, h_grad, h) = line.clone().squared_error_hessian(x, y);
+        assert_close(h_value, value, ANALYTIC_TOL, "Hessian's value");
+        assert_all_close(&h_grad.to_flat(), &hand, ANALYTIC_TOL, "Hessian's gradient");
+        let grad_at = |flat: &[f64]| squared_error_by_hand(&line.from_flat(flat), x, y).1.to_vec();
+        for i in 0..3 {
+            let column: Vec<f64> = h.iter().map(|row| row[i]).collect();
+            assert_all_close(&column, &hessian_column(grad_at, &line.to_flat(), i), 1e-6, "Hessian column");
+        }
+        assert_all_close(&h[2], &[0.0, 0.0, 0.5], ANALYTIC_TOL, "Hessian row of offsets[1]");
+        let (_, _, product) = line.clone().squared_error_hvp(x, y, t.clone());
+        let expected: Vec<f64> = h.iter().map(|row| dot(row, &t.to_flat())).collect();
+        assert_all_close(&product.to_flat(), &expected, ANALYTIC_TOL, "H v");
+
+        // A constant `self` taken by value.
+        let (value, dx) = line.clone().constant_in_self_grad(x);
+        assert_close(value, line.clone().constant_in_self(x), ANALYTIC_TOL, "constant self value");
+        assert_close(dx, slope * (slope * x).cos() * o1 + 2.0 * x * o0, ANALYTIC_TOL, "constant self d x");
+        let (_, _, h) = line.clone().constant_in_self_hessian(x);
+        let d2 = -slope * slope * (slope * x).sin() * o1 + 2.0 * o0;
+        assert_close(h[0][0], d2, ANALYTIC_TOL, "constant self f''");
+        let d2_fd = central_difference(|x| line.clone().constant_in_self_grad(x).1, x);
+        assert_close(h[0][0], d2_fd, FD_TOL, "constant self f'' by differences");
     }
 }
 

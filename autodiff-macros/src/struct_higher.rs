@@ -424,7 +424,8 @@ fn gather(s: &StructFunction, floats: &[bool], parts: &Ident) -> TokenStream {
             slots.push(quote!(#k));
             fields.push((f.field, quote!(#k)));
         }
-        outer.push(crate::structs::gathered_struct(ty, &p.ident, None, fields));
+        let parent = crate::structs::reference(p);
+        outer.push(crate::structs::gathered_struct(ty, &parent, None, fields));
     }
     let slots = crate::emit::tuple_or_single(slots);
     let outer = crate::emit::tuple_or_single(outer);

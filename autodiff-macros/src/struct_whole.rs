@@ -357,10 +357,9 @@ fn hvp(s: &StructFunction) -> TokenStream {
             }
             continue;
         };
-        // Every struct is a reference here (`self`, `p: &Mlp`, or `&s` for `s: Spring`).
+        // Every struct as a reference (`self`, `p: &Mlp`, or `&s` for `s: Spring`).
         let reference = match &p.ty {
             syn::Type::Reference(_) => quote!(#ident),
-            _ if ident == "self" => quote!(#ident),
             _ => quote!(&#ident),
         };
         let (view, d, dv) = (values(i), direction(i), direction_values(i));

@@ -73,8 +73,13 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     if structs.is_empty() {
         return None;
     }
+    let self_by_value = sig
+        .params
+        .iter()
+        .any(|p| p.ident == "self" && !matches!(p.ty, syn::Type::Reference(_)));
     let mut rewrite = Rewrite {
         structs: &structs,
+        self_by_value,
         found: Vec::new(),
     };
     let mut block = block.clone();
@@ -156,20 +161,25 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
 /// Replaces `p.field` (and `self.field`) by the field's input, and records the fields.
 struct Rewrite<'a> {
     structs: &'a [(usize, String)],
+    /// The method takes `self` by value: `self.other(x)` borrows it (`Self::other(&self, x)`), as the
+    /// method call's auto-reference does for a callee taking `&self`.
+    self_by_value: bool,
     /// (struct, field, input name), in order of first use.
     found: Vec<(usize, Ident, Ident)>,
 }
 
 impl VisitMut for Rewrite<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // `self.other(x)` → `Self::other(self, x)`: a call, differentiated through `Self::__other_vjp`.
+        // `self.other(x)` → `Self::other(self, x)` (`Self::other(&self, x)` for a `self` taken by value): a
+        // call, differentiated through `Self::__other_vjp`.
         if let Expr::MethodCall(m) = expr {
             let receiver_is_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
             if receiver_is_self && self.structs.iter().any(|(_, name)| name == "self") {
                 let (method, turbofish) = (&m.method, &m.turbofish);
                 let receiver = &m.receiver;
+                let borrow = self.self_by_value.then(|| quote!(&));
                 let args = m.args.iter();
-                *expr = syn::parse_quote_spanned!(m.method.span()=> Self::#method #turbofish(#receiver, #(#args),*));
+                *expr = syn::parse_quote_spanned!(m.method.span()=> Self::#method #turbofish(#borrow #receiver, #(#args),*));
                 syn::visit_mut::visit_expr_mut(self, expr);
                 return;
             }
@@ -270,7 +280,7 @@ impl<'ast> Visit<'ast> for Uses {
 /// `#[no_grad]` field).
 pub(crate) fn gathered_struct<'f>(
     ty: &syn::Type,
-    parent: &Ident,
+    parent: &TokenStream,
     whole: Option<TokenStream>,
     fields: impl IntoIterator<Item = (&'f Ident, TokenStream)>,
 ) -> TokenStream {
@@ -286,6 +296,17 @@ pub(crate) fn gathered_struct<'f>(
         #(#fields)*
         #g
     })
+}
+
+/// The parameter struct `p` as a reference in a generated body after `Flattened::prologue` (which makes
+/// every struct taken by value a reference, but for `self`): `p`, or `&self` for a `self` taken by value.
+pub(crate) fn reference(p: &Param) -> TokenStream {
+    let ident = &p.ident;
+    match &p.ty {
+        syn::Type::Reference(_) => quote!(#ident),
+        _ if ident == "self" => quote!(&#ident),
+        _ => quote!(#ident),
+    }
 }
 
 /// A field input as `order = K` sees it (`struct_higher.rs`).
@@ -333,7 +354,11 @@ impl Flattened {
     fn prologue(&self, sig: &Signature) -> TokenStream {
         let mut code = Vec::new();
         for p in &sig.params {
-            if matches!(p.kind, Kind::Struct(_)) && !matches!(p.ty, syn::Type::Reference(_)) {
+            // `self` cannot be rebound: a `self` taken by value is borrowed where it is used (`reference`).
+            if matches!(p.kind, Kind::Struct(_))
+                && !matches!(p.ty, syn::Type::Reference(_))
+                && p.ident != "self"
+            {
                 let ident = &p.ident;
                 code.push(quote!(let #ident = &#ident;));
             }
@@ -378,7 +403,7 @@ impl Flattened {
                 outer.push(slot(own).into_token_stream());
                 continue;
             };
-            let ident = &p.ident;
+            let ident = reference(p);
             let whole = self.whole[i].then(|| slot(own).into_token_stream());
             let fields = self
                 .fields
@@ -386,7 +411,7 @@ impl Flattened {
                 .filter(|f| f.parent == i)
                 .enumerate()
                 .map(|(k, f)| (&f.field, slot(own + 1 + k).into_token_stream()));
-            outer.push(gathered_struct(ty, ident, whole, fields));
+            outer.push(gathered_struct(ty, &ident, whole, fields));
         }
         let outer = crate::emit::tuple_or_single(outer);
         quote! {
