@@ -76,13 +76,14 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
                  the method)",
             );
         } else if let Some((f, _)) = integer_field {
+            let shown: Vec<String> = f.path.iter().map(Ident::to_string).collect();
             errors.spanned(
-                f.field,
+                &f.path[f.path.len() - 1],
                 format!(
                     "`order = K` on a method reads each field of `self` as a float or a slice of floats, and \
                      `self.{}` is read as an integer or a flag here: pass it as a parameter, or write a free \
                      function of the struct with `order = K`",
-                    f.field
+                    shown.join(".")
                 ),
             );
         }
@@ -264,8 +265,8 @@ fn fields_function(
                     (true, _) => quote!(#ident: &[#scalar]),
                     (false, true) => quote!(#ident: #scalar),
                     (false, false) => {
-                        let key = crate::naming::field_key(&f.field.to_string());
-                        quote!(#ident: <#ty as ::autodiff::__private::FieldType<#key>>::Type)
+                        let field_ty = crate::structs::field_type(&ty.to_token_stream(), f.path);
+                        quote!(#ident: #field_ty)
                     }
                 });
                 if p.active && *float {
@@ -351,7 +352,7 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream)
             .zip(floats)
             .filter(|(f, _)| f.parent == i)
         {
-            let (input, field) = (f.ident, f.field);
+            let input = f.ident;
             args.push(if f.array {
                 quote!(&#input[..])
             } else {
@@ -361,11 +362,17 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream)
                 continue;
             }
             let d = direction(i);
-            let take = format_ident!("__autodiff_tangent_of_{}", field);
+            let (ty, primal) = (ty.to_token_stream(), crate::structs::reference(p));
+            let zero = match f.array {
+                true => quote!(::autodiff::__private::zeros_like(#input)),
+                false => quote!(::autodiff::__private::constant_zero(&#input)),
+            };
+            let tangent =
+                crate::structs::field_tangent(&ty, quote!(#d), quote!((#primal)), f.path, zero);
             inner_directions.push(if f.array {
-                quote!(<#ty>::#take(&#d.#field, || ::autodiff::__private::zeros_like(#input))[..].to_vec())
+                quote!(#tangent[..].to_vec())
             } else {
-                quote!(<#ty>::#take(&#d.#field, || ::autodiff::__private::constant_zero(&#input)))
+                tangent
             });
         }
     }
@@ -422,7 +429,7 @@ fn gather(s: &StructFunction, floats: &[bool], parts: &Ident) -> TokenStream {
         {
             let k = slot(slots.len());
             slots.push(quote!(#k));
-            fields.push((f.field, quote!(#k)));
+            fields.push((f.path, quote!(#k)));
         }
         let parent = crate::structs::reference(p);
         outer.push(crate::structs::gathered_struct(ty, &parent, None, fields));
