@@ -41,6 +41,20 @@ impl Dataset {
     }
 
     const UNIT: f64 = 1.0;
+
+    /// `penalised` at `order = 2`, and a first-order method beside: a constant `self` passed on to methods
+    /// (`self.loss(..)`, `self.wobble(..)`) and an associated function (`Self::ridge`), each reached
+    /// through its generic copy (`Self::__loss_generic`), which reads `self`'s fields in its float type.
+    #[differentiable(order = 2)]
+    fn penalised_twice(&self, w: f64, b: f64) -> f64 {
+        self.loss(w, b) + Self::ridge(w, Self::LAMBDA) + self.wobble(w * b)
+    }
+
+    /// `ys[1] sin(xs[0] u)`, at first order only.
+    #[differentiable]
+    fn wobble(&self, u: f64) -> f64 {
+        self.ys[1] * (self.xs[0] * u).sin()
+    }
 }
 
 /// A parameter struct with methods differentiated in `self`.
@@ -110,6 +124,39 @@ impl Line {
 #[differentiable(order = 2)]
 fn slope_sine(line: &Line, x: f64) -> f64 {
     (line.slope * x + line.offsets[0]) * line.slope.sin()
+}
+
+/// A constant `self` at `order = 2` whose body reads an integer field (a loop bound) and names `Self`.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Wave {
+    amplitudes: Vec<f64>,
+    phase: f64,
+    #[no_grad]
+    harmonics: usize,
+}
+
+impl Wave {
+    /// `Σ_{k<harmonics} amplitudes[k] sin((k + 1) x + phase) · GAIN`, in `x`.
+    #[differentiable(order = 2)]
+    fn at(&self, x: f64) -> f64 {
+        let mut s = 0.0;
+        for k in 0..self.harmonics {
+            s += self.amplitudes[k] * ((k + 1) as f64 * x + self.phase).sin();
+        }
+        s * Self::GAIN
+    }
+
+    /// `at(x) · y²`, `self` taken by value, in `x` and `y`.
+    #[differentiable(order = 2)]
+    fn scaled(self, x: f64, y: f64) -> f64 {
+        let mut s = 0.0;
+        for k in 0..self.harmonics {
+            s += self.amplitudes[k] * ((k + 1) as f64 * x + self.phase).sin();
+        }
+        s * Self::GAIN * y * y
+    }
+
+    const GAIN: f64 = 1.5;
 }
 
 /// A generic `impl`.
@@ -315,6 +362,85 @@ proptest! {
         assert_close(h[0][0], d2, ANALYTIC_TOL, "constant self f''");
         let d2_fd = central_difference(|x| line.clone().constant_in_self_grad(x).1, x);
         assert_close(h[0][0], d2_fd, FD_TOL, "constant self f'' by differences");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn second_derivatives_with_a_constant_self_reading_an_integer_field(a0 in -1.0..1.0f64, a1 in -1.0..1.0f64, a2 in -1.0..1.0f64, phase in -1.0..1.0f64, x in -2.0..2.0f64, y in -2.0..2.0f64) {
+        let wave = Wave { amplitudes: vec![a0, a1, a2], phase, harmonics: 3 };
+        let terms = |x: f64| -> (f64, f64, f64) {
+            let (mut f, mut d1, mut d2) = (0.0, 0.0, 0.0);
+            for (k, a) in wave.amplitudes.iter().enumerate() {
+                let m = (k + 1) as f64;
+                f += a * (m * x + phase).sin();
+                d1 += a * m * (m * x + phase).cos();
+                d2 -= a * m * m * (m * x + phase).sin();
+            }
+            (1.5 * f, 1.5 * d1, 1.5 * d2)
+        };
+        let (f, d1, d2) = terms(x);
+        let (value, dx, h) = wave.at_hessian(x);
+        assert_close(value, wave.at(x), ANALYTIC_TOL, "value");
+        assert_close(value, f, ANALYTIC_TOL, "value by hand");
+        assert_close(dx, d1, ANALYTIC_TOL, "f'");
+        assert_close(h[0][0], d2, ANALYTIC_TOL, "f''");
+        assert_close(h[0][0], central_difference(|x| wave.at_grad(x).1, x), FD_TOL, "f'' by differences");
+        let (_, _, hv) = wave.at_hvp(x, 0.5);
+        assert_close(hv, 0.5 * d2, ANALYTIC_TOL, "H v");
+
+        // By value, in (x, y).
+        let (value, (gx, gy), h) = wave.clone().scaled_hessian(x, y);
+        assert_close(value, wave.clone().scaled(x, y), ANALYTIC_TOL, "scaled value");
+        assert_close(gx, d1 * y * y, ANALYTIC_TOL, "scaled d x");
+        assert_close(gy, 2.0 * f * y, ANALYTIC_TOL, "scaled d y");
+        let hand = [[d2 * y * y, 2.0 * d1 * y], [2.0 * d1 * y, 2.0 * f]];
+        let grad = |p: &[f64]| {
+            let (_, (a, b)) = wave.clone().scaled_grad(p[0], p[1]);
+            vec![a, b]
+        };
+        for (i, (row, expected)) in h.iter().zip(&hand).enumerate() {
+            assert_all_close(row, expected, ANALYTIC_TOL, "scaled Hessian");
+            let column: Vec<f64> = h.iter().map(|r| r[i]).collect();
+            assert_all_close(&column, &hessian_column(grad, &[x, y], i), 1e-6, "scaled column");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn second_derivatives_of_a_method_calling_methods_with_a_constant_self(w in -2.0..2.0f64, b in -2.0..2.0f64) {
+        let data = Dataset { xs: XS.to_vec(), ys: YS.to_vec() };
+        let (value, (dw, db), h) = data.penalised_twice_hessian(w, b);
+        assert_close(value, data.penalised_twice(w, b), ANALYTIC_TOL, "value");
+        // loss: H = 2/m [[Σx², Σx], [Σx, m]]; ridge: 0.1 w² ; wobble: ys[1] sin(xs[0] w b).
+        let m = XS.len() as f64;
+        let (sx, sxx) = (XS.iter().sum::<f64>(), XS.iter().map(|x| x * x).sum::<f64>());
+        let (a, c) = (XS[0], YS[1]);
+        let (sn, cs) = ((a * w * b).sin(), (a * w * b).cos());
+        let (_, (lw, lb)) = data.loss_grad(w, b);
+        assert_close(dw, lw + 0.2 * w + c * a * b * cs, ANALYTIC_TOL, "d w");
+        assert_close(db, lb + c * a * w * cs, ANALYTIC_TOL, "d b");
+        let hand = [
+            [2.0 * sxx / m + 0.2 - c * a * a * b * b * sn, 2.0 * sx / m + c * a * cs - c * a * a * w * b * sn],
+            [2.0 * sx / m + c * a * cs - c * a * a * w * b * sn, 2.0 - c * a * a * w * w * sn],
+        ];
+        let grad = |p: &[f64]| {
+            let (_, (gw, gb)) = data.penalised_twice_grad(p[0], p[1]);
+            vec![gw, gb]
+        };
+        assert_fd_gradient(|p| data.penalised_twice(p[0], p[1]), &[w, b], &[dw, db], "penalised_twice");
+        for (i, (row, expected)) in h.iter().zip(&hand).enumerate() {
+            assert_all_close(row, expected, ANALYTIC_TOL, "Hessian by hand");
+            let column: Vec<f64> = h.iter().map(|r| r[i]).collect();
+            assert_all_close(&column, &hessian_column(grad, &[w, b], i), 1e-6, "Hessian column");
+        }
+        let (_, _, (hw, hb)) = data.penalised_twice_hvp(w, b, (0.3, -0.8));
+        assert_all_close(&[hw, hb], &[dot(&h[0], &[0.3, -0.8]), dot(&h[1], &[0.3, -0.8])], 1e-9, "H v");
     }
 }
 

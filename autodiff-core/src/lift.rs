@@ -130,6 +130,15 @@ impl<S, X: Lift<S>> Lift<S> for Vec<X> {
     }
 }
 
+/// An array of such values, element by element: a field of a constant struct read in a generic copy.
+impl<S, X: Lift<S>, const N: usize> Lift<S> for [X; N] {
+    type Out = [X::Out; N];
+    #[inline]
+    fn lift(self) -> [X::Out; N] {
+        self.map(Lift::lift)
+    }
+}
+
 macro_rules! lift_tuples {
     ($(($($x:ident),+)),*) => {$(
         /// A tuple of such values, component by component: the gradient of several inputs.

@@ -16,6 +16,10 @@ pub(crate) struct Args {
     /// `__struct_whole`, not for users: the function is the hidden function of a function of parameter
     /// structs over their values views (`struct_whole.rs`), whose generic copy callers at `order = K` reach.
     pub(crate) struct_whole: bool,
+    /// `__lift_fields`, not for users: the function is the generic copy of a method of an `f64` (or `f32`)
+    /// `impl` with a constant `self`, whose fields (floats of the written type, integers) the generated code
+    /// reads in the copy's float type (`__private::lift`).
+    pub(crate) lift_fields: bool,
 }
 
 const USAGE: &str = "expected `#[differentiable]`, `#[differentiable(wrt(a, b))]` or \
@@ -80,6 +84,8 @@ impl Parse for Args {
                 args.order = Some(order);
             } else if key == "__struct_whole" {
                 args.struct_whole = true;
+            } else if key == "__lift_fields" {
+                args.lift_fields = true;
             } else {
                 return Err(syn::Error::new(
                     key.span(),

@@ -68,9 +68,15 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         None => chains_desugared.clone(),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
+    // In the generic copy of a method with a constant `self`, they are read in its float type.
+    let lift = args
+        .lift_fields
+        .then(|| signature::float_type_params(&analysis_item.sig.generics).pop())
+        .flatten();
     let flat = sig
         .as_ref()
-        .and_then(|sig| structs::flatten(&desugared.block, sig));
+        .and_then(|sig| structs::flatten(&desugared.block, sig))
+        .map(|flat| flat.lifting(lift));
     let body = match &flat {
         Some(flat) => syn::ItemFn {
             block: Box::new(flat.block.clone()),
@@ -168,7 +174,12 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
-            let generics_item = with_struct_bounds(&desugared, &analysis_item, flat.is_some());
+            // (The constant structs of a generic copy with `__lift_fields` hold no float type parameter.)
+            let generics_item = with_struct_bounds(
+                &desugared,
+                &analysis_item,
+                flat.is_some() && !args.lift_fields,
+            );
             let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
             let generated = Generated {
                 float_params: signature::float_type_params(&analysis_item.sig.generics),
@@ -187,7 +198,10 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 let (_, copy) = first_order_generic_copy(&chains_desugared, &args, false, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
-                (companion::GenericCopy::Missing, TokenStream::new())
+                let calls = calls_of(&f, &activity, false);
+                let copy =
+                    method_generic_copy(&chains_desugared, &args, &sig, flat.is_some(), &calls);
+                (companion::GenericCopy::Missing, copy)
             } else if !generated.float_params.is_empty() {
                 (
                     companion::GenericCopy::Itself(quote!(#name)),
@@ -203,7 +217,11 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
                 first_order_generic_copy(&chains_desugared, &args, flat.is_some(), &calls)
             };
             let companion = generated.companion(generic_copy);
-            let primal = primal(&item);
+            let mut primal = primal(&item);
+            // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do.
+            if let Some(flat) = flat.as_ref().filter(|_| args.lift_fields) {
+                *primal.block = flat.body_with_fields(&sig);
+            }
             quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
         (result, sig, _) => {
@@ -284,6 +302,52 @@ fn first_order_generic_copy(
         companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
         tokens,
     )
+}
+
+/// The generic copy `Self::__f_generic` of a method (or associated function) of an `impl` without float type
+/// parameters, which the generic copies of `order = K` callers call (`self.f(x)`, `Self::f(x)`), where it
+/// surely compiles: of one without parameter structs as of a free function (`first_order_generic_copy`;
+/// at `order = K`, `higher.rs` made it), and of one whose parameter structs (`&self`) are all constants
+/// with its fields read in the copy's float type (`Args::lift_fields`: `self.w[i]` is an `f64` the copy
+/// lifts, `self.n` an integer it keeps). Nothing otherwise: a method taking `self` by value (its callers'
+/// copies pass a reference), differentiated in a struct (`struct_whole.rs` gives those `__f_whole`), or of a
+/// generic `impl` (whose float type the copy cannot take as its own).
+fn method_generic_copy(
+    item: &syn::ItemFn,
+    args: &Args,
+    sig: &Signature,
+    parameter_struct: bool,
+    calls: &[String],
+) -> TokenStream {
+    let generic = !signature::float_type_params(&impl_float_params(item).sig.generics).is_empty();
+    if generic || args.lift_fields {
+        return TokenStream::new();
+    }
+    if !parameter_struct {
+        return first_order_generic_copy(item, args, false, calls).1;
+    }
+    let by_reference = |p: &signature::Param| matches!(p.ty, syn::Type::Reference(_));
+    let constant_structs = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
+        .all(|p| !p.active && by_reference(p));
+    if !constant_structs {
+        return TokenStream::new();
+    }
+    let Some(float) = crate::shadow::written_float(item) else {
+        return TokenStream::new();
+    };
+    let Ok(copy) = crate::shadow::surely_compiling_copy(item, float, calls) else {
+        return TokenStream::new();
+    };
+    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
+    quote! {
+        #[::autodiff::differentiable(#wrt __lift_fields)]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #copy
+    }
 }
 
 /// The callees (their paths' tokens) that `f` passes a float or a float array (`floats`), or else only
@@ -889,9 +953,9 @@ impl<'a> Generated<'a> {
         let (vjp, jvp, extra) = if restricted {
             let all = all_active(self.sig);
             let float_params = self.float_params.clone();
-            let flat_all = self
-                .flat
-                .and_then(|_| structs::flatten(&self.item.block, &all));
+            let flat_all = self.flat.and_then(|flat| {
+                structs::flatten(&self.item.block, &all).map(|all| all.lifting(flat.lift.clone()))
+            });
             let inner_all = flat_all.as_ref().map_or(&all, |flat| &flat.inner);
             let activity =
                 activity::analyze(self.f, inner_all, &float_params, &mut Errors::default());

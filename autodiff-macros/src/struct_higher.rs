@@ -26,6 +26,7 @@ use crate::structs::Flattened;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use std::collections::HashSet;
+use syn::visit_mut::VisitMut;
 use syn::Ident;
 
 /// What `struct_higher::items` reads: the function, its declared signature, its flattened form, and the
@@ -52,9 +53,14 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     let before = errors.len();
     let method = crate::expand::is_method(s.item);
     let floats = float_fields(s);
-    if method {
-        // The hidden function is declared inside `f_hvp` (an `impl` can hold no companion type), where
-        // neither `Self` nor `self` is in scope.
+    // A method of an `impl` without float type parameters: its hidden function is an associated function
+    // of the same `impl`, which names `Self` (a constant `__self_primal`), so that no companion type is
+    // made for it, and which may name `Self` (`<Self as FieldType<KEY>>::Type`, `Self::helper(x)`).
+    let in_impl =
+        method && crate::signature::float_type_params(&s.analysis_item.sig.generics).is_empty();
+    if method && !in_impl {
+        // The hidden function is declared inside `f_hvp` (it cannot take the `impl`'s float type
+        // parameter as its own), where neither `Self` nor `self` is in scope.
         let names_self = s
             .flat
             .block
@@ -88,8 +94,9 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
             );
         }
     }
-    // (A method that calls another passes `self` on whole: reported above.)
-    if errors.len() == before && s.flat.uses_a_struct_whole(s.sig) {
+    // (A method that calls another passes `self` on whole: reported above, but in an `impl`, where a
+    // constant `self` is passed on as `__self_primal`, to the callee's generic copy `Self::__g_generic`.)
+    if errors.len() == before && s.flat.uses_a_struct_whole(s.sig, in_impl) {
         errors.spanned(
             order,
             "`order = K` on a function that passes a parameter struct, or a field of one, on whole to a call \
@@ -112,9 +119,10 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     if errors.len() > before {
         return TokenStream::new();
     }
-    let fields_fn = fields_function(s, &floats, order, &scalar);
-    // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`).
-    let (fields_fn, nested) = match method {
+    let fields_fn = fields_function(s, &floats, order, &scalar, in_impl);
+    // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`),
+    // but in an `impl` without float type parameters.
+    let (fields_fn, nested) = match method && !in_impl {
         false => (fields_fn, TokenStream::new()),
         true => match syn::parse2::<syn::ItemFn>(fields_fn) {
             Ok(f) => {
@@ -124,7 +132,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
             Err(e) => (e.to_compile_error(), TokenStream::new()),
         },
     };
-    let hvp = hvp(s, &floats, &scalar, nested);
+    let hvp = hvp(s, &floats, &scalar, nested, in_impl);
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
     quote!(#fields_fn #hvp #hessian)
 }
@@ -244,16 +252,22 @@ fn body_ident(ident: &Ident) -> Ident {
 }
 
 /// `#[differentiable(order = K, wrt(..))] fn __f_fields(<declared non-struct params>, <field inputs>)`.
+/// In an `impl` (`in_impl`), `self` is passed too, as the constant `__self_primal`.
 fn fields_function(
     s: &StructFunction,
     floats: &[bool],
     order: &syn::LitInt,
     scalar: &Ident,
+    in_impl: bool,
 ) -> TokenStream {
     let mut params = Vec::new();
     let mut wrt = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         if let Kind::Struct(ty) = &p.kind {
+            if in_impl && p.ident == "self" {
+                let primal = self_primal();
+                params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
+            }
             for (f, float) in s
                 .flat
                 .field_inputs()
@@ -291,7 +305,7 @@ fn fields_function(
     // Nested in a method's `f_hvp`, the function declares the float type parameter of a generic `impl`
     // itself (`impl<T: Float> Model<T>`).
     let mut generics = item.sig.generics.clone();
-    if method {
+    if method && !in_impl {
         let declared = crate::signature::float_type_params(&generics);
         for t in crate::signature::float_type_params(&s.analysis_item.sig.generics) {
             if !declared.contains(&t) {
@@ -304,7 +318,10 @@ fn fields_function(
     let ret = &s.sig.ret_ty;
     let where_clause = &generics.where_clause;
     let name = fields_name(item);
-    let block = &s.flat.block;
+    let mut block = s.flat.block.clone();
+    if in_impl {
+        SelfAsPrimal.visit_block_mut(&mut block);
+    }
     quote! {
         #[::autodiff::differentiable(order = #order, wrt(#(#wrt),*))]
         #[doc(hidden)]
@@ -313,8 +330,34 @@ fn fields_function(
     }
 }
 
-/// `f_hvp(<params>, v: G) -> (R, G, G)` through `__f_fields_hvp`.
-fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream) -> TokenStream {
+/// `self` → `__self_primal` in the body of the hidden function, which passes it on (`Self::g(self, x)`).
+struct SelfAsPrimal;
+
+impl syn::visit_mut::VisitMut for SelfAsPrimal {
+    fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
+        if p.qself.is_none() && p.path.is_ident("self") {
+            let primal = self_primal();
+            p.path = syn::parse_quote!(#primal);
+        }
+    }
+
+    // Items nested in the body have no `self` of the method's.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `self` as the hidden function of a method in an `impl` takes it: a constant.
+fn self_primal() -> Ident {
+    Ident::new("__self_primal", Span::call_site())
+}
+
+/// `f_hvp(<params>, v: G) -> (R, G, G)` through `__f_fields_hvp` (`Self::__f_fields_hvp` in an `impl`).
+fn hvp(
+    s: &StructFunction,
+    floats: &[bool],
+    scalar: &Ident,
+    nested: TokenStream,
+    in_impl: bool,
+) -> TokenStream {
     let v = crate::naming::local("v");
     let gradient_ty = s.sig.gradient_type();
     let name = crate::signature::derived_name(s.item, "hvp");
@@ -346,6 +389,9 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream)
             }
             continue;
         };
+        if in_impl && p.ident == "self" {
+            args.push(crate::structs::reference(p));
+        }
         for (f, float) in s
             .flat
             .field_inputs()
@@ -378,6 +424,10 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream)
     }
     let inner_directions = crate::emit::tuple_or_single(inner_directions);
     let callee = format_ident!("{}_hvp", fields_name(s.item));
+    let callee = match in_impl {
+        true => quote!(Self::#callee),
+        false => quote!(#callee),
+    };
     let prologue = s.flat.bind_fields(s.sig);
     let (value, gradient, product) = (
         Ident::new("__value", Span::mixed_site()),
@@ -493,11 +543,12 @@ mod tests {
         let method = |body: proc_macro2::TokenStream| {
             crate::expand::differentiable(
                 quote!(order = 2, wrt(x)),
-                quote!(fn energy(&self, x: f64) -> f64 { #body }),
+                quote!(fn energy(&self, x: T) -> T { #body }),
             )
             .to_string()
         };
-        // A method's hidden function is declared inside its `f_hvp`: it may not name `Self` or `self`.
+        // In a generic `impl`, a method's hidden function is declared inside its `f_hvp`: it may not name
+        // `Self` or `self`.
         let fine = method(quote!(self.k * x * x));
         assert!(
             !fine.contains("compile_error") && fine.contains("fn __energy_fields"),
@@ -513,5 +564,28 @@ mod tests {
             integer.contains("`self.n` is read as an integer"),
             "{integer}"
         );
+        // In an `impl` without float type parameters it is an associated function of the `impl`, which
+        // names `Self`: integer fields by their type, associated items.
+        let in_impl = |body: proc_macro2::TokenStream| {
+            crate::expand::differentiable(
+                quote!(order = 2, wrt(x)),
+                quote!(fn energy(&self, x: f64) -> f64 { #body }),
+            )
+            .to_string()
+        };
+        for body in [
+            quote!(self.k * x.powi(self.n as i32)),
+            quote!(Self::helper(x) * self.k * Self::SCALE),
+        ] {
+            let text = in_impl(body);
+            assert!(!text.contains("compile_error"), "{text}");
+            assert!(
+                text.contains(
+                    "__self_primal : & < Self as :: autodiff :: __private :: Itself > :: Type"
+                ),
+                "{text}"
+            );
+            assert!(text.contains("Self :: __energy_fields_hvp (self"), "{text}");
+        }
     }
 }

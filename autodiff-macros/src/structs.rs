@@ -63,6 +63,9 @@ pub(crate) struct Flattened {
     fields: Vec<FieldInput>,
     /// Which structs the body uses as a whole (passes to calls), by declared index.
     whole: Vec<bool>,
+    /// In the generic copy of a method with a constant `self` (`Args::lift_fields`), its float type: the
+    /// fields are read in it (`__private::lift`).
+    pub(crate) lift: Option<Ident>,
 }
 
 /// The flattened form of a function whose declared signature is `sig`, or `None` if it has no
@@ -160,6 +163,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         },
         fields,
         whole,
+        lift: None,
     })
 }
 
@@ -429,14 +433,20 @@ pub(crate) struct FieldView<'a> {
 }
 
 impl Flattened {
-    /// Does the body pass a parameter struct of `sig`, or a field of one, on whole (to a call)?
-    pub(crate) fn uses_a_struct_whole(&self, sig: &Signature) -> bool {
+    /// Does the body pass a parameter struct of `sig`, or a field of one, on whole (to a call)? A constant
+    /// `self` does not count where `constant_self` says it may be passed on.
+    pub(crate) fn uses_a_struct_whole(&self, sig: &Signature, constant_self: bool) -> bool {
         self.fields.iter().any(|f| f.shape == Shape::Whole)
-            || sig
-                .params
-                .iter()
-                .zip(&self.whole)
-                .any(|(p, whole)| *whole && matches!(p.kind, Kind::Struct(_)))
+            || sig.params.iter().zip(&self.whole).any(|(p, whole)| {
+                *whole
+                    && matches!(p.kind, Kind::Struct(_))
+                    && !(constant_self && p.ident == "self" && !p.active)
+            })
+    }
+
+    /// The same, its fields read in the float type `lift` (see `lift`).
+    pub(crate) fn lifting(self, lift: Option<Ident>) -> Self {
+        Flattened { lift, ..self }
     }
 
     /// The field inputs, in the order of `inner`'s parameters.
@@ -453,6 +463,30 @@ impl Flattened {
     /// Binds the field inputs at the start of a generated body (see `prologue`).
     pub(crate) fn bind_fields(&self, sig: &Signature) -> TokenStream {
         self.prologue(sig)
+    }
+
+    /// The flattened body as a function's own body: the field inputs bound under the names the body spells
+    /// (those of the generated code are hygienic), then the body.
+    pub(crate) fn body_with_fields(&self, sig: &Signature) -> syn::Block {
+        let body_names = Flattened {
+            block: self.block.clone(),
+            inner: self.inner.clone(),
+            fields: self
+                .fields
+                .iter()
+                .map(|f| FieldInput {
+                    parent: f.parent,
+                    path: f.path.clone(),
+                    ident: Ident::new(&f.ident.to_string(), Span::call_site()),
+                    shape: f.shape,
+                })
+                .collect(),
+            whole: self.whole.clone(),
+            lift: self.lift.clone(),
+        };
+        let prologue = body_names.prologue(sig);
+        let block = &self.block;
+        syn::parse_quote!({ #prologue #block })
     }
 
     /// Binds the field inputs at the start of a generated body: `let __p_w = &p.w;`, `let __p_b = p.b;`
@@ -472,9 +506,19 @@ impl Flattened {
         for input in &self.fields {
             let (parent, path, ident) =
                 (&sig.params[input.parent].ident, &input.path, &input.ident);
-            code.push(match input.shape {
-                Shape::Array | Shape::Whole => quote!(let #ident = &#parent #(.#path)*;),
-                Shape::Scalar => quote!(let #ident = #parent #(.#path)*;),
+            let lifted = self.lift.as_ref().map(|scalar| {
+                quote!(::autodiff::__private::lift::<#scalar, _>(
+                    ::core::clone::Clone::clone(&#parent #(.#path)*)
+                ))
+            });
+            code.push(match (input.shape, lifted) {
+                (Shape::Array, Some(lifted)) => {
+                    let owned = format_ident!("{}_lifted", ident, span = Span::mixed_site());
+                    quote!(let #owned = #lifted; let #ident = &#owned;)
+                }
+                (Shape::Scalar, Some(lifted)) => quote!(let #ident = #lifted;),
+                (Shape::Array | Shape::Whole, _) => quote!(let #ident = &#parent #(.#path)*;),
+                (Shape::Scalar, None) => quote!(let #ident = #parent #(.#path)*;),
             });
         }
         quote!(#(#code)*)
