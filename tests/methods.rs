@@ -171,6 +171,59 @@ impl<T: Float> Scaled<T> {
     }
 }
 
+/// A generic `impl` whose method at `order = 2` calls an associated function (`Self::helper(..)`, reached
+/// through its generic copy over a float type of its own).
+struct Spring<T> {
+    k: T,
+    rest: T,
+}
+
+impl<T: Float> Spring<T> {
+    /// `k · helper(x - rest)`.
+    #[differentiable(order = 2)]
+    fn energy(&self, x: T) -> T {
+        Self::helper(x - self.rest) * self.k
+    }
+
+    /// `u²/2 + sin u`.
+    #[differentiable]
+    fn helper(u: T) -> T {
+        u * u * T::from(Self::HALF).unwrap() + u.sin()
+    }
+
+    const HALF: f64 = 0.5;
+}
+
+/// The same with an integer field read (a loop bound), which takes the derive (its type is
+/// `<Self as FieldType<KEY>>::Type`).
+#[derive(Clone, Debug, Differentiable)]
+struct Coil<T: Float> {
+    k: T,
+    rest: T,
+    #[no_grad]
+    turns: usize,
+}
+
+impl<T: Float> Coil<T> {
+    /// `k · turns · helper(x - rest)`.
+    #[differentiable(order = 2)]
+    fn energy(&self, x: T) -> T {
+        let mut e = T::zero();
+        for _ in 0..self.turns {
+            e = e + Self::helper(x - self.rest) * self.k;
+        }
+        e
+    }
+
+    /// `u²/2 + sin u`.
+    #[differentiable]
+    fn helper(u: T) -> T {
+        u * u * T::from(Self::HALF).unwrap() + u.sin()
+    }
+
+    const HALF: f64 = 0.5;
+}
+
 const XS: [f64; 4] = [0.5, -1.0, 1.5, 2.0];
 const YS: [f64; 4] = [1.0, -0.5, 2.0, 2.5];
 
@@ -362,6 +415,8 @@ proptest! {
         assert_close(h[0][0], d2, ANALYTIC_TOL, "constant self f''");
         let d2_fd = central_difference(|x| line.clone().constant_in_self_grad(x).1, x);
         assert_close(h[0][0], d2_fd, FD_TOL, "constant self f'' by differences");
+        let [f, f1, f2] = line.clone().constant_in_self_derivatives(x);
+        assert_all_close(&[f, f1, f2], &[value, dx, d2], ANALYTIC_TOL, "constant self derivatives");
     }
 }
 
@@ -390,6 +445,7 @@ proptest! {
         assert_close(h[0][0], central_difference(|x| wave.at_grad(x).1, x), FD_TOL, "f'' by differences");
         let (_, _, hv) = wave.at_hvp(x, 0.5);
         assert_close(hv, 0.5 * d2, ANALYTIC_TOL, "H v");
+        assert_all_close(&wave.at_derivatives(x), &[f, d1, d2], ANALYTIC_TOL, "derivatives");
 
         // By value, in (x, y).
         let (value, (gx, gy), h) = wave.clone().scaled_hessian(x, y);
@@ -441,6 +497,42 @@ proptest! {
         }
         let (_, _, (hw, hb)) = data.penalised_twice_hvp(w, b, (0.3, -0.8));
         assert_all_close(&[hw, hb], &[dot(&h[0], &[0.3, -0.8]), dot(&h[1], &[0.3, -0.8])], 1e-9, "H v");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn second_derivatives_of_a_generic_method_calling_an_associated_function(k in 0.1..3.0f64, rest in -1.0..1.0f64, x in -2.0..2.0f64) {
+        let spring = Spring { k, rest };
+        let u = x - rest;
+        let (value, dx, h) = spring.energy_hessian(x);
+        assert_close(value, spring.energy(x), ANALYTIC_TOL, "value");
+        assert_close(value, k * (0.5 * u * u + u.sin()), ANALYTIC_TOL, "value by hand");
+        assert_close(dx, k * (u + u.cos()), ANALYTIC_TOL, "f'");
+        assert_close(h[0][0], k * (1.0 - u.sin()), ANALYTIC_TOL, "f''");
+        assert_close(h[0][0], central_difference(|x| spring.energy_grad(x).1, x), FD_TOL, "f'' by differences");
+        let (_, _, hv) = spring.energy_hvp(x, -0.5);
+        assert_close(hv, -0.5 * h[0][0], ANALYTIC_TOL, "H v");
+        let [f, d1, d2] = spring.energy_derivatives(x);
+        assert_close(f, value, ANALYTIC_TOL, "derivatives f");
+        assert_close(d1, dx, ANALYTIC_TOL, "derivatives f'");
+        assert_close(d2, h[0][0], ANALYTIC_TOL, "derivatives f''");
+        let (r, dr) = Spring::<f64>::helper_grad(u);
+        assert_close(r, 0.5 * u * u + u.sin(), ANALYTIC_TOL, "helper");
+        assert_close(dr, u + u.cos(), ANALYTIC_TOL, "helper'");
+        // On `f32`.
+        let spring32 = Spring { k: k as f32, rest: rest as f32 };
+        let (_, _, h32) = spring32.energy_hessian(x as f32);
+        assert_close(f64::from(h32[0][0]), h[0][0], 1e-4, "f32 f''");
+        // With an integer field.
+        let coil = Coil { k, rest, turns: 3 };
+        let (value, dx, h) = coil.energy_hessian(x);
+        assert_close(value, coil.energy(x), ANALYTIC_TOL, "coil value");
+        assert_close(dx, 3.0 * k * (u + u.cos()), ANALYTIC_TOL, "coil f'");
+        assert_close(h[0][0], 3.0 * k * (1.0 - u.sin()), ANALYTIC_TOL, "coil f''");
+        assert_close(h[0][0], central_difference(|x| coil.energy_grad(x).1, x), FD_TOL, "coil f'' by differences");
     }
 }
 

@@ -320,8 +320,14 @@ fn method_generic_copy(
     calls: &[String],
 ) -> TokenStream {
     let generic = !signature::float_type_params(&impl_float_params(item).sig.generics).is_empty();
-    if generic || args.lift_fields {
+    if args.lift_fields {
         return TokenStream::new();
+    }
+    if generic {
+        return match parameter_struct {
+            false => impl_generic_copy(item, args),
+            true => TokenStream::new(),
+        };
     }
     if !parameter_struct {
         return first_order_generic_copy(item, args, false, calls).1;
@@ -344,6 +350,71 @@ fn method_generic_copy(
     let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
     quote! {
         #[::autodiff::differentiable(#wrt __lift_fields)]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #copy
+    }
+}
+
+/// In a generic `impl`, the generic copy `Self::__g_generic` of an associated function without `self`, over a
+/// float type `__S` of its own (the `impl`'s float type parameter renamed), which the hidden function of a
+/// method with `order = K` (`struct_higher.rs`) calls on its own float type. Made where it surely compiles:
+/// the body names `Self` only in the argument of `T::from(..)` (`T::from(Self::HALF)`), as a constant of
+/// another type must be converted there; the function itself declares no float type parameter.
+fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> TokenStream {
+    use syn::visit::Visit;
+    let own = signature::float_type_params(&item.sig.generics);
+    let of_impl = signature::float_type_params(&impl_float_params(item).sig.generics);
+    let [t] = of_impl.as_slice() else {
+        return TokenStream::new();
+    };
+    if !own.is_empty() || item.sig.receiver().is_some() {
+        return TokenStream::new();
+    }
+    struct Unconverted<'a> {
+        t: &'a Ident,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Unconverted<'_> {
+        fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
+            let conversion = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.segments.len() == 2
+                && p.path.segments[0].ident == *self.t
+                && p.path.segments[1].ident == "from");
+            if !conversion {
+                syn::visit::visit_expr_call(self, call);
+            }
+        }
+        fn visit_ident(&mut self, ident: &'a Ident) {
+            self.found |= ident == "Self" || ident == "self";
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {
+            self.found = true;
+        }
+    }
+    let mut unconverted = Unconverted { t, found: false };
+    unconverted.visit_block(&item.block);
+    if unconverted.found {
+        return TokenStream::new();
+    }
+    let scalar = Ident::new("__S", proc_macro2::Span::call_site());
+    let mut copy = item.clone();
+    copy.attrs.clear();
+    copy.sig.ident = naming::generic_copy(&item.sig.ident);
+    let Ok(mut copy) = syn::parse2::<syn::ItemFn>(crate::shadow::replace_float(
+        copy.to_token_stream(),
+        &t.to_string(),
+        &scalar,
+    )) else {
+        return TokenStream::new();
+    };
+    copy.sig
+        .generics
+        .params
+        .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
+    let wrt = args.wrt.as_ref().map(|names| quote!((wrt(#(#names),*))));
+    quote! {
+        #[::autodiff::differentiable #wrt]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #copy

@@ -200,14 +200,15 @@ fn vec_element(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// A parameter as declared: `x: f64`, and the receiver as `&self` (so that a generated method reads as
-/// the user's does).
+/// A parameter as declared: `x: f64`, and the receiver as `&self` or `self` (so that a generated method
+/// reads as the user's does).
 pub(crate) fn declare(ident: &Ident, ty: &Type) -> TokenStream {
     match ty {
         Type::Reference(r) if ident == "self" => {
             let lifetime = &r.lifetime;
             quote!(&#lifetime #ident)
         }
+        _ if ident == "self" => quote!(#ident),
         _ => quote!(#ident: #ty),
     }
 }

@@ -58,7 +58,12 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     // made for it, and which may name `Self` (`<Self as FieldType<KEY>>::Type`, `Self::helper(x)`).
     let in_impl =
         method && crate::signature::float_type_params(&s.analysis_item.sig.generics).is_empty();
-    if method && !in_impl {
+    // In a generic `impl`, one that calls associated functions (`Self::helper(x)`) or reads an integer
+    // field is an associated function too, over a float type `__T` of its own (the `impl`'s renamed).
+    let renamed = (method && !in_impl)
+        .then(|| generic_impl_float(s, &floats))
+        .flatten();
+    if method && !in_impl && renamed.is_none() {
         // The hidden function is declared inside `f_hvp` (it cannot take the `impl`'s float type
         // parameter as its own), where neither `Self` nor `self` is in scope.
         let names_self = s
@@ -96,7 +101,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     }
     // (A method that calls another passes `self` on whole: reported above, but in an `impl`, where a
     // constant `self` is passed on as `__self_primal`, to the callee's generic copy `Self::__g_generic`.)
-    if errors.len() == before && s.flat.uses_a_struct_whole(s.sig, in_impl) {
+    if errors.len() == before && s.flat.uses_a_struct_whole(s.sig, in_impl) && renamed.is_none() {
         errors.spanned(
             order,
             "`order = K` on a function that passes a parameter struct, or a field of one, on whole to a call \
@@ -119,10 +124,10 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     if errors.len() > before {
         return TokenStream::new();
     }
-    let fields_fn = fields_function(s, &floats, order, &scalar, in_impl);
+    let fields_fn = fields_function(s, &floats, order, &scalar, in_impl, renamed.as_ref());
     // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`),
-    // but in an `impl` without float type parameters.
-    let (fields_fn, nested) = match method && !in_impl {
+    // but in an `impl` (`in_impl`, `renamed`).
+    let (fields_fn, nested) = match method && !in_impl && renamed.is_none() {
         false => (fields_fn, TokenStream::new()),
         true => match syn::parse2::<syn::ItemFn>(fields_fn) {
             Ok(f) => {
@@ -132,9 +137,17 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
             Err(e) => (e.to_compile_error(), TokenStream::new()),
         },
     };
-    let hvp = hvp(s, &floats, &scalar, nested, in_impl);
+    let derivatives = derivatives(
+        s,
+        &scalar,
+        order,
+        nested.clone(),
+        in_impl,
+        renamed.is_some(),
+    );
+    let hvp = hvp(s, &floats, &scalar, nested, in_impl, renamed.is_some());
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
-    quote!(#fields_fn #hvp #hessian)
+    quote!(#fields_fn #hvp #hessian #derivatives)
 }
 
 /// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats? A
@@ -232,6 +245,74 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
     })
 }
 
+/// For a method of a generic `impl` with a constant `self`, whose body names `Self` only to call associated
+/// functions (`Self::helper(x)`) and does so, or reads an integer field (`<Self as FieldType<KEY>>::Type`): the
+/// `impl`'s float type parameter, which its hidden function in the `impl` renames `__T`. `None` otherwise
+/// (the hidden function is then nested in `f_hvp`, or the body gets an error).
+fn generic_impl_float(s: &StructFunction, floats: &[bool]) -> Option<Ident> {
+    use syn::visit::Visit;
+    let own = crate::signature::float_type_params(&s.item.sig.generics);
+    let of_impl = crate::signature::float_type_params(&s.analysis_item.sig.generics);
+    let [t] = of_impl.as_slice() else {
+        return None;
+    };
+    if !own.is_empty() || s.flat.uses_a_struct_whole(s.sig, false) {
+        return None;
+    }
+    #[derive(Default)]
+    struct Mentions {
+        calls: usize,
+        other: usize,
+    }
+    impl<'a> Visit<'a> for Mentions {
+        fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
+            match &*call.func {
+                syn::Expr::Path(p) if associated_call(&p.path).is_some() => {
+                    self.calls += 1;
+                    call.args.iter().for_each(|a| self.visit_expr(a));
+                }
+                _ => syn::visit::visit_expr_call(self, call),
+            }
+        }
+        fn visit_ident(&mut self, ident: &'a Ident) {
+            self.other += usize::from(ident == "Self" || ident == "self");
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut mentions = Mentions::default();
+    mentions.visit_block(&s.flat.block);
+    let integer_field = floats.iter().any(|float| !float);
+    (mentions.other == 0 && (mentions.calls > 0 || integer_field)).then(|| t.clone())
+}
+
+/// `g` of a call `Self::g(..)` of an associated function.
+fn associated_call(path: &syn::Path) -> Option<&Ident> {
+    let segments = &path.segments;
+    (path.leading_colon.is_none()
+        && segments.len() == 2
+        && segments[0].ident == "Self"
+        && segments.iter().all(|s| s.arguments.is_none()))
+    .then(|| &segments[1].ident)
+}
+
+/// `Self::g(..)` → `Self::__g_generic(..)`: the generic copy of `g` over its own float type, which a hidden
+/// function over the renamed float type `__T` calls (`expand::method_generic_copy`).
+struct CallsOfCopies;
+
+impl VisitMut for CallsOfCopies {
+    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+        if let syn::Expr::Path(p) = &mut *call.func {
+            if let Some(g) = associated_call(&p.path) {
+                let copy = crate::naming::generic_copy(g);
+                p.path = syn::parse_quote!(Self::#copy);
+            }
+        }
+        syn::visit_mut::visit_expr_call_mut(self, call);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// Is `token` (or a token inside it) `Self` or `self`?
 fn names_self(token: &proc_macro2::TokenTree) -> bool {
     match token {
@@ -252,13 +333,15 @@ fn body_ident(ident: &Ident) -> Ident {
 }
 
 /// `#[differentiable(order = K, wrt(..))] fn __f_fields(<declared non-struct params>, <field inputs>)`.
-/// In an `impl` (`in_impl`), `self` is passed too, as the constant `__self_primal`.
+/// In an `impl` (`in_impl`), `self` is passed too, as the constant `__self_primal`; in a generic `impl`
+/// (`renamed`: its float type parameter), the function is over `__T`, that parameter renamed.
 fn fields_function(
     s: &StructFunction,
     floats: &[bool],
     order: &syn::LitInt,
     scalar: &Ident,
     in_impl: bool,
+    renamed: Option<&Ident>,
 ) -> TokenStream {
     let mut params = Vec::new();
     let mut wrt = Vec::new();
@@ -305,7 +388,12 @@ fn fields_function(
     // Nested in a method's `f_hvp`, the function declares the float type parameter of a generic `impl`
     // itself (`impl<T: Float> Model<T>`).
     let mut generics = item.sig.generics.clone();
-    if method && !in_impl {
+    let own_float = Ident::new("__T", Span::call_site());
+    if renamed.is_some() {
+        generics
+            .params
+            .push(syn::parse_quote!(#own_float: ::autodiff::__private::Float));
+    } else if method && !in_impl {
         let declared = crate::signature::float_type_params(&generics);
         for t in crate::signature::float_type_params(&s.analysis_item.sig.generics) {
             if !declared.contains(&t) {
@@ -322,11 +410,34 @@ fn fields_function(
     if in_impl {
         SelfAsPrimal.visit_block_mut(&mut block);
     }
+    if renamed.is_some() {
+        CallsOfCopies.visit_block_mut(&mut block);
+    }
+    let function = quote!(#vis fn #name #generics (#(#params),*) -> #ret #where_clause #block);
+    // Renamed, but for the bound that an integer field's `<Self as FieldType<KEY>>::Type` needs of the
+    // `impl`'s own parameter (the derive's `impl FieldType<KEY> for Coil<T> where T: Differentiable`).
+    let function = match renamed {
+        Some(t) => {
+            let renamed = crate::shadow::replace_float(function, &t.to_string(), &own_float);
+            match syn::parse2::<syn::ItemFn>(renamed) {
+                Ok(mut f) => {
+                    f.sig
+                        .generics
+                        .make_where_clause()
+                        .predicates
+                        .push(syn::parse_quote!(#t: ::autodiff::__private::Differentiable));
+                    f.into_token_stream()
+                }
+                Err(e) => e.to_compile_error(),
+            }
+        }
+        None => function,
+    };
     quote! {
         #[::autodiff::differentiable(order = #order, wrt(#(#wrt),*))]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #name #generics (#(#params),*) -> #ret #where_clause #block
+        #function
     }
 }
 
@@ -357,6 +468,7 @@ fn hvp(
     scalar: &Ident,
     nested: TokenStream,
     in_impl: bool,
+    renamed: bool,
 ) -> TokenStream {
     let v = crate::naming::local("v");
     let gradient_ty = s.sig.gradient_type();
@@ -377,21 +489,16 @@ fn hvp(
             .map(|&i| quote::ToTokens::into_token_stream(direction(i)))
             .collect(),
     );
-    let mut args = Vec::new();
+    let args = call_args(s, in_impl);
     let mut inner_directions = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         let Kind::Struct(ty) = &p.kind else {
-            let ident = &p.ident;
-            args.push(quote!(#ident));
             if p.active {
                 let d = direction(i);
                 inner_directions.push(quote!(#d));
             }
             continue;
         };
-        if in_impl && p.ident == "self" {
-            args.push(crate::structs::reference(p));
-        }
         for (f, float) in s
             .flat
             .field_inputs()
@@ -399,11 +506,6 @@ fn hvp(
             .filter(|(f, _)| f.parent == i)
         {
             let input = f.ident;
-            args.push(if f.array {
-                quote!(&#input[..])
-            } else {
-                quote!(#input)
-            });
             if !p.active || !float {
                 continue;
             }
@@ -423,11 +525,7 @@ fn hvp(
         }
     }
     let inner_directions = crate::emit::tuple_or_single(inner_directions);
-    let callee = format_ident!("{}_hvp", fields_name(s.item));
-    let callee = match in_impl {
-        true => quote!(Self::#callee),
-        false => quote!(#callee),
-    };
+    let callee = fields_item(s, "hvp", in_impl || renamed);
     let prologue = s.flat.bind_fields(s.sig);
     let (value, gradient, product) = (
         Ident::new("__value", Span::mixed_site()),
@@ -450,6 +548,81 @@ fn hvp(
             #prologue
             let (#value, #gradient, #product) = #callee(#(#args,)* #inner_directions);
             (#value, #gathered_gradient, #gathered_product)
+        }
+    }
+}
+
+/// The arguments of the hidden function of the fields, after `Flattened::bind_fields`: the declared
+/// parameters but the structs, and for each struct its field inputs (and `self` itself in an `impl`).
+fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
+    let mut args = Vec::new();
+    for (i, p) in s.sig.params.iter().enumerate() {
+        if !matches!(p.kind, Kind::Struct(_)) {
+            let ident = &p.ident;
+            args.push(quote!(#ident));
+            continue;
+        }
+        if in_impl && p.ident == "self" {
+            args.push(crate::structs::reference(p));
+        }
+        for f in s.flat.field_inputs().filter(|f| f.parent == i) {
+            let input = f.ident;
+            args.push(match f.array {
+                true => quote!(&#input[..]),
+                false => quote!(#input),
+            });
+        }
+    }
+    args
+}
+
+/// The generated item `suffix` of the hidden function of the fields, as `f`'s items call it
+/// (`Self::__f_fields_hvp` in an `impl`).
+fn fields_item(s: &StructFunction, suffix: &str, in_impl: bool) -> TokenStream {
+    let item = format_ident!("{}_{}", fields_name(s.item), suffix);
+    match in_impl {
+        true => quote!(Self::#item),
+        false => quote!(#item),
+    }
+}
+
+/// `f_derivatives(<params>) -> [T; K + 1]` for a function whose one active input is a float (its structs
+/// constant): the hidden function's own, which has the same one active input.
+fn derivatives(
+    s: &StructFunction,
+    scalar: &Ident,
+    order: &syn::LitInt,
+    nested: TokenStream,
+    in_impl: bool,
+    renamed: bool,
+) -> TokenStream {
+    let one_scalar = matches!(s.sig.active().collect::<Vec<_>>().as_slice(),
+        [p] if p.array.is_none() && !matches!(p.kind, Kind::Struct(_)) && crate::signature::float_tuple(&p.kind).is_none());
+    let Ok(k) = order.base10_parse::<usize>() else {
+        return TokenStream::new();
+    };
+    if !one_scalar {
+        return TokenStream::new();
+    }
+    let len = k + 1;
+    let name = crate::signature::derived_name(s.item, "derivatives");
+    let signature = s
+        .sig
+        .generated(s.bounded, &name, None, quote!([#scalar; #len]));
+    let callee = fields_item(s, "derivatives", in_impl || renamed);
+    let args = call_args(s, in_impl);
+    let prologue = s.flat.bind_fields(s.sig);
+    let doc = format!(
+        " `[f, f', .., f^({k})]` of `{}` at its active input: `{callee}` on the fields the body reads.",
+        s.item.sig.ident
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #signature {
+            #nested
+            #prologue
+            #callee(#(#args),*)
         }
     }
 }
@@ -559,9 +732,19 @@ mod tests {
             calling.contains("names `Self` or calls a method"),
             "{calling}"
         );
-        let integer = method(quote!(self.k * x.powi(self.n as i32)));
+        // Unless it calls associated functions only (through their generic copies) or reads an integer
+        // field: then it is an associated function over the `impl`'s float type renamed `__T`.
+        for body in [
+            quote!(self.k * x.powi(self.n as i32)),
+            quote!(Self::helper(x) * self.k),
+        ] {
+            let text = method(body);
+            assert!(!text.contains("compile_error"), "{text}");
+            assert!(text.contains("fn __energy_fields < __T"), "{text}");
+        }
+        let integer = method(quote!(self.k * x.powi(self.n as i32) + self.other(x)));
         assert!(
-            integer.contains("`self.n` is read as an integer"),
+            integer.contains("names `Self` or calls a method"),
             "{integer}"
         );
         // In an `impl` without float type parameters it is an associated function of the `impl`, which
