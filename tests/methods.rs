@@ -57,6 +57,57 @@ impl Dataset {
     }
 }
 
+/// First-order methods whose generic copy, made without being asked, could not compile, so they get none:
+/// one calling, by `Self::`, a method without a copy (its body iterates with references), one passing
+/// `self` on whole to a free function (which has no copy over a struct).
+struct Weights {
+    ws: Vec<f64>,
+}
+
+impl Weights {
+    #[differentiable]
+    fn total(&self, x: f64) -> f64 {
+        self.ws.iter().map(|w| w * x).sum()
+    }
+
+    #[differentiable]
+    fn twice(&self, x: f64) -> f64 {
+        Self::total(self, x) * 2.0
+    }
+
+    /// Passes `self` on whole to a free function, which has no copy over a struct.
+    #[differentiable]
+    fn through_free_function(&self, x: f64) -> f64 {
+        first_weight(self, x) * 2.0
+    }
+}
+
+#[differentiable(wrt(x))]
+fn first_weight(w: &Weights, x: f64) -> f64 {
+    w.ws[0] * x
+}
+
+/// A constant `self` with a field that holds no float (a `String`), read by a method that an `order = 2`
+/// method calls: the callee's copy reads it as it is.
+struct Named {
+    name: String,
+    k: f64,
+}
+
+impl Named {
+    /// `k x len(name) + 1`.
+    #[differentiable]
+    fn scaled(&self, x: f64) -> f64 {
+        self.k * x * self.name.len() as f64 + 1.0
+    }
+
+    /// `scaled(x) · x`.
+    #[differentiable(order = 2)]
+    fn squared(&self, x: f64) -> f64 {
+        self.scaled(x) * x
+    }
+}
+
 /// A parameter struct with methods differentiated in `self`.
 #[derive(Clone, Debug, PartialEq, Differentiable)]
 struct Line {
@@ -534,6 +585,34 @@ proptest! {
         assert_close(h[0][0], 3.0 * k * (1.0 - u.sin()), ANALYTIC_TOL, "coil f''");
         assert_close(h[0][0], central_difference(|x| coil.energy_grad(x).1, x), FD_TOL, "coil f'' by differences");
     }
+}
+
+#[test]
+fn methods_whose_generic_copy_would_not_compile_get_none() {
+    let w = Weights {
+        ws: vec![0.5, -1.5, 2.0],
+    };
+    let (value, dx) = w.twice_grad(0.7);
+    assert_close(value, w.twice(0.7), ANALYTIC_TOL, "value");
+    assert_close(dx, 2.0, ANALYTIC_TOL, "d x");
+    let (value, dx) = w.through_free_function_grad(0.7);
+    assert_close(value, w.through_free_function(0.7), ANALYTIC_TOL, "value");
+    assert_close(dx, 1.0, ANALYTIC_TOL, "d x");
+    let named = Named {
+        name: "abc".into(),
+        k: 1.5,
+    };
+    // 4.5 x² + x.
+    let (value, dx, h) = named.squared_hessian(0.5);
+    assert_close(value, named.squared(0.5), ANALYTIC_TOL, "value");
+    assert_close(dx, 5.5, ANALYTIC_TOL, "d x");
+    assert_close(h[0][0], 9.0, ANALYTIC_TOL, "d² x");
+    assert_close(
+        h[0][0],
+        central_difference(|x| named.squared_grad(x).1, 0.5),
+        FD_TOL,
+        "d² x by differences",
+    );
 }
 
 #[test]

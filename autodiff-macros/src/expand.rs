@@ -200,7 +200,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             } else if generated.method {
                 let calls = calls_of(&f, &activity, false);
                 let copy =
-                    method_generic_copy(&chains_desugared, &args, &sig, flat.is_some(), &calls);
+                    method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if !generated.float_params.is_empty() {
                 (
@@ -316,9 +316,10 @@ fn method_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
     sig: &Signature,
-    parameter_struct: bool,
+    flat: Option<&Flattened>,
     calls: &[String],
 ) -> TokenStream {
+    let parameter_struct = flat.is_some();
     let generic = !signature::float_type_params(&impl_float_params(item).sig.generics).is_empty();
     if args.lift_fields {
         return TokenStream::new();
@@ -338,7 +339,9 @@ fn method_generic_copy(
         .iter()
         .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
         .all(|p| !p.active && by_reference(p));
-    if !constant_structs {
+    // Passed on whole (`g(self, x)`, `g(&self.inner)`), a struct would go to a callee's copy over a struct,
+    // which may not exist (`first_order_generic_copy` makes none).
+    if !constant_structs || flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
         return TokenStream::new();
     }
     let Some(float) = crate::shadow::written_float(item) else {

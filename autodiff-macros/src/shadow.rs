@@ -380,14 +380,11 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             // By a bare name only. By a path (`libm::erf(x)`) the copy calls what `derivative_of!` finds
             // there (`companion::copy_by_path`), which may be nothing: the caller's first-order derivative
             // reports that call, and a copy made without being asked must add no errors of its own.
-            // (Or `Self::g(..)` in an `impl`, whose copy is `Self::__g_generic`.)
+            // (Not `Self::g(..)`: a method has no companion type to carry a fallback copy, so `g` may have
+            // none, and a copy made without being asked must compile.)
             let callee = match &*call.func {
                 syn::Expr::Path(p) if p.qself.is_none() => {
-                    p.path.get_ident().map(|i| i.to_string()).or_else(|| {
-                        let segments = &p.path.segments;
-                        (segments.len() == 2 && segments[0].ident == "Self")
-                            .then(|| p.path.to_token_stream().to_string())
-                    })
+                    p.path.get_ident().map(|i| i.to_string())
                 }
                 _ => None,
             };
