@@ -97,14 +97,14 @@ struct Named {
 impl Named {
     /// `k x len(name) + 1`.
     #[differentiable]
-    fn scaled(&self, x: f64) -> f64 {
+    fn by_name_length(&self, x: f64) -> f64 {
         self.k * x * self.name.len() as f64 + 1.0
     }
 
-    /// `scaled(x) · x`.
+    /// `by_name_length(x) · x`.
     #[differentiable(order = 2)]
     fn squared(&self, x: f64) -> f64 {
-        self.scaled(x) * x
+        self.by_name_length(x) * x
     }
 }
 
