@@ -41,6 +41,71 @@ impl Dataset {
     }
 
     const UNIT: f64 = 1.0;
+
+    /// `penalised` at `order = 2`, and a first-order method beside: a constant `self` passed on to methods
+    /// (`self.loss(..)`, `self.wobble(..)`) and an associated function (`Self::ridge`), each reached
+    /// through its generic copy (`Self::__loss_generic`), which reads `self`'s fields in its float type.
+    #[differentiable(order = 2)]
+    fn penalised_twice(&self, w: f64, b: f64) -> f64 {
+        self.loss(w, b) + Self::ridge(w, Self::LAMBDA) + self.wobble(w * b)
+    }
+
+    /// `ys[1] sin(xs[0] u)`, at first order only.
+    #[differentiable]
+    fn wobble(&self, u: f64) -> f64 {
+        self.ys[1] * (self.xs[0] * u).sin()
+    }
+}
+
+/// First-order methods whose generic copy, made without being asked, could not compile, so they get none:
+/// one calling, by `Self::`, a method without a copy (its body iterates with references), one passing
+/// `self` on whole to a free function (which has no copy over a struct).
+struct Weights {
+    ws: Vec<f64>,
+}
+
+impl Weights {
+    #[differentiable]
+    fn total(&self, x: f64) -> f64 {
+        self.ws.iter().map(|w| w * x).sum()
+    }
+
+    #[differentiable]
+    fn twice(&self, x: f64) -> f64 {
+        Self::total(self, x) * 2.0
+    }
+
+    /// Passes `self` on whole to a free function, which has no copy over a struct.
+    #[differentiable]
+    fn through_free_function(&self, x: f64) -> f64 {
+        first_weight(self, x) * 2.0
+    }
+}
+
+#[differentiable(wrt(x))]
+fn first_weight(w: &Weights, x: f64) -> f64 {
+    w.ws[0] * x
+}
+
+/// A constant `self` with a field that holds no float (a `String`), read by a method that an `order = 2`
+/// method calls: the callee's copy reads it as it is.
+struct Named {
+    name: String,
+    k: f64,
+}
+
+impl Named {
+    /// `k x len(name) + 1`.
+    #[differentiable]
+    fn by_name_length(&self, x: f64) -> f64 {
+        self.k * x * self.name.len() as f64 + 1.0
+    }
+
+    /// `by_name_length(x) · x`.
+    #[differentiable(order = 2)]
+    fn squared(&self, x: f64) -> f64 {
+        self.by_name_length(x) * x
+    }
 }
 
 /// A parameter struct with methods differentiated in `self`.
@@ -68,6 +133,83 @@ impl Line {
     }
 }
 
+/// `self` taken by value: differentiated (`wrt(self)`, the gradient a `Line`) or constant, at `order = 2`,
+/// calling a method that takes `&self`, an associated function, and a free function of the struct.
+impl Line {
+    /// `slope x + offsets[0]`, differentiated in `self`.
+    #[differentiable(wrt(self), order = 2)]
+    fn at(&self, x: f64) -> f64 {
+        self.slope * x + self.offsets[0]
+    }
+
+    /// `(at(x) - y)² + shrink(offsets[1]) + at(x) sin slope`.
+    #[differentiable(wrt(self), order = 2)]
+    fn squared_error(self, x: f64, y: f64) -> f64 {
+        let e = self.at(x) - y;
+        e * e + Self::shrink(self.offsets[1]) + slope_sine(&self, x)
+    }
+
+    /// `squared_error` differentiated in `self` and `x`, at first order.
+    #[differentiable(wrt(self, x))]
+    fn squared_error_in_x(self, x: f64, y: f64) -> f64 {
+        let e = self.slope * x + self.offsets[0] - y;
+        e * e + Self::shrink(self.offsets[1]) + slope_sine(&self, x)
+    }
+
+    /// `self` constant: the derivatives are in `x`.
+    #[differentiable(order = 2)]
+    fn constant_in_self(self, x: f64) -> f64 {
+        (self.slope * x).sin() * self.offsets[1] + x * x * self.offsets[0]
+    }
+
+    /// `SHRINK a²`.
+    #[differentiable(order = 2)]
+    fn shrink(a: f64) -> f64 {
+        Self::SHRINK * a * a
+    }
+
+    const SHRINK: f64 = 0.25;
+}
+
+/// `(slope x + offsets[0]) sin slope`: a free function the by-value methods pass `&self` to.
+#[differentiable(order = 2)]
+fn slope_sine(line: &Line, x: f64) -> f64 {
+    (line.slope * x + line.offsets[0]) * line.slope.sin()
+}
+
+/// A constant `self` at `order = 2` whose body reads an integer field (a loop bound) and names `Self`.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Wave {
+    amplitudes: Vec<f64>,
+    phase: f64,
+    #[no_grad]
+    harmonics: usize,
+}
+
+impl Wave {
+    /// `Σ_{k<harmonics} amplitudes[k] sin((k + 1) x + phase) · GAIN`, in `x`.
+    #[differentiable(order = 2)]
+    fn at(&self, x: f64) -> f64 {
+        let mut s = 0.0;
+        for k in 0..self.harmonics {
+            s += self.amplitudes[k] * ((k + 1) as f64 * x + self.phase).sin();
+        }
+        s * Self::GAIN
+    }
+
+    /// `at(x) · y²`, `self` taken by value, in `x` and `y`.
+    #[differentiable(order = 2)]
+    fn scaled(self, x: f64, y: f64) -> f64 {
+        let mut s = 0.0;
+        for k in 0..self.harmonics {
+            s += self.amplitudes[k] * ((k + 1) as f64 * x + self.phase).sin();
+        }
+        s * Self::GAIN * y * y
+    }
+
+    const GAIN: f64 = 1.5;
+}
+
 /// A generic `impl`.
 struct Scaled<T> {
     factor: T,
@@ -78,6 +220,59 @@ impl<T: Float> Scaled<T> {
     fn energy(&self, x: T, y: T) -> T {
         self.factor * (x * x + x * y).sin()
     }
+}
+
+/// A generic `impl` whose method at `order = 2` calls an associated function (`Self::helper(..)`, reached
+/// through its generic copy over a float type of its own).
+struct Spring<T> {
+    k: T,
+    rest: T,
+}
+
+impl<T: Float> Spring<T> {
+    /// `k · helper(x - rest)`.
+    #[differentiable(order = 2)]
+    fn energy(&self, x: T) -> T {
+        Self::helper(x - self.rest) * self.k
+    }
+
+    /// `u²/2 + sin u`.
+    #[differentiable]
+    fn helper(u: T) -> T {
+        u * u * T::from(Self::HALF).unwrap() + u.sin()
+    }
+
+    const HALF: f64 = 0.5;
+}
+
+/// The same with an integer field read (a loop bound), which takes the derive (its type is
+/// `<Self as FieldType<KEY>>::Type`).
+#[derive(Clone, Debug, Differentiable)]
+struct Coil<T: Float> {
+    k: T,
+    rest: T,
+    #[no_grad]
+    turns: usize,
+}
+
+impl<T: Float> Coil<T> {
+    /// `k · turns · helper(x - rest)`.
+    #[differentiable(order = 2)]
+    fn energy(&self, x: T) -> T {
+        let mut e = T::zero();
+        for _ in 0..self.turns {
+            e = e + Self::helper(x - self.rest) * self.k;
+        }
+        e
+    }
+
+    /// `u²/2 + sin u`.
+    #[differentiable]
+    fn helper(u: T) -> T {
+        u * u * T::from(Self::HALF).unwrap() + u.sin()
+    }
+
+    const HALF: f64 = 0.5;
 }
 
 const XS: [f64; 4] = [0.5, -1.0, 1.5, 2.0];
@@ -203,6 +398,221 @@ proptest! {
             assert_all_close(&column, &hessian_column(grad, &[x, y], i), 1e-6, "energy column");
         }
     }
+}
+
+/// `squared_error` and its gradient over `(slope, offsets[0], offsets[1])`, by hand.
+fn squared_error_by_hand(line: &Line, x: f64, y: f64) -> (f64, [f64; 3]) {
+    let (s, o0, o1) = (line.slope, line.offsets[0], line.offsets[1]);
+    let at = s * x + o0;
+    let e = at - y;
+    let value = e * e + 0.25 * o1 * o1 + at * s.sin();
+    let gradient = [
+        2.0 * e * x + x * s.sin() + at * s.cos(),
+        2.0 * e + s.sin(),
+        0.5 * o1,
+    ];
+    (value, gradient)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn methods_taking_self_by_value(slope in -2.0..2.0f64, o0 in -1.0..1.0f64, o1 in -1.0..1.0f64, x in -2.0..2.0f64, y in -1.0..1.0f64) {
+        let line = Line { slope, offsets: vec![o0, o1] };
+        let (value, grad) = line.clone().squared_error_grad(x, y);
+        let (hand_value, hand) = squared_error_by_hand(&line, x, y);
+        assert_close(value, line.clone().squared_error(x, y), ANALYTIC_TOL, "value");
+        assert_close(value, hand_value, ANALYTIC_TOL, "value by hand");
+        assert_all_close(&grad.to_flat(), &hand, ANALYTIC_TOL, "gradient");
+        let check = check_gradient_of(|l: &Line| l.clone().squared_error(x, y), &line, &grad);
+        prop_assert!(check.is_ok(FD_TOL), "{}", check);
+        let t = Line { slope: 0.4, offsets: vec![-0.3, 0.9] };
+        let (_, tangent) = line.clone().squared_error_jvp(x, y, t.clone());
+        assert_dot(tangent, &hand, &t.to_flat(), ANALYTIC_TOL, "tangent");
+        let (_, scaled) = line.clone().squared_error_vjp(x, y, COTANGENT);
+        let expected: Vec<f64> = hand.iter().map(|g| g * COTANGENT).collect();
+        assert_all_close(&scaled.to_flat(), &expected, ANALYTIC_TOL, "vjp");
+        let mut buffer = line.zero_like();
+        assert_eq!(line.clone().squared_error_grad_into(x, y, &mut buffer), value);
+        assert_eq!(buffer, grad);
+        // In `self` and `x`: the `x` part against a central difference.
+        let (_, (in_self, dx)) = line.clone().squared_error_in_x_grad(x, y);
+        assert_all_close(&in_self.to_flat(), &hand, ANALYTIC_TOL, "gradient in self beside x");
+        let dx_fd = central_difference(|x| line.clone().squared_error_in_x(x, y), x);
+        assert_close(dx, dx_fd, FD_TOL, "d x");
+
+        // `order = 2`: the Hessian over `self`'s flat view, against central differences of the gradient
+        // and, for its constant entries, by hand.
+        let (h_value, h_grad, h) = line.clone().squared_error_hessian(x, y);
+        assert_close(h_value, value, ANALYTIC_TOL, "Hessian's value");
+        assert_all_close(&h_grad.to_flat(), &hand, ANALYTIC_TOL, "Hessian's gradient");
+        let grad_at = |flat: &[f64]| squared_error_by_hand(&line.from_flat(flat), x, y).1.to_vec();
+        for i in 0..3 {
+            let column: Vec<f64> = h.iter().map(|row| row[i]).collect();
+            assert_all_close(&column, &hessian_column(grad_at, &line.to_flat(), i), 1e-6, "Hessian column");
+        }
+        assert_all_close(&h[2], &[0.0, 0.0, 0.5], ANALYTIC_TOL, "Hessian row of offsets[1]");
+        let (_, _, product) = line.clone().squared_error_hvp(x, y, t.clone());
+        let expected: Vec<f64> = h.iter().map(|row| dot(row, &t.to_flat())).collect();
+        assert_all_close(&product.to_flat(), &expected, ANALYTIC_TOL, "H v");
+
+        // A constant `self` taken by value.
+        let (value, dx) = line.clone().constant_in_self_grad(x);
+        assert_close(value, line.clone().constant_in_self(x), ANALYTIC_TOL, "constant self value");
+        assert_close(dx, slope * (slope * x).cos() * o1 + 2.0 * x * o0, ANALYTIC_TOL, "constant self d x");
+        let (_, _, h) = line.clone().constant_in_self_hessian(x);
+        let d2 = -slope * slope * (slope * x).sin() * o1 + 2.0 * o0;
+        assert_close(h[0][0], d2, ANALYTIC_TOL, "constant self f''");
+        let d2_fd = central_difference(|x| line.clone().constant_in_self_grad(x).1, x);
+        assert_close(h[0][0], d2_fd, FD_TOL, "constant self f'' by differences");
+        let [f, f1, f2] = line.clone().constant_in_self_derivatives(x);
+        assert_all_close(&[f, f1, f2], &[value, dx, d2], ANALYTIC_TOL, "constant self derivatives");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn second_derivatives_with_a_constant_self_reading_an_integer_field(a0 in -1.0..1.0f64, a1 in -1.0..1.0f64, a2 in -1.0..1.0f64, phase in -1.0..1.0f64, x in -2.0..2.0f64, y in -2.0..2.0f64) {
+        let wave = Wave { amplitudes: vec![a0, a1, a2], phase, harmonics: 3 };
+        let terms = |x: f64| -> (f64, f64, f64) {
+            let (mut f, mut d1, mut d2) = (0.0, 0.0, 0.0);
+            for (k, a) in wave.amplitudes.iter().enumerate() {
+                let m = (k + 1) as f64;
+                f += a * (m * x + phase).sin();
+                d1 += a * m * (m * x + phase).cos();
+                d2 -= a * m * m * (m * x + phase).sin();
+            }
+            (1.5 * f, 1.5 * d1, 1.5 * d2)
+        };
+        let (f, d1, d2) = terms(x);
+        let (value, dx, h) = wave.at_hessian(x);
+        assert_close(value, wave.at(x), ANALYTIC_TOL, "value");
+        assert_close(value, f, ANALYTIC_TOL, "value by hand");
+        assert_close(dx, d1, ANALYTIC_TOL, "f'");
+        assert_close(h[0][0], d2, ANALYTIC_TOL, "f''");
+        assert_close(h[0][0], central_difference(|x| wave.at_grad(x).1, x), FD_TOL, "f'' by differences");
+        let (_, _, hv) = wave.at_hvp(x, 0.5);
+        assert_close(hv, 0.5 * d2, ANALYTIC_TOL, "H v");
+        assert_all_close(&wave.at_derivatives(x), &[f, d1, d2], ANALYTIC_TOL, "derivatives");
+
+        // By value, in (x, y).
+        let (value, (gx, gy), h) = wave.clone().scaled_hessian(x, y);
+        assert_close(value, wave.clone().scaled(x, y), ANALYTIC_TOL, "scaled value");
+        assert_close(gx, d1 * y * y, ANALYTIC_TOL, "scaled d x");
+        assert_close(gy, 2.0 * f * y, ANALYTIC_TOL, "scaled d y");
+        let hand = [[d2 * y * y, 2.0 * d1 * y], [2.0 * d1 * y, 2.0 * f]];
+        let grad = |p: &[f64]| {
+            let (_, (a, b)) = wave.clone().scaled_grad(p[0], p[1]);
+            vec![a, b]
+        };
+        for (i, (row, expected)) in h.iter().zip(&hand).enumerate() {
+            assert_all_close(row, expected, ANALYTIC_TOL, "scaled Hessian");
+            let column: Vec<f64> = h.iter().map(|r| r[i]).collect();
+            assert_all_close(&column, &hessian_column(grad, &[x, y], i), 1e-6, "scaled column");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn second_derivatives_of_a_method_calling_methods_with_a_constant_self(w in -2.0..2.0f64, b in -2.0..2.0f64) {
+        let data = Dataset { xs: XS.to_vec(), ys: YS.to_vec() };
+        let (value, (dw, db), h) = data.penalised_twice_hessian(w, b);
+        assert_close(value, data.penalised_twice(w, b), ANALYTIC_TOL, "value");
+        // loss: H = 2/m [[Σx², Σx], [Σx, m]]; ridge: 0.1 w² ; wobble: ys[1] sin(xs[0] w b).
+        let m = XS.len() as f64;
+        let (sx, sxx) = (XS.iter().sum::<f64>(), XS.iter().map(|x| x * x).sum::<f64>());
+        let (a, c) = (XS[0], YS[1]);
+        let (sn, cs) = ((a * w * b).sin(), (a * w * b).cos());
+        let (_, (lw, lb)) = data.loss_grad(w, b);
+        assert_close(dw, lw + 0.2 * w + c * a * b * cs, ANALYTIC_TOL, "d w");
+        assert_close(db, lb + c * a * w * cs, ANALYTIC_TOL, "d b");
+        let hand = [
+            [2.0 * sxx / m + 0.2 - c * a * a * b * b * sn, 2.0 * sx / m + c * a * cs - c * a * a * w * b * sn],
+            [2.0 * sx / m + c * a * cs - c * a * a * w * b * sn, 2.0 - c * a * a * w * w * sn],
+        ];
+        let grad = |p: &[f64]| {
+            let (_, (gw, gb)) = data.penalised_twice_grad(p[0], p[1]);
+            vec![gw, gb]
+        };
+        assert_fd_gradient(|p| data.penalised_twice(p[0], p[1]), &[w, b], &[dw, db], "penalised_twice");
+        for (i, (row, expected)) in h.iter().zip(&hand).enumerate() {
+            assert_all_close(row, expected, ANALYTIC_TOL, "Hessian by hand");
+            let column: Vec<f64> = h.iter().map(|r| r[i]).collect();
+            assert_all_close(&column, &hessian_column(grad, &[w, b], i), 1e-6, "Hessian column");
+        }
+        let (_, _, (hw, hb)) = data.penalised_twice_hvp(w, b, (0.3, -0.8));
+        assert_all_close(&[hw, hb], &[dot(&h[0], &[0.3, -0.8]), dot(&h[1], &[0.3, -0.8])], 1e-9, "H v");
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn second_derivatives_of_a_generic_method_calling_an_associated_function(k in 0.1..3.0f64, rest in -1.0..1.0f64, x in -2.0..2.0f64) {
+        let spring = Spring { k, rest };
+        let u = x - rest;
+        let (value, dx, h) = spring.energy_hessian(x);
+        assert_close(value, spring.energy(x), ANALYTIC_TOL, "value");
+        assert_close(value, k * (0.5 * u * u + u.sin()), ANALYTIC_TOL, "value by hand");
+        assert_close(dx, k * (u + u.cos()), ANALYTIC_TOL, "f'");
+        assert_close(h[0][0], k * (1.0 - u.sin()), ANALYTIC_TOL, "f''");
+        assert_close(h[0][0], central_difference(|x| spring.energy_grad(x).1, x), FD_TOL, "f'' by differences");
+        let (_, _, hv) = spring.energy_hvp(x, -0.5);
+        assert_close(hv, -0.5 * h[0][0], ANALYTIC_TOL, "H v");
+        let [f, d1, d2] = spring.energy_derivatives(x);
+        assert_close(f, value, ANALYTIC_TOL, "derivatives f");
+        assert_close(d1, dx, ANALYTIC_TOL, "derivatives f'");
+        assert_close(d2, h[0][0], ANALYTIC_TOL, "derivatives f''");
+        let (r, dr) = Spring::<f64>::helper_grad(u);
+        assert_close(r, 0.5 * u * u + u.sin(), ANALYTIC_TOL, "helper");
+        assert_close(dr, u + u.cos(), ANALYTIC_TOL, "helper'");
+        // On `f32`.
+        let spring32 = Spring { k: k as f32, rest: rest as f32 };
+        let (_, _, h32) = spring32.energy_hessian(x as f32);
+        assert_close(f64::from(h32[0][0]), h[0][0], 1e-4, "f32 f''");
+        // With an integer field.
+        let coil = Coil { k, rest, turns: 3 };
+        let (value, dx, h) = coil.energy_hessian(x);
+        assert_close(value, coil.energy(x), ANALYTIC_TOL, "coil value");
+        assert_close(dx, 3.0 * k * (u + u.cos()), ANALYTIC_TOL, "coil f'");
+        assert_close(h[0][0], 3.0 * k * (1.0 - u.sin()), ANALYTIC_TOL, "coil f''");
+        assert_close(h[0][0], central_difference(|x| coil.energy_grad(x).1, x), FD_TOL, "coil f'' by differences");
+    }
+}
+
+#[test]
+fn methods_whose_generic_copy_would_not_compile_get_none() {
+    let w = Weights {
+        ws: vec![0.5, -1.5, 2.0],
+    };
+    let (value, dx) = w.twice_grad(0.7);
+    assert_close(value, w.twice(0.7), ANALYTIC_TOL, "value");
+    assert_close(dx, 2.0, ANALYTIC_TOL, "d x");
+    let (value, dx) = w.through_free_function_grad(0.7);
+    assert_close(value, w.through_free_function(0.7), ANALYTIC_TOL, "value");
+    assert_close(dx, 1.0, ANALYTIC_TOL, "d x");
+    let named = Named {
+        name: "abc".into(),
+        k: 1.5,
+    };
+    // 4.5 x² + x.
+    let (value, dx, h) = named.squared_hessian(0.5);
+    assert_close(value, named.squared(0.5), ANALYTIC_TOL, "value");
+    assert_close(dx, 5.5, ANALYTIC_TOL, "d x");
+    assert_close(h[0][0], 9.0, ANALYTIC_TOL, "d² x");
+    assert_close(
+        h[0][0],
+        central_difference(|x| named.squared_grad(x).1, 0.5),
+        FD_TOL,
+        "d² x by differences",
+    );
 }
 
 #[test]

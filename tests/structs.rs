@@ -110,6 +110,93 @@ fn tempered(m: &Model, x: f64) -> f64 {
     fit / m.temperature
 }
 
+/// A struct nested in another whose fields the body reads (`p.neuron.a`, `p.neuron.w[i]`): the gradient is a
+/// `Tissue` with the `Neuron` gradient filled in.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Neuron {
+    a: f64,
+    w: [f64; 2],
+    #[no_grad]
+    n: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Tissue {
+    neuron: Neuron,
+    c: f64,
+    /// Read through (`p.reference.a`): a constant, however differentiable its type.
+    #[no_grad]
+    reference: Neuron,
+}
+
+/// `(a x + c Σ_{i<n} w_i)² + a sin(reference.a) + reference.w[1]`.
+#[differentiable]
+fn tissue(p: &Tissue, x: f64) -> f64 {
+    let mut s = p.neuron.a * x;
+    for i in 0..p.neuron.n {
+        s += p.c * p.neuron.w[i];
+    }
+    s * s + p.neuron.a * p.reference.a.sin() + p.reference.w[1]
+}
+
+/// `(a x + c Σ_{i<n} w_i)² + sin(a w_1)` at `order = 2`: through the values view.
+#[differentiable(order = 2)]
+fn tissue_curved(p: &Tissue, x: f64) -> f64 {
+    let mut s = p.neuron.a * x;
+    for i in 0..p.neuron.n {
+        s += p.c * p.neuron.w[i];
+    }
+    s * s + (p.neuron.a * p.neuron.w[1]).sin()
+}
+
+impl Tissue {
+    /// `tissue_curved` as a method differentiated in `self`, the neuron read through `self.neuron`.
+    #[differentiable(wrt(self), order = 2)]
+    fn curved(&self, x: f64) -> f64 {
+        let mut s = self.neuron.a * x;
+        for i in 0..self.neuron.n {
+            s += self.c * self.neuron.w[i];
+        }
+        s * s + (self.neuron.a * self.neuron.w[1]).sin()
+    }
+}
+
+/// The gradient of `tissue_curved` over `(neuron.a, neuron.w[0], neuron.w[1], c)` and `x`, by hand.
+fn tissue_curved_by_hand(p: &Tissue, x: f64) -> ([f64; 4], f64) {
+    let (a, w, c) = (p.neuron.a, p.neuron.w, p.c);
+    let s = a * x + c * (w[0] + w[1]);
+    let k = (a * w[1]).cos();
+    (
+        [
+            2.0 * s * x + w[1] * k,
+            2.0 * s * c,
+            2.0 * s * c + a * k,
+            2.0 * s * (w[0] + w[1]),
+        ],
+        2.0 * s * a,
+    )
+}
+
+/// At `order = 2`, a `#[no_grad]` field that holds a struct is not in its parent's values view: reading
+/// its floats panics, saying what to write instead (first order reads it as a constant: `tissue`).
+#[differentiable(order = 2)]
+fn tissue_beside_reference(p: &Tissue, x: f64) -> f64 {
+    p.neuron.a * x + p.reference.a
+}
+
+/// A generic struct nested in another: `order = 2` through the hidden function of the fields.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Stacked<T: Float> {
+    first: Affine<T>,
+    weight: T,
+}
+
+/// `weight x exp(scale) + shift[0] shift[1]`.
+#[differentiable(order = 2)]
+fn stacked<T: Float>(p: &Stacked<T>, x: T) -> T {
+    p.weight * x * p.first.scale.exp() + p.first.shift[0] * p.first.shift[1]
+}
+
 fn mlp(seed: &[f64]) -> Mlp {
     Mlp {
         w1: seed[0..3].to_vec(),
@@ -217,6 +304,105 @@ proptest! {
     }
 }
 
+// Fields of a nested struct read in the body (`p.neuron.a`, `p.neuron.w[i]`, `self.neuron.a`).
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn fields_of_a_nested_struct(a in -1.5..1.5f64, w0 in -1.5..1.5f64, w1 in -1.5..1.5f64, c in -1.5..1.5f64, r in -1.5..1.5f64, x in -1.5..1.5f64) {
+        let p = Tissue {
+            neuron: Neuron { a, w: [w0, w1], n: 2 },
+            c,
+            reference: Neuron { a: r, w: [0.5, r * r], n: 7 },
+        };
+        let (value, (grad, dx)) = tissue_grad(&p, x);
+        assert_close(value, tissue(&p, x), ANALYTIC_TOL, "value");
+        let s = a * x + c * (w0 + w1);
+        assert_close(grad.neuron.a, 2.0 * s * x + r.sin(), ANALYTIC_TOL, "d neuron.a");
+        assert_all_close(&grad.neuron.w, &[2.0 * s * c, 2.0 * s * c], ANALYTIC_TOL, "d neuron.w");
+        assert_close(grad.c, 2.0 * s * (w0 + w1), ANALYTIC_TOL, "d c");
+        assert_close(dx, 2.0 * s * a, ANALYTIC_TOL, "d x");
+        // The `#[no_grad]` fields, nested ones too, are copied from the value.
+        prop_assert_eq!(grad.neuron.n, 2);
+        prop_assert_eq!(&grad.reference, &p.reference);
+        let check = check_gradient_of(|q: &Tissue| tissue(q, x), &p, &grad);
+        prop_assert!(check.is_ok(FD_TOL), "{}", check);
+        // A tangent with non-zero `#[no_grad]` parts: they contribute nothing.
+        let t = Tissue {
+            neuron: Neuron { a: 0.3, w: [-0.6, 0.2], n: 2 },
+            c: 0.7,
+            reference: Neuron { a: 5.0, w: [4.0, -3.0], n: 2 },
+        };
+        let (_, tangent) = tissue_jvp(&p, x, (t.clone(), -0.4));
+        assert_close(tangent, dot(&grad.to_flat(), &t.to_flat()) - 0.4 * dx, ANALYTIC_TOL, "tangent");
+        let (_, scaled) = tissue_vjp(&p, x, COTANGENT);
+        let expected: Vec<f64> = grad.to_flat().iter().map(|g| g * COTANGENT).collect();
+        assert_all_close(&scaled.0.to_flat(), &expected, ANALYTIC_TOL, "vjp");
+    }
+
+    #[test]
+    fn second_derivatives_through_a_nested_struct(a in -1.5..1.5f64, w0 in -1.5..1.5f64, w1 in -1.5..1.5f64, c in -1.5..1.5f64, x in -1.5..1.5f64) {
+        let p = Tissue {
+            neuron: Neuron { a, w: [w0, w1], n: 2 },
+            c,
+            reference: Neuron { a: 0.1, w: [0.2, 0.3], n: 2 },
+        };
+        let (hand, dx_hand) = tissue_curved_by_hand(&p, x);
+        let (value, (grad, dx), h) = tissue_curved_hessian(&p, x);
+        assert_close(value, tissue_curved(&p, x), ANALYTIC_TOL, "value");
+        assert_all_close(&grad.to_flat(), &hand, ANALYTIC_TOL, "gradient");
+        assert_close(dx, dx_hand, ANALYTIC_TOL, "d x");
+        // Over (neuron.a, neuron.w[0], neuron.w[1], c, x): columns by central differences of the hand gradient.
+        let gradient_at = |flat: &[f64]| {
+            let (g, dx) = tissue_curved_by_hand(&p.from_flat(&flat[..4]), flat[4]);
+            [g.to_vec(), vec![dx]].concat()
+        };
+        let at = [a, w0, w1, c, x];
+        for i in 0..5 {
+            let column: Vec<f64> = h.iter().map(|row| row[i]).collect();
+            assert_all_close(&column, &hessian_column(gradient_at, &at, i), 1e-6, &format!("column {i}"));
+        }
+        let t = Tissue { neuron: Neuron { a: 0.3, w: [-0.6, 0.2], n: 9 }, c: 0.7, reference: p.reference.clone() };
+        let (_, _, (product, product_x)) = tissue_curved_hvp(&p, x, (t.clone(), 0.5));
+        let direction = [t.to_flat(), vec![0.5]].concat();
+        let expected: Vec<f64> = h.iter().map(|row| dot(row, &direction)).collect();
+        assert_all_close(&[product.to_flat(), vec![product_x]].concat(), &expected, 1e-9, "H v");
+        prop_assert_eq!(product.neuron.n, 2);
+
+        // The method, differentiated in `self` only.
+        let (value, grad, h) = p.curved_hessian(x);
+        assert_close(value, p.curved(x), ANALYTIC_TOL, "method value");
+        assert_all_close(&grad.to_flat(), &hand, ANALYTIC_TOL, "method gradient");
+        let self_at = |flat: &[f64]| tissue_curved_by_hand(&p.from_flat(flat), x).0.to_vec();
+        for i in 0..4 {
+            let column: Vec<f64> = h.iter().map(|row| row[i]).collect();
+            assert_all_close(&column, &hessian_column(self_at, &at[..4], i), 1e-6, &format!("method column {i}"));
+        }
+
+        // A generic nested struct, on f64 and f32.
+        let q = Stacked { first: Affine { scale: a, shift: vec![w0, w1] }, weight: c };
+        let (value, (g, gx), h) = stacked_hessian(&q, x);
+        assert_close(value, stacked(&q, x), ANALYTIC_TOL, "stacked value");
+        let e = a.exp();
+        assert_all_close(&g.to_flat(), &[c * x * e, w1, w0, x * e], ANALYTIC_TOL, "stacked gradient");
+        assert_close(gx, c * e, ANALYTIC_TOL, "stacked d x");
+        // Over (scale, shift[0], shift[1], weight, x).
+        let hand = [
+            [c * x * e, 0.0, 0.0, x * e, c * e],
+            [0.0, 0.0, 1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0, 0.0],
+            [x * e, 0.0, 0.0, 0.0, e],
+            [c * e, 0.0, 0.0, e, 0.0],
+        ];
+        for (row, expected) in h.iter().zip(&hand) {
+            assert_all_close(row, expected, ANALYTIC_TOL, "stacked Hessian");
+        }
+        let q32 = Stacked { first: Affine { scale: a as f32, shift: vec![w0 as f32, w1 as f32] }, weight: c as f32 };
+        let (_, _, h32) = stacked_hessian(&q32, x as f32);
+        assert_close(f64::from(h32[0][4]), hand[0][4], ANALYTIC_TOL_F32, "f32 stacked d scale d x");
+    }
+}
+
 // `order = 2` on functions of parameter structs: the Hessian runs over the structs' flat views
 // (`to_flat`, `#[no_grad]` fields left out) and the other active inputs, in declaration order.
 proptest! {
@@ -294,6 +480,24 @@ proptest! {
         let (_, _, h32) = affine_hessian(&a32, x as f32);
         assert_close(f64::from(h32[0][3]), hand[0][3], ANALYTIC_TOL_F32, "f32 d scale d x");
     }
+}
+
+#[test]
+#[should_panic(expected = "reads the floats of a `#[no_grad]` field that holds a struct")]
+fn a_no_grad_nested_struct_is_not_read_at_second_order() {
+    let neuron = Neuron {
+        a: 0.5,
+        w: [1.0, 2.0],
+        n: 2,
+    };
+    let p = Tissue {
+        neuron: neuron.clone(),
+        c: 1.0,
+        reference: neuron,
+    };
+    let (value, _) = tissue_beside_reference_grad(&p, 2.0);
+    assert_eq!(value, tissue_beside_reference(&p, 2.0));
+    let _ = tissue_beside_reference_hessian(&p, 2.0);
 }
 
 #[test]

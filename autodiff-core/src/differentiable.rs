@@ -342,6 +342,18 @@ impl<F: Differentiable> AdjointOf<F> for F {
     }
 }
 
+/// The adjoint of a nested struct's field (`p.inner.a`), added into the nested struct by a closure that
+/// runs only where the field holding the nested struct is differentiated: `#[no_grad]` ignores it.
+#[doc(hidden)]
+pub struct NestedAdjoint<C>(pub C);
+
+impl<F, C: FnOnce(&mut F)> AdjointOf<F> for NestedAdjoint<C> {
+    #[inline]
+    fn add_into(self, target: &mut F) {
+        (self.0)(target);
+    }
+}
+
 /// The adjoint of an array field gathered from a slice input (`order = K` on a function of a parameter
 /// struct differentiates the field `c: [f64; 2]` as a `&[f64]`).
 impl<T: Differentiable, const N: usize> AdjointOf<[T; N]> for Vec<T> {

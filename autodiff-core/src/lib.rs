@@ -55,7 +55,7 @@ pub mod private {
     };
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,
-        Differentiable, FieldType, InactiveTangent,
+        Differentiable, FieldType, InactiveTangent, NestedAdjoint,
     };
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lift,

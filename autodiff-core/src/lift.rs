@@ -118,8 +118,19 @@ lift_as_is!(
     u128,
     usize,
     bool,
+    char,
+    String,
     ()
 );
+
+/// A string slice, as it is (a field of a constant struct that a generic copy reads: `self.name.len()`).
+impl<S> Lift<S> for &str {
+    type Out = Self;
+    #[inline]
+    fn lift(self) -> Self {
+        self
+    }
+}
 
 /// A `Vec` of such values, element by element: the gradient of a slice.
 impl<S, X: Lift<S>> Lift<S> for Vec<X> {
@@ -127,6 +138,15 @@ impl<S, X: Lift<S>> Lift<S> for Vec<X> {
     #[inline]
     fn lift(self) -> Vec<X::Out> {
         self.into_iter().map(Lift::lift).collect()
+    }
+}
+
+/// An array of such values, element by element: a field of a constant struct read in a generic copy.
+impl<S, X: Lift<S>, const N: usize> Lift<S> for [X; N] {
+    type Out = [X::Out; N];
+    #[inline]
+    fn lift(self) -> [X::Out; N] {
+        self.map(Lift::lift)
     }
 }
 

@@ -51,15 +51,34 @@ pub fn from_values<D: Differentiable>(primal: &D, values: &[f64]) -> D {
 }
 
 /// Where the field `KEY` of `s` starts in the values view of `s`.
+///
+/// # Panics
+///
+/// If the field is not in the view: a `#[no_grad]` field that holds no floats by its type (a nested
+/// struct, whose floats the function reads or passes on).
 #[inline]
 pub fn field_start<S: FieldType<KEY>, const KEY: u64>(s: &S) -> usize {
-    S::values_range(s).start
+    in_view(S::values_range(s)).start
 }
 
 /// Where the field `KEY` of `s` ends in the values view of `s`.
+///
+/// # Panics
+///
+/// As [`field_start`].
 #[inline]
 pub fn field_end<S: FieldType<KEY>, const KEY: u64>(s: &S) -> usize {
-    S::values_range(s).end
+    in_view(S::values_range(s)).end
+}
+
+/// `range`, which the derive makes `usize::MAX..usize::MAX` for a field that is not in the view.
+fn in_view(range: core::ops::Range<usize>) -> core::ops::Range<usize> {
+    assert!(
+        range.start != usize::MAX,
+        "`order = K` reads the floats of a `#[no_grad]` field that holds a struct, which the values view of \
+         its parent leaves out: pass that struct (or the floats read from it) as a parameter of its own"
+    );
+    range
 }
 
 /// The field `KEY` of `s`, a value that holds no floats the function differentiates (an integer, a flag).

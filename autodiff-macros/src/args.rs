@@ -23,6 +23,10 @@ pub(crate) struct Args {
     /// (`expand::first_order_generic_copy`), which only the generic copies of callers reach, through its
     /// companion; its expansion emits the companion and what it calls, nothing public.
     pub(crate) copy: bool,
+    /// `__lift_fields`, not for users: the function is the generic copy of a method of an `f64` (or `f32`)
+    /// `impl` with a constant `self`, whose fields (floats of the written type, integers) the generated code
+    /// reads in the copy's float type (`__private::lift`).
+    pub(crate) lift_fields: bool,
 }
 
 const USAGE: &str = "expected `#[differentiable]`, `#[differentiable(wrt(a, b))]` or \
@@ -89,6 +93,8 @@ impl Parse for Args {
                 args.struct_whole = true;
             } else if key == "__in_impl" {
                 args.in_impl = true;
+            } else if key == "__lift_fields" {
+                args.lift_fields = true;
             } else {
                 return Err(syn::Error::new(
                     key.span(),

@@ -75,9 +75,15 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
         None => chains_desugared.clone(),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
+    // In the generic copy of a method with a constant `self`, they are read in its float type.
+    let lift = args
+        .lift_fields
+        .then(|| signature::float_type_params(&analysis_item.sig.generics).pop())
+        .flatten();
     let flat = sig
         .as_ref()
-        .and_then(|sig| structs::flatten(&desugared.block, sig));
+        .and_then(|sig| structs::flatten(&desugared.block, sig))
+        .map(|flat| flat.lifting(lift));
     let flat_body = flat
         .as_ref()
         .map(|flat| with_block(&desugared, flat.block.clone()));
@@ -172,7 +178,12 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     };
     match (errors.finish(), sig, analysed) {
         (Ok(()), Some(sig), Some((f, activity))) => {
-            let generics_item = with_struct_bounds(&desugared, &analysis_item, flat.is_some());
+            // (The constant structs of a generic copy with `__lift_fields` hold no float type parameter.)
+            let generics_item = with_struct_bounds(
+                &desugared,
+                &analysis_item,
+                flat.is_some() && !args.lift_fields,
+            );
             let generated = Generated::new(&generics_item, &sig, flat.as_ref(), &f, &activity);
             let generated = Generated {
                 float_params: signature::float_type_params(&analysis_item.sig.generics),
@@ -203,7 +214,10 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 let (_, copy) = first_order_generic_copy(&chains_desugared, &args, false, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
-                (companion::GenericCopy::Missing, TokenStream::new())
+                let calls = calls_of(&f, &activity, false);
+                let copy =
+                    method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls);
+                (companion::GenericCopy::Missing, copy)
             } else if !generated.float_params.is_empty() {
                 (
                     companion::GenericCopy::Itself(quote!(#name)),
@@ -219,7 +233,11 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 first_order_generic_copy(&chains_desugared, &args, flat.is_some(), &calls)
             };
             let companion = generated.companion(generic_copy);
-            let primal = primal(&item);
+            let mut primal = primal(&item);
+            // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do.
+            if let Some(flat) = flat.as_ref().filter(|_| args.lift_fields) {
+                *primal.block = flat.body_with_fields(&sig);
+            }
             quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
         (result, sig, _) => {
@@ -316,6 +334,127 @@ fn first_order_generic_copy(
         companion::GenericCopy::Copy(naming::generic_copy(&item.sig.ident)),
         expand_fn(copy_args, copy, Errors::default()),
     )
+}
+
+/// The generic copy `Self::__f_generic` of a method (or associated function) of an `impl` without float type
+/// parameters, which the generic copies of `order = K` callers call (`self.f(x)`, `Self::f(x)`), where it
+/// surely compiles: of one without parameter structs as of a free function (`first_order_generic_copy`;
+/// at `order = K`, `higher.rs` made it), and of one whose parameter structs (`&self`) are all constants
+/// with its fields read in the copy's float type (`Args::lift_fields`: `self.w[i]` is an `f64` the copy
+/// lifts, `self.n` an integer it keeps). Nothing otherwise: a method taking `self` by value (its callers'
+/// copies pass a reference), differentiated in a struct (`struct_whole.rs` gives those `__f_whole`), or of a
+/// generic `impl` (whose float type the copy cannot take as its own).
+fn method_generic_copy(
+    item: &syn::ItemFn,
+    args: &Args,
+    sig: &Signature,
+    flat: Option<&Flattened>,
+    calls: &[String],
+) -> TokenStream {
+    let parameter_struct = flat.is_some();
+    let generic = !signature::float_type_params(&impl_float_params(item).sig.generics).is_empty();
+    if args.lift_fields {
+        return TokenStream::new();
+    }
+    if generic {
+        return match parameter_struct {
+            false => impl_generic_copy(item, args),
+            true => TokenStream::new(),
+        };
+    }
+    if !parameter_struct {
+        return first_order_generic_copy(item, args, false, calls).1;
+    }
+    let by_reference = |p: &signature::Param| matches!(p.ty, syn::Type::Reference(_));
+    let constant_structs = sig
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
+        .all(|p| !p.active && by_reference(p));
+    // Passed on whole (`g(self, x)`, `g(&self.inner)`), a struct would go to a callee's copy over a struct,
+    // which may not exist (`first_order_generic_copy` makes none).
+    if !constant_structs || flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
+        return TokenStream::new();
+    }
+    let Some(float) = crate::shadow::written_float(item) else {
+        return TokenStream::new();
+    };
+    let Ok(copy) = crate::shadow::surely_compiling_copy(item, float, calls) else {
+        return TokenStream::new();
+    };
+    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
+    quote! {
+        #[::autodiff::differentiable(#wrt __lift_fields, __in_impl)]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #copy
+    }
+}
+
+/// In a generic `impl`, the generic copy `Self::__g_generic` of an associated function without `self`, over a
+/// float type `__S` of its own (the `impl`'s float type parameter renamed), which the hidden function of a
+/// method with `order = K` (`struct_higher.rs`) calls on its own float type. Made where it surely compiles:
+/// the body names `Self` only in the argument of `T::from(..)` (`T::from(Self::HALF)`), as a constant of
+/// another type must be converted there; the function itself declares no float type parameter.
+fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> TokenStream {
+    use syn::visit::Visit;
+    let own = signature::float_type_params(&item.sig.generics);
+    let of_impl = signature::float_type_params(&impl_float_params(item).sig.generics);
+    let [t] = of_impl.as_slice() else {
+        return TokenStream::new();
+    };
+    if !own.is_empty() || item.sig.receiver().is_some() {
+        return TokenStream::new();
+    }
+    struct Unconverted<'a> {
+        t: &'a Ident,
+        found: bool,
+    }
+    impl<'a> Visit<'a> for Unconverted<'_> {
+        fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
+            let conversion = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.segments.len() == 2
+                && p.path.segments[0].ident == *self.t
+                && p.path.segments[1].ident == "from");
+            if !conversion {
+                syn::visit::visit_expr_call(self, call);
+            }
+        }
+        fn visit_ident(&mut self, ident: &'a Ident) {
+            self.found |= ident == "Self" || ident == "self";
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {
+            self.found = true;
+        }
+    }
+    let mut unconverted = Unconverted { t, found: false };
+    unconverted.visit_block(&item.block);
+    if unconverted.found {
+        return TokenStream::new();
+    }
+    let scalar = Ident::new("__S", proc_macro2::Span::call_site());
+    let mut copy = item.clone();
+    copy.attrs.clear();
+    copy.sig.ident = naming::generic_copy(&item.sig.ident);
+    let Ok(mut copy) = syn::parse2::<syn::ItemFn>(crate::shadow::replace_float(
+        copy.to_token_stream(),
+        &t.to_string(),
+        &scalar,
+    )) else {
+        return TokenStream::new();
+    };
+    copy.sig
+        .generics
+        .params
+        .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
+    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
+    // An associated function of the `impl` too, which its own expansion cannot find in the source.
+    quote! {
+        #[::autodiff::differentiable(#wrt __in_impl)]
+        #[doc(hidden)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        #copy
+    }
 }
 
 /// The callees (their paths' tokens) that `f` passes a float or a float array (`floats`), or else only
@@ -943,9 +1082,9 @@ impl<'a> Generated<'a> {
         let (vjp, jvp, extra) = if restricted {
             let all = all_active(self.sig);
             let float_params = self.float_params.clone();
-            let flat_all = self
-                .flat
-                .and_then(|_| structs::flatten(&self.item.block, &all));
+            let flat_all = self.flat.and_then(|flat| {
+                structs::flatten(&self.item.block, &all).map(|all| all.lifting(flat.lift.clone()))
+            });
             let inner_all = flat_all.as_ref().map_or(&all, |flat| &flat.inner);
             let activity =
                 activity::analyze(self.f, inner_all, &float_params, &mut Errors::default());

@@ -380,6 +380,8 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             // By a bare name only. By a path (`libm::erf(x)`) the copy calls what `derivative_of!` finds
             // there (`companion::copy_by_path`), which may be nothing: the caller's first-order derivative
             // reports that call, and a copy made without being asked must add no errors of its own.
+            // (Not `Self::g(..)`: a method has no companion type to carry a fallback copy, so `g` may have
+            // none, and a copy made without being asked must compile.)
             let callee = match &*call.func {
                 syn::Expr::Path(p) if p.qself.is_none() => {
                     p.path.get_ident().map(|i| i.to_string())
@@ -482,13 +484,15 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 .iter()
                 .map(|s| s.ident.to_string())
                 .collect();
+            let constant = |name: &str| {
+                name.chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            };
             let fine = match segments.as_slice() {
-                [one] => {
-                    self.bindings.contains(one)
-                        || one
-                            .chars()
-                            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
-                }
+                // `self` of a method, whose fields the copy reads in its float type (`Args::lift_fields`).
+                [one] => self.bindings.contains(one) || one == "self" || constant(one),
+                // An associated constant (`Self::UNIT`).
+                [ty, name] if ty == "Self" => constant(name),
                 many => many.iter().any(|s| s == "consts"),
             };
             if !fine {

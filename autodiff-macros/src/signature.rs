@@ -200,14 +200,15 @@ fn vec_element(ty: &Type) -> Option<&Type> {
     }
 }
 
-/// A parameter as declared: `x: f64`, and the receiver as `&self` (so that a generated method reads as
-/// the user's does).
+/// A parameter as declared: `x: f64`, and the receiver as `&self` or `self` (so that a generated method
+/// reads as the user's does).
 pub(crate) fn declare(ident: &Ident, ty: &Type) -> TokenStream {
     match ty {
         Type::Reference(r) if ident == "self" => {
             let lifetime = &r.lifetime;
             quote!(&#lifetime #ident)
         }
+        _ if ident == "self" => quote!(#ident),
         _ => quote!(#ident: #ty),
     }
 }
@@ -719,14 +720,23 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(r) => {
-                if r.mutability.is_some() || r.reference.is_none() {
+                // `&self` or `self` (also written `self: &Self`, `self: Self`).
+                let is_self = |ty: &Type| matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"));
+                let supported = r.mutability.is_none()
+                    && match &*r.ty {
+                        Type::Reference(reference) => {
+                            reference.mutability.is_none() && is_self(&reference.elem)
+                        }
+                        ty => is_self(ty),
+                    };
+                if !supported {
                     errors.spanned(
                         r,
-                        "`#[differentiable]` supports methods that take `&self`: write `&self` and return \
-                         the result",
+                        "`#[differentiable]` supports methods that take `&self` or `self`: a method that \
+                         writes `self` (`&mut self`, `mut self`) or takes it in another type is not \
+                         differentiated; take `&self` and return the result",
                     );
-                    ok = false;
-                    continue;
+                    // Still read as `self` below, so that the body's `self.k` meets no second error.
                 }
                 // `self` is a parameter struct of type `Self`, constant unless `wrt(self)` names it.
                 params.push(Param {

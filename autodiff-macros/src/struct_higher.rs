@@ -26,6 +26,7 @@ use crate::structs::Flattened;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use std::collections::HashSet;
+use syn::visit_mut::VisitMut;
 use syn::Ident;
 
 /// What `struct_higher::items` reads: the function, its declared signature, its flattened form, and the
@@ -52,9 +53,19 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     let before = errors.len();
     let method = crate::expand::is_method(s.item);
     let floats = float_fields(s);
-    if method {
-        // The hidden function is declared inside `f_hvp` (an `impl` can hold no companion type), where
-        // neither `Self` nor `self` is in scope.
+    // A method of an `impl` without float type parameters: its hidden function is an associated function
+    // of the same `impl`, which names `Self` (a constant `__self_primal`), so that no companion type is
+    // made for it, and which may name `Self` (`<Self as FieldType<KEY>>::Type`, `Self::helper(x)`).
+    let in_impl =
+        method && crate::signature::float_type_params(&s.analysis_item.sig.generics).is_empty();
+    // In a generic `impl`, one that calls associated functions (`Self::helper(x)`) or reads an integer
+    // field is an associated function too, over a float type `__T` of its own (the `impl`'s renamed).
+    let renamed = (method && !in_impl)
+        .then(|| generic_impl_float(s, &floats))
+        .flatten();
+    if method && !in_impl && renamed.is_none() {
+        // The hidden function is declared inside `f_hvp` (it cannot take the `impl`'s float type
+        // parameter as its own), where neither `Self` nor `self` is in scope.
         let names_self = s
             .flat
             .block
@@ -76,19 +87,21 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
                  the method)",
             );
         } else if let Some((f, _)) = integer_field {
+            let shown: Vec<String> = f.path.iter().map(Ident::to_string).collect();
             errors.spanned(
-                f.field,
+                &f.path[f.path.len() - 1],
                 format!(
                     "`order = K` on a method reads each field of `self` as a float or a slice of floats, and \
                      `self.{}` is read as an integer or a flag here: pass it as a parameter, or write a free \
                      function of the struct with `order = K`",
-                    f.field
+                    shown.join(".")
                 ),
             );
         }
     }
-    // (A method that calls another passes `self` on whole: reported above.)
-    if errors.len() == before && s.flat.uses_a_struct_whole(s.sig) {
+    // (A method that calls another passes `self` on whole: reported above, but in an `impl`, where a
+    // constant `self` is passed on as `__self_primal`, to the callee's generic copy `Self::__g_generic`.)
+    if errors.len() == before && s.flat.uses_a_struct_whole(s.sig, in_impl) && renamed.is_none() {
         errors.spanned(
             order,
             "`order = K` on a function that passes a parameter struct, or a field of one, on whole to a call \
@@ -111,9 +124,10 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     if errors.len() > before {
         return TokenStream::new();
     }
-    let fields_fn = fields_function(s, &floats, order, &scalar);
-    // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`).
-    let (fields_fn, nested) = match method {
+    let fields_fn = fields_function(s, &floats, order, &scalar, in_impl, renamed.as_ref());
+    // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`),
+    // but in an `impl` (`in_impl`, `renamed`).
+    let (fields_fn, nested) = match method && !in_impl && renamed.is_none() {
         false => (fields_fn, TokenStream::new()),
         true => match syn::parse2::<syn::ItemFn>(fields_fn) {
             Ok(f) => {
@@ -123,9 +137,17 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
             Err(e) => (e.to_compile_error(), TokenStream::new()),
         },
     };
-    let hvp = hvp(s, &floats, &scalar, nested);
+    let derivatives = derivatives(
+        s,
+        &scalar,
+        order,
+        nested.clone(),
+        in_impl,
+        renamed.is_some(),
+    );
+    let hvp = hvp(s, &floats, &scalar, nested, in_impl, renamed.is_some());
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
-    quote!(#fields_fn #hvp #hessian)
+    quote!(#fields_fn #hvp #hessian #derivatives)
 }
 
 /// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats? A
@@ -223,6 +245,74 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
     })
 }
 
+/// For a method of a generic `impl` with a constant `self`, whose body names `Self` only to call associated
+/// functions (`Self::helper(x)`) and does so, or reads an integer field (`<Self as FieldType<KEY>>::Type`): the
+/// `impl`'s float type parameter, which its hidden function in the `impl` renames `__T`. `None` otherwise
+/// (the hidden function is then nested in `f_hvp`, or the body gets an error).
+fn generic_impl_float(s: &StructFunction, floats: &[bool]) -> Option<Ident> {
+    use syn::visit::Visit;
+    let own = crate::signature::float_type_params(&s.item.sig.generics);
+    let of_impl = crate::signature::float_type_params(&s.analysis_item.sig.generics);
+    let [t] = of_impl.as_slice() else {
+        return None;
+    };
+    if !own.is_empty() || s.flat.uses_a_struct_whole(s.sig, false) {
+        return None;
+    }
+    #[derive(Default)]
+    struct Mentions {
+        calls: usize,
+        other: usize,
+    }
+    impl<'a> Visit<'a> for Mentions {
+        fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
+            match &*call.func {
+                syn::Expr::Path(p) if associated_call(&p.path).is_some() => {
+                    self.calls += 1;
+                    call.args.iter().for_each(|a| self.visit_expr(a));
+                }
+                _ => syn::visit::visit_expr_call(self, call),
+            }
+        }
+        fn visit_ident(&mut self, ident: &'a Ident) {
+            self.other += usize::from(ident == "Self" || ident == "self");
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut mentions = Mentions::default();
+    mentions.visit_block(&s.flat.block);
+    let integer_field = floats.iter().any(|float| !float);
+    (mentions.other == 0 && (mentions.calls > 0 || integer_field)).then(|| t.clone())
+}
+
+/// `g` of a call `Self::g(..)` of an associated function.
+fn associated_call(path: &syn::Path) -> Option<&Ident> {
+    let segments = &path.segments;
+    (path.leading_colon.is_none()
+        && segments.len() == 2
+        && segments[0].ident == "Self"
+        && segments.iter().all(|s| s.arguments.is_none()))
+    .then(|| &segments[1].ident)
+}
+
+/// `Self::g(..)` → `Self::__g_generic(..)`: the generic copy of `g` over its own float type, which a hidden
+/// function over the renamed float type `__T` calls (`expand::method_generic_copy`).
+struct CallsOfCopies;
+
+impl VisitMut for CallsOfCopies {
+    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+        if let syn::Expr::Path(p) = &mut *call.func {
+            if let Some(g) = associated_call(&p.path) {
+                let copy = crate::naming::generic_copy(g);
+                p.path = syn::parse_quote!(Self::#copy);
+            }
+        }
+        syn::visit_mut::visit_expr_call_mut(self, call);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// Is `token` (or a token inside it) `Self` or `self`?
 fn names_self(token: &proc_macro2::TokenTree) -> bool {
     match token {
@@ -243,16 +333,24 @@ fn body_ident(ident: &Ident) -> Ident {
 }
 
 /// `#[differentiable(order = K, wrt(..))] fn __f_fields(<declared non-struct params>, <field inputs>)`.
+/// In an `impl` (`in_impl`), `self` is passed too, as the constant `__self_primal`; in a generic `impl`
+/// (`renamed`: its float type parameter), the function is over `__T`, that parameter renamed.
 fn fields_function(
     s: &StructFunction,
     floats: &[bool],
     order: &syn::LitInt,
     scalar: &Ident,
+    in_impl: bool,
+    renamed: Option<&Ident>,
 ) -> TokenStream {
     let mut params = Vec::new();
     let mut wrt = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         if let Kind::Struct(ty) = &p.kind {
+            if in_impl && p.ident == "self" {
+                let primal = self_primal();
+                params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
+            }
             for (f, float) in s
                 .flat
                 .field_inputs()
@@ -264,8 +362,8 @@ fn fields_function(
                     (true, _) => quote!(#ident: &[#scalar]),
                     (false, true) => quote!(#ident: #scalar),
                     (false, false) => {
-                        let key = crate::naming::field_key(&f.field.to_string());
-                        quote!(#ident: <#ty as ::autodiff::__private::FieldType<#key>>::Type)
+                        let field_ty = crate::structs::field_type(&ty.to_token_stream(), f.path);
+                        quote!(#ident: #field_ty)
                     }
                 });
                 if p.active && *float {
@@ -290,7 +388,12 @@ fn fields_function(
     // Nested in a method's `f_hvp`, the function declares the float type parameter of a generic `impl`
     // itself (`impl<T: Float> Model<T>`).
     let mut generics = item.sig.generics.clone();
-    if method {
+    let own_float = Ident::new("__T", Span::call_site());
+    if renamed.is_some() {
+        generics
+            .params
+            .push(syn::parse_quote!(#own_float: ::autodiff::__private::Float));
+    } else if method && !in_impl {
         let declared = crate::signature::float_type_params(&generics);
         for t in crate::signature::float_type_params(&s.analysis_item.sig.generics) {
             if !declared.contains(&t) {
@@ -303,17 +406,70 @@ fn fields_function(
     let ret = &s.sig.ret_ty;
     let where_clause = &generics.where_clause;
     let name = fields_name(item);
-    let block = &s.flat.block;
+    let mut block = s.flat.block.clone();
+    if in_impl {
+        SelfAsPrimal.visit_block_mut(&mut block);
+    }
+    if renamed.is_some() {
+        CallsOfCopies.visit_block_mut(&mut block);
+    }
+    let function = quote!(#vis fn #name #generics (#(#params),*) -> #ret #where_clause #block);
+    // Renamed, but for the bound that an integer field's `<Self as FieldType<KEY>>::Type` needs of the
+    // `impl`'s own parameter (the derive's `impl FieldType<KEY> for Coil<T> where T: Differentiable`).
+    let function = match renamed {
+        Some(t) => {
+            let renamed = crate::shadow::replace_float(function, &t.to_string(), &own_float);
+            match syn::parse2::<syn::ItemFn>(renamed) {
+                Ok(mut f) => {
+                    f.sig
+                        .generics
+                        .make_where_clause()
+                        .predicates
+                        .push(syn::parse_quote!(#t: ::autodiff::__private::Differentiable));
+                    f.into_token_stream()
+                }
+                Err(e) => e.to_compile_error(),
+            }
+        }
+        None => function,
+    };
     quote! {
         #[::autodiff::differentiable(order = #order, wrt(#(#wrt),*))]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #name #generics (#(#params),*) -> #ret #where_clause #block
+        #function
     }
 }
 
-/// `f_hvp(<params>, v: G) -> (R, G, G)` through `__f_fields_hvp`.
-fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream) -> TokenStream {
+/// `self` → `__self_primal` in the body of the hidden function, which passes it on (`Self::g(self, x)`).
+struct SelfAsPrimal;
+
+impl syn::visit_mut::VisitMut for SelfAsPrimal {
+    fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
+        if p.qself.is_none() && p.path.is_ident("self") {
+            let primal = self_primal();
+            p.path = syn::parse_quote!(#primal);
+        }
+    }
+
+    // Items nested in the body have no `self` of the method's.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `self` as the hidden function of a method in an `impl` takes it: a constant.
+fn self_primal() -> Ident {
+    Ident::new("__self_primal", Span::call_site())
+}
+
+/// `f_hvp(<params>, v: G) -> (R, G, G)` through `__f_fields_hvp` (`Self::__f_fields_hvp` in an `impl`).
+fn hvp(
+    s: &StructFunction,
+    floats: &[bool],
+    scalar: &Ident,
+    nested: TokenStream,
+    in_impl: bool,
+    renamed: bool,
+) -> TokenStream {
     let v = crate::naming::local("v");
     let gradient_ty = s.sig.gradient_type();
     let name = crate::signature::derived_name(s.item, "hvp");
@@ -333,12 +489,10 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream)
             .map(|&i| quote::ToTokens::into_token_stream(direction(i)))
             .collect(),
     );
-    let mut args = Vec::new();
+    let args = call_args(s, in_impl);
     let mut inner_directions = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         let Kind::Struct(ty) = &p.kind else {
-            let ident = &p.ident;
-            args.push(quote!(#ident));
             if p.active {
                 let d = direction(i);
                 inner_directions.push(quote!(#d));
@@ -351,26 +505,27 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream)
             .zip(floats)
             .filter(|(f, _)| f.parent == i)
         {
-            let (input, field) = (f.ident, f.field);
-            args.push(if f.array {
-                quote!(&#input[..])
-            } else {
-                quote!(#input)
-            });
+            let input = f.ident;
             if !p.active || !float {
                 continue;
             }
             let d = direction(i);
-            let take = format_ident!("__autodiff_tangent_of_{}", field);
+            let (ty, primal) = (ty.to_token_stream(), crate::structs::reference(p));
+            let zero = match f.array {
+                true => quote!(::autodiff::__private::zeros_like(#input)),
+                false => quote!(::autodiff::__private::constant_zero(&#input)),
+            };
+            let tangent =
+                crate::structs::field_tangent(&ty, quote!(#d), quote!((#primal)), f.path, zero);
             inner_directions.push(if f.array {
-                quote!(<#ty>::#take(&#d.#field, || ::autodiff::__private::zeros_like(#input))[..].to_vec())
+                quote!(#tangent[..].to_vec())
             } else {
-                quote!(<#ty>::#take(&#d.#field, || ::autodiff::__private::constant_zero(&#input)))
+                tangent
             });
         }
     }
     let inner_directions = crate::emit::tuple_or_single(inner_directions);
-    let callee = format_ident!("{}_hvp", fields_name(s.item));
+    let callee = fields_item(s, "hvp", in_impl || renamed);
     let prologue = s.flat.bind_fields(s.sig);
     let (value, gradient, product) = (
         Ident::new("__value", Span::mixed_site()),
@@ -393,6 +548,81 @@ fn hvp(s: &StructFunction, floats: &[bool], scalar: &Ident, nested: TokenStream)
             #prologue
             let (#value, #gradient, #product) = #callee(#(#args,)* #inner_directions);
             (#value, #gathered_gradient, #gathered_product)
+        }
+    }
+}
+
+/// The arguments of the hidden function of the fields, after `Flattened::bind_fields`: the declared
+/// parameters but the structs, and for each struct its field inputs (and `self` itself in an `impl`).
+fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
+    let mut args = Vec::new();
+    for (i, p) in s.sig.params.iter().enumerate() {
+        if !matches!(p.kind, Kind::Struct(_)) {
+            let ident = &p.ident;
+            args.push(quote!(#ident));
+            continue;
+        }
+        if in_impl && p.ident == "self" {
+            args.push(crate::structs::reference(p));
+        }
+        for f in s.flat.field_inputs().filter(|f| f.parent == i) {
+            let input = f.ident;
+            args.push(match f.array {
+                true => quote!(&#input[..]),
+                false => quote!(#input),
+            });
+        }
+    }
+    args
+}
+
+/// The generated item `suffix` of the hidden function of the fields, as `f`'s items call it
+/// (`Self::__f_fields_hvp` in an `impl`).
+fn fields_item(s: &StructFunction, suffix: &str, in_impl: bool) -> TokenStream {
+    let item = format_ident!("{}_{}", fields_name(s.item), suffix);
+    match in_impl {
+        true => quote!(Self::#item),
+        false => quote!(#item),
+    }
+}
+
+/// `f_derivatives(<params>) -> [T; K + 1]` for a function whose one active input is a float (its structs
+/// constant): the hidden function's own, which has the same one active input.
+fn derivatives(
+    s: &StructFunction,
+    scalar: &Ident,
+    order: &syn::LitInt,
+    nested: TokenStream,
+    in_impl: bool,
+    renamed: bool,
+) -> TokenStream {
+    let one_scalar = matches!(s.sig.active().collect::<Vec<_>>().as_slice(),
+        [p] if p.array.is_none() && !matches!(p.kind, Kind::Struct(_)) && crate::signature::float_tuple(&p.kind).is_none());
+    let Ok(k) = order.base10_parse::<usize>() else {
+        return TokenStream::new();
+    };
+    if !one_scalar {
+        return TokenStream::new();
+    }
+    let len = k + 1;
+    let name = crate::signature::derived_name(s.item, "derivatives");
+    let signature = s
+        .sig
+        .generated(s.bounded, &name, None, quote!([#scalar; #len]));
+    let callee = fields_item(s, "derivatives", in_impl || renamed);
+    let args = call_args(s, in_impl);
+    let prologue = s.flat.bind_fields(s.sig);
+    let doc = format!(
+        " `[f, f', .., f^({k})]` of `{}` at its active input: `{callee}` on the fields the body reads.",
+        s.item.sig.ident
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #signature {
+            #nested
+            #prologue
+            #callee(#(#args),*)
         }
     }
 }
@@ -422,9 +652,10 @@ fn gather(s: &StructFunction, floats: &[bool], parts: &Ident) -> TokenStream {
         {
             let k = slot(slots.len());
             slots.push(quote!(#k));
-            fields.push((f.field, quote!(#k)));
+            fields.push((f.path, quote!(#k)));
         }
-        outer.push(crate::structs::gathered_struct(ty, &p.ident, None, fields));
+        let parent = crate::structs::reference(p);
+        outer.push(crate::structs::gathered_struct(ty, &parent, None, fields));
     }
     let slots = crate::emit::tuple_or_single(slots);
     let outer = crate::emit::tuple_or_single(outer);
@@ -485,11 +716,12 @@ mod tests {
         let method = |body: proc_macro2::TokenStream| {
             crate::expand::differentiable(
                 quote!(order = 2, wrt(x)),
-                quote!(fn energy(&self, x: f64) -> f64 { #body }),
+                quote!(fn energy(&self, x: T) -> T { #body }),
             )
             .to_string()
         };
-        // A method's hidden function is declared inside its `f_hvp`: it may not name `Self` or `self`.
+        // In a generic `impl`, a method's hidden function is declared inside its `f_hvp`: it may not name
+        // `Self` or `self`.
         let fine = method(quote!(self.k * x * x));
         assert!(
             !fine.contains("compile_error") && fine.contains("fn __energy_fields"),
@@ -500,10 +732,43 @@ mod tests {
             calling.contains("names `Self` or calls a method"),
             "{calling}"
         );
-        let integer = method(quote!(self.k * x.powi(self.n as i32)));
+        // Unless it calls associated functions only (through their generic copies) or reads an integer
+        // field: then it is an associated function over the `impl`'s float type renamed `__T`.
+        for body in [
+            quote!(self.k * x.powi(self.n as i32)),
+            quote!(Self::helper(x) * self.k),
+        ] {
+            let text = method(body);
+            assert!(!text.contains("compile_error"), "{text}");
+            assert!(text.contains("fn __energy_fields < __T"), "{text}");
+        }
+        let integer = method(quote!(self.k * x.powi(self.n as i32) + self.other(x)));
         assert!(
-            integer.contains("`self.n` is read as an integer"),
+            integer.contains("names `Self` or calls a method"),
             "{integer}"
         );
+        // In an `impl` without float type parameters it is an associated function of the `impl`, which
+        // names `Self`: integer fields by their type, associated items.
+        let in_impl = |body: proc_macro2::TokenStream| {
+            crate::expand::differentiable(
+                quote!(order = 2, wrt(x)),
+                quote!(fn energy(&self, x: f64) -> f64 { #body }),
+            )
+            .to_string()
+        };
+        for body in [
+            quote!(self.k * x.powi(self.n as i32)),
+            quote!(Self::helper(x) * self.k * Self::SCALE),
+        ] {
+            let text = in_impl(body);
+            assert!(!text.contains("compile_error"), "{text}");
+            assert!(
+                text.contains(
+                    "__self_primal : & < Self as :: autodiff :: __private :: Itself > :: Type"
+                ),
+                "{text}"
+            );
+            assert!(text.contains("Self :: __energy_fields_hvp (self"), "{text}");
+        }
     }
 }

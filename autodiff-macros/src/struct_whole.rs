@@ -176,9 +176,12 @@ fn whole_function(
             .filter(|(f, _)| f.parent == i)
         {
             let ident = Ident::new(&f.ident.to_string(), Span::call_site());
-            let key = crate::naming::field_key(&f.field.to_string());
-            let start = quote!(::autodiff::__private::field_start::<#ty, #key>(#primal));
-            let end = quote!(::autodiff::__private::field_end::<#ty, #key>(#primal));
+            // The struct that holds the field (`p`, or `p.inner` for `p.inner.a`), and where its part of
+            // the view starts.
+            let (owner, owner_ty, offset, key) = owner(&ty.to_token_stream(), &primal, f.path);
+            let start =
+                quote!(#offset ::autodiff::__private::field_start::<#owner_ty, #key>(#owner));
+            let end = quote!(#offset ::autodiff::__private::field_end::<#owner_ty, #key>(#owner));
             let (first, last) = (
                 format_ident!("{}_start", ident),
                 format_ident!("{}_end", ident),
@@ -187,7 +190,7 @@ fn whole_function(
                 // A nested struct passed on whole: itself, and its part of the view.
                 let (inner_primal, inner_values) = pair(&f.ident.to_string());
                 prologue.push(quote! {
-                    let #inner_primal = ::autodiff::__private::field_ref::<#ty, #key>(#primal);
+                    let #inner_primal = ::autodiff::__private::field_ref::<#owner_ty, #key>(#owner);
                     let #first = #start;
                     let #last = #end;
                     let #inner_values = &#values[#first..#last];
@@ -203,7 +206,7 @@ fn whole_function(
                 prologue.push(quote!(let #ident = #values[#start];));
             } else {
                 prologue.push(
-                    quote!(let #ident = ::autodiff::__private::field_value::<#ty, #key>(#primal);),
+                    quote!(let #ident = ::autodiff::__private::field_value::<#owner_ty, #key>(#owner);),
                 );
             }
         }
@@ -238,6 +241,31 @@ fn whole_function(
             #(#stmts)*
         }
     })
+}
+
+/// For the field at `path` of the struct `primal` (of type `ty`): the struct that holds its last step (`primal`,
+/// or `field_ref::<Outer, KEY_inner>(primal)` for `inner.a`), that struct's type, where that struct's part
+/// of the view of `primal` starts (`field_start::<Outer, KEY_inner>(primal) +`, nothing for a field of
+/// `primal` itself: a nested struct's view is a contiguous part of its parent's), and the last step's key.
+fn owner(
+    ty: &TokenStream,
+    primal: &Ident,
+    path: &[Ident],
+) -> (TokenStream, TokenStream, TokenStream, syn::LitInt) {
+    let (mut owner, mut owner_ty, mut offset) = (quote!(#primal), ty.clone(), TokenStream::new());
+    let key = |field: &Ident| crate::naming::field_key(&field.to_string());
+    // (A field input's path has one field or more: `structs::field_path`.)
+    let (last, steps) = path
+        .split_last()
+        .map_or((None, path), |(l, s)| (Some(l), s));
+    for field in steps {
+        let key = key(field);
+        offset = quote!(#offset ::autodiff::__private::field_start::<#owner_ty, #key>(#owner) +);
+        owner = quote!(::autodiff::__private::field_ref::<#owner_ty, #key>(#owner));
+        owner_ty = crate::structs::field_type(&owner_ty, std::slice::from_ref(field));
+    }
+    let last = last.map_or_else(|| crate::naming::field_key(""), key);
+    (owner, owner_ty, offset, last)
 }
 
 /// Rewrites each call that passes a struct on whole (`g(p, x)`, `Self::g(self, x)`, `g(&__p_inner)`) into a
@@ -357,10 +385,9 @@ fn hvp(s: &StructFunction) -> TokenStream {
             }
             continue;
         };
-        // Every struct is a reference here (`self`, `p: &Mlp`, or `&s` for `s: Spring`).
+        // Every struct as a reference (`self`, `p: &Mlp`, or `&s` for `s: Spring`).
         let reference = match &p.ty {
             syn::Type::Reference(_) => quote!(#ident),
-            _ if ident == "self" => quote!(#ident),
             _ => quote!(&#ident),
         };
         let (view, d, dv) = (values(i), direction(i), direction_values(i));

@@ -7,6 +7,10 @@
 //! are `#[no_grad]` only the struct's `#[derive(Differentiable)]` knows: it gives each field two hidden
 //! associated functions, which the generated code calls to add a field's adjoint into the gradient struct
 //! (nothing for a `#[no_grad]` field) and to take a field's tangent (zero for a `#[no_grad]` field).
+//! A nested struct's field (`p.inner.a`) is an input of its own too, reached through each struct on the
+//! path: its type by the derive's `FieldType` (`field_type`), its adjoint added by a closure that the
+//! outer struct's `__autodiff_add_to_inner` runs (`add_field_adjoint`), so a `#[no_grad]` anywhere on the
+//! path leaves it out.
 //!
 //! ```text
 //! // Input:                               // Output (the body the passes see, and the wrappers):
@@ -43,7 +47,8 @@ enum Shape {
 struct FieldInput {
     /// The index of the struct among the declared parameters.
     parent: usize,
-    field: Ident,
+    /// The field (`w` of `p.w`), or the path to a nested struct's field (`inner`, `a` of `p.inner.a`).
+    path: Vec<Ident>,
     /// The input's name in the generated code (`__p_w`).
     ident: Ident,
     shape: Shape,
@@ -58,6 +63,9 @@ pub(crate) struct Flattened {
     fields: Vec<FieldInput>,
     /// Which structs the body uses as a whole (passes to calls), by declared index.
     whole: Vec<bool>,
+    /// In the generic copy of a method with a constant `self` (`Args::lift_fields`), its float type: the
+    /// fields are read in it (`__private::lift`).
+    pub(crate) lift: Option<Ident>,
 }
 
 /// The flattened form of a function whose declared signature is `sig`, or `None` if it has no
@@ -73,8 +81,13 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     if structs.is_empty() {
         return None;
     }
+    let self_by_value = sig
+        .params
+        .iter()
+        .any(|p| p.ident == "self" && !matches!(p.ty, syn::Type::Reference(_)));
     let mut rewrite = Rewrite {
         structs: &structs,
+        self_by_value,
         found: Vec::new(),
     };
     let mut block = block.clone();
@@ -84,7 +97,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     uses.visit_block(&block);
     let fields: Vec<FieldInput> = found
         .into_iter()
-        .map(|(parent, field, ident)| {
+        .map(|(parent, path, ident)| {
             let name = ident.to_string();
             let shape = if uses.array.contains(&name) {
                 Shape::Array
@@ -95,7 +108,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
             };
             FieldInput {
                 parent,
-                field,
+                path,
                 ident,
                 shape,
             }
@@ -150,58 +163,95 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         },
         fields,
         whole,
+        lift: None,
     })
 }
 
-/// Replaces `p.field` (and `self.field`) by the field's input, and records the fields.
+/// Replaces `p.field` (and `self.field`, and a nested struct's `p.inner.a`) by the field's input, and
+/// records the fields.
 struct Rewrite<'a> {
     structs: &'a [(usize, String)],
-    /// (struct, field, input name), in order of first use.
-    found: Vec<(usize, Ident, Ident)>,
+    /// The method takes `self` by value: `self.other(x)` borrows it (`Self::other(&self, x)`), as the
+    /// method call's auto-reference does for a callee taking `&self`.
+    self_by_value: bool,
+    /// (struct, path of fields, input name), in order of first use.
+    found: Vec<(usize, Vec<Ident>, Ident)>,
 }
 
 impl VisitMut for Rewrite<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        // `self.other(x)` → `Self::other(self, x)`: a call, differentiated through `Self::__other_vjp`.
+        // `self.other(x)` → `Self::other(self, x)` (`Self::other(&self, x)` for a `self` taken by value): a
+        // call, differentiated through `Self::__other_vjp`.
         if let Expr::MethodCall(m) = expr {
             let receiver_is_self = matches!(&*m.receiver, Expr::Path(p) if p.path.is_ident("self"));
             if receiver_is_self && self.structs.iter().any(|(_, name)| name == "self") {
                 let (method, turbofish) = (&m.method, &m.turbofish);
                 let receiver = &m.receiver;
+                let borrow = self.self_by_value.then(|| quote!(&));
                 let args = m.args.iter();
-                *expr = syn::parse_quote_spanned!(m.method.span()=> Self::#method #turbofish(#receiver, #(#args),*));
+                *expr = syn::parse_quote_spanned!(m.method.span()=> Self::#method #turbofish(#borrow #receiver, #(#args),*));
                 syn::visit_mut::visit_expr_mut(self, expr);
                 return;
             }
         }
-        if let Expr::Field(f) = expr {
-            if let (syn::Member::Named(field), Some(parent)) =
-                (&f.member, struct_named(&f.base, self.structs))
+        if let Some((parent, path)) = field_path(expr, self.structs) {
+            let (index, name) = &self.structs[parent];
+            let ident = match self
+                .found
+                .iter()
+                .find(|(p, fi, _)| *p == *index && *fi == path)
             {
-                let (index, name) = &self.structs[parent];
-                let ident = match self
-                    .found
-                    .iter()
-                    .find(|(p, fi, _)| *p == *index && fi == field)
-                {
-                    Some((_, _, ident)) => ident.clone(),
-                    None => {
-                        let ident =
-                            format_ident!("__{}_{}", name, field, span = Span::mixed_site());
-                        self.found.push((*index, field.clone(), ident.clone()));
-                        ident
+                Some((_, _, ident)) => ident.clone(),
+                None => {
+                    // `__p_w`, `__p_inner__a`; a number after a name that another path took already.
+                    let joined: Vec<String> = path.iter().map(Ident::to_string).collect();
+                    let base = format!("__{}_{}", name, joined.join("__"));
+                    let mut name = base.clone();
+                    let mut n = 1;
+                    while self.found.iter().any(|(_, _, ident)| *ident == name) {
+                        name = format!("{base}_{n}");
+                        n += 1;
                     }
-                };
-                let path = Ident::new(&ident.to_string(), field.span());
-                *expr = syn::parse_quote!(#path);
-                return;
-            }
+                    let ident = Ident::new(&name, Span::mixed_site());
+                    self.found.push((*index, path.clone(), ident.clone()));
+                    ident
+                }
+            };
+            let last = path.last().map_or_else(Span::call_site, Ident::span);
+            let path = Ident::new(&ident.to_string(), last);
+            *expr = syn::parse_quote!(#path);
+            return;
         }
         syn::visit_mut::visit_expr_mut(self, expr);
     }
 
     // Items nested in the body cannot see the function's parameters.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The struct (its position in `structs`) and the path of named fields that `expr` reads, if it reads
+/// a field of one: `p.w` gives `[w]`, `p.inner.a` gives `[inner, a]`.
+fn field_path(expr: &Expr, structs: &[(usize, String)]) -> Option<(usize, Vec<Ident>)> {
+    let mut path = Vec::new();
+    let mut base = expr;
+    loop {
+        match base {
+            Expr::Field(f) => {
+                let syn::Member::Named(field) = &f.member else {
+                    return None;
+                };
+                path.push(field.clone());
+                base = &f.base;
+            }
+            Expr::Paren(p) if !path.is_empty() => base = &p.expr,
+            _ => break,
+        }
+    }
+    if path.is_empty() {
+        return None;
+    }
+    path.reverse();
+    struct_named(base, structs).map(|parent| (parent, path))
 }
 
 /// The position in `structs` of the struct `base` names, if it names one.
@@ -266,20 +316,20 @@ impl<'ast> Visit<'ast> for Uses {
 
 /// A struct of type `ty` assembled from adjoints (or tangents) in `f_vjp` and `f_hvp`: `zero_like(parent)`
 /// (which copies the `#[no_grad]` fields), then the struct's own adjoint `whole` if the body passed it on
-/// whole, then each field's `(field, adjoint)` added by the derive's `__autodiff_add_to_*` (nothing for a
+/// whole, then each field's `(path, adjoint)` added by the derive's `__autodiff_add_to_*` (nothing for a
 /// `#[no_grad]` field).
 pub(crate) fn gathered_struct<'f>(
     ty: &syn::Type,
-    parent: &Ident,
+    parent: &TokenStream,
     whole: Option<TokenStream>,
-    fields: impl IntoIterator<Item = (&'f Ident, TokenStream)>,
+    fields: impl IntoIterator<Item = (&'f [Ident], TokenStream)>,
 ) -> TokenStream {
     let g = Ident::new("__struct_gradient", Span::mixed_site());
     let whole = whole.map(|w| quote!(::autodiff::__private::AdjointOf::add_into(#w, &mut #g);));
-    let fields = fields.into_iter().map(|(field, adjoint)| {
-        let add = format_ident!("__autodiff_add_to_{}", field);
-        quote!(<#ty>::#add(&mut #g, #adjoint);)
-    });
+    let ty_tokens = ty.to_token_stream();
+    let fields = fields
+        .into_iter()
+        .map(|(path, adjoint)| add_field_adjoint(&ty_tokens, quote!(&mut #g), path, adjoint));
     quote!({
         let mut #g = <#ty as ::autodiff::__private::Differentiable>::zero_like(#parent);
         #whole
@@ -288,11 +338,92 @@ pub(crate) fn gathered_struct<'f>(
     })
 }
 
+/// The type of the field at `path` of a struct of type `ty`, as the derive's `FieldType` names it:
+/// `<<Outer as FieldType<KEY_inner>>::Type as FieldType<KEY_a>>::Type` for `inner.a`.
+pub(crate) fn field_type(ty: &TokenStream, path: &[Ident]) -> TokenStream {
+    path.iter().fold(ty.clone(), |ty, field| {
+        let key = crate::naming::field_key(&field.to_string());
+        quote!(<#ty as ::autodiff::__private::FieldType<#key>>::Type)
+    })
+}
+
+/// `target.<path> += adjoint` for `target: &mut S`, `S` of type `ty`, through the derive's
+/// `__autodiff_add_to_*` of each struct on the path: nothing where a field on it is `#[no_grad]`.
+/// ```text
+/// <Outer>::__autodiff_add_to_inner(&mut g, NestedAdjoint(move |g: &mut Inner| <Inner>::__autodiff_add_to_a(g, adjoint)))
+/// ```
+fn add_field_adjoint(
+    ty: &TokenStream,
+    target: TokenStream,
+    path: &[Ident],
+    adjoint: TokenStream,
+) -> TokenStream {
+    let Some((field, rest)) = path.split_first() else {
+        return TokenStream::new();
+    };
+    let add = format_ident!("__autodiff_add_to_{}", field);
+    if rest.is_empty() {
+        return quote!(<#ty>::#add(#target, #adjoint););
+    }
+    let inner_ty = field_type(ty, std::slice::from_ref(field));
+    let nested = Ident::new("__nested_gradient", Span::mixed_site());
+    let inner = add_field_adjoint(&inner_ty, quote!(#nested), rest, adjoint);
+    quote! {
+        <#ty>::#add(
+            #target,
+            ::autodiff::__private::NestedAdjoint(move |#nested: &mut #inner_ty| { #inner }),
+        );
+    }
+}
+
+/// The tangent of the field at `path` of the struct `primal` (a place of type `ty`) in the struct's
+/// tangent `tangent` (a place), by the derive's `__autodiff_tangent_of_*` of each struct on the path:
+/// `zero` (the field's zero) where a field on it is `#[no_grad]`.
+pub(crate) fn field_tangent(
+    ty: &TokenStream,
+    tangent: TokenStream,
+    primal: TokenStream,
+    path: &[Ident],
+    zero: TokenStream,
+) -> TokenStream {
+    let Some((field, rest)) = path.split_first() else {
+        return tangent;
+    };
+    let take = format_ident!("__autodiff_tangent_of_{}", field);
+    if rest.is_empty() {
+        return quote!(<#ty>::#take(&#tangent.#field, || #zero));
+    }
+    let nested = quote!(<#ty>::#take(
+        &#tangent.#field,
+        || ::autodiff::__private::Differentiable::zero_like(&#primal.#field),
+    ));
+    let inner_ty = field_type(ty, std::slice::from_ref(field));
+    field_tangent(
+        &inner_ty,
+        quote!((#nested)),
+        quote!(#primal.#field),
+        rest,
+        zero,
+    )
+}
+
+/// The parameter struct `p` as a reference in a generated body after `Flattened::prologue` (which makes
+/// every struct taken by value a reference, but for `self`): `p`, or `&self` for a `self` taken by value.
+pub(crate) fn reference(p: &Param) -> TokenStream {
+    let ident = &p.ident;
+    match &p.ty {
+        syn::Type::Reference(_) => quote!(#ident),
+        _ if ident == "self" => quote!(&#ident),
+        _ => quote!(#ident),
+    }
+}
+
 /// A field input as `order = K` sees it (`struct_higher.rs`).
 pub(crate) struct FieldView<'a> {
     /// The index of the struct among the declared parameters.
     pub(crate) parent: usize,
-    pub(crate) field: &'a Ident,
+    /// The field, or the path to a nested struct's field (`inner.a`).
+    pub(crate) path: &'a [Ident],
     /// The input's name in the generated code (`__p_w`).
     pub(crate) ident: &'a Ident,
     /// Indexed, iterated or asked its `.len()`.
@@ -302,21 +433,27 @@ pub(crate) struct FieldView<'a> {
 }
 
 impl Flattened {
-    /// Does the body pass a parameter struct of `sig`, or a field of one, on whole (to a call)?
-    pub(crate) fn uses_a_struct_whole(&self, sig: &Signature) -> bool {
+    /// Does the body pass a parameter struct of `sig`, or a field of one, on whole (to a call)? A constant
+    /// `self` does not count where `constant_self` says it may be passed on.
+    pub(crate) fn uses_a_struct_whole(&self, sig: &Signature, constant_self: bool) -> bool {
         self.fields.iter().any(|f| f.shape == Shape::Whole)
-            || sig
-                .params
-                .iter()
-                .zip(&self.whole)
-                .any(|(p, whole)| *whole && matches!(p.kind, Kind::Struct(_)))
+            || sig.params.iter().zip(&self.whole).any(|(p, whole)| {
+                *whole
+                    && matches!(p.kind, Kind::Struct(_))
+                    && !(constant_self && p.ident == "self" && !p.active)
+            })
+    }
+
+    /// The same, its fields read in the float type `lift` (see `lift`).
+    pub(crate) fn lifting(self, lift: Option<Ident>) -> Self {
+        Flattened { lift, ..self }
     }
 
     /// The field inputs, in the order of `inner`'s parameters.
     pub(crate) fn field_inputs(&self) -> impl Iterator<Item = FieldView<'_>> {
         self.fields.iter().map(|f| FieldView {
             parent: f.parent,
-            field: &f.field,
+            path: &f.path,
             ident: &f.ident,
             array: f.shape == Shape::Array,
             whole: f.shape == Shape::Whole,
@@ -328,22 +465,60 @@ impl Flattened {
         self.prologue(sig)
     }
 
+    /// The flattened body as a function's own body: the field inputs bound under the names the body spells
+    /// (those of the generated code are hygienic), then the body.
+    pub(crate) fn body_with_fields(&self, sig: &Signature) -> syn::Block {
+        let body_names = Flattened {
+            block: self.block.clone(),
+            inner: self.inner.clone(),
+            fields: self
+                .fields
+                .iter()
+                .map(|f| FieldInput {
+                    parent: f.parent,
+                    path: f.path.clone(),
+                    ident: Ident::new(&f.ident.to_string(), Span::call_site()),
+                    shape: f.shape,
+                })
+                .collect(),
+            whole: self.whole.clone(),
+            lift: self.lift.clone(),
+        };
+        let prologue = body_names.prologue(sig);
+        let block = &self.block;
+        syn::parse_quote!({ #prologue #block })
+    }
+
     /// Binds the field inputs at the start of a generated body: `let __p_w = &p.w;`, `let __p_b = p.b;`
     /// (and `let p = &p;` for a struct taken by value, so that every struct is a reference).
     fn prologue(&self, sig: &Signature) -> TokenStream {
         let mut code = Vec::new();
         for p in &sig.params {
-            if matches!(p.kind, Kind::Struct(_)) && !matches!(p.ty, syn::Type::Reference(_)) {
+            // `self` cannot be rebound: a `self` taken by value is borrowed where it is used (`reference`).
+            if matches!(p.kind, Kind::Struct(_))
+                && !matches!(p.ty, syn::Type::Reference(_))
+                && p.ident != "self"
+            {
                 let ident = &p.ident;
                 code.push(quote!(let #ident = &#ident;));
             }
         }
         for input in &self.fields {
-            let (parent, field, ident) =
-                (&sig.params[input.parent].ident, &input.field, &input.ident);
-            code.push(match input.shape {
-                Shape::Array | Shape::Whole => quote!(let #ident = &#parent.#field;),
-                Shape::Scalar => quote!(let #ident = #parent.#field;),
+            let (parent, path, ident) =
+                (&sig.params[input.parent].ident, &input.path, &input.ident);
+            let lifted = self.lift.as_ref().map(|scalar| {
+                quote!(::autodiff::__private::lift::<#scalar, _>(
+                    ::core::clone::Clone::clone(&#parent #(.#path)*)
+                ))
+            });
+            code.push(match (input.shape, lifted) {
+                (Shape::Array, Some(lifted)) => {
+                    let owned = format_ident!("{}_lifted", ident, span = Span::mixed_site());
+                    quote!(let #owned = #lifted; let #ident = &#owned;)
+                }
+                (Shape::Scalar, Some(lifted)) => quote!(let #ident = #lifted;),
+                (Shape::Array | Shape::Whole, _) => quote!(let #ident = &#parent #(.#path)*;),
+                (Shape::Scalar, None) => quote!(let #ident = #parent #(.#path)*;),
             });
         }
         quote!(#(#code)*)
@@ -378,15 +553,15 @@ impl Flattened {
                 outer.push(slot(own).into_token_stream());
                 continue;
             };
-            let ident = &p.ident;
+            let ident = reference(p);
             let whole = self.whole[i].then(|| slot(own).into_token_stream());
             let fields = self
                 .fields
                 .iter()
                 .filter(|f| f.parent == i)
                 .enumerate()
-                .map(|(k, f)| (&f.field, slot(own + 1 + k).into_token_stream()));
-            outer.push(gathered_struct(ty, ident, whole, fields));
+                .map(|(k, f)| (&f.path[..], slot(own + 1 + k).into_token_stream()));
+            outer.push(gathered_struct(ty, &ident, whole, fields));
         }
         let outer = crate::emit::tuple_or_single(outer);
         quote! {
@@ -429,8 +604,10 @@ impl Flattened {
                 continue;
             };
             let mut field_tangents = Vec::new();
+            let ty = ty.to_token_stream();
+            let primal = reference(p);
             for f in self.fields.iter().filter(|f| f.parent == i) {
-                let (field, input) = (&f.field, &f.ident);
+                let input = &f.ident;
                 let name = format_ident!("__tangent_{}", input, span = Span::mixed_site());
                 let zero = match f.shape {
                     Shape::Array => quote!(::autodiff::__private::zeros_like(#input)),
@@ -439,8 +616,8 @@ impl Flattened {
                     }
                     Shape::Scalar => quote!(::autodiff::__private::constant_zero(&#input)),
                 };
-                let take = format_ident!("__autodiff_tangent_of_{}", field);
-                fields.push(quote!(let #name = <#ty>::#take(&#own.#field, || #zero);));
+                let tangent = field_tangent(&ty, quote!(#own), quote!((#primal)), &f.path, zero);
+                fields.push(quote!(let #name = #tangent;));
                 field_tangents.push(name.into_token_stream());
             }
             if self.whole[i] {

@@ -5,13 +5,14 @@ pub struct Inner {
 }
 
 pub struct Params {
-    pub inner: Inner,
+    pub inner: Vec<Inner>,
 }
 
-// A field of a parameter struct is read (`p.inner`), but not a field of that field.
+// A field of a parameter struct is read (`p.inner`), and a field of a nested struct (`p.outer.k`),
+// but not a field of an element of a field.
 #[differentiable(wrt(x))]
 fn f(x: f64, p: &Params) -> f64 {
-    p.inner.k * x
+    p.inner[0].k * x
 }
 
 fn main() {}

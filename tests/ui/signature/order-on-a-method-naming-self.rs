@@ -1,22 +1,21 @@
-// `order = K` on a method with a constant `self` works where its body reads `self`'s fields and its
-// parameters; one that calls another method (or names `Self`) gets an error saying what to write instead.
-// (With `wrt(self)`, calls of methods are differentiated: tests/struct_calls_higher.rs.)
-use autodiff::{differentiable, Differentiable};
+// `order = K` on a method with a constant `self` in a generic `impl` works where its body reads `self`'s
+// fields and its parameters; one that calls another method (or names `Self`) gets an error saying what to
+// write instead. (In an `impl` without float type parameters, it may: tests/methods.rs.)
+use autodiff::{differentiable, Float};
 
-#[derive(Clone, Differentiable)]
-struct Line {
-    slope: f64,
-    offset: f64,
+struct Line<T> {
+    slope: T,
+    offset: T,
 }
 
-impl Line {
+impl<T: Float> Line<T> {
     #[differentiable]
-    fn at(&self, x: f64) -> f64 {
+    fn at(&self, x: T) -> T {
         self.slope * x + self.offset
     }
 
     #[differentiable(order = 2)]
-    fn energy(&self, x: f64) -> f64 {
+    fn energy(&self, x: T) -> T {
         self.at(x).powi(2)
     }
 }
