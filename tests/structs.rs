@@ -177,13 +177,6 @@ fn tissue_curved_by_hand(p: &Tissue, x: f64) -> ([f64; 4], f64) {
     )
 }
 
-/// At `order = 2`, a `#[no_grad]` field that holds a struct is not in its parent's values view: reading
-/// its floats panics, saying what to write instead (first order reads it as a constant: `tissue`).
-#[differentiable(order = 2)]
-fn tissue_beside_reference(p: &Tissue, x: f64) -> f64 {
-    p.neuron.a * x + p.reference.a
-}
-
 /// A generic struct nested in another: `order = 2` through the hidden function of the fields.
 #[derive(Clone, Debug, PartialEq, Differentiable)]
 struct Stacked<T: Float> {
@@ -480,24 +473,6 @@ proptest! {
         let (_, _, h32) = affine_hessian(&a32, x as f32);
         assert_close(f64::from(h32[0][3]), hand[0][3], ANALYTIC_TOL_F32, "f32 d scale d x");
     }
-}
-
-#[test]
-#[should_panic(expected = "reads the floats of a `#[no_grad]` field that holds a struct")]
-fn a_no_grad_nested_struct_is_not_read_at_second_order() {
-    let neuron = Neuron {
-        a: 0.5,
-        w: [1.0, 2.0],
-        n: 2,
-    };
-    let p = Tissue {
-        neuron: neuron.clone(),
-        c: 1.0,
-        reference: neuron,
-    };
-    let (value, _) = tissue_beside_reference_grad(&p, 2.0);
-    assert_eq!(value, tissue_beside_reference(&p, 2.0));
-    let _ = tissue_beside_reference_hessian(&p, 2.0);
 }
 
 #[test]

@@ -325,6 +325,10 @@ pub trait FieldType<const KEY: u64> {
     /// Where the field's numbers are in the values view of `s` (`values.rs`): empty for a field that
     /// is not in it (a `#[no_grad]` field that holds no floats).
     fn values_range(s: &Self) -> core::ops::Range<usize>;
+
+    /// Whether the field is in the values view: `false` for a `#[no_grad]` field that holds a struct,
+    /// whose floats an `order = K` function therefore cannot read (a compile error, `values::field_start`).
+    const IN_VIEW: bool = true;
 }
 
 /// An adjoint that can be added into a value of type `F`: `F` itself, or `()` for an input that no

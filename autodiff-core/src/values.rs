@@ -52,33 +52,28 @@ pub fn from_values<D: Differentiable>(primal: &D, values: &[f64]) -> D {
 
 /// Where the field `KEY` of `s` starts in the values view of `s`.
 ///
-/// # Panics
-///
-/// If the field is not in the view: a `#[no_grad]` field that holds no floats by its type (a nested
-/// struct, whose floats the function reads or passes on).
+/// A field that is not in the view (a `#[no_grad]` field holding a struct, whose floats an `order = K`
+/// function reads) is a compile error where this is instantiated ([`FieldType::IN_VIEW`]).
 #[inline]
 pub fn field_start<S: FieldType<KEY>, const KEY: u64>(s: &S) -> usize {
-    in_view(S::values_range(s)).start
+    const { in_view::<S, KEY>() };
+    S::values_range(s).start
 }
 
-/// Where the field `KEY` of `s` ends in the values view of `s`.
-///
-/// # Panics
-///
-/// As [`field_start`].
+/// Where the field `KEY` of `s` ends in the values view of `s`; as [`field_start`].
 #[inline]
 pub fn field_end<S: FieldType<KEY>, const KEY: u64>(s: &S) -> usize {
-    in_view(S::values_range(s)).end
+    const { in_view::<S, KEY>() };
+    S::values_range(s).end
 }
 
-/// `range`, which the derive makes `usize::MAX..usize::MAX` for a field that is not in the view.
-fn in_view(range: core::ops::Range<usize>) -> core::ops::Range<usize> {
+/// Evaluated at compile time: the error when the field `KEY` of `S` is not in the values view.
+const fn in_view<S: FieldType<KEY>, const KEY: u64>() {
     assert!(
-        range.start != usize::MAX,
+        S::IN_VIEW,
         "`order = K` reads the floats of a `#[no_grad]` field that holds a struct, which the values view of \
          its parent leaves out: pass that struct (or the floats read from it) as a parameter of its own"
     );
-    range
 }
 
 /// The field `KEY` of `s`, a value that holds no floats the function differentiates (an integer, a flag).

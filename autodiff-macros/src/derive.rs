@@ -150,16 +150,25 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
         let before = all_fields[..i]
             .iter()
             .filter_map(|f| view_length(f, &s_ident));
-        // A field that is not in the view is nowhere in it: slicing the view there panics.
-        let range = match view_length(field, &s_ident) {
-            Some(own) => quote! {
-                let start = 0usize #(+ #before)*;
-                start..start + #own
-            },
-            None => quote!({
-                let _ = s;
-                usize::MAX..usize::MAX
-            }),
+        // A field that is not in the view is nowhere in it: reading its place there is a compile error
+        // (`IN_VIEW`), its range a slice that would panic.
+        let (range, in_view) = match view_length(field, &s_ident) {
+            Some(own) => (
+                quote! {
+                    let start = 0usize #(+ #before)*;
+                    start..start + #own
+                },
+                None,
+            ),
+            None => (
+                quote!({
+                    let _ = s;
+                    usize::MAX..usize::MAX
+                }),
+                Some(quote!(
+                    const IN_VIEW: bool = false;
+                )),
+            ),
         };
         Some(quote! {
             #[automatically_derived]
@@ -174,6 +183,7 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
                 fn values_range(s: &Self) -> ::core::ops::Range<usize> {
                     #range
                 }
+                #in_view
             }
         })
     });
