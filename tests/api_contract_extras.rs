@@ -314,7 +314,7 @@ impl Mlp {
         s
     }
 
-    /// An associated function (`Mlp::activation_grad(z, a)`), recognised by the `Self` it names.
+    /// An associated function (`Mlp::activation_grad(z, a)`) (it names `Self`; one that does not is found from the source: tests/associated.rs).
     #[differentiable(order = 2)]
     fn activation(z: f64, a: f64) -> f64 {
         (a * z).tanh() * Self::GAIN

@@ -34,7 +34,7 @@ impl Dataset {
 
     const LAMBDA: f64 = 0.1;
 
-    /// An associated function: recognised as one by the `Self` it names.
+    /// An associated function: it names `Self` (one that does not is found from the source: tests/associated.rs).
     #[differentiable(wrt(w))]
     fn ridge(w: f64, lambda: f64) -> f64 {
         lambda * w * w * Self::UNIT
