@@ -68,24 +68,10 @@ fn owned(p: Affine, t: f64) -> [f64; 3] {
     [p.w[0] * t, p.b * t * t, p.w[1].cos() * t]
 }
 
-/// The Jacobian of `f` over the flat inputs `x` by central differences, rows the outputs.
+/// The Jacobian of `f` over the flat inputs `x` by central differences (`hessian_column` differences any
+/// vector function along one input), rows the outputs.
 fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
-    let columns: Vec<Vec<f64>> = (0..x.len())
-        .map(|j| {
-            let h = 1e-6 * x[j].abs().max(1.0);
-            let at = |s: f64| {
-                let mut y = x.to_vec();
-                y[j] += s * h;
-                f(&y)
-            };
-            let (above, below) = (at(1.0), at(-1.0));
-            above
-                .iter()
-                .zip(&below)
-                .map(|(a, b)| (a - b) / (2.0 * h))
-                .collect()
-        })
-        .collect();
+    let columns: Vec<Vec<f64>> = (0..x.len()).map(|j| hessian_column(&f, x, j)).collect();
     let rows = columns.first().map_or(0, Vec::len);
     (0..rows)
         .map(|i| columns.iter().map(|c| c[i]).collect())
