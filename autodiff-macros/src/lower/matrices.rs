@@ -178,7 +178,7 @@ impl Lowering<'_> {
     // Input:  let m = [[a, b], [c, d]];
     // Output: new m = [a, b, c, d]; new m_rows = [0usize, 2usize, 4usize]
     // Input:  let m = [[v; C]; 3];
-    // Output: new m = [v; (3) * (C)]; new m_rows = [0 * (C), 1 * (C), 2 * (C), 3 * (C)]
+    // Output: new m = [v; (3) * (C)]; new m_rows = [0usize * (C), 1usize * (C), 2usize * (C), 3usize * (C)]
     /// A nested array made in the body (`[[a, b], [c, d]]`, `[[v; C]; R]`): a matrix as `vec![..]` makes
     /// one, flat and row-major, but a Rust array like the user's, and so are its row offsets where the
     /// number of rows is written out: no allocation where the primal has none. Passed whole to a call it
@@ -186,7 +186,6 @@ impl Lowering<'_> {
     /// such a call is an error saying to pass its rows.
     pub(super) fn new_fixed_matrix(&mut self, init: MatrixInit, hint: Option<String>) -> Operand {
         let name = hint.unwrap_or_else(|| "__matrix".to_string());
-        let usize_const = |tokens: proc_macro2::TokenStream| int(quote!(#tokens as usize));
         let (flat_init, offsets_init) = match init {
             MatrixInit::Repeat { fill, cols, rows } => {
                 let fill = self.lower_expr(&fill, None);
@@ -196,17 +195,14 @@ impl Lowering<'_> {
                         lit: syn::Lit::Int(n),
                         ..
                     }) => n.base10_parse::<usize>().ok().map(|n| ArrayInit::Elements {
-                        items: (0..=n).map(|i| usize_const(quote!(#i * (#cols)))).collect(),
+                        items: (0..=n).map(|i| int(quote!(#i * (#cols)))).collect(),
                         fixed: true,
                     }),
                     _ => None,
                 };
                 let offsets = offsets.unwrap_or_else(|| ArrayInit::Call {
                     callee: syn::parse_quote!(::autodiff::__private::uniform_row_offsets),
-                    args: vec![
-                        usize_const(rows.to_token_stream()),
-                        usize_const(cols.to_token_stream()),
-                    ],
+                    args: vec![int(rows.to_token_stream()), int(cols.to_token_stream())],
                     by_ref: vec![false, false],
                 });
                 let flat = ArrayInit::Repeat {
@@ -218,10 +214,10 @@ impl Lowering<'_> {
             }
             MatrixInit::Rows(rows) => {
                 let mut start = 0usize;
-                let mut offsets = vec![usize_const(quote!(0usize))];
+                let mut offsets = vec![int(quote!(0usize))];
                 for row in &rows {
                     start += row.len();
-                    offsets.push(usize_const(quote!(#start)));
+                    offsets.push(int(quote!(#start)));
                 }
                 let items = rows
                     .iter()
