@@ -1195,3 +1195,70 @@ proptest! {
         assert_close(tangent, d * g, ANALYTIC_TOL, "nested_custom jvp");
     }
 }
+
+// ---- `&f64` parameters passed on to calls ----
+
+/// `a sin c`, with `c` taken by reference.
+#[differentiable(order = 2)]
+fn scaled_sine(a: f64, c: &f64) -> f64 {
+    a * c.sin()
+}
+
+/// Passes its own `&f64` parameter on as it is (`c`), a value (`*c`) to a by-reference slot, and a
+/// reference to a value (`&a`): `a sin c + c sin a`.
+#[differentiable(order = 2)]
+fn symmetric_sines(a: f64, c: &f64) -> f64 {
+    scaled_sine(a, c) + scaled_sine(*c, &a)
+}
+
+/// The same for a generic callee and caller.
+#[differentiable(order = 2)]
+fn scaled_cosine<T: Float>(a: T, c: &T) -> T {
+    a * c.cos()
+}
+
+#[differentiable(order = 2)]
+fn symmetric_cosines<T: Float>(a: T, c: &T) -> T {
+    scaled_cosine(a, c) * scaled_cosine(*c, &a)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn reference_parameters_passed_on(a in moderate(), c in moderate(), t in tangents()) {
+        // f = a sin c + c sin a: ∂a = sin c + c cos a, ∂c = a cos c + sin a;
+        // H = [[-c sin a, cos c + cos a], [cos c + cos a, -a sin c]].
+        let f = |p: &[f64]| symmetric_sines(p[0], &p[1]);
+        let grad = |p: &[f64]| { let (v, (x, y)) = symmetric_sines_grad(p[0], &p[1]); (v, vec![x, y]) };
+        let vjp = |p: &[f64], d: f64| { let (v, (x, y)) = symmetric_sines_vjp(p[0], &p[1], d); (v, vec![x, y]) };
+        let jvp = |p: &[f64], t: &[f64]| symmetric_sines_jvp(p[0], &p[1], (t[0], t[1]));
+        let hvp = |p: &[f64], t: &[f64]| {
+            let (v, (x, y), (hx, hy)) = symmetric_sines_hvp(p[0], &p[1], (t[0], t[1]));
+            (v, vec![x, y], vec![hx, hy])
+        };
+        let hand = |p: &[f64]| vec![p[1].sin() + p[1] * p[0].cos(), p[0] * p[1].cos() + p[0].sin()];
+        let mixed = c.cos() + a.cos();
+        let hv = [-c * a.sin() * t[0] + mixed * t[1], mixed * t[0] - a * c.sin() * t[1]];
+        let modes = Modes { primal: &f, grad: &grad, vjp: &vjp, jvp: &jvp, hvp: Some(&hvp) };
+        check("symmetric_sines", &modes, &[a, c], &hand, Some(&hv), &t[..2]);
+        let (_, _, h) = symmetric_sines_hessian(a, &c);
+        assert_all_close(&[h[0][0], h[0][1], h[1][0], h[1][1]], &[-c * a.sin(), mixed, mixed, -a * c.sin()],
+            ANALYTIC_TOL, "symmetric_sines_hessian");
+    }
+
+    #[test]
+    fn generic_reference_parameters_passed_on(a in moderate(), c in moderate()) {
+        // f = (a cos c)(c cos a): ∂a = cos c (c cos a) - (a cos c) c sin a, ∂c symmetric.
+        let (value, (ga, gc)) = symmetric_cosines_grad(a, &c);
+        prop_assert_eq!(value, symmetric_cosines(a, &c));
+        let (p, q) = (a * c.cos(), c * a.cos());
+        let want = [c.cos() * q - p * c * a.sin(), -a * c.sin() * q + p * a.cos()];
+        assert_all_close(&[ga, gc], &want, ANALYTIC_TOL, "symmetric_cosines_grad");
+        let (_, _, h) = symmetric_cosines_hessian(a, &c);
+        let grad = |p: &[f64]| { let (_, (x, y)) = symmetric_cosines_grad(p[0], &p[1]); vec![x, y] };
+        let columns = [hessian_column(grad, &[a, c], 0), hessian_column(grad, &[a, c], 1)];
+        assert_all_close(&h[0], &[columns[0][0], columns[1][0]], 1e-6, "symmetric_cosines_hessian row 0");
+        assert_all_close(&h[1], &[columns[0][1], columns[1][1]], 1e-6, "symmetric_cosines_hessian row 1");
+    }
+}

@@ -1087,6 +1087,14 @@ impl VisitMut for Rewrite<'_> {
             if let Expr::Path(p) = &mut *call.func {
                 let called = p.path.to_token_stream().to_string();
                 if p.qself.is_none() && self.active_calls.contains(&called) {
+                    // `g(c)` of a parameter `c: &f64`, whose value the shadow holds in `c`: `g(&c)`.
+                    for arg in call.args.iter_mut() {
+                        if matches!(&*arg, Expr::Path(a) if a.path.get_ident()
+                            .is_some_and(|i| self.by_ref.contains(&i.to_string())))
+                        {
+                            *arg = syn::parse_quote!(&#arg);
+                        }
+                    }
                     // By a path (`libm::erf(x)`): the copy of what the first-order derivative finds there.
                     let mut generics = match p.path.segments.last().map(|l| &l.arguments) {
                         Some(syn::PathArguments::AngleBracketed(args)) => {

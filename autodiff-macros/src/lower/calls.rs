@@ -428,9 +428,34 @@ impl Lowering<'_> {
                 Expr::Reference(r) if r.mutability.is_none() => {
                     (self.lower_expr(&r.expr, None), true)
                 }
+                // `f(c)` of a parameter `c: &f64`: passed on as the reference it is.
+                arg if self.is_float_reference_param(arg) => (self.lower_expr(arg, None), true),
                 _ => (self.lower_expr(arg, None), false),
             },
         }
+    }
+
+    /// Is `arg` the name of a float parameter taken by reference (`c: &f64`), still bound to it?
+    fn is_float_reference_param(&self, arg: &Expr) -> bool {
+        let Expr::Path(p) = arg else {
+            return false;
+        };
+        let Some(name) = p.path.get_ident() else {
+            return false;
+        };
+        // The parameter's own binding, not a `let c = *c;` that holds its value under the same name.
+        let name = name.to_string();
+        let Some(param) = self
+            .param_vars
+            .iter()
+            .position(|v| self.vars[v.0 as usize].hint.as_deref() == Some(name.as_str()))
+        else {
+            return false;
+        };
+        let own = self.scopes.first().and_then(|s| s.get(param));
+        let latest = self.lookup(&name);
+        matches!((own, latest), (Some(own), Some(latest)) if std::ptr::eq(own, latest))
+            && matches!(&self.param_types[param], syn::Type::Reference(r) if r.mutability.is_none())
     }
 
     /// `let v: Vec<T> = f(..);` (or `[T; N]`): a call whose result is an array.
