@@ -114,11 +114,34 @@ impl<T: Float> Dual<T> {
     fn chain2(self, other: Self, value: T, (d_self, d_other): (T, T)) -> Self {
         Self::new(value, scaled(self.eps, d_self) + scaled(other.eps, d_other))
     }
+
+    /// The result of a three-argument function with value `value` and partials `d`.
+    fn chain3(self, a: Self, b: Self, value: T, d: (T, T, T)) -> Self {
+        Self::new(
+            value,
+            scaled(self.eps, d.0) + scaled(a.eps, d.1) + scaled(b.eps, d.2),
+        )
+    }
+
+    /// The result of a linear map `map` of `self` (negation, `to_degrees`), whose value is `value`.
+    fn linear(self, value: T, map: impl Fn(T) -> T) -> Self {
+        Self::new(value, map(self.eps))
+    }
+
+    /// The result of a sum or difference `op` of `self` and `other`, whose value is `value`.
+    fn combine(self, other: Self, value: T, op: impl Fn(T, T) -> T) -> Self {
+        Self::new(value, op(self.eps, other.eps))
+    }
+
+    /// Is the tangent zero?
+    fn tangent_is_zero(&self) -> bool {
+        self.eps.is_zero()
+    }
 }
 
 /// `tangent · partial`, except that a zero tangent gives zero even if `partial` is infinite or NaN: like
 /// JAX's symbolic zeros, an input that does not vary does not poison the result.
-fn scaled<T: Float>(tangent: T, partial: T) -> T {
+pub(crate) fn scaled<T: Float>(tangent: T, partial: T) -> T {
     if tangent.is_zero() {
         T::zero()
     } else {
@@ -133,280 +156,6 @@ impl<T: Float> From<T> for Dual<T> {
     }
 }
 
-// -------------------------------------------------------------------------------------------------
-// Comparison: by value only.
-
-impl<T: PartialEq> PartialEq for Dual<T> {
-    fn eq(&self, other: &Self) -> bool {
-        self.re == other.re
-    }
-}
-
-impl<T: PartialOrd> PartialOrd for Dual<T> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        self.re.partial_cmp(&other.re)
-    }
-}
-
-/// Compares the value with a plain number, so that `x > 0.0` works on a `Dual<f64>`.
-impl<T: PartialEq> PartialEq<T> for Dual<T> {
-    fn eq(&self, other: &T) -> bool {
-        self.re == *other
-    }
-}
-
-/// Orders the value against a plain number.
-impl<T: PartialOrd> PartialOrd<T> for Dual<T> {
-    fn partial_cmp(&self, other: &T) -> Option<Ordering> {
-        self.re.partial_cmp(other)
-    }
-}
-
-// -------------------------------------------------------------------------------------------------
-// Arithmetic.
-
-impl<T: Float> Neg for Dual<T> {
-    type Output = Self;
-
-    fn neg(self) -> Self {
-        Self::new(-self.re, -self.eps)
-    }
-}
-
-impl<T: Float> Add for Dual<T> {
-    type Output = Self;
-
-    fn add(self, rhs: Self) -> Self {
-        Self::new(self.re + rhs.re, self.eps + rhs.eps)
-    }
-}
-
-impl<T: Float> Sub for Dual<T> {
-    type Output = Self;
-
-    fn sub(self, rhs: Self) -> Self {
-        Self::new(self.re - rhs.re, self.eps - rhs.eps)
-    }
-}
-
-impl<T: Float> Mul for Dual<T> {
-    type Output = Self;
-
-    fn mul(self, rhs: Self) -> Self {
-        self.chain2(rhs, self.re * rhs.re, (rhs.re, self.re))
-    }
-}
-
-impl<T: Float> Div for Dual<T> {
-    type Output = Self;
-
-    fn div(self, rhs: Self) -> Self {
-        let quotient = self.re / rhs.re;
-        let inverse = rhs.re.recip();
-        self.chain2(rhs, quotient, (inverse, -quotient * inverse))
-    }
-}
-
-/// `x % y = x - trunc(x / y) y`, the remainder of `f64`'s `%`: slope 1 in `x`, `-trunc(x / y)` in `y`.
-impl<T: Float> Rem for Dual<T> {
-    type Output = Self;
-
-    fn rem(self, rhs: Self) -> Self {
-        let quotient = (self.re / rhs.re).trunc();
-        self.chain2(rhs, self.re % rhs.re, (T::one(), -quotient))
-    }
-}
-
-/// For each operator: the compound assignment, the form with a plain number on the right
-/// (`Dual<T> * T`, `x *= 2.0`) and, for `f32` and `f64`, the form with a plain number on the left
-/// (`2.0 * x`). A plain number acts as a constant dual.
-macro_rules! mixed_operators {
-    ($($Op:ident $op:ident $OpAssign:ident $op_assign:ident;)*) => {$(
-        impl<T: Float> $OpAssign for Dual<T> {
-            fn $op_assign(&mut self, rhs: Self) {
-                *self = $Op::$op(*self, rhs);
-            }
-        }
-
-        impl<T: Float> $Op<T> for Dual<T> {
-            type Output = Self;
-
-            fn $op(self, rhs: T) -> Self {
-                $Op::$op(self, Self::constant(rhs))
-            }
-        }
-
-        impl<T: Float> $OpAssign<T> for Dual<T> {
-            fn $op_assign(&mut self, rhs: T) {
-                *self = $Op::$op(*self, Self::constant(rhs));
-            }
-        }
-
-        mixed_operators!(@left $Op $op f32);
-        mixed_operators!(@left $Op $op f64);
-    )*};
-    (@left $Op:ident $op:ident $float:ty) => {
-        impl $Op<Dual<$float>> for $float {
-            type Output = Dual<$float>;
-
-            fn $op(self, rhs: Dual<$float>) -> Dual<$float> {
-                $Op::$op(Dual::constant(self), rhs)
-            }
-        }
-    };
-}
-
-mixed_operators! {
-    Add add AddAssign add_assign;
-    Sub sub SubAssign sub_assign;
-    Mul mul MulAssign mul_assign;
-    Div div DivAssign div_assign;
-    Rem rem RemAssign rem_assign;
-}
-
-impl<T: Float> Sum for Dual<T> {
-    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
-        iter.fold(Self::zero(), Add::add)
-    }
-}
-
-impl<'a, T: Float> Sum<&'a Dual<T>> for Dual<T> {
-    fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
-        iter.copied().sum()
-    }
-}
-
-impl<T: Float> Product for Dual<T> {
-    fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
-        iter.fold(Self::one(), Mul::mul)
-    }
-}
-
-impl<'a, T: Float> Product<&'a Dual<T>> for Dual<T> {
-    fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
-        iter.copied().product()
-    }
-}
-
-// -------------------------------------------------------------------------------------------------
-// The numeric traits that `Float` builds on.
-
-/// `zero()` is the constant 0; `is_zero()` holds only for the additive identity itself, value and tangent
-/// both zero (unlike `==`, which compares values), so generic code that skips zeros keeps the tangents.
-impl<T: Float> Zero for Dual<T> {
-    fn zero() -> Self {
-        Self::constant(T::zero())
-    }
-
-    fn is_zero(&self) -> bool {
-        self.re.is_zero() && self.eps.is_zero()
-    }
-}
-
-/// `one()` is the constant 1; `is_one()` holds only for value one with tangent zero.
-impl<T: Float> One for Dual<T> {
-    fn one() -> Self {
-        Self::constant(T::one())
-    }
-
-    fn is_one(&self) -> bool {
-        self.re.is_one() && self.eps.is_zero()
-    }
-}
-
-/// Parses a constant.
-impl<T: Float> Num for Dual<T> {
-    type FromStrRadixErr = T::FromStrRadixErr;
-
-    fn from_str_radix(text: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {
-        T::from_str_radix(text, radix).map(Self::constant)
-    }
-}
-
-/// Converts the value.
-impl<T: ToPrimitive> ToPrimitive for Dual<T> {
-    fn to_i64(&self) -> Option<i64> {
-        self.re.to_i64()
-    }
-
-    fn to_u64(&self) -> Option<u64> {
-        self.re.to_u64()
-    }
-
-    fn to_i128(&self) -> Option<i128> {
-        self.re.to_i128()
-    }
-
-    fn to_u128(&self) -> Option<u128> {
-        self.re.to_u128()
-    }
-
-    fn to_f32(&self) -> Option<f32> {
-        self.re.to_f32()
-    }
-
-    fn to_f64(&self) -> Option<f64> {
-        self.re.to_f64()
-    }
-}
-
-/// Builds a constant.
-impl<T: Float> NumCast for Dual<T> {
-    fn from<N: ToPrimitive>(n: N) -> Option<Self> {
-        <T as NumCast>::from(n).map(Self::constant)
-    }
-}
-
-/// Builds a constant.
-impl<T: Float + FromPrimitive> FromPrimitive for Dual<T> {
-    fn from_i64(n: i64) -> Option<Self> {
-        T::from_i64(n).map(Self::constant)
-    }
-
-    fn from_u64(n: u64) -> Option<Self> {
-        T::from_u64(n).map(Self::constant)
-    }
-
-    fn from_i128(n: i128) -> Option<Self> {
-        T::from_i128(n).map(Self::constant)
-    }
-
-    fn from_u128(n: u128) -> Option<Self> {
-        T::from_u128(n).map(Self::constant)
-    }
-
-    fn from_f32(n: f32) -> Option<Self> {
-        T::from_f32(n).map(Self::constant)
-    }
-
-    fn from_f64(n: f64) -> Option<Self> {
-        T::from_f64(n).map(Self::constant)
-    }
-}
-
-/// The same operations as the `Float` methods of the same names.
-impl<T: Float> num_traits::Signed for Dual<T> {
-    fn abs(&self) -> Self {
-        Float::abs(*self)
-    }
-
-    fn abs_sub(&self, other: &Self) -> Self {
-        Float::abs_sub(*self, *other)
-    }
-
-    fn signum(&self) -> Self {
-        Float::signum(*self)
-    }
-
-    fn is_positive(&self) -> bool {
-        self.re.is_sign_positive()
-    }
-
-    fn is_negative(&self) -> bool {
-        self.re.is_sign_negative()
-    }
-}
-
 /// `fn NAME() -> Self`, the constant `T::NAME()`, for each name.
 macro_rules! float_constants {
     ($($name:ident),* $(,)?) => {$(
@@ -416,295 +165,583 @@ macro_rules! float_constants {
     )*};
 }
 
-/// The constants of `T`, with tangent zero.
-impl<T: Float + FloatConst> FloatConst for Dual<T> {
-    float_constants! {
-        E, FRAC_1_PI, FRAC_1_SQRT_2, FRAC_2_PI, FRAC_2_SQRT_PI, FRAC_PI_2, FRAC_PI_3, FRAC_PI_4,
-        FRAC_PI_6, FRAC_PI_8, LN_10, LN_2, LOG10_E, LOG2_E, PI, SQRT_2, TAU, LOG10_2, LOG2_10,
-    }
-}
+pub(crate) use float_constants;
 
-// -------------------------------------------------------------------------------------------------
-// Float: every method with its derivative.
+/// The traits every dual number type implements, on top of a few inherent methods of the type (its
+/// `constant`, `chain`, `chain2`, `chain3`, `linear`, `combine` and `tangent_is_zero`, which alone touch
+/// the tangent): [`Dual`] (one tangent) and `MultiDual` (several) share every derivative rule.
+/// `$g` are the type's generic parameters, of which `T` is the float type.
+macro_rules! dual_number_impls {
+    ([$($g:tt)*] $Ty:ty) => {
+                // ---------------------------------------------------------------------------------------------
+        // Comparison: by value only.
 
-impl<T: Float> Float for Dual<T> {
-    fn nan() -> Self {
-        Self::constant(T::nan())
-    }
-
-    fn infinity() -> Self {
-        Self::constant(T::infinity())
-    }
-
-    fn neg_infinity() -> Self {
-        Self::constant(T::neg_infinity())
-    }
-
-    fn neg_zero() -> Self {
-        Self::constant(T::neg_zero())
-    }
-
-    fn min_value() -> Self {
-        Self::constant(T::min_value())
-    }
-
-    fn min_positive_value() -> Self {
-        Self::constant(T::min_positive_value())
-    }
-
-    fn epsilon() -> Self {
-        Self::constant(T::epsilon())
-    }
-
-    fn max_value() -> Self {
-        Self::constant(T::max_value())
-    }
-
-    fn is_nan(self) -> bool {
-        self.re.is_nan()
-    }
-
-    fn is_infinite(self) -> bool {
-        self.re.is_infinite()
-    }
-
-    fn is_finite(self) -> bool {
-        self.re.is_finite()
-    }
-
-    fn is_normal(self) -> bool {
-        self.re.is_normal()
-    }
-
-    fn is_subnormal(self) -> bool {
-        self.re.is_subnormal()
-    }
-
-    fn classify(self) -> FpCategory {
-        self.re.classify()
-    }
-
-    fn is_sign_positive(self) -> bool {
-        self.re.is_sign_positive()
-    }
-
-    fn is_sign_negative(self) -> bool {
-        self.re.is_sign_negative()
-    }
-
-    fn integer_decode(self) -> (u64, i16, i8) {
-        self.re.integer_decode()
-    }
-
-    // Piecewise constant: slope 0, also at the jumps.
-
-    fn floor(self) -> Self {
-        Self::constant(self.re.floor())
-    }
-
-    fn ceil(self) -> Self {
-        Self::constant(self.re.ceil())
-    }
-
-    fn round(self) -> Self {
-        Self::constant(self.re.round())
-    }
-
-    fn trunc(self) -> Self {
-        Self::constant(self.re.trunc())
-    }
-
-    fn signum(self) -> Self {
-        Self::constant(self.re.signum())
-    }
-
-    /// `x - trunc(x)`: slope 1.
-    fn fract(self) -> Self {
-        Self::new(self.re.fract(), self.eps)
-    }
-
-    fn abs(self) -> Self {
-        self.chain(self.re.abs(), rules::abs(self.re))
-    }
-
-    /// `|x|` with the sign of `sign`: slope ±1 in `x`, 0 in `sign`.
-    fn copysign(self, sign: Self) -> Self {
-        if self.re.is_sign_negative() == sign.re.is_sign_negative() {
-            self
-        } else {
-            -self
+        impl<$($g)*> PartialEq for $Ty where T: PartialEq {
+            fn eq(&self, other: &Self) -> bool {
+                self.re == other.re
+            }
         }
-    }
 
-    /// `max(x - y, 0)`, with `max`'s convention at a tie.
-    fn abs_sub(self, other: Self) -> Self {
-        let difference = self - other;
-        let (d_difference, _) = rules::max(difference.re, T::zero());
-        difference.chain(self.re.abs_sub(other.re), d_difference)
-    }
+        impl<$($g)*> PartialOrd for $Ty where T: PartialOrd {
+            fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+                self.re.partial_cmp(&other.re)
+            }
+        }
 
-    fn max(self, other: Self) -> Self {
-        let partials = rules::max(self.re, other.re);
-        self.chain2(other, self.re.max(other.re), partials)
-    }
+        /// Compares the value with a plain number, so that `x > 0.0` works on a `Dual<f64>` (or another dual number of `f64`).
+        impl<$($g)*> PartialEq<T> for $Ty where T: PartialEq {
+            fn eq(&self, other: &T) -> bool {
+                self.re == *other
+            }
+        }
 
-    fn min(self, other: Self) -> Self {
-        let partials = rules::min(self.re, other.re);
-        self.chain2(other, self.re.min(other.re), partials)
-    }
+        /// Orders the value against a plain number.
+        impl<$($g)*> PartialOrd<T> for $Ty where T: PartialOrd {
+            fn partial_cmp(&self, other: &T) -> Option<Ordering> {
+                self.re.partial_cmp(other)
+            }
+        }
 
-    fn clamp(self, lo: Self, hi: Self) -> Self {
-        let (d_self, d_lo, d_hi) = rules::clamp(self.re, lo.re, hi.re);
-        Self::new(
-            self.re.clamp(lo.re, hi.re),
-            scaled(self.eps, d_self) + scaled(lo.eps, d_lo) + scaled(hi.eps, d_hi),
-        )
-    }
+                // ---------------------------------------------------------------------------------------------
+        // Arithmetic.
 
-    fn mul_add(self, a: Self, b: Self) -> Self {
-        Self::new(
-            self.re.mul_add(a.re, b.re),
-            scaled(self.eps, a.re) + scaled(a.eps, self.re) + b.eps,
-        )
-    }
+        impl<$($g)*> Neg for $Ty where T: Float {
+            type Output = Self;
 
-    fn recip(self) -> Self {
-        let inverse = self.re.recip();
-        self.chain(inverse, rules::recip(inverse))
-    }
+            fn neg(self) -> Self {
+                self.linear(-self.re, |t| -t)
+            }
+        }
 
-    fn powi(self, n: i32) -> Self {
-        self.chain(self.re.powi(n), rules::powi(self.re, n))
-    }
+        impl<$($g)*> Add for $Ty where T: Float {
+            type Output = Self;
 
-    fn powf(self, n: Self) -> Self {
-        let power = self.re.powf(n.re);
-        self.chain2(n, power, rules::powf(self.re, n.re, power))
-    }
+            fn add(self, rhs: Self) -> Self {
+                self.combine(rhs, self.re + rhs.re, |a, b| a + b)
+            }
+        }
 
-    fn sqrt(self) -> Self {
-        let root = self.re.sqrt();
-        // `abs` makes the root of -0.0 (which is -0.0) give the slope +inf too.
-        self.chain(root, rules::sqrt(root.abs()))
-    }
+        impl<$($g)*> Sub for $Ty where T: Float {
+            type Output = Self;
 
-    fn cbrt(self) -> Self {
-        let root = self.re.cbrt();
-        self.chain(root, rules::cbrt(root))
-    }
+            fn sub(self, rhs: Self) -> Self {
+                self.combine(rhs, self.re - rhs.re, |a, b| a - b)
+            }
+        }
 
-    fn exp(self) -> Self {
-        let power = self.re.exp();
-        self.chain(power, power)
-    }
+        impl<$($g)*> Mul for $Ty where T: Float {
+            type Output = Self;
 
-    fn exp2(self) -> Self {
-        let power = self.re.exp2();
-        self.chain(power, rules::exp2(power))
-    }
+            fn mul(self, rhs: Self) -> Self {
+                self.chain2(rhs, self.re * rhs.re, (rhs.re, self.re))
+            }
+        }
 
-    fn exp_m1(self) -> Self {
-        self.chain(self.re.exp_m1(), self.re.exp())
-    }
+        impl<$($g)*> Div for $Ty where T: Float {
+            type Output = Self;
 
-    fn ln(self) -> Self {
-        self.chain(self.re.ln(), self.re.recip())
-    }
+            fn div(self, rhs: Self) -> Self {
+                let quotient = self.re / rhs.re;
+                let inverse = rhs.re.recip();
+                self.chain2(rhs, quotient, (inverse, -quotient * inverse))
+            }
+        }
 
-    fn log(self, base: Self) -> Self {
-        self.chain2(base, self.re.log(base.re), rules::log(self.re, base.re))
-    }
+        /// `x % y = x - trunc(x / y) y`, the remainder of `f64`'s `%`: slope 1 in `x`, `-trunc(x / y)` in `y`.
+        impl<$($g)*> Rem for $Ty where T: Float {
+            type Output = Self;
 
-    fn log2(self) -> Self {
-        self.chain(self.re.log2(), rules::log2(self.re))
-    }
+            fn rem(self, rhs: Self) -> Self {
+                let quotient = (self.re / rhs.re).trunc();
+                self.chain2(rhs, self.re % rhs.re, (T::one(), -quotient))
+            }
+        }
 
-    fn log10(self) -> Self {
-        self.chain(self.re.log10(), rules::log10(self.re))
-    }
 
-    fn ln_1p(self) -> Self {
-        self.chain(self.re.ln_1p(), rules::ln_1p(self.re))
-    }
+        impl<$($g)*> Sum for $Ty where T: Float {
+            fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+                iter.fold(Self::zero(), Add::add)
+            }
+        }
 
-    // Linear maps: the tangent goes through the same map.
+        impl<'a, $($g)*> Sum<&'a $Ty> for $Ty where T: Float {
+            fn sum<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+                iter.copied().sum()
+            }
+        }
 
-    fn to_degrees(self) -> Self {
-        Self::new(self.re.to_degrees(), self.eps.to_degrees())
-    }
+        impl<$($g)*> Product for $Ty where T: Float {
+            fn product<I: Iterator<Item = Self>>(iter: I) -> Self {
+                iter.fold(Self::one(), Mul::mul)
+            }
+        }
 
-    fn to_radians(self) -> Self {
-        Self::new(self.re.to_radians(), self.eps.to_radians())
-    }
+        impl<'a, $($g)*> Product<&'a $Ty> for $Ty where T: Float {
+            fn product<I: Iterator<Item = &'a Self>>(iter: I) -> Self {
+                iter.copied().product()
+            }
+        }
 
-    fn hypot(self, other: Self) -> Self {
-        let length = self.re.hypot(other.re);
-        self.chain2(other, length, rules::hypot(self.re, other.re, length))
-    }
+                // ---------------------------------------------------------------------------------------------
+        // The numeric traits that `Float` builds on.
 
-    fn sin(self) -> Self {
-        self.sin_cos().0
-    }
+        /// `zero()` is the constant 0; `is_zero()` holds only for the additive identity itself, value and tangent
+        /// both zero (unlike `==`, which compares values), so generic code that skips zeros keeps the tangents.
+        impl<$($g)*> Zero for $Ty where T: Float {
+            fn zero() -> Self {
+                Self::constant(T::zero())
+            }
 
-    fn cos(self) -> Self {
-        self.sin_cos().1
-    }
+            fn is_zero(&self) -> bool {
+                self.re.is_zero() && self.tangent_is_zero()
+            }
+        }
 
-    fn sin_cos(self) -> (Self, Self) {
-        let (sin, cos) = self.re.sin_cos();
-        (self.chain(sin, cos), self.chain(cos, -sin))
-    }
+        /// `one()` is the constant 1; `is_one()` holds only for value one with tangent zero.
+        impl<$($g)*> One for $Ty where T: Float {
+            fn one() -> Self {
+                Self::constant(T::one())
+            }
 
-    fn tan(self) -> Self {
-        let tan = self.re.tan();
-        self.chain(tan, rules::tan(tan))
-    }
+            fn is_one(&self) -> bool {
+                self.re.is_one() && self.tangent_is_zero()
+            }
+        }
 
-    fn asin(self) -> Self {
-        self.chain(self.re.asin(), rules::asin(self.re))
-    }
+        /// Parses a constant.
+        impl<$($g)*> Num for $Ty where T: Float {
+            type FromStrRadixErr = T::FromStrRadixErr;
 
-    fn acos(self) -> Self {
-        self.chain(self.re.acos(), rules::acos(self.re))
-    }
+            fn from_str_radix(text: &str, radix: u32) -> Result<Self, Self::FromStrRadixErr> {
+                T::from_str_radix(text, radix).map(Self::constant)
+            }
+        }
 
-    fn atan(self) -> Self {
-        self.chain(self.re.atan(), rules::atan(self.re))
-    }
+        /// Converts the value.
+        impl<$($g)*> ToPrimitive for $Ty where T: ToPrimitive {
+            fn to_i64(&self) -> Option<i64> {
+                self.re.to_i64()
+            }
 
-    fn atan2(self, other: Self) -> Self {
-        self.chain2(
-            other,
-            self.re.atan2(other.re),
-            rules::atan2(self.re, other.re),
-        )
-    }
+            fn to_u64(&self) -> Option<u64> {
+                self.re.to_u64()
+            }
 
-    fn sinh(self) -> Self {
-        self.chain(self.re.sinh(), self.re.cosh())
-    }
+            fn to_i128(&self) -> Option<i128> {
+                self.re.to_i128()
+            }
 
-    fn cosh(self) -> Self {
-        self.chain(self.re.cosh(), self.re.sinh())
-    }
+            fn to_u128(&self) -> Option<u128> {
+                self.re.to_u128()
+            }
 
-    fn tanh(self) -> Self {
-        let tanh = self.re.tanh();
-        self.chain(tanh, rules::tanh(tanh))
-    }
+            fn to_f32(&self) -> Option<f32> {
+                self.re.to_f32()
+            }
 
-    fn asinh(self) -> Self {
-        self.chain(self.re.asinh(), rules::asinh(self.re))
-    }
+            fn to_f64(&self) -> Option<f64> {
+                self.re.to_f64()
+            }
+        }
 
-    fn acosh(self) -> Self {
-        self.chain(self.re.acosh(), rules::acosh(self.re))
-    }
+        /// Builds a constant.
+        impl<$($g)*> NumCast for $Ty where T: Float {
+            fn from<P: ToPrimitive>(n: P) -> Option<Self> {
+                <T as NumCast>::from(n).map(Self::constant)
+            }
+        }
 
-    fn atanh(self) -> Self {
-        self.chain(self.re.atanh(), rules::atanh(self.re))
-    }
+        /// Builds a constant.
+        impl<$($g)*> FromPrimitive for $Ty where T: Float + FromPrimitive {
+            fn from_i64(n: i64) -> Option<Self> {
+                T::from_i64(n).map(Self::constant)
+            }
+
+            fn from_u64(n: u64) -> Option<Self> {
+                T::from_u64(n).map(Self::constant)
+            }
+
+            fn from_i128(n: i128) -> Option<Self> {
+                T::from_i128(n).map(Self::constant)
+            }
+
+            fn from_u128(n: u128) -> Option<Self> {
+                T::from_u128(n).map(Self::constant)
+            }
+
+            fn from_f32(n: f32) -> Option<Self> {
+                T::from_f32(n).map(Self::constant)
+            }
+
+            fn from_f64(n: f64) -> Option<Self> {
+                T::from_f64(n).map(Self::constant)
+            }
+        }
+
+        /// The same operations as the `Float` methods of the same names.
+        impl<$($g)*> num_traits::Signed for $Ty where T: Float {
+            fn abs(&self) -> Self {
+                Float::abs(*self)
+            }
+
+            fn abs_sub(&self, other: &Self) -> Self {
+                Float::abs_sub(*self, *other)
+            }
+
+            fn signum(&self) -> Self {
+                Float::signum(*self)
+            }
+
+            fn is_positive(&self) -> bool {
+                self.re.is_sign_positive()
+            }
+
+            fn is_negative(&self) -> bool {
+                self.re.is_sign_negative()
+            }
+        }
+
+        /// The constants of `T`, with tangent zero.
+        impl<$($g)*> FloatConst for $Ty where T: Float + FloatConst {
+            $crate::dual::float_constants! {
+                E, FRAC_1_PI, FRAC_1_SQRT_2, FRAC_2_PI, FRAC_2_SQRT_PI, FRAC_PI_2, FRAC_PI_3, FRAC_PI_4,
+                FRAC_PI_6, FRAC_PI_8, LN_10, LN_2, LOG10_E, LOG2_E, PI, SQRT_2, TAU, LOG10_2, LOG2_10,
+            }
+        }
+
+                // ---------------------------------------------------------------------------------------------
+        // Float: every method with its derivative.
+
+        impl<$($g)*> Float for $Ty where T: Float {
+            fn nan() -> Self {
+                Self::constant(T::nan())
+            }
+
+            fn infinity() -> Self {
+                Self::constant(T::infinity())
+            }
+
+            fn neg_infinity() -> Self {
+                Self::constant(T::neg_infinity())
+            }
+
+            fn neg_zero() -> Self {
+                Self::constant(T::neg_zero())
+            }
+
+            fn min_value() -> Self {
+                Self::constant(T::min_value())
+            }
+
+            fn min_positive_value() -> Self {
+                Self::constant(T::min_positive_value())
+            }
+
+            fn epsilon() -> Self {
+                Self::constant(T::epsilon())
+            }
+
+            fn max_value() -> Self {
+                Self::constant(T::max_value())
+            }
+
+            fn is_nan(self) -> bool {
+                self.re.is_nan()
+            }
+
+            fn is_infinite(self) -> bool {
+                self.re.is_infinite()
+            }
+
+            fn is_finite(self) -> bool {
+                self.re.is_finite()
+            }
+
+            fn is_normal(self) -> bool {
+                self.re.is_normal()
+            }
+
+            fn is_subnormal(self) -> bool {
+                self.re.is_subnormal()
+            }
+
+            fn classify(self) -> FpCategory {
+                self.re.classify()
+            }
+
+            fn is_sign_positive(self) -> bool {
+                self.re.is_sign_positive()
+            }
+
+            fn is_sign_negative(self) -> bool {
+                self.re.is_sign_negative()
+            }
+
+            fn integer_decode(self) -> (u64, i16, i8) {
+                self.re.integer_decode()
+            }
+
+            // Piecewise constant: slope 0, also at the jumps.
+
+            fn floor(self) -> Self {
+                Self::constant(self.re.floor())
+            }
+
+            fn ceil(self) -> Self {
+                Self::constant(self.re.ceil())
+            }
+
+            fn round(self) -> Self {
+                Self::constant(self.re.round())
+            }
+
+            fn trunc(self) -> Self {
+                Self::constant(self.re.trunc())
+            }
+
+            fn signum(self) -> Self {
+                Self::constant(self.re.signum())
+            }
+
+            /// `x - trunc(x)`: slope 1.
+            fn fract(self) -> Self {
+                self.linear(self.re.fract(), |t| t)
+            }
+
+            fn abs(self) -> Self {
+                self.chain(self.re.abs(), rules::abs(self.re))
+            }
+
+            /// `|x|` with the sign of `sign`: slope ±1 in `x`, 0 in `sign`.
+            fn copysign(self, sign: Self) -> Self {
+                if self.re.is_sign_negative() == sign.re.is_sign_negative() {
+                    self
+                } else {
+                    -self
+                }
+            }
+
+            /// `max(x - y, 0)`, with `max`'s convention at a tie.
+            fn abs_sub(self, other: Self) -> Self {
+                let difference = self - other;
+                let (d_difference, _) = rules::max(difference.re, T::zero());
+                difference.chain(self.re.abs_sub(other.re), d_difference)
+            }
+
+            fn max(self, other: Self) -> Self {
+                let partials = rules::max(self.re, other.re);
+                self.chain2(other, self.re.max(other.re), partials)
+            }
+
+            fn min(self, other: Self) -> Self {
+                let partials = rules::min(self.re, other.re);
+                self.chain2(other, self.re.min(other.re), partials)
+            }
+
+            fn clamp(self, lo: Self, hi: Self) -> Self {
+                let (d_self, d_lo, d_hi) = rules::clamp(self.re, lo.re, hi.re);
+                self.chain3(lo, hi, self.re.clamp(lo.re, hi.re), (d_self, d_lo, d_hi))
+            }
+
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                self.chain3(a, b, self.re.mul_add(a.re, b.re), (a.re, self.re, T::one()))
+            }
+
+            fn recip(self) -> Self {
+                let inverse = self.re.recip();
+                self.chain(inverse, rules::recip(inverse))
+            }
+
+            fn powi(self, n: i32) -> Self {
+                self.chain(self.re.powi(n), rules::powi(self.re, n))
+            }
+
+            fn powf(self, n: Self) -> Self {
+                let power = self.re.powf(n.re);
+                self.chain2(n, power, rules::powf(self.re, n.re, power))
+            }
+
+            fn sqrt(self) -> Self {
+                let root = self.re.sqrt();
+                // `abs` makes the root of -0.0 (which is -0.0) give the slope +inf too.
+                self.chain(root, rules::sqrt(root.abs()))
+            }
+
+            fn cbrt(self) -> Self {
+                let root = self.re.cbrt();
+                self.chain(root, rules::cbrt(root))
+            }
+
+            fn exp(self) -> Self {
+                let power = self.re.exp();
+                self.chain(power, power)
+            }
+
+            fn exp2(self) -> Self {
+                let power = self.re.exp2();
+                self.chain(power, rules::exp2(power))
+            }
+
+            fn exp_m1(self) -> Self {
+                self.chain(self.re.exp_m1(), self.re.exp())
+            }
+
+            fn ln(self) -> Self {
+                self.chain(self.re.ln(), self.re.recip())
+            }
+
+            fn log(self, base: Self) -> Self {
+                self.chain2(base, self.re.log(base.re), rules::log(self.re, base.re))
+            }
+
+            fn log2(self) -> Self {
+                self.chain(self.re.log2(), rules::log2(self.re))
+            }
+
+            fn log10(self) -> Self {
+                self.chain(self.re.log10(), rules::log10(self.re))
+            }
+
+            fn ln_1p(self) -> Self {
+                self.chain(self.re.ln_1p(), rules::ln_1p(self.re))
+            }
+
+            // Linear maps: the tangent goes through the same map.
+
+            fn to_degrees(self) -> Self {
+                self.linear(self.re.to_degrees(), T::to_degrees)
+            }
+
+            fn to_radians(self) -> Self {
+                self.linear(self.re.to_radians(), T::to_radians)
+            }
+
+            fn hypot(self, other: Self) -> Self {
+                let length = self.re.hypot(other.re);
+                self.chain2(other, length, rules::hypot(self.re, other.re, length))
+            }
+
+            fn sin(self) -> Self {
+                self.sin_cos().0
+            }
+
+            fn cos(self) -> Self {
+                self.sin_cos().1
+            }
+
+            fn sin_cos(self) -> (Self, Self) {
+                let (sin, cos) = self.re.sin_cos();
+                (self.chain(sin, cos), self.chain(cos, -sin))
+            }
+
+            fn tan(self) -> Self {
+                let tan = self.re.tan();
+                self.chain(tan, rules::tan(tan))
+            }
+
+            fn asin(self) -> Self {
+                self.chain(self.re.asin(), rules::asin(self.re))
+            }
+
+            fn acos(self) -> Self {
+                self.chain(self.re.acos(), rules::acos(self.re))
+            }
+
+            fn atan(self) -> Self {
+                self.chain(self.re.atan(), rules::atan(self.re))
+            }
+
+            fn atan2(self, other: Self) -> Self {
+                self.chain2(
+                    other,
+                    self.re.atan2(other.re),
+                    rules::atan2(self.re, other.re),
+                )
+            }
+
+            fn sinh(self) -> Self {
+                self.chain(self.re.sinh(), self.re.cosh())
+            }
+
+            fn cosh(self) -> Self {
+                self.chain(self.re.cosh(), self.re.sinh())
+            }
+
+            fn tanh(self) -> Self {
+                let tanh = self.re.tanh();
+                self.chain(tanh, rules::tanh(tanh))
+            }
+
+            fn asinh(self) -> Self {
+                self.chain(self.re.asinh(), rules::asinh(self.re))
+            }
+
+            fn acosh(self) -> Self {
+                self.chain(self.re.acosh(), rules::acosh(self.re))
+            }
+
+            fn atanh(self) -> Self {
+                self.chain(self.re.atanh(), rules::atanh(self.re))
+            }
+        }
+
+    };
 }
+
+pub(crate) use dual_number_impls;
+
+/// For each operator: the compound assignment, the form with a plain number on the right
+/// (`Dual<T> * T`, `x *= 2.0`) and, for `f32` and `f64`, the form with a plain number on the left
+/// (`2.0 * x`). A plain number acts as a constant dual. `$g` are the type's generic parameters, `$lg`
+/// those of its `f32` and `f64` forms.
+macro_rules! mixed_operators {
+    ([$($g:tt)*] $Ty:ty, [$($lg:tt)*] $F32:ty, $F64:ty) => {
+        mixed_operators!(@one [$($g)*] $Ty, [$($lg)*] $F32, $F64; Add add AddAssign add_assign);
+        mixed_operators!(@one [$($g)*] $Ty, [$($lg)*] $F32, $F64; Sub sub SubAssign sub_assign);
+        mixed_operators!(@one [$($g)*] $Ty, [$($lg)*] $F32, $F64; Mul mul MulAssign mul_assign);
+        mixed_operators!(@one [$($g)*] $Ty, [$($lg)*] $F32, $F64; Div div DivAssign div_assign);
+        mixed_operators!(@one [$($g)*] $Ty, [$($lg)*] $F32, $F64; Rem rem RemAssign rem_assign);
+    };
+    (@one [$($g:tt)*] $Ty:ty, [$($lg:tt)*] $F32:ty, $F64:ty;
+        $Op:ident $op:ident $OpAssign:ident $op_assign:ident) => {
+        impl<$($g)*> $OpAssign for $Ty where T: Float {
+            fn $op_assign(&mut self, rhs: Self) {
+                *self = $Op::$op(*self, rhs);
+            }
+        }
+
+        impl<$($g)*> $Op<T> for $Ty where T: Float {
+            type Output = Self;
+
+            fn $op(self, rhs: T) -> Self {
+                $Op::$op(self, Self::constant(rhs))
+            }
+        }
+
+        impl<$($g)*> $OpAssign<T> for $Ty where T: Float {
+            fn $op_assign(&mut self, rhs: T) {
+                *self = $Op::$op(*self, Self::constant(rhs));
+            }
+        }
+
+        mixed_operators!(@left [$($lg)*] $Op $op f32, $F32);
+        mixed_operators!(@left [$($lg)*] $Op $op f64, $F64);
+    };
+    (@left [$($lg:tt)*] $Op:ident $op:ident $float:ty, $Dual:ty) => {
+        impl<$($lg)*> $Op<$Dual> for $float {
+            type Output = $Dual;
+
+            fn $op(self, rhs: $Dual) -> $Dual {
+                $Op::$op(<$Dual>::constant(self), rhs)
+            }
+        }
+    };
+}
+
+pub(crate) use mixed_operators;
+
+dual_number_impls!([T] Dual<T>);
+mixed_operators!([T] Dual<T>, [] Dual<f32>, Dual<f64>);
 
 // -------------------------------------------------------------------------------------------------
 // Display.
@@ -743,6 +780,11 @@ mod tests {
 
     type D = Dual<f64>;
     type DD = Dual<Dual<f64>>;
+    type M3 = crate::multi_dual::MultiDual<f64, 3>;
+
+    /// The seeds of the three lanes of a `MultiDual` test: a unit, a zero and another scale.
+    const LANES_X: [f64; 3] = [1.0, 0.0, -2.5];
+    const LANES_Y: [f64; 3] = [0.0, 1.0, 0.75];
 
     /// What the catalogue's functions are written against: `Float` and the operators that `f64` and
     /// `Dual` have beyond it.
@@ -791,6 +833,7 @@ mod tests {
         value: fn(f64) -> f64,
         first: fn(D) -> D,
         second: fn(DD) -> DD,
+        lanes: fn(M3) -> M3,
         derivative: fn(f64) -> f64,
         domain: Range<f64>,
         /// Whether the function is smooth around `x`, so that a finite difference there is meaningful.
@@ -810,6 +853,7 @@ mod tests {
                 value: function::<f64>,
                 first: function::<D>,
                 second: function::<DD>,
+                lanes: function::<M3>,
                 derivative: $derivative,
                 domain: $domain,
                 smooth_at: $smooth,
@@ -1031,6 +1075,7 @@ mod tests {
         value: fn(f64, f64) -> f64,
         first: fn(D, D) -> D,
         second: fn(DD, DD) -> DD,
+        lanes: fn(M3, M3) -> M3,
         partials: fn(f64, f64) -> (f64, f64),
         domain: [Range<f64>; 2],
         smooth_at: fn(f64, f64) -> bool,
@@ -1062,6 +1107,7 @@ mod tests {
                 value: function::<f64>,
                 first: function::<D>,
                 second: function::<DD>,
+                lanes: function::<M3>,
                 partials: $partials,
                 domain: [$x_domain, $y_domain],
                 smooth_at: $smooth,
@@ -1220,6 +1266,21 @@ mod tests {
     fn check_unary(entry: &Unary, x: f64) -> Result<(), TestCaseError> {
         let (name, value, derivative) = (entry.name, (entry.value)(x), (entry.derivative)(x));
 
+        // Each lane of a `MultiDual` is what `Dual` gives for that lane's seed, bit for bit.
+        let lanes = (entry.lanes)(M3::new(x, LANES_X));
+        prop_assert_eq!(
+            lanes.re.to_bits(),
+            (entry.first)(Dual::variable(x)).re.to_bits()
+        );
+        for (j, seed) in LANES_X.into_iter().enumerate() {
+            let one = (entry.first)(Dual::new(x, seed)).eps;
+            prop_assert!(
+                lanes.eps[j].to_bits() == one.to_bits(),
+                "{name} lane {j} at {x}: {} vs {one}",
+                lanes.eps[j]
+            );
+        }
+
         let y = (entry.first)(Dual::variable(x));
         // Not bit for bit: the optimizer may rewrite the plain `f64` version (`x.powf(2.0)` to `x * x`).
         prop_assert!(
@@ -1251,6 +1312,15 @@ mod tests {
         let (dx, dy) = (entry.partials)(x, y);
         let along_x = (entry.first)(Dual::variable(x), Dual::constant(y));
         let along_y = (entry.first)(Dual::constant(x), Dual::variable(y));
+        let lanes = (entry.lanes)(M3::new(x, LANES_X), M3::new(y, LANES_Y));
+        for j in 0..3 {
+            let one = (entry.first)(Dual::new(x, LANES_X[j]), Dual::new(y, LANES_Y[j])).eps;
+            prop_assert!(
+                lanes.eps[j].to_bits() == one.to_bits(),
+                "{name} lane {j} at ({x}, {y}): {} vs {one}",
+                lanes.eps[j]
+            );
+        }
         prop_assert!(close(along_x.re, (entry.value)(x, y), 1e-15), "{name}");
         prop_assert!(
             close(along_x.eps, dx, 1e-10),

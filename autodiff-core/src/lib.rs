@@ -12,6 +12,7 @@ mod dual;
 mod lift;
 mod matrix;
 mod memory;
+mod multi_dual;
 pub mod optim;
 pub mod rules;
 mod values;
@@ -58,8 +59,8 @@ pub mod private {
         Differentiable, FieldType, InactiveTangent, NestedAdjoint,
     };
     pub use crate::lift::{
-        at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lift,
-        lit, plain, re_parts, to_int, Constant, Lift, Parts,
+        at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts, lanes,
+        lift, lit, plain, re_parts, to_int, Constant, Lift, Parts,
     };
     pub use crate::matrix::{
         constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, row_offsets_of_lengths,
@@ -71,6 +72,7 @@ pub mod private {
         output_cotangent, output_tangent, slot_or_scratch, snapshot, sum, tangent, zero_like,
         zeros_like, ArrayLike, ArrayTape, FromElements, PassOn, Passed, Tape,
     };
+    pub use crate::multi_dual::MultiDual;
     pub use crate::rules;
     pub use crate::values::{
         field_end, field_ref, field_start, field_value, from_values, tangent_values, values, Itself,

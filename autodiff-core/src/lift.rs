@@ -311,6 +311,111 @@ pub fn eps_parts<P: Parts>(gradient: &P) -> P::Real {
     gradient.eps_parts()
 }
 
+/// Moving values into and out of [`MultiDual`] numbers, for `f_hessian`: it runs `f_grad` once per `N`
+/// inputs, input `offset + k` of the flattened active inputs seeded along lane `offset + k - base`, the
+/// lanes of the pass that starts at input `base`.
+pub mod lanes {
+    use crate::multi_dual::MultiDual;
+    use num_traits::Float;
+
+    /// The scalar input at flat position `offset`, seeded if it falls in the pass from `base`.
+    #[inline]
+    pub fn scalar<T: Float, const N: usize>(
+        value: T,
+        offset: usize,
+        base: usize,
+    ) -> MultiDual<T, N> {
+        MultiDual::unit(value, offset.wrapping_sub(base))
+    }
+
+    /// A slice of inputs starting at flat position `offset`.
+    pub fn vec<T: Float, const N: usize>(
+        values: &[T],
+        offset: usize,
+        base: usize,
+    ) -> Vec<MultiDual<T, N>> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(k, v)| scalar(*v, offset + k, base))
+            .collect()
+    }
+
+    /// An array of inputs starting at flat position `offset`.
+    pub fn array<T: Float, const N: usize, const M: usize>(
+        values: &[T; M],
+        offset: usize,
+        base: usize,
+    ) -> [MultiDual<T, N>; M] {
+        core::array::from_fn(|k| scalar(values[k], offset + k, base))
+    }
+
+    /// Constants (an inactive float parameter).
+    pub fn constant_vec<T: Float, const N: usize>(values: &[T]) -> Vec<MultiDual<T, N>> {
+        values.iter().map(|v| MultiDual::constant(*v)).collect()
+    }
+
+    /// Constants, for arrays.
+    pub fn constant_array<T: Float, const N: usize, const M: usize>(
+        values: &[T; M],
+    ) -> [MultiDual<T, N>; M] {
+        core::array::from_fn(|k| MultiDual::constant(values[k]))
+    }
+
+    /// Lane `j` of a gradient of [`MultiDual`] numbers, in the gradient's shape with plain floats.
+    pub trait Lane {
+        /// The same shape with the dual numbers replaced by their value type.
+        type Real;
+        /// The tangents of lane `j`.
+        fn lane(&self, j: usize) -> Self::Real;
+    }
+
+    impl<T: Copy, const N: usize> Lane for MultiDual<T, N> {
+        type Real = T;
+        fn lane(&self, j: usize) -> T {
+            self.eps[j]
+        }
+    }
+
+    impl<P: Lane> Lane for Vec<P> {
+        type Real = Vec<P::Real>;
+        fn lane(&self, j: usize) -> Vec<P::Real> {
+            self.iter().map(|p| p.lane(j)).collect()
+        }
+    }
+
+    impl<P: Lane, const M: usize> Lane for [P; M] {
+        type Real = [P::Real; M];
+        fn lane(&self, j: usize) -> [P::Real; M] {
+            core::array::from_fn(|k| self[k].lane(j))
+        }
+    }
+
+    /// A tuple parameter's gradient: the lane of each component.
+    macro_rules! tuple_lane {
+        ($($name:ident $index:tt),+) => {
+            impl<$($name: Lane),+> Lane for ($($name,)+) {
+                type Real = ($($name::Real,)+);
+                fn lane(&self, j: usize) -> Self::Real {
+                    ($(self.$index.lane(j),)+)
+                }
+            }
+        };
+    }
+
+    tuple_lane!(A 0);
+    tuple_lane!(A 0, B 1);
+    tuple_lane!(A 0, B 1, C 2);
+    tuple_lane!(A 0, B 1, C 2, D 3);
+    tuple_lane!(A 0, B 1, C 2, D 3, E 4);
+    tuple_lane!(A 0, B 1, C 2, D 3, E 4, F 5);
+
+    /// Lane `j` of a gradient of [`MultiDual`] numbers.
+    pub fn lane<P: Lane>(gradient: &P, j: usize) -> P::Real {
+        gradient.lane(j)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -535,9 +535,182 @@ impl Higher<'_> {
         }
     }
 
-    /// `f_hessian(<params>) -> (T, G, Vec<Vec<T>>)`: one `f_hvp` per input, over the active inputs
-    /// flattened in declaration order.
+    /// `f_hessian(<params>) -> (T, G, Vec<Vec<T>>)`, over the active inputs flattened in declaration
+    /// order: by [`Higher::hessian_by_lanes`] where every float parameter is a scalar, a tuple of scalars
+    /// or a flat array, else one `f_hvp` per input.
     fn hessian(&self) -> TokenStream {
+        self.hessian_by_lanes()
+            .unwrap_or_else(|| self.hessian_by_products())
+    }
+
+    /// `f_hessian` in vector forward mode over reverse: `f_grad` run on `MultiDual<T, LANES>`, each pass
+    /// seeding `LANES` inputs at once (input `base + j` along lane `j`), so a pass gives `LANES` columns
+    /// `H e_i` for about the price of one `f_hvp`: the value, the partial derivatives and the
+    /// transcendental functions are computed once per pass, not once per input. `None` for the
+    /// parameters it does not lift (matrices, structs, output parameters, buffers the function writes),
+    /// which go through `f_hvp`.
+    ///
+    /// ```text
+    /// // fn f<T: Float>(x: &[T], a: T) -> T        // f_hessian's passes:
+    /// let mut __base = 0usize;
+    /// while __base < __n {
+    ///     let mut __offset = 0usize;
+    ///     let __lifted_x = lanes::vec::<_, 8>(&x, __offset, __base);
+    ///     __offset += x.len();
+    ///     let __lifted_a = lanes::scalar::<_, 8>(a, __offset, __base);
+    ///     __offset += 1;
+    ///     let (_, __gradient) = f_grad(&__lifted_x, __lifted_a);
+    ///     for __j in 0..min(8, __n - __base) {
+    ///         let (__hv_0, __hv_1) = lanes::lane(&__gradient, __j);   // the column H e_(base + j)
+    ///         ...
+    ///     }
+    ///     __base += 8;
+    /// }
+    /// ```
+    fn hessian_by_lanes(&self) -> Option<TokenStream> {
+        const LANES: usize = 8;
+        let lanes = syn::LitInt::new(&format!("{LANES}usize"), proc_macro2::Span::call_site());
+        let liftable = |p: &Param| {
+            !Self::written_buffer(p)
+                && !matches!(p.kind, Kind::Struct(_))
+                && (!self.is_float(p) || !p.output && p.array.is_none_or(|shape| !shape.matrix))
+        };
+        if !self.sig.params.iter().all(liftable) {
+            return None;
+        }
+        let scalar = self.scalar;
+        let gradient_ty = self.sig.gradient_type();
+        let signature = self.signature(
+            self.name("hessian"),
+            None,
+            quote!((#scalar, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#scalar>>)),
+        );
+        let active: Vec<&Param> = self.sig.active().collect();
+        let (j, offset, base, n, columns, row, gradient) = (
+            local("__j"),
+            local("__offset"),
+            local("__base"),
+            local("__n"),
+            local("__columns"),
+            local("__row"),
+            local("__gradient"),
+        );
+        let private = quote!(::autodiff::__private);
+        let sizes = active.iter().map(|p| {
+            let ident = &p.ident;
+            match (p.array, crate::signature::float_tuple(&p.kind)) {
+                (Some(_), _) => quote!(#ident.len()),
+                (None, Some(k)) => quote!(#k),
+                (None, None) => quote!(1),
+            }
+        });
+        let mut lifts = Vec::new();
+        let mut args = Vec::new();
+        for p in &self.sig.params {
+            if !self.is_float(p) {
+                args.push(self.unchanged(p));
+                continue;
+            }
+            let ident = &p.ident;
+            let lifted = local(&format!("__lifted_{ident}"));
+            let value = if p.by_ref {
+                quote!(*#ident)
+            } else {
+                quote!(#ident)
+            };
+            let one = |value: TokenStream| match p.active {
+                true => quote!({
+                    let __lifted = #private::lanes::scalar::<_, #lanes>(#value, #offset, #base);
+                    #offset += 1;
+                    __lifted
+                }),
+                false => quote!(#private::MultiDual::<_, #lanes>::constant(#value)),
+            };
+            let lift = match (p.array, crate::signature::float_tuple(&p.kind)) {
+                (Some(shape), _) => {
+                    // An array's length is the third generic argument.
+                    let (seeded, constant, length) = match shape.fixed {
+                        true => (quote!(array), quote!(constant_array), quote!(, _)),
+                        false => (quote!(vec), quote!(constant_vec), quote!()),
+                    };
+                    match p.active {
+                        true => quote!({
+                            let __lifted =
+                                #private::lanes::#seeded::<_, #lanes #length>(&#ident, #offset, #base);
+                            #offset += #ident.len();
+                            __lifted
+                        }),
+                        false => quote!(#private::lanes::#constant::<_, #lanes #length>(&#ident)),
+                    }
+                }
+                (None, Some(k)) => {
+                    let parts = (0..k).map(|i| {
+                        let i = syn::Index::from(i);
+                        one(quote!(#value.#i))
+                    });
+                    quote!((#(#parts,)*))
+                }
+                (None, None) => one(value),
+            };
+            lifts.push(quote!(let #lifted = #lift;));
+            args.push(self.pass(p, &lifted));
+        }
+        let hv_parts: Vec<Ident> = (0..active.len())
+            .map(|k| local(&format!("__hv_{k}")))
+            .collect();
+        let rows = active.iter().zip(&hv_parts).map(|(p, part)| {
+            match (p.array, crate::signature::float_tuple(&p.kind)) {
+                (Some(_), _) => quote!(#row.extend_from_slice(&#part[..]);),
+                (None, Some(k)) => {
+                    let parts = (0..k).map(syn::Index::from);
+                    quote!(#(#row.push(#part.#parts);)*)
+                }
+                (None, None) => quote!(#row.push(#part);),
+            }
+        });
+        let unpack = match hv_parts.as_slice() {
+            [one] => quote!(#one),
+            many => quote!((#(#many,)*)),
+        };
+        let plain_args = self.sig.params.iter().map(|p| self.unchanged(p));
+        let grad = self.sibling("grad");
+        let doc = format!(
+            " The value, gradient and Hessian of `{}`, the Hessian over the active inputs flattened in \
+             declaration order: `{grad}` on dual numbers of {LANES} tangents, one pass per {LANES} inputs.",
+            self.item.sig.ident
+        );
+        Some(quote! {
+            #[doc = #doc]
+            #signature {
+                let (value, gradient) = #grad(#(#plain_args),*);
+                let #n: usize = 0 #(+ #sizes)*;
+                let mut #columns: ::std::vec::Vec<::std::vec::Vec<#scalar>> = ::std::vec::Vec::with_capacity(#n);
+                let mut #base = 0usize;
+                while #base < #n {
+                    let mut #offset = 0usize;
+                    #(#lifts)*
+                    let (_, #gradient) = #grad(#(#args),*);
+                    for #j in 0..::core::cmp::Ord::min(#lanes, #n - #base) {
+                        let #unpack = #private::lanes::lane(&#gradient, #j);
+                        let mut #row = ::std::vec::Vec::with_capacity(#n);
+                        #(#rows)*
+                        #columns.push(#row);
+                    }
+                    #base += #lanes;
+                }
+                // Each column is `H e_i`: `H[r][c]` is the derivative of the gradient's entry `r` in input
+                // `c` (the Jacobian of `f_grad`, not symmetric where a custom gradient is not the
+                // derivative of its value).
+                let __hessian: ::std::vec::Vec<::std::vec::Vec<#scalar>> = (0..#n)
+                    .map(|__r| #columns.iter().map(|__column| __column[__r]).collect())
+                    .collect();
+                (value, gradient, __hessian)
+            }
+        })
+    }
+
+    /// `f_hessian` by one `f_hvp` per input.
+    fn hessian_by_products(&self) -> TokenStream {
         let scalar = self.scalar;
         let gradient_ty = self.sig.gradient_type();
         let signature = self.signature(
