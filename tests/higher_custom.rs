@@ -10,7 +10,8 @@
 mod common;
 
 use autodiff::{custom_gradient, differentiable, Float};
-use common::{assert_all_close, assert_close, central_difference};
+use common::{assert_all_close, assert_close, central_difference, config};
+use proptest::prelude::*;
 
 // ---- TensorFlow's `log1pexp`, written for `f64`, at order 2 through a caller ----
 
@@ -173,21 +174,168 @@ fn through_nested<T: Float>(x: T) -> T {
 /// gradient overrides the forward code of `doubled_slope` (API.md): d/dx doubled_slope(x²) = 2·(2x) = 4x,
 /// where the forward code would give 2x. At x = 0.75: F = 0.140625, g = 0.5625, H = 3.
 #[test]
-#[ignore = "not implemented: the closure runs `doubled_slope`'s value on dual numbers, which differentiates its forward code (H = 2x = 1.5); the override needs the tangent-of-adjoint rewrite of issue 8"]
 fn nested_custom_gradient_in_the_closure_overrides_its_forward_code() {
     let (value, gradient, hessian) = through_nested_hessian(0.75);
     assert_close(value, 0.140625, 1e-15, "value");
     assert_close(gradient, 0.5625, 1e-15, "gradient");
     assert_close(hessian[0][0], 3.0, 1e-15, "hessian[0][0]");
+    // The same through `f_hvp` (one `Dual` pass) and `f_derivatives`.
+    let (_, _, hv) = through_nested_hvp(0.75, 2.0);
+    assert_close(hv, 6.0, 1e-15, "hvp");
+    assert_close(
+        through_nested_derivatives(0.75)[2],
+        3.0,
+        1e-15,
+        "derivatives",
+    );
 }
 
-/// What the nested case gives today, pinned so that a change is seen: the forward code of the nested
-/// function, d/dx (x²) = 2x = 1.5 at x = 0.75.
+/// Third order: F''' = d/dx 4x = 4, the nested closure's gradient differentiated once more.
+#[differentiable(order = 3)]
+fn through_nested_third<T: Float>(x: T) -> T {
+    cube_third(x)
+}
+
 #[test]
-fn nested_custom_gradient_in_the_closure_today_uses_its_forward_code() {
-    let (_, gradient, hessian) = through_nested_hessian(0.75);
-    assert_close(gradient, 0.5625, 1e-15, "gradient");
-    assert_close(hessian[0][0], 1.5, 1e-15, "hessian[0][0]");
+fn nested_custom_gradient_at_third_order() {
+    let x = 0.75;
+    let d = through_nested_third_derivatives(x);
+    assert_all_close(
+        &d,
+        &[x * x * x / 3.0, x * x, 4.0 * x, 4.0],
+        1e-14,
+        "derivatives",
+    );
+}
+
+/// Fourth order through a nested custom gradient is refused at run time, not answered wrong.
+#[differentiable(order = 4)]
+fn through_nested_fourth<T: Float>(x: T) -> T {
+    cube_third(x)
+}
+
+#[test]
+#[should_panic(expected = "up to `order = 3`")]
+fn nested_custom_gradient_beyond_third_order_panics() {
+    through_nested_fourth_derivatives(0.75);
+}
+
+/// Outside a closure, a custom function's value is differentiated through its forward code, as in
+/// `jax.hessian` of a `jax.custom_vjp` function: h = doubled_slope(x)·x has the gradient
+/// doubled_slope's closure gives, 2x + x = 3x, and the Hessian of that gradient is 3 (the value's
+/// tangent from its forward code, 1, plus 2 from the closure), not 4.
+#[differentiable(order = 2)]
+fn custom_value_outside_a_closure<T: Float>(x: T) -> T {
+    doubled_slope(x) * x
+}
+
+#[test]
+fn outside_a_closure_the_value_follows_the_forward_code() {
+    let (_, gradient, hessian) = custom_value_outside_a_closure_hessian(0.75);
+    assert_close(gradient, 2.25, 1e-15, "gradient");
+    assert_close(hessian[0][0], 3.0, 1e-15, "hessian[0][0]");
+}
+
+/// Two inputs: the product, with a closure that scales each partial by 3 (deliberately not the derivative).
+#[custom_gradient]
+fn tripled_product<T: Float>(a: T, b: T) -> (T, impl Fn(T) -> (T, T)) {
+    let three = T::from(3.0).unwrap();
+    (a * b, move |dy: T| (three * dy * b, three * dy * a))
+}
+
+/// F(x, y) = x y sin-free, whose closure computes its gradient (y·x, x·y... ) through the nested
+/// `tripled_product`: g = (tripled_product(y, x), tripled_product(x, x)) = (x y, x²) by value.
+#[custom_gradient]
+fn nested_pair<T: Float>(x: T, y: T) -> (T, impl Fn(T) -> (T, T)) {
+    (x * x * y, move |dy: T| {
+        (dy * tripled_product(y, x), dy * tripled_product(x, x))
+    })
+}
+
+#[differentiable(order = 2)]
+fn through_nested_pair<T: Float>(x: T, y: T) -> T {
+    nested_pair(x, y)
+}
+
+#[test]
+fn a_nested_custom_gradient_of_two_inputs_overrides_by_its_partials() {
+    // g = (tripled_product(y, x), tripled_product(x, x)); with the nested closure's partials
+    // (3b, 3a) at (a, b): ∂g0/∂x = 3y, ∂g0/∂y = 3x; ∂g1/∂x = 3x + 3x = 6x, ∂g1/∂y = 0.
+    let (x, y) = (0.7, -1.3);
+    let (value, (gx, gy), h) = through_nested_pair_hessian(x, y);
+    assert_close(value, x * x * y, 1e-15, "value");
+    assert_all_close(&[gx, gy], &[x * y, x * x], 1e-15, "gradient");
+    assert_all_close(&h[0], &[3.0 * y, 3.0 * x], 1e-14, "h[0]");
+    assert_all_close(&h[1], &[6.0 * x, 0.0], 1e-14, "h[1]");
+}
+
+/// The straight-through estimator inside a closure: `rounded(v)` has the value `v.round()` and the
+/// gradient 1. `quantised_square`'s closure gives 2·rounded(x): its derivative is 2 (through the
+/// nested closure), where the forward code (`round`, slope 0) would give 0.
+#[custom_gradient]
+fn rounded<T: Float>(v: T) -> (T, impl Fn(T) -> T) {
+    (v.round(), |dy: T| dy)
+}
+
+#[custom_gradient]
+fn quantised_square<T: Float>(x: T) -> (T, impl Fn(T) -> T) {
+    let two = T::from(2.0).unwrap();
+    (x * x, move |dy: T| dy * two * rounded(x))
+}
+
+#[differentiable(order = 2)]
+fn through_quantised<T: Float>(x: T) -> T {
+    quantised_square(x)
+}
+
+/// A clipped gradient inside a closure: `clipped(v)` has the value v and the gradient `0.5 dy` clipped
+/// to [-1, 1].
+#[custom_gradient]
+fn clipped<T: Float>(v: T) -> (T, impl Fn(T) -> T) {
+    let (half, one) = (T::from(0.5).unwrap(), T::one());
+    (v, move |dy: T| (half * dy).max(-one).min(one))
+}
+
+#[custom_gradient]
+fn clipped_cube<T: Float>(x: T) -> (T, impl Fn(T) -> T) {
+    let three = T::from(3.0).unwrap();
+    (x * x * x, move |dy: T| dy * three * clipped(x * x))
+}
+
+#[differentiable(order = 2)]
+fn through_clipped<T: Float>(x: T) -> T {
+    clipped_cube(x)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The nested closures decide: a straight-through `round` and a clipped gradient.
+    #[test]
+    fn nested_straight_through_and_clipped_gradients(x in -2.0..2.0_f64) {
+        let (value, gradient, h) = through_quantised_hessian(x);
+        prop_assert_eq!(value, x * x);
+        assert_close(gradient, 2.0 * x.round(), 1e-15, "quantised gradient");
+        assert_close(h[0][0], 2.0, 1e-15, "quantised hessian");
+        let (_, hv) = {
+            let (_, _, hv) = through_quantised_hvp(x, 1.5);
+            ((), hv)
+        };
+        assert_close(hv, 3.0, 1e-15, "quantised hvp");
+
+        let (value, gradient, h) = through_clipped_hessian(x);
+        prop_assert_eq!(value, x * x * x);
+        assert_close(gradient, 3.0 * x * x, 1e-14, "clipped gradient");
+        // d/dx 3·clipped(x²) = 3 · 0.5 · 2x.
+        assert_close(h[0][0], 3.0 * x, 1e-14, "clipped hessian");
+    }
+
+    /// At first order the closures run on floats: the nested call is the call as written.
+    #[test]
+    fn first_order_is_unchanged(x in -2.0..2.0_f64) {
+        assert_close(cube_third_grad(x).1, x * x, 1e-15, "cube_third_grad");
+        assert_close(quantised_square_grad(x).1, 2.0 * x.round(), 1e-15, "quantised_square_grad");
+    }
 }
 
 // ---- custom gradients written for `f64` whose generic copy needs a second look ----

@@ -65,6 +65,63 @@ macro_rules! derivative_of {
     }};
 }
 
+/// A call `g(a, b)` inside the closure of a `#[custom_gradient]` function: `g`'s own custom gradient where
+/// `g` is a `#[custom_gradient]` function of float scalars, else `g` itself (its forward code).
+///
+/// At first order the closure runs on floats and this is the call as written. At `order = K` it runs on
+/// dual numbers (the closure is differentiated through the values it captures), and there the tangent of
+/// a nested custom function's value comes from its closure, not its forward code, as API.md promises:
+/// the companion of a custom function has an inherent `in_closure_kind` that gives itself, whose
+/// `in_closure` expands the value with the closure's gradient as its derivative (`custom.rs`, exact up
+/// to `order = 3`); every other path resolves to [`InClosure`]'s [`PlainCall`], which calls `g`. The
+/// fallback type stands for a function without a companion (a plain helper), as in
+/// [`derivative_of!`](crate::derivative_of).
+///
+/// ```text
+/// in_closure!(g, |__a0, __a1| g(__a0, __a1), (a, b))
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! in_closure {
+    ($path:path, |$($a:ident),*| $call:expr, ($($argument:expr),*)) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types)]
+        mod __plain_callee {
+            pub struct __callee {}
+        }
+        #[allow(unused_imports)]
+        use __plain_callee::*;
+        #[allow(unused_imports)]
+        use $crate::private::InClosure as _;
+        (__callee {}).in_closure_kind().in_closure(|($($a,)*)| $call, ($($argument,)*))
+    }};
+}
+
+/// The call as written, for a callee inside a custom gradient's closure that is not a custom function of
+/// float scalars ([`in_closure!`](crate::in_closure)).
+pub struct PlainCall;
+
+impl PlainCall {
+    /// `plain(arguments)`.
+    #[inline(always)]
+    pub fn in_closure<A, R>(self, plain: impl FnOnce(A) -> R, arguments: A) -> R {
+        plain(arguments)
+    }
+}
+
+/// Gives every type [`PlainCall`], unless it has an inherent `in_closure_kind` (the companion of a
+/// `#[custom_gradient]` function of float scalars).
+pub trait InClosure {
+    /// [`PlainCall`].
+    #[inline(always)]
+    fn in_closure_kind(&self) -> PlainCall {
+        PlainCall
+    }
+}
+
+impl<T: ?Sized> InClosure for T {}
+
 /// The companion of the generic copy of the function at `path`, for a call of its `item` (`call_on`, `vjp`,
 /// ...) with one argument per `_`: what [`derivative_of!`](crate::derivative_of) finds there (a
 /// `#[gradient_of(path)]` registration in scope, found by `registered`, else the function's own companion)

@@ -51,8 +51,8 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 pub mod private {
     pub use crate::callee::{
         copy_of, no_generic_copy, require_consistent_copy, require_derivative,
-        require_generic_copy, ConsistentCopy, Found, HasDerivative, HasGenericCopy, Lookup,
-        NoDerivative, NoGenericCopy, Site,
+        require_generic_copy, ConsistentCopy, Found, HasDerivative, HasGenericCopy, InClosure,
+        Lookup, NoDerivative, NoGenericCopy, PlainCall, Site,
     };
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, inactive_tangent, AdjointOf, ConstantZero,
@@ -74,11 +74,12 @@ pub mod private {
     };
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;
+    pub use crate::stop_gradient;
     pub use crate::values::{
         field_end, field_ref, field_start, field_value, from_values, tangent_values, values, Itself,
     };
     pub use crate::Dual;
-    pub use crate::{check_generic_copy, copy_by_path, derivative_of};
+    pub use crate::{check_generic_copy, copy_by_path, derivative_of, in_closure};
     pub use num_traits::{Float, One, Zero};
 
     /// Implemented by the companion type `g` of every free function with derivatives (but one with output

@@ -87,6 +87,13 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     let forward = Ident::new("__custom_gradient", Span::mixed_site());
     let mut inner = item.clone();
     inner.sig.ident = forward.clone();
+    // Calls inside its closures: a nested custom function's gradient overrides its forward code there,
+    // where the closures run on dual numbers (in a generic function; one written for `f64` has its
+    // generic copy for that).
+    if !signature::float_type_params(&item.sig.generics).is_empty() {
+        let param_names: Vec<Ident> = sig.params.iter().map(|p| p.ident.clone()).collect();
+        crate::in_closure::rewrite(&mut inner.block, &param_names);
+    }
     inner.vis = syn::Visibility::Inherited;
     inner.attrs.retain(|a| !a.path().is_ident("doc"));
     let inner = quote!(#[inline(always)] #[allow(clippy::type_complexity)] #inner);
@@ -893,6 +900,33 @@ impl<'a> Items<'a> {
     fn companion(&self, generic_copy: GenericCopy) -> TokenStream {
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         let name = &self.item.sig.ident;
+        // A function of float scalars overrides its forward code inside other custom gradients' closures,
+        // which run on dual numbers only where it is generic (a function written for `f64` has its generic
+        // copy for that, a custom function of its own).
+        let float = &self.sig.ret_ty;
+        let scalar = |p: &signature::Param| {
+            p.active && p.array.is_none() && !p.by_ref && !p.output && {
+                let ty = &p.ty;
+                quote!(#ty).to_string() == quote!(#float).to_string()
+            }
+        };
+        let is_float = matches!(float, Type::Path(t) if t.path.get_ident().is_some_and(|i| {
+            signature::float_type_params(&self.item.sig.generics).contains(i)
+        }));
+        let extra = if is_float && !self.sig.params.is_empty() && self.sig.params.iter().all(scalar)
+        {
+            let params: Vec<Ident> = self.sig.params.iter().map(|p| p.ident.clone()).collect();
+            crate::in_closure::override_items(
+                &self.item.vis,
+                name,
+                &self.name("grad"),
+                &self.item.sig.generics,
+                &params,
+                float,
+            )
+        } else {
+            TokenStream::new()
+        };
         companion::companion(&Companion {
             vis: &self.item.vis,
             name: &self.item.sig.ident,
@@ -903,7 +937,7 @@ impl<'a> Items<'a> {
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
             sweep_into: None,
-            extra: TokenStream::new(),
+            extra,
             method: false,
             generic_copy,
             outputs: None,

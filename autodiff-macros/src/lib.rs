@@ -19,6 +19,7 @@ mod expand;
 mod fence;
 mod forward;
 mod higher;
+mod in_closure;
 mod ir;
 mod jacobian;
 mod lower;
