@@ -387,3 +387,29 @@ fn custom_gradients_with_a_pair_value_and_an_integer_cast_at_second_order() {
         }
     }
 }
+
+// ---- a custom function called with an argument of a parameter that `wrt(..)` leaves out ----
+
+/// `wrt(a)` leaves `xs` out of `f_grad`, but callers differentiate through every float parameter, so the
+/// generic copy calls `doubled_slope`'s copy here, not the function as a constant (fuzz seed 6174
+/// found rustc errors in that copy). f = doubled_slope(xs[0]) a² + (Σ atan xs)² a.
+#[differentiable(wrt(a), order = 2)]
+fn restricted_caller(a: f64, xs: &[f64]) -> f64 {
+    let s = xs.iter().map(|&v| v.atan()).sum::<f64>();
+    doubled_slope(xs[0]) * a * a + tripled_product(s, s) * a
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn custom_calls_of_parameters_left_out_by_wrt(a in -2.0..2.0_f64, x0 in -2.0..2.0_f64, x1 in -2.0..2.0_f64) {
+        let xs = [x0, x1];
+        let s = x0.atan() + x1.atan();
+        let (value, gradient, h) = restricted_caller_hessian(a, &xs);
+        assert_close(value, x0 * a * a + s * s * a, 1e-14, "value");
+        prop_assert_eq!(value, restricted_caller(a, &xs));
+        assert_close(gradient, 2.0 * a * x0 + s * s, 1e-14, "gradient");
+        assert_close(h[0][0], 2.0 * x0, 1e-14, "hessian");
+    }
+}

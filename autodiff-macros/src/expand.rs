@@ -163,7 +163,12 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             );
             TokenStream::new()
         }
-        (Some(sig), Some(order), Some((f, activity)), None) => {
+        (Some(sig), Some(order), Some((f, _)), None) => {
+            // The copy's companion differentiates through every float parameter, also those `wrt(..)`
+            // leaves out (`__vjp_all`): a call is plain only where none of them reaches it.
+            let float_params = signature::float_type_params(&analysis_item.sig.generics);
+            let activity =
+                &activity::analyze(f, &all_active(sig), &float_params, &mut Errors::default());
             let plain = plain_calls(f, activity);
             let active = calls_of(f, activity, true)
                 .into_iter()
