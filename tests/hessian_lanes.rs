@@ -41,6 +41,13 @@ fn generic_energy<T: Float>(x: &[T], k: T) -> T {
     e
 }
 
+/// Nine scalar parameters: two passes, and a gradient tuple longer than any `Lane` impl of tuples.
+#[differentiable(order = 2)]
+#[allow(clippy::too_many_arguments)]
+fn nine(a: f64, b: f64, c: f64, d: f64, e: f64, f: f64, g: f64, h: f64, k: f64) -> f64 {
+    (a * b + c * d).sin() * (e - f * g).exp() + h * h * k + a * k
+}
+
 /// Flat inputs `(x, a, p.0, p.1, w, c)` into the arguments of `mixed`.
 fn split(flat: &[f64], n: usize) -> (Vec<f64>, f64, (f64, f64), [f64; 3], f64) {
     let x = flat[..n].to_vec();
@@ -131,6 +138,18 @@ proptest! {
                     "H[{}][{}] = {}, expected {}", r, col, got, want);
             }
         }
+    }
+
+    /// Nine scalars: against central differences of the gradient.
+    #[test]
+    fn nine_scalars_against_differences(v in inputs(9)) {
+        let (value, _, h) = nine_hessian(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        prop_assert_eq!(value, nine(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]));
+        let gradient = |y: &[f64]| {
+            let (_, g) = nine_grad(y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7], y[8]);
+            vec![g.0, g.1, g.2, g.3, g.4, g.5, g.6, g.7, g.8]
+        };
+        assert_columns(&h, |i| hessian_column(gradient, &v, i), 1e-5, "nine");
     }
 
     /// A generic function, 2 to 20 inputs: against central differences of its gradient.

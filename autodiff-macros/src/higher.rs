@@ -560,8 +560,10 @@ impl Higher<'_> {
     ///     let __lifted_a = lanes::scalar::<_, 8>(a, __offset, __base);
     ///     __offset += 1;
     ///     let (_, __gradient) = f_grad(&__lifted_x, __lifted_a);
+    ///     let (__gradient_0, __gradient_1) = __gradient;
     ///     for __j in 0..min(8, __n - __base) {
-    ///         let (__hv_0, __hv_1) = lanes::lane(&__gradient, __j);   // the column H e_(base + j)
+    ///         let __hv_0 = lanes::lane(&__gradient_0, __j);   // the column H e_(base + j)
+    ///         let __hv_1 = lanes::lane(&__gradient_1, __j);
     ///         ...
     ///     }
     ///     __base += 8;
@@ -668,9 +670,13 @@ impl Higher<'_> {
                 (None, None) => quote!(#row.push(#part);),
             }
         });
-        let unpack = match hv_parts.as_slice() {
-            [one] => quote!(#one),
-            many => quote!((#(#many,)*)),
+        // The gradient's parts one by one: a tuple of many parameters has no `Lane` as a whole.
+        let gradient_parts: Vec<Ident> = (0..active.len())
+            .map(|k| local(&format!("__gradient_{k}")))
+            .collect();
+        let unpack = match gradient_parts.as_slice() {
+            [one] => quote!(let #one = #gradient;),
+            many => quote!(let (#(#many,)*) = #gradient;),
         };
         let plain_args = self.sig.params.iter().map(|p| self.unchanged(p));
         let grad = self.sibling("grad");
@@ -690,8 +696,9 @@ impl Higher<'_> {
                     let mut #offset = 0usize;
                     #(#lifts)*
                     let (_, #gradient) = #grad(#(#args),*);
+                    #unpack
                     for #j in 0..::core::cmp::Ord::min(#lanes, #n - #base) {
-                        let #unpack = #private::lanes::lane(&#gradient, #j);
+                        #(let #hv_parts = #private::lanes::lane(&#gradient_parts, #j);)*
                         let mut #row = ::std::vec::Vec::with_capacity(#n);
                         #(#rows)*
                         #columns.push(#row);

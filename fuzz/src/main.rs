@@ -19,7 +19,7 @@ mod shrink;
 
 use runner::{Outcome, WorkCrate};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// How many programs one generated crate holds.
@@ -95,9 +95,15 @@ fn parse_args() -> Result<Options, String> {
     Ok(o)
 }
 
-/// The workspace root: the parent of this package's manifest directory.
+/// The workspace root: the parent of this package's manifest directory, as `cargo run` gives it to the
+/// process, else as it was when the binary was built. (A binary built from another checkout sharing the
+/// target directory, such as a clone for a CI run, keeps that checkout's path: reading it alone, a later
+/// `cargo run` that did not rebuild the binary tested the other checkout's library.)
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    manifest_dir
         .parent()
         .expect("fuzz/ is inside the workspace")
         .to_path_buf()
