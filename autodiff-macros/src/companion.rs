@@ -51,7 +51,8 @@
 //!
 //! A caller that passes its own output parameter on bare (`g(out)`) cannot see whether `g` writes it or
 //! only reads it (`fn total(v: &[f64]) -> f64`); it calls `vjp_out` and `jvp_out` ([`passed_on`]), of one
-//! shape for both, which every companion with a reference parameter has.
+//! shape for both, which every companion with a reference parameter has (a method's are associated
+//! functions `__f_vjp_out` and `__f_jvp_out` of its `impl`, for `self.f(x, out)` and `Self::f(x, out)`).
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -170,8 +171,9 @@ pub(crate) struct Companion<'a> {
     pub(crate) sweep_into: Option<TokenStream>,
     /// Further associated functions (the derivatives of a registered function).
     pub(crate) extra: TokenStream,
-    /// A method or associated function of an `impl`, where no type can be declared: the two functions
-    /// become associated functions `__f_vjp` and `__f_jvp` of the same `impl`.
+    /// A method or associated function of an `impl`, where no type can be declared: the functions
+    /// become associated functions `__f_vjp`, `__f_jvp` (and `__f_vjp_into`, `__f_vjp_out`,
+    /// `__f_jvp_out`) of the same `impl`.
     pub(crate) method: bool,
     /// Its generic copy, for `order = K` callers (not for methods).
     pub(crate) generic_copy: GenericCopy,
@@ -350,6 +352,8 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             }
 
             #into_item
+
+            #passed_on
         };
     }
     // A call that writes output buffers goes through `vjp` (`reverse.rs`, `call_out_adjoint`).
@@ -494,11 +498,13 @@ struct Shared<'a> {
 fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
     let Companion {
         vis,
+        name,
         generics,
         slots,
         ret,
         zero_ret,
         vjp,
+        method,
         outputs,
         ..
     } = c;
@@ -585,10 +591,27 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
             }
         }
     }
+    // A method's are associated functions `__f_vjp_out` and `__f_jvp_out` of its `impl`, hidden, without
+    // the companion type's `self`.
+    let (vjp_out, jvp_out, receiver, hidden) = match method {
+        true => (
+            crate::naming::method_companion(name, "vjp_out"),
+            crate::naming::method_companion(name, "jvp_out"),
+            None,
+            Some(quote!(#[doc(hidden)] #[allow(clippy::too_many_arguments)])),
+        ),
+        false => (
+            Ident::new("vjp_out", Span::call_site()),
+            Ident::new("jvp_out", Span::call_site()),
+            Some(quote!(self,)),
+            None,
+        ),
+    };
     quote! {
+        #hidden
         #[inline]
         #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
-        #vis fn vjp_out #generics (self, #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: (#(#vjp_types,)*)) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+        #vis fn #vjp_out #generics (#receiver #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: (#(#vjp_types,)*)) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
             let (#(#after,)*) = #d_after;
             #(#vjp_bind)*
             let #d_ret = match #d_ret {
@@ -600,9 +623,10 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
             (#value, (#(#returned,)*))
         }
 
+        #hidden
         #[inline]
         #[allow(unused_variables)]
-        #vis fn jvp_out #generics (self, #(#params,)* #tangents: (#(#jvp_tangent_types,)*), #d_after: (#(#jvp_types,)*)) -> (#ret, #ret) #where_clause {
+        #vis fn #jvp_out #generics (#receiver #(#params,)* #tangents: (#(#jvp_tangent_types,)*), #d_after: (#(#jvp_types,)*)) -> (#ret, #ret) #where_clause {
             let (#(#after,)*) = #d_after;
             #(#jvp_bind)*
             let (#(#tangent_names,)*) = #tangents;

@@ -83,7 +83,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     let flat = sig
         .as_ref()
         .and_then(|sig| structs::flatten(&desugared.block, sig))
-        .map(|flat| flat.lifting(lift));
+        .map(|flat| flat.lifting(lift.clone()));
     let flat_body = flat
         .as_ref()
         .map(|flat| with_block(&desugared, flat.block.clone()));
@@ -97,21 +97,33 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
-    // Output parameters are differentiated on free functions without parameter structs (beside matrices
-    // too, whose `f_vjp` runs the sweep in its body).
-    if let Some(sig) = sig.as_ref().filter(|_| errors.len() == 0) {
-        if is_method(&item) || flat.is_some() {
-            for p in sig.outputs() {
-                errors.spanned(
-                    &p.ty,
-                    "output parameters are supported on free functions of floats, slices, arrays and \
-                     matrices, not yet on a method or a function of a parameter struct: return the result, \
-                     or write it from a free function",
-                );
-            }
-        }
-    }
     let higher = match (&sig, &args.order, &analysed, &flat) {
+        // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float), on a
+        // free function, a method or a function of parameter structs alike.
+        (Some(sig), Some(order), Some(_), _)
+            if sig.outputs().count() > 0
+                && sig.returns_unit()
+                && order.base10_parse::<usize>().is_ok_and(|k| k >= 2) =>
+        {
+            let name = &item.sig.ident;
+            // How a caller spells the call: `f(..)`, `self.f(..)`, `Self::f(..)`.
+            let call = match (item.sig.receiver().is_some(), is_method(&item)) {
+                (true, _) => format!("self.{name}"),
+                (false, true) => format!("Self::{name}"),
+                (false, false) => name.to_string(),
+            };
+            errors.spanned(
+                order,
+                format!(
+                    "`order = K` needs a function returning one float, whose Hessian `{name}_hvp` and \
+                     `{name}_hessian` give, and `{name}` returns `()`: its results are its output \
+                     parameters. Give `order = K` to a function of the outputs that returns a float \
+                     instead (`#[differentiable(order = 2)] fn loss(..) -> f64 {{ let mut out = vec![0.0; n]; \
+                     {call}(.., &mut out); /* a float of out */ }}`), and keep `#[differentiable]` on `{name}`"
+                ),
+            );
+            TokenStream::new()
+        }
         (Some(sig), Some(order), Some((f, activity)), Some(flat)) => {
             let higher = order.base10_parse::<usize>().is_ok_and(|k| k >= 2);
             let bounded = with_struct_bounds(&item, &analysis_item, true);
@@ -143,25 +155,6 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 lowered: f,
                 activity,
             })
-        }
-        // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float).
-        (Some(sig), Some(order), Some(_), _)
-            if sig.outputs().count() > 0
-                && sig.returns_unit()
-                && order.base10_parse::<usize>().is_ok_and(|k| k >= 2) =>
-        {
-            let name = &item.sig.ident;
-            errors.spanned(
-                order,
-                format!(
-                    "`order = K` needs a function returning one float, whose Hessian `{name}_hvp` and \
-                     `{name}_hessian` give, and `{name}` returns `()`: its results are its output \
-                     parameters. Give `order = K` to a function of the outputs that returns a float \
-                     instead (`#[differentiable(order = 2)] fn loss(..) -> f64 {{ let mut out = vec![0.0; n]; \
-                     {name}(.., &mut out); /* a float of out */ }}`), and keep `#[differentiable]` on `{name}`"
-                ),
-            );
-            TokenStream::new()
         }
         (Some(sig), Some(order), Some((f, activity)), None) => {
             let plain = plain_calls(f, activity);
@@ -203,8 +196,11 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                     generated.grad(),
                     generated.grad_into(),
                     // Matrix parameters' columns are flattened row-major, parameter structs' as their flat
-                    // view.
-                    crate::jacobian::jacobian(&item, &sig),
+                    // view; in a generic `impl`, with the bounds the items it calls have.
+                    crate::jacobian::jacobian(
+                        &with_struct_bounds(&item, &analysis_item, flat.is_some()),
+                        &sig,
+                    ),
                 )
             };
             let name = &item.sig.ident;
@@ -234,9 +230,14 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             };
             let companion = generated.companion(generic_copy);
             let mut primal = primal(&item);
-            // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do.
-            if let Some(flat) = flat.as_ref().filter(|_| args.lift_fields) {
-                *primal.block = flat.body_with_fields(&sig);
+            // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do
+            // (in the body as written: a float output `*e` stays `*e`).
+            let written = flat
+                .as_ref()
+                .filter(|_| args.lift_fields)
+                .and_then(|_| structs::flatten(&chains_desugared.block, &sig));
+            if let Some(written) = written {
+                *primal.block = written.lifting(lift).body_with_fields(&sig);
             }
             quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
