@@ -215,6 +215,24 @@ impl Layer {
     }
 }
 
+impl Spring {
+    /// `order = 2` with a float output.
+    #[differentiable(order = 2)]
+    fn potential_curved(&self, x: f64, e: &mut f64) -> f64 {
+        *e = 0.5 * self.k * (x - self.rest).powi(2);
+        (x * *e).sin()
+    }
+}
+
+impl Layer {
+    /// A float output, differentiated in `self`.
+    #[differentiable(wrt(self))]
+    fn bias_energy(&self, x: f64, e: &mut f64) -> f64 {
+        *e = self.b * x * x;
+        *e * self.w[0]
+    }
+}
+
 /// A constant `self` taken by value, calling a method that takes `&self`, and with an output of its own.
 #[derive(Clone, Copy)]
 struct Gain {
@@ -807,5 +825,25 @@ proptest! {
         assert_all_close(&grad, &[3.0 * k * x[0] * x[0], 0.0], ANALYTIC_TOL, "Stiffness::cubed_into_grad");
         assert_all_close(&hessian[0], &[6.0 * k * x[0], 0.0], ANALYTIC_TOL, "Stiffness::cubed_into_hessian");
         assert_all_close(&hessian[1], &[0.0, 0.0], ANALYTIC_TOL, "Stiffness::cubed_into_hessian");
+    }
+
+    #[test]
+    fn float_outputs_at_second_order_and_in_self(k in moderate(), rest in moderate(), x in moderate(), q in prop::collection::vec(moderate(), 3)) {
+        // sin(x e) with e = k (x - rest)² / 2: f'' by differences of f'.
+        let s = spring(k, rest);
+        let mut e = f64::NAN;
+        let (value, slope, hessian) = s.potential_curved_hessian(x, &mut e);
+        prop_assert_eq!((value, e), (s.potential_curved(x, &mut 0.0), 0.5 * k * (x - rest).powi(2)));
+        let inner = 0.5 * k * (x - rest).powi(2) + x * k * (x - rest);
+        assert_close(slope, (x * e).cos() * inner, ANALYTIC_TOL, "Spring::potential_curved_grad");
+        let fd = central_difference(|v| s.potential_curved_grad(v, &mut 0.0).1, x);
+        assert_close(hessian[0][0], fd, 1e-6, "Spring::potential_curved_hessian");
+        // e = b x², returned b x² w0: in (w0, w1, b), with the output's cotangent too.
+        let l = layer(&q);
+        let mut e = f64::NAN;
+        let (value, grad) = l.bias_energy_vjp(x, &mut e, 1.0, 0.5);
+        prop_assert_eq!((value, e), (l.bias_energy(x, &mut 0.0), q[2] * x * x));
+        let by_hand = [q[2] * x * x, 0.0, x * x * q[0] + 0.5 * x * x];
+        assert_all_close(&grad.to_flat(), &by_hand, ANALYTIC_TOL, "Layer::bias_energy_vjp");
     }
 }

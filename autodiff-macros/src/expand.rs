@@ -133,6 +133,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 bounded: &bounded,
                 sig,
                 flat,
+                written: &written_block(&chains_desugared, sig, flat),
                 lowered: f,
                 activity,
             };
@@ -152,6 +153,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 bounded: &bounded,
                 sig,
                 flat,
+                written: &written_block(&chains_desugared, sig, flat),
                 lowered: f,
                 activity,
             })
@@ -247,6 +249,12 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             quote!(#errors #item #stubs)
         }
     }
+}
+
+/// The flattened body of `item` as written, a float output's `*e` kept (`flat`'s has `e[0]`): the hidden
+/// functions of `struct_higher.rs` and `struct_whole.rs`, expanded again, read their outputs themselves.
+fn written_block(item: &syn::ItemFn, sig: &Signature, flat: &Flattened) -> syn::Block {
+    structs::flatten(&item.block, sig).map_or_else(|| flat.block.clone(), |written| written.block)
 }
 
 /// `item` with `block` for its body (cloning the rest only).

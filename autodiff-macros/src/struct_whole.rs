@@ -218,7 +218,7 @@ fn whole_function(
             }
         }
     }
-    let mut block = s.flat.block.clone();
+    let mut block = s.written.clone();
     let mut calls = WholeCalls {
         wholes: &wholes,
         left: None,
