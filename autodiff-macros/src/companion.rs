@@ -330,8 +330,28 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 }
             }
         });
+        // A method without a generic copy: the fallback stands for it under its names.
+        let fallback = match generic_copy {
+            GenericCopy::Fallback { why } => fallback_copy(&FallbackCopy {
+                vis,
+                name,
+                generics,
+                why,
+                params: &params,
+                ret,
+                d_ret_ty: &d_ret_ty,
+                cotangent_types: &cotangent_types,
+                tangent_types: &tangent_types,
+                into_types: &into_types,
+                vjp_extra: &vjp_extra,
+                jvp_extra: &jvp_extra,
+                method: true,
+            }),
+            _ => TokenStream::new(),
+        };
         return quote! {
             #extra
+            #fallback
 
             #[doc(hidden)]
             #[inline]
@@ -417,6 +437,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 into_types: &into_types,
                 vjp_extra: &vjp_extra,
                 jvp_extra: &jvp_extra,
+                method: false,
             });
             (fallback, TokenStream::new())
         }
@@ -661,6 +682,8 @@ struct FallbackCopy<'a> {
     /// With output parameters, `vjp`'s and `jvp`'s parameters after `d_ret` and `tangents`.
     vjp_extra: &'a TokenStream,
     jvp_extra: &'a TokenStream,
+    /// A method or associated function: the fallback is associated functions of its `impl`.
+    method: bool,
 }
 
 /// The fallback that stands for the generic copy of a function written for `f64` without one: a type
@@ -715,6 +738,9 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
     );
     let copy = crate::naming::generic_copy(name);
     let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, #scalar, _>());
+    if f.method {
+        return fallback_method_copy(f, &scalar, &copy_generics);
+    }
     let message = match crate::naming::whole_function_of(name) {
         Some(base) => format!(
             "`{base}` has no generic copy over its parameter structs, which an `order = K` function passing \
@@ -759,6 +785,99 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
             type Copy = #copy;
             #[inline(always)]
             fn copy() -> #copy { #copy {} }
+        }
+    }
+}
+
+// Input:  fn total(&self, x: f64) -> f64 { self.w.iter().map(|w| w * x).sum() }   (no generic copy)
+// Output: fn __total_generic<__S: Float>(&self, x: __S) -> __S { <compile error once instantiated> }
+//         fn ____total_generic_vjp<__S: Float>(&self, x: __S, d_ret: __S) -> (__S, ((), __S)) { .. }
+//         .. (`_jvp`, `_vjp_into`, `_vjp_out`, `_jvp_out`)
+//         fn __total_copied() -> NoMethodCopy { NoMethodCopy }
+/// `fallback_copy` of a method (or associated function) `g` without a generic copy: associated functions of
+/// its `impl` under the names an `order = K` caller's copy calls (`Self::__g_generic`, and the companion
+/// functions `Self::____g_generic_vjp`, ..), of the copy's signatures, each a compile error once
+/// instantiated (a `NoGenericCopy` of its own, declared in its body, spanned on `g`: reached through
+/// another method's copy); and the marker `Self::__g_copied()` that makes the check at a direct caller's
+/// call fail (`higher::method_copy_check`), before anything is instantiated.
+fn fallback_method_copy(
+    f: &FallbackCopy,
+    scalar: &Ident,
+    copy_generics: &syn::Generics,
+) -> TokenStream {
+    let FallbackCopy { vis, name, why, .. } = f;
+    let generic = |tokens: &TokenStream| {
+        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", scalar);
+        crate::shadow::replace_float(tokens, "f32", scalar)
+    };
+    let generic_all =
+        |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
+    let where_clause = &copy_generics.where_clause;
+    let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
+    let cotangent_types = generic_all(f.cotangent_types);
+    let tangent_types = generic_all(f.tangent_types);
+    let into_types = generic_all(f.into_types);
+    let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, tangents, grads, d_after) = (
+        fixed("d_ret"),
+        fixed("tangents"),
+        fixed("grads"),
+        fixed("d_after"),
+    );
+    let copy = crate::naming::generic_copy(name);
+    let item = |suffix: &str| crate::naming::method_companion(&copy, suffix);
+    let (vjp, jvp, vjp_into, vjp_out, jvp_out) = (
+        item("vjp"),
+        item("jvp"),
+        item("vjp_into"),
+        item("vjp_out"),
+        item("jvp_out"),
+    );
+    let marker = crate::naming::method_copy_marker(name);
+    let message = format!(
+        "`{name}` has no generic copy, which an `order = K` function calling it (directly or through other \
+         methods) needs: {why}. Rewrite its body so (`self`'s fields read by index), give it `order = 2` if \
+         it takes no `self`, or write its computation out in the caller"
+    );
+    let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
+    let fail = quote! {{
+        struct __NoCopy;
+        impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
+            const FAIL: () = #panic;
+        }
+        ::autodiff::__private::no_generic_copy::<__NoCopy, #scalar, _>()
+    }};
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #copy #copy_generics (#(#params,)*) -> #ret #where_clause #fail
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #vjp #copy_generics (#(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause #fail
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #jvp #copy_generics (#(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause #fail
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #vjp_into #copy_generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause #fail
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #vjp_out #copy_generics (#(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: impl ::core::marker::Sized) -> (#ret, (#(#cotangent_types,)*)) #where_clause #fail
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #jvp_out #copy_generics (#(#params,)* #tangents: impl ::core::marker::Sized, #d_after: impl ::core::marker::Sized) -> (#ret, #ret) #where_clause #fail
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(dead_code)]
+        #vis fn #marker() -> ::autodiff::__private::NoMethodCopy {
+            ::autodiff::__private::NoMethodCopy
         }
     }
 }

@@ -213,9 +213,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
                 let calls = calls_of(&f, &activity, false);
-                let copy =
-                    method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls);
-                (companion::GenericCopy::Missing, copy)
+                method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             } else if !generated.float_params.is_empty() {
                 (
                     companion::GenericCopy::Itself(quote!(#name)),
@@ -350,54 +348,72 @@ fn first_order_generic_copy(
 /// surely compiles: of one without parameter structs as of a free function (`first_order_generic_copy`;
 /// at `order = K`, `higher.rs` made it), and of one whose parameter structs (`&self`) are all constants
 /// with its fields read in the copy's float type (`Args::lift_fields`: `self.w[i]` is an `f64` the copy
-/// lifts, `self.n` an integer it keeps). Nothing otherwise: a method taking `self` by value (its callers'
-/// copies pass a reference), differentiated in a struct (`struct_whole.rs` gives those `__f_whole`), or of a
-/// generic `impl` (whose float type the copy cannot take as its own).
+/// lifts, `self.n` an integer it keeps). Where such a method has none, `GenericCopy::Fallback` with why:
+/// associated functions under the copy's names that are an error at an `order = K` caller
+/// (`companion::fallback_method_copy`). Nothing otherwise: a method differentiated in a struct
+/// (`struct_whole.rs` gives those `__f_whole`), or of a generic `impl` (whose float type the copy cannot
+/// take as its own).
 fn method_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
     sig: &Signature,
     flat: Option<&Flattened>,
     calls: &[String],
-) -> TokenStream {
+) -> (companion::GenericCopy, TokenStream) {
     let parameter_struct = flat.is_some();
     let generic = !signature::float_type_params(&impl_float_params(item).sig.generics).is_empty();
+    let missing = (companion::GenericCopy::Missing, TokenStream::new());
     if args.lift_fields {
-        return TokenStream::new();
+        return missing;
     }
     if generic {
         return match parameter_struct {
-            false => impl_generic_copy(item, args),
-            true => TokenStream::new(),
+            false => (
+                companion::GenericCopy::Missing,
+                impl_generic_copy(item, args),
+            ),
+            true => missing,
         };
     }
     if !parameter_struct {
-        return first_order_generic_copy(item, args, false, calls).1;
+        return first_order_generic_copy(item, args, false, calls);
     }
     let by_reference = |p: &signature::Param| matches!(p.ty, syn::Type::Reference(_));
-    let constant_structs = sig
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
-        .all(|p| !p.active && by_reference(p));
+    let structs = || {
+        sig.params
+            .iter()
+            .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
+    };
+    if structs().any(|p| p.active) {
+        return missing;
+    }
+    let fallback = |why: &str| {
+        let why = why.to_string();
+        (companion::GenericCopy::Fallback { why }, TokenStream::new())
+    };
+    if !structs().all(by_reference) {
+        return fallback("it takes `self` by value (the copies of its callers pass a reference)");
+    }
     // Passed on whole (`g(self, x)`, `g(&self.inner)`), a struct would go to a callee's copy over a struct,
     // which may not exist (`first_order_generic_copy` makes none).
-    if !constant_structs || flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
-        return TokenStream::new();
+    if flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
+        return fallback("it passes `self` (or a field) on whole to a call");
     }
     let Some(float) = crate::shadow::written_float(item) else {
-        return TokenStream::new();
+        return fallback("its signature uses both `f64` and `f32`");
     };
-    let Ok(copy) = crate::shadow::surely_compiling_copy(item, float, calls) else {
-        return TokenStream::new();
+    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+        Ok(copy) => copy,
+        Err(why) => return fallback(&why),
     };
     let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
-    quote! {
+    let copy = quote! {
         #[::autodiff::differentiable(#wrt __lift_fields, __in_impl)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #copy
-    }
+    };
+    (companion::GenericCopy::Missing, copy)
 }
 
 /// In a generic `impl`, the generic copy `Self::__g_generic` of an associated function without `self`, over a
