@@ -232,9 +232,9 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
     }
     paths
         .into_iter()
-        .filter_map(|mut path| {
+        .map(|mut path| {
             if crate::naming::is_associated_call(&path) {
-                return Some(method_copy_check(path));
+                return method_copy_check(path);
             }
             let key = crate::naming::registered_path(&path).map(|key| quote!(, #key));
             if let Some(last) = path.segments.last_mut() {
@@ -245,9 +245,9 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
                 .segments
                 .last()
                 .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-            Some(quote_spanned! {span=>
+            quote_spanned! {span=>
                 ::autodiff::__private::check_generic_copy!(#path #key);
-            })
+            }
         })
         .collect()
 }
