@@ -708,39 +708,28 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         name,
         generics,
         why,
+        method,
         ..
     } = f;
     let scalar = Ident::new("__S", Span::call_site());
-    // Both float types: the callers' copies pass `__S` wherever they passed either (a literal `2.0` in an
-    // `f64` caller passed to an `f32` parameter, too).
-    let generic = |tokens: &TokenStream| {
-        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", &scalar);
-        crate::shadow::replace_float(tokens, "f32", &scalar)
-    };
-    let generic_all =
-        |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
     let mut copy_generics = (*generics).clone();
     copy_generics
         .params
         .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
     let where_clause = &copy_generics.where_clause;
-    let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
-    let cotangent_types = generic_all(f.cotangent_types);
-    let tangent_types = generic_all(f.tangent_types);
-    let into_types = generic_all(f.into_types);
-    let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
-    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
-    let (d_ret, tangents, grads, d_after) = (
-        fixed("d_ret"),
-        fixed("tangents"),
-        fixed("grads"),
-        fixed("d_after"),
-    );
     let copy = crate::naming::generic_copy(name);
-    let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, #scalar, _>());
-    if f.method {
+    if *method {
         return fallback_method_copy(f, &scalar, &copy_generics);
     }
+    let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, #scalar, _>());
+    let self_ = quote!(self,);
+    let items = fallback_signatures(f, &scalar, Some(&self_)).map(|(item, tail)| {
+        let item = Ident::new(item, Span::call_site());
+        quote! {
+            #[inline]
+            #vis fn #item #copy_generics #tail #where_clause { #fail }
+        }
+    });
     let message = match crate::naming::whole_function_of(name) {
         Some(base) => format!(
             "`{base}` has no generic copy over its parameter structs, which an `order = K` function passing \
@@ -761,20 +750,7 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
 
         #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #copy {
-            #[inline]
-            #vis fn call #copy_generics (#(#params,)*) -> #ret #where_clause { #fail }
-            #[inline]
-            #vis fn call_on #copy_generics (self, #(#params,)*) -> #ret #where_clause { #fail }
-            #[inline]
-            #vis fn vjp #copy_generics (self, #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
-            #[inline]
-            #vis fn jvp #copy_generics (self, #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause { #fail }
-            #[inline]
-            #vis fn vjp_into #copy_generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause { #fail }
-            #[inline]
-            #vis fn vjp_out #copy_generics (self, #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: impl ::core::marker::Sized) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
-            #[inline]
-            #vis fn jvp_out #copy_generics (self, #(#params,)* #tangents: impl ::core::marker::Sized, #d_after: impl ::core::marker::Sized) -> (#ret, #ret) #where_clause { #fail }
+            #(#items)*
         }
 
         impl<#scalar> ::autodiff::__private::NoGenericCopy<#scalar> for #copy {
@@ -787,6 +763,63 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
             fn copy() -> #copy { #copy {} }
         }
     }
+}
+
+/// The functions a fallback copy has, each as its name and its parameters and return type with the float
+/// types made `scalar`: `call` (and `call_on`, taking `receiver`), `vjp`, `jvp`, `vjp_into`, `vjp_out` and
+/// `jvp_out`, the latter five taking `receiver` (the companion type's `self`, none for a method's) first.
+fn fallback_signatures(
+    f: &FallbackCopy,
+    scalar: &Ident,
+    receiver: Option<&TokenStream>,
+) -> impl Iterator<Item = (&'static str, TokenStream)> {
+    // Both float types: the callers' copies pass `__S` wherever they passed either (a literal `2.0` in an
+    // `f64` caller passed to an `f32` parameter, too).
+    let generic = |tokens: &TokenStream| {
+        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", scalar);
+        crate::shadow::replace_float(tokens, "f32", scalar)
+    };
+    let generic_all =
+        |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
+    let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
+    let cotangent_types = generic_all(f.cotangent_types);
+    let tangent_types = generic_all(f.tangent_types);
+    let into_types = generic_all(f.into_types);
+    let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, tangents, grads, d_after) = (
+        fixed("d_ret"),
+        fixed("tangents"),
+        fixed("grads"),
+        fixed("d_after"),
+    );
+    let sized = quote!(impl ::core::marker::Sized);
+    let call_on = receiver.map(|receiver| ("call_on", quote!((#receiver #(#params,)*) -> #ret)));
+    [
+        ("call", quote!((#(#params,)*) -> #ret)),
+        (
+            "vjp",
+            quote!((#receiver #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*))),
+        ),
+        (
+            "jvp",
+            quote!((#receiver #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret)),
+        ),
+        (
+            "vjp_into",
+            quote!((#receiver #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret),
+        ),
+        (
+            "vjp_out",
+            quote!((#receiver #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: #sized) -> (#ret, (#(#cotangent_types,)*))),
+        ),
+        (
+            "jvp_out",
+            quote!((#receiver #(#params,)* #tangents: #sized, #d_after: #sized) -> (#ret, #ret)),
+        ),
+    ]
+    .into_iter()
+    .chain(call_on)
 }
 
 // Input:  fn total(&self, x: f64) -> f64 { self.w.iter().map(|w| w * x).sum() }   (no generic copy)
@@ -806,34 +839,8 @@ fn fallback_method_copy(
     copy_generics: &syn::Generics,
 ) -> TokenStream {
     let FallbackCopy { vis, name, why, .. } = f;
-    let generic = |tokens: &TokenStream| {
-        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", scalar);
-        crate::shadow::replace_float(tokens, "f32", scalar)
-    };
-    let generic_all =
-        |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
     let where_clause = &copy_generics.where_clause;
-    let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
-    let cotangent_types = generic_all(f.cotangent_types);
-    let tangent_types = generic_all(f.tangent_types);
-    let into_types = generic_all(f.into_types);
-    let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
-    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
-    let (d_ret, tangents, grads, d_after) = (
-        fixed("d_ret"),
-        fixed("tangents"),
-        fixed("grads"),
-        fixed("d_after"),
-    );
     let copy = crate::naming::generic_copy(name);
-    let item = |suffix: &str| crate::naming::method_companion(&copy, suffix);
-    let (vjp, jvp, vjp_into, vjp_out, jvp_out) = (
-        item("vjp"),
-        item("jvp"),
-        item("vjp_into"),
-        item("vjp_out"),
-        item("jvp_out"),
-    );
     let marker = crate::naming::method_copy_marker(name);
     let message = format!(
         "`{name}` has no generic copy, which an `order = K` function calling it (directly or through other \
@@ -848,31 +855,21 @@ fn fallback_method_copy(
         }
         ::autodiff::__private::no_generic_copy::<__NoCopy, #scalar, _>()
     }};
+    // `call` is the copy itself; the others are its companion functions (`____g_generic_vjp`).
+    let items = fallback_signatures(f, scalar, None).map(|(item, tail)| {
+        let item = match item {
+            "call" => copy.clone(),
+            other => crate::naming::method_companion(&copy, other),
+        };
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+            #vis fn #item #copy_generics #tail #where_clause #fail
+        }
+    });
     quote! {
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #copy #copy_generics (#(#params,)*) -> #ret #where_clause #fail
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #vjp #copy_generics (#(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause #fail
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #jvp #copy_generics (#(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause #fail
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #vjp_into #copy_generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause #fail
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #vjp_out #copy_generics (#(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: impl ::core::marker::Sized) -> (#ret, (#(#cotangent_types,)*)) #where_clause #fail
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #jvp_out #copy_generics (#(#params,)* #tangents: impl ::core::marker::Sized, #d_after: impl ::core::marker::Sized) -> (#ret, #ret) #where_clause #fail
+        #(#items)*
         #[doc(hidden)]
         #[inline(always)]
         #[allow(dead_code)]
