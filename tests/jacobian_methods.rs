@@ -68,24 +68,6 @@ fn owned(p: Affine, t: f64) -> [f64; 3] {
     [p.w[0] * t, p.b * t * t, p.w[1].cos() * t]
 }
 
-/// The Jacobian of `f` over the flat inputs `x` by central differences (`hessian_column` differences any
-/// vector function along one input), rows the outputs.
-fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
-    let columns: Vec<Vec<f64>> = (0..x.len()).map(|j| hessian_column(&f, x, j)).collect();
-    let rows = columns.first().map_or(0, Vec::len);
-    (0..rows)
-        .map(|i| columns.iter().map(|c| c[i]).collect())
-        .collect()
-}
-
-#[track_caller]
-fn assert_jacobian(actual: &[Vec<f64>], expected: &[Vec<f64>], what: &str) {
-    assert_eq!(actual.len(), expected.len(), "{what}: rows");
-    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
-        assert_all_close(a, e, 1e-6, &format!("{what}, row {i}"));
-    }
-}
-
 fn affine(flat: &[f64]) -> Affine {
     Affine {
         w: flat[..2].to_vec(),

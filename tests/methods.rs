@@ -636,3 +636,39 @@ fn methods_write_their_gradient_into_buffers() {
     assert_eq!(line.fit_grad_into(&xs, &ys, &mut buffer), value);
     assert_eq!(buffer, grad);
 }
+
+/// A constant `self` taken by value calling a method that takes `&self`: its `_jvp` passes the callee the
+/// constant `self` by reference, as the call does.
+#[derive(Clone, Copy)]
+struct Gauge {
+    k: f64,
+}
+
+impl Gauge {
+    #[differentiable]
+    fn reading(&self, x: f64) -> f64 {
+        self.k * x.sin()
+    }
+
+    /// `k x sin x`.
+    #[differentiable]
+    fn weighted(self, x: f64) -> f64 {
+        self.reading(x) * x
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_constant_self_by_value_calls_a_method_taking_a_reference(k in moderate(), x in moderate(), t in tangent()) {
+        let gauge = Gauge { k };
+        let slope = k * (x.sin() + x * x.cos());
+        let (value, dx) = gauge.weighted_grad(x);
+        assert_close(value, gauge.weighted(x), ANALYTIC_TOL, "value");
+        assert_close(dx, slope, ANALYTIC_TOL, "d x");
+        assert_close(dx, central_difference(|x| gauge.weighted(x), x), FD_TOL, "d x by differences");
+        let (_, dot) = gauge.weighted_jvp(x, t);
+        assert_close(dot, slope * t, ANALYTIC_TOL, "jvp");
+    }
+}

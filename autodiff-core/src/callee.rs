@@ -310,6 +310,40 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
 )]
 pub trait HasGenericCopy {}
 
+/// What `Self::__g_copied()` gives a check at a call `Self::g(..)` or `self.g(..)` of an `order = K`
+/// function when the method `g` has a generic copy: the check's own trait, implemented for every type,
+/// supplies it ([`require_method_copy`]).
+pub struct MethodCopy;
+
+/// What `Self::__g_copied()` gives when the method `g` has no generic copy: an inherent associated function
+/// of the fallback that stands for the copy, found before the check's trait.
+pub struct NoMethodCopy;
+
+/// Implemented by [`MethodCopy`], not by [`NoMethodCopy`]: the error at a call of a method without a
+/// generic copy by an `order = K` function.
+#[diagnostic::on_unimplemented(
+    message = "this method has no generic copy, which an `order = K` caller needs",
+    label = "called here by a function with `order = K`",
+    note = "`#[differentiable]` makes the generic copy `Self::__g_generic` of a method or associated function, \
+            which the copy of an `order = K` caller calls, only where it surely compiles: a body that reads \
+            `self`'s fields and slices by index (`for i in 0..self.w.len() {{ .. self.w[i] .. }}`, not \
+            `self.w.iter()`), takes references only to pass them to calls, calls only float methods, `len`, \
+            `clone`, `to_vec` and `push`, and calls other functions by their bare names (not `self.h(..)` \
+            or `Self::h(..)`); a method taking `self` by value, or passing `self` on whole to a call, has none",
+    note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
+            generic copy is then made, or an error says why it cannot be), or write the callee's computation \
+            out in the caller"
+)]
+pub trait HasMethodCopy {}
+
+impl HasMethodCopy for MethodCopy {}
+
+/// The check at a call of a method (or associated function) `g` by an `order = K` function, on what
+/// `Self::__g_copied()` gives: an error at the call if `g` has no generic copy, instead of rustc's missing
+/// `Self::__g_generic` (which the fallback of a method without one stands in for).
+#[inline(always)]
+pub fn require_method_copy<C: HasMethodCopy>(_found: C) {}
+
 /// Implemented, for every float type `S`, by the fallback that stands for the generic copy of a function
 /// written for `f64` that has none; `FAIL` panics with a message that names the function and says what
 /// to do. Generic in `S`, it is evaluated only when an `order = K` function instantiates the fallback on

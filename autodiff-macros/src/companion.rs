@@ -51,7 +51,8 @@
 //!
 //! A caller that passes its own output parameter on bare (`g(out)`) cannot see whether `g` writes it or
 //! only reads it (`fn total(v: &[f64]) -> f64`); it calls `vjp_out` and `jvp_out` ([`passed_on`]), of one
-//! shape for both, which every companion with a reference parameter has.
+//! shape for both, which every companion with a reference parameter has (a method's are associated
+//! functions `__f_vjp_out` and `__f_jvp_out` of its `impl`, for `self.f(x, out)` and `Self::f(x, out)`).
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
@@ -170,8 +171,9 @@ pub(crate) struct Companion<'a> {
     pub(crate) sweep_into: Option<TokenStream>,
     /// Further associated functions (the derivatives of a registered function).
     pub(crate) extra: TokenStream,
-    /// A method or associated function of an `impl`, where no type can be declared: the two functions
-    /// become associated functions `__f_vjp` and `__f_jvp` of the same `impl`.
+    /// A method or associated function of an `impl`, where no type can be declared: the functions
+    /// become associated functions `__f_vjp`, `__f_jvp` (and `__f_vjp_into`, `__f_vjp_out`,
+    /// `__f_jvp_out`) of the same `impl`.
     pub(crate) method: bool,
     /// Its generic copy, for `order = K` callers (not for methods).
     pub(crate) generic_copy: GenericCopy,
@@ -328,8 +330,28 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 }
             }
         });
+        // A method without a generic copy: the fallback stands for it under its names.
+        let fallback = match generic_copy {
+            GenericCopy::Fallback { why } => fallback_copy(&FallbackCopy {
+                vis,
+                name,
+                generics,
+                why,
+                params: &params,
+                ret,
+                d_ret_ty: &d_ret_ty,
+                cotangent_types: &cotangent_types,
+                tangent_types: &tangent_types,
+                into_types: &into_types,
+                vjp_extra: &vjp_extra,
+                jvp_extra: &jvp_extra,
+                method: true,
+            }),
+            _ => TokenStream::new(),
+        };
         return quote! {
             #extra
+            #fallback
 
             #[doc(hidden)]
             #[inline]
@@ -350,6 +372,8 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             }
 
             #into_item
+
+            #passed_on
         };
     }
     // A call that writes output buffers goes through `vjp` (`reverse.rs`, `call_out_adjoint`).
@@ -413,6 +437,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 into_types: &into_types,
                 vjp_extra: &vjp_extra,
                 jvp_extra: &jvp_extra,
+                method: false,
             });
             (fallback, TokenStream::new())
         }
@@ -494,11 +519,13 @@ struct Shared<'a> {
 fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
     let Companion {
         vis,
+        name,
         generics,
         slots,
         ret,
         zero_ret,
         vjp,
+        method,
         outputs,
         ..
     } = c;
@@ -585,10 +612,27 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
             }
         }
     }
+    // A method's are associated functions `__f_vjp_out` and `__f_jvp_out` of its `impl`, hidden, without
+    // the companion type's `self`.
+    let (vjp_out, jvp_out, receiver, hidden) = match method {
+        true => (
+            crate::naming::method_companion(name, "vjp_out"),
+            crate::naming::method_companion(name, "jvp_out"),
+            None,
+            Some(quote!(#[doc(hidden)] #[allow(clippy::too_many_arguments)])),
+        ),
+        false => (
+            Ident::new("vjp_out", Span::call_site()),
+            Ident::new("jvp_out", Span::call_site()),
+            Some(quote!(self,)),
+            None,
+        ),
+    };
     quote! {
+        #hidden
         #[inline]
         #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
-        #vis fn vjp_out #generics (self, #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: (#(#vjp_types,)*)) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+        #vis fn #vjp_out #generics (#receiver #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: (#(#vjp_types,)*)) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
             let (#(#after,)*) = #d_after;
             #(#vjp_bind)*
             let #d_ret = match #d_ret {
@@ -600,9 +644,10 @@ fn passed_on(c: &Companion, shared: &Shared) -> TokenStream {
             (#value, (#(#returned,)*))
         }
 
+        #hidden
         #[inline]
         #[allow(unused_variables)]
-        #vis fn jvp_out #generics (self, #(#params,)* #tangents: (#(#jvp_tangent_types,)*), #d_after: (#(#jvp_types,)*)) -> (#ret, #ret) #where_clause {
+        #vis fn #jvp_out #generics (#receiver #(#params,)* #tangents: (#(#jvp_tangent_types,)*), #d_after: (#(#jvp_types,)*)) -> (#ret, #ret) #where_clause {
             let (#(#after,)*) = #d_after;
             #(#jvp_bind)*
             let (#(#tangent_names,)*) = #tangents;
@@ -637,6 +682,8 @@ struct FallbackCopy<'a> {
     /// With output parameters, `vjp`'s and `jvp`'s parameters after `d_ret` and `tangents`.
     vjp_extra: &'a TokenStream,
     jvp_extra: &'a TokenStream,
+    /// A method or associated function: the fallback is associated functions of its `impl`.
+    method: bool,
 }
 
 /// The fallback that stands for the generic copy of a function written for `f64` without one: a type
@@ -661,36 +708,28 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         name,
         generics,
         why,
+        method,
         ..
     } = f;
     let scalar = Ident::new("__S", Span::call_site());
-    // Both float types: the callers' copies pass `__S` wherever they passed either (a literal `2.0` in an
-    // `f64` caller passed to an `f32` parameter, too).
-    let generic = |tokens: &TokenStream| {
-        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", &scalar);
-        crate::shadow::replace_float(tokens, "f32", &scalar)
-    };
-    let generic_all =
-        |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
     let mut copy_generics = (*generics).clone();
     copy_generics
         .params
         .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
     let where_clause = &copy_generics.where_clause;
-    let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
-    let cotangent_types = generic_all(f.cotangent_types);
-    let tangent_types = generic_all(f.tangent_types);
-    let into_types = generic_all(f.into_types);
-    let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
-    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
-    let (d_ret, tangents, grads, d_after) = (
-        fixed("d_ret"),
-        fixed("tangents"),
-        fixed("grads"),
-        fixed("d_after"),
-    );
     let copy = crate::naming::generic_copy(name);
+    if *method {
+        return fallback_method_copy(f, &scalar, &copy_generics);
+    }
     let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, #scalar, _>());
+    let self_ = quote!(self,);
+    let items = fallback_signatures(f, &scalar, Some(&self_)).map(|(item, tail)| {
+        let item = Ident::new(item, Span::call_site());
+        quote! {
+            #[inline]
+            #vis fn #item #copy_generics #tail #where_clause { #fail }
+        }
+    });
     let message = match crate::naming::whole_function_of(name) {
         Some(base) => format!(
             "`{base}` has no generic copy over its parameter structs, which an `order = K` function passing \
@@ -711,20 +750,7 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
 
         #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
         impl #copy {
-            #[inline]
-            #vis fn call #copy_generics (#(#params,)*) -> #ret #where_clause { #fail }
-            #[inline]
-            #vis fn call_on #copy_generics (self, #(#params,)*) -> #ret #where_clause { #fail }
-            #[inline]
-            #vis fn vjp #copy_generics (self, #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
-            #[inline]
-            #vis fn jvp #copy_generics (self, #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause { #fail }
-            #[inline]
-            #vis fn vjp_into #copy_generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause { #fail }
-            #[inline]
-            #vis fn vjp_out #copy_generics (self, #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: impl ::core::marker::Sized) -> (#ret, (#(#cotangent_types,)*)) #where_clause { #fail }
-            #[inline]
-            #vis fn jvp_out #copy_generics (self, #(#params,)* #tangents: impl ::core::marker::Sized, #d_after: impl ::core::marker::Sized) -> (#ret, #ret) #where_clause { #fail }
+            #(#items)*
         }
 
         impl<#scalar> ::autodiff::__private::NoGenericCopy<#scalar> for #copy {
@@ -735,6 +761,120 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
             type Copy = #copy;
             #[inline(always)]
             fn copy() -> #copy { #copy {} }
+        }
+    }
+}
+
+/// The functions a fallback copy has, each as its name and its parameters and return type with the float
+/// types made `scalar`: `call` (and `call_on`, taking `receiver`), `vjp`, `jvp`, `vjp_into`, `vjp_out` and
+/// `jvp_out`, the latter five taking `receiver` (the companion type's `self`, none for a method's) first.
+fn fallback_signatures(
+    f: &FallbackCopy,
+    scalar: &Ident,
+    receiver: Option<&TokenStream>,
+) -> impl Iterator<Item = (&'static str, TokenStream)> {
+    // Both float types: the callers' copies pass `__S` wherever they passed either (a literal `2.0` in an
+    // `f64` caller passed to an `f32` parameter, too).
+    let generic = |tokens: &TokenStream| {
+        let tokens = crate::shadow::replace_float(tokens.clone(), "f64", scalar);
+        crate::shadow::replace_float(tokens, "f32", scalar)
+    };
+    let generic_all =
+        |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
+    let (params, ret, d_ret_ty) = (generic_all(f.params), generic(f.ret), generic(f.d_ret_ty));
+    let cotangent_types = generic_all(f.cotangent_types);
+    let tangent_types = generic_all(f.tangent_types);
+    let into_types = generic_all(f.into_types);
+    let (vjp_extra, jvp_extra) = (generic(f.vjp_extra), generic(f.jvp_extra));
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, tangents, grads, d_after) = (
+        fixed("d_ret"),
+        fixed("tangents"),
+        fixed("grads"),
+        fixed("d_after"),
+    );
+    let sized = quote!(impl ::core::marker::Sized);
+    let call_on = receiver.map(|receiver| ("call_on", quote!((#receiver #(#params,)*) -> #ret)));
+    [
+        ("call", quote!((#(#params,)*) -> #ret)),
+        (
+            "vjp",
+            quote!((#receiver #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*))),
+        ),
+        (
+            "jvp",
+            quote!((#receiver #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret)),
+        ),
+        (
+            "vjp_into",
+            quote!((#receiver #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret),
+        ),
+        (
+            "vjp_out",
+            quote!((#receiver #(#params,)* #d_ret: ::core::option::Option<#ret>, #d_after: #sized) -> (#ret, (#(#cotangent_types,)*))),
+        ),
+        (
+            "jvp_out",
+            quote!((#receiver #(#params,)* #tangents: #sized, #d_after: #sized) -> (#ret, #ret)),
+        ),
+    ]
+    .into_iter()
+    .chain(call_on)
+}
+
+// Input:  fn total(&self, x: f64) -> f64 { self.w.iter().map(|w| w * x).sum() }   (no generic copy)
+// Output: fn __total_generic<__S: Float>(&self, x: __S) -> __S { <compile error once instantiated> }
+//         fn ____total_generic_vjp<__S: Float>(&self, x: __S, d_ret: __S) -> (__S, ((), __S)) { .. }
+//         .. (`_jvp`, `_vjp_into`, `_vjp_out`, `_jvp_out`)
+//         fn __total_copied() -> NoMethodCopy { NoMethodCopy }
+/// `fallback_copy` of a method (or associated function) `g` without a generic copy: associated functions of
+/// its `impl` under the names an `order = K` caller's copy calls (`Self::__g_generic`, and the companion
+/// functions `Self::____g_generic_vjp`, ..), of the copy's signatures, each a compile error once
+/// instantiated (a `NoGenericCopy` of its own, declared in its body, spanned on `g`: reached through
+/// another method's copy); and the marker `Self::__g_copied()` that makes the check at a direct caller's
+/// call fail (`higher::method_copy_check`), before anything is instantiated.
+fn fallback_method_copy(
+    f: &FallbackCopy,
+    scalar: &Ident,
+    copy_generics: &syn::Generics,
+) -> TokenStream {
+    let FallbackCopy { vis, name, why, .. } = f;
+    let where_clause = &copy_generics.where_clause;
+    let copy = crate::naming::generic_copy(name);
+    let marker = crate::naming::method_copy_marker(name);
+    let message = format!(
+        "`{name}` has no generic copy, which an `order = K` function calling it (directly or through other \
+         methods) needs: {why}. Rewrite its body so (`self`'s fields read by index), give it `order = 2` if \
+         it takes no `self`, or write its computation out in the caller"
+    );
+    let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
+    let fail = quote! {{
+        struct __NoCopy;
+        impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
+            const FAIL: () = #panic;
+        }
+        ::autodiff::__private::no_generic_copy::<__NoCopy, #scalar, _>()
+    }};
+    // `call` is the copy itself; the others are its companion functions (`____g_generic_vjp`).
+    let items = fallback_signatures(f, scalar, None).map(|(item, tail)| {
+        let item = match item {
+            "call" => copy.clone(),
+            other => crate::naming::method_companion(&copy, other),
+        };
+        quote! {
+            #[doc(hidden)]
+            #[inline]
+            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+            #vis fn #item #copy_generics #tail #where_clause #fail
+        }
+    });
+    quote! {
+        #(#items)*
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(dead_code)]
+        #vis fn #marker() -> ::autodiff::__private::NoMethodCopy {
+            ::autodiff::__private::NoMethodCopy
         }
     }
 }

@@ -83,7 +83,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     let flat = sig
         .as_ref()
         .and_then(|sig| structs::flatten(&desugared.block, sig))
-        .map(|flat| flat.lifting(lift));
+        .map(|flat| flat.lifting(lift.clone()));
     let flat_body = flat
         .as_ref()
         .map(|flat| with_block(&desugared, flat.block.clone()));
@@ -97,21 +97,33 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
         (f, activity)
     });
-    // Output parameters are differentiated on free functions without parameter structs (beside matrices
-    // too, whose `f_vjp` runs the sweep in its body).
-    if let Some(sig) = sig.as_ref().filter(|_| errors.len() == 0) {
-        if is_method(&item) || flat.is_some() {
-            for p in sig.outputs() {
-                errors.spanned(
-                    &p.ty,
-                    "output parameters are supported on free functions of floats, slices, arrays and \
-                     matrices, not yet on a method or a function of a parameter struct: return the result, \
-                     or write it from a free function",
-                );
-            }
-        }
-    }
     let higher = match (&sig, &args.order, &analysed, &flat) {
+        // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float), on a
+        // free function, a method or a function of parameter structs alike.
+        (Some(sig), Some(order), Some(_), _)
+            if sig.outputs().count() > 0
+                && sig.returns_unit()
+                && order.base10_parse::<usize>().is_ok_and(|k| k >= 2) =>
+        {
+            let name = &item.sig.ident;
+            // How a caller spells the call: `f(..)`, `self.f(..)`, `Self::f(..)`.
+            let call = match (item.sig.receiver().is_some(), is_method(&item)) {
+                (true, _) => format!("self.{name}"),
+                (false, true) => format!("Self::{name}"),
+                (false, false) => name.to_string(),
+            };
+            errors.spanned(
+                order,
+                format!(
+                    "`order = K` needs a function returning one float, whose Hessian `{name}_hvp` and \
+                     `{name}_hessian` give, and `{name}` returns `()`: its results are its output \
+                     parameters. Give `order = K` to a function of the outputs that returns a float \
+                     instead (`#[differentiable(order = 2)] fn loss(..) -> f64 {{ let mut out = vec![0.0; n]; \
+                     {call}(.., &mut out); /* a float of out */ }}`), and keep `#[differentiable]` on `{name}`"
+                ),
+            );
+            TokenStream::new()
+        }
         (Some(sig), Some(order), Some((f, activity)), Some(flat)) => {
             let higher = order.base10_parse::<usize>().is_ok_and(|k| k >= 2);
             let bounded = with_struct_bounds(&item, &analysis_item, true);
@@ -121,6 +133,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 bounded: &bounded,
                 sig,
                 flat,
+                written: &written_block(&chains_desugared, sig, flat),
                 lowered: f,
                 activity,
             };
@@ -140,28 +153,10 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 bounded: &bounded,
                 sig,
                 flat,
+                written: &written_block(&chains_desugared, sig, flat),
                 lowered: f,
                 activity,
             })
-        }
-        // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float).
-        (Some(sig), Some(order), Some(_), _)
-            if sig.outputs().count() > 0
-                && sig.returns_unit()
-                && order.base10_parse::<usize>().is_ok_and(|k| k >= 2) =>
-        {
-            let name = &item.sig.ident;
-            errors.spanned(
-                order,
-                format!(
-                    "`order = K` needs a function returning one float, whose Hessian `{name}_hvp` and \
-                     `{name}_hessian` give, and `{name}` returns `()`: its results are its output \
-                     parameters. Give `order = K` to a function of the outputs that returns a float \
-                     instead (`#[differentiable(order = 2)] fn loss(..) -> f64 {{ let mut out = vec![0.0; n]; \
-                     {name}(.., &mut out); /* a float of out */ }}`), and keep `#[differentiable]` on `{name}`"
-                ),
-            );
-            TokenStream::new()
         }
         (Some(sig), Some(order), Some((f, _)), None) => {
             // The copy's companion differentiates through every float parameter, also those `wrt(..)`
@@ -208,8 +203,11 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                     generated.grad(),
                     generated.grad_into(),
                     // Matrix parameters' columns are flattened row-major, parameter structs' as their flat
-                    // view.
-                    crate::jacobian::jacobian(&item, &sig),
+                    // view; in a generic `impl`, with the bounds the items it calls have.
+                    crate::jacobian::jacobian(
+                        &with_struct_bounds(&item, &analysis_item, flat.is_some()),
+                        &sig,
+                    ),
                 )
             };
             let name = &item.sig.ident;
@@ -220,9 +218,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
                 let calls = calls_of(&f, &activity, false);
-                let copy =
-                    method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls);
-                (companion::GenericCopy::Missing, copy)
+                method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             } else if !generated.float_params.is_empty() {
                 (
                     companion::GenericCopy::Itself(quote!(#name)),
@@ -239,9 +235,14 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             };
             let companion = generated.companion(generic_copy);
             let mut primal = primal(&item);
-            // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do.
-            if let Some(flat) = flat.as_ref().filter(|_| args.lift_fields) {
-                *primal.block = flat.body_with_fields(&sig);
+            // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do
+            // (in the body as written: a float output `*e` stays `*e`).
+            let written = flat
+                .as_ref()
+                .filter(|_| args.lift_fields)
+                .and_then(|_| structs::flatten(&chains_desugared.block, &sig));
+            if let Some(written) = written {
+                *primal.block = written.lifting(lift).body_with_fields(&sig);
             }
             quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
@@ -251,6 +252,12 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             quote!(#errors #item #stubs)
         }
     }
+}
+
+/// The flattened body of `item` as written, a float output's `*e` kept (`flat`'s has `e[0]`): the hidden
+/// functions of `struct_higher.rs` and `struct_whole.rs`, expanded again, read their outputs themselves.
+fn written_block(item: &syn::ItemFn, sig: &Signature, flat: &Flattened) -> syn::Block {
+    structs::flatten(&item.block, sig).map_or_else(|| flat.block.clone(), |written| written.block)
 }
 
 /// `item` with `block` for its body (cloning the rest only).
@@ -346,54 +353,72 @@ fn first_order_generic_copy(
 /// surely compiles: of one without parameter structs as of a free function (`first_order_generic_copy`;
 /// at `order = K`, `higher.rs` made it), and of one whose parameter structs (`&self`) are all constants
 /// with its fields read in the copy's float type (`Args::lift_fields`: `self.w[i]` is an `f64` the copy
-/// lifts, `self.n` an integer it keeps). Nothing otherwise: a method taking `self` by value (its callers'
-/// copies pass a reference), differentiated in a struct (`struct_whole.rs` gives those `__f_whole`), or of a
-/// generic `impl` (whose float type the copy cannot take as its own).
+/// lifts, `self.n` an integer it keeps). Where such a method has none, `GenericCopy::Fallback` with why:
+/// associated functions under the copy's names that are an error at an `order = K` caller
+/// (`companion::fallback_method_copy`). Nothing otherwise: a method differentiated in a struct
+/// (`struct_whole.rs` gives those `__f_whole`), or of a generic `impl` (whose float type the copy cannot
+/// take as its own).
 fn method_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
     sig: &Signature,
     flat: Option<&Flattened>,
     calls: &[String],
-) -> TokenStream {
+) -> (companion::GenericCopy, TokenStream) {
     let parameter_struct = flat.is_some();
     let generic = !signature::float_type_params(&impl_float_params(item).sig.generics).is_empty();
+    let missing = (companion::GenericCopy::Missing, TokenStream::new());
     if args.lift_fields {
-        return TokenStream::new();
+        return missing;
     }
     if generic {
         return match parameter_struct {
-            false => impl_generic_copy(item, args),
-            true => TokenStream::new(),
+            false => (
+                companion::GenericCopy::Missing,
+                impl_generic_copy(item, args),
+            ),
+            true => missing,
         };
     }
     if !parameter_struct {
-        return first_order_generic_copy(item, args, false, calls).1;
+        return first_order_generic_copy(item, args, false, calls);
     }
     let by_reference = |p: &signature::Param| matches!(p.ty, syn::Type::Reference(_));
-    let constant_structs = sig
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
-        .all(|p| !p.active && by_reference(p));
+    let structs = || {
+        sig.params
+            .iter()
+            .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
+    };
+    if structs().any(|p| p.active) {
+        return missing;
+    }
+    let fallback = |why: &str| {
+        let why = why.to_string();
+        (companion::GenericCopy::Fallback { why }, TokenStream::new())
+    };
+    if !structs().all(by_reference) {
+        return fallback("it takes `self` by value (the copies of its callers pass a reference)");
+    }
     // Passed on whole (`g(self, x)`, `g(&self.inner)`), a struct would go to a callee's copy over a struct,
     // which may not exist (`first_order_generic_copy` makes none).
-    if !constant_structs || flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
-        return TokenStream::new();
+    if flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
+        return fallback("it passes `self` (or a field) on whole to a call");
     }
     let Some(float) = crate::shadow::written_float(item) else {
-        return TokenStream::new();
+        return fallback("its signature uses both `f64` and `f32`");
     };
-    let Ok(copy) = crate::shadow::surely_compiling_copy(item, float, calls) else {
-        return TokenStream::new();
+    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+        Ok(copy) => copy,
+        Err(why) => return fallback(&why),
     };
     let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
-    quote! {
+    let copy = quote! {
         #[::autodiff::differentiable(#wrt __lift_fields, __in_impl)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #copy
-    }
+    };
+    (companion::GenericCopy::Missing, copy)
 }
 
 /// In a generic `impl`, the generic copy `Self::__g_generic` of an associated function without `self`, over a

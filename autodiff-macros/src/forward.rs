@@ -540,7 +540,7 @@ impl Forward<'_, '_> {
             });
             return;
         }
-        let mut tangents = self.call_tangents(args);
+        let mut tangents = self.call_tangents(args, by_ref);
         // A buffer's incoming tangent: a copy, as the companion takes it (`Vec<T>`).
         // And each buffer's tangent after the call, written by the callee.
         let mut buffers = Vec::new();
@@ -643,7 +643,7 @@ impl Forward<'_, '_> {
         by_ref: &[bool],
     ) -> TokenStream {
         let jvp = crate::companion::derivative_of(callee, "jvp", args.len() + 1);
-        let tangents = self.call_tangents(args);
+        let tangents = self.call_tangents(args, by_ref);
         let call_args = args
             .iter()
             .zip(by_ref)
@@ -651,12 +651,12 @@ impl Forward<'_, '_> {
         quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
     }
 
-    /// The tangent of each argument of a call: its own, a zero for an inactive float or array, `()` for
-    /// anything else.
-    fn call_tangents(&mut self, args: &[Operand]) -> Vec<TokenStream> {
+    /// The tangent of each argument of a call (`by_ref`: passed by reference): its own, a zero for an
+    /// inactive float or array, `()` for anything else.
+    fn call_tangents(&mut self, args: &[Operand], by_ref: &[bool]) -> Vec<TokenStream> {
         let activity = self.e.activity;
         let mut tangents = Vec::new();
-        for arg in args {
+        for (arg, by_ref) in args.iter().zip(by_ref) {
             let tangent = match arg {
                 // A matrix passed whole: its tangent, held flat, in the matrix's shape.
                 Operand::Array(a) if self.e.is_matrix(arg) => {
@@ -701,9 +701,10 @@ impl Forward<'_, '_> {
                     Kind::Struct(_) => match other.var().and_then(|v| self.tangents.get(&v)) {
                         Some(t) => quote!(::autodiff::__private::copy_struct(&#t)),
                         // Constant here: a zero struct, or `()` where the callee keeps it constant too
-                        // (a method without `wrt(self)`); the callee's slot type decides.
+                        // (a method without `wrt(self)`); the callee's slot type decides. Taken by
+                        // reference, as the call passes it (`&self` of a `self` taken by value).
                         None => {
-                            let primal = self.e.operand(other);
+                            let primal = self.e.call_arg(other, *by_ref, self.e.operand(other));
                             quote!(::autodiff::__private::inactive_tangent(#primal))
                         }
                     },

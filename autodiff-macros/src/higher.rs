@@ -232,9 +232,9 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
     }
     paths
         .into_iter()
-        .filter_map(|mut path| {
+        .map(|mut path| {
             if crate::naming::is_associated_call(&path) {
-                return None;
+                return method_copy_check(path);
             }
             let key = crate::naming::registered_path(&path).map(|key| quote!(, #key));
             if let Some(last) = path.segments.last_mut() {
@@ -245,11 +245,53 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
                 .segments
                 .last()
                 .map_or_else(proc_macro2::Span::call_site, |s| s.ident.span());
-            Some(quote_spanned! {span=>
+            quote_spanned! {span=>
                 ::autodiff::__private::check_generic_copy!(#path #key);
-            })
+            }
         })
         .collect()
+}
+
+// Input:  Self::total(self, x)            (a call of a method or associated function, `self.total(x)`)
+// Output: {
+//             trait __MethodCopied { fn __total_copied() -> MethodCopy { MethodCopy } }
+//             impl<__T: ?Sized> __MethodCopied for __T {}
+//             require_method_copy(Self::__total_copied());
+//         }
+/// The check at a call `path(..)` of a method or associated function: `Self::__g_copied()` is the check's
+/// own trait's, `MethodCopy`, unless the fallback of a `g` without a generic copy declares it as an inherent
+/// associated function (found first), `NoMethodCopy`: then one error at the call, spanned on `g`, in place
+/// of rustc's missing `Self::__g_generic` (`companion::fallback_copy`).
+fn method_copy_check(mut path: syn::Path) -> TokenStream {
+    let Some(last) = path.segments.last_mut() else {
+        return TokenStream::new();
+    };
+    last.arguments = syn::PathArguments::None;
+    let span = last.ident.span();
+    let marker = crate::naming::method_copy_marker(&last.ident);
+    last.ident = marker.clone();
+    // The whole path on the callee's name (`Self::` too), where rustc then points.
+    let path: TokenStream = path
+        .to_token_stream()
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect();
+    quote_spanned! {span=>
+        {
+            #[allow(non_camel_case_types, dead_code)]
+            trait __MethodCopied {
+                #[inline(always)]
+                fn #marker() -> ::autodiff::__private::MethodCopy {
+                    ::autodiff::__private::MethodCopy
+                }
+            }
+            impl<__T: ?::core::marker::Sized> __MethodCopied for __T {}
+            ::autodiff::__private::require_method_copy(#path());
+        }
+    }
 }
 
 /// `f_hessian` of a function whose `f_grad` and `f_hvp` exist (`struct_higher.rs` emits the latter for a

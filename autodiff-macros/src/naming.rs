@@ -152,6 +152,12 @@ pub(crate) fn method_companion(name: &Ident, item: &str) -> Ident {
     quote::format_ident!("__{}_{}", name, item, span = name.span())
 }
 
+/// `__f_copied` for the method `f`: the marker that the fallback of a method without a generic copy
+/// emits, which the check at an `order = K` caller's call asks for (`__private::require_method_copy`).
+pub(crate) fn method_copy_marker(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_copied", unraw(name), span = name.span())
+}
+
 /// Whether a call's `path` names an associated function, `Self::f` or `Type::f` (its second-to-last segment
 /// is `Self` or capitalised, as types are): its derivatives are associated functions beside it
 /// (`Self::__f_vjp`), not a companion type, and no registration by path reaches it.

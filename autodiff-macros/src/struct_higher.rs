@@ -40,6 +40,9 @@ pub(crate) struct StructFunction<'a> {
     pub(crate) bounded: &'a syn::ItemFn,
     pub(crate) sig: &'a Signature,
     pub(crate) flat: &'a Flattened,
+    /// `flat`'s body as written (a float output's `*e` kept, not `e[0]`), which the hidden functions take:
+    /// their own expansion reads the outputs.
+    pub(crate) written: &'a syn::Block,
     pub(crate) lowered: &'a Function,
     pub(crate) activity: &'a Activity,
 }
@@ -406,7 +409,7 @@ fn fields_function(
     let ret = &s.sig.ret_ty;
     let where_clause = &generics.where_clause;
     let name = fields_name(item);
-    let mut block = s.flat.block.clone();
+    let mut block = s.written.clone();
     if in_impl {
         SelfAsPrimal.visit_block_mut(&mut block);
     }

@@ -41,6 +41,12 @@ use syn::{Expr, Ident};
 /// float type parameters, in a non-generic `impl` if a method?
 pub(crate) fn serves(s: &StructFunction) -> bool {
     let returns_f64 = matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.path.is_ident("f64"));
+    returns_f64 && structs_fit(s)
+}
+
+/// Are `s`'s parameter structs all differentiated and of types without float type parameters, in a
+/// non-generic `impl` if a method?
+fn structs_fit(s: &StructFunction) -> bool {
     let float_params = crate::signature::float_type_params(&s.analysis_item.sig.generics);
     let names_float = |ty: &syn::Type| {
         ty.to_token_stream().into_iter().any(|t| {
@@ -48,8 +54,7 @@ pub(crate) fn serves(s: &StructFunction) -> bool {
             t == "f64" || t == "f32" || float_params.iter().any(|p| *p == t)
         })
     };
-    returns_f64
-        && float_params.is_empty()
+    float_params.is_empty()
         && s.sig.params.iter().all(|p| match &p.kind {
             Kind::Struct(ty) => p.active && !names_float(ty),
             _ => true,
@@ -75,9 +80,11 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
 /// For a function without `order = K`: the hidden function `__f_whole` at first order, whose generic copy
 /// (made where it surely compiles, `shadow::why_no_copy`) `order = K` callers that pass it the structs on
 /// whole call; else the error they meet says why there is none. Nothing where the function does not fit
-/// (its first order stays as it is).
+/// (its first order stays as it is). A function whose results are all in output parameters (it returns
+/// `()`) has one too, of the same outputs, which callers' `__g_whole` reach (`self.apply_into(x, &mut o)`).
 pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
-    if !serves(s) {
+    let outputs_only = s.sig.returns_unit() && s.sig.outputs().next().is_some();
+    if !(serves(s) || outputs_only && structs_fit(s)) {
         return TokenStream::new();
     }
     let floats = crate::struct_higher::float_fields(s);
@@ -211,7 +218,7 @@ fn whole_function(
             }
         }
     }
-    let mut block = s.flat.block.clone();
+    let mut block = s.written.clone();
     let mut calls = WholeCalls {
         wholes: &wholes,
         left: None,
@@ -232,11 +239,13 @@ fn whole_function(
     let stmts = &block.stmts;
     let prologue: Vec<syn::Stmt> = syn::parse2::<syn::Block>(quote!({ #(#prologue)* }))?.stmts;
     let order = order.map(|k| quote!(order = #k,));
+    // `f64`, or `()` for a function whose results are its output parameters.
+    let ret = &s.sig.ret_ty;
     Ok(quote! {
         #[::autodiff::differentiable(#order wrt(#(#wrt),*), __struct_whole)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-        #vis fn #name #generics (#(#params),*) -> f64 #where_clause {
+        #vis fn #name #generics (#(#params),*) -> #ret #where_clause {
             #(#prologue)*
             #(#stmts)*
         }

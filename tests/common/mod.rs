@@ -86,6 +86,25 @@ pub fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) ->
         .collect()
 }
 
+/// The Jacobian of `f` over the flat inputs `x` by central differences (`hessian_column` differences any
+/// vector function along one input), rows the outputs.
+pub fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    let columns: Vec<Vec<f64>> = (0..x.len()).map(|j| hessian_column(&f, x, j)).collect();
+    let rows = columns.first().map_or(0, Vec::len);
+    (0..rows)
+        .map(|i| columns.iter().map(|c| c[i]).collect())
+        .collect()
+}
+
+/// Asserts that two Jacobians agree entry by entry to central differences' accuracy (`1e-6` relative).
+#[track_caller]
+pub fn assert_jacobian(actual: &[Vec<f64>], expected: &[Vec<f64>], what: &str) {
+    assert_eq!(actual.len(), expected.len(), "{what}: rows");
+    for (i, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert_all_close(a, e, 1e-6, &format!("{what}, row {i}"));
+    }
+}
+
 /// The central difference `(f(x + h) - f(x - h)) / 2h` of a function of one variable, with a step scaled
 /// to `x` as `check_gradient` does: written here independently of the crate, for derivatives of
 /// derivatives and for `f32` code, which `check_gradient` does not take.

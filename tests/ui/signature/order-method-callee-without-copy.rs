@@ -1,0 +1,33 @@
+// `order = K` on a method with a constant `self` calls the methods it calls through their generic copies
+// (`Self::__total_generic`), made where they surely compile. One whose body iterates a field with
+// references (`.iter().map(|w| w * x)`) has none, nor has an associated function iterating a local `Vec`
+// by reference: one error at each call, saying what to do (not rustc's missing `Self::__total_generic`).
+use autodiff::differentiable;
+
+struct Weights {
+    ws: Vec<f64>,
+}
+
+impl Weights {
+    #[differentiable]
+    fn total(&self, x: f64) -> f64 {
+        self.ws.iter().map(|w| w * x).sum()
+    }
+
+    #[differentiable]
+    fn sumsq(x: &[f64]) -> f64 {
+        let w = x.to_vec();
+        let mut s = 0.0;
+        for v in w.iter() {
+            s += v * v;
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    fn energy(&self, x: f64) -> f64 {
+        self.total(x).powi(2) + Self::sumsq(&[x, 2.0 * x])
+    }
+}
+
+fn main() {}
