@@ -128,6 +128,15 @@ impl<T: Clone> ArrayTape<T> {
         self.values.extend_from_slice(array);
     }
 
+    /// Makes room for `arrays` more arrays of `len` values each (at most [`MAX_RESERVED`] values at
+    /// once): a loop whose trip count is known stores an array at a call in each iteration.
+    #[inline]
+    pub fn reserve(&mut self, arrays: usize, len: usize) {
+        self.starts.reserve(arrays.min(MAX_RESERVED));
+        self.values
+            .reserve(arrays.saturating_mul(len).min(MAX_RESERVED));
+    }
+
     /// Takes back the array stored last, as a `Vec` that lives until the next `pop`.
     ///
     /// # Panics
@@ -142,6 +151,41 @@ impl<T: Clone> ArrayTape<T> {
         self.current.extend_from_slice(&self.values[start..]);
         self.values.truncate(start);
         &self.current
+    }
+}
+
+impl<T: Zero + Copy + core::ops::Mul<Output = T>> ArrayTape<T> {
+    /// Stores `len` zeros and lends them to be written: the buffer into which a call's reverse sweep
+    /// adds the gradient of the call's value at the call (`vjp_into` with the cotangent 1).
+    #[inline]
+    pub fn push_zeros(&mut self, len: usize) -> &mut [T] {
+        let start = self.values.len();
+        self.starts.push(start);
+        self.values.resize(start + len, T::zero());
+        &mut self.values[start..]
+    }
+
+    /// Takes back the array stored last, `g`, and adds `scale * g` into `target` (`target[i] += scale *
+    /// g[i]`): a call's gradient stored at the call, times the cotangent of the call's value.
+    ///
+    /// # Panics
+    ///
+    /// If the tape is empty or `target` is shorter than the array, which generated code never does. A
+    /// panic here is a bug in autodiff.
+    #[inline]
+    pub fn pop_add_scaled(&mut self, target: &mut [T], scale: T) {
+        let Some(start) = self.starts.pop() else {
+            panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it")
+        };
+        let stored = &self.values[start..];
+        assert!(
+            target.len() >= stored.len(),
+            "autodiff: a stored gradient is longer than its adjoint buffer; this is a bug in autodiff, please report it"
+        );
+        for (t, g) in target.iter_mut().zip(stored) {
+            *t = *t + scale * *g;
+        }
+        self.values.truncate(start);
     }
 }
 
@@ -597,6 +641,22 @@ mod tests {
         tape.push(&[4.0, 5.0, 6.0]);
         assert_eq!(tape.pop(), &vec![4.0, 5.0, 6.0]);
         assert_eq!(tape.pop(), &vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn an_array_tape_adds_back_scaled_gradients_last_first() {
+        let mut tape = ArrayTape::new();
+        tape.push_zeros(2).copy_from_slice(&[1.0, 2.0]);
+        let second = tape.push_zeros(3);
+        assert_eq!(second, &[0.0, 0.0, 0.0]);
+        second[1] = 4.0;
+        let mut target = vec![1.0; 3];
+        tape.pop_add_scaled(&mut target, 0.5);
+        assert_eq!(target, vec![1.0, 3.0, 1.0]);
+        tape.pop_add_scaled(&mut target[..2], -1.0);
+        assert_eq!(target, vec![0.0, 1.0, 1.0]);
+        tape.push(&[7.0]);
+        assert_eq!(tape.pop(), &vec![7.0]);
     }
 
     #[test]

@@ -1,0 +1,112 @@
+//! Calls whose adjoint is stored at the call (split mode, by linearity): the forward sweep runs the
+//! callee's `vjp_into` with the cotangent one, which gives the call's value and its gradient with respect
+//! to each differentiated array argument, and stores that gradient; the reverse sweep adds it, times the
+//! cotangent of the call's value, into the arguments' adjoints. The callee's forward code runs once where
+//! joint mode runs it twice (once for the value, once again inside its adjoint).
+//!
+//! ```text
+//! // Input:                  // Forward sweep:
+//! let y = g(&z);             let y = g::vjp_into(&z, One::one(), (Some(__tape_z_gradient_at_call.push_zeros(z.len())),));
+//!                            // Reverse sweep:
+//!                            __tape_z_gradient_at_call.pop_add_scaled(&mut __d_z[..], __d_y);
+//! ```
+//!
+//! Exact because a vector-Jacobian product is linear in the cotangent: `vjp(z, d) = d * vjp(z, 1)` for a
+//! float value (also on dual numbers, so second order through it holds). Taken only where joint mode
+//! would store each differentiated argument anyway (an array written after the call), so the tape holds
+//! as many floats as before: a gradient in place of a copy of the argument.
+
+use super::Reverse;
+use crate::activity::Activity;
+use crate::ir::{Array, CallSite, Function, Kind, Operand, Stmt, Value, Var};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::BTreeSet;
+
+/// The calls whose value is certainly one float: an operand of `+`, `-`, `*` or `/` whose other operand is
+/// a float (`logsumexp(&z) - z[0]`, `s += g(&z)`). A tuple or an array would not compile there; the
+/// syntax tells nothing of the value of other calls.
+pub(super) fn scalar_calls(f: &Function, activity: &Activity) -> BTreeSet<Var> {
+    let calls: BTreeSet<Var> = f
+        .all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Call { .. },
+            } => Some(*var),
+            _ => None,
+        })
+        .collect();
+    let mut scalar = BTreeSet::new();
+    for stmt in f.all_stmts() {
+        let Stmt::Let {
+            value: Value::Binary(op, lhs, rhs),
+            ..
+        } = stmt
+        else {
+            continue;
+        };
+        if !matches!(
+            op,
+            syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+        ) {
+            continue;
+        }
+        for (operand, other) in [(lhs, rhs), (rhs, lhs)] {
+            if let Operand::Var(var) = operand {
+                if calls.contains(var) && matches!(activity.kind(other), Kind::Float(_)) {
+                    scalar.insert(*var);
+                }
+            }
+        }
+    }
+    scalar
+}
+
+impl Reverse<'_, '_> {
+    /// The arrays whose gradient the forward sweep stores at the call `site` with `args`, if it stores
+    /// the call's gradient: a call whose value is one float, each differentiated argument an array (a
+    /// slice or `Vec`, passed once) that joint mode would store at the call because it is written after.
+    pub(super) fn stored_gradient(&self, site: CallSite, args: &[Operand]) -> Option<Vec<Array>> {
+        let CallSite::Value(var) = site else {
+            return None;
+        };
+        if !self.shortcuts.call_gradient
+            || !self.scalar_calls.contains(&var)
+            || !self.adds_into_callers(args)
+        {
+            return None;
+        }
+        let activity = self.e.activity;
+        let mut arrays = Vec::new();
+        for arg in args.iter().filter(|a| activity.is_active(a)) {
+            match arg {
+                Operand::Array(array)
+                    if !self.e.f.arrays[array.0 as usize].fixed
+                        && self.unsafe_calls.contains(&(site, *array)) =>
+                {
+                    arrays.push(*array)
+                }
+                _ => return None,
+            }
+        }
+        (!arrays.is_empty()).then_some(arrays)
+    }
+
+    /// The adjoint of a call whose gradient the forward sweep stored (`stored_gradient`): each stored
+    /// gradient, times the cotangent `d` of the call's value, added into its array's adjoint.
+    pub(super) fn call_gradient_adjoint(
+        &mut self,
+        var: Var,
+        arrays: &[Array],
+        d: &TokenStream,
+        code: &mut Vec<TokenStream>,
+    ) {
+        for array in arrays {
+            let tape = self.e.call_gradient_tape(var, *array);
+            let buffer = self.array_adjoint(*array);
+            code.push(quote!(#tape.pop_add_scaled(&mut #buffer[..], #d);));
+        }
+    }
+}
