@@ -15,13 +15,17 @@ const INLINE: usize = 16;
 /// The most values [`Tape::reserve`] makes room for at once; beyond it, a tape grows as it is filled.
 pub const MAX_RESERVED: usize = 1 << 24;
 
-/// A stack of values the forward sweep stores for the reverse sweep: its first [`INLINE`] values in the
-/// tape itself, the rest in a `Vec`.
+/// A stack of values the forward sweep stores for the reverse sweep: up to [`INLINE`] values in the tape
+/// itself; once it is to hold more (pushed or reserved), all of them in a `Vec`, so that a long loop pushes
+/// and pops on a plain `Vec` (one test of a flag more).
 #[derive(Debug, Clone)]
 pub struct Tape<T> {
     inline: [Option<T>; INLINE],
+    /// How many values `inline` holds, while the tape is not on the heap.
     len: usize,
+    /// Every value, once the tape is on the heap.
     spilled: Vec<T>,
+    on_heap: bool,
 }
 
 impl<T> Default for Tape<T> {
@@ -30,6 +34,7 @@ impl<T> Default for Tape<T> {
             inline: [const { None }; INLINE],
             len: 0,
             spilled: Vec::new(),
+            on_heap: false,
         }
     }
 }
@@ -44,20 +49,38 @@ impl<T> Tape<T> {
     /// Stores a value.
     #[inline]
     pub fn push(&mut self, value: T) {
-        match self.inline.get_mut(self.len) {
-            Some(slot) => *slot = Some(value),
-            None => self.spilled.push(value),
+        if self.on_heap {
+            self.spilled.push(value);
+        } else if let Some(slot) = self.inline.get_mut(self.len) {
+            *slot = Some(value);
+            self.len += 1;
+        } else {
+            self.move_to_heap(1);
+            self.spilled.push(value);
         }
-        self.len += 1;
+    }
+
+    /// Moves the values held inline into `spilled`, with room for `additional` more (at most
+    /// [`MAX_RESERVED`]).
+    #[cold]
+    fn move_to_heap(&mut self, additional: usize) {
+        self.spilled
+            .reserve(self.len.saturating_add(additional.min(MAX_RESERVED)));
+        self.spilled
+            .extend(self.inline[..self.len].iter_mut().filter_map(Option::take));
+        self.len = 0;
+        self.on_heap = true;
     }
 
     /// Makes room for `additional` more values (at most [`MAX_RESERVED`] at once): a loop whose trip
     /// count is known reserves its tape when it starts, so that the tape does not grow step by step.
     #[inline]
     pub fn reserve(&mut self, additional: usize) {
-        let spilled = self.len.saturating_add(additional).saturating_sub(INLINE);
-        let more = spilled.saturating_sub(self.spilled.len()).min(MAX_RESERVED);
-        self.spilled.reserve(more);
+        if self.on_heap {
+            self.spilled.reserve(additional.min(MAX_RESERVED));
+        } else if self.len.saturating_add(additional) > INLINE {
+            self.move_to_heap(additional);
+        }
     }
 
     /// Takes back the value stored last.
@@ -68,28 +91,35 @@ impl<T> Tape<T> {
     /// forward sweep pushed. A panic here is a bug in autodiff.
     #[inline]
     pub fn pop(&mut self) -> T {
-        let value = match self.len.checked_sub(1) {
-            Some(last) if last < INLINE => self.inline[last].take(),
-            Some(_) => self.spilled.pop(),
-            None => None,
+        let value = if self.on_heap {
+            self.spilled.pop()
+        } else {
+            match self.len.checked_sub(1) {
+                Some(last) => {
+                    self.len = last;
+                    self.inline[last].take()
+                }
+                None => None,
+            }
         };
         match value {
-            Some(value) => {
-                self.len -= 1;
-                value
-            }
+            Some(value) => value,
             None => panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it"),
         }
     }
 
     /// How many values are stored.
     pub fn len(&self) -> usize {
-        self.len
+        if self.on_heap {
+            self.spilled.len()
+        } else {
+            self.len
+        }
     }
 
     /// Is the tape empty?
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 }
 
@@ -608,6 +638,27 @@ mod tests {
         assert_eq!(tape.pop(), 2.0);
         assert_eq!(tape.pop(), 1.0);
         assert!(tape.is_empty());
+    }
+
+    #[test]
+    fn a_tape_reserved_past_its_inline_values_keeps_their_order() {
+        for (before, reserved) in [(0, INLINE + 1), (3, INLINE), (INLINE, 1), (2, 2)] {
+            let mut tape = Tape::new();
+            for i in 0..before {
+                tape.push(i);
+            }
+            tape.reserve(reserved);
+            for i in before..before + reserved + 5 {
+                tape.push(i);
+            }
+            assert_eq!(tape.len(), before + reserved + 5);
+            for i in (0..before + reserved + 5).rev() {
+                assert_eq!(tape.pop(), i);
+            }
+            assert!(tape.is_empty());
+            tape.push(7);
+            assert_eq!(tape.pop(), 7);
+        }
     }
 
     #[test]
