@@ -906,11 +906,11 @@ fn rows_around_calls(x: &[f64], weights: &[f64], n: usize) -> f64 {
     let mut total = 0.0;
     for step in 0..n {
         for i in 0..3 {
-            a[i] = x[(step + i) % x.len()] * (i as f64 + 1.0) + a[i] * 0.5;
+            a[i] = x[(step + i) % x.len()] * (0.5 + 0.25 * i as f64) + a[i] * 0.5;
             b[i] = (x[(2 * step + i) % x.len()] - b[(i + 1) % 3]).sin();
         }
         let y = pair(&a, &b);
-        total += y * y - a[0];
+        total += 0.1 * y * y - a[0];
         a[1] = a[1] * b[2];
         if step % 2 == 0 {
             total += 0.3 * lse(&b);
@@ -1009,5 +1009,53 @@ proptest! {
                 assert!((f64::from(*a) - e).abs() <= 1e-3 * (1.0 + e.abs()), "{grad32:?} vs {grad64:?}");
             }
         }
+    }
+}
+
+/// A custom gradient that clips the cotangent (as JAX's `custom_vjp` gradient-clipping example does): its
+/// vector-Jacobian product is not linear in the cotangent, so no caller may store its gradient at the
+/// cotangent one and scale it.
+#[autodiff::custom_gradient]
+fn clipped_sum(z: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+    let n = z.len();
+    (z.iter().sum(), move |dy| vec![dy.clamp(-1.0, 1.0); n])
+}
+
+/// A `#[differentiable]` function that calls one: not linear in the cotangent either.
+#[differentiable]
+fn calls_clipped(z: &[f64]) -> f64 {
+    2.0 * clipped_sum(z)
+}
+
+/// Rows rewritten around calls of nonlinear callees (through the custom gradient directly, and through a
+/// differentiable function calling it), besides a linear one (`lse`).
+#[differentiable]
+fn rows_through_clipped_calls(x: f64) -> f64 {
+    let mut z = vec![0.0; 2];
+    let mut total = 0.0;
+    for step in 0..3 {
+        z[0] = x * (step as f64 + 1.0);
+        z[1] = 2.0 * x;
+        total += 3.0 * clipped_sum(&z) + 0.5 * calls_clipped(&z) + lse(&z) * 1.0;
+        z[1] = 0.0;
+    }
+    total + z[1]
+}
+
+#[test]
+fn calls_whose_gradient_clips_the_cotangent_run_it_again() {
+    for x in [-0.7, 0.2, 1.3] {
+        let (value, slope) = rows_through_clipped_calls_grad(x);
+        assert_eq!(value, rows_through_clipped_calls(x));
+        // Each clipped call sees its cotangent clipped to 1 (3 and 0.5 * 2 = 1): d/dx of z[0] + z[1]
+        // through it is (step + 1) + 2, twice per step; `lse` adds softmax(z) · dz/dx.
+        let mut expected = 0.0;
+        for step in 0..3 {
+            let c = step as f64 + 1.0;
+            let z = [x * c, 2.0 * x];
+            let (e0, e1) = (z[0].exp(), z[1].exp());
+            expected += 2.0 * (c + 2.0) + (e0 * c + e1 * 2.0) / (e0 + e1);
+        }
+        assert_close(slope, expected, ANALYTIC_TOL, "rows_through_clipped_calls");
     }
 }

@@ -907,6 +907,8 @@ impl<'a> Items<'a> {
             method: false,
             generic_copy,
             outputs: None,
+            // A closure may change the cotangent as it likes (clip it, say).
+            linear: false,
         })
     }
 
@@ -945,6 +947,8 @@ impl<'a> Items<'a> {
                 GenericCopy::Itself(quote!(Self::#target))
             },
             outputs: None,
+            // A closure may change the cotangent as it likes (clip it, say).
+            linear: false,
         })
     }
 }

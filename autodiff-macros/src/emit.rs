@@ -47,6 +47,9 @@ pub(crate) struct Emitter<'a> {
     /// (`reverse/call_gradient.rs`), by the call's value: for each differentiated array argument, the tape
     /// on which the forward sweep stores the gradient of the value with respect to it.
     pub(crate) call_gradients: BTreeMap<(Var, Array), Ident>,
+    /// For each of those calls, the test of whether the callee is linear in the cotangent: where it is
+    /// not, the call stores its arguments as in joint mode (`snapshots`).
+    pub(crate) call_linear: BTreeMap<Var, TokenStream>,
     /// Loops whose reverse runs inside their forward sweep, by their trip-count value.
     pub(crate) fused: BTreeMap<Var, Fused>,
     /// Loads that a loop repeats unchanged in every iteration (`a[i]` in a loop over `j`, `a` not
@@ -119,6 +122,7 @@ impl<'a> Emitter<'a> {
             tapes: BTreeMap::new(),
             snapshots: BTreeMap::new(),
             call_gradients: BTreeMap::new(),
+            call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
             hoisted: BTreeMap::new(),
         }
@@ -227,14 +231,6 @@ impl<'a> Emitter<'a> {
                 }
             });
         quote!(#(#pushes)*)
-    }
-
-    /// Does the forward sweep store the gradient of the call `var` (`reverse/call_gradient.rs`)?
-    fn stores_call_gradient(&self, var: Var) -> bool {
-        self.call_gradients
-            .range((var, Array(0))..=(var, Array(u32::MAX)))
-            .next()
-            .is_some()
     }
 
     // Input:  let y = g(&z, n);
@@ -569,7 +565,7 @@ impl<'a> Emitter<'a> {
         if mode == Mode::Sweep {
             need.extend(self.tapes.keys().copied());
             need.extend(self.snapshot_values());
-            need.extend(self.call_gradients.keys().map(|(var, _)| *var));
+            need.extend(self.call_linear.keys().copied());
         }
         let mut pieces: Vec<TokenStream> = Vec::new();
         for stmt in block.stmts.iter().rev() {
@@ -580,24 +576,28 @@ impl<'a> Emitter<'a> {
                     }
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
-                    let expr = match (mode, value) {
-                        (
-                            Mode::Sweep,
-                            Value::Call {
-                                callee,
-                                args,
-                                by_ref,
-                            },
-                        ) if self.stores_call_gradient(*var) => {
-                            self.call_storing_gradient(*var, callee, args, by_ref)
-                        }
-                        _ => self.primal_expr(value, self.f.vars[var.0 as usize].span),
-                    };
+                    let mut expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
                     let ty = self.declared_type(*var);
-                    let snapshots = match mode {
+                    let mut snapshots = match mode {
                         Mode::Sweep => self.snapshot_pushes(CallSite::Value(*var)),
                         Mode::Recompute => TokenStream::new(),
                     };
+                    // A call whose gradient may be stored (`reverse/call_gradient.rs`): that, or joint
+                    // mode's copies of its arguments, as the callee is linear in the cotangent or not.
+                    if let (
+                        Mode::Sweep,
+                        Value::Call {
+                            callee,
+                            args,
+                            by_ref,
+                        },
+                        Some(check),
+                    ) = (mode, value, self.call_linear.get(var))
+                    {
+                        let stored = self.call_storing_gradient(*var, callee, args, by_ref);
+                        expr = quote!(if #check { #stored } else { #snapshots #expr });
+                        snapshots = TokenStream::new();
+                    }
                     quote!(#snapshots let #name #ty = #expr;)
                 }
                 // A call that writes output buffers always runs (in the forward sweep): it writes memory.
@@ -889,14 +889,17 @@ impl<'a> Emitter<'a> {
         if let Some(trips) = self.trips_hint(l, None) {
             self.reservations_in(l, vec![trips], &inside, &mut found);
         }
-        let reserves = found.into_iter().map(|(tape, factors, len)| {
+        let reserves = found.into_iter().map(|(tape, factors, len, condition)| {
             let count = factors
                 .into_iter()
                 .reduce(|a, b| quote!(#a.saturating_mul(#b)))
                 .unwrap_or_else(|| quote!(0usize));
             // An `ArrayTape` takes the number of arrays and the length of each.
             let len = len.map(|len| quote!(, #len));
-            quote!(#tape.reserve(#count #len);)
+            match condition {
+                Some(condition) => quote!(if #condition { #tape.reserve(#count #len); }),
+                None => quote!(#tape.reserve(#count #len);),
+            }
         });
         quote!(#(#reserves)*)
     }
@@ -927,7 +930,7 @@ impl<'a> Emitter<'a> {
         l: &Loop,
         factors: Vec<TokenStream>,
         inside: &BTreeSet<Var>,
-        found: &mut Vec<(Ident, Vec<TokenStream>, Option<TokenStream>)>,
+        found: &mut Vec<Reservation>,
     ) {
         let mut pushed: Vec<Var> = l.phis.clone();
         for stmt in &l.body.stmts {
@@ -942,26 +945,29 @@ impl<'a> Emitter<'a> {
         }
         for var in pushed {
             if let Some(tape) = self.tapes.get(&var) {
-                found.push((tape.clone(), factors.clone(), None));
+                found.push((tape.clone(), factors.clone(), None, None));
             }
             // An array stored at a call (or the call's gradient with respect to it), as long as it is when
             // the loop starts: an array made inside the loop is not known then.
+            // Where the call may store its gradient instead, each tape is reserved only in its branch.
             let site = CallSite::Value(var);
+            let check = self.call_linear.get(&var);
             let stored = self
                 .snapshots
                 .range((site, Array(0))..=(site, Array(u32::MAX)))
-                .map(|((_, array), tape)| (*array, tape))
+                .map(|((_, array), tape)| (*array, tape, check.map(|c| quote!(!#c))))
                 .chain(
                     self.call_gradients
                         .range((var, Array(0))..=(var, Array(u32::MAX)))
-                        .map(|((_, array), tape)| (*array, tape)),
+                        .map(|((_, array), tape)| (*array, tape, check.cloned())),
                 );
-            for (array, tape) in stored {
+            for (array, tape, condition) in stored {
                 if self.f.arrays[array.0 as usize].fixed || made_in(&l.body, array) {
                     continue;
                 }
                 let name = self.array_name(array);
-                found.push((tape.clone(), factors.clone(), Some(quote!(#name.len()))));
+                let len = Some(quote!(#name.len()));
+                found.push((tape.clone(), factors.clone(), len, condition));
             }
         }
     }
@@ -1130,6 +1136,15 @@ impl RuleCtx for Recorder<'_, '_> {
 
 /// The values defined anywhere in `block`: its statements', their nested blocks' and nested loops'
 /// carried values and indexes.
+/// A tape to reserve when a loop starts: its name, the trip counts whose product is the number of pushes,
+/// for an `ArrayTape` the length of each array, and the condition under which the loop fills it.
+type Reservation = (
+    Ident,
+    Vec<TokenStream>,
+    Option<TokenStream>,
+    Option<TokenStream>,
+);
+
 /// Is `array` made in `block` (or a block inside it)?
 fn made_in(block: &Block, array: Array) -> bool {
     block.stmts.iter().any(|stmt| {

@@ -732,8 +732,12 @@ impl Reverse<'_, '_> {
         refs: &mut BTreeSet<Var>,
     ) {
         let activity = self.e.activity;
-        if let (CallSite::Value(var), Some(arrays)) = (site, self.stored_gradient(site, args)) {
-            return self.call_gradient_adjoint(var, &arrays, d, code);
+        if let (CallSite::Value(var), Some(arrays)) =
+            (site, self.stored_gradient(site, callee, args))
+        {
+            return self.call_gradient_adjoint(
+                var, callee, &arrays, args, by_ref, d, adjoints, code, refs,
+            );
         }
         if self.shortcuts.call_into && self.adds_into_callers(args) {
             return self.call_adjoint_into(site, callee, args, by_ref, d, adjoints, code, refs);
@@ -1234,21 +1238,22 @@ mod tests {
             );
             assert!(code.contains(call), "{code}");
         }
-        // A float value (`w + z[0]`): the optimised adjoint stores the callee's gradient at the call
-        // instead, and adds it, scaled by the value's cotangent, into `z`'s adjoint.
+        // A float value (`w + z[0]`): where the callee's companion says its adjoint is linear in the
+        // cotangent, the optimised adjoint stores the callee's gradient at the call instead, and adds it,
+        // scaled by the value's cotangent, into `z`'s adjoint; else it stores `z` as above.
         let code = vjp_of(src, Shortcuts::ALL);
-        assert!(!code.contains("__tape_z_at_call"), "{code}");
-        assert!(
-            code.contains(
-                ". vjp_into (& z , :: autodiff :: __private :: One :: one () , \
-                 (:: core :: option :: Option :: Some (__tape_z_gradient_at_call . push_zeros (z . len ())) ,))"
-            ),
-            "{code}"
-        );
-        assert!(
-            code.contains("__tape_z_gradient_at_call . pop_add_scaled (& mut __d_z [..] , d_ret)"),
-            "{code}"
-        );
+        let check = "if { use :: autodiff :: __private :: CotangentLinear as _ ; :: autodiff :: __private :: \
+                     derivative_of ! (g , cotangent_linear ()) . cotangent_linear () }";
+        assert_eq!(code.matches(check).count(), 2, "{code}");
+        for piece in [
+            ". vjp_into (& z , :: autodiff :: __private :: One :: one () , \
+             (:: core :: option :: Option :: Some (__tape_z_gradient_at_call . push_zeros (z . len ())) ,)) } \
+             else { __tape_z_at_call . push (& z [..]) ; g (& z) }",
+            "{ __tape_z_gradient_at_call . pop_add_scaled (& mut __d_z [..] , d_ret) ; } else { \
+             let __z_at_call = __tape_z_at_call . pop () ;",
+        ] {
+            assert!(code.contains(piece), "{piece}\n{code}");
+        }
         // Not written after the call: read in place.
         let unwritten = vjp_of(
             "fn f(x: f64) -> f64 { let mut z = vec![0.0; 1]; z[0] = x; g(&z) }",
