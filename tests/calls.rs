@@ -911,7 +911,7 @@ fn rows_around_calls(x: &[f64], weights: &[f64], n: usize) -> f64 {
         }
         let y = pair(&a, &b);
         total += 0.1 * y * y - a[0];
-        a[1] = a[1] * b[2];
+        a[1] *= b[2];
         if step % 2 == 0 {
             total += 0.3 * lse(&b);
         }
@@ -993,10 +993,10 @@ proptest! {
             let v: Vec<f64> = (0..x.len()).map(|i| 0.5 - 0.25 * i as f64).collect();
             let (_, _, hv) = rows_generic_hvp(&x, v.clone());
             let mut expected = vec![0.0; x.len()];
-            for i in 0..x.len() {
+            for (i, vi) in v.iter().enumerate() {
                 let column = hessian_column(|x| rows_generic_grad(x).1, &x, i);
                 for (e, h) in expected.iter_mut().zip(column) {
-                    *e += h * v[i];
+                    *e += h * vi;
                 }
             }
             for (a, e) in hv.iter().zip(&expected) {
