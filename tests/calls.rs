@@ -790,3 +790,272 @@ fn calls_add_into_the_callers_adjoints() {
         );
     }
 }
+
+// ---- calls whose gradient is stored at the call ----
+
+/// Callees with a float value, called with arrays that the caller writes after the call: the forward
+/// sweep stores the callee's gradient at the call and the reverse sweep scales it by the cotangent of
+/// the value (`reverse/call_gradient.rs`), instead of storing the arrays and running the callee again.
+mod stored_callees {
+    use autodiff::{differentiable, Float};
+
+    #[differentiable]
+    pub fn lse(z: &[f64]) -> f64 {
+        let mut max = z[0];
+        for &v in z {
+            max = max.max(v);
+        }
+        let mut sum = 0.0;
+        for &v in z {
+            sum += (v - max).exp();
+        }
+        max + sum.ln()
+    }
+
+    #[differentiable]
+    pub fn lse_generic<T: Float>(z: &[T]) -> T {
+        let mut max = z[0];
+        for &v in z {
+            max = max.max(v);
+        }
+        let mut sum = T::zero();
+        for &v in z {
+            sum = sum + (v - max).exp();
+        }
+        max + sum.ln()
+    }
+
+    /// Two arrays, both differentiated.
+    #[differentiable]
+    pub fn pair(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = a[0] * a[0];
+        for i in 0..a.len() {
+            s += a[i] * b[i].sin();
+        }
+        s
+    }
+
+    /// The second array is data.
+    #[differentiable(wrt(a))]
+    pub fn weighted_by(a: &[f64], w: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * a[i] * w[i];
+        }
+        s
+    }
+}
+
+use stored_callees::{lse, lse_generic, pair, weighted_by};
+
+/// Softmax cross-entropy as users write it: one row of logits rewritten per example, passed to `lse`,
+/// read again after the call (`z[labels[j]]`).
+#[differentiable(wrt(w))]
+fn rows_through_a_call(w: &[f64], data: &[f64], labels: &[usize], d: usize, k: usize) -> f64 {
+    let m = labels.len();
+    let mut z = vec![0.0; k];
+    let mut total = 0.0;
+    for j in 0..m {
+        for c in 0..k {
+            let mut s = 0.0;
+            for i in 0..d {
+                s += w[c * d + i] * data[j * d + i];
+            }
+            z[c] = s;
+        }
+        total += lse(&z) - z[labels[j]];
+    }
+    total / m as f64
+}
+
+/// The gradient of `rows_through_a_call`, by hand: `(softmax(z_j) - e_{y_j}) x_jᵀ / m`.
+fn rows_through_a_call_gradient(
+    w: &[f64],
+    data: &[f64],
+    labels: &[usize],
+    d: usize,
+    k: usize,
+) -> Vec<f64> {
+    let m = labels.len();
+    let mut g = vec![0.0; k * d];
+    for (j, &label) in labels.iter().enumerate() {
+        let x = &data[j * d..(j + 1) * d];
+        let z: Vec<f64> = (0..k)
+            .map(|c| (0..d).map(|i| w[c * d + i] * x[i]).sum())
+            .collect();
+        let max = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let sum: f64 = z.iter().map(|v| (v - max).exp()).sum();
+        for c in 0..k {
+            let p = (z[c] - max).exp() / sum - if c == label { 1.0 } else { 0.0 };
+            for i in 0..d {
+                g[c * d + i] += p * x[i] / m as f64;
+            }
+        }
+    }
+    g
+}
+
+/// Arrays written before and after each call, in every iteration: two differentiated arrays passed to
+/// one callee, one array written again right after the call, a call in a branch taken every other
+/// iteration, a callee with a data array beside a differentiated one, a value used twice (kept for the
+/// reverse sweep), and one passed on bare (not known to be a float: run again in joint mode).
+#[differentiable(wrt(x))]
+fn rows_around_calls(x: &[f64], weights: &[f64], n: usize) -> f64 {
+    let mut a = vec![0.0; 3];
+    let mut b = vec![0.0; 3];
+    let mut total = 0.0;
+    for step in 0..n {
+        for i in 0..3 {
+            a[i] = x[(step + i) % x.len()] * (0.5 + 0.25 * i as f64) + a[i] * 0.5;
+            b[i] = (x[(2 * step + i) % x.len()] - b[(i + 1) % 3]).sin();
+        }
+        let y = pair(&a, &b);
+        total += 0.1 * y * y - a[0];
+        a[1] *= b[2];
+        if step % 2 == 0 {
+            total += 0.3 * lse(&b);
+        }
+        total += weighted_by(&a, weights) * 0.25;
+        let bare = lse(&a);
+        b[0] += bare.cos() * 0.1 + total.sin() * 0.01;
+    }
+    total + b[0] * a[2]
+}
+
+/// A generic caller, for second derivatives through a stored gradient (on `Dual<f64>`) and `f32`.
+#[differentiable(order = 2)]
+fn rows_generic<T: Float>(x: &[T]) -> T {
+    let mut z = vec![T::zero(); 3];
+    let mut total = T::zero();
+    for j in 0..x.len() - 2 {
+        for c in 0..3 {
+            z[c] = x[j + c] * x[j];
+        }
+        total = total + lse_generic(&z) * x[j];
+    }
+    total
+}
+
+fn rows_and_labels() -> impl Strategy<Value = (Vec<f64>, Vec<f64>, Vec<usize>)> {
+    // k = 3 classes, d = 2 features, 1 to 5 examples.
+    (1usize..6).prop_flat_map(|m| {
+        (
+            prop::collection::vec(-2.0..2.0, 6),
+            prop::collection::vec(-2.0..2.0, 2 * m),
+            prop::collection::vec(0usize..3, m),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_row_rewritten_per_example_through_a_call(
+        (w, data, labels) in rows_and_labels()
+    ) {
+        let (value, grad) = rows_through_a_call_grad(&w, &data, &labels, 2, 3);
+        assert_eq!(value, rows_through_a_call(&w, &data, &labels, 2, 3));
+        let expected = rows_through_a_call_gradient(&w, &data, &labels, 2, 3);
+        assert_all_close(&grad, &expected, ANALYTIC_TOL, "rows_through_a_call");
+        assert_fd_gradient(
+            |w| rows_through_a_call(w, &data, &labels, 2, 3),
+            &w,
+            &grad,
+            "rows_through_a_call",
+        );
+        let mut into = vec![f64::NAN; 6];
+        rows_through_a_call_grad_into(&w, &data, &labels, 2, 3, &mut into);
+        assert_eq!(into, grad);
+        let (_, scaled) = rows_through_a_call_vjp(&w, &data, &labels, 2, 3, -0.75);
+        let expected: Vec<f64> = grad.iter().map(|g| -0.75 * g).collect();
+        assert_all_close(&scaled, &expected, ANALYTIC_TOL, "rows_through_a_call_vjp");
+    }
+
+    #[test]
+    fn arrays_written_around_calls(
+        x in prop::collection::vec(-1.5..1.5, 2..6),
+        weights in prop::collection::vec(0.1..2.0, 3),
+        n in 0usize..6,
+    ) {
+        let (value, grad) = rows_around_calls_grad(&x, &weights, n);
+        assert_eq!(value, rows_around_calls(&x, &weights, n));
+        assert_fd_gradient(|x| rows_around_calls(x, &weights, n), &x, &grad, "rows_around_calls");
+        let mut into = vec![f64::NAN; x.len()];
+        rows_around_calls_grad_into(&x, &weights, n, &mut into);
+        assert_eq!(into, grad);
+        // The `order = 2` generic caller: its Hessian-vector product against central differences of
+        // its gradient, and `f32` against `f64`.
+        if x.len() >= 3 {
+            let (value, grad) = rows_generic_grad(&x);
+            assert_eq!(value, rows_generic(&x));
+            assert_fd_gradient(rows_generic, &x, &grad, "rows_generic");
+            let v: Vec<f64> = (0..x.len()).map(|i| 0.5 - 0.25 * i as f64).collect();
+            let (_, _, hv) = rows_generic_hvp(&x, v.clone());
+            let mut expected = vec![0.0; x.len()];
+            for (i, vi) in v.iter().enumerate() {
+                let column = hessian_column(|x| rows_generic_grad(x).1, &x, i);
+                for (e, h) in expected.iter_mut().zip(column) {
+                    *e += h * vi;
+                }
+            }
+            for (a, e) in hv.iter().zip(&expected) {
+                assert!((a - e).abs() <= 1e-5 * (1.0 + e.abs()), "hvp {hv:?} vs {expected:?}");
+            }
+            let x32: Vec<f32> = x.iter().map(|v| *v as f32).collect();
+            let (_, grad32) = rows_generic_grad(&x32);
+            let (_, grad64) = rows_generic_grad(&x32.iter().map(|v| f64::from(*v)).collect::<Vec<_>>());
+            for (a, e) in grad32.iter().zip(&grad64) {
+                assert!((f64::from(*a) - e).abs() <= 1e-3 * (1.0 + e.abs()), "{grad32:?} vs {grad64:?}");
+            }
+        }
+    }
+}
+
+/// A custom gradient that clips the cotangent (as JAX's `custom_vjp` gradient-clipping example does): its
+/// vector-Jacobian product is not linear in the cotangent, so no caller may store its gradient at the
+/// cotangent one and scale it.
+#[autodiff::custom_gradient]
+fn clipped_sum(z: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+    let n = z.len();
+    (z.iter().sum(), move |dy| vec![dy.clamp(-1.0, 1.0); n])
+}
+
+/// A `#[differentiable]` function that calls one: not linear in the cotangent either.
+#[differentiable]
+fn calls_clipped(z: &[f64]) -> f64 {
+    2.0 * clipped_sum(z)
+}
+
+/// Rows rewritten around calls of nonlinear callees (through the custom gradient directly, and through a
+/// differentiable function calling it), besides a linear one (`lse`).
+#[differentiable]
+fn rows_through_clipped_calls(x: f64) -> f64 {
+    let mut z = vec![0.0; 2];
+    let mut total = 0.0;
+    for step in 0..3 {
+        z[0] = x * (step as f64 + 1.0);
+        z[1] = 2.0 * x;
+        total += 3.0 * clipped_sum(&z) + 0.5 * calls_clipped(&z) + lse(&z) * 1.0;
+        z[1] = 0.0;
+    }
+    total + z[1]
+}
+
+#[test]
+fn calls_whose_gradient_clips_the_cotangent_run_it_again() {
+    for x in [-0.7, 0.2, 1.3] {
+        let (value, slope) = rows_through_clipped_calls_grad(x);
+        assert_eq!(value, rows_through_clipped_calls(x));
+        // Each clipped call sees its cotangent clipped to 1 (3 and 0.5 * 2 = 1): d/dx of z[0] + z[1]
+        // through it is (step + 1) + 2, twice per step; `lse` adds softmax(z) · dz/dx.
+        let mut expected = 0.0;
+        for step in 0..3 {
+            let c = step as f64 + 1.0;
+            let z = [x * c, 2.0 * x];
+            let (e0, e1) = (z[0].exp(), z[1].exp());
+            expected += 2.0 * (c + 2.0) + (e0 * c + e1 * 2.0) / (e0 + e1);
+        }
+        assert_close(slope, expected, ANALYTIC_TOL, "rows_through_clipped_calls");
+    }
+}

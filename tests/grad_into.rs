@@ -228,3 +228,49 @@ fn a_counted_loop_reserves_its_tape_once() {
     let (_, grad) = running_product_grad(&x);
     assert_fd_gradient(running_product, &x, &grad, "running_product");
 }
+
+#[differentiable]
+fn lse(z: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for &v in z {
+        sum += v.exp();
+    }
+    sum.ln()
+}
+
+/// A row rewritten per example and passed to a callee with a float value.
+#[differentiable]
+fn rows_to_lse(x: &[f64], m: usize) -> f64 {
+    let mut z = vec![0.0; 3];
+    let mut total = 0.0;
+    for j in 0..m {
+        for c in 0..3 {
+            z[c] = x[c] * (j as f64 + 1.0).sqrt();
+        }
+        total += lse(&z) - z[j % 3];
+    }
+    total
+}
+
+/// The forward sweep stores each call's gradient with respect to the row (`reverse/call_gradient.rs`)
+/// on a tape that the loop reserves for its trip count when it starts: as many allocations for 1000
+/// examples as for 10.
+#[test]
+fn calls_in_a_counted_loop_reserve_their_tape_once() {
+    let x = [0.3, -0.2, 0.9];
+    let mut counts = Vec::new();
+    for m in [10, 1000] {
+        let mut grad = vec![f64::NAN; 3];
+        counts.push(allocations_during(|| {
+            rows_to_lse_grad_into(&x, m, &mut grad);
+        }));
+        let (value, expected) = rows_to_lse_grad(&x, m);
+        assert_eq!(value, rows_to_lse(&x, m));
+        assert_eq!(grad, expected);
+        assert_fd_gradient(|x| rows_to_lse(x, m), &x, &grad, "rows_to_lse");
+    }
+    assert!(
+        counts[0] == counts[1] || !OPTIMISED,
+        "allocations: {counts:?}"
+    );
+}

@@ -276,6 +276,23 @@ pub trait HasDerivative {}
 #[diagnostic::do_not_recommend]
 impl HasDerivative for Found {}
 
+/// Is a callee's vector-Jacobian product linear in the cotangent of its value, so that a caller may
+/// store the callee's gradient at the call (its `vjp_into` with the cotangent one) and scale it by the
+/// cotangent in its reverse sweep (`autodiff-macros/src/reverse/call_gradient.rs`)? The companion of a
+/// `#[differentiable]` function that calls no other function with floats has an inherent
+/// `cotangent_linear` that says yes, which method resolution prefers; every other companion (a custom
+/// gradient's closure, a registered gradient, a caller of those, all of which may clip or otherwise
+/// change the cotangent) gets this trait's no.
+pub trait CotangentLinear {
+    /// No: the caller runs the callee's `vjp_into` with the cotangent in its reverse sweep.
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        false
+    }
+}
+
+impl<T: ?Sized> CotangentLinear for T {}
+
 /// Gives every type [`Found`], unless it has an inherent `__autodiff_lookup` (the macro's fallback).
 pub trait Lookup {
     /// [`Found`].

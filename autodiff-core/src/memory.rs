@@ -15,13 +15,17 @@ const INLINE: usize = 16;
 /// The most values [`Tape::reserve`] makes room for at once; beyond it, a tape grows as it is filled.
 pub const MAX_RESERVED: usize = 1 << 24;
 
-/// A stack of values the forward sweep stores for the reverse sweep: its first [`INLINE`] values in the
-/// tape itself, the rest in a `Vec`.
+/// A stack of values the forward sweep stores for the reverse sweep: up to [`INLINE`] values in the tape
+/// itself; once it is to hold more (pushed or reserved), all of them in a `Vec`, so that a long loop pushes
+/// and pops on a plain `Vec` (one test of a flag more).
 #[derive(Debug, Clone)]
 pub struct Tape<T> {
     inline: [Option<T>; INLINE],
+    /// How many values `inline` holds, while the tape is not on the heap.
     len: usize,
+    /// Every value, once the tape is on the heap.
     spilled: Vec<T>,
+    on_heap: bool,
 }
 
 impl<T> Default for Tape<T> {
@@ -30,6 +34,7 @@ impl<T> Default for Tape<T> {
             inline: [const { None }; INLINE],
             len: 0,
             spilled: Vec::new(),
+            on_heap: false,
         }
     }
 }
@@ -44,20 +49,38 @@ impl<T> Tape<T> {
     /// Stores a value.
     #[inline]
     pub fn push(&mut self, value: T) {
-        match self.inline.get_mut(self.len) {
-            Some(slot) => *slot = Some(value),
-            None => self.spilled.push(value),
+        if self.on_heap {
+            self.spilled.push(value);
+        } else if let Some(slot) = self.inline.get_mut(self.len) {
+            *slot = Some(value);
+            self.len += 1;
+        } else {
+            self.move_to_heap(1);
+            self.spilled.push(value);
         }
-        self.len += 1;
+    }
+
+    /// Moves the values held inline into `spilled`, with room for `additional` more (at most
+    /// [`MAX_RESERVED`]).
+    #[cold]
+    fn move_to_heap(&mut self, additional: usize) {
+        self.spilled
+            .reserve(self.len.saturating_add(additional.min(MAX_RESERVED)));
+        self.spilled
+            .extend(self.inline[..self.len].iter_mut().filter_map(Option::take));
+        self.len = 0;
+        self.on_heap = true;
     }
 
     /// Makes room for `additional` more values (at most [`MAX_RESERVED`] at once): a loop whose trip
     /// count is known reserves its tape when it starts, so that the tape does not grow step by step.
     #[inline]
     pub fn reserve(&mut self, additional: usize) {
-        let spilled = self.len.saturating_add(additional).saturating_sub(INLINE);
-        let more = spilled.saturating_sub(self.spilled.len()).min(MAX_RESERVED);
-        self.spilled.reserve(more);
+        if self.on_heap {
+            self.spilled.reserve(additional.min(MAX_RESERVED));
+        } else if self.len.saturating_add(additional) > INLINE {
+            self.move_to_heap(additional);
+        }
     }
 
     /// Takes back the value stored last.
@@ -68,28 +91,35 @@ impl<T> Tape<T> {
     /// forward sweep pushed. A panic here is a bug in autodiff.
     #[inline]
     pub fn pop(&mut self) -> T {
-        let value = match self.len.checked_sub(1) {
-            Some(last) if last < INLINE => self.inline[last].take(),
-            Some(_) => self.spilled.pop(),
-            None => None,
+        let value = if self.on_heap {
+            self.spilled.pop()
+        } else {
+            match self.len.checked_sub(1) {
+                Some(last) => {
+                    self.len = last;
+                    self.inline[last].take()
+                }
+                None => None,
+            }
         };
         match value {
-            Some(value) => {
-                self.len -= 1;
-                value
-            }
+            Some(value) => value,
             None => panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it"),
         }
     }
 
     /// How many values are stored.
     pub fn len(&self) -> usize {
-        self.len
+        if self.on_heap {
+            self.spilled.len()
+        } else {
+            self.len
+        }
     }
 
     /// Is the tape empty?
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 }
 
@@ -128,6 +158,15 @@ impl<T: Clone> ArrayTape<T> {
         self.values.extend_from_slice(array);
     }
 
+    /// Makes room for `arrays` more arrays of `len` values each (at most [`MAX_RESERVED`] values at
+    /// once): a loop whose trip count is known stores an array at a call in each iteration.
+    #[inline]
+    pub fn reserve(&mut self, arrays: usize, len: usize) {
+        self.starts.reserve(arrays.min(MAX_RESERVED));
+        self.values
+            .reserve(arrays.saturating_mul(len).min(MAX_RESERVED));
+    }
+
     /// Takes back the array stored last, as a `Vec` that lives until the next `pop`.
     ///
     /// # Panics
@@ -142,6 +181,41 @@ impl<T: Clone> ArrayTape<T> {
         self.current.extend_from_slice(&self.values[start..]);
         self.values.truncate(start);
         &self.current
+    }
+}
+
+impl<T: Zero + Copy + core::ops::Mul<Output = T>> ArrayTape<T> {
+    /// Stores `len` zeros and lends them to be written: the buffer into which a call's reverse sweep
+    /// adds the gradient of the call's value at the call (`vjp_into` with the cotangent 1).
+    #[inline]
+    pub fn push_zeros(&mut self, len: usize) -> &mut [T] {
+        let start = self.values.len();
+        self.starts.push(start);
+        self.values.resize(start + len, T::zero());
+        &mut self.values[start..]
+    }
+
+    /// Takes back the array stored last, `g`, and adds `scale * g` into `target` (`target[i] += scale *
+    /// g[i]`): a call's gradient stored at the call, times the cotangent of the call's value.
+    ///
+    /// # Panics
+    ///
+    /// If the tape is empty or `target` is shorter than the array, which generated code never does. A
+    /// panic here is a bug in autodiff.
+    #[inline]
+    pub fn pop_add_scaled(&mut self, target: &mut [T], scale: T) {
+        let Some(start) = self.starts.pop() else {
+            panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it")
+        };
+        let stored = &self.values[start..];
+        assert!(
+            target.len() >= stored.len(),
+            "autodiff: a stored gradient is longer than its adjoint buffer; this is a bug in autodiff, please report it"
+        );
+        for (t, g) in target.iter_mut().zip(stored) {
+            *t = *t + scale * *g;
+        }
+        self.values.truncate(start);
     }
 }
 
@@ -567,6 +641,27 @@ mod tests {
     }
 
     #[test]
+    fn a_tape_reserved_past_its_inline_values_keeps_their_order() {
+        for (before, reserved) in [(0, INLINE + 1), (3, INLINE), (INLINE, 1), (2, 2)] {
+            let mut tape = Tape::new();
+            for i in 0..before {
+                tape.push(i);
+            }
+            tape.reserve(reserved);
+            for i in before..before + reserved + 5 {
+                tape.push(i);
+            }
+            assert_eq!(tape.len(), before + reserved + 5);
+            for i in (0..before + reserved + 5).rev() {
+                assert_eq!(tape.pop(), i);
+            }
+            assert!(tape.is_empty());
+            tape.push(7);
+            assert_eq!(tape.pop(), 7);
+        }
+    }
+
+    #[test]
     fn a_tape_spills_past_its_inline_values_and_back() {
         let mut tape = Tape::new();
         for round in 0..3 {
@@ -597,6 +692,22 @@ mod tests {
         tape.push(&[4.0, 5.0, 6.0]);
         assert_eq!(tape.pop(), &vec![4.0, 5.0, 6.0]);
         assert_eq!(tape.pop(), &vec![1.0, 2.0]);
+    }
+
+    #[test]
+    fn an_array_tape_adds_back_scaled_gradients_last_first() {
+        let mut tape = ArrayTape::new();
+        tape.push_zeros(2).copy_from_slice(&[1.0, 2.0]);
+        let second = tape.push_zeros(3);
+        assert_eq!(second, &[0.0, 0.0, 0.0]);
+        second[1] = 4.0;
+        let mut target = vec![1.0; 3];
+        tape.pop_add_scaled(&mut target, 0.5);
+        assert_eq!(target, vec![1.0, 3.0, 1.0]);
+        tape.pop_add_scaled(&mut target[..2], -1.0);
+        assert_eq!(target, vec![0.0, 1.0, 1.0]);
+        tape.push(&[7.0]);
+        assert_eq!(tape.pop(), &vec![7.0]);
     }
 
     #[test]

@@ -182,6 +182,10 @@ pub(crate) struct Companion<'a> {
     /// `vjp` and `jvp` above then take `d_ret: R` and each output's cotangent as `Option<&[T]>`, and the
     /// tangent buffers (the hidden `__vjp_all` and `__jvp_all`, in which every output is active).
     pub(crate) outputs: Option<Outputs>,
+    /// Its vector-Jacobian product is linear in the cotangent of its value: a `#[differentiable]` function
+    /// that calls no other function with floats, whose adjoint only applies the rules of `rules.rs`
+    /// (`__private::CotangentLinear`, `reverse/call_gradient.rs`).
+    pub(crate) linear: bool,
 }
 
 /// The companion type described by `c`.
@@ -200,6 +204,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         method,
         generic_copy,
         outputs,
+        linear,
     } = c;
     let where_clause = &generics.where_clause;
     let params: Vec<TokenStream> = slots
@@ -450,6 +455,15 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         },
         _ => generic_impl,
     };
+    // Preferred by method resolution over the trait's `false`.
+    let linear_item = (*linear && into_item.is_some()).then(|| {
+        quote! {
+            #[inline(always)]
+            #vis fn cotangent_linear(&self) -> bool {
+                true
+            }
+        }
+    });
     quote! {
         #[doc(hidden)]
         // Unused unless a differentiable function calls `#name`.
@@ -481,6 +495,8 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #passed_on
 
             #into_item
+
+            #linear_item
         }
     }
 }

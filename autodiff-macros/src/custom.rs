@@ -941,6 +941,8 @@ impl<'a> Items<'a> {
             method: false,
             generic_copy,
             outputs: None,
+            // A closure may change the cotangent as it likes (clip it, say).
+            linear: false,
         })
     }
 
@@ -979,6 +981,8 @@ impl<'a> Items<'a> {
                 GenericCopy::Itself(quote!(Self::#target))
             },
             outputs: None,
+            // A closure may change the cotangent as it likes (clip it, say).
+            linear: false,
         })
     }
 }

@@ -43,6 +43,13 @@ pub(crate) struct Emitter<'a> {
     /// Arrays passed to a call and written after it: the forward sweep pushes a copy of the array at the
     /// call on this tape, and the callee's adjoint reads the copy.
     pub(crate) snapshots: BTreeMap<(CallSite, Array), Ident>,
+    /// Calls of a function with a float value whose adjoint is stored at the call instead of run again
+    /// (`reverse/call_gradient.rs`), by the call's value: for each differentiated array argument, the tape
+    /// on which the forward sweep stores the gradient of the value with respect to it.
+    pub(crate) call_gradients: BTreeMap<(Var, Array), Ident>,
+    /// For each of those calls, the test of whether the callee is linear in the cotangent: where it is
+    /// not, the call stores its arguments as in joint mode (`snapshots`).
+    pub(crate) call_linear: BTreeMap<Var, TokenStream>,
     /// Loops whose reverse runs inside their forward sweep, by their trip-count value.
     pub(crate) fused: BTreeMap<Var, Fused>,
     /// Loads that a loop repeats unchanged in every iteration (`a[i]` in a loop over `j`, `a` not
@@ -114,6 +121,8 @@ impl<'a> Emitter<'a> {
             array_names,
             tapes: BTreeMap::new(),
             snapshots: BTreeMap::new(),
+            call_gradients: BTreeMap::new(),
+            call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
             hoisted: BTreeMap::new(),
         }
@@ -164,9 +173,27 @@ impl<'a> Emitter<'a> {
         tape
     }
 
+    /// The name of the tape on which the forward sweep stores the gradient of the call `var` with
+    /// respect to `array` (`reverse/call_gradient.rs`), registering it.
+    pub(crate) fn call_gradient_tape(&mut self, var: Var, array: Array) -> Ident {
+        if let Some(tape) = self.call_gradients.get(&(var, array)) {
+            return tape.clone();
+        }
+        let base = format!(
+            "__tape_{}_gradient_at_call",
+            self.array_name(array).to_string().trim_start_matches('_')
+        );
+        let tape = self.namer.fresh(&base);
+        self.call_gradients.insert((var, array), tape.clone());
+        tape
+    }
+
     /// How many tapes the forward sweep fills.
     pub(crate) fn tape_count(&self) -> usize {
-        self.tapes.len() + self.snapshots.len() + self.hoisted.values().map(Vec::len).sum::<usize>()
+        self.tapes.len()
+            + self.snapshots.len()
+            + self.call_gradients.len()
+            + self.hoisted.values().map(Vec::len).sum::<usize>()
     }
 
     /// The declarations of the tapes, at the top of the function.
@@ -179,7 +206,10 @@ impl<'a> Emitter<'a> {
             .iter()
             .partition(|((_, array), _)| self.f.arrays[array.0 as usize].fixed);
         let fixed = fixed.into_iter().map(|(_, tape)| tape);
-        let flat = flat.into_iter().map(|(_, tape)| tape);
+        let flat = flat
+            .into_iter()
+            .map(|(_, tape)| tape)
+            .chain(self.call_gradients.values());
         quote! {
             #(let mut #tapes = ::autodiff::__private::Tape::new();)*
             #(let mut #fixed = ::autodiff::__private::Tape::new();)*
@@ -201,6 +231,34 @@ impl<'a> Emitter<'a> {
                 }
             });
         quote!(#(#pushes)*)
+    }
+
+    // Input:  let y = g(&z, n);
+    // Output: let y = g::vjp_into(&z, n, One::one(), (Some(__tape_z_gradient_at_call.push_zeros(z.len())), Default::default()));
+    /// The call `var` in the forward sweep, when its gradient is stored at the call: the callee's
+    /// `vjp_into` with the cotangent one, which gives the value and adds the gradient with respect to each
+    /// differentiated array into zeros pushed on that array's tape. The other arguments get no slot.
+    fn call_storing_gradient(
+        &self,
+        var: Var,
+        callee: &syn::ExprPath,
+        args: &[Operand],
+        by_ref: &[bool],
+    ) -> TokenStream {
+        let vjp_into = crate::companion::derivative_of(callee, "vjp_into", args.len() + 2);
+        let call_args = args
+            .iter()
+            .zip(by_ref)
+            .map(|(a, r)| self.call_arg(a, *r, self.operand(a)));
+        let slots = args.iter().map(|arg| match arg {
+            Operand::Array(array) if self.call_gradients.contains_key(&(var, *array)) => {
+                let tape = &self.call_gradients[&(var, *array)];
+                let name = self.array_name(*array);
+                quote!(::core::option::Option::Some(#tape.push_zeros(#name.len())))
+            }
+            _ => quote!(::core::default::Default::default()),
+        });
+        quote!(#vjp_into(#(#call_args,)* ::autodiff::__private::One::one(), (#(#slots,)*)))
     }
 
     /// The call results whose call the forward sweep must run to store its array arguments. (A call
@@ -507,6 +565,7 @@ impl<'a> Emitter<'a> {
         if mode == Mode::Sweep {
             need.extend(self.tapes.keys().copied());
             need.extend(self.snapshot_values());
+            need.extend(self.call_linear.keys().copied());
         }
         let mut pieces: Vec<TokenStream> = Vec::new();
         for stmt in block.stmts.iter().rev() {
@@ -517,12 +576,28 @@ impl<'a> Emitter<'a> {
                     }
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
-                    let expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
+                    let mut expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
                     let ty = self.declared_type(*var);
-                    let snapshots = match mode {
+                    let mut snapshots = match mode {
                         Mode::Sweep => self.snapshot_pushes(CallSite::Value(*var)),
                         Mode::Recompute => TokenStream::new(),
                     };
+                    // A call whose gradient may be stored (`reverse/call_gradient.rs`): that, or joint
+                    // mode's copies of its arguments, as the callee is linear in the cotangent or not.
+                    if let (
+                        Mode::Sweep,
+                        Value::Call {
+                            callee,
+                            args,
+                            by_ref,
+                        },
+                        Some(check),
+                    ) = (mode, value, self.call_linear.get(var))
+                    {
+                        let stored = self.call_storing_gradient(*var, callee, args, by_ref);
+                        expr = quote!(if #check { #stored } else { #snapshots #expr });
+                        snapshots = TokenStream::new();
+                    }
                     quote!(#snapshots let #name #ty = #expr;)
                 }
                 // A call that writes output buffers always runs (in the forward sweep): it writes memory.
@@ -787,7 +862,8 @@ impl<'a> Emitter<'a> {
     /// the push inside it, where those are `for` loops over ranges whose bounds are known when `l` starts.
     /// A loop that may `break` reserves nothing, and so does a loop inside another (whose tapes the
     /// outermost loop reserves for, where it can: reserving again at every start of an inner loop costs
-    /// more than it saves).
+    /// more than it saves). A tape of arrays stored at a call gets room for that many arrays of the length
+    /// the array has when the loop starts (`__tape_z_at_call.reserve(count, z.len())`).
     ///
     /// ```text
     /// // Input:                              // Output (forward sweep):
@@ -813,12 +889,17 @@ impl<'a> Emitter<'a> {
         if let Some(trips) = self.trips_hint(l, None) {
             self.reservations_in(l, vec![trips], &inside, &mut found);
         }
-        let reserves = found.into_iter().map(|(tape, factors)| {
+        let reserves = found.into_iter().map(|(tape, factors, len, condition)| {
             let count = factors
                 .into_iter()
                 .reduce(|a, b| quote!(#a.saturating_mul(#b)))
                 .unwrap_or_else(|| quote!(0usize));
-            quote!(#tape.reserve(#count);)
+            // An `ArrayTape` takes the number of arrays and the length of each.
+            let len = len.map(|len| quote!(, #len));
+            match condition {
+                Some(condition) => quote!(if #condition { #tape.reserve(#count #len); }),
+                None => quote!(#tape.reserve(#count #len);),
+            }
         });
         quote!(#(#reserves)*)
     }
@@ -849,7 +930,7 @@ impl<'a> Emitter<'a> {
         l: &Loop,
         factors: Vec<TokenStream>,
         inside: &BTreeSet<Var>,
-        found: &mut Vec<(Ident, Vec<TokenStream>)>,
+        found: &mut Vec<Reservation>,
     ) {
         let mut pushed: Vec<Var> = l.phis.clone();
         for stmt in &l.body.stmts {
@@ -864,7 +945,29 @@ impl<'a> Emitter<'a> {
         }
         for var in pushed {
             if let Some(tape) = self.tapes.get(&var) {
-                found.push((tape.clone(), factors.clone()));
+                found.push((tape.clone(), factors.clone(), None, None));
+            }
+            // An array stored at a call (or the call's gradient with respect to it), as long as it is when
+            // the loop starts: an array made inside the loop is not known then.
+            // Where the call may store its gradient instead, each tape is reserved only in its branch.
+            let site = CallSite::Value(var);
+            let check = self.call_linear.get(&var);
+            let stored = self
+                .snapshots
+                .range((site, Array(0))..=(site, Array(u32::MAX)))
+                .map(|((_, array), tape)| (*array, tape, check.map(|c| quote!(!#c))))
+                .chain(
+                    self.call_gradients
+                        .range((var, Array(0))..=(var, Array(u32::MAX)))
+                        .map(|((_, array), tape)| (*array, tape, check.cloned())),
+                );
+            for (array, tape, condition) in stored {
+                if self.f.arrays[array.0 as usize].fixed || made_in(&l.body, array) {
+                    continue;
+                }
+                let name = self.array_name(array);
+                let len = Some(quote!(#name.len()));
+                found.push((tape.clone(), factors.clone(), len, condition));
             }
         }
     }
@@ -1033,6 +1136,23 @@ impl RuleCtx for Recorder<'_, '_> {
 
 /// The values defined anywhere in `block`: its statements', their nested blocks' and nested loops'
 /// carried values and indexes.
+/// A tape to reserve when a loop starts: its name, the trip counts whose product is the number of pushes,
+/// for an `ArrayTape` the length of each array, and the condition under which the loop fills it.
+type Reservation = (
+    Ident,
+    Vec<TokenStream>,
+    Option<TokenStream>,
+    Option<TokenStream>,
+);
+
+/// Is `array` made in `block` (or a block inside it)?
+fn made_in(block: &Block, array: Array) -> bool {
+    block.stmts.iter().any(|stmt| {
+        matches!(stmt, Stmt::NewArray { array: made, .. } if *made == array)
+            || stmt.blocks().into_iter().any(|inner| made_in(inner, array))
+    })
+}
+
 fn collect_defs(block: &Block, defs: &mut BTreeSet<Var>) {
     for stmt in &block.stmts {
         defs.extend(stmt.defs());

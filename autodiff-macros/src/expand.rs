@@ -1177,6 +1177,8 @@ impl<'a> Generated<'a> {
             method: self.method,
             generic_copy,
             outputs,
+            // Only the rules of `rules.rs`, no callee that may change the cotangent.
+            linear: calls_of(self.f, self.activity, true).is_empty(),
         })
     }
 
@@ -1616,6 +1618,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
                 }
             },
             outputs,
+            linear: false,
         })
     });
     let grad_into = match (&shaped, &buffers) {

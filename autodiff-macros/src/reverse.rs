@@ -35,6 +35,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
+mod call_gradient;
 mod loops;
 mod region;
 
@@ -55,6 +56,8 @@ struct Reverse<'e, 'a> {
     /// Arrays passed to calls that are written after them (or made inside a region): the forward sweep
     /// stores the array as it was at the call, for the callee's adjoint.
     unsafe_calls: BTreeSet<(CallSite, Array)>,
+    /// The calls whose value is certainly one float (`call_gradient::scalar_calls`).
+    scalar_calls: BTreeSet<Var>,
     /// The array returned by the function, whose adjoint starts as `d_ret`.
     returned_array: Option<(Array, TokenStream)>,
     /// For each loop being reversed, innermost last: its sliding windows (see `Window`).
@@ -103,6 +106,9 @@ pub(crate) struct Shortcuts {
     /// A call's adjoint adds its cotangents into the caller's adjoints (`vjp_into`) instead of returning
     /// them in fresh buffers (`vjp`).
     pub(crate) call_into: bool,
+    /// A call with a float value stores its gradient at the call instead of running its forward code
+    /// again in the reverse sweep (`call_gradient.rs`).
+    pub(crate) call_gradient: bool,
 }
 
 impl Shortcuts {
@@ -113,6 +119,7 @@ impl Shortcuts {
         window: true,
         forward_order: true,
         call_into: true,
+        call_gradient: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -121,6 +128,7 @@ impl Shortcuts {
         window: false,
         forward_order: false,
         call_into: false,
+        call_gradient: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -165,12 +173,14 @@ fn vjp_body_with(
     let f = e.f;
     let returned = f.returned().clone();
     let (unsafe_reads, unsafe_calls) = unsafe_reads(f);
+    let scalar_calls = call_gradient::scalar_calls(f, e.activity);
     let mut rev = Reverse {
         e,
         array_adjoints: BTreeMap::new(),
         push_counters: BTreeMap::new(),
         unsafe_reads,
         unsafe_calls,
+        scalar_calls,
         returned_array: None,
         windows: Vec::new(),
         d_ret: d_ret.to_token_stream(),
@@ -722,6 +732,13 @@ impl Reverse<'_, '_> {
         refs: &mut BTreeSet<Var>,
     ) {
         let activity = self.e.activity;
+        if let (CallSite::Value(var), Some(arrays)) =
+            (site, self.stored_gradient(site, callee, args))
+        {
+            return self.call_gradient_adjoint(
+                var, callee, &arrays, args, by_ref, d, adjoints, code, refs,
+            );
+        }
         if self.shortcuts.call_into && self.adds_into_callers(args) {
             return self.call_adjoint_into(site, callee, args, by_ref, d, adjoints, code, refs);
         }
@@ -1206,11 +1223,12 @@ mod tests {
             z[0] = 3.0 * x;
             w + z[0]
         }";
-        // The optimised adjoint adds the callee's cotangent into `z`'s adjoint (`vjp_into`), the
-        // reference one takes it from `vjp`.
-        for (shortcuts, call) in [
-            (Shortcuts::ALL, ". vjp_into (& __z_at_call"),
-            (Shortcuts::NONE, ". vjp (& __z_at_call"),
+        // The reference adjoint stores `z` at the call and runs the callee again on it (`vjp`); so does
+        // the optimised one where the call's value is not known to be a float (`vjp_into`).
+        let opaque = src.replace("w + z[0]", "w");
+        for (src, shortcuts, call) in [
+            (src, Shortcuts::NONE, ". vjp (& __z_at_call"),
+            (opaque.as_str(), Shortcuts::ALL, ". vjp_into (& __z_at_call"),
         ] {
             let code = vjp_of(src, shortcuts);
             assert!(code.contains("ArrayTape :: new ()"), "{code}");
@@ -1219,6 +1237,22 @@ mod tests {
                 "{code}"
             );
             assert!(code.contains(call), "{code}");
+        }
+        // A float value (`w + z[0]`): where the callee's companion says its adjoint is linear in the
+        // cotangent, the optimised adjoint stores the callee's gradient at the call instead, and adds it,
+        // scaled by the value's cotangent, into `z`'s adjoint; else it stores `z` as above.
+        let code = vjp_of(src, Shortcuts::ALL);
+        let check = "if { use :: autodiff :: __private :: CotangentLinear as _ ; :: autodiff :: __private :: \
+                     derivative_of ! (g , cotangent_linear ()) . cotangent_linear () }";
+        assert_eq!(code.matches(check).count(), 2, "{code}");
+        for piece in [
+            ". vjp_into (& z , :: autodiff :: __private :: One :: one () , \
+             (:: core :: option :: Option :: Some (__tape_z_gradient_at_call . push_zeros (z . len ())) ,)) } \
+             else { __tape_z_at_call . push (& z [..]) ; g (& z) }",
+            "{ __tape_z_gradient_at_call . pop_add_scaled (& mut __d_z [..] , d_ret) ; } else { \
+             let __z_at_call = __tape_z_at_call . pop () ;",
+        ] {
+            assert!(code.contains(piece), "{piece}\n{code}");
         }
         // Not written after the call: read in place.
         let unwritten = vjp_of(

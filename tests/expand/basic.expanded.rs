@@ -97,6 +97,10 @@ impl f {
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __f_generic<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
@@ -225,5 +229,9 @@ impl __f_generic {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
     }
 }

@@ -152,6 +152,10 @@ impl branchy {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __branchy_generic<__S: ::autodiff::__private::Float>(x: __S, k: i32) -> __S {

@@ -78,6 +78,10 @@ impl square {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __square_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
@@ -178,6 +182,10 @@ impl __square_generic {
         let value = ____square_generic_vjp_into(x, d_ret, &mut __buffer_0);
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
     }
 }
 fn log1pexp(x: f64) -> f64 {

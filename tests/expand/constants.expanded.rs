@@ -107,6 +107,10 @@ impl poly {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __poly_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
@@ -344,6 +348,10 @@ impl fall {
         let value = __fall_vjp_into(t, n, d_ret, &mut __buffer_0);
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
     }
 }
 #[::autodiff::differentiable(order = 2)]

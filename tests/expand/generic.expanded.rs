@@ -125,6 +125,10 @@ impl softplus_max {
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
@@ -220,6 +224,10 @@ impl polar {
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -356,6 +364,10 @@ impl __polar_generic {
         ::autodiff::__private::add_into_slot(__slot_1, __buffer_1);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 fn scaled_power(a: f64, b: f64, n: i32) -> f64 {
     a.powf(b) * (n as f64)
@@ -489,6 +501,10 @@ impl scaled_power {
         ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __scaled_power_generic<__S: ::autodiff::__private::Float>(
@@ -615,5 +631,9 @@ impl __scaled_power_generic {
         ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
         ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);
         value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
     }
 }

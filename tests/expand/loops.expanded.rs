@@ -190,6 +190,10 @@ impl dot {
         let value = __dot_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
@@ -729,6 +733,10 @@ impl product {
         let value = __product_vjp_into(x, d_ret, __buffer_0);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __product_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> __S {
@@ -1066,6 +1074,10 @@ impl squares {
         let value = __squares_vjp_into(x, d_ret, __buffer_0);
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __squares_generic<__S: ::autodiff::__private::Float>(x: &[__S]) -> Vec<__S> {
@@ -1231,5 +1243,9 @@ impl __squares_generic {
         );
         let value = ____squares_generic_vjp_into(x, d_ret, __buffer_0);
         value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
     }
 }

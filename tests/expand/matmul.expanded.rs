@@ -345,6 +345,10 @@ impl matmul {
         let value = __matmul_vjp_into(a, b, m, k, n, d_ret, (__buffer_0, __buffer_1));
         value
     }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __matmul_generic<__S: ::autodiff::__private::Float>(
@@ -788,6 +792,10 @@ impl logistic {
         let value = __logistic_vjp_into(x, levels, d_ret, &mut __buffer_0);
         ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
         value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
     }
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]

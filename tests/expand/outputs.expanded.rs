@@ -683,6 +683,8 @@ fn __euler_vjp_into(
                 .0
                 .saturating_mul(::core::iter::Iterator::size_hint(&(0..2)).0),
         );
+    __tape_y_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, y.len());
+    __tape_k_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, k.len());
     for __i in 0..steps {
         __tape_y_at_call.push(&y[..]);
         __tape_k_at_call.push(&k[..]);
@@ -995,6 +997,8 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
                 .0
                 .saturating_mul(::core::iter::Iterator::size_hint(&(0..2)).0),
         );
+    __tape_y_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, y.len());
+    __tape_k_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, k.len());
     for __i in 0..steps {
         __tape_y_at_call.push(&y[..]);
         __tape_k_at_call.push(&k[..]);

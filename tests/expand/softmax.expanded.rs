@@ -700,4 +700,8 @@ impl softmax_loss {
         ::autodiff::__private::accumulate_into_slot(__slot_1, &__gradient_1[..]);
         value
     }
+    #[inline(always)]
+    pub fn cotangent_linear(&self) -> bool {
+        true
+    }
 }
