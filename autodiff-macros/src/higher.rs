@@ -362,6 +362,15 @@ impl Higher<'_> {
         }
     }
 
+    /// A float parameter's value: `*x` of one taken by reference (`x: &T`), else `x`.
+    fn value_of(p: &Param) -> TokenStream {
+        let ident = &p.ident;
+        match p.by_ref {
+            true => quote!(*#ident),
+            false => quote!(#ident),
+        }
+    }
+
     /// The array shape of a parameter as the Hessian flattens it: none for a float output (`&mut T`),
     /// which is one input.
     fn array(p: &Param) -> Option<crate::signature::ArrayShape> {
@@ -498,11 +507,7 @@ impl Higher<'_> {
                 write_back.push(Self::write_back(p, &lifted, 1));
                 continue;
             }
-            let value = if p.by_ref {
-                quote!(*#ident)
-            } else {
-                quote!(#ident)
-            };
+            let value = Self::value_of(p);
             let lift = match (p.array, tangent) {
                 (Some(shape), Some(t)) if shape.matrix => {
                     quote!(::autodiff::__private::dual_matrix(#label, &#ident, &#t))
@@ -657,11 +662,7 @@ impl Higher<'_> {
             }
             let ident = &p.ident;
             let lifted = local(&format!("__lifted_{ident}"));
-            let value = if p.by_ref {
-                quote!(*#ident)
-            } else {
-                quote!(#ident)
-            };
+            let value = Self::value_of(p);
             let one = |value: TokenStream| match p.active {
                 true => quote!({
                     let __lifted = #private::lanes::scalar::<_, #lanes>(#value, #offset, #base);
