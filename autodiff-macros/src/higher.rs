@@ -371,6 +371,60 @@ impl Higher<'_> {
         }
     }
 
+    /// A parameter struct's flat view (`Differentiable::to_flat`, `from_flat`), of `f64`s: the trait as a
+    /// path, and the parameter as a reference.
+    fn flat_view(p: &Param) -> Option<(TokenStream, TokenStream)> {
+        let Kind::Struct(ty) = &p.kind else {
+            return None;
+        };
+        let ident = &p.ident;
+        let reference = match &p.ty {
+            Type::Reference(_) => quote!(#ident),
+            _ => quote!(&#ident),
+        };
+        Some((
+            quote!(<#ty as ::autodiff::__private::Differentiable>),
+            reference,
+        ))
+    }
+
+    /// How many of the flattened inputs of the Hessian an active parameter is.
+    fn flat_len(p: &Param) -> TokenStream {
+        let ident = &p.ident;
+        if let Some((trait_, reference)) = Self::flat_view(p) {
+            return quote!(#trait_::to_flat(#reference).len());
+        }
+        match (&Self::array(p), crate::signature::float_tuple(&p.kind)) {
+            (Some(shape), _) if shape.matrix => {
+                quote!(::autodiff::__private::flatten(&#ident).len())
+            }
+            (Some(_), _) => quote!(#ident.len()),
+            (None, Some(n)) => quote!(#n),
+            (None, None) => quote!(1),
+        }
+    }
+
+    /// Appends `part`, the part of a Hessian column for the active parameter `p`, flattened, to `row`.
+    fn row_push(&self, p: &Param, row: &Ident, part: &Ident) -> TokenStream {
+        let scalar = self.scalar;
+        if let Some((trait_, _)) = Self::flat_view(p) {
+            return quote!(#row.extend(
+                #trait_::to_flat(&#part).into_iter().map(::autodiff::__private::lit::<#scalar>)
+            ););
+        }
+        match (&Self::array(p), crate::signature::float_tuple(&p.kind)) {
+            (Some(shape), _) if shape.matrix => {
+                quote!(#row.extend(::autodiff::__private::flatten(&#part));)
+            }
+            (Some(_), _) => quote!(#row.extend_from_slice(&#part[..]);),
+            (None, Some(n)) => {
+                let parts = (0..n).map(syn::Index::from);
+                quote!(#(#row.push(#part.#parts);)*)
+            }
+            (None, None) => quote!(#row.push(#part);),
+        }
+    }
+
     /// The array shape of a parameter as the Hessian flattens it: none for a float output (`&mut T`),
     /// which is one input.
     fn array(p: &Param) -> Option<crate::signature::ArrayShape> {
@@ -645,14 +699,7 @@ impl Higher<'_> {
             local("__gradient"),
         );
         let private = quote!(::autodiff::__private);
-        let sizes = active.iter().map(|p| {
-            let ident = &p.ident;
-            match (p.array, crate::signature::float_tuple(&p.kind)) {
-                (Some(_), _) => quote!(#ident.len()),
-                (None, Some(k)) => quote!(#k),
-                (None, None) => quote!(1),
-            }
-        });
+        let sizes = active.iter().map(|p| Self::flat_len(p));
         let mut lifts = Vec::new();
         let mut args = Vec::new();
         for p in &self.sig.params {
@@ -703,16 +750,10 @@ impl Higher<'_> {
         let hv_parts: Vec<Ident> = (0..active.len())
             .map(|k| local(&format!("__hv_{k}")))
             .collect();
-        let rows = active.iter().zip(&hv_parts).map(|(p, part)| {
-            match (p.array, crate::signature::float_tuple(&p.kind)) {
-                (Some(_), _) => quote!(#row.extend_from_slice(&#part[..]);),
-                (None, Some(k)) => {
-                    let parts = (0..k).map(syn::Index::from);
-                    quote!(#(#row.push(#part.#parts);)*)
-                }
-                (None, None) => quote!(#row.push(#part);),
-            }
-        });
+        let rows = active
+            .iter()
+            .zip(&hv_parts)
+            .map(|(p, part)| self.row_push(p, &row, part));
         // The gradient's parts one by one: a tuple of many parameters has no `Lane` as a whole.
         let gradient_parts: Vec<Ident> = (0..active.len())
             .map(|k| local(&format!("__gradient_{k}")))
@@ -776,35 +817,7 @@ impl Higher<'_> {
             local("__hessian"),
             local("__row"),
         );
-        // A parameter struct, by its flat view (`Differentiable::to_flat`, `from_flat`), of `f64`s.
-        let flat_view = |p: &Param| match &p.kind {
-            Kind::Struct(ty) => {
-                let ident = &p.ident;
-                let reference = match &p.ty {
-                    Type::Reference(_) => quote!(#ident),
-                    _ => quote!(&#ident),
-                };
-                Some((
-                    quote!(<#ty as ::autodiff::__private::Differentiable>),
-                    reference,
-                ))
-            }
-            _ => None,
-        };
-        let sizes = active.iter().map(|p| {
-            let ident = &p.ident;
-            if let Some((trait_, reference)) = flat_view(p) {
-                return quote!(#trait_::to_flat(#reference).len());
-            }
-            match (&Self::array(p), crate::signature::float_tuple(&p.kind)) {
-                (Some(shape), _) if shape.matrix => {
-                    quote!(::autodiff::__private::flatten(&#ident).len())
-                }
-                (Some(_), _) => quote!(#ident.len()),
-                (None, Some(n)) => quote!(#n),
-                (None, None) => quote!(1),
-            }
-        });
+        let sizes = active.iter().map(|p| Self::flat_len(p));
         let mut units = Vec::new();
         let mut rows = Vec::new();
         let hv_parts: Vec<Ident> = (0..active.len())
@@ -816,7 +829,8 @@ impl Higher<'_> {
             let zero = quote!(<#scalar as ::autodiff::__private::Zero>::zero());
             let scalar_unit = quote!({ let __unit = if #i == #offset { #one } else { #zero }; #offset += 1; __unit });
             let tuple = crate::signature::float_tuple(&p.kind);
-            if let Some((trait_, reference)) = flat_view(p) {
+            rows.push(self.row_push(p, &row, part));
+            if let Some((trait_, reference)) = Self::flat_view(p) {
                 units.push(quote!({
                     let __n = #trait_::to_flat(#reference).len();
                     let __unit: ::std::vec::Vec<f64> =
@@ -824,9 +838,6 @@ impl Higher<'_> {
                     #offset += __n;
                     #trait_::from_flat(#reference, &__unit)
                 }));
-                rows.push(quote!(#row.extend(
-                    #trait_::to_flat(&#part).into_iter().map(::autodiff::__private::lit::<#scalar>)
-                );));
                 continue;
             }
             let unit = match Self::array(p) {
@@ -855,17 +866,6 @@ impl Higher<'_> {
                 }),
             };
             units.push(unit);
-            rows.push(match (&Self::array(p), tuple) {
-                (Some(shape), _) if shape.matrix => {
-                    quote!(#row.extend(::autodiff::__private::flatten(&#part));)
-                }
-                (Some(_), _) => quote!(#row.extend_from_slice(&#part[..]);),
-                (None, Some(n)) => {
-                    let parts = (0..n).map(syn::Index::from);
-                    quote!(#(#row.push(#part.#parts);)*)
-                }
-                (None, None) => quote!(#row.push(#part);),
-            });
         }
         let direction = if units.len() == 1 {
             quote!(#(#units)*)

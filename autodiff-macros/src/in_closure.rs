@@ -153,13 +153,8 @@ fn generic_copy_callee(call: &syn::ExprCall) -> Option<&syn::Type> {
         return None;
     };
     let qself = p.qself.as_ref()?;
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    (names.ends_with(&["GenericCopy".into(), "Copy".into(), "call".into()])).then_some(&*qself.ty)
+    let call_of_copy = p.path.segments.last().is_some_and(|last| last.ident == "call");
+    (crate::shadow::is_generic_copy_call(p) && call_of_copy).then_some(&*qself.ty)
 }
 
 /// The companion's `in_closure_kind` and `in_closure` of a custom function `name` whose parameters
