@@ -153,7 +153,11 @@ fn generic_copy_callee(call: &syn::ExprCall) -> Option<&syn::Type> {
         return None;
     };
     let qself = p.qself.as_ref()?;
-    let call_of_copy = p.path.segments.last().is_some_and(|last| last.ident == "call");
+    let call_of_copy = p
+        .path
+        .segments
+        .last()
+        .is_some_and(|last| last.ident == "call");
     (crate::shadow::is_generic_copy_call(p) && call_of_copy).then_some(&*qself.ty)
 }
 
