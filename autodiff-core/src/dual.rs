@@ -78,7 +78,12 @@ use crate::rules;
 ///   origin (`0 / 0`).
 /// - A zero tangent contributes zero even where a partial derivative is infinite or NaN, as JAX's
 ///   symbolic zeros do: a constant stays a constant through `sqrt(0)` or `ln(0)`, and `x.powf(2.0)` at a
-///   negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's partial.
+///   negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's partial. The one
+///   exception is the product `a * b`, whose tangent is `a.eps * b.re + b.eps * a.re` as IEEE arithmetic
+///   computes it: its partials are the factors' values, infinite or NaN only where the product itself
+///   is, and leaving out the test for zero makes every product (half the operations of a typical
+///   gradient, and of every `f_hvp`, which runs `f_grad` on duals) a third cheaper. So a zero tangent times
+///   an infinite value is NaN, as in `jax.jvp` with a tangent that is zero but not symbolically so.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dual<T> {
     /// The value.
@@ -137,6 +142,14 @@ impl<T: Float> Dual<T> {
     fn tangent_is_zero(&self) -> bool {
         self.eps.is_zero()
     }
+
+    /// `self * other`, without the test for a zero tangent (see the conventions above).
+    fn product(self, other: Self) -> Self {
+        Self::new(
+            self.re * other.re,
+            self.eps * other.re + other.eps * self.re,
+        )
+    }
 }
 
 /// `tangent · partial`, except that a zero tangent gives zero even if `partial` is infinite or NaN: like
@@ -168,7 +181,7 @@ macro_rules! float_constants {
 pub(crate) use float_constants;
 
 /// The traits every dual number type implements, on top of a few inherent methods of the type (its
-/// `constant`, `chain`, `chain2`, `chain3`, `linear`, `combine` and `tangent_is_zero`, which alone touch
+/// `constant`, `chain`, `chain2`, `chain3`, `product`, `linear`, `combine` and `tangent_is_zero`, which alone touch
 /// the tangent): [`Dual`] (one tangent) and `MultiDual` (several) share every derivative rule.
 /// `$g` are the type's generic parameters, of which `T` is the float type.
 macro_rules! dual_number_impls {
@@ -233,7 +246,7 @@ macro_rules! dual_number_impls {
             type Output = Self;
 
             fn mul(self, rhs: Self) -> Self {
-                self.chain2(rhs, self.re * rhs.re, (rhs.re, self.re))
+                self.product(rhs)
             }
         }
 
@@ -1489,6 +1502,19 @@ mod tests {
         let y = D::variable(-3.0) * f64::INFINITY;
         assert_eq!(y.eps, f64::INFINITY);
         assert_eq!((D::variable(2.0) / 0.0).eps, f64::INFINITY);
+    }
+
+    /// The one exception to the rule above: a product's partials are the factors' values, not tested
+    /// for a zero tangent (the product of an infinite value is infinite or NaN itself).
+    #[test]
+    fn a_product_multiplies_tangents_as_ieee_arithmetic_does() {
+        let y = D::variable(3.0) * D::constant(4.0);
+        assert_eq!((y.re, y.eps), (12.0, 4.0));
+        let y = D::constant(2.0) * D::constant(f64::INFINITY);
+        assert_eq!(y.re, f64::INFINITY);
+        assert!(y.eps.is_nan());
+        let y = D::variable(2.0) * D::constant(f64::INFINITY);
+        assert_eq!((y.re, y.eps), (f64::INFINITY, f64::INFINITY));
     }
 
     #[test]

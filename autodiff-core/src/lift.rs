@@ -246,6 +246,10 @@ pub trait Parts {
     fn re_parts(&self) -> Self::Real;
     /// The tangents.
     fn eps_parts(&self) -> Self::Real;
+    /// The tangents, written into `into`, whose buffers are reused where the shapes agree.
+    fn eps_parts_into(&self, into: &mut Self::Real) {
+        *into = self.eps_parts();
+    }
 }
 
 impl<T: Copy + Zero> Parts for Dual<T> {
@@ -266,6 +270,15 @@ impl<P: Parts> Parts for Vec<P> {
     }
     fn eps_parts(&self) -> Vec<P::Real> {
         self.iter().map(Parts::eps_parts).collect()
+    }
+    fn eps_parts_into(&self, into: &mut Vec<P::Real>) {
+        if into.len() == self.len() {
+            for (part, out) in self.iter().zip(into.iter_mut()) {
+                part.eps_parts_into(out);
+            }
+        } else {
+            *into = self.eps_parts();
+        }
     }
 }
 
@@ -290,6 +303,9 @@ macro_rules! tuple_parts {
             fn eps_parts(&self) -> Self::Real {
                 ($(self.$index.eps_parts(),)+)
             }
+            fn eps_parts_into(&self, into: &mut Self::Real) {
+                $(self.$index.eps_parts_into(&mut into.$index);)+
+            }
         }
     };
 }
@@ -309,6 +325,13 @@ pub fn re_parts<P: Parts>(gradient: &P) -> P::Real {
 /// The tangents of a gradient of dual numbers.
 pub fn eps_parts<P: Parts>(gradient: &P) -> P::Real {
     gradient.eps_parts()
+}
+
+/// The tangents of a gradient of dual numbers, written into `into` (`f_hvp`'s direction, which has the
+/// gradient's shape: its buffers become the product's) and returned.
+pub fn eps_parts_into<P: Parts>(gradient: &P, mut into: P::Real) -> P::Real {
+    gradient.eps_parts_into(&mut into);
+    into
 }
 
 /// Moving values into and out of [`MultiDual`] numbers, for `f_hessian`: it runs `f_grad` once per `N`

@@ -610,9 +610,11 @@ impl Higher<'_> {
         let re = parts
             .iter()
             .map(|p| quote!(::autodiff::__private::re_parts(&#p)));
+        // The product goes into the direction's buffers, which have the gradient's shape.
         let eps = parts
             .iter()
-            .map(|p| quote!(::autodiff::__private::eps_parts(&#p)));
+            .zip(&directions)
+            .map(|(p, d)| quote!(::autodiff::__private::eps_parts_into(&#p, #d)));
         let (re, eps) = if parts.len() == 1 {
             (quote!(#(#re)*), quote!(#(#eps)*))
         } else {
