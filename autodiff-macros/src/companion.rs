@@ -300,9 +300,34 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         }
     };
     let d_ret_ty = d_ret_ty.unwrap_or_else(|| ret.clone());
-    let jvp_call = match outputs {
+    let jvp_call_with = |tangent: &TokenStream| match outputs {
         Some(o) if o.returns_unit => quote!({ #jvp(#(#idents,)* #tangent #jvp_passed); ((), ()) }),
         _ => quote!(#jvp(#(#idents,)* #tangent #jvp_passed)),
+    };
+    let jvp_call = jvp_call_with(&tangent);
+    // The bodies of `vjp` and `jvp`: where every parameter is active and there are several, the slots are
+    // the gradient's and the tangents' own tuples, passed through as they are.
+    let all_active = outputs.is_none() && slots.len() > 1 && slots.iter().all(|s| s.active);
+    let vjp_body = if all_active {
+        quote! {
+            #vjp_prelude
+            #vjp(#(#idents,)* #d_ret #vjp_passed)
+        }
+    } else {
+        quote! {
+            #vjp_prelude
+            let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
+            #unpack_gradient
+            (#value, (#(#cotangent_slots,)*))
+        }
+    };
+    let jvp_body = if all_active {
+        jvp_call_with(&tangents.to_token_stream())
+    } else {
+        quote! {
+            let (#(#tangent_names,)*) = #tangents;
+            #jvp_call
+        }
     };
     let passed_on = passed_on(
         c,
@@ -362,18 +387,14 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #[inline]
             #[allow(dead_code, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery)]
             #vis fn #vjp_name #generics (#(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
-                #vjp_prelude
-                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
-                #unpack_gradient
-                (#value, (#(#cotangent_slots,)*))
+                #vjp_body
             }
 
             #[doc(hidden)]
             #[inline]
             #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
-                let (#(#tangent_names,)*) = #tangents;
-                #jvp_call
+                #jvp_body
             }
 
             #into_item
@@ -480,16 +501,12 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #[inline]
             #[allow(clippy::unused_unit, clippy::let_unit_value)]
             #vis fn vjp #generics (self, #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
-                #vjp_prelude
-                let (#value, #gradient) = #vjp(#(#idents,)* #d_ret #vjp_passed);
-                #unpack_gradient
-                (#value, (#(#cotangent_slots,)*))
+                #vjp_body
             }
 
             #[inline]
             #vis fn jvp #generics (self, #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
-                let (#(#tangent_names,)*) = #tangents;
-                #jvp_call
+                #jvp_body
             }
 
             #passed_on

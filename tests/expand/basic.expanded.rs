@@ -71,14 +71,11 @@ impl f {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(self, x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
-        let (value, gradient) = f_vjp(x, y, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        f_vjp(x, y, d_ret)
     }
     #[inline]
     fn jvp(self, x: f64, y: f64, tangents: (f64, f64)) -> (f64, f64) {
-        let (__tangent_0, __tangent_1) = tangents;
-        f_jvp(x, y, (__tangent_0, __tangent_1))
+        f_jvp(x, y, tangents)
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
@@ -194,9 +191,7 @@ impl __f_generic {
         y: __S,
         d_ret: __S,
     ) -> (__S, (__S, __S)) {
-        let (value, gradient) = __f_generic_vjp(x, y, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        __f_generic_vjp(x, y, d_ret)
     }
     #[inline]
     fn jvp<__S: ::autodiff::__private::Float>(
@@ -205,8 +200,7 @@ impl __f_generic {
         y: __S,
         tangents: (__S, __S),
     ) -> (__S, __S) {
-        let (__tangent_0, __tangent_1) = tangents;
-        __f_generic_jvp(x, y, (__tangent_0, __tangent_1))
+        __f_generic_jvp(x, y, tangents)
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]

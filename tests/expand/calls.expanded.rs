@@ -483,14 +483,11 @@ impl model {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(self, x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
-        let (value, gradient) = model_vjp(x, w, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        model_vjp(x, w, d_ret)
     }
     #[inline]
     fn jvp(self, x: f64, w: f64, tangents: (f64, f64)) -> (f64, f64) {
-        let (__tangent_0, __tangent_1) = tangents;
-        model_jvp(x, w, (__tangent_0, __tangent_1))
+        model_jvp(x, w, tangents)
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
@@ -613,9 +610,7 @@ impl __model_generic {
         w: __S,
         d_ret: __S,
     ) -> (__S, (__S, __S)) {
-        let (value, gradient) = __model_generic_vjp(x, w, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        __model_generic_vjp(x, w, d_ret)
     }
     #[inline]
     fn jvp<__S: ::autodiff::__private::Float>(
@@ -624,8 +619,7 @@ impl __model_generic {
         w: __S,
         tangents: (__S, __S),
     ) -> (__S, __S) {
-        let (__tangent_0, __tangent_1) = tangents;
-        __model_generic_jvp(x, w, (__tangent_0, __tangent_1))
+        __model_generic_jvp(x, w, tangents)
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]

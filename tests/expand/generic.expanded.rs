@@ -94,14 +94,11 @@ impl softplus_max {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp<T: Float>(self, x: T, y: T, d_ret: T) -> (T, (T, T)) {
-        let (value, gradient) = softplus_max_vjp(x, y, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        softplus_max_vjp(x, y, d_ret)
     }
     #[inline]
     fn jvp<T: Float>(self, x: T, y: T, tangents: (T, T)) -> (T, T) {
-        let (__tangent_0, __tangent_1) = tangents;
-        softplus_max_jvp(x, y, (__tangent_0, __tangent_1))
+        softplus_max_jvp(x, y, tangents)
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
@@ -199,14 +196,11 @@ impl polar {
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(self, r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
-        let (value, gradient) = polar_vjp(r, t, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        polar_vjp(r, t, d_ret)
     }
     #[inline]
     fn jvp(self, r: f64, t: f64, tangents: (f64, f64)) -> ((f64, f64), (f64, f64)) {
-        let (__tangent_0, __tangent_1) = tangents;
-        polar_jvp(r, t, (__tangent_0, __tangent_1))
+        polar_jvp(r, t, tangents)
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
@@ -328,9 +322,7 @@ impl __polar_generic {
         t: __S,
         d_ret: (__S, __S),
     ) -> ((__S, __S), (__S, __S)) {
-        let (value, gradient) = __polar_generic_vjp(r, t, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        __polar_generic_vjp(r, t, d_ret)
     }
     #[inline]
     fn jvp<__S: ::autodiff::__private::Float>(
@@ -339,8 +331,7 @@ impl __polar_generic {
         t: __S,
         tangents: (__S, __S),
     ) -> ((__S, __S), (__S, __S)) {
-        let (__tangent_0, __tangent_1) = tangents;
-        __polar_generic_jvp(r, t, (__tangent_0, __tangent_1))
+        __polar_generic_jvp(r, t, tangents)
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]

@@ -402,8 +402,8 @@ fn residual_hvp<T: Float>(
             ::autodiff::__private::re_parts(&__part_1),
         ),
         (
-            ::autodiff::__private::eps_parts(&__part_0),
-            ::autodiff::__private::eps_parts(&__part_1),
+            ::autodiff::__private::eps_parts_into(&__part_0, __direction_0),
+            ::autodiff::__private::eps_parts_into(&__part_1, __direction_1),
         ),
     )
 }

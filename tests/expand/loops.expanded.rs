@@ -111,9 +111,7 @@ impl dot {
         y: &[f64],
         d_ret: f64,
     ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
-        let (value, gradient) = dot_vjp(x, y, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        dot_vjp(x, y, d_ret)
     }
     #[inline]
     fn jvp(
@@ -122,8 +120,7 @@ impl dot {
         y: &[f64],
         tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
     ) -> (f64, f64) {
-        let (__tangent_0, __tangent_1) = tangents;
-        dot_jvp(x, y, (__tangent_0, __tangent_1))
+        dot_jvp(x, y, tangents)
     }
     #[inline]
     #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
@@ -308,9 +305,7 @@ impl __dot_generic {
         y: &[__S],
         d_ret: __S,
     ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
-        let (value, gradient) = __dot_generic_vjp(x, y, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        (value, (__gradient_0, __gradient_1))
+        __dot_generic_vjp(x, y, d_ret)
     }
     #[inline]
     fn jvp<__S: ::autodiff::__private::Float>(
@@ -319,8 +314,7 @@ impl __dot_generic {
         y: &[__S],
         tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
     ) -> (__S, __S) {
-        let (__tangent_0, __tangent_1) = tangents;
-        __dot_generic_jvp(x, y, (__tangent_0, __tangent_1))
+        __dot_generic_jvp(x, y, tangents)
     }
     #[inline]
     #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
