@@ -48,14 +48,26 @@ pub fn d2(re: f64, v: f64, e: f64) -> Dual<Dual<f64>> {
 thread_local! {
     /// Set by [`watch`] when the oracle computes a non-finite value.
     static NON_FINITE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The largest second-order part of a value the oracle computed since [`hvp`] reset it.
+    static SECOND_ORDER_SCALE: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
     /// The points of the current program skipped for non-finite intermediate values.
     static SKIPPED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Every value the oracle computes passes through here: a non-finite one is noted.
+/// Every value the oracle computes passes through here: a non-finite one is noted, and so is the size of
+/// a second-order dual's second-order part (the scale of [`hvp`]'s rounding).
 pub fn watch<T: Float>(value: T) -> T {
     if !value.is_finite() {
         NON_FINITE.with(|f| f.set(true));
+    }
+    if std::any::type_name::<T>() == std::any::type_name::<Dual<Dual<f64>>>()
+        && std::mem::size_of::<T>() == std::mem::size_of::<Dual<Dual<f64>>>()
+    {
+        // SAFETY: `T` is `Dual<Dual<f64>>` (same name, same size); the oracle's generic functions have
+        // no `'static` bound for `Any`.
+        let d: Dual<Dual<f64>> = unsafe { std::mem::transmute_copy(&value) };
+        let m = d.eps.eps.abs().max((d.re.eps * d.eps.re).abs());
+        SECOND_ORDER_SCALE.with(|s| s.set(s.get().max(m)));
     }
     value
 }
@@ -101,15 +113,19 @@ pub fn jacobian(nin: usize, nout: usize, f: impl Fn(&[f64]) -> Vec<Dual<f64>>) -
     (vals, jac)
 }
 
-/// The oracle's Hessian-vector product: `e_k^T H v` for every active input `k`.
-pub fn hvp(nin: usize, v: &[f64], f: impl Fn(&[f64]) -> Dual<Dual<f64>>) -> Vec<f64> {
+/// The oracle's Hessian-vector product, `e_k^T H v` for every active input `k`, with the scale of its
+/// rounding error there: the largest second-order part of any value the oracle computed on the way
+/// ([`watch`] notes them).
+pub fn hvp(nin: usize, v: &[f64], f: impl Fn(&[f64]) -> Dual<Dual<f64>>) -> (Vec<f64>, Vec<f64>) {
     (0..nin)
         .map(|k| {
             let mut dir = vec![0.0; nin];
             dir[k] = 1.0;
-            f(&dir).eps.eps
+            SECOND_ORDER_SCALE.with(|s| s.set(0.0));
+            let value = f(&dir).eps.eps;
+            (value, SECOND_ORDER_SCALE.with(|s| s.get()))
         })
-        .collect()
+        .unzip()
 }
 
 /// Compares `got` with `want` entry by entry: relative tolerance 1e-8 with an absolute floor scaled to the
@@ -123,6 +139,36 @@ pub fn compare(what: &str, got: &[f64], want: &[f64], point: &str) -> Result<(),
         let ok = (g - w).abs() <= 1e-8 * g.abs().max(w.abs()) + 1e-10 * scale;
         if !ok {
             return Err(format!("{what}: entry {k} is {g:e}, the dual oracle gives {w:e} at {point}"));
+        }
+    }
+    Ok(())
+}
+
+/// [`compare`] for a Hessian-vector product, widened entry by entry by the oracle's own rounding: dual
+/// over dual numbers sum every intermediate second derivative forwards, so a program that adds and later
+/// subtracts a value with a large second derivative (`.. - t + .. + t`) loses its digits there, which the
+/// reverse sweep never forms (its adjoint of `t` is `-1 + 1 = 0`). autodiff-fuzz --seed 2718 --forms,
+/// p43: a second derivative of 4e7 cancelled in the sum, the oracle 3e-9 away from `f_hvp`, central
+/// differences of the oracle's own gradient agreeing with `f_hvp`. The slack is 64 ulps of the largest
+/// such intermediate (`scales`, from [`hvp`]).
+pub fn compare_hvp(
+    what: &str,
+    got: &[f64],
+    want: &[f64],
+    scales: &[f64],
+    point: &str,
+) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!("{what}: length {} instead of {} at {point}", got.len(), want.len()));
+    }
+    let scale = want.iter().chain(got).filter(|x| x.is_finite()).fold(1.0f64, |m, x| m.max(x.abs()));
+    for (k, ((&g, &w), &s)) in got.iter().zip(want).zip(scales).enumerate() {
+        let rounding = 64.0 * f64::EPSILON * s;
+        let ok = (g - w).abs() <= 1e-8 * g.abs().max(w.abs()) + 1e-10 * scale + rounding;
+        if !ok {
+            return Err(format!(
+                "{what}: entry {k} is {g:e}, the dual oracle gives {w:e} (its rounding up to {rounding:e}) at {point}"
+            ));
         }
     }
     Ok(())
@@ -462,7 +508,7 @@ fn check_fn(f: &Func, module: &str) -> String {
         let (hpat, hflat) = grad_pattern(f, "hv", "hflat");
         let _ = write!(
             s,
-            "        let hv_dir = tflat.clone();\n        let want = oracle(|| hvp({nin}, &hv_dir, |dir: &[f64]| {{\n{lets2}            {oracle}({dargs2})\n        }}))?;\n        let (v, {gpat}, {hpat}) = {name}_hvp({args}, {tangent});\n        {gflat}        {hflat}        compare(\"value of {name}_hvp\", &[v], &vals, &at)?;\n        compare(\"gradient of {name}_hvp\", &flat, &jac[0], &at)?;\n        if finite(&want) {{\n            compare(\"{name}_hvp\", &hflat, &want, &format!(\"{{at}}, v = {{tflat:?}}\"))?;\n        }}\n"
+            "        let hv_dir = tflat.clone();\n        let (want, scales) = oracle(|| hvp({nin}, &hv_dir, |dir: &[f64]| {{\n{lets2}            {oracle}({dargs2})\n        }}))?;\n        let (v, {gpat}, {hpat}) = {name}_hvp({args}, {tangent});\n        {gflat}        {hflat}        compare(\"value of {name}_hvp\", &[v], &vals, &at)?;\n        compare(\"gradient of {name}_hvp\", &flat, &jac[0], &at)?;\n        if finite(&want) {{\n            compare_hvp(\"{name}_hvp\", &hflat, &want, &scales, &format!(\"{{at}}, v = {{tflat:?}}\"))?;\n        }}\n"
         );
     }
     s.push_str("    }\n    Ok(grads)\n}\n");
