@@ -56,6 +56,44 @@ fn log1pexp_written_for_f64_has_second_derivatives() {
     }
 }
 
+// ---- the same, its closure calling another differentiable function ----
+
+#[differentiable]
+fn sigmoid<T: Float>(x: T) -> T {
+    T::one() / (T::one() + (-x).exp())
+}
+
+/// An `f64` custom function whose closure called `sigmoid` would have no generic copy (UI test
+/// `order-custom-callee-calling-a-function`); generic over `T: Float`, as that error advises, it has.
+#[custom_gradient]
+fn log1pexp_by_sigmoid<T: Float>(x: T) -> (T, impl Fn(T) -> T) {
+    let e = x.exp();
+    ((T::one() + e).ln(), move |dy| dy * sigmoid(x))
+}
+
+#[differentiable(order = 2)]
+fn softplus_energy_by_sigmoid(x: f64) -> f64 {
+    log1pexp_by_sigmoid(x) * x
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// As `log1pexp_written_for_f64_has_second_derivatives`, the closure's σ(x) now computed by a call:
+    /// F'' = 2σ + x σ(1 - σ), and F'' against central differences of `_grad`.
+    #[test]
+    fn a_closure_calling_a_differentiable_function_is_differentiated_through_it(x in -6.0..6.0_f64) {
+        let s = 1.0 / (1.0 + (-x).exp());
+        let l = (1.0 + x.exp()).ln();
+        let (value, gradient, hessian) = softplus_energy_by_sigmoid_hessian(x);
+        assert_close(value, l * x, 1e-13, "value");
+        assert_close(gradient, s * x + l, 1e-12, "gradient");
+        assert_close(hessian[0][0], 2.0 * s + x * s * (1.0 - s), 1e-12, "hessian");
+        let fd = central_difference(|x| softplus_energy_by_sigmoid_grad(x).1, x);
+        assert_close(hessian[0][0], fd, 1e-6, "hessian against central differences");
+    }
+}
+
 // ---- a straight-through `round`: the closure is `|dy| dy` ----
 
 #[custom_gradient]

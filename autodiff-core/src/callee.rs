@@ -323,7 +323,9 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
     note = "give the callee `order = 2` too (its generic copy is then made, or an error says why it cannot be), \
             or make it generic over `T: Float`; `#[differentiable]` alone makes the copy only for a function \
             whose body takes references only to pass them to calls and iterates slices only by value \
-            (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters (`for v in x.iter()`)"
+            (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters (`for v in x.iter()`); a \
+            `#[custom_gradient]` function written for `f64` has one only if its body and closure call no \
+            other function: make it generic over `T: Float` (and what it calls)"
 )]
 pub trait HasGenericCopy {}
 
