@@ -87,6 +87,7 @@ proptest! {
         let l = (1.0 + x.exp()).ln();
         let (value, gradient, hessian) = softplus_energy_by_sigmoid_hessian(x);
         assert_close(value, l * x, 1e-13, "value");
+        assert_eq!(value, softplus_energy_by_sigmoid(x));
         assert_close(gradient, s * x + l, 1e-12, "gradient");
         assert_close(hessian[0][0], 2.0 * s + x * s * (1.0 - s), 1e-12, "hessian");
         let fd = central_difference(|x| softplus_energy_by_sigmoid_grad(x).1, x);
