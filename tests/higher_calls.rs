@@ -152,3 +152,62 @@ proptest! {
         assert_close(h[1][1], central_difference(|v| dy(v).1, y), 1e-6, "H[1][1]");
     }
 }
+
+// ---- f64 callees naming the float type's constants and functions ----
+
+/// `logsumexp` as it is usually written: the maximum by `fold(f64::NEG_INFINITY, f64::max)`. Its generic
+/// copy names `__S::neg_infinity()` and `__S::max` instead, so `#[differentiable]` alone makes it.
+#[differentiable]
+fn logsumexp(z: &[f64]) -> f64 {
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+    m + s.ln()
+}
+
+/// The same maximum by a closure, and `f64::EPSILON` in the body.
+#[differentiable]
+fn soft_norm(z: &[f64]) -> f64 {
+    let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b.abs()));
+    (z.iter().map(|v| v * v).sum::<f64>() + f64::EPSILON).sqrt() + m
+}
+
+#[differentiable(order = 2)]
+fn through_float_paths(x: &[f64]) -> f64 {
+    logsumexp(x) * 2.0 + soft_norm(x)
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The Hessian of a caller of `logsumexp` and `soft_norm` (first order only, naming `f64::max`,
+    /// `f64::NEG_INFINITY`, `f64::EPSILON`): the logsumexp part against its closed form
+    /// `2 (diag(p) - p pᵀ)`, the whole against central differences of the generated gradient.
+    #[test]
+    fn hessian_through_callees_naming_float_paths(x in prop::collection::vec(-2.0f64..2.0, 3)) {
+        let (value, gradient, h) = through_float_paths_hessian(&x);
+        prop_assert_eq!(value, through_float_paths(&x));
+        let (_, g) = through_float_paths_grad(&x);
+        for i in 0..3 {
+            assert_close(gradient[i], g[i], 1e-13, "gradient");
+            let column = common::hessian_column(|y| through_float_paths_grad(y).1, &x, i);
+            for r in 0..3 {
+                assert_close(h[r][i], column[r], 1e-5, "H against central differences");
+            }
+        }
+        let (_, _, lse) = logsumexp_twice_hessian(&x);
+        let m = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = x.iter().map(|v| (v - m).exp()).collect();
+        let p: Vec<f64> = e.iter().map(|v| v / e.iter().sum::<f64>()).collect();
+        for r in 0..3 {
+            for c in 0..3 {
+                let want = 2.0 * (if r == c { p[r] } else { 0.0 } - p[r] * p[c]);
+                assert_close(lse[r][c], want, 1e-12, "logsumexp Hessian");
+            }
+        }
+    }
+}
+
+#[differentiable(order = 2)]
+fn logsumexp_twice(x: &[f64]) -> f64 {
+    logsumexp(x) * 2.0
+}

@@ -334,6 +334,28 @@ struct Rewrite<'a> {
     plain_calls: Vec<PlainCall>,
 }
 
+/// `f64::EPSILON` and friends, and the `Float` method that gives the same value of a type parameter.
+const FLOAT_CONSTANT_METHODS: &[(&str, &str)] = &[
+    ("EPSILON", "epsilon"),
+    ("INFINITY", "infinity"),
+    ("NEG_INFINITY", "neg_infinity"),
+    ("NAN", "nan"),
+    ("MAX", "max_value"),
+    ("MIN", "min_value"),
+    ("MIN_POSITIVE", "min_positive_value"),
+];
+
+/// `f64::DIGITS` and the other integer constants of a float type, which the copy keeps as written.
+const FLOAT_INTEGER_CONSTANTS: &[&str] = &[
+    "DIGITS",
+    "MANTISSA_DIGITS",
+    "RADIX",
+    "MAX_EXP",
+    "MIN_EXP",
+    "MAX_10_EXP",
+    "MIN_10_EXP",
+];
+
 /// Why the shadow of `item` might not compile, by a conservative reading of its syntax; `None` if it
 /// surely does. Used where a shadow is emitted without being asked for (the generic copy of a function
 /// that an `order = K` caller may reach): one that did not compile would break the function's first-order
@@ -370,6 +392,14 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 && p.path.segments[0].ident == self.float
                 && p.path.segments[1].ident == "from")
                 && call.args.len() == 1;
+            // `f64::max(a, b)` (what `fold(.., f64::max)` becomes): the type parameter's function.
+            let float_fn = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.segments.len() == 2
+                && p.path.segments[0].ident == self.float
+                && crate::ir::FloatFn::from_name(
+                    &p.path.segments[1].ident.to_string(),
+                    call.args.len(),
+                ).is_some());
             // `Vec::new()` and `Vec::with_capacity(n)`, filled by `push`: a `Vec` of whatever is pushed.
             if let syn::Expr::Path(p) = &*call.func {
                 if is_new_vec(&p.path) {
@@ -403,7 +433,7 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 call.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }
-            if !from && !by_name {
+            if !from && !float_fn && !by_name {
                 let called = call.func.to_token_stream().to_string();
                 self.fail(format!(
                     "its body calls `{called}`, which is not called by a bare name with a differentiated argument"
@@ -488,11 +518,22 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 name.chars()
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
             };
+            // `f64::NEG_INFINITY`, `f64::DIGITS`, `f64::max` (a function passed to `fold`): the copy names
+            // the type parameter's constant or function instead (`Shadow`'s paths).
+            let of_the_float = |name: &str| {
+                FLOAT_CONSTANT_METHODS.iter().any(|(c, _)| *c == name)
+                    || FLOAT_INTEGER_CONSTANTS.contains(&name)
+                    || crate::ir::FloatFn::ALL.iter().any(|(n, _, _)| *n == name)
+            };
             let fine = match segments.as_slice() {
                 // `self` of a method, whose fields the copy reads in its float type (`Args::lift_fields`).
                 [one] => self.bindings.contains(one) || one == "self" || constant(one),
                 // An associated constant (`Self::UNIT`).
                 [ty, name] if ty == "Self" => constant(name),
+                [ty, name] if ty == self.float => of_the_float(name),
+                [root, ty, name] if (root == "std" || root == "core") && ty == self.float => {
+                    of_the_float(name)
+                }
                 many => many.iter().any(|s| s == "consts"),
             };
             if !fine {
@@ -1212,27 +1253,12 @@ impl VisitMut for Rewrite<'_> {
                     }
                     // `f64::EPSILON` and friends: the `Float` method of the same value.
                     (Some(i), Some(last)) if i + 2 == segments.len() => {
-                        let method = match last {
-                            "EPSILON" => Some("epsilon"),
-                            "INFINITY" => Some("infinity"),
-                            "NEG_INFINITY" => Some("neg_infinity"),
-                            "NAN" => Some("nan"),
-                            "MAX" => Some("max_value"),
-                            "MIN" => Some("min_value"),
-                            "MIN_POSITIVE" => Some("min_positive_value"),
-                            _ => None,
-                        };
+                        let method = FLOAT_CONSTANT_METHODS
+                            .iter()
+                            .find(|(constant, _)| *constant == last)
+                            .map(|(_, method)| *method);
                         // `f64::DIGITS` and the other integer constants of the type: as written.
-                        const INTEGERS: &[&str] = &[
-                            "DIGITS",
-                            "MANTISSA_DIGITS",
-                            "RADIX",
-                            "MAX_EXP",
-                            "MIN_EXP",
-                            "MAX_10_EXP",
-                            "MIN_10_EXP",
-                        ];
-                        if INTEGERS.contains(&last) {
+                        if FLOAT_INTEGER_CONSTANTS.contains(&last) {
                             return;
                         }
                         let scalar = self.scalar;
@@ -1431,6 +1457,34 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_float_types_constants_and_functions_keep_a_copy() {
+        let leaf = |item: syn::ItemFn| why_no_copy(&item, "f64", &[]).is_none();
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let m = f64::max(x, f64::NEG_INFINITY);
+                m + std::f64::EPSILON + f64::MIN_POSITIVE + f64::DIGITS as f64
+            }
+        )));
+        // Not a function of the float type, nor one of its constants.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                f64::total_cmp_key(x)
+            }
+        )));
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                x + f64::SOMETHING
+            }
+        )));
+        // `max` of two arguments, not one.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                f64::max(x)
+            }
+        )));
     }
 
     #[test]
