@@ -194,7 +194,8 @@ proptest! {
                 assert_close(h[r][i], column[r], 1e-5, "H against central differences");
             }
         }
-        let (_, _, lse) = logsumexp_twice_hessian(&x);
+        let (lse_value, _, lse) = logsumexp_twice_hessian(&x);
+        prop_assert_eq!(lse_value, logsumexp_twice(&x));
         let m = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let e: Vec<f64> = x.iter().map(|v| (v - m).exp()).collect();
         let p: Vec<f64> = e.iter().map(|v| v / e.iter().sum::<f64>()).collect();
