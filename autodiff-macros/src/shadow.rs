@@ -691,8 +691,8 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
             which: Locals,
             floats: Vec<String>,
             others: Vec<String>,
-            /// The matrices made so far.
-            matrices: Vec<String>,
+            /// The matrices made so far, with their depth.
+            matrices: Vec<(String, usize)>,
         }
         impl Lets<'_> {
             fn float_literal(e: &Expr) -> bool {
@@ -704,9 +704,9 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     })
                 ) || matches!(e, Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) && Self::float_literal(&u.expr))
             }
-            /// A matrix, whose rows are no `Copy` values: `vec![vec![..]; n]`, `[[a, b], [c, d]]`, a copy of
-            /// a matrix parameter (`m.to_vec()`) or declared so.
-            fn matrix(&self, local: &syn::Local) -> bool {
+            /// A matrix (or deeper), whose rows are no `Copy` values, with its depth: `vec![vec![..]; n]`,
+            /// `[[a, b], [c, d]]`, a copy of a matrix (`m.to_vec()`) or declared so.
+            fn matrix(&self, local: &syn::Local) -> Option<usize> {
                 let nested = |e: &Expr| match e {
                     Expr::Repeat(r) => {
                         matches!(&*r.expr, Expr::Repeat(_) | Expr::Array(_) | Expr::Macro(_))
@@ -725,23 +725,27 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     _ => false,
                 };
                 if let Pat::Type(t) = &local.pat {
-                    return float_depth(&t.ty, self.float) != 1;
+                    let depth = crate::signature::nesting_depth(&t.ty);
+                    return (depth > 1).then_some(depth);
                 }
-                local.init.as_ref().is_some_and(|init| match &*init.expr {
+                match &*local.init.as_ref()?.expr {
                     Expr::MethodCall(m)
                         if matches!(m.method.to_string().as_str(), "to_vec" | "clone") =>
                     {
-                        matches!(&*m.receiver, Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
-                            self.rewrite.arrays.iter().any(|(name, depth)| i == name && *depth > 1)
-                                || self.matrices.iter().any(|m| i == m)
-                        }))
+                        let Expr::Path(p) = &*m.receiver else {
+                            return None;
+                        };
+                        let name = p.path.get_ident()?;
+                        let mut arrays = self.rewrite.arrays.iter().chain(&self.matrices);
+                        let (_, depth) = arrays.rfind(|(array, _)| name == array)?;
+                        (*depth > 1).then_some(*depth)
                     }
-                    e => nested(e),
-                })
+                    e => nested(e).then_some(2),
+                }
             }
             fn holds_floats(&self, local: &syn::Local) -> bool {
                 if self.which == Locals::AllButMatrices {
-                    return !self.matrix(local);
+                    return self.matrix(local).is_none();
                 }
                 if let Pat::Type(t) = &local.pat {
                     return float_depth(&t.ty, self.float) == 1;
@@ -781,8 +785,8 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     _ => None,
                 };
                 if let Some(name) = name {
-                    if self.matrix(local) {
-                        self.matrices.push(name.to_string());
+                    if let Some(depth) = self.matrix(local) {
+                        self.matrices.push((name.to_string(), depth));
                     }
                     match self.holds_floats(local) {
                         true => self.floats.push(name.to_string()),
@@ -802,12 +806,37 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
             matrices: Vec::new(),
         };
         lets.visit_block(&item.block);
-        let Lets { floats, others, .. } = lets;
-        floats
+        let Lets {
+            floats,
+            others,
+            matrices,
+            ..
+        } = lets;
+        let mut locals: Vec<(String, usize)> = floats
             .into_iter()
             .filter(|name| !others.contains(name))
             .map(|name| (name, 1))
-            .collect()
+            .collect();
+        // Asked for, the matrices too, whose rows a loop binds (`for row in m.iter()`): where every `let`
+        // of the name makes one of the same depth.
+        if which == Locals::AllButMatrices {
+            let same = |name: &String, depth: usize| {
+                matrices
+                    .iter()
+                    .filter(|(m, _)| m == name)
+                    .all(|(_, d)| *d == depth)
+                    && matrices.iter().filter(|(m, _)| m == name).count()
+                        == others.iter().filter(|o| *o == name).count()
+            };
+            let mut seen: Vec<(String, usize)> = Vec::new();
+            for (name, depth) in &matrices {
+                if same(name, *depth) && !seen.iter().any(|(s, _)| s == name) {
+                    seen.push((name.clone(), *depth));
+                }
+            }
+            locals.extend(seen);
+        }
+        locals
     }
     struct Rewrite {
         /// The arrays of floats, with how many levels of arrays each nests.
@@ -817,6 +846,11 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
         /// `x`, `&x`, `x.iter()`, `&x[a..b]`, `x[a..b].iter()`, each perhaps `.rev()`, of a float array `x`,
         /// or of a row of a nested one (`m[i]`, `&x[i][j][a..]`).
         fn elements(&self, e: &Expr) -> bool {
+            self.iterated_depth(e) == Some(1)
+        }
+        /// How many levels of arrays the items that `e` iterates (as `elements` reads it) hold: 1 for the
+        /// floats of a slice, 2 for the rows of a matrix (`for row in m.iter()`), ..
+        fn iterated_depth(&self, e: &Expr) -> Option<usize> {
             let e = match e {
                 Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => &*m.receiver,
                 e => e,
@@ -834,13 +868,38 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
             let mut indexes = 0;
             while let Expr::Index(i) = e {
                 if matches!(&*i.index, Expr::Range(_)) {
-                    return false;
+                    return None;
                 }
                 indexes += 1;
                 e = &i.expr;
             }
-            matches!(e, Expr::Path(p) if p.qself.is_none()
-                && p.path.get_ident().is_some_and(|i| self.arrays.iter().any(|(name, depth)| i == name && *depth == indexes + 1)))
+            let Expr::Path(p) = e else {
+                return None;
+            };
+            let name = p.path.get_ident().filter(|_| p.qself.is_none())?;
+            // The last `let` or parameter of the name counts (a loop's binding shadows an outer one).
+            let (_, depth) = self.arrays.iter().rev().find(|(array, _)| name == array)?;
+            depth.checked_sub(indexes).filter(|d| *d > 0)
+        }
+        /// The rows that a loop binds (`row` of `for row in m.iter()`, `for (i, row) in m.iter().enumerate()`
+        /// of a matrix `m`): arrays of floats in its body, with their depth.
+        fn rows_bound(&self, f: &syn::ExprForLoop) -> Option<(String, usize)> {
+            let (pat, iterated) = match (&*f.pat, &*f.expr) {
+                (Pat::Tuple(t), Expr::MethodCall(m))
+                    if t.elems.len() == 2 && m.method == "enumerate" && m.args.is_empty() =>
+                {
+                    (&t.elems[1], &*m.receiver)
+                }
+                (pat, iterated) => (pat, iterated),
+            };
+            let Pat::Ident(row) = pat else {
+                return None;
+            };
+            let depth = self
+                .iterated_depth(iterated)?
+                .checked_sub(1)
+                .filter(|d| *d > 0)?;
+            Some((row.ident.to_string(), depth))
         }
         /// Rewrites a binding `v` of a reference into `&v`; its name.
         fn by_value(pat: &mut Pat) -> Option<Ident> {
@@ -908,7 +967,12 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                 *f = by_value;
                 Deref(&names).visit_block_mut(&mut f.body);
             }
+            // The rows of a matrix are arrays of floats in the loop's body.
+            let rows = self.rows_bound(f);
+            let known = self.arrays.len();
+            self.arrays.extend(rows);
             visit_mut::visit_expr_for_loop_mut(self, f);
+            self.arrays.truncate(known);
         }
         fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     }

@@ -58,8 +58,9 @@ impl Lowering<'_> {
                 && !indexes.is_empty()
                 && indexes.len() <= self.levels_above_rows(flat).len()
             {
+                // A matrix of any shape, so that its uses (its rows iterated) are no further errors.
                 self.errors.spanned(expr, super::matrices::DEEPER_BY_INDEX);
-                return Some(Self::poisoned());
+                return Some(self.poisoned_matrix("__matrix".to_string()));
             }
         }
         let (base, range) = range_index(expr)?;
