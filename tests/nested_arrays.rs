@@ -1,7 +1,8 @@
 //! Nested arrays deeper than a matrix, as parameters: `[[[T; K]; M]; N]` (by value and by reference, `f32`,
 //! `f64` and generic) and `Vec`s of `Vec`s of `Vec`s (`&[Vec<Vec<T>>]`, `Vec<Vec<Vec<T>>>`, ragged), read
 //! `x[i][j][k]`, asked their lengths at every level, their rows of floats passed to calls and iterated
-//! (also by reference at `order = 2`), passed whole to calls, copied and written. Gradients, tangents,
+//! (also by reference at `order = 2`), passed whole to calls, copied and written; and made in the body
+//! (`[[[0.0; 2]; 3]; 2]`, written out, `vec![vec![vec![..; k]; m]; n]`). Gradients, tangents,
 //! Hessians and Jacobians are checked against derivatives by hand and central finite differences of the
 //! primal, flattened row-major as API.md says, on random inputs and shapes.
 
@@ -31,18 +32,9 @@ fn enzyme_cube(x: [[[f32; 2]; 2]; 2]) -> f32 {
     s + x[0][1][1] * x[1][0][0]
 }
 
-/// `Σ a · b` of two slices.
-#[differentiable]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut s = 0.0;
-    for i in 0..a.len() {
-        s += a[i] * b[i];
-    }
-    s
-}
-
 /// A `2 x 3 x 2` array by reference, with lengths asked at every level, a row of floats passed to a call
-/// and another iterated by reference; taken to second order.
+/// (of a generic function of another crate, `adlib::weighted_sines`: `Σ aᵢ sin(bᵢ)`) and another iterated
+/// by reference; taken to second order.
 #[differentiable(order = 2)]
 fn field(x: &[[[f64; 2]; 3]; 2], w: f64) -> f64 {
     let mut s = 0.0;
@@ -51,7 +43,7 @@ fn field(x: &[[[f64; 2]; 3]; 2], w: f64) -> f64 {
             for k in 0..x[i][j].len() {
                 s += (x[i][j][k] * w).sin() * x[1 - i][j][k];
             }
-            s += dot(&x[i][j], &[w, 1.0]).powi(2);
+            s += adlib::weighted_sines(&x[i][j], &[w, 1.0]).powi(2);
         }
     }
     for v in x[1][2].iter() {
@@ -95,7 +87,7 @@ fn ragged_owned(v: Vec<Vec<Vec<f64>>>, w: &[f64]) -> f64 {
     let mut y = v.clone();
     for i in 0..v.len() {
         for j in 0..v[i].len() {
-            s += dot(&v[i][j], w).tanh();
+            s += adlib::weighted_sines(&v[i][j], w).tanh();
             y[i][j][0] = y[i][j][0] * w[1] + s * 0.1;
         }
     }
@@ -127,6 +119,40 @@ fn slabs(x: &[[[f64; 2]; 2]; 2]) -> Vec<f64> {
         out[i] = x[i][0][0] * x[i][1][1] - x[i][0][1].sin() * x[1 - i][1][0];
     }
     out
+}
+
+/// Nested arrays deeper than a matrix made in the body: a Rust array of zeros filled by a loop nest, one
+/// written out, and a `Vec` of `Vec`s of `Vec`s of a length `n`, written `+=`; taken to second order.
+#[differentiable(order = 2)]
+fn deep_locals(x: &[f64], n: usize) -> f64 {
+    let mut t = [[[0.0; 2]; 3]; 2];
+    for i in 0..2 {
+        for j in 0..3 {
+            for k in 0..2 {
+                t[i][j][k] = x[(i + j + k) % x.len()] * (k as f64 + 1.0);
+            }
+        }
+    }
+    let w = [
+        [[x[0], x[1]], [x[1], x[0]]],
+        [[x[0] * x[1], 1.0], [2.0, x[1]]],
+    ];
+    let mut v = vec![vec![vec![x[0]; 2]; n]; 2];
+    v[1][n - 1][1] += x[1].sin() * x[0];
+    let mut s = 0.0;
+    for i in 0..t.len() {
+        for j in 0..t[i].len() {
+            for k in 0..t[i][j].len() {
+                s += t[i][j][k] * t[1 - i][j][k];
+            }
+        }
+    }
+    for i in 0..2 {
+        for j in 0..2 {
+            s += w[i][j][0] * w[j][i][1];
+        }
+    }
+    s + v[1][n - 1][1] * v[0][0][0] + (v.len() * v[1].len()) as f64
 }
 
 type Cube = [[[f64; 2]; 3]; 2];
@@ -295,6 +321,21 @@ proptest! {
         prop_assert_eq!(hessian.len(), at.len());
         for i in 0..at.len() {
             assert_all_close(&hessian[i], &hessian_column(gradient, &at, i), 1e-5, &format!("ragged_owned_hessian column {i}"));
+        }
+    }
+
+    #[test]
+    fn nested_arrays_made_in_the_body(x in prop::collection::vec(-1.5..1.5f64, 2), n in 1usize..4) {
+        let primal = |p: &[f64]| deep_locals(p, n);
+        let grad = |p: &[f64]| deep_locals_grad(p, n).1;
+        let (value, g) = deep_locals_grad(&x, n);
+        prop_assert_eq!(value, deep_locals(&x, n));
+        assert_fd_gradient(primal, &x, &g, "deep_locals_grad");
+        let (_, jvp) = deep_locals_jvp(&x, n, vec![0.5, -1.0]);
+        assert_dot(jvp, &g, &[0.5, -1.0], ANALYTIC_TOL, "deep_locals_jvp");
+        let (_, _, hessian) = deep_locals_hessian(&x, n);
+        for i in 0..2 {
+            assert_all_close(&hessian[i], &hessian_column(grad, &x, i), 1e-5, &format!("deep_locals_hessian column {i}"));
         }
     }
 

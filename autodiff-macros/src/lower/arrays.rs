@@ -298,6 +298,9 @@ impl Lowering<'_> {
                 return Self::poisoned();
             }
         };
+        if let Some(deep) = super::matrices::DeepInit::of(&Expr::Macro(m.clone())) {
+            return self.new_deep_local(deep, false, hint);
+        }
         if let Some(matrix) = super::matrices::MatrixInit::of(&parsed) {
             return self.new_local_matrix(matrix, hint);
         }
@@ -322,6 +325,9 @@ impl Lowering<'_> {
     pub(super) fn lower_array_literal(&mut self, expr: &Expr, hint: Option<String>) -> Operand {
         if let Some(matrix) = super::matrices::MatrixInit::of_array(expr) {
             return self.new_fixed_matrix(matrix, hint);
+        }
+        if let Some(deep) = super::matrices::DeepInit::of(expr) {
+            return self.new_deep_local(deep, true, hint);
         }
         let init = match expr {
             Expr::Repeat(r) => ArrayInit::Repeat {

@@ -400,8 +400,9 @@ impl Lowering<'_> {
                 if not_the_parameter && !self.levels_above_rows(array).is_empty() {
                     self.errors.spanned(
                         arg,
-                        "a copy of a nested array deeper than a matrix is not passed whole to a call: pass \
-                         the parameter itself, or its rows of floats (`&x[i][j]`)",
+                        "a nested array deeper than a matrix made in the body, or a copy of a parameter, is \
+                         not passed whole to a call: pass its rows of floats (`&x[i][j]`), or the parameter \
+                         itself",
                     );
                     return (Self::poisoned(), false);
                 }

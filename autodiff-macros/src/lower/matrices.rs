@@ -549,3 +549,167 @@ fn int(tokens: proc_macro2::TokenStream) -> Operand {
         kind: Kind::Int,
     }
 }
+
+/// An array nested deeper than a matrix made in the body: every level repeated (`[[[v; K]; M]; N]`,
+/// `vec![vec![vec![v; k]; m]; n]`) or written out (`[[[a, b], [c, d]], [[e, f], [g, h]]]`).
+pub(super) enum DeepInit {
+    /// The value and the lengths of the levels, outermost first.
+    Repeat { fill: Expr, dims: Vec<Expr> },
+    /// The floats in order, and for each level below the outermost the number of items of each of its
+    /// arrays (the rows' lengths last).
+    Written {
+        leaves: Vec<Expr>,
+        counts: Vec<Vec<usize>>,
+    },
+}
+
+impl DeepInit {
+    /// The nested array that `expr` (`[..]`, `[..; n]`, `vec![..]`) makes, if it nests three levels or more.
+    pub(super) fn of(expr: &Expr) -> Option<DeepInit> {
+        use super::arrays::VecArgs;
+        fn level(e: &Expr) -> Option<VecArgs> {
+            match strip_parens(e) {
+                Expr::Repeat(r) => Some(VecArgs::Repeat((*r.expr).clone(), (*r.len).clone())),
+                Expr::Array(a) => Some(VecArgs::Elements(a.elems.iter().cloned().collect())),
+                Expr::Macro(m) if m.mac.path.is_ident("vec") => super::arrays::parse_vec(m).ok(),
+                _ => None,
+            }
+        }
+        // Every level repeated.
+        let mut dims = Vec::new();
+        let mut fill = expr.clone();
+        while let Some(VecArgs::Repeat(inner, len)) = level(&fill) {
+            dims.push(len);
+            fill = inner;
+        }
+        if level(&fill).is_none() && dims.len() >= 3 {
+            return Some(DeepInit::Repeat { fill, dims });
+        }
+        // Written out (a repeat of a literal length among them spelled out).
+        fn items(e: &Expr) -> Option<Vec<Expr>> {
+            match level(e)? {
+                VecArgs::Elements(items) => Some(items),
+                VecArgs::Repeat(item, len) => {
+                    let Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(n),
+                        ..
+                    }) = strip_parens(&len)
+                    else {
+                        return None;
+                    };
+                    Some(vec![item; n.base10_parse::<usize>().ok()?])
+                }
+            }
+        }
+        let mut layer = items(expr)?;
+        let mut counts = Vec::new();
+        while layer.iter().all(|e| level(e).is_some()) && !layer.is_empty() {
+            let below: Vec<Vec<Expr>> = layer.iter().map(items).collect::<Option<_>>()?;
+            counts.push(below.iter().map(Vec::len).collect::<Vec<_>>());
+            layer = below.into_iter().flatten().collect();
+        }
+        // Floats at one depth only, three levels or more.
+        (counts.len() >= 2 && layer.iter().all(|e| level(e).is_none())).then_some(
+            DeepInit::Written {
+                leaves: layer,
+                counts,
+            },
+        )
+    }
+}
+
+impl Lowering<'_> {
+    // Input:  let x = [[[v; 2]; 3]; 4];
+    // Output: new x = [v; (4) * (3) * (2)]; new x_level0 = uniform_row_offsets(4, 3);
+    //         new x_rows = uniform_row_offsets((4) * (3), 2)
+    /// A nested array deeper than a matrix made in the body: flat, row-major, with the offsets of its
+    /// rows and of each level above, as a parameter is read (`bind_matrix`). A Rust array where the outermost
+    /// level is one (`fixed`). Not passed whole to a call (it has no shape, `ir::MatrixShape`).
+    pub(super) fn new_deep_local(
+        &mut self,
+        init: DeepInit,
+        fixed: bool,
+        hint: Option<String>,
+    ) -> Operand {
+        let name = hint.unwrap_or_else(|| "__nested".to_string());
+        // The flat values, and the initialisers of the offsets of each level, outermost first.
+        let (flat, offsets) = match init {
+            DeepInit::Repeat { fill, dims } => {
+                let fill = self.lower_expr(&fill, None);
+                let len = match fixed {
+                    // A constant for a Rust array: the lengths as written, multiplied.
+                    true => int(dims
+                        .iter()
+                        .map(|d| quote!((#d)))
+                        .reduce(|a, b| quote!(#a * #b))
+                        .unwrap_or_else(|| quote!(0))),
+                    false => self.product(&dims),
+                };
+                let offsets: Vec<ArrayInit> = (1..dims.len())
+                    .map(|level| ArrayInit::Call {
+                        callee: syn::parse_quote!(::autodiff::__private::uniform_row_offsets),
+                        args: vec![
+                            self.product(&dims[..level]),
+                            self.lower_expr(&dims[level], None),
+                        ],
+                        by_ref: vec![false, false],
+                    })
+                    .collect();
+                let flat = ArrayInit::Repeat {
+                    value: fill,
+                    len,
+                    fixed,
+                };
+                (flat, offsets)
+            }
+            DeepInit::Written { leaves, counts } => {
+                let items = leaves.iter().map(|e| self.lower_expr(e, None)).collect();
+                let offsets = counts
+                    .iter()
+                    .map(|lengths| ArrayInit::Call {
+                        callee: syn::parse_quote!(::autodiff::__private::row_offsets_of_lengths),
+                        args: vec![int(quote!(&[#(#lengths),*]))],
+                        by_ref: vec![false],
+                    })
+                    .collect();
+                (ArrayInit::Elements { items, fixed }, offsets)
+            }
+        };
+        let Operand::Array(flat) = self.new_local_array(flat, fixed, Some(name.clone())) else {
+            return Self::poisoned();
+        };
+        let mut levels: Vec<Array> = offsets
+            .into_iter()
+            .enumerate()
+            .map(|(level, init)| {
+                let array = self.new_array(&format!("{name}_level{level}"), None, false);
+                self.stmts.push(Stmt::NewArray { array, init });
+                array
+            })
+            .collect();
+        let Some(rows) = levels.pop() else {
+            return Self::poisoned();
+        };
+        self.matrices.insert(flat, rows);
+        self.outer_levels.insert(flat, levels);
+        self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
+            original: None,
+            offsets: None,
+        });
+        Operand::Array(flat)
+    }
+
+    /// The product of the lengths `dims` (integers), lowered.
+    fn product(&mut self, dims: &[Expr]) -> Operand {
+        let mut product = int(quote!(1usize));
+        for dim in dims {
+            let dim = self.lower_expr(dim, None);
+            product = self.emit(
+                Value::Binary(syn::parse_quote!(*), product, dim),
+                None,
+                Span::call_site(),
+            );
+        }
+        product
+    }
+}
