@@ -503,22 +503,10 @@ impl MatrixInit {
                     rows: rows.clone(),
                 })
             }
+            // `vec![a; 2]` among rows written out: its elements.
             VecArgs::Elements(items) if !items.is_empty() => items
                 .iter()
-                .map(|item| match row_args(item)? {
-                    VecArgs::Elements(elements) => Some(elements),
-                    // `vec![a; 2]` among rows written out: its elements, the length a literal.
-                    VecArgs::Repeat(fill, len) => {
-                        let Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Int(len),
-                            ..
-                        }) = strip_parens(&len)
-                        else {
-                            return None;
-                        };
-                        Some(vec![fill; len.base10_parse::<usize>().ok()?])
-                    }
-                })
+                .map(|item| spelled_out(row_args(item)?))
                 .collect::<Option<Vec<_>>>()
                 .map(MatrixInit::Rows),
             VecArgs::Elements(_) => None,
@@ -526,7 +514,27 @@ impl MatrixInit {
     }
 }
 
-/// The arguments of a row written `vec![..]` or `[..]`, if `row` is one.
+/// The elements of an array written out (`[a, b]`), or of one repeated a literal number of times
+/// (`[a; 2]` is `[a, a]`).
+fn spelled_out(args: super::arrays::VecArgs) -> Option<Vec<Expr>> {
+    use super::arrays::VecArgs;
+    match args {
+        VecArgs::Elements(items) => Some(items),
+        VecArgs::Repeat(item, len) => {
+            let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) = strip_parens(&len)
+            else {
+                return None;
+            };
+            Some(vec![item; n.base10_parse::<usize>().ok()?])
+        }
+    }
+}
+
+/// The arguments of a row (or any level of a nested array) written `vec![..]`, `[..]` or `[..; n]`, if `row` is
+/// one.
 fn row_args(row: &Expr) -> Option<super::arrays::VecArgs> {
     use super::arrays::VecArgs;
     match strip_parens(row) {
@@ -567,14 +575,7 @@ impl DeepInit {
     /// The nested array that `expr` (`[..]`, `[..; n]`, `vec![..]`) makes, if it nests three levels or more.
     pub(super) fn of(expr: &Expr) -> Option<DeepInit> {
         use super::arrays::VecArgs;
-        fn level(e: &Expr) -> Option<VecArgs> {
-            match strip_parens(e) {
-                Expr::Repeat(r) => Some(VecArgs::Repeat((*r.expr).clone(), (*r.len).clone())),
-                Expr::Array(a) => Some(VecArgs::Elements(a.elems.iter().cloned().collect())),
-                Expr::Macro(m) if m.mac.path.is_ident("vec") => super::arrays::parse_vec(m).ok(),
-                _ => None,
-            }
-        }
+        let level = row_args;
         // Every level repeated.
         let mut dims = Vec::new();
         let mut fill = expr.clone();
@@ -586,21 +587,7 @@ impl DeepInit {
             return Some(DeepInit::Repeat { fill, dims });
         }
         // Written out (a repeat of a literal length among them spelled out).
-        fn items(e: &Expr) -> Option<Vec<Expr>> {
-            match level(e)? {
-                VecArgs::Elements(items) => Some(items),
-                VecArgs::Repeat(item, len) => {
-                    let Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Int(n),
-                        ..
-                    }) = strip_parens(&len)
-                    else {
-                        return None;
-                    };
-                    Some(vec![item; n.base10_parse::<usize>().ok()?])
-                }
-            }
-        }
+        let items = |e: &Expr| spelled_out(level(e)?);
         let mut layer = items(expr)?;
         let mut counts = Vec::new();
         while layer.iter().all(|e| level(e).is_some()) && !layer.is_empty() {
