@@ -11,28 +11,9 @@ mod common;
 
 use autodiff::differentiable;
 use common::contract::{audit, tangent_for, Items, GARBAGE, HESSIAN_FD_TOL, SAME_TOL};
-use common::{assert_all_close, assert_close, assert_fd_gradient, hessian_column, ANALYTIC_TOL};
-
-/// Central differences of a vector function: `J[i][j] = d out_i / d x_j`.
-fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
-    let columns: Vec<Vec<f64>> = (0..x.len())
-        .map(|j| {
-            let h = 1e-6 * x[j].abs().max(1.0);
-            let mut up = x.to_vec();
-            let mut down = x.to_vec();
-            up[j] += h;
-            down[j] -= h;
-            f(&up)
-                .iter()
-                .zip(f(&down))
-                .map(|(a, b)| (a - b) / (2.0 * h))
-                .collect()
-        })
-        .collect();
-    (0..columns[0].len())
-        .map(|i| columns.iter().map(|c| c[i]).collect())
-        .collect()
-}
+use common::{
+    assert_all_close, assert_close, assert_fd_gradient, fd_jacobian, hessian_column, ANALYTIC_TOL,
+};
 
 #[track_caller]
 fn assert_matrix_close(actual: &[Vec<f64>], expected: &[Vec<f64>], tol: f64, what: &str) {

@@ -153,6 +153,101 @@ proptest! {
     }
 }
 
+// ---- callees whose generic copy `order = 2` on the callee makes (the advice of the error at the call) ----
+
+/// The body of `tests/ui/signature/order-callee-without-generic-copy.rs` (a local `Vec` of computed values
+/// iterated by reference, which `#[differentiable]` alone makes no copy of), with the advice followed:
+/// `order = 2` on the callee. Its copy takes the elements out of their references.
+#[allow(clippy::useless_vec)] // the form under test
+#[differentiable(order = 2)]
+fn sumsq_of_local(x: &[f64]) -> f64 {
+    let w = vec![x[0], 2.0 * x[1], x[2]];
+    let mut s = 0.0;
+    for v in w.iter() {
+        s += v * v;
+    }
+    for (i, v) in w.iter().enumerate() {
+        s += *v * i as f64;
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn callee_iterating_a_local(x: f64) -> f64 {
+    let v = vec![x, 2.0 * x, 3.0 * x];
+    sumsq_of_local(&v) * x
+}
+
+/// A copy of a parameter iterated by reference: `#[differentiable]` alone makes its copy (the local surely
+/// holds floats).
+#[differentiable]
+fn copied_then_iterated(x: &[f64], k: f64) -> f64 {
+    let w = x.to_vec();
+    let mut s = 0.0;
+    for v in w.iter() {
+        s += (v * k).sin();
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn caller_of_copied(x: f64, k: f64) -> f64 {
+    copied_then_iterated(&[x, x * x], k) * k
+}
+
+/// A generic `impl`: an associated function calling another (`Self::scale(x)`), reached by an `order = 2`
+/// function written for `f64` through its generic copy.
+struct Scaler<T>(T);
+
+impl<T: Float> Scaler<T> {
+    const HALF: f64 = 0.5;
+
+    #[differentiable]
+    fn scale(x: T) -> T {
+        x.sin() * x
+    }
+
+    #[differentiable]
+    fn twice(x: T) -> T {
+        Self::scale(x) * x + Self::scale(x * x) * T::from(Self::HALF).unwrap()
+    }
+}
+
+#[differentiable(order = 2)]
+fn through_generic_impl(x: f64) -> f64 {
+    Scaler::<f64>::twice(x) * x
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn callees_made_second_order(x in -1.5f64..1.5, k in -1.5f64..1.5) {
+        // w = (x, 4x, 3x) at v = (x, 2x, 3x): sumsq_of_local = 26 x² + (4x + 2·3x); f = 26 x³ + 10 x².
+        let (value, g, h) = callee_iterating_a_local_hessian(x);
+        prop_assert_eq!(value, callee_iterating_a_local(x));
+        assert_close(g, 78.0 * x * x + 20.0 * x, 1e-12, "d/dx");
+        assert_close(h[0][0], 156.0 * x + 20.0, 1e-12, "d2/dx2");
+
+        // f = k (sin(k x) + sin(k x²)).
+        let (_, (gx, gk), h) = caller_of_copied_hessian(x, k);
+        let grad = |x: f64, k: f64| caller_of_copied_grad(x, k).1;
+        assert_close(gx, k * k * ((k * x).cos() + 2.0 * x * (k * x * x).cos()), 1e-12, "d/dx");
+        assert_close(gk, central_difference(|k| caller_of_copied(x, k), k), 1e-6, "d/dk");
+        assert_close(h[0][0], central_difference(|v| grad(v, k).0, x), 1e-6, "H[0][0]");
+        assert_close(h[0][1], central_difference(|v| grad(x, v).0, k), 1e-6, "H[0][1]");
+        assert_close(h[1][1], central_difference(|v| grad(x, v).1, k), 1e-6, "H[1][1]");
+
+        // f = x (x² sin x + 0.5 x² sin x²), against central differences of f and of the gradient.
+        let (value, g, h) = through_generic_impl_hessian(x);
+        prop_assert_eq!(value, through_generic_impl(x));
+        let f = |x: f64| x * (x.sin() * x * x + 0.5 * (x * x).sin() * x * x);
+        assert_close(value, f(x), 1e-12, "value");
+        assert_close(g, central_difference(f, x), 1e-6, "f' by differences of f");
+        assert_close(h[0][0], central_difference(|v| through_generic_impl_grad(v).1, x), 1e-6, "f''");
+    }
+}
+
 // ---- f64 callees naming the float type's constants and functions ----
 
 /// `logsumexp` as it is usually written: the maximum by `fold(f64::NEG_INFINITY, f64::max)`. Its generic

@@ -323,9 +323,10 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
     note = "give the callee `order = 2` too (its generic copy is then made, or an error says why it cannot be), \
             or make it generic over `T: Float`; `#[differentiable]` alone makes the copy only for a function \
             whose body takes references only to pass them to calls and iterates slices only by value \
-            (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters (`for v in x.iter()`); a \
-            `#[custom_gradient]` function written for `f64` has one only if its body and closure call no \
-            other function: make it generic over `T: Float` (and what it calls)"
+            (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters and local copies of floats \
+            (`for v in x.iter()`, `let w = x.to_vec(); for v in w.iter()`); a `#[custom_gradient]` function \
+            written for `f64` has one only if its body and closure call no other function: make it generic \
+            over `T: Float` (and what it calls)"
 )]
 pub trait HasGenericCopy {}
 
@@ -351,7 +352,11 @@ pub struct NoMethodCopy;
             or `Self::h(..)`); a method taking `self` by value, or passing `self` on whole to a call, has none",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
             generic copy is then made, or an error says why it cannot be), or write the callee's computation \
-            out in the caller"
+            out in the caller",
+    note = "in a generic `impl` (`impl<T: Float> S<T>`), an associated function without `self` has a generic \
+            copy where its body names `Self` only to call other associated functions (`Self::h(x)`) or inside \
+            `T::from(..)`; `order = 2` is not supported there: write it as a free function generic over \
+            `T: Float`"
 )]
 pub trait HasMethodCopy {}
 

@@ -64,8 +64,8 @@ pub mod private {
         eps_parts_into, lanes, lift, lit, plain, re_parts, to_int, Constant, Lift, Parts,
     };
     pub use crate::matrix::{
-        constant_matrix, dual_matrix, flatten, matrix_tangent, row_offsets, row_offsets_of_lengths,
-        unflatten, unflatten_like, uniform_row_offsets, Matrix,
+        constant_matrix, dual_matrix, flatten, level_offsets, matrix_tangent, row_offsets,
+        row_offsets_of_lengths, unflatten, unflatten_like, uniform_row_offsets, Matrix, Nest, Row,
     };
     pub use crate::memory::{
         accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,

@@ -1,110 +1,159 @@
-//! Matrices as generated code sees them. A parameter `&[Vec<T>]`, `Vec<Vec<T>>` or `[[T; M]; N]` is read
-//! through one flat row-major `Vec<T>` and the offsets of its rows (`m[i][j]` is `flat[offsets[i] + j]`), so
-//! the generated code treats it like a slice; its gradient is given back in the matrix's own shape.
+//! Matrices and nested arrays as generated code sees them. A parameter `&[Vec<T>]`, `Vec<Vec<T>>` or
+//! `[[T; M]; N]`, or one nested deeper (`[[[T; K]; M]; N]`, `Vec<Vec<Vec<T>>>`, `&[Vec<Vec<T>>]`), is read
+//! through one flat row-major `Vec<T>` and the offsets of its rows (`m[i][j]` is `flat[offsets[i] + j]`;
+//! deeper, the offsets of each level above, [`level_offsets`]), so the generated code treats it like a
+//! slice; its gradient is given back in its own shape.
+//!
+//! The trait [`Matrix`] is implemented level by level: a row of floats (`[T]`, `Vec<T>`, `[T; N]`) at
+//! depth [`Row`], and a slice, `Vec` or array of nested arrays of depth `D` at depth [`Nest<D>`]. The
+//! depth is a type parameter so that the impls do not overlap (a row of floats and a row of rows are told
+//! apart by it); rustc infers it from the type, so generated code never names it.
 
 use crate::Dual;
+use core::marker::PhantomData;
 use num_traits::Float;
 
-/// A matrix of floats, by rows (which may differ in length for `Vec<Vec<T>>`).
-pub trait Matrix {
+/// The depth of a row of floats, for [`Matrix`].
+pub struct Row;
+
+/// The depth of a slice, `Vec` or array of nested arrays of depth `D`, for [`Matrix`].
+pub struct Nest<D>(PhantomData<D>);
+
+/// A row of floats, a matrix of them by rows (which may differ in length for `Vec<Vec<T>>`), or a nested
+/// array deeper than a matrix; `D` is its depth ([`Row`], [`Nest`]).
+pub trait Matrix<D> {
     /// The element type.
     type Elem: Float;
     /// The same shape, owned: the type of the gradient (`Vec<Vec<T>>` or `[[T; M]; N]`).
     type Shaped;
     /// The same shape of dual numbers, for the higher-order items.
     type Lifted;
-    /// The number of rows.
-    fn rows(&self) -> usize;
-    /// Row `i`.
-    fn row(&self, i: usize) -> &[Self::Elem];
-    /// The values `flat`, row-major, in the shape of this matrix.
+    /// Its number of items (floats of a row, rows of a matrix, ..).
+    fn count(&self) -> usize;
+    /// Its number of floats.
+    fn floats(&self) -> usize;
+    /// Calls `f` on each row of floats, in order.
+    fn each_row<'a>(&'a self, f: &mut dyn FnMut(&'a [Self::Elem]));
+    /// Pushes onto `out` the number of items of each nested array `depth` levels down (`depth = 0`: this
+    /// one), in order.
+    fn counts_at(&self, depth: usize, out: &mut Vec<usize>);
+    /// The first [`floats`](Matrix::floats) values of `flat`, row-major, in the shape of this one.
     fn shaped(&self, flat: &[Self::Elem]) -> Self::Shaped;
     /// The dual numbers `self + tangents ε`, the tangents row-major.
     fn lifted(&self, tangents: &[Self::Elem]) -> Self::Lifted;
 }
 
-impl<T: Float> Matrix for [Vec<T>] {
-    type Elem = T;
-    type Shaped = Vec<Vec<T>>;
-    type Lifted = Vec<Vec<Dual<T>>>;
-    fn rows(&self) -> usize {
-        self.len()
-    }
-    fn row(&self, i: usize) -> &[T] {
-        &self[i]
-    }
-    fn shaped(&self, flat: &[T]) -> Vec<Vec<T>> {
-        let mut start = 0;
-        self.iter()
-            .map(|row| {
-                let values = flat[start..start + row.len()].to_vec();
-                start += row.len();
-                values
-            })
-            .collect()
-    }
-    fn lifted(&self, tangents: &[T]) -> Vec<Vec<Dual<T>>> {
-        let mut k = 0;
-        self.iter()
-            .map(|row| {
-                row.iter()
-                    .map(|&v| {
-                        k += 1;
-                        Dual::new(v, tangents[k - 1])
-                    })
-                    .collect()
-            })
-            .collect()
-    }
+/// A row of floats held as a slice (`[T]`, `Vec<T>`, `[T; N]`).
+macro_rules! row_impl {
+    ($([$($generics:tt)*] $ty:ty => $shaped:ty, $lifted:ty, $from:expr;)*) => {$(
+        impl<T: Float, $($generics)*> Matrix<Row> for $ty {
+            type Elem = T;
+            type Shaped = $shaped;
+            type Lifted = $lifted;
+            fn count(&self) -> usize {
+                self.len()
+            }
+            fn floats(&self) -> usize {
+                self.len()
+            }
+            fn each_row<'a>(&'a self, f: &mut dyn FnMut(&'a [T])) {
+                f(&self[..]);
+            }
+            fn counts_at(&self, depth: usize, out: &mut Vec<usize>) {
+                if depth == 0 {
+                    out.push(self.len());
+                }
+            }
+            fn shaped(&self, flat: &[T]) -> $shaped {
+                #[allow(clippy::redundant_closure_call)]
+                ($from)(self.len(), |i: usize| flat[i])
+            }
+            fn lifted(&self, tangents: &[T]) -> $lifted {
+                #[allow(clippy::redundant_closure_call)]
+                ($from)(self.len(), |i: usize| Dual::new(self[i], tangents[i]))
+            }
+        }
+    )*};
 }
 
-impl<T: Float> Matrix for Vec<Vec<T>> {
-    type Elem = T;
-    type Shaped = Vec<Vec<T>>;
-    type Lifted = Vec<Vec<Dual<T>>>;
-    fn rows(&self) -> usize {
-        self.len()
-    }
-    fn row(&self, i: usize) -> &[T] {
-        &self[i]
-    }
-    fn shaped(&self, flat: &[T]) -> Vec<Vec<T>> {
-        self.as_slice().shaped(flat)
-    }
-    fn lifted(&self, tangents: &[T]) -> Vec<Vec<Dual<T>>> {
-        self.as_slice().lifted(tangents)
-    }
+row_impl! {
+    [] [T] => Vec<T>, Vec<Dual<T>>, |n, f| (0..n).map(f).collect();
+    [] Vec<T> => Vec<T>, Vec<Dual<T>>, |n, f| (0..n).map(f).collect();
+    [const N: usize] [T; N] => [T; N], [Dual<T>; N], |_, f| core::array::from_fn(f);
 }
 
-impl<T: Float, const M: usize, const N: usize> Matrix for [[T; M]; N] {
-    type Elem = T;
-    type Shaped = [[T; M]; N];
-    type Lifted = [[Dual<T>; M]; N];
-    fn rows(&self) -> usize {
-        N
-    }
-    fn row(&self, i: usize) -> &[T] {
-        &self[i]
-    }
-    fn shaped(&self, flat: &[T]) -> [[T; M]; N] {
-        core::array::from_fn(|i| core::array::from_fn(|j| flat[i * M + j]))
-    }
-    fn lifted(&self, tangents: &[T]) -> [[Dual<T>; M]; N] {
-        core::array::from_fn(|i| {
-            core::array::from_fn(|j| Dual::new(self[i][j], tangents[i * M + j]))
+/// Where each item of `m` starts in its flat values.
+fn starts<D, A: Matrix<D>>(items: &[A]) -> Vec<usize> {
+    let mut start = 0;
+    items
+        .iter()
+        .map(|a| {
+            let here = start;
+            start += a.floats();
+            here
         })
-    }
+        .collect()
 }
 
-impl<A: Matrix + ?Sized> Matrix for &A {
+/// A slice, `Vec` or array of nested arrays (a matrix's rows, a matrix's matrices, ..).
+macro_rules! nest_impl {
+    ($([$($generics:tt)*] $ty:ty => $shaped:ty, $lifted:ty, $from:expr;)*) => {$(
+        impl<D, A: Matrix<D>, $($generics)*> Matrix<Nest<D>> for $ty {
+            type Elem = A::Elem;
+            type Shaped = $shaped;
+            type Lifted = $lifted;
+            fn count(&self) -> usize {
+                self.len()
+            }
+            fn floats(&self) -> usize {
+                self.iter().map(A::floats).sum()
+            }
+            fn each_row<'a>(&'a self, f: &mut dyn FnMut(&'a [A::Elem])) {
+                for item in self.iter() {
+                    item.each_row(f);
+                }
+            }
+            fn counts_at(&self, depth: usize, out: &mut Vec<usize>) {
+                match depth {
+                    0 => out.push(self.len()),
+                    _ => self.iter().for_each(|item| item.counts_at(depth - 1, out)),
+                }
+            }
+            fn shaped(&self, flat: &[A::Elem]) -> $shaped {
+                let starts = starts(&self[..]);
+                #[allow(clippy::redundant_closure_call)]
+                ($from)(self.len(), |i: usize| self[i].shaped(&flat[starts[i]..]))
+            }
+            fn lifted(&self, tangents: &[A::Elem]) -> $lifted {
+                let starts = starts(&self[..]);
+                #[allow(clippy::redundant_closure_call)]
+                ($from)(self.len(), |i: usize| self[i].lifted(&tangents[starts[i]..]))
+            }
+        }
+    )*};
+}
+
+nest_impl! {
+    [] [A] => Vec<A::Shaped>, Vec<A::Lifted>, |n, f| (0..n).map(f).collect();
+    [] Vec<A> => Vec<A::Shaped>, Vec<A::Lifted>, |n, f| (0..n).map(f).collect();
+    [const N: usize] [A; N] => [A::Shaped; N], [A::Lifted; N], |_, f| core::array::from_fn(f);
+}
+
+impl<D, A: Matrix<D> + ?Sized> Matrix<D> for &A {
     type Elem = A::Elem;
     type Shaped = A::Shaped;
     type Lifted = A::Lifted;
-    fn rows(&self) -> usize {
-        (**self).rows()
+    fn count(&self) -> usize {
+        (**self).count()
     }
-    fn row(&self, i: usize) -> &[A::Elem] {
-        (**self).row(i)
+    fn floats(&self) -> usize {
+        (**self).floats()
+    }
+    fn each_row<'a>(&'a self, f: &mut dyn FnMut(&'a [A::Elem])) {
+        (**self).each_row(f);
+    }
+    fn counts_at(&self, depth: usize, out: &mut Vec<usize>) {
+        (**self).counts_at(depth, out);
     }
     fn shaped(&self, flat: &[A::Elem]) -> A::Shaped {
         (**self).shaped(flat)
@@ -115,22 +164,27 @@ impl<A: Matrix + ?Sized> Matrix for &A {
 }
 
 /// The elements of `m`, row-major.
-pub fn flatten<A: Matrix + ?Sized>(m: &A) -> Vec<A::Elem> {
-    (0..m.rows())
-        .flat_map(|i| m.row(i).iter().copied())
-        .collect()
+pub fn flatten<D, A: Matrix<D> + ?Sized>(m: &A) -> Vec<A::Elem> {
+    let mut flat = Vec::with_capacity(m.floats());
+    m.each_row(&mut |row| flat.extend_from_slice(row));
+    flat
 }
 
-/// Where each row of `m` starts in [`flatten`]`(m)`, and, last, the number of elements.
-pub fn row_offsets<A: Matrix + ?Sized>(m: &A) -> Vec<usize> {
-    let mut offsets = Vec::with_capacity(m.rows() + 1);
-    let mut start = 0;
-    offsets.push(0);
-    for i in 0..m.rows() {
-        start += m.row(i).len();
-        offsets.push(start);
-    }
-    offsets
+/// Where each row of floats of `m` starts in [`flatten`]`(m)`, and, last, the number of elements.
+pub fn row_offsets<D, A: Matrix<D> + ?Sized>(m: &A) -> Vec<usize> {
+    let mut lengths = Vec::new();
+    m.each_row(&mut |row| lengths.push(row.len()));
+    row_offsets_of_lengths(&lengths)
+}
+
+/// For a nested array deeper than a matrix, where each of its items `level + 1` levels down starts among
+/// the items one level further down, and, last, their number: for `x: [[[T; K]; M]; N]`, level 0 gives
+/// `[0, M, 2 M, .., N M]`, the first row of floats of each `x[i]` (`x[i][j][k]` is
+/// `flat[rows[level_0[i] + j] + k]` with `rows` its [`row_offsets`]).
+pub fn level_offsets<D, A: Matrix<D> + ?Sized>(m: &A, level: usize) -> Vec<usize> {
+    let mut counts = Vec::new();
+    m.counts_at(level + 1, &mut counts);
+    row_offsets_of_lengths(&counts)
 }
 
 /// The row offsets of a matrix of `rows` rows of `cols` elements each (`vec![vec![v; cols]; rows]`, made in
@@ -159,7 +213,7 @@ pub fn unflatten<T: Copy>(flat: &[T], offsets: &[usize]) -> Vec<Vec<T>> {
 }
 
 /// `flat`, row-major, in the shape of `m`: a matrix's gradient from its flat adjoint.
-pub fn unflatten_like<A: Matrix + ?Sized>(m: &A, flat: &[A::Elem]) -> A::Shaped {
+pub fn unflatten_like<D, A: Matrix<D> + ?Sized>(m: &A, flat: &[A::Elem]) -> A::Shaped {
     m.shaped(flat)
 }
 
@@ -168,12 +222,12 @@ pub fn unflatten_like<A: Matrix + ?Sized>(m: &A, flat: &[A::Elem]) -> A::Shaped 
 /// # Panics
 ///
 /// If the numbers of elements differ, with a message naming `label`.
-pub fn dual_matrix<A: Matrix + ?Sized, D: Matrix<Elem = A::Elem> + ?Sized>(
+pub fn dual_matrix<DA, DT, A: Matrix<DA> + ?Sized, T: Matrix<DT, Elem = A::Elem> + ?Sized>(
     label: &str,
     m: &A,
-    tangents: &D,
+    tangents: &T,
 ) -> A::Lifted {
-    let (n, flat) = (flatten(m).len(), flatten(tangents));
+    let (n, flat) = (m.floats(), flatten(tangents));
     if flat.len() != n {
         panic!(
             "autodiff: the direction for `{label}` has {} elements but `{label}` has {n}",
@@ -184,11 +238,8 @@ pub fn dual_matrix<A: Matrix + ?Sized, D: Matrix<Elem = A::Elem> + ?Sized>(
 }
 
 /// `m + 0 ε`: a matrix held constant among dual numbers.
-pub fn constant_matrix<A: Matrix + ?Sized>(m: &A) -> A::Lifted {
-    m.lifted(&vec![
-        <A::Elem as num_traits::Zero>::zero();
-        flatten(m).len()
-    ])
+pub fn constant_matrix<D, A: Matrix<D> + ?Sized>(m: &A) -> A::Lifted {
+    m.lifted(&vec![<A::Elem as num_traits::Zero>::zero(); m.floats()])
 }
 
 /// The tangent of a matrix parameter, flattened, checked against the flattened parameter.
@@ -196,7 +247,11 @@ pub fn constant_matrix<A: Matrix + ?Sized>(m: &A) -> A::Lifted {
 /// # Panics
 ///
 /// If the numbers of elements differ, with a message naming the parameter.
-pub fn matrix_tangent<D: Matrix + ?Sized>(label: &str, t: &D, flat: &[D::Elem]) -> Vec<D::Elem> {
+pub fn matrix_tangent<D, A: Matrix<D> + ?Sized>(
+    label: &str,
+    t: &A,
+    flat: &[A::Elem],
+) -> Vec<A::Elem> {
     let t = flatten(t);
     if t.len() != flat.len() {
         panic!(
@@ -231,5 +286,34 @@ mod tests {
         assert_eq!(uniform_row_offsets(3, 2), [0, 2, 4, 6]);
         assert_eq!(row_offsets_of_lengths(&[2, 0, 1]), [0, 2, 2, 3]);
         assert_eq!(unflatten(&[1.0, 2.0, 3.0], &[0, 2, 2, 3]), m);
+    }
+
+    #[test]
+    fn nested_deeper_than_a_matrix() {
+        let x = [
+            [[1.0, 2.0], [3.0, 4.0]],
+            [[5.0, 6.0], [7.0, 8.0]],
+            [[9.0, 10.0], [11.0, 12.0]],
+        ];
+        assert_eq!(flatten(&x), (1..=12).map(f64::from).collect::<Vec<_>>());
+        assert_eq!(row_offsets(&x), [0, 2, 4, 6, 8, 10, 12]);
+        assert_eq!(level_offsets(&x, 0), [0, 2, 4, 6]);
+        assert_eq!(unflatten_like(&x, &flatten(&x)), x);
+        let lifted = dual_matrix("x", &x, &[[[1.0; 2]; 2]; 3]);
+        assert_eq!((lifted[2][1][0].re, lifted[2][1][0].eps), (11.0, 1.0));
+        let ragged = vec![vec![vec![1.0], vec![2.0, 3.0]], vec![], vec![vec![4.0]]];
+        assert_eq!(row_offsets(&ragged), [0, 1, 3, 4]);
+        assert_eq!(level_offsets(&ragged, 0), [0, 2, 2, 3]);
+        assert_eq!(level_offsets(&ragged[..], 1), [0, 1, 3, 4]);
+        assert_eq!(
+            unflatten_like(&ragged, &[4.0, 3.0, 2.0, 1.0])[0][1],
+            [3.0, 2.0]
+        );
+        assert_eq!(constant_matrix(&ragged)[2][0][0].eps, 0.0);
+        let four = [[[[1.0f32; 2]; 1]; 2]; 2];
+        assert_eq!(
+            (flatten(&four).len(), level_offsets(&four, 1)),
+            (8, vec![0, 1, 2, 3, 4])
+        );
     }
 }

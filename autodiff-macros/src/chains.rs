@@ -809,12 +809,14 @@ impl Desugar<'_> {
             .collect();
         let body = &closure.body;
         let span = call.span();
+        // In parentheses: a block first in a statement (`{ .. } * { .. }`) would end there, once the
+        // generic copy of an `order = K` function is printed and parsed again.
         Some(match (pats.as_slice(), args.as_slice()) {
-            ([], []) => syn::parse_quote_spanned!(span=> { #body }),
-            ([pat], [arg]) => syn::parse_quote_spanned!(span=> { let #pat = #arg; #body }),
+            ([], []) => syn::parse_quote_spanned!(span=> ({ #body })),
+            ([pat], [arg]) => syn::parse_quote_spanned!(span=> ({ let #pat = #arg; #body })),
             // A tuple, so that each argument is evaluated before any parameter is bound.
             (pats, args) => {
-                syn::parse_quote_spanned!(span=> { let (#(#pats),*) = (#(#args),*); #body })
+                syn::parse_quote_spanned!(span=> ({ let (#(#pats),*) = (#(#args),*); #body }))
             }
         })
     }

@@ -127,6 +127,10 @@ pub(crate) enum GenericCopy {
     /// signatures (`fallback_copy`) that is a compile error saying `why` once an `order = K` function
     /// instantiates it, so that the generic copies of callers compile whether or not they reach it.
     Fallback { why: String },
+    /// An associated function of a generic `impl` (its float type the `impl`'s parameter `float`) without
+    /// a generic copy: `Fallback`'s associated functions, over `float` itself (a caller's copy names the
+    /// `impl`'s type with its own float type, `Spring::<__S>::g`).
+    ImplFallback { why: String, float: Ident },
 }
 
 /// An output parameter (`out: &mut [T]`), as its companion sees it.
@@ -361,12 +365,18 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             }
         });
         // A method without a generic copy: the fallback stands for it under its names.
-        let fallback = match generic_copy {
-            GenericCopy::Fallback { why } => fallback_copy(&FallbackCopy {
+        let (why, float) = match generic_copy {
+            GenericCopy::Fallback { why } => (Some(why), None),
+            GenericCopy::ImplFallback { why, float } => (Some(why), Some(float)),
+            _ => (None, None),
+        };
+        let fallback = match why {
+            Some(why) => fallback_copy(&FallbackCopy {
                 vis,
                 name,
                 generics,
                 why,
+                float,
                 params: &params,
                 ret,
                 d_ret_ty: &d_ret_ty,
@@ -377,7 +387,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 jvp_extra: &jvp_extra,
                 method: true,
             }),
-            _ => TokenStream::new(),
+            None => TokenStream::new(),
         };
         return quote! {
             #extra
@@ -449,12 +459,13 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             },
             TokenStream::new(),
         ),
-        GenericCopy::Fallback { why } => {
+        GenericCopy::Fallback { why } | GenericCopy::ImplFallback { why, .. } => {
             let fallback = fallback_copy(&FallbackCopy {
                 vis,
                 name,
                 generics,
                 why,
+                float: None,
                 params: &params,
                 ret,
                 d_ret_ty: &d_ret_ty,
@@ -706,6 +717,9 @@ struct FallbackCopy<'a> {
     name: &'a Ident,
     generics: &'a syn::Generics,
     why: &'a str,
+    /// The float type parameter of a generic `impl` that the copy's signatures keep (`ImplFallback`), in
+    /// place of a type parameter `__S` of their own.
+    float: Option<&'a Ident>,
     params: &'a [TokenStream],
     ret: &'a TokenStream,
     d_ret_ty: &'a TokenStream,
@@ -744,11 +758,15 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         method,
         ..
     } = f;
-    let scalar = Ident::new("__S", Span::call_site());
-    let mut copy_generics = (*generics).clone();
-    copy_generics
-        .params
-        .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
+    let (scalar, mut copy_generics) = match f.float {
+        Some(float) => (float.clone(), (*generics).clone()),
+        None => (Ident::new("__S", Span::call_site()), (*generics).clone()),
+    };
+    if f.float.is_none() {
+        copy_generics
+            .params
+            .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
+    }
     let where_clause = &copy_generics.where_clause;
     let copy = crate::naming::generic_copy(name);
     if *method {
@@ -875,10 +893,16 @@ fn fallback_method_copy(
     let where_clause = &copy_generics.where_clause;
     let copy = crate::naming::generic_copy(name);
     let marker = crate::naming::method_copy_marker(name);
+    let instead = match f.float {
+        Some(_) => "Rewrite its body so, or write it as a free function generic over `T: Float`",
+        None => {
+            "Rewrite its body so (`self`'s fields read by index), give it `order = 2` if it takes no \
+             `self`, or write its computation out in the caller"
+        }
+    };
     let message = format!(
         "`{name}` has no generic copy, which an `order = K` function calling it (directly or through other \
-         methods) needs: {why}. Rewrite its body so (`self`'s fields read by index), give it `order = 2` if \
-         it takes no `self`, or write its computation out in the caller"
+         methods) needs: {why}. {instead}"
     );
     let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
     let fail = quote! {{

@@ -366,18 +366,26 @@ fn method_generic_copy(
     calls: &[String],
 ) -> (companion::GenericCopy, TokenStream) {
     let parameter_struct = flat.is_some();
-    let generic = !signature::float_type_params(&impl_float_params(item).sig.generics).is_empty();
+    let generic = !float_params_with_impl(item).is_empty();
     let missing = (companion::GenericCopy::Missing, TokenStream::new());
     if args.lift_fields {
         return missing;
     }
     if generic {
-        return match parameter_struct {
-            false => (
-                companion::GenericCopy::Missing,
-                impl_generic_copy(item, args),
-            ),
-            true => missing,
+        return match (parameter_struct, impl_generic_copy(item, args)) {
+            (false, Ok(copy)) => (companion::GenericCopy::Missing, copy),
+            // An associated function without one: the fallback, so that an `order = K` caller gets one
+            // error at its call (`HasMethodCopy`) in place of rustc's missing `__g_generic`.
+            (false, Err(why)) if item.sig.receiver().is_none() => {
+                match float_params_with_impl(item).into_iter().next() {
+                    Some(float) => (
+                        companion::GenericCopy::ImplFallback { why, float },
+                        TokenStream::new(),
+                    ),
+                    None => missing,
+                }
+            }
+            _ => missing,
         };
     }
     if !parameter_struct {
@@ -423,18 +431,25 @@ fn method_generic_copy(
 
 /// In a generic `impl`, the generic copy `Self::__g_generic` of an associated function without `self`, over a
 /// float type `__S` of its own (the `impl`'s float type parameter renamed), which the hidden function of a
-/// method with `order = K` (`struct_higher.rs`) calls on its own float type. Made where it surely compiles:
-/// the body names `Self` only in the argument of `T::from(..)` (`T::from(Self::HALF)`), as a constant of
-/// another type must be converted there; the function itself declares no float type parameter.
-fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> TokenStream {
+/// method with `order = K` (`struct_higher.rs`) and the copies of `order = K` callers
+/// (`Spring::<f64>::g(x)` in an `f64` function) call on their own float type. Made where it surely compiles:
+/// the body names `Self` only to call other associated functions (`Self::h(x)`, whose copies the copy
+/// calls, `Self::__h_generic(x)`) or in the argument of `T::from(..)` (`T::from(Self::HALF)`), as a
+/// constant of another type must be converted there; the function itself declares no float type
+/// parameter.
+/// `Err` with why where it makes none.
+fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, String> {
     use syn::visit::Visit;
     let own = signature::float_type_params(&item.sig.generics);
-    let of_impl = signature::float_type_params(&impl_float_params(item).sig.generics);
+    let of_impl = float_params_with_impl(item);
     let [t] = of_impl.as_slice() else {
-        return TokenStream::new();
+        return Err("its signature names more than one float type parameter".into());
     };
-    if !own.is_empty() || item.sig.receiver().is_some() {
-        return TokenStream::new();
+    if !own.is_empty() {
+        return Err("it declares a float type parameter of its own".into());
+    }
+    if item.sig.receiver().is_some() {
+        return Err("it takes `self`".into());
     }
     struct Unconverted<'a> {
         t: &'a Ident,
@@ -446,7 +461,11 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> TokenStream {
                 && p.path.segments.len() == 2
                 && p.path.segments[0].ident == *self.t
                 && p.path.segments[1].ident == "from");
-            if !conversion {
+            let associated = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && naming::self_associated_call(&p.path).is_some());
+            if associated {
+                call.args.iter().for_each(|a| self.visit_expr(a));
+            } else if !conversion {
                 syn::visit::visit_expr_call(self, call);
             }
         }
@@ -460,18 +479,23 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> TokenStream {
     let mut unconverted = Unconverted { t, found: false };
     unconverted.visit_block(&item.block);
     if unconverted.found {
-        return TokenStream::new();
+        return Err(
+            "its body names `Self` other than to call associated functions (`Self::h(x)`) or inside \
+             `T::from(..)`, or declares an item"
+                .into(),
+        );
     }
     let scalar = Ident::new("__S", proc_macro2::Span::call_site());
     let mut copy = item.clone();
     copy.attrs.clear();
     copy.sig.ident = naming::generic_copy(&item.sig.ident);
+    syn::visit_mut::VisitMut::visit_block_mut(&mut naming::CallsOfCopies, &mut copy.block);
     let Ok(mut copy) = syn::parse2::<syn::ItemFn>(crate::shadow::replace_float(
         copy.to_token_stream(),
         &t.to_string(),
         &scalar,
     )) else {
-        return TokenStream::new();
+        return Err("its copy over another float type does not parse".into());
     };
     copy.sig
         .generics
@@ -479,12 +503,12 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> TokenStream {
         .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
     let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
     // An associated function of the `impl` too, which its own expansion cannot find in the source.
-    quote! {
+    Ok(quote! {
         #[::autodiff::differentiable(#wrt __in_impl)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #copy
-    }
+    })
 }
 
 /// The callees (their paths' tokens) that `f` passes a float or a float array (`floats`), or else only
@@ -641,6 +665,12 @@ fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
         }
     }
     item
+}
+
+/// The float type parameters of `item`, those of a generic `impl` around a method included
+/// (`impl_float_params`).
+pub(crate) fn float_params_with_impl(item: &syn::ItemFn) -> Vec<Ident> {
+    signature::float_type_params(&impl_float_params(item).sig.generics)
 }
 
 /// `item` with, when it has parameter structs, `T: Differentiable` added to the `where` clause for each

@@ -96,6 +96,21 @@ fn through_shadow(
     let float = match &sig.ret_ty {
         Type::Path(p) if p.path.is_ident("f64") => "f64",
         Type::Path(p) if p.path.is_ident("f32") => "f32",
+        // `fn scale(x: T) -> T` in `impl<T: Float> S<T>`: `f_hvp` runs `f_grad` on dual numbers, which
+        // would be `S::<Dual<T>>::scale_grad`, a type the function cannot name.
+        Type::Path(p)
+            if p.path
+                .get_ident()
+                .is_some_and(|t| crate::expand::float_params_with_impl(item).contains(t)) =>
+        {
+            errors.spanned(
+                order,
+                "`order = K` is not supported on a function of a generic `impl`'s float type parameter: \
+                 write it as a free function generic over `T: Float` with `order = K` (its first-order \
+                 derivatives work here, and the copies of `order = K` callers reach it)",
+            );
+            return TokenStream::new();
+        }
         _ => {
             errors.spanned(
                 order,
@@ -122,7 +137,16 @@ fn through_shadow(
     }
     let name = &item.sig.ident;
     let shadow_name = quote::format_ident!("__{}_generic", name);
-    let shadow = crate::shadow::shadow(item, float, &shadow_name, &calls.active, &calls.plain);
+    // Asked for, the copy takes the elements of every local but a matrix out of their references in
+    // loops (`for v in w.iter()`: `&__S` has no arithmetic).
+    let shadow = crate::shadow::shadow(
+        item,
+        float,
+        &shadow_name,
+        &calls.active,
+        &calls.plain,
+        crate::shadow::Locals::AllButMatrices,
+    );
     let wrt = args.wrt.as_ref().map(|names| quote!(, wrt(#(#names),*)));
     let h = Higher {
         item,

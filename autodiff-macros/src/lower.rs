@@ -77,6 +77,9 @@ struct Lowering<'a> {
     param_vars: Vec<Var>,
     /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
     matrices: std::collections::HashMap<Array, Array>,
+    /// For a nested array deeper than a matrix (`[[[T; K]; M]; N]`), the arrays of the offsets of its levels
+    /// above the rows, outermost first (`lower/matrices.rs`); none for a matrix.
+    outer_levels: std::collections::HashMap<Array, Vec<Array>>,
     /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
     /// references, so a call takes them as `&a`.
     windows: std::collections::HashSet<Array>,
@@ -106,6 +109,7 @@ pub(crate) fn lower(
         loop_depth: 0,
         param_vars: Vec::new(),
         matrices: Default::default(),
+        outer_levels: Default::default(),
         windows: Default::default(),
         errors,
     };

@@ -169,6 +169,35 @@ pub(crate) fn is_associated_call(path: &syn::Path) -> bool {
         })
 }
 
+/// `g` of a call `Self::g(..)` of an associated function.
+pub(crate) fn self_associated_call(path: &syn::Path) -> Option<&Ident> {
+    let segments = &path.segments;
+    (path.leading_colon.is_none()
+        && segments.len() == 2
+        && segments[0].ident == "Self"
+        && segments.iter().all(|s| s.arguments.is_none()))
+    .then(|| &segments[1].ident)
+}
+
+/// `Self::g(..)` → `Self::__g_generic(..)`: the generic copy of `g` over its own float type, which a hidden
+/// function over the renamed float type `__T` (`struct_higher.rs`) or the generic copy of an associated
+/// function of a generic `impl` (`expand::impl_generic_copy`) calls.
+pub(crate) struct CallsOfCopies;
+
+impl syn::visit_mut::VisitMut for CallsOfCopies {
+    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+        if let syn::Expr::Path(p) = &mut *call.func {
+            if let Some(g) = self_associated_call(&p.path) {
+                let copy = generic_copy(g);
+                p.path = syn::parse_quote!(Self::#copy);
+            }
+        }
+        syn::visit_mut::visit_expr_call_mut(self, call);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// The name under which `#[gradient_of(path)]` registers the gradient of a function by its path, and
 /// under which a call written with that path looks for it: `libm::erf` gives
 /// `__autodiff_gradient_of__libm__erf` (a leading `::` or `self::` dropped). `None` for a one-segment path,

@@ -44,15 +44,17 @@ pub(crate) struct CopyCalls {
     pub(crate) plain: Vec<PlainCall>,
 }
 
-/// The generic shadow of `item`, whose float type is `float` (`f64` or `f32`), named `name`.
+/// The generic shadow of `item`, whose float type is `float` (`f64` or `f32`), named `name`. `locals`: which
+/// locals' loops take their elements out of their references (`by_value_loops`).
 pub(crate) fn shadow(
     item: &syn::ItemFn,
     float: &str,
     name: &Ident,
     active_calls: &[String],
     plain_calls: &[PlainCall],
+    locals: Locals,
 ) -> syn::ItemFn {
-    let item = &by_value_loops(item, float);
+    let item = &by_value_loops(item, float, locals);
     let mut shadow = item.clone();
     shadow.sig.ident = name.clone();
     shadow.attrs.clear();
@@ -136,7 +138,7 @@ pub(crate) fn surely_compiling_copy(
         return Err(why);
     }
     let name = crate::naming::generic_copy(&item.sig.ident);
-    Ok(shadow(item, float, &name, calls, &[]))
+    Ok(shadow(item, float, &name, calls, &[], Locals::OfFloats))
 }
 
 /// `surely_compiling_copy` of `item`, or failing that of `item` with its iterator chains rewritten into
@@ -368,7 +370,7 @@ const FLOAT_INTEGER_CONSTANTS: &[&str] = &[
 /// `&`, no other float type.
 pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
     use syn::visit::Visit;
-    let item = &by_value_loops(item, float);
+    let item = &by_value_loops(item, float, Locals::OfFloats);
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
     const METHODS: &[&str] = &["len", "clone", "to_vec", "push"];
     struct Check<'b> {
@@ -611,7 +613,8 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
         Expr::MethodCall(m) if m.method == name => Some(m),
         _ => None,
     };
-    // `x`, `&x`, `x.iter()`, `x.iter().rev()`: the array `x`, a path; or a sub-slice of it, `&x[a..b]`.
+    // `x`, `&x`, `x.iter()`, `x.iter().rev()`: the array `x`, a path; a sub-slice of it, `&x[a..b]`; or a
+    // row of a nested array, `&m[i]`, `x[i][j].iter()`.
     let elements = |e: &'a Expr| -> Option<&'a Expr> {
         let e = method(e, "rev")
             .filter(|m| m.args.is_empty())
@@ -621,10 +624,16 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
             Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
             other => other,
         };
-        let array = match e {
+        let mut array = match e {
             Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => &*i.expr,
             other => other,
         };
+        while let Expr::Index(i) = array {
+            if matches!(&*i.index, Expr::Range(_)) {
+                return None;
+            }
+            array = &i.expr;
+        }
         matches!(array, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
             .then_some(e)
     };
@@ -649,9 +658,11 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
     }
 }
 
-/// `item` with each `for` loop over a parameter's floats that binds them by reference (`for v in x.iter()`,
-/// `for (i, v) in x.iter().enumerate()`, `for (a, b) in x.iter().zip(&y[1..])`) taking them out of their
-/// references instead, and `*v` in its body read as `v`: `&__S` has no arithmetic (`v * v`), `__S` has.
+/// `item` with each `for` loop over the floats of a parameter, of a row of a nested one (`m[i]`,
+/// `x[i][j]`) or of a local (`which`: one that surely holds floats, `let w = x.to_vec();`,
+/// `let w: Vec<f64> = ..`, `vec![0.0; n]`, or any but a matrix) that binds them by reference (`for v in x.iter()`, `for (i, v) in x.iter().enumerate()`,
+/// `for (a, b) in x.iter().zip(&y[1..])`) taking them out of their references instead, and `*v` in its
+/// body read as `v`: `&__S` has no arithmetic (`v * v`), `__S` has.
 ///
 /// ```text
 /// // Input:                                   // Output:
@@ -659,45 +670,228 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
 ///     s += v * *v * i as f64;                     s += v * v * i as f64;
 /// }                                           }
 /// ```
-fn by_value_loops(item: &syn::ItemFn, float: &str) -> syn::ItemFn {
+fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn {
     use syn::Pat;
-    /// The parameters that hold floats: `&[f64]`, `&mut [f64]`, `Vec<f64>`, `&Vec<f64>`, `[f64; N]`, `&[f64; N]`.
-    fn float_arrays(item: &syn::ItemFn, float: &str) -> Vec<String> {
-        let holds_floats = |ty: &Type| {
-            let ty = match ty {
-                Type::Reference(r) => &*r.elem,
-                ty => ty,
-            };
-            let is_float = |t: &Type| matches!(t, Type::Path(p) if p.path.is_ident(float));
-            match ty {
-                Type::Slice(s) => is_float(&s.elem),
-                Type::Array(a) => is_float(&a.elem),
-                Type::Path(p) => p.path.segments.last().is_some_and(|seg| {
-                    seg.ident == "Vec"
-                        && matches!(&seg.arguments, syn::PathArguments::AngleBracketed(a)
-                            if matches!(a.args.first(), Some(syn::GenericArgument::Type(t)) if is_float(t)))
-                }),
-                _ => false,
+    /// How many levels of arrays of floats `ty` nests (`&[f64]`, `&mut [f64]`, `Vec<f64>`, `[f64; N]`: 1;
+    /// `&[Vec<f64>]`, `[[f64; M]; N]`: 2; ..), 0 for a type that holds no floats.
+    fn float_depth(ty: &Type, float: &str) -> usize {
+        match ty {
+            Type::Reference(r) => float_depth(&r.elem, float),
+            Type::Path(p) if p.path.is_ident(float) => 0,
+            _ => {
+                let elem = match ty {
+                    Type::Slice(s) => Some(&*s.elem),
+                    Type::Array(a) => Some(&*a.elem),
+                    Type::Path(p) => p.path.segments.last().and_then(|seg| match &seg.arguments {
+                        syn::PathArguments::AngleBracketed(a) if seg.ident == "Vec" => {
+                            match a.args.first() {
+                                Some(syn::GenericArgument::Type(t)) => Some(t),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    }),
+                    _ => None,
+                };
+                match elem {
+                    Some(Type::Path(p)) if p.path.is_ident(float) => 1,
+                    Some(e) => match float_depth(e, float) {
+                        0 => 0,
+                        depth => depth + 1,
+                    },
+                    None => 0,
+                }
             }
-        };
+        }
+    }
+    /// The parameters that hold floats, and how deep.
+    fn float_arrays(item: &syn::ItemFn, float: &str) -> Vec<(String, usize)> {
         item.sig
             .inputs
             .iter()
             .filter_map(|input| match input {
-                syn::FnArg::Typed(t) => match &*t.pat {
-                    Pat::Ident(i) if holds_floats(&t.ty) => Some(i.ident.to_string()),
+                syn::FnArg::Typed(t) => match (&*t.pat, float_depth(&t.ty, float)) {
+                    (Pat::Ident(i), depth) if depth > 0 => Some((i.ident.to_string(), depth)),
                     _ => None,
                 },
                 syn::FnArg::Receiver(_) => None,
             })
             .collect()
     }
+    /// The locals whose loops take their elements out of their references (`which`), one level deep.
+    fn float_locals(
+        item: &syn::ItemFn,
+        float: &str,
+        rewrite: &Rewrite,
+        which: Locals,
+    ) -> Vec<(String, usize)> {
+        use syn::visit::Visit;
+        struct Lets<'a> {
+            float: &'a str,
+            rewrite: &'a Rewrite,
+            which: Locals,
+            floats: Vec<String>,
+            others: Vec<String>,
+            /// The matrices made so far, with their depth.
+            matrices: Vec<(String, usize)>,
+        }
+        impl Lets<'_> {
+            fn float_literal(e: &Expr) -> bool {
+                matches!(
+                    e,
+                    Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Float(_),
+                        ..
+                    })
+                ) || matches!(e, Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) && Self::float_literal(&u.expr))
+            }
+            /// A matrix (or deeper), whose rows are no `Copy` values, with its depth: `vec![vec![..]; n]`,
+            /// `[[a, b], [c, d]]`, a copy of a matrix (`m.to_vec()`) or declared so.
+            fn matrix(&self, local: &syn::Local) -> Option<usize> {
+                let nested = |e: &Expr| match e {
+                    Expr::Repeat(r) => {
+                        matches!(&*r.expr, Expr::Repeat(_) | Expr::Array(_) | Expr::Macro(_))
+                    }
+                    Expr::Array(a) => a
+                        .elems
+                        .iter()
+                        .any(|e| matches!(e, Expr::Repeat(_) | Expr::Array(_) | Expr::Macro(_))),
+                    Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                        crate::chains::vec_arg_exprs(&m.mac)
+                            .first()
+                            .is_some_and(|e| {
+                                matches!(e, Expr::Repeat(_) | Expr::Array(_) | Expr::Macro(_))
+                            })
+                    }
+                    _ => false,
+                };
+                if let Pat::Type(t) = &local.pat {
+                    let depth = crate::signature::nesting_depth(&t.ty);
+                    return (depth > 1).then_some(depth);
+                }
+                match &*local.init.as_ref()?.expr {
+                    Expr::MethodCall(m)
+                        if matches!(m.method.to_string().as_str(), "to_vec" | "clone") =>
+                    {
+                        let Expr::Path(p) = &*m.receiver else {
+                            return None;
+                        };
+                        let name = p.path.get_ident()?;
+                        let mut arrays = self.rewrite.arrays.iter().chain(&self.matrices);
+                        let (_, depth) = arrays.rfind(|(array, _)| name == array)?;
+                        (*depth > 1).then_some(*depth)
+                    }
+                    e => nested(e).then_some(2),
+                }
+            }
+            fn holds_floats(&self, local: &syn::Local) -> bool {
+                if self.which == Locals::AllButMatrices {
+                    return self.matrix(local).is_none();
+                }
+                if let Pat::Type(t) = &local.pat {
+                    return float_depth(&t.ty, self.float) == 1;
+                }
+                let Some(init) = &local.init else {
+                    return false;
+                };
+                match &*init.expr {
+                    Expr::MethodCall(m)
+                        if matches!(m.method.to_string().as_str(), "to_vec" | "clone")
+                            && m.args.is_empty() =>
+                    {
+                        self.rewrite.elements(&m.receiver)
+                    }
+                    Expr::Repeat(r) => Self::float_literal(&r.expr),
+                    Expr::Array(a) => {
+                        !a.elems.is_empty() && a.elems.iter().all(Self::float_literal)
+                    }
+                    Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                        match crate::chains::vec_arg_exprs(&m.mac).first() {
+                            Some(first) => Self::float_literal(first),
+                            None => false,
+                        }
+                    }
+                    _ => false,
+                }
+            }
+        }
+        impl<'ast> Visit<'ast> for Lets<'_> {
+            fn visit_local(&mut self, local: &'ast syn::Local) {
+                let name = match &local.pat {
+                    Pat::Ident(i) => Some(&i.ident),
+                    Pat::Type(t) => match &*t.pat {
+                        Pat::Ident(i) => Some(&i.ident),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(name) = name {
+                    if let Some(depth) = self.matrix(local) {
+                        self.matrices.push((name.to_string(), depth));
+                    }
+                    match self.holds_floats(local) {
+                        true => self.floats.push(name.to_string()),
+                        false => self.others.push(name.to_string()),
+                    }
+                }
+                syn::visit::visit_local(self, local);
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        let mut lets = Lets {
+            float,
+            rewrite,
+            which,
+            floats: Vec::new(),
+            others: Vec::new(),
+            matrices: Vec::new(),
+        };
+        lets.visit_block(&item.block);
+        let Lets {
+            floats,
+            others,
+            matrices,
+            ..
+        } = lets;
+        let mut locals: Vec<(String, usize)> = floats
+            .into_iter()
+            .filter(|name| !others.contains(name))
+            .map(|name| (name, 1))
+            .collect();
+        // Asked for, the matrices too, whose rows a loop binds (`for row in m.iter()`): where every `let`
+        // of the name makes one of the same depth.
+        if which == Locals::AllButMatrices {
+            let same = |name: &String, depth: usize| {
+                matrices
+                    .iter()
+                    .filter(|(m, _)| m == name)
+                    .all(|(_, d)| *d == depth)
+                    && matrices.iter().filter(|(m, _)| m == name).count()
+                        == others.iter().filter(|o| *o == name).count()
+            };
+            let mut seen: Vec<(String, usize)> = Vec::new();
+            for (name, depth) in &matrices {
+                if same(name, *depth) && !seen.iter().any(|(s, _)| s == name) {
+                    seen.push((name.clone(), *depth));
+                }
+            }
+            locals.extend(seen);
+        }
+        locals
+    }
     struct Rewrite {
-        arrays: Vec<String>,
+        /// The arrays of floats, with how many levels of arrays each nests.
+        arrays: Vec<(String, usize)>,
     }
     impl Rewrite {
-        /// `x`, `&x`, `x.iter()`, `&x[a..b]`, `x[a..b].iter()`, each perhaps `.rev()`, of a float array `x`.
+        /// `x`, `&x`, `x.iter()`, `&x[a..b]`, `x[a..b].iter()`, each perhaps `.rev()`, of a float array `x`,
+        /// or of a row of a nested one (`m[i]`, `&x[i][j][a..]`).
         fn elements(&self, e: &Expr) -> bool {
+            self.iterated_depth(e) == Some(1)
+        }
+        /// How many levels of arrays the items that `e` iterates (as `elements` reads it) hold: 1 for the
+        /// floats of a slice, 2 for the rows of a matrix (`for row in m.iter()`), ..
+        fn iterated_depth(&self, e: &Expr) -> Option<usize> {
             let e = match e {
                 Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => &*m.receiver,
                 e => e,
@@ -707,12 +901,46 @@ fn by_value_loops(item: &syn::ItemFn, float: &str) -> syn::ItemFn {
                 Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
                 e => e,
             };
-            let e = match e {
+            let mut e = match e {
                 Expr::Index(i) if matches!(&*i.index, Expr::Range(_)) => &*i.expr,
                 e => e,
             };
-            matches!(e, Expr::Path(p) if p.qself.is_none()
-                && p.path.get_ident().is_some_and(|i| self.arrays.contains(&i.to_string())))
+            // The rows of a nested array: one index per level above its floats.
+            let mut indexes = 0;
+            while let Expr::Index(i) = e {
+                if matches!(&*i.index, Expr::Range(_)) {
+                    return None;
+                }
+                indexes += 1;
+                e = &i.expr;
+            }
+            let Expr::Path(p) = e else {
+                return None;
+            };
+            let name = p.path.get_ident().filter(|_| p.qself.is_none())?;
+            // The last `let` or parameter of the name counts (a loop's binding shadows an outer one).
+            let (_, depth) = self.arrays.iter().rev().find(|(array, _)| name == array)?;
+            depth.checked_sub(indexes).filter(|d| *d > 0)
+        }
+        /// The rows that a loop binds (`row` of `for row in m.iter()`, `for (i, row) in m.iter().enumerate()`
+        /// of a matrix `m`): arrays of floats in its body, with their depth.
+        fn rows_bound(&self, f: &syn::ExprForLoop) -> Option<(String, usize)> {
+            let (pat, iterated) = match (&*f.pat, &*f.expr) {
+                (Pat::Tuple(t), Expr::MethodCall(m))
+                    if t.elems.len() == 2 && m.method == "enumerate" && m.args.is_empty() =>
+                {
+                    (&t.elems[1], &*m.receiver)
+                }
+                (pat, iterated) => (pat, iterated),
+            };
+            let Pat::Ident(row) = pat else {
+                return None;
+            };
+            let depth = self
+                .iterated_depth(iterated)?
+                .checked_sub(1)
+                .filter(|d| *d > 0)?;
+            Some((row.ident.to_string(), depth))
         }
         /// Rewrites a binding `v` of a reference into `&v`; its name.
         fn by_value(pat: &mut Pat) -> Option<Ident> {
@@ -780,16 +1008,38 @@ fn by_value_loops(item: &syn::ItemFn, float: &str) -> syn::ItemFn {
                 *f = by_value;
                 Deref(&names).visit_block_mut(&mut f.body);
             }
+            // The rows of a matrix are arrays of floats in the loop's body.
+            let rows = self.rows_bound(f);
+            let known = self.arrays.len();
+            self.arrays.extend(rows);
             visit_mut::visit_expr_for_loop_mut(self, f);
+            self.arrays.truncate(known);
         }
         fn visit_item_mut(&mut self, _: &mut syn::Item) {}
     }
     let mut item = item.clone();
-    Rewrite {
+    let mut rewrite = Rewrite {
         arrays: float_arrays(&item, float),
-    }
-    .visit_block_mut(&mut item.block);
+    };
+    let locals = float_locals(&item, float, &rewrite, which);
+    // A local named like a parameter shadows it.
+    rewrite
+        .arrays
+        .retain(|(name, _)| !locals.iter().any(|(local, _)| local == name));
+    rewrite.arrays.extend(locals);
+    rewrite.visit_block_mut(&mut item.block);
     item
+}
+
+/// Which locals' loops `by_value_loops` rewrites.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Locals {
+    /// Those that surely hold floats (`let w = x.to_vec();`, `let w: Vec<f64> = ..`, `vec![0.0; n]`): in
+    /// a copy made without being asked, which must surely compile.
+    OfFloats,
+    /// Every local but a matrix (whose rows are no `Copy` values): in the copy of a function with
+    /// `order = K`, whose locals hold floats, integers or `bool`s (`Copy` all) unless they are matrices.
+    AllButMatrices,
 }
 
 /// Does `block` pass one of `names` on bare as an argument of a call or a method (`g(v)`, `a.max(v)`)?
@@ -1396,7 +1646,7 @@ mod tests {
     /// The body of the shadow of `item`, as a string without the inserted `use`.
     fn body(item: syn::ItemFn) -> String {
         let name = Ident::new("__f_generic", Span::call_site());
-        let mut s = shadow(&item, "f64", &name, &[], &[]);
+        let mut s = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices);
         s.block.stmts.remove(0);
         s.block
             .stmts
@@ -1418,7 +1668,7 @@ mod tests {
             callee: "ln_gamma".into(),
             floats: vec![true, false],
         }];
-        let s = shadow(&item, "f64", &name, &[], &plain);
+        let s = shadow(&item, "f64", &name, &[], &plain, Locals::AllButMatrices);
         let text = s.block.to_token_stream().to_string();
         // The call is not a generic copy's; its float argument goes back to `f64`, its result through `lift`.
         assert!(!text.contains("GenericCopy"), "{text}");
@@ -1442,7 +1692,7 @@ mod tests {
             }
         );
         let name = Ident::new("__f_generic", Span::call_site());
-        let text = shadow(&item, "f64", &name, &[], &[])
+        let text = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices)
             .block
             .to_token_stream()
             .to_string();
@@ -1545,10 +1795,22 @@ mod tests {
                 s
             }
         )));
-        // Of a local `Vec`, whose element type the macro cannot see, it stays a reference: no copy.
-        assert!(!leaf(syn::parse_quote!(
+        // Of a local `Vec` that surely holds floats (a copy of a parameter's, float literals), it is
+        // taken out too; of one whose element type the macro cannot see, it stays a reference: no copy.
+        assert!(leaf(syn::parse_quote!(
             fn f(x: &[f64]) -> f64 {
                 let w = x.to_vec();
+                let z = vec![0.5; 3];
+                let mut s = 0.0;
+                for (v, u) in w.iter().zip(z.iter()) {
+                    s += v * v * *u;
+                }
+                s
+            }
+        )));
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let w = vec![x[0], x[1]];
                 let mut s = 0.0;
                 for v in w.iter() {
                     s += v * v;
@@ -1556,6 +1818,27 @@ mod tests {
                 s
             }
         )));
+        // Asked for (`order = K`), the copy takes out the elements of every local but a matrix.
+        let copy = by_value_loops(
+            &syn::parse_quote!(
+                fn f(x: &[f64]) -> f64 {
+                    let w = vec![x[0], x[1]];
+                    let m = vec![vec![x[0]; 2]; 2];
+                    let mut s = 0.0;
+                    for v in w.iter() {
+                        s += v * v;
+                    }
+                    for row in m.iter() {
+                        s += row[0];
+                    }
+                    s
+                }
+            ),
+            "f64",
+            Locals::AllButMatrices,
+        );
+        let text = copy.block.to_token_stream().to_string();
+        assert!(text.contains("for & v in w . iter ()") && text.contains("for row in m . iter ()"));
     }
 
     #[test]
@@ -1682,7 +1965,7 @@ mod tests {
             "libm :: erf".to_string(),
             "m :: square :: < f64 >".to_string(),
         ];
-        let mut copy = shadow(&item, "f64", &name, &calls, &[]);
+        let mut copy = shadow(&item, "f64", &name, &calls, &[], Locals::AllButMatrices);
         let text = copy.block.to_token_stream().to_string();
         assert!(
             text.contains(":: autodiff :: __private :: copy_by_path ! (libm :: erf , call_on (_) , __autodiff_gradient_of__libm__erf) . call_on (x)"),

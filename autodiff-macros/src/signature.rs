@@ -492,20 +492,30 @@ pub(crate) fn scalar_outputs_as_slices(block: &syn::Block, sig: &Signature) -> s
 }
 
 /// A matrix of floats: `&[Vec<T>]`, `Vec<Vec<T>>`, `&Vec<Vec<T>>`, `[[T; M]; N]` or `&[[T; M]; N]`, with the
-/// type of its gradient (`Vec<Vec<T>>` or `[[T; M]; N]`).
+/// type of its gradient (`Vec<Vec<T>>` or `[[T; M]; N]`); or a nested array deeper, nesting the same way
+/// (arrays of arrays, `[[[T; K]; M]; N]`, or `Vec`s of `Vec`s, `&[Vec<Vec<T>>]`, `Vec<Vec<Vec<T>>>`).
 pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArrayShape, Type)> {
     let (inner, owned) = match ty {
         Type::Reference(r) if r.mutability.is_none() => (&*r.elem, false),
         other => (other, true),
     };
-    let row = |t: &Type| array_shape(t, float_params).filter(|(shape, _)| shape.owned);
+    // An item: a row of floats or a nested array, owned, an array in an array and a `Vec` in a `Vec`.
+    let row = |t: &Type, fixed: bool| {
+        let item = array_shape(t, float_params)
+            .map(|(shape, ty)| (shape.owned && shape.fixed == fixed).then_some(ty));
+        item.unwrap_or_else(|| {
+            matrix_shape(t, float_params)
+                .filter(|(shape, _)| shape.owned && matches!(t, Type::Array(_)) == fixed)
+                .map(|(_, ty)| ty)
+        })
+    };
     let grad_ty: Type = match inner {
         Type::Slice(s) if !owned => {
-            let (_, row_ty) = row(&s.elem).filter(|(shape, _)| !shape.fixed)?;
+            let row_ty = row(&s.elem, false)?;
             syn::parse_quote!(::std::vec::Vec<#row_ty>)
         }
         Type::Array(a) => {
-            row(&a.elem).filter(|(shape, _)| shape.fixed)?;
+            row(&a.elem, true)?;
             Type::Array(a.clone())
         }
         Type::Path(tp) => {
@@ -516,7 +526,7 @@ pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
             let syn::GenericArgument::Type(elem) = args.args.first()? else {
                 return None;
             };
-            let (_, row_ty) = row(elem).filter(|(shape, _)| !shape.fixed)?;
+            let row_ty = row(elem, false)?;
             syn::parse_quote!(::std::vec::Vec<#row_ty>)
         }
         _ => return None,
@@ -529,6 +539,22 @@ pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
         },
         grad_ty,
     ))
+}
+
+/// How many levels of arrays `ty` nests: 1 for a slice, `Vec` or array, 2 for a matrix, 3 for
+/// `[[[T; K]; M]; N]`, .. (0 for anything else).
+pub(crate) fn nesting_depth(ty: &Type) -> usize {
+    match ty {
+        Type::Reference(r) => nesting_depth(&r.elem),
+        Type::Paren(p) => nesting_depth(&p.elem),
+        Type::Slice(s) => 1 + nesting_depth(&s.elem),
+        Type::Array(a) => 1 + nesting_depth(&a.elem),
+        Type::Path(_) => match vec_element(ty) {
+            Some(elem) => 1 + nesting_depth(elem),
+            None => 0,
+        },
+        _ => 0,
+    }
 }
 
 /// A slice, `Vec` or array of integers or `bool`s (`labels: &[usize]`): its shape, if it is one.
@@ -605,6 +631,13 @@ pub(crate) fn struct_type(ty: &Type, generics: &syn::Generics) -> Option<Type> {
     (!standard.contains(&name.as_str()) && !type_param).then(|| inner.clone())
 }
 
+/// Said of a nested array of floats that mixes arrays and slices or `Vec`s.
+const NESTED_ONE_WAY: &str =
+    "nested arrays of floats nest one way: arrays of arrays (`[[T; M]; N]`, \
+     `[[[T; K]; M]; N]`, also by reference) or `Vec`s of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`, \
+     `&[Vec<Vec<T>>]`, `Vec<Vec<Vec<T>>>`): write the type so, or pass one flat slice indexed \
+     `a[(i * n + j) * m + k]`";
+
 /// Is this a type the macro cannot differentiate through but that looks like it holds floats
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
 fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'static str> {
@@ -631,31 +664,23 @@ fn unsupported_float_container(ty: &Type, float_params: &[Ident]) -> Option<&'st
                  `&mut [T; N]`): write a matrix into one flat `&mut [T]` indexed `a[i * n + j]`",
             )
         }
-        Type::Reference(r) => unsupported_float_container(&r.elem, float_params),
-        Type::Slice(s) => (array_shape(&s.elem, float_params).is_some()
-            || matrix_shape(&s.elem, float_params).is_some())
-        .then_some(
-            "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index it \
-             as `a[(i * n + j) * m + k]`",
-        ),
-        Type::Array(a) => (array_shape(&a.elem, float_params).is_some()
-            || matrix_shape(&a.elem, float_params).is_some())
-        .then_some(
-            "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index it \
-             as `a[(i * n + j) * m + k]`",
-        ),
-        Type::Path(tp) => {
-            let seg = tp.path.segments.last()?;
-            let syn::PathArguments::AngleBracketed(args) = &seg.arguments else {
-                return None;
-            };
-            let nested = args.args.iter().any(|a| matches!(a, syn::GenericArgument::Type(t) if array_shape(t, float_params).is_some() || matrix_shape(t, float_params).is_some()));
-            (seg.ident == "Vec" && nested).then_some(
-                "only matrices (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) nest: pass one flat slice and index \
-                 it as `a[(i * n + j) * m + k]`",
-            )
+        // Slices, arrays and `Vec`s of floats nested two deep or more, not one way.
+        _ if nesting_depth(ty) >= 2 && float_kind(innermost(ty), float_params) => {
+            Some(NESTED_ONE_WAY)
         }
         _ => None,
+    }
+}
+
+/// The element type at the bottom of nested references, slices, arrays and `Vec`s (`f64` of
+/// `&[Vec<[f64; 2]>]`).
+fn innermost(ty: &Type) -> &Type {
+    match ty {
+        Type::Reference(r) => innermost(&r.elem),
+        Type::Paren(p) => innermost(&p.elem),
+        Type::Slice(s) => innermost(&s.elem),
+        Type::Array(a) => innermost(&a.elem),
+        _ => vec_element(ty).map_or(ty, innermost),
     }
 }
 

@@ -270,7 +270,7 @@ fn generic_impl_float(s: &StructFunction, floats: &[bool]) -> Option<Ident> {
     impl<'a> Visit<'a> for Mentions {
         fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
             match &*call.func {
-                syn::Expr::Path(p) if associated_call(&p.path).is_some() => {
+                syn::Expr::Path(p) if crate::naming::self_associated_call(&p.path).is_some() => {
                     self.calls += 1;
                     call.args.iter().for_each(|a| self.visit_expr(a));
                 }
@@ -286,34 +286,6 @@ fn generic_impl_float(s: &StructFunction, floats: &[bool]) -> Option<Ident> {
     mentions.visit_block(&s.flat.block);
     let integer_field = floats.iter().any(|float| !float);
     (mentions.other == 0 && (mentions.calls > 0 || integer_field)).then(|| t.clone())
-}
-
-/// `g` of a call `Self::g(..)` of an associated function.
-fn associated_call(path: &syn::Path) -> Option<&Ident> {
-    let segments = &path.segments;
-    (path.leading_colon.is_none()
-        && segments.len() == 2
-        && segments[0].ident == "Self"
-        && segments.iter().all(|s| s.arguments.is_none()))
-    .then(|| &segments[1].ident)
-}
-
-/// `Self::g(..)` → `Self::__g_generic(..)`: the generic copy of `g` over its own float type, which a hidden
-/// function over the renamed float type `__T` calls (`expand::method_generic_copy`).
-struct CallsOfCopies;
-
-impl VisitMut for CallsOfCopies {
-    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
-        if let syn::Expr::Path(p) = &mut *call.func {
-            if let Some(g) = associated_call(&p.path) {
-                let copy = crate::naming::generic_copy(g);
-                p.path = syn::parse_quote!(Self::#copy);
-            }
-        }
-        syn::visit_mut::visit_expr_call_mut(self, call);
-    }
-
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// Is `token` (or a token inside it) `Self` or `self`?
@@ -414,7 +386,7 @@ fn fields_function(
         SelfAsPrimal.visit_block_mut(&mut block);
     }
     if renamed.is_some() {
-        CallsOfCopies.visit_block_mut(&mut block);
+        crate::naming::CallsOfCopies.visit_block_mut(&mut block);
     }
     let function = quote!(#vis fn #name #generics (#(#params),*) -> #ret #where_clause #block);
     // Renamed, but for the bound that an integer field's `<Self as FieldType<KEY>>::Type` needs of the

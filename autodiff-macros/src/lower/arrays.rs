@@ -214,7 +214,8 @@ impl Lowering<'_> {
         // `m[i][j] = value` of a matrix: a store into its flat array.
         let matrix = self.matrix_row(&target.expr);
         let Some(array) = matrix
-            .map(|(flat, ..)| flat)
+            .as_ref()
+            .map(|(flat, ..)| *flat)
             .or_else(|| self.array_named(&target.expr))
         else {
             self.errors.spanned(
@@ -247,8 +248,8 @@ impl Lowering<'_> {
             return;
         }
         let index = match matrix {
-            Some((_, offsets, row)) => {
-                let row = self.lower_expr(row, None);
+            Some((flat, offsets, row)) => {
+                let row = self.lower_row(flat, &row);
                 let column = self.lower_expr(&target.index, None);
                 self.index_kind_check(&target.index, &column);
                 let (start, _) = self.row_bounds(offsets, row);
@@ -297,6 +298,9 @@ impl Lowering<'_> {
                 return Self::poisoned();
             }
         };
+        if let Some(deep) = super::matrices::DeepInit::of(&Expr::Macro(m.clone())) {
+            return self.new_deep_local(deep, false, hint);
+        }
         if let Some(matrix) = super::matrices::MatrixInit::of(&parsed) {
             return self.new_local_matrix(matrix, hint);
         }
@@ -321,6 +325,9 @@ impl Lowering<'_> {
     pub(super) fn lower_array_literal(&mut self, expr: &Expr, hint: Option<String>) -> Operand {
         if let Some(matrix) = super::matrices::MatrixInit::of_array(expr) {
             return self.new_fixed_matrix(matrix, hint);
+        }
+        if let Some(deep) = super::matrices::DeepInit::of(expr) {
+            return self.new_deep_local(deep, true, hint);
         }
         let init = match expr {
             Expr::Repeat(r) => ArrayInit::Repeat {
@@ -376,15 +383,16 @@ impl Lowering<'_> {
         hint: &Option<String>,
     ) -> Option<Operand> {
         let name = m.method.to_string();
-        // `m[i].len()` of a matrix: from the offsets, with no copy of the row.
-        if let (Some((_, offsets, row)), "len") = (self.matrix_row(&m.receiver), name.as_str()) {
-            let row = self.lower_expr(row, None);
-            let (start, end) = self.row_bounds(offsets, row);
-            return Some(self.emit(
-                Value::Binary(syn::parse_quote!(-), end, start),
-                hint.clone(),
-                m.span(),
-            ));
+        // `m.len()`, `m[i].len()` of a matrix (`x[i][j].len()` of a nested array deeper): from the
+        // offsets, with no copy of the row.
+        if let (Some((flat, indexes)), "len", true) = (
+            self.nested_prefix(&m.receiver),
+            name.as_str(),
+            m.args.is_empty(),
+        ) {
+            if let Some(len) = self.nested_len(flat, &indexes, hint.clone(), m.span()) {
+                return Some(len);
+            }
         }
         // `f(..).to_vec()`: a copy of the array a call returns.
         if let (Expr::Call(c), "to_vec", true) =
@@ -400,12 +408,10 @@ impl Lowering<'_> {
         }
         let array = self.array_operand(&m.receiver)?;
         if let Some(offsets) = self.rows_of(array) {
-            if name == "len" && m.args.is_empty() {
-                let rows = self.row_count(offsets);
-                return Some(rows);
-            }
             if name == "is_empty" && m.args.is_empty() {
-                let rows = self.row_count(offsets);
+                let rows = self
+                    .nested_len(array, &[], None, m.span())
+                    .unwrap_or_else(Self::poisoned);
                 return Some(self.is_zero(rows, hint, m));
             }
             // `m.to_vec()`, `m.clone()`: a copy of the flat elements, with the same rows.
@@ -413,6 +419,10 @@ impl Lowering<'_> {
                 let copy = self.new_local_array(ArrayInit::Copy(array), false, hint.clone());
                 if let Operand::Array(copy) = copy {
                     self.matrices.insert(copy, offsets);
+                    let levels = self.levels_above_rows(array);
+                    if !levels.is_empty() {
+                        self.outer_levels.insert(copy, levels);
+                    }
                     // A copy is held flat, without the parameter it came from.
                     let shape = self.arrays[array.0 as usize].matrix.clone();
                     self.arrays[copy.0 as usize].matrix = shape.map(|s| crate::ir::MatrixShape {

@@ -280,7 +280,7 @@ impl Lowering<'_> {
         }
         // `&mut m[i]` of a matrix: its row, a window of the flat array.
         if let Some((flat, offsets, row)) = self.matrix_row(inner) {
-            let row = self.lower_expr(row, None);
+            let row = self.lower_row(flat, &row);
             let (start, end) = self.row_bounds(offsets, row);
             return Some((Operand::Array(flat), Written::Window { start, end }));
         }
@@ -393,6 +393,19 @@ impl Lowering<'_> {
         match self.array_operand(arg) {
             // A matrix passed whole: the emitters give it back in its shape (`ir::MatrixShape`).
             Some(array) if self.rows_of(array).is_some() => {
+                let not_the_parameter = self.arrays[array.0 as usize]
+                    .matrix
+                    .as_ref()
+                    .is_some_and(|m| m.original.is_none());
+                if not_the_parameter && !self.levels_above_rows(array).is_empty() {
+                    self.errors.spanned(
+                        arg,
+                        "a nested array deeper than a matrix made in the body, or a copy of a parameter, is \
+                         not passed whole to a call: pass its rows of floats (`&x[i][j]`), or the parameter \
+                         itself",
+                    );
+                    return (Self::poisoned(), false);
+                }
                 let shaped = self.arrays[array.0 as usize]
                     .matrix
                     .as_ref()

@@ -143,8 +143,10 @@ impl Lowering<'_> {
         let lens: Vec<Operand> = arrays
             .iter()
             .map(|a| match self.rows_of(*a) {
-                // The rows of a matrix.
-                Some(offsets) => self.row_count(offsets),
+                // The rows of a matrix (the items of the first level of a nested array deeper).
+                Some(_) => self
+                    .nested_len(*a, &[], None, span)
+                    .unwrap_or_else(Self::poisoned),
                 None => self.emit(Value::Len(*a), None, span),
             })
             .collect();
@@ -185,6 +187,11 @@ impl Lowering<'_> {
                 let loads: Vec<Operand> = arrays
                     .iter()
                     .map(|a| {
+                        if !self.levels_above_rows(*a).is_empty() {
+                            // A matrix of any shape, so that its uses are no further errors.
+                            self.errors.spanned(pat, super::matrices::DEEPER_BY_INDEX);
+                            return self.poisoned_matrix("__matrix".to_string());
+                        }
                         if let Some(offsets) = self.rows_of(*a) {
                             let row = self.row_array(*a, offsets, Operand::Var(index));
                             return Operand::Array(row);

@@ -3,11 +3,17 @@
 //! the offsets of its rows are an integer array made first: `m[i][j]` is `m[offsets[i] + j]`, a row `&m[i]`
 //! (passed to a call, iterated, `for row in m`) is a sub-slice `m[offsets[i]..offsets[i + 1]]`.
 //!
+//! A nested array deeper than a matrix (`x: [[[T; K]; M]; N]`, `Vec<Vec<Vec<T>>>`) is read the same way,
+//! its rows of floats (`x[i][j]`) numbered across the levels above them: each level above the rows has an
+//! integer array of offsets too, and `x[i][j][k]` is `x[rows[level_0[i] + j] + k]`.
+//!
 //! ```text
 //! // Input:                          // Output (ir):
 //! m[i][j] * m.len() as f64           new rows = row_offsets(&matrix_m)     (first)
 //!                                    s = rows[i]; k = s + j; a = m[k]
 //!                                    n = len(rows) - 1; ..
+//! x[i][j][k]                         new x_level0 = level_offsets(&matrix_x, 0); new rows = ..  (first)
+//!                                    f = x_level0[i]; r = f + j; s = rows[r]; e = s + k; a = x[e]
 //! ```
 
 use super::{strip_parens, Lowering};
@@ -35,6 +41,34 @@ impl Lowering<'_> {
             },
         });
         self.matrices.insert(flat, offsets);
+        // Deeper than a matrix: the offsets of each level above the rows, outermost first.
+        let depth = self
+            .param_types
+            .get(index)
+            .map_or(2, crate::signature::nesting_depth);
+        let levels = (0..depth.saturating_sub(2))
+            .map(|level| {
+                let array = self.new_array(&format!("{ident}_level{level}"), None, false);
+                self.stmts.push(Stmt::NewArray {
+                    array,
+                    init: ArrayInit::Call {
+                        callee: syn::parse_quote!(::autodiff::__private::level_offsets),
+                        args: vec![
+                            Operand::Const {
+                                tokens: matrix.to_token_stream(),
+                                kind: Kind::Unknown,
+                            },
+                            int(quote!(#level)),
+                        ],
+                        by_ref: vec![true, false],
+                    },
+                });
+                array
+            })
+            .collect::<Vec<_>>();
+        if !levels.is_empty() {
+            self.outer_levels.insert(flat, levels);
+        }
         let by_ref = matches!(self.param_types.get(index), Some(syn::Type::Reference(_)));
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: Some((matrix.clone(), by_ref)),
@@ -52,11 +86,15 @@ impl Lowering<'_> {
              out (`[[a, b], [c, d]]`, `[[0.0; cols]; rows]`, `vec![vec![a, b], vec![c, d]]`, \
              `vec![vec![0.0; cols]; rows]`), or one flat `vec![0.0; rows * cols]` indexed `a[i * cols + j]`",
         );
-        let name = hint.unwrap_or_else(|| "__matrix".to_string());
+        self.poisoned_matrix(hint.unwrap_or_else(|| "__matrix".to_string()))
+    }
+
+    /// A matrix that stands for a value already reported as an error: of any shape, so that its uses
+    /// (`m[i][j]`, passing it to a call) are no further errors.
+    pub(super) fn poisoned_matrix(&mut self, name: String) -> Operand {
         let flat = self.new_array(&name, None, false);
         let offsets = self.new_array(&format!("{name}_rows"), None, false);
         self.matrices.insert(flat, offsets);
-        // Of any shape, so that passing it to a call is no further error.
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: None,
             offsets: Some(quote!(::std::vec::Vec::new())),
@@ -159,20 +197,86 @@ impl Lowering<'_> {
         self.matrices.get(&array).copied()
     }
 
-    /// `m[i]` (or `&m[i]`) of a matrix `m`: the flat array, its offsets, and the row index.
-    pub(super) fn matrix_row<'e>(&self, expr: &'e Expr) -> Option<(Array, Array, &'e Expr)> {
-        let expr = match strip_parens(expr) {
+    /// The arrays of offsets of the levels of the nested array `flat` above its rows, outermost first
+    /// (none for a matrix).
+    pub(super) fn levels_above_rows(&self, flat: Array) -> Vec<Array> {
+        self.outer_levels.get(&flat).cloned().unwrap_or_default()
+    }
+
+    /// `m[i]..[j]` (or `&m[i]..[j]`) of a matrix or nested array `m`: its flat array and the indexes, in
+    /// order (none for `m` itself; a range ends it: `m[1..]` is no prefix).
+    pub(super) fn nested_prefix<'e>(&self, expr: &'e Expr) -> Option<(Array, Vec<&'e Expr>)> {
+        let mut expr = match strip_parens(expr) {
             Expr::Reference(r) if r.mutability.is_none() => strip_parens(&r.expr),
             other => other,
         };
-        let Expr::Index(index) = expr else {
-            return None;
-        };
-        if matches!(strip_parens(&index.index), Expr::Range(_)) {
-            return None;
+        let mut indexes = Vec::new();
+        while let Expr::Index(index) = expr {
+            if matches!(strip_parens(&index.index), Expr::Range(_)) {
+                return None;
+            }
+            indexes.push(&*index.index);
+            expr = strip_parens(&index.expr);
         }
-        let flat = self.array_named(&index.expr)?;
-        Some((flat, self.rows_of(flat)?, &index.index))
+        let flat = self.array_named(expr)?;
+        self.rows_of(flat)?;
+        indexes.reverse();
+        Some((flat, indexes))
+    }
+
+    /// `m[i]` (or `&m[i]`) of a matrix, `x[i][j]` of a nested array deeper (one index per level above its
+    /// floats): a row of floats, as the flat array, its row offsets, and the indexes that pick the row
+    /// (`lower_row` numbers it).
+    pub(super) fn matrix_row<'e>(&self, expr: &'e Expr) -> Option<(Array, Array, Vec<&'e Expr>)> {
+        let (flat, indexes) = self.nested_prefix(expr)?;
+        let rows = self.rows_of(flat)?;
+        (indexes.len() == self.levels_above_rows(flat).len() + 1).then_some((flat, rows, indexes))
+    }
+
+    // Input:  x[i][j]          (`x: [[[T; K]; M]; N]`)
+    // Output: f = x_level0[i]; r = f + j
+    /// The number of the item that `indexes` pick among all items of their depth in the nested array
+    /// `flat` (a row of floats for one index per level above the floats): the first index, then at each
+    /// level where its items start among the next level's, plus the next index.
+    pub(super) fn lower_row(&mut self, flat: Array, indexes: &[&Expr]) -> Operand {
+        let Some((first, rest)) = indexes.split_first() else {
+            return Self::poisoned();
+        };
+        let mut levels = self.levels_above_rows(flat);
+        levels.extend(self.rows_of(flat));
+        let mut item = self.lower_expr(first, None);
+        for (level, index) in levels.into_iter().zip(rest) {
+            let (start, _) = self.row_bounds(level, item);
+            let index = self.lower_expr(index, None);
+            item = self.emit(
+                Value::Binary(syn::parse_quote!(+), start, index),
+                None,
+                Span::call_site(),
+            );
+        }
+        item
+    }
+
+    /// `x.len()`, `x[i].len()`, .. of a matrix or a nested array (`indexes` those of the receiver), from
+    /// the offsets of the level below, with no copy; `None` for a receiver that is no array of arrays
+    /// or rows (an element).
+    pub(super) fn nested_len(
+        &mut self,
+        flat: Array,
+        indexes: &[&Expr],
+        hint: Option<String>,
+        span: Span,
+    ) -> Option<Operand> {
+        let mut levels = self.levels_above_rows(flat);
+        levels.extend(self.rows_of(flat));
+        // `x.len()` counts the items of the first level; `x[i].len()` those below item `i` of it, ...
+        let level = *levels.get(indexes.len().saturating_sub(1))?;
+        if indexes.is_empty() {
+            return Some(self.row_count(level));
+        }
+        let item = self.lower_row(flat, indexes);
+        let (start, end) = self.row_bounds(level, item);
+        Some(self.emit(Value::Binary(syn::parse_quote!(-), end, start), hint, span))
     }
 
     // Input:  let m = [[a, b], [c, d]];
@@ -323,7 +427,7 @@ impl Lowering<'_> {
         hint: Option<String>,
     ) -> Option<Operand> {
         let (flat, offsets, row) = self.matrix_row(&e.expr)?;
-        let row = self.lower_expr(row, None);
+        let row = self.lower_row(flat, &row);
         let column = self.lower_expr(&e.index, None);
         let (start, _) = self.row_bounds(offsets, row);
         let index = self.emit(
@@ -399,22 +503,10 @@ impl MatrixInit {
                     rows: rows.clone(),
                 })
             }
+            // `vec![a; 2]` among rows written out: its elements.
             VecArgs::Elements(items) if !items.is_empty() => items
                 .iter()
-                .map(|item| match row_args(item)? {
-                    VecArgs::Elements(elements) => Some(elements),
-                    // `vec![a; 2]` among rows written out: its elements, the length a literal.
-                    VecArgs::Repeat(fill, len) => {
-                        let Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Int(len),
-                            ..
-                        }) = strip_parens(&len)
-                        else {
-                            return None;
-                        };
-                        Some(vec![fill; len.base10_parse::<usize>().ok()?])
-                    }
-                })
+                .map(|item| spelled_out(row_args(item)?))
                 .collect::<Option<Vec<_>>>()
                 .map(MatrixInit::Rows),
             VecArgs::Elements(_) => None,
@@ -422,7 +514,27 @@ impl MatrixInit {
     }
 }
 
-/// The arguments of a row written `vec![..]` or `[..]`, if `row` is one.
+/// The elements of an array written out (`[a, b]`), or of one repeated a literal number of times
+/// (`[a; 2]` is `[a, a]`).
+fn spelled_out(args: super::arrays::VecArgs) -> Option<Vec<Expr>> {
+    use super::arrays::VecArgs;
+    match args {
+        VecArgs::Elements(items) => Some(items),
+        VecArgs::Repeat(item, len) => {
+            let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) = strip_parens(&len)
+            else {
+                return None;
+            };
+            Some(vec![item; n.base10_parse::<usize>().ok()?])
+        }
+    }
+}
+
+/// The arguments of a row (or any level of a nested array) written `vec![..]`, `[..]` or `[..; n]`, if `row` is
+/// one.
 fn row_args(row: &Expr) -> Option<super::arrays::VecArgs> {
     use super::arrays::VecArgs;
     match strip_parens(row) {
@@ -433,9 +545,158 @@ fn row_args(row: &Expr) -> Option<super::arrays::VecArgs> {
     }
 }
 
+/// What a nested array deeper than a matrix supports, said where the body uses it otherwise.
+pub(super) const DEEPER_BY_INDEX: &str =
+    "a nested array deeper than a matrix is read by its elements (`x[i][j][k]`), its rows of floats \
+     (`&x[i][j]`, passed to a call or iterated) and lengths (`x.len()`, `x[i].len()`): iterate over the \
+     indexes (`for i in 0..x.len()`) and pass its rows, or the array whole to a call that takes it";
+
 fn int(tokens: proc_macro2::TokenStream) -> Operand {
     Operand::Const {
         tokens,
         kind: Kind::Int,
+    }
+}
+
+/// An array nested deeper than a matrix made in the body: every level repeated (`[[[v; K]; M]; N]`,
+/// `vec![vec![vec![v; k]; m]; n]`) or written out (`[[[a, b], [c, d]], [[e, f], [g, h]]]`).
+pub(super) enum DeepInit {
+    /// The value and the lengths of the levels, outermost first.
+    Repeat { fill: Expr, dims: Vec<Expr> },
+    /// The floats in order, and for each level below the outermost the number of items of each of its
+    /// arrays (the rows' lengths last).
+    Written {
+        leaves: Vec<Expr>,
+        counts: Vec<Vec<usize>>,
+    },
+}
+
+impl DeepInit {
+    /// The nested array that `expr` (`[..]`, `[..; n]`, `vec![..]`) makes, if it nests three levels or more.
+    pub(super) fn of(expr: &Expr) -> Option<DeepInit> {
+        use super::arrays::VecArgs;
+        let level = row_args;
+        // Every level repeated.
+        let mut dims = Vec::new();
+        let mut fill = expr.clone();
+        while let Some(VecArgs::Repeat(inner, len)) = level(&fill) {
+            dims.push(len);
+            fill = inner;
+        }
+        if level(&fill).is_none() && dims.len() >= 3 {
+            return Some(DeepInit::Repeat { fill, dims });
+        }
+        // Written out (a repeat of a literal length among them spelled out).
+        let items = |e: &Expr| spelled_out(level(e)?);
+        let mut layer = items(expr)?;
+        let mut counts = Vec::new();
+        while layer.iter().all(|e| level(e).is_some()) && !layer.is_empty() {
+            let below: Vec<Vec<Expr>> = layer.iter().map(items).collect::<Option<_>>()?;
+            counts.push(below.iter().map(Vec::len).collect::<Vec<_>>());
+            layer = below.into_iter().flatten().collect();
+        }
+        // Floats at one depth only, three levels or more.
+        (counts.len() >= 2 && layer.iter().all(|e| level(e).is_none())).then_some(
+            DeepInit::Written {
+                leaves: layer,
+                counts,
+            },
+        )
+    }
+}
+
+impl Lowering<'_> {
+    // Input:  let x = [[[v; 2]; 3]; 4];
+    // Output: new x = [v; (4) * (3) * (2)]; new x_level0 = uniform_row_offsets(4, 3);
+    //         new x_rows = uniform_row_offsets((4) * (3), 2)
+    /// A nested array deeper than a matrix made in the body: flat, row-major, with the offsets of its
+    /// rows and of each level above, as a parameter is read (`bind_matrix`). A Rust array where the outermost
+    /// level is one (`fixed`). Not passed whole to a call (it has no shape, `ir::MatrixShape`).
+    pub(super) fn new_deep_local(
+        &mut self,
+        init: DeepInit,
+        fixed: bool,
+        hint: Option<String>,
+    ) -> Operand {
+        let name = hint.unwrap_or_else(|| "__nested".to_string());
+        // The flat values, and the initialisers of the offsets of each level, outermost first.
+        let (flat, offsets) = match init {
+            DeepInit::Repeat { fill, dims } => {
+                let fill = self.lower_expr(&fill, None);
+                let len = match fixed {
+                    // A constant for a Rust array: the lengths as written, multiplied.
+                    true => int(dims
+                        .iter()
+                        .map(|d| quote!((#d)))
+                        .reduce(|a, b| quote!(#a * #b))
+                        .unwrap_or_else(|| quote!(0))),
+                    false => self.product(&dims),
+                };
+                let offsets: Vec<ArrayInit> = (1..dims.len())
+                    .map(|level| ArrayInit::Call {
+                        callee: syn::parse_quote!(::autodiff::__private::uniform_row_offsets),
+                        args: vec![
+                            self.product(&dims[..level]),
+                            self.lower_expr(&dims[level], None),
+                        ],
+                        by_ref: vec![false, false],
+                    })
+                    .collect();
+                let flat = ArrayInit::Repeat {
+                    value: fill,
+                    len,
+                    fixed,
+                };
+                (flat, offsets)
+            }
+            DeepInit::Written { leaves, counts } => {
+                let items = leaves.iter().map(|e| self.lower_expr(e, None)).collect();
+                let offsets = counts
+                    .iter()
+                    .map(|lengths| ArrayInit::Call {
+                        callee: syn::parse_quote!(::autodiff::__private::row_offsets_of_lengths),
+                        args: vec![int(quote!(&[#(#lengths),*]))],
+                        by_ref: vec![false],
+                    })
+                    .collect();
+                (ArrayInit::Elements { items, fixed }, offsets)
+            }
+        };
+        let Operand::Array(flat) = self.new_local_array(flat, fixed, Some(name.clone())) else {
+            return Self::poisoned();
+        };
+        let mut levels: Vec<Array> = offsets
+            .into_iter()
+            .enumerate()
+            .map(|(level, init)| {
+                let array = self.new_array(&format!("{name}_level{level}"), None, false);
+                self.stmts.push(Stmt::NewArray { array, init });
+                array
+            })
+            .collect();
+        let Some(rows) = levels.pop() else {
+            return Self::poisoned();
+        };
+        self.matrices.insert(flat, rows);
+        self.outer_levels.insert(flat, levels);
+        self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
+            original: None,
+            offsets: None,
+        });
+        Operand::Array(flat)
+    }
+
+    /// The product of the lengths `dims` (integers), lowered.
+    fn product(&mut self, dims: &[Expr]) -> Operand {
+        let mut product = int(quote!(1usize));
+        for dim in dims {
+            let dim = self.lower_expr(dim, None);
+            product = self.emit(
+                Value::Binary(syn::parse_quote!(*), product, dim),
+                None,
+                Span::call_site(),
+            );
+        }
+        product
     }
 }

@@ -47,8 +47,21 @@ impl Lowering<'_> {
     pub(super) fn lower_window(&mut self, expr: &Expr, hint: Option<String>) -> Option<Operand> {
         // `&m[i]` of a matrix: its row.
         if let Some((flat, offsets, row)) = self.matrix_row(expr) {
-            let row = self.lower_expr(row, None);
+            let row = self.lower_row(flat, &row);
             return Some(Operand::Array(self.row_array(flat, offsets, row)));
+        }
+        // `x[i]` of a nested array deeper than a matrix: a matrix of its own, not held as one (an error
+        // once, at `x[i]`, not again at `&x[i]`).
+        if let Some((flat, indexes)) = self.nested_prefix(expr) {
+            let reference = matches!(super::strip_parens(expr), Expr::Reference(_));
+            if !reference
+                && !indexes.is_empty()
+                && indexes.len() <= self.levels_above_rows(flat).len()
+            {
+                // A matrix of any shape, so that its uses (its rows iterated) are no further errors.
+                self.errors.spanned(expr, super::matrices::DEEPER_BY_INDEX);
+                return Some(self.poisoned_matrix("__matrix".to_string()));
+            }
         }
         let (base, range) = range_index(expr)?;
         let source = self.array_operand(base);

@@ -1,6 +1,7 @@
 // A nested array made in the body is a matrix (`[[a, b], [c, d]]`), read and written `m[i][j]` and passed
-// on by its rows; passed whole to a call it is an error saying to pass its rows, and an array nested
-// deeper than a matrix is an error saying what to write instead.
+// on by its rows; passed whole to a call it is an error saying to pass its rows, also nested deeper
+// (`[[[a, b], [c, d]]]`, which is read `t[i][j][k]`), and a literal whose floats are at different depths
+// is an error saying what to write instead.
 use autodiff::differentiable;
 
 #[differentiable]
@@ -15,8 +16,19 @@ fn whole(x: &[f64]) -> f64 {
 }
 
 #[differentiable]
+fn total3(m: &[[[f64; 2]; 2]; 1]) -> f64 {
+    m[0][0][0] + m[0][1][1]
+}
+
+#[differentiable]
 fn deeper(x: &[f64]) -> f64 {
     let t = [[[x[0], x[1]], [x[2], x[3]]]];
+    total3(&t) + t[0][1][0]
+}
+
+#[differentiable]
+fn ragged_depth(x: &[f64]) -> f64 {
+    let t = [[[x[0], x[1]]], [x[2], x[3]]];
     x[0] * 2.0 + t.len() as f64
 }
 

@@ -1,7 +1,9 @@
+// Nested arrays of floats nest one way, arrays in arrays or `Vec`s in `Vec`s (`[[[f64; 2]; 2]; 2]`,
+// `Vec<Vec<Vec<f32>>>` work); a slice of arrays or a `Vec` of arrays is an error saying what to write.
 use autodiff::differentiable;
 
 #[differentiable]
-fn f(cube: &[[[f64; 2]; 2]], v: Vec<Vec<Vec<f32>>>) -> f64 {
+fn f(cube: &[[[f64; 2]; 2]], v: Vec<[Vec<f32>; 2]>) -> f64 {
     cube[0][0][0] + v[0][0][0] as f64
 }
 

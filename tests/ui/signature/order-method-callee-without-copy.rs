@@ -1,7 +1,7 @@
 // `order = K` on a method with a constant `self` calls the methods it calls through their generic copies
 // (`Self::__total_generic`), made where they surely compile. One whose body iterates a field with
 // references (`.iter().map(|w| w * x)`) has none, nor has an associated function iterating a local `Vec`
-// by reference: one error at each call, saying what to do (not rustc's missing `Self::__total_generic`).
+// of computed values by reference: one error at each call, saying what to do (not rustc's missing `Self::__total_generic`).
 use autodiff::differentiable;
 
 struct Weights {
@@ -16,7 +16,7 @@ impl Weights {
 
     #[differentiable]
     fn sumsq(x: &[f64]) -> f64 {
-        let w = x.to_vec();
+        let w = vec![x[0], x[1]];
         let mut s = 0.0;
         for v in w.iter() {
             s += v * v;
