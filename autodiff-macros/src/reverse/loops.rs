@@ -411,7 +411,9 @@ impl Reverse<'_, '_> {
     /// The registers of the reads of `l`'s body at an index that is the same in every iteration
     /// (`Window::invariant`): loads, unconditional at the top of the body, of an active array that
     /// nothing in the loop writes, at a constant or at a value defined before the loop. One register
-    /// per array and index.
+    /// per array and index. (Being unconditional, such a load ran whenever the loop did, so the index is
+    /// in bounds where the register is added; reads of the same element under a branch of the body
+    /// add to the same register.)
     fn invariant_registers(&mut self, l: &Loop) -> Vec<(Array, Operand, Ident)> {
         let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
         let mut registers: Vec<(Array, Operand, Ident)> = Vec::new();
