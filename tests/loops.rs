@@ -1515,3 +1515,138 @@ fn reads_repeated_by_an_inner_loop_are_stored_once() {
         }
     }
 }
+
+// ---- reads at an index the same in every iteration, and increments `a[k] += w` ----
+
+/// GMM's likelihood term in miniature: per component, a row `centered` rewritten from the
+/// parameters, then `q_centered[j] += l[li] * centered[i]` over a packed triangle walked by the counter
+/// `li`. The adjoint of `centered[i]` (the same element in every iteration over `j`) is summed in a
+/// register and added once after the inner loop; the increments of `q_centered` leave its adjoint in
+/// place.
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+pub fn triangle_increments(mu: &[f64], l: &[f64], x: &[f64], d: usize) -> f64 {
+    let k = mu.len() / d;
+    let l_size = d * (d - 1) / 2;
+    let mut centered = vec![0.0; d];
+    let mut q_centered = vec![0.0; d];
+    let mut total = 0.0;
+    for ik in 0..k {
+        for j in 0..d {
+            centered[j] = x[j] - mu[ik * d + j];
+        }
+        for j in 0..d {
+            q_centered[j] = centered[j] * centered[j].cos();
+        }
+        let mut li = ik * l_size;
+        for i in 0..d {
+            for j in i + 1..d {
+                q_centered[j] += l[li] * centered[i];
+                li += 1;
+            }
+        }
+        for j in 0..d {
+            total += q_centered[j] * q_centered[j];
+        }
+    }
+    total
+}
+
+/// Invariant reads of a parameter (`x[k]`, `x[0]`, and `x[k]` again under a branch) beside reads of the
+/// same array at the loop index, which can be the same element; `x[m]` is out of bounds when its loop
+/// does not run (`m == n`).
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+pub fn invariant_reads(x: &[f64], w: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    for k in 0..n {
+        for j in 0..n {
+            let mut term = x[k] * w[j] + x[0] * x[j];
+            if j % 2 == 0 {
+                term += x[k].sin() * x[j];
+            }
+            total += term * x[k];
+        }
+    }
+    for m in 0..n + 1 {
+        for j in m..n {
+            total += x[m] * x[j].cos();
+        }
+    }
+    total
+}
+
+/// Increments in their forms: `a[k] += w`, `a[k] = w + a[k]`, an increment whose old value is read
+/// again (`a[k]` also multiplied, so not a pure increment), one with another element written between
+/// the load and the store (possibly the same element), and one into an element overwritten later.
+#[differentiable]
+#[allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+pub fn increments(x: &[f64], n: usize) -> f64 {
+    let mut a = vec![0.0; n];
+    let mut total = 0.0;
+    for r in 0..3 {
+        for k in 0..n {
+            a[k] = x[k] * (r as f64 + 1.0);
+        }
+        for k in 0..n {
+            a[k] += x[(k + r) % n].sin();
+            a[k] = x[k] * x[(k + 1) % n] + a[k];
+            let old = a[k];
+            a[k] = old + old * x[k];
+            let before = a[k];
+            a[(k + r) % n] = x[k].cos();
+            a[k] = before + x[(k + 2) % n];
+        }
+        for k in 0..n {
+            total += a[k] * a[k] * x[k];
+            a[k] += 1.0;
+        }
+        total += a[n / 2];
+    }
+    total
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn triangular_loop_with_a_carried_index_and_increments(
+        d in 1usize..6,
+        k in 1usize..4,
+        seed in prop::collection::vec(-1.0..1.0_f64, 200),
+    ) {
+        let l_size = d * (d - 1) / 2;
+        let mu = &seed[..k * d];
+        let l = &seed[50..50 + k * l_size];
+        let x = &seed[150..150 + d];
+        let (value, (g_mu, g_l, g_x)) = triangle_increments_grad(mu, l, x, d);
+        prop_assert_eq!(value, triangle_increments(mu, l, x, d));
+        let (n_mu, n_l) = (mu.len(), l.len());
+        let f = |p: &[f64]| triangle_increments(&p[..n_mu], &p[n_mu..n_mu + n_l], &p[n_mu + n_l..], d);
+        let at = [mu, l, x].concat();
+        assert_fd_gradient(f, &at, &[&g_mu[..], &g_l[..], &g_x[..]].concat(), "triangle_increments");
+    }
+
+    #[test]
+    fn reads_at_an_invariant_index(
+        n in 1usize..6,
+        seed in prop::collection::vec(-1.0..1.0_f64, 12),
+    ) {
+        let (x, w) = (&seed[..n], &seed[6..6 + n]);
+        let (value, (g_x, g_w)) = invariant_reads_grad(x, w, n);
+        prop_assert_eq!(value, invariant_reads(x, w, n));
+        let f = |p: &[f64]| invariant_reads(&p[..n], &p[n..], n);
+        assert_fd_gradient(f, &[x, w].concat(), &[&g_x[..], &g_w[..]].concat(), "invariant_reads");
+    }
+
+    #[test]
+    fn increments_of_array_elements(
+        n in 1usize..6,
+        x in prop::collection::vec(-1.0..1.0_f64, 6),
+    ) {
+        let x = &x[..n];
+        let (value, g) = increments_grad(x, n);
+        prop_assert_eq!(value, increments(x, n));
+        assert_fd_gradient(|p| increments(p, n), x, &g, "increments");
+    }
+}

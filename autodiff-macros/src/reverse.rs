@@ -36,6 +36,7 @@ use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod call_gradient;
+mod increments;
 mod loops;
 mod region;
 
@@ -87,6 +88,8 @@ struct Reverse<'e, 'a> {
     /// The tuple adjoints made by `contribute_component` (bound once, by name): which of their components
     /// are known to be zero.
     zero_components: BTreeMap<String, Vec<bool>>,
+    /// The increments `a[k] += w` (`increments::increments`): the stored value, and `w`.
+    increments: BTreeMap<Var, Operand>,
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition its code checks. The reference
@@ -109,6 +112,9 @@ pub(crate) struct Shortcuts {
     /// A call with a float value stores its gradient at the call instead of running its forward code
     /// again in the reverse sweep (`call_gradient.rs`).
     pub(crate) call_gradient: bool,
+    /// The reverse of an increment `a[k] += w` leaves the element's adjoint in place
+    /// (`increments.rs`).
+    pub(crate) increments: bool,
 }
 
 impl Shortcuts {
@@ -120,6 +126,7 @@ impl Shortcuts {
         forward_order: true,
         call_into: true,
         call_gradient: true,
+        increments: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -129,6 +136,7 @@ impl Shortcuts {
         forward_order: false,
         call_into: false,
         call_gradient: false,
+        increments: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -193,6 +201,11 @@ fn vjp_body_with(
         region_loop: None,
         hoisted_here: BTreeMap::new(),
         zero_components: BTreeMap::new(),
+        increments: if shortcuts.increments {
+            increments::increments(f)
+        } else {
+            BTreeMap::new()
+        },
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -527,6 +540,16 @@ impl Reverse<'_, '_> {
                     }
                     let buffer = self.array_adjoint(*array);
                     let index_tokens = self.e.operand(index);
+                    // `a[k] += w`: the element's adjoint is unchanged, and `w` gets it.
+                    if let Some(w) = value.var().and_then(|v| self.increments.get(&v)).cloned() {
+                        if w.var().is_some_and(|w| self.e.activity.is_active_var(w)) {
+                            refs.extend(index.var());
+                            let d = self.e.namer.fresh("__d_increment");
+                            code.push(quote!(let #d = #buffer[#index_tokens];));
+                            self.contribute(&w, d.to_token_stream(), adjoints, code);
+                        }
+                        continue;
+                    }
                     refs.extend(index.var());
                     if let Some(var) = value.var().filter(|v| self.e.activity.is_active_var(*v)) {
                         let d = self.e.adjoint_name(var);
@@ -678,7 +701,18 @@ impl Reverse<'_, '_> {
                     let (lowest, registers) = w.arrays.get(array)?;
                     Some(registers[(offset - lowest) as usize].clone())
                 });
-                if let Some(register) = window {
+                let invariant = self.windows.last().and_then(|w| {
+                    let found = w
+                        .invariant
+                        .iter()
+                        .find(|(a, at, _)| a == array && at.same_as(index));
+                    found.map(|(.., register)| register.clone())
+                });
+                if invariant.is_some() {
+                    // Read again where the register is added to the array's adjoint, after the loop.
+                    refs.extend(index.var());
+                }
+                if let Some(register) = window.or(invariant) {
                     code.push(quote!(::autodiff::__private::add_to(&mut #register, #d);));
                 } else if activity.is_active_array(*array) {
                     let buffer = self.array_adjoint(*array);

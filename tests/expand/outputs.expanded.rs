@@ -712,12 +712,10 @@ fn __euler_vjp_into(
         let mut __d_h_1 = __d_h;
         for __i_1 in (0..2).rev() {
             let __v2 = __tape_v2.pop();
-            let __d_v4 = __d_y[__i_1];
-            __d_y[__i_1] = ::autodiff::__private::Zero::zero();
-            let __d_h_2 = __d_h_1 + __d_v4 * __v2;
-            let __d_v2 = __d_v4 * h;
+            let __d_increment = __d_y[__i_1];
+            let __d_h_2 = __d_h_1 + __d_increment * __v2;
+            let __d_v2 = __d_increment * h;
             ::autodiff::__private::add_to(&mut __d_k[__i_1], __d_v2);
-            ::autodiff::__private::add_to(&mut __d_y[__i_1], __d_v4);
             __d_h_1 = __d_h_2;
         }
         let __y_at_call = __tape_y_at_call.pop().to_owned();
@@ -1026,12 +1024,10 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
         let mut __d_h_1 = __d_h;
         for __i_1 in (0..2).rev() {
             let __v4 = __tape_v4.pop();
-            let __d_v6 = __d_y[__i_1];
-            __d_y[__i_1] = ::autodiff::__private::Zero::zero();
-            let __d_h_2 = __d_h_1 + __d_v6 * __v4;
-            let __d_v4 = __d_v6 * h;
+            let __d_increment = __d_y[__i_1];
+            let __d_h_2 = __d_h_1 + __d_increment * __v4;
+            let __d_v4 = __d_increment * h;
             ::autodiff::__private::add_to(&mut __d_k[__i_1], __d_v4);
-            ::autodiff::__private::add_to(&mut __d_y[__i_1], __d_v6);
             __d_h_1 = __d_h_2;
         }
         let __y_at_call = __tape_y_at_call.pop().to_owned();

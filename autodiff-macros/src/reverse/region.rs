@@ -301,7 +301,7 @@ impl Reverse<'_, '_> {
             && self.parent_loops.contains_key(&trips)
             && self.unsafe_reads.contains(&v)
             && index.var().is_none_or(|i| !is_top(&i))
-            && !writes_array(block, *array);
+            && !writes_array(&block.stmts, *array);
         if !wanted {
             return None;
         }
@@ -440,16 +440,18 @@ impl Reverse<'_, '_> {
     }
 }
 
-/// Does `block` write an element of `array` (or make it, or push to it) anywhere?
-fn writes_array(block: &Block, array: Array) -> bool {
-    block.stmts.iter().any(|stmt| {
+/// Do `stmts` write an element of `array` (or make it, or push to it, or pass it to a call that
+/// writes it) anywhere?
+pub(super) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
+    stmts.iter().any(|stmt| {
         let direct = match stmt {
             Stmt::Store { array: a, .. }
             | Stmt::Push { array: a, .. }
             | Stmt::NewArray { array: a, .. } => *a == array,
+            Stmt::CallOut { .. } => stmt.written_arrays().contains(&array),
             _ => false,
         };
-        direct || stmt.blocks().iter().any(|b| writes_array(b, array))
+        direct || stmt.blocks().iter().any(|b| writes_array(&b.stmts, array))
     })
 }
 
