@@ -1606,8 +1606,94 @@ pub fn increments(x: &[f64], n: usize) -> f64 {
     total
 }
 
+/// An invariant read in a loop nested in a `while` loop, its index computed in the outer body, once
+/// dead (`autodiff-fuzz --seed 6060 --reference`, p91: the sum was added at an index the reverse of the
+/// outer body did not define, E0425) and once read.
+#[differentiable]
+#[allow(unused_variables, clippy::needless_range_loop)]
+pub fn invariant_index_in_a_while_loop(xs: &[f64]) -> f64 {
+    let mut k = 0;
+    let mut s = 0.0;
+    while k < 4 {
+        for i in 0..4 {
+            let dead = xs[k % 5];
+        }
+        for j in 0..3 {
+            let t = xs[(k + 1) % 5];
+            s += t * xs[j] * (k as f64 + 1.0);
+        }
+        k += 1;
+    }
+    s
+}
+
+/// p91 itself, as the fuzzer shrank it: the invariant reads are all dead.
+#[differentiable]
+#[allow(unused_variables, unused_mut)]
+pub fn invariant_index_of_dead_reads(a: f64, xs: &[f64]) -> f64 {
+    let mut k1 = 0;
+    while k1 < 4 {
+        let mut t2 = xs[k1 % 5];
+        for i3 in 0..4 {
+            let t5 = xs[k1 % 5];
+        }
+        k1 += 1;
+    }
+    a * xs[0]
+}
+
+/// p30's helper as the fuzzer shrank it (`--seed 6061 --forms`): the index of a stepped outer loop.
+#[differentiable]
+#[allow(unused_variables, unused_mut)]
+pub fn invariant_index_of_a_stepped_outer_loop(xs: &[f64], p: (f64, f64)) -> f64 {
+    let (p0, p1) = p;
+    for i1 in (1..xs.len()).step_by(2) {
+        for (i3, &v2) in xs.iter().enumerate() {
+            let mut t6 =
+                xs[i1] + (xs[i3 % 3] + xs[1..].iter().map(|&el| el.sin()).sum::<f64>().sin().exp());
+        }
+        let t7 = p1;
+    }
+    -xs.iter().fold(0.0, |acc, &el| acc + el * el) + p1
+}
+
+/// The same for the index of a stepped outer loop (`--seed 6061 --forms`, p30).
+#[differentiable]
+#[allow(unused_variables)]
+pub fn invariant_index_of_a_stepped_loop(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in (1..xs.len()).step_by(2) {
+        for (j, &v) in xs.iter().enumerate() {
+            let dead = xs[i] + v;
+            s += xs[i - 1] * v * (j as f64 + 0.5);
+        }
+    }
+    s
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn invariant_reads_at_an_index_of_the_enclosing_loop(
+        xs in prop::collection::vec(-1.0..1.0_f64, 5),
+    ) {
+        let (value, g) = invariant_index_in_a_while_loop_grad(&xs);
+        prop_assert_eq!(value, invariant_index_in_a_while_loop(&xs));
+        assert_fd_gradient(invariant_index_in_a_while_loop, &xs, &g, "while loop");
+        let (value, (ga, g)) = invariant_index_of_dead_reads_grad(0.5, &xs);
+        prop_assert_eq!(value, invariant_index_of_dead_reads(0.5, &xs));
+        assert_close(ga, xs[0], 1e-15, "d/da");
+        assert_fd_gradient(|x| invariant_index_of_dead_reads(0.5, x), &xs, &g, "dead reads");
+        let (value, (g, (_, g1))) = invariant_index_of_a_stepped_outer_loop_grad(&xs, (0.3, xs[1]));
+        prop_assert_eq!(value, invariant_index_of_a_stepped_outer_loop(&xs, (0.3, xs[1])));
+        assert_close(g1, 1.0, 1e-15, "d/dp1");
+        let doubled: Vec<f64> = xs.iter().map(|v| -2.0 * v).collect();
+        assert_all_close(&g, &doubled, 1e-14, "stepped outer loop");
+        let (value, g) = invariant_index_of_a_stepped_loop_grad(&xs);
+        prop_assert_eq!(value, invariant_index_of_a_stepped_loop(&xs));
+        assert_fd_gradient(invariant_index_of_a_stepped_loop, &xs, &g, "stepped loop");
+    }
 
     #[test]
     fn triangular_loop_with_a_carried_index_and_increments(

@@ -150,6 +150,10 @@ impl Reverse<'_, '_> {
         }
         let descending = !fused;
         let (window_setup, window_flush, window_finish) = self.window_code(l, &window, descending);
+        // The sums of invariant reads are added after the loop at their index, a value defined before the
+        // loop that the code around it must then have (autodiff-fuzz --seed 6060 --reference p91 and
+        // --seed 6061 --forms p30: E0425 where nothing else read it there).
+        refs.extend(window.invariant.iter().filter_map(|(_, at, _)| at.var()));
         body_code.extend(window_flush);
         if fused {
             // The loop's reverse runs inside its forward sweep, iteration by iteration: every value it
