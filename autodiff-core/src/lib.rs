@@ -60,8 +60,8 @@ pub mod private {
         Differentiable, FieldType, InactiveTangent, NestedAdjoint,
     };
     pub use crate::lift::{
-        at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts,
-        eps_parts_into, lanes, lift, lit, plain, re_parts, to_int, Constant, Lift, Parts,
+        at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts_into,
+        hessian_from_columns, lanes, lift, lit, plain, re_parts, to_int, Constant, Lift, Parts,
     };
     pub use crate::matrix::{
         constant_matrix, dual_matrix, flatten, level_offsets, matrix_tangent, row_offsets,

@@ -322,16 +322,20 @@ pub fn re_parts<P: Parts>(gradient: &P) -> P::Real {
     gradient.re_parts()
 }
 
-/// The tangents of a gradient of dual numbers.
-pub fn eps_parts<P: Parts>(gradient: &P) -> P::Real {
-    gradient.eps_parts()
-}
-
 /// The tangents of a gradient of dual numbers, written into `into` (`f_hvp`'s direction, which has the
 /// gradient's shape: its buffers become the product's) and returned.
 pub fn eps_parts_into<P: Parts>(gradient: &P, mut into: P::Real) -> P::Real {
     gradient.eps_parts_into(&mut into);
     into
+}
+
+/// `f_hessian`'s rows from its columns: column `c` is the product `H e_c`, so `H[r][c]` is the derivative
+/// of the gradient's entry `r` in input `c` (the Jacobian of `f_grad`, not symmetric where a custom
+/// gradient is not the derivative of its value).
+pub fn hessian_from_columns<T: Copy>(columns: &[Vec<T>]) -> Vec<Vec<T>> {
+    (0..columns.len())
+        .map(|r| columns.iter().map(|column| column[r]).collect())
+        .collect()
 }
 
 /// Moving values into and out of [`MultiDual`] numbers, for `f_hessian`: it runs `f_grad` once per `N`
@@ -493,11 +497,37 @@ mod tests {
     fn parts_round_trip() {
         let d = dual_vec("x", &[1.0, 2.0], &[3.0, 4.0]);
         assert_eq!(re_parts(&d), vec![1.0, 2.0]);
-        assert_eq!(eps_parts(&d), vec![3.0, 4.0]);
+        assert_eq!(d.eps_parts(), vec![3.0, 4.0]);
         let a = dual_array(&[1.0, 2.0], &[0.5, 0.25]);
-        assert_eq!(eps_parts(&a), [0.5, 0.25]);
+        assert_eq!(a.eps_parts(), [0.5, 0.25]);
         assert_eq!(re_parts(&constant_array(&[7.0])), [7.0]);
-        assert_eq!(eps_parts(&constant_vec(&[7.0])), vec![0.0]);
+        assert_eq!(constant_vec(&[7.0]).eps_parts(), vec![0.0]);
+        // Into a buffer of the same shape, which is reused; of another length, replaced.
+        let buffer = vec![9.0, 9.0];
+        let pointer = buffer.as_ptr();
+        let into = eps_parts_into(&d, buffer);
+        assert_eq!((into.clone(), into.as_ptr()), (vec![3.0, 4.0], pointer));
+        assert_eq!(eps_parts_into(&d, vec![1.0]), vec![3.0, 4.0]);
+        let pair = (Dual::new(1.0, 2.0), dual_vec("y", &[1.0], &[5.0]));
+        assert_eq!(eps_parts_into(&pair, (0.0, vec![0.0])), (2.0, vec![5.0]));
+    }
+
+    #[test]
+    fn hessian_rows_from_columns() {
+        let columns = vec![
+            vec![1.0, 2.0, 3.0],
+            vec![4.0, 5.0, 6.0],
+            vec![7.0, 8.0, 9.0],
+        ];
+        assert_eq!(
+            hessian_from_columns(&columns),
+            vec![
+                vec![1.0, 4.0, 7.0],
+                vec![2.0, 5.0, 8.0],
+                vec![3.0, 6.0, 9.0]
+            ]
+        );
+        assert!(hessian_from_columns::<f64>(&[]).is_empty());
     }
 
     #[test]

@@ -708,12 +708,7 @@ impl Higher<'_> {
             return None;
         }
         let scalar = self.scalar;
-        let gradient_ty = self.sig.gradient_type();
-        let signature = self.signature(
-            self.name("hessian"),
-            None,
-            quote!((#scalar, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#scalar>>)),
-        );
+        let signature = self.hessian_signature();
         let active: Vec<&Param> = self.sig.active().collect();
         let (j, offset, base, n, columns, row, gradient) = (
             local("__j"),
@@ -815,26 +810,26 @@ impl Higher<'_> {
                     }
                     #base += #lanes;
                 }
-                // Each column is `H e_i`: `H[r][c]` is the derivative of the gradient's entry `r` in input
-                // `c` (the Jacobian of `f_grad`, not symmetric where a custom gradient is not the
-                // derivative of its value).
-                let __hessian: ::std::vec::Vec<::std::vec::Vec<#scalar>> = (0..#n)
-                    .map(|__r| #columns.iter().map(|__column| __column[__r]).collect())
-                    .collect();
-                (value, gradient, __hessian)
+                (value, gradient, ::autodiff::__private::hessian_from_columns(&#columns))
             }
         })
+    }
+
+    /// `fn f_hessian(<params>) -> (T, G, Vec<Vec<T>>)`, whichever way its columns are computed.
+    fn hessian_signature(&self) -> TokenStream {
+        let scalar = self.scalar;
+        let gradient_ty = self.sig.gradient_type();
+        self.signature(
+            self.name("hessian"),
+            None,
+            quote!((#scalar, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#scalar>>)),
+        )
     }
 
     /// `f_hessian` by one `f_hvp` per input.
     fn hessian_by_products(&self) -> TokenStream {
         let scalar = self.scalar;
-        let gradient_ty = self.sig.gradient_type();
-        let signature = self.signature(
-            self.name("hessian"),
-            None,
-            quote!((#scalar, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#scalar>>)),
-        );
+        let signature = self.hessian_signature();
         let active: Vec<&Param> = self.sig.active().collect();
         let (i, offset, n, hessian, row) = (
             local("__i"),
@@ -955,13 +950,7 @@ impl Higher<'_> {
                     #(#rows)*
                     #hessian.push(#row);
                 }
-                // Each product is a column, `H e_i`: `H[r][c]` is the derivative of the gradient's entry
-                // `r` in input `c` (the Jacobian of `f_grad`, not symmetric where a custom gradient is
-                // not the derivative of its value).
-                let #hessian: ::std::vec::Vec<::std::vec::Vec<#scalar>> = (0..#n)
-                    .map(|__r| #hessian.iter().map(|__column| __column[__r]).collect())
-                    .collect();
-                (value, gradient, #hessian)
+                (value, gradient, ::autodiff::__private::hessian_from_columns(&#hessian))
             }
         }
     }

@@ -454,8 +454,5 @@ fn residual_hessian<T: Float>(
         __row.push(__hv_1);
         __hessian.push(__row);
     }
-    let __hessian: ::std::vec::Vec<::std::vec::Vec<T>> = (0..__n)
-        .map(|__r| __hessian.iter().map(|__column| __column[__r]).collect())
-        .collect();
-    (value, gradient, __hessian)
+    (value, gradient, ::autodiff::__private::hessian_from_columns(&__hessian))
 }
