@@ -22,6 +22,7 @@ mod higher;
 mod in_closure;
 mod ir;
 mod jacobian;
+mod labels;
 mod lower;
 mod naming;
 mod reverse;
