@@ -9,8 +9,10 @@ use crate::ir::{
 use crate::naming::{self, Namer};
 use crate::rules::RuleCtx;
 use crate::signature::Signature;
+use crate::views::{self, views_of, View};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The state of emitting one generated function.
@@ -56,6 +58,12 @@ pub(crate) struct Emitter<'a> {
     /// written in it), stored once before the loop starts rather than once per iteration, by the loop's
     /// trip-count value: the tape, the array and the index.
     pub(crate) hoisted: BTreeMap<Var, Vec<(Ident, Array, Operand)>>,
+    /// The reads of each `for` loop that go through a sub-slice taken before it (`views.rs`), by the loop's
+    /// trip-count value, with the view's name.
+    views: BTreeMap<Var, Vec<(View, Ident)>>,
+    /// While a loop with views is printed: how each of its reads through a view is written, by the value
+    /// read, and whether it was.
+    reading: RefCell<BTreeMap<Var, (TokenStream, bool)>>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -105,7 +113,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let array_names = f
+        let array_names: Vec<Ident> = f
             .arrays
             .iter()
             .map(|info| match info.param {
@@ -113,6 +121,23 @@ impl<'a> Emitter<'a> {
                 None => namer.fresh(&info.name),
             })
             .collect();
+        let mut views = BTreeMap::new();
+        for stmt in f.all_stmts() {
+            if let Stmt::Loop(l) = stmt {
+                let name = |v: Var| names[v.0 as usize].to_token_stream();
+                let named: Vec<(View, Ident)> = views_of(f, l, &name)
+                    .into_iter()
+                    .map(|view| {
+                        let array = &array_names[view.array.0 as usize];
+                        let name = namer.fresh(&format!("{array}_view"));
+                        (view, name)
+                    })
+                    .collect();
+                if !named.is_empty() {
+                    views.insert(l.trips, named);
+                }
+            }
+        }
         Emitter {
             f,
             activity,
@@ -125,6 +150,8 @@ impl<'a> Emitter<'a> {
             call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
             hoisted: BTreeMap::new(),
+            views,
+            reading: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -577,6 +604,10 @@ impl<'a> Emitter<'a> {
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
                     let mut expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
+                    if let Some((read, used)) = self.reading.borrow_mut().get_mut(var) {
+                        expr = read.clone();
+                        *used = true;
+                    }
                     let ty = self.declared_type(*var);
                     let mut snapshots = match mode {
                         Mode::Sweep => self.snapshot_pushes(CallSite::Value(*var)),
@@ -788,8 +819,33 @@ impl<'a> Emitter<'a> {
         let fused = self.fused.get(&l.trips);
         let mut roots: BTreeSet<Var> = l.body.yields.iter().filter_map(Operand::var).collect();
         roots.extend(fused.iter().flat_map(|f| f.roots.iter().copied()));
+        let views = self
+            .views
+            .get(&l.trips)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let operand = |o: &Operand| self.operand(o);
+        if let Some((_, index)) = &l.range {
+            let index = self.name(*index);
+            let mut reading = self.reading.borrow_mut();
+            for (view, name) in views {
+                reading.insert(view.load, (views::read(name, index, l, &operand), false));
+            }
+        }
         let (body, body_free) = self.primal(&l.body, &roots, Mode::Sweep);
         free.extend(body_free);
+        // The views of the reads printed, declared before the loop.
+        let view_declarations: Vec<TokenStream> = views
+            .iter()
+            .filter(|(view, _)| {
+                let read = self.reading.borrow_mut().remove(&view.load);
+                read.is_some_and(|(_, used)| used)
+            })
+            .map(|(view, name)| {
+                let array = self.array_name(view.array);
+                views::declaration(view, name, array, l, &operand)
+            })
+            .collect();
         // Parallel assignment of the next values, as `(a, b) = (b, a)` needs.
         let changed: Vec<(usize, &Operand)> = l
             .body
@@ -837,6 +893,7 @@ impl<'a> Emitter<'a> {
             #(let mut #phis = #inits;)*
             #counter
             #reserve
+            #(#view_declarations)*
             #header {
                 #cond
                 #phi_pushes

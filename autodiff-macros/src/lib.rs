@@ -32,6 +32,7 @@ mod signature;
 mod struct_higher;
 mod struct_whole;
 mod structs;
+mod views;
 
 use proc_macro::TokenStream;
 

@@ -41,6 +41,7 @@ mod loops;
 mod region;
 
 use loops::Window;
+pub(crate) use region::writes_array;
 use region::{top_level_arrays, unsafe_reads};
 
 /// The current adjoint of each value that has one (an identifier).
