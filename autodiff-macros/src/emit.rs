@@ -531,6 +531,51 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The reads of `l` that go through views (`views.rs`), with the views' names.
+    pub(crate) fn loop_views(&self, l: &Loop) -> &[(View, Ident)] {
+        self.views
+            .get(&l.trips)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// While `l`'s body is printed, its reads through views are printed as such ([`Emitter::view_read`]).
+    pub(crate) fn begin_views(&self, l: &Loop) {
+        let Some((_, index)) = &l.range else {
+            return;
+        };
+        let index = self.name(*index);
+        let operand = |o: &Operand| self.operand(o);
+        let mut reading = self.reading.borrow_mut();
+        for (view, name) in self.loop_views(l) {
+            reading.insert(view.load, (views::read(name, index, l, &operand), false));
+        }
+    }
+
+    /// After `l`'s body is printed: the declarations of the views whose reads were, to go before the loop.
+    pub(crate) fn end_views(&self, l: &Loop) -> Vec<TokenStream> {
+        let operand = |o: &Operand| self.operand(o);
+        self.loop_views(l)
+            .iter()
+            .filter(|(view, _)| {
+                let read = self.reading.borrow_mut().remove(&view.load);
+                read.is_some_and(|(_, used)| used)
+            })
+            .map(|(view, name)| {
+                let array = self.array_name(view.array);
+                views::declaration(view, name, array, l, &operand)
+            })
+            .collect()
+    }
+
+    /// The read of `var` through a view, while its loop is printed (`begin_views`).
+    pub(crate) fn view_read(&self, var: Var) -> Option<TokenStream> {
+        let mut reading = self.reading.borrow_mut();
+        let (read, used) = reading.get_mut(&var)?;
+        *used = true;
+        Some(read.clone())
+    }
+
     /// `: T` for a value whose `let` the user annotated with `T`, to repeat on its generated `let`.
     pub(crate) fn declared_type(&self, var: Var) -> Option<TokenStream> {
         let ty = self.f.vars[var.0 as usize].declared.as_ref()?;
@@ -604,9 +649,8 @@ impl<'a> Emitter<'a> {
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
                     let mut expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
-                    if let Some((read, used)) = self.reading.borrow_mut().get_mut(var) {
-                        expr = read.clone();
-                        *used = true;
+                    if let Some(read) = self.view_read(*var) {
+                        expr = read;
                     }
                     let ty = self.declared_type(*var);
                     let mut snapshots = match mode {
@@ -819,33 +863,10 @@ impl<'a> Emitter<'a> {
         let fused = self.fused.get(&l.trips);
         let mut roots: BTreeSet<Var> = l.body.yields.iter().filter_map(Operand::var).collect();
         roots.extend(fused.iter().flat_map(|f| f.roots.iter().copied()));
-        let views = self
-            .views
-            .get(&l.trips)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let operand = |o: &Operand| self.operand(o);
-        if let Some((_, index)) = &l.range {
-            let index = self.name(*index);
-            let mut reading = self.reading.borrow_mut();
-            for (view, name) in views {
-                reading.insert(view.load, (views::read(name, index, l, &operand), false));
-            }
-        }
+        self.begin_views(l);
         let (body, body_free) = self.primal(&l.body, &roots, Mode::Sweep);
         free.extend(body_free);
-        // The views of the reads printed, declared before the loop.
-        let view_declarations: Vec<TokenStream> = views
-            .iter()
-            .filter(|(view, _)| {
-                let read = self.reading.borrow_mut().remove(&view.load);
-                read.is_some_and(|(_, used)| used)
-            })
-            .map(|(view, name)| {
-                let array = self.array_name(view.array);
-                views::declaration(view, name, array, l, &operand)
-            })
-            .collect();
+        let view_declarations = self.end_views(l);
         // Parallel assignment of the next values, as `(a, b) = (b, a)` needs.
         let changed: Vec<(usize, &Operand)> = l
             .body

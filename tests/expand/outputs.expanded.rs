@@ -793,11 +793,13 @@ fn euler_jvp(
                 ),
                 &mut __dot_k,
             );
+        let k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
+        let __dot_k_view: &[_] = if 0 < 2 { &__dot_k[0..2] } else { &[] };
         for __i_1 in 0..2 {
             let __v1 = y[__i_1];
             let __dot_v1 = __dot_y[__i_1];
-            let __v2 = k[__i_1];
-            let __dot_v2 = __dot_k[__i_1];
+            let __v2 = k_view[__i_1];
+            let __dot_v2 = __dot_k_view[__i_1];
             let __v3 = h * __v2;
             let __dot_v3 = __dot_h * __v2 + __dot_v2 * h;
             let __v4 = __v1 + __v3;
@@ -1107,11 +1109,13 @@ fn __euler_generic_jvp<__S: ::autodiff::__private::Float>(
                 ),
                 &mut __dot_k,
             );
+        let k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
+        let __dot_k_view: &[_] = if 0 < 2 { &__dot_k[0..2] } else { &[] };
         for __i_1 in 0..2 {
             let __v3 = y[__i_1];
             let __dot_v3 = __dot_y[__i_1];
-            let __v4 = k[__i_1];
-            let __dot_v4 = __dot_k[__i_1];
+            let __v4 = k_view[__i_1];
+            let __dot_v4 = __dot_k_view[__i_1];
             let __v5 = h * __v4;
             let __dot_v5 = __dot_h * __v4 + __dot_v4 * h;
             let __v6 = __v3 + __v5;
