@@ -9,7 +9,7 @@ use crate::ir::{
 use crate::naming::{self, Namer};
 use crate::rules::RuleCtx;
 use crate::signature::Signature;
-use crate::views::{self, views_of, View};
+use crate::views::{self, View};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use std::cell::RefCell;
@@ -121,23 +121,23 @@ impl<'a> Emitter<'a> {
                 None => namer.fresh(&info.name),
             })
             .collect();
-        let mut views = BTreeMap::new();
-        for stmt in f.all_stmts() {
-            if let Stmt::Loop(l) = stmt {
-                let name = |v: Var| names[v.0 as usize].to_token_stream();
-                let named: Vec<(View, Ident)> = views_of(f, l, &name)
-                    .into_iter()
-                    .map(|view| {
-                        let array = &array_names[view.array.0 as usize];
-                        let name = namer.fresh(&format!("{array}_view"));
-                        (view, name)
-                    })
-                    .collect();
-                if !named.is_empty() {
-                    views.insert(l.trips, named);
-                }
-            }
-        }
+        let views = {
+            let name = |v: Var| names[v.0 as usize].to_token_stream();
+            views::views(f, &name)
+                .into_iter()
+                .map(|(trips, views)| {
+                    let named = views
+                        .into_iter()
+                        .map(|view| {
+                            let array = &array_names[view.array.0 as usize];
+                            let name = namer.fresh(&format!("{array}_view"));
+                            (view, name)
+                        })
+                        .collect();
+                    (trips, named)
+                })
+                .collect()
+        };
         Emitter {
             f,
             activity,

@@ -33,8 +33,39 @@ pub(crate) struct View {
     pub(crate) base: Option<TokenStream>,
 }
 
-/// The reads of `l` that go through views, given how each value of `f` is printed (`name`).
-pub(crate) fn views_of(f: &Function, l: &Loop, name: &dyn Fn(Var) -> TokenStream) -> Vec<View> {
+/// The reads of each loop of `f` that go through views, by the loop's trip-count value, given how each
+/// value of `f` is printed (`name`).
+pub(crate) fn views(f: &Function, name: &dyn Fn(Var) -> TokenStream) -> BTreeMap<Var, Vec<View>> {
+    let stmts = f.all_stmts();
+    let mut lengths = BTreeMap::new();
+    for stmt in &stmts {
+        if let Stmt::Let {
+            var,
+            value: Value::Len(array),
+        } = stmt
+        {
+            lengths.insert(*var, *array);
+        }
+    }
+    let mut all = BTreeMap::new();
+    for stmt in stmts {
+        if let Stmt::Loop(l) = stmt {
+            let views = views_of(f, l, &lengths, name);
+            if !views.is_empty() {
+                all.insert(l.trips, views);
+            }
+        }
+    }
+    all
+}
+
+/// The reads of `l` that go through views; `lengths` are the values that are lengths of arrays.
+fn views_of(
+    f: &Function,
+    l: &Loop,
+    lengths: &BTreeMap<Var, Array>,
+    name: &dyn Fn(Var) -> TokenStream,
+) -> Vec<View> {
     let Some((range, index)) = &l.range else {
         return Vec::new();
     };
@@ -74,7 +105,7 @@ pub(crate) fn views_of(f: &Function, l: &Loop, name: &dyn Fn(Var) -> TokenStream
         }
         let base = match at {
             // `for i in 0..x.len()` reading `x[i]`: the compiler sees that already.
-            Operand::Var(v) if v == index && over_whole(f, range, *array) => continue,
+            Operand::Var(v) if v == index && over_whole(range, lengths, *array) => continue,
             Operand::Var(v) if v == index => None,
             Operand::Var(v) => match defs.get(v) {
                 Some(Value::Binary(syn::BinOp::Add(_), a, b)) => {
@@ -145,16 +176,11 @@ pub(crate) fn read(
 }
 
 /// Is `range` `0..array.len()`?
-fn over_whole(f: &Function, range: &crate::ir::Range, array: Array) -> bool {
+fn over_whole(range: &crate::ir::Range, lengths: &BTreeMap<Var, Array>, array: Array) -> bool {
     let starts_at_zero = matches!(&range.start, Operand::Const { tokens, .. } if is_zero(tokens));
-    let Some(end) = range.end.var() else {
-        return false;
-    };
     starts_at_zero
         && !range.inclusive
-        && f.all_stmts().iter().any(|stmt| {
-            matches!(stmt, Stmt::Let { var, value: Value::Len(a) } if *var == end && *a == array)
-        })
+        && range.end.var().and_then(|end| lengths.get(&end)) == Some(&array)
 }
 
 fn is_zero(tokens: &TokenStream) -> bool {
@@ -219,21 +245,20 @@ mod tests {
         let float_params = crate::signature::float_type_params(&item.sig.generics);
         let f = crate::lower::lower(&item, &sig, float_params, &mut errors);
         assert!(errors.finish().is_ok(), "test source is supported");
+        let name = |v: Var| {
+            let ident =
+                proc_macro2::Ident::new(&format!("v{}", v.0), proc_macro2::Span::call_site());
+            quote!(#ident)
+        };
         let mut out = Vec::new();
-        for stmt in f.all_stmts() {
-            if let Stmt::Loop(l) = stmt {
-                let name = |v: Var| {
-                    let s = format!("v{}", v.0);
-                    let ident = proc_macro2::Ident::new(&s, proc_macro2::Span::call_site());
-                    quote!(#ident)
-                };
-                for view in views_of(&f, l, &name) {
-                    let base = view.base.map(|b| b.to_string()).unwrap_or_default();
-                    out.push(format!(
-                        "{}[{}+i]",
-                        f.arrays[view.array.0 as usize].name, base
-                    ));
-                }
+        // In program order: by the loops' trip-count values, which lowering numbers in that order.
+        for views in views(&f, &name).into_values() {
+            for view in views {
+                let base = view.base.map(|b| b.to_string()).unwrap_or_default();
+                out.push(format!(
+                    "{}[{}+i]",
+                    f.arrays[view.array.0 as usize].name, base
+                ));
             }
         }
         out
