@@ -130,7 +130,7 @@ impl<'a> Emitter<'a> {
                         .into_iter()
                         .map(|view| {
                             let array = &array_names[view.array.0 as usize];
-                            let name = namer.fresh(&format!("{array}_view"));
+                            let name = namer.fresh(&format!("__{array}_view"));
                             (view, name)
                         })
                         .collect();
