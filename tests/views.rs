@@ -1,10 +1,18 @@
 //! Reads through views (`autodiff-macros/src/views.rs`): a loop's reads at its index plus an offset it does
-//! not change, or at a counter it increments by one, go through a sub-slice taken before the loop. Checked
-//! here where the offsets and ranges make the sub-slice easy to get wrong: a packed triangle read by a
-//! counter (GMM's), a reversed loop, an inclusive range, ranges that start past zero, and loops that do
+//! not change go through a sub-slice taken before the loop. Checked here where the offsets and ranges make
+//! the sub-slice easy to get wrong: a packed triangle read by a counter (GMM's; not through a view) beside
+//! reads that are, a reversed loop, an inclusive range, ranges that start past zero, and loops that do
 //! not run with offsets past the end of the array (where taking the sub-slice would panic). Values equal
 //! the function's own, gradients match central differences, tangents the gradients, and Hessians
 //! (`order = 2`) central differences of `_grad`, at many random points.
+
+// Index loops, counters and empty ranges are what is under test.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::explicit_counter_loop,
+    clippy::eq_op,
+    clippy::reversed_empty_ranges
+)]
 
 mod common;
 

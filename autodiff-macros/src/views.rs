@@ -11,8 +11,10 @@
 //!     ..                                     let __v2 = __w_view[i];
 //! ```
 //!
-//! A read at a counter the loop increments by one (`l[k]; k += 1;`, GMM's packed triangle) reads the view
-//! that starts where the counter does, at the iteration's number (`__l_view[j - start]`).
+//! Not through views: reads at a counter the loop increments (`l[k]; k += 1;`, GMM's packed triangle).
+//! They could be (a view from where the counter starts, read at the iteration's number), but the loops
+//! that read so are short (a row of a triangle), and a view per run of a short loop cost more than the
+//! checks it saved: 3.36M -> 3.47M instructions for GMM's gradient at d = 2 (`cargo bench --bench counts`).
 //!
 //! A read qualifies when every iteration makes it (a statement of the loop's body itself, not of a branch
 //! or an inner loop, in a `for` over a range without a step that never leaves early), and the loop does
@@ -32,20 +34,8 @@ pub(crate) struct View {
     /// The value the read defines.
     pub(crate) load: Var,
     pub(crate) array: Array,
-    /// Where the view starts in the array.
-    pub(crate) offset: Offset,
-}
-
-/// How a read's index follows the loop's.
-#[derive(Clone, Debug)]
-pub(crate) enum Offset {
-    /// The loop's index itself.
-    Index,
-    /// `base + i`, `base` the same in every iteration.
-    Plus(TokenStream),
-    /// A counter the loop increments by one in every iteration (`l[k]; k += 1;`): its variable, which
-    /// holds its start where the view is taken.
-    Counter(TokenStream),
+    /// The offset of the view in the array: `base` of the index `base + i`, `None` for `i` itself.
+    pub(crate) base: Option<TokenStream>,
 }
 
 /// The reads of each loop of `f` that go through views, by the loop's trip-count value, given how each
@@ -118,15 +108,10 @@ fn views_of(
         {
             continue;
         }
-        let offset = match at {
+        let base = match at {
             // `for i in 0..x.len()` reading `x[i]`: the compiler sees that already.
             Operand::Var(v) if v == index && over_whole(range, lengths, *array) => continue,
-            Operand::Var(v) if v == index => Offset::Index,
-            // Before the loop, the counter's variable holds its start.
-            // (Not in a reversed loop, whose index runs down while the counter runs up.)
-            Operand::Var(v) if !range.rev && l.phis.contains(v) && counts_by_one(l, *v, &defs) => {
-                Offset::Counter(name(*v))
-            }
+            Operand::Var(v) if v == index => None,
             Operand::Var(v) => match defs.get(v) {
                 Some(Value::Binary(syn::BinOp::Add(_), a, b)) => {
                     let other = match (a.var() == Some(*index), b.var() == Some(*index)) {
@@ -135,7 +120,7 @@ fn views_of(
                         _ => continue,
                     };
                     match invariant.tokens(other, 0) {
-                        Some(tokens) => Offset::Plus(tokens),
+                        Some(tokens) => Some(tokens),
                         None => continue,
                     }
                 }
@@ -146,30 +131,10 @@ fn views_of(
         views.push(View {
             load: *var,
             array: *array,
-            offset,
+            base,
         });
     }
     views
-}
-
-/// Does every iteration of `l` increment its carried value `phi` by one (its next value is `phi + 1`,
-/// computed in the body itself)?
-fn counts_by_one(l: &Loop, phi: Var, defs: &BTreeMap<Var, &Value>) -> bool {
-    let is_one = |o: &Operand| matches!(o, Operand::Const { tokens, .. } if is_one(tokens));
-    let next = l
-        .phis
-        .iter()
-        .position(|p| *p == phi)
-        .and_then(|at| l.body.yields.get(at)?.var());
-    matches!(
-        next.and_then(|next| defs.get(&next)),
-        Some(Value::Binary(syn::BinOp::Add(_), a, b))
-            if (a.var() == Some(phi) && is_one(b)) || (b.var() == Some(phi) && is_one(a))
-    )
-}
-
-fn is_one(tokens: &TokenStream) -> bool {
-    matches!(tokens.to_string().as_str(), "1" | "1usize")
 }
 
 /// The declaration of a view before its loop: the sub-slice the loop's reads cover, or an empty slice
@@ -186,13 +151,10 @@ pub(crate) fn declaration(
     };
     let (start, end) = (operand(&range.start), operand(&range.end));
     let starts_at_zero = matches!(&range.start, Operand::Const { tokens, .. } if is_zero(tokens));
-    let (lo, hi) = match &view.offset {
-        Offset::Plus(base) if starts_at_zero => (base.clone(), quote!(#base + #end)),
-        Offset::Plus(base) => (quote!(#base + #start), quote!(#base + #end)),
-        Offset::Index => (start.clone(), end.clone()),
-        // As many elements from `init` as the loop has iterations.
-        Offset::Counter(counter) if starts_at_zero => (counter.clone(), quote!(#counter + #end)),
-        Offset::Counter(counter) => (counter.clone(), quote!(#counter + (#end - #start))),
+    let (lo, hi) = match &view.base {
+        Some(base) if starts_at_zero => (base.clone(), quote!(#base + #end)),
+        Some(base) => (quote!(#base + #start), quote!(#base + #end)),
+        None => (start.clone(), end.clone()),
     };
     if range.inclusive {
         quote!(let #name: &[_] = if #start <= #end { &#array[#lo..=#hi] } else { &[] };)
@@ -297,11 +259,7 @@ mod tests {
         // In program order: by the loops' trip-count values, which lowering numbers in that order.
         for views in views(&f, &name).into_values() {
             for view in views {
-                let base = match view.offset {
-                    Offset::Index => String::new(),
-                    Offset::Plus(base) => base.to_string(),
-                    Offset::Counter(counter) => format!("counter {counter}"),
-                };
+                let base = view.base.map(|b| b.to_string()).unwrap_or_default();
                 out.push(format!(
                     "{}[{}+i]",
                     f.arrays[view.array.0 as usize].name, base
@@ -339,34 +297,6 @@ mod tests {
         );
         // `x[i]` for `i` in `0..x.len()` is checked by the compiler already; `y[i]` is not.
         assert_eq!(views, vec!["y[+i]".to_string()]);
-    }
-
-    #[test]
-    fn reads_at_a_counter_incremented_by_one_go_through_views() {
-        let views = views_in(
-            "fn f(l: &[f64], c: &[f64], d: usize) -> f64 {
-                let mut s = 0.0;
-                let mut li = 0;
-                for i in 0..d { for j in i + 1..d { s += l[li] * c[j]; li += 1; } }
-                s
-            }",
-        );
-        assert_eq!(views.len(), 2, "{views:?}");
-        assert!(views[0].starts_with("l[counter"), "{views:?}");
-        assert_eq!(views[1], "c[+i]");
-    }
-
-    #[test]
-    fn a_counter_in_a_reversed_loop_is_not_read_through_a_view() {
-        let views = views_in(
-            "fn f(l: &[f64], d: usize) -> f64 {
-                let mut s = 0.0;
-                let mut li = 0;
-                for j in (0..d).rev() { s += l[li] * l[j]; li += 1; }
-                s
-            }",
-        );
-        assert_eq!(views, vec!["l[+i]".to_string()]);
     }
 
     #[test]
