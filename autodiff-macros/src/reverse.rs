@@ -60,8 +60,6 @@ struct Reverse<'e, 'a> {
     returned_array: Option<(Array, TokenStream)>,
     /// For each loop being reversed, innermost last: its sliding windows (see `Window`).
     windows: Vec<Window>,
-    /// How many loops around the code being reversed.
-    loop_depth: usize,
     /// While a loop's body is reversed: its integer counters that the reverse sweep recovers by undoing
     /// their updates (`loops::Counter`), by carried value.
     counters: BTreeMap<Var, loops::Counter>,
@@ -78,7 +76,8 @@ struct Reverse<'e, 'a> {
     zero_components: BTreeMap<String, Vec<bool>>,
 }
 
-/// The shortcuts of the reverse sweep, each exact under the condition its code checks. The reference
+/// The shortcuts of the reverse sweep, each exact under the condition the plan checks (`plan.rs`), which
+/// takes them where they apply before the sweep is emitted. The reference
 /// adjoint (the `reference-adjoint` feature of `autodiff`) takes none of them: every value a region's
 /// adjoint reads is stored by the forward sweep, loops are reversed backwards one iteration at a time, and
 /// array adjoints are accumulated element by element. The optimised adjoint is tested against it.
@@ -174,7 +173,6 @@ fn vjp_body_with(
         plan,
         returned_array: None,
         windows: Vec::new(),
-        loop_depth: 0,
         counters: BTreeMap::new(),
         counters_used: BTreeSet::new(),
         finished_counters: BTreeMap::new(),

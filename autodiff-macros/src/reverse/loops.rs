@@ -72,7 +72,6 @@ impl Reverse<'_, '_> {
         // Tapes made while reversing the body (its own or its nested loops' and branches') are popped in
         // the reverse of each iteration: those iterations must then run backwards.
         let tapes_before = self.e.tape_count();
-        self.loop_depth += 1;
         self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
         let window = self.windows.pop().unwrap_or_default();
         if let Some((range, _)) = &l.range {
@@ -193,7 +192,7 @@ impl Reverse<'_, '_> {
                 };
                 Some((*index, code))
             });
-            let counters = self.name_counters(&plan.counters);
+            let counters = self.name_counters(l, &plan.counters);
             let outer_counters = std::mem::replace(&mut self.counters, counters);
             let outer_used = std::mem::take(&mut self.counters_used);
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
@@ -264,7 +263,6 @@ impl Reverse<'_, '_> {
                 #window_finish
             });
         }
-        self.loop_depth -= 1;
         for (init, d) in l.inits.iter().zip(&carried) {
             if let Some(d) = d {
                 self.contribute(init, d.to_token_stream(), adjoints, code);
@@ -437,20 +435,26 @@ pub(crate) enum Update {
 }
 
 impl Reverse<'_, '_> {
-    /// The counters of `l` (see `Counter`) that its plan gives, named. A chained one is taken where the
-    /// inner loop's reverse recovered its own counter (`finished_counters`).
-    fn name_counters(&mut self, plan: &BTreeMap<Var, CounterPlan>) -> BTreeMap<Var, Counter> {
+    /// The counters of `l` (see `Counter`) that its plan gives, named in the order of the carried
+    /// values. A chained one is taken where the inner loop's reverse recovered its own counter
+    /// (`finished_counters`).
+    fn name_counters(
+        &mut self,
+        l: &Loop,
+        plan: &BTreeMap<Var, CounterPlan>,
+    ) -> BTreeMap<Var, Counter> {
         let mut counters = BTreeMap::new();
-        for (phi, counter) in plan {
-            let update = match counter {
-                CounterPlan::Chained { out } => match self.finished_counters.get(out) {
+        for phi in &l.phis {
+            let update = match plan.get(phi) {
+                None => continue,
+                Some(CounterPlan::Chained { out }) => match self.finished_counters.get(out) {
                     Some(inner) => Update::Chained {
                         out: *out,
                         inner: inner.clone(),
                     },
                     None => continue,
                 },
-                CounterPlan::Step { step, added } => Update::Step {
+                Some(CounterPlan::Step { step, added }) => Update::Step {
                     step: self.e.operand(step),
                     step_var: step.var(),
                     added: *added,

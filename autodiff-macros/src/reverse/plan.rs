@@ -13,13 +13,21 @@
 //! iteration at a time, every value a region's adjoint reads stored, every call through `vjp`.
 //!
 //! ```text
-//! // Input:                                  // Plan (Shortcuts::ALL):
-//! let mut s = 0.0;                           loop i: fused, window x[i..=i + 1]
-//! for i in 0..x.len() - 1 {                    recompute: __v7, t, ..
-//!     let t = x[i + 1] - x[i] * x[i];          // (not read: a fused loop's reverse reads its forward
-//!     s += t * t;                              //  sweep's values in place)
+//! // Input:                               // Plan, Shortcuts::ALL:
+//! let mut s = 0.0;                        loop __i: fused, window x[__i..=__i + 1]
+//! for i in 0..x.len() - 1 {               // Plan, Shortcuts::NONE:
+//!     let t = x[i + 1] - x[i] * x[i];     loop __i: backwards
+//!     let u = 1.0 - x[i];
+//!     s += t * 100.0 * t + u.exp();
 //! }
 //! s
+//!
+//! // Input:                               // Plan, Shortcuts::ALL (x[i] and the product recomputed
+//! let mut p = 1.0;                        // where read, the sin stored):
+//! for i in 0..x.len() {                   loop __i: backwards
+//!     p = p * x[i].sin();                   recompute __v1, p_1
+//! }
+//! p
 //! ```
 //!
 //! What the plan cannot know before emission is which values a region's adjoint reads: that depends on
@@ -155,9 +163,9 @@ impl Plan {
         &self.loops[&trips]
     }
 
-    #[cfg(test)]
     /// The plan printed with the names that `e` gives values and arrays in the generated code, in
     /// program order: one line per loop, per branch arm and call with a decision, per increment.
+    #[cfg(test)]
     pub(crate) fn display<'p>(&'p self, e: &'p Emitter) -> impl fmt::Display + 'p {
         Printed {
             plan: self,
@@ -1196,6 +1204,38 @@ mod tests {
                 "    recompute __v0, __v1, __v2, t_1, k_2",
             ],
             &["loop __i: backwards", "  loop __i_1: backwards"],
+        );
+    }
+
+    #[test]
+    fn a_read_the_same_in_every_iteration_of_an_array_written_later_is_stored_once() {
+        check(
+            "fn f(x: &[f64], n: usize) -> f64 {
+                let mut c = x.to_vec();
+                let mut y = vec![0.0; n];
+                for r in 0..2 {
+                    for i in 0..n {
+                        for j in 0..n {
+                            y[j] += c[i] * x[j];
+                        }
+                    }
+                    c[0] = y[0];
+                }
+                y[0]
+            }",
+            &[
+                "loop __i: backwards",
+                "  loop __i_1: backwards",
+                "    loop __i_2: backwards, sum c[__i_1]",
+                "      recompute __v2, __v3, __v4",
+                "      store __v1 once before loop __i_2",
+                "      increment y[__i_2] += __v3",
+            ],
+            &[
+                "loop __i: backwards",
+                "  loop __i_1: backwards",
+                "    loop __i_2: backwards",
+            ],
         );
     }
 }

@@ -1,5 +1,5 @@
-//! The reverse of a region (an `if`/`match` branch or a loop body): which values its adjoint reads are
-//! recomputed there and which are popped from a tape, and the adjoint of branching.
+//! The reverse of a region (an `if`/`match` branch or a loop body): the values its adjoint reads,
+//! recomputed there or popped from a tape as the plan says (`plan.rs`), and the adjoint of branching.
 
 use super::loops::Update;
 use super::plan::touches_active_arrays;
