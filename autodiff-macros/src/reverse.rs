@@ -77,10 +77,11 @@ struct Reverse<'e, 'a> {
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition the plan checks (`plan.rs`), which
-/// takes them where they apply before the sweep is emitted. The reference
-/// adjoint (the `reference-adjoint` feature of `autodiff`) takes none of them: every value a region's
-/// adjoint reads is stored by the forward sweep, loops are reversed backwards one iteration at a time, and
-/// array adjoints are accumulated element by element. The optimised adjoint is tested against it.
+/// takes them where they apply before the sweep is emitted. The reference adjoint (the
+/// `reference-adjoint` feature of `autodiff`) takes none of them, its plan is empty: every value a
+/// region's adjoint reads is stored by the forward sweep, loops are reversed backwards one iteration at a
+/// time, and array adjoints are accumulated element by element. The optimised adjoint is tested against
+/// it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shortcuts {
     /// Recompute pure values in the reverse sweep instead of storing them.
