@@ -30,9 +30,11 @@ use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat};
 
-/// `item` with its iterator chains and local closures rewritten; errors for what cannot be.
+/// `item` with its iterator chains and local closures rewritten, and its loop labels (`labels.rs`);
+/// errors for what cannot be.
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
+    crate::labels::desugar(&mut item.block, errors);
     if !mentions_closures_or_iterators(&item.block) {
         return item;
     }
@@ -69,7 +71,8 @@ fn mentions_closures_or_iterators(block: &syn::Block) -> bool {
                 }
                 Expr::MethodCall(m)
                     if TERMINALS.contains(&m.method.to_string().as_str())
-                        || STAGES.contains(&m.method.to_string().as_str()) =>
+                        || STAGES.contains(&m.method.to_string().as_str())
+                        || WINDOWS.contains(&m.method.to_string().as_str()) =>
                 {
                     self.0 = true
                 }
@@ -157,16 +160,19 @@ fn vec_args(mac: &syn::Macro) -> Option<VecArgs> {
 }
 
 /// What ends a chain, giving its value.
-const TERMINALS: &[&str] = &["sum", "product", "fold", "collect"];
+const TERMINALS: &[&str] = &["sum", "product", "fold", "collect", "count"];
 /// What a chain may apply to each element after its source.
-const STAGES: &[&str] = &["map", "copied", "cloned"];
+const STAGES: &[&str] = &["map", "copied", "cloned", "filter", "skip", "take"];
 /// What a chain's source may be built from (the iteration a `for` handles).
 const SOURCES: &[&str] = &["iter", "into_iter", "enumerate", "zip", "rev", "step_by"];
+/// What a chain may start from besides a slice's `.iter()` and a range: a slice's windows or chunks.
+const WINDOWS: &[&str] = &["windows", "chunks", "chunks_exact"];
 
-const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()` (or a range), maybe with \
-                          `.enumerate()`, `.zip(..)` or `.rev()`, then `.map(..)`, `.copied()` or `.cloned()`, \
-                          ending in `.sum()`, `.product()`, `.fold(init, |acc, x| ..)` or \
-                          `.collect::<Vec<_>>()`";
+const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()` (maybe with `.skip(n)` and \
+                          `.take(n)`), a range, or a slice's `.windows(k)`, `.chunks(k)` or `.chunks_exact(k)`, \
+                          maybe with `.enumerate()`, `.zip(..)` or `.rev()`, then `.map(..)`, `.filter(..)`, \
+                          `.skip(n)`, `.take(n)`, `.copied()` or `.cloned()`, ending in `.sum()`, `.product()`, \
+                          `.fold(init, |acc, x| ..)`, `.count()` or `.collect::<Vec<_>>()`";
 
 /// A closure bound by `let name = |..| ..;`, or a `let` that shadows the name of one.
 enum Entry {
@@ -210,6 +216,11 @@ struct Body {
     pattern: Option<Pat>,
     stmts: Vec<syn::Stmt>,
     current: Current,
+    /// What runs before the loop (the counters of `.skip(n)` and `.take(n)`).
+    prelude: Vec<syn::Stmt>,
+    /// The tests of `.filter(..)`, `.skip(n)` and `.take(n)`, each with the statements before it: what
+    /// follows a test runs under `if`.
+    guards: Vec<(Vec<syn::Stmt>, Expr)>,
 }
 
 impl Body {
@@ -218,7 +229,77 @@ impl Body {
             pattern: None,
             stmts: Vec::new(),
             current: Current::Element,
+            prelude: Vec::new(),
+            guards: Vec::new(),
         }
+    }
+
+    /// A body whose element is `value` (a window of a slice) and whose `for` binds `index`.
+    fn over(index: &syn::Ident, value: Expr) -> Body {
+        Body {
+            pattern: Some(syn::parse_quote!(#index)),
+            current: Current::Value(value),
+            ..Body::new()
+        }
+    }
+
+    /// The current element as an expression, the `for` pattern bound to `pattern` (fresh names shaped like
+    /// the source's elements) if it is not bound yet.
+    fn element(&mut self, pattern: Pat, value: Expr) -> Expr {
+        match &self.current {
+            Current::Value(value) => value.clone(),
+            Current::Element => {
+                self.pattern = Some(pattern);
+                self.current = Current::Value(value.clone());
+                value
+            }
+        }
+    }
+
+    /// What follows runs only where `test` holds.
+    fn guard(&mut self, test: Expr) {
+        let before = std::mem::take(&mut self.stmts);
+        self.guards.push((before, test));
+    }
+
+    /// `.filter(keep)`: `keep`'s body, with its parameter bound to the element, tests each element.
+    fn filter(&mut self, keep: &syn::ExprClosure, element: Expr, kept: &syn::Ident) {
+        let test = &keep.body;
+        let test: Expr = match keep.inputs.first() {
+            Some(pat) => {
+                let pat = plain_pattern(pat);
+                syn::parse_quote!({ let #pat = #element; #test })
+            }
+            None => (**test).clone(),
+        };
+        self.stmts.push(syn::parse_quote!(let #kept: bool = #test;));
+        self.guard(syn::parse_quote!(#kept));
+    }
+
+    /// `.skip(n)` or `.take(n)`: a counter of the elements that reach this stage, declared before the
+    /// loop, and a test of its value.
+    fn count(&mut self, n: &Expr, skip: bool, counter: &syn::Ident, position: &syn::Ident) {
+        self.prelude
+            .push(syn::parse_quote!(let mut #counter: usize = 0;));
+        self.stmts
+            .push(syn::parse_quote!(let #position = #counter;));
+        self.stmts.push(syn::parse_quote!(#counter += 1;));
+        self.guard(if skip {
+            syn::parse_quote!(#position >= #n)
+        } else {
+            syn::parse_quote!(#position < #n)
+        });
+    }
+
+    /// The statements of the loop body: those of each stage, with `tail` innermost, under the guards.
+    fn nest(stmts: Vec<syn::Stmt>, guards: Vec<(Vec<syn::Stmt>, Expr)>) -> Vec<syn::Stmt> {
+        guards
+            .into_iter()
+            .rev()
+            .fold(stmts, |inner, (mut before, test)| {
+                before.push(syn::parse_quote!(if #test { #(#inner)* }));
+                before
+            })
     }
 
     /// Binds the current element to `pat` (the `for` pattern, or a `let`).
@@ -260,13 +341,22 @@ impl Body {
         self.current = Current::Value(paren(value));
     }
 
-    /// `for pattern in source { stmts; tail }`
-    fn into_loop(self, source: &Expr, tail: Vec<syn::Stmt>, fresh: &syn::Ident) -> Expr {
+    /// `prelude; for pattern in source { stmts; tail }`
+    fn into_loop(
+        self,
+        source: &Expr,
+        tail: Vec<syn::Stmt>,
+        fresh: &syn::Ident,
+    ) -> (Vec<syn::Stmt>, Expr) {
         let pattern = self.pattern.unwrap_or_else(|| syn::parse_quote!(#fresh));
         let stmts: Vec<syn::Stmt> = self.stmts.into_iter().chain(tail).collect();
+        let stmts = Body::nest(stmts, self.guards);
         let arrays = array_names(&stmts);
         let pattern = by_reference(pattern, &element_shape(source), &arrays);
-        syn::parse_quote!(for #pattern in #source { #(#stmts)* })
+        (
+            self.prelude,
+            syn::parse_quote!(for #pattern in #source { #(#stmts)* }),
+        )
     }
 }
 
@@ -365,6 +455,16 @@ fn without_derefs(body: &Expr, params: &[String]) -> Expr {
                 ..
             }) = expr
             {
+                // `**v` for a `.filter(..)` parameter bound to a reference to a reference.
+                let mut inner: &Expr = inner;
+                while let Expr::Unary(syn::ExprUnary {
+                    op: syn::UnOp::Deref(_),
+                    expr: deeper,
+                    ..
+                }) = strip_parens(inner)
+                {
+                    inner = deeper;
+                }
                 if let Expr::Path(p) = strip_parens(inner) {
                     if p.path
                         .get_ident()
@@ -516,7 +616,33 @@ fn returns(body: &Expr) -> Option<Span> {
 /// A parsed chain: its source (what a `for` iterates), its stages, and its terminal call.
 struct Chain {
     source: Expr,
-    stages: Vec<Func>,
+    stages: Vec<Stage>,
+    /// For a chain over `.windows(k)` or `.chunks(k)` of a slice, whose source is a range of window
+    /// indexes: the index and the window (a sub-slice) it gives.
+    window: Option<(syn::Ident, Expr)>,
+}
+
+/// What a chain does to each element after its source.
+enum Stage {
+    /// `.map(f)`.
+    Map(Func),
+    /// `.filter(|x| ..)`.
+    Filter(syn::ExprClosure),
+    /// `.skip(n)` (`true`) or `.take(n)`.
+    Count(Expr, bool),
+}
+
+/// Is `expr` a slice's `.iter()`, maybe with `.skip(n)`, `.take(n)`, `.copied()` and `.cloned()` (a
+/// sub-slice's `.iter()`)?
+fn sliceable(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
+            ("iter" | "into_iter", 0) => !is_iterator_source(&m.receiver),
+            ("skip" | "take", 1) | ("copied" | "cloned", 0) => sliceable(&m.receiver),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 impl Desugar<'_> {
@@ -586,39 +712,151 @@ impl Desugar<'_> {
     /// Splits `receiver` (what the terminal method is called on) into the source and the stages, or
     /// `None` if it is no iterator chain (a method of some other type).
     fn chain(&mut self, receiver: &Expr) -> Option<Result<Chain, ()>> {
-        let mut stages = Vec::new();
+        let mut raw = Vec::new();
         let mut expr = strip_parens(receiver);
         while let Expr::MethodCall(m) = expr {
             let name = m.method.to_string();
             match (name.as_str(), m.args.len()) {
-                ("map", 1) => stages.push(Some(&m.args[0])),
-                ("copied" | "cloned", 0) => stages.push(None),
+                ("map" | "filter", 1) => raw.push((name, Some(&m.args[0]))),
+                // Right after a slice's `.iter()`, the source is a sub-slice (`source`).
+                ("skip" | "take", 1) if !sliceable(&m.receiver) => {
+                    raw.push((name, Some(&m.args[0])))
+                }
+                ("copied" | "cloned", 0) => raw.push((name, None)),
                 _ => break,
             }
             expr = strip_parens(&m.receiver);
         }
-        if !is_iterator_source(expr) {
-            if stages.is_empty() {
-                return None;
+        let window = match expr {
+            Expr::MethodCall(m)
+                if WINDOWS.contains(&m.method.to_string().as_str())
+                    && m.args.len() == 1
+                    && !is_iterator_source(&m.receiver) =>
+            {
+                Some(m)
             }
-            self.errors.spanned(expr, unsupported_source(expr));
-            return Some(Err(()));
-        }
-        let source = match self.source(expr) {
-            Ok(source) => source,
-            Err(()) => return Some(Err(())),
+            _ => None,
         };
-        let mut funcs = Vec::new();
-        for stage in stages.into_iter().rev().flatten() {
-            match self.func(stage) {
-                Some(f) => funcs.push(f),
+        let (source, window) = match window {
+            Some(m) => {
+                let (source, index, value) = self.windows(m);
+                (source, Some((index, value)))
+            }
+            None if !is_iterator_source(expr) => {
+                if raw.is_empty() {
+                    return None;
+                }
+                self.errors.spanned(expr, unsupported_source(expr));
+                return Some(Err(()));
+            }
+            None => match self.source(expr) {
+                Ok(source) => (source, None),
+                Err(()) => return Some(Err(())),
+            },
+        };
+        let mut stages = Vec::new();
+        for (name, arg) in raw.into_iter().rev() {
+            let Some(arg) = arg else { continue };
+            let stage = match name.as_str() {
+                "map" => self.func(arg).map(Stage::Map),
+                "filter" => match self.func(arg) {
+                    Some(Func::Closure(c)) if c.inputs.len() == 1 => Some(Stage::Filter(c)),
+                    Some(_) => {
+                        self.errors.spanned(
+                            arg,
+                            "give `.filter(..)` a closure of one parameter: `.filter(|x| ..)`",
+                        );
+                        None
+                    }
+                    None => None,
+                },
+                _ => Some(Stage::Count(arg.clone(), name == "skip")),
+            };
+            match stage {
+                Some(stage) => stages.push(stage),
                 None => return Some(Err(())),
             }
         }
         Some(Ok(Chain {
             source,
-            stages: funcs,
+            stages,
+            window,
         }))
+    }
+
+    /// `s.windows(k)`, `s.chunks(k)`, `s.chunks_exact(k)`: a range of window indexes, the index, and the
+    /// window at it (a sub-slice of `s`).
+    fn windows(&mut self, m: &syn::ExprMethodCall) -> (Expr, syn::Ident, Expr) {
+        let s = paren((*m.receiver).clone());
+        let k = paren(m.args[0].clone());
+        let i = self.fresh("window");
+        let (range, window): (Expr, Expr) = match m.method.to_string().as_str() {
+            "windows" => (
+                syn::parse_quote!(0..(#s.len() + 1).saturating_sub(#k)),
+                syn::parse_quote!(&#s[#i..#i + #k]),
+            ),
+            "chunks" => (
+                syn::parse_quote!(0..(#s.len() + #k - 1) / #k),
+                syn::parse_quote!(&#s[#i * #k..usize::min(#i * #k + #k, #s.len())]),
+            ),
+            _ => (
+                syn::parse_quote!(0..#s.len() / #k),
+                syn::parse_quote!(&#s[#i * #k..#i * #k + #k]),
+            ),
+        };
+        (range, i, window)
+    }
+
+    /// `s.iter().skip(a).take(b)..` (with any `.copied()` and `.cloned()`): the sub-slice's `.iter()`,
+    /// `s[lo..hi].iter()`, each bound kept within the slice as `skip` and `take` keep within the iterator.
+    fn sliced(&mut self, expr: &Expr) -> Result<Expr, ()> {
+        let mut steps = Vec::new();
+        let mut e = strip_parens(expr);
+        let base = loop {
+            let m = match e {
+                Expr::MethodCall(m) => m,
+                other => {
+                    self.errors.spanned(other, CHAIN_HINT);
+                    return Err(());
+                }
+            };
+            match (m.method.to_string().as_str(), m.args.len()) {
+                ("skip" | "take", 1) => steps.push((m.method == "skip", paren(m.args[0].clone()))),
+                ("copied" | "cloned", 0) => {}
+                ("iter" | "into_iter", 0) if !is_iterator_source(&m.receiver) => {
+                    break paren((*m.receiver).clone());
+                }
+                _ => {
+                    self.errors.spanned(
+                        &m.method,
+                        format!(
+                            "`.{}(..)` before `.skip(n)` or `.take(n)` is not supported in a \
+                             differentiable iterator chain: skip and take right after the slice's \
+                             `.iter()`, or after the whole source ({CHAIN_HINT})",
+                            m.method
+                        ),
+                    );
+                    return Err(());
+                }
+            }
+            e = strip_parens(&m.receiver);
+        };
+        let len = quote!(#base.len());
+        let (mut lo, mut hi): (Option<TokenStream>, Option<TokenStream>) = (None, None);
+        for (skip, n) in steps.into_iter().rev() {
+            let end = hi.clone().unwrap_or_else(|| len.clone());
+            let start = match &lo {
+                Some(lo) => quote!(#lo + #n),
+                None => n.to_token_stream(),
+            };
+            let bound = Some(quote!(usize::min(#start, #end)));
+            if skip {
+                lo = bound;
+            } else {
+                hi = bound;
+            }
+        }
+        Ok(syn::parse_quote!(#base[#lo..#hi].iter()))
     }
 
     /// The source of a chain as a `for` iterates it: `.copied()` and `.cloned()` dropped, `.into_iter()`
@@ -629,6 +867,9 @@ impl Desugar<'_> {
                 let name = m.method.to_string();
                 if matches!(name.as_str(), "copied" | "cloned") && m.args.is_empty() {
                     return self.source(&m.receiver);
+                }
+                if matches!(name.as_str(), "skip" | "take") && m.args.len() == 1 {
+                    return self.sliced(expr);
                 }
                 if !SOURCES.contains(&name.as_str()) {
                     self.errors.spanned(&m.method, unsupported_adaptor(&name));
@@ -664,10 +905,7 @@ impl Desugar<'_> {
         };
         let acc = self.fresh("acc");
         let element = self.fresh("element");
-        let mut body = Body::new();
-        for stage in &chain.stages {
-            body.apply(stage, &element);
-        }
+        let mut body = self.body_of(&chain, &element);
         let (init, tail, result): (TokenStream, Vec<syn::Stmt>, TokenStream) =
             match (name.as_str(), m.args.len()) {
                 ("sum", 0) | ("product", 0) => {
@@ -712,6 +950,11 @@ impl Desugar<'_> {
                     };
                     (init, tail, quote!(#acc))
                 }
+                ("count", 0) => (
+                    quote!(0usize),
+                    vec![syn::parse_quote!(#acc += 1;)],
+                    quote!(#acc),
+                ),
                 ("collect", 0) => {
                     if let Some(turbofish) = &m.turbofish {
                         let is_vec = turbofish.args.first().is_some_and(|a| {
@@ -739,35 +982,75 @@ impl Desugar<'_> {
                     return Some(Self::poisoned(span));
                 }
             };
-        let for_loop = body.into_loop(&chain.source, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
         Some(syn::parse_quote_spanned! {span=>
             {
                 let mut #acc = #init;
+                #(#prelude)*
                 #for_loop
                 #result
             }
         })
     }
 
-    /// `for pat in source.map(f)..`: the stages move into the body.
-    fn for_loop(&mut self, f: &mut syn::ExprForLoop) {
+    /// The loop body of `chain`'s stages, before the terminal's accumulation.
+    fn body_of(&mut self, chain: &Chain, element: &syn::Ident) -> Body {
+        let mut body = match &chain.window {
+            Some((index, window)) => Body::over(index, window.clone()),
+            None => Body::new(),
+        };
+        let shape = element_shape(&chain.source);
+        for stage in &chain.stages {
+            match stage {
+                Stage::Map(func) => body.apply(func, element),
+                Stage::Filter(keep) => {
+                    let (pattern, value) = self.element_names(&shape);
+                    let value = body.element(pattern, value);
+                    let kept = self.fresh("kept");
+                    body.filter(keep, value, &kept);
+                }
+                Stage::Count(n, skip) => {
+                    let counter = self.fresh("seen");
+                    let position = self.fresh("position");
+                    body.count(n, *skip, &counter, &position);
+                }
+            }
+        }
+        body
+    }
+
+    /// Fresh names for an element of the shape `shape`, as a `for` pattern and as an expression.
+    fn element_names(&mut self, shape: &Shape) -> (Pat, Expr) {
+        match shape {
+            Shape::Pair(a, b) => {
+                let (pa, ea) = self.element_names(a);
+                let (pb, eb) = self.element_names(b);
+                (syn::parse_quote!((#pa, #pb)), syn::parse_quote!((#ea, #eb)))
+            }
+            Shape::Value | Shape::Ref => {
+                let name = self.fresh("element");
+                (syn::parse_quote!(#name), syn::parse_quote!(#name))
+            }
+        }
+    }
+
+    /// `for pat in source.map(f)..`: the stages move into the body. Returns what must run before the
+    /// loop (the counters of `.skip(n)` and `.take(n)` after other stages).
+    fn for_loop(&mut self, f: &mut syn::ExprForLoop) -> Vec<syn::Stmt> {
         let chain = match self.chain(&f.expr) {
-            None => return,
-            Some(Ok(chain)) if chain.stages.is_empty() => {
+            None => return Vec::new(),
+            Some(Ok(chain)) if chain.stages.is_empty() && chain.window.is_none() => {
                 *f.expr = chain.source;
-                return;
+                return Vec::new();
             }
             Some(Ok(chain)) => chain,
             Some(Err(())) => {
                 *f.expr = Self::poisoned(f.expr.span());
-                return;
+                return Vec::new();
             }
         };
         let element = self.fresh("element");
-        let mut body = Body::new();
-        for stage in &chain.stages {
-            body.apply(stage, &element);
-        }
+        let mut body = self.body_of(&chain, &element);
         body.bind(plain_pattern(&f.pat));
         let pattern = body
             .pattern
@@ -775,10 +1058,12 @@ impl Desugar<'_> {
             .unwrap_or_else(|| syn::parse_quote!(#element));
         let mut stmts = body.stmts;
         stmts.append(&mut f.body.stmts);
+        let stmts = Body::nest(stmts, body.guards);
         let arrays = array_names(&stmts);
         *f.pat = by_reference(pattern, &element_shape(&chain.source), &arrays);
         *f.expr = chain.source;
         f.body.stmts = stmts;
+        body.prelude
     }
 
     /// `name(args)` of a local closure: its body, with its parameters bound to the arguments.
@@ -876,18 +1161,32 @@ fn is_iterator_source(expr: &Expr) -> bool {
     }
 }
 
+/// What to say of a chain whose source is none: about its first method that no source may contain
+/// (`.windows(2)` in `x.windows(2).rev()`), else about its last.
 fn unsupported_source(expr: &Expr) -> String {
-    match strip_parens(expr) {
-        Expr::MethodCall(m) => unsupported_adaptor(&m.method.to_string()),
-        _ => CHAIN_HINT.to_string(),
+    let mut first = None;
+    let mut e = strip_parens(expr);
+    while let Expr::MethodCall(m) = e {
+        let name = m.method.to_string();
+        if !SOURCES.contains(&name.as_str()) {
+            first = Some(name);
+        }
+        e = strip_parens(&m.receiver);
+    }
+    match first {
+        Some(name) => unsupported_adaptor(&name),
+        None => CHAIN_HINT.to_string(),
     }
 }
 
 fn unsupported_adaptor(name: &str) -> String {
     let instead = match name {
-        "filter" | "filter_map" => "write a `for` loop with an `if` inside",
-        "skip" | "take" => "iterate over a sub-slice (`x[a..b].iter()`) or a range of indexes",
-        "windows" | "chunks" => "iterate over indexes and read `x[i]`, `x[i + 1]`",
+        "filter" => "filter after `.enumerate()`, `.zip(..)` and `.rev()`, or write a `for` loop with an `if` inside",
+        "filter_map" => "write a `for` loop with an `if` inside",
+        "windows" | "chunks" | "chunks_exact" => {
+            "windows and chunks may start a chain but are not enumerated, zipped or reversed: iterate over \
+             indexes and read `x[i]`, `x[i + 1]`"
+        }
         _ => "write a `for` loop",
     };
     format!("`.{name}(..)` is not supported in a differentiable iterator chain: {instead} ({CHAIN_HINT})")
@@ -959,7 +1258,11 @@ impl VisitMut for Desugar<'_> {
                 }
             }
             Expr::ForLoop(f) => {
-                self.for_loop(f);
+                let prelude = self.for_loop(f);
+                if !prelude.is_empty() {
+                    let for_loop = f.clone();
+                    *expr = syn::parse_quote!({ #(#prelude)* #for_loop });
+                }
                 None
             }
             // `vec![chain; n]`, `vec![a, chain]`: the macro's arguments are expressions too.

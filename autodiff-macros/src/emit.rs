@@ -9,8 +9,10 @@ use crate::ir::{
 use crate::naming::{self, Namer};
 use crate::rules::RuleCtx;
 use crate::signature::Signature;
+use crate::views::{self, View};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The state of emitting one generated function.
@@ -56,6 +58,12 @@ pub(crate) struct Emitter<'a> {
     /// written in it), stored once before the loop starts rather than once per iteration, by the loop's
     /// trip-count value: the tape, the array and the index.
     pub(crate) hoisted: BTreeMap<Var, Vec<(Ident, Array, Operand)>>,
+    /// The reads of each `for` loop that go through a sub-slice taken before it (`views.rs`), by the loop's
+    /// trip-count value, with the view's name.
+    views: BTreeMap<Var, Vec<(View, Ident)>>,
+    /// While a loop with views is printed: how each of its reads through a view is written, by the value
+    /// read, and whether it was.
+    reading: RefCell<BTreeMap<Var, (TokenStream, bool)>>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -105,7 +113,7 @@ impl<'a> Emitter<'a> {
                 }
             }
         }
-        let array_names = f
+        let array_names: Vec<Ident> = f
             .arrays
             .iter()
             .map(|info| match info.param {
@@ -113,6 +121,23 @@ impl<'a> Emitter<'a> {
                 None => namer.fresh(&info.name),
             })
             .collect();
+        let views = {
+            let name = |v: Var| names[v.0 as usize].to_token_stream();
+            views::views(f, &name)
+                .into_iter()
+                .map(|(trips, views)| {
+                    let named = views
+                        .into_iter()
+                        .map(|view| {
+                            let array = &array_names[view.array.0 as usize];
+                            let name = namer.fresh(&format!("{array}_view"));
+                            (view, name)
+                        })
+                        .collect();
+                    (trips, named)
+                })
+                .collect()
+        };
         Emitter {
             f,
             activity,
@@ -125,6 +150,8 @@ impl<'a> Emitter<'a> {
             call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
             hoisted: BTreeMap::new(),
+            views,
+            reading: RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -504,6 +531,51 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// The reads of `l` that go through views (`views.rs`), with the views' names.
+    pub(crate) fn loop_views(&self, l: &Loop) -> &[(View, Ident)] {
+        self.views
+            .get(&l.trips)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// While `l`'s body is printed, its reads through views are printed as such ([`Emitter::view_read`]).
+    pub(crate) fn begin_views(&self, l: &Loop) {
+        let Some((_, index)) = &l.range else {
+            return;
+        };
+        let index = self.name(*index);
+        let operand = |o: &Operand| self.operand(o);
+        let mut reading = self.reading.borrow_mut();
+        for (view, name) in self.loop_views(l) {
+            reading.insert(view.load, (views::read(name, index, l, &operand), false));
+        }
+    }
+
+    /// After `l`'s body is printed: the declarations of the views whose reads were, to go before the loop.
+    pub(crate) fn end_views(&self, l: &Loop) -> Vec<TokenStream> {
+        let operand = |o: &Operand| self.operand(o);
+        self.loop_views(l)
+            .iter()
+            .filter(|(view, _)| {
+                let read = self.reading.borrow_mut().remove(&view.load);
+                read.is_some_and(|(_, used)| used)
+            })
+            .map(|(view, name)| {
+                let array = self.array_name(view.array);
+                views::declaration(view, name, array, l, &operand)
+            })
+            .collect()
+    }
+
+    /// The read of `var` through a view, while its loop is printed (`begin_views`).
+    pub(crate) fn view_read(&self, var: Var) -> Option<TokenStream> {
+        let mut reading = self.reading.borrow_mut();
+        let (read, used) = reading.get_mut(&var)?;
+        *used = true;
+        Some(read.clone())
+    }
+
     /// `: T` for a value whose `let` the user annotated with `T`, to repeat on its generated `let`.
     pub(crate) fn declared_type(&self, var: Var) -> Option<TokenStream> {
         let ty = self.f.vars[var.0 as usize].declared.as_ref()?;
@@ -577,6 +649,9 @@ impl<'a> Emitter<'a> {
                     need.extend(value.operands().into_iter().filter_map(Operand::var));
                     let name = self.name(*var);
                     let mut expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
+                    if let Some(read) = self.view_read(*var) {
+                        expr = read;
+                    }
                     let ty = self.declared_type(*var);
                     let mut snapshots = match mode {
                         Mode::Sweep => self.snapshot_pushes(CallSite::Value(*var)),
@@ -788,8 +863,10 @@ impl<'a> Emitter<'a> {
         let fused = self.fused.get(&l.trips);
         let mut roots: BTreeSet<Var> = l.body.yields.iter().filter_map(Operand::var).collect();
         roots.extend(fused.iter().flat_map(|f| f.roots.iter().copied()));
+        self.begin_views(l);
         let (body, body_free) = self.primal(&l.body, &roots, Mode::Sweep);
         free.extend(body_free);
+        let view_declarations = self.end_views(l);
         // Parallel assignment of the next values, as `(a, b) = (b, a)` needs.
         let changed: Vec<(usize, &Operand)> = l
             .body
@@ -837,6 +914,7 @@ impl<'a> Emitter<'a> {
             #(let mut #phis = #inits;)*
             #counter
             #reserve
+            #(#view_declarations)*
             #header {
                 #cond
                 #phi_pushes

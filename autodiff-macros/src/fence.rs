@@ -17,7 +17,10 @@ struct Fence<'e> {
     errors: &'e mut Errors,
 }
 
-const LABELS: &str = "loop labels are not supported: use a flag variable and `break`";
+/// Loop labels are rewritten before the fence (`labels.rs`); what reaches it is no loop's label.
+const LABELS: &str =
+    "this label is not supported: label a loop (`'outer: for ..`) and leave it by `break 'outer` \
+                      or `continue 'outer`";
 
 const MACROS: &str = "macros are not supported in a differentiable body, since the macro cannot see their \
                       expansion: write the computation out (`assert!` and `println!` belong in a caller)";
@@ -277,7 +280,7 @@ mod tests {
         assert_eq!(errors.len(), 4, "{errors:?}");
         assert!(errors[0].contains("closure"));
         assert!(errors[1].contains("macros"));
-        assert!(errors[2].contains("labels"));
+        assert!(errors[2].contains("label"));
         assert!(errors[3].contains("unsafe"));
     }
 

@@ -33,6 +33,9 @@ struct Forward<'e, 'a> {
     tangents: BTreeMap<Var, TokenStream>,
     /// The tangent array of each active array.
     array_tangents: BTreeMap<Array, Ident>,
+    /// While a loop is printed: its reads of tangents through views (`views.rs`), by the value read, and
+    /// whether each was printed.
+    tangent_views: BTreeMap<Var, (TokenStream, bool)>,
 }
 
 /// The body of `f_jvp`: given the input tangent `tangent`, returns `(value, output tangent)`.
@@ -47,6 +50,7 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         tangent: tangent_needed,
         tangents: BTreeMap::new(),
         array_tangents: BTreeMap::new(),
+        tangent_views: BTreeMap::new(),
     };
     // Unpack the input tangent into the tangents of the active parameters.
     let active: Vec<(usize, Var)> = f
@@ -447,9 +451,10 @@ impl Forward<'_, '_> {
                 Stmt::Let { var, value } => {
                     if self.primal.contains(var) {
                         let name = self.e.name(*var).clone();
-                        let expr = self
-                            .e
-                            .primal_expr(value, self.e.f.vars[var.0 as usize].span);
+                        let expr = self.e.view_read(*var).unwrap_or_else(|| {
+                            self.e
+                                .primal_expr(value, self.e.f.vars[var.0 as usize].span)
+                        });
                         let ty = self.e.declared_type(*var);
                         code.push(quote!(let #name #ty = #expr;));
                     }
@@ -815,8 +820,34 @@ impl Forward<'_, '_> {
             let value = self.e.operand(&cond.yields[0]);
             cond_code.push(quote!(if !(#value) { break; }));
         }
+        // Reads through views (`views.rs`): of the array, and of its tangent where it has one.
+        self.e.begin_views(l);
+        let mut tangent_views = Vec::new();
+        if let Some((_, index)) = &l.range {
+            let index = self.e.name(*index).clone();
+            for (view, _) in self.e.loop_views(l).to_vec() {
+                if !activity.is_active_array(view.array) {
+                    continue;
+                }
+                let buffer = self.array_tangent(view.array);
+                let name = self.e.namer.fresh(&format!("{buffer}_view"));
+                let operand = |o: &Operand| self.e.operand(o);
+                let read = crate::views::read(&name, &index, l, &operand);
+                self.tangent_views.insert(view.load, (read, false));
+                tangent_views.push((view, name, buffer));
+            }
+        }
         let mut body = Vec::new();
         self.block(&l.body, &mut body);
+        let mut view_declarations = self.e.end_views(l);
+        for (view, name, buffer) in tangent_views {
+            if let Some((_, true)) = self.tangent_views.remove(&view.load) {
+                let operand = |o: &Operand| self.e.operand(o);
+                view_declarations.push(crate::views::declaration(
+                    &view, &name, &buffer, l, &operand,
+                ));
+            }
+        }
         let mut targets = Vec::new();
         let mut values = Vec::new();
         for (i, yielded) in l.body.yields.iter().enumerate() {
@@ -856,6 +887,7 @@ impl Forward<'_, '_> {
         code.push(quote! {
             #(let mut #phis = #inits;)*
             #(#tangent_decls)*
+            #(#view_declarations)*
             #header {
                 #(#cond_code)*
                 #(#body)*
@@ -888,11 +920,17 @@ impl Forward<'_, '_> {
                 let index = syn::Index::from(*index as usize);
                 quote!(#t.#index)
             }
-            Value::Load { array, index } => {
-                let t = self.array_tangent(*array);
-                let index = self.e.operand(index);
-                quote!(#t[#index])
-            }
+            Value::Load { array, index } => match self.tangent_views.get_mut(&var) {
+                Some((read, used)) => {
+                    *used = true;
+                    read.clone()
+                }
+                None => {
+                    let t = self.array_tangent(*array);
+                    let index = self.e.operand(index);
+                    quote!(#t[#index])
+                }
+            },
             _ => {
                 let operands = value.operands();
                 let wanted: Vec<bool> = operands.iter().map(|o| activity.is_active(o)).collect();

@@ -22,6 +22,7 @@ mod higher;
 mod in_closure;
 mod ir;
 mod jacobian;
+mod labels;
 mod lower;
 mod naming;
 mod reverse;
@@ -31,6 +32,7 @@ mod signature;
 mod struct_higher;
 mod struct_whole;
 mod structs;
+mod views;
 
 use proc_macro::TokenStream;
 

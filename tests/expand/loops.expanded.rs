@@ -39,9 +39,10 @@ fn __dot_vjp_into(
     let __v0 = x.len();
     let mut __d_s = d_ret;
     let mut s = 0.0;
+    let y_view: &[_] = if 0 < __v0 { &y[0..__v0] } else { &[] };
     for __i in 0..__v0 {
         let __v1 = x[__i];
-        let __v2 = y[__i];
+        let __v2 = y_view[__i];
         let __v3 = __v1 * __v2;
         let s_1 = s + __v3;
         let __d_v1 = __d_s * __v2;
@@ -77,11 +78,13 @@ fn dot_jvp(
     let __v0 = x.len();
     let mut s = 0.0;
     let mut __dot_s = 0.0;
+    let y_view: &[_] = if 0 < __v0 { &y[0..__v0] } else { &[] };
+    let __dot_y_view: &[_] = if 0 < __v0 { &__dot_y[0..__v0] } else { &[] };
     for __i in 0..__v0 {
         let __v1 = x[__i];
         let __dot_v1 = __dot_x[__i];
-        let __v2 = y[__i];
-        let __dot_v2 = __dot_y[__i];
+        let __v2 = y_view[__i];
+        let __dot_v2 = __dot_y_view[__i];
         let __v3 = __v1 * __v2;
         let __dot_v3 = __dot_v1 * __v2 + __dot_v2 * __v1;
         let s_1 = s + __v3;
@@ -219,9 +222,10 @@ fn ____dot_generic_vjp_into<__S: ::autodiff::__private::Float>(
     let __v1 = x.len();
     let mut __d_s_1 = d_ret;
     let mut s_1 = s;
+    let y_view: &[_] = if 0 < __v1 { &y[0..__v1] } else { &[] };
     for __i in 0..__v1 {
         let __v2 = x[__i];
-        let __v3 = y[__i];
+        let __v3 = y_view[__i];
         let __v4 = __v2 * __v3;
         let s_2 = s_1 + __v4;
         let __d_v2 = __d_s_1 * __v3;
@@ -262,11 +266,13 @@ fn __dot_generic_jvp<__S: ::autodiff::__private::Float>(
     let __v1 = x.len();
     let mut s_1 = s;
     let mut __dot_s_1 = <__S as ::autodiff::__private::Zero>::zero();
+    let y_view: &[_] = if 0 < __v1 { &y[0..__v1] } else { &[] };
+    let __dot_y_view: &[_] = if 0 < __v1 { &__dot_y[0..__v1] } else { &[] };
     for __i in 0..__v1 {
         let __v2 = x[__i];
         let __dot_v2 = __dot_x[__i];
-        let __v3 = y[__i];
-        let __dot_v3 = __dot_y[__i];
+        let __v3 = y_view[__i];
+        let __dot_v3 = __dot_y_view[__i];
         let __v4 = __v2 * __v3;
         let __dot_v4 = __dot_v2 * __v3 + __dot_v3 * __v2;
         let s_2 = s_1 + __v4;
@@ -424,10 +430,12 @@ fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
     let mut __window_x_0 = <T as ::autodiff::__private::Zero>::zero();
     let mut __window_x_1 = <T as ::autodiff::__private::Zero>::zero();
     let mut s_1 = s;
+    let x_view: &[_] = if 0 < __v2 { &x[1..1 + __v2] } else { &[] };
+    let x_view_1: &[_] = if 0 < __v2 { &x[0..__v2] } else { &[] };
     for __i in 0..__v2 {
         let __v3 = __i + 1;
-        let __v4 = x[__v3];
-        let __v5 = x[__i];
+        let __v4 = x_view[__i];
+        let __v5 = x_view_1[__i];
         let __v6 = __v5 * __v5;
         let a = __v4 - __v6;
         let __v7 = T::one();
@@ -476,12 +484,16 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
     let __v2 = __v1 - 1;
     let mut s_1 = s;
     let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
+    let x_view: &[_] = if 0 < __v2 { &x[1..1 + __v2] } else { &[] };
+    let x_view_1: &[_] = if 0 < __v2 { &x[0..__v2] } else { &[] };
+    let __dot_x_view: &[_] = if 0 < __v2 { &__dot_x[1..1 + __v2] } else { &[] };
+    let __dot_x_view_1: &[_] = if 0 < __v2 { &__dot_x[0..__v2] } else { &[] };
     for __i in 0..__v2 {
         let __v3 = __i + 1;
-        let __v4 = x[__v3];
-        let __dot_v4 = __dot_x[__v3];
-        let __v5 = x[__i];
-        let __dot_v5 = __dot_x[__i];
+        let __v4 = x_view[__i];
+        let __dot_v4 = __dot_x_view[__i];
+        let __v5 = x_view_1[__i];
+        let __dot_v5 = __dot_x_view_1[__i];
         let __v6 = __v5 * __v5;
         let __dot_v6 = __dot_v5 * (__v5 + __v5);
         let a = __v4 - __v6;

@@ -31,10 +31,11 @@ fn __matmul_vjp_into(
     for __i in 0..m {
         for __i_1 in 0..n {
             let mut s = 0.0;
+            let a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
             for __i_2 in 0..k {
                 let __v1 = __i * k;
                 let __v2 = __v1 + __i_2;
-                let __v3 = a[__v2];
+                let __v3 = a_view[__i_2];
                 let __v4 = __i_2 * n;
                 let __v5 = __v4 + __i_1;
                 let __v6 = b[__v5];
@@ -106,11 +107,17 @@ fn matmul_jvp(
         for __i_1 in 0..n {
             let mut s = 0.0;
             let mut __dot_s = 0.0;
+            let a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
+            let __dot_a_view: &[_] = if 0 < k {
+                &__dot_a[(__i * k)..(__i * k) + k]
+            } else {
+                &[]
+            };
             for __i_2 in 0..k {
                 let __v1 = __i * k;
                 let __v2 = __v1 + __i_2;
-                let __v3 = a[__v2];
-                let __dot_v3 = __dot_a[__v2];
+                let __v3 = a_view[__i_2];
+                let __dot_v3 = __dot_a_view[__i_2];
                 let __v4 = __i_2 * n;
                 let __v5 = __v4 + __i_1;
                 let __v6 = b[__v5];
@@ -395,10 +402,11 @@ fn ____matmul_generic_vjp_into<__S: ::autodiff::__private::Float>(
         for __i_1 in 0..n {
             let s = ::autodiff::__private::lit::<__S>(__v0);
             let mut s_1 = s;
+            let a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
             for __i_2 in 0..k {
                 let __v3 = __i * k;
                 let __v4 = __v3 + __i_2;
-                let __v5 = a[__v4];
+                let __v5 = a_view[__i_2];
                 let __v6 = __i_2 * n;
                 let __v7 = __v6 + __i_1;
                 let __v8 = b[__v7];
@@ -484,11 +492,17 @@ fn __matmul_generic_jvp<__S: ::autodiff::__private::Float>(
             let s = ::autodiff::__private::lit::<__S>(__v0);
             let mut s_1 = s;
             let mut __dot_s_1 = <__S as ::autodiff::__private::Zero>::zero();
+            let a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
+            let __dot_a_view: &[_] = if 0 < k {
+                &__dot_a[(__i * k)..(__i * k) + k]
+            } else {
+                &[]
+            };
             for __i_2 in 0..k {
                 let __v3 = __i * k;
                 let __v4 = __v3 + __i_2;
-                let __v5 = a[__v4];
-                let __dot_v5 = __dot_a[__v4];
+                let __v5 = a_view[__i_2];
+                let __dot_v5 = __dot_a_view[__i_2];
                 let __v6 = __i_2 * n;
                 let __v7 = __v6 + __i_1;
                 let __v8 = b[__v7];

@@ -689,9 +689,10 @@ fn __euler_vjp_into(
         __tape_y_at_call.push(&y[..]);
         __tape_k_at_call.push(&k[..]);
         rhs(&y, p, &mut k);
+        let k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
         for __i_1 in 0..2 {
             let __v1 = y[__i_1];
-            let __v2 = k[__i_1];
+            let __v2 = k_view[__i_1];
             __tape_v2.push(__v2);
             let __v3 = h * __v2;
             let __v4 = __v1 + __v3;
@@ -792,11 +793,13 @@ fn euler_jvp(
                 ),
                 &mut __dot_k,
             );
+        let k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
+        let __dot_k_view: &[_] = if 0 < 2 { &__dot_k[0..2] } else { &[] };
         for __i_1 in 0..2 {
             let __v1 = y[__i_1];
             let __dot_v1 = __dot_y[__i_1];
-            let __v2 = k[__i_1];
-            let __dot_v2 = __dot_k[__i_1];
+            let __v2 = k_view[__i_1];
+            let __dot_v2 = __dot_k_view[__i_1];
             let __v3 = h * __v2;
             let __dot_v3 = __dot_h * __v2 + __dot_v2 * h;
             let __v4 = __v1 + __v3;
@@ -1001,9 +1004,10 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
         __tape_y_at_call.push(&y[..]);
         __tape_k_at_call.push(&k[..]);
         <rhs as ::autodiff::__private::GenericCopy>::Copy::call(&y, p, &mut k);
+        let k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
         for __i_1 in 0..2 {
             let __v3 = y[__i_1];
-            let __v4 = k[__i_1];
+            let __v4 = k_view[__i_1];
             __tape_v4.push(__v4);
             let __v5 = h * __v4;
             let __v6 = __v3 + __v5;
@@ -1105,11 +1109,13 @@ fn __euler_generic_jvp<__S: ::autodiff::__private::Float>(
                 ),
                 &mut __dot_k,
             );
+        let k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
+        let __dot_k_view: &[_] = if 0 < 2 { &__dot_k[0..2] } else { &[] };
         for __i_1 in 0..2 {
             let __v3 = y[__i_1];
             let __dot_v3 = __dot_y[__i_1];
-            let __v4 = k[__i_1];
-            let __dot_v4 = __dot_k[__i_1];
+            let __v4 = k_view[__i_1];
+            let __dot_v4 = __dot_k_view[__i_1];
             let __v5 = h * __v4;
             let __dot_v5 = __dot_h * __v4 + __dot_v4 * h;
             let __v6 = __v3 + __v5;

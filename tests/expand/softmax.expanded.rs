@@ -117,13 +117,23 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         for __i_1 in 0..k {
             let s = T::zero();
             let mut s_1 = s;
+            let w_view: &[_] = if 0 < d {
+                &w[(__i_1 * d)..(__i_1 * d) + d]
+            } else {
+                &[]
+            };
+            let data_view: &[_] = if 0 < d {
+                &data[(__i * d)..(__i * d) + d]
+            } else {
+                &[]
+            };
             for __i_2 in 0..d {
                 let __v1 = __i_1 * d;
                 let __v2 = __v1 + __i_2;
-                let __v3 = w[__v2];
+                let __v3 = w_view[__i_2];
                 let __v4 = __i * d;
                 let __v5 = __v4 + __i_2;
-                let __v6 = data[__v5];
+                let __v6 = data_view[__i_2];
                 let __v7 = __v3 * __v6;
                 let s_2 = s_1 + __v7;
                 s_1 = s_2;
@@ -132,17 +142,19 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         }
         let zmax = z[0];
         let mut zmax_1 = zmax;
+        let z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
         for __i_3 in 1..k {
             __tape_zmax_1.push(zmax_1);
-            let __v8 = z[__i_3];
+            let __v8 = z_view[__i_3 - 1];
             __tape_v8.push(__v8);
             let zmax_2 = zmax_1.max(__v8);
             zmax_1 = zmax_2;
         }
         let sum = T::zero();
         let mut sum_1 = sum;
+        let z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
         for __i_4 in 0..k {
-            let __v9 = z[__i_4];
+            let __v9 = z_view_1[__i_4];
             let __v10 = __v9 - zmax_1;
             let __v11 = __v10.exp();
             __tape_v11.push(__v11);
@@ -247,14 +259,29 @@ pub fn softmax_loss_jvp<T: Float>(
             let s = T::zero();
             let mut s_1 = s;
             let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
+            let w_view: &[_] = if 0 < d {
+                &w[(__i_1 * d)..(__i_1 * d) + d]
+            } else {
+                &[]
+            };
+            let data_view: &[_] = if 0 < d {
+                &data[(__i * d)..(__i * d) + d]
+            } else {
+                &[]
+            };
+            let __dot_w_view: &[_] = if 0 < d {
+                &__dot_w[(__i_1 * d)..(__i_1 * d) + d]
+            } else {
+                &[]
+            };
             for __i_2 in 0..d {
                 let __v1 = __i_1 * d;
                 let __v2 = __v1 + __i_2;
-                let __v3 = w[__v2];
-                let __dot_v3 = __dot_w[__v2];
+                let __v3 = w_view[__i_2];
+                let __dot_v3 = __dot_w_view[__i_2];
                 let __v4 = __i * d;
                 let __v5 = __v4 + __i_2;
-                let __v6 = data[__v5];
+                let __v6 = data_view[__i_2];
                 let __v7 = __v3 * __v6;
                 let __dot_v7 = __dot_v3 * __v6;
                 let s_2 = s_1 + __v7;
@@ -268,9 +295,11 @@ pub fn softmax_loss_jvp<T: Float>(
         let __dot_zmax = __dot_z[0];
         let mut zmax_1 = zmax;
         let mut __dot_zmax_1 = __dot_zmax;
+        let z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
+        let __dot_z_view: &[_] = if 1 < k { &__dot_z[1..k] } else { &[] };
         for __i_3 in 1..k {
-            let __v8 = z[__i_3];
-            let __dot_v8 = __dot_z[__i_3];
+            let __v8 = z_view[__i_3 - 1];
+            let __dot_v8 = __dot_z_view[__i_3 - 1];
             let zmax_2 = zmax_1.max(__v8);
             let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
                 zmax_1,
@@ -282,9 +311,11 @@ pub fn softmax_loss_jvp<T: Float>(
         let sum = T::zero();
         let mut sum_1 = sum;
         let mut __dot_sum_1 = <T as ::autodiff::__private::Zero>::zero();
+        let z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
+        let __dot_z_view_1: &[_] = if 0 < k { &__dot_z[0..k] } else { &[] };
         for __i_4 in 0..k {
-            let __v9 = z[__i_4];
-            let __dot_v9 = __dot_z[__i_4];
+            let __v9 = z_view_1[__i_4];
+            let __dot_v9 = __dot_z_view_1[__i_4];
             let __v10 = __v9 - zmax_1;
             let __dot_v10 = __dot_v9 - __dot_zmax_1;
             let __v11 = __v10.exp();
@@ -374,13 +405,23 @@ impl softmax_loss {
             for __i_1 in 0..k {
                 let s = T::zero();
                 let mut s_1 = s;
+                let w_view: &[_] = if 0 < d {
+                    &w[(__i_1 * d)..(__i_1 * d) + d]
+                } else {
+                    &[]
+                };
+                let data_view: &[_] = if 0 < d {
+                    &data[(__i * d)..(__i * d) + d]
+                } else {
+                    &[]
+                };
                 for __i_2 in 0..d {
                     let __v1 = __i_1 * d;
                     let __v2 = __v1 + __i_2;
-                    let __v3 = w[__v2];
+                    let __v3 = w_view[__i_2];
                     let __v4 = __i * d;
                     let __v5 = __v4 + __i_2;
-                    let __v6 = data[__v5];
+                    let __v6 = data_view[__i_2];
                     let __v7 = __v3 * __v6;
                     let s_2 = s_1 + __v7;
                     s_1 = s_2;
@@ -389,17 +430,19 @@ impl softmax_loss {
             }
             let zmax = z[0];
             let mut zmax_1 = zmax;
+            let z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
             for __i_3 in 1..k {
                 __tape_zmax_1.push(zmax_1);
-                let __v8 = z[__i_3];
+                let __v8 = z_view[__i_3 - 1];
                 __tape_v8.push(__v8);
                 let zmax_2 = zmax_1.max(__v8);
                 zmax_1 = zmax_2;
             }
             let sum = T::zero();
             let mut sum_1 = sum;
+            let z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
             for __i_4 in 0..k {
-                let __v9 = z[__i_4];
+                let __v9 = z_view_1[__i_4];
                 let __v10 = __v9 - zmax_1;
                 let __v11 = __v10.exp();
                 __tape_v11.push(__v11);
@@ -500,15 +543,35 @@ impl softmax_loss {
                 let s = T::zero();
                 let mut s_1 = s;
                 let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
+                let w_view: &[_] = if 0 < d {
+                    &w[(__i_1 * d)..(__i_1 * d) + d]
+                } else {
+                    &[]
+                };
+                let data_view: &[_] = if 0 < d {
+                    &data[(__i * d)..(__i * d) + d]
+                } else {
+                    &[]
+                };
+                let __dot_w_view: &[_] = if 0 < d {
+                    &__dot_w[(__i_1 * d)..(__i_1 * d) + d]
+                } else {
+                    &[]
+                };
+                let __dot_data_view: &[_] = if 0 < d {
+                    &__dot_data[(__i * d)..(__i * d) + d]
+                } else {
+                    &[]
+                };
                 for __i_2 in 0..d {
                     let __v1 = __i_1 * d;
                     let __v2 = __v1 + __i_2;
-                    let __v3 = w[__v2];
-                    let __dot_v3 = __dot_w[__v2];
+                    let __v3 = w_view[__i_2];
+                    let __dot_v3 = __dot_w_view[__i_2];
                     let __v4 = __i * d;
                     let __v5 = __v4 + __i_2;
-                    let __v6 = data[__v5];
-                    let __dot_v6 = __dot_data[__v5];
+                    let __v6 = data_view[__i_2];
+                    let __dot_v6 = __dot_data_view[__i_2];
                     let __v7 = __v3 * __v6;
                     let __dot_v7 = __dot_v3 * __v6 + __dot_v6 * __v3;
                     let s_2 = s_1 + __v7;
@@ -522,9 +585,11 @@ impl softmax_loss {
             let __dot_zmax = __dot_z[0];
             let mut zmax_1 = zmax;
             let mut __dot_zmax_1 = __dot_zmax;
+            let z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
+            let __dot_z_view: &[_] = if 1 < k { &__dot_z[1..k] } else { &[] };
             for __i_3 in 1..k {
-                let __v8 = z[__i_3];
-                let __dot_v8 = __dot_z[__i_3];
+                let __v8 = z_view[__i_3 - 1];
+                let __dot_v8 = __dot_z_view[__i_3 - 1];
                 let zmax_2 = zmax_1.max(__v8);
                 let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
                     zmax_1,
@@ -537,9 +602,11 @@ impl softmax_loss {
             let sum = T::zero();
             let mut sum_1 = sum;
             let mut __dot_sum_1 = <T as ::autodiff::__private::Zero>::zero();
+            let z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
+            let __dot_z_view_1: &[_] = if 0 < k { &__dot_z[0..k] } else { &[] };
             for __i_4 in 0..k {
-                let __v9 = z[__i_4];
-                let __dot_v9 = __dot_z[__i_4];
+                let __v9 = z_view_1[__i_4];
+                let __dot_v9 = __dot_z_view_1[__i_4];
                 let __v10 = __v9 - zmax_1;
                 let __dot_v10 = __dot_v9 - __dot_zmax_1;
                 let __v11 = __v10.exp();

@@ -14,7 +14,9 @@ impl Lowering<'_> {
     pub(super) fn lower_iteration(&mut self, iter: &Expr) -> Option<(Range, Elements)> {
         const SUPPORTED: &str = "this iterator is not supported in a differentiable `for`: iterate over a range \
                                  (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice (`xs`, `&xs`, \
-                                 `xs.iter()`), `xs.iter().enumerate()` or `a.iter().zip(b.iter())`";
+                                 `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())`, `xs.windows(k)`, \
+                                 `xs.chunks(k)`, or a chain of those with `.map(..)`, `.filter(..)`, \
+                                 `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
         // A slice, or a chain of iterator adaptors on one.
         if let Some(array) = self.array_operand(iter) {

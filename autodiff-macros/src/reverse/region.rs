@@ -381,7 +381,7 @@ impl Reverse<'_, '_> {
 
 /// Do `stmts` write an element of `array` (or make it, or push to it, or pass it to a call that
 /// writes it) anywhere?
-pub(super) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
+pub(crate) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
     stmts.iter().any(|stmt| {
         let direct = match stmt {
             Stmt::Store { array: a, .. }

@@ -13,13 +13,15 @@ fn f(x: f64, y: f64, p: &Params, k: Option<f64>) -> f64 {
     let scale = if let Some(s) = k { s } else { 1.0 };
     let w = p.k * x.to_degrees();
     let mut acc = 0.0;
-    'outer: for _ in 0..3 {
-        acc += w * y;
-        if acc > 10.0 {
-            break 'outer;
+    let last = 'outer: loop {
+        for _ in 0..3 {
+            acc += w * y;
+            if acc > 10.0 {
+                break 'outer acc;
+            }
         }
-    }
-    acc * scale + double(w)
+    };
+    last * scale + double(w)
 }
 
 fn main() {}

@@ -1,0 +1,326 @@
+//! Views: the reads of a `for` loop at `base + i` (the loop's index plus a value the loop does not change)
+//! go through a sub-slice taken once before the loop, so the compiler checks its bounds once instead of at
+//! every read, and can then unroll and schedule the loop as it does a loop over slices.
+//!
+//! ```text
+//! // Input (ir):                         // Output (forward sweep):
+//! loop for i in 0..d                     let w_view: &[_] = if 0 < d { &w[(c * d)..(c * d) + d] } else { &[] };
+//!     v0 = c * d                         for i in 0..d {
+//!     v1 = v0 + i                            let __v0 = c * d;
+//!     v2 = w[v1]                             let __v1 = __v0 + i;
+//!     ..                                     let __v2 = __w_view[i];
+//! ```
+//!
+//! A read qualifies when every iteration makes it (a statement of the loop's body itself, not of a branch
+//! or an inner loop, in a `for` over a range without a step that never leaves early), and the loop does
+//! not write the array: then the reads of all iterations together cover the whole view, so taking it fails
+//! exactly where one of the reads would have, and the view is taken only when the loop runs. Measured on
+//! the softmax cross-entropy of the speed benches: the primal's matrix product in this form runs 2.3 times
+//! fewer instructions than with a bounds check at each read (`benches/README.md`).
+
+use crate::ir::{Array, Block, Function, Loop, Operand, Stmt, Value, Var};
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// A read of a loop through a view.
+#[derive(Clone, Debug)]
+pub(crate) struct View {
+    /// The value the read defines.
+    pub(crate) load: Var,
+    pub(crate) array: Array,
+    /// The offset of the view in the array: `base` of the index `base + i`, `None` for `i` itself.
+    pub(crate) base: Option<TokenStream>,
+}
+
+/// The reads of each loop of `f` that go through views, by the loop's trip-count value, given how each
+/// value of `f` is printed (`name`).
+pub(crate) fn views(f: &Function, name: &dyn Fn(Var) -> TokenStream) -> BTreeMap<Var, Vec<View>> {
+    let stmts = f.all_stmts();
+    let mut lengths = BTreeMap::new();
+    for stmt in &stmts {
+        if let Stmt::Let {
+            var,
+            value: Value::Len(array),
+        } = stmt
+        {
+            lengths.insert(*var, *array);
+        }
+    }
+    let mut all = BTreeMap::new();
+    for stmt in stmts {
+        if let Stmt::Loop(l) = stmt {
+            let views = views_of(f, l, &lengths, name);
+            if !views.is_empty() {
+                all.insert(l.trips, views);
+            }
+        }
+    }
+    all
+}
+
+/// The reads of `l` that go through views; `lengths` are the values that are lengths of arrays.
+fn views_of(
+    f: &Function,
+    l: &Loop,
+    lengths: &BTreeMap<Var, Array>,
+    name: &dyn Fn(Var) -> TokenStream,
+) -> Vec<View> {
+    let Some((range, index)) = &l.range else {
+        return Vec::new();
+    };
+    if range.step.is_some() || l.exit_flag.is_some() || l.cond.is_some() {
+        return Vec::new();
+    }
+    let mut inside = BTreeSet::new();
+    collect_defs(&l.body, &mut inside);
+    inside.extend(l.phis.iter().copied());
+    inside.insert(*index);
+    let defs: BTreeMap<Var, &Value> = l
+        .body
+        .stmts
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Let { var, value } => Some((*var, value)),
+            _ => None,
+        })
+        .collect();
+    let invariant = Invariant {
+        inside: &inside,
+        defs: &defs,
+        name,
+    };
+    let mut views = Vec::new();
+    for stmt in &l.body.stmts {
+        let Stmt::Let {
+            var,
+            value: Value::Load { array, index: at },
+        } = stmt
+        else {
+            continue;
+        };
+        if crate::reverse::writes_array(&l.body.stmts, *array) || f.arrays[array.0 as usize].scalar
+        {
+            continue;
+        }
+        let base = match at {
+            // `for i in 0..x.len()` reading `x[i]`: the compiler sees that already.
+            Operand::Var(v) if v == index && over_whole(range, lengths, *array) => continue,
+            Operand::Var(v) if v == index => None,
+            Operand::Var(v) => match defs.get(v) {
+                Some(Value::Binary(syn::BinOp::Add(_), a, b)) => {
+                    let other = match (a.var() == Some(*index), b.var() == Some(*index)) {
+                        (true, false) => b,
+                        (false, true) => a,
+                        _ => continue,
+                    };
+                    match invariant.tokens(other, 0) {
+                        Some(tokens) => Some(tokens),
+                        None => continue,
+                    }
+                }
+                _ => continue,
+            },
+            _ => continue,
+        };
+        views.push(View {
+            load: *var,
+            array: *array,
+            base,
+        });
+    }
+    views
+}
+
+/// The declaration of a view before its loop: the sub-slice the loop's reads cover, or an empty slice
+/// where the loop does not run.
+pub(crate) fn declaration(
+    view: &View,
+    name: &proc_macro2::Ident,
+    array: &proc_macro2::Ident,
+    l: &Loop,
+    operand: &dyn Fn(&Operand) -> TokenStream,
+) -> TokenStream {
+    let Some((range, _)) = &l.range else {
+        return TokenStream::new();
+    };
+    let (start, end) = (operand(&range.start), operand(&range.end));
+    let starts_at_zero = matches!(&range.start, Operand::Const { tokens, .. } if is_zero(tokens));
+    let (lo, hi) = match &view.base {
+        Some(base) if starts_at_zero => (base.clone(), quote!(#base + #end)),
+        Some(base) => (quote!(#base + #start), quote!(#base + #end)),
+        None => (start.clone(), end.clone()),
+    };
+    if range.inclusive {
+        quote!(let #name: &[_] = if #start <= #end { &#array[#lo..=#hi] } else { &[] };)
+    } else {
+        quote!(let #name: &[_] = if #start < #end { &#array[#lo..#hi] } else { &[] };)
+    }
+}
+
+/// The read of a view at the loop's index `index`.
+pub(crate) fn read(
+    name: &proc_macro2::Ident,
+    index: &proc_macro2::Ident,
+    l: &Loop,
+    operand: &dyn Fn(&Operand) -> TokenStream,
+) -> TokenStream {
+    match l.range.as_ref().map(|(range, _)| &range.start) {
+        Some(Operand::Const { tokens, .. }) if is_zero(tokens) => quote!(#name[#index]),
+        Some(start) => {
+            let start = operand(start);
+            quote!(#name[#index - #start])
+        }
+        None => quote!(#name[#index]),
+    }
+}
+
+/// Is `range` `0..array.len()`?
+fn over_whole(range: &crate::ir::Range, lengths: &BTreeMap<Var, Array>, array: Array) -> bool {
+    let starts_at_zero = matches!(&range.start, Operand::Const { tokens, .. } if is_zero(tokens));
+    starts_at_zero
+        && !range.inclusive
+        && range.end.var().and_then(|end| lengths.get(&end)) == Some(&array)
+}
+
+fn is_zero(tokens: &TokenStream) -> bool {
+    matches!(tokens.to_string().as_str(), "0" | "0usize")
+}
+
+/// Integer arithmetic the loop does not change, as tokens that can be evaluated before the loop.
+struct Invariant<'a> {
+    inside: &'a BTreeSet<Var>,
+    defs: &'a BTreeMap<Var, &'a Value>,
+    name: &'a dyn Fn(Var) -> TokenStream,
+}
+
+impl Invariant<'_> {
+    fn tokens(&self, operand: &Operand, depth: usize) -> Option<TokenStream> {
+        match operand {
+            Operand::Const { tokens, .. } => Some(tokens.clone()),
+            Operand::Var(v) if !self.inside.contains(v) => Some((self.name)(*v)),
+            // Defined in the body by arithmetic of invariants (`c * d`, computed again each iteration).
+            Operand::Var(v) if depth < 8 => match self.defs.get(v)? {
+                Value::Binary(op, a, b)
+                    if matches!(
+                        op,
+                        syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_)
+                    ) =>
+                {
+                    let a = self.tokens(a, depth + 1)?;
+                    let b = self.tokens(b, depth + 1)?;
+                    Some(quote!((#a #op #b)))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+fn collect_defs(block: &Block, defs: &mut BTreeSet<Var>) {
+    for stmt in &block.stmts {
+        defs.extend(stmt.defs());
+        if let Stmt::Loop(l) = stmt {
+            defs.extend(l.phis.iter().copied());
+            defs.extend(l.range.as_ref().map(|(_, i)| *i));
+        }
+        for inner in stmt.blocks() {
+            collect_defs(inner, defs);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Args;
+    use crate::errors::Errors;
+
+    fn views_in(src: &str) -> Vec<String> {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let mut errors = Errors::default();
+        let sig = crate::signature::analyze(&item, &Args::default(), &mut errors)
+            .expect("supported signature");
+        let float_params = crate::signature::float_type_params(&item.sig.generics);
+        let f = crate::lower::lower(&item, &sig, float_params, &mut errors);
+        assert!(errors.finish().is_ok(), "test source is supported");
+        let name = |v: Var| {
+            let ident =
+                proc_macro2::Ident::new(&format!("v{}", v.0), proc_macro2::Span::call_site());
+            quote!(#ident)
+        };
+        let mut out = Vec::new();
+        // In program order: by the loops' trip-count values, which lowering numbers in that order.
+        for views in views(&f, &name).into_values() {
+            for view in views {
+                let base = view.base.map(|b| b.to_string()).unwrap_or_default();
+                out.push(format!(
+                    "{}[{}+i]",
+                    f.arrays[view.array.0 as usize].name, base
+                ));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn reads_at_an_offset_of_the_index_go_through_views() {
+        let views = views_in(
+            "fn f(w: &[f64], x: &[f64], d: usize, k: usize) -> f64 {
+                let mut s = 0.0;
+                for c in 0..k { for i in 0..d { s += w[c * d + i] * x[i]; } }
+                s
+            }",
+        );
+        assert_eq!(views.len(), 2, "{views:?}");
+        assert!(
+            views[0].starts_with("w[") && views[0].contains('*'),
+            "{views:?}"
+        );
+        assert_eq!(views[1], "x[+i]");
+    }
+
+    #[test]
+    fn reads_over_the_whole_array_need_none() {
+        let views = views_in(
+            "fn f(x: &[f64], y: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for i in 0..x.len() { s += x[i] * y[i]; }
+                s
+            }",
+        );
+        // `x[i]` for `i` in `0..x.len()` is checked by the compiler already; `y[i]` is not.
+        assert_eq!(views, vec!["y[+i]".to_string()]);
+    }
+
+    #[test]
+    fn reads_that_not_every_iteration_makes_do_not() {
+        let views = views_in(
+            "fn f(x: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n { if s < 1.0 { s += x[i]; } }
+                for i in 0..n { if x[i] > 2.0 { break; } s += x[i]; }
+                for i in (0..n).step_by(2) { s += x[i]; }
+                s
+            }",
+        );
+        assert!(views.is_empty(), "{views:?}");
+    }
+
+    #[test]
+    fn arrays_the_loop_writes_and_moving_offsets_do_not() {
+        let views = views_in(
+            "fn f(x: &[f64], n: usize) -> f64 {
+                let mut y = vec![0.0; n];
+                let mut s = 0.0;
+                let mut k = 0;
+                for i in 0..n { y[i] = x[i]; s += y[i]; }
+                for i in 0..n { s += x[k + i]; k += 1; }
+                s
+            }",
+        );
+        // Only `x[i]` of the first loop: `y` is written there, and `k` changes in the second.
+        assert_eq!(views, vec!["x[+i]".to_string()]);
+    }
+}
