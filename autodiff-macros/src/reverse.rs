@@ -38,11 +38,13 @@ use std::collections::{BTreeMap, BTreeSet};
 mod call_gradient;
 mod increments;
 mod loops;
+mod plan;
 mod region;
 
 use loops::Window;
+use plan::{CallPlan, Plan};
+use region::top_level_arrays;
 pub(crate) use region::writes_array;
-use region::{top_level_arrays, unsafe_reads};
 
 /// The current adjoint of each value that has one (an identifier).
 type Adjoints = BTreeMap<Var, TokenStream>;
@@ -53,23 +55,12 @@ struct Reverse<'e, 'a> {
     array_adjoints: BTreeMap<Array, Ident>,
     /// For arrays filled by `push`: a counter of the pushes not yet reversed.
     push_counters: BTreeMap<Array, Ident>,
-    /// Loads (and lengths) of arrays that are written after them: the reverse sweep cannot read them again.
-    unsafe_reads: BTreeSet<Var>,
-    /// Arrays passed to calls that are written after them (or made inside a region): the forward sweep
-    /// stores the array as it was at the call, for the callee's adjoint.
-    unsafe_calls: BTreeSet<(CallSite, Array)>,
-    /// The calls whose value is certainly one float (`call_gradient::scalar_calls`).
-    scalar_calls: BTreeSet<Var>,
+    /// The shortcuts the reverse sweep takes, decided before it is emitted.
+    plan: Plan,
     /// The array returned by the function, whose adjoint starts as `d_ret`.
     returned_array: Option<(Array, TokenStream)>,
     /// For each loop being reversed, innermost last: its sliding windows (see `Window`).
     windows: Vec<Window>,
-    /// The output cotangent.
-    d_ret: TokenStream,
-    /// How many loops around the code being reversed.
-    loop_depth: usize,
-    /// Which shortcuts the reverse sweep may take.
-    shortcuts: Shortcuts,
     /// While a loop's body is reversed: its integer counters that the reverse sweep recovers by undoing
     /// their updates (`loops::Counter`), by carried value.
     counters: BTreeMap<Var, loops::Counter>,
@@ -78,25 +69,20 @@ struct Reverse<'e, 'a> {
     /// The counters of the loops reversed so far, by the loop's out value: after the loop's reverse, the
     /// counter holds the counter's value before the loop.
     finished_counters: BTreeMap<Var, Ident>,
-    /// The loops (by trip-count value) that are statements of the body of a loop which is itself nested
-    /// in a loop (so reversed by `region`, never fused), with that enclosing loop.
-    parent_loops: BTreeMap<Var, Var>,
-    /// While a loop's body is reversed (`region`): that loop.
-    region_loop: Option<Var>,
     /// Loads stored once before their loop starts (`Emitter::hoisted`): the loop and the tape, by value;
     /// the region of the loop around popped them.
     hoisted_here: BTreeMap<Var, (Var, Ident)>,
     /// The tuple adjoints made by `contribute_component` (bound once, by name): which of their components
     /// are known to be zero.
     zero_components: BTreeMap<String, Vec<bool>>,
-    /// The increments `a[k] += w` (`increments::increments`): the stored value, and `w`.
-    increments: BTreeMap<Var, Operand>,
 }
 
-/// The shortcuts of the reverse sweep, each exact under the condition its code checks. The reference
-/// adjoint (the `reference-adjoint` feature of `autodiff`) takes none of them: every value a region's
-/// adjoint reads is stored by the forward sweep, loops are reversed backwards one iteration at a time, and
-/// array adjoints are accumulated element by element. The optimised adjoint is tested against it.
+/// The shortcuts of the reverse sweep, each exact under the condition the plan checks (`plan.rs`), which
+/// takes them where they apply before the sweep is emitted. The reference adjoint (the
+/// `reference-adjoint` feature of `autodiff`) takes none of them, its plan is empty: every value a
+/// region's adjoint reads is stored by the forward sweep, loops are reversed backwards one iteration at a
+/// time, and array adjoints are accumulated element by element. The optimised adjoint is tested against
+/// it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shortcuts {
     /// Recompute pure values in the reverse sweep instead of storing them.
@@ -181,32 +167,19 @@ fn vjp_body_with(
 ) -> TokenStream {
     let f = e.f;
     let returned = f.returned().clone();
-    let (unsafe_reads, unsafe_calls) = unsafe_reads(f);
-    let scalar_calls = call_gradient::scalar_calls(f, e.activity);
+    let plan = Plan::new(f, e.activity, shortcuts);
     let mut rev = Reverse {
         e,
         array_adjoints: BTreeMap::new(),
         push_counters: BTreeMap::new(),
-        unsafe_reads,
-        unsafe_calls,
-        scalar_calls,
+        plan,
         returned_array: None,
         windows: Vec::new(),
-        d_ret: d_ret.to_token_stream(),
-        loop_depth: 0,
-        shortcuts,
         counters: BTreeMap::new(),
         counters_used: BTreeSet::new(),
         finished_counters: BTreeMap::new(),
-        parent_loops: parent_loops(f),
-        region_loop: None,
         hoisted_here: BTreeMap::new(),
         zero_components: BTreeMap::new(),
-        increments: if shortcuts.increments {
-            increments::increments(f)
-        } else {
-            BTreeMap::new()
-        },
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -542,7 +515,11 @@ impl Reverse<'_, '_> {
                     let buffer = self.array_adjoint(*array);
                     let index_tokens = self.e.operand(index);
                     // `a[k] += w`: the element's adjoint is unchanged, and `w` gets it.
-                    if let Some(w) = value.var().and_then(|v| self.increments.get(&v)).cloned() {
+                    if let Some(w) = value
+                        .var()
+                        .and_then(|v| self.plan.increments.get(&v))
+                        .cloned()
+                    {
                         if w.var().is_some_and(|w| self.e.activity.is_active_var(w)) {
                             refs.extend(index.var());
                             let d = self.e.namer.fresh("__d_increment");
@@ -767,15 +744,16 @@ impl Reverse<'_, '_> {
         refs: &mut BTreeSet<Var>,
     ) {
         let activity = self.e.activity;
-        if let (CallSite::Value(var), Some(arrays)) =
-            (site, self.stored_gradient(site, callee, args))
-        {
-            return self.call_gradient_adjoint(
-                var, callee, &arrays, args, by_ref, d, adjoints, code, refs,
-            );
-        }
-        if self.shortcuts.call_into && self.adds_into_callers(args) {
-            return self.call_adjoint_into(site, callee, args, by_ref, d, adjoints, code, refs);
+        match (site, self.plan.calls.get(&site).cloned()) {
+            (CallSite::Value(var), Some(CallPlan::StoredGradient(arrays))) => {
+                return self.call_gradient_adjoint(
+                    var, callee, &arrays, args, by_ref, d, adjoints, code, refs,
+                );
+            }
+            (_, Some(_)) => {
+                return self.call_adjoint_into(site, callee, args, by_ref, d, adjoints, code, refs);
+            }
+            (_, None) => {}
         }
         let vjp = crate::companion::derivative_of(callee, "vjp", args.len() + 1);
         let mut slots = Vec::new();
@@ -809,25 +787,6 @@ impl Reverse<'_, '_> {
                 _ => self.contribute(&arg, slot.to_token_stream(), adjoints, code),
             }
         }
-    }
-
-    /// Can the call with `args` add its cotangents straight into the caller's adjoints (`vjp_into`)?
-    /// When each differentiated argument is a float or an array, no array twice (its buffer is lent
-    /// to the callee once).
-    fn adds_into_callers(&self, args: &[Operand]) -> bool {
-        let activity = self.e.activity;
-        let mut arrays = BTreeSet::new();
-        // A matrix's cotangent comes in its shape, not into a flat buffer.
-        if args.iter().any(|a| self.e.is_matrix(a)) {
-            return false;
-        }
-        args.iter()
-            .filter(|a| activity.is_active(a))
-            .all(|arg| match arg {
-                Operand::Var(v) => matches!(activity.var_kind(*v), Kind::Float(_)),
-                Operand::Array(array) => arrays.insert(*array),
-                _ => false,
-            })
     }
 
     /// The adjoint of a call through its companion's `vjp_into` (joint mode, as `call_adjoint`): the
@@ -898,7 +857,7 @@ impl Reverse<'_, '_> {
         for (arg, r) in args.iter().zip(by_ref) {
             let a = match arg {
                 Operand::Array(array) if popped.contains_key(array) => popped[array].clone(),
-                Operand::Array(array) if self.unsafe_calls.contains(&(site, *array)) => {
+                Operand::Array(array) if self.plan.stored_at_calls.contains(&(site, *array)) => {
                     let tape = self.e.snapshot_tape(site, *array);
                     let base = format!(
                         "__{}_at_call",
@@ -918,37 +877,6 @@ impl Reverse<'_, '_> {
         }
         call_args
     }
-}
-
-/// The loops that are statements of the body of a loop nested in another loop, with that loop.
-fn parent_loops(f: &crate::ir::Function) -> BTreeMap<Var, Var> {
-    /// `enclosing`: the loop whose body `block` is, and whether it is a statement of the function body.
-    fn walk(block: &Block, enclosing: Option<(Var, bool)>, found: &mut BTreeMap<Var, Var>) {
-        for stmt in &block.stmts {
-            if let Stmt::Loop(l) = stmt {
-                if let Some((parent, false)) = enclosing {
-                    found.insert(l.trips, parent);
-                }
-                // Only a loop that is a statement of the function body may be fused.
-                walk(&l.body, Some((l.trips, false)), found);
-                continue;
-            }
-            for inner in stmt.blocks() {
-                walk(inner, None, found);
-            }
-        }
-    }
-    let mut found = BTreeMap::new();
-    for stmt in &f.body.stmts {
-        if let Stmt::Loop(l) = stmt {
-            walk(&l.body, Some((l.trips, true)), &mut found);
-        } else {
-            for inner in stmt.blocks() {
-                walk(inner, None, &mut found);
-            }
-        }
-    }
-    found
 }
 
 impl Reverse<'_, '_> {
@@ -1026,7 +954,7 @@ impl Reverse<'_, '_> {
             };
             let passed = match arg {
                 Operand::Array(array)
-                    if w.is_written() || self.unsafe_calls.contains(&(site, *array)) =>
+                    if w.is_written() || self.plan.stored_at_calls.contains(&(site, *array)) =>
                 {
                     let tape = self.e.snapshot_tape(site, *array);
                     let base = format!(

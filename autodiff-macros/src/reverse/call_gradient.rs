@@ -109,43 +109,7 @@ pub(super) fn scalar_calls(f: &Function, activity: &Activity) -> BTreeSet<Var> {
 }
 
 impl Reverse<'_, '_> {
-    /// The arrays whose gradient the forward sweep stores at the call `site` with `args`, if it stores
-    /// the call's gradient: a call whose value is one float, each differentiated argument an array (a
-    /// slice or `Vec`, passed once) that joint mode would store at the call because it is written after.
-    pub(super) fn stored_gradient(
-        &self,
-        site: CallSite,
-        callee: &syn::ExprPath,
-        args: &[Operand],
-    ) -> Option<Vec<Array>> {
-        let CallSite::Value(var) = site else {
-            return None;
-        };
-        if !self.shortcuts.call_gradient
-            || !self.shortcuts.call_into
-            || !self.scalar_calls.contains(&var)
-            || !self.adds_into_callers(args)
-            || linear_check(callee).is_none()
-        {
-            return None;
-        }
-        let activity = self.e.activity;
-        let mut arrays = Vec::new();
-        for arg in args.iter().filter(|a| activity.is_active(a)) {
-            match arg {
-                Operand::Array(array)
-                    if !self.e.f.arrays[array.0 as usize].fixed
-                        && self.unsafe_calls.contains(&(site, *array)) =>
-                {
-                    arrays.push(*array)
-                }
-                _ => return None,
-            }
-        }
-        (!arrays.is_empty()).then_some(arrays)
-    }
-
-    /// The adjoint of a call whose gradient the forward sweep may store (`stored_gradient`): where the
+    /// The adjoint of a call whose gradient the forward sweep may store (`plan::CallPlan::StoredGradient`): where the
     /// callee is linear in the cotangent, each stored gradient, times the cotangent `d` of the call's
     /// value, added into its array's adjoint; else joint mode's adjoint (`call_adjoint_into`).
     #[allow(clippy::too_many_arguments)]

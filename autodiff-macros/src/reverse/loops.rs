@@ -1,9 +1,10 @@
 //! The reverse of loops: iterations backwards (or fused into the forward sweep, or forwards, when they
 //! commute), carried adjoints and accumulators, and the sliding window of adjoints of `x[i + c]`.
 
+use super::plan::{touches_active_arrays, CounterPlan, Order, WindowPlan};
 use super::{Adjoints, Reverse};
 use crate::emit::Emitter;
-use crate::ir::{Array, Block, Loop, Operand, Stmt, Value, Var};
+use crate::ir::{Array, Block, Loop, Operand, Stmt, Var};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,7 +24,8 @@ impl Reverse<'_, '_> {
         let out_adjoints: Vec<Option<TokenStream>> =
             l.outs.iter().map(|o| adjoints.remove(o)).collect();
         let stmt_view = Stmt::Loop(Box::new(l.clone()));
-        if out_adjoints.iter().all(Option::is_none) && !self.touches_active_arrays(&stmt_view) {
+        if out_adjoints.iter().all(Option::is_none) && !touches_active_arrays(&stmt_view, activity)
+        {
             return;
         }
         // The adjoints of the carried values, one mutable variable each.
@@ -51,13 +53,9 @@ impl Reverse<'_, '_> {
         }
         // A range loop that runs to its end without a step is reversed by iterating its range backwards;
         // otherwise the reverse sweep counts iterations and recovers each index with `nth`.
-        let direct =
-            l.exit_flag.is_none() && l.range.as_ref().is_some_and(|(r, _)| r.step.is_none());
-        let window = if direct && self.shortcuts.window {
-            self.window(l)
-        } else {
-            Window::default()
-        };
+        let plan = self.plan.of_loop(l.trips).clone();
+        let direct = plan.direct;
+        let window = self.name_window(&plan.window);
         self.windows.push(window);
         let mut body_code = Vec::new();
         let mut body_refs = BTreeSet::new();
@@ -74,7 +72,6 @@ impl Reverse<'_, '_> {
         // Tapes made while reversing the body (its own or its nested loops' and branches') are popped in
         // the reverse of each iteration: those iterations must then run backwards.
         let tapes_before = self.e.tape_count();
-        self.loop_depth += 1;
         self.block(&l.body, &mut body_adjoints, &mut body_code, &mut body_refs);
         let window = self.windows.pop().unwrap_or_default();
         if let Some((range, _)) = &l.range {
@@ -95,8 +92,9 @@ impl Reverse<'_, '_> {
                 values.push(next);
             }
         }
-        let invariant = targets.is_empty();
-        let fused = self.shortcuts.fuse && direct && invariant && self.fusable(l, &out_adjoints);
+        // The plan says the carried adjoints pass through an iteration unchanged only where they do.
+        debug_assert!(!plan.accumulates || targets.is_empty(), "{targets:?}");
+        let fused = plan.order == Order::Fused;
         let mut changed = Vec::new();
         for (var, acc) in &accumulators {
             let now = body_adjoints.get(var).map(ToString::to_string);
@@ -194,16 +192,10 @@ impl Reverse<'_, '_> {
                 };
                 Some((*index, code))
             });
-            let counters = if self.shortcuts.recompute {
-                self.counters(l)
-            } else {
-                BTreeMap::new()
-            };
+            let counters = self.name_counters(l, &plan.counters);
             let outer_counters = std::mem::replace(&mut self.counters, counters);
             let outer_used = std::mem::take(&mut self.counters_used);
-            let outer_region = self.region_loop.replace(l.trips);
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
-            self.region_loop = outer_region;
             let counters = std::mem::replace(&mut self.counters, outer_counters);
             let used = std::mem::replace(&mut self.counters_used, outer_used);
             // A counter starts from its value after the loop, and is undone iteration by iteration.
@@ -226,13 +218,12 @@ impl Reverse<'_, '_> {
                 self.finished_counters.insert(l.outs[k], name.clone());
             }
             // With carried adjoints that do not change and nothing popped from a tape, the order of the
-            // iterations does not matter: run them forwards, as memory is laid out.
-            let any_order = self.shortcuts.forward_order
-                && invariant
+            // iterations does not matter: run them forwards, as memory is laid out. Whether the body's
+            // reverse pops a tape or recovers a counter depends on what its adjoint reads, which only
+            // its emission tells.
+            let any_order = plan.order == Order::Forwards
                 && used.is_empty()
-                && window.arrays.is_empty()
-                && self.e.tape_count() == tapes_before
-                && !self.writes_active_arrays(&l.body);
+                && self.e.tape_count() == tapes_before;
             let header = match &l.range {
                 Some((range, index)) if direct && any_order => {
                     let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
@@ -272,7 +263,6 @@ impl Reverse<'_, '_> {
                 #window_finish
             });
         }
-        self.loop_depth -= 1;
         for (init, d) in l.inits.iter().zip(&carried) {
             if let Some(d) = d {
                 self.contribute(init, d.to_token_stream(), adjoints, code);
@@ -294,164 +284,34 @@ impl Reverse<'_, '_> {
         self.e.zero_of_var(var)
     }
 
-    /// Can the reverse of `l` run inside its forward sweep? When it is a loop of the function body (not
-    /// nested in a branch or loop), each carried value's adjoint after it is known before it runs (the
-    /// output cotangent, or none), it writes the adjoints of parameter arrays only, and (checked by the
-    /// caller) it runs its range to the end and its carried adjoints do not change from one iteration
-    /// to the next (an accumulation `s += ..`). Then the order of the iterations does not matter.
-    pub(super) fn fusable(&self, l: &Loop, out_adjoints: &[Option<TokenStream>]) -> bool {
-        let top_level = self
-            .e
-            .f
-            .body
-            .stmts
-            .iter()
-            .any(|s| matches!(s, Stmt::Loop(x) if x.trips == l.trips));
-        let d_ret = self.d_ret.to_string();
-        let known = out_adjoints
-            .iter()
-            .all(|d| d.as_ref().is_none_or(|d| d.to_string() == d_ret));
-        let mut arrays_ok = true;
-        let mut stack: Vec<&Block> = vec![&l.body];
-        while let Some(block) = stack.pop() {
-            for stmt in &block.stmts {
-                match stmt {
-                    Stmt::Let {
-                        value: Value::Load { array, .. },
-                        ..
-                    }
-                    | Stmt::Store { array, .. }
-                    | Stmt::Push { array, .. } => {
-                        // An input array's adjoint only accumulates, in any order; an output
-                        // parameter's gets contributions from the code after the loop too.
-                        let info = &self.e.f.arrays[array.0 as usize];
-                        arrays_ok &= !self.e.activity.is_active_array(*array)
-                            || (info.param.is_some() && !info.output);
-                    }
-                    // The adjoints of the buffers a call writes are replaced, in order.
-                    Stmt::NewArray { .. } | Stmt::CallOut { .. } => arrays_ok = false,
-                    // The callee's adjoint writes the adjoint buffer of a local array argument, which is
-                    // declared after the forward sweep.
-                    Stmt::Let {
-                        value: Value::Call { args, .. },
-                        ..
-                    } => {
-                        arrays_ok &= args.iter().all(|a| match a {
-                            Operand::Array(array) => {
-                                let info = &self.e.f.arrays[array.0 as usize];
-                                !self.e.activity.is_active_array(*array)
-                                    || (info.param.is_some() && !info.output)
-                            }
-                            _ => true,
-                        })
-                    }
-                    _ => {}
-                }
-                stack.extend(stmt.blocks());
-            }
-        }
-        top_level && known && arrays_ok
-    }
-
-    /// Does `block` write an active array anywhere? (The reverse of a write reads and clears the
-    /// element's adjoint, so iterations that write must be reversed in order.)
-    pub(super) fn writes_active_arrays(&self, block: &Block) -> bool {
-        block.stmts.iter().any(|stmt| {
-            let direct = match stmt {
-                Stmt::Store { array, .. }
-                | Stmt::Push { array, .. }
-                | Stmt::NewArray { array, .. } => self.e.activity.is_active_array(*array),
-                Stmt::CallOut { .. } => stmt
-                    .written_arrays()
-                    .iter()
-                    .any(|a| self.e.activity.is_active_array(*a)),
-                _ => false,
-            };
-            direct || stmt.blocks().iter().any(|b| self.writes_active_arrays(b))
-        })
-    }
-
-    /// The sliding windows of a loop reversed by iterating its range `a..b` downwards: for each active
-    /// array it only reads (never writes), at offsets `i + c` from the index.
-    pub(super) fn window(&mut self, l: &Loop) -> Window {
-        let Some((range, index)) = &l.range else {
-            return Window::default();
-        };
-        if range.inclusive || range.rev {
-            return Window::default();
-        }
-        let mut window = Window::default();
-        window.offsets.insert(*index, 0);
-        let mut reads: BTreeMap<Array, Vec<Option<i64>>> = BTreeMap::new();
-        let mut excluded: BTreeSet<Array> = BTreeSet::new();
-        scan_offsets(&l.body, *index, &mut window, &mut reads, &mut excluded);
-        window.invariant = self.invariant_registers(l);
-        for (array, offsets) in reads {
-            if excluded.contains(&array) || !self.e.activity.is_active_array(array) {
-                continue;
-            }
-            let Some(offsets) = offsets.into_iter().collect::<Option<Vec<i64>>>() else {
-                continue;
-            };
-            let lowest = offsets.iter().min().copied().unwrap_or(0);
-            let highest = offsets.iter().max().copied().unwrap_or(0);
-            // One offset needs no window (no element is written twice); wide windows are not worth it.
-            if highest == lowest || highest - lowest > 4 {
-                continue;
-            }
+    /// The registers of the window `plan`, named.
+    fn name_window(&mut self, plan: &WindowPlan) -> Window {
+        let mut fresh = |base: &str, array: Array| {
             let name = self.e.array_name(array).to_string();
-            let registers = (0..=(highest - lowest))
-                .map(|k| {
-                    self.e
-                        .namer
-                        .fresh(&format!("__window_{}_{k}", name.trim_start_matches('_')))
-                })
-                .collect();
-            window.arrays.insert(array, (lowest, registers));
-        }
-        window
-    }
-
-    /// The registers of the reads of `l`'s body at an index that is the same in every iteration
-    /// (`Window::invariant`): loads, unconditional at the top of the body, of an active array that
-    /// nothing in the loop writes, at a constant or at a value defined before the loop. One register
-    /// per array and index. (Being unconditional, such a load ran whenever the loop did, so the index is
-    /// in bounds where the register is added; reads of the same element under a branch of the body
-    /// add to the same register.)
-    fn invariant_registers(&mut self, l: &Loop) -> Vec<(Array, Operand, Ident)> {
-        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
-        let mut registers: Vec<(Array, Operand, Ident)> = Vec::new();
-        for stmt in &l.body.stmts {
-            let Stmt::Let {
-                value: Value::Load { array, index },
-                ..
-            } = stmt
-            else {
-                continue;
-            };
-            let invariant = match index {
-                Operand::Const { .. } => true,
-                Operand::Var(v) => !inside.contains(v),
-                Operand::Array(_) => false,
-            };
-            let known = registers
-                .iter()
-                .any(|(a, i, _)| a == array && i.same_as(index));
-            if !invariant
-                || known
-                || !self.e.activity.is_active_array(*array)
-                || super::region::writes_array(&l.body.stmts, *array)
-            {
-                continue;
-            }
-            let name = self.e.array_name(*array).to_string();
-            let register = self
-                .e
+            self.e
                 .namer
-                .fresh(&format!("__sum_{}", name.trim_start_matches('_')));
-            registers.push((*array, index.clone(), register));
+                .fresh(&format!("{base}{}", name.trim_start_matches('_')))
+        };
+        let invariant = (plan.invariant.iter())
+            .map(|(array, at)| (*array, at.clone(), fresh("__sum_", *array)))
+            .collect();
+        let arrays = (plan.arrays.iter())
+            .map(|(array, (lowest, highest))| {
+                let registers = (0..=(highest - lowest))
+                    .map(|k| {
+                        let name = self.e.array_name(*array).to_string();
+                        let base = format!("__window_{}_{k}", name.trim_start_matches('_'));
+                        self.e.namer.fresh(&base)
+                    })
+                    .collect();
+                (*array, (*lowest, registers))
+            })
+            .collect();
+        Window {
+            offsets: plan.offsets.clone(),
+            arrays,
+            invariant,
         }
-        registers
     }
 
     /// The code of a loop's windows: the registers before the loop, the flush and shift at the end of
@@ -575,65 +435,35 @@ pub(crate) enum Update {
 }
 
 impl Reverse<'_, '_> {
-    /// The counters of `l` (see `Counter`): its inactive integer carried values whose next value is
-    /// `phi + step` or `phi - step`, computed in the body (not under a branch), in a loop that runs every
-    /// iteration to its end.
-    fn counters(&mut self, l: &Loop) -> BTreeMap<Var, Counter> {
+    /// The counters of `l` (see `Counter`) that its plan gives, named in the order of the carried
+    /// values. A chained one is taken where the inner loop's reverse recovered its own counter
+    /// (`finished_counters`).
+    fn name_counters(
+        &mut self,
+        l: &Loop,
+        plan: &BTreeMap<Var, CounterPlan>,
+    ) -> BTreeMap<Var, Counter> {
         let mut counters = BTreeMap::new();
-        if l.exit_flag.is_some() {
-            return counters;
-        }
-        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
-        for (phi, yielded) in l.phis.iter().zip(&l.body.yields) {
-            if self.e.activity.is_active_var(*phi)
-                || !matches!(self.e.activity.var_kind(*phi), crate::ir::Kind::Int)
-            {
-                continue;
-            }
-            let Some(next) = yielded.var() else { continue };
+        for phi in &l.phis {
+            let update = match plan.get(phi) {
+                None => continue,
+                Some(CounterPlan::Chained { out }) => match self.finished_counters.get(out) {
+                    Some(inner) => Update::Chained {
+                        out: *out,
+                        inner: inner.clone(),
+                    },
+                    None => continue,
+                },
+                Some(CounterPlan::Step { step, added }) => Update::Step {
+                    step: self.e.operand(step),
+                    step_var: step.var(),
+                    added: *added,
+                },
+            };
             let base = format!(
                 "__counter_{}",
                 self.e.name(*phi).to_string().trim_start_matches('_')
             );
-            if let Some(inner) = self.finished_counters.get(&next).cloned() {
-                let starts_from_phi = l.body.stmts.iter().any(|s| match s {
-                    Stmt::Loop(inner) => inner
-                        .outs
-                        .iter()
-                        .zip(&inner.inits)
-                        .any(|(out, init)| *out == next && init.var() == Some(*phi)),
-                    _ => false,
-                });
-                if starts_from_phi {
-                    let name = self.e.namer.fresh(&base);
-                    let update = Update::Chained { out: next, inner };
-                    counters.insert(*phi, Counter { name, update });
-                    continue;
-                }
-            }
-            let update = l.body.stmts.iter().find_map(|s| match s {
-                Stmt::Let {
-                    var,
-                    value: Value::Binary(op, a, b),
-                } if *var == next => Some((op, a, b)),
-                _ => None,
-            });
-            let (added, step) = match update {
-                Some((syn::BinOp::Add(_), Operand::Var(a), b)) if a == phi => (true, b),
-                Some((syn::BinOp::Add(_), a, Operand::Var(b))) if b == phi => (true, a),
-                Some((syn::BinOp::Sub(_), Operand::Var(a), b)) if a == phi => (false, b),
-                _ => continue,
-            };
-            let step_var = match step {
-                Operand::Const { .. } => None,
-                Operand::Var(v) if !inside.contains(v) && v != phi => Some(*v),
-                _ => continue,
-            };
-            let update = Update::Step {
-                step: self.e.operand(step),
-                step_var,
-                added,
-            };
             let name = self.e.namer.fresh(&base);
             counters.insert(*phi, Counter { name, update });
         }
@@ -663,64 +493,8 @@ pub(super) struct Window {
     pub(super) invariant: Vec<(Array, Operand, Ident)>,
 }
 
-/// Finds, in a loop body over `index`, the index values at constant offsets (`i + 1`, `i - 2`), the
-/// offsets at which each array is read unconditionally (`None` for any other index), and the arrays that
-/// get no window: written ones, and those read in a nested loop or under a branch.
-fn scan_offsets(
-    block: &Block,
-    index: Var,
-    window: &mut Window,
-    reads: &mut BTreeMap<Array, Vec<Option<i64>>>,
-    excluded: &mut BTreeSet<Array>,
-) {
-    for stmt in &block.stmts {
-        match stmt {
-            Stmt::Let {
-                var,
-                value: Value::Binary(op, Operand::Var(i), Operand::Const { tokens, .. }),
-            } if *i == index => {
-                let constant = syn::parse2::<syn::LitInt>(tokens.clone())
-                    .ok()
-                    .and_then(|l| l.base10_parse::<i64>().ok());
-                match (op, constant) {
-                    (syn::BinOp::Add(_), Some(c)) => {
-                        window.offsets.insert(*var, c);
-                    }
-                    (syn::BinOp::Sub(_), Some(c)) => {
-                        window.offsets.insert(*var, -c);
-                    }
-                    _ => {}
-                }
-            }
-            Stmt::Let {
-                value: Value::Load { array, index: at },
-                ..
-            } => {
-                let offset = at.var().and_then(|v| window.offsets.get(&v).copied());
-                reads.entry(*array).or_default().push(offset);
-            }
-            Stmt::Store { array, .. } | Stmt::Push { array, .. } | Stmt::NewArray { array, .. } => {
-                excluded.insert(*array);
-            }
-            Stmt::CallOut { .. } => excluded.extend(stmt.written_arrays()),
-            _ => {}
-        }
-        // Reads in a nested loop are its own; reads under a branch may not happen for every index (a guard
-        // `if i + 1 < n`), and the window writes every element back: neither gets a window.
-        for inner in stmt.blocks() {
-            let mut nested = Window {
-                offsets: window.offsets.clone(),
-                ..Window::default()
-            };
-            let mut nested_reads = BTreeMap::new();
-            scan_offsets(inner, index, &mut nested, &mut nested_reads, excluded);
-            excluded.extend(nested_reads.into_keys());
-        }
-    }
-}
-
 /// The values defined anywhere inside `stmt` (its nested blocks, a loop's carried values and index).
-fn defs_within(stmt: &Stmt) -> BTreeSet<Var> {
+pub(super) fn defs_within(stmt: &Stmt) -> BTreeSet<Var> {
     let mut defs = BTreeSet::new();
     if let Stmt::Loop(l) = stmt {
         defs.extend(l.phis.iter().copied());

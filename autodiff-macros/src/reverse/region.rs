@@ -1,11 +1,12 @@
-//! The reverse of a region (an `if`/`match` branch or a loop body): which values its adjoint reads are
-//! recomputed there and which are popped from a tape, and the adjoint of branching.
+//! The reverse of a region (an `if`/`match` branch or a loop body): the values its adjoint reads,
+//! recomputed there or popped from a tape as the plan says (`plan.rs`), and the adjoint of branching.
 
 use super::loops::Update;
+use super::plan::touches_active_arrays;
 use super::{Adjoints, Reverse};
 use crate::emit::{block_with_value, tuple_or_single, Emitter, Mode};
 use crate::ir::{Array, ArrayInit, Block, CallSite, Function, Operand, Stmt, Value, Var};
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -164,17 +165,22 @@ impl Reverse<'_, '_> {
                 continue;
             }
             let stmt = defs.get(&v).copied();
-            if let Some(tape) = self.hoist(v, stmt, block, &is_top) {
-                let Some(trips) = self.region_loop else {
-                    continue;
-                };
+            if let Some((
+                trips,
+                Some(Stmt::Let {
+                    value: Value::Load { array, index },
+                    ..
+                }),
+            )) = self.plan.hoisted.get(&v).map(|trips| (*trips, stmt))
+            {
+                let tape = self.hoisted_tape(v, trips, *array, index);
                 self.hoisted_here.insert(v, (trips, tape));
                 hoisted.insert(v);
                 refs.insert(v);
                 continue;
             }
             let reads: Option<BTreeSet<Var>> = match stmt {
-                Some(Stmt::Let { value, .. }) if self.recomputable(v, value) => Some(
+                Some(Stmt::Let { value, .. }) if self.plan.recomputed.contains(&v) => Some(
                     value
                         .operands()
                         .into_iter()
@@ -182,7 +188,7 @@ impl Reverse<'_, '_> {
                         .collect(),
                 ),
                 Some(s @ (Stmt::If { .. } | Stmt::Match { .. }))
-                    if self.shortcuts.recompute && self.is_pure(s) =>
+                    if self.plan.recomputed.contains(&v) =>
                 {
                     let single = Block {
                         stmts: vec![s.clone()],
@@ -265,11 +271,9 @@ impl Reverse<'_, '_> {
         quote!(#(#prelude)* #(#buffers)* #(#adjoint_code)* #(#postlude)*)
     }
 
-    /// Stores the load `v`, which the loop body `block` reads, once before the loop starts instead of once
-    /// per iteration, when every iteration reads the same element: its index is defined before the loop
-    /// and the loop writes no element of the array. Only in a loop whose enclosing loop is reversed by
-    /// `region` (which pops it), and only for a load that could not be read again in the reverse sweep
-    /// (the array is written later). Returns the tape, registered with the loop (`Emitter::hoisted`).
+    /// The tape of the load `v = array[index]`, which the plan stores once before its loop `trips`
+    /// starts instead of once per iteration (every iteration reads the same element), registered with
+    /// the loop (`Emitter::hoisted`); the region of the loop around pops it.
     ///
     /// ```text
     /// // Input:                         // Output:
@@ -282,29 +286,7 @@ impl Reverse<'_, '_> {
     ///                                       for j in (i + 1..d).rev() { .. __v .. }
     ///                                   }
     /// ```
-    fn hoist(
-        &mut self,
-        v: Var,
-        stmt: Option<&Stmt>,
-        block: &Block,
-        is_top: &dyn Fn(&Var) -> bool,
-    ) -> Option<proc_macro2::Ident> {
-        let trips = self.region_loop?;
-        let Some(Stmt::Let {
-            value: Value::Load { array, index },
-            ..
-        }) = stmt
-        else {
-            return None;
-        };
-        let wanted = self.shortcuts.recompute
-            && self.parent_loops.contains_key(&trips)
-            && self.unsafe_reads.contains(&v)
-            && index.var().is_none_or(|i| !is_top(&i))
-            && !writes_array(&block.stmts, *array);
-        if !wanted {
-            return None;
-        }
+    fn hoisted_tape(&mut self, v: Var, trips: Var, array: Array, index: &Operand) -> Ident {
         let base = format!(
             "__tape_{}",
             self.e.name(v).to_string().trim_start_matches('_')
@@ -314,28 +296,8 @@ impl Reverse<'_, '_> {
             .hoisted
             .entry(trips)
             .or_default()
-            .push((tape.clone(), *array, index.clone()));
-        Some(tape)
-    }
-
-    /// Can `stmt` be recomputed in the reverse sweep: no memory writes, no loops, no unsafe reads?
-    pub(super) fn is_pure(&self, stmt: &Stmt) -> bool {
-        match stmt {
-            Stmt::Let { var, .. } => !self.unsafe_reads.contains(var),
-            Stmt::If { .. } | Stmt::Match { .. } => stmt
-                .blocks()
-                .iter()
-                .all(|b| b.stmts.iter().all(|s| self.is_pure(s))),
-            _ => false,
-        }
-    }
-
-    /// Can the reverse sweep compute `v = value` again? Not a read of an array written later; and in a
-    /// loop, not a transcendental function: storing 8 bytes costs less than an `exp` (the softmax
-    /// gradient spent a third of its reverse sweep on them).
-    pub(super) fn recomputable(&self, v: Var, value: &Value) -> bool {
-        let stored_in_loop = self.loop_depth > 0 && costly(value);
-        self.shortcuts.recompute && !self.unsafe_reads.contains(&v) && !stored_in_loop
+            .push((tape.clone(), array, index.clone()));
+        tape
     }
 
     /// The adjoint of an `if` or `match`: the same branching, each branch recomputing what its adjoint
@@ -351,7 +313,8 @@ impl Reverse<'_, '_> {
     ) {
         let out_adjoints: Vec<Option<TokenStream>> =
             outs.iter().map(|o| adjoints.remove(o)).collect();
-        if out_adjoints.iter().all(Option::is_none) && !self.touches_active_arrays(stmt) {
+        if out_adjoints.iter().all(Option::is_none) && !touches_active_arrays(stmt, self.e.activity)
+        {
             return;
         }
         let mut arms: Vec<(TokenStream, Adjoints)> = Vec::new();
@@ -414,30 +377,6 @@ impl Reverse<'_, '_> {
             code.push(quote!(let #pattern = #branching;));
         }
     }
-
-    /// Does `stmt` read or write an active array (so its reverse matters even with no adjoint on its outs)?
-    pub(super) fn touches_active_arrays(&self, stmt: &Stmt) -> bool {
-        let activity = self.e.activity;
-        let direct = match stmt {
-            Stmt::Let {
-                value: Value::Load { array, .. },
-                ..
-            }
-            | Stmt::Store { array, .. }
-            | Stmt::Push { array, .. }
-            | Stmt::NewArray { array, .. } => activity.is_active_array(*array),
-            Stmt::CallOut { .. } => stmt
-                .written_arrays()
-                .iter()
-                .any(|a| activity.is_active_array(*a)),
-            _ => false,
-        };
-        direct
-            || stmt
-                .blocks()
-                .iter()
-                .any(|b| b.stmts.iter().any(|s| self.touches_active_arrays(s)))
-    }
 }
 
 /// Do `stmts` write an element of `array` (or make it, or push to it, or pass it to a call that
@@ -453,41 +392,6 @@ pub(crate) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
         };
         direct || stmt.blocks().iter().any(|b| writes_array(&b.stmts, array))
     })
-}
-
-/// Is `value` a transcendental function, dearer to compute again than to store?
-pub(super) fn costly(value: &Value) -> bool {
-    use crate::ir::FloatFn::*;
-    matches!(
-        value,
-        Value::Float {
-            func: Sin
-                | Cos
-                | Tan
-                | Asin
-                | Acos
-                | Atan
-                | Sinh
-                | Cosh
-                | Tanh
-                | Asinh
-                | Acosh
-                | Atanh
-                | Exp
-                | Exp2
-                | ExpM1
-                | Ln
-                | Log
-                | Log2
-                | Log10
-                | Ln1p
-                | Powf
-                | Cbrt
-                | Hypot
-                | Atan2,
-            ..
-        }
-    )
 }
 
 /// The arrays in scope for the whole function: the parameters and the arrays its body makes outside any

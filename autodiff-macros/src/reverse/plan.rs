@@ -1,0 +1,873 @@
+//! The plan of the reverse sweep: which shortcuts it takes, decided from the intermediate form and the
+//! activity before anything is emitted. The emitters of `reverse.rs` and its modules follow it.
+//!
+//! Per loop: whether its reverse is fused into its forward sweep, runs forwards or backwards, which reads
+//! get a sliding window of registers or a register for an index the same in every iteration, and which
+//! integer counters the reverse sweep recovers by undoing their updates. Per value of a region (a branch
+//! or a loop body), where the region's adjoint reads it: recomputed there, stored once before its loop
+//! (hoisted), or else stored by the forward sweep at each definition. Per call: whether its adjoint adds
+//! into the caller's buffers (`vjp_into`) or its gradient is stored at the call. Per array element
+//! increment `a[k] += w`: whether its reverse leaves the element's adjoint in place.
+//!
+//! The reference adjoint (`Shortcuts::NONE`) has the empty plan: every loop reversed backwards, one
+//! iteration at a time, every value a region's adjoint reads stored, every call through `vjp`.
+//!
+//! ```text
+//! // Input:                               // Plan, Shortcuts::ALL:
+//! let mut s = 0.0;                        loop __i: fused, window x[__i..=__i + 1]
+//! for i in 0..x.len() - 1 {               // Plan, Shortcuts::NONE:
+//!     let t = x[i + 1] - x[i] * x[i];     loop __i: backwards
+//!     let u = 1.0 - x[i];
+//!     s += t * 100.0 * t + u.exp();
+//! }
+//! s
+//!
+//! // Input:                               // Plan, Shortcuts::ALL (x[i] and the product recomputed
+//! let mut p = 1.0;                        // where read, the sin stored):
+//! for i in 0..x.len() {                   loop __i: backwards
+//!     p = p * x[i].sin();                   recompute __v1, p_1
+//! }
+//! p
+//! ```
+//!
+//! What the plan cannot know before emission is which values a region's adjoint reads: that depends on
+//! the derivative rules. So a value's entry says what to do if it is read, and a loop planned to run
+//! forwards does so only when its reverse pops no tape and recovers no counter, which the emitter sees.
+
+use super::call_gradient::{linear_check, scalar_calls};
+use super::increments::increments;
+use super::loops::defs_within;
+use super::region::{unsafe_reads, writes_array};
+use super::Shortcuts;
+use crate::activity::Activity;
+use crate::ir::{
+    Array, ArrayInit, Block, CallSite, Function, Kind, Loop, Operand, Stmt, Value, Var,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+#[cfg(test)]
+mod print;
+
+/// The decisions of the reverse sweep (see the module's documentation).
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    /// Per loop, by its trip-count value.
+    pub(crate) loops: BTreeMap<Var, LoopPlan>,
+    /// The values of regions recomputed in the reverse of their region where its adjoint reads them
+    /// (a `let`, or the outs of a pure `if` or `match`).
+    pub(crate) recomputed: BTreeSet<Var>,
+    /// Loads stored once before their loop (by value, with that loop's trip count) instead of once per
+    /// iteration: every iteration reads the same element, which the code after the loop overwrites.
+    pub(crate) hoisted: BTreeMap<Var, Var>,
+    /// The calls whose adjoint takes a shortcut; any other call's adjoint goes through its companion's
+    /// `vjp`.
+    pub(crate) calls: BTreeMap<CallSite, CallPlan>,
+    /// The increments `a[k] += w` (`increments.rs`) whose reverse leaves the element's adjoint in place:
+    /// the stored value, and `w`.
+    pub(crate) increments: BTreeMap<Var, Operand>,
+    /// The arrays passed to calls that the forward sweep stores as they were at the call (written after
+    /// it, or made inside a region): in every plan, the reference's too, since the callee's adjoint reruns
+    /// it on them.
+    pub(crate) stored_at_calls: BTreeSet<(CallSite, Array)>,
+}
+
+/// How one loop is reversed.
+#[derive(Clone, Debug)]
+pub(crate) struct LoopPlan {
+    /// A `for` over a range with no step and no exit: its reverse iterates the same range. Otherwise the
+    /// forward sweep counts the iterations and the reverse recovers each index from its count (`nth`).
+    /// Not a shortcut: the reference adjoint does the same.
+    pub(crate) direct: bool,
+    pub(crate) order: Order,
+    /// Each active carried value's adjoint passes through an iteration unchanged (an accumulation,
+    /// `s += ..`): the iterations' adjoints commute. See `Planner::accumulates`.
+    pub(crate) accumulates: bool,
+    pub(crate) window: WindowPlan,
+    /// The counters of the loop (`loops::Counter`), by carried value.
+    pub(crate) counters: BTreeMap<Var, CounterPlan>,
+}
+
+/// The order of a loop's reversed iterations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// One at a time, last first.
+    Backwards,
+    /// First first, as memory is laid out, where the reverse of the body pops no tape and recovers no
+    /// counter (the emitter sees that; otherwise backwards).
+    Forwards,
+    /// Inside the forward sweep, iteration by iteration (`emit::Fused`).
+    Fused,
+}
+
+/// The registers of a loop's reads (`loops::Window`), before they are named.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WindowPlan {
+    /// The offset of each index value (`i`, `i + 1`, `i - 2`) from the loop index.
+    pub(crate) offsets: BTreeMap<Var, i64>,
+    /// Per array read at a few constant offsets from the index: the smallest and the largest.
+    pub(crate) arrays: BTreeMap<Array, (i64, i64)>,
+    /// The reads at an index the same in every iteration, one register each: array and index.
+    pub(crate) invariant: Vec<(Array, Operand)>,
+}
+
+/// How a counter's next value is made in an iteration (`loops::Update`, before it is named).
+#[allow(clippy::large_enum_variant)] // as `Operand`: one per counter, few and short-lived
+#[derive(Clone, Debug)]
+pub(crate) enum CounterPlan {
+    /// `phi + step` (`added`) or `phi - step`, the step a constant or a value defined before the loop.
+    Step { step: Operand, added: bool },
+    /// `out`, the out value of an inner loop (a statement of the body) started from the carried value,
+    /// whose own counter carries it on: taken where the inner loop's reverse recovered that counter.
+    Chained { out: Var },
+}
+
+/// The shortcut a call's adjoint takes.
+#[derive(Clone, Debug)]
+pub(crate) enum CallPlan {
+    /// The callee adds its cotangents into the caller's adjoints (`vjp_into`).
+    Into,
+    /// The forward sweep stores the callee's gradient with respect to these arrays at the call, where
+    /// the callee says its adjoint is linear in the cotangent (`call_gradient.rs`); `vjp_into` otherwise.
+    StoredGradient(Vec<Array>),
+}
+
+impl Plan {
+    /// The plan of the reverse sweep of `f` with `shortcuts`.
+    pub(crate) fn new(f: &Function, activity: &Activity, shortcuts: Shortcuts) -> Plan {
+        let (unsafe_reads, stored_at_calls) = unsafe_reads(f);
+        let mut planner = Planner {
+            f,
+            activity,
+            shortcuts,
+            uses: adjoint_uses(f, activity),
+            unsafe_reads,
+            parent_loops: parent_loops(f),
+            plan: Plan {
+                increments: if shortcuts.increments {
+                    increments(f)
+                } else {
+                    BTreeMap::new()
+                },
+                stored_at_calls,
+                ..Plan::default()
+            },
+        };
+        planner.calls();
+        planner.block(&f.body, &Context::default());
+        planner.plan
+    }
+
+    /// The loop with trip count `trips`.
+    pub(crate) fn of_loop(&self, trips: Var) -> &LoopPlan {
+        &self.loops[&trips]
+    }
+}
+
+/// What the walk knows of the region around a block.
+#[derive(Clone, Default)]
+struct Context<'l> {
+    /// The block is in a loop (its body, or a branch in it).
+    in_loop: bool,
+    /// The block is a region: a branch or a loop body, whose reverse recomputes or pops what it reads.
+    region: bool,
+    /// The block is the body of this loop.
+    body_of: Option<&'l Loop>,
+}
+
+struct Planner<'f> {
+    f: &'f Function,
+    activity: &'f Activity,
+    shortcuts: Shortcuts,
+    /// How many times each value is read where the read may send it an adjoint (`adjoint_uses`).
+    uses: BTreeMap<Var, usize>,
+    /// Loads and lengths of arrays written after them (`region::unsafe_reads`).
+    unsafe_reads: BTreeSet<Var>,
+    /// The loops that are statements of the body of a loop nested in another loop, with that loop.
+    parent_loops: BTreeMap<Var, Var>,
+    plan: Plan,
+}
+
+impl<'f> Planner<'f> {
+    /// Plans the loops and region values of `block`, whose surroundings are `cx`.
+    fn block(&mut self, block: &'f Block, cx: &Context<'f>) {
+        // A fused loop's reverse reads its forward sweep's values in place: nothing to decide.
+        let fused_body = cx
+            .body_of
+            .is_some_and(|l| self.plan.loops[&l.trips].order == Order::Fused);
+        for stmt in &block.stmts {
+            if cx.region && !fused_body {
+                self.region_value(stmt, block, cx);
+            }
+            match stmt {
+                Stmt::Loop(l) => {
+                    let top_level = !cx.region;
+                    let loop_plan = self.loop_(l, top_level);
+                    self.plan.loops.insert(l.trips, loop_plan);
+                    let mut inner = cx.clone();
+                    inner.in_loop = true;
+                    inner.region = true;
+                    inner.body_of = Some(l);
+                    self.block(&l.body, &inner);
+                }
+                Stmt::If { .. } | Stmt::Match { .. } => {
+                    let inner = Context {
+                        region: true,
+                        body_of: None,
+                        ..cx.clone()
+                    };
+                    for arm in stmt.blocks() {
+                        self.block(arm, &inner);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Decides how the reverse of the region `block` gets the values `stmt` defines, where it reads
+    /// them: a load stored once before its loop, recomputed, or (not in the plan) stored.
+    fn region_value(&mut self, stmt: &Stmt, block: &Block, cx: &Context) {
+        if !self.shortcuts.recompute {
+            return;
+        }
+        match stmt {
+            Stmt::Let { var, value } => {
+                if let Some(trips) = self.hoisted(*var, value, block, cx) {
+                    self.plan.hoisted.insert(*var, trips);
+                } else if self.recomputable(*var, value, cx.in_loop) {
+                    self.plan.recomputed.insert(*var);
+                }
+            }
+            Stmt::If { outs, .. } | Stmt::Match { outs, .. } if self.is_pure(stmt) => {
+                self.plan.recomputed.extend(outs);
+            }
+            _ => {}
+        }
+    }
+
+    /// The loop (by trip count) before which the load `var = value` of the loop body `block` is stored
+    /// once, if it is: in a loop whose enclosing loop is reversed by `region` (which pops it), a load that
+    /// could not be read again in the reverse sweep (the array is written later), at an index defined
+    /// before the loop, of an array the loop does not write. (A branch's region is reversed while no loop
+    /// body's is, so its loads are never stored so.)
+    fn hoisted(&self, var: Var, value: &Value, block: &Block, cx: &Context) -> Option<Var> {
+        let l = cx.body_of?;
+        let Value::Load { array, index } = value else {
+            return None;
+        };
+        // The values the region defines: its statements', the carried values and the index.
+        let defined_here = |v: Var| {
+            block.defs().contains(&v)
+                || l.phis.contains(&v)
+                || l.range.as_ref().is_some_and(|(_, i)| *i == v)
+        };
+        let wanted = self.parent_loops.contains_key(&l.trips)
+            && self.unsafe_reads.contains(&var)
+            && index.var().is_none_or(|i| !defined_here(i))
+            && !writes_array(&block.stmts, *array);
+        wanted.then_some(l.trips)
+    }
+
+    /// Can the reverse sweep compute `var = value` again? Not a read of an array written later; and in a
+    /// loop, not a transcendental function: storing 8 bytes costs less than an `exp` (the softmax
+    /// gradient spent a third of its reverse sweep on them).
+    fn recomputable(&self, var: Var, value: &Value, in_loop: bool) -> bool {
+        let stored_in_loop = in_loop && costly(value);
+        !self.unsafe_reads.contains(&var) && !stored_in_loop
+    }
+
+    /// Can `stmt` be recomputed in the reverse sweep: no memory writes, no loops, no unsafe reads?
+    fn is_pure(&self, stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Let { var, .. } => !self.unsafe_reads.contains(var),
+            Stmt::If { .. } | Stmt::Match { .. } => stmt
+                .blocks()
+                .iter()
+                .all(|b| b.stmts.iter().all(|s| self.is_pure(s))),
+            _ => false,
+        }
+    }
+
+    /// The plan of loop `l`; `top_level`: a statement of the function body.
+    fn loop_(&self, l: &Loop, top_level: bool) -> LoopPlan {
+        let direct =
+            l.exit_flag.is_none() && l.range.as_ref().is_some_and(|(r, _)| r.step.is_none());
+        let window = if direct && self.shortcuts.window {
+            self.window(l)
+        } else {
+            WindowPlan::default()
+        };
+        let accumulates = self.accumulates(l);
+        let order = if self.shortcuts.fuse && direct && accumulates && top_level && self.fusable(l)
+        {
+            Order::Fused
+        } else if self.shortcuts.forward_order
+            && direct
+            && accumulates
+            && window.arrays.is_empty()
+            && !self.writes_active_arrays(&l.body)
+        {
+            Order::Forwards
+        } else {
+            Order::Backwards
+        };
+        let counters = if self.shortcuts.recompute && order != Order::Fused {
+            self.counters(l)
+        } else {
+            BTreeMap::new()
+        };
+        LoopPlan {
+            direct,
+            order,
+            accumulates,
+            window,
+            counters,
+        }
+    }
+
+    /// Does the adjoint of each active carried value of `l` pass through an iteration unchanged? So it
+    /// does when the value is carried by sums alone: its phi's one use that may send it an adjoint is
+    /// `w = phi + o` (or `o + phi`, `phi - o`, `phi % o`, `*phi`) at the top of the body, `w`'s is the
+    /// same in turn, and the last is yielded for the phi and read nowhere else. Each of these passes the
+    /// adjoint it receives on as it is, the reverse sweep binds no new name for it, and the carried
+    /// adjoint is the same at the end of a reversed iteration as at its start.
+    fn accumulates(&self, l: &Loop) -> bool {
+        l.phis.iter().zip(&l.body.yields).all(|(phi, yielded)| {
+            !self.activity.is_active_var(*phi)
+                || yielded
+                    .var()
+                    .is_some_and(|y| self.passes_unchanged(*phi, y, &l.body))
+        })
+    }
+
+    /// Does the adjoint of `to` reach `from` unchanged, through sums at the top of `block` (see
+    /// `accumulates`), each value on the way, `to` included, read once where it may get an adjoint?
+    fn passes_unchanged(&self, from: Var, to: Var, block: &Block) -> bool {
+        let mut at = from;
+        loop {
+            if self.uses.get(&at) != Some(&1) {
+                return false;
+            }
+            if at == to {
+                return true;
+            }
+            let next = block.stmts.iter().find_map(|s| match s {
+                Stmt::Let { var, value } if self.activity.is_active_var(*var) => {
+                    passes_on(value, at).then_some(*var)
+                }
+                _ => None,
+            });
+            match next {
+                Some(next) => at = next,
+                None => return false,
+            }
+        }
+    }
+
+    /// Is the adjoint of each out of the loop `l` of the function body known before the loop runs? So it
+    /// is where the out is passed on unchanged to the result (the output cotangent) or nothing may send
+    /// it one (none).
+    fn known_after(&self, l: &Loop) -> bool {
+        let returned = self
+            .f
+            .returned()
+            .var()
+            .filter(|r| self.activity.is_active_var(*r));
+        l.outs.iter().all(|out| {
+            !self.activity.is_active_var(*out)
+                || !self.uses.contains_key(out)
+                || returned.is_some_and(|r| self.passes_unchanged(*out, r, &self.f.body))
+        })
+    }
+
+    /// Can the reverse of `l`, a loop of the function body that runs its range to the end and whose
+    /// carried adjoints do not change from one iteration to the next, run inside its forward sweep? When
+    /// each carried value's adjoint after it is known before it runs (`known_after`), and it writes the
+    /// adjoints of parameter arrays only. Then the order of the iterations does not matter.
+    fn fusable(&self, l: &Loop) -> bool {
+        let param_input = |array: &Array| {
+            let info = &self.f.arrays[array.0 as usize];
+            !self.activity.is_active_array(*array) || (info.param.is_some() && !info.output)
+        };
+        let mut arrays_ok = true;
+        let mut stack: Vec<&Block> = vec![&l.body];
+        while let Some(block) = stack.pop() {
+            for stmt in &block.stmts {
+                match stmt {
+                    // An input array's adjoint only accumulates, in any order; an output parameter's gets
+                    // contributions from the code after the loop too.
+                    Stmt::Let {
+                        value: Value::Load { array, .. },
+                        ..
+                    }
+                    | Stmt::Store { array, .. }
+                    | Stmt::Push { array, .. } => arrays_ok &= param_input(array),
+                    // The adjoints of the buffers a call writes are replaced, in order.
+                    Stmt::NewArray { .. } | Stmt::CallOut { .. } => arrays_ok = false,
+                    // The callee's adjoint writes the adjoint buffer of a local array argument, which is
+                    // declared after the forward sweep.
+                    Stmt::Let {
+                        value: Value::Call { args, .. },
+                        ..
+                    } => {
+                        arrays_ok &= args.iter().all(|a| match a {
+                            Operand::Array(array) => param_input(array),
+                            _ => true,
+                        })
+                    }
+                    _ => {}
+                }
+                stack.extend(stmt.blocks());
+            }
+        }
+        self.known_after(l) && arrays_ok
+    }
+
+    /// Does `block` write an active array anywhere? (The reverse of a write reads and clears the
+    /// element's adjoint, so iterations that write must be reversed in order.)
+    fn writes_active_arrays(&self, block: &Block) -> bool {
+        block.stmts.iter().any(|stmt| {
+            let direct = match stmt {
+                Stmt::Store { array, .. }
+                | Stmt::Push { array, .. }
+                | Stmt::NewArray { array, .. } => self.activity.is_active_array(*array),
+                Stmt::CallOut { .. } => stmt
+                    .written_arrays()
+                    .iter()
+                    .any(|a| self.activity.is_active_array(*a)),
+                _ => false,
+            };
+            direct || stmt.blocks().iter().any(|b| self.writes_active_arrays(b))
+        })
+    }
+
+    /// The sliding windows of a loop reversed by iterating its range `a..b`: for each active array it only
+    /// reads (never writes), at offsets `i + c` from the index; and the registers of its invariant reads.
+    fn window(&self, l: &Loop) -> WindowPlan {
+        let Some((range, index)) = &l.range else {
+            return WindowPlan::default();
+        };
+        if range.inclusive || range.rev {
+            return WindowPlan::default();
+        }
+        let mut window = WindowPlan::default();
+        window.offsets.insert(*index, 0);
+        let mut reads: BTreeMap<Array, Vec<Option<i64>>> = BTreeMap::new();
+        let mut excluded: BTreeSet<Array> = BTreeSet::new();
+        scan_offsets(&l.body, *index, &mut window, &mut reads, &mut excluded);
+        window.invariant = self.invariant_reads(l);
+        for (array, offsets) in reads {
+            if excluded.contains(&array) || !self.activity.is_active_array(array) {
+                continue;
+            }
+            let Some(offsets) = offsets.into_iter().collect::<Option<Vec<i64>>>() else {
+                continue;
+            };
+            let lowest = offsets.iter().min().copied().unwrap_or(0);
+            let highest = offsets.iter().max().copied().unwrap_or(0);
+            // One offset needs no window (no element is written twice); wide windows are not worth it.
+            if highest == lowest || highest - lowest > 4 {
+                continue;
+            }
+            window.arrays.insert(array, (lowest, highest));
+        }
+        window
+    }
+
+    /// The reads of `l`'s body at an index that is the same in every iteration (`Window::invariant`):
+    /// loads, unconditional at the top of the body, of an active array that nothing in the loop writes,
+    /// at a constant or at a value defined before the loop. One register per array and index. (Being
+    /// unconditional, such a load ran whenever the loop did, so the index is in bounds where the register
+    /// is added; reads of the same element under a branch of the body add to the same register.)
+    fn invariant_reads(&self, l: &Loop) -> Vec<(Array, Operand)> {
+        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
+        let mut reads: Vec<(Array, Operand)> = Vec::new();
+        for stmt in &l.body.stmts {
+            let Stmt::Let {
+                value: Value::Load { array, index },
+                ..
+            } = stmt
+            else {
+                continue;
+            };
+            let invariant = match index {
+                Operand::Const { .. } => true,
+                Operand::Var(v) => !inside.contains(v),
+                Operand::Array(_) => false,
+            };
+            let known = reads.iter().any(|(a, i)| a == array && i.same_as(index));
+            if invariant
+                && !known
+                && self.activity.is_active_array(*array)
+                && !writes_array(&l.body.stmts, *array)
+            {
+                reads.push((*array, index.clone()));
+            }
+        }
+        reads
+    }
+
+    /// The counters of `l` (`loops::Counter`): its inactive integer carried values whose next value is
+    /// `phi + step` or `phi - step`, computed in the body (not under a branch), or the out of an inner
+    /// loop that counts on from the phi, in a loop that runs every iteration to its end.
+    fn counters(&self, l: &Loop) -> BTreeMap<Var, CounterPlan> {
+        let mut counters = BTreeMap::new();
+        if l.exit_flag.is_some() {
+            return counters;
+        }
+        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
+        for (phi, yielded) in l.phis.iter().zip(&l.body.yields) {
+            if self.activity.is_active_var(*phi)
+                || !matches!(self.activity.var_kind(*phi), Kind::Int)
+            {
+                continue;
+            }
+            let Some(next) = yielded.var() else { continue };
+            // The out of an inner loop started from the phi, where the inner loop has a counter there.
+            let chained = l.body.stmts.iter().any(|s| match s {
+                Stmt::Loop(inner) => inner.outs.iter().zip(&inner.inits).zip(&inner.phis).any(
+                    |((out, init), inner_phi)| {
+                        *out == next
+                            && init.var() == Some(*phi)
+                            && self.counters(inner).contains_key(inner_phi)
+                    },
+                ),
+                _ => false,
+            });
+            if chained {
+                counters.insert(*phi, CounterPlan::Chained { out: next });
+                continue;
+            }
+            let update = l.body.stmts.iter().find_map(|s| match s {
+                Stmt::Let {
+                    var,
+                    value: Value::Binary(op, a, b),
+                } if *var == next => Some((op, a, b)),
+                _ => None,
+            });
+            let (added, step) = match update {
+                Some((syn::BinOp::Add(_), Operand::Var(a), b)) if a == phi => (true, b),
+                Some((syn::BinOp::Add(_), a, Operand::Var(b))) if b == phi => (true, a),
+                Some((syn::BinOp::Sub(_), Operand::Var(a), b)) if a == phi => (false, b),
+                _ => continue,
+            };
+            match step {
+                Operand::Const { .. } => {}
+                Operand::Var(v) if !inside.contains(v) && v != phi => {}
+                _ => continue,
+            }
+            let step = step.clone();
+            counters.insert(*phi, CounterPlan::Step { step, added });
+        }
+        counters
+    }
+
+    /// Plans the calls of the function: `vjp_into` where each differentiated argument is a float or an
+    /// array passed once, a stored gradient where the call's value is a float and each differentiated
+    /// argument an array that the forward sweep would store at the call anyway.
+    fn calls(&mut self) {
+        let scalar = scalar_calls(self.f, self.activity);
+        for stmt in self.f.all_stmts() {
+            let (site, callee, args) = match stmt {
+                Stmt::Let {
+                    var,
+                    value: Value::Call { callee, args, .. },
+                } => (CallSite::Value(*var), callee, args),
+                Stmt::NewArray {
+                    array,
+                    init: ArrayInit::Call { callee, args, .. },
+                } => (CallSite::Array(*array), callee, args),
+                _ => continue,
+            };
+            if !self.shortcuts.call_into || !self.adds_into_callers(args) {
+                continue;
+            }
+            let plan = match self.stored_gradient(site, callee, args, &scalar) {
+                Some(arrays) => CallPlan::StoredGradient(arrays),
+                None => CallPlan::Into,
+            };
+            self.plan.calls.insert(site, plan);
+        }
+    }
+
+    /// Can the call with `args` add its cotangents straight into the caller's adjoints (`vjp_into`)?
+    /// When each differentiated argument is a float or an array, no array twice (its buffer is lent
+    /// to the callee once).
+    fn adds_into_callers(&self, args: &[Operand]) -> bool {
+        let mut arrays = BTreeSet::new();
+        // A matrix's cotangent comes in its shape, not into a flat buffer.
+        let matrix = |a: &Operand| matches!(a, Operand::Array(a) if self.f.arrays[a.0 as usize].matrix.is_some());
+        if args.iter().any(matrix) {
+            return false;
+        }
+        args.iter()
+            .filter(|a| self.activity.is_active(a))
+            .all(|arg| match arg {
+                Operand::Var(v) => matches!(self.activity.var_kind(*v), Kind::Float(_)),
+                Operand::Array(array) => arrays.insert(*array),
+                _ => false,
+            })
+    }
+
+    /// The arrays whose gradient the forward sweep stores at the call `site` with `args`, if it stores
+    /// the call's gradient: a call whose value is one float (`scalar`), each differentiated argument an
+    /// array (a slice or `Vec`, passed once) that joint mode would store at the call because it is
+    /// written after.
+    fn stored_gradient(
+        &self,
+        site: CallSite,
+        callee: &syn::ExprPath,
+        args: &[Operand],
+        scalar: &BTreeSet<Var>,
+    ) -> Option<Vec<Array>> {
+        let CallSite::Value(var) = site else {
+            return None;
+        };
+        if !self.shortcuts.call_gradient || !scalar.contains(&var) || linear_check(callee).is_none()
+        {
+            return None;
+        }
+        let mut arrays = Vec::new();
+        for arg in args.iter().filter(|a| self.activity.is_active(a)) {
+            match arg {
+                Operand::Array(array)
+                    if !self.f.arrays[array.0 as usize].fixed
+                        && self.plan.stored_at_calls.contains(&(site, *array)) =>
+                {
+                    arrays.push(*array)
+                }
+                _ => return None,
+            }
+        }
+        (!arrays.is_empty()).then_some(arrays)
+    }
+}
+
+/// Does `value` pass the adjoint it receives on to its operand `v` as it is (a partial of one)?
+fn passes_on(value: &Value, v: Var) -> bool {
+    let is_v = |o: &Operand| o.var() == Some(v);
+    match value {
+        Value::Binary(syn::BinOp::Add(_), a, b) => is_v(a) || is_v(b),
+        Value::Binary(syn::BinOp::Sub(_) | syn::BinOp::Rem(_), a, _) => is_v(a),
+        Value::Unary(syn::UnOp::Deref(_), a) => is_v(a),
+        _ => false,
+    }
+}
+
+/// How many times each value is read where the read may send it an adjoint, as the reverse sweep
+/// sends them: by a `let` of a value that may get an adjoint itself (active, and read so in turn: not a
+/// comparison, not dead code); by a loop or branch that is reversed (one with such an out, or one that
+/// touches an active array), as the init or the yield of a carried value or the yield for such an out; by
+/// any other statement, and by the function's result. Counted again with the values so found until
+/// nothing changes; a value read nowhere so is not in the map.
+fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
+    struct Count<'a> {
+        activity: &'a Activity,
+        live: BTreeSet<Var>,
+        uses: BTreeMap<Var, usize>,
+    }
+    impl Count<'_> {
+        fn read<'o>(&mut self, operands: impl IntoIterator<Item = &'o Operand>) {
+            for v in operands.into_iter().filter_map(Operand::var) {
+                *self.uses.entry(v).or_default() += 1;
+            }
+        }
+        fn block(&mut self, block: &Block) {
+            for stmt in &block.stmts {
+                let reversed = |outs: &[Var], live: &BTreeSet<Var>| {
+                    outs.iter().any(|o| live.contains(o))
+                        || touches_active_arrays(stmt, self.activity)
+                };
+                match stmt {
+                    Stmt::Let { var, value } => {
+                        if self.live.contains(var) {
+                            self.read(value.operands());
+                        }
+                    }
+                    Stmt::Loop(l) => {
+                        if reversed(&l.outs, &self.live) {
+                            self.read(&l.inits);
+                            self.read(&l.body.yields);
+                            self.block(&l.body);
+                        }
+                    }
+                    Stmt::If { outs, .. } | Stmt::Match { outs, .. } => {
+                        if reversed(outs, &self.live) {
+                            for arm in stmt.blocks() {
+                                let yields = arm.yields.iter().zip(outs);
+                                let live: Vec<&Operand> = yields
+                                    .filter(|(_, out)| self.live.contains(out))
+                                    .map(|(y, _)| y)
+                                    .collect();
+                                self.read(live);
+                                self.block(arm);
+                            }
+                        }
+                    }
+                    _ => self.read(stmt.operands()),
+                }
+            }
+        }
+    }
+    let mut count = Count {
+        activity,
+        live: BTreeSet::new(),
+        uses: BTreeMap::new(),
+    };
+    loop {
+        count.uses.clear();
+        count.read(&f.body.yields);
+        count.block(&f.body);
+        let live: BTreeSet<Var> = (count.uses.keys().copied())
+            .filter(|v| activity.is_active_var(*v))
+            .collect();
+        if live == count.live {
+            return count.uses;
+        }
+        count.live = live;
+    }
+}
+
+/// Does `stmt` read or write an active array (so its reverse matters even with no adjoint on its outs)?
+pub(super) fn touches_active_arrays(stmt: &Stmt, activity: &Activity) -> bool {
+    let direct = match stmt {
+        Stmt::Let {
+            value: Value::Load { array, .. },
+            ..
+        }
+        | Stmt::Store { array, .. }
+        | Stmt::Push { array, .. }
+        | Stmt::NewArray { array, .. } => activity.is_active_array(*array),
+        Stmt::CallOut { .. } => stmt
+            .written_arrays()
+            .iter()
+            .any(|a| activity.is_active_array(*a)),
+        _ => false,
+    };
+    direct
+        || stmt
+            .blocks()
+            .iter()
+            .any(|b| b.stmts.iter().any(|s| touches_active_arrays(s, activity)))
+}
+
+/// The loops that are statements of the body of a loop nested in another loop, with that loop.
+fn parent_loops(f: &Function) -> BTreeMap<Var, Var> {
+    /// `enclosing`: the loop whose body `block` is, and whether it is a statement of the function body.
+    fn walk(block: &Block, enclosing: Option<(Var, bool)>, found: &mut BTreeMap<Var, Var>) {
+        for stmt in &block.stmts {
+            if let Stmt::Loop(l) = stmt {
+                if let Some((parent, false)) = enclosing {
+                    found.insert(l.trips, parent);
+                }
+                walk(&l.body, Some((l.trips, false)), found);
+                continue;
+            }
+            for inner in stmt.blocks() {
+                walk(inner, None, found);
+            }
+        }
+    }
+    let mut found = BTreeMap::new();
+    for stmt in &f.body.stmts {
+        if let Stmt::Loop(l) = stmt {
+            walk(&l.body, Some((l.trips, true)), &mut found);
+        } else {
+            for inner in stmt.blocks() {
+                walk(inner, None, &mut found);
+            }
+        }
+    }
+    found
+}
+
+/// Is `value` a transcendental function, dearer to compute again than to store?
+fn costly(value: &Value) -> bool {
+    use crate::ir::FloatFn::*;
+    matches!(
+        value,
+        Value::Float {
+            func: Sin
+                | Cos
+                | Tan
+                | Asin
+                | Acos
+                | Atan
+                | Sinh
+                | Cosh
+                | Tanh
+                | Asinh
+                | Acosh
+                | Atanh
+                | Exp
+                | Exp2
+                | ExpM1
+                | Ln
+                | Log
+                | Log2
+                | Log10
+                | Ln1p
+                | Powf
+                | Cbrt
+                | Hypot
+                | Atan2,
+            ..
+        }
+    )
+}
+
+/// Finds, in a loop body over `index`, the index values at constant offsets (`i + 1`, `i - 2`), the
+/// offsets at which each array is read unconditionally (`None` for any other index), and the arrays that
+/// get no window: written ones, and those read in a nested loop or under a branch.
+fn scan_offsets(
+    block: &Block,
+    index: Var,
+    window: &mut WindowPlan,
+    reads: &mut BTreeMap<Array, Vec<Option<i64>>>,
+    excluded: &mut BTreeSet<Array>,
+) {
+    for stmt in &block.stmts {
+        match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Binary(op, Operand::Var(i), Operand::Const { tokens, .. }),
+            } if *i == index => {
+                let constant = syn::parse2::<syn::LitInt>(tokens.clone())
+                    .ok()
+                    .and_then(|l| l.base10_parse::<i64>().ok());
+                match (op, constant) {
+                    (syn::BinOp::Add(_), Some(c)) => {
+                        window.offsets.insert(*var, c);
+                    }
+                    (syn::BinOp::Sub(_), Some(c)) => {
+                        window.offsets.insert(*var, -c);
+                    }
+                    _ => {}
+                }
+            }
+            Stmt::Let {
+                value: Value::Load { array, index: at },
+                ..
+            } => {
+                let offset = at.var().and_then(|v| window.offsets.get(&v).copied());
+                reads.entry(*array).or_default().push(offset);
+            }
+            Stmt::Store { array, .. } | Stmt::Push { array, .. } | Stmt::NewArray { array, .. } => {
+                excluded.insert(*array);
+            }
+            Stmt::CallOut { .. } => excluded.extend(stmt.written_arrays()),
+            _ => {}
+        }
+        // Reads in a nested loop are its own; reads under a branch may not happen for every index (a guard
+        // `if i + 1 < n`), and the window writes every element back: neither gets a window.
+        for inner in stmt.blocks() {
+            let mut nested = WindowPlan {
+                offsets: window.offsets.clone(),
+                ..WindowPlan::default()
+            };
+            let mut nested_reads = BTreeMap::new();
+            scan_offsets(inner, index, &mut nested, &mut nested_reads, excluded);
+            excluded.extend(nested_reads.into_keys());
+        }
+    }
+}
