@@ -85,7 +85,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
 pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     let outputs_only = s.sig.returns_unit() && s.sig.outputs().next().is_some();
     if !(serves(s) || outputs_only && structs_fit(s)) {
-        return TokenStream::new();
+        return stand_ins(s);
     }
     let floats = crate::struct_higher::float_fields(s);
     // A scalar field read from the view must be a float: a flag in an `if`, an integer passed to a call
@@ -100,6 +100,92 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         return TokenStream::new();
     }
     whole_function(s, &floats, None).unwrap_or_default()
+}
+
+// Input:  #[differentiable] fn plain(&self, x: f64) -> f64 { .. }      (`self` constant)
+// Output: fn __plain_whole(_: impl Sized, _: impl Sized, _: impl Sized) -> f64 { unreachable!() }
+//         fn ____plain_whole_vjp_into(.., d_ret: impl Sized, grads: ((), Option<&mut [f64]>, Option<&mut f64>))
+//             -> f64 { unreachable!() }
+//         fn ____plain_whole_jvp(.., tangents: ((), Vec<f64>, f64)) -> (f64, f64) { unreachable!() }
+/// For a function that keeps a parameter struct constant (a method without `wrt(self)`), which has no
+/// hidden function `__f_whole`: stand-ins under the names a caller's `__g_whole` calls when it passes the
+/// struct on whole (`self.plain(x)` in a method with `wrt(self)`), taking anything, so that the caller's
+/// one error is its forward mode's at the call (`__private::DifferentiatedSlot`: the callee keeps the
+/// struct constant), not rustc's missing items. Never run: a caller that reaches them does not compile.
+fn stand_ins(s: &StructFunction) -> TokenStream {
+    let constant_struct = s
+        .sig
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, Kind::Struct(_)) && !p.active);
+    let float_params = crate::signature::float_type_params(&s.analysis_item.sig.generics);
+    if !constant_struct || !float_params.is_empty() {
+        return TokenStream::new();
+    }
+    // The slots of the hidden function's `vjp_into` and `jvp`, where callers pass `Default::default()`
+    // (a struct's primal) and zeros: a struct is its primal and its values view, a float its own type, and
+    // anything without a derivative `()`. Other parameters (arrays, tuples): no stand-ins.
+    let mut cotangents = Vec::new();
+    let mut tangents = Vec::new();
+    for p in &s.sig.params {
+        match &p.kind {
+            Kind::Struct(_) => {
+                cotangents.push(quote!(()));
+                cotangents.push(quote!(::core::option::Option<&mut [f64]>));
+                tangents.push(quote!(()));
+                tangents.push(quote!(::std::vec::Vec<f64>));
+            }
+            Kind::Float(_) if p.array.is_none() && !p.output => {
+                let ty = &p.grad_ty;
+                cotangents.push(quote!(::core::option::Option<&mut #ty>));
+                tangents.push(quote!(#ty));
+            }
+            _ if !p.differentiable && p.array.is_none() => {
+                cotangents.push(quote!(()));
+                tangents.push(quote!(()));
+            }
+            _ => return TokenStream::new(),
+        }
+    }
+    let arity = tangents.len();
+    let vis = &s.item.vis;
+    let ret = &s.sig.ret_ty;
+    let whole = crate::naming::whole_function(&s.item.sig.ident);
+    let message = format!(
+        "`{}` keeps its parameter struct constant and has no derivative in it",
+        s.item.sig.ident
+    );
+    let any = quote!(impl ::core::marker::Sized);
+    let args: Vec<TokenStream> = (0..arity)
+        .map(|i| {
+            let arg = format_ident!("__stand_in_{}", i);
+            quote!(#arg: #any)
+        })
+        .collect();
+    let items = [
+        (whole.clone(), quote!(), quote!(#ret)),
+        (
+            crate::naming::method_companion(&whole, "vjp_into"),
+            quote!(, __d_ret: #any, __grads: (#(#cotangents,)*)),
+            quote!(#ret),
+        ),
+        (
+            crate::naming::method_companion(&whole, "jvp"),
+            quote!(, __tangents: (#(#tangents,)*)),
+            quote!((#ret, #ret)),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, more, ret)| {
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+            #vis fn #name(#(#args),* #more) -> #ret {
+                ::core::unreachable!(#message)
+            }
+        }
+    });
+    quote!(#(#items)*)
 }
 
 /// Could the field input `ident`, which the body reads as a scalar and not as an integer by the syntax
