@@ -307,3 +307,86 @@ proptest! {
 fn logsumexp_twice(x: &[f64]) -> f64 {
     logsumexp(x) * 2.0
 }
+
+// ---- f64 callees iterating by reference locals made of floats ----
+
+/// `Σ w_i² x₀` over `w = [x₀, 2 x₁]`, a `vec!` written out of elements of a parameter.
+#[allow(clippy::useless_vec)]
+#[differentiable]
+fn written_out_then_iterated(x: &[f64]) -> f64 {
+    let w = vec![x[0], x[1] * 2.0];
+    let mut s = 0.0;
+    for v in w.iter() {
+        s += v * v * x[0];
+    }
+    s
+}
+
+/// `Σ_i sin(x_i) x_i` over a `Vec::new()` filled by `push`, iterated by `.iter().enumerate()`.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn pushed_then_iterated(x: &[f64]) -> f64 {
+    let mut w = Vec::new();
+    for i in 0..x.len() {
+        w.push(x[i].sin());
+    }
+    let mut s = 0.0;
+    for (i, v) in w.iter().enumerate() {
+        s += v * x[i];
+    }
+    s
+}
+
+/// A local array `[x₀ x₁, k]` zipped with the parameter and iterated by `&w`:
+/// `x₀² x₁ + k x₁ + sin(x₀ x₁) + sin(k)`.
+#[differentiable]
+fn array_then_iterated(x: &[f64], k: f64) -> f64 {
+    let w = [x[0] * x[1], k];
+    let mut s = 0.0;
+    for (v, y) in w.iter().zip(x.iter()) {
+        s += v * y;
+    }
+    for v in &w {
+        s += v.sin();
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn through_local_floats(x: &[f64]) -> f64 {
+    written_out_then_iterated(x) + pushed_then_iterated(x) + array_then_iterated(x, x[0] * 0.5)
+}
+
+/// `through_local_floats` by hand: `x₀³ + 4 x₀ x₁² + Σ sin(x_i) x_i + x₀² x₁ + k x₁ + sin(x₀ x₁) + sin(k)`
+/// with `k = x₀ / 2`.
+fn local_floats_by_hand(x: &[f64]) -> f64 {
+    let k = x[0] * 0.5;
+    x[0].powi(3)
+        + 4.0 * x[0] * x[1] * x[1]
+        + x.iter().map(|v| v.sin() * v).sum::<f64>()
+        + x[0] * x[0] * x[1]
+        + k * x[1]
+        + (x[0] * x[1]).sin()
+        + k.sin()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Callees without `order = K` iterating by reference locals that surely hold floats (`vec![x[0], ..]`,
+    /// `Vec::new()` filled by `push`, `[a, b]`): their generic copies exist, and the caller's Hessian
+    /// matches central differences of its gradient, which matches central differences of the primal.
+    #[test]
+    fn callees_iterating_locals_of_floats(x in prop::collection::vec(-1.5f64..1.5, 2)) {
+        let (value, gradient, h) = through_local_floats_hessian(&x);
+        prop_assert_eq!(value, through_local_floats(&x));
+        assert_close(value, local_floats_by_hand(&x), 1e-12, "value by hand");
+        common::assert_fd_gradient(local_floats_by_hand, &x, &gradient, "gradient");
+        for i in 0..2 {
+            let column = common::hessian_column(|y| through_local_floats_grad(y).1, &x, i);
+            for (row, want) in h.iter().zip(&column) {
+                assert_close(row[i], *want, 1e-5, "H against central differences");
+            }
+        }
+    }
+}

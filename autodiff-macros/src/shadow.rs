@@ -660,7 +660,8 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
 
 /// `item` with each `for` loop over the floats of a parameter, of a row of a nested one (`m[i]`,
 /// `x[i][j]`) or of a local (`which`: one that surely holds floats, `let w = x.to_vec();`,
-/// `let w: Vec<f64> = ..`, `vec![0.0; n]`, or any but a matrix) that binds them by reference (`for v in x.iter()`, `for (i, v) in x.iter().enumerate()`,
+/// `let w: Vec<f64> = ..`, `vec![0.0; n]`, `vec![x[0], 2.0 * a]`, `[a, b]`, `Vec::new()` filled by `push`
+/// of floats, or any but a matrix) that binds them by reference (`for v in x.iter()`, `for (i, v) in x.iter().enumerate()`,
 /// `for (a, b) in x.iter().zip(&y[1..])`) taking them out of their references instead, and `*v` in its
 /// body read as `v`: `&__S` has no arithmetic (`v * v`), `__S` has.
 ///
@@ -730,12 +731,60 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
             float: &'a str,
             rewrite: &'a Rewrite,
             which: Locals,
+            /// The parameters of the float type (`x: f64`, `x: &f64`).
+            scalars: Vec<String>,
             floats: Vec<String>,
             others: Vec<String>,
             /// The matrices made so far, with their depth.
             matrices: Vec<(String, usize)>,
+            /// The locals made empty (`Vec::new()`, `Vec::with_capacity(n)`), and what is pushed onto
+            /// each: surely floats or not.
+            empty: Vec<String>,
+            pushes: Vec<(String, bool)>,
         }
         impl Lets<'_> {
+            /// Is `e` surely of the float type: a float literal, a float parameter, an element of an array
+            /// of floats (`x[i]`), a cast to it, or arithmetic, a float method or a negation of one such?
+            fn surely_float(&self, e: &Expr) -> bool {
+                match e {
+                    Expr::Paren(p) => self.surely_float(&p.expr),
+                    Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| self.scalars.iter().any(|s| i == s)),
+                    Expr::Index(i) if !matches!(&*i.index, Expr::Range(_)) => {
+                        matches!(&*i.expr, Expr::Path(p) if p.path.get_ident().is_some_and(|name| {
+                            self.rewrite
+                                .arrays
+                                .iter()
+                                .rev()
+                                .find(|(array, _)| name == array)
+                                .is_some_and(|(_, depth)| *depth == 1)
+                        }))
+                    }
+                    Expr::Cast(c) => matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float)),
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                        self.surely_float(&u.expr)
+                    }
+                    Expr::Binary(b)
+                        if matches!(
+                            b.op,
+                            syn::BinOp::Add(_)
+                                | syn::BinOp::Sub(_)
+                                | syn::BinOp::Mul(_)
+                                | syn::BinOp::Div(_)
+                        ) =>
+                    {
+                        self.surely_float(&b.left) || self.surely_float(&b.right)
+                    }
+                    Expr::MethodCall(m) => {
+                        crate::ir::FloatFn::from_name(&m.method.to_string(), m.args.len() + 1)
+                            .is_some()
+                            && self.surely_float(&m.receiver)
+                    }
+                    e => Self::float_literal(e),
+                }
+            }
             fn float_literal(e: &Expr) -> bool {
                 matches!(
                     e,
@@ -801,19 +850,30 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     {
                         self.rewrite.elements(&m.receiver)
                     }
-                    Expr::Repeat(r) => Self::float_literal(&r.expr),
-                    Expr::Array(a) => {
-                        !a.elems.is_empty() && a.elems.iter().all(Self::float_literal)
-                    }
+                    Expr::Repeat(r) => self.surely_float(&r.expr),
+                    // Elements of one type: one surely a float makes them all floats.
+                    Expr::Array(a) => a.elems.iter().any(|e| self.surely_float(e)),
                     Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-                        match crate::chains::vec_arg_exprs(&m.mac).first() {
-                            Some(first) => Self::float_literal(first),
-                            None => false,
+                        let items = crate::chains::vec_arg_exprs(&m.mac);
+                        match repeated(&m.mac) {
+                            true => items.first().is_some_and(|e| self.surely_float(e)),
+                            false => items.iter().any(|e| self.surely_float(e)),
                         }
                     }
                     _ => false,
                 }
             }
+        }
+        /// `vec![v; n]` (not `vec![a, b]`).
+        fn repeated(mac: &syn::Macro) -> bool {
+            mac.tokens
+                .clone()
+                .into_iter()
+                .any(|t| matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';'))
+        }
+        /// `Vec::new()` or `Vec::with_capacity(n)`.
+        fn empty_vec(e: &Expr) -> bool {
+            matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if is_new_vec(&p.path)))
         }
         impl<'ast> Visit<'ast> for Lets<'_> {
             fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -829,30 +889,84 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     if let Some(depth) = self.matrix(local) {
                         self.matrices.push((name.to_string(), depth));
                     }
+                    let empty = matches!(&local.pat, Pat::Ident(_))
+                        && local.init.as_ref().is_some_and(|i| empty_vec(&i.expr));
                     match self.holds_floats(local) {
                         true => self.floats.push(name.to_string()),
+                        // `Vec::new()` filled by `push`: decided by what is pushed (below).
+                        false if empty && self.which == Locals::OfFloats => {
+                            self.empty.push(name.to_string())
+                        }
                         false => self.others.push(name.to_string()),
                     }
                 }
                 syn::visit::visit_local(self, local);
             }
+            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+                if let (Expr::Path(p), "push", 1) =
+                    (&*m.receiver, m.method.to_string().as_str(), m.args.len())
+                {
+                    if let Some(name) = p.path.get_ident() {
+                        let float = self.surely_float(&m.args[0]);
+                        self.pushes.push((name.to_string(), float));
+                    }
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
             fn visit_item(&mut self, _: &'ast syn::Item) {}
         }
+        let scalars = item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(t) => {
+                    let ty = match &*t.ty {
+                        Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+                        ty => ty,
+                    };
+                    match (&*t.pat, ty) {
+                        (Pat::Ident(i), Type::Path(p)) if p.path.is_ident(float) => {
+                            Some(i.ident.to_string())
+                        }
+                        _ => None,
+                    }
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
         let mut lets = Lets {
             float,
             rewrite,
             which,
+            scalars,
             floats: Vec::new(),
             others: Vec::new(),
             matrices: Vec::new(),
+            empty: Vec::new(),
+            pushes: Vec::new(),
         };
         lets.visit_block(&item.block);
         let Lets {
-            floats,
-            others,
+            mut floats,
+            mut others,
             matrices,
+            empty,
+            pushes,
             ..
         } = lets;
+        // A `Vec::new()` holds floats where something is pushed onto it and all of it surely floats.
+        for name in empty {
+            let pushed: Vec<bool> = pushes
+                .iter()
+                .filter(|(p, _)| *p == name)
+                .map(|(_, f)| *f)
+                .collect();
+            match !pushed.is_empty() && pushed.iter().all(|f| *f) {
+                true => floats.push(name),
+                false => others.push(name),
+            }
+        }
         let mut locals: Vec<(String, usize)> = floats
             .into_iter()
             .filter(|name| !others.contains(name))

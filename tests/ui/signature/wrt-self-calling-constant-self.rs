@@ -1,7 +1,7 @@
 // A method with `wrt(self)` differentiates in `self`, and so must every differentiable method it passes
 // `self` to: `plain` keeps `self` constant (no `wrt(self)`). One error at the call says to add
 // `wrt(self)` to the callee (before: mismatched types, `()` is not `Differentiable` and missing hidden
-// items, all in generated code).
+// items, all in generated code); the same at `order = 2`.
 use autodiff::{differentiable, Differentiable};
 
 #[derive(Clone, Debug, Differentiable)]
@@ -19,6 +19,11 @@ impl Model {
     #[differentiable(wrt(self))]
     fn loss(&self, x: f64) -> f64 {
         self.plain(x) + self.w[0] * x
+    }
+
+    #[differentiable(wrt(self), order = 2)]
+    fn curved(&self, x: f64) -> f64 {
+        self.plain(x) * self.b
     }
 }
 
