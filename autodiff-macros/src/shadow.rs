@@ -1924,10 +1924,40 @@ mod tests {
         )));
         assert!(!leaf(syn::parse_quote!(
             fn f(x: &[f64]) -> f64 {
-                let w = vec![x[0], x[1]];
+                let w = x.iter().collect::<Vec<_>>();
                 let mut s = 0.0;
                 for v in w.iter() {
                     s += v * v;
+                }
+                s
+            }
+        )));
+        // Written out of float parameters, elements of float slices and arithmetic of them, or pushed
+        // onto a `Vec::new()`: surely floats.
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: &[f64], a: f64) -> f64 {
+                let w = vec![x[0], 2.0 * a, x[1].sin()];
+                let z = [a, x[0] * x[1]];
+                let mut p = Vec::new();
+                p.push(a * 2.0);
+                let mut s = 0.0;
+                for v in w.iter() {
+                    s += v * v;
+                }
+                for (u, q) in z.iter().zip(p.iter()) {
+                    s += u * q;
+                }
+                s
+            }
+        )));
+        // Something else pushed (a reference): not.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut p = Vec::new();
+                p.push(&x[0]);
+                let mut s = 0.0;
+                for v in p.iter() {
+                    s += *v * 2.0;
                 }
                 s
             }
