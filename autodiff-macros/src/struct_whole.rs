@@ -107,6 +107,7 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
 //         fn ____plain_whole_vjp_into(.., d_ret: impl Sized, grads: ((), Option<&mut [f64]>, Option<&mut f64>))
 //             -> f64 { unreachable!() }
 //         fn ____plain_whole_jvp(.., tangents: ((), Vec<f64>, f64)) -> (f64, f64) { unreachable!() }
+//         fn ____plain_whole_vjp(.., d_ret: impl Sized) -> (f64, ((), Vec<f64>, f64)) { unreachable!() }
 //         fn ____plain_whole_generic<__S: Float>(..) -> __S { unreachable!() }     (and its `vjp_into`, `jvp`)
 /// For a function that keeps a parameter struct constant (a method without `wrt(self)`), which has no
 /// hidden function `__f_whole`: stand-ins under the names a caller's `__g_whole` (and, at `order = K`, its
@@ -133,7 +134,7 @@ fn stand_ins(s: &StructFunction) -> TokenStream {
     quote!(#first #second)
 }
 
-/// The stand-ins `name`, `__name_vjp_into` and `__name_jvp` of `stand_ins`, over the float type `scalar`
+/// The stand-ins `name`, `__name_vjp_into`, `__name_jvp` and `__name_vjp` of `stand_ins`, over the float type `scalar`
 /// (with `generics` declaring it); nothing for a function with parameters other than structs, float scalars
 /// and values without a derivative.
 fn stand_ins_of(
@@ -196,6 +197,12 @@ fn stand_ins_of(
             crate::naming::method_companion(name, "jvp"),
             quote!(, __tangents: (#(#tangents,)*)),
             quote!((#scalar, #scalar)),
+        ),
+        // (The reference adjoint's calls, without `vjp_into`: a cotangent shaped like a tangent.)
+        (
+            crate::naming::method_companion(name, "vjp"),
+            quote!(, __d_ret: #any),
+            quote!((#scalar, (#(#tangents,)*))),
         ),
     ]
     .into_iter()
