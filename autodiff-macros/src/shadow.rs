@@ -378,6 +378,10 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
         calls: &'b [String],
         float: &'b str,
         other_float: &'b str,
+        /// The parameters that are matrices or deeper (`m: &[Vec<f64>]`), whose rows a loop may bind by
+        /// reference (`for row in m.iter()`), as `for row in m` does: `by_value_loops` takes the floats of
+        /// such a row out of their references where the body iterates it.
+        matrices: Vec<String>,
         why: Option<String>,
     }
     impl Check<'_> {
@@ -500,6 +504,11 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                     iterated.into_iter().for_each(|e| self.visit_expr(e));
                     self.visit_block(&f.body);
                 }
+                // `for row in m.iter()`, `for (i, row) in m.iter().enumerate()` of a matrix parameter: as
+                // `for row in m`.
+                None if rows_iteration(&f.pat, &f.expr, &self.matrices) => {
+                    self.visit_block(&f.body)
+                }
                 None => syn::visit::visit_expr_for_loop(self, f),
             }
         }
@@ -571,11 +580,24 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
     }
     let bindings = bindings(item);
     let other_float = if float == "f64" { "f32" } else { "f64" };
+    let matrices = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) if float_depth(&t.ty, float) >= 2 => Some(i.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
     let mut check = Check {
         bindings: &bindings,
         calls,
         float,
         other_float,
+        matrices,
         why: None,
     };
     check.visit_block(&item.block);
@@ -599,6 +621,32 @@ fn is_new_vec(path: &syn::Path) -> bool {
         && matches!(function.arguments, syn::PathArguments::None)
         && (function.ident == "new" || function.ident == "with_capacity")
         && (prefix.is_empty() || prefix == ["std", "vec"] || prefix == ["alloc", "vec"])
+}
+
+/// Does a `for` loop bind the rows of one of `matrices` by reference: `for row in m.iter()` (also
+/// `.rev()`, `&m`) or `for (i, row) in m.iter().enumerate()`?
+fn rows_iteration(pat: &syn::Pat, iterated: &Expr, matrices: &[String]) -> bool {
+    use syn::Pat;
+    let (pat, iterated) = match (pat, iterated) {
+        (Pat::Tuple(t), Expr::MethodCall(m))
+            if t.elems.len() == 2 && m.method == "enumerate" && m.args.is_empty() =>
+        {
+            (&t.elems[1], &*m.receiver)
+        }
+        other => other,
+    };
+    let iterated = match iterated {
+        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => &*m.receiver,
+        e => e,
+    };
+    let matrix = match iterated {
+        Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+        Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
+        _ => return false,
+    };
+    matches!(pat, Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none())
+        && matches!(matrix, Expr::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|name| matrices.iter().any(|m| name == m)))
 }
 
 /// For a `for` loop whose pattern takes each float element out of its reference (`&v`, `(&a, &b)` over a
@@ -673,38 +721,6 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
 /// ```
 fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn {
     use syn::Pat;
-    /// How many levels of arrays of floats `ty` nests (`&[f64]`, `&mut [f64]`, `Vec<f64>`, `[f64; N]`: 1;
-    /// `&[Vec<f64>]`, `[[f64; M]; N]`: 2; ..), 0 for a type that holds no floats.
-    fn float_depth(ty: &Type, float: &str) -> usize {
-        match ty {
-            Type::Reference(r) => float_depth(&r.elem, float),
-            Type::Path(p) if p.path.is_ident(float) => 0,
-            _ => {
-                let elem = match ty {
-                    Type::Slice(s) => Some(&*s.elem),
-                    Type::Array(a) => Some(&*a.elem),
-                    Type::Path(p) => p.path.segments.last().and_then(|seg| match &seg.arguments {
-                        syn::PathArguments::AngleBracketed(a) if seg.ident == "Vec" => {
-                            match a.args.first() {
-                                Some(syn::GenericArgument::Type(t)) => Some(t),
-                                _ => None,
-                            }
-                        }
-                        _ => None,
-                    }),
-                    _ => None,
-                };
-                match elem {
-                    Some(Type::Path(p)) if p.path.is_ident(float) => 1,
-                    Some(e) => match float_depth(e, float) {
-                        0 => 0,
-                        depth => depth + 1,
-                    },
-                    None => 0,
-                }
-            }
-        }
-    }
     /// The parameters that hold floats, and how deep.
     fn float_arrays(item: &syn::ItemFn, float: &str) -> Vec<(String, usize)> {
         item.sig
@@ -1143,6 +1159,39 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
     rewrite.arrays.extend(locals);
     rewrite.visit_block_mut(&mut item.block);
     item
+}
+
+/// How many levels of arrays of floats `ty` nests (`&[f64]`, `&mut [f64]`, `Vec<f64>`, `[f64; N]`: 1;
+/// `&[Vec<f64>]`, `[[f64; M]; N]`: 2; ..), 0 for a type that holds no floats.
+fn float_depth(ty: &Type, float: &str) -> usize {
+    match ty {
+        Type::Reference(r) => float_depth(&r.elem, float),
+        Type::Path(p) if p.path.is_ident(float) => 0,
+        _ => {
+            let elem = match ty {
+                Type::Slice(s) => Some(&*s.elem),
+                Type::Array(a) => Some(&*a.elem),
+                Type::Path(p) => p.path.segments.last().and_then(|seg| match &seg.arguments {
+                    syn::PathArguments::AngleBracketed(a) if seg.ident == "Vec" => {
+                        match a.args.first() {
+                            Some(syn::GenericArgument::Type(t)) => Some(t),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }),
+                _ => None,
+            };
+            match elem {
+                Some(Type::Path(p)) if p.path.is_ident(float) => 1,
+                Some(e) => match float_depth(e, float) {
+                    0 => 0,
+                    depth => depth + 1,
+                },
+                None => 0,
+            }
+        }
+    }
 }
 
 /// Which locals' loops `by_value_loops` rewrites.
