@@ -307,3 +307,151 @@ proptest! {
 fn logsumexp_twice(x: &[f64]) -> f64 {
     logsumexp(x) * 2.0
 }
+
+// ---- f64 callees iterating by reference locals made of floats ----
+
+/// `Σ w_i² x₀` over `w = [x₀, 2 x₁]`, a `vec!` written out of elements of a parameter.
+#[allow(clippy::useless_vec)]
+#[differentiable]
+fn written_out_then_iterated(x: &[f64]) -> f64 {
+    let w = vec![x[0], x[1] * 2.0];
+    let mut s = 0.0;
+    for v in w.iter() {
+        s += v * v * x[0];
+    }
+    s
+}
+
+/// `Σ_i sin(x_i) x_i` over a `Vec::new()` filled by `push`, iterated by `.iter().enumerate()`.
+#[allow(clippy::needless_range_loop)]
+#[differentiable]
+fn pushed_then_iterated(x: &[f64]) -> f64 {
+    let mut w = Vec::new();
+    for i in 0..x.len() {
+        w.push(x[i].sin());
+    }
+    let mut s = 0.0;
+    for (i, v) in w.iter().enumerate() {
+        s += v * x[i];
+    }
+    s
+}
+
+/// A local array `[x₀ x₁, k]` zipped with the parameter and iterated by `&w`:
+/// `x₀² x₁ + k x₁ + sin(x₀ x₁) + sin(k)`.
+#[differentiable]
+fn array_then_iterated(x: &[f64], k: f64) -> f64 {
+    let w = [x[0] * x[1], k];
+    let mut s = 0.0;
+    for (v, y) in w.iter().zip(x.iter()) {
+        s += v * y;
+    }
+    for v in &w {
+        s += v.sin();
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn through_local_floats(x: &[f64]) -> f64 {
+    written_out_then_iterated(x) + pushed_then_iterated(x) + array_then_iterated(x, x[0] * 0.5)
+}
+
+/// `through_local_floats` by hand: `x₀³ + 4 x₀ x₁² + Σ sin(x_i) x_i + x₀² x₁ + k x₁ + sin(x₀ x₁) + sin(k)`
+/// with `k = x₀ / 2`.
+fn local_floats_by_hand(x: &[f64]) -> f64 {
+    let k = x[0] * 0.5;
+    x[0].powi(3)
+        + 4.0 * x[0] * x[1] * x[1]
+        + x.iter().map(|v| v.sin() * v).sum::<f64>()
+        + x[0] * x[0] * x[1]
+        + k * x[1]
+        + (x[0] * x[1]).sin()
+        + k.sin()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Callees without `order = K` iterating by reference locals that surely hold floats (`vec![x[0], ..]`,
+    /// `Vec::new()` filled by `push`, `[a, b]`): their generic copies exist, and the caller's Hessian
+    /// matches central differences of its gradient, which matches central differences of the primal.
+    #[test]
+    fn callees_iterating_locals_of_floats(x in prop::collection::vec(-1.5f64..1.5, 2)) {
+        let (value, gradient, h) = through_local_floats_hessian(&x);
+        prop_assert_eq!(value, through_local_floats(&x));
+        assert_close(value, local_floats_by_hand(&x), 1e-12, "value by hand");
+        common::assert_fd_gradient(local_floats_by_hand, &x, &gradient, "gradient");
+        for i in 0..2 {
+            let column = common::hessian_column(|y| through_local_floats_grad(y).1, &x, i);
+            for (row, want) in h.iter().zip(&column) {
+                assert_close(row[i], *want, 1e-5, "H against central differences");
+            }
+        }
+    }
+}
+
+// ---- f64 callees binding the rows of a matrix parameter by reference ----
+
+/// `Σ_i Σ_j m_ij² w_i` with the rows bound by `for (i, row) in m.iter().enumerate()` and their floats by
+/// `for v in row.iter()`.
+#[differentiable]
+fn weighted_row_squares(m: &[Vec<f64>], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, row) in m.iter().enumerate() {
+        for v in row.iter() {
+            s += v * v * w[i];
+        }
+    }
+    s
+}
+
+/// `Σ_i sin(Σ_j m_ij)` as an iterator chain over the rows.
+#[differentiable]
+fn row_sum_sines(m: &[Vec<f64>]) -> f64 {
+    m.iter().map(|row| row.iter().sum::<f64>().sin()).sum()
+}
+
+#[differentiable(order = 2)]
+fn through_matrix_rows(m: &[Vec<f64>], w: &[f64]) -> f64 {
+    weighted_row_squares(m, w) + row_sum_sines(m) * w[0]
+}
+
+/// `through_matrix_rows` of the flattened inputs `(m00, m01, m10, m11, w0, w1)`, by hand.
+fn matrix_rows_by_hand(x: &[f64]) -> f64 {
+    let m = [[x[0], x[1]], [x[2], x[3]]];
+    let w = [x[4], x[5]];
+    let squares: f64 = (0..2)
+        .map(|i| (m[i][0] * m[i][0] + m[i][1] * m[i][1]) * w[i])
+        .sum();
+    let sines: f64 = (0..2).map(|i| (m[i][0] + m[i][1]).sin()).sum();
+    squares + sines * w[0]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Callees without `order = K` iterating the rows of a matrix parameter by reference (`for row in
+    /// m.iter()`, `m.iter().map(|row| ..)`): their generic copies exist, and the caller's Hessian matches
+    /// central differences of its gradient, which matches central differences of the primal.
+    #[test]
+    fn callees_iterating_matrix_rows(x in prop::collection::vec(-1.5f64..1.5, 6)) {
+        let m = vec![vec![x[0], x[1]], vec![x[2], x[3]]];
+        let (value, (gm, gw), h) = through_matrix_rows_hessian(&m, &x[4..]);
+        prop_assert_eq!(value, through_matrix_rows(&m, &x[4..]));
+        assert_close(value, matrix_rows_by_hand(&x), 1e-12, "value by hand");
+        let gradient = [gm.concat(), gw].concat();
+        common::assert_fd_gradient(matrix_rows_by_hand, &x, &gradient, "gradient");
+        let grad = |y: &[f64]| {
+            let m = vec![vec![y[0], y[1]], vec![y[2], y[3]]];
+            let (_, (gm, gw)) = through_matrix_rows_grad(&m, &y[4..]);
+            [gm.concat(), gw].concat()
+        };
+        for i in 0..6 {
+            let column = common::hessian_column(grad, &x, i);
+            for (row, want) in h.iter().zip(&column) {
+                assert_close(row[i], *want, 1e-5, "H against central differences");
+            }
+        }
+    }
+}

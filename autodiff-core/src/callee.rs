@@ -323,8 +323,9 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
     note = "give the callee `order = 2` too (its generic copy is then made, or an error says why it cannot be), \
             or make it generic over `T: Float`; `#[differentiable]` alone makes the copy only for a function \
             whose body takes references only to pass them to calls and iterates slices only by value \
-            (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters and local copies of floats \
-            (`for v in x.iter()`, `let w = x.to_vec(); for v in w.iter()`); a `#[custom_gradient]` function \
+            (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters and locals that surely hold \
+            floats (`for v in w.iter()` of `let w = x.to_vec();`, `vec![x[0], 2.0 * a]`, `[a, b]`, a \
+            `Vec::new()` filled by `push` of floats, not a `Vec` a call returns); a `#[custom_gradient]` function \
             written for `f64` has one only if its body and closure call no other function: make it generic \
             over `T: Float` (and what it calls)"
 )]

@@ -380,6 +380,71 @@ impl<F> AdjointOf<F> for () {
     fn add_into(self, _target: &mut F) {}
 }
 
+/// The callee's slot for the tangent of a struct the caller differentiates, passed to it: the struct
+/// itself. A callee that keeps the struct constant (a method without `wrt(self)`, a function whose `wrt(..)`
+/// leaves the parameter out) has `()` there, and the derivative through it would be missing: the one
+/// error at the call, in place of rustc's mismatched types in generated code. Generated code calls
+/// [`differentiated_struct`].
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this call passes a differentiated `{S}` to a method or function that keeps it constant",
+    label = "the callee has no derivative in its `{S}` parameter",
+    note = "the caller differentiates the struct (`wrt(self)`, or a struct parameter), so a callee it passes the \
+            struct to must differentiate it too: write `#[differentiable(wrt(self, ..))]` on the callee method \
+            (on a function, name the struct parameter in its `wrt(..)` or leave `wrt(..)` out)",
+    note = "or pass the callee the fields it reads (`self.w[0]`, `&self.w`) in place of the struct, or leave \
+            `self` out of the caller's `wrt(..)`"
+)]
+pub trait DifferentiatedSlot<S> {
+    /// The slot's tangent for the struct's tangent `tangent`.
+    fn of(tangent: &S) -> Self;
+}
+
+impl<S: Differentiable> DifferentiatedSlot<S> for S {
+    #[inline]
+    fn of(tangent: &S) -> S {
+        copy_struct(tangent)
+    }
+}
+
+/// The tangent of a differentiated struct passed to a call: see [`DifferentiatedSlot`].
+#[doc(hidden)]
+#[inline]
+pub fn differentiated_struct<S, T: DifferentiatedSlot<S>>(tangent: &S) -> T {
+    T::of(tangent)
+}
+
+/// The cotangent a callee gives back for a struct the caller differentiates: the struct, or `()` from a
+/// callee that keeps it constant, taken as a zero here because the forward mode of the same call (which
+/// every differentiable function has) fails to compile with [`DifferentiatedSlot`]'s one error; a second
+/// error at the same call would say the same. Generated code calls [`struct_cotangent`].
+#[doc(hidden)]
+pub trait StructCotangent<S> {
+    /// The cotangent as a struct shaped like `primal`.
+    fn into_struct(self, primal: &S) -> S;
+}
+
+impl<S> StructCotangent<S> for S {
+    #[inline]
+    fn into_struct(self, _primal: &S) -> S {
+        self
+    }
+}
+
+impl<S: Differentiable> StructCotangent<S> for () {
+    #[inline]
+    fn into_struct(self, primal: &S) -> S {
+        primal.zero_like()
+    }
+}
+
+/// A callee's cotangent for a struct as the struct: see [`StructCotangent`].
+#[doc(hidden)]
+#[inline]
+pub fn struct_cotangent<S, C: StructCotangent<S>>(cotangent: C, primal: &S) -> S {
+    cotangent.into_struct(primal)
+}
+
 /// The tangent of a struct that is constant in the caller: a zero struct, or `()` where the callee keeps
 /// it constant too. Generated code calls [`inactive_tangent`], and the callee's slot type picks.
 #[doc(hidden)]
@@ -462,6 +527,17 @@ mod tests {
         z.scale(0.5);
         assert_eq!(z, vec![[0.5, 1.0], [1.5, 2.0]]);
         assert_eq!(1.5f32.to_flat(), vec![1.5]);
+    }
+
+    #[test]
+    fn a_struct_passed_to_a_call_keeps_its_tangent_and_cotangent() {
+        let tangent = vec![0.5, -1.0];
+        let copy: Vec<f64> = differentiated_struct(&tangent);
+        assert_eq!(copy, tangent);
+        let primal = vec![3.0, 4.0];
+        assert_eq!(struct_cotangent(vec![1.0, 2.0], &primal), vec![1.0, 2.0]);
+        // `()` from a callee that keeps the struct constant: a zero (its forward mode is the error).
+        assert_eq!(struct_cotangent((), &primal), vec![0.0, 0.0]);
     }
 
     #[test]

@@ -545,7 +545,7 @@ impl Forward<'_, '_> {
             });
             return;
         }
-        let mut tangents = self.call_tangents(args, by_ref);
+        let mut tangents = self.call_tangents(callee, args, by_ref);
         // A buffer's incoming tangent: a copy, as the companion takes it (`Vec<T>`).
         // And each buffer's tangent after the call, written by the callee.
         let mut buffers = Vec::new();
@@ -648,7 +648,7 @@ impl Forward<'_, '_> {
         by_ref: &[bool],
     ) -> TokenStream {
         let jvp = crate::companion::derivative_of(callee, "jvp", args.len() + 1);
-        let tangents = self.call_tangents(args, by_ref);
+        let tangents = self.call_tangents(callee, args, by_ref);
         let call_args = args
             .iter()
             .zip(by_ref)
@@ -656,9 +656,14 @@ impl Forward<'_, '_> {
         quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
     }
 
-    /// The tangent of each argument of a call (`by_ref`: passed by reference): its own, a zero for an
-    /// inactive float or array, `()` for anything else.
-    fn call_tangents(&mut self, args: &[Operand], by_ref: &[bool]) -> Vec<TokenStream> {
+    /// The tangent of each argument of a call of `callee` (`by_ref`: passed by reference): its own, a zero
+    /// for an inactive float or array, `()` for anything else.
+    fn call_tangents(
+        &mut self,
+        callee: &syn::ExprPath,
+        args: &[Operand],
+        by_ref: &[bool],
+    ) -> Vec<TokenStream> {
         let activity = self.e.activity;
         let mut tangents = Vec::new();
         for (arg, by_ref) in args.iter().zip(by_ref) {
@@ -703,8 +708,17 @@ impl Forward<'_, '_> {
                         quote!(::core::default::Default::default())
                     }
                     // A struct may be passed to several calls: each gets a copy of its tangent.
+                    // A callee that keeps it constant (`()` there: a method without `wrt(self)`) is
+                    // one error at the call, spanned on the callee's name (`DifferentiatedSlot`).
                     Kind::Struct(_) => match other.var().and_then(|v| self.tangents.get(&v)) {
-                        Some(t) => quote!(::autodiff::__private::copy_struct(&#t)),
+                        Some(t) => {
+                            let span = callee
+                                .path
+                                .segments
+                                .last()
+                                .map_or_else(Span::call_site, |s| s.ident.span());
+                            quote::quote_spanned!(span=> ::autodiff::__private::differentiated_struct(&#t))
+                        }
                         // Constant here: a zero struct, or `()` where the callee keeps it constant too
                         // (a method without `wrt(self)`); the callee's slot type decides. Taken by
                         // reference, as the call passes it (`&self` of a `self` taken by value).

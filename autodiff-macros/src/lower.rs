@@ -119,7 +119,20 @@ pub(crate) fn lower(
         params.push(var);
         lowering.param_vars.push(var);
         let bound = match p.array {
-            Some(shape) if shape.matrix => lowering.bind_matrix(&p.ident, i),
+            Some(shape) if shape.matrix => {
+                let matrix = lowering.bind_matrix(&p.ident, i);
+                // `mut m: Vec<Vec<T>>` or `mut m: [[T; M]; N]`, written like a local: a local copy of the
+                // input, as `m.clone()` makes.
+                match (shape.owned && arrays::declared_mut(item, i), matrix) {
+                    (true, Operand::Array(flat)) => match lowering.rows_of(flat) {
+                        Some(offsets) => {
+                            lowering.matrix_copy(flat, offsets, Some(p.ident.to_string()))
+                        }
+                        None => Operand::Array(flat),
+                    },
+                    (_, matrix) => matrix,
+                }
+            }
             Some(shape) => {
                 let array = lowering.new_array(&p.ident.to_string(), Some(i), shape.fixed);
                 // An output parameter, or integers taken as `&mut [usize]`: the body may write it.

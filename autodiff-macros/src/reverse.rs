@@ -389,11 +389,18 @@ impl Reverse<'_, '_> {
         };
         let is_name = syn::parse2::<Ident>(contribution.clone()).is_ok();
         let value = match (adjoints.get(&var), self.e.activity.var_kind(var)) {
-            // A struct's adjoint is a struct of its type (`Differentiable`): said, so that a callee that
-            // gives none (`()`, a method without `wrt(self)`) is a type error, not a silent zero.
+            // A struct's adjoint is a struct of its type (`Differentiable`). A callee that gives none
+            // (`()`, a method without `wrt(self)`) is the one error of the call's forward mode
+            // (`DifferentiatedSlot`): here its `()` is read as a zero, so as not to say it twice.
             (None, Kind::Struct(ty)) => {
                 let name = self.e.adjoint_name(var);
-                code.push(quote!(let #name: #ty = #contribution;));
+                let primal = self.e.operand(target);
+                code.push(quote! {
+                    let #name: #ty = ::autodiff::__private::struct_cotangent(
+                        #contribution,
+                        ::core::borrow::Borrow::borrow(&#primal),
+                    );
+                });
                 adjoints.insert(var, name.to_token_stream());
                 return;
             }

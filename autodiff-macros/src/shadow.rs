@@ -378,6 +378,10 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
         calls: &'b [String],
         float: &'b str,
         other_float: &'b str,
+        /// The parameters that are matrices or deeper (`m: &[Vec<f64>]`), whose rows a loop may bind by
+        /// reference (`for row in m.iter()`), as `for row in m` does: `by_value_loops` takes the floats of
+        /// such a row out of their references where the body iterates it.
+        matrices: Vec<String>,
         why: Option<String>,
     }
     impl Check<'_> {
@@ -500,6 +504,11 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                     iterated.into_iter().for_each(|e| self.visit_expr(e));
                     self.visit_block(&f.body);
                 }
+                // `for row in m.iter()`, `for (i, row) in m.iter().enumerate()` of a matrix parameter: as
+                // `for row in m`.
+                None if rows_iteration(&f.pat, &f.expr, &self.matrices) => {
+                    self.visit_block(&f.body)
+                }
                 None => syn::visit::visit_expr_for_loop(self, f),
             }
         }
@@ -571,11 +580,24 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
     }
     let bindings = bindings(item);
     let other_float = if float == "f64" { "f32" } else { "f64" };
+    let matrices = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                syn::Pat::Ident(i) if float_depth(&t.ty, float) >= 2 => Some(i.ident.to_string()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
     let mut check = Check {
         bindings: &bindings,
         calls,
         float,
         other_float,
+        matrices,
         why: None,
     };
     check.visit_block(&item.block);
@@ -599,6 +621,32 @@ fn is_new_vec(path: &syn::Path) -> bool {
         && matches!(function.arguments, syn::PathArguments::None)
         && (function.ident == "new" || function.ident == "with_capacity")
         && (prefix.is_empty() || prefix == ["std", "vec"] || prefix == ["alloc", "vec"])
+}
+
+/// Does a `for` loop bind the rows of one of `matrices` by reference: `for row in m.iter()` (also
+/// `.rev()`, `&m`) or `for (i, row) in m.iter().enumerate()`?
+fn rows_iteration(pat: &syn::Pat, iterated: &Expr, matrices: &[String]) -> bool {
+    use syn::Pat;
+    let (pat, iterated) = match (pat, iterated) {
+        (Pat::Tuple(t), Expr::MethodCall(m))
+            if t.elems.len() == 2 && m.method == "enumerate" && m.args.is_empty() =>
+        {
+            (&t.elems[1], &*m.receiver)
+        }
+        other => other,
+    };
+    let iterated = match iterated {
+        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => &*m.receiver,
+        e => e,
+    };
+    let matrix = match iterated {
+        Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+        Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
+        _ => return false,
+    };
+    matches!(pat, Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none())
+        && matches!(matrix, Expr::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|name| matrices.iter().any(|m| name == m)))
 }
 
 /// For a `for` loop whose pattern takes each float element out of its reference (`&v`, `(&a, &b)` over a
@@ -660,7 +708,8 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
 
 /// `item` with each `for` loop over the floats of a parameter, of a row of a nested one (`m[i]`,
 /// `x[i][j]`) or of a local (`which`: one that surely holds floats, `let w = x.to_vec();`,
-/// `let w: Vec<f64> = ..`, `vec![0.0; n]`, or any but a matrix) that binds them by reference (`for v in x.iter()`, `for (i, v) in x.iter().enumerate()`,
+/// `let w: Vec<f64> = ..`, `vec![0.0; n]`, `vec![x[0], 2.0 * a]`, `[a, b]`, `Vec::new()` filled by `push`
+/// of floats, or any but a matrix) that binds them by reference (`for v in x.iter()`, `for (i, v) in x.iter().enumerate()`,
 /// `for (a, b) in x.iter().zip(&y[1..])`) taking them out of their references instead, and `*v` in its
 /// body read as `v`: `&__S` has no arithmetic (`v * v`), `__S` has.
 ///
@@ -672,38 +721,6 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
 /// ```
 fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn {
     use syn::Pat;
-    /// How many levels of arrays of floats `ty` nests (`&[f64]`, `&mut [f64]`, `Vec<f64>`, `[f64; N]`: 1;
-    /// `&[Vec<f64>]`, `[[f64; M]; N]`: 2; ..), 0 for a type that holds no floats.
-    fn float_depth(ty: &Type, float: &str) -> usize {
-        match ty {
-            Type::Reference(r) => float_depth(&r.elem, float),
-            Type::Path(p) if p.path.is_ident(float) => 0,
-            _ => {
-                let elem = match ty {
-                    Type::Slice(s) => Some(&*s.elem),
-                    Type::Array(a) => Some(&*a.elem),
-                    Type::Path(p) => p.path.segments.last().and_then(|seg| match &seg.arguments {
-                        syn::PathArguments::AngleBracketed(a) if seg.ident == "Vec" => {
-                            match a.args.first() {
-                                Some(syn::GenericArgument::Type(t)) => Some(t),
-                                _ => None,
-                            }
-                        }
-                        _ => None,
-                    }),
-                    _ => None,
-                };
-                match elem {
-                    Some(Type::Path(p)) if p.path.is_ident(float) => 1,
-                    Some(e) => match float_depth(e, float) {
-                        0 => 0,
-                        depth => depth + 1,
-                    },
-                    None => 0,
-                }
-            }
-        }
-    }
     /// The parameters that hold floats, and how deep.
     fn float_arrays(item: &syn::ItemFn, float: &str) -> Vec<(String, usize)> {
         item.sig
@@ -730,12 +747,60 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
             float: &'a str,
             rewrite: &'a Rewrite,
             which: Locals,
+            /// The parameters of the float type (`x: f64`, `x: &f64`).
+            scalars: Vec<String>,
             floats: Vec<String>,
             others: Vec<String>,
             /// The matrices made so far, with their depth.
             matrices: Vec<(String, usize)>,
+            /// The locals made empty (`Vec::new()`, `Vec::with_capacity(n)`), and what is pushed onto
+            /// each: surely floats or not.
+            empty: Vec<String>,
+            pushes: Vec<(String, bool)>,
         }
         impl Lets<'_> {
+            /// Is `e` surely of the float type: a float literal, a float parameter, an element of an array
+            /// of floats (`x[i]`), a cast to it, or arithmetic, a float method or a negation of one such?
+            fn surely_float(&self, e: &Expr) -> bool {
+                match e {
+                    Expr::Paren(p) => self.surely_float(&p.expr),
+                    Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .is_some_and(|i| self.scalars.iter().any(|s| i == s)),
+                    Expr::Index(i) if !matches!(&*i.index, Expr::Range(_)) => {
+                        matches!(&*i.expr, Expr::Path(p) if p.path.get_ident().is_some_and(|name| {
+                            self.rewrite
+                                .arrays
+                                .iter()
+                                .rev()
+                                .find(|(array, _)| name == array)
+                                .is_some_and(|(_, depth)| *depth == 1)
+                        }))
+                    }
+                    Expr::Cast(c) => matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float)),
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                        self.surely_float(&u.expr)
+                    }
+                    Expr::Binary(b)
+                        if matches!(
+                            b.op,
+                            syn::BinOp::Add(_)
+                                | syn::BinOp::Sub(_)
+                                | syn::BinOp::Mul(_)
+                                | syn::BinOp::Div(_)
+                        ) =>
+                    {
+                        self.surely_float(&b.left) || self.surely_float(&b.right)
+                    }
+                    Expr::MethodCall(m) => {
+                        crate::ir::FloatFn::from_name(&m.method.to_string(), m.args.len() + 1)
+                            .is_some()
+                            && self.surely_float(&m.receiver)
+                    }
+                    e => Self::float_literal(e),
+                }
+            }
             fn float_literal(e: &Expr) -> bool {
                 matches!(
                     e,
@@ -801,19 +866,30 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     {
                         self.rewrite.elements(&m.receiver)
                     }
-                    Expr::Repeat(r) => Self::float_literal(&r.expr),
-                    Expr::Array(a) => {
-                        !a.elems.is_empty() && a.elems.iter().all(Self::float_literal)
-                    }
+                    Expr::Repeat(r) => self.surely_float(&r.expr),
+                    // Elements of one type: one surely a float makes them all floats.
+                    Expr::Array(a) => a.elems.iter().any(|e| self.surely_float(e)),
                     Expr::Macro(m) if m.mac.path.is_ident("vec") => {
-                        match crate::chains::vec_arg_exprs(&m.mac).first() {
-                            Some(first) => Self::float_literal(first),
-                            None => false,
+                        let items = crate::chains::vec_arg_exprs(&m.mac);
+                        match repeated(&m.mac) {
+                            true => items.first().is_some_and(|e| self.surely_float(e)),
+                            false => items.iter().any(|e| self.surely_float(e)),
                         }
                     }
                     _ => false,
                 }
             }
+        }
+        /// `vec![v; n]` (not `vec![a, b]`).
+        fn repeated(mac: &syn::Macro) -> bool {
+            mac.tokens
+                .clone()
+                .into_iter()
+                .any(|t| matches!(&t, proc_macro2::TokenTree::Punct(p) if p.as_char() == ';'))
+        }
+        /// `Vec::new()` or `Vec::with_capacity(n)`.
+        fn empty_vec(e: &Expr) -> bool {
+            matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if is_new_vec(&p.path)))
         }
         impl<'ast> Visit<'ast> for Lets<'_> {
             fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -829,30 +905,84 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     if let Some(depth) = self.matrix(local) {
                         self.matrices.push((name.to_string(), depth));
                     }
+                    let empty = matches!(&local.pat, Pat::Ident(_))
+                        && local.init.as_ref().is_some_and(|i| empty_vec(&i.expr));
                     match self.holds_floats(local) {
                         true => self.floats.push(name.to_string()),
+                        // `Vec::new()` filled by `push`: decided by what is pushed (below).
+                        false if empty && self.which == Locals::OfFloats => {
+                            self.empty.push(name.to_string())
+                        }
                         false => self.others.push(name.to_string()),
                     }
                 }
                 syn::visit::visit_local(self, local);
             }
+            fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+                if let (Expr::Path(p), "push", 1) =
+                    (&*m.receiver, m.method.to_string().as_str(), m.args.len())
+                {
+                    if let Some(name) = p.path.get_ident() {
+                        let float = self.surely_float(&m.args[0]);
+                        self.pushes.push((name.to_string(), float));
+                    }
+                }
+                syn::visit::visit_expr_method_call(self, m);
+            }
             fn visit_item(&mut self, _: &'ast syn::Item) {}
         }
+        let scalars = item
+            .sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(t) => {
+                    let ty = match &*t.ty {
+                        Type::Reference(r) if r.mutability.is_none() => &*r.elem,
+                        ty => ty,
+                    };
+                    match (&*t.pat, ty) {
+                        (Pat::Ident(i), Type::Path(p)) if p.path.is_ident(float) => {
+                            Some(i.ident.to_string())
+                        }
+                        _ => None,
+                    }
+                }
+                syn::FnArg::Receiver(_) => None,
+            })
+            .collect();
         let mut lets = Lets {
             float,
             rewrite,
             which,
+            scalars,
             floats: Vec::new(),
             others: Vec::new(),
             matrices: Vec::new(),
+            empty: Vec::new(),
+            pushes: Vec::new(),
         };
         lets.visit_block(&item.block);
         let Lets {
-            floats,
-            others,
+            mut floats,
+            mut others,
             matrices,
+            empty,
+            pushes,
             ..
         } = lets;
+        // A `Vec::new()` holds floats where something is pushed onto it and all of it surely floats.
+        for name in empty {
+            let pushed: Vec<bool> = pushes
+                .iter()
+                .filter(|(p, _)| *p == name)
+                .map(|(_, f)| *f)
+                .collect();
+            match !pushed.is_empty() && pushed.iter().all(|f| *f) {
+                true => floats.push(name),
+                false => others.push(name),
+            }
+        }
         let mut locals: Vec<(String, usize)> = floats
             .into_iter()
             .filter(|name| !others.contains(name))
@@ -1029,6 +1159,39 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
     rewrite.arrays.extend(locals);
     rewrite.visit_block_mut(&mut item.block);
     item
+}
+
+/// How many levels of arrays of floats `ty` nests (`&[f64]`, `&mut [f64]`, `Vec<f64>`, `[f64; N]`: 1;
+/// `&[Vec<f64>]`, `[[f64; M]; N]`: 2; ..), 0 for a type that holds no floats.
+fn float_depth(ty: &Type, float: &str) -> usize {
+    match ty {
+        Type::Reference(r) => float_depth(&r.elem, float),
+        Type::Path(p) if p.path.is_ident(float) => 0,
+        _ => {
+            let elem = match ty {
+                Type::Slice(s) => Some(&*s.elem),
+                Type::Array(a) => Some(&*a.elem),
+                Type::Path(p) => p.path.segments.last().and_then(|seg| match &seg.arguments {
+                    syn::PathArguments::AngleBracketed(a) if seg.ident == "Vec" => {
+                        match a.args.first() {
+                            Some(syn::GenericArgument::Type(t)) => Some(t),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }),
+                _ => None,
+            };
+            match elem {
+                Some(Type::Path(p)) if p.path.is_ident(float) => 1,
+                Some(e) => match float_depth(e, float) {
+                    0 => 0,
+                    depth => depth + 1,
+                },
+                None => 0,
+            }
+        }
+    }
 }
 
 /// Which locals' loops `by_value_loops` rewrites.
@@ -1810,10 +1973,40 @@ mod tests {
         )));
         assert!(!leaf(syn::parse_quote!(
             fn f(x: &[f64]) -> f64 {
-                let w = vec![x[0], x[1]];
+                let w = x.iter().collect::<Vec<_>>();
                 let mut s = 0.0;
                 for v in w.iter() {
                     s += v * v;
+                }
+                s
+            }
+        )));
+        // Written out of float parameters, elements of float slices and arithmetic of them, or pushed
+        // onto a `Vec::new()`: surely floats.
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: &[f64], a: f64) -> f64 {
+                let w = vec![x[0], 2.0 * a, x[1].sin()];
+                let z = [a, x[0] * x[1]];
+                let mut p = Vec::new();
+                p.push(a * 2.0);
+                let mut s = 0.0;
+                for v in w.iter() {
+                    s += v * v;
+                }
+                for (u, q) in z.iter().zip(p.iter()) {
+                    s += u * q;
+                }
+                s
+            }
+        )));
+        // Something else pushed (a reference): not.
+        assert!(!leaf(syn::parse_quote!(
+            fn f(x: &[f64]) -> f64 {
+                let mut p = Vec::new();
+                p.push(&x[0]);
+                let mut s = 0.0;
+                for v in p.iter() {
+                    s += *v * 2.0;
                 }
                 s
             }

@@ -85,7 +85,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
 pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     let outputs_only = s.sig.returns_unit() && s.sig.outputs().next().is_some();
     if !(serves(s) || outputs_only && structs_fit(s)) {
-        return TokenStream::new();
+        return stand_ins(s);
     }
     let floats = crate::struct_higher::float_fields(s);
     // A scalar field read from the view must be a float: a flag in an `if`, an integer passed to a call
@@ -100,6 +100,122 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         return TokenStream::new();
     }
     whole_function(s, &floats, None).unwrap_or_default()
+}
+
+// Input:  #[differentiable] fn plain(&self, x: f64) -> f64 { .. }      (`self` constant)
+// Output: fn __plain_whole(_: impl Sized, _: &[f64], _: f64) -> f64 { unreachable!() }
+//         fn ____plain_whole_vjp_into(.., d_ret: impl Sized, grads: ((), Option<&mut [f64]>, Option<&mut f64>))
+//             -> f64 { unreachable!() }
+//         fn ____plain_whole_jvp(.., tangents: ((), Vec<f64>, f64)) -> (f64, f64) { unreachable!() }
+//         fn ____plain_whole_vjp(.., d_ret: impl Sized) -> (f64, ((), Vec<f64>, f64)) { unreachable!() }
+//         fn ____plain_whole_generic<__S: Float>(..) -> __S { unreachable!() }     (and its `vjp_into`, `jvp`)
+/// For a function that keeps a parameter struct constant (a method without `wrt(self)`), which has no
+/// hidden function `__f_whole`: stand-ins under the names a caller's `__g_whole` (and, at `order = K`, its
+/// generic copy) calls when it passes the struct on whole (`self.plain(x)` in a method with `wrt(self)`),
+/// so that the caller's one error is its forward mode's at the call (`__private::DifferentiatedSlot`: the
+/// callee keeps the struct constant), not rustc's missing items. Never run: a caller that reaches them
+/// does not compile.
+fn stand_ins(s: &StructFunction) -> TokenStream {
+    let constant_struct = s
+        .sig
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, Kind::Struct(_)) && !p.active);
+    let float_params = crate::signature::float_type_params(&s.analysis_item.sig.generics);
+    let returns_f64 = matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.path.is_ident("f64"));
+    if !constant_struct || !float_params.is_empty() || !returns_f64 {
+        return TokenStream::new();
+    }
+    let whole = crate::naming::whole_function(&s.item.sig.ident);
+    let first = stand_ins_of(s, &whole, &quote!(f64), &TokenStream::new());
+    let copy = crate::naming::generic_copy(&whole);
+    let generics = quote!(<__S: ::autodiff::__private::Float>);
+    let second = stand_ins_of(s, &copy, &quote!(__S), &generics);
+    quote!(#first #second)
+}
+
+/// The stand-ins `name`, `__name_vjp_into`, `__name_jvp` and `__name_vjp` of `stand_ins`, over the float type `scalar`
+/// (with `generics` declaring it); nothing for a function with parameters other than structs, float scalars
+/// and values without a derivative.
+fn stand_ins_of(
+    s: &StructFunction,
+    name: &Ident,
+    scalar: &TokenStream,
+    generics: &TokenStream,
+) -> TokenStream {
+    // The slots of the hidden function's `vjp_into` and `jvp`, where callers pass `Default::default()`
+    // (a struct's primal) and zeros: a struct is its primal and its values view, a float of the scalar
+    // type, and anything without a derivative `()`.
+    let any = quote!(impl ::core::marker::Sized);
+    let mut types = Vec::new();
+    let mut cotangents = Vec::new();
+    let mut tangents = Vec::new();
+    for p in &s.sig.params {
+        match &p.kind {
+            Kind::Struct(_) => {
+                types.push(any.clone());
+                types.push(quote!(&[#scalar]));
+                cotangents.push(quote!(()));
+                cotangents.push(quote!(::core::option::Option<&mut [#scalar]>));
+                tangents.push(quote!(()));
+                tangents.push(quote!(::std::vec::Vec<#scalar>));
+            }
+            Kind::Float(_) if p.array.is_none() && !p.output && !p.by_ref => {
+                types.push(scalar.clone());
+                cotangents.push(quote!(::core::option::Option<&mut #scalar>));
+                tangents.push(quote!(#scalar));
+            }
+            _ if !p.differentiable && p.array.is_none() => {
+                types.push(any.clone());
+                cotangents.push(quote!(()));
+                tangents.push(quote!(()));
+            }
+            _ => return TokenStream::new(),
+        }
+    }
+    let vis = &s.item.vis;
+    let message = format!(
+        "`{}` keeps its parameter struct constant and has no derivative in it",
+        s.item.sig.ident
+    );
+    let args: Vec<TokenStream> = types
+        .iter()
+        .enumerate()
+        .map(|(i, ty)| {
+            let arg = format_ident!("__stand_in_{}", i);
+            quote!(#arg: #ty)
+        })
+        .collect();
+    let items = [
+        (name.clone(), quote!(), scalar.clone()),
+        (
+            crate::naming::method_companion(name, "vjp_into"),
+            quote!(, __d_ret: #any, __grads: (#(#cotangents,)*)),
+            scalar.clone(),
+        ),
+        (
+            crate::naming::method_companion(name, "jvp"),
+            quote!(, __tangents: (#(#tangents,)*)),
+            quote!((#scalar, #scalar)),
+        ),
+        // (The reference adjoint's calls, without `vjp_into`: a cotangent shaped like a tangent.)
+        (
+            crate::naming::method_companion(name, "vjp"),
+            quote!(, __d_ret: #any),
+            quote!((#scalar, (#(#tangents,)*))),
+        ),
+    ]
+    .into_iter()
+    .map(|(name, more, ret)| {
+        quote! {
+            #[doc(hidden)]
+            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+            #vis fn #name #generics (#(#args),* #more) -> #ret {
+                ::core::unreachable!(#message)
+            }
+        }
+    });
+    quote!(#(#items)*)
 }
 
 /// Could the field input `ident`, which the body reads as a scalar and not as an integer by the syntax

@@ -5,30 +5,40 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// One guess at the shapes a function's inputs have: every slice or `Vec` of floats has `len` elements, a
-/// matrix `rows` rows of `len`, every integer parameter the value `int`, every `bool` `flag`.
+/// matrix `rows` rows of `len`, every integer parameter the value `int`, every `bool` `flag`; but where
+/// `lens` is not empty, the `k`-th slice or `Vec` of scalars taken (floats or integers; a matrix's rows
+/// count) has `lens[k]` elements (`len` past its end), and the integers in slices (labels) the value
+/// `label`. The last guesses serve functions whose slices differ in length by a rule of their integer
+/// parameters (`w: &[f64]` of `k * d` weights, `data` of `m * d` values, `labels` of `m` classes below `k`).
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
     pub len: usize,
     pub rows: usize,
     pub int: usize,
     pub flag: bool,
+    pub lens: &'static [usize],
+    pub label: usize,
 }
 
 /// The guesses, tried in order until `f_grad` runs without a panic and gives a finite value.
 pub const CONFIGS: &[Config] = &[
-    Config { len: 3, rows: 2, int: 2, flag: true },
-    Config { len: 4, rows: 3, int: 3, flag: false },
-    Config { len: 3, rows: 3, int: 3, flag: true },
-    Config { len: 2, rows: 2, int: 1, flag: false },
-    Config { len: 4, rows: 2, int: 2, flag: true },
-    Config { len: 6, rows: 3, int: 2, flag: true },
-    Config { len: 6, rows: 2, int: 3, flag: false },
-    Config { len: 8, rows: 2, int: 4, flag: true },
-    Config { len: 9, rows: 3, int: 3, flag: true },
-    Config { len: 1, rows: 1, int: 1, flag: true },
-    Config { len: 5, rows: 5, int: 5, flag: true },
-    Config { len: 4, rows: 4, int: 0, flag: true },
-    Config { len: 12, rows: 4, int: 3, flag: true },
+    Config { len: 3, rows: 2, int: 2, flag: true, lens: &[], label: 2 },
+    Config { len: 4, rows: 3, int: 3, flag: false, lens: &[], label: 3 },
+    Config { len: 3, rows: 3, int: 3, flag: true, lens: &[], label: 3 },
+    Config { len: 2, rows: 2, int: 1, flag: false, lens: &[], label: 1 },
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[], label: 2 },
+    Config { len: 6, rows: 3, int: 2, flag: true, lens: &[], label: 2 },
+    Config { len: 6, rows: 2, int: 3, flag: false, lens: &[], label: 3 },
+    Config { len: 8, rows: 2, int: 4, flag: true, lens: &[], label: 4 },
+    Config { len: 9, rows: 3, int: 3, flag: true, lens: &[], label: 3 },
+    Config { len: 1, rows: 1, int: 1, flag: true, lens: &[], label: 1 },
+    Config { len: 5, rows: 5, int: 5, flag: true, lens: &[], label: 5 },
+    Config { len: 4, rows: 4, int: 0, flag: true, lens: &[], label: 0 },
+    Config { len: 12, rows: 4, int: 3, flag: true, lens: &[], label: 3 },
+    // `rows_through_a_call(w, data, labels, d, k)`: `k = d = 2`, `w` of `k d`, `data` of `m d`, `m` labels.
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 4, 2], label: 0 },
+    // `loss(w, xs, ys)` of three features: `w` of 3 + 1, `xs` of 3 per sample, `ys` of 2 samples.
+    Config { len: 4, rows: 2, int: 2, flag: true, lens: &[4, 6, 2], label: 0 },
 ];
 
 /// The floats of one point, made on demand in the order the parameters take them, with which are active.
@@ -42,6 +52,8 @@ pub struct Source {
     /// The output parameter being taken, and how many have been.
     taking_output: Option<usize>,
     outputs: usize,
+    /// The slices taken so far (`Config::lens`).
+    slices: usize,
     pos: usize,
     state: u64,
 }
@@ -54,6 +66,7 @@ impl Source {
             output: Vec::new(),
             taking_output: None,
             outputs: 0,
+            slices: 0,
             pos: 0,
             state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
         }
@@ -61,7 +74,7 @@ impl Source {
 
     /// The same point from its start, to be read again.
     pub fn replay(&self) -> Self {
-        Source { pos: 0, outputs: 0, ..self.clone() }
+        Source { pos: 0, outputs: 0, slices: 0, ..self.clone() }
     }
 
     /// The next float: uniform in [0.2, 0.9], inside the domain of `ln`, `sqrt`, `acos` and friends.
@@ -112,6 +125,10 @@ pub trait Take: Sized {
     /// Whether a `Vec` of it is a matrix (its length is `rows`, not `len`).
     const NESTED: bool = false;
     fn take(src: &mut Source, active: bool, c: &Config) -> Self;
+    /// An element of a slice or `Vec`: the same, but for integers (`Config::label`).
+    fn element(src: &mut Source, active: bool, c: &Config) -> Self {
+        Self::take(src, active, c)
+    }
 }
 
 impl Take for f64 {
@@ -132,6 +149,9 @@ macro_rules! integers {
             fn take(_: &mut Source, _: bool, c: &Config) -> Self {
                 c.int as $t
             }
+            fn element(_: &mut Source, _: bool, c: &Config) -> Self {
+                c.label as $t
+            }
         }
     )*};
 }
@@ -146,8 +166,12 @@ impl Take for bool {
 impl<T: Take> Take for Vec<T> {
     const NESTED: bool = true;
     fn take(src: &mut Source, active: bool, c: &Config) -> Self {
-        let n = if T::NESTED { c.rows } else { c.len };
-        (0..n).map(|_| T::take(src, active, c)).collect()
+        if T::NESTED {
+            return (0..c.rows).map(|_| T::take(src, active, c)).collect();
+        }
+        let n = c.lens.get(src.slices).copied().unwrap_or(c.len);
+        src.slices += 1;
+        (0..n).map(|_| T::element(src, active, c)).collect()
     }
 }
 

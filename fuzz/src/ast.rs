@@ -91,8 +91,10 @@ pub enum Arg {
     OutElement(String, IExpr),
     /// A tuple of two floats for a `(f64, f64)` parameter (`--forms`): `(a, b)`.
     Pair(Expr, Expr),
-    /// A matrix passed as `&[Vec<f64>]` (`--forms`): `&m` for a local, `m` for a parameter.
-    Matrix(String),
+    /// A matrix passed to a matrix parameter (`--forms`): the variable and what is written before it, `&`
+    /// (`&m` of a local `Vec<Vec<f64>>` or nested array), `*` (a `&[[f64; C]; R]` passed on by value) or
+    /// nothing (a parameter of the callee's type).
+    Matrix(String, &'static str),
     /// A row of a matrix passed as a slice (`--forms`): `&m[i]`.
     MatrixRow(String, IExpr),
 }
@@ -379,9 +381,41 @@ pub fn is_slice_param(name: &str) -> bool {
     name.starts_with(['x', 'y', 'w'])
 }
 
-/// Whether matrix `name` is a local (`mat1`, passed as `&mat1`), not a `&[Vec<f64>]` parameter.
-pub fn is_local_matrix(name: &str) -> bool {
-    name.starts_with("mat")
+/// The type a matrix parameter is written with (`--forms`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatStyle {
+    /// `&[Vec<f64>]`.
+    Slice,
+    /// `mut m: Vec<Vec<f64>>`, taken by value and written like a local (the checked function only).
+    Vec,
+    /// `mut m: [[f64; C]; R]`, taken by value and written like a local.
+    Nested,
+    /// `&[[f64; C]; R]`.
+    NestedRef,
+}
+
+impl MatStyle {
+    /// Taken by value (declared `mut`, written by the body).
+    pub fn by_value(self) -> bool {
+        matches!(self, MatStyle::Vec | MatStyle::Nested)
+    }
+
+    /// A nested array (its gradient and tangent `[[f64; C]; R]`), not `Vec`s.
+    pub fn nested(self) -> bool {
+        matches!(self, MatStyle::Nested | MatStyle::NestedRef)
+    }
+
+    /// What to write before a matrix of style `from` to pass it to a parameter of this style, if it can be.
+    pub fn pass_from(self, from: MatStyle) -> Option<&'static str> {
+        match (self, from) {
+            (MatStyle::Slice, MatStyle::Vec) | (MatStyle::NestedRef, MatStyle::Nested) => Some("&"),
+            (MatStyle::Slice, MatStyle::Slice)
+            | (MatStyle::NestedRef, MatStyle::NestedRef)
+            | (MatStyle::Nested, MatStyle::Nested) => Some(""),
+            (MatStyle::Nested, MatStyle::NestedRef) => Some("*"),
+            _ => None,
+        }
+    }
 }
 
 /// The kind of a parameter.
@@ -401,8 +435,8 @@ pub enum ParamKind {
     OutFloat,
     /// `(f64, f64)`, a tuple parameter (`--forms`; helpers only), destructured by `let (p0, p1) = p;`.
     Pair,
-    /// `&[Vec<f64>]` with the given rows and columns at every call (`--forms`; helpers only).
-    Matrix(usize, usize),
+    /// A matrix with the given rows and columns at every call, of the given type (`--forms`).
+    Matrix(usize, usize, MatStyle),
 }
 
 /// A parameter.

@@ -41,17 +41,21 @@ struct ArrayVar {
     ambiguous: bool,
 }
 
-/// A matrix `Vec<Vec<f64>>` / `&[Vec<f64>]` (`--forms`).
+/// A matrix (`--forms`): a local `Vec<Vec<f64>>` or nested array `[[v; cols]; rows]`, or a parameter of
+/// any [`MatStyle`].
 #[derive(Clone, Debug)]
 struct MatVar {
     name: String,
     rows: usize,
     cols: usize,
-    /// A local (writable, passed as `&m`), not a parameter.
-    local: bool,
-    /// A local nested array `[[v; cols]; rows]`, not a `Vec<Vec<f64>>`: its rows are passed to calls, never
-    /// the whole of it (a `&[Vec<f64>]` parameter does not take it).
-    fixed: bool,
+    /// A local or a parameter taken by value (`mut`): written by `m[i][j] op= ..`.
+    writable: bool,
+    /// Its type: a local `Vec<Vec<f64>>` is a `Vec`, a local nested array `Nested`. Which matrix
+    /// parameters of a callee it can be passed to follows (`MatStyle::pass_from`).
+    style: MatStyle,
+    /// A local nested array: its rows are passed to calls, never the whole of it (not supported by the
+    /// macro: a spanned error says to pass its rows or make it a `Vec` of `Vec`s).
+    rows_only: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -128,10 +132,11 @@ impl Gen {
                 kind: ParamKind::Slice(self.rng.range(2, 5)),
             });
         }
-        // `--forms`: a matrix parameter `grid: &[Vec<f64>]`.
+        // `--forms`: a matrix parameter `grid`, `&[Vec<f64>]`, `Vec<Vec<f64>>`, `[[f64; C]; R]` or
+        // `&[[f64; C]; R]` (by value it is `mut` and written).
         // Its rows as wide as a helper's slice parameter, which are given the lengths of the slices or 3, so
         // that rows are passed to calls (`h(&grid[i], ..)`).
-        if self.forms && self.rng.chance(0.35) {
+        if self.forms && self.rng.chance(0.4) {
             let mut widths: Vec<usize> = params
                 .iter()
                 .filter_map(|p| match p.kind {
@@ -142,9 +147,15 @@ impl Gen {
             widths.push(3);
             let rows = self.rng.range(2, 3);
             let cols = *self.rng.pick(&widths);
+            let style = *self.rng.pick(&[
+                MatStyle::Slice,
+                MatStyle::Vec,
+                MatStyle::Nested,
+                MatStyle::NestedRef,
+            ]);
             params.push(Param {
                 name: "grid".into(),
-                kind: ParamKind::Matrix(rows, cols),
+                kind: ParamKind::Matrix(rows, cols, style),
             });
         }
         if self.rng.chance(0.2) {
@@ -322,11 +333,15 @@ impl Gen {
         Program { id, funcs, nested }
     }
 
-    /// The shape of a matrix parameter (`--forms`).
+    /// The shape and type of a helper's matrix parameter (`--forms`): not `Vec<Vec<f64>>` by value, which a
+    /// caller could pass only by cloning.
     fn matrix_shape(&mut self) -> ParamKind {
         let rows = self.rng.range(2, 3);
         let cols = self.rng.range(2, 4);
-        ParamKind::Matrix(rows, cols)
+        let style = *self
+            .rng
+            .pick(&[MatStyle::Slice, MatStyle::Nested, MatStyle::NestedRef]);
+        ParamKind::Matrix(rows, cols, style)
     }
 
     fn func(
@@ -362,12 +377,13 @@ impl Gen {
                 ParamKind::Out(_) => {}
                 // Destructured below.
                 ParamKind::Pair => {}
-                ParamKind::Matrix(rows, cols) => scope.matrices.push(MatVar {
+                ParamKind::Matrix(rows, cols, style) => scope.matrices.push(MatVar {
                     name: p.name.clone(),
                     rows,
                     cols,
-                    local: false,
-                    fixed: false,
+                    writable: style.by_value(),
+                    style,
+                    rows_only: false,
                 }),
                 ParamKind::OutFloat => scope.floats.push(FloatVar {
                     name: format!("(*{})", p.name),
@@ -436,7 +452,7 @@ impl Gen {
                 .iter()
                 .flat_map(|c| c.params.iter())
                 .filter_map(|p| match p {
-                    ParamKind::Matrix(r, c) => Some((*r, *c)),
+                    ParamKind::Matrix(r, c, _) => Some((*r, *c)),
                     _ => None,
                 })
                 .collect();
@@ -536,7 +552,7 @@ impl Gen {
             );
         }
         if self.forms {
-            if let Some(m) = scope.matrices.iter().rev().find(|m| m.local).cloned() {
+            if let Some(m) = scope.matrices.iter().rev().find(|m| m.writable).cloned() {
                 let i = self.index(scope, m.rows, "");
                 let j = self.index(scope, m.cols, "");
                 e = Expr::Bin(
@@ -640,7 +656,7 @@ impl Gen {
         let mutable_floats = scope.floats.iter().any(|f| f.mutable);
         let locals = scope.arrays.iter().any(|a| a.local && !a.frozen);
         let nest = ctx.depth < 3;
-        let local_matrices = scope.matrices.iter().any(|m| m.local);
+        let local_matrices = scope.matrices.iter().any(|m| m.writable);
         // Calls, more often with `--forms` where a callee writes an output buffer.
         let call = match ctx.callees.len() {
             0 => 0,
@@ -828,7 +844,12 @@ impl Gen {
                 self.matrix_nest(scope, ctx, budget, &m)
             }
             16 => {
-                let ms: Vec<MatVar> = scope.matrices.iter().filter(|m| m.local).cloned().collect();
+                let ms: Vec<MatVar> = scope
+                    .matrices
+                    .iter()
+                    .filter(|m| m.writable)
+                    .cloned()
+                    .collect();
                 let m = self.rng.pick(&ms).clone();
                 let i = self.index(scope, m.rows, "");
                 let j = self.index(scope, m.cols, "");
@@ -1264,17 +1285,18 @@ impl Gen {
                     let b = self.expr(scope, ctx, 1);
                     args.push(Arg::Pair(a, b));
                 }
-                ParamKind::Matrix(rows, cols) => {
-                    let fits: Vec<MatVar> = scope
+                ParamKind::Matrix(rows, cols, style) => {
+                    let fits: Vec<(String, &'static str)> = scope
                         .matrices
                         .iter()
-                        .filter(|m| m.rows == *rows && m.cols == *cols && !m.fixed)
-                        .cloned()
+                        .filter(|m| m.rows == *rows && m.cols == *cols && !m.rows_only)
+                        .filter_map(|m| style.pass_from(m.style).map(|how| (m.name.clone(), how)))
                         .collect();
                     if fits.is_empty() {
                         return None;
                     }
-                    args.push(Arg::Matrix(self.rng.pick(&fits).name.clone()));
+                    let (name, how) = self.rng.pick(&fits).clone();
+                    args.push(Arg::Matrix(name, how));
                 }
                 _ => {
                     let e = self.expr(scope, ctx, 1);
@@ -1298,8 +1320,13 @@ impl Gen {
             name: name.clone(),
             rows,
             cols,
-            local: true,
-            fixed,
+            writable: true,
+            style: if fixed {
+                MatStyle::Nested
+            } else {
+                MatStyle::Vec
+            },
+            rows_only: fixed,
         });
         Stmt::LetMatrix {
             name,
@@ -1359,7 +1386,7 @@ impl Gen {
         c.looping = true;
         c.in_loop = None;
         let (i, j) = (IExpr::Var(vi.clone()), IExpr::Var(vj.clone()));
-        let mut body = if m.local {
+        let mut body = if m.writable {
             vec![self.matrix_write(&inner, &c, m, i, j)]
         } else {
             // A parameter is read-only: accumulate `m[i][j] * ..` into a mutable float, or bind it.
@@ -1508,7 +1535,7 @@ impl Gen {
             // A generic callee given only `{float}` arguments returns `{float}`.
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
-                Arg::SliceParam(_) | Arg::Matrix(_) | Arg::MatrixRow(..) => true,
+                Arg::SliceParam(_) | Arg::Matrix(..) | Arg::MatrixRow(..) => true,
                 Arg::Pair(a, b) => self.typed(scope, a) || self.typed(scope, b),
                 Arg::OutFloat(v) => scope
                     .floats

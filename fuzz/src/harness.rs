@@ -286,7 +286,7 @@ fn offsets(f: &Func) -> (Vec<Option<usize>>, usize) {
             out.push(Some(off));
             off += match p.kind {
                 ParamKind::Slice(l) => l,
-                ParamKind::Matrix(r, c) => r * c,
+                ParamKind::Matrix(r, c, _) => r * c,
                 _ => 1,
             };
         } else {
@@ -356,12 +356,23 @@ fn check_fn(f: &Func, module: &str) -> String {
                 let _ = writeln!(s, "        let {n}: usize = {v};");
                 call_args.push(n.clone());
             }
-            ParamKind::Matrix(r, c) => {
+            ParamKind::Matrix(r, c, style) => {
                 let _ = writeln!(
                     s,
                     "        let {n}: Vec<Vec<f64>> = (0..{r}).map(|_| rng.vec({c})).collect();"
                 );
-                call_args.push(format!("&{n}"));
+                if style.nested() {
+                    let _ = writeln!(
+                        s,
+                        "        let {n}_a: [[f64; {c}]; {r}] = core::array::from_fn(|i| core::array::from_fn(|j| {n}[i][j]));"
+                    );
+                }
+                call_args.push(match style {
+                    MatStyle::Slice => format!("&{n}"),
+                    MatStyle::Vec => format!("{n}.clone()"),
+                    MatStyle::Nested => format!("{n}_a"),
+                    MatStyle::NestedRef => format!("&{n}_a"),
+                });
                 show.push(format!("{n} = {{{n}:?}}"));
             }
             // Only helpers take output buffers; the checked function never does.
@@ -404,16 +415,26 @@ fn check_fn(f: &Func, module: &str) -> String {
                     dargs.push(format!("&{n}_d"));
                 }
                 ParamKind::Int(_) => dargs.push(n.clone()),
-                ParamKind::Matrix(r, c) => {
+                ParamKind::Matrix(r, c, style) => {
                     let e = mk(
                         &format!("{n}[mi][mj]"),
                         off.map(|o| format!("{o} + mi * {c} + mj")),
                     );
-                    let _ = writeln!(
-                        lets,
-                        "            let {n}_d: Vec<Vec<_>> = (0..{r}).map(|mi| (0..{c}).map(|mj| {e}).collect()).collect();"
-                    );
-                    dargs.push(format!("&{n}_d"));
+                    if style.nested() {
+                        let _ = writeln!(
+                            lets,
+                            "            let {n}_d: [[_; {c}]; {r}] = core::array::from_fn(|mi| core::array::from_fn(|mj| {e}));"
+                        );
+                    } else {
+                        let _ = writeln!(
+                            lets,
+                            "            let {n}_d: Vec<Vec<_>> = (0..{r}).map(|mi| (0..{c}).map(|mj| {e}).collect()).collect();"
+                        );
+                    }
+                    dargs.push(match style {
+                        MatStyle::Slice | MatStyle::NestedRef => format!("&{n}_d"),
+                        MatStyle::Vec | MatStyle::Nested => format!("{n}_d"),
+                    });
                 }
                 ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair => {}
             }
@@ -474,11 +495,18 @@ fn check_fn(f: &Func, module: &str) -> String {
                 let _ = writeln!(s, "        let tg{k}: Vec<f64> = rng.vec({l});");
                 tnames.push(format!("tg{k}.clone()"));
             }
-            ParamKind::Matrix(r, c) => {
-                let _ = writeln!(
-                    s,
-                    "        let tg{k}: Vec<Vec<f64>> = (0..{r}).map(|_| rng.vec({c})).collect();"
-                );
+            ParamKind::Matrix(r, c, style) => {
+                if style.nested() {
+                    let _ = writeln!(
+                        s,
+                        "        let tg{k}: [[f64; {c}]; {r}] = core::array::from_fn(|_| core::array::from_fn(|_| rng.f()));"
+                    );
+                } else {
+                    let _ = writeln!(
+                        s,
+                        "        let tg{k}: Vec<Vec<f64>> = (0..{r}).map(|_| rng.vec({c})).collect();"
+                    );
+                }
                 tnames.push(format!("tg{k}.clone()"));
             }
             _ => {

@@ -34,7 +34,7 @@ struct Options {
     shrink_secs: u64,
     strict: bool,
     reference: bool,
-    /// Also generate the newer forms (iterator chains, output parameters, tuples, matrix parameters); without it
+    /// Also generate the newer forms (iterator chains, output parameters, tuples, matrix parameters of every type); without it
     /// a seed's programs are as before.
     forms: bool,
     quiet: bool,

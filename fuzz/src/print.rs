@@ -114,12 +114,17 @@ impl Printer {
             .iter()
             .map(|p| match p.kind {
                 ParamKind::Scalar => format!("{}: {t}", p.name),
+                ParamKind::Matrix(rows, cols, style) => match style {
+                    MatStyle::Slice => format!("{}: &[Vec<{t}>]", p.name),
+                    MatStyle::Vec => format!("mut {}: Vec<Vec<{t}>>", p.name),
+                    MatStyle::Nested => format!("mut {}: [[{t}; {cols}]; {rows}]", p.name),
+                    MatStyle::NestedRef => format!("{}: &[[{t}; {cols}]; {rows}]", p.name),
+                },
                 ParamKind::Slice(_) => format!("{}: &[{t}]", p.name),
                 ParamKind::Int(_) => format!("{}: usize", p.name),
                 ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),
                 ParamKind::OutFloat => format!("{}: &mut {t}", p.name),
                 ParamKind::Pair => format!("{}: ({t}, {t})", p.name),
-                ParamKind::Matrix(..) => format!("{}: &[Vec<{t}>]", p.name),
             })
             .collect();
         let generics = if self.generic { "<T: Float>" } else { "" };
@@ -534,8 +539,7 @@ impl Printer {
                 Arg::OutArray(n) | Arg::OutFloat(n) => format!("&mut {n}"),
                 Arg::OutElement(n, i) => format!("&mut {n}[{}]", iexpr(i, 0)),
                 Arg::Pair(a, b) => format!("({}, {})", self.expr(a, 0), self.expr(b, 0)),
-                Arg::Matrix(n) if is_local_matrix(n) => format!("&{n}"),
-                Arg::Matrix(n) => n.clone(),
+                Arg::Matrix(n, how) => format!("{how}{n}"),
                 Arg::MatrixRow(n, i) => format!("&{n}[{}]", iexpr(i, 0)),
             })
             .collect();

@@ -416,21 +416,7 @@ impl Lowering<'_> {
             }
             // `m.to_vec()`, `m.clone()`: a copy of the flat elements, with the same rows.
             if matches!(name.as_str(), "to_vec" | "clone") && m.args.is_empty() {
-                let copy = self.new_local_array(ArrayInit::Copy(array), false, hint.clone());
-                if let Operand::Array(copy) = copy {
-                    self.matrices.insert(copy, offsets);
-                    let levels = self.levels_above_rows(array);
-                    if !levels.is_empty() {
-                        self.outer_levels.insert(copy, levels);
-                    }
-                    // A copy is held flat, without the parameter it came from.
-                    let shape = self.arrays[array.0 as usize].matrix.clone();
-                    self.arrays[copy.0 as usize].matrix = shape.map(|s| crate::ir::MatrixShape {
-                        original: None,
-                        ..s
-                    });
-                }
-                return Some(copy);
+                return Some(self.matrix_copy(array, offsets, hint.clone()));
             }
             self.errors.spanned(
                 &m.method,
@@ -497,6 +483,31 @@ impl Lowering<'_> {
 
     /// `let b = a;` for an array: a `Vec` moves (the name is an alias), a fixed array or an input is copied,
     /// so that writing `b` never writes `a`.
+    /// A copy of the matrix `array` (rows at `offsets`): its flat elements, with the same rows (`m.clone()`,
+    /// and `mut m: Vec<Vec<T>>` or `mut m: [[T; M]; N]`, a parameter written like a local).
+    pub(super) fn matrix_copy(
+        &mut self,
+        array: Array,
+        offsets: Array,
+        hint: Option<String>,
+    ) -> Operand {
+        let copy = self.new_local_array(ArrayInit::Copy(array), false, hint);
+        if let Operand::Array(copy) = copy {
+            self.matrices.insert(copy, offsets);
+            let levels = self.levels_above_rows(array);
+            if !levels.is_empty() {
+                self.outer_levels.insert(copy, levels);
+            }
+            // A copy is held flat, without the parameter it came from.
+            let shape = self.arrays[array.0 as usize].matrix.clone();
+            self.arrays[copy.0 as usize].matrix = shape.map(|s| crate::ir::MatrixShape {
+                original: None,
+                ..s
+            });
+        }
+        copy
+    }
+
     pub(super) fn bind_array_copy(&mut self, array: Array, hint: Option<String>) -> Operand {
         let info = &self.arrays[array.0 as usize];
         if info.fixed || info.param.is_some() {

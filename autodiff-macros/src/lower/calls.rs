@@ -390,6 +390,17 @@ impl Lowering<'_> {
 
     /// One argument of a call that is not passed `&mut`.
     fn lower_call_arg(&mut self, arg: &Expr) -> (Operand, bool) {
+        // A nested array written in the call (`g([[a, b], [c, d]])`, `g(&[[0.0; 2]; 2])`): held flat like
+        // one made in the body, it is not passed whole (rustc's mismatched types in generated code before).
+        if nested_array_literal(arg) {
+            self.errors.spanned(
+                arg,
+                "a nested array written in a call (`g(&[[a, b], [c, d]])`) is not passed whole: pass its rows \
+                 (`g(&[a, b], &[c, d])`), or write it as a `Vec` of `Vec`s (`g(&vec![vec![a, b], vec![c, d]])`) \
+                 for a callee that takes `&[Vec<f64>]`",
+            );
+            return (Self::poisoned(), false);
+        }
         match self.array_operand(arg) {
             // A matrix passed whole: the emitters give it back in its shape (`ir::MatrixShape`).
             Some(array) if self.rows_of(array).is_some() => {
@@ -578,4 +589,18 @@ fn is_stop_gradient(path: &syn::ExprPath) -> bool {
                 .as_slice(),
             ["stop_gradient"] | ["autodiff", "stop_gradient"]
         )
+}
+
+/// Is `arg` a nested array literal (`[[a, b], [c, d]]`, `[[0.0; 2]; 3]`), perhaps by reference?
+fn nested_array_literal(arg: &Expr) -> bool {
+    let arg = match strip_parens(arg) {
+        Expr::Reference(r) if r.mutability.is_none() => strip_parens(&r.expr),
+        arg => arg,
+    };
+    let array = |e: &Expr| matches!(strip_parens(e), Expr::Array(_) | Expr::Repeat(_));
+    match arg {
+        Expr::Array(a) => a.elems.iter().any(array),
+        Expr::Repeat(r) => array(&r.expr),
+        _ => false,
+    }
 }

@@ -1,12 +1,17 @@
 // `order = K` on an `f64` function calling an `f64` function that has a generic copy (it calls others only
-// by name), whose own callee has none (it iterates a local array by reference, `for v in powers.iter()`): the generic
-// copies chain until that one, and its fallback is a compile error, under `cargo build`, naming it and
-// saying why and what to do.
+// by name), whose own callee has none (it iterates by reference a local `Vec` that a call returns,
+// `for v in powers.iter()`): the generic copies chain until that one, and its fallback is a compile error,
+// under `cargo build`, naming it and saying why and what to do.
 use autodiff::differentiable;
 
 #[differentiable]
+fn powers_of(x: f64) -> Vec<f64> {
+    vec![x, x * x, x * x * x]
+}
+
+#[differentiable]
 fn sum_of_powers(x: f64) -> f64 {
-    let powers = vec![x, x * x, x * x * x];
+    let powers = powers_of(x);
     let mut s = 0.0;
     for v in powers.iter() {
         s += v * v;

@@ -1,8 +1,14 @@
 // `order = K` on a method with a constant `self` calls the methods it calls through their generic copies
 // (`Self::__total_generic`), made where they surely compile. One whose body iterates a field with
-// references (`.iter().map(|w| w * x)`) has none, nor has an associated function iterating a local `Vec`
-// of computed values by reference: one error at each call, saying what to do (not rustc's missing `Self::__total_generic`).
+// references (`.iter().map(|w| w * x)`) has none, nor has an associated function iterating by reference a
+// local `Vec` that a call returns: one error at each call, saying what to do (not rustc's missing
+// `Self::__total_generic`).
 use autodiff::differentiable;
+
+#[differentiable]
+fn both(x: &[f64]) -> Vec<f64> {
+    vec![x[0], x[1]]
+}
 
 struct Weights {
     ws: Vec<f64>,
@@ -16,7 +22,7 @@ impl Weights {
 
     #[differentiable]
     fn sumsq(x: &[f64]) -> f64 {
-        let w = vec![x[0], x[1]];
+        let w = both(x);
         let mut s = 0.0;
         for v in w.iter() {
             s += v * v;
