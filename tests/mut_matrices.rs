@@ -46,6 +46,21 @@ fn row_products(m: &[Vec<f64>]) -> f64 {
     s
 }
 
+/// A matrix parameter taken by reference, passed by value to a callee that takes (and writes) its own
+/// copy: `h(b, *grid)` (autodiff-fuzz --seed 7171 --forms p121: rustc E0308 in generated code, the borrow
+/// passed where the callee takes `[[f64; 2]; 3]`). `f = b (m01 + b m20 + b m00)`.
+#[differentiable(order = 2)]
+fn passes_a_copy(b: f64, grid: &[[f64; 2]; 3]) -> f64 {
+    takes_a_copy(b, *grid) * b
+}
+
+/// `m01 + s m20 + s m00`, with `m00` scaled in the callee's own copy.
+#[differentiable]
+fn takes_a_copy(s: f64, mut m: [[f64; 2]; 3]) -> f64 {
+    m[0][0] *= s;
+    m[0][1] + s * m[2][0] + m[0][0]
+}
+
 /// The primal of `written_array` from its flattened inputs `(m00, m01, .., m21, a)`.
 fn array_at(x: &[f64]) -> f64 {
     let m = [[x[0], x[1]], [x[2], x[3]], [x[4], x[5]]];
@@ -89,6 +104,25 @@ fn flat_array(m: &[[f64; 2]; 3]) -> Vec<f64> {
 
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn a_matrix_passed_by_value_from_a_reference(x in prop::collection::vec(-1.5f64..1.5, 7)) {
+        let (b, grid) = (x[6], [[x[0], x[1]], [x[2], x[3]], [x[4], x[5]]]);
+        let (v, (gb, gm)) = passes_a_copy_grad(b, &grid);
+        let (m00, m01, m20) = (x[0], x[1], x[4]);
+        assert_all_close(&[v], &[b * (m01 + b * m20 + b * m00)], ANALYTIC_TOL, "value");
+        let want_b = m01 + 2.0 * b * (m20 + m00);
+        let want_m = [[b * b, b], [0.0, 0.0], [b * b, 0.0]];
+        assert_all_close(&[gb], &[want_b], ANALYTIC_TOL, "gradient in b");
+        assert_all_close(&flat_array(&gm), &flat_array(&want_m), ANALYTIC_TOL, "gradient in grid");
+        let at = |y: &[f64]| passes_a_copy(y[6], &[[y[0], y[1]], [y[2], y[3]], [y[4], y[5]]]);
+        let mut got = flat_array(&gm);
+        got.push(gb);
+        assert_fd_gradient(at, &x, &got, "passes_a_copy");
+        let (_, _, h) = passes_a_copy_hessian(b, &grid);
+        // Over (b, grid flattened): d2f/db2 = 2 (m20 + m00), d2f/db dm00 = 2b, d2f/db dm01 = 1.
+        assert_all_close(&[h[0][0], h[0][1], h[0][2]], &[2.0 * (m20 + m00), 2.0 * b, 1.0], 1e-10, "Hessian");
+    }
 
     #[test]
     fn a_mut_nested_array_parameter_is_written_like_a_local(

@@ -335,21 +335,44 @@ impl<'a> Emitter<'a> {
     /// code holds flat, in its own shape again.
     pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: TokenStream) -> TokenStream {
         if let Operand::Array(array) = arg {
-            match self.f.arrays[array.0 as usize].matrix.as_ref() {
-                Some(crate::ir::MatrixShape {
-                    original: Some((matrix, true)),
-                    ..
-                }) => return quote!(&*#matrix),
-                Some(crate::ir::MatrixShape {
-                    original: Some((matrix, false)),
-                    ..
-                }) => return quote!(&#matrix),
-                Some(_) => {
+            // A matrix passed whole: the parameter as the caller has it, borrowed, or by value (`h(*m)` of
+            // a `m: &[[f64; C]; R]`, `h(m)` of an owned one) a copy of it (autodiff-fuzz --seed 7171
+            // --forms p121: E0308 where the borrow went to a callee taking `[[f64; C]; R]`).
+            match (self.f.arrays[array.0 as usize].matrix.as_ref(), by_ref) {
+                (
+                    Some(crate::ir::MatrixShape {
+                        original: Some((matrix, true)),
+                        ..
+                    }),
+                    true,
+                ) => return quote!(&*#matrix),
+                (
+                    Some(crate::ir::MatrixShape {
+                        original: Some((matrix, true)),
+                        ..
+                    }),
+                    false,
+                ) => return quote!(::core::clone::Clone::clone(&*#matrix)),
+                (
+                    Some(crate::ir::MatrixShape {
+                        original: Some((matrix, false)),
+                        ..
+                    }),
+                    false,
+                ) => return quote!(::core::clone::Clone::clone(&#matrix)),
+                (
+                    Some(crate::ir::MatrixShape {
+                        original: Some((matrix, false)),
+                        ..
+                    }),
+                    true,
+                ) => return quote!(&#matrix),
+                (Some(_), by_ref) => {
                     if let Some(shaped) = self.matrix_in_shape(*array, &tokens) {
-                        return quote!(&#shaped);
+                        return if by_ref { quote!(&#shaped) } else { shaped };
                     }
                 }
-                None => {}
+                (None, _) => {}
             }
         }
         if by_ref {
@@ -565,6 +588,14 @@ impl<'a> Emitter<'a> {
                 let array = self.array_name(view.array);
                 views::declaration(view, name, array, l, &operand)
             })
+            .collect()
+    }
+
+    /// The values defined outside `l` that its views' declarations read.
+    pub(crate) fn view_reads(&self, l: &Loop) -> Vec<Var> {
+        self.loop_views(l)
+            .iter()
+            .flat_map(|(view, _)| view.reads.iter().copied())
             .collect()
     }
 

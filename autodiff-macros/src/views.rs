@@ -36,6 +36,8 @@ pub(crate) struct View {
     pub(crate) array: Array,
     /// The offset of the view in the array: `base` of the index `base + i`, `None` for `i` itself.
     pub(crate) base: Option<TokenStream>,
+    /// The values defined outside the loop that `base` reads (which code reversing the loop must have).
+    pub(crate) reads: Vec<Var>,
 }
 
 /// The reads of each loop of `f` that go through views, by the loop's trip-count value, given how each
@@ -119,8 +121,9 @@ fn views_of(
                         (false, true) => a,
                         _ => continue,
                     };
-                    match invariant.tokens(other, 0) {
-                        Some(tokens) => Some(tokens),
+                    let mut reads = Vec::new();
+                    match invariant.tokens(other, 0, &mut reads) {
+                        Some(tokens) => Some((tokens, reads)),
                         None => continue,
                     }
                 }
@@ -128,10 +131,15 @@ fn views_of(
             },
             _ => continue,
         };
+        let (base, reads) = match base {
+            Some((base, reads)) => (Some(base), reads),
+            None => (None, Vec::new()),
+        };
         views.push(View {
             load: *var,
             array: *array,
             base,
+            reads,
         });
     }
     views
@@ -200,10 +208,13 @@ struct Invariant<'a> {
 }
 
 impl Invariant<'_> {
-    fn tokens(&self, operand: &Operand, depth: usize) -> Option<TokenStream> {
+    fn tokens(&self, operand: &Operand, depth: usize, reads: &mut Vec<Var>) -> Option<TokenStream> {
         match operand {
             Operand::Const { tokens, .. } => Some(tokens.clone()),
-            Operand::Var(v) if !self.inside.contains(v) => Some((self.name)(*v)),
+            Operand::Var(v) if !self.inside.contains(v) => {
+                reads.push(*v);
+                Some((self.name)(*v))
+            }
             // Defined in the body by arithmetic of invariants (`c * d`, computed again each iteration).
             Operand::Var(v) if depth < 8 => match self.defs.get(v)? {
                 Value::Binary(op, a, b)
@@ -212,8 +223,8 @@ impl Invariant<'_> {
                         syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_)
                     ) =>
                 {
-                    let a = self.tokens(a, depth + 1)?;
-                    let b = self.tokens(b, depth + 1)?;
+                    let a = self.tokens(a, depth + 1, reads)?;
+                    let b = self.tokens(b, depth + 1, reads)?;
                     Some(quote!((#a #op #b)))
                 }
                 _ => None,

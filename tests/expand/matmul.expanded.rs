@@ -56,10 +56,11 @@ fn __matmul_vjp_into(
             let __d_s = __d_c[__v9];
             __d_c[__v9] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1 = __d_s;
+            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
             for __i_2 in 0..k {
                 let __v1 = __i * k;
                 let __v2 = __v1 + __i_2;
-                let __v3 = a[__v2];
+                let __v3 = __a_view[__i_2];
                 let __v4 = __i_2 * n;
                 let __v5 = __v4 + __i_1;
                 let __v6 = b[__v5];
@@ -427,10 +428,11 @@ fn ____matmul_generic_vjp_into<__S: ::autodiff::__private::Float>(
             let __d_s_1 = __d_c[__v11];
             __d_c[__v11] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1_1 = __d_s_1;
+            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
             for __i_2 in 0..k {
                 let __v3 = __i * k;
                 let __v4 = __v3 + __i_2;
-                let __v5 = a[__v4];
+                let __v5 = __a_view[__i_2];
                 let __v6 = __i_2 * n;
                 let __v7 = __v6 + __i_1;
                 let __v8 = b[__v7];

@@ -209,12 +209,17 @@ pub fn __softmax_loss_vjp_into<T: Float>(
             let __d_s_1 = __d_z[__i_1];
             __d_z[__i_1] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1_1 = __d_s_1;
+            let __data_view: &[_] = if 0 < d {
+                &data[(__i * d)..(__i * d) + d]
+            } else {
+                &[]
+            };
             for __i_2 in 0..d {
                 let __v1 = __i_1 * d;
                 let __v2 = __v1 + __i_2;
                 let __v4 = __i * d;
                 let __v5 = __v4 + __i_2;
-                let __v6 = data[__v5];
+                let __v6 = __data_view[__i_2];
                 let __d_v3 = __d_s_1_1 * __v6;
                 ::autodiff::__private::add_to(&mut __d_w[__v2], __d_v3);
             }
@@ -497,13 +502,23 @@ impl softmax_loss {
                 let __d_s_1 = __d_z[__i_1];
                 __d_z[__i_1] = ::autodiff::__private::Zero::zero();
                 let mut __d_s_1_1 = __d_s_1;
+                let __w_view: &[_] = if 0 < d {
+                    &w[(__i_1 * d)..(__i_1 * d) + d]
+                } else {
+                    &[]
+                };
+                let __data_view: &[_] = if 0 < d {
+                    &data[(__i * d)..(__i * d) + d]
+                } else {
+                    &[]
+                };
                 for __i_2 in 0..d {
                     let __v1 = __i_1 * d;
                     let __v2 = __v1 + __i_2;
-                    let __v3 = w[__v2];
+                    let __v3 = __w_view[__i_2];
                     let __v4 = __i * d;
                     let __v5 = __v4 + __i_2;
-                    let __v6 = data[__v5];
+                    let __v6 = __data_view[__i_2];
                     let __d_v3 = __d_s_1_1 * __v6;
                     let __d_v6 = __d_s_1_1 * __v3;
                     ::autodiff::__private::add_to(&mut __d_data[__v5], __d_v6);

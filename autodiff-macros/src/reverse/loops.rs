@@ -195,7 +195,14 @@ impl Reverse<'_, '_> {
             let counters = self.name_counters(l, &plan.counters);
             let outer_counters = std::mem::replace(&mut self.counters, counters);
             let outer_used = std::mem::take(&mut self.counters_used);
+            // The reads the body's reverse recomputes go through the loop's views (`views.rs`), as in
+            // the forward sweep: its iterations read the same elements, in another order.
+            self.e.begin_views(l);
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
+            let view_declarations = self.e.end_views(l);
+            if !view_declarations.is_empty() {
+                refs.extend(self.e.view_reads(l));
+            }
             let counters = std::mem::replace(&mut self.counters, outer_counters);
             let used = std::mem::replace(&mut self.counters_used, outer_used);
             // A counter starts from its value after the loop, and is undone iteration by iteration.
@@ -256,6 +263,7 @@ impl Reverse<'_, '_> {
             code.push(quote! {
                 #(#declarations)*
                 #window_setup
+                #(#view_declarations)*
                 #header {
                     #body
                     #assign
