@@ -17,31 +17,17 @@ mod hand;
 #[path = "common/gmm_data.rs"]
 mod gmm_data;
 
+#[path = "common/rng.rs"]
+mod rng;
+
 use autodiff_gradbench::evals::gmm;
 use gmm_data::gmm_instance;
+use rng::Rng;
 use std::hint::black_box;
 use std::process::Command;
 
 const GROUPS: [&str; 6] = ["rosenbrock", "softmax", "gmm_d2", "gmm_d10", "rk4", "mlp"];
 const ENTRIES: [&str; 3] = ["primal", "hand_written", "grad_into"];
-
-/// The same inputs as `user_forms.rs`'s (SplitMix64 from the same seeds).
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-        (0..n).map(|_| self.uniform(lo, hi)).collect()
-    }
-}
 
 /// Runs `entry` of `group` `calls` times; returns a sum of the results, so nothing is optimised away.
 fn run(group: &str, entry: &str, calls: usize) -> f64 {

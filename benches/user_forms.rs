@@ -19,11 +19,15 @@ mod estimates;
 #[path = "common/gmm_data.rs"]
 mod gmm_data;
 
+#[path = "common/rng.rs"]
+mod rng;
+
 use autodiff::check_gradient;
 use autodiff_gradbench::evals::gmm;
 use criterion::{BenchmarkGroup, Criterion};
 use estimates::{criterion_dir, format_ratio, format_time, measured_median};
 use gmm_data::gmm_instance;
+use rng::Rng;
 use std::hint::black_box;
 use std::time::{Duration, SystemTime};
 
@@ -41,24 +45,6 @@ const GROUPS: [&str; 6] = [
 
 /// Target of issue 9: `grad_into` at most this many times the hand-written sweep.
 const TARGET_VS_HAND: f64 = 1.1;
-
-/// A small deterministic generator (SplitMix64), so the inputs are the same in every run.
-struct Rng(u64);
-
-impl Rng {
-    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
-    }
-
-    fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
-        (0..n).map(|_| self.uniform(lo, hi)).collect()
-    }
-}
 
 /// Checks, before timing: `value` and `grad` (from the hand-written sweep) against the primal and
 /// central differences of `f` at `x`; `others` (from `_grad_into` and `_grad`) against `grad`.

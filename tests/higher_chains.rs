@@ -8,7 +8,7 @@
 mod common;
 
 use autodiff::{custom_gradient, differentiable, gradient_of};
-use common::{assert_close, config};
+use common::{assert_close, config, fd_jacobian};
 use proptest::prelude::*;
 
 /// The tolerance of a Hessian against central differences of the gradient.
@@ -16,23 +16,6 @@ const FD_HESSIAN_TOL: f64 = 1e-6;
 
 /// The tolerance of a Hessian against its analytic formula (both exact up to rounding).
 const ANALYTIC_TOL: f64 = 1e-9;
-
-/// The Hessian of a function of `x.len()` inputs as central differences of its gradient `grad`.
-fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
-    let n = x.len();
-    let mut h = vec![vec![0.0; n]; n];
-    for j in 0..n {
-        let step = 1e-5 * x[j].abs().max(1.0);
-        let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
-        xp[j] += step;
-        xm[j] -= step;
-        let (gp, gm) = (grad(&xp), grad(&xm));
-        for (i, row) in h.iter_mut().enumerate() {
-            row[j] = (gp[i] - gm[i]) / (2.0 * step);
-        }
-    }
-    h
-}
 
 /// `hessian` equals `analytic` and the central differences of `grad` at `x`, entry by entry.
 #[track_caller]
@@ -43,7 +26,7 @@ fn check_hessian(
     x: &[f64],
     what: &str,
 ) {
-    let fd = fd_hessian(grad, x);
+    let fd = fd_jacobian(grad, x);
     for i in 0..x.len() {
         for j in 0..x.len() {
             let at = format!("{what}: H[{i}][{j}] at {x:?}");
@@ -670,7 +653,7 @@ proptest! {
         assert_close(d2, 2.0 * (e1 * e1 + e * e2), ANALYTIC_TOL, "(erf²)''");
         assert_close(d3, 2.0 * (3.0 * e1 * e2 + e * e3), ANALYTIC_TOL, "(erf²)'''");
         let (_, _, hessian) = normal_cdf_hessian(x);
-        let fd = fd_hessian(|p| vec![normal_cdf_grad(p[0]).1], &[x]);
+        let fd = fd_jacobian(|p| vec![normal_cdf_grad(p[0]).1], &[x]);
         assert_close(hessian[0][0], fd[0][0], FD_HESSIAN_TOL, "Φ'' against central differences");
     }
 

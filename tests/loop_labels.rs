@@ -6,27 +6,13 @@
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_all_close, assert_close, assert_fd_gradient, config, ANALYTIC_TOL};
+use common::{
+    assert_all_close, assert_close, assert_fd_gradient, config, fd_jacobian, ANALYTIC_TOL,
+};
 use proptest::prelude::*;
 
 fn inputs() -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(-1.5..1.5f64, 1..9)
-}
-
-fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
-    let n = x.len();
-    let mut h = vec![vec![0.0; n]; n];
-    for j in 0..n {
-        let step = 1e-5 * x[j].abs().max(1.0);
-        let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
-        xp[j] += step;
-        xm[j] -= step;
-        let (gp, gm) = (grad(&xp), grad(&xm));
-        for (i, row) in h.iter_mut().enumerate() {
-            row[j] = (gp[i] - gm[i]) / (2.0 * step);
-        }
-    }
-    h
 }
 
 /// `sum of x[i] sin x[j]` over the lower triangle `j <= i`, row by row, until a row whose index product
@@ -155,7 +141,7 @@ proptest! {
         assert_all_close(&grad, &triangle_gradient(&x), ANALYTIC_TOL, "triangle gradient");
         assert_fd_gradient(triangle, &x, &grad, "triangle");
         let (_, _, hessian) = triangle_hessian(&x);
-        let fd = fd_hessian(triangle_gradient, &x);
+        let fd = fd_jacobian(triangle_gradient, &x);
         for i in 0..x.len() {
             for j in 0..x.len() {
                 assert_close(hessian[i][j], fd[i][j], 1e-6, &format!("triangle H[{i}][{j}]"));
@@ -174,7 +160,7 @@ proptest! {
         assert_close(value, nested_jumps_by_flags(&x), 1e-14, "nested_jumps value");
         assert_fd_gradient(nested_jumps_by_flags, &x, &grad, "nested_jumps");
         let (_, _, hessian) = nested_jumps_hessian(&x);
-        let fd = fd_hessian(|x| nested_jumps_grad(x).1, &x);
+        let fd = fd_jacobian(|x| nested_jumps_grad(x).1, &x);
         for i in 0..x.len() {
             for j in 0..x.len() {
                 assert_close(hessian[i][j], fd[i][j], 1e-6, &format!("nested_jumps H[{i}][{j}]"));

@@ -17,7 +17,7 @@
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_close, assert_fd_gradient, config, ANALYTIC_TOL};
+use common::{assert_close, assert_fd_gradient, config, fd_jacobian, ANALYTIC_TOL};
 use proptest::prelude::*;
 
 /// `|q|^2` for `q = diag(e^a) c + L c`, `L` strictly lower triangular and packed row by row in `l`
@@ -81,25 +81,9 @@ fn loops_that_do_not_run(x: &[f64], start: usize) -> f64 {
     s
 }
 
-fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
-    let n = x.len();
-    let mut h = vec![vec![0.0; n]; n];
-    for j in 0..n {
-        let step = 1e-5 * x[j].abs().max(1.0);
-        let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
-        xp[j] += step;
-        xm[j] -= step;
-        let (gp, gm) = (grad(&xp), grad(&xm));
-        for (i, row) in h.iter_mut().enumerate() {
-            row[j] = (gp[i] - gm[i]) / (2.0 * step);
-        }
-    }
-    h
-}
-
 #[track_caller]
 fn check_hessian(hessian: &[Vec<f64>], grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], what: &str) {
-    let fd = fd_hessian(grad, x);
+    let fd = fd_jacobian(grad, x);
     for i in 0..x.len() {
         for j in 0..x.len() {
             assert_close(

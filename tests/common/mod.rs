@@ -87,7 +87,7 @@ pub fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) ->
 }
 
 /// The Jacobian of `f` over the flat inputs `x` by central differences (`hessian_column` differences any
-/// vector function along one input), rows the outputs.
+/// vector function along one input), rows the outputs; of a gradient, the Hessian.
 pub fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
     let columns: Vec<Vec<f64>> = (0..x.len()).map(|j| hessian_column(&f, x, j)).collect();
     let rows = columns.first().map_or(0, Vec::len);
