@@ -390,6 +390,10 @@ impl<'a> Emitter<'a> {
             (Some((matrix, _)), _) => {
                 quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat[..]))
             }
+            (None, _) if shape.like.is_some() => {
+                let like = &shape.like;
+                quote!(::autodiff::__private::unflatten_like(&#like, &#flat[..]))
+            }
             (None, Some(offsets)) => {
                 quote!(::autodiff::__private::unflatten(&#flat[..], &#offsets))
             }

@@ -579,6 +579,12 @@ pub(crate) struct MatrixShape {
     /// Its row offsets, an expression of parameters and constants only (so it may be evaluated anywhere
     /// in the generated code), or `None` where the shape depends on values computed in the body.
     pub(crate) offsets: Option<TokenStream>,
+    /// For a copy of a matrix parameter (`mut m` written in the body, `let mut c = m.clone()`): the
+    /// parameter, whose type the copy has when passed whole (`unflatten_like`: a `[[f64; C]; R]` stays one).
+    pub(crate) like: Option<proc_macro2::Ident>,
+    /// A parameter's nested array (`[[T; C]; R]`, `&[[T; C]; R]`) or a copy of one: a `Copy` type, so
+    /// `let d = c;` copies it (where a `Vec` of `Vec`s moves).
+    pub(crate) copied_by_let: bool,
 }
 
 /// What is known of one value.

@@ -443,7 +443,12 @@ impl Lowering<'_> {
                     }
                 }
                 let mut value = self.lower_expr(init, Some(name.clone()));
-                if let (Operand::Array(array), Expr::Path(_)) = (&value, strip_parens(init)) {
+                // `let c = a;`, `let c = *a;` of an array: a copy (or a move of a local `Vec`).
+                let place = match strip_parens(init) {
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip_parens(&u.expr),
+                    other => other,
+                };
+                if let (Operand::Array(array), Expr::Path(_)) = (&value, place) {
                     value = self.bind_array_copy(*array, Some(name.clone()));
                 }
                 self.bind(&name, Some(value));

@@ -481,8 +481,6 @@ impl Lowering<'_> {
         )
     }
 
-    /// `let b = a;` for an array: a `Vec` moves (the name is an alias), a fixed array or an input is copied,
-    /// so that writing `b` never writes `a`.
     /// A copy of the matrix `array` (rows at `offsets`): its flat elements, with the same rows (`m.clone()`,
     /// and `mut m: Vec<Vec<T>>` or `mut m: [[T; M]; N]`, a parameter written like a local).
     pub(super) fn matrix_copy(
@@ -501,6 +499,7 @@ impl Lowering<'_> {
             // A copy is held flat, without the parameter it came from.
             let shape = self.arrays[array.0 as usize].matrix.clone();
             self.arrays[copy.0 as usize].matrix = shape.map(|s| crate::ir::MatrixShape {
+                like: s.original.map(|(matrix, _)| matrix).or(s.like),
                 original: None,
                 ..s
             });
@@ -508,13 +507,18 @@ impl Lowering<'_> {
         copy
     }
 
+    /// `let b = a;` (or `let b = *a;`) for an array: a `Vec` moves (the name is an alias), a fixed array or
+    /// an input is copied, so that writing `b` never writes `a`; a matrix with its rows.
     pub(super) fn bind_array_copy(&mut self, array: Array, hint: Option<String>) -> Operand {
         let info = &self.arrays[array.0 as usize];
-        if info.fixed || info.param.is_some() {
-            let fixed = info.fixed;
-            self.new_local_array(ArrayInit::Copy(array), fixed, hint)
-        } else {
-            Operand::Array(array)
+        let nested_array = info.matrix.as_ref().is_some_and(|m| m.copied_by_let);
+        if !(info.fixed || info.param.is_some() || nested_array) {
+            return Operand::Array(array);
+        }
+        let fixed = info.fixed;
+        match self.rows_of(array) {
+            Some(offsets) => self.matrix_copy(array, offsets, hint),
+            None => self.new_local_array(ArrayInit::Copy(array), fixed, hint),
         }
     }
 }

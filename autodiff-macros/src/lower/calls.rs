@@ -440,7 +440,20 @@ impl Lowering<'_> {
                     );
                     return (Self::poisoned(), false);
                 }
-                (Operand::Array(array), true)
+                // `h(&m)` borrows it, as `h(m)` of a parameter `m: &[Vec<f64>]` passes the borrow on;
+                // `h(m)` of an owned matrix or a copy, and `h(*m)`, pass it by value (a copy:
+                // `emit.rs::call_arg`).
+                let borrowed_parameter = self.arrays[array.0 as usize]
+                    .matrix
+                    .as_ref()
+                    .and_then(|m| m.original.as_ref())
+                    .is_some_and(|(_, by_ref)| *by_ref);
+                let by_ref = match strip_parens(arg) {
+                    Expr::Reference(_) => true,
+                    Expr::Path(_) => borrowed_parameter,
+                    _ => false,
+                };
+                (Operand::Array(array), by_ref)
             }
             // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
             Some(array) => (

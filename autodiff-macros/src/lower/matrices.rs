@@ -70,8 +70,14 @@ impl Lowering<'_> {
             self.outer_levels.insert(flat, levels);
         }
         let by_ref = matches!(self.param_types.get(index), Some(syn::Type::Reference(_)));
+        let copied_by_let = match self.param_types.get(index) {
+            Some(syn::Type::Reference(r)) => matches!(&*r.elem, syn::Type::Array(_)),
+            ty => matches!(ty, Some(syn::Type::Array(_))),
+        };
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: Some((matrix.clone(), by_ref)),
+            like: None,
+            copied_by_let,
             offsets: Some(quote!(::autodiff::__private::row_offsets(&#matrix))),
         });
         Operand::Array(flat)
@@ -97,6 +103,8 @@ impl Lowering<'_> {
         self.matrices.insert(flat, offsets);
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: None,
+            like: None,
+            copied_by_let: false,
             offsets: Some(quote!(::std::vec::Vec::new())),
         });
         Operand::Array(flat)
@@ -167,6 +175,8 @@ impl Lowering<'_> {
         self.matrices.insert(flat, offsets);
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: None,
+            like: None,
+            copied_by_let: false,
             offsets: shape,
         });
         Operand::Array(flat)
@@ -347,6 +357,8 @@ impl Lowering<'_> {
         self.matrices.insert(flat, offsets);
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: None,
+            like: None,
+            copied_by_let: false,
             offsets: None,
         });
         Operand::Array(flat)
@@ -681,6 +693,8 @@ impl Lowering<'_> {
         self.outer_levels.insert(flat, levels);
         self.arrays[flat.0 as usize].matrix = Some(MatrixShape {
             original: None,
+            like: None,
+            copied_by_let: false,
             offsets: None,
         });
         Operand::Array(flat)
