@@ -1107,9 +1107,16 @@ impl<'a> Emitter<'a> {
                     quote!(::std::vec![#value; #len])
                 }
             }
+            // A parameter may be a reference (`let mut c = *x;` of `x: &[f64; 2]`): `.clone()` copies
+            // through it as it copies an owned array.
             ArrayInit::Copy(source) if self.f.arrays[source.0 as usize].fixed && fixed_copy => {
+                let param = self.f.arrays[source.0 as usize].param.is_some();
                 let source = self.array_name(*source);
-                quote!(#source)
+                if param {
+                    quote!(#source.clone())
+                } else {
+                    quote!(#source)
+                }
             }
             ArrayInit::Elements { items, fixed } => {
                 let items = items.iter().map(|o| self.operand(o));
@@ -1126,6 +1133,10 @@ impl<'a> Emitter<'a> {
                 }
                 None => quote!(::std::vec::Vec::new()),
             },
+            ArrayInit::Copy(source) if self.f.arrays[source.0 as usize].untyped => {
+                let source = self.array_name(*source);
+                quote!(#source.clone())
+            }
             ArrayInit::Copy(source) => {
                 let source = self.array_name(*source);
                 quote!(#source.to_vec())

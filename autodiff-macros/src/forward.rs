@@ -797,6 +797,8 @@ impl Forward<'_, '_> {
                 let source_tangent = self.array_tangent(*source);
                 if self.e.f.arrays[array.0 as usize].fixed {
                     quote!(#source_tangent)
+                } else if self.e.f.arrays[array.0 as usize].untyped {
+                    quote!(#source_tangent.clone())
                 } else {
                     quote!(#source_tangent.to_vec())
                 }

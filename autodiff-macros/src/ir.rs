@@ -568,6 +568,10 @@ pub(crate) struct ArrayInfo {
     pub(crate) scalar: bool,
     /// For a matrix (held flat, row-major), how a call that takes it whole gets it back in its shape.
     pub(crate) matrix: Option<MatrixShape>,
+    /// A call's result bound without a type (`let c = g(x);`), or a copy of one: a `Vec` or a `[T; N]`,
+    /// which the macro cannot tell. `let d = c;` copies it (`c.clone()`: a `[T; N]` is `Copy`, and `c` may be
+    /// read after `d` is written).
+    pub(crate) untyped: bool,
 }
 
 /// How a matrix, held flat, is passed whole to a call (`total(&m)`).

@@ -73,6 +73,9 @@ struct Lowering<'a> {
     fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
+    /// For each loop being lowered, innermost last, how many scopes enclose it: a name bound in a scope
+    /// below that number is bound outside the loop.
+    loop_scopes: Vec<usize>,
     /// The values of the parameters, in declaration order.
     param_vars: Vec<Var>,
     /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
@@ -107,6 +110,7 @@ pub(crate) fn lower(
         hoisted: Vec::new(),
         fixed_lens: Default::default(),
         loop_depth: 0,
+        loop_scopes: Vec::new(),
         param_vars: Vec::new(),
         matrices: Default::default(),
         outer_levels: Default::default(),
@@ -223,6 +227,7 @@ impl Lowering<'_> {
             output: false,
             scalar: false,
             matrix: None,
+            untyped: false,
         });
         Array(self.arrays.len() as u32 - 1)
     }
@@ -437,20 +442,16 @@ impl Lowering<'_> {
                 {
                     if !is_vec_constructor(c) {
                         if let Some(array) = self.lower_array_call(c, false, &name) {
+                            if let Operand::Array(a) = array {
+                                self.arrays[a.0 as usize].untyped = true;
+                            }
                             self.bind(&name, Some(array));
                             return;
                         }
                     }
                 }
-                let mut value = self.lower_expr(init, Some(name.clone()));
-                // `let c = a;`, `let c = *a;` of an array: a copy (or a move of a local `Vec`).
-                let place = match strip_parens(init) {
-                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip_parens(&u.expr),
-                    other => other,
-                };
-                if let (Operand::Array(array), Expr::Path(_)) = (&value, place) {
-                    value = self.bind_array_copy(*array, Some(name.clone()));
-                }
+                let value = self.lower_expr(init, Some(name.clone()));
+                let value = self.copied(value, init, &name);
                 self.bind(&name, Some(value));
             }
             Pat::Type(t) => {
@@ -604,7 +605,15 @@ impl Lowering<'_> {
             return Operand::unit();
         };
         let value = match op {
-            None => self.lower_expr(rhs, Some(name.clone())),
+            None => {
+                let value = self
+                    .array_call_into(&name, rhs)
+                    .unwrap_or_else(|| self.lower_expr(rhs, Some(name.clone())));
+                if self.assign_into_outer_array(&name, &value, target) {
+                    return Operand::unit();
+                }
+                self.copied(value, rhs, &name)
+            }
             Some(op) => {
                 let current = self
                     .lookup(&name)
@@ -622,6 +631,91 @@ impl Lowering<'_> {
             binding.value = Some(value);
         }
         Operand::unit()
+    }
+
+    /// `y = step(&y, h);` of a name that holds an array: the call returns an array of the same type
+    /// (a call is otherwise lowered as a float's; `y` was silently left as a float, with a zero gradient).
+    fn array_call_into(&mut self, name: &str, rhs: &Expr) -> Option<Operand> {
+        let Expr::Call(c) = strip_parens(rhs) else {
+            return None;
+        };
+        let Some(Operand::Array(dest)) = self.lookup(name).and_then(|b| b.value.clone()) else {
+            return None;
+        };
+        if is_vec_constructor(c) || self.rows_of(dest).is_some() {
+            return None;
+        }
+        let info = &self.arrays[dest.0 as usize];
+        let (fixed, untyped) = (info.fixed, info.untyped);
+        let array = self.lower_array_call(c, fixed, name)?;
+        if let Operand::Array(a) = array {
+            let len = self.fixed_lens.get(&dest).cloned();
+            if let (Some(len), true) = (len, fixed) {
+                self.fixed_lens.insert(a, len);
+            }
+            self.arrays[a.0 as usize].untyped = untyped || !fixed;
+        }
+        Some(array)
+    }
+
+    // Input:  let mut d = [0.0; 2]; for .. { d = c; .. }        (`c`, `d` fixed-size arrays)
+    // Output: for .. { for __k in 0..d.len() { d[__k] = c[__k]; } .. }
+    /// An array assigned whole (`d = c;`, `d = step(&d);`) inside a loop to a name bound outside it: its
+    /// elements are written into the array the name holds, since arrays are memory and a loop carries only
+    /// values out of an iteration (rebinding the name was lost at the next iteration and after the loop:
+    /// a silently wrong gradient before). A fixed-size array only, whose length the assignment cannot
+    /// change; a `Vec`, a matrix, or an array of unknown type is an error (a `Vec`'s length may change).
+    /// Returns whether it handled the assignment.
+    fn assign_into_outer_array(&mut self, name: &str, value: &Operand, target: &Expr) -> bool {
+        let (Operand::Array(source), Some(&outside)) = (value, self.loop_scopes.last()) else {
+            return false;
+        };
+        let Some((scope, at)) = self.position_of(name).filter(|(scope, _)| *scope < outside) else {
+            return false;
+        };
+        let Some(Operand::Array(dest)) = self.scopes[scope][at].value.clone() else {
+            return false;
+        };
+        // Both have the same type: a fixed-size array if either is known to be one.
+        let fixed = |a: Array| self.arrays[a.0 as usize].fixed;
+        let matrix = self.rows_of(dest).is_some() || self.rows_of(*source).is_some();
+        if matrix || !(fixed(dest) || fixed(*source)) {
+            self.errors.spanned(
+                target,
+                format!(
+                    "`{name}` holds an array bound outside this loop, and a whole `Vec` or matrix assigned \
+                     to it in the loop is not supported: write its elements (`for k in 0..{name}.len() \
+                     {{ {name}[k] = new[k]; }}`), or make it a fixed-size array (`let mut {name}: [f64; N] = ..`)"
+                ),
+            );
+            return true;
+        }
+        let hidden = format!("__whole_{}", source.0);
+        self.bind(&hidden, Some(value.clone()));
+        let (dest, source) = (
+            Ident::new(name, target.span()),
+            Ident::new(&hidden, target.span()),
+        );
+        let copy: Expr =
+            syn::parse_quote!(for __k in 0..#dest.len() { #dest[__k] = #source[__k]; });
+        self.lower_expr(&copy, None);
+        true
+    }
+
+    /// The value `name` gets from `init` (`let name = init;`, `name = init;`): for an array named by `init`
+    /// (`a` or `*a`), a copy (or a move of a local `Vec`: `bind_array_copy`), so that writing one of the two
+    /// names never writes the other.
+    fn copied(&mut self, value: Operand, init: &Expr, name: &str) -> Operand {
+        let place = match strip_parens(init) {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => strip_parens(&u.expr),
+            other => other,
+        };
+        match (&value, place) {
+            (Operand::Array(array), Expr::Path(_)) => {
+                self.bind_array_copy(*array, Some(name.to_string()))
+            }
+            _ => value,
+        }
     }
 
     // ---- expressions ----

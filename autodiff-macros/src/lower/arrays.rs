@@ -8,10 +8,11 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
-/// The names `block` uses as arrays: indexed (`v[i]`), measured (`v.len()`), iterated, or borrowed (`&v`).
+/// The names `block` uses as arrays: indexed (`v[i]`), measured (`v.len()`), iterated, or borrowed (`&v`),
+/// and those bound or assigned to such a name (`e` of `let mut w = e; w[1] *= b;`, `n` of `y = n;`).
 pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String> {
     use syn::visit::Visit;
-    struct Uses(std::collections::HashSet<String>);
+    struct Uses(std::collections::HashSet<String>, Vec<(String, String)>);
     fn name_of(expr: &Expr) -> Option<String> {
         match strip_parens(expr) {
             Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
@@ -36,12 +37,36 @@ pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String
                 _ => None,
             };
             self.0.extend(used);
+            if let Expr::Assign(a) = expr {
+                if let (Some(bound), Some(init)) = (name_of(&a.left), name_of(&a.right)) {
+                    self.1.push((bound, init));
+                }
+            }
             syn::visit::visit_expr(self, expr);
         }
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            let bound = match &local.pat {
+                syn::Pat::Ident(p) => Some(p.ident.to_string()),
+                _ => None,
+            };
+            let init = local.init.as_ref().and_then(|init| name_of(&init.expr));
+            if let (Some(bound), Some(init)) = (bound, init) {
+                self.1.push((bound, init));
+            }
+            syn::visit::visit_local(self, local);
+        }
     }
-    let mut uses = Uses(Default::default());
+    let mut uses = Uses(Default::default(), Vec::new());
     uses.visit_block(block);
-    uses.0
+    let Uses(mut names, lets) = uses;
+    while let Some(init) = lets
+        .iter()
+        .find(|(bound, init)| names.contains(bound) && !names.contains(init))
+        .map(|(_, init)| init.clone())
+    {
+        names.insert(init);
+    }
+    names
 }
 
 /// The arguments of `vec![..]`.
@@ -512,6 +537,13 @@ impl Lowering<'_> {
     pub(super) fn bind_array_copy(&mut self, array: Array, hint: Option<String>) -> Operand {
         let info = &self.arrays[array.0 as usize];
         let nested_array = info.matrix.as_ref().is_some_and(|m| m.copied_by_let);
+        if info.untyped {
+            let copy = self.new_local_array(ArrayInit::Copy(array), false, hint);
+            if let Operand::Array(copy) = copy {
+                self.arrays[copy.0 as usize].untyped = true;
+            }
+            return copy;
+        }
         if !(info.fixed || info.param.is_some() || nested_array) {
             return Operand::Array(array);
         }

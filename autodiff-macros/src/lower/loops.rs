@@ -153,7 +153,9 @@ impl Lowering<'_> {
     /// `for`, `while` or `loop` as an expression; a loop that can `return` is lowered by `lower_seq`.
     pub(super) fn lower_loop_expr(&mut self, expr: &Expr) -> LoopResult {
         self.loop_depth += 1;
+        self.loop_scopes.push(self.scopes.len());
         let result = self.lower_any_loop(expr);
+        self.loop_scopes.pop();
         self.loop_depth -= 1;
         result
     }
