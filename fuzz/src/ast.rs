@@ -200,6 +200,8 @@ pub enum ArrayInit {
     Fixed(Expr, usize),
     /// `[a, b, c]`
     List(Vec<Expr>),
+    /// `src`, a local fixed-size array: a copy (`let mut d = c;`).
+    CopyOf(String),
 }
 
 /// What a `for` loop iterates over.
@@ -304,6 +306,13 @@ pub enum Stmt {
         annotated: bool,
         /// How it is made.
         init: ArrayInit,
+    },
+    /// `target = source;` of two local fixed-size arrays of one length (a copy of every element).
+    AssignWhole {
+        /// The array written.
+        target: String,
+        /// The array copied.
+        source: String,
     },
     /// `place op value;`
     Assign {
@@ -564,7 +573,9 @@ fn stmt_size(s: &Stmt) -> usize {
         Stmt::LetArray { init, .. } => match init {
             ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => expr_size(e),
             ArrayInit::List(es) => es.iter().map(expr_size).sum(),
+            ArrayInit::CopyOf(_) => 1,
         },
+        Stmt::AssignWhole { .. } => 1,
         Stmt::Assign { value, .. } => expr_size(value),
         Stmt::For { body, .. } | Stmt::While { body, .. } => block(body),
         Stmt::Loop { body, result, .. } => {

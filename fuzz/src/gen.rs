@@ -39,6 +39,8 @@ struct ArrayVar {
     /// Being iterated by an enclosing `for`: not writable here.
     frozen: bool,
     ambiguous: bool,
+    /// A local fixed-size array `[f64; len]` (copied by `let` and by `=`), not a `Vec` or slice.
+    fixed: bool,
 }
 
 /// A matrix (`--forms`): a local `Vec<Vec<f64>>` or nested array `[[v; cols]; rows]`, or a parameter of
@@ -367,6 +369,7 @@ impl Gen {
                     local: false,
                     frozen: false,
                     ambiguous: false,
+                    fixed: false,
                 }),
                 ParamKind::Int(v) => scope.ints.push(IntVar {
                     name: p.name.clone(),
@@ -437,6 +440,7 @@ impl Gen {
                     local: true,
                     frozen: false,
                     ambiguous,
+                    fixed: false,
                 });
                 body.push(Stmt::LetArray {
                     name,
@@ -657,6 +661,19 @@ impl Gen {
         let locals = scope.arrays.iter().any(|a| a.local && !a.frozen);
         let nest = ctx.depth < 3;
         let local_matrices = scope.matrices.iter().any(|m| m.writable);
+        // `d = c;` of two fixed-size arrays of one length, `d` writable here.
+        let whole: Vec<(String, String)> = scope
+            .arrays
+            .iter()
+            .filter(|d| d.fixed && !d.frozen)
+            .flat_map(|d| {
+                scope
+                    .arrays
+                    .iter()
+                    .filter(move |c| c.fixed && c.len == d.len && c.name != d.name)
+                    .map(move |c| (d.name.clone(), c.name.clone()))
+            })
+            .collect();
         // Calls, more often with `--forms` where a callee writes an output buffer.
         let call = match ctx.callees.len() {
             0 => 0,
@@ -690,6 +707,7 @@ impl Gen {
             }, // 15 matrix loop nest
             if self.forms && local_matrices { 4 } else { 0 },   // 16 matrix element write
             if self.forms { 5 } else { 0 },                     // 17 tuple let
+            if whole.is_empty() { 0 } else { 4 },               // 18 array assigned whole
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -855,7 +873,11 @@ impl Gen {
                 let j = self.index(scope, m.cols, "");
                 self.matrix_write(scope, ctx, &m, i, j)
             }
-            _ => self.let_pair(scope, ctx),
+            17 => self.let_pair(scope, ctx),
+            _ => {
+                let (target, source) = self.rng.pick(&whole).clone();
+                Stmt::AssignWhole { target, source }
+            }
         }
     }
 
@@ -929,7 +951,10 @@ impl Gen {
         } else {
             self.expr(scope, ctx, 1)
         };
-        let (name, len, init) = match self.rng.weighted(&[5, 3, 2]) {
+        let fixed_arrays: Vec<ArrayVar> =
+            scope.arrays.iter().filter(|a| a.fixed).cloned().collect();
+        let copies = if fixed_arrays.is_empty() { 0 } else { 2 };
+        let (name, len, init) = match self.rng.weighted(&[5, 3, 2, copies]) {
             0 => {
                 let name = self.name("arr");
                 let with_len: Vec<ArrayVar> = scope.arrays.clone();
@@ -942,16 +967,22 @@ impl Gen {
                 }
             }
             1 => (self.name("buf"), 3, ArrayInit::Fixed(fill, 3)),
-            _ => {
+            2 => {
                 let len = self.rng.range(2, 4);
                 let es = (0..len).map(|_| self.expr(scope, ctx, 1)).collect();
                 (self.name("buf"), len, ArrayInit::List(es))
+            }
+            _ => {
+                let a = self.rng.pick(&fixed_arrays).clone();
+                (self.name("cp"), a.len, ArrayInit::CopyOf(a.name))
             }
         };
         let typed = match &init {
             ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => self.typed(scope, e),
             ArrayInit::List(es) => es.iter().any(|e| self.typed(scope, e)),
+            ArrayInit::CopyOf(src) => scope.arrays.iter().any(|a| &a.name == src && !a.ambiguous),
         };
+        let fixed = !matches!(init, ArrayInit::Vec(..));
         let annotated = !ctx.generic && self.rng.chance(if typed { 0.1 } else { 0.6 });
         scope.arrays.push(ArrayVar {
             name: name.clone(),
@@ -959,6 +990,7 @@ impl Gen {
             local: true,
             frozen: false,
             ambiguous: !ctx.generic && !typed && !annotated,
+            fixed,
         });
         Stmt::LetArray {
             name,

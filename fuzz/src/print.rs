@@ -335,10 +335,12 @@ impl Printer {
                             format!("[{}]", parts.join(", ")),
                         )
                     }
+                    ArrayInit::CopyOf(src) => (String::new(), src.clone()),
                 };
                 let a = if *annotated { a } else { String::new() };
                 self.line(&format!("let mut {name}{a} = {e};"));
             }
+            Stmt::AssignWhole { target, source } => self.line(&format!("{target} = {source};")),
             Stmt::Assign { place, op, value } => {
                 let target = match place {
                     Place::Var(v) => v.clone(),

@@ -332,7 +332,9 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
         Stmt::LetArray { init, .. } => match init {
             ArrayInit::Vec(e, _) | ArrayInit::Fixed(e, _) => visit_expr(e, f),
             ArrayInit::List(es) => es.iter_mut().any(|e| visit_expr(e, f)),
+            ArrayInit::CopyOf(_) => false,
         },
+        Stmt::AssignWhole { .. } => false,
         Stmt::Assign { value, .. } => visit_expr(value, f),
         Stmt::For { body, .. } => visit_block(body, f),
         Stmt::While { cond, body, .. } => {
