@@ -590,7 +590,7 @@ impl<'a> Emitter<'a> {
             })
             .map(|(view, name)| {
                 let array = self.array_name(view.array);
-                views::declaration(view, name, array, l, &operand)
+                views::declaration(view, name, array, l, &operand, false)
             })
             .collect()
     }

@@ -860,7 +860,7 @@ impl Forward<'_, '_> {
             if let Some((_, true)) = self.tangent_views.remove(&view.load) {
                 let operand = |o: &Operand| self.e.operand(o);
                 view_declarations.push(crate::views::declaration(
-                    &view, &name, &buffer, l, &operand,
+                    &view, &name, &buffer, l, &operand, false,
                 ));
             }
         }

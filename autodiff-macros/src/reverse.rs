@@ -75,6 +75,9 @@ struct Reverse<'e, 'a> {
     /// The tuple adjoints made by `contribute_component` (bound once, by name): which of their components
     /// are known to be zero.
     zero_components: BTreeMap<String, Vec<bool>>,
+    /// While a loop's body is reversed: the increments of its reads through a mutable view of an adjoint
+    /// buffer (`LoopPlan::adjoint_views`), by the read's value, and whether one was printed.
+    adjoint_reads: BTreeMap<Var, (TokenStream, bool)>,
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition the plan checks (`plan.rs`), which
@@ -102,6 +105,9 @@ pub(crate) struct Shortcuts {
     /// The reverse of an increment `a[k] += w` leaves the element's adjoint in place
     /// (`increments.rs`).
     pub(crate) increments: bool,
+    /// A reversed loop adds the adjoints of its reads through a view into the adjoint buffer, a mutable
+    /// sub-slice taken before the loop (`views::adjoint_views`), as the forward sweep reads the array.
+    pub(crate) adjoint_views: bool,
 }
 
 impl Shortcuts {
@@ -114,6 +120,7 @@ impl Shortcuts {
         call_into: true,
         call_gradient: true,
         increments: true,
+        adjoint_views: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -124,6 +131,7 @@ impl Shortcuts {
         call_into: false,
         call_gradient: false,
         increments: false,
+        adjoint_views: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -180,6 +188,7 @@ fn vjp_body_with(
         finished_counters: BTreeMap::new(),
         hoisted_here: BTreeMap::new(),
         zero_components: BTreeMap::new(),
+        adjoint_reads: BTreeMap::new(),
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -697,8 +706,14 @@ impl Reverse<'_, '_> {
                     // Read again where the register is added to the array's adjoint, after the loop.
                     refs.extend(index.var());
                 }
+                let through_view = self.adjoint_reads.get_mut(&var).map(|(element, used)| {
+                    *used = true;
+                    element.clone()
+                });
                 if let Some(register) = window.or(invariant) {
                     code.push(quote!(::autodiff::__private::add_to(&mut #register, #d);));
+                } else if let Some(element) = through_view {
+                    code.push(quote!(::autodiff::__private::add_to(&mut #element, #d);));
                 } else if activity.is_active_array(*array) {
                     let buffer = self.array_adjoint(*array);
                     let index_tokens = self.e.operand(index);

@@ -23,7 +23,7 @@
 //! the softmax cross-entropy of the speed benches: the primal's matrix product in this form runs 2.3 times
 //! fewer instructions than with a bounds check at each read (`benches/README.md`).
 
-use crate::ir::{Array, Block, Function, Loop, Operand, Stmt, Value, Var};
+use crate::ir::{Array, ArrayInit, Block, Function, Loop, Operand, Stmt, Value, Var};
 use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
@@ -145,14 +145,89 @@ fn views_of(
     views
 }
 
+// Input (ir):                           // Output (reverse sweep of the loop):
+// loop for i in 0..d                     let __d_w_view: &mut [_] =
+//     v0 = c * d                             if 0 < d { &mut __d_w[(c * d)..(c * d) + d] } else { &mut [] };
+//     v1 = v0 + i                        for i in 0..d {
+//     v2 = w[v1]     (a view)                ..
+//     ..                                     add_to(&mut __d_w_view[i], __d_v2);
+/// The arrays of `l` whose adjoints the reverse of `l` adds through a mutable view of the adjoint buffer,
+/// of those that `wanted` (active, and not accumulated in registers): read in the loop only through views
+/// of one offset, and used in no other way anywhere in the loop (no other read, write, call or copy), so
+/// that every access to the adjoint buffer in the reversed loop is an increment through the view (which the
+/// borrow checker confirms: the view is a `&mut` borrow of the buffer for the whole loop). The views cover
+/// exactly the elements the loop reads, so taking one fails where a read would have.
+pub(crate) fn adjoint_views(f: &Function, l: &Loop, wanted: &dyn Fn(Array) -> bool) -> Vec<Array> {
+    let name = |v: Var| {
+        let ident = proc_macro2::Ident::new(&format!("v{}", v.0), proc_macro2::Span::call_site());
+        quote!(#ident)
+    };
+    let mut lengths = BTreeMap::new();
+    for stmt in f.all_stmts() {
+        if let Stmt::Let {
+            var,
+            value: Value::Len(array),
+        } = stmt
+        {
+            lengths.insert(*var, *array);
+        }
+    }
+    let views = views_of(f, l, &lengths, &name);
+    let mut arrays: Vec<Array> = views.iter().map(|v| v.array).collect();
+    arrays.sort();
+    arrays.dedup();
+    arrays.retain(|&array| {
+        let of_array: Vec<&View> = views.iter().filter(|v| v.array == array).collect();
+        let base = |v: &View| v.base.as_ref().map(ToString::to_string);
+        let one_offset = of_array.iter().all(|v| base(v) == base(of_array[0]));
+        let loads: BTreeSet<Var> = of_array.iter().map(|v| v.load).collect();
+        wanted(array) && one_offset && !other_uses(&l.body.stmts, array, &loads)
+    });
+    arrays
+}
+
+/// Does `stmts` (nested blocks too) use `array` other than by the reads `loads` (or its length)?
+fn other_uses(stmts: &[Stmt], array: Array, loads: &BTreeSet<Var>) -> bool {
+    stmts.iter().any(|stmt| {
+        let direct = match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Load { array: a, .. },
+            } => *a == array && !loads.contains(var),
+            Stmt::Store { array: a, .. }
+            | Stmt::Push { array: a, .. }
+            | Stmt::NewArray { array: a, .. }
+                if *a == array =>
+            {
+                true
+            }
+            Stmt::NewArray {
+                init: ArrayInit::Copy(a) | ArrayInit::Window { source: a, .. },
+                ..
+            } => *a == array,
+            _ => false,
+        };
+        direct
+            || stmt
+                .operands()
+                .iter()
+                .any(|o| matches!(o, Operand::Array(a) if *a == array))
+            || stmt
+                .blocks()
+                .iter()
+                .any(|b| other_uses(&b.stmts, array, loads))
+    })
+}
+
 /// The declaration of a view before its loop: the sub-slice the loop's reads cover, or an empty slice
-/// where the loop does not run.
+/// where the loop does not run; `mutable` for a view of an adjoint buffer.
 pub(crate) fn declaration(
     view: &View,
     name: &proc_macro2::Ident,
     array: &proc_macro2::Ident,
     l: &Loop,
     operand: &dyn Fn(&Operand) -> TokenStream,
+    mutable: bool,
 ) -> TokenStream {
     let Some((range, _)) = &l.range else {
         return TokenStream::new();
@@ -164,11 +239,18 @@ pub(crate) fn declaration(
         Some(base) => (quote!(#base + #start), quote!(#base + #end)),
         None => (start.clone(), end.clone()),
     };
-    if range.inclusive {
-        quote!(let #name: &[_] = if #start <= #end { &#array[#lo..=#hi] } else { &[] };)
+    let (borrow, cmp) = match (mutable, range.inclusive) {
+        (false, false) => (quote!(&), quote!(<)),
+        (false, true) => (quote!(&), quote!(<=)),
+        (true, false) => (quote!(&mut), quote!(<)),
+        (true, true) => (quote!(&mut), quote!(<=)),
+    };
+    let slice = if range.inclusive {
+        quote!(#array[#lo..=#hi])
     } else {
-        quote!(let #name: &[_] = if #start < #end { &#array[#lo..#hi] } else { &[] };)
-    }
+        quote!(#array[#lo..#hi])
+    };
+    quote!(let #name: #borrow [_] = if #start #cmp #end { #borrow #slice } else { #borrow [] };)
 }
 
 /// The read of a view at the loop's index `index`.
@@ -295,6 +377,63 @@ mod tests {
             "{views:?}"
         );
         assert_eq!(views[1], "x[+i]");
+    }
+
+    /// The arrays whose adjoints each loop of `src` adds through views, by the loops' trip-count values.
+    fn adjoint_views_in(src: &str) -> Vec<Vec<String>> {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let mut errors = Errors::default();
+        let sig = crate::signature::analyze(&item, &Args::default(), &mut errors)
+            .expect("supported signature");
+        let float_params = crate::signature::float_type_params(&item.sig.generics);
+        let f = crate::lower::lower(&item, &sig, float_params, &mut errors);
+        assert!(errors.finish().is_ok(), "test source is supported");
+        let mut loops: Vec<&Loop> = f
+            .all_stmts()
+            .into_iter()
+            .filter_map(|s| match s {
+                Stmt::Loop(l) => Some(&**l),
+                _ => None,
+            })
+            .collect();
+        loops.sort_by_key(|l| l.trips);
+        loops
+            .into_iter()
+            .map(|l| {
+                adjoint_views(&f, l, &|_| true)
+                    .into_iter()
+                    .map(|a| f.arrays[a.0 as usize].name.clone())
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn adjoints_go_through_views_where_the_loop_reads_the_array_only_through_them() {
+        let views = adjoint_views_in(
+            "fn f(w: &[f64], x: &[f64], d: usize, k: usize) -> f64 {
+                let mut s = 0.0;
+                for c in 0..k { for i in 0..d { s += w[c * d + i] * x[i] + w[c * d + i]; } }
+                s
+            }",
+        );
+        // The inner loop first (lowering numbers its trip count first); the outer reads nothing itself.
+        assert_eq!(views, vec![vec!["w".to_string(), "x".to_string()], vec![]]);
+    }
+
+    #[test]
+    fn adjoints_of_arrays_used_otherwise_in_the_loop_do_not() {
+        let views = adjoint_views_in(
+            "fn f(x: &[f64], y: &[f64], z: &[f64], n: usize) -> f64 {
+                let mut s = 0.0;
+                for i in 0..n { s += x[i] * x[i + 1]; }
+                for i in 0..n { s += y[i]; if s > 1.0 { s += y[0]; } }
+                for i in 0..n { s += z[i] * g(z); }
+                s
+            }",
+        );
+        // Two offsets of `x`, another read of `y` in a branch, `z` passed whole to a call.
+        assert!(views.iter().all(Vec::is_empty), "{views:?}");
     }
 
     #[test]

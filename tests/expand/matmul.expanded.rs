@@ -57,6 +57,11 @@ fn __matmul_vjp_into(
             __d_c[__v9] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1 = __d_s;
             let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
+            let __d_a_view: &mut [_] = if 0 < k {
+                &mut __d_a[(__i * k)..(__i * k) + k]
+            } else {
+                &mut []
+            };
             for __i_2 in 0..k {
                 let __v1 = __i * k;
                 let __v2 = __v1 + __i_2;
@@ -67,7 +72,7 @@ fn __matmul_vjp_into(
                 let __d_v3 = __d_s_1 * __v6;
                 let __d_v6 = __d_s_1 * __v3;
                 ::autodiff::__private::add_to(&mut __d_b[__v5], __d_v6);
-                ::autodiff::__private::add_to(&mut __d_a[__v2], __d_v3);
+                ::autodiff::__private::add_to(&mut __d_a_view[__i_2], __d_v3);
             }
         }
     }
@@ -429,6 +434,11 @@ fn ____matmul_generic_vjp_into<__S: ::autodiff::__private::Float>(
             __d_c[__v11] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1_1 = __d_s_1;
             let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
+            let __d_a_view: &mut [_] = if 0 < k {
+                &mut __d_a[(__i * k)..(__i * k) + k]
+            } else {
+                &mut []
+            };
             for __i_2 in 0..k {
                 let __v3 = __i * k;
                 let __v4 = __v3 + __i_2;
@@ -439,7 +449,7 @@ fn ____matmul_generic_vjp_into<__S: ::autodiff::__private::Float>(
                 let __d_v5 = __d_s_1_1 * __v8;
                 let __d_v8 = __d_s_1_1 * __v5;
                 ::autodiff::__private::add_to(&mut __d_b[__v7], __d_v8);
-                ::autodiff::__private::add_to(&mut __d_a[__v4], __d_v5);
+                ::autodiff::__private::add_to(&mut __d_a_view[__i_2], __d_v5);
             }
         }
     }

@@ -711,12 +711,13 @@ fn __euler_vjp_into(
     let mut __d_h = 0.0;
     for __i in (0..steps).rev() {
         let mut __d_h_1 = __d_h;
+        let __d_k_view: &mut [_] = if 0 < 2 { &mut __d_k[0..2] } else { &mut [] };
         for __i_1 in (0..2).rev() {
             let __v2 = __tape_v2.pop();
             let __d_increment = __d_y[__i_1];
             let __d_h_2 = __d_h_1 + __d_increment * __v2;
             let __d_v2 = __d_increment * h;
-            ::autodiff::__private::add_to(&mut __d_k[__i_1], __d_v2);
+            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v2);
             __d_h_1 = __d_h_2;
         }
         let __y_at_call = __tape_y_at_call.pop().to_owned();
@@ -1026,12 +1027,13 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
     let mut __d_h = <__S as ::autodiff::__private::Zero>::zero();
     for __i in (0..steps).rev() {
         let mut __d_h_1 = __d_h;
+        let __d_k_view: &mut [_] = if 0 < 2 { &mut __d_k[0..2] } else { &mut [] };
         for __i_1 in (0..2).rev() {
             let __v4 = __tape_v4.pop();
             let __d_increment = __d_y[__i_1];
             let __d_h_2 = __d_h_1 + __d_increment * __v4;
             let __d_v4 = __d_increment * h;
-            ::autodiff::__private::add_to(&mut __d_k[__i_1], __d_v4);
+            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v4);
             __d_h_1 = __d_h_2;
         }
         let __y_at_call = __tape_y_at_call.pop().to_owned();

@@ -184,14 +184,16 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         let __d_sum_1 = __d_total_1_1 / sum_1;
         let mut __d_sum_1_1 = __d_sum_1;
         let mut __d_zmax_1 = __d_total_1_1;
+        let __d_z_view: &mut [_] = if 0 < k { &mut __d_z[0..k] } else { &mut [] };
         for __i_4 in (0..k).rev() {
             let __v11 = __tape_v11.pop();
             let __d_v10 = __d_sum_1_1 * __v11;
             let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
-            ::autodiff::__private::add_to(&mut __d_z[__i_4], __d_v10);
+            ::autodiff::__private::add_to(&mut __d_z_view[__i_4], __d_v10);
             __d_zmax_1 = __d_zmax_1_1;
         }
         let mut __d_zmax_1_2 = __d_zmax_1;
+        let __d_z_view_1: &mut [_] = if 1 < k { &mut __d_z[1..k] } else { &mut [] };
         for __i_3 in (1..k).rev() {
             let zmax_1 = __tape_zmax_1.pop();
             let __v8 = __tape_v8.pop();
@@ -201,7 +203,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
             );
             let __d_zmax_1_3 = __d_zmax_1_2 * __partial_max;
             let __d_v8 = __d_zmax_1_2 * __partial_max_1;
-            ::autodiff::__private::add_to(&mut __d_z[__i_3], __d_v8);
+            ::autodiff::__private::add_to(&mut __d_z_view_1[__i_3 - 1], __d_v8);
             __d_zmax_1_2 = __d_zmax_1_3;
         }
         ::autodiff::__private::add_to(&mut __d_z[0], __d_zmax_1_2);
@@ -214,14 +216,17 @@ pub fn __softmax_loss_vjp_into<T: Float>(
             } else {
                 &[]
             };
+            let __d_w_view: &mut [_] = if 0 < d {
+                &mut __d_w[(__i_1 * d)..(__i_1 * d) + d]
+            } else {
+                &mut []
+            };
             for __i_2 in 0..d {
-                let __v1 = __i_1 * d;
-                let __v2 = __v1 + __i_2;
                 let __v4 = __i * d;
                 let __v5 = __v4 + __i_2;
                 let __v6 = __data_view[__i_2];
                 let __d_v3 = __d_s_1_1 * __v6;
-                ::autodiff::__private::add_to(&mut __d_w[__v2], __d_v3);
+                ::autodiff::__private::add_to(&mut __d_w_view[__i_2], __d_v3);
             }
         }
     }
@@ -477,14 +482,16 @@ impl softmax_loss {
             let __d_sum_1 = __d_total_1_1 / sum_1;
             let mut __d_sum_1_1 = __d_sum_1;
             let mut __d_zmax_1 = __d_total_1_1;
+            let __d_z_view: &mut [_] = if 0 < k { &mut __d_z[0..k] } else { &mut [] };
             for __i_4 in (0..k).rev() {
                 let __v11 = __tape_v11.pop();
                 let __d_v10 = __d_sum_1_1 * __v11;
                 let __d_zmax_1_1 = __d_zmax_1 + -__d_v10;
-                ::autodiff::__private::add_to(&mut __d_z[__i_4], __d_v10);
+                ::autodiff::__private::add_to(&mut __d_z_view[__i_4], __d_v10);
                 __d_zmax_1 = __d_zmax_1_1;
             }
             let mut __d_zmax_1_2 = __d_zmax_1;
+            let __d_z_view_1: &mut [_] = if 1 < k { &mut __d_z[1..k] } else { &mut [] };
             for __i_3 in (1..k).rev() {
                 let zmax_1 = __tape_zmax_1.pop();
                 let __v8 = __tape_v8.pop();
@@ -494,7 +501,7 @@ impl softmax_loss {
                 );
                 let __d_zmax_1_3 = __d_zmax_1_2 * __partial_max;
                 let __d_v8 = __d_zmax_1_2 * __partial_max_1;
-                ::autodiff::__private::add_to(&mut __d_z[__i_3], __d_v8);
+                ::autodiff::__private::add_to(&mut __d_z_view_1[__i_3 - 1], __d_v8);
                 __d_zmax_1_2 = __d_zmax_1_3;
             }
             ::autodiff::__private::add_to(&mut __d_z[0], __d_zmax_1_2);
@@ -512,6 +519,16 @@ impl softmax_loss {
                 } else {
                     &[]
                 };
+                let __d_w_view: &mut [_] = if 0 < d {
+                    &mut __d_w[(__i_1 * d)..(__i_1 * d) + d]
+                } else {
+                    &mut []
+                };
+                let __d_data_view: &mut [_] = if 0 < d {
+                    &mut __d_data[(__i * d)..(__i * d) + d]
+                } else {
+                    &mut []
+                };
                 for __i_2 in 0..d {
                     let __v1 = __i_1 * d;
                     let __v2 = __v1 + __i_2;
@@ -521,8 +538,8 @@ impl softmax_loss {
                     let __v6 = __data_view[__i_2];
                     let __d_v3 = __d_s_1_1 * __v6;
                     let __d_v6 = __d_s_1_1 * __v3;
-                    ::autodiff::__private::add_to(&mut __d_data[__v5], __d_v6);
-                    ::autodiff::__private::add_to(&mut __d_w[__v2], __d_v3);
+                    ::autodiff::__private::add_to(&mut __d_data_view[__i_2], __d_v6);
+                    ::autodiff::__private::add_to(&mut __d_w_view[__i_2], __d_v3);
                 }
             }
         }

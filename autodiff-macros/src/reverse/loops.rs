@@ -5,6 +5,7 @@ use super::plan::{touches_active_arrays, CounterPlan, Order, WindowPlan};
 use super::{Adjoints, Reverse};
 use crate::emit::Emitter;
 use crate::ir::{Array, Block, Loop, Operand, Stmt, Var};
+use crate::views::View;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +58,8 @@ impl Reverse<'_, '_> {
         let direct = plan.direct;
         let window = self.name_window(&plan.window);
         self.windows.push(window);
+        // The body's increments of arrays read through views go through views of their adjoints.
+        let adjoint_views = self.begin_adjoint_views(l, &plan.adjoint_views);
         let mut body_code = Vec::new();
         let mut body_refs = BTreeSet::new();
         for (yielded, d) in l.body.yields.iter().zip(&carried) {
@@ -154,6 +157,7 @@ impl Reverse<'_, '_> {
         refs.extend(window.invariant.iter().filter_map(|(_, at, _)| at.var()));
         body_code.extend(window_flush);
         if fused {
+            debug_assert!(adjoint_views.is_empty(), "a fused loop has no views");
             // The loop's reverse runs inside its forward sweep, iteration by iteration: every value it
             // reads is still in scope, nothing is recomputed or stored.
             let inner: BTreeSet<Var> = defs_within(&Stmt::Loop(Box::new(l.clone())));
@@ -199,7 +203,8 @@ impl Reverse<'_, '_> {
             // the forward sweep: its iterations read the same elements, in another order.
             self.e.begin_views(l);
             let body = self.region(&l.body, &l.phis, index, body_code, body_refs, refs);
-            let view_declarations = self.e.end_views(l);
+            let mut view_declarations = self.e.end_views(l);
+            view_declarations.extend(self.end_adjoint_views(l, adjoint_views));
             if !view_declarations.is_empty() {
                 refs.extend(self.e.view_reads(l));
             }
@@ -276,6 +281,64 @@ impl Reverse<'_, '_> {
                 self.contribute(init, d.to_token_stream(), adjoints, code);
             }
         }
+    }
+
+    /// While `l`'s body is reversed, the increments of its reads of `arrays` go through mutable views of
+    /// their adjoint buffers (`views::adjoint_views`): each array's view, named, with its first read's
+    /// view (all of an array's views in `l` have one offset).
+    fn begin_adjoint_views(&mut self, l: &Loop, arrays: &[Array]) -> Vec<(View, Ident, Ident)> {
+        let Some((_, index)) = &l.range else {
+            return Vec::new();
+        };
+        let index = self.e.name(*index).clone();
+        let mut made = Vec::new();
+        for &array in arrays {
+            let loads: Vec<View> = self
+                .e
+                .loop_views(l)
+                .iter()
+                .filter(|(v, _)| v.array == array)
+                .map(|(v, _)| v.clone())
+                .collect();
+            let Some(first) = loads.first().cloned() else {
+                continue;
+            };
+            let buffer = self.array_adjoint(array);
+            let name = self.e.namer.fresh(&format!("{buffer}_view"));
+            let operand = |o: &Operand| self.e.operand(o);
+            let element = crate::views::read(&name, &index, l, &operand);
+            for view in &loads {
+                self.adjoint_reads
+                    .insert(view.load, (element.clone(), false));
+            }
+            made.push((first, name, buffer));
+        }
+        made
+    }
+
+    /// After `l`'s body is reversed: the declarations of the adjoint views its increments went through.
+    fn end_adjoint_views(
+        &mut self,
+        l: &Loop,
+        views: Vec<(View, Ident, Ident)>,
+    ) -> Vec<TokenStream> {
+        let mut declarations = Vec::new();
+        for (first, name, buffer) in views {
+            let used = self
+                .e
+                .loop_views(l)
+                .iter()
+                .filter(|(v, _)| v.array == first.array)
+                .filter_map(|(v, _)| self.adjoint_reads.remove(&v.load))
+                .fold(false, |any, (_, used)| any || used);
+            if used {
+                let operand = |o: &Operand| self.e.operand(o);
+                declarations.push(crate::views::declaration(
+                    &first, &name, &buffer, l, &operand, true,
+                ));
+            }
+        }
+        declarations
     }
 
     /// A zero adjoint for the outer value `var`: of its kind where the syntax settled it, else (a call's

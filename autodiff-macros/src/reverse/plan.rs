@@ -85,6 +85,8 @@ pub(crate) struct LoopPlan {
     pub(crate) window: WindowPlan,
     /// The counters of the loop (`loops::Counter`), by carried value.
     pub(crate) counters: BTreeMap<Var, CounterPlan>,
+    /// The arrays whose adjoints the reversed loop adds through a mutable view (`views::adjoint_views`).
+    pub(crate) adjoint_views: Vec<Array>,
 }
 
 /// The order of a loop's reversed iterations.
@@ -316,12 +318,28 @@ impl<'f> Planner<'f> {
         } else {
             BTreeMap::new()
         };
+        // Not where the window's registers add into the same buffer inside the loop, nor in a loop
+        // reversed inside its forward sweep (which has no views).
+        let adjoint_views = if self.shortcuts.adjoint_views && order != Order::Fused {
+            let registers: BTreeSet<Array> = window
+                .arrays
+                .keys()
+                .copied()
+                .chain(window.invariant.iter().map(|(a, _)| *a))
+                .collect();
+            crate::views::adjoint_views(self.f, l, &|a| {
+                self.activity.is_active_array(a) && !registers.contains(&a)
+            })
+        } else {
+            Vec::new()
+        };
         LoopPlan {
             direct,
             order,
             accumulates,
             window,
             counters,
+            adjoint_views,
         }
     }
 
