@@ -672,3 +672,49 @@ proptest! {
         assert_close(dot, slope * t, ANALYTIC_TOL, "jvp");
     }
 }
+
+/// A struct differentiated as a whole whose array field is copied by `let` and the copy written
+/// (`let mut w = self.w; w[0] *= b;`): at `order = 2` the hidden function over the struct's values bound
+/// the copy to the field's sub-slice, which it cannot write (rustc E0594 in generated code before).
+#[derive(Differentiable, Clone, Debug)]
+struct Pair {
+    w: [f64; 2],
+    s: f64,
+}
+
+impl Pair {
+    /// `b w0 + w0 s + w1²`.
+    #[differentiable(wrt(self), order = 2)]
+    fn energy(&self, b: f64) -> f64 {
+        let mut w = self.w;
+        w[0] *= b;
+        w[0] + self.w[0] * self.s + w[1] * self.w[1]
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn an_array_field_copied_by_let_is_a_copy(w0 in moderate(), w1 in moderate(), s in moderate(), b in moderate()) {
+        let pair = Pair { w: [w0, w1], s };
+        let (value, g) = pair.energy_grad(b);
+        assert_close(value, b * w0 + w0 * s + w1 * w1, ANALYTIC_TOL, "value");
+        let got = g.to_flat();
+        assert_all_close(&got, &[b + s, 2.0 * w1, w0], ANALYTIC_TOL, "gradient by hand");
+        let at = |x: &[f64]| Pair { w: [x[0], x[1]], s: x[2] }.energy(b);
+        for (i, want) in got.iter().enumerate() {
+            let along = |t: f64| {
+                let mut x = vec![w0, w1, s];
+                x[i] = t;
+                at(&x)
+            };
+            assert_close(*want, central_difference(along, [w0, w1, s][i]), FD_TOL, "by differences");
+        }
+        let (_, _, h) = pair.energy_hessian(b);
+        let hand = [[0.0, 0.0, 1.0], [0.0, 2.0, 0.0], [1.0, 0.0, 0.0]];
+        for (row, expected) in h.iter().zip(&hand) {
+            assert_all_close(&row.to_flat(), expected, ANALYTIC_TOL, "Hessian");
+        }
+    }
+}

@@ -278,6 +278,8 @@ fn whole_function(
     // The names that stand for a struct on whole in the body, with the pair each becomes.
     let mut wholes: Vec<(String, (Ident, Ident))> = Vec::new();
     let mut prologue = Vec::new();
+    // The fields that are arrays, bound to sub-slices of the values view.
+    let mut array_fields: Vec<String> = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         let Kind::Struct(ty) = &p.kind else {
             let declared = &s.item.sig.inputs[i];
@@ -320,6 +322,7 @@ fn whole_function(
                 });
                 wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
             } else if f.array {
+                array_fields.push(ident.to_string());
                 prologue.push(quote! {
                     let #first = #start;
                     let #last = #end;
@@ -340,6 +343,7 @@ fn whole_function(
         left: None,
     };
     calls.visit_block_mut(&mut block);
+    CopiedFields(&array_fields).visit_block_mut(&mut block);
     if let Some(left) = calls.left {
         return Err(syn::Error::new_spanned(
             left,
@@ -455,6 +459,32 @@ impl VisitMut for WholeCalls<'_> {
     }
 
     // Items nested in the body cannot see the function's parameters.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+// Input:  let mut w = __self_w;           (`self.w`, a `[f64; N]` field, bound to a sub-slice of the view)
+// Output: let mut w = __self_w.to_vec();
+/// A field that is a fixed-size array, bound by `let` to a local (`let mut w = self.w;`, a copy in the
+/// user's code, since an array field cannot be moved out of `&self`): a copy of its sub-slice of the values
+/// view, which the body may write (it was the sub-slice itself, which it cannot: rustc E0594 in the
+/// hidden function of `order = K`).
+struct CopiedFields<'a>(&'a [String]);
+
+impl VisitMut for CopiedFields<'_> {
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if let Some(init) = &mut local.init {
+            let field = match &*init.expr {
+                Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            if field.is_some_and(|f| self.0.contains(&f)) {
+                let expr = &init.expr;
+                *init.expr = syn::parse_quote!(#expr.to_vec());
+            }
+        }
+        syn::visit_mut::visit_local_mut(self, local);
+    }
+
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
