@@ -579,6 +579,10 @@ pub(crate) struct MatrixShape {
     /// Its row offsets, an expression of parameters and constants only (so it may be evaluated anywhere
     /// in the generated code), or `None` where the shape depends on values computed in the body.
     pub(crate) offsets: Option<TokenStream>,
+    /// For a nested array made in the body (`[[a, b], [c, d]]`, `[[v; C]; R]`), its numbers of rows and
+    /// columns, constant expressions: passed whole, it is a `[[T; C]; R]` again
+    /// (`__private::unflatten_fixed`).
+    pub(crate) fixed: Option<(TokenStream, TokenStream)>,
 }
 
 /// What is known of one value.

@@ -390,14 +390,15 @@ impl Lowering<'_> {
 
     /// One argument of a call that is not passed `&mut`.
     fn lower_call_arg(&mut self, arg: &Expr) -> (Operand, bool) {
-        // A nested array written in the call (`g([[a, b], [c, d]])`, `g(&[[0.0; 2]; 2])`): held flat like
-        // one made in the body, it is not passed whole (rustc's mismatched types in generated code before).
+        // A nested array written in the call (`g([[a, b], [c, d]])`, `g(&[[0.0; 2]; 2])`): an error saying to
+        // bind it with `let` first, as which it is passed whole (rustc's mismatched types in generated code
+        // before).
         if nested_array_literal(arg) {
             self.errors.spanned(
                 arg,
-                "a nested array written in a call (`g(&[[a, b], [c, d]])`) is not passed whole: pass its rows \
-                 (`g(&[a, b], &[c, d])`), or write it as a `Vec` of `Vec`s (`g(&vec![vec![a, b], vec![c, d]])`) \
-                 for a callee that takes `&[Vec<f64>]`",
+                "a nested array written in a call (`g(&[[a, b], [c, d]])`) is not passed whole: bind it first \
+                 (`let m = [[a, b], [c, d]]; g(&m)`), or write it as a `Vec` of `Vec`s \
+                 (`g(&vec![vec![a, b], vec![c, d]])`) for a callee that takes `&[Vec<f64>]`",
             );
             return (Self::poisoned(), false);
         }
@@ -420,7 +421,7 @@ impl Lowering<'_> {
                 let shaped = self.arrays[array.0 as usize]
                     .matrix
                     .as_ref()
-                    .is_some_and(|m| m.offsets.is_some());
+                    .is_some_and(|m| m.offsets.is_some() || m.fixed.is_some());
                 if !shaped && self.arrays[array.0 as usize].fixed {
                     self.errors.spanned(
                         arg,
@@ -440,7 +441,10 @@ impl Lowering<'_> {
                     );
                     return (Self::poisoned(), false);
                 }
-                (Operand::Array(array), true)
+                // A parameter is passed as the caller has it (`g(m)` of `m: &[Vec<f64>]` passes the
+                // reference); a matrix made in the body as written, `g(&m)` or `g(m)` (by value).
+                let by_ref = !not_the_parameter || matches!(strip_parens(arg), Expr::Reference(_));
+                (Operand::Array(array), by_ref)
             }
             // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
             Some(array) => (
