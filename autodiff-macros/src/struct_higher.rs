@@ -171,8 +171,8 @@ pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
 }
 
 /// Does the body read `field` (or a value carried from it) as an integer or a flag: as a loop's bound or
-/// step, an index, a `match` scrutinee, the operand of a cast, of an operation with an integer result, or
-/// of a comparison with an integer?
+/// step, an index, a `match` scrutinee, the condition of an `if` or a `while`, the operand of `!`, of a
+/// cast, of an operation with an integer result, or of a comparison with an integer?
 fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
     use crate::ir::{Block, Operand, Stmt, Value};
     let integer = |o: &Operand| matches!(activity.kind(o), Kind::Int);
@@ -234,16 +234,25 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
             Value::Binary(_, a, b) if reads(a, &carried) || reads(b, &carried) => {
                 matches!(activity.var_kind(*var), Kind::Int) || integer(a) || integer(b)
             }
+            // `!p.flag`.
+            Value::Unary(syn::UnOp::Not(_), o) => reads(o, &carried),
             _ => false,
         },
         Stmt::Match { scrutinee, .. } => reads(scrutinee, &carried),
         Stmt::Store { index, .. } => reads(index, &carried),
-        Stmt::Loop(l) => l.range.as_ref().is_some_and(|(r, _)| {
-            [&r.start, &r.end]
-                .into_iter()
-                .chain(r.step.as_ref())
-                .any(|o| reads(o, &carried))
-        }),
+        // `if p.flag { .. }` (also `&&`, `||`), `while p.flag { .. }`: a flag.
+        Stmt::If { cond, .. } => reads(cond, &carried),
+        Stmt::Loop(l) => {
+            l.cond
+                .as_ref()
+                .is_some_and(|c| c.yields.iter().any(|o| reads(o, &carried)))
+                || l.range.as_ref().is_some_and(|(r, _)| {
+                    [&r.start, &r.end]
+                        .into_iter()
+                        .chain(r.step.as_ref())
+                        .any(|o| reads(o, &carried))
+                })
+        }
         _ => false,
     })
 }

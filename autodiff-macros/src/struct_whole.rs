@@ -707,12 +707,12 @@ mod tests {
         let floats = first_order(quote!(p.b * x + p.w[0]));
         assert!(floats.contains("fn __f_whole"), "{floats}");
         assert!(floats.contains("__struct_whole"), "{floats}");
-        // A flag, an exponent, an argument of a call: maybe not floats, and the first order must not break.
-        for doubtful in [
-            quote!(if p.flag { x } else { -x }),
-            quote!(x.powi(p.n)),
-            quote!(g(x, p.n) * p.b),
-        ] {
+        // A flag read as a condition is taken in its declared type (`FieldType`), as an integer is.
+        let flag = first_order(quote!(if p.flag { x } else { -x }));
+        assert!(flag.contains("fn __f_whole"), "{flag}");
+        assert!(!flag.contains("compile_error"), "{flag}");
+        // An exponent, an argument of a call: maybe not floats, and the first order must not break.
+        for doubtful in [quote!(x.powi(p.n)), quote!(g(x, p.n) * p.b)] {
             let text = first_order(doubtful);
             assert!(!text.contains("fn __f_whole"), "{text}");
             assert!(!text.contains("compile_error"), "{text}");
