@@ -123,6 +123,13 @@ impl Named {
     fn squared(&self, x: f64) -> f64 {
         self.by_name_length(x) * x
     }
+
+    /// `k x² len(name) + sin x`, asking the `String` its length itself at `order = 2` (was a type error in
+    /// generated code: the field was taken as `&[f64]`).
+    #[differentiable(order = 2)]
+    fn measured(&self, x: f64) -> f64 {
+        self.k * x * x * self.name.len() as f64 + x.sin()
+    }
 }
 
 /// A parameter struct with methods differentiated in `self`.
@@ -648,6 +655,26 @@ fn methods_whose_generic_copy_would_not_compile_get_none() {
         name: "abc".into(),
         k: 1.5,
     };
+    for x in [-1.1, 0.0, 0.5, 2.3] {
+        let (value, dx, h) = named.measured_hessian(x);
+        assert_close(value, named.measured(x), ANALYTIC_TOL, "value");
+        assert_close(value, 4.5 * x * x + x.sin(), ANALYTIC_TOL, "value by hand");
+        assert_close(dx, 9.0 * x + x.cos(), ANALYTIC_TOL, "d x");
+        assert_close(h[0][0], 9.0 - x.sin(), ANALYTIC_TOL, "d² x");
+        let grad = |x: f64| named.measured_grad(x).1;
+        assert_close(
+            h[0][0],
+            central_difference(grad, x),
+            FD_TOL,
+            "d² x by differences",
+        );
+        assert_close(
+            named.measured_derivatives(x)[2],
+            h[0][0],
+            ANALYTIC_TOL,
+            "f_derivatives",
+        );
+    }
     // 4.5 x² + x.
     let (value, dx, h) = named.squared_hessian(0.5);
     assert_close(value, named.squared(0.5), ANALYTIC_TOL, "value");
