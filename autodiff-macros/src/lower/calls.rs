@@ -446,6 +446,9 @@ impl Lowering<'_> {
                 let by_ref = !not_the_parameter || matches!(strip_parens(arg), Expr::Reference(_));
                 (Operand::Array(array), by_ref)
             }
+            // A parameter taken by reference is passed as the reference it is, also where written `&b` of
+            // a copy `let b = *a;` that reads it (`&a` of `a: &[f64; 3]` is no `&[f64]`).
+            Some(array) if self.is_reference_param(array) => (Operand::Array(array), false),
             // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
             Some(array) => (
                 Operand::Array(array),
@@ -461,6 +464,14 @@ impl Lowering<'_> {
                 _ => (self.lower_expr(arg, None), false),
             },
         }
+    }
+
+    /// Is `array` a parameter taken by reference (`a: &[f64; 3]`, `v: &[f64]`, `w: &Vec<f64>`)?
+    fn is_reference_param(&self, array: crate::ir::Array) -> bool {
+        self.arrays[array.0 as usize]
+            .param
+            .and_then(|i| self.param_types.get(i))
+            .is_some_and(|ty| matches!(ty, syn::Type::Reference(_)))
     }
 
     /// Is `arg` the name of a float parameter taken by reference (`c: &f64`), still bound to it?
