@@ -1059,3 +1059,52 @@ fn calls_whose_gradient_clips_the_cotangent_run_it_again() {
         assert_close(slope, expected, ANALYTIC_TOL, "rows_through_clipped_calls");
     }
 }
+
+/// A parameter taken by reference passed on through a copy of it (`let b = *a; weighted_sum(&b)`, which
+/// reads `a`) and bare (`weighted_sum(a)`): passed as the reference it is (was rustc's "expected `&[f64]`,
+/// found `&&[f64; 3]`" in generated code), at `order = 2`.
+#[differentiable]
+fn weighted_sum(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, &x) in v.iter().enumerate() {
+        s += x * x * (i + 1) as f64;
+    }
+    s
+}
+
+// `&w` of a reference as written (what is tested).
+#[allow(clippy::needless_borrow)]
+#[differentiable(order = 2)]
+fn through_a_copy(a: &[f64; 3], w: &Vec<f64>) -> f64 {
+    let b = *a;
+    weighted_sum(&b) * b[1] + weighted_sum(a) + weighted_sum(&w) * a[0]
+}
+
+fn through_a_copy_by_hand(x: &[f64]) -> f64 {
+    let ws = |v: &[f64]| -> f64 {
+        v.iter()
+            .enumerate()
+            .map(|(i, v)| v * v * (i + 1) as f64)
+            .sum()
+    };
+    ws(&x[..3]) * x[1] + ws(&x[..3]) + ws(&x[3..]) * x[0]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_reference_parameter_passed_through_a_copy(x in prop::array::uniform5(moderate())) {
+        let (a, w) = ([x[0], x[1], x[2]], vec![x[3], x[4]]);
+        let (value, (ga, gw), hessian) = through_a_copy_hessian(&a, &w);
+        prop_assert_eq!(value, through_a_copy(&a, &w));
+        assert_close(value, through_a_copy_by_hand(&x), 1e-12, "value by hand");
+        let grad: Vec<f64> = ga.iter().chain(&gw).copied().collect();
+        assert_fd_gradient(through_a_copy_by_hand, &x, &grad, "gradient");
+        let flat_grad = |y: &[f64]| {
+            let (_, (ga, gw)) = through_a_copy_grad(&[y[0], y[1], y[2]], &vec![y[3], y[4]]);
+            ga.iter().chain(&gw).copied().collect::<Vec<f64>>()
+        };
+        assert_jacobian(&hessian, &fd_jacobian(flat_grad, &x), "Hessian");
+    }
+}

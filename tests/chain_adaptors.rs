@@ -314,3 +314,53 @@ proptest! {
         }
     }
 }
+
+/// `.rev().enumerate()` counts from the last element, `(0, x[n - 1])`, `(1, x[n - 2])`, .. (the count was
+/// the element's index, a wrong value and gradient). In a chain, in a `for`, on a sub-slice.
+#[differentiable(order = 2)]
+fn counted_backwards(x: &[f64]) -> f64 {
+    let chained: f64 = x
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, v)| v * v * (i + 1) as f64)
+        .sum();
+    let mut looped = 0.0;
+    for (i, &v) in x[1..].iter().rev().enumerate() {
+        looped += v.sin() * i as f64;
+    }
+    chained + looped
+}
+
+fn counted_backwards_by_hand(x: &[f64]) -> f64 {
+    let n = x.len();
+    let chained: f64 = (0..n).map(|k| x[k] * x[k] * (n - k) as f64).sum();
+    let looped: f64 = (1..n).map(|k| x[k].sin() * (n - 1 - k) as f64).sum();
+    chained + looped
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn enumerated_backwards(x in inputs()) {
+        let (value, grad) = counted_backwards_grad(&x);
+        prop_assert_eq!(value, counted_backwards(&x));
+        assert_close(value, counted_backwards_by_hand(&x), 1e-12, "value by hand");
+        let n = x.len();
+        let by_hand: Vec<f64> = (0..n)
+            .map(|k| 2.0 * x[k] * (n - k) as f64 + if k >= 1 { x[k].cos() * (n - 1 - k) as f64 } else { 0.0 })
+            .collect();
+        assert_all_close(&grad, &by_hand, ANALYTIC_TOL, "gradient by hand");
+        assert_fd_gradient(counted_backwards_by_hand, &x, &grad, "gradient");
+        let (_, _, hessian) = counted_backwards_hessian(&x);
+        let diagonal: Vec<Vec<f64>> = (0..n)
+            .map(|k| {
+                let mut row = vec![0.0; n];
+                row[k] = 2.0 * (n - k) as f64 - if k >= 1 { x[k].sin() * (n - 1 - k) as f64 } else { 0.0 };
+                row
+            })
+            .collect();
+        check_hessian(&hessian, &diagonal, |y| counted_backwards_grad(y).1, &x, "counted_backwards");
+    }
+}

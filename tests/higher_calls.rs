@@ -211,11 +211,94 @@ impl<T: Float> Scaler<T> {
     fn twice(x: T) -> T {
         Self::scale(x) * x + Self::scale(x * x) * T::from(Self::HALF).unwrap()
     }
+
+    /// Reads `Self::HALF` outside `T::from(..)`: no copy over a float type of its own, which callers
+    /// outside the `impl` do not need.
+    #[differentiable]
+    fn halved(x: T) -> T {
+        let h = Self::HALF;
+        x.exp() * T::from(h).unwrap()
+    }
 }
 
 #[differentiable(order = 2)]
 fn through_generic_impl(x: f64) -> f64 {
     Scaler::<f64>::twice(x) * x
+}
+
+/// The same associated functions called by the type's name alone (`Scaler::scale(x)`, its `T` inferred
+/// from the argument), at `order = 2` and `order = 3`, with a `wrt(..)` leaving a float out and a call with
+/// the type argument beside it; and at first order. (Was rustc's E0283 in generated code: the caller's copy
+/// called a copy over a float type of its own, which left `Scaler`'s `T` open.)
+#[differentiable(order = 2)]
+fn by_type_name(x: f64, k: f64) -> f64 {
+    Scaler::scale(x * k) + Scaler::twice(k) * x + Scaler::<f64>::scale(x) + Scaler::halved(x * x)
+}
+
+#[differentiable(order = 3)]
+fn by_type_name_third(x: f64) -> f64 {
+    Scaler::twice(x) * x.cos()
+}
+
+#[differentiable(order = 2, wrt(x))]
+fn by_type_name_wrt(x: f64, k: f64) -> f64 {
+    Scaler::scale(x * k) * k
+}
+
+#[differentiable]
+fn by_type_name_first(x: f64, k: f64) -> f64 {
+    Scaler::scale(x * k) + Scaler::twice(k) * x
+}
+
+fn scale_by_hand(x: f64) -> f64 {
+    x.sin() * x
+}
+
+fn twice_by_hand(x: f64) -> f64 {
+    scale_by_hand(x) * x + scale_by_hand(x * x) * 0.5
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn associated_functions_by_the_type_name(x in -1.5f64..1.5, k in -1.5f64..1.5) {
+        let f = |v: &[f64]| {
+            scale_by_hand(v[0] * v[1])
+                + twice_by_hand(v[1]) * v[0]
+                + scale_by_hand(v[0])
+                + 0.5 * (v[0] * v[0]).exp()
+        };
+        let (value, (gx, gk), h) = by_type_name_hessian(x, k);
+        assert_close(value, f(&[x, k]), 1e-12, "value");
+        prop_assert_eq!(value, by_type_name(x, k));
+        common::assert_fd_gradient(f, &[x, k], &[gx, gk], "gradient");
+        let grad = |v: &[f64]| {
+            let (_, (gx, gk)) = by_type_name_grad(v[0], v[1]);
+            vec![gx, gk]
+        };
+        common::assert_jacobian(&h, &common::fd_jacobian(grad, &[x, k]), "Hessian");
+        let (value1, (gx1, gk1)) = by_type_name_first_grad(x, k);
+        prop_assert_eq!(value1, by_type_name_first(x, k));
+        let f1 = |v: &[f64]| scale_by_hand(v[0] * v[1]) + twice_by_hand(v[1]) * v[0];
+        common::assert_fd_gradient(f1, &[x, k], &[gx1, gk1], "first order");
+
+        // f = twice(x) cos x: each derivative against central differences of the one below it.
+        let d = by_type_name_third_derivatives(x);
+        prop_assert_eq!(d[0], by_type_name_third(x));
+        assert_close(d[0], twice_by_hand(x) * x.cos(), 1e-12, "value");
+        assert_close(d[1], central_difference(|v| twice_by_hand(v) * v.cos(), x), 1e-6, "f'");
+        assert_close(d[2], central_difference(|v| by_type_name_third_grad(v).1, x), 1e-6, "f''");
+        let second = |v: f64| by_type_name_third_hessian(v).2[0][0];
+        assert_close(d[3], central_difference(second, x), 1e-6, "third derivative");
+
+        // wrt(x): f = k (kx) sin(kx); its second derivative by differences of the gradient.
+        let (value, g, h) = by_type_name_wrt_hessian(x, k);
+        prop_assert_eq!(value, by_type_name_wrt(x, k));
+        assert_close(g, central_difference(|v| scale_by_hand(v * k) * k, x), 1e-6, "wrt: f'");
+        let wrt_grad = |v: f64| by_type_name_wrt_grad(v, k).1;
+        assert_close(h[0][0], central_difference(wrt_grad, x), 1e-6, "wrt: f''");
+    }
 }
 
 proptest! {

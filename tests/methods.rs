@@ -58,8 +58,9 @@ impl Dataset {
 }
 
 /// First-order methods whose generic copy, made without being asked, could not compile, so they get none:
-/// one calling, by `Self::`, a method without a copy (its body iterates with references), one passing
-/// `self` on whole to a free function (which has no copy over a struct).
+/// one calling another method by `Self::`, one passing `self` on whole to a free function (which has no copy
+/// over a struct). A method iterating a field by value (`self.ws.iter().map(|w| w * x)`, `for &w in
+/// self.ws.iter()`) has one, which `order = 2` methods calling it reach.
 struct Weights {
     ws: Vec<f64>,
 }
@@ -79,6 +80,22 @@ impl Weights {
     #[differentiable]
     fn through_free_function(&self, x: f64) -> f64 {
         first_weight(self, x) * 2.0
+    }
+
+    /// `Σ sin(w x)`, iterating the field by value.
+    #[differentiable]
+    fn sines(&self, x: f64) -> f64 {
+        let mut s = 0.0;
+        for &w in self.ws.iter() {
+            s += (w * x).sin();
+        }
+        s
+    }
+
+    /// `total(x)² + sines(x²)`: second order through both (was an error at each call: no generic copy).
+    #[differentiable(order = 2)]
+    fn total_and_sines(&self, x: f64) -> f64 {
+        Self::total(self, x) * self.total(x) + self.sines(x * x)
     }
 }
 
@@ -105,6 +122,13 @@ impl Named {
     #[differentiable(order = 2)]
     fn squared(&self, x: f64) -> f64 {
         self.by_name_length(x) * x
+    }
+
+    /// `k x² len(name) + sin x`, asking the `String` its length itself at `order = 2` (was a type error in
+    /// generated code: the field was taken as `&[f64]`).
+    #[differentiable(order = 2)]
+    fn measured(&self, x: f64) -> f64 {
+        self.k * x * x * self.name.len() as f64 + x.sin()
     }
 }
 
@@ -595,6 +619,35 @@ fn methods_whose_generic_copy_would_not_compile_get_none() {
     let (value, dx) = w.twice_grad(0.7);
     assert_close(value, w.twice(0.7), ANALYTIC_TOL, "value");
     assert_close(dx, 2.0, ANALYTIC_TOL, "d x");
+    // f = (Σw)² x² + Σ sin(w x²); f'' = 2 (Σw)² + Σ (2w cos(w x²) - 4 w² x² sin(w x²)).
+    for x in [-1.3, -0.4, 0.0, 0.7, 1.9] {
+        let sum: f64 = w.ws.iter().sum();
+        let (value, dx, h) = w.total_and_sines_hessian(x);
+        assert_close(value, w.total_and_sines(x), ANALYTIC_TOL, "value");
+        let by_hand: f64 = w.ws.iter().map(|v| (v * x * x).sin()).sum::<f64>() + sum * sum * x * x;
+        assert_close(value, by_hand, ANALYTIC_TOL, "value by hand");
+        let slope = |x: f64| {
+            2.0 * sum * sum * x
+                + w.ws
+                    .iter()
+                    .map(|v| 2.0 * v * x * (v * x * x).cos())
+                    .sum::<f64>()
+        };
+        assert_close(dx, slope(x), ANALYTIC_TOL, "d x");
+        let curvature = 2.0 * sum * sum
+            + w.ws
+                .iter()
+                .map(|v| 2.0 * v * (v * x * x).cos() - 4.0 * v * v * x * x * (v * x * x).sin())
+                .sum::<f64>();
+        assert_close(h[0][0], curvature, ANALYTIC_TOL, "d² x");
+        let grad = |x: f64| w.total_and_sines_grad(x).1;
+        assert_close(
+            h[0][0],
+            central_difference(grad, x),
+            FD_TOL,
+            "d² x by differences",
+        );
+    }
     let (value, dx) = w.through_free_function_grad(0.7);
     assert_close(value, w.through_free_function(0.7), ANALYTIC_TOL, "value");
     assert_close(dx, 1.0, ANALYTIC_TOL, "d x");
@@ -602,6 +655,26 @@ fn methods_whose_generic_copy_would_not_compile_get_none() {
         name: "abc".into(),
         k: 1.5,
     };
+    for x in [-1.1, 0.0, 0.5, 2.3] {
+        let (value, dx, h) = named.measured_hessian(x);
+        assert_close(value, named.measured(x), ANALYTIC_TOL, "value");
+        assert_close(value, 4.5 * x * x + x.sin(), ANALYTIC_TOL, "value by hand");
+        assert_close(dx, 9.0 * x + x.cos(), ANALYTIC_TOL, "d x");
+        assert_close(h[0][0], 9.0 - x.sin(), ANALYTIC_TOL, "d² x");
+        let grad = |x: f64| named.measured_grad(x).1;
+        assert_close(
+            h[0][0],
+            central_difference(grad, x),
+            FD_TOL,
+            "d² x by differences",
+        );
+        assert_close(
+            named.measured_derivatives(x)[2],
+            h[0][0],
+            ANALYTIC_TOL,
+            "f_derivatives",
+        );
+    }
     // 4.5 x² + x.
     let (value, dx, h) = named.squared_hessian(0.5);
     assert_close(value, named.squared(0.5), ANALYTIC_TOL, "value");

@@ -67,8 +67,53 @@ fn gram_by_hand(x: &[f64]) -> f64 {
         .sum()
 }
 
+#[differentiable]
+fn det_of(m: [[f64; 2]; 2]) -> f64 {
+    m[0][0] * m[1][1] - m[0][1] * m[1][0]
+}
+
+#[differentiable]
+fn weighted_squares(m: &[[f64; 3]; 2]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        for j in 0..3 {
+            s += m[i][j] * m[i][j] * (i + j + 1) as f64;
+        }
+    }
+    s
+}
+
+/// Nested arrays made in the body and passed whole to calls, by value and by reference (was an error
+/// saying to pass their rows): `det [[x0, x1], [x1 x2, sin x0]] + Σ (i + j + 1) z[i][j]²` with `z` zero
+/// but `z[0][0] = x1`, `z[1][2] = x0 x2`.
+#[differentiable(order = 2)]
+fn passed_whole(x: &[f64]) -> f64 {
+    let m = [[x[0], x[1]], [x[1] * x[2], x[0].sin()]];
+    let mut z = [[0.0; 3]; 2];
+    z[0][0] = x[1];
+    z[1][2] = x[0] * x[2];
+    det_of(m) + weighted_squares(&z)
+}
+
+fn passed_whole_by_hand(x: &[f64]) -> f64 {
+    x[0] * x[0].sin() - x[1] * x[1] * x[2] + x[1] * x[1] + 4.0 * (x[0] * x[2]).powi(2)
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn a_nested_array_passed_whole_to_calls(x in prop::array::uniform3(moderate()), t in tangents()) {
+        let (value, grad) = passed_whole_grad(&x);
+        prop_assert_eq!(value, passed_whole(&x));
+        assert_close(value, passed_whole_by_hand(&x), 1e-12, "value by hand");
+        assert_fd_gradient(passed_whole_by_hand, &x, &grad, "passed_whole_grad");
+        let (value, tangent) = passed_whole_jvp(&x, t.to_vec());
+        prop_assert_eq!(value, passed_whole(&x));
+        assert_dot(tangent, &grad, &t, ANALYTIC_TOL, "passed_whole_jvp");
+        let (_, _, hessian) = passed_whole_hessian(&x);
+        assert_jacobian(&hessian, &fd_jacobian(|y| passed_whole_grad(y).1, &x), "passed_whole Hessian");
+    }
 
     #[test]
     fn a_matrix_of_rows_written_out(x in prop::array::uniform4(moderate()), t in prop::array::uniform4(moderate())) {

@@ -519,3 +519,70 @@ fn optimisers_train_a_struct() {
     let (_, minimum) = adam.minimize_params(|q: &Mlp| mse_grad(q, &xs, &ys), &p0);
     assert!(minimum.value < start / 2.0, "{start} -> {}", minimum.value);
 }
+
+/// A `#[no_grad]` flag read as a condition (`if p.on`, `!p.on`, `while` over it) at `order = 2`: its
+/// hidden function takes it as the `bool` it is (was rustc's "expected `bool`, found `f64`" in generated
+/// code: the flag was read as a float of the struct's values).
+#[derive(Clone, Debug, Differentiable)]
+struct Switched {
+    w: Vec<f64>,
+    k: f64,
+    #[no_grad]
+    on: bool,
+}
+
+#[differentiable(order = 2)]
+fn switched(p: &Switched, x: f64) -> f64 {
+    let mut s = p.w[0] * x + p.w[1] * x * x;
+    if p.on {
+        s *= p.k;
+    }
+    if !p.on && x > 0.0 {
+        s += p.k * p.k;
+    }
+    let mut left = p.on;
+    while left {
+        s += p.w[1] * p.k;
+        left = false;
+    }
+    s
+}
+
+fn switched_by_hand(p: &Switched, x: f64) -> f64 {
+    let s = p.w[0] * x + p.w[1] * x * x;
+    match (p.on, x > 0.0) {
+        (true, _) => s * p.k + p.w[1] * p.k,
+        (false, true) => s + p.k * p.k,
+        (false, false) => s,
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_flag_read_as_a_condition_at_second_order(
+        w in prop::array::uniform2(moderate()),
+        k in moderate(),
+        x in nonzero(),
+        on in any::<bool>(),
+    ) {
+        let p = Switched { w: w.to_vec(), k, on };
+        let (value, (g, gx), hessian) = switched_hessian(&p, x);
+        prop_assert_eq!(value, switched(&p, x));
+        assert_close(value, switched_by_hand(&p, x), 1e-12, "value by hand");
+        // The flat inputs: w[0], w[1], k, x.
+        let flat = |v: &[f64]| {
+            let q = Switched { w: vec![v[0], v[1]], k: v[2], on };
+            switched_by_hand(&q, v[3])
+        };
+        let at = [w[0], w[1], k, x];
+        assert_fd_gradient(flat, &at, &[g.w[0], g.w[1], g.k, gx], "gradient");
+        let grad = |v: &[f64]| {
+            let q = Switched { w: vec![v[0], v[1]], k: v[2], on };
+            let (_, (g, gx)) = switched_grad(&q, v[3]);
+            vec![g.w[0], g.w[1], g.k, gx]
+        };
+        assert_jacobian(&hessian, &fd_jacobian(grad, &at), "Hessian");
+    }
+}

@@ -347,8 +347,9 @@ pub struct NoMethodCopy;
     label = "called here by a function with `order = K`",
     note = "`#[differentiable]` makes the generic copy `Self::__g_generic` of a method or associated function, \
             which the copy of an `order = K` caller calls, only where it surely compiles: a body that reads \
-            `self`'s fields and slices by index (`for i in 0..self.w.len() {{ .. self.w[i] .. }}`, not \
-            `self.w.iter()`), takes references only to pass them to calls, calls only float methods, `len`, \
+            `self`'s fields and slices by index (`self.w[i]`) or by value (`for &w in self.w.iter()`, iterator \
+            chains such as `self.w.iter().map(|w| w * x).sum()`), not by reference (`for w in self.w.iter()`), \
+            takes references only to pass them to calls, calls only float methods, `len`, \
             `clone`, `to_vec` and `push`, and calls other functions by their bare names (not `self.h(..)` \
             or `Self::h(..)`); a method taking `self` by value, or passing `self` on whole to a call, has none",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \

@@ -212,6 +212,16 @@ pub fn unflatten<T: Copy>(flat: &[T], offsets: &[usize]) -> Vec<Vec<T>> {
         .collect()
 }
 
+/// The flat row-major `flat` as a `[[T; C]; R]`: a nested array made in a differentiable body
+/// (`[[a, b], [c, d]]`, `[[0.0; C]; R]`), passed whole to a call.
+///
+/// # Panics
+///
+/// If `flat` has fewer than `R * C` elements.
+pub fn unflatten_fixed<const R: usize, const C: usize, T: Copy>(flat: &[T]) -> [[T; C]; R] {
+    core::array::from_fn(|i| core::array::from_fn(|j| flat[i * C + j]))
+}
+
 /// `flat`, row-major, in the shape of `m`: a matrix's gradient from its flat adjoint.
 pub fn unflatten_like<D, A: Matrix<D> + ?Sized>(m: &A, flat: &[A::Elem]) -> A::Shaped {
     m.shaped(flat)

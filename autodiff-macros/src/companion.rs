@@ -128,8 +128,9 @@ pub(crate) enum GenericCopy {
     /// instantiates it, so that the generic copies of callers compile whether or not they reach it.
     Fallback { why: String },
     /// An associated function of a generic `impl` (its float type the `impl`'s parameter `float`) without
-    /// a generic copy: `Fallback`'s associated functions, over `float` itself (a caller's copy names the
-    /// `impl`'s type with its own float type, `Spring::<__S>::g`).
+    /// a copy over a float type of its own: `Fallback`'s associated functions under the names the `impl`'s
+    /// own hidden functions call (`Self::__g_over`), with `float` replaced by their own `__S`. (A caller
+    /// outside the `impl` reaches `g` itself, `S::__g_generic`.)
     ImplFallback { why: String, float: Ident },
 }
 
@@ -717,8 +718,8 @@ struct FallbackCopy<'a> {
     name: &'a Ident,
     generics: &'a syn::Generics,
     why: &'a str,
-    /// The float type parameter of a generic `impl` that the copy's signatures keep (`ImplFallback`), in
-    /// place of a type parameter `__S` of their own.
+    /// The float type parameter of a generic `impl` (`ImplFallback`), which the copy's signatures replace
+    /// by their own `__S`, as they do `f64` and `f32`; the copy is then `Self::__g_over`.
     float: Option<&'a Ident>,
     params: &'a [TokenStream],
     ret: &'a TokenStream,
@@ -758,11 +759,12 @@ fn fallback_copy(f: &FallbackCopy) -> TokenStream {
         method,
         ..
     } = f;
-    let (scalar, mut copy_generics) = match f.float {
-        Some(float) => (float.clone(), (*generics).clone()),
-        None => (Ident::new("__S", Span::call_site()), (*generics).clone()),
-    };
-    if f.float.is_none() {
+    // Over a float type `__S` of its own (in a generic `impl`, in place of the `impl`'s, whose `Self` the
+    // `impl`'s hidden functions keep while they run on `Dual<T>`).
+    // (A copy's own fallback, `__g_over`'s, declares `__S` already.)
+    let scalar = Ident::new("__S", Span::call_site());
+    let mut copy_generics = (*generics).clone();
+    if copy_generics.type_params().all(|p| p.ident != scalar) {
         copy_generics
             .params
             .push(syn::parse_quote!(#scalar: ::autodiff::__private::Float));
@@ -828,7 +830,11 @@ fn fallback_signatures(
     // `f64` caller passed to an `f32` parameter, too).
     let generic = |tokens: &TokenStream| {
         let tokens = crate::shadow::replace_float(tokens.clone(), "f64", scalar);
-        crate::shadow::replace_float(tokens, "f32", scalar)
+        let tokens = crate::shadow::replace_float(tokens, "f32", scalar);
+        match f.float {
+            Some(float) => crate::shadow::replace_float(tokens, &float.to_string(), scalar),
+            None => tokens,
+        }
     };
     let generic_all =
         |all: &[TokenStream]| -> Vec<TokenStream> { all.iter().map(generic).collect() };
@@ -891,8 +897,25 @@ fn fallback_method_copy(
 ) -> TokenStream {
     let FallbackCopy { vis, name, why, .. } = f;
     let where_clause = &copy_generics.where_clause;
-    let copy = crate::naming::generic_copy(name);
+    // In a generic `impl`, the copy over a float type of its own (`Self::__g_over`), which only the `impl`'s
+    // own hidden functions call: a caller outside it reaches `g` itself (`S::__g_generic`, always there,
+    // with its marker `S::__g_copied_by_name` saying so).
+    let copy = match f.float {
+        Some(_) => crate::naming::impl_generic_copy(name),
+        None => crate::naming::generic_copy(name),
+    };
     let marker = crate::naming::method_copy_marker(name);
+    let by_name = f.float.is_none().then(|| {
+        let marker = crate::naming::method_copy_marker_by_name(name);
+        quote! {
+            #[doc(hidden)]
+            #[inline(always)]
+            #[allow(dead_code)]
+            #vis fn #marker<__A>(_: __A) -> ::autodiff::__private::NoMethodCopy {
+                ::autodiff::__private::NoMethodCopy
+            }
+        }
+    });
     let instead = match f.float {
         Some(_) => "Rewrite its body so, or write it as a free function generic over `T: Float`",
         None => {
@@ -933,6 +956,7 @@ fn fallback_method_copy(
         #vis fn #marker() -> ::autodiff::__private::NoMethodCopy {
             ::autodiff::__private::NoMethodCopy
         }
+        #by_name
     }
 }
 

@@ -386,18 +386,21 @@ impl<'a> Emitter<'a> {
     /// `Vec<Vec<T>>`, or the parameter's own type. `None` if `array` is no matrix of a known shape.
     pub(crate) fn matrix_in_shape(&self, array: Array, flat: &TokenStream) -> Option<TokenStream> {
         let shape = self.f.arrays[array.0 as usize].matrix.as_ref()?;
-        Some(match (&shape.original, &shape.offsets) {
-            (Some((matrix, _)), _) => {
+        Some(match (&shape.original, &shape.offsets, &shape.fixed) {
+            (Some((matrix, _)), _, _) => {
                 quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat[..]))
             }
-            (None, _) if shape.like.is_some() => {
+            (None, _, _) if shape.like.is_some() => {
                 let like = &shape.like;
                 quote!(::autodiff::__private::unflatten_like(&#like, &#flat[..]))
             }
-            (None, Some(offsets)) => {
+            (None, Some(offsets), _) => {
                 quote!(::autodiff::__private::unflatten(&#flat[..], &#offsets))
             }
-            (None, None) => return None,
+            (None, None, Some((rows, cols))) => {
+                quote!(::autodiff::__private::unflatten_fixed::<{ #rows }, { #cols }, _>(&#flat[..]))
+            }
+            (None, None, None) => return None,
         })
     }
 

@@ -234,6 +234,16 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 first_order_generic_copy(&chains_desugared, &args, flat.is_some(), &calls)
             };
             let companion = generated.companion(generic_copy);
+            // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`.
+            let by_name = (generated.method
+                && flat.is_none()
+                && !args.copy
+                && !args.lift_fields
+                && !args.struct_whole
+                && item.sig.receiver().is_none()
+                && !item.sig.ident.to_string().starts_with("__")
+                && names_impl_float(&item))
+            .then(|| generated.by_name_copy());
             let mut primal = primal(&item);
             // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do
             // (in the body as written: a float output `*e` stays `*e`).
@@ -244,7 +254,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             if let Some(written) = written {
                 *primal.block = written.lifting(lift).body_with_fields(&sig);
             }
-            quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
+            quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher)
         }
         (result, sig, _) => {
             let errors = result.err().unwrap_or_default();
@@ -488,7 +498,7 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, Str
     let scalar = Ident::new("__S", proc_macro2::Span::call_site());
     let mut copy = item.clone();
     copy.attrs.clear();
-    copy.sig.ident = naming::generic_copy(&item.sig.ident);
+    copy.sig.ident = naming::impl_generic_copy(&item.sig.ident);
     syn::visit_mut::VisitMut::visit_block_mut(&mut naming::CallsOfCopies, &mut copy.block);
     let Ok(mut copy) = syn::parse2::<syn::ItemFn>(crate::shadow::replace_float(
         copy.to_token_stream(),
@@ -665,6 +675,15 @@ fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
         }
     }
     item
+}
+
+/// Does the signature of the method `item` name a float type parameter of its generic `impl` (one it does
+/// not declare itself, `impl_float_params`)?
+fn names_impl_float(item: &syn::ItemFn) -> bool {
+    let own = signature::float_type_params(&item.sig.generics);
+    float_params_with_impl(item)
+        .iter()
+        .any(|t| !own.contains(t))
 }
 
 /// The float type parameters of `item`, those of a generic `impl` around a method included
@@ -1130,8 +1149,66 @@ impl<'a> Generated<'a> {
 
     /// The type `f` beside `f` through which other differentiable functions call it.
     fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
-        let slots = companion_slots(self.sig);
+        self.companion_named(&self.item.sig.ident, generic_copy, true)
+    }
+
+    // Input:  impl<T: Float> S<T> { #[differentiable] fn scale(x: T) -> T { x.sin() * x } }
+    // Output: fn __scale_generic(x: T) -> T { Self::scale(x) }
+    //         fn ____scale_generic_vjp(x: T, d_ret: T) -> (T, (T,)) { .. Self::scale_vjp(x, d_ret) .. }
+    //         .. (`_jvp`, `_vjp_into`, `_vjp_out`, `_jvp_out`: `scale`'s companion functions, renamed)
+    /// In a generic `impl`, for an associated function without `self` whose signature names the `impl`'s
+    /// float type `T`: the items that the generic copy of an `order = K` caller outside the `impl` calls,
+    /// `S::__g_generic(x)` for its `S::g(x)` (or `S::<__S>::__g_generic(x)` for `S::<f64>::g(x)`), which
+    /// are `g` itself and its companion functions under the copy's names. `T` is then inferred from the
+    /// arguments (the copy over a float type of its own, `Self::__g_over`, which the `impl`'s own hidden
+    /// functions call, would leave `S`'s `T` undetermined: rustc's E0283), and the function's first order,
+    /// which works at any float type (`Dual` included), serves.
+    fn by_name_copy(&self) -> TokenStream {
         let name = &self.item.sig.ident;
+        let copy = naming::generic_copy(name);
+        let vis = &self.item.vis;
+        let generics = &self.item.sig.generics;
+        let where_clause = &generics.where_clause;
+        let params = self
+            .sig
+            .params
+            .iter()
+            .map(|p| signature::declare(&p.ident, &p.ty));
+        let idents = self.sig.params.iter().map(|p| &p.ident);
+        let ret = &self.sig.ret_ty;
+        let companion = self.companion_named(&copy, companion::GenericCopy::Missing, false);
+        let marker = naming::method_copy_marker_by_name(name);
+        let own = signature::float_type_params(generics);
+        let float = float_params_with_impl(self.item)
+            .into_iter()
+            .find(|t| !own.contains(t));
+        quote! {
+            #[doc(hidden)]
+            #[inline(always)]
+            #[allow(dead_code)]
+            #vis fn #marker(_: #float) -> ::autodiff::__private::MethodCopy {
+                ::autodiff::__private::MethodCopy
+            }
+            #[doc(hidden)]
+            #[inline(always)]
+            #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+            #vis fn #copy #generics (#(#params),*) -> #ret #where_clause {
+                Self::#name(#(#idents),*)
+            }
+            #companion
+        }
+    }
+
+    /// The companion of the function under `name` (its own, or `by_name_copy`'s), with its hidden
+    /// `__vjp_all` and `__jvp_all` where `with_extra` (emitted once, beside the function's own).
+    fn companion_named(
+        &self,
+        name: &Ident,
+        generic_copy: companion::GenericCopy,
+        with_extra: bool,
+    ) -> TokenStream {
+        let slots = companion_slots(self.sig);
+        let own_name = &self.item.sig.ident;
         let outputs = companion_outputs(self.sig);
         let (vjp, jvp) = (self.name("vjp"), self.name("jvp"));
         // `wrt(..)` chooses what `f_grad` returns; a caller differentiates through every float
@@ -1162,8 +1239,8 @@ impl<'a> Generated<'a> {
             // Inside an `impl`, beside other methods' items: named after the method.
             let (vjp_all, jvp_all) = if self.method {
                 (
-                    naming::method_companion(name, "vjp_all"),
-                    naming::method_companion(name, "jvp_all"),
+                    naming::method_companion(own_name, "vjp_all"),
+                    naming::method_companion(own_name, "jvp_all"),
                 )
             } else {
                 (format_ident!("__vjp_all"), format_ident!("__jvp_all"))
@@ -1176,6 +1253,11 @@ impl<'a> Generated<'a> {
                 fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause { #vjp_body }
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
                 fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause { #jvp_body }
+            };
+            let extra = if with_extra {
+                extra
+            } else {
+                TokenStream::new()
             };
             (quote!(Self::#vjp_all), quote!(Self::#jvp_all), extra)
         } else {
@@ -1199,7 +1281,7 @@ impl<'a> Generated<'a> {
             generics: &self.item.sig.generics,
             slots: &slots,
             ret: self.sig.ret_ty.to_token_stream(),
-            zero_ret: zero_ret(self.sig, &self.sibling(name)),
+            zero_ret: zero_ret(self.sig, &self.sibling(own_name)),
             vjp,
             jvp,
             sweep_into,

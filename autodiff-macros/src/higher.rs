@@ -285,15 +285,27 @@ fn registration_checks(item: &syn::ItemFn, active_calls: &[String]) -> Vec<Token
 /// The check at a call `path(..)` of a method or associated function: `Self::__g_copied()` is the check's
 /// own trait's, `MethodCopy`, unless the fallback of a `g` without a generic copy declares it as an inherent
 /// associated function (found first), `NoMethodCopy`: then one error at the call, spanned on `g`, in place
-/// of rustc's missing `Self::__g_generic` (`companion::fallback_copy`).
+/// of rustc's missing `Self::__g_generic` (`companion::fallback_copy`). By the type's name (`S::g(x)`,
+/// `S::<f64>::g(x)`), `S::__g_copied_by_name(0.0)`: in a generic `impl`, whose `T` the path leaves open,
+/// `g`'s `by_name_copy` declares it `(_: T) -> MethodCopy` (the literal makes `T` `f64`).
 fn method_copy_check(mut path: syn::Path) -> TokenStream {
+    // By the type's name (`S::g`), in a generic `impl` of which the path may not determine the float type:
+    // the marker that takes a float literal (`naming::method_copy_marker_by_name`).
+    let by_name = path.segments.first().is_some_and(|s| s.ident != "Self");
     let Some(last) = path.segments.last_mut() else {
         return TokenStream::new();
     };
     last.arguments = syn::PathArguments::None;
     let span = last.ident.span();
-    let marker = crate::naming::method_copy_marker(&last.ident);
+    let (marker, argument) = match by_name {
+        true => (
+            crate::naming::method_copy_marker_by_name(&last.ident),
+            quote!(<__A>(_: __A)),
+        ),
+        false => (crate::naming::method_copy_marker(&last.ident), quote!(())),
+    };
     last.ident = marker.clone();
+    let passed = by_name.then(|| quote!(0.0));
     // The whole path on the callee's name (`Self::` too), where rustc then points.
     let path: TokenStream = path
         .to_token_stream()
@@ -308,12 +320,12 @@ fn method_copy_check(mut path: syn::Path) -> TokenStream {
             #[allow(non_camel_case_types, dead_code)]
             trait __MethodCopied {
                 #[inline(always)]
-                fn #marker() -> ::autodiff::__private::MethodCopy {
+                fn #marker #argument -> ::autodiff::__private::MethodCopy {
                     ::autodiff::__private::MethodCopy
                 }
             }
             impl<__T: ?::core::marker::Sized> __MethodCopied for __T {}
-            ::autodiff::__private::require_method_copy(#path());
+            ::autodiff::__private::require_method_copy(#path(#passed));
         }
     }
 }

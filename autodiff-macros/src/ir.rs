@@ -589,6 +589,10 @@ pub(crate) struct MatrixShape {
     /// A parameter's nested array (`[[T; C]; R]`, `&[[T; C]; R]`) or a copy of one: a `Copy` type, so
     /// `let d = c;` copies it (where a `Vec` of `Vec`s moves).
     pub(crate) copied_by_let: bool,
+    /// For a nested array made in the body (`[[a, b], [c, d]]`, `[[v; C]; R]`), its numbers of rows and
+    /// columns, constant expressions: passed whole, it is a `[[T; C]; R]` again
+    /// (`__private::unflatten_fixed`).
+    pub(crate) fixed: Option<(TokenStream, TokenStream)>,
 }
 
 /// What is known of one value.

@@ -118,6 +118,16 @@ pub(crate) fn generic_copy(name: &Ident) -> Ident {
     quote::format_ident!("__{}_generic", unraw(name), span = name.span())
 }
 
+/// In a generic `impl` (`impl<T: Float> S<T>`), the copy of the associated function `name` over a float type
+/// `__S` of its own, which the `impl`'s own hidden functions call on `Dual<T>` while `Self` stays `S<T>`
+/// (`Self::g(x)` → `Self::__g_over(x)`, `CallsOfCopies`): `__g_over` for `g`. A caller outside the `impl`
+/// calls `S::__g_generic` (by the type's name, `S::g(x)`, or `S::<f64>::g(x)`), which there is `g` itself
+/// at the caller's float type (`expand::Generated::by_name_copy`), so that `S`'s `T` is inferred from the
+/// arguments.
+pub(crate) fn impl_generic_copy(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_over", unraw(name), span = name.span())
+}
+
 /// The hidden function of the function `name` of parameter structs at `order = K` that callers reach with
 /// a struct passed on whole (`struct_whole.rs`): `__f_whole` for `f`, spanned on `name` so that a call
 /// written with it finds it.
@@ -158,6 +168,13 @@ pub(crate) fn method_copy_marker(name: &Ident) -> Ident {
     quote::format_ident!("__{}_copied", unraw(name), span = name.span())
 }
 
+/// `__f_copied_by_name` for the method `f`: the marker that the check at a call by the type's name
+/// (`S::f(x)`, `S::<f64>::f(x)`) asks for, with a float literal for argument, which in a generic `impl`
+/// (`fn __f_copied_by_name(_: T)`) determines its `T` where the type's name leaves it open.
+pub(crate) fn method_copy_marker_by_name(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_copied_by_name", unraw(name), span = name.span())
+}
+
 /// Whether a call's `path` names an associated function, `Self::f` or `Type::f` (its second-to-last segment
 /// is `Self` or capitalised, as types are): its derivatives are associated functions beside it
 /// (`Self::__f_vjp`), not a companion type, and no registration by path reaches it.
@@ -179,8 +196,8 @@ pub(crate) fn self_associated_call(path: &syn::Path) -> Option<&Ident> {
     .then(|| &segments[1].ident)
 }
 
-/// `Self::g(..)` → `Self::__g_generic(..)`: the generic copy of `g` over its own float type, which a hidden
-/// function over the renamed float type `__T` (`struct_higher.rs`) or the generic copy of an associated
+/// `Self::g(..)` → `Self::__g_over(..)`: the copy of `g` over its own float type (`impl_generic_copy`), which a
+/// hidden function over the renamed float type `__T` (`struct_higher.rs`) or the copy of an associated
 /// function of a generic `impl` (`expand::impl_generic_copy`) calls.
 pub(crate) struct CallsOfCopies;
 
@@ -188,7 +205,7 @@ impl syn::visit_mut::VisitMut for CallsOfCopies {
     fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
         if let syn::Expr::Path(p) = &mut *call.func {
             if let Some(g) = self_associated_call(&p.path) {
-                let copy = generic_copy(g);
+                let copy = impl_generic_copy(g);
                 p.path = syn::parse_quote!(Self::#copy);
             }
         }

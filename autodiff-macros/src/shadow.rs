@@ -682,8 +682,15 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
             }
             array = &i.expr;
         }
-        matches!(array, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some())
-            .then_some(e)
+        // A field of `self` (`self.ws`, `self.inner.w`), which the copy of a method binds in its float type
+        // (`Args::lift_fields`).
+        let field = matches!(array, Expr::Field(_));
+        while let Expr::Field(f) = array {
+            array = &f.base;
+        }
+        let root =
+            matches!(array, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
+        (root && (!field || matches!(array, Expr::Path(p) if p.path.is_ident("self")))).then_some(e)
     };
     match pat {
         p if by_value(p) => elements(iterated).map(|e| vec![e]),

@@ -171,8 +171,8 @@ pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
 }
 
 /// Does the body read `field` (or a value carried from it) as an integer or a flag: as a loop's bound or
-/// step, an index, a `match` scrutinee, the operand of a cast, of an operation with an integer result, or
-/// of a comparison with an integer?
+/// step, an index, a `match` scrutinee, the condition of an `if` or a `while`, the operand of `!`, of a
+/// cast, of an operation with an integer result, or of a comparison with an integer?
 fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
     use crate::ir::{Block, Operand, Stmt, Value};
     let integer = |o: &Operand| matches!(activity.kind(o), Kind::Int);
@@ -234,16 +234,25 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
             Value::Binary(_, a, b) if reads(a, &carried) || reads(b, &carried) => {
                 matches!(activity.var_kind(*var), Kind::Int) || integer(a) || integer(b)
             }
+            // `!p.flag`.
+            Value::Unary(syn::UnOp::Not(_), o) => reads(o, &carried),
             _ => false,
         },
         Stmt::Match { scrutinee, .. } => reads(scrutinee, &carried),
         Stmt::Store { index, .. } => reads(index, &carried),
-        Stmt::Loop(l) => l.range.as_ref().is_some_and(|(r, _)| {
-            [&r.start, &r.end]
-                .into_iter()
-                .chain(r.step.as_ref())
-                .any(|o| reads(o, &carried))
-        }),
+        // `if p.flag { .. }` (also `&&`, `||`), `while p.flag { .. }`: a flag.
+        Stmt::If { cond, .. } => reads(cond, &carried),
+        Stmt::Loop(l) => {
+            l.cond
+                .as_ref()
+                .is_some_and(|c| c.yields.iter().any(|o| reads(o, &carried)))
+                || l.range.as_ref().is_some_and(|(r, _)| {
+                    [&r.start, &r.end]
+                        .into_iter()
+                        .chain(r.step.as_ref())
+                        .any(|o| reads(o, &carried))
+                })
+        }
         _ => false,
     })
 }
@@ -334,6 +343,7 @@ fn fields_function(
             {
                 let ident = body_ident(f.ident);
                 params.push(match (f.array, float) {
+                    (true, _) if only_measured(s, p, f.ident) => quote!(#ident: &[()]),
                     (true, _) => quote!(#ident: &[#scalar]),
                     (false, true) => quote!(#ident: #scalar),
                     (false, false) => {
@@ -543,12 +553,51 @@ fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
         for f in s.flat.field_inputs().filter(|f| f.parent == i) {
             let input = f.ident;
             args.push(match f.array {
+                // `vec![(); n]` allocates nothing.
+                true if only_measured(s, p, input) => quote!(&::std::vec![(); #input.len()][..]),
                 true => quote!(&#input[..]),
                 false => quote!(#input),
             });
         }
     }
     args
+}
+
+/// Is the field input `field` of the constant struct `parent` only measured, `field.len()`, by the body (a
+/// `String` or a `Vec` of anything asked its length)? The hidden function of the fields then takes a slice
+/// of `()` of its length, whatever the field's type, which only the derive knows (as `&[T]` it was a type
+/// error for a `String`).
+fn only_measured(s: &StructFunction, parent: &crate::signature::Param, field: &Ident) -> bool {
+    use syn::visit::Visit;
+    struct Uses<'a> {
+        field: &'a Ident,
+        measured: usize,
+        other: usize,
+    }
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let measured = m.method == "len"
+                && m.args.is_empty()
+                && matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident(self.field));
+            if measured {
+                self.measured += 1;
+            } else {
+                syn::visit::visit_expr_method_call(self, m);
+            }
+        }
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            self.other += usize::from(p.path.is_ident(self.field));
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let field = body_ident(field);
+    let mut uses = Uses {
+        field: &field,
+        measured: 0,
+        other: 0,
+    };
+    uses.visit_block(s.written);
+    !parent.active && uses.measured > 0 && uses.other == 0
 }
 
 /// The generated item `suffix` of the hidden function of the fields, as `f`'s items call it

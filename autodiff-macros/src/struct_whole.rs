@@ -109,12 +109,15 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
 //         fn ____plain_whole_jvp(.., tangents: ((), Vec<f64>, f64)) -> (f64, f64) { unreachable!() }
 //         fn ____plain_whole_vjp(.., d_ret: impl Sized) -> (f64, ((), Vec<f64>, f64)) { unreachable!() }
 //         fn ____plain_whole_generic<__S: Float>(..) -> __S { unreachable!() }     (and its `vjp_into`, `jvp`)
-/// For a function that keeps a parameter struct constant (a method without `wrt(self)`), which has no
-/// hidden function `__f_whole`: stand-ins under the names a caller's `__g_whole` (and, at `order = K`, its
-/// generic copy) calls when it passes the struct on whole (`self.plain(x)` in a method with `wrt(self)`),
-/// so that the caller's one error is its forward mode's at the call (`__private::DifferentiatedSlot`: the
-/// callee keeps the struct constant), not rustc's missing items. Never run: a caller that reaches them
-/// does not compile.
+// (Of a free function, `fn plain(m: &Model, x: f64)` with `wrt(x)`: the function `__plain_whole`, and the
+// companion type `__plain_whole` with `vjp_into`, `jvp` and `vjp`, whose generic copy `____plain_whole_generic`
+// has those and `call`, as a caller's `derivative_of!` and `GenericCopy` find them.)
+/// For a function that keeps a parameter struct constant (a method without `wrt(self)`, a function whose
+/// `wrt(..)` leaves the struct out), which has no hidden function `__f_whole`: stand-ins under the names a
+/// caller's `__g_whole` (and, at `order = K`, its generic copy) calls when it passes the struct on whole
+/// (`self.plain(x)`, `plain(self, x)` in a method with `wrt(self)`), so that the caller's one error is its
+/// forward mode's at the call (`__private::DifferentiatedSlot`: the callee keeps the struct constant), not
+/// rustc's missing items. Never run: a caller that reaches them does not compile.
 fn stand_ins(s: &StructFunction) -> TokenStream {
     let constant_struct = s
         .sig
@@ -127,22 +130,58 @@ fn stand_ins(s: &StructFunction) -> TokenStream {
         return TokenStream::new();
     }
     let whole = crate::naming::whole_function(&s.item.sig.ident);
-    let first = stand_ins_of(s, &whole, &quote!(f64), &TokenStream::new());
     let copy = crate::naming::generic_copy(&whole);
     let generics = quote!(<__S: ::autodiff::__private::Float>);
-    let second = stand_ins_of(s, &copy, &quote!(__S), &generics);
-    quote!(#first #second)
+    let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new()) else {
+        return TokenStream::new();
+    };
+    let Some(second) = stand_in_items(s, &quote!(__S), &generics) else {
+        return TokenStream::new();
+    };
+    if crate::expand::is_method(s.item) {
+        return quote!(#(#first)* #(#second)*);
+    }
+    // A free function's derivatives are found through its companion type.
+    let vis = &s.item.vis;
+    let hidden = quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+    };
+    let (primal, derivatives) = first.split_at(1);
+    let call = second.first();
+    let copy_derivatives = second.iter().skip(1);
+    quote! {
+        #(#primal)*
+        #hidden
+        #[allow(non_camel_case_types)]
+        #vis struct #whole {}
+        #hidden
+        impl #whole { #(#derivatives)* }
+        #hidden
+        #[allow(non_camel_case_types)]
+        #vis struct #copy {}
+        #hidden
+        impl #copy { #call #(#copy_derivatives)* }
+        impl ::autodiff::__private::GenericCopy for #whole {
+            type Copy = #copy;
+            #[inline(always)]
+            fn copy() -> #copy { #copy {} }
+        }
+        // (Said by a caller's `order = K` check; the caller's one error is the constant struct's.)
+        impl ::autodiff::__private::HasGenericCopy for #whole {}
+    }
 }
 
-/// The stand-ins `name`, `__name_vjp_into`, `__name_jvp` and `__name_vjp` of `stand_ins`, over the float type `scalar`
-/// (with `generics` declaring it); nothing for a function with parameters other than structs, float scalars
-/// and values without a derivative.
-fn stand_ins_of(
+/// The stand-ins of `stand_ins`, over the float type `scalar` (with `generics` declaring it): the function
+/// first, then its derivatives `vjp_into`, `jvp` and `vjp`, named `__name_vjp_into` .. beside a method, and
+/// as methods taking `self` of the companion type beside a free function (the function itself `call` there,
+/// in the generic copy); `None` for a function with parameters other than structs, float scalars and
+/// values without a derivative.
+fn stand_in_items(
     s: &StructFunction,
-    name: &Ident,
     scalar: &TokenStream,
     generics: &TokenStream,
-) -> TokenStream {
+) -> Option<Vec<TokenStream>> {
     // The slots of the hidden function's `vjp_into` and `jvp`, where callers pass `Default::default()`
     // (a struct's primal) and zeros: a struct is its primal and its values view, a float of the scalar
     // type, and anything without a derivative `()`.
@@ -170,9 +209,15 @@ fn stand_ins_of(
                 cotangents.push(quote!(()));
                 tangents.push(quote!(()));
             }
-            _ => return TokenStream::new(),
+            _ => return None,
         }
     }
+    let method = crate::expand::is_method(s.item);
+    let whole = crate::naming::whole_function(&s.item.sig.ident);
+    let name = match scalar.to_string() == "f64" {
+        true => whole,
+        false => crate::naming::generic_copy(&whole),
+    };
     let vis = &s.item.vis;
     let message = format!(
         "`{}` keeps its parameter struct constant and has no derivative in it",
@@ -186,36 +231,58 @@ fn stand_ins_of(
             quote!(#arg: #ty)
         })
         .collect();
+    // Beside a free function, the derivatives are methods of the companion type, and the generic copy's
+    // function is its `call`.
+    let (derivative, receiver): (fn(&Ident, &str) -> Ident, TokenStream) = match method {
+        true => (
+            |name: &Ident, item: &str| crate::naming::method_companion(name, item),
+            quote!(),
+        ),
+        false => (
+            |_: &Ident, item: &str| Ident::new(item, Span::call_site()),
+            quote!(self,),
+        ),
+    };
+    let primal = match (method, scalar.to_string() == "f64") {
+        (false, false) => Ident::new("call", Span::call_site()),
+        _ => name.clone(),
+    };
     let items = [
-        (name.clone(), quote!(), scalar.clone()),
+        (primal, quote!(), quote!(), scalar.clone()),
         (
-            crate::naming::method_companion(name, "vjp_into"),
+            derivative(&name, "vjp_into"),
+            receiver.clone(),
             quote!(, __d_ret: #any, __grads: (#(#cotangents,)*)),
             scalar.clone(),
         ),
         (
-            crate::naming::method_companion(name, "jvp"),
+            derivative(&name, "jvp"),
+            receiver.clone(),
             quote!(, __tangents: (#(#tangents,)*)),
             quote!((#scalar, #scalar)),
         ),
         // (The reference adjoint's calls, without `vjp_into`: a cotangent shaped like a tangent.)
         (
-            crate::naming::method_companion(name, "vjp"),
+            derivative(&name, "vjp"),
+            receiver,
             quote!(, __d_ret: #any),
             quote!((#scalar, (#(#tangents,)*))),
         ),
-    ]
-    .into_iter()
-    .map(|(name, more, ret)| {
-        quote! {
-            #[doc(hidden)]
-            #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-            #vis fn #name #generics (#(#args),* #more) -> #ret {
-                ::core::unreachable!(#message)
-            }
-        }
-    });
-    quote!(#(#items)*)
+    ];
+    Some(
+        items
+            .into_iter()
+            .map(|(name, receiver, more, ret)| {
+                quote! {
+                    #[doc(hidden)]
+                    #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+                    #vis fn #name #generics (#receiver #(#args),* #more) -> #ret {
+                        ::core::unreachable!(#message)
+                    }
+                }
+            })
+            .collect(),
+    )
 }
 
 /// Could the field input `ident`, which the body reads as a scalar and not as an integer by the syntax
@@ -670,12 +737,12 @@ mod tests {
         let floats = first_order(quote!(p.b * x + p.w[0]));
         assert!(floats.contains("fn __f_whole"), "{floats}");
         assert!(floats.contains("__struct_whole"), "{floats}");
-        // A flag, an exponent, an argument of a call: maybe not floats, and the first order must not break.
-        for doubtful in [
-            quote!(if p.flag { x } else { -x }),
-            quote!(x.powi(p.n)),
-            quote!(g(x, p.n) * p.b),
-        ] {
+        // A flag read as a condition is taken in its declared type (`FieldType`), as an integer is.
+        let flag = first_order(quote!(if p.flag { x } else { -x }));
+        assert!(flag.contains("fn __f_whole"), "{flag}");
+        assert!(!flag.contains("compile_error"), "{flag}");
+        // An exponent, an argument of a call: maybe not floats, and the first order must not break.
+        for doubtful in [quote!(x.powi(p.n)), quote!(g(x, p.n) * p.b)] {
             let text = first_order(doubtful);
             assert!(!text.contains("fn __f_whole"), "{text}");
             assert!(!text.contains("compile_error"), "{text}");

@@ -390,14 +390,15 @@ impl Lowering<'_> {
 
     /// One argument of a call that is not passed `&mut`.
     fn lower_call_arg(&mut self, arg: &Expr) -> (Operand, bool) {
-        // A nested array written in the call (`g([[a, b], [c, d]])`, `g(&[[0.0; 2]; 2])`): held flat like
-        // one made in the body, it is not passed whole (rustc's mismatched types in generated code before).
+        // A nested array written in the call (`g([[a, b], [c, d]])`, `g(&[[0.0; 2]; 2])`): an error saying to
+        // bind it with `let` first, as which it is passed whole (rustc's mismatched types in generated code
+        // before).
         if nested_array_literal(arg) {
             self.errors.spanned(
                 arg,
-                "a nested array written in a call (`g(&[[a, b], [c, d]])`) is not passed whole: pass its rows \
-                 (`g(&[a, b], &[c, d])`), or write it as a `Vec` of `Vec`s (`g(&vec![vec![a, b], vec![c, d]])`) \
-                 for a callee that takes `&[Vec<f64>]`",
+                "a nested array written in a call (`g(&[[a, b], [c, d]])`) is not passed whole: bind it first \
+                 (`let m = [[a, b], [c, d]]; g(&m)`), or write it as a `Vec` of `Vec`s \
+                 (`g(&vec![vec![a, b], vec![c, d]])`) for a callee that takes `&[Vec<f64>]`",
             );
             return (Self::poisoned(), false);
         }
@@ -420,7 +421,7 @@ impl Lowering<'_> {
                 let shaped = self.arrays[array.0 as usize]
                     .matrix
                     .as_ref()
-                    .is_some_and(|m| m.offsets.is_some());
+                    .is_some_and(|m| m.offsets.is_some() || m.fixed.is_some());
                 if !shaped && self.arrays[array.0 as usize].fixed {
                     self.errors.spanned(
                         arg,
@@ -455,6 +456,9 @@ impl Lowering<'_> {
                 };
                 (Operand::Array(array), by_ref)
             }
+            // A parameter taken by reference is passed as the reference it is, also where written `&b` of
+            // a copy `let b = *a;` that reads it (`&a` of `a: &[f64; 3]` is no `&[f64]`).
+            Some(array) if self.is_reference_param(array) => (Operand::Array(array), false),
             // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
             Some(array) => (
                 Operand::Array(array),
@@ -470,6 +474,14 @@ impl Lowering<'_> {
                 _ => (self.lower_expr(arg, None), false),
             },
         }
+    }
+
+    /// Is `array` a parameter taken by reference (`a: &[f64; 3]`, `v: &[f64]`, `w: &Vec<f64>`)?
+    fn is_reference_param(&self, array: crate::ir::Array) -> bool {
+        self.arrays[array.0 as usize]
+            .param
+            .and_then(|i| self.param_types.get(i))
+            .is_some_and(|ty| matches!(ty, syn::Type::Reference(_)))
     }
 
     /// Is `arg` the name of a float parameter taken by reference (`c: &f64`), still bound to it?

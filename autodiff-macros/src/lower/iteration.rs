@@ -20,7 +20,7 @@ impl Lowering<'_> {
         let iter = strip_parens(iter);
         // A slice, or a chain of iterator adaptors on one.
         if let Some(array) = self.array_operand(iter) {
-            return Some(self.slice_range(vec![array], false));
+            return Some(self.slice_range(vec![array], None));
         }
         match iter {
             Expr::Range(r) => {
@@ -47,7 +47,7 @@ impl Lowering<'_> {
                 let method = m.method.to_string();
                 match (method.as_str(), m.args.len()) {
                     ("iter", 0) => match self.array_operand(&m.receiver) {
-                        Some(array) => Some(self.slice_range(vec![array], false)),
+                        Some(array) => Some(self.slice_range(vec![array], None)),
                         None => {
                             self.errors.spanned(&m.receiver, SUPPORTED);
                             None
@@ -58,14 +58,21 @@ impl Lowering<'_> {
                         match elements {
                             Elements::Slice {
                                 arrays,
-                                enumerate: false,
-                            } if arrays.len() == 1 => Some((
-                                range,
-                                Elements::Slice {
-                                    arrays,
-                                    enumerate: true,
-                                },
-                            )),
+                                enumerate: None,
+                            } if arrays.len() == 1 => {
+                                // `.rev().enumerate()` counts from the last element: `(0, x[n - 1])`, ..
+                                let count = match range.rev {
+                                    true => Count::FromEnd(Box::new(range.end.clone())),
+                                    false => Count::Index,
+                                };
+                                Some((
+                                    range,
+                                    Elements::Slice {
+                                        arrays,
+                                        enumerate: Some(count),
+                                    },
+                                ))
+                            }
                             _ => {
                                 self.errors.spanned(m, SUPPORTED);
                                 None
@@ -76,7 +83,7 @@ impl Lowering<'_> {
                         let left = self.array_of_iter(&m.receiver);
                         let right = self.array_of_iter(&m.args[0]);
                         match (left, right) {
-                            (Some(a), Some(b)) => Some(self.slice_range(vec![a, b], false)),
+                            (Some(a), Some(b)) => Some(self.slice_range(vec![a, b], None)),
                             _ => {
                                 self.errors.spanned(m, SUPPORTED);
                                 None
@@ -89,7 +96,7 @@ impl Lowering<'_> {
                             && matches!(
                                 elements,
                                 Elements::Slice {
-                                    enumerate: false,
+                                    enumerate: None,
                                     ..
                                 }
                             )
@@ -139,7 +146,7 @@ impl Lowering<'_> {
     pub(super) fn slice_range(
         &mut self,
         arrays: Vec<crate::ir::Array>,
-        enumerate: bool,
+        enumerate: Option<Count>,
     ) -> (Range, Elements) {
         let span = Span::call_site();
         let lens: Vec<Operand> = arrays
@@ -208,10 +215,27 @@ impl Lowering<'_> {
                         )
                     })
                     .collect();
-                let parts: Vec<Operand> = if *enumerate {
-                    vec![Operand::Var(index), loads[0].clone()]
-                } else {
-                    loads
+                let parts: Vec<Operand> = match enumerate {
+                    Some(Count::Index) => vec![Operand::Var(index), loads[0].clone()],
+                    Some(Count::FromEnd(end)) => {
+                        let span = pat.span();
+                        let int = |tokens| Operand::Const {
+                            tokens,
+                            kind: Kind::Int,
+                        };
+                        let last = self.emit(
+                            Value::Binary(syn::parse_quote!(-), (**end).clone(), int(quote!(1))),
+                            None,
+                            span,
+                        );
+                        let count = self.emit(
+                            Value::Binary(syn::parse_quote!(-), last, Operand::Var(index)),
+                            None,
+                            span,
+                        );
+                        vec![count, loads[0].clone()]
+                    }
+                    None => loads,
                 };
                 match parts.as_slice() {
                     [one] => self.bind_pattern_to(pat, one.clone()),
@@ -248,11 +272,21 @@ impl Lowering<'_> {
 pub(super) enum Elements {
     /// `for i in a..b`: the index itself.
     Index,
-    /// `for x in xs`, `xs.iter()`: `x = xs[i]`; with `enumerate`, `(i, x)`; with `zip`, `(x, y)`.
+    /// `for x in xs`, `xs.iter()`: `x = xs[i]`; with `enumerate`, `(count, x)`; with `zip`, `(x, y)`.
     Slice {
         arrays: Vec<crate::ir::Array>,
-        enumerate: bool,
+        enumerate: Option<Count>,
     },
+}
+
+/// What `.enumerate()` counts.
+pub(super) enum Count {
+    /// The index itself: `xs.iter().enumerate()`.
+    Index,
+    /// From the last element of a slice of this length, iterated backwards: `xs.iter().rev().enumerate()`
+    /// gives `(0, xs[n - 1])`, `(1, xs[n - 2])`, .. (the index runs `n - 1` down to `0`; the count is
+    /// `n - 1 - index`).
+    FromEnd(Box<Operand>),
 }
 
 fn strip_ref(pat: &Pat) -> &Pat {

@@ -79,6 +79,7 @@ impl Lowering<'_> {
             like: None,
             copied_by_let,
             offsets: Some(quote!(::autodiff::__private::row_offsets(&#matrix))),
+            fixed: None,
         });
         Operand::Array(flat)
     }
@@ -106,6 +107,7 @@ impl Lowering<'_> {
             like: None,
             copied_by_let: false,
             offsets: Some(quote!(::std::vec::Vec::new())),
+            fixed: None,
         });
         Operand::Array(flat)
     }
@@ -178,6 +180,7 @@ impl Lowering<'_> {
             like: None,
             copied_by_let: false,
             offsets: shape,
+            fixed: None,
         });
         Operand::Array(flat)
     }
@@ -295,13 +298,13 @@ impl Lowering<'_> {
     // Output: new m = [v; (3) * (C)]; new m_rows = [0usize * (C), 1usize * (C), 2usize * (C), 3usize * (C)]
     /// A nested array made in the body (`[[a, b], [c, d]]`, `[[v; C]; R]`): a matrix as `vec![..]` makes
     /// one, flat and row-major, but a Rust array like the user's, and so are its row offsets where the
-    /// number of rows is written out: no allocation where the primal has none. Passed whole to a call it
-    /// would be a `Vec` of `Vec`s, not the callee's nested array: it has no shape (`ir::MatrixShape`), and
-    /// such a call is an error saying to pass its rows.
+    /// number of rows is written out: no allocation where the primal has none. Passed whole to a call, it
+    /// is a `[[T; C]; R]` again (`ir::MatrixShape::fixed`), the callee's nested array.
     pub(super) fn new_fixed_matrix(&mut self, init: MatrixInit, hint: Option<String>) -> Operand {
         let name = hint.unwrap_or_else(|| "__matrix".to_string());
-        let (flat_init, offsets_init) = match init {
+        let (flat_init, offsets_init, dims) = match init {
             MatrixInit::Repeat { fill, cols, rows } => {
+                let dims = (rows.to_token_stream(), cols.to_token_stream());
                 let fill = self.lower_expr(&fill, None);
                 let len = int(quote!((#rows) * (#cols)));
                 let offsets = match strip_parens(&rows) {
@@ -324,9 +327,15 @@ impl Lowering<'_> {
                     len,
                     fixed: true,
                 };
-                (flat, offsets)
+                (flat, offsets, Some(dims))
             }
             MatrixInit::Rows(rows) => {
+                // Rows of one length, as a Rust array has (rustc reports any other).
+                let cols = rows.first().map_or(0, Vec::len);
+                let dims = rows
+                    .iter()
+                    .all(|row| row.len() == cols)
+                    .then(|| (rows.len().to_token_stream(), cols.to_token_stream()));
                 let mut start = 0usize;
                 let mut offsets = vec![int(quote!(0usize))];
                 for row in &rows {
@@ -343,7 +352,7 @@ impl Lowering<'_> {
                     items: offsets,
                     fixed: true,
                 };
-                (flat, offsets)
+                (flat, offsets, dims)
             }
         };
         let Operand::Array(flat) = self.new_local_array(flat_init, true, Some(name.clone())) else {
@@ -360,6 +369,7 @@ impl Lowering<'_> {
             like: None,
             copied_by_let: false,
             offsets: None,
+            fixed: dims,
         });
         Operand::Array(flat)
     }
@@ -696,6 +706,7 @@ impl Lowering<'_> {
             like: None,
             copied_by_let: false,
             offsets: None,
+            fixed: None,
         });
         Operand::Array(flat)
     }

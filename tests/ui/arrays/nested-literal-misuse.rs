@@ -1,19 +1,13 @@
-// A nested array made in the body is a matrix (`[[a, b], [c, d]]`), read and written `m[i][j]` and passed
-// on by its rows; passed whole to a call it is an error saying to pass its rows, also nested deeper
-// (`[[[a, b], [c, d]]]`, which is read `t[i][j][k]`), and a literal whose floats are at different depths
-// is an error saying what to write instead; so is a nested array written in a call, by reference or by
-// value.
+// A nested array made in the body is a matrix (`[[a, b], [c, d]]`), read and written `m[i][j]`, passed on
+// by its rows or whole (tests/nested_array_literals.rs); nested deeper (`[[[a, b], [c, d]]]`, which is read
+// `t[i][j][k]`), passed whole to a call it is an error saying to pass its rows, and a literal whose floats
+// are at different depths is an error saying what to write instead; so is a nested array written in a
+// call, by reference or by value.
 use autodiff::differentiable;
 
 #[differentiable]
 fn total(m: &[[f64; 2]; 2]) -> f64 {
     m[0][0] + m[1][1]
-}
-
-#[differentiable]
-fn whole(x: &[f64]) -> f64 {
-    let m = [[x[0], x[1]], [x[2], x[3]]];
-    total(&m)
 }
 
 #[differentiable]

@@ -1,11 +1,15 @@
-// In a generic `impl`, an associated function has a generic copy (which the copy of an `order = K` caller
-// written for `f64` calls, `S::<f64>::g(x)`) where its body names `Self` only to call other associated
-// functions or inside `T::from(..)`. One that reads `Self::HALF` otherwise has none: one error at the call
-// saying so (not rustc's missing `__halved_generic`). `order = K` on such a function is an error saying what
-// to write instead.
-use autodiff::{differentiable, Float};
+// In a generic `impl`, an associated function has a copy over a float type of its own (which the `impl`'s
+// own methods with `order = K` call on dual numbers, `Self::g(x)`) where its body names `Self` only to call
+// other associated functions or inside `T::from(..)`. One that reads `Self::HALF` otherwise has none: one
+// error, spanned on it, saying why (not rustc's missing `__halved_over`). A caller outside the `impl`
+// (`S::halved(x)`, `S::<f64>::halved(x)` in an `f64` function with `order = 2`) reaches `halved` itself at
+// its own float type and needs no copy (tests/higher_calls.rs).
+use autodiff::{differentiable, Differentiable, Float};
 
-struct S<T>(T);
+#[derive(Clone, Debug, Differentiable)]
+struct S<T> {
+    k: T,
+}
 
 impl<T: Float> S<T> {
     const HALF: f64 = 0.5;
@@ -17,14 +21,11 @@ impl<T: Float> S<T> {
     }
 
     #[differentiable(order = 2)]
-    fn own(x: T) -> T {
-        x * x
+    fn energy(&self, x: T) -> T {
+        Self::halved(x) * self.k
     }
 }
 
-#[differentiable(order = 2)]
-fn caller(x: f64) -> f64 {
-    S::<f64>::halved(x) * x
+fn main() {
+    let _ = S { k: 2.0 }.energy_hessian(0.7);
 }
-
-fn main() {}

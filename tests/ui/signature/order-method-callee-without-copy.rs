@@ -1,8 +1,9 @@
 // `order = K` on a method with a constant `self` calls the methods it calls through their generic copies
 // (`Self::__total_generic`), made where they surely compile. One whose body iterates a field with
-// references (`.iter().map(|w| w * x)`) has none, nor has an associated function iterating by reference a
-// local `Vec` that a call returns: one error at each call, saying what to do (not rustc's missing
-// `Self::__total_generic`).
+// references (`for w in self.ws.iter()`, where `w` is a `&f64`) has none, nor has an associated function
+// iterating by reference a local `Vec` that a call returns: one error at each call, saying what to do (not
+// rustc's missing `Self::__total_generic`). (By value, `for &w in self.ws.iter()` or
+// `self.ws.iter().map(|w| w * x).sum()`, the copy is made: tests/methods.rs, `twice`.)
 use autodiff::differentiable;
 
 #[differentiable]
@@ -17,7 +18,11 @@ struct Weights {
 impl Weights {
     #[differentiable]
     fn total(&self, x: f64) -> f64 {
-        self.ws.iter().map(|w| w * x).sum()
+        let mut s = 0.0;
+        for w in self.ws.iter() {
+            s += w * x;
+        }
+        s
     }
 
     #[differentiable]
