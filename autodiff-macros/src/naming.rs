@@ -6,13 +6,16 @@
 //! the adjoint of `z` is `__d_z` and its tangent `__dot_z`. A raw identifier gives names without its `r#`
 //! (`r#in` gives `__d_in`), and keeps it only where the name is a keyword itself.
 
-use proc_macro2::{Ident, Span};
-use std::collections::HashSet;
+use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use std::collections::{HashMap, HashSet};
 
 /// Hands out names that are unique within one generated function.
 #[derive(Default)]
 pub(crate) struct Namer {
     used: HashSet<String>,
+    /// For each base `fresh` was asked for, the suffix it tries first next time: every name with a smaller
+    /// one was taken then, and names are never given back.
+    next_suffix: HashMap<String, usize>,
     temporaries: usize,
 }
 
@@ -21,6 +24,7 @@ impl Namer {
     pub(crate) fn new(reserved: impl IntoIterator<Item = String>) -> Namer {
         Namer {
             used: reserved.into_iter().map(|r| without_raw(&r)).collect(),
+            next_suffix: HashMap::new(),
             temporaries: 0,
         }
     }
@@ -28,13 +32,19 @@ impl Namer {
     /// `base`, or `base_1`, `base_2`, .. if it is taken.
     pub(crate) fn fresh(&mut self, base: &str) -> Ident {
         let base = without_raw(base);
-        let mut name = base.clone();
-        let mut n = 0;
-        while !self.used.insert(name.clone()) {
+        let mut n = self.next_suffix.get(&base).copied().unwrap_or(0);
+        let mut name = match n {
+            0 => base.clone(),
+            _ => format!("{base}_{n}"),
+        };
+        while self.used.contains(&name) {
             n += 1;
             name = format!("{base}_{n}");
         }
-        local(&name)
+        let ident = local(&name);
+        self.used.insert(name);
+        self.next_suffix.insert(base, n + 1);
+        ident
     }
 
     /// A temporary with no user name: `__v0`, `__v1`, ..
@@ -93,9 +103,26 @@ fn is_keyword(name: &str) -> bool {
     KEYWORDS.binary_search(&name).is_ok()
 }
 
+/// Are `tokens` one name, as `syn::parse2::<Ident>` reads them (an identifier that is not a keyword, maybe in
+/// a group without delimiters)? Read from the top-level tokens: `syn` would first copy every nested group out
+/// of the compiler, which for an expression costs more than making it.
+pub(crate) fn is_name(tokens: &TokenStream) -> bool {
+    let mut trees = tokens.clone().into_iter();
+    match (trees.next(), trees.next()) {
+        (Some(TokenTree::Ident(ident)), None) => !is_keyword(&ident.to_string()),
+        (Some(TokenTree::Group(group)), None) => {
+            group.delimiter() == Delimiter::None && is_name(&group.stream())
+        }
+        _ => false,
+    }
+}
+
 /// `name` without the `r#` of the raw identifiers it was made from: no identifier holds a `#`.
 fn without_raw(name: &str) -> String {
-    name.replace("r#", "")
+    match name.contains('#') {
+        true => name.replace("r#", ""),
+        false => name.to_string(),
+    }
 }
 
 /// The names `fixed` makes, which values never get.
@@ -260,6 +287,39 @@ mod tests {
         assert_eq!(namer.fresh(&adjoint_base("z")), "__d_z");
         assert_eq!(adjoint_base("__v3"), "__d_v3");
         assert_eq!(tangent_base("y_1"), "__dot_y_1");
+    }
+
+    #[test]
+    fn a_base_taken_by_another_name_is_skipped_after_its_suffixes_were_handed_out() {
+        let mut namer = Namer::new(["s_2".to_string()]);
+        assert_eq!(namer.fresh("s"), "s");
+        assert_eq!(namer.fresh("s"), "s_1");
+        assert_eq!(namer.fresh("s"), "s_3");
+        assert_eq!(namer.fresh("s_3"), "s_3_1");
+        assert_eq!(namer.fresh("s"), "s_4");
+    }
+
+    #[test]
+    fn a_name_is_what_syn_parses_as_an_identifier() {
+        let none = proc_macro2::Group::new(Delimiter::None, quote::quote!(d));
+        let cases = [
+            quote::quote!(d),
+            quote::quote!(r#in),
+            quote::quote!(self),
+            quote::quote!(_),
+            quote::quote!(d.0),
+            quote::quote!((d)),
+            quote::quote!(-d),
+            quote::quote!(#none),
+            TokenStream::new(),
+        ];
+        for tokens in cases {
+            assert_eq!(
+                is_name(&tokens),
+                syn::parse2::<Ident>(tokens.clone()).is_ok(),
+                "{tokens}"
+            );
+        }
     }
 
     #[test]

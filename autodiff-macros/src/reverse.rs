@@ -387,7 +387,7 @@ impl Reverse<'_, '_> {
         let Some(var) = target.var().filter(|v| self.e.activity.is_active_var(*v)) else {
             return;
         };
-        let is_name = syn::parse2::<Ident>(contribution.clone()).is_ok();
+        let is_name = naming::is_name(&contribution);
         let value = match (adjoints.get(&var), self.e.activity.var_kind(var)) {
             // A struct's adjoint is a struct of its type (`Differentiable`). A callee that gives none
             // (`()`, a method without `wrt(self)`) is the one error of the call's forward mode
@@ -452,7 +452,7 @@ impl Reverse<'_, '_> {
         let Some(var) = target.var().filter(|v| self.e.activity.is_active_var(*v)) else {
             return;
         };
-        let d = if syn::parse2::<Ident>(d.clone()).is_ok() {
+        let d = if naming::is_name(d) {
             d.clone()
         } else {
             let name = self.e.namer.fresh("__contribution");

@@ -55,8 +55,6 @@ pub(crate) trait RuleCtx {
 
 /// The partials of `value`; `wanted[i]` says whether the partial of argument `i` will be used.
 pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule {
-    let float = quote!(::autodiff::__private::Float);
-    let rules = quote!(::autodiff::__private::rules);
     let each = |partials: Vec<Option<Partial>>| Rule {
         prelude: None,
         partials,
@@ -100,25 +98,21 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
                 // a % b = a - b * trunc(a / b)
                 let by_r = wanted[1].then(|| {
                     let (a, b) = (cx.operand(l), cx.operand(r));
-                    Partial::Times(quote!(-#float::trunc(#a / #b)))
+                    Partial::Times(quote!(-::autodiff::__private::Float::trunc(#a / #b)))
                 });
                 each(vec![Some(Partial::One), by_r])
             }
             _ => each(vec![None, None]),
         },
-        Value::Float { func, args, .. } => float_rule(*func, args, wanted, cx, &float, &rules),
+        Value::Float { func, args, .. } => float_rule(*func, args, wanted, cx),
         _ => each(vec![None; value.operands().len()]),
     }
 }
 
-fn float_rule(
-    func: FloatFn,
-    args: &[Operand],
-    wanted: &[bool],
-    cx: &mut dyn RuleCtx,
-    float: &TokenStream,
-    rules: &TokenStream,
-) -> Rule {
+// The paths `::autodiff::__private::Float` and `::autodiff::__private::rules` are written out in each rule
+// that names them: made once up front, they cost a dozen tokens on every operation, most of which are
+// arithmetic and name neither.
+fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule {
     use FloatFn::*;
     let one = |p: Partial| Rule {
         prelude: None,
@@ -128,23 +122,23 @@ fn float_rule(
     match func {
         Sin => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::cos(#x))
+            quote!(::autodiff::__private::Float::cos(#x))
         })),
         Cos => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(-#float::sin(#x))
+            quote!(-::autodiff::__private::Float::sin(#x))
         })),
         Sinh => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::cosh(#x))
+            quote!(::autodiff::__private::Float::cosh(#x))
         })),
         Cosh => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::sinh(#x))
+            quote!(::autodiff::__private::Float::sinh(#x))
         })),
         ExpM1 => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::exp(#x))
+            quote!(::autodiff::__private::Float::exp(#x))
         })),
         Exp => one(Partial::Times(cx.result())),
         Ln => one(Partial::Over(cx.operand(&x()))),
@@ -159,7 +153,9 @@ fn float_rule(
                 _ => quote!(recip),
             };
             let y = cx.result();
-            one(Partial::Times(quote!(#rules::#name(#y))))
+            one(Partial::Times(
+                quote!(::autodiff::__private::rules::#name(#y)),
+            ))
         }
         // Rules written in terms of the argument.
         Asin | Acos | Atan | Asinh | Acosh | Atanh | Log2 | Log10 | Ln1p | Abs => {
@@ -176,13 +172,20 @@ fn float_rule(
                 _ => quote!(abs),
             };
             let x = cx.operand(&x());
-            one(Partial::Times(quote!(#rules::#name(#x))))
+            one(Partial::Times(
+                quote!(::autodiff::__private::rules::#name(#x)),
+            ))
         }
         Powi => {
             let (x, n) = (cx.operand(&args[0]), cx.operand(&args[1]));
             Rule {
                 prelude: None,
-                partials: vec![Some(Partial::Times(quote!(#rules::powi(#x, #n)))), None],
+                partials: vec![
+                    Some(Partial::Times(
+                        quote!(::autodiff::__private::rules::powi(#x, #n)),
+                    )),
+                    None,
+                ],
             }
         }
         MulAdd => {
@@ -221,7 +224,9 @@ fn float_rule(
                 None => quote!(_),
             });
             Rule {
-                prelude: Some(quote!(let (#(#pattern),*) = #rules::#name(#(#inputs),*);)),
+                prelude: Some(
+                    quote!(let (#(#pattern),*) = ::autodiff::__private::rules::#name(#(#inputs),*);),
+                ),
                 partials: names
                     .into_iter()
                     .map(|n| n.map(|n| Partial::Times(quote!(#n))))
