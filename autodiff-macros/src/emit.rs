@@ -34,6 +34,22 @@ pub(crate) fn convert(value: TokenStream, from: &Kind, to: &Kind, ty: &syn::Type
     }
 }
 
+/// An operand's tokens in `Emitter::primal_expr`: a value's name is placed as an identifier, which `quote!`
+/// appends as it is, where a `TokenStream` of it would be sent to the compiler and joined there.
+enum Placed {
+    Name(Ident),
+    Tokens(TokenStream),
+}
+
+impl ToTokens for Placed {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Placed::Name(name) => name.to_tokens(tokens),
+            Placed::Tokens(other) => other.to_tokens(tokens),
+        }
+    }
+}
+
 pub(crate) struct Emitter<'a> {
     pub(crate) f: &'a Function,
     pub(crate) activity: &'a Activity,
@@ -469,18 +485,16 @@ impl<'a> Emitter<'a> {
             Operand::Var(v) => {
                 let mut name = self.name(*v).clone();
                 name.set_span(name.span().located_at(span));
-                name.to_token_stream()
+                Placed::Name(name)
             }
-            _ => self.operand(o),
+            _ => Placed::Tokens(self.operand(o)),
         };
         // A negative constant as a receiver needs parentheses: `(-1.0).abs()`.
-        let receiver = |o: &Operand| {
-            let tokens = op(o);
-            if tokens.to_string().starts_with('-') {
-                quote!((#tokens))
-            } else {
-                tokens
+        let receiver = |o: &Operand| match op(o) {
+            Placed::Tokens(tokens) if tokens.to_string().starts_with('-') => {
+                Placed::Tokens(quote!((#tokens)))
             }
+            placed => placed,
         };
         match value {
             Value::Unary(u, o) => {
@@ -492,7 +506,7 @@ impl<'a> Emitter<'a> {
                 quote!(#l #b #r)
             }
             Value::Cast(o, ty) => convert(
-                op(o),
+                op(o).into_token_stream(),
                 &self.activity.kind(o),
                 &self.activity.kind_of_type(ty),
                 ty,
@@ -536,7 +550,7 @@ impl<'a> Emitter<'a> {
                 let args = args
                     .iter()
                     .zip(by_ref)
-                    .map(|(a, r)| self.call_arg(a, *r, op(a)));
+                    .map(|(a, r)| self.call_arg(a, *r, op(a).into_token_stream()));
                 quote!(#callee(#(#args),*))
             }
             Value::StopGradient { callee, arg } => {

@@ -1281,7 +1281,7 @@ fn all_active(sig: &Signature) -> Signature {
         p.active = p.through_calls();
         if p.output && !p.scalar {
             let elem = Signature::element_type(p);
-            p.grad_ty = syn::parse_quote!(::std::vec::Vec<#elem>);
+            p.grad_ty = signature::vec_of(&elem);
         }
     }
     all

@@ -268,6 +268,17 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
         .into_iter()
         .collect();
     let stmts = f.all_stmts();
+    // A loop's values are needed whatever else is: added once, not on every pass.
+    for stmt in &stmts {
+        if let Stmt::Loop(l) = stmt {
+            need.extend(
+                loop_values(l)
+                    .into_iter()
+                    .filter(|v| activity.is_active_var(*v)),
+            );
+            need.extend(active_vars(l.inits.iter().collect()));
+        }
+    }
     fixpoint(&stmts, &mut need, |stmt, need, added| match stmt {
         Stmt::Let { var, value } => {
             if need.contains(var) {
@@ -285,14 +296,7 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
                 added.extend(active_vars(stmt.operands()));
             }
         }
-        Stmt::Loop(l) => {
-            added.extend(
-                loop_values(l)
-                    .into_iter()
-                    .filter(|v| activity.is_active_var(*v)),
-            );
-            added.extend(active_vars(l.inits.iter().collect()));
-        }
+        Stmt::Loop(_) => {}
         Stmt::If { outs, .. } | Stmt::Match { outs, .. } => {
             for block in stmt.blocks() {
                 for (out, yielded) in outs.iter().zip(&block.yields) {
@@ -336,22 +340,36 @@ fn primal_needed(
             }
         }
     }
+    // What memory writes and loops read is needed whatever else is: added once, not on every pass.
+    for stmt in &stmts {
+        match stmt {
+            Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::NewArray { .. }
+            | Stmt::CallOut { .. } => {
+                need.extend(stmt.operands().into_iter().filter_map(Operand::var));
+            }
+            Stmt::Loop(l) => {
+                need.extend(loop_values(l));
+                need.extend(stmt.operands().into_iter().filter_map(Operand::var));
+                for block in stmt.blocks() {
+                    need.extend(block.yields.iter().filter_map(Operand::var));
+                }
+            }
+            _ => {}
+        }
+    }
     fixpoint(&stmts, &mut need, |stmt, need, added| match stmt {
         Stmt::Let { var, value } => {
             if need.contains(var) {
                 added.extend(value.operands().into_iter().filter_map(Operand::var));
             }
         }
-        Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } | Stmt::CallOut { .. } => {
-            added.extend(stmt.operands().into_iter().filter_map(Operand::var));
-        }
-        Stmt::Loop(l) => {
-            added.extend(loop_values(l));
-            added.extend(stmt.operands().into_iter().filter_map(Operand::var));
-            for block in stmt.blocks() {
-                added.extend(block.yields.iter().filter_map(Operand::var));
-            }
-        }
+        Stmt::Store { .. }
+        | Stmt::Push { .. }
+        | Stmt::NewArray { .. }
+        | Stmt::CallOut { .. }
+        | Stmt::Loop(_) => {}
         Stmt::If { cond, outs, .. }
         | Stmt::Match {
             scrutinee: cond,

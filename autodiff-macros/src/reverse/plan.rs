@@ -665,15 +665,25 @@ fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
         activity: &'a Activity,
         live: BTreeSet<Var>,
         uses: BTreeMap<Var, usize>,
+        /// Whether a value read is live at once, for the statements read after it in the same pass
+        /// (which are visited last to first).
+        eager: bool,
     }
     impl Count<'_> {
         fn read<'o>(&mut self, operands: impl IntoIterator<Item = &'o Operand>) {
             for v in operands.into_iter().filter_map(Operand::var) {
                 *self.uses.entry(v).or_default() += 1;
+                if self.eager && self.activity.is_active_var(v) {
+                    self.live.insert(v);
+                }
             }
         }
         fn block(&mut self, block: &Block) {
-            for stmt in &block.stmts {
+            let stmts: Box<dyn Iterator<Item = &Stmt>> = match self.eager {
+                true => Box::new(block.stmts.iter().rev()),
+                false => Box::new(block.stmts.iter()),
+            };
+            for stmt in stmts {
                 let reversed = |outs: &[Var], live: &BTreeSet<Var>| {
                     outs.iter().any(|o| live.contains(o))
                         || touches_active_arrays(stmt, self.activity)
@@ -709,11 +719,24 @@ fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
             }
         }
     }
+    // First the live values alone, each one found live at once: a value is live only when a live value
+    // (or the result) reads it, so this finds no value the counting below would not, and finds most of
+    // them in one pass rather than one pass per step of each chain of reads.
     let mut count = Count {
         activity,
         live: BTreeSet::new(),
         uses: BTreeMap::new(),
+        eager: true,
     };
+    loop {
+        let before = count.live.len();
+        count.read(&f.body.yields);
+        count.block(&f.body);
+        if count.live.len() == before {
+            break;
+        }
+    }
+    count.eager = false;
     loop {
         count.uses.clear();
         count.read(&f.body.yields);
