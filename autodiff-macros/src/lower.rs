@@ -55,9 +55,9 @@ struct Lowering<'a> {
     return_kind: Kind,
     /// Names the body uses as arrays (`v[i]`, `v.len()`, `&v`, `for x in v`): a call's result bound to
     /// one of them is an array.
-    array_uses: std::collections::HashSet<String>,
+    array_uses: crate::hash::FastSet<String>,
     /// Values already computed, by operation and operands: the same expression is computed once.
-    memo: std::collections::HashMap<String, Var>,
+    memo: crate::hash::FastMap<String, Var>,
     vars: Vec<VarInfo>,
     arrays: Vec<ArrayInfo>,
     scopes: Vec<Vec<Binding>>,
@@ -70,19 +70,19 @@ struct Lowering<'a> {
     /// Arrays made at the top of the function (`lower/array_values.rs`).
     hoisted: Vec<Stmt>,
     /// The length of fixed-size arrays, where the syntax tells it (`[x; 3]`, `[a, b]`, `x: [f64; N]`).
-    fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
+    fixed_lens: crate::hash::FastMap<Array, proc_macro2::TokenStream>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
     /// The values of the parameters, in declaration order.
     param_vars: Vec<Var>,
     /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
-    matrices: std::collections::HashMap<Array, Array>,
+    matrices: crate::hash::FastMap<Array, Array>,
     /// For a nested array deeper than a matrix (`[[[T; K]; M]; N]`), the arrays of the offsets of its levels
     /// above the rows, outermost first (`lower/matrices.rs`); none for a matrix.
-    outer_levels: std::collections::HashMap<Array, Vec<Array>>,
+    outer_levels: crate::hash::FastMap<Array, Vec<Array>>,
     /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
     /// references, so a call takes them as `&a`.
-    windows: std::collections::HashSet<Array>,
+    windows: crate::hash::FastSet<Array>,
     errors: &'a mut Errors,
 }
 
@@ -623,8 +623,8 @@ impl Lowering<'_> {
 
     fn lower_expr(&mut self, expr: &Expr, hint: Option<String>) -> Operand {
         // Only for the values emitted here: `syn` finds an expression's span by printing it to tokens,
-        // which for a loop or a call costs more than lowering it.
-        let span = || expr.span();
+        // which for a loop or a call costs more than lowering it (`span.rs` reads most from the tree).
+        let span = || crate::span::of(expr);
         match expr {
             Expr::Paren(p) => self.lower_expr(&p.expr, hint),
             Expr::Group(g) => self.lower_expr(&g.expr, hint),

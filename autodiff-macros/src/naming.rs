@@ -6,16 +6,16 @@
 //! the adjoint of `z` is `__d_z` and its tangent `__dot_z`. A raw identifier gives names without its `r#`
 //! (`r#in` gives `__d_in`), and keeps it only where the name is a keyword itself.
 
+use crate::hash::{FastMap, FastSet};
 use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
-use std::collections::{HashMap, HashSet};
 
 /// Hands out names that are unique within one generated function.
 #[derive(Default)]
 pub(crate) struct Namer {
-    used: HashSet<String>,
+    used: FastSet<String>,
     /// For each base `fresh` was asked for, the suffix it tries first next time: every name with a smaller
     /// one was taken then, and names are never given back.
-    next_suffix: HashMap<String, usize>,
+    next_suffix: FastMap<String, usize>,
     temporaries: usize,
 }
 
@@ -24,7 +24,7 @@ impl Namer {
     pub(crate) fn new(reserved: impl IntoIterator<Item = String>) -> Namer {
         Namer {
             used: reserved.into_iter().map(|r| without_raw(&r)).collect(),
-            next_suffix: HashMap::new(),
+            next_suffix: FastMap::default(),
             temporaries: 0,
         }
     }
