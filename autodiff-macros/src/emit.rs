@@ -34,18 +34,42 @@ pub(crate) fn convert(value: TokenStream, from: &Kind, to: &Kind, ty: &syn::Type
     }
 }
 
-/// An operand's tokens in `Emitter::primal_expr`: a value's name is placed as an identifier, which `quote!`
-/// appends as it is, where a `TokenStream` of it would be sent to the compiler and joined there.
-enum Placed {
+/// The tokens of an operand: a value's name, which `quote!` appends as it is, or other tokens (a constant,
+/// an expression). A `TokenStream` of a name alone would be sent to the compiler and joined there, and
+/// cloned, at each place it goes.
+#[derive(Clone)]
+pub(crate) enum Tokens {
     Name(Ident),
-    Tokens(TokenStream),
+    Other(TokenStream),
 }
 
-impl ToTokens for Placed {
+impl ToTokens for Tokens {
     fn to_tokens(&self, tokens: &mut TokenStream) {
         match self {
-            Placed::Name(name) => name.to_tokens(tokens),
-            Placed::Tokens(other) => other.to_tokens(tokens),
+            Tokens::Name(name) => name.to_tokens(tokens),
+            Tokens::Other(other) => other.to_tokens(tokens),
+        }
+    }
+
+    fn into_token_stream(self) -> TokenStream {
+        match self {
+            Tokens::Name(name) => name.into_token_stream(),
+            Tokens::Other(other) => other,
+        }
+    }
+}
+
+impl From<TokenStream> for Tokens {
+    fn from(tokens: TokenStream) -> Tokens {
+        Tokens::Other(tokens)
+    }
+}
+
+impl std::fmt::Display for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tokens::Name(name) => name.fmt(f),
+            Tokens::Other(other) => other.fmt(f),
         }
     }
 }
@@ -179,11 +203,11 @@ impl<'a> Emitter<'a> {
         &self.array_names[array.0 as usize]
     }
 
-    pub(crate) fn operand(&self, operand: &Operand) -> TokenStream {
+    pub(crate) fn operand(&self, operand: &Operand) -> Tokens {
         match operand {
-            Operand::Var(v) => self.name(*v).to_token_stream(),
-            Operand::Const { tokens, .. } => tokens.clone(),
-            Operand::Array(a) => self.array_name(*a).to_token_stream(),
+            Operand::Var(v) => Tokens::Name(self.name(*v).clone()),
+            Operand::Const { tokens, .. } => Tokens::Other(tokens.clone()),
+            Operand::Array(a) => Tokens::Name(self.array_name(*a).clone()),
         }
     }
 
@@ -349,7 +373,7 @@ impl<'a> Emitter<'a> {
     // Output: total(&*__matrix_m)  (a parameter)  or  total(&unflatten(&m[..], &uniform_row_offsets(3, n)))
     /// An argument of a call that is not written: `a` or `&a` (`by_ref`), and a matrix, which the generated
     /// code holds flat, in its own shape again.
-    pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: TokenStream) -> TokenStream {
+    pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: Tokens) -> TokenStream {
         if let Operand::Array(array) = arg {
             // A matrix passed whole: the parameter as the caller has it, borrowed, or by value (`h(*m)` of
             // a `m: &[[f64; C]; R]`, `h(m)` of an owned one) a copy of it (autodiff-fuzz --seed 7171
@@ -384,7 +408,7 @@ impl<'a> Emitter<'a> {
                     true,
                 ) => return quote!(&#matrix),
                 (Some(_), by_ref) => {
-                    if let Some(shaped) = self.matrix_in_shape(*array, &tokens) {
+                    if let Some(shaped) = self.matrix_in_shape(*array, &tokens.to_token_stream()) {
                         return if by_ref { quote!(&#shaped) } else { shaped };
                     }
                 }
@@ -394,7 +418,7 @@ impl<'a> Emitter<'a> {
         if by_ref {
             quote!(&#tokens)
         } else {
-            tokens
+            tokens.into_token_stream()
         }
     }
 
@@ -485,14 +509,14 @@ impl<'a> Emitter<'a> {
             Operand::Var(v) => {
                 let mut name = self.name(*v).clone();
                 name.set_span(name.span().located_at(span));
-                Placed::Name(name)
+                Tokens::Name(name)
             }
-            _ => Placed::Tokens(self.operand(o)),
+            _ => self.operand(o),
         };
         // A negative constant as a receiver needs parentheses: `(-1.0).abs()`.
         let receiver = |o: &Operand| match op(o) {
-            Placed::Tokens(tokens) if tokens.to_string().starts_with('-') => {
-                Placed::Tokens(quote!((#tokens)))
+            Tokens::Other(tokens) if tokens.to_string().starts_with('-') => {
+                Tokens::Other(quote!((#tokens)))
             }
             placed => placed,
         };
@@ -550,7 +574,7 @@ impl<'a> Emitter<'a> {
                 let args = args
                     .iter()
                     .zip(by_ref)
-                    .map(|(a, r)| self.call_arg(a, *r, op(a).into_token_stream()));
+                    .map(|(a, r)| self.call_arg(a, *r, op(a)));
                 quote!(#callee(#(#args),*))
             }
             Value::StopGradient { callee, arg } => {
@@ -766,8 +790,12 @@ impl<'a> Emitter<'a> {
                             let inner_roots = yields.iter().filter_map(|o| o.var()).collect();
                             let (code, free) = self.primal(b, &inner_roots, mode);
                             need.extend(free);
-                            let yields =
-                                tuple_or_single(yields.iter().map(|o| self.operand(o)).collect());
+                            let yields = tuple_or_single(
+                                yields
+                                    .iter()
+                                    .map(|o| self.operand(o).into_token_stream())
+                                    .collect(),
+                            );
                             block_with_value(code, yields)
                         })
                         .collect();
@@ -889,7 +917,7 @@ impl<'a> Emitter<'a> {
     fn primal_loop(&self, l: &Loop, need: &BTreeSet<Var>) -> (TokenStream, BTreeSet<Var>) {
         let mut free: BTreeSet<Var> = l.inits.iter().filter_map(Operand::var).collect();
         let phis: Vec<&Ident> = l.phis.iter().map(|p| self.name(*p)).collect();
-        let inits: Vec<TokenStream> = l.inits.iter().map(|o| self.operand(o)).collect();
+        let inits: Vec<Tokens> = l.inits.iter().map(|o| self.operand(o)).collect();
         let count = need.contains(&l.trips) || self.tapes.contains_key(&l.trips);
         let trips = self.name(l.trips);
         let (counter, increment) = if count {
@@ -1183,9 +1211,9 @@ impl<'a> Emitter<'a> {
 /// `a..b`, `(a..=b).rev().step_by(k)`: the iterator of a `for` over a range.
 pub(crate) fn range_tokens(
     range: &crate::ir::Range,
-    start: TokenStream,
-    end: TokenStream,
-    step: Option<TokenStream>,
+    start: Tokens,
+    end: Tokens,
+    step: Option<Tokens>,
 ) -> TokenStream {
     let bare = if range.inclusive {
         quote!(#start..=#end)
@@ -1242,14 +1270,14 @@ pub(crate) struct Recorder<'e, 'a> {
 }
 
 impl RuleCtx for Recorder<'_, '_> {
-    fn operand(&mut self, operand: &Operand) -> TokenStream {
+    fn operand(&mut self, operand: &Operand) -> Tokens {
         self.refs.extend(operand.var());
         self.emitter.operand(operand)
     }
 
-    fn result(&mut self) -> TokenStream {
+    fn result(&mut self) -> Tokens {
         self.refs.insert(self.result);
-        self.emitter.name(self.result).to_token_stream()
+        Tokens::Name(self.emitter.name(self.result).clone())
     }
 
     fn fresh(&mut self, base: &str) -> Ident {

@@ -12,7 +12,7 @@
 //! z.sin()                            let __v0 = z.sin(); let __dot_v0 = __dot_z * Float::cos(z);
 //! ```
 
-use crate::emit::{block_with_value, tuple_or_single, Emitter, Recorder};
+use crate::emit::{block_with_value, tuple_or_single, Emitter, Recorder, Tokens};
 use crate::ir::{
     Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var, Written,
 };
@@ -197,13 +197,13 @@ struct DryRun<'r> {
 }
 
 impl RuleCtx for DryRun<'_> {
-    fn operand(&mut self, operand: &Operand) -> TokenStream {
+    fn operand(&mut self, operand: &Operand) -> Tokens {
         self.refs.extend(operand.var());
-        quote!(_)
+        Tokens::Other(quote!(_))
     }
-    fn result(&mut self) -> TokenStream {
+    fn result(&mut self) -> Tokens {
         self.refs.insert(self.result);
-        quote!(_)
+        Tokens::Other(quote!(_))
     }
     fn fresh(&mut self, _: &str) -> Ident {
         Ident::new("_", Span::mixed_site())
@@ -828,7 +828,7 @@ impl Forward<'_, '_> {
     fn loop_(&mut self, l: &Loop, code: &mut Vec<TokenStream>) {
         let activity = self.e.activity;
         let phis: Vec<Ident> = l.phis.iter().map(|p| self.e.name(*p).clone()).collect();
-        let inits: Vec<TokenStream> = l.inits.iter().map(|o| self.e.operand(o)).collect();
+        let inits: Vec<Tokens> = l.inits.iter().map(|o| self.e.operand(o)).collect();
         // The tangent of an active carried value: one mutable variable, shared by its phi and its out.
         let mut tangent_decls = Vec::new();
         let mut carried_tangents: Vec<Option<Ident>> = Vec::new();
@@ -887,7 +887,7 @@ impl Forward<'_, '_> {
                 continue;
             }
             targets.push(phis[i].to_token_stream());
-            values.push(self.e.operand(yielded));
+            values.push(self.e.operand(yielded).into_token_stream());
             if let Some(t) = &carried_tangents[i] {
                 targets.push(t.to_token_stream());
                 values.push(self.tangent_or_zero_like(
@@ -1021,7 +1021,7 @@ impl Forward<'_, '_> {
             self.block(block, &mut arm_code);
             let mut yields: Vec<TokenStream> = primal_outs
                 .iter()
-                .map(|i| self.e.operand(&block.yields[*i]))
+                .map(|i| self.e.operand(&block.yields[*i]).into_token_stream())
                 .collect();
             for i in &tangent_outs {
                 let kind = self.e.activity.var_kind(outs[*i]).clone();

@@ -6,16 +6,17 @@
 //! the adjoint of `z` is `__d_z` and its tangent `__dot_z`. A raw identifier gives names without its `r#`
 //! (`r#in` gives `__d_in`), and keeps it only where the name is a keyword itself.
 
-use crate::hash::{FastMap, FastSet};
+use crate::hash::FastMap;
 use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use std::collections::hash_map::Entry;
 
 /// Hands out names that are unique within one generated function.
 #[derive(Default)]
 pub(crate) struct Namer {
-    used: FastSet<String>,
-    /// For each base `fresh` was asked for, the suffix it tries first next time: every name with a smaller
-    /// one was taken then, and names are never given back.
-    next_suffix: FastMap<String, usize>,
+    /// The names taken, each with the suffix `fresh` tries first when asked for it as a base: every name
+    /// with a smaller one was taken then, and names are never given back. One map, so that the common
+    /// case, a base not taken yet, costs one lookup.
+    used: FastMap<String, usize>,
     temporaries: usize,
 }
 
@@ -23,27 +24,31 @@ impl Namer {
     /// A namer that will not hand out any of `reserved` (the parameters' names).
     pub(crate) fn new(reserved: impl IntoIterator<Item = String>) -> Namer {
         Namer {
-            used: reserved.into_iter().map(|r| without_raw(&r)).collect(),
-            next_suffix: FastMap::default(),
+            used: reserved.into_iter().map(|r| (without_raw(&r), 1)).collect(),
             temporaries: 0,
         }
     }
 
     /// `base`, or `base_1`, `base_2`, .. if it is taken.
     pub(crate) fn fresh(&mut self, base: &str) -> Ident {
-        let base = without_raw(base);
-        let mut n = self.next_suffix.get(&base).copied().unwrap_or(0);
-        let mut name = match n {
-            0 => base.clone(),
-            _ => format!("{base}_{n}"),
+        let (base, mut n) = match self.used.entry(without_raw(base)) {
+            Entry::Vacant(vacant) => {
+                let ident = unraw_local(vacant.key());
+                vacant.insert(1);
+                return ident;
+            }
+            Entry::Occupied(taken) => (taken.key().clone(), *taken.get()),
         };
-        while self.used.contains(&name) {
+        let mut name = format!("{base}_{n}");
+        while self.used.contains_key(&name) {
             n += 1;
             name = format!("{base}_{n}");
         }
-        let ident = local(&name);
-        self.used.insert(name);
-        self.next_suffix.insert(base, n + 1);
+        if let Some(next) = self.used.get_mut(&base) {
+            *next = n + 1;
+        }
+        let ident = unraw_local(&name);
+        self.used.insert(name, 1);
         ident
     }
 
@@ -52,8 +57,10 @@ impl Namer {
         loop {
             let name = format!("__v{}", self.temporaries);
             self.temporaries += 1;
-            if self.used.insert(name.clone()) {
-                return Ident::new(&name, Span::mixed_site());
+            if let Entry::Vacant(vacant) = self.used.entry(name) {
+                let ident = Ident::new(vacant.key(), Span::mixed_site());
+                vacant.insert(1);
+                return ident;
             }
         }
     }
@@ -73,8 +80,11 @@ pub(crate) fn tangent_base(primal: &str) -> String {
 /// identifier's `r#` is dropped inside it (`__lifted_r#in` is `__lifted_in`); a name that is a keyword
 /// is raw (the value of the user's `r#in` is `r#in`), or gets a `_` where no raw identifier can be (`self`).
 pub(crate) fn local(name: &str) -> Ident {
-    let name = without_raw(name);
-    let name = name.as_str();
+    unraw_local(&without_raw(name))
+}
+
+/// `local` of a name that holds no `r#`.
+fn unraw_local(name: &str) -> Ident {
     if !is_keyword(name) {
         return Ident::new(name, Span::mixed_site());
     }
@@ -100,7 +110,10 @@ const KEYWORDS: &[&str] = &[
 /// the compiler, parsing a string lexes it as a source file of its own, which cost more than the rest of
 /// making a name.
 fn is_keyword(name: &str) -> bool {
-    KEYWORDS.binary_search(&name).is_ok()
+    // Every keyword is at most eight lowercase letters but `Self` and `_`: most names (a generated one
+    // begins with `__`) are told apart without the search.
+    let lowercase = name.len() <= 8 && name.bytes().all(|b| b.is_ascii_lowercase());
+    (lowercase || name == "Self" || name == "_") && KEYWORDS.binary_search(&name).is_ok()
 }
 
 /// Are `tokens` one name, as `syn::parse2::<Ident>` reads them (an identifier that is not a keyword, maybe in

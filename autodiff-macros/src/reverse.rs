@@ -26,7 +26,7 @@
 //!                                    }
 //! ```
 
-use crate::emit::{tuple_or_single, Emitter, Mode, Recorder};
+use crate::emit::{tuple_or_single, Emitter, Mode, Recorder, Tokens};
 use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var, Written};
 use crate::naming;
 use crate::rules;
@@ -860,10 +860,12 @@ impl Reverse<'_, '_> {
     ) -> Vec<TokenStream> {
         let mut call_args = Vec::new();
         // An array passed twice (`g(&z, &z)`) was stored once at the call: popped once.
-        let mut popped: BTreeMap<Array, TokenStream> = BTreeMap::new();
+        let mut popped: BTreeMap<Array, Ident> = BTreeMap::new();
         for (arg, r) in args.iter().zip(by_ref) {
             let a = match arg {
-                Operand::Array(array) if popped.contains_key(array) => popped[array].clone(),
+                Operand::Array(array) if popped.contains_key(array) => {
+                    Tokens::Name(popped[array].clone())
+                }
                 Operand::Array(array) if self.plan.stored_at_calls.contains(&(site, *array)) => {
                     let tape = self.e.snapshot_tape(site, *array);
                     let base = format!(
@@ -875,8 +877,8 @@ impl Reverse<'_, '_> {
                     );
                     let name = self.e.namer.fresh(&base);
                     code.push(quote!(let #name = #tape.pop();));
-                    popped.insert(*array, name.to_token_stream());
-                    name.to_token_stream()
+                    popped.insert(*array, name.clone());
+                    Tokens::Name(name)
                 }
                 _ => self.e.operand(arg),
             };
@@ -950,7 +952,7 @@ impl Reverse<'_, '_> {
             let part = match w {
                 Written::Element(index) => {
                     refs.extend(index.var());
-                    Some(Part::Element(self.e.operand(index)))
+                    Some(Part::Element(self.e.operand(index).into_token_stream()))
                 }
                 Written::Window { start, end } => {
                     refs.extend(start.var().into_iter().chain(end.var()));
@@ -984,7 +986,7 @@ impl Reverse<'_, '_> {
                         }
                         None => code.push(quote!(let #mutability #name = #tape.pop().to_owned();)),
                     }
-                    name.to_token_stream()
+                    Tokens::Name(name)
                 }
                 _ => self.e.operand(arg),
             };

@@ -4,6 +4,7 @@
 //! with partials they cannot disagree). Rules that need a constant or a case split call
 //! `autodiff_core::rules`, which holds the conventions at non-differentiable points.
 
+use crate::emit::Tokens;
 use crate::ir::{FloatFn, Operand, Value};
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -17,12 +18,12 @@ pub(crate) enum Partial {
     /// `d * -1`.
     NegOne,
     /// `d * e`.
-    Times(TokenStream),
+    Times(Tokens),
     /// `d / e`.
-    Over(TokenStream),
+    Over(Tokens),
     /// `d * a / b`, multiplied first: a zero `d` gives zero where `a / b` alone would overflow (the
     /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0).
-    TimesOver(TokenStream, TokenStream),
+    TimesOver(Tokens, Tokens),
 }
 
 impl Partial {
@@ -48,8 +49,8 @@ pub(crate) struct Rule {
 /// What a rule needs from the emitter: the tokens of its arguments and of its result (each recorded as a
 /// use of that value), and fresh names for the partials it binds.
 pub(crate) trait RuleCtx {
-    fn operand(&mut self, operand: &Operand) -> TokenStream;
-    fn result(&mut self) -> TokenStream;
+    fn operand(&mut self, operand: &Operand) -> Tokens;
+    fn result(&mut self) -> Tokens;
     fn fresh(&mut self, base: &str) -> Ident;
 }
 
@@ -69,7 +70,10 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
             // but for rounding in the subnormal range, in two operations instead of three).
             BinOp::Mul(_) if l.var().is_some() && l.var() == r.var() => {
                 let x = wanted[0].then(|| cx.operand(l));
-                each(vec![x.map(|x| Partial::Times(quote!((#x + #x)))), None])
+                each(vec![
+                    x.map(|x| Partial::Times(quote!((#x + #x)).into())),
+                    None,
+                ])
             }
             BinOp::Mul(_) => {
                 let (l_tokens, r_tokens) = (
@@ -87,7 +91,7 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
                 // where `(x / y) / y` overflows.
                 let by_r = wanted[1].then(|| {
                     let y = cx.result();
-                    Partial::TimesOver(quote!((-#y)), r_tokens.clone())
+                    Partial::TimesOver(quote!((-#y)).into(), r_tokens.clone())
                 });
                 each(vec![
                     wanted[0].then(|| Partial::Over(r_tokens.clone())),
@@ -98,7 +102,7 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
                 // a % b = a - b * trunc(a / b)
                 let by_r = wanted[1].then(|| {
                     let (a, b) = (cx.operand(l), cx.operand(r));
-                    Partial::Times(quote!(-::autodiff::__private::Float::trunc(#a / #b)))
+                    Partial::Times(quote!(-::autodiff::__private::Float::trunc(#a / #b)).into())
                 });
                 each(vec![Some(Partial::One), by_r])
             }
@@ -122,23 +126,23 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
     match func {
         Sin => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(::autodiff::__private::Float::cos(#x))
+            quote!(::autodiff::__private::Float::cos(#x)).into()
         })),
         Cos => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(-::autodiff::__private::Float::sin(#x))
+            quote!(-::autodiff::__private::Float::sin(#x)).into()
         })),
         Sinh => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(::autodiff::__private::Float::cosh(#x))
+            quote!(::autodiff::__private::Float::cosh(#x)).into()
         })),
         Cosh => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(::autodiff::__private::Float::sinh(#x))
+            quote!(::autodiff::__private::Float::sinh(#x)).into()
         })),
         ExpM1 => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(::autodiff::__private::Float::exp(#x))
+            quote!(::autodiff::__private::Float::exp(#x)).into()
         })),
         Exp => one(Partial::Times(cx.result())),
         Ln => one(Partial::Over(cx.operand(&x()))),
@@ -154,7 +158,7 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
             };
             let y = cx.result();
             one(Partial::Times(
-                quote!(::autodiff::__private::rules::#name(#y)),
+                quote!(::autodiff::__private::rules::#name(#y)).into(),
             ))
         }
         // Rules written in terms of the argument.
@@ -173,7 +177,7 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
             };
             let x = cx.operand(&x());
             one(Partial::Times(
-                quote!(::autodiff::__private::rules::#name(#x)),
+                quote!(::autodiff::__private::rules::#name(#x)).into(),
             ))
         }
         Powi => {
@@ -182,7 +186,7 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                 prelude: None,
                 partials: vec![
                     Some(Partial::Times(
-                        quote!(::autodiff::__private::rules::powi(#x, #n)),
+                        quote!(::autodiff::__private::rules::powi(#x, #n)).into(),
                     )),
                     None,
                 ],
@@ -202,7 +206,7 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
         }
         // Rules that give all partials at once, bound in a prelude.
         Log | Powf | Hypot | Atan2 | Max | Min | Clamp => {
-            let mut inputs: Vec<TokenStream> = args.iter().map(|a| cx.operand(a)).collect();
+            let mut inputs: Vec<Tokens> = args.iter().map(|a| cx.operand(a)).collect();
             let name = match func {
                 Log => quote!(log),
                 Powf => quote!(powf),
@@ -229,7 +233,7 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                 ),
                 partials: names
                     .into_iter()
-                    .map(|n| n.map(|n| Partial::Times(quote!(#n))))
+                    .map(|n| n.map(|n| Partial::Times(Tokens::Name(n))))
                     .collect(),
             }
         }

@@ -3,7 +3,7 @@
 
 use super::plan::{touches_active_arrays, CounterPlan, Order, WindowPlan};
 use super::{Adjoints, Reverse};
-use crate::emit::Emitter;
+use crate::emit::{Emitter, Tokens};
 use crate::ir::{Array, Block, Loop, Operand, Stmt, Var};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -334,9 +334,9 @@ impl Reverse<'_, '_> {
         let Some((range, index)) = &l.range else {
             return (TokenStream::new(), flush, TokenStream::new());
         };
-        let index = self.e.name(*index).to_token_stream();
+        let index = Tokens::Name(self.e.name(*index).clone());
         let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
-        let at = |base: &TokenStream, offset: i64| -> TokenStream {
+        let at = |base: &Tokens, offset: i64| -> TokenStream {
             let magnitude = proc_macro2::Literal::u64_unsuffixed(offset.unsigned_abs());
             match offset {
                 0 => quote!(#base),
@@ -463,7 +463,7 @@ impl Reverse<'_, '_> {
                     None => continue,
                 },
                 Some(CounterPlan::Step { step, added }) => Update::Step {
-                    step: self.e.operand(step),
+                    step: self.e.operand(step).into_token_stream(),
                     step_var: step.var(),
                     added: *added,
                 },
