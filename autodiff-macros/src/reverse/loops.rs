@@ -1,7 +1,7 @@
 //! The reverse of loops: iterations backwards (or fused into the forward sweep, or forwards, when they
 //! commute), carried adjoints and accumulators, and the sliding window of adjoints of `x[i + c]`.
 
-use super::plan::{touches_active_arrays, CounterPlan, Order, WindowPlan};
+use super::plan::{loop_touches_active_arrays, CounterPlan, Order, WindowPlan};
 use super::{Adjoints, Reverse};
 use crate::emit::{Emitter, Tokens};
 use crate::ir::{Array, Block, Loop, Operand, Stmt, Var};
@@ -23,9 +23,7 @@ impl Reverse<'_, '_> {
         let activity = self.e.activity;
         let out_adjoints: Vec<Option<TokenStream>> =
             l.outs.iter().map(|o| adjoints.remove(o)).collect();
-        let stmt_view = Stmt::Loop(Box::new(l.clone()));
-        if out_adjoints.iter().all(Option::is_none) && !touches_active_arrays(&stmt_view, activity)
-        {
+        if out_adjoints.iter().all(Option::is_none) && !loop_touches_active_arrays(l, activity) {
             return;
         }
         // The adjoints of the carried values, one mutable variable each.
@@ -39,7 +37,7 @@ impl Reverse<'_, '_> {
             })
             .collect();
         // The outer values the body reads, which get mutable accumulators.
-        let inner: BTreeSet<Var> = defs_within(&stmt_view);
+        let inner: BTreeSet<Var> = loop_defs(l);
         let mut outer: BTreeSet<Var> = BTreeSet::new();
         collect_reads(&l.body, &mut outer);
         outer.retain(|v| !inner.contains(v) && activity.is_active_var(*v));
@@ -156,7 +154,7 @@ impl Reverse<'_, '_> {
         if fused {
             // The loop's reverse runs inside its forward sweep, iteration by iteration: every value it
             // reads is still in scope, nothing is recomputed or stored.
-            let inner: BTreeSet<Var> = defs_within(&Stmt::Loop(Box::new(l.clone())));
+            let inner: BTreeSet<Var> = loop_defs(l);
             refs.extend(body_refs.iter().copied().filter(|v| !inner.contains(v)));
             self.e.fused.insert(
                 l.trips,
@@ -501,20 +499,36 @@ pub(super) struct Window {
     pub(super) invariant: Vec<(Array, Operand, Ident)>,
 }
 
-/// The values defined anywhere inside `stmt` (its nested blocks, a loop's carried values and index).
-pub(super) fn defs_within(stmt: &Stmt) -> BTreeSet<Var> {
+/// The values defined anywhere inside the loop `l`: its carried values and index, and those of its nested
+/// blocks and loops.
+pub(super) fn loop_defs(l: &Loop) -> BTreeSet<Var> {
     let mut defs = BTreeSet::new();
-    if let Stmt::Loop(l) = stmt {
-        defs.extend(l.phis.iter().copied());
-        defs.extend(l.range.as_ref().map(|(_, i)| *i));
+    add_loop_defs(l, &mut defs);
+    defs
+}
+
+/// Adds the values defined inside `stmt` (its nested blocks, a loop's carried values and index).
+fn add_defs_within(stmt: &Stmt, defs: &mut BTreeSet<Var>) {
+    match stmt {
+        Stmt::Loop(l) => add_loop_defs(l, defs),
+        _ => add_block_defs(&stmt.blocks(), defs),
     }
-    for block in stmt.blocks() {
+}
+
+fn add_loop_defs(l: &Loop, defs: &mut BTreeSet<Var>) {
+    defs.extend(l.phis.iter().copied());
+    defs.extend(l.range.as_ref().map(|(_, i)| *i));
+    let blocks: Vec<&Block> = l.cond.iter().chain([&l.body]).collect();
+    add_block_defs(&blocks, defs);
+}
+
+fn add_block_defs(blocks: &[&Block], defs: &mut BTreeSet<Var>) {
+    for block in blocks {
         for inner in &block.stmts {
             defs.extend(inner.defs());
-            defs.extend(defs_within(inner));
+            add_defs_within(inner, defs);
         }
     }
-    defs
 }
 
 /// The values read anywhere in `block`.

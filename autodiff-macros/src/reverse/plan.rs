@@ -36,7 +36,7 @@
 
 use super::call_gradient::{linear_check, scalar_calls};
 use super::increments::increments;
-use super::loops::defs_within;
+use super::loops::loop_defs;
 use super::region::{unsafe_reads, writes_array};
 use super::Shortcuts;
 use crate::activity::Activity;
@@ -480,7 +480,7 @@ impl<'f> Planner<'f> {
     /// unconditional, such a load ran whenever the loop did, so the index is in bounds where the register
     /// is added; reads of the same element under a branch of the body add to the same register.)
     fn invariant_reads(&self, l: &Loop) -> Vec<(Array, Operand)> {
-        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
+        let inside = loop_defs(l);
         let mut reads: Vec<(Array, Operand)> = Vec::new();
         for stmt in &l.body.stmts {
             let Stmt::Let {
@@ -515,7 +515,7 @@ impl<'f> Planner<'f> {
         if l.exit_flag.is_some() {
             return counters;
         }
-        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
+        let inside = loop_defs(l);
         for (phi, yielded) in l.phis.iter().zip(&l.body.yields) {
             if self.activity.is_active_var(*phi)
                 || !matches!(self.activity.var_kind(*phi), Kind::Int)
@@ -719,23 +719,18 @@ fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
             }
         }
     }
-    // First the live values alone, each one found live at once: a value is live only when a live value
-    // (or the result) reads it, so this finds no value the counting below would not, and finds most of
-    // them in one pass rather than one pass per step of each chain of reads.
+    // First one pass that makes each value read live at once: a value is live only when a live value (or
+    // the result) reads it, so this finds no value the counting below would not, and finds most of them
+    // (all but those carried around loops) in one pass rather than one pass per step of each chain of
+    // reads. The counting then starts from them.
     let mut count = Count {
         activity,
         live: BTreeSet::new(),
         uses: BTreeMap::new(),
         eager: true,
     };
-    loop {
-        let before = count.live.len();
-        count.read(&f.body.yields);
-        count.block(&f.body);
-        if count.live.len() == before {
-            break;
-        }
-    }
+    count.read(&f.body.yields);
+    count.block(&f.body);
     count.eager = false;
     loop {
         count.uses.clear();
@@ -749,6 +744,14 @@ fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
         }
         count.live = live;
     }
+}
+
+/// `touches_active_arrays` of the loop statement of `l`, without making one.
+pub(super) fn loop_touches_active_arrays(l: &Loop, activity: &Activity) -> bool {
+    l.cond
+        .iter()
+        .chain([&l.body])
+        .any(|b| b.stmts.iter().any(|s| touches_active_arrays(s, activity)))
 }
 
 /// Does `stmt` read or write an active array (so its reverse matters even with no adjoint on its outs)?
