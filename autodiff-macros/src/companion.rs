@@ -1024,7 +1024,8 @@ fn vjp_into_body(
             });
         }
     }
-    quote!(#(#code)* #value)
+    code.push(value.into_token_stream());
+    crate::emit::concat(code)
 }
 
 /// The callable that computes the derivative `item` (`vjp` or `jvp`) of a call of `callee` with

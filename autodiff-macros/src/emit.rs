@@ -876,13 +876,14 @@ impl<'a> Emitter<'a> {
                     quote!(#(#pushes)* #code)
                 }
             };
-            let pushes = self.pushes(&stmt.defs());
-            pieces.push(quote!(#piece #pushes));
+            // In reverse: the pieces are reversed below.
+            pieces.push(self.pushes(&stmt.defs()));
+            pieces.push(piece);
         }
         pieces.reverse();
         let defs: BTreeSet<Var> = block.defs().into_iter().collect();
         let free = need.difference(&defs).copied().collect();
-        (quote!(#(#pieces)*), free)
+        (concat(pieces), free)
     }
 
     /// `tape.push(value);` for each of `vars` that is taped.
@@ -1252,6 +1253,12 @@ pub(crate) fn block_with_value(code: TokenStream, value: TokenStream) -> TokenSt
         }
     }
     quote!({ #(#stmts)* #value })
+}
+
+/// `quote!(#(#streams)*)`, the streams moved and joined by the compiler in one step rather than each cloned
+/// and joined to the others in turn: what a sweep's statements cost most as they are put together.
+pub(crate) fn concat(streams: Vec<TokenStream>) -> TokenStream {
+    streams.into_iter().collect()
 }
 
 /// `(a, b)` for several, `a` for one, `()` for none.

@@ -12,7 +12,7 @@
 //! z.sin()                            let __v0 = z.sin(); let __dot_v0 = __dot_z * Float::cos(z);
 //! ```
 
-use crate::emit::{block_with_value, tuple_or_single, Emitter, Recorder, Tokens};
+use crate::emit::{block_with_value, concat, tuple_or_single, Emitter, Recorder, Tokens};
 use crate::ir::{
     Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var, Written,
 };
@@ -179,15 +179,12 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
     } else {
         quote!((#value, #out_tangent))
     };
-    quote! {
-        #items
-        #deref
-        #unpack
-        #(#checks)*
-        #(#outputs)*
-        #(#code)*
-        #result
-    }
+    let mut all = vec![items, deref, unpack];
+    all.extend(checks);
+    all.extend(outputs);
+    all.extend(code);
+    all.push(result);
+    concat(all)
 }
 
 /// Records the values a rule reads, without emitting anything.
@@ -916,13 +913,14 @@ impl Forward<'_, '_> {
             }
             None => quote!(loop),
         };
+        let (cond_code, body) = (concat(cond_code), concat(body));
         code.push(quote! {
             #(let mut #phis = #inits;)*
             #(#tangent_decls)*
             #(#view_declarations)*
             #header {
-                #(#cond_code)*
-                #(#body)*
+                #cond_code
+                #body
                 #assign
                 #exit
             }

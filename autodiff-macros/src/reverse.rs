@@ -26,7 +26,7 @@
 //!                                    }
 //! ```
 
-use crate::emit::{tuple_or_single, Emitter, Mode, Recorder, Tokens};
+use crate::emit::{concat, tuple_or_single, Emitter, Mode, Recorder, Tokens};
 use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var, Written};
 use crate::naming;
 use crate::rules;
@@ -307,18 +307,12 @@ fn vjp_body_with(
     let deref = sig.deref_scalars();
     let tapes = rev.e.tape_declarations();
     let (param_buffers, buffers) = rev.buffer_declarations(&declared);
-    quote! {
-        #items
-        #deref
-        #unused
-        #tapes
-        #(#into_buffers)*
-        #param_buffers
-        #primal
-        #buffers
-        #(#code)*
-        #result
-    }
+    let mut all = vec![items, deref, unused.unwrap_or_default(), tapes];
+    all.extend(into_buffers);
+    all.extend([param_buffers, primal, buffers]);
+    all.extend(code);
+    all.push(result);
+    concat(all)
 }
 
 impl Reverse<'_, '_> {
@@ -373,7 +367,7 @@ impl Reverse<'_, '_> {
             let name = self.e.array_name(*array);
             code.push(quote!(let mut #counter = #name.len();));
         }
-        (quote!(#(#params)*), quote!(#(#code)*))
+        (concat(params), concat(code))
     }
 
     /// Adds `contribution` to the adjoint of `target`.
