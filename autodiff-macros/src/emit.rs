@@ -297,7 +297,7 @@ impl<'a> Emitter<'a> {
                     quote!(#tape.push(&#name[..]);)
                 }
             });
-        quote!(#(#pushes)*)
+        pushes.collect()
     }
 
     // Input:  let y = g(&z, n);
@@ -893,7 +893,7 @@ impl<'a> Emitter<'a> {
             let name = self.name(*v);
             Some(quote!(#tape.push(#name);))
         });
-        quote!(#(#pushes)*)
+        pushes.collect()
     }
 
     /// Are any of the values defined inside `stmt`'s blocks taped, or arrays snapshot at calls there?
@@ -983,12 +983,13 @@ impl<'a> Emitter<'a> {
             None => Default::default(),
         };
         let reserve = self.reservations(l);
+        let view_declarations = concat(view_declarations);
         let code = quote! {
             #fused_before
             #(let mut #phis = #inits;)*
             #counter
             #reserve
-            #(#view_declarations)*
+            #view_declarations
             #header {
                 #cond
                 #phi_pushes
@@ -1053,7 +1054,7 @@ impl<'a> Emitter<'a> {
                 None => quote!(#tape.reserve(#count #len);),
             }
         });
-        quote!(#(#reserves)*)
+        reserves.collect()
     }
 
     /// The trip count of `l` as it starts (`size_hint` of its range), if it is a `for` over a range that

@@ -914,10 +914,11 @@ impl Forward<'_, '_> {
             None => quote!(loop),
         };
         let (cond_code, body) = (concat(cond_code), concat(body));
+        let (tangent_decls, view_declarations) = (concat(tangent_decls), concat(view_declarations));
         code.push(quote! {
             #(let mut #phis = #inits;)*
-            #(#tangent_decls)*
-            #(#view_declarations)*
+            #tangent_decls
+            #view_declarations
             #header {
                 #cond_code
                 #body

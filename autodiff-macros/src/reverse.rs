@@ -299,8 +299,13 @@ fn vjp_body_with(
             quote!((#value, #gradient))
         }
         // A function returning `()` (its results in output parameters) ends with its stores.
-        GradientOut::Into(_) if matches!(sig.ret_kind, Kind::Unit) => quote!(#(#stores)*),
-        GradientOut::Into(_) => quote!(#(#stores)* #value),
+        GradientOut::Into(_) if matches!(sig.ret_kind, Kind::Unit) => concat(stores),
+        GradientOut::Into(_) => concat(
+            stores
+                .into_iter()
+                .chain([value.into_token_stream()])
+                .collect(),
+        ),
     };
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
     let items = rev.e.items();

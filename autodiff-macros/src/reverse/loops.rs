@@ -3,7 +3,7 @@
 
 use super::plan::{loop_touches_active_arrays, CounterPlan, Order, WindowPlan};
 use super::{Adjoints, Reverse};
-use crate::emit::{Emitter, Tokens};
+use crate::emit::{concat, Emitter, Tokens};
 use crate::ir::{Array, Block, Loop, Operand, Stmt, Var};
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -159,9 +159,9 @@ impl Reverse<'_, '_> {
             self.e.fused.insert(
                 l.trips,
                 crate::emit::Fused {
-                    before: quote!(#(#declarations)* #window_setup),
+                    before: concat(declarations.into_iter().chain([window_setup]).collect()),
                     // The accumulators of outer values are updated each iteration, as in a reversed loop.
-                    inside: quote!(#(#body_code)* #assign),
+                    inside: concat(body_code.into_iter().chain([assign]).collect()),
                     after: window_finish,
                     roots: body_refs,
                 },
@@ -258,10 +258,12 @@ impl Reverse<'_, '_> {
                     quote!(for #t in (0..#trips).rev())
                 }
             };
+            let (declarations, view_declarations) =
+                (concat(declarations), concat(view_declarations));
             code.push(quote! {
-                #(#declarations)*
+                #declarations
                 #window_setup
-                #(#view_declarations)*
+                #view_declarations
                 #header {
                     #body
                     #assign
