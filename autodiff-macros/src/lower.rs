@@ -813,13 +813,10 @@ fn memo_key(value: &Value) -> Option<String> {
     };
     let operands = |os: &[Operand]| os.iter().map(operand).collect::<Vec<_>>().join(",");
     Some(match value {
-        Value::Unary(op, o) => format!("unary {} {}", op.to_token_stream(), operand(o)),
-        Value::Binary(op, l, r) => format!(
-            "binary {} {} {}",
-            op.to_token_stream(),
-            operand(l),
-            operand(r)
-        ),
+        Value::Unary(op, o) => format!("unary {} {}", unary_symbol(op), operand(o)),
+        Value::Binary(op, l, r) => {
+            format!("binary {} {} {}", binary_symbol(op), operand(l), operand(r))
+        }
         Value::Cast(o, ty) => format!("cast {} {}", operand(o), ty.to_token_stream()),
         Value::Field(o, i) => format!("field {} {i}", operand(o)),
         Value::Float { func, args, .. } => format!("float {func:?} {}", operands(args)),
@@ -830,6 +827,54 @@ fn memo_key(value: &Value) -> Option<String> {
         | Value::Call { .. }
         | Value::StopGradient { .. } => return None,
     })
+}
+
+/// The text of a binary operator, for `memo_key`: written out, as printing the operator's tokens asks the
+/// compiler for their text.
+fn binary_symbol(op: &syn::BinOp) -> String {
+    use syn::BinOp::*;
+    let symbol = match op {
+        Add(_) => "+",
+        Sub(_) => "-",
+        Mul(_) => "*",
+        Div(_) => "/",
+        Rem(_) => "%",
+        And(_) => "&&",
+        Or(_) => "||",
+        BitXor(_) => "^",
+        BitAnd(_) => "&",
+        BitOr(_) => "|",
+        Shl(_) => "<<",
+        Shr(_) => ">>",
+        Eq(_) => "==",
+        Lt(_) => "<",
+        Le(_) => "<=",
+        Ne(_) => "!=",
+        Ge(_) => ">=",
+        Gt(_) => ">",
+        AddAssign(_) => "+=",
+        SubAssign(_) => "-=",
+        MulAssign(_) => "*=",
+        DivAssign(_) => "/=",
+        RemAssign(_) => "%=",
+        BitXorAssign(_) => "^=",
+        BitAndAssign(_) => "&=",
+        BitOrAssign(_) => "|=",
+        ShlAssign(_) => "<<=",
+        ShrAssign(_) => ">>=",
+        other => return other.to_token_stream().to_string(),
+    };
+    symbol.to_string()
+}
+
+/// The text of a unary operator, for `memo_key` (see `binary_symbol`).
+fn unary_symbol(op: &syn::UnOp) -> String {
+    match op {
+        syn::UnOp::Deref(_) => "*".to_string(),
+        syn::UnOp::Not(_) => "!".to_string(),
+        syn::UnOp::Neg(_) => "-".to_string(),
+        other => other.to_token_stream().to_string(),
+    }
 }
 
 /// `Vec::new()`, `Vec::with_capacity(n)` or another associated function of `Vec`: a new local array, not
@@ -985,6 +1030,22 @@ mod tests {
     use super::*;
     use crate::args::Args;
     use crate::ir::Stmt;
+
+    #[test]
+    fn operators_are_written_as_they_print() {
+        let binary = [
+            "+", "-", "*", "/", "%", "&&", "||", "^", "&", "|", "<<", ">>", "==", "<", "<=", "!=", ">=",
+            ">", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "<<=", ">>=",
+        ];
+        for text in binary {
+            let op: syn::BinOp = syn::parse_str(text).unwrap();
+            assert_eq!(binary_symbol(&op), op.to_token_stream().to_string());
+        }
+        for text in ["*", "!", "-"] {
+            let op: syn::UnOp = syn::parse_str(text).unwrap();
+            assert_eq!(unary_symbol(&op), op.to_token_stream().to_string());
+        }
+    }
 
     /// `src` lowered, with the number of errors it reported.
     fn lowered(src: &str) -> (Function, usize) {
