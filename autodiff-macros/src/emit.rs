@@ -195,6 +195,26 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// An emitter for another sweep of the same function, as `new` would make it (the names and views it
+    /// found, nothing registered yet), without finding them again. Of an emitter that has emitted nothing.
+    pub(crate) fn fresh_copy(&self) -> Emitter<'a> {
+        Emitter {
+            f: self.f,
+            activity: self.activity,
+            namer: self.namer.clone(),
+            names: self.names.clone(),
+            array_names: self.array_names.clone(),
+            tapes: BTreeMap::new(),
+            snapshots: BTreeMap::new(),
+            call_gradients: BTreeMap::new(),
+            call_linear: BTreeMap::new(),
+            fused: BTreeMap::new(),
+            hoisted: BTreeMap::new(),
+            views: self.views.clone(),
+            reading: RefCell::new(BTreeMap::new()),
+        }
+    }
+
     pub(crate) fn name(&self, var: Var) -> &Ident {
         &self.names[var.0 as usize]
     }

@@ -716,6 +716,9 @@ struct Generated<'a> {
     float_params: Vec<Ident>,
     /// A generic copy made without being asked (`Args::copy`): hidden, without doc comments.
     copy: bool,
+    /// The emitter of the sweeps over `f` with `sig` and `activity` (without parameter structs), made
+    /// once: each sweep starts from a copy of it (`emitter`).
+    emitter: std::cell::OnceCell<Emitter<'a>>,
 }
 
 impl<'a> Generated<'a> {
@@ -735,7 +738,15 @@ impl<'a> Generated<'a> {
             method: is_method(item),
             float_params: signature::float_type_params(&item.sig.generics),
             copy: false,
+            emitter: std::cell::OnceCell::new(),
         }
+    }
+
+    /// A new emitter for a sweep over `f` with `sig` and `activity`.
+    fn emitter(&self) -> Emitter<'a> {
+        self.emitter
+            .get_or_init(|| Emitter::new(self.f, self.sig, self.activity))
+            .fresh_copy()
     }
 
     /// The doc comment `text()` of a generated item, or `#[doc(hidden)]` in a copy made without being
@@ -787,7 +798,7 @@ impl<'a> Generated<'a> {
             quote!(#ret),
         );
         let buffers = self.buffer_names();
-        let mut emitter = Emitter::new(self.f, self.sig, self.activity);
+        let mut emitter = self.emitter();
         let body = reverse::vjp_body(
             &mut emitter,
             self.sig,
@@ -872,7 +883,15 @@ impl<'a> Generated<'a> {
 
     /// The reverse sweep for the output cotangent `d_ret`.
     fn vjp_body(&self, d_ret: &Ident) -> TokenStream {
-        vjp_body(self.f, self.sig, self.flat, self.activity, d_ret)
+        match self.flat {
+            None => reverse::vjp_body(
+                &mut self.emitter(),
+                self.sig,
+                d_ret,
+                reverse::GradientOut::Returned,
+            ),
+            Some(_) => vjp_body(self.f, self.sig, self.flat, self.activity, d_ret),
+        }
     }
 
     /// A free function without parameter structs: its reverse sweep runs into buffers
@@ -1243,7 +1262,10 @@ impl<'a> Generated<'a> {
             Some(quote!(#tangent: #gradient #(#buffers)*)),
             returns,
         );
-        let body = jvp_body(self.f, self.sig, self.flat, self.activity, &tangent);
+        let body = match self.flat {
+            None => forward::jvp_body(&mut self.emitter(), self.sig, &tangent),
+            Some(_) => jvp_body(self.f, self.sig, self.flat, self.activity, &tangent),
+        };
         let item = quote!(#signature { #body });
         let doc = self.doc(|| {
             format!(

@@ -11,7 +11,7 @@ use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
 use std::collections::hash_map::Entry;
 
 /// Hands out names that are unique within one generated function.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Namer {
     /// The names taken, each with the suffix `fresh` tries first when asked for it as a base: every name
     /// with a smaller one was taken then, and names are never given back. One map, so that the common
