@@ -12,6 +12,7 @@ use crate::structs::{self, Flattened};
 use crate::{chains, companion, fence, forward, lower, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
+use std::borrow::Cow;
 
 /// Expands `#[differentiable(attr)] item`.
 pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -67,12 +68,12 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     // A generic copy's calls by a path, in the form the later passes read.
     crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
-    let desugared = match &sig {
-        Some(sig) => with_block(
+    let desugared: Cow<syn::ItemFn> = match &sig {
+        Some(sig) if sig.params.iter().any(|p| p.scalar) => Cow::Owned(with_block(
             &chains_desugared,
             signature::scalar_outputs_as_slices(&chains_desugared.block, sig),
-        ),
-        None => chains_desugared.clone(),
+        )),
+        _ => Cow::Borrowed(&chains_desugared),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     // In the generic copy of a method with a constant `self`, they are read in its float type.
@@ -87,7 +88,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     let flat_body = flat
         .as_ref()
         .map(|flat| with_block(&desugared, flat.block.clone()));
-    let body = flat_body.as_ref().unwrap_or(&desugared);
+    let body = flat_body.as_ref().unwrap_or(&*desugared);
     fence::check(&body.block, &mut errors);
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
@@ -242,7 +243,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 .filter(|_| args.lift_fields)
                 .and_then(|_| structs::flatten(&chains_desugared.block, &sig));
             if let Some(written) = written {
-                *primal.block = written.lifting(lift).body_with_fields(&sig);
+                *primal.to_mut().block = written.lifting(lift).body_with_fields(&sig);
             }
             quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #copy #higher)
         }
@@ -273,7 +274,23 @@ fn with_block(item: &syn::ItemFn, block: syn::Block) -> syn::ItemFn {
 /// The function as written, but for the `fn` items nested in its body that carry an attribute of this
 /// crate: expanded in place (`lower::expand_nested_fn`, which says why). The generic copy of a function
 /// (`shadow.rs`) calls its nested functions' companions, so its nested functions carry the attribute.
-fn primal(item: &syn::ItemFn) -> syn::ItemFn {
+/// The function itself, not a copy, where its body nests no `fn`.
+fn primal(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+    struct FindNested(bool);
+    impl<'a> syn::visit::Visit<'a> for FindNested {
+        fn visit_stmt(&mut self, stmt: &'a syn::Stmt) {
+            match stmt {
+                syn::Stmt::Item(syn::Item::Fn(_)) => self.0 = true,
+                syn::Stmt::Item(_) => {}
+                other => syn::visit::visit_stmt(self, other),
+            }
+        }
+    }
+    let mut find = FindNested(false);
+    syn::visit::Visit::visit_block(&mut find, &item.block);
+    if !find.0 {
+        return Cow::Borrowed(item);
+    }
     struct Nested;
     impl syn::visit_mut::VisitMut for Nested {
         fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
@@ -288,7 +305,7 @@ fn primal(item: &syn::ItemFn) -> syn::ItemFn {
     }
     let mut item = item.clone();
     syn::visit_mut::VisitMut::visit_block_mut(&mut Nested, &mut item.block);
-    item
+    Cow::Owned(item)
 }
 
 fn first_token(tokens: &TokenStream) -> TokenStream {
@@ -627,11 +644,11 @@ pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
 /// names in its signature that it does not declare and that read as type parameters (one capital letter,
 /// perhaps followed by a digit: `T`, `S`, `F1`). The macro cannot see the `impl`'s generics; a
 /// differently named parameter of the `impl` is not recognised as a float.
-fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
-    let mut item = item.clone();
-    if !is_method(&item) {
-        return item;
+fn impl_float_params(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+    if !is_method(item) {
+        return Cow::Borrowed(item);
     }
+    let mut item = item.clone();
     struct Names(Vec<Ident>);
     impl<'ast> syn::visit::Visit<'ast> for Names {
         fn visit_type_path(&mut self, tp: &'ast syn::TypePath) {
@@ -664,7 +681,7 @@ fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
                 .push(syn::parse_quote!(#ident: ::autodiff::Float));
         }
     }
-    item
+    Cow::Owned(item)
 }
 
 /// The float type parameters of `item`, those of a generic `impl` around a method included
@@ -676,29 +693,30 @@ pub(crate) fn float_params_with_impl(item: &syn::ItemFn) -> Vec<Ident> {
 /// `item` with, when it has parameter structs, `T: Differentiable` added to the `where` clause for each
 /// float type parameter `T`: the generated items build gradients of `Mlp<T>`, whose `Differentiable`
 /// implementation (derived) needs it. `f64`, `f32` and `Dual` satisfy it.
-fn with_struct_bounds(
-    item: &syn::ItemFn,
+fn with_struct_bounds<'i>(
+    item: &'i syn::ItemFn,
     analysis_item: &syn::ItemFn,
     structs: bool,
-) -> syn::ItemFn {
+) -> Cow<'i, syn::ItemFn> {
+    if !structs {
+        return Cow::Borrowed(item);
+    }
     let mut item = item.clone();
-    if structs {
-        let bound: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::Differentiable);
-        let zero: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::ConstantZero);
-        for t in signature::float_type_params(&analysis_item.sig.generics) {
-            // Beside the parameter's own bounds where it is declared, else (a generic `impl`'s) in `where`.
-            match item.sig.generics.type_params_mut().find(|p| p.ident == t) {
-                Some(param) => param.bounds.extend([bound.clone(), zero.clone()]),
-                None => item
-                    .sig
-                    .generics
-                    .make_where_clause()
-                    .predicates
-                    .push(syn::parse_quote!(#t: #bound + #zero)),
-            }
+    let bound: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::Differentiable);
+    let zero: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::ConstantZero);
+    for t in signature::float_type_params(&analysis_item.sig.generics) {
+        // Beside the parameter's own bounds where it is declared, else (a generic `impl`'s) in `where`.
+        match item.sig.generics.type_params_mut().find(|p| p.ident == t) {
+            Some(param) => param.bounds.extend([bound.clone(), zero.clone()]),
+            None => item
+                .sig
+                .generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#t: #bound + #zero)),
         }
     }
-    item
+    Cow::Owned(item)
 }
 
 /// The generated items of one function.
