@@ -59,6 +59,12 @@ impl ToTokens for Tokens {
     }
 }
 
+impl From<Tokens> for TokenStream {
+    fn from(tokens: Tokens) -> TokenStream {
+        tokens.into_token_stream()
+    }
+}
+
 impl From<TokenStream> for Tokens {
     fn from(tokens: TokenStream) -> Tokens {
         Tokens::Other(tokens)

@@ -30,7 +30,7 @@ struct Forward<'e, 'a> {
     /// Values whose tangent is emitted.
     tangent: BTreeSet<Var>,
     /// The tangent of each value that has one.
-    tangents: BTreeMap<Var, TokenStream>,
+    tangents: BTreeMap<Var, Tokens>,
     /// The tangent array of each active array.
     array_tangents: BTreeMap<Array, Ident>,
     /// While a loop is printed: its reads of tangents through views (`views.rs`), by the value read, and
@@ -98,9 +98,9 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
             }
             names.push(name.to_token_stream());
         } else if fwd.tangent.contains(&var) {
-            let name = fwd.e.tangent_name(var).to_token_stream();
-            fwd.tangents.insert(var, name.clone());
-            names.push(name);
+            let name = fwd.e.tangent_name(var);
+            fwd.tangents.insert(var, Tokens::Name(name.clone()));
+            names.push(name.into_token_stream());
         } else {
             names.push(quote!(_));
         }
@@ -170,7 +170,7 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
                 zeros.to_token_stream()
             }
         },
-        _ => fwd.tangent_of(&returned, &sig.ret_kind),
+        _ => fwd.tangent_of(&returned, &sig.ret_kind).into(),
     };
     let items = fwd.e.items();
     let deref = sig.deref_scalars();
@@ -395,16 +395,16 @@ fn primal_needed(
 
 impl Forward<'_, '_> {
     /// The tangent of `operand` (of kind `kind`), or a zero if it has none (see `zero_tangent`).
-    fn tangent_of(&self, operand: &Operand, kind: &Kind) -> TokenStream {
+    fn tangent_of(&self, operand: &Operand, kind: &Kind) -> Tokens {
         self.tangent_or_zero_like(operand, operand, kind)
     }
 
     /// The tangent of `operand`, or, if it has none, a zero tangent of the value `like` of kind `kind`.
-    fn tangent_or_zero_like(&self, operand: &Operand, like: &Operand, kind: &Kind) -> TokenStream {
+    fn tangent_or_zero_like(&self, operand: &Operand, like: &Operand, kind: &Kind) -> Tokens {
         operand
             .var()
             .and_then(|v| self.tangents.get(&v).cloned())
-            .unwrap_or_else(|| self.zero_tangent(like, kind))
+            .unwrap_or_else(|| Tokens::Other(self.zero_tangent(like, kind)))
     }
 
     /// A zero tangent of the value `like`, of kind `kind`: of the float type where the syntax settled it
@@ -461,7 +461,7 @@ impl Forward<'_, '_> {
                     let (name, tangent) = (self.e.name(*var).clone(), self.e.tangent_name(*var));
                     let call = self.call_jvp(callee, args, by_ref);
                     code.push(quote!(let (#name, #tangent) = #call;));
-                    self.tangents.insert(*var, tangent.to_token_stream());
+                    self.tangents.insert(*var, Tokens::Name(tangent));
                 }
                 Stmt::Let { var, value } => {
                     if self.primal.contains(var) {
@@ -642,7 +642,7 @@ impl Forward<'_, '_> {
         };
         let tangent = self.tangent.contains(var).then(|| {
             let t = self.e.tangent_name(*var);
-            self.tangents.insert(*var, t.to_token_stream());
+            self.tangents.insert(*var, Tokens::Name(t.clone()));
             t.to_token_stream()
         });
         let (name, tangent) = (
@@ -742,7 +742,7 @@ impl Forward<'_, '_> {
                             quote!(::autodiff::__private::inactive_tangent(#primal))
                         }
                     },
-                    kind => self.tangent_of(other, &kind),
+                    kind => self.tangent_of(other, &kind).into(),
                 },
             };
             tangents.push(tangent);
@@ -836,8 +836,8 @@ impl Forward<'_, '_> {
                 let init_tangent =
                     self.tangent_or_zero_like(init, &Operand::Var(*phi), activity.var_kind(*phi));
                 tangent_decls.push(quote!(let mut #name = #init_tangent;));
-                self.tangents.insert(*phi, name.to_token_stream());
-                self.tangents.insert(*out, name.to_token_stream());
+                self.tangents.insert(*phi, Tokens::Name(name.clone()));
+                self.tangents.insert(*out, Tokens::Name(name.clone()));
                 carried_tangents.push(Some(name));
             } else {
                 carried_tangents.push(None);
@@ -887,11 +887,14 @@ impl Forward<'_, '_> {
             values.push(self.e.operand(yielded).into_token_stream());
             if let Some(t) = &carried_tangents[i] {
                 targets.push(t.to_token_stream());
-                values.push(self.tangent_or_zero_like(
-                    yielded,
-                    &Operand::Var(l.phis[i]),
-                    activity.var_kind(l.phis[i]),
-                ));
+                values.push(
+                    self.tangent_or_zero_like(
+                        yielded,
+                        &Operand::Var(l.phis[i]),
+                        activity.var_kind(l.phis[i]),
+                    )
+                    .into(),
+                );
             }
         }
         let assign = match targets.len() {
@@ -939,7 +942,7 @@ impl Forward<'_, '_> {
                 return;
             }
             Value::Cast(o, ty) => {
-                let t = self.tangent_of(o, &activity.kind(o));
+                let t = self.tangent_of(o, &activity.kind(o)).into();
                 crate::emit::convert(t, &activity.kind(o), &activity.kind_of_type(ty), ty)
             }
             Value::Tuple(items) => {
@@ -1000,7 +1003,7 @@ impl Forward<'_, '_> {
         };
         let name = self.e.tangent_name(var);
         code.push(quote!(let #name = #tangent;));
-        self.tangents.insert(var, name.to_token_stream());
+        self.tangents.insert(var, Tokens::Name(name));
     }
 
     /// An `if` or `match` whose branches yield the needed primal outs, then the needed tangent outs.
@@ -1024,7 +1027,7 @@ impl Forward<'_, '_> {
                 .collect();
             for i in &tangent_outs {
                 let kind = self.e.activity.var_kind(outs[*i]).clone();
-                yields.push(self.tangent_of(&block.yields[*i], &kind));
+                yields.push(self.tangent_of(&block.yields[*i], &kind).into());
             }
             arms.push(block_with_value(
                 quote!(#(#arm_code)*),
@@ -1036,9 +1039,9 @@ impl Forward<'_, '_> {
             .map(|i| self.e.name(outs[*i]).to_token_stream())
             .collect();
         for i in &tangent_outs {
-            let name = self.e.tangent_name(outs[*i]).to_token_stream();
-            self.tangents.insert(outs[*i], name.clone());
-            names.push(name);
+            let name = self.e.tangent_name(outs[*i]);
+            self.tangents.insert(outs[*i], Tokens::Name(name.clone()));
+            names.push(name.into_token_stream());
         }
         let branching = self.e.branches(stmt, cond, arms);
         if names.is_empty() {

@@ -7,7 +7,7 @@
 use crate::emit::Tokens;
 use crate::ir::{FloatFn, Operand, Value};
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::BinOp;
 
 /// One partial derivative, in the form that reads best once multiplied.
@@ -28,9 +28,9 @@ pub(crate) enum Partial {
 
 impl Partial {
     /// The partial applied to `d` (an adjoint in reverse mode, a tangent in forward mode).
-    pub(crate) fn apply(&self, d: &TokenStream) -> TokenStream {
+    pub(crate) fn apply<T: ToTokens + Clone + Into<TokenStream>>(&self, d: &T) -> TokenStream {
         match self {
-            Partial::One => d.clone(),
+            Partial::One => d.clone().into(),
             Partial::NegOne => quote!(-#d),
             Partial::Times(e) => quote!(#d * #e),
             Partial::Over(e) => quote!(#d / #e),
