@@ -1186,8 +1186,23 @@ impl<'a> Generated<'a> {
             let activity =
                 activity::analyze(self.f, inner_all, &float_params, &mut Errors::default());
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
-            let vjp_body = vjp_body(self.f, &all, flat_all.as_ref(), &activity, &d_ret);
-            let jvp_body = jvp_body(self.f, &all, flat_all.as_ref(), &activity, &tangent);
+            let (vjp_body, jvp_body) = match &flat_all {
+                // Both sweeps start from one emitter (see `Generated::emitter`).
+                None => {
+                    let mut emitter = Emitter::new(self.f, &all, &activity);
+                    let vjp_body = reverse::vjp_body(
+                        &mut emitter.fresh_copy(),
+                        &all,
+                        &d_ret,
+                        reverse::GradientOut::Returned,
+                    );
+                    (vjp_body, forward::jvp_body(&mut emitter, &all, &tangent))
+                }
+                Some(flat_all) => (
+                    vjp_body(self.f, &all, Some(flat_all), &activity, &d_ret),
+                    jvp_body(self.f, &all, Some(flat_all), &activity, &tangent),
+                ),
+            };
             let (ret, gradient) = (&all.ret_ty, all.gradient_type());
             let params: Vec<TokenStream> = all
                 .params
