@@ -39,7 +39,9 @@ pub(crate) fn convert(value: TokenStream, from: &Kind, to: &Kind, ty: &syn::Type
 /// cloned, at each place it goes.
 #[derive(Clone)]
 pub(crate) enum Tokens {
+    /// A value's (or an array's, or a tangent's) name.
     Name(Ident),
+    /// Any other tokens: a constant, an expression.
     Other(TokenStream),
 }
 
