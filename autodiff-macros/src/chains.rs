@@ -22,9 +22,9 @@
 //! passed as a value, a `.collect()` into something other than a `Vec`) is an error saying what to write.
 
 use crate::errors::Errors;
+use crate::hash::FastSet;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-use std::collections::HashSet;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
@@ -184,7 +184,7 @@ struct LocalClosure {
     name: String,
     closure: syn::ExprClosure,
     /// The names its body reads from around it.
-    captures: HashSet<String>,
+    captures: FastSet<String>,
     /// A captured name bound or assigned again after the closure was made: inlining the body at a later
     /// call would read the new value.
     stale: Option<String>,
@@ -390,7 +390,7 @@ fn element_shape(source: &Expr) -> Shape {
 /// the bodies): the `for` pattern takes the references of a slice's elements apart again (`&x`), so that
 /// the rewritten body is also Rust that type-checks on any float type (the generic shadow of `order = K`).
 /// An element the body uses as an array (`row.iter()`, `row[j]`: a row of a matrix) stays a reference.
-fn by_reference(pat: Pat, shape: &Shape, arrays: &HashSet<String>) -> Pat {
+fn by_reference(pat: Pat, shape: &Shape, arrays: &FastSet<String>) -> Pat {
     match (pat, shape) {
         (Pat::Ident(p), Shape::Ref) if arrays.contains(&p.ident.to_string()) => Pat::Ident(p),
         (pat @ (Pat::Ident(_) | Pat::Wild(_)), Shape::Ref) => syn::parse_quote!(&#pat),
@@ -409,8 +409,8 @@ fn by_reference(pat: Pat, shape: &Shape, arrays: &HashSet<String>) -> Pat {
 }
 
 /// The names `stmts` use as arrays: indexed, measured, iterated or borrowed.
-fn array_names(stmts: &[syn::Stmt]) -> HashSet<String> {
-    struct Uses(HashSet<String>);
+fn array_names(stmts: &[syn::Stmt]) -> FastSet<String> {
+    struct Uses(FastSet<String>);
     fn name(expr: &Expr) -> Option<String> {
         match strip_parens(expr) {
             Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
@@ -437,7 +437,7 @@ fn array_names(stmts: &[syn::Stmt]) -> HashSet<String> {
             syn::visit::visit_expr(self, expr);
         }
     }
-    let mut uses = Uses(HashSet::new());
+    let mut uses = Uses(FastSet::default());
     for stmt in stmts {
         uses.visit_stmt(stmt);
     }
@@ -576,8 +576,8 @@ fn compound(op: &syn::BinOp) -> bool {
 }
 
 /// The single-segment names a closure body reads, less its parameters.
-fn captures_of(closure: &syn::ExprClosure) -> HashSet<String> {
-    struct Paths(HashSet<String>);
+fn captures_of(closure: &syn::ExprClosure) -> FastSet<String> {
+    struct Paths(FastSet<String>);
     impl<'ast> Visit<'ast> for Paths {
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             if let Some(ident) = p.path.get_ident() {
@@ -585,7 +585,7 @@ fn captures_of(closure: &syn::ExprClosure) -> HashSet<String> {
             }
         }
     }
-    let mut paths = Paths(HashSet::new());
+    let mut paths = Paths(FastSet::default());
     paths.visit_expr(&closure.body);
     let mut params = Vec::new();
     for input in &closure.inputs {

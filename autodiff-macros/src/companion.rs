@@ -275,6 +275,12 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
     let into_body = vjp_into_body(slots, vjp, sweep_into.as_ref());
     let into_types: Vec<TokenStream> = slots.iter().map(|s| s.into.ty()).collect();
     let grads = fixed("grads");
+    // Each list goes into several signatures: joined once, as interpolating a list costs a round trip to
+    // the compiler per element each time.
+    let params_list = quote!(#(#params,)*);
+    let cotangent_list = quote!(#(#cotangent_types,)*);
+    let tangent_list = quote!(#(#tangent_types,)*);
+    let into_list = quote!(#(#into_types,)*);
     // Output parameters: the extra parameters of `vjp` and `jvp`, and how they are passed on.
     let (d_ret_ty, vjp_extra, vjp_prelude, vjp_passed, jvp_extra, jvp_passed) = match outputs {
         None => Default::default(),
@@ -360,7 +366,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
                 #[doc(hidden)]
                 #[inline]
                 #[allow(dead_code, unused, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-                #vis fn #into_name #generics (#(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
+                #vis fn #into_name #generics (#params_list #d_ret: #ret, #grads: (#into_list)) -> #ret #where_clause {
                     #into_body
                 }
             }
@@ -397,14 +403,14 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             #[doc(hidden)]
             #[inline]
             #[allow(dead_code, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery)]
-            #vis fn #vjp_name #generics (#(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+            #vis fn #vjp_name #generics (#params_list #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#cotangent_list)) #where_clause {
                 #vjp_body
             }
 
             #[doc(hidden)]
             #[inline]
             #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-            #vis fn #jvp_name #generics (#(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
+            #vis fn #jvp_name #generics (#params_list #tangents: (#tangent_list) #jvp_extra) -> (#ret, #ret) #where_clause {
                 #jvp_body
             }
 
@@ -422,7 +428,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         quote! {
             #[inline(always)]
             #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
-            #vis fn vjp_into #generics (self, #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret #where_clause {
+            #vis fn vjp_into #generics (self, #params_list #d_ret: #ret, #grads: (#into_list)) -> #ret #where_clause {
                 #into_body
             }
         }
@@ -439,12 +445,12 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
             },
             quote! {
                 #[inline]
-                #vis fn call #generics (#(#params,)*) -> #ret #where_clause {
+                #vis fn call #generics (#params_list) -> #ret #where_clause {
                     #primal(#(#idents,)*)
                 }
                 /// `call`, on the companion found for a call by a path (`__private::copy_of`).
                 #[inline(always)]
-                #vis fn call_on #generics (self, #(#params,)*) -> #ret #where_clause {
+                #vis fn call_on #generics (self, #params_list) -> #ret #where_clause {
                     #primal(#(#idents,)*)
                 }
             },
@@ -512,12 +518,12 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
 
             #[inline]
             #[allow(clippy::unused_unit, clippy::let_unit_value)]
-            #vis fn vjp #generics (self, #(#params,)* #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#(#cotangent_types,)*)) #where_clause {
+            #vis fn vjp #generics (self, #params_list #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#cotangent_list)) #where_clause {
                 #vjp_body
             }
 
             #[inline]
-            #vis fn jvp #generics (self, #(#params,)* #tangents: (#(#tangent_types,)*) #jvp_extra) -> (#ret, #ret) #where_clause {
+            #vis fn jvp #generics (self, #params_list #tangents: (#tangent_list) #jvp_extra) -> (#ret, #ret) #where_clause {
                 #jvp_body
             }
 
@@ -1048,7 +1054,8 @@ fn vjp_into_body(
             });
         }
     }
-    quote!(#(#code)* #value)
+    code.push(value.into_token_stream());
+    crate::emit::concat(code)
 }
 
 /// The callable that computes the derivative `item` (`vjp` or `jvp`) of a call of `callee` with

@@ -34,6 +34,54 @@ pub(crate) fn convert(value: TokenStream, from: &Kind, to: &Kind, ty: &syn::Type
     }
 }
 
+/// The tokens of an operand: a value's name, which `quote!` appends as it is, or other tokens (a constant,
+/// an expression). A `TokenStream` of a name alone would be sent to the compiler and joined there, and
+/// cloned, at each place it goes.
+#[derive(Clone)]
+pub(crate) enum Tokens {
+    /// A value's (or an array's, or a tangent's) name.
+    Name(Ident),
+    /// Any other tokens: a constant, an expression.
+    Other(TokenStream),
+}
+
+impl ToTokens for Tokens {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Tokens::Name(name) => name.to_tokens(tokens),
+            Tokens::Other(other) => other.to_tokens(tokens),
+        }
+    }
+
+    fn into_token_stream(self) -> TokenStream {
+        match self {
+            Tokens::Name(name) => name.into_token_stream(),
+            Tokens::Other(other) => other,
+        }
+    }
+}
+
+impl From<Tokens> for TokenStream {
+    fn from(tokens: Tokens) -> TokenStream {
+        tokens.into_token_stream()
+    }
+}
+
+impl From<TokenStream> for Tokens {
+    fn from(tokens: TokenStream) -> Tokens {
+        Tokens::Other(tokens)
+    }
+}
+
+impl std::fmt::Display for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Tokens::Name(name) => name.fmt(f),
+            Tokens::Other(other) => other.fmt(f),
+        }
+    }
+}
+
 pub(crate) struct Emitter<'a> {
     pub(crate) f: &'a Function,
     pub(crate) activity: &'a Activity,
@@ -155,6 +203,26 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// An emitter for another sweep of the same function, as `new` would make it (the names and views it
+    /// found, nothing registered yet), without finding them again. Of an emitter that has emitted nothing.
+    pub(crate) fn fresh_copy(&self) -> Emitter<'a> {
+        Emitter {
+            f: self.f,
+            activity: self.activity,
+            namer: self.namer.clone(),
+            names: self.names.clone(),
+            array_names: self.array_names.clone(),
+            tapes: BTreeMap::new(),
+            snapshots: BTreeMap::new(),
+            call_gradients: BTreeMap::new(),
+            call_linear: BTreeMap::new(),
+            fused: BTreeMap::new(),
+            hoisted: BTreeMap::new(),
+            views: self.views.clone(),
+            reading: RefCell::new(BTreeMap::new()),
+        }
+    }
+
     pub(crate) fn name(&self, var: Var) -> &Ident {
         &self.names[var.0 as usize]
     }
@@ -163,11 +231,11 @@ impl<'a> Emitter<'a> {
         &self.array_names[array.0 as usize]
     }
 
-    pub(crate) fn operand(&self, operand: &Operand) -> TokenStream {
+    pub(crate) fn operand(&self, operand: &Operand) -> Tokens {
         match operand {
-            Operand::Var(v) => self.name(*v).to_token_stream(),
-            Operand::Const { tokens, .. } => tokens.clone(),
-            Operand::Array(a) => self.array_name(*a).to_token_stream(),
+            Operand::Var(v) => Tokens::Name(self.name(*v).clone()),
+            Operand::Const { tokens, .. } => Tokens::Other(tokens.clone()),
+            Operand::Array(a) => Tokens::Name(self.array_name(*a).clone()),
         }
     }
 
@@ -257,7 +325,7 @@ impl<'a> Emitter<'a> {
                     quote!(#tape.push(&#name[..]);)
                 }
             });
-        quote!(#(#pushes)*)
+        pushes.collect()
     }
 
     // Input:  let y = g(&z, n);
@@ -333,7 +401,7 @@ impl<'a> Emitter<'a> {
     // Output: total(&*__matrix_m)  (a parameter)  or  total(&unflatten(&m[..], &uniform_row_offsets(3, n)))
     /// An argument of a call that is not written: `a` or `&a` (`by_ref`), and a matrix, which the generated
     /// code holds flat, in its own shape again.
-    pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: TokenStream) -> TokenStream {
+    pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: Tokens) -> TokenStream {
         if let Operand::Array(array) = arg {
             // A matrix passed whole: the parameter as the caller has it, borrowed, or by value (`h(*m)` of
             // a `m: &[[f64; C]; R]`, `h(m)` of an owned one) a copy of it (autodiff-fuzz --seed 7171
@@ -368,7 +436,7 @@ impl<'a> Emitter<'a> {
                     true,
                 ) => return quote!(&#matrix),
                 (Some(_), by_ref) => {
-                    if let Some(shaped) = self.matrix_in_shape(*array, &tokens) {
+                    if let Some(shaped) = self.matrix_in_shape(*array, &tokens.to_token_stream()) {
                         return if by_ref { quote!(&#shaped) } else { shaped };
                     }
                 }
@@ -378,7 +446,7 @@ impl<'a> Emitter<'a> {
         if by_ref {
             quote!(&#tokens)
         } else {
-            tokens
+            tokens.into_token_stream()
         }
     }
 
@@ -476,18 +544,16 @@ impl<'a> Emitter<'a> {
             Operand::Var(v) => {
                 let mut name = self.name(*v).clone();
                 name.set_span(name.span().located_at(span));
-                name.to_token_stream()
+                Tokens::Name(name)
             }
             _ => self.operand(o),
         };
         // A negative constant as a receiver needs parentheses: `(-1.0).abs()`.
-        let receiver = |o: &Operand| {
-            let tokens = op(o);
-            if tokens.to_string().starts_with('-') {
-                quote!((#tokens))
-            } else {
-                tokens
+        let receiver = |o: &Operand| match op(o) {
+            Tokens::Other(tokens) if tokens.to_string().starts_with('-') => {
+                Tokens::Other(quote!((#tokens)))
             }
+            placed => placed,
         };
         match value {
             Value::Unary(u, o) => {
@@ -499,7 +565,7 @@ impl<'a> Emitter<'a> {
                 quote!(#l #b #r)
             }
             Value::Cast(o, ty) => convert(
-                op(o),
+                op(o).into_token_stream(),
                 &self.activity.kind(o),
                 &self.activity.kind_of_type(ty),
                 ty,
@@ -759,8 +825,12 @@ impl<'a> Emitter<'a> {
                             let inner_roots = yields.iter().filter_map(|o| o.var()).collect();
                             let (code, free) = self.primal(b, &inner_roots, mode);
                             need.extend(free);
-                            let yields =
-                                tuple_or_single(yields.iter().map(|o| self.operand(o)).collect());
+                            let yields = tuple_or_single(
+                                yields
+                                    .iter()
+                                    .map(|o| self.operand(o).into_token_stream())
+                                    .collect(),
+                            );
                             block_with_value(code, yields)
                         })
                         .collect();
@@ -841,13 +911,14 @@ impl<'a> Emitter<'a> {
                     quote!(#(#pushes)* #code)
                 }
             };
-            let pushes = self.pushes(&stmt.defs());
-            pieces.push(quote!(#piece #pushes));
+            // In reverse: the pieces are reversed below.
+            pieces.push(self.pushes(&stmt.defs()));
+            pieces.push(piece);
         }
         pieces.reverse();
         let defs: BTreeSet<Var> = block.defs().into_iter().collect();
         let free = need.difference(&defs).copied().collect();
-        (quote!(#(#pieces)*), free)
+        (concat(pieces), free)
     }
 
     /// `tape.push(value);` for each of `vars` that is taped.
@@ -857,7 +928,7 @@ impl<'a> Emitter<'a> {
             let name = self.name(*v);
             Some(quote!(#tape.push(#name);))
         });
-        quote!(#(#pushes)*)
+        pushes.collect()
     }
 
     /// Are any of the values defined inside `stmt`'s blocks taped, or arrays snapshot at calls there?
@@ -882,7 +953,7 @@ impl<'a> Emitter<'a> {
     fn primal_loop(&self, l: &Loop, need: &BTreeSet<Var>) -> (TokenStream, BTreeSet<Var>) {
         let mut free: BTreeSet<Var> = l.inits.iter().filter_map(Operand::var).collect();
         let phis: Vec<&Ident> = l.phis.iter().map(|p| self.name(*p)).collect();
-        let inits: Vec<TokenStream> = l.inits.iter().map(|o| self.operand(o)).collect();
+        let inits: Vec<Tokens> = l.inits.iter().map(|o| self.operand(o)).collect();
         let count = need.contains(&l.trips) || self.tapes.contains_key(&l.trips);
         let trips = self.name(l.trips);
         let (counter, increment) = if count {
@@ -947,12 +1018,13 @@ impl<'a> Emitter<'a> {
             None => Default::default(),
         };
         let reserve = self.reservations(l);
+        let view_declarations = concat(view_declarations);
         let code = quote! {
             #fused_before
             #(let mut #phis = #inits;)*
             #counter
             #reserve
-            #(#view_declarations)*
+            #view_declarations
             #header {
                 #cond
                 #phi_pushes
@@ -1017,7 +1089,7 @@ impl<'a> Emitter<'a> {
                 None => quote!(#tape.reserve(#count #len);),
             }
         });
-        quote!(#(#reserves)*)
+        reserves.collect()
     }
 
     /// The trip count of `l` as it starts (`size_hint` of its range), if it is a `for` over a range that
@@ -1187,9 +1259,9 @@ impl<'a> Emitter<'a> {
 /// `a..b`, `(a..=b).rev().step_by(k)`: the iterator of a `for` over a range.
 pub(crate) fn range_tokens(
     range: &crate::ir::Range,
-    start: TokenStream,
-    end: TokenStream,
-    step: Option<TokenStream>,
+    start: Tokens,
+    end: Tokens,
+    step: Option<Tokens>,
 ) -> TokenStream {
     let bare = if range.inclusive {
         quote!(#start..=#end)
@@ -1230,6 +1302,12 @@ pub(crate) fn block_with_value(code: TokenStream, value: TokenStream) -> TokenSt
     quote!({ #(#stmts)* #value })
 }
 
+/// `quote!(#(#streams)*)`, the streams moved and joined by the compiler in one step rather than each cloned
+/// and joined to the others in turn: what a sweep's statements cost most as they are put together.
+pub(crate) fn concat(streams: Vec<TokenStream>) -> TokenStream {
+    streams.into_iter().collect()
+}
+
 /// `(a, b)` for several, `a` for one, `()` for none.
 pub(crate) fn tuple_or_single(items: Vec<TokenStream>) -> TokenStream {
     match items.len() {
@@ -1246,14 +1324,14 @@ pub(crate) struct Recorder<'e, 'a> {
 }
 
 impl RuleCtx for Recorder<'_, '_> {
-    fn operand(&mut self, operand: &Operand) -> TokenStream {
+    fn operand(&mut self, operand: &Operand) -> Tokens {
         self.refs.extend(operand.var());
         self.emitter.operand(operand)
     }
 
-    fn result(&mut self) -> TokenStream {
+    fn result(&mut self) -> Tokens {
         self.refs.insert(self.result);
-        self.emitter.name(self.result).to_token_stream()
+        Tokens::Name(self.emitter.name(self.result).clone())
     }
 
     fn fresh(&mut self, base: &str) -> Ident {

@@ -12,6 +12,7 @@ use crate::structs::{self, Flattened};
 use crate::{chains, companion, fence, forward, lower, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
+use std::borrow::Cow;
 
 /// Expands `#[differentiable(attr)] item`.
 pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -67,12 +68,12 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     // A generic copy's calls by a path, in the form the later passes read.
     crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.
-    let desugared = match &sig {
-        Some(sig) => with_block(
+    let desugared: Cow<syn::ItemFn> = match &sig {
+        Some(sig) if sig.params.iter().any(|p| p.scalar) => Cow::Owned(with_block(
             &chains_desugared,
             signature::scalar_outputs_as_slices(&chains_desugared.block, sig),
-        ),
-        None => chains_desugared.clone(),
+        )),
+        _ => Cow::Borrowed(&chains_desugared),
     };
     // Parameter structs: their fields become inputs of their own (`structs.rs`).
     // In the generic copy of a method with a constant `self`, they are read in its float type.
@@ -87,7 +88,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
     let flat_body = flat
         .as_ref()
         .map(|flat| with_block(&desugared, flat.block.clone()));
-    let body = flat_body.as_ref().unwrap_or(&desugared);
+    let body = flat_body.as_ref().unwrap_or(&*desugared);
     fence::check(&body.block, &mut errors);
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
@@ -252,7 +253,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 .filter(|_| args.lift_fields)
                 .and_then(|_| structs::flatten(&chains_desugared.block, &sig));
             if let Some(written) = written {
-                *primal.block = written.lifting(lift).body_with_fields(&sig);
+                *primal.to_mut().block = written.lifting(lift).body_with_fields(&sig);
             }
             quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher)
         }
@@ -283,7 +284,23 @@ fn with_block(item: &syn::ItemFn, block: syn::Block) -> syn::ItemFn {
 /// The function as written, but for the `fn` items nested in its body that carry an attribute of this
 /// crate: expanded in place (`lower::expand_nested_fn`, which says why). The generic copy of a function
 /// (`shadow.rs`) calls its nested functions' companions, so its nested functions carry the attribute.
-fn primal(item: &syn::ItemFn) -> syn::ItemFn {
+/// The function itself, not a copy, where its body nests no `fn`.
+fn primal(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+    struct FindNested(bool);
+    impl<'a> syn::visit::Visit<'a> for FindNested {
+        fn visit_stmt(&mut self, stmt: &'a syn::Stmt) {
+            match stmt {
+                syn::Stmt::Item(syn::Item::Fn(_)) => self.0 = true,
+                syn::Stmt::Item(_) => {}
+                other => syn::visit::visit_stmt(self, other),
+            }
+        }
+    }
+    let mut find = FindNested(false);
+    syn::visit::Visit::visit_block(&mut find, &item.block);
+    if !find.0 {
+        return Cow::Borrowed(item);
+    }
     struct Nested;
     impl syn::visit_mut::VisitMut for Nested {
         fn visit_stmt_mut(&mut self, stmt: &mut syn::Stmt) {
@@ -298,7 +315,7 @@ fn primal(item: &syn::ItemFn) -> syn::ItemFn {
     }
     let mut item = item.clone();
     syn::visit_mut::VisitMut::visit_block_mut(&mut Nested, &mut item.block);
-    item
+    Cow::Owned(item)
 }
 
 fn first_token(tokens: &TokenStream) -> TokenStream {
@@ -637,11 +654,11 @@ pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
 /// names in its signature that it does not declare and that read as type parameters (one capital letter,
 /// perhaps followed by a digit: `T`, `S`, `F1`). The macro cannot see the `impl`'s generics; a
 /// differently named parameter of the `impl` is not recognised as a float.
-fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
-    let mut item = item.clone();
-    if !is_method(&item) {
-        return item;
+fn impl_float_params(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+    if !is_method(item) {
+        return Cow::Borrowed(item);
     }
+    let mut item = item.clone();
     struct Names(Vec<Ident>);
     impl<'ast> syn::visit::Visit<'ast> for Names {
         fn visit_type_path(&mut self, tp: &'ast syn::TypePath) {
@@ -674,7 +691,7 @@ fn impl_float_params(item: &syn::ItemFn) -> syn::ItemFn {
                 .push(syn::parse_quote!(#ident: ::autodiff::Float));
         }
     }
-    item
+    Cow::Owned(item)
 }
 
 /// Does the signature of the method `item` name a float type parameter of its generic `impl` (one it does
@@ -695,29 +712,30 @@ pub(crate) fn float_params_with_impl(item: &syn::ItemFn) -> Vec<Ident> {
 /// `item` with, when it has parameter structs, `T: Differentiable` added to the `where` clause for each
 /// float type parameter `T`: the generated items build gradients of `Mlp<T>`, whose `Differentiable`
 /// implementation (derived) needs it. `f64`, `f32` and `Dual` satisfy it.
-fn with_struct_bounds(
-    item: &syn::ItemFn,
+fn with_struct_bounds<'i>(
+    item: &'i syn::ItemFn,
     analysis_item: &syn::ItemFn,
     structs: bool,
-) -> syn::ItemFn {
+) -> Cow<'i, syn::ItemFn> {
+    if !structs {
+        return Cow::Borrowed(item);
+    }
     let mut item = item.clone();
-    if structs {
-        let bound: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::Differentiable);
-        let zero: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::ConstantZero);
-        for t in signature::float_type_params(&analysis_item.sig.generics) {
-            // Beside the parameter's own bounds where it is declared, else (a generic `impl`'s) in `where`.
-            match item.sig.generics.type_params_mut().find(|p| p.ident == t) {
-                Some(param) => param.bounds.extend([bound.clone(), zero.clone()]),
-                None => item
-                    .sig
-                    .generics
-                    .make_where_clause()
-                    .predicates
-                    .push(syn::parse_quote!(#t: #bound + #zero)),
-            }
+    let bound: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::Differentiable);
+    let zero: syn::TypeParamBound = syn::parse_quote!(::autodiff::__private::ConstantZero);
+    for t in signature::float_type_params(&analysis_item.sig.generics) {
+        // Beside the parameter's own bounds where it is declared, else (a generic `impl`'s) in `where`.
+        match item.sig.generics.type_params_mut().find(|p| p.ident == t) {
+            Some(param) => param.bounds.extend([bound.clone(), zero.clone()]),
+            None => item
+                .sig
+                .generics
+                .make_where_clause()
+                .predicates
+                .push(syn::parse_quote!(#t: #bound + #zero)),
         }
     }
-    item
+    Cow::Owned(item)
 }
 
 /// The generated items of one function.
@@ -735,6 +753,9 @@ struct Generated<'a> {
     float_params: Vec<Ident>,
     /// A generic copy made without being asked (`Args::copy`): hidden, without doc comments.
     copy: bool,
+    /// The emitter of the sweeps over `f` with `sig` and `activity` (without parameter structs), made
+    /// once: each sweep starts from a copy of it (`emitter`).
+    emitter: std::cell::OnceCell<Emitter<'a>>,
 }
 
 impl<'a> Generated<'a> {
@@ -754,7 +775,15 @@ impl<'a> Generated<'a> {
             method: is_method(item),
             float_params: signature::float_type_params(&item.sig.generics),
             copy: false,
+            emitter: std::cell::OnceCell::new(),
         }
+    }
+
+    /// A new emitter for a sweep over `f` with `sig` and `activity`.
+    fn emitter(&self) -> Emitter<'a> {
+        self.emitter
+            .get_or_init(|| Emitter::new(self.f, self.sig, self.activity))
+            .fresh_copy()
     }
 
     /// The doc comment `text()` of a generated item, or `#[doc(hidden)]` in a copy made without being
@@ -806,7 +835,7 @@ impl<'a> Generated<'a> {
             quote!(#ret),
         );
         let buffers = self.buffer_names();
-        let mut emitter = Emitter::new(self.f, self.sig, self.activity);
+        let mut emitter = self.emitter();
         let body = reverse::vjp_body(
             &mut emitter,
             self.sig,
@@ -891,7 +920,15 @@ impl<'a> Generated<'a> {
 
     /// The reverse sweep for the output cotangent `d_ret`.
     fn vjp_body(&self, d_ret: &Ident) -> TokenStream {
-        vjp_body(self.f, self.sig, self.flat, self.activity, d_ret)
+        match self.flat {
+            None => reverse::vjp_body(
+                &mut self.emitter(),
+                self.sig,
+                d_ret,
+                reverse::GradientOut::Returned,
+            ),
+            Some(_) => vjp_body(self.f, self.sig, self.flat, self.activity, d_ret),
+        }
     }
 
     /// A free function without parameter structs: its reverse sweep runs into buffers
@@ -1226,8 +1263,23 @@ impl<'a> Generated<'a> {
             let activity =
                 activity::analyze(self.f, inner_all, &float_params, &mut Errors::default());
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
-            let vjp_body = vjp_body(self.f, &all, flat_all.as_ref(), &activity, &d_ret);
-            let jvp_body = jvp_body(self.f, &all, flat_all.as_ref(), &activity, &tangent);
+            let (vjp_body, jvp_body) = match &flat_all {
+                // Both sweeps start from one emitter (see `Generated::emitter`).
+                None => {
+                    let mut emitter = Emitter::new(self.f, &all, &activity);
+                    let vjp_body = reverse::vjp_body(
+                        &mut emitter.fresh_copy(),
+                        &all,
+                        &d_ret,
+                        reverse::GradientOut::Returned,
+                    );
+                    (vjp_body, forward::jvp_body(&mut emitter, &all, &tangent))
+                }
+                Some(flat_all) => (
+                    vjp_body(self.f, &all, Some(flat_all), &activity, &d_ret),
+                    jvp_body(self.f, &all, Some(flat_all), &activity, &tangent),
+                ),
+            };
             let (ret, gradient) = (&all.ret_ty, all.gradient_type());
             let params: Vec<TokenStream> = all
                 .params
@@ -1325,7 +1377,10 @@ impl<'a> Generated<'a> {
             Some(quote!(#tangent: #gradient #(#buffers)*)),
             returns,
         );
-        let body = jvp_body(self.f, self.sig, self.flat, self.activity, &tangent);
+        let body = match self.flat {
+            None => forward::jvp_body(&mut self.emitter(), self.sig, &tangent),
+            Some(_) => jvp_body(self.f, self.sig, self.flat, self.activity, &tangent),
+        };
         let item = quote!(#signature { #body });
         let doc = self.doc(|| {
             format!(
@@ -1363,7 +1418,7 @@ fn all_active(sig: &Signature) -> Signature {
         p.active = p.through_calls();
         if p.output && !p.scalar {
             let elem = Signature::element_type(p);
-            p.grad_ty = syn::parse_quote!(::std::vec::Vec<#elem>);
+            p.grad_ty = signature::vec_of(&elem);
         }
     }
     all

@@ -12,7 +12,7 @@
 //! z.sin()                            let __v0 = z.sin(); let __dot_v0 = __dot_z * Float::cos(z);
 //! ```
 
-use crate::emit::{block_with_value, tuple_or_single, Emitter, Recorder};
+use crate::emit::{block_with_value, concat, tuple_or_single, Emitter, Recorder, Tokens};
 use crate::ir::{
     Array, ArrayInit, Block, Function, Kind, Loop, Operand, Stmt, Value, Var, Written,
 };
@@ -30,7 +30,7 @@ struct Forward<'e, 'a> {
     /// Values whose tangent is emitted.
     tangent: BTreeSet<Var>,
     /// The tangent of each value that has one.
-    tangents: BTreeMap<Var, TokenStream>,
+    tangents: BTreeMap<Var, Tokens>,
     /// The tangent array of each active array.
     array_tangents: BTreeMap<Array, Ident>,
     /// While a loop is printed: its reads of tangents through views (`views.rs`), by the value read, and
@@ -98,9 +98,9 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
             }
             names.push(name.to_token_stream());
         } else if fwd.tangent.contains(&var) {
-            let name = fwd.e.tangent_name(var).to_token_stream();
-            fwd.tangents.insert(var, name.clone());
-            names.push(name);
+            let name = fwd.e.tangent_name(var);
+            fwd.tangents.insert(var, Tokens::Name(name.clone()));
+            names.push(name.into_token_stream());
         } else {
             names.push(quote!(_));
         }
@@ -170,7 +170,7 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
                 zeros.to_token_stream()
             }
         },
-        _ => fwd.tangent_of(&returned, &sig.ret_kind),
+        _ => fwd.tangent_of(&returned, &sig.ret_kind).into(),
     };
     let items = fwd.e.items();
     let deref = sig.deref_scalars();
@@ -179,15 +179,12 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
     } else {
         quote!((#value, #out_tangent))
     };
-    quote! {
-        #items
-        #deref
-        #unpack
-        #(#checks)*
-        #(#outputs)*
-        #(#code)*
-        #result
-    }
+    let mut all = vec![items, deref, unpack];
+    all.extend(checks);
+    all.extend(outputs);
+    all.extend(code);
+    all.push(result);
+    concat(all)
 }
 
 /// Records the values a rule reads, without emitting anything.
@@ -197,13 +194,13 @@ struct DryRun<'r> {
 }
 
 impl RuleCtx for DryRun<'_> {
-    fn operand(&mut self, operand: &Operand) -> TokenStream {
+    fn operand(&mut self, operand: &Operand) -> Tokens {
         self.refs.extend(operand.var());
-        quote!(_)
+        Tokens::Other(quote!(_))
     }
-    fn result(&mut self) -> TokenStream {
+    fn result(&mut self) -> Tokens {
         self.refs.insert(self.result);
-        quote!(_)
+        Tokens::Other(quote!(_))
     }
     fn fresh(&mut self, _: &str) -> Ident {
         Ident::new("_", Span::mixed_site())
@@ -268,6 +265,17 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
         .into_iter()
         .collect();
     let stmts = f.all_stmts();
+    // A loop's values are needed whatever else is: added once, not on every pass.
+    for stmt in &stmts {
+        if let Stmt::Loop(l) = stmt {
+            need.extend(
+                loop_values(l)
+                    .into_iter()
+                    .filter(|v| activity.is_active_var(*v)),
+            );
+            need.extend(active_vars(l.inits.iter().collect()));
+        }
+    }
     fixpoint(&stmts, &mut need, |stmt, need, added| match stmt {
         Stmt::Let { var, value } => {
             if need.contains(var) {
@@ -285,14 +293,7 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
                 added.extend(active_vars(stmt.operands()));
             }
         }
-        Stmt::Loop(l) => {
-            added.extend(
-                loop_values(l)
-                    .into_iter()
-                    .filter(|v| activity.is_active_var(*v)),
-            );
-            added.extend(active_vars(l.inits.iter().collect()));
-        }
+        Stmt::Loop(_) => {}
         Stmt::If { outs, .. } | Stmt::Match { outs, .. } => {
             for block in stmt.blocks() {
                 for (out, yielded) in outs.iter().zip(&block.yields) {
@@ -336,22 +337,36 @@ fn primal_needed(
             }
         }
     }
+    // What memory writes and loops read is needed whatever else is: added once, not on every pass.
+    for stmt in &stmts {
+        match stmt {
+            Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::NewArray { .. }
+            | Stmt::CallOut { .. } => {
+                need.extend(stmt.operands().into_iter().filter_map(Operand::var));
+            }
+            Stmt::Loop(l) => {
+                need.extend(loop_values(l));
+                need.extend(stmt.operands().into_iter().filter_map(Operand::var));
+                for block in stmt.blocks() {
+                    need.extend(block.yields.iter().filter_map(Operand::var));
+                }
+            }
+            _ => {}
+        }
+    }
     fixpoint(&stmts, &mut need, |stmt, need, added| match stmt {
         Stmt::Let { var, value } => {
             if need.contains(var) {
                 added.extend(value.operands().into_iter().filter_map(Operand::var));
             }
         }
-        Stmt::Store { .. } | Stmt::Push { .. } | Stmt::NewArray { .. } | Stmt::CallOut { .. } => {
-            added.extend(stmt.operands().into_iter().filter_map(Operand::var));
-        }
-        Stmt::Loop(l) => {
-            added.extend(loop_values(l));
-            added.extend(stmt.operands().into_iter().filter_map(Operand::var));
-            for block in stmt.blocks() {
-                added.extend(block.yields.iter().filter_map(Operand::var));
-            }
-        }
+        Stmt::Store { .. }
+        | Stmt::Push { .. }
+        | Stmt::NewArray { .. }
+        | Stmt::CallOut { .. }
+        | Stmt::Loop(_) => {}
         Stmt::If { cond, outs, .. }
         | Stmt::Match {
             scrutinee: cond,
@@ -380,16 +395,16 @@ fn primal_needed(
 
 impl Forward<'_, '_> {
     /// The tangent of `operand` (of kind `kind`), or a zero if it has none (see `zero_tangent`).
-    fn tangent_of(&self, operand: &Operand, kind: &Kind) -> TokenStream {
+    fn tangent_of(&self, operand: &Operand, kind: &Kind) -> Tokens {
         self.tangent_or_zero_like(operand, operand, kind)
     }
 
     /// The tangent of `operand`, or, if it has none, a zero tangent of the value `like` of kind `kind`.
-    fn tangent_or_zero_like(&self, operand: &Operand, like: &Operand, kind: &Kind) -> TokenStream {
+    fn tangent_or_zero_like(&self, operand: &Operand, like: &Operand, kind: &Kind) -> Tokens {
         operand
             .var()
             .and_then(|v| self.tangents.get(&v).cloned())
-            .unwrap_or_else(|| self.zero_tangent(like, kind))
+            .unwrap_or_else(|| Tokens::Other(self.zero_tangent(like, kind)))
     }
 
     /// A zero tangent of the value `like`, of kind `kind`: of the float type where the syntax settled it
@@ -446,7 +461,7 @@ impl Forward<'_, '_> {
                     let (name, tangent) = (self.e.name(*var).clone(), self.e.tangent_name(*var));
                     let call = self.call_jvp(callee, args, by_ref);
                     code.push(quote!(let (#name, #tangent) = #call;));
-                    self.tangents.insert(*var, tangent.to_token_stream());
+                    self.tangents.insert(*var, Tokens::Name(tangent));
                 }
                 Stmt::Let { var, value } => {
                     if self.primal.contains(var) {
@@ -627,7 +642,7 @@ impl Forward<'_, '_> {
         };
         let tangent = self.tangent.contains(var).then(|| {
             let t = self.e.tangent_name(*var);
-            self.tangents.insert(*var, t.to_token_stream());
+            self.tangents.insert(*var, Tokens::Name(t.clone()));
             t.to_token_stream()
         });
         let (name, tangent) = (
@@ -727,7 +742,7 @@ impl Forward<'_, '_> {
                             quote!(::autodiff::__private::inactive_tangent(#primal))
                         }
                     },
-                    kind => self.tangent_of(other, &kind),
+                    kind => self.tangent_of(other, &kind).into(),
                 },
             };
             tangents.push(tangent);
@@ -812,7 +827,7 @@ impl Forward<'_, '_> {
     fn loop_(&mut self, l: &Loop, code: &mut Vec<TokenStream>) {
         let activity = self.e.activity;
         let phis: Vec<Ident> = l.phis.iter().map(|p| self.e.name(*p).clone()).collect();
-        let inits: Vec<TokenStream> = l.inits.iter().map(|o| self.e.operand(o)).collect();
+        let inits: Vec<Tokens> = l.inits.iter().map(|o| self.e.operand(o)).collect();
         // The tangent of an active carried value: one mutable variable, shared by its phi and its out.
         let mut tangent_decls = Vec::new();
         let mut carried_tangents: Vec<Option<Ident>> = Vec::new();
@@ -823,8 +838,8 @@ impl Forward<'_, '_> {
                 let init_tangent =
                     self.tangent_or_zero_like(init, &Operand::Var(*phi), activity.var_kind(*phi));
                 tangent_decls.push(quote!(let mut #name = #init_tangent;));
-                self.tangents.insert(*phi, name.to_token_stream());
-                self.tangents.insert(*out, name.to_token_stream());
+                self.tangents.insert(*phi, Tokens::Name(name.clone()));
+                self.tangents.insert(*out, Tokens::Name(name.clone()));
                 carried_tangents.push(Some(name));
             } else {
                 carried_tangents.push(None);
@@ -871,14 +886,17 @@ impl Forward<'_, '_> {
                 continue;
             }
             targets.push(phis[i].to_token_stream());
-            values.push(self.e.operand(yielded));
+            values.push(self.e.operand(yielded).into_token_stream());
             if let Some(t) = &carried_tangents[i] {
                 targets.push(t.to_token_stream());
-                values.push(self.tangent_or_zero_like(
-                    yielded,
-                    &Operand::Var(l.phis[i]),
-                    activity.var_kind(l.phis[i]),
-                ));
+                values.push(
+                    self.tangent_or_zero_like(
+                        yielded,
+                        &Operand::Var(l.phis[i]),
+                        activity.var_kind(l.phis[i]),
+                    )
+                    .into(),
+                );
             }
         }
         let assign = match targets.len() {
@@ -900,13 +918,15 @@ impl Forward<'_, '_> {
             }
             None => quote!(loop),
         };
+        let (cond_code, body) = (concat(cond_code), concat(body));
+        let (tangent_decls, view_declarations) = (concat(tangent_decls), concat(view_declarations));
         code.push(quote! {
             #(let mut #phis = #inits;)*
-            #(#tangent_decls)*
-            #(#view_declarations)*
+            #tangent_decls
+            #view_declarations
             #header {
-                #(#cond_code)*
-                #(#body)*
+                #cond_code
+                #body
                 #assign
                 #exit
             }
@@ -924,7 +944,7 @@ impl Forward<'_, '_> {
                 return;
             }
             Value::Cast(o, ty) => {
-                let t = self.tangent_of(o, &activity.kind(o));
+                let t = self.tangent_of(o, &activity.kind(o)).into();
                 crate::emit::convert(t, &activity.kind(o), &activity.kind_of_type(ty), ty)
             }
             Value::Tuple(items) => {
@@ -985,7 +1005,7 @@ impl Forward<'_, '_> {
         };
         let name = self.e.tangent_name(var);
         code.push(quote!(let #name = #tangent;));
-        self.tangents.insert(var, name.to_token_stream());
+        self.tangents.insert(var, Tokens::Name(name));
     }
 
     /// An `if` or `match` whose branches yield the needed primal outs, then the needed tangent outs.
@@ -1005,11 +1025,11 @@ impl Forward<'_, '_> {
             self.block(block, &mut arm_code);
             let mut yields: Vec<TokenStream> = primal_outs
                 .iter()
-                .map(|i| self.e.operand(&block.yields[*i]))
+                .map(|i| self.e.operand(&block.yields[*i]).into_token_stream())
                 .collect();
             for i in &tangent_outs {
                 let kind = self.e.activity.var_kind(outs[*i]).clone();
-                yields.push(self.tangent_of(&block.yields[*i], &kind));
+                yields.push(self.tangent_of(&block.yields[*i], &kind).into());
             }
             arms.push(block_with_value(
                 quote!(#(#arm_code)*),
@@ -1021,9 +1041,9 @@ impl Forward<'_, '_> {
             .map(|i| self.e.name(outs[*i]).to_token_stream())
             .collect();
         for i in &tangent_outs {
-            let name = self.e.tangent_name(outs[*i]).to_token_stream();
-            self.tangents.insert(outs[*i], name.clone());
-            names.push(name);
+            let name = self.e.tangent_name(outs[*i]);
+            self.tangents.insert(outs[*i], Tokens::Name(name.clone()));
+            names.push(name.into_token_stream());
         }
         let branching = self.e.branches(stmt, cond, arms);
         if names.is_empty() {

@@ -21,9 +21,9 @@
 //! paths that start with a type (`T::from`, `f64::max`, `Vec::new`) or name a constructor (`Some`), and
 //! method calls.
 
+use crate::hash::FastSet;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
-use std::collections::HashSet;
 use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat};
@@ -41,7 +41,7 @@ pub(crate) fn rewrite(block: &mut syn::Block, params: &[Ident]) {
 
 /// Every name bound locally (patterns, nested `fn` items, `use` renames), which a call may name but a
 /// `use` cannot import.
-struct Locals(HashSet<String>);
+struct Locals(FastSet<String>);
 
 impl<'a> Visit<'a> for Locals {
     fn visit_pat(&mut self, pat: &'a Pat) {
@@ -62,7 +62,7 @@ impl<'a> Visit<'a> for Locals {
 }
 
 struct Rewrite {
-    locals: HashSet<String>,
+    locals: FastSet<String>,
     /// How many closures the visitor is inside.
     depth: usize,
 }

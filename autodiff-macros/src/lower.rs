@@ -55,9 +55,9 @@ struct Lowering<'a> {
     return_kind: Kind,
     /// Names the body uses as arrays (`v[i]`, `v.len()`, `&v`, `for x in v`): a call's result bound to
     /// one of them is an array.
-    array_uses: std::collections::HashSet<String>,
+    array_uses: crate::hash::FastSet<String>,
     /// Values already computed, by operation and operands: the same expression is computed once.
-    memo: std::collections::HashMap<String, Var>,
+    memo: crate::hash::FastMap<String, Var>,
     vars: Vec<VarInfo>,
     arrays: Vec<ArrayInfo>,
     scopes: Vec<Vec<Binding>>,
@@ -70,7 +70,7 @@ struct Lowering<'a> {
     /// Arrays made at the top of the function (`lower/array_values.rs`).
     hoisted: Vec<Stmt>,
     /// The length of fixed-size arrays, where the syntax tells it (`[x; 3]`, `[a, b]`, `x: [f64; N]`).
-    fixed_lens: std::collections::HashMap<Array, proc_macro2::TokenStream>,
+    fixed_lens: crate::hash::FastMap<Array, proc_macro2::TokenStream>,
     /// How many loops enclose the code being lowered.
     loop_depth: usize,
     /// For each loop being lowered, innermost last, how many scopes enclose it: a name bound in a scope
@@ -79,13 +79,13 @@ struct Lowering<'a> {
     /// The values of the parameters, in declaration order.
     param_vars: Vec<Var>,
     /// The flattened matrix parameters, with the arrays of their row offsets (`lower/matrices.rs`).
-    matrices: std::collections::HashMap<Array, Array>,
+    matrices: crate::hash::FastMap<Array, Array>,
     /// For a nested array deeper than a matrix (`[[[T; K]; M]; N]`), the arrays of the offsets of its levels
     /// above the rows, outermost first (`lower/matrices.rs`); none for a matrix.
-    outer_levels: std::collections::HashMap<Array, Vec<Array>>,
+    outer_levels: crate::hash::FastMap<Array, Vec<Array>>,
     /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
     /// references, so a call takes them as `&a`.
-    windows: std::collections::HashSet<Array>,
+    windows: crate::hash::FastSet<Array>,
     errors: &'a mut Errors,
 }
 
@@ -722,8 +722,8 @@ impl Lowering<'_> {
 
     fn lower_expr(&mut self, expr: &Expr, hint: Option<String>) -> Operand {
         // Only for the values emitted here: `syn` finds an expression's span by printing it to tokens,
-        // which for a loop or a call costs more than lowering it.
-        let span = || expr.span();
+        // which for a loop or a call costs more than lowering it (`span.rs` reads most from the tree).
+        let span = || crate::span::of(expr);
         match expr {
             Expr::Paren(p) => self.lower_expr(&p.expr, hint),
             Expr::Group(g) => self.lower_expr(&g.expr, hint),
@@ -912,13 +912,10 @@ fn memo_key(value: &Value) -> Option<String> {
     };
     let operands = |os: &[Operand]| os.iter().map(operand).collect::<Vec<_>>().join(",");
     Some(match value {
-        Value::Unary(op, o) => format!("unary {} {}", op.to_token_stream(), operand(o)),
-        Value::Binary(op, l, r) => format!(
-            "binary {} {} {}",
-            op.to_token_stream(),
-            operand(l),
-            operand(r)
-        ),
+        Value::Unary(op, o) => format!("unary {} {}", unary_symbol(op), operand(o)),
+        Value::Binary(op, l, r) => {
+            format!("binary {} {} {}", binary_symbol(op), operand(l), operand(r))
+        }
         Value::Cast(o, ty) => format!("cast {} {}", operand(o), ty.to_token_stream()),
         Value::Field(o, i) => format!("field {} {i}", operand(o)),
         Value::Float { func, args, .. } => format!("float {func:?} {}", operands(args)),
@@ -929,6 +926,54 @@ fn memo_key(value: &Value) -> Option<String> {
         | Value::Call { .. }
         | Value::StopGradient { .. } => return None,
     })
+}
+
+/// The text of a binary operator, for `memo_key`: written out, as printing the operator's tokens asks the
+/// compiler for their text.
+fn binary_symbol(op: &syn::BinOp) -> String {
+    use syn::BinOp::*;
+    let symbol = match op {
+        Add(_) => "+",
+        Sub(_) => "-",
+        Mul(_) => "*",
+        Div(_) => "/",
+        Rem(_) => "%",
+        And(_) => "&&",
+        Or(_) => "||",
+        BitXor(_) => "^",
+        BitAnd(_) => "&",
+        BitOr(_) => "|",
+        Shl(_) => "<<",
+        Shr(_) => ">>",
+        Eq(_) => "==",
+        Lt(_) => "<",
+        Le(_) => "<=",
+        Ne(_) => "!=",
+        Ge(_) => ">=",
+        Gt(_) => ">",
+        AddAssign(_) => "+=",
+        SubAssign(_) => "-=",
+        MulAssign(_) => "*=",
+        DivAssign(_) => "/=",
+        RemAssign(_) => "%=",
+        BitXorAssign(_) => "^=",
+        BitAndAssign(_) => "&=",
+        BitOrAssign(_) => "|=",
+        ShlAssign(_) => "<<=",
+        ShrAssign(_) => ">>=",
+        other => return other.to_token_stream().to_string(),
+    };
+    symbol.to_string()
+}
+
+/// The text of a unary operator, for `memo_key` (see `binary_symbol`).
+fn unary_symbol(op: &syn::UnOp) -> String {
+    match op {
+        syn::UnOp::Deref(_) => "*".to_string(),
+        syn::UnOp::Not(_) => "!".to_string(),
+        syn::UnOp::Neg(_) => "-".to_string(),
+        other => other.to_token_stream().to_string(),
+    }
 }
 
 /// `Vec::new()`, `Vec::with_capacity(n)` or another associated function of `Vec`: a new local array, not
@@ -1084,6 +1129,22 @@ mod tests {
     use super::*;
     use crate::args::Args;
     use crate::ir::Stmt;
+
+    #[test]
+    fn operators_are_written_as_they_print() {
+        let binary = [
+            "+", "-", "*", "/", "%", "&&", "||", "^", "&", "|", "<<", ">>", "==", "<", "<=", "!=",
+            ">=", ">", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=", "<<=", ">>=",
+        ];
+        for text in binary {
+            let op: syn::BinOp = syn::parse_str(text).unwrap();
+            assert_eq!(binary_symbol(&op), op.to_token_stream().to_string());
+        }
+        for text in ["*", "!", "-"] {
+            let op: syn::UnOp = syn::parse_str(text).unwrap();
+            assert_eq!(unary_symbol(&op), op.to_token_stream().to_string());
+        }
+    }
 
     /// `src` lowered, with the number of errors it reported.
     fn lowered(src: &str) -> (Function, usize) {

@@ -6,13 +6,17 @@
 //! the adjoint of `z` is `__d_z` and its tangent `__dot_z`. A raw identifier gives names without its `r#`
 //! (`r#in` gives `__d_in`), and keeps it only where the name is a keyword itself.
 
-use proc_macro2::{Ident, Span};
-use std::collections::HashSet;
+use crate::hash::FastMap;
+use proc_macro2::{Delimiter, Ident, Span, TokenStream, TokenTree};
+use std::collections::hash_map::Entry;
 
 /// Hands out names that are unique within one generated function.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Namer {
-    used: HashSet<String>,
+    /// The names taken, each with the suffix `fresh` tries first when asked for it as a base: every name
+    /// with a smaller one was taken then, and names are never given back. One map, so that the common
+    /// case, a base not taken yet, costs one lookup.
+    used: FastMap<String, usize>,
     temporaries: usize,
 }
 
@@ -20,21 +24,32 @@ impl Namer {
     /// A namer that will not hand out any of `reserved` (the parameters' names).
     pub(crate) fn new(reserved: impl IntoIterator<Item = String>) -> Namer {
         Namer {
-            used: reserved.into_iter().map(|r| without_raw(&r)).collect(),
+            used: reserved.into_iter().map(|r| (without_raw(&r), 1)).collect(),
             temporaries: 0,
         }
     }
 
     /// `base`, or `base_1`, `base_2`, .. if it is taken.
     pub(crate) fn fresh(&mut self, base: &str) -> Ident {
-        let base = without_raw(base);
-        let mut name = base.clone();
-        let mut n = 0;
-        while !self.used.insert(name.clone()) {
+        let (base, mut n) = match self.used.entry(without_raw(base)) {
+            Entry::Vacant(vacant) => {
+                let ident = unraw_local(vacant.key());
+                vacant.insert(1);
+                return ident;
+            }
+            Entry::Occupied(taken) => (taken.key().clone(), *taken.get()),
+        };
+        let mut name = format!("{base}_{n}");
+        while self.used.contains_key(&name) {
             n += 1;
             name = format!("{base}_{n}");
         }
-        local(&name)
+        if let Some(next) = self.used.get_mut(&base) {
+            *next = n + 1;
+        }
+        let ident = unraw_local(&name);
+        self.used.insert(name, 1);
+        ident
     }
 
     /// A temporary with no user name: `__v0`, `__v1`, ..
@@ -42,8 +57,10 @@ impl Namer {
         loop {
             let name = format!("__v{}", self.temporaries);
             self.temporaries += 1;
-            if self.used.insert(name.clone()) {
-                return Ident::new(&name, Span::mixed_site());
+            if let Entry::Vacant(vacant) = self.used.entry(name) {
+                let ident = Ident::new(vacant.key(), Span::mixed_site());
+                vacant.insert(1);
+                return ident;
             }
         }
     }
@@ -63,8 +80,11 @@ pub(crate) fn tangent_base(primal: &str) -> String {
 /// identifier's `r#` is dropped inside it (`__lifted_r#in` is `__lifted_in`); a name that is a keyword
 /// is raw (the value of the user's `r#in` is `r#in`), or gets a `_` where no raw identifier can be (`self`).
 pub(crate) fn local(name: &str) -> Ident {
-    let name = without_raw(name);
-    let name = name.as_str();
+    unraw_local(&without_raw(name))
+}
+
+/// `local` of a name that holds no `r#`.
+fn unraw_local(name: &str) -> Ident {
     if !is_keyword(name) {
         return Ident::new(name, Span::mixed_site());
     }
@@ -90,12 +110,32 @@ const KEYWORDS: &[&str] = &[
 /// the compiler, parsing a string lexes it as a source file of its own, which cost more than the rest of
 /// making a name.
 fn is_keyword(name: &str) -> bool {
-    KEYWORDS.binary_search(&name).is_ok()
+    // Every keyword is at most eight lowercase letters but `Self` and `_`: most names (a generated one
+    // begins with `__`) are told apart without the search.
+    let lowercase = name.len() <= 8 && name.bytes().all(|b| b.is_ascii_lowercase());
+    (lowercase || name == "Self" || name == "_") && KEYWORDS.binary_search(&name).is_ok()
+}
+
+/// Are `tokens` one name, as `syn::parse2::<Ident>` reads them (an identifier that is not a keyword, maybe in
+/// a group without delimiters)? Read from the top-level tokens: `syn` would first copy every nested group out
+/// of the compiler, which for an expression costs more than making it.
+pub(crate) fn is_name(tokens: &TokenStream) -> bool {
+    let mut trees = tokens.clone().into_iter();
+    match (trees.next(), trees.next()) {
+        (Some(TokenTree::Ident(ident)), None) => !is_keyword(&ident.to_string()),
+        (Some(TokenTree::Group(group)), None) => {
+            group.delimiter() == Delimiter::None && is_name(&group.stream())
+        }
+        _ => false,
+    }
 }
 
 /// `name` without the `r#` of the raw identifiers it was made from: no identifier holds a `#`.
 fn without_raw(name: &str) -> String {
-    name.replace("r#", "")
+    match name.contains('#') {
+        true => name.replace("r#", ""),
+        false => name.to_string(),
+    }
 }
 
 /// The names `fixed` makes, which values never get.
@@ -277,6 +317,39 @@ mod tests {
         assert_eq!(namer.fresh(&adjoint_base("z")), "__d_z");
         assert_eq!(adjoint_base("__v3"), "__d_v3");
         assert_eq!(tangent_base("y_1"), "__dot_y_1");
+    }
+
+    #[test]
+    fn a_base_taken_by_another_name_is_skipped_after_its_suffixes_were_handed_out() {
+        let mut namer = Namer::new(["s_2".to_string()]);
+        assert_eq!(namer.fresh("s"), "s");
+        assert_eq!(namer.fresh("s"), "s_1");
+        assert_eq!(namer.fresh("s"), "s_3");
+        assert_eq!(namer.fresh("s_3"), "s_3_1");
+        assert_eq!(namer.fresh("s"), "s_4");
+    }
+
+    #[test]
+    fn a_name_is_what_syn_parses_as_an_identifier() {
+        let none = proc_macro2::Group::new(Delimiter::None, quote::quote!(d));
+        let cases = [
+            quote::quote!(d),
+            quote::quote!(r#in),
+            quote::quote!(self),
+            quote::quote!(_),
+            quote::quote!(d.0),
+            quote::quote!((d)),
+            quote::quote!(-d),
+            quote::quote!(#none),
+            TokenStream::new(),
+        ];
+        for tokens in cases {
+            assert_eq!(
+                is_name(&tokens),
+                syn::parse2::<Ident>(tokens.clone()).is_ok(),
+                "{tokens}"
+            );
+        }
     }
 
     #[test]

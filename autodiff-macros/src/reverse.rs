@@ -26,7 +26,7 @@
 //!                                    }
 //! ```
 
-use crate::emit::{tuple_or_single, Emitter, Mode, Recorder};
+use crate::emit::{concat, tuple_or_single, Emitter, Mode, Recorder, Tokens};
 use crate::ir::{Array, ArrayInit, Block, CallSite, Kind, Operand, Stmt, Value, Var, Written};
 use crate::naming;
 use crate::rules;
@@ -308,26 +308,25 @@ fn vjp_body_with(
             quote!((#value, #gradient))
         }
         // A function returning `()` (its results in output parameters) ends with its stores.
-        GradientOut::Into(_) if matches!(sig.ret_kind, Kind::Unit) => quote!(#(#stores)*),
-        GradientOut::Into(_) => quote!(#(#stores)* #value),
+        GradientOut::Into(_) if matches!(sig.ret_kind, Kind::Unit) => concat(stores),
+        GradientOut::Into(_) => concat(
+            stores
+                .into_iter()
+                .chain([value.into_token_stream()])
+                .collect(),
+        ),
     };
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
     let items = rev.e.items();
     let deref = sig.deref_scalars();
     let tapes = rev.e.tape_declarations();
     let (param_buffers, buffers) = rev.buffer_declarations(&declared);
-    quote! {
-        #items
-        #deref
-        #unused
-        #tapes
-        #(#into_buffers)*
-        #param_buffers
-        #primal
-        #buffers
-        #(#code)*
-        #result
-    }
+    let mut all = vec![items, deref, unused.unwrap_or_default(), tapes];
+    all.extend(into_buffers);
+    all.extend([param_buffers, primal, buffers]);
+    all.extend(code);
+    all.push(result);
+    concat(all)
 }
 
 impl Reverse<'_, '_> {
@@ -382,7 +381,7 @@ impl Reverse<'_, '_> {
             let name = self.e.array_name(*array);
             code.push(quote!(let mut #counter = #name.len();));
         }
-        (quote!(#(#params)*), quote!(#(#code)*))
+        (concat(params), concat(code))
     }
 
     /// Adds `contribution` to the adjoint of `target`.
@@ -396,7 +395,7 @@ impl Reverse<'_, '_> {
         let Some(var) = target.var().filter(|v| self.e.activity.is_active_var(*v)) else {
             return;
         };
-        let is_name = syn::parse2::<Ident>(contribution.clone()).is_ok();
+        let is_name = naming::is_name(&contribution);
         let value = match (adjoints.get(&var), self.e.activity.var_kind(var)) {
             // A struct's adjoint is a struct of its type (`Differentiable`). A callee that gives none
             // (`()`, a method without `wrt(self)`) is the one error of the call's forward mode
@@ -461,7 +460,7 @@ impl Reverse<'_, '_> {
         let Some(var) = target.var().filter(|v| self.e.activity.is_active_var(*v)) else {
             return;
         };
-        let d = if syn::parse2::<Ident>(d.clone()).is_ok() {
+        let d = if naming::is_name(d) {
             d.clone()
         } else {
             let name = self.e.namer.fresh("__contribution");
@@ -875,10 +874,12 @@ impl Reverse<'_, '_> {
     ) -> Vec<TokenStream> {
         let mut call_args = Vec::new();
         // An array passed twice (`g(&z, &z)`) was stored once at the call: popped once.
-        let mut popped: BTreeMap<Array, TokenStream> = BTreeMap::new();
+        let mut popped: BTreeMap<Array, Ident> = BTreeMap::new();
         for (arg, r) in args.iter().zip(by_ref) {
             let a = match arg {
-                Operand::Array(array) if popped.contains_key(array) => popped[array].clone(),
+                Operand::Array(array) if popped.contains_key(array) => {
+                    Tokens::Name(popped[array].clone())
+                }
                 Operand::Array(array) if self.plan.stored_at_calls.contains(&(site, *array)) => {
                     let tape = self.e.snapshot_tape(site, *array);
                     let base = format!(
@@ -890,8 +891,8 @@ impl Reverse<'_, '_> {
                     );
                     let name = self.e.namer.fresh(&base);
                     code.push(quote!(let #name = #tape.pop();));
-                    popped.insert(*array, name.to_token_stream());
-                    name.to_token_stream()
+                    popped.insert(*array, name.clone());
+                    Tokens::Name(name)
                 }
                 _ => self.e.operand(arg),
             };
@@ -965,7 +966,7 @@ impl Reverse<'_, '_> {
             let part = match w {
                 Written::Element(index) => {
                     refs.extend(index.var());
-                    Some(Part::Element(self.e.operand(index)))
+                    Some(Part::Element(self.e.operand(index).into_token_stream()))
                 }
                 Written::Window { start, end } => {
                     refs.extend(start.var().into_iter().chain(end.var()));
@@ -999,7 +1000,7 @@ impl Reverse<'_, '_> {
                         }
                         None => code.push(quote!(let #mutability #name = #tape.pop().to_owned();)),
                     }
-                    name.to_token_stream()
+                    Tokens::Name(name)
                 }
                 _ => self.e.operand(arg),
             };

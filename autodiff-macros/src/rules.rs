@@ -4,9 +4,10 @@
 //! with partials they cannot disagree). Rules that need a constant or a case split call
 //! `autodiff_core::rules`, which holds the conventions at non-differentiable points.
 
+use crate::emit::Tokens;
 use crate::ir::{FloatFn, Operand, Value};
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::BinOp;
 
 /// One partial derivative, in the form that reads best once multiplied.
@@ -17,19 +18,19 @@ pub(crate) enum Partial {
     /// `d * -1`.
     NegOne,
     /// `d * e`.
-    Times(TokenStream),
+    Times(Tokens),
     /// `d / e`.
-    Over(TokenStream),
+    Over(Tokens),
     /// `d * a / b`, multiplied first: a zero `d` gives zero where `a / b` alone would overflow (the
     /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0).
-    TimesOver(TokenStream, TokenStream),
+    TimesOver(Tokens, Tokens),
 }
 
 impl Partial {
     /// The partial applied to `d` (an adjoint in reverse mode, a tangent in forward mode).
-    pub(crate) fn apply(&self, d: &TokenStream) -> TokenStream {
+    pub(crate) fn apply<T: ToTokens + Clone + Into<TokenStream>>(&self, d: &T) -> TokenStream {
         match self {
-            Partial::One => d.clone(),
+            Partial::One => d.clone().into(),
             Partial::NegOne => quote!(-#d),
             Partial::Times(e) => quote!(#d * #e),
             Partial::Over(e) => quote!(#d / #e),
@@ -48,15 +49,13 @@ pub(crate) struct Rule {
 /// What a rule needs from the emitter: the tokens of its arguments and of its result (each recorded as a
 /// use of that value), and fresh names for the partials it binds.
 pub(crate) trait RuleCtx {
-    fn operand(&mut self, operand: &Operand) -> TokenStream;
-    fn result(&mut self) -> TokenStream;
+    fn operand(&mut self, operand: &Operand) -> Tokens;
+    fn result(&mut self) -> Tokens;
     fn fresh(&mut self, base: &str) -> Ident;
 }
 
 /// The partials of `value`; `wanted[i]` says whether the partial of argument `i` will be used.
 pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule {
-    let float = quote!(::autodiff::__private::Float);
-    let rules = quote!(::autodiff::__private::rules);
     let each = |partials: Vec<Option<Partial>>| Rule {
         prelude: None,
         partials,
@@ -71,7 +70,10 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
             // but for rounding in the subnormal range, in two operations instead of three).
             BinOp::Mul(_) if l.var().is_some() && l.var() == r.var() => {
                 let x = wanted[0].then(|| cx.operand(l));
-                each(vec![x.map(|x| Partial::Times(quote!((#x + #x)))), None])
+                each(vec![
+                    x.map(|x| Partial::Times(quote!((#x + #x)).into())),
+                    None,
+                ])
             }
             BinOp::Mul(_) => {
                 let (l_tokens, r_tokens) = (
@@ -89,7 +91,7 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
                 // where `(x / y) / y` overflows.
                 let by_r = wanted[1].then(|| {
                     let y = cx.result();
-                    Partial::TimesOver(quote!((-#y)), r_tokens.clone())
+                    Partial::TimesOver(quote!((-#y)).into(), r_tokens.clone())
                 });
                 each(vec![
                     wanted[0].then(|| Partial::Over(r_tokens.clone())),
@@ -100,25 +102,21 @@ pub(crate) fn rule(value: &Value, wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule
                 // a % b = a - b * trunc(a / b)
                 let by_r = wanted[1].then(|| {
                     let (a, b) = (cx.operand(l), cx.operand(r));
-                    Partial::Times(quote!(-#float::trunc(#a / #b)))
+                    Partial::Times(quote!(-::autodiff::__private::Float::trunc(#a / #b)).into())
                 });
                 each(vec![Some(Partial::One), by_r])
             }
             _ => each(vec![None, None]),
         },
-        Value::Float { func, args, .. } => float_rule(*func, args, wanted, cx, &float, &rules),
+        Value::Float { func, args, .. } => float_rule(*func, args, wanted, cx),
         _ => each(vec![None; value.operands().len()]),
     }
 }
 
-fn float_rule(
-    func: FloatFn,
-    args: &[Operand],
-    wanted: &[bool],
-    cx: &mut dyn RuleCtx,
-    float: &TokenStream,
-    rules: &TokenStream,
-) -> Rule {
+// The paths `::autodiff::__private::Float` and `::autodiff::__private::rules` are written out in each rule
+// that names them: made once up front, they cost a dozen tokens on every operation, most of which are
+// arithmetic and name neither.
+fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn RuleCtx) -> Rule {
     use FloatFn::*;
     let one = |p: Partial| Rule {
         prelude: None,
@@ -128,23 +126,23 @@ fn float_rule(
     match func {
         Sin => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::cos(#x))
+            quote!(::autodiff::__private::Float::cos(#x)).into()
         })),
         Cos => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(-#float::sin(#x))
+            quote!(-::autodiff::__private::Float::sin(#x)).into()
         })),
         Sinh => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::cosh(#x))
+            quote!(::autodiff::__private::Float::cosh(#x)).into()
         })),
         Cosh => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::sinh(#x))
+            quote!(::autodiff::__private::Float::sinh(#x)).into()
         })),
         ExpM1 => one(Partial::Times({
             let x = cx.operand(&x());
-            quote!(#float::exp(#x))
+            quote!(::autodiff::__private::Float::exp(#x)).into()
         })),
         Exp => one(Partial::Times(cx.result())),
         Ln => one(Partial::Over(cx.operand(&x()))),
@@ -159,7 +157,9 @@ fn float_rule(
                 _ => quote!(recip),
             };
             let y = cx.result();
-            one(Partial::Times(quote!(#rules::#name(#y))))
+            one(Partial::Times(
+                quote!(::autodiff::__private::rules::#name(#y)).into(),
+            ))
         }
         // Rules written in terms of the argument.
         Asin | Acos | Atan | Asinh | Acosh | Atanh | Log2 | Log10 | Ln1p | Abs => {
@@ -176,13 +176,20 @@ fn float_rule(
                 _ => quote!(abs),
             };
             let x = cx.operand(&x());
-            one(Partial::Times(quote!(#rules::#name(#x))))
+            one(Partial::Times(
+                quote!(::autodiff::__private::rules::#name(#x)).into(),
+            ))
         }
         Powi => {
             let (x, n) = (cx.operand(&args[0]), cx.operand(&args[1]));
             Rule {
                 prelude: None,
-                partials: vec![Some(Partial::Times(quote!(#rules::powi(#x, #n)))), None],
+                partials: vec![
+                    Some(Partial::Times(
+                        quote!(::autodiff::__private::rules::powi(#x, #n)).into(),
+                    )),
+                    None,
+                ],
             }
         }
         MulAdd => {
@@ -199,7 +206,7 @@ fn float_rule(
         }
         // Rules that give all partials at once, bound in a prelude.
         Log | Powf | Hypot | Atan2 | Max | Min | Clamp => {
-            let mut inputs: Vec<TokenStream> = args.iter().map(|a| cx.operand(a)).collect();
+            let mut inputs: Vec<Tokens> = args.iter().map(|a| cx.operand(a)).collect();
             let name = match func {
                 Log => quote!(log),
                 Powf => quote!(powf),
@@ -221,10 +228,12 @@ fn float_rule(
                 None => quote!(_),
             });
             Rule {
-                prelude: Some(quote!(let (#(#pattern),*) = #rules::#name(#(#inputs),*);)),
+                prelude: Some(
+                    quote!(let (#(#pattern),*) = ::autodiff::__private::rules::#name(#(#inputs),*);),
+                ),
                 partials: names
                     .into_iter()
-                    .map(|n| n.map(|n| Partial::Times(quote!(#n))))
+                    .map(|n| n.map(|n| Partial::Times(Tokens::Name(n))))
                     .collect(),
             }
         }

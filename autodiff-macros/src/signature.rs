@@ -279,6 +279,27 @@ pub(crate) fn kind_of_type(ty: &Type, float_params: &[Ident]) -> Kind {
     }
 }
 
+/// `::std::vec::Vec<elem>`, as `syn::parse_quote!` gives it (its own tokens spanned at the call site), built
+/// without printing the tokens and parsing them again.
+pub(crate) fn vec_of(elem: &Type) -> Type {
+    let span = proc_macro2::Span::call_site();
+    let segment = |name: &str| syn::PathSegment::from(Ident::new(name, span));
+    let mut vec = segment("Vec");
+    vec.arguments = syn::PathArguments::AngleBracketed(syn::AngleBracketedGenericArguments {
+        colon2_token: None,
+        lt_token: syn::Token![<](span),
+        args: std::iter::once(syn::GenericArgument::Type(elem.clone())).collect(),
+        gt_token: syn::Token![>](span),
+    });
+    Type::Path(syn::TypePath {
+        qself: None,
+        path: syn::Path {
+            leading_colon: Some(syn::Token![::](span)),
+            segments: [segment("std"), segment("vec"), vec].into_iter().collect(),
+        },
+    })
+}
+
 /// A float array, slice or `Vec` type: its shape and the type of its gradient (`Vec<T>` or `[T; N]`).
 /// Arrays of arrays are not float arrays.
 pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArrayShape, Type)> {
@@ -296,7 +317,7 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
                     owned,
                     matrix: false,
                 },
-                syn::parse_quote!(::std::vec::Vec<#elem>),
+                vec_of(elem),
             ))
         }
         Type::Array(a) if is_float(&a.elem) => Some((
@@ -322,7 +343,7 @@ pub(crate) fn array_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySha
                         owned,
                         matrix: false,
                     },
-                    syn::parse_quote!(::std::vec::Vec<#elem>),
+                    vec_of(elem),
                 )),
                 _ => None,
             }
@@ -512,7 +533,7 @@ pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
     let grad_ty: Type = match inner {
         Type::Slice(s) if !owned => {
             let row_ty = row(&s.elem, false)?;
-            syn::parse_quote!(::std::vec::Vec<#row_ty>)
+            vec_of(&row_ty)
         }
         Type::Array(a) => {
             row(&a.elem, true)?;
@@ -527,7 +548,7 @@ pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
                 return None;
             };
             let row_ty = row(elem, false)?;
-            syn::parse_quote!(::std::vec::Vec<#row_ty>)
+            vec_of(&row_ty)
         }
         _ => return None,
     };
@@ -947,6 +968,19 @@ mod tests {
             .err()
             .map_or(0, |e| e.to_string().matches("compile_error").count());
         (sig, count)
+    }
+
+    #[test]
+    fn a_vec_type_is_the_one_parse_quote_gives() {
+        for elem in ["f64", "T", "::std::vec::Vec<f32>", "[f64; 3]"] {
+            let elem: Type = syn::parse_str(elem).unwrap();
+            let parsed: Type = syn::parse_quote!(::std::vec::Vec<#elem>);
+            assert!(vec_of(&elem) == parsed);
+            assert_eq!(
+                vec_of(&elem).to_token_stream().to_string(),
+                parsed.to_token_stream().to_string()
+            );
+        }
     }
 
     #[test]

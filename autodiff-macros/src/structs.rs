@@ -23,11 +23,11 @@
 //!                                                  Mlp::__autodiff_add_to_w(&mut g, g_w); ..; (value, (g, g_x))
 //! ```
 
+use crate::hash::FastSet;
 use crate::ir::Kind;
 use crate::signature::{ArrayShape, Param, Signature};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
-use std::collections::HashSet;
 use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident};
@@ -273,11 +273,11 @@ fn struct_named(base: &Expr, structs: &[(usize, String)]) -> Option<usize> {
 #[derive(Default)]
 struct Uses {
     /// Indexed, iterated, `.len()`, `.iter()`, `.to_vec()`.
-    array: HashSet<String>,
+    array: FastSet<String>,
     /// `&name`.
-    reference: HashSet<String>,
+    reference: FastSet<String>,
     /// Every plain path.
-    paths: HashSet<String>,
+    paths: FastSet<String>,
 }
 
 fn plain_name(expr: &Expr) -> Option<String> {

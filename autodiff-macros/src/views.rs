@@ -23,6 +23,7 @@
 //! the softmax cross-entropy of the speed benches: the primal's matrix product in this form runs 2.3 times
 //! fewer instructions than with a bounds check at each read (`benches/README.md`).
 
+use crate::emit::Tokens;
 use crate::ir::{Array, ArrayInit, Block, Function, Loop, Operand, Stmt, Value, Var};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -226,7 +227,7 @@ pub(crate) fn declaration(
     name: &proc_macro2::Ident,
     array: &proc_macro2::Ident,
     l: &Loop,
-    operand: &dyn Fn(&Operand) -> TokenStream,
+    operand: &dyn Fn(&Operand) -> Tokens,
     mutable: bool,
 ) -> TokenStream {
     let Some((range, _)) = &l.range else {
@@ -235,8 +236,8 @@ pub(crate) fn declaration(
     let (start, end) = (operand(&range.start), operand(&range.end));
     let starts_at_zero = matches!(&range.start, Operand::Const { tokens, .. } if is_zero(tokens));
     let (lo, hi) = match &view.base {
-        Some(base) if starts_at_zero => (base.clone(), quote!(#base + #end)),
-        Some(base) => (quote!(#base + #start), quote!(#base + #end)),
+        Some(base) if starts_at_zero => (Tokens::Other(base.clone()), quote!(#base + #end).into()),
+        Some(base) => (quote!(#base + #start).into(), quote!(#base + #end).into()),
         None => (start.clone(), end.clone()),
     };
     let (borrow, cmp) = match (mutable, range.inclusive) {
@@ -258,7 +259,7 @@ pub(crate) fn read(
     name: &proc_macro2::Ident,
     index: &proc_macro2::Ident,
     l: &Loop,
-    operand: &dyn Fn(&Operand) -> TokenStream,
+    operand: &dyn Fn(&Operand) -> Tokens,
 ) -> TokenStream {
     match l.range.as_ref().map(|(range, _)| &range.start) {
         Some(Operand::Const { tokens, .. }) if is_zero(tokens) => quote!(#name[#index]),

@@ -10,9 +10,9 @@ use syn::{Expr, Token};
 
 /// The names `block` uses as arrays: indexed (`v[i]`), measured (`v.len()`), iterated, or borrowed (`&v`),
 /// and those bound or assigned to such a name (`e` of `let mut w = e; w[1] *= b;`, `n` of `y = n;`).
-pub(crate) fn array_uses(block: &syn::Block) -> std::collections::HashSet<String> {
+pub(crate) fn array_uses(block: &syn::Block) -> crate::hash::FastSet<String> {
     use syn::visit::Visit;
-    struct Uses(std::collections::HashSet<String>, Vec<(String, String)>);
+    struct Uses(crate::hash::FastSet<String>, Vec<(String, String)>);
     fn name_of(expr: &Expr) -> Option<String> {
         match strip_parens(expr) {
             Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
@@ -190,7 +190,7 @@ impl Lowering<'_> {
                     args: vec![constant, index],
                     by_ref: vec![true, false],
                 };
-                return self.emit(value, hint, e.span());
+                return self.emit(value, hint, crate::span::of_index(e));
             }
             self.errors.spanned(
                 &e.expr,
@@ -201,7 +201,7 @@ impl Lowering<'_> {
         };
         let index = self.lower_expr(&e.index, None);
         self.index_kind_check(&e.index, &index);
-        self.emit(Value::Load { array, index }, hint, e.span())
+        self.emit(Value::Load { array, index }, hint, crate::span::of_index(e))
     }
 
     /// `WEIGHTS` or `tables::WEIGHTS` in `WEIGHTS[i]`: a path that names no variable of the function, so a

@@ -36,7 +36,7 @@ impl Lowering<'_> {
                 args,
             },
         };
-        self.emit(value, hint, m.span())
+        self.emit(value, hint, crate::span::of_method_call(m))
     }
 
     pub(super) fn lower_call(&mut self, c: &syn::ExprCall, hint: Option<String>) -> Operand {
@@ -55,7 +55,7 @@ impl Lowering<'_> {
             c.args.iter().collect::<Vec<_>>().as_slice(),
         ) {
             let operand = self.lower_expr(arg, None);
-            return self.emit(Value::Cast(operand, ty), hint, c.span());
+            return self.emit(Value::Cast(operand, ty), hint, crate::span::of_call(c));
         }
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
@@ -66,7 +66,7 @@ impl Lowering<'_> {
                 args,
                 by_ref,
             };
-            let result = self.emit(call, hint, c.span());
+            let result = self.emit(call, hint, crate::span::of_call(c));
             if let Some(var) = result.var() {
                 self.vars[var.0 as usize].called_variable = Some(name);
             }
@@ -87,7 +87,11 @@ impl Lowering<'_> {
                         };
                         let arg = self.emit(call, None, inner.span());
                         let callee = path.to_token_stream();
-                        return self.emit(Value::StopGradient { callee, arg }, hint, c.span());
+                        return self.emit(
+                            Value::StopGradient { callee, arg },
+                            hint,
+                            crate::span::of_call(c),
+                        );
                     }
                 }
             }
@@ -95,7 +99,10 @@ impl Lowering<'_> {
         let (mut args, by_ref, written, rebinds) = self.lower_call_args(c);
         if written.iter().any(Written::is_written) {
             let passed_on = c.args.iter().any(|arg| self.bare_output(arg).is_some());
-            let (call, span) = ((path, args, by_ref, written, passed_on), c.span());
+            let (call, span) = (
+                (path, args, by_ref, written, passed_on),
+                crate::span::of_call(c),
+            );
             return self.lower_call_out(call, rebinds, hint, span);
         }
         let callee = path.to_token_stream();
@@ -125,7 +132,7 @@ impl Lowering<'_> {
                 by_ref,
             }
         };
-        self.emit(value, hint, c.span())
+        self.emit(value, hint, crate::span::of_call(c))
     }
 
     /// The name of the parameter or local that `path` names, if it names one: a call through a function

@@ -1,9 +1,9 @@
 //! The reverse of loops: iterations backwards (or fused into the forward sweep, or forwards, when they
 //! commute), carried adjoints and accumulators, and the sliding window of adjoints of `x[i + c]`.
 
-use super::plan::{touches_active_arrays, CounterPlan, Order, WindowPlan};
+use super::plan::{loop_touches_active_arrays, CounterPlan, Order, WindowPlan};
 use super::{Adjoints, Reverse};
-use crate::emit::Emitter;
+use crate::emit::{concat, Emitter, Tokens};
 use crate::ir::{Array, Block, Loop, Operand, Stmt, Var};
 use crate::views::View;
 use proc_macro2::{Ident, TokenStream};
@@ -24,9 +24,7 @@ impl Reverse<'_, '_> {
         let activity = self.e.activity;
         let out_adjoints: Vec<Option<TokenStream>> =
             l.outs.iter().map(|o| adjoints.remove(o)).collect();
-        let stmt_view = Stmt::Loop(Box::new(l.clone()));
-        if out_adjoints.iter().all(Option::is_none) && !touches_active_arrays(&stmt_view, activity)
-        {
+        if out_adjoints.iter().all(Option::is_none) && !loop_touches_active_arrays(l, activity) {
             return;
         }
         // The adjoints of the carried values, one mutable variable each.
@@ -40,7 +38,7 @@ impl Reverse<'_, '_> {
             })
             .collect();
         // The outer values the body reads, which get mutable accumulators.
-        let inner: BTreeSet<Var> = defs_within(&stmt_view);
+        let inner: BTreeSet<Var> = loop_defs(l);
         let mut outer: BTreeSet<Var> = BTreeSet::new();
         collect_reads(&l.body, &mut outer);
         outer.retain(|v| !inner.contains(v) && activity.is_active_var(*v));
@@ -160,14 +158,14 @@ impl Reverse<'_, '_> {
             debug_assert!(adjoint_views.is_empty(), "a fused loop has no views");
             // The loop's reverse runs inside its forward sweep, iteration by iteration: every value it
             // reads is still in scope, nothing is recomputed or stored.
-            let inner: BTreeSet<Var> = defs_within(&Stmt::Loop(Box::new(l.clone())));
+            let inner: BTreeSet<Var> = loop_defs(l);
             refs.extend(body_refs.iter().copied().filter(|v| !inner.contains(v)));
             self.e.fused.insert(
                 l.trips,
                 crate::emit::Fused {
-                    before: quote!(#(#declarations)* #window_setup),
+                    before: concat(declarations.into_iter().chain([window_setup]).collect()),
                     // The accumulators of outer values are updated each iteration, as in a reversed loop.
-                    inside: quote!(#(#body_code)* #assign),
+                    inside: concat(body_code.into_iter().chain([assign]).collect()),
                     after: window_finish,
                     roots: body_refs,
                 },
@@ -265,10 +263,12 @@ impl Reverse<'_, '_> {
                     quote!(for #t in (0..#trips).rev())
                 }
             };
+            let (declarations, view_declarations) =
+                (concat(declarations), concat(view_declarations));
             code.push(quote! {
-                #(#declarations)*
+                #declarations
                 #window_setup
-                #(#view_declarations)*
+                #view_declarations
                 #header {
                     #body
                     #assign
@@ -397,9 +397,9 @@ impl Reverse<'_, '_> {
         let Some((range, index)) = &l.range else {
             return (TokenStream::new(), flush, TokenStream::new());
         };
-        let index = self.e.name(*index).to_token_stream();
+        let index = Tokens::Name(self.e.name(*index).clone());
         let (start, end) = (self.e.operand(&range.start), self.e.operand(&range.end));
-        let at = |base: &TokenStream, offset: i64| -> TokenStream {
+        let at = |base: &Tokens, offset: i64| -> TokenStream {
             let magnitude = proc_macro2::Literal::u64_unsuffixed(offset.unsigned_abs());
             match offset {
                 0 => quote!(#base),
@@ -526,7 +526,7 @@ impl Reverse<'_, '_> {
                     None => continue,
                 },
                 Some(CounterPlan::Step { step, added }) => Update::Step {
-                    step: self.e.operand(step),
+                    step: self.e.operand(step).into_token_stream(),
                     step_var: step.var(),
                     added: *added,
                 },
@@ -564,20 +564,36 @@ pub(super) struct Window {
     pub(super) invariant: Vec<(Array, Operand, Ident)>,
 }
 
-/// The values defined anywhere inside `stmt` (its nested blocks, a loop's carried values and index).
-pub(super) fn defs_within(stmt: &Stmt) -> BTreeSet<Var> {
+/// The values defined anywhere inside the loop `l`: its carried values and index, and those of its nested
+/// blocks and loops.
+pub(super) fn loop_defs(l: &Loop) -> BTreeSet<Var> {
     let mut defs = BTreeSet::new();
-    if let Stmt::Loop(l) = stmt {
-        defs.extend(l.phis.iter().copied());
-        defs.extend(l.range.as_ref().map(|(_, i)| *i));
+    add_loop_defs(l, &mut defs);
+    defs
+}
+
+/// Adds the values defined inside `stmt` (its nested blocks, a loop's carried values and index).
+fn add_defs_within(stmt: &Stmt, defs: &mut BTreeSet<Var>) {
+    match stmt {
+        Stmt::Loop(l) => add_loop_defs(l, defs),
+        _ => add_block_defs(&stmt.blocks(), defs),
     }
-    for block in stmt.blocks() {
+}
+
+fn add_loop_defs(l: &Loop, defs: &mut BTreeSet<Var>) {
+    defs.extend(l.phis.iter().copied());
+    defs.extend(l.range.as_ref().map(|(_, i)| *i));
+    let blocks: Vec<&Block> = l.cond.iter().chain([&l.body]).collect();
+    add_block_defs(&blocks, defs);
+}
+
+fn add_block_defs(blocks: &[&Block], defs: &mut BTreeSet<Var>) {
+    for block in blocks {
         for inner in &block.stmts {
             defs.extend(inner.defs());
-            defs.extend(defs_within(inner));
+            add_defs_within(inner, defs);
         }
     }
-    defs
 }
 
 /// The values read anywhere in `block`.

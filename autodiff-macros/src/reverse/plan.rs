@@ -36,7 +36,7 @@
 
 use super::call_gradient::{linear_check, scalar_calls};
 use super::increments::increments;
-use super::loops::defs_within;
+use super::loops::loop_defs;
 use super::region::{unsafe_reads, writes_array};
 use super::Shortcuts;
 use crate::activity::Activity;
@@ -498,7 +498,7 @@ impl<'f> Planner<'f> {
     /// unconditional, such a load ran whenever the loop did, so the index is in bounds where the register
     /// is added; reads of the same element under a branch of the body add to the same register.)
     fn invariant_reads(&self, l: &Loop) -> Vec<(Array, Operand)> {
-        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
+        let inside = loop_defs(l);
         let mut reads: Vec<(Array, Operand)> = Vec::new();
         for stmt in &l.body.stmts {
             let Stmt::Let {
@@ -533,7 +533,7 @@ impl<'f> Planner<'f> {
         if l.exit_flag.is_some() {
             return counters;
         }
-        let inside = defs_within(&Stmt::Loop(Box::new(l.clone())));
+        let inside = loop_defs(l);
         for (phi, yielded) in l.phis.iter().zip(&l.body.yields) {
             if self.activity.is_active_var(*phi)
                 || !matches!(self.activity.var_kind(*phi), Kind::Int)
@@ -683,15 +683,25 @@ fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
         activity: &'a Activity,
         live: BTreeSet<Var>,
         uses: BTreeMap<Var, usize>,
+        /// Whether a value read is live at once, for the statements read after it in the same pass
+        /// (which are visited last to first).
+        eager: bool,
     }
     impl Count<'_> {
         fn read<'o>(&mut self, operands: impl IntoIterator<Item = &'o Operand>) {
             for v in operands.into_iter().filter_map(Operand::var) {
                 *self.uses.entry(v).or_default() += 1;
+                if self.eager && self.activity.is_active_var(v) {
+                    self.live.insert(v);
+                }
             }
         }
         fn block(&mut self, block: &Block) {
-            for stmt in &block.stmts {
+            let stmts: Box<dyn Iterator<Item = &Stmt>> = match self.eager {
+                true => Box::new(block.stmts.iter().rev()),
+                false => Box::new(block.stmts.iter()),
+            };
+            for stmt in stmts {
                 let reversed = |outs: &[Var], live: &BTreeSet<Var>| {
                     outs.iter().any(|o| live.contains(o))
                         || touches_active_arrays(stmt, self.activity)
@@ -727,11 +737,19 @@ fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
             }
         }
     }
+    // First one pass that makes each value read live at once: a value is live only when a live value (or
+    // the result) reads it, so this finds no value the counting below would not, and finds most of them
+    // (all but those carried around loops) in one pass rather than one pass per step of each chain of
+    // reads. The counting then starts from them.
     let mut count = Count {
         activity,
         live: BTreeSet::new(),
         uses: BTreeMap::new(),
+        eager: true,
     };
+    count.read(&f.body.yields);
+    count.block(&f.body);
+    count.eager = false;
     loop {
         count.uses.clear();
         count.read(&f.body.yields);
@@ -744,6 +762,14 @@ fn adjoint_uses(f: &Function, activity: &Activity) -> BTreeMap<Var, usize> {
         }
         count.live = live;
     }
+}
+
+/// `touches_active_arrays` of the loop statement of `l`, without making one.
+pub(super) fn loop_touches_active_arrays(l: &Loop, activity: &Activity) -> bool {
+    l.cond
+        .iter()
+        .chain([&l.body])
+        .any(|b| b.stmts.iter().any(|s| touches_active_arrays(s, activity)))
 }
 
 /// Does `stmt` read or write an active array (so its reverse matters even with no adjoint on its outs)?

@@ -268,7 +268,11 @@ impl Reverse<'_, '_> {
             };
             prelude.push(self.e.primal(&single, &wanted, Mode::Recompute).0);
         }
-        quote!(#(#prelude)* #(#buffers)* #(#adjoint_code)* #(#postlude)*)
+        let mut all = prelude;
+        all.extend(buffers);
+        all.extend(adjoint_code);
+        all.extend(postlude);
+        crate::emit::concat(all)
     }
 
     /// The tape of the load `v = array[index]`, which the plan stores once before its loop `trips`
