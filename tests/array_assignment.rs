@@ -103,6 +103,19 @@ fn copies_of_results(b: f64) -> f64 {
     c[0] + d[0] + product(d) + w[1] + product(c) + g[1]
 }
 
+/// A raw identifier assigned whole in a loop (`r#in = c;`): the macro panicked making the copy's syntax
+/// (`Ident::new("r#in")`). `in = [b², 1]` after the loop: `f = b² + b`.
+#[differentiable(order = 2)]
+fn raw_name(b: f64) -> f64 {
+    let c = [b, 1.0];
+    let mut r#in = [0.0; 2];
+    for _ in 0..2 {
+        r#in = c;
+        r#in[0] *= b;
+    }
+    r#in[0] + c[0]
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -146,6 +159,15 @@ proptest! {
         assert_all_close(&[tangent], &[grad], 1e-12, "tangent");
         let (_, _, h) = assigned_in_a_loop_hessian(b);
         assert_all_close(&[h[0][0]], &[8.0], 1e-12, "Hessian by hand");
+    }
+
+    #[test]
+    fn a_raw_identifier_assigned_whole_in_a_loop(b in -2.0f64..2.0) {
+        let (value, grad) = raw_name_grad(b);
+        assert_all_close(&[value, grad], &[b * b + b, 2.0 * b + 1.0], ANALYTIC_TOL, "value and gradient");
+        assert_fd_gradient(|x| raw_name(x[0]), &[b], &[grad], "raw_name");
+        let (_, _, h) = raw_name_hessian(b);
+        assert_all_close(&[h[0][0]], &[2.0], 1e-12, "Hessian by hand");
     }
 
     #[test]

@@ -692,8 +692,10 @@ impl Lowering<'_> {
         }
         let hidden = format!("__whole_{}", source.0);
         self.bind(&hidden, Some(value.clone()));
+        // `crate::naming::local`: the user's name may be a raw identifier (`r#in`), which `Ident::new`
+        // refuses (a panic).
         let (dest, source) = (
-            Ident::new(name, target.span()),
+            crate::naming::local(name),
             Ident::new(&hidden, target.span()),
         );
         let copy: Expr =
