@@ -44,19 +44,9 @@ pub(crate) struct View {
 /// The reads of each loop of `f` that go through views, by the loop's trip-count value, given how each
 /// value of `f` is printed (`name`).
 pub(crate) fn views(f: &Function, name: &dyn Fn(Var) -> TokenStream) -> BTreeMap<Var, Vec<View>> {
-    let stmts = f.all_stmts();
-    let mut lengths = BTreeMap::new();
-    for stmt in &stmts {
-        if let Stmt::Let {
-            var,
-            value: Value::Len(array),
-        } = stmt
-        {
-            lengths.insert(*var, *array);
-        }
-    }
+    let lengths = lengths(f);
     let mut all = BTreeMap::new();
-    for stmt in stmts {
+    for stmt in f.all_stmts() {
         if let Stmt::Loop(l) = stmt {
             let views = views_of(f, l, &lengths, name);
             if !views.is_empty() {
@@ -65,6 +55,21 @@ pub(crate) fn views(f: &Function, name: &dyn Fn(Var) -> TokenStream) -> BTreeMap
         }
     }
     all
+}
+
+/// The values of `f` that are lengths of arrays (`n = x.len()`), with the array.
+fn lengths(f: &Function) -> BTreeMap<Var, Array> {
+    let mut lengths = BTreeMap::new();
+    for stmt in f.all_stmts() {
+        if let Stmt::Let {
+            var,
+            value: Value::Len(array),
+        } = stmt
+        {
+            lengths.insert(*var, *array);
+        }
+    }
+    lengths
 }
 
 /// The reads of `l` that go through views; `lengths` are the values that are lengths of arrays.
@@ -163,17 +168,7 @@ pub(crate) fn adjoint_views(f: &Function, l: &Loop, wanted: &dyn Fn(Array) -> bo
         let ident = proc_macro2::Ident::new(&format!("v{}", v.0), proc_macro2::Span::call_site());
         quote!(#ident)
     };
-    let mut lengths = BTreeMap::new();
-    for stmt in f.all_stmts() {
-        if let Stmt::Let {
-            var,
-            value: Value::Len(array),
-        } = stmt
-        {
-            lengths.insert(*var, *array);
-        }
-    }
-    let views = views_of(f, l, &lengths, &name);
+    let views = views_of(f, l, &lengths(f), &name);
     let mut arrays: Vec<Array> = views.iter().map(|v| v.array).collect();
     arrays.sort();
     arrays.dedup();
@@ -336,7 +331,8 @@ mod tests {
     use crate::args::Args;
     use crate::errors::Errors;
 
-    fn views_in(src: &str) -> Vec<String> {
+    /// `src` in the intermediate form.
+    fn lowered(src: &str) -> Function {
         let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
         let mut errors = Errors::default();
         let sig = crate::signature::analyze(&item, &Args::default(), &mut errors)
@@ -344,6 +340,11 @@ mod tests {
         let float_params = crate::signature::float_type_params(&item.sig.generics);
         let f = crate::lower::lower(&item, &sig, float_params, &mut errors);
         assert!(errors.finish().is_ok(), "test source is supported");
+        f
+    }
+
+    fn views_in(src: &str) -> Vec<String> {
+        let f = lowered(src);
         let name = |v: Var| {
             let ident =
                 proc_macro2::Ident::new(&format!("v{}", v.0), proc_macro2::Span::call_site());
@@ -382,13 +383,7 @@ mod tests {
 
     /// The arrays whose adjoints each loop of `src` adds through views, by the loops' trip-count values.
     fn adjoint_views_in(src: &str) -> Vec<Vec<String>> {
-        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
-        let mut errors = Errors::default();
-        let sig = crate::signature::analyze(&item, &Args::default(), &mut errors)
-            .expect("supported signature");
-        let float_params = crate::signature::float_type_params(&item.sig.generics);
-        let f = crate::lower::lower(&item, &sig, float_params, &mut errors);
-        assert!(errors.finish().is_ok(), "test source is supported");
+        let f = lowered(src);
         let mut loops: Vec<&Loop> = f
             .all_stmts()
             .into_iter()
