@@ -485,3 +485,55 @@ fn the_values_view_puts_no_grad_floats_in_their_places() {
     assert_eq!(g.to_flat(), vec![0.1, 0.2, 0.3, 0.5]);
     assert_eq!((g.label, g.inner.k, g.inner.n), (1, 4.0, 2));
 }
+
+/// `L(q) = Σ_k (E(q, x_k) - 1)²`: the struct passed on whole to a call inside a loop, so its adjoint
+/// accumulates over the iterations (it was declared `Zero::zero()`, which a struct does not implement:
+/// the generated code did not compile).
+#[differentiable(wrt(q), order = 2)]
+fn batch(q: &Quad, xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..xs.len() {
+        let e = energy(q, xs[k]) - 1.0;
+        s += e * e;
+    }
+    s
+}
+
+#[test]
+fn a_struct_passed_on_whole_to_a_call_in_a_loop() {
+    let xs = [0.8, -1.4, 0.3];
+    for (q, _) in points() {
+        let (a, c, k) = (&q.a, q.c, q.k);
+        let mut value = 0.0;
+        let mut gradient = [0.0; 3];
+        let mut hand = vec![vec![0.0; 3]; 3];
+        for &x in &xs {
+            let e = x * (a[0] * a[0] + a[1] * a[1]) + k * c * c * c - 1.0;
+            let de = [2.0 * x * a[0], 2.0 * x * a[1], 3.0 * k * c * c];
+            let dde = [2.0 * x, 2.0 * x, 6.0 * k * c];
+            value += e * e;
+            for i in 0..3 {
+                gradient[i] += 2.0 * e * de[i];
+                for j in 0..3 {
+                    hand[i][j] += 2.0 * de[i] * de[j];
+                }
+                hand[i][i] += 2.0 * e * dde[i];
+            }
+        }
+        let (v, gq) = batch_grad(&q, &xs);
+        assert_close(v, value, ANALYTIC_TOL, "batch value");
+        assert_close(v, batch(&q, &xs), ANALYTIC_TOL, "batch value against f");
+        assert_eq!((gq.k, gq.n), (q.k, q.n));
+        assert_all_close(&gq.to_flat(), &gradient, 1e-9, "batch gradient by hand");
+        let flat = q.to_flat();
+        assert_fd_gradient(
+            |p| batch(&with_flat(&q, p), &xs),
+            &flat,
+            &gq.to_flat(),
+            "batch gradient",
+        );
+        let (_, _, h) = batch_hessian(&q, &xs);
+        let grad = |p: &[f64]| batch_grad(&with_flat(&q, p), &xs).1.to_flat();
+        assert_hessian(&h, &hand, grad, &flat, "batch");
+    }
+}

@@ -713,6 +713,12 @@ impl<'a> Emitter<'a> {
                 let name = self.name(var);
                 quote!(::autodiff::__private::zero_like(&#name))
             }
+            // A parameter struct (only ever passed to calls): a zero of its shape, which the adjoints that
+            // the calls give back are added into.
+            Kind::Struct(ty) => {
+                let name = self.name(var);
+                quote!(<#ty as ::autodiff::__private::Differentiable>::zero_like(&#name))
+            }
             kind => Self::zero_of(kind),
         }
     }
