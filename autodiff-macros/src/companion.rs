@@ -174,6 +174,11 @@ pub(crate) struct Companion<'a> {
     /// into the caller's: a plain function, every parameter active or without a cotangent, and every
     /// active array's slot `direct`.
     pub(crate) sweep_into: Option<TokenStream>,
+    /// The function's own reverse sweep into buffers (`__f_vjp_into`, over the parameters `wrt(..)`
+    /// names: `true` per slot) where `vjp` derives through more parameters than `wrt(..)` names: `vjp_into`
+    /// runs it when the caller leaves `None` every slot of the others (a caller passing them inactive
+    /// data), so the call neither allocates their cotangents nor computes them.
+    pub(crate) own_sweep: Option<(TokenStream, Vec<bool>)>,
     /// Further associated functions (the derivatives of a registered function).
     pub(crate) extra: TokenStream,
     /// A method or associated function of an `impl`, where no type can be declared: the functions
@@ -205,6 +210,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         vjp,
         jvp,
         sweep_into,
+        own_sweep,
         extra,
         method,
         generic_copy,
@@ -272,7 +278,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         [one] => quote!(#one),
         many => quote!((#(#many),*)),
     };
-    let into_body = vjp_into_body(slots, vjp, sweep_into.as_ref());
+    let into_body = vjp_into_body(slots, vjp, sweep_into.as_ref(), own_sweep.as_ref());
     let into_types: Vec<TokenStream> = slots.iter().map(|s| s.into.ty()).collect();
     let grads = fixed("grads");
     // Each list goes into several signatures: joined once, as interpolating a list costs a round trip to
@@ -984,20 +990,60 @@ fn vjp_into_body(
     slots: &[Slot],
     vjp: &TokenStream,
     sweep_into: Option<&TokenStream>,
+    own_sweep: Option<&(TokenStream, Vec<bool>)>,
 ) -> TokenStream {
     let fixed = |n: &str| Ident::new(n, Span::mixed_site());
-    let (d_ret, grads, value) = (fixed("d_ret"), fixed("grads"), fixed("value"));
-    let idents: Vec<&Ident> = slots.iter().map(|s| &s.ident).collect();
+    let (grads, value) = (fixed("grads"), fixed("value"));
     let slot_names: Vec<Ident> = (0..slots.len())
         .map(|i| fixed(&format!("__slot_{i}")))
         .collect();
     let unpack = quote!(let (#(#slot_names,)*) = #grads;);
     let mut code = vec![unpack];
-    if let Some(sweep_into) = sweep_into {
+    let all: Vec<bool> = slots.iter().map(|s| s.active).collect();
+    match (sweep_into, own_sweep) {
+        (Some(sweep_into), _) => code.extend(run_sweep_into(slots, &slot_names, sweep_into, &all)),
+        (None, Some((own, active))) => {
+            // The slots of the parameters the own sweep leaves out, which the caller may fill.
+            let others = slots
+                .iter()
+                .zip(&slot_names)
+                .zip(active)
+                .filter(|((s, _), own)| s.active && !**own && !matches!(s.into, IntoSlot::None))
+                .map(|((_, slot), _)| quote!(#slot.is_none()))
+                .collect::<Vec<_>>();
+            let own = crate::emit::concat(run_sweep_into(slots, &slot_names, own, active));
+            if others.is_empty() {
+                code.push(quote!(let #value = { #own #value };));
+            } else {
+                let all = crate::emit::concat(run_vjp(slots, &slot_names, vjp));
+                code.push(quote! {
+                    let #value = if #(#others)&&* { #own #value } else { #all #value };
+                });
+            }
+        }
+        (None, None) => code.extend(run_vjp(slots, &slot_names, vjp)),
+    }
+    code.push(value.into_token_stream());
+    crate::emit::concat(code)
+}
+
+/// `vjp_into`'s reverse sweep `sweep_into` run straight into the slots of the parameters `active` marks
+/// (with a zeroed scratch buffer for an array slot the caller left `None`), binding `value`.
+fn run_sweep_into(
+    slots: &[Slot],
+    slot_names: &[Ident],
+    sweep_into: &TokenStream,
+    active: &[bool],
+) -> Vec<TokenStream> {
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, value) = (fixed("d_ret"), fixed("value"));
+    let idents: Vec<&Ident> = slots.iter().map(|s| &s.ident).collect();
+    let mut code = Vec::new();
+    {
         let mut buffers = Vec::new();
         let mut after = Vec::new();
-        for ((s, slot), i) in slots.iter().zip(&slot_names).zip(0..) {
-            if !s.active {
+        for (((s, slot), i), active) in slots.iter().zip(slot_names).zip(0..).zip(active) {
+            if !*active {
                 continue;
             }
             let buffer = fixed(&format!("__buffer_{i}"));
@@ -1025,7 +1071,17 @@ fn vjp_into_body(
         };
         code.push(quote!(let #value = #sweep_into(#(#idents,)* #d_ret, #buffers);));
         code.extend(after);
-    } else {
+    }
+    code
+}
+
+/// `vjp_into` through `vjp`: its cotangents added into the caller's slots, binding `value`.
+fn run_vjp(slots: &[Slot], slot_names: &[Ident], vjp: &TokenStream) -> Vec<TokenStream> {
+    let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+    let (d_ret, value) = (fixed("d_ret"), fixed("value"));
+    let idents: Vec<&Ident> = slots.iter().map(|s| &s.ident).collect();
+    let mut code = Vec::new();
+    {
         let gradient = fixed("gradient");
         let names: Vec<Ident> = slots
             .iter()
@@ -1041,7 +1097,7 @@ fn vjp_into_body(
         code.push(quote!(let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);));
         code.push(quote!(let #pattern = #gradient;));
         let mut names = names.iter();
-        for (s, slot) in slots.iter().zip(&slot_names) {
+        for (s, slot) in slots.iter().zip(slot_names) {
             let Some(g) = s.active.then(|| names.next()).flatten() else {
                 continue;
             };
@@ -1054,8 +1110,7 @@ fn vjp_into_body(
             });
         }
     }
-    code.push(value.into_token_stream());
-    crate::emit::concat(code)
+    code
 }
 
 /// The callable that computes the derivative `item` (`vjp` or `jvp`) of a call of `callee` with

@@ -937,6 +937,7 @@ impl<'a> Items<'a> {
             vjp: quote!(#vjp),
             jvp: quote!(#jvp),
             sweep_into: None,
+            own_sweep: None,
             extra,
             method: false,
             generic_copy,
@@ -964,6 +965,7 @@ impl<'a> Items<'a> {
             vjp: quote!(Self::#vjp),
             jvp: quote!(Self::#jvp),
             sweep_into: None,
+            own_sweep: None,
             extra: derivatives,
             method: false,
             // A registered function generic over its float type is its own generic copy; one written

@@ -1327,6 +1327,26 @@ impl<'a> Generated<'a> {
             let into = self.vjp_into_name();
             quote!(#into)
         });
+        // Where `wrt(..)` leaves parameters out, the function's own sweep serves the callers that pass
+        // them inactive data.
+        // (A copy made without being asked has no `f_vjp`, and no sweep into buffers, where `wrt(..)`
+        // restricts it.)
+        let own_direct = self.plain()
+            && restricted
+            && !self.copy
+            && self.sig.outputs().next().is_none()
+            && self.sig.params.iter().filter(|p| p.active).all(|p| {
+                match companion::IntoSlot::of(p, true) {
+                    companion::IntoSlot::Array { direct, .. } => direct,
+                    companion::IntoSlot::Scalar { .. } => true,
+                    companion::IntoSlot::None => false,
+                }
+            });
+        let own_sweep = own_direct.then(|| {
+            let into = self.vjp_into_name();
+            let active = self.sig.params.iter().map(|p| p.active).collect();
+            (quote!(#into), active)
+        });
         companion::companion(&companion::Companion {
             vis: &self.item.vis,
             name,
@@ -1337,6 +1357,7 @@ impl<'a> Generated<'a> {
             vjp,
             jvp,
             sweep_into,
+            own_sweep,
             extra,
             method: self.method,
             generic_copy,
@@ -1772,6 +1793,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             vjp,
             jvp,
             sweep_into: None,
+            own_sweep: None,
             extra,
             method,
             generic_copy: if method {

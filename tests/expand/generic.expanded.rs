@@ -486,10 +486,18 @@ impl scaled_power {
         grads: (::core::option::Option<&mut f64>, ::core::option::Option<&mut f64>, ()),
     ) -> f64 {
         let (__slot_0, __slot_1, __slot_2) = grads;
-        let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
-        ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);
+        let value = if __slot_1.is_none() {
+            let mut __buffer_0 = 0.0;
+            let value = __scaled_power_vjp_into(a, b, n, d_ret, &mut __buffer_0);
+            ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
+            value
+        } else {
+            let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
+            let (__gradient_0, __gradient_1) = gradient;
+            ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
+            ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);
+            value
+        };
         value
     }
     #[inline(always)]

@@ -793,10 +793,30 @@ impl softmax_loss {
         ),
     ) -> T {
         let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
-        let (value, gradient) = Self::__vjp_all(w, data, labels, d, k, d_ret);
-        let (__gradient_0, __gradient_1) = gradient;
-        ::autodiff::__private::accumulate_into_slot(__slot_0, &__gradient_0[..]);
-        ::autodiff::__private::accumulate_into_slot(__slot_1, &__gradient_1[..]);
+        let value = if __slot_1.is_none() {
+            let mut __scratch_0 = ::std::vec::Vec::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                w.len(),
+            );
+            let value = __softmax_loss_vjp_into(
+                w,
+                data,
+                labels,
+                d,
+                k,
+                d_ret,
+                __buffer_0,
+            );
+            value
+        } else {
+            let (value, gradient) = Self::__vjp_all(w, data, labels, d, k, d_ret);
+            let (__gradient_0, __gradient_1) = gradient;
+            ::autodiff::__private::accumulate_into_slot(__slot_0, &__gradient_0[..]);
+            ::autodiff::__private::accumulate_into_slot(__slot_1, &__gradient_1[..]);
+            value
+        };
         value
     }
     #[inline(always)]
