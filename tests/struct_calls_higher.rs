@@ -492,8 +492,8 @@ fn the_values_view_puts_no_grad_floats_in_their_places() {
 #[differentiable(wrt(q), order = 2)]
 fn batch(q: &Quad, xs: &[f64]) -> f64 {
     let mut s = 0.0;
-    for k in 0..xs.len() {
-        let e = energy(q, xs[k]) - 1.0;
+    for &x in xs {
+        let e = energy(q, x) - 1.0;
         s += e * e;
     }
     s
