@@ -112,6 +112,9 @@ pub(crate) struct Emitter<'a> {
     /// While a loop with views is printed: how each of its reads through a view is written, by the value
     /// read, and whether it was.
     reading: RefCell<BTreeMap<Var, (TokenStream, bool)>>,
+    /// The sub-slices borrowed rather than copied (`views::borrowed_windows`): set by the reverse sweep's
+    /// plan, empty in other sweeps.
+    pub(crate) borrowed_windows: BTreeSet<Array>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -200,6 +203,7 @@ impl<'a> Emitter<'a> {
             hoisted: BTreeMap::new(),
             views,
             reading: RefCell::new(BTreeMap::new()),
+            borrowed_windows: BTreeSet::new(),
         }
     }
 
@@ -220,6 +224,7 @@ impl<'a> Emitter<'a> {
             hoisted: BTreeMap::new(),
             views: self.views.clone(),
             reading: RefCell::new(BTreeMap::new()),
+            borrowed_windows: BTreeSet::new(),
         }
     }
 
@@ -884,6 +889,16 @@ impl<'a> Emitter<'a> {
                         quote!(#name.push(#value);)
                     }
                 }
+                Stmt::NewArray {
+                    array,
+                    init: ArrayInit::Window { source, range },
+                } if self.borrowed_windows.contains(array) => {
+                    // Borrowed, in either mode: it writes nothing (`views::borrowed_windows`).
+                    for operand in stmt.operands() {
+                        need.extend(operand.var());
+                    }
+                    self.borrowed_window(*array, *source, range)
+                }
                 Stmt::NewArray { array, init } => {
                     if mode == Mode::Recompute {
                         continue;
@@ -1178,6 +1193,21 @@ impl<'a> Emitter<'a> {
     }
 
     /// The expression that makes a new array.
+    /// `let r = &source[range];`: a sub-slice borrowed (`views::borrowed_windows`).
+    pub(crate) fn borrowed_window(
+        &self,
+        array: Array,
+        source: Array,
+        range: &crate::ir::Window,
+    ) -> TokenStream {
+        let (name, source, range) = (
+            self.array_name(array),
+            self.array_name(source),
+            self.window(range),
+        );
+        quote!(let #name: &[_] = &#source[#range];)
+    }
+
     fn array_init(&self, init: &ArrayInit, fixed_copy: bool) -> TokenStream {
         match init {
             ArrayInit::Repeat { value, len, fixed } => {

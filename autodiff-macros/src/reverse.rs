@@ -108,6 +108,9 @@ pub(crate) struct Shortcuts {
     /// A reversed loop adds the adjoints of its reads through a view into the adjoint buffer, a mutable
     /// sub-slice taken before the loop (`views::adjoint_views`), as the forward sweep reads the array.
     pub(crate) adjoint_views: bool,
+    /// Sub-slices of arrays nothing writes are borrowed, not copied, and taken again in the reverse sweep
+    /// instead of stored at the calls they are lent to (`views::borrowed_windows`).
+    pub(crate) borrowed_windows: bool,
 }
 
 impl Shortcuts {
@@ -121,6 +124,7 @@ impl Shortcuts {
         call_gradient: true,
         increments: true,
         adjoint_views: true,
+        borrowed_windows: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -132,6 +136,7 @@ impl Shortcuts {
         call_gradient: false,
         increments: false,
         adjoint_views: false,
+        borrowed_windows: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -176,6 +181,7 @@ fn vjp_body_with(
     let f = e.f;
     let returned = f.returned().clone();
     let plan = Plan::new(f, e.activity, shortcuts);
+    e.borrowed_windows = plan.borrowed_windows.clone();
     let mut rev = Reverse {
         e,
         array_adjoints: BTreeMap::new(),

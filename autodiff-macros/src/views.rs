@@ -29,6 +29,104 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The sub-slices (`&x[a..b]`, a matrix's row `&m[i]`) that the generated code borrows (`let r = &x[a..b];`)
+/// instead of copying: those of an array that is in scope everywhere (a parameter, or made at the top
+/// level of the body) and that nothing writes, where the sub-slice itself is only read (its elements, its
+/// length) or lent to calls by reference. The reverse sweep then takes the same sub-slice again instead of
+/// storing a copy of it at each call in a loop (`reverse/region.rs`): the source has not changed.
+///
+/// ```text
+/// // Input:                                // Output (forward sweep), for xs: &[Vec<f64>] never written:
+/// for k in 0..n {                           for __i in 0..__v0 {
+///     let p = predict(w, &xs[k]);               let xs_row = &xs[__v1..__v3];      // was xs[..].to_vec(),
+///                                               let p = predict(w, &xs_row);       // pushed onto a tape
+/// ```
+pub(crate) fn borrowed_windows(f: &Function) -> BTreeSet<Array> {
+    #[derive(Default)]
+    struct Uses {
+        windows: Vec<(Array, Array)>,
+        written: BTreeSet<Array>,
+        /// Arrays used other than as a read or a borrowed call argument (returned, yielded, copied, passed
+        /// by value, a method's receiver..).
+        other: BTreeSet<Array>,
+    }
+    fn args(u: &mut Uses, args: &[Operand], by_ref: &[bool]) {
+        for (arg, r) in args.iter().zip(by_ref) {
+            if let (Operand::Array(a), false) = (arg, r) {
+                u.other.insert(*a);
+            }
+        }
+    }
+    fn walk(block: &Block, u: &mut Uses) {
+        for operand in &block.yields {
+            if let Operand::Array(a) = operand {
+                u.other.insert(*a);
+            }
+        }
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Store { array, .. } | Stmt::Push { array, .. } => {
+                    u.written.insert(*array);
+                }
+                Stmt::NewArray { array, init } => match init {
+                    ArrayInit::Window { source, .. } => u.windows.push((*array, *source)),
+                    ArrayInit::Copy(source) => {
+                        u.other.insert(*source);
+                    }
+                    ArrayInit::Call {
+                        args: a, by_ref, ..
+                    } => args(u, a, by_ref),
+                    _ => {}
+                },
+                Stmt::Let {
+                    value:
+                        Value::Call {
+                            args: a, by_ref, ..
+                        },
+                    ..
+                } => args(u, a, by_ref),
+                Stmt::CallOut {
+                    args: a, by_ref, ..
+                } => {
+                    args(u, a, by_ref);
+                    u.written.extend(stmt.written_arrays());
+                }
+                _ => {
+                    for operand in stmt.operands() {
+                        if let Operand::Array(a) = operand {
+                            u.other.insert(*a);
+                        }
+                    }
+                }
+            }
+            for inner in stmt.blocks() {
+                walk(inner, u);
+            }
+        }
+    }
+    let mut u = Uses::default();
+    walk(&f.body, &mut u);
+    let top_level: BTreeSet<Array> = (f.body.stmts.iter())
+        .filter_map(|s| match s {
+            Stmt::NewArray { array, .. } => Some(*array),
+            _ => None,
+        })
+        .collect();
+    let info = |a: Array| &f.arrays[a.0 as usize];
+    (u.windows.into_iter())
+        .filter(|(window, source)| {
+            (info(*source).param.is_some() || top_level.contains(source))
+                && !info(*source).output
+                && !u.written.contains(source)
+                && !u.written.contains(window)
+                && !u.other.contains(window)
+                && info(*window).matrix.is_none()
+                && !info(*window).output
+        })
+        .map(|(window, _)| window)
+        .collect()
+}
+
 /// A read of a loop through a view.
 #[derive(Clone, Debug)]
 pub(crate) struct View {
@@ -473,5 +571,59 @@ mod tests {
         );
         // Only `x[i]` of the first loop: `y` is written there, and `k` changes in the second.
         assert_eq!(views, vec!["x[+i]".to_string()]);
+    }
+
+    /// The names of the sub-slices of `src` that are borrowed.
+    fn borrowed_in(src: &str) -> Vec<String> {
+        let f = lowered(src);
+        borrowed_windows(&f)
+            .into_iter()
+            .map(|a| f.arrays[a.0 as usize].name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn sub_slices_of_arrays_nothing_writes_are_borrowed() {
+        // A matrix's row and a parameter's sub-slice, lent to calls and read.
+        let borrowed = borrowed_in(
+            "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+                let mut s = 0.0;
+                for k in 0..xs.len() {
+                    let r = &w[k..];
+                    s += g(w, &xs[k]) * r[0] * (r.len() as f64);
+                }
+                s
+            }",
+        );
+        assert_eq!(borrowed.len(), 2, "{borrowed:?}");
+    }
+
+    #[test]
+    fn sub_slices_of_written_arrays_or_used_whole_are_copied() {
+        // The source written after the calls; a sub-slice returned; one passed by value; a local source
+        // made in the loop (out of the reverse sweep's scope where it is not stored).
+        for src in [
+            "fn f(x: &[f64]) -> f64 {
+                let mut z = vec![0.0; x.len()];
+                let mut s = 0.0;
+                for k in 0..x.len() - 1 { s += g(&z[k..k + 2]); }
+                z[0] = x[0];
+                s + z[0]
+            }",
+            "fn f(x: &[f64]) -> Vec<f64> {
+                let r = x[1..].to_vec();
+                r
+            }",
+            "fn f(x: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for k in 0..x.len() {
+                    let z = vec![x[k]; 3];
+                    s += g(&z[1..]);
+                }
+                s
+            }",
+        ] {
+            assert_eq!(borrowed_in(src), Vec::<String>::new(), "{src}");
+        }
     }
 }

@@ -69,6 +69,9 @@ pub(crate) struct Plan {
     /// it, or made inside a region): in every plan, the reference's too, since the callee's adjoint reruns
     /// it on them.
     pub(crate) stored_at_calls: BTreeSet<(CallSite, Array)>,
+    /// The sub-slices borrowed rather than copied (`views::borrowed_windows`), which the reverse sweep
+    /// takes again where it needs them.
+    pub(crate) borrowed_windows: BTreeSet<Array>,
 }
 
 /// How one loop is reversed.
@@ -136,7 +139,12 @@ pub(crate) enum CallPlan {
 impl Plan {
     /// The plan of the reverse sweep of `f` with `shortcuts`.
     pub(crate) fn new(f: &Function, activity: &Activity, shortcuts: Shortcuts) -> Plan {
-        let (unsafe_reads, stored_at_calls) = unsafe_reads(f);
+        let borrowed_windows = if shortcuts.borrowed_windows {
+            crate::views::borrowed_windows(f)
+        } else {
+            BTreeSet::new()
+        };
+        let (unsafe_reads, stored_at_calls) = unsafe_reads(f, &borrowed_windows);
         let mut planner = Planner {
             f,
             activity,
@@ -151,6 +159,7 @@ impl Plan {
                     BTreeMap::new()
                 },
                 stored_at_calls,
+                borrowed_windows,
                 ..Plan::default()
             },
         };
@@ -825,9 +834,14 @@ fn parent_loops(f: &Function) -> BTreeMap<Var, Var> {
     found
 }
 
-/// Is `value` a transcendental function, dearer to compute again than to store?
+/// Is `value` a transcendental function or a call of the user's, dearer to compute again than to store?
+/// (A call computed again runs the callee's forward code a third time: its adjoint, through `vjp_into`,
+/// runs it too. The macro's own helpers, `__private::lit::<T>(4.0)` of a generic copy, are not.)
 fn costly(value: &Value) -> bool {
     use crate::ir::FloatFn::*;
+    if let Value::Call { callee, .. } = value {
+        return !callee.path.segments.iter().any(|s| s.ident == "__private");
+    }
     matches!(
         value,
         Value::Float {

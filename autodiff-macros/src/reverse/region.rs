@@ -134,6 +134,17 @@ impl Reverse<'_, '_> {
             .collect();
         let index_var = index.as_ref().map(|(v, _)| *v);
         let is_top = |v: &Var| defs.contains_key(v) || carried.contains(v) || index_var == Some(*v);
+        // The borrowed sub-slices this block makes (`views::borrowed_windows`): taken again here, from
+        // their bounds, for the reads and calls of the adjoint that name them.
+        let borrowed: Vec<&Stmt> = (block.stmts.iter())
+            .filter(|s| {
+                matches!(s, Stmt::NewArray { array, init: ArrayInit::Window { .. } }
+                    if self.plan.borrowed_windows.contains(array))
+            })
+            .collect();
+        for stmt in &borrowed {
+            region_refs.extend(stmt.operands().into_iter().filter_map(Operand::var));
+        }
         let mut todo: Vec<Var> = region_refs.iter().copied().filter(is_top).collect();
         refs.extend(region_refs.iter().copied().filter(|v| !is_top(v)));
         let (mut remat, mut taped) = (BTreeSet::new(), BTreeSet::new());
@@ -254,6 +265,16 @@ impl Reverse<'_, '_> {
             }
         }
         for stmt in &block.stmts {
+            if let Stmt::NewArray {
+                array,
+                init: ArrayInit::Window { source, range },
+            } = stmt
+            {
+                if self.plan.borrowed_windows.contains(array) {
+                    prelude.push(self.e.borrowed_window(*array, *source, range));
+                }
+                continue;
+            }
             let wanted: BTreeSet<Var> = stmt
                 .defs()
                 .into_iter()
@@ -426,7 +447,10 @@ enum Read {
 /// array may be written after them (later in the code, or in a later iteration of a loop around both), or
 /// which is made inside a branch or loop body (out of scope in the reverse sweep). Returns the values to
 /// store, and the call arguments the forward sweep snapshots at the call.
-pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, Array)>) {
+pub(super) fn unsafe_reads(
+    f: &Function,
+    borrowed_windows: &BTreeSet<Array>,
+) -> (BTreeSet<Var>, BTreeSet<(CallSite, Array)>) {
     struct Walk {
         position: usize,
         loops: Vec<usize>,
@@ -526,7 +550,8 @@ pub(super) fn unsafe_reads(f: &Function) -> (BTreeSet<Var>, BTreeSet<(CallSite, 
                 && (!length || *resizes)
                 && (when > at || around.iter().any(|l| loops.contains(l)))
         });
-        if !overwritten && top_level.contains(array) {
+        // A borrowed sub-slice of an array nothing writes: taken again where the reverse sweep reads it.
+        if !overwritten && (top_level.contains(array) || borrowed_windows.contains(array)) {
             continue;
         }
         match read {
