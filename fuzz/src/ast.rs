@@ -97,6 +97,9 @@ pub enum Arg {
     Matrix(String, &'static str),
     /// A row of a matrix passed as a slice (`--forms`): `&m[i]`.
     MatrixRow(String, IExpr),
+    /// A sub-slice of a longer slice parameter or local array passed as a slice (`--forms`):
+    /// `&a[start..end]`, or `&a[start..]` where `end` is `None` (it ends with the array).
+    SubSlice(String, usize, Option<usize>),
 }
 
 /// A pattern of an integer `match` arm.

@@ -1230,6 +1230,29 @@ impl Gen {
                         args.push(Arg::MatrixRow(m.name, i));
                         continue;
                     }
+                    // `--forms`: a sub-slice of a longer array, `&a[k..k + len]` or `&a[k..]`.
+                    // (Not one this call writes already.)
+                    let written: Vec<&str> = args
+                        .iter()
+                        .filter_map(|a| match a {
+                            Arg::OutArray(n) | Arg::OutElement(n, _) => Some(n.as_str()),
+                            _ => None,
+                        })
+                        .collect();
+                    let longer: Vec<ArrayVar> = scope
+                        .arrays
+                        .iter()
+                        .filter(|a| a.len > *len && !written.contains(&a.name.as_str()))
+                        .cloned()
+                        .collect();
+                    if self.forms && !longer.is_empty() && self.rng.chance(0.3) {
+                        let a = self.rng.pick(&longer).clone();
+                        let start = self.rng.range(0, a.len - len);
+                        let end =
+                            (start + len < a.len || self.rng.chance(0.5)).then_some(start + len);
+                        args.push(Arg::SubSlice(a.name, start, end));
+                        continue;
+                    }
                     let fits: Vec<ArrayVar> = scope
                         .arrays
                         .iter()
@@ -1261,7 +1284,9 @@ impl Gen {
                     let passed: Vec<&str> = args
                         .iter()
                         .filter_map(|a| match a {
-                            Arg::LocalArray(n) | Arg::OutArray(n) => Some(n.as_str()),
+                            Arg::LocalArray(n) | Arg::OutArray(n) | Arg::SubSlice(n, ..) => {
+                                Some(n.as_str())
+                            }
                             _ => None,
                         })
                         .collect();
@@ -1286,9 +1311,10 @@ impl Gen {
                     let passed: Vec<&str> = args
                         .iter()
                         .filter_map(|a| match a {
-                            Arg::LocalArray(n) | Arg::OutArray(n) | Arg::OutElement(n, _) => {
-                                Some(n.as_str())
-                            }
+                            Arg::LocalArray(n)
+                            | Arg::OutArray(n)
+                            | Arg::OutElement(n, _)
+                            | Arg::SubSlice(n, ..) => Some(n.as_str()),
                             _ => None,
                         })
                         .collect();
@@ -1575,7 +1601,10 @@ impl Gen {
                     .rev()
                     .find(|f| &f.name == v)
                     .is_some_and(|f| !f.ambiguous),
-                Arg::LocalArray(a) | Arg::OutArray(a) | Arg::OutElement(a, _) => scope
+                Arg::LocalArray(a)
+                | Arg::OutArray(a)
+                | Arg::OutElement(a, _)
+                | Arg::SubSlice(a, ..) => scope
                     .arrays
                     .iter()
                     .rev()

@@ -543,6 +543,8 @@ impl Printer {
                 Arg::Pair(a, b) => format!("({}, {})", self.expr(a, 0), self.expr(b, 0)),
                 Arg::Matrix(n, how) => format!("{how}{n}"),
                 Arg::MatrixRow(n, i) => format!("&{n}[{}]", iexpr(i, 0)),
+                Arg::SubSlice(n, start, Some(end)) => format!("&{n}[{start}..{end}]"),
+                Arg::SubSlice(n, start, None) => format!("&{n}[{start}..]"),
             })
             .collect();
         format!("{}({})", fn_name(name, self.mode), args.join(", "))
