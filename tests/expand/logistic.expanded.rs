@@ -1148,6 +1148,7 @@ impl __logistic_generic {
         use ::autodiff::__private::Float as _;
         let __matrix_xs = xs;
         let xs = ::autodiff::__private::flatten(&__matrix_xs);
+        let mut __tape_p = ::autodiff::__private::Tape::new();
         let mut __tape_v6 = ::autodiff::__private::Tape::new();
         let mut __tape_v13 = ::autodiff::__private::Tape::new();
         let mut __d_w = ::autodiff::__private::zeros_like(&w);
@@ -1158,6 +1159,7 @@ impl __logistic_generic {
         let loss = ::autodiff::__private::lit::<__S>(__v0);
         let __v1 = ys.len();
         let mut loss_1 = loss;
+        __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v1)).0);
         __tape_v6.reserve(::core::iter::Iterator::size_hint(&(0..__v1)).0);
         __tape_v13.reserve(::core::iter::Iterator::size_hint(&(0..__v1)).0);
         let __xs_rows_view: &[_] = if 0 < __v1 { &xs_rows[0..__v1] } else { &[] };
@@ -1171,6 +1173,7 @@ impl __logistic_generic {
                 w,
                 &xs_row,
             );
+            __tape_p.push(p);
             let __v5 = ys[__i];
             let __v6 = p.ln();
             __tape_v6.push(__v6);
@@ -1191,16 +1194,13 @@ impl __logistic_generic {
         let __xs_rows_view: &[_] = if 0 < __v1 { &xs_rows[0..__v1] } else { &[] };
         let __xs_rows_view_1: &[_] = if 0 < __v1 { &xs_rows[1..1 + __v1] } else { &[] };
         for __i in (0..__v1).rev() {
+            let p = __tape_p.pop();
             let __v6 = __tape_v6.pop();
             let __v13 = __tape_v13.pop();
             let __v2 = __xs_rows_view[__i];
             let __v3 = __i + 1;
             let __v4 = __xs_rows_view_1[__i];
             let xs_row: &[_] = &xs[__v2..__v4];
-            let p = <predict as ::autodiff::__private::GenericCopy>::Copy::call(
-                w,
-                &xs_row,
-            );
             let __v5 = ys[__i];
             let __v8 = 1.0 as f64;
             let __v9 = ::autodiff::__private::lit::<__S>(__v8);

@@ -283,7 +283,7 @@ impl<'f> Planner<'f> {
     /// loop, not a transcendental function: storing 8 bytes costs less than an `exp` (the softmax
     /// gradient spent a third of its reverse sweep on them).
     fn recomputable(&self, var: Var, value: &Value, in_loop: bool) -> bool {
-        let stored_in_loop = in_loop && costly(value);
+        let stored_in_loop = in_loop && costly(self.f, value);
         !self.unsafe_reads.contains(&var) && !stored_in_loop
     }
 
@@ -834,13 +834,19 @@ fn parent_loops(f: &Function) -> BTreeMap<Var, Var> {
     found
 }
 
-/// Is `value` a transcendental function or a call of the user's, dearer to compute again than to store?
-/// (A call computed again runs the callee's forward code a third time: its adjoint, through `vjp_into`,
-/// runs it too. The macro's own helpers, `__private::lit::<T>(4.0)` of a generic copy, are not.)
-fn costly(value: &Value) -> bool {
+/// Is `value` a transcendental function, or a call lent an array the function made (a row, a sub-slice,
+/// a local array), dearer to compute again than to store? Such a callee most likely runs over the array
+/// (`predict(w, &xs[k])`: computed again, the callee's loop ran a third time, as its adjoint through
+/// `vjp_into` runs it too). A call lent only parameters and floats is computed again: RK4's right-hand
+/// side `lotka_volterra(p, u, v)` reads four elements of `p`, and storing its four pairs of results per
+/// step cost 19 % more instructions than computing them again (`cargo bench --bench counts -- rk4`).
+fn costly(f: &Function, value: &Value) -> bool {
     use crate::ir::FloatFn::*;
-    if let Value::Call { callee, .. } = value {
-        return !callee.path.segments.iter().any(|s| s.ident == "__private");
+    if let Value::Call { args, .. } = value {
+        return args.iter().any(|a| match a {
+            Operand::Array(array) => f.arrays[array.0 as usize].param.is_none(),
+            _ => false,
+        });
     }
     matches!(
         value,
