@@ -26,7 +26,15 @@ use rng::Rng;
 use std::hint::black_box;
 use std::process::Command;
 
-const GROUPS: [&str; 6] = ["rosenbrock", "softmax", "gmm_d2", "gmm_d10", "rk4", "mlp"];
+const GROUPS: [&str; 7] = [
+    "rosenbrock",
+    "softmax",
+    "gmm_d2",
+    "gmm_d10",
+    "rk4",
+    "mlp",
+    "logistic",
+];
 const ENTRIES: [&str; 3] = ["primal", "hand_written", "grad_into"];
 
 /// Runs `entry` of `group` `calls` times; returns a sum of the results, so nothing is optimised away.
@@ -128,6 +136,22 @@ fn run(group: &str, entry: &str, calls: usize) -> f64 {
                         &ys,
                         (&mut gw1, &mut gb1, &mut gw2, &mut gb2),
                     ),
+                };
+            }
+        }
+        "logistic" => {
+            let (d, m) = (10, 1000);
+            let mut rng = Rng(6);
+            let w = rng.vec(d, -0.5, 0.5);
+            let xs: Vec<Vec<f64>> = (0..m).map(|_| rng.vec(d, -1.0, 1.0)).collect();
+            let ys: Vec<f64> = (0..m).map(|k| (k % 2) as f64).collect();
+            let mut g = vec![0.0; d];
+            for _ in 0..calls {
+                let w = black_box(&w);
+                total += match entry {
+                    "primal" => user::logistic(w, &xs, &ys),
+                    "hand_written" => hand::logistic(w, &xs, &ys, &mut g),
+                    _ => user::logistic_grad_into(w, &xs, &ys, &mut g),
                 };
             }
         }

@@ -106,3 +106,32 @@ pub fn mlp_loss(w1: &[f64], b1: &[f64], w2: &[f64], b2: f64, xs: &[f64], ys: &[f
     }
     loss / m as f64
 }
+
+/// The logistic function.
+#[differentiable]
+pub fn sigmoid(z: f64) -> f64 {
+    1.0 / (1.0 + (-z).exp())
+}
+
+/// A linear model's probability for one example: `predict(w, &xs[k])` lends it a row of the data.
+#[differentiable(wrt(w))]
+pub fn predict(w: &[f64], x: &[f64]) -> f64 {
+    let mut z = 0.0;
+    for j in 0..w.len() {
+        z += w[j] * x[j];
+    }
+    sigmoid(z)
+}
+
+/// Logistic regression's negative log-likelihood over the rows of a data matrix (`Vec<Vec<f64>>`, as
+/// data is usually loaded), calling `predict` per example.
+// logistic_grad_into(w, xs, ys, grad: &mut [f64]) -> f64
+#[differentiable(wrt(w))]
+pub fn logistic(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for k in 0..ys.len() {
+        let p = predict(w, &xs[k]);
+        loss -= ys[k] * p.ln() + (1.0 - ys[k]) * (1.0 - p).ln();
+    }
+    loss
+}

@@ -316,3 +316,20 @@ fn gmm_constants(input: &gmm::Input) -> f64 {
     let c = dof * p * (input.gamma.ln() - 0.5 * 2f64.ln()) - ln_gamma_p;
     -n * 0.5 * p * (2.0 * std::f64::consts::PI).ln() + k * c
 }
+
+/// Logistic regression: per example, the probability p, then the adjoint of the linear score,
+/// `p - y`, times the row.
+pub fn logistic(w: &[f64], xs: &[Vec<f64>], ys: &[f64], g: &mut [f64]) -> f64 {
+    g.fill(0.0);
+    let mut loss = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let z: f64 = w.iter().zip(x).map(|(w, x)| w * x).sum();
+        let p = 1.0 / (1.0 + (-z).exp());
+        loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+        let d_z = p - y;
+        for (gj, xj) in g.iter_mut().zip(x) {
+            *gj += d_z * xj;
+        }
+    }
+    loss
+}
