@@ -42,6 +42,20 @@ fn generic_components<T: Float>(r: T, t: T) -> T {
     a * r + d * t + c
 }
 
+/// `±b` by the sign of `a r`, with `(a, b) = polar(r, t)`, generic: `a` is told to be a `T` by `a * r`, but
+/// no adjoint reaches it (the product is only compared), so the zero of its component is what the
+/// callee's adjoint receives: it must be a `T` (`<T as Zero>::zero()`), not `0.0`.
+#[differentiable]
+fn component_told_but_constant<T: Float>(r: T, t: T) -> T {
+    let (a, b) = polar_generic(r, t);
+    let c = a * r;
+    if c > T::zero() {
+        b
+    } else {
+        -b
+    }
+}
+
 /// The hand-written gradient of `generic_components` (and of `one_component_read` below, as `partials`
 /// of its own).
 fn generic_partials(r: f64, t: f64) -> [f64; 2] {
@@ -180,6 +194,38 @@ proptest! {
         let (_, (gr, gt)) = generic_components_grad(Dual::new(r, 1.0), Dual::new(t, 0.0));
         let column = hessian_column(|x| generic_partials(x[0], x[1]).to_vec(), &x, 0);
         assert_all_close(&[gr.eps, gt.eps], &column, 1e-6, "Hessian column on duals");
+    }
+
+    #[test]
+    fn a_component_told_but_given_no_adjoint_gets_a_zero_of_its_type(
+        r in moderate(),
+        t in moderate(),
+        dt in tangents(),
+    ) {
+        // f = ±r sin t.
+        let sign = if r * t.cos() * r > 0.0 { 1.0 } else { -1.0 };
+        let partials = [sign * t.sin(), sign * r * t.cos()];
+        check_scalar(
+            "component_told_but_constant",
+            |x| component_told_but_constant(x[0], x[1]),
+            &[r, t],
+            (
+                component_told_but_constant_grad(r, t),
+                |d| component_told_but_constant_vjp(r, t, d),
+                |(a, b)| component_told_but_constant_jvp(r, t, (a, b)),
+            ),
+            &partials,
+            &dt,
+        );
+        let (_, (gr, gt)) = component_told_but_constant_grad(r as f32, t as f32);
+        let (r32, t32) = (f64::from(r as f32), f64::from(t as f32));
+        let sign32 = if r32 * t32.cos() * r32 > 0.0 { 1.0 } else { -1.0 };
+        assert_all_close(
+            &[f64::from(gr), f64::from(gt)],
+            &[sign32 * t32.sin(), sign32 * r32 * t32.cos()],
+            ANALYTIC_TOL_F32,
+            "component_told_but_constant at f32",
+        );
     }
 
     #[test]
