@@ -81,6 +81,21 @@ fn loops_that_do_not_run(x: &[f64], start: usize) -> f64 {
     s
 }
 
+/// Reads of `n` elements from `off` and from 1: where `off + n` passes the end of `x`, the reads fail,
+/// and so must the views that replace them (taken before the loop, cut to the trip count); where
+/// `n` is 0, nothing is read or sliced, whatever `off`.
+#[differentiable]
+fn runs_past_the_end(x: &[f64], off: usize, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[off + i] * x[off + i];
+    }
+    for i in 1..n {
+        s += x[i].sin();
+    }
+    s
+}
+
 #[track_caller]
 fn check_hessian(hessian: &[Vec<f64>], grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], what: &str) {
     let fd = fd_jacobian(grad, x);
@@ -171,5 +186,37 @@ proptest! {
         assert_eq!(grad, expected);
         let (_, tangent) = loops_that_do_not_run_jvp(&x, start, vec![1.0; x.len()]);
         assert_close(tangent, 2.0 * x[0], ANALYTIC_TOL, "tangent");
+    }
+
+    #[test]
+    fn views_fail_exactly_where_the_reads_do(
+        x in prop::collection::vec(-1.0..1.0f64, 1..8),
+        off in 0usize..10,
+        n in 0usize..10,
+    ) {
+        let fails = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+        let reads_fail = (n > 0 && off + n > x.len()) || n > x.len();
+        assert_eq!(fails(&|| { runs_past_the_end(&x, off, n); }), reads_fail, "the primal");
+        assert_eq!(fails(&|| { runs_past_the_end_grad(&x, off, n); }), reads_fail, "_grad");
+        assert_eq!(
+            fails(&|| { runs_past_the_end_jvp(&x, off, n, vec![1.0; x.len()]); }),
+            reads_fail,
+            "_jvp"
+        );
+        if !reads_fail {
+            let (value, grad) = runs_past_the_end_grad(&x, off, n);
+            assert_eq!(value, runs_past_the_end(&x, off, n));
+            let mut expected = vec![0.0; x.len()];
+            for i in 0..n {
+                expected[off + i] += 2.0 * x[off + i];
+            }
+            for i in 1..n {
+                expected[i] += x[i].cos();
+            }
+            for (g, e) in grad.iter().zip(&expected) {
+                assert_close(*g, *e, ANALYTIC_TOL, "runs_past_the_end gradient");
+            }
+            assert_fd_gradient(|x| runs_past_the_end(x, off, n), &x, &grad, "runs_past_the_end");
+        }
     }
 }

@@ -14,6 +14,7 @@ use crate::ir::{Array, ArrayInit, Block, Function, Kind, Operand, Stmt, Value, V
 use crate::signature::{kind_of_type, Signature};
 use proc_macro2::{Ident, Span};
 use quote::ToTokens;
+use std::collections::BTreeMap;
 use syn::BinOp;
 
 /// Kind and activity of every value and array of a function.
@@ -97,6 +98,17 @@ pub(crate) fn analyze(
             activity.array_elems[i] = element_kind(&param.ty, float_params);
         }
     }
+    let fields = f
+        .all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Field(Operand::Var(tuple), index),
+            } => Some((*var, (*tuple, *index))),
+            _ => None,
+        })
+        .collect();
     let mut pass = Pass {
         activity,
         float_params,
@@ -104,6 +116,8 @@ pub(crate) fn analyze(
         f,
         changed: true,
         report: false,
+        fields,
+        component_kinds: BTreeMap::new(),
     };
     // Loops make the analysis a fixed point: run until nothing changes, then once more to report.
     while pass.changed {
@@ -145,6 +159,12 @@ struct Pass<'a> {
     changed: bool,
     /// Report errors (only in the last pass, so each is reported once).
     report: bool,
+    /// The values read from a component of a tuple, `v = t.i`: by `v`, the tuple and the index.
+    fields: BTreeMap<Var, (Var, u32)>,
+    /// The kinds of the components of calls' tuple results that the uses of their fields tell
+    /// (`component_use`), by the call's value and the index: a call's result has a shape the syntax gives
+    /// (`let (a, b) = g(x);`) but component types it does not.
+    component_kinds: BTreeMap<(Var, u32), Kind>,
 }
 
 impl Pass<'_> {
@@ -223,6 +243,8 @@ impl Pass<'_> {
                     value,
                 } => {
                     self.check_index(index);
+                    let elem = self.activity.elem_kind(*array).clone();
+                    self.component_use(value, &elem);
                     let (kind, active) =
                         (self.activity.kind(value), self.activity.is_active(value));
                     self.set_array(*array, &kind, active);
@@ -264,10 +286,7 @@ impl Pass<'_> {
                 // its arguments (the buffers' incoming values included).
                 Stmt::CallOut { var, args, .. } => {
                     let active = args.iter().any(|o| self.activity.is_active(o));
-                    let kind = match self.f.vars[var.0 as usize].tuple_arity {
-                        Some(n) => Kind::Tuple(vec![Kind::Unknown; n]),
-                        None => Kind::Unknown,
-                    };
+                    let kind = self.call_result_kind(*var);
                     self.set(*var, kind, active);
                     for array in stmt.written_arrays() {
                         let float = self.activity.is_float_array(array);
@@ -322,6 +341,7 @@ impl Pass<'_> {
     }
 
     fn value(&mut self, var: Var, value: &Value) -> (Kind, bool) {
+        self.component_uses(value);
         let a = &self.activity;
         let any_active = value.operands().iter().any(|o| a.is_active(o));
         match value {
@@ -474,11 +494,7 @@ impl Pass<'_> {
                 if any_active && !on_a_type {
                     // A call of another differentiable function: its result carries a derivative, of a
                     // shape the syntax tells only where the result is destructured.
-                    let kind = match self.f.vars[var.0 as usize].tuple_arity {
-                        Some(n) => Kind::Tuple(vec![Kind::Unknown; n]),
-                        None => Kind::Unknown,
-                    };
-                    (kind, true)
+                    (self.call_result_kind(var), true)
                 } else {
                     (self.call_kind(callee, args.len()), false)
                 }
@@ -490,6 +506,81 @@ impl Pass<'_> {
                 result
             }
             Value::Len(_) => (Kind::Int, false),
+        }
+    }
+
+    /// The kind of the value of a call of a differentiable function: a tuple where the result is
+    /// destructured, of the component kinds its fields' uses tell (`component_use`).
+    fn call_result_kind(&self, var: Var) -> Kind {
+        match self.f.vars[var.0 as usize].tuple_arity {
+            Some(n) => Kind::Tuple(
+                (0u32..)
+                    .take(n)
+                    .map(|i| {
+                        let told = self.component_kinds.get(&(var, i));
+                        told.cloned().unwrap_or(Kind::Unknown)
+                    })
+                    .collect(),
+            ),
+            None => Kind::Unknown,
+        }
+    }
+
+    /// The components of calls' results that `value` tells to be floats (`component_use`): the operands
+    /// of arithmetic, and those of a float function whose float arguments share one type
+    /// (`k.max(c)`, `k.mul_add(a, b)`).
+    fn component_uses(&mut self, value: &Value) {
+        let pairs: Vec<(&Operand, &Operand)> = match value {
+            Value::Binary(
+                BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_),
+                l,
+                r,
+            ) => vec![(l, r), (r, l)],
+            Value::Float { func, args, .. } => {
+                let floats: Vec<&Operand> = (args.iter().zip(func.float_args(args.len())))
+                    .filter_map(|(o, is_float)| is_float.then_some(o))
+                    .collect();
+                let pairs = floats
+                    .iter()
+                    .flat_map(|a| floats.iter().map(move |b| (*a, *b)));
+                pairs.filter(|(a, b)| !std::ptr::eq(*a, *b)).collect()
+            }
+            _ => return,
+        };
+        for (operand, other) in pairs {
+            let like = self.activity.kind(other);
+            self.component_use(operand, &like);
+        }
+    }
+
+    /// Backward kind inference for the components of a call's result, whose types the syntax does not
+    /// give: where `operand`, a field `t.i` of a kind still unknown, meets a float of kind `like` in
+    /// arithmetic, in a float function or as the value stored into a float array, the component is a
+    /// float of that kind. Rust has no arithmetic between a float and an array, a `Vec` or an integer
+    /// (the other kinds a component may have), so the program compiles only if it is one. Knowing it,
+    /// the reverse sweep makes the component's zero adjoint as `0.0` rather than `zero_like(&t.i)`,
+    /// which would make it compute `t` again (a call) only for its type.
+    ///
+    /// ```text
+    /// // Input:                       // Kinds:
+    /// let (k4u, k4v) = rhs(p, u, v);  the result of rhs: (Unknown, Unknown) -> (Float, Float)
+    /// let s = 2.0 * k3u + k4u;        k4u: a float, as 2.0 * k3u is
+    /// let w = 2.0 * k3v + k4v;
+    /// ```
+    fn component_use(&mut self, operand: &Operand, like: &Kind) {
+        let Kind::Float(_) = like else { return };
+        let Some(v) = operand.var() else { return };
+        if !matches!(self.activity.var_kind(v), Kind::Unknown) {
+            return;
+        }
+        let Some(&component) = self.fields.get(&v) else {
+            return;
+        };
+        let told = self.component_kinds.get(&component);
+        let joined = told.map_or_else(|| like.clone(), |k| k.join(like));
+        if told != Some(&joined) {
+            self.component_kinds.insert(component, joined);
+            self.changed = true;
         }
     }
 
@@ -628,6 +719,33 @@ mod tests {
         };
         assert_eq!(kind("j").as_deref(), Some("int"));
         assert_eq!(kind("k").as_deref(), Some("float"));
+    }
+
+    #[test]
+    fn a_component_of_a_call_is_a_float_where_it_meets_one() {
+        let kinds = |src: &str| {
+            let (named, errors) = activity_of(src, "");
+            assert_eq!(errors, 0);
+            let kind = |name: &str| {
+                let found = named.iter().rev().find(|(n, ..)| n == name);
+                found.map(|(.., k)| k.clone()).unwrap_or_default()
+            };
+            ["a", "b", "c", "d"].map(kind)
+        };
+        // In arithmetic with a float, in a float function with a float, stored into a float array.
+        assert_eq!(
+            kinds(
+                "fn f(x: f64, y: &[f64]) -> f64 { let (a, b) = g(x); let (c, d) = g(x);                  let mut z = vec![0.0; 1]; z[0] = d; 2.0 * a + b.max(y[0]) + c / x + z[0] }"
+            ),
+            ["float"; 4]
+        );
+        // Met only by each other or by values of unknown kind: not told.
+        assert_eq!(
+            kinds(
+                "fn f(x: f64) -> f64 { let (a, b) = g(x); let (c, d) = g(x);                  let e = a * b; let h = c + K; e * h + d.sin() }"
+            ),
+            ["other"; 4]
+        );
     }
 
     #[test]

@@ -444,7 +444,8 @@ impl Reverse<'_, '_> {
         adjoints.insert(var, name.to_token_stream());
     }
 
-    /// Adds `d` to component `index` of the adjoint of the tuple `target` (the adjoint of `target.index`).
+    /// Adds `d` to component `index` of the adjoint of the tuple `target` (the adjoint of `target.index`);
+    /// `refs` gets `target` where its value gives a component's type.
     /// The first contribution makes the tuple with zeros in the other components; a component still known
     /// to be zero is replaced by a later contribution rather than added to, because the compiler may not
     /// fold `0.0 + x` (it is `+0.0` where `x` is `-0.0`).
@@ -458,10 +459,10 @@ impl Reverse<'_, '_> {
         &mut self,
         target: &Operand,
         kinds: &[Kind],
-        index: usize,
-        d: &TokenStream,
+        (index, d): (usize, &TokenStream),
         adjoints: &mut Adjoints,
         code: &mut Vec<TokenStream>,
+        refs: &mut BTreeSet<Var>,
     ) {
         let Some(var) = target.var().filter(|v| self.e.activity.is_active_var(*v)) else {
             return;
@@ -489,8 +490,10 @@ impl Reverse<'_, '_> {
                     _ => quote!(#previous.#i_index + #d),
                 },
                 Some(previous) => quote!(#previous.#i_index),
-                // The type of this component is rustc's to know: take it from the value.
+                // The type of this component is rustc's to know: take it from the value, which the
+                // reverse sweep then reads (a call's result: the call runs again).
                 None if matches!(kind, Kind::Unknown) => {
+                    refs.insert(var);
                     quote!(::autodiff::__private::zero_like(&#primal.#i_index))
                 }
                 None => Emitter::zero_of(kind),
@@ -676,8 +679,8 @@ impl Reverse<'_, '_> {
             }
             Value::Field(o, index) => {
                 if let Kind::Tuple(kinds) = activity.kind(o) {
-                    refs.extend(o.var());
-                    self.contribute_component(o, &kinds, *index as usize, d, adjoints, code);
+                    let component = (*index as usize, d);
+                    self.contribute_component(o, &kinds, component, adjoints, code, refs);
                 }
             }
             Value::Call {
@@ -1203,6 +1206,29 @@ mod tests {
                 tuples[2].starts_with("__d_t_2 = (__d_a_1 , __d_t_1 . 1 , __d_t_1 . 2 ,)"),
                 "{code}"
             );
+        }
+    }
+
+    #[test]
+    fn a_call_read_only_through_float_components_is_not_run_again_for_their_zeros() {
+        // The last stage of a step: both components meet floats (`2.0 * k3u`), so the other component's
+        // zero is `0.0`, and the reverse sweep does not call `g` again to take the type of `zero_like`.
+        let src = "fn f(x: f64) -> f64 {
+            let (k3u, k3v) = g(x, x);
+            let (k4u, k4v) = g(k3u, k3v);
+            2.0 * k3u + k4u + (2.0 * k3v + k4v)
+        }";
+        for shortcuts in [Shortcuts::ALL, Shortcuts::NONE] {
+            let code = vjp_of(src, shortcuts);
+            assert!(!code.contains("zero_like"), "{code}");
+            assert!(code.contains("(0.0 , __d_"), "{code}");
+        }
+        // A component met by nothing of a known kind (`a * b` of two components) keeps its type from the
+        // value: `zero_like(&t.0)`, which reads the call's result.
+        let opaque = "fn f(x: f64) -> f64 { let (a, b) = g(x, x); let (c, d) = g(a, b); c * d }";
+        for shortcuts in [Shortcuts::ALL, Shortcuts::NONE] {
+            let code = vjp_of(opaque, shortcuts);
+            assert!(code.contains("zero_like (& __v"), "{code}");
         }
     }
 

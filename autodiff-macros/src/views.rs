@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! // Input (ir):                         // Output (forward sweep):
-//! loop for i in 0..d                     let __w_view: &[_] = if 0 < d { &w[(c * d)..(c * d) + d] } else { &[] };
+//! loop for i in 0..d                     let __w_view: &[_] = &w[(if 0 < d { (c * d) } else { 0 })..][..d];
 //!     v0 = c * d                         for i in 0..d {
 //!     v1 = v0 + i                            let __v0 = c * d;
 //!     v2 = w[v1]                             let __v1 = __v0 + i;
@@ -19,7 +19,9 @@
 //! A read qualifies when every iteration makes it (a statement of the loop's body itself, not of a branch
 //! or an inner loop, in a `for` over a range without a step that never leaves early), and the loop does
 //! not write the array: then the reads of all iterations together cover the whole view, so taking it fails
-//! exactly where one of the reads would have, and the view is taken only when the loop runs. Measured on
+//! exactly where one of the reads would have, and the view is taken only when the loop runs (otherwise
+//! an empty slice from the start of the array). Its length is the trip count, written as a cut the
+//! compiler sees (`[..d]`), so that it drops the bounds checks of the reads `view[i]`. Measured on
 //! the softmax cross-entropy of the speed benches: the primal's matrix product in this form runs 2.3 times
 //! fewer instructions than with a bounds check at each read (`benches/README.md`).
 
@@ -251,7 +253,7 @@ fn views_of(
 
 // Input (ir):                           // Output (reverse sweep of the loop):
 // loop for i in 0..d                     let __d_w_view: &mut [_] =
-//     v0 = c * d                             if 0 < d { &mut __d_w[(c * d)..(c * d) + d] } else { &mut [] };
+//     v0 = c * d                             &mut __d_w[(if 0 < d { (c * d) } else { 0 })..][..d];
 //     v1 = v0 + i                        for i in 0..d {
 //     v2 = w[v1]     (a view)                ..
 //     ..                                     add_to(&mut __d_w_view[i], __d_v2);
@@ -314,7 +316,7 @@ fn other_uses(stmts: &[Stmt], array: Array, loads: &BTreeSet<Var>) -> bool {
 }
 
 /// The declaration of a view before its loop: the sub-slice the loop's reads cover, or an empty slice
-/// where the loop does not run; `mutable` for a view of an adjoint buffer.
+/// where the loop does not run, of the trip count's length; `mutable` for a view of an adjoint buffer.
 pub(crate) fn declaration(
     view: &View,
     name: &proc_macro2::Ident,
@@ -339,12 +341,24 @@ pub(crate) fn declaration(
         (true, false) => (quote!(&mut), quote!(<)),
         (true, true) => (quote!(&mut), quote!(<=)),
     };
-    let slice = if range.inclusive {
-        quote!(#array[#lo..=#hi])
+    if range.inclusive {
+        return quote!(let #name: #borrow [_] = if #start #cmp #end { #borrow #array[#lo..=#hi] } else { #borrow [] };);
+    }
+    // The slice from `lo`, cut to the trip count: where the loop runs, `array[lo..hi]`, failing where it
+    // fails; where it does not, an empty slice from the start, which never fails. Written so, the view
+    // has a length the compiler sees (the trip count), and the reads `view[i]` of `i in 0..end` lose
+    // their bounds checks, which an `if` of the slice and `&[]` kept (its length is `end` or 0):
+    // `cargo bench --bench counts`, MLP 2.37M -> 1.95M instructions. The index is a `usize`.
+    let length = if starts_at_zero {
+        quote!(#end)
     } else {
-        quote!(#array[#lo..#hi])
+        quote!(::core::primitive::usize::saturating_sub(#end, #start))
     };
-    quote!(let #name: #borrow [_] = if #start #cmp #end { #borrow #slice } else { #borrow [] };)
+    if starts_at_zero && view.base.is_none() {
+        // From 0: `array[..end]` fails where the reads of `0..end` would.
+        return quote!(let #name: #borrow [_] = #borrow #array[..#length];);
+    }
+    quote!(let #name: #borrow [_] = #borrow #array[(if #start #cmp #end { #lo } else { 0 })..][..#length];)
 }
 
 /// The read of a view at the loop's index `index`.

@@ -39,7 +39,7 @@ fn __dot_vjp_into(
     let __v0 = x.len();
     let mut __d_s = d_ret;
     let mut s = 0.0;
-    let __y_view: &[_] = if 0 < __v0 { &y[0..__v0] } else { &[] };
+    let __y_view: &[_] = &y[..__v0];
     for __i in 0..__v0 {
         let __v1 = x[__i];
         let __v2 = __y_view[__i];
@@ -78,8 +78,8 @@ fn dot_jvp(
     let __v0 = x.len();
     let mut s = 0.0;
     let mut __dot_s = 0.0;
-    let __y_view: &[_] = if 0 < __v0 { &y[0..__v0] } else { &[] };
-    let __dot_y_view: &[_] = if 0 < __v0 { &__dot_y[0..__v0] } else { &[] };
+    let __y_view: &[_] = &y[..__v0];
+    let __dot_y_view: &[_] = &__dot_y[..__v0];
     for __i in 0..__v0 {
         let __v1 = x[__i];
         let __dot_v1 = __dot_x[__i];
@@ -222,7 +222,7 @@ fn ____dot_generic_vjp_into<__S: ::autodiff::__private::Float>(
     let __v1 = x.len();
     let mut __d_s_1 = d_ret;
     let mut s_1 = s;
-    let __y_view: &[_] = if 0 < __v1 { &y[0..__v1] } else { &[] };
+    let __y_view: &[_] = &y[..__v1];
     for __i in 0..__v1 {
         let __v2 = x[__i];
         let __v3 = __y_view[__i];
@@ -266,8 +266,8 @@ fn __dot_generic_jvp<__S: ::autodiff::__private::Float>(
     let __v1 = x.len();
     let mut s_1 = s;
     let mut __dot_s_1 = <__S as ::autodiff::__private::Zero>::zero();
-    let __y_view: &[_] = if 0 < __v1 { &y[0..__v1] } else { &[] };
-    let __dot_y_view: &[_] = if 0 < __v1 { &__dot_y[0..__v1] } else { &[] };
+    let __y_view: &[_] = &y[..__v1];
+    let __dot_y_view: &[_] = &__dot_y[..__v1];
     for __i in 0..__v1 {
         let __v2 = x[__i];
         let __dot_v2 = __dot_x[__i];
@@ -430,8 +430,8 @@ fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
     let mut __window_x_0 = <T as ::autodiff::__private::Zero>::zero();
     let mut __window_x_1 = <T as ::autodiff::__private::Zero>::zero();
     let mut s_1 = s;
-    let __x_view: &[_] = if 0 < __v2 { &x[1..1 + __v2] } else { &[] };
-    let __x_view_1: &[_] = if 0 < __v2 { &x[0..__v2] } else { &[] };
+    let __x_view: &[_] = &x[(if 0 < __v2 { 1 } else { 0 })..][..__v2];
+    let __x_view_1: &[_] = &x[..__v2];
     for __i in 0..__v2 {
         let __v3 = __i + 1;
         let __v4 = __x_view[__i];
@@ -484,10 +484,10 @@ fn rosenbrock_jvp<T: Float>(x: &[T], tangent: ::std::vec::Vec<T>) -> (T, T) {
     let __v2 = __v1 - 1;
     let mut s_1 = s;
     let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
-    let __x_view: &[_] = if 0 < __v2 { &x[1..1 + __v2] } else { &[] };
-    let __x_view_1: &[_] = if 0 < __v2 { &x[0..__v2] } else { &[] };
-    let __dot_x_view: &[_] = if 0 < __v2 { &__dot_x[1..1 + __v2] } else { &[] };
-    let __dot_x_view_1: &[_] = if 0 < __v2 { &__dot_x[0..__v2] } else { &[] };
+    let __x_view: &[_] = &x[(if 0 < __v2 { 1 } else { 0 })..][..__v2];
+    let __x_view_1: &[_] = &x[..__v2];
+    let __dot_x_view: &[_] = &__dot_x[(if 0 < __v2 { 1 } else { 0 })..][..__v2];
+    let __dot_x_view_1: &[_] = &__dot_x[..__v2];
     for __i in 0..__v2 {
         let __v3 = __i + 1;
         let __v4 = __x_view[__i];

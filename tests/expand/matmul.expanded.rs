@@ -31,7 +31,7 @@ fn __matmul_vjp_into(
     for __i in 0..m {
         for __i_1 in 0..n {
             let mut s = 0.0;
-            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
             for __i_2 in 0..k {
                 let __v1 = __i * k;
                 let __v2 = __v1 + __i_2;
@@ -56,12 +56,12 @@ fn __matmul_vjp_into(
             let __d_s = __d_c[__v9];
             __d_c[__v9] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1 = __d_s;
-            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
-            let __d_a_view: &mut [_] = if 0 < k {
-                &mut __d_a[(__i * k)..(__i * k) + k]
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
+            let __d_a_view: &mut [_] = &mut __d_a[(if 0 < k {
+                (__i * k)
             } else {
-                &mut []
-            };
+                0
+            })..][..k];
             for __i_2 in 0..k {
                 let __v1 = __i * k;
                 let __v2 = __v1 + __i_2;
@@ -113,12 +113,12 @@ fn matmul_jvp(
         for __i_1 in 0..n {
             let mut s = 0.0;
             let mut __dot_s = 0.0;
-            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
-            let __dot_a_view: &[_] = if 0 < k {
-                &__dot_a[(__i * k)..(__i * k) + k]
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
+            let __dot_a_view: &[_] = &__dot_a[(if 0 < k {
+                (__i * k)
             } else {
-                &[]
-            };
+                0
+            })..][..k];
             for __i_2 in 0..k {
                 let __v1 = __i * k;
                 let __v2 = __v1 + __i_2;
@@ -408,7 +408,7 @@ fn ____matmul_generic_vjp_into<__S: ::autodiff::__private::Float>(
         for __i_1 in 0..n {
             let s = ::autodiff::__private::lit::<__S>(__v0);
             let mut s_1 = s;
-            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
             for __i_2 in 0..k {
                 let __v3 = __i * k;
                 let __v4 = __v3 + __i_2;
@@ -433,12 +433,12 @@ fn ____matmul_generic_vjp_into<__S: ::autodiff::__private::Float>(
             let __d_s_1 = __d_c[__v11];
             __d_c[__v11] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1_1 = __d_s_1;
-            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
-            let __d_a_view: &mut [_] = if 0 < k {
-                &mut __d_a[(__i * k)..(__i * k) + k]
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
+            let __d_a_view: &mut [_] = &mut __d_a[(if 0 < k {
+                (__i * k)
             } else {
-                &mut []
-            };
+                0
+            })..][..k];
             for __i_2 in 0..k {
                 let __v3 = __i * k;
                 let __v4 = __v3 + __i_2;
@@ -504,12 +504,12 @@ fn __matmul_generic_jvp<__S: ::autodiff::__private::Float>(
             let s = ::autodiff::__private::lit::<__S>(__v0);
             let mut s_1 = s;
             let mut __dot_s_1 = <__S as ::autodiff::__private::Zero>::zero();
-            let __a_view: &[_] = if 0 < k { &a[(__i * k)..(__i * k) + k] } else { &[] };
-            let __dot_a_view: &[_] = if 0 < k {
-                &__dot_a[(__i * k)..(__i * k) + k]
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
+            let __dot_a_view: &[_] = &__dot_a[(if 0 < k {
+                (__i * k)
             } else {
-                &[]
-            };
+                0
+            })..][..k];
             for __i_2 in 0..k {
                 let __v3 = __i * k;
                 let __v4 = __v3 + __i_2;

@@ -689,7 +689,7 @@ fn __euler_vjp_into(
         __tape_y_at_call.push(&y[..]);
         __tape_k_at_call.push(&k[..]);
         rhs(&y, p, &mut k);
-        let __k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
+        let __k_view: &[_] = &k[..2];
         for __i_1 in 0..2 {
             let __v1 = y[__i_1];
             let __v2 = __k_view[__i_1];
@@ -711,7 +711,7 @@ fn __euler_vjp_into(
     let mut __d_h = 0.0;
     for __i in (0..steps).rev() {
         let mut __d_h_1 = __d_h;
-        let __d_k_view: &mut [_] = if 0 < 2 { &mut __d_k[0..2] } else { &mut [] };
+        let __d_k_view: &mut [_] = &mut __d_k[..2];
         for __i_1 in (0..2).rev() {
             let __v2 = __tape_v2.pop();
             let __d_increment = __d_y[__i_1];
@@ -794,8 +794,8 @@ fn euler_jvp(
                 ),
                 &mut __dot_k,
             );
-        let __k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
-        let __dot_k_view: &[_] = if 0 < 2 { &__dot_k[0..2] } else { &[] };
+        let __k_view: &[_] = &k[..2];
+        let __dot_k_view: &[_] = &__dot_k[..2];
         for __i_1 in 0..2 {
             let __v1 = y[__i_1];
             let __dot_v1 = __dot_y[__i_1];
@@ -1005,7 +1005,7 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
         __tape_y_at_call.push(&y[..]);
         __tape_k_at_call.push(&k[..]);
         <rhs as ::autodiff::__private::GenericCopy>::Copy::call(&y, p, &mut k);
-        let __k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
+        let __k_view: &[_] = &k[..2];
         for __i_1 in 0..2 {
             let __v3 = y[__i_1];
             let __v4 = __k_view[__i_1];
@@ -1027,7 +1027,7 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
     let mut __d_h = <__S as ::autodiff::__private::Zero>::zero();
     for __i in (0..steps).rev() {
         let mut __d_h_1 = __d_h;
-        let __d_k_view: &mut [_] = if 0 < 2 { &mut __d_k[0..2] } else { &mut [] };
+        let __d_k_view: &mut [_] = &mut __d_k[..2];
         for __i_1 in (0..2).rev() {
             let __v4 = __tape_v4.pop();
             let __d_increment = __d_y[__i_1];
@@ -1111,8 +1111,8 @@ fn __euler_generic_jvp<__S: ::autodiff::__private::Float>(
                 ),
                 &mut __dot_k,
             );
-        let __k_view: &[_] = if 0 < 2 { &k[0..2] } else { &[] };
-        let __dot_k_view: &[_] = if 0 < 2 { &__dot_k[0..2] } else { &[] };
+        let __k_view: &[_] = &k[..2];
+        let __dot_k_view: &[_] = &__dot_k[..2];
         for __i_1 in 0..2 {
             let __v3 = y[__i_1];
             let __dot_v3 = __dot_y[__i_1];

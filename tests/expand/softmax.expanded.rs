@@ -117,16 +117,8 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         for __i_1 in 0..k {
             let s = T::zero();
             let mut s_1 = s;
-            let __w_view: &[_] = if 0 < d {
-                &w[(__i_1 * d)..(__i_1 * d) + d]
-            } else {
-                &[]
-            };
-            let __data_view: &[_] = if 0 < d {
-                &data[(__i * d)..(__i * d) + d]
-            } else {
-                &[]
-            };
+            let __w_view: &[_] = &w[(if 0 < d { (__i_1 * d) } else { 0 })..][..d];
+            let __data_view: &[_] = &data[(if 0 < d { (__i * d) } else { 0 })..][..d];
             for __i_2 in 0..d {
                 let __v1 = __i_1 * d;
                 let __v2 = __v1 + __i_2;
@@ -142,7 +134,11 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         }
         let zmax = z[0];
         let mut zmax_1 = zmax;
-        let __z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
+        let __z_view: &[_] = &z[(if 1 < k {
+            1
+        } else {
+            0
+        })..][..::core::primitive::usize::saturating_sub(k, 1)];
         for __i_3 in 1..k {
             __tape_zmax_1.push(zmax_1);
             let __v8 = __z_view[__i_3 - 1];
@@ -152,7 +148,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         }
         let sum = T::zero();
         let mut sum_1 = sum;
-        let __z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
+        let __z_view_1: &[_] = &z[..k];
         for __i_4 in 0..k {
             let __v9 = __z_view_1[__i_4];
             let __v10 = __v9 - zmax_1;
@@ -184,7 +180,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         let __d_sum_1 = __d_total_1_1 / sum_1;
         let mut __d_sum_1_1 = __d_sum_1;
         let mut __d_zmax_1 = __d_total_1_1;
-        let __d_z_view: &mut [_] = if 0 < k { &mut __d_z[0..k] } else { &mut [] };
+        let __d_z_view: &mut [_] = &mut __d_z[..k];
         for __i_4 in (0..k).rev() {
             let __v11 = __tape_v11.pop();
             let __d_v10 = __d_sum_1_1 * __v11;
@@ -193,7 +189,11 @@ pub fn __softmax_loss_vjp_into<T: Float>(
             __d_zmax_1 = __d_zmax_1_1;
         }
         let mut __d_zmax_1_2 = __d_zmax_1;
-        let __d_z_view_1: &mut [_] = if 1 < k { &mut __d_z[1..k] } else { &mut [] };
+        let __d_z_view_1: &mut [_] = &mut __d_z[(if 1 < k {
+            1
+        } else {
+            0
+        })..][..::core::primitive::usize::saturating_sub(k, 1)];
         for __i_3 in (1..k).rev() {
             let zmax_1 = __tape_zmax_1.pop();
             let __v8 = __tape_v8.pop();
@@ -211,16 +211,12 @@ pub fn __softmax_loss_vjp_into<T: Float>(
             let __d_s_1 = __d_z[__i_1];
             __d_z[__i_1] = ::autodiff::__private::Zero::zero();
             let mut __d_s_1_1 = __d_s_1;
-            let __data_view: &[_] = if 0 < d {
-                &data[(__i * d)..(__i * d) + d]
+            let __data_view: &[_] = &data[(if 0 < d { (__i * d) } else { 0 })..][..d];
+            let __d_w_view: &mut [_] = &mut __d_w[(if 0 < d {
+                (__i_1 * d)
             } else {
-                &[]
-            };
-            let __d_w_view: &mut [_] = if 0 < d {
-                &mut __d_w[(__i_1 * d)..(__i_1 * d) + d]
-            } else {
-                &mut []
-            };
+                0
+            })..][..d];
             for __i_2 in 0..d {
                 let __v4 = __i * d;
                 let __v5 = __v4 + __i_2;
@@ -269,21 +265,13 @@ pub fn softmax_loss_jvp<T: Float>(
             let s = T::zero();
             let mut s_1 = s;
             let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
-            let __w_view: &[_] = if 0 < d {
-                &w[(__i_1 * d)..(__i_1 * d) + d]
+            let __w_view: &[_] = &w[(if 0 < d { (__i_1 * d) } else { 0 })..][..d];
+            let __data_view: &[_] = &data[(if 0 < d { (__i * d) } else { 0 })..][..d];
+            let __dot_w_view: &[_] = &__dot_w[(if 0 < d {
+                (__i_1 * d)
             } else {
-                &[]
-            };
-            let __data_view: &[_] = if 0 < d {
-                &data[(__i * d)..(__i * d) + d]
-            } else {
-                &[]
-            };
-            let __dot_w_view: &[_] = if 0 < d {
-                &__dot_w[(__i_1 * d)..(__i_1 * d) + d]
-            } else {
-                &[]
-            };
+                0
+            })..][..d];
             for __i_2 in 0..d {
                 let __v1 = __i_1 * d;
                 let __v2 = __v1 + __i_2;
@@ -305,8 +293,16 @@ pub fn softmax_loss_jvp<T: Float>(
         let __dot_zmax = __dot_z[0];
         let mut zmax_1 = zmax;
         let mut __dot_zmax_1 = __dot_zmax;
-        let __z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
-        let __dot_z_view: &[_] = if 1 < k { &__dot_z[1..k] } else { &[] };
+        let __z_view: &[_] = &z[(if 1 < k {
+            1
+        } else {
+            0
+        })..][..::core::primitive::usize::saturating_sub(k, 1)];
+        let __dot_z_view: &[_] = &__dot_z[(if 1 < k {
+            1
+        } else {
+            0
+        })..][..::core::primitive::usize::saturating_sub(k, 1)];
         for __i_3 in 1..k {
             let __v8 = __z_view[__i_3 - 1];
             let __dot_v8 = __dot_z_view[__i_3 - 1];
@@ -321,8 +317,8 @@ pub fn softmax_loss_jvp<T: Float>(
         let sum = T::zero();
         let mut sum_1 = sum;
         let mut __dot_sum_1 = <T as ::autodiff::__private::Zero>::zero();
-        let __z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
-        let __dot_z_view_1: &[_] = if 0 < k { &__dot_z[0..k] } else { &[] };
+        let __z_view_1: &[_] = &z[..k];
+        let __dot_z_view_1: &[_] = &__dot_z[..k];
         for __i_4 in 0..k {
             let __v9 = __z_view_1[__i_4];
             let __dot_v9 = __dot_z_view_1[__i_4];
@@ -415,16 +411,12 @@ impl softmax_loss {
             for __i_1 in 0..k {
                 let s = T::zero();
                 let mut s_1 = s;
-                let __w_view: &[_] = if 0 < d {
-                    &w[(__i_1 * d)..(__i_1 * d) + d]
+                let __w_view: &[_] = &w[(if 0 < d { (__i_1 * d) } else { 0 })..][..d];
+                let __data_view: &[_] = &data[(if 0 < d {
+                    (__i * d)
                 } else {
-                    &[]
-                };
-                let __data_view: &[_] = if 0 < d {
-                    &data[(__i * d)..(__i * d) + d]
-                } else {
-                    &[]
-                };
+                    0
+                })..][..d];
                 for __i_2 in 0..d {
                     let __v1 = __i_1 * d;
                     let __v2 = __v1 + __i_2;
@@ -440,7 +432,11 @@ impl softmax_loss {
             }
             let zmax = z[0];
             let mut zmax_1 = zmax;
-            let __z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
+            let __z_view: &[_] = &z[(if 1 < k {
+                1
+            } else {
+                0
+            })..][..::core::primitive::usize::saturating_sub(k, 1)];
             for __i_3 in 1..k {
                 __tape_zmax_1.push(zmax_1);
                 let __v8 = __z_view[__i_3 - 1];
@@ -450,7 +446,7 @@ impl softmax_loss {
             }
             let sum = T::zero();
             let mut sum_1 = sum;
-            let __z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
+            let __z_view_1: &[_] = &z[..k];
             for __i_4 in 0..k {
                 let __v9 = __z_view_1[__i_4];
                 let __v10 = __v9 - zmax_1;
@@ -482,7 +478,7 @@ impl softmax_loss {
             let __d_sum_1 = __d_total_1_1 / sum_1;
             let mut __d_sum_1_1 = __d_sum_1;
             let mut __d_zmax_1 = __d_total_1_1;
-            let __d_z_view: &mut [_] = if 0 < k { &mut __d_z[0..k] } else { &mut [] };
+            let __d_z_view: &mut [_] = &mut __d_z[..k];
             for __i_4 in (0..k).rev() {
                 let __v11 = __tape_v11.pop();
                 let __d_v10 = __d_sum_1_1 * __v11;
@@ -491,7 +487,11 @@ impl softmax_loss {
                 __d_zmax_1 = __d_zmax_1_1;
             }
             let mut __d_zmax_1_2 = __d_zmax_1;
-            let __d_z_view_1: &mut [_] = if 1 < k { &mut __d_z[1..k] } else { &mut [] };
+            let __d_z_view_1: &mut [_] = &mut __d_z[(if 1 < k {
+                1
+            } else {
+                0
+            })..][..::core::primitive::usize::saturating_sub(k, 1)];
             for __i_3 in (1..k).rev() {
                 let zmax_1 = __tape_zmax_1.pop();
                 let __v8 = __tape_v8.pop();
@@ -509,26 +509,22 @@ impl softmax_loss {
                 let __d_s_1 = __d_z[__i_1];
                 __d_z[__i_1] = ::autodiff::__private::Zero::zero();
                 let mut __d_s_1_1 = __d_s_1;
-                let __w_view: &[_] = if 0 < d {
-                    &w[(__i_1 * d)..(__i_1 * d) + d]
+                let __w_view: &[_] = &w[(if 0 < d { (__i_1 * d) } else { 0 })..][..d];
+                let __data_view: &[_] = &data[(if 0 < d {
+                    (__i * d)
                 } else {
-                    &[]
-                };
-                let __data_view: &[_] = if 0 < d {
-                    &data[(__i * d)..(__i * d) + d]
+                    0
+                })..][..d];
+                let __d_w_view: &mut [_] = &mut __d_w[(if 0 < d {
+                    (__i_1 * d)
                 } else {
-                    &[]
-                };
-                let __d_w_view: &mut [_] = if 0 < d {
-                    &mut __d_w[(__i_1 * d)..(__i_1 * d) + d]
+                    0
+                })..][..d];
+                let __d_data_view: &mut [_] = &mut __d_data[(if 0 < d {
+                    (__i * d)
                 } else {
-                    &mut []
-                };
-                let __d_data_view: &mut [_] = if 0 < d {
-                    &mut __d_data[(__i * d)..(__i * d) + d]
-                } else {
-                    &mut []
-                };
+                    0
+                })..][..d];
                 for __i_2 in 0..d {
                     let __v1 = __i_1 * d;
                     let __v2 = __v1 + __i_2;
@@ -575,26 +571,22 @@ impl softmax_loss {
                 let s = T::zero();
                 let mut s_1 = s;
                 let mut __dot_s_1 = <T as ::autodiff::__private::Zero>::zero();
-                let __w_view: &[_] = if 0 < d {
-                    &w[(__i_1 * d)..(__i_1 * d) + d]
+                let __w_view: &[_] = &w[(if 0 < d { (__i_1 * d) } else { 0 })..][..d];
+                let __data_view: &[_] = &data[(if 0 < d {
+                    (__i * d)
                 } else {
-                    &[]
-                };
-                let __data_view: &[_] = if 0 < d {
-                    &data[(__i * d)..(__i * d) + d]
+                    0
+                })..][..d];
+                let __dot_w_view: &[_] = &__dot_w[(if 0 < d {
+                    (__i_1 * d)
                 } else {
-                    &[]
-                };
-                let __dot_w_view: &[_] = if 0 < d {
-                    &__dot_w[(__i_1 * d)..(__i_1 * d) + d]
+                    0
+                })..][..d];
+                let __dot_data_view: &[_] = &__dot_data[(if 0 < d {
+                    (__i * d)
                 } else {
-                    &[]
-                };
-                let __dot_data_view: &[_] = if 0 < d {
-                    &__dot_data[(__i * d)..(__i * d) + d]
-                } else {
-                    &[]
-                };
+                    0
+                })..][..d];
                 for __i_2 in 0..d {
                     let __v1 = __i_1 * d;
                     let __v2 = __v1 + __i_2;
@@ -617,8 +609,16 @@ impl softmax_loss {
             let __dot_zmax = __dot_z[0];
             let mut zmax_1 = zmax;
             let mut __dot_zmax_1 = __dot_zmax;
-            let __z_view: &[_] = if 1 < k { &z[1..k] } else { &[] };
-            let __dot_z_view: &[_] = if 1 < k { &__dot_z[1..k] } else { &[] };
+            let __z_view: &[_] = &z[(if 1 < k {
+                1
+            } else {
+                0
+            })..][..::core::primitive::usize::saturating_sub(k, 1)];
+            let __dot_z_view: &[_] = &__dot_z[(if 1 < k {
+                1
+            } else {
+                0
+            })..][..::core::primitive::usize::saturating_sub(k, 1)];
             for __i_3 in 1..k {
                 let __v8 = __z_view[__i_3 - 1];
                 let __dot_v8 = __dot_z_view[__i_3 - 1];
@@ -634,8 +634,8 @@ impl softmax_loss {
             let sum = T::zero();
             let mut sum_1 = sum;
             let mut __dot_sum_1 = <T as ::autodiff::__private::Zero>::zero();
-            let __z_view_1: &[_] = if 0 < k { &z[0..k] } else { &[] };
-            let __dot_z_view_1: &[_] = if 0 < k { &__dot_z[0..k] } else { &[] };
+            let __z_view_1: &[_] = &z[..k];
+            let __dot_z_view_1: &[_] = &__dot_z[..k];
             for __i_4 in 0..k {
                 let __v9 = __z_view_1[__i_4];
                 let __dot_v9 = __dot_z_view_1[__i_4];
