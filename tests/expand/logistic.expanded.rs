@@ -241,7 +241,7 @@ fn __predict_vjp_into(w: &[f64], x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64
     let mut __d_w = ::autodiff::__private::gradient_buffer("w", __grad_w, &w);
     let __v0 = w.len();
     let mut z = 0.0;
-    let __x_view: &[_] = if 0 < __v0 { &x[0..__v0] } else { &[] };
+    let __x_view: &[_] = &x[..__v0];
     for __i in 0..__v0 {
         let __v1 = w[__i];
         let __v2 = __x_view[__i];
@@ -254,7 +254,7 @@ fn __predict_vjp_into(w: &[f64], x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64
     let _ = ::autodiff::__private::derivative_of!(sigmoid, vjp_into(_, _, _))
         .vjp_into(z, d_ret, (::core::option::Option::Some(&mut __d_z),));
     let mut __d_z_1 = __d_z;
-    let __x_view: &[_] = if 0 < __v0 { &x[0..__v0] } else { &[] };
+    let __x_view: &[_] = &x[..__v0];
     for __i in 0..__v0 {
         let __v2 = __x_view[__i];
         let __d_v1 = __d_z_1 * __v2;
@@ -276,7 +276,7 @@ fn predict_jvp(w: &[f64], x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64
     let __v0 = w.len();
     let mut z = 0.0;
     let mut __dot_z = 0.0;
-    let __x_view: &[_] = if 0 < __v0 { &x[0..__v0] } else { &[] };
+    let __x_view: &[_] = &x[..__v0];
     for __i in 0..__v0 {
         let __v1 = w[__i];
         let __dot_v1 = __dot_w[__i];
@@ -320,7 +320,7 @@ impl predict {
         let mut __d_x = ::autodiff::__private::zeros_like(&x);
         let __v0 = w.len();
         let mut z = 0.0;
-        let __x_view: &[_] = if 0 < __v0 { &x[0..__v0] } else { &[] };
+        let __x_view: &[_] = &x[..__v0];
         for __i in 0..__v0 {
             let __v1 = w[__i];
             let __v2 = __x_view[__i];
@@ -333,8 +333,8 @@ impl predict {
         let _ = ::autodiff::__private::derivative_of!(sigmoid, vjp_into(_, _, _))
             .vjp_into(z, d_ret, (::core::option::Option::Some(&mut __d_z),));
         let mut __d_z_1 = __d_z;
-        let __x_view: &[_] = if 0 < __v0 { &x[0..__v0] } else { &[] };
-        let __d_x_view: &mut [_] = if 0 < __v0 { &mut __d_x[0..__v0] } else { &mut [] };
+        let __x_view: &[_] = &x[..__v0];
+        let __d_x_view: &mut [_] = &mut __d_x[..__v0];
         for __i in 0..__v0 {
             let __v1 = w[__i];
             let __v2 = __x_view[__i];
@@ -363,8 +363,8 @@ impl predict {
         let __v0 = w.len();
         let mut z = 0.0;
         let mut __dot_z = 0.0;
-        let __x_view: &[_] = if 0 < __v0 { &x[0..__v0] } else { &[] };
-        let __dot_x_view: &[_] = if 0 < __v0 { &__dot_x[0..__v0] } else { &[] };
+        let __x_view: &[_] = &x[..__v0];
+        let __dot_x_view: &[_] = &__dot_x[..__v0];
         for __i in 0..__v0 {
             let __v1 = w[__i];
             let __dot_v1 = __dot_w[__i];
@@ -509,7 +509,7 @@ impl __predict_generic {
         let z = ::autodiff::__private::lit::<__S>(__v0);
         let __v1 = w.len();
         let mut z_1 = z;
-        let __x_view: &[_] = if 0 < __v1 { &x[0..__v1] } else { &[] };
+        let __x_view: &[_] = &x[..__v1];
         for __i in 0..__v1 {
             let __v2 = w[__i];
             let __v3 = __x_view[__i];
@@ -522,8 +522,8 @@ impl __predict_generic {
         let _ = <sigmoid as ::autodiff::__private::GenericCopy>::copy()
             .vjp_into(z_1, d_ret, (::core::option::Option::Some(&mut __d_z_1),));
         let mut __d_z_1_1 = __d_z_1;
-        let __x_view: &[_] = if 0 < __v1 { &x[0..__v1] } else { &[] };
-        let __d_x_view: &mut [_] = if 0 < __v1 { &mut __d_x[0..__v1] } else { &mut [] };
+        let __x_view: &[_] = &x[..__v1];
+        let __d_x_view: &mut [_] = &mut __d_x[..__v1];
         for __i in 0..__v1 {
             let __v2 = w[__i];
             let __v3 = __x_view[__i];
@@ -555,8 +555,8 @@ impl __predict_generic {
         let __v1 = w.len();
         let mut z_1 = z;
         let mut __dot_z_1 = <__S as ::autodiff::__private::Zero>::zero();
-        let __x_view: &[_] = if 0 < __v1 { &x[0..__v1] } else { &[] };
-        let __dot_x_view: &[_] = if 0 < __v1 { &__dot_x[0..__v1] } else { &[] };
+        let __x_view: &[_] = &x[..__v1];
+        let __dot_x_view: &[_] = &__dot_x[..__v1];
         for __i in 0..__v1 {
             let __v2 = w[__i];
             let __dot_v2 = __dot_w[__i];
@@ -694,8 +694,8 @@ fn logistic_vjp(
     let __v0 = ys.len();
     let mut loss = 0.0;
     __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
-    let __xs_rows_view: &[_] = if 0 < __v0 { &xs_rows[0..__v0] } else { &[] };
-    let __xs_rows_view_1: &[_] = if 0 < __v0 { &xs_rows[1..1 + __v0] } else { &[] };
+    let __xs_rows_view: &[_] = &xs_rows[..__v0];
+    let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
     for __i in 0..__v0 {
         let __v1 = __xs_rows_view[__i];
         let __v2 = __i + 1;
@@ -715,8 +715,8 @@ fn logistic_vjp(
         loss = loss_1;
     }
     let mut __d_loss = d_ret;
-    let __xs_rows_view: &[_] = if 0 < __v0 { &xs_rows[0..__v0] } else { &[] };
-    let __xs_rows_view_1: &[_] = if 0 < __v0 { &xs_rows[1..1 + __v0] } else { &[] };
+    let __xs_rows_view: &[_] = &xs_rows[..__v0];
+    let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
     for __i in (0..__v0).rev() {
         let p = __tape_p.pop();
         let __v1 = __xs_rows_view[__i];
@@ -760,8 +760,8 @@ fn logistic_jvp(
     let __v0 = ys.len();
     let mut loss = 0.0;
     let mut __dot_loss = 0.0;
-    let __xs_rows_view: &[_] = if 0 < __v0 { &xs_rows[0..__v0] } else { &[] };
-    let __xs_rows_view_1: &[_] = if 0 < __v0 { &xs_rows[1..1 + __v0] } else { &[] };
+    let __xs_rows_view: &[_] = &xs_rows[..__v0];
+    let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
     for __i in 0..__v0 {
         let __v1 = __xs_rows_view[__i];
         let __v2 = __i + 1;
@@ -845,8 +845,8 @@ impl logistic {
         __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
         __tape_v5.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
         __tape_v9.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
-        let __xs_rows_view: &[_] = if 0 < __v0 { &xs_rows[0..__v0] } else { &[] };
-        let __xs_rows_view_1: &[_] = if 0 < __v0 { &xs_rows[1..1 + __v0] } else { &[] };
+        let __xs_rows_view: &[_] = &xs_rows[..__v0];
+        let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
         for __i in 0..__v0 {
             let __v1 = __xs_rows_view[__i];
             let __v2 = __i + 1;
@@ -868,8 +868,8 @@ impl logistic {
             loss = loss_1;
         }
         let mut __d_loss = d_ret;
-        let __xs_rows_view: &[_] = if 0 < __v0 { &xs_rows[0..__v0] } else { &[] };
-        let __xs_rows_view_1: &[_] = if 0 < __v0 { &xs_rows[1..1 + __v0] } else { &[] };
+        let __xs_rows_view: &[_] = &xs_rows[..__v0];
+        let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
         for __i in (0..__v0).rev() {
             let p = __tape_p.pop();
             let __v5 = __tape_v5.pop();
@@ -936,8 +936,8 @@ impl logistic {
         let __v0 = ys.len();
         let mut loss = 0.0;
         let mut __dot_loss = 0.0;
-        let __xs_rows_view: &[_] = if 0 < __v0 { &xs_rows[0..__v0] } else { &[] };
-        let __xs_rows_view_1: &[_] = if 0 < __v0 { &xs_rows[1..1 + __v0] } else { &[] };
+        let __xs_rows_view: &[_] = &xs_rows[..__v0];
+        let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
         for __i in 0..__v0 {
             let __v1 = __xs_rows_view[__i];
             let __v2 = __i + 1;
@@ -1162,8 +1162,8 @@ impl __logistic_generic {
         __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v1)).0);
         __tape_v6.reserve(::core::iter::Iterator::size_hint(&(0..__v1)).0);
         __tape_v13.reserve(::core::iter::Iterator::size_hint(&(0..__v1)).0);
-        let __xs_rows_view: &[_] = if 0 < __v1 { &xs_rows[0..__v1] } else { &[] };
-        let __xs_rows_view_1: &[_] = if 0 < __v1 { &xs_rows[1..1 + __v1] } else { &[] };
+        let __xs_rows_view: &[_] = &xs_rows[..__v1];
+        let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v1 { 1 } else { 0 })..][..__v1];
         for __i in 0..__v1 {
             let __v2 = __xs_rows_view[__i];
             let __v3 = __i + 1;
@@ -1191,8 +1191,8 @@ impl __logistic_generic {
             loss_1 = loss_2;
         }
         let mut __d_loss_1 = d_ret;
-        let __xs_rows_view: &[_] = if 0 < __v1 { &xs_rows[0..__v1] } else { &[] };
-        let __xs_rows_view_1: &[_] = if 0 < __v1 { &xs_rows[1..1 + __v1] } else { &[] };
+        let __xs_rows_view: &[_] = &xs_rows[..__v1];
+        let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v1 { 1 } else { 0 })..][..__v1];
         for __i in (0..__v1).rev() {
             let p = __tape_p.pop();
             let __v6 = __tape_v6.pop();
@@ -1265,8 +1265,8 @@ impl __logistic_generic {
         let __v1 = ys.len();
         let mut loss_1 = loss;
         let mut __dot_loss_1 = <__S as ::autodiff::__private::Zero>::zero();
-        let __xs_rows_view: &[_] = if 0 < __v1 { &xs_rows[0..__v1] } else { &[] };
-        let __xs_rows_view_1: &[_] = if 0 < __v1 { &xs_rows[1..1 + __v1] } else { &[] };
+        let __xs_rows_view: &[_] = &xs_rows[..__v1];
+        let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v1 { 1 } else { 0 })..][..__v1];
         for __i in 0..__v1 {
             let __v2 = __xs_rows_view[__i];
             let __v3 = __i + 1;
