@@ -570,21 +570,37 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
         let scalars = by_value && args.iter().all(|a| !matches!(a, Operand::Array(_)));
         let active = args.iter().any(|a| activity.is_active(a));
         let floats: Vec<bool> = args.iter().map(|a| float(&activity.kind(a))).collect();
+        let types = args
+            .iter()
+            .map(|a| match activity.kind(a) {
+                Kind::Float(Some(ty)) => Some(ty),
+                _ => None,
+            })
+            .collect();
         let call =
             (scalars && !active && floats.iter().any(|f| *f)).then(|| crate::shadow::PlainCall {
                 callee: name.clone(),
                 floats,
+                types,
             });
         match call {
-            Some(call) if !refused.contains(&name) => match plain.iter().find(|p| p.callee == name)
-            {
-                Some(seen) if *seen != call => {
-                    plain.retain(|p| p.callee != name);
-                    refused.push(name);
+            Some(call) if !refused.contains(&name) => {
+                match plain.iter_mut().find(|p| p.callee == name) {
+                    Some(seen) if seen.floats != call.floats => {
+                        plain.retain(|p| p.callee != name);
+                        refused.push(name);
+                    }
+                    // A type one call says is the type at every call.
+                    Some(seen) => {
+                        for (known, ty) in seen.types.iter_mut().zip(call.types) {
+                            if known.is_none() {
+                                *known = ty;
+                            }
+                        }
+                    }
+                    None => plain.push(call),
                 }
-                Some(_) => {}
-                None => plain.push(call),
-            },
+            }
             Some(_) => {}
             None => {
                 plain.retain(|p| p.callee != name);
