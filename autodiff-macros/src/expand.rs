@@ -21,7 +21,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         errors.push(e);
         Args::default()
     });
-    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+    let mut item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
             let error = syn::Error::new_spanned(
@@ -37,6 +37,12 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     // does).
     let _scope =
         crate::context::enter(args.in_impl || crate::context::written_in_impl(&item.sig.ident));
+    // Tuple parameters holding arrays: through a copy taking their parts (`tuples.rs`), which callers
+    // call with the parts.
+    crate::tuples::pass_parts(&mut item);
+    if crate::tuples::applies(&item) {
+        return crate::tuples::expand(&item, args, errors, expand_fn);
+    }
     expand_fn(args, item, errors)
 }
 
@@ -285,7 +291,7 @@ fn with_block(item: &syn::ItemFn, block: syn::Block) -> syn::ItemFn {
 /// crate: expanded in place (`lower::expand_nested_fn`, which says why). The generic copy of a function
 /// (`shadow.rs`) calls its nested functions' companions, so its nested functions carry the attribute.
 /// The function itself, not a copy, where its body nests no `fn`.
-fn primal(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+pub(crate) fn primal(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
     struct FindNested(bool);
     impl<'a> syn::visit::Visit<'a> for FindNested {
         fn visit_stmt(&mut self, stmt: &'a syn::Stmt) {
@@ -670,7 +676,7 @@ pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
 /// names in its signature that it does not declare and that read as type parameters (one capital letter,
 /// perhaps followed by a digit: `T`, `S`, `F1`). The macro cannot see the `impl`'s generics; a
 /// differently named parameter of the `impl` is not recognised as a float.
-fn impl_float_params(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+pub(crate) fn impl_float_params(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
     if !is_method(item) {
         return Cow::Borrowed(item);
     }
