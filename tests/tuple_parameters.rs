@@ -479,3 +479,169 @@ proptest! {
         );
     }
 }
+
+/// `wrt(p)`: only the tuple's parts.
+#[differentiable(order = 2, wrt(p))]
+fn only_the_tuple(x: f64, p: (f64, [f64; 2])) -> f64 {
+    x * p.0 * p.1[0] + p.1[1].powi(2)
+}
+
+/// `wrt(x)`: the tuple a constant, and `f_derivatives` for the one scalar.
+#[differentiable(order = 2, wrt(x))]
+fn tuple_constant(x: f64, p: (f64, [f64; 2])) -> f64 {
+    x * x * p.0 * p.1[0] + p.1[1].powi(2) * x.sin()
+}
+
+/// A first-order function of a tuple, called by an `order = 2` function with a tuple built in place.
+#[differentiable]
+fn first_order((a, b): (&[f64], f64)) -> f64 {
+    let mut s = 0.0;
+    for v in a {
+        s += v * b;
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn calls_first_order(x: f64, w: &[f64]) -> f64 {
+    first_order((w, x)) * x
+}
+
+/// Iterator chains over a tuple's slice.
+#[differentiable(order = 2)]
+fn chains_over_a_part(p: (&[f64], f64)) -> f64 {
+    p.0.iter().map(|v| v * p.1).sum::<f64>()
+        + p.0.iter().zip(p.0.iter()).map(|(a, b)| a * b).sum::<f64>()
+}
+
+/// A `Vec` result of a tuple: `f_jacobian` with the parts' columns in order.
+#[differentiable]
+fn products(p: (f64, [f64; 2])) -> Vec<f64> {
+    vec![p.0 * p.1[0], p.1[1] * p.1[0]]
+}
+
+/// An output parameter beside a tuple.
+#[differentiable]
+fn into_buffer(p: (f64, [f64; 2]), out: &mut [f64]) {
+    out[0] = p.0 * p.1[0];
+    out[1] = p.1[1].exp();
+}
+
+#[test]
+fn wrt_and_derivatives() {
+    for (x, s, w0, w1) in [
+        (2.0, 1.0, 2.0, 3.0),
+        (-0.7, 0.4, -1.1, 0.9),
+        (1.3, -2.0, 0.5, -0.2),
+    ] {
+        let (v, (gs, gw), h) = only_the_tuple_hessian(x, (s, [w0, w1]));
+        assert_close(v, only_the_tuple(x, (s, [w0, w1])), ANALYTIC_TOL, "wrt(p)");
+        assert_all_close(
+            &[gs, gw[0], gw[1]],
+            &[x * w0, x * s, 2.0 * w1],
+            ANALYTIC_TOL,
+            "wrt(p): gradient",
+        );
+        let hand = [[0.0, x, 0.0], [x, 0.0, 0.0], [0.0, 0.0, 2.0]];
+        for (row, hand) in h.iter().zip(&hand) {
+            assert_all_close(row, hand, ANALYTIC_TOL, "wrt(p): Hessian");
+        }
+        let [f0, f1, f2] = tuple_constant_derivatives(x, (s, [w0, w1]));
+        assert_close(f0, tuple_constant(x, (s, [w0, w1])), ANALYTIC_TOL, "wrt(x)");
+        assert_close(
+            f1,
+            2.0 * x * s * w0 + w1 * w1 * x.cos(),
+            ANALYTIC_TOL,
+            "wrt(x): f'",
+        );
+        assert_close(
+            f2,
+            2.0 * s * w0 - w1 * w1 * x.sin(),
+            ANALYTIC_TOL,
+            "wrt(x): f''",
+        );
+        let (_, d) = tuple_constant_grad(x, (s, [w0, w1]));
+        assert_close(d, f1, ANALYTIC_TOL, "wrt(x): grad");
+    }
+}
+
+#[test]
+fn a_first_order_callee_of_an_order_2_caller() {
+    for (x, w) in [(2.0, vec![1.0, 3.0]), (-0.6, vec![0.2, -1.4, 2.5])] {
+        let total: f64 = w.iter().sum();
+        let (v, (gx, gw), h) = calls_first_order_hessian(x, &w);
+        assert_close(v, x * x * total, ANALYTIC_TOL, "value");
+        assert_close(calls_first_order(x, &w), v, ANALYTIC_TOL, "the function");
+        assert_close(gx, 2.0 * x * total, ANALYTIC_TOL, "d/dx");
+        assert_all_close(&gw, &vec![x * x; w.len()], ANALYTIC_TOL, "d/dw");
+        let flat: Vec<f64> = [x].into_iter().chain(w.iter().copied()).collect();
+        let fd = fd_jacobian(
+            |p| {
+                let (_, (gx, gw)) = calls_first_order_grad(p[0], &p[1..]);
+                [gx].into_iter().chain(gw).collect()
+            },
+            &flat,
+        );
+        for (row, fd_row) in h.iter().zip(&fd) {
+            assert_all_close(row, fd_row, 1e-6, "Hessian");
+        }
+        assert_fd_gradient(
+            |p| first_order((&p[1..], p[0])),
+            &flat,
+            &{
+                let (_, (ga, gb)) = first_order_grad((&w, x));
+                [gb].into_iter().chain(ga).collect::<Vec<_>>()
+            },
+            "first_order",
+        );
+    }
+}
+
+#[test]
+fn chains_jacobians_and_outputs() {
+    for (s, w0, w1) in [(1.0, 2.0, 3.0), (-0.3, 0.8, -1.7)] {
+        let v = [w0, w1];
+        let (value, (gv, gs), h) = chains_over_a_part_hessian((&v, s));
+        assert_close(value, chains_over_a_part((&v, s)), ANALYTIC_TOL, "chains");
+        assert_all_close(
+            &gv,
+            &[s + 2.0 * w0, s + 2.0 * w1],
+            ANALYTIC_TOL,
+            "chains: d/dv",
+        );
+        assert_close(gs, w0 + w1, ANALYTIC_TOL, "chains: d/ds");
+        let hand = [[2.0, 0.0, 1.0], [0.0, 2.0, 1.0], [1.0, 1.0, 0.0]];
+        for (row, hand) in h.iter().zip(&hand) {
+            assert_all_close(row, hand, ANALYTIC_TOL, "chains: Hessian");
+        }
+        let j = products_jacobian((s, [w0, w1]));
+        let fd = fd_jacobian(|p| products((p[0], [p[1], p[2]])), &[s, w0, w1]);
+        assert_all_close(&j[0], &[w0, s, 0.0], ANALYTIC_TOL, "products: row 0");
+        assert_all_close(&j[1], &[0.0, w1, w0], ANALYTIC_TOL, "products: row 1");
+        for (row, fd_row) in j.iter().zip(&fd) {
+            assert_all_close(row, fd_row, 1e-6, "products: Jacobian");
+        }
+        let mut out = [f64::NAN; 2];
+        let (gs, gw) = into_buffer_vjp((s, [w0, w1]), &mut out, &[0.5, -2.0]);
+        assert_all_close(
+            &out,
+            &[s * w0, w1.exp()],
+            ANALYTIC_TOL,
+            "into_buffer: outputs",
+        );
+        assert_all_close(
+            &[gs, gw[0], gw[1]],
+            &[0.5 * w0, 0.5 * s, -2.0 * w1.exp()],
+            ANALYTIC_TOL,
+            "into_buffer: vjp",
+        );
+        let mut tangent = [f64::NAN; 2];
+        into_buffer_jvp((s, [w0, w1]), &mut out, (1.0, [0.5, -1.0]), &mut tangent);
+        assert_all_close(
+            &tangent,
+            &[w0 + 0.5 * s, -w1.exp()],
+            ANALYTIC_TOL,
+            "into_buffer: jvp",
+        );
+    }
+}

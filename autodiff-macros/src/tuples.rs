@@ -269,7 +269,10 @@ pub(crate) fn expand(
         }
         _ => crate::expand::stubs(item, None),
     };
-    let item = crate::expand::primal(item);
+    // The items call the copy, not `f`: a program that calls only `f_grad` leaves `f` unused, which it
+    // should not hear of (a function whose items call it does not).
+    let mut item = crate::expand::primal(item).into_owned();
+    item.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
     quote!(#item #expanded #items)
 }
 
@@ -798,6 +801,15 @@ impl<'a> Wrappers<'a> {
                 let (#value, #copy_g, #hessian) = #hessian_fn(#(#args,)*);
                 (#value, #function_g, #hessian)
             }));
+        }
+        // With `wrt(..)` leaving the tuples out, one scalar may be active: `f_derivatives`.
+        let one_scalar = matches!(sig.active().collect::<Vec<_>>().as_slice(),
+            [p] if p.array.is_none() && matches!(p.kind, crate::ir::Kind::Float(_)));
+        if order >= 2 && sig.returns_scalar() && one_scalar {
+            let derivatives = self.callee("derivatives");
+            let count = order + 1;
+            let head = signature("derivatives", TokenStream::new(), quote!([#ret; #count]));
+            items.push(quote!(#head { #derivatives(#(#args,)*) }));
         }
         if let Some(elem) = crate::jacobian::element(sig) {
             let jacobian = self.callee("jacobian");
