@@ -171,6 +171,17 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             let float_params = signature::float_type_params(&analysis_item.sig.generics);
             let activity =
                 &activity::analyze(f, &all_active(sig), &float_params, &mut Errors::default());
+            if order.base10_parse::<usize>().is_ok_and(|k| k >= 2) {
+                for span in casts_to_the_other_float(f, activity, sig) {
+                    errors.push(syn::Error::new(
+                        span,
+                        "with `order = K`, a function written for one float type converts none of its floats \
+                         to the other (`x as f32` in an `f64` function): its second derivatives run a copy of \
+                         it on dual numbers of one float type. Keep to one float type here, or make the \
+                         function generic over `T: Float`",
+                    ));
+                }
+            }
             let plain = plain_calls(f, activity);
             let active = calls_of(f, activity, true)
                 .into_iter()
@@ -615,6 +626,50 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
         }
     }
     plain
+}
+
+// Input:  fn f(x: f64) -> f64 { let y = x as f32; (y * y) as f64 }    (`order = 2`)
+// Output: the span of `x as f32`
+/// The casts of a float of the function's own type (or a float literal) to the other float type (`x as f32`
+/// in an `f64` function): in the generic copy that `order = K` runs on dual numbers, the operand is of the
+/// copy's float type, which `as` cannot convert (rustc's E0605 in generated code), and a conversion that kept
+/// only the value would drop the derivative.
+fn casts_to_the_other_float(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+) -> Vec<proc_macro2::Span> {
+    use crate::ir::{Kind, Stmt, Value};
+    let own = match &sig.ret_ty {
+        syn::Type::Path(p) if p.path.is_ident("f64") => "f64",
+        syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
+        _ => return Vec::new(),
+    };
+    let other = if own == "f64" { "f32" } else { "f64" };
+    // A parameter of the other type is the error already (`higher::through_shadow`).
+    let mentions_other = |ty: &syn::Type| {
+        ty.to_token_stream()
+            .into_iter()
+            .any(|t| t.to_string() == other)
+    };
+    if sig.params.iter().any(|p| mentions_other(&p.ty)) {
+        return Vec::new();
+    }
+    let is = |ty: &syn::Type, name: &str| matches!(ty, syn::Type::Path(p) if p.path.is_ident(name));
+    f.all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Cast(operand, ty),
+            } if is(ty, other) => match activity.kind(operand) {
+                Kind::Float(None) => Some(f.vars[var.0 as usize].span),
+                Kind::Float(Some(t)) if is(&t, own) => Some(f.vars[var.0 as usize].span),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
