@@ -645,3 +645,38 @@ fn chains_jacobians_and_outputs() {
         );
     }
 }
+
+/// A function nested in the body taking a tuple holding an array, called with one built in place by an
+/// `order = 2` function: its generic copy calls the nested function's copy over the parts.
+#[differentiable(order = 2)]
+fn calls_a_nested_function(a: f64) -> f64 {
+    #[differentiable]
+    fn product(p: (f64, [f64; 1])) -> f64 {
+        p.0 * p.1[0]
+    }
+    product((a, [a * a])) + product((a.sin(), [a]))
+}
+
+#[test]
+fn a_nested_function_of_a_tuple_at_second_order() {
+    for a in [1.5, -0.4, 0.9] {
+        let [f0, f1, f2] = calls_a_nested_function_derivatives(a);
+        assert_close(f0, a * a * a + a.sin() * a, ANALYTIC_TOL, "value");
+        assert_close(calls_a_nested_function(a), f0, ANALYTIC_TOL, "the function");
+        assert_close(f1, 3.0 * a * a + a.cos() * a + a.sin(), ANALYTIC_TOL, "f'");
+        assert_close(
+            f2,
+            6.0 * a - a.sin() * a + 2.0 * a.cos(),
+            ANALYTIC_TOL,
+            "f''",
+        );
+        let (_, _, h) = calls_a_nested_function_hessian(a);
+        let fd = fd_jacobian(|x| vec![calls_a_nested_function_grad(x[0]).1], &[a]);
+        assert_close(
+            h[0][0],
+            fd[0][0],
+            1e-6,
+            "Hessian against central differences",
+        );
+    }
+}
