@@ -1656,3 +1656,49 @@ fn plain_helpers_with_constant_arguments_at_second_order() {
         assert_mat_close(&h, &fd_hessian(grad, &[x, y]), 1e-6);
     }
 }
+
+/// An `f64` helper with derivatives, which an `f32` function calls with constants only.
+#[differentiable]
+fn wide_square_plus_one(x: f64) -> f64 {
+    x * x + 1.0
+}
+
+/// An `f32` function calling an `f64` function with literals (`plain(1.0) as f32`), a constant expression of
+/// literals and a suffixed literal, and an integer cast to `f64`: the generic copy passes each argument in
+/// the callee's type (the literals as written), not in the function's own `f32`.
+#[differentiable(order = 2)]
+fn narrow_calls_wide(x: f32, n: usize) -> f32 {
+    let a = wide_square_plus_one(1.0) as f32;
+    let b = wide_square_plus_one(-2.0 * 1.5) as f32;
+    let c = wide_square_plus_one(0.5f64) as f32;
+    let d = wide_square_plus_one(n as f64) as f32;
+    a * x * x + b * x.sin() + c * x * x * x + d
+}
+
+#[test]
+fn an_f32_function_calls_an_f64_function_with_literals_at_second_order() {
+    for (x, n) in [(0.3f32, 2usize), (-1.2, 0), (0.9, 5)] {
+        let (a, b, c, d) = (2.0f32, 10.0f32, 1.25f32, (n * n) as f32 + 1.0);
+        let (value, grad, h) = narrow_calls_wide_hessian(x, n);
+        assert_eq!(value, narrow_calls_wide(x, n));
+        let expected = a * x * x + b * x.sin() + c * x * x * x + d;
+        assert_close(value as f64, expected as f64, 1e-6);
+        let dg = 2.0 * a * x + b * x.cos() + 3.0 * c * x * x;
+        assert_close(grad as f64, dg as f64, 1e-5);
+        let d2 = 2.0 * a - b * x.sin() + 6.0 * c * x;
+        assert_close(h[0][0] as f64, d2 as f64, 1e-5);
+        let grad_at = |p: &[f64]| vec![narrow_calls_wide_grad(p[0] as f32, n).1 as f64];
+        let step = fd_hessian_f32(grad_at, x as f64);
+        assert_close(h[0][0] as f64, step, 1e-2);
+        let [f0, f1, f2] = narrow_calls_wide_derivatives(x, n);
+        assert_eq!(f0, value);
+        assert_close(f1 as f64, dg as f64, 1e-5);
+        assert_close(f2 as f64, d2 as f64, 1e-5);
+    }
+}
+
+/// The derivative of an `f32` gradient by central differences with a step that `f32` resolves.
+fn fd_hessian_f32(grad: impl Fn(&[f64]) -> Vec<f64>, x: f64) -> f64 {
+    let step = 1e-2 * x.abs().max(1.0);
+    (grad(&[x + step])[0] - grad(&[x - step])[0]) / (2.0 * step)
+}

@@ -894,13 +894,15 @@ fn fallback_signatures(
 // Input:  fn total(&self, x: f64) -> f64 { self.w.iter().map(|w| w * x).sum() }   (no generic copy)
 // Output: fn __total_generic<__S: Float>(&self, x: __S) -> __S { <compile error once instantiated> }
 //         fn ____total_generic_vjp<__S: Float>(&self, x: __S, d_ret: __S) -> (__S, ((), __S)) { .. }
-//         .. (`_jvp`, `_vjp_into`, `_vjp_out`, `_jvp_out`)
+//         .. (`_jvp`, `_vjp_into`, `_vjp_out`, `_jvp_out`), each `{ Self::____total_generic_no_copy::<__S>() }`
+//         fn ____total_generic_no_copy<__S>() -> ! { <the compile error, once instantiated> }
 //         fn __total_copied() -> NoMethodCopy { NoMethodCopy }
 /// `fallback_copy` of a method (or associated function) `g` without a generic copy: associated functions of
 /// its `impl` under the names an `order = K` caller's copy calls (`Self::__g_generic`, and the companion
 /// functions `Self::____g_generic_vjp`, ..), of the copy's signatures, each a compile error once
-/// instantiated (a `NoGenericCopy` of its own, declared in its body, spanned on `g`: reached through
-/// another method's copy); and the marker `Self::__g_copied()` that makes the check at a direct caller's
+/// instantiated (through one function `____g_generic_no_copy` holding a `NoGenericCopy` of its own, declared
+/// in its body, spanned on `g`: reached through another method's copy, one error whichever items are
+/// reached); and the marker `Self::__g_copied()` that makes the check at a direct caller's
 /// call fail (`higher::method_copy_check`), before anything is instantiated.
 fn fallback_method_copy(
     f: &FallbackCopy,
@@ -940,13 +942,11 @@ fn fallback_method_copy(
          methods) needs: {why}. {instead}"
     );
     let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
-    let fail = quote! {{
-        struct __NoCopy;
-        impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
-            const FAIL: () = #panic;
-        }
-        ::autodiff::__private::no_generic_copy::<__NoCopy, #scalar, _>()
-    }};
+    // One function holds the error, which every item runs: one marker type, so one error however many
+    // of the items an `order = K` caller instantiates (the optimised adjoint reaches `vjp_into`, the
+    // reference adjoint `vjp`), and the same error whichever it reaches.
+    let no_copy = crate::naming::method_companion(&copy, "no_copy");
+    let fail = quote!({ Self::#no_copy::<#scalar>() });
     // `call` is the copy itself; the others are its companion functions (`____g_generic_vjp`).
     let items = fallback_signatures(f, scalar, None).map(|(item, tail)| {
         let item = match item {
@@ -962,6 +962,17 @@ fn fallback_method_copy(
     });
     quote! {
         #(#items)*
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, clippy::all, clippy::pedantic, clippy::nursery)]
+        #vis fn #no_copy<#scalar>() -> ! {
+            struct __NoCopy;
+            impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
+                const FAIL: () = #panic;
+            }
+            ::autodiff::__private::no_generic_copy::<__NoCopy, #scalar, ()>();
+            ::core::unreachable!()
+        }
         #[doc(hidden)]
         #[inline(always)]
         #[allow(dead_code)]

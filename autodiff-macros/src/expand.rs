@@ -21,7 +21,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         errors.push(e);
         Args::default()
     });
-    let item: syn::ItemFn = match syn::parse2(item.clone()) {
+    let mut item: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(_) => {
             let error = syn::Error::new_spanned(
@@ -37,6 +37,12 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     // does).
     let _scope =
         crate::context::enter(args.in_impl || crate::context::written_in_impl(&item.sig.ident));
+    // Tuple parameters holding arrays: through a copy taking their parts (`tuples.rs`), which callers
+    // call with the parts.
+    crate::tuples::pass_parts(&mut item);
+    if crate::tuples::applies(&item) {
+        return crate::tuples::expand(&item, args, errors, expand_fn);
+    }
     expand_fn(args, item, errors)
 }
 
@@ -165,6 +171,17 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             let float_params = signature::float_type_params(&analysis_item.sig.generics);
             let activity =
                 &activity::analyze(f, &all_active(sig), &float_params, &mut Errors::default());
+            if order.base10_parse::<usize>().is_ok_and(|k| k >= 2) {
+                for span in casts_to_the_other_float(f, activity, sig) {
+                    errors.push(syn::Error::new(
+                        span,
+                        "with `order = K`, a function written for one float type converts none of its floats \
+                         to the other (`x as f32` in an `f64` function): its second derivatives run a copy of \
+                         it on dual numbers of one float type. Keep to one float type here, or make the \
+                         function generic over `T: Float`",
+                    ));
+                }
+            }
             let plain = plain_calls(f, activity);
             let active = calls_of(f, activity, true)
                 .into_iter()
@@ -285,7 +302,7 @@ fn with_block(item: &syn::ItemFn, block: syn::Block) -> syn::ItemFn {
 /// crate: expanded in place (`lower::expand_nested_fn`, which says why). The generic copy of a function
 /// (`shadow.rs`) calls its nested functions' companions, so its nested functions carry the attribute.
 /// The function itself, not a copy, where its body nests no `fn`.
-fn primal(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+pub(crate) fn primal(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
     struct FindNested(bool);
     impl<'a> syn::visit::Visit<'a> for FindNested {
         fn visit_stmt(&mut self, stmt: &'a syn::Stmt) {
@@ -570,21 +587,37 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
         let scalars = by_value && args.iter().all(|a| !matches!(a, Operand::Array(_)));
         let active = args.iter().any(|a| activity.is_active(a));
         let floats: Vec<bool> = args.iter().map(|a| float(&activity.kind(a))).collect();
+        let types = args
+            .iter()
+            .map(|a| match activity.kind(a) {
+                Kind::Float(Some(ty)) => Some(ty),
+                _ => None,
+            })
+            .collect();
         let call =
             (scalars && !active && floats.iter().any(|f| *f)).then(|| crate::shadow::PlainCall {
                 callee: name.clone(),
                 floats,
+                types,
             });
         match call {
-            Some(call) if !refused.contains(&name) => match plain.iter().find(|p| p.callee == name)
-            {
-                Some(seen) if *seen != call => {
-                    plain.retain(|p| p.callee != name);
-                    refused.push(name);
+            Some(call) if !refused.contains(&name) => {
+                match plain.iter_mut().find(|p| p.callee == name) {
+                    Some(seen) if seen.floats != call.floats => {
+                        plain.retain(|p| p.callee != name);
+                        refused.push(name);
+                    }
+                    // A type one call says is the type at every call.
+                    Some(seen) => {
+                        for (known, ty) in seen.types.iter_mut().zip(call.types) {
+                            if known.is_none() {
+                                *known = ty;
+                            }
+                        }
+                    }
+                    None => plain.push(call),
                 }
-                Some(_) => {}
-                None => plain.push(call),
-            },
+            }
             Some(_) => {}
             None => {
                 plain.retain(|p| p.callee != name);
@@ -593,6 +626,50 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
         }
     }
     plain
+}
+
+// Input:  fn f(x: f64) -> f64 { let y = x as f32; (y * y) as f64 }    (`order = 2`)
+// Output: the span of `x as f32`
+/// The casts of a float of the function's own type (or a float literal) to the other float type (`x as f32`
+/// in an `f64` function): in the generic copy that `order = K` runs on dual numbers, the operand is of the
+/// copy's float type, which `as` cannot convert (rustc's E0605 in generated code), and a conversion that kept
+/// only the value would drop the derivative.
+fn casts_to_the_other_float(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+) -> Vec<proc_macro2::Span> {
+    use crate::ir::{Kind, Stmt, Value};
+    let own = match &sig.ret_ty {
+        syn::Type::Path(p) if p.path.is_ident("f64") => "f64",
+        syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
+        _ => return Vec::new(),
+    };
+    let other = if own == "f64" { "f32" } else { "f64" };
+    // A parameter of the other type is the error already (`higher::through_shadow`).
+    let mentions_other = |ty: &syn::Type| {
+        ty.to_token_stream()
+            .into_iter()
+            .any(|t| t.to_string() == other)
+    };
+    if sig.params.iter().any(|p| mentions_other(&p.ty)) {
+        return Vec::new();
+    }
+    let is = |ty: &syn::Type, name: &str| matches!(ty, syn::Type::Path(p) if p.path.is_ident(name));
+    f.all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Cast(operand, ty),
+            } if is(ty, other) => match activity.kind(operand) {
+                Kind::Float(None) => Some(f.vars[var.0 as usize].span),
+                Kind::Float(Some(t)) if is(&t, own) => Some(f.vars[var.0 as usize].span),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
@@ -654,7 +731,7 @@ pub(crate) fn is_method(item: &syn::ItemFn) -> bool {
 /// names in its signature that it does not declare and that read as type parameters (one capital letter,
 /// perhaps followed by a digit: `T`, `S`, `F1`). The macro cannot see the `impl`'s generics; a
 /// differently named parameter of the `impl` is not recognised as a float.
-fn impl_float_params(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
+pub(crate) fn impl_float_params(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
     if !is_method(item) {
         return Cow::Borrowed(item);
     }

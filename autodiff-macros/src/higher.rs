@@ -342,6 +342,11 @@ fn nested_fn_names(block: &syn::Block) -> Vec<String> {
     impl<'a> syn::visit::Visit<'a> for Names {
         fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
             self.0.push(f.sig.ident.to_string());
+            // Its copy over the parts of its tuple parameters, which callers passing a tuple call.
+            if crate::tuples::applies(f) {
+                let name = crate::naming::unraw(&f.sig.ident);
+                self.0.push(format!("__{name}_split"));
+            }
         }
     }
     let mut names = Names(Vec::new());

@@ -27,12 +27,8 @@ use syn::Type;
 /// `f_jacobian`, for a function returning `Vec<T>` or `[T; N]` (and no output parameters), or returning
 /// `()` with one output parameter; nothing for other results.
 pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStream> {
-    let outputs: Vec<&Param> = sig.outputs().collect();
-    let (elem, output) = match outputs.as_slice() {
-        [] => (array_element(&sig.ret_ty)?.clone(), None),
-        [one] if sig.returns_unit() => (Signature::element_type(one), Some(*one)),
-        _ => return None,
-    };
+    let elem = element(sig)?;
+    let output = sig.outputs().next();
     let elem = &elem;
     let local = |name: &str| Ident::new(name, Span::mixed_site());
     let (value, rows, columns, jacobian, i, j) = (
@@ -308,6 +304,17 @@ fn tuple_pattern(names: &[Ident]) -> TokenStream {
 }
 
 /// `T` of a `Vec<T>` or `[T; N]` result.
+/// The element type of the rows of `f_jacobian`, where the function has one: a `Vec<T>` or `[T; N]`
+/// result, or one output parameter of a function returning `()`.
+pub(crate) fn element(sig: &Signature) -> Option<Type> {
+    let outputs: Vec<&Param> = sig.outputs().collect();
+    match outputs.as_slice() {
+        [] => array_element(&sig.ret_ty).cloned(),
+        [one] if sig.returns_unit() => Some(Signature::element_type(one)),
+        _ => None,
+    }
+}
+
 fn array_element(ty: &Type) -> Option<&Type> {
     match ty {
         Type::Array(a) => Some(&a.elem),

@@ -34,6 +34,7 @@ mod span;
 mod struct_higher;
 mod struct_whole;
 mod structs;
+mod tuples;
 mod views;
 
 use proc_macro::TokenStream;

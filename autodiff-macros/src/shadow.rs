@@ -34,6 +34,10 @@ pub(crate) struct PlainCall {
     pub(crate) callee: String,
     /// Which arguments are floats.
     pub(crate) floats: Vec<bool>,
+    /// The float type of each argument where the body says it (`n as f64`, `1.5f64`), which is the
+    /// callee's parameter type also when it is not the function's (an `f32` function calling an `f64`
+    /// helper); `None` where the syntax does not settle it.
+    pub(crate) types: Vec<Option<Type>>,
 }
 
 /// The calls of a function that its generic copy rewrites: the callees called with differentiated (or
@@ -42,6 +46,28 @@ pub(crate) struct PlainCall {
 pub(crate) struct CopyCalls {
     pub(crate) active: Vec<String>,
     pub(crate) plain: Vec<PlainCall>,
+}
+
+/// Is `expr` made of unsuffixed float and integer literals alone (`1.0`, `-2.0 * 1.5`, `(0.5)`)? Its type is
+/// then whatever its use asks, in the function and in its copy alike.
+fn literals_only(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Float(f) => f.suffix().is_empty(),
+            syn::Lit::Int(i) => i.suffix().is_empty(),
+            _ => false,
+        },
+        Expr::Paren(p) => literals_only(&p.expr),
+        Expr::Group(g) => literals_only(&g.expr),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && literals_only(&u.expr),
+        Expr::Binary(b) => {
+            use syn::BinOp::{Add, Div, Mul, Rem, Sub};
+            matches!(b.op, Add(_) | Sub(_) | Mul(_) | Div(_) | Rem(_))
+                && literals_only(&b.left)
+                && literals_only(&b.right)
+        }
+        _ => false,
+    }
 }
 
 /// The generic shadow of `item`, whose float type is `float` (`f64` or `f32`), named `name`. `locals`: which
@@ -1600,11 +1626,19 @@ impl VisitMut for Rewrite<'_> {
                     .cloned();
                 if let Some(plain) = plain {
                     let (float, scalar) = (Ident::new(self.float, Span::call_site()), self.scalar);
-                    for (arg, is_float) in call.args.iter_mut().zip(&plain.floats) {
+                    let float: Type = syn::parse_quote!(#float);
+                    for ((arg, is_float), ty) in
+                        call.args.iter_mut().zip(&plain.floats).zip(&plain.types)
+                    {
+                        // A constant of literals (`plain(1.0)`, `plain(-2.0 * 1.5)`) stays as written: its
+                        // type is the callee's parameter's, as in the function.
+                        if *is_float && literals_only(arg) {
+                            continue;
+                        }
                         self.visit_expr_mut(arg);
                         if *is_float {
-                            *arg =
-                                syn::parse_quote!(::autodiff::__private::plain::<#float, _>(#arg));
+                            let ty = ty.as_ref().unwrap_or(&float);
+                            *arg = syn::parse_quote!(::autodiff::__private::plain::<#ty, _>(#arg));
                         }
                     }
                     // The result's type is the callee's, which only rustc sees: `lift` makes a float the
@@ -1837,6 +1871,7 @@ mod tests {
         let plain = [PlainCall {
             callee: "ln_gamma".into(),
             floats: vec![true, false],
+            types: vec![Some(syn::parse_quote!(f64)), None],
         }];
         let s = shadow(&item, "f64", &name, &[], &plain, Locals::AllButMatrices);
         let text = s.block.to_token_stream().to_string();

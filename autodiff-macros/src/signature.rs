@@ -725,8 +725,9 @@ fn mixed_tuple(kind: &Kind) -> Option<&'static str> {
     };
     let floats = items.iter().any(|k| matches!(k, Kind::Float(_)));
     (floats && float_tuple(kind).is_none()).then_some(
-        "a tuple parameter is differentiated when it holds only floats (`(f64, f64)`): pass the other parts \
-         (integers, arrays) as parameters of their own",
+        "a tuple parameter is differentiated when its parts are floats, slices, `Vec`s, arrays or matrices \
+         of floats (`(f64, f64)`, `(f64, [f64; 2])`, `(&[f64], f64)`): pass the other parts (integers, \
+         flags, nested tuples, `&mut` buffers) as parameters of their own",
     )
 }
 

@@ -89,8 +89,9 @@ pub enum Arg {
     OutFloat(String),
     /// An element of a local array passed as a float output (`&mut a[i]`, `--forms`).
     OutElement(String, IExpr),
-    /// A tuple of two floats for a `(f64, f64)` parameter (`--forms`): `(a, b)`.
-    Pair(Expr, Expr),
+    /// A tuple of two floats for a `(f64, f64)` parameter (`--forms`): `(a, b)`; where set, for a
+    /// `(f64, [f64; 1])` parameter: `(a, [b])`.
+    Pair(Expr, Expr, bool),
     /// A matrix passed to a matrix parameter (`--forms`): the variable and what is written before it, `&`
     /// (`&m` of a local `Vec<Vec<f64>>` or nested array), `*` (a `&[[f64; C]; R]` passed on by value) or
     /// nothing (a parameter of the callee's type).
@@ -171,8 +172,8 @@ pub enum PairVal {
 /// The value destructured by `let (a, b) = ..;` (`--forms`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum PairInit {
-    /// A tuple parameter.
-    Var(String),
+    /// A tuple parameter (holding an array `[f64; 1]` as its second part where set).
+    Var(String, bool),
     /// A tuple literal or a call.
     Val(PairVal),
     /// `if c { .. } else { .. }` with tuple branches.
@@ -445,8 +446,10 @@ pub enum ParamKind {
     /// `&mut f64`, a float output parameter (`--forms`; helpers only): the body reads and writes it as
     /// `(*e)`, a mutable float.
     OutFloat,
-    /// `(f64, f64)`, a tuple parameter (`--forms`; helpers only), destructured by `let (p0, p1) = p;`.
-    Pair,
+    /// `(f64, f64)`, a tuple parameter (`--forms`; helpers only), destructured by `let (p0, p1) = p;`;
+    /// with `true`, `(f64, [f64; 1])`, a tuple holding an array, read `let (p0, p1) = (p.0, p.1[0]);`
+    /// and passed `(a, [b])`.
+    Pair(bool),
     /// A matrix with the given rows and columns at every call, of the given type (`--forms`).
     Matrix(usize, usize, MatStyle),
 }
@@ -515,7 +518,10 @@ impl Func {
             .filter(|p| {
                 !matches!(
                     p.kind,
-                    ParamKind::Int(_) | ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair
+                    ParamKind::Int(_)
+                        | ParamKind::Out(_)
+                        | ParamKind::OutFloat
+                        | ParamKind::Pair(_)
                 )
             })
             .filter(|p| match &self.kind {
@@ -567,7 +573,7 @@ fn stmt_size(s: &Stmt) -> usize {
         Stmt::Let { init, .. } => expr_size(init),
         Stmt::LetClosure { .. } => 1,
         Stmt::LetPair { init, .. } => match init {
-            PairInit::Var(_) => 0,
+            PairInit::Var(..) => 0,
             PairInit::Val(v) => pair_val_size(v),
             PairInit::If(_, a, b) => 1 + pair_val_size(a) + pair_val_size(b),
             PairInit::Match(_, arms) => arms.iter().map(|(_, v)| pair_val_size(v)).sum(),
@@ -601,7 +607,7 @@ fn pair_val_size(v: &PairVal) -> usize {
 fn arg_size(a: &Arg) -> usize {
     match a {
         Arg::Float(e) => expr_size(e),
-        Arg::Pair(a, b) => expr_size(a) + expr_size(b),
+        Arg::Pair(a, b, _) => expr_size(a) + expr_size(b),
         _ => 1,
     }
 }

@@ -249,14 +249,17 @@ impl Gen {
                         kind: ParamKind::OutFloat,
                     });
                 }
-                // `--forms`: a tuple parameter, destructured at the top of the body. Before the output
-                // parameters: `h(&mut a, (a[0], b))` would borrow `a` while it is borrowed mutably.
+                // `--forms`: a tuple parameter, destructured at the top of the body (some holding an
+                // array, `(f64, [f64; 1])`). Before the output parameters: `h(&mut a, (a[0], b))` would borrow `a` while
+                // it is borrowed mutably.
                 if self.forms && self.rng.chance(0.3) {
+                    // Chosen without a draw, so that a seed's programs keep their shapes.
+                    let array = ps.len() % 2 == 1;
                     ps.insert(
                         2,
                         Param {
                             name: "p".into(),
-                            kind: ParamKind::Pair,
+                            kind: ParamKind::Pair(array),
                         },
                     );
                 }
@@ -379,7 +382,7 @@ impl Gen {
                 // Written at the end of the body (`output_writes`).
                 ParamKind::Out(_) => {}
                 // Destructured below.
-                ParamKind::Pair => {}
+                ParamKind::Pair(_) => {}
                 ParamKind::Matrix(rows, cols, style) => scope.matrices.push(MatVar {
                     name: p.name.clone(),
                     rows,
@@ -397,7 +400,7 @@ impl Gen {
         }
         let mut body = Vec::new();
         for p in &params {
-            if p.kind == ParamKind::Pair {
+            if let ParamKind::Pair(array) = p.kind {
                 let names = (format!("{}0", p.name), format!("{}1", p.name));
                 for n in [&names.0, &names.1] {
                     scope.floats.push(FloatVar {
@@ -408,7 +411,7 @@ impl Gen {
                 }
                 body.push(Stmt::LetPair {
                     names,
-                    init: PairInit::Var(p.name.clone()),
+                    init: PairInit::Var(p.name.clone(), array),
                 });
             }
         }
@@ -1338,10 +1341,10 @@ impl Gen {
                     }
                     args.push(Arg::OutArray(a.name));
                 }
-                ParamKind::Pair => {
+                ParamKind::Pair(array) => {
                     let a = self.expr(scope, ctx, 1);
                     let b = self.expr(scope, ctx, 1);
-                    args.push(Arg::Pair(a, b));
+                    args.push(Arg::Pair(a, b, *array));
                 }
                 ParamKind::Matrix(rows, cols, style) => {
                     let fits: Vec<(String, &'static str)> = scope
@@ -1552,7 +1555,7 @@ impl Gen {
             _ => PairInit::Val(self.pair_val(scope, ctx)),
         };
         let vals: Vec<&PairVal> = match &init {
-            PairInit::Var(_) => vec![],
+            PairInit::Var(..) => vec![],
             PairInit::Val(v) => vec![v],
             PairInit::If(_, a, b) => vec![a, b],
             PairInit::Match(_, arms) => arms.iter().map(|(_, v)| v).collect(),
@@ -1594,7 +1597,7 @@ impl Gen {
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
                 Arg::SliceParam(_) | Arg::Matrix(..) | Arg::MatrixRow(..) => true,
-                Arg::Pair(a, b) => self.typed(scope, a) || self.typed(scope, b),
+                Arg::Pair(a, b, _) => self.typed(scope, a) || self.typed(scope, b),
                 Arg::OutFloat(v) => scope
                     .floats
                     .iter()

@@ -376,7 +376,7 @@ fn check_fn(f: &Func, module: &str) -> String {
                 show.push(format!("{n} = {{{n}:?}}"));
             }
             // Only helpers take output buffers; the checked function never does.
-            ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair => {}
+            ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair(_) => {}
         }
     }
     let args = call_args.join(", ");
@@ -436,7 +436,7 @@ fn check_fn(f: &Func, module: &str) -> String {
                         MatStyle::Vec | MatStyle::Nested => format!("{n}_d"),
                     });
                 }
-                ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair => {}
+                ParamKind::Out(_) | ParamKind::OutFloat | ParamKind::Pair(_) => {}
             }
         }
         (lets, dargs.join(", "))

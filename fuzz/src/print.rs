@@ -124,7 +124,8 @@ impl Printer {
                 ParamKind::Int(_) => format!("{}: usize", p.name),
                 ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),
                 ParamKind::OutFloat => format!("{}: &mut {t}", p.name),
-                ParamKind::Pair => format!("{}: ({t}, {t})", p.name),
+                ParamKind::Pair(false) => format!("{}: ({t}, {t})", p.name),
+                ParamKind::Pair(true) => format!("{}: ({t}, [{t}; 1])", p.name),
             })
             .collect();
         let generics = if self.generic { "<T: Float>" } else { "" };
@@ -265,7 +266,8 @@ impl Printer {
             }
             Stmt::LetPair { names, init } => {
                 let e = match init {
-                    PairInit::Var(v) => v.clone(),
+                    PairInit::Var(v, false) => v.clone(),
+                    PairInit::Var(v, true) => format!("({v}.0, {v}.1[0])"),
                     PairInit::Val(v) => self.pair_val(v),
                     PairInit::If(c, a, b) => format!(
                         "if {} {{ {} }} else {{ {} }}",
@@ -540,7 +542,8 @@ impl Printer {
                 Arg::LocalArray(n) => format!("&{n}"),
                 Arg::OutArray(n) | Arg::OutFloat(n) => format!("&mut {n}"),
                 Arg::OutElement(n, i) => format!("&mut {n}[{}]", iexpr(i, 0)),
-                Arg::Pair(a, b) => format!("({}, {})", self.expr(a, 0), self.expr(b, 0)),
+                Arg::Pair(a, b, false) => format!("({}, {})", self.expr(a, 0), self.expr(b, 0)),
+                Arg::Pair(a, b, true) => format!("({}, [{}])", self.expr(a, 0), self.expr(b, 0)),
                 Arg::Matrix(n, how) => format!("{how}{n}"),
                 Arg::MatrixRow(n, i) => format!("&{n}[{}]", iexpr(i, 0)),
                 Arg::SubSlice(n, start, Some(end)) => format!("&{n}[{start}..{end}]"),

@@ -321,7 +321,7 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
         Stmt::LetClosure { .. } => false,
         Stmt::LetMatrix { fill, .. } => visit_expr(fill, f),
         Stmt::LetPair { init, .. } => match init {
-            PairInit::Var(_) => false,
+            PairInit::Var(..) => false,
             PairInit::Val(v) => visit_pair_val(v, f),
             PairInit::If(c, a, b) => {
                 visit_cond(c, f) || visit_pair_val(a, f) || visit_pair_val(b, f)
@@ -368,7 +368,7 @@ fn visit_pair_val(v: &mut PairVal, f: &mut Visitor) -> bool {
 fn visit_arg(a: &mut Arg, f: &mut Visitor) -> bool {
     match a {
         Arg::Float(e) => visit_expr(e, f),
-        Arg::Pair(a, b) => visit_expr(a, f) || visit_expr(b, f),
+        Arg::Pair(a, b, _) => visit_expr(a, f) || visit_expr(b, f),
         _ => false,
     }
 }

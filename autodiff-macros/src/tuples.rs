@@ -1,0 +1,900 @@
+//! Tuple parameters that hold arrays (`p: (f64, [f64; 2])`, `q: (&[f64], f64)`, destructured
+//! `(a, b): (Vec<f64>, f64)`), and tuple parameters of floats destructured in the parameter pattern
+//! (`(r, t): (f64, f64)`).
+//!
+//! The intermediate form holds arrays as memory, never inside a value, so a tuple holding an array cannot be
+//! one value. The macro differentiates instead a hidden copy of the function that takes the tuple's parts
+//! as parameters of their own, and writes the items of the function as calls of the copy's items that group
+//! the parts' gradients back into the tuple:
+//!
+//! ```text
+//! // Input:                                   // Output:
+//! #[differentiable(order = 2)]                fn f(p: (f64, [f64; 2]), z: f64) -> f64 { .. as written .. }
+//! fn f(p: (f64, [f64; 2]), z: f64) -> f64 {   #[differentiable(order = 2)]   // expanded in place
+//!     let (s, w) = p;                         fn __f_split(__p_0: f64, __p_1: [f64; 2], z: f64) -> f64 {
+//!     s * w[0] + p.1[1] * z                       let (s, w) = (__p_0, __p_1);
+//! }                                               s * w[0] + __p_1[1] * z
+//!                                             }
+//!                                             fn f_grad(p: (f64, [f64; 2]), z: f64) -> (f64, ((f64, [f64; 2]), f64)) {
+//!                                                 let (value, (d0, d1, d2)) = __f_split_grad(p.0, p.1, z);
+//!                                                 (value, ((d0, d1), d2))
+//!                                             }
+//!                                             .. (`f_vjp`, `f_jvp`, `f_grad_into`, `f_hvp`, `f_hessian`, ..)
+//! ```
+//!
+//! The gradient of such a parameter is the tuple of its parts' gradients (`(f64, [f64; 2])`,
+//! `(Vec<f64>, f64)`); `f_grad_into` takes `&mut` of that tuple, as it does for `(f64, f64)`; the Hessian
+//! runs over the parts' floats in order, which is the copy's declaration order. The copy has no companion
+//! under the function's name: a differentiable caller passes the parts (`g(p.0, &p.1)`), and a tuple built
+//! with an array passed to a call is an error at the call that says so (`lower/calls.rs`).
+//!
+//! A tuple of floats destructured in the parameter pattern is named instead (`__p_0: (f64, f64)`) and
+//! destructured by a `let` at the top of the body, which the rest of the macro reads as it reads
+//! `p: (f64, f64)`.
+
+use crate::args::Args;
+use crate::errors::Errors;
+use crate::signature::{self, Signature};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::visit_mut::VisitMut;
+use syn::{Expr, FnArg, Ident, Pat, Type};
+
+/// How one parameter of the function stands in its split copy.
+enum Group {
+    /// A parameter as it is (the receiver too): one parameter of the copy.
+    Plain,
+    /// A tuple holding an array: its parts, parameters of the copy named `parts`; `source` is how the
+    /// function's generated items read each part of their own parameter (`p.0`, or `a` of `(a, b)`).
+    Tuple {
+        parts: Vec<Ident>,
+        source: Vec<TokenStream>,
+    },
+}
+
+/// The split of a function: its copy with the tuples' parts for parameters, and the groups.
+struct Split {
+    copy: syn::ItemFn,
+    groups: Vec<Group>,
+}
+
+// Input:  k((w, [x, 1.0])) + k(p)          (`p: ([f64; 2], [f64; 2])`, `k` taking such a tuple)
+// Output: __k_split(w, [x, 1.0]) + __k_split(p.0, p.1)
+/// Calls that pass a tuple holding an array (a tuple built in place with an array among its parts, or a
+/// tuple parameter holding one) call the callee's split copy with the tuple's parts instead: the callee,
+/// taking such a tuple, is split too, and its copy computes the same value. What is an array is read from
+/// the syntax: array parameters and parts, array literals, `vec![..]`, sub-slices, and locals bound to
+/// those or annotated with an array type.
+pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
+    use syn::visit::Visit;
+    let mut names = ArrayNames::default();
+    for input in &item.sig.inputs {
+        let FnArg::Typed(pt) = input else { continue };
+        match (&*pt.pat, tuple_elems(&pt.ty)) {
+            (Pat::Ident(pi), Some(elems))
+                if elems.iter().any(|e| signature::nesting_depth(e) > 0) =>
+            {
+                let arrays = elems
+                    .iter()
+                    .map(|e| signature::nesting_depth(e) > 0)
+                    .collect();
+                names.tuples.push((pi.ident.to_string(), arrays));
+            }
+            (Pat::Ident(pi), None) if signature::nesting_depth(&pt.ty) > 0 => {
+                names.arrays.push(pi.ident.to_string());
+            }
+            (Pat::Tuple(t), Some(elems)) => {
+                for (pat, ty) in t.elems.iter().zip(elems) {
+                    if let (Pat::Ident(pi), true) = (pat, signature::nesting_depth(ty) > 0) {
+                        names.arrays.push(pi.ident.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    names.visit_block(&item.block);
+    if names.any_call {
+        names.visit_block_mut(&mut item.block);
+    }
+}
+
+/// The names that hold arrays and tuples holding arrays, as the syntax shows them.
+#[derive(Default)]
+struct ArrayNames {
+    arrays: Vec<String>,
+    /// Tuple parameters holding arrays, with which of their parts are arrays.
+    tuples: Vec<(String, Vec<bool>)>,
+    /// Is there a call with a tuple argument at all?
+    any_call: bool,
+}
+
+impl ArrayNames {
+    fn is_array(&self, expr: &Expr) -> bool {
+        match expr {
+            Expr::Paren(p) => self.is_array(&p.expr),
+            Expr::Reference(r) => self.is_array(&r.expr),
+            Expr::Array(_) | Expr::Repeat(_) => true,
+            Expr::Macro(m) => m.mac.path.is_ident("vec"),
+            Expr::Index(i) => matches!(&*i.index, Expr::Range(_)),
+            Expr::MethodCall(m) => {
+                matches!(m.method.to_string().as_str(), "to_vec" | "clone")
+                    && self.is_array(&m.receiver)
+            }
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.arrays.iter().any(|a| i == a)),
+            // `p.0` of a tuple parameter whose part 0 is an array.
+            Expr::Field(f) => match (self.tuple_parts(&f.base), &f.member) {
+                (Some(arrays), syn::Member::Unnamed(i)) => {
+                    arrays.get(i.index as usize).copied().unwrap_or(false)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// Which parts of the tuple parameter `expr` names are arrays.
+    fn tuple_parts(&self, expr: &Expr) -> Option<&[bool]> {
+        let Expr::Path(p) = expr else { return None };
+        let ident = p.path.get_ident()?;
+        self.tuples
+            .iter()
+            .find(|(n, _)| ident == n)
+            .map(|(_, arrays)| arrays.as_slice())
+    }
+}
+
+impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        syn::visit::visit_local(self, local);
+        let (pat, ty) = match &local.pat {
+            Pat::Type(t) => (&*t.pat, Some(&*t.ty)),
+            other => (other, None),
+        };
+        let Pat::Ident(pi) = pat else { return };
+        let array = ty.is_some_and(|t| signature::nesting_depth(t) > 0)
+            || local.init.as_ref().is_some_and(|i| self.is_array(&i.expr));
+        if array {
+            self.arrays.push(pi.ident.to_string());
+        }
+    }
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.any_call |= c
+            .args
+            .iter()
+            .any(|a| matches!(a, Expr::Tuple(_) | Expr::Path(_)));
+        syn::visit::visit_expr_call(self, c);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl VisitMut for ArrayNames {
+    fn visit_expr_call_mut(&mut self, c: &mut syn::ExprCall) {
+        syn::visit_mut::visit_expr_call_mut(self, c);
+        let Expr::Path(func) = &*c.func else { return };
+        let mut flattened = false;
+        let mut args = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::new();
+        for arg in &c.args {
+            let mut inner = arg;
+            while let Expr::Paren(p) = inner {
+                inner = &p.expr;
+            }
+            match inner {
+                Expr::Tuple(t) if t.elems.iter().any(|e| self.is_array(e)) => {
+                    args.extend(t.elems.iter().cloned());
+                    flattened = true;
+                }
+                _ => match self.tuple_parts(inner).map(<[bool]>::len) {
+                    Some(arity) => {
+                        for i in 0..arity {
+                            let index = syn::Index::from(i);
+                            args.push(syn::parse_quote!(#inner.#index));
+                        }
+                        flattened = true;
+                    }
+                    None => args.push(arg.clone()),
+                },
+            }
+        }
+        if !flattened {
+            return;
+        }
+        let mut func = func.clone();
+        if let Some(last) = func.path.segments.last_mut() {
+            last.ident = format_ident!(
+                "__{}_split",
+                crate::naming::unraw(&last.ident),
+                span = last.ident.span()
+            );
+        }
+        *c.func = Expr::Path(func);
+        c.args = args;
+    }
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Does `item` have a tuple parameter holding an array, or one destructured in the parameter pattern?
+pub(crate) fn applies(item: &syn::ItemFn) -> bool {
+    item.sig.inputs.iter().any(|input| {
+        matches!(input, FnArg::Typed(pt)
+            if holds_array(&pt.ty) || matches!(&*pt.pat, Pat::Tuple(_)))
+    })
+}
+
+/// Expands `item` (of which [`applies`] holds) through its split copy, `expand` expanding the copy.
+pub(crate) fn expand(
+    item: &syn::ItemFn,
+    args: Args,
+    mut errors: Errors,
+    expand: impl FnOnce(Args, syn::ItemFn, Errors) -> TokenStream,
+) -> TokenStream {
+    let float_params = crate::expand::float_params_with_impl(item);
+    let before = errors.len();
+    let split = split(item, &float_params, &mut errors);
+    // Only tuples of floats destructured: named, and destructured by the body (no split copy).
+    if errors.len() > before {
+        // The function as written, beside stubs of its items: one error each, no cascade.
+        let errors = errors.finish().err().unwrap_or_default();
+        let stubs = crate::expand::stubs(item, None);
+        return quote!(#errors #item #stubs);
+    }
+    if split.groups.iter().all(|g| matches!(g, Group::Plain)) {
+        return expand(args, split.copy, errors);
+    }
+    let args = Args {
+        wrt: args.wrt.map(|wrt| {
+            wrt.into_iter()
+                .flat_map(|name| parts_named(item, &split, &name).unwrap_or_else(|| vec![name]))
+                .collect()
+        }),
+        ..args
+    };
+    let order = args
+        .order
+        .as_ref()
+        .and_then(|k| k.base10_parse::<usize>().ok())
+        .unwrap_or(1);
+    let copy_sig = signature::analyze(
+        &crate::expand::impl_float_params(&split.copy),
+        &args,
+        &mut Errors::default(),
+    );
+    let expanded = expand(args, split.copy.clone(), errors);
+    let items = match &copy_sig {
+        Some(sig) if sig.active().count() > 0 => {
+            Wrappers::new(item, &split, sig).items(order, &split.copy)
+        }
+        _ => crate::expand::stubs(item, None),
+    };
+    // The items call the copy, not `f`: a program that calls only `f_grad` leaves `f` unused, which it
+    // should not hear of (a function whose items call it does not).
+    let mut item = crate::expand::primal(item).into_owned();
+    item.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    quote!(#item #expanded #items)
+}
+
+/// Is `ty` a tuple one of whose parts is an array, slice, `Vec` or matrix (of floats or not)?
+fn holds_array(ty: &Type) -> bool {
+    match ty {
+        Type::Paren(p) => holds_array(&p.elem),
+        Type::Tuple(t) => t.elems.iter().any(|e| {
+            signature::nesting_depth(e) > 0 || matches!(e, Type::Tuple(_) | Type::Paren(_))
+        }),
+        _ => false,
+    }
+}
+
+/// The parts of the copy that `wrt(name)` names: a tuple parameter's, or the part of that name.
+fn parts_named(item: &syn::ItemFn, split: &Split, name: &Ident) -> Option<Vec<Ident>> {
+    item.sig
+        .inputs
+        .iter()
+        .zip(&split.groups)
+        .find_map(|(input, group)| match (input, group) {
+            (FnArg::Typed(pt), Group::Tuple { parts, .. }) => match &*pt.pat {
+                Pat::Ident(pi) if pi.ident == *name => Some(parts.clone()),
+                _ => None,
+            },
+            _ => None,
+        })
+}
+
+/// The elements of a tuple type, parentheses stripped.
+fn tuple_elems(ty: &Type) -> Option<Vec<&Type>> {
+    match ty {
+        Type::Paren(p) => tuple_elems(&p.elem),
+        Type::Tuple(t) if !t.elems.is_empty() => Some(t.elems.iter().collect()),
+        _ => None,
+    }
+}
+
+/// Can this be a part of a tuple parameter: a float, a float taken by reference, a slice, `Vec` or array
+/// of floats, a matrix?
+fn supported_part(ty: &Type, float_params: &[Ident]) -> bool {
+    let float = |t: &Type| {
+        matches!(
+            signature::kind_of_type(t, float_params),
+            crate::ir::Kind::Float(_)
+        )
+    };
+    float(ty)
+        || matches!(ty, Type::Reference(r) if r.mutability.is_none() && float(&r.elem))
+        || signature::array_shape(ty, float_params).is_some()
+        || signature::matrix_shape(ty, float_params).is_some()
+}
+
+/// The split copy of `item`, reporting each part it cannot take.
+fn split(item: &syn::ItemFn, float_params: &[Ident], errors: &mut Errors) -> Split {
+    let mut copy = item.clone();
+    let mut groups = Vec::new();
+    let mut inputs = syn::punctuated::Punctuated::<FnArg, syn::Token![,]>::new();
+    let mut prologue: Vec<syn::Stmt> = Vec::new();
+    let mut renames: Vec<(Ident, Vec<Ident>)> = Vec::new();
+    for input in &item.sig.inputs {
+        let FnArg::Typed(pt) = input else {
+            inputs.push(input.clone());
+            groups.push(Group::Plain);
+            continue;
+        };
+        let Some(elems) = tuple_elems(&pt.ty) else {
+            inputs.push(input.clone());
+            groups.push(Group::Plain);
+            continue;
+        };
+        let arrays = holds_array(&pt.ty);
+        let unsupported: Vec<bool> = elems
+            .iter()
+            .map(|elem| arrays && !supported_part(elem, float_params))
+            .collect();
+        for (elem, _) in elems.iter().zip(&unsupported).filter(|(_, u)| **u) {
+            errors.spanned(
+                elem,
+                "a tuple parameter is differentiated when its parts are floats, slices, `Vec`s, arrays or \
+                 matrices of floats (`(f64, f64)`, `(f64, [f64; 2])`, `(&[f64], f64)`): pass the other \
+                 parts (integers, flags, nested tuples, `&mut` buffers) as parameters of their own",
+            );
+        }
+        match &*pt.pat {
+            // `(a, b): (f64, f64)`: named, and destructured at the top of the body.
+            Pat::Tuple(t) if !arrays => {
+                let name = Ident::new(
+                    &format!("__tuple_{}", groups.len()),
+                    Span::mixed_site().located_at(syn::spanned::Spanned::span(&pt.pat)),
+                );
+                let pat = &t;
+                prologue.push(syn::parse_quote!(let #pat = #name;));
+                let ty = &pt.ty;
+                inputs.push(syn::parse_quote!(#name: #ty));
+                groups.push(Group::Plain);
+            }
+            Pat::Tuple(t) => {
+                if t.elems.len() != elems.len() {
+                    errors.spanned(
+                        t,
+                        "the pattern has another number of parts than the tuple type",
+                    );
+                    inputs.push(input.clone());
+                    groups.push(Group::Plain);
+                    continue;
+                }
+                let (mut parts, mut source) = (Vec::new(), Vec::new());
+                for (i, (pat, ty)) in t.elems.iter().zip(&elems).enumerate() {
+                    let (part, declared) = match pat {
+                        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                            (pi.ident.clone(), quote!(#pi: #ty))
+                        }
+                        Pat::Wild(w) => {
+                            let name = Ident::new(
+                                &format!("__unused_{}_{i}", groups.len()),
+                                w.underscore_token.span,
+                            );
+                            (name.clone(), quote!(#name: #ty))
+                        }
+                        _ if unsupported[i] => continue,
+                        other => {
+                            errors.spanned(
+                                other,
+                                "destructure a tuple parameter into names (`(a, b): (f64, [f64; 2])`), \
+                                 or name it and destructure it in the body",
+                            );
+                            continue;
+                        }
+                    };
+                    inputs.push(syn::parse_quote!(#declared));
+                    source.push(part.to_token_stream());
+                    parts.push(part);
+                }
+                groups.push(Group::Tuple { parts, source });
+            }
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                let name = &pi.ident;
+                let mut parts = Vec::new();
+                let mut source = Vec::new();
+                for (i, ty) in elems.iter().enumerate() {
+                    let part = Ident::new(
+                        &format!("__{}_{i}", crate::naming::unraw(name)),
+                        Span::mixed_site().located_at(name.span()),
+                    );
+                    // `mut p` makes every part writable, as the tuple's fields are.
+                    let mutability = pi.mutability;
+                    inputs.push(syn::parse_quote!(#mutability #part: #ty));
+                    let index = syn::Index::from(i);
+                    source.push(quote!(#name.#index));
+                    parts.push(part);
+                }
+                renames.push((name.clone(), parts.clone()));
+                groups.push(Group::Tuple { parts, source });
+            }
+            _ => {
+                inputs.push(input.clone());
+                groups.push(Group::Plain);
+            }
+        }
+    }
+    copy.sig.inputs = inputs;
+    if !renames.is_empty() {
+        let mut rewrite = Parts {
+            renames: &renames,
+            shadowed: Vec::new(),
+        };
+        rewrite.visit_block_mut(&mut copy.block);
+        for (name, span) in rewrite.shadowed {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`{name}` is a tuple parameter holding an array, which the body reads by its parts \
+                     (`{name}.0`, `let (a, b) = {name};`): give this binding another name"
+                ),
+            ));
+        }
+    }
+    if !prologue.is_empty() {
+        let stmts = std::mem::take(&mut copy.block.stmts);
+        copy.block.stmts = prologue.into_iter().chain(stmts).collect();
+    }
+    if groups.iter().any(|g| matches!(g, Group::Tuple { .. })) {
+        copy.sig.ident = format_ident!(
+            "__{}_split",
+            crate::naming::unraw(&item.sig.ident),
+            span = item.sig.ident.span()
+        );
+        copy.vis = item.vis.clone();
+        copy.attrs
+            .retain(|a| a.path().is_ident("cfg") || a.path().is_ident("allow"));
+        copy.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+        copy.attrs.push(
+            syn::parse_quote!(#[allow(dead_code, clippy::too_many_arguments, clippy::type_complexity)]),
+        );
+    }
+    Split { copy, groups }
+}
+
+/// Rewrites the body of the split copy: `p.1` is the part `__p_1`, `p` alone the tuple of the parts.
+struct Parts<'r> {
+    renames: &'r [(Ident, Vec<Ident>)],
+    /// Bindings in the body that shadow a split tuple (`let p = ..`), which the rewrite cannot follow.
+    shadowed: Vec<(Ident, Span)>,
+}
+
+impl Parts<'_> {
+    fn parts(&self, expr: &Expr) -> Option<&[Ident]> {
+        let Expr::Path(p) = expr else { return None };
+        let ident = p.path.get_ident().filter(|_| p.qself.is_none())?;
+        self.renames
+            .iter()
+            .find(|(name, _)| name == ident)
+            .map(|(_, parts)| parts.as_slice())
+    }
+}
+
+impl VisitMut for Parts<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Macro(m) = expr {
+            if m.mac.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                return;
+            }
+        }
+        if let Expr::Field(f) = expr {
+            if let (Some(parts), syn::Member::Unnamed(index)) = (self.parts(&f.base), &f.member) {
+                if let Some(part) = parts.get(index.index as usize) {
+                    let mut part = part.clone();
+                    part.set_span(Span::mixed_site().located_at(index.span));
+                    *expr = syn::parse_quote!(#part);
+                    return;
+                }
+            }
+        }
+        if let Some(parts) = self.parts(expr) {
+            let span = syn::spanned::Spanned::span(expr);
+            let parts = parts.iter().map(|p| {
+                let mut p = p.clone();
+                p.set_span(Span::mixed_site().located_at(span));
+                p
+            });
+            *expr = syn::parse_quote_spanned!(span=> (#(#parts,)*));
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_pat_ident_mut(&mut self, pi: &mut syn::PatIdent) {
+        if self.renames.iter().any(|(name, _)| *name == pi.ident) {
+            self.shadowed.push((pi.ident.clone(), pi.ident.span()));
+        }
+        syn::visit_mut::visit_pat_ident_mut(self, pi);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The items of the function, written as calls of its split copy's.
+struct Wrappers<'a> {
+    item: &'a syn::ItemFn,
+    split: &'a Split,
+    /// The copy's signature.
+    sig: &'a Signature,
+    /// Which parameters of the copy are active, by name.
+    active: Vec<&'a Ident>,
+}
+
+impl<'a> Wrappers<'a> {
+    fn new(item: &'a syn::ItemFn, split: &'a Split, sig: &'a Signature) -> Self {
+        Wrappers {
+            item,
+            split,
+            sig,
+            active: sig.active().map(|p| &p.ident).collect(),
+        }
+    }
+
+    /// The copy's parameters, group by group (the receiver is its own group).
+    fn copy_params(&self) -> Vec<Vec<&'a signature::Param>> {
+        let mut params = self.sig.params.iter();
+        self.split
+            .groups
+            .iter()
+            .map(|g| match g {
+                Group::Plain => params.next().into_iter().collect(),
+                Group::Tuple { parts, .. } => params.by_ref().take(parts.len()).collect(),
+            })
+            .collect()
+    }
+
+    /// The arguments of a call of a copy's item: each parameter, a tuple's parts read from it.
+    fn arguments(&self) -> Vec<TokenStream> {
+        let mut args = Vec::new();
+        for (input, group) in self.item.sig.inputs.iter().zip(&self.split.groups) {
+            match (input, group) {
+                (FnArg::Receiver(r), _) => args.push(r.self_token.to_token_stream()),
+                (FnArg::Typed(pt), Group::Plain) => match &*pt.pat {
+                    Pat::Ident(pi) => args.push(pi.ident.to_token_stream()),
+                    other => args.push(other.to_token_stream()),
+                },
+                (FnArg::Typed(_), Group::Tuple { source, .. }) => {
+                    args.extend(source.iter().cloned())
+                }
+            }
+        }
+        args
+    }
+
+    /// How the function's items call the copy's item `suffix`: `__f_split_grad`, `Self::__f_split_grad`.
+    fn callee(&self, suffix: &str) -> TokenStream {
+        let name = signature::derived_name(&self.split.copy, suffix);
+        match crate::expand::is_method(self.item) {
+            true => quote!(Self::#name),
+            false => quote!(#name),
+        }
+    }
+
+    /// The gradient, as the copy gives it (`prefix` names each active part, `prefix0`, ..) and as the
+    /// function gives it (the parts of a tuple grouped), as tokens that are a pattern and an expression
+    /// alike.
+    fn shapes(&self, prefix: &str) -> (TokenStream, TokenStream) {
+        let leaf = |i: usize| format_ident!("{}{}", prefix, i, span = Span::mixed_site());
+        let mut index = 0;
+        let mut grouped = Vec::new();
+        for params in self.copy_params() {
+            let leaves: Vec<Ident> = params
+                .iter()
+                .filter(|p| self.active.contains(&&p.ident))
+                .map(|_| {
+                    index += 1;
+                    leaf(index - 1)
+                })
+                .collect();
+            match (params.len(), leaves.as_slice()) {
+                (_, []) => {}
+                (1, [one]) if !self.is_tuple_group(&params) => grouped.push(quote!(#one)),
+                _ => grouped.push(quote!((#(#leaves,)*))),
+            }
+        }
+        let flat: Vec<Ident> = (0..index).map(leaf).collect();
+        let flat: Vec<TokenStream> = flat.iter().map(ToTokens::to_token_stream).collect();
+        (tuple_or_single(&flat), tuple_or_single(&grouped))
+    }
+
+    fn is_tuple_group(&self, params: &[&signature::Param]) -> bool {
+        params.first().is_some_and(|p| {
+            self.split
+                .groups
+                .iter()
+                .any(|g| matches!(g, Group::Tuple { parts, .. } if parts.contains(&p.ident)))
+        })
+    }
+
+    /// `G` of the function: a tuple parameter's gradient is the tuple of its parts'.
+    fn gradient_type(&self) -> TokenStream {
+        let types = self.grouped(
+            |p| p.grad_ty.to_token_stream(),
+            |parts| {
+                let types = parts.iter().map(|p| &p.grad_ty);
+                quote!((#(#types,)*))
+            },
+        );
+        tuple_or_single(&types)
+    }
+
+    /// The buffers of `f_grad_into`: a tuple parameter's is `&mut` of its gradient, as for `(f64, f64)`.
+    fn buffers_type(&self) -> TokenStream {
+        let types = self.grouped(Signature::gradient_buffer_type, |parts| {
+            let types = parts.iter().map(|p| &p.grad_ty);
+            quote!(&mut (#(#types,)*))
+        });
+        tuple_or_single(&types)
+    }
+
+    /// One entry per group with an active part: `plain(p)` of a parameter, `tuple(parts)` of a tuple's
+    /// active parts.
+    fn grouped(
+        &self,
+        plain: impl Fn(&signature::Param) -> TokenStream,
+        tuple: impl Fn(&[&signature::Param]) -> TokenStream,
+    ) -> Vec<TokenStream> {
+        self.copy_params()
+            .into_iter()
+            .filter_map(|params| {
+                let active: Vec<&signature::Param> = params
+                    .iter()
+                    .copied()
+                    .filter(|p| self.active.contains(&&p.ident))
+                    .collect();
+                match (self.is_tuple_group(&params), active.as_slice()) {
+                    (_, []) => None,
+                    (false, [one]) => Some(plain(one)),
+                    _ => Some(tuple(&active)),
+                }
+            })
+            .collect()
+    }
+
+    /// Every item the function has, each a call of the copy's.
+    fn items(&self, order: usize, copy: &syn::ItemFn) -> TokenStream {
+        let sig = self.sig;
+        let ret = &sig.ret_ty;
+        let gradient = self.gradient_type();
+        let args = self.arguments();
+        let fixed = crate::naming::fixed;
+        let (value, d_ret, tangent, grad, v, hessian) = (
+            fixed("__value"),
+            fixed("d_ret"),
+            fixed("tangent"),
+            fixed("grad"),
+            fixed("v"),
+            fixed("__hessian"),
+        );
+        let (copy_g, function_g) = self.shapes("__d");
+        let (copy_t, function_t) = self.shapes("__t");
+        let (copy_h, function_h) = self.shapes("__h");
+        let signature = |suffix: &str, extra: TokenStream, ret: TokenStream| {
+            let name = signature::derived_name(self.item, suffix);
+            let declared = self.declared();
+            let vis = &self.item.vis;
+            let generics = &self.item.sig.generics;
+            let where_clause = &generics.where_clause;
+            let attrs = self
+                .item
+                .attrs
+                .iter()
+                .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("allow"));
+            let doc = format!(
+                "`{}` of `{}` (`#[differentiable]`), computed by `{}` on the parts of its tuple parameters.",
+                name,
+                self.item.sig.ident,
+                signature::derived_name(copy, suffix),
+            );
+            quote! {
+                #[doc = #doc]
+                #(#attrs)*
+                #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+                #vis fn #name #generics (#(#declared,)* #extra) -> #ret #where_clause
+            }
+        };
+        // Output parameters (`&mut` buffers beside the tuples): their cotangents and tangent buffers.
+        let outputs: Vec<&signature::Param> = sig.outputs().collect();
+        let cotangents: Vec<Ident> = outputs
+            .iter()
+            .map(|p| crate::naming::output_cotangent(&p.ident))
+            .collect();
+        let cotangent_types = outputs
+            .iter()
+            .map(|p| Signature::output_buffer_type(p, false));
+        let tangent_types = outputs
+            .iter()
+            .map(|p| Signature::output_buffer_type(p, true));
+        let unit = sig.returns_unit();
+        let mut items = Vec::new();
+        let vjp = self.callee("vjp");
+        let vjp_item = if unit {
+            let head = signature(
+                "vjp",
+                quote!(#(#cotangents: #cotangent_types,)*),
+                gradient.clone(),
+            );
+            quote!(#head { let #copy_g = #vjp(#(#args,)* #(#cotangents,)*); #function_g })
+        } else {
+            let head = signature(
+                "vjp",
+                quote!(#d_ret: #ret, #(#cotangents: #cotangent_types,)*),
+                quote!((#ret, #gradient)),
+            );
+            quote!(#head {
+                let (#value, #copy_g) = #vjp(#(#args,)* #d_ret, #(#cotangents,)*);
+                (#value, #function_g)
+            })
+        };
+        items.push(vjp_item);
+        let jvp = self.callee("jvp");
+        let jvp_ret = if unit {
+            quote!(())
+        } else {
+            quote!((#ret, #ret))
+        };
+        let head = signature(
+            "jvp",
+            quote!(#tangent: #gradient, #(#cotangents: #tangent_types,)*),
+            jvp_ret,
+        );
+        items.push(quote!(#head {
+            let #function_t = #tangent;
+            #jvp(#(#args,)* #copy_t, #(#cotangents,)*)
+        }));
+        if sig.returns_scalar() {
+            let grad_fn = self.callee("grad");
+            let head = signature("grad", TokenStream::new(), quote!((#ret, #gradient)));
+            items.push(quote!(#head {
+                let (#value, #copy_g) = #grad_fn(#(#args,)*);
+                (#value, #function_g)
+            }));
+            let into = self.callee("grad_into");
+            let buffers_type = self.buffers_type();
+            let head = signature("grad_into", quote!(#grad: #buffers_type), quote!(#ret));
+            let (pattern, buffers) = self.buffers();
+            items.push(quote!(#head {
+                let #pattern = #grad;
+                #into(#(#args,)* #buffers)
+            }));
+        }
+        if order >= 2 && sig.returns_scalar() {
+            let hvp = self.callee("hvp");
+            let head = signature(
+                "hvp",
+                quote!(#v: #gradient),
+                quote!((#ret, #gradient, #gradient)),
+            );
+            items.push(quote!(#head {
+                let #function_t = #v;
+                let (#value, #copy_g, #copy_h) = #hvp(#(#args,)* #copy_t);
+                (#value, #function_g, #function_h)
+            }));
+            let hessian_fn = self.callee("hessian");
+            let head = signature(
+                "hessian",
+                TokenStream::new(),
+                quote!((#ret, #gradient, ::std::vec::Vec<::std::vec::Vec<#ret>>)),
+            );
+            items.push(quote!(#head {
+                let (#value, #copy_g, #hessian) = #hessian_fn(#(#args,)*);
+                (#value, #function_g, #hessian)
+            }));
+        }
+        // With `wrt(..)` leaving the tuples out, one scalar may be active: `f_derivatives`.
+        let one_scalar = matches!(sig.active().collect::<Vec<_>>().as_slice(),
+            [p] if p.array.is_none() && matches!(p.kind, crate::ir::Kind::Float(_)));
+        if order >= 2 && sig.returns_scalar() && one_scalar {
+            let derivatives = self.callee("derivatives");
+            let count = order + 1;
+            let head = signature("derivatives", TokenStream::new(), quote!([#ret; #count]));
+            items.push(quote!(#head { #derivatives(#(#args,)*) }));
+        }
+        if let Some(elem) = crate::jacobian::element(sig) {
+            let jacobian = self.callee("jacobian");
+            let head = signature(
+                "jacobian",
+                TokenStream::new(),
+                quote!(::std::vec::Vec<::std::vec::Vec<#elem>>),
+            );
+            items.push(quote!(#head { #jacobian(#(#args,)*) }));
+        }
+        quote!(#(#items)*)
+    }
+
+    /// The function's parameters as its items declare them (a destructured tuple as written, without
+    /// `mut`).
+    fn declared(&self) -> Vec<TokenStream> {
+        self.item
+            .sig
+            .inputs
+            .iter()
+            .map(|input| match input {
+                FnArg::Receiver(r) => {
+                    let (and, lifetime) = match &r.reference {
+                        Some((and, lifetime)) => (Some(and), lifetime.as_ref()),
+                        None => (None, None),
+                    };
+                    let self_token = &r.self_token;
+                    quote!(#and #lifetime #self_token)
+                }
+                FnArg::Typed(pt) => {
+                    let mut pat = (*pt.pat).clone();
+                    StripMut.visit_pat_mut(&mut pat);
+                    let ty = &pt.ty;
+                    quote!(#pat: #ty)
+                }
+            })
+            .collect()
+    }
+
+    /// `f_grad_into`'s buffers: the pattern that takes the function's tuple of them apart, and the copy's
+    /// buffers made of it (a tuple's part `&mut b.0`, a slice's or `Vec`'s `&mut b.0[..]`).
+    fn buffers(&self) -> (TokenStream, TokenStream) {
+        let mut pattern = Vec::new();
+        let mut buffers = Vec::new();
+        for (k, params) in self.copy_params().into_iter().enumerate() {
+            let active: Vec<&&signature::Param> = params
+                .iter()
+                .filter(|p| self.active.contains(&&p.ident))
+                .collect();
+            if active.is_empty() {
+                continue;
+            }
+            let name = format_ident!("__buffer_{}", k, span = Span::mixed_site());
+            pattern.push(quote!(#name));
+            if self.is_tuple_group(&params) {
+                for (i, p) in active.iter().enumerate() {
+                    let index = syn::Index::from(i);
+                    let fixed = p.array.is_none_or(|shape| shape.fixed);
+                    buffers.push(match fixed {
+                        true => quote!(&mut #name.#index),
+                        false => quote!(&mut #name.#index[..]),
+                    });
+                }
+            } else {
+                buffers.push(quote!(#name));
+            }
+        }
+        (tuple_or_single(&pattern), tuple_or_single(&buffers))
+    }
+}
+
+/// Takes `mut` off the names of a pattern (the generated items do not write their parameters).
+struct StripMut;
+
+impl VisitMut for StripMut {
+    fn visit_pat_ident_mut(&mut self, pi: &mut syn::PatIdent) {
+        pi.mutability = None;
+        syn::visit_mut::visit_pat_ident_mut(self, pi);
+    }
+}
+
+/// One item alone, several as a tuple (`(a, b,)`): the shape of a gradient of one or several parameters.
+fn tuple_or_single(items: &[TokenStream]) -> TokenStream {
+    match items {
+        [one] => one.clone(),
+        many => quote!((#(#many,)*)),
+    }
+}
