@@ -1050,39 +1050,37 @@ fn run_sweep_into(
     let (d_ret, value) = (fixed("d_ret"), fixed("value"));
     let idents: Vec<&Ident> = slots.iter().map(|s| &s.ident).collect();
     let mut code = Vec::new();
-    {
-        let mut buffers = Vec::new();
-        let mut after = Vec::new();
-        for (((s, slot), i), active) in slots.iter().zip(slot_names).zip(0..).zip(active) {
-            if !*active {
-                continue;
-            }
-            let buffer = fixed(&format!("__buffer_{i}"));
-            let ident = &s.ident;
-            match &s.into {
-                IntoSlot::Array { .. } => {
-                    let scratch = fixed(&format!("__scratch_{i}"));
-                    code.push(quote! {
+    let mut buffers = Vec::new();
+    let mut after = Vec::new();
+    for (((s, slot), i), active) in slots.iter().zip(slot_names).zip(0..).zip(active) {
+        if !*active {
+            continue;
+        }
+        let buffer = fixed(&format!("__buffer_{i}"));
+        let ident = &s.ident;
+        match &s.into {
+            IntoSlot::Array { .. } => {
+                let scratch = fixed(&format!("__scratch_{i}"));
+                code.push(quote! {
                         let mut #scratch = ::std::vec::Vec::new();
                         let #buffer = ::autodiff::__private::slot_or_scratch(#slot, &mut #scratch, #ident.len());
                     });
-                    buffers.push(buffer.to_token_stream());
-                }
-                IntoSlot::Scalar { zero, .. } => {
-                    code.push(quote!(let mut #buffer = #zero;));
-                    buffers.push(quote!(&mut #buffer));
-                    after.push(quote!(::autodiff::__private::add_into_slot(#slot, #buffer);));
-                }
-                IntoSlot::None => {}
+                buffers.push(buffer.to_token_stream());
             }
+            IntoSlot::Scalar { zero, .. } => {
+                code.push(quote!(let mut #buffer = #zero;));
+                buffers.push(quote!(&mut #buffer));
+                after.push(quote!(::autodiff::__private::add_into_slot(#slot, #buffer);));
+            }
+            IntoSlot::None => {}
         }
-        let buffers = match buffers.as_slice() {
-            [one] => one.clone(),
-            many => quote!((#(#many),*)),
-        };
-        code.push(quote!(let #value = #sweep_into(#(#idents,)* #d_ret, #buffers);));
-        code.extend(after);
     }
+    let buffers = match buffers.as_slice() {
+        [one] => one.clone(),
+        many => quote!((#(#many),*)),
+    };
+    code.push(quote!(let #value = #sweep_into(#(#idents,)* #d_ret, #buffers);));
+    code.extend(after);
     code
 }
 
@@ -1092,34 +1090,32 @@ fn run_vjp(slots: &[Slot], slot_names: &[Ident], vjp: &TokenStream) -> Vec<Token
     let (d_ret, value) = (fixed("d_ret"), fixed("value"));
     let idents: Vec<&Ident> = slots.iter().map(|s| &s.ident).collect();
     let mut code = Vec::new();
-    {
-        let gradient = fixed("gradient");
-        let names: Vec<Ident> = slots
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| s.active)
-            .map(|(i, _)| fixed(&format!("__gradient_{i}")))
-            .collect();
-        let pattern = match names.as_slice() {
-            [] => quote!(()),
-            [one] => quote!(#one),
-            many => quote!((#(#many),*)),
+    let gradient = fixed("gradient");
+    let names: Vec<Ident> = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.active)
+        .map(|(i, _)| fixed(&format!("__gradient_{i}")))
+        .collect();
+    let pattern = match names.as_slice() {
+        [] => quote!(()),
+        [one] => quote!(#one),
+        many => quote!((#(#many),*)),
+    };
+    code.push(quote!(let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);));
+    code.push(quote!(let #pattern = #gradient;));
+    let mut names = names.iter();
+    for (s, slot) in slots.iter().zip(slot_names) {
+        let Some(g) = s.active.then(|| names.next()).flatten() else {
+            continue;
         };
-        code.push(quote!(let (#value, #gradient) = #vjp(#(#idents,)* #d_ret);));
-        code.push(quote!(let #pattern = #gradient;));
-        let mut names = names.iter();
-        for (s, slot) in slots.iter().zip(slot_names) {
-            let Some(g) = s.active.then(|| names.next()).flatten() else {
-                continue;
-            };
-            code.push(match &s.into {
-                IntoSlot::Array { .. } => {
-                    quote!(::autodiff::__private::accumulate_into_slot(#slot, &#g[..]);)
-                }
-                IntoSlot::Scalar { .. } => quote!(::autodiff::__private::add_into_slot(#slot, #g);),
-                IntoSlot::None => quote!(let _ = #slot;),
-            });
-        }
+        code.push(match &s.into {
+            IntoSlot::Array { .. } => {
+                quote!(::autodiff::__private::accumulate_into_slot(#slot, &#g[..]);)
+            }
+            IntoSlot::Scalar { .. } => quote!(::autodiff::__private::add_into_slot(#slot, #g);),
+            IntoSlot::None => quote!(let _ = #slot;),
+        });
     }
     code
 }
