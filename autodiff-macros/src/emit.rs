@@ -115,6 +115,9 @@ pub(crate) struct Emitter<'a> {
     /// The sub-slices borrowed rather than copied (`views::borrowed_windows`): set by the reverse sweep's
     /// plan, empty in other sweeps.
     pub(crate) borrowed_windows: BTreeSet<Array>,
+    /// The matrix parameters read in place rather than flattened (`views::in_place_matrices`): set by the
+    /// sweep, by flat array; their rows are `&__matrix_m[i][..]`.
+    pub(crate) in_place: BTreeSet<Array>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -204,6 +207,7 @@ impl<'a> Emitter<'a> {
             views,
             reading: RefCell::new(BTreeMap::new()),
             borrowed_windows: BTreeSet::new(),
+            in_place: BTreeSet::new(),
         }
     }
 
@@ -225,6 +229,7 @@ impl<'a> Emitter<'a> {
             views: self.views.clone(),
             reading: RefCell::new(BTreeMap::new()),
             borrowed_windows: BTreeSet::new(),
+            in_place: BTreeSet::new(),
         }
     }
 
@@ -891,13 +896,11 @@ impl<'a> Emitter<'a> {
                 }
                 Stmt::NewArray {
                     array,
-                    init: ArrayInit::Window { source, range },
+                    init: ArrayInit::Window { source, range, row },
                 } if self.borrowed_windows.contains(array) => {
                     // Borrowed, in either mode: it writes nothing (`views::borrowed_windows`).
-                    for operand in stmt.operands() {
-                        need.extend(operand.var());
-                    }
-                    self.borrowed_window(*array, *source, range)
+                    need.extend(self.window_refs(stmt));
+                    self.borrowed_window(*array, *source, range, row.as_deref())
                 }
                 Stmt::NewArray { array, init } => {
                     if mode == Mode::Recompute {
@@ -1192,22 +1195,67 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// The expression that makes a new array.
     /// `let r = &source[range];`: a sub-slice borrowed (`views::borrowed_windows`).
     pub(crate) fn borrowed_window(
         &self,
         array: Array,
         source: Array,
         range: &crate::ir::Window,
+        row: Option<&Operand>,
     ) -> TokenStream {
-        let (name, source, range) = (
-            self.array_name(array),
-            self.array_name(source),
-            self.window(range),
-        );
-        quote!(let #name: &[_] = &#source[#range];)
+        let (name, window) = (self.array_name(array), self.sub_slice(source, range, row));
+        quote!(let #name: &[_] = &#window;)
     }
 
+    /// The names of the matrix parameters read in place (`views::in_place_matrices`).
+    pub(crate) fn in_place_names(&self) -> BTreeSet<String> {
+        (self.in_place.iter())
+            .map(|a| self.f.arrays[a.0 as usize].name.clone())
+            .collect()
+    }
+
+    /// `source[range]`, or `__matrix_m[i][..]` for a row `i` of a matrix read in place
+    /// (`views::in_place_matrices`).
+    pub(crate) fn sub_slice(
+        &self,
+        source: Array,
+        range: &crate::ir::Window,
+        row: Option<&Operand>,
+    ) -> TokenStream {
+        match row {
+            Some(row) if self.in_place.contains(&source) => {
+                let (matrix, row) = (naming::matrix(self.array_name(source)), self.operand(row));
+                quote!(#matrix[#row][..])
+            }
+            _ => {
+                let (source, range) = (self.array_name(source), self.window(range));
+                quote!(#source[#range])
+            }
+        }
+    }
+
+    /// The values that making the sub-slice `stmt` (a `NewArray` of a window) reads: its bounds, or the
+    /// row's index of a matrix read in place.
+    pub(crate) fn window_refs(&self, stmt: &Stmt) -> Vec<Var> {
+        match stmt {
+            Stmt::NewArray {
+                init:
+                    ArrayInit::Window {
+                        source,
+                        row: Some(row),
+                        ..
+                    },
+                ..
+            } if self.in_place.contains(source) => row.var().into_iter().collect(),
+            _ => stmt
+                .operands()
+                .into_iter()
+                .filter_map(Operand::var)
+                .collect(),
+        }
+    }
+
+    /// The expression that makes a new array.
     fn array_init(&self, init: &ArrayInit, fixed_copy: bool) -> TokenStream {
         match init {
             ArrayInit::Repeat { value, len, fixed } => {
@@ -1252,9 +1300,9 @@ impl<'a> Emitter<'a> {
                 let source = self.array_name(*source);
                 quote!(#source.to_vec())
             }
-            ArrayInit::Window { source, range } => {
-                let (source, range) = (self.array_name(*source), self.window(range));
-                quote!(#source[#range].to_vec())
+            ArrayInit::Window { source, range, row } => {
+                let window = self.sub_slice(*source, range, row.as_deref());
+                quote!(#window.to_vec())
             }
             ArrayInit::Call {
                 callee,

@@ -99,6 +99,11 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 self.visit_expr(&r.expr);
                 return;
             }
+            // A matrix's row `&m[i]` (lowering rejects `&x[i]` of anything but a matrix or nested array).
+            Expr::Reference(r) if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_)) => {
+                self.visit_expr(&r.expr);
+                return;
+            }
             Expr::Reference(_) => {
                 "references are not supported in a differentiable body: use the value itself (a slice is \
                  iterated as `for x in xs` or `for &x in xs.iter()`)"

@@ -41,6 +41,11 @@ struct Forward<'e, 'a> {
 /// The body of `f_jvp`: given the input tangent `tangent`, returns `(value, output tangent)`.
 pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> TokenStream {
     let f = e.f;
+    let activity = e.activity;
+    e.in_place = crate::views::in_place_matrices(f, &|a| !activity.is_active_array(a));
+    // Sub-slices of arrays nothing writes, only read or lent: borrowed, not copied (no tangent of the
+    // primal is taken from them; an active one's tangent is its own copy).
+    e.borrowed_windows = crate::views::borrowed_windows(f);
     let returned = f.returned().clone();
     let tangent_needed = tangents_needed(f, e, &returned);
     let primal_needed = primal_needed(f, e, &tangent_needed, &returned);
@@ -173,7 +178,7 @@ pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> Tok
         _ => fwd.tangent_of(&returned, &sig.ret_kind).into(),
     };
     let items = fwd.e.items();
-    let deref = sig.deref_scalars();
+    let deref = sig.deref_scalars(&fwd.e.in_place_names());
     let result = if unit {
         TokenStream::new()
     } else {
@@ -804,8 +809,13 @@ impl Forward<'_, '_> {
                 }
             }
             ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
-            ArrayInit::Window { source, range } if activity.is_active_array(*source) => {
+            ArrayInit::Window { source, range, .. } if activity.is_active_array(*source) => {
                 let (source_tangent, range) = (self.array_tangent(*source), self.e.window(range));
+                if self.e.borrowed_windows.contains(&array) {
+                    // Nothing writes the source or the window: the tangent is borrowed too.
+                    code.push(quote!(let #t: &[_] = &#source_tangent[#range];));
+                    return;
+                }
                 quote!(#source_tangent[#range].to_vec())
             }
             ArrayInit::Copy(source) if activity.is_active_array(*source) => {

@@ -354,7 +354,13 @@ pub(crate) enum ArrayInit {
     Copy(Array),
     /// `&x[a..b]`, `&x[a..]`, `&x[..b]`: a copy of a window of another array, whose adjoint flows back into
     /// that window of the other's.
-    Window { source: Array, range: Window },
+    Window {
+        source: Array,
+        range: Window,
+        /// For a row `&m[i]` of a matrix (two levels, held flat): `i`. Where the matrix is read in place
+        /// rather than flattened (`views::in_place_matrices`), the row is `&__matrix_m[i][..]`.
+        row: Option<Box<Operand>>,
+    },
     /// `let v: Vec<T> = f(..)`: the result of a call.
     Call {
         callee: syn::ExprPath,
@@ -435,9 +441,10 @@ impl Stmt {
                 ArrayInit::Elements { items, .. } => items.iter().collect(),
                 ArrayInit::Empty { capacity } => capacity.iter().collect(),
                 ArrayInit::Copy(_) => Vec::new(),
-                ArrayInit::Window { range, .. } => {
-                    range.start.iter().chain(range.end.iter()).collect()
-                }
+                ArrayInit::Window { range, row, .. } => (range.start.iter())
+                    .chain(range.end.iter())
+                    .chain(row.as_deref())
+                    .collect(),
                 ArrayInit::Call { args, .. } => args.iter().collect(),
             },
             Stmt::Loop(l) => {

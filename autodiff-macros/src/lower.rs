@@ -838,6 +838,11 @@ impl Lowering<'_> {
                         "a reference to an array literal is not supported: bind the array to a local first \
                          (`let a = [x, y]; f(&a)`)"
                     }
+                    // `&x[i]` of a slice (a matrix's row `&m[i]` is a window, above).
+                    Expr::Index(_) => {
+                        "a reference to an element is not supported: read the value itself (`x[i]`); \
+                         `&m[i]` is supported for a row of a matrix (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`)"
+                    }
                     _ => "a reference is supported only as `&a` of a named array passed to a call: bind the \
                           value to a local first",
                 };

@@ -111,6 +111,9 @@ pub(crate) struct Shortcuts {
     /// Sub-slices of arrays nothing writes are borrowed, not copied, and taken again in the reverse sweep
     /// instead of stored at the calls they are lent to (`views::borrowed_windows`).
     pub(crate) borrowed_windows: bool,
+    /// Inactive matrix parameters used only through their rows are read in place, not flattened into a
+    /// copy (`views::in_place_matrices`).
+    pub(crate) in_place_matrices: bool,
 }
 
 impl Shortcuts {
@@ -125,6 +128,7 @@ impl Shortcuts {
         increments: true,
         adjoint_views: true,
         borrowed_windows: true,
+        in_place_matrices: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -137,6 +141,7 @@ impl Shortcuts {
         increments: false,
         adjoint_views: false,
         borrowed_windows: false,
+        in_place_matrices: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -182,6 +187,10 @@ fn vjp_body_with(
     let returned = f.returned().clone();
     let plan = Plan::new(f, e.activity, shortcuts);
     e.borrowed_windows = plan.borrowed_windows.clone();
+    if shortcuts.in_place_matrices {
+        let activity = e.activity;
+        e.in_place = crate::views::in_place_matrices(f, &|a| !activity.is_active_array(a));
+    }
     let mut rev = Reverse {
         e,
         array_adjoints: BTreeMap::new(),
@@ -324,7 +333,7 @@ fn vjp_body_with(
     };
     let unused = (!seeded).then(|| quote!(let _ = #d_ret;));
     let items = rev.e.items();
-    let deref = sig.deref_scalars();
+    let deref = sig.deref_scalars(&rev.e.in_place_names());
     let tapes = rev.e.tape_declarations();
     let (param_buffers, buffers) = rev.buffer_declarations(&declared);
     let mut all = vec![items, deref, unused.unwrap_or_default(), tapes];
@@ -621,7 +630,7 @@ impl Reverse<'_, '_> {
                             }
                         }
                         // The window's adjoint flows back into the same window of the source's.
-                        ArrayInit::Window { source, range } => {
+                        ArrayInit::Window { source, range, .. } => {
                             if self.e.activity.is_active_array(*source) {
                                 let source_buffer = self.array_adjoint(*source);
                                 let bounds = range.start.iter().chain(range.end.iter());

@@ -5,6 +5,7 @@ use crate::errors::Errors;
 use crate::ir::Kind;
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
+use std::collections::BTreeSet;
 use syn::{FnArg, GenericParam, Ident, Pat, ReturnType, Type, TypeParamBound, WherePredicate};
 
 /// One parameter of the differentiated function.
@@ -166,8 +167,9 @@ impl Signature {
     /// `let x = *x;` for each float taken by reference: the generated code works on the value, as the
     /// body's own `*x` (which lowering reads as `x`) does. A matrix `m` is read flattened: `m` becomes its
     /// elements, row-major, and the matrix itself stays at hand as `naming::matrix(m)`. A float output
-    /// `y: &mut T` becomes a slice of one element (the body's `*y` is lowered as `y[0]`).
-    pub(crate) fn deref_scalars(&self) -> TokenStream {
+    /// `y: &mut T` becomes a slice of one element (the body's `*y` is lowered as `y[0]`). A matrix named in
+    /// `in_place` is read where it is (`views::in_place_matrices`): only bound as `naming::matrix(m)`.
+    pub(crate) fn deref_scalars(&self, in_place: &BTreeSet<String>) -> TokenStream {
         let names = self.params.iter().filter(|p| p.by_ref).map(|p| &p.ident);
         let outputs = self.params.iter().filter(|p| p.scalar).map(|p| &p.ident);
         let matrices = self
@@ -176,7 +178,11 @@ impl Signature {
             .filter(|p| p.array.is_some_and(|shape| shape.matrix))
             .map(|p| {
                 let (name, matrix) = (&p.ident, crate::naming::matrix(&p.ident));
-                quote!(let #matrix = #name; let #name = ::autodiff::__private::flatten(&#matrix);)
+                if in_place.contains(&name.to_string()) {
+                    quote!(let #matrix = #name;)
+                } else {
+                    quote!(let #matrix = #name; let #name = ::autodiff::__private::flatten(&#matrix);)
+                }
             });
         quote!(#(let #names = *#names;)* #(let #outputs = ::core::slice::from_mut(#outputs);)* #(#matrices)*)
     }

@@ -129,6 +129,85 @@ pub(crate) fn borrowed_windows(f: &Function) -> BTreeSet<Array> {
         .collect()
 }
 
+/// The matrix parameters (`&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`) that the generated code reads in place
+/// instead of flattening into one `Vec` at each call (a copy of the whole matrix): those inactive in this
+/// sweep (`inactive`), that nothing writes, and that the body uses only through their rows `&m[i]` (lent
+/// to calls, iterated, read by element), which are then `&__matrix_m[i][..]`. A matrix read by element
+/// (`m[i][j]`), passed whole, or active is flattened as before. By flat array.
+///
+/// ```text
+/// // Input (wrt(w), xs: &[Vec<f64>]):      // Output:
+/// for k in 0..n {                          let __matrix_xs = xs;       // no `flatten(&__matrix_xs)`
+///     s += predict(w, &xs[k]);             for __i in 0..__v0 {
+/// }                                            let xs_row: &[_] = &__matrix_xs[__i][..];
+/// ```
+pub(crate) fn in_place_matrices(f: &Function, inactive: &dyn Fn(Array) -> bool) -> BTreeSet<Array> {
+    /// The arrays used otherwise than as the source of a matrix's row.
+    fn walk(block: &Block, other: &mut BTreeSet<Array>) {
+        let operand = |o: &Operand, other: &mut BTreeSet<Array>| {
+            if let Operand::Array(a) = o {
+                other.insert(*a);
+            }
+        };
+        for o in &block.yields {
+            operand(o, other);
+        }
+        for stmt in &block.stmts {
+            match stmt {
+                Stmt::Let {
+                    value: Value::Load { array, .. } | Value::Len(array),
+                    ..
+                }
+                | Stmt::Store { array, .. }
+                | Stmt::Push { array, .. } => {
+                    other.insert(*array);
+                }
+                Stmt::NewArray {
+                    array,
+                    init: ArrayInit::Window { source, row, .. },
+                } => {
+                    other.insert(*array);
+                    if row.is_none() {
+                        other.insert(*source);
+                    }
+                }
+                Stmt::NewArray {
+                    array,
+                    init: ArrayInit::Copy(source),
+                } => {
+                    other.extend([*array, *source]);
+                }
+                Stmt::NewArray { array, .. } => {
+                    other.insert(*array);
+                }
+                Stmt::CallOut { .. } => {
+                    other.extend(stmt.written_arrays());
+                }
+                _ => {}
+            }
+            for o in stmt.operands() {
+                operand(o, other);
+            }
+            for inner in stmt.blocks() {
+                walk(inner, other);
+            }
+        }
+    }
+    let mut other = BTreeSet::new();
+    walk(&f.body, &mut other);
+    (0..f.arrays.len() as u32)
+        .map(Array)
+        .filter(|a| {
+            let info = &f.arrays[a.0 as usize];
+            info.param.is_some()
+                && !info.output
+                && info.matrix.as_ref().is_some_and(|m| m.original.is_some())
+                && !other.contains(a)
+                && inactive(*a)
+        })
+        .collect()
+}
+
 /// A read of a loop through a view.
 #[derive(Clone, Debug)]
 pub(crate) struct View {
@@ -638,6 +717,65 @@ mod tests {
             }",
         ] {
             assert_eq!(borrowed_in(src), Vec::<String>::new(), "{src}");
+        }
+    }
+
+    /// The names of the matrix parameters of `src` read in place, every array taken as inactive but those
+    /// named `active`.
+    fn in_place_in(src: &str, active: &[&str]) -> Vec<String> {
+        let f = lowered(src);
+        let name = |a: Array| f.arrays[a.0 as usize].name.clone();
+        in_place_matrices(&f, &|a| !active.contains(&name(a).as_str()))
+            .into_iter()
+            .map(name)
+            .collect()
+    }
+
+    #[test]
+    fn inactive_matrices_used_only_through_rows_are_read_in_place() {
+        // Rows lent to calls, bound and read by element, iterated; a fixed-size matrix; an owned one.
+        for src in [
+            "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+                let mut s = 0.0;
+                for k in 0..xs.len() {
+                    let row = &xs[k];
+                    s += g(w, &xs[xs.len() - 1 - k]) * row[0] * (row.len() as f64);
+                }
+                for row in xs.iter() { s += g(w, row); }
+                s
+            }",
+            "fn f(w: &[f64], xs: [[f64; 2]; 3]) -> f64 { g(w, &xs[0]) + g(w, &xs[2]) }",
+            "fn f(w: &[f64], xs: Vec<Vec<f64>>) -> f64 { g(w, &xs[1]) }",
+        ] {
+            assert_eq!(in_place_in(src, &["w"]), vec!["xs".to_string()], "{src}");
+        }
+    }
+
+    #[test]
+    fn matrices_read_by_element_passed_whole_or_active_are_flattened() {
+        for (src, active) in [
+            // Read by element besides its rows.
+            (
+                "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) * xs[1][0] }",
+                &["w"][..],
+            ),
+            // Passed whole.
+            (
+                "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { h(w, &xs) }",
+                &["w"],
+            ),
+            // Active.
+            (
+                "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) }",
+                &["w", "xs"],
+            ),
+            // A matrix made in the body.
+            (
+                "fn f(w: &[f64]) -> f64 { let m = vec![vec![0.5; 2]; 2]; g(w, &m[1]) }",
+                &["w"],
+            ),
+        ] {
+            assert_eq!(in_place_in(src, active), Vec::<String>::new(), "{src}");
         }
     }
 }

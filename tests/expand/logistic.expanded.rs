@@ -687,20 +687,14 @@ fn logistic_vjp(
     d_ret: f64,
 ) -> (f64, ::std::vec::Vec<f64>) {
     let __matrix_xs = xs;
-    let xs = ::autodiff::__private::flatten(&__matrix_xs);
     let mut __tape_p = ::autodiff::__private::Tape::new();
     let mut __d_w = ::autodiff::__private::zeros_like(&w);
     let mut xs_rows = ::autodiff::__private::row_offsets(&__matrix_xs);
     let __v0 = ys.len();
     let mut loss = 0.0;
     __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
-    let __xs_rows_view: &[_] = &xs_rows[..__v0];
-    let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
     for __i in 0..__v0 {
-        let __v1 = __xs_rows_view[__i];
-        let __v2 = __i + 1;
-        let __v3 = __xs_rows_view_1[__i];
-        let xs_row: &[_] = &xs[__v1..__v3];
+        let xs_row: &[_] = &__matrix_xs[__i][..];
         let p = predict(w, &xs_row);
         __tape_p.push(p);
         let __v4 = ys[__i];
@@ -715,14 +709,9 @@ fn logistic_vjp(
         loss = loss_1;
     }
     let mut __d_loss = d_ret;
-    let __xs_rows_view: &[_] = &xs_rows[..__v0];
-    let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
     for __i in (0..__v0).rev() {
         let p = __tape_p.pop();
-        let __v1 = __xs_rows_view[__i];
-        let __v2 = __i + 1;
-        let __v3 = __xs_rows_view_1[__i];
-        let xs_row: &[_] = &xs[__v1..__v3];
+        let xs_row: &[_] = &__matrix_xs[__i][..];
         let __v4 = ys[__i];
         let __v7 = 1.0 - __v4;
         let __v8 = 1.0 - p;
@@ -754,7 +743,6 @@ fn logistic_jvp(
     tangent: ::std::vec::Vec<f64>,
 ) -> (f64, f64) {
     let __matrix_xs = xs;
-    let xs = ::autodiff::__private::flatten(&__matrix_xs);
     let mut __dot_w = ::autodiff::__private::tangent("w", tangent, &w);
     let mut xs_rows = ::autodiff::__private::row_offsets(&__matrix_xs);
     let __v0 = ys.len();
@@ -766,7 +754,7 @@ fn logistic_jvp(
         let __v1 = __xs_rows_view[__i];
         let __v2 = __i + 1;
         let __v3 = __xs_rows_view_1[__i];
-        let mut xs_row = xs[__v1..__v3].to_vec();
+        let xs_row: &[_] = &__matrix_xs[__i][..];
         let (p, __dot_p) = ::autodiff::__private::derivative_of!(predict, jvp(_, _, _))
             .jvp(
                 w,
@@ -942,8 +930,8 @@ impl logistic {
             let __v1 = __xs_rows_view[__i];
             let __v2 = __i + 1;
             let __v3 = __xs_rows_view_1[__i];
-            let mut xs_row = xs[__v1..__v3].to_vec();
-            let mut __dot_xs_row = __dot_xs[__v1..__v3].to_vec();
+            let xs_row: &[_] = &xs[__v1..__v3];
+            let __dot_xs_row: &[_] = &__dot_xs[__v1..__v3];
             let (p, __dot_p) = ::autodiff::__private::derivative_of!(
                 predict, jvp(_, _, _)
             )
@@ -1271,8 +1259,8 @@ impl __logistic_generic {
             let __v2 = __xs_rows_view[__i];
             let __v3 = __i + 1;
             let __v4 = __xs_rows_view_1[__i];
-            let mut xs_row = xs[__v2..__v4].to_vec();
-            let mut __dot_xs_row = __dot_xs[__v2..__v4].to_vec();
+            let xs_row: &[_] = &xs[__v2..__v4];
+            let __dot_xs_row: &[_] = &__dot_xs[__v2..__v4];
             let (p, __dot_p) = <predict as ::autodiff::__private::GenericCopy>::copy()
                 .jvp(
                     w,

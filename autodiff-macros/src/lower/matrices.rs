@@ -414,13 +414,16 @@ impl Lowering<'_> {
 
     /// Row `row` of a matrix as an array: a sub-slice of the flat array.
     pub(super) fn row_array(&mut self, flat: Array, offsets: Array, row: Operand) -> Array {
-        let (start, end) = self.row_bounds(offsets, row);
+        let (start, end) = self.row_bounds(offsets, row.clone());
         let array = self.new_array(
             &format!("{}_row", self.arrays[flat.0 as usize].name),
             None,
             false,
         );
         self.windows.insert(array);
+        // A matrix's row (not a row of floats of a deeper nested array, numbered across its levels): the
+        // row index, for reading the matrix in place (`views::in_place_matrices`).
+        let row = (self.levels_above_rows(flat).is_empty()).then(|| Box::new(row));
         self.stmts.push(Stmt::NewArray {
             array,
             init: ArrayInit::Window {
@@ -430,6 +433,7 @@ impl Lowering<'_> {
                     end: Some(end),
                     inclusive: false,
                 },
+                row,
             },
         });
         if self.arrays[flat.0 as usize].param.is_none() {

@@ -83,6 +83,7 @@ impl Lowering<'_> {
                     end,
                     inclusive,
                 },
+                row: None,
             },
             None => {
                 self.errors.spanned(

@@ -72,7 +72,7 @@ impl Reverse<'_, '_> {
                 }
                 // A sub-slice: as long as it was (its length read where it was made: the source may be
                 // out of scope here, made in this region too).
-                ArrayInit::Window { source, range } => match self.e.f.arrays[array.0 as usize].length {
+                ArrayInit::Window { source, range, .. } => match self.e.f.arrays[array.0 as usize].length {
                     Some(length) => {
                         region_refs.insert(length);
                         let length = self.e.name(length);
@@ -143,7 +143,7 @@ impl Reverse<'_, '_> {
             })
             .collect();
         for stmt in &borrowed {
-            region_refs.extend(stmt.operands().into_iter().filter_map(Operand::var));
+            region_refs.extend(self.e.window_refs(stmt));
         }
         let mut todo: Vec<Var> = region_refs.iter().copied().filter(is_top).collect();
         refs.extend(region_refs.iter().copied().filter(|v| !is_top(v)));
@@ -267,11 +267,12 @@ impl Reverse<'_, '_> {
         for stmt in &block.stmts {
             if let Stmt::NewArray {
                 array,
-                init: ArrayInit::Window { source, range },
+                init: ArrayInit::Window { source, range, row },
             } = stmt
             {
                 if self.plan.borrowed_windows.contains(array) {
-                    prelude.push(self.e.borrowed_window(*array, *source, range));
+                    let row = row.as_deref();
+                    prelude.push(self.e.borrowed_window(*array, *source, range, row));
                 }
                 continue;
             }
