@@ -325,6 +325,42 @@ fn a_matrix_also_read_by_element_fixed_and_owned_matrices() {
     }
 }
 
+/// Long rows lent to a callee with no `wrt`: the cotangent of each row, which the caller does not want,
+/// goes to a scratch buffer on the heap (beyond `Scratch`'s inline elements).
+#[differentiable(wrt(w))]
+fn long_rows(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..xs.len() {
+        s += dot_both(w, &xs[k]).tanh();
+    }
+    s
+}
+
+#[test]
+fn rows_shorter_and_longer_than_the_inline_scratch() {
+    let mut r = Inputs(16);
+    for d in [1, 63, 64, 65, 130] {
+        let xs: Vec<Vec<f64>> = (0..3).map(|_| r.vec(d)).collect();
+        let w: Vec<f64> = r.vec(d).iter().map(|v| v * 0.1).collect();
+        let mut hand = vec![0.0; d];
+        for x in &xs {
+            let c = 1.0 - plain_dot(&w, x).tanh().powi(2);
+            for j in 0..d {
+                hand[j] += c * x[j];
+            }
+        }
+        check(
+            "long_rows",
+            &w,
+            |w| long_rows(w, &xs),
+            long_rows_grad(&w, &xs),
+            |t| long_rows_jvp(&w, &xs, t),
+            &hand,
+            &mut r,
+        );
+    }
+}
+
 #[test]
 fn an_active_matrix_is_flattened_and_gets_its_gradient() {
     let mut r = Inputs(15);

@@ -597,15 +597,47 @@ pub fn accumulate<T: Zero + Copy>(target: &mut [T], source: &[T]) {
 #[inline]
 pub fn slot_or_scratch<'b, T: Zero + Copy>(
     slot: Option<&'b mut [T]>,
-    scratch: &'b mut Vec<T>,
+    scratch: &'b mut Scratch<T>,
     len: usize,
 ) -> &'b mut [T] {
     match slot {
         Some(buffer) => buffer,
-        None => {
-            scratch.resize(len, T::zero());
-            scratch
+        None if len <= SCRATCH_INLINE => {
+            &mut scratch.inline.insert([T::zero(); SCRATCH_INLINE])[..len]
         }
+        None => {
+            scratch.heap.resize(len, T::zero());
+            &mut scratch.heap
+        }
+    }
+}
+
+/// How many elements [`Scratch`] holds without allocating.
+pub const SCRATCH_INLINE: usize = 64;
+
+/// Where a call's `vjp_into` writes the cotangent of an argument its caller wants none of
+/// ([`slot_or_scratch`]): on the stack up to [`SCRATCH_INLINE`] elements (a row of data lent to a callee in
+/// a loop costs no allocation per call), on the heap beyond. Made empty; filled only when it is used.
+pub struct Scratch<T> {
+    inline: Option<[T; SCRATCH_INLINE]>,
+    heap: Vec<T>,
+}
+
+impl<T> Scratch<T> {
+    /// An unused scratch: no allocation, nothing written.
+    #[inline(always)]
+    pub const fn new() -> Self {
+        Scratch {
+            inline: None,
+            heap: Vec::new(),
+        }
+    }
+}
+
+impl<T> Default for Scratch<T> {
+    #[inline(always)]
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -628,6 +660,24 @@ pub fn accumulate_into_slot<T: Zero + Copy>(slot: Option<&mut [T]>, source: &[T]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slot_or_scratch_gives_the_slot_or_zeros_of_the_length() {
+        let mut mine = [1.0, 2.0];
+        let mut scratch = Scratch::new();
+        assert_eq!(
+            slot_or_scratch(Some(&mut mine[..]), &mut scratch, 2),
+            &[1.0, 2.0]
+        );
+        for len in [0, 3, SCRATCH_INLINE, SCRATCH_INLINE + 1, 200] {
+            let mut scratch = Scratch::new();
+            let buffer = slot_or_scratch(None::<&mut [f64]>, &mut scratch, len);
+            assert_eq!(buffer.len(), len);
+            assert!(buffer.iter().all(|v| *v == 0.0));
+            buffer.fill(5.0);
+            assert_eq!(scratch.heap.is_empty(), len <= SCRATCH_INLINE);
+        }
+    }
 
     #[test]
     fn tape_is_last_in_first_out() {

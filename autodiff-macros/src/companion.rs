@@ -990,7 +990,7 @@ fn fallback_method_copy(
 /// ```text
 /// // Input: fn g(x: &[f64], y: f64) -> f64      // Output (with `__g_vjp_into`):
 /// fn vjp_into(x: &[f64], y: f64, d_ret: f64,     let (__slot_0, __slot_1) = grads;
-///     grads: (Option<&mut [f64]>,                 let mut __scratch_0 = Vec::new();
+///     grads: (Option<&mut [f64]>,                 let mut __scratch_0 = Scratch::new();
 ///             Option<&mut f64>)) -> f64           let __buffer_0 = slot_or_scratch(__slot_0, &mut __scratch_0, x.len());
 ///                                                 let mut __buffer_1 = 0.0;
 ///                                                 let value = __g_vjp_into(x, y, d_ret, (__buffer_0, &mut __buffer_1));
@@ -1062,7 +1062,7 @@ fn run_sweep_into(
             IntoSlot::Array { .. } => {
                 let scratch = fixed(&format!("__scratch_{i}"));
                 code.push(quote! {
-                        let mut #scratch = ::std::vec::Vec::new();
+                        let mut #scratch = ::autodiff::__private::Scratch::new();
                         let #buffer = ::autodiff::__private::slot_or_scratch(#slot, &mut #scratch, #ident.len());
                     });
                 buffers.push(buffer.to_token_stream());

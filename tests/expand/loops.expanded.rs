@@ -175,13 +175,13 @@ impl dot {
         grads: (::core::option::Option<&mut [f64]>, ::core::option::Option<&mut [f64]>),
     ) -> f64 {
         let (__slot_0, __slot_1) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
             x.len(),
         );
-        let mut __scratch_1 = ::std::vec::Vec::new();
+        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
         let __buffer_1 = ::autodiff::__private::slot_or_scratch(
             __slot_1,
             &mut __scratch_1,
@@ -372,13 +372,13 @@ impl __dot_generic {
         grads: (::core::option::Option<&mut [__S]>, ::core::option::Option<&mut [__S]>),
     ) -> __S {
         let (__slot_0, __slot_1) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
             x.len(),
         );
-        let mut __scratch_1 = ::std::vec::Vec::new();
+        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
         let __buffer_1 = ::autodiff::__private::slot_or_scratch(
             __slot_1,
             &mut __scratch_1,
@@ -587,7 +587,7 @@ impl rosenbrock {
         grads: (::core::option::Option<&mut [T]>,),
     ) -> T {
         let (__slot_0,) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
@@ -730,7 +730,7 @@ impl product {
         grads: (::core::option::Option<&mut [f64]>,),
     ) -> f64 {
         let (__slot_0,) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
@@ -901,7 +901,7 @@ impl __product_generic {
         grads: (::core::option::Option<&mut [__S]>,),
     ) -> __S {
         let (__slot_0,) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
@@ -1071,7 +1071,7 @@ impl squares {
         grads: (::core::option::Option<&mut [f64]>,),
     ) -> Vec<f64> {
         let (__slot_0,) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
@@ -1241,7 +1241,7 @@ impl __squares_generic {
         grads: (::core::option::Option<&mut [__S]>,),
     ) -> Vec<__S> {
         let (__slot_0,) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,

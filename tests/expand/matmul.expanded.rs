@@ -343,13 +343,13 @@ impl matmul {
         ),
     ) -> Vec<f64> {
         let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
             a.len(),
         );
-        let mut __scratch_1 = ::std::vec::Vec::new();
+        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
         let __buffer_1 = ::autodiff::__private::slot_or_scratch(
             __slot_1,
             &mut __scratch_1,
@@ -683,13 +683,13 @@ impl __matmul_generic {
         ),
     ) -> Vec<__S> {
         let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
             a.len(),
         );
-        let mut __scratch_1 = ::std::vec::Vec::new();
+        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
         let __buffer_1 = ::autodiff::__private::slot_or_scratch(
             __slot_1,
             &mut __scratch_1,

@@ -928,13 +928,13 @@ impl euler {
         ),
     ) -> f64 {
         let (__slot_0, __slot_1, __slot_2, __slot_3) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
             y0.len(),
         );
-        let mut __scratch_1 = ::std::vec::Vec::new();
+        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
         let __buffer_1 = ::autodiff::__private::slot_or_scratch(
             __slot_1,
             &mut __scratch_1,
@@ -1265,13 +1265,13 @@ impl __euler_generic {
         ),
     ) -> __S {
         let (__slot_0, __slot_1, __slot_2, __slot_3) = grads;
-        let mut __scratch_0 = ::std::vec::Vec::new();
+        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
         let __buffer_0 = ::autodiff::__private::slot_or_scratch(
             __slot_0,
             &mut __scratch_0,
             y0.len(),
         );
-        let mut __scratch_1 = ::std::vec::Vec::new();
+        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
         let __buffer_1 = ::autodiff::__private::slot_or_scratch(
             __slot_1,
             &mut __scratch_1,

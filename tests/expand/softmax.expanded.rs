@@ -794,7 +794,7 @@ impl softmax_loss {
     ) -> T {
         let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
         let value = if __slot_1.is_none() {
-            let mut __scratch_0 = ::std::vec::Vec::new();
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
             let __buffer_0 = ::autodiff::__private::slot_or_scratch(
                 __slot_0,
                 &mut __scratch_0,
