@@ -26,7 +26,7 @@ use rng::Rng;
 use std::hint::black_box;
 use std::process::Command;
 
-const GROUPS: [&str; 7] = [
+const GROUPS: [&str; 8] = [
     "rosenbrock",
     "softmax",
     "gmm_d2",
@@ -34,6 +34,7 @@ const GROUPS: [&str; 7] = [
     "rk4",
     "mlp",
     "logistic",
+    "logistic_plain",
 ];
 const ENTRIES: [&str; 3] = ["primal", "hand_written", "grad_into"];
 
@@ -139,7 +140,8 @@ fn run(group: &str, entry: &str, calls: usize) -> f64 {
                 };
             }
         }
-        "logistic" => {
+        "logistic" | "logistic_plain" => {
+            let plain = group == "logistic_plain";
             let (d, m) = (10, 1000);
             let mut rng = Rng(6);
             let w = rng.vec(d, -0.5, 0.5);
@@ -151,6 +153,7 @@ fn run(group: &str, entry: &str, calls: usize) -> f64 {
                 total += match entry {
                     "primal" => user::logistic(w, &xs, &ys),
                     "hand_written" => hand::logistic(w, &xs, &ys, &mut g),
+                    _ if plain => user::logistic_plain_grad_into(w, &xs, &ys, &mut g),
                     _ => user::logistic_grad_into(w, &xs, &ys, &mut g),
                 };
             }

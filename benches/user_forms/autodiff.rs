@@ -123,6 +123,29 @@ pub fn predict(w: &[f64], x: &[f64]) -> f64 {
     sigmoid(z)
 }
 
+/// `predict` as most users write it, with no `wrt`: a caller lending it data leaves the row's cotangent
+/// slot empty, and the callee's adjoint writes that cotangent to a scratch buffer.
+#[differentiable]
+pub fn predict_plain(w: &[f64], x: &[f64]) -> f64 {
+    let mut z = 0.0;
+    for j in 0..w.len() {
+        z += w[j] * x[j];
+    }
+    sigmoid(z)
+}
+
+/// `logistic` calling `predict_plain`.
+// logistic_plain_grad_into(w, xs, ys, grad: &mut [f64]) -> f64
+#[differentiable(wrt(w))]
+pub fn logistic_plain(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for k in 0..ys.len() {
+        let p = predict_plain(w, &xs[k]);
+        loss -= ys[k] * p.ln() + (1.0 - ys[k]) * (1.0 - p).ln();
+    }
+    loss
+}
+
 /// Logistic regression's negative log-likelihood over the rows of a data matrix (`Vec<Vec<f64>>`, as
 /// data is usually loaded), calling `predict` per example.
 // logistic_grad_into(w, xs, ys, grad: &mut [f64]) -> f64
