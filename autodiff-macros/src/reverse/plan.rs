@@ -72,6 +72,33 @@ pub(crate) struct Plan {
     /// The sub-slices borrowed rather than copied (`views::borrowed_windows`), which the reverse sweep
     /// takes again where it needs them.
     pub(crate) borrowed_windows: BTreeSet<Array>,
+    /// The loads that the reverse sweep reads from a copy of their array stored whole (`ArraySnapshot`)
+    /// instead of popping one stored value per read, by the load's value.
+    pub(crate) array_snapshots: BTreeMap<Var, ArraySnapshot>,
+}
+
+/// A local array stored whole by the forward sweep right after the loop `after`, a statement of a loop
+/// body that is the last to write the array before the loads that read this copy: nothing writes it
+/// between that loop and those loads, all later statements of the same body. The region of that body
+/// pops the copy once per reversed iteration, and each load's reverse reads its element from it.
+///
+/// ```text
+/// // Input:                              // Output (forward, then reverse):
+/// for ik in 0..k {                       for ik in 0..k {
+///     for j in 0..d { c[j] = .. }            for j in 0..d { c[j] = .. }
+///     for j in 0..d { y[j] = q * c[j] }      __tape_c_whole.push(&c[..]);
+/// }                                          for j in 0..d { y[j] = q * c[j] }
+///                                        }
+///                                        for ik in (0..k).rev() {
+///                                            let __c_stored = __tape_c_whole.pop();
+///                                            for j in (0..d).rev() { let __v = __c_stored[j]; .. }
+///                                        }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ArraySnapshot {
+    pub(crate) array: Array,
+    /// The trip-count value of the loop after which the array is stored.
+    pub(crate) after: Var,
 }
 
 /// How one loop is reversed.
@@ -205,6 +232,9 @@ impl<'f> Planner<'f> {
         let fused_body = cx
             .body_of
             .is_some_and(|l| self.plan.loops[&l.trips].order == Order::Fused);
+        if cx.body_of.is_some() && !fused_body && self.shortcuts.array_snapshots {
+            self.array_snapshots(block);
+        }
         for stmt in &block.stmts {
             if cx.region && !fused_body {
                 self.region_value(stmt, block, cx);
@@ -242,6 +272,7 @@ impl<'f> Planner<'f> {
             return;
         }
         match stmt {
+            Stmt::Let { var, .. } if self.plan.array_snapshots.contains_key(var) => {}
             Stmt::Let { var, value } => {
                 if let Some(trips) = self.hoisted(*var, value, block, cx) {
                     self.plan.hoisted.insert(*var, trips);
@@ -277,6 +308,87 @@ impl<'f> Planner<'f> {
             && index.var().is_none_or(|i| !defined_here(i))
             && !writes_array(&block.stmts, *array);
         wanted.then_some(l.trips)
+    }
+
+    /// Finds the loads of the loop body `block` that read a copy of their array stored whole
+    /// (`ArraySnapshot`): loads the reverse sweep cannot repeat (the array is written later), nested in
+    /// a loop of a statement of `block` that does not write the array, of a local float array that a
+    /// loop among the statements before writes whole (so a copy costs no more than that loop did), the
+    /// copy taken after the last statement before that writes the array, which must be a loop.
+    fn array_snapshots(&mut self, block: &Block) {
+        for (at, stmt) in block.stmts.iter().enumerate() {
+            let mut loads = Vec::new();
+            nested_loads(stmt, false, &mut loads);
+            for (var, array) in loads {
+                if !self.unsafe_reads.contains(&var)
+                    || !self.snapshot_candidate(array)
+                    || writes_array(std::slice::from_ref(stmt), array)
+                {
+                    continue;
+                }
+                let before = &block.stmts[..at];
+                let Some(last) = before
+                    .iter()
+                    .rposition(|s| writes_array(std::slice::from_ref(s), array))
+                else {
+                    continue;
+                };
+                let Stmt::Loop(writer) = &before[last] else {
+                    continue;
+                };
+                let whole = before[..=last]
+                    .iter()
+                    .any(|s| matches!(s, Stmt::Loop(l) if self.writes_whole(l, array)));
+                if whole {
+                    let after = writer.trips;
+                    self.plan
+                        .array_snapshots
+                        .insert(var, ArraySnapshot { array, after });
+                }
+            }
+        }
+    }
+
+    /// Can `array` be stored whole (`ArraySnapshot`)? A local array of floats (not a parameter, a
+    /// matrix or a borrowed sub-slice).
+    fn snapshot_candidate(&self, array: Array) -> bool {
+        let info = &self.f.arrays[array.0 as usize];
+        info.param.is_none()
+            && info.matrix.is_none()
+            && !self.plan.borrowed_windows.contains(&array)
+            && matches!(self.activity.elem_kind(array), Kind::Float(_))
+    }
+
+    /// Does the loop `l` write every element of `array`: `for j in 0..n` with no step and no exit, its
+    /// body storing `array[j]` unconditionally, `n` the array's length (`vec![v; n]`, `[v; n]`, or
+    /// `n = array.len()`)?
+    fn writes_whole(&self, l: &Loop, array: Array) -> bool {
+        let Some((range, index)) = &l.range else {
+            return false;
+        };
+        let from_zero = matches!(&range.start, Operand::Const { tokens, .. }
+            if syn::parse2::<syn::LitInt>(tokens.clone())
+                .is_ok_and(|n| n.base10_parse::<u64>().is_ok_and(|n| n == 0)));
+        let plain = from_zero
+            && !range.inclusive
+            && !range.rev
+            && range.step.is_none()
+            && l.exit_flag.is_none();
+        let stores_each = l.body.stmts.iter().any(|s| {
+            matches!(s, Stmt::Store { array: a, index: Operand::Var(i), .. } if *a == array && i == index)
+        });
+        let length = self.f.all_stmts().into_iter().any(|s| match s {
+            Stmt::NewArray {
+                array: a,
+                init: ArrayInit::Repeat { len, .. },
+            } => *a == array && len.same_as(&range.end),
+            Stmt::Let {
+                var,
+                value: Value::Len(a),
+            } => *a == array && range.end.var() == Some(*var),
+            _ => false,
+        });
+        plain && stores_each && length
     }
 
     /// Can the reverse sweep compute `var = value` again? Not a read of an array written later; and in a
@@ -667,6 +779,30 @@ impl<'f> Planner<'f> {
             }
         }
         (!arrays.is_empty()).then_some(arrays)
+    }
+}
+
+/// The loads nested in `stmt` (in one of its blocks, at any depth) that are inside a loop's body,
+/// `in_loop` if `stmt` itself is: value and array.
+fn nested_loads(stmt: &Stmt, in_loop: bool, found: &mut Vec<(Var, Array)>) {
+    match stmt {
+        Stmt::Let {
+            var,
+            value: Value::Load { array, .. },
+        } if in_loop => found.push((*var, *array)),
+        // A `while` condition's loads are left alone: only a loop's body.
+        Stmt::Loop(l) => {
+            for inner in &l.body.stmts {
+                nested_loads(inner, true, found);
+            }
+        }
+        _ => {
+            for block in stmt.blocks() {
+                for inner in &block.stmts {
+                    nested_loads(inner, in_loop, found);
+                }
+            }
+        }
     }
 }
 
