@@ -78,7 +78,7 @@ fn partly_overwritten(x: &[f64], w: &[f64]) -> f64 {
             c[j] = c[j - 1] * c[j] + w[j];
         }
         for j in 0..n {
-            s += c[j] * c[j].cos();
+            s += c[j] * c[n - 1 - j].cos();
         }
     }
     s
@@ -95,7 +95,7 @@ fn read_between_overwrites(x: &[f64], w: &[f64]) -> f64 {
             c[j] = (x[p] + w[j]).sin();
         }
         for j in 0..n {
-            s += c[j] * c[j] * w[j];
+            s += c[j] * c[n - 1 - j] * w[j];
         }
         for j in 0..n {
             c[j] = c[j] * x[p] + 1.0;
@@ -107,7 +107,7 @@ fn read_between_overwrites(x: &[f64], w: &[f64]) -> f64 {
             c[n - 1 - j] = c[j] * 0.5;
         }
         for j in 0..n {
-            s += c[j] * c[j];
+            s += c[j] * c[(j + 1) % n];
         }
     }
     s
@@ -127,7 +127,7 @@ fn read_before_written(x: &[f64], w: &[f64]) -> f64 {
             c[j] = x[p] * w[j] + c[j];
         }
         for j in 0..n {
-            s += (c[j] * w[j]).sin();
+            s += (c[j] * w[j]).sin() * c[n - 1 - j];
         }
     }
     s
@@ -150,7 +150,7 @@ fn leaves_early(x: &[f64], w: &[f64], limit: f64) -> f64 {
             continue;
         }
         for j in 0..n {
-            s += c[j] * c[j] * c[j];
+            s += c[j] * c[j] * c[(j + 1) % n];
         }
     }
     s
@@ -193,7 +193,7 @@ fn written_conditionally(x: &[f64], w: &[f64]) -> f64 {
         }
         if x[p] > 0.0 {
             for j in 0..n {
-                s += c[j] * x[p];
+                s += c[j] * x[p] * c[n - 1 - j];
             }
         } else {
             for j in 0..n {
@@ -220,7 +220,7 @@ fn written_in_some_iterations(x: &[f64], w: &[f64]) -> f64 {
             }
         }
         for j in 0..n {
-            s += c[j] * c[j] * w[j];
+            s += c[j] * c[n - 1 - j] * w[j];
         }
     }
     s
@@ -259,7 +259,7 @@ fn lent_to_a_call(x: &[f64], w: &[f64]) -> f64 {
         }
         s += logsumexp(&c);
         for j in 0..n {
-            s += c[j] * c[j] * w[j];
+            s += c[j] * c[n - 1 - j] * w[j];
         }
     }
     s
@@ -278,7 +278,7 @@ fn length_from_parameter(x: &[f64], w: &[f64], n: usize) -> f64 {
             c[j] = c[j] * c[j];
         }
         for j in 0..n {
-            s += c[j] * x[p];
+            s += c[j] * x[p] * c[n - 1 - j];
         }
     }
     s
@@ -296,7 +296,7 @@ fn in_a_while(x: &[f64], w: &[f64]) -> f64 {
             c[j] = (x[p] * w[j]).tanh();
         }
         for j in 0..n {
-            s += c[j] * w[j] * c[j];
+            s += c[j] * w[j] * c[n - 1 - j];
         }
         p += 1;
     }
@@ -331,6 +331,11 @@ fn generic_rows<T: autodiff::Float>(x: &[T], w: &[T]) -> T {
         }
         for j in 0..n {
             s = s + c[j] * c[j] * w[j];
+        }
+        for i in 0..n {
+            for j in 0..i {
+                s = s + c[i] * c[j];
+            }
         }
     }
     s
@@ -458,13 +463,21 @@ fn a_simple_row_against_a_gradient_by_hand() {
         for _ in 0..20 {
             let (x, w) = (r.vec(nx), r.vec(nw));
             let (value, (gx, gw)) = generic_rows_grad(&x, &w);
-            // s = Σ_p Σ_j x_p² w_j³.
+            // s = Σ_p x_p² (Σ_j w_j³ + Σ_{j < i} w_i w_j).
             let (mut hx, mut hw, mut expected) = (vec![0.0; nx], vec![0.0; nw], 0.0);
+            let total: f64 = w.iter().sum();
             for p in 0..nx {
+                let mut pairs = 0.0;
+                for i in 0..nw {
+                    for j in 0..i {
+                        pairs += w[i] * w[j];
+                    }
+                }
+                let cubes: f64 = w.iter().map(|v| v.powi(3)).sum();
+                expected += x[p] * x[p] * (cubes + pairs);
+                hx[p] += 2.0 * x[p] * (cubes + pairs);
                 for j in 0..nw {
-                    expected += x[p] * x[p] * w[j].powi(3);
-                    hx[p] += 2.0 * x[p] * w[j].powi(3);
-                    hw[j] += 3.0 * x[p] * x[p] * w[j] * w[j];
+                    hw[j] += x[p] * x[p] * (3.0 * w[j] * w[j] + total - w[j]);
                 }
             }
             assert_close(value, expected, ANALYTIC_TOL, "generic_rows value");

@@ -1128,11 +1128,17 @@ impl Gen {
             lo: 0,
             hi: a.len - 1,
         });
-        let value = Expr::Bin(
+        let mut value = Expr::Bin(
             BinOp::Mul,
             Box::new(Expr::Index(a.name.clone(), IExpr::Var(j.clone()))),
             Box::new(self.expr(&inner, &c, 1)),
         );
+        // Mostly two elements a read (the macro copies an array read more than once per element).
+        if self.rng.chance(0.7) {
+            let next = IExpr::Add(Box::new(IExpr::Var(j.clone())), Box::new(IExpr::Lit(1)));
+            let neighbour = Expr::Index(a.name.clone(), IExpr::Rem(Box::new(next), a.len));
+            value = Expr::Bin(BinOp::Mul, Box::new(value), Box::new(neighbour));
+        }
         let value = self.squash(&inner, &c, value);
         body.push(Stmt::For {
             iter: range(&j, 0, len),

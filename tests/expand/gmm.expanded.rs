@@ -541,10 +541,10 @@ pub fn __gmm_likelihood_vjp_into(
     let (__grad_mu, __grad_q, __grad_l) = grad;
     let mut __tape_v7 = ::autodiff::__private::Tape::new();
     let mut __tape_li_1 = ::autodiff::__private::Tape::new();
+    let mut __tape_v26 = ::autodiff::__private::Tape::new();
     let mut __tape_main_term_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __tape_main_term_gradient_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __tape_centered_whole = ::autodiff::__private::SnapshotTape::new();
-    let mut __tape_q_centered_whole = ::autodiff::__private::SnapshotTape::new();
     let mut __d_mu = ::autodiff::__private::gradient_buffer("mu", __grad_mu, &mu);
     let mut __d_q = ::autodiff::__private::gradient_buffer("q", __grad_q, &q);
     let mut __d_l = ::autodiff::__private::gradient_buffer("l", __grad_l, &l);
@@ -584,12 +584,12 @@ pub fn __gmm_likelihood_vjp_into(
                 .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
             centered.len(),
         );
-    __tape_q_centered_whole
+    __tape_v26
         .reserve(
             ::core::iter::Iterator::size_hint(&(0..n))
                 .0
-                .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-            q_centered.len(),
+                .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0)
+                .saturating_mul(::core::iter::Iterator::size_hint(&(0..d)).0),
         );
     __tape_li_1
         .reserve(
@@ -659,12 +659,12 @@ pub fn __gmm_likelihood_vjp_into(
                 }
                 li_1 = li_2;
             }
-            __tape_q_centered_whole.push(&q_centered[..]);
             __tape_li_1.push(li_1);
             let mut sqnorm = 0.0;
             let __q_centered_view: &[_] = &q_centered[..d];
             for __i_8 in 0..d {
                 let __v26 = __q_centered_view[__i_8];
+                __tape_v26.push(__v26);
                 let __v27 = __v26 * __v26;
                 let sqnorm_1 = sqnorm + __v27;
                 sqnorm = sqnorm_1;
@@ -720,7 +720,6 @@ pub fn __gmm_likelihood_vjp_into(
         }
         for __i_3 in (0..k).rev() {
             let __centered_stored = __tape_centered_whole.pop();
-            let __q_centered_stored = __tape_q_centered_whole.pop();
             let li_1 = __tape_li_1.pop();
             let __d_v30 = __d_main_term[__i_3];
             __d_main_term[__i_3] = ::autodiff::__private::Zero::zero();
@@ -728,8 +727,8 @@ pub fn __gmm_likelihood_vjp_into(
             let __d_sqnorm = __d_v29 * 0.5;
             let mut __d_sqnorm_1 = __d_sqnorm;
             let __d_q_centered_view: &mut [_] = &mut __d_q_centered[..d];
-            for __i_8 in 0..d {
-                let __v26 = __q_centered_stored[__i_8];
+            for __i_8 in (0..d).rev() {
+                let __v26 = __tape_v26.pop();
                 let __d_v26 = __d_sqnorm_1 * (__v26 + __v26);
                 ::autodiff::__private::add_to(&mut __d_q_centered_view[__i_8], __d_v26);
             }
@@ -1031,10 +1030,10 @@ impl gmm_likelihood {
     ) {
         let mut __tape_v7 = ::autodiff::__private::Tape::new();
         let mut __tape_li_1 = ::autodiff::__private::Tape::new();
+        let mut __tape_v26 = ::autodiff::__private::Tape::new();
         let mut __tape_main_term_at_call = ::autodiff::__private::ArrayTape::new();
         let mut __tape_main_term_gradient_at_call = ::autodiff::__private::ArrayTape::new();
         let mut __tape_centered_whole = ::autodiff::__private::SnapshotTape::new();
-        let mut __tape_q_centered_whole = ::autodiff::__private::SnapshotTape::new();
         let mut __d_alpha = ::autodiff::__private::zeros_like(&alpha);
         let mut __d_mu = ::autodiff::__private::zeros_like(&mu);
         let mut __d_q = ::autodiff::__private::zeros_like(&q);
@@ -1076,12 +1075,12 @@ impl gmm_likelihood {
                     .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
                 centered.len(),
             );
-        __tape_q_centered_whole
+        __tape_v26
             .reserve(
                 ::core::iter::Iterator::size_hint(&(0..n))
                     .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-                q_centered.len(),
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0)
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..d)).0),
             );
         __tape_li_1
             .reserve(
@@ -1151,12 +1150,12 @@ impl gmm_likelihood {
                     }
                     li_1 = li_2;
                 }
-                __tape_q_centered_whole.push(&q_centered[..]);
                 __tape_li_1.push(li_1);
                 let mut sqnorm = 0.0;
                 let __q_centered_view: &[_] = &q_centered[..d];
                 for __i_8 in 0..d {
                     let __v26 = __q_centered_view[__i_8];
+                    __tape_v26.push(__v26);
                     let __v27 = __v26 * __v26;
                     let sqnorm_1 = sqnorm + __v27;
                     sqnorm = sqnorm_1;
@@ -1215,7 +1214,6 @@ impl gmm_likelihood {
             }
             for __i_3 in (0..k).rev() {
                 let __centered_stored = __tape_centered_whole.pop();
-                let __q_centered_stored = __tape_q_centered_whole.pop();
                 let li_1 = __tape_li_1.pop();
                 let __d_v30 = __d_main_term[__i_3];
                 __d_main_term[__i_3] = ::autodiff::__private::Zero::zero();
@@ -1224,8 +1222,8 @@ impl gmm_likelihood {
                 ::autodiff::__private::add_to(&mut __d_alpha[__i_3], __d_v30);
                 let mut __d_sqnorm_1 = __d_sqnorm;
                 let __d_q_centered_view: &mut [_] = &mut __d_q_centered[..d];
-                for __i_8 in 0..d {
-                    let __v26 = __q_centered_stored[__i_8];
+                for __i_8 in (0..d).rev() {
+                    let __v26 = __tape_v26.pop();
                     let __d_v26 = __d_sqnorm_1 * (__v26 + __v26);
                     ::autodiff::__private::add_to(
                         &mut __d_q_centered_view[__i_8],
@@ -1802,9 +1800,9 @@ impl __gmm_likelihood_generic {
         use ::autodiff::__private::Float as _;
         let mut __tape_v9 = ::autodiff::__private::Tape::new();
         let mut __tape_li_1 = ::autodiff::__private::Tape::new();
+        let mut __tape_v31 = ::autodiff::__private::Tape::new();
         let mut __tape_main_term_at_call = ::autodiff::__private::ArrayTape::new();
         let mut __tape_centered_whole = ::autodiff::__private::SnapshotTape::new();
-        let mut __tape_q_centered_whole = ::autodiff::__private::SnapshotTape::new();
         let mut __d_alpha = ::autodiff::__private::zeros_like(&alpha);
         let mut __d_mu = ::autodiff::__private::zeros_like(&mu);
         let mut __d_q = ::autodiff::__private::zeros_like(&q);
@@ -1852,12 +1850,12 @@ impl __gmm_likelihood_generic {
                     .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
                 centered.len(),
             );
-        __tape_q_centered_whole
+        __tape_v31
             .reserve(
                 ::core::iter::Iterator::size_hint(&(0..n))
                     .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-                q_centered.len(),
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0)
+                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..d)).0),
             );
         __tape_li_1
             .reserve(
@@ -1913,13 +1911,13 @@ impl __gmm_likelihood_generic {
                     }
                     li_1 = li_2;
                 }
-                __tape_q_centered_whole.push(&q_centered[..]);
                 __tape_li_1.push(li_1);
                 let sqnorm = ::autodiff::__private::lit::<__S>(__v3);
                 let mut sqnorm_1 = sqnorm;
                 let __q_centered_view: &[_] = &q_centered[..d];
                 for __i_8 in 0..d {
                     let __v31 = __q_centered_view[__i_8];
+                    __tape_v31.push(__v31);
                     let __v32 = __v31 * __v31;
                     let sqnorm_2 = sqnorm_1 + __v32;
                     sqnorm_1 = sqnorm_2;
@@ -1953,7 +1951,6 @@ impl __gmm_likelihood_generic {
                 );
             for __i_3 in (0..k).rev() {
                 let __centered_stored = __tape_centered_whole.pop();
-                let __q_centered_stored = __tape_q_centered_whole.pop();
                 let li_1 = __tape_li_1.pop();
                 let __v34 = 0.5 as f64;
                 let __v35 = ::autodiff::__private::lit::<__S>(__v34);
@@ -1964,8 +1961,8 @@ impl __gmm_likelihood_generic {
                 ::autodiff::__private::add_to(&mut __d_alpha[__i_3], __d_v37);
                 let mut __d_sqnorm_1_1 = __d_sqnorm_1;
                 let __d_q_centered_view: &mut [_] = &mut __d_q_centered[..d];
-                for __i_8 in 0..d {
-                    let __v31 = __q_centered_stored[__i_8];
+                for __i_8 in (0..d).rev() {
+                    let __v31 = __tape_v31.pop();
                     let __d_v31 = __d_sqnorm_1_1 * (__v31 + __v31);
                     ::autodiff::__private::add_to(
                         &mut __d_q_centered_view[__i_8],

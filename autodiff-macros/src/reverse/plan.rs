@@ -314,12 +314,14 @@ impl<'f> Planner<'f> {
     /// (`ArraySnapshot`): loads the reverse sweep cannot repeat (the array is written later), nested in
     /// a loop of a statement of `block` that does not write the array, of a local float array that a
     /// loop among the statements before writes whole (so a copy costs no more than that loop did), the
-    /// copy taken after the last statement before that writes the array, which must be a loop.
+    /// copy taken after the last statement before that writes the array, which must be a loop; and
+    /// only where the copy is read more than once per element.
     fn array_snapshots(&mut self, block: &Block) {
+        let mut copies: BTreeMap<ArraySnapshot, Vec<(Var, usize)>> = BTreeMap::new();
         for (at, stmt) in block.stmts.iter().enumerate() {
             let mut loads = Vec::new();
-            nested_loads(stmt, false, &mut loads);
-            for (var, array) in loads {
+            nested_loads(stmt, 0, &mut loads);
+            for (var, array, depth) in loads {
                 if !self.unsafe_reads.contains(&var)
                     || !self.snapshot_candidate(array)
                     || writes_array(std::slice::from_ref(stmt), array)
@@ -340,10 +342,22 @@ impl<'f> Planner<'f> {
                     .iter()
                     .any(|s| matches!(s, Stmt::Loop(l) if self.writes_whole(l, array)));
                 if whole {
-                    let after = writer.trips;
-                    self.plan
-                        .array_snapshots
-                        .insert(var, ArraySnapshot { array, after });
+                    let copy = ArraySnapshot {
+                        array,
+                        after: writer.trips,
+                    };
+                    copies.entry(copy).or_default().push((var, depth));
+                }
+            }
+        }
+        // Worth a copy where the array's elements are read more than once per copy: by two loads, or by
+        // one in nested loops. One load in one loop reads each element once, and storing those values one
+        // by one costs less than the copy (`cargo bench --bench counts -- gmm`: GMM's `q_centered`, read
+        // once by `Σ y²`, cost d = 2 8 % more instructions as a copy).
+        for (copy, loads) in copies {
+            if loads.len() >= 2 || loads.iter().any(|(_, depth)| *depth >= 2) {
+                for (var, _) in loads {
+                    self.plan.array_snapshots.insert(var, copy);
                 }
             }
         }
@@ -782,24 +796,24 @@ impl<'f> Planner<'f> {
     }
 }
 
-/// The loads nested in `stmt` (in one of its blocks, at any depth) that are inside a loop's body,
-/// `in_loop` if `stmt` itself is: value and array.
-fn nested_loads(stmt: &Stmt, in_loop: bool, found: &mut Vec<(Var, Array)>) {
+/// The loads nested in `stmt` (in one of its blocks, at any depth) that are inside a loop's body, in
+/// `depth` loops where `stmt` is: value, array, and the number of loops around the load.
+fn nested_loads(stmt: &Stmt, depth: usize, found: &mut Vec<(Var, Array, usize)>) {
     match stmt {
         Stmt::Let {
             var,
             value: Value::Load { array, .. },
-        } if in_loop => found.push((*var, *array)),
+        } if depth > 0 => found.push((*var, *array, depth)),
         // A `while` condition's loads are left alone: only a loop's body.
         Stmt::Loop(l) => {
             for inner in &l.body.stmts {
-                nested_loads(inner, true, found);
+                nested_loads(inner, depth + 1, found);
             }
         }
         _ => {
             for block in stmt.blocks() {
                 for inner in &block.stmts {
-                    nested_loads(inner, in_loop, found);
+                    nested_loads(inner, depth, found);
                 }
             }
         }
