@@ -73,7 +73,7 @@ fn partly_overwritten(x: &[f64], w: &[f64]) -> f64 {
         for j in 0..n {
             c[j] = x[p] * w[j];
         }
-        c[0] = c[0] * x[p];
+        c[0] *= x[p];
         for j in 1..n {
             c[j] = c[j - 1] * c[j] + w[j];
         }
@@ -124,7 +124,7 @@ fn read_before_written(x: &[f64], w: &[f64]) -> f64 {
             s += c[j] * c[j] * x[p];
         }
         for j in 0..n {
-            c[j] = x[p] * w[j] + c[j];
+            c[j] += x[p] * w[j];
         }
         for j in 0..n {
             s += (c[j] * w[j]).sin() * c[n - 1 - j];
