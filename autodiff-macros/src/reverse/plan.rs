@@ -5,7 +5,8 @@
 //! get a sliding window of registers or a register for an index the same in every iteration, and which
 //! integer counters the reverse sweep recovers by undoing their updates. Per value of a region (a branch
 //! or a loop body), where the region's adjoint reads it: recomputed there, stored once before its loop
-//! (hoisted), or else stored by the forward sweep at each definition. Per call: whether its adjoint adds
+//! (hoisted), read from a copy of its array stored whole once per iteration (`ArraySnapshot`), or else
+//! stored by the forward sweep at each definition. Per call: whether its adjoint adds
 //! into the caller's buffers (`vjp_into`) or its gradient is stored at the call. Per array element
 //! increment `a[k] += w`: whether its reverse leaves the element's adjoint in place.
 //!
