@@ -219,6 +219,68 @@ impl<T: Zero + Copy + core::ops::Mul<Output = T>> ArrayTape<T> {
     }
 }
 
+/// Local arrays stored whole by the forward sweep (after the loop that last writes them in an iteration),
+/// one after another in one buffer, and lent back by the reverse sweep as slices, last first: the reverse
+/// reads the elements it needs from the slice instead of popping one tape per read. A pop lends the
+/// stored values in place (no copy); they are dropped at the next `push`.
+#[derive(Debug, Clone)]
+pub struct SnapshotTape<T> {
+    values: Vec<T>,
+    starts: Vec<usize>,
+    /// The end of the array to lend next: the values from here on were lent already.
+    end: usize,
+}
+
+impl<T> Default for SnapshotTape<T> {
+    fn default() -> Self {
+        SnapshotTape {
+            values: Vec::new(),
+            starts: Vec::new(),
+            end: 0,
+        }
+    }
+}
+
+impl<T: Clone> SnapshotTape<T> {
+    /// An empty tape.
+    #[inline]
+    pub fn new() -> Self {
+        SnapshotTape::default()
+    }
+
+    /// Stores a copy of `array`.
+    #[inline]
+    pub fn push(&mut self, array: &[T]) {
+        self.values.truncate(self.end);
+        self.starts.push(self.end);
+        self.values.extend_from_slice(array);
+        self.end = self.values.len();
+    }
+
+    /// Makes room for `arrays` more arrays of `len` values each (at most [`MAX_RESERVED`] values at
+    /// once): a loop whose trip count is known stores an array in each iteration.
+    #[inline]
+    pub fn reserve(&mut self, arrays: usize, len: usize) {
+        self.starts.reserve(arrays.min(MAX_RESERVED));
+        self.values
+            .reserve(arrays.saturating_mul(len).min(MAX_RESERVED));
+    }
+
+    /// Lends the array stored last that was not lent yet.
+    ///
+    /// # Panics
+    ///
+    /// If the tape is empty, which generated code never does. A panic here is a bug in autodiff.
+    #[inline]
+    pub fn pop(&mut self) -> &[T] {
+        let Some(start) = self.starts.pop() else {
+            panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it")
+        };
+        let end = core::mem::replace(&mut self.end, start);
+        &self.values[start..end]
+    }
+}
+
 /// `array[index]`, or zero where `index` is out of bounds: the value a loop reads in every iteration,
 /// stored before the loop starts, when the loop may not run at all (and the value is then never used).
 #[inline]
@@ -758,6 +820,30 @@ mod tests {
         assert_eq!(target, vec![0.0, 1.0, 1.0]);
         tape.push(&[7.0]);
         assert_eq!(tape.pop(), &vec![7.0]);
+    }
+
+    #[test]
+    fn a_snapshot_tape_lends_the_arrays_last_first() {
+        let mut tape = SnapshotTape::new();
+        tape.push(&[1.0, 2.0]);
+        tape.push(&[]);
+        tape.push(&[3.0]);
+        assert_eq!(tape.pop(), &[3.0]);
+        assert_eq!(tape.pop(), &[] as &[f64]);
+        tape.push(&[4.0, 5.0, 6.0]);
+        assert_eq!(tape.pop(), &[4.0, 5.0, 6.0]);
+        assert_eq!(tape.pop(), &[1.0, 2.0]);
+        tape.push(&[7.0]);
+        assert_eq!(tape.pop(), &[7.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "tape was read more often")]
+    fn popping_an_empty_snapshot_tape_is_a_bug_report() {
+        let mut tape = SnapshotTape::<f64>::new();
+        tape.push(&[1.0]);
+        tape.pop();
+        tape.pop();
     }
 
     #[test]

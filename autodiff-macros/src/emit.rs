@@ -106,6 +106,9 @@ pub(crate) struct Emitter<'a> {
     /// written in it), stored once before the loop starts rather than once per iteration, by the loop's
     /// trip-count value: the tape, the array and the index.
     pub(crate) hoisted: BTreeMap<Var, Vec<(Ident, Array, Operand)>>,
+    /// Local arrays stored whole after a loop that writes them (`reverse::plan::ArraySnapshot`), by
+    /// that loop's trip-count value: the tape and the array.
+    pub(crate) array_snapshots: BTreeMap<Var, Vec<(Ident, Array)>>,
     /// The reads of each `for` loop that go through a sub-slice taken before it (`views.rs`), by the loop's
     /// trip-count value, with the view's name.
     views: BTreeMap<Var, Vec<(View, Ident)>>,
@@ -204,6 +207,7 @@ impl<'a> Emitter<'a> {
             call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
             hoisted: BTreeMap::new(),
+            array_snapshots: BTreeMap::new(),
             views,
             reading: RefCell::new(BTreeMap::new()),
             borrowed_windows: BTreeSet::new(),
@@ -226,6 +230,7 @@ impl<'a> Emitter<'a> {
             call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
             hoisted: BTreeMap::new(),
+            array_snapshots: BTreeMap::new(),
             views: self.views.clone(),
             reading: RefCell::new(BTreeMap::new()),
             borrowed_windows: BTreeSet::new(),
@@ -293,12 +298,31 @@ impl<'a> Emitter<'a> {
         tape
     }
 
+    /// The name of the tape on which the forward sweep stores `array` whole after the loop `after`
+    /// (`reverse::plan::ArraySnapshot`), registering it.
+    pub(crate) fn array_snapshot_tape(&mut self, after: Var, array: Array) -> Ident {
+        let stored = self.array_snapshots.entry(after).or_default();
+        if let Some((tape, _)) = stored.iter().find(|(_, a)| *a == array) {
+            return tape.clone();
+        }
+        let base = format!(
+            "__tape_{}_whole",
+            self.array_names[array.0 as usize]
+                .to_string()
+                .trim_start_matches('_')
+        );
+        let tape = self.namer.fresh(&base);
+        stored.push((tape.clone(), array));
+        tape
+    }
+
     /// How many tapes the forward sweep fills.
     pub(crate) fn tape_count(&self) -> usize {
         self.tapes.len()
             + self.snapshots.len()
             + self.call_gradients.len()
             + self.hoisted.values().map(Vec::len).sum::<usize>()
+            + self.array_snapshots.values().map(Vec::len).sum::<usize>()
     }
 
     /// The declarations of the tapes, at the top of the function.
@@ -315,10 +339,16 @@ impl<'a> Emitter<'a> {
             .into_iter()
             .map(|(_, tape)| tape)
             .chain(self.call_gradients.values());
+        let whole = self
+            .array_snapshots
+            .values()
+            .flatten()
+            .map(|(tape, _)| tape);
         quote! {
             #(let mut #tapes = ::autodiff::__private::Tape::new();)*
             #(let mut #fixed = ::autodiff::__private::Tape::new();)*
             #(let mut #flat = ::autodiff::__private::ArrayTape::new();)*
+            #(let mut #whole = ::autodiff::__private::SnapshotTape::new();)*
         }
     }
 
@@ -932,7 +962,13 @@ impl<'a> Emitter<'a> {
                             quote!(#tape.push(::autodiff::__private::load_or_zero(&#array, #index));)
                         })
                         .collect();
-                    quote!(#(#pushes)* #code)
+                    // The arrays stored whole once the loop has written them.
+                    let whole = self.array_snapshots.get(&l.trips).into_iter().flatten();
+                    let stores = whole.map(|(tape, array)| {
+                        let array = self.array_name(*array);
+                        quote!(#tape.push(&#array[..]);)
+                    });
+                    quote!(#(#pushes)* #code #(#stores)*)
                 }
             };
             // In reverse: the pieces are reversed below.
@@ -1148,6 +1184,17 @@ impl<'a> Emitter<'a> {
         for stmt in &l.body.stmts {
             pushed.extend(stmt.defs());
             if let Stmt::Loop(inner) = stmt {
+                // Arrays stored whole after the inner loop, once per iteration of `l`, as long as they
+                // are when the outermost loop starts (made before it, outside any loop or branch).
+                for (tape, array) in self.array_snapshots.get(&inner.trips).into_iter().flatten() {
+                    let top_level = (self.f.body.stmts.iter())
+                        .any(|s| matches!(s, Stmt::NewArray { array: a, .. } if a == array));
+                    if top_level {
+                        let name = self.array_name(*array);
+                        let len = Some(quote!(#name.len()));
+                        found.push((tape.clone(), factors.clone(), len, None));
+                    }
+                }
                 if let Some(trips) = self.trips_hint(inner, Some(inside)) {
                     let mut nested = factors.clone();
                     nested.push(trips);

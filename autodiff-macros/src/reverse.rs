@@ -78,6 +78,11 @@ struct Reverse<'e, 'a> {
     /// While a loop's body is reversed: the increments of its reads through a mutable view of an adjoint
     /// buffer (`LoopPlan::adjoint_views`), by the read's value, and whether one was printed.
     adjoint_reads: BTreeMap<Var, (TokenStream, bool)>,
+    /// The arrays stored whole (`plan::ArraySnapshot`) whose copies the reverse of a region read and the
+    /// region that stores them has not lent back yet.
+    snapshots_used: BTreeSet<plan::ArraySnapshot>,
+    /// The names of those copies in the reverse sweep.
+    copy_names: BTreeMap<plan::ArraySnapshot, Ident>,
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition the plan checks (`plan.rs`), which
@@ -114,6 +119,10 @@ pub(crate) struct Shortcuts {
     /// Inactive matrix parameters used only through their rows are read in place, not flattened into a
     /// copy (`views::in_place_matrices`).
     pub(crate) in_place_matrices: bool,
+    /// A local array written whole in a loop body and read by the body's later loops is stored whole
+    /// once, and the reverse reads those elements from the copy (`plan::ArraySnapshot`), instead of
+    /// storing each value read.
+    pub(crate) array_snapshots: bool,
 }
 
 impl Shortcuts {
@@ -129,6 +138,7 @@ impl Shortcuts {
         adjoint_views: true,
         borrowed_windows: true,
         in_place_matrices: true,
+        array_snapshots: true,
     };
     /// None: the reference adjoint.
     pub(crate) const NONE: Shortcuts = Shortcuts {
@@ -142,6 +152,7 @@ impl Shortcuts {
         adjoint_views: false,
         borrowed_windows: false,
         in_place_matrices: false,
+        array_snapshots: false,
     };
 
     /// The shortcuts of this build of the macro: none under the `reference-adjoint` feature.
@@ -204,6 +215,8 @@ fn vjp_body_with(
         hoisted_here: BTreeMap::new(),
         zero_components: BTreeMap::new(),
         adjoint_reads: BTreeMap::new(),
+        snapshots_used: BTreeSet::new(),
+        copy_names: BTreeMap::new(),
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;

@@ -711,6 +711,7 @@ impl Gen {
             if self.forms && local_matrices { 4 } else { 0 },   // 16 matrix element write
             if self.forms { 5 } else { 0 },                     // 17 tuple let
             if whole.is_empty() { 0 } else { 4 },               // 18 array assigned whole
+            if locals && mutable_floats { 6 } else { 0 },       // 19 array filled whole, then read
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -747,6 +748,19 @@ impl Gen {
                     .collect();
                 let a = self.rng.pick(&arrs).clone();
                 self.index_write(scope, ctx, &a)
+            }
+            19 => {
+                let arrs: Vec<ArrayVar> = scope
+                    .arrays
+                    .iter()
+                    .filter(|a| a.local && !a.frozen)
+                    .cloned()
+                    .collect();
+                let a = self.rng.pick(&arrs).clone();
+                let vars: Vec<FloatVar> =
+                    scope.floats.iter().filter(|f| f.mutable).cloned().collect();
+                let s = self.rng.pick(&vars).clone();
+                self.fill_and_read(scope, ctx, &a, &s.name)
             }
             4 => self.for_range(scope, ctx, budget),
             5 => self.for_values(scope, ctx, budget),
@@ -1023,6 +1037,120 @@ impl Gen {
             place: Place::Index(a.name.clone(), i),
             op,
             value,
+        }
+    }
+
+    /// `for q in 0..2 { for j in 0..a.len() { a[j] = .. } [a[0] = ..] for j in 0..a.len() { s += a[j] * .. } }`:
+    /// an array written whole in a loop body, maybe overwritten in part, and read by a later loop of the
+    /// body, the next iteration overwriting it: the pattern whose reads the reverse sweep takes from one
+    /// copy of the array (`reverse::plan::ArraySnapshot` in the macro).
+    fn fill_and_read(&mut self, scope: &Scope, ctx: &Ctx, a: &ArrayVar, s: &str) -> Stmt {
+        let outer = self.name("q");
+        let mut body_scope = scope.clone();
+        body_scope.ints.push(IntVar {
+            name: outer.clone(),
+            lo: 0,
+            hi: 1,
+        });
+        let mut c = ctx.clone();
+        c.looping = true;
+        let range = |var: &str, lo: usize, hi: IExpr| ForIter::Range {
+            var: var.to_string(),
+            lo: IExpr::Lit(lo),
+            hi,
+            inclusive: false,
+            rev: false,
+            step: None,
+        };
+        let len = IExpr::Len(a.name.clone());
+        let mut body = Vec::new();
+        // The loop that writes every element.
+        let j = self.name("j");
+        let mut inner = body_scope.clone();
+        inner.ints.push(IntVar {
+            name: j.clone(),
+            lo: 0,
+            hi: a.len - 1,
+        });
+        let value = self.expr(&inner, &c, 2);
+        let value = self.squash(&inner, &c, value);
+        body.push(Stmt::For {
+            iter: range(&j, 0, len.clone()),
+            body: vec![Stmt::Assign {
+                place: Place::Index(a.name.clone(), IExpr::Var(j.clone())),
+                op: AssignOp::Set,
+                value,
+            }],
+        });
+        // Sometimes overwritten in part: one element, or a loop over all but the first from its neighbour.
+        match self.rng.weighted(&[2, 1, 1]) {
+            0 => {}
+            1 => {
+                let value = self.expr(&body_scope, &c, 2);
+                let value = self.squash(&body_scope, &c, value);
+                body.push(Stmt::Assign {
+                    place: Place::Index(a.name.clone(), IExpr::Lit(0)),
+                    op: AssignOp::Add,
+                    value,
+                });
+            }
+            _ if a.len >= 2 => {
+                let j = self.name("j");
+                let mut inner = body_scope.clone();
+                inner.ints.push(IntVar {
+                    name: j.clone(),
+                    lo: 1,
+                    hi: a.len - 1,
+                });
+                let before = IExpr::Sub(Box::new(IExpr::Var(j.clone())), Box::new(IExpr::Lit(1)));
+                let value = Expr::Bin(
+                    BinOp::Mul,
+                    Box::new(Expr::Index(a.name.clone(), before)),
+                    Box::new(self.expr(&inner, &c, 1)),
+                );
+                let value = self.squash(&inner, &c, value);
+                body.push(Stmt::For {
+                    iter: range(&j, 1, len.clone()),
+                    body: vec![Stmt::Assign {
+                        place: Place::Index(a.name.clone(), IExpr::Var(j)),
+                        op: AssignOp::Set,
+                        value,
+                    }],
+                });
+            }
+            _ => {}
+        }
+        // The loop that reads it.
+        let j = self.name("j");
+        let mut inner = body_scope.clone();
+        inner.ints.push(IntVar {
+            name: j.clone(),
+            lo: 0,
+            hi: a.len - 1,
+        });
+        let mut value = Expr::Bin(
+            BinOp::Mul,
+            Box::new(Expr::Index(a.name.clone(), IExpr::Var(j.clone()))),
+            Box::new(self.expr(&inner, &c, 1)),
+        );
+        // Mostly two elements a read (the macro copies an array read more than once per element).
+        if self.rng.chance(0.7) {
+            let next = IExpr::Add(Box::new(IExpr::Var(j.clone())), Box::new(IExpr::Lit(1)));
+            let neighbour = Expr::Index(a.name.clone(), IExpr::Rem(Box::new(next), a.len));
+            value = Expr::Bin(BinOp::Mul, Box::new(value), Box::new(neighbour));
+        }
+        let value = self.squash(&inner, &c, value);
+        body.push(Stmt::For {
+            iter: range(&j, 0, len),
+            body: vec![Stmt::Assign {
+                place: Place::Var(s.to_string()),
+                op: AssignOp::Add,
+                value,
+            }],
+        });
+        Stmt::For {
+            iter: range(&outer, 0, IExpr::Lit(2)),
+            body,
         }
     }
 

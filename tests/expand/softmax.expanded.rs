@@ -85,22 +85,17 @@ pub fn __softmax_loss_vjp_into<T: Float>(
 ) -> T {
     let __grad_w = grad;
     let mut __tape_zmax_1 = ::autodiff::__private::Tape::new();
-    let mut __tape_v8 = ::autodiff::__private::Tape::new();
     let mut __tape_v11 = ::autodiff::__private::Tape::new();
     let mut __tape_sum_1 = ::autodiff::__private::Tape::new();
+    let mut __tape_z_whole = ::autodiff::__private::SnapshotTape::new();
     let mut __d_w = ::autodiff::__private::gradient_buffer("w", __grad_w, &w);
     let m = labels.len();
     let __v0 = T::zero();
     let mut z = ::std::vec![__v0; k];
     let total = T::zero();
     let mut total_1 = total;
+    __tape_z_whole.reserve(::core::iter::Iterator::size_hint(&(0..m)).0, z.len());
     __tape_zmax_1
-        .reserve(
-            ::core::iter::Iterator::size_hint(&(0..m))
-                .0
-                .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
-        );
-    __tape_v8
         .reserve(
             ::core::iter::Iterator::size_hint(&(0..m))
                 .0
@@ -132,6 +127,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
             }
             z[__i_1] = s_1;
         }
+        __tape_z_whole.push(&z[..]);
         let zmax = z[0];
         let mut zmax_1 = zmax;
         let __z_view: &[_] = &z[(if 1 < k {
@@ -142,7 +138,6 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         for __i_3 in 1..k {
             __tape_zmax_1.push(zmax_1);
             let __v8 = __z_view[__i_3 - 1];
-            __tape_v8.push(__v8);
             let zmax_2 = zmax_1.max(__v8);
             zmax_1 = zmax_2;
         }
@@ -173,6 +168,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
     let __d_total_1 = d_ret / __v18;
     let mut __d_total_1_1 = __d_total_1;
     for __i in (0..m).rev() {
+        let __z_stored = __tape_z_whole.pop();
         let sum_1 = __tape_sum_1.pop();
         let __v15 = labels[__i];
         let __d_v16 = -__d_total_1_1;
@@ -196,7 +192,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
         })..][..::core::primitive::usize::saturating_sub(k, 1)];
         for __i_3 in (1..k).rev() {
             let zmax_1 = __tape_zmax_1.pop();
-            let __v8 = __tape_v8.pop();
+            let __v8 = __z_stored[__i_3];
             let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
                 zmax_1,
                 __v8,
@@ -378,9 +374,9 @@ impl softmax_loss {
         d_ret: T,
     ) -> (T, (::std::vec::Vec<T>, ::std::vec::Vec<T>)) {
         let mut __tape_zmax_1 = ::autodiff::__private::Tape::new();
-        let mut __tape_v8 = ::autodiff::__private::Tape::new();
         let mut __tape_v11 = ::autodiff::__private::Tape::new();
         let mut __tape_sum_1 = ::autodiff::__private::Tape::new();
+        let mut __tape_z_whole = ::autodiff::__private::SnapshotTape::new();
         let mut __d_w = ::autodiff::__private::zeros_like(&w);
         let mut __d_data = ::autodiff::__private::zeros_like(&data);
         let m = labels.len();
@@ -388,13 +384,8 @@ impl softmax_loss {
         let mut z = ::std::vec![__v0; k];
         let total = T::zero();
         let mut total_1 = total;
+        __tape_z_whole.reserve(::core::iter::Iterator::size_hint(&(0..m)).0, z.len());
         __tape_zmax_1
-            .reserve(
-                ::core::iter::Iterator::size_hint(&(0..m))
-                    .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(1..k)).0),
-            );
-        __tape_v8
             .reserve(
                 ::core::iter::Iterator::size_hint(&(0..m))
                     .0
@@ -430,6 +421,7 @@ impl softmax_loss {
                 }
                 z[__i_1] = s_1;
             }
+            __tape_z_whole.push(&z[..]);
             let zmax = z[0];
             let mut zmax_1 = zmax;
             let __z_view: &[_] = &z[(if 1 < k {
@@ -440,7 +432,6 @@ impl softmax_loss {
             for __i_3 in 1..k {
                 __tape_zmax_1.push(zmax_1);
                 let __v8 = __z_view[__i_3 - 1];
-                __tape_v8.push(__v8);
                 let zmax_2 = zmax_1.max(__v8);
                 zmax_1 = zmax_2;
             }
@@ -471,6 +462,7 @@ impl softmax_loss {
         let __d_total_1 = d_ret / __v18;
         let mut __d_total_1_1 = __d_total_1;
         for __i in (0..m).rev() {
+            let __z_stored = __tape_z_whole.pop();
             let sum_1 = __tape_sum_1.pop();
             let __v15 = labels[__i];
             let __d_v16 = -__d_total_1_1;
@@ -494,7 +486,7 @@ impl softmax_loss {
             })..][..::core::primitive::usize::saturating_sub(k, 1)];
             for __i_3 in (1..k).rev() {
                 let zmax_1 = __tape_zmax_1.pop();
-                let __v8 = __tape_v8.pop();
+                let __v8 = __z_stored[__i_3];
                 let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
                     zmax_1,
                     __v8,

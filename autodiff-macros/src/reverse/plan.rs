@@ -5,7 +5,8 @@
 //! get a sliding window of registers or a register for an index the same in every iteration, and which
 //! integer counters the reverse sweep recovers by undoing their updates. Per value of a region (a branch
 //! or a loop body), where the region's adjoint reads it: recomputed there, stored once before its loop
-//! (hoisted), or else stored by the forward sweep at each definition. Per call: whether its adjoint adds
+//! (hoisted), read from a copy of its array stored whole once per iteration (`ArraySnapshot`), or else
+//! stored by the forward sweep at each definition. Per call: whether its adjoint adds
 //! into the caller's buffers (`vjp_into`) or its gradient is stored at the call. Per array element
 //! increment `a[k] += w`: whether its reverse leaves the element's adjoint in place.
 //!
@@ -72,6 +73,33 @@ pub(crate) struct Plan {
     /// The sub-slices borrowed rather than copied (`views::borrowed_windows`), which the reverse sweep
     /// takes again where it needs them.
     pub(crate) borrowed_windows: BTreeSet<Array>,
+    /// The loads that the reverse sweep reads from a copy of their array stored whole (`ArraySnapshot`)
+    /// instead of popping one stored value per read, by the load's value.
+    pub(crate) array_snapshots: BTreeMap<Var, ArraySnapshot>,
+}
+
+/// A local array stored whole by the forward sweep right after the loop `after`, a statement of a loop
+/// body that is the last to write the array before the loads that read this copy: nothing writes it
+/// between that loop and those loads, all later statements of the same body. The region of that body
+/// pops the copy once per reversed iteration, and each load's reverse reads its element from it.
+///
+/// ```text
+/// // Input:                              // Output (forward, then reverse):
+/// for ik in 0..k {                       for ik in 0..k {
+///     for j in 0..d { c[j] = .. }            for j in 0..d { c[j] = .. }
+///     for j in 0..d { y[j] = q * c[j] }      __tape_c_whole.push(&c[..]);
+/// }                                          for j in 0..d { y[j] = q * c[j] }
+///                                        }
+///                                        for ik in (0..k).rev() {
+///                                            let __c_stored = __tape_c_whole.pop();
+///                                            for j in (0..d).rev() { let __v = __c_stored[j]; .. }
+///                                        }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct ArraySnapshot {
+    pub(crate) array: Array,
+    /// The trip-count value of the loop after which the array is stored.
+    pub(crate) after: Var,
 }
 
 /// How one loop is reversed.
@@ -205,6 +233,9 @@ impl<'f> Planner<'f> {
         let fused_body = cx
             .body_of
             .is_some_and(|l| self.plan.loops[&l.trips].order == Order::Fused);
+        if cx.body_of.is_some() && !fused_body && self.shortcuts.array_snapshots {
+            self.array_snapshots(block);
+        }
         for stmt in &block.stmts {
             if cx.region && !fused_body {
                 self.region_value(stmt, block, cx);
@@ -242,6 +273,7 @@ impl<'f> Planner<'f> {
             return;
         }
         match stmt {
+            Stmt::Let { var, .. } if self.plan.array_snapshots.contains_key(var) => {}
             Stmt::Let { var, value } => {
                 if let Some(trips) = self.hoisted(*var, value, block, cx) {
                     self.plan.hoisted.insert(*var, trips);
@@ -277,6 +309,101 @@ impl<'f> Planner<'f> {
             && index.var().is_none_or(|i| !defined_here(i))
             && !writes_array(&block.stmts, *array);
         wanted.then_some(l.trips)
+    }
+
+    /// Finds the loads of the loop body `block` that read a copy of their array stored whole
+    /// (`ArraySnapshot`): loads the reverse sweep cannot repeat (the array is written later), nested in
+    /// a loop of a statement of `block` that does not write the array, of a local float array that a
+    /// loop among the statements before writes whole (so a copy costs no more than that loop did), the
+    /// copy taken after the last statement before that writes the array, which must be a loop; and
+    /// only where the copy is read more than once per element.
+    fn array_snapshots(&mut self, block: &Block) {
+        let mut copies: BTreeMap<ArraySnapshot, Vec<(Var, usize)>> = BTreeMap::new();
+        for (at, stmt) in block.stmts.iter().enumerate() {
+            let mut loads = Vec::new();
+            nested_loads(stmt, 0, &mut loads);
+            for (var, array, depth) in loads {
+                if !self.unsafe_reads.contains(&var)
+                    || !self.snapshot_candidate(array)
+                    || writes_array(std::slice::from_ref(stmt), array)
+                {
+                    continue;
+                }
+                let before = &block.stmts[..at];
+                let Some(last) = before
+                    .iter()
+                    .rposition(|s| writes_array(std::slice::from_ref(s), array))
+                else {
+                    continue;
+                };
+                let Stmt::Loop(writer) = &before[last] else {
+                    continue;
+                };
+                let whole = before[..=last]
+                    .iter()
+                    .any(|s| matches!(s, Stmt::Loop(l) if self.writes_whole(l, array)));
+                if whole {
+                    let copy = ArraySnapshot {
+                        array,
+                        after: writer.trips,
+                    };
+                    copies.entry(copy).or_default().push((var, depth));
+                }
+            }
+        }
+        // Worth a copy where the array's elements are read more than once per copy: by two loads, or by
+        // one in nested loops. One load in one loop reads each element once, and storing those values one
+        // by one costs less than the copy (`cargo bench --bench counts -- gmm`: GMM's `q_centered`, read
+        // once by `Σ y²`, cost d = 2 8 % more instructions as a copy).
+        for (copy, loads) in copies {
+            if loads.len() >= 2 || loads.iter().any(|(_, depth)| *depth >= 2) {
+                for (var, _) in loads {
+                    self.plan.array_snapshots.insert(var, copy);
+                }
+            }
+        }
+    }
+
+    /// Can `array` be stored whole (`ArraySnapshot`)? A local array of floats (not a parameter, a
+    /// matrix or a borrowed sub-slice).
+    fn snapshot_candidate(&self, array: Array) -> bool {
+        let info = &self.f.arrays[array.0 as usize];
+        info.param.is_none()
+            && info.matrix.is_none()
+            && !self.plan.borrowed_windows.contains(&array)
+            && matches!(self.activity.elem_kind(array), Kind::Float(_))
+    }
+
+    /// Does the loop `l` write every element of `array`: `for j in 0..n` with no step and no exit, its
+    /// body storing `array[j]` unconditionally, `n` the array's length (`vec![v; n]`, `[v; n]`, or
+    /// `n = array.len()`)?
+    fn writes_whole(&self, l: &Loop, array: Array) -> bool {
+        let Some((range, index)) = &l.range else {
+            return false;
+        };
+        let from_zero = matches!(&range.start, Operand::Const { tokens, .. }
+            if syn::parse2::<syn::LitInt>(tokens.clone())
+                .is_ok_and(|n| n.base10_parse::<u64>().is_ok_and(|n| n == 0)));
+        let plain = from_zero
+            && !range.inclusive
+            && !range.rev
+            && range.step.is_none()
+            && l.exit_flag.is_none();
+        let stores_each = l.body.stmts.iter().any(|s| {
+            matches!(s, Stmt::Store { array: a, index: Operand::Var(i), .. } if *a == array && i == index)
+        });
+        let length = self.f.all_stmts().into_iter().any(|s| match s {
+            Stmt::NewArray {
+                array: a,
+                init: ArrayInit::Repeat { len, .. },
+            } => *a == array && len.same_as(&range.end),
+            Stmt::Let {
+                var,
+                value: Value::Len(a),
+            } => *a == array && range.end.var() == Some(*var),
+            _ => false,
+        });
+        plain && stores_each && length
     }
 
     /// Can the reverse sweep compute `var = value` again? Not a read of an array written later; and in a
@@ -667,6 +794,30 @@ impl<'f> Planner<'f> {
             }
         }
         (!arrays.is_empty()).then_some(arrays)
+    }
+}
+
+/// The loads nested in `stmt` (in one of its blocks, at any depth) that are inside a loop's body, in
+/// `depth` loops where `stmt` is: value, array, and the number of loops around the load.
+fn nested_loads(stmt: &Stmt, depth: usize, found: &mut Vec<(Var, Array, usize)>) {
+    match stmt {
+        Stmt::Let {
+            var,
+            value: Value::Load { array, .. },
+        } if depth > 0 => found.push((*var, *array, depth)),
+        // A `while` condition's loads are left alone: only a loop's body.
+        Stmt::Loop(l) => {
+            for inner in &l.body.stmts {
+                nested_loads(inner, depth + 1, found);
+            }
+        }
+        _ => {
+            for block in stmt.blocks() {
+                for inner in &block.stmts {
+                    nested_loads(inner, depth, found);
+                }
+            }
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::loops::Update;
 use super::plan::touches_active_arrays;
+use super::plan::ArraySnapshot;
 use super::{Adjoints, Reverse};
 use crate::emit::{block_with_value, tuple_or_single, Emitter, Mode};
 use crate::ir::{Array, ArrayInit, Block, CallSite, Function, Operand, Stmt, Value, Var};
@@ -150,8 +151,14 @@ impl Reverse<'_, '_> {
         let (mut remat, mut taped) = (BTreeSet::new(), BTreeSet::new());
         let mut index_needed = false;
         let mut hoisted = BTreeSet::new();
+        // Loads read from a copy of their array stored whole (`ArraySnapshot`).
+        let mut from_copy = BTreeSet::new();
         while let Some(v) = todo.pop() {
-            if remat.contains(&v) || taped.contains(&v) || hoisted.contains(&v) {
+            if remat.contains(&v)
+                || taped.contains(&v)
+                || hoisted.contains(&v)
+                || from_copy.contains(&v)
+            {
                 continue;
             }
             if index_var == Some(v) {
@@ -188,6 +195,25 @@ impl Reverse<'_, '_> {
                 self.hoisted_here.insert(v, (trips, tape));
                 hoisted.insert(v);
                 refs.insert(v);
+                continue;
+            }
+            if let (
+                Some(copy),
+                Some(Stmt::Let {
+                    value: Value::Load { index, .. },
+                    ..
+                }),
+            ) = (self.plan.array_snapshots.get(&v).copied(), stmt)
+            {
+                self.snapshots_used.insert(copy);
+                from_copy.insert(v);
+                match index.var() {
+                    Some(read) if is_top(&read) => todo.push(read),
+                    Some(read) => {
+                        refs.insert(read);
+                    }
+                    None => {}
+                }
                 continue;
             }
             let reads: Option<BTreeSet<Var>> = match stmt {
@@ -229,7 +255,22 @@ impl Reverse<'_, '_> {
                 }
             }
         }
-        let mut prelude = hoisted_pops;
+        // The arrays stored whole after a loop of this block whose copies the reverse of the block reads
+        // (`ArraySnapshot`): lent back once per reversed iteration, before anything reads them.
+        let stored_here: Vec<ArraySnapshot> = (self.snapshots_used.iter())
+            .filter(|copy| {
+                (block.stmts.iter()).any(|s| matches!(s, Stmt::Loop(l) if l.trips == copy.after))
+            })
+            .copied()
+            .collect();
+        let mut prelude = Vec::new();
+        for copy in stored_here {
+            self.snapshots_used.remove(&copy);
+            let tape = self.e.array_snapshot_tape(copy.after, copy.array);
+            let name = self.copy_name(copy);
+            prelude.push(quote!(let #name = #tape.pop();));
+        }
+        prelude.extend(hoisted_pops);
         for v in &taped {
             let tape = self.e.tape(*v);
             let name = self.e.name(*v);
@@ -275,6 +316,18 @@ impl Reverse<'_, '_> {
                     prelude.push(self.e.borrowed_window(*array, *source, range, row));
                 }
                 continue;
+            }
+            if let Stmt::Let {
+                var,
+                value: Value::Load { index, .. },
+            } = stmt
+            {
+                if from_copy.contains(var) {
+                    let copy = self.copy_name(self.plan.array_snapshots[var]);
+                    let (name, index) = (self.e.name(*var), self.e.operand(index));
+                    prelude.push(quote!(let #name = #copy[#index];));
+                    continue;
+                }
             }
             let wanted: BTreeSet<Var> = stmt
                 .defs()
@@ -324,6 +377,23 @@ impl Reverse<'_, '_> {
             .or_default()
             .push((tape.clone(), array, index.clone()));
         tape
+    }
+
+    /// The name of the copy of an array stored whole (`ArraySnapshot`) in the reverse sweep.
+    fn copy_name(&mut self, copy: ArraySnapshot) -> Ident {
+        if let Some(name) = self.copy_names.get(&copy) {
+            return name.clone();
+        }
+        let base = format!(
+            "__{}_stored",
+            self.e
+                .array_name(copy.array)
+                .to_string()
+                .trim_start_matches('_')
+        );
+        let name = self.e.namer.fresh(&base);
+        self.copy_names.insert(copy, name.clone());
+        name
     }
 
     /// The adjoint of an `if` or `match`: the same branching, each branch recomputing what its adjoint

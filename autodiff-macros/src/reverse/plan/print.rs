@@ -72,6 +72,14 @@ impl Printed<'_> {
                 let l = self.loop_name(*trips);
                 writeln!(out, "{pad}store {} once before loop {l}", self.var(*v))?;
             }
+            if let Some(copy) = self.plan.array_snapshots.get(v) {
+                let (a, l) = (self.array(copy.array), self.loop_name(copy.after));
+                writeln!(
+                    out,
+                    "{pad}read {} from {a} stored whole after loop {l}",
+                    self.var(*v)
+                )?;
+            }
         }
         for stmt in &block.stmts {
             match stmt {
@@ -247,6 +255,40 @@ mod tests {
             }",
             &["loop __i: fused, window x[__i..=__i + 1]"],
             &["loop __i: backwards"],
+        );
+    }
+
+    #[test]
+    fn an_array_written_whole_and_read_twice_is_read_from_a_copy() {
+        check(
+            "fn f(x: &[f64], w: &[f64]) -> f64 {
+                let n = w.len();
+                let mut c = vec![0.0; n];
+                let mut s = 0.0;
+                for p in 0..x.len() {
+                    for j in 0..n {
+                        c[j] = x[p] * w[j];
+                    }
+                    for j in 0..n {
+                        s += c[j] * c[n - 1 - j];
+                    }
+                }
+                s
+            }",
+            &[
+                "loop __i: backwards",
+                "  loop __i_1: backwards, sum x[__i]",
+                "    recompute __v1, __v2, __v3",
+                "  loop __i_2: forwards unless it pops",
+                "    recompute __v5, __v6, __v8, s_2",
+                "    read __v4 from c stored whole after loop __i_1",
+                "    read __v7 from c stored whole after loop __i_1",
+            ],
+            &[
+                "loop __i: backwards",
+                "  loop __i_1: backwards",
+                "  loop __i_2: backwards",
+            ],
         );
     }
 
