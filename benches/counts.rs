@@ -151,6 +151,7 @@ fn run(group: &str, entry: &str, calls: usize) -> f64 {
             for _ in 0..calls {
                 let w = black_box(&w);
                 total += match entry {
+                    "primal" if plain => user::logistic_plain(w, &xs, &ys),
                     "primal" => user::logistic(w, &xs, &ys),
                     "hand_written" => hand::logistic(w, &xs, &ys, &mut g),
                     _ if plain => user::logistic_plain_grad_into(w, &xs, &ys, &mut g),
