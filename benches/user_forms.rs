@@ -34,7 +34,7 @@ use std::time::{Duration, SystemTime};
 const ENTRIES: [&str; 4] = ["primal", "hand_written", "grad_into", "grad"];
 
 /// The groups, in the order they run.
-const GROUPS: [&str; 7] = [
+const GROUPS: [&str; 8] = [
     "rosenbrock_plus_assign_n1000",
     "softmax_logsumexp_d64_k10_m256",
     "gmm_d2_k5_n1000",
@@ -42,6 +42,7 @@ const GROUPS: [&str; 7] = [
     "rk4_rhs_calls_1000_steps",
     "mlp_d8_h32_m256",
     "logistic_rows_d10_m1000",
+    "logistic_plain_rows_d10_m1000",
 ];
 
 /// Target of issue 9: `grad_into` at most this many times the hand-written sweep.
@@ -354,6 +355,41 @@ fn bench_logistic(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTim
     });
 }
 
+/// `logistic` with a callee that has no `wrt` (`predict_plain`), as most users write it.
+fn bench_logistic_plain(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    let (d, m) = (10, 1000);
+    let mut rng = Rng(6);
+    let w = rng.vec(d, -0.5, 0.5);
+    let xs: Vec<Vec<f64>> = (0..m).map(|_| rng.vec(d, -1.0, 1.0)).collect();
+    let ys: Vec<f64> = (0..m).map(|k| (k % 2) as f64).collect();
+    let (mut g_hand, mut g_into) = (vec![0.0; d], vec![0.0; d]);
+    let value = hand::logistic(&w, &xs, &ys, &mut g_hand);
+    let into_value = user::logistic_plain_grad_into(&w, &xs, &ys, &mut g_into);
+    let (grad_value, grad) = user::logistic_plain_grad(&w, &xs, &ys);
+    check(
+        "logistic_plain",
+        |w| user::logistic_plain(w, &xs, &ys),
+        &w,
+        (value, &g_hand),
+        &[
+            ("grad_into", into_value, &g_into),
+            ("grad", grad_value, &grad),
+        ],
+    );
+    group.bench_function("primal", |b| {
+        b.iter(|| user::logistic_plain(black_box(&w), &xs, &ys))
+    });
+    group.bench_function("hand_written", |b| {
+        b.iter(|| hand::logistic(black_box(&w), &xs, &ys, &mut g_hand))
+    });
+    group.bench_function("grad_into", |b| {
+        b.iter(|| user::logistic_plain_grad_into(black_box(&w), &xs, &ys, &mut g_into))
+    });
+    group.bench_function("grad", |b| {
+        b.iter(|| user::logistic_plain_grad(black_box(&w), &xs, &ys))
+    });
+}
+
 fn print_summary(run_start: SystemTime) {
     let Some(dir) = criterion_dir() else {
         println!("\nratio summary: criterion's output folder not found");
@@ -414,7 +450,7 @@ fn main() {
         .measurement_time(Duration::from_millis(1500))
         .configure_from_args();
     type Bench = fn(&mut BenchmarkGroup<'_, criterion::measurement::WallTime>);
-    let benches: [Bench; 7] = [
+    let benches: [Bench; 8] = [
         bench_rosenbrock,
         bench_softmax,
         |g| bench_gmm(g, "gmm_d2_K5.txt"),
@@ -422,6 +458,7 @@ fn main() {
         bench_rk4,
         bench_mlp,
         bench_logistic,
+        bench_logistic_plain,
     ];
     for (name, bench) in GROUPS.iter().zip(benches) {
         let mut group = c.benchmark_group(*name);
