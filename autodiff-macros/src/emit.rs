@@ -1254,6 +1254,13 @@ impl<'a> Emitter<'a> {
         quote!(let #name: &[_] = &#window;)
     }
 
+    /// Reads in place the matrix parameters this sweep holds inactive and uses only through their rows
+    /// (`views::in_place_matrices`).
+    pub(crate) fn read_matrices_in_place(&mut self) {
+        let activity = self.activity;
+        self.in_place = views::in_place_matrices(self.f, &|a| !activity.is_active_array(a));
+    }
+
     /// The names of the matrix parameters read in place (`views::in_place_matrices`).
     pub(crate) fn in_place_names(&self) -> BTreeSet<String> {
         (self.in_place.iter())

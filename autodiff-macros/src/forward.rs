@@ -41,8 +41,7 @@ struct Forward<'e, 'a> {
 /// The body of `f_jvp`: given the input tangent `tangent`, returns `(value, output tangent)`.
 pub(crate) fn jvp_body(e: &mut Emitter, sig: &Signature, tangent: &Ident) -> TokenStream {
     let f = e.f;
-    let activity = e.activity;
-    e.in_place = crate::views::in_place_matrices(f, &|a| !activity.is_active_array(a));
+    e.read_matrices_in_place();
     // Sub-slices of arrays nothing writes, only read or lent: borrowed, not copied (no tangent of the
     // primal is taken from them; an active one's tangent is its own copy).
     e.borrowed_windows = crate::views::borrowed_windows(f);

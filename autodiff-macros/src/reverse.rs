@@ -199,8 +199,7 @@ fn vjp_body_with(
     let plan = Plan::new(f, e.activity, shortcuts);
     e.borrowed_windows = plan.borrowed_windows.clone();
     if shortcuts.in_place_matrices {
-        let activity = e.activity;
-        e.in_place = crate::views::in_place_matrices(f, &|a| !activity.is_active_array(a));
+        e.read_matrices_in_place();
     }
     let mut rev = Reverse {
         e,
