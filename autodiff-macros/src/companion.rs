@@ -174,6 +174,11 @@ pub(crate) struct Companion<'a> {
     /// into the caller's: a plain function, every parameter active or without a cotangent, and every
     /// active array's slot `direct`.
     pub(crate) sweep_into: Option<TokenStream>,
+    /// Beside `sweep_into`, reverse sweeps into buffers over fewer parameters (`true` per slot they
+    /// derive for), which `vjp_into` runs when the caller leaves `None` every slot of the others (a
+    /// caller lending inactive data): the call then neither computes their cotangents nor stores them.
+    /// Tried in order; `sweep_into` when none applies.
+    pub(crate) partial_sweeps: Vec<(TokenStream, Vec<bool>)>,
     /// The function's own reverse sweep into buffers (`__f_vjp_into`, over the parameters `wrt(..)`
     /// names: `true` per slot) where `vjp` derives through more parameters than `wrt(..)` names: `vjp_into`
     /// runs it when the caller leaves `None` every slot of the others (a caller passing them inactive
@@ -210,6 +215,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         vjp,
         jvp,
         sweep_into,
+        partial_sweeps,
         own_sweep,
         extra,
         method,
@@ -278,7 +284,8 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
         [one] => quote!(#one),
         many => quote!((#(#many),*)),
     };
-    let into_body = vjp_into_body(slots, vjp, sweep_into.as_ref(), own_sweep.as_ref());
+    let sweeps: Vec<&(TokenStream, Vec<bool>)> = partial_sweeps.iter().chain(own_sweep).collect();
+    let into_body = vjp_into_body(slots, vjp, sweep_into.as_ref(), &sweeps);
     let into_types: Vec<TokenStream> = slots.iter().map(|s| s.into.ty()).collect();
     let grads = fixed("grads");
     // Each list goes into several signatures: joined once, as interpolating a list costs a round trip to
@@ -985,7 +992,9 @@ fn fallback_method_copy(
 
 /// The body of `vjp_into`: the reverse sweep `sweep_into` run straight into the caller's slots (with a
 /// zeroed scratch buffer for an array slot the caller left `None`), or else `vjp`'s cotangents added into
-/// them.
+/// them; before either, the first of `sweeps` (a sweep into buffers and the slots it derives for) whose
+/// other slots the caller left `None`. `vjp_into` is inlined into the call, where the caller's `None`s are
+/// constants: the choice costs nothing at run time.
 ///
 /// ```text
 /// // Input: fn g(x: &[f64], y: f64) -> f64      // Output (with `__g_vjp_into`):
@@ -996,12 +1005,13 @@ fn fallback_method_copy(
 ///                                                 let value = __g_vjp_into(x, y, d_ret, (__buffer_0, &mut __buffer_1));
 ///                                                 add_into_slot(__slot_1, __buffer_1);
 ///                                                 value
+/// // With `__g_vjp_into_without_x` in `sweeps`:   let value = if __slot_0.is_none() { .. } else { .. };
 /// ```
 fn vjp_into_body(
     slots: &[Slot],
     vjp: &TokenStream,
     sweep_into: Option<&TokenStream>,
-    own_sweep: Option<&(TokenStream, Vec<bool>)>,
+    sweeps: &[&(TokenStream, Vec<bool>)],
 ) -> TokenStream {
     let fixed = |n: &str| Ident::new(n, Span::mixed_site());
     let (grads, value) = (fixed("grads"), fixed("value"));
@@ -1009,33 +1019,32 @@ fn vjp_into_body(
         .map(|i| fixed(&format!("__slot_{i}")))
         .collect();
     let unpack = quote!(let (#(#slot_names,)*) = #grads;);
-    let mut code = vec![unpack];
     let all: Vec<bool> = slots.iter().map(|s| s.active).collect();
-    match (sweep_into, own_sweep) {
-        (Some(sweep_into), _) => code.extend(run_sweep_into(slots, &slot_names, sweep_into, &all)),
-        (None, Some((own, active))) => {
-            // The slots of the parameters the own sweep leaves out, which the caller may fill.
-            let others = slots
-                .iter()
-                .zip(&slot_names)
-                .zip(active)
-                .filter(|((s, _), own)| s.active && !**own && !matches!(s.into, IntoSlot::None))
-                .map(|((_, slot), _)| quote!(#slot.is_none()))
-                .collect::<Vec<_>>();
-            let own = crate::emit::concat(run_sweep_into(slots, &slot_names, own, active));
-            if others.is_empty() {
-                code.push(quote!(let #value = { #own #value };));
-            } else {
-                let all = crate::emit::concat(run_vjp(slots, &slot_names, vjp));
-                code.push(quote! {
-                    let #value = if #(#others)&&* { #own #value } else { #all #value };
-                });
-            }
-        }
-        (None, None) => code.extend(run_vjp(slots, &slot_names, vjp)),
+    let fallback = crate::emit::concat(match sweep_into {
+        Some(sweep_into) => run_sweep_into(slots, &slot_names, sweep_into, &all),
+        None => run_vjp(slots, &slot_names, vjp),
+    });
+    if sweeps.is_empty() {
+        return quote!(#unpack #fallback #value);
     }
-    code.push(value.into_token_stream());
-    crate::emit::concat(code)
+    let mut chosen = quote!({ #fallback #value });
+    for (sweep, active) in sweeps.iter().rev().map(|s| (&s.0, &s.1)) {
+        // The slots of the parameters the sweep leaves out, which the caller may fill.
+        let others = slots
+            .iter()
+            .zip(&slot_names)
+            .zip(active)
+            .filter(|((s, _), own)| s.active && !**own && !matches!(s.into, IntoSlot::None))
+            .map(|((_, slot), _)| quote!(#slot.is_none()))
+            .collect::<Vec<_>>();
+        let run = crate::emit::concat(run_sweep_into(slots, &slot_names, sweep, active));
+        chosen = if others.is_empty() {
+            quote!({ #run #value })
+        } else {
+            quote!(if #(#others)&&* { #run #value } else #chosen)
+        };
+    }
+    quote!(#unpack let #value = #chosen; #value)
 }
 
 /// `vjp_into`'s reverse sweep `sweep_into` run straight into the slots of the parameters `active` marks

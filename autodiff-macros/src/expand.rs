@@ -895,39 +895,99 @@ impl<'a> Generated<'a> {
     /// The hidden function that holds the reverse sweep: it adds the gradient for the output cotangent
     /// `d_ret` into zeroed buffers of the caller's and returns the value. `f_vjp` and `f_grad_into` call it.
     fn vjp_into_item(&self) -> TokenStream {
+        self.vjp_into_item_of(self.sig, &mut self.emitter(), &self.vjp_into_name())
+    }
+
+    /// The reverse sweep into buffers `name` over `sig` (the function's signature, or one with fewer
+    /// parameters active: `partial_sweeps`), emitted by `emitter`.
+    fn vjp_into_item_of(
+        &self,
+        sig: &Signature,
+        emitter: &mut Emitter<'_>,
+        name: &Ident,
+    ) -> TokenStream {
         let (d_ret, grad) = (naming::fixed("d_ret"), naming::fixed("grad"));
-        let ret = &self.sig.ret_ty;
-        let buffers_ty = self.sig.gradient_into_type();
+        let ret = &sig.ret_ty;
+        let buffers_ty = sig.gradient_into_type();
         // The cotangents of the output parameters, `None` for zero (`f_grad`).
-        let outputs = self.sig.outputs().map(|p| {
+        let outputs = sig.outputs().map(|p| {
             let (d, elem) = (
                 naming::output_cotangent(&p.ident),
                 Signature::element_type(p),
             );
             quote!(#d: ::core::option::Option<&[#elem]>,)
         });
-        let signature = self.signature(
-            &self.vjp_into_name(),
+        let signature = sig.generated(
+            self.item,
+            name,
             Some(quote!(#d_ret: #ret, #(#outputs)* #grad: #buffers_ty)),
             quote!(#ret),
         );
-        let buffers = self.buffer_names();
-        let mut emitter = self.emitter();
-        let body = reverse::vjp_body(
-            &mut emitter,
-            self.sig,
-            &d_ret,
-            reverse::GradientOut::Into(&buffers),
-        );
+        let buffers = buffer_names(sig);
+        let body = reverse::vjp_body(emitter, sig, &d_ret, reverse::GradientOut::Into(&buffers));
         let unpack = tuple_or_single(buffers.iter().map(ToTokens::to_token_stream).collect());
         // A float output's gradient buffer (`&mut T`) is a slice of one element, as the output is.
-        let scalars = self
-            .sig
+        let scalars = sig
             .active()
             .zip(&buffers)
             .filter(|(p, _)| p.scalar)
             .map(|(_, b)| quote!(let #b = ::core::slice::from_mut(#b);));
         quote!(#signature { let #unpack = #grad; #(#scalars)* #body })
+    }
+
+    /// The reverse sweeps into buffers that a call lending inactive data runs instead of the function's
+    /// own (`vjp_into_item`), so that it neither computes nor stores the data's cotangent: one per array
+    /// parameter, with that parameter held inactive (and what depends only on it with it: the activity
+    /// is analysed again), as the items and, per sweep, the name and which parameters it derives for.
+    /// Only for a function whose own sweep runs straight into a caller's buffers (`sweep_into`) and that
+    /// derives for another parameter besides.
+    ///
+    /// ```text
+    /// // Input: #[differentiable] fn predict(w: &[f64], x: &[f64]) -> f64
+    /// // Output: fn __predict_vjp_into_without_w(w, x, d_ret, grad: &mut [f64]) -> f64  // x's cotangent
+    /// //         fn __predict_vjp_into_without_x(w, x, d_ret, grad: &mut [f64]) -> f64  // w's cotangent
+    /// ```
+    fn partial_sweeps(&self) -> (TokenStream, Vec<(TokenStream, Vec<bool>)>) {
+        let slots: Vec<companion::IntoSlot> = self
+            .sig
+            .params
+            .iter()
+            .map(|p| companion::IntoSlot::of(p, p.active))
+            .collect();
+        let with_slot = slots
+            .iter()
+            .filter(|s| !matches!(s, companion::IntoSlot::None))
+            .count();
+        if self.copy || with_slot < 2 {
+            return (TokenStream::new(), Vec::new());
+        }
+        let mut items = Vec::new();
+        let mut sweeps = Vec::new();
+        for (i, slot) in slots.iter().enumerate() {
+            if !matches!(slot, companion::IntoSlot::Array { .. }) {
+                continue;
+            }
+            let mut sig = self.sig.clone();
+            sig.params[i].active = false;
+            let activity =
+                activity::analyze(self.f, &sig, &self.float_params, &mut Errors::default());
+            let name = format_ident!(
+                "{}_without_{}",
+                self.vjp_into_name(),
+                naming::unraw(&sig.params[i].ident)
+            );
+            let mut emitter = Emitter::new(self.f, &sig, &activity);
+            let item = self.vjp_into_item_of(&sig, &mut emitter, &name);
+            // (A parameter named `__p` makes a name with `___` in it.)
+            items.push(quote! {
+                #[doc(hidden)]
+                #[allow(unused, non_snake_case, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+                #[inline]
+                #item
+            });
+            sweeps.push((quote!(#name), sig.params.iter().map(|p| p.active).collect()));
+        }
+        (quote!(#(#items)*), sweeps)
     }
 
     fn vjp_into_name(&self) -> Ident {
@@ -937,13 +997,7 @@ impl<'a> Generated<'a> {
 
     /// The names of the gradient buffers inside the generated functions, one per active parameter.
     fn buffer_names(&self) -> Vec<Ident> {
-        self.sig
-            .active()
-            .map(|p| {
-                let base = format!("__grad_{}", naming::unraw(&p.ident));
-                Ident::new(&base, proc_macro2::Span::mixed_site())
-            })
-            .collect()
+        buffer_names(self.sig)
     }
 
     /// The body that allocates zeroed gradient buffers, runs the reverse sweep into them for the cotangent
@@ -1404,6 +1458,11 @@ impl<'a> Generated<'a> {
             let into = self.vjp_into_name();
             quote!(#into)
         });
+        // Beside it, the sweeps for callers lending inactive data (emitted once, with the function's own).
+        let (partial_items, partial_sweeps) = match direct && with_extra {
+            true => self.partial_sweeps(),
+            false => (TokenStream::new(), Vec::new()),
+        };
         // Where `wrt(..)` leaves parameters out, the function's own sweep serves the callers that pass
         // them inactive data.
         // (A copy made without being asked has no `f_vjp`, and no sweep into buffers, where `wrt(..)`
@@ -1424,7 +1483,7 @@ impl<'a> Generated<'a> {
             let active = self.sig.params.iter().map(|p| p.active).collect();
             (quote!(#into), active)
         });
-        companion::companion(&companion::Companion {
+        let companion = companion::companion(&companion::Companion {
             vis: &self.item.vis,
             name,
             generics: &self.item.sig.generics,
@@ -1434,6 +1493,7 @@ impl<'a> Generated<'a> {
             vjp,
             jvp,
             sweep_into,
+            partial_sweeps,
             own_sweep,
             extra,
             method: self.method,
@@ -1441,7 +1501,8 @@ impl<'a> Generated<'a> {
             outputs,
             // Only the rules of `rules.rs`, no callee that may change the cotangent.
             linear: calls_of(self.f, self.activity, true).is_empty(),
-        })
+        });
+        quote!(#companion #partial_items)
     }
 
     /// A path to the generated item `name` from its siblings: `Self::name` inside an `impl`.
@@ -1494,6 +1555,16 @@ impl<'a> Generated<'a> {
 
 /// The companion's slot of each parameter: every float and array parameter is differentiated through
 /// calls.
+/// The names of the gradient buffers inside the generated functions, one per active parameter of `sig`.
+fn buffer_names(sig: &Signature) -> Vec<Ident> {
+    sig.active()
+        .map(|p| {
+            let base = format!("__grad_{}", naming::unraw(&p.ident));
+            Ident::new(&base, proc_macro2::Span::mixed_site())
+        })
+        .collect()
+}
+
 fn companion_slots(sig: &Signature) -> Vec<companion::Slot> {
     let all = all_active(sig);
     all.params
@@ -1870,6 +1941,7 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             vjp,
             jvp,
             sweep_into: None,
+            partial_sweeps: Vec::new(),
             own_sweep: None,
             extra,
             method,

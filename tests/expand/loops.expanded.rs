@@ -175,25 +175,98 @@ impl dot {
         grads: (::core::option::Option<&mut [f64]>, ::core::option::Option<&mut [f64]>),
     ) -> f64 {
         let (__slot_0, __slot_1) = grads;
-        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
-        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
-            __slot_0,
-            &mut __scratch_0,
-            x.len(),
-        );
-        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
-        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
-            __slot_1,
-            &mut __scratch_1,
-            y.len(),
-        );
-        let value = __dot_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
+        let value = if __slot_0.is_none() {
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                y.len(),
+            );
+            let value = __dot_vjp_into_without_x(x, y, d_ret, __buffer_1);
+            value
+        } else if __slot_1.is_none() {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                x.len(),
+            );
+            let value = __dot_vjp_into_without_y(x, y, d_ret, __buffer_0);
+            value
+        } else {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                x.len(),
+            );
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                y.len(),
+            );
+            let value = __dot_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
+            value
+        };
         value
     }
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
     }
+}
+#[allow(
+    unused,
+    non_snake_case,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::too_many_arguments
+)]
+#[inline]
+fn __dot_vjp_into_without_x(x: &[f64], y: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
+    let __grad_y = grad;
+    let mut __d_y = ::autodiff::__private::gradient_buffer("y", __grad_y, &y);
+    let __v0 = x.len();
+    let mut __d_s = d_ret;
+    let mut s = 0.0;
+    let __y_view: &[_] = &y[..__v0];
+    for __i in 0..__v0 {
+        let __v1 = x[__i];
+        let __v2 = __y_view[__i];
+        let __v3 = __v1 * __v2;
+        let s_1 = s + __v3;
+        let __d_v2 = __d_s * __v1;
+        ::autodiff::__private::add_to(&mut __d_y[__i], __d_v2);
+        s = s_1;
+    }
+    s
+}
+#[allow(
+    unused,
+    non_snake_case,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::too_many_arguments
+)]
+#[inline]
+fn __dot_vjp_into_without_y(x: &[f64], y: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
+    let __grad_x = grad;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let __v0 = x.len();
+    let mut __d_s = d_ret;
+    let mut s = 0.0;
+    let __y_view: &[_] = &y[..__v0];
+    for __i in 0..__v0 {
+        let __v1 = x[__i];
+        let __v2 = __y_view[__i];
+        let __v3 = __v1 * __v2;
+        let s_1 = s + __v3;
+        let __d_v1 = __d_s * __v2;
+        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
+        s = s_1;
+    }
+    s
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __dot_generic<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {

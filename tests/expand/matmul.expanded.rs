@@ -343,25 +343,182 @@ impl matmul {
         ),
     ) -> Vec<f64> {
         let (__slot_0, __slot_1, __slot_2, __slot_3, __slot_4) = grads;
-        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
-        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
-            __slot_0,
-            &mut __scratch_0,
-            a.len(),
-        );
-        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
-        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
-            __slot_1,
-            &mut __scratch_1,
-            b.len(),
-        );
-        let value = __matmul_vjp_into(a, b, m, k, n, d_ret, (__buffer_0, __buffer_1));
+        let value = if __slot_0.is_none() {
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                b.len(),
+            );
+            let value = __matmul_vjp_into_without_a(a, b, m, k, n, d_ret, __buffer_1);
+            value
+        } else if __slot_1.is_none() {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                a.len(),
+            );
+            let value = __matmul_vjp_into_without_b(a, b, m, k, n, d_ret, __buffer_0);
+            value
+        } else {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                a.len(),
+            );
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                b.len(),
+            );
+            let value = __matmul_vjp_into(
+                a,
+                b,
+                m,
+                k,
+                n,
+                d_ret,
+                (__buffer_0, __buffer_1),
+            );
+            value
+        };
         value
     }
     #[inline(always)]
     fn cotangent_linear(&self) -> bool {
         true
     }
+}
+#[allow(
+    unused,
+    non_snake_case,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::too_many_arguments
+)]
+#[inline]
+fn __matmul_vjp_into_without_a(
+    a: &[f64],
+    b: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    d_ret: Vec<f64>,
+    grad: &mut [f64],
+) -> Vec<f64> {
+    let __grad_b = grad;
+    let mut __d_b = ::autodiff::__private::gradient_buffer("b", __grad_b, &b);
+    let __v0 = m * n;
+    let mut c = ::std::vec![0.0; __v0];
+    for __i in 0..m {
+        for __i_1 in 0..n {
+            let mut s = 0.0;
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
+            for __i_2 in 0..k {
+                let __v1 = __i * k;
+                let __v2 = __v1 + __i_2;
+                let __v3 = __a_view[__i_2];
+                let __v4 = __i_2 * n;
+                let __v5 = __v4 + __i_1;
+                let __v6 = b[__v5];
+                let __v7 = __v3 * __v6;
+                let s_1 = s + __v7;
+                s = s_1;
+            }
+            let __v8 = __i * n;
+            let __v9 = __v8 + __i_1;
+            c[__v9] = s;
+        }
+    }
+    let mut __d_c = ::autodiff::__private::cotangent("d_ret", d_ret, &c);
+    for __i in (0..m).rev() {
+        for __i_1 in (0..n).rev() {
+            let __v8 = __i * n;
+            let __v9 = __v8 + __i_1;
+            let __d_s = __d_c[__v9];
+            __d_c[__v9] = ::autodiff::__private::Zero::zero();
+            let mut __d_s_1 = __d_s;
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
+            for __i_2 in 0..k {
+                let __v1 = __i * k;
+                let __v2 = __v1 + __i_2;
+                let __v3 = __a_view[__i_2];
+                let __v4 = __i_2 * n;
+                let __v5 = __v4 + __i_1;
+                let __d_v6 = __d_s_1 * __v3;
+                ::autodiff::__private::add_to(&mut __d_b[__v5], __d_v6);
+            }
+        }
+    }
+    c
+}
+#[allow(
+    unused,
+    non_snake_case,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::too_many_arguments
+)]
+#[inline]
+fn __matmul_vjp_into_without_b(
+    a: &[f64],
+    b: &[f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    d_ret: Vec<f64>,
+    grad: &mut [f64],
+) -> Vec<f64> {
+    let __grad_a = grad;
+    let mut __d_a = ::autodiff::__private::gradient_buffer("a", __grad_a, &a);
+    let __v0 = m * n;
+    let mut c = ::std::vec![0.0; __v0];
+    for __i in 0..m {
+        for __i_1 in 0..n {
+            let mut s = 0.0;
+            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
+            for __i_2 in 0..k {
+                let __v1 = __i * k;
+                let __v2 = __v1 + __i_2;
+                let __v3 = __a_view[__i_2];
+                let __v4 = __i_2 * n;
+                let __v5 = __v4 + __i_1;
+                let __v6 = b[__v5];
+                let __v7 = __v3 * __v6;
+                let s_1 = s + __v7;
+                s = s_1;
+            }
+            let __v8 = __i * n;
+            let __v9 = __v8 + __i_1;
+            c[__v9] = s;
+        }
+    }
+    let mut __d_c = ::autodiff::__private::cotangent("d_ret", d_ret, &c);
+    for __i in (0..m).rev() {
+        for __i_1 in (0..n).rev() {
+            let __v8 = __i * n;
+            let __v9 = __v8 + __i_1;
+            let __d_s = __d_c[__v9];
+            __d_c[__v9] = ::autodiff::__private::Zero::zero();
+            let mut __d_s_1 = __d_s;
+            let __d_a_view: &mut [_] = &mut __d_a[(if 0 < k {
+                (__i * k)
+            } else {
+                0
+            })..][..k];
+            for __i_2 in 0..k {
+                let __v4 = __i_2 * n;
+                let __v5 = __v4 + __i_1;
+                let __v6 = b[__v5];
+                let __d_v3 = __d_s_1 * __v6;
+                ::autodiff::__private::add_to(&mut __d_a_view[__i_2], __d_v3);
+            }
+        }
+    }
+    c
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __matmul_generic<__S: ::autodiff::__private::Float>(

@@ -928,30 +928,241 @@ impl euler {
         ),
     ) -> f64 {
         let (__slot_0, __slot_1, __slot_2, __slot_3) = grads;
-        let mut __scratch_0 = ::autodiff::__private::Scratch::new();
-        let __buffer_0 = ::autodiff::__private::slot_or_scratch(
-            __slot_0,
-            &mut __scratch_0,
-            y0.len(),
-        );
-        let mut __scratch_1 = ::autodiff::__private::Scratch::new();
-        let __buffer_1 = ::autodiff::__private::slot_or_scratch(
-            __slot_1,
-            &mut __scratch_1,
-            p.len(),
-        );
-        let mut __buffer_2 = 0.0;
-        let value = __euler_vjp_into(
-            y0,
-            p,
-            h,
-            steps,
-            d_ret,
-            (__buffer_0, __buffer_1, &mut __buffer_2),
-        );
-        ::autodiff::__private::add_into_slot(__slot_2, __buffer_2);
+        let value = if __slot_0.is_none() {
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                p.len(),
+            );
+            let mut __buffer_2 = 0.0;
+            let value = __euler_vjp_into_without_y0(
+                y0,
+                p,
+                h,
+                steps,
+                d_ret,
+                (__buffer_1, &mut __buffer_2),
+            );
+            ::autodiff::__private::add_into_slot(__slot_2, __buffer_2);
+            value
+        } else if __slot_1.is_none() {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                y0.len(),
+            );
+            let mut __buffer_2 = 0.0;
+            let value = __euler_vjp_into_without_p(
+                y0,
+                p,
+                h,
+                steps,
+                d_ret,
+                (__buffer_0, &mut __buffer_2),
+            );
+            ::autodiff::__private::add_into_slot(__slot_2, __buffer_2);
+            value
+        } else {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                y0.len(),
+            );
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                p.len(),
+            );
+            let mut __buffer_2 = 0.0;
+            let value = __euler_vjp_into(
+                y0,
+                p,
+                h,
+                steps,
+                d_ret,
+                (__buffer_0, __buffer_1, &mut __buffer_2),
+            );
+            ::autodiff::__private::add_into_slot(__slot_2, __buffer_2);
+            value
+        };
         value
     }
+}
+#[allow(
+    unused,
+    non_snake_case,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::too_many_arguments
+)]
+#[inline]
+fn __euler_vjp_into_without_y0(
+    y0: &[f64],
+    p: &[f64],
+    h: f64,
+    steps: usize,
+    d_ret: f64,
+    grad: (&mut [f64], &mut f64),
+) -> f64 {
+    let (__grad_p, __grad_h) = grad;
+    let mut __tape_v2 = ::autodiff::__private::Tape::new();
+    let mut __tape_y_at_call = ::autodiff::__private::ArrayTape::new();
+    let mut __tape_k_at_call = ::autodiff::__private::ArrayTape::new();
+    let mut __d_p = ::autodiff::__private::gradient_buffer("p", __grad_p, &p);
+    let mut y = y0.to_vec();
+    let mut k = ::std::vec![0.0; 2];
+    __tape_v2
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..steps))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(0..2)).0),
+        );
+    __tape_y_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, y.len());
+    __tape_k_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, k.len());
+    for __i in 0..steps {
+        __tape_y_at_call.push(&y[..]);
+        __tape_k_at_call.push(&k[..]);
+        rhs(&y, p, &mut k);
+        let __k_view: &[_] = &k[..2];
+        for __i_1 in 0..2 {
+            let __v1 = y[__i_1];
+            let __v2 = __k_view[__i_1];
+            __tape_v2.push(__v2);
+            let __v3 = h * __v2;
+            let __v4 = __v1 + __v3;
+            y[__i_1] = __v4;
+        }
+    }
+    let __v5 = y[0];
+    let __v6 = y[1];
+    let __v7 = __v6 * __v6;
+    let __v8 = __v5 + __v7;
+    let mut __d_y = ::autodiff::__private::zeros_like(&y);
+    let mut __d_k = ::autodiff::__private::zeros_like(&k);
+    let __d_v6 = d_ret * (__v6 + __v6);
+    ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
+    ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
+    let mut __d_h = 0.0;
+    for __i in (0..steps).rev() {
+        let mut __d_h_1 = __d_h;
+        let __d_k_view: &mut [_] = &mut __d_k[..2];
+        for __i_1 in (0..2).rev() {
+            let __v2 = __tape_v2.pop();
+            let __d_increment = __d_y[__i_1];
+            let __d_h_2 = __d_h_1 + __d_increment * __v2;
+            let __d_v2 = __d_increment * h;
+            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v2);
+            __d_h_1 = __d_h_2;
+        }
+        let __y_at_call = __tape_y_at_call.pop().to_owned();
+        let mut __k_at_call = __tape_k_at_call.pop().to_owned();
+        let (_, (__d_argument, __d_argument_1, __d_argument_2)) = ::autodiff::__private::derivative_of!(
+            rhs, vjp(_, _, _, _, _)
+        )
+            .vjp(
+                &__y_at_call,
+                p,
+                &mut __k_at_call,
+                ::core::option::Option::None,
+                &__d_k,
+            );
+        ::autodiff::__private::accumulate(&mut __d_y, &__d_argument);
+        ::autodiff::__private::accumulate(&mut __d_p, &__d_argument_1);
+        ::autodiff::__private::copy_into("k", &mut __d_k[..], &__d_argument_2[..]);
+        __d_h = __d_h_1;
+    }
+    *__grad_h = __d_h;
+    __v8
+}
+#[allow(
+    unused,
+    non_snake_case,
+    clippy::pedantic,
+    clippy::nursery,
+    clippy::too_many_arguments
+)]
+#[inline]
+fn __euler_vjp_into_without_p(
+    y0: &[f64],
+    p: &[f64],
+    h: f64,
+    steps: usize,
+    d_ret: f64,
+    grad: (&mut [f64], &mut f64),
+) -> f64 {
+    let (__grad_y0, __grad_h) = grad;
+    let mut __tape_v2 = ::autodiff::__private::Tape::new();
+    let mut __tape_y_at_call = ::autodiff::__private::ArrayTape::new();
+    let mut __tape_k_at_call = ::autodiff::__private::ArrayTape::new();
+    let mut __d_y0 = ::autodiff::__private::gradient_buffer("y0", __grad_y0, &y0);
+    let mut y = y0.to_vec();
+    let mut k = ::std::vec![0.0; 2];
+    __tape_v2
+        .reserve(
+            ::core::iter::Iterator::size_hint(&(0..steps))
+                .0
+                .saturating_mul(::core::iter::Iterator::size_hint(&(0..2)).0),
+        );
+    __tape_y_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, y.len());
+    __tape_k_at_call.reserve(::core::iter::Iterator::size_hint(&(0..steps)).0, k.len());
+    for __i in 0..steps {
+        __tape_y_at_call.push(&y[..]);
+        __tape_k_at_call.push(&k[..]);
+        rhs(&y, p, &mut k);
+        let __k_view: &[_] = &k[..2];
+        for __i_1 in 0..2 {
+            let __v1 = y[__i_1];
+            let __v2 = __k_view[__i_1];
+            __tape_v2.push(__v2);
+            let __v3 = h * __v2;
+            let __v4 = __v1 + __v3;
+            y[__i_1] = __v4;
+        }
+    }
+    let __v5 = y[0];
+    let __v6 = y[1];
+    let __v7 = __v6 * __v6;
+    let __v8 = __v5 + __v7;
+    let mut __d_y = ::autodiff::__private::zeros_like(&y);
+    let mut __d_k = ::autodiff::__private::zeros_like(&k);
+    let __d_v6 = d_ret * (__v6 + __v6);
+    ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
+    ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
+    let mut __d_h = 0.0;
+    for __i in (0..steps).rev() {
+        let mut __d_h_1 = __d_h;
+        let __d_k_view: &mut [_] = &mut __d_k[..2];
+        for __i_1 in (0..2).rev() {
+            let __v2 = __tape_v2.pop();
+            let __d_increment = __d_y[__i_1];
+            let __d_h_2 = __d_h_1 + __d_increment * __v2;
+            let __d_v2 = __d_increment * h;
+            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v2);
+            __d_h_1 = __d_h_2;
+        }
+        let __y_at_call = __tape_y_at_call.pop().to_owned();
+        let mut __k_at_call = __tape_k_at_call.pop().to_owned();
+        let (_, (__d_argument, _, __d_argument_1)) = ::autodiff::__private::derivative_of!(
+            rhs, vjp(_, _, _, _, _)
+        )
+            .vjp(
+                &__y_at_call,
+                p,
+                &mut __k_at_call,
+                ::core::option::Option::None,
+                &__d_k,
+            );
+        ::autodiff::__private::accumulate(&mut __d_y, &__d_argument);
+        ::autodiff::__private::copy_into("k", &mut __d_k[..], &__d_argument_1[..]);
+        __d_h = __d_h_1;
+    }
+    ::autodiff::__private::accumulate(&mut __d_y0, &__d_y);
+    *__grad_h = __d_h;
+    __v8
 }
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn __euler_generic<__S: ::autodiff::__private::Float>(
