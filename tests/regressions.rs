@@ -414,3 +414,67 @@ fn second_order_of_loops_binding_floats_by_reference() {
         ]
     );
 }
+
+/// The callee of `copies_a_typed_array` (`autodiff-fuzz --seed 9102`, program 15).
+#[differentiable]
+fn scaled_second(xs: &[f64], s: f64) -> f64 {
+    xs[1] * s
+}
+
+/// A fixed-size array declared `[f64; 3]`, copied in a loop body: the adjoint buffer of the copy was
+/// `[Zero::zero(); 3]`, whose type nothing fixed in the generic copy (made for `order = K` callers) when
+/// the copy's elements are only written from a value that is then dropped: "type annotations needed".
+/// The declared type now types the array's elements, and its copies'.
+// The copy is written and never read, as the fuzzer wrote it.
+#[allow(unused_assignments)]
+#[differentiable]
+fn copies_a_typed_array(a: f64, b: f64, ys: &[f64]) -> f64 {
+    let mut k = 0;
+    let mut kept = 0.0;
+    while k < 2 {
+        let zeros: [f64; 3] = [0.0; 3];
+        let t = scaled_second(ys, 1.6 * a);
+        let mut copy = zeros;
+        copy[k + 1] += (t + copy[k + 1]).sin();
+        kept += t * b;
+        k += 1;
+    }
+    b.sin() + kept + a
+}
+
+#[differentiable(order = 2)]
+fn calls_copies_a_typed_array(a: f64, b: f64, ys: &[f64]) -> f64 {
+    copies_a_typed_array(a, b, ys) * a
+}
+
+#[test]
+fn a_copy_of_a_declared_fixed_array_in_a_loop_has_typed_adjoint_zeros() {
+    let ys = [0.5, -0.75, 2.0];
+    for (a, b) in [(0.3, 0.4), (-1.2, 0.9), (2.0, -0.5)] {
+        // kept = 2 b (1.6 a ys[1]); f = sin(b) + kept + a.
+        let (value, (da, db, dys)) = copies_a_typed_array_grad(a, b, &ys);
+        assert!((value - (b.sin() + 3.2 * a * b * ys[1] + a)).abs() < 1e-12);
+        assert!((da - (3.2 * b * ys[1] + 1.0)).abs() < 1e-12);
+        assert!((db - (b.cos() + 3.2 * a * ys[1])).abs() < 1e-12);
+        assert!(dys[0] == 0.0 && dys[2] == 0.0 && (dys[1] - 3.2 * a * b).abs() < 1e-12);
+        let value = calls_copies_a_typed_array(a, b, &ys);
+        assert!((value - copies_a_typed_array(a, b, &ys) * a).abs() < 1e-12);
+        // Second order through the generic copy: central differences of the gradient.
+        let (_, _, hessian) = calls_copies_a_typed_array_hessian(a, b, &ys);
+        let grad = |a: f64, b: f64| {
+            let (_, (da, db, _)) = calls_copies_a_typed_array_grad(a, b, &ys);
+            [da, db]
+        };
+        let h = 1e-5;
+        let (ga, gb) = (
+            [grad(a + h, b), grad(a - h, b)],
+            [grad(a, b + h), grad(a, b - h)],
+        );
+        for j in 0..2 {
+            let column_a = (ga[0][j] - ga[1][j]) / (2.0 * h);
+            let column_b = (gb[0][j] - gb[1][j]) / (2.0 * h);
+            assert!((hessian[0][j] - column_a).abs() < 1e-6, "{hessian:?}");
+            assert!((hessian[1][j] - column_b).abs() < 1e-6, "{hessian:?}");
+        }
+    }
+}

@@ -172,9 +172,15 @@ pub fn flatten<D, A: Matrix<D> + ?Sized>(m: &A) -> Vec<A::Elem> {
 
 /// Where each row of floats of `m` starts in [`flatten`]`(m)`, and, last, the number of elements.
 pub fn row_offsets<D, A: Matrix<D> + ?Sized>(m: &A) -> Vec<usize> {
-    let mut lengths = Vec::new();
-    m.each_row(&mut |row| lengths.push(row.len()));
-    row_offsets_of_lengths(&lengths)
+    // One allocation: a matrix has `count()` rows of floats (a deeper nest has more, and the vector grows).
+    let mut offsets = Vec::with_capacity(m.count() + 1);
+    offsets.push(0);
+    let mut end = 0;
+    m.each_row(&mut |row| {
+        end += row.len();
+        offsets.push(end);
+    });
+    offsets
 }
 
 /// For a nested array deeper than a matrix, where each of its items `level + 1` levels down starts among

@@ -96,6 +96,10 @@ pub(crate) fn analyze(
             let param = &sig.params[param];
             activity.array_active[i] = param.active;
             activity.array_elems[i] = element_kind(&param.ty, float_params);
+        } else if let Some(declared) = &info.declared {
+            // A local array whose `let` declares its type (`let b: [f64; 3] = [0.0; 3];`): its elements
+            // are of that type, which a copy of it inherits (its adjoint's zeros are typed).
+            activity.array_elems[i] = element_kind(declared, float_params);
         }
     }
     let fields = f

@@ -121,6 +121,9 @@ pub(crate) struct Emitter<'a> {
     /// The matrix parameters read in place rather than flattened (`views::in_place_matrices`): set by the
     /// sweep, by flat array; their rows are `&__matrix_m[i][..]`.
     pub(crate) in_place: BTreeSet<Array>,
+    /// The row offsets of those matrices that the sweep does not make (`views::unread_offsets`), with
+    /// their matrix's flat array: their length is printed from the matrix.
+    pub(crate) unread_offsets: BTreeMap<Array, Array>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -212,6 +215,7 @@ impl<'a> Emitter<'a> {
             reading: RefCell::new(BTreeMap::new()),
             borrowed_windows: BTreeSet::new(),
             in_place: BTreeSet::new(),
+            unread_offsets: BTreeMap::new(),
         }
     }
 
@@ -235,6 +239,7 @@ impl<'a> Emitter<'a> {
             reading: RefCell::new(BTreeMap::new()),
             borrowed_windows: BTreeSet::new(),
             in_place: BTreeSet::new(),
+            unread_offsets: BTreeMap::new(),
         }
     }
 
@@ -660,10 +665,17 @@ impl<'a> Emitter<'a> {
                 let (array, index) = (self.array_name(*array), op(index));
                 quote!(#array[#index])
             }
-            Value::Len(array) => {
-                let array = self.array_name(*array);
-                quote!(#array.len())
-            }
+            Value::Len(array) => match self.unread_offsets.get(array) {
+                // A matrix read in place has one offset more than rows.
+                Some(flat) => {
+                    let matrix = naming::matrix(self.array_name(*flat));
+                    quote!((#matrix.len() + 1))
+                }
+                None => {
+                    let array = self.array_name(*array);
+                    quote!(#array.len())
+                }
+            },
         }
     }
 
@@ -933,7 +945,7 @@ impl<'a> Emitter<'a> {
                     self.borrowed_window(*array, *source, range, row.as_deref())
                 }
                 Stmt::NewArray { array, init } => {
-                    if mode == Mode::Recompute {
+                    if mode == Mode::Recompute || self.unread_offsets.contains_key(array) {
                         continue;
                     }
                     for operand in stmt.operands() {
@@ -1259,6 +1271,7 @@ impl<'a> Emitter<'a> {
     pub(crate) fn read_matrices_in_place(&mut self) {
         let activity = self.activity;
         self.in_place = views::in_place_matrices(self.f, &|a| !activity.is_active_array(a));
+        self.unread_offsets = views::unread_offsets(self.f, &self.in_place);
     }
 
     /// The names of the matrix parameters read in place (`views::in_place_matrices`).

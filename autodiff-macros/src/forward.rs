@@ -344,10 +344,9 @@ fn primal_needed(
     // What memory writes and loops read is needed whatever else is: added once, not on every pass.
     for stmt in &stmts {
         match stmt {
-            Stmt::Store { .. }
-            | Stmt::Push { .. }
-            | Stmt::NewArray { .. }
-            | Stmt::CallOut { .. } => {
+            // A row of a matrix read in place reads its index, not its bounds.
+            Stmt::NewArray { .. } => need.extend(e.window_refs(stmt)),
+            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::CallOut { .. } => {
                 need.extend(stmt.operands().into_iter().filter_map(Operand::var));
             }
             Stmt::Loop(l) => {
@@ -394,6 +393,19 @@ fn primal_needed(
             }
         }
     });
+    // The offsets of the matrices read in place that are not made: only the rows' bounds, which reading
+    // in place does not use, load them (`views::unread_offsets`).
+    for stmt in &stmts {
+        if let Stmt::Let {
+            var,
+            value: Value::Load { array, .. },
+        } = stmt
+        {
+            if e.unread_offsets.contains_key(array) {
+                need.remove(var);
+            }
+        }
+    }
     need
 }
 
@@ -521,6 +533,7 @@ impl Forward<'_, '_> {
                         code.push(quote!(#t.push(#tv);));
                     }
                 }
+                Stmt::NewArray { array, .. } if self.e.unread_offsets.contains_key(array) => {}
                 Stmt::NewArray { array, init } => self.new_array(*array, init, code),
                 Stmt::Loop(l) => self.loop_(l, code),
                 Stmt::CallOut { .. } => self.call_out(stmt, code),

@@ -208,6 +208,126 @@ pub(crate) fn in_place_matrices(f: &Function, inactive: &dyn Fn(Array) -> bool) 
         .collect()
 }
 
+/// The arrays of row offsets (`row_offsets(&__matrix_m)`, made first: `lower/matrices.rs`) of the matrices
+/// read in place (`in_place`, from [`in_place_matrices`]) that nothing reads but the bounds of the rows'
+/// sub-slices, which a row read in place (`&__matrix_m[i][..]`) does not use, and their length (`m.len()`
+/// is `len(offsets) - 1`, printed from the matrix): the sweeps do not make them (an allocation and a pass
+/// over the rows at each call). An offsets array also read otherwise (a loaded offset used in arithmetic)
+/// is made. By offsets array, with its matrix's flat array.
+///
+/// ```text
+/// // Input (ir, xs read in place):             // Output: no `let mut xs_rows = row_offsets(..);`
+/// new xs_rows = row_offsets(&__matrix_xs)
+/// v1 = xs_rows[i]; v2 = i + 1; v3 = xs_rows[v2]
+/// new xs_row = xs[v1..v3] (row i)               let xs_row: &[_] = &__matrix_xs[__i][..];
+/// ```
+pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeMap<Array, Array> {
+    /// What `block` reads: the values used (`used`, the bounds of in-place rows left out) and the arrays
+    /// read otherwise than by a load (`arrays`), and the loads (`loads`: value, array).
+    struct Reads<'a> {
+        in_place: &'a BTreeSet<Array>,
+        used: BTreeSet<Var>,
+        arrays: BTreeSet<Array>,
+        loads: Vec<(Var, Array)>,
+    }
+    impl Reads<'_> {
+        fn walk(&mut self, block: &Block) {
+            self.used
+                .extend(block.yields.iter().filter_map(Operand::var));
+            for stmt in &block.stmts {
+                let operands = match stmt {
+                    Stmt::NewArray {
+                        init:
+                            ArrayInit::Window {
+                                source,
+                                row: Some(row),
+                                ..
+                            },
+                        ..
+                    } if self.in_place.contains(source) => vec![&**row],
+                    _ => stmt.operands(),
+                };
+                for o in operands {
+                    match o {
+                        Operand::Array(a) => {
+                            self.arrays.insert(*a);
+                        }
+                        o => self.used.extend(o.var()),
+                    }
+                }
+                match stmt {
+                    Stmt::Let {
+                        var,
+                        value: Value::Load { array, .. },
+                    } => self.loads.push((*var, *array)),
+                    Stmt::Store { array, .. } | Stmt::Push { array, .. } => {
+                        self.arrays.insert(*array);
+                    }
+                    Stmt::NewArray {
+                        init: ArrayInit::Window { source, .. } | ArrayInit::Copy(source),
+                        ..
+                    } if !self.in_place.contains(source) => {
+                        self.arrays.insert(*source);
+                    }
+                    Stmt::CallOut { .. } => self.arrays.extend(stmt.written_arrays()),
+                    _ => {}
+                }
+                for inner in stmt.blocks() {
+                    self.walk(inner);
+                }
+            }
+        }
+    }
+    // The offsets array of each matrix read in place, by the matrix's name as the call reads it.
+    let names: BTreeMap<String, Array> = in_place
+        .iter()
+        .map(|a| {
+            let name = &f.arrays[a.0 as usize].name;
+            let ident = proc_macro2::Ident::new(name, proc_macro2::Span::call_site());
+            (crate::naming::matrix(&ident).to_string(), *a)
+        })
+        .collect();
+    let offsets: BTreeMap<Array, Array> = (f.body.stmts.iter())
+        .filter_map(|stmt| match stmt {
+            Stmt::NewArray {
+                array,
+                init: ArrayInit::Call { callee, args, .. },
+            } if callee
+                .path
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "row_offsets") =>
+            {
+                match args.as_slice() {
+                    [Operand::Const { tokens, .. }] => {
+                        names.get(&tokens.to_string()).map(|flat| (*array, *flat))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    if offsets.is_empty() {
+        return offsets;
+    }
+    let mut reads = Reads {
+        in_place,
+        used: BTreeSet::new(),
+        arrays: BTreeSet::new(),
+        loads: Vec::new(),
+    };
+    reads.walk(&f.body);
+    let read: BTreeSet<Array> = (reads.loads.iter())
+        .filter(|(var, _)| reads.used.contains(var))
+        .map(|(_, array)| *array)
+        .collect();
+    offsets
+        .into_iter()
+        .filter(|(a, _)| !reads.arrays.contains(a) && !read.contains(a))
+        .collect()
+}
+
 /// A read of a loop through a view.
 #[derive(Clone, Debug)]
 pub(crate) struct View {
@@ -748,6 +868,58 @@ mod tests {
             "fn f(w: &[f64], xs: Vec<Vec<f64>>) -> f64 { g(w, &xs[1]) }",
         ] {
             assert_eq!(in_place_in(src, &["w"]), vec!["xs".to_string()], "{src}");
+        }
+    }
+
+    /// The matrices of `src` read in place (every array inactive but `w`) whose row offsets are not made.
+    fn unread_in(src: &str) -> Vec<String> {
+        let f = lowered(src);
+        let name = |a: Array| f.arrays[a.0 as usize].name.clone();
+        let in_place = in_place_matrices(&f, &|a| name(a) != "w");
+        unread_offsets(&f, &in_place)
+            .into_keys()
+            .map(name)
+            .collect()
+    }
+
+    #[test]
+    fn row_offsets_of_matrices_read_in_place_are_made_only_where_read() {
+        // Rows lent, bound, iterated, at computed indexes: the offsets only bound the rows.
+        for src in [
+            "fn f(w: &[f64], xs: &[Vec<f64>], n: usize) -> f64 {
+                let mut s = 0.0;
+                for k in 0..n {
+                    let row = &xs[n - 1 - k];
+                    s += g(w, &xs[k]) * row[0];
+                }
+                s
+            }",
+            "fn f(w: &[f64], xs: [[f64; 2]; 3]) -> f64 { g(w, &xs[0]) + g(w, &xs[2]) }",
+        ] {
+            assert_eq!(unread_in(src), vec!["xs_rows".to_string()], "{src}");
+        }
+        // The number of rows, `xs.len()`, is printed from the matrix.
+        for src in [
+            "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+                let mut s = 0.0;
+                for k in 0..xs.len() { s += g(w, &xs[k]); }
+                s
+            }",
+            "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 {
+                let mut s = 0.0;
+                for row in xs.iter() { s += g(w, row); }
+                s
+            }",
+        ] {
+            assert_eq!(unread_in(src), vec!["xs_rows".to_string()], "{src}");
+        }
+        // An offset read into arithmetic (the row's length); a matrix read by element is not read in
+        // place.
+        for src in [
+            "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) * (xs[1].len() as f64) }",
+            "fn f(w: &[f64], xs: &[Vec<f64>]) -> f64 { g(w, &xs[0]) * xs[1][0] }",
+        ] {
+            assert_eq!(unread_in(src), Vec::<String>::new(), "{src}");
         }
     }
 

@@ -689,7 +689,6 @@ fn logistic_vjp(
     let __matrix_xs = xs;
     let mut __tape_p = ::autodiff::__private::Tape::new();
     let mut __d_w = ::autodiff::__private::zeros_like(&w);
-    let mut xs_rows = ::autodiff::__private::row_offsets(&__matrix_xs);
     let __v0 = ys.len();
     let mut loss = 0.0;
     __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
@@ -744,16 +743,11 @@ fn logistic_jvp(
 ) -> (f64, f64) {
     let __matrix_xs = xs;
     let mut __dot_w = ::autodiff::__private::tangent("w", tangent, &w);
-    let mut xs_rows = ::autodiff::__private::row_offsets(&__matrix_xs);
     let __v0 = ys.len();
     let mut loss = 0.0;
     let mut __dot_loss = 0.0;
-    let __xs_rows_view: &[_] = &xs_rows[..__v0];
-    let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
     for __i in 0..__v0 {
-        let __v1 = __xs_rows_view[__i];
         let __v2 = __i + 1;
-        let __v3 = __xs_rows_view_1[__i];
         let xs_row: &[_] = &__matrix_xs[__i][..];
         let (p, __dot_p) = ::autodiff::__private::derivative_of!(predict, jvp(_, _, _))
             .jvp(
