@@ -159,7 +159,8 @@ impl Line {
 
 impl Line {
     /// `self` constant, calling a method that names `wrt(self)`: the callee's `self` gets a zero tangent
-    /// (rustc's unsatisfied `InactiveTangent<&Line>` in generated code before: `&self` is a `&&Line`).
+    /// (rustc's unsatisfied `InactiveTangent<&Line>` in generated code before: `&self` is a `&&Line`). At
+    /// `order = 2` a spanned error: tests/ui/calls/order-constant-self-calls-wrt-self.rs.
     #[differentiable]
     fn fit_in_data(&self, xs: &[f64], ys: &[f64]) -> f64 {
         self.fit(xs, ys) * 2.0
