@@ -3014,8 +3014,8 @@ impl Springs {
         e + self.anchor[1] * x[self.count - 1]
     }
 
-    /// The same energy as a function of the positions, `self` constant. (At `order = 2`, calling a
-    /// `wrt(self)` method from a constant `self` does not compile: see the report of probe10.)
+    /// The same energy as a function of the positions, `self` constant, calling the `wrt(self)` method.
+    /// (At `order = 2` a spanned error: `energy` calls `Self::pair_energy`, so it has no generic copy.)
     #[differentiable]
     pub fn energy_at(&self, x: &[f64]) -> f64 {
         self.energy(x)
@@ -4465,4 +4465,402 @@ fn output_parameters() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Harder shapes: destructuring assignment, copies of arrays, labelled loops, iterator adaptors.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod harder {
+    use autodiff::differentiable;
+
+    /// A Fibonacci-like recurrence through a tuple (destructuring assignment `(p, q) = (..)` is a
+    /// spanned error).
+    #[differentiable(order = 2)]
+    pub fn swap_recurrence(a: f64, b: f64, n: usize) -> f64 {
+        let (mut p, mut q) = (a, b);
+        for _ in 0..n {
+            let (np, nq) = (q, p + 0.5 * q * p.sin());
+            p = np;
+            q = nq;
+        }
+        p * q
+    }
+
+    /// An array copied, then the original written: the copy keeps the old values.
+    #[differentiable(order = 2)]
+    pub fn array_copy_semantics(x: f64, y: f64) -> f64 {
+        let mut a = [x, y, x * y];
+        let b = a;
+        a[0] = 5.0 * y;
+        a[2] *= a[2];
+        b[0] * a[0] + b[2] + a[2] * b[1]
+    }
+
+    /// An in-place recurrence on a local `Vec`.
+    #[differentiable(order = 2)]
+    pub fn in_place_recurrence(x: &[f64]) -> f64 {
+        let mut v = vec![0.0; x.len()];
+        v[0] = x[0];
+        for i in 1..x.len() {
+            v[i] = v[i - 1] * x[i] + x[i - 1];
+            v[i - 1] *= 0.5;
+        }
+        v.iter().sum::<f64>()
+    }
+
+    /// `continue 'outer` and `break 'outer` from a nested loop.
+    #[differentiable(order = 2)]
+    pub fn labelled(x: &[f64], cap: f64) -> f64 {
+        let mut s = 0.0;
+        'outer: for i in 0..x.len() {
+            for j in 0..x.len() {
+                if j > i {
+                    continue 'outer;
+                }
+                s += x[i] * x[j];
+                if s > cap {
+                    break 'outer;
+                }
+            }
+        }
+        s
+    }
+
+    /// Mean and variance with `len() as f64`.
+    #[differentiable(order = 2)]
+    pub fn variance(x: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    }
+
+    /// `windows(2)` and `chunks(2)`.
+    #[differentiable(order = 2)]
+    pub fn windows_chunks(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for w in x.windows(2) {
+            s += (w[1] - w[0]).powi(2);
+        }
+        for c in x.chunks(2) {
+            s += c[0] * c[c.len() - 1];
+        }
+        s
+    }
+
+    /// `filter` on an active condition, `skip`, `take`, `rev`.
+    #[differentiable(order = 2)]
+    pub fn adaptors(x: &[f64]) -> f64 {
+        let positive: f64 = x.iter().filter(|v| **v > 0.0).map(|v| v.sqrt()).sum();
+        let mut middle = 0.0;
+        for v in x.iter().skip(1).take(2) {
+            middle += v * v;
+        }
+        let mut weighted = 0.0;
+        for (i, v) in x.iter().rev().enumerate() {
+            weighted += (i as f64 + 1.0) * v;
+        }
+        positive + middle + weighted
+    }
+
+    /// Two slices zipped, weighted by a local array through a counter (a zip of three, and
+    /// `.zip(..).enumerate()`, are spanned errors).
+    #[differentiable(order = 2)]
+    pub fn zip3(a: &[f64], b: &[f64]) -> f64 {
+        let c = [1.0, -2.0, 0.5];
+        let mut s = 0.0;
+        let mut i = 0;
+        for (x, y) in a.iter().zip(b.iter()) {
+            s += x * y * c[i];
+            i += 1;
+        }
+        s
+    }
+
+    /// A value assigned in both branches of a branch inside a loop, read after a `break`.
+    #[differentiable(order = 2)]
+    pub fn branch_in_loop(x: f64, n: usize) -> f64 {
+        let mut y = x;
+        let mut last = 0.0;
+        for i in 0..n {
+            if y > 1.0 {
+                last = y * 0.5;
+                y = last.sin() + x;
+            } else {
+                last = y * y;
+                y = y + last * 0.1 + i as f64 * 0.2;
+            }
+            if last > 10.0 {
+                break;
+            }
+        }
+        y * last
+    }
+
+    /// `powi` with an integer parameter, negative included.
+    #[differentiable(order = 2)]
+    pub fn powi_param(x: f64, k: i32) -> f64 {
+        x.powi(k) + x.powi(-k) * 0.5
+    }
+
+    /// A tuple returned early from a loop, in a tuple-returning function.
+    #[differentiable]
+    pub fn first_above(x: &[f64], t: f64) -> (f64, f64) {
+        for i in 0..x.len() {
+            if x[i] > t {
+                return (x[i] * t, i as f64);
+            }
+        }
+        (t * t, -1.0)
+    }
+
+    /// The caller of the tuple function, destructuring it.
+    #[differentiable(order = 2)]
+    pub fn uses_first_above(x: &[f64], t: f64) -> f64 {
+        let (v, i) = first_above(x, t);
+        v * (i + 2.0)
+    }
+
+    /// A float local passed `&mut` to a helper that writes it.
+    #[differentiable]
+    pub fn bump(v: &mut f64, by: f64) {
+        *v = *v * by + by;
+    }
+
+    #[differentiable]
+    pub fn uses_bump(x: f64, y: f64) -> f64 {
+        let mut s = x;
+        bump(&mut s, y);
+        bump(&mut s, x);
+        s
+    }
+}
+
+#[test]
+fn harder_shapes() {
+    use harder as hd;
+    for n in [0, 1, 5] {
+        Probe::new("swap_recurrence", move |x| {
+            hd::swap_recurrence(x[0], x[1], n)
+        })
+        .grad(move |x| {
+            let (v, g) = hd::swap_recurrence_grad(x[0], x[1], n);
+            (v, vec![g.0, g.1])
+        })
+        .jvp(move |x, t| hd::swap_recurrence_jvp(x[0], x[1], n, (t[0], t[1])))
+        .hessian(move |x| {
+            let (v, g, h) = hd::swap_recurrence_hessian(x[0], x[1], n);
+            (v, vec![g.0, g.1], h)
+        })
+        .run(POINTS, range(2, -1.0, 1.0));
+    }
+    two(
+        "array_copy_semantics",
+        hd::array_copy_semantics,
+        hd::array_copy_semantics_grad,
+        hd::array_copy_semantics_jvp,
+        hd::array_copy_semantics_grad_into,
+    )
+    .hessian(hess2(hd::array_copy_semantics_hessian))
+    .analytic(|x| {
+        // b = [x, y, xy], a = [5y, y, x²y²]: 5 x y + x y + x² y³.
+        let (a, b) = (x[0], x[1]);
+        vec![
+            5.0 * b + b + 2.0 * a * b * b * b,
+            5.0 * a + a + 3.0 * a * a * b * b,
+        ]
+    })
+    .run(POINTS, range(2, -2.0, 2.0));
+    slice(
+        "in_place_recurrence",
+        hd::in_place_recurrence,
+        hd::in_place_recurrence_grad,
+        hd::in_place_recurrence_jvp,
+        hd::in_place_recurrence_grad_into,
+    )
+    .hessian(hess_slice(hd::in_place_recurrence_hessian))
+    .run(POINTS, range(5, -1.5, 1.5));
+    for cap in [1.0, 100.0] {
+        slice_scalar!(
+            "labelled",
+            hd::labelled,
+            hd::labelled_grad,
+            hd::labelled_jvp,
+            hd::labelled_grad_into,
+            hd::labelled_hessian
+        )
+        .run(POINTS, move |r: &mut Lcg| loop {
+            let mut x = r.vec(4, -1.5, 1.5);
+            x.push(cap);
+            // Away from the partial sums that cross the cap.
+            let mut s = 0.0;
+            let mut ok = true;
+            'o: for i in 0..4 {
+                for j in 0..=i {
+                    s += x[i] * x[j];
+                    ok &= (s - cap).abs() > 0.02;
+                    if s > cap {
+                        break 'o;
+                    }
+                }
+            }
+            if ok {
+                break x;
+            }
+        });
+    }
+    slice(
+        "variance",
+        hd::variance,
+        hd::variance_grad,
+        hd::variance_jvp,
+        hd::variance_grad_into,
+    )
+    .hessian(hess_slice(hd::variance_hessian))
+    .analytic(|x| {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        x.iter().map(|v| 2.0 * (v - m) / (n - 1.0)).collect()
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    for n in [4, 5] {
+        slice(
+            "windows_chunks",
+            hd::windows_chunks,
+            hd::windows_chunks_grad,
+            hd::windows_chunks_jvp,
+            hd::windows_chunks_grad_into,
+        )
+        .hessian(hess_slice(hd::windows_chunks_hessian))
+        .run(POINTS, range(n, -2.0, 2.0));
+    }
+    slice(
+        "adaptors",
+        hd::adaptors,
+        hd::adaptors_grad,
+        hd::adaptors_jvp,
+        hd::adaptors_grad_into,
+    )
+    .hessian(hess_slice(hd::adaptors_hessian))
+    .analytic(|x| {
+        let n = x.len();
+        (0..n)
+            .map(|i| {
+                let sqrt_part = if x[i] > 0.0 { 0.5 / x[i].sqrt() } else { 0.0 };
+                let middle = if i == 1 || i == 2 { 2.0 * x[i] } else { 0.0 };
+                sqrt_part + middle + (n - i) as f64
+            })
+            .collect()
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let x = r.vec(5, -2.0, 2.0);
+        if x.iter().all(|v| v.abs() > 0.05) {
+            break x;
+        }
+    });
+    two_slices!(
+        "zip3",
+        hd::zip3,
+        hd::zip3_grad,
+        hd::zip3_jvp,
+        hd::zip3_grad_into,
+        hd::zip3_hessian,
+        3
+    )
+    .analytic(|x| {
+        let c = [1.0, -2.0, 0.5];
+        let mut g: Vec<f64> = (0..3).map(|i| x[i + 3] * c[i]).collect();
+        g.extend((0..3).map(|i| x[i] * c[i]));
+        g
+    })
+    .run(POINTS, range(6, -2.0, 2.0));
+    for n in [0, 3, 8] {
+        Probe::new("branch_in_loop", move |x| hd::branch_in_loop(x[0], n))
+            .grad(move |x| {
+                let (v, g) = hd::branch_in_loop_grad(x[0], n);
+                (v, vec![g])
+            })
+            .jvp(move |x, t| hd::branch_in_loop_jvp(x[0], n, t[0]))
+            .hessian(move |x| {
+                let (v, g, h) = hd::branch_in_loop_hessian(x[0], n);
+                (v, vec![g], h)
+            })
+            .run(POINTS, move |r: &mut Lcg| loop {
+                let a = r.uniform(-2.0, 3.0);
+                let jump =
+                    (hd::branch_in_loop(a - 1e-4, n) - hd::branch_in_loop(a + 1e-4, n)).abs();
+                if jump < 0.05 {
+                    break vec![a];
+                }
+            });
+    }
+    for k in [-3, 0, 2, 5] {
+        Probe::new("powi_param", move |x| hd::powi_param(x[0], k))
+            .grad(move |x| {
+                let (v, g) = hd::powi_param_grad(x[0], k);
+                (v, vec![g])
+            })
+            .jvp(move |x, t| hd::powi_param_jvp(x[0], k, t[0]))
+            .hessian(move |x| {
+                let (v, g, h) = hd::powi_param_hessian(x[0], k);
+                (v, vec![g], h)
+            })
+            .analytic(move |x| {
+                let (a, k) = (x[0], k as f64);
+                vec![k * a.powf(k - 1.0) - 0.5 * k * a.powf(-k - 1.0)]
+            })
+            .run(POINTS, range(1, 0.5, 2.0));
+    }
+    slice_scalar!(
+        "uses_first_above",
+        hd::uses_first_above,
+        hd::uses_first_above_grad,
+        hd::uses_first_above_jvp,
+        hd::uses_first_above_grad_into,
+        hd::uses_first_above_hessian
+    )
+    .run(POINTS, |r: &mut Lcg| loop {
+        let x = r.vec(5, -2.0, 2.0);
+        if x[..4].iter().all(|v| (v - x[4]).abs() > 0.05) {
+            break x;
+        }
+    });
+    let mut rng = Lcg::new(3);
+    for _ in 0..POINTS {
+        let x = rng.vec(3, -2.0, 2.0);
+        let t = rng.uniform(-1.0, 1.0);
+        let (c0, c1) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+        let scalar = |z: &[f64]| {
+            let (a, b) = hd::first_above(&z[..3], z[3]);
+            c0 * a + c1 * b
+        };
+        let xt = [x.clone(), vec![t]].concat();
+        if x.iter().any(|v| (v - t).abs() < 0.05) {
+            continue;
+        }
+        let (value, (gx, gt)) = hd::first_above_vjp(&x, t, (c0, c1));
+        assert_eq!(value, hd::first_above(&x, t));
+        assert_vec_near(
+            &[gx, vec![gt]].concat(),
+            &fd_gradient(&scalar, &xt),
+            1e-6,
+            "first_above_vjp",
+        );
+    }
+    two(
+        "uses_bump",
+        hd::uses_bump,
+        hd::uses_bump_grad,
+        hd::uses_bump_jvp,
+        hd::uses_bump_grad_into,
+    )
+    .analytic(|x| {
+        // s1 = x y + y, s2 = s1 x + x = x² y + x y + x.
+        let (a, b) = (x[0], x[1]);
+        vec![2.0 * a * b + b + 1.0, a * a + a]
+    })
+    .run(POINTS, range(2, -2.0, 2.0));
+    let mut v = 2.0;
+    hd::bump(&mut v, 3.0);
+    assert_eq!(v, 9.0);
 }
