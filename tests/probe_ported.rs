@@ -11,8 +11,23 @@
 //! random tangent, `f_grad_into` against `f_grad` with its buffers filled with NaN first, and `f_hessian`
 //! (`order = 2`) against central differences of `f_grad`.
 
-// Indexed loops and explicit returns are the forms users write and what these programs test.
-#![allow(clippy::needless_range_loop, clippy::needless_return)]
+// The forms users (and the ported Python) write are what these programs test: indexed loops, explicit
+// returns, `let` then return, `a = a * 3.0`, late initialisation, a counter beside a `for`, `max().min()`,
+// `n % 2 == 0`, an element-by-element copy, Tangent's `a / a` and `a - a`; the probe's function-pointer
+// parameters spell out the generated signatures.
+#![allow(
+    clippy::eq_op,
+    clippy::needless_range_loop,
+    clippy::needless_return,
+    clippy::let_and_return,
+    clippy::assign_op_pattern,
+    clippy::needless_late_init,
+    clippy::explicit_counter_loop,
+    clippy::manual_clamp,
+    clippy::manual_is_multiple_of,
+    clippy::manual_memcpy,
+    clippy::type_complexity
+)]
 
 use autodiff::{differentiable, Differentiable};
 
