@@ -4879,3 +4879,276 @@ fn harder_shapes() {
     hd::bump(&mut v, 3.0);
     assert_eq!(v, 9.0);
 }
+
+// ---------------------------------------------------------------------------------------------------
+// JAX's conventions at non-differentiable points, and more forms: `to_vec`, `push`, `fold` to a
+// minimum, mutual recursion, an array as the value of an `if`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod edges {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn relu(x: f64) -> f64 {
+        x.max(0.0)
+    }
+
+    /// `|−x²|`: at 0 the sign bit of `-0.0` keeps the second derivative of `x²` (DESIGN.md §6).
+    #[differentiable(order = 2)]
+    pub fn abs_of_negative_square(x: f64) -> f64 {
+        (-x * x).abs()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn abs_plain(x: f64) -> f64 {
+        x.abs()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn square_by_powi(x: f64) -> f64 {
+        x.powi(2)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn floor_times(x: f64) -> f64 {
+        (x * 3.0).floor() * x + x.round() + x.signum() * x.trunc()
+    }
+
+    /// The minimum by `fold`.
+    #[differentiable(order = 2)]
+    pub fn fold_min(x: &[f64]) -> f64 {
+        x.iter().fold(f64::INFINITY, |a, &b| a.min(b)) * 2.0
+    }
+
+    /// A copy by `to_vec`, written.
+    #[differentiable(order = 2)]
+    pub fn to_vec_written(x: &[f64]) -> f64 {
+        let mut y = x.to_vec();
+        y[0] += y[1] * y[2];
+        y[2] = y[0].sin();
+        y.iter().map(|v| v * v).sum::<f64>()
+    }
+
+    /// A `Vec` built by `push`.
+    #[differentiable(order = 2)]
+    pub fn pushed(x: &[f64]) -> f64 {
+        let mut v = Vec::new();
+        for i in 0..x.len() {
+            v.push(x[i] * x[(i + 1) % x.len()]);
+        }
+        let mut s = 0.0;
+        for i in 0..v.len() {
+            s += v[i].tanh();
+        }
+        s
+    }
+
+    /// Horner from the right: `rev` then `fold`.
+    #[differentiable(order = 2)]
+    pub fn rev_fold(c: &[f64], t: f64) -> f64 {
+        c.iter().rev().fold(0.0, |acc, &ci| acc * t + ci)
+    }
+
+    /// Mutual recursion.
+    #[differentiable(order = 2)]
+    pub fn even_part(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            1.0
+        } else {
+            x * odd_part(x, n - 1)
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn odd_part(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            x
+        } else {
+            (x * 0.5).cos() * even_part(x, n - 1)
+        }
+    }
+
+    /// An array as the value of an `if`.
+    #[differentiable]
+    pub fn pick_pair(x: f64, y: f64) -> [f64; 2] {
+        let p = if x > y { [x * y, x] } else { [y, x - y] };
+        [p[0].exp(), p[1] * p[0]]
+    }
+
+    /// A closure calling a closure, both capturing active values, inside a loop.
+    #[differentiable(order = 2)]
+    pub fn nested_closures(x: &[f64], a: f64, b: f64) -> f64 {
+        let inner = |v: f64| (v * a).sin();
+        let outer = |v: f64| inner(v) * b + v;
+        let mut s = 0.0;
+        for &v in x {
+            s += outer(v);
+        }
+        s
+    }
+}
+
+#[test]
+fn non_differentiable_points_and_more_forms() {
+    use edges as ed;
+    // JAX: a tie of max gives half to each side; abs at +0 gives 1, at -0 -1; powi(2) at 0 gives 0.
+    assert_eq!(ed::relu_grad(0.0), (0.0, 0.5));
+    assert_eq!(ed::relu_grad(-1.0), (0.0, 0.0));
+    assert_eq!(ed::relu_grad(2.0), (2.0, 1.0));
+    assert_eq!(ed::abs_plain_grad(0.0), (0.0, 1.0));
+    assert_eq!(ed::abs_plain_grad(-0.0), (0.0, -1.0));
+    assert_eq!(ed::square_by_powi_derivatives(0.0), [0.0, 0.0, 2.0]);
+    assert_eq!(ed::abs_of_negative_square_derivatives(0.0), [0.0, 0.0, 2.0]);
+    assert_eq!(ed::abs_plain_derivatives(0.0), [0.0, 1.0, 0.0]);
+    one(
+        "relu",
+        ed::relu,
+        ed::relu_grad,
+        ed::relu_jvp,
+        ed::relu_grad_into,
+    )
+    .hessian(hess1(ed::relu_hessian, ed::relu_derivatives))
+    .analytic(|x| vec![if x[0] > 0.0 { 1.0 } else { 0.0 }])
+    .run(POINTS, away_from(1, -2.0, 2.0, 100.0, 0.0));
+    one(
+        "abs_of_negative_square",
+        ed::abs_of_negative_square,
+        ed::abs_of_negative_square_grad,
+        ed::abs_of_negative_square_jvp,
+        ed::abs_of_negative_square_grad_into,
+    )
+    .hessian(hess1(
+        ed::abs_of_negative_square_hessian,
+        ed::abs_of_negative_square_derivatives,
+    ))
+    .analytic(|x| vec![2.0 * x[0]])
+    .run(POINTS, range(1, -2.0, 2.0));
+    one(
+        "floor_times",
+        ed::floor_times,
+        ed::floor_times_grad,
+        ed::floor_times_jvp,
+        ed::floor_times_grad_into,
+    )
+    .hessian(hess1(ed::floor_times_hessian, ed::floor_times_derivatives))
+    .analytic(|x| vec![(x[0] * 3.0).floor()])
+    .run(POINTS, away_from(1, -2.0, 2.0, 1.0 / 6.0, 0.0));
+    slice(
+        "fold_min",
+        ed::fold_min,
+        ed::fold_min_grad,
+        ed::fold_min_jvp,
+        ed::fold_min_grad_into,
+    )
+    .hessian(hess_slice(ed::fold_min_hessian))
+    .analytic(|x| {
+        let m = x.iter().cloned().fold(f64::INFINITY, f64::min);
+        x.iter().map(|&v| if v == m { 2.0 } else { 0.0 }).collect()
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let x = r.vec(4, -2.0, 2.0);
+        let mut sorted = x.clone();
+        sorted.sort_by(f64::total_cmp);
+        if sorted[1] - sorted[0] > 0.02 {
+            break x;
+        }
+    });
+    slice(
+        "to_vec_written",
+        ed::to_vec_written,
+        ed::to_vec_written_grad,
+        ed::to_vec_written_jvp,
+        ed::to_vec_written_grad_into,
+    )
+    .hessian(hess_slice(ed::to_vec_written_hessian))
+    .run(POINTS, range(4, -1.5, 1.5));
+    slice(
+        "pushed",
+        ed::pushed,
+        ed::pushed_grad,
+        ed::pushed_jvp,
+        ed::pushed_grad_into,
+    )
+    .hessian(hess_slice(ed::pushed_hessian))
+    .run(POINTS, range(4, -1.5, 1.5));
+    slice_scalar!(
+        "rev_fold",
+        ed::rev_fold,
+        ed::rev_fold_grad,
+        ed::rev_fold_jvp,
+        ed::rev_fold_grad_into,
+        ed::rev_fold_hessian
+    )
+    .analytic(|x| {
+        // From the right: ((c3 t + c2) t + c1) t + c0.
+        let (c, t) = (&x[..4], x[4]);
+        vec![
+            1.0,
+            t,
+            t * t,
+            t.powi(3),
+            c[1] + 2.0 * c[2] * t + 3.0 * c[3] * t * t,
+        ]
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    for n in [0, 1, 4, 5] {
+        Probe::new("even_part", move |x| ed::even_part(x[0], n))
+            .grad(move |x| {
+                let (v, g) = ed::even_part_grad(x[0], n);
+                (v, vec![g])
+            })
+            .jvp(move |x, t| ed::even_part_jvp(x[0], n, t[0]))
+            .hessian(move |x| {
+                let (v, g, h) = ed::even_part_hessian(x[0], n);
+                (v, vec![g], h)
+            })
+            .run(POINTS, range(1, -2.0, 2.0));
+    }
+    let mut rng = Lcg::new(21);
+    for _ in 0..POINTS {
+        let (x, y) = (rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0));
+        if (x - y).abs() < 0.05 {
+            continue;
+        }
+        let c = rng.vec(2, -1.0, 1.0);
+        let scalar = |z: &[f64]| {
+            let p = ed::pick_pair(z[0], z[1]);
+            c[0] * p[0] + c[1] * p[1]
+        };
+        let (value, g) = ed::pick_pair_vjp(x, y, [c[0], c[1]]);
+        assert_eq!(value, ed::pick_pair(x, y));
+        assert_vec_near(
+            &[g.0, g.1],
+            &fd_gradient(&scalar, &[x, y]),
+            1e-6,
+            "pick_pair_vjp",
+        );
+        let jac = ed::pick_pair_jacobian(x, y);
+        let columns = fd_jacobian_columns(&|z: &[f64]| ed::pick_pair(z[0], z[1]).to_vec(), &[x, y]);
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_near(jac[i][j], columns[j][i], 1e-7, 1.0, "pick_pair_jacobian");
+            }
+        }
+    }
+    Probe::new("nested_closures", |x| {
+        ed::nested_closures(&x[..3], x[3], x[4])
+    })
+    .grad(|x| {
+        let (v, (g, ga, gb)) = ed::nested_closures_grad(&x[..3], x[3], x[4]);
+        (v, [g, vec![ga, gb]].concat())
+    })
+    .jvp(|x, t| ed::nested_closures_jvp(&x[..3], x[3], x[4], (t[..3].to_vec(), t[3], t[4])))
+    .hessian(|x| {
+        let (v, (g, ga, gb), h) = ed::nested_closures_hessian(&x[..3], x[3], x[4]);
+        (v, [g, vec![ga, gb]].concat(), h)
+    })
+    .analytic(|x| {
+        let (a, b) = (x[3], x[4]);
+        let mut g: Vec<f64> = x[..3].iter().map(|v| (v * a).cos() * a * b + 1.0).collect();
+        g.push(x[..3].iter().map(|v| (v * a).cos() * v * b).sum());
+        g.push(x[..3].iter().map(|v| (v * a).sin()).sum());
+        g
+    })
+    .run(POINTS, range(5, -1.5, 1.5));
+}
