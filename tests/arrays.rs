@@ -47,6 +47,19 @@ fn cross_of(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     ]
 }
 
+/// `a · b` of arrays taken by value.
+#[differentiable(order = 2)]
+fn dot_by_value(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// `dot_by_value(*a, *b)`: arrays taken by reference, passed on by value (rustc's mismatched types in
+/// generated code before: the borrow went to a callee taking `[f64; 3]`).
+#[differentiable(order = 2)]
+fn dot_of_borrowed(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+    dot_by_value(*a, *b) * a[0]
+}
+
 /// A rotation of a 2-vector by `t`, written into a fixed-array local `[0.0; 2]` and returned.
 #[differentiable]
 pub fn rotate(v: &[f64; 2], t: f64) -> [f64; 2] {
@@ -1025,4 +1038,24 @@ fn examples() {
     assert_close(uniform, 2f64.ln(), ANALYTIC_TOL, "softmax cross-entropy");
     let regression = softmax_regression(&[0.0; 4], &[1.0, 2.0], &one_hot(&[1], 2), 2);
     assert_close(regression, 2f64.ln(), ANALYTIC_TOL, "softmax regression");
+}
+
+#[test]
+fn an_array_taken_by_reference_is_passed_on_by_value() {
+    let (a, b) = ([1.0, 2.0, -1.0], [0.5, -1.0, 3.0]);
+    // (a · b) a0: ∂/∂a = b a0 + (a · b) e0, ∂/∂b = a a0.
+    let d = -4.5;
+    assert_eq!(dot_of_borrowed(&a, &b), d);
+    assert_eq!(
+        dot_of_borrowed_grad(&a, &b),
+        (d, ([0.5 + d, -1.0, 3.0], [1.0, 2.0, -1.0]))
+    );
+    let (_, tangent) = dot_of_borrowed_jvp(&a, &b, ([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]));
+    assert_eq!(tangent, 0.5 + d + 2.0);
+    let (_, _, h) = dot_of_borrowed_hessian(&a, &b);
+    // H[a0][a0] = 2 b0, H[a0][b_j] = a_j + a0 δ_j0, H[a_i][b_i] = a0 (i > 0).
+    assert_eq!(h[0][0], 1.0);
+    assert_eq!(h[0][3..].to_vec(), vec![2.0, 2.0, -1.0]);
+    assert_eq!(h[1][4], 1.0);
+    assert_eq!(h[2][5], 1.0);
 }

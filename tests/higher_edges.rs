@@ -1486,6 +1486,18 @@ mod more_constants {
         s * tables::C[1] + WEIGHTS[0] * x
     }
 
+    /// The length of an array of constants from outside (`WEIGHTS.len()`), bound and in a loop bound:
+    /// a `usize`, left as written in the shadow (rustc's unsatisfied `[f64; 4]: Constant` before).
+    #[differentiable(order = 2)]
+    pub fn outside_len(x: f64) -> f64 {
+        let n = WEIGHTS.len();
+        let mut s = 0.0;
+        for i in 0..WEIGHTS.len() {
+            s += WEIGHTS[i] * x;
+        }
+        s * x * n as f64
+    }
+
     /// An integer constant with the name of a `std::f64::consts` item.
     pub const E: usize = 2;
 
@@ -1515,6 +1527,10 @@ mod more_constants {
 #[test]
 fn array_lengths_qualified_constants_bools_and_suffixes_in_the_shadow() {
     use more_constants::*;
+    // 40 x²: 80 x, 80.
+    assert_eq!(outside_len(0.5), 10.0);
+    assert_eq!(outside_len_derivatives(0.5), [10.0, 40.0, 80.0]);
+    assert_eq!(outside_len_grad(0.5), (10.0, 40.0));
     assert_eq!(typed_len_derivatives(2.0), [4.0, 4.0, 2.0]);
     let (v, g, h) = const_generic_hessian(2.0, [1.0, 2.0]);
     assert_eq!(

@@ -157,6 +157,16 @@ impl Line {
     }
 }
 
+impl Line {
+    /// `self` constant, calling a method that names `wrt(self)`: the callee's `self` gets a zero tangent
+    /// (rustc's unsatisfied `InactiveTangent<&Line>` in generated code before: `&self` is a `&&Line`). At
+    /// `order = 2` a spanned error: tests/ui/calls/order-constant-self-calls-wrt-self.rs.
+    #[differentiable]
+    fn fit_in_data(&self, xs: &[f64], ys: &[f64]) -> f64 {
+        self.fit(xs, ys) * 2.0
+    }
+}
+
 /// `self` taken by value: differentiated (`wrt(self)`, the gradient a `Line`) or constant, at `order = 2`,
 /// calling a method that takes `&self`, an associated function, and a free function of the struct.
 impl Line {
@@ -790,4 +800,34 @@ proptest! {
             assert_all_close(&row.to_flat(), expected, ANALYTIC_TOL, "Hessian");
         }
     }
+}
+
+#[test]
+fn a_constant_self_calls_a_method_differentiated_in_self() {
+    let line = Line {
+        slope: 0.7,
+        offsets: vec![0.3, -0.4],
+    };
+    let (value, (gx, gy)) = line.fit_in_data_grad(&XS, &YS);
+    assert_close(
+        value,
+        2.0 * line.fit(&XS, &YS),
+        ANALYTIC_TOL,
+        "fit_in_data value",
+    );
+    assert_eq!(line.fit_in_data(&XS, &YS), value);
+    // 2 Σ e_i², e_i = slope x_i + offsets[i % 2] - y_i: ∂/∂x_i = 4 e_i slope, ∂/∂y_i = -4 e_i.
+    for i in 0..XS.len() {
+        let e = line.slope * XS[i] + line.offsets[i % 2] - YS[i];
+        assert_close(
+            gx[i],
+            4.0 * e * line.slope,
+            ANALYTIC_TOL,
+            "fit_in_data xs gradient",
+        );
+        assert_close(gy[i], -4.0 * e, ANALYTIC_TOL, "fit_in_data ys gradient");
+    }
+    let t = [0.5, -1.0, 0.25, 2.0];
+    let (_, tangent) = line.fit_in_data_jvp(&XS, &YS, (t.to_vec(), vec![0.0; 4]));
+    assert_close(tangent, dot(&gx, &t), ANALYTIC_TOL, "fit_in_data tangent");
 }

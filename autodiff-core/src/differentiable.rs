@@ -460,6 +460,15 @@ impl<S: Differentiable> InactiveTangent<S> for S {
     }
 }
 
+/// The same, for a struct reached through a reference: `self.other(x)` in a method taking `&self`
+/// passes `&self`, a `&&S` (rustc's unsatisfied `InactiveTangent<&S>` in generated code before).
+impl<S: Differentiable> InactiveTangent<&S> for S {
+    #[inline]
+    fn of(value: &&S) -> S {
+        value.zero_like()
+    }
+}
+
 impl<S> InactiveTangent<S> for () {
     #[inline]
     fn of(_value: &S) {}

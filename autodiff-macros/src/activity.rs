@@ -404,10 +404,28 @@ impl Pass<'_> {
                         .any(|(o, is_float)| *is_float && a.is_active(o));
                 (kind, active)
             }
-            Value::Method { method, args, .. } => {
+            Value::Method {
+                receiver,
+                method,
+                args,
+                ..
+            } => {
                 let name = method.to_string();
                 let known = crate::ir::FloatFn::ALL.iter().find(|(n, _, _)| *n == name);
-                if let (true, true, Some((_, _, arity))) = (self.report, any_active, known) {
+                if let (true, true, Kind::Struct(ty)) = (self.report, any_active, a.kind(receiver))
+                {
+                    // `p.energy(x)` of a parameter struct outside its `impl`: the call by the method's
+                    // path is differentiated like a call of a function.
+                    let ty = quote::ToTokens::to_token_stream(&ty).to_string();
+                    self.errors.spanned(
+                        method,
+                        format!(
+                            "a method of a parameter struct is differentiated when called by its path: write \
+                             `{ty}::{name}(p, ..)` with the struct as the first argument (`self.{name}(..)` \
+                             works inside the struct's `impl`)"
+                        ),
+                    );
+                } else if let (true, true, Some((_, _, arity))) = (self.report, any_active, known) {
                     self.errors.spanned(
                         method,
                         format!(

@@ -441,13 +441,22 @@ fn method_generic_copy(
             .iter()
             .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
     };
-    if structs().any(|p| p.active) {
-        return missing;
-    }
     let fallback = |why: &str| {
         let why = why.to_string();
         (companion::GenericCopy::Fallback { why }, TokenStream::new())
     };
+    // A method differentiated in `self` has no copy with a constant `self`: a caller with a constant
+    // `self` at `order = K` (`self.fit(xs)` in a method without `wrt(self)`) gets the error at its call
+    // (rustc's missing `__fit_generic` before). Another active parameter struct: none.
+    if structs().any(|p| p.active && p.ident != "self") {
+        return missing;
+    }
+    if structs().any(|p| p.active) {
+        return fallback(
+            "it is differentiated in `self` (`wrt(self)`), and a caller with a constant `self` reaches no \
+             copy of it (give the caller `wrt(self)` too)",
+        );
+    }
     if !structs().all(by_reference) {
         return fallback("it takes `self` by value (the copies of its callers pass a reference)");
     }

@@ -731,13 +731,16 @@ impl Forward<'_, '_> {
                     Kind::Int | Kind::Bool | Kind::Unit => quote!(()),
                     // A parameter of a type the syntax does not settle (`<Mlp as Itself>::Type`, a struct
                     // passed beside its values view): the callee's slot type decides, `()` for one
-                    // without a tangent.
+                    // without a tangent, a zero struct for one differentiated there (`self.fit(x)` of a
+                    // constant `__self_primal` calling a `wrt(self)` method; rustc's unsatisfied
+                    // `Line: Default` before).
                     Kind::Unknown
                         if other.var().is_some_and(|v| {
                             self.e.f.params.contains(&v) && !self.tangents.contains_key(&v)
                         }) =>
                     {
-                        quote!(::core::default::Default::default())
+                        let primal = self.e.operand(other);
+                        quote!(::autodiff::__private::inactive_tangent(&#primal))
                     }
                     // A struct may be passed to several calls: each gets a copy of its tangent.
                     // A callee that keeps it constant (`()` there: a method without `wrt(self)`) is

@@ -597,11 +597,14 @@ impl Lowering<'_> {
             _ => None,
         };
         let Some(name) = name.filter(|n| self.lookup(n).is_some()) else {
-            self.errors.spanned(
-                target,
+            let message = if matches!(strip_parens(target), Expr::Tuple(_)) {
+                "a destructuring assignment `(a, b) = ..` is not supported in a differentiable body: bind \
+                 the values with `let (new_a, new_b) = ..;` and assign each (`a = new_a; b = new_b;`)"
+            } else {
                 "only local variables can be assigned in a differentiable body; field, index and \
-                 dereference targets are not supported",
-            );
+                 dereference targets are not supported"
+            };
+            self.errors.spanned(target, message);
             return Operand::unit();
         };
         let value = match op {

@@ -1811,6 +1811,15 @@ impl VisitMut for Rewrite<'_> {
                 *expr = syn::parse_quote!(::autodiff::__private::constant::<#scalar, _>(#e));
                 return;
             }
+            // `KNOTS.len()` of an array from outside: a `usize`, as written (the array itself is no
+            // `Constant`).
+            Expr::MethodCall(m)
+                if m.method == "len"
+                    && m.args.is_empty()
+                    && matches!(&*m.receiver, Expr::Path(p) if self.outside_constant(p)) =>
+            {
+                return;
+            }
             // `[0.0; N]`: the length is a constant expression, which a call cannot be.
             Expr::Repeat(r) => {
                 self.visit_expr_mut(&mut r.expr);

@@ -409,6 +409,16 @@ impl Lowering<'_> {
             );
             return (Self::poisoned(), false);
         }
+        // `g(*a)` of a parameter `a: &[f64; N]` passes the array by value: a copy of it, as
+        // `let b = *a; g(b)` does (rustc's mismatched types in generated code before: the borrow went to
+        // a callee taking `[f64; N]`).
+        if let Expr::Unary(u) = strip_parens(arg) {
+            if let (syn::UnOp::Deref(_), Some(array)) = (u.op, self.array_named(&u.expr)) {
+                if self.is_reference_param(array) && self.rows_of(array).is_none() {
+                    return (self.bind_array_copy(array, None), false);
+                }
+            }
+        }
         match self.array_operand(arg) {
             // A matrix passed whole: the emitters give it back in its shape (`ir::MatrixShape`).
             Some(array) if self.rows_of(array).is_some() => {

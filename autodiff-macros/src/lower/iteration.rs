@@ -49,7 +49,10 @@ impl Lowering<'_> {
                     ("iter", 0) => match self.array_operand(&m.receiver) {
                         Some(array) => Some(self.slice_range(vec![array], None)),
                         None => {
-                            self.errors.spanned(&m.receiver, SUPPORTED);
+                            self.errors.spanned(
+                                &m.receiver,
+                                outside_constant(&m.receiver).unwrap_or(SUPPORTED),
+                            );
                             None
                         }
                     },
@@ -126,7 +129,8 @@ impl Lowering<'_> {
                 }
             }
             other => {
-                self.errors.spanned(other, SUPPORTED);
+                self.errors
+                    .spanned(other, outside_constant(other).unwrap_or(SUPPORTED));
                 None
             }
         }
@@ -295,4 +299,25 @@ fn strip_ref(pat: &Pat) -> &Pat {
         Pat::Paren(p) => strip_ref(&p.pat),
         other => other,
     }
+}
+
+/// The error for iterating an array constant from outside the function (`for &c in COEFFS.iter()`,
+/// `for c in &COEFFS`), which the macro reads only by index; `None` for anything else.
+fn outside_constant(expr: &Expr) -> Option<&'static str> {
+    let expr = match strip_parens(expr) {
+        Expr::Reference(r) => strip_parens(&r.expr),
+        other => other,
+    };
+    let Expr::Path(p) = expr else {
+        return None;
+    };
+    let last = p.path.segments.last()?.ident.to_string();
+    let screaming = last.chars().any(|c| c.is_ascii_uppercase())
+        && last
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    screaming.then_some(
+        "an array constant from outside the function is not iterated in a differentiable `for`: index it \
+         over a range, `for i in 0..COEFFS.len() { .. COEFFS[i] .. }`",
+    )
 }

@@ -1,0 +1,20 @@
+use autodiff::{differentiable, Differentiable};
+
+#[derive(Clone, Debug, Differentiable)]
+pub struct Springs {
+    pub k: f64,
+}
+
+impl Springs {
+    #[differentiable(wrt(self))]
+    pub fn energy(&self, x: f64) -> f64 {
+        0.5 * self.k * x * x
+    }
+}
+
+#[differentiable(wrt(s))]
+fn total(s: &Springs, x: f64) -> f64 {
+    s.energy(x) + s.k * s.k
+}
+
+fn main() {}
