@@ -478,3 +478,25 @@ fn a_copy_of_a_declared_fixed_array_in_a_loop_has_typed_adjoint_zeros() {
         }
     }
 }
+
+/// A function whose name ends in `_` (`tests/probe_ported.rs` found it): its generated items (`id__grad`,
+/// `id__hessian`, ..) are not snake case, which warned in the user's crate (and failed `clippy -D
+/// warnings`); they now allow it, as the user's own name is the user's business.
+#[differentiable(order = 2)]
+fn id_(x: f64, v: &[f64]) -> f64 {
+    x * x * v[0] + v[1]
+}
+
+#[test]
+fn a_name_ending_in_an_underscore_derives_without_warnings() {
+    let v = [3.0, -2.0];
+    let (value, (dx, dv)) = id__grad(1.5, &v);
+    assert_eq!(value, id_(1.5, &v));
+    assert_eq!(value, 1.5 * 1.5 * 3.0 - 2.0);
+    assert_eq!((dx, &dv), (2.0 * 1.5 * 3.0, &vec![1.5 * 1.5, 1.0]));
+    let (_, _, hessian) = id__hessian(1.5, &v);
+    assert_eq!(hessian[0], vec![6.0, 3.0, 0.0]);
+    let mut buffers = (f64::NAN, vec![f64::NAN; 2]);
+    id__grad_into(1.5, &v, (&mut buffers.0, &mut buffers.1));
+    assert_eq!(buffers, (dx, dv));
+}

@@ -161,7 +161,11 @@ impl Signature {
             .attrs
             .iter()
             .filter(|a| a.path().is_ident("cfg") || a.path().is_ident("allow"));
-        quote!(#(#attrs)* #vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
+        // `id_` is snake case, `id__grad` is not: the user's name is the user's business.
+        let snake = crate::naming::unraw(&item.sig.ident)
+            .ends_with('_')
+            .then(|| quote!(#[allow(non_snake_case)]));
+        quote!(#(#attrs)* #snake #vis fn #name #generics (#(#params,)* #extra) -> #ret #where_clause)
     }
 
     /// `let x = *x;` for each float taken by reference: the generated code works on the value, as the
