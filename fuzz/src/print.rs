@@ -537,6 +537,12 @@ impl Printer {
         let args: Vec<String> = args
             .iter()
             .map(|a| match a {
+                // A float argument of literals alone (`h(2.6)`, `h(0.2 + 3.0)`) would leave a generic
+                // callee's float type to inference (`{float}`), which a method called on a sum with
+                // its result cannot settle: rustc's E0282 in the program as written, not in the macro.
+                Arg::Float(e) if !self.generic && only_literals(e) => {
+                    format!("({} as f64)", self.expr(e, 0))
+                }
                 Arg::Float(e) => self.expr(e, 0),
                 Arg::SliceParam(n) => n.clone(),
                 Arg::LocalArray(n) => format!("&{n}"),
@@ -778,5 +784,15 @@ mod tests {
         );
         syn::parse_file(&src).expect("main.rs parses");
         syn::parse_file(crate::harness::SUPPORT).expect("support.rs parses");
+    }
+}
+
+/// Is `e` made of float literals alone (no variable, element, call or cast)?
+fn only_literals(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Neg(e) | Expr::Method(_, e) => only_literals(e),
+        Expr::Bin(_, a, b) => only_literals(a) && only_literals(b),
+        _ => false,
     }
 }
