@@ -722,6 +722,16 @@ pub fn iexpr(e: &IExpr, ctx: u8) -> String {
     }
 }
 
+/// Is `e` made of float literals alone (no variable, element, call or cast)?
+fn only_literals(e: &Expr) -> bool {
+    match e {
+        Expr::Lit(_) => true,
+        Expr::Neg(e) | Expr::Method(_, e) => only_literals(e),
+        Expr::Bin(_, a, b) => only_literals(a) && only_literals(b),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -784,15 +794,5 @@ mod tests {
         );
         syn::parse_file(&src).expect("main.rs parses");
         syn::parse_file(crate::harness::SUPPORT).expect("support.rs parses");
-    }
-}
-
-/// Is `e` made of float literals alone (no variable, element, call or cast)?
-fn only_literals(e: &Expr) -> bool {
-    match e {
-        Expr::Lit(_) => true,
-        Expr::Neg(e) | Expr::Method(_, e) => only_literals(e),
-        Expr::Bin(_, a, b) => only_literals(a) && only_literals(b),
-        _ => false,
     }
 }
