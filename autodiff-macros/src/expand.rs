@@ -2069,7 +2069,9 @@ mod snapshots {
     }
 
     /// The macro never panics: every function of every UI case and test file expands (to code or to
-    /// errors) without a panic, also with its body cut short at each statement.
+    /// errors) without a panic, with each attribute (none, `wrt(x)`, `order = 2`), and also with its body
+    /// cut short at each statement, under one of the attributes in turn (all three at every cut tripled
+    /// the time for little: the cuts are many). The files are shared between two threads.
     #[test]
     fn no_input_makes_the_macro_panic() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -2085,42 +2087,62 @@ mod snapshots {
                 }
             }
         }
-        let mut expanded = 0;
-        for path in files {
-            let Ok(source) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            let Ok(file) = syn::parse_file(&source) else {
-                continue;
-            };
-            for item in file.items {
-                let syn::Item::Fn(item) = item else { continue };
-                let mut variants = vec![item.clone()];
-                for cut in 0..item.block.stmts.len() {
-                    let mut shorter = item.clone();
-                    shorter.block.stmts.truncate(cut);
-                    variants.push(shorter);
-                }
-                for variant in variants {
-                    for attr in ["", "wrt(x)", "order = 2"] {
-                        let args: TokenStream = attr.parse().unwrap_or_default();
-                        let tokens = variant.to_token_stream();
-                        let result = std::panic::catch_unwind(|| {
-                            differentiable(args.clone(), tokens.clone());
-                            crate::custom::custom_gradient(TokenStream::new(), tokens.clone());
-                            crate::custom::gradient_of(quote::quote!(some::path), tokens.clone());
-                        });
-                        assert!(
-                            result.is_ok(),
-                            "the macro panicked on {} in {}",
-                            variant.sig.ident,
-                            path.display()
-                        );
-                        expanded += 1;
+        files.sort();
+        const ATTRS: [&str; 3] = ["", "wrt(x)", "order = 2"];
+        let expand_all = |files: Vec<&std::path::PathBuf>| -> usize {
+            let mut expanded = 0;
+            for path in files {
+                let Ok(source) = std::fs::read_to_string(path) else {
+                    continue;
+                };
+                let Ok(file) = syn::parse_file(&source) else {
+                    continue;
+                };
+                for item in file.items {
+                    let syn::Item::Fn(item) = item else { continue };
+                    let mut variants: Vec<(syn::ItemFn, &[&str])> =
+                        vec![(item.clone(), &ATTRS[..])];
+                    for cut in 0..item.block.stmts.len() {
+                        let mut shorter = item.clone();
+                        shorter.block.stmts.truncate(cut);
+                        variants.push((shorter, &ATTRS[cut % 3..cut % 3 + 1]));
+                    }
+                    for (variant, attrs) in variants {
+                        for attr in attrs {
+                            let args: TokenStream = attr.parse().unwrap_or_default();
+                            let tokens = variant.to_token_stream();
+                            let result = std::panic::catch_unwind(|| {
+                                differentiable(args.clone(), tokens.clone());
+                                crate::custom::custom_gradient(TokenStream::new(), tokens.clone());
+                                crate::custom::gradient_of(
+                                    quote::quote!(some::path),
+                                    tokens.clone(),
+                                );
+                            });
+                            assert!(
+                                result.is_ok(),
+                                "the macro panicked on {} in {}",
+                                variant.sig.ident,
+                                path.display()
+                            );
+                            expanded += 1;
+                        }
                     }
                 }
             }
-        }
+            expanded
+        };
+        let half = |parity: usize| -> Vec<&std::path::PathBuf> {
+            files.iter().skip(parity).step_by(2).collect()
+        };
+        let (even, odd) = (half(0), half(1));
+        let expanded = std::thread::scope(|scope| {
+            let other = scope.spawn(|| expand_all(odd));
+            let mine = expand_all(even);
+            mine + other
+                .join()
+                .expect("the other half expands without a panic")
+        });
         assert!(expanded > 1000, "only {expanded} expansions were tried");
     }
 
