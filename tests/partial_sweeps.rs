@@ -299,3 +299,27 @@ fn arguments_computed_from_the_active_parameter_are_not_data() {
         assert_all_close(&buffer, &grad, ANALYTIC_TOL, "grad_into");
     }
 }
+
+/// Two parameters whose names differ only by leading underscores: the partial sweeps are named after
+/// the parameters' positions (`__both_vjp_into_without_0`, `..._1`), not twice `..._without_x`.
+#[differentiable]
+fn both(x: &[f64], __x: &[f64]) -> f64 {
+    x[0] * __x[1] + x[1].sin()
+}
+
+/// Data in the second slot, then in the first.
+#[differentiable(wrt(w))]
+fn lends_both(w: &[f64], data: &[f64]) -> f64 {
+    both(w, data) * both(data, w)
+}
+
+#[test]
+fn parameters_named_alike_get_sweeps_of_their_own() {
+    for seed in SEEDS {
+        let mut inputs = Inputs(seed);
+        let (w, data) = (inputs.vec(2), inputs.vec(2));
+        let (value, grad) = lends_both_grad(&w, &data);
+        assert_close(value, lends_both(&w, &data), ANALYTIC_TOL, "value");
+        assert_fd_gradient(|w| lends_both(w, &data), &w, &grad, "lends_both");
+    }
+}

@@ -980,17 +980,24 @@ impl<'a> Generated<'a> {
             sig.params[i].active = false;
             let activity =
                 activity::analyze(self.f, &sig, &self.float_params, &mut Errors::default());
-            let name = format_ident!(
-                "{}_without_{}",
-                self.vjp_into_name(),
-                naming::unraw(&sig.params[i].ident)
-            );
+            // Named after the parameter without its leading underscores (`__p_0` of a tuple parameter
+            // would make `___`, not snake case), or after its position where two names would meet.
+            let bare = |p: &crate::signature::Param| {
+                naming::unraw(&p.ident).trim_start_matches('_').to_string()
+            };
+            let own = bare(&sig.params[i]);
+            let shared =
+                (self.sig.params.iter().enumerate()).any(|(j, p)| j != i && bare(p) == own);
+            let suffix = match shared || own.is_empty() {
+                true => i.to_string(),
+                false => own,
+            };
+            let name = format_ident!("{}_without_{}", self.vjp_into_name(), suffix);
             let mut emitter = Emitter::new(self.f, &sig, &activity);
             let item = self.vjp_into_item_of(&sig, &mut emitter, &name);
-            // (A parameter named `__p` makes a name with `___` in it.)
             items.push(quote! {
                 #[doc(hidden)]
-                #[allow(unused, non_snake_case, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
                 #[inline]
                 #item
             });

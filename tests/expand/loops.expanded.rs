@@ -216,13 +216,7 @@ impl dot {
         true
     }
 }
-#[allow(
-    unused,
-    non_snake_case,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments
-)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __dot_vjp_into_without_x(x: &[f64], y: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
     let __grad_y = grad;
@@ -242,13 +236,7 @@ fn __dot_vjp_into_without_x(x: &[f64], y: &[f64], d_ret: f64, grad: &mut [f64]) 
     }
     s
 }
-#[allow(
-    unused,
-    non_snake_case,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments
-)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __dot_vjp_into_without_y(x: &[f64], y: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
     let __grad_x = grad;

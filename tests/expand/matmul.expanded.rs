@@ -392,13 +392,7 @@ impl matmul {
         true
     }
 }
-#[allow(
-    unused,
-    non_snake_case,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments
-)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __matmul_vjp_into_without_a(
     a: &[f64],
@@ -455,13 +449,7 @@ fn __matmul_vjp_into_without_a(
     }
     c
 }
-#[allow(
-    unused,
-    non_snake_case,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments
-)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __matmul_vjp_into_without_b(
     a: &[f64],

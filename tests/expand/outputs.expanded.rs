@@ -992,13 +992,7 @@ impl euler {
         value
     }
 }
-#[allow(
-    unused,
-    non_snake_case,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments
-)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __euler_vjp_into_without_y0(
     y0: &[f64],
@@ -1078,13 +1072,7 @@ fn __euler_vjp_into_without_y0(
     *__grad_h = __d_h;
     __v8
 }
-#[allow(
-    unused,
-    non_snake_case,
-    clippy::pedantic,
-    clippy::nursery,
-    clippy::too_many_arguments
-)]
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __euler_vjp_into_without_p(
     y0: &[f64],
