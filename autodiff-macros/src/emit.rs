@@ -1123,7 +1123,8 @@ impl<'a> Emitter<'a> {
     /// A loop that may `break` reserves nothing, and so does a loop inside another (whose tapes the
     /// outermost loop reserves for, where it can: reserving again at every start of an inner loop costs
     /// more than it saves). A tape of arrays stored at a call gets room for that many arrays of the length
-    /// the array has when the loop starts (`__tape_z_at_call.reserve(count, z.len())`).
+    /// the array has when the loop starts (`__tape_z_at_call.reserve(count, z.len())`). A fused loop's
+    /// iterations pop what they push: only the loops inside it count.
     ///
     /// ```text
     /// // Input:                              // Output (forward sweep):
@@ -1146,9 +1147,15 @@ impl<'a> Emitter<'a> {
         inside.extend(l.phis.iter().copied());
         inside.extend(l.range.as_ref().map(|(_, index)| *index));
         let mut found = Vec::new();
+        // A fused loop pops in each iteration what that iteration pushed: its tapes need room for one
+        // iteration's values, not the loop's.
+        let fused = self.fused.contains_key(&l.trips);
         if let Some(trips) = self.trips_hint(l, None) {
-            self.reservations_in(l, vec![trips], &inside, &mut found);
+            let factors = if fused { Vec::new() } else { vec![trips] };
+            self.reservations_in(l, factors, &inside, &mut found);
         }
+        // With no factor left, a tape holds one value (or array) at a time.
+        found.retain(|(_, factors, _, _)| !factors.is_empty());
         let reserves = found.into_iter().map(|(tape, factors, len, condition)| {
             let count = factors
                 .into_iter()

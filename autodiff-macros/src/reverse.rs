@@ -83,6 +83,9 @@ struct Reverse<'e, 'a> {
     snapshots_used: BTreeSet<plan::ArraySnapshot>,
     /// The names of those copies in the reverse sweep.
     copy_names: BTreeMap<plan::ArraySnapshot, Ident>,
+    /// The local arrays whose adjoint buffers are declared before a fused loop (`Order::Fused`) that adds
+    /// to them, not after the forward sweep: by the first such loop's trip count.
+    early_buffers: BTreeMap<Array, Var>,
 }
 
 /// The shortcuts of the reverse sweep, each exact under the condition the plan checks (`plan.rs`), which
@@ -216,6 +219,7 @@ fn vjp_body_with(
         adjoint_reads: BTreeMap::new(),
         snapshots_used: BTreeSet::new(),
         copy_names: BTreeMap::new(),
+        early_buffers: BTreeMap::new(),
     };
     let mut adjoints = Adjoints::new();
     let mut seeded = false;
@@ -235,6 +239,7 @@ fn vjp_body_with(
     let mut refs = BTreeSet::new();
     rev.block(&f.body, &mut adjoints, &mut code, &mut refs);
     refs.extend(returned.var());
+    rev.declare_early_buffers();
     let (primal, _) = rev.e.primal(&f.body, &refs, Mode::Sweep);
     let param_array = |i: usize| {
         f.arrays
@@ -368,6 +373,19 @@ impl Reverse<'_, '_> {
         name
     }
 
+    /// Declares the adjoint buffers of `early_buffers` before the first fused loop that adds to each.
+    fn declare_early_buffers(&mut self) {
+        for (array, trips) in &self.early_buffers {
+            let buffer = &self.array_adjoints[array];
+            let name = self.e.array_name(*array).clone();
+            if let Some(fused) = self.e.fused.get_mut(trips) {
+                let declaration =
+                    quote!(let mut #buffer = ::autodiff::__private::zeros_like(&#name););
+                fused.before = concat(vec![declaration, std::mem::take(&mut fused.before)]);
+            }
+        }
+    }
+
     /// The declarations of the array adjoints and push counters.
     /// The declarations of the adjoint buffers of the parameters (before the forward sweep, which a fused
     /// loop writes them in), and of the other arrays with the push counters (after it).
@@ -382,7 +400,7 @@ impl Reverse<'_, '_> {
             if !top_level.contains(array) {
                 continue;
             }
-            if declared.contains(array) {
+            if declared.contains(array) || self.early_buffers.contains_key(array) {
                 continue;
             }
             let name = self.e.array_name(*array);

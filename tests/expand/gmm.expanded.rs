@@ -576,43 +576,21 @@ pub fn __gmm_likelihood_vjp_into(
     let mut centered = ::std::vec![0.0; d];
     let mut q_centered = ::std::vec![0.0; d];
     let mut main_term = ::std::vec![0.0; k];
+    let mut __d_main_term = ::autodiff::__private::zeros_like(&main_term);
+    let mut __d_q_centered = ::autodiff::__private::zeros_like(&q_centered);
+    let mut __d_centered = ::autodiff::__private::zeros_like(&centered);
+    let mut __d_q_diag = ::autodiff::__private::zeros_like(&q_diag);
+    let mut __d_slse = d_ret;
     let mut slse = 0.0;
     __tape_centered_whole
-        .reserve(
-            ::core::iter::Iterator::size_hint(&(0..n))
-                .0
-                .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-            centered.len(),
-        );
+        .reserve(::core::iter::Iterator::size_hint(&(0..k)).0, centered.len());
     __tape_v26
         .reserve(
-            ::core::iter::Iterator::size_hint(&(0..n))
+            ::core::iter::Iterator::size_hint(&(0..k))
                 .0
-                .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0)
                 .saturating_mul(::core::iter::Iterator::size_hint(&(0..d)).0),
         );
-    __tape_li_1
-        .reserve(
-            ::core::iter::Iterator::size_hint(&(0..n))
-                .0
-                .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-        );
-    if !{
-        use ::autodiff::__private::CotangentLinear as _;
-        ::autodiff::__private::derivative_of!(logsumexp, cotangent_linear())
-            .cotangent_linear()
-    } {
-        __tape_main_term_at_call
-            .reserve(::core::iter::Iterator::size_hint(&(0..n)).0, main_term.len());
-    }
-    if {
-        use ::autodiff::__private::CotangentLinear as _;
-        ::autodiff::__private::derivative_of!(logsumexp, cotangent_linear())
-            .cotangent_linear()
-    } {
-        __tape_main_term_gradient_at_call
-            .reserve(::core::iter::Iterator::size_hint(&(0..n)).0, main_term.len());
-    }
+    __tape_li_1.reserve(::core::iter::Iterator::size_hint(&(0..k)).0);
     for __i_2 in 0..n {
         for __i_3 in 0..k {
             let __x_view: &[_] = &x[(if 0 < d { (__i_2 * d) } else { 0 })..][..d];
@@ -694,14 +672,6 @@ pub fn __gmm_likelihood_vjp_into(
             logsumexp(&main_term)
         };
         let slse_1 = slse + __v31;
-        slse = slse_1;
-    }
-    let mut __d_q_diag = ::autodiff::__private::zeros_like(&q_diag);
-    let mut __d_centered = ::autodiff::__private::zeros_like(&centered);
-    let mut __d_q_centered = ::autodiff::__private::zeros_like(&q_centered);
-    let mut __d_main_term = ::autodiff::__private::zeros_like(&main_term);
-    let mut __d_slse = d_ret;
-    for __i_2 in (0..n).rev() {
         if {
             use ::autodiff::__private::CotangentLinear as _;
             ::autodiff::__private::derivative_of!(logsumexp, cotangent_linear())
@@ -792,6 +762,7 @@ pub fn __gmm_likelihood_vjp_into(
                 ::autodiff::__private::add_to(&mut __d_mu_view[__i_4], __d_v13);
             }
         }
+        slse = slse_1;
     }
     for __i in (0..k).rev() {
         let __d_q_view: &mut [_] = &mut __d_q[(if 0 < d {
@@ -1067,43 +1038,21 @@ impl gmm_likelihood {
         let mut centered = ::std::vec![0.0; d];
         let mut q_centered = ::std::vec![0.0; d];
         let mut main_term = ::std::vec![0.0; k];
+        let mut __d_main_term = ::autodiff::__private::zeros_like(&main_term);
+        let mut __d_q_centered = ::autodiff::__private::zeros_like(&q_centered);
+        let mut __d_centered = ::autodiff::__private::zeros_like(&centered);
+        let mut __d_q_diag = ::autodiff::__private::zeros_like(&q_diag);
+        let mut __d_slse = d_ret;
         let mut slse = 0.0;
         __tape_centered_whole
-            .reserve(
-                ::core::iter::Iterator::size_hint(&(0..n))
-                    .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-                centered.len(),
-            );
+            .reserve(::core::iter::Iterator::size_hint(&(0..k)).0, centered.len());
         __tape_v26
             .reserve(
-                ::core::iter::Iterator::size_hint(&(0..n))
+                ::core::iter::Iterator::size_hint(&(0..k))
                     .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0)
                     .saturating_mul(::core::iter::Iterator::size_hint(&(0..d)).0),
             );
-        __tape_li_1
-            .reserve(
-                ::core::iter::Iterator::size_hint(&(0..n))
-                    .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-            );
-        if !{
-            use ::autodiff::__private::CotangentLinear as _;
-            ::autodiff::__private::derivative_of!(logsumexp, cotangent_linear())
-                .cotangent_linear()
-        } {
-            __tape_main_term_at_call
-                .reserve(::core::iter::Iterator::size_hint(&(0..n)).0, main_term.len());
-        }
-        if {
-            use ::autodiff::__private::CotangentLinear as _;
-            ::autodiff::__private::derivative_of!(logsumexp, cotangent_linear())
-                .cotangent_linear()
-        } {
-            __tape_main_term_gradient_at_call
-                .reserve(::core::iter::Iterator::size_hint(&(0..n)).0, main_term.len());
-        }
+        __tape_li_1.reserve(::core::iter::Iterator::size_hint(&(0..k)).0);
         for __i_2 in 0..n {
             for __i_3 in 0..k {
                 let __x_view: &[_] = &x[(if 0 < d { (__i_2 * d) } else { 0 })..][..d];
@@ -1186,14 +1135,6 @@ impl gmm_likelihood {
                 logsumexp(&main_term)
             };
             let slse_1 = slse + __v31;
-            slse = slse_1;
-        }
-        let mut __d_q_diag = ::autodiff::__private::zeros_like(&q_diag);
-        let mut __d_centered = ::autodiff::__private::zeros_like(&centered);
-        let mut __d_q_centered = ::autodiff::__private::zeros_like(&q_centered);
-        let mut __d_main_term = ::autodiff::__private::zeros_like(&main_term);
-        let mut __d_slse = d_ret;
-        for __i_2 in (0..n).rev() {
             if {
                 use ::autodiff::__private::CotangentLinear as _;
                 ::autodiff::__private::derivative_of!(logsumexp, cotangent_linear())
@@ -1299,6 +1240,7 @@ impl gmm_likelihood {
                     ::autodiff::__private::add_to(&mut __d_x_view[__i_4], __d_v14);
                 }
             }
+            slse = slse_1;
         }
         for __i in (0..k).rev() {
             let __d_q_view: &mut [_] = &mut __d_q[(if 0 < d {
@@ -1842,29 +1784,21 @@ impl __gmm_likelihood_generic {
         let __v12 = ::autodiff::__private::lit::<__S>(__v3);
         let mut main_term = ::std::vec![__v12; k];
         let slse = ::autodiff::__private::lit::<__S>(__v3);
+        let mut __d_main_term = ::autodiff::__private::zeros_like(&main_term);
+        let mut __d_q_centered = ::autodiff::__private::zeros_like(&q_centered);
+        let mut __d_centered = ::autodiff::__private::zeros_like(&centered);
+        let mut __d_q_diag = ::autodiff::__private::zeros_like(&q_diag);
+        let mut __d_slse_1 = d_ret;
         let mut slse_1 = slse;
         __tape_centered_whole
-            .reserve(
-                ::core::iter::Iterator::size_hint(&(0..n))
-                    .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-                centered.len(),
-            );
+            .reserve(::core::iter::Iterator::size_hint(&(0..k)).0, centered.len());
         __tape_v31
             .reserve(
-                ::core::iter::Iterator::size_hint(&(0..n))
+                ::core::iter::Iterator::size_hint(&(0..k))
                     .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0)
                     .saturating_mul(::core::iter::Iterator::size_hint(&(0..d)).0),
             );
-        __tape_li_1
-            .reserve(
-                ::core::iter::Iterator::size_hint(&(0..n))
-                    .0
-                    .saturating_mul(::core::iter::Iterator::size_hint(&(0..k)).0),
-            );
-        __tape_main_term_at_call
-            .reserve(::core::iter::Iterator::size_hint(&(0..n)).0, main_term.len());
+        __tape_li_1.reserve(::core::iter::Iterator::size_hint(&(0..k)).0);
         for __i_2 in 0..n {
             for __i_3 in 0..k {
                 let __x_view: &[_] = &x[(if 0 < d { (__i_2 * d) } else { 0 })..][..d];
@@ -1934,14 +1868,6 @@ impl __gmm_likelihood_generic {
                 &main_term,
             );
             let slse_2 = slse_1 + __v38;
-            slse_1 = slse_2;
-        }
-        let mut __d_q_diag = ::autodiff::__private::zeros_like(&q_diag);
-        let mut __d_centered = ::autodiff::__private::zeros_like(&centered);
-        let mut __d_q_centered = ::autodiff::__private::zeros_like(&q_centered);
-        let mut __d_main_term = ::autodiff::__private::zeros_like(&main_term);
-        let mut __d_slse_1 = d_ret;
-        for __i_2 in (0..n).rev() {
             let __main_term_at_call = __tape_main_term_at_call.pop();
             let _ = <logsumexp as ::autodiff::__private::GenericCopy>::copy()
                 .vjp_into(
@@ -2038,6 +1964,7 @@ impl __gmm_likelihood_generic {
                     ::autodiff::__private::add_to(&mut __d_x_view[__i_4], __d_v19);
                 }
             }
+            slse_1 = slse_2;
         }
         for __i in (0..k).rev() {
             let __d_q_view: &mut [_] = &mut __d_q[(if 0 < d {

@@ -156,6 +156,15 @@ impl Reverse<'_, '_> {
         body_code.extend(window_flush);
         if fused {
             debug_assert!(adjoint_views.is_empty(), "a fused loop has no views");
+            // The adjoint buffers of the local arrays the loop touches are added to (and, for arrays it
+            // writes, taken back to zero) by its iterations: declared before the first fused loop that
+            // touches them, which the reverse sweep comes to last (`vjp_body`).
+            for array in self.array_adjoints.keys() {
+                let local = self.e.f.arrays[array.0 as usize].param.is_none();
+                if local && super::plan::mentions_array(&l.body.stmts, *array) {
+                    self.early_buffers.insert(*array, l.trips);
+                }
+            }
             // The loop's reverse runs inside its forward sweep, iteration by iteration: every value it
             // reads is still in scope, nothing is recomputed or stored.
             let inner: BTreeSet<Var> = loop_defs(l);

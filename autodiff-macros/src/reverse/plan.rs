@@ -236,13 +236,14 @@ impl<'f> Planner<'f> {
         if cx.body_of.is_some() && !fused_body && self.shortcuts.array_snapshots {
             self.array_snapshots(block);
         }
-        for stmt in &block.stmts {
+        for (at, stmt) in block.stmts.iter().enumerate() {
             if cx.region && !fused_body {
                 self.region_value(stmt, block, cx);
             }
             match stmt {
                 Stmt::Loop(l) => {
-                    let top_level = !cx.region;
+                    // A statement of the function body, with the statements after it.
+                    let top_level = (!cx.region).then(|| &block.stmts[at + 1..]);
                     let loop_plan = self.loop_(l, top_level);
                     self.plan.loops.insert(l.trips, loop_plan);
                     let mut inner = cx.clone();
@@ -426,8 +427,8 @@ impl<'f> Planner<'f> {
         }
     }
 
-    /// The plan of loop `l`; `top_level`: a statement of the function body.
-    fn loop_(&self, l: &Loop, top_level: bool) -> LoopPlan {
+    /// The plan of loop `l`; `top_level`: a statement of the function body, with the statements after it.
+    fn loop_(&self, l: &Loop, top_level: Option<&[Stmt]>) -> LoopPlan {
         let direct =
             l.exit_flag.is_none() && l.range.as_ref().is_some_and(|(r, _)| r.step.is_none());
         let window = if direct && self.shortcuts.window {
@@ -436,8 +437,8 @@ impl<'f> Planner<'f> {
             WindowPlan::default()
         };
         let accumulates = self.accumulates(l);
-        let order = if self.shortcuts.fuse && direct && accumulates && top_level && self.fusable(l)
-        {
+        let fused = top_level.is_some_and(|after| self.fusable(l, after));
+        let order = if self.shortcuts.fuse && direct && accumulates && fused {
             Order::Fused
         } else if self.shortcuts.forward_order
             && direct
@@ -536,45 +537,102 @@ impl<'f> Planner<'f> {
 
     /// Can the reverse of `l`, a loop of the function body that runs its range to the end and whose
     /// carried adjoints do not change from one iteration to the next, run inside its forward sweep? When
-    /// each carried value's adjoint after it is known before it runs (`known_after`), and it writes the
-    /// adjoints of parameter arrays only. Then the order of the iterations does not matter.
-    fn fusable(&self, l: &Loop) -> bool {
-        let param_input = |array: &Array| {
-            let info = &self.f.arrays[array.0 as usize];
-            !self.activity.is_active_array(*array) || (info.param.is_some() && !info.output)
-        };
-        let mut arrays_ok = true;
+    /// each carried value's adjoint after it is known before it runs (`known_after`), and each active
+    /// array it reads or writes is one whose adjoint an iteration's reverse leaves as the next needs it
+    /// (`fusable_array`; `after`: the statements of the function body after the loop). Then the order of
+    /// the iterations does not matter.
+    fn fusable(&self, l: &Loop, after: &[Stmt]) -> bool {
+        let mut arrays: BTreeSet<Array> = BTreeSet::new();
+        let mut ok = true;
         let mut stack: Vec<&Block> = vec![&l.body];
         while let Some(block) = stack.pop() {
             for stmt in &block.stmts {
-                match stmt {
-                    // An input array's adjoint only accumulates, in any order; an output parameter's gets
-                    // contributions from the code after the loop too.
-                    Stmt::Let {
-                        value: Value::Load { array, .. },
-                        ..
-                    }
-                    | Stmt::Store { array, .. }
-                    | Stmt::Push { array, .. } => arrays_ok &= param_input(array),
-                    // The adjoints of the buffers a call writes are replaced, in order.
-                    Stmt::NewArray { .. } | Stmt::CallOut { .. } => arrays_ok = false,
-                    // The callee's adjoint writes the adjoint buffer of a local array argument, which is
-                    // declared after the forward sweep.
-                    Stmt::Let {
-                        value: Value::Call { args, .. },
-                        ..
-                    } => {
-                        arrays_ok &= args.iter().all(|a| match a {
-                            Operand::Array(array) => param_input(array),
-                            _ => true,
-                        })
-                    }
-                    _ => {}
+                // Arrays made or filled in the loop have adjoint buffers of their own per region, and
+                // the buffers a call writes have their adjoints replaced, in order.
+                if matches!(
+                    stmt,
+                    Stmt::NewArray { .. } | Stmt::Push { .. } | Stmt::CallOut { .. }
+                ) {
+                    ok = false;
                 }
+                arrays.extend(mentioned_arrays(stmt));
                 stack.extend(stmt.blocks());
             }
         }
-        self.known_after(l) && arrays_ok
+        ok && self.known_after(l)
+            && arrays
+                .into_iter()
+                .filter(|a| self.activity.is_active_array(*a))
+                .all(|a| self.fusable_array(l, a, after))
+    }
+
+    /// Does the reverse of each iteration of `l`, run right after its forward sweep, leave the adjoint
+    /// of the active `array` as the reverse of the code around the loop expects it?
+    ///
+    /// - An input parameter: its adjoint only accumulates, in any order.
+    /// - A local array the loop reads and does not write: likewise, if nothing after the loop writes it
+    ///   (the reverse of such a write would take the loop's contributions, which the forward sweep has
+    ///   already added, for the new value's). Its adjoint buffer is declared before the loop.
+    /// - A local array the loop writes, made before it with the length of a loop at the top of the body
+    ///   that writes each element before anything in the body reads one (`writes_whole`): each
+    ///   iteration reads only what it wrote, so its reverse ends with the adjoint back at zero. Nothing
+    ///   after the loop may read the array (the adjoint of what the last iteration left would come from
+    ///   the code after, whose reverse runs later).
+    ///
+    /// Not an output parameter or the returned array (their adjoints start as cotangents), nor an array
+    /// made by a call or pushed to (its length would not be known before the loop).
+    fn fusable_array(&self, l: &Loop, array: Array, after: &[Stmt]) -> bool {
+        let info = &self.f.arrays[array.0 as usize];
+        if info.output || info.matrix.is_some() || self.plan.borrowed_windows.contains(&array) {
+            return false;
+        }
+        if info.param.is_some() {
+            return true;
+        }
+        let made_plainly = self.f.body.stmts.iter().any(|s| {
+            matches!(s, Stmt::NewArray { array: a, init: ArrayInit::Repeat { .. } } if *a == array)
+        });
+        let pushed = self
+            .f
+            .all_stmts()
+            .into_iter()
+            .any(|s| matches!(s, Stmt::Push { array: a, .. } if *a == array));
+        // A returned array's adjoint starts as the output cotangent.
+        let returned = matches!(self.f.returned(), Operand::Array(a) if *a == array);
+        if !made_plainly || pushed || returned {
+            return false;
+        }
+        if !writes_array(&l.body.stmts, array) {
+            return !writes_array(after, array);
+        }
+        if reads_array(after, array) {
+            return false;
+        }
+        self.written_before_read(&l.body.stmts, array)
+    }
+
+    /// Is every element of `array` that `stmts` read written by them before? So it is where the first
+    /// statement to touch the array is a loop that writes it whole reading none of it
+    /// (`writes_whole`); or a loop, the only statement to touch it, of whose body this holds.
+    fn written_before_read(&self, stmts: &[Stmt], array: Array) -> bool {
+        let touches = |s: &Stmt| mentioned_arrays(s).contains(&array) || nested_mentions(s, array);
+        let Some(at) = stmts.iter().position(touches) else {
+            return true;
+        };
+        let Stmt::Loop(w) = &stmts[at] else {
+            return false;
+        };
+        let cond_reads = w
+            .cond
+            .as_ref()
+            .is_some_and(|c| mentions_array(&c.stmts, array));
+        if cond_reads {
+            return false;
+        }
+        if self.writes_whole(w, array) && !reads_array(&w.body.stmts, array) {
+            return true;
+        }
+        !stmts[at + 1..].iter().any(touches) && self.written_before_read(&w.body.stmts, array)
     }
 
     /// Does `block` write an active array anywhere? (The reverse of a write reads and clears the
@@ -1085,4 +1143,69 @@ fn scan_offsets(
             excluded.extend(nested_reads.into_keys());
         }
     }
+}
+
+/// The arrays `stmt` itself names (not its nested blocks'): loaded, stored, pushed, made, copied,
+/// passed to a call or yielded.
+fn mentioned_arrays(stmt: &Stmt) -> Vec<Array> {
+    let whole = |o: &Operand| match o {
+        Operand::Array(a) => Some(*a),
+        _ => None,
+    };
+    let mut arrays: Vec<Array> = stmt.operands().into_iter().filter_map(whole).collect();
+    match stmt {
+        Stmt::Let {
+            value: Value::Load { array, .. } | Value::Len(array),
+            ..
+        }
+        | Stmt::Store { array, .. }
+        | Stmt::Push { array, .. } => arrays.push(*array),
+        Stmt::NewArray { array, init } => {
+            arrays.push(*array);
+            if let ArrayInit::Copy(source) | ArrayInit::Window { source, .. } = init {
+                arrays.push(*source);
+            }
+        }
+        _ => {}
+    }
+    for block in stmt.blocks() {
+        arrays.extend(block.yields.iter().filter_map(whole));
+    }
+    arrays
+}
+
+/// Does any statement of `stmts`, or nested in one, name `array`?
+pub(super) fn mentions_array(stmts: &[Stmt], array: Array) -> bool {
+    stmts
+        .iter()
+        .any(|s| mentioned_arrays(s).contains(&array) || nested_mentions(s, array))
+}
+
+/// Does a statement nested in `stmt` name `array`?
+fn nested_mentions(stmt: &Stmt, array: Array) -> bool {
+    stmt.blocks().iter().any(|b| {
+        b.stmts
+            .iter()
+            .any(|s| mentioned_arrays(s).contains(&array) || nested_mentions(s, array))
+    })
+}
+
+/// Does anything in `stmts` read the values of `array` (its length aside): a load, a copy, an argument
+/// of a call (a call that writes it may read it too), a yielded array?
+fn reads_array(stmts: &[Stmt], array: Array) -> bool {
+    stmts.iter().any(|stmt| {
+        let direct = match stmt {
+            Stmt::Let {
+                value: Value::Len(_),
+                ..
+            } => false,
+            // The array a statement writes is named as its target; any other mention is a read.
+            Stmt::Store { array: a, .. } | Stmt::Push { array: a, .. } if *a == array => false,
+            Stmt::NewArray { array: a, init } if *a == array => {
+                matches!(init, ArrayInit::Copy(s) | ArrayInit::Window { source: s, .. } if *s == array)
+            }
+            _ => mentioned_arrays(stmt).contains(&array),
+        };
+        direct || stmt.blocks().iter().any(|b| reads_array(&b.stmts, array))
+    })
 }

@@ -418,4 +418,105 @@ mod tests {
             ],
         );
     }
+
+    /// The loops of `src` planned with every shortcut, by their first line: `fused` or not.
+    fn fused_loops(src: &str) -> Vec<bool> {
+        plan_of(src, Shortcuts::ALL)
+            .lines()
+            .filter(|line| line.starts_with("loop "))
+            .map(|line| line.contains(": fused"))
+            .collect()
+    }
+
+    #[test]
+    fn a_loop_using_scratch_arrays_written_whole_each_iteration_is_fused() {
+        // GMM's shape: a read-only local made before the loop, scratch arrays written whole in a nested
+        // loop and read after the writer, one passed to a call.
+        let src = "fn f(x: &[f64], w: &[f64], mu: &[f64]) -> f64 {
+            let k = mu.len();
+            let d = w.len();
+            let mut q = vec![0.0; d];
+            for j in 0..d { q[j] = w[j].exp(); }
+            let mut c = vec![0.0; d];
+            let mut t = vec![0.0; k];
+            let mut total = 0.0;
+            for p in 0..x.len() {
+                for i in 0..k {
+                    for j in 0..d { c[j] = q[j] * (x[p] - mu[i]); }
+                    let mut norm = 0.0;
+                    for j in 0..d { norm += c[j] * c[j]; }
+                    t[i] = norm;
+                }
+                total += g(&t);
+            }
+            let mut prior = 0.0;
+            for j in 0..d { prior += q[j]; }
+            total + prior
+        }";
+        assert_eq!(fused_loops(src), [false, true, true]);
+    }
+
+    #[test]
+    fn a_scratch_array_that_may_keep_a_value_between_iterations_is_not_fused() {
+        let wrap = |body: &str| {
+            format!(
+                "fn f(x: &[f64], w: &[f64]) -> f64 {{
+                    let n = w.len();
+                    let mut c = vec![0.0; n];
+                    let mut s = 0.0;
+                    for p in 0..x.len() {{ {body} }}
+                    s
+                }}"
+            )
+        };
+        // The iteration's sum is added at the top of the body: an accumulation through a nested loop's
+        // carried value is not one `accumulates` sees.
+        let read = "let mut t = 0.0; for j in 0..n { t += c[j] * w[j]; } s += t;";
+        let whole = format!("for j in 0..n {{ c[j] = x[p] * w[j]; }} {read}");
+        assert_eq!(fused_loops(&wrap(&whole)), [true]);
+        // Read before it is written; written in part; the writer reads it; written under a branch.
+        let before = format!("{read} for j in 0..n {{ c[j] = x[p] * w[j]; }}");
+        let part = format!("for j in 0..n - 1 {{ c[j] = x[p] * w[j]; }} {read}");
+        let mixed = format!("for j in 0..n {{ c[j] = c[j] + x[p]; }} {read}");
+        let branch = format!("if x[p] > 0.0 {{ for j in 0..n {{ c[j] = x[p]; }} }} {read}");
+        for body in [before, part, mixed, branch] {
+            assert_eq!(fused_loops(&wrap(&body)), [false], "{body}");
+        }
+        // Read after the loop.
+        let after = "fn f(x: &[f64], w: &[f64]) -> f64 {
+            let n = w.len();
+            let mut c = vec![0.0; n];
+            let mut s = 0.0;
+            for p in 0..x.len() {
+                for j in 0..n { c[j] = x[p] * w[j]; }
+                let mut t = 0.0;
+                for j in 0..n { t += c[j]; }
+                s += t;
+            }
+            s + c[0]
+        }";
+        assert_eq!(fused_loops(after), [false]);
+    }
+
+    #[test]
+    fn a_loop_reading_a_local_written_after_it_is_not_fused() {
+        let src = |later: &str| {
+            format!(
+                "fn f(x: &[f64]) -> f64 {{
+                    let n = x.len();
+                    let mut q = vec![0.0; n];
+                    for j in 0..n {{ q[j] = x[j].exp(); }}
+                    let mut s = 0.0;
+                    for p in 0..n {{ s += q[p] * x[p]; }}
+                    {later}
+                    s + q[0]
+                }}"
+            )
+        };
+        assert_eq!(fused_loops(&src("")), [false, true]);
+        // Two loops reading it, both fused (the first declares its adjoint buffer).
+        let twice = "let mut t = 0.0; for p in 0..n { t += q[p] * x[p].sin(); } s = s + t;";
+        assert_eq!(fused_loops(&src(twice)), [false, true, true]);
+        assert_eq!(fused_loops(&src("q[0] = x[0];")), [false, false]);
+    }
 }
