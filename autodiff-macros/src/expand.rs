@@ -1078,8 +1078,9 @@ impl<'a> Generated<'a> {
         }
     }
 
-    /// A free function without parameter structs: its reverse sweep runs into buffers
-    /// (`vjp_into_item`). Methods and functions of structs return their gradient from the sweep.
+    /// A free function without parameter structs or active matrices: its reverse sweep runs into buffers
+    /// (`vjp_into_item`). Methods and functions of structs or of active matrices return their gradient
+    /// from the sweep. (A matrix of data, inactive, has no buffer.)
     fn plain(&self) -> bool {
         !self.method
             && self.flat.is_none()
@@ -1087,7 +1088,7 @@ impl<'a> Generated<'a> {
                 .sig
                 .params
                 .iter()
-                .any(|p| p.array.is_some_and(|shape| shape.matrix))
+                .any(|p| p.active && p.array.is_some_and(|shape| shape.matrix))
     }
 
     /// `f_vjp` with the sweep in its body, returning `(value, gradient)` (methods, parameter structs,

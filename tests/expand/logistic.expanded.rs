@@ -668,34 +668,35 @@ fn logistic(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn logistic_grad(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> (f64, ::std::vec::Vec<f64>) {
-    logistic_vjp(w, xs, ys, 1.0)
+    let mut __grad_w = ::autodiff::__private::zeros_like(&w[..]);
+    let value = __logistic_vjp_into(w, xs, ys, 1.0, &mut __grad_w);
+    (value, __grad_w)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn logistic_grad_into(w: &[f64], xs: &[Vec<f64>], ys: &[f64], grad: &mut [f64]) -> f64 {
-    let (value, __grad_w_part) = logistic_grad(w, xs, ys);
     let __grad_w = grad;
-    ::autodiff::__private::copy_into("w", &mut __grad_w[..], &__grad_w_part[..]);
-    value
+    ::autodiff::__private::clear(&mut __grad_w[..]);
+    __logistic_vjp_into(w, xs, ys, 1.0, __grad_w)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
-fn logistic_vjp(
+fn __logistic_vjp_into(
     w: &[f64],
     xs: &[Vec<f64>],
     ys: &[f64],
     d_ret: f64,
-) -> (f64, ::std::vec::Vec<f64>) {
+    grad: &mut [f64],
+) -> f64 {
+    let __grad_w = grad;
     let __matrix_xs = xs;
-    let mut __tape_p = ::autodiff::__private::Tape::new();
-    let mut __d_w = ::autodiff::__private::zeros_like(&w);
+    let mut __d_w = ::autodiff::__private::gradient_buffer("w", __grad_w, &w);
     let __v0 = ys.len();
+    let mut __d_loss = d_ret;
     let mut loss = 0.0;
-    __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
     for __i in 0..__v0 {
         let xs_row: &[_] = &__matrix_xs[__i][..];
         let p = predict(w, &xs_row);
-        __tape_p.push(p);
         let __v4 = ys[__i];
         let __v5 = p.ln();
         let __v6 = __v4 * __v5;
@@ -705,15 +706,6 @@ fn logistic_vjp(
         let __v10 = __v7 * __v9;
         let __v11 = __v6 + __v10;
         let loss_1 = loss - __v11;
-        loss = loss_1;
-    }
-    let mut __d_loss = d_ret;
-    for __i in (0..__v0).rev() {
-        let p = __tape_p.pop();
-        let xs_row: &[_] = &__matrix_xs[__i][..];
-        let __v4 = ys[__i];
-        let __v7 = 1.0 - __v4;
-        let __v8 = 1.0 - p;
         let __d_v11 = -__d_loss;
         let __d_v9 = __d_v11 * __v7;
         let __d_v8 = __d_v9 / __v8;
@@ -730,8 +722,21 @@ fn logistic_vjp(
                     ::core::default::Default::default(),
                 ),
             );
+        loss = loss_1;
     }
-    (loss, __d_w)
+    loss
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn logistic_vjp(
+    w: &[f64],
+    xs: &[Vec<f64>],
+    ys: &[f64],
+    d_ret: f64,
+) -> (f64, ::std::vec::Vec<f64>) {
+    let mut __grad_w = ::autodiff::__private::zeros_like(&w[..]);
+    let value = __logistic_vjp_into(w, xs, ys, d_ret, &mut __grad_w);
+    (value, __grad_w)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -1069,11 +1074,23 @@ impl logistic {
         ),
     ) -> f64 {
         let (__slot_0, __slot_1, __slot_2) = grads;
-        let (value, gradient) = Self::__vjp_all(w, xs, ys, d_ret);
-        let (__gradient_0, __gradient_1, __gradient_2) = gradient;
-        ::autodiff::__private::accumulate_into_slot(__slot_0, &__gradient_0[..]);
-        let _ = __slot_1;
-        ::autodiff::__private::accumulate_into_slot(__slot_2, &__gradient_2[..]);
+        let value = if __slot_2.is_none() {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                w.len(),
+            );
+            let value = __logistic_vjp_into(w, xs, ys, d_ret, __buffer_0);
+            value
+        } else {
+            let (value, gradient) = Self::__vjp_all(w, xs, ys, d_ret);
+            let (__gradient_0, __gradient_1, __gradient_2) = gradient;
+            ::autodiff::__private::accumulate_into_slot(__slot_0, &__gradient_0[..]);
+            let _ = __slot_1;
+            ::autodiff::__private::accumulate_into_slot(__slot_2, &__gradient_2[..]);
+            value
+        };
         value
     }
 }

@@ -547,13 +547,15 @@ impl<'f> Planner<'f> {
         let mut stack: Vec<&Block> = vec![&l.body];
         while let Some(block) = stack.pop() {
             for stmt in &block.stmts {
-                // Arrays made or filled in the loop have adjoint buffers of their own per region, and
-                // the buffers a call writes have their adjoints replaced, in order.
-                if matches!(
-                    stmt,
-                    Stmt::NewArray { .. } | Stmt::Push { .. } | Stmt::CallOut { .. }
-                ) {
-                    ok = false;
+                // Active arrays made or filled in the loop have adjoint buffers of their own per region,
+                // and the buffers a call writes have their adjoints replaced, in order. An inactive array
+                // made in the loop (a row of data lent to a call) has no adjoint: the reverse reads the
+                // forward sweep's, still in scope.
+                match stmt {
+                    Stmt::NewArray { array, .. } | Stmt::Push { array, .. }
+                        if !self.activity.is_active_array(*array) => {}
+                    Stmt::NewArray { .. } | Stmt::Push { .. } | Stmt::CallOut { .. } => ok = false,
+                    _ => {}
                 }
                 arrays.extend(mentioned_arrays(stmt));
                 stack.extend(stmt.blocks());
