@@ -1,0 +1,3274 @@
+//! A trust probe written as a new user would: the ideas of HIPS/autograd's test suite ported to Rust
+//! (`test_scalar_ops.py`, `test_binary_ops.py`, the element-wise and reduction ops of `test_numpy.py` and
+//! `test_systematic.py` written as loops over slices, `test_wrappers.py`'s grad-of-grad, Hessian and
+//! vector-Jacobian cases, `test_graphs.py`'s fan-out, third derivatives and reused variables), and the
+//! shapes numeric Rust users write that `probe_ported.rs` did not cover: softmax cross-entropy in several
+//! spellings, log-likelihoods, small physics energies, Horner polynomials, `while` loops on float
+//! conditions, early returns inside loops, `match`, shadowing, tuples, arrays, `Vec` locals, output
+//! parameters, calls across modules, methods of a `Differentiable` struct and custom gradients at first
+//! and second order.
+//!
+//! Every derivative is checked against oracles that share no code with the macro or `autodiff-core`:
+//! central differences written in this file and derivatives worked out by hand where they are short, at
+//! many points drawn by a small deterministic generator. `f_jvp` is checked against `f_grad` along a
+//! random tangent, `f_grad_into` against `f_grad` with its buffers filled with NaN first, `f_hessian`
+//! against central differences of `f_grad`, and `f_derivatives` of `order = 3` against central
+//! differences of its own lower entries.
+
+// The forms users (and the ported numpy code) write are what these programs test: indexed loops,
+// explicit returns, `let` then return, `a = a * 3.0`, a manual clamp, copies element by element; the
+// probe's function-pointer tables spell out the generated signatures.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::needless_return,
+    clippy::let_and_return,
+    clippy::assign_op_pattern,
+    clippy::manual_clamp,
+    clippy::manual_memcpy,
+    clippy::type_complexity,
+    clippy::excessive_precision
+)]
+
+use autodiff::{custom_gradient, differentiable, Differentiable};
+
+// ---------------------------------------------------------------------------------------------------
+// The oracle: a deterministic generator, central differences, tolerant comparisons.
+// ---------------------------------------------------------------------------------------------------
+
+/// What `f_grad_into`'s buffers hold before the call: any component it leaves unwritten shows.
+const GARBAGE: f64 = f64::NAN;
+
+/// How many points each function is checked at.
+const POINTS: usize = 30;
+
+/// A 64-bit linear congruential generator (Knuth's MMIX constants).
+struct Lcg(u64);
+
+impl Lcg {
+    fn new(seed: u64) -> Self {
+        let mut lcg = Lcg(seed ^ 0x2545_F491_4F6C_DD1D);
+        lcg.unit();
+        lcg
+    }
+
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| self.uniform(lo, hi)).collect()
+    }
+}
+
+/// Central differences of `f` at `x`, with a step scaled to each input.
+fn fd_gradient(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-6 * x[i].abs().max(1.0);
+            let mut plus = x.to_vec();
+            let mut minus = x.to_vec();
+            plus[i] += h;
+            minus[i] -= h;
+            (f(&plus) - f(&minus)) / (plus[i] - minus[i])
+        })
+        .collect()
+}
+
+/// Central differences of a vector-valued `g` at `x`: column `j` is the derivative along input `j`.
+fn fd_columns(g: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    (0..x.len())
+        .map(|j| {
+            let h = 1e-5 * x[j].abs().max(1.0);
+            let mut plus = x.to_vec();
+            let mut minus = x.to_vec();
+            plus[j] += h;
+            minus[j] -= h;
+            let (gp, gm) = (g(&plus), g(&minus));
+            gp.iter()
+                .zip(&gm)
+                .map(|(p, m)| (p - m) / (plus[j] - minus[j]))
+                .collect()
+        })
+        .collect()
+}
+
+/// The central difference of a scalar function of one scalar.
+fn fd1(f: &dyn Fn(f64) -> f64, x: f64, step: f64) -> f64 {
+    let h = step * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / ((x + h) - (x - h))
+}
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|a| a * a).sum::<f64>().sqrt()
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(p, q)| p * q).sum()
+}
+
+/// Asserts `|a - e| <= tol * max(1, |a|, |e|, scale)`; NaN never passes.
+#[track_caller]
+fn assert_near(a: f64, e: f64, tol: f64, scale: f64, what: &str) {
+    let bound = tol * 1.0_f64.max(a.abs()).max(e.abs()).max(scale);
+    assert!(
+        (a - e).abs() <= bound || a == e,
+        "{what}: got {a:e}, expected {e:e} (difference {:e}, bound {bound:e})",
+        (a - e).abs()
+    );
+}
+
+#[track_caller]
+fn assert_vec_near(a: &[f64], e: &[f64], tol: f64, what: &str) {
+    assert_eq!(a.len(), e.len(), "{what}: lengths differ");
+    let scale = norm(a).max(norm(e));
+    for i in 0..a.len() {
+        assert_near(a[i], e[i], tol, scale, &format!("{what}[{i}]"));
+    }
+}
+
+fn seed_of(name: &str) -> u64 {
+    name.bytes()
+        .fold(29u64, |h, b| h.wrapping_mul(131).wrapping_add(b as u64))
+}
+
+type Flat = Vec<f64>;
+type FlatFn<'a> = Box<dyn Fn(&[f64]) -> f64 + 'a>;
+type GradFn<'a> = Box<dyn Fn(&[f64]) -> (f64, Flat) + 'a>;
+type JvpFn<'a> = Box<dyn Fn(&[f64], &[f64]) -> (f64, f64) + 'a>;
+type HessFn<'a> = Box<dyn Fn(&[f64]) -> (f64, Flat, Vec<Flat>) + 'a>;
+type AnalyticFn<'a> = Box<dyn Fn(&[f64]) -> Flat + 'a>;
+
+/// One function with a float result, seen through a flat vector of its active inputs.
+struct Probe<'a> {
+    name: &'a str,
+    f: FlatFn<'a>,
+    grad: Option<GradFn<'a>>,
+    jvp: Option<JvpFn<'a>>,
+    grad_into: Option<GradFn<'a>>,
+    hessian: Option<HessFn<'a>>,
+    analytic: Option<AnalyticFn<'a>>,
+    /// Compare the gradient against central differences (off where a custom gradient is not the
+    /// derivative on purpose).
+    fd: bool,
+    /// Compare the Hessian against central differences of `f_grad` (off where it is not the Jacobian
+    /// of `f_grad` on purpose).
+    fd_hessian: bool,
+}
+
+impl<'a> Probe<'a> {
+    fn new(name: &'a str, f: impl Fn(&[f64]) -> f64 + 'a) -> Self {
+        Probe {
+            name,
+            f: Box::new(f),
+            grad: None,
+            jvp: None,
+            grad_into: None,
+            hessian: None,
+            analytic: None,
+            fd: true,
+            fd_hessian: true,
+        }
+    }
+
+    fn grad(mut self, g: impl Fn(&[f64]) -> (f64, Flat) + 'a) -> Self {
+        self.grad = Some(Box::new(g));
+        self
+    }
+
+    fn jvp(mut self, j: impl Fn(&[f64], &[f64]) -> (f64, f64) + 'a) -> Self {
+        self.jvp = Some(Box::new(j));
+        self
+    }
+
+    fn grad_into(mut self, g: impl Fn(&[f64]) -> (f64, Flat) + 'a) -> Self {
+        self.grad_into = Some(Box::new(g));
+        self
+    }
+
+    fn hessian(mut self, h: impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) + 'a) -> Self {
+        self.hessian = Some(Box::new(h));
+        self
+    }
+
+    fn analytic(mut self, a: impl Fn(&[f64]) -> Flat + 'a) -> Self {
+        self.analytic = Some(Box::new(a));
+        self
+    }
+
+    fn no_fd(mut self) -> Self {
+        self.fd = false;
+        self
+    }
+
+    fn no_jvp(mut self) -> Self {
+        self.jvp = None;
+        self
+    }
+
+    /// Checks every item given at `points` inputs drawn by `sample`.
+    #[track_caller]
+    fn run(self, points: usize, sample: impl Fn(&mut Lcg) -> Flat) {
+        let mut rng = Lcg::new(seed_of(self.name));
+        let grad = self.grad.as_ref().expect("a probe needs f_grad");
+        for _ in 0..points {
+            let x = sample(&mut rng);
+            let at = format!("{} at {x:?}", self.name);
+            let value = (self.f)(&x);
+            let (v, g) = grad(&x);
+            assert_near(v, value, 1e-12, 0.0, &format!("{at}: f_grad's value"));
+            if self.fd {
+                let fd = fd_gradient(&*self.f, &x);
+                assert_vec_near(
+                    &g,
+                    &fd,
+                    1e-6,
+                    &format!("{at}: f_grad against central differences"),
+                );
+            }
+            if let Some(analytic) = &self.analytic {
+                assert_vec_near(
+                    &g,
+                    &analytic(&x),
+                    1e-9,
+                    &format!("{at}: f_grad against the formula"),
+                );
+            }
+            if let Some(jvp) = &self.jvp {
+                let t = rng.vec(x.len(), -1.0, 1.0);
+                let (jv, d) = jvp(&x, &t);
+                assert_near(jv, value, 1e-12, 0.0, &format!("{at}: f_jvp's value"));
+                assert_near(
+                    d,
+                    dot(&g, &t),
+                    1e-9,
+                    norm(&g) * norm(&t),
+                    &format!("{at}: f_jvp along {t:?}"),
+                );
+            }
+            if let Some(into) = &self.grad_into {
+                let (iv, ig) = into(&x);
+                assert_near(iv, value, 1e-12, 0.0, &format!("{at}: f_grad_into's value"));
+                assert_vec_near(&ig, &g, 1e-12, &format!("{at}: f_grad_into"));
+            }
+            if let Some(hessian) = &self.hessian {
+                let (hv, hg, h) = hessian(&x);
+                assert_near(hv, value, 1e-12, 0.0, &format!("{at}: f_hessian's value"));
+                assert_vec_near(&hg, &g, 1e-10, &format!("{at}: f_hessian's gradient"));
+                assert_eq!(h.len(), x.len(), "{at}: Hessian rows");
+                for i in 0..x.len() {
+                    assert_eq!(h[i].len(), x.len(), "{at}: Hessian row {i}");
+                    for j in 0..i {
+                        assert_near(
+                            h[i][j],
+                            h[j][i],
+                            1e-9,
+                            1.0,
+                            &format!("{at}: H symmetric at {i},{j}"),
+                        );
+                    }
+                }
+                if self.fd_hessian {
+                    let columns = fd_columns(&|y: &[f64]| grad(y).1, &x);
+                    let scale = columns.iter().map(|c| norm(c)).fold(0.0, f64::max);
+                    for i in 0..x.len() {
+                        for j in 0..x.len() {
+                            assert_near(
+                                h[i][j],
+                                columns[j][i],
+                                1e-5,
+                                scale,
+                                &format!("{at}: H[{i}][{j}]"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A probe of a function of one scalar, from its generated items.
+fn one<'a>(
+    name: &'a str,
+    f: fn(f64) -> f64,
+    g: fn(f64) -> (f64, f64),
+    j: fn(f64, f64) -> (f64, f64),
+    gi: fn(f64, &mut f64) -> f64,
+) -> Probe<'a> {
+    Probe::new(name, move |x| f(x[0]))
+        .grad(move |x| {
+            let (v, d) = g(x[0]);
+            (v, vec![d])
+        })
+        .jvp(move |x, t| j(x[0], t[0]))
+        .grad_into(move |x| {
+            let mut d = GARBAGE;
+            let v = gi(x[0], &mut d);
+            (v, vec![d])
+        })
+}
+
+/// `order = 2` items of a function of one scalar: `f_hessian` and `f_derivatives`, which must agree.
+fn hess1(
+    h: fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+    d: fn(f64) -> [f64; 3],
+) -> impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) {
+    move |x| {
+        let (v, g, m) = h(x[0]);
+        let ds = d(x[0]);
+        assert_near(ds[0], v, 1e-12, 0.0, "f_derivatives[0]");
+        assert_near(ds[1], g, 1e-12, g.abs(), "f_derivatives[1]");
+        assert_near(ds[2], m[0][0], 1e-10, m[0][0].abs(), "f_derivatives[2]");
+        (v, vec![g], m)
+    }
+}
+
+type Two = (f64, f64);
+
+fn two<'a>(
+    name: &'a str,
+    f: fn(f64, f64) -> f64,
+    g: fn(f64, f64) -> (f64, Two),
+    j: fn(f64, f64, Two) -> (f64, f64),
+    gi: fn(f64, f64, (&mut f64, &mut f64)) -> f64,
+) -> Probe<'a> {
+    Probe::new(name, move |x| f(x[0], x[1]))
+        .grad(move |x| {
+            let (v, d) = g(x[0], x[1]);
+            (v, vec![d.0, d.1])
+        })
+        .jvp(move |x, t| j(x[0], x[1], (t[0], t[1])))
+        .grad_into(move |x| {
+            let (mut a, mut b) = (GARBAGE, GARBAGE);
+            let v = gi(x[0], x[1], (&mut a, &mut b));
+            (v, vec![a, b])
+        })
+}
+
+fn hess2(
+    h: fn(f64, f64) -> (f64, Two, Vec<Vec<f64>>),
+) -> impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) {
+    move |x| {
+        let (v, g, m) = h(x[0], x[1]);
+        (v, vec![g.0, g.1], m)
+    }
+}
+
+/// A probe of a function of one slice.
+fn slice<'a>(
+    name: &'a str,
+    f: fn(&[f64]) -> f64,
+    g: fn(&[f64]) -> (f64, Vec<f64>),
+    j: fn(&[f64], Vec<f64>) -> (f64, f64),
+    gi: fn(&[f64], &mut [f64]) -> f64,
+) -> Probe<'a> {
+    Probe::new(name, f)
+        .grad(g)
+        .jvp(move |x, t| j(x, t.to_vec()))
+        .grad_into(move |x| {
+            let mut d = vec![GARBAGE; x.len()];
+            let v = gi(x, &mut d);
+            (v, d)
+        })
+}
+
+/// A probe of `f(x: &[f64], y: &[f64])` seen as one flat vector `(x, y)` split at `n`.
+macro_rules! two_slices {
+    ($name:expr, $n:expr, $f:path, $g:path, $j:path, $gi:path) => {{
+        let n = $n;
+        Probe::new($name, move |x| $f(&x[..n], &x[n..]))
+            .grad(move |x| {
+                let (v, (a, b)) = $g(&x[..n], &x[n..]);
+                (v, [a, b].concat())
+            })
+            .jvp(move |x, t| $j(&x[..n], &x[n..], (t[..n].to_vec(), t[n..].to_vec())))
+            .grad_into(move |x| {
+                let mut a = vec![GARBAGE; n];
+                let mut b = vec![GARBAGE; x.len() - n];
+                let v = $gi(&x[..n], &x[n..], (&mut a, &mut b));
+                (v, [a, b].concat())
+            })
+    }};
+}
+
+/// Checks a function with a vector result through its flat view: `f_jacobian` (when given) against
+/// central differences, `f_vjp` against a random cotangent times that Jacobian, `f_jvp` against the
+/// Jacobian times a random tangent.
+#[track_caller]
+fn check_vector(
+    name: &str,
+    points: usize,
+    sample: impl Fn(&mut Lcg) -> Flat,
+    f: &dyn Fn(&[f64]) -> Flat,
+    vjp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
+    jvp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
+    jacobian: Option<&dyn Fn(&[f64]) -> Vec<Flat>>,
+) {
+    let mut rng = Lcg::new(seed_of(name));
+    for _ in 0..points {
+        let x = sample(&mut rng);
+        let at = format!("{name} at {x:?}");
+        let y = f(&x);
+        let columns = fd_columns(f, &x);
+        let scale = columns.iter().map(|c| norm(c)).fold(1.0, f64::max);
+        if let Some(jac) = jacobian {
+            let jm = jac(&x);
+            assert_eq!(jm.len(), y.len(), "{at}: Jacobian rows");
+            for i in 0..y.len() {
+                assert_eq!(jm[i].len(), x.len(), "{at}: Jacobian row {i}");
+                for j in 0..x.len() {
+                    assert_near(
+                        jm[i][j],
+                        columns[j][i],
+                        1e-6,
+                        scale,
+                        &format!("{at}: J[{i}][{j}]"),
+                    );
+                }
+            }
+        }
+        let c = rng.vec(y.len(), -1.0, 1.0);
+        let (vy, g) = vjp(&x, &c);
+        assert_vec_near(&vy, &y, 1e-12, &format!("{at}: f_vjp's value"));
+        assert_eq!(g.len(), x.len(), "{at}: f_vjp's length");
+        for j in 0..x.len() {
+            let expected: f64 = (0..y.len()).map(|i| c[i] * columns[j][i]).sum();
+            assert_near(
+                g[j],
+                expected,
+                1e-6,
+                scale * norm(&c),
+                &format!("{at}: f_vjp[{j}]"),
+            );
+        }
+        let t = rng.vec(x.len(), -1.0, 1.0);
+        let (jy, d) = jvp(&x, &t);
+        assert_vec_near(&jy, &y, 1e-12, &format!("{at}: f_jvp's value"));
+        assert_eq!(d.len(), y.len(), "{at}: f_jvp's length");
+        for i in 0..y.len() {
+            let expected: f64 = (0..x.len()).map(|j| columns[j][i] * t[j]).sum();
+            assert_near(
+                d[i],
+                expected,
+                1e-6,
+                scale * norm(&t),
+                &format!("{at}: f_jvp[{i}]"),
+            );
+        }
+        // The two modes against each other, to rounding: c . (J t) = (c J) . t.
+        assert_near(
+            dot(&c, &d),
+            dot(&g, &t),
+            1e-10,
+            norm(&c) * norm(&t) * scale,
+            &format!("{at}: c.Jt = cJ.t"),
+        );
+    }
+}
+
+/// `order = 3`: `f_derivatives` against central differences of its own lower entries.
+#[track_caller]
+fn check_third(name: &str, d: fn(f64) -> [f64; 4], points: usize, lo: f64, hi: f64) {
+    let mut rng = Lcg::new(seed_of(name));
+    for _ in 0..points {
+        let x = rng.uniform(lo, hi);
+        let ds = d(x);
+        for k in 1..4 {
+            let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
+            let scale = ds[k].abs().max(fd.abs());
+            assert_near(
+                ds[k],
+                fd,
+                1e-5,
+                scale,
+                &format!("{name} at {x}: derivative {k}"),
+            );
+        }
+    }
+}
+
+fn range(n: usize, lo: f64, hi: f64) -> impl Fn(&mut Lcg) -> Flat {
+    move |r| r.vec(n, lo, hi)
+}
+
+/// Draws from `[lo, hi]` away from the points `k * period + offset` (jumps and kinks).
+fn away_from(n: usize, lo: f64, hi: f64, period: f64, offset: f64) -> impl Fn(&mut Lcg) -> Flat {
+    move |r| {
+        (0..n)
+            .map(|_| loop {
+                let x = r.uniform(lo, hi);
+                let phase = ((x - offset) / period).rem_euclid(1.0);
+                if phase > 0.01 && phase < 0.99 {
+                    break x;
+                }
+            })
+            .collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// autograd tests/test_scalar_ops.py and test_binary_ops.py: one rule at a time, scaled by 3 as there.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod scalar_ops {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn abs(x: f64) -> f64 {
+        3.0 * x.abs()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn sin(x: f64) -> f64 {
+        3.0 * x.sin()
+    }
+
+    /// `np.sign`: a zero derivative away from 0; here beside `x` so the gradient is not all zero.
+    #[differentiable(order = 2)]
+    pub fn sign(x: f64) -> f64 {
+        3.0 * x.signum() + x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn exp(x: f64) -> f64 {
+        3.0 * x.exp()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn log(x: f64) -> f64 {
+        3.0 * x.ln()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn log2(x: f64) -> f64 {
+        3.0 * x.log2()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn log10(x: f64) -> f64 {
+        3.0 * x.log10()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn log1p(x: f64) -> f64 {
+        3.0 * x.ln_1p()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn expm1(x: f64) -> f64 {
+        3.0 * x.exp_m1()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn exp2(x: f64) -> f64 {
+        3.0 * x.exp2()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn neg(x: f64) -> f64 {
+        3.0 * -x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn cos(x: f64) -> f64 {
+        3.0 * x.cos()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn tan(x: f64) -> f64 {
+        3.0 * x.tan()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn cosh(x: f64) -> f64 {
+        3.0 * x.cosh()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn sinh(x: f64) -> f64 {
+        3.0 * x.sinh()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn arccos(x: f64) -> f64 {
+        3.0 * x.acos()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn arcsin(x: f64) -> f64 {
+        3.0 * x.asin()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn arctan(x: f64) -> f64 {
+        3.0 * x.atan()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn arccosh(x: f64) -> f64 {
+        3.0 * x.acosh()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn arcsinh(x: f64) -> f64 {
+        3.0 * x.asinh()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn arctanh(x: f64) -> f64 {
+        3.0 * x.atanh()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn sqrt(x: f64) -> f64 {
+        3.0 * x.sqrt()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn cbrt(x: f64) -> f64 {
+        3.0 * x.cbrt()
+    }
+
+    /// `np.power(x, y)` for a fixed `y`.
+    #[differentiable(order = 2)]
+    pub fn power_arg0(x: f64) -> f64 {
+        x.powf(2.7)
+    }
+
+    /// `np.power(x, 0.)`: autograd issue 116 asks for a zero first and second derivative at `x = 0`.
+    #[differentiable(order = 2)]
+    pub fn power_zero_exponent(x: f64) -> f64 {
+        x.powf(0.0)
+    }
+
+    /// `np.power(c, y)` for a fixed base.
+    #[differentiable(order = 2)]
+    pub fn power_arg1(y: f64) -> f64 {
+        let base: f64 = 1.9;
+        base.powf(y)
+    }
+
+    /// `np.power(0., y)`: zero for `y > 0`, and so is its derivative (JAX takes `log(0)` as 0 there).
+    #[differentiable(order = 2)]
+    pub fn power_arg1_zero(y: f64) -> f64 {
+        let base: f64 = 0.0;
+        base.powf(y) + y
+    }
+
+    #[differentiable(order = 2)]
+    pub fn reciprocal(x: f64) -> f64 {
+        x.recip()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn rad2deg(x: f64) -> f64 {
+        3.0 * (x * 180.0 / std::f64::consts::PI)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn deg2rad(x: f64) -> f64 {
+        3.0 * (x * (std::f64::consts::PI / 180.0))
+    }
+
+    /// `np.sinc`: the normalised one.
+    #[differentiable(order = 2)]
+    pub fn sinc(x: f64) -> f64 {
+        let px = std::f64::consts::PI * x;
+        3.0 * (px.sin() / px)
+    }
+
+    /// `np.power(x, y)` with both active.
+    #[differentiable(order = 2)]
+    pub fn power(x: f64, y: f64) -> f64 {
+        x.powf(y)
+    }
+
+    /// `np.mod` for positive operands: d/dx = 1, d/dy = -floor(x / y).
+    #[differentiable(order = 2)]
+    pub fn modulo(x: f64, y: f64) -> f64 {
+        x % y
+    }
+
+    #[differentiable(order = 2)]
+    pub fn divide(x: f64, y: f64) -> f64 {
+        x / y
+    }
+
+    #[differentiable(order = 2)]
+    pub fn multiply(x: f64, y: f64) -> f64 {
+        x * y
+    }
+
+    #[differentiable(order = 2)]
+    pub fn arctan2(y: f64, x: f64) -> f64 {
+        y.atan2(x)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn hypot(x: f64, y: f64) -> f64 {
+        x.hypot(y)
+    }
+
+    /// `np.logaddexp2`.
+    #[differentiable(order = 2)]
+    pub fn logaddexp2(x: f64, y: f64) -> f64 {
+        let m = x.max(y);
+        m + ((x - m).exp2() + (y - m).exp2()).log2()
+    }
+
+    /// `log` in a base that is itself active.
+    #[differentiable(order = 2)]
+    pub fn log_base(x: f64, b: f64) -> f64 {
+        x.log(b)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn fma(x: f64, y: f64) -> f64 {
+        x.mul_add(y, x * x)
+    }
+
+    /// `np.maximum` and `np.minimum` of two active values.
+    #[differentiable(order = 2)]
+    pub fn max_min(x: f64, y: f64) -> f64 {
+        x.max(y) * 2.0 + x.min(y)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// autograd tests/test_graphs.py and test_wrappers.py: fan-out, reuse, higher derivatives.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod graphs {
+    use autodiff::differentiable;
+
+    /// `test_grad_fanout` and `test_third_derivative`: the same variable used twice.
+    #[differentiable(order = 3)]
+    pub fn fanout(x: f64) -> f64 {
+        (x.sin() + x.sin()).sin()
+    }
+
+    /// `test_third_derivative_other_args`.
+    #[differentiable(order = 3)]
+    pub fn fanout_two(x: f64, y: f64) -> f64 {
+        (x.sin() + y.sin()).sin()
+    }
+
+    /// `test_grad_const`: a function that ignores its input.
+    #[differentiable(order = 2)]
+    pub fn constant(_x: f64) -> f64 {
+        1.0
+    }
+
+    /// The input read, then overwritten by a value of itself, then read again.
+    #[differentiable(order = 3)]
+    pub fn assignment_then_reuse(x: f64) -> f64 {
+        let mut y = x * x;
+        let z = y;
+        y = y * x;
+        y + z * y
+    }
+
+    /// `test_hess_vector_prod`: `sin(x . r)` for a constant `r`.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn sin_dot(x: &[f64], r: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * r[i];
+        }
+        s.sin()
+    }
+
+    /// `test_hess_vector_prod`'s `vector_product`: `sin(v . grad sin_dot(x))`, the gradient written out.
+    #[differentiable(order = 2)]
+    pub fn vector_product(x: &[f64], v: &[f64]) -> f64 {
+        let r = [0.3, -1.2, 0.7, 2.1];
+        let mut xr = 0.0;
+        for i in 0..4 {
+            xr += x[i] * r[i];
+        }
+        let c = xr.cos();
+        let mut s = 0.0;
+        for i in 0..4 {
+            s += v[i] * c * r[i];
+        }
+        s.sin()
+    }
+
+    /// `test_enclosing_scope_ref`: a closure that captures the active input.
+    #[differentiable(order = 2)]
+    pub fn enclosing_scope_ref(x: f64) -> f64 {
+        let inner = |y: f64| x * y;
+        x * inner(2.0)
+    }
+
+    /// `test_enclosing_scope_ref_2`, and the closure called twice.
+    #[differentiable(order = 2)]
+    pub fn enclosing_scope_twice(x: f64) -> f64 {
+        let inner = |y: f64| y * x;
+        inner(x) * inner(2.0)
+    }
+
+    /// `test_mutating_outgrad`: element-wise temporaries in local `Vec`s.
+    #[differentiable(order = 2)]
+    pub fn mutating_outgrad(a: &[f64]) -> f64 {
+        let n = a.len();
+        let mut b = vec![0.0; n];
+        let mut c = vec![0.0; n];
+        let mut d = vec![0.0; n];
+        let mut e = vec![0.0; n];
+        for i in 0..n {
+            b[i] = a[i] + 1.0;
+            c[i] = b[i] + 1.5;
+            d[i] = a[i] + b[i];
+            e[i] = d[i] + c[i];
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += e[i] * e[i];
+        }
+        s
+    }
+
+    /// `test_mutating_outgrad_from_indexing`: one element of a temporary fans out to all.
+    #[differentiable(order = 2)]
+    pub fn mutating_outgrad_from_indexing(a: &[f64]) -> f64 {
+        let n = a.len();
+        let mut b = vec![0.0; n];
+        for i in 0..n {
+            b[i] = a[i] + 1.0;
+        }
+        let c = b[0] + 1.5;
+        let mut s = 0.0;
+        for i in 0..n {
+            let d = a[i] + b[i];
+            let e = d + c;
+            s += e * e * a[i];
+        }
+        s
+    }
+
+    /// `test_complex_separate_real_and_imaginary`, the parts as two slices.
+    #[differentiable(order = 2)]
+    pub fn separate_parts(re: &[f64], im: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..re.len() {
+            s += re[i].abs().powf(1.4) + im[i].abs().powf(1.3);
+        }
+        s
+    }
+
+    /// `test_singleton_array_output`: the sum of `sin` over a matrix.
+    #[differentiable(order = 2)]
+    pub fn matrix_sin_sum(m: [[f64; 3]; 3]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                s += m[i][j].sin();
+            }
+        }
+        s
+    }
+
+    /// `np.sum(np.sin(x), axis=0)` squared: column sums of a `Vec<Vec<f64>>` kept in a local.
+    #[differentiable(order = 2)]
+    pub fn axis0_sums(m: &[Vec<f64>]) -> f64 {
+        let cols = m[0].len();
+        let mut sums = vec![0.0; cols];
+        for row in 0..m.len() {
+            for j in 0..cols {
+                sums[j] += m[row][j].sin();
+            }
+        }
+        let mut s = 0.0;
+        for j in 0..cols {
+            s += sums[j] * sums[j] * (j as f64 + 1.0);
+        }
+        s
+    }
+
+    /// `test_return_both`: `3 x^3.2`.
+    #[differentiable(order = 2)]
+    pub fn return_both(x: f64) -> f64 {
+        3.0 * x.powf(3.2)
+    }
+
+    /// `test_value_and_grad`: `sum(sin(x)^2)` as an iterator chain.
+    #[differentiable(order = 2)]
+    pub fn sum_sin_sq(x: &[f64]) -> f64 {
+        x.iter().map(|v| v.sin().powi(2)).sum()
+    }
+
+    /// `test_hessian`: `x . H x` for a constant `H`, whose Hessian is `H + H^T`.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn quadratic(x: &[f64], h: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            let mut hx = 0.0;
+            for j in 0..x.len() {
+                hx += h[i][j] * x[j];
+            }
+            s += x[i] * hx;
+        }
+        s
+    }
+
+    /// `test_multigrad`: many arguments, only two of them active.
+    #[differentiable(order = 2, wrt(d, b))]
+    pub fn complicated(a: f64, b: f64, c: f64, d: f64, e: f64, f: f64, g: f64) -> f64 {
+        a + b.sin() + c.cosh() + d.cos() + e.tan() + f + g
+    }
+
+    /// `test_elementwise_grad`: the sum of an element-wise function.
+    #[differentiable(order = 2)]
+    pub fn elementwise(a: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &v in a {
+            s += v + v.sin() + v.cosh();
+        }
+        s
+    }
+
+    /// `test_hessian_tensor_product`: `sum(sin(a))` over a 5x4 matrix.
+    #[differentiable(order = 2)]
+    pub fn sum_sin_matrix(a: [[f64; 4]; 5]) -> f64 {
+        let mut s = 0.0;
+        for row in a.iter() {
+            for v in row.iter() {
+                s += v.sin();
+            }
+        }
+        s
+    }
+
+    /// `test_vector_jacobian_product`: `np.roll(np.sin(a), 1)`, an asymmetric Jacobian.
+    #[differentiable]
+    pub fn roll_sin(a: &[f64]) -> Vec<f64> {
+        let n = a.len();
+        let mut out = vec![0.0; n];
+        for i in 0..n {
+            out[(i + 1) % n] = a[i].sin();
+        }
+        out
+    }
+
+    #[differentiable(order = 2)]
+    pub fn bar(x: f64, y: f64) -> f64 {
+        2.0 * x + y + 5.0
+    }
+
+    /// `test_checkpoint_correctness`: calls of another differentiable function.
+    #[differentiable(order = 2)]
+    pub fn foo(x: f64) -> f64 {
+        bar(x, x / 3.0) + bar(x, x.powi(2))
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// autograd tests/test_numpy.py and test_systematic.py: numpy's element-wise and reduction ops, written
+// as the loops a Rust user writes over slices.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod numpy_ops {
+    use autodiff::differentiable;
+
+    /// `np.mean`.
+    #[differentiable(order = 2)]
+    pub fn mean(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i];
+        }
+        (s / x.len() as f64).powi(3)
+    }
+
+    /// `np.prod`, with signs and a zero-free domain.
+    #[differentiable(order = 2)]
+    pub fn prod(x: &[f64]) -> f64 {
+        let mut p = 1.0;
+        for v in x.iter() {
+            p *= v;
+        }
+        p
+    }
+
+    /// `np.prod` as `.product()`.
+    #[differentiable(order = 2)]
+    pub fn prod_chain(x: &[f64]) -> f64 {
+        x.iter().copied().product::<f64>() + x[0]
+    }
+
+    /// `np.var`: two passes.
+    #[differentiable(order = 2)]
+    pub fn var(x: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let mut m = 0.0;
+        for &v in x {
+            m += v;
+        }
+        m /= n;
+        let mut s = 0.0;
+        for &v in x {
+            s += (v - m) * (v - m);
+        }
+        s / n
+    }
+
+    /// `np.std(x, ddof=1)` as iterator chains.
+    #[differentiable(order = 2)]
+    pub fn std_ddof(x: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        let ss: f64 = x.iter().map(|v| (v - m).powi(2)).sum();
+        (ss / (n - 1.0)).sqrt()
+    }
+
+    /// `np.max` by a loop with a comparison, then used twice.
+    #[differentiable(order = 2)]
+    pub fn max_loop(x: &[f64]) -> f64 {
+        let mut m = x[0];
+        for i in 1..x.len() {
+            if x[i] > m {
+                m = x[i];
+            }
+        }
+        m * m + m
+    }
+
+    /// `np.min` by a fold.
+    #[differentiable(order = 2)]
+    pub fn min_fold(x: &[f64]) -> f64 {
+        let m = x.iter().fold(f64::INFINITY, |acc, &v| acc.min(v));
+        m.exp()
+    }
+
+    /// `np.cumsum`, returned whole.
+    #[differentiable]
+    pub fn cumsum(x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i];
+            out[i] = s;
+        }
+        out
+    }
+
+    /// `np.cumprod` in place in a copy.
+    #[differentiable]
+    pub fn cumprod(x: &[f64]) -> Vec<f64> {
+        let mut out = x.to_vec();
+        for i in 1..out.len() {
+            out[i] = out[i] * out[i - 1];
+        }
+        out
+    }
+
+    /// `np.diff` squared and summed.
+    #[differentiable(order = 2)]
+    pub fn diff_sq(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for w in 1..x.len() {
+            let d = x[w] - x[w - 1];
+            s += d * d * (1.0 + x[w]);
+        }
+        s
+    }
+
+    /// `np.dot` of two active vectors, then `tanh`.
+    #[differentiable(order = 2)]
+    pub fn dot_tanh(a: &[f64], b: &[f64]) -> f64 {
+        let d: f64 = a.iter().zip(b.iter()).map(|(p, q)| p * q).sum();
+        d.tanh()
+    }
+
+    /// `np.outer` into a local matrix, then a weighted sum.
+    #[differentiable(order = 2)]
+    pub fn outer_weighted(a: &[f64], b: &[f64]) -> f64 {
+        let mut m = vec![vec![0.0; b.len()]; a.len()];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                m[i][j] = a[i] * b[j];
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                s += m[i][j] * m[i][j] * ((i + 2 * j) as f64 - 1.5);
+            }
+        }
+        s
+    }
+
+    /// `np.trace` of `A^T A`.
+    #[differentiable(order = 2)]
+    pub fn trace_ata(a: [[f64; 3]; 3]) -> f64 {
+        let mut t = 0.0;
+        for k in 0..3 {
+            let mut d = 0.0;
+            for i in 0..3 {
+                d += a[i][k] * a[i][k];
+            }
+            t += d;
+        }
+        t.sqrt()
+    }
+
+    /// `np.dot(A, x)` returned.
+    #[differentiable]
+    pub fn matvec(a: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; a.len()];
+        for i in 0..a.len() {
+            for j in 0..x.len() {
+                y[i] += a[i][j] * x[j];
+            }
+        }
+        y
+    }
+
+    /// `np.cross` of two 3-vectors, returned as an array.
+    #[differentiable]
+    pub fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    }
+
+    /// `np.linalg.norm`.
+    #[differentiable(order = 2)]
+    pub fn norm2(x: &[f64]) -> f64 {
+        x.iter().map(|v| v * v).sum::<f64>().sqrt()
+    }
+
+    /// `np.clip` element-wise, then a sum of squares.
+    #[differentiable(order = 2)]
+    pub fn clip_sq(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            let c = x[i].clamp(-1.0, 1.0);
+            s += c * c + c * x[i];
+        }
+        s
+    }
+
+    /// `np.where(x > 0, x, 0.1 * x)`.
+    #[differentiable(order = 2)]
+    pub fn where_leaky(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            let y = if x[i] > 0.0 { x[i] } else { 0.1 * x[i] };
+            s += y * y * y;
+        }
+        s
+    }
+
+    /// `np.sort` by a bubble sort that swaps in place in a copy, then weights by rank.
+    #[differentiable(order = 2)]
+    pub fn sorted_weighted(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        let n = v.len();
+        for i in 0..n {
+            for j in 0..n - 1 - i {
+                if v[j] > v[j + 1] {
+                    let t = v[j];
+                    v[j] = v[j + 1];
+                    v[j + 1] = t;
+                }
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += (i as f64 + 1.0) * v[i] * v[i];
+        }
+        s
+    }
+
+    /// `np.maximum.accumulate`: a running maximum.
+    #[differentiable(order = 2)]
+    pub fn running_max(x: &[f64]) -> f64 {
+        let mut m = x[0];
+        let mut s = 0.0;
+        for &v in x {
+            m = m.max(v);
+            s += m * v;
+        }
+        s
+    }
+
+    /// Total variation: `sum(abs(diff(x)))`.
+    #[differentiable(order = 2)]
+    pub fn total_variation(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 1..x.len() {
+            s += (x[i] - x[i - 1]).abs();
+        }
+        s * x[0]
+    }
+
+    /// `np.tensordot(A, B, axes=2)` of two 2x2x2 arrays: three nested loops.
+    #[differentiable(order = 2)]
+    pub fn tensordot(a: [[[f64; 2]; 2]; 2], b: [[[f64; 2]; 2]; 2]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..2 {
+            for j in 0..2 {
+                for k in 0..2 {
+                    s += a[i][j][k] * b[i][j][k] * a[k][j][i];
+                }
+            }
+        }
+        s
+    }
+
+    /// `np.triu`: only the upper triangle counts.
+    #[differentiable(order = 2)]
+    pub fn triu_sum(m: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..m.len() {
+            for j in i..m[i].len() {
+                s += m[i][j] * m[j][i];
+            }
+        }
+        s
+    }
+
+    /// `np.flip` then a discounted sum: the reverse range.
+    #[differentiable(order = 2)]
+    pub fn flip_discounted(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        let mut k = 1.0;
+        for i in (0..x.len()).rev() {
+            s += k * x[i].sin();
+            k *= 0.5;
+        }
+        s
+    }
+
+    /// `np.concatenate` into a local `Vec` by `push`, then `np.tile`-like reads by modulo.
+    #[differentiable(order = 2)]
+    pub fn concat_tile(a: &[f64], b: &[f64]) -> f64 {
+        let mut c: Vec<f64> = Vec::new();
+        for &v in a {
+            c.push(v);
+        }
+        for &v in b {
+            c.push(v * v);
+        }
+        let n = c.len();
+        let mut s = 0.0;
+        for i in 0..2 * n {
+            s += c[i % n] * c[(i + 1) % n];
+        }
+        s
+    }
+
+    /// `np.linalg.det` of a 3x3 matrix by cofactors.
+    #[differentiable(order = 2)]
+    pub fn det3(m: [[f64; 3]; 3]) -> f64 {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    }
+
+    /// Normalisation into an output buffer; returns the norm.
+    #[differentiable]
+    pub fn normalize_into(x: &[f64], out: &mut [f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * x[i];
+        }
+        let r = s.sqrt();
+        for i in 0..x.len() {
+            out[i] = x[i] / r;
+        }
+        r
+    }
+
+    /// A softmax written into an output parameter: `-> ()`.
+    #[differentiable]
+    pub fn softmax_into(z: &[f64], p: &mut [f64]) {
+        let mut m = z[0];
+        for i in 1..z.len() {
+            m = m.max(z[i]);
+        }
+        let mut s = 0.0;
+        for i in 0..z.len() {
+            p[i] = (z[i] - m).exp();
+            s += p[i];
+        }
+        for i in 0..z.len() {
+            p[i] /= s;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Softmax cross-entropy in the spellings users write, and log-likelihoods.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod losses {
+    use autodiff::differentiable;
+
+    /// `log(sum(exp(z)))` with the maximum subtracted: a helper called once per example.
+    #[differentiable(order = 2)]
+    pub fn logsumexp(z: &[f64]) -> f64 {
+        let mut m = f64::NEG_INFINITY;
+        for &v in z {
+            if v > m {
+                m = v;
+            }
+        }
+        let mut s = 0.0;
+        for &v in z {
+            s += (v - m).exp();
+        }
+        m + s.ln()
+    }
+
+    /// A linear model's logits rewritten per example in one local row, the maximum subtracted, the
+    /// probabilities normalised in place and the label's taken.
+    #[differentiable(order = 2, wrt(w))]
+    pub fn xent_rows(w: &[f64], x: &[f64], labels: &[usize], k: usize) -> f64 {
+        let d = w.len() / k;
+        let n = labels.len();
+        let mut z = vec![0.0; k];
+        let mut loss = 0.0;
+        for e in 0..n {
+            for c in 0..k {
+                z[c] = 0.0;
+                for j in 0..d {
+                    z[c] += w[c * d + j] * x[e * d + j];
+                }
+            }
+            let mut m = z[0];
+            for c in 1..k {
+                m = m.max(z[c]);
+            }
+            let mut s = 0.0;
+            for c in 0..k {
+                z[c] = (z[c] - m).exp();
+                s += z[c];
+            }
+            for c in 0..k {
+                z[c] /= s;
+            }
+            loss -= z[labels[e]].ln();
+        }
+        loss / n as f64
+    }
+
+    /// The same loss through the `logsumexp` helper: `lse(z) - z[y]`.
+    #[differentiable(order = 2, wrt(w))]
+    pub fn xent_lse(w: &[f64], x: &[f64], labels: &[usize], k: usize) -> f64 {
+        let d = w.len() / k;
+        let mut loss = 0.0;
+        for (e, &y) in labels.iter().enumerate() {
+            let mut z = vec![0.0; k];
+            for c in 0..k {
+                let row = &w[c * d..(c + 1) * d];
+                let xe = &x[e * d..(e + 1) * d];
+                z[c] = row.iter().zip(xe.iter()).map(|(a, b)| a * b).sum();
+            }
+            loss += logsumexp(&z) - z[y];
+        }
+        loss / labels.len() as f64
+    }
+
+    /// Cross-entropy of given logits with iterator chains: the maximum by a fold, the sum by `map`.
+    #[differentiable(order = 2, wrt(z))]
+    pub fn xent_chain(z: &[f64], y: usize) -> f64 {
+        let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+        m + s.ln() - z[y]
+    }
+
+    /// Cross-entropy against soft targets, both active; the log-softmax shadowed into the logits' name.
+    #[differentiable(order = 2)]
+    pub fn xent_soft(z: &[f64], t: &[f64]) -> f64 {
+        let lse = logsumexp(z);
+        let mut loss = 0.0;
+        for i in 0..z.len() {
+            let z = z[i] - lse;
+            loss -= t[i] * z;
+        }
+        loss
+    }
+
+    /// Gaussian negative log-likelihood in `(mu, log_sigma)`.
+    #[differentiable(order = 2, wrt(mu, log_sigma))]
+    pub fn gauss_nll(mu: f64, log_sigma: f64, data: &[f64]) -> f64 {
+        let sigma = log_sigma.exp();
+        let mut nll = 0.0;
+        for &x in data {
+            let r = (x - mu) / sigma;
+            nll += 0.5 * r * r + log_sigma + 0.5 * (2.0 * std::f64::consts::PI).ln();
+        }
+        nll
+    }
+
+    /// Poisson regression's log-likelihood (the `ln k!` term as a constant).
+    #[differentiable(order = 2, wrt(w))]
+    pub fn poisson_loglik(w: &[f64], x: &[f64], counts: &[usize]) -> f64 {
+        let d = w.len();
+        let mut ll = 0.0;
+        for (i, &k) in counts.iter().enumerate() {
+            let mut eta = 0.0;
+            for j in 0..d {
+                eta += w[j] * x[i * d + j];
+            }
+            let mut ln_fact = 0.0;
+            for m in 2..=k {
+                ln_fact += (m as f64).ln();
+            }
+            ll += k as f64 * eta - eta.exp() - ln_fact;
+        }
+        ll
+    }
+
+    /// Logistic regression's log-likelihood with the stable softplus written as a branch.
+    #[differentiable(order = 2, wrt(w, b))]
+    pub fn logistic_loglik(w: &[f64], b: f64, x: &[f64], y: &[bool]) -> f64 {
+        let d = w.len();
+        let mut ll = 0.0;
+        for i in 0..y.len() {
+            let mut t = b;
+            for j in 0..d {
+                t += w[j] * x[i * d + j];
+            }
+            let s = if y[i] { -t } else { t };
+            let softplus = if s > 0.0 {
+                s + (-s).exp().ln_1p()
+            } else {
+                s.exp().ln_1p()
+            };
+            ll -= softplus;
+        }
+        ll
+    }
+
+    /// A two-component Gaussian mixture's log-likelihood by `logaddexp`.
+    #[differentiable(order = 2)]
+    pub fn mixture_loglik(p: [f64; 3], data: &[f64]) -> f64 {
+        let (logit, m1, m2) = (p[0], p[1], p[2]);
+        let lw1 = -(-logit).exp().ln_1p();
+        let lw2 = -logit.exp().ln_1p();
+        let mut ll = 0.0;
+        for &x in data.iter() {
+            let a = lw1 - 0.5 * (x - m1).powi(2);
+            let b = lw2 - 0.5 * (x - m2).powi(2);
+            let hi = a.max(b);
+            ll += hi + ((a - hi).exp() + (b - hi).exp()).ln();
+        }
+        ll
+    }
+
+    /// Student-t log-density in `(loc, log_scale)`, `nu` fixed.
+    #[differentiable(order = 2, wrt(loc, log_scale))]
+    pub fn student_t(loc: f64, log_scale: f64, nu: f64, data: &[f64]) -> f64 {
+        let scale = log_scale.exp();
+        let mut ll = 0.0;
+        for x in data {
+            let r = (x - loc) / scale;
+            ll -= 0.5 * (nu + 1.0) * (r * r / nu).ln_1p() + log_scale;
+        }
+        ll
+    }
+
+    /// A Laplace likelihood: `abs` of the residual.
+    #[differentiable(order = 2)]
+    pub fn laplace_nll(loc: f64, data: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..data.len() {
+            s += (data[i] - loc).abs() * data[i];
+        }
+        s
+    }
+
+    /// A huberised regression loss with a `match` on which side of the threshold, by an integer code.
+    #[differentiable(order = 2, wrt(w))]
+    pub fn huber_regression(w: [f64; 2], xs: &[f64], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..xs.len() {
+            let r = w[0] + w[1] * xs[i] - ys[i];
+            let region = if r > 1.0 {
+                2
+            } else if r < -1.0 {
+                0
+            } else {
+                1
+            };
+            loss += match region {
+                0 => -r - 0.5,
+                2 => r - 0.5,
+                _ => 0.5 * r * r,
+            };
+        }
+        loss
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Small physics: energies, integrators.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod physics {
+    use autodiff::differentiable;
+
+    /// Lennard-Jones energy of particles in the plane, positions flat `(x0, y0, x1, y1, ..)`.
+    #[differentiable(order = 2)]
+    pub fn lennard_jones(pos: &[f64]) -> f64 {
+        let n = pos.len() / 2;
+        let mut e = 0.0;
+        for i in 0..n {
+            for j in i + 1..n {
+                let dx = pos[2 * i] - pos[2 * j];
+                let dy = pos[2 * i + 1] - pos[2 * j + 1];
+                let r2 = dx * dx + dy * dy;
+                let s6 = (1.0 / r2).powi(3);
+                e += 4.0 * (s6 * s6 - s6);
+            }
+        }
+        e
+    }
+
+    /// Morse potential of a chain of bonds held in an array.
+    #[differentiable(order = 2)]
+    pub fn morse_chain(x: [f64; 4]) -> f64 {
+        let (depth, a, r0) = (1.3, 1.1, 0.9);
+        let mut e = 0.0;
+        for i in 0..3 {
+            let r = x[i + 1] - x[i];
+            let q = 1.0 - (-a * (r - r0)).exp();
+            e += depth * q * q;
+        }
+        e
+    }
+
+    /// Gravitational potential of a point in the plane against fixed masses at `(at[2k], at[2k + 1])`
+    /// (a constant `&[[f64; 2]]` of points is a spanned error, even outside `wrt`).
+    #[differentiable(order = 2, wrt(p))]
+    pub fn gravity(p: [f64; 2], masses: &[f64], at: &[f64]) -> f64 {
+        let mut u = 0.0;
+        for k in 0..masses.len() {
+            let dx = p[0] - at[2 * k];
+            let dy = p[1] - at[2 * k + 1];
+            u -= masses[k] / (dx * dx + dy * dy + 0.01).sqrt();
+        }
+        u
+    }
+
+    /// A pendulum's energy `(theta, omega)` as a tuple parameter.
+    #[differentiable(order = 2)]
+    pub fn pendulum_energy(state: (f64, f64), g: f64) -> f64 {
+        let (theta, omega) = state;
+        0.5 * omega * omega + g * (1.0 - theta.cos())
+    }
+
+    /// Explicit Euler on the pendulum with a float `while` condition on time; the step is active, so
+    /// the trip count depends on it (a jump in `h`, smooth between).
+    #[differentiable(order = 2)]
+    pub fn euler_pendulum(theta0: f64, h: f64) -> f64 {
+        let mut t = 0.0;
+        let mut theta = theta0;
+        let mut omega = 0.0;
+        while t < 1.0 {
+            let a = -9.81 * theta.sin();
+            theta += h * omega;
+            omega += h * a;
+            t += h;
+        }
+        theta
+    }
+
+    /// Velocity Verlet for a double-well particle, a fixed number of steps, shadowed locals.
+    #[differentiable(order = 2)]
+    pub fn verlet_double_well(x0: f64, v0: f64) -> f64 {
+        let dt = 0.05;
+        let force = |x: f64| -4.0 * x * (x * x - 1.0);
+        let mut x = x0;
+        let mut v = v0;
+        let mut f = force(x);
+        for _ in 0..20 {
+            let v_half = v + 0.5 * dt * f;
+            x = x + dt * v_half;
+            f = force(x);
+            v = v_half + 0.5 * dt * f;
+        }
+        let e = 0.5 * v * v;
+        let e = e + (x * x - 1.0).powi(2);
+        e
+    }
+
+    /// Harmonic chain energy: kinetic from a `Vec` of momenta, potential from neighbour differences,
+    /// with a periodic wrap.
+    #[differentiable(order = 2)]
+    pub fn harmonic_ring(q: &[f64], p: &[f64]) -> f64 {
+        let n = q.len();
+        let kinetic: f64 = p.iter().map(|v| 0.5 * v * v).sum();
+        let mut potential = 0.0;
+        for i in 0..n {
+            let j = if i + 1 == n { 0 } else { i + 1 };
+            let d = q[j] - q[i];
+            potential += 0.5 * 2.5 * d * d;
+        }
+        kinetic + potential
+    }
+
+    /// The Coulomb energy of three charges on a line, written with `recip` and `abs`.
+    #[differentiable(order = 2)]
+    pub fn coulomb_line(x: [f64; 3]) -> f64 {
+        let q = [1.0, -2.0, 1.5];
+        let mut e = 0.0;
+        for i in 0..3 {
+            for j in 0..i {
+                e += q[i] * q[j] * (x[i] - x[j]).abs().recip();
+            }
+        }
+        e
+    }
+
+    /// A spring-mass system's right-hand side into `&mut` outputs: `dq = p`, `dp = -k q - c p`.
+    #[differentiable]
+    pub fn spring_rhs(q: &[f64], p: &[f64], k: f64, dq: &mut [f64], dp: &mut [f64]) {
+        for i in 0..q.len() {
+            dq[i] = p[i];
+            dp[i] = -k * q[i] - 0.1 * p[i] * p[i].abs();
+        }
+    }
+
+    /// One RK2 step of a scalar ODE, the right-hand side a differentiable function called twice.
+    #[differentiable(order = 2)]
+    pub fn logistic_rhs(y: f64, r: f64) -> f64 {
+        r * y * (1.0 - y)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn rk2_logistic(y0: f64, r: f64) -> f64 {
+        let h = 0.1;
+        let mut y = y0;
+        for _ in 0..10 {
+            let k1 = logistic_rhs(y, r);
+            let k2 = logistic_rhs(y + h * k1, r);
+            y += 0.5 * h * (k1 + k2);
+        }
+        y
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Polynomials, loops on float conditions, early returns, `match`, shadowing, tuples and arrays.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod control {
+    use autodiff::differentiable;
+
+    /// Horner's rule over active coefficients, highest first, by index.
+    #[differentiable(order = 2)]
+    pub fn horner(c: &[f64], x: f64) -> f64 {
+        let mut y = 0.0;
+        for i in 0..c.len() {
+            y = y * x + c[i];
+        }
+        y
+    }
+
+    /// Horner's rule by a fold, lowest coefficient first, reversed range.
+    #[differentiable(order = 3)]
+    pub fn horner_fold(x: f64) -> f64 {
+        let c = [1.0, -2.0, 0.5, 3.0, -0.25];
+        let mut acc = 0.0;
+        for i in (0..c.len()).rev() {
+            acc = acc * x + c[i];
+        }
+        let by_fold = c.iter().fold(0.0, |a, &k| a * x + k);
+        acc + by_fold
+    }
+
+    /// Horner's rule with its derivative alongside (`p` and `p'` in one pass), returning `p * p'`.
+    #[differentiable(order = 2)]
+    pub fn horner_with_derivative(c: &[f64], x: f64) -> f64 {
+        let mut p = c[0];
+        let mut dp = 0.0;
+        for &k in &c[1..] {
+            dp = dp * x + p;
+            p = p * x + k;
+        }
+        p * dp
+    }
+
+    /// The Chebyshev recurrence with a tuple state.
+    #[differentiable(order = 3)]
+    pub fn chebyshev(x: f64) -> f64 {
+        let (mut t0, mut t1) = (1.0, x);
+        let mut s = 0.5 * t0 + 0.25 * t1;
+        for k in 2..7 {
+            let t2 = 2.0 * x * t1 - t0;
+            t0 = t1;
+            t1 = t2;
+            s += t2 / k as f64;
+        }
+        s
+    }
+
+    /// Newton's method for the cube root, `while` on a float tolerance.
+    #[differentiable(order = 2)]
+    pub fn newton_cbrt(a: f64) -> f64 {
+        let mut y = a.max(1.0);
+        let mut steps = 0;
+        while (y * y * y - a).abs() > 1e-13 * a && steps < 100 {
+            y = y - (y * y * y - a) / (3.0 * y * y);
+            steps += 1;
+        }
+        y
+    }
+
+    /// A fixed-point iteration `x = a cos x` until it settles.
+    #[differentiable]
+    pub fn fixed_point(a: f64) -> f64 {
+        let mut x: f64 = 0.0;
+        let mut prev = 1.0;
+        while (x - prev).abs() > 1e-15 {
+            prev = x;
+            x = a * x.cos();
+        }
+        x
+    }
+
+    /// A geometric series summed until its term is small: the trip count depends on `r`.
+    #[differentiable(order = 2)]
+    pub fn series_until_small(r: f64) -> f64 {
+        let mut term = 1.0;
+        let mut s = 0.0;
+        loop {
+            s += term;
+            term *= r;
+            if term.abs() < 1e-3 {
+                break;
+            }
+        }
+        s
+    }
+
+    /// An early `return` inside a loop: the first partial sum past a threshold, scaled.
+    #[differentiable(order = 2)]
+    pub fn first_past(x: &[f64], limit: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * x[i];
+            if s > limit {
+                return s * limit;
+            }
+        }
+        s - limit
+    }
+
+    /// An early `return` from a nested loop.
+    #[differentiable(order = 2)]
+    pub fn first_close_pair(x: &[f64]) -> f64 {
+        for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                let d = x[i] - x[j];
+                if d.abs() < 0.3 {
+                    return d * d + x[i] * x[j];
+                }
+            }
+        }
+        x[0].exp()
+    }
+
+    /// `match` on an integer computed from the input: a piecewise-cubic spline on unit segments.
+    #[differentiable(order = 2)]
+    pub fn spline(x: f64) -> f64 {
+        let seg = x.floor() as i64;
+        let t = x - seg as f64;
+        let (a, b) = match seg {
+            i64::MIN..=-1 => (1.0, -0.5),
+            0 => (0.5, 2.0),
+            1 | 2 => (-1.0, 0.25),
+            _ => (0.0, 1.0),
+        };
+        a + b * t + t * t * (3.0 - 2.0 * t)
+    }
+
+    /// `match` on a `usize` parameter choosing the activation.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn activation(x: f64, kind: usize) -> f64 {
+        match kind {
+            0 => x.tanh(),
+            1 => x / (1.0 + (-x).exp()),
+            2 => x.sin() * x,
+            _ => x,
+        }
+    }
+
+    /// Shadowing through several types: a slice, its sum, a tuple, a float.
+    #[differentiable(order = 2)]
+    pub fn shadowing(x: &[f64]) -> f64 {
+        let y = x.iter().map(|v| v * 0.5).sum::<f64>();
+        let y = (y, y.sin());
+        let y = y.0 * y.1;
+        let x = x[0] + y;
+        x * x
+    }
+
+    /// Complex arithmetic in tuples: `|z^5|^2` by repeated multiplication.
+    #[differentiable(order = 2)]
+    pub fn complex_power(re: f64, im: f64) -> f64 {
+        let z = (re, im);
+        let mut w = (1.0, 0.0);
+        for _ in 0..5 {
+            w = (w.0 * z.0 - w.1 * z.1, w.0 * z.1 + w.1 * z.0);
+        }
+        w.0 * w.0 + w.1 * w.1
+    }
+
+    /// A helper returning a tuple, destructured in the caller.
+    #[differentiable]
+    pub fn polar(r: f64, t: f64) -> (f64, f64) {
+        (r * t.cos(), r * t.sin())
+    }
+
+    #[differentiable(order = 2)]
+    pub fn polar_distance(r: f64, t: f64) -> f64 {
+        let (x, y) = polar(r, t);
+        let (x2, y2) = polar(r * 0.5, t + 1.0);
+        (x - x2).hypot(y - y2)
+    }
+
+    /// A 2D rotation of an array, applied `n` times, then its first coordinate.
+    #[differentiable(order = 2, wrt(p, angle))]
+    pub fn rotate_n(p: [f64; 2], angle: f64, n: usize) -> f64 {
+        let (s, c) = (angle.sin(), angle.cos());
+        let mut q = p;
+        for _ in 0..n {
+            q = [c * q[0] - s * q[1], s * q[0] + c * q[1]];
+        }
+        q[0] + 0.1 * q[1] * q[1]
+    }
+
+    /// A quaternion product returned as an array.
+    #[differentiable]
+    pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+        [
+            a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+        ]
+    }
+
+    /// A `Vec` local grown and rewritten, an array local, and an `if` as a value choosing between them.
+    #[differentiable(order = 2)]
+    pub fn locals_mix(x: &[f64]) -> f64 {
+        let mut v = vec![0.0; x.len()];
+        let mut a = [0.0; 2];
+        for i in 0..x.len() {
+            v[i] = x[i] * (i as f64 + 1.0);
+            a[i % 2] += v[i];
+        }
+        for i in 0..x.len() {
+            v[i] = v[i] * a[(i + 1) % 2];
+        }
+        let total: f64 = v.iter().sum();
+        let pick = if total > 0.0 { a[0] } else { a[1] };
+        total + pick * pick
+    }
+
+    /// A `while` over an index with a float accumulator condition.
+    #[differentiable(order = 2)]
+    pub fn while_budget(x: &[f64]) -> f64 {
+        let mut i = 0;
+        let mut used = 0.0;
+        let mut value = 0.0;
+        while i < x.len() && used < 2.0 {
+            used += x[i].abs();
+            value += x[i] * used;
+            i += 1;
+        }
+        value
+    }
+
+    /// `continue` past some elements and `break` at a sentinel.
+    #[differentiable(order = 2)]
+    pub fn skip_negative(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (i, &v) in x.iter().enumerate() {
+            if v < 0.0 {
+                continue;
+            }
+            if v > 1.8 {
+                break;
+            }
+            s += v.sqrt() * (i as f64 + 1.0);
+        }
+        s
+    }
+
+    /// Compound assignment on array elements chosen by a computed index.
+    #[differentiable(order = 2)]
+    pub fn histogram_energy(x: &[f64]) -> f64 {
+        let mut bins = [0.0; 4];
+        for &v in x {
+            let b = ((v + 2.0) as usize).min(3);
+            bins[b] += v * v;
+            bins[3 - b] -= 0.5 * v;
+        }
+        bins[0] * bins[1] + bins[2] * bins[3]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Calls between differentiable functions, across modules.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod kernels {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn rbf(a: &[f64], b: &[f64], ell: f64) -> f64 {
+        let mut d2 = 0.0;
+        for i in 0..a.len() {
+            d2 += (a[i] - b[i]).powi(2);
+        }
+        (-0.5 * d2 / (ell * ell)).exp()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn sq(x: f64) -> f64 {
+        x * x
+    }
+
+    /// A generic helper, called from an `f64` function in another module.
+    #[differentiable(order = 2)]
+    pub fn softclip<T: autodiff::Float>(x: T, limit: T) -> T {
+        limit * (x / limit).tanh()
+    }
+}
+
+pub mod models {
+    use super::kernels;
+    use super::kernels::sq;
+    use autodiff::differentiable;
+
+    /// A kernel regression prediction: calls across modules by path, a slice of a local passed on.
+    #[differentiable(order = 2, wrt(alpha, ell))]
+    pub fn kernel_predict(alpha: &[f64], ell: f64, centres: &[f64], x: &[f64]) -> f64 {
+        let d = x.len();
+        let mut y = 0.0;
+        for k in 0..alpha.len() {
+            let c = &centres[k * d..(k + 1) * d];
+            y += alpha[k] * kernels::rbf(c, x, ell);
+        }
+        sq(y) + kernels::softclip(y, 2.0)
+    }
+
+    /// A helper that calls a helper that calls a helper, with the arguments permuted.
+    #[differentiable(order = 2)]
+    pub fn inner(a: f64, b: f64) -> f64 {
+        sq(a - b) * b.exp()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn middle(a: f64, b: f64) -> f64 {
+        inner(b, a) + inner(a, a)
+    }
+
+    #[differentiable(order = 3)]
+    pub fn outer(x: f64) -> f64 {
+        middle(x, x.sin()) * 0.5
+    }
+
+    /// A recursive binary power (a differentiable function calling itself).
+    #[differentiable(order = 2, wrt(x))]
+    pub fn power_rec(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            return 1.0;
+        }
+        let half = power_rec(x, n / 2);
+        if n % 2 == 0 {
+            half * half
+        } else {
+            half * half * x
+        }
+    }
+
+    /// A function nested in the body.
+    #[differentiable(order = 2)]
+    pub fn with_nested_fn(x: f64, y: f64) -> f64 {
+        fn blend(a: f64, b: f64) -> f64 {
+            0.3 * a + 0.7 * b * a
+        }
+        blend(x, y) * blend(y, x)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A parameter struct and its methods.
+// ---------------------------------------------------------------------------------------------------
+
+/// A one-hidden-layer network for regression.
+#[derive(Clone, Debug, Differentiable)]
+pub struct TinyNet {
+    pub w1: Vec<f64>,
+    pub b1: Vec<f64>,
+    pub w2: Vec<f64>,
+    pub b2: f64,
+    #[no_grad]
+    pub hidden: usize,
+}
+
+impl TinyNet {
+    /// The network's output at one input.
+    #[differentiable(order = 2, wrt(self))]
+    pub fn predict(&self, x: f64) -> f64 {
+        let mut y = self.b2;
+        for h in 0..self.hidden {
+            let a = (self.w1[h] * x + self.b1[h]).tanh();
+            y += self.w2[h] * a;
+        }
+        y
+    }
+
+    /// The mean squared error, calling `predict` per example.
+    #[differentiable(order = 2, wrt(self))]
+    pub fn mse(&self, xs: &[f64], ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..xs.len() {
+            let r = self.predict(xs[i]) - ys[i];
+            s += r * r;
+        }
+        s / xs.len() as f64
+    }
+
+    /// The output as a function of the input, `self` constant: a method differentiated in `x` only.
+    #[differentiable]
+    pub fn slope_energy(&self, x: f64) -> f64 {
+        let mut y = 0.0;
+        for h in 0..self.hidden {
+            y += self.w2[h] * (self.w1[h] * x + self.b1[h]).tanh();
+        }
+        y * y
+    }
+}
+
+/// A free function of the struct, regularised.
+#[differentiable(order = 2, wrt(net))]
+pub fn regularised(net: &TinyNet, xs: &[f64], ys: &[f64], lambda: f64) -> f64 {
+    let mut reg = 0.0;
+    for h in 0..net.hidden {
+        reg += net.w1[h] * net.w1[h] + net.w2[h] * net.w2[h];
+    }
+    TinyNet::mse(net, xs, ys) + lambda * reg
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Custom gradients at first and second order.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod customs {
+    use autodiff::{custom_gradient, differentiable};
+
+    /// `log(1 + e^x)` whose closure computes the logistic function stably by a branch.
+    #[custom_gradient]
+    pub fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let value = if x > 0.0 {
+            x + (-x).exp().ln_1p()
+        } else {
+            x.exp().ln_1p()
+        };
+        let s = if x > 0.0 {
+            1.0 / (1.0 + (-x).exp())
+        } else {
+            x.exp() / (1.0 + x.exp())
+        };
+        (value, move |dy| dy * s)
+    }
+
+    /// Straight-through rounding: `round` forward, the identity backward.
+    #[custom_gradient]
+    pub fn st_round(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        (x.round(), move |dy| dy)
+    }
+
+    /// `x.clamp(-1, 1)` forward, the cotangent passed only inside (a clipped identity).
+    #[custom_gradient]
+    pub fn clipped(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let inside = if x.abs() < 1.0 { 1.0 } else { 0.0 };
+        (x.clamp(-1.0, 1.0), move |dy| dy * inside)
+    }
+
+    /// A two-input custom gradient: the Euclidean norm with its gradient written out.
+    #[custom_gradient]
+    pub fn norm2(a: f64, b: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let r = (a * a + b * b).sqrt();
+        (r, move |dy| (dy * a / r, dy * b / r))
+    }
+
+    /// A softplus classifier's loss over a batch.
+    #[differentiable(order = 2, wrt(w, b))]
+    pub fn softplus_loss(w: &[f64], b: f64, x: &[f64], y: &[f64]) -> f64 {
+        let d = w.len();
+        let mut s = 0.0;
+        for i in 0..y.len() {
+            let mut t = b;
+            for j in 0..d {
+                t += w[j] * x[i * d + j];
+            }
+            s += log1pexp(-y[i] * t);
+        }
+        s
+    }
+
+    /// Quantisation-aware: the rounded weight times the input, squared, through the straight-through
+    /// estimator; its first derivative by the rule is `2 q x` where `q = round(w) x`, its second `2 x^2`.
+    #[differentiable(order = 2)]
+    pub fn quantised_fit(w: f64, x: f64) -> f64 {
+        let q = st_round(w) * x;
+        q * q
+    }
+
+    /// A clipped activation in a sum, at second order: inside, the identity's derivatives.
+    #[differentiable(order = 2)]
+    pub fn clipped_energy(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            let c = clipped(x[i] * 0.7);
+            s += c * c * x[i];
+        }
+        s
+    }
+
+    /// The two-input custom gradient in a loop over pairs.
+    #[differentiable(order = 2)]
+    pub fn path_length(p: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for k in 0..p.len() / 2 - 1 {
+            s += norm2(p[2 * k + 2] - p[2 * k], p[2 * k + 3] - p[2 * k + 1]);
+        }
+        s
+    }
+
+    /// A custom gradient at third order.
+    #[differentiable(order = 3)]
+    pub fn log1pexp_cubed(x: f64) -> f64 {
+        let v = log1pexp(2.0 * x - 1.0);
+        v * v * v
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The tests.
+// ---------------------------------------------------------------------------------------------------
+
+/// The items of a one-scalar `order = 2` function, for the tables below.
+type Scalar2 = (
+    &'static str,
+    fn(f64) -> f64,
+    fn(f64) -> (f64, f64),
+    fn(f64, f64) -> (f64, f64),
+    fn(f64, &mut f64) -> f64,
+    fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+    fn(f64) -> [f64; 3],
+);
+
+/// Lists the items of one-scalar `order = 2` functions of module `$m`.
+macro_rules! scalar2 {
+    ($m:ident: $($f:ident, $g:ident, $j:ident, $gi:ident, $h:ident, $d:ident;)*) => {
+        [$((stringify!($f), $m::$f as fn(f64) -> f64, $m::$g as _, $m::$j as _, $m::$gi as _, $m::$h as _, $m::$d as _),)*]
+    };
+}
+
+/// Checks each function of `table` at `points` draws of `sample`, against `analytic` (the first
+/// derivative by hand) and `second` (the second).
+#[track_caller]
+fn run_scalar_table(
+    table: &[Scalar2],
+    analytic: &[(&str, fn(f64) -> f64, fn(f64) -> f64)],
+    sample: &dyn Fn(&str) -> Box<dyn Fn(&mut Lcg) -> Flat>,
+) {
+    assert_eq!(table.len(), analytic.len(), "one formula per function");
+    for (row, (name, d1, d2)) in table.iter().zip(analytic) {
+        let (f_name, f, g, j, gi, h, d) = *row;
+        assert_eq!(f_name, *name, "the formulas follow the table");
+        let (d1, d2) = (*d1, *d2);
+        one(f_name, f, g, j, gi)
+            .hessian(hess1(h, d))
+            .analytic(move |x| vec![d1(x[0])])
+            .run(POINTS, sample(f_name));
+        // The second derivative by hand, through `f_derivatives`.
+        let mut rng = Lcg::new(seed_of(f_name) ^ 1);
+        for _ in 0..10 {
+            let x = sample(f_name)(&mut rng)[0];
+            let ds = d(x);
+            assert_near(ds[2], d2(x), 1e-9, 0.0, &format!("{f_name}'' at {x}"));
+        }
+    }
+}
+
+#[test]
+fn autograd_scalar_ops() {
+    use scalar_ops as so;
+    let table: Vec<Scalar2> = scalar2![so:
+        abs, abs_grad, abs_jvp, abs_grad_into, abs_hessian, abs_derivatives;
+        sin, sin_grad, sin_jvp, sin_grad_into, sin_hessian, sin_derivatives;
+        sign, sign_grad, sign_jvp, sign_grad_into, sign_hessian, sign_derivatives;
+        exp, exp_grad, exp_jvp, exp_grad_into, exp_hessian, exp_derivatives;
+        log, log_grad, log_jvp, log_grad_into, log_hessian, log_derivatives;
+        log2, log2_grad, log2_jvp, log2_grad_into, log2_hessian, log2_derivatives;
+        log10, log10_grad, log10_jvp, log10_grad_into, log10_hessian, log10_derivatives;
+        log1p, log1p_grad, log1p_jvp, log1p_grad_into, log1p_hessian, log1p_derivatives;
+        expm1, expm1_grad, expm1_jvp, expm1_grad_into, expm1_hessian, expm1_derivatives;
+        exp2, exp2_grad, exp2_jvp, exp2_grad_into, exp2_hessian, exp2_derivatives;
+        neg, neg_grad, neg_jvp, neg_grad_into, neg_hessian, neg_derivatives;
+        cos, cos_grad, cos_jvp, cos_grad_into, cos_hessian, cos_derivatives;
+        tan, tan_grad, tan_jvp, tan_grad_into, tan_hessian, tan_derivatives;
+        cosh, cosh_grad, cosh_jvp, cosh_grad_into, cosh_hessian, cosh_derivatives;
+        sinh, sinh_grad, sinh_jvp, sinh_grad_into, sinh_hessian, sinh_derivatives;
+        arccos, arccos_grad, arccos_jvp, arccos_grad_into, arccos_hessian, arccos_derivatives;
+        arcsin, arcsin_grad, arcsin_jvp, arcsin_grad_into, arcsin_hessian, arcsin_derivatives;
+        arctan, arctan_grad, arctan_jvp, arctan_grad_into, arctan_hessian, arctan_derivatives;
+        arccosh, arccosh_grad, arccosh_jvp, arccosh_grad_into, arccosh_hessian, arccosh_derivatives;
+        arcsinh, arcsinh_grad, arcsinh_jvp, arcsinh_grad_into, arcsinh_hessian, arcsinh_derivatives;
+        arctanh, arctanh_grad, arctanh_jvp, arctanh_grad_into, arctanh_hessian, arctanh_derivatives;
+        sqrt, sqrt_grad, sqrt_jvp, sqrt_grad_into, sqrt_hessian, sqrt_derivatives;
+        cbrt, cbrt_grad, cbrt_jvp, cbrt_grad_into, cbrt_hessian, cbrt_derivatives;
+        power_arg0, power_arg0_grad, power_arg0_jvp, power_arg0_grad_into, power_arg0_hessian, power_arg0_derivatives;
+        power_arg1, power_arg1_grad, power_arg1_jvp, power_arg1_grad_into, power_arg1_hessian, power_arg1_derivatives;
+        power_arg1_zero, power_arg1_zero_grad, power_arg1_zero_jvp, power_arg1_zero_grad_into, power_arg1_zero_hessian, power_arg1_zero_derivatives;
+        reciprocal, reciprocal_grad, reciprocal_jvp, reciprocal_grad_into, reciprocal_hessian, reciprocal_derivatives;
+        rad2deg, rad2deg_grad, rad2deg_jvp, rad2deg_grad_into, rad2deg_hessian, rad2deg_derivatives;
+        deg2rad, deg2rad_grad, deg2rad_jvp, deg2rad_grad_into, deg2rad_hessian, deg2rad_derivatives;
+        sinc, sinc_grad, sinc_jvp, sinc_grad_into, sinc_hessian, sinc_derivatives;
+    ]
+    .to_vec();
+    use std::f64::consts::{LN_10, LN_2, PI};
+    let analytic: [(&str, fn(f64) -> f64, fn(f64) -> f64); 30] = [
+        ("abs", |x| 3.0 * x.signum(), |_| 0.0),
+        ("sin", |x| 3.0 * x.cos(), |x| -3.0 * x.sin()),
+        ("sign", |_| 1.0, |_| 0.0),
+        ("exp", |x| 3.0 * x.exp(), |x| 3.0 * x.exp()),
+        ("log", |x| 3.0 / x, |x| -3.0 / (x * x)),
+        ("log2", |x| 3.0 / (x * LN_2), |x| -3.0 / (x * x * LN_2)),
+        ("log10", |x| 3.0 / (x * LN_10), |x| -3.0 / (x * x * LN_10)),
+        ("log1p", |x| 3.0 / (1.0 + x), |x| -3.0 / (1.0 + x).powi(2)),
+        ("expm1", |x| 3.0 * x.exp(), |x| 3.0 * x.exp()),
+        (
+            "exp2",
+            |x| 3.0 * LN_2 * x.exp2(),
+            |x| 3.0 * LN_2 * LN_2 * x.exp2(),
+        ),
+        ("neg", |_| -3.0, |_| 0.0),
+        ("cos", |x| -3.0 * x.sin(), |x| -3.0 * x.cos()),
+        (
+            "tan",
+            |x| 3.0 / x.cos().powi(2),
+            |x| 6.0 * x.tan() / x.cos().powi(2),
+        ),
+        ("cosh", |x| 3.0 * x.sinh(), |x| 3.0 * x.cosh()),
+        ("sinh", |x| 3.0 * x.cosh(), |x| 3.0 * x.sinh()),
+        (
+            "arccos",
+            |x| -3.0 / (1.0 - x * x).sqrt(),
+            |x| -3.0 * x / (1.0 - x * x).powf(1.5),
+        ),
+        (
+            "arcsin",
+            |x| 3.0 / (1.0 - x * x).sqrt(),
+            |x| 3.0 * x / (1.0 - x * x).powf(1.5),
+        ),
+        (
+            "arctan",
+            |x| 3.0 / (1.0 + x * x),
+            |x| -6.0 * x / (1.0 + x * x).powi(2),
+        ),
+        (
+            "arccosh",
+            |x| 3.0 / (x * x - 1.0).sqrt(),
+            |x| -3.0 * x / (x * x - 1.0).powf(1.5),
+        ),
+        (
+            "arcsinh",
+            |x| 3.0 / (x * x + 1.0).sqrt(),
+            |x| -3.0 * x / (x * x + 1.0).powf(1.5),
+        ),
+        (
+            "arctanh",
+            |x| 3.0 / (1.0 - x * x),
+            |x| 6.0 * x / (1.0 - x * x).powi(2),
+        ),
+        ("sqrt", |x| 1.5 / x.sqrt(), |x| -0.75 / x.powf(1.5)),
+        (
+            "cbrt",
+            |x| x.powf(-2.0 / 3.0),
+            |x| -2.0 / 3.0 * x.powf(-5.0 / 3.0),
+        ),
+        (
+            "power_arg0",
+            |x| 2.7 * x.powf(1.7),
+            |x| 2.7 * 1.7 * x.powf(0.7),
+        ),
+        (
+            "power_arg1",
+            |y| 1.9f64.powf(y) * 1.9f64.ln(),
+            |y| 1.9f64.powf(y) * 1.9f64.ln().powi(2),
+        ),
+        ("power_arg1_zero", |_| 1.0, |_| 0.0),
+        ("reciprocal", |x| -1.0 / (x * x), |x| 2.0 / (x * x * x)),
+        ("rad2deg", |_| 540.0 / PI, |_| 0.0),
+        ("deg2rad", |_| PI / 60.0, |_| 0.0),
+        (
+            "sinc",
+            |x| {
+                let p = PI * x;
+                3.0 * (p.cos() * p - p.sin()) / (p * x)
+            },
+            |x| {
+                let p = PI * x;
+                3.0 * (-(p * p) * p.sin() - 2.0 * p * p.cos() + 2.0 * p.sin()) / (p * x * x)
+            },
+        ),
+    ];
+    let sample = |name: &str| -> Box<dyn Fn(&mut Lcg) -> Flat> {
+        match name {
+            "abs" | "sign" => Box::new(away_from(1, -3.0, 3.0, 100.0, 0.0)),
+            "log" | "log2" | "log10" | "sqrt" | "cbrt" | "reciprocal" | "power_arg0" | "sinc" => {
+                Box::new(range(1, 0.2, 4.0))
+            }
+            "log1p" => Box::new(range(1, -0.5, 3.0)),
+            "arccos" | "arcsin" | "arctanh" => Box::new(range(1, -0.9, 0.9)),
+            "arccosh" => Box::new(range(1, 1.1, 4.0)),
+            "tan" => Box::new(range(1, -1.3, 1.3)),
+            "power_arg1_zero" => Box::new(range(1, 0.1, 3.0)),
+            _ => Box::new(range(1, -2.5, 2.5)),
+        }
+    };
+    run_scalar_table(&table, &analytic, &sample);
+    // At the non-differentiable points, JAX's conventions (DESIGN.md 6): `abs` at +0 has slope 1, and
+    // `x.powf(0.0)` has zero derivatives at 0 (autograd issue 116).
+    assert_eq!(so::abs_grad(0.0), (0.0, 3.0));
+    assert_eq!(so::abs_grad(-0.0).1, -3.0);
+    assert_eq!(so::power_zero_exponent_derivatives(0.0), [1.0, 0.0, 0.0]);
+    assert_eq!(so::power_zero_exponent_derivatives(1.7), [1.0, 0.0, 0.0]);
+    // `0^y` at `y > 0`: a zero derivative, as JAX.
+    assert_eq!(so::power_arg1_zero_derivatives(0.5), [0.5, 1.0, 0.0]);
+}
+
+#[test]
+fn autograd_binary_ops() {
+    use scalar_ops as so;
+    type Binary = (
+        &'static str,
+        fn(f64, f64) -> f64,
+        fn(f64, f64) -> (f64, Two),
+        fn(f64, f64, Two) -> (f64, f64),
+        fn(f64, f64, (&mut f64, &mut f64)) -> f64,
+        fn(f64, f64) -> (f64, Two, Vec<Vec<f64>>),
+        fn(f64, f64) -> Flat,
+    );
+    let table: [Binary; 9] = [
+        (
+            "power",
+            so::power,
+            so::power_grad,
+            so::power_jvp,
+            so::power_grad_into,
+            so::power_hessian,
+            |x, y| vec![y * x.powf(y - 1.0), x.powf(y) * x.ln()],
+        ),
+        (
+            "modulo",
+            so::modulo,
+            so::modulo_grad,
+            so::modulo_jvp,
+            so::modulo_grad_into,
+            so::modulo_hessian,
+            |x, y| vec![1.0, -(x / y).trunc()],
+        ),
+        (
+            "divide",
+            so::divide,
+            so::divide_grad,
+            so::divide_jvp,
+            so::divide_grad_into,
+            so::divide_hessian,
+            |x, y| vec![1.0 / y, -x / (y * y)],
+        ),
+        (
+            "multiply",
+            so::multiply,
+            so::multiply_grad,
+            so::multiply_jvp,
+            so::multiply_grad_into,
+            so::multiply_hessian,
+            |x, y| vec![y, x],
+        ),
+        (
+            "arctan2",
+            so::arctan2,
+            so::arctan2_grad,
+            so::arctan2_jvp,
+            so::arctan2_grad_into,
+            so::arctan2_hessian,
+            |y, x| {
+                let r2 = x * x + y * y;
+                vec![x / r2, -y / r2]
+            },
+        ),
+        (
+            "hypot",
+            so::hypot,
+            so::hypot_grad,
+            so::hypot_jvp,
+            so::hypot_grad_into,
+            so::hypot_hessian,
+            |x, y| {
+                let r = x.hypot(y);
+                vec![x / r, y / r]
+            },
+        ),
+        (
+            "logaddexp2",
+            so::logaddexp2,
+            so::logaddexp2_grad,
+            so::logaddexp2_jvp,
+            so::logaddexp2_grad_into,
+            so::logaddexp2_hessian,
+            |x, y| {
+                let s = x.exp2() + y.exp2();
+                vec![x.exp2() / s, y.exp2() / s]
+            },
+        ),
+        (
+            "log_base",
+            so::log_base,
+            so::log_base_grad,
+            so::log_base_jvp,
+            so::log_base_grad_into,
+            so::log_base_hessian,
+            |x, b| vec![1.0 / (x * b.ln()), -x.ln() / (b * b.ln().powi(2))],
+        ),
+        (
+            "fma",
+            so::fma,
+            so::fma_grad,
+            so::fma_jvp,
+            so::fma_grad_into,
+            so::fma_hessian,
+            |x, y| vec![y + 2.0 * x, x],
+        ),
+    ];
+    for (name, f, g, j, gi, h, a) in table {
+        let sample = move |r: &mut Lcg| -> Flat {
+            match name {
+                // Positive operands, away from the jumps of `x % y` (where x / y is an integer).
+                "modulo" => loop {
+                    let (x, y) = (r.uniform(0.1, 3.0), r.uniform(0.3, 1.5));
+                    let q = x / y;
+                    if (q - q.round()).abs() > 0.02 {
+                        break vec![x, y];
+                    }
+                },
+                "power" => vec![r.uniform(0.2, 3.0), r.uniform(-2.0, 2.0)],
+                "log_base" => vec![r.uniform(0.2, 3.0), r.uniform(1.3, 4.0)],
+                "divide" => vec![r.uniform(-2.0, 2.0), r.uniform(0.3, 2.0)],
+                _ => vec![r.uniform(-2.0, 2.0), r.uniform(-2.0, 2.0)],
+            }
+        };
+        two(name, f, g, j, gi)
+            .hessian(hess2(h))
+            .analytic(move |x| a(x[0], x[1]))
+            .run(POINTS, sample);
+    }
+    // `max`/`min` of two active values, away from ties; a tie splits the cotangent (DESIGN.md 6).
+    two(
+        "max_min",
+        so::max_min,
+        so::max_min_grad,
+        so::max_min_jvp,
+        so::max_min_grad_into,
+    )
+    .hessian(hess2(so::max_min_hessian))
+    .analytic(|x| {
+        if x[0] > x[1] {
+            vec![2.0, 1.0]
+        } else {
+            vec![1.0, 2.0]
+        }
+    })
+    .run(POINTS, |r: &mut Lcg| {
+        let x = r.uniform(-2.0, 2.0);
+        let y = x + r.uniform(0.05, 1.0) * if r.unit() < 0.5 { -1.0 } else { 1.0 };
+        vec![x, y]
+    });
+    assert_eq!(so::max_min_grad(0.5, 0.5).1, (1.5, 1.5));
+}
+
+#[test]
+fn autograd_graphs() {
+    use graphs as gr;
+    // `test_grad_fanout` and `test_third_derivative`.
+    Probe::new("fanout", |x| gr::fanout(x[0]))
+        .grad(|x| {
+            let (v, d) = gr::fanout_grad(x[0]);
+            (v, vec![d])
+        })
+        .jvp(|x, t| gr::fanout_jvp(x[0], t[0]))
+        .hessian(|x| {
+            let (v, g, h) = gr::fanout_hessian(x[0]);
+            (v, vec![g], h)
+        })
+        .analytic(|x| vec![2.0 * x[0].cos() * (2.0 * x[0].sin()).cos()])
+        .run(POINTS, range(1, -3.0, 3.0));
+    check_third("fanout", gr::fanout_derivatives, POINTS, -3.0, 3.0);
+    check_third(
+        "assignment_then_reuse",
+        gr::assignment_then_reuse_derivatives,
+        POINTS,
+        -2.0,
+        2.0,
+    );
+    // y = x^3, z = x^2: f = x^3 + x^5.
+    for x in [-1.5, 0.3, 2.0] {
+        let d = gr::assignment_then_reuse_derivatives(x);
+        let e = [
+            x.powi(3) + x.powi(5),
+            3.0 * x * x + 5.0 * x.powi(4),
+            6.0 * x + 20.0 * x.powi(3),
+            6.0 + 60.0 * x * x,
+        ];
+        assert_vec_near(&d, &e, 1e-12, "assignment_then_reuse_derivatives");
+    }
+    // `test_third_derivative_other_args`: `order = 3` on two inputs gives the Hessian.
+    two(
+        "fanout_two",
+        gr::fanout_two,
+        gr::fanout_two_grad,
+        gr::fanout_two_jvp,
+        gr::fanout_two_grad_into,
+    )
+    .hessian(hess2(gr::fanout_two_hessian))
+    .analytic(|x| {
+        let c = (x[0].sin() + x[1].sin()).cos();
+        vec![c * x[0].cos(), c * x[1].cos()]
+    })
+    .run(POINTS, range(2, -3.0, 3.0));
+    // `test_grad_const` and `test_grad_identity`'s second derivative.
+    assert_eq!(gr::constant_grad(2.0), (1.0, 0.0));
+    assert_eq!(gr::constant_derivatives(-0.5), [1.0, 0.0, 0.0]);
+    assert_eq!(gr::constant_jvp(2.0, 1.0), (1.0, 0.0));
+    // `test_hess_vector_prod`: `f_hvp` against the Hessian `-sin(x.r) r r^T`.
+    let r = [0.4, -1.1, 0.9, 0.2];
+    let mut rng = Lcg::new(3);
+    for _ in 0..POINTS {
+        let x = rng.vec(4, -1.0, 1.0);
+        let v = rng.vec(4, -1.0, 1.0);
+        let (val, g, hv) = gr::sin_dot_hvp(&x, &r, v.clone());
+        let s = dot(&x, &r);
+        assert_near(val, s.sin(), 1e-14, 0.0, "sin_dot value");
+        let eg: Vec<f64> = r.iter().map(|ri| s.cos() * ri).collect();
+        assert_vec_near(&g, &eg, 1e-12, "sin_dot_hvp gradient");
+        let ehv: Vec<f64> = r.iter().map(|ri| -s.sin() * ri * dot(&r, &v)).collect();
+        assert_vec_near(&hv, &ehv, 1e-12, "sin_dot_hvp");
+        let (_, _, h) = gr::sin_dot_hessian(&x, &r);
+        let hv2: Vec<f64> = h.iter().map(|row| dot(row, &v)).collect();
+        assert_vec_near(&hv2, &hv, 1e-12, "sin_dot_hessian times v");
+    }
+    two_slices!(
+        "vector_product",
+        4,
+        gr::vector_product,
+        gr::vector_product_grad,
+        gr::vector_product_jvp,
+        gr::vector_product_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = gr::vector_product_hessian(&x[..4], &x[4..]);
+        (v, [a, b].concat(), h)
+    })
+    .run(POINTS, range(8, -1.0, 1.0));
+    // `test_enclosing_scope_ref`: x * x; and (x * x) * (2 x) = 2 x^3.
+    one(
+        "enclosing_scope_ref",
+        gr::enclosing_scope_ref,
+        gr::enclosing_scope_ref_grad,
+        gr::enclosing_scope_ref_jvp,
+        gr::enclosing_scope_ref_grad_into,
+    )
+    .hessian(hess1(
+        gr::enclosing_scope_ref_hessian,
+        gr::enclosing_scope_ref_derivatives,
+    ))
+    .analytic(|x| vec![4.0 * x[0]])
+    .run(POINTS, range(1, -2.0, 2.0));
+    one(
+        "enclosing_scope_twice",
+        gr::enclosing_scope_twice,
+        gr::enclosing_scope_twice_grad,
+        gr::enclosing_scope_twice_jvp,
+        gr::enclosing_scope_twice_grad_into,
+    )
+    .hessian(hess1(
+        gr::enclosing_scope_twice_hessian,
+        gr::enclosing_scope_twice_derivatives,
+    ))
+    .analytic(|x| vec![6.0 * x[0] * x[0]])
+    .run(POINTS, range(1, -2.0, 2.0));
+    // `test_mutating_outgrad`: e = 3a + 3.5; sum(e^2) has gradient 6 e.
+    slice(
+        "mutating_outgrad",
+        gr::mutating_outgrad,
+        gr::mutating_outgrad_grad,
+        gr::mutating_outgrad_jvp,
+        gr::mutating_outgrad_grad_into,
+    )
+    .hessian(gr::mutating_outgrad_hessian)
+    .analytic(|a| a.iter().map(|v| 6.0 * (3.0 * v + 3.5)).collect())
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice(
+        "mutating_outgrad_from_indexing",
+        gr::mutating_outgrad_from_indexing,
+        gr::mutating_outgrad_from_indexing_grad,
+        gr::mutating_outgrad_from_indexing_jvp,
+        gr::mutating_outgrad_from_indexing_grad_into,
+    )
+    .hessian(gr::mutating_outgrad_from_indexing_hessian)
+    .run(POINTS, range(5, -2.0, 2.0));
+    two_slices!(
+        "separate_parts",
+        3,
+        gr::separate_parts,
+        gr::separate_parts_grad,
+        gr::separate_parts_jvp,
+        gr::separate_parts_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = gr::separate_parts_hessian(&x[..3], &x[3..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let mut g: Flat = x[..3]
+            .iter()
+            .map(|v| 1.4 * v.abs().powf(0.4) * v.signum())
+            .collect();
+        g.extend(x[3..].iter().map(|v| 1.3 * v.abs().powf(0.3) * v.signum()));
+        g
+    })
+    .run(POINTS, away_from(6, -2.0, 2.0, 100.0, 0.0));
+    // `test_singleton_array_output`: over a 3x3 array, gradient cos, Hessian diagonal -sin.
+    let m3 = |x: &[f64]| -> [[f64; 3]; 3] {
+        let mut m = [[0.0; 3]; 3];
+        for i in 0..9 {
+            m[i / 3][i % 3] = x[i];
+        }
+        m
+    };
+    let flat3 = |m: [[f64; 3]; 3]| -> Flat { m.iter().flatten().copied().collect() };
+    Probe::new("matrix_sin_sum", |x| gr::matrix_sin_sum(m3(x)))
+        .grad(|x| {
+            let (v, g) = gr::matrix_sin_sum_grad(m3(x));
+            (v, flat3(g))
+        })
+        .jvp(|x, t| gr::matrix_sin_sum_jvp(m3(x), m3(t)))
+        .grad_into(|x| {
+            let mut g = [[GARBAGE; 3]; 3];
+            let v = gr::matrix_sin_sum_grad_into(m3(x), &mut g);
+            (v, flat3(g))
+        })
+        .hessian(|x| {
+            let (v, g, h) = gr::matrix_sin_sum_hessian(m3(x));
+            for i in 0..9 {
+                for j in 0..9 {
+                    let e = if i == j { -x[i].sin() } else { 0.0 };
+                    assert_near(h[i][j], e, 1e-14, 0.0, "matrix_sin_sum_hessian");
+                }
+            }
+            (v, flat3(g), h)
+        })
+        .analytic(|x| x.iter().map(|v| v.cos()).collect())
+        .run(POINTS, range(9, -2.0, 2.0));
+    let rows = |x: &[f64], c: usize| -> Vec<Vec<f64>> { x.chunks(c).map(|r| r.to_vec()).collect() };
+    Probe::new("axis0_sums", move |x| gr::axis0_sums(&rows(x, 3)))
+        .grad(move |x| {
+            let (v, g) = gr::axis0_sums_grad(&rows(x, 3));
+            (v, g.concat())
+        })
+        .jvp(move |x, t| gr::axis0_sums_jvp(&rows(x, 3), rows(t, 3)))
+        .grad_into(move |x| {
+            let mut g = vec![vec![GARBAGE; 3]; 2];
+            let v = gr::axis0_sums_grad_into(&rows(x, 3), &mut g);
+            (v, g.concat())
+        })
+        .hessian(move |x| {
+            let (v, g, h) = gr::axis0_sums_hessian(&rows(x, 3));
+            (v, g.concat(), h)
+        })
+        .run(POINTS, range(6, -2.0, 2.0));
+}
+
+#[test]
+fn autograd_wrappers() {
+    use graphs as gr;
+    // `test_return_both`: the value of `_grad` is the function's, bit for bit.
+    let (v, d) = gr::return_both_grad(1.7);
+    assert_eq!(v, gr::return_both(1.7));
+    assert_near(d, 9.6 * 1.7f64.powf(2.2), 1e-14, 0.0, "return_both");
+    one(
+        "return_both",
+        gr::return_both,
+        gr::return_both_grad,
+        gr::return_both_jvp,
+        gr::return_both_grad_into,
+    )
+    .hessian(hess1(gr::return_both_hessian, gr::return_both_derivatives))
+    .run(POINTS, range(1, 0.2, 3.0));
+    slice(
+        "sum_sin_sq",
+        gr::sum_sin_sq,
+        gr::sum_sin_sq_grad,
+        gr::sum_sin_sq_jvp,
+        gr::sum_sin_sq_grad_into,
+    )
+    .hessian(gr::sum_sin_sq_hessian)
+    .analytic(|x| x.iter().map(|v| (2.0 * v).sin()).collect())
+    .run(POINTS, range(5, -2.0, 2.0));
+    // `test_hessian`: the Hessian of `x . H x` is `H + H^T`, exactly (rounding aside), at any x.
+    let mut rng = Lcg::new(5);
+    let h: Vec<Vec<f64>> = (0..4).map(|_| rng.vec(4, -1.0, 1.0)).collect();
+    for _ in 0..10 {
+        let x = rng.vec(4, -2.0, 2.0);
+        let (v, g, hh) = gr::quadratic_hessian(&x, &h);
+        assert_near(v, gr::quadratic(&x, &h), 1e-14, 0.0, "quadratic value");
+        for i in 0..4 {
+            let gi: f64 = (0..4).map(|j| (h[i][j] + h[j][i]) * x[j]).sum();
+            assert_near(g[i], gi, 1e-12, 1.0, "quadratic gradient");
+            for j in 0..4 {
+                assert_near(hh[i][j], h[i][j] + h[j][i], 1e-14, 1.0, "quadratic Hessian");
+            }
+        }
+        let (_, g2) = gr::quadratic_grad(&x, &h);
+        assert_vec_near(&g2, &g, 1e-14, "quadratic_grad");
+    }
+    // `test_multigrad`: only `d` and `b`, in the `wrt` order? In declaration order (API.md): (b, d).
+    let (a, b, c, d, e, f, g) = (0.5, -0.3, 0.2, -1.1, 0.7, 0.6, -0.1);
+    let (v, (gb, gd)) = gr::complicated_grad(a, b, c, d, e, f, g);
+    assert_eq!(v, gr::complicated(a, b, c, d, e, f, g));
+    assert_near(gb, b.cos(), 1e-15, 0.0, "complicated d/db");
+    assert_near(gd, -d.sin(), 1e-15, 0.0, "complicated d/dd");
+    let (_, _, hm) = gr::complicated_hessian(a, b, c, d, e, f, g);
+    assert_eq!(hm.len(), 2);
+    assert_near(hm[0][0], -b.sin(), 1e-15, 0.0, "complicated H[b][b]");
+    assert_near(hm[1][1], -d.cos(), 1e-15, 0.0, "complicated H[d][d]");
+    assert_eq!((hm[0][1], hm[1][0]), (0.0, 0.0));
+    // `test_elementwise_grad`.
+    slice(
+        "elementwise",
+        gr::elementwise,
+        gr::elementwise_grad,
+        gr::elementwise_jvp,
+        gr::elementwise_grad_into,
+    )
+    .hessian(gr::elementwise_hessian)
+    .analytic(|x| x.iter().map(|v| 1.0 + v.cos() + v.sinh()).collect())
+    .run(POINTS, range(10, -2.0, 2.0));
+    // `test_hessian_matrix_product`: `f_hvp` over a 5x4 array against `H v` from `f_hessian`.
+    let m54 = |x: &[f64]| -> [[f64; 4]; 5] {
+        let mut m = [[0.0; 4]; 5];
+        for i in 0..20 {
+            m[i / 4][i % 4] = x[i];
+        }
+        m
+    };
+    for _ in 0..10 {
+        let x = rng.vec(20, -2.0, 2.0);
+        let v = rng.vec(20, -1.0, 1.0);
+        let (val, g, hv) = gr::sum_sin_matrix_hvp(m54(&x), m54(&v));
+        let (val2, g2, h) = gr::sum_sin_matrix_hessian(m54(&x));
+        assert_eq!(val, val2);
+        assert_eq!(g, g2);
+        let hv: Flat = hv.iter().flatten().copied().collect();
+        let ehv: Flat = (0..20).map(|i| -x[i].sin() * v[i]).collect();
+        assert_vec_near(&hv, &ehv, 1e-14, "sum_sin_matrix_hvp");
+        let hv2: Flat = h.iter().map(|row| dot(row, &v)).collect();
+        assert_vec_near(&hv2, &ehv, 1e-14, "sum_sin_matrix_hessian times v");
+    }
+    // `test_vector_jacobian_product`: `roll(sin(a), 1)`.
+    check_vector(
+        "roll_sin",
+        POINTS,
+        range(5, -2.0, 2.0),
+        &|x| gr::roll_sin(x),
+        &|x, c| gr::roll_sin_vjp(x, c.to_vec()),
+        &|x, t| gr::roll_sin_jvp(x, t.to_vec()),
+        Some(&|x| gr::roll_sin_jacobian(x)),
+    );
+    // `test_checkpoint_correctness`: foo(x) = 4x + x/3 + x^2 + 10.
+    one("foo", gr::foo, gr::foo_grad, gr::foo_jvp, gr::foo_grad_into)
+        .hessian(hess1(gr::foo_hessian, gr::foo_derivatives))
+        .analytic(|x| vec![4.0 + 1.0 / 3.0 + 2.0 * x[0]])
+        .run(POINTS, range(1, -3.0, 3.0));
+    assert_eq!(gr::foo_derivatives(3.0)[2], 2.0);
+}
+
+/// A probe of one slice at `order = 2`, by its module and name: `slice` plus `f_hessian`.
+macro_rules! slice2 {
+    ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident, $h:ident) => {
+        slice(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi).hessian($m::$h)
+    };
+}
+
+/// Distinct values, at least `gap` apart (away from the ties of comparisons and sorts).
+fn distinct(n: usize, lo: f64, hi: f64, gap: f64) -> impl Fn(&mut Lcg) -> Flat {
+    move |r| loop {
+        let x = r.vec(n, lo, hi);
+        let ok = (0..n).all(|i| (0..i).all(|j| (x[i] - x[j]).abs() > gap));
+        if ok {
+            break x;
+        }
+    }
+}
+
+#[test]
+fn autograd_numpy_reductions() {
+    use numpy_ops as np;
+    slice2!(np::mean, mean_grad, mean_jvp, mean_grad_into, mean_hessian)
+        .analytic(|x| {
+            let m = x.iter().sum::<f64>() / x.len() as f64;
+            vec![3.0 * m * m / x.len() as f64; x.len()]
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+    slice2!(np::prod, prod_grad, prod_jvp, prod_grad_into, prod_hessian)
+        .analytic(|x| {
+            (0..x.len())
+                .map(|i| (0..x.len()).filter(|&j| j != i).map(|j| x[j]).product())
+                .collect()
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+    slice2!(
+        np::prod_chain,
+        prod_chain_grad,
+        prod_chain_jvp,
+        prod_chain_grad_into,
+        prod_chain_hessian
+    )
+    .run(POINTS, range(4, -2.0, 2.0));
+    slice2!(np::var, var_grad, var_jvp, var_grad_into, var_hessian)
+        .analytic(|x| {
+            let n = x.len() as f64;
+            let m = x.iter().sum::<f64>() / n;
+            x.iter().map(|v| 2.0 * (v - m) / n).collect()
+        })
+        .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        np::std_ddof,
+        std_ddof_grad,
+        std_ddof_jvp,
+        std_ddof_grad_into,
+        std_ddof_hessian
+    )
+    .analytic(|x| {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        let s = (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        x.iter().map(|v| (v - m) / ((n - 1.0) * s)).collect()
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        np::max_loop,
+        max_loop_grad,
+        max_loop_jvp,
+        max_loop_grad_into,
+        max_loop_hessian
+    )
+    .analytic(|x| {
+        let k = (0..x.len()).fold(0, |k, i| if x[i] > x[k] { i } else { k });
+        let mut g = vec![0.0; x.len()];
+        g[k] = 2.0 * x[k] + 1.0;
+        g
+    })
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    slice2!(
+        np::min_fold,
+        min_fold_grad,
+        min_fold_jvp,
+        min_fold_grad_into,
+        min_fold_hessian
+    )
+    .analytic(|x| {
+        let m = x.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        x.iter()
+            .map(|&v| if v == m { m.exp() } else { 0.0 })
+            .collect()
+    })
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    slice2!(
+        np::diff_sq,
+        diff_sq_grad,
+        diff_sq_jvp,
+        diff_sq_grad_into,
+        diff_sq_hessian
+    )
+    .run(POINTS, range(5, -2.0, 2.0));
+    two_slices!(
+        "dot_tanh",
+        3,
+        np::dot_tanh,
+        np::dot_tanh_grad,
+        np::dot_tanh_jvp,
+        np::dot_tanh_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = np::dot_tanh_hessian(&x[..3], &x[3..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let s = 1.0 - dot(&x[..3], &x[3..]).tanh().powi(2);
+        let mut g: Flat = x[3..].iter().map(|b| s * b).collect();
+        g.extend(x[..3].iter().map(|a| s * a));
+        g
+    })
+    .run(POINTS, range(6, -1.5, 1.5));
+    two_slices!(
+        "outer_weighted",
+        2,
+        np::outer_weighted,
+        np::outer_weighted_grad,
+        np::outer_weighted_jvp,
+        np::outer_weighted_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = np::outer_weighted_hessian(&x[..2], &x[2..]);
+        (v, [a, b].concat(), h)
+    })
+    .run(POINTS, range(5, -1.5, 1.5));
+    let m3 = |x: &[f64]| -> [[f64; 3]; 3] {
+        [[x[0], x[1], x[2]], [x[3], x[4], x[5]], [x[6], x[7], x[8]]]
+    };
+    let flat3 = |m: [[f64; 3]; 3]| -> Flat { m.iter().flatten().copied().collect() };
+    Probe::new("trace_ata", |x| np::trace_ata(m3(x)))
+        .grad(|x| {
+            let (v, g) = np::trace_ata_grad(m3(x));
+            (v, flat3(g))
+        })
+        .jvp(|x, t| np::trace_ata_jvp(m3(x), m3(t)))
+        .grad_into(|x| {
+            let mut g = [[GARBAGE; 3]; 3];
+            let v = np::trace_ata_grad_into(m3(x), &mut g);
+            (v, flat3(g))
+        })
+        .hessian(|x| {
+            let (v, g, h) = np::trace_ata_hessian(m3(x));
+            (v, flat3(g), h)
+        })
+        .analytic(|x| x.iter().map(|v| v / norm(x)).collect())
+        .run(POINTS, range(9, -2.0, 2.0));
+    Probe::new("det3", |x| np::det3(m3(x)))
+        .grad(|x| {
+            let (v, g) = np::det3_grad(m3(x));
+            (v, flat3(g))
+        })
+        .jvp(|x, t| np::det3_jvp(m3(x), m3(t)))
+        .hessian(|x| {
+            let (v, g, h) = np::det3_hessian(m3(x));
+            (v, flat3(g), h)
+        })
+        .analytic(|x| {
+            // The gradient of det is the cofactor matrix.
+            let m = m3(x);
+            let mut c = [[0.0; 3]; 3];
+            for i in 0..3 {
+                for j in 0..3 {
+                    let (r0, r1) = ((i + 1) % 3, (i + 2) % 3);
+                    let (c0, c1) = ((j + 1) % 3, (j + 2) % 3);
+                    c[i][j] = m[r0][c0] * m[r1][c1] - m[r0][c1] * m[r1][c0];
+                }
+            }
+            flat3(c)
+        })
+        .run(POINTS, range(9, -2.0, 2.0));
+    slice2!(
+        np::norm2,
+        norm2_grad,
+        norm2_jvp,
+        norm2_grad_into,
+        norm2_hessian
+    )
+    .analytic(|x| x.iter().map(|v| v / norm(x)).collect())
+    .run(POINTS, range(4, -2.0, 2.0));
+    let t3 = |x: &[f64]| -> [[[f64; 2]; 2]; 2] {
+        let mut t = [[[0.0; 2]; 2]; 2];
+        for i in 0..8 {
+            t[i / 4][(i / 2) % 2][i % 2] = x[i];
+        }
+        t
+    };
+    let flat_t =
+        |t: [[[f64; 2]; 2]; 2]| -> Flat { t.iter().flatten().flatten().copied().collect() };
+    Probe::new("tensordot", move |x| {
+        np::tensordot(t3(&x[..8]), t3(&x[8..]))
+    })
+    .grad(move |x| {
+        let (v, (a, b)) = np::tensordot_grad(t3(&x[..8]), t3(&x[8..]));
+        (v, [flat_t(a), flat_t(b)].concat())
+    })
+    .jvp(move |x, t| np::tensordot_jvp(t3(&x[..8]), t3(&x[8..]), (t3(&t[..8]), t3(&t[8..]))))
+    .hessian(move |x| {
+        let (v, (a, b), h) = np::tensordot_hessian(t3(&x[..8]), t3(&x[8..]));
+        (v, [flat_t(a), flat_t(b)].concat(), h)
+    })
+    .run(POINTS, range(16, -1.5, 1.5));
+    let rows = |x: &[f64], c: usize| -> Vec<Vec<f64>> { x.chunks(c).map(|r| r.to_vec()).collect() };
+    Probe::new("triu_sum", move |x| np::triu_sum(&rows(x, 3)))
+        .grad(move |x| {
+            let (v, g) = np::triu_sum_grad(&rows(x, 3));
+            (v, g.concat())
+        })
+        .jvp(move |x, t| np::triu_sum_jvp(&rows(x, 3), rows(t, 3)))
+        .grad_into(move |x| {
+            let mut g = vec![vec![GARBAGE; 3]; 3];
+            let v = np::triu_sum_grad_into(&rows(x, 3), &mut g);
+            (v, g.concat())
+        })
+        .hessian(move |x| {
+            let (v, g, h) = np::triu_sum_hessian(&rows(x, 3));
+            (v, g.concat(), h)
+        })
+        .run(POINTS, range(9, -2.0, 2.0));
+}
+
+#[test]
+fn autograd_numpy_elementwise() {
+    use numpy_ops as np;
+    slice2!(
+        np::clip_sq,
+        clip_sq_grad,
+        clip_sq_jvp,
+        clip_sq_grad_into,
+        clip_sq_hessian
+    )
+    .analytic(|x| {
+        x.iter()
+            .map(|&v| if v.abs() < 1.0 { 4.0 * v } else { v.signum() })
+            .collect()
+    })
+    .run(POINTS, away_from(5, -2.5, 2.5, 1.0, 0.0));
+    slice2!(
+        np::where_leaky,
+        where_leaky_grad,
+        where_leaky_jvp,
+        where_leaky_grad_into,
+        where_leaky_hessian
+    )
+    .analytic(|x| {
+        x.iter()
+            .map(|&v| if v > 0.0 { 3.0 * v * v } else { 0.003 * v * v })
+            .collect()
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        np::sorted_weighted,
+        sorted_weighted_grad,
+        sorted_weighted_jvp,
+        sorted_weighted_grad_into,
+        sorted_weighted_hessian
+    )
+    .analytic(|x| {
+        // Each element's weight is its rank in the sorted order.
+        x.iter()
+            .map(|&v| {
+                let rank = x.iter().filter(|&&w| w < v).count();
+                2.0 * (rank as f64 + 1.0) * v
+            })
+            .collect()
+    })
+    .run(POINTS, distinct(6, -2.0, 2.0, 0.01));
+    slice2!(
+        np::running_max,
+        running_max_grad,
+        running_max_jvp,
+        running_max_grad_into,
+        running_max_hessian
+    )
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    slice2!(
+        np::total_variation,
+        total_variation_grad,
+        total_variation_jvp,
+        total_variation_grad_into,
+        total_variation_hessian
+    )
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    slice2!(
+        np::flip_discounted,
+        flip_discounted_grad,
+        flip_discounted_jvp,
+        flip_discounted_grad_into,
+        flip_discounted_hessian
+    )
+    .analytic(|x| {
+        let n = x.len();
+        (0..n)
+            .map(|i| 0.5f64.powi((n - 1 - i) as i32) * x[i].cos())
+            .collect()
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    two_slices!(
+        "concat_tile",
+        2,
+        np::concat_tile,
+        np::concat_tile_grad,
+        np::concat_tile_jvp,
+        np::concat_tile_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = np::concat_tile_hessian(&x[..2], &x[2..]);
+        (v, [a, b].concat(), h)
+    })
+    .run(POINTS, range(5, -1.5, 1.5));
+    // Functions with vector results: the Jacobian, vjp and jvp.
+    check_vector(
+        "cumsum",
+        POINTS,
+        range(5, -2.0, 2.0),
+        &|x| np::cumsum(x),
+        &|x, c| np::cumsum_vjp(x, c.to_vec()),
+        &|x, t| np::cumsum_jvp(x, t.to_vec()),
+        Some(&|x| np::cumsum_jacobian(x)),
+    );
+    // Exactly lower triangular ones.
+    let j = np::cumsum_jacobian(&[0.3, 0.1, -0.2]);
+    assert_eq!(
+        j,
+        vec![
+            vec![1.0, 0.0, 0.0],
+            vec![1.0, 1.0, 0.0],
+            vec![1.0, 1.0, 1.0]
+        ]
+    );
+    check_vector(
+        "cumprod",
+        POINTS,
+        range(5, -2.0, 2.0),
+        &|x| np::cumprod(x),
+        &|x, c| np::cumprod_vjp(x, c.to_vec()),
+        &|x, t| np::cumprod_jvp(x, t.to_vec()),
+        Some(&|x| np::cumprod_jacobian(x)),
+    );
+    let rows = |x: &[f64]| -> Vec<Vec<f64>> { x[..6].chunks(3).map(|r| r.to_vec()).collect() };
+    check_vector(
+        "matvec",
+        POINTS,
+        range(9, -2.0, 2.0),
+        &|x| np::matvec(&rows(x), &x[6..]),
+        &|x, c| {
+            let (y, (ga, gx)) = np::matvec_vjp(&rows(x), &x[6..], c.to_vec());
+            (y, [ga.concat(), gx].concat())
+        },
+        &|x, t| np::matvec_jvp(&rows(x), &x[6..], (rows(t), t[6..].to_vec())),
+        Some(&|x| np::matvec_jacobian(&rows(x), &x[6..])),
+    );
+    let a3 = |x: &[f64]| -> [f64; 3] { [x[0], x[1], x[2]] };
+    check_vector(
+        "cross",
+        POINTS,
+        range(6, -2.0, 2.0),
+        &|x| np::cross(a3(x), a3(&x[3..])).to_vec(),
+        &|x, c| {
+            let (y, (ga, gb)) = np::cross_vjp(a3(x), a3(&x[3..]), a3(c));
+            (y.to_vec(), [ga, gb].concat())
+        },
+        &|x, t| {
+            let (y, d) = np::cross_jvp(a3(x), a3(&x[3..]), (a3(t), a3(&t[3..])));
+            (y.to_vec(), d.to_vec())
+        },
+        Some(&|x| np::cross_jacobian(a3(x), a3(&x[3..]))),
+    );
+    // Output parameters: the normalised vector written into `out`, the norm returned.
+    let mut rng = Lcg::new(41);
+    for _ in 0..POINTS {
+        let x = rng.vec(4, -2.0, 2.0);
+        let r = norm(&x);
+        let mut out = [GARBAGE; 4];
+        let (v, g) = np::normalize_into_grad(&x, &mut out);
+        assert_near(v, r, 1e-14, 0.0, "normalize_into value");
+        for i in 0..4 {
+            assert_near(out[i], x[i] / r, 1e-14, 0.0, "normalize_into output");
+        }
+        assert_vec_near(
+            &g,
+            &x.iter().map(|v| v / r).collect::<Flat>(),
+            1e-12,
+            "normalize_into_grad",
+        );
+        // The vjp with a cotangent on the output too: d/dx (c0 r + c . x / r).
+        let c0 = rng.uniform(-1.0, 1.0);
+        let c = rng.vec(4, -1.0, 1.0);
+        let (v2, g2) = np::normalize_into_vjp(&x, &mut out, c0, &c);
+        assert_eq!(v2, v);
+        let f = |z: &[f64]| {
+            let mut o = [0.0; 4];
+            let r = np::normalize_into(z, &mut o);
+            c0 * r + dot(&c, &o)
+        };
+        assert_vec_near(&g2, &fd_gradient(&f, &x), 1e-6, "normalize_into_vjp");
+        let t = rng.vec(4, -1.0, 1.0);
+        let mut dout = [GARBAGE; 4];
+        let (v3, dv) = np::normalize_into_jvp(&x, &mut out, t.clone(), &mut dout);
+        assert_eq!(v3, v);
+        assert_near(dv, dot(&g, &t), 1e-12, 1.0, "normalize_into_jvp");
+        for i in 0..4 {
+            let expected = t[i] / r - x[i] * dot(&x, &t) / (r * r * r);
+            assert_near(dout[i], expected, 1e-12, 1.0, "normalize_into_jvp output");
+        }
+    }
+    // The buffer is read after the loop writes it, so its incoming value counts as an input (the macro
+    // cannot see that the loop writes every element): its derivative is zero.
+    check_vector(
+        "softmax_into",
+        POINTS,
+        range(4, -3.0, 3.0),
+        &|z| {
+            let mut p = vec![0.0; z.len()];
+            np::softmax_into(z, &mut p);
+            p
+        },
+        &|z, c| {
+            let mut p = vec![GARBAGE; z.len()];
+            let (g, g_incoming) = np::softmax_into_vjp(z, &mut p, c);
+            assert_eq!(
+                g_incoming,
+                vec![0.0; z.len()],
+                "softmax_into_vjp of the overwritten buffer"
+            );
+            (p, g)
+        },
+        &|z, t| {
+            let mut p = vec![GARBAGE; z.len()];
+            let mut d = vec![GARBAGE; z.len()];
+            np::softmax_into_jvp(z, &mut p, (t.to_vec(), vec![GARBAGE; z.len()]), &mut d);
+            (p, d)
+        },
+        Some(&|z| {
+            let mut p = vec![GARBAGE; z.len()];
+            let j = np::softmax_into_jacobian(z, &mut p);
+            j.iter()
+                .map(|row| {
+                    assert_eq!(row.len(), 2 * z.len());
+                    assert!(
+                        row[z.len()..].iter().all(|&v| v == 0.0),
+                        "softmax_into_jacobian of the buffer"
+                    );
+                    row[..z.len()].to_vec()
+                })
+                .collect()
+        }),
+    );
+}
