@@ -16,7 +16,8 @@
 //! differences of its own lower entries.
 
 // The forms users (and the ported numpy code) write are what these programs test: indexed loops,
-// explicit returns, `let` then return, `a = a * 3.0`, a manual clamp, copies element by element; the
+// explicit returns, `let` then return, `a = a * 3.0`, a manual clamp, a swap through a temporary,
+// `n % 2 == 0`, copies element by element; the
 // probe's function-pointer tables spell out the generated signatures.
 #![allow(
     clippy::needless_range_loop,
@@ -26,10 +27,12 @@
     clippy::manual_clamp,
     clippy::manual_memcpy,
     clippy::type_complexity,
-    clippy::excessive_precision
+    clippy::excessive_precision,
+    clippy::manual_swap,
+    clippy::manual_is_multiple_of
 )]
 
-use autodiff::{custom_gradient, differentiable, Differentiable};
+use autodiff::{differentiable, Differentiable};
 
 // ---------------------------------------------------------------------------------------------------
 // The oracle: a deterministic generator, central differences, tolerant comparisons.
@@ -206,11 +209,6 @@ impl<'a> Probe<'a> {
 
     fn no_fd(mut self) -> Self {
         self.fd = false;
-        self
-    }
-
-    fn no_jvp(mut self) -> Self {
-        self.jvp = None;
         self
     }
 
@@ -4172,7 +4170,7 @@ fn calls_across_modules() {
     .analytic(move |p| {
         let (alpha, ell) = (&p[..3], p[3]);
         let mut y = 0.0;
-        let mut dy = vec![0.0; 4];
+        let mut dy = [0.0; 4];
         for k in 0..3 {
             let d2: f64 = (0..2).map(|j| (cr[2 * k + j] - xr[j]).powi(2)).sum();
             let kv = (-0.5 * d2 / (ell * ell)).exp();
