@@ -672,12 +672,12 @@ pub mod scalar_ops {
 
     #[differentiable(order = 2)]
     pub fn rad2deg(x: f64) -> f64 {
-        3.0 * (x * 180.0 / std::f64::consts::PI)
+        3.0 * x.to_degrees()
     }
 
     #[differentiable(order = 2)]
     pub fn deg2rad(x: f64) -> f64 {
-        3.0 * (x * (std::f64::consts::PI / 180.0))
+        3.0 * f64::to_radians(x)
     }
 
     /// `np.sinc`: the normalised one.
@@ -1848,7 +1848,7 @@ pub mod control {
     /// A 2D rotation of an array, applied `n` times, then its first coordinate.
     #[differentiable(order = 2, wrt(p, angle))]
     pub fn rotate_n(p: [f64; 2], angle: f64, n: usize) -> f64 {
-        let (s, c) = (angle.sin(), angle.cos());
+        let (s, c) = angle.sin_cos();
         let mut q = p;
         for _ in 0..n {
             q = [c * q[0] - s * q[1], s * q[0] + c * q[1]];
