@@ -2167,6 +2167,176 @@ pub mod customs {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// More of the forms numeric Rust is written in.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod rust_forms {
+    use autodiff::differentiable;
+
+    /// A chain collected into a `Vec`, then summed and indexed.
+    #[differentiable(order = 2)]
+    pub fn collect_then_sum(x: &[f64]) -> f64 {
+        let v: Vec<f64> = x.iter().map(|a| a * a).collect();
+        v.iter().sum::<f64>() * v[0]
+    }
+
+    /// Horner's rule over a reversed slice iterator.
+    #[differentiable(order = 2)]
+    pub fn rev_iter(c: &[f64], x: f64) -> f64 {
+        let mut acc = 0.0;
+        for &k in c.iter().rev() {
+            acc = acc * x + k;
+        }
+        acc
+    }
+
+    /// The nearest point's squared distance, the minimum started at `f64::INFINITY`.
+    #[differentiable(order = 2)]
+    pub fn nearest(x: &[f64], q: f64) -> f64 {
+        let mut best = f64::INFINITY;
+        for &v in x {
+            let d = (v - q) * (v - q);
+            if d < best {
+                best = d;
+            }
+        }
+        best
+    }
+
+    /// Two chains in one expression: a mean squared error plus a log-sum-exp.
+    #[differentiable(order = 2)]
+    pub fn chains_in_one_expr(x: &[f64], y: &[f64]) -> f64 {
+        x.iter().zip(y).map(|(a, b)| (a - b).powi(2)).sum::<f64>() / x.len() as f64
+            + x.iter().map(|v| v.exp()).sum::<f64>().ln()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn sq(v: f64) -> f64 {
+        v * v
+    }
+
+    /// A closure that calls a differentiable function, mapped over a slice.
+    #[differentiable(order = 2)]
+    pub fn closure_calls_fn(x: &[f64]) -> f64 {
+        let f = |v: f64| sq(v) + v;
+        x.iter().map(|&v| f(v)).sum()
+    }
+
+    #[differentiable]
+    pub fn running(x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i];
+            out[i] = s * x[i];
+        }
+        out
+    }
+
+    /// A `Vec` result of a differentiable call used as a local.
+    #[differentiable(order = 2)]
+    pub fn uses_vec_call(x: &[f64]) -> f64 {
+        let c = running(x);
+        let mut s = 0.0;
+        for i in 0..c.len() {
+            s += c[i] * c[i];
+        }
+        s
+    }
+
+    /// A `const` length in the body.
+    #[differentiable(order = 3)]
+    pub fn const_len_array(x: f64) -> f64 {
+        const N: usize = 3;
+        let mut a = [0.0; N];
+        for i in 0..N {
+            a[i] = x * (i as f64 + 1.0);
+        }
+        a[0] * a[1] * a[2]
+    }
+
+    /// The parameter shadowed, then a loop with `powi` of a cast counter.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn shadow_param_then_loop(x: f64, n: usize) -> f64 {
+        let x = x * 0.5;
+        let mut s = 0.0;
+        for k in 0..n {
+            s += x.powi(k as i32);
+        }
+        s
+    }
+
+    #[differentiable(order = 3)]
+    pub fn powi_negative(x: f64) -> f64 {
+        x.powi(-2) + x.powi(3)
+    }
+
+    /// A `&mut f64` output.
+    #[differentiable]
+    pub fn scalar_out(x: f64, y: &mut f64) {
+        *y = x * x.sin();
+    }
+
+    /// `use` of a constant inside the body.
+    #[differentiable(order = 2)]
+    pub fn use_in_body(x: f64) -> f64 {
+        use std::f64::consts::PI;
+        (PI * x).sin()
+    }
+
+    /// An early `return` of a copy written in the branch.
+    #[differentiable]
+    pub fn early_return_copy(x: &[f64]) -> Vec<f64> {
+        if x[0] > 0.0 {
+            let mut v = x.to_vec();
+            v[0] = 2.0 * v[0] * x[1];
+            return v;
+        }
+        x.to_vec()
+    }
+
+    /// A `match` on byte codes inside a loop, one arm returning.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn interpreter(x: &[f64], codes: &[u8]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            match codes[i] {
+                0 => s += x[i],
+                1 => s *= x[i],
+                2 => return s * x[i],
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// A closure of two arguments returning a tuple.
+    #[differentiable(order = 2)]
+    pub fn pair_closure(x: &[f64]) -> f64 {
+        let pair = |a: f64, b: f64| (a * b, a + b);
+        let mut s = 0.0;
+        for i in 1..x.len() {
+            let (p, q) = pair(x[i - 1], x[i]);
+            s += p / (1.0 + q * q);
+        }
+        s
+    }
+
+    /// `sin_cos` of an expression, at third order.
+    #[differentiable(order = 3)]
+    pub fn sin_cos_product(x: f64) -> f64 {
+        let (s, c) = (x * x).sin_cos();
+        s * c * x
+    }
+
+    /// `to_degrees` and `to_radians` together.
+    #[differentiable(order = 3)]
+    pub fn degrees(x: f64) -> f64 {
+        x.to_degrees() * x.to_radians().sin()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The tests.
 // ---------------------------------------------------------------------------------------------------
 
@@ -4489,4 +4659,247 @@ fn custom_gradients_first_and_second_order() {
         0.0,
         "log1pexp_cubed''",
     );
+}
+
+#[test]
+fn more_rust_forms() {
+    use rust_forms as rf;
+    slice2!(
+        rf::collect_then_sum,
+        collect_then_sum_grad,
+        collect_then_sum_jvp,
+        collect_then_sum_grad_into,
+        collect_then_sum_hessian
+    )
+    .analytic(|x| {
+        let s: f64 = x.iter().map(|v| v * v).sum();
+        let mut g: Flat = x.iter().map(|v| 2.0 * v * x[0] * x[0]).collect();
+        g[0] += 2.0 * x[0] * s;
+        g
+    })
+    .run(POINTS, range(4, -2.0, 2.0));
+    Probe::new("rev_iter", |x| rf::rev_iter(&x[..4], x[4]))
+        .grad(|x| {
+            let (v, (gc, gx)) = rf::rev_iter_grad(&x[..4], x[4]);
+            (v, [gc, vec![gx]].concat())
+        })
+        .hessian(|x| {
+            let (v, (gc, gx), h) = rf::rev_iter_hessian(&x[..4], x[4]);
+            (v, [gc, vec![gx]].concat(), h)
+        })
+        .analytic(|x| {
+            // Lowest coefficient first: c0 + c1 x + c2 x^2 + c3 x^3.
+            let z = x[4];
+            vec![
+                1.0,
+                z,
+                z * z,
+                z.powi(3),
+                x[1] + 2.0 * x[2] * z + 3.0 * x[3] * z * z,
+            ]
+        })
+        .run(POINTS, range(5, -2.0, 2.0));
+    Probe::new("nearest", |x| rf::nearest(&x[..4], x[4]))
+        .grad(|x| {
+            let (v, (g, gq)) = rf::nearest_grad(&x[..4], x[4]);
+            (v, [g, vec![gq]].concat())
+        })
+        .jvp(|x, t| rf::nearest_jvp(&x[..4], x[4], (t[..4].to_vec(), t[4])))
+        .hessian(|x| {
+            let (v, (g, gq), h) = rf::nearest_hessian(&x[..4], x[4]);
+            (v, [g, vec![gq]].concat(), h)
+        })
+        .run(POINTS, |r: &mut Lcg| loop {
+            let x = r.vec(5, -2.0, 2.0);
+            let d: Flat = x[..4].iter().map(|v| (v - x[4]).powi(2)).collect();
+            if (0..4).all(|i| (0..i).all(|j| (d[i] - d[j]).abs() > 0.01)) {
+                break x;
+            }
+        });
+    two_slices!(
+        "chains_in_one_expr",
+        3,
+        rf::chains_in_one_expr,
+        rf::chains_in_one_expr_grad,
+        rf::chains_in_one_expr_jvp,
+        rf::chains_in_one_expr_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = rf::chains_in_one_expr_hessian(&x[..3], &x[3..]);
+        (v, [a, b].concat(), h)
+    })
+    .run(POINTS, range(6, -2.0, 2.0));
+    slice2!(
+        rf::closure_calls_fn,
+        closure_calls_fn_grad,
+        closure_calls_fn_jvp,
+        closure_calls_fn_grad_into,
+        closure_calls_fn_hessian
+    )
+    .analytic(|x| x.iter().map(|v| 2.0 * v + 1.0).collect())
+    .run(POINTS, range(4, -2.0, 2.0));
+    slice2!(
+        rf::uses_vec_call,
+        uses_vec_call_grad,
+        uses_vec_call_jvp,
+        uses_vec_call_grad_into,
+        uses_vec_call_hessian
+    )
+    .run(POINTS, range(4, -1.5, 1.5));
+    check_vector(
+        "running",
+        POINTS,
+        range(4, -2.0, 2.0),
+        &|x| rf::running(x),
+        &|x, c| rf::running_vjp(x, c.to_vec()),
+        &|x, t| rf::running_jvp(x, t.to_vec()),
+        Some(&|x| rf::running_jacobian(x)),
+    );
+    // 6 x^3 and its derivatives.
+    for x in [-1.2, 0.4, 2.0] {
+        let d = rf::const_len_array_derivatives(x);
+        assert_vec_near(
+            &d,
+            &[6.0 * x.powi(3), 18.0 * x * x, 36.0 * x, 36.0],
+            1e-13,
+            "const_len_array",
+        );
+        let d = rf::powi_negative_derivatives(x);
+        let e = [
+            x.powi(-2) + x.powi(3),
+            -2.0 * x.powi(-3) + 3.0 * x * x,
+            6.0 * x.powi(-4) + 6.0 * x,
+            -24.0 * x.powi(-5) + 6.0,
+        ];
+        assert_vec_near(&d, &e, 1e-12, "powi_negative");
+    }
+    check_third(
+        "const_len_array",
+        rf::const_len_array_derivatives,
+        POINTS,
+        -2.0,
+        2.0,
+    );
+    check_third(
+        "powi_negative",
+        rf::powi_negative_derivatives,
+        POINTS,
+        0.5,
+        2.0,
+    );
+    for n in [0usize, 1, 4] {
+        Probe::new("shadow_param_then_loop", move |x| {
+            rf::shadow_param_then_loop(x[0], n)
+        })
+        .grad(move |x| {
+            let (v, d) = rf::shadow_param_then_loop_grad(x[0], n);
+            (v, vec![d])
+        })
+        .hessian(move |x| {
+            let (v, d, h) = rf::shadow_param_then_loop_hessian(x[0], n);
+            (v, vec![d], h)
+        })
+        .analytic(move |x| {
+            vec![(1..n)
+                .map(|k| k as f64 * 0.5f64.powi(k as i32) * x[0].powi(k as i32 - 1))
+                .sum()]
+        })
+        .run(POINTS, range(1, -2.0, 2.0));
+    }
+    let mut rng = Lcg::new(99);
+    for _ in 0..POINTS {
+        let x = rng.uniform(-3.0, 3.0);
+        let mut y = GARBAGE;
+        let gx = rf::scalar_out_vjp(x, &mut y, 1.5);
+        assert_near(y, x * x.sin(), 1e-15, 0.0, "scalar_out's output");
+        assert_near(
+            gx,
+            1.5 * (x.sin() + x * x.cos()),
+            1e-13,
+            0.0,
+            "scalar_out_vjp",
+        );
+        let mut dy = GARBAGE;
+        rf::scalar_out_jvp(x, &mut y, 0.5, &mut dy);
+        assert_near(
+            dy,
+            0.5 * (x.sin() + x * x.cos()),
+            1e-13,
+            0.0,
+            "scalar_out_jvp",
+        );
+    }
+    one(
+        "use_in_body",
+        rf::use_in_body,
+        rf::use_in_body_grad,
+        rf::use_in_body_jvp,
+        rf::use_in_body_grad_into,
+    )
+    .hessian(hess1(rf::use_in_body_hessian, rf::use_in_body_derivatives))
+    .analytic(|x| vec![std::f64::consts::PI * (std::f64::consts::PI * x[0]).cos()])
+    .run(POINTS, range(1, -2.0, 2.0));
+    check_vector(
+        "early_return_copy",
+        POINTS,
+        away_from(3, -2.0, 2.0, 100.0, 0.0),
+        &|x| rf::early_return_copy(x),
+        &|x, c| rf::early_return_copy_vjp(x, c.to_vec()),
+        &|x, t| rf::early_return_copy_jvp(x, t.to_vec()),
+        Some(&|x| rf::early_return_copy_jacobian(x)),
+    );
+    for codes in [
+        [0u8, 1, 0, 2, 0],
+        [1, 1, 3, 0, 0],
+        [0, 0, 0, 0, 0],
+        [2, 0, 0, 0, 0],
+    ] {
+        Probe::new("interpreter", move |x| rf::interpreter(x, &codes))
+            .grad(move |x| rf::interpreter_grad(x, &codes))
+            .jvp(move |x, t| rf::interpreter_jvp(x, &codes, t.to_vec()))
+            .hessian(move |x| rf::interpreter_hessian(x, &codes))
+            .run(POINTS, range(5, -2.0, 2.0));
+    }
+    let (v, g) = rf::interpreter_grad(&[1.0, 2.0, 3.0, 4.0, 5.0], &[0, 1, 0, 2, 0]);
+    assert_eq!((v, g), (20.0, vec![8.0, 4.0, 4.0, 5.0, 0.0]));
+    slice2!(
+        rf::pair_closure,
+        pair_closure_grad,
+        pair_closure_jvp,
+        pair_closure_grad_into,
+        pair_closure_hessian
+    )
+    .run(POINTS, range(4, -2.0, 2.0));
+    one(
+        "sin_cos_product",
+        rf::sin_cos_product,
+        rf::sin_cos_product_grad,
+        rf::sin_cos_product_jvp,
+        rf::sin_cos_product_grad_into,
+    )
+    .analytic(|x| {
+        let z = x[0];
+        vec![0.5 * (2.0 * z * z).sin() + 2.0 * z * z * (2.0 * z * z).cos()]
+    })
+    .run(POINTS, range(1, -2.0, 2.0));
+    check_third(
+        "sin_cos_product",
+        rf::sin_cos_product_derivatives,
+        POINTS,
+        -2.0,
+        2.0,
+    );
+    one(
+        "degrees",
+        rf::degrees,
+        rf::degrees_grad,
+        rf::degrees_jvp,
+        rf::degrees_grad_into,
+    )
+    .analytic(|x| {
+        let (d, r) = (x[0].to_degrees(), x[0].to_radians());
+        vec![r.sin() * 180.0 / std::f64::consts::PI + d * r.cos() * std::f64::consts::PI / 180.0]
+    })
+    .run(POINTS, range(1, -3.0, 3.0));
+    check_third("degrees", rf::degrees_derivatives, POINTS, -3.0, 3.0);
 }
