@@ -2337,6 +2337,157 @@ pub mod rust_forms {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Aliasing and scoping: in-place updates whose indices meet, the same array passed twice, shadowing
+// inside loops, block expressions.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod aliasing {
+    use autodiff::differentiable;
+
+    /// `v[i] = v[i] * v[j] + x[i]` with `j = 3i mod n`: sometimes `j == i`, sometimes `j` already written.
+    #[differentiable(order = 2)]
+    pub fn in_place_meeting(x: &[f64]) -> f64 {
+        let n = x.len();
+        let mut v = x.to_vec();
+        for i in 0..n {
+            let j = (i * 3) % n;
+            v[i] = v[i] * v[j] + x[i];
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += v[i];
+        }
+        s
+    }
+
+    /// A shift in place, in forward order (each read sees the value just written).
+    #[differentiable(order = 2)]
+    pub fn shift_forward(mut x: [f64; 4]) -> f64 {
+        for i in 1..4 {
+            x[i] = x[i - 1] * 0.5 + x[i].sin();
+        }
+        x[3] * x[2]
+    }
+
+    /// Compound assignment to an element chosen by data, read on the right through another index.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn scatter_add(x: &[f64], to: &[usize], from: &[usize]) -> f64 {
+        let mut acc = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            acc[i] = x[i];
+        }
+        for k in 0..to.len() {
+            acc[to[k]] += acc[from[k]] * x[k % x.len()];
+        }
+        acc.iter().map(|v| v * v).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * b[i];
+        }
+        s
+    }
+
+    /// The same slice passed twice to one call, and a local passed twice.
+    #[differentiable(order = 2)]
+    pub fn same_slice_twice(x: &[f64]) -> f64 {
+        let mut y = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            y[i] = x[i].sin();
+        }
+        dot(x, x) + dot(&y, &y) * dot(x, &y)
+    }
+
+    /// A loop body that shadows the accumulator it carries: the inner `s` is a new binding.
+    #[differentiable(order = 2)]
+    pub fn shadow_in_loop(x: f64) -> f64 {
+        let mut s = x;
+        let mut t = 0.0;
+        for _ in 0..3 {
+            let s = s * 2.0;
+            t += s;
+        }
+        s = s * x;
+        for k in 0..2 {
+            let t = t + k as f64;
+            s += t * x;
+        }
+        s + t
+    }
+
+    /// Block expressions as values, and a variable assigned in one branch only.
+    #[differentiable(order = 2)]
+    pub fn blocks(x: f64, y: f64) -> f64 {
+        let a = {
+            let t = x * y;
+            t + 1.0
+        };
+        let mut b = y;
+        if a > 1.0 {
+            b = a * x;
+        }
+        let c = if b > 0.0 {
+            let u = b.sqrt();
+            u * u * u
+        } else {
+            b
+        };
+        c + a
+    }
+
+    /// A swap of two locals through a tuple, repeated.
+    #[differentiable(order = 2)]
+    pub fn tuple_swaps(x: f64, y: f64) -> f64 {
+        let (mut a, mut b) = (x, y);
+        for _ in 0..3 {
+            let (na, nb) = (b, a * b);
+            a = na;
+            b = nb;
+        }
+        a + 2.0 * b
+    }
+
+    /// `loop` with a `break` inside a `match` inside the loop, the state in an array.
+    #[differentiable(order = 2)]
+    pub fn loop_match_break(x: [f64; 2]) -> f64 {
+        let mut p = x;
+        let mut k = 0usize;
+        loop {
+            match k % 3 {
+                0 => p[0] = p[0] * p[1],
+                1 => p[1] = p[1] + p[0].sin(),
+                _ => {
+                    if k > 6 {
+                        break;
+                    }
+                }
+            }
+            k += 1;
+        }
+        p[0] + p[1]
+    }
+
+    /// An accumulator output read before it is written, through a call.
+    #[differentiable]
+    pub fn add_scaled(x: &[f64], a: f64, acc: &mut [f64]) {
+        for i in 0..x.len() {
+            acc[i] += a * x[i];
+        }
+    }
+
+    #[differentiable]
+    pub fn twice_into(x: &[f64], a: f64) -> f64 {
+        let mut acc = vec![1.0; x.len()];
+        add_scaled(x, a, &mut acc);
+        add_scaled(&acc.clone(), a, &mut acc);
+        acc.iter().map(|v| v * v).sum()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The tests.
 // ---------------------------------------------------------------------------------------------------
 
@@ -4902,4 +5053,102 @@ fn more_rust_forms() {
     })
     .run(POINTS, range(1, -3.0, 3.0));
     check_third("degrees", rf::degrees_derivatives, POINTS, -3.0, 3.0);
+}
+
+#[test]
+fn aliasing_and_scoping() {
+    use aliasing as al;
+    slice2!(
+        al::in_place_meeting,
+        in_place_meeting_grad,
+        in_place_meeting_jvp,
+        in_place_meeting_grad_into,
+        in_place_meeting_hessian
+    )
+    .run(POINTS, range(5, -1.5, 1.5));
+    let a4 = |x: &[f64]| -> [f64; 4] { [x[0], x[1], x[2], x[3]] };
+    Probe::new("shift_forward", move |x| al::shift_forward(a4(x)))
+        .grad(move |x| {
+            let (v, g) = al::shift_forward_grad(a4(x));
+            (v, g.to_vec())
+        })
+        .jvp(move |x, t| al::shift_forward_jvp(a4(x), a4(t)))
+        .hessian(move |x| {
+            let (v, g, h) = al::shift_forward_hessian(a4(x));
+            (v, g.to_vec(), h)
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+    let (to, from) = ([0usize, 2, 2, 1, 3], [2usize, 2, 0, 1, 3]);
+    Probe::new("scatter_add", move |x| al::scatter_add(x, &to, &from))
+        .grad(move |x| al::scatter_add_grad(x, &to, &from))
+        .jvp(move |x, t| al::scatter_add_jvp(x, &to, &from, t.to_vec()))
+        .hessian(move |x| al::scatter_add_hessian(x, &to, &from))
+        .run(POINTS, range(4, -1.5, 1.5));
+    slice2!(
+        al::same_slice_twice,
+        same_slice_twice_grad,
+        same_slice_twice_jvp,
+        same_slice_twice_grad_into,
+        same_slice_twice_hessian
+    )
+    .run(POINTS, range(3, -1.5, 1.5));
+    // s: x, t = 6x; s = x^2 + (6x) x + (6x + 1) x; result s + t.
+    one(
+        "shadow_in_loop",
+        al::shadow_in_loop,
+        al::shadow_in_loop_grad,
+        al::shadow_in_loop_jvp,
+        al::shadow_in_loop_grad_into,
+    )
+    .hessian(hess1(
+        al::shadow_in_loop_hessian,
+        al::shadow_in_loop_derivatives,
+    ))
+    .analytic(|x| vec![2.0 * x[0] + 24.0 * x[0] + 1.0 + 6.0])
+    .run(POINTS, range(1, -2.0, 2.0));
+    assert_eq!(al::shadow_in_loop(1.0), 1.0 + 6.0 + 7.0 + 6.0);
+    two(
+        "blocks",
+        al::blocks,
+        al::blocks_grad,
+        al::blocks_jvp,
+        al::blocks_grad_into,
+    )
+    .hessian(hess2(al::blocks_hessian))
+    .run(POINTS, |r: &mut Lcg| loop {
+        let (x, y) = (r.uniform(-2.0, 2.0), r.uniform(-2.0, 2.0));
+        let a = x * y + 1.0;
+        let b = if a > 1.0 { a * x } else { y };
+        if (a - 1.0).abs() > 0.02 && b.abs() > 0.02 {
+            break vec![x, y];
+        }
+    });
+    two(
+        "tuple_swaps",
+        al::tuple_swaps,
+        al::tuple_swaps_grad,
+        al::tuple_swaps_jvp,
+        al::tuple_swaps_grad_into,
+    )
+    .hessian(hess2(al::tuple_swaps_hessian))
+    .run(POINTS, range(2, -1.5, 1.5));
+    let a2 = |x: &[f64]| -> [f64; 2] { [x[0], x[1]] };
+    Probe::new("loop_match_break", move |x| al::loop_match_break(a2(x)))
+        .grad(move |x| {
+            let (v, g) = al::loop_match_break_grad(a2(x));
+            (v, g.to_vec())
+        })
+        .jvp(move |x, t| al::loop_match_break_jvp(a2(x), a2(t)))
+        .hessian(move |x| {
+            let (v, g, h) = al::loop_match_break_hessian(a2(x));
+            (v, g.to_vec(), h)
+        })
+        .run(POINTS, range(2, -1.2, 1.2));
+    Probe::new("twice_into", |x| al::twice_into(&x[..3], x[3]))
+        .grad(|x| {
+            let (v, (g, ga)) = al::twice_into_grad(&x[..3], x[3]);
+            (v, [g, vec![ga]].concat())
+        })
+        .jvp(|x, t| al::twice_into_jvp(&x[..3], x[3], (t[..3].to_vec(), t[3])))
+        .run(POINTS, range(4, -1.5, 1.5));
 }
