@@ -2488,6 +2488,81 @@ pub mod aliasing {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Stencils: neighbours at offsets, in-place sweeps, strided and mirrored indices.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod stencils {
+    use autodiff::differentiable;
+
+    /// Gauss-Seidel sweeps in place: `v[i-1]` already new, `v[i+1]` still old.
+    #[differentiable(order = 2)]
+    pub fn gauss_seidel(f: &[f64], sweeps: usize) -> f64 {
+        let n = f.len();
+        let mut v = vec![0.0; n];
+        for _ in 0..sweeps {
+            for i in 1..n - 1 {
+                v[i] = 0.5 * (v[i - 1] + v[i + 1]) + 0.1 * f[i] * f[i];
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += v[i] * f[i];
+        }
+        s
+    }
+
+    /// A discrete Laplacian energy with three neighbours read and one written elsewhere.
+    #[differentiable(order = 2)]
+    pub fn laplacian_energy(u: &[f64]) -> f64 {
+        let n = u.len();
+        let mut lap = vec![0.0; n];
+        for i in 1..n - 1 {
+            lap[i] = u[i - 1] - 2.0 * u[i] + u[i + 1];
+        }
+        let mut e = 0.0;
+        for i in 1..n - 1 {
+            e += lap[i] * lap[i] + u[i].powi(4) * 0.1;
+        }
+        e
+    }
+
+    /// Strided and mirrored reads.
+    #[differentiable(order = 2)]
+    pub fn mirrored(x: &[f64]) -> f64 {
+        let n = x.len();
+        let mut s = 0.0;
+        for i in (0..n).step_by(2) {
+            s += x[i] * x[n - 1 - i];
+        }
+        for i in 0..n / 2 {
+            let i = i + n / 2;
+            s += x[i].sin();
+        }
+        s
+    }
+
+    /// An explicit heat equation in time, the new row computed from the old one in a second buffer,
+    /// the buffers swapped by copying.
+    #[differentiable(order = 2)]
+    pub fn heat(u0: &[f64], k: f64) -> f64 {
+        let n = u0.len();
+        let mut u = u0.to_vec();
+        let mut next = vec![0.0; n];
+        for _ in 0..5 {
+            next[0] = u[0];
+            next[n - 1] = u[n - 1];
+            for i in 1..n - 1 {
+                next[i] = u[i] + k * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+            }
+            for i in 0..n {
+                u[i] = next[i];
+            }
+        }
+        u.iter().map(|v| v * v).sum()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The tests.
 // ---------------------------------------------------------------------------------------------------
 
@@ -5151,4 +5226,52 @@ fn aliasing_and_scoping() {
         })
         .jvp(|x, t| al::twice_into_jvp(&x[..3], x[3], (t[..3].to_vec(), t[3])))
         .run(POINTS, range(4, -1.5, 1.5));
+}
+
+#[test]
+fn stencils_and_sweeps() {
+    use stencils as st;
+    for sweeps in [1usize, 3] {
+        Probe::new("gauss_seidel", move |f| st::gauss_seidel(f, sweeps))
+            .grad(move |f| st::gauss_seidel_grad(f, sweeps))
+            .jvp(move |f, t| st::gauss_seidel_jvp(f, sweeps, t.to_vec()))
+            .grad_into(move |f| {
+                let mut g = vec![GARBAGE; f.len()];
+                let v = st::gauss_seidel_grad_into(f, sweeps, &mut g);
+                (v, g)
+            })
+            .hessian(move |f| st::gauss_seidel_hessian(f, sweeps))
+            .run(POINTS, range(6, -1.5, 1.5));
+    }
+    slice2!(
+        st::laplacian_energy,
+        laplacian_energy_grad,
+        laplacian_energy_jvp,
+        laplacian_energy_grad_into,
+        laplacian_energy_hessian
+    )
+    .run(POINTS, range(6, -1.5, 1.5));
+    for n in [4usize, 5] {
+        slice2!(
+            st::mirrored,
+            mirrored_grad,
+            mirrored_jvp,
+            mirrored_grad_into,
+            mirrored_hessian
+        )
+        .run(POINTS, range(n, -1.5, 1.5));
+    }
+    Probe::new("heat", |x| st::heat(&x[..5], x[5]))
+        .grad(|x| {
+            let (v, (g, gk)) = st::heat_grad(&x[..5], x[5]);
+            (v, [g, vec![gk]].concat())
+        })
+        .jvp(|x, t| st::heat_jvp(&x[..5], x[5], (t[..5].to_vec(), t[5])))
+        .hessian(|x| {
+            let (v, (g, gk), h) = st::heat_hessian(&x[..5], x[5]);
+            (v, [g, vec![gk]].concat(), h)
+        })
+        .run(POINTS, |r: &mut Lcg| {
+            [r.vec(5, -1.0, 1.0), vec![r.uniform(0.05, 0.3)]].concat()
+        });
 }
