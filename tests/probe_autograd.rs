@@ -2563,6 +2563,59 @@ pub mod stencils {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// A registered gradient and a custom gradient over a slice, in likelihoods.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod registered {
+    use autodiff::{custom_gradient, differentiable, gradient_of};
+
+    /// `erf'(x) = 2/sqrt(pi) e^(-x^2)`.
+    #[gradient_of(libm::erf)]
+    fn erf_vjp(x: f64, dy: f64) -> f64 {
+        dy * std::f64::consts::FRAC_2_SQRT_PI * (-x * x).exp()
+    }
+
+    /// Probit regression's log-likelihood through the normal CDF, `Phi(t) = (1 + erf(t / sqrt 2)) / 2`.
+    #[differentiable(order = 2, wrt(w))]
+    pub fn probit_loglik(w: &[f64], x: &[f64], y: &[bool]) -> f64 {
+        let d = w.len();
+        let mut ll = 0.0;
+        for i in 0..y.len() {
+            let mut t = 0.0;
+            for j in 0..d {
+                t += w[j] * x[i * d + j];
+            }
+            let s = if y[i] { t } else { -t };
+            let phi = 0.5 * (1.0 + libm::erf(s / std::f64::consts::SQRT_2));
+            ll += phi.ln();
+        }
+        ll
+    }
+
+    /// `log(sum(exp(z)))` whose cotangent is the softmax, a slice in and a `Vec` out.
+    #[custom_gradient]
+    pub fn lse(z: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+        let mut m = z[0];
+        for &v in z {
+            m = m.max(v);
+        }
+        let mut s = 0.0;
+        for &v in z {
+            s += (v - m).exp();
+        }
+        let value = m + s.ln();
+        let p: Vec<f64> = z.iter().map(|v| (v - value).exp()).collect();
+        (value, move |dy| p.iter().map(|q| dy * q).collect())
+    }
+
+    /// Cross-entropy through the custom `lse`, at second order.
+    #[differentiable(order = 2, wrt(z))]
+    pub fn xent_custom(z: &[f64], y: usize) -> f64 {
+        lse(z) - z[y]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The tests.
 // ---------------------------------------------------------------------------------------------------
 
@@ -5274,4 +5327,59 @@ fn stencils_and_sweeps() {
         .run(POINTS, |r: &mut Lcg| {
             [r.vec(5, -1.0, 1.0), vec![r.uniform(0.05, 0.3)]].concat()
         });
+}
+
+#[test]
+fn registered_and_slice_custom_gradients() {
+    use registered as rg;
+    let mut rng = Lcg::new(23);
+    let x = rng.vec(10, -1.5, 1.5);
+    let y = [true, false, true, true, false];
+    let (xr, yr) = (&x, &y);
+    let phi = |t: f64| 0.5 * (1.0 + libm::erf(t / std::f64::consts::SQRT_2));
+    let pdf = |t: f64| (-0.5 * t * t).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    Probe::new("probit_loglik", move |w| rg::probit_loglik(w, xr, yr))
+        .grad(move |w| rg::probit_loglik_grad(w, xr, yr))
+        .jvp(move |w, t| rg::probit_loglik_jvp(w, xr, yr, t.to_vec()))
+        .grad_into(move |w| {
+            let mut g = vec![GARBAGE; 2];
+            let v = rg::probit_loglik_grad_into(w, xr, yr, &mut g);
+            (v, g)
+        })
+        .hessian(move |w| rg::probit_loglik_hessian(w, xr, yr))
+        .analytic(move |w| {
+            let mut g = vec![0.0; 2];
+            for i in 0..5 {
+                let t = dot(w, &xr[2 * i..2 * i + 2]);
+                let sg = if yr[i] { 1.0 } else { -1.0 };
+                let r = sg * pdf(sg * t) / phi(sg * t);
+                g[0] += r * xr[2 * i];
+                g[1] += r * xr[2 * i + 1];
+            }
+            g
+        })
+        .run(POINTS, range(2, -1.5, 1.5));
+    for label in 0..3 {
+        Probe::new("xent_custom", move |z| rg::xent_custom(z, label))
+            .grad(move |z| rg::xent_custom_grad(z, label))
+            .jvp(move |z, t| rg::xent_custom_jvp(z, label, t.to_vec()))
+            .hessian(move |z| rg::xent_custom_hessian(z, label))
+            .analytic(move |z| {
+                let mut p = softmax(z);
+                p[label] -= 1.0;
+                p
+            })
+            .run(POINTS, range(3, -3.0, 3.0));
+    }
+    // The custom gradient's own items.
+    let z = [0.5, -1.0, 2.0];
+    let (v, g) = rg::lse_grad(&z);
+    assert_near(
+        v,
+        z.iter().map(|q| q.exp()).sum::<f64>().ln(),
+        1e-14,
+        0.0,
+        "lse",
+    );
+    assert_vec_near(&g, &softmax(&z), 1e-14, "lse_grad");
 }
