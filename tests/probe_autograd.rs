@@ -2526,6 +2526,94 @@ pub mod registered {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Patterns, mutual recursion, arrays by reference, generic custom gradients.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod patterns {
+    use autodiff::{custom_gradient, differentiable, Float};
+
+    /// `match` on a code made of two integers, an `if` inside an arm, and arrays as the `match`'s value
+    /// (tuple patterns and guards are spanned errors).
+    #[differentiable(order = 2, wrt(x, y))]
+    pub fn tuple_match(x: f64, y: f64, i: usize, j: usize) -> f64 {
+        let v = match 3 * (i % 2) + j % 3 {
+            0 => [x, y],
+            1 | 2 => {
+                if x > 0.5 {
+                    [y * x, x]
+                } else {
+                    [y, x * x]
+                }
+            }
+            4 | 5 => [x.sin(), y.cos()],
+            _ => [y, x * x],
+        };
+        v[0] * v[1] + v[0]
+    }
+
+    /// Mutual recursion at second order.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn ping(x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x
+        } else {
+            pong(x * 1.1, n - 1).sin()
+        }
+    }
+
+    #[differentiable(order = 2, wrt(x))]
+    pub fn pong(x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x * x
+        } else {
+            ping(x + 0.3, n - 1) * x
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn norm3(v: &[f64; 3]) -> f64 {
+        (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+    }
+
+    /// A local array passed as `&[T; N]`, rebuilt in a loop.
+    #[differentiable(order = 2)]
+    pub fn local_array_by_ref(p: [f64; 3], q: [f64; 3]) -> f64 {
+        let mut total = 0.0;
+        let mut d = [0.0; 3];
+        for step in 0..3 {
+            let t = step as f64 * 0.5;
+            for k in 0..3 {
+                d[k] = p[k] + t * q[k];
+            }
+            total += norm3(&d);
+        }
+        total
+    }
+
+    /// A generic custom gradient: the softsign `x / (1 + |x|)`.
+    #[custom_gradient]
+    pub fn softsign<T: Float>(x: T) -> (T, impl Fn(T) -> T) {
+        let d = T::one() + x.abs();
+        (x / d, move |dy| dy / (d * d))
+    }
+
+    /// Used from an `f64` function and from a generic one.
+    #[differentiable(order = 2)]
+    pub fn softsign_sum(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &v in x {
+            s += softsign(v) * v;
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn softsign_generic<T: Float>(x: T, y: T) -> T {
+        softsign(x * y) + T::from(0.5).unwrap() * softsign(y)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The tests.
 // ---------------------------------------------------------------------------------------------------
 
@@ -5158,4 +5246,96 @@ fn registered_and_slice_custom_gradients() {
         "lse",
     );
     assert_vec_near(&g, &softmax(&z), 1e-14, "lse_grad");
+}
+
+#[test]
+fn patterns_recursion_and_generic_customs() {
+    use patterns as pa;
+    for (i, j) in [(0usize, 0usize), (0, 1), (2, 2), (1, 1), (1, 0), (3, 2)] {
+        Probe::new("tuple_match", move |x| pa::tuple_match(x[0], x[1], i, j))
+            .grad(move |x| {
+                let (v, g) = pa::tuple_match_grad(x[0], x[1], i, j);
+                (v, vec![g.0, g.1])
+            })
+            .jvp(move |x, t| pa::tuple_match_jvp(x[0], x[1], i, j, (t[0], t[1])))
+            .hessian(move |x| {
+                let (v, g, h) = pa::tuple_match_hessian(x[0], x[1], i, j);
+                (v, vec![g.0, g.1], h)
+            })
+            .run(POINTS, away_from(2, -2.0, 2.0, 100.0, 0.5));
+    }
+    for n in 0..5 {
+        Probe::new("ping", move |x| pa::ping(x[0], n))
+            .grad(move |x| {
+                let (v, d) = pa::ping_grad(x[0], n);
+                (v, vec![d])
+            })
+            .jvp(move |x, t| pa::ping_jvp(x[0], n, t[0]))
+            .hessian(move |x| {
+                let (v, d, h) = pa::ping_hessian(x[0], n);
+                (v, vec![d], h)
+            })
+            .run(POINTS, range(1, -1.5, 1.5));
+    }
+    // ping(x, 2) = sin(ping(1.1x + 0.3, 0) * 1.1x) = sin((1.1x + 0.3) 1.1x).
+    let x = 0.7;
+    let (_, d) = pa::ping_grad(x, 2);
+    assert_near(
+        d,
+        (1.1 * x * (1.1 * x + 0.3)).cos() * (2.42 * x + 0.33),
+        1e-13,
+        0.0,
+        "ping(x, 2)",
+    );
+    let a3 = |x: &[f64]| -> [f64; 3] { [x[0], x[1], x[2]] };
+    Probe::new("local_array_by_ref", move |x| {
+        pa::local_array_by_ref(a3(x), a3(&x[3..]))
+    })
+    .grad(move |x| {
+        let (v, (gp, gq)) = pa::local_array_by_ref_grad(a3(x), a3(&x[3..]));
+        (v, [gp, gq].concat())
+    })
+    .jvp(move |x, t| pa::local_array_by_ref_jvp(a3(x), a3(&x[3..]), (a3(t), a3(&t[3..]))))
+    .hessian(move |x| {
+        let (v, (gp, gq), h) = pa::local_array_by_ref_hessian(a3(x), a3(&x[3..]));
+        (v, [gp, gq].concat(), h)
+    })
+    .run(POINTS, range(6, -1.5, 1.5));
+    // The custom gradient is the true derivative: central differences and the Hessian agree, away
+    // from the kink of |x| at 0.
+    slice2!(
+        pa::softsign_sum,
+        softsign_sum_grad,
+        softsign_sum_jvp,
+        softsign_sum_grad_into,
+        softsign_sum_hessian
+    )
+    .analytic(|x| {
+        x.iter()
+            .map(|&v| v / (1.0 + v.abs()) + v / (1.0 + v.abs()).powi(2))
+            .collect()
+    })
+    .run(POINTS, away_from(4, -3.0, 3.0, 100.0, 0.0));
+    two(
+        "softsign_generic",
+        pa::softsign_generic,
+        pa::softsign_generic_grad,
+        pa::softsign_generic_jvp,
+        pa::softsign_generic_grad_into,
+    )
+    .hessian(hess2(pa::softsign_generic_hessian))
+    .run(POINTS, |r: &mut Lcg| loop {
+        let (x, y) = (r.uniform(-2.0, 2.0), r.uniform(-2.0, 2.0));
+        if (x * y).abs() > 0.02 && y.abs() > 0.02 {
+            break vec![x, y];
+        }
+    });
+    // At f32 too.
+    let (v, (gx, gy)) = pa::softsign_generic_grad(0.5f32, -1.5f32);
+    let (v64, (gx64, gy64)) = pa::softsign_generic_grad(0.5f64, -1.5f64);
+    assert!(
+        (v as f64 - v64).abs() < 1e-6
+            && (gx as f64 - gx64).abs() < 1e-6
+            && (gy as f64 - gy64).abs() < 1e-6
+    );
 }
