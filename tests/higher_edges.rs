@@ -1041,6 +1041,7 @@ fn path_range_patterns_in_shadow() {
     ] {
         let d = path_range_patterns_derivatives(x);
         assert_eq!(d, [c * x * x, 2.0 * c * x, 2.0 * c], "at {x}");
+        assert_eq!(d[0], path_range_patterns(x), "at {x}");
     }
 }
 
