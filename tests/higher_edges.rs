@@ -1014,6 +1014,37 @@ fn control_flow_in_shadow() {
     }
 }
 
+/// A `match` whose patterns name constants by path (`i64::MIN..=-1`, `LAST`): the shadow keeps the
+/// patterns as written (it once rewrote `i64::MIN` into a call, which no pattern may hold, and the
+/// function failed to compile at `order = 2`).
+#[differentiable(order = 2)]
+fn path_range_patterns(x: f64) -> f64 {
+    const LAST: i64 = 2;
+    let seg = x.floor() as i64;
+    let c = match seg {
+        i64::MIN..=-1 => 1.5,
+        0 => 2.0,
+        1..=LAST => -1.0,
+        _ => 0.5,
+    };
+    c * x * x
+}
+
+#[test]
+fn path_range_patterns_in_shadow() {
+    for (x, c) in [
+        (-2.5, 1.5),
+        (0.5, 2.0),
+        (1.5, -1.0),
+        (2.5, -1.0),
+        (3.5, 0.5),
+    ] {
+        let d = path_range_patterns_derivatives(x);
+        assert_eq!(d, [c * x * x, 2.0 * c * x, 2.0 * c], "at {x}");
+        assert_eq!(d[0], path_range_patterns(x), "at {x}");
+    }
+}
+
 // ---- 12. arrays into callees, `wrt` callees with active arguments, array and tuple results ----
 
 #[differentiable]

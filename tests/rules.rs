@@ -271,6 +271,25 @@ rules! {
         generic: { T::abs(x) },
         partials: { [x.signum()] },
     }
+    to_degrees(x in moderate()) {
+        method: { x.to_degrees() },
+        path: { f64::to_degrees(x) },
+        generic: { T::to_degrees(x) },
+        partials: { [180.0 / std::f64::consts::PI] },
+    }
+    to_radians(x in moderate()) {
+        method: { x.to_radians() },
+        path: { f64::to_radians(x) },
+        generic: { T::to_radians(x) },
+        partials: { [std::f64::consts::PI / 180.0] },
+    }
+    // A tuple: `(x.sin(), x.cos())`, used whole and by parts.
+    sin_cos(x in moderate()) {
+        method: { let (s, c) = x.sin_cos(); s * c + c },
+        path: { let sc = f64::sin_cos(x); sc.0 * sc.1 + sc.1 },
+        generic: { let (s, c) = T::sin_cos(x); s * c + c },
+        partials: { [(2.0 * x).cos() - x.sin()] },
+    }
     recip(x in nonzero()) {
         method: { x.recip() },
         path: { f64::recip(x) },

@@ -94,6 +94,18 @@ pub fn log10<T: Float>(x: T) -> T {
     (x * ten.ln()).recip()
 }
 
+/// `d to_degrees(x) / dx = 180 / π`, in the type of `x`.
+#[inline]
+pub fn to_degrees<T: Float>(_x: T) -> T {
+    T::one().to_degrees()
+}
+
+/// `d to_radians(x) / dx = π / 180`, in the type of `x`.
+#[inline]
+pub fn to_radians<T: Float>(_x: T) -> T {
+    T::one().to_radians()
+}
+
 /// Partials of `log(x, base) = ln x / ln base`: `(1 / (x ln b), -ln x / (b (ln b)^2))`.
 #[inline]
 pub fn log<T: Float>(x: T, base: T) -> (T, T) {

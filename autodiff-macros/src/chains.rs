@@ -972,7 +972,8 @@ impl Desugar<'_> {
                     }
                     let value = body.value(&element);
                     (
-                        quote!(::std::vec::Vec::new()),
+                        // Spanned on the chain: an error about the `Vec` it makes points there.
+                        quote::quote_spanned!(span=> ::std::vec::Vec::new()),
                         vec![syn::parse_quote!(#acc.push(#value);)],
                         quote!(#acc),
                     )

@@ -133,6 +133,8 @@ pub(crate) enum FloatFn {
     Ceil,
     Round,
     Trunc,
+    ToDegrees,
+    ToRadians,
 }
 
 impl FloatFn {
@@ -175,6 +177,8 @@ impl FloatFn {
         ("ceil", FloatFn::Ceil, 1),
         ("round", FloatFn::Round, 1),
         ("trunc", FloatFn::Trunc, 1),
+        ("to_degrees", FloatFn::ToDegrees, 1),
+        ("to_radians", FloatFn::ToRadians, 1),
     ];
 
     /// The function of this method name taking `arity` arguments (receiver included).
@@ -579,6 +583,9 @@ pub(crate) struct ArrayInfo {
     /// which the macro cannot tell. `let d = c;` copies it (`c.clone()`: a `[T; N]` is `Copy`, and `c` may be
     /// read after `d` is written).
     pub(crate) untyped: bool,
+    /// Where the body makes it (`Vec::new()`, or the `.collect()` of a chain), for an error about it that
+    /// only the reverse sweep finds; the call site where the syntax gives none.
+    pub(crate) made_at: proc_macro2::Span,
 }
 
 /// How a matrix, held flat, is passed whole to a call (`total(&m)`).

@@ -228,6 +228,7 @@ impl Lowering<'_> {
             scalar: false,
             matrix: None,
             untyped: false,
+            made_at: Span::call_site(),
         });
         Array(self.arrays.len() as u32 - 1)
     }

@@ -162,7 +162,8 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
             ))
         }
         // Rules written in terms of the argument.
-        Asin | Acos | Atan | Asinh | Acosh | Atanh | Log2 | Log10 | Ln1p | Abs => {
+        Asin | Acos | Atan | Asinh | Acosh | Atanh | Log2 | Log10 | Ln1p | Abs | ToDegrees
+        | ToRadians => {
             let name = match func {
                 Asin => quote!(asin),
                 Acos => quote!(acos),
@@ -173,6 +174,8 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                 Log2 => quote!(log2),
                 Log10 => quote!(log10),
                 Ln1p => quote!(ln_1p),
+                ToDegrees => quote!(to_degrees),
+                ToRadians => quote!(to_radians),
                 _ => quote!(abs),
             };
             let x = cx.operand(&x());

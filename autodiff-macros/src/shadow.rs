@@ -1542,6 +1542,16 @@ impl VisitMut for Rewrite<'_> {
         }
     }
 
+    /// The constants of a pattern (`0 =>`, `i64::MIN..=-1 =>`, `LIMIT =>`) stay as written: a `match` is
+    /// on inactive values, and a pattern cannot hold the calls that the rewrite makes of constants in
+    /// expressions (`constant::<__S, _>(i64::MIN)`). Bindings and their type annotations are rewritten.
+    fn visit_pat_mut(&mut self, pat: &mut syn::Pat) {
+        match pat {
+            syn::Pat::Lit(_) | syn::Pat::Range(_) | syn::Pat::Path(_) | syn::Pat::Const(_) => {}
+            _ => visit_mut::visit_pat_mut(self, pat),
+        }
+    }
+
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = ty {
             if p.qself.is_none() && p.path.is_ident(self.float) {

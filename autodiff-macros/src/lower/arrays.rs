@@ -398,7 +398,11 @@ impl Lowering<'_> {
             ("with_capacity", 1) => Some(self.lower_expr(&c.args[0], None)),
             _ => return None,
         };
-        Some(self.new_local_array(ArrayInit::Empty { capacity }, false, hint.clone()))
+        let array = self.new_local_array(ArrayInit::Empty { capacity }, false, hint.clone());
+        if let Operand::Array(a) = array {
+            self.arrays[a.0 as usize].made_at = c.span();
+        }
+        Some(array)
     }
 
     /// A method call on an array: `len`, `push`, `to_vec`, `clone`. `None` if the receiver is no array.

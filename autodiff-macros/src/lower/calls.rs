@@ -17,6 +17,10 @@ impl Lowering<'_> {
             return result;
         }
         let receiver = self.lower_expr(&m.receiver, None);
+        if m.method == "sin_cos" && m.args.is_empty() && m.turbofish.is_none() {
+            let form = |name: &str| CallForm::Method(syn::Ident::new(name, m.method.span()));
+            return self.sin_cos(receiver, form, hint, crate::span::of_method_call(m));
+        }
         let mut args: Vec<Operand> = m.args.iter().map(|a| self.lower_expr(a, None)).collect();
         let func = FloatFn::from_name(&m.method.to_string(), args.len() + 1)
             .filter(|_| m.turbofish.is_none());
@@ -112,6 +116,16 @@ impl Lowering<'_> {
             .last()
             .map(|s| s.ident.to_string())
             .unwrap_or_default();
+        if last == "sin_cos" && args.len() == 1 && self.is_float_path(path) {
+            let form = |name: &str| {
+                let mut path = path.clone();
+                if let Some(segment) = path.path.segments.last_mut() {
+                    segment.ident = syn::Ident::new(name, segment.ident.span());
+                }
+                CallForm::Path(path.to_token_stream())
+            };
+            return self.sin_cos(args.remove(0), form, hint, crate::span::of_call(c));
+        }
         let value = if is_stop_gradient(path) && args.len() == 1 {
             Value::StopGradient {
                 callee,
@@ -133,6 +147,26 @@ impl Lowering<'_> {
             }
         };
         self.emit(value, hint, crate::span::of_call(c))
+    }
+
+    // Input:  `x.sin_cos()`, `f64::sin_cos(x)`
+    // Output: the tuple `(x.sin(), x.cos())` in the same form, `x` evaluated once.
+    fn sin_cos(
+        &mut self,
+        x: Operand,
+        form: impl Fn(&str) -> CallForm,
+        hint: Option<String>,
+        span: proc_macro2::Span,
+    ) -> Operand {
+        let parts = [("sin", FloatFn::Sin), ("cos", FloatFn::Cos)].map(|(name, func)| {
+            let value = Value::Float {
+                func,
+                form: form(name),
+                args: vec![x.clone()],
+            };
+            self.emit(value, None, span)
+        });
+        self.emit(Value::Tuple(parts.to_vec()), hint, span)
     }
 
     /// The name of the parameter or local that `path` names, if it names one: a call through a function

@@ -8,7 +8,7 @@ use super::{Adjoints, Reverse};
 use crate::emit::{block_with_value, tuple_or_single, Emitter, Mode};
 use crate::ir::{Array, ArrayInit, Block, CallSite, Function, Operand, Stmt, Value, Var};
 use proc_macro2::{Ident, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{quote, quote_spanned, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl Reverse<'_, '_> {
@@ -73,7 +73,9 @@ impl Reverse<'_, '_> {
                 }
                 // A sub-slice: as long as it was (its length read where it was made: the source may be
                 // out of scope here, made in this region too).
-                ArrayInit::Window { source, range, .. } => match self.e.f.arrays[array.0 as usize].length {
+                ArrayInit::Window { source, range, .. } => match self.e.f.arrays[array.0 as usize]
+                    .length
+                {
                     Some(length) => {
                         region_refs.insert(length);
                         let length = self.e.name(length);
@@ -104,11 +106,13 @@ impl Reverse<'_, '_> {
                     (None, Some(len)) if self.e.f.arrays[array.0 as usize].fixed => {
                         quote!([#zero; #len])
                     }
-                    (None, _) => quote!(::core::compile_error!(
-                        "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, or a copy of a \
-                         fixed-size array whose length the macro cannot tell, cannot be differentiated yet: make it before \
-                         the loop and write its elements"
-                    )),
+                    (None, _) => {
+                        quote_spanned!(self.e.f.arrays[array.0 as usize].made_at=> ::core::compile_error!(
+                            "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, or a copy of a \
+                             fixed-size array whose length the macro cannot tell, cannot be differentiated yet: make it before \
+                             the loop and write its elements"
+                        ))
+                    }
                 },
             };
             buffers.push(quote!(let mut #buffer = #zeros;));

@@ -2,8 +2,8 @@ use autodiff::differentiable;
 
 #[differentiable]
 fn f(x: f64) -> f64 {
-    let degrees = x.to_degrees();
-    degrees + x.fract()
+    let wrapped = x.rem_euclid(2.0);
+    wrapped + x.fract()
 }
 
 fn main() {}

@@ -3,7 +3,7 @@ use autodiff::differentiable;
 // The body has one error; the callers of the generated items below must not add any.
 #[differentiable]
 fn f(x: f64, y: f64) -> f64 {
-    x.to_degrees() * y
+    x.fract() * y
 }
 
 fn main() {
