@@ -40,9 +40,13 @@ enum Twist {
     NotASum,
     /// In the components loop, a scratch array also read after that loop in the same iteration.
     TouchedAfterNest,
+    /// The components loop leaves a term (`1..k`) or runs under a branch.
+    TermsPartial,
+    /// A scratch array (or the terms) passed to a helper after the loop.
+    ScratchCallAfter,
 }
 
-const TWISTS: [Twist; 14] = [
+const TWISTS: [Twist; 16] = [
     Twist::CarriedRead,
     Twist::PartialWriter,
     Twist::BranchWriter,
@@ -57,6 +61,8 @@ const TWISTS: [Twist; 14] = [
     Twist::NonLinearTail,
     Twist::NotASum,
     Twist::TouchedAfterNest,
+    Twist::TermsPartial,
+    Twist::ScratchCallAfter,
 ];
 
 /// A local array of the scratch shape: its name, its length, and how the length is written (a literal,
@@ -429,6 +435,29 @@ impl Gen {
                 Box::new(Expr::Index(s.name, IExpr::Lit(i))),
             ));
         }
+        if twists.contains(&Twist::ScratchCallAfter) {
+            let mut arrays: Vec<(String, usize)> =
+                scratch.iter().map(|s| (s.name.clone(), s.len)).collect();
+            if let Some((k, terms)) = &components {
+                arrays.push((terms.clone(), *k));
+            }
+            let callable: Vec<(String, String)> = arrays
+                .iter()
+                .filter_map(|(a, l)| {
+                    helpers
+                        .iter()
+                        .find(|(_, hl)| hl == l)
+                        .map(|(h, _)| (h.clone(), a.clone()))
+                })
+                .collect();
+            if !callable.is_empty() {
+                let (h, a) = self.rng.pick(&callable).clone();
+                tail_extra.push(Expr::Call(
+                    h,
+                    vec![Arg::LocalArray(a), Arg::Float(Expr::Var("a".into()))],
+                ));
+            }
+        }
         let mut tail = Expr::Var(accumulators[0].clone());
         if twists.contains(&Twist::NonLinearTail) {
             tail = match self.rng.range(0, 2) {
@@ -622,10 +651,25 @@ impl Gen {
                 op: AssignOp::Set,
                 value: Expr::Bin(BinOp::Mul, Box::new(Expr::Lit(-0.5)), Box::new(u)),
             });
-            body.push(Stmt::For {
-                iter: range(&kv, IExpr::Lit(0), IExpr::Lit(*k)),
+            let partial = twists.contains(&Twist::TermsPartial);
+            let lo = if partial && self.rng.chance(0.5) {
+                1
+            } else {
+                0
+            };
+            let nest = Stmt::For {
+                iter: range(&kv, IExpr::Lit(lo), IExpr::Lit(*k)),
                 body: stmts,
-            });
+            };
+            if partial && lo == 0 {
+                body.push(Stmt::If {
+                    cond: Cond::Float(CmpOp::Lt, datum.clone(), Expr::Lit(0.5)),
+                    then: vec![nest],
+                    els: None,
+                });
+            } else {
+                body.push(nest);
+            }
             if twists.contains(&Twist::TouchedAfterNest) {
                 let s = self.rng.pick(scratch).clone();
                 body.push(Stmt::Assign {
@@ -745,7 +789,7 @@ impl Gen {
                 )
             } else {
                 // The writer's end: the length as the array was made, or `c.len()`.
-                let hi = if self.rng.chance(0.3) {
+                let hi = if self.rng.chance(0.15) {
                     IExpr::Len(s.name.clone())
                 } else {
                     s.len_expr.clone()
@@ -892,8 +936,21 @@ impl Gen {
                     let m = *self.rng.pick(&[Method::Sin, Method::Tanh, Method::Cos]);
                     value = Expr::Method(m, Box::new(value));
                 }
+                // A reader whose trip count changes between the iterations (`0..p % len + 1`), or
+                // the whole array.
+                let outer = scope
+                    .ints
+                    .iter()
+                    .find(|v| v.name.starts_with('p') && v.hi > 0);
+                let hi = match outer {
+                    Some(p) if self.rng.chance(0.3) => IExpr::Add(
+                        Box::new(IExpr::Rem(Box::new(IExpr::Var(p.name.clone())), s.len)),
+                        Box::new(IExpr::Lit(1)),
+                    ),
+                    _ => s.len_expr.clone(),
+                };
                 out.push(Stmt::For {
-                    iter: range(&j, IExpr::Lit(0), s.len_expr.clone()),
+                    iter: range(&j, IExpr::Lit(0), hi),
                     body: vec![Stmt::Assign {
                         place: Place::Var(u.clone()),
                         op: AssignOp::Add,
