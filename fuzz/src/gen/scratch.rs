@@ -481,10 +481,27 @@ impl Gen {
         for v in g {
             tail = Expr::Bin(BinOp::Add, Box::new(tail), Box::new(Expr::Var(v)));
         }
+        // Some gradients with respect to part of the parameters only.
+        let wrt = self.rng.chance(0.15).then(|| {
+            let floats: Vec<String> = params
+                .iter()
+                .filter(|p| !matches!(p.kind, ParamKind::Int(_)))
+                .map(|p| p.name.clone())
+                .collect();
+            let mut chosen: Vec<String> = floats
+                .iter()
+                .filter(|_| self.rng.chance(0.5))
+                .cloned()
+                .collect();
+            if chosen.is_empty() || chosen.len() == floats.len() {
+                chosen = vec![self.rng.pick(&floats).clone()];
+            }
+            chosen
+        });
         let main = Func {
             name: "f".into(),
             generic,
-            kind: FnKind::Differentiable { order2, wrt: None },
+            kind: FnKind::Differentiable { order2, wrt },
             params,
             body,
             tail: vec![tail],
@@ -562,7 +579,11 @@ impl Gen {
                         hi: lx - 1,
                     });
                     (
-                        range(&p, IExpr::Lit(0), IExpr::Len("xs".into())),
+                        range(
+                            &p,
+                            IExpr::Lit(self.rng.weighted(&[4, 1])),
+                            IExpr::Len("xs".into()),
+                        ),
                         Expr::Index("xs".into(), IExpr::Var(p)),
                     )
                 }
@@ -637,6 +658,20 @@ impl Gen {
             inner.arrays.push(r.var());
         }
         let term = if let Some((k, terms)) = components {
+            // Some scratch arrays written at the top of the body, read in the components loop.
+            let (outside, nested) = if scratch.len() > 1 && self.rng.chance(0.4) {
+                scratch.split_at(1)
+            } else {
+                scratch.split_at(0)
+            };
+            let outer_term = if outside.is_empty() {
+                None
+            } else {
+                let (stmts, u) =
+                    self.scratch_block(&mut inner, &c, outside, helpers, twists, &datum);
+                body.extend(stmts);
+                Some(u)
+            };
             let kv = self.name("k");
             let mut nest = inner.clone();
             nest.ints.push(IntVar {
@@ -644,8 +679,11 @@ impl Gen {
                 lo: 0,
                 hi: k - 1,
             });
-            let (mut stmts, u) =
-                self.scratch_block(&mut nest, &c, scratch, helpers, twists, &datum);
+            let (mut stmts, u) = self.scratch_block(&mut nest, &c, nested, helpers, twists, &datum);
+            let u = match outer_term {
+                Some(o) => Expr::Bin(BinOp::Add, Box::new(u), Box::new(o)),
+                None => u,
+            };
             stmts.push(Stmt::Assign {
                 place: Place::Index(terms.clone(), IExpr::Var(kv.clone())),
                 op: AssignOp::Set,
@@ -724,7 +762,7 @@ impl Gen {
             u
         };
         let acc_e = || Expr::Var(acc.to_string());
-        body.push(if twists.contains(&Twist::NotASum) {
+        let accumulate = if twists.contains(&Twist::NotASum) {
             Stmt::Assign {
                 place: Place::Var(acc.to_string()),
                 op: AssignOp::Set,
@@ -739,11 +777,32 @@ impl Gen {
                 ),
             }
         } else {
-            match self.rng.range(0, 2) {
+            if self.rng.chance(0.25) {
+                // Two sums into the accumulator in one iteration.
+                let e = Expr::Method(
+                    Method::Tanh,
+                    Box::new(Expr::Bin(
+                        BinOp::Mul,
+                        Box::new(datum.clone()),
+                        Box::new(Expr::Index("ws".into(), IExpr::Lit(0))),
+                    )),
+                );
+                body.push(Stmt::Assign {
+                    place: Place::Var(acc.to_string()),
+                    op: *self.rng.pick(&[AssignOp::Add, AssignOp::Sub]),
+                    value: e,
+                });
+            }
+            match self.rng.range(0, 3) {
                 0 => Stmt::Assign {
                     place: Place::Var(acc.to_string()),
                     op: AssignOp::Add,
                     value: term,
+                },
+                3 => Stmt::Assign {
+                    place: Place::Var(acc.to_string()),
+                    op: AssignOp::Set,
+                    value: Expr::Bin(BinOp::Add, Box::new(term), Box::new(acc_e())),
                 },
                 1 => Stmt::Assign {
                     place: Place::Var(acc.to_string()),
@@ -756,7 +815,8 @@ impl Gen {
                     value: Expr::Bin(BinOp::Add, Box::new(acc_e()), Box::new(term)),
                 },
             }
-        });
+        };
+        body.push(accumulate);
         Stmt::For { iter, body }
     }
 
@@ -905,13 +965,44 @@ impl Gen {
             } else {
                 out.push(writer);
             }
+            if !twisted && self.rng.chance(0.2) {
+                // Rewritten in place after the whole write (reading what it overwrites, which this
+                // iteration wrote).
+                let j = self.name("j");
+                out.push(Stmt::For {
+                    iter: range(&j, IExpr::Lit(0), s.len_expr.clone()),
+                    body: vec![Stmt::Assign {
+                        place: Place::Index(s.name.clone(), IExpr::Var(j.clone())),
+                        op: AssignOp::Set,
+                        value: Expr::Bin(
+                            BinOp::Mul,
+                            Box::new(Expr::Method(
+                                Method::Tanh,
+                                Box::new(Expr::Index(s.name.clone(), IExpr::Var(j))),
+                            )),
+                            Box::new(Expr::Var("a".into())),
+                        ),
+                    }],
+                });
+            }
             // Later writers and readers see the array.
             scope.arrays.push(s.var());
         }
         // Read the scratch arrays: a reduction loop, a helper call or a few elements.
         let u = self.name("u");
         let s = self.rng.pick(scratch).clone();
-        let helper = helpers.iter().find(|(_, l)| *l == s.len).cloned();
+        // A helper taking an array in scope: a scratch array or a read-only local.
+        let callable: Vec<(String, String)> = scope
+            .arrays
+            .iter()
+            .filter(|a| a.local)
+            .filter_map(|a| {
+                helpers
+                    .iter()
+                    .find(|(_, l)| *l == a.len)
+                    .map(|(h, _)| (h.clone(), a.name.clone()))
+            })
+            .collect();
         let read = match self.rng.range(0, 3) {
             0 | 1 => {
                 out.push(Stmt::Let {
@@ -959,12 +1050,9 @@ impl Gen {
                 });
                 Expr::Var(u)
             }
-            2 if helper.is_some() => {
-                let (h, _) = helper.expect("checked");
-                Expr::Call(
-                    h,
-                    vec![Arg::LocalArray(s.name.clone()), Arg::Float(datum.clone())],
-                )
+            2 if !callable.is_empty() => {
+                let (h, a) = self.rng.pick(&callable).clone();
+                Expr::Call(h, vec![Arg::LocalArray(a), Arg::Float(datum.clone())])
             }
             _ => {
                 let i = self.index(scope, s.len, &s.name);
@@ -999,5 +1087,59 @@ fn range(var: &str, lo: IExpr, hi: IExpr) -> ForIter {
         inclusive: false,
         rev: false,
         step: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::print::{print_program, Mode};
+
+    #[test]
+    fn scratch_programs_are_deterministic_and_parse() {
+        for id in 0..60 {
+            let p = generate_scratch(3, id);
+            assert_eq!(p, generate_scratch(3, id));
+            for mode in [Mode::Macro, Mode::Plain, Mode::Oracle] {
+                let src = print_program(&p, mode);
+                if let Err(e) = syn::parse_file(&src) {
+                    panic!("program {id} ({mode:?}) does not parse: {e}\n{src}");
+                }
+            }
+            let module = crate::harness::program_module(&p, "p0");
+            syn::parse_file(&module)
+                .unwrap_or_else(|e| panic!("the check module does not parse: {e}\n{module}"));
+        }
+        assert!((0..20).any(|id| generate_scratch(3, id) != generate_scratch(4, id)));
+    }
+
+    /// Most programs have the shape: a top-level loop over the data holding an inner loop that writes a
+    /// scratch array at its top (or inside the components loop).
+    #[test]
+    fn most_programs_write_a_scratch_array_at_the_top_of_a_data_loop() {
+        let writes_first = |body: &[Stmt]| {
+            body.iter().any(|s| match s {
+                Stmt::For { body, .. } => body.iter().any(|s| {
+                    matches!(s, Stmt::Assign { place: Place::Index(a, _), op: AssignOp::Set, .. }
+                        if a.starts_with("sc") || a.starts_with("terms"))
+                }),
+                _ => false,
+            })
+        };
+        let shaped = (0..100)
+            .filter(|&id| {
+                let p = generate_scratch(1, id);
+                p.main().body.iter().any(|s| match s {
+                    Stmt::For { body, .. } => {
+                        writes_first(body)
+                            || body
+                                .iter()
+                                .any(|s| matches!(s, Stmt::For { body, .. } if writes_first(body)))
+                    }
+                    _ => false,
+                })
+            })
+            .count();
+        assert!(shaped >= 80, "{shaped} of 100");
     }
 }
