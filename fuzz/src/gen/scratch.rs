@@ -126,7 +126,8 @@ impl Gen {
             name: "ws".into(),
             kind: ParamKind::Slice(lw),
         });
-        let n = self.rng.chance(0.25).then(|| self.rng.range(1, 4));
+        // At least 2: the loops `for_range` makes over an array of this length may end at `len - 1`.
+        let n = self.rng.chance(0.25).then(|| self.rng.range(2, 4));
         if let Some(v) = n {
             params.push(Param {
                 name: "n".into(),
