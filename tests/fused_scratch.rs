@@ -38,6 +38,44 @@ fn scratch_whole(x: &[f64], w: &[f64]) -> f64 {
     s
 }
 
+/// Fused: as `scratch_whole`, the writer running to `c.len()`, read in the body (a read of the length is
+/// no read of the values).
+#[differentiable]
+fn scratch_to_its_length(x: &[f64], w: &[f64]) -> f64 {
+    let mut c = vec![0.0; w.len()];
+    let mut s = 0.0;
+    for p in 0..x.len() {
+        for j in 0..c.len() {
+            c[j] = x[p] * w[j];
+        }
+        let mut t = 0.0;
+        for j in 0..c.len() {
+            t += c[j].sin() * c[c.len() - 1 - j];
+        }
+        s += t;
+    }
+    s
+}
+
+/// Not fused: the writer to `c.len() - 1` leaves the last element, which holds a value from before the loop.
+#[differentiable]
+fn short_of_its_length(x: &[f64], w: &[f64]) -> f64 {
+    let mut c = vec![0.0; w.len()];
+    c[w.len() - 1] = x[0].sin();
+    let mut s = 0.0;
+    for p in 0..x.len() {
+        for j in 0..c.len() - 1 {
+            c[j] = x[p] * w[j];
+        }
+        let mut t = 0.0;
+        for j in 0..c.len() {
+            t += c[j] * c[j].cos();
+        }
+        s += t;
+    }
+    s
+}
+
 /// `ln Σ exp`, a helper the GMM shape calls on its scratch array.
 #[differentiable]
 fn lse(z: &[f64]) -> f64 {
@@ -286,6 +324,10 @@ proptest! {
         check2(two_loops_one_scratch, two_loops_one_scratch_grad, two_loops_one_scratch_grad_into, &x, &w,
             "two_loops_one_scratch");
         check2(shared_read_only, shared_read_only_grad, shared_read_only_grad_into, &x, &w, "shared_read_only");
+        check2(scratch_to_its_length, scratch_to_its_length_grad, scratch_to_its_length_grad_into, &x, &w,
+            "scratch_to_its_length");
+        check2(short_of_its_length, short_of_its_length_grad, short_of_its_length_grad_into, &x, &w,
+            "short_of_its_length");
     }
 
     #[test]

@@ -8,6 +8,9 @@
 use crate::ast::*;
 use crate::rng::Rng;
 
+mod scratch;
+pub use scratch::generate_scratch;
+
 /// Generates program number `id` of the run with the given seed.
 ///
 /// With `forms`, also the forms of `--forms` (iterator chains). Without it the programs of a seed are those

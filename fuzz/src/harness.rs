@@ -469,6 +469,40 @@ fn check_fn(f: &Func, module: &str) -> String {
             s,
             "        let (v, {gpat}) = {name}_grad({args});\n        {gflat}        compare(\"value of {name}_grad\", &[v], &vals, &at)?;\n        compare(\"{name}_grad\", &flat, &jac[0], &at)?;\n        grads.extend_from_slice(&flat);\n"
         );
+        // _grad_into, where every active parameter is a scalar or a slice: into buffers filled with NaN,
+        // which it must overwrite (a loop fused into the forward sweep writes them there).
+        let active = f.active_params();
+        if active
+            .iter()
+            .all(|p| matches!(p.kind, ParamKind::Scalar | ParamKind::Slice(_)))
+        {
+            let mut decls = String::new();
+            let mut bufs = Vec::new();
+            let mut flat = String::from("let mut flat_into: Vec<f64> = Vec::new();\n");
+            for (k, p) in active.iter().enumerate() {
+                let n = format!("gi{k}");
+                match p.kind {
+                    ParamKind::Slice(len) => {
+                        let _ = writeln!(decls, "        let mut {n} = vec![f64::NAN; {len}];");
+                        let _ = writeln!(flat, "        flat_into.extend_from_slice(&{n});");
+                    }
+                    _ => {
+                        let _ = writeln!(decls, "        let mut {n} = f64::NAN;");
+                        let _ = writeln!(flat, "        flat_into.push({n});");
+                    }
+                }
+                bufs.push(format!("&mut {n}"));
+            }
+            let buf = if bufs.len() == 1 {
+                bufs[0].clone()
+            } else {
+                format!("({})", bufs.join(", "))
+            };
+            let _ = write!(
+                s,
+                "{decls}        let v = {name}_grad_into({args}, {buf});\n        {flat}        compare(\"value of {name}_grad_into\", &[v], &vals, &at)?;\n        compare(\"{name}_grad_into\", &flat_into, &jac[0], &at)?;\n"
+            );
+        }
     }
     // _vjp
     let (dr_expr, dr_vec) = if nout == 1 {

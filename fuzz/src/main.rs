@@ -5,7 +5,7 @@
 //! `_hvp` against dual numbers, shrinks the failures and prints them.
 //!
 //! ```text
-//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms]
+//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms|--scratch]
 //! ```
 
 mod ast;
@@ -37,6 +37,9 @@ struct Options {
     /// Also generate the newer forms (iterator chains, output parameters, tuples, matrix parameters of every type); without it
     /// a seed's programs are as before.
     forms: bool,
+    /// Generate the programs of `--scratch` instead (`gen/scratch.rs`): loops over data with local
+    /// arrays, shaped for the fusion of a loop's reverse into its forward sweep, and its near misses.
+    scratch: bool,
     quiet: bool,
     /// The `--order2` mode: every function of the suites at `order = 2` (`order2.rs`).
     order2: bool,
@@ -53,6 +56,7 @@ fn parse_args() -> Result<Options, String> {
         strict: false,
         reference: false,
         forms: false,
+        scratch: false,
         quiet: false,
         order2: false,
         only: None,
@@ -80,12 +84,13 @@ fn parse_args() -> Result<Options, String> {
             "--strict" => o.strict = true,
             "--reference" => o.reference = true,
             "--forms" => o.forms = true,
+            "--scratch" => o.scratch = true,
             "--quiet" => o.quiet = true,
             "--order2" => o.order2 = true,
             "--only" => o.only = Some(value("--only")?),
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--scratch] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART]"
                 );
                 std::process::exit(0);
             }
@@ -142,13 +147,17 @@ fn run(opts: &Options) -> Result<bool, String> {
     let root = workspace_root();
     let programs: Vec<(String, ast::Program)> = (0..opts.programs)
         .map(|id| {
-            (
-                format!("p{id}"),
-                gen::generate_with(opts.seed, id, opts.forms),
-            )
+            let p = if opts.scratch {
+                gen::generate_scratch(opts.seed, id)
+            } else {
+                gen::generate_with(opts.seed, id, opts.forms)
+            };
+            (format!("p{id}"), p)
         })
         .collect();
-    let work = WorkCrate::new(&root, &format!("seed{}", opts.seed));
+    // `--scratch` programs are built apart from the same seed's others.
+    let kind = if opts.scratch { "scratch-" } else { "" };
+    let work = WorkCrate::new(&root, &format!("{kind}seed{}", opts.seed));
     // Large runs are built in chunks: one crate of thousands of modules compiles slowly and needs much memory.
     let mut outcomes = BTreeMap::new();
     let mut grads = BTreeMap::new();
@@ -263,8 +272,9 @@ fn run(opts: &Options) -> Result<bool, String> {
             format!(", the same failure as {rep}")
         };
         let source = format!(
-            "// autodiff-fuzz --seed {} program {m} ({shrunk}{also}): {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
+            "// autodiff-fuzz --seed {}{} program {m} ({shrunk}{also}): {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
             opts.seed,
+            if opts.scratch { " --scratch" } else { "" },
             o.key(),
             detail.lines().collect::<Vec<_>>().join("\n// "),
             print::print_program(p, print::Mode::Macro)
@@ -274,7 +284,8 @@ fn run(opts: &Options) -> Result<bool, String> {
             opts.seed,
             o.key()
         );
-        let file = dir.join(format!("seed{}-{m}.rs", opts.seed));
+        let kind = if opts.scratch { "scratch-" } else { "" };
+        let file = dir.join(format!("{kind}seed{}-{m}.rs", opts.seed));
         std::fs::write(&file, &source).map_err(|e| format!("{}: {e}", file.display()))?;
     }
     if !generator_bugs.is_empty() {
@@ -315,7 +326,8 @@ fn compare_reference(
         .filter(|(m, _)| outcomes.get(m) == Some(&Outcome::Ok))
         .cloned()
         .collect();
-    let reference = WorkCrate::new(&work.root, &format!("seed{}-reference", opts.seed));
+    let kind = if opts.scratch { "scratch-" } else { "" };
+    let reference = WorkCrate::new(&work.root, &format!("{kind}seed{}-reference", opts.seed));
     let mut ref_outcomes = BTreeMap::new();
     let mut ref_grads = BTreeMap::new();
     for chunk in ok.chunks(CHUNK) {

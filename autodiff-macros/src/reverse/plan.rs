@@ -615,9 +615,18 @@ impl<'f> Planner<'f> {
 
     /// Is every element of `array` that `stmts` read written by them before? So it is where the first
     /// statement to touch the array is a loop that writes it whole reading none of it
-    /// (`writes_whole`); or a loop, the only statement to touch it, of whose body this holds.
+    /// (`writes_whole`); or a loop, the only statement to touch it, of whose body this holds. Its
+    /// length is no touch: `for j in 0..c.len()` reads it just before the writer.
     fn written_before_read(&self, stmts: &[Stmt], array: Array) -> bool {
-        let touches = |s: &Stmt| mentioned_arrays(s).contains(&array) || nested_mentions(s, array);
+        let touches = |s: &Stmt| {
+            !matches!(
+                s,
+                Stmt::Let {
+                    value: Value::Len(_),
+                    ..
+                }
+            ) && (mentioned_arrays(s).contains(&array) || nested_mentions(s, array))
+        };
         let Some(at) = stmts.iter().position(touches) else {
             return true;
         };

@@ -474,6 +474,12 @@ mod tests {
         let read = "let mut t = 0.0; for j in 0..n { t += c[j] * w[j]; } s += t;";
         let whole = format!("for j in 0..n {{ c[j] = x[p] * w[j]; }} {read}");
         assert_eq!(fused_loops(&wrap(&whole)), [true]);
+        // The writer to the array's length, read in the body (`for j in 0..c.len()`, found by the fuzzer's
+        // `--scratch` programs: the read of the length was taken for the first touch of the array).
+        let to_len = format!("for j in 0..c.len() {{ c[j] = x[p] * w[j]; }} {read}");
+        assert_eq!(fused_loops(&wrap(&to_len)), [true]);
+        let to_len_less = format!("for j in 0..c.len() - 1 {{ c[j] = x[p] * w[j]; }} {read}");
+        assert_eq!(fused_loops(&wrap(&to_len_less)), [false]);
         // Read before it is written; written in part; the writer reads it; written under a branch.
         let before = format!("{read} for j in 0..n {{ c[j] = x[p] * w[j]; }}");
         let part = format!("for j in 0..n - 1 {{ c[j] = x[p] * w[j]; }} {read}");
