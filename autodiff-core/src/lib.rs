@@ -74,7 +74,7 @@ pub mod private {
         call_cotangent, clear, copy_into, cotangent, dot, gradient_buffer, load_or_zero, nth,
         output_cotangent, output_tangent, slot_or_scratch, snapshot, sum, tangent, zero_like,
         zeros_like, ArrayLike, ArrayTape, FromElements, PassOn, Passed, Scratch, SnapshotTape,
-        Tape,
+        Tape, TapeReader,
     };
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;

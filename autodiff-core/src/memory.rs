@@ -114,7 +114,35 @@ impl<T> Tape<T> {
         };
         match value {
             Some(value) => value,
-            None => panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it"),
+            None => read_too_often(),
+        }
+    }
+
+    /// A reader of the stored values, from the last: [`TapeReader::pop`] is [`Tape::pop`] without the
+    /// test of where the tape keeps its values, and with a count that stays in a register rather than
+    /// in the tape. The values the reader has not taken are the tape's again when it is dropped. The
+    /// reverse sweep reads through one each tape that it only pops.
+    #[inline]
+    pub fn reader(&mut self) -> TapeReader<'_, T> {
+        let tape: *mut Tape<T> = self;
+        // SAFETY: `tape` is `self`, which the reader borrows mutably. The values stay where they are;
+        // the tape's count is 0 until the reader gives back those it has not taken (leaked, a reader
+        // leaks them, and nothing is read or dropped twice).
+        let (values, remaining) = unsafe {
+            if (*tape).on_heap {
+                let held = (*tape).spilled.len();
+                (*tape).spilled.set_len(0);
+                ((*tape).spilled.as_mut_ptr(), held)
+            } else {
+                let held = std::mem::replace(&mut (*tape).len, 0);
+                (std::ptr::addr_of_mut!((*tape).inline).cast::<T>(), held)
+            }
+        };
+        TapeReader {
+            values,
+            remaining,
+            tape,
+            borrow: std::marker::PhantomData,
         }
     }
 
@@ -138,6 +166,76 @@ impl<T> Tape<T> {
         // SAFETY: `inline[..len]` hold values, and `MaybeUninit<T>` has the layout of `T`.
         unsafe { &*(held as *const [MaybeUninit<T>] as *const [T]) }
     }
+}
+
+/// The values of a [`Tape`] read back from the last ([`Tape::reader`]): a pointer and a count, which
+/// stay in registers through a loop, where [`Tape::pop`] tests where the tape keeps its values and
+/// writes its count back to the tape each time.
+pub struct TapeReader<'a, T> {
+    /// `values[..remaining]` are the values not yet taken.
+    values: *mut T,
+    remaining: usize,
+    /// The tape, whose count is set back to `remaining` when the reader is dropped.
+    tape: *mut Tape<T>,
+    borrow: std::marker::PhantomData<&'a mut Tape<T>>,
+}
+
+impl<T> TapeReader<'_, T> {
+    /// Takes back the value stored last of those not yet taken.
+    ///
+    /// # Panics
+    ///
+    /// If none is left, which generated code never does (as [`Tape::pop`]).
+    #[inline]
+    pub fn pop(&mut self) -> T {
+        let Some(last) = self.remaining.checked_sub(1) else {
+            read_too_often()
+        };
+        self.remaining = last;
+        // SAFETY: `values[last]` held a value (it was below `remaining`), read out once: `remaining` no
+        // longer covers it.
+        unsafe { self.values.add(last).read() }
+    }
+
+    /// How many values are left.
+    pub fn len(&self) -> usize {
+        self.remaining
+    }
+
+    /// Has every value been taken?
+    pub fn is_empty(&self) -> bool {
+        self.remaining == 0
+    }
+}
+
+impl<T> Drop for TapeReader<'_, T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: `tape` is borrowed mutably by the reader, and `values[..remaining]` are the values it
+        // held first that were not taken, where it keeps them.
+        unsafe {
+            if (*self.tape).on_heap {
+                (*self.tape).spilled.set_len(self.remaining);
+            } else {
+                (*self.tape).len = self.remaining;
+            }
+        }
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for TapeReader<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // SAFETY: `values[..remaining]` hold values, borrowed here as `self` is.
+        let left = unsafe { std::slice::from_raw_parts(self.values, self.remaining) };
+        f.debug_list().entries(left).finish()
+    }
+}
+
+/// A tape read more often than written: a bug of the generated code.
+#[cold]
+#[inline(never)]
+fn read_too_often() -> ! {
+    panic!("autodiff: a tape was read more often than written; this is a bug in autodiff, please report it")
 }
 
 impl<T> Drop for Tape<T> {
@@ -806,6 +904,62 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Pushes `n` counted values, takes `taken` of them through a reader (checking each), then pops
+    /// `popped` more from the tape, pushes one, and drops the tape: the reader gives the tape's values
+    /// in the tape's order, the tape has the rest back, and every value is dropped exactly once.
+    fn read_back(n: usize, taken: usize, popped: usize, reserve: usize) {
+        let counter = std::rc::Rc::new(());
+        let mut tape = Tape::new();
+        tape.reserve(reserve);
+        for i in 0..n {
+            tape.push((i, std::rc::Rc::clone(&counter)));
+        }
+        let mut reader = tape.reader();
+        assert_eq!(reader.len(), n);
+        for i in (n - taken..n).rev() {
+            assert_eq!(reader.pop().0, i);
+        }
+        assert_eq!(reader.len(), n - taken);
+        assert_eq!(format!("{reader:?}").matches("()").count(), n - taken);
+        drop(reader);
+        assert_eq!(tape.len(), n - taken);
+        assert_eq!(std::rc::Rc::strong_count(&counter), n - taken + 1);
+        for i in (n - taken - popped..n - taken).rev() {
+            assert_eq!(tape.pop().0, i);
+        }
+        tape.push((n, std::rc::Rc::clone(&counter)));
+        assert_eq!(tape.len(), n - taken - popped + 1);
+        assert_eq!(tape.pop().0, n);
+        drop(tape);
+        assert_eq!(std::rc::Rc::strong_count(&counter), 1);
+    }
+
+    #[test]
+    fn a_reader_takes_values_as_pops_and_gives_back_the_rest() {
+        for n in [0, 1, INLINE - 1, INLINE, INLINE + 1, 3 * INLINE] {
+            for taken in [0, 1, n / 2, n] {
+                for popped in [0, 1, (n - taken.min(n)) / 2] {
+                    if taken > n || taken + popped > n {
+                        continue;
+                    }
+                    for reserve in [0, 2, INLINE + 5] {
+                        read_back(n, taken, popped, reserve);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "read more often than written")]
+    fn a_reader_read_past_the_first_value_panics() {
+        let mut tape = Tape::new();
+        tape.push(1.0);
+        let mut reader = tape.reader();
+        assert_eq!(reader.pop(), 1.0);
+        reader.pop();
     }
 
     #[test]

@@ -330,6 +330,22 @@ impl<'a> Emitter<'a> {
             + self.array_snapshots.values().map(Vec::len).sum::<usize>()
     }
 
+    /// The tapes of values (`Tape`): those of `tape_declarations` but the array tapes.
+    pub(crate) fn value_tapes(&self) -> Vec<Ident> {
+        let hoisted = self.hoisted.values().flatten().map(|(tape, ..)| tape);
+        let fixed = self
+            .snapshots
+            .iter()
+            .filter(|((_, array), _)| self.f.arrays[array.0 as usize].fixed)
+            .map(|(_, tape)| tape);
+        self.tapes
+            .values()
+            .chain(hoisted)
+            .chain(fixed)
+            .cloned()
+            .collect()
+    }
+
     /// The declarations of the tapes, at the top of the function.
     pub(crate) fn tape_declarations(&self) -> TokenStream {
         let hoisted = self.hoisted.values().flatten().map(|(tape, ..)| tape);
@@ -772,6 +788,22 @@ impl<'a> Emitter<'a> {
                 quote!(<#ty as ::autodiff::__private::Differentiable>::zero_like(&#name))
             }
             kind => Self::zero_of(kind),
+        }
+    }
+
+    /// The local a callee's `vjp_into` adds a float argument's cotangent into: IEEE's additive identity
+    /// `-0.0` where the float type is a primitive (`-0.0 + x` is `x` for every `x`, `0.0 + x` is not for
+    /// `x = -0.0`, so LLVM can drop the addition only from the former), otherwise the zero of `var`. Every
+    /// `vjp_into` adds into each slot it is given, so the local never stays `-0.0` in place of a cotangent.
+    pub(crate) fn cotangent_slot_of_var(&self, var: Var) -> TokenStream {
+        match self.activity.var_kind(var) {
+            Kind::Float(Some(ty))
+                if matches!(ty.to_token_stream().to_string().as_str(), "f64" | "f32") =>
+            {
+                quote!(-0.0)
+            }
+            Kind::Float(None) if !self.f.params.contains(&var) => quote!(-0.0),
+            _ => self.zero_of_var(var),
         }
     }
 

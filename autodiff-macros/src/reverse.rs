@@ -39,6 +39,7 @@ mod call_gradient;
 mod increments;
 mod loops;
 mod plan;
+mod readers;
 mod region;
 
 use loops::Window;
@@ -352,10 +353,11 @@ fn vjp_body_with(
     let items = rev.e.items();
     let deref = sig.deref_scalars(&rev.e.in_place_names());
     let tapes = rev.e.tape_declarations();
+    let readers = readers::readers(&rev.e.value_tapes(), &code);
     let (param_buffers, buffers) = rev.buffer_declarations(&declared);
     let mut all = vec![items, deref, unused.unwrap_or_default(), tapes];
     all.extend(into_buffers);
-    all.extend([param_buffers, primal, buffers]);
+    all.extend([param_buffers, primal, buffers, readers]);
     all.extend(code);
     all.push(result);
     concat(all)
@@ -896,7 +898,7 @@ impl Reverse<'_, '_> {
                 }
                 Operand::Var(v) => {
                     let name = self.e.adjoint_name(*v);
-                    let zero = self.e.zero_of_var(*v);
+                    let zero = self.e.cotangent_slot_of_var(*v);
                     code.push(quote!(let mut #name = #zero;));
                     slots.push(quote!(::core::option::Option::Some(&mut #name)));
                     scalars.push((arg.clone(), name));

@@ -428,15 +428,15 @@ fn __model_vjp_into(x: f64, w: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f
     let __v2 = log1pexp(__v1);
     let __v3 = erf(w);
     let __v4 = __v2 + __v3;
-    let mut __d_w = 0.0;
+    let mut __d_w = -0.0;
     let _ = ::autodiff::__private::derivative_of!(erf, vjp_into(_, _, _))
         .vjp_into(w, d_ret, (::core::option::Option::Some(&mut __d_w),));
-    let mut __d_v1 = 0.0;
+    let mut __d_v1 = -0.0;
     let _ = ::autodiff::__private::derivative_of!(log1pexp, vjp_into(_, _, _))
         .vjp_into(__v1, d_ret, (::core::option::Option::Some(&mut __d_v1),));
     let __d_v0 = __d_v1 * w;
     let __d_w_1 = __d_w + __d_v1 * __v0;
-    let mut __d_x = 0.0;
+    let mut __d_x = -0.0;
     let _ = ::autodiff::__private::derivative_of!(square, vjp_into(_, _, _))
         .vjp_into(x, __d_v0, (::core::option::Option::Some(&mut __d_x),));
     *__grad_x = __d_x;

@@ -54,6 +54,8 @@ pub fn __logsumexp_vjp_into(z: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
     }
     let __v6 = sum.ln();
     let __v7 = max_1 + __v6;
+    let mut __tape_max_1 = __tape_max_1.reader();
+    let mut __tape_v5 = __tape_v5.reader();
     let __d_sum = d_ret / sum;
     let mut __d_sum_1 = __d_sum;
     let mut __d_max_1 = d_ret;
@@ -255,6 +257,8 @@ pub fn ____logsumexp_generic_vjp_into<__S: ::autodiff::__private::Float>(
     }
     let __v7 = sum_1.ln();
     let __v8 = max_1 + __v7;
+    let mut __tape_max_1 = __tape_max_1.reader();
+    let mut __tape_v6 = __tape_v6.reader();
     let __d_sum_1 = d_ret / sum_1;
     let mut __d_sum_1_1 = __d_sum_1;
     let mut __d_max_1 = d_ret;
@@ -764,6 +768,7 @@ pub fn __gmm_likelihood_vjp_into(
         }
         slse = slse_1;
     }
+    let mut __tape_v7 = __tape_v7.reader();
     for __i in (0..k).rev() {
         let __d_q_view: &mut [_] = &mut __d_q[(if 0 < d {
             (__i * d)
@@ -1242,6 +1247,7 @@ impl gmm_likelihood {
             }
             slse = slse_1;
         }
+        let mut __tape_v7 = __tape_v7.reader();
         for __i in (0..k).rev() {
             let __d_q_view: &mut [_] = &mut __d_q[(if 0 < d {
                 (__i * d)
@@ -1966,6 +1972,7 @@ impl __gmm_likelihood_generic {
             }
             slse_1 = slse_2;
         }
+        let mut __tape_v9 = __tape_v9.reader();
         for __i in (0..k).rev() {
             let __d_q_view: &mut [_] = &mut __d_q[(if 0 < d {
                 (__i * d)

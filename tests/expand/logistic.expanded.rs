@@ -250,7 +250,7 @@ fn __predict_vjp_into(w: &[f64], x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64
         z = z_1;
     }
     let __v4 = sigmoid(z);
-    let mut __d_z = 0.0;
+    let mut __d_z = -0.0;
     let _ = ::autodiff::__private::derivative_of!(sigmoid, vjp_into(_, _, _))
         .vjp_into(z, d_ret, (::core::option::Option::Some(&mut __d_z),));
     let mut __d_z_1 = __d_z;
@@ -329,7 +329,7 @@ impl predict {
             z = z_1;
         }
         let __v4 = sigmoid(z);
-        let mut __d_z = 0.0;
+        let mut __d_z = -0.0;
         let _ = ::autodiff::__private::derivative_of!(sigmoid, vjp_into(_, _, _))
             .vjp_into(z, d_ret, (::core::option::Option::Some(&mut __d_z),));
         let mut __d_z_1 = __d_z;
@@ -854,6 +854,9 @@ impl logistic {
             let loss_1 = loss - __v11;
             loss = loss_1;
         }
+        let mut __tape_p = __tape_p.reader();
+        let mut __tape_v5 = __tape_v5.reader();
+        let mut __tape_v9 = __tape_v9.reader();
         let mut __d_loss = d_ret;
         let __xs_rows_view: &[_] = &xs_rows[..__v0];
         let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
@@ -1189,6 +1192,9 @@ impl __logistic_generic {
             let loss_2 = loss_1 - __v15;
             loss_1 = loss_2;
         }
+        let mut __tape_p = __tape_p.reader();
+        let mut __tape_v6 = __tape_v6.reader();
+        let mut __tape_v13 = __tape_v13.reader();
         let mut __d_loss_1 = d_ret;
         let __xs_rows_view: &[_] = &xs_rows[..__v1];
         let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v1 { 1 } else { 0 })..][..__v1];

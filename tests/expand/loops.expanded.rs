@@ -694,6 +694,7 @@ fn __product_vjp_into(x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
         let p_1 = p * __v1;
         p = p_1;
     }
+    let mut __tape_p = __tape_p.reader();
     let mut __d_p = d_ret;
     for __i in (0..__v0).rev() {
         let p = __tape_p.pop();
@@ -837,6 +838,7 @@ fn ____product_generic_vjp_into<__S: ::autodiff::__private::Float>(
         let p_2 = p_1 * __v2;
         p_1 = p_2;
     }
+    let mut __tape_p_1 = __tape_p_1.reader();
     let mut __d_p_1 = d_ret;
     for __i in (0..__v1).rev() {
         let p_1 = __tape_p_1.pop();

@@ -886,6 +886,7 @@ fn __logistic_vjp_into(x: f64, levels: usize, d_ret: f64, grad: &mut f64) -> f64
         let l_1 = __v0 * __v1;
         l = l_1;
     }
+    let mut __tape_l = __tape_l.reader();
     let mut __d_l = d_ret;
     for __i in (0..levels).rev() {
         let l = __tape_l.pop();
@@ -1004,6 +1005,7 @@ fn ____logistic_generic_vjp_into<__S: ::autodiff::__private::Float>(
         let l_1 = __v2 * __v5;
         l = l_1;
     }
+    let mut __tape_l = __tape_l.reader();
     let mut __d_l = d_ret;
     for __i in (0..levels).rev() {
         let l = __tape_l.pop();

@@ -705,6 +705,7 @@ fn __euler_vjp_into(
     let __v8 = __v5 + __v7;
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_k = ::autodiff::__private::zeros_like(&k);
+    let mut __tape_v2 = __tape_v2.reader();
     let __d_v6 = d_ret * (__v6 + __v6);
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
     ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
@@ -1037,6 +1038,7 @@ fn __euler_vjp_into_without_y0(
     let __v8 = __v5 + __v7;
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_k = ::autodiff::__private::zeros_like(&k);
+    let mut __tape_v2 = __tape_v2.reader();
     let __d_v6 = d_ret * (__v6 + __v6);
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
     ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
@@ -1117,6 +1119,7 @@ fn __euler_vjp_into_without_p(
     let __v8 = __v5 + __v7;
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_k = ::autodiff::__private::zeros_like(&k);
+    let mut __tape_v2 = __tape_v2.reader();
     let __d_v6 = d_ret * (__v6 + __v6);
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
     ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
@@ -1220,6 +1223,7 @@ fn ____euler_generic_vjp_into<__S: ::autodiff::__private::Float>(
     let __v10 = __v7 + __v9;
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_k = ::autodiff::__private::zeros_like(&k);
+    let mut __tape_v4 = __tape_v4.reader();
     let __d_v8 = d_ret * (__v8 + __v8);
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v8);
     ::autodiff::__private::add_to(&mut __d_y[0], d_ret);

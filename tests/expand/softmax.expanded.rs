@@ -165,6 +165,9 @@ pub fn __softmax_loss_vjp_into<T: Float>(
     let __v18 = __v17.unwrap();
     let __v19 = total_1 / __v18;
     let mut __d_z = ::autodiff::__private::zeros_like(&z);
+    let mut __tape_zmax_1 = __tape_zmax_1.reader();
+    let mut __tape_v11 = __tape_v11.reader();
+    let mut __tape_sum_1 = __tape_sum_1.reader();
     let __d_total_1 = d_ret / __v18;
     let mut __d_total_1_1 = __d_total_1;
     for __i in (0..m).rev() {
@@ -459,6 +462,9 @@ impl softmax_loss {
         let __v18 = __v17.unwrap();
         let __v19 = total_1 / __v18;
         let mut __d_z = ::autodiff::__private::zeros_like(&z);
+        let mut __tape_zmax_1 = __tape_zmax_1.reader();
+        let mut __tape_v11 = __tape_v11.reader();
+        let mut __tape_sum_1 = __tape_sum_1.reader();
         let __d_total_1 = d_ret / __v18;
         let mut __d_total_1_1 = __d_total_1;
         for __i in (0..m).rev() {
