@@ -160,7 +160,7 @@ impl Line {
 impl Line {
     /// `self` constant, calling a method that names `wrt(self)`: the callee's `self` gets a zero tangent
     /// (rustc's unsatisfied `InactiveTangent<&Line>` in generated code before: `&self` is a `&&Line`). At
-    /// `order = 2` a spanned error: tests/ui/calls/order-constant-self-calls-wrt-self.rs.
+    /// `order = 2` it calls the copy of `fit` with a constant `self` (`Bond::energy_in_data` checks that).
     #[differentiable]
     fn fit_in_data(&self, xs: &[f64], ys: &[f64]) -> f64 {
         self.fit(xs, ys) * 2.0
@@ -830,4 +830,81 @@ fn a_constant_self_calls_a_method_differentiated_in_self() {
     let t = [0.5, -1.0, 0.25, 2.0];
     let (_, tangent) = line.fit_in_data_jvp(&XS, &YS, (t.to_vec(), vec![0.0; 4]));
     assert_close(tangent, dot(&gx, &t), ANALYTIC_TOL, "fit_in_data tangent");
+}
+
+/// A method that copies an array field and writes the copy (`let mut w = self.w; w[0] *= b;`): the generic
+/// copy that `order = K` callers call bound the copy to a reference to the field (rustc's E0594 in
+/// generated code, for a method without any `order`). And a constant `self` calling, at `order = 2`, a
+/// method differentiated in `self` (`wrt(self)`): the callee's copy with a constant `self` is that of the
+/// same method without `wrt(self)` (a spanned error at the call before).
+#[derive(Differentiable, Clone, Debug)]
+struct Bond {
+    w: [f64; 2],
+    k: f64,
+}
+
+impl Bond {
+    /// `b w0 w1 + k b²`.
+    #[differentiable]
+    fn stretched(&self, b: f64) -> f64 {
+        let mut w = self.w;
+        w[0] *= b;
+        w[0] * w[1] + self.k * b * b
+    }
+
+    /// The same with the copy's type declared (rustc's E0308 in generated code before: the copy was made
+    /// a `Vec`), at `order = 2`.
+    #[differentiable(order = 2)]
+    fn stretched_typed(&self, b: f64) -> f64 {
+        let mut w: [f64; 2] = self.w;
+        w[0] *= b;
+        w[0] * w[1] + self.k * b * b
+    }
+
+    /// `k x³ + w1 x`, differentiated in `self`.
+    #[differentiable(wrt(self), order = 2)]
+    fn stiffness(&self, x: f64) -> f64 {
+        self.k * x * x * x + self.w[1] * x
+    }
+
+    /// `stretched(x) stiffness(x)`, `self` constant.
+    #[differentiable(order = 2)]
+    fn energy_in_data(&self, x: f64) -> f64 {
+        self.stretched(x) * self.stiffness(x)
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_constant_self_calls_a_method_differentiated_in_self_at_order_two(
+        w0 in moderate(), w1 in moderate(), k in moderate(), x in moderate()
+    ) {
+        let spring = Bond { w: [w0, w1], k };
+        let (s, ds, dds) = (x * w0 * w1 + k * x * x, w0 * w1 + 2.0 * k * x, 2.0 * k);
+        let (t, dt, ddt) = (k * x * x * x + w1 * x, 3.0 * k * x * x + w1, 6.0 * k * x);
+        // The array field copied and written in the copy.
+        let (value, g) = spring.stretched_grad(x);
+        assert_close(value, s, ANALYTIC_TOL, "stretched value");
+        assert_close(g, ds, ANALYTIC_TOL, "stretched derivative");
+        assert_close(g, central_difference(|x| spring.stretched(x), x), FD_TOL, "stretched FD");
+        let (value, g) = spring.stretched_typed_grad(x);
+        assert_close(value, s, ANALYTIC_TOL, "stretched_typed value");
+        assert_eq!(spring.stretched_typed(x), value);
+        assert_close(g, ds, ANALYTIC_TOL, "stretched_typed derivative");
+        let (_, _, h) = spring.stretched_typed_hessian(x);
+        assert_close(h[0][0], dds, ANALYTIC_TOL, "stretched_typed second derivative");
+        // The product, at first and second order.
+        let (value, g) = spring.energy_in_data_grad(x);
+        assert_close(value, s * t, ANALYTIC_TOL, "energy value");
+        assert_close(g, ds * t + s * dt, ANALYTIC_TOL, "energy derivative");
+        assert_close(g, central_difference(|x| spring.energy_in_data(x), x), FD_TOL, "energy FD");
+        let (h_value, h_grad, h) = spring.energy_in_data_hessian(x);
+        assert_close(h_value, s * t, ANALYTIC_TOL, "hessian's value");
+        assert_close(h_grad, g, ANALYTIC_TOL, "hessian's gradient");
+        assert_close(h[0][0], dds * t + 2.0 * ds * dt + s * ddt, ANALYTIC_TOL, "second derivative");
+        let fd = central_difference(|x| spring.energy_in_data_grad(x).1, x);
+        assert_close(h[0][0], fd, FD_TOL, "second derivative FD");
+    }
 }

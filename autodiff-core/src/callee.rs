@@ -351,8 +351,8 @@ pub struct NoMethodCopy;
             chains such as `self.w.iter().map(|w| w * x).sum()`), not by reference (`for w in self.w.iter()`), \
             takes references only to pass them to calls, calls only float methods, `len`, \
             `clone`, `to_vec` and `push`, and calls other functions by their bare names (not `self.h(..)` \
-            or `Self::h(..)`); a method taking `self` by value, passing `self` on whole to a call, or differentiated \
-            in `self` (`wrt(self)`: give the caller `wrt(self)` too), has none",
+            or `Self::h(..)`); a method taking `self` by value or passing `self` on whole to a call has none (one \
+            differentiated in `self`, `wrt(self)`, has one with a constant `self`)",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
             generic copy is then made, or an error says why it cannot be), or write the callee's computation \
             out in the caller",

@@ -1398,6 +1398,12 @@ impl<'a> Emitter<'a> {
                 }
                 None => quote!(::std::vec::Vec::new()),
             },
+            // A fixed-size array copied from one the function sees as a slice (a struct's array field,
+            // `let mut w: [f64; 2] = self.w;`, whose input is a slice of the field): of the declared type.
+            ArrayInit::Copy(source) if fixed_copy => {
+                let source = self.array_name(*source);
+                quote!(::autodiff::__private::FromElements::from_elements(&#source[..]))
+            }
             ArrayInit::Copy(source) if self.f.arrays[source.0 as usize].untyped => {
                 let source = self.array_name(*source);
                 quote!(#source.clone())

@@ -451,10 +451,17 @@ fn method_generic_copy(
     if structs().any(|p| p.active && p.ident != "self") {
         return missing;
     }
-    if structs().any(|p| p.active) {
+    // Differentiated in `self` (`wrt(self)`): the copy a caller with a constant `self` calls is that of
+    // the same method without `self` in `wrt(..)` (its other parameters there, or all of them).
+    let self_differentiated = structs().any(|p| p.active);
+    let others = sig
+        .params
+        .iter()
+        .any(|p| p.ident != "self" && p.differentiable);
+    if self_differentiated && !others {
         return fallback(
-            "it is differentiated in `self` (`wrt(self)`), and a caller with a constant `self` reaches no \
-             copy of it (give the caller `wrt(self)` too)",
+            "it is differentiated in `self` (`wrt(self)`) and has no other parameter to differentiate, so \
+             a caller with a constant `self` gets a constant from it (give the caller `wrt(self)` too)",
         );
     }
     if !structs().all(by_reference) {
@@ -472,7 +479,17 @@ fn method_generic_copy(
         Ok(copy) => copy,
         Err(why) => return fallback(&why),
     };
-    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*),));
+    let wrt = args
+        .wrt
+        .as_ref()
+        .map(|names| {
+            names
+                .iter()
+                .filter(|n| !self_differentiated || *n != "self")
+                .collect::<Vec<_>>()
+        })
+        .filter(|names| !names.is_empty())
+        .map(|names| quote!(wrt(#(#names),*),));
     let copy = quote! {
         #[::autodiff::differentiable(#wrt __lift_fields, __in_impl)]
         #[doc(hidden)]

@@ -547,6 +547,15 @@ impl Lowering<'_> {
                     }
                     Some(Operand::Array(a)) if a.0 as usize >= made.1 => {
                         self.arrays[a.0 as usize].declared = Some(ty.clone());
+                        // Declared `[T; N]` where the value is a copy of what the function sees as a slice
+                        // (a struct's array field, `let mut w: [f64; 2] = self.w;`): a fixed-size array,
+                        // made of the declared type (`emit::array_init`), not a `Vec`.
+                        let len = arrays::fixed_len_of_type(ty)
+                            .filter(|_| !matches!(ty, syn::Type::Reference(_)));
+                        if let (Some(len), false) = (len, self.arrays[a.0 as usize].fixed) {
+                            self.arrays[a.0 as usize].fixed = true;
+                            self.fixed_lens.insert(a, len);
+                        }
                     }
                     _ => {}
                 }

@@ -392,6 +392,14 @@ fn fields_function(
     let where_clause = &generics.where_clause;
     let name = fields_name(item);
     let mut block = s.written.clone();
+    // An array field copied by `let` is a copy of its sub-slice, which the body may write.
+    let array_fields: Vec<String> = s
+        .flat
+        .field_inputs()
+        .filter(|f| f.array)
+        .map(|f| f.ident.to_string())
+        .collect();
+    crate::struct_whole::CopiedFields(&array_fields).visit_block_mut(&mut block);
     if in_impl {
         SelfAsPrimal.visit_block_mut(&mut block);
     }

@@ -530,12 +530,12 @@ impl VisitMut for WholeCalls<'_> {
 }
 
 // Input:  let mut w = __self_w;           (`self.w`, a `[f64; N]` field, bound to a sub-slice of the view)
-// Output: let mut w = __self_w.to_vec();
+// Output: let mut w = __self_w.to_vec();  (also for `let mut w: [f64; N] = __self_w;`)
 /// A field that is a fixed-size array, bound by `let` to a local (`let mut w = self.w;`, a copy in the
 /// user's code, since an array field cannot be moved out of `&self`): a copy of its sub-slice of the values
 /// view, which the body may write (it was the sub-slice itself, which it cannot: rustc E0594 in the
 /// hidden function of `order = K`).
-struct CopiedFields<'a>(&'a [String]);
+pub(crate) struct CopiedFields<'a>(pub(crate) &'a [String]);
 
 impl VisitMut for CopiedFields<'_> {
     fn visit_local_mut(&mut self, local: &mut syn::Local) {
@@ -547,6 +547,11 @@ impl VisitMut for CopiedFields<'_> {
             if field.is_some_and(|f| self.0.contains(&f)) {
                 let expr = &init.expr;
                 *init.expr = syn::parse_quote!(#expr.to_vec());
+                // A declared `[f64; N]` (`let mut w: [f64; 2] = self.w;`) is a `Vec` here too: the body,
+                // which is differentiated again, reads and writes it by index alike.
+                if let syn::Pat::Type(typed) = &local.pat {
+                    local.pat = (*typed.pat).clone();
+                }
             }
         }
         syn::visit_mut::visit_local_mut(self, local);

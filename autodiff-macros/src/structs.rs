@@ -54,6 +54,25 @@ struct FieldInput {
     shape: Shape,
 }
 
+/// Rewrites each read of a field input bound as a reference (`__self_w`) to `(*__self_w)`.
+struct DerefBorrowed<'a>(&'a [String]);
+
+impl VisitMut for DerefBorrowed<'_> {
+    fn visit_expr_mut(&mut self, e: &mut Expr) {
+        if let Expr::Path(p) = e {
+            let borrowed = p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| self.0.iter().any(|b| i == b));
+            if borrowed {
+                *e = syn::parse_quote!((*#p));
+            }
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+}
+
 /// A function with parameter structs, flattened.
 pub(crate) struct Flattened {
     /// The body with each field read replaced by the field's input.
@@ -95,6 +114,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     let found = rewrite.found;
     let mut uses = Uses::default();
     uses.visit_block(&block);
+    uses.array = uses.arrays();
     let fields: Vec<FieldInput> = found
         .into_iter()
         .map(|(parent, path, ident)| {
@@ -278,6 +298,28 @@ struct Uses {
     reference: FastSet<String>,
     /// Every plain path.
     paths: FastSet<String>,
+    /// `let name = other;` (also `let mut name: ty = other;`): `name` a copy of `other`, which is then an
+    /// array too where `name` is one (`let mut w = self.w; w[0] *= b;`: `self.w` a fixed-size array).
+    copies: Vec<(String, String)>,
+}
+
+impl Uses {
+    /// The names used as arrays, with those copied to a local used as one (to a fixed point: a copy of a
+    /// copy).
+    fn arrays(&self) -> FastSet<String> {
+        let mut array = self.array.clone();
+        loop {
+            let before = array.len();
+            for (name, copied) in &self.copies {
+                if array.contains(name) {
+                    array.insert(copied.clone());
+                }
+            }
+            if array.len() == before {
+                return array;
+            }
+        }
+    }
 }
 
 fn plain_name(expr: &Expr) -> Option<String> {
@@ -309,6 +351,22 @@ impl<'ast> Visit<'ast> for Uses {
             _ => {}
         }
         syn::visit::visit_expr(self, expr);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let mut pat = &local.pat;
+        if let syn::Pat::Type(typed) = pat {
+            pat = &typed.pat;
+        }
+        let name = match pat {
+            syn::Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.to_string()),
+            _ => None,
+        };
+        let copied = local.init.as_ref().and_then(|init| plain_name(&init.expr));
+        if let (Some(name), Some(copied)) = (name, copied) {
+            self.copies.push((name, copied));
+        }
+        syn::visit::visit_local(self, local);
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
@@ -485,7 +543,17 @@ impl Flattened {
             lift: self.lift.clone(),
         };
         let prologue = body_names.prologue(sig);
-        let block = &self.block;
+        // An array (or a field used whole) is bound as a reference: read as `(*w)` wherever the body read
+        // `self.w`, so that `let mut w = self.w;` copies the array, as it does in the body as written,
+        // rather than binding the reference (rustc's E0594 at `w[0] *= b` in the copy before).
+        let mut block = self.block.clone();
+        let borrowed: Vec<String> = self
+            .fields
+            .iter()
+            .filter(|f| f.shape != Shape::Scalar)
+            .map(|f| f.ident.to_string())
+            .collect();
+        DerefBorrowed(&borrowed).visit_block_mut(&mut block);
         syn::parse_quote!({ #prologue #block })
     }
 
