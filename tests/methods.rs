@@ -908,3 +908,53 @@ proptest! {
         assert_close(h[0][0], fd, FD_TOL, "second derivative FD");
     }
 }
+
+/// A chain of springs differentiated in `self` (`wrt(self)`) over positions `x`, and its energy as a
+/// function of the positions with `self` constant at `order = 2`: through the callee's copy with a
+/// constant `self`, a loop, an array field read by index and a scalar field.
+#[derive(Differentiable, Clone, Debug)]
+struct Chain {
+    rest: Vec<f64>,
+    k: f64,
+}
+
+impl Chain {
+    #[differentiable(wrt(self))]
+    fn stretch(&self, x: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for i in 1..x.len() {
+            let d = x[i] - x[i - 1] - self.rest[i - 1];
+            e += self.k * d * d * d * d + d * x[i];
+        }
+        e
+    }
+
+    #[differentiable(order = 2)]
+    fn energy_of(&self, x: &[f64]) -> f64 {
+        let s = self.stretch(x);
+        s * s + x[0] * s
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_hessian_through_a_copy_with_a_constant_self_matches_differences_of_the_gradient(
+        x in proptest::collection::vec(-1.0f64..1.0, 4),
+        r in proptest::collection::vec(-0.5f64..0.5, 3),
+        k in 0.1f64..2.0,
+    ) {
+        let chain = Chain { rest: r.clone(), k };
+        let (value, grad) = chain.energy_of_grad(&x);
+        assert_close(value, chain.energy_of(&x), ANALYTIC_TOL, "value");
+        assert_fd_gradient(|x| chain.energy_of(x), &x, &grad, "gradient");
+        let (h_value, h_grad, h) = chain.energy_of_hessian(&x);
+        assert_close(h_value, value, ANALYTIC_TOL, "hessian's value");
+        assert_all_close(&h_grad, &grad, ANALYTIC_TOL, "hessian's gradient");
+        for i in 0..x.len() {
+            let column = hessian_column(|x| chain.energy_of_grad(x).1, &x, i);
+            assert_all_close(&h[i], &column, 1e-5, "hessian column");
+        }
+    }
+}
