@@ -952,9 +952,9 @@ proptest! {
         let (h_value, h_grad, h) = chain.energy_of_hessian(&x);
         assert_close(h_value, value, ANALYTIC_TOL, "hessian's value");
         assert_all_close(&h_grad, &grad, ANALYTIC_TOL, "hessian's gradient");
-        for i in 0..x.len() {
+        for (i, row) in h.iter().enumerate() {
             let column = hessian_column(|x| chain.energy_of_grad(x).1, &x, i);
-            assert_all_close(&h[i], &column, 1e-5, "hessian column");
+            assert_all_close(row, &column, 1e-5, "hessian column");
         }
     }
 }

@@ -102,6 +102,9 @@ pub(crate) struct Emitter<'a> {
     pub(crate) call_linear: BTreeMap<Var, TokenStream>,
     /// Loops whose reverse runs inside their forward sweep, by their trip-count value.
     pub(crate) fused: BTreeMap<Var, Fused>,
+    /// The taped values that a recomputation pushes again (a branch recomputed in the reverse sweep
+    /// pushes the values its reverse pops): their tapes are not read through readers.
+    pushed_again: std::cell::RefCell<BTreeSet<Var>>,
     /// Loads that a loop repeats unchanged in every iteration (`a[i]` in a loop over `j`, `a` not
     /// written in it), stored once before the loop starts rather than once per iteration, by the loop's
     /// trip-count value: the tape, the array and the index.
@@ -209,6 +212,7 @@ impl<'a> Emitter<'a> {
             call_gradients: BTreeMap::new(),
             call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
+            pushed_again: Default::default(),
             hoisted: BTreeMap::new(),
             array_snapshots: BTreeMap::new(),
             views,
@@ -233,6 +237,7 @@ impl<'a> Emitter<'a> {
             call_gradients: BTreeMap::new(),
             call_linear: BTreeMap::new(),
             fused: BTreeMap::new(),
+            pushed_again: Default::default(),
             hoisted: BTreeMap::new(),
             array_snapshots: BTreeMap::new(),
             views: self.views.clone(),
@@ -330,19 +335,26 @@ impl<'a> Emitter<'a> {
             + self.array_snapshots.values().map(Vec::len).sum::<usize>()
     }
 
-    /// The tapes of values (`Tape`): those of `tape_declarations` but the array tapes.
-    pub(crate) fn value_tapes(&self) -> Vec<Ident> {
-        let hoisted = self.hoisted.values().flatten().map(|(tape, ..)| tape);
-        let fixed = self
-            .snapshots
+    /// The tapes of the values (`Tape`, one per value) that the reverse sweep only reads back: those of
+    /// the values defined outside the fused loops (whose iterations pop what they push) that no
+    /// recomputation pushes again (`reverse::readers`).
+    pub(crate) fn tapes_read_back(&self) -> Vec<Ident> {
+        let fused: BTreeSet<Var> = self
+            .f
+            .body
+            .stmts
             .iter()
-            .filter(|((_, array), _)| self.f.arrays[array.0 as usize].fixed)
-            .map(|(_, tape)| tape);
+            .filter_map(|s| match s {
+                Stmt::Loop(l) if self.fused.contains_key(&l.trips) => Some(l),
+                _ => None,
+            })
+            .flat_map(|l| crate::reverse::loop_defs(l))
+            .collect();
+        let again = self.pushed_again.borrow();
         self.tapes
-            .values()
-            .chain(hoisted)
-            .chain(fixed)
-            .cloned()
+            .iter()
+            .filter(|(var, _)| !fused.contains(var) && !again.contains(var))
+            .map(|(_, tape)| tape.clone())
             .collect()
     }
 
@@ -1016,6 +1028,13 @@ impl<'a> Emitter<'a> {
                 }
             };
             // In reverse: the pieces are reversed below.
+            if mode == Mode::Recompute {
+                let again = stmt
+                    .defs()
+                    .into_iter()
+                    .filter(|v| self.tapes.contains_key(v));
+                self.pushed_again.borrow_mut().extend(again);
+            }
             pieces.push(self.pushes(&stmt.defs()));
             pieces.push(piece);
         }

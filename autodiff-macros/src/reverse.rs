@@ -42,6 +42,7 @@ mod plan;
 mod readers;
 mod region;
 
+pub(crate) use loops::loop_defs;
 use loops::Window;
 use plan::{CallPlan, Plan};
 use region::top_level_arrays;
@@ -353,7 +354,7 @@ fn vjp_body_with(
     let items = rev.e.items();
     let deref = sig.deref_scalars(&rev.e.in_place_names());
     let tapes = rev.e.tape_declarations();
-    let readers = readers::readers(&rev.e.value_tapes(), &code);
+    let readers = readers::readers(&rev.e.tapes_read_back());
     let (param_buffers, buffers) = rev.buffer_declarations(&declared);
     let mut all = vec![items, deref, unused.unwrap_or_default(), tapes];
     all.extend(into_buffers);

@@ -575,7 +575,7 @@ pub(super) struct Window {
 
 /// The values defined anywhere inside the loop `l`: its carried values and index, and those of its nested
 /// blocks and loops.
-pub(super) fn loop_defs(l: &Loop) -> BTreeSet<Var> {
+pub(crate) fn loop_defs(l: &Loop) -> BTreeSet<Var> {
     let mut defs = BTreeSet::new();
     add_loop_defs(l, &mut defs);
     defs
