@@ -500,3 +500,27 @@ fn a_name_ending_in_an_underscore_derives_without_warnings() {
     id__grad_into(1.5, &v, (&mut buffers.0, &mut buffers.1));
     assert_eq!(buffers, (dx, dv));
 }
+
+// A `.fold(..)` whose closure types its accumulator (`|m: f64, v| m.max(..)`) with an untyped initial
+// value: the generated loop kept `let mut acc = 0.0;` and dropped the annotation, so `m.max(..)` was a
+// method call on an ambiguous `{float}` in the generated code (E0689). In a module of its own, without
+// `Float` in scope (whose `max` would settle the type). At `order = 2` every item goes through the
+// generic copy, which typed it already.
+mod typed_fold {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn norm_inf(x: &[f64]) -> f64 {
+        x.iter().fold(0.0, |m: f64, v| m.max(v.abs()))
+    }
+}
+
+#[test]
+fn a_fold_closure_annotating_its_accumulator_types_the_generated_accumulator() {
+    let x = [0.5, -3.0, 2.0];
+    let (v, g) = typed_fold::norm_inf_grad(&x);
+    assert_eq!(v, 3.0);
+    assert_eq!(g, vec![0.0, -1.0, 0.0]);
+    let (_, d) = typed_fold::norm_inf_jvp(&x, vec![1.0, 2.0, 3.0]);
+    assert_eq!(d, -2.0);
+}
