@@ -524,3 +524,70 @@ fn a_fold_closure_annotating_its_accumulator_types_the_generated_accumulator() {
     let (_, d) = typed_fold::norm_inf_jvp(&x, vec![1.0, 2.0, 3.0]);
     assert_eq!(d, -2.0);
 }
+
+/// A parameter struct with an integer field that the bodies below use only as a length.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Sized2 {
+    pub w: Vec<f64>,
+    pub b: f64,
+    #[no_grad]
+    pub n: usize,
+}
+
+#[differentiable(wrt(p, x))]
+fn sized_into(p: &Sized2, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] = p.w[i] * x[i] + p.b;
+    }
+}
+
+// `let n = p.n; vec![0.0; n]` with `p` passed on whole to a call: the hidden function over the struct's
+// values view took `n` for a float (a `vec!` length was not among the integer uses), and read it from the
+// view: `vec![0.0; n]` with `n: f64` in the generated code (E0308).
+#[differentiable(wrt(p))]
+fn sized_through_call(p: &Sized2, x: &[f64]) -> f64 {
+    let n = p.n;
+    let mut y = vec![0.0; n];
+    sized_into(p, x, &mut y);
+    y[0] * y[1]
+}
+
+// `vec![0.0; p.n]` read the field inside the macro's tokens, which the struct's rewriting did not visit:
+// a spanned "named fields are not supported" error on a read that API.md allows.
+#[differentiable(order = 2, wrt(p))]
+fn sized_vec_of_field(p: &Sized2, x: &[f64]) -> f64 {
+    let mut y = vec![0.0; p.n];
+    let z = vec![p.b, 2.0 * p.b];
+    for i in 0..y.len() {
+        y[i] = p.w[i] * x[i] + z[i];
+    }
+    y[0] * y[1]
+}
+
+#[test]
+fn an_integer_field_used_as_a_vec_length_stays_an_integer() {
+    let p = Sized2 {
+        w: vec![1.0, 2.0],
+        b: 0.5,
+        n: 2,
+    };
+    let x = [1.0, -3.0];
+    // y = (w0 x0 + b, w1 x1 + b) = (1.5, -5.5).
+    let (v, g) = sized_through_call_grad(&p, &x);
+    assert_eq!(v, 1.5 * -5.5);
+    assert_eq!(g.w, vec![x[0] * -5.5, 1.5 * x[1]]);
+    assert_eq!(g.b, -5.5 + 1.5);
+    assert_eq!(g.n, 2);
+    // y = (w0 x0 + b, w1 x1 + 2b) = (1.5, -5).
+    let (v, g, h) = sized_vec_of_field_hessian(&p, &x);
+    assert_eq!(v, -7.5);
+    assert_eq!((g.w, g.b), (vec![-5.0, -4.5], -5.0 + 2.0 * 1.5));
+    assert_eq!(
+        h,
+        vec![
+            vec![0.0, x[0] * x[1], 2.0 * x[0]],
+            vec![x[0] * x[1], 0.0, x[1]],
+            vec![2.0 * x[0], x[1], 4.0],
+        ]
+    );
+}
