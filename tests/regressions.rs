@@ -591,3 +591,40 @@ fn an_integer_field_used_as_a_vec_length_stays_an_integer() {
         ]
     );
 }
+
+/// Back substitution for an upper triangular `u`, by `(0..n).rev()`.
+#[differentiable]
+fn back_substitute(u: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+    let n = b.len();
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for j in i + 1..n {
+            s -= u[i][j] * x[j];
+        }
+        x[i] = s / u[i][i];
+    }
+    x
+}
+
+// An `order = 2` caller of an `f64` function that loops over `(0..n).rev()`: the callee had no generic
+// copy (`.rev()` was taken for an iterator handing out references), and the error's advice, to give the
+// callee `order = 2`, is refused for a function returning a `Vec`.
+#[differentiable(order = 2)]
+fn back_substituted_sum(u: &[Vec<f64>], b: &[f64]) -> f64 {
+    let x = back_substitute(u, b);
+    x[0] + 2.0 * x[1]
+}
+
+#[test]
+fn an_order_2_caller_reaches_an_f64_callee_over_a_reversed_range() {
+    let u = vec![vec![2.0, 1.0], vec![0.0, 4.0]];
+    let b = [1.0, 2.0];
+    // x1 = b1 / u11, x0 = (b0 - u01 x1) / u00; f = x0 + 2 x1 = b0 / u00 + b1 (2 - u01 / u00) / u11.
+    let (v, (_, gb), h) = back_substituted_sum_hessian(&u, &b);
+    assert_eq!(v, (1.0 - 0.5) / 2.0 + 2.0 * 0.5);
+    assert_eq!(gb, vec![0.5, (2.0 - 0.5) / 4.0]);
+    // Columns (u00, u01, u10, u11, b0, b1); d2f/du00db0 = -1/u00^2.
+    assert_eq!(h[0][4], -0.25);
+    assert_eq!(h[4][5], 0.0);
+}
