@@ -1,0 +1,3629 @@
+//! A trust probe written as a new user would: the catalogues of Julia's automatic differentiation
+//! packages ported to Rust, and the losses and layers PyTorch users check with `gradcheck`.
+//!
+//! - ForwardDiff.jl's test functions (the `DiffTests` package): `num2num_*`, `num2arr_1` and its
+//!   in-place twin, `vec2num_*`, the four Rosenbrocks, Ackley, `self_weighted_logit`, `mat2num_*`, the
+//!   row softmax, `neural_step`, the in-place `chebyquad!`, `brown_almost_linear!`, `trigonometric!`,
+//!   `mutation_test_*!` (output parameters whose incoming values are read) and their out-of-place twins,
+//!   the binary broadcast and matrix-product catalogues.
+//! - Zygote.jl's `test/gradcheck.jl`: reductions (`sum`, `prod`, `cumsum`, `cumprod`, `logsumexp`,
+//!   `maximum`, `norm` in several `p`), `softmax`/`logsoftmax`, `kron`, `det`, `logdet` through a
+//!   Cholesky factor, `inv`, `\` by elimination, `circshift`, `reverse`, `sort` by swaps, `foldl`,
+//!   `accumulate`, the `pow` while loop, recursion, `Dense` and `conv` layers, pooling.
+//! - ChainRules.jl's scalar rule tests (`sec`..`acoth`, `sinpi`, `exp10`, `log(b, x)`, `evalpoly`,
+//!   `mod`, `rem`, `muladd`, `hypot`, `deg2rad`, `abs2`, `clamp`).
+//! - PyTorch-`gradcheck`-style losses and layers: Huber, smooth L1, log-cosh, focal loss, KL
+//!   divergence, cosine similarity, layer norm, batch norm over a batch, attention with a
+//!   max-subtracted softmax, GRU and LSTM cell steps (functions and methods of `Differentiable`
+//!   structs), activations with branches.
+//!
+//! Shapes chosen to stress the reverse sweep: values carried through loops, early `return` and `break`,
+//! branches inside loops, arrays overwritten and read again, `while` loops, calls between differentiable
+//! functions with arrays and data arguments, matrices (`&[Vec<f64>]`, `[[f64; N]; M]`), output
+//! parameters, `f_jacobian`, `order = 2` and `order = 3`.
+//!
+//! Every derivative is checked against oracles that share no code with the macro or `autodiff-core`:
+//! central differences written in this file and derivatives worked out by hand where they are short, at
+//! many points drawn by a small deterministic generator. `f_jvp` is checked against `f_grad` along a
+//! random tangent, `f_grad_into` against `f_grad` with its buffers filled with NaN first, `f_hessian`
+//! against central differences of `f_grad`, and `f_derivatives` of `order = 3` against central
+//! differences of its own lower entries.
+
+// The forms users (and the ported Julia and Python) write are what these programs test: indexed loops,
+// explicit returns, `let` then return, `a = a * 3.0`, a manual clamp, swaps through a temporary,
+// element-by-element copies; the probe's function-pointer types spell out the generated signatures.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::needless_return,
+    clippy::let_and_return,
+    clippy::assign_op_pattern,
+    clippy::manual_clamp,
+    clippy::manual_memcpy,
+    clippy::type_complexity,
+    clippy::excessive_precision,
+    clippy::manual_swap,
+    clippy::manual_is_multiple_of,
+    clippy::approx_constant
+)]
+
+use autodiff::{differentiable, Differentiable};
+
+// ---------------------------------------------------------------------------------------------------
+// The oracle: a deterministic generator, central differences, tolerant comparisons.
+// ---------------------------------------------------------------------------------------------------
+
+/// What `f_grad_into`'s buffers hold before the call: any component it leaves unwritten shows.
+const GARBAGE: f64 = f64::NAN;
+
+/// How many points each function is checked at.
+const POINTS: usize = 30;
+
+/// A 64-bit linear congruential generator (Knuth's MMIX constants).
+struct Lcg(u64);
+
+impl Lcg {
+    fn new(seed: u64) -> Self {
+        let mut lcg = Lcg(seed ^ 0x5DEE_CE66_D1CE_4E5B);
+        lcg.unit();
+        lcg
+    }
+
+    /// Uniform in `[0, 1)`.
+    fn unit(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+
+    fn vec(&mut self, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+        (0..n).map(|_| self.uniform(lo, hi)).collect()
+    }
+}
+
+/// Central differences of `f` at `x`, with a step scaled to each input.
+fn fd_gradient(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-6 * x[i].abs().max(1.0);
+            let mut plus = x.to_vec();
+            let mut minus = x.to_vec();
+            plus[i] += h;
+            minus[i] -= h;
+            (f(&plus) - f(&minus)) / (plus[i] - minus[i])
+        })
+        .collect()
+}
+
+/// Central differences of a vector-valued `g` at `x`: column `j` is the derivative along input `j`.
+fn fd_columns(g: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    (0..x.len())
+        .map(|j| {
+            let h = 1e-5 * x[j].abs().max(1.0);
+            let mut plus = x.to_vec();
+            let mut minus = x.to_vec();
+            plus[j] += h;
+            minus[j] -= h;
+            let (gp, gm) = (g(&plus), g(&minus));
+            gp.iter()
+                .zip(&gm)
+                .map(|(p, m)| (p - m) / (plus[j] - minus[j]))
+                .collect()
+        })
+        .collect()
+}
+
+/// The central difference of a scalar function of one scalar.
+fn fd1(f: &dyn Fn(f64) -> f64, x: f64, step: f64) -> f64 {
+    let h = step * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / ((x + h) - (x - h))
+}
+
+fn norm(v: &[f64]) -> f64 {
+    v.iter().map(|a| a * a).sum::<f64>().sqrt()
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(p, q)| p * q).sum()
+}
+
+/// Asserts `|a - e| <= tol * max(1, |a|, |e|, scale)`; NaN never passes.
+#[track_caller]
+fn assert_near(a: f64, e: f64, tol: f64, scale: f64, what: &str) {
+    let bound = tol * 1.0_f64.max(a.abs()).max(e.abs()).max(scale);
+    assert!(
+        (a - e).abs() <= bound || a == e,
+        "{what}: got {a:e}, expected {e:e} (difference {:e}, bound {bound:e})",
+        (a - e).abs()
+    );
+}
+
+#[track_caller]
+fn assert_vec_near(a: &[f64], e: &[f64], tol: f64, what: &str) {
+    assert_eq!(a.len(), e.len(), "{what}: lengths differ");
+    let scale = norm(a).max(norm(e));
+    for i in 0..a.len() {
+        assert_near(a[i], e[i], tol, scale, &format!("{what}[{i}]"));
+    }
+}
+
+fn seed_of(name: &str) -> u64 {
+    name.bytes()
+        .fold(29u64, |h, b| h.wrapping_mul(131).wrapping_add(b as u64))
+}
+
+type Flat = Vec<f64>;
+type FlatFn<'a> = Box<dyn Fn(&[f64]) -> f64 + 'a>;
+type GradFn<'a> = Box<dyn Fn(&[f64]) -> (f64, Flat) + 'a>;
+type JvpFn<'a> = Box<dyn Fn(&[f64], &[f64]) -> (f64, f64) + 'a>;
+type HessFn<'a> = Box<dyn Fn(&[f64]) -> (f64, Flat, Vec<Flat>) + 'a>;
+type AnalyticFn<'a> = Box<dyn Fn(&[f64]) -> Flat + 'a>;
+
+/// One function with a float result, seen through a flat vector of its active inputs.
+struct Probe<'a> {
+    name: &'a str,
+    f: FlatFn<'a>,
+    grad: Option<GradFn<'a>>,
+    jvp: Option<JvpFn<'a>>,
+    grad_into: Option<GradFn<'a>>,
+    hessian: Option<HessFn<'a>>,
+    analytic: Option<AnalyticFn<'a>>,
+    /// Compare the gradient against central differences (off where a custom gradient is not the
+    /// derivative on purpose).
+    fd: bool,
+    /// Compare the Hessian against central differences of `f_grad` (off where it is not the Jacobian
+    /// of `f_grad` on purpose).
+    fd_hessian: bool,
+}
+
+impl<'a> Probe<'a> {
+    fn new(name: &'a str, f: impl Fn(&[f64]) -> f64 + 'a) -> Self {
+        Probe {
+            name,
+            f: Box::new(f),
+            grad: None,
+            jvp: None,
+            grad_into: None,
+            hessian: None,
+            analytic: None,
+            fd: true,
+            fd_hessian: true,
+        }
+    }
+
+    fn grad(mut self, g: impl Fn(&[f64]) -> (f64, Flat) + 'a) -> Self {
+        self.grad = Some(Box::new(g));
+        self
+    }
+
+    fn jvp(mut self, j: impl Fn(&[f64], &[f64]) -> (f64, f64) + 'a) -> Self {
+        self.jvp = Some(Box::new(j));
+        self
+    }
+
+    fn grad_into(mut self, g: impl Fn(&[f64]) -> (f64, Flat) + 'a) -> Self {
+        self.grad_into = Some(Box::new(g));
+        self
+    }
+
+    fn hessian(mut self, h: impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) + 'a) -> Self {
+        self.hessian = Some(Box::new(h));
+        self
+    }
+
+    fn analytic(mut self, a: impl Fn(&[f64]) -> Flat + 'a) -> Self {
+        self.analytic = Some(Box::new(a));
+        self
+    }
+
+    fn no_fd(mut self) -> Self {
+        self.fd = false;
+        self
+    }
+
+    fn no_hessian_fd(mut self) -> Self {
+        self.fd_hessian = false;
+        self
+    }
+
+    /// Checks every item given at `points` inputs drawn by `sample`.
+    #[track_caller]
+    fn run(self, points: usize, sample: impl Fn(&mut Lcg) -> Flat) {
+        let mut rng = Lcg::new(seed_of(self.name));
+        let grad = self.grad.as_ref().expect("a probe needs f_grad");
+        for _ in 0..points {
+            let x = sample(&mut rng);
+            let at = format!("{} at {x:?}", self.name);
+            let value = (self.f)(&x);
+            let (v, g) = grad(&x);
+            assert_near(v, value, 1e-12, 0.0, &format!("{at}: f_grad's value"));
+            if self.fd {
+                let fd = fd_gradient(&*self.f, &x);
+                assert_vec_near(
+                    &g,
+                    &fd,
+                    1e-6,
+                    &format!("{at}: f_grad against central differences"),
+                );
+            }
+            if let Some(analytic) = &self.analytic {
+                assert_vec_near(
+                    &g,
+                    &analytic(&x),
+                    1e-9,
+                    &format!("{at}: f_grad against the formula"),
+                );
+            }
+            if let Some(jvp) = &self.jvp {
+                let t = rng.vec(x.len(), -1.0, 1.0);
+                let (jv, d) = jvp(&x, &t);
+                assert_near(jv, value, 1e-12, 0.0, &format!("{at}: f_jvp's value"));
+                assert_near(
+                    d,
+                    dot(&g, &t),
+                    1e-9,
+                    norm(&g) * norm(&t),
+                    &format!("{at}: f_jvp along {t:?}"),
+                );
+            }
+            if let Some(into) = &self.grad_into {
+                let (iv, ig) = into(&x);
+                assert_near(iv, value, 1e-12, 0.0, &format!("{at}: f_grad_into's value"));
+                assert_vec_near(&ig, &g, 1e-12, &format!("{at}: f_grad_into"));
+            }
+            if let Some(hessian) = &self.hessian {
+                let (hv, hg, h) = hessian(&x);
+                assert_near(hv, value, 1e-12, 0.0, &format!("{at}: f_hessian's value"));
+                assert_vec_near(&hg, &g, 1e-10, &format!("{at}: f_hessian's gradient"));
+                assert_eq!(h.len(), x.len(), "{at}: Hessian rows");
+                for i in 0..x.len() {
+                    assert_eq!(h[i].len(), x.len(), "{at}: Hessian row {i}");
+                }
+                // Symmetric where it is the Jacobian of a true gradient.
+                if self.fd_hessian {
+                    for i in 0..x.len() {
+                        for j in 0..i {
+                            let what = format!("{at}: H symmetric at {i},{j}");
+                            assert_near(h[i][j], h[j][i], 1e-9, 1.0, &what);
+                        }
+                    }
+                    let columns = fd_columns(&|y: &[f64]| grad(y).1, &x);
+                    let scale = columns.iter().map(|c| norm(c)).fold(0.0, f64::max);
+                    for i in 0..x.len() {
+                        for j in 0..x.len() {
+                            assert_near(
+                                h[i][j],
+                                columns[j][i],
+                                1e-5,
+                                scale,
+                                &format!("{at}: H[{i}][{j}]"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A probe of a function of one scalar, from its generated items.
+fn one<'a>(
+    name: &'a str,
+    f: fn(f64) -> f64,
+    g: fn(f64) -> (f64, f64),
+    j: fn(f64, f64) -> (f64, f64),
+    gi: fn(f64, &mut f64) -> f64,
+) -> Probe<'a> {
+    Probe::new(name, move |x| f(x[0]))
+        .grad(move |x| {
+            let (v, d) = g(x[0]);
+            (v, vec![d])
+        })
+        .jvp(move |x, t| j(x[0], t[0]))
+        .grad_into(move |x| {
+            let mut d = GARBAGE;
+            let v = gi(x[0], &mut d);
+            (v, vec![d])
+        })
+}
+
+/// `order = 2` items of a function of one scalar: `f_hessian` and `f_derivatives`, which must agree.
+fn hess1(
+    h: fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+    d: fn(f64) -> [f64; 3],
+) -> impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) {
+    move |x| {
+        let (v, g, m) = h(x[0]);
+        let ds = d(x[0]);
+        assert_near(ds[0], v, 1e-12, 0.0, "f_derivatives[0]");
+        assert_near(ds[1], g, 1e-12, g.abs(), "f_derivatives[1]");
+        assert_near(ds[2], m[0][0], 1e-10, m[0][0].abs(), "f_derivatives[2]");
+        (v, vec![g], m)
+    }
+}
+
+type Two = (f64, f64);
+
+fn two<'a>(
+    name: &'a str,
+    f: fn(f64, f64) -> f64,
+    g: fn(f64, f64) -> (f64, Two),
+    j: fn(f64, f64, Two) -> (f64, f64),
+    gi: fn(f64, f64, (&mut f64, &mut f64)) -> f64,
+) -> Probe<'a> {
+    Probe::new(name, move |x| f(x[0], x[1]))
+        .grad(move |x| {
+            let (v, d) = g(x[0], x[1]);
+            (v, vec![d.0, d.1])
+        })
+        .jvp(move |x, t| j(x[0], x[1], (t[0], t[1])))
+        .grad_into(move |x| {
+            let (mut a, mut b) = (GARBAGE, GARBAGE);
+            let v = gi(x[0], x[1], (&mut a, &mut b));
+            (v, vec![a, b])
+        })
+}
+
+fn hess2(
+    h: fn(f64, f64) -> (f64, Two, Vec<Vec<f64>>),
+) -> impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) {
+    move |x| {
+        let (v, g, m) = h(x[0], x[1]);
+        (v, vec![g.0, g.1], m)
+    }
+}
+
+/// A probe of a function of one slice.
+fn slice<'a>(
+    name: &'a str,
+    f: fn(&[f64]) -> f64,
+    g: fn(&[f64]) -> (f64, Vec<f64>),
+    j: fn(&[f64], Vec<f64>) -> (f64, f64),
+    gi: fn(&[f64], &mut [f64]) -> f64,
+) -> Probe<'a> {
+    Probe::new(name, f)
+        .grad(g)
+        .jvp(move |x, t| j(x, t.to_vec()))
+        .grad_into(move |x| {
+            let mut d = vec![GARBAGE; x.len()];
+            let v = gi(x, &mut d);
+            (v, d)
+        })
+}
+
+/// A probe of `f(x: &[f64], y: &[f64])` seen as one flat vector `(x, y)` split at `n`.
+macro_rules! two_slices {
+    ($name:expr, $n:expr, $f:path, $g:path, $j:path, $gi:path) => {{
+        let n = $n;
+        Probe::new($name, move |x| $f(&x[..n], &x[n..]))
+            .grad(move |x| {
+                let (v, (a, b)) = $g(&x[..n], &x[n..]);
+                (v, [a, b].concat())
+            })
+            .jvp(move |x, t| $j(&x[..n], &x[n..], (t[..n].to_vec(), t[n..].to_vec())))
+            .grad_into(move |x| {
+                let mut a = vec![GARBAGE; n];
+                let mut b = vec![GARBAGE; x.len() - n];
+                let v = $gi(&x[..n], &x[n..], (&mut a, &mut b));
+                (v, [a, b].concat())
+            })
+    }};
+}
+
+/// Checks a function with a vector result through its flat view: `f_jacobian` (when given) against
+/// central differences, `f_vjp` against a random cotangent times that Jacobian, `f_jvp` against the
+/// Jacobian times a random tangent.
+#[track_caller]
+fn check_vector(
+    name: &str,
+    points: usize,
+    sample: impl Fn(&mut Lcg) -> Flat,
+    f: &dyn Fn(&[f64]) -> Flat,
+    vjp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
+    jvp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
+    jacobian: Option<&dyn Fn(&[f64]) -> Vec<Flat>>,
+) {
+    let mut rng = Lcg::new(seed_of(name));
+    for _ in 0..points {
+        let x = sample(&mut rng);
+        let at = format!("{name} at {x:?}");
+        let y = f(&x);
+        let columns = fd_columns(f, &x);
+        let scale = columns.iter().map(|c| norm(c)).fold(1.0, f64::max);
+        if let Some(jac) = jacobian {
+            let jm = jac(&x);
+            assert_eq!(jm.len(), y.len(), "{at}: Jacobian rows");
+            for i in 0..y.len() {
+                assert_eq!(jm[i].len(), x.len(), "{at}: Jacobian row {i}");
+                for j in 0..x.len() {
+                    assert_near(
+                        jm[i][j],
+                        columns[j][i],
+                        1e-6,
+                        scale,
+                        &format!("{at}: J[{i}][{j}]"),
+                    );
+                }
+            }
+        }
+        let c = rng.vec(y.len(), -1.0, 1.0);
+        let (vy, g) = vjp(&x, &c);
+        assert_vec_near(&vy, &y, 1e-12, &format!("{at}: f_vjp's value"));
+        assert_eq!(g.len(), x.len(), "{at}: f_vjp's length");
+        for j in 0..x.len() {
+            let expected: f64 = (0..y.len()).map(|i| c[i] * columns[j][i]).sum();
+            assert_near(
+                g[j],
+                expected,
+                1e-6,
+                scale * norm(&c),
+                &format!("{at}: f_vjp[{j}]"),
+            );
+        }
+        let t = rng.vec(x.len(), -1.0, 1.0);
+        let (jy, d) = jvp(&x, &t);
+        assert_vec_near(&jy, &y, 1e-12, &format!("{at}: f_jvp's value"));
+        assert_eq!(d.len(), y.len(), "{at}: f_jvp's length");
+        for i in 0..y.len() {
+            let expected: f64 = (0..x.len()).map(|j| columns[j][i] * t[j]).sum();
+            assert_near(
+                d[i],
+                expected,
+                1e-6,
+                scale * norm(&t),
+                &format!("{at}: f_jvp[{i}]"),
+            );
+        }
+        // The two modes against each other, to rounding: c . (J t) = (c J) . t.
+        assert_near(
+            dot(&c, &d),
+            dot(&g, &t),
+            1e-10,
+            norm(&c) * norm(&t) * scale,
+            &format!("{at}: c.Jt = cJ.t"),
+        );
+    }
+}
+
+/// `order = 3`: `f_derivatives` against central differences of its own lower entries.
+#[track_caller]
+fn check_third(name: &str, d: fn(f64) -> [f64; 4], points: usize, lo: f64, hi: f64) {
+    let mut rng = Lcg::new(seed_of(name));
+    for _ in 0..points {
+        let x = rng.uniform(lo, hi);
+        let ds = d(x);
+        for k in 1..4 {
+            let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
+            let scale = ds[k].abs().max(fd.abs());
+            assert_near(
+                ds[k],
+                fd,
+                1e-5,
+                scale,
+                &format!("{name} at {x}: derivative {k}"),
+            );
+        }
+    }
+}
+
+fn range(n: usize, lo: f64, hi: f64) -> impl Fn(&mut Lcg) -> Flat {
+    move |r| r.vec(n, lo, hi)
+}
+
+/// Draws from `[lo, hi]` away from the points `k * period + offset` (jumps and kinks).
+fn away_from(n: usize, lo: f64, hi: f64, period: f64, offset: f64) -> impl Fn(&mut Lcg) -> Flat {
+    move |r| {
+        (0..n)
+            .map(|_| loop {
+                let x = r.uniform(lo, hi);
+                let phase = ((x - offset) / period).rem_euclid(1.0);
+                if phase > 0.01 && phase < 0.99 {
+                    break x;
+                }
+            })
+            .collect()
+    }
+}
+
+/// A probe of one slice at `order = 2`, by its module and name: `slice` plus `f_hessian`.
+macro_rules! slice2 {
+    ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident, $h:ident) => {
+        slice(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi).hessian($m::$h)
+    };
+}
+
+/// A probe of one slice at first order, by its module and name.
+macro_rules! slice1 {
+    ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident) => {
+        slice(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi)
+    };
+}
+
+/// Distinct values, at least `gap` apart (away from the ties of comparisons and sorts).
+fn distinct(n: usize, lo: f64, hi: f64, gap: f64) -> impl Fn(&mut Lcg) -> Flat {
+    move |r| loop {
+        let x = r.vec(n, lo, hi);
+        let ok = (0..n).all(|i| (0..i).all(|j| (x[i] - x[j]).abs() > gap));
+        if ok {
+            break x;
+        }
+    }
+}
+
+/// A flat vector as the rows of a matrix with `c` columns.
+fn rows(x: &[f64], c: usize) -> Vec<Vec<f64>> {
+    x.chunks(c).map(|r| r.to_vec()).collect()
+}
+
+/// A flat vector as an `N x N` nested array.
+fn square<const N: usize>(x: &[f64]) -> [[f64; N]; N] {
+    let mut m = [[0.0; N]; N];
+    for i in 0..N {
+        for j in 0..N {
+            m[i][j] = x[i * N + j];
+        }
+    }
+    m
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ForwardDiff.jl's DiffTests: number to number, number to array, vector to number.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod difftests {
+    use autodiff::differentiable;
+
+    /// `num2num_1(x) = sin(x)^2 / cos(x)^2`.
+    #[differentiable(order = 3)]
+    pub fn num2num_1(x: f64) -> f64 {
+        x.sin().powi(2) / x.cos().powi(2)
+    }
+
+    /// `num2num_2(x) = 2*x + sqrt(x*x*x)`.
+    #[differentiable(order = 3)]
+    pub fn num2num_2(x: f64) -> f64 {
+        2.0 * x + (x * x * x).sqrt()
+    }
+
+    /// `num2num_3(x) = 10.31^(x + x) - x`.
+    #[differentiable(order = 3)]
+    pub fn num2num_3(x: f64) -> f64 {
+        10.31_f64.powf(x + x) - x
+    }
+
+    /// `num2num_4(x) = 1`.
+    #[differentiable(order = 2)]
+    pub fn num2num_4(_x: f64) -> f64 {
+        1.0
+    }
+
+    /// `num2num_5(x) = 1. / (1. + exp(-x))`.
+    #[differentiable(order = 3)]
+    pub fn num2num_5(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    /// `num2arr_1`: the scalar functions above in an array (a 2x2x2 reshape, flattened).
+    #[differentiable]
+    pub fn num2arr_1(x: f64) -> [f64; 8] {
+        let (a, b, c) = (num2num_1(x), num2num_2(x), num2num_3(x));
+        [a, b, c, a - b, b, c, num2num_2(x), num2num_3(x)]
+    }
+
+    /// `num2arr_1!(y, x)`: `fill!(y, 0)` then `y[i] = (sin(x) + y[i-1])^2`, each entry read back.
+    #[differentiable]
+    pub fn num2arr_1_inplace(y: &mut [f64], x: f64) {
+        for i in 0..y.len() {
+            y[i] = 0.0;
+        }
+        for i in 1..y.len() {
+            y[i] = (x.sin() + y[i - 1]).powi(2);
+        }
+    }
+
+    /// `vec2num_1(x) = (exp(x[1]) + log(x[3]) * x[4]) / x[5]`.
+    #[differentiable(order = 2)]
+    pub fn vec2num_1(x: &[f64]) -> f64 {
+        (x[0].exp() + x[2].ln() * x[3]) / x[4]
+    }
+
+    /// `vec2num_2(x) = x[1]*x[2] + sin(x[1])`.
+    #[differentiable(order = 2)]
+    pub fn vec2num_2(x: &[f64]) -> f64 {
+        x[0] * x[1] + x[0].sin()
+    }
+
+    /// `vec2num_3(x) = norm(x' .* x)`: the Frobenius norm of the outer product.
+    #[differentiable(order = 2)]
+    pub fn vec2num_3(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            for j in 0..x.len() {
+                let p = x[i] * x[j];
+                s += p * p;
+            }
+        }
+        s.sqrt()
+    }
+
+    /// `vec2num_4(x) = ((sum(x) + prod(x)); 1)`: a value computed and thrown away.
+    #[differentiable(order = 2)]
+    pub fn vec2num_4(x: &[f64]) -> f64 {
+        let _unused = x.iter().sum::<f64>() + x.iter().product::<f64>();
+        1.0
+    }
+
+    /// `vec2num_5(x) = sum((-x).^3)`.
+    #[differentiable(order = 2)]
+    pub fn vec2num_5(x: &[f64]) -> f64 {
+        x.iter().map(|v| (-v).powi(3)).sum()
+    }
+
+    /// `vec2num_6(x) = sum([ifelse(i > 0, i, 0) for i in x])`.
+    #[differentiable(order = 2)]
+    pub fn vec2num_6(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &v in x {
+            s += if v > 0.0 { v } else { 0.0 };
+        }
+        s
+    }
+
+    /// `vec2num_7(x) = sum(map(y -> x[1] * y, x))`: a closure capturing an element.
+    #[differentiable(order = 2)]
+    pub fn vec2num_7(x: &[f64]) -> f64 {
+        let first = x[0];
+        x.iter().map(|y| first * y).sum()
+    }
+
+    /// `rosenbrock_1`: the indexed loop.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock_1(x: &[f64]) -> f64 {
+        let a = 1.0;
+        let b = 100.0 * a;
+        let mut result = 0.0;
+        for i in 0..x.len() - 1 {
+            result += (a - x[i]).powi(2) + b * (x[i + 1] - x[i] * x[i]).powi(2);
+        }
+        result
+    }
+
+    /// `rosenbrock_2`: `a = x[1]` is active, mapped over two shifted sub-slices.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock_2(x: &[f64]) -> f64 {
+        let a = x[0];
+        let b = 100.0 * a;
+        let n = x.len();
+        (&x[1..])
+            .iter()
+            .zip(&x[..n - 1])
+            .map(|(i, j)| (a - j) * (a - j) + b * (i - j * j) * (i - j * j))
+            .sum()
+    }
+
+    /// `rosenbrock_3`: the classic constants, by `zip` of the two windows.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock_3(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (i, j) in x[1..].iter().zip(x.iter()) {
+            s += (1.0 - j).powi(2) + 100.0 * (i - j * j).powi(2);
+        }
+        s
+    }
+
+    /// `rosenbrock_4`: temporaries `t1`, `t2` as local `Vec`s, then `abs.(t2).^2`.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock_4(x: &[f64]) -> f64 {
+        let n = x.len() - 1;
+        let mut t1 = vec![0.0; n];
+        let mut t2 = vec![0.0; n];
+        for i in 0..n {
+            t1[i] = (1.0 + x[i]).powi(2);
+            t2[i] = x[i + 1] + x[i] * x[i];
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += t1[i] + 100.0 * t2[i].abs().powi(2);
+        }
+        s
+    }
+
+    /// `ackley`: sums carried through a `for v in x` loop.
+    #[differentiable(order = 2)]
+    pub fn ackley(x: &[f64]) -> f64 {
+        let (a, b, c) = (20.0, -0.2, 2.0 * std::f64::consts::PI);
+        let len_recip = 1.0 / x.len() as f64;
+        let mut sum_sqrs = 0.0;
+        let mut sum_cos = sum_sqrs;
+        for &i in x {
+            sum_cos += (c * i).cos();
+            sum_sqrs += i * i;
+        }
+        -a * (b * (len_recip * sum_sqrs).sqrt()).exp() - (len_recip * sum_cos).exp()
+            + a
+            + 1.0_f64.exp()
+    }
+
+    /// `self_weighted_logit(x) = inv(1 + exp(-dot(x, x)))`.
+    #[differentiable(order = 2)]
+    pub fn self_weighted_logit(x: &[f64]) -> f64 {
+        let d: f64 = x.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+        (1.0 + (-d).exp()).recip()
+    }
+
+    /// `first`.
+    #[differentiable(order = 2)]
+    pub fn first(x: &[f64]) -> f64 {
+        x[0]
+    }
+
+    /// `det` of a 3x3 matrix by cofactors.
+    #[differentiable(order = 2)]
+    pub fn det3(m: [[f64; 3]; 3]) -> f64 {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    }
+
+    /// `mat2num_1(x) = det(first(x) * inv(x * x) + x)` for a 2x2 matrix: a local product, its inverse
+    /// by the adjugate, then the determinant.
+    #[differentiable(order = 2)]
+    pub fn mat2num_1(x: [[f64; 2]; 2]) -> f64 {
+        let mut p = [[0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                for k in 0..2 {
+                    p[i][j] += x[i][k] * x[k][j];
+                }
+            }
+        }
+        let d = p[0][0] * p[1][1] - p[0][1] * p[1][0];
+        let inv = [[p[1][1] / d, -p[0][1] / d], [-p[1][0] / d, p[0][0] / d]];
+        let f = x[0][0];
+        let mut m = [[0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                m[i][j] = f * inv[i][j] + x[i][j];
+            }
+        }
+        m[0][0] * m[1][1] - m[0][1] * m[1][0]
+    }
+
+    /// `mat2num_2`: `a` a column and `b` a row of the same entries, `tr(log.((1 .+ a*b) .+ a .- b))`
+    /// (column-major as Julia flattens).
+    #[differentiable(order = 2)]
+    pub fn mat2num_2(x: &[Vec<f64>]) -> f64 {
+        let n = x.len();
+        let mut a = vec![0.0; n * n];
+        for j in 0..n {
+            for i in 0..n {
+                a[j * n + i] = x[i][j];
+            }
+        }
+        let mut t = 0.0;
+        for k in 0..n * n {
+            t += ((1.0 + a[k] * a[k]) + a[k] - a[k]).ln();
+        }
+        t
+    }
+
+    /// `mat2num_3`: `sum(map(n -> sqrt(abs(n) + n^2) * 0.5, A))`.
+    #[differentiable(order = 2)]
+    pub fn mat2num_3(x: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for row in x.iter() {
+            for &v in row.iter() {
+                s += (v.abs() + v * v).sqrt() * 0.5;
+            }
+        }
+        s
+    }
+
+    /// `mat2num_4(x) = mean(sum(sin.(x) * x, dims=2))`.
+    #[differentiable(order = 2)]
+    pub fn mat2num_4(x: &[Vec<f64>]) -> f64 {
+        let n = x.len();
+        let mut total = 0.0;
+        for i in 0..n {
+            let mut row = 0.0;
+            for j in 0..n {
+                for k in 0..n {
+                    row += x[i][k].sin() * x[k][j];
+                }
+            }
+            total += row;
+        }
+        total / n as f64
+    }
+
+    /// DiffTests' `softmax(x) = sum(exp.(x) ./ sum(exp.(x), dims=2))` (each row sums to one, so the
+    /// value is the number of rows and the gradient zero), written with the maximum subtracted.
+    #[differentiable(order = 2)]
+    pub fn softmax_rows(x: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for row in x {
+            let m = row.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+            let z: f64 = row.iter().map(|v| (v - m).exp()).sum();
+            for &v in row.iter() {
+                s += (v - m).exp() / z;
+            }
+        }
+        s
+    }
+
+    /// A row softmax that is not constant: weighted by column, so the gradient is not zero.
+    #[differentiable(order = 2)]
+    pub fn softmax_rows_weighted(x: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for row in x {
+            let m = row.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+            let z: f64 = row.iter().map(|v| (v - m).exp()).sum();
+            for (j, &v) in row.iter().enumerate() {
+                s += (j as f64 + 1.0) * (v - m).exp() / z;
+            }
+        }
+        s
+    }
+
+    /// `relu(x) = log.(1 .+ exp.(x))` (a softplus), called per element.
+    #[differentiable]
+    pub fn softplus(x: f64) -> f64 {
+        (1.0 + x.exp()).ln()
+    }
+
+    /// `neural_step(x1, w1, w2) = sigmoid(dot(w2[1:n], relu(w1 * x1[1:n])))` with `w1` a matrix.
+    #[differentiable(order = 2)]
+    pub fn neural_step(x1: &[f64], w1: &[Vec<f64>], w2: &[f64]) -> f64 {
+        let n = w1[0].len();
+        let mut d = 0.0;
+        for i in 0..w1.len() {
+            let mut z = 0.0;
+            for j in 0..n {
+                z += w1[i][j] * x1[j];
+            }
+            d += w2[i] * softplus(z);
+        }
+        1.0 / (1.0 + (-d).exp())
+    }
+
+    /// `chebyquad!(y, x)`: `y[i] +=` reads the incoming `y`, then scaled and shifted on even rows.
+    #[differentiable]
+    pub fn chebyquad_inplace(y: &mut [f64], x: &[f64]) {
+        let tk = 1.0 / x.len() as f64;
+        for j in 0..x.len() {
+            let mut temp1 = 1.0;
+            let mut temp2 = 2.0 * x[j] - 1.0;
+            let temp = 2.0 * temp2;
+            for i in 0..y.len() {
+                y[i] += temp2;
+                let ti = temp * temp2 - temp1;
+                temp1 = temp2;
+                temp2 = ti;
+            }
+        }
+        let mut iev = -1.0;
+        for k in 0..y.len() {
+            y[k] *= tk;
+            if iev > 0.0 {
+                let kk = (k + 1) as f64;
+                y[k] += 1.0 / (kk * kk - 1.0);
+            }
+            iev = -iev;
+        }
+    }
+
+    /// `chebyquad(x)`: the in-place one into a zero `Vec`, returned.
+    #[differentiable]
+    pub fn chebyquad(x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; x.len()];
+        chebyquad_inplace(&mut y, x);
+        y
+    }
+
+    /// `brown_almost_linear!(y, x)`: a double loop of `+=`, the last entry a product.
+    #[differentiable]
+    pub fn brown_almost_linear_inplace(y: &mut [f64], x: &[f64]) {
+        let c = x.iter().sum::<f64>() - (x.len() + 1) as f64;
+        for i in 0..x.len() - 1 {
+            for j in 0..y.len() - 1 {
+                y[j] += x[i] + c;
+            }
+        }
+        let n = y.len();
+        y[n - 1] = x.iter().product::<f64>() - 1.0;
+    }
+
+    /// `brown_almost_linear(x)`.
+    #[differentiable]
+    pub fn brown_almost_linear(x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; x.len()];
+        brown_almost_linear_inplace(&mut y, x);
+        y
+    }
+
+    /// `trigonometric!(y, x)`: `y` overwritten in full for each `x[i]`, summed, then updated from itself.
+    #[differentiable]
+    pub fn trigonometric_inplace(y: &mut [f64], x: &[f64]) {
+        for &i in x {
+            for j in 0..y.len() {
+                y[j] = i.cos();
+            }
+        }
+        let c: f64 = y.iter().sum();
+        let n = x.len() as f64;
+        for &i in x {
+            for j in 0..y.len() {
+                y[j] = i.sin() * y[j] + n - c;
+            }
+        }
+    }
+
+    /// `trigonometric(x)`: into a `Vec` of ones.
+    #[differentiable]
+    pub fn trigonometric(x: &[f64]) -> Vec<f64> {
+        let mut y = vec![1.0; x.len()];
+        trigonometric_inplace(&mut y, x);
+        y
+    }
+
+    /// `mutation_test_1!(y, x)`: `y[1]` written then read, `y[2]` read before written, `y[3] = sum(y)`.
+    #[differentiable]
+    pub fn mutation_test_1_inplace(y: &mut [f64], x: &[f64]) {
+        y[0] = x[0];
+        y[0] = y[0] * x[1];
+        y[1] = y[1] * x[2];
+        y[2] = y.iter().sum();
+    }
+
+    /// `mutation_test_2!(y, x)`: only compound assignments, every incoming entry read.
+    #[differentiable]
+    pub fn mutation_test_2_inplace(y: &mut [f64], x: &[f64]) {
+        y[0] *= x[0];
+        y[1] *= x[0];
+        y[0] *= x[1];
+        y[1] *= x[1];
+    }
+
+    /// `mutation_test_1(x)`: into zeros.
+    #[differentiable]
+    pub fn mutation_test_1(x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; x.len()];
+        mutation_test_1_inplace(&mut y, x);
+        y
+    }
+
+    /// `mutation_test_2(x)`: into ones.
+    #[differentiable]
+    pub fn mutation_test_2(x: &[f64]) -> Vec<f64> {
+        let mut y = vec![1.0; x.len()];
+        mutation_test_2_inplace(&mut y, x);
+        y
+    }
+
+    /// `arr2arr_2(x) = x[1, :] .+ x[1, :] .+ first(x)` of a matrix.
+    #[differentiable]
+    pub fn arr2arr_2(x: &[Vec<f64>]) -> Vec<f64> {
+        let mut out = vec![0.0; x[0].len()];
+        for j in 0..x[0].len() {
+            out[j] = x[0][j] + x[0][j] + x[0][0];
+        }
+        out
+    }
+
+    /// `BINARY_BROADCAST_OPS` on two matrices, each result summed with weights, chosen by `op`.
+    #[differentiable(order = 2, wrt(a, b))]
+    pub fn broadcast_op(a: &[Vec<f64>], b: &[Vec<f64>], op: usize) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            for j in 0..a[i].len() {
+                let (p, q) = (a[i][j], b[i][j]);
+                let r = match op {
+                    0 => p + q,
+                    1 => p - q,
+                    2 => p * q,
+                    3 => p / q,
+                    4 => q / p,
+                    _ => p.powf(q),
+                };
+                s += (1.0 + (i + 2 * j) as f64 * 0.25) * r;
+            }
+        }
+        s
+    }
+
+    /// `BINARY_MATRIX_TO_MATRIX_FUNCS`' products: `a*b`, `a*b'`, `a'*b`, `a'*b'` by `op`, the entries
+    /// summed with weights.
+    #[differentiable(order = 2, wrt(a, b))]
+    pub fn matmul_op(a: [[f64; 3]; 3], b: [[f64; 3]; 3], op: usize) -> f64 {
+        let mut c = [[0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                for k in 0..3 {
+                    c[i][j] += match op {
+                        0 => a[i][k] * b[k][j],
+                        1 => a[i][k] * b[j][k],
+                        2 => a[k][i] * b[k][j],
+                        _ => a[k][i] * b[j][k],
+                    };
+                }
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                s += (i as f64 - j as f64 + 0.5) * c[i][j];
+            }
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Zygote.jl test/gradcheck.jl: reductions, linear algebra, array shuffles, loops and layers.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod zygote {
+    use autodiff::differentiable;
+
+    /// `sum(abs2, x)`.
+    #[differentiable(order = 2)]
+    pub fn sum_abs2(x: &[f64]) -> f64 {
+        x.iter().map(|v| v * v).sum()
+    }
+
+    /// `prod(x)` by a loop.
+    #[differentiable(order = 2)]
+    pub fn prod(x: &[f64]) -> f64 {
+        let mut p = 1.0;
+        for i in 0..x.len() {
+            p *= x[i];
+        }
+        p
+    }
+
+    /// `cumsum(x)`.
+    #[differentiable]
+    pub fn cumsum(x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            acc += x[i];
+            out[i] = acc;
+        }
+        out
+    }
+
+    /// `cumprod(x)`: each entry read back from the previous one.
+    #[differentiable]
+    pub fn cumprod(x: &[f64]) -> Vec<f64> {
+        let mut out = x.to_vec();
+        for i in 1..x.len() {
+            out[i] = out[i - 1] * x[i];
+        }
+        out
+    }
+
+    /// `sum(cumsum(x) .^ 2)`: the prefix sums computed in place in a copy, overwritten then read.
+    #[differentiable(order = 2)]
+    pub fn cumsum_sq(x: &[f64]) -> f64 {
+        let mut c = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            c[i] = x[i];
+        }
+        for i in 1..c.len() {
+            c[i] += c[i - 1];
+        }
+        let mut s = 0.0;
+        for i in 0..c.len() {
+            s += c[i] * c[i];
+        }
+        s
+    }
+
+    /// `logsumexp(x)`, the maximum subtracted.
+    #[differentiable(order = 2)]
+    pub fn logsumexp(x: &[f64]) -> f64 {
+        let mut m = x[0];
+        for &v in &x[1..] {
+            if v > m {
+                m = v;
+            }
+        }
+        let mut s = 0.0;
+        for &v in x {
+            s += (v - m).exp();
+        }
+        m + s.ln()
+    }
+
+    /// `softmax(x)`.
+    #[differentiable]
+    pub fn softmax(x: &[f64]) -> Vec<f64> {
+        let m = x.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let mut e = vec![0.0; x.len()];
+        let mut z = 0.0;
+        for i in 0..x.len() {
+            e[i] = (x[i] - m).exp();
+            z += e[i];
+        }
+        for i in 0..x.len() {
+            e[i] /= z;
+        }
+        e
+    }
+
+    /// `logsoftmax(x)`, through `logsumexp`.
+    #[differentiable]
+    pub fn logsoftmax(x: &[f64]) -> Vec<f64> {
+        let l = logsumexp(x);
+        let mut out = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            out[i] = x[i] - l;
+        }
+        out
+    }
+
+    /// `sum(w .* kron(a, b))` of two 2x2 matrices.
+    #[differentiable(order = 2)]
+    pub fn kron(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..2 {
+            for j in 0..2 {
+                for k in 0..2 {
+                    for l in 0..2 {
+                        let w = 1.0 + (2 * i + k) as f64 - 0.5 * (2 * j + l) as f64;
+                        s += w * a[i][j] * b[k][l];
+                    }
+                }
+            }
+        }
+        s
+    }
+
+    /// `dot(x, y)`.
+    #[differentiable(order = 2)]
+    pub fn dot(x: &[f64], y: &[f64]) -> f64 {
+        x.iter().zip(y.iter()).map(|(a, b)| a * b).sum()
+    }
+
+    /// `norm(x)`.
+    #[differentiable(order = 2)]
+    pub fn norm2(x: &[f64]) -> f64 {
+        x.iter().map(|v| v * v).sum::<f64>().sqrt()
+    }
+
+    /// `norm(x, 1)`.
+    #[differentiable(order = 2)]
+    pub fn norm1(x: &[f64]) -> f64 {
+        x.iter().map(|v| v.abs()).sum()
+    }
+
+    /// `norm(x, 3)`.
+    #[differentiable(order = 2)]
+    pub fn norm3(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &v in x {
+            s += v.abs().powf(3.0);
+        }
+        s.powf(1.0 / 3.0)
+    }
+
+    /// `norm(x, Inf)`: a fold of `max` over absolute values.
+    #[differentiable(order = 2)]
+    pub fn norm_inf(x: &[f64]) -> f64 {
+        x.iter().fold(0.0, |m: f64, v| m.max(v.abs()))
+    }
+
+    /// `maximum(x)` squared, by the index of the maximum.
+    #[differentiable(order = 2)]
+    pub fn maximum_sq(x: &[f64]) -> f64 {
+        let mut k = 0;
+        for i in 1..x.len() {
+            if x[i] > x[k] {
+                k = i;
+            }
+        }
+        x[k] * x[k]
+    }
+
+    /// `minimum(x)` through `f64::min`, times the sum.
+    #[differentiable(order = 2)]
+    pub fn minimum_times_sum(x: &[f64]) -> f64 {
+        let mut m = f64::INFINITY;
+        let mut s = 0.0;
+        for &v in x {
+            m = m.min(v);
+            s += v;
+        }
+        m * s
+    }
+
+    /// `mean(x)`.
+    #[differentiable(order = 2)]
+    pub fn mean(x: &[f64]) -> f64 {
+        x.iter().sum::<f64>() / x.len() as f64
+    }
+
+    /// `var(x)` (corrected).
+    #[differentiable(order = 2)]
+    pub fn var(x: &[f64]) -> f64 {
+        let m = mean(x);
+        let mut s = 0.0;
+        for &v in x {
+            s += (v - m) * (v - m);
+        }
+        s / (x.len() - 1) as f64
+    }
+
+    /// `std(x)` through `var`.
+    #[differentiable(order = 2)]
+    pub fn std(x: &[f64]) -> f64 {
+        var(x).sqrt()
+    }
+
+    /// `tr(A * A)` of a matrix.
+    #[differentiable(order = 2)]
+    pub fn tr_square(a: &[Vec<f64>]) -> f64 {
+        let mut t = 0.0;
+        for i in 0..a.len() {
+            for k in 0..a.len() {
+                t += a[i][k] * a[k][i];
+            }
+        }
+        t
+    }
+
+    /// `logdet(A)` of a symmetric positive definite `A`, through a Cholesky factor made in a local
+    /// matrix (only the lower triangle of `A` is read).
+    #[differentiable(order = 2)]
+    pub fn logdet_chol(a: &[Vec<f64>]) -> f64 {
+        let n = a.len();
+        let mut l = vec![vec![0.0; n]; n];
+        for j in 0..n {
+            let mut d = a[j][j];
+            for k in 0..j {
+                d -= l[j][k] * l[j][k];
+            }
+            l[j][j] = d.sqrt();
+            for i in j + 1..n {
+                let mut s = a[i][j];
+                for k in 0..j {
+                    s -= l[i][k] * l[j][k];
+                }
+                l[i][j] = s / l[j][j];
+            }
+        }
+        let mut ld = 0.0;
+        for i in 0..n {
+            ld += 2.0 * l[i][i].ln();
+        }
+        ld
+    }
+
+    /// `inv(A)` of a 2x2 matrix, flattened.
+    #[differentiable]
+    pub fn inv2(a: [[f64; 2]; 2]) -> [f64; 4] {
+        let d = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+        [a[1][1] / d, -a[0][1] / d, -a[1][0] / d, a[0][0] / d]
+    }
+
+    /// `A \ b` by Gaussian elimination with partial pivoting on local copies: rows swapped entry by
+    /// entry, every entry overwritten and read again, then back substitution (`(0..n).rev()`).
+    #[differentiable]
+    pub fn solve(a: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+        let n = b.len();
+        let mut m = vec![vec![0.0; n]; n];
+        let mut r = vec![0.0; n];
+        for i in 0..n {
+            for j in 0..n {
+                m[i][j] = a[i][j];
+            }
+            r[i] = b[i];
+        }
+        for k in 0..n {
+            let mut p = k;
+            for i in k + 1..n {
+                if m[i][k].abs() > m[p][k].abs() {
+                    p = i;
+                }
+            }
+            if p != k {
+                for j in 0..n {
+                    let t = m[k][j];
+                    m[k][j] = m[p][j];
+                    m[p][j] = t;
+                }
+                let t = r[k];
+                r[k] = r[p];
+                r[p] = t;
+            }
+            for i in k + 1..n {
+                let f = m[i][k] / m[k][k];
+                for j in k..n {
+                    m[i][j] -= f * m[k][j];
+                }
+                r[i] -= f * r[k];
+            }
+        }
+        let mut x = vec![0.0; n];
+        for i in (0..n).rev() {
+            let mut s = r[i];
+            for j in i + 1..n {
+                s -= m[i][j] * x[j];
+            }
+            x[i] = s / m[i][i];
+        }
+        x
+    }
+
+    /// `sum(abs2, A \ b)`: a call returning a `Vec`, read by the caller.
+    #[differentiable(order = 2)]
+    pub fn solve_sq(a: &[Vec<f64>], b: &[f64]) -> f64 {
+        let x = solve(a, b);
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * x[i];
+        }
+        s
+    }
+
+    /// `circshift(x, k)`.
+    #[differentiable]
+    pub fn circshift(x: &[f64], k: usize) -> Vec<f64> {
+        let n = x.len();
+        let mut out = vec![0.0; n];
+        for i in 0..n {
+            out[(i + k) % n] = x[i];
+        }
+        out
+    }
+
+    /// `sum(w .* reverse(x) .^ 2)`, reversed by `.rev()`.
+    #[differentiable(order = 2)]
+    pub fn reverse_weighted(x: &[f64]) -> f64 {
+        let mut r = vec![0.0; x.len()];
+        let mut j = 0;
+        for i in (0..x.len()).rev() {
+            r[j] = x[i];
+            j += 1;
+        }
+        let mut s = 0.0;
+        for i in 0..r.len() {
+            s += (i as f64 + 1.0) * r[i] * r[i];
+        }
+        s
+    }
+
+    /// `sum(w .* sort(x))` by a bubble sort with swaps on a local copy (a `while` over passes).
+    #[differentiable(order = 2)]
+    pub fn sort_weighted(x: &[f64]) -> f64 {
+        let mut s = x.to_vec();
+        let n = s.len();
+        let mut swapped = true;
+        while swapped {
+            swapped = false;
+            for i in 1..n {
+                if s[i - 1] > s[i] {
+                    let t = s[i - 1];
+                    s[i - 1] = s[i];
+                    s[i] = t;
+                    swapped = true;
+                }
+            }
+        }
+        let mut out = 0.0;
+        for i in 0..n {
+            out += (i as f64 + 1.0) * s[i] * s[i].sin();
+        }
+        out
+    }
+
+    /// `foldl((a, b) -> a * b + b, x; init = 1)`.
+    #[differentiable(order = 2)]
+    pub fn foldl(x: &[f64]) -> f64 {
+        x.iter().fold(1.0, |a, &b| a * b + b)
+    }
+
+    /// `sum(accumulate(max, x) .* w)`: the running maximum.
+    #[differentiable(order = 2)]
+    pub fn accumulate_max(x: &[f64]) -> f64 {
+        let mut m = x[0];
+        let mut s = m;
+        for i in 1..x.len() {
+            m = m.max(x[i]);
+            s += (i as f64 + 1.0) * m;
+        }
+        s
+    }
+
+    /// Zygote's `pow` with a `while` loop: `r = 1; while n > 0; n -= 1; r *= x; end`.
+    #[differentiable(order = 3)]
+    pub fn pow_while(x: f64, n: usize) -> f64 {
+        let mut r = 1.0;
+        let mut n = n;
+        while n > 0 {
+            n -= 1;
+            r *= x;
+        }
+        r
+    }
+
+    /// Zygote's recursive `pow`: `n == 0 ? 1 : x * pow(x, n - 1)`.
+    #[differentiable(order = 2)]
+    pub fn pow_rec(x: f64, n: usize) -> f64 {
+        if n == 0 {
+            return 1.0;
+        }
+        x * pow_rec(x, n - 1)
+    }
+
+    /// `σ.(W*x .+ b)`, a `Dense` layer.
+    #[differentiable]
+    pub fn dense(w: &[Vec<f64>], x: &[f64], b: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; w.len()];
+        for i in 0..w.len() {
+            let mut z = b[i];
+            for j in 0..x.len() {
+                z += w[i][j] * x[j];
+            }
+            out[i] = 1.0 / (1.0 + (-z).exp());
+        }
+        out
+    }
+
+    /// `sum(Dense(W, b)(x) .^ 2)`: the layer called, its `Vec` read.
+    #[differentiable(order = 2)]
+    pub fn dense_loss(w: &[Vec<f64>], x: &[f64], b: &[f64]) -> f64 {
+        let y = dense(w, x, b);
+        y.iter().map(|v| v * v).sum()
+    }
+
+    /// A valid 1-D convolution (correlation, as `conv` computes).
+    #[differentiable]
+    pub fn conv1d(x: &[f64], w: &[f64]) -> Vec<f64> {
+        let n = x.len() - w.len() + 1;
+        let mut out = vec![0.0; n];
+        for i in 0..n {
+            for k in 0..w.len() {
+                out[i] += x[i + k] * w[k];
+            }
+        }
+        out
+    }
+
+    /// `maxpool` with window 2 and stride 2: a branch inside the loop picks the larger.
+    #[differentiable]
+    pub fn maxpool(x: &[f64]) -> Vec<f64> {
+        let n = x.len() / 2;
+        let mut out = vec![0.0; n];
+        for i in 0..n {
+            let (a, b) = (x[2 * i], x[2 * i + 1]);
+            out[i] = if a > b { a } else { b };
+        }
+        out
+    }
+
+    /// `meanpool` with window 3 and stride 1 over a sub-slice each step.
+    #[differentiable]
+    pub fn meanpool(x: &[f64]) -> Vec<f64> {
+        let n = x.len() - 2;
+        let mut out = vec![0.0; n];
+        for i in 0..n {
+            let w = &x[i..i + 3];
+            out[i] = w.iter().sum::<f64>() / 3.0;
+        }
+        out
+    }
+
+    /// `sum(clamp.(x, lo, hi) .^ 2)` with active bounds.
+    #[differentiable(order = 2)]
+    pub fn clamp_sq(x: &[f64], lo: f64, hi: f64) -> f64 {
+        let mut s = 0.0;
+        for &v in x {
+            let c = v.clamp(lo, hi);
+            s += c * c;
+        }
+        s
+    }
+
+    /// `hypot(x, y, z)`.
+    #[differentiable(order = 3)]
+    pub fn hypot3(x: f64, y: f64, z: f64) -> f64 {
+        x.hypot(y).hypot(z)
+    }
+
+    /// `getindex`: a few entries read, some twice, others never.
+    #[differentiable(order = 2)]
+    pub fn getindex(x: &[f64]) -> f64 {
+        x[0] * x[0] + x[2] * x[1] + x[2]
+    }
+
+    /// `vcat(x, reverse(y), x)` built in a local `Vec`, then weighted.
+    #[differentiable(order = 2)]
+    pub fn vcat_weighted(x: &[f64], y: &[f64]) -> f64 {
+        let (n, m) = (x.len(), y.len());
+        let mut c = vec![0.0; 2 * n + m];
+        for i in 0..n {
+            c[i] = x[i];
+            c[n + m + i] = x[i];
+        }
+        for j in 0..m {
+            c[n + j] = y[m - 1 - j];
+        }
+        let mut s = 0.0;
+        for i in 0..c.len() {
+            s += (0.3 * i as f64).cos() * c[i] * c[i] * c[i];
+        }
+        s
+    }
+
+    /// `sum(sin.(fill(x, n) .* (1:n)))`: an active scalar filled into a `Vec`.
+    #[differentiable(order = 3)]
+    pub fn fill_sin(x: f64, n: usize) -> f64 {
+        let f = vec![x; n];
+        let mut s = 0.0;
+        for i in 0..n {
+            s += (f[i] * (i + 1) as f64).sin();
+        }
+        s
+    }
+
+    /// `xlogy(x, y)` summed: zero where `x == 0`, by a branch.
+    #[differentiable(order = 2)]
+    pub fn xlogy(x: &[f64], y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            if x[i] == 0.0 {
+                continue;
+            }
+            s += x[i] * y[i].ln();
+        }
+        s
+    }
+
+    /// `mul!(out, A, x)`: a matrix-vector product into an output parameter.
+    #[differentiable]
+    pub fn mul_into(out: &mut [f64], a: &[Vec<f64>], x: &[f64]) {
+        for i in 0..a.len() {
+            out[i] = 0.0;
+            for j in 0..x.len() {
+                out[i] += a[i][j] * x[j];
+            }
+        }
+    }
+
+    /// `prod(diag(A)) + sum(x * y')`: the diagonal and an outer product of a matrix and two vectors.
+    #[differentiable(order = 2)]
+    pub fn diag_outer(a: &[Vec<f64>], x: &[f64], y: &[f64]) -> f64 {
+        let mut p = 1.0;
+        for i in 0..a.len() {
+            p *= a[i][i];
+        }
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            for j in 0..y.len() {
+                s += a[i][j] * x[i] * y[j];
+            }
+        }
+        p + s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ChainRules.jl's scalar rules (test/rulesets/Base/fastmath_able.jl, base.jl).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod rules {
+    use autodiff::differentiable;
+
+    /// `sec(x) + csc(x) + cot(x)`.
+    #[differentiable(order = 3)]
+    pub fn sec_csc_cot(x: f64) -> f64 {
+        1.0 / x.cos() + 1.0 / x.sin() + 1.0 / x.tan()
+    }
+
+    /// `asec(x) + acsc(x) + acot(x)` for `|x| > 1`.
+    #[differentiable(order = 3)]
+    pub fn asec_acsc_acot(x: f64) -> f64 {
+        (1.0 / x).acos() + (1.0 / x).asin() + (1.0 / x).atan()
+    }
+
+    /// `sech(x) + csch(x) + coth(x)`.
+    #[differentiable(order = 3)]
+    pub fn sech_csch_coth(x: f64) -> f64 {
+        x.cosh().recip() + x.sinh().recip() + x.tanh().recip()
+    }
+
+    /// `acoth(x) + acsch(x)` for `x > 1`.
+    #[differentiable(order = 3)]
+    pub fn acoth_acsch(x: f64) -> f64 {
+        (1.0 / x).atanh() + (1.0 / x).asinh()
+    }
+
+    /// `asech(x)` for `0 < x < 1`.
+    #[differentiable(order = 3)]
+    pub fn asech(x: f64) -> f64 {
+        (1.0 / x).acosh()
+    }
+
+    /// `sinpi(x) + cospi(x)`.
+    #[differentiable(order = 3)]
+    pub fn sinpi_cospi(x: f64) -> f64 {
+        let px = std::f64::consts::PI * x;
+        px.sin() + px.cos()
+    }
+
+    /// Julia's `sinc(x)`, 1 at 0 by a branch.
+    #[differentiable(order = 3)]
+    pub fn sinc(x: f64) -> f64 {
+        if x == 0.0 {
+            return 1.0;
+        }
+        let px = std::f64::consts::PI * x;
+        px.sin() / px
+    }
+
+    /// `exp10(x) + log10(x)`.
+    #[differentiable(order = 3)]
+    pub fn exp10_log10(x: f64) -> f64 {
+        10.0_f64.powf(x) + x.log10()
+    }
+
+    /// `log(b, x)` with both active: by `ln` and by `log`.
+    #[differentiable(order = 2)]
+    pub fn log_base(b: f64, x: f64) -> f64 {
+        x.ln() / b.ln() + x.log(b)
+    }
+
+    /// `evalpoly(x, p)` by Horner, the coefficients active.
+    #[differentiable(order = 2)]
+    pub fn evalpoly(x: f64, p: &[f64]) -> f64 {
+        let mut r = p[p.len() - 1];
+        for i in (0..p.len() - 1).rev() {
+            r = r * x + p[i];
+        }
+        r
+    }
+
+    /// Julia's `mod(x, y)` (floored) and `rem(x, y)` (truncated).
+    #[differentiable(order = 2)]
+    pub fn mod_rem(x: f64, y: f64) -> f64 {
+        (x - (x / y).floor() * y) + 2.0 * (x % y)
+    }
+
+    /// `muladd(x, y, z) + fma(x, y, z) * z`.
+    #[differentiable(order = 2)]
+    pub fn muladd_fma(x: f64, y: f64, z: f64) -> f64 {
+        (x * y + z) + x.mul_add(y, z) * z
+    }
+
+    /// `deg2rad(x) * rad2deg(x)`.
+    #[differentiable(order = 3)]
+    pub fn deg_rad(x: f64) -> f64 {
+        x.to_radians() * x.to_degrees()
+    }
+
+    /// `abs2(x) + cbrt(x)` for `x != 0`.
+    #[differentiable(order = 3)]
+    pub fn abs2_cbrt(x: f64) -> f64 {
+        x * x + x.cbrt()
+    }
+
+    /// `sincos(x)` as a tuple.
+    #[differentiable]
+    pub fn sincos(x: f64) -> (f64, f64) {
+        (x.sin(), x.cos())
+    }
+
+    /// `sum(sincos(x) .* (2, 3))`: a tuple from a call, unpacked.
+    #[differentiable(order = 3)]
+    pub fn sincos_weighted(x: f64) -> f64 {
+        let (s, c) = sincos(x);
+        2.0 * s + 3.0 * c
+    }
+
+    /// `max(x, y) * min(x, y) + max(x, 2y)`.
+    #[differentiable(order = 2)]
+    pub fn max_min(x: f64, y: f64) -> f64 {
+        x.max(y) * x.min(y) + x.max(2.0 * y)
+    }
+
+    /// `sign(x) * x^3 + abs(x)`.
+    #[differentiable(order = 2)]
+    pub fn sign_abs(x: f64) -> f64 {
+        x.signum() * x * x * x + x.abs()
+    }
+
+    /// `floor`, `ceil`, `round`, `trunc`: zero derivatives, beside `x`.
+    #[differentiable(order = 2)]
+    pub fn rounding(x: f64) -> f64 {
+        x.floor() + x.ceil() * 2.0 + x.round() * 3.0 + x.trunc() + x * x
+    }
+
+    /// `x^-3 + x^0 + x^2.5` for `x > 0`.
+    #[differentiable(order = 3)]
+    pub fn powers(x: f64) -> f64 {
+        x.powi(-3) + x.powi(0) + x.powf(2.5)
+    }
+
+    /// `tanh(x) + asinh(x) + acosh(1 + x^2) + atanh(x / 2)`.
+    #[differentiable(order = 3)]
+    pub fn hyperbolic(x: f64) -> f64 {
+        x.tanh() + x.asinh() + (1.0 + x * x + 0.5).acosh() + (x / 2.0).atanh()
+    }
+
+    /// `exp2(x) + log2(x) + expm1(x) + log1p(x)` for `x > 0`.
+    #[differentiable(order = 3)]
+    pub fn exp_log_family(x: f64) -> f64 {
+        x.exp2() + x.log2() + x.exp_m1() + x.ln_1p()
+    }
+
+    /// `atan(y, x)` and `atan(y / x)` side by side.
+    #[differentiable(order = 2)]
+    pub fn atan_two(y: f64, x: f64) -> f64 {
+        y.atan2(x) + (y / x).atan()
+    }
+
+    /// `x^y` with both active, and `inv(x)`.
+    #[differentiable(order = 2)]
+    pub fn pow_inv(x: f64, y: f64) -> f64 {
+        x.powf(y) + x.recip() * y
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// PyTorch gradcheck-style losses, activations and layers.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod torch {
+    use autodiff::differentiable;
+
+    /// `HuberLoss(delta)`: a branch inside the loop.
+    #[differentiable(order = 2, wrt(pred))]
+    pub fn huber(pred: &[f64], target: &[f64], delta: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..pred.len() {
+            let d = (pred[i] - target[i]).abs();
+            if d < delta {
+                s += 0.5 * d * d;
+            } else {
+                s += delta * (d - 0.5 * delta);
+            }
+        }
+        s / pred.len() as f64
+    }
+
+    /// `SmoothL1Loss(beta)`, the branch as an `if` expression, `target` active too.
+    #[differentiable(order = 2, wrt(pred, target))]
+    pub fn smooth_l1(pred: &[f64], target: &[f64], beta: f64) -> f64 {
+        let mut s = 0.0;
+        for (p, t) in pred.iter().zip(target.iter()) {
+            let d = (p - t).abs();
+            s += if d < beta {
+                0.5 * d * d / beta
+            } else {
+                d - 0.5 * beta
+            };
+        }
+        s / pred.len() as f64
+    }
+
+    /// `log(cosh(pred - target))`, written stably: `|d| + log1p(exp(-2|d|)) - log 2`.
+    #[differentiable(order = 2)]
+    pub fn log_cosh(pred: &[f64], target: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..pred.len() {
+            let d = pred[i] - target[i];
+            s += d.abs() + (-2.0 * d.abs()).exp().ln_1p() - std::f64::consts::LN_2;
+        }
+        s
+    }
+
+    /// The binary focal loss on logits (`gamma = 2`, `alpha = 0.25`), labels as data.
+    #[differentiable(order = 2, wrt(logits))]
+    pub fn focal(logits: &[f64], labels: &[f64]) -> f64 {
+        let (gamma, alpha) = (2.0, 0.25);
+        let mut s = 0.0;
+        for i in 0..logits.len() {
+            let p = 1.0 / (1.0 + (-logits[i]).exp());
+            let (pt, at) = if labels[i] > 0.5 {
+                (p, alpha)
+            } else {
+                (1.0 - p, 1.0 - alpha)
+            };
+            s -= at * (1.0 - pt).powf(gamma) * pt.ln();
+        }
+        s
+    }
+
+    /// `KLDivLoss` on log-probabilities `logp` against probabilities `q`, both active.
+    #[differentiable(order = 2)]
+    pub fn kl_div(logp: &[f64], q: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..q.len() {
+            s += q[i] * (q[i].ln() - logp[i]);
+        }
+        s
+    }
+
+    /// `cosine_similarity(a, b)` with an epsilon floor on the norms' product.
+    #[differentiable(order = 2)]
+    pub fn cosine_similarity(a: &[f64], b: &[f64]) -> f64 {
+        let mut ab = 0.0;
+        let mut aa = 0.0;
+        let mut bb = 0.0;
+        for i in 0..a.len() {
+            ab += a[i] * b[i];
+            aa += a[i] * a[i];
+            bb += b[i] * b[i];
+        }
+        ab / (aa * bb).sqrt().max(1e-8)
+    }
+
+    /// `layer_norm(x, gamma, beta)`.
+    #[differentiable]
+    pub fn layer_norm(x: &[f64], gamma: &[f64], beta: &[f64]) -> Vec<f64> {
+        let n = x.len() as f64;
+        let mu = x.iter().sum::<f64>() / n;
+        let var = x.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / n;
+        let inv = 1.0 / (var + 1e-5).sqrt();
+        let mut y = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            y[i] = (x[i] - mu) * inv * gamma[i] + beta[i];
+        }
+        y
+    }
+
+    /// `sum(w .* layer_norm(x, gamma, beta))` with a fixed `w`, through the call.
+    #[differentiable(order = 2)]
+    pub fn layer_norm_loss(x: &[f64], gamma: &[f64], beta: &[f64]) -> f64 {
+        let y = layer_norm(x, gamma, beta);
+        let mut s = 0.0;
+        for i in 0..y.len() {
+            s += (i as f64 - 1.5) * y[i] + 0.1 * y[i] * y[i];
+        }
+        s
+    }
+
+    /// `BatchNorm1d` in training mode over a batch (rows are samples), then a weighted sum of squares.
+    #[differentiable(order = 2)]
+    pub fn batch_norm(x: &[Vec<f64>], gamma: &[f64], beta: &[f64]) -> f64 {
+        let b = x.len();
+        let f = gamma.len();
+        let mut loss = 0.0;
+        for j in 0..f {
+            let mut mu = 0.0;
+            for i in 0..b {
+                mu += x[i][j];
+            }
+            mu /= b as f64;
+            let mut var = 0.0;
+            for i in 0..b {
+                var += (x[i][j] - mu).powi(2);
+            }
+            var /= b as f64;
+            for i in 0..b {
+                let y = gamma[j] * (x[i][j] - mu) / (var + 1e-5).sqrt() + beta[j];
+                loss += (1.0 + 0.5 * i as f64) * y * y.tanh();
+            }
+        }
+        loss
+    }
+
+    /// Scaled dot-product attention with a max-subtracted softmax over the keys, the output summed with
+    /// weights.
+    #[differentiable(order = 2)]
+    pub fn attention(q: &[Vec<f64>], k: &[Vec<f64>], v: &[Vec<f64>]) -> f64 {
+        let d = q[0].len();
+        let scale = 1.0 / (d as f64).sqrt();
+        let mut total = 0.0;
+        for i in 0..q.len() {
+            let mut scores = vec![0.0; k.len()];
+            for j in 0..k.len() {
+                let mut s = 0.0;
+                for c in 0..d {
+                    s += q[i][c] * k[j][c];
+                }
+                scores[j] = s * scale;
+            }
+            let mut m = scores[0];
+            for j in 1..k.len() {
+                if scores[j] > m {
+                    m = scores[j];
+                }
+            }
+            let mut z = 0.0;
+            for j in 0..k.len() {
+                scores[j] = (scores[j] - m).exp();
+                z += scores[j];
+            }
+            for c in 0..v[0].len() {
+                let mut o = 0.0;
+                for j in 0..k.len() {
+                    o += scores[j] / z * v[j][c];
+                }
+                total += (1.0 + (i + c) as f64 * 0.3) * o;
+            }
+        }
+        total
+    }
+
+    /// `BCEWithLogitsLoss`, the stable form `max(z, 0) - z y + log1p(exp(-|z|))`.
+    #[differentiable(order = 2, wrt(z))]
+    pub fn bce_with_logits(z: &[f64], y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..z.len() {
+            s += z[i].max(0.0) - z[i] * y[i] + (-z[i].abs()).exp().ln_1p();
+        }
+        s / z.len() as f64
+    }
+
+    /// `HingeEmbeddingLoss`-like `sum(max(0, 1 - y x))`, labels as data, `continue` on the flat part.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn hinge(x: &[f64], y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            let m = 1.0 - y[i] * x[i];
+            if m <= 0.0 {
+                continue;
+            }
+            s += m;
+        }
+        s
+    }
+
+    /// `MarginRankingLoss(margin)`.
+    #[differentiable(order = 2, wrt(x1, x2))]
+    pub fn margin_ranking(x1: &[f64], x2: &[f64], y: &[f64], margin: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x1.len() {
+            s += (-y[i] * (x1[i] - x2[i]) + margin).max(0.0);
+        }
+        s
+    }
+
+    /// `TripletMarginLoss` with the Euclidean distance (an epsilon inside the root, as torch's).
+    #[differentiable(order = 2)]
+    pub fn triplet_margin(a: &[f64], p: &[f64], n: &[f64]) -> f64 {
+        let mut dp = 0.0;
+        let mut dn = 0.0;
+        for i in 0..a.len() {
+            dp += (a[i] - p[i] + 1e-6).powi(2);
+            dn += (a[i] - n[i] + 1e-6).powi(2);
+        }
+        (dp.sqrt() - dn.sqrt() + 1.0).max(0.0)
+    }
+
+    /// `PoissonNLLLoss(log_input = true)`.
+    #[differentiable(order = 2, wrt(log_input))]
+    pub fn poisson_nll(log_input: &[f64], target: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..log_input.len() {
+            s += log_input[i].exp() - target[i] * log_input[i];
+        }
+        s
+    }
+
+    /// `GaussianNLLLoss` with the variance active and clamped from below.
+    #[differentiable(order = 2, wrt(mu, var))]
+    pub fn gaussian_nll(mu: &[f64], target: &[f64], var: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..mu.len() {
+            let v = var[i].max(1e-6);
+            s += 0.5 * (v.ln() + (mu[i] - target[i]).powi(2) / v);
+        }
+        s / mu.len() as f64
+    }
+
+    /// `CrossEntropyLoss(label_smoothing = eps)` over a batch of logit rows, labels as integers.
+    #[differentiable(order = 2, wrt(logits))]
+    pub fn cross_entropy_smoothed(logits: &[Vec<f64>], labels: &[usize], eps: f64) -> f64 {
+        let mut loss = 0.0;
+        for (r, row) in logits.iter().enumerate() {
+            let k = row.len();
+            let m = row.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+            let lse = m + row.iter().map(|v| (v - m).exp()).sum::<f64>().ln();
+            for c in 0..k {
+                let target = if c == labels[r] {
+                    1.0 - eps + eps / k as f64
+                } else {
+                    eps / k as f64
+                };
+                loss -= target * (row[c] - lse);
+            }
+        }
+        loss / logits.len() as f64
+    }
+
+    /// `MSELoss` plus `L1Loss`.
+    #[differentiable(order = 2)]
+    pub fn mse_l1(pred: &[f64], target: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..pred.len() {
+            let d = pred[i] - target[i];
+            s += d * d + d.abs();
+        }
+        s / pred.len() as f64
+    }
+
+    /// `SoftMarginLoss`.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn soft_margin(x: &[f64], y: &[f64]) -> f64 {
+        x.iter()
+            .zip(y.iter())
+            .map(|(a, b)| (-a * b).exp().ln_1p())
+            .sum::<f64>()
+            / x.len() as f64
+    }
+
+    /// `CosineEmbeddingLoss` for one pair with label `y` (1 or -1), by an early `return`.
+    #[differentiable(order = 2, wrt(a, b))]
+    pub fn cosine_embedding(a: &[f64], b: &[f64], y: i32, margin: f64) -> f64 {
+        let c = cosine_similarity(a, b);
+        if y == 1 {
+            return 1.0 - c;
+        }
+        (c - margin).max(0.0)
+    }
+
+    /// Dropout with a fixed mask as data, then a sum of squares.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn dropout(x: &[f64], mask: &[bool], p: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            if mask[i] {
+                let y = x[i] / (1.0 - p);
+                s += y * y;
+            }
+        }
+        s
+    }
+
+    /// `ELU(alpha = 1.3)`.
+    #[differentiable(order = 3)]
+    pub fn elu(x: f64) -> f64 {
+        if x > 0.0 {
+            x
+        } else {
+            1.3 * x.exp_m1()
+        }
+    }
+
+    /// `SELU`.
+    #[differentiable(order = 3)]
+    pub fn selu(x: f64) -> f64 {
+        let alpha = 1.673_263_242_354_377_3;
+        let scale = 1.050_700_987_355_480_5;
+        scale * if x > 0.0 { x } else { alpha * (x.exp() - 1.0) }
+    }
+
+    /// `GELU(approximate = "tanh")`.
+    #[differentiable(order = 3)]
+    pub fn gelu_tanh(x: f64) -> f64 {
+        let c = (2.0 / std::f64::consts::PI).sqrt();
+        0.5 * x * (1.0 + (c * (x + 0.044715 * x.powi(3))).tanh())
+    }
+
+    /// `SiLU`.
+    #[differentiable(order = 3)]
+    pub fn silu(x: f64) -> f64 {
+        x / (1.0 + (-x).exp())
+    }
+
+    /// `Mish`: `x tanh(softplus(x))`.
+    #[differentiable(order = 3)]
+    pub fn mish(x: f64) -> f64 {
+        x * x.exp().ln_1p().tanh()
+    }
+
+    /// `Hardtanh` times `x`, by `clamp`.
+    #[differentiable(order = 2)]
+    pub fn hardtanh(x: f64) -> f64 {
+        x.clamp(-1.0, 1.0) * x
+    }
+
+    /// `LeakyReLU(0.01)` of `x^3`.
+    #[differentiable(order = 3)]
+    pub fn leaky_relu(x: f64) -> f64 {
+        let y = x * x * x;
+        if y >= 0.0 {
+            y
+        } else {
+            0.01 * y
+        }
+    }
+
+    /// `ReLU6(x) * x`, as `min(max(x, 0), 6)`.
+    #[differentiable(order = 2)]
+    pub fn relu6(x: f64) -> f64 {
+        x.max(0.0).min(6.0) * x
+    }
+
+    /// `Hardswish`: a three-way branch by `else if`.
+    #[differentiable(order = 2)]
+    pub fn hardswish(x: f64) -> f64 {
+        if x <= -3.0 {
+            0.0
+        } else if x >= 3.0 {
+            x
+        } else {
+            x * (x + 3.0) / 6.0
+        }
+    }
+
+    /// `Softsign`.
+    #[differentiable(order = 3)]
+    pub fn softsign(x: f64) -> f64 {
+        x / (1.0 + x.abs())
+    }
+
+    /// `Tanhshrink`.
+    #[differentiable(order = 3)]
+    pub fn tanhshrink(x: f64) -> f64 {
+        x - x.tanh()
+    }
+
+    /// `LogSigmoid`, stable: `min(x, 0) - log1p(exp(-|x|))`.
+    #[differentiable(order = 3)]
+    pub fn logsigmoid(x: f64) -> f64 {
+        x.min(0.0) - (-x.abs()).exp().ln_1p()
+    }
+
+    /// `Softplus(beta = 2, threshold = 5)`: linear above the threshold, by an early `return`.
+    #[differentiable(order = 3)]
+    pub fn softplus_threshold(x: f64) -> f64 {
+        let beta = 2.0;
+        if beta * x > 5.0 {
+            return x;
+        }
+        (beta * x).exp().ln_1p() / beta
+    }
+
+    /// A GRU cell step (torch's gate order `r, z, n`), weights as matrices, the new state into an
+    /// output parameter.
+    #[differentiable]
+    pub fn gru_cell(
+        x: &[f64],
+        h: &[f64],
+        w: &[Vec<f64>],
+        u: &[Vec<f64>],
+        b: &[f64],
+        h_new: &mut [f64],
+    ) {
+        let n = h.len();
+        let mut r = vec![0.0; n];
+        let mut z = vec![0.0; n];
+        for i in 0..n {
+            let mut ar = b[i];
+            let mut az = b[n + i];
+            for j in 0..x.len() {
+                ar += w[i][j] * x[j];
+                az += w[n + i][j] * x[j];
+            }
+            for j in 0..n {
+                ar += u[i][j] * h[j];
+                az += u[n + i][j] * h[j];
+            }
+            r[i] = 1.0 / (1.0 + (-ar).exp());
+            z[i] = 1.0 / (1.0 + (-az).exp());
+        }
+        for i in 0..n {
+            let mut an = b[2 * n + i];
+            for j in 0..x.len() {
+                an += w[2 * n + i][j] * x[j];
+            }
+            let mut hn = 0.0;
+            for j in 0..n {
+                hn += u[2 * n + i][j] * h[j];
+            }
+            let cand = (an + r[i] * hn).tanh();
+            h_new[i] = (1.0 - z[i]) * cand + z[i] * h[i];
+        }
+    }
+
+    /// An LSTM cell step (gates `i, f, g, o`), the new hidden and cell states into two outputs.
+    #[differentiable]
+    pub fn lstm_cell(
+        x: &[f64],
+        h: &[f64],
+        c: &[f64],
+        w: &[Vec<f64>],
+        b: &[f64],
+        h_new: &mut [f64],
+        c_new: &mut [f64],
+    ) {
+        let n = h.len();
+        let mut gates = vec![0.0; 4 * n];
+        for g in 0..4 * n {
+            let mut a = b[g];
+            for j in 0..x.len() {
+                a += w[g][j] * x[j];
+            }
+            for j in 0..n {
+                a += w[g][x.len() + j] * h[j];
+            }
+            gates[g] = a;
+        }
+        for k in 0..n {
+            let ig = 1.0 / (1.0 + (-gates[k]).exp());
+            let fg = 1.0 / (1.0 + (-gates[n + k]).exp());
+            let gg = gates[2 * n + k].tanh();
+            let og = 1.0 / (1.0 + (-gates[3 * n + k]).exp());
+            c_new[k] = fg * c[k] + ig * gg;
+            h_new[k] = og * c_new[k].tanh();
+        }
+    }
+
+    /// Two LSTM steps over a sequence of two inputs, then a loss on the last hidden state: the cell
+    /// called in a loop with local state buffers passed as outputs and read back.
+    #[differentiable(order = 2, wrt(w, b))]
+    pub fn lstm_sequence(xs: &[Vec<f64>], w: &[Vec<f64>], b: &[f64], n: usize) -> f64 {
+        let mut h = vec![0.0; n];
+        let mut c = vec![0.0; n];
+        let mut h2 = vec![0.0; n];
+        let mut c2 = vec![0.0; n];
+        for t in 0..xs.len() {
+            lstm_cell(&xs[t], &h, &c, w, b, &mut h2, &mut c2);
+            for k in 0..n {
+                h[k] = h2[k];
+                c[k] = c2[k];
+            }
+        }
+        let mut s = 0.0;
+        for k in 0..n {
+            s += (k as f64 + 1.0) * h[k];
+        }
+        s
+    }
+
+    /// An Elman RNN over a sequence with an early `break` at a length given as data: `h` carried in a
+    /// `Vec` overwritten each step.
+    #[differentiable(order = 2, wrt(w, u))]
+    pub fn rnn_until(xs: &[f64], w: &[f64], u: &[Vec<f64>], len: usize) -> f64 {
+        let n = w.len();
+        let mut h = vec![0.0; n];
+        let mut t = 0;
+        loop {
+            if t >= len {
+                break;
+            }
+            let mut next = vec![0.0; n];
+            for i in 0..n {
+                let mut a = w[i] * xs[t];
+                for j in 0..n {
+                    a += u[i][j] * h[j];
+                }
+                next[i] = a.tanh();
+            }
+            for i in 0..n {
+                h[i] = next[i];
+            }
+            t += 1;
+        }
+        h.iter().sum()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Control flow and numerical kernels that stress the reverse sweep.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod kernels {
+    use autodiff::differentiable;
+
+    /// Insertion sort of a copy (a `while` with a compound condition shifting entries), then the
+    /// median-ish weighted middle.
+    #[differentiable(order = 2)]
+    pub fn insertion_sort_mid(x: &[f64]) -> f64 {
+        let mut s = x.to_vec();
+        for i in 1..s.len() {
+            let key = s[i];
+            let mut j = i;
+            while j > 0 && s[j - 1] > key {
+                s[j] = s[j - 1];
+                j -= 1;
+            }
+            s[j] = key;
+        }
+        let m = s.len() / 2;
+        s[m] * s[m] + 0.5 * s[0] - s[s.len() - 1].sin()
+    }
+
+    /// Newton's iteration for `sqrt(a)` until a float tolerance (`while` on the residual).
+    #[differentiable(order = 2)]
+    pub fn newton_sqrt(a: f64) -> f64 {
+        let mut x = a.max(1.0);
+        let mut it = 0;
+        while (x * x - a).abs() > 1e-15 * a && it < 60 {
+            x = 0.5 * (x + a / x);
+            it += 1;
+        }
+        x
+    }
+
+    /// A fixed-point iteration `x = cos(a x)`, stopped by a `break` once converged.
+    #[differentiable]
+    pub fn fixed_point_cos(a: f64) -> f64 {
+        let mut x = 0.5;
+        for _ in 0..200 {
+            let next = (a * x).cos();
+            if (next - x).abs() < 1e-14 {
+                x = next;
+                break;
+            }
+            x = next;
+        }
+        x
+    }
+
+    /// Power iteration on a 3x3 matrix for a fixed number of steps, then the Rayleigh quotient.
+    #[differentiable(order = 2)]
+    pub fn power_iteration(a: [[f64; 3]; 3]) -> f64 {
+        let mut v = [1.0, 0.5, 0.25];
+        for _ in 0..8 {
+            let mut w = [0.0; 3];
+            for i in 0..3 {
+                for j in 0..3 {
+                    w[i] += a[i][j] * v[j];
+                }
+            }
+            let n = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]).sqrt();
+            for i in 0..3 {
+                v[i] = w[i] / n;
+            }
+        }
+        let mut num = 0.0;
+        for i in 0..3 {
+            for j in 0..3 {
+                num += v[i] * a[i][j] * v[j];
+            }
+        }
+        num / (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+    }
+
+    /// The right-hand side `y' = -k y + sin(t) y^2 / 4`.
+    #[differentiable]
+    pub fn rhs(t: f64, y: f64, k: f64) -> f64 {
+        -k * y + t.sin() * y * y / 4.0
+    }
+
+    /// Classic RK4 from `t = 0` with `steps` steps, calling `rhs` four times a step.
+    #[differentiable(order = 2, wrt(y0, k))]
+    pub fn rk4(y0: f64, k: f64, h: f64, steps: usize) -> f64 {
+        let mut y = y0;
+        let mut t = 0.0;
+        for _ in 0..steps {
+            let k1 = rhs(t, y, k);
+            let k2 = rhs(t + h / 2.0, y + h / 2.0 * k1, k);
+            let k3 = rhs(t + h / 2.0, y + h / 2.0 * k2, k);
+            let k4 = rhs(t + h, y + h * k3, k);
+            y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+            t += h;
+        }
+        y
+    }
+
+    /// Simpson's rule for `int_0^1 exp(-a x^2) cos(b x) dx`, odd and even nodes by `%`.
+    #[differentiable(order = 3, wrt(a))]
+    pub fn simpson(a: f64, b: f64, n: usize) -> f64 {
+        let h = 1.0 / n as f64;
+        let mut s = 1.0 + (-a).exp() * b.cos();
+        for i in 1..n {
+            let x = i as f64 * h;
+            let f = (-a * x * x).exp() * (b * x).cos();
+            s += if i % 2 == 1 { 4.0 * f } else { 2.0 * f };
+        }
+        s * h / 3.0
+    }
+
+    /// The Thomas algorithm for a tridiagonal system: `c'` and `d'` made in place, then back
+    /// substitution into the result.
+    #[differentiable]
+    pub fn thomas(lower: &[f64], diag: &[f64], upper: &[f64], d: &[f64]) -> Vec<f64> {
+        let n = diag.len();
+        let mut cp = vec![0.0; n];
+        let mut dp = vec![0.0; n];
+        cp[0] = upper[0] / diag[0];
+        dp[0] = d[0] / diag[0];
+        for i in 1..n {
+            let m = diag[i] - lower[i] * cp[i - 1];
+            if i < n - 1 {
+                cp[i] = upper[i] / m;
+            }
+            dp[i] = (d[i] - lower[i] * dp[i - 1]) / m;
+        }
+        let mut x = vec![0.0; n];
+        x[n - 1] = dp[n - 1];
+        for i in (0..n - 1).rev() {
+            x[i] = dp[i] - cp[i] * x[i + 1];
+        }
+        x
+    }
+
+    /// A partial sum with an early `return` from inside the loop once it passes a threshold.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn early_return_sum(x: &[f64], threshold: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += x[i] * x[i];
+            if s > threshold {
+                return s.sqrt() * x[i];
+            }
+        }
+        -s
+    }
+
+    /// The product up to the first negative entry (`break`), then the rest summed.
+    #[differentiable(order = 2)]
+    pub fn product_until_negative(x: &[f64]) -> f64 {
+        let mut p = 1.0;
+        let mut k = x.len();
+        for i in 0..x.len() {
+            if x[i] < 0.0 {
+                k = i;
+                break;
+            }
+            p *= x[i];
+        }
+        let mut rest = 0.0;
+        for i in k..x.len() {
+            rest += x[i].exp();
+        }
+        p + rest
+    }
+
+    /// `while i < n && x[i] > 0` with the index advanced by hand.
+    #[differentiable(order = 2)]
+    pub fn positive_prefix(x: &[f64]) -> f64 {
+        let mut i = 0;
+        let mut s = 0.0;
+        while i < x.len() && x[i] > 0.0 {
+            s += x[i].ln() * (i as f64 + 1.0);
+            i += 1;
+        }
+        s + i as f64
+    }
+
+    /// A labelled `break` out of a nested loop over a matrix once a running sum passes a bound.
+    #[differentiable(order = 2, wrt(m))]
+    pub fn labelled_break(m: &[Vec<f64>], bound: f64) -> f64 {
+        let mut s = 0.0;
+        let mut last = 0.0;
+        'outer: for i in 0..m.len() {
+            for j in 0..m[i].len() {
+                s += m[i][j] * m[i][j];
+                last = m[i][j];
+                if s > bound {
+                    break 'outer;
+                }
+            }
+        }
+        s + last.sin()
+    }
+
+    /// A leaky recurrence with a branch on the previous value, stored in a `Vec` and read next step.
+    #[differentiable(order = 2)]
+    pub fn leaky_recurrence(x: &[f64], a: f64, b: f64) -> f64 {
+        let mut h = vec![0.0; x.len() + 1];
+        h[0] = 0.3;
+        for t in 0..x.len() {
+            let prev = h[t];
+            h[t + 1] = if prev > 0.0 { a * prev } else { b * prev } + x[t];
+        }
+        h[x.len()] * h[x.len() / 2]
+    }
+
+    /// A `loop` with a counter and a `break` carrying the value.
+    #[differentiable(order = 3)]
+    pub fn loop_break_value(x: f64) -> f64 {
+        let mut y = x;
+        let mut k = 0;
+        let r = loop {
+            y = y.sin() + 0.5 * x;
+            k += 1;
+            if k == 5 {
+                break y * y;
+            }
+        };
+        r
+    }
+
+    /// `x / norm(x)`.
+    #[differentiable]
+    pub fn normalize(x: &[f64]) -> Vec<f64> {
+        let n = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let mut out = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            out[i] = x[i] / n;
+        }
+        out
+    }
+
+    /// The mean and standard deviation as a tuple.
+    #[differentiable]
+    pub fn stats(x: &[f64]) -> (f64, f64) {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        let v = x.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / n;
+        (m, v.sqrt())
+    }
+
+    /// A weighted entry of a data matrix, the row chosen by an integer.
+    #[differentiable]
+    pub fn weighted_row(w: &[f64], data: &[Vec<f64>], row: usize) -> f64 {
+        let mut s = 0.0;
+        for j in 0..w.len() {
+            s += w[j] * data[row][j];
+        }
+        s
+    }
+
+    /// Calls between differentiable functions with arrays and data: `normalize` (a `Vec`), `stats` (a
+    /// tuple), `weighted_row` (data and an integer).
+    #[differentiable(order = 2, wrt(x))]
+    pub fn composed(x: &[f64], data: &[Vec<f64>]) -> f64 {
+        let u = normalize(x);
+        let (m, s) = stats(&u);
+        let mut t = 0.0;
+        for r in 0..data.len() {
+            t += weighted_row(&u, data, r).tanh();
+        }
+        // `stats(x).1` is a spanned error by design (tests/ui/activity/tuple-field-of-call.rs).
+        let (_, sx) = stats(x);
+        t + m * s + sx
+    }
+
+    /// `exp(A)` of a 2x2 matrix by scaling and squaring with a Taylor series: local matrices written
+    /// over and over; the trace plus one off-diagonal entry.
+    #[differentiable(order = 2)]
+    pub fn expm2(a: [[f64; 2]; 2]) -> f64 {
+        let s = 4.0;
+        let mut b = [[0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                b[i][j] = a[i][j] / 2.0_f64.powf(s);
+            }
+        }
+        let mut e: [[f64; 2]; 2] = [[1.0, 0.0], [0.0, 1.0]];
+        let mut term = [[1.0, 0.0], [0.0, 1.0]];
+        for k in 1..10 {
+            let mut next = [[0.0; 2]; 2];
+            for i in 0..2 {
+                for j in 0..2 {
+                    for l in 0..2 {
+                        next[i][j] += term[i][l] * b[l][j] / k as f64;
+                    }
+                }
+            }
+            for i in 0..2 {
+                for j in 0..2 {
+                    term[i][j] = next[i][j];
+                    e[i][j] += next[i][j];
+                }
+            }
+        }
+        for _ in 0..4 {
+            let mut sq = [[0.0; 2]; 2];
+            for i in 0..2 {
+                for j in 0..2 {
+                    for l in 0..2 {
+                        sq[i][j] += e[i][l] * e[l][j];
+                    }
+                }
+            }
+            // `e = sq;` is a spanned error (a whole nested array assigned in a loop) whose hint, to
+            // make `e` a fixed-size array, it already is: copied entry by entry instead.
+            for i in 0..2 {
+                for j in 0..2 {
+                    e[i][j] = sq[i][j];
+                }
+            }
+        }
+        e[0][0] + e[1][1] + 0.5 * e[0][1]
+    }
+
+    /// The logistic map iterated `n` times from `0.3`, in the rate `r`.
+    #[differentiable(order = 3)]
+    pub fn logistic_map(r: f64, n: usize) -> f64 {
+        let mut x = 0.3;
+        for _ in 0..n {
+            x = r * x * (1.0 - x);
+        }
+        x
+    }
+
+    /// The cumulative trapezoid of samples `y` at unit spacing, then its sum of squares.
+    #[differentiable(order = 2)]
+    pub fn cumtrapz_sq(y: &[f64]) -> f64 {
+        let mut c = vec![0.0; y.len()];
+        for i in 1..y.len() {
+            c[i] = c[i - 1] + 0.5 * (y[i - 1] + y[i]);
+        }
+        c.iter().map(|v| v * v).sum()
+    }
+
+    /// The generic Rosenbrock over `T: Float`, as in the API's example.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock_generic<T: autodiff::Float>(x: &[T]) -> T {
+        let mut s = T::zero();
+        let hundred = T::from(100.0).unwrap();
+        for i in 0..x.len() - 1 {
+            let a = T::one() - x[i];
+            let b = x[i + 1] - x[i] * x[i];
+            s = s + a * a + hundred * b * b;
+        }
+        s
+    }
+
+    /// Polynomial division remainder by synthetic division: coefficients overwritten from the top.
+    #[differentiable(order = 2, wrt(p, r))]
+    pub fn synthetic_division(p: &[f64], r: f64) -> f64 {
+        let mut q = p.to_vec();
+        let n = q.len();
+        for i in (0..n - 1).rev() {
+            q[i] += r * q[i + 1];
+        }
+        q[0] + q[1] * q[2]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Parameter structs and methods (Flux's `Dense`, `GRUCell`, `LayerNorm` as structs).
+// ---------------------------------------------------------------------------------------------------
+
+/// A dense layer `tanh(W x + b)` with `W` stored flat by rows (a `Vec<Vec<f64>>` field cannot be
+/// indexed twice in a body: `self.w[i][j]` is a spanned error whose hint, to bind the field to a name,
+/// leads to another, since `let w = &self.w;` takes a reference).
+#[derive(Clone, Debug, Differentiable)]
+pub struct Dense {
+    pub w: Vec<f64>,
+    pub b: Vec<f64>,
+    #[no_grad]
+    pub outputs: usize,
+}
+
+impl Dense {
+    /// The layer's output into an output parameter.
+    #[differentiable(wrt(self, x))]
+    pub fn forward_into(&self, x: &[f64], y: &mut [f64]) {
+        for i in 0..self.outputs {
+            let mut z = self.b[i];
+            for j in 0..x.len() {
+                z += self.w[i * x.len() + j] * x[j];
+            }
+            y[i] = z.tanh();
+        }
+    }
+
+    /// Half the squared distance of the output to `target`, through `forward_into` on a local buffer.
+    #[differentiable(wrt(self))]
+    pub fn loss(&self, x: &[f64], target: &[f64]) -> f64 {
+        let mut y = vec![0.0; self.outputs];
+        self.forward_into(x, &mut y);
+        let mut s = 0.0;
+        for i in 0..y.len() {
+            s += 0.5 * (y[i] - target[i]) * (y[i] - target[i]);
+        }
+        s
+    }
+
+    /// The same loss in the input: a constant `self`.
+    #[differentiable(order = 2, wrt(x))]
+    pub fn input_energy(&self, x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..self.outputs {
+            let mut z = self.b[i];
+            for j in 0..x.len() {
+                z += self.w[i * x.len() + j] * x[j];
+            }
+            s += z.tanh().powi(2);
+        }
+        s
+    }
+}
+
+/// A GRU cell with scalar input, weights per gate as vectors (Flux's `GRUCell` for one feature).
+#[derive(Clone, Debug, Differentiable)]
+pub struct Gru {
+    pub wz: Vec<f64>,
+    pub uz: Vec<f64>,
+    pub wr: Vec<f64>,
+    pub ur: Vec<f64>,
+    pub wh: Vec<f64>,
+    pub uh: Vec<f64>,
+    pub bias: [f64; 3],
+}
+
+impl Gru {
+    /// One step with a diagonal recurrence, for each unit.
+    #[differentiable(wrt(self, h))]
+    pub fn step(&self, x: f64, h: f64, unit: usize) -> f64 {
+        let z = 1.0 / (1.0 + (-(self.wz[unit] * x + self.uz[unit] * h + self.bias[0])).exp());
+        let r = 1.0 / (1.0 + (-(self.wr[unit] * x + self.ur[unit] * h + self.bias[1])).exp());
+        let c = (self.wh[unit] * x + self.uh[unit] * (r * h) + self.bias[2]).tanh();
+        (1.0 - z) * c + z * h
+    }
+
+    /// The GRU run over a sequence, each unit carried through the loop; the states summed.
+    #[differentiable(order = 2, wrt(self))]
+    pub fn run(&self, xs: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for unit in 0..self.wz.len() {
+            let mut h = 0.0;
+            for &x in xs {
+                h = self.step(x, h, unit);
+            }
+            total += h * (unit as f64 + 1.0);
+        }
+        total
+    }
+}
+
+/// `LayerNorm` with an affine map, then a fixed readout.
+#[derive(Clone, Debug, Differentiable)]
+pub struct LayerNorm {
+    pub gamma: Vec<f64>,
+    pub beta: Vec<f64>,
+    #[no_grad]
+    pub eps: f64,
+}
+
+/// The layer's readout as a free function of the struct.
+#[differentiable(order = 2, wrt(ln, x))]
+pub fn layer_norm_readout(ln: &LayerNorm, x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mu = x.iter().sum::<f64>() / n;
+    let mut var = 0.0;
+    for &v in x {
+        var += (v - mu) * (v - mu);
+    }
+    let sd = (var / n + ln.eps).sqrt();
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let y = ln.gamma[i] * (x[i] - mu) / sd + ln.beta[i];
+        s += (i as f64 + 1.0) * y.sin();
+    }
+    s
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The checks.
+// ---------------------------------------------------------------------------------------------------
+
+/// `order = 3` items of a function of one scalar: `f_hessian` and `f_derivatives`, which must agree.
+fn hess3(
+    h: fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+    d: fn(f64) -> [f64; 4],
+) -> impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) {
+    move |x| {
+        let (v, g, m) = h(x[0]);
+        let ds = d(x[0]);
+        assert_near(ds[0], v, 1e-12, 0.0, "f_derivatives[0]");
+        assert_near(ds[1], g, 1e-12, g.abs(), "f_derivatives[1]");
+        assert_near(ds[2], m[0][0], 1e-10, m[0][0].abs(), "f_derivatives[2]");
+        (v, vec![g], m)
+    }
+}
+
+/// A probe of a function of one `&[Vec<f64>]` with `c` columns, seen flat (row-major).
+macro_rules! matrix {
+    ($name:expr, $c:expr, $f:path, $g:path, $j:path, $gi:path, $h:path) => {{
+        let c = $c;
+        Probe::new($name, move |x| $f(&rows(x, c)))
+            .grad(move |x| {
+                let (v, g) = $g(&rows(x, c));
+                (v, g.concat())
+            })
+            .jvp(move |x, t| $j(&rows(x, c), rows(t, c)))
+            .grad_into(move |x| {
+                let mut g = rows(&vec![GARBAGE; x.len()], c);
+                let v = $gi(&rows(x, c), &mut g);
+                (v, g.concat())
+            })
+            .hessian(move |x| {
+                let (v, g, h) = $h(&rows(x, c));
+                (v, g.concat(), h)
+            })
+    }};
+}
+
+/// A probe of a function of one `[[f64; N]; N]`, seen flat (row-major).
+macro_rules! nested {
+    ($name:expr, $n:literal, $f:path, $g:path, $j:path, $gi:path, $h:path) => {{
+        Probe::new($name, move |x| $f(square::<$n>(x)))
+            .grad(move |x| {
+                let (v, g) = $g(square::<$n>(x));
+                (v, g.concat())
+            })
+            .jvp(move |x, t| $j(square::<$n>(x), square::<$n>(t)))
+            .grad_into(move |x| {
+                let mut g = [[GARBAGE; $n]; $n];
+                let v = $gi(square::<$n>(x), &mut g);
+                (v, g.concat())
+            })
+            .hessian(move |x| {
+                let (v, g, h) = $h(square::<$n>(x));
+                (v, g.concat(), h)
+            })
+    }};
+}
+
+/// `check_vector` of a function of one slice with a `Vec` result, with its `f_jacobian`.
+#[track_caller]
+fn vec_of_slice(
+    name: &str,
+    sample: impl Fn(&mut Lcg) -> Flat,
+    f: fn(&[f64]) -> Vec<f64>,
+    vjp: fn(&[f64], Vec<f64>) -> (Vec<f64>, Vec<f64>),
+    jvp: fn(&[f64], Vec<f64>) -> (Vec<f64>, Vec<f64>),
+    jac: fn(&[f64]) -> Vec<Vec<f64>>,
+) {
+    check_vector(
+        name,
+        POINTS,
+        sample,
+        &|x| f(x),
+        &|x, c| vjp(x, c.to_vec()),
+        &|x, t| jvp(x, t.to_vec()),
+        Some(&|x| jac(x)),
+    );
+}
+
+/// The cofactor matrix of a 3x3 matrix (the gradient of its determinant), flat.
+fn cofactors3(m: &[f64]) -> Flat {
+    let a = |i: usize, j: usize| m[(i % 3) * 3 + (j % 3)];
+    let mut c = vec![0.0; 9];
+    for i in 0..3 {
+        for j in 0..3 {
+            c[i * 3 + j] = a(i + 1, j + 1) * a(i + 2, j + 2) - a(i + 1, j + 2) * a(i + 2, j + 1);
+        }
+    }
+    c
+}
+
+fn softmax(z: &[f64]) -> Flat {
+    let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let e: Flat = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+#[test]
+fn difftests_num2num() {
+    use difftests as dt;
+    let ln1031 = 10.31_f64.ln();
+    one(
+        "num2num_1",
+        dt::num2num_1,
+        dt::num2num_1_grad,
+        dt::num2num_1_jvp,
+        dt::num2num_1_grad_into,
+    )
+    .hessian(hess3(dt::num2num_1_hessian, dt::num2num_1_derivatives))
+    .analytic(|x| {
+        let t = x[0].tan();
+        vec![2.0 * t * (1.0 + t * t)]
+    })
+    .run(POINTS, range(1, -1.2, 1.2));
+    check_third("num2num_1", dt::num2num_1_derivatives, POINTS, -1.0, 1.0);
+    one(
+        "num2num_2",
+        dt::num2num_2,
+        dt::num2num_2_grad,
+        dt::num2num_2_jvp,
+        dt::num2num_2_grad_into,
+    )
+    .hessian(hess3(dt::num2num_2_hessian, dt::num2num_2_derivatives))
+    .analytic(|x| vec![2.0 + 1.5 * x[0].sqrt()])
+    .run(POINTS, range(1, 0.1, 3.0));
+    check_third("num2num_2", dt::num2num_2_derivatives, POINTS, 0.2, 3.0);
+    one(
+        "num2num_3",
+        dt::num2num_3,
+        dt::num2num_3_grad,
+        dt::num2num_3_jvp,
+        dt::num2num_3_grad_into,
+    )
+    .hessian(hess3(dt::num2num_3_hessian, dt::num2num_3_derivatives))
+    .analytic(move |x| vec![2.0 * ln1031 * 10.31_f64.powf(2.0 * x[0]) - 1.0])
+    .run(POINTS, range(1, -1.0, 1.0));
+    check_third("num2num_3", dt::num2num_3_derivatives, POINTS, -1.0, 1.0);
+    one(
+        "num2num_4",
+        dt::num2num_4,
+        dt::num2num_4_grad,
+        dt::num2num_4_jvp,
+        dt::num2num_4_grad_into,
+    )
+    .hessian(hess1(dt::num2num_4_hessian, dt::num2num_4_derivatives))
+    .analytic(|_| vec![0.0])
+    .run(10, range(1, -3.0, 3.0));
+    one(
+        "num2num_5",
+        dt::num2num_5,
+        dt::num2num_5_grad,
+        dt::num2num_5_jvp,
+        dt::num2num_5_grad_into,
+    )
+    .hessian(hess3(dt::num2num_5_hessian, dt::num2num_5_derivatives))
+    .analytic(|x| {
+        let s = sigmoid(x[0]);
+        vec![s * (1.0 - s)]
+    })
+    .run(POINTS, range(1, -5.0, 5.0));
+    check_third("num2num_5", dt::num2num_5_derivatives, POINTS, -4.0, 4.0);
+}
+
+#[test]
+fn difftests_num2arr() {
+    use difftests as dt;
+    let flat = |a: [f64; 8]| a.to_vec();
+    let arr = |c: &[f64]| -> [f64; 8] { c.try_into().unwrap() };
+    check_vector(
+        "num2arr_1",
+        POINTS,
+        range(1, 0.1, 1.2),
+        &|x| flat(dt::num2arr_1(x[0])),
+        &|x, c| {
+            let (v, g) = dt::num2arr_1_vjp(x[0], arr(c));
+            (flat(v), vec![g])
+        },
+        &|x, t| {
+            let (v, d) = dt::num2arr_1_jvp(x[0], t[0]);
+            (flat(v), flat(d))
+        },
+        Some(&|x| dt::num2arr_1_jacobian(x[0])),
+    );
+    // The in-place twin. `y` is written whole (`fill!(y, 0)`) before it is read, but by a loop, which the
+    // macro does not see through: its incoming value is taken as an input too (API.md: "an input only if
+    // the body reads it before writing it"), with a zero gradient. Checked as a function of `(y, x)`.
+    let n = 5;
+    check_vector(
+        "num2arr_1_inplace",
+        POINTS,
+        range(n + 1, -2.0, 2.0),
+        &|x| {
+            let mut y = x[..n].to_vec();
+            dt::num2arr_1_inplace(&mut y, x[n]);
+            y
+        },
+        &|x, c| {
+            let mut y = x[..n].to_vec();
+            let (gy, gx) = dt::num2arr_1_inplace_vjp(&mut y, x[n], c);
+            assert!(
+                gy.iter().all(|&v| v == 0.0),
+                "num2arr_1_inplace: d/dy_in is {gy:?}"
+            );
+            (y, [gy, vec![gx]].concat())
+        },
+        &|x, t| {
+            let mut y = x[..n].to_vec();
+            let mut d = vec![GARBAGE; n];
+            dt::num2arr_1_inplace_jvp(&mut y, x[n], (t[..n].to_vec(), t[n]), &mut d);
+            (y, d)
+        },
+        Some(&|x| dt::num2arr_1_inplace_jacobian(&mut x[..n].to_vec(), x[n])),
+    );
+    // y[i] = (sin x + y[i-1])^2 from y[0] = 0: y[1] = sin^2 x, y[2] = (sin x + sin^2 x)^2.
+    let x = 0.7_f64;
+    let s = x.sin();
+    let mut y = vec![0.0; 3];
+    let (_, g) = dt::num2arr_1_inplace_vjp(&mut y, x, &[0.0, 0.0, 1.0]);
+    let by_hand = 2.0 * (s + s * s) * (1.0 + 2.0 * s) * x.cos();
+    assert_near(g, by_hand, 1e-12, 0.0, "num2arr_1_inplace: d y[2] / dx");
+}
+
+#[test]
+fn difftests_vec2num() {
+    use difftests as dt;
+    slice2!(
+        dt::vec2num_1,
+        vec2num_1_grad,
+        vec2num_1_jvp,
+        vec2num_1_grad_into,
+        vec2num_1_hessian
+    )
+    .analytic(|x| {
+        let e = x[0].exp();
+        vec![
+            e / x[4],
+            0.0,
+            x[3] / (x[2] * x[4]),
+            x[2].ln() / x[4],
+            -(e + x[2].ln() * x[3]) / (x[4] * x[4]),
+        ]
+    })
+    .run(POINTS, range(5, 0.5, 2.0));
+    slice2!(
+        dt::vec2num_2,
+        vec2num_2_grad,
+        vec2num_2_jvp,
+        vec2num_2_grad_into,
+        vec2num_2_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        g[0] = x[1] + x[0].cos();
+        g[1] = x[0];
+        g
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    // `norm(x' .* x)` is `sum(x.^2)`.
+    slice2!(
+        dt::vec2num_3,
+        vec2num_3_grad,
+        vec2num_3_jvp,
+        vec2num_3_grad_into,
+        vec2num_3_hessian
+    )
+    .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        dt::vec2num_4,
+        vec2num_4_grad,
+        vec2num_4_jvp,
+        vec2num_4_grad_into,
+        vec2num_4_hessian
+    )
+    .analytic(|x| vec![0.0; x.len()])
+    .run(10, range(5, -2.0, 2.0));
+    slice2!(
+        dt::vec2num_5,
+        vec2num_5_grad,
+        vec2num_5_jvp,
+        vec2num_5_grad_into,
+        vec2num_5_hessian
+    )
+    .analytic(|x| x.iter().map(|v| -3.0 * v * v).collect())
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        dt::vec2num_6,
+        vec2num_6_grad,
+        vec2num_6_jvp,
+        vec2num_6_grad_into,
+        vec2num_6_hessian
+    )
+    .analytic(|x| x.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect())
+    .run(POINTS, away_from(5, -2.0, 2.0, 10.0, 0.0));
+    slice2!(
+        dt::vec2num_7,
+        vec2num_7_grad,
+        vec2num_7_jvp,
+        vec2num_7_grad_into,
+        vec2num_7_hessian
+    )
+    .analytic(|x| {
+        let s: f64 = x.iter().sum();
+        let mut g = vec![x[0]; x.len()];
+        g[0] = s + x[0];
+        g
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        dt::first,
+        first_grad,
+        first_jvp,
+        first_grad_into,
+        first_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        g[0] = 1.0;
+        g
+    })
+    .run(10, range(5, -2.0, 2.0));
+    slice2!(
+        dt::self_weighted_logit,
+        self_weighted_logit_grad,
+        self_weighted_logit_jvp,
+        self_weighted_logit_grad_into,
+        self_weighted_logit_hessian
+    )
+    .analytic(|x| {
+        let s = sigmoid(dot(x, x));
+        x.iter().map(|v| s * (1.0 - s) * 2.0 * v).collect()
+    })
+    .run(POINTS, range(5, -1.0, 1.0));
+    slice2!(
+        dt::ackley,
+        ackley_grad,
+        ackley_jvp,
+        ackley_grad_into,
+        ackley_hessian
+    )
+    .analytic(|x| {
+        let (a, b, c) = (20.0, -0.2, 2.0 * std::f64::consts::PI);
+        let n = x.len() as f64;
+        let r = (dot(x, x) / n).sqrt();
+        let cs: f64 = x.iter().map(|v| (c * v).cos()).sum();
+        x.iter()
+            .map(|v| -a * (b * r).exp() * b * v / (n * r) + (cs / n).exp() * c * (c * v).sin() / n)
+            .collect()
+    })
+    .run(POINTS, range(5, -1.5, 1.5));
+}
+
+/// The gradient of the classic Rosenbrock function.
+fn rosenbrock_formula(x: &[f64]) -> Flat {
+    let mut g = vec![0.0; x.len()];
+    for k in 0..x.len() - 1 {
+        let r = x[k + 1] - x[k] * x[k];
+        g[k] += -2.0 * (1.0 - x[k]) - 400.0 * r * x[k];
+        g[k + 1] += 200.0 * r;
+    }
+    g
+}
+
+#[test]
+fn difftests_rosenbrocks() {
+    use difftests as dt;
+    slice2!(
+        dt::rosenbrock_1,
+        rosenbrock_1_grad,
+        rosenbrock_1_jvp,
+        rosenbrock_1_grad_into,
+        rosenbrock_1_hessian
+    )
+    .analytic(rosenbrock_formula)
+    .run(POINTS, range(5, -1.5, 1.5));
+    slice2!(
+        dt::rosenbrock_2,
+        rosenbrock_2_grad,
+        rosenbrock_2_jvp,
+        rosenbrock_2_grad_into,
+        rosenbrock_2_hessian
+    )
+    .analytic(|x| {
+        let (a, b) = (x[0], 100.0 * x[0]);
+        let mut g = vec![0.0; x.len()];
+        for k in 0..x.len() - 1 {
+            let r = x[k + 1] - x[k] * x[k];
+            g[0] += 2.0 * (a - x[k]) + 100.0 * r * r;
+            g[k] += -2.0 * (a - x[k]) - 4.0 * b * r * x[k];
+            g[k + 1] += 2.0 * b * r;
+        }
+        g
+    })
+    .run(POINTS, range(5, -1.5, 1.5));
+    slice2!(
+        dt::rosenbrock_3,
+        rosenbrock_3_grad,
+        rosenbrock_3_jvp,
+        rosenbrock_3_grad_into,
+        rosenbrock_3_hessian
+    )
+    .analytic(rosenbrock_formula)
+    .run(POINTS, range(5, -1.5, 1.5));
+    slice2!(
+        dt::rosenbrock_4,
+        rosenbrock_4_grad,
+        rosenbrock_4_jvp,
+        rosenbrock_4_grad_into,
+        rosenbrock_4_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        for k in 0..x.len() - 1 {
+            let t2 = x[k + 1] + x[k] * x[k];
+            g[k] += 2.0 * (1.0 + x[k]) + 400.0 * t2 * x[k];
+            g[k + 1] += 200.0 * t2;
+        }
+        g
+    })
+    .run(POINTS, range(5, -1.5, 1.5));
+    slice2!(
+        kernels::rosenbrock_generic,
+        rosenbrock_generic_grad,
+        rosenbrock_generic_jvp,
+        rosenbrock_generic_grad_into,
+        rosenbrock_generic_hessian
+    )
+    .analytic(rosenbrock_formula)
+    .run(POINTS, range(6, -1.5, 1.5));
+    // The generic one on `f32` agrees with `f64` to `f32`'s precision.
+    let x = [0.3_f32, -0.7, 1.1, 0.4];
+    let (v32, g32) = kernels::rosenbrock_generic_grad(&x);
+    let x64: Flat = x.iter().map(|&v| v as f64).collect();
+    let (v64, g64) = kernels::rosenbrock_generic_grad(&x64);
+    assert_near(v32 as f64, v64, 1e-5, 0.0, "rosenbrock on f32");
+    for i in 0..4 {
+        assert_near(
+            g32[i] as f64,
+            g64[i],
+            1e-5,
+            norm(&g64),
+            "rosenbrock gradient on f32",
+        );
+    }
+}
+
+#[test]
+fn difftests_mat2num() {
+    use difftests as dt;
+    nested!(
+        "det3",
+        3,
+        dt::det3,
+        dt::det3_grad,
+        dt::det3_jvp,
+        dt::det3_grad_into,
+        dt::det3_hessian
+    )
+    .analytic(cofactors3)
+    .run(POINTS, range(9, -2.0, 2.0));
+    // Away from singular `x * x`: a diagonally dominant 2x2.
+    let dominant = |r: &mut Lcg| {
+        let mut x = r.vec(4, -0.5, 0.5);
+        x[0] += 2.0;
+        x[3] += 1.5;
+        x
+    };
+    nested!(
+        "mat2num_1",
+        2,
+        dt::mat2num_1,
+        dt::mat2num_1_grad,
+        dt::mat2num_1_jvp,
+        dt::mat2num_1_grad_into,
+        dt::mat2num_1_hessian
+    )
+    .run(POINTS, dominant);
+    matrix!(
+        "mat2num_2",
+        3,
+        dt::mat2num_2,
+        dt::mat2num_2_grad,
+        dt::mat2num_2_jvp,
+        dt::mat2num_2_grad_into,
+        dt::mat2num_2_hessian
+    )
+    .analytic(|x| x.iter().map(|v| 2.0 * v / (1.0 + v * v)).collect())
+    .run(POINTS, range(9, -2.0, 2.0));
+    matrix!(
+        "mat2num_3",
+        3,
+        dt::mat2num_3,
+        dt::mat2num_3_grad,
+        dt::mat2num_3_jvp,
+        dt::mat2num_3_grad_into,
+        dt::mat2num_3_hessian
+    )
+    .analytic(|x| {
+        x.iter()
+            .map(|&v| 0.5 * (v.signum() + 2.0 * v) / (2.0 * (v.abs() + v * v).sqrt()))
+            .collect()
+    })
+    .run(POINTS, away_from(9, -2.0, 2.0, 10.0, 0.0));
+    matrix!(
+        "mat2num_4",
+        3,
+        dt::mat2num_4,
+        dt::mat2num_4_grad,
+        dt::mat2num_4_jvp,
+        dt::mat2num_4_grad_into,
+        dt::mat2num_4_hessian
+    )
+    .analytic(|x| {
+        let n = 3;
+        let m = |i: usize, j: usize| x[i * n + j];
+        let mut g = vec![0.0; n * n];
+        for a in 0..n {
+            for b in 0..n {
+                let row_b: f64 = (0..n).map(|j| m(b, j)).sum();
+                let col_sin: f64 = (0..n).map(|i| m(i, a).sin()).sum();
+                g[a * n + b] = (m(a, b).cos() * row_b + col_sin) / n as f64;
+            }
+        }
+        g
+    })
+    .run(POINTS, range(9, -2.0, 2.0));
+    matrix!(
+        "softmax_rows",
+        4,
+        dt::softmax_rows,
+        dt::softmax_rows_grad,
+        dt::softmax_rows_jvp,
+        dt::softmax_rows_grad_into,
+        dt::softmax_rows_hessian
+    )
+    .analytic(|x| vec![0.0; x.len()])
+    .run(POINTS, distinct(8, -3.0, 3.0, 0.01));
+    matrix!(
+        "softmax_rows_weighted",
+        4,
+        dt::softmax_rows_weighted,
+        dt::softmax_rows_weighted_grad,
+        dt::softmax_rows_weighted_jvp,
+        dt::softmax_rows_weighted_grad_into,
+        dt::softmax_rows_weighted_hessian
+    )
+    .analytic(|x| {
+        let mut g = Vec::new();
+        for row in x.chunks(4) {
+            let p = softmax(row);
+            let mean: f64 = (0..4).map(|j| (j as f64 + 1.0) * p[j]).sum();
+            g.extend((0..4).map(|k| p[k] * ((k as f64 + 1.0) - mean)));
+        }
+        g
+    })
+    .run(POINTS, distinct(8, -3.0, 3.0, 0.01));
+    // `neural_step(x1, w1, w2)`: all three active, `w1` a 2x3 matrix.
+    Probe::new("neural_step", |x| {
+        dt::neural_step(&x[..3], &rows(&x[3..9], 3), &x[9..])
+    })
+    .grad(|x| {
+        let (v, (a, b, c)) = dt::neural_step_grad(&x[..3], &rows(&x[3..9], 3), &x[9..]);
+        (v, [a, b.concat(), c].concat())
+    })
+    .jvp(|x, t| {
+        dt::neural_step_jvp(
+            &x[..3],
+            &rows(&x[3..9], 3),
+            &x[9..],
+            (t[..3].to_vec(), rows(&t[3..9], 3), t[9..].to_vec()),
+        )
+    })
+    .hessian(|x| {
+        let (v, (a, b, c), h) = dt::neural_step_hessian(&x[..3], &rows(&x[3..9], 3), &x[9..]);
+        (v, [a, b.concat(), c].concat(), h)
+    })
+    .analytic(|x| {
+        let (x1, w2) = (&x[..3], &x[9..]);
+        let z: Flat = (0..2).map(|i| dot(&x[3 + 3 * i..6 + 3 * i], x1)).collect();
+        let d: f64 = (0..2).map(|i| w2[i] * (1.0 + z[i].exp()).ln()).sum();
+        let s = sigmoid(d);
+        let ds = s * (1.0 - s);
+        let mut g = vec![0.0; 11];
+        for i in 0..2 {
+            let sp = sigmoid(z[i]);
+            for j in 0..3 {
+                g[j] += ds * w2[i] * sp * x[3 + 3 * i + j];
+                g[3 + 3 * i + j] = ds * w2[i] * sp * x1[j];
+            }
+            g[9 + i] = ds * (1.0 + z[i].exp()).ln();
+        }
+        g
+    })
+    .run(POINTS, range(11, -1.5, 1.5));
+}
+
+/// `check_vector` of an in-place `f!(y, x)` whose incoming `y` is read: a function of `(y, x)`, `y` of
+/// length `m`, with its `f_vjp`, `f_jvp` and `f_jacobian`.
+macro_rules! inplace {
+    ($name:expr, $m:expr, $sample:expr, $f:path, $vjp:path, $jvp:path, $jac:path) => {{
+        let m = $m;
+        check_vector(
+            $name,
+            POINTS,
+            $sample,
+            &|x| {
+                let mut y = x[..m].to_vec();
+                $f(&mut y, &x[m..]);
+                y
+            },
+            &|x, c| {
+                let mut y = x[..m].to_vec();
+                let (gy, gx) = $vjp(&mut y, &x[m..], c);
+                (y, [gy, gx].concat())
+            },
+            &|x, t| {
+                let mut y = x[..m].to_vec();
+                let mut d = vec![GARBAGE; m];
+                $jvp(&mut y, &x[m..], (t[..m].to_vec(), t[m..].to_vec()), &mut d);
+                (y, d)
+            },
+            Some(&|x| $jac(&mut x[..m].to_vec(), &x[m..])),
+        );
+    }};
+}
+
+#[test]
+fn difftests_inplace_and_array_to_array() {
+    use difftests as dt;
+    inplace!(
+        "chebyquad!",
+        4,
+        range(9, -1.0, 1.0),
+        dt::chebyquad_inplace,
+        dt::chebyquad_inplace_vjp,
+        dt::chebyquad_inplace_jvp,
+        dt::chebyquad_inplace_jacobian
+    );
+    inplace!(
+        "brown_almost_linear!",
+        5,
+        range(10, -1.5, 1.5),
+        dt::brown_almost_linear_inplace,
+        dt::brown_almost_linear_inplace_vjp,
+        dt::brown_almost_linear_inplace_jvp,
+        dt::brown_almost_linear_inplace_jacobian
+    );
+    inplace!(
+        "trigonometric!",
+        4,
+        range(8, -1.5, 1.5),
+        dt::trigonometric_inplace,
+        dt::trigonometric_inplace_vjp,
+        dt::trigonometric_inplace_jvp,
+        dt::trigonometric_inplace_jacobian
+    );
+    inplace!(
+        "mutation_test_1!",
+        3,
+        range(6, -1.5, 1.5),
+        dt::mutation_test_1_inplace,
+        dt::mutation_test_1_inplace_vjp,
+        dt::mutation_test_1_inplace_jvp,
+        dt::mutation_test_1_inplace_jacobian
+    );
+    inplace!(
+        "mutation_test_2!",
+        2,
+        range(4, -1.5, 1.5),
+        dt::mutation_test_2_inplace,
+        dt::mutation_test_2_inplace_vjp,
+        dt::mutation_test_2_inplace_jvp,
+        dt::mutation_test_2_inplace_jacobian
+    );
+    // mutation_test_1!: y' = (x0 x1, y1 x2, x0 x1 + y1 x2 + y2): its Jacobian by hand, columns
+    // (y0, y1, y2, x0, x1, x2).
+    let (y, x) = ([0.3, -0.8, 1.1], [0.5, 1.7, -0.4]);
+    let j = dt::mutation_test_1_inplace_jacobian(&mut y.to_vec(), &x);
+    let expected = [
+        [0.0, 0.0, 0.0, x[1], x[0], 0.0],
+        [0.0, x[2], 0.0, 0.0, 0.0, y[1]],
+        [0.0, x[2], 1.0, x[1], x[0], y[1]],
+    ];
+    for i in 0..3 {
+        assert_vec_near(&j[i], &expected[i], 1e-15, "mutation_test_1! Jacobian");
+    }
+    vec_of_slice(
+        "chebyquad",
+        range(5, -1.0, 1.0),
+        dt::chebyquad,
+        dt::chebyquad_vjp,
+        dt::chebyquad_jvp,
+        dt::chebyquad_jacobian,
+    );
+    vec_of_slice(
+        "brown_almost_linear",
+        range(5, -1.5, 1.5),
+        dt::brown_almost_linear,
+        dt::brown_almost_linear_vjp,
+        dt::brown_almost_linear_jvp,
+        dt::brown_almost_linear_jacobian,
+    );
+    vec_of_slice(
+        "trigonometric",
+        range(5, -1.5, 1.5),
+        dt::trigonometric,
+        dt::trigonometric_vjp,
+        dt::trigonometric_jvp,
+        dt::trigonometric_jacobian,
+    );
+    vec_of_slice(
+        "mutation_test_1",
+        range(4, -1.5, 1.5),
+        dt::mutation_test_1,
+        dt::mutation_test_1_vjp,
+        dt::mutation_test_1_jvp,
+        dt::mutation_test_1_jacobian,
+    );
+    vec_of_slice(
+        "mutation_test_2",
+        range(4, -1.5, 1.5),
+        dt::mutation_test_2,
+        dt::mutation_test_2_vjp,
+        dt::mutation_test_2_jvp,
+        dt::mutation_test_2_jacobian,
+    );
+    // brown_almost_linear's last row is the product's gradient.
+    let x = [0.5, -1.2, 0.8, 1.5, -0.3];
+    let j = dt::brown_almost_linear_jacobian(&x);
+    let p: f64 = x.iter().product();
+    let last: Flat = x.iter().map(|v| p / v).collect();
+    assert_vec_near(&j[4], &last, 1e-13, "brown_almost_linear: last row");
+    // arr2arr_2 of a 2x3 matrix.
+    check_vector(
+        "arr2arr_2",
+        POINTS,
+        range(6, -2.0, 2.0),
+        &|x| dt::arr2arr_2(&rows(x, 3)),
+        &|x, c| {
+            let (v, g) = dt::arr2arr_2_vjp(&rows(x, 3), c.to_vec());
+            (v, g.concat())
+        },
+        &|x, t| dt::arr2arr_2_jvp(&rows(x, 3), rows(t, 3)),
+        Some(&|x| dt::arr2arr_2_jacobian(&rows(x, 3))),
+    );
+}
+
+#[test]
+fn difftests_binary_matrix_ops() {
+    use difftests as dt;
+    let weight = |i: usize, j: usize| 1.0 + (i + 2 * j) as f64 * 0.25;
+    for op in 0..6 {
+        let name = format!("broadcast_op {op}");
+        let f = move |x: &[f64]| dt::broadcast_op(&rows(&x[..6], 3), &rows(&x[6..], 3), op);
+        Probe::new(&name, f)
+            .grad(move |x| {
+                let (v, (a, b)) = dt::broadcast_op_grad(&rows(&x[..6], 3), &rows(&x[6..], 3), op);
+                (v, [a.concat(), b.concat()].concat())
+            })
+            .jvp(move |x, t| {
+                dt::broadcast_op_jvp(
+                    &rows(&x[..6], 3),
+                    &rows(&x[6..], 3),
+                    op,
+                    (rows(&t[..6], 3), rows(&t[6..], 3)),
+                )
+            })
+            .hessian(move |x| {
+                let (v, (a, b), h) =
+                    dt::broadcast_op_hessian(&rows(&x[..6], 3), &rows(&x[6..], 3), op);
+                (v, [a.concat(), b.concat()].concat(), h)
+            })
+            .analytic(move |x| {
+                let mut g = vec![0.0; 12];
+                for k in 0..6 {
+                    let w = weight(k / 3, k % 3);
+                    let (p, q) = (x[k], x[6 + k]);
+                    let (dp, dq) = match op {
+                        0 => (1.0, 1.0),
+                        1 => (1.0, -1.0),
+                        2 => (q, p),
+                        3 => (1.0 / q, -p / (q * q)),
+                        4 => (-q / (p * p), 1.0 / p),
+                        _ => (q * p.powf(q - 1.0), p.powf(q) * p.ln()),
+                    };
+                    g[k] = w * dp;
+                    g[6 + k] = w * dq;
+                }
+                g
+            })
+            .run(POINTS, range(12, 0.5, 2.0));
+    }
+    for op in 0..4 {
+        let name = format!("matmul_op {op}");
+        let f = move |x: &[f64]| dt::matmul_op(square::<3>(&x[..9]), square::<3>(&x[9..]), op);
+        Probe::new(&name, f)
+            .grad(move |x| {
+                let (v, (a, b)) =
+                    dt::matmul_op_grad(square::<3>(&x[..9]), square::<3>(&x[9..]), op);
+                (v, [a.concat(), b.concat()].concat())
+            })
+            .jvp(move |x, t| {
+                dt::matmul_op_jvp(
+                    square::<3>(&x[..9]),
+                    square::<3>(&x[9..]),
+                    op,
+                    (square::<3>(&t[..9]), square::<3>(&t[9..])),
+                )
+            })
+            .grad_into(move |x| {
+                let (mut a, mut b) = ([[GARBAGE; 3]; 3], [[GARBAGE; 3]; 3]);
+                let v = dt::matmul_op_grad_into(
+                    square::<3>(&x[..9]),
+                    square::<3>(&x[9..]),
+                    op,
+                    (&mut a, &mut b),
+                );
+                (v, [a.concat(), b.concat()].concat())
+            })
+            .hessian(move |x| {
+                let (v, (a, b), h) =
+                    dt::matmul_op_hessian(square::<3>(&x[..9]), square::<3>(&x[9..]), op);
+                (v, [a.concat(), b.concat()].concat(), h)
+            })
+            .run(POINTS, range(18, -2.0, 2.0));
+    }
+}
