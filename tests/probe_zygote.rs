@@ -1541,6 +1541,12 @@ pub mod zygote {
         x.hypot(y).hypot(z)
     }
 
+    /// `det` of a 3x3 matrix held flat (for the tests' formulas).
+    pub fn det3_flat(m: &[f64]) -> f64 {
+        m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])
+            + m[2] * (m[3] * m[7] - m[4] * m[6])
+    }
+
     /// `getindex`: a few entries read, some twice, others never.
     #[differentiable(order = 2)]
     pub fn getindex(x: &[f64]) -> f64 {
@@ -3626,4 +3632,831 @@ fn difftests_binary_matrix_ops() {
             })
             .run(POINTS, range(18, -2.0, 2.0));
     }
+}
+
+#[test]
+fn zygote_reductions() {
+    use zygote as zy;
+    slice2!(
+        zy::sum_abs2,
+        sum_abs2_grad,
+        sum_abs2_jvp,
+        sum_abs2_grad_into,
+        sum_abs2_hessian
+    )
+    .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(zy::prod, prod_grad, prod_jvp, prod_grad_into, prod_hessian)
+        .analytic(|x| {
+            (0..x.len())
+                .map(|i| (0..x.len()).filter(|&j| j != i).map(|j| x[j]).product())
+                .collect()
+        })
+        .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        zy::cumsum_sq,
+        cumsum_sq_grad,
+        cumsum_sq_jvp,
+        cumsum_sq_grad_into,
+        cumsum_sq_hessian
+    )
+    .analytic(|x| {
+        let c: Flat = x
+            .iter()
+            .scan(0.0, |a, v| {
+                *a += v;
+                Some(*a)
+            })
+            .collect();
+        (0..x.len())
+            .map(|i| (i..x.len()).map(|k| 2.0 * c[k]).sum())
+            .collect()
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        zy::logsumexp,
+        logsumexp_grad,
+        logsumexp_jvp,
+        logsumexp_grad_into,
+        logsumexp_hessian
+    )
+    .analytic(softmax)
+    .run(POINTS, distinct(5, -3.0, 3.0, 0.01));
+    // Large inputs: the maximum subtracted keeps the value and the gradient finite.
+    let big = [700.0, 710.0, 705.0];
+    let (v, g) = zy::logsumexp_grad(&big);
+    assert!(v.is_finite(), "logsumexp at large inputs: {v}");
+    assert_vec_near(&g, &softmax(&big), 1e-14, "logsumexp_grad at large inputs");
+    two_slices!(
+        "dot",
+        4,
+        zy::dot,
+        zy::dot_grad,
+        zy::dot_jvp,
+        zy::dot_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = zy::dot_hessian(&x[..4], &x[4..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| [x[4..].to_vec(), x[..4].to_vec()].concat())
+    .run(POINTS, range(8, -2.0, 2.0));
+    slice2!(
+        zy::norm2,
+        norm2_grad,
+        norm2_jvp,
+        norm2_grad_into,
+        norm2_hessian
+    )
+    .analytic(|x| {
+        let n = norm(x);
+        x.iter().map(|v| v / n).collect()
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        zy::norm1,
+        norm1_grad,
+        norm1_jvp,
+        norm1_grad_into,
+        norm1_hessian
+    )
+    .analytic(|x| x.iter().map(|v| v.signum()).collect())
+    .run(POINTS, away_from(5, -2.0, 2.0, 10.0, 0.0));
+    slice2!(
+        zy::norm3,
+        norm3_grad,
+        norm3_jvp,
+        norm3_grad_into,
+        norm3_hessian
+    )
+    .analytic(|x| {
+        let s: f64 = x.iter().map(|v| v.abs().powi(3)).sum();
+        x.iter().map(|v| v.abs() * v * s.powf(-2.0 / 3.0)).collect()
+    })
+    .run(POINTS, away_from(5, -2.0, 2.0, 10.0, 0.0));
+    slice2!(
+        zy::norm_inf,
+        norm_inf_grad,
+        norm_inf_jvp,
+        norm_inf_grad_into,
+        norm_inf_hessian
+    )
+    .analytic(|x| {
+        let k = (0..x.len()).fold(0, |k, i| if x[i].abs() > x[k].abs() { i } else { k });
+        let mut g = vec![0.0; x.len()];
+        g[k] = x[k].signum();
+        g
+    })
+    .run(POINTS, |r: &mut Lcg| {
+        let x = distinct(5, 0.1, 2.0, 0.02)(r);
+        x.iter()
+            .enumerate()
+            .map(|(i, v)| if i % 2 == 0 { -v } else { *v })
+            .collect()
+    });
+    slice2!(
+        zy::maximum_sq,
+        maximum_sq_grad,
+        maximum_sq_jvp,
+        maximum_sq_grad_into,
+        maximum_sq_hessian
+    )
+    .analytic(|x| {
+        let k = (0..x.len()).fold(0, |k, i| if x[i] > x[k] { i } else { k });
+        let mut g = vec![0.0; x.len()];
+        g[k] = 2.0 * x[k];
+        g
+    })
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    slice2!(
+        zy::minimum_times_sum,
+        minimum_times_sum_grad,
+        minimum_times_sum_jvp,
+        minimum_times_sum_grad_into,
+        minimum_times_sum_hessian
+    )
+    .analytic(|x| {
+        let k = (0..x.len()).fold(0, |k, i| if x[i] < x[k] { i } else { k });
+        let s: f64 = x.iter().sum();
+        let mut g = vec![x[k]; x.len()];
+        g[k] += s;
+        g
+    })
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    slice2!(zy::mean, mean_grad, mean_jvp, mean_grad_into, mean_hessian)
+        .analytic(|x| vec![1.0 / x.len() as f64; x.len()])
+        .run(10, range(5, -2.0, 2.0));
+    slice2!(zy::var, var_grad, var_jvp, var_grad_into, var_hessian)
+        .analytic(|x| {
+            let n = x.len() as f64;
+            let m = x.iter().sum::<f64>() / n;
+            x.iter().map(|v| 2.0 * (v - m) / (n - 1.0)).collect()
+        })
+        .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(zy::std, std_grad, std_jvp, std_grad_into, std_hessian)
+        .analytic(|x| {
+            let n = x.len() as f64;
+            let m = x.iter().sum::<f64>() / n;
+            let s = (x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+            x.iter().map(|v| (v - m) / ((n - 1.0) * s)).collect()
+        })
+        .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        zy::foldl,
+        foldl_grad,
+        foldl_jvp,
+        foldl_grad_into,
+        foldl_hessian
+    )
+    .analytic(|x| {
+        // a_k = a_{k-1} x_k + x_k: d f / d x_k = (a_{k-1} + 1) * prod_{j>k} x_j.
+        let mut a = vec![1.0];
+        for &v in x {
+            let last = a[a.len() - 1];
+            a.push(last * v + v);
+        }
+        (0..x.len())
+            .map(|k| (a[k] + 1.0) * x[k + 1..].iter().product::<f64>())
+            .collect()
+    })
+    .run(POINTS, range(5, -1.5, 1.5));
+    slice2!(
+        zy::accumulate_max,
+        accumulate_max_grad,
+        accumulate_max_jvp,
+        accumulate_max_grad_into,
+        accumulate_max_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        let mut k = 0;
+        g[0] = 1.0;
+        for i in 1..x.len() {
+            if x[i] > x[k] {
+                k = i;
+            }
+            g[k] += i as f64 + 1.0;
+        }
+        g
+    })
+    .run(POINTS, distinct(6, -2.0, 2.0, 0.01));
+}
+
+#[test]
+fn zygote_arrays_and_linear_algebra() {
+    use zygote as zy;
+    vec_of_slice(
+        "cumsum",
+        range(5, -2.0, 2.0),
+        zy::cumsum,
+        zy::cumsum_vjp,
+        zy::cumsum_jvp,
+        zy::cumsum_jacobian,
+    );
+    vec_of_slice(
+        "cumprod",
+        range(5, -2.0, 2.0),
+        zy::cumprod,
+        zy::cumprod_vjp,
+        zy::cumprod_jvp,
+        zy::cumprod_jacobian,
+    );
+    vec_of_slice(
+        "softmax",
+        distinct(5, -3.0, 3.0, 0.01),
+        zy::softmax,
+        zy::softmax_vjp,
+        zy::softmax_jvp,
+        zy::softmax_jacobian,
+    );
+    vec_of_slice(
+        "logsoftmax",
+        distinct(5, -3.0, 3.0, 0.01),
+        zy::logsoftmax,
+        zy::logsoftmax_vjp,
+        zy::logsoftmax_jvp,
+        zy::logsoftmax_jacobian,
+    );
+    // softmax's Jacobian is diag(p) - p p^T.
+    let z = [0.3, -1.2, 2.0, 0.5];
+    let j = zy::softmax_jacobian(&z);
+    let p = softmax(&z);
+    for i in 0..4 {
+        let row: Flat = (0..4)
+            .map(|k| {
+                if i == k {
+                    p[i] - p[i] * p[k]
+                } else {
+                    -p[i] * p[k]
+                }
+            })
+            .collect();
+        assert_vec_near(&j[i], &row, 1e-14, "softmax Jacobian");
+    }
+    vec_of_slice(
+        "maxpool",
+        distinct(6, -2.0, 2.0, 0.01),
+        zy::maxpool,
+        zy::maxpool_vjp,
+        zy::maxpool_jvp,
+        zy::maxpool_jacobian,
+    );
+    vec_of_slice(
+        "meanpool",
+        range(6, -2.0, 2.0),
+        zy::meanpool,
+        zy::meanpool_vjp,
+        zy::meanpool_jvp,
+        zy::meanpool_jacobian,
+    );
+    for k in [0usize, 1, 3] {
+        let name = format!("circshift {k}");
+        check_vector(
+            &name,
+            10,
+            range(5, -2.0, 2.0),
+            &|x| zy::circshift(x, k),
+            &|x, c| zy::circshift_vjp(x, k, c.to_vec()),
+            &|x, t| zy::circshift_jvp(x, k, t.to_vec()),
+            Some(&|x| zy::circshift_jacobian(x, k)),
+        );
+        // The vjp of a permutation is the inverse permutation.
+        let c = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let (_, g) = zy::circshift_vjp(&c, k, c.to_vec());
+        let expected: Flat = (0..5).map(|i| c[(i + k) % 5]).collect();
+        assert_eq!(g, expected, "circshift_vjp {k}");
+    }
+    check_vector(
+        "conv1d",
+        POINTS,
+        range(9, -2.0, 2.0),
+        &|x| zy::conv1d(&x[..6], &x[6..]),
+        &|x, c| {
+            let (v, (a, b)) = zy::conv1d_vjp(&x[..6], &x[6..], c.to_vec());
+            (v, [a, b].concat())
+        },
+        &|x, t| zy::conv1d_jvp(&x[..6], &x[6..], (t[..6].to_vec(), t[6..].to_vec())),
+        Some(&|x| zy::conv1d_jacobian(&x[..6], &x[6..])),
+    );
+    check_vector(
+        "dense",
+        POINTS,
+        range(6 + 3 + 2, -1.5, 1.5),
+        &|x| zy::dense(&rows(&x[..6], 3), &x[6..9], &x[9..]),
+        &|x, c| {
+            let (v, (w, xs, b)) = zy::dense_vjp(&rows(&x[..6], 3), &x[6..9], &x[9..], c.to_vec());
+            (v, [w.concat(), xs, b].concat())
+        },
+        &|x, t| {
+            zy::dense_jvp(
+                &rows(&x[..6], 3),
+                &x[6..9],
+                &x[9..],
+                (rows(&t[..6], 3), t[6..9].to_vec(), t[9..].to_vec()),
+            )
+        },
+        Some(&|x| zy::dense_jacobian(&rows(&x[..6], 3), &x[6..9], &x[9..])),
+    );
+    Probe::new("dense_loss", |x| {
+        zy::dense_loss(&rows(&x[..6], 3), &x[6..9], &x[9..])
+    })
+    .grad(|x| {
+        let (v, (w, xs, b)) = zy::dense_loss_grad(&rows(&x[..6], 3), &x[6..9], &x[9..]);
+        (v, [w.concat(), xs, b].concat())
+    })
+    .jvp(|x, t| {
+        zy::dense_loss_jvp(
+            &rows(&x[..6], 3),
+            &x[6..9],
+            &x[9..],
+            (rows(&t[..6], 3), t[6..9].to_vec(), t[9..].to_vec()),
+        )
+    })
+    .hessian(|x| {
+        let (v, (w, xs, b), h) = zy::dense_loss_hessian(&rows(&x[..6], 3), &x[6..9], &x[9..]);
+        (v, [w.concat(), xs, b].concat(), h)
+    })
+    .analytic(|x| {
+        let mut g = vec![0.0; 11];
+        for i in 0..2 {
+            let y = sigmoid(dot(&x[3 * i..3 * i + 3], &x[6..9]) + x[9 + i]);
+            let dz = 2.0 * y * y * (1.0 - y);
+            for j in 0..3 {
+                g[3 * i + j] = dz * x[6 + j];
+                g[6 + j] += dz * x[3 * i + j];
+            }
+            g[9 + i] = dz;
+        }
+        g
+    })
+    .run(POINTS, range(11, -1.5, 1.5));
+    // kron of two 2x2 matrices, weighted.
+    let weight = |i: usize, j: usize, k: usize, l: usize| {
+        1.0 + (2 * i + k) as f64 - 0.5 * (2 * j + l) as f64
+    };
+    Probe::new("kron", |x| {
+        zy::kron(square::<2>(&x[..4]), square::<2>(&x[4..]))
+    })
+    .grad(|x| {
+        let (v, (a, b)) = zy::kron_grad(square::<2>(&x[..4]), square::<2>(&x[4..]));
+        (v, [a.concat(), b.concat()].concat())
+    })
+    .jvp(|x, t| {
+        zy::kron_jvp(
+            square::<2>(&x[..4]),
+            square::<2>(&x[4..]),
+            (square::<2>(&t[..4]), square::<2>(&t[4..])),
+        )
+    })
+    .hessian(|x| {
+        let (v, (a, b), h) = zy::kron_hessian(square::<2>(&x[..4]), square::<2>(&x[4..]));
+        (v, [a.concat(), b.concat()].concat(), h)
+    })
+    .analytic(move |x| {
+        let mut g = vec![0.0; 8];
+        for i in 0..2 {
+            for j in 0..2 {
+                for k in 0..2 {
+                    for l in 0..2 {
+                        let w = weight(i, j, k, l);
+                        g[2 * i + j] += w * x[4 + 2 * k + l];
+                        g[4 + 2 * k + l] += w * x[2 * i + j];
+                    }
+                }
+            }
+        }
+        g
+    })
+    .run(POINTS, range(8, -2.0, 2.0));
+    matrix!(
+        "tr_square",
+        3,
+        zy::tr_square,
+        zy::tr_square_grad,
+        zy::tr_square_jvp,
+        zy::tr_square_grad_into,
+        zy::tr_square_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; 9];
+        for i in 0..3 {
+            for j in 0..3 {
+                g[i * 3 + j] = 2.0 * x[j * 3 + i];
+            }
+        }
+        g
+    })
+    .run(POINTS, range(9, -2.0, 2.0));
+    // logdet through Cholesky: symmetric positive definite inputs B B^T + 3 I; only the lower triangle
+    // is read, so the gradient is the lower triangle of 2 A^-1 - diag(A^-1).
+    let spd = |r: &mut Lcg| {
+        let b = r.vec(9, -1.0, 1.0);
+        let mut a = vec![0.0; 9];
+        for i in 0..3 {
+            for j in 0..3 {
+                a[i * 3 + j] = (0..3).map(|k| b[i * 3 + k] * b[j * 3 + k]).sum::<f64>()
+                    + if i == j { 3.0 } else { 0.0 };
+            }
+        }
+        a
+    };
+    matrix!(
+        "logdet_chol",
+        3,
+        zy::logdet_chol,
+        zy::logdet_chol_grad,
+        zy::logdet_chol_jvp,
+        zy::logdet_chol_grad_into,
+        zy::logdet_chol_hessian
+    )
+    .analytic(|x| {
+        // The inverse of the symmetric matrix whose lower triangle `x` holds.
+        let s = |i: usize, j: usize| if i >= j { x[i * 3 + j] } else { x[j * 3 + i] };
+        let m: Flat = (0..9).map(|k| s(k / 3, k % 3)).collect();
+        let det = zygote::det3_flat(&m);
+        let c = cofactors3(&m);
+        let mut g = vec![0.0; 9];
+        for i in 0..3 {
+            for j in 0..=i {
+                let inv = c[j * 3 + i] / det;
+                g[i * 3 + j] = if i == j { inv } else { 2.0 * inv };
+            }
+        }
+        g
+    })
+    .run(POINTS, spd);
+    check_vector(
+        "inv2",
+        POINTS,
+        |r: &mut Lcg| {
+            let mut x = r.vec(4, -0.5, 0.5);
+            x[0] += 2.0;
+            x[3] -= 2.0;
+            x
+        },
+        &|x| zy::inv2(square::<2>(x)).to_vec(),
+        &|x, c| {
+            let (v, g) = zy::inv2_vjp(square::<2>(x), c.try_into().unwrap());
+            (v.to_vec(), g.concat())
+        },
+        &|x, t| {
+            let (v, d) = zy::inv2_jvp(square::<2>(x), square::<2>(t));
+            (v.to_vec(), d.to_vec())
+        },
+        Some(&|x| zy::inv2_jacobian(square::<2>(x))),
+    );
+    // A \ b with pivoting: random matrices kept away from singular by a dominant anti-diagonal, so the
+    // pivots swap rows.
+    let system = |r: &mut Lcg| {
+        let mut x = r.vec(12, -1.0, 1.0);
+        x[2] += 3.0;
+        x[4] += 3.5;
+        x[6] -= 4.0;
+        x
+    };
+    check_vector(
+        "solve",
+        POINTS,
+        system,
+        &|x| zy::solve(&rows(&x[..9], 3), &x[9..]),
+        &|x, c| {
+            let (v, (a, b)) = zy::solve_vjp(&rows(&x[..9], 3), &x[9..], c.to_vec());
+            (v, [a.concat(), b].concat())
+        },
+        &|x, t| {
+            zy::solve_jvp(
+                &rows(&x[..9], 3),
+                &x[9..],
+                (rows(&t[..9], 3), t[9..].to_vec()),
+            )
+        },
+        Some(&|x| zy::solve_jacobian(&rows(&x[..9], 3), &x[9..])),
+    );
+    let a = rows(&[0.1, 0.2, 3.0, 0.3, 3.5, -0.2, -4.0, 0.5, 0.1], 3);
+    let x = zy::solve(&a, &[1.0, 2.0, 3.0]);
+    for i in 0..3 {
+        assert_near(
+            dot(&a[i], &x),
+            [1.0, 2.0, 3.0][i],
+            1e-13,
+            0.0,
+            "solve solves",
+        );
+    }
+    Probe::new("solve_sq", |x| zy::solve_sq(&rows(&x[..9], 3), &x[9..]))
+        .grad(|x| {
+            let (v, (a, b)) = zy::solve_sq_grad(&rows(&x[..9], 3), &x[9..]);
+            (v, [a.concat(), b].concat())
+        })
+        .jvp(|x, t| {
+            zy::solve_sq_jvp(
+                &rows(&x[..9], 3),
+                &x[9..],
+                (rows(&t[..9], 3), t[9..].to_vec()),
+            )
+        })
+        .hessian(|x| {
+            let (v, (a, b), h) = zy::solve_sq_hessian(&rows(&x[..9], 3), &x[9..]);
+            (v, [a.concat(), b].concat(), h)
+        })
+        .analytic(|x| {
+            // f = |A^-1 b|^2: df/db = 2 A^-T y, df/dA = -(2 A^-T y) y^T with y = A^-1 b.
+            let a = rows(&x[..9], 3);
+            let y = zy::solve(&a, &x[9..]);
+            let at: Vec<Flat> = (0..3).map(|j| (0..3).map(|i| a[i][j]).collect()).collect();
+            let lam = zy::solve(&at, &y.iter().map(|v| 2.0 * v).collect::<Flat>());
+            let mut g = vec![0.0; 12];
+            for i in 0..3 {
+                for j in 0..3 {
+                    g[i * 3 + j] = -lam[i] * y[j];
+                }
+                g[9 + i] = lam[i];
+            }
+            g
+        })
+        .run(POINTS, system);
+    slice2!(
+        zy::reverse_weighted,
+        reverse_weighted_grad,
+        reverse_weighted_jvp,
+        reverse_weighted_grad_into,
+        reverse_weighted_hessian
+    )
+    .analytic(|x| {
+        let n = x.len();
+        (0..n).map(|i| 2.0 * (n - i) as f64 * x[i]).collect()
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice2!(
+        zy::sort_weighted,
+        sort_weighted_grad,
+        sort_weighted_jvp,
+        sort_weighted_grad_into,
+        sort_weighted_hessian
+    )
+    .analytic(|x| {
+        let mut order: Vec<usize> = (0..x.len()).collect();
+        order.sort_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap());
+        let mut g = vec![0.0; x.len()];
+        for (rank, &i) in order.iter().enumerate() {
+            let w = rank as f64 + 1.0;
+            g[i] = w * (x[i].sin() + x[i] * x[i].cos());
+        }
+        g
+    })
+    .run(POINTS, distinct(6, -2.0, 2.0, 0.01));
+    slice2!(
+        zy::getindex,
+        getindex_grad,
+        getindex_jvp,
+        getindex_grad_into,
+        getindex_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        g[0] = 2.0 * x[0];
+        g[1] = x[2];
+        g[2] = x[1] + 1.0;
+        g
+    })
+    .run(10, range(4, -2.0, 2.0));
+    two_slices!(
+        "vcat_weighted",
+        3,
+        zy::vcat_weighted,
+        zy::vcat_weighted_grad,
+        zy::vcat_weighted_jvp,
+        zy::vcat_weighted_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = zy::vcat_weighted_hessian(&x[..3], &x[3..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let w = |i: usize| (0.3 * i as f64).cos();
+        let (n, m) = (3, 2);
+        let mut g = vec![0.0; 5];
+        for i in 0..n {
+            g[i] = 3.0 * x[i] * x[i] * (w(i) + w(n + m + i));
+        }
+        for j in 0..m {
+            g[n + m - 1 - j] = 3.0 * x[n + m - 1 - j].powi(2) * w(n + j);
+        }
+        g
+    })
+    .run(POINTS, range(5, -2.0, 2.0));
+    two_slices!(
+        "xlogy",
+        4,
+        zy::xlogy,
+        zy::xlogy_grad,
+        zy::xlogy_jvp,
+        zy::xlogy_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = zy::xlogy_hessian(&x[..4], &x[4..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let mut g = vec![0.0; 8];
+        for i in 0..4 {
+            g[i] = x[4 + i].ln();
+            g[4 + i] = x[i] / x[4 + i];
+        }
+        g
+    })
+    .run(POINTS, range(8, 0.2, 2.0));
+    // At `x[i] == 0` the term is skipped (`continue`): its derivative in `x[i]` is zero there, in `y[i]`
+    // too, as Zygote's `xlogy` rule gives.
+    let (_, (gx, gy)) = zy::xlogy_grad(&[0.0, 0.5], &[2.0, 3.0]);
+    assert_eq!((gx[0], gy[0]), (0.0, 0.0));
+    assert_near(gx[1], 3.0_f64.ln(), 1e-15, 0.0, "xlogy");
+    // `mul!` into an output parameter, its Jacobian over `(A, x)`.
+    check_vector(
+        "mul_into",
+        POINTS,
+        range(9, -2.0, 2.0),
+        &|x| {
+            let mut out = vec![GARBAGE; 2];
+            zy::mul_into(&mut out, &rows(&x[..6], 3), &x[6..]);
+            out
+        },
+        &|x, c| {
+            let mut out = vec![GARBAGE; 2];
+            let (a, xs) = zy::mul_into_vjp(&mut out, &rows(&x[..6], 3), &x[6..], c);
+            (out, [a.concat(), xs].concat())
+        },
+        &|x, t| {
+            let mut out = vec![GARBAGE; 2];
+            let mut d = vec![GARBAGE; 2];
+            zy::mul_into_jvp(
+                &mut out,
+                &rows(&x[..6], 3),
+                &x[6..],
+                (rows(&t[..6], 3), t[6..].to_vec()),
+                &mut d,
+            );
+            (out, d)
+        },
+        Some(&|x| zy::mul_into_jacobian(&mut vec![GARBAGE; 2], &rows(&x[..6], 3), &x[6..])),
+    );
+    Probe::new("diag_outer", |x| {
+        zy::diag_outer(&rows(&x[..9], 3), &x[9..12], &x[12..])
+    })
+    .grad(|x| {
+        let (v, (a, p, q)) = zy::diag_outer_grad(&rows(&x[..9], 3), &x[9..12], &x[12..]);
+        (v, [a.concat(), p, q].concat())
+    })
+    .jvp(|x, t| {
+        zy::diag_outer_jvp(
+            &rows(&x[..9], 3),
+            &x[9..12],
+            &x[12..],
+            (rows(&t[..9], 3), t[9..12].to_vec(), t[12..].to_vec()),
+        )
+    })
+    .hessian(|x| {
+        let (v, (a, p, q), h) = zy::diag_outer_hessian(&rows(&x[..9], 3), &x[9..12], &x[12..]);
+        (v, [a.concat(), p, q].concat(), h)
+    })
+    .analytic(|x| {
+        let mut g = vec![0.0; 15];
+        let d = [x[0], x[4], x[8]];
+        for i in 0..3 {
+            for j in 0..3 {
+                g[i * 3 + j] = x[9 + i] * x[12 + j];
+                g[9 + i] += x[i * 3 + j] * x[12 + j];
+                g[12 + j] += x[i * 3 + j] * x[9 + i];
+            }
+            g[i * 4] += (0..3).filter(|&k| k != i).map(|k| d[k]).product::<f64>();
+        }
+        g
+    })
+    .run(POINTS, range(15, -1.5, 1.5));
+}
+
+#[test]
+fn zygote_loops_and_scalars() {
+    use zygote as zy;
+    for n in [0usize, 1, 2, 5] {
+        Probe::new("pow_while", move |x| zy::pow_while(x[0], n))
+            .grad(move |x| {
+                let (v, d) = zy::pow_while_grad(x[0], n);
+                (v, vec![d])
+            })
+            .jvp(move |x, t| zy::pow_while_jvp(x[0], n, t[0]))
+            .grad_into(move |x| {
+                let mut d = GARBAGE;
+                let v = zy::pow_while_grad_into(x[0], n, &mut d);
+                (v, vec![d])
+            })
+            .hessian(move |x| {
+                let (v, d, h) = zy::pow_while_hessian(x[0], n);
+                let ds = zy::pow_while_derivatives(x[0], n);
+                assert_near(ds[2], h[0][0], 1e-12, 1.0, "pow_while: f'' two ways");
+                (v, vec![d], h)
+            })
+            .analytic(move |x| {
+                vec![if n == 0 {
+                    0.0
+                } else {
+                    n as f64 * x[0].powi(n as i32 - 1)
+                }]
+            })
+            .run(POINTS, range(1, -1.5, 1.5));
+        let ds = zy::pow_while_derivatives(1.3, n);
+        let nf = n as f64;
+        let third = nf * (nf - 1.0) * (nf - 2.0) * 1.3_f64.powi(n as i32 - 3);
+        assert_near(
+            ds[3],
+            if n < 3 { 0.0 } else { third },
+            1e-12,
+            1.0,
+            "pow_while'''",
+        );
+        Probe::new("pow_rec", move |x| zy::pow_rec(x[0], n))
+            .grad(move |x| {
+                let (v, d) = zy::pow_rec_grad(x[0], n);
+                (v, vec![d])
+            })
+            .jvp(move |x, t| zy::pow_rec_jvp(x[0], n, t[0]))
+            .hessian(move |x| {
+                let (v, d, h) = zy::pow_rec_hessian(x[0], n);
+                (v, vec![d], h)
+            })
+            .analytic(move |x| {
+                vec![if n == 0 {
+                    0.0
+                } else {
+                    n as f64 * x[0].powi(n as i32 - 1)
+                }]
+            })
+            .run(POINTS, range(1, -1.5, 1.5));
+    }
+    for n in [1usize, 4] {
+        Probe::new("fill_sin", move |x| zy::fill_sin(x[0], n))
+            .grad(move |x| {
+                let (v, d) = zy::fill_sin_grad(x[0], n);
+                (v, vec![d])
+            })
+            .jvp(move |x, t| zy::fill_sin_jvp(x[0], n, t[0]))
+            .hessian(move |x| {
+                let (v, d, h) = zy::fill_sin_hessian(x[0], n);
+                (v, vec![d], h)
+            })
+            .analytic(move |x| vec![(1..=n).map(|k| k as f64 * (k as f64 * x[0]).cos()).sum()])
+            .run(POINTS, range(1, -2.0, 2.0));
+    }
+    Probe::new("clamp_sq", |x| zy::clamp_sq(&x[..5], x[5], x[6]))
+        .grad(|x| {
+            let (v, (g, lo, hi)) = zy::clamp_sq_grad(&x[..5], x[5], x[6]);
+            (v, [g, vec![lo, hi]].concat())
+        })
+        .jvp(|x, t| zy::clamp_sq_jvp(&x[..5], x[5], x[6], (t[..5].to_vec(), t[5], t[6])))
+        .hessian(|x| {
+            let (v, (g, lo, hi), h) = zy::clamp_sq_hessian(&x[..5], x[5], x[6]);
+            (v, [g, vec![lo, hi]].concat(), h)
+        })
+        .analytic(|x| {
+            let (lo, hi) = (x[5], x[6]);
+            let mut g = vec![0.0; 7];
+            for i in 0..5 {
+                let c = x[i].clamp(lo, hi);
+                let slot = if x[i] < lo {
+                    5
+                } else if x[i] > hi {
+                    6
+                } else {
+                    i
+                };
+                g[slot] += 2.0 * c;
+            }
+            g
+        })
+        .run(POINTS, |r: &mut Lcg| {
+            let mut x = distinct(7, -2.0, 2.0, 0.02)(r);
+            x[5] = -0.7 + 0.1 * x[5];
+            x[6] = 0.8 + 0.1 * x[6];
+            x
+        });
+    Probe::new("hypot3", |x| zy::hypot3(x[0], x[1], x[2]))
+        .grad(|x| {
+            let (v, (a, b, c)) = zy::hypot3_grad(x[0], x[1], x[2]);
+            (v, vec![a, b, c])
+        })
+        .jvp(|x, t| zy::hypot3_jvp(x[0], x[1], x[2], (t[0], t[1], t[2])))
+        .grad_into(|x| {
+            let (mut a, mut b, mut c) = (GARBAGE, GARBAGE, GARBAGE);
+            let v = zy::hypot3_grad_into(x[0], x[1], x[2], (&mut a, &mut b, &mut c));
+            (v, vec![a, b, c])
+        })
+        .hessian(|x| {
+            let (v, (a, b, c), h) = zy::hypot3_hessian(x[0], x[1], x[2]);
+            (v, vec![a, b, c], h)
+        })
+        .analytic(|x| {
+            let r = norm(x);
+            x.iter().map(|v| v / r).collect()
+        })
+        .run(POINTS, range(3, -2.0, 2.0));
 }
