@@ -4460,3 +4460,1451 @@ fn zygote_loops_and_scalars() {
         })
         .run(POINTS, range(3, -2.0, 2.0));
 }
+
+/// A probe of a one-scalar `order = 3` function, by its module and name, with its analytic derivative,
+/// then `f_derivatives` against central differences of its own lower entries on `[lo, hi]`.
+macro_rules! scalar3 {
+    ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident, $h:ident, $d:ident, $lo:expr, $hi:expr, $formula:expr) => {{
+        one(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi)
+            .hessian(hess3($m::$h, $m::$d))
+            .analytic(move |x: &[f64]| vec![($formula)(x[0])])
+            .run(POINTS, range(1, $lo, $hi));
+        check_third(stringify!($f), $m::$d, POINTS, $lo, $hi);
+    }};
+}
+
+/// The same for an `order = 2` function (no third derivative).
+macro_rules! scalar2 {
+    ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident, $h:ident, $d:ident, $sample:expr, $formula:expr) => {{
+        one(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi)
+            .hessian(hess1($m::$h, $m::$d))
+            .analytic(move |x: &[f64]| vec![($formula)(x[0])])
+            .run(POINTS, $sample);
+    }};
+}
+
+#[test]
+fn chainrules_scalar_rules() {
+    use rules as ru;
+    use std::f64::consts::{LN_10, LN_2, PI};
+    scalar3!(
+        ru::sec_csc_cot,
+        sec_csc_cot_grad,
+        sec_csc_cot_jvp,
+        sec_csc_cot_grad_into,
+        sec_csc_cot_hessian,
+        sec_csc_cot_derivatives,
+        0.2,
+        1.3,
+        |x: f64| x.sin() / x.cos().powi(2) - x.cos() / x.sin().powi(2) - 1.0 / x.sin().powi(2)
+    );
+    scalar3!(
+        ru::asec_acsc_acot,
+        asec_acsc_acot_grad,
+        asec_acsc_acot_jvp,
+        asec_acsc_acot_grad_into,
+        asec_acsc_acot_hessian,
+        asec_acsc_acot_derivatives,
+        1.2,
+        4.0,
+        |x: f64| {
+            let r = (x * x - 1.0).sqrt();
+            1.0 / (x * r) - 1.0 / (x * r) - 1.0 / (1.0 + x * x)
+        }
+    );
+    scalar3!(
+        ru::sech_csch_coth,
+        sech_csch_coth_grad,
+        sech_csch_coth_jvp,
+        sech_csch_coth_grad_into,
+        sech_csch_coth_hessian,
+        sech_csch_coth_derivatives,
+        0.3,
+        2.5,
+        |x: f64| -x.tanh() / x.cosh() - x.cosh() / x.sinh().powi(2) - 1.0 / x.sinh().powi(2)
+    );
+    scalar3!(
+        ru::acoth_acsch,
+        acoth_acsch_grad,
+        acoth_acsch_jvp,
+        acoth_acsch_grad_into,
+        acoth_acsch_hessian,
+        acoth_acsch_derivatives,
+        1.2,
+        4.0,
+        |x: f64| 1.0 / (1.0 - x * x) - 1.0 / (x * (1.0 + x * x).sqrt())
+    );
+    scalar3!(
+        ru::asech,
+        asech_grad,
+        asech_jvp,
+        asech_grad_into,
+        asech_hessian,
+        asech_derivatives,
+        0.1,
+        0.9,
+        |x: f64| -1.0 / (x * (1.0 - x * x).sqrt())
+    );
+    scalar3!(
+        ru::sinpi_cospi,
+        sinpi_cospi_grad,
+        sinpi_cospi_jvp,
+        sinpi_cospi_grad_into,
+        sinpi_cospi_hessian,
+        sinpi_cospi_derivatives,
+        -2.0,
+        2.0,
+        |x: f64| PI * ((PI * x).cos() - (PI * x).sin())
+    );
+    scalar3!(
+        ru::sinc,
+        sinc_grad,
+        sinc_jvp,
+        sinc_grad_into,
+        sinc_hessian,
+        sinc_derivatives,
+        0.05,
+        3.0,
+        |x: f64| {
+            let px = PI * x;
+            (px.cos() * px - px.sin()) / (px * x)
+        }
+    );
+    // At 0 the branch returns the constant 1: JAX's convention gives 0, the true derivative there too.
+    assert_eq!(ru::sinc_grad(0.0), (1.0, 0.0));
+    scalar3!(
+        ru::exp10_log10,
+        exp10_log10_grad,
+        exp10_log10_jvp,
+        exp10_log10_grad_into,
+        exp10_log10_hessian,
+        exp10_log10_derivatives,
+        0.2,
+        1.5,
+        |x: f64| LN_10 * 10.0_f64.powf(x) + 1.0 / (x * LN_10)
+    );
+    scalar3!(
+        ru::deg_rad,
+        deg_rad_grad,
+        deg_rad_jvp,
+        deg_rad_grad_into,
+        deg_rad_hessian,
+        deg_rad_derivatives,
+        -3.0,
+        3.0,
+        |x: f64| 2.0 * x
+    );
+    scalar3!(
+        ru::abs2_cbrt,
+        abs2_cbrt_grad,
+        abs2_cbrt_jvp,
+        abs2_cbrt_grad_into,
+        abs2_cbrt_hessian,
+        abs2_cbrt_derivatives,
+        0.2,
+        3.0,
+        |x: f64| 2.0 * x + 1.0 / (3.0 * x.cbrt() * x.cbrt())
+    );
+    scalar3!(
+        ru::abs2_cbrt,
+        abs2_cbrt_grad,
+        abs2_cbrt_jvp,
+        abs2_cbrt_grad_into,
+        abs2_cbrt_hessian,
+        abs2_cbrt_derivatives,
+        -3.0,
+        -0.2,
+        |x: f64| 2.0 * x + 1.0 / (3.0 * x.cbrt() * x.cbrt())
+    );
+    scalar3!(
+        ru::sincos_weighted,
+        sincos_weighted_grad,
+        sincos_weighted_jvp,
+        sincos_weighted_grad_into,
+        sincos_weighted_hessian,
+        sincos_weighted_derivatives,
+        -3.0,
+        3.0,
+        |x: f64| 2.0 * x.cos() - 3.0 * x.sin()
+    );
+    scalar3!(
+        ru::powers,
+        powers_grad,
+        powers_jvp,
+        powers_grad_into,
+        powers_hessian,
+        powers_derivatives,
+        0.3,
+        3.0,
+        |x: f64| -3.0 * x.powi(-4) + 2.5 * x.powf(1.5)
+    );
+    scalar3!(
+        ru::hyperbolic,
+        hyperbolic_grad,
+        hyperbolic_jvp,
+        hyperbolic_grad_into,
+        hyperbolic_hessian,
+        hyperbolic_derivatives,
+        -1.5,
+        1.5,
+        |x: f64| {
+            let a = 1.5 + x * x;
+            1.0 - x.tanh().powi(2)
+                + 1.0 / (1.0 + x * x).sqrt()
+                + 2.0 * x / (a * a - 1.0).sqrt()
+                + 0.5 / (1.0 - x * x / 4.0)
+        }
+    );
+    scalar3!(
+        ru::exp_log_family,
+        exp_log_family_grad,
+        exp_log_family_jvp,
+        exp_log_family_grad_into,
+        exp_log_family_hessian,
+        exp_log_family_derivatives,
+        0.2,
+        3.0,
+        |x: f64| LN_2 * x.exp2() + 1.0 / (x * LN_2) + x.exp() + 1.0 / (1.0 + x)
+    );
+    scalar2!(
+        ru::sign_abs,
+        sign_abs_grad,
+        sign_abs_jvp,
+        sign_abs_grad_into,
+        sign_abs_hessian,
+        sign_abs_derivatives,
+        away_from(1, -2.0, 2.0, 10.0, 0.0),
+        |x: f64| 3.0 * x * x * x.signum() + x.signum()
+    );
+    scalar2!(
+        ru::rounding,
+        rounding_grad,
+        rounding_jvp,
+        rounding_grad_into,
+        rounding_hessian,
+        rounding_derivatives,
+        away_from(1, -3.0, 3.0, 0.5, 0.0),
+        |x: f64| 2.0 * x
+    );
+    // Tuples: `sincos` through its vjp and jvp.
+    check_vector(
+        "sincos",
+        POINTS,
+        range(1, -3.0, 3.0),
+        &|x| {
+            let (s, c) = ru::sincos(x[0]);
+            vec![s, c]
+        },
+        &|x, c| {
+            let ((s, co), g) = ru::sincos_vjp(x[0], (c[0], c[1]));
+            (vec![s, co], vec![g])
+        },
+        &|x, t| {
+            let ((s, c), (ds, dc)) = ru::sincos_jvp(x[0], t[0]);
+            (vec![s, c], vec![ds, dc])
+        },
+        None,
+    );
+    // Two and three arguments.
+    two(
+        "log_base",
+        ru::log_base,
+        ru::log_base_grad,
+        ru::log_base_jvp,
+        ru::log_base_grad_into,
+    )
+    .hessian(hess2(ru::log_base_hessian))
+    .analytic(|x| {
+        let (b, y) = (x[0], x[1]);
+        let lb = b.ln();
+        vec![-2.0 * y.ln() / (b * lb * lb), 2.0 / (y * lb)]
+    })
+    .run(POINTS, |r: &mut Lcg| {
+        vec![r.uniform(1.3, 4.0), r.uniform(0.2, 5.0)]
+    });
+    two(
+        "mod_rem",
+        ru::mod_rem,
+        ru::mod_rem_grad,
+        ru::mod_rem_jvp,
+        ru::mod_rem_grad_into,
+    )
+    .hessian(hess2(ru::mod_rem_hessian))
+    .analytic(|x| {
+        let (a, b) = (x[0], x[1]);
+        vec![3.0, -(a / b).floor() - 2.0 * (a / b).trunc()]
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let (a, b) = (r.uniform(-5.0, 5.0), r.uniform(0.7, 2.0));
+        let q = a / b;
+        if (q - q.round()).abs() > 0.02 {
+            break vec![a, b];
+        }
+    });
+    two(
+        "max_min",
+        ru::max_min,
+        ru::max_min_grad,
+        ru::max_min_jvp,
+        ru::max_min_grad_into,
+    )
+    .hessian(hess2(ru::max_min_hessian))
+    .analytic(|x| {
+        let (a, b) = (x[0], x[1]);
+        let (mut ga, mut gb) = if a > b { (b, a) } else { (b, a) };
+        if a > 2.0 * b {
+            ga += 1.0;
+        } else {
+            gb += 2.0;
+        }
+        vec![ga, gb]
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let (a, b) = (r.uniform(-2.0, 2.0), r.uniform(-2.0, 2.0));
+        if (a - b).abs() > 0.01 && (a - 2.0 * b).abs() > 0.01 {
+            break vec![a, b];
+        }
+    });
+    two(
+        "atan_two",
+        ru::atan_two,
+        ru::atan_two_grad,
+        ru::atan_two_jvp,
+        ru::atan_two_grad_into,
+    )
+    .hessian(hess2(ru::atan_two_hessian))
+    .analytic(|x| {
+        let (y, z) = (x[0], x[1]);
+        let r2 = y * y + z * z;
+        vec![2.0 * z / r2, -2.0 * y / r2]
+    })
+    .run(POINTS, |r: &mut Lcg| {
+        vec![r.uniform(-2.0, 2.0), r.uniform(0.3, 2.0)]
+    });
+    two(
+        "pow_inv",
+        ru::pow_inv,
+        ru::pow_inv_grad,
+        ru::pow_inv_jvp,
+        ru::pow_inv_grad_into,
+    )
+    .hessian(hess2(ru::pow_inv_hessian))
+    .analytic(|x| {
+        let (a, b) = (x[0], x[1]);
+        vec![
+            b * a.powf(b - 1.0) - b / (a * a),
+            a.powf(b) * a.ln() + 1.0 / a,
+        ]
+    })
+    .run(POINTS, range(2, 0.3, 2.5));
+    Probe::new("muladd_fma", |x| ru::muladd_fma(x[0], x[1], x[2]))
+        .grad(|x| {
+            let (v, (a, b, c)) = ru::muladd_fma_grad(x[0], x[1], x[2]);
+            (v, vec![a, b, c])
+        })
+        .jvp(|x, t| ru::muladd_fma_jvp(x[0], x[1], x[2], (t[0], t[1], t[2])))
+        .hessian(|x| {
+            let (v, (a, b, c), h) = ru::muladd_fma_hessian(x[0], x[1], x[2]);
+            (v, vec![a, b, c], h)
+        })
+        .analytic(|x| {
+            let (a, b, c) = (x[0], x[1], x[2]);
+            vec![b + b * c, a + a * c, 1.0 + a * b + 2.0 * c]
+        })
+        .run(POINTS, range(3, -2.0, 2.0));
+    Probe::new("evalpoly", |x| ru::evalpoly(x[0], &x[1..]))
+        .grad(|x| {
+            let (v, (a, p)) = ru::evalpoly_grad(x[0], &x[1..]);
+            (v, [vec![a], p].concat())
+        })
+        .jvp(|x, t| ru::evalpoly_jvp(x[0], &x[1..], (t[0], t[1..].to_vec())))
+        .grad_into(|x| {
+            let mut a = GARBAGE;
+            let mut p = vec![GARBAGE; x.len() - 1];
+            let v = ru::evalpoly_grad_into(x[0], &x[1..], (&mut a, &mut p));
+            (v, [vec![a], p].concat())
+        })
+        .hessian(|x| {
+            let (v, (a, p), h) = ru::evalpoly_hessian(x[0], &x[1..]);
+            (v, [vec![a], p].concat(), h)
+        })
+        .analytic(|x| {
+            let z = x[0];
+            let p = &x[1..];
+            let mut g = vec![(1..p.len())
+                .map(|k| k as f64 * p[k] * z.powi(k as i32 - 1))
+                .sum()];
+            g.extend((0..p.len()).map(|k| z.powi(k as i32)));
+            g
+        })
+        .run(POINTS, range(6, -1.5, 1.5));
+}
+
+/// A probe of `f(a: &[f64], b: &[f64], <data>)` with only `a` active (`wrt(a)`), the data fixed.
+macro_rules! first_slice {
+    ($name:expr, $data:expr, $f:path, $g:path, $j:path, $gi:path, $h:path) => {{
+        let data = $data;
+        let d2 = data.clone();
+        let d3 = data.clone();
+        let d4 = data.clone();
+        let d5 = data.clone();
+        Probe::new($name, move |x| $f(x, &data))
+            .grad(move |x| $g(x, &d2))
+            .jvp(move |x, t| $j(x, &d3, t.to_vec()))
+            .grad_into(move |x| {
+                let mut g = vec![GARBAGE; x.len()];
+                let v = $gi(x, &d4, &mut g);
+                (v, g)
+            })
+            .hessian(move |x| $h(x, &d5))
+    }};
+}
+
+#[test]
+fn pytorch_losses() {
+    use torch as to;
+    let mut rng = Lcg::new(11);
+    let n = 6;
+    let target = rng.vec(n, -1.0, 1.0);
+    // Huber with delta = 0.8, away from the switch |d| = delta and from d = 0.
+    let tg = target.clone();
+    let away_huber = move |r: &mut Lcg| -> Flat {
+        (0..n)
+            .map(|i| loop {
+                let p = r.uniform(-2.5, 2.5);
+                let d = (p - tg[i]).abs();
+                if (d - 0.8).abs() > 0.01 && d > 0.01 {
+                    break p;
+                }
+            })
+            .collect()
+    };
+    let t2 = target.clone();
+    Probe::new("huber", {
+        let t = target.clone();
+        move |x| to::huber(x, &t, 0.8)
+    })
+    .grad({
+        let t = target.clone();
+        move |x| to::huber_grad(x, &t, 0.8)
+    })
+    .jvp({
+        let t = target.clone();
+        move |x, v| to::huber_jvp(x, &t, 0.8, v.to_vec())
+    })
+    .grad_into({
+        let t = target.clone();
+        move |x| {
+            let mut g = vec![GARBAGE; x.len()];
+            let v = to::huber_grad_into(x, &t, 0.8, &mut g);
+            (v, g)
+        }
+    })
+    .hessian({
+        let t = target.clone();
+        move |x| to::huber_hessian(x, &t, 0.8)
+    })
+    .analytic(move |x| {
+        x.iter()
+            .zip(&t2)
+            .map(|(p, t)| {
+                let d = p - t;
+                (if d.abs() < 0.8 { d } else { 0.8 * d.signum() }) / n as f64
+            })
+            .collect()
+    })
+    .run(POINTS, away_huber.clone());
+    // Smooth L1 with both sides active, beta = 0.5.
+    two_slices!(
+        "smooth_l1",
+        n,
+        smooth_l1_b,
+        smooth_l1_b_grad,
+        smooth_l1_b_jvp,
+        smooth_l1_b_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = to::smooth_l1_hessian(&x[..n], &x[n..], 0.5);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let g: Flat = (0..n)
+            .map(|i| {
+                let d = x[i] - x[n + i];
+                (if d.abs() < 0.5 { d / 0.5 } else { d.signum() }) / n as f64
+            })
+            .collect();
+        [g.clone(), g.iter().map(|v| -v).collect()].concat()
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let x = r.vec(2 * n, -2.0, 2.0);
+        if (0..n).all(|i| {
+            let d = (x[i] - x[n + i]).abs();
+            (d - 0.5).abs() > 0.01 && d > 0.01
+        }) {
+            break x;
+        }
+    });
+    two_slices!(
+        "log_cosh",
+        n,
+        to::log_cosh,
+        to::log_cosh_grad,
+        to::log_cosh_jvp,
+        to::log_cosh_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = to::log_cosh_hessian(&x[..n], &x[n..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let g: Flat = (0..n).map(|i| (x[i] - x[n + i]).tanh()).collect();
+        [g.clone(), g.iter().map(|v| -v).collect()].concat()
+    })
+    .run(POINTS, away_from(2 * n, -3.0, 3.0, 50.0, 25.0));
+    // The value agrees with log(cosh(d)) where that does not overflow.
+    let (a, b) = ([0.3, -1.2], [1.0, 0.4]);
+    let direct: f64 = (0..2).map(|i| ((a[i] - b[i]) as f64).cosh().ln()).sum();
+    assert_near(to::log_cosh(&a, &b), direct, 1e-14, 0.0, "log_cosh value");
+    let labels: Flat = (0..n).map(|i| (i % 2) as f64).collect();
+    let l2 = labels.clone();
+    first_slice!(
+        "focal",
+        labels.clone(),
+        to::focal,
+        to::focal_grad,
+        to::focal_jvp,
+        to::focal_grad_into,
+        to::focal_hessian
+    )
+    .analytic(move |z| {
+        z.iter()
+            .zip(&l2)
+            .map(|(&z, &y)| {
+                // pt = sigmoid(+-z), loss = -a (1 - pt)^2 ln pt, d pt / dz = +-pt (1 - pt).
+                let (sign, at) = if y > 0.5 { (1.0, 0.25) } else { (-1.0, 0.75) };
+                let pt = sigmoid(sign * z);
+                let dpt = sign * pt * (1.0 - pt);
+                -at * (-2.0 * (1.0 - pt) * pt.ln() + (1.0 - pt).powi(2) / pt) * dpt
+            })
+            .collect()
+    })
+    .run(POINTS, range(n, -3.0, 3.0));
+    let l3 = labels.clone();
+    first_slice!(
+        "bce_with_logits",
+        labels.clone(),
+        to::bce_with_logits,
+        to::bce_with_logits_grad,
+        to::bce_with_logits_jvp,
+        to::bce_with_logits_grad_into,
+        to::bce_with_logits_hessian
+    )
+    .analytic(move |z| {
+        z.iter()
+            .zip(&l3)
+            .map(|(&z, &y)| (sigmoid(z) - y) / n as f64)
+            .collect()
+    })
+    .run(POINTS, away_from(n, -4.0, 4.0, 20.0, 0.0));
+    let signs: Flat = (0..n)
+        .map(|i| if i % 3 == 0 { -1.0 } else { 1.0 })
+        .collect();
+    let s2 = signs.clone();
+    let s3 = signs.clone();
+    first_slice!(
+        "hinge",
+        signs.clone(),
+        to::hinge,
+        to::hinge_grad,
+        to::hinge_jvp,
+        to::hinge_grad_into,
+        to::hinge_hessian
+    )
+    .analytic(move |x| {
+        x.iter()
+            .zip(&s2)
+            .map(|(&v, &y)| if 1.0 - y * v > 0.0 { -y } else { 0.0 })
+            .collect()
+    })
+    .run(POINTS, move |r: &mut Lcg| -> Flat {
+        (0..n)
+            .map(|i| loop {
+                let v = r.uniform(-3.0, 3.0);
+                if (1.0 - s3[i] * v).abs() > 0.01 {
+                    break v;
+                }
+            })
+            .collect()
+    });
+    let s4 = signs.clone();
+    first_slice!(
+        "poisson_nll",
+        target.clone(),
+        to::poisson_nll,
+        to::poisson_nll_grad,
+        to::poisson_nll_jvp,
+        to::poisson_nll_grad_into,
+        to::poisson_nll_hessian
+    )
+    .analytic({
+        let t = target.clone();
+        move |x| x.iter().zip(&t).map(|(v, t)| v.exp() - t).collect()
+    })
+    .run(POINTS, range(n, -2.0, 2.0));
+    first_slice!(
+        "soft_margin",
+        signs.clone(),
+        to::soft_margin,
+        to::soft_margin_grad,
+        to::soft_margin_jvp,
+        to::soft_margin_grad_into,
+        to::soft_margin_hessian
+    )
+    .analytic(move |x| {
+        x.iter()
+            .zip(&s4)
+            .map(|(&v, &y)| -y * sigmoid(-y * v) / n as f64)
+            .collect()
+    })
+    .run(POINTS, range(n, -3.0, 3.0));
+    two_slices!(
+        "kl_div",
+        n,
+        to::kl_div,
+        to::kl_div_grad,
+        to::kl_div_jvp,
+        to::kl_div_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = to::kl_div_hessian(&x[..n], &x[n..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let q = &x[n..];
+        let lp = &x[..n];
+        [
+            q.iter().map(|v| -v).collect::<Flat>(),
+            (0..n).map(|i| q[i].ln() + 1.0 - lp[i]).collect(),
+        ]
+        .concat()
+    })
+    .run(POINTS, |r: &mut Lcg| {
+        [r.vec(n, -3.0, -0.1), r.vec(n, 0.05, 1.0)].concat()
+    });
+    two_slices!(
+        "mse_l1",
+        n,
+        to::mse_l1,
+        to::mse_l1_grad,
+        to::mse_l1_jvp,
+        to::mse_l1_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = to::mse_l1_hessian(&x[..n], &x[n..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let g: Flat = (0..n)
+            .map(|i| {
+                let d = x[i] - x[n + i];
+                (2.0 * d + d.signum()) / n as f64
+            })
+            .collect();
+        [g.clone(), g.iter().map(|v| -v).collect()].concat()
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let x = r.vec(2 * n, -2.0, 2.0);
+        if (0..n).all(|i| (x[i] - x[n + i]).abs() > 0.01) {
+            break x;
+        }
+    });
+    two_slices!(
+        "cosine_similarity",
+        n,
+        to::cosine_similarity,
+        to::cosine_similarity_grad,
+        to::cosine_similarity_jvp,
+        to::cosine_similarity_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = to::cosine_similarity_hessian(&x[..n], &x[n..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let (a, b) = (&x[..n], &x[n..]);
+        let (na, nb, ab) = (norm(a), norm(b), dot(a, b));
+        let ga: Flat = (0..n)
+            .map(|i| b[i] / (na * nb) - ab * a[i] / (na.powi(3) * nb))
+            .collect();
+        let gb: Flat = (0..n)
+            .map(|i| a[i] / (na * nb) - ab * b[i] / (nb.powi(3) * na))
+            .collect();
+        [ga, gb].concat()
+    })
+    .run(POINTS, range(2 * n, -2.0, 2.0));
+    Probe::new("triplet_margin", |x| {
+        to::triplet_margin(&x[..3], &x[3..6], &x[6..])
+    })
+    .grad(|x| {
+        let (v, (a, p, q)) = to::triplet_margin_grad(&x[..3], &x[3..6], &x[6..]);
+        (v, [a, p, q].concat())
+    })
+    .jvp(|x, t| {
+        to::triplet_margin_jvp(
+            &x[..3],
+            &x[3..6],
+            &x[6..],
+            (t[..3].to_vec(), t[3..6].to_vec(), t[6..].to_vec()),
+        )
+    })
+    .hessian(|x| {
+        let (v, (a, p, q), h) = to::triplet_margin_hessian(&x[..3], &x[3..6], &x[6..]);
+        (v, [a, p, q].concat(), h)
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let x = r.vec(9, -1.5, 1.5);
+        let d = |o: usize| {
+            (0..3)
+                .map(|i| (x[i] - x[o + i] + 1e-6).powi(2))
+                .sum::<f64>()
+                .sqrt()
+        };
+        if (d(3) - d(6) + 1.0).abs() > 0.02 {
+            break x;
+        }
+    });
+    Probe::new("margin_ranking", {
+        let s = signs.clone();
+        move |x| to::margin_ranking(&x[..n], &x[n..], &s, 0.3)
+    })
+    .grad({
+        let s = signs.clone();
+        move |x| {
+            let (v, (a, b)) = to::margin_ranking_grad(&x[..n], &x[n..], &s, 0.3);
+            (v, [a, b].concat())
+        }
+    })
+    .jvp({
+        let s = signs.clone();
+        move |x, t| {
+            to::margin_ranking_jvp(
+                &x[..n],
+                &x[n..],
+                &s,
+                0.3,
+                (t[..n].to_vec(), t[n..].to_vec()),
+            )
+        }
+    })
+    .analytic({
+        let s = signs.clone();
+        move |x| {
+            let mut g = vec![0.0; 2 * n];
+            for i in 0..n {
+                if -s[i] * (x[i] - x[n + i]) + 0.3 > 0.0 {
+                    g[i] = -s[i];
+                    g[n + i] = s[i];
+                }
+            }
+            g
+        }
+    })
+    .run(POINTS, {
+        let s = signs.clone();
+        move |r: &mut Lcg| loop {
+            let x = r.vec(2 * n, -2.0, 2.0);
+            if (0..n).all(|i| (-s[i] * (x[i] - x[n + i]) + 0.3).abs() > 0.01) {
+                break x;
+            }
+        }
+    });
+    Probe::new("gaussian_nll", {
+        let t = target.clone();
+        move |x| to::gaussian_nll(&x[..n], &t, &x[n..])
+    })
+    .grad({
+        let t = target.clone();
+        move |x| {
+            let (v, (a, b)) = to::gaussian_nll_grad(&x[..n], &t, &x[n..]);
+            (v, [a, b].concat())
+        }
+    })
+    .jvp({
+        let t = target.clone();
+        move |x, v| to::gaussian_nll_jvp(&x[..n], &t, &x[n..], (v[..n].to_vec(), v[n..].to_vec()))
+    })
+    .hessian({
+        let t = target.clone();
+        move |x| {
+            let (v, (a, b), h) = to::gaussian_nll_hessian(&x[..n], &t, &x[n..]);
+            (v, [a, b].concat(), h)
+        }
+    })
+    .analytic({
+        let t = target.clone();
+        move |x| {
+            let (mu, var) = (&x[..n], &x[n..]);
+            let nf = n as f64;
+            let gm: Flat = (0..n).map(|i| (mu[i] - t[i]) / var[i] / nf).collect();
+            let gv: Flat = (0..n)
+                .map(|i| 0.5 * (1.0 / var[i] - (mu[i] - t[i]).powi(2) / (var[i] * var[i])) / nf)
+                .collect();
+            [gm, gv].concat()
+        }
+    })
+    .run(POINTS, |r: &mut Lcg| {
+        [r.vec(n, -2.0, 2.0), r.vec(n, 0.2, 2.0)].concat()
+    });
+    // Cosine embedding: the early `return` for y = 1, the hinge for y = -1.
+    for y in [1, -1] {
+        Probe::new("cosine_embedding", move |x| {
+            to::cosine_embedding(&x[..3], &x[3..], y, 0.2)
+        })
+        .grad(move |x| {
+            let (v, (a, b)) = to::cosine_embedding_grad(&x[..3], &x[3..], y, 0.2);
+            (v, [a, b].concat())
+        })
+        .jvp(move |x, t| {
+            to::cosine_embedding_jvp(&x[..3], &x[3..], y, 0.2, (t[..3].to_vec(), t[3..].to_vec()))
+        })
+        .hessian(move |x| {
+            let (v, (a, b), h) = to::cosine_embedding_hessian(&x[..3], &x[3..], y, 0.2);
+            (v, [a, b].concat(), h)
+        })
+        .run(POINTS, move |r: &mut Lcg| loop {
+            let x = r.vec(6, -2.0, 2.0);
+            let c = dot(&x[..3], &x[3..]) / (norm(&x[..3]) * norm(&x[3..]));
+            if (c - 0.2).abs() > 0.02 {
+                break x;
+            }
+        });
+    }
+    // Dropout with a mask: masked entries get no gradient.
+    let mask = [true, false, true, true, false, true];
+    Probe::new("dropout", move |x| to::dropout(x, &mask, 0.3))
+        .grad(move |x| to::dropout_grad(x, &mask, 0.3))
+        .jvp(move |x, t| to::dropout_jvp(x, &mask, 0.3, t.to_vec()))
+        .hessian(move |x| to::dropout_hessian(x, &mask, 0.3))
+        .analytic(move |x| {
+            (0..6)
+                .map(|i| if mask[i] { 2.0 * x[i] / 0.49 } else { 0.0 })
+                .collect()
+        })
+        .run(POINTS, range(6, -2.0, 2.0));
+    // Cross-entropy with label smoothing over a batch of rows.
+    let labels = [2usize, 0, 1];
+    Probe::new("cross_entropy_smoothed", move |x| {
+        to::cross_entropy_smoothed(&rows(x, 4), &labels, 0.1)
+    })
+    .grad(move |x| {
+        let (v, g) = to::cross_entropy_smoothed_grad(&rows(x, 4), &labels, 0.1);
+        (v, g.concat())
+    })
+    .jvp(move |x, t| to::cross_entropy_smoothed_jvp(&rows(x, 4), &labels, 0.1, rows(t, 4)))
+    .hessian(move |x| {
+        let (v, g, h) = to::cross_entropy_smoothed_hessian(&rows(x, 4), &labels, 0.1);
+        (v, g.concat(), h)
+    })
+    .analytic(move |x| {
+        let mut g = Vec::new();
+        for (r, row) in x.chunks(4).enumerate() {
+            let p = softmax(row);
+            for c in 0..4 {
+                let t = if c == labels[r] { 0.9 + 0.025 } else { 0.025 };
+                g.push((p[c] - t) / 3.0);
+            }
+        }
+        g
+    })
+    .run(POINTS, distinct(12, -3.0, 3.0, 0.01));
+}
+
+/// `smooth_l1` with `beta = 0.5`, for `two_slices!`.
+fn smooth_l1_b(p: &[f64], t: &[f64]) -> f64 {
+    torch::smooth_l1(p, t, 0.5)
+}
+fn smooth_l1_b_grad(p: &[f64], t: &[f64]) -> (f64, (Vec<f64>, Vec<f64>)) {
+    torch::smooth_l1_grad(p, t, 0.5)
+}
+fn smooth_l1_b_jvp(p: &[f64], t: &[f64], v: (Vec<f64>, Vec<f64>)) -> (f64, f64) {
+    torch::smooth_l1_jvp(p, t, 0.5, v)
+}
+fn smooth_l1_b_grad_into(p: &[f64], t: &[f64], g: (&mut [f64], &mut [f64])) -> f64 {
+    torch::smooth_l1_grad_into(p, t, 0.5, g)
+}
+
+#[test]
+fn pytorch_activations() {
+    use torch as to;
+    let sech2 = |v: f64| 1.0 - v.tanh().powi(2);
+    scalar3!(
+        to::elu,
+        elu_grad,
+        elu_jvp,
+        elu_grad_into,
+        elu_hessian,
+        elu_derivatives,
+        0.05,
+        3.0,
+        |_x: f64| 1.0
+    );
+    scalar3!(
+        to::elu,
+        elu_grad,
+        elu_jvp,
+        elu_grad_into,
+        elu_hessian,
+        elu_derivatives,
+        -3.0,
+        -0.05,
+        |x: f64| 1.3 * x.exp()
+    );
+    scalar3!(
+        to::selu,
+        selu_grad,
+        selu_jvp,
+        selu_grad_into,
+        selu_hessian,
+        selu_derivatives,
+        -3.0,
+        -0.05,
+        |x: f64| 1.050_700_987_355_480_5 * 1.673_263_242_354_377_3 * x.exp()
+    );
+    scalar3!(
+        to::selu,
+        selu_grad,
+        selu_jvp,
+        selu_grad_into,
+        selu_hessian,
+        selu_derivatives,
+        0.05,
+        3.0,
+        |_x: f64| 1.050_700_987_355_480_5
+    );
+    scalar3!(
+        to::gelu_tanh,
+        gelu_tanh_grad,
+        gelu_tanh_jvp,
+        gelu_tanh_grad_into,
+        gelu_tanh_hessian,
+        gelu_tanh_derivatives,
+        -3.0,
+        3.0,
+        move |x: f64| {
+            let c = (2.0 / std::f64::consts::PI).sqrt();
+            let u = c * (x + 0.044715 * x.powi(3));
+            0.5 * (1.0 + u.tanh()) + 0.5 * x * sech2(u) * c * (1.0 + 3.0 * 0.044715 * x * x)
+        }
+    );
+    scalar3!(
+        to::silu,
+        silu_grad,
+        silu_jvp,
+        silu_grad_into,
+        silu_hessian,
+        silu_derivatives,
+        -4.0,
+        4.0,
+        |x: f64| sigmoid(x) * (1.0 + x * (1.0 - sigmoid(x)))
+    );
+    scalar3!(
+        to::mish,
+        mish_grad,
+        mish_jvp,
+        mish_grad_into,
+        mish_hessian,
+        mish_derivatives,
+        -4.0,
+        4.0,
+        move |x: f64| {
+            let sp = x.exp().ln_1p();
+            sp.tanh() + x * sech2(sp) * sigmoid(x)
+        }
+    );
+    scalar3!(
+        to::leaky_relu,
+        leaky_relu_grad,
+        leaky_relu_jvp,
+        leaky_relu_grad_into,
+        leaky_relu_hessian,
+        leaky_relu_derivatives,
+        0.1,
+        2.0,
+        |x: f64| 3.0 * x * x
+    );
+    scalar3!(
+        to::leaky_relu,
+        leaky_relu_grad,
+        leaky_relu_jvp,
+        leaky_relu_grad_into,
+        leaky_relu_hessian,
+        leaky_relu_derivatives,
+        -2.0,
+        -0.1,
+        |x: f64| 0.03 * x * x
+    );
+    scalar3!(
+        to::softsign,
+        softsign_grad,
+        softsign_jvp,
+        softsign_grad_into,
+        softsign_hessian,
+        softsign_derivatives,
+        0.1,
+        3.0,
+        |x: f64| 1.0 / (1.0 + x.abs()).powi(2)
+    );
+    scalar3!(
+        to::softsign,
+        softsign_grad,
+        softsign_jvp,
+        softsign_grad_into,
+        softsign_hessian,
+        softsign_derivatives,
+        -3.0,
+        -0.1,
+        |x: f64| 1.0 / (1.0 + x.abs()).powi(2)
+    );
+    scalar3!(
+        to::tanhshrink,
+        tanhshrink_grad,
+        tanhshrink_jvp,
+        tanhshrink_grad_into,
+        tanhshrink_hessian,
+        tanhshrink_derivatives,
+        -3.0,
+        3.0,
+        |x: f64| x.tanh().powi(2)
+    );
+    scalar3!(
+        to::logsigmoid,
+        logsigmoid_grad,
+        logsigmoid_jvp,
+        logsigmoid_grad_into,
+        logsigmoid_hessian,
+        logsigmoid_derivatives,
+        0.1,
+        5.0,
+        |x: f64| sigmoid(-x)
+    );
+    scalar3!(
+        to::logsigmoid,
+        logsigmoid_grad,
+        logsigmoid_jvp,
+        logsigmoid_grad_into,
+        logsigmoid_hessian,
+        logsigmoid_derivatives,
+        -5.0,
+        -0.1,
+        |x: f64| sigmoid(-x)
+    );
+    scalar3!(
+        to::softplus_threshold,
+        softplus_threshold_grad,
+        softplus_threshold_jvp,
+        softplus_threshold_grad_into,
+        softplus_threshold_hessian,
+        softplus_threshold_derivatives,
+        -4.0,
+        2.4,
+        |x: f64| sigmoid(2.0 * x)
+    );
+    scalar3!(
+        to::softplus_threshold,
+        softplus_threshold_grad,
+        softplus_threshold_jvp,
+        softplus_threshold_grad_into,
+        softplus_threshold_hessian,
+        softplus_threshold_derivatives,
+        2.6,
+        5.0,
+        |_x: f64| 1.0
+    );
+    scalar2!(
+        to::hardtanh,
+        hardtanh_grad,
+        hardtanh_jvp,
+        hardtanh_grad_into,
+        hardtanh_hessian,
+        hardtanh_derivatives,
+        away_from(1, -3.0, 3.0, 2.0, 1.0),
+        |x: f64| if x.abs() < 1.0 { 2.0 * x } else { x.signum() }
+    );
+    scalar2!(
+        to::relu6,
+        relu6_grad,
+        relu6_jvp,
+        relu6_grad_into,
+        relu6_hessian,
+        relu6_derivatives,
+        away_from(1, -3.0, 9.0, 6.0, 0.0),
+        |x: f64| if x < 0.0 {
+            0.0
+        } else if x < 6.0 {
+            2.0 * x
+        } else {
+            6.0
+        }
+    );
+    scalar2!(
+        to::hardswish,
+        hardswish_grad,
+        hardswish_jvp,
+        hardswish_grad_into,
+        hardswish_hessian,
+        hardswish_derivatives,
+        away_from(1, -5.0, 5.0, 6.0, 3.0),
+        |x: f64| if x <= -3.0 {
+            0.0
+        } else if x >= 3.0 {
+            1.0
+        } else {
+            (2.0 * x + 3.0) / 6.0
+        }
+    );
+}
+
+#[test]
+fn pytorch_layers() {
+    use torch as to;
+    let d = 4;
+    check_vector(
+        "layer_norm",
+        POINTS,
+        range(3 * d, -2.0, 2.0),
+        &|x| to::layer_norm(&x[..d], &x[d..2 * d], &x[2 * d..]),
+        &|x, c| {
+            let (v, (a, g, b)) = to::layer_norm_vjp(&x[..d], &x[d..2 * d], &x[2 * d..], c.to_vec());
+            (v, [a, g, b].concat())
+        },
+        &|x, t| {
+            to::layer_norm_jvp(
+                &x[..d],
+                &x[d..2 * d],
+                &x[2 * d..],
+                (t[..d].to_vec(), t[d..2 * d].to_vec(), t[2 * d..].to_vec()),
+            )
+        },
+        Some(&|x| to::layer_norm_jacobian(&x[..d], &x[d..2 * d], &x[2 * d..])),
+    );
+    Probe::new("layer_norm_loss", |x| {
+        to::layer_norm_loss(&x[..4], &x[4..8], &x[8..])
+    })
+    .grad(|x| {
+        let (v, (a, g, b)) = to::layer_norm_loss_grad(&x[..4], &x[4..8], &x[8..]);
+        (v, [a, g, b].concat())
+    })
+    .jvp(|x, t| {
+        to::layer_norm_loss_jvp(
+            &x[..4],
+            &x[4..8],
+            &x[8..],
+            (t[..4].to_vec(), t[4..8].to_vec(), t[8..].to_vec()),
+        )
+    })
+    .hessian(|x| {
+        let (v, (a, g, b), h) = to::layer_norm_loss_hessian(&x[..4], &x[4..8], &x[8..]);
+        (v, [a, g, b].concat(), h)
+    })
+    .analytic(|x| {
+        // y = xhat * gamma + beta; dL/dy = w + 0.2 y; dxhat = dL/dy * gamma;
+        // dx = (dxhat - mean(dxhat) - xhat mean(dxhat xhat)) / sd.
+        let (xs, gamma, beta) = (&x[..4], &x[4..8], &x[8..]);
+        let m = xs.iter().sum::<f64>() / 4.0;
+        let var = xs.iter().map(|v| (v - m).powi(2)).sum::<f64>() / 4.0;
+        let sd = (var + 1e-5).sqrt();
+        let xhat: Flat = xs.iter().map(|v| (v - m) / sd).collect();
+        let dy: Flat = (0..4)
+            .map(|i| (i as f64 - 1.5) + 0.2 * (xhat[i] * gamma[i] + beta[i]))
+            .collect();
+        let dxhat: Flat = (0..4).map(|i| dy[i] * gamma[i]).collect();
+        let m1 = dxhat.iter().sum::<f64>() / 4.0;
+        let m2 = dot(&dxhat, &xhat) / 4.0;
+        let dx: Flat = (0..4)
+            .map(|i| (dxhat[i] - m1 - xhat[i] * m2) / sd)
+            .collect();
+        let dgamma: Flat = (0..4).map(|i| dy[i] * xhat[i]).collect();
+        [dx, dgamma, dy].concat()
+    })
+    .run(POINTS, range(12, -2.0, 2.0));
+    Probe::new("batch_norm", |x| {
+        to::batch_norm(&rows(&x[..12], 3), &x[12..15], &x[15..])
+    })
+    .grad(|x| {
+        let (v, (a, g, b)) = to::batch_norm_grad(&rows(&x[..12], 3), &x[12..15], &x[15..]);
+        (v, [a.concat(), g, b].concat())
+    })
+    .jvp(|x, t| {
+        to::batch_norm_jvp(
+            &rows(&x[..12], 3),
+            &x[12..15],
+            &x[15..],
+            (rows(&t[..12], 3), t[12..15].to_vec(), t[15..].to_vec()),
+        )
+    })
+    .grad_into(|x| {
+        let mut a = rows(&[GARBAGE; 12], 3);
+        let (mut g, mut b) = (vec![GARBAGE; 3], vec![GARBAGE; 3]);
+        let v = to::batch_norm_grad_into(
+            &rows(&x[..12], 3),
+            &x[12..15],
+            &x[15..],
+            (&mut a, &mut g, &mut b),
+        );
+        (v, [a.concat(), g, b].concat())
+    })
+    .hessian(|x| {
+        let (v, (a, g, b), h) = to::batch_norm_hessian(&rows(&x[..12], 3), &x[12..15], &x[15..]);
+        (v, [a.concat(), g, b].concat(), h)
+    })
+    .run(POINTS, range(18, -1.5, 1.5));
+    let attention = |x: &[f64]| (rows(&x[..6], 2), rows(&x[6..12], 2), rows(&x[12..], 3));
+    Probe::new("attention", move |x| {
+        let (q, k, v) = attention(x);
+        to::attention(&q, &k, &v)
+    })
+    .grad(move |x| {
+        let (q, k, v) = attention(x);
+        let (val, (a, b, c)) = to::attention_grad(&q, &k, &v);
+        (val, [a.concat(), b.concat(), c.concat()].concat())
+    })
+    .jvp(move |x, t| {
+        let (q, k, v) = attention(x);
+        let (tq, tk, tv) = attention(t);
+        to::attention_jvp(&q, &k, &v, (tq, tk, tv))
+    })
+    .hessian(move |x| {
+        let (q, k, v) = attention(x);
+        let (val, (a, b, c), h) = to::attention_hessian(&q, &k, &v);
+        (val, [a.concat(), b.concat(), c.concat()].concat(), h)
+    })
+    .analytic(move |x| {
+        // The output weights: out_ic = sum_j p_ij v_jc; dL/dv_jc = sum_i w_ic p_ij; dL/ds_ij =
+        // p_ij (u_ij - sum_j' p_ij' u_ij') with u_ij = sum_c w_ic v_jc, s = q k^T / sqrt(2).
+        let (q, k, v) = attention(x);
+        let scale = 1.0 / 2.0_f64.sqrt();
+        let w = |i: usize, c: usize| 1.0 + (i + c) as f64 * 0.3;
+        let mut gq = vec![vec![0.0; 2]; 3];
+        let mut gk = vec![vec![0.0; 2]; 3];
+        let mut gv = vec![vec![0.0; 3]; 3];
+        for i in 0..3 {
+            let s: Flat = (0..3).map(|j| dot(&q[i], &k[j]) * scale).collect();
+            let p = softmax(&s);
+            let u: Flat = (0..3)
+                .map(|j| (0..3).map(|c| w(i, c) * v[j][c]).sum())
+                .collect();
+            let pu = dot(&p, &u);
+            for j in 0..3 {
+                for c in 0..3 {
+                    gv[j][c] += w(i, c) * p[j];
+                }
+                let ds = p[j] * (u[j] - pu) * scale;
+                for c in 0..2 {
+                    gq[i][c] += ds * k[j][c];
+                    gk[j][c] += ds * q[i][c];
+                }
+            }
+        }
+        [gq.concat(), gk.concat(), gv.concat()].concat()
+    })
+    .run(POINTS, range(21, -1.5, 1.5));
+    // The max-subtracted softmax stays finite for large scores.
+    let big: Flat = (0..21)
+        .map(|i| {
+            if i < 12 {
+                30.0 * (i as f64 - 5.5)
+            } else {
+                0.1 * i as f64
+            }
+        })
+        .collect();
+    let (q, k, v) = attention(&big);
+    let (val, (gq, _, _)) = to::attention_grad(&q, &k, &v);
+    assert!(
+        val.is_finite() && gq.concat().iter().all(|g| g.is_finite()),
+        "attention at large scores"
+    );
+}
+
+/// Sizes of the recurrent cells: input, hidden.
+const INPUT: usize = 2;
+const HIDDEN: usize = 3;
+
+#[test]
+fn pytorch_recurrent_cells() {
+    use torch as to;
+    // GRU: x (2), h (3), w (9 x 2), u (9 x 3), b (9): 2 + 3 + 18 + 27 + 9 = 59 inputs.
+    let (i, h) = (INPUT, HIDDEN);
+    let split = move |x: &[f64]| {
+        let mut o = 0;
+        let mut take = |n: usize| {
+            let s = x[o..o + n].to_vec();
+            o += n;
+            s
+        };
+        let (xs, hs) = (take(i), take(h));
+        let w = rows(&take(3 * h * i), i);
+        let u = rows(&take(3 * h * h), h);
+        (xs, hs, w, u, take(3 * h))
+    };
+    let total = i + h + 3 * h * i + 3 * h * h + 3 * h;
+    check_vector(
+        "gru_cell",
+        POINTS,
+        range(total, -1.0, 1.0),
+        &|x| {
+            let (xs, hs, w, u, b) = split(x);
+            let mut out = vec![GARBAGE; h];
+            to::gru_cell(&xs, &hs, &w, &u, &b, &mut out);
+            out
+        },
+        &|x, c| {
+            let (xs, hs, w, u, b) = split(x);
+            let mut out = vec![GARBAGE; h];
+            let (gx, gh, gw, gu, gb) = to::gru_cell_vjp(&xs, &hs, &w, &u, &b, &mut out, c);
+            (out, [gx, gh, gw.concat(), gu.concat(), gb].concat())
+        },
+        &|x, t| {
+            let (xs, hs, w, u, b) = split(x);
+            let (tx, th, tw, tu, tb) = split(t);
+            let mut out = vec![GARBAGE; h];
+            let mut d = vec![GARBAGE; h];
+            to::gru_cell_jvp(&xs, &hs, &w, &u, &b, &mut out, (tx, th, tw, tu, tb), &mut d);
+            (out, d)
+        },
+        Some(&|x| {
+            let (xs, hs, w, u, b) = split(x);
+            to::gru_cell_jacobian(&xs, &hs, &w, &u, &b, &mut vec![GARBAGE; h])
+        }),
+    );
+    // The GRU cell by hand: h' = (1 - z) n + z h.
+    let x0 = Lcg::new(5).vec(total, -1.0, 1.0);
+    let (xs, hs, w, u, b) = split(&x0);
+    let mut out = vec![0.0; h];
+    to::gru_cell(&xs, &hs, &w, &u, &b, &mut out);
+    for k in 0..h {
+        let r = sigmoid(b[k] + dot(&w[k], &xs) + dot(&u[k], &hs));
+        let z = sigmoid(b[h + k] + dot(&w[h + k], &xs) + dot(&u[h + k], &hs));
+        let n = (b[2 * h + k] + dot(&w[2 * h + k], &xs) + r * dot(&u[2 * h + k], &hs)).tanh();
+        assert_near(
+            out[k],
+            (1.0 - z) * n + z * hs[k],
+            1e-14,
+            0.0,
+            "gru_cell value",
+        );
+    }
+    // LSTM: x (2), h (3), c (3), w (12 x 5), b (12); two outputs, checked stacked (h', c').
+    let lsplit = move |x: &[f64]| {
+        let (xs, hs, cs) = (
+            x[..i].to_vec(),
+            x[i..i + h].to_vec(),
+            x[i + h..i + 2 * h].to_vec(),
+        );
+        let o = i + 2 * h;
+        let w = rows(&x[o..o + 4 * h * (i + h)], i + h);
+        (xs, hs, cs, w, x[o + 4 * h * (i + h)..].to_vec())
+    };
+    let ltotal = i + 2 * h + 4 * h * (i + h) + 4 * h;
+    check_vector(
+        "lstm_cell",
+        POINTS,
+        range(ltotal, -1.0, 1.0),
+        &|x| {
+            let (xs, hs, cs, w, b) = lsplit(x);
+            let (mut ho, mut co) = (vec![GARBAGE; h], vec![GARBAGE; h]);
+            to::lstm_cell(&xs, &hs, &cs, &w, &b, &mut ho, &mut co);
+            [ho, co].concat()
+        },
+        &|x, c| {
+            let (xs, hs, cs, w, b) = lsplit(x);
+            let (mut ho, mut co) = (vec![GARBAGE; h], vec![GARBAGE; h]);
+            let (gx, gh, gc, gw, gb) =
+                to::lstm_cell_vjp(&xs, &hs, &cs, &w, &b, &mut ho, &mut co, &c[..h], &c[h..]);
+            ([ho, co].concat(), [gx, gh, gc, gw.concat(), gb].concat())
+        },
+        &|x, t| {
+            let (xs, hs, cs, w, b) = lsplit(x);
+            let (tx, th, tc, tw, tb) = lsplit(t);
+            let (mut ho, mut co) = (vec![GARBAGE; h], vec![GARBAGE; h]);
+            let (mut dh, mut dc) = (vec![GARBAGE; h], vec![GARBAGE; h]);
+            to::lstm_cell_jvp(
+                &xs,
+                &hs,
+                &cs,
+                &w,
+                &b,
+                &mut ho,
+                &mut co,
+                (tx, th, tc, tw, tb),
+                &mut dh,
+                &mut dc,
+            );
+            ([ho, co].concat(), [dh, dc].concat())
+        },
+        None,
+    );
+    // Two LSTM steps over a sequence, differentiated in the weights, to second order.
+    let xs_seq = rows(&[0.5, -0.3, 0.8, 0.2], 2);
+    let wsplit = move |x: &[f64]| {
+        (
+            rows(&x[..4 * h * (i + h)], i + h),
+            x[4 * h * (i + h)..].to_vec(),
+        )
+    };
+    let nw = 4 * h * (i + h) + 4 * h;
+    let (s1, s2, s3) = (xs_seq.clone(), xs_seq.clone(), xs_seq.clone());
+    Probe::new("lstm_sequence", move |x| {
+        let (w, b) = wsplit(x);
+        to::lstm_sequence(&xs_seq, &w, &b, h)
+    })
+    .grad(move |x| {
+        let (w, b) = wsplit(x);
+        let (v, (gw, gb)) = to::lstm_sequence_grad(&s1, &w, &b, h);
+        (v, [gw.concat(), gb].concat())
+    })
+    .jvp(move |x, t| {
+        let (w, b) = wsplit(x);
+        let (tw, tb) = wsplit(t);
+        to::lstm_sequence_jvp(&s2, &w, &b, h, (tw, tb))
+    })
+    .hessian(move |x| {
+        let (w, b) = wsplit(x);
+        let (v, (gw, gb), hm) = to::lstm_sequence_hessian(&s3, &w, &b, h);
+        (v, [gw.concat(), gb].concat(), hm)
+    })
+    .run(5, range(nw, -0.8, 0.8));
+    // An Elman RNN over a sequence, stopped at `len` by a `break`.
+    let seq = [0.4, -0.7, 1.1, 0.2, -0.5];
+    for len in [0usize, 1, 3, 5] {
+        Probe::new("rnn_until", move |x| {
+            to::rnn_until(&seq, &x[..3], &rows(&x[3..], 3), len)
+        })
+        .grad(move |x| {
+            let (v, (gw, gu)) = to::rnn_until_grad(&seq, &x[..3], &rows(&x[3..], 3), len);
+            (v, [gw, gu.concat()].concat())
+        })
+        .jvp(move |x, t| {
+            to::rnn_until_jvp(
+                &seq,
+                &x[..3],
+                &rows(&x[3..], 3),
+                len,
+                (t[..3].to_vec(), rows(&t[3..], 3)),
+            )
+        })
+        .grad_into(move |x| {
+            let mut gw = vec![GARBAGE; 3];
+            let mut gu = rows(&[GARBAGE; 9], 3);
+            let v =
+                to::rnn_until_grad_into(&seq, &x[..3], &rows(&x[3..], 3), len, (&mut gw, &mut gu));
+            (v, [gw, gu.concat()].concat())
+        })
+        .hessian(move |x| {
+            let (v, (gw, gu), hm) = to::rnn_until_hessian(&seq, &x[..3], &rows(&x[3..], 3), len);
+            (v, [gw, gu.concat()].concat(), hm)
+        })
+        .run(POINTS, range(12, -1.0, 1.0));
+    }
+}
