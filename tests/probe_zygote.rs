@@ -173,12 +173,6 @@ struct Probe<'a> {
     grad_into: Option<GradFn<'a>>,
     hessian: Option<HessFn<'a>>,
     analytic: Option<AnalyticFn<'a>>,
-    /// Compare the gradient against central differences (off where a custom gradient is not the
-    /// derivative on purpose).
-    fd: bool,
-    /// Compare the Hessian against central differences of `f_grad` (off where it is not the Jacobian
-    /// of `f_grad` on purpose).
-    fd_hessian: bool,
 }
 
 impl<'a> Probe<'a> {
@@ -191,8 +185,6 @@ impl<'a> Probe<'a> {
             grad_into: None,
             hessian: None,
             analytic: None,
-            fd: true,
-            fd_hessian: true,
         }
     }
 
@@ -221,16 +213,6 @@ impl<'a> Probe<'a> {
         self
     }
 
-    fn no_fd(mut self) -> Self {
-        self.fd = false;
-        self
-    }
-
-    fn no_hessian_fd(mut self) -> Self {
-        self.fd_hessian = false;
-        self
-    }
-
     /// Checks every item given at `points` inputs drawn by `sample`.
     #[track_caller]
     fn run(self, points: usize, sample: impl Fn(&mut Lcg) -> Flat) {
@@ -242,15 +224,13 @@ impl<'a> Probe<'a> {
             let value = (self.f)(&x);
             let (v, g) = grad(&x);
             assert_near(v, value, 1e-12, 0.0, &format!("{at}: f_grad's value"));
-            if self.fd {
-                let fd = fd_gradient(&*self.f, &x);
-                assert_vec_near(
-                    &g,
-                    &fd,
-                    1e-6,
-                    &format!("{at}: f_grad against central differences"),
-                );
-            }
+            let fd = fd_gradient(&*self.f, &x);
+            assert_vec_near(
+                &g,
+                &fd,
+                1e-6,
+                &format!("{at}: f_grad against central differences"),
+            );
             if let Some(analytic) = &self.analytic {
                 assert_vec_near(
                     &g,
@@ -284,26 +264,24 @@ impl<'a> Probe<'a> {
                 for i in 0..x.len() {
                     assert_eq!(h[i].len(), x.len(), "{at}: Hessian row {i}");
                 }
-                // Symmetric where it is the Jacobian of a true gradient.
-                if self.fd_hessian {
-                    for i in 0..x.len() {
-                        for j in 0..i {
-                            let what = format!("{at}: H symmetric at {i},{j}");
-                            assert_near(h[i][j], h[j][i], 1e-9, 1.0, &what);
-                        }
+                // Symmetric: the Jacobian of a true gradient.
+                for i in 0..x.len() {
+                    for j in 0..i {
+                        let what = format!("{at}: H symmetric at {i},{j}");
+                        assert_near(h[i][j], h[j][i], 1e-9, 1.0, &what);
                     }
-                    let columns = fd_columns(&|y: &[f64]| grad(y).1, &x);
-                    let scale = columns.iter().map(|c| norm(c)).fold(0.0, f64::max);
-                    for i in 0..x.len() {
-                        for j in 0..x.len() {
-                            assert_near(
-                                h[i][j],
-                                columns[j][i],
-                                1e-5,
-                                scale,
-                                &format!("{at}: H[{i}][{j}]"),
-                            );
-                        }
+                }
+                let columns = fd_columns(&|y: &[f64]| grad(y).1, &x);
+                let scale = columns.iter().map(|c| norm(c)).fold(0.0, f64::max);
+                for i in 0..x.len() {
+                    for j in 0..x.len() {
+                        assert_near(
+                            h[i][j],
+                            columns[j][i],
+                            1e-5,
+                            scale,
+                            &format!("{at}: H[{i}][{j}]"),
+                        );
                     }
                 }
             }
@@ -534,13 +512,6 @@ fn away_from(n: usize, lo: f64, hi: f64, period: f64, offset: f64) -> impl Fn(&m
 macro_rules! slice2 {
     ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident, $h:ident) => {
         slice(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi).hessian($m::$h)
-    };
-}
-
-/// A probe of one slice at first order, by its module and name.
-macro_rules! slice1 {
-    ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident) => {
-        slice(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi)
     };
 }
 
@@ -1783,6 +1754,100 @@ pub mod rules {
     #[differentiable(order = 2)]
     pub fn pow_inv(x: f64, y: f64) -> f64 {
         x.powf(y) + x.recip() * y
+    }
+}
+
+/// ChainRules' `rrule`s written as `#[custom_gradient]` (and one `#[gradient_of]`), used inside
+/// differentiable losses at `order = 2`.
+pub mod rrules {
+    use autodiff::{custom_gradient, differentiable, gradient_of};
+
+    /// `hypot`'s rrule: `(dy x / r, dy y / r)`.
+    #[custom_gradient]
+    pub fn hypot_rule(x: f64, y: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let r = (x * x + y * y).sqrt();
+        (r, move |dy| (dy * x / r, dy * y / r))
+    }
+
+    /// The logistic function with its rrule `dy s (1 - s)`, the value computed stably on each side.
+    #[custom_gradient]
+    pub fn logistic_rule(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let s = if x >= 0.0 {
+            1.0 / (1.0 + (-x).exp())
+        } else {
+            let e = x.exp();
+            e / (1.0 + e)
+        };
+        (s, move |dy| dy * s * (1.0 - s))
+    }
+
+    /// `logsumexp`'s rrule over a slice: `dy softmax(x)`.
+    #[custom_gradient]
+    pub fn logsumexp_rule(x: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+        let mut m = x[0];
+        for &v in x {
+            m = m.max(v);
+        }
+        let mut s = 0.0;
+        for &v in x {
+            s += (v - m).exp();
+        }
+        let lse = m + s.ln();
+        let p: Vec<f64> = x.iter().map(|v| (v - lse).exp()).collect();
+        (lse, move |dy| p.iter().map(|q| dy * q).collect())
+    }
+
+    /// `erfc'(x) = -2/sqrt(pi) e^(-x^2)`, registered for `libm::erfc`.
+    #[gradient_of(libm::erfc)]
+    fn erfc_vjp(x: f64, dy: f64) -> f64 {
+        -dy * std::f64::consts::FRAC_2_SQRT_PI * (-x * x).exp()
+    }
+
+    /// A distance loss through the hypot rule, in a loop over points.
+    #[differentiable(order = 2, wrt(p))]
+    pub fn distances(p: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..xs.len() {
+            let d = hypot_rule(p[0] - xs[i], p[1] - ys[i]);
+            s += d * d * d;
+        }
+        s
+    }
+
+    /// Logistic regression's cross-entropy through the logistic rule.
+    #[differentiable(order = 2, wrt(w))]
+    pub fn logistic_xent(w: &[f64], x: &[Vec<f64>], y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            let mut z = 0.0;
+            for j in 0..w.len() {
+                z += w[j] * x[i][j];
+            }
+            let p = logistic_rule(z);
+            s -= y[i] * p.ln() + (1.0 - y[i]) * (1.0 - p).ln();
+        }
+        s
+    }
+
+    /// A softmax cross-entropy over rows through the `logsumexp` rule, each row passed as a sub-slice.
+    #[differentiable(order = 2)]
+    pub fn lse_rows(z: &[f64], k: usize) -> f64 {
+        let mut s = 0.0;
+        let rows = z.len() / k;
+        for r in 0..rows {
+            s += logsumexp_rule(&z[r * k..(r + 1) * k]) - z[r * k + r % k];
+        }
+        s
+    }
+
+    /// The Gaussian tail probability `erfc(x / sqrt 2) / 2` of each residual, summed.
+    #[differentiable(order = 2)]
+    pub fn tail_mass(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &v in x {
+            s += 0.5 * libm::erfc(v / std::f64::consts::SQRT_2);
+        }
+        s
     }
 }
 
@@ -5907,4 +5972,709 @@ fn pytorch_recurrent_cells() {
         })
         .run(POINTS, range(12, -1.0, 1.0));
     }
+}
+
+#[test]
+fn kernels_control_flow() {
+    use kernels as ke;
+    slice2!(
+        ke::insertion_sort_mid,
+        insertion_sort_mid_grad,
+        insertion_sort_mid_jvp,
+        insertion_sort_mid_grad_into,
+        insertion_sort_mid_hessian
+    )
+    .analytic(|x| {
+        let mut order: Vec<usize> = (0..x.len()).collect();
+        order.sort_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap());
+        let mut g = vec![0.0; x.len()];
+        let (lo, mid, hi) = (order[0], order[x.len() / 2], order[x.len() - 1]);
+        g[mid] += 2.0 * x[mid];
+        g[lo] += 0.5;
+        g[hi] -= x[hi].cos();
+        g
+    })
+    .run(POINTS, distinct(7, -2.0, 2.0, 0.01));
+    one(
+        "newton_sqrt",
+        ke::newton_sqrt,
+        ke::newton_sqrt_grad,
+        ke::newton_sqrt_jvp,
+        ke::newton_sqrt_grad_into,
+    )
+    .hessian(hess1(ke::newton_sqrt_hessian, ke::newton_sqrt_derivatives))
+    .analytic(|x| vec![0.5 / x[0].sqrt()])
+    .run(POINTS, range(1, 0.1, 20.0));
+    // The iterates' derivative converges to the derivative of the limit: second order too.
+    let (_, _, h) = ke::newton_sqrt_hessian(4.0);
+    assert_near(
+        h[0][0],
+        -0.25 * 4.0_f64.powf(-1.5),
+        1e-9,
+        0.0,
+        "newton_sqrt''",
+    );
+    Probe::new("fixed_point_cos", |x| ke::fixed_point_cos(x[0]))
+        .grad(|x| {
+            let (v, d) = ke::fixed_point_cos_grad(x[0]);
+            (v, vec![d])
+        })
+        .jvp(|x, t| ke::fixed_point_cos_jvp(x[0], t[0]))
+        .grad_into(|x| {
+            let mut d = GARBAGE;
+            let v = ke::fixed_point_cos_grad_into(x[0], &mut d);
+            (v, vec![d])
+        })
+        // x = cos(a x): dx/da = -x sin(a x) / (1 + a sin(a x)).
+        .analytic(|x| {
+            let a = x[0];
+            let p = ke::fixed_point_cos(a);
+            vec![-p * (a * p).sin() / (1.0 + a * (a * p).sin())]
+        })
+        .run(POINTS, range(1, 0.2, 1.2));
+    nested!(
+        "power_iteration",
+        3,
+        ke::power_iteration,
+        ke::power_iteration_grad,
+        ke::power_iteration_jvp,
+        ke::power_iteration_grad_into,
+        ke::power_iteration_hessian
+    )
+    .run(POINTS, |r: &mut Lcg| {
+        let mut x = r.vec(9, -0.3, 0.3);
+        x[0] += 3.0;
+        x[4] += 1.0;
+        x[8] += 0.5;
+        x
+    });
+    for steps in [1usize, 4] {
+        Probe::new("rk4", move |x| ke::rk4(x[0], x[1], 0.1, steps))
+            .grad(move |x| {
+                let (v, (a, b)) = ke::rk4_grad(x[0], x[1], 0.1, steps);
+                (v, vec![a, b])
+            })
+            .jvp(move |x, t| ke::rk4_jvp(x[0], x[1], 0.1, steps, (t[0], t[1])))
+            .grad_into(move |x| {
+                let (mut a, mut b) = (GARBAGE, GARBAGE);
+                let v = ke::rk4_grad_into(x[0], x[1], 0.1, steps, (&mut a, &mut b));
+                (v, vec![a, b])
+            })
+            .hessian(move |x| {
+                let (v, (a, b), h) = ke::rk4_hessian(x[0], x[1], 0.1, steps);
+                (v, vec![a, b], h)
+            })
+            .run(POINTS, range(2, -1.5, 1.5));
+    }
+    for n in [4usize, 10] {
+        Probe::new("simpson", move |x| ke::simpson(x[0], 1.3, n))
+            .grad(move |x| {
+                let (v, d) = ke::simpson_grad(x[0], 1.3, n);
+                (v, vec![d])
+            })
+            .jvp(move |x, t| ke::simpson_jvp(x[0], 1.3, n, t[0]))
+            .hessian(move |x| {
+                let (v, d, h) = ke::simpson_hessian(x[0], 1.3, n);
+                (v, vec![d], h)
+            })
+            // d/da of Simpson's sum is Simpson's sum of -x^2 f.
+            .analytic(move |x| {
+                let a = x[0];
+                let h = 1.0 / n as f64;
+                let mut s = -(-a).exp() * 1.3_f64.cos();
+                for i in 1..n {
+                    let t = i as f64 * h;
+                    let f = -t * t * (-a * t * t).exp() * (1.3 * t).cos();
+                    s += if i % 2 == 1 { 4.0 * f } else { 2.0 * f };
+                }
+                vec![s * h / 3.0]
+            })
+            .run(POINTS, range(1, 0.1, 3.0));
+        let name = format!("simpson {n}");
+        let mut rng = Lcg::new(seed_of(&name));
+        for _ in 0..10 {
+            let a = rng.uniform(0.1, 3.0);
+            let ds = ke::simpson_derivatives(a, 1.3, n);
+            for k in 1..4 {
+                let fd = fd1(&|y| ke::simpson_derivatives(y, 1.3, n)[k - 1], a, 1e-6);
+                assert_near(
+                    ds[k],
+                    fd,
+                    1e-5,
+                    ds[k].abs(),
+                    &format!("{name}: derivative {k}"),
+                );
+            }
+        }
+    }
+    // Thomas: a diagonally dominant tridiagonal system, the Jacobian over (lower, diag, upper, d).
+    let m = 5;
+    check_vector(
+        "thomas",
+        POINTS,
+        move |r: &mut Lcg| {
+            let mut x = r.vec(4 * m, -1.0, 1.0);
+            for i in 0..m {
+                x[m + i] += 3.5;
+            }
+            x
+        },
+        &|x| ke::thomas(&x[..m], &x[m..2 * m], &x[2 * m..3 * m], &x[3 * m..]),
+        &|x, c| {
+            let (v, (a, b, u, d)) = ke::thomas_vjp(
+                &x[..m],
+                &x[m..2 * m],
+                &x[2 * m..3 * m],
+                &x[3 * m..],
+                c.to_vec(),
+            );
+            (v, [a, b, u, d].concat())
+        },
+        &|x, t| {
+            ke::thomas_jvp(
+                &x[..m],
+                &x[m..2 * m],
+                &x[2 * m..3 * m],
+                &x[3 * m..],
+                (
+                    t[..m].to_vec(),
+                    t[m..2 * m].to_vec(),
+                    t[2 * m..3 * m].to_vec(),
+                    t[3 * m..].to_vec(),
+                ),
+            )
+        },
+        Some(&|x| ke::thomas_jacobian(&x[..m], &x[m..2 * m], &x[2 * m..3 * m], &x[3 * m..])),
+    );
+    // It solves the system, and `lower[0]`, `upper[m - 1]` are never read: zero columns.
+    let x = Lcg::new(3).vec(4 * m, -1.0, 1.0);
+    let diag: Flat = x[m..2 * m].iter().map(|v| v + 3.5).collect();
+    let sol = ke::thomas(&x[..m], &diag, &x[2 * m..3 * m], &x[3 * m..]);
+    for i in 0..m {
+        let mut r = diag[i] * sol[i];
+        if i > 0 {
+            r += x[i] * sol[i - 1];
+        }
+        if i + 1 < m {
+            r += x[2 * m + i] * sol[i + 1];
+        }
+        assert_near(r, x[3 * m + i], 1e-13, 0.0, "thomas solves");
+    }
+    let j = ke::thomas_jacobian(&x[..m], &diag, &x[2 * m..3 * m], &x[3 * m..]);
+    assert!(
+        j.iter().all(|row| row[0] == 0.0 && row[3 * m - 1] == 0.0),
+        "thomas: unread entries"
+    );
+    for threshold in [0.5, 2.0, 100.0] {
+        Probe::new("early_return_sum", move |x| {
+            ke::early_return_sum(x, threshold)
+        })
+        .grad(move |x| ke::early_return_sum_grad(x, threshold))
+        .jvp(move |x, t| ke::early_return_sum_jvp(x, threshold, t.to_vec()))
+        .grad_into(move |x| {
+            let mut g = vec![GARBAGE; x.len()];
+            let v = ke::early_return_sum_grad_into(x, threshold, &mut g);
+            (v, g)
+        })
+        .hessian(move |x| ke::early_return_sum_hessian(x, threshold))
+        .analytic(move |x| {
+            let mut g = vec![0.0; x.len()];
+            let mut s = 0.0;
+            for i in 0..x.len() {
+                s += x[i] * x[i];
+                if s > threshold {
+                    let r = s.sqrt();
+                    for k in 0..=i {
+                        g[k] = x[k] / r * x[i];
+                    }
+                    g[i] += r;
+                    return g;
+                }
+            }
+            x.iter().map(|v| -2.0 * v).collect()
+        })
+        .run(POINTS, move |r: &mut Lcg| loop {
+            let x = r.vec(5, -1.5, 1.5);
+            let ok = (0..5).all(|i| {
+                let s: f64 = x[..=i].iter().map(|v| v * v).sum();
+                (s - threshold).abs() > 0.01
+            });
+            if ok {
+                break x;
+            }
+        });
+    }
+    slice2!(
+        ke::product_until_negative,
+        product_until_negative_grad,
+        product_until_negative_jvp,
+        product_until_negative_grad_into,
+        product_until_negative_hessian
+    )
+    .analytic(|x| {
+        let k = x.iter().position(|&v| v < 0.0).unwrap_or(x.len());
+        let mut g = vec![0.0; x.len()];
+        for i in 0..k {
+            g[i] = (0..k).filter(|&j| j != i).map(|j| x[j]).product();
+        }
+        for i in k..x.len() {
+            g[i] = x[i].exp();
+        }
+        g
+    })
+    .run(POINTS, away_from(6, -0.8, 2.0, 10.0, 0.0));
+    slice2!(
+        ke::positive_prefix,
+        positive_prefix_grad,
+        positive_prefix_jvp,
+        positive_prefix_grad_into,
+        positive_prefix_hessian
+    )
+    .analytic(|x| {
+        let k = x.iter().position(|&v| v <= 0.0).unwrap_or(x.len());
+        (0..x.len())
+            .map(|i| if i < k { (i as f64 + 1.0) / x[i] } else { 0.0 })
+            .collect()
+    })
+    .run(POINTS, away_from(6, -0.5, 2.0, 10.0, 0.0));
+    for bound in [0.5, 3.0, 50.0] {
+        Probe::new("labelled_break", move |x| {
+            ke::labelled_break(&rows(x, 3), bound)
+        })
+        .grad(move |x| {
+            let (v, g) = ke::labelled_break_grad(&rows(x, 3), bound);
+            (v, g.concat())
+        })
+        .jvp(move |x, t| ke::labelled_break_jvp(&rows(x, 3), bound, rows(t, 3)))
+        .hessian(move |x| {
+            let (v, g, h) = ke::labelled_break_hessian(&rows(x, 3), bound);
+            (v, g.concat(), h)
+        })
+        .analytic(move |x| {
+            let mut g = vec![0.0; x.len()];
+            let mut s = 0.0;
+            let mut last = 0;
+            for k in 0..x.len() {
+                s += x[k] * x[k];
+                g[k] = 2.0 * x[k];
+                last = k;
+                if s > bound {
+                    break;
+                }
+            }
+            g[last] += x[last].cos();
+            g
+        })
+        .run(POINTS, move |r: &mut Lcg| loop {
+            let x = r.vec(6, -1.5, 1.5);
+            let ok = (0..6).all(|i| {
+                let s: f64 = x[..=i].iter().map(|v| v * v).sum();
+                (s - bound).abs() > 0.01
+            });
+            if ok {
+                break x;
+            }
+        });
+    }
+    Probe::new("leaky_recurrence", |x| {
+        ke::leaky_recurrence(&x[..6], x[6], x[7])
+    })
+    .grad(|x| {
+        let (v, (g, a, b)) = ke::leaky_recurrence_grad(&x[..6], x[6], x[7]);
+        (v, [g, vec![a, b]].concat())
+    })
+    .jvp(|x, t| ke::leaky_recurrence_jvp(&x[..6], x[6], x[7], (t[..6].to_vec(), t[6], t[7])))
+    .hessian(|x| {
+        let (v, (g, a, b), h) = ke::leaky_recurrence_hessian(&x[..6], x[6], x[7]);
+        (v, [g, vec![a, b]].concat(), h)
+    })
+    .run(POINTS, |r: &mut Lcg| loop {
+        let mut x = r.vec(8, -1.0, 1.0);
+        x[6] = 0.5 + 0.4 * x[6];
+        x[7] = 0.2 + 0.1 * x[7];
+        let mut h: f64 = 0.3;
+        let mut ok = true;
+        for t in 0..6 {
+            if h.abs() < 0.01 {
+                ok = false;
+            }
+            h = if h > 0.0 { x[6] * h } else { x[7] * h } + x[t];
+        }
+        if ok {
+            break x;
+        }
+    });
+    one(
+        "loop_break_value",
+        ke::loop_break_value,
+        ke::loop_break_value_grad,
+        ke::loop_break_value_jvp,
+        ke::loop_break_value_grad_into,
+    )
+    .hessian(hess3(
+        ke::loop_break_value_hessian,
+        ke::loop_break_value_derivatives,
+    ))
+    .analytic(|x| {
+        let (mut y, mut dy) = (x[0], 1.0);
+        for _ in 0..5 {
+            dy = y.cos() * dy + 0.5;
+            y = y.sin() + 0.5 * x[0];
+        }
+        vec![2.0 * y * dy]
+    })
+    .run(POINTS, range(1, -2.0, 2.0));
+    check_third(
+        "loop_break_value",
+        ke::loop_break_value_derivatives,
+        POINTS,
+        -2.0,
+        2.0,
+    );
+    for n in [0usize, 1, 6] {
+        Probe::new("logistic_map", move |x| ke::logistic_map(x[0], n))
+            .grad(move |x| {
+                let (v, d) = ke::logistic_map_grad(x[0], n);
+                (v, vec![d])
+            })
+            .jvp(move |x, t| ke::logistic_map_jvp(x[0], n, t[0]))
+            .hessian(move |x| {
+                let (v, d, h) = ke::logistic_map_hessian(x[0], n);
+                (v, vec![d], h)
+            })
+            .analytic(move |x| {
+                let (mut p, mut dp) = (0.3, 0.0);
+                for _ in 0..n {
+                    let next = x[0] * p * (1.0 - p);
+                    dp = p * (1.0 - p) + x[0] * (1.0 - 2.0 * p) * dp;
+                    p = next;
+                }
+                vec![dp]
+            })
+            .run(POINTS, range(1, 2.5, 3.5));
+        let name = format!("logistic_map {n}");
+        let mut rng = Lcg::new(seed_of(&name));
+        for _ in 0..10 {
+            let r = rng.uniform(2.5, 3.5);
+            let ds = ke::logistic_map_derivatives(r, n);
+            for k in 1..4 {
+                let fd = fd1(&|y| ke::logistic_map_derivatives(y, n)[k - 1], r, 1e-6);
+                assert_near(
+                    ds[k],
+                    fd,
+                    1e-5,
+                    ds[k].abs(),
+                    &format!("{name}: derivative {k}"),
+                );
+            }
+        }
+    }
+    slice2!(
+        ke::cumtrapz_sq,
+        cumtrapz_sq_grad,
+        cumtrapz_sq_jvp,
+        cumtrapz_sq_grad_into,
+        cumtrapz_sq_hessian
+    )
+    .run(POINTS, range(6, -2.0, 2.0));
+    Probe::new("synthetic_division", |x| {
+        ke::synthetic_division(&x[..5], x[5])
+    })
+    .grad(|x| {
+        let (v, (p, r)) = ke::synthetic_division_grad(&x[..5], x[5]);
+        (v, [p, vec![r]].concat())
+    })
+    .jvp(|x, t| ke::synthetic_division_jvp(&x[..5], x[5], (t[..5].to_vec(), t[5])))
+    .hessian(|x| {
+        let (v, (p, r), h) = ke::synthetic_division_hessian(&x[..5], x[5]);
+        (v, [p, vec![r]].concat(), h)
+    })
+    .run(POINTS, range(6, -1.5, 1.5));
+    nested!(
+        "expm2",
+        2,
+        ke::expm2,
+        ke::expm2_grad,
+        ke::expm2_jvp,
+        ke::expm2_grad_into,
+        ke::expm2_hessian
+    )
+    .analytic(|x| {
+        // For a diagonal-free check: d tr(exp A) / dA = exp(A)^T; the 0.5 e01 term by differences
+        // of a series written here.
+        let exp = |a: &[f64]| -> Flat {
+            let mut e = [1.0, 0.0, 0.0, 1.0];
+            let mut term = [1.0, 0.0, 0.0, 1.0];
+            for k in 1..30 {
+                let t = term;
+                for i in 0..2 {
+                    for j in 0..2 {
+                        term[i * 2 + j] = (t[i * 2] * a[j] + t[i * 2 + 1] * a[2 + j]) / k as f64;
+                    }
+                }
+                for i in 0..4 {
+                    e[i] += term[i];
+                }
+            }
+            e.to_vec()
+        };
+        let e = exp(x);
+        let mut g = vec![e[0], e[2], e[1], e[3]];
+        let h = 1e-6;
+        for i in 0..4 {
+            let mut p = x.to_vec();
+            let mut m = x.to_vec();
+            p[i] += h;
+            m[i] -= h;
+            g[i] += 0.5 * (exp(&p)[1] - exp(&m)[1]) / (2.0 * h);
+        }
+        g
+    })
+    .run(POINTS, range(4, -1.0, 1.0));
+}
+
+#[test]
+fn kernels_calls_with_arrays_and_data() {
+    use kernels as ke;
+    check_vector(
+        "normalize",
+        POINTS,
+        range(4, -2.0, 2.0),
+        &|x| ke::normalize(x),
+        &|x, c| ke::normalize_vjp(x, c.to_vec()),
+        &|x, t| ke::normalize_jvp(x, t.to_vec()),
+        Some(&|x| ke::normalize_jacobian(x)),
+    );
+    check_vector(
+        "stats",
+        POINTS,
+        range(5, -2.0, 2.0),
+        &|x| {
+            let (m, s) = ke::stats(x);
+            vec![m, s]
+        },
+        &|x, c| {
+            let ((m, s), g) = ke::stats_vjp(x, (c[0], c[1]));
+            (vec![m, s], g)
+        },
+        &|x, t| {
+            let ((m, s), (dm, ds)) = ke::stats_jvp(x, t.to_vec());
+            (vec![m, s], vec![dm, ds])
+        },
+        None,
+    );
+    let data = rows(&Lcg::new(17).vec(12, -1.0, 1.0), 4);
+    let (d1, d2, d3, d4) = (data.clone(), data.clone(), data.clone(), data.clone());
+    Probe::new("composed", move |x| ke::composed(x, &data))
+        .grad(move |x| ke::composed_grad(x, &d1))
+        .jvp(move |x, t| ke::composed_jvp(x, &d2, t.to_vec()))
+        .grad_into(move |x| {
+            let mut g = vec![GARBAGE; x.len()];
+            let v = ke::composed_grad_into(x, &d3, &mut g);
+            (v, g)
+        })
+        .hessian(move |x| ke::composed_hessian(x, &d4))
+        .run(POINTS, range(4, -2.0, 2.0));
+}
+
+#[test]
+fn structs_and_methods() {
+    // Dense: w (2 x 3, flat), b (2).
+    let dense = |p: &[f64]| Dense {
+        w: p[..6].to_vec(),
+        b: p[6..8].to_vec(),
+        outputs: 2,
+    };
+    let x = [0.4, -0.9, 1.3];
+    let target = [0.2, -0.1];
+    Probe::new("Dense::loss", move |p| dense(p).loss(&x, &target))
+        .grad(move |p| {
+            let (v, g) = dense(p).loss_grad(&x, &target);
+            assert_eq!(g.outputs, 2, "a #[no_grad] field is copied");
+            (v, g.to_flat())
+        })
+        .jvp(move |p, t| dense(p).loss_jvp(&x, &target, dense(t)))
+        .analytic(move |p| {
+            let mut g = vec![0.0; 8];
+            for i in 0..2 {
+                let y = (p[6 + i] + dot(&p[3 * i..3 * i + 3], &x)).tanh();
+                let dz = (y - target[i]) * (1.0 - y * y);
+                for j in 0..3 {
+                    g[3 * i + j] = dz * x[j];
+                }
+                g[6 + i] = dz;
+            }
+            g
+        })
+        .run(POINTS, range(8, -1.0, 1.0));
+    // forward_into: the output parameter's Jacobian in (self, x) by its vjp and jvp.
+    check_vector(
+        "Dense::forward_into",
+        POINTS,
+        range(11, -1.0, 1.0),
+        &|p| {
+            let mut y = vec![GARBAGE; 2];
+            dense(p).forward_into(&p[8..], &mut y);
+            y
+        },
+        &|p, c| {
+            let mut y = vec![GARBAGE; 2];
+            let (gs, gx) = dense(p).forward_into_vjp(&p[8..], &mut y, c);
+            (y, [gs.to_flat(), gx].concat())
+        },
+        &|p, t| {
+            let mut y = vec![GARBAGE; 2];
+            let mut d = vec![GARBAGE; 2];
+            dense(p).forward_into_jvp(&p[8..], &mut y, (dense(t), t[8..].to_vec()), &mut d);
+            (y, d)
+        },
+        None,
+    );
+    let fixed = dense(&[0.3, -0.5, 0.8, 1.1, 0.2, -0.4, 0.1, -0.2]);
+    let (f1, f2, f3, f4) = (fixed.clone(), fixed.clone(), fixed.clone(), fixed.clone());
+    Probe::new("Dense::input_energy", move |x| f1.input_energy(x))
+        .grad(move |x| f2.input_energy_grad(x))
+        .jvp(move |x, t| f3.input_energy_jvp(x, t.to_vec()))
+        .hessian(move |x| f4.input_energy_hessian(x))
+        .analytic(move |x| {
+            let mut g = vec![0.0; 3];
+            for i in 0..2 {
+                let y = (fixed.b[i] + dot(&fixed.w[3 * i..3 * i + 3], x)).tanh();
+                for j in 0..3 {
+                    g[j] += 2.0 * y * (1.0 - y * y) * fixed.w[3 * i + j];
+                }
+            }
+            g
+        })
+        .run(POINTS, range(3, -1.5, 1.5));
+    // Gru: six vectors of 2 units and a bias array.
+    let gru = |p: &[f64]| Gru {
+        wz: p[0..2].to_vec(),
+        uz: p[2..4].to_vec(),
+        wr: p[4..6].to_vec(),
+        ur: p[6..8].to_vec(),
+        wh: p[8..10].to_vec(),
+        uh: p[10..12].to_vec(),
+        bias: [p[12], p[13], p[14]],
+    };
+    let xs = [0.5, -0.8, 1.2, 0.1];
+    Probe::new("Gru::run", move |p| gru(p).run(&xs))
+        .grad(move |p| {
+            let (v, g) = gru(p).run_grad(&xs);
+            (v, g.to_flat())
+        })
+        .jvp(move |p, t| gru(p).run_jvp(&xs, gru(t)))
+        .hessian(move |p| {
+            let (v, g, h) = gru(p).run_hessian(&xs);
+            (v, g.to_flat(), h)
+        })
+        .run(POINTS, range(15, -1.0, 1.0));
+    // The step in (self, h), at each unit.
+    for unit in 0..2 {
+        Probe::new("Gru::step", move |p| gru(p).step(0.7, p[15], unit))
+            .grad(move |p| {
+                let (v, (g, dh)) = gru(p).step_grad(0.7, p[15], unit);
+                (v, [g.to_flat(), vec![dh]].concat())
+            })
+            .jvp(move |p, t| gru(p).step_jvp(0.7, p[15], unit, (gru(t), t[15])))
+            .run(POINTS, range(16, -1.0, 1.0));
+    }
+    // LayerNorm: the struct and the input both active, `eps` a constant.
+    let ln = |p: &[f64]| LayerNorm {
+        gamma: p[..4].to_vec(),
+        beta: p[4..8].to_vec(),
+        eps: 1e-3,
+    };
+    Probe::new("layer_norm_readout", move |p| {
+        layer_norm_readout(&ln(p), &p[8..])
+    })
+    .grad(move |p| {
+        let (v, (g, gx)) = layer_norm_readout_grad(&ln(p), &p[8..]);
+        assert_eq!(g.eps, 1e-3, "a #[no_grad] field is copied");
+        (v, [g.to_flat(), gx].concat())
+    })
+    .jvp(move |p, t| layer_norm_readout_jvp(&ln(p), &p[8..], (ln(t), t[8..].to_vec())))
+    .hessian(move |p| {
+        let (v, (g, gx), h) = layer_norm_readout_hessian(&ln(p), &p[8..]);
+        (v, [g.to_flat(), gx].concat(), h)
+    })
+    .run(POINTS, range(12, -1.5, 1.5));
+}
+
+#[test]
+fn chainrules_rrules() {
+    use rrules as rr;
+    let (xs, ys) = ([0.0, 1.0, -0.5, 2.0], [0.5, -1.0, 1.5, 0.3]);
+    Probe::new("distances", move |p| rr::distances(p, &xs, &ys))
+        .grad(move |p| rr::distances_grad(p, &xs, &ys))
+        .jvp(move |p, t| rr::distances_jvp(p, &xs, &ys, t.to_vec()))
+        .grad_into(move |p| {
+            let mut g = vec![GARBAGE; 2];
+            let v = rr::distances_grad_into(p, &xs, &ys, &mut g);
+            (v, g)
+        })
+        .hessian(move |p| rr::distances_hessian(p, &xs, &ys))
+        .analytic(move |p| {
+            let mut g = vec![0.0; 2];
+            for i in 0..4 {
+                let (dx, dy) = (p[0] - xs[i], p[1] - ys[i]);
+                let r = dx.hypot(dy);
+                g[0] += 3.0 * r * dx;
+                g[1] += 3.0 * r * dy;
+            }
+            g
+        })
+        .run(POINTS, range(2, -2.0, 2.0));
+    let data = rows(&Lcg::new(31).vec(15, -1.5, 1.5), 3);
+    let labels = [1.0, 0.0, 0.0, 1.0, 1.0];
+    let (d1, d2, d3, d4) = (data.clone(), data.clone(), data.clone(), data.clone());
+    Probe::new("logistic_xent", move |w| {
+        rr::logistic_xent(w, &data, &labels)
+    })
+    .grad(move |w| rr::logistic_xent_grad(w, &d1, &labels))
+    .jvp(move |w, t| rr::logistic_xent_jvp(w, &d2, &labels, t.to_vec()))
+    .hessian(move |w| rr::logistic_xent_hessian(w, &d3, &labels))
+    .analytic(move |w| {
+        let mut g = vec![0.0; 3];
+        for i in 0..5 {
+            let p = sigmoid(dot(w, &d4[i]));
+            for j in 0..3 {
+                g[j] += (p - labels[i]) * d4[i][j];
+            }
+        }
+        g
+    })
+    .run(POINTS, range(3, -2.0, 2.0));
+    Probe::new("lse_rows", |z| rr::lse_rows(z, 3))
+        .grad(|z| rr::lse_rows_grad(z, 3))
+        .jvp(|z, t| rr::lse_rows_jvp(z, 3, t.to_vec()))
+        .grad_into(|z| {
+            let mut g = vec![GARBAGE; z.len()];
+            let v = rr::lse_rows_grad_into(z, 3, &mut g);
+            (v, g)
+        })
+        .hessian(|z| rr::lse_rows_hessian(z, 3))
+        .analytic(|z| {
+            let mut g = Vec::new();
+            for (r, row) in z.chunks(3).enumerate() {
+                let mut p = softmax(row);
+                p[r % 3] -= 1.0;
+                g.extend(p);
+            }
+            g
+        })
+        .run(POINTS, range(9, -3.0, 3.0));
+    slice2!(
+        rr::tail_mass,
+        tail_mass_grad,
+        tail_mass_jvp,
+        tail_mass_grad_into,
+        tail_mass_hessian
+    )
+    .analytic(|x| {
+        x.iter()
+            .map(|v| -(-v * v / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt())
+            .collect()
+    })
+    .run(POINTS, range(4, -3.0, 3.0));
 }
