@@ -2748,6 +2748,226 @@ pub mod kernels {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// More shapes for the reverse sweep: arrays returned early, parameters taken by value and written,
+// stacks, recursion over sub-slices, windows written through calls.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod sweeps {
+    use autodiff::differentiable;
+
+    /// The first row of `m` whose sum passes `t`, scaled, as the value of an `if` after the loop; the
+    /// last row otherwise. (Returned early from inside the loop, the array is a spanned error by design:
+    /// tests/ui/arrays/array-returned-from-loop.rs.)
+    #[differentiable(wrt(m))]
+    pub fn first_heavy_row(m: [[f64; 3]; 3], t: f64) -> [f64; 3] {
+        let mut found = 3;
+        for i in 0..3 {
+            let s = m[i][0] + m[i][1] + m[i][2];
+            if s > t {
+                found = i;
+                break;
+            }
+        }
+        if found < 3 {
+            let s = m[found][0] + m[found][1] + m[found][2];
+            [m[found][0] * s, m[found][1] * s, m[found][2] * s]
+        } else {
+            [m[2][0], m[2][1] * 2.0, m[2][2] * 3.0]
+        }
+    }
+
+    /// Gauss-Jordan elimination in place on a matrix parameter taken by value (`mut a`), no pivoting:
+    /// every entry overwritten several times, then the determinant as the product of the pivots.
+    #[differentiable(order = 2)]
+    pub fn det_gauss_jordan(mut a: [[f64; 3]; 3]) -> f64 {
+        let mut det = 1.0;
+        for k in 0..3 {
+            let p = a[k][k];
+            det *= p;
+            for j in 0..3 {
+                a[k][j] /= p;
+            }
+            for i in 0..3 {
+                if i != k {
+                    let f = a[i][k];
+                    for j in 0..3 {
+                        a[i][j] -= f * a[k][j];
+                    }
+                }
+            }
+        }
+        det + 0.1 * a[0][2] * a[1][2]
+    }
+
+    /// A matrix parameter `mut m: Vec<Vec<f64>>` smoothed in place, row by row, several sweeps.
+    #[differentiable(order = 2)]
+    pub fn smooth_in_place(mut m: Vec<Vec<f64>>, sweeps: usize) -> f64 {
+        for _ in 0..sweeps {
+            for i in 1..m.len() {
+                for j in 0..m[i].len() {
+                    m[i][j] = 0.5 * (m[i][j] + m[i - 1][j].sin());
+                }
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..m.len() {
+            for j in 0..m[i].len() {
+                s += m[i][j] * m[i][j];
+            }
+        }
+        s
+    }
+
+    /// A stack: values pushed in a `while` loop until one is negative, then popped in reverse order
+    /// (read back by index) with a Horner-like accumulation.
+    #[differentiable(order = 2)]
+    pub fn stack_horner(x: &[f64]) -> f64 {
+        let mut stack = Vec::new();
+        let mut i = 0;
+        while i < x.len() {
+            if x[i] < 0.0 {
+                break;
+            }
+            stack.push(x[i] * x[i] + 1.0);
+            i += 1;
+        }
+        let mut acc = 0.0;
+        let mut k = stack.len();
+        while k > 0 {
+            k -= 1;
+            acc = acc * 0.5 + stack[k];
+        }
+        acc
+    }
+
+    /// Zygote's recursion over halves: the sum of `sin` by splitting a slice in two.
+    #[differentiable(order = 2)]
+    pub fn split_sum(x: &[f64]) -> f64 {
+        if x.len() == 1 {
+            return x[0].sin();
+        }
+        let h = x.len() / 2;
+        split_sum(&x[..h]) * split_sum(&x[h..]) + split_sum(&x[h..])
+    }
+
+    /// `out[i] = a x[i]^2` for a window: called on halves of a local buffer.
+    #[differentiable]
+    pub fn scale_sq_into(a: f64, x: &[f64], out: &mut [f64]) {
+        for i in 0..out.len() {
+            out[i] = a * x[i] * x[i];
+        }
+    }
+
+    /// A buffer written through calls on windows (`&mut k[..h]`, `&mut k[h..]`), then read.
+    #[differentiable(order = 2)]
+    pub fn windows_through_calls(x: &[f64], a: f64, b: f64) -> f64 {
+        let n = x.len();
+        let h = n / 2;
+        let mut k = vec![0.0; n];
+        scale_sq_into(a, &x[..h], &mut k[..h]);
+        scale_sq_into(b, &x[h..], &mut k[h..]);
+        let mut s = 0.0;
+        for i in 0..n {
+            s += k[i] * x[(i + 1) % n];
+        }
+        s
+    }
+
+    /// A local closure called in a loop, a `match` on a range pattern of the index, `step_by`.
+    #[differentiable(order = 2)]
+    pub fn closure_match_steps(x: &[f64]) -> f64 {
+        let sq = |v: f64| v * v;
+        let mut s = 0.0;
+        for i in (0..x.len()).step_by(2) {
+            s += match i {
+                0 => sq(x[i]),
+                1..=3 => x[i].sin() * sq(x[i]),
+                _ => x[i].exp(),
+            };
+        }
+        for (i, &v) in x.iter().enumerate() {
+            if i % 2 == 0 {
+                continue;
+            }
+            if v > 1.5 {
+                break;
+            }
+            s += sq(v - 0.5);
+        }
+        s
+    }
+
+    /// An array shadowed inside the loop: each step makes a new array from the previous one.
+    #[differentiable(order = 2)]
+    pub fn shadowed_arrays(x: [f64; 3]) -> f64 {
+        let mut v = x;
+        for _ in 0..3 {
+            let v2 = [v[1] * v[2], v[2] + v[0], v[0].sin()];
+            let v3 = [v2[0] + v[0], v2[1], v2[2] * v2[1]];
+            for k in 0..3 {
+                v[k] = v3[k];
+            }
+        }
+        v[0] + v[1] * v[2]
+    }
+
+    /// A matrix array result (`f_jacobian` of a nested-array input, an array result).
+    #[differentiable]
+    pub fn row_norms(m: &[Vec<f64>]) -> Vec<f64> {
+        let mut out = vec![0.0; m.len()];
+        for i in 0..m.len() {
+            let mut s = 0.0;
+            for &v in m[i].iter() {
+                s += v * v;
+            }
+            out[i] = s.sqrt();
+        }
+        out
+    }
+
+    /// A generic helper called from an `f64` function.
+    #[differentiable]
+    pub fn soft_abs<T: autodiff::Float>(x: T) -> T {
+        (x * x + T::from(0.01).unwrap()).sqrt()
+    }
+
+    /// Total variation with the generic smooth absolute value.
+    #[differentiable(order = 3)]
+    pub fn total_variation(x: f64) -> f64 {
+        let mut s = 0.0;
+        let mut prev = x;
+        for k in 1..5 {
+            let next = (prev * k as f64).cos();
+            s += soft_abs(next - prev);
+            prev = next;
+        }
+        s
+    }
+
+    /// A `while` loop on a float condition whose trip count depends on the input (a jump between
+    /// counts, smooth within one), reading and writing a local array by a moving index.
+    #[differentiable(order = 2)]
+    pub fn float_while(x: &[f64]) -> f64 {
+        let mut buf = [0.0; 8];
+        let mut t = 0.0;
+        let mut i = 0;
+        while t < 2.0 && i < 8 {
+            buf[i] = x[i % x.len()].exp() * 0.3;
+            t += buf[i];
+            if i > 0 {
+                buf[i] += 0.5 * buf[i - 1];
+            }
+            i += 1;
+        }
+        let mut s = 0.0;
+        for k in 0..i {
+            s += buf[k] * buf[k];
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Parameter structs and methods (Flux's `Dense`, `GRUCell`, `LayerNorm` as structs).
 // ---------------------------------------------------------------------------------------------------
 
@@ -6677,4 +6897,215 @@ fn chainrules_rrules() {
             .collect()
     })
     .run(POINTS, range(4, -3.0, 3.0));
+}
+
+#[test]
+fn sweeps_stress() {
+    use sweeps as sw;
+    for t in [-10.0, 0.5, 10.0] {
+        check_vector(
+            "first_heavy_row",
+            POINTS,
+            move |r: &mut Lcg| loop {
+                let x = r.vec(9, -1.0, 1.0);
+                if (0..3).all(|i| (x[3 * i] + x[3 * i + 1] + x[3 * i + 2] - t).abs() > 0.01) {
+                    break x;
+                }
+            },
+            &|x| sw::first_heavy_row(square::<3>(x), t).to_vec(),
+            &|x, c| {
+                let (v, g) = sw::first_heavy_row_vjp(square::<3>(x), t, c.try_into().unwrap());
+                (v.to_vec(), g.concat())
+            },
+            &|x, d| {
+                let (v, dv) = sw::first_heavy_row_jvp(square::<3>(x), t, square::<3>(d));
+                (v.to_vec(), dv.to_vec())
+            },
+            Some(&|x| sw::first_heavy_row_jacobian(square::<3>(x), t)),
+        );
+    }
+    let dominant = |r: &mut Lcg| {
+        let mut x = r.vec(9, -0.5, 0.5);
+        for i in 0..3 {
+            x[4 * i] += if i == 1 { -2.5 } else { 2.5 };
+        }
+        x
+    };
+    nested!(
+        "det_gauss_jordan",
+        3,
+        sw::det_gauss_jordan,
+        sw::det_gauss_jordan_grad,
+        sw::det_gauss_jordan_jvp,
+        sw::det_gauss_jordan_grad_into,
+        sw::det_gauss_jordan_hessian
+    )
+    .run(POINTS, dominant);
+    for sweeps in [0usize, 1, 3] {
+        Probe::new("smooth_in_place", move |x| {
+            sw::smooth_in_place(rows(x, 3), sweeps)
+        })
+        .grad(move |x| {
+            let (v, g) = sw::smooth_in_place_grad(rows(x, 3), sweeps);
+            (v, g.concat())
+        })
+        .jvp(move |x, t| sw::smooth_in_place_jvp(rows(x, 3), sweeps, rows(t, 3)))
+        .hessian(move |x| {
+            let (v, g, h) = sw::smooth_in_place_hessian(rows(x, 3), sweeps);
+            (v, g.concat(), h)
+        })
+        .run(POINTS, range(9, -1.5, 1.5));
+    }
+    slice2!(
+        sw::stack_horner,
+        stack_horner_grad,
+        stack_horner_jvp,
+        stack_horner_grad_into,
+        stack_horner_hessian
+    )
+    .analytic(|x| {
+        let k = x.iter().position(|&v| v < 0.0).unwrap_or(x.len());
+        // acc = sum_j 0.5^j (x_j^2 + 1) over j < k.
+        (0..x.len())
+            .map(|j| {
+                if j < k {
+                    0.5_f64.powi(j as i32) * 2.0 * x[j]
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    })
+    .run(POINTS, away_from(6, -0.5, 2.0, 10.0, 0.0));
+    for n in [1usize, 2, 5, 8] {
+        slice2!(
+            sw::split_sum,
+            split_sum_grad,
+            split_sum_jvp,
+            split_sum_grad_into,
+            split_sum_hessian
+        )
+        .run(POINTS, range(n, -2.0, 2.0));
+    }
+    Probe::new("windows_through_calls", |x| {
+        sw::windows_through_calls(&x[..5], x[5], x[6])
+    })
+    .grad(|x| {
+        let (v, (g, a, b)) = sw::windows_through_calls_grad(&x[..5], x[5], x[6]);
+        (v, [g, vec![a, b]].concat())
+    })
+    .jvp(|x, t| sw::windows_through_calls_jvp(&x[..5], x[5], x[6], (t[..5].to_vec(), t[5], t[6])))
+    .hessian(|x| {
+        let (v, (g, a, b), h) = sw::windows_through_calls_hessian(&x[..5], x[5], x[6]);
+        (v, [g, vec![a, b]].concat(), h)
+    })
+    .analytic(|x| {
+        let (n, h) = (5, 2);
+        let c = |i: usize| if i < h { x[5] } else { x[6] };
+        let mut g = vec![0.0; 7];
+        for i in 0..n {
+            let nx = x[(i + 1) % n];
+            g[i] += 2.0 * c(i) * x[i] * nx;
+            g[(i + 1) % n] += c(i) * x[i] * x[i];
+            g[if i < h { 5 } else { 6 }] += x[i] * x[i] * nx;
+        }
+        g
+    })
+    .run(POINTS, range(7, -1.5, 1.5));
+    slice2!(
+        sw::closure_match_steps,
+        closure_match_steps_grad,
+        closure_match_steps_jvp,
+        closure_match_steps_grad_into,
+        closure_match_steps_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        for i in (0..x.len()).step_by(2) {
+            g[i] = match i {
+                0 => 2.0 * x[i],
+                1..=3 => x[i].cos() * x[i] * x[i] + 2.0 * x[i] * x[i].sin(),
+                _ => x[i].exp(),
+            };
+        }
+        for i in (1..x.len()).step_by(2) {
+            if x[i] > 1.5 {
+                break;
+            }
+            g[i] = 2.0 * (x[i] - 0.5);
+        }
+        g
+    })
+    .run(POINTS, away_from(7, -2.0, 2.0, 10.0, 1.5));
+    Probe::new("shadowed_arrays", |x| {
+        sw::shadowed_arrays([x[0], x[1], x[2]])
+    })
+    .grad(|x| {
+        let (v, g) = sw::shadowed_arrays_grad([x[0], x[1], x[2]]);
+        (v, g.to_vec())
+    })
+    .jvp(|x, t| sw::shadowed_arrays_jvp([x[0], x[1], x[2]], [t[0], t[1], t[2]]))
+    .grad_into(|x| {
+        let mut g = [GARBAGE; 3];
+        let v = sw::shadowed_arrays_grad_into([x[0], x[1], x[2]], &mut g);
+        (v, g.to_vec())
+    })
+    .hessian(|x| {
+        let (v, g, h) = sw::shadowed_arrays_hessian([x[0], x[1], x[2]]);
+        (v, g.to_vec(), h)
+    })
+    .run(POINTS, range(3, -1.0, 1.0));
+    check_vector(
+        "row_norms",
+        POINTS,
+        range(8, -2.0, 2.0),
+        &|x| sw::row_norms(&rows(x, 4)),
+        &|x, c| {
+            let (v, g) = sw::row_norms_vjp(&rows(x, 4), c.to_vec());
+            (v, g.concat())
+        },
+        &|x, t| sw::row_norms_jvp(&rows(x, 4), rows(t, 4)),
+        Some(&|x| sw::row_norms_jacobian(&rows(x, 4))),
+    );
+    one(
+        "total_variation",
+        sw::total_variation,
+        sw::total_variation_grad,
+        sw::total_variation_jvp,
+        sw::total_variation_grad_into,
+    )
+    .hessian(hess3(
+        sw::total_variation_hessian,
+        sw::total_variation_derivatives,
+    ))
+    .run(POINTS, range(1, -2.0, 2.0));
+    check_third(
+        "total_variation",
+        sw::total_variation_derivatives,
+        POINTS,
+        -2.0,
+        2.0,
+    );
+    slice2!(
+        sw::float_while,
+        float_while_grad,
+        float_while_jvp,
+        float_while_grad_into,
+        float_while_hessian
+    )
+    .run(POINTS, |r: &mut Lcg| loop {
+        // Away from the points where the trip count changes.
+        let x = r.vec(3, -1.5, 1.0);
+        let mut t = 0.0;
+        let mut ok = true;
+        for i in 0..8 {
+            t += x[i % 3].exp() * 0.3;
+            if (t - 2.0).abs() < 0.01 {
+                ok = false;
+            }
+        }
+        if ok {
+            break x;
+        }
+    });
 }
