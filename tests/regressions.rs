@@ -628,3 +628,29 @@ fn an_order_2_caller_reaches_an_f64_callee_over_a_reversed_range() {
     assert_eq!(h[0][4], -0.25);
     assert_eq!(h[4][5], 0.0);
 }
+
+// A method called on a float output parameter `y: &mut f64` (`y.sqrt()`, which Rust auto-derefs): the
+// macro holds such an output as a slice of one element and rewrote `*y` into `y[0]`, but not a bare
+// receiver, so `y.sqrt()` got the spanned error "`.sqrt()` is not supported on a slice or `Vec`".
+#[differentiable]
+fn norm_into(x: &[f64], y: &mut f64) {
+    *y = 0.0;
+    for &v in x {
+        *y += v * v;
+    }
+    *y = y.sqrt();
+}
+
+#[test]
+fn a_method_on_a_float_output_parameter_reads_its_value() {
+    let x = [0.6, -0.8, 1.2];
+    let r = (0.36_f64 + 0.64 + 1.44).sqrt();
+    let mut y = 0.0;
+    // The incoming `y` counts as read (the loop's `+=` after `*y = 0.0`): a zero gradient.
+    let (gx, gy) = norm_into_vjp(&x, &mut y, 1.0);
+    assert_eq!(y, r);
+    for i in 0..3 {
+        assert!((gx[i] - x[i] / r).abs() < 1e-15, "{gx:?}");
+    }
+    assert_eq!(gy, 0.0);
+}
