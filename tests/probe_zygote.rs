@@ -2968,6 +2968,120 @@ pub mod sweeps {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Idioms of numeric Rust around the ported code.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod idioms {
+    use autodiff::differentiable;
+
+    /// `maximum(x) + sum(exp, x)` in iterator idioms: `copied().fold(NEG_INFINITY, f64::max)` and
+    /// `cloned().map(f64::exp)`.
+    #[differentiable(order = 2)]
+    pub fn fold_max_map_exp(x: &[f64]) -> f64 {
+        x.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+            + x.iter().cloned().map(f64::exp).sum::<f64>()
+    }
+
+    /// `maximum(x) - minimum(x) + maximum(x) * minimum(x)` by folds from `f64::MIN` and `f64::MAX`.
+    #[differentiable(order = 2)]
+    pub fn range_product(x: &[f64]) -> f64 {
+        let hi = x.iter().cloned().fold(f64::MIN, f64::max);
+        let lo = x.iter().cloned().fold(f64::MAX, f64::min);
+        hi - lo + hi * lo
+    }
+
+    /// A weighted dot, a reversed Horner pass by `.iter().rev()`, and `.skip(1).take(2)`.
+    #[differentiable(order = 2)]
+    pub fn rev_skip_take(x: &[f64], w: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += (i as f64 + 1.0) * x[i] * w[i];
+        }
+        for &v in x.iter().rev() {
+            s = s * 0.5 + v;
+        }
+        s + x.iter().skip(1).take(2).map(|v| v * v).sum::<f64>()
+    }
+
+    /// The norm into a float output parameter, written by `*y +=` and read by a method (`y.sqrt()`).
+    #[differentiable]
+    pub fn norm_out(x: &[f64], y: &mut f64) {
+        *y = 0.0;
+        for &v in x {
+            *y += v * v;
+        }
+        *y = y.sqrt();
+    }
+
+    /// A tuple parameter.
+    #[differentiable(order = 2)]
+    pub fn tuple_param(p: (f64, f64), q: f64) -> f64 {
+        let (a, b) = p;
+        a * b.sin() + q * a
+    }
+
+    /// Written for `f32`.
+    #[differentiable]
+    pub fn tanh_weighted_f32(x: &[f32]) -> f32 {
+        let mut s = 0.0f32;
+        for &v in x {
+            s += v.tanh() * v;
+        }
+        s
+    }
+
+    /// `order = 3` of a function of a slice: its Hessian.
+    #[differentiable(order = 3)]
+    pub fn slice_order3(x: &[f64]) -> f64 {
+        x[0] * x[1].exp() + x[0].powi(3)
+    }
+
+    /// A differentiable `fn` item nested in the body.
+    #[differentiable(order = 2)]
+    pub fn nested_item(x: &[f64]) -> f64 {
+        #[differentiable]
+        fn cube(v: f64) -> f64 {
+            v * v * v
+        }
+        let mut s = 0.0;
+        for &v in x {
+            s += cube(v);
+        }
+        s
+    }
+
+    /// `out[i] += x[i]^2`: the output's incoming value read.
+    #[differentiable]
+    pub fn add_squares_into(x: &[f64], out: &mut [f64]) {
+        for i in 0..x.len() {
+            out[i] += x[i] * x[i];
+        }
+    }
+
+    /// A copy modified, then accumulated into by calls, once with a copy of itself as the input.
+    #[differentiable(order = 2)]
+    pub fn copy_modify_call(x: &[f64]) -> f64 {
+        let mut y = x.to_vec();
+        y[0] = y[0] * 3.0;
+        add_squares_into(x, &mut y);
+        let z = y.clone();
+        add_squares_into(&z, &mut y);
+        y[0] + y[1] * y[2]
+    }
+
+    /// A local matrix written entry by entry, a row copied out of it.
+    #[differentiable(order = 2)]
+    pub fn matrix_row_copy(x: &[f64]) -> f64 {
+        let mut m = vec![vec![0.0; 2]; 2];
+        m[0][0] = x[0];
+        m[1][1] = x[1];
+        m[0][1] = x[0] * x[1];
+        let r = m[0].clone();
+        r[0] + r[1] + m[1][1] * m[0][1]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Parameter structs and methods (Flux's `Dense`, `GRUCell`, `LayerNorm` as structs).
 // ---------------------------------------------------------------------------------------------------
 
@@ -7108,4 +7222,339 @@ fn sweeps_stress() {
             break x;
         }
     });
+}
+
+#[test]
+fn rust_idioms() {
+    use idioms as id;
+    slice2!(
+        id::fold_max_map_exp,
+        fold_max_map_exp_grad,
+        fold_max_map_exp_jvp,
+        fold_max_map_exp_grad_into,
+        fold_max_map_exp_hessian
+    )
+    .analytic(|x| {
+        let k = (0..x.len()).fold(0, |k, i| if x[i] > x[k] { i } else { k });
+        let mut g: Flat = x.iter().map(|v| v.exp()).collect();
+        g[k] += 1.0;
+        g
+    })
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    slice2!(
+        id::range_product,
+        range_product_grad,
+        range_product_jvp,
+        range_product_grad_into,
+        range_product_hessian
+    )
+    .analytic(|x| {
+        let hi = (0..x.len()).fold(0, |k, i| if x[i] > x[k] { i } else { k });
+        let lo = (0..x.len()).fold(0, |k, i| if x[i] < x[k] { i } else { k });
+        let mut g = vec![0.0; x.len()];
+        g[hi] += 1.0 + x[lo];
+        g[lo] += -1.0 + x[hi];
+        g
+    })
+    .run(POINTS, distinct(5, -2.0, 2.0, 0.01));
+    two_slices!(
+        "rev_skip_take",
+        4,
+        id::rev_skip_take,
+        id::rev_skip_take_grad,
+        id::rev_skip_take_jvp,
+        id::rev_skip_take_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = id::rev_skip_take_hessian(&x[..4], &x[4..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        // s0 = sum (i + 1) x_i w_i, then s = s * 0.5 + v over x reversed: s0 / 16 + sum x_i 0.5^i.
+        let mut g = vec![0.0; 8];
+        for i in 0..4 {
+            let w = (i as f64 + 1.0) / 16.0;
+            g[i] = w * x[4 + i] + 0.5_f64.powi(i as i32);
+            g[4 + i] = w * x[i];
+        }
+        g[1] += 2.0 * x[1];
+        g[2] += 2.0 * x[2];
+        g
+    })
+    .run(POINTS, range(8, -2.0, 2.0));
+    check_vector(
+        "norm_out",
+        POINTS,
+        range(4, -2.0, 2.0),
+        &|x| {
+            let mut y = x[3];
+            id::norm_out(&x[..3], &mut y);
+            vec![y]
+        },
+        &|x, c| {
+            let mut y = x[3];
+            // The incoming `y` counts as read (the loop's `+=` after `*y = 0.0`): its gradient is 0.
+            let (gx, gy) = id::norm_out_vjp(&x[..3], &mut y, c[0]);
+            assert_eq!(gy, 0.0, "norm_out: d/dy_in");
+            (vec![y], [gx, vec![gy]].concat())
+        },
+        &|x, t| {
+            let mut y = x[3];
+            let mut d = GARBAGE;
+            id::norm_out_jvp(&x[..3], &mut y, (t[..3].to_vec(), t[3]), &mut d);
+            (vec![y], vec![d])
+        },
+        Some(&|x| id::norm_out_jacobian(&x[..3], &mut x[3].clone())),
+    );
+    Probe::new("tuple_param", |x| id::tuple_param((x[0], x[1]), x[2]))
+        .grad(|x| {
+            let (v, ((a, b), q)) = id::tuple_param_grad((x[0], x[1]), x[2]);
+            (v, vec![a, b, q])
+        })
+        .jvp(|x, t| id::tuple_param_jvp((x[0], x[1]), x[2], ((t[0], t[1]), t[2])))
+        .hessian(|x| {
+            let (v, ((a, b), q), h) = id::tuple_param_hessian((x[0], x[1]), x[2]);
+            (v, vec![a, b, q], h)
+        })
+        .analytic(|x| vec![x[1].sin() + x[2], x[0] * x[1].cos(), x[0]])
+        .run(POINTS, range(3, -2.0, 2.0));
+    // `f32`: against the `f64` formula to `f32` precision, and central differences in `f32`.
+    let mut rng = Lcg::new(41);
+    for _ in 0..POINTS {
+        let x: Vec<f32> = rng.vec(4, -2.0, 2.0).iter().map(|&v| v as f32).collect();
+        let (v, g) = id::tanh_weighted_f32_grad(&x);
+        assert_eq!(v, id::tanh_weighted_f32(&x));
+        for i in 0..4 {
+            let xi = x[i] as f64;
+            let formula = xi.tanh() + xi * (1.0 - xi.tanh().powi(2));
+            assert_near(g[i] as f64, formula, 1e-5, 1.0, "tanh_weighted_f32");
+        }
+        let t: Vec<f32> = rng.vec(4, -1.0, 1.0).iter().map(|&v| v as f32).collect();
+        let (_, d) = id::tanh_weighted_f32_jvp(&x, t.clone());
+        let expected: f32 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+        assert_near(
+            d as f64,
+            expected as f64,
+            1e-5,
+            1.0,
+            "tanh_weighted_f32 jvp",
+        );
+    }
+    slice2!(
+        id::slice_order3,
+        slice_order3_grad,
+        slice_order3_jvp,
+        slice_order3_grad_into,
+        slice_order3_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        g[0] = x[1].exp() + 3.0 * x[0] * x[0];
+        g[1] = x[0] * x[1].exp();
+        g
+    })
+    .run(POINTS, range(3, -1.5, 1.5));
+    slice2!(
+        id::nested_item,
+        nested_item_grad,
+        nested_item_jvp,
+        nested_item_grad_into,
+        nested_item_hessian
+    )
+    .analytic(|x| x.iter().map(|v| 3.0 * v * v).collect())
+    .run(POINTS, range(4, -2.0, 2.0));
+    slice2!(
+        id::copy_modify_call,
+        copy_modify_call_grad,
+        copy_modify_call_jvp,
+        copy_modify_call_grad_into,
+        copy_modify_call_hessian
+    )
+    .analytic(|x| {
+        // y1 = (3x0 + x0^2, x1 + x1^2, x2 + x2^2); y2 = y1 + y1^2.
+        let y1 = [
+            3.0 * x[0] + x[0] * x[0],
+            x[1] + x[1] * x[1],
+            x[2] + x[2] * x[2],
+        ];
+        let d1 = [3.0 + 2.0 * x[0], 1.0 + 2.0 * x[1], 1.0 + 2.0 * x[2]];
+        let y2: Flat = y1.iter().map(|v| v + v * v).collect();
+        let d2: Flat = (0..3).map(|i| (1.0 + 2.0 * y1[i]) * d1[i]).collect();
+        vec![d2[0], d2[1] * y2[2], y2[1] * d2[2]]
+    })
+    .run(POINTS, range(3, -1.5, 1.5));
+    slice2!(
+        id::matrix_row_copy,
+        matrix_row_copy_grad,
+        matrix_row_copy_jvp,
+        matrix_row_copy_grad_into,
+        matrix_row_copy_hessian
+    )
+    .analytic(|x| vec![1.0 + x[1] + x[1] * x[1], x[0] + 2.0 * x[0] * x[1]])
+    .run(POINTS, range(2, -2.0, 2.0));
+}
+
+/// `f_hvp` against `f_hessian` times the same direction, and its value and gradient against `f_grad`.
+#[track_caller]
+fn check_hvp(
+    name: &str,
+    sample: impl Fn(&mut Lcg) -> Flat,
+    grad: &dyn Fn(&[f64]) -> (f64, Flat),
+    hvp: &dyn Fn(&[f64], &[f64]) -> (f64, Flat, Flat),
+    hessian: &dyn Fn(&[f64]) -> (f64, Flat, Vec<Flat>),
+) {
+    let mut rng = Lcg::new(seed_of(name));
+    for _ in 0..10 {
+        let x = sample(&mut rng);
+        let v = rng.vec(x.len(), -1.0, 1.0);
+        let (val, g) = grad(&x);
+        let (hval, hg, hv) = hvp(&x, &v);
+        let (_, _, h) = hessian(&x);
+        assert_near(hval, val, 1e-12, 0.0, &format!("{name}: f_hvp's value"));
+        assert_vec_near(&hg, &g, 1e-10, &format!("{name}: f_hvp's gradient"));
+        let expected: Flat = h.iter().map(|row| dot(row, &v)).collect();
+        assert_vec_near(&hv, &expected, 1e-10, &format!("{name}: f_hvp against H v"));
+    }
+}
+
+#[test]
+fn hessian_vector_products() {
+    use difftests as dt;
+    use torch as to;
+    use zygote as zy;
+    check_hvp(
+        "rosenbrock_2",
+        range(5, -1.5, 1.5),
+        &|x| dt::rosenbrock_2_grad(x),
+        &|x, v| dt::rosenbrock_2_hvp(x, v.to_vec()),
+        &|x| dt::rosenbrock_2_hessian(x),
+    );
+    check_hvp(
+        "ackley",
+        range(4, -1.5, 1.5),
+        &|x| dt::ackley_grad(x),
+        &|x, v| dt::ackley_hvp(x, v.to_vec()),
+        &|x| dt::ackley_hessian(x),
+    );
+    check_hvp(
+        "sort_weighted",
+        distinct(5, -2.0, 2.0, 0.01),
+        &|x| zy::sort_weighted_grad(x),
+        &|x, v| zy::sort_weighted_hvp(x, v.to_vec()),
+        &|x| zy::sort_weighted_hessian(x),
+    );
+    check_hvp(
+        "logdet_chol",
+        |r: &mut Lcg| {
+            let b = r.vec(4, -1.0, 1.0);
+            vec![
+                b[0] * b[0] + 2.0,
+                b[0] * b[1],
+                b[0] * b[1],
+                b[1] * b[1] + b[2] * b[2] + 2.0,
+            ]
+        },
+        &|x| {
+            let (v, g) = zy::logdet_chol_grad(&rows(x, 2));
+            (v, g.concat())
+        },
+        &|x, v| {
+            let (val, g, hv) = zy::logdet_chol_hvp(&rows(x, 2), rows(v, 2));
+            (val, g.concat(), hv.concat())
+        },
+        &|x| {
+            let (v, g, h) = zy::logdet_chol_hessian(&rows(x, 2));
+            (v, g.concat(), h)
+        },
+    );
+    check_hvp(
+        "det3",
+        range(9, -2.0, 2.0),
+        &|x| {
+            let (v, g) = dt::det3_grad(square::<3>(x));
+            (v, g.concat())
+        },
+        &|x, v| {
+            let (val, g, hv) = dt::det3_hvp(square::<3>(x), square::<3>(v));
+            (val, g.concat(), hv.concat())
+        },
+        &|x| {
+            let (v, g, h) = dt::det3_hessian(square::<3>(x));
+            (v, g.concat(), h)
+        },
+    );
+    check_hvp(
+        "attention",
+        range(21, -1.0, 1.0),
+        &|x| {
+            let (v, (a, b, c)) =
+                to::attention_grad(&rows(&x[..6], 2), &rows(&x[6..12], 2), &rows(&x[12..], 3));
+            (v, [a.concat(), b.concat(), c.concat()].concat())
+        },
+        &|x, t| {
+            let (v, (a, b, c), (ha, hb, hc)) = to::attention_hvp(
+                &rows(&x[..6], 2),
+                &rows(&x[6..12], 2),
+                &rows(&x[12..], 3),
+                (rows(&t[..6], 2), rows(&t[6..12], 2), rows(&t[12..], 3)),
+            );
+            (
+                v,
+                [a.concat(), b.concat(), c.concat()].concat(),
+                [ha.concat(), hb.concat(), hc.concat()].concat(),
+            )
+        },
+        &|x| {
+            let (v, (a, b, c), h) =
+                to::attention_hessian(&rows(&x[..6], 2), &rows(&x[6..12], 2), &rows(&x[12..], 3));
+            (v, [a.concat(), b.concat(), c.concat()].concat(), h)
+        },
+    );
+    let gru = |p: &[f64]| Gru {
+        wz: p[0..2].to_vec(),
+        uz: p[2..4].to_vec(),
+        wr: p[4..6].to_vec(),
+        ur: p[6..8].to_vec(),
+        wh: p[8..10].to_vec(),
+        uh: p[10..12].to_vec(),
+        bias: [p[12], p[13], p[14]],
+    };
+    let xs = [0.5, -0.8, 1.2];
+    check_hvp(
+        "Gru::run",
+        range(15, -1.0, 1.0),
+        &|p| {
+            let (v, g) = gru(p).run_grad(&xs);
+            (v, g.to_flat())
+        },
+        &|p, t| {
+            let (v, g, hv) = gru(p).run_hvp(&xs, gru(t));
+            (v, g.to_flat(), hv.to_flat())
+        },
+        &|p| {
+            let (v, g, h) = gru(p).run_hessian(&xs);
+            (v, g.to_flat(), h)
+        },
+    );
+    check_hvp(
+        "windows_through_calls",
+        range(7, -1.5, 1.5),
+        &|x| {
+            let (v, (g, a, b)) = sweeps::windows_through_calls_grad(&x[..5], x[5], x[6]);
+            (v, [g, vec![a, b]].concat())
+        },
+        &|x, t| {
+            let (v, (g, a, b), (hg, ha, hb)) = sweeps::windows_through_calls_hvp(
+                &x[..5],
+                x[5],
+                x[6],
+                (t[..5].to_vec(), t[5], t[6]),
+            );
+            (v, [g, vec![a, b]].concat(), [hg, vec![ha, hb]].concat())
+        },
+        &|x| {
+            let (v, (g, a, b), h) = sweeps::windows_through_calls_hessian(&x[..5], x[5], x[6]);
+            (v, [g, vec![a, b]].concat(), h)
+        },
+    );
 }
