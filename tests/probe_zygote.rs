@@ -3082,6 +3082,113 @@ pub mod idioms {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Parameter forms: references to nested arrays, parameters by value, windows and chunks, constants
+// and closures, arrays chosen by `match` and returned early, nested parameter structs.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod forms {
+    use autodiff::{differentiable, Differentiable};
+
+    #[differentiable(order = 2)]
+    pub fn ref_nested(m: &[[f64; 3]; 2]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..2 {
+            for j in 0..3 {
+                s += m[i][j] * m[1 - i][2 - j];
+            }
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn by_value_params(a: Vec<f64>, m: Vec<Vec<f64>>, r: &Vec<f64>) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * m[i][0] + r[i] * m[i][1];
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn windows_chunks(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for w in x.windows(2) {
+            s += (w[1] - w[0]).powi(2);
+        }
+        for c in x.chunks(3) {
+            s += c[0] * c[c.len() - 1];
+        }
+        s + x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum::<f64>()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn consts_and_closure(x: &[f64], w: &[f64]) -> f64 {
+        const N: usize = 3;
+        let mut buf = [0.0; N];
+        let f = |i: usize| w[i] * x[i];
+        for i in 0..N {
+            buf[i] = f(i) + std::f64::consts::E;
+        }
+        let mut s = 0.0;
+        for &b in buf.iter() {
+            s += b.ln();
+        }
+        s
+    }
+
+    #[differentiable]
+    pub fn pick(x: &[f64], k: usize) -> [f64; 2] {
+        match k {
+            0 => [x[0], x[1]],
+            1 | 2 => [x[1] * x[2], x[0]],
+            _ => {
+                if x[0] > 0.0 {
+                    return [x[0].sqrt(), 1.0];
+                }
+                [x[2], x[2]]
+            }
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Inner {
+        pub a: Vec<f64>,
+        pub c: f64,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Outer {
+        pub inner: Inner,
+        pub scale: f64,
+    }
+
+    #[differentiable(order = 2, wrt(p))]
+    pub fn inner_energy(p: &Inner, x: &[f64]) -> f64 {
+        let mut s = p.c;
+        for i in 0..x.len() {
+            s += (p.a[i] * x[i]).sin();
+        }
+        s * s
+    }
+
+    impl Outer {
+        #[differentiable(order = 2, wrt(self))]
+        pub fn energy(&self, x: &[f64]) -> f64 {
+            self.scale * inner_energy(&self.inner, x) + self.inner.c
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn zip_bare(x: &[f64], y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (a, b) in x.iter().zip(y) {
+            s += a * b * b;
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Parameter structs and methods (Flux's `Dense`, `GRUCell`, `LayerNorm` as structs).
 // ---------------------------------------------------------------------------------------------------
 
@@ -7557,4 +7664,171 @@ fn hessian_vector_products() {
             (v, [g, vec![a, b]].concat(), h)
         },
     );
+}
+
+#[test]
+fn parameter_forms() {
+    use forms as fo;
+    let nest = |x: &[f64]| [[x[0], x[1], x[2]], [x[3], x[4], x[5]]];
+    Probe::new("ref_nested", move |x| fo::ref_nested(&nest(x)))
+        .grad(move |x| {
+            let (v, g) = fo::ref_nested_grad(&nest(x));
+            (v, g.concat())
+        })
+        .jvp(move |x, t| fo::ref_nested_jvp(&nest(x), nest(t)))
+        .hessian(move |x| {
+            let (v, g, h) = fo::ref_nested_hessian(&nest(x));
+            (v, g.concat(), h)
+        })
+        .analytic(|x| (0..6).map(|k| 2.0 * x[5 - k]).collect())
+        .run(POINTS, range(6, -2.0, 2.0));
+    Probe::new("by_value_params", |x| {
+        fo::by_value_params(x[..3].to_vec(), rows(&x[3..9], 2), &x[9..].to_vec())
+    })
+    .grad(|x| {
+        let (v, (a, m, r)) =
+            fo::by_value_params_grad(x[..3].to_vec(), rows(&x[3..9], 2), &x[9..].to_vec());
+        (v, [a, m.concat(), r].concat())
+    })
+    .jvp(|x, t| {
+        fo::by_value_params_jvp(
+            x[..3].to_vec(),
+            rows(&x[3..9], 2),
+            &x[9..].to_vec(),
+            (t[..3].to_vec(), rows(&t[3..9], 2), t[9..].to_vec()),
+        )
+    })
+    .hessian(|x| {
+        let (v, (a, m, r), h) =
+            fo::by_value_params_hessian(x[..3].to_vec(), rows(&x[3..9], 2), &x[9..].to_vec());
+        (v, [a, m.concat(), r].concat(), h)
+    })
+    .analytic(|x| {
+        let mut g = vec![0.0; 12];
+        for i in 0..3 {
+            g[i] = x[3 + 2 * i];
+            g[3 + 2 * i] = x[i];
+            g[4 + 2 * i] = x[9 + i];
+            g[9 + i] = x[4 + 2 * i];
+        }
+        g
+    })
+    .run(POINTS, range(12, -2.0, 2.0));
+    slice2!(
+        fo::windows_chunks,
+        windows_chunks_grad,
+        windows_chunks_jvp,
+        windows_chunks_grad_into,
+        windows_chunks_hessian
+    )
+    .analytic(|x| {
+        let n = x.len();
+        let mut g = vec![0.0; n];
+        for i in 0..n - 1 {
+            let d = 2.0 * (x[i + 1] - x[i]);
+            g[i + 1] += d;
+            g[i] -= d;
+        }
+        for c in (0..n).step_by(3) {
+            let last = (c + 2).min(n - 1);
+            g[c] += x[last];
+            g[last] += x[c];
+        }
+        for i in 0..n {
+            if x[i] > 0.0 {
+                g[i] += 2.0 * x[i];
+            }
+        }
+        g
+    })
+    .run(POINTS, away_from(7, -2.0, 2.0, 10.0, 0.0));
+    two_slices!(
+        "consts_and_closure",
+        3,
+        fo::consts_and_closure,
+        fo::consts_and_closure_grad,
+        fo::consts_and_closure_jvp,
+        fo::consts_and_closure_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = fo::consts_and_closure_hessian(&x[..3], &x[3..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let mut g = vec![0.0; 6];
+        for i in 0..3 {
+            let b = x[3 + i] * x[i] + std::f64::consts::E;
+            g[i] = x[3 + i] / b;
+            g[3 + i] = x[i] / b;
+        }
+        g
+    })
+    .run(POINTS, range(6, -1.2, 1.2));
+    for k in 0..4 {
+        check_vector(
+            "pick",
+            POINTS,
+            away_from(3, -2.0, 2.0, 10.0, 0.0),
+            &|x| fo::pick(x, k).to_vec(),
+            &|x, c| {
+                let (v, g) = fo::pick_vjp(x, k, [c[0], c[1]]);
+                (v.to_vec(), g)
+            },
+            &|x, t| {
+                let (v, d) = fo::pick_jvp(x, k, t.to_vec());
+                (v.to_vec(), d.to_vec())
+            },
+            Some(&|x| fo::pick_jacobian(x, k)),
+        );
+    }
+    let outer = |p: &[f64]| fo::Outer {
+        inner: fo::Inner {
+            a: p[..3].to_vec(),
+            c: p[3],
+        },
+        scale: p[4],
+    };
+    let x = [0.7, -1.1, 0.4];
+    Probe::new("Outer::energy", move |p| outer(p).energy(&x))
+        .grad(move |p| {
+            let (v, g) = outer(p).energy_grad(&x);
+            (v, g.to_flat())
+        })
+        .jvp(move |p, t| outer(p).energy_jvp(&x, outer(t)))
+        .hessian(move |p| {
+            let (v, g, h) = outer(p).energy_hessian(&x);
+            (v, g.to_flat(), h)
+        })
+        .analytic(move |p| {
+            let s = p[3] + (0..3).map(|i| (p[i] * x[i]).sin()).sum::<f64>();
+            let mut g = vec![0.0; 5];
+            for i in 0..3 {
+                g[i] = p[4] * 2.0 * s * (p[i] * x[i]).cos() * x[i];
+            }
+            g[3] = p[4] * 2.0 * s + 1.0;
+            g[4] = s * s;
+            g
+        })
+        .run(POINTS, range(5, -1.5, 1.5));
+    two_slices!(
+        "zip_bare",
+        3,
+        fo::zip_bare,
+        fo::zip_bare_grad,
+        fo::zip_bare_jvp,
+        fo::zip_bare_grad_into
+    )
+    .hessian(|x| {
+        let (v, (a, b), h) = fo::zip_bare_hessian(&x[..3], &x[3..]);
+        (v, [a, b].concat(), h)
+    })
+    .analytic(|x| {
+        let mut g = vec![0.0; 6];
+        for i in 0..3 {
+            g[i] = x[3 + i] * x[3 + i];
+            g[3 + i] = 2.0 * x[i] * x[3 + i];
+        }
+        g
+    })
+    .run(POINTS, range(6, -2.0, 2.0));
 }
