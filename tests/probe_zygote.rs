@@ -3189,6 +3189,85 @@ pub mod forms {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Zygote's mutation tests in spirit: entries perturbed and restored, tuple swaps, a reduction that
+// halves its own buffer, a bisection whose result carries no derivative.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod mutation {
+    use autodiff::differentiable;
+
+    /// A finite-difference gradient norm computed inside differentiable code: entries perturbed and
+    /// restored in place.
+    #[differentiable(order = 2)]
+    pub fn fd_inside(x: &[f64]) -> f64 {
+        let mut y = x.to_vec();
+        let h = 1e-3;
+        let mut s = 0.0;
+        for i in 0..y.len() {
+            let old = y[i];
+            y[i] = old + h;
+            let mut fp = 0.0;
+            for j in 0..y.len() {
+                fp += y[j].sin() * y[j];
+            }
+            y[i] = old - h;
+            let mut fm = 0.0;
+            for j in 0..y.len() {
+                fm += y[j].sin() * y[j];
+            }
+            y[i] = old;
+            let d = (fp - fm) / (2.0 * h);
+            s += d * d;
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn tuple_swaps(x: f64, y: f64) -> f64 {
+        let (mut a, mut b) = (x, y);
+        for _ in 0..3 {
+            let (na, nb) = (b, a * b + 0.5);
+            a = na;
+            b = nb;
+        }
+        a + 2.0 * b
+    }
+
+    #[differentiable(order = 2)]
+    pub fn cyclic_reduction(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        let mut n = v.len();
+        while n > 1 {
+            let half = (n + 1) / 2;
+            for i in 0..n / 2 {
+                v[i] = v[2 * i] * v[2 * i + 1] + v[2 * i].cos();
+            }
+            if n % 2 == 1 {
+                v[half - 1] = v[n - 1];
+            }
+            n = half;
+        }
+        v[0]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn bisect_then_use(a: f64) -> f64 {
+        // The root of t^3 - 2 found by bisection (its value does not depend on `a`'s derivative:
+        // comparisons only), then used with `a`.
+        let (mut lo, mut hi) = (0.0, 2.0);
+        while hi - lo > 1e-12 {
+            let mid = 0.5 * (lo + hi);
+            if mid * mid * mid > 2.0 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        }
+        a * lo + a * a
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Parameter structs and methods (Flux's `Dense`, `GRUCell`, `LayerNorm` as structs).
 // ---------------------------------------------------------------------------------------------------
 
@@ -7831,4 +7910,71 @@ fn parameter_forms() {
         g
     })
     .run(POINTS, range(6, -2.0, 2.0));
+}
+
+#[test]
+fn mutation_and_restore() {
+    use mutation as mu;
+    slice2!(
+        mu::fd_inside,
+        fd_inside_grad,
+        fd_inside_jvp,
+        fd_inside_grad_into,
+        fd_inside_hessian
+    )
+    .analytic(|x| {
+        let h = 1e-3;
+        let dg = |t: f64| t.sin() + t * t.cos();
+        let g = |t: f64| t * t.sin();
+        x.iter()
+            .map(|&v| {
+                let d = (g(v + h) - g(v - h)) / (2.0 * h);
+                2.0 * d * (dg(v + h) - dg(v - h)) / (2.0 * h)
+            })
+            .collect()
+    })
+    .run(POINTS, range(4, -2.0, 2.0));
+    two(
+        "tuple_swaps",
+        mu::tuple_swaps,
+        mu::tuple_swaps_grad,
+        mu::tuple_swaps_jvp,
+        mu::tuple_swaps_grad_into,
+    )
+    .hessian(hess2(mu::tuple_swaps_hessian))
+    .analytic(|x| {
+        // (a, b) <- (b, a b + 0.5), with the tangents carried along both inputs.
+        let (mut a, mut b) = (x[0], x[1]);
+        let (mut da, mut db) = ([1.0, 0.0], [0.0, 1.0]);
+        for _ in 0..3 {
+            let ndb = [da[0] * b + a * db[0], da[1] * b + a * db[1]];
+            let nb = a * b + 0.5;
+            a = b;
+            da = db;
+            b = nb;
+            db = ndb;
+        }
+        vec![da[0] + 2.0 * db[0], da[1] + 2.0 * db[1]]
+    })
+    .run(POINTS, range(2, -1.2, 1.2));
+    for n in [1usize, 2, 5, 8] {
+        slice2!(
+            mu::cyclic_reduction,
+            cyclic_reduction_grad,
+            cyclic_reduction_jvp,
+            cyclic_reduction_grad_into,
+            cyclic_reduction_hessian
+        )
+        .run(POINTS, range(n, -1.2, 1.2));
+    }
+    scalar2!(
+        mu::bisect_then_use,
+        bisect_then_use_grad,
+        bisect_then_use_jvp,
+        bisect_then_use_grad_into,
+        bisect_then_use_hessian,
+        bisect_then_use_derivatives,
+        range(1, -2.0, 2.0),
+        |a: f64| 2.0_f64.cbrt() + 2.0 * a
+    );
 }
