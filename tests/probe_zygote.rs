@@ -3359,6 +3359,56 @@ impl Gru {
     }
 }
 
+/// A layer whose `#[no_grad]` fields are a count and a flag, accumulated into an output parameter
+/// read before written, called from `order = 2` methods.
+#[derive(Clone, Debug, Differentiable)]
+pub struct LeakyNet {
+    pub w: Vec<f64>,
+    pub b: [f64; 2],
+    #[no_grad]
+    pub n: usize,
+    #[no_grad]
+    pub relu: bool,
+}
+
+impl LeakyNet {
+    /// `acc[i] += tanh(leaky(w_i . x + b))`.
+    #[differentiable(wrt(self, x))]
+    pub fn accumulate(&self, x: &[f64], acc: &mut [f64]) {
+        for i in 0..self.n {
+            let mut z = self.b[i % 2];
+            for j in 0..x.len() {
+                z += self.w[i * x.len() + j] * x[j];
+            }
+            if self.relu && z < 0.0 {
+                z = 0.01 * z;
+            }
+            acc[i] += z.tanh();
+        }
+    }
+
+    /// Accumulated over a batch of rows into a local buffer.
+    #[differentiable(order = 2, wrt(self))]
+    pub fn loss(&self, xs: &[Vec<f64>]) -> f64 {
+        let n = self.n;
+        let mut acc = vec![0.0; n];
+        for k in 0..xs.len() {
+            self.accumulate(&xs[k], &mut acc);
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += acc[i] * acc[i];
+        }
+        s
+    }
+
+    /// The loss called twice (a sub-slice of the rows, `&xs[..1]`, is a spanned error by design).
+    #[differentiable(order = 2, wrt(self))]
+    pub fn loss_twice(&self, xs: &[Vec<f64>]) -> f64 {
+        self.loss(xs) * 0.5 + self.loss(xs).sin()
+    }
+}
+
 /// `LayerNorm` with an affine map, then a fixed readout.
 #[derive(Clone, Debug, Differentiable)]
 pub struct LayerNorm {
@@ -7977,4 +8027,44 @@ fn mutation_and_restore() {
         range(1, -2.0, 2.0),
         |a: f64| 2.0_f64.cbrt() + 2.0 * a
     );
+}
+
+#[test]
+fn struct_outputs_at_order_2() {
+    let net = |p: &[f64], relu: bool| LeakyNet {
+        w: p[..6].to_vec(),
+        b: [p[6], p[7]],
+        n: 3,
+        relu,
+    };
+    let xs = vec![vec![0.5, -1.0], vec![1.5, 0.3], vec![-0.4, 0.9]];
+    for relu in [false, true] {
+        let (x1, x2, x3, x4) = (xs.clone(), xs.clone(), xs.clone(), xs.clone());
+        Probe::new("LeakyNet::loss_twice", move |p| {
+            net(p, relu).loss_twice(&x1)
+        })
+        .grad(move |p| {
+            let (v, g) = net(p, relu).loss_twice_grad(&x2);
+            assert_eq!((g.n, g.relu), (3, relu), "#[no_grad] fields copied");
+            (v, g.to_flat())
+        })
+        .jvp(move |p, t| net(p, relu).loss_twice_jvp(&x3, net(t, relu)))
+        .hessian(move |p| {
+            let (v, g, h) = net(p, relu).loss_twice_hessian(&x4);
+            (v, g.to_flat(), h)
+        })
+        .run(POINTS, |r: &mut Lcg| loop {
+            // Away from the leaky kink z = 0.
+            let p = r.vec(8, -1.0, 1.0);
+            let ok = (0..3).all(|i| {
+                [[0.5, -1.0], [1.5, 0.3], [-0.4, 0.9]].iter().all(|x| {
+                    let z = p[6 + i % 2] + p[2 * i] * x[0] + p[2 * i + 1] * x[1];
+                    z.abs() > 0.01
+                })
+            });
+            if ok {
+                break p;
+            }
+        });
+    }
 }
