@@ -1,7 +1,12 @@
 //! Cases from bug reports (wip/BUGS-*.md of the session that fixed them): integer slice parameters,
 //! tuples returned from inside a loop, a `loop` left only by `return`, a call's `Vec` result used as an array.
 // The functions reproduce the bug reports as they were written.
-#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+// `vec![p.b, 2.0 * p.b]` reproduces a report about fields read inside `vec!`.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::useless_vec
+)]
 
 use autodiff::{check_gradient, custom_gradient, differentiable, Float};
 
@@ -506,7 +511,7 @@ fn a_name_ending_in_an_underscore_derives_without_warnings() {
 // method call on an ambiguous `{float}` in the generated code (E0689). In a module of its own, without
 // `Float` in scope (whose `max` would settle the type). At `order = 2` every item goes through the
 // generic copy, which typed it already.
-mod typed_fold {
+pub mod typed_fold {
     use autodiff::differentiable;
 
     #[differentiable]
@@ -535,7 +540,7 @@ pub struct Sized2 {
 }
 
 #[differentiable(wrt(p, x))]
-fn sized_into(p: &Sized2, x: &[f64], y: &mut [f64]) {
+pub fn sized_into(p: &Sized2, x: &[f64], y: &mut [f64]) {
     for i in 0..y.len() {
         y[i] = p.w[i] * x[i] + p.b;
     }
@@ -545,7 +550,7 @@ fn sized_into(p: &Sized2, x: &[f64], y: &mut [f64]) {
 // values view took `n` for a float (a `vec!` length was not among the integer uses), and read it from the
 // view: `vec![0.0; n]` with `n: f64` in the generated code (E0308).
 #[differentiable(wrt(p))]
-fn sized_through_call(p: &Sized2, x: &[f64]) -> f64 {
+pub fn sized_through_call(p: &Sized2, x: &[f64]) -> f64 {
     let n = p.n;
     let mut y = vec![0.0; n];
     sized_into(p, x, &mut y);
@@ -555,7 +560,7 @@ fn sized_through_call(p: &Sized2, x: &[f64]) -> f64 {
 // `vec![0.0; p.n]` read the field inside the macro's tokens, which the struct's rewriting did not visit:
 // a spanned "named fields are not supported" error on a read that API.md allows.
 #[differentiable(order = 2, wrt(p))]
-fn sized_vec_of_field(p: &Sized2, x: &[f64]) -> f64 {
+pub fn sized_vec_of_field(p: &Sized2, x: &[f64]) -> f64 {
     let mut y = vec![0.0; p.n];
     let z = vec![p.b, 2.0 * p.b];
     for i in 0..y.len() {
@@ -594,7 +599,7 @@ fn an_integer_field_used_as_a_vec_length_stays_an_integer() {
 
 /// Back substitution for an upper triangular `u`, by `(0..n).rev()`.
 #[differentiable]
-fn back_substitute(u: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+pub fn back_substitute(u: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
     let n = b.len();
     let mut x = vec![0.0; n];
     for i in (0..n).rev() {
@@ -611,7 +616,7 @@ fn back_substitute(u: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
 // copy (`.rev()` was taken for an iterator handing out references), and the error's advice, to give the
 // callee `order = 2`, is refused for a function returning a `Vec`.
 #[differentiable(order = 2)]
-fn back_substituted_sum(u: &[Vec<f64>], b: &[f64]) -> f64 {
+pub fn back_substituted_sum(u: &[Vec<f64>], b: &[f64]) -> f64 {
     let x = back_substitute(u, b);
     x[0] + 2.0 * x[1]
 }
@@ -633,7 +638,7 @@ fn an_order_2_caller_reaches_an_f64_callee_over_a_reversed_range() {
 // macro holds such an output as a slice of one element and rewrote `*y` into `y[0]`, but not a bare
 // receiver, so `y.sqrt()` got the spanned error "`.sqrt()` is not supported on a slice or `Vec`".
 #[differentiable]
-fn norm_into(x: &[f64], y: &mut f64) {
+pub fn norm_into(x: &[f64], y: &mut f64) {
     *y = 0.0;
     for &v in x {
         *y += v * v;
