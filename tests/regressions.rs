@@ -1,7 +1,12 @@
 //! Cases from bug reports (wip/BUGS-*.md of the session that fixed them): integer slice parameters,
 //! tuples returned from inside a loop, a `loop` left only by `return`, a call's `Vec` result used as an array.
 // The functions reproduce the bug reports as they were written.
-#![allow(clippy::needless_range_loop, clippy::assign_op_pattern)]
+// `vec![p.b, 2.0 * p.b]` reproduces a report about fields read inside `vec!`.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::useless_vec
+)]
 
 use autodiff::{check_gradient, custom_gradient, differentiable, Float};
 
@@ -499,4 +504,158 @@ fn a_name_ending_in_an_underscore_derives_without_warnings() {
     let mut buffers = (f64::NAN, vec![f64::NAN; 2]);
     id__grad_into(1.5, &v, (&mut buffers.0, &mut buffers.1));
     assert_eq!(buffers, (dx, dv));
+}
+
+// A `.fold(..)` whose closure types its accumulator (`|m: f64, v| m.max(..)`) with an untyped initial
+// value: the generated loop kept `let mut acc = 0.0;` and dropped the annotation, so `m.max(..)` was a
+// method call on an ambiguous `{float}` in the generated code (E0689). In a module of its own, without
+// `Float` in scope (whose `max` would settle the type). At `order = 2` every item goes through the
+// generic copy, which typed it already.
+pub mod typed_fold {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn norm_inf(x: &[f64]) -> f64 {
+        x.iter().fold(0.0, |m: f64, v| m.max(v.abs()))
+    }
+}
+
+#[test]
+fn a_fold_closure_annotating_its_accumulator_types_the_generated_accumulator() {
+    let x = [0.5, -3.0, 2.0];
+    let (v, g) = typed_fold::norm_inf_grad(&x);
+    assert_eq!(v, 3.0);
+    assert_eq!(g, vec![0.0, -1.0, 0.0]);
+    let (_, d) = typed_fold::norm_inf_jvp(&x, vec![1.0, 2.0, 3.0]);
+    assert_eq!(d, -2.0);
+}
+
+/// A parameter struct with an integer field that the bodies below use only as a length.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Sized2 {
+    pub w: Vec<f64>,
+    pub b: f64,
+    #[no_grad]
+    pub n: usize,
+}
+
+#[differentiable(wrt(p, x))]
+pub fn sized_into(p: &Sized2, x: &[f64], y: &mut [f64]) {
+    for i in 0..y.len() {
+        y[i] = p.w[i] * x[i] + p.b;
+    }
+}
+
+// `let n = p.n; vec![0.0; n]` with `p` passed on whole to a call: the hidden function over the struct's
+// values view took `n` for a float (a `vec!` length was not among the integer uses), and read it from the
+// view: `vec![0.0; n]` with `n: f64` in the generated code (E0308).
+#[differentiable(wrt(p))]
+pub fn sized_through_call(p: &Sized2, x: &[f64]) -> f64 {
+    let n = p.n;
+    let mut y = vec![0.0; n];
+    sized_into(p, x, &mut y);
+    y[0] * y[1]
+}
+
+// `vec![0.0; p.n]` read the field inside the macro's tokens, which the struct's rewriting did not visit:
+// a spanned "named fields are not supported" error on a read that API.md allows.
+#[differentiable(order = 2, wrt(p))]
+pub fn sized_vec_of_field(p: &Sized2, x: &[f64]) -> f64 {
+    let mut y = vec![0.0; p.n];
+    let z = vec![p.b, 2.0 * p.b];
+    for i in 0..y.len() {
+        y[i] = p.w[i] * x[i] + z[i];
+    }
+    y[0] * y[1]
+}
+
+#[test]
+fn an_integer_field_used_as_a_vec_length_stays_an_integer() {
+    let p = Sized2 {
+        w: vec![1.0, 2.0],
+        b: 0.5,
+        n: 2,
+    };
+    let x = [1.0, -3.0];
+    // y = (w0 x0 + b, w1 x1 + b) = (1.5, -5.5).
+    let (v, g) = sized_through_call_grad(&p, &x);
+    assert_eq!(v, 1.5 * -5.5);
+    assert_eq!(g.w, vec![x[0] * -5.5, 1.5 * x[1]]);
+    assert_eq!(g.b, -5.5 + 1.5);
+    assert_eq!(g.n, 2);
+    // y = (w0 x0 + b, w1 x1 + 2b) = (1.5, -5).
+    let (v, g, h) = sized_vec_of_field_hessian(&p, &x);
+    assert_eq!(v, -7.5);
+    assert_eq!((g.w, g.b), (vec![-5.0, -4.5], -5.0 + 2.0 * 1.5));
+    assert_eq!(
+        h,
+        vec![
+            vec![0.0, x[0] * x[1], 2.0 * x[0]],
+            vec![x[0] * x[1], 0.0, x[1]],
+            vec![2.0 * x[0], x[1], 4.0],
+        ]
+    );
+}
+
+/// Back substitution for an upper triangular `u`, by `(0..n).rev()`.
+#[differentiable]
+pub fn back_substitute(u: &[Vec<f64>], b: &[f64]) -> Vec<f64> {
+    let n = b.len();
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for j in i + 1..n {
+            s -= u[i][j] * x[j];
+        }
+        x[i] = s / u[i][i];
+    }
+    x
+}
+
+// An `order = 2` caller of an `f64` function that loops over `(0..n).rev()`: the callee had no generic
+// copy (`.rev()` was taken for an iterator handing out references), and the error's advice, to give the
+// callee `order = 2`, is refused for a function returning a `Vec`.
+#[differentiable(order = 2)]
+pub fn back_substituted_sum(u: &[Vec<f64>], b: &[f64]) -> f64 {
+    let x = back_substitute(u, b);
+    x[0] + 2.0 * x[1]
+}
+
+#[test]
+fn an_order_2_caller_reaches_an_f64_callee_over_a_reversed_range() {
+    let u = vec![vec![2.0, 1.0], vec![0.0, 4.0]];
+    let b = [1.0, 2.0];
+    // x1 = b1 / u11, x0 = (b0 - u01 x1) / u00; f = x0 + 2 x1 = b0 / u00 + b1 (2 - u01 / u00) / u11.
+    let (v, (_, gb), h) = back_substituted_sum_hessian(&u, &b);
+    assert_eq!(v, (1.0 - 0.5) / 2.0 + 2.0 * 0.5);
+    assert_eq!(gb, vec![0.5, (2.0 - 0.5) / 4.0]);
+    // Columns (u00, u01, u10, u11, b0, b1); d2f/du00db0 = -1/u00^2.
+    assert_eq!(h[0][4], -0.25);
+    assert_eq!(h[4][5], 0.0);
+}
+
+// A method called on a float output parameter `y: &mut f64` (`y.sqrt()`, which Rust auto-derefs): the
+// macro holds such an output as a slice of one element and rewrote `*y` into `y[0]`, but not a bare
+// receiver, so `y.sqrt()` got the spanned error "`.sqrt()` is not supported on a slice or `Vec`".
+#[differentiable]
+pub fn norm_into(x: &[f64], y: &mut f64) {
+    *y = 0.0;
+    for &v in x {
+        *y += v * v;
+    }
+    *y = y.sqrt();
+}
+
+#[test]
+fn a_method_on_a_float_output_parameter_reads_its_value() {
+    let x = [0.6, -0.8, 1.2];
+    let r = (0.36_f64 + 0.64 + 1.44).sqrt();
+    let mut y = 0.0;
+    // The incoming `y` counts as read (the loop's `+=` after `*y = 0.0`): a zero gradient.
+    let (gx, gy) = norm_into_vjp(&x, &mut y, 1.0);
+    assert_eq!(y, r);
+    for i in 0..3 {
+        assert!((gx[i] - x[i] / r).abs() < 1e-15, "{gx:?}");
+    }
+    assert_eq!(gy, 0.0);
 }

@@ -906,6 +906,7 @@ impl Desugar<'_> {
         let acc = self.fresh("acc");
         let element = self.fresh("element");
         let mut body = self.body_of(&chain, &element);
+        let mut acc_ty: Option<syn::Type> = None;
         let (init, tail, result): (TokenStream, Vec<syn::Stmt>, TokenStream) =
             match (name.as_str(), m.args.len()) {
                 ("sum", 0) | ("product", 0) => {
@@ -923,6 +924,15 @@ impl Desugar<'_> {
                 }
                 ("fold", 2) => {
                     let init = m.args[0].to_token_stream();
+                    // Input:  `.fold(0.0, |m: f64, v| m.max(v))`
+                    // Output: `let mut __acc: f64 = 0.0;`: the closure's annotation is what types
+                    // an initial value such as `0.0` (else `m.max(..)` is a method call on an
+                    // ambiguous `{float}`), so the accumulator keeps it.
+                    if let Expr::Closure(c) = strip_parens(&m.args[1]) {
+                        if let Some(Pat::Type(t)) = c.inputs.first() {
+                            acc_ty = Some((*t.ty).clone());
+                        }
+                    }
                     let Some(func) = self.func(&m.args[1]) else {
                         return Some(Self::poisoned(span));
                     };
@@ -984,9 +994,13 @@ impl Desugar<'_> {
                 }
             };
         let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
+        let acc_decl: syn::Stmt = match &acc_ty {
+            Some(ty) => syn::parse_quote_spanned!(span=> let mut #acc: #ty = #init;),
+            None => syn::parse_quote_spanned!(span=> let mut #acc = #init;),
+        };
         Some(syn::parse_quote_spanned! {span=>
             {
-                let mut #acc = #init;
+                #acc_decl
                 #(#prelude)*
                 #for_loop
                 #result

@@ -394,6 +394,31 @@ const FLOAT_INTEGER_CONSTANTS: &[&str] = &[
 /// arguments (`rhs(&y, p, &mut k[2..4])`: the copy's parameter has the callee's type with the float type
 /// replaced, as the argument's has); no other calls, no iterators (they hand out references), no other
 /// `&`, no other float type.
+/// For an integer range with adaptors, `(0..n).rev()` or `(a..=b).rev().step_by(k)`: its bounds and the
+/// adaptors' arguments (what a check visits); `None` for anything else.
+fn range_iteration(expr: &syn::Expr) -> Option<Vec<&syn::Expr>> {
+    let mut parts = Vec::new();
+    let mut expr = expr;
+    loop {
+        match expr {
+            syn::Expr::Paren(p) => expr = &p.expr,
+            syn::Expr::MethodCall(m)
+                if (m.method == "rev" && m.args.is_empty())
+                    || (m.method == "step_by" && m.args.len() == 1) =>
+            {
+                parts.extend(m.args.iter());
+                expr = &m.receiver;
+            }
+            syn::Expr::Range(r) if !parts.is_empty() || r.start.is_some() => {
+                parts.extend(r.start.as_deref());
+                parts.extend(r.end.as_deref());
+                return Some(parts);
+            }
+            _ => return None,
+        }
+    }
+}
+
 pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
     use syn::visit::Visit;
     let item = &by_value_loops(item, float, Locals::OfFloats);
@@ -533,6 +558,12 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 // `for row in m.iter()`, `for (i, row) in m.iter().enumerate()` of a matrix parameter: as
                 // `for row in m`.
                 None if rows_iteration(&f.pat, &f.expr, &self.matrices) => {
+                    self.visit_block(&f.body)
+                }
+                // `for i in (0..n).rev()`, `for i in (a..b).step_by(2)`: integers, not references.
+                None if range_iteration(&f.expr).is_some() => {
+                    let parts = range_iteration(&f.expr).unwrap_or_default();
+                    parts.into_iter().for_each(|e| self.visit_expr(e));
                     self.visit_block(&f.body)
                 }
                 None => syn::visit::visit_expr_for_loop(self, f),

@@ -505,6 +505,17 @@ pub(crate) fn scalar_outputs_as_slices(block: &syn::Block, sig: &Signature) -> s
                     }
                 }
             }
+            // Input:  `y.sqrt()` of `y: &mut f64` (a method call derefs its receiver)
+            // Output: `y[0].sqrt()`
+            if let syn::Expr::MethodCall(m) = expr {
+                if let syn::Expr::Path(p) = &*m.receiver {
+                    if self.0.iter().any(|name| p.path.is_ident(*name)) {
+                        let name = &p.path;
+                        let span = syn::spanned::Spanned::span(&m.receiver);
+                        *m.receiver = syn::parse_quote_spanned!(span=> #name[0]);
+                    }
+                }
+            }
             syn::visit_mut::visit_expr_mut(self, expr);
         }
         fn visit_item_mut(&mut self, _: &mut syn::Item) {}

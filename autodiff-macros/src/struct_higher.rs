@@ -174,7 +174,7 @@ pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
 /// step, an index, a `match` scrutinee, the condition of an `if` or a `while`, the operand of `!`, of a
 /// cast, of an operation with an integer result, or of a comparison with an integer?
 fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
-    use crate::ir::{Block, Operand, Stmt, Value};
+    use crate::ir::{ArrayInit, Block, Operand, Stmt, Value};
     let integer = |o: &Operand| matches!(activity.kind(o), Kind::Int);
     let mut carried: HashSet<Var> = HashSet::from([field]);
     let reads = |o: &Operand, carried: &HashSet<Var>| o.var().is_some_and(|v| carried.contains(&v));
@@ -240,6 +240,18 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
         },
         Stmt::Match { scrutinee, .. } => reads(scrutinee, &carried),
         Stmt::Store { index, .. } => reads(index, &carried),
+        // `vec![0.0; p.n]`, `Vec::with_capacity(p.n)`, `&x[p.k..]`: a length or a bound.
+        Stmt::NewArray { init, .. } => match init {
+            ArrayInit::Repeat { len, .. } => reads(len, &carried),
+            ArrayInit::Empty { capacity } => capacity.iter().any(|c| reads(c, &carried)),
+            ArrayInit::Window { range, row, .. } => range
+                .start
+                .iter()
+                .chain(range.end.iter())
+                .chain(row.as_deref())
+                .any(|o| reads(o, &carried)),
+            ArrayInit::Elements { .. } | ArrayInit::Copy(_) | ArrayInit::Call { .. } => false,
+        },
         // `if p.flag { .. }` (also `&&`, `||`), `while p.flag { .. }`: a flag.
         Stmt::If { cond, .. } => reads(cond, &carried),
         Stmt::Loop(l) => {

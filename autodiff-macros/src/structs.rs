@@ -214,6 +214,13 @@ impl VisitMut for Rewrite<'_> {
                 return;
             }
         }
+        // `vec![0.0; p.n]`, `vec![p.b, x]`: syn's visitors leave a macro's arguments as tokens.
+        if let Expr::Macro(m) = expr {
+            if m.mac.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                return;
+            }
+        }
         if let Some((parent, path)) = field_path(expr, self.structs) {
             let (index, name) = &self.structs[parent];
             let ident = match self
