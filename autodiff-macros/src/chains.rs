@@ -906,6 +906,9 @@ impl Desugar<'_> {
         let acc = self.fresh("acc");
         let element = self.fresh("element");
         let mut body = self.body_of(&chain, &element);
+        // The accumulator's type where the closure of `.fold(..)` declares it (`|a: f64, b| a.max(b)`):
+        // without it, `let mut acc = 0.0;` would be an ambiguous `{float}` to rustc.
+        let mut acc_ty: Option<syn::Type> = None;
         let (init, tail, result): (TokenStream, Vec<syn::Stmt>, TokenStream) =
             match (name.as_str(), m.args.len()) {
                 ("sum", 0) | ("product", 0) => {
@@ -928,6 +931,12 @@ impl Desugar<'_> {
                     };
                     let tail = match func {
                         Func::Closure(c) if c.inputs.len() == 2 => {
+                            // (`func` dropped the closure's annotations: read the one written.)
+                            if let Expr::Closure(written) = strip_parens(&m.args[1]) {
+                                if let Some(Pat::Type(typed)) = written.inputs.first() {
+                                    acc_ty = Some((*typed.ty).clone());
+                                }
+                            }
                             body.bind(plain_pattern(&c.inputs[1]));
                             let acc_pat = plain_pattern(&c.inputs[0]);
                             let step = &c.body;
@@ -984,9 +993,10 @@ impl Desugar<'_> {
                 }
             };
         let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
+        let acc_ty = acc_ty.map(|ty| quote!(: #ty));
         Some(syn::parse_quote_spanned! {span=>
             {
-                let mut #acc = #init;
+                let mut #acc #acc_ty = #init;
                 #(#prelude)*
                 #for_loop
                 #result
