@@ -204,6 +204,40 @@ fn strip_parens(mut expr: &Expr) -> &Expr {
     }
 }
 
+/// The error for an assignment `target op ..` (`op` is `=`, `+=`, ...) to a target that is not a local
+/// variable: what is not supported, and what to write instead.
+fn unassignable_target(target: &Expr, op: &str) -> String {
+    match target {
+        Expr::Tuple(_) => "a destructuring assignment `(a, b) = ..` is not supported in a differentiable body: \
+             bind the values with `let (new_a, new_b) = ..;` and assign each (`a = new_a; b = new_b;`)"
+            .to_string(),
+        Expr::Field(field) => match &field.member {
+            syn::Member::Unnamed(index) => format!(
+                "assigning a field of a tuple (`{t}.{i} {op} ..`) is not supported in a differentiable \
+                 body: keep the tuple's parts in local variables (`let (mut a, mut b) = {t};`), assign \
+                 those (`a {op} ..`), and make the tuple from them where it is used (`(a, b)`)",
+                t = field.base.to_token_stream(),
+                i = index.index
+            ),
+            syn::Member::Named(name) => format!(
+                "assigning a field of a struct (`s.{name} {op} ..`) is not supported in a differentiable \
+                 body: read the field into a local variable (`let mut {name} = s.{name};`) and assign that"
+            ),
+        },
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Deref(_),
+            ..
+        }) => format!(
+            "assigning through a dereference (`*r {op} ..`) is supported only for a `&mut` float output \
+             parameter of the function: assign a local variable instead (`let mut v = *r; v {op} ..;`)"
+        ),
+        _ => format!(
+            "only a local variable (`v {op} ..`) or an element of a slice, array or `Vec` (`v[i] {op} ..`) \
+             can be assigned in a differentiable body: bind this value to a local variable and assign that"
+        ),
+    }
+}
+
 impl Lowering<'_> {
     fn new_var(&mut self, hint: Option<String>, span: Span) -> Var {
         self.vars.push(VarInfo {
@@ -598,13 +632,8 @@ impl Lowering<'_> {
             _ => None,
         };
         let Some(name) = name.filter(|n| self.lookup(n).is_some()) else {
-            let message = if matches!(strip_parens(target), Expr::Tuple(_)) {
-                "a destructuring assignment `(a, b) = ..` is not supported in a differentiable body: bind \
-                 the values with `let (new_a, new_b) = ..;` and assign each (`a = new_a; b = new_b;`)"
-            } else {
-                "only local variables can be assigned in a differentiable body; field, index and \
-                 dereference targets are not supported"
-            };
+            let op = op.map_or_else(|| "=".to_string(), |op| format!("{}=", op.to_token_stream()));
+            let message = unassignable_target(strip_parens(target), &op);
             self.errors.spanned(target, message);
             return Operand::unit();
         };
