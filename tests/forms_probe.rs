@@ -845,6 +845,160 @@ fn labelled_while_loop(x: &[f64]) -> f64 {
     }
     s
 }
+/// A `move` closure capturing an active value, called with an active and a literal argument.
+#[differentiable(order = 2)]
+fn move_closure(x: &[f64]) -> f64 {
+    let k = x[0];
+    let f = move |v: f64| v * k;
+    f(x[1]) + f(2.0)
+}
+
+/// `zip` in a chain beside an element read.
+#[differentiable(order = 2)]
+fn triple_zip(x: &[f64], y: &[f64], z: &[f64]) -> f64 {
+    x.iter().zip(y.iter()).map(|(a, b)| a * b).sum::<f64>() + z[0]
+}
+
+/// A `for` over `x.iter().zip(y)`, `y` a slice.
+#[differentiable(order = 2)]
+fn zip_for_noiter(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(y) {
+        s += a * b.sin();
+    }
+    s
+}
+
+/// `product` and a method of a `sum`.
+#[differentiable(order = 2)]
+fn product_pow(x: &[f64]) -> f64 {
+    x.iter().product::<f64>() + x.iter().sum::<f64>().powi(2)
+}
+
+/// An `f32` function converting to `f64` and back (first order).
+#[differentiable]
+fn f32_fn(x: f32, y: f32) -> f32 {
+    let a = (x as f64).exp() as f32;
+    a * y
+}
+
+/// `T::from(i).unwrap()` of an integer in a generic function.
+#[differentiable(order = 2)]
+fn generic_from<T: autodiff::Float>(x: &[T]) -> T {
+    let mut s = T::zero();
+    for i in 0..x.len() {
+        s = s + T::from(i).unwrap() * x[i] * x[i];
+    }
+    s
+}
+
+/// A `vec![..]` of active elements.
+#[differentiable(order = 2)]
+fn vec_literal(x: &[f64]) -> f64 {
+    let v = vec![x[0], x[1] * x[0], 3.0];
+    v[0] * v[1] + v[2] * v[1]
+}
+
+/// A generic `fn` nested in the body.
+#[differentiable(order = 2)]
+fn nested_generic_fn(x: &[f64]) -> f64 {
+    fn sq<T: autodiff::Float>(v: T) -> T {
+        v * v
+    }
+    sq(x[0]) + sq(x[1] * x[0])
+}
+
+/// A sub-slice bound to a name, iterated, indexed, and passed to a differentiable callee.
+#[differentiable(order = 2)]
+fn subslice_bind(x: &[f64]) -> f64 {
+    let y = &x[1..3];
+    y.iter().sum::<f64>() * helper_sum(&x[1..]) + y[0]
+}
+
+/// The callee of `subslice_bind`.
+#[differentiable(order = 2)]
+fn helper_sum(v: &[f64]) -> f64 {
+    v.iter().map(|a| a * a).sum()
+}
+
+/// A tuple as the value of an `if`, and a nested tuple `let`.
+#[differentiable(order = 2)]
+fn if_tuple(x: &[f64]) -> f64 {
+    let (a, b) = if x[0] > x[1] { (x[0], x[1]) } else { (x[1], x[0]) };
+    let ((c, d), e) = ((a * 2.0, b), x[2]);
+    c * d + e * a
+}
+
+/// Integer methods (`min`, `saturating_sub`) computing indexes.
+#[differentiable(order = 2)]
+fn int_methods(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        let j = (i + 1).min(n - 1);
+        let k = i.saturating_sub(1);
+        s += x[j] * x[k];
+    }
+    s
+}
+
+/// ReLU, a sigmoid, `recip` and unary minus.
+#[differentiable(order = 2)]
+fn relu_sigmoid(x: &[f64]) -> f64 {
+    let z = x[0] * 2.0 - x[1];
+    let r = z.max(0.0);
+    let s = 1.0 / (1.0 + (-z).exp());
+    r + s + x[1].recip() + -x[0]
+}
+
+/// A `use` of `std::f64::consts::PI` in the body.
+#[differentiable(order = 2)]
+fn use_in_body(x: &[f64]) -> f64 {
+    use std::f64::consts::PI;
+    (PI * x[0]).sin() + std::f64::consts::FRAC_PI_2 * x[1]
+}
+
+/// Arrays as the values of a `match`.
+#[differentiable(order = 2)]
+fn match_array_value(x: &[f64], k: usize) -> f64 {
+    let v = match k {
+        0 => [x[0], x[1]],
+        _ => [x[1], x[0] * x[0]],
+    };
+    v[0] * v[1]
+}
+
+/// A parameter struct with an integer field, read by a method with `order = 2` as the receiver of
+/// `min` (`self.n.min(x.len())`): an integer, not a float to lift.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Model2 {
+    k: f64,
+    #[no_grad]
+    n: usize,
+}
+
+impl Model2 {
+    #[differentiable(order = 2)]
+    fn energy2(&self, x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..self.n.min(x.len()) {
+            s += self.k * x[i] * x[i];
+        }
+        s
+    }
+}
+
+/// A constant parameter struct's integer field read into a local, `order = 2`.
+#[differentiable(order = 2, wrt(x))]
+fn energy3(m: &Model2, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    let n = m.n;
+    for i in 0..n.min(x.len()) {
+        s += m.k * x[i] * x[i];
+    }
+    s
+}
+
 // ---- the tests ----
 
 #[test]
@@ -1560,4 +1714,132 @@ fn vec_and_array_returns() {
         let jac = array_return_jacobian(&x[..2]);
         assert_jacobian(&jac, &fd_jacobian(|y| array_return(y).to_vec(), &x[..2]), "array_return jacobian");
     }
+}
+
+#[test]
+fn closures_zips_products() {
+    let hand = |x: &[f64]| vec![x[1] + 2.0, x[0]];
+    probe!(move_closure, move_closure_grad, move_closure_jvp, move_closure_hessian, 2, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| {
+        let p: f64 = x.iter().product();
+        let s: f64 = x.iter().sum();
+        x.iter().map(|v| p / v + 2.0 * s).collect::<Vec<f64>>()
+    };
+    probe!(product_pow, product_pow_grad, product_pow_jvp, product_pow_hessian, 3, 0.5, 2.0, hand);
+    let mut inputs = Inputs(17);
+    for _ in 0..POINTS {
+        let v = inputs.vector(7, -2.0, 2.0);
+        let (x, y, z) = (&v[..3], &v[3..6], &v[6..]);
+        let (value, (gx, gy, gz)) = triple_zip_grad(x, y, z);
+        assert_eq!(value, triple_zip(x, y, z));
+        let g: Vec<f64> = gx.iter().chain(&gy).chain(&gz).copied().collect();
+        assert_fd_gradient(|w| triple_zip(&w[..3], &w[3..6], &w[6..]), &v, &g, "triple_zip");
+        let (value, (gx, gy)) = zip_for_noiter_grad(x, y);
+        assert_eq!(value, zip_for_noiter(x, y));
+        let hand: Vec<f64> =
+            y.iter().map(|b| b.sin()).chain(x.iter().zip(y).map(|(a, b)| a * b.cos())).collect();
+        let g: Vec<f64> = gx.iter().chain(&gy).copied().collect();
+        assert_all_close(&g, &hand, 1e-12, "zip_for_noiter");
+        let (_, _, h) = zip_for_noiter_hessian(x, y);
+        let fd = fd_jacobian(
+            |w| {
+                let (_, (gx, gy)) = zip_for_noiter_grad(&w[..3], &w[3..]);
+                gx.into_iter().chain(gy).collect()
+            },
+            &v[..6],
+        );
+        for (row, fd_row) in h.iter().zip(&fd) {
+            assert_all_close(row, fd_row, 1e-5, "zip_for_noiter Hessian");
+        }
+    }
+}
+
+#[test]
+fn f32_generic_and_literal_vecs() {
+    let mut inputs = Inputs(19);
+    for _ in 0..POINTS {
+        let (x, y) = (inputs.uniform(-2.0, 2.0) as f32, inputs.uniform(-2.0, 2.0) as f32);
+        let (value, (gx, gy)) = f32_fn_grad(x, y);
+        assert_eq!(value, f32_fn(x, y));
+        assert_close(gx as f64, (x.exp() * y) as f64, 1e-5, "f32_fn x");
+        assert_close(gy as f64, x.exp() as f64, 1e-5, "f32_fn y");
+    }
+    let hand = |x: &[f64]| (0..x.len()).map(|i| 2.0 * i as f64 * x[i]).collect::<Vec<f64>>();
+    probe!(generic_from, generic_from_grad, generic_from_jvp, generic_from_hessian, 3, -2.0, 2.0, hand);
+    // x0² x1 + 3 x0 x1.
+    let hand = |x: &[f64]| vec![2.0 * x[0] * x[1] + 3.0 * x[1], x[0] * x[0] + 3.0 * x[0]];
+    probe!(vec_literal, vec_literal_grad, vec_literal_jvp, vec_literal_hessian, 2, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| vec![2.0 * x[0] + 2.0 * x[0] * x[1] * x[1], 2.0 * x[0] * x[0] * x[1]];
+    probe!(nested_generic_fn, nested_generic_fn_grad, nested_generic_fn_jvp, nested_generic_fn_hessian, 2, -2.0, 2.0, hand);
+}
+
+#[test]
+fn subslices_tuples_and_index_methods() {
+    // (x1 + x2) (x1² + x2² + x3²) + x1.
+    let hand = |x: &[f64]| {
+        let (s, q) = (x[1] + x[2], x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
+        vec![0.0, q + 2.0 * s * x[1] + 1.0, q + 2.0 * s * x[2], 2.0 * s * x[3]]
+    };
+    probe!(subslice_bind, subslice_bind_grad, subslice_bind_jvp, subslice_bind_hessian, 4, -2.0, 2.0, hand);
+    probe!(if_tuple, if_tuple_grad, if_tuple_jvp, if_tuple_hessian, 3, -2.0, 2.0);
+    let hand = |x: &[f64]| {
+        let n = x.len();
+        let mut g = vec![0.0; n];
+        for i in 0..n {
+            let (j, k) = ((i + 1).min(n - 1), i.saturating_sub(1));
+            g[j] += x[k];
+            g[k] += x[j];
+        }
+        g
+    };
+    probe!(int_methods, int_methods_grad, int_methods_jvp, int_methods_hessian, 4, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| {
+        let z = x[0] * 2.0 - x[1];
+        let dr = if z > 0.0 { 1.0 } else { 0.0 };
+        let s = 1.0 / (1.0 + (-z).exp());
+        let dz = dr + s * (1.0 - s);
+        vec![2.0 * dz - 1.0, -dz - 1.0 / (x[1] * x[1])]
+    };
+    probe!(relu_sigmoid, relu_sigmoid_grad, relu_sigmoid_jvp, relu_sigmoid_hessian, 2, 0.3, 2.0, hand);
+    let hand = |x: &[f64]| {
+        let pi = std::f64::consts::PI;
+        vec![pi * (pi * x[0]).cos(), std::f64::consts::FRAC_PI_2]
+    };
+    probe!(use_in_body, use_in_body_grad, use_in_body_jvp, use_in_body_hessian, 2, -2.0, 2.0, hand);
+    for k in 0..2usize {
+        let f = |x: &[f64]| match_array_value(x, k);
+        let grad = |x: &[f64]| match_array_value_grad(x, k);
+        let jvp = |x: &[f64], t: &[f64]| match_array_value_jvp(x, k, t.to_vec());
+        let hessian = |x: &[f64]| match_array_value_hessian(x, k);
+        let hand = |x: &[f64]| match k {
+            0 => vec![x[1], x[0]],
+            _ => vec![2.0 * x[0] * x[1], x[0] * x[0]],
+        };
+        let probe = Probe { what: "match_array_value", n: 2, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+        run(&probe, -2.0, 2.0);
+    }
+}
+
+#[test]
+fn parameter_structs_with_integer_fields() {
+    let m = Model2 { k: 1.5, n: 2 };
+    let hand = |x: &[f64]| {
+        let mut g = vec![0.0; x.len()];
+        for i in 0..2 {
+            g[i] = 2.0 * 1.5 * x[i];
+        }
+        g
+    };
+    let f = |x: &[f64]| m.energy2(x);
+    let grad = |x: &[f64]| m.energy2_grad(x);
+    let jvp = |x: &[f64], t: &[f64]| m.energy2_jvp(x, t.to_vec());
+    let hessian = |x: &[f64]| m.energy2_hessian(x);
+    let probe = Probe { what: "energy2", n: 3, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    run(&probe, -2.0, 2.0);
+    let f = |x: &[f64]| energy3(&m, x);
+    let grad = |x: &[f64]| energy3_grad(&m, x);
+    let jvp = |x: &[f64], t: &[f64]| energy3_jvp(&m, x, t.to_vec());
+    let hessian = |x: &[f64]| energy3_hessian(&m, x);
+    let probe = Probe { what: "energy3", n: 3, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    run(&probe, -2.0, 2.0);
 }
