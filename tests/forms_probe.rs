@@ -999,6 +999,62 @@ fn energy3(m: &Model2, x: &[f64]) -> f64 {
     s
 }
 
+/// A `Vec` made with a capacity before a loop and pushed in it.
+#[differentiable(order = 2)]
+fn with_capacity(x: &[f64]) -> f64 {
+    let mut v = Vec::with_capacity(x.len());
+    for &a in x {
+        v.push(a * a);
+    }
+    v.iter().sum()
+}
+
+/// `.rev().enumerate()` over a slice in a `for`: counts from the last element.
+#[differentiable(order = 2)]
+fn rev_enumerate(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, &v) in x.iter().rev().enumerate() {
+        s += v * v * i as f64;
+    }
+    s
+}
+
+/// An early `return` of a literal.
+#[differentiable(order = 2)]
+fn early_literal(x: &[f64]) -> f64 {
+    let n = x.len();
+    if n == 0 {
+        return 0.0;
+    }
+    x[0] * x[n - 1]
+}
+
+/// A copy of an array parameter, written, beside the parameter.
+#[differentiable(order = 2)]
+fn copy_array_write(x: [f64; 2]) -> f64 {
+    let mut y = x;
+    y[0] = 1.0;
+    y[0] * y[1] * y[1] + x[0] * x[1]
+}
+
+/// A tuple parameter destructured and read by field.
+#[differentiable(order = 2)]
+fn tuple_param(p: (f64, f64)) -> f64 {
+    let (a, b) = p;
+    a * b + p.0 * p.0
+}
+
+/// A slice copied (`to_vec`) inside a branch.
+#[differentiable(order = 2)]
+fn clone_in_branch(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    if x[0] > 0.0 {
+        let v = x.to_vec();
+        s += v[0] * v[1];
+    }
+    s + x[1]
+}
+
 // ---- the tests ----
 
 #[test]
@@ -1842,4 +1898,37 @@ fn parameter_structs_with_integer_fields() {
     let hessian = |x: &[f64]| energy3_hessian(&m, x);
     let probe = Probe { what: "energy3", n: 3, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
     run(&probe, -2.0, 2.0);
+}
+
+#[test]
+fn capacity_rev_enumerate_copies_and_tuples() {
+    let hand = |x: &[f64]| x.iter().map(|v| 2.0 * v).collect::<Vec<f64>>();
+    probe!(with_capacity, with_capacity_grad, with_capacity_jvp, with_capacity_hessian, 3, -2.0, 2.0, hand);
+    // The i-th of the reversed x is x[n - 1 - i].
+    let hand = |x: &[f64]| {
+        let n = x.len();
+        (0..n).map(|j| 2.0 * x[j] * (n - 1 - j) as f64).collect::<Vec<f64>>()
+    };
+    probe!(rev_enumerate, rev_enumerate_grad, rev_enumerate_jvp, rev_enumerate_hessian, 4, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| vec![x[2], 0.0, x[0]];
+    probe!(early_literal, early_literal_grad, early_literal_jvp, early_literal_hessian, 3, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| if x[0] > 0.0 { vec![x[1], x[0] + 1.0] } else { vec![0.0, 1.0] };
+    probe!(clone_in_branch, clone_in_branch_grad, clone_in_branch_jvp, clone_in_branch_hessian, 2, -2.0, 2.0, hand);
+    let mut inputs = Inputs(23);
+    for _ in 0..POINTS {
+        let x = inputs.vector(2, -2.0, 2.0);
+        let a = [x[0], x[1]];
+        let (value, g) = copy_array_write_grad(a);
+        assert_eq!(value, copy_array_write(a));
+        assert_all_close(&g, &[x[1], 2.0 * x[1] + x[0]], 1e-12, "copy_array_write");
+        let (_, _, h) = copy_array_write_hessian(a);
+        assert_all_close(&h[0], &[0.0, 1.0], 1e-12, "copy_array_write Hessian row 0");
+        assert_all_close(&h[1], &[1.0, 2.0], 1e-12, "copy_array_write Hessian row 1");
+        let (value, (ga, gb)) = tuple_param_grad((x[0], x[1]));
+        assert_eq!(value, tuple_param((x[0], x[1])));
+        assert_all_close(&[ga, gb], &[x[1] + 2.0 * x[0], x[0]], 1e-12, "tuple_param");
+        let t = inputs.vector(2, -1.0, 1.0);
+        let (_, d) = tuple_param_jvp((x[0], x[1]), (t[0], t[1]));
+        assert_dot(d, &[ga, gb], &t, 1e-12, "tuple_param jvp");
+    }
 }

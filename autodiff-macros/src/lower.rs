@@ -60,6 +60,9 @@ struct Lowering<'a> {
     memo: crate::hash::FastMap<String, Var>,
     vars: Vec<VarInfo>,
     arrays: Vec<ArrayInfo>,
+    /// The names bound by a `let` whose value had an error: their later uses report nothing more, so
+    /// that one mistake gives one error.
+    failed_lets: crate::hash::FastSet<String>,
     scopes: Vec<Vec<Binding>>,
     /// The statements of the block being lowered.
     stmts: Vec<Stmt>,
@@ -102,6 +105,7 @@ pub(crate) fn lower(
         memo: Default::default(),
         vars: Vec::new(),
         arrays: Vec::new(),
+        failed_lets: Default::default(),
         scopes: vec![Vec::new()],
         stmts: Vec::new(),
         items: Vec::new(),
@@ -201,6 +205,18 @@ fn strip_parens(mut expr: &Expr) -> &Expr {
             Expr::Group(g) => expr = &g.expr,
             _ => return expr,
         }
+    }
+}
+
+/// The names `pat` binds (`a`, `(a, (b, _))`, `c: f64`).
+fn pattern_names(pat: &Pat, names: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(p) => names.push(p.ident.to_string()),
+        Pat::Type(t) => pattern_names(&t.pat, names),
+        Pat::Paren(p) => pattern_names(&p.pat, names),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| pattern_names(p, names)),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| pattern_names(p, names)),
+        _ => {}
     }
 }
 
@@ -429,7 +445,17 @@ impl Lowering<'_> {
                     self.bind_uninit(&local.pat);
                     return;
                 };
+                let before = self.errors.len();
                 self.lower_let(&local.pat, &init.expr);
+                let mut names = Vec::new();
+                pattern_names(&local.pat, &mut names);
+                for name in names {
+                    if self.errors.len() > before {
+                        self.failed_lets.insert(name);
+                    } else {
+                        self.failed_lets.remove(&name);
+                    }
+                }
             }
             // The statements after an early `return` are lowered once in each branch that goes on to
             // them, so the same item may come twice: it is declared once.
@@ -454,6 +480,25 @@ impl Lowering<'_> {
                 .errors
                 .spanned(m, "macros are not supported in a differentiable body"),
         }
+    }
+
+    /// Does `expr` read a name bound by a `let` whose value had an error (`failed_lets`)?
+    fn reads_failed_let(&self, expr: &Expr) -> bool {
+        struct Reads<'s>(&'s crate::hash::FastSet<String>, bool);
+        impl<'ast> syn::visit::Visit<'ast> for Reads<'_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                self.1 |= p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| self.0.contains(&i.to_string()));
+            }
+        }
+        if self.failed_lets.is_empty() {
+            return false;
+        }
+        let mut reads = Reads(&self.failed_lets, false);
+        syn::visit::Visit::visit_expr(&mut reads, expr);
+        reads.1
     }
 
     fn bind_uninit(&mut self, pat: &Pat) {

@@ -18,6 +18,10 @@ impl Lowering<'_> {
                                  `xs.chunks(k)`, or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
+        // Over a name whose `let` had an error (reported there): nothing more to say.
+        if self.reads_failed_let(iter) {
+            return None;
+        }
         // A slice, or a chain of iterator adaptors on one.
         if let Some(array) = self.array_operand(iter) {
             return Some(self.slice_range(vec![array], None));
