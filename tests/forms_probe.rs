@@ -1055,6 +1055,64 @@ fn clone_in_branch(x: &[f64]) -> f64 {
     s + x[1]
 }
 
+/// A local array element read, then overwritten: the read keeps the old value.
+#[differentiable(order = 2)]
+fn overwrite_after_read(x: &[f64]) -> f64 {
+    let mut v = vec![0.0; 3];
+    v[0] = x[0];
+    let a = v[0];
+    v[0] = x[1] * 2.0;
+    v[1] = v[0] * a;
+    a * v[0] + v[1]
+}
+
+/// Prefix products and a cumulative sum written in place.
+#[differentiable(order = 2)]
+fn prefix_in_place(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut p = x.to_vec();
+    for i in 1..n {
+        p[i] = p[i - 1] * x[i];
+    }
+    for i in 1..n {
+        p[i] += p[i - 1];
+    }
+    p[n - 1]
+}
+
+/// Gaussian elimination without pivoting on a local matrix, in place: the solution of A y = b, with A and
+/// b made from the inputs, then a float of it.
+#[differentiable(order = 2)]
+fn solve_in_place(x: &[f64]) -> f64 {
+    let n = 3;
+    let mut a = vec![vec![0.0; n]; n];
+    let mut b = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..n {
+            a[i][j] = if i == j { 4.0 + x[i] * x[i] } else { 0.5 * x[(i + j) % n] };
+        }
+        b[i] = 1.0 + x[i];
+    }
+    for k in 0..n {
+        for i in (k + 1)..n {
+            let m = a[i][k] / a[k][k];
+            for j in k..n {
+                a[i][j] -= m * a[k][j];
+            }
+            b[i] -= m * b[k];
+        }
+    }
+    let mut y = vec![0.0; n];
+    for i in (0..n).rev() {
+        let mut s = b[i];
+        for j in (i + 1)..n {
+            s -= a[i][j] * y[j];
+        }
+        y[i] = s / a[i][i];
+    }
+    y[0] + 2.0 * y[1] * y[2]
+}
+
 // ---- the tests ----
 
 #[test]
@@ -1931,4 +1989,25 @@ fn capacity_rev_enumerate_copies_and_tuples() {
         let (_, d) = tuple_param_jvp((x[0], x[1]), (t[0], t[1]));
         assert_dot(d, &[ga, gb], &t, 1e-12, "tuple_param jvp");
     }
+}
+
+#[test]
+fn arrays_written_in_place() {
+    // a = x0, v0 = 2 x1, v1 = 2 x0 x1: a v0 + v1 = 4 x0 x1.
+    let hand = |x: &[f64]| vec![4.0 * x[1], 4.0 * x[0]];
+    probe!(overwrite_after_read, overwrite_after_read_grad, overwrite_after_read_jvp, overwrite_after_read_hessian, 2, -2.0, 2.0, hand);
+    // The sum of the prefix products.
+    let hand = |x: &[f64]| {
+        let n = x.len();
+        let mut g = vec![0.0; n];
+        for k in 0..n {
+            let prefix: f64 = x[..=k].iter().product();
+            for (j, gj) in g.iter_mut().enumerate().take(k + 1) {
+                *gj += prefix / x[j];
+            }
+        }
+        g
+    };
+    probe!(prefix_in_place, prefix_in_place_grad, prefix_in_place_jvp, prefix_in_place_hessian, 4, 0.5, 2.0, hand);
+    probe!(solve_in_place, solve_in_place_grad, solve_in_place_jvp, solve_in_place_hessian, 3, -1.0, 1.0);
 }
