@@ -1113,6 +1113,58 @@ fn solve_in_place(x: &[f64]) -> f64 {
     y[0] + 2.0 * y[1] * y[2]
 }
 
+/// A generic function with its bound in a `where` clause.
+#[differentiable(order = 2)]
+fn where_clause<T>(x: &[T]) -> T
+where
+    T: autodiff::Float,
+{
+    x[0] * x[1]
+}
+
+/// Several bounds on the float type parameter.
+#[differentiable(order = 2)]
+fn multi_bounds<T: autodiff::Float + Copy + std::fmt::Debug>(x: &[T]) -> T {
+    x[0] * x[0]
+}
+
+/// A `let` without a value, assigned in both branches.
+#[differentiable(order = 2)]
+fn deferred_init(x: &[f64]) -> f64 {
+    let y;
+    if x[0] > 0.0 {
+        y = x[0] * x[1];
+    } else {
+        y = x[1];
+    }
+    y * 2.0
+}
+
+/// Attributes on the function and on a statement, and `pub(crate)`.
+#[inline]
+#[must_use]
+#[differentiable(order = 2)]
+pub(crate) fn attributed(x: &[f64]) -> f64 {
+    #[allow(unused_variables)]
+    let unused = 3.0;
+    x[0].sin()
+}
+
+/// An index computed from an active float by a cast: the index is constant.
+#[differentiable(order = 2)]
+fn float_to_index(x: &[f64], t: &[f64]) -> f64 {
+    let k = (x[0].abs() * 2.0) as usize % t.len();
+    t[k] * x[0]
+}
+
+/// An attribute on a `let`.
+#[differentiable(order = 2)]
+fn stmt_attr(x: &[f64]) -> f64 {
+    #[allow(clippy::let_and_return)]
+    let s = x[0] + x[1];
+    s
+}
+
 // ---- the tests ----
 
 #[test]
@@ -2010,4 +2062,36 @@ fn arrays_written_in_place() {
     };
     probe!(prefix_in_place, prefix_in_place_grad, prefix_in_place_jvp, prefix_in_place_hessian, 4, 0.5, 2.0, hand);
     probe!(solve_in_place, solve_in_place_grad, solve_in_place_jvp, solve_in_place_hessian, 3, -1.0, 1.0);
+}
+
+#[test]
+fn signatures_attributes_and_deferred_lets() {
+    let hand = |x: &[f64]| vec![x[1], x[0]];
+    probe!(where_clause, where_clause_grad, where_clause_jvp, where_clause_hessian, 2, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| vec![2.0 * x[0]];
+    probe!(multi_bounds, multi_bounds_grad, multi_bounds_jvp, multi_bounds_hessian, 1, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| if x[0] > 0.0 { vec![2.0 * x[1], 2.0 * x[0]] } else { vec![0.0, 2.0] };
+    probe!(deferred_init, deferred_init_grad, deferred_init_jvp, deferred_init_hessian, 2, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| vec![x[0].cos()];
+    probe!(attributed, attributed_grad, attributed_jvp, attributed_hessian, 1, -2.0, 2.0, hand);
+    let hand = |_: &[f64]| vec![1.0, 1.0];
+    probe!(stmt_attr, stmt_attr_grad, stmt_attr_jvp, stmt_attr_hessian, 2, -2.0, 2.0, hand);
+    let f = |z: &[f64]| float_to_index(&z[..1], &z[1..]);
+    let grad = |z: &[f64]| {
+        let (value, (gx, gt)) = float_to_index_grad(&z[..1], &z[1..]);
+        (value, gx.into_iter().chain(gt).collect())
+    };
+    let jvp = |z: &[f64], t: &[f64]| float_to_index_jvp(&z[..1], &z[1..], (t[..1].to_vec(), t[1..].to_vec()));
+    let hessian = |z: &[f64]| {
+        let (value, (gx, gt), h) = float_to_index_hessian(&z[..1], &z[1..]);
+        (value, gx.into_iter().chain(gt).collect(), h)
+    };
+    let hand = |z: &[f64]| {
+        let k = (z[0].abs() * 2.0) as usize % 3;
+        let mut g = vec![z[1 + k], 0.0, 0.0, 0.0];
+        g[1 + k] = z[0];
+        g
+    };
+    let probe = Probe { what: "float_to_index", n: 4, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    run(&probe, -2.0, 2.0);
 }
