@@ -1165,6 +1165,40 @@ fn stmt_attr(x: &[f64]) -> f64 {
     s
 }
 
+/// Points `&[[T; 2]]` as data of a generic least-squares fit.
+#[differentiable(order = 2, wrt(w))]
+fn fit<T: autodiff::Float>(w: &[T], pts: &[[T; 2]]) -> T {
+    let mut s = T::zero();
+    for p in pts {
+        let r = w[0] * p[0] + w[1] - p[1];
+        s = s + r * r;
+    }
+    s
+}
+/// Points passed on to a differentiable callee, and their count.
+#[differentiable(order = 2, wrt(w))]
+fn fit_calls(w: &[f64], pts: &[[f64; 2]]) -> f64 {
+    residuals(w, pts) + pts.len() as f64 * w[0]
+}
+/// The callee of `fit_calls`, indexing `pts[i][j]`.
+#[differentiable(order = 2, wrt(w))]
+fn residuals(w: &[f64], pts: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..pts.len() {
+        let r = w[0] * pts[i][0] + w[1] - pts[i][1];
+        s += r * r;
+    }
+    s
+}
+/// Points differentiated, to a `Vec`: `_jacobian` and `_vjp` in their shape.
+#[differentiable]
+fn row_sums(pts: &[[f64; 2]]) -> Vec<f64> {
+    let mut out = vec![0.0; pts.len()];
+    for i in 0..pts.len() {
+        out[i] = pts[i][0] * pts[i][1];
+    }
+    out
+}
 // ---- the tests ----
 
 #[test]
@@ -2094,4 +2128,24 @@ fn signatures_attributes_and_deferred_lets() {
     };
     let probe = Probe { what: "float_to_index", n: 4, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
     run(&probe, -2.0, 2.0);
+}
+
+#[test]
+fn points_as_data_of_generic_and_called_functions_and_as_inputs_of_a_jacobian() {
+    let pts = [[0.5, 1.0], [1.5, -0.5], [2.0, 2.5]];
+    let w = [0.3, -0.2];
+    let (v, g, h) = fit_hessian(&w, &pts);
+    let (v2, g2, h2) = residuals_hessian(&w, &pts);
+    assert_eq!(v, v2); assert_eq!(g, g2); assert_eq!(h, h2);
+    let mut hand = vec![0.0; 2];
+    for p in &pts { let r = w[0] * p[0] + w[1] - p[1]; hand[0] += 2.0 * r * p[0]; hand[1] += 2.0 * r; }
+    assert!((g[0] - hand[0]).abs() < 1e-12 && (g[1] - hand[1]).abs() < 1e-12);
+    let (vc, gc, hc) = fit_calls_hessian(&w, &pts);
+    assert_eq!(vc, fit_calls(&w, &pts));
+    assert!((gc[0] - hand[0] - 3.0).abs() < 1e-12);
+    assert_eq!(hc, h);
+    let j = row_sums_jacobian(&pts);
+    assert_eq!(j[1], vec![0.0, 0.0, -0.5, 1.5, 0.0, 0.0]);
+    let (_, gp) = row_sums_vjp(&pts, vec![1.0, 2.0, 3.0]);
+    assert_eq!(gp, vec![[1.0, 0.5], [-1.0, 3.0], [7.5, 6.0]]);
 }
