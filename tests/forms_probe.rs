@@ -1199,6 +1199,45 @@ fn row_sums(pts: &[[f64; 2]]) -> Vec<f64> {
     }
     out
 }
+/// The callee of `passes_mode_on`: an enum parameter matched on.
+#[differentiable]
+fn by_mode(x: f64, mode: Mode) -> f64 {
+    match mode {
+        Mode::Plain => x,
+        Mode::Squared => x * x,
+        Mode::Scaled => 3.0 * x,
+    }
+}
+
+/// An enum parameter (constant by `wrt(..)`) passed on by value to a differentiable callee.
+#[differentiable(wrt(x))]
+fn passes_mode_on(x: f64, mode: Mode) -> f64 {
+    by_mode(x, mode) * x
+}
+
+/// A parameter struct taken by value.
+#[derive(Clone, Debug, autodiff::Differentiable)]
+pub struct Weights {
+    w: Vec<f64>,
+    b: f64,
+}
+
+/// The callee of `passes_struct_on`, taking the struct by value.
+#[differentiable]
+fn weighted(p: Weights, x: &[f64]) -> f64 {
+    let mut s = p.b;
+    for i in 0..x.len() {
+        s += p.w[i] * x[i] * x[i];
+    }
+    s
+}
+
+/// A parameter struct taken by value, constant by `wrt(..)`, passed on by value.
+#[differentiable(wrt(x))]
+fn passes_struct_on(p: Weights, x: &[f64]) -> f64 {
+    weighted(p, x) * 2.0
+}
+
 // ---- the tests ----
 
 #[test]
@@ -2148,4 +2187,28 @@ fn points_as_data_of_generic_and_called_functions_and_as_inputs_of_a_jacobian() 
     assert_eq!(j[1], vec![0.0, 0.0, -0.5, 1.5, 0.0, 0.0]);
     let (_, gp) = row_sums_vjp(&pts, vec![1.0, 2.0, 3.0]);
     assert_eq!(gp, vec![[1.0, 0.5], [-1.0, 3.0], [7.5, 6.0]]);
+}
+
+#[test]
+fn parameters_taken_by_value_passed_on() {
+    let mut inputs = Inputs(29);
+    for _ in 0..POINTS {
+        let x = inputs.uniform(-2.0, 2.0);
+        for (mode, d) in [(Mode::Plain, 2.0 * x), (Mode::Squared, 3.0 * x * x), (Mode::Scaled, 6.0 * x)] {
+            let (value, g) = passes_mode_on_grad(x, mode);
+            assert_eq!(value, passes_mode_on(x, mode));
+            assert_close(g, d, 1e-12, "passes_mode_on");
+            let (_, dt) = passes_mode_on_jvp(x, mode, 0.5);
+            assert_close(dt, 0.5 * d, 1e-12, "passes_mode_on jvp");
+        }
+        let p = Weights { w: inputs.vector(3, -1.0, 1.0), b: 0.25 };
+        let xs = inputs.vector(3, -2.0, 2.0);
+        let (value, g) = passes_struct_on_grad(p.clone(), &xs);
+        assert_eq!(value, passes_struct_on(p.clone(), &xs));
+        let hand: Vec<f64> = xs.iter().zip(&p.w).map(|(x, w)| 4.0 * w * x).collect();
+        assert_all_close(&g, &hand, 1e-12, "passes_struct_on");
+        let t = inputs.vector(3, -1.0, 1.0);
+        let (_, dt) = passes_struct_on_jvp(p.clone(), &xs, t.clone());
+        assert_dot(dt, &g, &t, 1e-12, "passes_struct_on jvp");
+    }
 }

@@ -124,6 +124,11 @@ pub(crate) fn lower(
     let mut params = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
+        // A parameter struct taken by value, which the generated bodies borrow (`let p = &p;`): a call
+        // that takes it by value is given a clone (`Emitter::call_arg`).
+        if matches!(p.kind, Kind::Struct(_)) && !matches!(p.ty, syn::Type::Reference(_)) {
+            lowering.vars[var.0 as usize].declared = Some(p.ty.clone());
+        }
         params.push(var);
         lowering.param_vars.push(var);
         let bound = match p.array {
