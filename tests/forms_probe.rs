@@ -65,21 +65,44 @@ fn run(p: &Probe, lo: f64, hi: f64) {
         let value = (p.primal)(&x);
         let (grad_value, grad) = (p.grad)(&x);
         let at = format!("{} at {x:?}", p.what);
-        assert_eq!(grad_value.to_bits(), value.to_bits(), "{at}: the value of _grad");
+        assert_eq!(
+            grad_value.to_bits(),
+            value.to_bits(),
+            "{at}: the value of _grad"
+        );
         assert_fd_gradient(p.primal, &x, &grad, &at);
         if let Some(hand) = p.hand {
             assert_all_close(&grad, &hand(&x), 1e-9, &format!("{at}: gradient vs hand"));
         }
         let (jvp_value, jvp) = (p.jvp)(&x, &t);
-        assert_eq!(jvp_value.to_bits(), value.to_bits(), "{at}: the value of _jvp");
+        assert_eq!(
+            jvp_value.to_bits(),
+            value.to_bits(),
+            "{at}: the value of _jvp"
+        );
         assert_dot(jvp, &grad, &t, 1e-10, &format!("{at}: jvp vs gradient"));
         if let Some(hessian) = p.hessian {
             let (h_value, h_grad, h) = hessian(&x);
-            assert_close(h_value, value, 1e-12, &format!("{at}: the value of _hessian"));
-            assert_all_close(&h_grad, &grad, 1e-10, &format!("{at}: the gradient of _hessian"));
+            assert_close(
+                h_value,
+                value,
+                1e-12,
+                &format!("{at}: the value of _hessian"),
+            );
+            assert_all_close(
+                &h_grad,
+                &grad,
+                1e-10,
+                &format!("{at}: the gradient of _hessian"),
+            );
             let fd = fd_jacobian(|y| (p.grad)(y).1, &x);
             for (i, (row, fd_row)) in h.iter().zip(&fd).enumerate() {
-                assert_all_close(row, fd_row, 1e-5, &format!("{at}: Hessian row {i} vs differences of _grad"));
+                assert_all_close(
+                    row,
+                    fd_row,
+                    1e-5,
+                    &format!("{at}: Hessian row {i} vs differences of _grad"),
+                );
             }
         }
     }
@@ -224,7 +247,14 @@ fn block_value(x: &[f64]) -> f64 {
         let a = x[0] * x[1];
         a.sin()
     };
-    let w = if z > 0.0 { { let b = z * z; b + x[0] } } else { x[1] };
+    let w = if z > 0.0 {
+        {
+            let b = z * z;
+            b + x[0]
+        }
+    } else {
+        x[1]
+    };
     z + w
 }
 
@@ -239,12 +269,18 @@ fn closures(x: &[f64]) -> f64 {
 #[differentiable(order = 2)]
 fn chain_zip(x: &[f64]) -> f64 {
     let (a, b) = (&x[..2], &x[2..4]);
-    a.iter().zip(b.iter()).map(|(p, q)| (p - q).powi(2)).sum::<f64>().sqrt()
+    a.iter()
+        .zip(b.iter())
+        .map(|(p, q)| (p - q).powi(2))
+        .sum::<f64>()
+        .sqrt()
 }
 
 #[differentiable(order = 2)]
 fn chain_fold_enumerate(x: &[f64]) -> f64 {
-    x.iter().enumerate().fold(0.0, |acc, (i, v)| acc + (i as f64 + 1.0) * v * v)
+    x.iter()
+        .enumerate()
+        .fold(0.0, |acc, (i, v)| acc + (i as f64 + 1.0) * v * v)
 }
 
 #[differentiable(order = 2)]
@@ -489,7 +525,6 @@ fn zip_for(x: &[f64]) -> f64 {
     s
 }
 
-
 #[differentiable(order = 2)]
 fn active_points(w: &[f64], pts: &[[f64; 2]]) -> f64 {
     let mut s = 0.0;
@@ -551,7 +586,8 @@ fn push_outside(x: &[f64]) -> f64 {
 #[differentiable(order = 2)]
 fn range_chain(x: &[f64]) -> f64 {
     let n = x.len();
-    (0..n).map(|i| x[i] * (i as f64 + 1.0)).sum::<f64>() + (1..n).map(|i| x[i] * x[i - 1]).sum::<f64>()
+    (0..n).map(|i| x[i] * (i as f64 + 1.0)).sum::<f64>()
+        + (1..n).map(|i| x[i] * x[i - 1]).sum::<f64>()
 }
 /// `filter` and `skip` in chains.
 #[differentiable(order = 2)]
@@ -588,7 +624,11 @@ fn powi_param(x: &[f64], n: usize) -> f64 {
 /// Chains over `chunks` and `windows`, with two `map`s.
 #[differentiable(order = 2)]
 fn chunks_chain(x: &[f64]) -> f64 {
-    x.chunks(2).map(|c| c[0] * c[1]).sum::<f64>() + x.windows(3).map(|w| w[0] - 2.0 * w[1] + w[2]).map(|d| d * d).sum::<f64>()
+    x.chunks(2).map(|c| c[0] * c[1]).sum::<f64>()
+        + x.windows(3)
+            .map(|w| w[0] - 2.0 * w[1] + w[2])
+            .map(|d| d * d)
+            .sum::<f64>()
 }
 /// Array literals of active elements, written elementwise.
 #[differentiable(order = 2)]
@@ -613,7 +653,11 @@ fn return_in_match(x: &[f64], k: usize) -> f64 {
 /// `enumerate` in a chain with a `(i, &v)` pattern; `rev` before `fold`.
 #[differentiable(order = 2)]
 fn enumerate_chain(x: &[f64]) -> f64 {
-    x.iter().enumerate().map(|(i, &v)| v * i as f64).sum::<f64>() + x.iter().rev().fold(0.0, |a, &v| a * 0.5 + v)
+    x.iter()
+        .enumerate()
+        .map(|(i, &v)| v * i as f64)
+        .sum::<f64>()
+        + x.iter().rev().fold(0.0, |a, &v| a * 0.5 + v)
 }
 /// `zip` with a slice, not its `.iter()`.
 #[differentiable(order = 2)]
@@ -643,7 +687,11 @@ fn integer_accumulate(x: &[f64]) -> f64 {
             s += v;
         }
     }
-    if count > 0 { s / count as f64 } else { 0.0 }
+    if count > 0 {
+        s / count as f64
+    } else {
+        0.0
+    }
 }
 /// A `bool` local, `&&` and `!`.
 #[differentiable(order = 2)]
@@ -653,7 +701,9 @@ fn bool_flag(x: &[f64]) -> f64 {
     if positive && x[1] < 1.0 {
         s *= x[0];
     }
-    if !positive { s = -s; }
+    if !positive {
+        s = -s;
+    }
     s
 }
 /// A generic function with a closure of its type parameter and a `fold` from `T::zero()`.
@@ -836,8 +886,12 @@ fn labelled_while_loop(x: &[f64]) -> f64 {
     'outer: while i < x.len() {
         let mut j = 0;
         loop {
-            if j >= x.len() { break; }
-            if x[i] * x[j] > 2.0 { break 'outer; }
+            if j >= x.len() {
+                break;
+            }
+            if x[i] * x[j] > 2.0 {
+                break 'outer;
+            }
             s += x[i] * x[j];
             j += 1;
         }
@@ -924,7 +978,11 @@ fn helper_sum(v: &[f64]) -> f64 {
 /// A tuple as the value of an `if`, and a nested tuple `let`.
 #[differentiable(order = 2)]
 fn if_tuple(x: &[f64]) -> f64 {
-    let (a, b) = if x[0] > x[1] { (x[0], x[1]) } else { (x[1], x[0]) };
+    let (a, b) = if x[0] > x[1] {
+        (x[0], x[1])
+    } else {
+        (x[1], x[0])
+    };
     let ((c, d), e) = ((a * 2.0, b), x[2]);
     c * d + e * a
 }
@@ -1089,7 +1147,11 @@ fn solve_in_place(x: &[f64]) -> f64 {
     let mut b = vec![0.0; n];
     for i in 0..n {
         for j in 0..n {
-            a[i][j] = if i == j { 4.0 + x[i] * x[i] } else { 0.5 * x[(i + j) % n] };
+            a[i][j] = if i == j {
+                4.0 + x[i] * x[i]
+            } else {
+                0.5 * x[(i + j) % n]
+            };
         }
         b[i] = 1.0 + x[i];
     }
@@ -1244,12 +1306,29 @@ fn passes_struct_on(p: Weights, x: &[f64]) -> f64 {
 fn while_newton_iteration() {
     // The cube root of a = x0² + 1 by Newton's method: d/dx0 = (2 x0 / 3) a^(-2/3).
     let hand = |x: &[f64]| vec![2.0 * x[0] / 3.0 * (x[0] * x[0] + 1.0).powf(-2.0 / 3.0)];
-    probe!(newton_cbrt, newton_cbrt_grad, newton_cbrt_jvp, newton_cbrt_hessian, 1, -3.0, 3.0, hand);
+    probe!(
+        newton_cbrt,
+        newton_cbrt_grad,
+        newton_cbrt_jvp,
+        newton_cbrt_hessian,
+        1,
+        -3.0,
+        3.0,
+        hand
+    );
 }
 
 #[test]
 fn loop_with_break_value() {
-    probe!(loop_break_value, loop_break_value_grad, loop_break_value_jvp, loop_break_value_hessian, 2, -2.0, 2.0);
+    probe!(
+        loop_break_value,
+        loop_break_value_grad,
+        loop_break_value_jvp,
+        loop_break_value_hessian,
+        2,
+        -2.0,
+        2.0
+    );
 }
 
 #[test]
@@ -1267,7 +1346,16 @@ fn labelled_break_and_continue() {
         }
         g
     };
-    probe!(labelled, labelled_grad, labelled_jvp, labelled_hessian, 5, -2.0, 2.0, hand);
+    probe!(
+        labelled,
+        labelled_grad,
+        labelled_jvp,
+        labelled_hessian,
+        5,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1282,7 +1370,16 @@ fn match_on_integers() {
             })
             .collect::<Vec<f64>>()
     };
-    probe!(match_tuple, match_tuple_grad, match_tuple_jvp, match_tuple_hessian, 7, -2.0, 2.0, hand);
+    probe!(
+        match_tuple,
+        match_tuple_grad,
+        match_tuple_jvp,
+        match_tuple_hessian,
+        7,
+        -2.0,
+        2.0,
+        hand
+    );
     // s = x0 + x0 x1 + x0 x2 + x0 x3² + x0 x4² + 0.5 x5.
     let hand = |x: &[f64]| {
         vec![
@@ -1294,7 +1391,16 @@ fn match_on_integers() {
             0.5,
         ]
     };
-    probe!(match_range, match_range_grad, match_range_jvp, match_range_hessian, 6, -2.0, 2.0, hand);
+    probe!(
+        match_range,
+        match_range_grad,
+        match_range_jvp,
+        match_range_hessian,
+        6,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1303,7 +1409,11 @@ fn match_on_an_enum_passed_as_data() {
     for _ in 0..POINTS {
         let x = inputs.vector(3, -2.0, 2.0);
         let s: f64 = x.iter().sum();
-        for (mode, d) in [(Mode::Plain, 1.0), (Mode::Squared, 2.0 * s), (Mode::Scaled, 3.0)] {
+        for (mode, d) in [
+            (Mode::Plain, 1.0),
+            (Mode::Squared, 2.0 * s),
+            (Mode::Scaled, 3.0),
+        ] {
             let (value, grad) = match_enum_grad(&x, mode);
             assert_eq!(value, match_enum(&x, mode));
             assert_all_close(&grad, &[d; 3], 1e-12, "match_enum");
@@ -1325,7 +1435,11 @@ fn match_on_an_enum_passed_as_data() {
             };
             assert_close(gx, scale * b, 1e-12, "compare_enum");
             let (_, _, h) = compare_enum_hessian(a, b, mode);
-            let expected = if matches!(mode, Mode::Squared) { 2.0 * b * b } else { 0.0 };
+            let expected = if matches!(mode, Mode::Squared) {
+                2.0 * b * b
+            } else {
+                0.0
+            };
             assert_close(h[0][0], expected, 1e-12, "compare_enum Hessian");
         }
     }
@@ -1339,7 +1453,16 @@ fn shadowing_in_nested_blocks() {
         let d = y.cos() + 2.0 * (y + 1.0) + 1.0;
         vec![d * x[1] + 1.0, d * x[0]]
     };
-    probe!(shadow_nested, shadow_nested_grad, shadow_nested_jvp, shadow_nested_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        shadow_nested,
+        shadow_nested_grad,
+        shadow_nested_jvp,
+        shadow_nested_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1353,23 +1476,52 @@ fn blocks_as_values() {
             vec![dz[0], dz[1] + 1.0]
         }
     };
-    probe!(block_value, block_value_grad, block_value_jvp, block_value_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        block_value,
+        block_value_grad,
+        block_value_jvp,
+        block_value_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
 fn closures_calling_closures() {
     // f(x1, x0) + x1² = x1 x0 x0 + x1² + x1².
     let hand = |x: &[f64]| vec![2.0 * x[0] * x[1], x[0] * x[0] + 4.0 * x[1]];
-    probe!(closures, closures_grad, closures_jvp, closures_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        closures,
+        closures_grad,
+        closures_jvp,
+        closures_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
 fn closure_indexing_a_captured_slice() {
     let hand = |x: &[f64]| {
         let n = x.len();
-        (0..n).map(|i| x[(i + 1) % n] + x[(i + n - 1) % n]).collect::<Vec<f64>>()
+        (0..n)
+            .map(|i| x[(i + 1) % n] + x[(i + n - 1) % n])
+            .collect::<Vec<f64>>()
     };
-    probe!(closure_indexing, closure_indexing_grad, closure_indexing_jvp, closure_indexing_hessian, 4, -2.0, 2.0, hand);
+    probe!(
+        closure_indexing,
+        closure_indexing_grad,
+        closure_indexing_jvp,
+        closure_indexing_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1380,8 +1532,21 @@ fn iterator_chains() {
         let (a, b) = ((x[0] - x[2]) / d, (x[1] - x[3]) / d);
         vec![a, b, -a, -b]
     };
-    probe!(chain_zip, chain_zip_grad, chain_zip_jvp, chain_zip_hessian, 4, -2.0, 2.0, hand);
-    let hand = |x: &[f64]| (0..x.len()).map(|i| 2.0 * (i as f64 + 1.0) * x[i]).collect::<Vec<f64>>();
+    probe!(
+        chain_zip,
+        chain_zip_grad,
+        chain_zip_jvp,
+        chain_zip_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
+    let hand = |x: &[f64]| {
+        (0..x.len())
+            .map(|i| 2.0 * (i as f64 + 1.0) * x[i])
+            .collect::<Vec<f64>>()
+    };
     probe!(
         chain_fold_enumerate,
         chain_fold_enumerate_grad,
@@ -1401,28 +1566,80 @@ fn iterator_chains() {
         }
         g
     };
-    probe!(windows_sum, windows_sum_grad, windows_sum_jvp, windows_sum_hessian, 5, -2.0, 2.0, hand);
+    probe!(
+        windows_sum,
+        windows_sum_grad,
+        windows_sum_jvp,
+        windows_sum_hessian,
+        5,
+        -2.0,
+        2.0,
+        hand
+    );
     // Chunks of 2 of 5: x0 x1 + x2 x3 + x4 x4.
     let hand = |x: &[f64]| vec![x[1], x[0], x[3], x[2], 2.0 * x[4]];
-    probe!(chunks_sum, chunks_sum_grad, chunks_sum_jvp, chunks_sum_hessian, 5, -2.0, 2.0, hand);
+    probe!(
+        chunks_sum,
+        chunks_sum_grad,
+        chunks_sum_jvp,
+        chunks_sum_hessian,
+        5,
+        -2.0,
+        2.0,
+        hand
+    );
     // s = 0.9³ Σ (i + 1) x_i, then s ← 0.9 s + i x_i for i = 0, 1, 2.
     let hand = |x: &[f64]| {
         (0..x.len())
             .map(|i| (i + 1) as f64 * 0.9f64.powi(3) + i as f64 * 0.9f64.powi(2 - i as i32))
             .collect::<Vec<f64>>()
     };
-    probe!(zip_for, zip_for_grad, zip_for_jvp, zip_for_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        zip_for,
+        zip_for_grad,
+        zip_for_jvp,
+        zip_for_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         let (head, tail) = (x[0] + x[1], x[1..].iter().map(|v| v * v).sum::<f64>());
         vec![tail, tail + head * 2.0 * x[1], head * 2.0 * x[2]]
     };
-    probe!(sub_slices, sub_slices_grad, sub_slices_jvp, sub_slices_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        sub_slices,
+        sub_slices_grad,
+        sub_slices_jvp,
+        sub_slices_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
 fn ranges_reversed_and_stepped() {
-    probe!(rev_step, rev_step_grad, rev_step_jvp, rev_step_hessian, 5, -2.0, 2.0);
-    probe!(loop_continue, loop_continue_grad, loop_continue_jvp, loop_continue_hessian, 6, -1.0, 1.0);
+    probe!(
+        rev_step,
+        rev_step_grad,
+        rev_step_jvp,
+        rev_step_hessian,
+        5,
+        -2.0,
+        2.0
+    );
+    probe!(
+        loop_continue,
+        loop_continue_grad,
+        loop_continue_jvp,
+        loop_continue_hessian,
+        6,
+        -1.0,
+        1.0
+    );
 }
 
 #[test]
@@ -1434,7 +1651,16 @@ fn casts_between_integers_and_floats() {
         g[1] += k as f64;
         g
     };
-    probe!(casts, casts_grad, casts_jvp, casts_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        casts,
+        casts_grad,
+        casts_jvp,
+        casts_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1447,7 +1673,16 @@ fn const_items_and_consts() {
             0.5 * std::f64::consts::LN_2,
         ]
     };
-    probe!(consts, consts_grad, consts_jvp, consts_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        consts,
+        consts_grad,
+        consts_jvp,
+        consts_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1456,10 +1691,20 @@ fn float_methods_with_kinks() {
         let (a, b, c) = (x[0], x[1], x[2]);
         let mut g = vec![0.0; 3];
         // min(a, b) + max(a, c)
-        if a < b { g[0] += 1.0 } else { g[1] += 1.0 }
-        if a > c { g[0] += 1.0 } else { g[2] += 1.0 }
+        if a < b {
+            g[0] += 1.0
+        } else {
+            g[1] += 1.0
+        }
+        if a > c {
+            g[0] += 1.0
+        } else {
+            g[2] += 1.0
+        }
         // clamp(b) + |c| signum(a)
-        if b.abs() < 0.5 { g[1] += 1.0 }
+        if b.abs() < 0.5 {
+            g[1] += 1.0
+        }
         g[2] += c.signum() * a.signum();
         // a³ + |b|^1.5 + hypot(a, b)
         g[0] += 3.0 * a * a + a / a.hypot(b);
@@ -1471,17 +1716,38 @@ fn float_methods_with_kinks() {
         g[0] += b;
         g
     };
-    probe!(methods, methods_grad, methods_jvp, methods_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        methods,
+        methods_grad,
+        methods_jvp,
+        methods_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         let mut g = vec![0.0; x.len()];
         let (lo, hi) = (0..x.len()).fold((0, 0), |(lo, hi), i| {
-            (if x[i] < x[lo] { i } else { lo }, if x[i] > x[hi] { i } else { hi })
+            (
+                if x[i] < x[lo] { i } else { lo },
+                if x[i] > x[hi] { i } else { hi },
+            )
         });
         g[hi] += 1.0;
         g[lo] -= 1.0;
         g
     };
-    probe!(running_min, running_min_grad, running_min_jvp, running_min_hessian, 4, -2.0, 2.0, hand);
+    probe!(
+        running_min,
+        running_min_grad,
+        running_min_jvp,
+        running_min_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         let a = x[0];
         let (y, dy) = if a < -1.0 {
@@ -1493,7 +1759,16 @@ fn float_methods_with_kinks() {
         };
         vec![dy * x[1], y]
     };
-    probe!(else_if_chain, else_if_chain_grad, else_if_chain_jvp, else_if_chain_hessian, 2, -3.0, 3.0, hand);
+    probe!(
+        else_if_chain,
+        else_if_chain_grad,
+        else_if_chain_jvp,
+        else_if_chain_hessian,
+        2,
+        -3.0,
+        3.0,
+        hand
+    );
 }
 
 #[test]
@@ -1503,9 +1778,27 @@ fn nested_fns_and_recursion() {
         let y = x[1] * x[0];
         vec![db(x[0]) + db(y) * x[1], db(y) * x[0]]
     };
-    probe!(nested_fn, nested_fn_grad, nested_fn_jvp, nested_fn_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        nested_fn,
+        nested_fn_grad,
+        nested_fn_jvp,
+        nested_fn_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| vec![4.0 * x[0].powi(3), 1.0];
-    probe!(recursion, recursion_grad, recursion_jvp, recursion_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        recursion,
+        recursion_grad,
+        recursion_jvp,
+        recursion_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1521,7 +1814,16 @@ fn tuple_lets_in_a_loop() {
         let (p, q) = (e0.0 * x[0] + e1.0 * x[1], e0.1 * x[0] + e1.1 * x[1]);
         vec![e0.0 * q + p * e0.1, e1.0 * q + p * e1.1]
     };
-    probe!(tuple_let_swap, tuple_let_swap_grad, tuple_let_swap_jvp, tuple_let_swap_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        tuple_let_swap,
+        tuple_let_swap_grad,
+        tuple_let_swap_jvp,
+        tuple_let_swap_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1533,10 +1835,22 @@ fn tuple_return() {
         let (value, g) = polar_vjp(&x, d);
         assert_eq!(value, polar(&x));
         let (r, t) = (x[0], x[1]);
-        let expected = [d.0 * t.cos() + d.1 * t.sin(), -d.0 * r * t.sin() + d.1 * r * t.cos()];
+        let expected = [
+            d.0 * t.cos() + d.1 * t.sin(),
+            -d.0 * r * t.sin() + d.1 * r * t.cos(),
+        ];
         assert_all_close(&g, &expected, 1e-12, "polar vjp");
-        let fd = fd_jacobian(|y| { let (a, b) = polar(y); vec![a, b] }, &x);
-        let by_fd = [d.0 * fd[0][0] + d.1 * fd[1][0], d.0 * fd[0][1] + d.1 * fd[1][1]];
+        let fd = fd_jacobian(
+            |y| {
+                let (a, b) = polar(y);
+                vec![a, b]
+            },
+            &x,
+        );
+        let by_fd = [
+            d.0 * fd[0][0] + d.1 * fd[1][0],
+            d.0 * fd[0][1] + d.1 * fd[1][1],
+        ];
         assert_all_close(&g, &by_fd, 1e-6, "polar vjp vs differences");
         let tangent = inputs.vector(2, -1.0, 1.0);
         let (_, (da, db)) = polar_jvp(&x, tangent.clone());
@@ -1562,7 +1876,16 @@ fn early_return_from_a_loop() {
         }
         x.iter().map(|v| 2.0 * v).collect()
     };
-    probe!(early_return, early_return_grad, early_return_jvp, early_return_hessian, 4, -2.0, 2.0, hand);
+    probe!(
+        early_return,
+        early_return_grad,
+        early_return_jvp,
+        early_return_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1575,8 +1898,9 @@ fn statistics() {
         let (value, grad) = softmax_xent_grad(&x, label);
         assert_eq!(value, softmax_xent(&x, label));
         let z: f64 = x.iter().map(|v| v.exp()).sum();
-        let hand: Vec<f64> =
-            (0..4).map(|i| x[i].exp() / z - if i == label { 1.0 } else { 0.0 }).collect();
+        let hand: Vec<f64> = (0..4)
+            .map(|i| x[i].exp() / z - if i == label { 1.0 } else { 0.0 })
+            .collect();
         assert_all_close(&grad, &hand, 1e-10, "softmax_xent");
         assert_fd_gradient(|y| softmax_xent(y, label), &x, &grad, "softmax_xent");
         let (_, _, h) = softmax_xent_hessian(&x, label);
@@ -1590,20 +1914,48 @@ fn statistics() {
         let n = x.len() as f64;
         let mean = x.iter().sum::<f64>() / n;
         let sd = (x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
-        x.iter().map(|v| (v - mean) / ((n - 1.0) * sd) + 1.0 / n).collect::<Vec<f64>>()
+        x.iter()
+            .map(|v| (v - mean) / ((n - 1.0) * sd) + 1.0 / n)
+            .collect::<Vec<f64>>()
     };
-    probe!(stats, stats_grad, stats_jvp, stats_hessian, 5, -2.0, 2.0, hand);
+    probe!(
+        stats,
+        stats_grad,
+        stats_jvp,
+        stats_hessian,
+        5,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
 fn generic_function() {
     let hand = |x: &[f64]| x.to_vec();
-    probe!(generic_sum, generic_sum_grad, generic_sum_jvp, generic_sum_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        generic_sum,
+        generic_sum_grad,
+        generic_sum_jvp,
+        generic_sum_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
 fn physics_verlet() {
-    probe!(verlet, verlet_grad, verlet_jvp, verlet_hessian, 3, -1.5, 1.5);
+    probe!(
+        verlet,
+        verlet_grad,
+        verlet_jvp,
+        verlet_hessian,
+        3,
+        -1.5,
+        1.5
+    );
 }
 
 /// Points in the plane, `&[[f64; 2]]`: data (outside `wrt(..)`) of a least-squares fit.
@@ -1696,12 +2048,24 @@ fn slice_of_points_as_input() {
         let (mut into_w, mut into_p) = (vec![0.0; 2], vec![[0.0; 2]; 3]);
         let into_value = active_points_grad_into(w, &pts, (&mut into_w, &mut into_p));
         assert_eq!(into_value, value);
-        assert_eq!((into_w, into_p), (gw.clone(), gp.clone()), "active_points_grad_into");
+        assert_eq!(
+            (into_w, into_p),
+            (gw.clone(), gp.clone()),
+            "active_points_grad_into"
+        );
 
         let (value, gp) = active_points_vec_grad(pts.clone());
         assert_eq!(value, active_points_vec(pts.clone()));
-        let hand: Vec<f64> = pts.iter().flat_map(|p| [p[1].sin(), p[0] * p[1].cos()]).collect();
-        assert_all_close(&gp.into_iter().flatten().collect::<Vec<f64>>(), &hand, 1e-12, "active_points_vec");
+        let hand: Vec<f64> = pts
+            .iter()
+            .flat_map(|p| [p[1].sin(), p[0] * p[1].cos()])
+            .collect();
+        assert_all_close(
+            &gp.into_iter().flatten().collect::<Vec<f64>>(),
+            &hand,
+            1e-12,
+            "active_points_vec",
+        );
     }
 }
 
@@ -1735,9 +2099,27 @@ fn closures_typed_and_returning_tuples() {
         g[0] += 1.0;
         g
     };
-    probe!(local_closure_fold, local_closure_fold_grad, local_closure_fold_jvp, local_closure_fold_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        local_closure_fold,
+        local_closure_fold_grad,
+        local_closure_fold_jvp,
+        local_closure_fold_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| vec![3.0 * x[0] * x[0], 0.0];
-    probe!(closure_tuple, closure_tuple_grad, closure_tuple_jvp, closure_tuple_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        closure_tuple,
+        closure_tuple_grad,
+        closure_tuple_jvp,
+        closure_tuple_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1752,21 +2134,66 @@ fn while_with_an_active_condition() {
         }
         vec![x[0].signum() * scale]
     };
-    probe!(while_cond_active, while_cond_active_grad, while_cond_active_jvp, while_cond_active_hessian, 1, -3.0, 3.0, hand);
+    probe!(
+        while_cond_active,
+        while_cond_active_grad,
+        while_cond_active_jvp,
+        while_cond_active_hessian,
+        1,
+        -3.0,
+        3.0,
+        hand
+    );
 }
 
 #[test]
 fn local_vecs_and_arrays() {
     let hand = |x: &[f64]| x.iter().map(|v| 8.0 * v).collect::<Vec<f64>>();
-    probe!(push_outside, push_outside_grad, push_outside_jvp, push_outside_hessian, 3, -2.0, 2.0, hand);
-    let hand = |x: &[f64]| [0.4, 0.6, 1.0].iter().zip(x).map(|(w, v)| w * v).collect::<Vec<f64>>();
-    probe!(const_array, const_array_grad, const_array_jvp, const_array_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        push_outside,
+        push_outside_grad,
+        push_outside_jvp,
+        push_outside_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
+    let hand = |x: &[f64]| {
+        [0.4, 0.6, 1.0]
+            .iter()
+            .zip(x)
+            .map(|(w, v)| w * v)
+            .collect::<Vec<f64>>()
+    };
+    probe!(
+        const_array,
+        const_array_grad,
+        const_array_jvp,
+        const_array_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
     // a + b + ab + (ab)² + (a + b)².
     let hand = |x: &[f64]| {
         let (a, b) = (x[0], x[1]);
-        vec![1.0 + b + 2.0 * a * b * b + 2.0 * (a + b), 1.0 + a + 2.0 * a * a * b + 2.0 * (a + b)]
+        vec![
+            1.0 + b + 2.0 * a * b * b + 2.0 * (a + b),
+            1.0 + a + 2.0 * a * a * b + 2.0 * (a + b),
+        ]
     };
-    probe!(array_literal, array_literal_grad, array_literal_jvp, array_literal_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        array_literal,
+        array_literal_grad,
+        array_literal_jvp,
+        array_literal_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     // det [[1 + a², ab], [ab, 1 + b²]] = 1 + a² + b².
     let hand = |x: &[f64]| vec![2.0 * x[0], 2.0 * x[1]];
     probe!(
@@ -1792,17 +2219,56 @@ fn more_chains() {
         }
         g
     };
-    probe!(range_chain, range_chain_grad, range_chain_jvp, range_chain_hessian, 4, -2.0, 2.0, hand);
+    probe!(
+        range_chain,
+        range_chain_grad,
+        range_chain_jvp,
+        range_chain_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         (0..x.len())
             .map(|i| if x[i] > 0.0 { 2.0 * x[i] } else { 0.0 } + if i >= 1 { 1.0 } else { 0.0 })
             .collect::<Vec<f64>>()
     };
-    probe!(filter_skip, filter_skip_grad, filter_skip_jvp, filter_skip_hessian, 4, -2.0, 2.0, hand);
-    probe!(chunks_chain, chunks_chain_grad, chunks_chain_jvp, chunks_chain_hessian, 6, -2.0, 2.0);
+    probe!(
+        filter_skip,
+        filter_skip_grad,
+        filter_skip_jvp,
+        filter_skip_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
+    probe!(
+        chunks_chain,
+        chunks_chain_grad,
+        chunks_chain_jvp,
+        chunks_chain_hessian,
+        6,
+        -2.0,
+        2.0
+    );
     // Σ i x_i, then Horner at 0.5 over the reversed x: Σ 0.5^i x_i.
-    let hand = |x: &[f64]| (0..x.len()).map(|i| i as f64 + 0.5f64.powi(i as i32)).collect::<Vec<f64>>();
-    probe!(enumerate_chain, enumerate_chain_grad, enumerate_chain_jvp, enumerate_chain_hessian, 4, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| {
+        (0..x.len())
+            .map(|i| i as f64 + 0.5f64.powi(i as i32))
+            .collect::<Vec<f64>>()
+    };
+    probe!(
+        enumerate_chain,
+        enumerate_chain_grad,
+        enumerate_chain_jvp,
+        enumerate_chain_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -1814,9 +2280,34 @@ fn calls_by_path_literals_and_flags() {
         let s = 0.5 * a + 1e-3 * b + 2.0;
         vec![0.5 * a * b + s * b, 1e-3 * a * b + s * a]
     };
-    probe!(typed_tuple_let, typed_tuple_let_grad, typed_tuple_let_jvp, typed_tuple_let_hessian, 2, -2.0, 2.0, hand);
-    probe!(integer_accumulate, integer_accumulate_grad, integer_accumulate_jvp, integer_accumulate_hessian, 4, -2.0, 2.0);
-    probe!(bool_flag, bool_flag_grad, bool_flag_jvp, bool_flag_hessian, 2, -2.0, 2.0);
+    probe!(
+        typed_tuple_let,
+        typed_tuple_let_grad,
+        typed_tuple_let_jvp,
+        typed_tuple_let_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
+    probe!(
+        integer_accumulate,
+        integer_accumulate_grad,
+        integer_accumulate_jvp,
+        integer_accumulate_hessian,
+        4,
+        -2.0,
+        2.0
+    );
+    probe!(
+        bool_flag,
+        bool_flag_grad,
+        bool_flag_jvp,
+        bool_flag_hessian,
+        2,
+        -2.0,
+        2.0
+    );
 }
 
 #[test]
@@ -1827,7 +2318,15 @@ fn integer_parameters() {
         let jvp = |x: &[f64], t: &[f64]| powi_param_jvp(x, n, t.to_vec());
         let hessian = |x: &[f64]| powi_param_hessian(x, n);
         let hand = |x: &[f64]| vec![n as f64 * x[0].powi(n as i32 - 1), -2.0 * x[1].powi(-3)];
-        let probe = Probe { what: "powi_param", n: 2, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+        let probe = Probe {
+            what: "powi_param",
+            n: 2,
+            primal: &f,
+            grad: &grad,
+            jvp: &jvp,
+            hessian: Some(&hessian),
+            hand: Some(&hand),
+        };
         run(&probe, 0.5, 2.0);
     }
     for k in 0..3usize {
@@ -1844,7 +2343,15 @@ fn integer_parameters() {
             };
             vec![d * x[1], d * x[0]]
         };
-        let probe = Probe { what: "return_in_match", n: 2, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+        let probe = Probe {
+            what: "return_in_match",
+            n: 2,
+            primal: &f,
+            grad: &grad,
+            jvp: &jvp,
+            hessian: Some(&hessian),
+            hand: Some(&hand),
+        };
         run(&probe, -2.0, 2.0);
     }
 }
@@ -1856,50 +2363,160 @@ fn two_slices_and_generic_closures() {
         let (value, (gx, gy)) = zip_slice_grad(&z[..3], &z[3..]);
         (value, gx.into_iter().chain(gy).collect())
     };
-    let jvp = |z: &[f64], t: &[f64]| zip_slice_jvp(&z[..3], &z[3..], (t[..3].to_vec(), t[3..].to_vec()));
+    let jvp =
+        |z: &[f64], t: &[f64]| zip_slice_jvp(&z[..3], &z[3..], (t[..3].to_vec(), t[3..].to_vec()));
     let hessian = |z: &[f64]| {
         let (value, (gx, gy), h) = zip_slice_hessian(&z[..3], &z[3..]);
         (value, gx.into_iter().chain(gy).collect(), h)
     };
     let hand = |z: &[f64]| z[3..].iter().chain(&z[..3]).copied().collect::<Vec<f64>>();
-    let probe = Probe { what: "zip_slice", n: 6, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    let probe = Probe {
+        what: "zip_slice",
+        n: 6,
+        primal: &f,
+        grad: &grad,
+        jvp: &jvp,
+        hessian: Some(&hessian),
+        hand: Some(&hand),
+    };
     run(&probe, -2.0, 2.0);
     let hand = |x: &[f64]| x.iter().map(|v| 4.0 * v).collect::<Vec<f64>>();
-    probe!(gen_closure, gen_closure_grad, gen_closure_jvp, gen_closure_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        gen_closure,
+        gen_closure_grad,
+        gen_closure_jvp,
+        gen_closure_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
 fn loops_with_buffers_shadowing_and_compound_assignment() {
     let hand = |x: &[f64]| x.iter().map(|v| 8.0 * v).collect::<Vec<f64>>();
-    probe!(shadow_param_in_loop, shadow_param_in_loop_grad, shadow_param_in_loop_jvp, shadow_param_in_loop_hessian, 3, -2.0, 2.0, hand);
-    probe!(swap_buffers, swap_buffers_grad, swap_buffers_jvp, swap_buffers_hessian, 2, -1.5, 1.5);
-    probe!(to_vec_modify, to_vec_modify_grad, to_vec_modify_jvp, to_vec_modify_hessian, 3, -2.0, 2.0);
-    probe!(compound_ops, compound_ops_grad, compound_ops_jvp, compound_ops_hessian, 3, -2.0, 2.0);
-    probe!(index_arith, index_arith_grad, index_arith_jvp, index_arith_hessian, 4, -2.0, 2.0);
-    probe!(continue_carry, continue_carry_grad, continue_carry_jvp, continue_carry_hessian, 4, -2.0, 2.0);
-    probe!(break_mid_while, break_mid_while_grad, break_mid_while_jvp, break_mid_while_hessian, 4, -1.0, 1.5);
-    probe!(labelled_while_loop, labelled_while_loop_grad, labelled_while_loop_jvp, labelled_while_loop_hessian, 3, -2.0, 2.0);
+    probe!(
+        shadow_param_in_loop,
+        shadow_param_in_loop_grad,
+        shadow_param_in_loop_jvp,
+        shadow_param_in_loop_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
+    probe!(
+        swap_buffers,
+        swap_buffers_grad,
+        swap_buffers_jvp,
+        swap_buffers_hessian,
+        2,
+        -1.5,
+        1.5
+    );
+    probe!(
+        to_vec_modify,
+        to_vec_modify_grad,
+        to_vec_modify_jvp,
+        to_vec_modify_hessian,
+        3,
+        -2.0,
+        2.0
+    );
+    probe!(
+        compound_ops,
+        compound_ops_grad,
+        compound_ops_jvp,
+        compound_ops_hessian,
+        3,
+        -2.0,
+        2.0
+    );
+    probe!(
+        index_arith,
+        index_arith_grad,
+        index_arith_jvp,
+        index_arith_hessian,
+        4,
+        -2.0,
+        2.0
+    );
+    probe!(
+        continue_carry,
+        continue_carry_grad,
+        continue_carry_jvp,
+        continue_carry_hessian,
+        4,
+        -2.0,
+        2.0
+    );
+    probe!(
+        break_mid_while,
+        break_mid_while_grad,
+        break_mid_while_jvp,
+        break_mid_while_hessian,
+        4,
+        -1.0,
+        1.5
+    );
+    probe!(
+        labelled_while_loop,
+        labelled_while_loop_grad,
+        labelled_while_loop_jvp,
+        labelled_while_loop_hessian,
+        3,
+        -2.0,
+        2.0
+    );
 }
 
 #[test]
 fn remainder_and_argmin() {
     // d(a % b)/da = 1 (b constant).
     let hand = |_: &[f64]| vec![3.0, 1.0];
-    probe!(rem_op, rem_op_grad, rem_op_jvp, rem_op_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        rem_op,
+        rem_op_grad,
+        rem_op_jvp,
+        rem_op_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         let arg = (0..x.len()).fold(0, |k, i| if x[i] < x[k] { i } else { k });
         let mut g = vec![0.0; x.len()];
         g[arg] = 3.0;
         g
     };
-    probe!(argmin_read, argmin_read_grad, argmin_read_jvp, argmin_read_hessian, 4, -2.0, 2.0, hand);
+    probe!(
+        argmin_read,
+        argmin_read_grad,
+        argmin_read_jvp,
+        argmin_read_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
 fn solvers_and_integrators() {
     // sqrt(x0² + 2): d/dx0 = x0 / sqrt(x0² + 2).
     let hand = |x: &[f64]| vec![x[0] / (x[0] * x[0] + 2.0).sqrt()];
-    probe!(newton_active_cond, newton_active_cond_grad, newton_active_cond_jvp, newton_active_cond_hessian, 1, -3.0, 3.0, hand);
+    probe!(
+        newton_active_cond,
+        newton_active_cond_grad,
+        newton_active_cond_jvp,
+        newton_active_cond_hessian,
+        1,
+        -3.0,
+        3.0,
+        hand
+    );
     probe!(rk4, rk4_grad, rk4_jvp, rk4_hessian, 2, -1.5, 1.5);
 }
 
@@ -1924,7 +2541,15 @@ fn likelihood_with_labels() {
     let grad = |mu: &[f64]| gauss_ll_grad(mu, &data, &labels);
     let jvp = |mu: &[f64], t: &[f64]| gauss_ll_jvp(mu, &data, &labels, t.to_vec());
     let hessian = |mu: &[f64]| gauss_ll_hessian(mu, &data, &labels);
-    let probe = Probe { what: "gauss_ll", n: 2, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    let probe = Probe {
+        what: "gauss_ll",
+        n: 2,
+        primal: &f,
+        grad: &grad,
+        jvp: &jvp,
+        hessian: Some(&hessian),
+        hand: Some(&hand),
+    };
     run(&probe, -2.0, 2.0);
 }
 
@@ -1949,22 +2574,49 @@ fn vec_and_array_returns() {
         let d2 = [d[0], d[1]];
         let (value, g) = array_return_vjp(&x[..2], d2);
         assert_eq!(value, array_return(&x[..2]));
-        assert_all_close(&g, &[d2[0] * x[1] + d2[1], d2[0] * x[0] + d2[1]], 1e-12, "array_return vjp");
+        assert_all_close(
+            &g,
+            &[d2[0] * x[1] + d2[1], d2[0] * x[0] + d2[1]],
+            1e-12,
+            "array_return vjp",
+        );
         let jac = array_return_jacobian(&x[..2]);
-        assert_jacobian(&jac, &fd_jacobian(|y| array_return(y).to_vec(), &x[..2]), "array_return jacobian");
+        assert_jacobian(
+            &jac,
+            &fd_jacobian(|y| array_return(y).to_vec(), &x[..2]),
+            "array_return jacobian",
+        );
     }
 }
 
 #[test]
 fn closures_zips_products() {
     let hand = |x: &[f64]| vec![x[1] + 2.0, x[0]];
-    probe!(move_closure, move_closure_grad, move_closure_jvp, move_closure_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        move_closure,
+        move_closure_grad,
+        move_closure_jvp,
+        move_closure_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         let p: f64 = x.iter().product();
         let s: f64 = x.iter().sum();
         x.iter().map(|v| p / v + 2.0 * s).collect::<Vec<f64>>()
     };
-    probe!(product_pow, product_pow_grad, product_pow_jvp, product_pow_hessian, 3, 0.5, 2.0, hand);
+    probe!(
+        product_pow,
+        product_pow_grad,
+        product_pow_jvp,
+        product_pow_hessian,
+        3,
+        0.5,
+        2.0,
+        hand
+    );
     let mut inputs = Inputs(17);
     for _ in 0..POINTS {
         let v = inputs.vector(7, -2.0, 2.0);
@@ -1972,11 +2624,19 @@ fn closures_zips_products() {
         let (value, (gx, gy, gz)) = triple_zip_grad(x, y, z);
         assert_eq!(value, triple_zip(x, y, z));
         let g: Vec<f64> = gx.iter().chain(&gy).chain(&gz).copied().collect();
-        assert_fd_gradient(|w| triple_zip(&w[..3], &w[3..6], &w[6..]), &v, &g, "triple_zip");
+        assert_fd_gradient(
+            |w| triple_zip(&w[..3], &w[3..6], &w[6..]),
+            &v,
+            &g,
+            "triple_zip",
+        );
         let (value, (gx, gy)) = zip_for_noiter_grad(x, y);
         assert_eq!(value, zip_for_noiter(x, y));
-        let hand: Vec<f64> =
-            y.iter().map(|b| b.sin()).chain(x.iter().zip(y).map(|(a, b)| a * b.cos())).collect();
+        let hand: Vec<f64> = y
+            .iter()
+            .map(|b| b.sin())
+            .chain(x.iter().zip(y).map(|(a, b)| a * b.cos()))
+            .collect();
         let g: Vec<f64> = gx.iter().chain(&gy).copied().collect();
         assert_all_close(&g, &hand, 1e-12, "zip_for_noiter");
         let (_, _, h) = zip_for_noiter_hessian(x, y);
@@ -1997,19 +2657,58 @@ fn closures_zips_products() {
 fn f32_generic_and_literal_vecs() {
     let mut inputs = Inputs(19);
     for _ in 0..POINTS {
-        let (x, y) = (inputs.uniform(-2.0, 2.0) as f32, inputs.uniform(-2.0, 2.0) as f32);
+        let (x, y) = (
+            inputs.uniform(-2.0, 2.0) as f32,
+            inputs.uniform(-2.0, 2.0) as f32,
+        );
         let (value, (gx, gy)) = f32_fn_grad(x, y);
         assert_eq!(value, f32_fn(x, y));
         assert_close(gx as f64, (x.exp() * y) as f64, 1e-5, "f32_fn x");
         assert_close(gy as f64, x.exp() as f64, 1e-5, "f32_fn y");
     }
-    let hand = |x: &[f64]| (0..x.len()).map(|i| 2.0 * i as f64 * x[i]).collect::<Vec<f64>>();
-    probe!(generic_from, generic_from_grad, generic_from_jvp, generic_from_hessian, 3, -2.0, 2.0, hand);
+    let hand = |x: &[f64]| {
+        (0..x.len())
+            .map(|i| 2.0 * i as f64 * x[i])
+            .collect::<Vec<f64>>()
+    };
+    probe!(
+        generic_from,
+        generic_from_grad,
+        generic_from_jvp,
+        generic_from_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
     // x0² x1 + 3 x0 x1.
     let hand = |x: &[f64]| vec![2.0 * x[0] * x[1] + 3.0 * x[1], x[0] * x[0] + 3.0 * x[0]];
-    probe!(vec_literal, vec_literal_grad, vec_literal_jvp, vec_literal_hessian, 2, -2.0, 2.0, hand);
-    let hand = |x: &[f64]| vec![2.0 * x[0] + 2.0 * x[0] * x[1] * x[1], 2.0 * x[0] * x[0] * x[1]];
-    probe!(nested_generic_fn, nested_generic_fn_grad, nested_generic_fn_jvp, nested_generic_fn_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        vec_literal,
+        vec_literal_grad,
+        vec_literal_jvp,
+        vec_literal_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
+    let hand = |x: &[f64]| {
+        vec![
+            2.0 * x[0] + 2.0 * x[0] * x[1] * x[1],
+            2.0 * x[0] * x[0] * x[1],
+        ]
+    };
+    probe!(
+        nested_generic_fn,
+        nested_generic_fn_grad,
+        nested_generic_fn_jvp,
+        nested_generic_fn_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
 }
 
 #[test]
@@ -2017,10 +2716,32 @@ fn subslices_tuples_and_index_methods() {
     // (x1 + x2) (x1² + x2² + x3²) + x1.
     let hand = |x: &[f64]| {
         let (s, q) = (x[1] + x[2], x[1] * x[1] + x[2] * x[2] + x[3] * x[3]);
-        vec![0.0, q + 2.0 * s * x[1] + 1.0, q + 2.0 * s * x[2], 2.0 * s * x[3]]
+        vec![
+            0.0,
+            q + 2.0 * s * x[1] + 1.0,
+            q + 2.0 * s * x[2],
+            2.0 * s * x[3],
+        ]
     };
-    probe!(subslice_bind, subslice_bind_grad, subslice_bind_jvp, subslice_bind_hessian, 4, -2.0, 2.0, hand);
-    probe!(if_tuple, if_tuple_grad, if_tuple_jvp, if_tuple_hessian, 3, -2.0, 2.0);
+    probe!(
+        subslice_bind,
+        subslice_bind_grad,
+        subslice_bind_jvp,
+        subslice_bind_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
+    probe!(
+        if_tuple,
+        if_tuple_grad,
+        if_tuple_jvp,
+        if_tuple_hessian,
+        3,
+        -2.0,
+        2.0
+    );
     let hand = |x: &[f64]| {
         let n = x.len();
         let mut g = vec![0.0; n];
@@ -2031,7 +2752,16 @@ fn subslices_tuples_and_index_methods() {
         }
         g
     };
-    probe!(int_methods, int_methods_grad, int_methods_jvp, int_methods_hessian, 4, -2.0, 2.0, hand);
+    probe!(
+        int_methods,
+        int_methods_grad,
+        int_methods_jvp,
+        int_methods_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         let z = x[0] * 2.0 - x[1];
         let dr = if z > 0.0 { 1.0 } else { 0.0 };
@@ -2039,12 +2769,30 @@ fn subslices_tuples_and_index_methods() {
         let dz = dr + s * (1.0 - s);
         vec![2.0 * dz - 1.0, -dz - 1.0 / (x[1] * x[1])]
     };
-    probe!(relu_sigmoid, relu_sigmoid_grad, relu_sigmoid_jvp, relu_sigmoid_hessian, 2, 0.3, 2.0, hand);
+    probe!(
+        relu_sigmoid,
+        relu_sigmoid_grad,
+        relu_sigmoid_jvp,
+        relu_sigmoid_hessian,
+        2,
+        0.3,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| {
         let pi = std::f64::consts::PI;
         vec![pi * (pi * x[0]).cos(), std::f64::consts::FRAC_PI_2]
     };
-    probe!(use_in_body, use_in_body_grad, use_in_body_jvp, use_in_body_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        use_in_body,
+        use_in_body_grad,
+        use_in_body_jvp,
+        use_in_body_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     for k in 0..2usize {
         let f = |x: &[f64]| match_array_value(x, k);
         let grad = |x: &[f64]| match_array_value_grad(x, k);
@@ -2054,7 +2802,15 @@ fn subslices_tuples_and_index_methods() {
             0 => vec![x[1], x[0]],
             _ => vec![2.0 * x[0] * x[1], x[0] * x[0]],
         };
-        let probe = Probe { what: "match_array_value", n: 2, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+        let probe = Probe {
+            what: "match_array_value",
+            n: 2,
+            primal: &f,
+            grad: &grad,
+            jvp: &jvp,
+            hessian: Some(&hessian),
+            hand: Some(&hand),
+        };
         run(&probe, -2.0, 2.0);
     }
 }
@@ -2073,30 +2829,90 @@ fn parameter_structs_with_integer_fields() {
     let grad = |x: &[f64]| m.energy2_grad(x);
     let jvp = |x: &[f64], t: &[f64]| m.energy2_jvp(x, t.to_vec());
     let hessian = |x: &[f64]| m.energy2_hessian(x);
-    let probe = Probe { what: "energy2", n: 3, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    let probe = Probe {
+        what: "energy2",
+        n: 3,
+        primal: &f,
+        grad: &grad,
+        jvp: &jvp,
+        hessian: Some(&hessian),
+        hand: Some(&hand),
+    };
     run(&probe, -2.0, 2.0);
     let f = |x: &[f64]| energy3(&m, x);
     let grad = |x: &[f64]| energy3_grad(&m, x);
     let jvp = |x: &[f64], t: &[f64]| energy3_jvp(&m, x, t.to_vec());
     let hessian = |x: &[f64]| energy3_hessian(&m, x);
-    let probe = Probe { what: "energy3", n: 3, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    let probe = Probe {
+        what: "energy3",
+        n: 3,
+        primal: &f,
+        grad: &grad,
+        jvp: &jvp,
+        hessian: Some(&hessian),
+        hand: Some(&hand),
+    };
     run(&probe, -2.0, 2.0);
 }
 
 #[test]
 fn capacity_rev_enumerate_copies_and_tuples() {
     let hand = |x: &[f64]| x.iter().map(|v| 2.0 * v).collect::<Vec<f64>>();
-    probe!(with_capacity, with_capacity_grad, with_capacity_jvp, with_capacity_hessian, 3, -2.0, 2.0, hand);
+    probe!(
+        with_capacity,
+        with_capacity_grad,
+        with_capacity_jvp,
+        with_capacity_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
     // The i-th of the reversed x is x[n - 1 - i].
     let hand = |x: &[f64]| {
         let n = x.len();
-        (0..n).map(|j| 2.0 * x[j] * (n - 1 - j) as f64).collect::<Vec<f64>>()
+        (0..n)
+            .map(|j| 2.0 * x[j] * (n - 1 - j) as f64)
+            .collect::<Vec<f64>>()
     };
-    probe!(rev_enumerate, rev_enumerate_grad, rev_enumerate_jvp, rev_enumerate_hessian, 4, -2.0, 2.0, hand);
+    probe!(
+        rev_enumerate,
+        rev_enumerate_grad,
+        rev_enumerate_jvp,
+        rev_enumerate_hessian,
+        4,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| vec![x[2], 0.0, x[0]];
-    probe!(early_literal, early_literal_grad, early_literal_jvp, early_literal_hessian, 3, -2.0, 2.0, hand);
-    let hand = |x: &[f64]| if x[0] > 0.0 { vec![x[1], x[0] + 1.0] } else { vec![0.0, 1.0] };
-    probe!(clone_in_branch, clone_in_branch_grad, clone_in_branch_jvp, clone_in_branch_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        early_literal,
+        early_literal_grad,
+        early_literal_jvp,
+        early_literal_hessian,
+        3,
+        -2.0,
+        2.0,
+        hand
+    );
+    let hand = |x: &[f64]| {
+        if x[0] > 0.0 {
+            vec![x[1], x[0] + 1.0]
+        } else {
+            vec![0.0, 1.0]
+        }
+    };
+    probe!(
+        clone_in_branch,
+        clone_in_branch_grad,
+        clone_in_branch_jvp,
+        clone_in_branch_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     let mut inputs = Inputs(23);
     for _ in 0..POINTS {
         let x = inputs.vector(2, -2.0, 2.0);
@@ -2120,7 +2936,16 @@ fn capacity_rev_enumerate_copies_and_tuples() {
 fn arrays_written_in_place() {
     // a = x0, v0 = 2 x1, v1 = 2 x0 x1: a v0 + v1 = 4 x0 x1.
     let hand = |x: &[f64]| vec![4.0 * x[1], 4.0 * x[0]];
-    probe!(overwrite_after_read, overwrite_after_read_grad, overwrite_after_read_jvp, overwrite_after_read_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        overwrite_after_read,
+        overwrite_after_read_grad,
+        overwrite_after_read_jvp,
+        overwrite_after_read_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     // The sum of the prefix products.
     let hand = |x: &[f64]| {
         let n = x.len();
@@ -2133,28 +2958,98 @@ fn arrays_written_in_place() {
         }
         g
     };
-    probe!(prefix_in_place, prefix_in_place_grad, prefix_in_place_jvp, prefix_in_place_hessian, 4, 0.5, 2.0, hand);
-    probe!(solve_in_place, solve_in_place_grad, solve_in_place_jvp, solve_in_place_hessian, 3, -1.0, 1.0);
+    probe!(
+        prefix_in_place,
+        prefix_in_place_grad,
+        prefix_in_place_jvp,
+        prefix_in_place_hessian,
+        4,
+        0.5,
+        2.0,
+        hand
+    );
+    probe!(
+        solve_in_place,
+        solve_in_place_grad,
+        solve_in_place_jvp,
+        solve_in_place_hessian,
+        3,
+        -1.0,
+        1.0
+    );
 }
 
 #[test]
 fn signatures_attributes_and_deferred_lets() {
     let hand = |x: &[f64]| vec![x[1], x[0]];
-    probe!(where_clause, where_clause_grad, where_clause_jvp, where_clause_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        where_clause,
+        where_clause_grad,
+        where_clause_jvp,
+        where_clause_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| vec![2.0 * x[0]];
-    probe!(multi_bounds, multi_bounds_grad, multi_bounds_jvp, multi_bounds_hessian, 1, -2.0, 2.0, hand);
-    let hand = |x: &[f64]| if x[0] > 0.0 { vec![2.0 * x[1], 2.0 * x[0]] } else { vec![0.0, 2.0] };
-    probe!(deferred_init, deferred_init_grad, deferred_init_jvp, deferred_init_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        multi_bounds,
+        multi_bounds_grad,
+        multi_bounds_jvp,
+        multi_bounds_hessian,
+        1,
+        -2.0,
+        2.0,
+        hand
+    );
+    let hand = |x: &[f64]| {
+        if x[0] > 0.0 {
+            vec![2.0 * x[1], 2.0 * x[0]]
+        } else {
+            vec![0.0, 2.0]
+        }
+    };
+    probe!(
+        deferred_init,
+        deferred_init_grad,
+        deferred_init_jvp,
+        deferred_init_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |x: &[f64]| vec![x[0].cos()];
-    probe!(attributed, attributed_grad, attributed_jvp, attributed_hessian, 1, -2.0, 2.0, hand);
+    probe!(
+        attributed,
+        attributed_grad,
+        attributed_jvp,
+        attributed_hessian,
+        1,
+        -2.0,
+        2.0,
+        hand
+    );
     let hand = |_: &[f64]| vec![1.0, 1.0];
-    probe!(stmt_attr, stmt_attr_grad, stmt_attr_jvp, stmt_attr_hessian, 2, -2.0, 2.0, hand);
+    probe!(
+        stmt_attr,
+        stmt_attr_grad,
+        stmt_attr_jvp,
+        stmt_attr_hessian,
+        2,
+        -2.0,
+        2.0,
+        hand
+    );
     let f = |z: &[f64]| float_to_index(&z[..1], &z[1..]);
     let grad = |z: &[f64]| {
         let (value, (gx, gt)) = float_to_index_grad(&z[..1], &z[1..]);
         (value, gx.into_iter().chain(gt).collect())
     };
-    let jvp = |z: &[f64], t: &[f64]| float_to_index_jvp(&z[..1], &z[1..], (t[..1].to_vec(), t[1..].to_vec()));
+    let jvp = |z: &[f64], t: &[f64]| {
+        float_to_index_jvp(&z[..1], &z[1..], (t[..1].to_vec(), t[1..].to_vec()))
+    };
     let hessian = |z: &[f64]| {
         let (value, (gx, gt), h) = float_to_index_hessian(&z[..1], &z[1..]);
         (value, gx.into_iter().chain(gt).collect(), h)
@@ -2165,7 +3060,15 @@ fn signatures_attributes_and_deferred_lets() {
         g[1 + k] = z[0];
         g
     };
-    let probe = Probe { what: "float_to_index", n: 4, primal: &f, grad: &grad, jvp: &jvp, hessian: Some(&hessian), hand: Some(&hand) };
+    let probe = Probe {
+        what: "float_to_index",
+        n: 4,
+        primal: &f,
+        grad: &grad,
+        jvp: &jvp,
+        hessian: Some(&hessian),
+        hand: Some(&hand),
+    };
     run(&probe, -2.0, 2.0);
 }
 
@@ -2175,9 +3078,15 @@ fn points_as_data_of_generic_and_called_functions_and_as_inputs_of_a_jacobian() 
     let w = [0.3, -0.2];
     let (v, g, h) = fit_hessian(&w, &pts);
     let (v2, g2, h2) = residuals_hessian(&w, &pts);
-    assert_eq!(v, v2); assert_eq!(g, g2); assert_eq!(h, h2);
+    assert_eq!(v, v2);
+    assert_eq!(g, g2);
+    assert_eq!(h, h2);
     let mut hand = vec![0.0; 2];
-    for p in &pts { let r = w[0] * p[0] + w[1] - p[1]; hand[0] += 2.0 * r * p[0]; hand[1] += 2.0 * r; }
+    for p in &pts {
+        let r = w[0] * p[0] + w[1] - p[1];
+        hand[0] += 2.0 * r * p[0];
+        hand[1] += 2.0 * r;
+    }
     assert!((g[0] - hand[0]).abs() < 1e-12 && (g[1] - hand[1]).abs() < 1e-12);
     let (vc, gc, hc) = fit_calls_hessian(&w, &pts);
     assert_eq!(vc, fit_calls(&w, &pts));
@@ -2194,14 +3103,21 @@ fn parameters_taken_by_value_passed_on() {
     let mut inputs = Inputs(29);
     for _ in 0..POINTS {
         let x = inputs.uniform(-2.0, 2.0);
-        for (mode, d) in [(Mode::Plain, 2.0 * x), (Mode::Squared, 3.0 * x * x), (Mode::Scaled, 6.0 * x)] {
+        for (mode, d) in [
+            (Mode::Plain, 2.0 * x),
+            (Mode::Squared, 3.0 * x * x),
+            (Mode::Scaled, 6.0 * x),
+        ] {
             let (value, g) = passes_mode_on_grad(x, mode);
             assert_eq!(value, passes_mode_on(x, mode));
             assert_close(g, d, 1e-12, "passes_mode_on");
             let (_, dt) = passes_mode_on_jvp(x, mode, 0.5);
             assert_close(dt, 0.5 * d, 1e-12, "passes_mode_on jvp");
         }
-        let p = Weights { w: inputs.vector(3, -1.0, 1.0), b: 0.25 };
+        let p = Weights {
+            w: inputs.vector(3, -1.0, 1.0),
+            b: 0.25,
+        };
         let xs = inputs.vector(3, -2.0, 2.0);
         let (value, g) = passes_struct_on_grad(p.clone(), &xs);
         assert_eq!(value, passes_struct_on(p.clone(), &xs));

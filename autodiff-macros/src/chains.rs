@@ -1119,7 +1119,10 @@ impl Desugar<'_> {
         let pats: Vec<Pat> = closure.inputs.iter().map(plain_pattern).collect();
         // A parameter keeps its declared type (`|a: f64| a.max(1.0)` called with `0.5`).
         let types: Vec<TokenStream> = (local.param_types.iter())
-            .map(|ty| ty.as_ref().map_or_else(|| quote!(_), ToTokens::to_token_stream))
+            .map(|ty| {
+                ty.as_ref()
+                    .map_or_else(|| quote!(_), ToTokens::to_token_stream)
+            })
             .collect();
         let typed = local.param_types.iter().any(Option::is_some);
         // The parameters bind values: `sq(&x)` passes `x`.

@@ -274,7 +274,12 @@ fn is_mem_swap(func: &Expr) -> bool {
     let Expr::Path(p) = func else {
         return false;
     };
-    let segments: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
     match segments.as_slice() {
         [.., module, last] => module == "mem" && last == "swap",
         _ => false,

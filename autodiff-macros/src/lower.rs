@@ -682,7 +682,10 @@ impl Lowering<'_> {
             _ => None,
         };
         let Some(name) = name.filter(|n| self.lookup(n).is_some()) else {
-            let op = op.map_or_else(|| "=".to_string(), |op| format!("{}=", op.to_token_stream()));
+            let op = op.map_or_else(
+                || "=".to_string(),
+                |op| format!("{}=", op.to_token_stream()),
+            );
             let message = unassignable_target(strip_parens(target), &op);
             self.errors.spanned(target, message);
             return Operand::unit();

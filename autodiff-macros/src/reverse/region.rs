@@ -514,7 +514,10 @@ fn region_can_size(f: &Function, array: Array, init: &ArrayInit) -> bool {
 /// The errors, spanned where the body makes them, for the active arrays made inside a branch or loop body
 /// whose adjoint buffer the reverse sweep could not size (`region_can_size`). Run before emission, so that
 /// such a body gets this error alone and no half-emitted sweep.
-pub(crate) fn unsized_region_arrays(f: &Function, activity: &crate::activity::Activity) -> Vec<syn::Error> {
+pub(crate) fn unsized_region_arrays(
+    f: &Function,
+    activity: &crate::activity::Activity,
+) -> Vec<syn::Error> {
     let top_level = top_level_arrays(f);
     f.all_stmts()
         .into_iter()
@@ -524,7 +527,10 @@ pub(crate) fn unsized_region_arrays(f: &Function, activity: &crate::activity::Ac
                     && activity.is_active_array(*array)
                     && !region_can_size(f, *array, init) =>
             {
-                Some(syn::Error::new(f.arrays[array.0 as usize].made_at, UNSIZED_REGION_ARRAY))
+                Some(syn::Error::new(
+                    f.arrays[array.0 as usize].made_at,
+                    UNSIZED_REGION_ARRAY,
+                ))
             }
             _ => None,
         })
