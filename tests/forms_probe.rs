@@ -8,6 +8,14 @@
 //! `order = 2`, `_hessian` against central differences of `_grad`. (The forms outside the contract get one
 //! spanned error each: `tests/ui/`.)
 
+// The forms are written as users write them: index loops, `vec![..]` of a few elements, a `let` assigned
+// in both branches.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::needless_late_init
+)]
+
 mod common;
 
 use autodiff::differentiable;

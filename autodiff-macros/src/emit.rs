@@ -506,7 +506,9 @@ impl<'a> Emitter<'a> {
         let Operand::Var(var) = arg else {
             return false;
         };
+        // (`self` is not rebound: a `self` taken by value is borrowed where it is used.)
         self.f.params.contains(var)
+            && self.f.vars[var.0 as usize].hint.as_deref() != Some("self")
             && matches!(self.activity.kind(arg), Kind::Struct(_))
             && matches!(&self.f.vars[var.0 as usize].declared,
                 Some(ty) if !matches!(ty, syn::Type::Reference(_)))

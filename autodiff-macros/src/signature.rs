@@ -918,8 +918,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                 // A parameter struct (`p: &Mlp`): active, its own gradient type. But a value of a type of
                 // the user's that the body only matches on or compares (`mode: Mode`, an enum), and that
                 // `wrt(..)` does not name, is data like an integer.
-                let named_in_wrt =
-                    (args.wrt.as_ref()).is_some_and(|w| w.iter().any(|n| *n == pi.ident));
+                let named_in_wrt = (args.wrt.as_ref()).is_some_and(|w| w.contains(&pi.ident));
                 let (kind, grad_ty) = match (&kind, array, struct_type(&pt.ty, &sig.generics)) {
                     (Kind::Unknown, None, Some(_))
                         if !named_in_wrt && only_matched_or_compared(&item.block, &pi.ident) =>
