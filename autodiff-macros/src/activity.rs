@@ -232,10 +232,22 @@ impl Pass<'_> {
                     outs,
                 } => {
                     if self.report && self.activity.is_active(scrutinee) {
+                        // A value of a type of the user's (an enum) comes from a parameter taken for a
+                        // parameter struct: say how to make it data.
+                        let hint = match self.activity.kind(scrutinee) {
+                            Kind::Struct(_) => {
+                                " (a parameter of a type of your own, such as an enum, is differentiated as a \
+                                 parameter struct unless the body only matches on it or compares it with `==`: \
+                                 `match` on the parameter itself, or leave it out with `wrt(..)`)"
+                            }
+                            _ => "",
+                        };
                         self.errors.at(
                             *span,
-                            "`match` on a value that depends on the differentiated inputs is not supported: \
-                             compare it with `if`/`else if` instead",
+                            format!(
+                                "`match` on a value that depends on the differentiated inputs is not supported: \
+                                 compare it with `if`/`else if` instead{hint}"
+                            ),
                         );
                     }
                     let blocks: Vec<&Block> = arms.iter().map(|a| &a.block).collect();

@@ -188,6 +188,8 @@ struct LocalClosure {
     /// A captured name bound or assigned again after the closure was made: inlining the body at a later
     /// call would read the new value.
     stale: Option<String>,
+    /// The types its parameters are declared with (`written_types`).
+    param_types: Vec<Option<syn::Type>>,
 }
 
 struct Desugar<'e> {
@@ -501,6 +503,25 @@ fn paren(expr: Expr) -> Expr {
         Expr::Path(_) | Expr::Lit(_) | Expr::Paren(_) | Expr::Block(_) => expr,
         other => syn::parse_quote!((#other)),
     }
+}
+
+/// The type each parameter of `closure` is declared with where it binds a name by value (`a: f64`, not
+/// `&v: &f64` or `v: &f64`, whose values the desugared code binds): the `let` that binds the parameter keeps
+/// it, so that an argument or an initial value of literals (`0.0`) has the type the closure gives it.
+fn written_types(closure: &syn::ExprClosure) -> Vec<Option<syn::Type>> {
+    closure
+        .inputs
+        .iter()
+        .map(|input| match input {
+            Pat::Type(typed)
+                if matches!(&*typed.pat, Pat::Ident(p) if p.by_ref.is_none())
+                    && !matches!(&*typed.ty, syn::Type::Reference(_)) =>
+            {
+                Some((*typed.ty).clone())
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// A closure parameter's pattern as a `let` or `for` pattern: type annotations and `&` dropped (the
@@ -906,6 +927,8 @@ impl Desugar<'_> {
         let acc = self.fresh("acc");
         let element = self.fresh("element");
         let mut body = self.body_of(&chain, &element);
+        // The accumulator's type where the closure of `.fold(..)` declares it (`|a: f64, b| a.max(b)`):
+        // without it, `let mut acc = 0.0;` would be an ambiguous `{float}` to rustc.
         let mut acc_ty: Option<syn::Type> = None;
         let (init, tail, result): (TokenStream, Vec<syn::Stmt>, TokenStream) =
             match (name.as_str(), m.args.len()) {
@@ -938,6 +961,14 @@ impl Desugar<'_> {
                     };
                     let tail = match func {
                         Func::Closure(c) if c.inputs.len() == 2 => {
+                            // (`func` dropped the closure's annotations: read the one written.)
+                            acc_ty = match strip_parens(&m.args[1]) {
+                                Expr::Closure(written) => written_types(written).swap_remove(0),
+                                other => self
+                                    .closure_named(other)
+                                    .and_then(|local| local.param_types.first().cloned())
+                                    .flatten(),
+                            };
                             body.bind(plain_pattern(&c.inputs[1]));
                             let acc_pat = plain_pattern(&c.inputs[0]);
                             let step = &c.body;
@@ -994,13 +1025,10 @@ impl Desugar<'_> {
                 }
             };
         let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
-        let acc_decl: syn::Stmt = match &acc_ty {
-            Some(ty) => syn::parse_quote_spanned!(span=> let mut #acc: #ty = #init;),
-            None => syn::parse_quote_spanned!(span=> let mut #acc = #init;),
-        };
+        let acc_ty = acc_ty.map(|ty| quote!(: #ty));
         Some(syn::parse_quote_spanned! {span=>
             {
-                #acc_decl
+                let mut #acc #acc_ty = #init;
                 #(#prelude)*
                 #for_loop
                 #result
@@ -1098,6 +1126,14 @@ impl Desugar<'_> {
             return Some(Self::poisoned(call.span()));
         }
         let pats: Vec<Pat> = closure.inputs.iter().map(plain_pattern).collect();
+        // A parameter keeps its declared type (`|a: f64| a.max(1.0)` called with `0.5`).
+        let types: Vec<TokenStream> = (local.param_types.iter())
+            .map(|ty| {
+                ty.as_ref()
+                    .map_or_else(|| quote!(_), ToTokens::to_token_stream)
+            })
+            .collect();
+        let typed = local.param_types.iter().any(Option::is_some);
         // The parameters bind values: `sq(&x)` passes `x`.
         let args: Vec<&Expr> = call
             .args
@@ -1113,8 +1149,15 @@ impl Desugar<'_> {
         // generic copy of an `order = K` function is printed and parsed again.
         Some(match (pats.as_slice(), args.as_slice()) {
             ([], []) => syn::parse_quote_spanned!(span=> ({ #body })),
+            ([pat], [arg]) if typed => {
+                let ty = &types[0];
+                syn::parse_quote_spanned!(span=> ({ let #pat: #ty = #arg; #body }))
+            }
             ([pat], [arg]) => syn::parse_quote_spanned!(span=> ({ let #pat = #arg; #body })),
             // A tuple, so that each argument is evaluated before any parameter is bound.
+            (pats, args) if typed => syn::parse_quote_spanned!(span=>
+                ({ let (#(#pats),*): (#(#types),*) = (#(#args),*); #body })
+            ),
             (pats, args) => {
                 syn::parse_quote_spanned!(span=> ({ let (#(#pats),*) = (#(#args),*); #body }))
             }
@@ -1130,10 +1173,10 @@ impl Desugar<'_> {
             return None;
         };
         let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
-        let Expr::Closure(closure) = strip_parens(&init.expr) else {
+        let Expr::Closure(written) = strip_parens(&init.expr) else {
             return None;
         };
-        let mut closure = by_value(closure);
+        let mut closure = by_value(written);
         if let Some(span) = returns(&closure.body) {
             self.errors.at(span, RETURN_IN_CLOSURE);
         }
@@ -1151,6 +1194,7 @@ impl Desugar<'_> {
             captures: captures_of(&closure),
             closure,
             stale: None,
+            param_types: written_types(written),
         })
     }
 }

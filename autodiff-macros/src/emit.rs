@@ -475,6 +475,11 @@ impl<'a> Emitter<'a> {
     /// An argument of a call that is not written: `a` or `&a` (`by_ref`), and a matrix, which the generated
     /// code holds flat, in its own shape again.
     pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: Tokens) -> TokenStream {
+        // A parameter struct (or enum) taken by value, borrowed in the generated bodies (`let p = &p;`),
+        // passed by value: a clone of it.
+        if !by_ref && self.is_struct_taken_by_value(arg) {
+            return quote!(::core::clone::Clone::clone(#tokens));
+        }
         if let Operand::Array(array) = arg {
             // A matrix passed whole: the parameter as the caller has it, borrowed, or by value (`h(*m)` of
             // a `m: &[[f64; C]; R]`, `h(m)` of an owned one) a copy of it (autodiff-fuzz --seed 7171
@@ -521,6 +526,20 @@ impl<'a> Emitter<'a> {
         } else {
             tokens.into_token_stream()
         }
+    }
+
+    /// Is `arg` a parameter struct (or a parameter of the user's type) taken by value, which the generated
+    /// bodies borrow (`structs::Flattened::prologue`)?
+    pub(crate) fn is_struct_taken_by_value(&self, arg: &Operand) -> bool {
+        let Operand::Var(var) = arg else {
+            return false;
+        };
+        // (`self` is not rebound: a `self` taken by value is borrowed where it is used.)
+        self.f.params.contains(var)
+            && self.f.vars[var.0 as usize].hint.as_deref() != Some("self")
+            && matches!(self.activity.kind(arg), Kind::Struct(_))
+            && matches!(&self.f.vars[var.0 as usize].declared,
+                Some(ty) if !matches!(ty, syn::Type::Reference(_)))
     }
 
     /// `flat`, the elements (or their tangents) of the matrix `array`, row-major, in the matrix's shape:

@@ -102,8 +102,14 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
         let float_params = signature::float_type_params(&analysis_item.sig.generics);
         let f = lower::lower(body, inner, float_params.clone(), &mut errors);
         let activity = activity::analyze(&f, inner, &float_params, &mut errors);
+        // What the sweeps could not emit is found here, before them, so that it is the only error.
+        for error in reverse::unsized_region_arrays(&f, &activity) {
+            errors.push(error);
+        }
         (f, activity)
     });
+    // Nothing is emitted from a body with an error: its stubs stand in for the generated items.
+    let analysed = analysed.filter(|_| errors.len() == 0);
     let higher = match (&sig, &args.order, &analysed, &flat) {
         // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float), on a
         // free function, a method or a function of parameter structs alike.

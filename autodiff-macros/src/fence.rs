@@ -38,6 +38,18 @@ impl Fence<'_> {
                 "binding a name in a `match` pattern is not supported: match with `_` and use the \
                  scrutinee itself",
             ),
+            Pat::Tuple(_) => self.errors.spanned(
+                pat,
+                "a tuple pattern is not supported: `match` arms may use literals, ranges, constants, `_` and \
+                 `|`; match on one value at a time (a `match` inside an arm), or test the parts with \
+                 `if a == 0 && b == 0 {..} else if ..`",
+            ),
+            Pat::TupleStruct(_) | Pat::Struct(_) => self.errors.spanned(
+                pat,
+                "a pattern with fields (`Some(_)`, `Mode::Scaled(k)`) is not supported: `match` arms may use \
+                 literals, ranges, constants, variants without fields, `_` and `|`; pass the field as a \
+                 parameter of its own",
+            ),
             other => self.errors.spanned(
                 other,
                 "this pattern is not supported: `match` arms may use literals, ranges, constants, `_` and `|`",
@@ -126,6 +138,11 @@ impl<'ast> Visit<'ast> for Fence<'_> {
             }
             Expr::Call(c) if !matches!(&*c.func, Expr::Path(_)) => {
                 "only calls of a function by its path are supported (`f(x)`, `f64::sin(x)`)"
+            }
+            // `std::mem::swap(&mut a, &mut b)`: no function with `&mut` locals has a derivative.
+            Expr::Call(c) if is_mem_swap(&c.func) => {
+                "`std::mem::swap` is not supported in a differentiable body: swap the values with a tuple \
+                 `let` (`let (a2, b2) = (b, a); a = a2; b = b2;`), or bind new names (`let (a, b) = (b, a);`)"
             }
             // `&a` passes an array to a callee.
             Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
@@ -229,6 +246,11 @@ impl Fence<'_> {
             Pat::Wild(_) => {}
             Pat::Type(t) => self.local_pattern(&t.pat),
             Pat::Tuple(t) => t.elems.iter().for_each(|p| self.local_pattern(p)),
+            Pat::Slice(_) => self.errors.spanned(
+                pat,
+                "a slice pattern is not supported in `let`: bind a name, `_`, or a tuple of them, and read \
+                 the array's elements by index (`let (a, b) = (x[0], x[1]);`)",
+            ),
             other => self.errors.spanned(
                 other,
                 "this pattern is not supported in `let`: bind a name, `_`, or a tuple of them",
@@ -243,6 +265,23 @@ fn is_path(expr: &Expr) -> bool {
         Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_path(&u.expr),
         Expr::Paren(p) => is_path(&p.expr),
+        _ => false,
+    }
+}
+
+/// Is `func` the path of `std::mem::swap` (`mem::swap`, `std::mem::swap`, `core::mem::swap`)?
+fn is_mem_swap(func: &Expr) -> bool {
+    let Expr::Path(p) = func else {
+        return false;
+    };
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    match segments.as_slice() {
+        [.., module, last] => module == "mem" && last == "swap",
         _ => false,
     }
 }

@@ -757,6 +757,11 @@ impl Forward<'_, '_> {
                         // Constant here: a zero struct, or `()` where the callee keeps it constant too
                         // (a method without `wrt(self)`); the callee's slot type decides. Taken by
                         // reference, as the call passes it (`&self` of a `self` taken by value).
+                        // (A struct taken by value is borrowed here already.)
+                        None if self.e.is_struct_taken_by_value(other) => {
+                            let primal = self.e.operand(other);
+                            quote!(::autodiff::__private::inactive_tangent(#primal))
+                        }
                         None => {
                             let primal = self.e.call_arg(other, *by_ref, self.e.operand(other));
                             quote!(::autodiff::__private::inactive_tangent(#primal))

@@ -60,6 +60,9 @@ struct Lowering<'a> {
     memo: crate::hash::FastMap<String, Var>,
     vars: Vec<VarInfo>,
     arrays: Vec<ArrayInfo>,
+    /// The names bound by a `let` whose value had an error: their later uses report nothing more, so
+    /// that one mistake gives one error.
+    failed_lets: crate::hash::FastSet<String>,
     scopes: Vec<Vec<Binding>>,
     /// The statements of the block being lowered.
     stmts: Vec<Stmt>,
@@ -102,6 +105,7 @@ pub(crate) fn lower(
         memo: Default::default(),
         vars: Vec::new(),
         arrays: Vec::new(),
+        failed_lets: Default::default(),
         scopes: vec![Vec::new()],
         stmts: Vec::new(),
         items: Vec::new(),
@@ -120,6 +124,11 @@ pub(crate) fn lower(
     let mut params = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
+        // A parameter struct taken by value, which the generated bodies borrow (`let p = &p;`): a call
+        // that takes it by value is given a clone (`Emitter::call_arg`).
+        if matches!(p.kind, Kind::Struct(_)) && !matches!(p.ty, syn::Type::Reference(_)) {
+            lowering.vars[var.0 as usize].declared = Some(p.ty.clone());
+        }
         params.push(var);
         lowering.param_vars.push(var);
         let bound = match p.array {
@@ -201,6 +210,52 @@ fn strip_parens(mut expr: &Expr) -> &Expr {
             Expr::Group(g) => expr = &g.expr,
             _ => return expr,
         }
+    }
+}
+
+/// The names `pat` binds (`a`, `(a, (b, _))`, `c: f64`).
+fn pattern_names(pat: &Pat, names: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(p) => names.push(p.ident.to_string()),
+        Pat::Type(t) => pattern_names(&t.pat, names),
+        Pat::Paren(p) => pattern_names(&p.pat, names),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| pattern_names(p, names)),
+        Pat::Slice(s) => s.elems.iter().for_each(|p| pattern_names(p, names)),
+        _ => {}
+    }
+}
+
+/// The error for an assignment `target op ..` (`op` is `=`, `+=`, ...) to a target that is not a local
+/// variable: what is not supported, and what to write instead.
+fn unassignable_target(target: &Expr, op: &str) -> String {
+    match target {
+        Expr::Tuple(_) => "a destructuring assignment `(a, b) = ..` is not supported in a differentiable body: \
+             bind the values with `let (new_a, new_b) = ..;` and assign each (`a = new_a; b = new_b;`)"
+            .to_string(),
+        Expr::Field(field) => match &field.member {
+            syn::Member::Unnamed(index) => format!(
+                "assigning a field of a tuple (`{t}.{i} {op} ..`) is not supported in a differentiable \
+                 body: keep the tuple's parts in local variables (`let (mut a, mut b) = {t};`), assign \
+                 those (`a {op} ..`), and make the tuple from them where it is used (`(a, b)`)",
+                t = field.base.to_token_stream(),
+                i = index.index
+            ),
+            syn::Member::Named(name) => format!(
+                "assigning a field of a struct (`s.{name} {op} ..`) is not supported in a differentiable \
+                 body: read the field into a local variable (`let mut {name} = s.{name};`) and assign that"
+            ),
+        },
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Deref(_),
+            ..
+        }) => format!(
+            "assigning through a dereference (`*r {op} ..`) is supported only for a `&mut` float output \
+             parameter of the function: assign a local variable instead (`let mut v = *r; v {op} ..;`)"
+        ),
+        _ => format!(
+            "only a local variable (`v {op} ..`) or an element of a slice, array or `Vec` (`v[i] {op} ..`) \
+             can be assigned in a differentiable body: bind this value to a local variable and assign that"
+        ),
     }
 }
 
@@ -395,7 +450,17 @@ impl Lowering<'_> {
                     self.bind_uninit(&local.pat);
                     return;
                 };
+                let before = self.errors.len();
                 self.lower_let(&local.pat, &init.expr);
+                let mut names = Vec::new();
+                pattern_names(&local.pat, &mut names);
+                for name in names {
+                    if self.errors.len() > before {
+                        self.failed_lets.insert(name);
+                    } else {
+                        self.failed_lets.remove(&name);
+                    }
+                }
             }
             // The statements after an early `return` are lowered once in each branch that goes on to
             // them, so the same item may come twice: it is declared once.
@@ -420,6 +485,25 @@ impl Lowering<'_> {
                 .errors
                 .spanned(m, "macros are not supported in a differentiable body"),
         }
+    }
+
+    /// Does `expr` read a name bound by a `let` whose value had an error (`failed_lets`)?
+    fn reads_failed_let(&self, expr: &Expr) -> bool {
+        struct Reads<'s>(&'s crate::hash::FastSet<String>, bool);
+        impl<'ast> syn::visit::Visit<'ast> for Reads<'_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                self.1 |= p
+                    .path
+                    .get_ident()
+                    .is_some_and(|i| self.0.contains(&i.to_string()));
+            }
+        }
+        if self.failed_lets.is_empty() {
+            return false;
+        }
+        let mut reads = Reads(&self.failed_lets, false);
+        syn::visit::Visit::visit_expr(&mut reads, expr);
+        reads.1
     }
 
     fn bind_uninit(&mut self, pat: &Pat) {
@@ -607,13 +691,11 @@ impl Lowering<'_> {
             _ => None,
         };
         let Some(name) = name.filter(|n| self.lookup(n).is_some()) else {
-            let message = if matches!(strip_parens(target), Expr::Tuple(_)) {
-                "a destructuring assignment `(a, b) = ..` is not supported in a differentiable body: bind \
-                 the values with `let (new_a, new_b) = ..;` and assign each (`a = new_a; b = new_b;`)"
-            } else {
-                "only local variables can be assigned in a differentiable body; field, index and \
-                 dereference targets are not supported"
-            };
+            let op = op.map_or_else(
+                || "=".to_string(),
+                |op| format!("{}=", op.to_token_stream()),
+            );
+            let message = unassignable_target(strip_parens(target), &op);
             self.errors.spanned(target, message);
             return Operand::unit();
         };

@@ -46,7 +46,7 @@ pub(crate) use loops::loop_defs;
 use loops::Window;
 use plan::{CallPlan, Plan};
 use region::top_level_arrays;
-pub(crate) use region::writes_array;
+pub(crate) use region::{unsized_region_arrays, writes_array};
 
 /// The current adjoint of each value that has one (an identifier).
 type Adjoints = BTreeMap<Var, TokenStream>;

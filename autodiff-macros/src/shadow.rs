@@ -96,6 +96,7 @@ pub(crate) fn shadow(
         float,
         scalar: &scalar,
         constants: float_constants(item, float),
+        array_constants: float_array_constants(item, float),
         bindings: bindings(item),
         bools: bools(item),
         by_ref: float_references(item, float),
@@ -348,6 +349,9 @@ struct Rewrite<'a> {
     /// Names that stand for constants of the float type: `const K: f64` items of the body and names it
     /// imports from `std::f64::consts`. (Other `SCREAMING_CASE` names go through `constant`.)
     constants: Vec<String>,
+    /// `const W: [f64; N]` (or nested, `[[f64; M]; N]`) items of the body, with how deep they nest: an
+    /// element read `W[i]` becomes `lit::<__S>(W[i])`.
+    array_constants: Vec<(String, usize)>,
     /// The names the function binds (parameters, `let`s, loop variables): not constants.
     bindings: Vec<String>,
     /// The `bool` parameters and locals (`let b = x > 0.0;`, `let b: bool = ..`), cast with `as` itself.
@@ -1418,6 +1422,29 @@ fn float_constants(item: &syn::ItemFn, float: &str) -> Vec<String> {
     names
 }
 
+/// The `const` items of `item`'s body that are arrays of the float type (`const W: [f64; 3]`, also nested),
+/// with their depth (see `Rewrite::array_constants`).
+fn float_array_constants(item: &syn::ItemFn, float: &str) -> Vec<(String, usize)> {
+    fn depth(ty: &Type, float: &str) -> Option<usize> {
+        match ty {
+            Type::Array(a) => match &*a.elem {
+                Type::Path(p) if p.path.is_ident(float) => Some(1),
+                inner => depth(inner, float).map(|d| d + 1),
+            },
+            _ => None,
+        }
+    }
+    let mut items = Vec::new();
+    collect_items(&item.block.stmts, &mut items);
+    items
+        .into_iter()
+        .filter_map(|item| match item {
+            syn::Item::Const(c) => depth(&c.ty, float).map(|d| (c.ident.to_string(), d)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// The items declared anywhere in `stmts` (nested blocks included).
 fn collect_items<'a>(stmts: &'a [syn::Stmt], items: &mut Vec<&'a syn::Item>) {
     struct Items<'a, 'b>(&'b mut Vec<&'a syn::Item>);
@@ -1444,6 +1471,25 @@ fn collect_use(tree: &syn::UseTree, names: &mut Vec<String>) {
 }
 
 impl Rewrite<'_> {
+    /// For `W[i][j]` indexing a float array constant of the body (`array_constants`) down to a float: the
+    /// number of indexes.
+    fn array_constant_element(&self, expr: &Expr) -> Option<usize> {
+        let mut base = expr;
+        let mut indexes = 0;
+        while let Expr::Index(index) = base {
+            indexes += 1;
+            base = &index.expr;
+        }
+        let Expr::Path(p) = base else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        self.array_constants
+            .iter()
+            .any(|(constant, depth)| *constant == name && *depth == indexes)
+            .then_some(indexes)
+    }
+
     /// Whether `p` names a constant from outside the function: `SCREAMING_CASE`, not a variable, reached
     /// through modules only (`Mode::FAST` names an associated item).
     fn outside_constant(&self, p: &syn::ExprPath) -> bool {
@@ -1688,6 +1734,20 @@ impl VisitMut for Rewrite<'_> {
                     return;
                 }
             }
+        }
+        // `W[i]` of a `const W: [f64; N]` of the body, indexed down to a float: the float as a literal is.
+        if let Some(indexes) = self.array_constant_element(expr) {
+            // (The indexes are integers of the body, rewritten as any.)
+            let mut inner = &mut *expr;
+            for _ in 0..indexes {
+                let Expr::Index(index) = inner else {
+                    break;
+                };
+                self.visit_expr_mut(&mut index.index);
+                inner = &mut index.expr;
+            }
+            *expr = self.lit(expr.clone());
+            return;
         }
         match expr {
             // `*x` of a float parameter taken by reference: the shadow has its value in `x`.

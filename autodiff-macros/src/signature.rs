@@ -392,6 +392,53 @@ pub(crate) fn output_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
     }
 }
 
+/// Is the parameter `name` of a type of the user's (`mode: Mode`) only matched on (`match mode { .. }`) or
+/// compared (`mode == Mode::Fast`) in `body`? Then it is data, an enum or a flag, rather than a parameter
+/// struct whose fields the body reads.
+fn only_matched_or_compared(body: &syn::Block, name: &Ident) -> bool {
+    use syn::visit::Visit;
+    /// The uses of `name`, and how many of them are a `match`'s scrutinee or a side of `==`/`!=`.
+    struct Uses<'n> {
+        name: &'n Ident,
+        all: usize,
+        as_data: usize,
+    }
+    impl Uses<'_> {
+        fn is_name(&self, expr: &syn::Expr) -> bool {
+            match expr {
+                syn::Expr::Path(p) => p.qself.is_none() && p.path.is_ident(self.name),
+                syn::Expr::Paren(p) => self.is_name(&p.expr),
+                syn::Expr::Reference(r) => self.is_name(&r.expr),
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.is_name(&u.expr),
+                _ => false,
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Uses<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            self.all += usize::from(p.qself.is_none() && p.path.is_ident(self.name));
+        }
+        fn visit_expr_match(&mut self, m: &'ast syn::ExprMatch) {
+            self.as_data += usize::from(self.is_name(&m.expr));
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) {
+                self.as_data +=
+                    usize::from(self.is_name(&b.left)) + usize::from(self.is_name(&b.right));
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+    }
+    let mut uses = Uses {
+        name,
+        all: 0,
+        as_data: 0,
+    };
+    uses.visit_block(body);
+    uses.all > 0 && uses.all == uses.as_data
+}
+
 /// Does `body` read the incoming value of the output parameter `name`? Writing an element with `=`
 /// (`out[i] = ..`) and asking the length do not; reading `out[e]` after `out[e] = ..` with the same index
 /// written the same way earlier in the same block (or an enclosing one) does not either. Anything else
@@ -551,9 +598,15 @@ pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
                 .map(|(_, ty)| ty)
         })
     };
+    // A row of floats that is a fixed-size array, in a slice or `Vec` (`&[[T; 2]]`: points in the plane).
+    let array_row = |t: &Type| {
+        array_shape(t, float_params)
+            .filter(|(shape, _)| shape.owned && shape.fixed)
+            .map(|(_, ty)| ty)
+    };
     let grad_ty: Type = match inner {
         Type::Slice(s) if !owned => {
-            let row_ty = row(&s.elem, false)?;
+            let row_ty = row(&s.elem, false).or_else(|| array_row(&s.elem))?;
             vec_of(&row_ty)
         }
         Type::Array(a) => {
@@ -568,7 +621,7 @@ pub(crate) fn matrix_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
             let syn::GenericArgument::Type(elem) = args.args.first()? else {
                 return None;
             };
-            let row_ty = row(elem, false)?;
+            let row_ty = row(elem, false).or_else(|| array_row(elem))?;
             vec_of(&row_ty)
         }
         _ => return None,
@@ -677,8 +730,8 @@ pub(crate) fn struct_type(ty: &Type, generics: &syn::Generics) -> Option<Type> {
 const NESTED_ONE_WAY: &str =
     "nested arrays of floats nest one way: arrays of arrays (`[[T; M]; N]`, \
      `[[[T; K]; M]; N]`, also by reference) or `Vec`s of `Vec`s (`&[Vec<T>]`, `Vec<Vec<T>>`, \
-     `&[Vec<Vec<T>>]`, `Vec<Vec<Vec<T>>>`): write the type so, or pass one flat slice indexed \
-     `a[(i * n + j) * m + k]`";
+     `&[Vec<Vec<T>>]`, `Vec<Vec<Vec<T>>>`), or a slice or `Vec` of rows that are arrays (`&[[T; M]]`, \
+     `Vec<[T; M]>`): write the type so, or pass one flat slice indexed `a[(i * n + j) * m + k]`";
 
 /// Is this a type the macro cannot differentiate through but that looks like it holds floats
 /// (`&mut [f64]`, `&[Vec<f64>]`)? Those get an error rather than silently passing through.
@@ -873,8 +926,16 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     errors.spanned(&pt.ty, message);
                     ok = false;
                 }
-                // A parameter struct (`p: &Mlp`): active, its own gradient type.
+                // A parameter struct (`p: &Mlp`): active, its own gradient type. But a value of a type of
+                // the user's that the body only matches on or compares (`mode: Mode`, an enum), and that
+                // `wrt(..)` does not name, is data like an integer.
+                let named_in_wrt = (args.wrt.as_ref()).is_some_and(|w| w.contains(&pi.ident));
                 let (kind, grad_ty) = match (&kind, array, struct_type(&pt.ty, &sig.generics)) {
+                    (Kind::Unknown, None, Some(_))
+                        if !named_in_wrt && only_matched_or_compared(&item.block, &pi.ident) =>
+                    {
+                        (kind, grad_ty)
+                    }
                     (Kind::Unknown, None, Some(ty)) => (Kind::Struct(ty.clone()), ty),
                     _ => (kind, grad_ty),
                 };

@@ -172,7 +172,8 @@ pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
 
 /// Does the body read `field` (or a value carried from it) as an integer or a flag: as a loop's bound or
 /// step, an index, a `match` scrutinee, the condition of an `if` or a `while`, the operand of `!`, of a
-/// cast, of an operation with an integer result, or of a comparison with an integer?
+/// cast, of an operation or method with an integer result, or of a comparison, an operation or a method
+/// (`p.n.min(x.len())`) with an integer?
 fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
     use crate::ir::{ArrayInit, Block, Operand, Stmt, Value};
     let integer = |o: &Operand| matches!(activity.kind(o), Kind::Int);
@@ -233,6 +234,13 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
             Value::Load { index, .. } => reads(index, &carried),
             Value::Binary(_, a, b) if reads(a, &carried) || reads(b, &carried) => {
                 matches!(activity.var_kind(*var), Kind::Int) || integer(a) || integer(b)
+            }
+            // `p.n.min(x.len())`: a method (`min`, `max`, ..) of the field with an integer operand.
+            Value::Float { args, .. } if args.iter().any(|a| reads(a, &carried)) => {
+                matches!(activity.var_kind(*var), Kind::Int) || args.iter().any(integer)
+            }
+            Value::Method { receiver, args, .. } if reads(receiver, &carried) => {
+                matches!(activity.var_kind(*var), Kind::Int) || args.iter().any(integer)
             }
             // `!p.flag`.
             Value::Unary(syn::UnOp::Not(_), o) => reads(o, &carried),

@@ -192,11 +192,14 @@ impl Lowering<'_> {
                 };
                 return self.emit(value, hint, crate::span::of_index(e));
             }
-            self.errors.spanned(
-                &e.expr,
-                "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind the value to a \
-                 name first",
-            );
+            // (A name whose `let` had an error was reported there.)
+            if !self.reads_failed_let(&e.expr) {
+                self.errors.spanned(
+                    &e.expr,
+                    "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind the value \
+                     to a name first",
+                );
+            }
             return Self::poisoned();
         };
         let index = self.lower_expr(&e.index, None);

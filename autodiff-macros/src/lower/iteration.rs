@@ -12,12 +12,17 @@ use syn::{Expr, Pat};
 impl Lowering<'_> {
     /// The range a `for` iterates and how it binds elements, from its iterator expression.
     pub(super) fn lower_iteration(&mut self, iter: &Expr) -> Option<(Range, Elements)> {
-        const SUPPORTED: &str = "this iterator is not supported in a differentiable `for`: iterate over a range \
-                                 (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice (`xs`, `&xs`, \
-                                 `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())`, `xs.windows(k)`, \
+        const SUPPORTED: &str = "this iterator is not supported in a differentiable `for` or iterator chain: \
+                                 iterate over a range (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice \
+                                 (`xs`, `&xs`, `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
+                                 two slices; for more, over their indexes: `for i in 0..a.len()`), `xs.windows(k)`, \
                                  `xs.chunks(k)`, or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
+        // Over a name whose `let` had an error (reported there): nothing more to say.
+        if self.reads_failed_let(iter) {
+            return None;
+        }
         // A slice, or a chain of iterator adaptors on one.
         if let Some(array) = self.array_operand(iter) {
             return Some(self.slice_range(vec![array], None));

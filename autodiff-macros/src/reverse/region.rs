@@ -106,12 +106,9 @@ impl Reverse<'_, '_> {
                     (None, Some(len)) if self.e.f.arrays[array.0 as usize].fixed => {
                         quote!([#zero; #len])
                     }
+                    // Rejected before emission (`unsized_region_arrays`); kept an error, never a panic.
                     (None, _) => {
-                        quote_spanned!(self.e.f.arrays[array.0 as usize].made_at=> ::core::compile_error!(
-                            "an array made inside a loop or branch by `Vec::new()`, `Vec::with_capacity(..)`, or a copy of a \
-                             fixed-size array whose length the macro cannot tell, cannot be differentiated yet: make it before \
-                             the loop and write its elements"
-                        ))
+                        quote_spanned!(self.e.f.arrays[array.0 as usize].made_at=> ::core::compile_error!(#UNSIZED_REGION_ARRAY))
                     }
                 },
             };
@@ -496,6 +493,50 @@ pub(crate) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
 
 /// The arrays in scope for the whole function: the parameters and the arrays its body makes outside any
 /// branch or loop.
+/// Why an array made in a branch or loop body by `Vec::new()`, a `.collect()` or a copy of unknown length is
+/// rejected: the reverse of that region must size the array's adjoint buffer again.
+const UNSIZED_REGION_ARRAY: &str =
+    "an array made inside a loop or branch by `.collect()`, `Vec::new()`, `Vec::with_capacity(..)`, or a copy \
+     of a fixed-size array whose length the macro cannot tell, cannot be differentiated yet: make it before the \
+     loop or branch (`let mut v = vec![0.0; n];`) and write its elements (`v[i] = ..`)";
+
+/// Can the reverse of a branch or loop body that makes `array` by `init` size its adjoint buffer (zeros of
+/// its length)? Not for a `Vec` made empty, collected or copied whose length the lowering did not record.
+fn region_can_size(f: &Function, array: Array, init: &ArrayInit) -> bool {
+    let info = &f.arrays[array.0 as usize];
+    match init {
+        ArrayInit::Repeat { .. } | ArrayInit::Elements { .. } | ArrayInit::Window { .. } => true,
+        ArrayInit::Copy(source) if f.arrays[source.0 as usize].param.is_some() => true,
+        _ => info.length.is_some() || (info.fixed && info.fixed_len.is_some()),
+    }
+}
+
+/// The errors, spanned where the body makes them, for the active arrays made inside a branch or loop body
+/// whose adjoint buffer the reverse sweep could not size (`region_can_size`). Run before emission, so that
+/// such a body gets this error alone and no half-emitted sweep.
+pub(crate) fn unsized_region_arrays(
+    f: &Function,
+    activity: &crate::activity::Activity,
+) -> Vec<syn::Error> {
+    let top_level = top_level_arrays(f);
+    f.all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::NewArray { array, init }
+                if !top_level.contains(array)
+                    && activity.is_active_array(*array)
+                    && !region_can_size(f, *array, init) =>
+            {
+                Some(syn::Error::new(
+                    f.arrays[array.0 as usize].made_at,
+                    UNSIZED_REGION_ARRAY,
+                ))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 pub(super) fn top_level_arrays(f: &Function) -> BTreeSet<Array> {
     let params = f
         .arrays

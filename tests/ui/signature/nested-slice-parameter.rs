@@ -1,5 +1,6 @@
 // Nested arrays of floats nest one way, arrays in arrays or `Vec`s in `Vec`s (`[[[f64; 2]; 2]; 2]`,
-// `Vec<Vec<Vec<f32>>>` work); a slice of arrays or a `Vec` of arrays is an error saying what to write.
+// `Vec<Vec<Vec<f32>>>` work), and a slice or `Vec` of rows that are arrays (`&[[f64; 2]]`) is a matrix;
+// a slice of matrices that are arrays, or an array of `Vec`s, is an error saying what to write.
 use autodiff::differentiable;
 
 #[differentiable]
