@@ -861,6 +861,14 @@ impl Bond {
         w[0] * w[1] + self.k * b * b
     }
 
+    /// `k² x + w0³`, differentiated in `self` at `order = 2`: a field as the receiver of `powi`, whose
+    /// integer exponent made the field read as an integer in the hidden function of `order = K` (rustc's
+    /// E0308 in generated code; found by `--order2` on `Line::fit_scaled`).
+    #[differentiable(wrt(self), order = 2)]
+    fn curvature(&self, x: f64) -> f64 {
+        self.k.powi(2) * x + self.w[0].powi(3)
+    }
+
     /// `k x³ + w1 x`, differentiated in `self`.
     #[differentiable(wrt(self), order = 2)]
     fn stiffness(&self, x: f64) -> f64 {
@@ -895,6 +903,14 @@ proptest! {
         assert_close(g, ds, ANALYTIC_TOL, "stretched_typed derivative");
         let (_, _, h) = spring.stretched_typed_hessian(x);
         assert_close(h[0][0], dds, ANALYTIC_TOL, "stretched_typed second derivative");
+        // A field under `powi` at `order = 2`: the Hessian over (w0, w1, k).
+        let (value, _, h) = spring.curvature_hessian(x);
+        assert_close(value, k * k * x + w0 * w0 * w0, ANALYTIC_TOL, "curvature value");
+        assert_eq!(spring.curvature(x), value);
+        let want = [[6.0 * w0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.0 * x]];
+        for (row, want) in h.iter().zip(&want) {
+            assert_all_close(row, want, ANALYTIC_TOL, "curvature Hessian");
+        }
         // The product, at first and second order.
         let (value, g) = spring.energy_in_data_grad(x);
         assert_close(value, s * t, ANALYTIC_TOL, "energy value");

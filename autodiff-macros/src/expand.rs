@@ -464,6 +464,14 @@ fn method_generic_copy(
         .params
         .iter()
         .any(|p| p.ident != "self" && p.differentiable);
+    // Its calls of other methods (`self.fit(..)`, `Self::h(..)`) are differentiated in `self` too: the
+    // copy with a constant `self` would reach their first-order items, not their copies.
+    if self_differentiated && calls_methods(&item.block) {
+        return fallback(
+            "it is differentiated in `self` (`wrt(self)`) and calls other methods, so it has no copy with a \
+             constant `self` (give the caller `wrt(self)` too, or write the computation out in the caller)",
+        );
+    }
     if self_differentiated && !others {
         return fallback(
             "it is differentiated in `self` (`wrt(self)`) and has no other parameter to differentiate, so \
@@ -503,6 +511,29 @@ fn method_generic_copy(
         #copy
     };
     (companion::GenericCopy::Missing, copy)
+}
+
+/// Does `block` call a method of `self` (`self.fit(..)`) or an associated function (`Self::h(..)`)?
+fn calls_methods(block: &syn::Block) -> bool {
+    use syn::visit::Visit;
+    struct Calls(bool);
+    impl<'a> Visit<'a> for Calls {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
+            self.0 |= on_self;
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
+            let associated = matches!(&*call.func, syn::Expr::Path(p)
+                if p.path.segments.first().is_some_and(|s| s.ident == "Self"));
+            self.0 |= associated;
+            syn::visit::visit_expr_call(self, call);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut calls = Calls(false);
+    calls.visit_block(block);
+    calls.0
 }
 
 /// In a generic `impl`, the generic copy `Self::__g_generic` of an associated function without `self`, over a

@@ -236,8 +236,14 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
                 matches!(activity.var_kind(*var), Kind::Int) || integer(a) || integer(b)
             }
             // `p.n.min(x.len())`: a method (`min`, `max`, ..) of the field with an integer operand.
-            Value::Float { args, .. } if args.iter().any(|a| reads(a, &carried)) => {
-                matches!(activity.var_kind(*var), Kind::Int) || args.iter().any(integer)
+            // Not `powi`'s exponent, which is an integer of every float's `powi` (`p.slope.powi(2)`).
+            Value::Float { func, args, .. } if args.iter().any(|a| reads(a, &carried)) => {
+                let floats = func.float_args(args.len());
+                matches!(activity.var_kind(*var), Kind::Int)
+                    || args
+                        .iter()
+                        .zip(floats)
+                        .any(|(a, float)| float && integer(a))
             }
             Value::Method { receiver, args, .. } if reads(receiver, &carried) => {
                 matches!(activity.var_kind(*var), Kind::Int) || args.iter().any(integer)
