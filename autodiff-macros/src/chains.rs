@@ -947,21 +947,14 @@ impl Desugar<'_> {
                 }
                 ("fold", 2) => {
                     let init = m.args[0].to_token_stream();
-                    // Input:  `.fold(0.0, |m: f64, v| m.max(v))`
-                    // Output: `let mut __acc: f64 = 0.0;`: the closure's annotation is what types
-                    // an initial value such as `0.0` (else `m.max(..)` is a method call on an
-                    // ambiguous `{float}`), so the accumulator keeps it.
-                    if let Expr::Closure(c) = strip_parens(&m.args[1]) {
-                        if let Some(Pat::Type(t)) = c.inputs.first() {
-                            acc_ty = Some((*t.ty).clone());
-                        }
-                    }
                     let Some(func) = self.func(&m.args[1]) else {
                         return Some(Self::poisoned(span));
                     };
                     let tail = match func {
                         Func::Closure(c) if c.inputs.len() == 2 => {
-                            // (`func` dropped the closure's annotations: read the one written.)
+                            // Input:  `.fold(0.0, |m: f64, v| m.max(v))`
+                            // Output: `let mut __acc: f64 = 0.0;` (`func` dropped the closure's
+                            // annotations: read the one written, or the local closure's).
                             acc_ty = match strip_parens(&m.args[1]) {
                                 Expr::Closure(written) => written_types(written).swap_remove(0),
                                 other => self
