@@ -236,7 +236,11 @@ tuples!(
     (A, B, C, D, E),
     (A, B, C, D, E, G),
     (A, B, C, D, E, G, H),
-    (A, B, C, D, E, G, H, I)
+    (A, B, C, D, E, G, H, I),
+    (A, B, C, D, E, G, H, I, J),
+    (A, B, C, D, E, G, H, I, J, K),
+    (A, B, C, D, E, G, H, I, J, K, L),
+    (A, B, C, D, E, G, H, I, J, K, L, M)
 );
 
 /// What one call gave: the value, the flattened gradient and (from `f_hessian`) the Hessian's rows.

@@ -45,6 +45,8 @@ struct Options {
     order2: bool,
     /// With `--order2`: only the files whose path contains this.
     only: Option<String>,
+    /// With `--order2`: also build the twins known.txt lists as not compiling.
+    recheck_known: bool,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -60,6 +62,7 @@ fn parse_args() -> Result<Options, String> {
         quiet: false,
         order2: false,
         only: None,
+        recheck_known: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -88,9 +91,10 @@ fn parse_args() -> Result<Options, String> {
             "--quiet" => o.quiet = true,
             "--order2" => o.order2 = true,
             "--only" => o.only = Some(value("--only")?),
+            "--recheck-known" => o.recheck_known = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--scratch] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--scratch] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
                 );
                 std::process::exit(0);
             }
@@ -127,6 +131,7 @@ fn main() {
             strict: opts.strict,
             quiet: opts.quiet,
             only: opts.only.clone(),
+            recheck_known: opts.recheck_known,
         };
         order2::run(&workspace_root(), &o)
     } else {

@@ -87,10 +87,50 @@ struct Source {
     ast: syn::File,
 }
 
+/// The grouping key of a twin left out of the build because known.txt lists it as not compiling.
+const NOT_BUILT: &str = "known not to compile (not built)";
+
+/// `fuzz/order2/known.txt`: the known failures, `name: reason`, and which of them fail to compile (the
+/// entries under the heading `## does not compile ..`).
+struct Known {
+    reasons: BTreeMap<String, String>,
+    compile: BTreeSet<String>,
+}
+
+impl Known {
+    fn read(root: &Path) -> Known {
+        let text = fs::read_to_string(root.join("fuzz").join("order2").join("known.txt"))
+            .unwrap_or_default();
+        let mut known = Known {
+            reasons: BTreeMap::new(),
+            compile: BTreeSet::new(),
+        };
+        let mut compile_section = false;
+        for line in text.lines().map(str::trim) {
+            if let Some(heading) = line.strip_prefix("## ") {
+                compile_section = heading.starts_with("does not compile");
+                continue;
+            }
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if let Some((name, reason)) = line.split_once(": ") {
+                known.reasons.insert(name.to_string(), reason.to_string());
+                if compile_section {
+                    known.compile.insert(name.to_string());
+                }
+            }
+        }
+        known
+    }
+}
+
 /// Options of the `--order2` mode.
 pub struct Options {
     pub strict: bool,
     pub quiet: bool,
+    /// Also build the twins known.txt lists as not compiling (two builds), to find the ones that compile now.
+    pub recheck_known: bool,
     /// Only files whose path contains this.
     pub only: Option<String>,
 }
@@ -177,9 +217,24 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
         files.push((s.rel.clone(), s.module.clone(), ast));
     }
 
-    // Build, dropping the twins (and harness functions) that do not compile, until it passes.
+    // Build, dropping the twins (and harness functions) that do not compile, until it passes. The twins
+    // known not to compile are dropped from the start, so that a run finding nothing new builds once.
+    let known = Known::read(root);
     let mut dropped_twins: BTreeSet<usize> = BTreeSet::new();
     let mut dropped_checks: BTreeSet<usize> = BTreeSet::new();
+    if !opts.recheck_known {
+        for (id, e) in entries.iter_mut().enumerate() {
+            if known.compile.contains(&e.name) && e.out_of_scope.is_none() {
+                dropped_twins.insert(id);
+                dropped_checks.insert(id);
+                e.compile_error = Some((
+                    NOT_BUILT.to_string(),
+                    "not built: listed in known.txt as not compiling (`--recheck-known` builds it)"
+                        .to_string(),
+                ));
+            }
+        }
+    }
     let mut dropped_files: BTreeMap<String, String> = BTreeMap::new();
     let mut round = 0;
     loop {
@@ -292,7 +347,7 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
     for (id, outcome) in results {
         entries[id].result = Some(outcome);
     }
-    let found = report(&entries, &dropped_files, &left_out, root, opts)?;
+    let found = report(&entries, &dropped_files, &left_out, &known, opts)?;
     if !opts.quiet {
         eprintln!("order2: total {:.0} s", started.elapsed().as_secs_f64());
     }
@@ -1105,20 +1160,10 @@ fn report(
     entries: &[Entry],
     dropped_files: &BTreeMap<String, String>,
     left_out: &[String],
-    root: &Path,
+    known_list: &Known,
     opts: &Options,
 ) -> Result<bool, String> {
-    let known_path = root.join("fuzz").join("order2").join("known.txt");
-    let known_text = fs::read_to_string(&known_path).unwrap_or_default();
-    let known: BTreeMap<String, String> = known_text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| {
-            l.split_once(": ")
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-        })
-        .collect();
+    let known = &known_list.reasons;
     for f in left_out {
         println!("left out: {f}");
     }
@@ -1195,6 +1240,11 @@ fn report(
         }
     }
     for name in known.keys() {
+        if opts.only.is_none() && !entries.iter().any(|e| &e.name == name) {
+            unexpected.push(format!(
+                "not a function of the suites with derivatives (remove it from known.txt): {name}"
+            ));
+        }
         if !failing.contains(name) && in_scope.iter().any(|e| &e.name == name) {
             unexpected.push(format!(
                 "known to fail but passes (remove it from known.txt): {name}"
@@ -1224,12 +1274,16 @@ fn report(
     }
     let out_of_scope = entries.iter().filter(|e| e.out_of_scope.is_some()).count();
     println!(
-        "order2: {} functions with derivatives ({} with one float result); at order 2: {} failed to compile, \
-         {} compiled; of those {} Hessians match central differences of the gradient, {} wrong, {} panicked, \
+        "order2: {} functions with derivatives ({} with one float result); at order 2: {} failed to compile \
+         ({} of them known and not built), {} compiled; of those {} Hessians match central differences of the gradient, {} wrong, {} panicked, \
          {} without inputs found, {} not checked numerically",
         entries.len(),
         in_scope.len(),
         in_scope.len() - compiled,
+        in_scope
+            .iter()
+            .filter(|e| e.compile_error.as_ref().is_some_and(|(k, _)| k == NOT_BUILT))
+            .count(),
         compiled,
         ok,
         wrong,
