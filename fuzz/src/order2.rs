@@ -1,7 +1,7 @@
 //! `autodiff-fuzz --order2`: does every function of the test suites and examples that works at first order
 //! work at `order = 2`?
 //!
-//! Each file of `tests/*.rs` and `examples/*.rs` is parsed with `syn` and copied whole into one work crate
+//! Each file of `tests/*.rs` and `examples/*.rs` is parsed with `syn` and copied whole into one of two work crates
 //! (as a module; `#[test]` functions become plain ones). Beside every `#[differentiable]` function whose
 //! result is one float, the copy gets a twin `f__o2` with the same body and `order = 2` added to its
 //! attribute (the original stays at first order, so the twin calls the callees as the user wrote them);
@@ -85,7 +85,12 @@ struct Source {
     /// `tests_calls`: its module in the work crate.
     module: String,
     ast: syn::File,
+    /// Its length in bytes, to share the files out among the work crates.
+    size: usize,
 }
+
+/// How many crates the work is shared out among (the machines CI runs on have two cores).
+const PARTS: usize = 2;
 
 /// The grouping key of a twin left out of the build because known.txt lists it as not compiling.
 const NOT_BUILT: &str = "known not to compile (not built)";
@@ -153,23 +158,43 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
         &root.join("examples").join("shared"),
         &files_dir.join("shared"),
     )?;
-    let manifest = format!(
-        "[package]\nname = \"order2-work\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-         [dependencies]\nautodiff = {{ path = {root:?} }}\nadlib = {{ path = {adlib:?} }}\nproptest = \"1\"\n\
-         libm = \"0.2\"\nnum-traits = \"0.2\"\nnum-dual = {{ version = \"0.15\", default-features = false }}\n\n\
-         [workspace]\n\n[profile.dev]\nopt-level = 1\ndebug = false\nincremental = true\n",
-        root = root.display().to_string(),
-        adlib = root.join("tests").join("adlib").display().to_string(),
-    );
-    fs::write(work.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    // A workspace of PARTS crates, each with its share of the files, which cargo builds side by side: most
+    // of a build is the front end of rustc (the macros' expansion, type checking), which is one thread
+    // per crate.
+    let members: Vec<String> = (0..PARTS).map(|i| format!("\"part{i}\"")).collect();
+    fs::write(
+        work.join("Cargo.toml"),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n\n\
+             [profile.dev]\nopt-level = 1\ndebug = false\nincremental = true\n",
+            members.join(", ")
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    for part in 0..PARTS {
+        let part_src = work.join(format!("part{part}")).join("src");
+        fs::create_dir_all(&part_src).map_err(|e| e.to_string())?;
+        let manifest = format!(
+            "[package]\nname = \"order2-part{part}\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nautodiff = {{ path = {root:?} }}\nadlib = {{ path = {adlib:?} }}\nproptest = \"1\"\n\
+             libm = \"0.2\"\nnum-traits = \"0.2\"\nnum-dual = {{ version = \"0.15\", default-features = false }}\n",
+            root = root.display().to_string(),
+            adlib = root.join("tests").join("adlib").display().to_string(),
+        );
+        fs::write(
+            work.join(format!("part{part}")).join("Cargo.toml"),
+            manifest,
+        )
+        .map_err(|e| e.to_string())?;
+        fs::write(
+            part_src.join("support.rs"),
+            include_str!("../order2/support.rs"),
+        )
+        .map_err(|e| e.to_string())?;
+    }
     if !work.join("Cargo.lock").exists() {
         let _ = fs::copy(root.join("Cargo.lock"), work.join("Cargo.lock"));
     }
-    fs::write(
-        src_dir.join("support.rs"),
-        include_str!("../order2/support.rs"),
-    )
-    .map_err(|e| e.to_string())?;
 
     let mut sources = Vec::new();
     let mut left_out = Vec::new();
@@ -199,12 +224,27 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
             let text = fs::read_to_string(&path).map_err(|e| e.to_string())?;
             let ast = syn::parse_file(&text).map_err(|e| format!("{rel}: {e}"))?;
             let module = rel.trim_end_matches(".rs").replace('/', "_");
-            sources.push(Source { rel, module, ast });
+            sources.push(Source {
+                rel,
+                module,
+                ast,
+                size: text.len(),
+            });
         }
     }
 
     // Twins and harness functions, by id.
     let mut entries: Vec<Entry> = Vec::new();
+    // The largest files first, each to the part with the fewest bytes so far.
+    let mut by_size: Vec<&Source> = sources.iter().collect();
+    by_size.sort_by_key(|s| std::cmp::Reverse(s.size));
+    let mut load = [0usize; PARTS];
+    let mut part_of: BTreeMap<String, usize> = BTreeMap::new();
+    for s in by_size {
+        let part = (0..PARTS).min_by_key(|&p| load[p]).unwrap_or(0);
+        load[part] += s.size;
+        part_of.insert(s.rel.clone(), part);
+    }
     let mut files: Vec<(String, String, syn::File)> = Vec::new();
     for s in &sources {
         let mut ast = s.ast.clone();
@@ -240,9 +280,10 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
     loop {
         round += 1;
         let mut ranges: Vec<(String, usize, usize, Marker)> = Vec::new();
-        let mut checks = Vec::new();
-        let mut mods = String::new();
+        let mut checks: Vec<Vec<(usize, String)>> = vec![Vec::new(); PARTS];
+        let mut mods = vec![String::new(); PARTS];
         for (rel, module, ast) in &files {
+            let part = part_of.get(rel).copied().unwrap_or(0);
             if dropped_files.contains_key(rel) {
                 continue;
             }
@@ -257,28 +298,37 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
             for (marker, start, end) in markers(&text) {
                 if let Marker::Check(id) = marker {
                     if entries[id].checked && !dropped_checks.contains(&id) {
-                        checks.push((id, module.clone()));
+                        checks[part].push((id, module.clone()));
                     }
                 }
                 ranges.push((path.display().to_string(), start, end, marker));
             }
             fs::write(&path, text).map_err(|e| e.to_string())?;
-            mods.push_str(&format!(
+            mods[part].push_str(&format!(
                 "#[path = {:?}]\n#[allow(warnings, clippy::all)]\nmod {module};\n",
                 path.display().to_string()
             ));
         }
-        let list: Vec<String> = checks
-            .iter()
-            .map(|(id, module)| format!("({id}, {module}::__o2_dispatch_{id} as support::Check)"))
-            .collect();
-        let main = format!(
-            "//! Generated by `autodiff-fuzz --order2`.\n#![allow(warnings)]\nmod support;\n{mods}\n\
-             fn main() {{\n    let start = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);\n    \
-             support::run(&[{}], start);\n}}\n",
-            list.join(", ")
-        );
-        fs::write(src_dir.join("main.rs"), main).map_err(|e| e.to_string())?;
+        for part in 0..PARTS {
+            let list: Vec<String> = checks[part]
+                .iter()
+                .map(|(id, module)| {
+                    format!("({id}, {module}::__o2_dispatch_{id} as support::Check)")
+                })
+                .collect();
+            let main = format!(
+                "//! Generated by `autodiff-fuzz --order2`.\n#![allow(warnings)]\nmod support;\n{}\n\
+                 fn main() {{\n    let start = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);\n    \
+                 support::run(&[{}], start);\n}}\n",
+                mods[part],
+                list.join(", ")
+            );
+            fs::write(
+                work.join(format!("part{part}")).join("src").join("main.rs"),
+                main,
+            )
+            .map_err(|e| e.to_string())?;
+        }
         let t = Instant::now();
         let errors = build(&work)?;
         if !opts.quiet {
@@ -342,10 +392,14 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
     }
 
     // Run the checks.
-    let exe = work.join("target").join("debug").join("order2-work");
-    let results = run_checks(&exe)?;
-    for (id, outcome) in results {
-        entries[id].result = Some(outcome);
+    for part in 0..PARTS {
+        let exe = work
+            .join("target")
+            .join("debug")
+            .join(format!("order2-part{part}"));
+        for (id, outcome) in run_checks(&exe)? {
+            entries[id].result = Some(outcome);
+        }
     }
     let found = report(&entries, &dropped_files, &left_out, &known, opts)?;
     if !opts.quiet {
@@ -1023,6 +1077,7 @@ fn build(work: &Path) -> Result<Vec<BuildError>, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .arg("build")
+        .arg("--workspace")
         .arg("--message-format=json")
         .arg("--manifest-path")
         .arg(work.join("Cargo.toml"))
