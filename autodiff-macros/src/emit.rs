@@ -771,6 +771,12 @@ impl<'a> Emitter<'a> {
             .collect()
     }
 
+    /// Is `var` read through a view of the loop being printed (`begin_views`)? Then its read names the
+    /// loop's index (and the range's start), not the index value of the body's `Load`.
+    pub(crate) fn reads_through_view(&self, var: Var) -> bool {
+        self.reading.borrow().contains_key(&var)
+    }
+
     /// The read of `var` through a view, while its loop is printed (`begin_views`).
     pub(crate) fn view_read(&self, var: Var) -> Option<TokenStream> {
         let mut reading = self.reading.borrow_mut();

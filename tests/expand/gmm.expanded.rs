@@ -743,8 +743,6 @@ pub fn __gmm_likelihood_vjp_into(
             })..][..d];
             let __d_centered_view: &mut [_] = &mut __d_centered[..d];
             for __i_5 in (0..d).rev() {
-                let __v15 = __i_3 * d;
-                let __v16 = __v15 + __i_5;
                 let __v17 = __q_diag_view[__i_5];
                 let __v18 = __centered_stored[__i_5];
                 let __d_v19 = __d_q_centered[__i_5];
@@ -1213,8 +1211,6 @@ impl gmm_likelihood {
                 })..][..d];
                 let __d_centered_view: &mut [_] = &mut __d_centered[..d];
                 for __i_5 in (0..d).rev() {
-                    let __v15 = __i_3 * d;
-                    let __v16 = __v15 + __i_5;
                     let __v17 = __q_diag_view[__i_5];
                     let __v18 = __centered_stored[__i_5];
                     let __d_v19 = __d_q_centered[__i_5];
@@ -1938,8 +1934,6 @@ impl __gmm_likelihood_generic {
                 })..][..d];
                 let __d_centered_view: &mut [_] = &mut __d_centered[..d];
                 for __i_5 in (0..d).rev() {
-                    let __v20 = __i_3 * d;
-                    let __v21 = __v20 + __i_5;
                     let __v22 = __q_diag_view[__i_5];
                     let __v23 = __centered_stored[__i_5];
                     let __d_v24 = __d_q_centered[__i_5];

@@ -865,7 +865,6 @@ impl logistic {
             let __v5 = __tape_v5.pop();
             let __v9 = __tape_v9.pop();
             let __v1 = __xs_rows_view[__i];
-            let __v2 = __i + 1;
             let __v3 = __xs_rows_view_1[__i];
             let xs_row: &[_] = &xs[__v1..__v3];
             let __v4 = ys[__i];
@@ -1203,7 +1202,6 @@ impl __logistic_generic {
             let __v6 = __tape_v6.pop();
             let __v13 = __tape_v13.pop();
             let __v2 = __xs_rows_view[__i];
-            let __v3 = __i + 1;
             let __v4 = __xs_rows_view_1[__i];
             let xs_row: &[_] = &xs[__v2..__v4];
             let __v5 = ys[__i];

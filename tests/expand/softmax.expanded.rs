@@ -217,8 +217,6 @@ pub fn __softmax_loss_vjp_into<T: Float>(
                 0
             })..][..d];
             for __i_2 in 0..d {
-                let __v4 = __i * d;
-                let __v5 = __v4 + __i_2;
                 let __v6 = __data_view[__i_2];
                 let __d_v3 = __d_s_1_1 * __v6;
                 ::autodiff::__private::add_to(&mut __d_w_view[__i_2], __d_v3);
@@ -524,11 +522,7 @@ impl softmax_loss {
                     0
                 })..][..d];
                 for __i_2 in 0..d {
-                    let __v1 = __i_1 * d;
-                    let __v2 = __v1 + __i_2;
                     let __v3 = __w_view[__i_2];
-                    let __v4 = __i * d;
-                    let __v5 = __v4 + __i_2;
                     let __v6 = __data_view[__i_2];
                     let __d_v3 = __d_s_1_1 * __v6;
                     let __d_v6 = __d_s_1_1 * __v3;

@@ -218,6 +218,14 @@ impl Reverse<'_, '_> {
                 continue;
             }
             let reads: Option<BTreeSet<Var>> = match stmt {
+                // A load through the loop's view reads the loop's index (the range's start is read
+                // where the view is declared), not the index the body computed: that is not recomputed.
+                Some(Stmt::Let {
+                    value: Value::Load { .. },
+                    ..
+                }) if self.plan.recomputed.contains(&v) && self.e.reads_through_view(v) => {
+                    Some(index_var.into_iter().collect())
+                }
                 Some(Stmt::Let { value, .. }) if self.plan.recomputed.contains(&v) => Some(
                     value
                         .operands()
