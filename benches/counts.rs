@@ -4,6 +4,8 @@
 //! a dependent chain costs more than an instruction), but a change that removes work shows here exactly,
 //! where timings on this shared machine move by 30 %.
 //!
+//! A second table counts issue 8's second-order entries of `higher.rs` against `grad_into`.
+//!
 //! `cargo bench --bench counts` (needs `valgrind`; about two minutes). `cargo bench --bench counts -- rk4`
 //! counts the groups whose name contains `rk4`. The bench runs itself under valgrind as
 //! `<this executable> --run <group> <entry> <calls>`.
@@ -19,6 +21,11 @@ mod gmm_data;
 
 #[path = "common/rng.rs"]
 mod rng;
+
+// Only the generated items are counted here; `higher.rs` uses the rest.
+#[allow(dead_code)]
+#[path = "higher/functions.rs"]
+mod functions;
 
 use autodiff_gradbench::evals::gmm;
 use gmm_data::gmm_instance;
@@ -37,6 +44,14 @@ const GROUPS: [&str; 8] = [
     "logistic_plain",
 ];
 const ENTRIES: [&str; 3] = ["primal", "hand_written", "grad_into"];
+
+/// The groups of `higher.rs` (issue 8's targets: `f_hvp` at most 3x `f_grad`, `f_hessian` of 10 inputs at
+/// most 12x), each with its first-order entry, its second-order entry and the target ratio.
+const HIGHER: [(&str, &str, f64); 3] = [
+    ("hvp_rosenbrock_n1000", "hvp", 3.0),
+    ("hvp_gmm_d2", "hvp", 3.0),
+    ("hessian_dense_n10", "hessian", 12.0),
+];
 
 /// Runs `entry` of `group` `calls` times; returns a sum of the results, so nothing is optimised away.
 fn run(group: &str, entry: &str, calls: usize) -> f64 {
@@ -159,9 +174,77 @@ fn run(group: &str, entry: &str, calls: usize) -> f64 {
                 };
             }
         }
+        "hvp_rosenbrock_n1000" => {
+            let x = Rng(7).vec(1000, -1.5, 1.5);
+            let v = Rng(8).vec(1000, -1.0, 1.0);
+            let mut g = vec![0.0; x.len()];
+            for _ in 0..calls {
+                let x = black_box(&x);
+                total += match entry {
+                    "grad_into" => functions::rosenbrock_grad_into(x, &mut g),
+                    _ => {
+                        let (value, _, hv) = functions::rosenbrock_hvp(x, black_box(v.clone()));
+                        value + hv[0]
+                    }
+                };
+            }
+        }
+        "hvp_gmm_d2" => {
+            let g = gmm_instance("gmm_d2_K5.txt");
+            let (d, m, gamma) = (g.d, g.m, g.gamma);
+            let mut rng = Rng(9);
+            let direction = (
+                rng.vec(g.alpha.len(), -1.0, 1.0),
+                rng.vec(g.mu.len(), -1.0, 1.0),
+                rng.vec(g.q.len(), -1.0, 1.0),
+                rng.vec(g.l.len(), -1.0, 1.0),
+            );
+            let mut b = gmm::Gradient::zeros_like(&g);
+            for _ in 0..calls {
+                let g = black_box(&g);
+                total += match entry {
+                    "grad_into" => b.compute(g),
+                    _ => {
+                        let (value, _, hv) = gmm::gmm_objective_hvp(
+                            &g.alpha,
+                            &g.mu,
+                            &g.q,
+                            &g.l,
+                            &g.x,
+                            d,
+                            m,
+                            gamma,
+                            direction.clone(),
+                        );
+                        value + hv.0[0]
+                    }
+                };
+            }
+        }
+        "hessian_dense_n10" => {
+            let x = Rng(10).vec(10, -1.0, 1.0);
+            let mut g = vec![0.0; x.len()];
+            for _ in 0..calls {
+                let x = black_box(&x);
+                total += match entry {
+                    "grad_into" => functions::dense_grad_into(x, &mut g),
+                    _ => {
+                        let (value, _, h) = functions::dense_hessian(x);
+                        value + h[0][0]
+                    }
+                };
+            }
+        }
         other => panic!("no group {other}"),
     }
     total
+}
+
+/// One call's instructions: those of eleven calls less those of one, over ten.
+fn per_call(group: &str, entry: &str) -> Option<u64> {
+    let once = collected(group, entry, 1)?;
+    let eleven = collected(group, entry, 11)?;
+    Some(eleven.saturating_sub(once) / 10)
 }
 
 /// The instructions callgrind counts for `calls` calls of `entry` (and the program around them).
@@ -204,14 +287,7 @@ fn main() {
         if filter.is_some_and(|f| !group.contains(f.as_str())) {
             continue;
         }
-        let counts: Vec<Option<u64>> = ENTRIES
-            .iter()
-            .map(|entry| {
-                let once = collected(group, entry, 1)?;
-                let eleven = collected(group, entry, 11)?;
-                Some(eleven.saturating_sub(once) / 10)
-            })
-            .collect();
+        let counts: Vec<Option<u64>> = ENTRIES.iter().map(|e| per_call(group, e)).collect();
         let show = |c: Option<u64>| c.map_or("?".to_string(), |c| c.to_string());
         let ratio = |a: Option<u64>, b: Option<u64>| match (a, b) {
             (Some(a), Some(b)) if b > 0 => format!("{:.2}", a as f64 / b as f64),
@@ -225,6 +301,29 @@ fn main() {
             show(counts[2]),
             ratio(counts[2], counts[1]),
             ratio(counts[2], counts[0]),
+        );
+    }
+    println!(
+        "\n{:<22} {:>14} {:>14} {:>12} {:>8}",
+        "second order", "grad_into", "second", "/ grad_into", "target"
+    );
+    for (group, entry, target) in HIGHER {
+        if filter.is_some_and(|f| !group.contains(f.as_str())) {
+            continue;
+        }
+        let (first, second) = (per_call(group, "grad_into"), per_call(group, entry));
+        let ratio = match (first, second) {
+            (Some(a), Some(b)) if a > 0 => format!("{:.2}", b as f64 / a as f64),
+            _ => "?".to_string(),
+        };
+        let show = |c: Option<u64>| c.map_or("?".to_string(), |c| c.to_string());
+        println!(
+            "{:<22} {:>14} {:>14} {:>12} {:>7}x",
+            format!("{group} ({entry})"),
+            show(first),
+            show(second),
+            ratio,
+            target
         );
     }
 }
