@@ -238,7 +238,8 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
                 let calls = calls_of(&f, &activity, false);
-                let (_, copy) = first_order_generic_copy(&chains_desugared, &args, false, &calls);
+                let (_, copy) =
+                    first_order_generic_copy(&chains_desugared, &args, &sig, false, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
                 let calls = calls_of(&f, &activity, false);
@@ -255,7 +256,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
                 let calls = calls_of(&f, &activity, false);
-                first_order_generic_copy(&chains_desugared, &args, flat.is_some(), &calls)
+                first_order_generic_copy(&chains_desugared, &args, &sig, flat.is_some(), &calls)
             };
             let companion = generated.companion(generic_copy);
             // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`.
@@ -364,6 +365,7 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 fn first_order_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
+    sig: &Signature,
     parameter_struct: bool,
     calls: &[String],
 ) -> (companion::GenericCopy, TokenStream) {
@@ -374,6 +376,20 @@ fn first_order_generic_copy(
     let missing = (companion::GenericCopy::Missing, TokenStream::new());
     if higher || parameter_struct {
         return missing;
+    }
+    // A value of a type of the user's passed on whole (`inner(x, mode)`) may reach a function of a
+    // parameter struct, which has no copy to call (`Missing`): the copy might not compile.
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| p.passed_on != signature::PassedOn::No)
+    {
+        let why = format!(
+            "it passes `{}`, of a type of its own, on whole to a call, which may be a function of a \
+             parameter struct without a copy",
+            p.ident
+        );
+        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
     }
     let Some(float) = crate::shadow::written_float(item) else {
         let why = "its signature uses both `f64` and `f32`".to_string();
@@ -439,7 +455,7 @@ fn method_generic_copy(
         };
     }
     if !parameter_struct {
-        return first_order_generic_copy(item, args, false, calls);
+        return first_order_generic_copy(item, args, sig, false, calls);
     }
     let by_reference = |p: &signature::Param| matches!(p.ty, syn::Type::Reference(_));
     let structs = || {

@@ -576,6 +576,21 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
         fn visit_expr_struct(&mut self, _: &'ast syn::ExprStruct) {
             self.fail("its body builds a struct".into());
         }
+        // `Mode::A => ..` of `match mode`: a unit variant of a type of the user's, which the copy matches
+        // as the function does (the scrutinee keeps its type there; a float constant would not).
+        fn visit_pat(&mut self, pat: &'ast syn::Pat) {
+            if let syn::Pat::Path(p) = pat {
+                let of_a_float =
+                    |s: &syn::PathSegment| s.ident == self.float || s.ident == self.other_float;
+                if p.qself.is_none()
+                    && p.path.segments.len() >= 2
+                    && !p.path.segments.iter().any(of_a_float)
+                {
+                    return;
+                }
+            }
+            syn::visit::visit_pat(self, pat);
+        }
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             if is_new_vec(&p.path) {
                 return;
