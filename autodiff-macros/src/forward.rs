@@ -750,13 +750,18 @@ impl Forward<'_, '_> {
                             .map_or_else(Span::call_site, |s| s.ident.span());
                         quote::quote_spanned!(span=> ::autodiff::__private::data_tangent(&#primal))
                     }
+                    // A float among them (`self.k` of a constant `self`, in a generic copy an `__S`): a
+                    // zero, picked by method resolution (`__private::ConstantArg`).
                     Kind::Unknown
                         if other.var().is_some_and(|v| {
                             self.e.f.params.contains(&v) && !self.tangents.contains_key(&v)
                         }) =>
                     {
                         let primal = self.e.operand(other);
-                        quote!(::autodiff::__private::inactive_tangent(&#primal))
+                        quote!({
+                            use ::autodiff::__private::{ConstantFloatTangent as _, ConstantOtherTangent as _};
+                            (&::autodiff::__private::ConstantArg(&#primal)).constant_tangent()
+                        })
                     }
                     // A struct may be passed to several calls: each gets a copy of its tangent.
                     // A callee that keeps it constant (`()` there: a method without `wrt(self)`) is
