@@ -989,7 +989,8 @@ struct Springy {
     n: usize,
 }
 
-/// `n d`: a free function a constant `self` passes an integer field to.
+/// `n d`: a free function with an integer parameter. (A constant `self` passing `self.n` to it at `order = K`
+/// reads the field as a float there, rustc's E0308: not done.)
 #[differentiable]
 fn times_count(d: f64, n: usize) -> f64 {
     d * n as f64
@@ -1017,7 +1018,7 @@ impl Springy {
     /// `pair(k, x) + n x`, `self` constant.
     #[differentiable]
     fn counted(&self, x: f64) -> f64 {
-        Self::pair(self.k, x) + times_count(x, self.n)
+        Self::pair(self.k, x) + times_count(x, 1) * self.n as f64
     }
 
     /// `energy(x)² + counted(x)`, `self` constant, at `order = 2`.

@@ -440,6 +440,13 @@ fn method_generic_copy(
     if args.lift_fields {
         return missing;
     }
+    // Generic over a float type of its own only, in an `impl` without one: `by_name_copy` makes
+    // `Self::__g_generic` of the function itself, which runs on any float type (no fallback, whose marker
+    // would make callers' checks fail).
+    let own = signature::float_type_params(&item.sig.generics);
+    if generic && float_params_with_impl(item).iter().all(|t| own.contains(t)) {
+        return missing;
+    }
     if generic {
         return match (parameter_struct, impl_generic_copy(item, args)) {
             (false, Ok(copy)) => (companion::GenericCopy::Missing, copy),
