@@ -1308,6 +1308,20 @@ fn passes_struct_on(p: Weights, x: &[f64]) -> f64 {
     weighted(p, x) * 2.0
 }
 
+/// An enum parameter without `wrt(..)`, passed on by value to a callee that keeps it constant: data, as
+/// `compare_enum`'s is (was an active struct: `Mode` not `Differentiable`, and rustc's errors in the
+/// generated code).
+#[differentiable]
+fn passes_mode_on_by_default(x: f64, y: f64, mode: Mode) -> f64 {
+    by_mode(x * y, mode) + y
+}
+
+/// The same at `order = 2`: its copy passes `mode` to `by_mode`'s copy as it is.
+#[differentiable(order = 2)]
+fn passes_mode_on_twice(x: f64, y: f64, mode: Mode) -> f64 {
+    by_mode(x * y, mode) * x
+}
+
 // ---- the tests ----
 
 #[test]
@@ -3104,6 +3118,64 @@ fn points_as_data_of_generic_and_called_functions_and_as_inputs_of_a_jacobian() 
     assert_eq!(j[1], vec![0.0, 0.0, -0.5, 1.5, 0.0, 0.0]);
     let (_, gp) = row_sums_vjp(&pts, vec![1.0, 2.0, 3.0]);
     assert_eq!(gp, vec![[1.0, 0.5], [-1.0, 3.0], [7.5, 6.0]]);
+}
+
+#[test]
+fn enum_passed_on_without_wrt() {
+    // by_mode(u) = u, u², 3u: its first and second derivatives.
+    let slopes = |mode: Mode, u: f64| match mode {
+        Mode::Plain => (1.0, 0.0),
+        Mode::Squared => (2.0 * u, 2.0),
+        Mode::Scaled => (3.0, 0.0),
+    };
+    let mut inputs = Inputs(31);
+    for _ in 0..POINTS {
+        let (x, y) = (inputs.uniform(-2.0, 2.0), inputs.uniform(-2.0, 2.0));
+        for mode in [Mode::Plain, Mode::Squared, Mode::Scaled] {
+            let (d1, d2) = slopes(mode, x * y);
+            // f = by_mode(x y) + y.
+            let (value, (gx, gy)) = passes_mode_on_by_default_grad(x, y, mode);
+            assert_eq!(value, passes_mode_on_by_default(x, y, mode));
+            assert_close(gx, d1 * y, 1e-12, "passes_mode_on_by_default d x");
+            assert_close(gy, d1 * x + 1.0, 1e-12, "passes_mode_on_by_default d y");
+            let f = |v: &[f64]| passes_mode_on_by_default(v[0], v[1], mode);
+            assert_fd_gradient(f, &[x, y], &[gx, gy], "passes_mode_on_by_default");
+            let (_, dt) = passes_mode_on_by_default_jvp(x, y, mode, (0.5, -1.0));
+            assert_dot(
+                dt,
+                &[gx, gy],
+                &[0.5, -1.0],
+                1e-12,
+                "passes_mode_on_by_default jvp",
+            );
+            // g = by_mode(x y) x: g_x = b' x y + b, g_y = b' x², g_xx = b'' x y² + 2 b' y,
+            // g_xy = b'' x² y + 2 b' x, g_yy = b'' x³.
+            let b = passes_mode_on_by_default(x, y, mode) - y;
+            let (value, (gx, gy), h) = passes_mode_on_twice_hessian(x, y, mode);
+            assert_eq!(value, passes_mode_on_twice(x, y, mode));
+            assert_close(gx, d1 * x * y + b, 1e-12, "passes_mode_on_twice d x");
+            assert_close(gy, d1 * x * x, 1e-12, "passes_mode_on_twice d y");
+            let expected = [
+                [d2 * x * y * y + 2.0 * d1 * y, d2 * x * x * y + 2.0 * d1 * x],
+                [d2 * x * x * y + 2.0 * d1 * x, d2 * x * x * x],
+            ];
+            for (row, expected) in h.iter().zip(&expected) {
+                assert_all_close(row, expected, 1e-12, "passes_mode_on_twice Hessian");
+            }
+            let grad = |v: &[f64]| {
+                let (_, (gx, gy)) = passes_mode_on_twice_grad(v[0], v[1], mode);
+                vec![gx, gy]
+            };
+            for (row, fd_row) in h.iter().zip(&fd_jacobian(grad, &[x, y])) {
+                assert_all_close(
+                    row,
+                    fd_row,
+                    1e-6,
+                    "passes_mode_on_twice Hessian by differences",
+                );
+            }
+        }
+    }
 }
 
 #[test]

@@ -974,3 +974,92 @@ proptest! {
         }
     }
 }
+
+/// A spring differentiated in `self` (`wrt(self)`) whose body calls associated functions (`Self::pair(..)`,
+/// one written for `f64`, one generic over a float type of its own), and methods with `self` constant that
+/// pass fields on to calls, at first and second order: the copy with a constant `self` calls the callees'
+/// copies `Self::__pair_generic` (was the error at the call: no copy of a method calling `Self::h(..)`),
+/// and the constant field's tangent is a zero of the copy's float type (rustc's unsatisfied
+/// `InactiveTangent<__S>` at first order before, for `self.k` passed to any call).
+#[derive(Differentiable, Clone, Debug)]
+struct Springy {
+    k: f64,
+    rest: f64,
+    #[no_grad]
+    n: usize,
+}
+
+/// `n d`: a free function with an integer parameter. (A constant `self` passing `self.n` to it at `order = K`
+/// reads the field as a float there, rustc's E0308: not done.)
+#[differentiable]
+fn times_count(d: f64, n: usize) -> f64 {
+    d * n as f64
+}
+
+impl Springy {
+    /// `k d² / 2`.
+    #[differentiable]
+    fn pair(k: f64, d: f64) -> f64 {
+        0.5 * k * d * d
+    }
+
+    /// `k d³`, generic over a float type of its own.
+    #[differentiable]
+    fn cubic<T: Float>(k: T, d: T) -> T {
+        k * d * d * d
+    }
+
+    /// `pair(k, x - rest) + cubic(k, x) x`, differentiated in `self` and `x`.
+    #[differentiable(wrt(self, x))]
+    fn energy(&self, x: f64) -> f64 {
+        Self::pair(self.k, x - self.rest) + Self::cubic(self.k, x) * x
+    }
+
+    /// `pair(k, x) + n x`, `self` constant.
+    #[differentiable]
+    fn counted(&self, x: f64) -> f64 {
+        Self::pair(self.k, x) + times_count(x, 1) * self.n as f64
+    }
+
+    /// `energy(x)² + counted(x)`, `self` constant, at `order = 2`.
+    #[differentiable(order = 2)]
+    fn energy_at(&self, x: f64) -> f64 {
+        let e = self.energy(x);
+        e * e + self.counted(x)
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_constant_self_reaches_associated_functions_through_a_method_differentiated_in_self(
+        k in moderate(), rest in moderate(), x in moderate(), n in 0usize..4
+    ) {
+        let p = Springy { k, rest, n };
+        let nf = n as f64;
+        let d = x - rest;
+        // e = k d²/2 + k x⁴, c = k x²/2 + n x.
+        let (e, de, dde) = (0.5 * k * d * d + k * x.powi(4), k * d + 4.0 * k * x.powi(3), k + 12.0 * k * x * x);
+        let (c, dc, ddc) = (0.5 * k * x * x + nf * x, k * x + nf, k);
+        let (value, (g_self, g_x)) = p.energy_grad(x);
+        assert_close(value, e, ANALYTIC_TOL, "energy value");
+        assert_close(g_x, de, ANALYTIC_TOL, "energy d x");
+        assert_close(g_self.k, 0.5 * d * d + x.powi(4), ANALYTIC_TOL, "energy d k");
+        assert_close(g_self.rest, -k * d, ANALYTIC_TOL, "energy d rest");
+        let (value, g) = p.counted_grad(x);
+        assert_close(value, c, ANALYTIC_TOL, "counted value");
+        assert_close(g, dc, ANALYTIC_TOL, "counted derivative");
+        assert_close(g, central_difference(|x| p.counted(x), x), FD_TOL, "counted FD");
+        let (value, g) = p.energy_at_grad(x);
+        assert_close(value, e * e + c, ANALYTIC_TOL, "energy_at value");
+        assert_close(g, 2.0 * e * de + dc, ANALYTIC_TOL, "energy_at derivative");
+        assert_close(g, central_difference(|x| p.energy_at(x), x), FD_TOL, "energy_at FD");
+        let (h_value, h_grad, h) = p.energy_at_hessian(x);
+        assert_close(h_value, value, ANALYTIC_TOL, "hessian's value");
+        assert_close(h_grad, g, ANALYTIC_TOL, "hessian's gradient");
+        assert_close(h[0][0], 2.0 * de * de + 2.0 * e * dde + ddc, ANALYTIC_TOL, "second derivative");
+        let fd = central_difference(|x| p.energy_at_grad(x).1, x);
+        assert_close(h[0][0], fd, FD_TOL, "second derivative FD");
+    }
+}

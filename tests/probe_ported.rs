@@ -3029,8 +3029,8 @@ impl Springs {
         e + self.anchor[1] * x[self.count - 1]
     }
 
-    /// The same energy as a function of the positions, `self` constant, calling the `wrt(self)` method.
-    /// (At `order = 2` a spanned error: `energy` calls `Self::pair_energy`, so it has no generic copy.)
+    /// The same energy as a function of the positions, `self` constant, calling the `wrt(self)` method
+    /// (at `order = 2` through `energy`'s copy with a constant `self`, which calls `pair_energy`'s copy).
     #[differentiable]
     pub fn energy_at(&self, x: &[f64]) -> f64 {
         self.energy(x)

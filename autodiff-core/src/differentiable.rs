@@ -481,6 +481,77 @@ pub fn inactive_tangent<S, Z: InactiveTangent<S>>(value: &S) -> Z {
     Z::of(value)
 }
 
+/// A constant argument of a type the macro does not know (a field of a constant `self`, a parameter of the
+/// user's type) whose tangent a call's `jvp` needs: `(&ConstantArg(&v)).constant_tangent()` picks, by
+/// method resolution, the zero of a float ([`ConstantFloatTangent`], which holds for a type parameter
+/// bounded by `Float` too: a field of `self` in a generic copy, lifted to `__S`) and otherwise what the
+/// callee's slot type decides ([`ConstantOtherTangent`], [`inactive_tangent`]). `inactive_tangent` alone
+/// needs `__S: Differentiable` of the copy's float type, which its bounds do not give (rustc's unsatisfied
+/// `InactiveTangent<__S>` at first order, where a constant `self` passed `self.k` to a call before).
+#[doc(hidden)]
+pub struct ConstantArg<'a, S>(pub &'a S);
+
+/// The tangent of a constant float argument: see [`ConstantArg`].
+#[doc(hidden)]
+pub trait ConstantFloatTangent<T> {
+    /// A zero.
+    fn constant_tangent(&self) -> T;
+}
+
+impl<T: Float> ConstantFloatTangent<T> for ConstantArg<'_, T> {
+    #[inline]
+    fn constant_tangent(&self) -> T {
+        T::zero()
+    }
+}
+
+/// The tangent of any other constant argument: see [`ConstantArg`].
+#[doc(hidden)]
+pub trait ConstantOtherTangent<S> {
+    /// The callee's slot type's zero for it.
+    fn constant_tangent<Z: InactiveTangent<S>>(&self) -> Z;
+}
+
+// On the reference: method resolution reaches it only where the float one does not apply.
+impl<S> ConstantOtherTangent<S> for &ConstantArg<'_, S> {
+    #[inline]
+    fn constant_tangent<Z: InactiveTangent<S>>(&self) -> Z {
+        Z::of(self.0)
+    }
+}
+
+/// The tangent of a value that the caller takes for data because it only passes it on to calls (and
+/// matches on or compares it): `mode: Mode` of `fn outer(x: f64, mode: Mode) { inner(x, mode) }` without
+/// `wrt(..)`, an enum the macro cannot tell from a parameter struct. A callee that keeps it constant has
+/// `()` there; one that differentiates it shows it to be a struct, which would have been active in the
+/// caller (a struct is by default): that call is the one error, not a gradient silently left out. Generated
+/// code calls [`data_tangent`].
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "this call passes `{S}` on to a callee that differentiates it, and the caller takes it for data",
+    label = "this callee differentiates its `{S}` parameter",
+    note = "a value of a type of your own that a function only passes on whole (and matches on or compares) is \
+            taken for data, as an enum is, when the function has no `wrt(..)`: name the parameter in the \
+            caller's `wrt(..)` with the others to differentiate (`#[differentiable(wrt(p, x))]`), or name only \
+            the others (`wrt(x)`) to keep it constant"
+)]
+pub trait DataSlot<S> {
+    /// The slot's (empty) tangent.
+    fn of(value: &S) -> Self;
+}
+
+impl<S> DataSlot<S> for () {
+    #[inline]
+    fn of(_value: &S) {}
+}
+
+/// The tangent of a value taken for data: see [`DataSlot`].
+#[doc(hidden)]
+#[inline]
+pub fn data_tangent<S, Z: DataSlot<S>>(value: &S) -> Z {
+    Z::of(value)
+}
+
 /// The zero tangent of a scalar field (`#[no_grad]` ones included: integers, flags). Generated code
 /// calls it.
 #[doc(hidden)]

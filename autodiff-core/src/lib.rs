@@ -56,9 +56,10 @@ pub mod private {
         NoGenericCopy, NoMethodCopy, PlainCall, Site,
     };
     pub use crate::differentiable::{
-        add_struct, constant_zero, copy_struct, differentiated_struct, inactive_tangent,
-        struct_cotangent, AdjointOf, ConstantZero, Differentiable, DifferentiatedSlot, FieldType,
-        InactiveTangent, NestedAdjoint, StructCotangent,
+        add_struct, constant_zero, copy_struct, data_tangent, differentiated_struct,
+        inactive_tangent, struct_cotangent, AdjointOf, ConstantArg, ConstantFloatTangent,
+        ConstantOtherTangent, ConstantZero, DataSlot, Differentiable, DifferentiatedSlot,
+        FieldType, InactiveTangent, NestedAdjoint, StructCotangent,
     };
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts_into,

@@ -127,6 +127,10 @@ pub(crate) struct Emitter<'a> {
     /// The row offsets of those matrices that the sweep does not make (`views::unread_offsets`), with
     /// their matrix's flat array: their length is printed from the matrix.
     pub(crate) unread_offsets: BTreeMap<Array, Array>,
+    /// The parameters taken for data because the body only passes them on (`signature::PassedOn`): passed
+    /// to each call as a clone (the generated code calls again); without `wrt(..)`, a callee must keep
+    /// each constant too.
+    pub(crate) passed_on: BTreeMap<Var, crate::signature::PassedOn>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -220,6 +224,10 @@ impl<'a> Emitter<'a> {
             borrowed_windows: BTreeSet::new(),
             in_place: BTreeSet::new(),
             unread_offsets: BTreeMap::new(),
+            passed_on: (f.params.iter().zip(&sig.params))
+                .filter(|(_, p)| p.passed_on != crate::signature::PassedOn::No)
+                .map(|(v, p)| (*v, p.passed_on))
+                .collect(),
         }
     }
 
@@ -245,6 +253,7 @@ impl<'a> Emitter<'a> {
             borrowed_windows: BTreeSet::new(),
             in_place: BTreeSet::new(),
             unread_offsets: BTreeMap::new(),
+            passed_on: self.passed_on.clone(),
         }
     }
 
@@ -479,6 +488,11 @@ impl<'a> Emitter<'a> {
         // passed by value: a clone of it.
         if !by_ref && self.is_struct_taken_by_value(arg) {
             return quote!(::core::clone::Clone::clone(#tokens));
+        }
+        // A value of the user's type passed on whole (`inner(x, mode)`), which the generated code passes
+        // again (to the callee's `vjp`, `jvp`): a copy of it each time, the value itself kept.
+        if !by_ref && arg.var().is_some_and(|v| self.passed_on.contains_key(&v)) {
+            return quote!(::core::clone::Clone::clone(&#tokens));
         }
         if let Operand::Array(array) = arg {
             // A matrix passed whole: the parameter as the caller has it, borrowed, or by value (`h(*m)` of

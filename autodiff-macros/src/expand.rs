@@ -238,7 +238,8 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
                 let calls = calls_of(&f, &activity, false);
-                let (_, copy) = first_order_generic_copy(&chains_desugared, &args, false, &calls);
+                let (_, copy) =
+                    first_order_generic_copy(&chains_desugared, &args, &sig, false, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
                 let calls = calls_of(&f, &activity, false);
@@ -255,10 +256,13 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
                 let calls = calls_of(&f, &activity, false);
-                first_order_generic_copy(&chains_desugared, &args, flat.is_some(), &calls)
+                first_order_generic_copy(&chains_desugared, &args, &sig, flat.is_some(), &calls)
             };
             let companion = generated.companion(generic_copy);
-            // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`.
+            // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`;
+            // and, of one generic over a float type of its own, what the copies of the methods of its
+            // `impl` call (`Self::g(x)`: `shadow::why_no_copy` counts on every differentiable associated
+            // function having `Self::__g_generic`).
             let by_name = (generated.method
                 && flat.is_none()
                 && !args.copy
@@ -266,7 +270,7 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
                 && !args.struct_whole
                 && item.sig.receiver().is_none()
                 && !item.sig.ident.to_string().starts_with("__")
-                && names_impl_float(&item))
+                && !generated.float_params.is_empty())
             .then(|| generated.by_name_copy());
             let mut primal = primal(&item);
             // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do
@@ -364,6 +368,7 @@ fn first_token(tokens: &TokenStream) -> TokenStream {
 fn first_order_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
+    sig: &Signature,
     parameter_struct: bool,
     calls: &[String],
 ) -> (companion::GenericCopy, TokenStream) {
@@ -374,6 +379,20 @@ fn first_order_generic_copy(
     let missing = (companion::GenericCopy::Missing, TokenStream::new());
     if higher || parameter_struct {
         return missing;
+    }
+    // A value of a type of the user's passed on whole (`inner(x, mode)`) may reach a function of a
+    // parameter struct, which has no copy to call (`Missing`): the copy might not compile.
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| p.passed_on != signature::PassedOn::No)
+    {
+        let why = format!(
+            "it passes `{}`, of a type of its own, on whole to a call, which may be a function of a \
+             parameter struct without a copy",
+            p.ident
+        );
+        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
     }
     let Some(float) = crate::shadow::written_float(item) else {
         let why = "its signature uses both `f64` and `f32`".to_string();
@@ -421,6 +440,13 @@ fn method_generic_copy(
     if args.lift_fields {
         return missing;
     }
+    // Generic over a float type of its own only, in an `impl` without one: `by_name_copy` makes
+    // `Self::__g_generic` of the function itself, which runs on any float type (no fallback, whose marker
+    // would make callers' checks fail).
+    let own = signature::float_type_params(&item.sig.generics);
+    if generic && float_params_with_impl(item).iter().all(|t| own.contains(t)) {
+        return missing;
+    }
     if generic {
         return match (parameter_struct, impl_generic_copy(item, args)) {
             (false, Ok(copy)) => (companion::GenericCopy::Missing, copy),
@@ -439,7 +465,7 @@ fn method_generic_copy(
         };
     }
     if !parameter_struct {
-        return first_order_generic_copy(item, args, false, calls);
+        return first_order_generic_copy(item, args, sig, false, calls);
     }
     let by_reference = |p: &signature::Param| matches!(p.ty, syn::Type::Reference(_));
     let structs = || {
@@ -464,12 +490,14 @@ fn method_generic_copy(
         .params
         .iter()
         .any(|p| p.ident != "self" && p.differentiable);
-    // Its calls of other methods (`self.fit(..)`, `Self::h(..)`) are differentiated in `self` too: the
-    // copy with a constant `self` would reach their first-order items, not their copies.
-    if self_differentiated && calls_methods(&item.block) {
+    // Its calls of methods of `self` (`self.fit(..)`) pass `self` on, differentiated there: the copy with
+    // a constant `self` would have to call a copy of the callee with a constant `self`, which the callee
+    // may not have. (Its calls of associated functions, `Self::h(..)`, call their copies,
+    // `Self::__h_generic`, which every differentiable one has: `shadow::why_no_copy`.)
+    if self_differentiated && calls_methods_of_self(&item.block) {
         return fallback(
-            "it is differentiated in `self` (`wrt(self)`) and calls other methods, so it has no copy with a \
-             constant `self` (give the caller `wrt(self)` too, or write the computation out in the caller)",
+            "it is differentiated in `self` (`wrt(self)`) and calls other methods of `self`, so it has no copy \
+             with a constant `self` (give the caller `wrt(self)` too, or write the computation out in the caller)",
         );
     }
     if self_differentiated && !others {
@@ -513,8 +541,8 @@ fn method_generic_copy(
     (companion::GenericCopy::Missing, copy)
 }
 
-/// Does `block` call a method of `self` (`self.fit(..)`) or an associated function (`Self::h(..)`)?
-fn calls_methods(block: &syn::Block) -> bool {
+/// Does `block` call a method of `self` (`self.fit(..)`)?
+fn calls_methods_of_self(block: &syn::Block) -> bool {
     use syn::visit::Visit;
     struct Calls(bool);
     impl<'a> Visit<'a> for Calls {
@@ -522,12 +550,6 @@ fn calls_methods(block: &syn::Block) -> bool {
             let on_self = matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self"));
             self.0 |= on_self;
             syn::visit::visit_expr_method_call(self, m);
-        }
-        fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
-            let associated = matches!(&*call.func, syn::Expr::Path(p)
-                if p.path.segments.first().is_some_and(|s| s.ident == "Self"));
-            self.0 |= associated;
-            syn::visit::visit_expr_call(self, call);
         }
         fn visit_item(&mut self, _: &'a syn::Item) {}
     }
@@ -832,15 +854,6 @@ pub(crate) fn impl_float_params(item: &syn::ItemFn) -> Cow<'_, syn::ItemFn> {
         }
     }
     Cow::Owned(item)
-}
-
-/// Does the signature of the method `item` name a float type parameter of its generic `impl` (one it does
-/// not declare itself, `impl_float_params`)?
-fn names_impl_float(item: &syn::ItemFn) -> bool {
-    let own = signature::float_type_params(&item.sig.generics);
-    float_params_with_impl(item)
-        .iter()
-        .any(|t| !own.contains(t))
 }
 
 /// The float type parameters of `item`, those of a generic `impl` around a method included
@@ -1418,16 +1431,23 @@ impl<'a> Generated<'a> {
         let companion = self.companion_named(&copy, companion::GenericCopy::Missing, false);
         let marker = naming::method_copy_marker_by_name(name);
         let own = signature::float_type_params(generics);
-        let float = float_params_with_impl(self.item)
+        // (Generic over a float type of its own only, in an `impl` without one: no marker, as the check
+        // of a call by the type's name finds none where there is no fallback's.)
+        let marker = float_params_with_impl(self.item)
             .into_iter()
-            .find(|t| !own.contains(t));
+            .find(|t| !own.contains(t))
+            .map(|float| {
+                quote! {
+                    #[doc(hidden)]
+                    #[inline(always)]
+                    #[allow(dead_code)]
+                    #vis fn #marker(_: #float) -> ::autodiff::__private::MethodCopy {
+                        ::autodiff::__private::MethodCopy
+                    }
+                }
+            });
         quote! {
-            #[doc(hidden)]
-            #[inline(always)]
-            #[allow(dead_code)]
-            #vis fn #marker(_: #float) -> ::autodiff::__private::MethodCopy {
-                ::autodiff::__private::MethodCopy
-            }
+            #marker
             #[doc(hidden)]
             #[inline(always)]
             #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]

@@ -734,13 +734,34 @@ impl Forward<'_, '_> {
                     // without a tangent, a zero struct for one differentiated there (`self.fit(x)` of a
                     // constant `__self_primal` calling a `wrt(self)` method; rustc's unsatisfied
                     // `Line: Default` before).
+                    // A value taken for data because the body only passes it on (`mode: Mode` of
+                    // `inner(x, mode)`, no `wrt(..)`): `()` only, a callee that differentiates it being
+                    // one error at the call (a struct it differentiates would have been active here).
+                    Kind::Unknown
+                        if other.var().is_some_and(|v| {
+                            self.e.passed_on.get(&v) == Some(&crate::signature::PassedOn::Data)
+                        }) =>
+                    {
+                        let primal = self.e.operand(other);
+                        let span = callee
+                            .path
+                            .segments
+                            .last()
+                            .map_or_else(Span::call_site, |s| s.ident.span());
+                        quote::quote_spanned!(span=> ::autodiff::__private::data_tangent(&#primal))
+                    }
+                    // A float among them (`self.k` of a constant `self`, in a generic copy an `__S`): a
+                    // zero, picked by method resolution (`__private::ConstantArg`).
                     Kind::Unknown
                         if other.var().is_some_and(|v| {
                             self.e.f.params.contains(&v) && !self.tangents.contains_key(&v)
                         }) =>
                     {
                         let primal = self.e.operand(other);
-                        quote!(::autodiff::__private::inactive_tangent(&#primal))
+                        quote!({
+                            use ::autodiff::__private::{ConstantFloatTangent as _, ConstantOtherTangent as _};
+                            (&::autodiff::__private::ConstantArg(&#primal)).constant_tangent()
+                        })
                     }
                     // A struct may be passed to several calls: each gets a copy of its tangent.
                     // A callee that keeps it constant (`()` there: a method without `wrt(self)`) is

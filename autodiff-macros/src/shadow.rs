@@ -471,17 +471,30 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             // By a bare name only. By a path (`libm::erf(x)`) the copy calls what `derivative_of!` finds
             // there (`companion::copy_by_path`), which may be nothing: the caller's first-order derivative
             // reports that call, and a copy made without being asked must add no errors of its own.
-            // (Not `Self::g(..)`: a method has no companion type to carry a fallback copy, so `g` may have
-            // none, and a copy made without being asked must compile.)
             let callee = match &*call.func {
                 syn::Expr::Path(p) if p.qself.is_none() => {
                     p.path.get_ident().map(|i| i.to_string())
                 }
                 _ => None,
             };
-            let by_name = callee
-                .as_ref()
-                .is_some_and(|c| self.calls.contains(c) && !self.bindings.contains(c));
+            // And `Self::h(..)` with a differentiated argument (`h` in `calls`), which the copy calls as
+            // `Self::__h_generic(..)`: the function compiles at first order, so `h` has derivatives, so it
+            // is `#[differentiable]` in an `impl` of the same type (a custom gradient cannot be a method),
+            // and every such function has `Self::__h_generic`, its copy or the fallback that is an error
+            // only once an `order = K` function instantiates it (`companion::fallback_method_copy`); not
+            // the hidden functions (`__h_whole`, a copy's own), which no body names, nor one with an
+            // active parameter struct, which takes a struct this body would have to pass on whole (and
+            // `expand::method_generic_copy` makes no copy of a body that does).
+            let associated = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.leading_colon.is_none()
+                && p.path.segments.len() == 2
+                && p.path.segments[0].ident == "Self"
+                && p.path.segments.iter().all(|s| s.arguments.is_none())
+                && self.calls.contains(&p.path.to_token_stream().to_string()));
+            let by_name = associated
+                || callee
+                    .as_ref()
+                    .is_some_and(|c| self.calls.contains(c) && !self.bindings.contains(c));
             // Where a hidden function over parameter structs' values views finds a field
             // (`struct_whole.rs`): integers and the structs themselves, the same in the copy.
             let field_lookup = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
@@ -575,6 +588,21 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
         }
         fn visit_expr_struct(&mut self, _: &'ast syn::ExprStruct) {
             self.fail("its body builds a struct".into());
+        }
+        // `Mode::A => ..` of `match mode`: a unit variant of a type of the user's, which the copy matches
+        // as the function does (the scrutinee keeps its type there; a float constant would not).
+        fn visit_pat(&mut self, pat: &'ast syn::Pat) {
+            if let syn::Pat::Path(p) = pat {
+                let of_a_float =
+                    |s: &syn::PathSegment| s.ident == self.float || s.ident == self.other_float;
+                if p.qself.is_none()
+                    && p.path.segments.len() >= 2
+                    && !p.path.segments.iter().any(of_a_float)
+                {
+                    return;
+                }
+            }
+            syn::visit::visit_pat(self, pat);
         }
         fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
             if is_new_vec(&p.path) {

@@ -33,6 +33,22 @@ pub(crate) struct Param {
     /// An input made of a field of a parameter struct (`structs.rs`), not a declared parameter: its
     /// gradient is `()` when no adjoint reaches it (the struct's own code then adds nothing).
     pub(crate) field: bool,
+    /// A value of a type of the user's taken by value that the body only passes on to calls (and matches
+    /// on or compares): data, as an enum is, rather than a parameter struct.
+    pub(crate) passed_on: PassedOn,
+}
+
+/// How a parameter of a type of the user's that the body only passes on to calls is data (`Param::passed_on`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PassedOn {
+    /// Not such a parameter.
+    No,
+    /// Left out of the `wrt(..)` given: constant, whatever the callees do with it.
+    Constant,
+    /// Without `wrt(..)`: taken for data (an enum), so a callee it is passed to must keep it constant too, or
+    /// the call is an error (`__private::data_tangent`), since a struct that a callee differentiates would
+    /// have been active here (a struct is by default).
+    Data,
 }
 
 impl Param {
@@ -393,13 +409,15 @@ pub(crate) fn output_shape(ty: &Type, float_params: &[Ident]) -> Option<(ArraySh
 }
 
 /// Is the parameter `name` of a type of the user's (`mode: Mode`) only matched on (`match mode { .. }`) or
-/// compared (`mode == Mode::Fast`) in `body`? Then it is data, an enum or a flag, rather than a parameter
-/// struct whose fields the body reads.
-fn only_matched_or_compared(body: &syn::Block, name: &Ident) -> bool {
+/// compared (`mode == Mode::Fast`) in `body`, or, where `passed_on` (a parameter taken by value), also
+/// passed on by value to calls (`inner(x, mode)`, `self.g(mode)`)? Then it is data, an enum or a flag,
+/// rather than a parameter struct whose fields the body reads.
+fn only_matched_or_compared(body: &syn::Block, name: &Ident, passed_on: bool) -> bool {
     use syn::visit::Visit;
     /// The uses of `name`, and how many of them are a `match`'s scrutinee or a side of `==`/`!=`.
     struct Uses<'n> {
         name: &'n Ident,
+        passed_on: bool,
         all: usize,
         as_data: usize,
     }
@@ -429,9 +447,32 @@ fn only_matched_or_compared(body: &syn::Block, name: &Ident) -> bool {
             }
             syn::visit::visit_expr_binary(self, b);
         }
+        // An argument written as the bare name (not `&mode`, not a field of it).
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if self.passed_on {
+                self.as_data += c.args.iter().filter(|a| self.is_bare(a)).count();
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if self.passed_on {
+                self.as_data += m.args.iter().filter(|a| self.is_bare(a)).count();
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    impl Uses<'_> {
+        fn is_bare(&self, expr: &syn::Expr) -> bool {
+            match expr {
+                syn::Expr::Path(p) => p.qself.is_none() && p.path.is_ident(self.name),
+                syn::Expr::Paren(p) => self.is_bare(&p.expr),
+                _ => false,
+            }
+        }
     }
     let mut uses = Uses {
         name,
+        passed_on,
         all: 0,
         as_data: 0,
     };
@@ -875,6 +916,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     field: false,
                     output: false,
                     scalar: false,
+                    passed_on: PassedOn::No,
                 });
             }
             FnArg::Typed(pt) => {
@@ -929,11 +971,27 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                 // A parameter struct (`p: &Mlp`): active, its own gradient type. But a value of a type of
                 // the user's that the body only matches on or compares (`mode: Mode`, an enum), and that
                 // `wrt(..)` does not name, is data like an integer.
+                // So is one taken by value that the body also passes on whole to calls (`inner(x, mode)`):
+                // without `wrt(..)`, each callee must keep it constant too (`PassedOn::Data`).
                 let named_in_wrt = (args.wrt.as_ref()).is_some_and(|w| w.contains(&pi.ident));
+                let by_value = !matches!(&*pt.ty, Type::Reference(_));
+                let mut passed_on = PassedOn::No;
                 let (kind, grad_ty) = match (&kind, array, struct_type(&pt.ty, &sig.generics)) {
                     (Kind::Unknown, None, Some(_))
-                        if !named_in_wrt && only_matched_or_compared(&item.block, &pi.ident) =>
+                        if !named_in_wrt
+                            && only_matched_or_compared(&item.block, &pi.ident, false) =>
                     {
+                        (kind, grad_ty)
+                    }
+                    (Kind::Unknown, None, Some(_))
+                        if !named_in_wrt
+                            && by_value
+                            && only_matched_or_compared(&item.block, &pi.ident, true) =>
+                    {
+                        passed_on = match args.wrt {
+                            Some(_) => PassedOn::Constant,
+                            None => PassedOn::Data,
+                        };
                         (kind, grad_ty)
                     }
                     (Kind::Unknown, None, Some(ty)) => (Kind::Struct(ty.clone()), ty),
@@ -957,6 +1015,7 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     output: output.is_some(),
                     scalar: output.is_some() && matches!(&*pt.ty, Type::Reference(r) if float_kind(&r.elem, &float_params)),
                     field: false,
+                    passed_on,
                 });
             }
         }

@@ -171,6 +171,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                 field: true,
                 output: false,
                 scalar: false,
+                passed_on: crate::signature::PassedOn::No,
             });
         }
     }

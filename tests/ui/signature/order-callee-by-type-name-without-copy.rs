@@ -1,7 +1,8 @@
 // An `order = K` function written for `f64` calling an associated function by the type's name (`W::via(x)`)
 // checks at the call that the callee has a generic copy (`W::__via_copied_by_name(0.0)`, the marker a
 // caller by the type's name asks for, which also settles a generic `impl`'s float type): `via` calls
-// `Self::sq(..)`, so it has none, and the one error is at the call; `W::sq(x)` has one.
+// `W::sq(..)` by the type's name (`Self::sq(..)` would do), so it has none, and the one error is at the
+// call; `W::sq(x)` has one.
 use autodiff::differentiable;
 
 struct W;
@@ -14,7 +15,7 @@ impl W {
 
     #[differentiable]
     fn via(x: f64) -> f64 {
-        Self::sq(x) * 2.0
+        W::sq(x) * 2.0
     }
 }
 
