@@ -2695,13 +2695,7 @@ pub mod kernels {
                     }
                 }
             }
-            // `e = sq;` is a spanned error (a whole nested array assigned in a loop) whose hint, to
-            // make `e` a fixed-size array, it already is: copied entry by entry instead.
-            for i in 0..2 {
-                for j in 0..2 {
-                    e[i][j] = sq[i][j];
-                }
-            }
+            e = sq;
         }
         e[0][0] + e[1][1] + 0.5 * e[0][1]
     }
