@@ -3270,8 +3270,8 @@ pub mod mutation {
 // ---------------------------------------------------------------------------------------------------
 
 /// A dense layer `tanh(W x + b)` with `W` stored flat by rows (a `Vec<Vec<f64>>` field cannot be
-/// indexed twice in a body: `self.w[i][j]` is a spanned error whose hint, to bind the field to a name,
-/// leads to another, since `let w = &self.w;` takes a reference).
+/// indexed twice in a body: `self.w[i][j]` is a spanned error saying to store it flat, as here, or to take
+/// the matrix as a parameter).
 #[derive(Clone, Debug, Differentiable)]
 pub struct Dense {
     pub w: Vec<f64>,

@@ -220,7 +220,14 @@ fn try_expand(
         .as_ref()
         .map(|flat| with_block(&desugared, flat.block.clone()));
     let body = flat_body.as_ref().unwrap_or(&*desugared);
-    fence::check(&body.block, &mut errors);
+    let before_fields = errors.len();
+    if let Some(flat) = &flat {
+        flat.check_matrix_fields(&mut errors);
+    }
+    // A matrix field bound first (`let w = &self.w;`) is that error alone, not also the reference's.
+    if errors.len() == before_fields {
+        fence::check(&body.block, &mut errors);
+    }
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
     let analysed = inner.filter(|_| errors.len() == 0).map(|inner| {
