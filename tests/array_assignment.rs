@@ -3,7 +3,8 @@
 //! elements or rebind the name, and a loop must see the new array in its next iteration and after it. Each
 //! of the functions below had a silently wrong gradient before (a zero gradient for `y = step(&y, h)` in a
 //! loop; `d` aliasing `c` for a call's result of unknown type; the loop's rebinding of `d` lost after it),
-//! found probing as a user. Gradients against derivatives by hand and central differences, tangents against
+//! found probing as a user. A nested fixed-size array (`[[f64; 2]; 2]`) assigned whole in a loop is copied
+//! entry by entry the same way. Gradients against derivatives by hand and central differences, tangents against
 //! the gradient, Hessians against central differences of the gradient.
 
 #![allow(clippy::needless_range_loop)]
@@ -116,8 +117,83 @@ fn raw_name(b: f64) -> f64 {
     r#in[0] + c[0]
 }
 
+/// A nested fixed-size array assigned whole in a loop (`e = sq;`, both `[[f64; 2]; 2]`): `e = I + B`, squared
+/// twice, so `e = (I + B)⁴`; `f = tr e + e₀₁ / 2`. Was a spanned error whose hint (make `e` fixed-size) did
+/// not apply.
+#[differentiable(order = 2)]
+fn matrix_power_by_squaring(b: [[f64; 2]; 2]) -> f64 {
+    let mut e = [[1.0, 0.0], [0.0, 1.0]];
+    for i in 0..2 {
+        for j in 0..2 {
+            e[i][j] += b[i][j];
+        }
+    }
+    for _ in 0..2 {
+        let mut sq = [[0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                for l in 0..2 {
+                    sq[i][j] += e[i][l] * e[l][j];
+                }
+            }
+        }
+        e = sq;
+    }
+    e[0][0] + e[1][1] + 0.5 * e[0][1]
+}
+
+/// `a b` of 2×2 matrices.
+fn matmul(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> [[f64; 2]; 2] {
+    let mut c = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            c[i][j] = a[i][0] * b[0][j] + a[i][1] * b[1][j];
+        }
+    }
+    c
+}
+
+/// The gradient of `tr M⁴ + (M⁴)₀₁ / 2` in `B`, `M = I + B`: `∂(M⁴)ᵢⱼ/∂Mₖₗ = Σₚ (Mᵖ)ᵢₖ (M³⁻ᵖ)ₗⱼ`.
+fn matrix_power_gradient(b: [[f64; 2]; 2]) -> [[f64; 2]; 2] {
+    let m = [[1.0 + b[0][0], b[0][1]], [b[1][0], 1.0 + b[1][1]]];
+    let mut powers = vec![[[1.0, 0.0], [0.0, 1.0]]];
+    for p in 1..4 {
+        powers.push(matmul(powers[p - 1], m));
+    }
+    let d = |i: usize, j: usize, k: usize, l: usize| -> f64 {
+        (0..4).map(|p| powers[p][i][k] * powers[3 - p][l][j]).sum()
+    };
+    let mut g = [[0.0; 2]; 2];
+    for k in 0..2 {
+        for l in 0..2 {
+            g[k][l] = d(0, 0, k, l) + d(1, 1, k, l) + 0.5 * d(0, 1, k, l);
+        }
+    }
+    g
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn a_nested_array_assigned_whole_in_a_loop(x in proptest::array::uniform4(-0.8f64..0.8)) {
+        let b = [[x[0], x[1]], [x[2], x[3]]];
+        let at = |x: &[f64]| matrix_power_by_squaring([[x[0], x[1]], [x[2], x[3]]]);
+        let (value, g) = matrix_power_by_squaring_grad(b);
+        let m = [[1.0 + b[0][0], b[0][1]], [b[1][0], 1.0 + b[1][1]]];
+        let m4 = matmul(matmul(m, m), matmul(m, m));
+        assert_all_close(&[value], &[m4[0][0] + m4[1][1] + 0.5 * m4[0][1]], ANALYTIC_TOL, "value");
+        let flat = |g: [[f64; 2]; 2]| vec![g[0][0], g[0][1], g[1][0], g[1][1]];
+        let by_hand = flat(matrix_power_gradient(b));
+        assert_all_close(&flat(g), &by_hand, ANALYTIC_TOL, "gradient by hand");
+        assert_fd_gradient(at, &x, &flat(g), "matrix_power_by_squaring");
+        let t = [[0.3, -0.7], [0.2, 0.5]];
+        let (_, tangent) = matrix_power_by_squaring_jvp(b, t);
+        assert_all_close(&[tangent], &[common::dot(&by_hand, &flat(t))], 1e-10, "tangent");
+        let gradient = |x: &[f64]| flat(matrix_power_by_squaring_grad([[x[0], x[1]], [x[2], x[3]]]).1);
+        let (_, _, h) = matrix_power_by_squaring_hessian(b);
+        assert_jacobian(&h, &fd_jacobian(gradient, &x), "matrix_power_by_squaring_hessian");
+    }
 
     #[test]
     fn a_state_replaced_by_a_call_in_a_loop(h in -0.3f64..0.3, a in -1.0f64..1.0, b in -1.0f64..1.0) {

@@ -281,6 +281,52 @@ fn flat(f: impl Fn(&[f64]) -> f64) -> impl Fn(&[f64]) -> f64 {
     f
 }
 
+/// Adds `sin s` into the float output `e`, returns `s²`.
+#[differentiable]
+fn accumulate_sin<T: autodiff::Float>(s: T, e: &mut T) -> T {
+    *e = *e + s.sin();
+    s * s
+}
+
+/// An element of a `Vec` made in an outer loop's body passed as the output of a call in an inner loop:
+/// the reservation of the tape of the `Vec` stored at the call named it before the outer loop, where it
+/// does not exist (rustc's E0425; found by autodiff-fuzz --forms, seed 9502). Each outer iteration adds
+/// `2 a²` and `2 a sin a`: `f = 4 a² + 4 a sin a`.
+/// (A `Vec`, not an array, on purpose: a fixed-size array's tape is not reserved by its length.)
+#[differentiable(order = 2)]
+#[allow(clippy::useless_vec)]
+fn outputs_in_a_nested_loop(a: f64) -> f64 {
+    let mut t = 0.0;
+    for i in 0..2 {
+        let mut acc = vec![0.0; 3];
+        for _ in 0..2 {
+            t += accumulate_sin(a, &mut acc[i]);
+        }
+        t += acc[i] * a;
+    }
+    t
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn an_element_of_a_vec_made_in_an_outer_loop_as_a_calls_output(a in -2.0f64..2.0) {
+        let (value, g) = outputs_in_a_nested_loop_grad(a);
+        assert_close(value, 4.0 * a * a + 4.0 * a * a.sin(), 1e-12, "value");
+        let by_hand = 8.0 * a + 4.0 * a.sin() + 4.0 * a * a.cos();
+        assert_close(g, by_hand, 1e-12, "gradient by hand");
+        assert_fd_gradient(|x| outputs_in_a_nested_loop(x[0]), &[a], &[g], "outputs_in_a_nested_loop");
+        let (_, h) = outputs_in_a_nested_loop_jvp(a, 1.0);
+        assert_close(h, by_hand, 1e-12, "tangent");
+        let (_, _, hessian) = outputs_in_a_nested_loop_hessian(a);
+        let second = 8.0 + 8.0 * a.cos() - 4.0 * a * a.sin();
+        assert_close(hessian[0][0], second, 1e-10, "Hessian by hand");
+        let d = central_difference(|x| outputs_in_a_nested_loop_grad(x).1, a);
+        assert_close(hessian[0][0], d, 1e-6, "Hessian against differences of the gradient");
+    }
+}
+
 proptest! {
     #![proptest_config(config())]
 

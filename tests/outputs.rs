@@ -7,7 +7,10 @@
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_all_close, assert_close, central_difference, config};
+use common::{
+    assert_all_close, assert_close, assert_fd_gradient, assert_jacobian, central_difference,
+    config, fd_jacobian,
+};
 use proptest::prelude::*;
 
 /// Lotka-Volterra's right-hand side, as an ODE solver wants it: the result written into `dydt`.
@@ -57,6 +60,125 @@ fn lv_jacobian(y: &[f64], p: &[f64]) -> [[f64; 6]; 2] {
             -y[1],
         ],
     ]
+}
+
+/// An output written whole by a loop over `0..y.len()` before anything reads it (`fill!(y, 0)`), then
+/// built from itself: its incoming value is no input (API.md: "an input only if the body reads it before
+/// writing it"), so `_vjp`'s gradient is `x`'s alone. `y[1] = s²`, `y[2] = (s + s²)²`, `s = sin x`.
+#[differentiable]
+fn prefix_squares(y: &mut [f64], x: f64) {
+    for i in 0..y.len() {
+        y[i] = 0.0;
+    }
+    for i in 1..y.len() {
+        y[i] = (x.sin() + y[i - 1]).powi(2);
+    }
+}
+
+/// A scratch buffer written whole (each entry after a `let` of the iteration) and read back: `f_grad` and
+/// `f_hessian` are in `x` alone. `f = Σ x³`.
+#[differentiable(order = 2)]
+fn scratch_cubes(x: &[f64], work: &mut [f64]) -> f64 {
+    for i in 0..work.len() {
+        let sq = x[i] * x[i];
+        work[i] = sq;
+    }
+    let mut s = 0.0;
+    for i in 0..work.len() {
+        s += work[i] * x[i];
+    }
+    s
+}
+
+/// Not written whole: the loop may skip an entry (`continue` before the write), so the incoming value stays
+/// an input, read by the second loop: `y[1] = y₁ x`, `y[i] = i x²` otherwise.
+#[differentiable]
+fn skips_one(y: &mut [f64], x: f64) {
+    for i in 0..y.len() {
+        if i == 1 {
+            continue;
+        }
+        y[i] = x * i as f64;
+    }
+    for i in 0..y.len() {
+        y[i] *= x;
+    }
+}
+
+/// Not written whole either: the loop starts at 1, so `y[0]`'s incoming value is read: `y[0] = y₀ x`.
+#[differentiable]
+fn from_one(y: &mut [f64], x: f64) {
+    for i in 1..y.len() {
+        y[i] = x;
+    }
+    for i in 0..y.len() {
+        y[i] *= x;
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn an_output_written_whole_by_a_loop_is_no_input(x in -2.0f64..2.0, c in proptest::array::uniform3(-1.0f64..1.0)) {
+        let (s, ds) = (x.sin(), x.cos());
+        let want = [0.0, s * s, (s + s * s).powi(2)];
+        let dwant = [0.0, 2.0 * s * ds, 2.0 * (s + s * s) * (1.0 + 2.0 * s) * ds];
+        // Whatever the buffer holds when called (NaN would show any use of it).
+        let mut y = vec![f64::NAN; 3];
+        // The gradient is `x`'s alone: an `f64`, not a tuple with the buffer's.
+        let gx: f64 = prefix_squares_vjp(&mut y, x, &c);
+        assert_all_close(&y, &want, 1e-12, "prefix_squares_vjp's outputs");
+        let by_hand: f64 = (0..3).map(|i| c[i] * dwant[i]).sum();
+        assert_close(gx, by_hand, 1e-10, "prefix_squares_vjp");
+        let at = |x: f64| {
+            let mut y = vec![f64::NAN; 3];
+            prefix_squares(&mut y, x);
+            (0..3).map(|i| c[i] * y[i]).sum::<f64>()
+        };
+        assert_close(gx, central_difference(at, x), 1e-6, "prefix_squares_vjp against differences");
+        let mut d = vec![f64::NAN; 3];
+        prefix_squares_jvp(&mut [f64::NAN; 3], x, 1.0, &mut d);
+        assert_all_close(&d, &dwant, 1e-10, "prefix_squares_jvp");
+        let j = prefix_squares_jacobian(&mut [f64::NAN; 3], x);
+        assert_all_close(&j.iter().map(|row| row[0]).collect::<Vec<_>>(), &dwant, 1e-10, "prefix_squares_jacobian");
+    }
+
+    #[test]
+    fn a_scratch_buffer_written_whole_is_no_input(x in proptest::array::uniform3(-2.0f64..2.0)) {
+        let mut work = vec![f64::NAN; 3];
+        let (value, g): (f64, Vec<f64>) = scratch_cubes_grad(&x, &mut work);
+        assert_close(value, x.iter().map(|v| v.powi(3)).sum(), 1e-12, "scratch_cubes");
+        let by_hand: Vec<f64> = x.iter().map(|v| 3.0 * v * v).collect();
+        assert_all_close(&g, &by_hand, 1e-12, "scratch_cubes_grad");
+        assert_fd_gradient(|x| scratch_cubes(x, &mut [f64::NAN; 3]), &x, &g, "scratch_cubes");
+        let (_, _, h) = scratch_cubes_hessian(&x, &mut [f64::NAN; 3]);
+        let gradient = |x: &[f64]| scratch_cubes_grad(x, &mut [f64::NAN; 3]).1;
+        assert_jacobian(&h, &fd_jacobian(gradient, &x), "scratch_cubes_hessian");
+        for i in 0..3 {
+            assert_close(h[i][i], 6.0 * x[i], 1e-12, "scratch_cubes_hessian's diagonal");
+        }
+    }
+
+    #[test]
+    fn an_output_not_written_whole_stays_an_input(x in -2.0f64..2.0, y0 in proptest::array::uniform3(-1.0f64..1.0), c in proptest::array::uniform3(-1.0f64..1.0)) {
+        let mut y = y0.to_vec();
+        skips_one(&mut y, x);
+        assert_all_close(&y, &[0.0, y0[1] * x, 2.0 * x * x], 1e-12, "skips_one");
+        let mut y = y0.to_vec();
+        let (gy, gx): (Vec<f64>, f64) = skips_one_vjp(&mut y, x, &c);
+        assert_all_close(&y, &[0.0, y0[1] * x, 2.0 * x * x], 1e-12, "skips_one_vjp's outputs");
+        assert_all_close(&gy, &[0.0, c[1] * x, 0.0], 1e-12, "skips_one_vjp in y");
+        assert_close(gx, c[1] * y0[1] + c[2] * 4.0 * x, 1e-12, "skips_one_vjp in x");
+        let mut y = y0.to_vec();
+        from_one(&mut y, x);
+        assert_all_close(&y, &[y0[0] * x, x * x, x * x], 1e-12, "from_one");
+        let mut y = y0.to_vec();
+        let (gy, gx): (Vec<f64>, f64) = from_one_vjp(&mut y, x, &c);
+        assert_all_close(&y, &[y0[0] * x, x * x, x * x], 1e-12, "from_one_vjp's outputs");
+        assert_all_close(&gy, &[c[0] * x, 0.0, 0.0], 1e-12, "from_one_vjp in y");
+        assert_close(gx, c[0] * y0[0] + 2.0 * x * (c[1] + c[2]), 1e-12, "from_one_vjp in x");
+    }
 }
 
 proptest! {

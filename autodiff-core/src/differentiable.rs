@@ -311,9 +311,11 @@ pub fn copy_struct<D: Differentiable>(value: &D) -> D {
 #[doc(hidden)]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not `Differentiable`, so `#[differentiable]` cannot find its fields",
-    label = "a parameter of this type is differentiated",
-    note = "add `#[derive(autodiff::Differentiable)]` to the struct (with `#[no_grad]` on its constant fields), \
-            or leave the parameter out of `wrt(..)` so that it is passed through as a constant"
+    label = "the fields of a parameter of this type are read through its derive",
+    note = "add `#[derive(autodiff::Differentiable)]` to the struct (with `#[no_grad]` on its constant fields): a \
+            differentiated struct needs it, and so does a constant one (a constant `self`, a struct left out of \
+            `wrt(..)`) whose integer or flag fields a function with `order = K` reads; or keep the struct out of \
+            `wrt(..)` and pass such a field's value as a parameter of its own"
 )]
 pub trait FieldType<const KEY: u64> {
     /// The field's declared type.

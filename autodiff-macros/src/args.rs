@@ -7,7 +7,7 @@ use syn::punctuated::Punctuated;
 use syn::{Ident, LitInt, Token};
 
 /// What `#[differentiable(...)]` was given.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Args {
     /// `wrt(a, b)`: the active parameters; `None` means every float parameter.
     pub(crate) wrt: Option<Vec<Ident>>,

@@ -212,11 +212,49 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         return with_errors(&item, errors);
     };
     check_gradient_arity(&sig, &gradient_ty, &item.sig.ident, &mut errors);
-    let Some(target) = target.filter(|_| errors.len() == 0) else {
+    let Some(target) = target else {
         return with_errors(&item, errors);
     };
+    if errors.len() > 0 {
+        // The registration of a stand-in gradient of the right shape, so that calls of the function get no
+        // error of their own: one mistake, one error.
+        let stand_in = stand_in_gradient(&item, &sig);
+        let registration = stand_in
+            .as_ref()
+            .map(|stand_in| registration(stand_in, &value_fn, &sig, &target, &value_ty));
+        let errors = errors.finish().err().unwrap_or_default();
+        return quote!(#errors #item #stand_in #registration);
+    }
+    let registration = registration(&item, &value_fn, &sig, &target, &value_ty);
+    quote!(#item #registration)
+}
+
+/// For a registration `item` with an error in its declared gradient type: a hidden gradient with the
+/// shape the function's parameters give (`sig`), returning zeros, never run.
+fn stand_in_gradient(item: &syn::ItemFn, sig: &Signature) -> Option<syn::ItemFn> {
+    let floats = signature::float_type_params(&item.sig.generics);
+    let gradient = sig.gradient_type();
+    let zero = crate::expand::zero_of_type(&syn::parse2(gradient.clone()).ok()?, &floats)?;
+    let mut stand_in = item.clone();
+    stand_in.sig.ident = quote::format_ident!("__{}_stand_in", item.sig.ident);
+    stand_in.sig.output = syn::parse_quote!(-> #gradient);
+    stand_in.vis = syn::Visibility::Inherited;
+    stand_in.attrs = vec![syn::parse_quote!(#[allow(dead_code, unused_variables)])];
+    stand_in.block = syn::parse_quote!({ #zero });
+    Some(stand_in)
+}
+
+/// The items that register `item` as the gradient of `target`: the companion of the function, the name a
+/// call by path finds, and the generic copy for `order = K` callers.
+fn registration(
+    item: &syn::ItemFn,
+    value_fn: &syn::ItemFn,
+    sig: &Signature,
+    target: &syn::Path,
+    value_ty: &Type,
+) -> TokenStream {
     let Some(last) = target.segments.last().map(|s| s.ident.clone()) else {
-        return with_errors(&item, errors);
+        return TokenStream::new();
     };
     let name = &item.sig.ident;
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
@@ -239,7 +277,7 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         }
     };
     let call = quote!(Self::#target_fn(#(#args),*));
-    let items = Items::new(&value_fn, &sig).inside_companion();
+    let items = Items::new(value_fn, sig).inside_companion();
     let vjp_body = |d: TokenStream| quote!((#call, #name(#(#args,)* #d)));
     let d_ret = Ident::new("d_ret", Span::mixed_site());
     let vjp = items.vjp(vjp_body(d_ret.to_token_stream()), &format!("`{name}`"));
@@ -248,19 +286,19 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         let gradient = |dy| #name(#(#args,)* dy);
     });
     let copy = registered_copy(
-        &item,
-        &value_fn,
-        &sig,
+        item,
+        value_fn,
+        sig,
         &quote!(#last::#target_fn),
-        (&target, &last),
+        (target, &last),
     );
     let companion = items.companion_of(
         &last,
         quote!(#target_item #vjp #jvp),
         copy.as_ref().map(|_| crate::naming::generic_copy(&last)),
     );
-    let by_path = by_path(&target, &last, &item.vis);
-    quote!(#item #companion #by_path #copy)
+    let by_path = by_path(target, &last, &item.vis);
+    quote!(#companion #by_path #copy)
 }
 
 /// For the registration `item` of an outside function of float scalars and slices written for `f64`
@@ -577,7 +615,7 @@ fn value_stub(
 ) -> TokenStream {
     let errors = errors.finish().err().unwrap_or_default();
     let (attrs, vis, sig) = (&value_fn.attrs, &value_fn.vis, &value_fn.sig);
-    let stubs = crate::expand::stubs(value_fn, signature);
+    let stubs = crate::expand::complete_stubs(value_fn, signature, Args::default());
     quote! {
         #errors
         #(#attrs)*

@@ -1242,7 +1242,7 @@ impl<'a> Emitter<'a> {
         let fused = self.fused.contains_key(&l.trips);
         if let Some(trips) = self.trips_hint(l, None) {
             let factors = if fused { Vec::new() } else { vec![trips] };
-            self.reservations_in(l, factors, &inside, &mut found);
+            self.reservations_in(l, factors, (&inside, &l.body), &mut found);
         }
         // With no factor left, a tape holds one value (or array) at a time.
         found.retain(|(_, factors, _, _)| !factors.is_empty());
@@ -1281,12 +1281,13 @@ impl<'a> Emitter<'a> {
     }
 
     /// The tapes of `reservations` pushed in `l`'s body and the loops nested in it, with the trip counts
-    /// (`factors`) around them.
+    /// (`factors`) around them; `inside` the values defined in the outermost loop, whose body is `outermost`
+    /// (where the reservations are made).
     fn reservations_in(
         &self,
         l: &Loop,
         factors: Vec<TokenStream>,
-        inside: &BTreeSet<Var>,
+        (inside, outermost): (&BTreeSet<Var>, &Block),
         found: &mut Vec<Reservation>,
     ) {
         let mut pushed: Vec<Var> = l.phis.clone();
@@ -1307,7 +1308,7 @@ impl<'a> Emitter<'a> {
                 if let Some(trips) = self.trips_hint(inner, Some(inside)) {
                     let mut nested = factors.clone();
                     nested.push(trips);
-                    self.reservations_in(inner, nested, inside, found);
+                    self.reservations_in(inner, nested, (inside, outermost), found);
                 }
             }
         }
@@ -1316,7 +1317,8 @@ impl<'a> Emitter<'a> {
                 found.push((tape.clone(), factors.clone(), None, None));
             }
             // An array stored at a call (or the call's gradient with respect to it), as long as it is when
-            // the loop starts: an array made inside the loop is not known then.
+            // the outermost loop starts: an array made inside it (in an enclosing loop's body too, around an
+            // inner loop with the call) is not known then.
             // Where the call may store its gradient instead, each tape is reserved only in its branch.
             let site = CallSite::Value(var);
             let check = self.call_linear.get(&var);
@@ -1330,7 +1332,7 @@ impl<'a> Emitter<'a> {
                         .map(|((_, array), tape)| (*array, tape, check.cloned())),
                 );
             for (array, tape, condition) in stored {
-                if self.f.arrays[array.0 as usize].fixed || made_in(&l.body, array) {
+                if self.f.arrays[array.0 as usize].fixed || made_in(outermost, array) {
                     continue;
                 }
                 let name = self.array_name(array);

@@ -46,8 +46,133 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     expand_fn(args, item, errors)
 }
 
-/// Expands `item` under `#[differentiable(args)]`, with the errors found in the attribute.
-fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
+/// Expands `item` under `#[differentiable(args)]`, with the errors found in the attribute. On an error,
+/// the errors, the function as written and stubs of every item its expansion would emit
+/// (`complete_stubs`).
+fn expand_fn(args: Args, item: syn::ItemFn, errors: Errors) -> TokenStream {
+    let stub_args = args.clone();
+    match try_expand(args, item.clone(), errors, true) {
+        Ok(expanded) => expanded,
+        Err(Failed { errors, sig }) => {
+            let stubs = complete_stubs(&item, sig.as_deref(), stub_args);
+            quote!(#errors #item #stubs)
+        }
+    }
+}
+
+/// What an expansion that found errors hands back: the errors, and the signature where it had none.
+struct Failed {
+    errors: TokenStream,
+    sig: Option<Box<Signature>>,
+}
+
+/// Stand-ins for every item the expansion of `item` under `#[differentiable(args)]` emits beside it, after
+/// an error in its body: a caller's generated code names more than `f_grad`, `f_vjp` and `f_jvp` (the
+/// generic copy `__f_generic` and its items, a method's `__f_vjp_into`, the hidden `__f_whole` of a
+/// function of parameter structs, `f_hessian` at `order = K`), so that one mistake gives one error.
+///
+/// Where the signature is known, they are the items of the same function with a body that surely
+/// expands (`stand_in_body`: a zero of the return type, the output parameters read as the real body reads
+/// them), so they have the real signatures and names, whatever the expansion emits; their bodies are never
+/// run, since the crate does not compile. Otherwise, the hand-written stubs of `stubs`.
+///
+/// Input:  #[differentiable(order = 2)] fn f(x: f64) -> f64 { x.fract() }   (an error)
+/// Output: fn f(x: f64) -> f64 { x.fract() }  + the items of `fn f(x: f64) -> f64 { 0.0 }` but `f` itself
+pub(crate) fn complete_stubs(
+    item: &syn::ItemFn,
+    sig: Option<&Signature>,
+    args: Args,
+) -> TokenStream {
+    // The items of a differentiated parameter struct need it to derive `Differentiable`: only where the
+    // user asked for that (`wrt(self)`, `wrt(p)`), not for a type taken for a struct by default (an enum
+    // the body uses otherwise than by `match`, whose error says so): one error.
+    let asked = |p: &crate::signature::Param| {
+        !matches!(p.kind, crate::ir::Kind::Struct(_))
+            || !p.active
+            || args.wrt.as_ref().is_some_and(|wrt| wrt.contains(&p.ident))
+    };
+    let stand_in = sig
+        .filter(|sig| sig.params.iter().all(asked))
+        .and_then(|sig| {
+            let block = stand_in_body(item, sig)?;
+            let stand_in = with_block(item, block);
+            try_expand(args, stand_in, Errors::default(), false).ok()
+        });
+    stand_in.unwrap_or_else(|| stubs(item, sig))
+}
+
+/// A body for the signature of `item` that every pass accepts: each output parameter whose incoming value
+/// the real body reads (`sig`) read and written back (so it stays an input), then a zero of the return
+/// type; `None` for a return type it cannot write a zero of.
+fn stand_in_body(item: &syn::ItemFn, sig: &Signature) -> Option<syn::Block> {
+    let floats = signature::float_type_params(&impl_float_params(item).sig.generics);
+    let value = match &item.sig.output {
+        syn::ReturnType::Default => quote!(),
+        syn::ReturnType::Type(_, ty) => zero_of_type(ty, &floats)?,
+    };
+    let reads = sig.params.iter().filter(|p| p.output && p.active).map(|p| {
+        let out = &p.ident;
+        match p.scalar {
+            true => quote!(*#out = *#out;),
+            false => quote!(#out[0] = #out[0];),
+        }
+    });
+    Some(syn::parse_quote!({ #(#reads)* #value }))
+}
+
+/// A zero of the type `ty` written as a body would (`0.0`, `T::zero()`, tuples and arrays of them,
+/// `vec![0.0; 0]`), if `ty` is made of floats.
+pub(crate) fn zero_of_type(ty: &syn::Type, floats: &[Ident]) -> Option<TokenStream> {
+    match ty {
+        syn::Type::Paren(p) => zero_of_type(&p.elem, floats),
+        syn::Type::Group(g) => zero_of_type(&g.elem, floats),
+        syn::Type::Tuple(t) => {
+            let items = t
+                .elems
+                .iter()
+                .map(|e| zero_of_type(e, floats))
+                .collect::<Option<Vec<_>>>()?;
+            Some(quote!((#(#items,)*)))
+        }
+        syn::Type::Array(a) => {
+            let (item, len) = (zero_of_type(&a.elem, floats)?, &a.len);
+            Some(quote!([#item; #len]))
+        }
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::None if p.path.get_ident().is_some() => {
+                    let ident = &last.ident;
+                    if ident == "f64" || ident == "f32" {
+                        Some(quote!(0.0))
+                    } else if floats.contains(ident) {
+                        Some(quote!(#ident::zero()))
+                    } else {
+                        None
+                    }
+                }
+                syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => {
+                    let Some(syn::GenericArgument::Type(elem)) = args.args.first() else {
+                        return None;
+                    };
+                    let item = zero_of_type(elem, floats)?;
+                    Some(quote!(vec![#item; 0]))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Expands `item` under `#[differentiable(args)]` (the function itself too, where `primal`), or hands back
+/// the errors found.
+fn try_expand(
+    args: Args,
+    item: syn::ItemFn,
+    mut errors: Errors,
+    with_primal: bool,
+) -> Result<TokenStream, Failed> {
     let before_signature = errors.len();
     // A method of a generic `impl` sees the `impl`'s float type parameter undeclared: the analysis
     // declares it (`impl_float_params`); the generated items keep the user's generics.
@@ -95,7 +220,14 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
         .as_ref()
         .map(|flat| with_block(&desugared, flat.block.clone()));
     let body = flat_body.as_ref().unwrap_or(&*desugared);
-    fence::check(&body.block, &mut errors);
+    let before_fields = errors.len();
+    if let Some(flat) = &flat {
+        flat.check_matrix_fields(&mut errors);
+    }
+    // A matrix field bound first (`let w = &self.w;`) is that error alone, not also the reference's.
+    if errors.len() == before_fields {
+        fence::check(&body.block, &mut errors);
+    }
     let inner = flat.as_ref().map(|flat| &flat.inner).or(sig.as_ref());
     // A body the fence rejected is not lowered: lowering would report the same constructs again.
     let analysed = inner.filter(|_| errors.len() == 0).map(|inner| {
@@ -282,13 +414,15 @@ fn expand_fn(args: Args, item: syn::ItemFn, mut errors: Errors) -> TokenStream {
             if let Some(written) = written {
                 *primal.to_mut().block = written.lifting(lift).body_with_fields(&sig);
             }
-            quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher)
+            let primal = with_primal.then_some(primal);
+            Ok(
+                quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher),
+            )
         }
-        (result, sig, _) => {
-            let errors = result.err().unwrap_or_default();
-            let stubs = stubs(&item, sig.as_ref().filter(|_| shapes_known));
-            quote!(#errors #item #stubs)
-        }
+        (result, sig, _) => Err(Failed {
+            errors: result.err().unwrap_or_default(),
+            sig: sig.filter(|_| shapes_known).map(Box::new),
+        }),
     }
 }
 

@@ -771,20 +771,50 @@ impl Lowering<'_> {
         let Some(Operand::Array(dest)) = self.scopes[scope][at].value.clone() else {
             return false;
         };
-        // Both have the same type: a fixed-size array if either is known to be one.
-        let fixed = |a: Array| self.arrays[a.0 as usize].fixed;
-        let matrix = self.rows_of(dest).is_some() || self.rows_of(*source).is_some();
-        if matrix || !(fixed(dest) || fixed(*source)) {
+        // Both have the same type (rustc checks the assignment in the function as written): a fixed-size
+        // array if either is known to be one, a nested one (`[[T; M]; N]`, held flat) if either is.
+        let fixed = |a: Array| {
+            let info = &self.arrays[a.0 as usize];
+            info.fixed
+                || info
+                    .matrix
+                    .as_ref()
+                    .is_some_and(|m| m.copied_by_let || m.fixed.is_some())
+        };
+        let nested = self.rows_of(dest).is_some() || self.rows_of(*source).is_some();
+        if !(fixed(dest) || fixed(*source)) {
+            let (what, instead) = match nested {
+                true => (
+                    "a whole `Vec` of `Vec`s (a matrix whose rows may change length)",
+                    format!(
+                        "write its elements (`for i in 0..{name}.len() {{ for j in 0..{name}[i].len() \
+                         {{ {name}[i][j] = new[i][j]; }} }}`), or make it a nested fixed-size array \
+                         (`let mut {name}: [[f64; M]; N] = ..`)"
+                    ),
+                ),
+                false => (
+                    "a whole `Vec` (whose length may change), or an array whose type is not written out,",
+                    format!(
+                        "write its elements (`for k in 0..{name}.len() {{ {name}[k] = new[k]; }}`), or make \
+                         it a fixed-size array (`let mut {name}: [f64; N] = ..`)"
+                    ),
+                ),
+            };
             self.errors.spanned(
                 target,
                 format!(
-                    "`{name}` holds an array bound outside this loop, and a whole `Vec` or matrix assigned \
-                     to it in the loop is not supported: write its elements (`for k in 0..{name}.len() \
-                     {{ {name}[k] = new[k]; }}`), or make it a fixed-size array (`let mut {name}: [f64; N] = ..`)"
+                    "`{name}` holds an array bound outside this loop, and {what} assigned to it in the loop \
+                     is not supported: {instead}"
                 ),
             );
             return true;
         }
+        // Input:  e = sq;            (`e`, `sq`: `[[f64; 2]; 2]`)
+        // Output: for __k0 in 0..e.len() { for __k1 in 0..e[__k0].len() { e[__k0][__k1] = sq[__k0][__k1]; } }
+        let depth = match nested {
+            true => 2 + self.levels_above_rows(dest).len(),
+            false => 1,
+        };
         let hidden = format!("__whole_{}", source.0);
         self.bind(&hidden, Some(value.clone()));
         // `crate::naming::local`: the user's name may be a raw identifier (`r#in`), which `Ident::new`
@@ -793,8 +823,14 @@ impl Lowering<'_> {
             crate::naming::local(name),
             Ident::new(&hidden, target.span()),
         );
-        let copy: Expr =
-            syn::parse_quote!(for __k in 0..#dest.len() { #dest[__k] = #source[__k]; });
+        let indexes: Vec<Ident> = (0..depth)
+            .map(|level| Ident::new(&format!("__k{level}"), Span::mixed_site()))
+            .collect();
+        let mut copy: Expr = syn::parse_quote!(#dest #([#indexes])* = #source #([#indexes])*);
+        for level in (0..depth).rev() {
+            let (index, outer) = (&indexes[level], &indexes[..level]);
+            copy = syn::parse_quote!(for #index in 0..#dest #([#outer])*.len() { #copy; });
+        }
         self.lower_expr(&copy, None);
         true
     }

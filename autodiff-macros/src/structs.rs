@@ -499,6 +499,86 @@ pub(crate) struct FieldView<'a> {
 }
 
 impl Flattened {
+    // Input:  self.w[i][j]     (`w: Vec<Vec<f64>>`)
+    // Output: an error at `w[i][j]`: a field is read as a float or a flat array only
+    /// Reports each field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`): a field
+    /// holding a matrix, which the body reads as one flat array (`ArrayShape::matrix` is for parameters only).
+    /// Reported before the fence and the lowering, whose errors about it would not say what to do.
+    pub(crate) fn check_matrix_fields(&self, errors: &mut crate::errors::Errors) {
+        struct Nested<'a> {
+            fields: &'a [FieldInput],
+            copies: Vec<(String, String)>,
+            found: Vec<(Expr, String)>,
+        }
+        impl Nested<'_> {
+            /// The field `name` is, itself or as a copy (`let w = self.w;`), shown as the user wrote it.
+            fn field_of(&self, name: &str) -> Option<String> {
+                let mut name = name.to_string();
+                for _ in 0..=self.copies.len() {
+                    if let Some(f) = self.fields.iter().find(|f| f.ident == name) {
+                        let path: Vec<String> = f.path.iter().map(Ident::to_string).collect();
+                        return Some(path.join("."));
+                    }
+                    name = self.copies.iter().find(|(n, _)| *n == name)?.1.clone();
+                }
+                None
+            }
+        }
+        impl<'ast> Visit<'ast> for Nested<'_> {
+            fn visit_expr(&mut self, expr: &'ast Expr) {
+                if let Expr::Index(outer) = expr {
+                    if let Expr::Index(inner) = strip(&outer.expr) {
+                        if let Some(field) = plain_name(&inner.expr).and_then(|n| self.field_of(&n))
+                        {
+                            self.found.push((expr.clone(), field));
+                            return;
+                        }
+                    }
+                }
+                syn::visit::visit_expr(self, expr);
+            }
+            fn visit_local(&mut self, local: &'ast syn::Local) {
+                let mut pat = &local.pat;
+                if let syn::Pat::Type(typed) = pat {
+                    pat = &typed.pat;
+                }
+                let init = local.init.as_ref().map(|init| match &*init.expr {
+                    Expr::Reference(r) => &*r.expr,
+                    other => other,
+                });
+                if let (syn::Pat::Ident(p), Some(copied)) = (pat, init.and_then(plain_name)) {
+                    self.copies.push((p.ident.to_string(), copied));
+                }
+                syn::visit::visit_local(self, local);
+            }
+            fn visit_item(&mut self, _: &'ast syn::Item) {}
+        }
+        fn strip(expr: &Expr) -> &Expr {
+            match expr {
+                Expr::Paren(p) => strip(&p.expr),
+                other => other,
+            }
+        }
+        let mut nested = Nested {
+            fields: &self.fields,
+            copies: Vec::new(),
+            found: Vec::new(),
+        };
+        nested.visit_block(&self.block);
+        for (expr, field) in nested.found {
+            let last = field.rsplit('.').next().unwrap_or(&field).to_string();
+            errors.spanned(
+                &expr,
+                format!(
+                    "the field `{field}` is indexed twice, as a matrix (`Vec<Vec<T>>`, `[[T; M]; N]`), which a \
+                     differentiable body does not read from a struct yet: store it flat (`{last}: Vec<f64>` \
+                     read as `{last}[i * cols + j]`, the number of columns a `#[no_grad]` field), or take the \
+                     matrix as a parameter of the function (`{last}: &[Vec<f64>]`), which is read as a matrix"
+                ),
+            );
+        }
+    }
+
     /// Does the body pass a parameter struct of `sig`, or a field of one, on whole (to a call)? A constant
     /// `self` does not count where `constant_self` says it may be passed on.
     pub(crate) fn uses_a_struct_whole(&self, sig: &Signature, constant_self: bool) -> bool {

@@ -29,4 +29,21 @@ pub fn stepped(x: f64, n: usize) -> f64 {
     y[0]
 }
 
+// A matrix of `Vec`s: its rows' lengths may change too. A nested fixed-size array (`[[f64; 2]; 2]`) is
+// copied entry by entry (tests/array_assignment.rs).
+#[differentiable]
+pub fn relaxed_rows(x: f64, n: usize) -> f64 {
+    let mut m = vec![vec![x; 2]; 2];
+    for _ in 0..n {
+        let mut next = vec![vec![0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                next[i][j] = 0.5 * (m[i][j] + m[j][i]) * x;
+            }
+        }
+        m = next;
+    }
+    m[0][1]
+}
+
 fn main() {}
