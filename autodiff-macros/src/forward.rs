@@ -698,6 +698,9 @@ impl Forward<'_, '_> {
     ) -> Vec<TokenStream> {
         let activity = self.e.activity;
         let mut tangents = Vec::new();
+        // Where an error about an argument's slot in the callee points: the callee's name.
+        let callee_span =
+            (callee.path.segments.last()).map_or_else(Span::call_site, |s| s.ident.span());
         for (arg, by_ref) in args.iter().zip(by_ref) {
             let tangent = match arg {
                 // A matrix passed whole: its tangent, held flat, in the matrix's shape.
@@ -743,12 +746,7 @@ impl Forward<'_, '_> {
                         }) =>
                     {
                         let primal = self.e.operand(other);
-                        let span = callee
-                            .path
-                            .segments
-                            .last()
-                            .map_or_else(Span::call_site, |s| s.ident.span());
-                        quote::quote_spanned!(span=> ::autodiff::__private::data_tangent(&#primal))
+                        quote::quote_spanned!(callee_span=> ::autodiff::__private::data_tangent(&#primal))
                     }
                     // A float among them (`self.k` of a constant `self`, in a generic copy an `__S`): a
                     // zero, picked by method resolution (`__private::ConstantArg`).
@@ -768,12 +766,7 @@ impl Forward<'_, '_> {
                     // one error at the call, spanned on the callee's name (`DifferentiatedSlot`).
                     Kind::Struct(_) => match other.var().and_then(|v| self.tangents.get(&v)) {
                         Some(t) => {
-                            let span = callee
-                                .path
-                                .segments
-                                .last()
-                                .map_or_else(Span::call_site, |s| s.ident.span());
-                            quote::quote_spanned!(span=> ::autodiff::__private::differentiated_struct(&#t))
+                            quote::quote_spanned!(callee_span=> ::autodiff::__private::differentiated_struct(&#t))
                         }
                         // Constant here: a zero struct, or `()` where the callee keeps it constant too
                         // (a method without `wrt(self)`); the callee's slot type decides. Taken by
