@@ -506,6 +506,47 @@ fn expm_only(x: f64) -> f64 {
     growth::expm(x)
 }
 
+/// Outside functions with integer parameters beside their floats (as `libm::jn(n, x)`).
+mod integer_params {
+    /// `xᵏ · y`.
+    pub fn scaled_power(x: f64, k: i32, y: f64) -> f64 {
+        x.powi(k) * y
+    }
+
+    /// `sin(n x)`, the integer first.
+    pub fn harmonic(n: usize, x: f64) -> f64 {
+        (n as f64 * x).sin()
+    }
+}
+
+#[gradient_of(integer_params::scaled_power)]
+fn scaled_power_vjp(x: f64, k: i32, y: f64, dy: f64) -> (f64, f64) {
+    (dy * f64::from(k) * x.powi(k - 1) * y, dy * x.powi(k))
+}
+
+#[gradient_of(integer_params::harmonic)]
+fn harmonic_vjp(n: usize, x: f64, dy: f64) -> f64 {
+    dy * n as f64 * (n as f64 * x).cos()
+}
+
+/// `x³ y + sin(2 x y)`, through registrations whose functions take integers (data, passed on as they are).
+#[differentiable(order = 3)]
+fn with_integer_params(x: f64, y: f64) -> f64 {
+    integer_params::scaled_power(x, 3, y) + integer_params::harmonic(2, x * y)
+}
+
+/// The Hessian of `with_integer_params` by hand.
+fn with_integer_params_expected(x: f64, y: f64) -> Vec<Vec<f64>> {
+    let (s, c) = ((2.0 * x * y).sin(), (2.0 * x * y).cos());
+    vec![
+        vec![
+            6.0 * x * y - 4.0 * y * y * s,
+            3.0 * x * x + 2.0 * c - 4.0 * x * y * s,
+        ],
+        vec![3.0 * x * x + 2.0 * c - 4.0 * x * y * s, -4.0 * x * x * s],
+    ]
+}
+
 /// The message of a panic caught by `catch_unwind`.
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
     payload
@@ -569,6 +610,16 @@ proptest! {
         let h = chained_expected(x, y);
         assert_close(hv.0, h[0][0] * 0.5 - h[0][1] * 1.5, ANALYTIC_TOL, "hvp");
         assert_close(hv.1, h[1][0] * 0.5 - h[1][1] * 1.5, ANALYTIC_TOL, "hvp");
+    }
+
+    #[test]
+    fn registered_functions_with_integer_parameters(x in coordinate(), y in coordinate()) {
+        let (value, _, hessian) = with_integer_params_hessian(x, y);
+        assert_close(value, with_integer_params(x, y), 1e-12, "value");
+        check_hessian(&hessian, &with_integer_params_expected(x, y), |p| {
+            let (_, g) = with_integer_params_grad(p[0], p[1]);
+            vec![g.0, g.1]
+        }, &[x, y], "with_integer_params");
     }
 
     #[test]

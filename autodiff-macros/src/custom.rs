@@ -186,7 +186,7 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#error #item);
     }
     // `fn name(<the function's params>, dy: R) -> G`
-    let Some(FnArg::Typed(dy)) = item.sig.inputs.last() else {
+    let Some(FnArg::Typed(_)) = item.sig.inputs.last() else {
         errors.spanned(
             &item.sig,
             "a registered gradient takes the function's parameters and then the output cotangent: \
@@ -204,29 +204,196 @@ pub(crate) fn gradient_of(attr: TokenStream, item: TokenStream) -> TokenStream {
             return with_errors(&item, errors);
         }
     };
+    if let Some(forgotten) = forgotten_cotangent(&item, &gradient_ty) {
+        // `fn erf_vjp(x: f64) -> f64`: one cotangent per parameter, so `dy` is missing. Said once, and the
+        // registration is made as if `dy` were there, so that calls of the function get no error of their own.
+        let dy_ty = forgotten.dy_ty;
+        let why = match forgotten.data_last {
+            Some(last) => format!("its last parameter, `{last}`, cannot be the output's cotangent `dy`"),
+            None => "it returns one cotangent per parameter, so none of them is the output's cotangent `dy`".into(),
+        };
+        errors.spanned(
+            &item.sig.inputs,
+            format!(
+                "`{name}` lacks the output's cotangent: {why}; a registered gradient takes the function's parameters \
+                 and then `dy` last, `fn {name}({params}, dy: {dy}) -> {ret}`, and scales what it returns by `dy`",
+                name = item.sig.ident,
+                params = forgotten.params,
+                dy = shown(&dy_ty),
+                ret = shown(&gradient_ty),
+            ),
+        );
+        let mut with_dy = item.clone();
+        with_dy.sig.inputs.push(syn::parse_quote!(dy: #dy_ty));
+        return registered(&item, &with_dy, &gradient_ty, target, errors);
+    }
+    registered(&item, &item, &gradient_ty, target, errors)
+}
+
+/// `written` (the registration as the user wrote it) and the items that register `item` (`fn name(<the
+/// function's params>, dy: R) -> G`, gradient type `gradient_ty`, `written` or its repair) as the
+/// gradient of `target`; after `errors`, a stand-in of the same shape registered instead.
+fn registered(
+    written: &syn::ItemFn,
+    item: &syn::ItemFn,
+    gradient_ty: &Type,
+    target: Option<syn::Path>,
+    mut errors: Errors,
+) -> TokenStream {
+    let Some(FnArg::Typed(dy)) = item.sig.inputs.last() else {
+        return with_errors(written, errors);
+    };
     let value_ty = (*dy.ty).clone();
     let mut value_fn = item.clone();
     value_fn.sig.inputs.pop();
     value_fn.sig.output = ReturnType::Type(Default::default(), Box::new(value_ty.clone()));
     let Some(sig) = signature::analyze(&value_fn, &Args::default(), &mut errors) else {
-        return with_errors(&item, errors);
+        return with_errors(written, errors);
     };
-    check_gradient_arity(&sig, &gradient_ty, &item.sig.ident, &mut errors);
+    check_gradient_arity(&sig, gradient_ty, &item.sig.ident, &mut errors);
     let Some(target) = target else {
-        return with_errors(&item, errors);
+        return with_errors(written, errors);
     };
     if errors.len() > 0 {
         // The registration of a stand-in gradient of the right shape, so that calls of the function get no
         // error of their own: one mistake, one error.
-        let stand_in = stand_in_gradient(&item, &sig);
+        let stand_in = stand_in_gradient(item, &sig);
         let registration = stand_in
             .as_ref()
             .map(|stand_in| registration(stand_in, &value_fn, &sig, &target, &value_ty));
         let errors = errors.finish().err().unwrap_or_default();
-        return quote!(#errors #item #stand_in #registration);
+        return quote!(#errors #written #stand_in #registration);
     }
-    let registration = registration(&item, &value_fn, &sig, &target, &value_ty);
-    quote!(#item #registration)
+    let registration = registration(item, &value_fn, &sig, &target, &value_ty);
+    quote!(#written #registration)
+}
+
+/// What a registration that forgot its `dy` parameter is missing.
+struct ForgottenCotangent {
+    /// The parameters as written, for the message.
+    params: String,
+    /// The last parameter as written, where it is an integer or `bool`.
+    data_last: Option<String>,
+    /// The type `dy` most likely has: the float of the first parameter (`T` of `&[T]`, `Vec<T>`, `[T; N]`).
+    dy_ty: Type,
+}
+
+/// `fn erf_vjp(x: f64) -> f64`, `fn vjp(x: f64, y: f64) -> (f64, f64)`, `fn vjp(x: f64, n: usize) -> f64`:
+/// the last parameter cannot be `dy`, since it is an integer or `bool`, or since as many cotangents are
+/// returned as float, slice, `Vec` or array parameters are declared.
+fn forgotten_cotangent(item: &syn::ItemFn, gradient: &Type) -> Option<ForgottenCotangent> {
+    let returned = match gradient {
+        Type::Tuple(t) => t.elems.len(),
+        _ => 1,
+    };
+    let types: Vec<&Type> = item
+        .sig
+        .inputs
+        .iter()
+        .map(|arg| match arg {
+            FnArg::Typed(t) => Some(&*t.ty),
+            FnArg::Receiver(_) => None,
+        })
+        .collect::<Option<_>>()?;
+    let floats = signature::float_type_params(&item.sig.generics);
+    let scalars: Vec<Option<Type>> = types.iter().map(|ty| float_scalar(ty, &floats)).collect();
+    let last_is_data = types.last().is_some_and(|ty| is_integer_or_bool(ty));
+    // Not where the last parameter is named as a cotangent (`dy`, `d_out`, `grad`): then the count of the
+    // returned cotangents is what is wrong, which `check_gradient_arity` says.
+    let named_as_cotangent = match item.sig.inputs.last() {
+        Some(FnArg::Typed(t)) => match &*t.pat {
+            syn::Pat::Ident(p) => {
+                let name = p.ident.to_string().to_lowercase();
+                name == "g"
+                    || name.starts_with('d')
+                    || ["grad", "cot", "adj", "upstream", "seed"]
+                        .iter()
+                        .any(|w| name.contains(w))
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    let one_per_parameter =
+        !named_as_cotangent && scalars.iter().all(Option::is_some) && scalars.len() == returned;
+    if !(last_is_data || one_per_parameter) {
+        return None;
+    }
+    let dy_ty = scalars.into_iter().flatten().next()?;
+    let written: Vec<String> = item.sig.inputs.iter().map(shown).collect();
+    Some(ForgottenCotangent {
+        params: written.join(", "),
+        data_last: last_is_data.then(|| written.last().cloned()).flatten(),
+        dy_ty,
+    })
+}
+
+/// Tokens as a person writes them: `(f64, f64)`, `x: &[f64]`.
+fn shown(tokens: &impl ToTokens) -> String {
+    let mut text = tokens.to_token_stream().to_string();
+    for (spaced, tight) in [
+        (" ,", ","),
+        (" :", ":"),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        ("& ", "&"),
+        (" ;", ";"),
+    ] {
+        text = text.replace(spaced, tight);
+    }
+    text
+}
+
+/// `usize`, `i32`, `bool` ...: a type no cotangent has.
+fn is_integer_or_bool(ty: &Type) -> bool {
+    const DATA: [&str; 13] = [
+        "bool", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64",
+        "i128",
+    ];
+    match ty {
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| DATA.iter().any(|d| i == d))
+        }
+        _ => false,
+    }
+}
+
+/// The float scalar of a parameter type: `f64`, `f32` or a float type parameter, alone, behind `&`, or the
+/// element of a slice, `Vec` or array.
+fn float_scalar(ty: &Type, floats: &[Ident]) -> Option<Type> {
+    match ty {
+        Type::Reference(r) => float_scalar(&r.elem, floats),
+        Type::Slice(s) => float_scalar(&s.elem, floats),
+        Type::Array(a) => float_scalar(&a.elem, floats),
+        Type::Paren(p) => float_scalar(&p.elem, floats),
+        Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            match &last.arguments {
+                syn::PathArguments::None => {
+                    let is_float = p.path.segments.len() == 1
+                        && (last.ident == "f64"
+                            || last.ident == "f32"
+                            || floats.contains(&last.ident));
+                    is_float.then(|| ty.clone())
+                }
+                syn::PathArguments::AngleBracketed(args) if last.ident == "Vec" => {
+                    match args.args.first() {
+                        Some(syn::GenericArgument::Type(elem)) if args.args.len() == 1 => {
+                            float_scalar(elem, floats)
+                        }
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// For a registration `item` with an error in its declared gradient type: a hidden gradient with the
@@ -343,10 +510,17 @@ fn registered_copy(
             && matches!(&*r.elem, syn::Type::Slice(s) if is_float(&s.elem)))
     };
     let slices: Vec<bool> = sig.params.iter().map(|p| is_slice(&p.ty)).collect();
+    // An integer or `bool` (`fn jn(n: i32, x: f64)`): data, passed on as it is, with no cotangent.
+    let data: Vec<bool> = sig
+        .params
+        .iter()
+        .map(|p| is_integer_or_bool(&p.ty))
+        .collect();
     if !sig
         .params
         .iter()
-        .all(|p| is_float(&p.ty) || is_slice(&p.ty))
+        .all(|p| is_float(&p.ty) || is_slice(&p.ty) || is_integer_or_bool(&p.ty))
+        || data.iter().all(|&d| d)
         || !is_float(&sig.ret_ty)
     {
         return None;
@@ -376,15 +550,19 @@ fn registered_copy(
     let (stopped, steps, middles) = (numbered("value"), numbered("step"), numbered("middle"));
     let (plains, captured) = (numbered("plain"), numbered("captured"));
     let slope = fixed("__slope".into());
-    let slopes: Vec<TokenStream> = match args.len() {
-        1 => vec![quote!(#slope)],
-        n => (0..n)
-            .map(|i| {
-                let i = syn::Index::from(i);
+    // The cotangent of each float input among the gradient's results (none for data).
+    let active = data.iter().filter(|&&d| !d).count();
+    let mut slopes: Vec<TokenStream> = Vec::new();
+    for &d in &data {
+        slopes.push(match (d, active) {
+            (true, _) => TokenStream::new(),
+            (false, 1) => quote!(#slope),
+            (false, _) => {
+                let i = syn::Index::from(slopes.iter().filter(|s| !s.is_empty()).count());
                 quote!(#slope.#i)
-            })
-            .collect(),
-    };
+            }
+        });
+    }
     let to_float = Ident::new(&format!("to_{float}"), Span::call_site());
     let float_ty = Ident::new(float, Span::call_site());
     let gradient_ty = match &item.sig.output {
@@ -427,6 +605,9 @@ fn registered_copy(
     for i in 0..args.len() {
         let (x, s, h, m) = (args[i], &stopped[i], &steps[i], &middles[i]);
         let (plain, kept, g) = (&plains[i], &captured[i], &slopes[i]);
+        if data[i] {
+            continue;
+        }
         if slices[i] {
             let each = check(&quote!(__h));
             prelude.push(quote! {
@@ -460,8 +641,11 @@ fn registered_copy(
                 .iter()
                 .zip(&slices)
                 .zip(&args)
-                .map(|((n, slice), arg)| {
-                    if *slice {
+                .zip(&data)
+                .map(|(((n, slice), arg), data)| {
+                    if *data {
+                        quote!(#arg)
+                    } else if *slice {
                         quote!(&#n[..])
                     } else {
                         scalar(n, arg)
@@ -483,13 +667,22 @@ fn registered_copy(
     } else {
         quote!(#gradient_copy(#(#middle_args,)* ::autodiff::__private::One::one()))
     };
-    let params = args.iter().zip(&slices).map(|(a, slice)| {
-        if *slice {
-            quote!(#a: &[#scalar])
-        } else {
-            quote!(#a: #scalar)
-        }
-    });
+    let params = sig
+        .params
+        .iter()
+        .zip(&slices)
+        .zip(&data)
+        .map(|((p, slice), data)| {
+            let a = &p.ident;
+            if *data {
+                let ty = &p.ty;
+                quote!(#a: #ty)
+            } else if *slice {
+                quote!(#a: &[#scalar])
+            } else {
+                quote!(#a: #scalar)
+            }
+        });
     let vis = &item.vis;
     Some(quote! {
         #[doc(hidden)]
@@ -1026,5 +1219,85 @@ impl<'a> Items<'a> {
             // A closure may change the cotangent as it likes (clip it, say).
             linear: false,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forgotten(item: syn::ItemFn) -> Option<ForgottenCotangent> {
+        let ReturnType::Type(_, gradient) = &item.sig.output else {
+            panic!("a return type");
+        };
+        forgotten_cotangent(&item, gradient)
+    }
+
+    #[test]
+    fn a_registration_with_dy_is_not_missing_it() {
+        assert!(forgotten(syn::parse_quote!(
+            fn v(x: f64, dy: f64) -> f64 {
+                dy
+            }
+        ))
+        .is_none());
+        assert!(forgotten(syn::parse_quote!(
+            fn v(x: f64, y: f64, dy: f64) -> (f64, f64) {
+                (dy, dy)
+            }
+        ))
+        .is_none());
+        // Too many cotangents, `dy` there: the count is the mistake, said elsewhere.
+        assert!(forgotten(syn::parse_quote!(
+            fn v(x: f64, dy: f64) -> (f64, f64) {
+                (dy, dy)
+            }
+        ))
+        .is_none());
+        assert!(forgotten(syn::parse_quote!(
+            fn v(x: &[f64], d_out: f64) -> (Vec<f64>, f64) {
+                todo!()
+            }
+        ))
+        .is_none());
+    }
+
+    #[test]
+    fn one_cotangent_per_parameter_lacks_dy() {
+        let found = forgotten(syn::parse_quote!(
+            fn v(x: f64, y: f64) -> (f64, f64) {
+                (y, x)
+            }
+        ))
+        .unwrap();
+        assert_eq!(found.params, "x: f64, y: f64");
+        assert_eq!(shown(&found.dy_ty), "f64");
+        assert!(found.data_last.is_none());
+        let found = forgotten(syn::parse_quote!(
+            fn v<T: Float>(x: &[T]) -> Vec<T> {
+                x.to_vec()
+            }
+        ))
+        .unwrap();
+        assert_eq!(shown(&found.dy_ty), "T");
+    }
+
+    #[test]
+    fn an_integer_last_is_not_dy() {
+        let found = forgotten(syn::parse_quote!(
+            fn v(x: f32, k: i32) -> f32 {
+                x
+            }
+        ))
+        .unwrap();
+        assert_eq!(found.data_last.as_deref(), Some("k: i32"));
+        assert_eq!(shown(&found.dy_ty), "f32");
+        // No float parameter at all: nothing to say what `dy` is.
+        assert!(forgotten(syn::parse_quote!(
+            fn v(k: i32) -> f64 {
+                0.0
+            }
+        ))
+        .is_none());
     }
 }
