@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod contract;
+pub mod probe;
 
 use autodiff::check_gradient;
 use proptest::prelude::*;
