@@ -3090,7 +3090,10 @@ fn difftests_num2num() {
         dt::num2num_1_jvp,
         dt::num2num_1_grad_into,
     )
-    .hessian(hess1_third(dt::num2num_1_hessian, dt::num2num_1_derivatives))
+    .hessian(hess1_third(
+        dt::num2num_1_hessian,
+        dt::num2num_1_derivatives,
+    ))
     .analytic(|x| {
         let t = x[0].tan();
         vec![2.0 * t * (1.0 + t * t)]
@@ -3104,7 +3107,10 @@ fn difftests_num2num() {
         dt::num2num_2_jvp,
         dt::num2num_2_grad_into,
     )
-    .hessian(hess1_third(dt::num2num_2_hessian, dt::num2num_2_derivatives))
+    .hessian(hess1_third(
+        dt::num2num_2_hessian,
+        dt::num2num_2_derivatives,
+    ))
     .analytic(|x| vec![2.0 + 1.5 * x[0].sqrt()])
     .run(POINTS, range(1, 0.1, 3.0));
     check_third("num2num_2", dt::num2num_2_derivatives, POINTS, 0.2, 3.0);
@@ -3115,7 +3121,10 @@ fn difftests_num2num() {
         dt::num2num_3_jvp,
         dt::num2num_3_grad_into,
     )
-    .hessian(hess1_third(dt::num2num_3_hessian, dt::num2num_3_derivatives))
+    .hessian(hess1_third(
+        dt::num2num_3_hessian,
+        dt::num2num_3_derivatives,
+    ))
     .analytic(move |x| vec![2.0 * ln1031 * 10.31_f64.powf(2.0 * x[0]) - 1.0])
     .run(POINTS, range(1, -1.0, 1.0));
     check_third("num2num_3", dt::num2num_3_derivatives, POINTS, -1.0, 1.0);
@@ -3136,7 +3145,10 @@ fn difftests_num2num() {
         dt::num2num_5_jvp,
         dt::num2num_5_grad_into,
     )
-    .hessian(hess1_third(dt::num2num_5_hessian, dt::num2num_5_derivatives))
+    .hessian(hess1_third(
+        dt::num2num_5_hessian,
+        dt::num2num_5_derivatives,
+    ))
     .analytic(|x| {
         let s = sigmoid(x[0]);
         vec![s * (1.0 - s)]

@@ -19,6 +19,37 @@ pub enum Method {
     Atan,
     /// `e.powi(k)`
     Powi(i32),
+    /// `e.abs()`: a kink at 0, where the generator's random points do not fall.
+    Abs,
+    /// `e.exp_m1()`: the generator only applies it to bounded arguments.
+    ExpM1,
+    /// `e.ln_1p()`: the generator only applies it to non-negative arguments.
+    Ln1p,
+    /// `e.cbrt()`: the generator only applies it to positive arguments.
+    Cbrt,
+    /// `e.recip()`: the generator only applies it to positive arguments.
+    Recip,
+    /// `e.asinh()`
+    Asinh,
+    /// `e.sinh()`: the generator only applies it to bounded arguments.
+    Sinh,
+}
+
+/// A float method of two or three operands, `a.max(b)`, `a.mul_add(b, c)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method2 {
+    /// `a.max(b)`: at a tie the generator's random points do not fall (`a.max(a)` aside, which is `a`).
+    Max,
+    /// `a.min(b)`
+    Min,
+    /// `a.hypot(b)`: the generator keeps `b` positive (away from the origin).
+    Hypot,
+    /// `a.atan2(b)`: the generator keeps `b` positive.
+    Atan2,
+    /// `a.powf(b)`: the generator keeps `a` positive and `b` bounded.
+    Powf,
+    /// `a.mul_add(b, c)`
+    MulAdd,
 }
 
 /// A binary float operator.
@@ -131,6 +162,8 @@ pub enum Expr {
     Method(Method, Box<Expr>),
     /// `a op b`
     Bin(BinOp, Box<Expr>, Box<Expr>),
+    /// `a.method(b, ..)`: the receiver, then the arguments (one, or two for `mul_add`).
+    Method2(Method2, Box<Expr>, Vec<Expr>),
     /// `i as f64` (or `T::from(i).unwrap()` in generic code)
     Cast(IExpr),
     /// A call of another generated function.
@@ -623,6 +656,7 @@ fn expr_size(e: &Expr) -> usize {
         Expr::CallClosure(_, a) => expr_size(a),
         Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
         Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),
+        Expr::Method2(_, a, args) => expr_size(a) + args.iter().map(expr_size).sum::<usize>(),
         Expr::Call(_, args) => args.iter().map(arg_size).sum(),
         Expr::If(_, a, b) => 1 + expr_size(a) + expr_size(b),
         Expr::Match(_, arms) => arms.iter().map(|(_, e)| expr_size(e)).sum(),

@@ -1723,7 +1723,7 @@ impl Gen {
                 .find(|x| &x.name == a)
                 .is_some_and(|x| !x.ambiguous),
             Expr::Neg(a) => self.typed(scope, a),
-            Expr::Method(..) | Expr::Cast(_) => true,
+            Expr::Method(..) | Expr::Method2(..) | Expr::Cast(_) => true,
             // A generic callee given only `{float}` arguments returns `{float}`.
             Expr::Call(_, args) => args.iter().any(|a| match a {
                 Arg::Float(e) => self.typed(scope, e),
@@ -1879,12 +1879,52 @@ impl Gen {
         }
     }
 
+    /// A method of two or three operands on `a` and `b`, kept inside its smooth domain: `hypot` and
+    /// `atan2` away from the origin, `powf` of a positive base to a bounded power. `a + b` where `a` has
+    /// no type of its own (a literal: `(2.0).max(x)` does not compile).
+    fn method2(&mut self, scope: &Scope, a: Expr, b: Expr) -> Expr {
+        if !self.typed(scope, &a) {
+            return Expr::Bin(BinOp::Add, Box::new(a), Box::new(b));
+        }
+        let positive = |e: Expr| {
+            Expr::Bin(
+                BinOp::Add,
+                Box::new(Expr::Lit(1.0)),
+                Box::new(Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e))),
+            )
+        };
+        let m = *self.rng.pick(&[
+            Method2::Max,
+            Method2::Min,
+            Method2::Hypot,
+            Method2::Atan2,
+            Method2::Powf,
+            Method2::MulAdd,
+        ]);
+        match m {
+            Method2::Max | Method2::Min => Expr::Method2(m, Box::new(a), vec![b]),
+            Method2::Hypot | Method2::Atan2 => Expr::Method2(m, Box::new(a), vec![positive(b)]),
+            Method2::Powf => {
+                let power = if self.typed(scope, &b) {
+                    Expr::Method(Method::Tanh, Box::new(b))
+                } else {
+                    Expr::Lit(1.5)
+                };
+                Expr::Method2(m, Box::new(positive(a)), vec![power])
+            }
+            Method2::MulAdd => {
+                let c = self.leaf(scope);
+                Expr::Method2(m, Box::new(a), vec![b, c])
+            }
+        }
+    }
+
     fn expr(&mut self, scope: &Scope, ctx: &Ctx, depth: usize) -> Expr {
         if depth == 0 || self.rng.chance(0.25) {
             return self.leaf(scope);
         }
         let sub = |g: &mut Gen| g.expr(scope, ctx, depth - 1);
-        match self.rng.weighted(&[5, 3, 5, 2, 6, 2, 1, 1, 1, 1]) {
+        match self.rng.weighted(&[5, 3, 5, 2, 6, 2, 1, 1, 1, 3, 1]) {
             0 => Expr::Bin(BinOp::Add, Box::new(sub(self)), Box::new(sub(self))),
             1 => Expr::Bin(BinOp::Sub, Box::new(sub(self)), Box::new(sub(self))),
             2 => Expr::Bin(BinOp::Mul, Box::new(sub(self)), Box::new(sub(self))),
@@ -1915,6 +1955,8 @@ impl Gen {
                     Method::Atan,
                     Method::Powi(2),
                     Method::Powi(3),
+                    Method::Abs,
+                    Method::Asinh,
                 ]);
                 self.method(scope, m, e)
             }
@@ -1924,7 +1966,11 @@ impl Gen {
                 let m = *self.rng.pick(&[Method::Sin, Method::Tanh, Method::Cos]);
                 let inner = self.method(scope, m, e);
                 if matches!(inner, Expr::Method(..)) {
-                    Expr::Method(Method::Exp, Box::new(inner))
+                    let outer =
+                        *self
+                            .rng
+                            .pick(&[Method::Exp, Method::Exp, Method::ExpM1, Method::Sinh]);
+                    Expr::Method(outer, Box::new(inner))
                 } else {
                     inner
                 }
@@ -1937,13 +1983,23 @@ impl Gen {
                     Box::new(Expr::Lit(1.0)),
                     Box::new(Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e))),
                 );
-                let m = *self.rng.pick(&[Method::Ln, Method::Sqrt]);
+                let m = *self.rng.pick(&[
+                    Method::Ln,
+                    Method::Sqrt,
+                    Method::Ln1p,
+                    Method::Cbrt,
+                    Method::Recip,
+                ]);
                 self.method(scope, m, pos)
             }
             7 => Expr::Neg(Box::new(sub(self))),
             8 => {
                 let c = self.cond(scope, ctx);
                 Expr::If(Box::new(c), Box::new(sub(self)), Box::new(sub(self)))
+            }
+            9 => {
+                let (a, b) = (sub(self), sub(self));
+                self.method2(scope, a, b)
             }
             _ => {
                 if scope.ints.is_empty() {

@@ -593,6 +593,17 @@ impl Printer {
                 };
                 (self.watched(format!("{recv}.{}", method_call(*m))), 9)
             }
+            Expr::Method2(m, a, args) => {
+                let recv = self.expr(a, 8);
+                let recv = if matches!(**a, Expr::Lit(_)) && !self.generic {
+                    format!("({recv})")
+                } else {
+                    recv
+                };
+                let args: Vec<String> = args.iter().map(|e| self.expr(e, 0)).collect();
+                let call = format!("{recv}.{}({})", method2_name(*m), args.join(", "));
+                (self.watched(call), 9)
+            }
             Expr::Bin(op, a, b) => {
                 let (sym, p) = match op {
                     BinOp::Add => ("+", 4),
@@ -674,6 +685,25 @@ fn method_call(m: Method) -> String {
         Method::Sqrt => "sqrt()".to_string(),
         Method::Atan => "atan()".to_string(),
         Method::Powi(k) => format!("powi({k})"),
+        Method::Abs => "abs()".to_string(),
+        Method::ExpM1 => "exp_m1()".to_string(),
+        Method::Ln1p => "ln_1p()".to_string(),
+        Method::Cbrt => "cbrt()".to_string(),
+        Method::Recip => "recip()".to_string(),
+        Method::Asinh => "asinh()".to_string(),
+        Method::Sinh => "sinh()".to_string(),
+    }
+}
+
+/// `max`, `mul_add`: the name of a method of several operands.
+fn method2_name(m: Method2) -> &'static str {
+    match m {
+        Method2::Max => "max",
+        Method2::Min => "min",
+        Method2::Hypot => "hypot",
+        Method2::Atan2 => "atan2",
+        Method2::Powf => "powf",
+        Method2::MulAdd => "mul_add",
     }
 }
 
@@ -728,6 +758,7 @@ fn only_literals(e: &Expr) -> bool {
         Expr::Lit(_) => true,
         Expr::Neg(e) | Expr::Method(_, e) => only_literals(e),
         Expr::Bin(_, a, b) => only_literals(a) && only_literals(b),
+        Expr::Method2(_, a, args) => only_literals(a) && args.iter().all(only_literals),
         _ => false,
     }
 }
@@ -755,6 +786,30 @@ mod tests {
                     .expect("the oracle module parses");
             }
         }
+    }
+
+    /// The methods of several operands appear in generated programs, each printed as a method call.
+    #[test]
+    fn methods_of_several_operands_are_generated() {
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 1..4 {
+            for id in 0..60 {
+                let src = print_program(&generate_with(seed, id, false), Mode::Macro);
+                for name in [
+                    ".max(",
+                    ".min(",
+                    ".hypot(",
+                    ".atan2(",
+                    ".powf(",
+                    ".mul_add(",
+                ] {
+                    if src.contains(name) {
+                        seen.insert(name);
+                    }
+                }
+            }
+        }
+        assert_eq!(seen.len(), 6, "only {seen:?}");
     }
 
     /// Counts float literals outside `T::from(..)`.

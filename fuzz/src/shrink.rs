@@ -290,6 +290,9 @@ fn alternatives(e: &Expr) -> Vec<Expr> {
         Expr::CallClosure(_, a) => vec![(**a).clone()],
         Expr::Neg(a) | Expr::Method(_, a) => vec![(**a).clone()],
         Expr::Bin(_, a, b) | Expr::If(_, a, b) => vec![(**a).clone(), (**b).clone()],
+        Expr::Method2(_, a, args) => std::iter::once((**a).clone())
+            .chain(args.iter().cloned())
+            .collect(),
         Expr::Call(_, args) => args
             .iter()
             .filter_map(|a| match a {
@@ -387,6 +390,7 @@ fn visit_expr(e: &mut Expr, f: &mut Visitor) -> bool {
         Expr::CallClosure(_, a) => visit_expr(a, f),
         Expr::Neg(a) | Expr::Method(_, a) => visit_expr(a, f),
         Expr::Bin(_, a, b) => visit_expr(a, f) || visit_expr(b, f),
+        Expr::Method2(_, a, args) => visit_expr(a, f) || args.iter_mut().any(|e| visit_expr(e, f)),
         Expr::Call(_, args) => args.iter_mut().any(|a| visit_arg(a, f)),
         Expr::If(c, a, b) => visit_cond(c, f) || visit_expr(a, f) || visit_expr(b, f),
         Expr::Match(_, arms) => arms.iter_mut().any(|(_, e)| visit_expr(e, f)),
