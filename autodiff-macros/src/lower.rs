@@ -47,7 +47,11 @@ struct Binding {
 enum SeqItem<'s> {
     Stmt(&'s syn::Stmt),
     Expr(&'s Expr),
-    PopScope,
+    /// The end of the block whose bindings are the scope at this depth of `Lowering::scopes`. Not
+    /// simply the innermost scope: the statements after a block that can `return` are lowered inside
+    /// the branches of what returns in it (a loop's "did not return" branch), whose own scopes are
+    /// above the block's, and the block's bindings (`let t` shadowing an outer `t`) must end there.
+    PopScope(usize),
 }
 
 struct Lowering<'a> {
@@ -424,6 +428,14 @@ impl Lowering<'_> {
 
     /// Lowers `body` in a scope of its own and returns its statements, its result, and the scopes as the
     /// branch left them; the enclosing state is restored.
+    /// The end of the block whose scope is at `depth` (`SeqItem::PopScope`): its bindings are no longer
+    /// seen. Scopes above it (branches opened inside the block, which hold nothing of it) stay.
+    fn end_scope(&mut self, depth: usize) {
+        if depth < self.scopes.len() {
+            self.scopes.remove(depth);
+        }
+    }
+
     fn branch<R>(
         &mut self,
         body: impl FnOnce(&mut Self) -> R,

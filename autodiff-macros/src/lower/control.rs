@@ -15,10 +15,10 @@ impl Lowering<'_> {
     pub(super) fn lower_seq(&mut self, items: &[SeqItem]) -> Operand {
         for (i, item) in items.iter().enumerate() {
             let rest = &items[i + 1..];
-            let is_last = !rest.iter().any(|r| !matches!(r, SeqItem::PopScope));
+            let is_last = !rest.iter().any(|r| !matches!(r, SeqItem::PopScope(_)));
             let (expr, has_semi) = match *item {
-                SeqItem::PopScope => {
-                    self.scopes.pop();
+                SeqItem::PopScope(depth) => {
+                    self.end_scope(depth);
                     continue;
                 }
                 SeqItem::Expr(e) => (e, false),
@@ -63,9 +63,10 @@ impl Lowering<'_> {
                 Expr::Block(b)
                     if b.label.is_none() && contains_return(|f| f.visit_expr_block(b)) =>
                 {
+                    let depth = self.scopes.len();
                     self.scopes.push(Vec::new());
                     let mut inner: Vec<SeqItem> = b.block.stmts.iter().map(SeqItem::Stmt).collect();
-                    inner.push(SeqItem::PopScope);
+                    inner.push(SeqItem::PopScope(depth));
                     inner.extend_from_slice(rest);
                     return self.lower_seq(&inner);
                 }
@@ -139,12 +140,14 @@ impl Lowering<'_> {
     /// `if c { ..A.. } else { ..B.. }; rest` in return position: each branch continues with `rest`.
     pub(super) fn lower_returning_if(&mut self, e: &syn::ExprIf, rest: &[SeqItem]) -> Operand {
         let cond = self.lower_expr(&e.cond, None);
+        // Each branch's block is the scope `branch` opens, at this depth.
+        let depth = self.scopes.len();
         let then_items: Vec<SeqItem> = e
             .then_branch
             .stmts
             .iter()
             .map(SeqItem::Stmt)
-            .chain([SeqItem::PopScope])
+            .chain([SeqItem::PopScope(depth)])
             .chain(rest.iter().copied())
             .collect();
         let (then_stmts, then_ret, _) = self.branch(|this| this.lower_seq(&then_items));
@@ -155,15 +158,15 @@ impl Lowering<'_> {
                     .stmts
                     .iter()
                     .map(SeqItem::Stmt)
-                    .chain([SeqItem::PopScope])
+                    .chain([SeqItem::PopScope(depth)])
                     .chain(rest.iter().copied())
                     .collect(),
-                other => [SeqItem::Expr(other), SeqItem::PopScope]
+                other => [SeqItem::Expr(other), SeqItem::PopScope(depth)]
                     .into_iter()
                     .chain(rest.iter().copied())
                     .collect(),
             },
-            None => [SeqItem::PopScope]
+            None => [SeqItem::PopScope(depth)]
                 .into_iter()
                 .chain(rest.iter().copied())
                 .collect(),
@@ -192,6 +195,8 @@ impl Lowering<'_> {
         rest: &[SeqItem],
     ) -> Operand {
         let scrutinee = self.lower_expr(&m.expr, None);
+        // Each arm's block is the scope `branch` opens, at this depth.
+        let depth = self.scopes.len();
         let mut arms = Vec::new();
         for arm in &m.arms {
             let body = strip_parens(&arm.body);
@@ -203,7 +208,7 @@ impl Lowering<'_> {
             };
             let items: Vec<SeqItem> = items
                 .into_iter()
-                .chain([SeqItem::PopScope])
+                .chain([SeqItem::PopScope(depth)])
                 .chain(rest.iter().copied())
                 .collect();
             let (stmts, ret, _) = self.branch(|this| this.lower_seq(&items));

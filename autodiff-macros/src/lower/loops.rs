@@ -329,8 +329,8 @@ impl Lowering<'_> {
         for (i, item) in items.iter().enumerate() {
             let rest = &items[i + 1..];
             let expr = match *item {
-                SeqItem::PopScope => {
-                    self.scopes.pop();
+                SeqItem::PopScope(depth) => {
+                    self.end_scope(depth);
                     continue;
                 }
                 SeqItem::Expr(e) => e,
@@ -349,10 +349,13 @@ impl Lowering<'_> {
                 Expr::Return(r) => return self.exit_yields(ctx, Exit::Return(r.expr.as_deref())),
                 Expr::If(e) if leaves_iteration(expr) => {
                     let cond = self.lower_expr(&e.cond, None);
-                    let then_items = block_then(&e.then_branch, rest);
+                    // Each branch's block is the scope `branch` opens, at this depth.
+                    let depth = self.scopes.len();
+                    let then_items = block_then(&e.then_branch, rest, depth);
                     let (then_stmts, then_yields, _) =
                         self.branch(|this| this.lower_loop_seq(&then_items, ctx));
-                    let else_items = else_then(e.else_branch.as_ref().map(|(_, e)| &**e), rest);
+                    let else_items =
+                        else_then(e.else_branch.as_ref().map(|(_, e)| &**e), rest, depth);
                     let (else_stmts, else_yields, _) =
                         self.branch(|this| this.lower_loop_seq(&else_items, ctx));
                     let outs: Vec<Var> = ctx
@@ -376,9 +379,10 @@ impl Lowering<'_> {
                 }
                 Expr::Match(m) if leaves_iteration(expr) => {
                     let scrutinee = self.lower_expr(&m.expr, None);
+                    let depth = self.scopes.len();
                     let mut arms = Vec::new();
                     for arm in &m.arms {
-                        let items = arm_then(&arm.body, rest);
+                        let items = arm_then(&arm.body, rest, depth);
                         let (stmts, yields, _) =
                             self.branch(|this| this.lower_loop_seq(&items, ctx));
                         arms.push(crate::ir::Arm {
@@ -400,13 +404,14 @@ impl Lowering<'_> {
                     return outs.into_iter().map(Operand::Var).collect();
                 }
                 Expr::Block(b) if b.label.is_none() && leaves_iteration(expr) => {
+                    let depth = self.scopes.len();
                     self.scopes.push(Vec::new());
                     let inner: Vec<SeqItem> = b
                         .block
                         .stmts
                         .iter()
                         .map(SeqItem::Stmt)
-                        .chain([SeqItem::PopScope])
+                        .chain([SeqItem::PopScope(depth)])
                         .chain(rest.iter().copied())
                         .collect();
                     return self.lower_loop_seq(&inner, ctx);
@@ -532,34 +537,39 @@ impl Lowering<'_> {
     }
 }
 
-fn block_then<'s>(block: &'s syn::Block, rest: &[SeqItem<'s>]) -> Vec<SeqItem<'s>> {
+/// A block's statements, the end of its scope (at `depth`), then `rest`.
+fn block_then<'s>(block: &'s syn::Block, rest: &[SeqItem<'s>], depth: usize) -> Vec<SeqItem<'s>> {
     block
         .stmts
         .iter()
         .map(SeqItem::Stmt)
-        .chain([SeqItem::PopScope])
+        .chain([SeqItem::PopScope(depth)])
         .chain(rest.iter().copied())
         .collect()
 }
 
-fn else_then<'s>(else_expr: Option<&'s Expr>, rest: &[SeqItem<'s>]) -> Vec<SeqItem<'s>> {
+fn else_then<'s>(
+    else_expr: Option<&'s Expr>,
+    rest: &[SeqItem<'s>],
+    depth: usize,
+) -> Vec<SeqItem<'s>> {
     match else_expr.map(strip_parens) {
-        Some(Expr::Block(b)) => block_then(&b.block, rest),
-        Some(other) => [SeqItem::Expr(other), SeqItem::PopScope]
+        Some(Expr::Block(b)) => block_then(&b.block, rest, depth),
+        Some(other) => [SeqItem::Expr(other), SeqItem::PopScope(depth)]
             .into_iter()
             .chain(rest.iter().copied())
             .collect(),
-        None => [SeqItem::PopScope]
+        None => [SeqItem::PopScope(depth)]
             .into_iter()
             .chain(rest.iter().copied())
             .collect(),
     }
 }
 
-fn arm_then<'s>(body: &'s Expr, rest: &[SeqItem<'s>]) -> Vec<SeqItem<'s>> {
+fn arm_then<'s>(body: &'s Expr, rest: &[SeqItem<'s>], depth: usize) -> Vec<SeqItem<'s>> {
     match strip_parens(body) {
-        Expr::Block(b) if b.label.is_none() => block_then(&b.block, rest),
-        other => [SeqItem::Expr(other), SeqItem::PopScope]
+        Expr::Block(b) if b.label.is_none() => block_then(&b.block, rest, depth),
+        other => [SeqItem::Expr(other), SeqItem::PopScope(depth)]
             .into_iter()
             .chain(rest.iter().copied())
             .collect(),
