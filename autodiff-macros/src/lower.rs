@@ -53,6 +53,12 @@ enum SeqItem<'s> {
 struct Lowering<'a> {
     /// The kind of the returned value.
     return_kind: Kind,
+    /// For a function returning an array or `Vec`: whether it is fixed-size, and its length where the
+    /// return type writes it (`[T; 3]`), which a call returned early from an `if` or `match` takes.
+    return_array: Option<(bool, Option<proc_macro2::TokenStream>)>,
+    /// In a function returning an array, the names it returns (`arrays::returned_names`): a call's result
+    /// bound to one of them is an array of the return type.
+    returned_names: crate::hash::FastSet<String>,
     /// Names the body uses as arrays (`v[i]`, `v.len()`, `&v`, `for x in v`): a call's result bound to
     /// one of them is an array.
     array_uses: crate::hash::FastSet<String>,
@@ -101,6 +107,10 @@ pub(crate) fn lower(
 ) -> Function {
     let mut lowering = Lowering {
         return_kind: sig.ret_kind.clone(),
+        return_array: crate::signature::array_shape(&sig.ret_ty, &float_params)
+            .filter(|(shape, _)| shape.owned && !shape.matrix)
+            .map(|(shape, _)| (shape.fixed, arrays::fixed_len_of_type(&sig.ret_ty))),
+        returned_names: Default::default(),
         array_uses: arrays::array_uses(&item.block),
         memo: Default::default(),
         vars: Vec::new(),
@@ -121,6 +131,11 @@ pub(crate) fn lower(
         windows: Default::default(),
         errors,
     };
+    if lowering.return_array.is_some() {
+        lowering.returned_names = arrays::returned_names(&item.block).into_iter().collect();
+        let returned = lowering.returned_names.clone();
+        lowering.array_uses.extend(returned);
+    }
     let mut params = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
@@ -526,9 +541,19 @@ impl Lowering<'_> {
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))
                 {
                     if !is_vec_constructor(c) {
-                        if let Some(array) = self.lower_array_call(c, false, &name) {
+                        // One the function returns has the return type (`let p = g(x); return p;`).
+                        let (fixed, len) = match &self.return_array {
+                            Some((fixed, len)) if self.returned_names.contains(&name) => {
+                                (*fixed, len.clone().filter(|_| *fixed))
+                            }
+                            _ => (false, None),
+                        };
+                        if let Some(array) = self.lower_array_call(c, fixed, &name) {
                             if let Operand::Array(a) = array {
-                                self.arrays[a.0 as usize].untyped = true;
+                                self.arrays[a.0 as usize].untyped = !fixed;
+                                if let Some(len) = len {
+                                    self.fixed_lens.insert(a, len);
+                                }
                             }
                             self.bind(&name, Some(array));
                             return;

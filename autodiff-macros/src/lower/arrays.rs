@@ -69,6 +69,51 @@ pub(crate) fn array_uses(block: &syn::Block) -> crate::hash::FastSet<String> {
     names
 }
 
+/// The names a function returns (`return c`, or `c` as its last expression or the last expression of a
+/// branch there): in a function that returns an array, `let c = f(..);` of one of them binds the array the
+/// call returns, as for `c[i]` (`array_uses`).
+pub(crate) fn returned_names(block: &syn::Block) -> Vec<String> {
+    use syn::visit::Visit;
+    struct Returns(Vec<String>);
+    impl<'ast> Visit<'ast> for Returns {
+        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+            if let Some(value) = &r.expr {
+                tail_names(value, &mut self.0);
+            }
+            syn::visit::visit_expr_return(self, r);
+        }
+        // A closure's `return` returns from the closure; a nested `fn`'s, from that function.
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    /// The names `expr` gives as its value: itself, or the last expressions of its branches.
+    fn tail_names(expr: &Expr, names: &mut Vec<String>) {
+        match strip_parens(expr) {
+            Expr::Path(p) if p.qself.is_none() => {
+                names.extend(p.path.get_ident().map(|i| i.to_string()));
+            }
+            Expr::Block(b) => block_tail(&b.block, names),
+            Expr::If(e) => {
+                block_tail(&e.then_branch, names);
+                if let Some((_, other)) = &e.else_branch {
+                    tail_names(other, names);
+                }
+            }
+            Expr::Match(m) => m.arms.iter().for_each(|arm| tail_names(&arm.body, names)),
+            _ => {}
+        }
+    }
+    fn block_tail(block: &syn::Block, names: &mut Vec<String>) {
+        if let Some(syn::Stmt::Expr(last, None)) = block.stmts.last() {
+            tail_names(last, names);
+        }
+    }
+    let mut returns = Returns(Vec::new());
+    returns.visit_block(block);
+    block_tail(block, &mut returns.0);
+    returns.0
+}
+
 /// The arguments of `vec![..]`.
 #[allow(clippy::large_enum_variant)] // parsed once per `vec!`
 pub(super) enum VecArgs {
