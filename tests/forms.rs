@@ -1366,3 +1366,95 @@ proptest! {
         }
     }
 }
+
+// ---- an array a call returns, as the value of an `if` or a `match` ----
+
+/// A call's array chosen by an `if` bound with its type, and by a `match` bound without one (the name is
+/// indexed), whose arms give the parameter, a call, and a block ending in a call.
+#[differentiable]
+fn chosen_from_calls(x: [f64; 2], k: i32) -> f64 {
+    let y: [f64; 2] = if k > 0 { pair_of(x[0], x[1]) } else { x };
+    let z = match k {
+        0 => x,
+        1 => pair_of(x[1], x[0]),
+        _ => {
+            let t = x[0] * 2.0;
+            pair_of(t, x[1])
+        }
+    };
+    y[0] * y[1] + z[0] * z[1]
+}
+
+/// The same inside a loop, where the chosen array is fixed-size; and a `Vec` a call returns.
+#[differentiable]
+fn chosen_from_calls_in_a_loop(x: [f64; 2], v: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let y: [f64; 2] = if i % 2 == 0 { pair_of(x[0], s) } else { x };
+        s += y[0] * y[1];
+    }
+    let w = if n > 1 {
+        row_of(v[0], v[1])
+    } else {
+        v.to_vec()
+    };
+    s + w[0] * w[1]
+}
+
+/// A local that a call binds, not indexed itself, chosen by an `if` whose value is indexed.
+#[differentiable]
+fn chosen_local_from_a_call(x: [f64; 2], k: i32) -> f64 {
+    let c = pair_of(x[0], x[1]);
+    let y = if k > 0 { c } else { x };
+    y[0] * y[1]
+}
+
+#[differentiable(order = 2)]
+fn through_chosen_from_calls(x: [f64; 2], k: i32) -> f64 {
+    chosen_from_calls(x, k).sin()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_that_calls_return_chosen_by_if_and_match(a in moderate(), b in moderate(), k in 0..3i32) {
+        let x = [a, b];
+        // y = (x0 x1, sin x0) for k > 0, else x; z = x, (x1 x0, sin x1), (2 x0 x1, sin 2x0).
+        let (y, dy) = if k > 0 {
+            (a * b * a.sin(), [b * a.sin() + a * b * a.cos(), a * a.sin()])
+        } else {
+            (a * b, [b, a])
+        };
+        let (z, dz) = match k {
+            0 => (a * b, [b, a]),
+            1 => (a * b * b.sin(), [b * b.sin(), a * b.sin() + a * b * b.cos()]),
+            _ => {
+                let t = 2.0 * a;
+                (t * b * t.sin(), [2.0 * (b * t.sin() + t * b * t.cos()), t * t.sin()])
+            }
+        };
+        let (value, g) = chosen_from_calls_grad(x, k);
+        prop_assert_eq!(value, chosen_from_calls(x, k));
+        assert_close(value, y + z, ANALYTIC_TOL, "chosen_from_calls");
+        assert_all_close(&g, &[dy[0] + dz[0], dy[1] + dz[1]], ANALYTIC_TOL, "chosen_from_calls_grad");
+        let (_, d) = chosen_from_calls_jvp(x, k, [0.5, -1.5]);
+        assert_dot(d, &g, &[0.5, -1.5], ANALYTIC_TOL, "chosen_from_calls_jvp");
+        let (value, g) = chosen_local_from_a_call_grad(x, k);
+        assert_close(value, y, ANALYTIC_TOL, "chosen_local_from_a_call");
+        assert_all_close(&g, &dy, ANALYTIC_TOL, "chosen_local_from_a_call_grad");
+        let (_, g2, h) = through_chosen_from_calls_hessian(x, k);
+        assert_fd_gradient(|p| through_chosen_from_calls([p[0], p[1]], k), &x, &g2, "through_chosen_from_calls_grad");
+        let grad = |p: &[f64]| through_chosen_from_calls_grad([p[0], p[1]], k).1.to_vec();
+        assert_jacobian(&h, &fd_jacobian(grad, &x), "through_chosen_from_calls_hessian");
+    }
+
+    #[test]
+    fn arrays_that_calls_return_chosen_in_a_loop(p in prop::collection::vec(-1.5..1.5f64, 4), n in 0..5usize) {
+        let f = |p: &[f64]| chosen_from_calls_in_a_loop([p[0], p[1]], &p[2..], n);
+        let (value, (gx, gv)) = chosen_from_calls_in_a_loop_grad([p[0], p[1]], &p[2..], n);
+        prop_assert_eq!(value, f(&p));
+        let g = [gx.to_vec(), gv].concat();
+        assert_fd_gradient(f, &p, &g, "chosen_from_calls_in_a_loop_grad");
+    }
+}

@@ -33,6 +33,17 @@ impl Lowering<'_> {
                             "`return` inside a `let` is not supported: write an `if` statement whose \
                              branch returns",
                         );
+                        // One mistake, one error: the value is not lowered (its `return` would be
+                        // reported again), and the names it binds report nothing more.
+                        if let syn::Stmt::Local(local) = stmt {
+                            let mut names = Vec::new();
+                            super::pattern_names(&local.pat, &mut names);
+                            for name in names {
+                                self.bind(&name, Some(Self::poisoned()));
+                                self.failed_lets.insert(name);
+                            }
+                        }
+                        continue;
                     }
                     self.lower_stmt(stmt);
                     continue;
@@ -311,7 +322,7 @@ impl Lowering<'_> {
         let branches = m
             .arms
             .iter()
-            .map(|arm| self.branch(|this| this.lower_expr(&arm.body, None)))
+            .map(|arm| self.branch(|this| this.lower_branch_tail(&arm.body)))
             .collect();
         let (blocks, outs, value) = self.merge(&before, branches, hint, m.span());
         let arms = m
