@@ -1385,13 +1385,19 @@ fn chosen_from_calls(x: [f64; 2], k: i32) -> f64 {
     y[0] * y[1] + z[0] * z[1]
 }
 
-/// The same inside a loop, where the chosen array is fixed-size; and a `Vec` a call returns.
+/// The same inside a loop, where the chosen array is fixed-size (also untyped, beside a fixed-size one);
+/// and a `Vec` a call returns.
 #[differentiable]
 fn chosen_from_calls_in_a_loop(x: [f64; 2], v: &[f64], n: usize) -> f64 {
     let mut s = 0.0;
     for i in 0..n {
         let y: [f64; 2] = if i % 2 == 0 { pair_of(x[0], s) } else { x };
-        s += y[0] * y[1];
+        // Untyped: fixed-size like `y`, the other arm.
+        let z = match i % 3 {
+            0 => pair_of(y[1], x[1]),
+            _ => y,
+        };
+        s += y[0] * y[1] + z[0];
     }
     let w = if n > 1 {
         row_of(v[0], v[1])
