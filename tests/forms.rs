@@ -1447,6 +1447,7 @@ proptest! {
         let (_, d) = chosen_from_calls_jvp(x, k, [0.5, -1.5]);
         assert_dot(d, &g, &[0.5, -1.5], ANALYTIC_TOL, "chosen_from_calls_jvp");
         let (value, g) = chosen_local_from_a_call_grad(x, k);
+        prop_assert_eq!(value, chosen_local_from_a_call(x, k));
         assert_close(value, y, ANALYTIC_TOL, "chosen_local_from_a_call");
         assert_all_close(&g, &dy, ANALYTIC_TOL, "chosen_local_from_a_call_grad");
         let (_, g2, h) = through_chosen_from_calls_hessian(x, k);

@@ -541,8 +541,10 @@ proptest! {
 
 // ---- callees without `order = K` that declare items or name integer constants ----
 
-/// A callee with `const` items of the float type, an array of it and an integer type.
+/// A callee with `const` items of the float type, an array of it and an integer type (a constant array is
+/// read by index: a differentiable body does not iterate one).
 #[differentiable]
+#[allow(clippy::needless_range_loop)]
 fn with_constants(x: f64) -> f64 {
     const K: f64 = 2.0;
     const W: [f64; 2] = [1.0, 3.0];
