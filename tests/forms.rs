@@ -1262,3 +1262,206 @@ proptest! {
         assert_all_close(&h[1], &[columns[0][1], columns[1][1]], 1e-6, "symmetric_cosines_hessian row 1");
     }
 }
+
+// ---- an array a call returns, returned early from an `if` or a `match` ----
+
+#[differentiable]
+fn pair_of(x: f64, y: f64) -> [f64; 2] {
+    [x * y, x.sin()]
+}
+
+#[differentiable]
+fn row_of(x: f64, y: f64) -> Vec<f64> {
+    vec![x * y, y.exp()]
+}
+
+/// Every way out gives an array: a call's by `return` from an `if` and from a `match` with a range, a
+/// call's as the last expression of a branch, and the parameter itself.
+#[differentiable]
+fn returned_from_calls(x: [f64; 2], k: i32) -> [f64; 2] {
+    if k == 7 {
+        return pair_of(x[0], x[1]);
+    }
+    match k {
+        i32::MIN..=-1 => return pair_of(x[1], x[0]),
+        3 | 4 => {
+            let p = pair_of(x[0], 2.0);
+            return p;
+        }
+        _ => {}
+    }
+    if k == 1 {
+        pair_of(x[1], x[1])
+    } else {
+        x
+    }
+}
+
+#[differentiable]
+fn vec_returned_from_a_call(x: &[f64], k: i32) -> Vec<f64> {
+    if k > 0 {
+        return row_of(x[0], x[1]);
+    }
+    x.to_vec()
+}
+
+#[differentiable(order = 2)]
+fn through_returned_from_calls(x: [f64; 2], k: i32) -> f64 {
+    let r = returned_from_calls(x, k);
+    r[0] * r[1]
+}
+
+/// `returned_from_calls` written out: its value and Jacobian.
+fn returned_from_calls_by_hand(x: [f64; 2], k: i32) -> ([f64; 2], [[f64; 2]; 2]) {
+    let pair = |a: f64, b: f64, da: [f64; 2], db: [f64; 2]| {
+        let row0 = [da[0] * b + a * db[0], da[1] * b + a * db[1]];
+        ([a * b, a.sin()], [row0, [a.cos() * da[0], a.cos() * da[1]]])
+    };
+    let (e0, e1) = ([1.0, 0.0], [0.0, 1.0]);
+    match k {
+        7 => pair(x[0], x[1], e0, e1),
+        k if k < 0 => pair(x[1], x[0], e1, e0),
+        3 | 4 => pair(x[0], 2.0, e0, [0.0, 0.0]),
+        1 => pair(x[1], x[1], e1, e1),
+        _ => (x, [e0, e1]),
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_that_calls_return_returned_early(a in moderate(), b in moderate(), k in -2..9i32) {
+        let x = [a, b];
+        let (value, jacobian) = returned_from_calls_by_hand(x, k);
+        prop_assert_eq!(returned_from_calls(x, k), value);
+        let generated = returned_from_calls_jacobian(x, k);
+        for i in 0..2 {
+            assert_all_close(&generated[i], &jacobian[i], ANALYTIC_TOL, "returned_from_calls_jacobian");
+        }
+        let flat = |p: &[f64]| returned_from_calls([p[0], p[1]], k).to_vec();
+        assert_jacobian(&generated, &fd_jacobian(flat, &x), "returned_from_calls against differences");
+        let d = [0.75, -1.25];
+        let (v, g) = returned_from_calls_vjp(x, k, d);
+        prop_assert_eq!(v, value);
+        let want: Vec<f64> = (0..2).map(|j| d[0] * jacobian[0][j] + d[1] * jacobian[1][j]).collect();
+        assert_all_close(&g, &want, ANALYTIC_TOL, "returned_from_calls_vjp");
+        let (_, t) = returned_from_calls_jvp(x, k, d);
+        let want: Vec<f64> = (0..2).map(|i| jacobian[i][0] * d[0] + jacobian[i][1] * d[1]).collect();
+        assert_all_close(&t, &want, ANALYTIC_TOL, "returned_from_calls_jvp");
+        // At order 2, through the copy of `returned_from_calls`.
+        let (_, g, h) = through_returned_from_calls_hessian(x, k);
+        let grad = |p: &[f64]| through_returned_from_calls_grad([p[0], p[1]], k).1.to_vec();
+        assert_fd_gradient(|p| through_returned_from_calls([p[0], p[1]], k), &x, &g, "through_returned_from_calls_grad");
+        assert_jacobian(&h, &fd_jacobian(grad, &x), "through_returned_from_calls_hessian");
+    }
+
+    #[test]
+    fn a_vec_that_a_call_returns_returned_early(a in moderate(), b in moderate(), k in -1..2i32) {
+        let x = [a, b];
+        let generated = vec_returned_from_a_call_jacobian(&x, k);
+        let want = if k > 0 { [[b, a], [0.0, b.exp()]] } else { [[1.0, 0.0], [0.0, 1.0]] };
+        for i in 0..2 {
+            assert_all_close(&generated[i], &want[i], ANALYTIC_TOL, "vec_returned_from_a_call_jacobian");
+        }
+    }
+}
+
+// ---- an array a call returns, as the value of an `if` or a `match` ----
+
+/// A call's array chosen by an `if` bound with its type, and by a `match` bound without one (the name is
+/// indexed), whose arms give the parameter, a call, and a block ending in a call.
+#[differentiable]
+fn chosen_from_calls(x: [f64; 2], k: i32) -> f64 {
+    let y: [f64; 2] = if k > 0 { pair_of(x[0], x[1]) } else { x };
+    let z = match k {
+        0 => x,
+        1 => pair_of(x[1], x[0]),
+        _ => {
+            let t = x[0] * 2.0;
+            pair_of(t, x[1])
+        }
+    };
+    y[0] * y[1] + z[0] * z[1]
+}
+
+/// The same inside a loop, where the chosen array is fixed-size (also untyped, beside a fixed-size one);
+/// and a `Vec` a call returns.
+#[differentiable]
+fn chosen_from_calls_in_a_loop(x: [f64; 2], v: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let y: [f64; 2] = if i % 2 == 0 { pair_of(x[0], s) } else { x };
+        // Untyped: fixed-size like `y`, the other arm.
+        let z = match i % 3 {
+            0 => pair_of(y[1], x[1]),
+            _ => y,
+        };
+        s += y[0] * y[1] + z[0];
+    }
+    let w = if n > 1 {
+        row_of(v[0], v[1])
+    } else {
+        v.to_vec()
+    };
+    s + w[0] * w[1]
+}
+
+/// A local that a call binds, not indexed itself, chosen by an `if` whose value is indexed.
+#[differentiable]
+fn chosen_local_from_a_call(x: [f64; 2], k: i32) -> f64 {
+    let c = pair_of(x[0], x[1]);
+    let y = if k > 0 { c } else { x };
+    y[0] * y[1]
+}
+
+#[differentiable(order = 2)]
+fn through_chosen_from_calls(x: [f64; 2], k: i32) -> f64 {
+    chosen_from_calls(x, k).sin()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn arrays_that_calls_return_chosen_by_if_and_match(a in moderate(), b in moderate(), k in 0..3i32) {
+        let x = [a, b];
+        // y = (x0 x1, sin x0) for k > 0, else x; z = x, (x1 x0, sin x1), (2 x0 x1, sin 2x0).
+        let (y, dy) = if k > 0 {
+            (a * b * a.sin(), [b * a.sin() + a * b * a.cos(), a * a.sin()])
+        } else {
+            (a * b, [b, a])
+        };
+        let (z, dz) = match k {
+            0 => (a * b, [b, a]),
+            1 => (a * b * b.sin(), [b * b.sin(), a * b.sin() + a * b * b.cos()]),
+            _ => {
+                let t = 2.0 * a;
+                (t * b * t.sin(), [2.0 * (b * t.sin() + t * b * t.cos()), t * t.sin()])
+            }
+        };
+        let (value, g) = chosen_from_calls_grad(x, k);
+        prop_assert_eq!(value, chosen_from_calls(x, k));
+        assert_close(value, y + z, ANALYTIC_TOL, "chosen_from_calls");
+        assert_all_close(&g, &[dy[0] + dz[0], dy[1] + dz[1]], ANALYTIC_TOL, "chosen_from_calls_grad");
+        let (_, d) = chosen_from_calls_jvp(x, k, [0.5, -1.5]);
+        assert_dot(d, &g, &[0.5, -1.5], ANALYTIC_TOL, "chosen_from_calls_jvp");
+        let (value, g) = chosen_local_from_a_call_grad(x, k);
+        prop_assert_eq!(value, chosen_local_from_a_call(x, k));
+        assert_close(value, y, ANALYTIC_TOL, "chosen_local_from_a_call");
+        assert_all_close(&g, &dy, ANALYTIC_TOL, "chosen_local_from_a_call_grad");
+        let (_, g2, h) = through_chosen_from_calls_hessian(x, k);
+        assert_fd_gradient(|p| through_chosen_from_calls([p[0], p[1]], k), &x, &g2, "through_chosen_from_calls_grad");
+        let grad = |p: &[f64]| through_chosen_from_calls_grad([p[0], p[1]], k).1.to_vec();
+        assert_jacobian(&h, &fd_jacobian(grad, &x), "through_chosen_from_calls_hessian");
+    }
+
+    #[test]
+    fn arrays_that_calls_return_chosen_in_a_loop(p in prop::collection::vec(-1.5..1.5f64, 4), n in 0..5usize) {
+        let f = |p: &[f64]| chosen_from_calls_in_a_loop([p[0], p[1]], &p[2..], n);
+        let (value, (gx, gv)) = chosen_from_calls_in_a_loop_grad([p[0], p[1]], &p[2..], n);
+        prop_assert_eq!(value, f(&p));
+        let g = [gx.to_vec(), gv].concat();
+        assert_fd_gradient(f, &p, &g, "chosen_from_calls_in_a_loop_grad");
+    }
+}

@@ -538,3 +538,93 @@ proptest! {
         }
     }
 }
+
+// ---- callees without `order = K` that declare items or name integer constants ----
+
+/// A callee with `const` items of the float type, an array of it and an integer type (a constant array is
+/// read by index: a differentiable body does not iterate one).
+#[differentiable]
+#[allow(clippy::needless_range_loop)]
+fn with_constants(x: f64) -> f64 {
+    const K: f64 = 2.0;
+    const W: [f64; 2] = [1.0, 3.0];
+    const N: usize = 2;
+    let mut s = 0.0;
+    for i in 0..N {
+        s += W[i] * x * x;
+    }
+    x * K + s
+}
+
+/// A callee nesting a `fn` that nests another.
+#[differentiable]
+fn with_nested_fns(acc: f64, v: f64) -> f64 {
+    fn pow4(t: f64) -> f64 {
+        fn cube(u: f64) -> f64 {
+            u * u * u
+        }
+        t * cube(t)
+    }
+    acc * pow4(v)
+}
+
+/// A callee matching a range pattern bounded by an integer type's constant.
+#[differentiable]
+fn with_integer_constant(x: f64, k: i32) -> f64 {
+    match k {
+        i32::MIN..=0 => x,
+        _ => x * x * x,
+    }
+}
+
+/// A callee importing a constant of `f64::consts` in its body.
+#[differentiable]
+fn with_imported_constant(x: f64) -> f64 {
+    use std::f64::consts::PI;
+    (x * PI).sin()
+}
+
+#[differentiable(order = 3)]
+fn through_items(x: f64, k: i32) -> f64 {
+    with_constants(x)
+        + with_nested_fns(x, x)
+        + with_integer_constant(x, k)
+        + with_imported_constant(x)
+}
+
+/// The first three derivatives of `through_items`: `2x + 4x² + x⁵ + (x or x³) + sin(πx)`.
+fn through_items_by_hand(x: f64, k: i32) -> [f64; 4] {
+    use std::f64::consts::PI;
+    let (s, c) = (PI * x).sin_cos();
+    let odd = if k <= 0 {
+        [x, 1.0, 0.0, 0.0]
+    } else {
+        [x * x * x, 3.0 * x * x, 6.0 * x, 6.0]
+    };
+    [
+        2.0 * x + 4.0 * x * x + x.powi(5) + odd[0] + s,
+        2.0 + 8.0 * x + 5.0 * x.powi(4) + odd[1] + PI * c,
+        8.0 + 20.0 * x.powi(3) + odd[2] - PI * PI * s,
+        60.0 * x * x + odd[3] - PI * PI * PI * c,
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// `order = K` through `f64` callees without it whose bodies hold `const` items, nested `fn`s, a
+    /// `use` of `f64::consts` or `i32::MIN`: their generic copies exist.
+    #[test]
+    fn callees_declaring_items(x in -1.5f64..1.5, k in -1..2i32) {
+        let derivatives = through_items_derivatives(x, k);
+        let want = through_items_by_hand(x, k);
+        assert_close(through_items(x, k), want[0], 1e-12, "value");
+        for (i, (got, want)) in derivatives.iter().zip(&want).enumerate() {
+            assert_close(*got, *want, 1e-10, &format!("derivative {i}"));
+        }
+        let (_, _, h) = through_items_hessian(x, k);
+        assert_close(h[0][0], want[2], 1e-10, "hessian");
+        let fd = central_difference(|v| through_items_grad(v, k).1, x);
+        assert_close(h[0][0], fd, 1e-6, "hessian against central differences of the gradient");
+    }
+}

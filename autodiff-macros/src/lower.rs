@@ -57,6 +57,16 @@ enum SeqItem<'s> {
 struct Lowering<'a> {
     /// The kind of the returned value.
     return_kind: Kind,
+    /// For a function returning an array or `Vec`: whether it is fixed-size, and its length where the
+    /// return type writes it (`[T; 3]`), which a call returned early from an `if` or `match` takes.
+    return_array: Option<(bool, Option<proc_macro2::TokenStream>)>,
+    /// In a function returning an array, the names it returns (`arrays::returned_names`): a call's result
+    /// bound to one of them is an array of the return type.
+    returned_names: crate::hash::FastSet<String>,
+    /// While lowering the value of `let v = if ..` (or `match`) where `v` is an array (`v[i]`, or
+    /// `let v: [T; N]`): whether it is fixed-size and its length where the type writes it. A call that a
+    /// branch gives is then an array too (`lower_branch_tail`).
+    branch_array: Option<(bool, Option<proc_macro2::TokenStream>)>,
     /// Names the body uses as arrays (`v[i]`, `v.len()`, `&v`, `for x in v`): a call's result bound to
     /// one of them is an array.
     array_uses: crate::hash::FastSet<String>,
@@ -105,6 +115,11 @@ pub(crate) fn lower(
 ) -> Function {
     let mut lowering = Lowering {
         return_kind: sig.ret_kind.clone(),
+        return_array: crate::signature::array_shape(&sig.ret_ty, &float_params)
+            .filter(|(shape, _)| shape.owned && !shape.matrix)
+            .map(|(shape, _)| (shape.fixed, arrays::fixed_len_of_type(&sig.ret_ty))),
+        returned_names: Default::default(),
+        branch_array: None,
         array_uses: arrays::array_uses(&item.block),
         memo: Default::default(),
         vars: Vec::new(),
@@ -125,6 +140,11 @@ pub(crate) fn lower(
         windows: Default::default(),
         errors,
     };
+    if lowering.return_array.is_some() {
+        lowering.returned_names = arrays::returned_names(&item.block).into_iter().collect();
+        let returned = lowering.returned_names.clone();
+        lowering.array_uses.extend(returned);
+    }
     let mut params = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let var = lowering.new_var(Some(p.ident.to_string()), p.ident.span());
@@ -171,7 +191,7 @@ pub(crate) fn lower(
     }
     let items: Vec<SeqItem> = item.block.stmts.iter().map(SeqItem::Stmt).collect();
     let returned = lowering.lower_seq(&items);
-    lowering.reject_array_values(&lowering.stmts.clone());
+    lowering.reject_array_values(&lowering.stmts.clone(), false);
     let mut stmts = std::mem::take(&mut lowering.hoisted);
     stmts.append(&mut lowering.stmts);
     lowering.stmts = stmts;
@@ -333,7 +353,7 @@ impl Lowering<'_> {
     /// Arrays are memory, not values: an `if`, `match` or early `return` cannot choose one.
     /// Gives `true` once it reported: one array carried out of a loop is one mistake, though the loop and
     /// the code after it both carry it.
-    fn reject_array_values(&mut self, stmts: &[Stmt]) -> bool {
+    fn reject_array_values(&mut self, stmts: &[Stmt], in_loop: bool) -> bool {
         for stmt in stmts {
             let (outs, blocks_yields): (Vec<Var>, Vec<&[Operand]>) = match stmt {
                 Stmt::If { outs, .. } | Stmt::Match { outs, .. } => (
@@ -351,16 +371,24 @@ impl Lowering<'_> {
                     .iter()
                     .any(|ys| matches!(ys.get(i), Some(Operand::Array(_))))
                 {
-                    self.errors.at(
-                        self.vars[out.0 as usize].span,
+                    // Inside a loop, the branch that returns or breaks carries the array out of it.
+                    let message = if in_loop || matches!(stmt, Stmt::Loop(_)) {
                         "an array cannot be carried out of a loop by `return` or `break` yet: make one array \
-                         before the loop, write into it (`out[i] = ..`) and return it after the loop",
-                    );
+                         before the loop, write into it (`out[i] = ..`) and return it after the loop"
+                    } else {
+                        // Every branch yielding an array is `push_branching`'s: another gives a value
+                        // the syntax does not show to be an array.
+                        "this `if` or `match` gives an array in one branch but, in another, a value the \
+                         macro cannot tell is an array: a branch may give a parameter, a local array, an \
+                         array literal or a call"
+                    };
+                    self.errors.at(self.vars[out.0 as usize].span, message);
                     return true;
                 }
             }
+            let in_loop = in_loop || matches!(stmt, Stmt::Loop(_));
             for block in stmt.blocks() {
-                if self.reject_array_values(&block.stmts) {
+                if self.reject_array_values(&block.stmts, in_loop) {
                     return true;
                 }
             }
@@ -538,16 +566,35 @@ impl Lowering<'_> {
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))
                 {
                     if !is_vec_constructor(c) {
-                        if let Some(array) = self.lower_array_call(c, false, &name) {
+                        // One the function returns has the return type (`let p = g(x); return p;`).
+                        let (fixed, len) = match &self.return_array {
+                            Some((fixed, len)) if self.returned_names.contains(&name) => {
+                                (*fixed, len.clone().filter(|_| *fixed))
+                            }
+                            _ => (false, None),
+                        };
+                        if let Some(array) = self.lower_array_call(c, fixed, &name) {
                             if let Operand::Array(a) = array {
-                                self.arrays[a.0 as usize].untyped = true;
+                                self.arrays[a.0 as usize].untyped = !fixed;
+                                if let Some(len) = len {
+                                    self.fixed_lens.insert(a, len);
+                                }
                             }
                             self.bind(&name, Some(array));
                             return;
                         }
                     }
                 }
+                // `let v = if c { g(x) } else { w };` then `v[i]`: the call gives an array.
+                let chosen = matches!(strip_parens(init), Expr::If(_) | Expr::Match(_));
+                let outer = self.branch_array.take();
+                self.branch_array = match outer.clone() {
+                    Some(typed) if chosen => Some(typed),
+                    None if chosen && self.array_uses.contains(&name) => Some((false, None)),
+                    _ => None,
+                };
                 let value = self.lower_expr(init, Some(name.clone()));
+                self.branch_array = outer;
                 let value = self.copied(value, init, &name);
                 self.bind(&name, Some(value));
             }
@@ -571,7 +618,15 @@ impl Lowering<'_> {
                     }
                 }
                 let made = (self.vars.len(), self.arrays.len());
+                let typed = crate::signature::array_shape(&t.ty, &self.float_params)
+                    .filter(|(shape, _)| !shape.matrix)
+                    .map(|(shape, _)| {
+                        let len = arrays::fixed_len_of_type(&t.ty).filter(|_| shape.fixed);
+                        (shape.fixed, len)
+                    });
+                let outer = std::mem::replace(&mut self.branch_array, typed);
                 self.lower_let(&t.pat, init);
+                self.branch_array = outer;
                 self.declare(&t.pat, &t.ty, made);
             }
             Pat::Wild(_) => {
@@ -967,8 +1022,12 @@ impl Lowering<'_> {
             Expr::MethodCall(m) => self.lower_method_call(m, hint),
             Expr::Call(c) => self.lower_call(c, hint),
             Expr::Return(r) => {
-                self.errors
-                    .spanned(r, "`return` is only supported as a statement");
+                self.errors.spanned(
+                    r,
+                    "`return` inside a value (of an `if`, a `match` or a block that gives one, or an \
+                     operand) is not supported: return from an `if` statement (`if c { return v; }`) \
+                     before the value is computed, or at the end of the function",
+                );
                 Self::poisoned()
             }
             // `f(&[x, y])`: a call takes `&a` of a named array only; `&x[a..b]` is a sub-slice.
@@ -1004,16 +1063,41 @@ impl Lowering<'_> {
 
     /// The statements of a `{ .. }` block and its value, in the current scope.
     fn lower_block_value(&mut self, block: &syn::Block) -> Operand {
+        // The statements before the last expression are no branch's value (`branch_array`).
+        let branch_array = self.branch_array.take();
         let mut value = Operand::unit();
         for (i, stmt) in block.stmts.iter().enumerate() {
             match stmt {
                 syn::Stmt::Expr(e, None) if i + 1 == block.stmts.len() => {
-                    value = self.lower_expr(e, None)
+                    self.branch_array = branch_array.clone();
+                    value = self.lower_branch_tail(e);
                 }
                 _ => self.lower_stmt(stmt),
             }
         }
+        self.branch_array = branch_array;
         value
+    }
+
+    // Input:  let v: [f64; 2] = if c { g(x) } else { w };
+    // Output: the call's result is an array (`ArrayInit::Call`) of `v`'s shape, as `w` is, so that the
+    //         `if` can give either (`push_branching`)
+    /// The value a branch gives: a call, where the branching's value is an array (`branch_array`), is
+    /// lowered as the array it returns (a call is otherwise lowered as a float's).
+    fn lower_branch_tail(&mut self, expr: &Expr) -> Operand {
+        if let (Some((fixed, len)), Expr::Call(c)) = (self.branch_array.clone(), strip_parens(expr))
+        {
+            if !is_vec_constructor(c) {
+                if let Some(Operand::Array(array)) = self.lower_array_call(c, fixed, "__chosen") {
+                    self.arrays[array.0 as usize].untyped = !fixed;
+                    if let Some(len) = len {
+                        self.fixed_lens.insert(array, len);
+                    }
+                    return Operand::Array(array);
+                }
+            }
+        }
+        self.lower_expr(expr, None)
     }
 
     fn lower_path(&mut self, p: &syn::ExprPath) -> Operand {

@@ -323,11 +323,24 @@ fn is_bool(expr: &Expr, bools: &[String]) -> bool {
 
 /// Whether `ty` is the float type or a primitive integer type (a cast the shadow rewrites).
 fn is_number(ty: &Type, float: &str) -> bool {
-    const INTEGERS: &[&str] = &[
-        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
-    ];
     matches!(ty, Type::Path(p) if p.qself.is_none()
         && p.path.get_ident().is_some_and(|i| i == float || INTEGERS.iter().any(|n| i == n)))
+}
+
+/// The primitive integer types.
+const INTEGERS: &[&str] = &[
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+];
+
+/// Is `ty` the float type, a primitive integer type, `bool`, or an array (also nested) of one of them: the
+/// types of the `const` items that the copy reads as the function does (`float_constants` and
+/// `float_array_constants` rewrite the float ones).
+fn is_copied_constant_type(ty: &Type, float: &str) -> bool {
+    match ty {
+        Type::Array(a) => is_copied_constant_type(&a.elem, float),
+        Type::Path(p) => p.path.is_ident("bool") || is_number(ty, float),
+        _ => false,
+    }
 }
 
 /// The operator of a compound assignment (`+` for `+=`).
@@ -628,8 +641,9 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             let fine = match segments.as_slice() {
                 // `self` of a method, whose fields the copy reads in its float type (`Args::lift_fields`).
                 [one] => self.bindings.contains(one) || one == "self" || constant(one),
-                // An associated constant (`Self::UNIT`).
-                [ty, name] if ty == "Self" => constant(name),
+                // An associated constant (`Self::UNIT`), or an integer type's (`i32::MIN`, of a range
+                // pattern), which the copy reads as the function does.
+                [ty, name] if ty == "Self" || INTEGERS.contains(&ty.as_str()) => constant(name),
                 [ty, name] if ty == self.float => of_the_float(name),
                 [root, ty, name] if (root == "std" || root == "core") && ty == self.float => {
                     of_the_float(name)
@@ -650,8 +664,24 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
             }
             syn::visit::visit_type_path(self, t);
         }
-        fn visit_item(&mut self, _: &'ast syn::Item) {
-            self.fail("its body declares an item".into());
+        // A nested `fn` (expanded by its own attribute, with its own copy or the fallback that is an
+        // error only once an `order = K` function instantiates it, as for a function outside the body),
+        // a `const` of a number type (`bindings` has its name; the copy reads a float one in its float
+        // type, as `f64::consts` imported by `use`): as the shadow of a function with `order = K` has them.
+        fn visit_item(&mut self, item: &'ast syn::Item) {
+            let fine = match item {
+                syn::Item::Fn(_) => true,
+                syn::Item::Const(c) => is_copied_constant_type(&c.ty, self.float),
+                syn::Item::Use(u) => {
+                    let tree = u.tree.to_token_stream().to_string();
+                    (tree.starts_with("std ::") || tree.starts_with("core ::"))
+                        && tree.contains(&format!("{} :: consts", self.float))
+                }
+                _ => false,
+            };
+            if !fine {
+                self.fail("its body declares an item".into());
+            }
         }
         // `&x` of a float is `&f64`, whose arithmetic `__S` lacks; a sub-slice `&x[a..b]` is a slice of
         // `__S` in the copy, as `x` is.
@@ -2078,6 +2108,55 @@ mod tests {
                 f64::max(x)
             }
         )));
+    }
+
+    #[test]
+    fn items_of_number_types_nested_fns_and_integer_constants_keep_a_copy() {
+        let leaf = |item: syn::ItemFn| why_no_copy(&item, "f64", &[]).is_none();
+        assert!(leaf(syn::parse_quote!(
+            fn f(x: f64, k: i32) -> f64 {
+                use std::f64::consts::PI;
+                const K: f64 = 2.0;
+                const W: [[f64; 2]; 1] = [[1.0, 3.0]];
+                const N: usize = 2;
+                const ON: bool = true;
+                fn sq(t: f64) -> f64 {
+                    t * t
+                }
+                match k {
+                    i32::MIN..=0 if ON => x * K * PI + W[0][N - 1],
+                    _ => x * (usize::MAX as f64),
+                }
+            }
+        )));
+        // A constant of another type (its float is not rewritten), another item, another type's constant.
+        for item in [
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    const P: (f64, f64) = (1.0, 2.0);
+                    x * P.0
+                }
+            ),
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    struct S;
+                    x
+                }
+            ),
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    use other::PI;
+                    x * PI
+                }
+            ),
+            syn::parse_quote!(
+                fn f(x: f64) -> f64 {
+                    x * Scale::MAX
+                }
+            ),
+        ] {
+            assert!(!leaf(item));
+        }
     }
 
     #[test]

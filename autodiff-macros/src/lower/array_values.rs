@@ -71,7 +71,11 @@ impl Lowering<'_> {
     /// that cannot be done yet, and an empty array all the same, so that its uses are no further errors).
     fn array_out(&mut self, out: Var, sources: &[Array]) -> Array {
         let span = self.vars[out.0 as usize].span;
-        let fixed = sources.iter().all(|a| self.arrays[a.0 as usize].fixed);
+        // An untyped array (a call's result bound without a type) beside a fixed-size one has its type:
+        // the branches of an `if` or `match` give one type.
+        let info = |a: &Array| &self.arrays[a.0 as usize];
+        let fixed = sources.iter().any(|a| info(a).fixed)
+            && sources.iter().all(|a| info(a).fixed || info(a).untyped);
         let len = sources.iter().find_map(|a| self.fixed_lens.get(a).cloned());
         let init = match (fixed, len.clone()) {
             (true, Some(len)) => ArrayInit::Repeat {

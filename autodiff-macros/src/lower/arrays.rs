@@ -49,9 +49,17 @@ pub(crate) fn array_uses(block: &syn::Block) -> crate::hash::FastSet<String> {
                 syn::Pat::Ident(p) => Some(p.ident.to_string()),
                 _ => None,
             };
-            let init = local.init.as_ref().and_then(|init| name_of(&init.expr));
-            if let (Some(bound), Some(init)) = (bound, init) {
-                self.1.push((bound, init));
+            // `let y = c;`, and `let y = if k > 0 { c } else { x };`: `c` is an array if `y` is.
+            let mut inits = Vec::new();
+            if let Some(init) = &local.init {
+                match strip_parens(&init.expr) {
+                    Expr::If(_) | Expr::Match(_) => tail_names(&init.expr, &mut inits),
+                    other => inits.extend(name_of(other)),
+                }
+            }
+            if let Some(bound) = bound {
+                self.1
+                    .extend(inits.into_iter().map(|init| (bound.clone(), init)));
             }
             syn::visit::visit_local(self, local);
         }
@@ -67,6 +75,54 @@ pub(crate) fn array_uses(block: &syn::Block) -> crate::hash::FastSet<String> {
         names.insert(init);
     }
     names
+}
+
+/// The names a function returns (`return c`, or `c` as its last expression or the last expression of a
+/// branch there): in a function that returns an array, `let c = f(..);` of one of them binds the array the
+/// call returns, as for `c[i]` (`array_uses`).
+pub(crate) fn returned_names(block: &syn::Block) -> Vec<String> {
+    use syn::visit::Visit;
+    struct Returns(Vec<String>);
+    impl<'ast> Visit<'ast> for Returns {
+        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+            if let Some(value) = &r.expr {
+                tail_names(value, &mut self.0);
+            }
+            syn::visit::visit_expr_return(self, r);
+        }
+        // A closure's `return` returns from the closure; a nested `fn`'s, from that function.
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut returns = Returns(Vec::new());
+    returns.visit_block(block);
+    block_tail(block, &mut returns.0);
+    returns.0
+}
+
+/// The names `expr` gives as its value: itself, or the last expressions of its branches and blocks.
+fn tail_names(expr: &Expr, names: &mut Vec<String>) {
+    match strip_parens(expr) {
+        Expr::Path(p) if p.qself.is_none() => {
+            names.extend(p.path.get_ident().map(|i| i.to_string()));
+        }
+        Expr::Block(b) => block_tail(&b.block, names),
+        Expr::If(e) => {
+            block_tail(&e.then_branch, names);
+            if let Some((_, other)) = &e.else_branch {
+                tail_names(other, names);
+            }
+        }
+        Expr::Match(m) => m.arms.iter().for_each(|arm| tail_names(&arm.body, names)),
+        _ => {}
+    }
+}
+
+/// `tail_names` of the last expression of `block`.
+fn block_tail(block: &syn::Block, names: &mut Vec<String>) {
+    if let Some(syn::Stmt::Expr(last, None)) = block.stmts.last() {
+        tail_names(last, names);
+    }
 }
 
 /// The arguments of `vec![..]`.
@@ -194,11 +250,28 @@ impl Lowering<'_> {
             }
             // (A name whose `let` had an error was reported there.)
             if !self.reads_failed_let(&e.expr) {
-                self.errors.spanned(
-                    &e.expr,
-                    "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind the value \
-                     to a name first",
-                );
+                // The name under the indexes (`m` of `m[i][j]`).
+                let mut base = &*e.expr;
+                while let Expr::Index(inner) = strip_parens(base) {
+                    base = &inner.expr;
+                }
+                let named = match strip_parens(base) {
+                    Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+                    _ => None,
+                };
+                let message = match named {
+                    // A name, whose value the macro does not see to be an array: say how it sees one.
+                    Some(name) => format!(
+                        "`{name}` is not known here to hold a slice, `Vec` or array of floats: the macro sees \
+                         arrays in parameters, in locals made as `[0.0; N]`, `[a, b]`, `vec![0.0; n]`, \
+                         `x.to_vec()` or by a call (or chosen among those by an `if` or `match`), and matrices \
+                         made as `vec![vec![0.0; m]; n]` or `[[0.0; M]; N]`"
+                    ),
+                    None => "only slices, `Vec`s and arrays of floats named by a variable can be indexed: bind \
+                             the value to a name first"
+                        .to_string(),
+                };
+                self.errors.spanned(&e.expr, message);
             }
             return Self::poisoned();
         };

@@ -33,6 +33,17 @@ impl Lowering<'_> {
                             "`return` inside a `let` is not supported: write an `if` statement whose \
                              branch returns",
                         );
+                        // One mistake, one error: the value is not lowered (its `return` would be
+                        // reported again), and the names it binds report nothing more.
+                        if let syn::Stmt::Local(local) = stmt {
+                            let mut names = Vec::new();
+                            super::pattern_names(&local.pat, &mut names);
+                            for name in names {
+                                self.bind(&name, Some(Self::poisoned()));
+                                self.failed_lets.insert(name);
+                            }
+                        }
+                        continue;
                     }
                     self.lower_stmt(stmt);
                     continue;
@@ -41,7 +52,7 @@ impl Lowering<'_> {
             match strip_parens(expr) {
                 Expr::Return(r) => {
                     return match &r.expr {
-                        Some(value) => self.lower_expr(value, None),
+                        Some(value) => self.lower_returned(value),
                         None => Operand::unit(),
                     };
                 }
@@ -78,13 +89,35 @@ impl Lowering<'_> {
                     );
                     return Self::poisoned();
                 }
-                e if is_last && !has_semi => return self.lower_expr(e, None),
+                e if is_last && !has_semi => return self.lower_returned(e),
                 e => {
                     self.lower_expr(e, None);
                 }
             }
         }
         Operand::unit()
+    }
+
+    // Input:  fn f(x: [f64; 2], k: i32) -> [f64; 2] { if k == 0 { return g(x[0]); } x }
+    // Output: the call's result is an array of the return type's length (`ArrayInit::Call`), as `x` is,
+    //         so that the `if` can give either (`push_branching`)
+    /// The value a function returns (by `return` or as its last expression): a call in a function that
+    /// returns an array or `Vec` gives an array like the return type (a call is otherwise lowered as a
+    /// float's, and an `if` or `match` choosing between it and an array could not carry it).
+    fn lower_returned(&mut self, value: &Expr) -> Operand {
+        if let (Some((fixed, len)), Expr::Call(c)) =
+            (self.return_array.clone(), strip_parens(value))
+        {
+            if !super::is_vec_constructor(c) {
+                if let Some(Operand::Array(array)) = self.lower_array_call(c, fixed, "__returned") {
+                    if let (true, Some(len)) = (fixed, len) {
+                        self.fixed_lens.insert(array, len);
+                    }
+                    return Operand::Array(array);
+                }
+            }
+        }
+        self.lower_expr(value, None)
     }
 
     /// A loop that can `return`, in return position, as a statement or as the value of `let pat = loop
@@ -294,7 +327,7 @@ impl Lowering<'_> {
         let branches = m
             .arms
             .iter()
-            .map(|arm| self.branch(|this| this.lower_expr(&arm.body, None)))
+            .map(|arm| self.branch(|this| this.lower_branch_tail(&arm.body)))
             .collect();
         let (blocks, outs, value) = self.merge(&before, branches, hint, m.span());
         let arms = m

@@ -5,7 +5,7 @@
 use super::{strip_parens, Lowering};
 use crate::ir::{Kind, Operand, Range, Value, Var};
 use proc_macro2::Span;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::{Expr, Pat};
 
@@ -56,7 +56,8 @@ impl Lowering<'_> {
                         None => {
                             self.errors.spanned(
                                 &m.receiver,
-                                outside_constant(&m.receiver).unwrap_or(SUPPORTED),
+                                constant_iterated(&m.receiver)
+                                    .unwrap_or_else(|| SUPPORTED.to_string()),
                             );
                             None
                         }
@@ -93,7 +94,10 @@ impl Lowering<'_> {
                         match (left, right) {
                             (Some(a), Some(b)) => Some(self.slice_range(vec![a, b], None)),
                             _ => {
-                                self.errors.spanned(m, SUPPORTED);
+                                let message = constant_iterated(&m.receiver)
+                                    .or_else(|| constant_iterated(&m.args[0]))
+                                    .unwrap_or_else(|| SUPPORTED.to_string());
+                                self.errors.spanned(m, message);
                                 None
                             }
                         }
@@ -118,7 +122,15 @@ impl Lowering<'_> {
                         }
                         if method == "rev" {
                             if range.step.is_some() {
-                                self.errors.spanned(m, "write `(a..b).rev().step_by(k)` rather than `.step_by(k).rev()`");
+                                // Not `(a..b).rev().step_by(k)`, which starts from `b - 1`, not from the
+                                // last of `a, a + k, ..`.
+                                self.errors.spanned(
+                                    m,
+                                    "`.step_by(k).rev()` is not supported: count the steps down instead, \
+                                     `for t in (0..(b - a + k - 1) / k).rev() { let i = a + t * k; .. }` for \
+                                     `(a..b).step_by(k).rev()` (`(a..b).rev().step_by(k)` starts from `b - 1`, \
+                                     which is another sequence)",
+                                );
                                 return None;
                             }
                             range.rev = true;
@@ -134,8 +146,10 @@ impl Lowering<'_> {
                 }
             }
             other => {
-                self.errors
-                    .spanned(other, outside_constant(other).unwrap_or(SUPPORTED));
+                self.errors.spanned(
+                    other,
+                    constant_iterated(other).unwrap_or_else(|| SUPPORTED.to_string()),
+                );
                 None
             }
         }
@@ -306,11 +320,12 @@ fn strip_ref(pat: &Pat) -> &Pat {
     }
 }
 
-/// The error for iterating an array constant from outside the function (`for &c in COEFFS.iter()`,
-/// `for c in &COEFFS`), which the macro reads only by index; `None` for anything else.
-fn outside_constant(expr: &Expr) -> Option<&'static str> {
+/// The error for iterating an array constant (`for &c in COEFFS.iter()`, `for c in &COEFFS`, a `const` of
+/// the body or from outside it), which the macro reads only by index; `None` for anything else.
+fn constant_iterated(expr: &Expr) -> Option<String> {
     let expr = match strip_parens(expr) {
         Expr::Reference(r) => strip_parens(&r.expr),
+        Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => strip_parens(&m.receiver),
         other => other,
     };
     let Expr::Path(p) = expr else {
@@ -321,8 +336,11 @@ fn outside_constant(expr: &Expr) -> Option<&'static str> {
         && last
             .chars()
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
-    screaming.then_some(
-        "an array constant from outside the function is not iterated in a differentiable `for`: index it \
-         over a range, `for i in 0..COEFFS.len() { .. COEFFS[i] .. }`",
-    )
+    let name = p.to_token_stream().to_string().replace(' ', "");
+    screaming.then(|| {
+        format!(
+            "an array constant (`{name}`) is not iterated in a differentiable `for` or iterator chain: index \
+             it over a range, `for i in 0..{name}.len() {{ .. {name}[i] .. }}`"
+        )
+    })
 }
