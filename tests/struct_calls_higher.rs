@@ -3,6 +3,9 @@
 //! method (`self.energy_at(x)`, `Self::square(c)`). Each Hessian is checked against the second derivatives
 //! worked out by hand and against central differences of the generated gradient, over a grid of inputs.
 
+// Differentiable bodies index their slices (`for i in 0..n`), as the hand-written derivatives beside them do.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::{differentiable, Differentiable};

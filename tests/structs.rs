@@ -2,6 +2,9 @@
 //! against central finite differences over the struct's flat view (`check_gradient_of`), against
 //! gradients written by hand, and `_jvp` against the inner product of the gradient with the tangent.
 
+// Differentiable bodies index their slices (`for i in 0..n`), as the hand-written derivatives beside them do.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::optim::{Adam, Lbfgs, Minimizer};
