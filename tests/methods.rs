@@ -58,8 +58,8 @@ impl Dataset {
 }
 
 /// First-order methods whose generic copy, made without being asked, could not compile, so they get none:
-/// one calling another method by `Self::`, one passing `self` on whole to a free function (which has no copy
-/// over a struct). A method iterating a field by value (`self.ws.iter().map(|w| w * x)`, `for &w in
+/// one calling another method by `Self::`, one passing `self` on whole to a free function (whose copy may
+/// not exist: a function of a parameter struct with `order = K` has none). A method iterating a field by value (`self.ws.iter().map(|w| w * x)`, `for &w in
 /// self.ws.iter()`) has one, which `order = 2` methods calling it reach.
 struct Weights {
     ws: Vec<f64>,
@@ -76,10 +76,18 @@ impl Weights {
         Self::total(self, x) * 2.0
     }
 
-    /// Passes `self` on whole to a free function, which has no copy over a struct.
+    /// Passes `self` on whole to a free function.
     #[differentiable]
     fn through_free_function(&self, x: f64) -> f64 {
         first_weight(self, x) * 2.0
+    }
+
+    /// `x (sin(w0 x) + w1 x²)` at `order = 2`: a constant `self` passed on whole to a free function of the
+    /// struct that keeps it constant, reached through that function's copy with the struct constant (its
+    /// fields read in the copy's float type).
+    #[differentiable(order = 2)]
+    fn curved_through_free_function(&self, x: f64) -> f64 {
+        weighted_sine(self, x) * x
     }
 
     /// `Σ sin(w x)`, iterating the field by value.
@@ -102,6 +110,12 @@ impl Weights {
 #[differentiable(wrt(x))]
 fn first_weight(w: &Weights, x: f64) -> f64 {
     w.ws[0] * x
+}
+
+/// `sin(w0 x) + w1 x²`, at first order.
+#[differentiable(wrt(x))]
+fn weighted_sine(w: &Weights, x: f64) -> f64 {
+    (w.ws[0] * x).sin() + w.ws[1] * x * x
 }
 
 /// A constant `self` with a field that holds no float (a `String`), read by a method that an `order = 2`
@@ -661,6 +675,36 @@ fn methods_whose_generic_copy_would_not_compile_get_none() {
     let (value, dx) = w.through_free_function_grad(0.7);
     assert_close(value, w.through_free_function(0.7), ANALYTIC_TOL, "value");
     assert_close(dx, 1.0, ANALYTIC_TOL, "d x");
+    // f = x sin(a x) + b x³; f' = sin(a x) + a x cos(a x) + 3 b x²; f'' = 2a cos(a x) - a² x sin(a x) + 6 b x.
+    let (a, b) = (w.ws[0], w.ws[1]);
+    for x in [-1.3, -0.2, 0.0, 0.7, 2.1] {
+        let (value, dx, h) = w.curved_through_free_function_hessian(x);
+        assert_close(
+            value,
+            w.curved_through_free_function(x),
+            ANALYTIC_TOL,
+            "value",
+        );
+        assert_close(
+            value,
+            x * (a * x).sin() + b * x * x * x,
+            ANALYTIC_TOL,
+            "value by hand",
+        );
+        let slope = (a * x).sin() + a * x * (a * x).cos() + 3.0 * b * x * x;
+        assert_close(dx, slope, ANALYTIC_TOL, "d x");
+        let curvature = 2.0 * a * (a * x).cos() - a * a * x * (a * x).sin() + 6.0 * b * x;
+        assert_close(h[0][0], curvature, ANALYTIC_TOL, "d² x");
+        let grad = |x: f64| w.curved_through_free_function_grad(x).1;
+        assert_close(
+            h[0][0],
+            central_difference(grad, x),
+            FD_TOL,
+            "d² x by differences",
+        );
+        let (_, _, product) = w.curved_through_free_function_hvp(x, 0.5);
+        assert_close(product, 0.5 * curvature, ANALYTIC_TOL, "hvp");
+    }
     let named = Named {
         name: "abc".into(),
         k: 1.5,

@@ -3,6 +3,9 @@
 //! method (`self.energy_at(x)`, `Self::square(c)`). Each Hessian is checked against the second derivatives
 //! worked out by hand and against central differences of the generated gradient, over a grid of inputs.
 
+// Differentiable bodies index their slices (`for i in 0..n`), as the hand-written derivatives beside them do.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::{differentiable, Differentiable};
@@ -535,5 +538,61 @@ fn a_struct_passed_on_whole_to_a_call_in_a_loop() {
         let (_, _, h) = batch_hessian(&q, &xs);
         let grad = |p: &[f64]| batch_grad(&with_flat(&q, p), &xs).1.to_flat();
         assert_hessian(&h, &hand, grad, &flat, "batch");
+    }
+}
+
+/// `C(q, x) = c + Σ_{i<n} a_i x_i³`, differentiated in `q` too (no `wrt(..)`), the struct taken by value.
+#[differentiable]
+fn cubic_form(q: Quad, x: &[f64]) -> f64 {
+    let mut s = q.c;
+    for i in 0..q.n {
+        s += q.a[i] * x[i] * x[i] * x[i];
+    }
+    s
+}
+
+/// `2 C(q, x)` at `order = 2` in `x` alone: the constant struct passed on by value to a first-order
+/// function differentiated in it, which is reached through its copy with the struct constant.
+#[differentiable(wrt(x), order = 2)]
+fn twice_cubic(q: Quad, x: &[f64]) -> f64 {
+    cubic_form(q, x) * 2.0
+}
+
+#[test]
+fn a_constant_struct_passed_on_whole_to_a_first_order_function() {
+    for (q, x0) in points() {
+        let x = [x0, 0.5 - x0];
+        let cubic = q.c + q.a[0] * x[0].powi(3) + q.a[1] * x[1].powi(3);
+        let d_cubic = [3.0 * q.a[0] * x[0] * x[0], 3.0 * q.a[1] * x[1] * x[1]];
+        let dd_cubic = [6.0 * q.a[0] * x[0], 6.0 * q.a[1] * x[1]];
+
+        let (value, gradient, h) = twice_cubic_hessian(q.clone(), &x);
+        assert_close(value, 2.0 * cubic, ANALYTIC_TOL, "twice_cubic value");
+        assert_close(
+            value,
+            twice_cubic(q.clone(), &x),
+            ANALYTIC_TOL,
+            "twice_cubic value against f",
+        );
+        assert_all_close(
+            &gradient,
+            &[2.0 * d_cubic[0], 2.0 * d_cubic[1]],
+            1e-9,
+            "twice_cubic gradient",
+        );
+        let hand = vec![vec![2.0 * dd_cubic[0], 0.0], vec![0.0, 2.0 * dd_cubic[1]]];
+        let grad = |p: &[f64]| twice_cubic_grad(q.clone(), p).1;
+        assert_hessian(&h, &hand, grad, &x, "twice_cubic");
+        let v = [0.3, -1.1];
+        let (_, _, product) = twice_cubic_hvp(q.clone(), &x, v.to_vec());
+        let expected: Vec<f64> = hand.iter().map(|row| dot(row, &v)).collect();
+        assert_all_close(&product, &expected, 1e-9, "twice_cubic hvp");
+
+        // The callee's own first order, differentiated in the struct too.
+        let (value, (gq, gx)) = cubic_form_grad(q.clone(), &x);
+        assert_close(value, cubic, ANALYTIC_TOL, "cubic_form value");
+        assert_all_close(&gx, &d_cubic, 1e-9, "cubic_form gradient in x");
+        let in_q = [x[0].powi(3), x[1].powi(3), 1.0];
+        assert_all_close(&gq.to_flat(), &in_q, 1e-9, "cubic_form gradient in q");
     }
 }

@@ -2,6 +2,9 @@
 //! against central finite differences over the struct's flat view (`check_gradient_of`), against
 //! gradients written by hand, and `_jvp` against the inner product of the gradient with the tangent.
 
+// Differentiable bodies index their slices (`for i in 0..n`), as the hand-written derivatives beside them do.
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::optim::{Adam, Lbfgs, Minimizer};
@@ -584,5 +587,259 @@ proptest! {
             vec![g.w[0], g.w[1], g.k, gx]
         };
         assert_jacobian(&hessian, &fd_jacobian(grad, &at), "Hessian");
+    }
+}
+
+/// Fields passed on whole to functions of a matrix, a nested array, a slice and an array: a
+/// `Vec<Vec<f64>>`, a `[[f64; 3]; 2]`, a `Vec<f64>` and a `[f64; 2]`, each by reference (`layer(&self.w,
+/// x)`). Each gets the callee's gradient in its place in the struct's (was rustc's missing `__layer_whole`:
+/// the hidden function that `order = K` callers reach took every field passed on whole for a struct).
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Net {
+    w: Vec<Vec<f64>>,
+    m: [[f64; 3]; 2],
+    v: Vec<f64>,
+    a: [f64; 2],
+    b: f64,
+    #[no_grad]
+    n: usize,
+}
+
+/// `Σ_i Σ_j tanh(w_ij x_j)`.
+#[differentiable]
+fn layer(w: &[Vec<f64>], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        for j in 0..x.len() {
+            s += (w[i][j] * x[j]).tanh();
+        }
+    }
+    s
+}
+
+/// `Σ_i Σ_j m_ij² x_j`.
+#[differentiable]
+fn grid(m: &[[f64; 3]; 2], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        for j in 0..3 {
+            s += m[i][j] * m[i][j] * x[j];
+        }
+    }
+    s
+}
+
+/// `Σ v_i²`.
+#[differentiable]
+fn sum_of_squares(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * v[i];
+    }
+    s
+}
+
+/// `a_0 a_1`.
+#[differentiable]
+fn pair_product(a: &[f64; 2]) -> f64 {
+    a[0] * a[1]
+}
+
+impl Net {
+    /// `layer(w, x) + b`.
+    #[differentiable(wrt(self))]
+    fn out(&self, x: &[f64]) -> f64 {
+        layer(&self.w, x) + self.b
+    }
+
+    /// `layer(w, x) b`, differentiated in `x` too.
+    #[differentiable(wrt(self, x))]
+    fn out_in_both(&self, x: &[f64]) -> f64 {
+        layer(&self.w, x) * self.b
+    }
+
+    /// `grid(m, x) + n b`.
+    #[differentiable(wrt(self))]
+    fn on_grid(&self, x: &[f64]) -> f64 {
+        grid(&self.m, x) + self.b * self.n as f64
+    }
+}
+
+/// Every field passed on whole, in a free function.
+#[differentiable(wrt(p))]
+fn net_loss(p: &Net, x: &[f64]) -> f64 {
+    layer(&p.w, x) + p.b * grid(&p.m, x) + sum_of_squares(&p.v) * pair_product(&p.a)
+}
+
+fn net(seed: &[f64]) -> Net {
+    Net {
+        w: vec![seed[0..3].to_vec(), seed[3..6].to_vec()],
+        m: [[seed[6], seed[7], seed[8]], [seed[9], seed[10], seed[11]]],
+        v: seed[12..15].to_vec(),
+        a: [seed[15], seed[16]],
+        b: seed[17],
+        n: 3,
+    }
+}
+
+/// The gradient of `layer(w, x)` in `w`, by hand: `x_j (1 - tanh²(w_ij x_j))`.
+fn layer_gradient_by_hand(w: &[Vec<f64>], x: &[f64]) -> Vec<Vec<f64>> {
+    w.iter()
+        .map(|row| {
+            row.iter()
+                .zip(x)
+                .map(|(w, x)| x * (1.0 - (w * x).tanh().powi(2)))
+                .collect()
+        })
+        .collect()
+}
+
+/// Checks a struct gradient `grad` of `f` at `p` against central differences over the flat view, `vjp`'s
+/// product against `COTANGENT` times it, `jvp`'s tangent along `t` against the inner product, and
+/// `grad_into`'s buffer (filled with garbage first) against it.
+fn assert_struct_items(
+    p: &Net,
+    f: impl Fn(&Net) -> f64,
+    grad: &Net,
+    vjp: &Net,
+    jvp: impl Fn(Net) -> f64,
+    grad_into: impl Fn(&mut Net) -> f64,
+    what: &str,
+) {
+    let check = check_gradient_of(&f, p, grad);
+    assert!(check.is_ok(FD_TOL), "{what} at {p:?}: {check}");
+    assert_eq!(
+        grad.n, p.n,
+        "{what}: the no_grad field is copied from the primal"
+    );
+    let scaled: Vec<f64> = grad.to_flat().iter().map(|g| COTANGENT * g).collect();
+    assert_all_close(
+        &vjp.to_flat(),
+        &scaled,
+        ANALYTIC_TOL,
+        &format!("{what} vjp"),
+    );
+    let flat = p.to_flat();
+    let t = p.from_flat(&flat.iter().map(|v| (3.0 * v).sin()).collect::<Vec<_>>());
+    assert_dot(
+        jvp(t.clone()),
+        &grad.to_flat(),
+        &t.to_flat(),
+        1e-12,
+        &format!("{what} jvp"),
+    );
+    let mut buffer = p.from_flat(&vec![f64::NAN; flat.len()]);
+    let value = grad_into(&mut buffer);
+    assert_close(
+        value,
+        f(p),
+        ANALYTIC_TOL,
+        &format!("{what} grad_into value"),
+    );
+    assert_all_close(
+        &buffer.to_flat(),
+        &grad.to_flat(),
+        ANALYTIC_TOL,
+        &format!("{what} grad_into"),
+    );
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn matrix_array_and_slice_fields_passed_on_whole(
+        seed in prop::collection::vec(-1.5..1.5f64, 18),
+        x in prop::collection::vec(-1.5..1.5f64, 3),
+    ) {
+        let p = net(&seed);
+
+        let (value, grad) = p.out_grad(&x);
+        assert_close(value, p.out(&x), ANALYTIC_TOL, "out value");
+        let mut hand = p.zero_like();
+        hand.w = layer_gradient_by_hand(&p.w, &x);
+        hand.b = 1.0;
+        assert_all_close(&grad.to_flat(), &hand.to_flat(), ANALYTIC_TOL, "out gradient by hand");
+        let (_, vjp) = p.out_vjp(&x, COTANGENT);
+        assert_struct_items(
+            &p,
+            |q| q.out(&x),
+            &grad,
+            &vjp,
+            |t| p.out_jvp(&x, t).1,
+            |g| p.out_grad_into(&x, g),
+            "out",
+        );
+
+        let (value, (grad, grad_x)) = p.out_in_both_grad(&x);
+        assert_close(value, p.out_in_both(&x), ANALYTIC_TOL, "out_in_both value");
+        let check = check_gradient_of(|q: &Net| q.out_in_both(&x), &p, &grad);
+        prop_assert!(check.is_ok(FD_TOL), "out_in_both in self: {}", check);
+        assert_fd_gradient(|y| p.out_in_both(y), &x, &grad_x, "out_in_both in x");
+        let (_, (vjp, vjp_x)) = p.out_in_both_vjp(&x, COTANGENT);
+        let scaled: Vec<f64> = grad.to_flat().iter().map(|g| COTANGENT * g).collect();
+        assert_all_close(&vjp.to_flat(), &scaled, ANALYTIC_TOL, "out_in_both vjp in self");
+        let scaled_x: Vec<f64> = grad_x.iter().map(|g| COTANGENT * g).collect();
+        assert_all_close(&vjp_x, &scaled_x, ANALYTIC_TOL, "out_in_both vjp in x");
+        let t = p.from_flat(&seed.iter().map(|v| v.cos()).collect::<Vec<_>>());
+        let tx = vec![0.5, -1.0, 0.25];
+        let (_, tangent) = p.out_in_both_jvp(&x, (t.clone(), tx.clone()));
+        let mut all_grad = grad.to_flat();
+        all_grad.extend(&grad_x);
+        let mut all_t = t.to_flat();
+        all_t.extend(&tx);
+        assert_dot(tangent, &all_grad, &all_t, 1e-12, "out_in_both jvp");
+        let (mut g, mut gx) = (p.zero_like(), vec![f64::NAN; 3]);
+        let value = p.out_in_both_grad_into(&x, (&mut g, &mut gx));
+        assert_close(value, p.out_in_both(&x), ANALYTIC_TOL, "out_in_both grad_into value");
+        assert_all_close(&g.to_flat(), &grad.to_flat(), ANALYTIC_TOL, "out_in_both grad_into in self");
+        assert_all_close(&gx, &grad_x, ANALYTIC_TOL, "out_in_both grad_into in x");
+
+        let (value, grad) = p.on_grid_grad(&x);
+        assert_close(value, p.on_grid(&x), ANALYTIC_TOL, "on_grid value");
+        let mut hand = p.zero_like();
+        for i in 0..2 {
+            for j in 0..3 {
+                hand.m[i][j] = 2.0 * p.m[i][j] * x[j];
+            }
+        }
+        hand.b = 3.0;
+        assert_all_close(&grad.to_flat(), &hand.to_flat(), ANALYTIC_TOL, "on_grid gradient by hand");
+        let (_, vjp) = p.on_grid_vjp(&x, COTANGENT);
+        assert_struct_items(
+            &p,
+            |q| q.on_grid(&x),
+            &grad,
+            &vjp,
+            |t| p.on_grid_jvp(&x, t).1,
+            |g| p.on_grid_grad_into(&x, g),
+            "on_grid",
+        );
+
+        let (value, grad) = net_loss_grad(&p, &x);
+        assert_close(value, net_loss(&p, &x), ANALYTIC_TOL, "net_loss value");
+        let mut hand = p.zero_like();
+        hand.w = layer_gradient_by_hand(&p.w, &x);
+        for i in 0..2 {
+            for j in 0..3 {
+                hand.m[i][j] = 2.0 * p.b * p.m[i][j] * x[j];
+            }
+        }
+        let product = p.a[0] * p.a[1];
+        hand.v = p.v.iter().map(|v| 2.0 * v * product).collect();
+        let squares: f64 = p.v.iter().map(|v| v * v).sum();
+        hand.a = [squares * p.a[1], squares * p.a[0]];
+        hand.b = grid(&p.m, &x);
+        assert_all_close(&grad.to_flat(), &hand.to_flat(), ANALYTIC_TOL, "net_loss gradient by hand");
+        let (_, vjp) = net_loss_vjp(&p, &x, COTANGENT);
+        assert_struct_items(
+            &p,
+            |q| net_loss(q, &x),
+            &grad,
+            &vjp,
+            |t| net_loss_jvp(&p, &x, t).1,
+            |g| net_loss_grad_into(&p, &x, g),
+            "net_loss",
+        );
     }
 }

@@ -371,7 +371,7 @@ fn try_expand(
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
                 let calls = calls_of(&f, &activity, false);
                 let (_, copy) =
-                    first_order_generic_copy(&chains_desugared, &args, &sig, false, &calls);
+                    first_order_generic_copy(&chains_desugared, &args, &sig, None, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
                 let calls = calls_of(&f, &activity, false);
@@ -388,7 +388,7 @@ fn try_expand(
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
                 let calls = calls_of(&f, &activity, false);
-                first_order_generic_copy(&chains_desugared, &args, &sig, flat.is_some(), &calls)
+                first_order_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             };
             let companion = generated.companion(generic_copy);
             // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`;
@@ -503,15 +503,16 @@ fn first_order_generic_copy(
     item: &syn::ItemFn,
     args: &Args,
     sig: &Signature,
-    parameter_struct: bool,
+    flat: Option<&Flattened>,
     calls: &[String],
 ) -> (companion::GenericCopy, TokenStream) {
+    let parameter_struct = flat.is_some();
     let higher = args
         .order
         .as_ref()
         .is_some_and(|k| k.base10_parse::<usize>().is_ok_and(|k| k >= 2));
     let missing = (companion::GenericCopy::Missing, TokenStream::new());
-    if higher || parameter_struct {
+    if higher || args.copy || args.lift_fields {
         return missing;
     }
     // A value of a type of the user's passed on whole (`inner(x, mode)`) may reach a function of a
@@ -532,6 +533,20 @@ fn first_order_generic_copy(
         let why = "its signature uses both `f64` and `f32`".to_string();
         return (companion::GenericCopy::Fallback { why }, TokenStream::new());
     };
+    // Passed on whole (`g(p, x)`, `g(&p.inner)`), a struct would go to a callee's copy, which may not
+    // exist (a function of a parameter struct with `order = K` has none), and a field (`g(&p.w)`) is
+    // not read in the copy's float type.
+    if flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
+        let why = "it passes a parameter struct (or a field) on whole to a call".to_string();
+        return (companion::GenericCopy::Fallback { why }, TokenStream::new());
+    }
+    let wrt = match parameter_struct {
+        true => match constant_struct_wrt(sig, float) {
+            Ok(wrt) => Some(wrt),
+            Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
+        },
+        false => args.wrt.clone(),
+    };
     let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
@@ -541,8 +556,9 @@ fn first_order_generic_copy(
         syn::parse_quote!(#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]),
     ];
     let copy_args = Args {
-        wrt: args.wrt.clone(),
+        wrt,
         copy: true,
+        lift_fields: parameter_struct,
         ..Args::default()
     };
     (
@@ -599,7 +615,7 @@ fn method_generic_copy(
         };
     }
     if !parameter_struct {
-        return first_order_generic_copy(item, args, sig, false, calls);
+        return first_order_generic_copy(item, args, sig, None, calls);
     }
     let by_reference = |p: &signature::Param| matches!(p.ty, syn::Type::Reference(_));
     let structs = || {
@@ -673,6 +689,49 @@ fn method_generic_copy(
         #copy
     };
     (companion::GenericCopy::Missing, copy)
+}
+
+// Input:  #[differentiable] fn weighted(p: Weights, x: &[f64]) -> f64 { .. p.w[i] * x[i] .. }
+// Output: the copy `__weighted_generic<__S: Float>(p: Weights, x: &[__S]) -> __S`, differentiated with
+//         `wrt(x)` and `__lift_fields` (`p.w[i]` read as an `__S`), which `order = K` callers that keep `p`
+//         constant (`weighted(p, x)` with `wrt(x)`, `first_weight(self, x)` in a method) reach.
+/// The `wrt(..)` of the generic copy of a free function of parameter structs, `sig`, whose structs are
+/// constants there, as a method's `self` is in its copy (`method_generic_copy`): the copies of callers
+/// pass structs only as constants (an `order = K` caller differentiated in a struct passes it on whole
+/// to the callee's `__g_whole`, `struct_whole.rs`). Its other differentiable parameters, or why none.
+fn constant_struct_wrt(sig: &Signature, float: &str) -> Result<Vec<Ident>, String> {
+    let structs = || {
+        sig.params
+            .iter()
+            .filter(|p| matches!(p.kind, crate::ir::Kind::Struct(_)))
+    };
+    // The copy's signature names `__S` where the function's names the float: a struct of type
+    // `Affine<f64>` would be `Affine<__S>` there, which callers' copies do not pass.
+    let names_float = |ty: &syn::Type| {
+        ty.to_token_stream()
+            .into_iter()
+            .any(|t| t.to_string() == float)
+    };
+    if let Some(p) = structs().find(|p| names_float(&p.ty)) {
+        return Err(format!(
+            "the type of its parameter struct `{}` names `{float}`",
+            p.ident
+        ));
+    }
+    let wrt: Vec<Ident> = sig
+        .params
+        .iter()
+        .filter(|p| p.active && !matches!(p.kind, crate::ir::Kind::Struct(_)))
+        .map(|p| p.ident.clone())
+        .collect();
+    if wrt.is_empty() {
+        return Err(
+            "it has no parameter to differentiate but its parameter structs, which the copy keeps \
+             constant (give the caller `wrt(..)` of the struct, or write the computation out in the caller)"
+                .into(),
+        );
+    }
+    Ok(wrt)
 }
 
 /// Does `block` call a method of `self` (`self.fit(..)`)?

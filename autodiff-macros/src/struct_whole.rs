@@ -33,7 +33,7 @@ use crate::errors::Errors;
 use crate::ir::Kind;
 use crate::struct_higher::StructFunction;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident};
 
@@ -87,6 +87,18 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     if !(serves(s) || outputs_only && structs_fit(s)) {
         return stand_ins(s);
     }
+    // A field passed on whole (`g(&p.w)`) may be a nested struct, which the hidden function would pass
+    // on to the callee's `__g_whole` with its part of the view, or a `Vec`, an array or a matrix, for which
+    // no callee has one (`layer(&self.w, x)`: rustc's missing `__layer_whole`, which broke the function's
+    // first order). The syntax cannot tell them apart: no hidden function, but stand-ins without a
+    // generic copy, so that an `order = K` caller meets one error at its call (give this function
+    // `order = K`, whose hidden function is made where it is asked for).
+    if s.flat.field_inputs().any(|f| f.whole) {
+        return match serves(s) {
+            true => stand_in_family(s, false),
+            false => TokenStream::new(),
+        };
+    }
     let floats = crate::struct_higher::float_fields(s);
     // A scalar field read from the view must be a float: a flag in an `if`, an integer passed to a call
     // or as `powi`'s exponent, would break the function's first order. Where the body leaves it in doubt,
@@ -129,13 +141,30 @@ fn stand_ins(s: &StructFunction) -> TokenStream {
     if !constant_struct || !float_params.is_empty() || !returns_f64 {
         return TokenStream::new();
     }
+    stand_in_family(s, true)
+}
+
+/// `stand_ins`' items: the stand-in function and its derivatives, and with `with_copy` its generic copy;
+/// without one, an `order = K` caller's check at the call fails (`check_generic_copy!`), one error there.
+fn stand_in_family(s: &StructFunction, with_copy: bool) -> TokenStream {
     let whole = crate::naming::whole_function(&s.item.sig.ident);
     let copy = crate::naming::generic_copy(&whole);
     let generics = quote!(<__S: ::autodiff::__private::Float>);
-    let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new()) else {
+    let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new(), None) else {
         return TokenStream::new();
     };
-    let Some(second) = stand_in_items(s, &quote!(__S), &generics) else {
+    if !with_copy {
+        let never = format!(
+            "`{}` has no hidden function of its structs' values views",
+            s.item.sig.ident
+        );
+        let never = quote!(::core::unreachable!(#never));
+        let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new(), Some(&never)) else {
+            return TokenStream::new();
+        };
+        return stand_ins_without_copy(s, &first);
+    }
+    let Some(second) = stand_in_items(s, &quote!(__S), &generics, None) else {
         return TokenStream::new();
     };
     if crate::expand::is_method(s.item) {
@@ -172,6 +201,85 @@ fn stand_ins(s: &StructFunction) -> TokenStream {
     }
 }
 
+// Input:  #[differentiable] fn tempered(m: &Model, x: f64) -> f64 { energy(&m.inner, x) / m.t }
+// Output: the stand-ins `__tempered_whole` (never run), and the fallback of their generic copy,
+//         `____tempered_whole_generic`, each item a compile error once instantiated (`NoGenericCopy`),
+//         without `HasGenericCopy`: an `order = K` caller's check at its call is the one error
+//         (`Self::____tempered_whole_copied()` says so for a method's caller).
+/// `stand_in_family` without a generic copy, for a function that passes a field on whole (`first_order`),
+/// `first` the stand-ins over `f64`.
+fn stand_ins_without_copy(s: &StructFunction, first: &[TokenStream]) -> TokenStream {
+    let name = &s.item.sig.ident;
+    let whole = crate::naming::whole_function(name);
+    let copy = crate::naming::generic_copy(&whole);
+    let vis = &s.item.vis;
+    let message = format!(
+        "`{name}` has no generic copy over its parameter structs, which an `order = K` function passing it \
+         a struct on whole (directly or through other functions) needs: it passes a field on whole to a \
+         call, which may hold a struct or an array, and only `order = K` on `{name}` makes the copy. Give \
+         `{name}` `order = 2` too"
+    );
+    let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
+    let generics = quote!(<__S: ::autodiff::__private::Float>);
+    let hidden = quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+    };
+    if crate::expand::is_method(s.item) {
+        let no_copy = crate::naming::method_companion(&copy, "no_copy");
+        let fail = quote!(Self::#no_copy::<__S>());
+        let Some(second) = stand_in_items(s, &quote!(__S), &generics, Some(&fail)) else {
+            return TokenStream::new();
+        };
+        let marker = crate::naming::method_copy_marker(&whole);
+        return quote! {
+            #(#first)*
+            #(#second)*
+            #hidden
+            #vis fn #no_copy<__S>() -> ! {
+                struct __NoCopy;
+                impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
+                    const FAIL: () = #panic;
+                }
+                ::autodiff::__private::no_generic_copy::<__NoCopy, __S, ()>();
+                ::core::unreachable!()
+            }
+            #hidden
+            #vis fn #marker() -> ::autodiff::__private::NoMethodCopy {
+                ::autodiff::__private::NoMethodCopy
+            }
+        };
+    }
+    let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, __S, _>());
+    let Some(second) = stand_in_items(s, &quote!(__S), &generics, Some(&fail)) else {
+        return TokenStream::new();
+    };
+    let (primal, derivatives) = first.split_at(1);
+    let call = second.first();
+    let copy_derivatives = second.iter().skip(1);
+    quote! {
+        #(#primal)*
+        #hidden
+        #[allow(non_camel_case_types)]
+        #vis struct #whole {}
+        #hidden
+        impl #whole { #(#derivatives)* }
+        #hidden
+        #[allow(non_camel_case_types)]
+        #vis struct #copy {}
+        #hidden
+        impl #copy { #call #(#copy_derivatives)* }
+        impl<__S> ::autodiff::__private::NoGenericCopy<__S> for #copy {
+            const FAIL: () = #panic;
+        }
+        impl ::autodiff::__private::GenericCopy for #whole {
+            type Copy = #copy;
+            #[inline(always)]
+            fn copy() -> #copy { #copy {} }
+        }
+    }
+}
+
 /// The stand-ins of `stand_ins`, over the float type `scalar` (with `generics` declaring it): the function
 /// first, then its derivatives `vjp_into`, `jvp` and `vjp`, named `__name_vjp_into` .. beside a method, and
 /// as methods taking `self` of the companion type beside a free function (the function itself `call` there,
@@ -181,6 +289,7 @@ fn stand_in_items(
     s: &StructFunction,
     scalar: &TokenStream,
     generics: &TokenStream,
+    body: Option<&TokenStream>,
 ) -> Option<Vec<TokenStream>> {
     // The slots of the hidden function's `vjp_into` and `jvp`, where callers pass `Default::default()`
     // (a struct's primal) and zeros: a struct is its primal and its values view, a float of the scalar
@@ -204,6 +313,14 @@ fn stand_in_items(
                 cotangents.push(quote!(::core::option::Option<&mut #scalar>));
                 tangents.push(quote!(#scalar));
             }
+            // A slice (`x: &[f64]`, `x: &Vec<f64>`), differentiated.
+            Kind::Array
+                if p.active && !p.output && p.array.is_some_and(|a| !a.fixed && !a.matrix) =>
+            {
+                types.push(quote!(&[#scalar]));
+                cotangents.push(quote!(::core::option::Option<&mut [#scalar]>));
+                tangents.push(quote!(::std::vec::Vec<#scalar>));
+            }
             _ if !p.differentiable && p.array.is_none() => {
                 types.push(any.clone());
                 cotangents.push(quote!(()));
@@ -223,6 +340,9 @@ fn stand_in_items(
         "`{}` keeps its parameter struct constant and has no derivative in it",
         s.item.sig.ident
     );
+    let body = body
+        .cloned()
+        .unwrap_or(quote!(::core::unreachable!(#message)));
     let args: Vec<TokenStream> = types
         .iter()
         .enumerate()
@@ -277,7 +397,7 @@ fn stand_in_items(
                     #[doc(hidden)]
                     #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
                     #vis fn #name #generics (#receiver #(#args),* #more) -> #ret {
-                        ::core::unreachable!(#message)
+                        #body
                     }
                 }
             })
