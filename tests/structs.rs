@@ -586,3 +586,67 @@ proptest! {
         assert_jacobian(&hessian, &fd_jacobian(grad, &at), "Hessian");
     }
 }
+
+/// A `#[no_grad]` integer or flag field as a `match`'s scrutinee, with the struct differentiated (`wrt(p)`,
+/// `wrt(self)`), at first order and `order = 2`: the field is a constant (it was taken for an active value
+/// and the `match` rejected).
+#[derive(Clone, Debug, Differentiable)]
+struct Activation {
+    a: f64,
+    b: f64,
+    #[no_grad]
+    mode: usize,
+    #[no_grad]
+    shifted: bool,
+}
+
+#[differentiable(wrt(p, x))]
+fn activate(p: &Activation, x: f64) -> f64 {
+    let y = match p.mode {
+        0 => (p.a * x).tanh(),
+        1 | 2 => p.a * x.exp() - p.b,
+        3..=5 => (p.b * x).sin() * p.a,
+        _ => x,
+    };
+    let shift = match p.shifted {
+        true => p.b,
+        false => 0.0,
+    };
+    y * y + shift
+}
+
+impl Activation {
+    #[differentiable(wrt(self, x), order = 2)]
+    fn apply(&self, x: f64) -> f64 {
+        match self.mode {
+            0 => (self.a * x).tanh() * self.b,
+            1 | 2 => self.a * x.exp() - self.b * x,
+            _ => x * self.a,
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_match_on_a_no_grad_field_of_a_differentiated_struct(
+        a in moderate(), b in moderate(), x in moderate(), mode in 0usize..7, shifted in any::<bool>(),
+    ) {
+        let p = Activation { a, b, mode, shifted };
+        let flat = |p: &Activation, x: f64| [p.to_flat(), vec![x]].concat();
+        let at = |v: &[f64]| p.from_flat(&v[..2]);
+        let (value, (dp, dx)) = activate_grad(&p, x);
+        assert_close(value, activate(&p, x), ANALYTIC_TOL, "activate");
+        prop_assert_eq!((dp.mode, dp.shifted), (mode, shifted));
+        assert_fd_gradient(|v| activate(&at(v), v[2]), &flat(&p, x), &flat(&dp, dx), "activate_grad");
+
+        let (_, (dp, dx), h) = p.apply_hessian(x);
+        assert_fd_gradient(|v| at(v).apply(v[2]), &flat(&p, x), &flat(&dp, dx), "apply_grad");
+        let grad = |v: &[f64]| {
+            let (_, (dp, dx)) = at(v).apply_grad(v[2]);
+            flat(&dp, dx).to_vec()
+        };
+        assert_jacobian(&h, &fd_jacobian(grad, &flat(&p, x)), "apply_hessian");
+    }
+}
