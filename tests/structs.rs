@@ -650,3 +650,42 @@ proptest! {
         assert_jacobian(&h, &fd_jacobian(grad, &flat(&p, x)), "apply_hessian");
     }
 }
+
+/// Fields read only inside `vec![..]` (`vec![p.w[0] * x, p.b]`): `p.w` indexed there is an array field
+/// (it was taken for a scalar one, and its indexing an error).
+#[derive(Clone, Debug, Differentiable)]
+struct Packed {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[differentiable(wrt(p))]
+fn packed(p: &Packed, x: f64) -> f64 {
+    let v = vec![p.w[0] * x, p.b, p.w[1]];
+    v[0] * v[1] + v[2].sin()
+}
+
+#[test]
+fn fields_read_in_a_vec_literal() {
+    for x in [-1.2, 0.3, 0.9] {
+        let p = Packed {
+            w: vec![0.4, -0.8],
+            b: 1.3,
+        };
+        let (value, g) = packed_grad(&p, x);
+        assert_close(
+            value,
+            p.w[0] * x * p.b + p.w[1].sin(),
+            ANALYTIC_TOL,
+            "packed",
+        );
+        let by_hand = [x * p.b, p.w[1].cos(), p.w[0] * x];
+        assert_all_close(&g.to_flat(), &by_hand, ANALYTIC_TOL, "packed_grad");
+        assert_fd_gradient(
+            |f| packed(&p.from_flat(f), x),
+            &p.to_flat(),
+            &g.to_flat(),
+            "packed_grad",
+        );
+    }
+}
