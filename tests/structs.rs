@@ -689,3 +689,60 @@ fn fields_read_in_a_vec_literal() {
         );
     }
 }
+
+/// A `Vec` field only passed on by reference to a function of slices (`dot(&p.w, x)`, `dot(&self.w, x)`),
+/// at first order: the hidden function over the struct's values that `order = K` callers use called
+/// `__dot_whole`, which a function of slices has not (rustc's unresolved `__dot_whole` before).
+#[differentiable]
+fn slice_dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(a, b)| a * b).sum()
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Linear {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[differentiable(wrt(p))]
+fn linear(p: &Linear, x: &[f64]) -> f64 {
+    (slice_dot(&p.w, x) + p.b).tanh()
+}
+
+impl Linear {
+    #[differentiable(wrt(self, x))]
+    fn squared(&self, x: &[f64]) -> f64 {
+        let z = slice_dot(&self.w, x) + self.b;
+        z * z
+    }
+}
+
+#[test]
+fn a_vec_field_passed_on_by_reference_to_a_function_of_slices() {
+    for s in [-0.7, 0.2, 0.9] {
+        let p = Linear {
+            w: vec![0.5 + s, -0.3, 0.8 * s],
+            b: s,
+        };
+        let x = [0.4, -1.1 + s, 0.7];
+        let z: f64 = p.w.iter().zip(&x).map(|(w, x)| w * x).sum::<f64>() + p.b;
+        let (value, g) = linear_grad(&p, &x);
+        assert_close(value, z.tanh(), ANALYTIC_TOL, "linear");
+        let dz = 1.0 - z.tanh() * z.tanh();
+        let by_hand: Vec<f64> = x.iter().map(|x| dz * x).chain([dz]).collect();
+        assert_all_close(&g.to_flat(), &by_hand, ANALYTIC_TOL, "linear_grad");
+        assert_fd_gradient(
+            |f| linear(&p.from_flat(f), &x),
+            &p.to_flat(),
+            &g.to_flat(),
+            "linear_grad",
+        );
+
+        let (value, (g, dx)) = p.squared_grad(&x);
+        assert_close(value, z * z, ANALYTIC_TOL, "squared");
+        let by_hand: Vec<f64> = x.iter().map(|x| 2.0 * z * x).chain([2.0 * z]).collect();
+        assert_all_close(&g.to_flat(), &by_hand, ANALYTIC_TOL, "squared_grad");
+        let by_hand: Vec<f64> = p.w.iter().map(|w| 2.0 * z * w).collect();
+        assert_all_close(&dx, &by_hand, ANALYTIC_TOL, "squared_grad in x");
+    }
+}

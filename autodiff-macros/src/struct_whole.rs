@@ -99,7 +99,11 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         .field_inputs()
         .zip(&floats)
         .any(|(f, float)| !f.array && !f.whole && *float && maybe_not_a_float(s, f.ident));
-    if doubtful {
+    // A field only passed on by reference (`g(&p.inner)`, `dot(&p.w, x)`) is a nested struct or a `Vec` or
+    // array of floats, which the syntax does not tell apart: the hidden function would call `__g_whole`,
+    // which a function of slices has not (rustc's missing `__dot_whole` at first order before).
+    let whole_field = s.flat.field_inputs().any(|f| f.whole);
+    if doubtful || whole_field {
         return TokenStream::new();
     }
     whole_function(s, &floats, None).unwrap_or_default()
