@@ -1131,10 +1131,12 @@ proptest! {
         assert_all_close(&flat(&g), &by_hand, ANALYTIC_TOL, "twice_grad");
         assert_fd_gradient(|f| dial.from_flat(f).twice(x), &flat(&dial), &flat(&g), "twice_grad");
 
-        let (_, g) = dial.squared_grad(x);
+        let (value, g) = dial.squared_grad(x);
+        assert_close(value, dial.squared(x), ANALYTIC_TOL, "squared");
         let by_hand: Vec<f64> = a.iter().map(|d| 2.0 * turn(&dial, x) * d).collect();
         assert_all_close(&flat(&g), &by_hand, ANALYTIC_TOL, "squared_grad");
 
+        assert_close(dial.scaled(x), dial.scaled_by_value(x), ANALYTIC_TOL, "scaled");
         let slope = turn_x(x) * x + turn(&dial, x);
         assert_close(dial.scaled_grad(x).1, slope, ANALYTIC_TOL, "scaled_grad");
         assert_close(dial.scaled_by_value_grad(x).1, slope, ANALYTIC_TOL, "scaled_by_value_grad");
