@@ -549,15 +549,13 @@ impl<'a> Emitter<'a> {
     }
 
     /// `self` as a `&Self` where `arg` is the method's receiver: `self` of `&self`, `&self` of a `self`
-    /// taken by value, `__self_primal` of the hidden function that stands for a method at `order = K`.
+    /// taken by value.
     pub(crate) fn self_reference(&self, arg: &Operand) -> Option<TokenStream> {
         let Operand::Var(var) = arg else {
             return None;
         };
         let info = &self.f.vars[var.0 as usize];
-        // (`__self_primal`: `self` in the hidden function of a method at `order = K`, a `&Self`.)
-        let receiver = matches!(info.hint.as_deref(), Some("self" | "__self_primal"));
-        if !self.f.params.contains(var) || !receiver {
+        if !self.f.params.contains(var) || info.hint.as_deref() != Some("self") {
             return None;
         }
         let name = self.name(*var);
