@@ -274,3 +274,33 @@ fn calls_in_a_counted_loop_reserve_their_tape_once() {
         "allocations: {counts:?}"
     );
 }
+
+/// A parameter struct beside a float output read before it is written (`*e += ..`, so an input too):
+/// `f_grad_into` copies `f_grad`'s gradient, the output's a float (it was copied as a slice: rustc's E0608
+/// in generated code before).
+#[derive(Clone, Debug, autodiff::Differentiable)]
+struct Stiffness {
+    k: f64,
+}
+
+#[differentiable]
+fn accumulated(s: &Stiffness, x: f64, e: &mut f64) -> f64 {
+    *e += s.k * x;
+    *e * x
+}
+
+#[test]
+fn a_float_output_read_first_beside_a_struct_takes_a_float_buffer() {
+    for (k, x, e0) in [(2.0, 3.0, 1.0), (-0.5, 0.7, 0.2), (1.5, -1.1, -0.4)] {
+        let s = Stiffness { k };
+        let (mut dk, mut dx, mut de) = (Stiffness { k: f64::NAN }, f64::NAN, f64::NAN);
+        let mut e = e0;
+        let value = accumulated_grad_into(&s, x, &mut e, (&mut dk, &mut dx, &mut de));
+        // e' = e + k x, f = e' x: df/dk = x², df/dx = e' + k x, df/de = x.
+        let e1 = e0 + k * x;
+        assert_all_close(&[value, e], &[e1 * x, e1], 1e-12, "value and output");
+        assert_all_close(&[dk.k, dx, de], &[x * x, e1 + k * x, x], 1e-12, "gradient");
+        let f = |v: &[f64]| accumulated(&Stiffness { k: v[0] }, v[1], &mut v[2].clone());
+        assert_fd_gradient(f, &[k, x, e0], &[dk.k, dx, de], "accumulated_grad_into");
+    }
+}

@@ -1107,3 +1107,88 @@ proptest! {
         assert_close(h[0][0], fd, FD_TOL, "second derivative FD");
     }
 }
+
+/// Methods taking `self` by value called as `self.m(x)`: from a method taking `self` by value or `&self`,
+/// differentiated in `self` or not, and at `order = 2` from one taking `self` by value (the calls passed
+/// `&self`, a `&Dial` or `&&Dial`, to the callee's `self: Dial`: rustc's E0308 in generated code before).
+#[derive(Clone, Copy, Debug, Differentiable)]
+struct Dial {
+    gain: f64,
+    bias: [f64; 2],
+}
+
+impl Dial {
+    /// `gain sin x + bias[0] x²`, differentiated in `self` and `x`.
+    #[differentiable(wrt(self, x))]
+    fn turn(self, x: f64) -> f64 {
+        self.gain * x.sin() + self.bias[0] * x * x
+    }
+
+    /// `turn(x) bias[1] + turn(2x)`, `self` by value calling a method taking `self` by value.
+    #[differentiable(wrt(self))]
+    fn twice(self, x: f64) -> f64 {
+        self.turn(x) * self.bias[1] + self.turn(2.0 * x)
+    }
+
+    /// `turn(x)²`, from `&self`.
+    #[differentiable(wrt(self))]
+    fn squared(&self, x: f64) -> f64 {
+        self.turn(x) * self.turn(x)
+    }
+
+    /// `turn(x) x` with a constant `self`, from `&self` and from `self`.
+    #[differentiable]
+    fn scaled(&self, x: f64) -> f64 {
+        self.turn(x) * x
+    }
+
+    #[differentiable]
+    fn scaled_by_value(self, x: f64) -> f64 {
+        self.turn(x) * x
+    }
+
+    /// `turn(x) gain` at `order = 2`.
+    #[differentiable(wrt(self), order = 2)]
+    fn curved(self, x: f64) -> f64 {
+        self.turn(x) * self.gain
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn methods_taking_self_by_value_are_called_as_self_dot_method(
+        gain in moderate(), b0 in moderate(), b1 in moderate(), x in moderate(),
+    ) {
+        let dial = Dial { gain, bias: [b0, b1] };
+        let turn = |d: &Dial, x: f64| d.gain * x.sin() + d.bias[0] * x * x;
+        // d turn / d (gain, bias[0], bias[1]), and d turn / dx.
+        let turn_self = |x: f64| [x.sin(), x * x, 0.0];
+        let turn_x = |x: f64| gain * x.cos() + 2.0 * b0 * x;
+        let flat = |d: &Dial| d.to_flat();
+
+        let (value, g) = dial.twice_grad(x);
+        assert_close(value, dial.twice(x), ANALYTIC_TOL, "twice");
+        let (a, b) = (turn_self(x), turn_self(2.0 * x));
+        let by_hand = [a[0] * b1 + b[0], a[1] * b1 + b[1], turn(&dial, x)];
+        assert_all_close(&flat(&g), &by_hand, ANALYTIC_TOL, "twice_grad");
+        assert_fd_gradient(|f| dial.from_flat(f).twice(x), &flat(&dial), &flat(&g), "twice_grad");
+
+        let (value, g) = dial.squared_grad(x);
+        assert_close(value, dial.squared(x), ANALYTIC_TOL, "squared");
+        let by_hand: Vec<f64> = a.iter().map(|d| 2.0 * turn(&dial, x) * d).collect();
+        assert_all_close(&flat(&g), &by_hand, ANALYTIC_TOL, "squared_grad");
+
+        assert_close(dial.scaled(x), dial.scaled_by_value(x), ANALYTIC_TOL, "scaled");
+        let slope = turn_x(x) * x + turn(&dial, x);
+        assert_close(dial.scaled_grad(x).1, slope, ANALYTIC_TOL, "scaled_grad");
+        assert_close(dial.scaled_by_value_grad(x).1, slope, ANALYTIC_TOL, "scaled_by_value_grad");
+        assert_close(dial.scaled_jvp(x, 0.5).1, 0.5 * slope, ANALYTIC_TOL, "scaled_jvp");
+
+        let (_, g, h) = dial.curved_hessian(x);
+        assert_fd_gradient(|f| dial.from_flat(f).curved(x), &flat(&dial), &flat(&g), "curved_grad");
+        let by_differences = fd_jacobian(|f| flat(&dial.from_flat(f).curved_grad(x).1), &flat(&dial));
+        assert_jacobian(&h, &by_differences, "curved_hessian");
+    }
+}

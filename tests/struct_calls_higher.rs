@@ -596,3 +596,128 @@ fn a_constant_struct_passed_on_whole_to_a_first_order_function() {
         assert_all_close(&gq.to_flat(), &in_q, 1e-9, "cubic_form gradient in q");
     }
 }
+
+/// Callees of a parameter struct returning an array or a `Vec` (`self.feats(x)`, `layer(self, x)`), called
+/// from functions and methods differentiated in the struct, at first order and `order = 2`: they had no
+/// hidden function over the struct's values (rustc's missing `__feats_whole` before). `layer` builds its
+/// result with `vec![..]` of indexed fields, which were taken for scalar fields (an error on the indexing).
+#[derive(Clone, Debug, Differentiable)]
+struct Features {
+    w: Vec<f64>,
+    b: [f64; 2],
+}
+
+/// `[tanh(w0 x + b0), sin(w1 x + b1)]`.
+#[differentiable(wrt(p))]
+fn layer(p: &Features, x: f64) -> Vec<f64> {
+    vec![(p.w[0] * x + p.b[0]).tanh(), (p.w[1] * x + p.b[1]).sin()]
+}
+
+/// `h0 h1 + h0²` of `h = layer(p, x)`.
+#[differentiable(wrt(p))]
+fn layer_loss(p: &Features, x: f64) -> f64 {
+    let h = layer(p, x);
+    h[0] * h[1] + h[0] * h[0]
+}
+
+impl Features {
+    /// `[w0 eˣ, b1 w1]`.
+    #[differentiable(wrt(self))]
+    fn feats(&self, x: f64) -> [f64; 2] {
+        [self.w[0] * x.exp(), self.b[1] * self.w[1]]
+    }
+
+    /// `f0 f1 + sin f0` of `f = feats(x)`.
+    #[differentiable(wrt(self), order = 2)]
+    fn objective(&self, x: f64) -> f64 {
+        let f = self.feats(x);
+        f[0] * f[1] + f[0].sin()
+    }
+
+    /// `h0 h1` of `h = layer(self, x)`.
+    #[differentiable(wrt(self), order = 2)]
+    fn layer_product(&self, x: f64) -> f64 {
+        let h = layer(self, x);
+        h[0] * h[1]
+    }
+
+    /// `out = feats(x)²`, elementwise.
+    #[differentiable(wrt(self))]
+    fn squares_into(&self, x: f64, out: &mut [f64; 2]) {
+        let f = self.feats(x);
+        for i in 0..2 {
+            out[i] = f[i] * f[i];
+        }
+    }
+}
+
+#[test]
+fn callees_returning_arrays_of_a_struct_differentiated_as_a_whole() {
+    for (i, x) in [-0.8, -0.1, 0.4, 1.1].into_iter().enumerate() {
+        let s = i as f64 * 0.3;
+        let p = Features {
+            w: vec![0.7 - s, -0.4 + s],
+            b: [0.2 + s, -0.9 + 0.5 * s],
+        };
+        let flat = p.to_flat();
+        let (w0, w1, b0, b1) = (p.w[0], p.w[1], p.b[0], p.b[1]);
+
+        // layer_loss by hand: h0 = tanh u, h1 = sin v, u = w0 x + b0, v = w1 x + b1.
+        let (h0, h1) = ((w0 * x + b0).tanh(), (w1 * x + b1).sin());
+        let (dh0, dh1) = (1.0 - h0 * h0, (w1 * x + b1).cos());
+        let (gu, gv) = ((h1 + 2.0 * h0) * dh0, h0 * dh1);
+        let (value, g) = layer_loss_grad(&p, x);
+        assert_close(value, h0 * h1 + h0 * h0, ANALYTIC_TOL, "layer_loss");
+        assert_all_close(
+            &g.to_flat(),
+            &[gu * x, gv * x, gu, gv],
+            ANALYTIC_TOL,
+            "layer_loss_grad",
+        );
+        assert_fd_gradient(
+            |f| layer_loss(&p.from_flat(f), x),
+            &flat,
+            &g.to_flat(),
+            "layer_loss_grad",
+        );
+        let jacobian = layer_jacobian(&p, x);
+        assert_jacobian(
+            &jacobian,
+            &fd_jacobian(|f| layer(&p.from_flat(f), x), &flat),
+            "layer_jacobian",
+        );
+
+        // objective by hand: f0 = w0 eˣ, f1 = b1 w1.
+        let (f0, f1) = (w0 * x.exp(), b1 * w1);
+        let gf0 = f1 + f0.cos();
+        let by_hand = [gf0 * x.exp(), f0 * b1, 0.0, f0 * w1];
+        let (value, g, h) = p.objective_hessian(x);
+        assert_close(value, p.objective(x), ANALYTIC_TOL, "objective");
+        assert_close(value, f0 * f1 + f0.sin(), ANALYTIC_TOL, "objective by hand");
+        assert_all_close(&g.to_flat(), &by_hand, ANALYTIC_TOL, "objective_grad");
+        let grad = |f: &[f64]| p.from_flat(f).objective_grad(x).1.to_flat();
+        assert_jacobian(&h, &fd_jacobian(grad, &flat), "objective_hessian");
+
+        let (_, g, h) = p.layer_product_hessian(x);
+        assert_fd_gradient(
+            |f| p.from_flat(f).layer_product(x),
+            &flat,
+            &g.to_flat(),
+            "layer_product_grad",
+        );
+        let grad = |f: &[f64]| p.from_flat(f).layer_product_grad(x).1.to_flat();
+        assert_jacobian(&h, &fd_jacobian(grad, &flat), "layer_product_hessian");
+
+        let squares = |f: &[f64]| {
+            let mut out = [0.0; 2];
+            p.from_flat(f).squares_into(x, &mut out);
+            out.to_vec()
+        };
+        let jacobian = p.squares_into_jacobian(x, &mut [0.0; 2]);
+        assert_jacobian(
+            &jacobian,
+            &fd_jacobian(squares, &flat),
+            "squares_into_jacobian",
+        );
+    }
+}

@@ -843,3 +843,166 @@ proptest! {
         );
     }
 }
+
+/// A `#[no_grad]` integer or flag field as a `match`'s scrutinee, with the struct differentiated (`wrt(p)`,
+/// `wrt(self)`), at first order and `order = 2`: the field is a constant (it was taken for an active value
+/// and the `match` rejected).
+#[derive(Clone, Debug, Differentiable)]
+struct Activation {
+    a: f64,
+    b: f64,
+    #[no_grad]
+    mode: usize,
+    #[no_grad]
+    shifted: bool,
+}
+
+#[differentiable(wrt(p, x))]
+fn activate(p: &Activation, x: f64) -> f64 {
+    let y = match p.mode {
+        0 => (p.a * x).tanh(),
+        1 | 2 => p.a * x.exp() - p.b,
+        3..=5 => (p.b * x).sin() * p.a,
+        _ => x,
+    };
+    let shift = match p.shifted {
+        true => p.b,
+        false => 0.0,
+    };
+    y * y + shift
+}
+
+impl Activation {
+    #[differentiable(wrt(self, x), order = 2)]
+    fn apply(&self, x: f64) -> f64 {
+        match self.mode {
+            0 => (self.a * x).tanh() * self.b,
+            1 | 2 => self.a * x.exp() - self.b * x,
+            _ => x * self.a,
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn a_match_on_a_no_grad_field_of_a_differentiated_struct(
+        a in moderate(), b in moderate(), x in moderate(), mode in 0usize..7, shifted in any::<bool>(),
+    ) {
+        let p = Activation { a, b, mode, shifted };
+        let flat = |p: &Activation, x: f64| [p.to_flat(), vec![x]].concat();
+        let at = |v: &[f64]| p.from_flat(&v[..2]);
+        let (value, (dp, dx)) = activate_grad(&p, x);
+        assert_close(value, activate(&p, x), ANALYTIC_TOL, "activate");
+        prop_assert_eq!((dp.mode, dp.shifted), (mode, shifted));
+        assert_fd_gradient(|v| activate(&at(v), v[2]), &flat(&p, x), &flat(&dp, dx), "activate_grad");
+
+        let (_, (dp, dx), h) = p.apply_hessian(x);
+        assert_fd_gradient(|v| at(v).apply(v[2]), &flat(&p, x), &flat(&dp, dx), "apply_grad");
+        let grad = |v: &[f64]| {
+            let (_, (dp, dx)) = at(v).apply_grad(v[2]);
+            flat(&dp, dx).to_vec()
+        };
+        assert_jacobian(&h, &fd_jacobian(grad, &flat(&p, x)), "apply_hessian");
+    }
+}
+
+/// Fields read only inside `vec![..]` (`vec![p.w[0] * x, p.b]`): `p.w` indexed there is an array field
+/// (it was taken for a scalar one, and its indexing an error).
+#[derive(Clone, Debug, Differentiable)]
+struct Packed {
+    w: Vec<f64>,
+    b: f64,
+}
+
+// The `vec![..]` literal is what this tests.
+#[allow(clippy::useless_vec)]
+#[differentiable(wrt(p))]
+fn packed(p: &Packed, x: f64) -> f64 {
+    let v = vec![p.w[0] * x, p.b, p.w[1]];
+    v[0] * v[1] + v[2].sin()
+}
+
+#[test]
+fn fields_read_in_a_vec_literal() {
+    for x in [-1.2, 0.3, 0.9] {
+        let p = Packed {
+            w: vec![0.4, -0.8],
+            b: 1.3,
+        };
+        let (value, g) = packed_grad(&p, x);
+        assert_close(
+            value,
+            p.w[0] * x * p.b + p.w[1].sin(),
+            ANALYTIC_TOL,
+            "packed",
+        );
+        let by_hand = [x * p.b, p.w[1].cos(), p.w[0] * x];
+        assert_all_close(&g.to_flat(), &by_hand, ANALYTIC_TOL, "packed_grad");
+        assert_fd_gradient(
+            |f| packed(&p.from_flat(f), x),
+            &p.to_flat(),
+            &g.to_flat(),
+            "packed_grad",
+        );
+    }
+}
+
+/// A `Vec` field only passed on by reference to a function of slices (`dot(&p.w, x)`, `dot(&self.w, x)`),
+/// at first order: the hidden function over the struct's values that `order = K` callers use called
+/// `__dot_whole`, which a function of slices has not (rustc's unresolved `__dot_whole` before).
+#[differentiable]
+fn slice_dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(a, b)| a * b).sum()
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Linear {
+    w: Vec<f64>,
+    b: f64,
+}
+
+#[differentiable(wrt(p))]
+fn linear(p: &Linear, x: &[f64]) -> f64 {
+    (slice_dot(&p.w, x) + p.b).tanh()
+}
+
+impl Linear {
+    #[differentiable(wrt(self, x))]
+    fn squared(&self, x: &[f64]) -> f64 {
+        let z = slice_dot(&self.w, x) + self.b;
+        z * z
+    }
+}
+
+#[test]
+fn a_vec_field_passed_on_by_reference_to_a_function_of_slices() {
+    for s in [-0.7, 0.2, 0.9] {
+        let p = Linear {
+            w: vec![0.5 + s, -0.3, 0.8 * s],
+            b: s,
+        };
+        let x = [0.4, -1.1 + s, 0.7];
+        let z: f64 = p.w.iter().zip(&x).map(|(w, x)| w * x).sum::<f64>() + p.b;
+        let (value, g) = linear_grad(&p, &x);
+        assert_close(value, z.tanh(), ANALYTIC_TOL, "linear");
+        let dz = 1.0 - z.tanh() * z.tanh();
+        let by_hand: Vec<f64> = x.iter().map(|x| dz * x).chain([dz]).collect();
+        assert_all_close(&g.to_flat(), &by_hand, ANALYTIC_TOL, "linear_grad");
+        assert_fd_gradient(
+            |f| linear(&p.from_flat(f), &x),
+            &p.to_flat(),
+            &g.to_flat(),
+            "linear_grad",
+        );
+
+        let (value, (g, dx)) = p.squared_grad(&x);
+        assert_close(value, p.squared(&x), ANALYTIC_TOL, "squared");
+        assert_close(value, z * z, ANALYTIC_TOL, "squared by hand");
+        let by_hand: Vec<f64> = x.iter().map(|x| 2.0 * z * x).chain([2.0 * z]).collect();
+        assert_all_close(&g.to_flat(), &by_hand, ANALYTIC_TOL, "squared_grad");
+        let by_hand: Vec<f64> = p.w.iter().map(|w| 2.0 * z * w).collect();
+        assert_all_close(&dx, &by_hand, ANALYTIC_TOL, "squared_grad in x");
+    }
+}

@@ -447,6 +447,30 @@ pub fn struct_cotangent<S, C: StructCotangent<S>>(cotangent: C, primal: &S) -> S
     cotangent.into_struct(primal)
 }
 
+/// `self` passed on to another method of its type (`self.other(x)`, written `Self::other(self, x)` in
+/// generated code, which holds `self` as a `&Self`): the reference itself for a callee taking `&self`,
+/// a clone for one taking `self` by value, as the method call's auto-reference or move does. The callee's
+/// receiver type picks the impl, which the macro cannot see.
+#[doc(hidden)]
+pub trait Receiver<R> {
+    /// `self` as the callee's receiver.
+    fn receive(self) -> R;
+}
+
+impl<'a, S: ?Sized> Receiver<&'a S> for &'a S {
+    #[inline]
+    fn receive(self) -> &'a S {
+        self
+    }
+}
+
+impl<S: Clone> Receiver<S> for &S {
+    #[inline]
+    fn receive(self) -> S {
+        self.clone()
+    }
+}
+
 /// The tangent of a struct that is constant in the caller: a zero struct, or `()` where the callee keeps
 /// it constant too. Generated code calls [`inactive_tangent`], and the callee's slot type picks.
 #[doc(hidden)]

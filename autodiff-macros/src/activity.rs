@@ -102,6 +102,24 @@ pub(crate) fn analyze(
             activity.array_elems[i] = element_kind(declared, float_params);
         }
     }
+    // A field of a parameter struct (`self.mode`) has no type here, and is active with its struct;
+    // `match`ed with integer or `bool` patterns it is no float (rustc checks the patterns against its
+    // type): a constant, as a `#[no_grad]` field is (the error on a `match` on an active value before).
+    for stmt in f.all_stmts() {
+        if let Stmt::Match {
+            scrutinee: Operand::Var(var),
+            arms,
+            ..
+        } = stmt
+        {
+            let param = f.params.iter().position(|p| p == var);
+            let field = param.is_some_and(|i| sig.params[i].field && sig.params[i].array.is_none());
+            if field && arms.iter().any(|arm| not_a_float_pattern(&arm.pat)) {
+                activity.kinds[var.0 as usize] = Kind::Int;
+                activity.active[var.0 as usize] = false;
+            }
+        }
+    }
     let fields = f
         .all_stmts()
         .into_iter()
@@ -134,6 +152,29 @@ pub(crate) fn analyze(
 }
 
 /// The element kind of a slice, `Vec` or array type.
+/// Does `pat` match only values of a type that is no float: an integer, `bool`, `char` or string literal or
+/// range of them, a tuple struct's or struct's pattern, or an alternative with one of those? (Not a path,
+/// which may name a float constant.)
+fn not_a_float_pattern(pat: &syn::Pat) -> bool {
+    let not_float_lit = |e: &syn::Expr| {
+        matches!(e, syn::Expr::Lit(l) if !matches!(l.lit, syn::Lit::Float(_)))
+            || matches!(e, syn::Expr::Unary(u) if matches!(&*u.expr,
+                syn::Expr::Lit(l) if matches!(l.lit, syn::Lit::Int(_))))
+    };
+    match pat {
+        syn::Pat::Lit(l) => !matches!(l.lit, syn::Lit::Float(_)),
+        syn::Pat::Range(r) => r
+            .start
+            .as_deref()
+            .or(r.end.as_deref())
+            .is_some_and(not_float_lit),
+        syn::Pat::Or(or) => or.cases.iter().any(not_a_float_pattern),
+        syn::Pat::Paren(p) => not_a_float_pattern(&p.pat),
+        syn::Pat::TupleStruct(_) | syn::Pat::Struct(_) => true,
+        _ => false,
+    }
+}
+
 fn element_kind(ty: &syn::Type, float_params: &[Ident]) -> Kind {
     // The elements of a matrix (read flattened) are those of its rows.
     let elem = |t: &syn::Type| match kind_of_type(t, float_params) {

@@ -415,7 +415,7 @@ pub(crate) fn companion(c: &Companion) -> TokenStream {
 
             #[doc(hidden)]
             #[inline]
-            #[allow(dead_code, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery)]
+            #[allow(dead_code, clippy::unused_unit, clippy::let_unit_value, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
             #vis fn #vjp_name #generics (#params_list #d_ret: #d_ret_ty #vjp_extra) -> (#ret, (#cotangent_list)) #where_clause {
                 #vjp_body
             }

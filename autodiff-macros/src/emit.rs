@@ -484,6 +484,12 @@ impl<'a> Emitter<'a> {
     /// An argument of a call that is not written: `a` or `&a` (`by_ref`), and a matrix, which the generated
     /// code holds flat, in its own shape again.
     pub(crate) fn call_arg(&self, arg: &Operand, by_ref: bool, tokens: Tokens) -> TokenStream {
+        // `self` passed on (`Self::other(self, x)` of `self.other(x)`, `g(self, x)`): as the callee's
+        // receiver or parameter takes it, `&Self` or a clone (rustc's E0308 at a callee taking `self` by
+        // value before: `&self` was passed).
+        if let Some(reference) = self.self_reference(arg) {
+            return quote!(::autodiff::__private::Receiver::receive(#reference));
+        }
         // A parameter struct (or enum) taken by value, borrowed in the generated bodies (`let p = &p;`),
         // passed by value: a clone of it.
         if !by_ref && self.is_struct_taken_by_value(arg) {
@@ -540,6 +546,23 @@ impl<'a> Emitter<'a> {
         } else {
             tokens.into_token_stream()
         }
+    }
+
+    /// `self` as a `&Self` where `arg` is the method's receiver: `self` of `&self`, `&self` of a `self`
+    /// taken by value.
+    pub(crate) fn self_reference(&self, arg: &Operand) -> Option<TokenStream> {
+        let Operand::Var(var) = arg else {
+            return None;
+        };
+        let info = &self.f.vars[var.0 as usize];
+        if !self.f.params.contains(var) || info.hint.as_deref() != Some("self") {
+            return None;
+        }
+        let name = self.name(*var);
+        Some(match &info.declared {
+            Some(_) => quote!(&#name),
+            None => quote!(#name),
+        })
     }
 
     /// Is `arg` a parameter struct (or a parameter of the user's type) taken by value, which the generated

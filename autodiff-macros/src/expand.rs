@@ -1518,6 +1518,9 @@ impl<'a> Generated<'a> {
                 match p.array {
                     // Rows are `Vec`s: cloned.
                     Some(shape) if shape.matrix => quote!(#buffer.clone_from_slice(&#part[..]);),
+                    // A float output read before it is written (`*e += ..`): its gradient is a float
+                    // (rustc's E0608 at `&mut __grad_e[..]` before).
+                    Some(_) if p.scalar => quote!(*#buffer = #part;),
                     Some(_) => quote!(
                         ::autodiff::__private::copy_into(#label, &mut #buffer[..], &#part[..]);
                     ),

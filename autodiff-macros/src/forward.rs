@@ -777,7 +777,10 @@ impl Forward<'_, '_> {
                             quote!(::autodiff::__private::inactive_tangent(#primal))
                         }
                         None => {
-                            let primal = self.e.call_arg(other, *by_ref, self.e.operand(other));
+                            let primal = match self.e.self_reference(other) {
+                                Some(reference) => reference,
+                                None => self.e.call_arg(other, *by_ref, self.e.operand(other)),
+                            };
                             quote!(::autodiff::__private::inactive_tangent(#primal))
                         }
                     },

@@ -84,7 +84,10 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
 /// `()`) has one too, of the same outputs, which callers' `__g_whole` reach (`self.apply_into(x, &mut o)`).
 pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     let outputs_only = s.sig.returns_unit() && s.sig.outputs().next().is_some();
-    if !(serves(s) || outputs_only && structs_fit(s)) {
+    // A function returning an array or a `Vec` (`fn apply(&self, v: [f64; 3]) -> [f64; 3]`) has one too, of
+    // the same return type, which callers' `__g_whole` reach (`let r = self.apply(v);`).
+    let returns_array = matches!(s.sig.ret_kind, Kind::Array);
+    if !(serves(s) || (outputs_only || returns_array) && structs_fit(s)) {
         return stand_ins(s);
     }
     // A field passed on whole (`g(&p.w)`) may be a nested struct, which the hidden function would pass

@@ -356,6 +356,13 @@ impl<'ast> Visit<'ast> for Uses {
             }
             Expr::Reference(r) => self.reference.extend(plain_name(&r.expr)),
             Expr::Path(_) => self.paths.extend(plain_name(expr)),
+            // `vec![p.w[0] * x, p.b]`: syn's visitors leave a macro's arguments as tokens (`p.w` was
+            // taken for a scalar field, its indexing an error).
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                for arg in crate::chains::vec_arg_exprs(&m.mac) {
+                    self.visit_expr(&arg);
+                }
+            }
             _ => {}
         }
         syn::visit::visit_expr(self, expr);
