@@ -3090,10 +3090,7 @@ fn difftests_num2num() {
         dt::num2num_1_jvp,
         dt::num2num_1_grad_into,
     )
-    .hessian(hess1_third(
-        dt::num2num_1_hessian,
-        dt::num2num_1_derivatives,
-    ))
+    .hessian(hess1(dt::num2num_1_hessian, dt::num2num_1_derivatives))
     .analytic(|x| {
         let t = x[0].tan();
         vec![2.0 * t * (1.0 + t * t)]
@@ -3107,10 +3104,7 @@ fn difftests_num2num() {
         dt::num2num_2_jvp,
         dt::num2num_2_grad_into,
     )
-    .hessian(hess1_third(
-        dt::num2num_2_hessian,
-        dt::num2num_2_derivatives,
-    ))
+    .hessian(hess1(dt::num2num_2_hessian, dt::num2num_2_derivatives))
     .analytic(|x| vec![2.0 + 1.5 * x[0].sqrt()])
     .run(POINTS, range(1, 0.1, 3.0));
     check_third("num2num_2", dt::num2num_2_derivatives, POINTS, 0.2, 3.0);
@@ -3121,10 +3115,7 @@ fn difftests_num2num() {
         dt::num2num_3_jvp,
         dt::num2num_3_grad_into,
     )
-    .hessian(hess1_third(
-        dt::num2num_3_hessian,
-        dt::num2num_3_derivatives,
-    ))
+    .hessian(hess1(dt::num2num_3_hessian, dt::num2num_3_derivatives))
     .analytic(move |x| vec![2.0 * ln1031 * 10.31_f64.powf(2.0 * x[0]) - 1.0])
     .run(POINTS, range(1, -1.0, 1.0));
     check_third("num2num_3", dt::num2num_3_derivatives, POINTS, -1.0, 1.0);
@@ -3145,10 +3136,7 @@ fn difftests_num2num() {
         dt::num2num_5_jvp,
         dt::num2num_5_grad_into,
     )
-    .hessian(hess1_third(
-        dt::num2num_5_hessian,
-        dt::num2num_5_derivatives,
-    ))
+    .hessian(hess1(dt::num2num_5_hessian, dt::num2num_5_derivatives))
     .analytic(|x| {
         let s = sigmoid(x[0]);
         vec![s * (1.0 - s)]
@@ -4651,7 +4639,7 @@ fn zygote_loops_and_scalars() {
 macro_rules! scalar3 {
     ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident, $h:ident, $d:ident, $lo:expr, $hi:expr, $formula:expr) => {{
         one(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi)
-            .hessian(hess1_third($m::$h, $m::$d))
+            .hessian(hess1($m::$h, $m::$d))
             .analytic(move |x: &[f64]| vec![($formula)(x[0])])
             .run(POINTS, range(1, $lo, $hi));
         check_third(stringify!($f), $m::$d, POINTS, $lo, $hi);
@@ -6432,7 +6420,7 @@ fn kernels_control_flow() {
         ke::loop_break_value_jvp,
         ke::loop_break_value_grad_into,
     )
-    .hessian(hess1_third(
+    .hessian(hess1(
         ke::loop_break_value_hessian,
         ke::loop_break_value_derivatives,
     ))
@@ -6975,7 +6963,7 @@ fn sweeps_stress() {
         sw::total_variation_jvp,
         sw::total_variation_grad_into,
     )
-    .hessian(hess1_third(
+    .hessian(hess1(
         sw::total_variation_hessian,
         sw::total_variation_derivatives,
     ))

@@ -291,24 +291,9 @@ pub fn one<'a>(
 }
 
 /// `order = 2` items of a function of one scalar: `f_hessian` and `f_derivatives`, which must agree.
-pub fn hess1(
+pub fn hess1<const N: usize>(
     h: fn(f64) -> (f64, f64, Vec<Vec<f64>>),
-    d: fn(f64) -> [f64; 3],
-) -> impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) {
-    move |x| {
-        let (v, g, m) = h(x[0]);
-        let ds = d(x[0]);
-        assert_near(ds[0], v, 1e-12, 0.0, "f_derivatives[0]");
-        assert_near(ds[1], g, 1e-12, g.abs(), "f_derivatives[1]");
-        assert_near(ds[2], m[0][0], 1e-10, m[0][0].abs(), "f_derivatives[2]");
-        (v, vec![g], m)
-    }
-}
-
-/// `order = 3` items of a function of one scalar: `f_hessian` and `f_derivatives`, which must agree.
-pub fn hess1_third(
-    h: fn(f64) -> (f64, f64, Vec<Vec<f64>>),
-    d: fn(f64) -> [f64; 4],
+    d: fn(f64) -> [f64; N],
 ) -> impl Fn(&[f64]) -> (f64, Flat, Vec<Flat>) {
     move |x| {
         let (v, g, m) = h(x[0]);
