@@ -290,7 +290,7 @@ pub fn one<'a>(
         })
 }
 
-/// `order = 2` items of a function of one scalar: `f_hessian` and `f_derivatives`, which must agree.
+/// `order = 2` (or higher) items of a function of one scalar: `f_hessian` and `f_derivatives`, which must agree.
 pub fn hess1<const N: usize>(
     h: fn(f64) -> (f64, f64, Vec<Vec<f64>>),
     d: fn(f64) -> [f64; N],
