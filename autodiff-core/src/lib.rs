@@ -15,6 +15,7 @@ mod memory;
 mod multi_dual;
 pub mod optim;
 pub mod rules;
+mod taylor;
 mod values;
 
 pub use check::{check_gradient, check_gradient_of, GradientCheck};
@@ -80,6 +81,7 @@ pub mod private {
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;
     pub use crate::stop_gradient;
+    pub use crate::taylor::{budget, gauss_legendre, step_power, steps_power, Budget};
     pub use crate::values::{
         field_end, field_ref, field_start, field_value, from_values, tangent_values, values, Itself,
     };

@@ -571,37 +571,12 @@ fn registered_copy(
         }
         ReturnType::Default => return None,
     };
-    let cube = fixed("__cube".into());
-    let message = if recursive {
-        format!(
-            "autodiff: `{last}` is registered with `#[gradient_of]` by a gradient that calls it: its value on \
-             nested dual numbers is exact to the second derivative (`f_hvp`, `f_hessian`), not beyond \
-             (`f_derivatives`)"
-        )
-    } else {
-        format!(
-            "autodiff: `{last}` is registered with `#[gradient_of]`: its value on nested dual numbers is exact \
-             to the third derivative, not beyond (`f_derivatives` with `order` above 3)"
-        )
-    };
-    let half = quote!(::autodiff::__private::lit::<#scalar>(0.5));
-    let check = |step: &TokenStream| {
-        let power = if recursive {
-            quote!(#step * #step)
-        } else {
-            quote!(#step * #step * #step)
-        };
-        quote! {
-            let #cube = #power;
-            if !::autodiff::__private::Zero::is_zero(&#cube) {
-                ::core::panic!(#message);
-            }
-        }
-    };
-    // Per input: its value with every tangent dropped, the step to it (its tangents), the midpoint, the
-    // plain value the registered function takes, and what the closure keeps.
+    // Per input: its value with every tangent dropped, the step to it (its tangents), the plain value
+    // the registered function takes, and what the closure keeps; the steps, for their power.
     let mut prelude = Vec::new();
+    let mut middles_at = Vec::new();
     let mut increments = Vec::new();
+    let mut all_steps = Vec::new();
     for i in 0..args.len() {
         let (x, s, h, m) = (args[i], &stopped[i], &steps[i], &middles[i]);
         let (plain, kept, g) = (&plains[i], &captured[i], &slopes[i]);
@@ -609,29 +584,27 @@ fn registered_copy(
             continue;
         }
         if slices[i] {
-            let each = check(&quote!(__h));
             prelude.push(quote! {
                 let #s: ::std::vec::Vec<#scalar> = #x.iter().map(|&__v| ::autodiff::stop_gradient(__v)).collect();
                 let #h: ::std::vec::Vec<#scalar> = #x.iter().zip(#s.iter()).map(|(&__v, &__s)| __v - __s).collect();
-                let #m: ::std::vec::Vec<#scalar> = #s.iter().zip(#h.iter()).map(|(&__s, &__h)| __s + __h * #half).collect();
-                for &__h in #h.iter() {
-                    #each
-                }
                 let #plain: ::std::vec::Vec<#float_ty> = #x.iter().map(|__v| __v.#to_float().unwrap_or(#float_ty::NAN)).collect();
                 let #kept: ::std::vec::Vec<#scalar> = #x.to_vec();
+            });
+            middles_at.push(quote! {
+                let #m: ::std::vec::Vec<#scalar> = #s.iter().zip(#h.iter()).map(|(&__s, &__h)| __s + __h * __t).collect();
             });
             increments.push(quote! {
                 #h.iter().zip(#g.iter()).fold(<#scalar as ::autodiff::__private::Zero>::zero(), |__acc, (&__h, &__g)| __acc + __h * __g)
             });
+            all_steps.push(quote!(.chain(#h.iter().copied())));
         } else {
-            let each = check(&quote!(#h));
             prelude.push(quote! {
                 let #s = ::autodiff::stop_gradient(#x);
                 let #h = #x - #s;
-                let #m = #s + #h * #half;
-                #each
             });
+            middles_at.push(quote!(let #m = #s + #h * __t;));
             increments.push(quote!(#h * #g));
+            all_steps.push(quote!(.chain(::core::iter::once(#h))));
         }
     }
     // A slice's own vectors (`&__middle_0[..]`), or a scalar's value as it is.
@@ -659,14 +632,30 @@ fn registered_copy(
         &|_, x| quote!(#x.#to_float().unwrap_or(#float_ty::NAN)),
     );
     let kept_args = pass(&captured, &|_, x| quote!(#x));
-    // The slope: the gradient's copy at the midpoint, or for a gradient that calls the function, the
-    // registered gradient itself at the plain values (`f(x₀) + h·f'(x₀)`, exact where `h² = 0`).
-    let slope_value = if recursive {
-        let name = &item.sig.ident;
-        quote!(::autodiff::__private::lift::<#scalar, _>(#name(#(#plain_args,)* 1.0)))
-    } else {
-        quote!(#gradient_copy(#(#middle_args,)* ::autodiff::__private::One::one()))
-    };
+    // `f(x₀ + h) - f(x₀)` (`taylor.rs` in autodiff-core): nothing without tangents; where `h² = 0`, the
+    // registered gradient at the plain values times the steps; else `∫₀¹ ∇f(x₀ + t h)·h dt` by the
+    // Gauss–Legendre rule exact for the powers of `h` that are not zero, `∇f` the gradient's copy (whose
+    // calls of the function itself, if any, run with one order less, `budget`).
+    let name = &item.sig.ident;
+    let zero = quote!(<#scalar as ::autodiff::__private::Zero>::zero());
+    let integral = quote! {{
+        let __budget = ::autodiff::__private::budget(::autodiff::__private::steps_power(
+            ::core::iter::empty() #(#all_steps)*
+        ));
+        match __budget.level() {
+            0 => #zero,
+            1 => {
+                let #slope = ::autodiff::__private::lift::<#scalar, _>(#name(#(#plain_args,)* 1.0));
+                #zero #(+ #increments)*
+            }
+            __level => ::autodiff::__private::gauss_legendre(__level + 1).iter().fold(#zero, |__acc, &(__t, __w)| {
+                let __t = ::autodiff::__private::lit::<#scalar>(__t);
+                #(#middles_at)*
+                let #slope = #gradient_copy(#(#middle_args,)* ::autodiff::__private::One::one());
+                __acc + ::autodiff::__private::lit::<#scalar>(__w) * (#zero #(+ #increments)*)
+            }),
+        }
+    }};
     let params = sig
         .params
         .iter()
@@ -695,10 +684,9 @@ fn registered_copy(
         #vis fn #copy<#scalar: ::autodiff::__private::Float>(#(#params),*) -> (#scalar, impl Fn(#scalar) -> #gradient_ty) {
             use ::autodiff::__private::Float as _;
             #(#prelude)*
-            let #slope = #slope_value;
             let __value = ::autodiff::__private::lit::<#scalar>(
                 #target(#(#plain_args),*) as f64,
-            ) #(+ #increments)*;
+            ) + #integral;
             (__value, move |dy: #scalar| #gradient_copy(#(#kept_args,)* dy))
         }
     })

@@ -163,20 +163,22 @@ fn generic_copy_callee(call: &syn::ExprCall) -> Option<&syn::Type> {
 
 /// The companion's `in_closure_kind` and `in_closure` of a custom function `name` whose parameters
 /// `params` and value are float scalars of type `float`: on dual numbers, its value at the arguments with
-/// their tangents `δ` dropped (`c`), plus its closure's gradient at the midpoint `c + δ/2` times `δ`, which
-/// is its Taylor expansion with the closure's gradient as the derivative, exact up to `δ³` (the midpoint
-/// rule integrates the gradient along `δ`), so up to `order = 3` for a caller. On floats (no tangent) it
-/// is the call as written.
+/// their tangents `δ` dropped (`c`), plus `∫₀¹ ∇f(c + tδ)·δ dt` with its closure's gradient as `∇f`, by
+/// the Gauss–Legendre rule exact for the powers of `δ` that the dual numbers hold (autodiff-core's
+/// `taylor.rs`): its Taylor expansion with the closure's gradient as the derivative, to every order. On
+/// floats (no tangent) it is the call as written.
 ///
 /// ```text
 /// fn in_closure<T: Float>(self, plain: impl FnOnce((T,)) -> T, arguments: (T,)) -> T {
 ///     let (x,) = arguments;
 ///     let (__c_x,) = (stop_gradient(x),);
 ///     let (__d_x,) = (x - __c_x,);
-///     if is_zero(&__d_x) { return plain((x,)); }
-///     // (a panic if some δ³ is not zero: order 4 and more)
-///     let (_, gradient) = f_grad(__c_x + 0.5 * __d_x);
-///     f(__c_x) + gradient * __d_x
+///     let power = steps_power([__d_x]);            // the smallest n with δⁿ = 0
+///     if power == 1 { return plain((x,)); }
+///     gauss_legendre(power).iter().fold(f(__c_x), |sum, &(t, w)| {
+///         let (_, gradient) = f_grad(__c_x + t * __d_x);
+///         sum + w * gradient * __d_x
+///     })
 /// }
 /// ```
 pub(crate) fn override_items(
@@ -202,15 +204,11 @@ pub(crate) fn override_items(
         Ident::new("arguments", Span::mixed_site()),
         Ident::new("gradient", Span::mixed_site()),
     );
+    let [power, sum, t, w] = ["power", "sum", "t", "w"].map(|n| Ident::new(n, Span::mixed_site()));
     let unpack = match gradients.as_slice() {
         [one] => quote!(let #one = #gradient;),
         many => quote!(let (#(#many,)*) = #gradient;),
     };
-    let message = format!(
-        "autodiff: a call of the custom function `{name}` inside another custom gradient's closure is \
-         differentiated by `{name}`'s own gradient up to `order = 3`; a higher order through it is not \
-         supported"
-    );
     quote! {
         /// Calls inside a custom gradient's closure (`__private::in_closure!`) take this function's
         /// derivative from its own gradient.
@@ -226,16 +224,16 @@ pub(crate) fn override_items(
             let (#(#params,)*) = #arguments;
             let (#(#constants,)*) = (#(#private::stop_gradient(#params),)*);
             let (#(#deltas,)*) = (#(#params - #constants,)*);
-            if #(#private::Zero::is_zero(&#deltas))&&* {
+            let #power = #private::steps_power([#(#deltas),*]);
+            if #power == 1 {
                 return #plain((#(#params,)*));
             }
-            if !(#(#private::Zero::is_zero(&(#deltas * #deltas * #deltas)))&&*) {
-                ::core::panic!(#message);
-            }
-            let half = #private::lit::<#float>(0.5);
-            let (_, #gradient) = #grad(#(#constants + half * #deltas),*);
-            #unpack
-            #name(#(#constants),*) #(+ #gradients * #deltas)*
+            #private::gauss_legendre(#power).iter().fold(#name(#(#constants),*), |#sum, &(#t, #w)| {
+                let #t = #private::lit::<#float>(#t);
+                let (_, #gradient) = #grad(#(#constants + #t * #deltas),*);
+                #unpack
+                #sum + #private::lit::<#float>(#w) * (#(#gradients * #deltas)+*)
+            })
         }
     }
 }

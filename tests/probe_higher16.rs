@@ -1,0 +1,540 @@
+//! An outside tester's probe of `order = K` everywhere API.md promises it, written as a user would:
+//! Newton's method driven by `_hessian`; `_derivatives` of order 3 and 4 of special functions written as
+//! series and loops (a Taylor series in a `while` loop, Horner over a coefficient slice, a continued
+//! fraction, a recursion); TensorFlow's `log1pexp` custom gradient and its straight-through and clipped
+//! cousins at order 2 and 3 (the values `jax.hessian` of the `custom_vjp` gives, worked out by hand); a
+//! registered gradient of a plain function of a module of ours at order 3 and 4; Hessians of methods with
+//! `wrt(self)`, of matrices `[[f64; 2]; 2]` and `&[Vec<f64>]` (flattened row-major); `f32` at order 2;
+//! generic functions at order 3 run on `Dual<Dual<f64>>` too; early `return`, `match`, `loop` with
+//! `break` value and shadowing in blocks.
+//!
+//! Every Hessian is checked against central differences of the generated `_grad` (`Probe`) and against a
+//! formula or the function itself run on nested `Dual`s (an oracle sharing no code with the emitters).
+
+#![allow(
+    clippy::needless_range_loop,
+    clippy::needless_return,
+    clippy::type_complexity,
+    clippy::excessive_precision
+)]
+
+mod common;
+
+use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable, Dual, Float};
+use common::probe::*;
+
+const POINTS: usize = 24;
+
+/// `d` (f, f', .., f⁽ᴺ⁻¹⁾) against `f`, the formula `exact` and each entry from `fd_from` on against central
+/// differences of the entry before it, at `POINTS` inputs drawn from `sample`.
+#[track_caller]
+fn check_derivatives<const N: usize>(
+    name: &str,
+    f: &dyn Fn(f64) -> f64,
+    d: &dyn Fn(f64) -> [f64; N],
+    exact: &dyn Fn(f64) -> [f64; N],
+    tol: f64,
+    fd_from: usize,
+    sample: impl Fn(&mut Lcg) -> f64,
+) {
+    let mut rng = Lcg::new(seed_of(name));
+    for _ in 0..POINTS {
+        let x = sample(&mut rng);
+        let ds = d(x);
+        assert_near(ds[0], f(x), 1e-13, 0.0, &format!("{name} at {x}: the value"));
+        let want = exact(x);
+        let scale = want.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+        for k in 0..N {
+            assert_near(ds[k], want[k], tol, scale, &format!("{name} at {x}: derivative {k}"));
+        }
+        for k in fd_from..N {
+            let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
+            assert_near(ds[k], fd, 1e-5, scale, &format!("{name} at {x}: derivative {k} by differences"));
+        }
+    }
+}
+
+fn within(lo: f64, hi: f64) -> impl Fn(&mut Lcg) -> f64 {
+    move |r| r.uniform(lo, hi)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Newton's method on a 2-d function with `_hessian`.
+// ---------------------------------------------------------------------------------------------------
+
+/// A smooth strictly convex bowl: `exp(x + y - 1) + (x - 2y)² + x⁴ / 4`.
+#[differentiable(order = 2)]
+fn bowl(x: f64, y: f64) -> f64 {
+    (x + y - 1.0).exp() + (x - 2.0 * y).powi(2) + 0.25 * x.powi(4)
+}
+
+fn bowl_hessian_by_hand(x: f64, y: f64) -> Vec<Vec<f64>> {
+    let e = (x + y - 1.0).exp();
+    vec![
+        vec![e + 2.0 + 3.0 * x * x, e - 4.0],
+        vec![e - 4.0, e + 8.0],
+    ]
+}
+
+#[test]
+fn newton_on_a_bowl_converges_quadratically() {
+    Probe::new("bowl", |v| bowl(v[0], v[1]))
+        .grad(|v| {
+            let (f, g) = bowl_grad(v[0], v[1]);
+            (f, vec![g.0, g.1])
+        })
+        .hessian(hess2(bowl_hessian))
+        .run(POINTS, range(2, -2.0, 2.0));
+    let mut rng = Lcg::new(7);
+    for _ in 0..POINTS {
+        let (x, y) = (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5));
+        let (_, _, h) = bowl_hessian(x, y);
+        assert_vec_near(&h.concat(), &bowl_hessian_by_hand(x, y).concat(), 1e-12, "bowl H by hand");
+    }
+    let (mut x, mut y) = (2.0, -1.0);
+    let mut steps = Vec::new();
+    for _ in 0..30 {
+        let (_, (gx, gy), h) = bowl_hessian(x, y);
+        let det = h[0][0] * h[1][1] - h[0][1] * h[1][0];
+        let dx = (h[1][1] * gx - h[0][1] * gy) / det;
+        let dy = (h[0][0] * gy - h[1][0] * gx) / det;
+        x -= dx;
+        y -= dy;
+        steps.push(dx.hypot(dy));
+        if dx.hypot(dy) < 1e-14 {
+            break;
+        }
+    }
+    let (_, (gx, gy)) = bowl_grad(x, y);
+    assert!(gx.hypot(gy) < 1e-12, "Newton ends at a stationary point: {gx}, {gy}");
+    // Quadratic convergence: once small, each step is at most about the square of the one before.
+    let n = steps.len();
+    assert!(n < 15, "Newton took {n} steps: {steps:?}");
+    assert!(steps[n - 2] < 1e-6 && steps[n - 1] < 10.0 * steps[n - 2].powi(2) + 1e-15, "{steps:?}");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `_derivatives` of special functions written as series, loops, fractions and recursions.
+// ---------------------------------------------------------------------------------------------------
+
+/// `exp` by its Taylor series, summed in a `while` loop until the term is negligible.
+#[differentiable(order = 4)]
+fn exp_series(x: f64) -> f64 {
+    let mut term = 1.0;
+    let mut sum = 1.0;
+    let mut k = 1;
+    while k < 40 {
+        term *= x / k as f64;
+        sum += term;
+        k += 1;
+    }
+    sum
+}
+
+#[test]
+fn taylor_series_in_a_while_loop_to_the_fourth_derivative() {
+    check_derivatives("exp_series", &exp_series, &exp_series_derivatives, &|x| [x.exp(); 5], 1e-12, 1, within(-2.0, 2.0));
+}
+
+/// A polynomial by Horner's rule over its coefficients (highest first), differentiated in `x` only.
+#[differentiable(wrt(x), order = 4)]
+fn horner(x: f64, c: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for &a in c {
+        acc = acc * x + a;
+    }
+    acc
+}
+
+const COEFFS: [f64; 6] = [0.5, -1.0, 2.0, 0.25, -3.0, 1.5];
+
+fn poly_derivatives_by_hand(x: f64, c: &[f64]) -> [f64; 5] {
+    // Coefficient of x^p is c[n - 1 - p]; the k-th derivative of x^p is p!/(p-k)! x^(p-k).
+    let n = c.len();
+    let mut out = [0.0; 5];
+    for k in 0..5 {
+        for p in k..n {
+            let falling: f64 = (p - k + 1..=p).map(|v| v as f64).product();
+            out[k] += c[n - 1 - p] * falling * x.powi((p - k) as i32);
+        }
+    }
+    out
+}
+
+#[test]
+fn horner_over_a_coefficient_slice_to_the_fourth_derivative() {
+    check_derivatives(
+        "horner",
+        &|x| horner(x, &COEFFS),
+        &|x| horner_derivatives(x, &COEFFS),
+        &|x| poly_derivatives_by_hand(x, &COEFFS),
+        1e-12,
+        1,
+        within(-2.0, 2.0),
+    );
+}
+
+/// `tan` by Lambert's continued fraction, evaluated from its tail: `x / (1 - x²/(3 - x²/(5 - ..)))`.
+#[differentiable(order = 4)]
+fn tan_fraction(x: f64) -> f64 {
+    let x2 = x * x;
+    let mut t = 0.0;
+    for k in (1..20).rev() {
+        t = x2 / ((2 * k + 1) as f64 - t);
+    }
+    x / (1.0 - t)
+}
+
+fn tan_by_hand(x: f64) -> [f64; 5] {
+    let t = x.tan();
+    let s = 1.0 + t * t;
+    [
+        t,
+        s,
+        2.0 * t * s,
+        2.0 * s * (1.0 + 3.0 * t * t),
+        8.0 * t * s * (2.0 + 3.0 * t * t),
+    ]
+}
+
+#[test]
+fn continued_fraction_to_the_fourth_derivative() {
+    check_derivatives("tan_fraction", &tan_fraction, &tan_fraction_derivatives, &tan_by_hand, 1e-11, 1, within(-1.2, 1.2));
+}
+
+/// `exp` by halving and squaring, recursively: `exp(x) = exp(x / 2)²`, a short series at the bottom.
+#[differentiable(order = 4)]
+fn exp_halving(x: f64, depth: usize) -> f64 {
+    if depth == 0 {
+        return 1.0 + x * (1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0 * (1.0 + x / 5.0 * (1.0 + x / 6.0)))));
+    }
+    let h = exp_halving(x / 2.0, depth - 1);
+    h * h
+}
+
+#[test]
+fn recursion_to_the_fourth_derivative() {
+    check_derivatives("exp_halving", &|x| exp_halving(x, 12), &|x| exp_halving_derivatives(x, 12), &|x| [x.exp(); 5], 1e-9, 1, within(-2.0, 2.0));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Custom gradients at order 2 and 3: what `jax.hessian` of the `custom_vjp` gives, by hand.
+// ---------------------------------------------------------------------------------------------------
+
+/// TensorFlow's `log1pexp`, as its documentation writes it, for `f64`.
+#[custom_gradient]
+fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let e = x.exp();
+    ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+}
+
+/// `log1pexp(x) * cos(x)`: the closure's captured `e` carries the tangent of `x`.
+#[differentiable(order = 3)]
+fn softplus_wave(x: f64) -> f64 {
+    log1pexp(x) * x.cos()
+}
+
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn softplus_wave_by_hand(x: f64) -> [f64; 4] {
+    // L = ln(1 + e^x), L' = s, L'' = s(1-s), L''' = s(1-s)(1-2s); (L cos)''' by Leibniz.
+    let s = logistic(x);
+    let l = [(1.0 + x.exp()).ln(), s, s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s)];
+    let c = [x.cos(), -x.sin(), -x.cos(), x.sin()];
+    let binom = [[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 2.0, 1.0, 0.0], [1.0, 3.0, 3.0, 1.0]];
+    let mut out = [0.0; 4];
+    for n in 0..4 {
+        for k in 0..=n {
+            out[n] += binom[n][k] * l[k] * c[n - k];
+        }
+    }
+    out
+}
+
+#[test]
+fn log1pexp_written_for_f64_at_third_order() {
+    check_derivatives(
+        "softplus_wave",
+        &softplus_wave,
+        &softplus_wave_derivatives,
+        &softplus_wave_by_hand,
+        1e-12,
+        1,
+        within(-6.0, 6.0),
+    );
+    Probe::new("softplus_wave", |v| softplus_wave(v[0]))
+        .grad(|v| {
+            let (f, g) = softplus_wave_grad(v[0]);
+            (f, vec![g])
+        })
+        .hessian(hess1(softplus_wave_hessian, softplus_wave_derivatives))
+        .analytic(|v| vec![softplus_wave_by_hand(v[0])[1]])
+        .run(POINTS, range(1, -6.0, 6.0));
+    // The Hessian-vector product of one input is the second derivative times v.
+    let (_, _, hv) = softplus_wave_hvp(0.75, 2.0);
+    assert_near(hv, 2.0 * softplus_wave_by_hand(0.75)[2], 1e-12, 0.0, "softplus_wave_hvp");
+}
+
+/// Straight-through `round`: the value rounds, the cotangent passes unchanged.
+#[custom_gradient]
+fn round_ste(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    (x.round(), move |dy| dy)
+}
+
+/// `q(x) sin(x)` with `q` the straight-through round. `jax.hessian` differentiates the closure (the
+/// identity) and the value through its forward code (`round`, slope 0): f' = sin x + q cos x,
+/// f'' = cos x - q sin x (q's tangent is round's, 0), f''' = -sin x - q cos x.
+#[differentiable(order = 3)]
+fn rounded_wave(x: f64) -> f64 {
+    round_ste(x) * x.sin()
+}
+
+fn rounded_wave_by_hand(x: f64) -> [f64; 4] {
+    let q = x.round();
+    [
+        q * x.sin(),
+        x.sin() + q * x.cos(),
+        x.cos() - q * x.sin(),
+        -x.sin() - q * x.cos(),
+    ]
+}
+
+#[test]
+fn straight_through_round_at_second_and_third_order() {
+    let away = |r: &mut Lcg| away_from(1, -4.0, 4.0, 1.0, 0.5)(r)[0];
+    check_derivatives(
+        "rounded_wave",
+        &rounded_wave,
+        &rounded_wave_derivatives,
+        &rounded_wave_by_hand,
+        1e-12,
+        2,
+        away,
+    );
+    // Not the derivative of f (a straight-through gradient), but the Jacobian of f_grad.
+    Probe::new("rounded_wave", |v| rounded_wave(v[0]))
+        .grad(|v| {
+            let (f, g) = rounded_wave_grad(v[0]);
+            (f, vec![g])
+        })
+        .hessian(hess1(rounded_wave_hessian, rounded_wave_derivatives))
+        .analytic(|v| vec![rounded_wave_by_hand(v[0])[1]])
+        .no_fd()
+        .run(POINTS, away_from(1, -4.0, 4.0, 1.0, 0.5));
+}
+
+/// The cotangent clipped to [-1, 1] on its way back (the "clip gradient" trick).
+#[custom_gradient]
+fn clip_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    (x, move |dy| dy.clamp(-1.0, 1.0))
+}
+
+/// `3 sin(c(x))` with `c` the clipped identity: f' = clamp(3 cos x, -1, 1). The cotangent `3 cos x` is a
+/// function of `x`, which `jax.hessian` differentiates through the clamp: f'' = -3 sin x where
+/// |3 cos x| < 1, else 0; f''' = -3 cos x there, else 0.
+#[differentiable(order = 3)]
+fn clipped_wave(x: f64) -> f64 {
+    3.0 * clip_gradient(x).sin()
+}
+
+fn clipped_wave_by_hand(x: f64) -> [f64; 4] {
+    let inside = (3.0 * x.cos()).abs() < 1.0;
+    [
+        3.0 * x.sin(),
+        (3.0 * x.cos()).clamp(-1.0, 1.0),
+        if inside { -3.0 * x.sin() } else { 0.0 },
+        if inside { -3.0 * x.cos() } else { 0.0 },
+    ]
+}
+
+#[test]
+fn clipped_gradient_at_second_and_third_order() {
+    // Away from the clipping points, where 3 cos x = ±1.
+    let sample = |r: &mut Lcg| loop {
+        let x = r.uniform(-3.0, 3.0);
+        if ((3.0 * x.cos()).abs() - 1.0).abs() > 0.05 {
+            break x;
+        }
+    };
+    // f_derivatives goes through f_jvp, whose tangent is the closure's cotangent for dy = 1 times the
+    // tangent (API.md): clamp(1) * 3 cos x = 3 cos x, the derivative of the value, not f_grad's.
+    let d = clipped_wave_derivatives(0.3);
+    assert_near(d[1], 3.0 * 0.3_f64.cos(), 1e-12, 0.0, "clipped_wave_derivatives[1]");
+    let mut rng = Lcg::new(11);
+    for _ in 0..POINTS {
+        let x = sample(&mut rng);
+        let want = clipped_wave_by_hand(x);
+        let (v, g, h) = clipped_wave_hessian(x);
+        assert_near(v, want[0], 1e-13, 0.0, "clipped_wave value");
+        assert_near(g, want[1], 1e-13, 0.0, "clipped_wave gradient");
+        assert_near(h[0][0], want[2], 1e-12, 0.0, &format!("clipped_wave Hessian at {x}"));
+        let fd = fd1(&|y| clipped_wave_grad(y).1, x, 1e-6);
+        assert_near(h[0][0], fd, 1e-6, 1.0, &format!("clipped_wave Hessian by differences at {x}"));
+        let (_, _, hv) = clipped_wave_hvp(x, 1.0);
+        assert_near(hv, want[2], 1e-12, 0.0, "clipped_wave_hvp");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The oracle of nested duals: a generic function run on `Dual<Dual<..>>` with every tangent seeded 1
+// gives its n-th derivative in the top coefficient (no code of the emitters involved).
+// ---------------------------------------------------------------------------------------------------
+
+trait Lift: Float {
+    /// `x + ε₁ + .. + εₙ`.
+    fn var(x: f64) -> Self;
+    /// `x + e_i ε₁` / `x + e_j ε₂` ...: the variable of input `k` seeded in the tangents listed in `seeds`.
+    fn seeded(x: f64, seeds: &[bool]) -> Self;
+    /// The coefficient of `ε₁ ε₂ .. εₙ`.
+    fn top(self) -> f64;
+}
+
+impl Lift for f64 {
+    fn var(x: f64) -> Self {
+        x
+    }
+    fn seeded(x: f64, _: &[bool]) -> Self {
+        x
+    }
+    fn top(self) -> f64 {
+        self
+    }
+}
+
+impl<T: Lift> Lift for Dual<T> {
+    fn var(x: f64) -> Self {
+        Dual::new(T::var(x), T::one())
+    }
+    fn seeded(x: f64, seeds: &[bool]) -> Self {
+        let (last, inner) = seeds.split_last().unwrap();
+        Dual::new(T::seeded(x, inner), if *last { T::one() } else { T::zero() })
+    }
+    fn top(self) -> f64 {
+        self.eps.top()
+    }
+}
+
+type D2 = Dual<Dual<f64>>;
+type D3 = Dual<D2>;
+type D4 = Dual<D3>;
+
+/// The Hessian of a generic function of a flat vector by nested duals: H[i][j] = f(x + e_i ε₁ + e_j ε₂)'s ε₁ε₂.
+fn hessian_by_duals(f: &dyn Fn(&[D2]) -> D2, x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| {
+                    let v: Vec<D2> = (0..n).map(|k| D2::seeded(x[k], &[k == i, k == j])).collect();
+                    f(&v).top()
+                })
+                .collect()
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A gradient registered for a plain function of a module of ours, at order 3 and 4.
+// ---------------------------------------------------------------------------------------------------
+
+mod special {
+    /// The logistic function: plain Rust, no attribute.
+    pub fn logistic(x: f64) -> f64 {
+        1.0 / (1.0 + (-x).exp())
+    }
+
+    /// A Gaussian bump of width `w`: plain Rust of two floats.
+    pub fn bump(x: f64, w: f64) -> f64 {
+        (-(x * x) / (w * w)).exp()
+    }
+}
+
+/// Registered as TensorFlow's users write it: the gradient calls the function itself.
+#[gradient_of(special::logistic)]
+fn logistic_gradient(x: f64, dy: f64) -> f64 {
+    let s = special::logistic(x);
+    dy * s * (1.0 - s)
+}
+
+#[gradient_of(special::bump)]
+fn bump_gradient(x: f64, w: f64, dy: f64) -> (f64, f64) {
+    let b = (-(x * x) / (w * w)).exp();
+    (dy * b * (-2.0 * x / (w * w)), dy * b * (2.0 * x * x / (w * w * w)))
+}
+
+/// `x σ(2x)`, the "swish" unit with a registered σ.
+#[differentiable(order = 3)]
+fn swish(x: f64) -> f64 {
+    x * special::logistic(2.0 * x)
+}
+
+/// The same at order 4.
+#[differentiable(order = 4)]
+fn swish4(x: f64) -> f64 {
+    x * special::logistic(2.0 * x)
+}
+
+fn swish_by_hand(x: f64) -> [f64; 5] {
+    // σ' = σ(1-σ), σ'' = σ'(1-2σ), σ''' = σ'(1-6σ+6σ²), σ'''' = σ'(1-2σ)(1-12σ+12σ²);
+    // (x σ(2x))^(n) = n 2^(n-1) σ^(n-1)(2x) + x 2^n σ^(n)(2x).
+    let s = logistic(2.0 * x);
+    let d1 = s * (1.0 - s);
+    let sig = [
+        s,
+        d1,
+        d1 * (1.0 - 2.0 * s),
+        d1 * (1.0 - 6.0 * s + 6.0 * s * s),
+        d1 * (1.0 - 2.0 * s) * (1.0 - 12.0 * s + 12.0 * s * s),
+    ];
+    let mut out = [x * s, 0.0, 0.0, 0.0, 0.0];
+    for n in 1..5 {
+        let p = 2.0_f64.powi(n as i32 - 1);
+        out[n] = n as f64 * p * sig[n - 1] + x * 2.0 * p * sig[n];
+    }
+    out
+}
+
+#[test]
+fn registered_gradient_of_a_plain_function_at_third_order() {
+    check_derivatives(
+        "swish",
+        &swish,
+        &swish_derivatives,
+        &|x| swish_by_hand(x)[..4].try_into().unwrap(),
+        1e-12,
+        1,
+        within(-4.0, 4.0),
+    );
+}
+
+#[test]
+fn registered_gradient_of_a_plain_function_at_fourth_order() {
+    check_derivatives("swish4", &swish4, &swish4_derivatives, &swish_by_hand, 1e-11, 1, within(-4.0, 4.0));
+}
+
+/// Two registered functions of two inputs each, at order 2 over both inputs.
+#[differentiable(order = 2)]
+fn bumpy(x: f64, w: f64) -> f64 {
+    special::bump(x, w) * special::logistic(x * w)
+}
+
+#[test]
+fn registered_gradients_of_two_inputs_at_second_order() {
+    let generic = |v: &[D2]| {
+        let (x, w) = (v[0], v[1]);
+        (-(x * x) / (w * w)).exp() / (D2::seeded(1.0, &[false, false]) + (-(x * w)).exp())
+    };
+    Probe::new("bumpy", |v| bumpy(v[0], v[1]))
+        .grad(|v| {
+            let (f, g) = bumpy_grad(v[0], v[1]);
+            (f, vec![g.0, g.1])
+        })
+        .hessian(move |v| {
+            let (f, g, h) = bumpy_hessian(v[0], v[1]);
+            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, v).concat(), 1e-11, "bumpy by duals");
+            (f, vec![g.0, g.1], h)
+        })
+        .run(POINTS, range(2, 0.5, 2.0));
+}
