@@ -389,6 +389,10 @@ trait Lift: Float {
     fn seeded(x: f64, seeds: &[bool]) -> Self;
     /// The coefficient of `ε₁ ε₂ .. εₙ`.
     fn top(self) -> f64;
+    /// The constant `c`.
+    fn c(c: f64) -> Self {
+        Self::seeded(c, &[false; 8])
+    }
 }
 
 impl Lift for f64 {
@@ -408,7 +412,7 @@ impl<T: Lift> Lift for Dual<T> {
         Dual::new(T::var(x), T::one())
     }
     fn seeded(x: f64, seeds: &[bool]) -> Self {
-        let (last, inner) = seeds.split_last().unwrap();
+        let (last, inner) = seeds.split_last().expect("a seed for each level");
         Dual::new(T::seeded(x, inner), if *last { T::one() } else { T::zero() })
     }
     fn top(self) -> f64 {
@@ -524,7 +528,7 @@ fn bumpy(x: f64, w: f64) -> f64 {
 fn registered_gradients_of_two_inputs_at_second_order() {
     let generic = |v: &[D2]| {
         let (x, w) = (v[0], v[1]);
-        (-(x * x) / (w * w)).exp() / (D2::seeded(1.0, &[false, false]) + (-(x * w)).exp())
+        (-(x * x) / (w * w)).exp() / (D2::c(1.0) + (-(x * w)).exp())
     };
     Probe::new("bumpy", |v| bumpy(v[0], v[1]))
         .grad(|v| {
@@ -537,4 +541,50 @@ fn registered_gradients_of_two_inputs_at_second_order() {
             (f, vec![g.0, g.1], h)
         })
         .run(POINTS, range(2, 0.5, 2.0));
+}
+
+/// A registration of two floats at order 6 with the width held constant: the Taylor series of the value
+/// on five nested duals needs three Gauss–Legendre nodes.
+#[differentiable(wrt(x), order = 6)]
+fn bump6(x: f64, w: f64) -> f64 {
+    special::bump(x, w)
+}
+
+/// The gradient that calls its own function, at the highest order (8): the budget keeps the recursion
+/// finite.
+#[differentiable(order = 8)]
+fn logistic8(x: f64) -> f64 {
+    special::logistic(x)
+}
+
+#[test]
+fn registered_gradients_at_sixth_and_eighth_order() {
+    // Order 8 through a gradient calling its function evaluates the gradient 144 times on seven nested
+    // duals (4 nodes, then 3, 3, 2, 2, 1 at the orders below): a few points.
+    // σ⁽⁷⁾ and σ⁽⁸⁾ at 0 from the Taylor series of tanh: σ(x) = 1/2 + tanh(x/2)/2, and
+    // tanh x = x - x³/3 + 2x⁵/15 - 17x⁷/315 + ..: σ⁽⁷⁾(0) = 7! (-17/315) / 2⁸, σ⁽⁸⁾(0) = 0.
+    let d = logistic8_derivatives(0.0);
+    let mut expected = [0.5, 0.25, 0.0, -1.0 / 8.0, 0.0, 0.25, 0.0, 0.0, 0.0];
+    expected[7] = 5040.0 * (-17.0 / 315.0) / 256.0;
+    assert_vec_near(&d, &expected, 1e-12, "logistic8 at 0");
+    let x = -0.4;
+    let d = logistic8_derivatives(x);
+    let by_duals = (D4::c(1.0) / (D4::c(1.0) + (-D4::var(x)).exp())).top();
+    assert_near(d[4], by_duals, 1e-11, 1.0, &format!("logistic8 fourth derivative at {x}"));
+    let fd = fd1(&|y| logistic8_derivatives(y)[7], x, 1e-5);
+    assert_near(d[8], fd, 1e-4, d[8].abs().max(1.0), &format!("logistic8 eighth derivative at {x}"));
+    let mut rng = Lcg::new(5);
+    for _ in 0..POINTS {
+        let (x, w) = (rng.uniform(-2.0, 2.0), rng.uniform(0.5, 2.0));
+        let d = bump6_derivatives(x, w);
+        let v = D4::var(x);
+        let by_duals = (-(v * v) / D4::c(w * w)).exp().top();
+        assert_near(d[0], bump6(x, w), 1e-14, 0.0, "bump6 value");
+        assert_near(d[4], by_duals, 1e-10, d[4].abs(), "bump6 fourth derivative by duals");
+        for k in 1..7 {
+            let fd = fd1(&|y| bump6_derivatives(y, w)[k - 1], x, 1e-6);
+            assert_near(d[k], fd, 1e-5, d[k].abs().max(1.0), &format!("bump6 derivative {k} at {x}, {w}"));
+        }
+
+    }
 }
