@@ -588,3 +588,198 @@ fn registered_gradients_at_sixth_and_eighth_order() {
 
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Hessians through methods with `wrt(self)`, and of matrices flattened row-major.
+// ---------------------------------------------------------------------------------------------------
+
+#[derive(Clone, Debug, Differentiable)]
+struct Spring {
+    k: f64,
+    rest: f64,
+    anchor: [f64; 2],
+    #[no_grad]
+    label: u32,
+}
+
+impl Spring {
+    fn from_flat_values(v: &[f64]) -> Spring {
+        Spring { k: v[0], rest: v[1], anchor: [v[2], v[3]], label: 7 }
+    }
+
+    #[differentiable(wrt(p))]
+    fn length(&self, p: &[f64]) -> f64 {
+        ((p[0] - self.anchor[0]).powi(2) + (p[1] - self.anchor[1]).powi(2)).sqrt()
+    }
+
+    /// The energy of the spring stretched to `p`, differentiated in the spring's parameters.
+    #[differentiable(wrt(self), order = 2)]
+    fn energy(&self, p: &[f64]) -> f64 {
+        let dx = p[0] - self.anchor[0];
+        let dy = p[1] - self.anchor[1];
+        let len = (dx * dx + dy * dy).sqrt();
+        0.5 * self.k * (len - self.rest).powi(2)
+    }
+
+    /// The same energy in the spring and the point together, through the method above.
+    #[differentiable(wrt(self, p), order = 2)]
+    fn energy_at(&self, p: &[f64]) -> f64 {
+        self.energy(p) + 0.1 * self.k * p[0] * p[1]
+    }
+
+    /// In the point only, `self` constant: a Newton step on the point.
+    #[differentiable(wrt(p), order = 2)]
+    fn potential(&self, p: &[f64]) -> f64 {
+        let stretch = self.length(p) - self.rest;
+        0.5 * self.k * stretch * stretch + 0.05 * (p[0] * p[0] + p[1] * p[1]).powi(2)
+    }
+}
+
+/// The spring energy on nested duals, the oracle: (k, rest, a0, a1, p0, p1).
+fn spring_energy_generic<T: Float>(v: &[T]) -> T {
+    let dx = v[4] - v[2];
+    let dy = v[5] - v[3];
+    let len = (dx * dx + dy * dy).sqrt();
+    T::from(0.5).unwrap() * v[0] * (len - v[1]).powi(2)
+}
+
+fn spring_sample(r: &mut Lcg) -> Flat {
+    vec![r.uniform(0.5, 3.0), r.uniform(0.2, 1.0), r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)]
+}
+
+#[test]
+fn hessian_of_a_method_in_self() {
+    let p = [1.7, -0.9];
+    Probe::new("Spring::energy", move |v| Spring::from_flat_values(v).energy(&p))
+        .grad(move |v| {
+            let (f, g) = Spring::from_flat_values(v).energy_grad(&p);
+            assert_eq!(g.label, 7, "a #[no_grad] field is copied");
+            (f, g.to_flat())
+        })
+        .hessian(move |v| {
+            let s = Spring::from_flat_values(v);
+            let (f, g, h) = s.energy_hessian(&p);
+            let oracle = hessian_by_duals(&|w: &[D2]| {
+                let all = [w[0], w[1], w[2], w[3], D2::c(p[0]), D2::c(p[1])];
+                spring_energy_generic(&all)
+            }, v);
+            assert_vec_near(&h.concat(), &oracle.concat(), 1e-11, "Spring::energy by duals");
+            let (_, _, hv) = s.energy_hvp(&p, Spring::from_flat_values(&[1.0, -0.5, 0.25, 2.0]));
+            let want: Vec<f64> = h.iter().map(|row| dot(row, &[1.0, -0.5, 0.25, 2.0])).collect();
+            assert_vec_near(&hv.to_flat(), &want, 1e-11, "Spring::energy_hvp");
+            (f, g.to_flat(), h)
+        })
+        .run(POINTS, spring_sample);
+}
+
+#[test]
+fn hessian_of_a_method_in_self_and_a_slice() {
+    Probe::new("Spring::energy_at", |v| Spring::from_flat_values(v).energy_at(&v[4..]))
+        .grad(|v| {
+            let (f, (gs, gp)) = Spring::from_flat_values(v).energy_at_grad(&v[4..]);
+            (f, [gs.to_flat(), gp].concat())
+        })
+        .hessian(|v| {
+            let (f, (gs, gp), h) = Spring::from_flat_values(v).energy_at_hessian(&v[4..]);
+            let oracle = hessian_by_duals(&|w: &[D2]| {
+                spring_energy_generic(w) + D2::c(0.1) * w[0] * w[4] * w[5]
+            }, v);
+            assert_vec_near(&h.concat(), &oracle.concat(), 1e-11, "Spring::energy_at by duals");
+            (f, [gs.to_flat(), gp].concat(), h)
+        })
+        .run(POINTS, |r| {
+            let mut v = spring_sample(r);
+            v.extend([r.uniform(1.0, 2.0), r.uniform(-2.0, -1.0)]);
+            v
+        });
+}
+
+#[test]
+fn newton_on_a_method_with_a_constant_self() {
+    let s = Spring { k: 2.0, rest: 0.5, anchor: [0.3, -0.2], label: 1 };
+    Probe::new("Spring::potential", |v| s.potential(v))
+        .grad(|v| s.potential_grad(v))
+        .hessian(|v| s.potential_hessian(v))
+        .run(POINTS, range(2, -2.0, 2.0));
+    let mut p = vec![1.5, 1.0];
+    for _ in 0..40 {
+        let (_, g, h) = s.potential_hessian(&p);
+        let det = h[0][0] * h[1][1] - h[0][1] * h[1][0];
+        p[0] -= (h[1][1] * g[0] - h[0][1] * g[1]) / det;
+        p[1] -= (h[0][0] * g[1] - h[1][0] * g[0]) / det;
+    }
+    let (_, g) = s.potential_grad(&p);
+    assert!(norm(&g) < 1e-12, "Newton on the method ends at a stationary point: {g:?}");
+}
+
+/// A function of a 2×2 matrix: `ln(1 + det²) + sin(m01) m10 + tr(m)³`.
+#[differentiable(order = 2)]
+fn det_energy(m: [[f64; 2]; 2]) -> f64 {
+    let det = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+    let tr = m[0][0] + m[1][1];
+    (1.0 + det * det).ln() + m[0][1].sin() * m[1][0] + tr * tr * tr
+}
+
+fn det_energy_generic<T: Float>(v: &[T]) -> T {
+    let det = v[0] * v[3] - v[1] * v[2];
+    let tr = v[0] + v[3];
+    (T::one() + det * det).ln() + v[1].sin() * v[2] + tr * tr * tr
+}
+
+#[test]
+fn hessian_of_a_nested_array_row_major() {
+    let m = |v: &[f64]| [[v[0], v[1]], [v[2], v[3]]];
+    Probe::new("det_energy", move |v| det_energy(m(v)))
+        .grad(move |v| {
+            let (f, g) = det_energy_grad(m(v));
+            (f, g.concat())
+        })
+        .hessian(move |v| {
+            let (f, g, h) = det_energy_hessian(m(v));
+            assert_vec_near(&h.concat(), &hessian_by_duals(&det_energy_generic, v).concat(), 1e-11, "det_energy by duals");
+            (f, g.concat(), h)
+        })
+        .run(POINTS, range(4, -1.5, 1.5));
+}
+
+/// `Σᵢ tanh(Σⱼ mᵢⱼ vⱼ)² + m₀₀ m₁₂`, differentiated in the rows `m` only.
+#[differentiable(wrt(m), order = 2)]
+fn rows_energy(m: &[Vec<f64>], v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        let mut r = 0.0;
+        for j in 0..m[i].len() {
+            r += m[i][j] * v[j];
+        }
+        s += r.tanh().powi(2);
+    }
+    s + m[0][0] * m[1][2]
+}
+
+#[test]
+fn hessian_of_rows_row_major() {
+    let v = [0.7, -1.2, 0.4];
+    let rows = |w: &[f64]| vec![w[..3].to_vec(), w[3..].to_vec()];
+    let generic = move |w: &[D2]| {
+        let mut s = D2::c(0.0);
+        for i in 0..2 {
+            let mut r = D2::c(0.0);
+            for j in 0..3 {
+                r = r + w[3 * i + j] * D2::c(v[j]);
+            }
+            s = s + r.tanh().powi(2);
+        }
+        s + w[0] * w[5]
+    };
+    Probe::new("rows_energy", move |w| rows_energy(&rows(w), &v))
+        .grad(move |w| {
+            let (f, g) = rows_energy_grad(&rows(w), &v);
+            (f, g.concat())
+        })
+        .hessian(move |w| {
+            let (f, g, h) = rows_energy_hessian(&rows(w), &v);
+            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, w).concat(), 1e-11, "rows_energy by duals");
+            (f, g.concat(), h)
+        })
+        .run(POINTS, range(6, -1.0, 1.0));
+}
