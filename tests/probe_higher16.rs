@@ -783,3 +783,254 @@ fn hessian_of_rows_row_major() {
         })
         .run(POINTS, range(6, -1.0, 1.0));
 }
+
+// ---------------------------------------------------------------------------------------------------
+// `f32` at order 2; generic functions at order 3, also on `Dual<Dual<f64>>`; control flow.
+// ---------------------------------------------------------------------------------------------------
+
+/// `sin(x y) + eˣ y²` in `f32`.
+#[differentiable(order = 2)]
+fn wave32(x: f32, y: f32) -> f32 {
+    let s = (x * y).sin();
+    s + x.exp() * y * y
+}
+
+#[test]
+fn f32_hessian_against_the_formula() {
+    let mut rng = Lcg::new(32);
+    for _ in 0..POINTS {
+        let (x, y) = (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5));
+        let (v, (gx, gy), h) = wave32_hessian(x as f32, y as f32);
+        // The formula in f64 at the f32 inputs.
+        let (x, y) = (x as f32 as f64, y as f32 as f64);
+        let (s, c, e) = ((x * y).sin(), (x * y).cos(), x.exp());
+        let want_h = [
+            [-y * y * s + e * y * y, c - x * y * s + 2.0 * e * y],
+            [c - x * y * s + 2.0 * e * y, -x * x * s + 2.0 * e],
+        ];
+        let tol = 2e-5;
+        assert_near(v as f64, s + e * y * y, tol, 0.0, "wave32 value");
+        assert_near(v as f64, wave32(x as f32, y as f32) as f64, 1e-6, 0.0, "wave32 value as the function");
+        assert_near(gx as f64, y * c + e * y * y, tol, 0.0, "wave32 d/dx");
+        assert_near(gy as f64, x * c + 2.0 * e * y, tol, 0.0, "wave32 d/dy");
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_near(h[i][j] as f64, want_h[i][j], tol, 0.0, &format!("wave32 H[{i}][{j}] at {x}, {y}"));
+            }
+        }
+        // f_hvp in f32 agrees with the Hessian's rows.
+        let (_, _, (hx, hy)) = wave32_hvp(x as f32, y as f32, (1.0, -2.0));
+        assert_near(hx as f64, want_h[0][0] - 2.0 * want_h[0][1], 5e-5, 0.0, "wave32_hvp x");
+        assert_near(hy as f64, want_h[1][0] - 2.0 * want_h[1][1], 5e-5, 0.0, "wave32_hvp y");
+    }
+}
+
+/// A generic function at order 3 with early `return`, `match`, `loop` with `break` value and shadowing in
+/// blocks.
+#[differentiable(order = 3)]
+fn branchy<T: Float>(x: T, mode: u8) -> T {
+    if x > T::from(2.5).unwrap() {
+        return x.ln() * x;
+    }
+    let y = match mode {
+        0 => x.sin(),
+        1 | 2 => x * x * x,
+        _ => x.exp(),
+    };
+    let z = {
+        let y = y * T::from(2.0).unwrap();
+        let x = x + y;
+        x * x
+    };
+    let mut acc = x;
+    let mut k = 0;
+    let w = loop {
+        acc = acc * T::from(0.5).unwrap() + (x * T::from(k as f64).unwrap()).cos() * T::from(0.1).unwrap();
+        k += 1;
+        if k == 5 {
+            break acc * x;
+        }
+    };
+    z + w
+}
+
+/// The third derivative of `branchy` by four nested duals run on the function itself.
+fn branchy_by_duals(x: f64, mode: u8) -> [f64; 4] {
+    [
+        branchy(x, mode),
+        branchy(Dual::<f64>::var(x), mode).top(),
+        branchy(D2::var(x), mode).top(),
+        branchy(D3::var(x), mode).top(),
+    ]
+}
+
+#[test]
+fn control_flow_at_third_order_against_nested_duals() {
+    for mode in 0..4u8 {
+        let mut rng = Lcg::new(40 + mode as u64);
+        for _ in 0..POINTS {
+            // Both sides of the early return, away from the jump at 2.5.
+            let x = loop {
+                let x = rng.uniform(-2.0, 4.0);
+                if (x - 2.5).abs() > 0.05 {
+                    break x;
+                }
+            };
+            let d = branchy_derivatives(x, mode);
+            let want = branchy_by_duals(x, mode);
+            assert_vec_near(&d, &want, 1e-11, &format!("branchy({x}, {mode})"));
+            for k in 1..4 {
+                let fd = fd1(&|y| branchy_derivatives(y, mode)[k - 1], x, 1e-6);
+                assert_near(d[k], fd, 1e-5, d[k].abs().max(1.0), &format!("branchy({x}, {mode}) derivative {k}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn generic_items_at_third_order_run_on_nested_duals() {
+    // `f_derivatives` itself on `Dual<Dual<f64>>`: each entry carries the next two derivatives.
+    for mode in [0u8, 3] {
+        for x in [-1.25, 0.5, 1.75, 3.0] {
+            let d = branchy_derivatives(D2::var(x), mode);
+            let want: Vec<f64> = (0..6)
+                .map(|n| match n {
+                    0 => branchy(x, mode),
+                    1 => branchy(Dual::<f64>::var(x), mode).top(),
+                    2 => branchy(D2::var(x), mode).top(),
+                    3 => branchy(D3::var(x), mode).top(),
+                    4 => branchy(D4::var(x), mode).top(),
+                    _ => branchy(Dual::<D4>::var(x), mode).top(),
+                })
+                .collect();
+            for k in 0..4 {
+                assert_near(d[k].re.re, want[k], 1e-11, want[k].abs(), &format!("re.re of entry {k}"));
+                assert_near(d[k].re.eps, want[k + 1], 1e-11, want[k + 1].abs(), &format!("re.eps of entry {k}"));
+                assert_near(d[k].eps.re, want[k + 1], 1e-11, want[k + 1].abs(), &format!("eps.re of entry {k}"));
+                assert_near(d[k].eps.eps, want[k + 2], 1e-10, want[k + 2].abs(), &format!("eps.eps of entry {k} at {x}"));
+            }
+            // `f_hessian` on duals: its tangent is the third derivative.
+            let (_, _, h) = branchy_hessian(Dual::new(x, 1.0), mode);
+            assert_near(h[0][0].eps, want[3], 1e-10, want[3].abs(), "f_hessian on Dual");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `f64` functions at order 3 and 4 calling other `f64` functions across modules, with iterator chains,
+// closures, nested `fn`s and output parameters.
+// ---------------------------------------------------------------------------------------------------
+
+mod kernels {
+    use autodiff::differentiable;
+
+    /// A Gaussian kernel sum over fixed centres, by an iterator chain with a closure.
+    #[differentiable]
+    pub fn kernel_sum(x: f64, centres: &[f64]) -> f64 {
+        centres.iter().map(|&c| (-(x - c) * (x - c)).exp()).sum()
+    }
+
+    pub mod inner {
+        use autodiff::differentiable;
+
+        /// A rational function with a nested `fn` and a local closure.
+        #[differentiable]
+        pub fn rational(x: f64) -> f64 {
+            fn denom(v: f64) -> f64 {
+                1.0 + v * v
+            }
+            let sq = |v: f64| v * v;
+            sq(x + 1.0) / denom(x)
+        }
+    }
+}
+
+const CENTRES: [f64; 3] = [-1.0, 0.25, 1.5];
+
+/// `kernel_sum(x) · rational(x)`, each from another module, with a fold.
+#[differentiable(wrt(x), order = 4)]
+fn kernel_mix(x: f64, centres: &[f64]) -> f64 {
+    let k = kernels::kernel_sum(x, centres);
+    let r = kernels::inner::rational(x);
+    centres.iter().fold(k * r, |acc, &c| acc + 0.01 * c * x)
+}
+
+fn kernel_mix_generic<T: Lift>(x: T) -> T {
+    let mut k = T::c(0.0);
+    for c in CENTRES {
+        k = k + (-(x - T::c(c)) * (x - T::c(c))).exp();
+    }
+    let r = (x + T::c(1.0)) * (x + T::c(1.0)) / (T::c(1.0) + x * x);
+    let mut acc = k * r;
+    for c in CENTRES {
+        acc = acc + T::c(0.01 * c) * x;
+    }
+    acc
+}
+
+#[test]
+fn calls_across_modules_to_the_fourth_derivative() {
+    check_derivatives(
+        "kernel_mix",
+        &|x| kernel_mix(x, &CENTRES),
+        &|x| kernel_mix_derivatives(x, &CENTRES),
+        &|x| {
+            [
+                kernel_mix_generic(x),
+                kernel_mix_generic(Dual::<f64>::var(x)).top(),
+                kernel_mix_generic(D2::var(x)).top(),
+                kernel_mix_generic(D3::var(x)).top(),
+                kernel_mix_generic(D4::var(x)).top(),
+            ]
+        },
+        1e-11,
+        1,
+        within(-2.0, 2.0),
+    );
+}
+
+/// A residual written into an output parameter, and its squared norm returned: order 2 of the float.
+#[differentiable(order = 2)]
+fn residual_norm(p: &[f64], r: &mut [f64]) -> f64 {
+    r[0] = p[0] * p[0] - p[1];
+    r[1] = (p[0] * p[1]).sin();
+    r[2] = p[1].exp() - 2.0;
+    r[0] * r[0] + r[1] * r[1] + r[2] * r[2]
+}
+
+#[test]
+fn hessian_of_a_function_with_an_output_parameter() {
+    let generic = |w: &[D2]| {
+        let r0 = w[0] * w[0] - w[1];
+        let r1 = (w[0] * w[1]).sin();
+        let r2 = w[1].exp() - D2::c(2.0);
+        r0 * r0 + r1 * r1 + r2 * r2
+    };
+    Probe::new("residual_norm", |p| residual_norm(p, &mut [0.0; 3]))
+        .grad(|p| {
+            let mut r = [GARBAGE; 3];
+            let (f, g) = residual_norm_grad(p, &mut r);
+            assert_eq!(r[0], p[0] * p[0] - p[1], "the output written by f_grad");
+            (f, g)
+        })
+        .hessian(move |p| {
+            let mut r = [GARBAGE; 3];
+            let (f, g, h) = residual_norm_hessian(p, &mut r);
+            assert_eq!(r[2], p[1].exp() - 2.0, "the output written by f_hessian");
+            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, p).concat(), 1e-11, "residual_norm by duals");
+            (f, g, h)
+        })
+        .run(POINTS, range(2, -1.5, 1.5));
+}
+
+#[test]
+fn registered_gradients_on_nan_and_infinite_inputs_give_nan_not_a_panic() {
+    let (v, g, h) = bumpy_hessian(f64::NAN, 1.0);
+    assert!(v.is_nan() && g.0.is_nan() && h[0][0].is_nan(), "{v} {g:?} {h:?}");
+    let d = swish_derivatives(f64::NAN);
+    assert!(d.iter().all(|v| v.is_nan()), "{d:?}");
+    // At an infinite input the tangent parts of the argument are `∞ - ∞`: the registered function's
+    // value on duals is not finite either (NaN where `swish4(∞)` is ∞), and nothing panics.
+    let d = swish4_derivatives(f64::INFINITY);
+    assert!(d.iter().all(|v| !v.is_finite()), "{d:?}");
+}
