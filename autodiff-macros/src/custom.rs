@@ -473,12 +473,13 @@ fn registration(
 /// whose gradient's body surely compiles as a generic copy (`shadow::why_no_copy`): the generic copy of
 /// the registered function, for `order = K` callers, a generic `#[custom_gradient]` function named after
 /// it. Its closure is the generic copy of the registered gradient, so second derivatives flow through
-/// it; its value is the function's at the values (`to_f64`, every tangent dropped) plus the tangents times
-/// the registered gradient at the midpoint, `f(x₀) + h·f'(x₀ + h/2)` (`f` called through the companion's
-/// `__registered_target`, `target`, whose signature check is the registration's one error if it fails; for
-/// a slice, `h·f'` is the sum over its elements), which is the Taylor series of
-/// `f(x₀ + h)` where `h³ = 0`: exact on the dual numbers of `f_hvp` and `f_hessian` (`h² = 0`) and of
-/// `f_derivatives` up to the third derivative, and a panic beyond, not a wrong number.
+/// it; its value is the function's at the values (`to_f64`, every tangent dropped, `f` called through
+/// the companion's `__registered_target`, `target`, whose signature check is the registration's one error
+/// if it fails) plus `∫₀¹ ∇f(x₀ + t h)·h dt` along the tangents `h` (for a slice, `h·∇f` sums over its
+/// elements), by the Gauss–Legendre rule exact for the powers of `h` that are not zero (autodiff-core's
+/// `taylor.rs`): the Taylor series of `f(x₀ + h)` to every order the dual numbers hold. A gradient that
+/// calls the function itself reaches the function's copy again at the nodes, with one order less
+/// (`taylor::budget`); at the last order the slope is the registered gradient at the plain values.
 ///
 /// ```text
 /// // Input: #[gradient_of(libm::erf)]               // Output (beside the companion `erf`):
@@ -486,8 +487,12 @@ fn registration(
 ///                                                   #[custom_gradient]
 ///                                                   fn __erf_generic<__S: Float>(x: __S) -> (__S, impl Fn(__S) -> __S) {
 ///                                                       let (x0, h) = (x with its tangents dropped, x - x0);
-///                                                       let slope = __erf_vjp_generic(x0 + h / 2, 1);
-///                                                       (lit(libm::erf(x.to_f64())) + h * slope, move |dy| __erf_vjp_generic(x, dy))
+///                                                       let integral = match budget(steps_power([h])).level() {
+///                                                           0 => 0,
+///                                                           1 => h * erf_vjp(x0 as f64, 1.0),
+///                                                           b => Σ over gauss_legendre(b + 1) of w · h · __erf_vjp_generic(x0 + t h, 1),
+///                                                       };
+///                                                       (lit(libm::erf(x.to_f64())) + integral, move |dy| __erf_vjp_generic(x, dy))
 ///                                                   }
 /// ```
 fn registered_copy(

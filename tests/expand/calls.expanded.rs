@@ -388,18 +388,45 @@ fn __erf_generic<__S: ::autodiff::__private::Float>(
     use ::autodiff::__private::Float as _;
     let __value_0 = ::autodiff::stop_gradient(x);
     let __step_0 = x - __value_0;
-    let __middle_0 = __value_0 + __step_0 * ::autodiff::__private::lit::<__S>(0.5);
-    let __cube = __step_0 * __step_0 * __step_0;
-    if !::autodiff::__private::Zero::is_zero(&__cube) {
-        ::core::panic!(
-            "autodiff: `erf` is registered with `#[gradient_of]`: its value on nested dual numbers is exact to the third derivative, not beyond (`f_derivatives` with `order` above 3)"
-        );
-    }
-    let __slope = __erf_vjp_generic(__middle_0, ::autodiff::__private::One::one());
     let __value = ::autodiff::__private::lit::<
         __S,
     >(erf::__registered_target(x.to_f64().unwrap_or(f64::NAN)) as f64)
-        + __step_0 * __slope;
+        + {
+            let __budget = ::autodiff::__private::budget(
+                ::autodiff::__private::steps_power(
+                    ::core::iter::empty().chain(::core::iter::once(__step_0)),
+                ),
+            );
+            match __budget.level() {
+                0 => <__S as ::autodiff::__private::Zero>::zero(),
+                1 => {
+                    let __slope = ::autodiff::__private::lift::<
+                        __S,
+                        _,
+                    >(erf_vjp(x.to_f64().unwrap_or(f64::NAN), 1.0));
+                    <__S as ::autodiff::__private::Zero>::zero() + __step_0 * __slope
+                }
+                __level => {
+                    ::autodiff::__private::gauss_legendre(__level + 1)
+                        .iter()
+                        .fold(
+                            <__S as ::autodiff::__private::Zero>::zero(),
+                            |__acc, &(__t, __w)| {
+                                let __t = ::autodiff::__private::lit::<__S>(__t);
+                                let __middle_0 = __value_0 + __step_0 * __t;
+                                let __slope = __erf_vjp_generic(
+                                    __middle_0,
+                                    ::autodiff::__private::One::one(),
+                                );
+                                __acc
+                                    + ::autodiff::__private::lit::<__S>(__w)
+                                        * (<__S as ::autodiff::__private::Zero>::zero()
+                                            + __step_0 * __slope)
+                            },
+                        )
+                }
+            }
+        };
     (__value, move |dy: __S| __erf_vjp_generic(x, dy))
 }
 fn model(x: f64, w: f64) -> f64 {
