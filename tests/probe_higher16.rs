@@ -1034,3 +1034,190 @@ fn registered_gradients_on_nan_and_infinite_inputs_give_nan_not_a_panic() {
     let d = swish4_derivatives(f64::INFINITY);
     assert!(d.iter().all(|v| !v.is_finite()), "{d:?}");
 }
+
+// ---------------------------------------------------------------------------------------------------
+// More registrations at order 3 and 4: a slice parameter, an integer parameter, a gradient calling its
+// two-input function, an `f32` function; a nested custom gradient of two inputs at order 4.
+// ---------------------------------------------------------------------------------------------------
+
+mod plain {
+    /// `Σ aᵢ bᵢ`, plain Rust.
+    pub fn weighted(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(p, q)| p * q).sum()
+    }
+
+    /// `xⁿ / n!`, plain Rust with an integer parameter.
+    pub fn term(n: u32, x: f64) -> f64 {
+        x.powi(n as i32) / (1..=n).map(f64::from).product::<f64>()
+    }
+
+    /// `√(x² + y²)`, plain Rust.
+    pub fn radius(x: f64, y: f64) -> f64 {
+        (x * x + y * y).sqrt()
+    }
+
+    /// `ln(1 + x²)` in `f32`.
+    pub fn soft32(x: f32) -> f32 {
+        (1.0 + x * x).ln()
+    }
+}
+
+#[gradient_of(plain::weighted)]
+fn weighted_vjp(a: &[f64], b: &[f64], dy: f64) -> (Vec<f64>, Vec<f64>) {
+    (b.iter().map(|v| dy * v).collect(), a.iter().map(|v| dy * v).collect())
+}
+
+#[gradient_of(plain::term)]
+fn term_vjp(n: u32, x: f64, dy: f64) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        dy * x.powi(n as i32 - 1) / (1..n).map(f64::from).product::<f64>()
+    }
+}
+
+#[gradient_of(plain::radius)]
+fn radius_vjp(x: f64, y: f64, dy: f64) -> (f64, f64) {
+    let r = plain::radius(x, y);
+    (dy * x / r, dy * y / r)
+}
+
+#[gradient_of(plain::soft32)]
+fn soft32_vjp(x: f32, dy: f32) -> f32 {
+    dy * 2.0 * x / (1.0 + x * x)
+}
+
+/// `(x, x²)·(1, sin x) + x⁵/5! + √(x² + 4)`: three registrations at order 4.
+#[differentiable(order = 4)]
+fn registered_mix(x: f64) -> f64 {
+    let a = [x, x * x];
+    let b = [1.0, x.sin()];
+    plain::weighted(&a, &b) + plain::term(5, x) + plain::radius(x, 2.0)
+}
+
+fn registered_mix_generic<T: Lift>(x: T) -> T {
+    x + x * x * x.sin() + x.powi(5) / T::c(120.0) + (x * x + T::c(4.0)).sqrt()
+}
+
+#[test]
+fn registrations_of_slices_integers_and_self_calls_at_fourth_order() {
+    check_derivatives(
+        "registered_mix",
+        &registered_mix,
+        &registered_mix_derivatives,
+        &|x| {
+            [
+                registered_mix_generic(x),
+                registered_mix_generic(Dual::<f64>::var(x)).top(),
+                registered_mix_generic(D2::var(x)).top(),
+                registered_mix_generic(D3::var(x)).top(),
+                registered_mix_generic(D4::var(x)).top(),
+            ]
+        },
+        1e-11,
+        1,
+        within(-2.0, 2.0),
+    );
+}
+
+/// The radius of two active inputs at order 3: its Hessian, and f_derivatives along x with y held.
+#[differentiable(order = 3)]
+fn radius_cubed(x: f64, y: f64) -> f64 {
+    let r = plain::radius(x, y);
+    r * r * r
+}
+
+#[test]
+fn a_self_calling_registration_of_two_inputs_at_third_order() {
+    let generic = |w: &[D2]| {
+        let r = (w[0] * w[0] + w[1] * w[1]).sqrt();
+        r * r * r
+    };
+    Probe::new("radius_cubed", |v| radius_cubed(v[0], v[1]))
+        .grad(|v| {
+            let (f, g) = radius_cubed_grad(v[0], v[1]);
+            (f, vec![g.0, g.1])
+        })
+        .hessian(move |v| {
+            let (f, g, h) = radius_cubed_hessian(v[0], v[1]);
+            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, v).concat(), 1e-11, "radius_cubed by duals");
+            (f, vec![g.0, g.1], h)
+        })
+        .run(POINTS, range(2, 0.3, 2.0));
+}
+
+/// `soft32(x) x` in `f32` at order 3.
+#[differentiable(order = 3)]
+fn soft32_times(x: f32) -> f32 {
+    plain::soft32(x) * x
+}
+
+#[test]
+fn an_f32_registration_at_third_order() {
+    for x in [-1.5_f32, -0.3, 0.8, 2.0] {
+        let d = soft32_times_derivatives(x);
+        let x = x as f64;
+        let l = (1.0 + x * x).ln();
+        let q = 1.0 + x * x;
+        // (x ln(1 + x²))' = ln q + 2x²/q; '' = 2x/q + 4x/q - 4x³/q² = 6x/q - 4x³/q²;
+        // ''' = 6/q - 12x²/q² - 12x²/q² + 16x⁴/q³.
+        let want = [
+            x * l,
+            l + 2.0 * x * x / q,
+            6.0 * x / q - 4.0 * x * x * x / (q * q),
+            6.0 / q - 24.0 * x * x / (q * q) + 16.0 * x.powi(4) / (q * q * q),
+        ];
+        for k in 0..4 {
+            assert_near(d[k] as f64, want[k], 1e-5, 0.0, &format!("soft32_times derivative {k} at {x}"));
+        }
+    }
+}
+
+/// A custom gradient of two inputs whose closure calls another custom gradient of two inputs: order 4
+/// differentiates the nested one by its own closure.
+#[custom_gradient]
+fn scaled_product<T: Float>(a: T, b: T) -> (T, impl Fn(T) -> (T, T)) {
+    // Claims d/da = 2b, d/db = a: not the product's derivative (b, a), on purpose.
+    (a * b, move |dy: T| (dy * b * T::from(2.0).unwrap(), dy * a))
+}
+
+#[custom_gradient]
+fn outer_pair<T: Float>(x: T, y: T) -> (T, impl Fn(T) -> (T, T)) {
+    (x * x * y, move |dy: T| (dy * scaled_product(x, y) * T::from(2.0).unwrap(), dy * x * x))
+}
+
+#[differentiable(order = 3)]
+fn through_outer_pair<T: Float>(x: T) -> T {
+    outer_pair(x, x * x)
+}
+
+#[test]
+fn a_nested_custom_gradient_of_two_inputs_at_third_order() {
+    // F(x) = outer_pair(x, x²). Its gradient: ∂x = 2·s(x, x²), ∂y = x², F' = 2 s + 2x · x² where s, the
+    // value of scaled_product(x, y) in the closure, follows scaled_product's closure along the path
+    // (x, x²): ds/dx = 2y + x · 2x = 4x², s'' = 8x, with s = x³ at the value. F' = 2s + 2x³.
+    for x in [-1.25_f64, 0.5, 1.5] {
+        let d = through_outer_pair_derivatives(x);
+        let want = [
+            x.powi(4),
+            2.0 * x.powi(3) + 2.0 * x.powi(3),
+            8.0 * x * x + 6.0 * x * x,
+            16.0 * x + 12.0 * x,
+        ];
+        assert_vec_near(&d, &want, 1e-12, &format!("through_outer_pair at {x}"));
+    }
+}
+
+/// At order 4 the value of `scaled_product` in the closure would need its third-order terms, which for a
+/// closure that is not the gradient of a function (`(2b, a)`) depend on the path: the straight line from
+/// the arguments' values gives s⁽³⁾ = 9, the chain rule along (x, x²) gives 8. Refused at run time.
+#[differentiable(order = 4)]
+fn through_outer_pair_fourth<T: Float>(x: T) -> T {
+    outer_pair(x, x * x)
+}
+
+#[test]
+#[should_panic(expected = "of several inputs inside another custom gradient's closure")]
+fn a_nested_custom_gradient_of_two_inputs_beyond_third_order_panics() {
+    through_outer_pair_fourth_derivatives(0.5);
+}

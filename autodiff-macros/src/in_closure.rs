@@ -165,8 +165,8 @@ fn generic_copy_callee(call: &syn::ExprCall) -> Option<&syn::Type> {
 /// `params` and value are float scalars of type `float`: on dual numbers, its value at the arguments with
 /// their tangents `δ` dropped (`c`), plus `∫₀¹ ∇f(c + tδ)·δ dt` with its closure's gradient as `∇f`, by
 /// the Gauss–Legendre rule exact for the powers of `δ` that the dual numbers hold (autodiff-core's
-/// `taylor.rs`): its Taylor expansion with the closure's gradient as the derivative, to every order. On
-/// floats (no tangent) it is the call as written.
+/// `taylor.rs`): its Taylor expansion with the closure's gradient as the derivative, to every order for
+/// one input, up to `order = 3` for several (below). On floats (no tangent) it is the call as written.
 ///
 /// ```text
 /// fn in_closure<T: Float>(self, plain: impl FnOnce((T,)) -> T, arguments: (T,)) -> T {
@@ -205,6 +205,23 @@ pub(crate) fn override_items(
         Ident::new("gradient", Span::mixed_site()),
     );
     let [power, sum, t, w] = ["power", "sum", "t", "w"].map(|n| Ident::new(n, Span::mixed_site()));
+    // With several inputs the closure's cotangents need not be the gradient of any function (a clipped or
+    // rescaled partial), and then the value's third-order terms depend on the path from the arguments'
+    // values: the straight line here, the caller's own path for the chain rule. The two agree while
+    // `δ³ = 0`, up to `order = 3` for the caller; beyond, a panic rather than one of two answers.
+    let beyond = (params.len() > 1).then(|| {
+        let message = format!(
+            "autodiff: a call of the custom function `{name}` of several inputs inside another custom \
+             gradient's closure is differentiated by `{name}`'s own gradient up to `order = 3`; beyond, its \
+             value would depend on the path to its arguments wherever that gradient is not the gradient of a \
+             function: not supported"
+        );
+        quote! {
+            if #power > 3 {
+                ::core::panic!(#message);
+            }
+        }
+    });
     let unpack = match gradients.as_slice() {
         [one] => quote!(let #one = #gradient;),
         many => quote!(let (#(#many,)*) = #gradient;),
@@ -228,6 +245,7 @@ pub(crate) fn override_items(
             if #power == 1 {
                 return #plain((#(#params,)*));
             }
+            #beyond
             #private::gauss_legendre(#power).iter().fold(#name(#(#constants),*), |#sum, &(#t, #w)| {
                 let #t = #private::lit::<#float>(#t);
                 let (_, #gradient) = #grad(#(#constants + #t * #deltas),*);
