@@ -575,7 +575,12 @@ fn registered_beyond_the_third_derivative() {
             (4.0 * x * x - 2.0) * g,
             -(8.0 * x * x * x - 12.0 * x) * g,
         ];
-        assert_all_close(&erf_fourth_derivatives(x), &expected, 1e-13, "erf derivatives");
+        assert_all_close(
+            &erf_fourth_derivatives(x),
+            &expected,
+            1e-13,
+            "erf derivatives",
+        );
     }
 }
 

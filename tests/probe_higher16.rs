@@ -41,15 +41,33 @@ fn check_derivatives<const N: usize>(
     for _ in 0..POINTS {
         let x = sample(&mut rng);
         let ds = d(x);
-        assert_near(ds[0], f(x), 1e-13, 0.0, &format!("{name} at {x}: the value"));
+        assert_near(
+            ds[0],
+            f(x),
+            1e-13,
+            0.0,
+            &format!("{name} at {x}: the value"),
+        );
         let want = exact(x);
         let scale = want.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
         for k in 0..N {
-            assert_near(ds[k], want[k], tol, scale, &format!("{name} at {x}: derivative {k}"));
+            assert_near(
+                ds[k],
+                want[k],
+                tol,
+                scale,
+                &format!("{name} at {x}: derivative {k}"),
+            );
         }
         for k in fd_from..N {
             let fd = fd1(&|y| d(y)[k - 1], x, 1e-6);
-            assert_near(ds[k], fd, 1e-5, scale, &format!("{name} at {x}: derivative {k} by differences"));
+            assert_near(
+                ds[k],
+                fd,
+                1e-5,
+                scale,
+                &format!("{name} at {x}: derivative {k} by differences"),
+            );
         }
     }
 }
@@ -70,10 +88,7 @@ fn bowl(x: f64, y: f64) -> f64 {
 
 fn bowl_hessian_by_hand(x: f64, y: f64) -> Vec<Vec<f64>> {
     let e = (x + y - 1.0).exp();
-    vec![
-        vec![e + 2.0 + 3.0 * x * x, e - 4.0],
-        vec![e - 4.0, e + 8.0],
-    ]
+    vec![vec![e + 2.0 + 3.0 * x * x, e - 4.0], vec![e - 4.0, e + 8.0]]
 }
 
 #[test]
@@ -89,7 +104,12 @@ fn newton_on_a_bowl_converges_quadratically() {
     for _ in 0..POINTS {
         let (x, y) = (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5));
         let (_, _, h) = bowl_hessian(x, y);
-        assert_vec_near(&h.concat(), &bowl_hessian_by_hand(x, y).concat(), 1e-12, "bowl H by hand");
+        assert_vec_near(
+            &h.concat(),
+            &bowl_hessian_by_hand(x, y).concat(),
+            1e-12,
+            "bowl H by hand",
+        );
     }
     let (mut x, mut y) = (2.0, -1.0);
     let mut steps = Vec::new();
@@ -106,11 +126,17 @@ fn newton_on_a_bowl_converges_quadratically() {
         }
     }
     let (_, (gx, gy)) = bowl_grad(x, y);
-    assert!(gx.hypot(gy) < 1e-12, "Newton ends at a stationary point: {gx}, {gy}");
+    assert!(
+        gx.hypot(gy) < 1e-12,
+        "Newton ends at a stationary point: {gx}, {gy}"
+    );
     // Quadratic convergence: once small, each step is at most about the square of the one before.
     let n = steps.len();
     assert!(n < 15, "Newton took {n} steps: {steps:?}");
-    assert!(steps[n - 2] < 1e-6 && steps[n - 1] < 10.0 * steps[n - 2].powi(2) + 1e-15, "{steps:?}");
+    assert!(
+        steps[n - 2] < 1e-6 && steps[n - 1] < 10.0 * steps[n - 2].powi(2) + 1e-15,
+        "{steps:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -133,7 +159,15 @@ fn exp_series(x: f64) -> f64 {
 
 #[test]
 fn taylor_series_in_a_while_loop_to_the_fourth_derivative() {
-    check_derivatives("exp_series", &exp_series, &exp_series_derivatives, &|x| [x.exp(); 5], 1e-12, 1, within(-2.0, 2.0));
+    check_derivatives(
+        "exp_series",
+        &exp_series,
+        &exp_series_derivatives,
+        &|x| [x.exp(); 5],
+        1e-12,
+        1,
+        within(-2.0, 2.0),
+    );
 }
 
 /// A polynomial by Horner's rule over its coefficients (highest first), differentiated in `x` only.
@@ -199,14 +233,24 @@ fn tan_by_hand(x: f64) -> [f64; 5] {
 
 #[test]
 fn continued_fraction_to_the_fourth_derivative() {
-    check_derivatives("tan_fraction", &tan_fraction, &tan_fraction_derivatives, &tan_by_hand, 1e-11, 1, within(-1.2, 1.2));
+    check_derivatives(
+        "tan_fraction",
+        &tan_fraction,
+        &tan_fraction_derivatives,
+        &tan_by_hand,
+        1e-11,
+        1,
+        within(-1.2, 1.2),
+    );
 }
 
 /// `exp` by halving and squaring, recursively: `exp(x) = exp(x / 2)²`, a short series at the bottom.
 #[differentiable(order = 4)]
 fn exp_halving(x: f64, depth: usize) -> f64 {
     if depth == 0 {
-        return 1.0 + x * (1.0 + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0 * (1.0 + x / 5.0 * (1.0 + x / 6.0)))));
+        return 1.0
+            + x * (1.0
+                + x / 2.0 * (1.0 + x / 3.0 * (1.0 + x / 4.0 * (1.0 + x / 5.0 * (1.0 + x / 6.0)))));
     }
     let h = exp_halving(x / 2.0, depth - 1);
     h * h
@@ -214,7 +258,15 @@ fn exp_halving(x: f64, depth: usize) -> f64 {
 
 #[test]
 fn recursion_to_the_fourth_derivative() {
-    check_derivatives("exp_halving", &|x| exp_halving(x, 12), &|x| exp_halving_derivatives(x, 12), &|x| [x.exp(); 5], 1e-9, 1, within(-2.0, 2.0));
+    check_derivatives(
+        "exp_halving",
+        &|x| exp_halving(x, 12),
+        &|x| exp_halving_derivatives(x, 12),
+        &|x| [x.exp(); 5],
+        1e-9,
+        1,
+        within(-2.0, 2.0),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -241,9 +293,19 @@ fn logistic(x: f64) -> f64 {
 fn softplus_wave_by_hand(x: f64) -> [f64; 4] {
     // L = ln(1 + e^x), L' = s, L'' = s(1-s), L''' = s(1-s)(1-2s); (L cos)''' by Leibniz.
     let s = logistic(x);
-    let l = [(1.0 + x.exp()).ln(), s, s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s)];
+    let l = [
+        (1.0 + x.exp()).ln(),
+        s,
+        s * (1.0 - s),
+        s * (1.0 - s) * (1.0 - 2.0 * s),
+    ];
     let c = [x.cos(), -x.sin(), -x.cos(), x.sin()];
-    let binom = [[1.0, 0.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], [1.0, 2.0, 1.0, 0.0], [1.0, 3.0, 3.0, 1.0]];
+    let binom = [
+        [1.0, 0.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0, 0.0],
+        [1.0, 2.0, 1.0, 0.0],
+        [1.0, 3.0, 3.0, 1.0],
+    ];
     let mut out = [0.0; 4];
     for n in 0..4 {
         for k in 0..=n {
@@ -274,7 +336,13 @@ fn log1pexp_written_for_f64_at_third_order() {
         .run(POINTS, range(1, -6.0, 6.0));
     // The Hessian-vector product of one input is the second derivative times v.
     let (_, _, hv) = softplus_wave_hvp(0.75, 2.0);
-    assert_near(hv, 2.0 * softplus_wave_by_hand(0.75)[2], 1e-12, 0.0, "softplus_wave_hvp");
+    assert_near(
+        hv,
+        2.0 * softplus_wave_by_hand(0.75)[2],
+        1e-12,
+        0.0,
+        "softplus_wave_hvp",
+    );
 }
 
 /// Straight-through `round`: the value rounds, the cotangent passes unchanged.
@@ -361,7 +429,13 @@ fn clipped_gradient_at_second_and_third_order() {
     // f_derivatives goes through f_jvp, whose tangent is the closure's cotangent for dy = 1 times the
     // tangent (API.md): clamp(1) * 3 cos x = 3 cos x, the derivative of the value, not f_grad's.
     let d = clipped_wave_derivatives(0.3);
-    assert_near(d[1], 3.0 * 0.3_f64.cos(), 1e-12, 0.0, "clipped_wave_derivatives[1]");
+    assert_near(
+        d[1],
+        3.0 * 0.3_f64.cos(),
+        1e-12,
+        0.0,
+        "clipped_wave_derivatives[1]",
+    );
     let mut rng = Lcg::new(11);
     for _ in 0..POINTS {
         let x = sample(&mut rng);
@@ -369,9 +443,21 @@ fn clipped_gradient_at_second_and_third_order() {
         let (v, g, h) = clipped_wave_hessian(x);
         assert_near(v, want[0], 1e-13, 0.0, "clipped_wave value");
         assert_near(g, want[1], 1e-13, 0.0, "clipped_wave gradient");
-        assert_near(h[0][0], want[2], 1e-12, 0.0, &format!("clipped_wave Hessian at {x}"));
+        assert_near(
+            h[0][0],
+            want[2],
+            1e-12,
+            0.0,
+            &format!("clipped_wave Hessian at {x}"),
+        );
         let fd = fd1(&|y| clipped_wave_grad(y).1, x, 1e-6);
-        assert_near(h[0][0], fd, 1e-6, 1.0, &format!("clipped_wave Hessian by differences at {x}"));
+        assert_near(
+            h[0][0],
+            fd,
+            1e-6,
+            1.0,
+            &format!("clipped_wave Hessian by differences at {x}"),
+        );
         let (_, _, hv) = clipped_wave_hvp(x, 1.0);
         assert_near(hv, want[2], 1e-12, 0.0, "clipped_wave_hvp");
     }
@@ -413,7 +499,10 @@ impl<T: Lift> Lift for Dual<T> {
     }
     fn seeded(x: f64, seeds: &[bool]) -> Self {
         let (last, inner) = seeds.split_last().expect("a seed for each level");
-        Dual::new(T::seeded(x, inner), if *last { T::one() } else { T::zero() })
+        Dual::new(
+            T::seeded(x, inner),
+            if *last { T::one() } else { T::zero() },
+        )
     }
     fn top(self) -> f64 {
         self.eps.top()
@@ -431,7 +520,9 @@ fn hessian_by_duals(f: &dyn Fn(&[D2]) -> D2, x: &[f64]) -> Vec<Vec<f64>> {
         .map(|i| {
             (0..n)
                 .map(|j| {
-                    let v: Vec<D2> = (0..n).map(|k| D2::seeded(x[k], &[k == i, k == j])).collect();
+                    let v: Vec<D2> = (0..n)
+                        .map(|k| D2::seeded(x[k], &[k == i, k == j]))
+                        .collect();
                     f(&v).top()
                 })
                 .collect()
@@ -465,7 +556,10 @@ fn logistic_gradient(x: f64, dy: f64) -> f64 {
 #[gradient_of(special::bump)]
 fn bump_gradient(x: f64, w: f64, dy: f64) -> (f64, f64) {
     let b = (-(x * x) / (w * w)).exp();
-    (dy * b * (-2.0 * x / (w * w)), dy * b * (2.0 * x * x / (w * w * w)))
+    (
+        dy * b * (-2.0 * x / (w * w)),
+        dy * b * (2.0 * x * x / (w * w * w)),
+    )
 }
 
 /// `x σ(2x)`, the "swish" unit with a registered σ.
@@ -515,7 +609,15 @@ fn registered_gradient_of_a_plain_function_at_third_order() {
 
 #[test]
 fn registered_gradient_of_a_plain_function_at_fourth_order() {
-    check_derivatives("swish4", &swish4, &swish4_derivatives, &swish_by_hand, 1e-11, 1, within(-4.0, 4.0));
+    check_derivatives(
+        "swish4",
+        &swish4,
+        &swish4_derivatives,
+        &swish_by_hand,
+        1e-11,
+        1,
+        within(-4.0, 4.0),
+    );
 }
 
 /// Two registered functions of two inputs each, at order 2 over both inputs.
@@ -537,7 +639,12 @@ fn registered_gradients_of_two_inputs_at_second_order() {
         })
         .hessian(move |v| {
             let (f, g, h) = bumpy_hessian(v[0], v[1]);
-            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, v).concat(), 1e-11, "bumpy by duals");
+            assert_vec_near(
+                &h.concat(),
+                &hessian_by_duals(&generic, v).concat(),
+                1e-11,
+                "bumpy by duals",
+            );
             (f, vec![g.0, g.1], h)
         })
         .run(POINTS, range(2, 0.5, 2.0));
@@ -570,9 +677,21 @@ fn registered_gradients_at_sixth_and_eighth_order() {
     let x = -0.4;
     let d = logistic8_derivatives(x);
     let by_duals = (D4::c(1.0) / (D4::c(1.0) + (-D4::var(x)).exp())).top();
-    assert_near(d[4], by_duals, 1e-11, 1.0, &format!("logistic8 fourth derivative at {x}"));
+    assert_near(
+        d[4],
+        by_duals,
+        1e-11,
+        1.0,
+        &format!("logistic8 fourth derivative at {x}"),
+    );
     let fd = fd1(&|y| logistic8_derivatives(y)[7], x, 1e-5);
-    assert_near(d[8], fd, 1e-4, d[8].abs().max(1.0), &format!("logistic8 eighth derivative at {x}"));
+    assert_near(
+        d[8],
+        fd,
+        1e-4,
+        d[8].abs().max(1.0),
+        &format!("logistic8 eighth derivative at {x}"),
+    );
     let mut rng = Lcg::new(5);
     for _ in 0..POINTS {
         let (x, w) = (rng.uniform(-2.0, 2.0), rng.uniform(0.5, 2.0));
@@ -580,12 +699,23 @@ fn registered_gradients_at_sixth_and_eighth_order() {
         let v = D4::var(x);
         let by_duals = (-(v * v) / D4::c(w * w)).exp().top();
         assert_near(d[0], bump6(x, w), 1e-14, 0.0, "bump6 value");
-        assert_near(d[4], by_duals, 1e-10, d[4].abs(), "bump6 fourth derivative by duals");
+        assert_near(
+            d[4],
+            by_duals,
+            1e-10,
+            d[4].abs(),
+            "bump6 fourth derivative by duals",
+        );
         for k in 1..7 {
             let fd = fd1(&|y| bump6_derivatives(y, w)[k - 1], x, 1e-6);
-            assert_near(d[k], fd, 1e-5, d[k].abs().max(1.0), &format!("bump6 derivative {k} at {x}, {w}"));
+            assert_near(
+                d[k],
+                fd,
+                1e-5,
+                d[k].abs().max(1.0),
+                &format!("bump6 derivative {k} at {x}, {w}"),
+            );
         }
-
     }
 }
 
@@ -604,7 +734,12 @@ struct Spring {
 
 impl Spring {
     fn from_flat_values(v: &[f64]) -> Spring {
-        Spring { k: v[0], rest: v[1], anchor: [v[2], v[3]], label: 7 }
+        Spring {
+            k: v[0],
+            rest: v[1],
+            anchor: [v[2], v[3]],
+            label: 7,
+        }
     }
 
     #[differentiable(wrt(p))]
@@ -644,59 +779,90 @@ fn spring_energy_generic<T: Float>(v: &[T]) -> T {
 }
 
 fn spring_sample(r: &mut Lcg) -> Flat {
-    vec![r.uniform(0.5, 3.0), r.uniform(0.2, 1.0), r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)]
+    vec![
+        r.uniform(0.5, 3.0),
+        r.uniform(0.2, 1.0),
+        r.uniform(-1.0, 1.0),
+        r.uniform(-1.0, 1.0),
+    ]
 }
 
 #[test]
 fn hessian_of_a_method_in_self() {
     let p = [1.7, -0.9];
-    Probe::new("Spring::energy", move |v| Spring::from_flat_values(v).energy(&p))
-        .grad(move |v| {
-            let (f, g) = Spring::from_flat_values(v).energy_grad(&p);
-            assert_eq!(g.label, 7, "a #[no_grad] field is copied");
-            (f, g.to_flat())
-        })
-        .hessian(move |v| {
-            let s = Spring::from_flat_values(v);
-            let (f, g, h) = s.energy_hessian(&p);
-            let oracle = hessian_by_duals(&|w: &[D2]| {
+    Probe::new("Spring::energy", move |v| {
+        Spring::from_flat_values(v).energy(&p)
+    })
+    .grad(move |v| {
+        let (f, g) = Spring::from_flat_values(v).energy_grad(&p);
+        assert_eq!(g.label, 7, "a #[no_grad] field is copied");
+        (f, g.to_flat())
+    })
+    .hessian(move |v| {
+        let s = Spring::from_flat_values(v);
+        let (f, g, h) = s.energy_hessian(&p);
+        let oracle = hessian_by_duals(
+            &|w: &[D2]| {
                 let all = [w[0], w[1], w[2], w[3], D2::c(p[0]), D2::c(p[1])];
                 spring_energy_generic(&all)
-            }, v);
-            assert_vec_near(&h.concat(), &oracle.concat(), 1e-11, "Spring::energy by duals");
-            let (_, _, hv) = s.energy_hvp(&p, Spring::from_flat_values(&[1.0, -0.5, 0.25, 2.0]));
-            let want: Vec<f64> = h.iter().map(|row| dot(row, &[1.0, -0.5, 0.25, 2.0])).collect();
-            assert_vec_near(&hv.to_flat(), &want, 1e-11, "Spring::energy_hvp");
-            (f, g.to_flat(), h)
-        })
-        .run(POINTS, spring_sample);
+            },
+            v,
+        );
+        assert_vec_near(
+            &h.concat(),
+            &oracle.concat(),
+            1e-11,
+            "Spring::energy by duals",
+        );
+        let (_, _, hv) = s.energy_hvp(&p, Spring::from_flat_values(&[1.0, -0.5, 0.25, 2.0]));
+        let want: Vec<f64> = h
+            .iter()
+            .map(|row| dot(row, &[1.0, -0.5, 0.25, 2.0]))
+            .collect();
+        assert_vec_near(&hv.to_flat(), &want, 1e-11, "Spring::energy_hvp");
+        (f, g.to_flat(), h)
+    })
+    .run(POINTS, spring_sample);
 }
 
 #[test]
 fn hessian_of_a_method_in_self_and_a_slice() {
-    Probe::new("Spring::energy_at", |v| Spring::from_flat_values(v).energy_at(&v[4..]))
-        .grad(|v| {
-            let (f, (gs, gp)) = Spring::from_flat_values(v).energy_at_grad(&v[4..]);
-            (f, [gs.to_flat(), gp].concat())
-        })
-        .hessian(|v| {
-            let (f, (gs, gp), h) = Spring::from_flat_values(v).energy_at_hessian(&v[4..]);
-            let oracle = hessian_by_duals(&|w: &[D2]| {
-                spring_energy_generic(w) + D2::c(0.1) * w[0] * w[4] * w[5]
-            }, v);
-            assert_vec_near(&h.concat(), &oracle.concat(), 1e-11, "Spring::energy_at by duals");
-            (f, [gs.to_flat(), gp].concat(), h)
-        })
-        .run(POINTS, |r| {
-            let mut v = spring_sample(r);
-            v.extend([r.uniform(1.0, 2.0), r.uniform(-2.0, -1.0)]);
-            v
-        });
+    Probe::new("Spring::energy_at", |v| {
+        Spring::from_flat_values(v).energy_at(&v[4..])
+    })
+    .grad(|v| {
+        let (f, (gs, gp)) = Spring::from_flat_values(v).energy_at_grad(&v[4..]);
+        (f, [gs.to_flat(), gp].concat())
+    })
+    .hessian(|v| {
+        let (f, (gs, gp), h) = Spring::from_flat_values(v).energy_at_hessian(&v[4..]);
+        let oracle = hessian_by_duals(
+            &|w: &[D2]| spring_energy_generic(w) + D2::c(0.1) * w[0] * w[4] * w[5],
+            v,
+        );
+        assert_vec_near(
+            &h.concat(),
+            &oracle.concat(),
+            1e-11,
+            "Spring::energy_at by duals",
+        );
+        (f, [gs.to_flat(), gp].concat(), h)
+    })
+    .run(POINTS, |r| {
+        let mut v = spring_sample(r);
+        v.extend([r.uniform(1.0, 2.0), r.uniform(-2.0, -1.0)]);
+        v
+    });
 }
 
 #[test]
 fn newton_on_a_method_with_a_constant_self() {
-    let s = Spring { k: 2.0, rest: 0.5, anchor: [0.3, -0.2], label: 1 };
+    let s = Spring {
+        k: 2.0,
+        rest: 0.5,
+        anchor: [0.3, -0.2],
+        label: 1,
+    };
     Probe::new("Spring::potential", |v| s.potential(v))
         .grad(|v| s.potential_grad(v))
         .hessian(|v| s.potential_hessian(v))
@@ -709,7 +875,10 @@ fn newton_on_a_method_with_a_constant_self() {
         p[1] -= (h[0][0] * g[1] - h[1][0] * g[0]) / det;
     }
     let (_, g) = s.potential_grad(&p);
-    assert!(norm(&g) < 1e-12, "Newton on the method ends at a stationary point: {g:?}");
+    assert!(
+        norm(&g) < 1e-12,
+        "Newton on the method ends at a stationary point: {g:?}"
+    );
 }
 
 /// A function of a 2×2 matrix: `ln(1 + det²) + sin(m01) m10 + tr(m)³`.
@@ -736,7 +905,12 @@ fn hessian_of_a_nested_array_row_major() {
         })
         .hessian(move |v| {
             let (f, g, h) = det_energy_hessian(m(v));
-            assert_vec_near(&h.concat(), &hessian_by_duals(&det_energy_generic, v).concat(), 1e-11, "det_energy by duals");
+            assert_vec_near(
+                &h.concat(),
+                &hessian_by_duals(&det_energy_generic, v).concat(),
+                1e-11,
+                "det_energy by duals",
+            );
             (f, g.concat(), h)
         })
         .run(POINTS, range(4, -1.5, 1.5));
@@ -778,7 +952,12 @@ fn hessian_of_rows_row_major() {
         })
         .hessian(move |w| {
             let (f, g, h) = rows_energy_hessian(&rows(w), &v);
-            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, w).concat(), 1e-11, "rows_energy by duals");
+            assert_vec_near(
+                &h.concat(),
+                &hessian_by_duals(&generic, w).concat(),
+                1e-11,
+                "rows_energy by duals",
+            );
             (f, g.concat(), h)
         })
         .run(POINTS, range(6, -1.0, 1.0));
@@ -810,18 +989,42 @@ fn f32_hessian_against_the_formula() {
         ];
         let tol = 2e-5;
         assert_near(v as f64, s + e * y * y, tol, 0.0, "wave32 value");
-        assert_near(v as f64, wave32(x as f32, y as f32) as f64, 1e-6, 0.0, "wave32 value as the function");
+        assert_near(
+            v as f64,
+            wave32(x as f32, y as f32) as f64,
+            1e-6,
+            0.0,
+            "wave32 value as the function",
+        );
         assert_near(gx as f64, y * c + e * y * y, tol, 0.0, "wave32 d/dx");
         assert_near(gy as f64, x * c + 2.0 * e * y, tol, 0.0, "wave32 d/dy");
         for i in 0..2 {
             for j in 0..2 {
-                assert_near(h[i][j] as f64, want_h[i][j], tol, 0.0, &format!("wave32 H[{i}][{j}] at {x}, {y}"));
+                assert_near(
+                    h[i][j] as f64,
+                    want_h[i][j],
+                    tol,
+                    0.0,
+                    &format!("wave32 H[{i}][{j}] at {x}, {y}"),
+                );
             }
         }
         // f_hvp in f32 agrees with the Hessian's rows.
         let (_, _, (hx, hy)) = wave32_hvp(x as f32, y as f32, (1.0, -2.0));
-        assert_near(hx as f64, want_h[0][0] - 2.0 * want_h[0][1], 5e-5, 0.0, "wave32_hvp x");
-        assert_near(hy as f64, want_h[1][0] - 2.0 * want_h[1][1], 5e-5, 0.0, "wave32_hvp y");
+        assert_near(
+            hx as f64,
+            want_h[0][0] - 2.0 * want_h[0][1],
+            5e-5,
+            0.0,
+            "wave32_hvp x",
+        );
+        assert_near(
+            hy as f64,
+            want_h[1][0] - 2.0 * want_h[1][1],
+            5e-5,
+            0.0,
+            "wave32_hvp y",
+        );
     }
 }
 
@@ -845,7 +1048,8 @@ fn branchy<T: Float>(x: T, mode: u8) -> T {
     let mut acc = x;
     let mut k = 0;
     let w = loop {
-        acc = acc * T::from(0.5).unwrap() + (x * T::from(k as f64).unwrap()).cos() * T::from(0.1).unwrap();
+        acc = acc * T::from(0.5).unwrap()
+            + (x * T::from(k as f64).unwrap()).cos() * T::from(0.1).unwrap();
         k += 1;
         if k == 5 {
             break acc * x;
@@ -881,7 +1085,13 @@ fn control_flow_at_third_order_against_nested_duals() {
             assert_vec_near(&d, &want, 1e-11, &format!("branchy({x}, {mode})"));
             for k in 1..4 {
                 let fd = fd1(&|y| branchy_derivatives(y, mode)[k - 1], x, 1e-6);
-                assert_near(d[k], fd, 1e-5, d[k].abs().max(1.0), &format!("branchy({x}, {mode}) derivative {k}"));
+                assert_near(
+                    d[k],
+                    fd,
+                    1e-5,
+                    d[k].abs().max(1.0),
+                    &format!("branchy({x}, {mode}) derivative {k}"),
+                );
             }
         }
     }
@@ -904,14 +1114,44 @@ fn generic_items_at_third_order_run_on_nested_duals() {
                 })
                 .collect();
             for k in 0..4 {
-                assert_near(d[k].re.re, want[k], 1e-11, want[k].abs(), &format!("re.re of entry {k}"));
-                assert_near(d[k].re.eps, want[k + 1], 1e-11, want[k + 1].abs(), &format!("re.eps of entry {k}"));
-                assert_near(d[k].eps.re, want[k + 1], 1e-11, want[k + 1].abs(), &format!("eps.re of entry {k}"));
-                assert_near(d[k].eps.eps, want[k + 2], 1e-10, want[k + 2].abs(), &format!("eps.eps of entry {k} at {x}"));
+                assert_near(
+                    d[k].re.re,
+                    want[k],
+                    1e-11,
+                    want[k].abs(),
+                    &format!("re.re of entry {k}"),
+                );
+                assert_near(
+                    d[k].re.eps,
+                    want[k + 1],
+                    1e-11,
+                    want[k + 1].abs(),
+                    &format!("re.eps of entry {k}"),
+                );
+                assert_near(
+                    d[k].eps.re,
+                    want[k + 1],
+                    1e-11,
+                    want[k + 1].abs(),
+                    &format!("eps.re of entry {k}"),
+                );
+                assert_near(
+                    d[k].eps.eps,
+                    want[k + 2],
+                    1e-10,
+                    want[k + 2].abs(),
+                    &format!("eps.eps of entry {k} at {x}"),
+                );
             }
             // `f_hessian` on duals: its tangent is the third derivative.
             let (_, _, h) = branchy_hessian(Dual::new(x, 1.0), mode);
-            assert_near(h[0][0].eps, want[3], 1e-10, want[3].abs(), "f_hessian on Dual");
+            assert_near(
+                h[0][0].eps,
+                want[3],
+                1e-10,
+                want[3].abs(),
+                "f_hessian on Dual",
+            );
         }
     }
 }
@@ -1017,7 +1257,12 @@ fn hessian_of_a_function_with_an_output_parameter() {
             let mut r = [GARBAGE; 3];
             let (f, g, h) = residual_norm_hessian(p, &mut r);
             assert_eq!(r[2], p[1].exp() - 2.0, "the output written by f_hessian");
-            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, p).concat(), 1e-11, "residual_norm by duals");
+            assert_vec_near(
+                &h.concat(),
+                &hessian_by_duals(&generic, p).concat(),
+                1e-11,
+                "residual_norm by duals",
+            );
             (f, g, h)
         })
         .run(POINTS, range(2, -1.5, 1.5));
@@ -1026,7 +1271,10 @@ fn hessian_of_a_function_with_an_output_parameter() {
 #[test]
 fn registered_gradients_on_nan_and_infinite_inputs_give_nan_not_a_panic() {
     let (v, g, h) = bumpy_hessian(f64::NAN, 1.0);
-    assert!(v.is_nan() && g.0.is_nan() && h[0][0].is_nan(), "{v} {g:?} {h:?}");
+    assert!(
+        v.is_nan() && g.0.is_nan() && h[0][0].is_nan(),
+        "{v} {g:?} {h:?}"
+    );
     let d = swish_derivatives(f64::NAN);
     assert!(d.iter().all(|v| v.is_nan()), "{d:?}");
     // At an infinite input the tangent parts of the argument are `∞ - ∞`: the registered function's
@@ -1064,7 +1312,10 @@ mod plain {
 
 #[gradient_of(plain::weighted)]
 fn weighted_vjp(a: &[f64], b: &[f64], dy: f64) -> (Vec<f64>, Vec<f64>) {
-    (b.iter().map(|v| dy * v).collect(), a.iter().map(|v| dy * v).collect())
+    (
+        b.iter().map(|v| dy * v).collect(),
+        a.iter().map(|v| dy * v).collect(),
+    )
 }
 
 #[gradient_of(plain::term)]
@@ -1140,7 +1391,12 @@ fn a_self_calling_registration_of_two_inputs_at_third_order() {
         })
         .hessian(move |v| {
             let (f, g, h) = radius_cubed_hessian(v[0], v[1]);
-            assert_vec_near(&h.concat(), &hessian_by_duals(&generic, v).concat(), 1e-11, "radius_cubed by duals");
+            assert_vec_near(
+                &h.concat(),
+                &hessian_by_duals(&generic, v).concat(),
+                1e-11,
+                "radius_cubed by duals",
+            );
             (f, vec![g.0, g.1], h)
         })
         .run(POINTS, range(2, 0.3, 2.0));
@@ -1168,7 +1424,13 @@ fn an_f32_registration_at_third_order() {
             6.0 / q - 24.0 * x * x / (q * q) + 16.0 * x.powi(4) / (q * q * q),
         ];
         for k in 0..4 {
-            assert_near(d[k] as f64, want[k], 1e-5, 0.0, &format!("soft32_times derivative {k} at {x}"));
+            assert_near(
+                d[k] as f64,
+                want[k],
+                1e-5,
+                0.0,
+                &format!("soft32_times derivative {k} at {x}"),
+            );
         }
     }
 }
@@ -1183,7 +1445,12 @@ fn scaled_product<T: Float>(a: T, b: T) -> (T, impl Fn(T) -> (T, T)) {
 
 #[custom_gradient]
 fn outer_pair<T: Float>(x: T, y: T) -> (T, impl Fn(T) -> (T, T)) {
-    (x * x * y, move |dy: T| (dy * scaled_product(x, y) * T::from(2.0).unwrap(), dy * x * x))
+    (x * x * y, move |dy: T| {
+        (
+            dy * scaled_product(x, y) * T::from(2.0).unwrap(),
+            dy * x * x,
+        )
+    })
 }
 
 #[differentiable(order = 3)]

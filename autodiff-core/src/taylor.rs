@@ -173,7 +173,10 @@ mod tests {
         assert_eq!(step_power(Dual::new(0.0, 2.0)), 2);
         assert_eq!(step_power(f64::NAN), 2);
         // ε₁ and ε₂ alone square to zero, their product does not.
-        let (a, b) = (Dual::new(Dual::new(0.0, 1.0), Dual::new(0.0, 0.0)), Dual::new(Dual::new(0.0, 0.0), Dual::new(1.0, 0.0)));
+        let (a, b) = (
+            Dual::new(Dual::new(0.0, 1.0), Dual::new(0.0, 0.0)),
+            Dual::new(Dual::new(0.0, 0.0), Dual::new(1.0, 0.0)),
+        );
         assert_eq!(steps_power([a, b]), 3);
     }
 
@@ -183,7 +186,10 @@ mod tests {
             let degree = n as i32 - 2;
             let rule = gauss_legendre(n);
             let integral: f64 = rule.iter().map(|(t, w)| w * t.powi(degree)).sum();
-            assert!((integral - 1.0 / (degree + 1) as f64).abs() < 1e-15, "n = {n}");
+            assert!(
+                (integral - 1.0 / (degree + 1) as f64).abs() < 1e-15,
+                "n = {n}"
+            );
         }
     }
 
