@@ -15,7 +15,8 @@
     clippy::needless_range_loop,
     clippy::needless_return,
     clippy::type_complexity,
-    clippy::excessive_precision
+    clippy::excessive_precision,
+    clippy::assign_op_pattern
 )]
 
 mod common;
@@ -442,6 +443,11 @@ fn clipped_gradient_at_second_and_third_order() {
         let want = clipped_wave_by_hand(x);
         let (v, g, h) = clipped_wave_hessian(x);
         assert_near(v, want[0], 1e-13, 0.0, "clipped_wave value");
+        assert_eq!(
+            v,
+            clipped_wave(x),
+            "clipped_wave_hessian's value is the function's"
+        );
         assert_near(g, want[1], 1e-13, 0.0, "clipped_wave gradient");
         assert_near(
             h[0][0],
@@ -671,6 +677,7 @@ fn registered_gradients_at_sixth_and_eighth_order() {
     // σ⁽⁷⁾ and σ⁽⁸⁾ at 0 from the Taylor series of tanh: σ(x) = 1/2 + tanh(x/2)/2, and
     // tanh x = x - x³/3 + 2x⁵/15 - 17x⁷/315 + ..: σ⁽⁷⁾(0) = 7! (-17/315) / 2⁸, σ⁽⁸⁾(0) = 0.
     let d = logistic8_derivatives(0.0);
+    assert_eq!(d[0], logistic8(0.0));
     let mut expected = [0.5, 0.25, 0.0, -1.0 / 8.0, 0.0, 0.25, 0.0, 0.0, 0.0];
     expected[7] = 5040.0 * (-17.0 / 315.0) / 256.0;
     assert_vec_near(&d, &expected, 1e-12, "logistic8 at 0");
@@ -1412,6 +1419,7 @@ fn soft32_times(x: f32) -> f32 {
 fn an_f32_registration_at_third_order() {
     for x in [-1.5_f32, -0.3, 0.8, 2.0] {
         let d = soft32_times_derivatives(x);
+        assert_eq!(d[0], soft32_times(x));
         let x = x as f64;
         let l = (1.0 + x * x).ln();
         let q = 1.0 + x * x;
