@@ -515,6 +515,19 @@ impl<T: Lift> Lift for Dual<T> {
     }
 }
 
+/// `[f(x), f'(x), .., f⁽⁴⁾(x)]` of a generic `f` by running it on nested duals.
+macro_rules! to_fourth_by_duals {
+    ($f:ident, $x:expr) => {
+        [
+            $f($x),
+            $f(Dual::<f64>::var($x)).top(),
+            $f(D2::var($x)).top(),
+            $f(D3::var($x)).top(),
+            $f(D4::var($x)).top(),
+        ]
+    };
+}
+
 type D2 = Dual<Dual<f64>>;
 type D3 = Dual<D2>;
 type D4 = Dual<D3>;
@@ -534,6 +547,40 @@ fn hessian_by_duals(f: &dyn Fn(&[D2]) -> D2, x: &[f64]) -> Vec<Vec<f64>> {
                 .collect()
         })
         .collect()
+}
+
+/// `f_hessian`'s result `(f, g, h)` after checking `h` against [`hessian_by_duals`] of `generic` at `x`.
+#[track_caller]
+fn checked_by_duals(
+    (f, g, h): (f64, Flat, Vec<Flat>),
+    generic: &dyn Fn(&[D2]) -> D2,
+    x: &[f64],
+    what: &str,
+) -> (f64, Flat, Vec<Flat>) {
+    let oracle = hessian_by_duals(generic, x);
+    assert_vec_near(
+        &h.concat(),
+        &oracle.concat(),
+        1e-11,
+        &format!("{what} by duals"),
+    );
+    (f, g, h)
+}
+
+/// The probe of a function of two scalars with `order = 2`, its Hessian also against nested duals.
+fn two_by_duals<'a>(
+    name: &'a str,
+    f: fn(f64, f64) -> f64,
+    g: fn(f64, f64) -> (f64, Two),
+    h: fn(f64, f64) -> (f64, Two, Vec<Vec<f64>>),
+    generic: impl Fn(&[D2]) -> D2 + 'a,
+) -> Probe<'a> {
+    Probe::new(name, move |v| f(v[0], v[1]))
+        .grad(move |v| {
+            let (f, g) = g(v[0], v[1]);
+            (f, vec![g.0, g.1])
+        })
+        .hessian(move |v| checked_by_duals(hess2(h)(v), &generic, v, name))
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -638,21 +685,7 @@ fn registered_gradients_of_two_inputs_at_second_order() {
         let (x, w) = (v[0], v[1]);
         (-(x * x) / (w * w)).exp() / (D2::c(1.0) + (-(x * w)).exp())
     };
-    Probe::new("bumpy", |v| bumpy(v[0], v[1]))
-        .grad(|v| {
-            let (f, g) = bumpy_grad(v[0], v[1]);
-            (f, vec![g.0, g.1])
-        })
-        .hessian(move |v| {
-            let (f, g, h) = bumpy_hessian(v[0], v[1]);
-            assert_vec_near(
-                &h.concat(),
-                &hessian_by_duals(&generic, v).concat(),
-                1e-11,
-                "bumpy by duals",
-            );
-            (f, vec![g.0, g.1], h)
-        })
+    two_by_duals("bumpy", bumpy, bumpy_grad, bumpy_hessian, generic)
         .run(POINTS, range(2, 0.5, 2.0));
 }
 
@@ -1121,34 +1154,16 @@ fn generic_items_at_third_order_run_on_nested_duals() {
                 })
                 .collect();
             for k in 0..4 {
-                assert_near(
-                    d[k].re.re,
-                    want[k],
-                    1e-11,
-                    want[k].abs(),
-                    &format!("re.re of entry {k}"),
-                );
-                assert_near(
-                    d[k].re.eps,
-                    want[k + 1],
-                    1e-11,
-                    want[k + 1].abs(),
-                    &format!("re.eps of entry {k}"),
-                );
-                assert_near(
-                    d[k].eps.re,
-                    want[k + 1],
-                    1e-11,
-                    want[k + 1].abs(),
-                    &format!("eps.re of entry {k}"),
-                );
-                assert_near(
-                    d[k].eps.eps,
-                    want[k + 2],
-                    1e-10,
-                    want[k + 2].abs(),
-                    &format!("eps.eps of entry {k} at {x}"),
-                );
+                let parts = [
+                    (d[k].re.re, want[k], "re.re"),
+                    (d[k].re.eps, want[k + 1], "re.eps"),
+                    (d[k].eps.re, want[k + 1], "eps.re"),
+                    (d[k].eps.eps, want[k + 2], "eps.eps"),
+                ];
+                for (got, expected, part) in parts {
+                    let what = format!("{part} of entry {k} at {x}");
+                    assert_near(got, expected, 1e-10, expected.abs(), &what);
+                }
             }
             // `f_hessian` on duals: its tangent is the third derivative.
             let (_, _, h) = branchy_hessian(Dual::new(x, 1.0), mode);
@@ -1221,15 +1236,7 @@ fn calls_across_modules_to_the_fourth_derivative() {
         "kernel_mix",
         &|x| kernel_mix(x, &CENTRES),
         &|x| kernel_mix_derivatives(x, &CENTRES),
-        &|x| {
-            [
-                kernel_mix_generic(x),
-                kernel_mix_generic(Dual::<f64>::var(x)).top(),
-                kernel_mix_generic(D2::var(x)).top(),
-                kernel_mix_generic(D3::var(x)).top(),
-                kernel_mix_generic(D4::var(x)).top(),
-            ]
-        },
+        &|x| to_fourth_by_duals!(kernel_mix_generic, x),
         1e-11,
         1,
         within(-2.0, 2.0),
@@ -1363,15 +1370,7 @@ fn registrations_of_slices_integers_and_self_calls_at_fourth_order() {
         "registered_mix",
         &registered_mix,
         &registered_mix_derivatives,
-        &|x| {
-            [
-                registered_mix_generic(x),
-                registered_mix_generic(Dual::<f64>::var(x)).top(),
-                registered_mix_generic(D2::var(x)).top(),
-                registered_mix_generic(D3::var(x)).top(),
-                registered_mix_generic(D4::var(x)).top(),
-            ]
-        },
+        &|x| to_fourth_by_duals!(registered_mix_generic, x),
         1e-11,
         1,
         within(-2.0, 2.0),
@@ -1391,22 +1390,14 @@ fn a_self_calling_registration_of_two_inputs_at_third_order() {
         let r = (w[0] * w[0] + w[1] * w[1]).sqrt();
         r * r * r
     };
-    Probe::new("radius_cubed", |v| radius_cubed(v[0], v[1]))
-        .grad(|v| {
-            let (f, g) = radius_cubed_grad(v[0], v[1]);
-            (f, vec![g.0, g.1])
-        })
-        .hessian(move |v| {
-            let (f, g, h) = radius_cubed_hessian(v[0], v[1]);
-            assert_vec_near(
-                &h.concat(),
-                &hessian_by_duals(&generic, v).concat(),
-                1e-11,
-                "radius_cubed by duals",
-            );
-            (f, vec![g.0, g.1], h)
-        })
-        .run(POINTS, range(2, 0.3, 2.0));
+    two_by_duals(
+        "radius_cubed",
+        radius_cubed,
+        radius_cubed_grad,
+        radius_cubed_hessian,
+        generic,
+    )
+    .run(POINTS, range(2, 0.3, 2.0));
 }
 
 /// `soft32(x) x` in `f32` at order 3.
