@@ -1015,15 +1015,21 @@ struct Pinned {
     k: f64,
 }
 
-/// `k sin(c · x) + c_1²`.
-#[differentiable(wrt(p))]
+/// `k sin(c · x) + c_1²`, also at `order = 2`.
+#[differentiable(wrt(p), order = 2)]
 fn pinned(p: &Pinned, x: &[f64]) -> f64 {
     p.k * slice_dot(&p.c, x).sin() + p.c[1] * p.c[1]
 }
 
+/// `k (c · x)`: `c` only passed on whole (a whole value to the macro, not an array), at first order.
+#[differentiable(wrt(p))]
+fn pinned_dot(p: &Pinned, x: &[f64]) -> f64 {
+    slice_dot(&p.c, x) * p.k
+}
+
 impl Pinned {
-    /// `pinned` as a method differentiated in `self` and `x`.
-    #[differentiable(wrt(self, x))]
+    /// `pinned` as a method differentiated in `self` and `x`, also at `order = 2`.
+    #[differentiable(wrt(self, x), order = 2)]
     fn pinned_in_both(&self, x: &[f64]) -> f64 {
         self.k * slice_dot(&self.c, x).sin() + self.c[1] * self.c[1]
     }
@@ -1059,7 +1065,24 @@ fn an_array_field_passed_whole_to_a_slice_parameter() {
             let value = pinned_grad_into(&pinned_at(v), &x, &mut g);
             (value, g.to_flat())
         })
+        .hessian(|v| {
+            let (value, g, h) = pinned_hessian(&pinned_at(v), &x);
+            (value, g.to_flat(), h)
+        })
         .analytic(|v| pinned_by_hand(&[v, &x[..]].concat())[..3].to_vec())
+        .run(24, probe::range(3, -1.5, 1.5));
+    probe::Probe::new("pinned_dot", |v| pinned_dot(&pinned_at(v), &x))
+        .grad(|v| {
+            let (value, g) = pinned_dot_grad(&pinned_at(v), &x);
+            (value, g.to_flat())
+        })
+        .jvp(|v, t| pinned_dot_jvp(&pinned_at(v), &x, pinned_at(t)))
+        .grad_into(|v| {
+            let mut g = pinned_at(&[probe::GARBAGE; 3]);
+            let value = pinned_dot_grad_into(&pinned_at(v), &x, &mut g);
+            (value, g.to_flat())
+        })
+        .analytic(|v| vec![v[2] * x[0], v[2] * x[1], v[0] * x[0] + v[1] * x[1]])
         .run(24, probe::range(3, -1.5, 1.5));
     let flat = |g: &Pinned, gx: &[f64]| [g.to_flat(), gx.to_vec()].concat();
     probe::Probe::new("pinned_in_both", |v| pinned_at(v).pinned_in_both(&v[3..]))
@@ -1072,6 +1095,10 @@ fn an_array_field_passed_whole_to_a_slice_parameter() {
             let (mut g, mut gx) = (pinned_at(&[probe::GARBAGE; 3]), vec![probe::GARBAGE; 2]);
             let value = pinned_at(v).pinned_in_both_grad_into(&v[3..], (&mut g, &mut gx));
             (value, flat(&g, &gx))
+        })
+        .hessian(|v| {
+            let (value, (g, gx), h) = pinned_at(v).pinned_in_both_hessian(&v[3..]);
+            (value, flat(&g, &gx), h)
         })
         .analytic(pinned_by_hand)
         .run(24, probe::range(5, -1.5, 1.5));
