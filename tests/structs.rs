@@ -1051,37 +1051,53 @@ fn pinned_by_hand(v: &[f64]) -> Vec<f64> {
     vec![d * x[0], d * x[1] + 2.0 * c[1], z.sin(), d * c[0], d * c[1]]
 }
 
+/// A probe of a function of a `Pinned` (its flat view `(c_0, c_1, k)`, differentiated) and the constant `x`,
+/// from its generated items.
+fn pinned_probe<'a>(
+    name: &'a str,
+    x: &'a [f64],
+    f: fn(&Pinned, &[f64]) -> f64,
+    grad: fn(&Pinned, &[f64]) -> (f64, Pinned),
+    jvp: fn(&Pinned, &[f64], Pinned) -> (f64, f64),
+    grad_into: fn(&Pinned, &[f64], &mut Pinned) -> f64,
+) -> probe::Probe<'a> {
+    probe::Probe::new(name, move |v| f(&pinned_at(v), x))
+        .grad(move |v| {
+            let (value, g) = grad(&pinned_at(v), x);
+            (value, g.to_flat())
+        })
+        .jvp(move |v, t| jvp(&pinned_at(v), x, pinned_at(t)))
+        .grad_into(move |v| {
+            let mut g = pinned_at(&[probe::GARBAGE; 3]);
+            let value = grad_into(&pinned_at(v), x, &mut g);
+            (value, g.to_flat())
+        })
+}
+
 #[test]
 fn an_array_field_passed_whole_to_a_slice_parameter() {
     let x = [0.7, -0.4];
-    probe::Probe::new("pinned", |v| pinned(&pinned_at(v), &x))
-        .grad(|v| {
-            let (value, g) = pinned_grad(&pinned_at(v), &x);
-            (value, g.to_flat())
-        })
-        .jvp(|v, t| pinned_jvp(&pinned_at(v), &x, pinned_at(t)))
-        .grad_into(|v| {
-            let mut g = pinned_at(&[probe::GARBAGE; 3]);
-            let value = pinned_grad_into(&pinned_at(v), &x, &mut g);
-            (value, g.to_flat())
-        })
-        .hessian(|v| {
-            let (value, g, h) = pinned_hessian(&pinned_at(v), &x);
-            (value, g.to_flat(), h)
-        })
-        .analytic(|v| pinned_by_hand(&[v, &x[..]].concat())[..3].to_vec())
-        .run(24, probe::range(3, -1.5, 1.5));
-    probe::Probe::new("pinned_dot", |v| pinned_dot(&pinned_at(v), &x))
-        .grad(|v| {
-            let (value, g) = pinned_dot_grad(&pinned_at(v), &x);
-            (value, g.to_flat())
-        })
-        .jvp(|v, t| pinned_dot_jvp(&pinned_at(v), &x, pinned_at(t)))
-        .grad_into(|v| {
-            let mut g = pinned_at(&[probe::GARBAGE; 3]);
-            let value = pinned_dot_grad_into(&pinned_at(v), &x, &mut g);
-            (value, g.to_flat())
-        })
+    pinned_probe(
+        "pinned",
+        &x,
+        pinned,
+        pinned_grad,
+        pinned_jvp,
+        pinned_grad_into,
+    )
+    .hessian(|v| {
+        let (value, g, h) = pinned_hessian(&pinned_at(v), &x);
+        (value, g.to_flat(), h)
+    })
+    .analytic(|v| pinned_by_hand(&[v, &x[..]].concat())[..3].to_vec())
+    .run(24, probe::range(3, -1.5, 1.5));
+    let (f, g, j, gi) = (
+        pinned_dot,
+        pinned_dot_grad,
+        pinned_dot_jvp,
+        pinned_dot_grad_into,
+    );
+    pinned_probe("pinned_dot", &x, f, g, j, gi)
         .analytic(|v| vec![v[2] * x[0], v[2] * x[1], v[0] * x[0] + v[1] * x[1]])
         .run(24, probe::range(3, -1.5, 1.5));
     let flat = |g: &Pinned, gx: &[f64]| [g.to_flat(), gx.to_vec()].concat();

@@ -913,7 +913,10 @@ mod tests {
             let text = first_order(doubtful);
             assert!(!text.contains("__struct_whole"), "{text}");
             assert!(text.contains("fn __f_whole"), "{text}");
-            assert!(text.contains("which may hold an integer or a float"), "{text}");
+            assert!(
+                text.contains("which may hold an integer or a float"),
+                "{text}"
+            );
             assert!(!text.contains("compile_error"), "{text}");
         }
     }

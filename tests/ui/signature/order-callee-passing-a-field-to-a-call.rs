@@ -1,7 +1,7 @@
 // A function without `order = K` that passes a scalar field of its parameter struct to a call
 // (`sq(self.b)`, `sq(q.b)`) has no generic copy over its struct: the field may hold an integer or a
 // float, which the syntax does not tell apart. An `order = K` caller that passes it the struct gets one
-// error at the callee, saying to give it `order = 2` (six of rustc's missing `__energy_whole` items
+// error at its call of each, a method and a free function (six of rustc's missing `__energy_whole` items
 // before).
 use autodiff::{differentiable, Differentiable};
 
@@ -23,9 +23,19 @@ impl Lin {
     }
 }
 
+#[differentiable]
+fn free_energy(q: &Lin, x: f64) -> f64 {
+    sq(q.b) * x + q.w[0]
+}
+
 #[differentiable(order = 2)]
 fn outer(p: &Lin, x: f64) -> f64 {
     Lin::energy(p, x) * x
+}
+
+#[differentiable(order = 2)]
+fn free_outer(p: &Lin, x: f64) -> f64 {
+    free_energy(p, x) * x
 }
 
 fn main() {}
