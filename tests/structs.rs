@@ -1006,3 +1006,116 @@ fn a_vec_field_passed_on_by_reference_to_a_function_of_slices() {
         assert_all_close(&dx, &by_hand, ANALYTIC_TOL, "squared_grad in x");
     }
 }
+
+/// A fixed-size array field passed on whole to a function of a slice (`slice_dot(&p.c, x)`, `c: [f64; 2]`):
+/// the callee's `Vec` gradient is the array's (was rustc's E0308, `&&[f64; 2]` for `&[f64]`).
+#[derive(Clone, Debug, Differentiable)]
+struct Pinned {
+    c: [f64; 2],
+    k: f64,
+}
+
+/// `k sin(c · x) + c_1²`, also at `order = 2`.
+#[differentiable(wrt(p), order = 2)]
+fn pinned(p: &Pinned, x: &[f64]) -> f64 {
+    p.k * slice_dot(&p.c, x).sin() + p.c[1] * p.c[1]
+}
+
+/// `k (c · x)`: `c` only passed on whole (a whole value to the macro, not an array), at first order.
+#[differentiable(wrt(p))]
+fn pinned_dot(p: &Pinned, x: &[f64]) -> f64 {
+    slice_dot(&p.c, x) * p.k
+}
+
+impl Pinned {
+    /// `pinned` as a method differentiated in `self` and `x`, also at `order = 2`.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn pinned_in_both(&self, x: &[f64]) -> f64 {
+        self.k * slice_dot(&self.c, x).sin() + self.c[1] * self.c[1]
+    }
+}
+
+/// The struct's flat view `(c_0, c_1, k)` as a `Pinned`.
+fn pinned_at(v: &[f64]) -> Pinned {
+    Pinned {
+        c: [v[0], v[1]],
+        k: v[2],
+    }
+}
+
+/// The gradient of `pinned` over `(c_0, c_1, k, x_0, x_1)`, by hand.
+fn pinned_by_hand(v: &[f64]) -> Vec<f64> {
+    let (c, k, x) = ([v[0], v[1]], v[2], [v[3], v[4]]);
+    let z = c[0] * x[0] + c[1] * x[1];
+    let d = k * z.cos();
+    vec![d * x[0], d * x[1] + 2.0 * c[1], z.sin(), d * c[0], d * c[1]]
+}
+
+/// A probe of a function of a `Pinned` (its flat view `(c_0, c_1, k)`, differentiated) and the constant `x`,
+/// from its generated items.
+fn pinned_probe<'a>(
+    name: &'a str,
+    x: &'a [f64],
+    f: fn(&Pinned, &[f64]) -> f64,
+    grad: fn(&Pinned, &[f64]) -> (f64, Pinned),
+    jvp: fn(&Pinned, &[f64], Pinned) -> (f64, f64),
+    grad_into: fn(&Pinned, &[f64], &mut Pinned) -> f64,
+) -> probe::Probe<'a> {
+    probe::Probe::new(name, move |v| f(&pinned_at(v), x))
+        .grad(move |v| {
+            let (value, g) = grad(&pinned_at(v), x);
+            (value, g.to_flat())
+        })
+        .jvp(move |v, t| jvp(&pinned_at(v), x, pinned_at(t)))
+        .grad_into(move |v| {
+            let mut g = pinned_at(&[probe::GARBAGE; 3]);
+            let value = grad_into(&pinned_at(v), x, &mut g);
+            (value, g.to_flat())
+        })
+}
+
+#[test]
+fn an_array_field_passed_whole_to_a_slice_parameter() {
+    let x = [0.7, -0.4];
+    pinned_probe(
+        "pinned",
+        &x,
+        pinned,
+        pinned_grad,
+        pinned_jvp,
+        pinned_grad_into,
+    )
+    .hessian(|v| {
+        let (value, g, h) = pinned_hessian(&pinned_at(v), &x);
+        (value, g.to_flat(), h)
+    })
+    .analytic(|v| pinned_by_hand(&[v, &x[..]].concat())[..3].to_vec())
+    .run(24, probe::range(3, -1.5, 1.5));
+    let (f, g, j, gi) = (
+        pinned_dot,
+        pinned_dot_grad,
+        pinned_dot_jvp,
+        pinned_dot_grad_into,
+    );
+    pinned_probe("pinned_dot", &x, f, g, j, gi)
+        .analytic(|v| vec![v[2] * x[0], v[2] * x[1], v[0] * x[0] + v[1] * x[1]])
+        .run(24, probe::range(3, -1.5, 1.5));
+    let flat = |g: &Pinned, gx: &[f64]| [g.to_flat(), gx.to_vec()].concat();
+    probe::Probe::new("pinned_in_both", |v| pinned_at(v).pinned_in_both(&v[3..]))
+        .grad(|v| {
+            let (value, (g, gx)) = pinned_at(v).pinned_in_both_grad(&v[3..]);
+            (value, flat(&g, &gx))
+        })
+        .jvp(|v, t| pinned_at(v).pinned_in_both_jvp(&v[3..], (pinned_at(t), t[3..].to_vec())))
+        .grad_into(|v| {
+            let (mut g, mut gx) = (pinned_at(&[probe::GARBAGE; 3]), vec![probe::GARBAGE; 2]);
+            let value = pinned_at(v).pinned_in_both_grad_into(&v[3..], (&mut g, &mut gx));
+            (value, flat(&g, &gx))
+        })
+        .hessian(|v| {
+            let (value, (g, gx), h) = pinned_at(v).pinned_in_both_hessian(&v[3..]);
+            (value, flat(&g, &gx), h)
+        })
+        .analytic(pinned_by_hand)
+        .run(24, probe::range(5, -1.5, 1.5));
+}

@@ -409,6 +409,17 @@ impl<S: Differentiable> DifferentiatedSlot<S> for S {
     }
 }
 
+/// An array field passed on whole to a callee of a slice (`dot(&p.c, x)` with `c: [f64; 2]` and
+/// `fn dot(a: &[f64], ..)`): the callee's tangent is a `Vec` of the array's elements. (Not recommended in
+/// the error of a callee that keeps a struct constant, which this impl does not concern.)
+#[diagnostic::do_not_recommend]
+impl<T: Differentiable, const N: usize> DifferentiatedSlot<[T; N]> for Vec<T> {
+    #[inline]
+    fn of(tangent: &[T; N]) -> Vec<T> {
+        tangent.iter().map(copy_struct).collect()
+    }
+}
+
 /// The tangent of a differentiated struct passed to a call: see [`DifferentiatedSlot`].
 #[doc(hidden)]
 #[inline]
@@ -437,6 +448,20 @@ impl<S: Differentiable> StructCotangent<S> for () {
     #[inline]
     fn into_struct(self, primal: &S) -> S {
         primal.zero_like()
+    }
+}
+
+/// The cotangent of an array field passed on whole to a callee of a slice (`dot(&p.c, x)`): the
+/// callee's `Vec`, as the array.
+#[diagnostic::do_not_recommend]
+impl<T: Differentiable, const N: usize> StructCotangent<[T; N]> for Vec<T> {
+    #[inline]
+    fn into_struct(self, _primal: &[T; N]) -> [T; N] {
+        let len = self.len();
+        match <[T; N]>::try_from(self) {
+            Ok(array) => array,
+            Err(_) => panic!("the cotangent of an array of {N} elements has {len} elements"),
+        }
     }
 }
 

@@ -541,11 +541,32 @@ impl<'a> Emitter<'a> {
                 (None, _) => {}
             }
         }
+        // A field passed on by reference (`dot(&p.c, x)`), bound to a reference to the field (`let __p_c =
+        // &p.c;`): the reference itself, which coerces to the callee's parameter (`&[f64]` of a `[f64; 2]`
+        // field; it was `&&[f64; 2]`, rustc's E0308).
+        let field_array = matches!(arg, Operand::Array(a) if self.f.arrays[a.0 as usize].field);
+        if by_ref && (field_array || self.is_whole_field(arg)) {
+            return quote!(&*#tokens);
+        }
         if by_ref {
             quote!(&#tokens)
         } else {
             tokens.into_token_stream()
         }
+    }
+
+    /// Is `arg` the input of a field of a parameter struct that the body passes on whole (`&p.c`,
+    /// `&p.inner`), which the generated bodies hold as a reference to the field (`structs.rs`)?
+    pub(crate) fn is_whole_field(&self, arg: &Operand) -> bool {
+        let Operand::Var(var) = arg else {
+            return false;
+        };
+        self.f.params.contains(var)
+            && matches!(self.activity.kind(arg), Kind::Struct(_))
+            && matches!(
+                &self.f.vars[var.0 as usize].declared,
+                Some(syn::Type::Infer(_))
+            )
     }
 
     /// `self` as a `&Self` where `arg` is the method's receiver: `self` of `&self`, `&self` of a `self`

@@ -577,6 +577,9 @@ pub(crate) struct ArrayInfo {
     pub(crate) output: bool,
     /// A float output parameter (`&mut T`), held as a slice of one element (`*y` is `y[0]`).
     pub(crate) scalar: bool,
+    /// The input of a parameter struct's field (`p.c` of `p.c[i]`), which the generated bodies hold as a
+    /// reference to the field (`structs.rs`), a `[T; N]` as well as a `Vec`.
+    pub(crate) field: bool,
     /// For a matrix (held flat, row-major), how a call that takes it whole gets it back in its shape.
     pub(crate) matrix: Option<MatrixShape>,
     /// A call's result bound without a type (`let c = g(x);`), or a copy of one: a `Vec` or a `[T; N]`,

@@ -176,6 +176,7 @@ pub(crate) fn lower(
                 lowering.arrays[array.0 as usize].output =
                     p.output || matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some());
                 lowering.arrays[array.0 as usize].scalar = p.scalar;
+                lowering.arrays[array.0 as usize].field = p.field;
                 if let Some(len) = arrays::fixed_len_of_type(&p.ty) {
                     lowering.fixed_lens.insert(array, len);
                 }
@@ -305,6 +306,7 @@ impl Lowering<'_> {
             fixed_len: None,
             output: false,
             scalar: false,
+            field: false,
             matrix: None,
             untyped: false,
             made_at: Span::call_site(),

@@ -451,11 +451,14 @@ impl Reverse<'_, '_> {
             (None, Kind::Struct(ty)) => {
                 let name = self.e.adjoint_name(var);
                 let primal = self.e.operand(target);
+                // A field passed on whole is a reference to the field, whose type (`_` here) the
+                // reference gives (a `[f64; 2]` field's cotangent from a callee of a slice is a `Vec`).
+                let primal = match self.e.is_whole_field(target) {
+                    true => quote!(&*#primal),
+                    false => quote!(::core::borrow::Borrow::borrow(&#primal)),
+                };
                 code.push(quote! {
-                    let #name: #ty = ::autodiff::__private::struct_cotangent(
-                        #contribution,
-                        ::core::borrow::Borrow::borrow(&#primal),
-                    );
+                    let #name: #ty = ::autodiff::__private::struct_cotangent(#contribution, #primal);
                 });
                 adjoints.insert(var, name.to_token_stream());
                 return;

@@ -98,21 +98,25 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     // `order = K`, whose hidden function is made where it is asked for).
     if s.flat.field_inputs().any(|f| f.whole) {
         return match serves(s) {
-            true => stand_in_family(s, false),
+            true => stand_in_family(s, Some(NoCopy::WholeField)),
             false => TokenStream::new(),
         };
     }
     let floats = crate::struct_higher::float_fields(s);
     // A scalar field read from the view must be a float: a flag in an `if`, an integer passed to a call
     // or as `powi`'s exponent, would break the function's first order. Where the body leaves it in doubt,
-    // no hidden function (a caller at `order = K` then meets an error at the call).
+    // no hidden function, but stand-ins without a generic copy, as above (an `order = K` caller met six
+    // of rustc's missing `__f_whole` items at its call before, E0599).
     let doubtful = s
         .flat
         .field_inputs()
         .zip(&floats)
         .any(|(f, float)| !f.array && !f.whole && *float && maybe_not_a_float(s, f.ident));
     if doubtful {
-        return TokenStream::new();
+        return match serves(s) {
+            true => stand_in_family(s, Some(NoCopy::DoubtfulScalar)),
+            false => TokenStream::new(),
+        };
     }
     whole_function(s, &floats, None).unwrap_or_default()
 }
@@ -144,19 +148,42 @@ fn stand_ins(s: &StructFunction) -> TokenStream {
     if !constant_struct || !float_params.is_empty() || !returns_f64 {
         return TokenStream::new();
     }
-    stand_in_family(s, true)
+    stand_in_family(s, None)
 }
 
-/// `stand_ins`' items: the stand-in function and its derivatives, and with `with_copy` its generic copy;
-/// without one, an `order = K` caller's check at the call fails (`check_generic_copy!`), one error there.
-fn stand_in_family(s: &StructFunction, with_copy: bool) -> TokenStream {
+/// Why a function of parameter structs without `order = K` has no hidden function `__f_whole` at first
+/// order, which the error of an `order = K` caller that passes it a struct on whole says.
+#[derive(Clone, Copy)]
+enum NoCopy {
+    /// It passes a field on whole to a call (`g(&p.w)`): a nested struct or a `Vec`, an array, a matrix.
+    WholeField,
+    /// It reads a scalar field where an integer or a flag may be read (`g(x, p.n)`, `x.powi(p.n)`).
+    DoubtfulScalar,
+}
+
+impl NoCopy {
+    fn reason(self) -> &'static str {
+        match self {
+            NoCopy::WholeField => "it passes a field on whole to a call, which may hold a struct or an array",
+            NoCopy::DoubtfulScalar => {
+                "it passes a field to a call (or reads one as a condition or an exponent), which may hold \
+                 an integer or a float"
+            }
+        }
+    }
+}
+
+/// `stand_ins`' items: the stand-in function and its derivatives, and its generic copy unless `no_copy`
+/// says why there is none; without one, an `order = K` caller's check at the call fails
+/// (`check_generic_copy!`), one error there.
+fn stand_in_family(s: &StructFunction, no_copy: Option<NoCopy>) -> TokenStream {
     let whole = crate::naming::whole_function(&s.item.sig.ident);
     let copy = crate::naming::generic_copy(&whole);
     let generics = quote!(<__S: ::autodiff::__private::Float>);
     let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new(), None) else {
         return TokenStream::new();
     };
-    if !with_copy {
+    if let Some(no_copy) = no_copy {
         let never = format!(
             "`{}` has no hidden function of its structs' values views",
             s.item.sig.ident
@@ -165,7 +192,7 @@ fn stand_in_family(s: &StructFunction, with_copy: bool) -> TokenStream {
         let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new(), Some(&never)) else {
             return TokenStream::new();
         };
-        return stand_ins_without_copy(s, &first);
+        return stand_ins_without_copy(s, &first, no_copy);
     }
     let Some(second) = stand_in_items(s, &quote!(__S), &generics, None) else {
         return TokenStream::new();
@@ -209,18 +236,22 @@ fn stand_in_family(s: &StructFunction, with_copy: bool) -> TokenStream {
 //         `____tempered_whole_generic`, each item a compile error once instantiated (`NoGenericCopy`),
 //         without `HasGenericCopy`: an `order = K` caller's check at its call is the one error
 //         (`Self::____tempered_whole_copied()` says so for a method's caller).
-/// `stand_in_family` without a generic copy, for a function that passes a field on whole (`first_order`),
-/// `first` the stand-ins over `f64`.
-fn stand_ins_without_copy(s: &StructFunction, first: &[TokenStream]) -> TokenStream {
+/// `stand_in_family` without a generic copy, for a function that passes a field on whole or reads a scalar
+/// field that may be an integer (`first_order`, `no_copy`), `first` the stand-ins over `f64`.
+fn stand_ins_without_copy(
+    s: &StructFunction,
+    first: &[TokenStream],
+    no_copy: NoCopy,
+) -> TokenStream {
     let name = &s.item.sig.ident;
     let whole = crate::naming::whole_function(name);
     let copy = crate::naming::generic_copy(&whole);
     let vis = &s.item.vis;
     let message = format!(
         "`{name}` has no generic copy over its parameter structs, which an `order = K` function passing it \
-         a struct on whole (directly or through other functions) needs: it passes a field on whole to a \
-         call, which may hold a struct or an array, and only `order = K` on `{name}` makes the copy. Give \
-         `{name}` `order = 2` too"
+         a struct on whole (directly or through other functions) needs: {}, and only `order = K` on \
+         `{name}` makes the copy. Give `{name}` `order = 2` too",
+        no_copy.reason()
     );
     let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
     let generics = quote!(<__S: ::autodiff::__private::Float>);
@@ -235,6 +266,9 @@ fn stand_ins_without_copy(s: &StructFunction, first: &[TokenStream]) -> TokenStr
             return TokenStream::new();
         };
         let marker = crate::naming::method_copy_marker(&whole);
+        // (And for a call by the type's name, `Lin::energy(p, x)` in a free function: its check asks for
+        // this one, which it did not find, so that the error came only from a build, not from a check.)
+        let by_name = crate::naming::method_copy_marker_by_name(&whole);
         return quote! {
             #(#first)*
             #(#second)*
@@ -249,6 +283,10 @@ fn stand_ins_without_copy(s: &StructFunction, first: &[TokenStream]) -> TokenStr
             }
             #hidden
             #vis fn #marker() -> ::autodiff::__private::NoMethodCopy {
+                ::autodiff::__private::NoMethodCopy
+            }
+            #hidden
+            #vis fn #by_name<__A>(_: __A) -> ::autodiff::__private::NoMethodCopy {
                 ::autodiff::__private::NoMethodCopy
             }
         };
@@ -869,10 +907,16 @@ mod tests {
         let flag = first_order(quote!(if p.flag { x } else { -x }));
         assert!(flag.contains("fn __f_whole"), "{flag}");
         assert!(!flag.contains("compile_error"), "{flag}");
-        // An exponent, an argument of a call: maybe not floats, and the first order must not break.
+        // An exponent, an argument of a call: maybe not floats, and the first order must not break. No
+        // hidden function, but stand-ins without a generic copy, whose error an `order = K` caller meets.
         for doubtful in [quote!(x.powi(p.n)), quote!(g(x, p.n) * p.b)] {
             let text = first_order(doubtful);
-            assert!(!text.contains("fn __f_whole"), "{text}");
+            assert!(!text.contains("__struct_whole"), "{text}");
+            assert!(text.contains("fn __f_whole"), "{text}");
+            assert!(
+                text.contains("which may hold an integer or a float"),
+                "{text}"
+            );
             assert!(!text.contains("compile_error"), "{text}");
         }
     }
