@@ -30,11 +30,13 @@ use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat};
 
-/// `item` with its iterator chains and local closures rewritten, and its loop labels (`labels.rs`);
+/// `item` with its iterator chains and local closures rewritten, and its loop labels (`labels.rs`) and
+/// array patterns (`array_patterns.rs`);
 /// errors for what cannot be.
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
     crate::labels::desugar(&mut item.block, errors);
+    crate::array_patterns::desugar(&mut item.block);
     if !mentions_closures_or_iterators(&item.block) {
         return item;
     }
