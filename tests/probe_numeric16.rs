@@ -1,0 +1,1565 @@
+//! probe16 scratch
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
+mod common;
+
+use common::probe::*;
+// ---------------------------------------------------------------------------------------------------
+// Optimisation test functions (the argmin_testfunctions set), over slices and over `[f64; 2]`.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod testfns {
+    use autodiff::differentiable;
+    use std::f64::consts::{E, PI};
+
+    /// Ackley with its usual constants, over any dimension.
+    #[differentiable(order = 2)]
+    pub fn ackley(param: &[f64]) -> f64 {
+        let (a, b, c) = (20.0, 0.2, 2.0 * PI);
+        let n = param.len() as f64;
+        let sum_sq: f64 = param.iter().map(|x| x.powi(2)).sum();
+        let sum_cos: f64 = param.iter().map(|x| (c * x).cos()).sum();
+        -a * (-b * (sum_sq / n).sqrt()).exp() - (sum_cos / n).exp() + a + E
+    }
+
+    /// Beale, destructuring an array parameter.
+    #[differentiable(order = 2)]
+    pub fn beale(param: [f64; 2]) -> f64 {
+        let [x1, x2] = param;
+        (1.5 - x1 + x1 * x2).powi(2)
+            + (2.25 - x1 + x1 * x2.powi(2)).powi(2)
+            + (2.625 - x1 + x1 * x2.powi(3)).powi(2)
+    }
+
+    /// Booth over a reference to an array.
+    #[differentiable(order = 2)]
+    pub fn booth(param: &[f64; 2]) -> f64 {
+        let x1 = param[0];
+        let x2 = param[1];
+        (x1 + 2.0 * x2 - 7.0).powi(2) + (2.0 * x1 + x2 - 5.0).powi(2)
+    }
+
+    /// Goldstein-Price.
+    #[differentiable(order = 2)]
+    pub fn goldsteinprice(param: &[f64; 2]) -> f64 {
+        let [x1, x2] = *param;
+        let a = 1.0
+            + (x1 + x2 + 1.0).powi(2)
+                * (19.0 - 14.0 * x1 + 3.0 * x1.powi(2) - 14.0 * x2 + 6.0 * x1 * x2 + 3.0 * x2.powi(2));
+        let b = 30.0
+            + (2.0 * x1 - 3.0 * x2).powi(2)
+                * (18.0 - 32.0 * x1 + 12.0 * x1.powi(2) + 48.0 * x2 - 36.0 * x1 * x2 + 27.0 * x2.powi(2));
+        a * b
+    }
+
+    /// Himmelblau over a slice.
+    #[differentiable(order = 2)]
+    pub fn himmelblau(param: &[f64]) -> f64 {
+        let (x1, x2) = (param[0], param[1]);
+        (x1.powi(2) + x2 - 11.0).powi(2) + (x1 + x2.powi(2) - 7.0).powi(2)
+    }
+
+    /// Levy, n-dimensional, through `w_i = 1 + (x_i - 1) / 4`.
+    #[differentiable]
+    pub fn levy(param: &[f64]) -> f64 {
+        let n = param.len();
+        let w = |x: f64| 1.0 + (x - 1.0) / 4.0;
+        let w1 = w(param[0]);
+        let wn = w(param[n - 1]);
+        let mut sum = (PI * w1).sin().powi(2);
+        for i in 0..n - 1 {
+            let wi = w(param[i]);
+            sum += (wi - 1.0).powi(2) * (1.0 + 10.0 * (PI * wi + 1.0).sin().powi(2));
+        }
+        sum + (wn - 1.0).powi(2) * (1.0 + (2.0 * PI * wn).sin().powi(2))
+    }
+
+    /// Matyas over a tuple destructured from an array.
+    #[differentiable(order = 2)]
+    pub fn matyas(param: [f64; 2]) -> f64 {
+        let (x1, x2) = (param[0], param[1]);
+        0.26 * (x1.powi(2) + x2.powi(2)) - 0.48 * x1 * x2
+    }
+
+    /// McCormick (argmin spells it `mccorkindale`).
+    #[differentiable(order = 2)]
+    pub fn mccorkindale(param: &[f64; 2]) -> f64 {
+        let [x1, x2] = *param;
+        (x1 + x2).sin() + (x1 - x2).powi(2) - 1.5 * x1 + 2.5 * x2 + 1.0
+    }
+
+    /// Picheny: the log-scaled Goldstein-Price on `[0, 1]^2`, calling another differentiable function.
+    #[differentiable]
+    pub fn picheny(param: &[f64; 2]) -> f64 {
+        let scaled = [4.0 * param[0] - 2.0, 4.0 * param[1] - 2.0];
+        (1.0 / 2.427) * (goldsteinprice(&scaled).ln() - 8.693)
+    }
+
+    /// Rastrigin with the constant `a` as an inactive parameter.
+    #[differentiable(order = 2)]
+    pub fn rastrigin_a(param: &[f64], a: f64) -> f64 {
+        a * param.len() as f64
+            + param
+                .iter()
+                .map(|&x| x.powi(2) - a * (2.0 * PI * x).cos())
+                .sum::<f64>()
+    }
+
+    /// Rastrigin through a fold.
+    #[differentiable]
+    pub fn rastrigin(param: &[f64]) -> f64 {
+        param
+            .iter()
+            .fold(10.0 * param.len() as f64, |acc, x| acc + x * x - 10.0 * (2.0 * PI * x).cos())
+    }
+
+    /// Rosenbrock n-d over consecutive pairs, `zip` with `skip(1)`.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock(param: &[f64]) -> f64 {
+        param
+            .iter()
+            .zip(param.iter().skip(1))
+            .map(|(&xi, &xi1)| (1.0 - xi).powi(2) + 100.0 * (xi1 - xi.powi(2)).powi(2))
+            .sum()
+    }
+
+    /// Rosenbrock n-d over `windows(2)` with its constants as parameters.
+    #[differentiable(wrt(param))]
+    pub fn rosenbrock_ab(param: &[f64], a: f64, b: f64) -> f64 {
+        param
+            .windows(2)
+            .map(|w| (a - w[0]).powi(2) + b * (w[1] - w[0] * w[0]).powi(2))
+            .sum()
+    }
+
+    /// Sphere.
+    #[differentiable(order = 2)]
+    pub fn sphere(param: &[f64]) -> f64 {
+        param.iter().map(|x| x.powi(2)).sum()
+    }
+
+    /// Styblinski-Tang, with `sum::<f64>()` and a division after.
+    #[differentiable(order = 2)]
+    pub fn styblinski_tang(param: &[f64]) -> f64 {
+        0.5 * param
+            .iter()
+            .map(|x| x.powi(4) - 16.0 * x.powi(2) + 5.0 * x)
+            .sum::<f64>()
+    }
+
+    /// The three-hump camel.
+    #[differentiable(order = 2)]
+    pub fn threehumpcamel(param: &[f64; 2]) -> f64 {
+        let [x1, x2] = *param;
+        2.0 * x1.powi(2) - 1.05 * x1.powi(4) + x1.powi(6) / 6.0 + x1 * x2 + x2.powi(2)
+    }
+
+    /// Zakharov with `enumerate` and the index as a weight.
+    #[differentiable(order = 2)]
+    pub fn zakharov(param: &[f64]) -> f64 {
+        let sum1: f64 = param.iter().map(|x| x.powi(2)).sum();
+        let sum2: f64 = param
+            .iter()
+            .enumerate()
+            .map(|(i, x)| 0.5 * ((i + 1) as f64) * x)
+            .sum();
+        sum1 + sum2.powi(2) + sum2.powi(4)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Statistics: log-densities, negative log-likelihoods, a Kalman step, Welford's variance.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod stats {
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    /// The normal log-density in `x`, `mu` and `sigma`.
+    #[differentiable(order = 2)]
+    pub fn normal_logpdf(x: f64, mu: f64, sigma: f64) -> f64 {
+        let z = (x - mu) / sigma;
+        -0.5 * z * z - sigma.ln() - 0.5 * (2.0 * PI).ln()
+    }
+
+    /// The normal negative log-likelihood of data in `theta = [mu, log_sigma]`.
+    #[differentiable(wrt(theta), order = 2)]
+    pub fn normal_nll(theta: &[f64; 2], data: &[f64]) -> f64 {
+        let mu = theta[0];
+        let log_sigma = theta[1];
+        let inv_var = (-2.0 * log_sigma).exp();
+        let n = data.len() as f64;
+        let ss: f64 = data.iter().map(|&x| (x - mu).powi(2)).sum();
+        0.5 * inv_var * ss + n * log_sigma + 0.5 * n * (2.0 * PI).ln()
+    }
+
+    /// The Student-t negative log-likelihood without its `ln_gamma` constant, `nu` fixed.
+    #[differentiable(wrt(loc, log_scale))]
+    pub fn student_t_nll(loc: f64, log_scale: f64, data: &[f64], nu: f64) -> f64 {
+        let scale = log_scale.exp();
+        let mut nll = 0.0;
+        for &x in data {
+            let z = (x - loc) / scale;
+            nll += 0.5 * (nu + 1.0) * (1.0 + z * z / nu).ln() + log_scale;
+        }
+        nll
+    }
+
+    /// `ln(1 + e^z)` without overflow.
+    #[differentiable]
+    pub fn softplus(z: f64) -> f64 {
+        if z > 0.0 {
+            z + (-z).exp().ln_1p()
+        } else {
+            z.exp().ln_1p()
+        }
+    }
+
+    /// Logistic regression with `bool` labels and rows of features; an L2 penalty.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn logreg_nll(w: &[f64], xs: &[Vec<f64>], ys: &[bool], lambda: f64) -> f64 {
+        let mut loss = 0.0;
+        for (x, &y) in xs.iter().zip(ys) {
+            let z: f64 = x.iter().zip(w).map(|(a, b)| a * b).sum();
+            loss += if y { softplus(-z) } else { softplus(z) };
+        }
+        loss / xs.len() as f64 + 0.5 * lambda * w.iter().map(|v| v * v).sum::<f64>()
+    }
+
+    /// Logistic regression with a bias, `usize` labels and indexed loops.
+    #[differentiable(wrt(w, b))]
+    pub fn logreg_indexed(w: &[f64], b: f64, xs: &[Vec<f64>], labels: &[usize]) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..xs.len() {
+            let mut z = b;
+            for j in 0..w.len() {
+                z += w[j] * xs[i][j];
+            }
+            let p = 1.0 / (1.0 + (-z).exp());
+            let y = labels[i] as f64;
+            loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+        }
+        loss
+    }
+
+    /// Poisson regression: `sum(exp(eta) - y eta)` with integer counts.
+    #[differentiable(wrt(beta), order = 2)]
+    pub fn poisson_nll(beta: &[f64], xs: &[Vec<f64>], counts: &[u32]) -> f64 {
+        xs.iter()
+            .zip(counts)
+            .map(|(x, &y)| {
+                let eta: f64 = beta.iter().zip(x.iter()).map(|(b, v)| b * v).sum();
+                eta.exp() - y as f64 * eta
+            })
+            .sum()
+    }
+
+    /// The stable log-sum-exp.
+    #[differentiable]
+    pub fn logsumexp(z: &[f64]) -> f64 {
+        let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        m + z.iter().map(|v| (v - m).exp()).sum::<f64>().ln()
+    }
+
+    /// Softmax regression: a weight matrix (a row per class), rows of features, class labels.
+    #[differentiable(wrt(w))]
+    pub fn softmax_nll(w: &[Vec<f64>], xs: &[Vec<f64>], labels: &[usize]) -> f64 {
+        let k = w.len();
+        let mut logits = vec![0.0; k];
+        let mut loss = 0.0;
+        for (x, &label) in xs.iter().zip(labels.iter()) {
+            for c in 0..k {
+                logits[c] = w[c].iter().zip(x).map(|(a, b)| a * b).sum();
+            }
+            loss += logsumexp(&logits) - logits[label];
+        }
+        loss / xs.len() as f64
+    }
+
+    /// One step of a constant-velocity Kalman filter: the state `x = [pos, vel]` and its covariance
+    /// `p = [p00, p01, p10, p11]` predicted and updated by a position measurement `z`; the results go to
+    /// output parameters.
+    #[differentiable(wrt(x, p, z))]
+    pub fn kalman_step(
+        x: &[f64],
+        p: &[f64],
+        z: f64,
+        dt: f64,
+        q: f64,
+        r: f64,
+        x_out: &mut [f64],
+        p_out: &mut [f64],
+    ) {
+        // Predict.
+        let xp0 = x[0] + dt * x[1];
+        let xp1 = x[1];
+        let p00 = p[0] + dt * (p[1] + p[2]) + dt * dt * p[3] + q;
+        let p01 = p[1] + dt * p[3];
+        let p10 = p[2] + dt * p[3];
+        let p11 = p[3] + q;
+        // Update.
+        let s = p00 + r;
+        let k0 = p00 / s;
+        let k1 = p10 / s;
+        let innovation = z - xp0;
+        x_out[0] = xp0 + k0 * innovation;
+        x_out[1] = xp1 + k1 * innovation;
+        p_out[0] = (1.0 - k0) * p00;
+        p_out[1] = (1.0 - k0) * p01;
+        p_out[2] = p10 - k1 * p00;
+        p_out[3] = p11 - k1 * p01;
+    }
+
+    /// A scalar Kalman filter over a series: the filtered states go to `filtered`, the negative
+    /// log-likelihood is returned.
+    #[differentiable(wrt(q, r))]
+    pub fn kalman_nll(q: f64, r: f64, zs: &[f64], filtered: &mut [f64]) -> f64 {
+        let mut x = 0.0;
+        let mut p = 1.0;
+        let mut nll = 0.0;
+        for t in 0..zs.len() {
+            p += q;
+            let s = p + r;
+            let v = zs[t] - x;
+            nll += 0.5 * (s.ln() + v * v / s);
+            let k = p / s;
+            x += k * v;
+            p *= 1.0 - k;
+            filtered[t] = x;
+        }
+        nll
+    }
+
+    /// Welford's running variance (the sample variance, `n - 1` in the denominator).
+    #[differentiable(order = 2)]
+    pub fn welford(xs: &[f64]) -> f64 {
+        let mut mean = 0.0;
+        let mut m2 = 0.0;
+        for (i, &x) in xs.iter().enumerate() {
+            let n = (i + 1) as f64;
+            let delta = x - mean;
+            mean += delta / n;
+            m2 += delta * (x - mean);
+        }
+        m2 / (xs.len() - 1) as f64
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Physics: an n-body potential, a spring chain, RK4 and leapfrog integrators.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod physics {
+    use autodiff::differentiable;
+
+    /// The gravitational potential energy of bodies at `pos` with masses `m`.
+    #[differentiable(wrt(pos))]
+    pub fn nbody_potential(pos: &[[f64; 3]], m: &[f64]) -> f64 {
+        let n = pos.len();
+        let mut energy = 0.0;
+        for i in 0..n {
+            for j in (i + 1)..n {
+                let dx = pos[i][0] - pos[j][0];
+                let dy = pos[i][1] - pos[j][1];
+                let dz = pos[i][2] - pos[j][2];
+                let r = (dx * dx + dy * dy + dz * dz).sqrt();
+                energy -= m[i] * m[j] / r;
+            }
+        }
+        energy
+    }
+
+    /// The same with the masses active and a softening length, through iterators.
+    #[differentiable(wrt(pos, m))]
+    pub fn nbody_softened(pos: &[[f64; 3]], m: &[f64], eps: f64) -> f64 {
+        let mut energy = 0.0;
+        for (i, a) in pos.iter().enumerate() {
+            for j in 0..i {
+                let b = pos[j];
+                let r2: f64 = a.iter().zip(b.iter()).map(|(u, v)| (u - v).powi(2)).sum();
+                energy -= m[i] * m[j] / (r2 + eps * eps).sqrt();
+            }
+        }
+        energy
+    }
+
+    /// A chain of springs between neighbouring masses in a gravity field, ends free.
+    #[differentiable(wrt(x), order = 2)]
+    pub fn spring_chain(x: &[f64], k: f64, rest: f64, g: f64) -> f64 {
+        let elastic: f64 = x
+            .windows(2)
+            .map(|w| 0.5 * k * (w[1] - w[0] - rest).powi(2))
+            .sum();
+        let gravity: f64 = x.iter().map(|&h| g * h).sum();
+        elastic + gravity
+    }
+
+    /// Lotka-Volterra, the right-hand side written into an output parameter.
+    #[differentiable]
+    pub fn lotka(y: &[f64], p: &[f64], dydt: &mut [f64]) {
+        dydt[0] = p[0] * y[0] - p[1] * y[0] * y[1];
+        dydt[1] = p[2] * y[0] * y[1] - p[3] * y[1];
+    }
+
+    /// Classic RK4 over `steps` steps of `h`, calling the right-hand side with output buffers.
+    #[differentiable(wrt(y0, p))]
+    pub fn rk4(y0: &[f64], p: &[f64], h: f64, steps: usize) -> Vec<f64> {
+        let n = y0.len();
+        let mut y = y0.to_vec();
+        let mut k1 = vec![0.0; n];
+        let mut k2 = vec![0.0; n];
+        let mut k3 = vec![0.0; n];
+        let mut k4 = vec![0.0; n];
+        let mut tmp = vec![0.0; n];
+        for _ in 0..steps {
+            lotka(&y, p, &mut k1);
+            for i in 0..n {
+                tmp[i] = y[i] + 0.5 * h * k1[i];
+            }
+            lotka(&tmp, p, &mut k2);
+            for i in 0..n {
+                tmp[i] = y[i] + 0.5 * h * k2[i];
+            }
+            lotka(&tmp, p, &mut k3);
+            for i in 0..n {
+                tmp[i] = y[i] + h * k3[i];
+            }
+            lotka(&tmp, p, &mut k4);
+            for i in 0..n {
+                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+        }
+        y
+    }
+
+    /// A least-squares fit of the RK4 solution's end point: a scalar loss over the integrator.
+    #[differentiable(wrt(p))]
+    pub fn rk4_fit(p: &[f64], y0: &[f64], target: &[f64]) -> f64 {
+        let y = rk4(y0, p, 0.05, 8);
+        let mut loss = 0.0;
+        for i in 0..y.len() {
+            loss += (y[i] - target[i]).powi(2);
+        }
+        loss
+    }
+
+    /// The force of an anharmonic oscillator.
+    #[differentiable]
+    pub fn force(q: f64, k: f64) -> f64 {
+        -k * q - 0.1 * q.powi(3)
+    }
+
+    /// Leapfrog (kick-drift-kick) from `(q0, p0)`, returning the final phase-space point.
+    #[differentiable(wrt(q0, p0, k))]
+    pub fn leapfrog(q0: f64, p0: f64, k: f64, dt: f64, n: usize) -> (f64, f64) {
+        let mut q = q0;
+        let mut p = p0;
+        for _ in 0..n {
+            p += 0.5 * dt * force(q, k);
+            q += dt * p;
+            p += 0.5 * dt * force(q, k);
+        }
+        (q, p)
+    }
+
+    /// Leapfrog on a state array with the right-hand side writing an output array.
+    #[differentiable]
+    pub fn pendulum_accel(theta: &[f64; 2], out: &mut [f64; 2]) {
+        out[0] = theta[1];
+        out[1] = -9.81 * theta[0].sin();
+    }
+
+    /// Symplectic Euler on `[theta, omega]` through the array right-hand side; the energy at the end.
+    #[differentiable(order = 2)]
+    pub fn pendulum_energy(state: [f64; 2], dt: f64) -> f64 {
+        let mut s = state;
+        let mut d = [0.0; 2];
+        for _ in 0..5 {
+            pendulum_accel(&s, &mut d);
+            s[1] += dt * d[1];
+            s[0] += dt * s[1];
+        }
+        0.5 * s[1] * s[1] + 9.81 * (1.0 - s[0].cos())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Small ML: an MLP over a parameter struct with matrix and vector fields.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod ml {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Mlp {
+        /// `hidden x inputs`, row-major (a matrix field is not read from a struct: see the report).
+        pub w1: Vec<f64>,
+        pub b1: Vec<f64>,
+        pub w2: Vec<f64>,
+        pub b2: f64,
+        #[no_grad]
+        pub hidden: usize,
+        #[no_grad]
+        pub inputs: usize,
+    }
+
+    /// The MLP's output for one input row: `tanh` hidden layer, linear output.
+    #[differentiable(wrt(p))]
+    pub fn forward(p: &Mlp, x: &[f64]) -> f64 {
+        let mut out = p.b2;
+        for h in 0..p.hidden {
+            let mut a = p.b1[h];
+            for j in 0..x.len() {
+                a += p.w1[h * p.inputs + j] * x[j];
+            }
+            out += p.w2[h] * a.tanh();
+        }
+        out
+    }
+
+    /// The mean squared error over a data set.
+    #[differentiable(wrt(p))]
+    pub fn mse(p: &Mlp, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..xs.len() {
+            let e = forward(p, &xs[i]) - ys[i];
+            loss += e * e;
+        }
+        loss / xs.len() as f64
+    }
+
+    /// A two-layer net with fixed-size array weights and a ReLU.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Tiny {
+        pub w: [f64; 6],
+        pub b: [f64; 3],
+        pub v: [f64; 3],
+    }
+
+    #[differentiable(wrt(net))]
+    pub fn tiny_loss(net: &Tiny, xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let mut out = 0.0;
+            for h in 0..3 {
+                let a = net.w[2 * h] * x[0] + net.w[2 * h + 1] * x[1] + net.b[h];
+                out += net.v[h] * a.max(0.0);
+            }
+            loss += (out - y).powi(2);
+        }
+        loss
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The checks.
+// ---------------------------------------------------------------------------------------------------
+
+/// How many points each function is checked at.
+const POINTS: usize = 25;
+
+fn a2(x: &[f64]) -> [f64; 2] {
+    [x[0], x[1]]
+}
+
+fn a3(x: &[f64]) -> [f64; 3] {
+    [x[0], x[1], x[2]]
+}
+
+/// `f_vjp` of a function with a float result: the value, and `c` times central differences.
+#[track_caller]
+fn check_scalar_vjp(
+    name: &str,
+    sample: impl Fn(&mut Lcg) -> Flat,
+    f: &dyn Fn(&[f64]) -> f64,
+    vjp: &dyn Fn(&[f64], f64) -> (f64, Flat),
+) {
+    let mut rng = Lcg::new(seed_of(name) ^ 0x5eed);
+    for _ in 0..POINTS {
+        let x = sample(&mut rng);
+        let c = rng.uniform(-2.0, 2.0);
+        let (v, g) = vjp(&x, c);
+        let at = format!("{name} at {x:?}, d_ret {c}");
+        assert_near(v, f(&x), 1e-12, 0.0, &format!("{at}: f_vjp's value"));
+        let expected: Flat = fd_gradient(f, &x).iter().map(|d| c * d).collect();
+        assert_vec_near(&g, &expected, 1e-6, &format!("{at}: f_vjp"));
+    }
+}
+
+/// The generated items of a function of one `[f64; 2]` (by value, or by reference with `&`), at
+/// `order = 2`: `f_grad`, `f_jvp`, `f_grad_into`, `f_hessian` and `f_vjp`.
+macro_rules! point2 {
+    ($f:path, $g:path, $j:path, $gi:path; $($amp:tt)?) => {{
+        Probe::new(stringify!($f), |x| $f($($amp)? a2(x)))
+            .grad(|x| {
+                let (v, g) = $g($($amp)? a2(x));
+                (v, g.to_vec())
+            })
+            .jvp(|x, t| $j($($amp)? a2(x), a2(t)))
+            .grad_into(|x| {
+                let mut g = [GARBAGE; 2];
+                let v = $gi($($amp)? a2(x), &mut g);
+                (v, g.to_vec())
+            })
+    }};
+}
+
+/// `f_hessian` of a function of one `[f64; 2]`, for `Probe::hessian`.
+macro_rules! point2_hessian {
+    ($h:path; $($amp:tt)?) => {
+        |x: &[f64]| {
+            let (v, g, h) = $h($($amp)? a2(x));
+            (v, g.to_vec(), h)
+        }
+    };
+}
+
+/// `f_vjp` of a function of one `[f64; 2]`.
+macro_rules! point2_vjp {
+    ($f:path, $v:path; $($amp:tt)?) => {
+        check_scalar_vjp(
+            stringify!($v),
+            range(2, -2.0, 2.0),
+            &|x| $f($($amp)? a2(x)),
+            &|x, c| {
+                let (v, g) = $v($($amp)? a2(x), c);
+                (v, g.to_vec())
+            },
+        )
+    };
+}
+
+/// The generated items of a function of one slice at `order = 2`.
+macro_rules! slice2 {
+    ($m:ident :: $f:ident, $g:ident, $j:ident, $gi:ident, $h:ident) => {
+        slice(stringify!($f), $m::$f, $m::$g, $m::$j, $m::$gi).hessian(hess_slice($m::$h))
+    };
+}
+
+mod optimisation {
+    use super::testfns as t;
+    use super::*;
+    use std::f64::consts::PI;
+
+    #[test]
+    fn ackley() {
+        slice2!(t::ackley, ackley_grad, ackley_jvp, ackley_grad_into, ackley_hessian)
+            .run(POINTS, range(3, -3.0, 3.0));
+        check_scalar_vjp("ackley_vjp", range(4, -3.0, 3.0), &t::ackley, &t::ackley_vjp);
+    }
+
+    #[test]
+    fn beale_by_value_with_an_array_pattern() {
+        point2!(t::beale, t::beale_grad, t::beale_jvp, t::beale_grad_into; ).hessian(point2_hessian!(t::beale_hessian; ))
+            .run(POINTS, range(2, -2.0, 2.0));
+        point2_vjp!(t::beale, t::beale_vjp;);
+        // The minimum at (3, 0.5).
+        let (v, g) = t::beale_grad([3.0, 0.5]);
+        assert_near(v, 0.0, 1e-15, 0.0, "beale at its minimum");
+        assert_vec_near(&g, &[0.0, 0.0], 1e-14, "beale's gradient at its minimum");
+    }
+
+    #[test]
+    fn booth_by_reference() {
+        point2!(t::booth, t::booth_grad, t::booth_jvp, t::booth_grad_into; &).hessian(point2_hessian!(t::booth_hessian; &))
+            .analytic(|x| {
+                let (a, b) = (x[0] + 2.0 * x[1] - 7.0, 2.0 * x[0] + x[1] - 5.0);
+                vec![2.0 * a + 4.0 * b, 4.0 * a + 2.0 * b]
+            })
+            .run(POINTS, range(2, -5.0, 5.0));
+        point2_vjp!(t::booth, t::booth_vjp; &);
+        let (_, _, h) = t::booth_hessian(&[0.3, -0.7]);
+        assert_eq!(h, vec![vec![10.0, 8.0], vec![8.0, 10.0]], "booth's constant Hessian");
+    }
+
+    #[test]
+    fn goldstein_price_dereferenced_pattern() {
+        point2!(t::goldsteinprice, t::goldsteinprice_grad, t::goldsteinprice_jvp, t::goldsteinprice_grad_into; &).hessian(point2_hessian!(t::goldsteinprice_hessian; &))
+            .run(POINTS, range(2, -2.0, 2.0));
+        point2_vjp!(t::goldsteinprice, t::goldsteinprice_vjp; &);
+        let (v, g) = t::goldsteinprice_grad(&[0.0, -1.0]);
+        assert_near(v, 3.0, 1e-14, 0.0, "goldstein-price's minimum");
+        assert_vec_near(&g, &[0.0, 0.0], 1e-12, "at its minimum");
+    }
+
+    #[test]
+    fn himmelblau() {
+        slice2!(t::himmelblau, himmelblau_grad, himmelblau_jvp, himmelblau_grad_into, himmelblau_hessian)
+            .analytic(|x| {
+                let (a, b) = (x[0] * x[0] + x[1] - 11.0, x[0] + x[1] * x[1] - 7.0);
+                vec![4.0 * x[0] * a + 2.0 * b, 2.0 * a + 4.0 * x[1] * b]
+            })
+            .run(POINTS, range(2, -5.0, 5.0));
+        check_scalar_vjp("himmelblau_vjp", range(2, -5.0, 5.0), &t::himmelblau, &t::himmelblau_vjp);
+    }
+
+    #[test]
+    fn levy_with_a_closure_helper() {
+        slice("levy", t::levy, t::levy_grad, t::levy_jvp, t::levy_grad_into)
+            .run(POINTS, range(4, -10.0, 10.0));
+        check_scalar_vjp("levy_vjp", range(3, -10.0, 10.0), &t::levy, &t::levy_vjp);
+        let (v, g) = t::levy_grad(&[1.0, 1.0, 1.0]);
+        assert!(v.abs() < 1e-30, "levy's minimum: {v}");
+        assert_vec_near(&g, &[0.0; 3], 1e-14, "levy at its minimum");
+    }
+
+    #[test]
+    fn matyas_and_mccorkindale() {
+        point2!(t::matyas, t::matyas_grad, t::matyas_jvp, t::matyas_grad_into; ).hessian(point2_hessian!(t::matyas_hessian; ))
+            .analytic(|x| vec![0.52 * x[0] - 0.48 * x[1], 0.52 * x[1] - 0.48 * x[0]])
+            .run(POINTS, range(2, -10.0, 10.0));
+        point2_vjp!(t::matyas, t::matyas_vjp;);
+        point2!(t::mccorkindale, t::mccorkindale_grad, t::mccorkindale_jvp, t::mccorkindale_grad_into; &).hessian(point2_hessian!(t::mccorkindale_hessian; &))
+            .analytic(|x| {
+                let c = (x[0] + x[1]).cos();
+                vec![c + 2.0 * (x[0] - x[1]) - 1.5, c - 2.0 * (x[0] - x[1]) + 2.5]
+            })
+            .run(POINTS, range(2, -3.0, 4.0));
+        point2_vjp!(t::mccorkindale, t::mccorkindale_vjp; &);
+    }
+
+    #[test]
+    fn picheny_calls_goldstein_price_on_a_local_array() {
+        point2!(t::picheny, t::picheny_grad, t::picheny_jvp, t::picheny_grad_into; &)
+            .run(POINTS, range(2, 0.0, 1.0));
+        point2_vjp!(t::picheny, t::picheny_vjp; &);
+    }
+
+    #[test]
+    fn rastrigin_in_two_spellings() {
+        let analytic =
+            |x: &[f64]| -> Flat { x.iter().map(|v| 2.0 * v + 20.0 * PI * (2.0 * PI * v).sin()).collect() };
+        slice("rastrigin", t::rastrigin, t::rastrigin_grad, t::rastrigin_jvp, t::rastrigin_grad_into)
+            .analytic(analytic)
+            .run(POINTS, range(5, -5.12, 5.12));
+        check_scalar_vjp("rastrigin_vjp", range(3, -5.0, 5.0), &t::rastrigin, &t::rastrigin_vjp);
+        // `a` is a float parameter, active by default: the flat inputs are `(x, a)`.
+        let n = 4;
+        Probe::new("rastrigin_a", move |x| t::rastrigin_a(&x[..n], x[n]))
+            .grad(move |x| {
+                let (v, (g, da)) = t::rastrigin_a_grad(&x[..n], x[n]);
+                (v, [g, vec![da]].concat())
+            })
+            .jvp(move |x, t| t::rastrigin_a_jvp(&x[..n], x[n], (t[..n].to_vec(), t[n])))
+            .grad_into(move |x| {
+                let (mut g, mut da) = (vec![GARBAGE; n], GARBAGE);
+                let v = t::rastrigin_a_grad_into(&x[..n], x[n], (&mut g, &mut da));
+                (v, [g, vec![da]].concat())
+            })
+            .hessian(move |x| {
+                let (v, (g, da), h) = t::rastrigin_a_hessian(&x[..n], x[n]);
+                (v, [g, vec![da]].concat(), h)
+            })
+            .analytic(move |x| {
+                let a = x[n];
+                let mut g: Flat = x[..n].iter().map(|v| 2.0 * v + 2.0 * PI * a * (2.0 * PI * v).sin()).collect();
+                g.push(n as f64 - x[..n].iter().map(|v| (2.0 * PI * v).cos()).sum::<f64>());
+                g
+            })
+            .run(POINTS, |r| [r.vec(n, -5.12, 5.12), vec![r.uniform(5.0, 15.0)]].concat());
+        // `a` is a float parameter: active by default, its derivative n - sum(cos(2 pi x)).
+        let x = [0.3, -1.2, 2.5];
+        let (_, (_, da)) = t::rastrigin_a_grad(&x, 10.0);
+        let expected = 3.0 - x.iter().map(|v| (2.0 * PI * v).cos()).sum::<f64>();
+        assert_near(da, expected, 1e-12, 0.0, "d rastrigin / d a");
+    }
+
+    fn rosenbrock_by_hand(x: &[f64]) -> Flat {
+        let n = x.len();
+        let mut g = vec![0.0; n];
+        for i in 0..n - 1 {
+            g[i] += -2.0 * (1.0 - x[i]) - 400.0 * x[i] * (x[i + 1] - x[i] * x[i]);
+            g[i + 1] += 200.0 * (x[i + 1] - x[i] * x[i]);
+        }
+        g
+    }
+
+    #[test]
+    fn rosenbrock_nd_over_zip_skip_and_windows() {
+        slice2!(t::rosenbrock, rosenbrock_grad, rosenbrock_jvp, rosenbrock_grad_into, rosenbrock_hessian)
+            .analytic(rosenbrock_by_hand)
+            .run(POINTS, range(5, -2.0, 2.0));
+        check_scalar_vjp("rosenbrock_vjp", range(4, -2.0, 2.0), &t::rosenbrock, &t::rosenbrock_vjp);
+        Probe::new("rosenbrock_ab", |x| t::rosenbrock_ab(x, 1.0, 100.0))
+            .grad(|x| t::rosenbrock_ab_grad(x, 1.0, 100.0))
+            .jvp(|x, t| t::rosenbrock_ab_jvp(x, 1.0, 100.0, t.to_vec()))
+            .grad_into(|x| {
+                let mut g = vec![GARBAGE; x.len()];
+                (t::rosenbrock_ab_grad_into(x, 1.0, 100.0, &mut g), g)
+            })
+            .analytic(rosenbrock_by_hand)
+            .run(POINTS, range(6, -2.0, 2.0));
+    }
+
+    #[test]
+    fn sphere_styblinski_tang_zakharov() {
+        slice2!(t::sphere, sphere_grad, sphere_jvp, sphere_grad_into, sphere_hessian)
+            .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
+            .run(POINTS, range(5, -5.0, 5.0));
+        slice2!(t::styblinski_tang, styblinski_tang_grad, styblinski_tang_jvp, styblinski_tang_grad_into,
+                styblinski_tang_hessian)
+            .analytic(|x| x.iter().map(|v| 0.5 * (4.0 * v.powi(3) - 32.0 * v + 5.0)).collect())
+            .run(POINTS, range(4, -5.0, 5.0));
+        slice2!(t::zakharov, zakharov_grad, zakharov_jvp, zakharov_grad_into, zakharov_hessian)
+            .analytic(|x| {
+                let s2: f64 = x.iter().enumerate().map(|(i, v)| 0.5 * (i + 1) as f64 * v).sum();
+                let outer = 2.0 * s2 + 4.0 * s2.powi(3);
+                x.iter()
+                    .enumerate()
+                    .map(|(i, v)| 2.0 * v + outer * 0.5 * (i + 1) as f64)
+                    .collect()
+            })
+            .run(POINTS, range(4, -2.0, 2.0));
+        check_scalar_vjp("zakharov_vjp", range(3, -2.0, 2.0), &t::zakharov, &t::zakharov_vjp);
+        check_scalar_vjp(
+            "styblinski_tang_vjp",
+            range(3, -5.0, 5.0),
+            &t::styblinski_tang,
+            &t::styblinski_tang_vjp,
+        );
+    }
+
+    #[test]
+    fn three_hump_camel() {
+        point2!(t::threehumpcamel, t::threehumpcamel_grad, t::threehumpcamel_jvp, t::threehumpcamel_grad_into; &).hessian(point2_hessian!(t::threehumpcamel_hessian; &))
+            .analytic(|x| {
+                vec![4.0 * x[0] - 4.2 * x[0].powi(3) + x[0].powi(5) + x[1], x[0] + 2.0 * x[1]]
+            })
+            .run(POINTS, range(2, -2.0, 2.0));
+        point2_vjp!(t::threehumpcamel, t::threehumpcamel_vjp; &);
+    }
+}
+
+/// Rows of features with a leading 1 (an intercept column), and labels, drawn once per test.
+fn dataset(seed: &str, rows: usize, cols: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+    let mut rng = Lcg::new(seed_of(seed));
+    let xs: Vec<Vec<f64>> = (0..rows)
+        .map(|_| {
+            let mut row = vec![1.0];
+            row.extend(rng.vec(cols - 1, -1.5, 1.5));
+            row
+        })
+        .collect();
+    let ys = rng.vec(rows, 0.0, 1.0);
+    (xs, ys)
+}
+
+mod statistics {
+    use super::stats as s;
+    use super::*;
+
+    #[test]
+    fn normal_logpdf_against_its_formula() {
+        three(
+            "normal_logpdf",
+            s::normal_logpdf,
+            s::normal_logpdf_grad,
+            s::normal_logpdf_jvp,
+            s::normal_logpdf_grad_into,
+        )
+        .hessian(hess3(s::normal_logpdf_hessian))
+        .analytic(|v| {
+            let (x, mu, sigma) = (v[0], v[1], v[2]);
+            let z = (x - mu) / sigma;
+            vec![-z / sigma, z / sigma, z * z / sigma - 1.0 / sigma]
+        })
+        .run(POINTS, |r| vec![r.uniform(-3.0, 3.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0)]);
+        check_scalar_vjp(
+            "normal_logpdf_vjp",
+            |r| vec![r.uniform(-3.0, 3.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0)],
+            &|v| s::normal_logpdf(v[0], v[1], v[2]),
+            &|v, c| {
+                let (y, g) = s::normal_logpdf_vjp(v[0], v[1], v[2], c);
+                (y, vec![g.0, g.1, g.2])
+            },
+        );
+    }
+
+    #[test]
+    fn normal_nll_in_mean_and_log_sigma() {
+        let data = Lcg::new(7).vec(12, -2.0, 3.0);
+        let d = &data;
+        Probe::new("normal_nll", |x| s::normal_nll(&a2(x), d))
+            .grad(|x| {
+                let (v, g) = s::normal_nll_grad(&a2(x), d);
+                (v, g.to_vec())
+            })
+            .jvp(|x, t| s::normal_nll_jvp(&a2(x), d, a2(t)))
+            .grad_into(|x| {
+                let mut g = [GARBAGE; 2];
+                (s::normal_nll_grad_into(&a2(x), d, &mut g), g.to_vec())
+            })
+            .hessian(|x| {
+                let (v, g, h) = s::normal_nll_hessian(&a2(x), d);
+                (v, g.to_vec(), h)
+            })
+            .analytic(|x| {
+                let (mu, ls) = (x[0], x[1]);
+                let iv = (-2.0 * ls).exp();
+                let n = d.len() as f64;
+                let ss: f64 = d.iter().map(|v| (v - mu).powi(2)).sum();
+                let sd: f64 = d.iter().map(|v| v - mu).sum();
+                vec![-iv * sd, -iv * ss + n]
+            })
+            .run(POINTS, |r| vec![r.uniform(-1.0, 2.0), r.uniform(-1.0, 1.0)]);
+        check_scalar_vjp(
+            "normal_nll_vjp",
+            range(2, -1.0, 1.0),
+            &|x| s::normal_nll(&a2(x), d),
+            &|x, c| {
+                let (v, g) = s::normal_nll_vjp(&a2(x), d, c);
+                (v, g.to_vec())
+            },
+        );
+    }
+
+    #[test]
+    fn student_t_nll_in_loc_and_log_scale() {
+        let data = Lcg::new(11).vec(9, -4.0, 4.0);
+        let d = &data;
+        Probe::new("student_t_nll", |x| s::student_t_nll(x[0], x[1], d, 3.0))
+            .grad(|x| {
+                let (v, (a, b)) = s::student_t_nll_grad(x[0], x[1], d, 3.0);
+                (v, vec![a, b])
+            })
+            .jvp(|x, t| s::student_t_nll_jvp(x[0], x[1], d, 3.0, (t[0], t[1])))
+            .grad_into(|x| {
+                let (mut a, mut b) = (GARBAGE, GARBAGE);
+                let v = s::student_t_nll_grad_into(x[0], x[1], d, 3.0, (&mut a, &mut b));
+                (v, vec![a, b])
+            })
+            .analytic(|x| {
+                let (loc, ls) = (x[0], x[1]);
+                let sc = ls.exp();
+                let nu = 3.0;
+                let mut g = [0.0, 0.0];
+                for &v in d {
+                    let z = (v - loc) / sc;
+                    let w = (nu + 1.0) * z / (nu + z * z);
+                    g[0] -= w / sc;
+                    g[1] += 1.0 - w * z;
+                }
+                g.to_vec()
+            })
+            .run(POINTS, |r| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)]);
+    }
+
+    #[test]
+    fn logistic_regression_with_bool_labels() {
+        let (xs, ys) = dataset("logreg", 15, 4);
+        let labels: Vec<bool> = ys.iter().map(|&y| y > 0.5).collect();
+        let (xs, labels) = (&xs, &labels);
+        let sigmoid = |z: f64| 1.0 / (1.0 + (-z).exp());
+        Probe::new("logreg_nll", |w| s::logreg_nll(w, xs, labels, 0.1))
+            .grad(|w| s::logreg_nll_grad(w, xs, labels, 0.1))
+            .jvp(|w, t| s::logreg_nll_jvp(w, xs, labels, 0.1, t.to_vec()))
+            .grad_into(|w| {
+                let mut g = vec![GARBAGE; w.len()];
+                (s::logreg_nll_grad_into(w, xs, labels, 0.1, &mut g), g)
+            })
+            .hessian(|w| s::logreg_nll_hessian(w, xs, labels, 0.1))
+            .analytic(|w| {
+                let m = xs.len() as f64;
+                let mut g: Flat = w.iter().map(|v| 0.1 * v).collect();
+                for (x, &y) in xs.iter().zip(labels) {
+                    let p = sigmoid(dot(x, w));
+                    let r = p - if y { 1.0 } else { 0.0 };
+                    for j in 0..w.len() {
+                        g[j] += r * x[j] / m;
+                    }
+                }
+                g
+            })
+            // Large weights too, where the stable softplus takes its other branch.
+            .run(POINTS, range(4, -30.0, 30.0));
+        check_scalar_vjp(
+            "logreg_nll_vjp",
+            range(4, -3.0, 3.0),
+            &|w| s::logreg_nll(w, xs, labels, 0.1),
+            &|w, c| s::logreg_nll_vjp(w, xs, labels, 0.1, c),
+        );
+    }
+
+    #[test]
+    fn logistic_regression_with_usize_labels_and_a_bias() {
+        let (xs, ys) = dataset("logreg_indexed", 10, 3);
+        let labels: Vec<usize> = ys.iter().map(|&y| (y > 0.4) as usize).collect();
+        let (xs, labels) = (&xs, &labels);
+        Probe::new("logreg_indexed", |x| s::logreg_indexed(&x[..3], x[3], xs, labels))
+            .grad(|x| {
+                let (v, (g, b)) = s::logreg_indexed_grad(&x[..3], x[3], xs, labels);
+                (v, [g, vec![b]].concat())
+            })
+            .jvp(|x, t| s::logreg_indexed_jvp(&x[..3], x[3], xs, labels, (t[..3].to_vec(), t[3])))
+            .grad_into(|x| {
+                let (mut g, mut b) = (vec![GARBAGE; 3], GARBAGE);
+                let v = s::logreg_indexed_grad_into(&x[..3], x[3], xs, labels, (&mut g, &mut b));
+                (v, [g, vec![b]].concat())
+            })
+            .analytic(|x| {
+                let mut g = vec![0.0; 4];
+                for (row, &y) in xs.iter().zip(labels) {
+                    let z = x[3] + dot(row, &x[..3]);
+                    let r = 1.0 / (1.0 + (-z).exp()) - y as f64;
+                    for j in 0..3 {
+                        g[j] += r * row[j];
+                    }
+                    g[3] += r;
+                }
+                g
+            })
+            .run(POINTS, range(4, -2.0, 2.0));
+    }
+
+    #[test]
+    fn poisson_regression() {
+        let (xs, _) = dataset("poisson", 12, 3);
+        let counts: Vec<u32> = (0..12).map(|i| (i * 7 % 5) as u32).collect();
+        let (xs, counts) = (&xs, &counts);
+        Probe::new("poisson_nll", |b| s::poisson_nll(b, xs, counts))
+            .grad(|b| s::poisson_nll_grad(b, xs, counts))
+            .jvp(|b, t| s::poisson_nll_jvp(b, xs, counts, t.to_vec()))
+            .grad_into(|b| {
+                let mut g = vec![GARBAGE; b.len()];
+                (s::poisson_nll_grad_into(b, xs, counts, &mut g), g)
+            })
+            .hessian(|b| s::poisson_nll_hessian(b, xs, counts))
+            .analytic(|b| {
+                let mut g = vec![0.0; b.len()];
+                for (x, &y) in xs.iter().zip(counts) {
+                    let r = dot(b, x).exp() - y as f64;
+                    for j in 0..b.len() {
+                        g[j] += r * x[j];
+                    }
+                }
+                g
+            })
+            .run(POINTS, range(3, -1.0, 1.0));
+    }
+
+    #[test]
+    fn logsumexp_is_stable_and_its_gradient_is_softmax() {
+        slice("logsumexp", s::logsumexp, s::logsumexp_grad, s::logsumexp_jvp, s::logsumexp_grad_into)
+            .analytic(|z| {
+                let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let e: Flat = z.iter().map(|v| (v - m).exp()).collect();
+                let total: f64 = e.iter().sum();
+                e.iter().map(|v| v / total).collect()
+            })
+            .run(POINTS, distinct(5, -5.0, 5.0, 1e-3));
+        // Far beyond `exp`'s range.
+        let (v, g) = s::logsumexp_grad(&[1000.0, 1000.0]);
+        assert_near(v, 1000.0 + 2f64.ln(), 1e-15, 0.0, "logsumexp at 1000");
+        assert_vec_near(&g, &[0.5, 0.5], 1e-15, "softmax at 1000");
+    }
+
+    #[test]
+    fn softmax_regression_over_a_weight_matrix() {
+        let (k, d) = (3, 4);
+        let (xs, ys) = dataset("softmax", 8, d);
+        let labels: Vec<usize> = ys.iter().map(|&y| (y * k as f64) as usize).collect();
+        let (xs, labels) = (&xs, &labels);
+        let rows = |x: &[f64]| -> Vec<Vec<f64>> { x.chunks(d).map(|r| r.to_vec()).collect() };
+        Probe::new("softmax_nll", |x| s::softmax_nll(&rows(x), xs, labels))
+            .grad(|x| {
+                let (v, g) = s::softmax_nll_grad(&rows(x), xs, labels);
+                (v, g.concat())
+            })
+            .jvp(|x, t| s::softmax_nll_jvp(&rows(x), xs, labels, rows(t)))
+            .grad_into(|x| {
+                let mut g = vec![vec![GARBAGE; d]; k];
+                let v = s::softmax_nll_grad_into(&rows(x), xs, labels, &mut g);
+                (v, g.concat())
+            })
+            .analytic(|x| {
+                let w = rows(x);
+                let mut g = vec![0.0; k * d];
+                for (row, &label) in xs.iter().zip(labels) {
+                    let logits: Flat = w.iter().map(|wc| dot(wc, row)).collect();
+                    let m = logits.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                    let total: f64 = logits.iter().map(|l| (l - m).exp()).sum();
+                    for c in 0..k {
+                        let p = (logits[c] - m).exp() / total - (c == label) as u8 as f64;
+                        for j in 0..d {
+                            g[c * d + j] += p * row[j] / xs.len() as f64;
+                        }
+                    }
+                }
+                g
+            })
+            .run(POINTS, range(k * d, -2.0, 2.0));
+        check_scalar_vjp(
+            "softmax_nll_vjp",
+            range(k * d, -2.0, 2.0),
+            &|x| s::softmax_nll(&rows(x), xs, labels),
+            &|x, c| {
+                let (v, g) = s::softmax_nll_vjp(&rows(x), xs, labels, c);
+                (v, g.concat())
+            },
+        );
+    }
+
+    #[test]
+    fn kalman_step_into_two_output_parameters() {
+        // Flat inputs: x (2), p (4), z.
+        let (dt, q, r) = (0.1, 0.01, 0.5);
+        let run = |v: &[f64]| -> Flat {
+            let (mut xo, mut po) = (vec![GARBAGE; 2], vec![GARBAGE; 4]);
+            s::kalman_step(&v[..2], &v[2..6], v[6], dt, q, r, &mut xo, &mut po);
+            [xo, po].concat()
+        };
+        let sample = |g: &mut Lcg| {
+            let mut v = g.vec(2, -1.0, 1.0);
+            // A covariance: positive diagonal, symmetric off-diagonal.
+            let off = g.uniform(-0.2, 0.2);
+            v.extend([g.uniform(0.5, 2.0), off, off, g.uniform(0.5, 2.0)]);
+            v.push(g.uniform(-1.0, 1.0));
+            v
+        };
+        check_vector(
+            "kalman_step",
+            POINTS,
+            sample,
+            &run,
+            &|v, c| {
+                let (mut xo, mut po) = (vec![GARBAGE; 2], vec![GARBAGE; 4]);
+                let (gx, gp, gz) =
+                    s::kalman_step_vjp(&v[..2], &v[2..6], v[6], dt, q, r, &mut xo, &mut po, &c[..2], &c[2..]);
+                ([xo, po].concat(), [gx, gp, vec![gz]].concat())
+            },
+            &|v, t| {
+                let (mut xo, mut po) = (vec![GARBAGE; 2], vec![GARBAGE; 4]);
+                let (mut dx, mut dp) = (vec![GARBAGE; 2], vec![GARBAGE; 4]);
+                let tangent = (t[..2].to_vec(), t[2..6].to_vec(), t[6]);
+                s::kalman_step_jvp(
+                    &v[..2], &v[2..6], v[6], dt, q, r, &mut xo, &mut po, tangent, &mut dx, &mut dp,
+                );
+                ([xo, po].concat(), [dx, dp].concat())
+            },
+            None,
+        );
+    }
+
+    #[test]
+    fn kalman_likelihood_with_the_filtered_states_as_an_output() {
+        let zs = Lcg::new(3).vec(6, -1.0, 1.0);
+        let zs = &zs;
+        let run = |v: &[f64]| -> Flat {
+            let mut filtered = vec![GARBAGE; zs.len()];
+            let nll = s::kalman_nll(v[0], v[1], zs, &mut filtered);
+            [vec![nll], filtered].concat()
+        };
+        let sample = |g: &mut Lcg| vec![g.uniform(0.05, 1.0), g.uniform(0.05, 1.0)];
+        check_vector(
+            "kalman_nll",
+            POINTS,
+            sample,
+            &run,
+            &|v, c| {
+                let mut filtered = vec![GARBAGE; zs.len()];
+                let (nll, (gq, gr)) = s::kalman_nll_vjp(v[0], v[1], zs, &mut filtered, c[0], &c[1..]);
+                ([vec![nll], filtered].concat(), vec![gq, gr])
+            },
+            &|v, t| {
+                let mut filtered = vec![GARBAGE; zs.len()];
+                let mut d = vec![GARBAGE; zs.len()];
+                let (nll, dn) = s::kalman_nll_jvp(v[0], v[1], zs, &mut filtered, (t[0], t[1]), &mut d);
+                ([vec![nll], filtered].concat(), [vec![dn], d].concat())
+            },
+            None,
+        );
+        Probe::new("kalman_nll_grad", |v| run(v)[0])
+            .grad(|v| {
+                let mut filtered = vec![GARBAGE; zs.len()];
+                let (nll, (a, b)) = s::kalman_nll_grad(v[0], v[1], zs, &mut filtered);
+                assert_vec_near(&filtered, &run(v)[1..], 1e-15, "kalman_nll_grad's output");
+                (nll, vec![a, b])
+            })
+            .grad_into(|v| {
+                let mut filtered = vec![GARBAGE; zs.len()];
+                let (mut a, mut b) = (GARBAGE, GARBAGE);
+                let nll = s::kalman_nll_grad_into(v[0], v[1], zs, &mut filtered, (&mut a, &mut b));
+                (nll, vec![a, b])
+            })
+            .run(POINTS, sample);
+    }
+
+    #[test]
+    fn welford_variance() {
+        slice2!(s::welford, welford_grad, welford_jvp, welford_grad_into, welford_hessian)
+            .analytic(|x| {
+                let n = x.len() as f64;
+                let mean = x.iter().sum::<f64>() / n;
+                x.iter().map(|v| 2.0 * (v - mean) / (n - 1.0)).collect()
+            })
+            .run(POINTS, range(6, -3.0, 5.0));
+        check_scalar_vjp("welford_vjp", range(5, -3.0, 3.0), &s::welford, &s::welford_vjp);
+    }
+}
+
+mod dynamics {
+    use super::physics as ph;
+    use super::*;
+
+    fn bodies(x: &[f64]) -> Vec<[f64; 3]> {
+        x.chunks(3).map(a3).collect()
+    }
+
+    /// Positions of `n` bodies at least `gap` apart.
+    fn spread(n: usize) -> impl Fn(&mut Lcg) -> Flat {
+        move |r| loop {
+            let x = r.vec(3 * n, -2.0, 2.0);
+            let ok = (0..n).all(|i| (0..i).all(|j| norm(&[x[3 * i] - x[3 * j], x[3 * i + 1] - x[3 * j + 1], x[3 * i + 2] - x[3 * j + 2]]) > 0.3));
+            if ok {
+                break x;
+            }
+        }
+    }
+
+    #[test]
+    fn nbody_potential_over_points() {
+        let m = [1.0, 2.0, 0.5, 3.0];
+        let m = &m;
+        Probe::new("nbody_potential", |x| ph::nbody_potential(&bodies(x), m))
+            .grad(|x| {
+                let (v, g) = ph::nbody_potential_grad(&bodies(x), m);
+                (v, g.concat())
+            })
+            .jvp(|x, t| ph::nbody_potential_jvp(&bodies(x), m, bodies(t)))
+            .grad_into(|x| {
+                let mut g = vec![[GARBAGE; 3]; 4];
+                let v = ph::nbody_potential_grad_into(&bodies(x), m, &mut g);
+                (v, g.concat())
+            })
+            .analytic(|x| {
+                // The force on each body is minus the gradient.
+                let p = bodies(x);
+                let mut g = vec![0.0; 12];
+                for i in 0..4 {
+                    for j in 0..4 {
+                        if i != j {
+                            let d: Flat = (0..3).map(|k| p[i][k] - p[j][k]).collect();
+                            let r = norm(&d);
+                            for k in 0..3 {
+                                g[3 * i + k] += m[i] * m[j] * d[k] / r.powi(3);
+                            }
+                        }
+                    }
+                }
+                g
+            })
+            .run(POINTS, spread(4));
+        check_scalar_vjp(
+            "nbody_potential_vjp",
+            spread(4),
+            &|x| ph::nbody_potential(&bodies(x), m),
+            &|x, c| {
+                let (v, g) = ph::nbody_potential_vjp(&bodies(x), m, c);
+                (v, g.concat())
+            },
+        );
+    }
+
+    #[test]
+    fn nbody_softened_in_positions_and_masses() {
+        let n = 3;
+        let eps = 0.1;
+        Probe::new("nbody_softened", move |x| ph::nbody_softened(&bodies(&x[..3 * n]), &x[3 * n..], eps))
+            .grad(move |x| {
+                let (v, (gp, gm)) = ph::nbody_softened_grad(&bodies(&x[..3 * n]), &x[3 * n..], eps);
+                (v, [gp.concat(), gm].concat())
+            })
+            .jvp(move |x, t| {
+                let tangent = (bodies(&t[..3 * n]), t[3 * n..].to_vec());
+                ph::nbody_softened_jvp(&bodies(&x[..3 * n]), &x[3 * n..], eps, tangent)
+            })
+            .grad_into(move |x| {
+                let (mut gp, mut gm) = (vec![[GARBAGE; 3]; n], vec![GARBAGE; n]);
+                let v = ph::nbody_softened_grad_into(&bodies(&x[..3 * n]), &x[3 * n..], eps, (&mut gp, &mut gm));
+                (v, [gp.concat(), gm].concat())
+            })
+            .run(POINTS, move |r| [spread(n)(r), r.vec(n, 0.5, 2.0)].concat());
+    }
+
+    #[test]
+    fn spring_chain_energy() {
+        let (k, rest, g) = (3.0, 0.5, 9.81);
+        Probe::new("spring_chain", move |x| ph::spring_chain(x, k, rest, g))
+            .grad(move |x| ph::spring_chain_grad(x, k, rest, g))
+            .jvp(move |x, t| ph::spring_chain_jvp(x, k, rest, g, t.to_vec()))
+            .grad_into(move |x| {
+                let mut d = vec![GARBAGE; x.len()];
+                (ph::spring_chain_grad_into(x, k, rest, g, &mut d), d)
+            })
+            .hessian(move |x| ph::spring_chain_hessian(x, k, rest, g))
+            .analytic(move |x| {
+                let n = x.len();
+                let mut d = vec![g; n];
+                for i in 0..n - 1 {
+                    let f = k * (x[i + 1] - x[i] - rest);
+                    d[i] -= f;
+                    d[i + 1] += f;
+                }
+                d
+            })
+            .run(POINTS, range(5, -2.0, 2.0));
+        // The Hessian is the constant stiffness matrix.
+        let (_, _, h) = ph::spring_chain_hessian(&[0.1, 0.4, 1.3], k, rest, g);
+        let expected = vec![vec![3.0, -3.0, 0.0], vec![-3.0, 6.0, -3.0], vec![0.0, -3.0, 3.0]];
+        for i in 0..3 {
+            assert_vec_near(&h[i], &expected[i], 1e-14, "spring_chain's stiffness");
+        }
+    }
+
+    #[test]
+    fn lotka_right_hand_side_and_its_jacobian() {
+        // Flat inputs: y (2), p (4).
+        let run = |v: &[f64]| -> Flat {
+            let mut d = vec![GARBAGE; 2];
+            ph::lotka(&v[..2], &v[2..], &mut d);
+            d
+        };
+        check_vector(
+            "lotka",
+            POINTS,
+            range(6, 0.2, 2.0),
+            &run,
+            &|v, c| {
+                let mut d = vec![GARBAGE; 2];
+                let (gy, gp) = ph::lotka_vjp(&v[..2], &v[2..], &mut d, c);
+                (d, [gy, gp].concat())
+            },
+            &|v, t| {
+                let (mut d, mut dd) = (vec![GARBAGE; 2], vec![GARBAGE; 2]);
+                ph::lotka_jvp(&v[..2], &v[2..], &mut d, (t[..2].to_vec(), t[2..].to_vec()), &mut dd);
+                (d, dd)
+            },
+            Some(&|v| {
+                let mut d = vec![GARBAGE; 2];
+                let j = ph::lotka_jacobian(&v[..2], &v[2..], &mut d);
+                assert_vec_near(&d, &run(v), 1e-15, "lotka_jacobian's output");
+                j
+            }),
+        );
+        // By hand at one point.
+        let (y, p) = ([1.5, 0.5], [1.1, 0.4, 0.1, 0.4]);
+        let j = ph::lotka_jacobian(&y, &p, &mut [0.0; 2]);
+        let expected = [
+            [p[0] - p[1] * y[1], -p[1] * y[0], y[0], -y[0] * y[1], 0.0, 0.0],
+            [p[2] * y[1], p[2] * y[0] - p[3], 0.0, 0.0, y[0] * y[1], -y[1]],
+        ];
+        for i in 0..2 {
+            assert_vec_near(&j[i], &expected[i], 1e-15, "lotka_jacobian by hand");
+        }
+    }
+
+    #[test]
+    fn rk4_through_an_output_parameter_rhs() {
+        let (h, steps) = (0.05, 10);
+        check_vector(
+            "rk4",
+            POINTS,
+            range(6, 0.3, 1.5),
+            &|v| ph::rk4(&v[..2], &v[2..], h, steps),
+            &|v, c| {
+                let (y, (gy, gp)) = ph::rk4_vjp(&v[..2], &v[2..], h, steps, c.to_vec());
+                (y, [gy, gp].concat())
+            },
+            &|v, t| ph::rk4_jvp(&v[..2], &v[2..], h, steps, (t[..2].to_vec(), t[2..].to_vec())),
+            Some(&|v| ph::rk4_jacobian(&v[..2], &v[2..], h, steps)),
+        );
+        let (y0, target) = ([1.0, 0.5], [0.8, 0.7]);
+        let (y0, target) = (&y0, &target);
+        Probe::new("rk4_fit", |p| ph::rk4_fit(p, y0, target))
+            .grad(|p| ph::rk4_fit_grad(p, y0, target))
+            .jvp(|p, t| ph::rk4_fit_jvp(p, y0, target, t.to_vec()))
+            .grad_into(|p| {
+                let mut g = vec![GARBAGE; 4];
+                (ph::rk4_fit_grad_into(p, y0, target, &mut g), g)
+            })
+            .run(POINTS, range(4, 0.2, 1.5));
+    }
+
+    #[test]
+    fn leapfrog_returns_a_phase_space_point() {
+        let (dt, n) = (0.1, 12);
+        check_vector(
+            "leapfrog",
+            POINTS,
+            |r| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 2.0)],
+            &|v| {
+                let (q, p) = ph::leapfrog(v[0], v[1], v[2], dt, n);
+                vec![q, p]
+            },
+            &|v, c| {
+                let ((q, p), (a, b, k)) = ph::leapfrog_vjp(v[0], v[1], v[2], dt, n, (c[0], c[1]));
+                (vec![q, p], vec![a, b, k])
+            },
+            &|v, t| {
+                let ((q, p), (dq, dp)) = ph::leapfrog_jvp(v[0], v[1], v[2], dt, n, (t[0], t[1], t[2]));
+                (vec![q, p], vec![dq, dp])
+            },
+            None,
+        );
+    }
+
+    #[test]
+    fn pendulum_energy_through_an_array_rhs() {
+        Probe::new("pendulum_energy", |x| ph::pendulum_energy(a2(x), x[2]))
+            .grad(|x| {
+                let (v, (g, dt)) = ph::pendulum_energy_grad(a2(x), x[2]);
+                (v, vec![g[0], g[1], dt])
+            })
+            .jvp(|x, t| ph::pendulum_energy_jvp(a2(x), x[2], (a2(t), t[2])))
+            .grad_into(|x| {
+                let (mut g, mut dt) = ([GARBAGE; 2], GARBAGE);
+                let v = ph::pendulum_energy_grad_into(a2(x), x[2], (&mut g, &mut dt));
+                (v, vec![g[0], g[1], dt])
+            })
+            .hessian(|x| {
+                let (v, (g, dt), h) = ph::pendulum_energy_hessian(a2(x), x[2]);
+                (v, vec![g[0], g[1], dt], h)
+            })
+            .run(POINTS, |r| vec![r.uniform(-1.0, 1.0), r.uniform(-2.0, 2.0), r.uniform(0.01, 0.1)]);
+        // With dt = 0 the state does not move: the energy's gradient by hand.
+        let (_, (g, _)) = ph::pendulum_energy_grad([0.4, -0.3], 0.0);
+        assert_vec_near(&g, &[9.81 * 0.4f64.sin(), -0.3], 1e-15, "pendulum at dt = 0");
+    }
+}
+
+mod learning {
+    use super::ml::{self, Mlp, Tiny};
+    use super::*;
+    use autodiff::optim::{Adam, Minimizer};
+    use autodiff::Differentiable;
+
+    fn net(rng: &mut Lcg, inputs: usize, hidden: usize) -> Mlp {
+        Mlp {
+            w1: rng.vec(hidden * inputs, -1.0, 1.0),
+            b1: rng.vec(hidden, -0.5, 0.5),
+            w2: rng.vec(hidden, -1.0, 1.0),
+            b2: rng.uniform(-0.5, 0.5),
+            hidden,
+            inputs,
+        }
+    }
+
+    /// Targets of a smooth function of the inputs.
+    fn regression(rows: usize) -> (Vec<Vec<f64>>, Vec<f64>) {
+        let mut rng = Lcg::new(99);
+        let xs: Vec<Vec<f64>> = (0..rows).map(|_| rng.vec(2, -1.0, 1.0)).collect();
+        let ys = xs.iter().map(|x| (2.0 * x[0]).sin() * x[1] + 0.3).collect();
+        (xs, ys)
+    }
+
+    #[test]
+    fn mlp_loss_over_a_parameter_struct() {
+        let (xs, ys) = regression(10);
+        let (xs, ys) = (&xs, &ys);
+        let shape = net(&mut Lcg::new(1), 2, 4);
+        let shape = &shape;
+        Probe::new("mse", |x| ml::mse(&shape.from_flat(x), xs, ys))
+            .grad(|x| {
+                let (v, g) = ml::mse_grad(&shape.from_flat(x), xs, ys);
+                assert_eq!((g.hidden, g.inputs), (4, 2), "no_grad fields copied");
+                (v, g.to_flat())
+            })
+            .jvp(|x, t| ml::mse_jvp(&shape.from_flat(x), xs, ys, shape.from_flat(t)))
+            .grad_into(|x| {
+                let mut g = shape.from_flat(&vec![GARBAGE; x.len()]);
+                let v = ml::mse_grad_into(&shape.from_flat(x), xs, ys, &mut g);
+                (v, g.to_flat())
+            })
+            .run(POINTS, |r| net(r, 2, 4).to_flat());
+        check_scalar_vjp(
+            "mse_vjp",
+            |r| net(r, 2, 4).to_flat(),
+            &|x| ml::mse(&shape.from_flat(x), xs, ys),
+            &|x, c| {
+                let (v, g) = ml::mse_vjp(&shape.from_flat(x), xs, ys, c);
+                (v, g.to_flat())
+            },
+        );
+    }
+
+    #[test]
+    fn adam_loop_on_grad_into_decreases_the_loss() {
+        let (xs, ys) = regression(16);
+        let mut p = net(&mut Lcg::new(5), 2, 6);
+        let mut g = p.zero_like();
+        let (lr, b1, b2, eps) = (0.05, 0.9, 0.999, 1e-8);
+        let n = p.to_flat().len();
+        let (mut m, mut v) = (vec![0.0; n], vec![0.0; n]);
+        let first = ml::mse(&p, &xs, &ys);
+        let mut last = first;
+        for t in 1..=300 {
+            g = g.from_flat(&vec![GARBAGE; n]);
+            last = ml::mse_grad_into(&p, &xs, &ys, &mut g);
+            let flat_g = g.to_flat();
+            assert!(flat_g.iter().all(|d| d.is_finite()), "every component written at step {t}");
+            if t % 50 == 1 {
+                // The gradient used by the loop is the true one.
+                let at = p.to_flat();
+                let fd = fd_gradient(&|x: &[f64]| ml::mse(&p.from_flat(x), &xs, &ys), &at);
+                assert_vec_near(&flat_g, &fd, 1e-6, &format!("mse_grad_into at step {t}"));
+            }
+            let mut flat = p.to_flat();
+            for i in 0..n {
+                m[i] = b1 * m[i] + (1.0 - b1) * flat_g[i];
+                v[i] = b2 * v[i] + (1.0 - b2) * flat_g[i] * flat_g[i];
+                let mh = m[i] / (1.0 - b1.powi(t));
+                let vh = v[i] / (1.0 - b2.powi(t));
+                flat[i] -= lr * mh / (vh.sqrt() + eps);
+            }
+            p = p.from_flat(&flat);
+        }
+        assert!(last < 0.2 * first, "Adam by grad_into: {first} -> {last}");
+        // `autodiff::optim::Adam` on the struct through `f_grad`.
+        let p0 = net(&mut Lcg::new(5), 2, 6);
+        let adam = Adam { learning_rate: 0.05, max_iterations: 300, ..Adam::default() };
+        let (p1, minimum) = adam.minimize_params(|p: &Mlp| ml::mse_grad(p, &xs, &ys), &p0);
+        assert!(minimum.value < 0.2 * first, "optim::Adam: {first} -> {}", minimum.value);
+        assert_near(ml::mse(&p1, &xs, &ys), minimum.value, 1e-12, 0.0, "the minimum's value");
+        assert_eq!(p1.hidden, 6);
+    }
+
+    #[test]
+    fn relu_net_over_array_fields() {
+        let mut rng = Lcg::new(17);
+        let xs: Vec<[f64; 2]> = (0..8).map(|_| a2(&rng.vec(2, -1.0, 1.0))).collect();
+        let ys = rng.vec(8, -1.0, 1.0);
+        let (xs, ys) = (&xs, &ys);
+        let shape = Tiny { w: [0.0; 6], b: [0.0; 3], v: [0.0; 3] };
+        let shape = &shape;
+        Probe::new("tiny_loss", |x| ml::tiny_loss(&shape.from_flat(x), xs, ys))
+            .grad(|x| {
+                let (v, g) = ml::tiny_loss_grad(&shape.from_flat(x), xs, ys);
+                (v, g.to_flat())
+            })
+            .jvp(|x, t| ml::tiny_loss_jvp(&shape.from_flat(x), xs, ys, shape.from_flat(t)))
+            .grad_into(|x| {
+                let mut g = shape.from_flat(&[GARBAGE; 12]);
+                let v = ml::tiny_loss_grad_into(&shape.from_flat(x), xs, ys, &mut g);
+                (v, g.to_flat())
+            })
+            .analytic(|x| {
+                let p = shape.from_flat(x);
+                let mut g = Tiny { w: [0.0; 6], b: [0.0; 3], v: [0.0; 3] };
+                for (x, y) in xs.iter().zip(ys) {
+                    let a: Vec<f64> = (0..3).map(|h| p.w[2 * h] * x[0] + p.w[2 * h + 1] * x[1] + p.b[h]).collect();
+                    let out: f64 = (0..3).map(|h| p.v[h] * a[h].max(0.0)).sum();
+                    let e = 2.0 * (out - y);
+                    for h in 0..3 {
+                        g.v[h] += e * a[h].max(0.0);
+                        if a[h] > 0.0 {
+                            g.w[2 * h] += e * p.v[h] * x[0];
+                            g.w[2 * h + 1] += e * p.v[h] * x[1];
+                            g.b[h] += e * p.v[h];
+                        }
+                    }
+                }
+                g.to_flat()
+            })
+            .run(POINTS, range(12, -1.0, 1.0));
+    }
+}
