@@ -18,9 +18,12 @@ use quote::format_ident;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat, Stmt};
 
-/// `block` with the array patterns of its `let`s rewritten into tuple patterns.
-pub(crate) fn desugar(block: &mut syn::Block) {
-    ArrayPatterns { counter: 0 }.visit_block_mut(block);
+/// `block` with the array patterns of its `let`s and `for`s rewritten into tuple patterns; `counter`
+/// numbers the temporaries (kept across calls, so that a second pass names new ones).
+pub(crate) fn desugar(block: &mut syn::Block, counter: &mut usize) {
+    let mut pass = ArrayPatterns { counter: *counter };
+    pass.visit_block_mut(block);
+    *counter = pass.counter;
 }
 
 struct ArrayPatterns {
@@ -40,11 +43,48 @@ impl VisitMut for ArrayPatterns {
         block.stmts = stmts;
     }
 
+    // `for &[x, y] in pts { .. }` → `for __row_1 in pts { let [x, y] = *__row_1; .. }`, whose `let` the
+    // visit of the body then rewrites.
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::ForLoop(f) = expr {
+            let mut lets = Vec::new();
+            self.name_rows(&mut f.pat, &mut lets);
+            f.body.stmts.splice(0..0, lets);
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
     // A nested `fn` item is expanded on its own.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 impl ArrayPatterns {
+    /// Replaces each array pattern in a `for`'s pattern (`&[x, y]`, or inside a tuple, `(i, &[x, y])`) by
+    /// a fresh name, and pushes the `let` that unpacks it.
+    fn name_rows(&mut self, pat: &mut Pat, lets: &mut Vec<Stmt>) {
+        match pat {
+            Pat::Tuple(t) => t.elems.iter_mut().for_each(|p| self.name_rows(p, lets)),
+            Pat::Paren(p) => self.name_rows(&mut p.pat, lets),
+            Pat::Reference(r) if matches!(&*r.pat, Pat::Slice(_)) && rewritable(&r.pat) => {
+                let row = self.fresh("row");
+                let slice = &r.pat;
+                lets.push(syn::parse_quote!(let #slice = *#row;));
+                *pat = syn::parse_quote!(#row);
+            }
+            Pat::Slice(_) if rewritable(pat) => {
+                let row = self.fresh("row");
+                lets.push(syn::parse_quote!(let #pat = #row;));
+                *pat = syn::parse_quote!(#row);
+            }
+            _ => {}
+        }
+    }
+
+    fn fresh(&mut self, base: &str) -> syn::Ident {
+        self.counter += 1;
+        format_ident!("__{}_{}", base, self.counter, span = Span::mixed_site())
+    }
+
     /// The statements that replace `local`: itself unless it binds an array pattern.
     fn local(&mut self, mut local: syn::Local) -> Vec<Stmt> {
         let pat = match &local.pat {
@@ -63,8 +103,7 @@ impl ArrayPatterns {
         let place: Expr = if is_place(value) {
             value.clone()
         } else {
-            self.counter += 1;
-            let temp = format_ident!("__array_{}", self.counter, span = Span::mixed_site());
+            let temp = self.fresh("array");
             let value = &init.expr;
             stmts.push(syn::parse_quote!(let #temp = #value;));
             syn::parse_quote!(#temp)
@@ -145,7 +184,7 @@ mod tests {
 
     fn rewrite(body: &str) -> String {
         let mut block: syn::Block = syn::parse_str(body).unwrap();
-        desugar(&mut block);
+        desugar(&mut block, &mut 0);
         block.into_token_stream().to_string()
     }
 
@@ -163,6 +202,15 @@ mod tests {
             rewrite("{ let [[a, _], [c, d]] = m; let [p, q]: [f64; 2] = f(x); }"),
             "{ let ((a , _) , (c , d)) = ((m [0] [0] , m [0] [1]) , (m [1] [0] , m [1] [1])) ; \
              let __array_1 = f (x) ; let (p , q) = (__array_1 [0] , __array_1 [1]) ; }"
+        );
+    }
+
+    #[test]
+    fn a_for_over_points() {
+        assert_eq!(
+            rewrite("{ for (i, &[x, y]) in pts.iter().enumerate() { s += x * y; } }"),
+            "{ for (i , __row_1) in pts . iter () . enumerate () { let (x , y) = (__row_1 [0] , __row_1 [1]) ; \
+             s += x * y ; } }"
         );
     }
 
