@@ -45,10 +45,13 @@ pub mod testfns {
         let [x1, x2] = *param;
         let a = 1.0
             + (x1 + x2 + 1.0).powi(2)
-                * (19.0 - 14.0 * x1 + 3.0 * x1.powi(2) - 14.0 * x2 + 6.0 * x1 * x2 + 3.0 * x2.powi(2));
+                * (19.0 - 14.0 * x1 + 3.0 * x1.powi(2) - 14.0 * x2
+                    + 6.0 * x1 * x2
+                    + 3.0 * x2.powi(2));
         let b = 30.0
             + (2.0 * x1 - 3.0 * x2).powi(2)
-                * (18.0 - 32.0 * x1 + 12.0 * x1.powi(2) + 48.0 * x2 - 36.0 * x1 * x2 + 27.0 * x2.powi(2));
+                * (18.0 - 32.0 * x1 + 12.0 * x1.powi(2) + 48.0 * x2 - 36.0 * x1 * x2
+                    + 27.0 * x2.powi(2));
         a * b
     }
 
@@ -108,9 +111,9 @@ pub mod testfns {
     /// Rastrigin through a fold.
     #[differentiable]
     pub fn rastrigin(param: &[f64]) -> f64 {
-        param
-            .iter()
-            .fold(10.0 * param.len() as f64, |acc, x| acc + x * x - 10.0 * (2.0 * PI * x).cos())
+        param.iter().fold(10.0 * param.len() as f64, |acc, x| {
+            acc + x * x - 10.0 * (2.0 * PI * x).cos()
+        })
     }
 
     /// Rosenbrock n-d over consecutive pairs, `zip` with `skip(1)`.
@@ -552,6 +555,302 @@ pub mod ml {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Round two: the shapes generic numeric crates write.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod generic {
+    use autodiff::{differentiable, Float};
+    use num_traits::FromPrimitive;
+    use std::iter::Sum;
+
+    /// argmin's style: `T: Float + FromPrimitive`, constants by `from_f64`.
+    #[differentiable(order = 2)]
+    pub fn styblinski<T: Float + FromPrimitive>(param: &[T]) -> T {
+        let half = T::from_f64(0.5).unwrap();
+        let n16 = T::from_f64(16.0).unwrap();
+        let n5 = T::from_f64(5.0).unwrap();
+        half * param
+            .iter()
+            .map(|x| x.powi(4) - n16 * x.powi(2) + n5 * *x)
+            .fold(T::zero(), |acc, v| acc + v)
+    }
+
+    /// A `where` clause with `Sum`, and `.sum()` into `T`.
+    #[differentiable]
+    pub fn rosen_where<T>(param: &[T]) -> T
+    where
+        T: Float + FromPrimitive + Sum,
+    {
+        let hundred = T::from_f64(100.0).unwrap();
+        param
+            .windows(2)
+            .map(|w| (T::one() - w[0]).powi(2) + hundred * (w[1] - w[0].powi(2)).powi(2))
+            .sum()
+    }
+
+    /// Ackley over a fixed-size array of a const generic length.
+    #[differentiable]
+    pub fn sphere_n<const N: usize>(x: [f64; N]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..N {
+            s += x[i] * x[i];
+        }
+        s
+    }
+
+    /// Griewank: a sum and a product over `enumerate`.
+    #[differentiable(order = 2)]
+    pub fn griewank(x: &[f64]) -> f64 {
+        let sum: f64 = x.iter().map(|v| v * v).sum::<f64>() / 4000.0;
+        let prod: f64 = x
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v / ((i + 1) as f64).sqrt()).cos())
+            .product();
+        sum - prod + 1.0
+    }
+
+    /// Schwefel: `|x|` under a square root.
+    #[differentiable]
+    pub fn schwefel(x: &[f64]) -> f64 {
+        418.9829 * x.len() as f64 - x.iter().map(|v| v * v.abs().sqrt().sin()).sum::<f64>()
+    }
+
+    /// A norm read through a method on the sum.
+    #[differentiable]
+    pub fn norm2(x: &[f64]) -> f64 {
+        x.iter().map(|xi| xi * xi).sum::<f64>().sqrt()
+    }
+
+    /// The mean and variance in two passes, `let (mut a, mut b)`.
+    #[differentiable(order = 2)]
+    pub fn variance(x: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        let (mut ss, mut count) = (0.0, 0.0);
+        for &v in x.iter() {
+            ss += (v - mean).powi(2);
+            count += 1.0;
+        }
+        ss / (count - 1.0)
+    }
+
+    /// Horner's rule with `mul_add`, coefficients active.
+    #[differentiable(order = 2)]
+    pub fn horner(coeffs: &[f64], x: f64) -> f64 {
+        coeffs.iter().rev().fold(0.0, |acc, &c| acc.mul_add(x, c))
+    }
+
+    /// `fold` with `f64::max` as a function path, and a `fold` with a closure comparing.
+    #[differentiable]
+    pub fn max_abs_plus_max(x: &[f64]) -> f64 {
+        let m = x.iter().map(|v| v.abs()).fold(0.0, f64::max);
+        let top = x.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        m + top
+    }
+
+    /// A range mapped to products of neighbours, through a closure capturing the input.
+    #[differentiable]
+    pub fn neighbour_sum(x: &[f64]) -> f64 {
+        let n = x.len();
+        let pair = |i: usize| x[i] * x[i + 1];
+        (0..n - 1).map(pair).sum::<f64>() + (0..n).map(|i| x[i].sin()).sum::<f64>()
+    }
+
+    /// Sub-slices zipped: `x[..n - 1]` with `x[1..]`.
+    #[differentiable]
+    pub fn dixon_price(x: &[f64]) -> f64 {
+        let n = x.len();
+        let head = (x[0] - 1.0).powi(2);
+        head + x[..n - 1]
+            .iter()
+            .zip(&x[1..])
+            .enumerate()
+            .map(|(i, (a, b))| (i + 2) as f64 * (2.0 * b * b - a).powi(2))
+            .sum::<f64>()
+    }
+
+    /// `enumerate().skip(1)`.
+    #[differentiable]
+    pub fn skip_first(x: &[f64]) -> f64 {
+        let mut s = x[0];
+        for (i, v) in x.iter().enumerate().skip(1) {
+            s += (i as f64) * v * v;
+        }
+        s
+    }
+
+    /// A nested `fn` helper and consts from `std::f64::consts`.
+    #[differentiable]
+    pub fn gaussian_mixture(x: f64, mu: &[f64]) -> f64 {
+        fn kernel(z: f64) -> f64 {
+            (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
+        }
+        let mut p = 0.0;
+        for &m in mu {
+            p += kernel(x - m);
+        }
+        (p / mu.len() as f64).ln() + std::f64::consts::FRAC_PI_2 * 0.0 + std::f64::consts::TAU * 0.0
+    }
+
+    /// A `Vec<f64>` taken by value and `collect`ed differences.
+    #[differentiable]
+    pub fn total_variation(x: Vec<f64>) -> f64 {
+        let d: Vec<f64> = x.windows(2).map(|w| w[1] - w[0]).collect();
+        d.iter().map(|v| (v * v + 1e-3).sqrt()).sum()
+    }
+
+    /// `f32` through and through.
+    #[differentiable]
+    pub fn booth32(x: f32, y: f32) -> f32 {
+        (x + 2.0 * y - 7.0).powi(2) + (2.0 * x + y - 5.0).powi(2)
+    }
+}
+
+pub mod points {
+    use autodiff::differentiable;
+
+    /// Unpacking each point with an array pattern inside a loop.
+    #[differentiable(wrt(pos))]
+    pub fn pair_energy(pos: &[[f64; 3]], k: f64) -> f64 {
+        let mut e = 0.0;
+        for i in 0..pos.len() {
+            let [x, y, z] = pos[i];
+            e += 0.5 * k * (x * x + y * y + z * z);
+        }
+        for (a, b) in pos.iter().zip(pos.iter().skip(1)) {
+            let r2 = (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2);
+            e += (r2 + 1.0).ln();
+        }
+        e
+    }
+
+    /// A `for` over points with an array pattern: `for &[x, y] in pts`.
+    #[differentiable]
+    pub fn ring(pts: &[[f64; 2]]) -> f64 {
+        let mut s = 0.0;
+        for &[x, y] in pts {
+            s += (x * x + y * y - 1.0).powi(2);
+        }
+        s
+    }
+
+    /// A force returned as an array.
+    #[differentiable]
+    pub fn spring_force(p: &[f64; 3], k: f64) -> [f64; 3] {
+        let r = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+        let s = -k * (r - 1.0) / r;
+        [s * p[0], s * p[1], s * p[2]]
+    }
+
+    /// An in-place Euler step: `x` read and written.
+    #[differentiable]
+    pub fn euler_in_place(x: &mut [f64], v: &[f64], dt: f64) {
+        for i in 0..x.len() {
+            x[i] += dt * v[i] - 0.1 * dt * x[i] * x[i];
+        }
+    }
+
+    /// A 2x2 Kalman covariance prediction `F P F^T` with nested-array locals, into a flat output (a nested
+    /// array is no output parameter: `tests/ui/signature/matrix-output-no-return.rs`).
+    #[differentiable]
+    pub fn covariance_predict(p: [[f64; 2]; 2], dt: f64, out: &mut [f64; 4]) {
+        let f = [[1.0, dt], [0.0, 1.0]];
+        let mut fp = [[0.0; 2]; 2];
+        for i in 0..2 {
+            for j in 0..2 {
+                for k in 0..2 {
+                    fp[i][j] += f[i][k] * p[k][j];
+                }
+            }
+        }
+        for i in 0..2 {
+            for j in 0..2 {
+                let mut s = 0.0;
+                for k in 0..2 {
+                    s += fp[i][k] * f[j][k];
+                }
+                out[2 * i + j] = s;
+            }
+        }
+    }
+
+    /// A right-hand side whose output is a `&mut Vec<f64>`, and a loss stepping through it.
+    #[differentiable]
+    pub fn decay(y: &[f64], rates: &[f64], dydt: &mut Vec<f64>) {
+        for i in 0..y.len() {
+            dydt[i] = -rates[i] * y[i];
+        }
+    }
+
+    #[differentiable(wrt(rates))]
+    pub fn decay_loss(rates: &[f64], y0: &[f64], n: usize) -> f64 {
+        let mut y = y0.to_vec();
+        let mut d = vec![0.0; y.len()];
+        for _ in 0..n {
+            decay(&y, rates, &mut d);
+            for i in 0..y.len() {
+                y[i] += 0.1 * d[i];
+            }
+        }
+        y.iter().sum()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The minimal programs of what this probe found failing (each once a compile error).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod found {
+    use autodiff::differentiable;
+
+    /// `zip(..).enumerate()`, in a `for` and in a chain.
+    #[differentiable(order = 2)]
+    pub fn zip_enumerate(x: &[f64], y: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (i, (a, b)) in x.iter().zip(y.iter()).enumerate() {
+            s += (i + 1) as f64 * a * b;
+        }
+        s + x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .map(|(i, (a, b))| i as f64 * (a - b).powi(2))
+            .sum::<f64>()
+    }
+
+    /// Windows of a matrix's rows: a zip of two, `.enumerate()`d; `.skip(n).take(m).rev()`; `a..=b`.
+    #[differentiable]
+    pub fn row_windows(pos: &[Vec<f64>], w: &[f64]) -> f64 {
+        let mut e = 0.0;
+        for (i, (a, b)) in pos[..pos.len() - 1].iter().zip(&pos[1..]).enumerate() {
+            e += (i as f64 + 1.0) * (a[0] * b[1] - w[i] * a[1]).powi(2);
+        }
+        for r in pos.iter().skip(1).take(2).rev() {
+            e += r[0].sin();
+        }
+        for (k, r) in pos[1..=2].iter().enumerate() {
+            e += k as f64 * r[1].cos();
+        }
+        e
+    }
+
+    /// Array patterns in `let`, `for` and a closure's parameter.
+    #[differentiable(order = 2)]
+    pub fn unpacked(pts: &[[f64; 2]], c: [f64; 2]) -> f64 {
+        let [cx, cy] = c;
+        let mut s = 0.0;
+        for &[x, y] in pts {
+            s += ((x - cx).powi(2) + (y - cy).powi(2) - 1.0).powi(2);
+        }
+        for (i, &[x, _]) in pts.iter().enumerate() {
+            s += i as f64 * x.sin();
+        }
+        s + pts.iter().map(|&[a, b]| a * b).sum::<f64>()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks.
 // ---------------------------------------------------------------------------------------------------
 
@@ -643,14 +942,26 @@ mod optimisation {
 
     #[test]
     fn ackley() {
-        slice2!(t::ackley, ackley_grad, ackley_jvp, ackley_grad_into, ackley_hessian)
-            .run(POINTS, range(3, -3.0, 3.0));
-        check_scalar_vjp("ackley_vjp", range(4, -3.0, 3.0), &t::ackley, &t::ackley_vjp);
+        slice2!(
+            t::ackley,
+            ackley_grad,
+            ackley_jvp,
+            ackley_grad_into,
+            ackley_hessian
+        )
+        .run(POINTS, range(3, -3.0, 3.0));
+        check_scalar_vjp(
+            "ackley_vjp",
+            range(4, -3.0, 3.0),
+            &t::ackley,
+            &t::ackley_vjp,
+        );
     }
 
     #[test]
     fn beale_by_value_with_an_array_pattern() {
-        point2!(t::beale, t::beale_grad, t::beale_jvp, t::beale_grad_into; ).hessian(point2_hessian!(t::beale_hessian; ))
+        point2!(t::beale, t::beale_grad, t::beale_jvp, t::beale_grad_into; )
+            .hessian(point2_hessian!(t::beale_hessian; ))
             .run(POINTS, range(2, -2.0, 2.0));
         point2_vjp!(t::beale, t::beale_vjp;);
         // The minimum at (3, 0.5).
@@ -661,7 +972,8 @@ mod optimisation {
 
     #[test]
     fn booth_by_reference() {
-        point2!(t::booth, t::booth_grad, t::booth_jvp, t::booth_grad_into; &).hessian(point2_hessian!(t::booth_hessian; &))
+        point2!(t::booth, t::booth_grad, t::booth_jvp, t::booth_grad_into; &)
+            .hessian(point2_hessian!(t::booth_hessian; &))
             .analytic(|x| {
                 let (a, b) = (x[0] + 2.0 * x[1] - 7.0, 2.0 * x[0] + x[1] - 5.0);
                 vec![2.0 * a + 4.0 * b, 4.0 * a + 2.0 * b]
@@ -669,7 +981,11 @@ mod optimisation {
             .run(POINTS, range(2, -5.0, 5.0));
         point2_vjp!(t::booth, t::booth_vjp; &);
         let (_, _, h) = t::booth_hessian(&[0.3, -0.7]);
-        assert_eq!(h, vec![vec![10.0, 8.0], vec![8.0, 10.0]], "booth's constant Hessian");
+        assert_eq!(
+            h,
+            vec![vec![10.0, 8.0], vec![8.0, 10.0]],
+            "booth's constant Hessian"
+        );
     }
 
     #[test]
@@ -684,19 +1000,36 @@ mod optimisation {
 
     #[test]
     fn himmelblau() {
-        slice2!(t::himmelblau, himmelblau_grad, himmelblau_jvp, himmelblau_grad_into, himmelblau_hessian)
-            .analytic(|x| {
-                let (a, b) = (x[0] * x[0] + x[1] - 11.0, x[0] + x[1] * x[1] - 7.0);
-                vec![4.0 * x[0] * a + 2.0 * b, 2.0 * a + 4.0 * x[1] * b]
-            })
-            .run(POINTS, range(2, -5.0, 5.0));
-        check_scalar_vjp("himmelblau_vjp", range(2, -5.0, 5.0), &t::himmelblau, &t::himmelblau_vjp);
+        slice2!(
+            t::himmelblau,
+            himmelblau_grad,
+            himmelblau_jvp,
+            himmelblau_grad_into,
+            himmelblau_hessian
+        )
+        .analytic(|x| {
+            let (a, b) = (x[0] * x[0] + x[1] - 11.0, x[0] + x[1] * x[1] - 7.0);
+            vec![4.0 * x[0] * a + 2.0 * b, 2.0 * a + 4.0 * x[1] * b]
+        })
+        .run(POINTS, range(2, -5.0, 5.0));
+        check_scalar_vjp(
+            "himmelblau_vjp",
+            range(2, -5.0, 5.0),
+            &t::himmelblau,
+            &t::himmelblau_vjp,
+        );
     }
 
     #[test]
     fn levy_with_a_closure_helper() {
-        slice("levy", t::levy, t::levy_grad, t::levy_jvp, t::levy_grad_into)
-            .run(POINTS, range(4, -10.0, 10.0));
+        slice(
+            "levy",
+            t::levy,
+            t::levy_grad,
+            t::levy_jvp,
+            t::levy_grad_into,
+        )
+        .run(POINTS, range(4, -10.0, 10.0));
         check_scalar_vjp("levy_vjp", range(3, -10.0, 10.0), &t::levy, &t::levy_vjp);
         let (v, g) = t::levy_grad(&[1.0, 1.0, 1.0]);
         assert!(v.abs() < 1e-30, "levy's minimum: {v}");
@@ -705,7 +1038,8 @@ mod optimisation {
 
     #[test]
     fn matyas_and_mccorkindale() {
-        point2!(t::matyas, t::matyas_grad, t::matyas_jvp, t::matyas_grad_into; ).hessian(point2_hessian!(t::matyas_hessian; ))
+        point2!(t::matyas, t::matyas_grad, t::matyas_jvp, t::matyas_grad_into; )
+            .hessian(point2_hessian!(t::matyas_hessian; ))
             .analytic(|x| vec![0.52 * x[0] - 0.48 * x[1], 0.52 * x[1] - 0.48 * x[0]])
             .run(POINTS, range(2, -10.0, 10.0));
         point2_vjp!(t::matyas, t::matyas_vjp;);
@@ -727,12 +1061,26 @@ mod optimisation {
 
     #[test]
     fn rastrigin_in_two_spellings() {
-        let analytic =
-            |x: &[f64]| -> Flat { x.iter().map(|v| 2.0 * v + 20.0 * PI * (2.0 * PI * v).sin()).collect() };
-        slice("rastrigin", t::rastrigin, t::rastrigin_grad, t::rastrigin_jvp, t::rastrigin_grad_into)
-            .analytic(analytic)
-            .run(POINTS, range(5, -5.12, 5.12));
-        check_scalar_vjp("rastrigin_vjp", range(3, -5.0, 5.0), &t::rastrigin, &t::rastrigin_vjp);
+        let analytic = |x: &[f64]| -> Flat {
+            x.iter()
+                .map(|v| 2.0 * v + 20.0 * PI * (2.0 * PI * v).sin())
+                .collect()
+        };
+        slice(
+            "rastrigin",
+            t::rastrigin,
+            t::rastrigin_grad,
+            t::rastrigin_jvp,
+            t::rastrigin_grad_into,
+        )
+        .analytic(analytic)
+        .run(POINTS, range(5, -5.12, 5.12));
+        check_scalar_vjp(
+            "rastrigin_vjp",
+            range(3, -5.0, 5.0),
+            &t::rastrigin,
+            &t::rastrigin_vjp,
+        );
         // `a` is a float parameter, active by default: the flat inputs are `(x, a)`.
         let n = 4;
         Probe::new("rastrigin_a", move |x| t::rastrigin_a(&x[..n], x[n]))
@@ -752,11 +1100,16 @@ mod optimisation {
             })
             .analytic(move |x| {
                 let a = x[n];
-                let mut g: Flat = x[..n].iter().map(|v| 2.0 * v + 2.0 * PI * a * (2.0 * PI * v).sin()).collect();
+                let mut g: Flat = x[..n]
+                    .iter()
+                    .map(|v| 2.0 * v + 2.0 * PI * a * (2.0 * PI * v).sin())
+                    .collect();
                 g.push(n as f64 - x[..n].iter().map(|v| (2.0 * PI * v).cos()).sum::<f64>());
                 g
             })
-            .run(POINTS, |r| [r.vec(n, -5.12, 5.12), vec![r.uniform(5.0, 15.0)]].concat());
+            .run(POINTS, |r| {
+                [r.vec(n, -5.12, 5.12), vec![r.uniform(5.0, 15.0)]].concat()
+            });
         // `a` is a float parameter: active by default, its derivative n - sum(cos(2 pi x)).
         let x = [0.3, -1.2, 2.5];
         let (_, (_, da)) = t::rastrigin_a_grad(&x, 10.0);
@@ -776,10 +1129,21 @@ mod optimisation {
 
     #[test]
     fn rosenbrock_nd_over_zip_skip_and_windows() {
-        slice2!(t::rosenbrock, rosenbrock_grad, rosenbrock_jvp, rosenbrock_grad_into, rosenbrock_hessian)
-            .analytic(rosenbrock_by_hand)
-            .run(POINTS, range(5, -2.0, 2.0));
-        check_scalar_vjp("rosenbrock_vjp", range(4, -2.0, 2.0), &t::rosenbrock, &t::rosenbrock_vjp);
+        slice2!(
+            t::rosenbrock,
+            rosenbrock_grad,
+            rosenbrock_jvp,
+            rosenbrock_grad_into,
+            rosenbrock_hessian
+        )
+        .analytic(rosenbrock_by_hand)
+        .run(POINTS, range(5, -2.0, 2.0));
+        check_scalar_vjp(
+            "rosenbrock_vjp",
+            range(4, -2.0, 2.0),
+            &t::rosenbrock,
+            &t::rosenbrock_vjp,
+        );
         Probe::new("rosenbrock_ab", |x| t::rosenbrock_ab(x, 1.0, 100.0))
             .grad(|x| t::rosenbrock_ab_grad(x, 1.0, 100.0))
             .jvp(|x, t| t::rosenbrock_ab_jvp(x, 1.0, 100.0, t.to_vec()))
@@ -793,24 +1157,54 @@ mod optimisation {
 
     #[test]
     fn sphere_styblinski_tang_zakharov() {
-        slice2!(t::sphere, sphere_grad, sphere_jvp, sphere_grad_into, sphere_hessian)
-            .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
-            .run(POINTS, range(5, -5.0, 5.0));
-        slice2!(t::styblinski_tang, styblinski_tang_grad, styblinski_tang_jvp, styblinski_tang_grad_into,
-                styblinski_tang_hessian)
-            .analytic(|x| x.iter().map(|v| 0.5 * (4.0 * v.powi(3) - 32.0 * v + 5.0)).collect())
-            .run(POINTS, range(4, -5.0, 5.0));
-        slice2!(t::zakharov, zakharov_grad, zakharov_jvp, zakharov_grad_into, zakharov_hessian)
-            .analytic(|x| {
-                let s2: f64 = x.iter().enumerate().map(|(i, v)| 0.5 * (i + 1) as f64 * v).sum();
-                let outer = 2.0 * s2 + 4.0 * s2.powi(3);
-                x.iter()
-                    .enumerate()
-                    .map(|(i, v)| 2.0 * v + outer * 0.5 * (i + 1) as f64)
-                    .collect()
-            })
-            .run(POINTS, range(4, -2.0, 2.0));
-        check_scalar_vjp("zakharov_vjp", range(3, -2.0, 2.0), &t::zakharov, &t::zakharov_vjp);
+        slice2!(
+            t::sphere,
+            sphere_grad,
+            sphere_jvp,
+            sphere_grad_into,
+            sphere_hessian
+        )
+        .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
+        .run(POINTS, range(5, -5.0, 5.0));
+        slice2!(
+            t::styblinski_tang,
+            styblinski_tang_grad,
+            styblinski_tang_jvp,
+            styblinski_tang_grad_into,
+            styblinski_tang_hessian
+        )
+        .analytic(|x| {
+            x.iter()
+                .map(|v| 0.5 * (4.0 * v.powi(3) - 32.0 * v + 5.0))
+                .collect()
+        })
+        .run(POINTS, range(4, -5.0, 5.0));
+        slice2!(
+            t::zakharov,
+            zakharov_grad,
+            zakharov_jvp,
+            zakharov_grad_into,
+            zakharov_hessian
+        )
+        .analytic(|x| {
+            let s2: f64 = x
+                .iter()
+                .enumerate()
+                .map(|(i, v)| 0.5 * (i + 1) as f64 * v)
+                .sum();
+            let outer = 2.0 * s2 + 4.0 * s2.powi(3);
+            x.iter()
+                .enumerate()
+                .map(|(i, v)| 2.0 * v + outer * 0.5 * (i + 1) as f64)
+                .collect()
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+        check_scalar_vjp(
+            "zakharov_vjp",
+            range(3, -2.0, 2.0),
+            &t::zakharov,
+            &t::zakharov_vjp,
+        );
         check_scalar_vjp(
             "styblinski_tang_vjp",
             range(3, -5.0, 5.0),
@@ -863,10 +1257,22 @@ mod statistics {
             let z = (x - mu) / sigma;
             vec![-z / sigma, z / sigma, z * z / sigma - 1.0 / sigma]
         })
-        .run(POINTS, |r| vec![r.uniform(-3.0, 3.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0)]);
+        .run(POINTS, |r| {
+            vec![
+                r.uniform(-3.0, 3.0),
+                r.uniform(-1.0, 1.0),
+                r.uniform(0.3, 2.0),
+            ]
+        });
         check_scalar_vjp(
             "normal_logpdf_vjp",
-            |r| vec![r.uniform(-3.0, 3.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0)],
+            |r| {
+                vec![
+                    r.uniform(-3.0, 3.0),
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(0.3, 2.0),
+                ]
+            },
             &|v| s::normal_logpdf(v[0], v[1], v[2]),
             &|v, c| {
                 let (y, g) = s::normal_logpdf_vjp(v[0], v[1], v[2], c);
@@ -985,30 +1391,32 @@ mod statistics {
         let (xs, ys) = dataset("logreg_indexed", 10, 3);
         let labels: Vec<usize> = ys.iter().map(|&y| (y > 0.4) as usize).collect();
         let (xs, labels) = (&xs, &labels);
-        Probe::new("logreg_indexed", |x| s::logreg_indexed(&x[..3], x[3], xs, labels))
-            .grad(|x| {
-                let (v, (g, b)) = s::logreg_indexed_grad(&x[..3], x[3], xs, labels);
-                (v, [g, vec![b]].concat())
-            })
-            .jvp(|x, t| s::logreg_indexed_jvp(&x[..3], x[3], xs, labels, (t[..3].to_vec(), t[3])))
-            .grad_into(|x| {
-                let (mut g, mut b) = (vec![GARBAGE; 3], GARBAGE);
-                let v = s::logreg_indexed_grad_into(&x[..3], x[3], xs, labels, (&mut g, &mut b));
-                (v, [g, vec![b]].concat())
-            })
-            .analytic(|x| {
-                let mut g = vec![0.0; 4];
-                for (row, &y) in xs.iter().zip(labels) {
-                    let z = x[3] + dot(row, &x[..3]);
-                    let r = 1.0 / (1.0 + (-z).exp()) - y as f64;
-                    for j in 0..3 {
-                        g[j] += r * row[j];
-                    }
-                    g[3] += r;
+        Probe::new("logreg_indexed", |x| {
+            s::logreg_indexed(&x[..3], x[3], xs, labels)
+        })
+        .grad(|x| {
+            let (v, (g, b)) = s::logreg_indexed_grad(&x[..3], x[3], xs, labels);
+            (v, [g, vec![b]].concat())
+        })
+        .jvp(|x, t| s::logreg_indexed_jvp(&x[..3], x[3], xs, labels, (t[..3].to_vec(), t[3])))
+        .grad_into(|x| {
+            let (mut g, mut b) = (vec![GARBAGE; 3], GARBAGE);
+            let v = s::logreg_indexed_grad_into(&x[..3], x[3], xs, labels, (&mut g, &mut b));
+            (v, [g, vec![b]].concat())
+        })
+        .analytic(|x| {
+            let mut g = vec![0.0; 4];
+            for (row, &y) in xs.iter().zip(labels) {
+                let z = x[3] + dot(row, &x[..3]);
+                let r = 1.0 / (1.0 + (-z).exp()) - y as f64;
+                for j in 0..3 {
+                    g[j] += r * row[j];
                 }
-                g
-            })
-            .run(POINTS, range(4, -2.0, 2.0));
+                g[3] += r;
+            }
+            g
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
     }
 
     #[test]
@@ -1039,14 +1447,20 @@ mod statistics {
 
     #[test]
     fn logsumexp_is_stable_and_its_gradient_is_softmax() {
-        slice("logsumexp", s::logsumexp, s::logsumexp_grad, s::logsumexp_jvp, s::logsumexp_grad_into)
-            .analytic(|z| {
-                let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-                let e: Flat = z.iter().map(|v| (v - m).exp()).collect();
-                let total: f64 = e.iter().sum();
-                e.iter().map(|v| v / total).collect()
-            })
-            .run(POINTS, distinct(5, -5.0, 5.0, 1e-3));
+        slice(
+            "logsumexp",
+            s::logsumexp,
+            s::logsumexp_grad,
+            s::logsumexp_jvp,
+            s::logsumexp_grad_into,
+        )
+        .analytic(|z| {
+            let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let e: Flat = z.iter().map(|v| (v - m).exp()).collect();
+            let total: f64 = e.iter().sum();
+            e.iter().map(|v| v / total).collect()
+        })
+        .run(POINTS, distinct(5, -5.0, 5.0, 1e-3));
         // Far beyond `exp`'s range.
         let (v, g) = s::logsumexp_grad(&[1000.0, 1000.0]);
         assert_near(v, 1000.0 + 2f64.ln(), 1e-15, 0.0, "logsumexp at 1000");
@@ -1123,8 +1537,18 @@ mod statistics {
             &run,
             &|v, c| {
                 let (mut xo, mut po) = (vec![GARBAGE; 2], vec![GARBAGE; 4]);
-                let (gx, gp, gz) =
-                    s::kalman_step_vjp(&v[..2], &v[2..6], v[6], dt, q, r, &mut xo, &mut po, &c[..2], &c[2..]);
+                let (gx, gp, gz) = s::kalman_step_vjp(
+                    &v[..2],
+                    &v[2..6],
+                    v[6],
+                    dt,
+                    q,
+                    r,
+                    &mut xo,
+                    &mut po,
+                    &c[..2],
+                    &c[2..],
+                );
                 ([xo, po].concat(), [gx, gp, vec![gz]].concat())
             },
             &|v, t| {
@@ -1132,7 +1556,17 @@ mod statistics {
                 let (mut dx, mut dp) = (vec![GARBAGE; 2], vec![GARBAGE; 4]);
                 let tangent = (t[..2].to_vec(), t[2..6].to_vec(), t[6]);
                 s::kalman_step_jvp(
-                    &v[..2], &v[2..6], v[6], dt, q, r, &mut xo, &mut po, tangent, &mut dx, &mut dp,
+                    &v[..2],
+                    &v[2..6],
+                    v[6],
+                    dt,
+                    q,
+                    r,
+                    &mut xo,
+                    &mut po,
+                    tangent,
+                    &mut dx,
+                    &mut dp,
                 );
                 ([xo, po].concat(), [dx, dp].concat())
             },
@@ -1157,13 +1591,15 @@ mod statistics {
             &run,
             &|v, c| {
                 let mut filtered = vec![GARBAGE; zs.len()];
-                let (nll, (gq, gr)) = s::kalman_nll_vjp(v[0], v[1], zs, &mut filtered, c[0], &c[1..]);
+                let (nll, (gq, gr)) =
+                    s::kalman_nll_vjp(v[0], v[1], zs, &mut filtered, c[0], &c[1..]);
                 ([vec![nll], filtered].concat(), vec![gq, gr])
             },
             &|v, t| {
                 let mut filtered = vec![GARBAGE; zs.len()];
                 let mut d = vec![GARBAGE; zs.len()];
-                let (nll, dn) = s::kalman_nll_jvp(v[0], v[1], zs, &mut filtered, (t[0], t[1]), &mut d);
+                let (nll, dn) =
+                    s::kalman_nll_jvp(v[0], v[1], zs, &mut filtered, (t[0], t[1]), &mut d);
                 ([vec![nll], filtered].concat(), [vec![dn], d].concat())
             },
             None,
@@ -1186,14 +1622,25 @@ mod statistics {
 
     #[test]
     fn welford_variance() {
-        slice2!(s::welford, welford_grad, welford_jvp, welford_grad_into, welford_hessian)
-            .analytic(|x| {
-                let n = x.len() as f64;
-                let mean = x.iter().sum::<f64>() / n;
-                x.iter().map(|v| 2.0 * (v - mean) / (n - 1.0)).collect()
-            })
-            .run(POINTS, range(6, -3.0, 5.0));
-        check_scalar_vjp("welford_vjp", range(5, -3.0, 3.0), &s::welford, &s::welford_vjp);
+        slice2!(
+            s::welford,
+            welford_grad,
+            welford_jvp,
+            welford_grad_into,
+            welford_hessian
+        )
+        .analytic(|x| {
+            let n = x.len() as f64;
+            let mean = x.iter().sum::<f64>() / n;
+            x.iter().map(|v| 2.0 * (v - mean) / (n - 1.0)).collect()
+        })
+        .run(POINTS, range(6, -3.0, 5.0));
+        check_scalar_vjp(
+            "welford_vjp",
+            range(5, -3.0, 3.0),
+            &s::welford,
+            &s::welford_vjp,
+        );
     }
 }
 
@@ -1209,7 +1656,15 @@ mod dynamics {
     fn spread(n: usize) -> impl Fn(&mut Lcg) -> Flat {
         move |r| loop {
             let x = r.vec(3 * n, -2.0, 2.0);
-            let ok = (0..n).all(|i| (0..i).all(|j| norm(&[x[3 * i] - x[3 * j], x[3 * i + 1] - x[3 * j + 1], x[3 * i + 2] - x[3 * j + 2]]) > 0.3));
+            let ok = (0..n).all(|i| {
+                (0..i).all(|j| {
+                    norm(&[
+                        x[3 * i] - x[3 * j],
+                        x[3 * i + 1] - x[3 * j + 1],
+                        x[3 * i + 2] - x[3 * j + 2],
+                    ]) > 0.3
+                })
+            });
             if ok {
                 break x;
             }
@@ -1264,21 +1719,28 @@ mod dynamics {
     fn nbody_softened_in_positions_and_masses() {
         let n = 3;
         let eps = 0.1;
-        Probe::new("nbody_softened", move |x| ph::nbody_softened(&bodies(&x[..3 * n]), &x[3 * n..], eps))
-            .grad(move |x| {
-                let (v, (gp, gm)) = ph::nbody_softened_grad(&bodies(&x[..3 * n]), &x[3 * n..], eps);
-                (v, [gp.concat(), gm].concat())
-            })
-            .jvp(move |x, t| {
-                let tangent = (bodies(&t[..3 * n]), t[3 * n..].to_vec());
-                ph::nbody_softened_jvp(&bodies(&x[..3 * n]), &x[3 * n..], eps, tangent)
-            })
-            .grad_into(move |x| {
-                let (mut gp, mut gm) = (vec![[GARBAGE; 3]; n], vec![GARBAGE; n]);
-                let v = ph::nbody_softened_grad_into(&bodies(&x[..3 * n]), &x[3 * n..], eps, (&mut gp, &mut gm));
-                (v, [gp.concat(), gm].concat())
-            })
-            .run(POINTS, move |r| [spread(n)(r), r.vec(n, 0.5, 2.0)].concat());
+        Probe::new("nbody_softened", move |x| {
+            ph::nbody_softened(&bodies(&x[..3 * n]), &x[3 * n..], eps)
+        })
+        .grad(move |x| {
+            let (v, (gp, gm)) = ph::nbody_softened_grad(&bodies(&x[..3 * n]), &x[3 * n..], eps);
+            (v, [gp.concat(), gm].concat())
+        })
+        .jvp(move |x, t| {
+            let tangent = (bodies(&t[..3 * n]), t[3 * n..].to_vec());
+            ph::nbody_softened_jvp(&bodies(&x[..3 * n]), &x[3 * n..], eps, tangent)
+        })
+        .grad_into(move |x| {
+            let (mut gp, mut gm) = (vec![[GARBAGE; 3]; n], vec![GARBAGE; n]);
+            let v = ph::nbody_softened_grad_into(
+                &bodies(&x[..3 * n]),
+                &x[3 * n..],
+                eps,
+                (&mut gp, &mut gm),
+            );
+            (v, [gp.concat(), gm].concat())
+        })
+        .run(POINTS, move |r| [spread(n)(r), r.vec(n, 0.5, 2.0)].concat());
     }
 
     #[test]
@@ -1305,7 +1767,11 @@ mod dynamics {
             .run(POINTS, range(5, -2.0, 2.0));
         // The Hessian is the constant stiffness matrix.
         let (_, _, h) = ph::spring_chain_hessian(&[0.1, 0.4, 1.3], k, rest, g);
-        let expected = vec![vec![3.0, -3.0, 0.0], vec![-3.0, 6.0, -3.0], vec![0.0, -3.0, 3.0]];
+        let expected = vec![
+            vec![3.0, -3.0, 0.0],
+            vec![-3.0, 6.0, -3.0],
+            vec![0.0, -3.0, 3.0],
+        ];
         for i in 0..3 {
             assert_vec_near(&h[i], &expected[i], 1e-14, "spring_chain's stiffness");
         }
@@ -1331,7 +1797,13 @@ mod dynamics {
             },
             &|v, t| {
                 let (mut d, mut dd) = (vec![GARBAGE; 2], vec![GARBAGE; 2]);
-                ph::lotka_jvp(&v[..2], &v[2..], &mut d, (t[..2].to_vec(), t[2..].to_vec()), &mut dd);
+                ph::lotka_jvp(
+                    &v[..2],
+                    &v[2..],
+                    &mut d,
+                    (t[..2].to_vec(), t[2..].to_vec()),
+                    &mut dd,
+                );
                 (d, dd)
             },
             Some(&|v| {
@@ -1345,8 +1817,22 @@ mod dynamics {
         let (y, p) = ([1.5, 0.5], [1.1, 0.4, 0.1, 0.4]);
         let j = ph::lotka_jacobian(&y, &p, &mut [0.0; 2]);
         let expected = [
-            [p[0] - p[1] * y[1], -p[1] * y[0], y[0], -y[0] * y[1], 0.0, 0.0],
-            [p[2] * y[1], p[2] * y[0] - p[3], 0.0, 0.0, y[0] * y[1], -y[1]],
+            [
+                p[0] - p[1] * y[1],
+                -p[1] * y[0],
+                y[0],
+                -y[0] * y[1],
+                0.0,
+                0.0,
+            ],
+            [
+                p[2] * y[1],
+                p[2] * y[0] - p[3],
+                0.0,
+                0.0,
+                y[0] * y[1],
+                -y[1],
+            ],
         ];
         for i in 0..2 {
             assert_vec_near(&j[i], &expected[i], 1e-15, "lotka_jacobian by hand");
@@ -1365,7 +1851,15 @@ mod dynamics {
                 let (y, (gy, gp)) = ph::rk4_vjp(&v[..2], &v[2..], h, steps, c.to_vec());
                 (y, [gy, gp].concat())
             },
-            &|v, t| ph::rk4_jvp(&v[..2], &v[2..], h, steps, (t[..2].to_vec(), t[2..].to_vec())),
+            &|v, t| {
+                ph::rk4_jvp(
+                    &v[..2],
+                    &v[2..],
+                    h,
+                    steps,
+                    (t[..2].to_vec(), t[2..].to_vec()),
+                )
+            },
             Some(&|v| ph::rk4_jacobian(&v[..2], &v[2..], h, steps)),
         );
         let (y0, target) = ([1.0, 0.5], [0.8, 0.7]);
@@ -1386,7 +1880,13 @@ mod dynamics {
         check_vector(
             "leapfrog",
             POINTS,
-            |r| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 2.0)],
+            |r| {
+                vec![
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(0.5, 2.0),
+                ]
+            },
             &|v| {
                 let (q, p) = ph::leapfrog(v[0], v[1], v[2], dt, n);
                 vec![q, p]
@@ -1396,7 +1896,8 @@ mod dynamics {
                 (vec![q, p], vec![a, b, k])
             },
             &|v, t| {
-                let ((q, p), (dq, dp)) = ph::leapfrog_jvp(v[0], v[1], v[2], dt, n, (t[0], t[1], t[2]));
+                let ((q, p), (dq, dp)) =
+                    ph::leapfrog_jvp(v[0], v[1], v[2], dt, n, (t[0], t[1], t[2]));
                 (vec![q, p], vec![dq, dp])
             },
             None,
@@ -1420,10 +1921,21 @@ mod dynamics {
                 let (v, (g, dt), h) = ph::pendulum_energy_hessian(a2(x), x[2]);
                 (v, vec![g[0], g[1], dt], h)
             })
-            .run(POINTS, |r| vec![r.uniform(-1.0, 1.0), r.uniform(-2.0, 2.0), r.uniform(0.01, 0.1)]);
+            .run(POINTS, |r| {
+                vec![
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(-2.0, 2.0),
+                    r.uniform(0.01, 0.1),
+                ]
+            });
         // With dt = 0 the state does not move: the energy's gradient by hand.
         let (_, (g, _)) = ph::pendulum_energy_grad([0.4, -0.3], 0.0);
-        assert_vec_near(&g, &[9.81 * 0.4f64.sin(), -0.3], 1e-15, "pendulum at dt = 0");
+        assert_vec_near(
+            &g,
+            &[9.81 * 0.4f64.sin(), -0.3],
+            1e-15,
+            "pendulum at dt = 0",
+        );
     }
 }
 
@@ -1496,7 +2008,10 @@ mod learning {
             g = g.from_flat(&vec![GARBAGE; n]);
             last = ml::mse_grad_into(&p, &xs, &ys, &mut g);
             let flat_g = g.to_flat();
-            assert!(flat_g.iter().all(|d| d.is_finite()), "every component written at step {t}");
+            assert!(
+                flat_g.iter().all(|d| d.is_finite()),
+                "every component written at step {t}"
+            );
             if t % 50 == 1 {
                 // The gradient used by the loop is the true one.
                 let at = p.to_flat();
@@ -1516,10 +2031,24 @@ mod learning {
         assert!(last < 0.2 * first, "Adam by grad_into: {first} -> {last}");
         // `autodiff::optim::Adam` on the struct through `f_grad`.
         let p0 = net(&mut Lcg::new(5), 2, 6);
-        let adam = Adam { learning_rate: 0.05, max_iterations: 300, ..Adam::default() };
+        let adam = Adam {
+            learning_rate: 0.05,
+            max_iterations: 300,
+            ..Adam::default()
+        };
         let (p1, minimum) = adam.minimize_params(|p: &Mlp| ml::mse_grad(p, &xs, &ys), &p0);
-        assert!(minimum.value < 0.2 * first, "optim::Adam: {first} -> {}", minimum.value);
-        assert_near(ml::mse(&p1, &xs, &ys), minimum.value, 1e-12, 0.0, "the minimum's value");
+        assert!(
+            minimum.value < 0.2 * first,
+            "optim::Adam: {first} -> {}",
+            minimum.value
+        );
+        assert_near(
+            ml::mse(&p1, &xs, &ys),
+            minimum.value,
+            1e-12,
+            0.0,
+            "the minimum's value",
+        );
         assert_eq!(p1.hidden, 6);
     }
 
@@ -1529,7 +2058,11 @@ mod learning {
         let xs: Vec<[f64; 2]> = (0..8).map(|_| a2(&rng.vec(2, -1.0, 1.0))).collect();
         let ys = rng.vec(8, -1.0, 1.0);
         let (xs, ys) = (&xs, &ys);
-        let shape = Tiny { w: [0.0; 6], b: [0.0; 3], v: [0.0; 3] };
+        let shape = Tiny {
+            w: [0.0; 6],
+            b: [0.0; 3],
+            v: [0.0; 3],
+        };
         let shape = &shape;
         Probe::new("tiny_loss", |x| ml::tiny_loss(&shape.from_flat(x), xs, ys))
             .grad(|x| {
@@ -1544,9 +2077,15 @@ mod learning {
             })
             .analytic(|x| {
                 let p = shape.from_flat(x);
-                let mut g = Tiny { w: [0.0; 6], b: [0.0; 3], v: [0.0; 3] };
+                let mut g = Tiny {
+                    w: [0.0; 6],
+                    b: [0.0; 3],
+                    v: [0.0; 3],
+                };
                 for (x, y) in xs.iter().zip(ys) {
-                    let a: Vec<f64> = (0..3).map(|h| p.w[2 * h] * x[0] + p.w[2 * h + 1] * x[1] + p.b[h]).collect();
+                    let a: Vec<f64> = (0..3)
+                        .map(|h| p.w[2 * h] * x[0] + p.w[2 * h + 1] * x[1] + p.b[h])
+                        .collect();
                     let out: f64 = (0..3).map(|h| p.v[h] * a[h].max(0.0)).sum();
                     let e = 2.0 * (out - y);
                     for h in 0..3 {
@@ -1561,5 +2100,480 @@ mod learning {
                 g.to_flat()
             })
             .run(POINTS, range(12, -1.0, 1.0));
+    }
+}
+
+mod generic_forms {
+    use super::generic as gf;
+    use super::points as pt;
+    use super::*;
+
+    #[test]
+    fn argmin_style_generic_functions() {
+        slice2!(
+            gf::styblinski,
+            styblinski_grad,
+            styblinski_jvp,
+            styblinski_grad_into,
+            styblinski_hessian
+        )
+        .analytic(|x| {
+            x.iter()
+                .map(|v| 0.5 * (4.0 * v.powi(3) - 32.0 * v + 5.0))
+                .collect()
+        })
+        .run(POINTS, range(4, -5.0, 5.0));
+        slice(
+            "rosen_where",
+            gf::rosen_where,
+            gf::rosen_where_grad,
+            gf::rosen_where_jvp,
+            gf::rosen_where_grad_into,
+        )
+        .run(POINTS, range(5, -2.0, 2.0));
+        // On dual numbers, as a generic function runs.
+        let x = [
+            autodiff::Dual::new(0.5, 1.0),
+            autodiff::Dual::new(-0.3, 0.0),
+        ];
+        let (_, g) = gf::rosen_where_grad(&[0.5, -0.3]);
+        assert_near(
+            gf::rosen_where(&x).eps,
+            g[0],
+            1e-12,
+            0.0,
+            "rosen_where on duals",
+        );
+        Probe::new("sphere_n", |x| gf::sphere_n::<3>(a3(x)))
+            .grad(|x| {
+                let (v, g) = gf::sphere_n_grad::<3>(a3(x));
+                (v, g.to_vec())
+            })
+            .jvp(|x, t| gf::sphere_n_jvp::<3>(a3(x), a3(t)))
+            .grad_into(|x| {
+                let mut g = [GARBAGE; 3];
+                (gf::sphere_n_grad_into::<3>(a3(x), &mut g), g.to_vec())
+            })
+            .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
+            .run(POINTS, range(3, -2.0, 2.0));
+    }
+
+    #[test]
+    fn griewank_schwefel_norm_variance() {
+        slice2!(
+            gf::griewank,
+            griewank_grad,
+            griewank_jvp,
+            griewank_grad_into,
+            griewank_hessian
+        )
+        .run(POINTS, range(4, -10.0, 10.0));
+        slice(
+            "schwefel",
+            gf::schwefel,
+            gf::schwefel_grad,
+            gf::schwefel_jvp,
+            gf::schwefel_grad_into,
+        )
+        .analytic(|x| {
+            x.iter()
+                .map(|&v| {
+                    let r = v.abs().sqrt();
+                    -(r.sin() + v * r.cos() * 0.5 / r * v.signum())
+                })
+                .collect()
+        })
+        .run(POINTS, away_from(3, -400.0, 400.0, 1000.0, 0.0));
+        slice(
+            "norm2",
+            gf::norm2,
+            gf::norm2_grad,
+            gf::norm2_jvp,
+            gf::norm2_grad_into,
+        )
+        .analytic(|x| {
+            let r = norm(x);
+            x.iter().map(|v| v / r).collect()
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+        slice2!(
+            gf::variance,
+            variance_grad,
+            variance_jvp,
+            variance_grad_into,
+            variance_hessian
+        )
+        .analytic(|x| {
+            let n = x.len() as f64;
+            let mean = x.iter().sum::<f64>() / n;
+            x.iter().map(|v| 2.0 * (v - mean) / (n - 1.0)).collect()
+        })
+        .run(POINTS, range(5, -3.0, 3.0));
+    }
+
+    #[test]
+    fn horner_with_mul_add() {
+        let n = 4;
+        Probe::new("horner", move |x| gf::horner(&x[..n], x[n]))
+            .grad(move |x| {
+                let (v, (gc, gx)) = gf::horner_grad(&x[..n], x[n]);
+                (v, [gc, vec![gx]].concat())
+            })
+            .jvp(move |x, t| gf::horner_jvp(&x[..n], x[n], (t[..n].to_vec(), t[n])))
+            .grad_into(move |x| {
+                let (mut gc, mut gx) = (vec![GARBAGE; n], GARBAGE);
+                let v = gf::horner_grad_into(&x[..n], x[n], (&mut gc, &mut gx));
+                (v, [gc, vec![gx]].concat())
+            })
+            .hessian(move |x| {
+                let (v, (gc, gx), h) = gf::horner_hessian(&x[..n], x[n]);
+                (v, [gc, vec![gx]].concat(), h)
+            })
+            .analytic(move |x| {
+                let t = x[n];
+                let mut g: Flat = (0..n).map(|i| t.powi(i as i32)).collect();
+                g.push((1..n).map(|i| i as f64 * x[i] * t.powi(i as i32 - 1)).sum());
+                g
+            })
+            .run(POINTS, range(n + 1, -1.5, 1.5));
+    }
+
+    #[test]
+    fn folds_closures_and_sub_slices() {
+        slice(
+            "max_abs_plus_max",
+            gf::max_abs_plus_max,
+            gf::max_abs_plus_max_grad,
+            gf::max_abs_plus_max_jvp,
+            gf::max_abs_plus_max_grad_into,
+        )
+        .run(POINTS, distinct(4, -3.0, 3.0, 0.05));
+        slice(
+            "neighbour_sum",
+            gf::neighbour_sum,
+            gf::neighbour_sum_grad,
+            gf::neighbour_sum_jvp,
+            gf::neighbour_sum_grad_into,
+        )
+        .analytic(|x| {
+            let n = x.len();
+            (0..n)
+                .map(|i| {
+                    let left = if i > 0 { x[i - 1] } else { 0.0 };
+                    let right = if i + 1 < n { x[i + 1] } else { 0.0 };
+                    left + right + x[i].cos()
+                })
+                .collect()
+        })
+        .run(POINTS, range(5, -2.0, 2.0));
+        slice(
+            "dixon_price",
+            gf::dixon_price,
+            gf::dixon_price_grad,
+            gf::dixon_price_jvp,
+            gf::dixon_price_grad_into,
+        )
+        .analytic(|x| {
+            let n = x.len();
+            let mut g = vec![0.0; n];
+            g[0] += 2.0 * (x[0] - 1.0);
+            for i in 1..n {
+                let r = 2.0 * x[i] * x[i] - x[i - 1];
+                let w = (i + 1) as f64;
+                g[i] += w * 2.0 * r * 4.0 * x[i];
+                g[i - 1] -= w * 2.0 * r;
+            }
+            g
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+        slice(
+            "skip_first",
+            gf::skip_first,
+            gf::skip_first_grad,
+            gf::skip_first_jvp,
+            gf::skip_first_grad_into,
+        )
+        .analytic(|x| {
+            let mut g: Flat = x
+                .iter()
+                .enumerate()
+                .map(|(i, v)| 2.0 * i as f64 * v)
+                .collect();
+            g[0] = 1.0;
+            g
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+        let mu = [-1.0, 0.5, 2.0];
+        let mu = &mu;
+        Probe::new("gaussian_mixture", |x| gf::gaussian_mixture(x[0], &x[1..]))
+            .grad(|x| {
+                let (v, (gx, gm)) = gf::gaussian_mixture_grad(x[0], &x[1..]);
+                (v, [vec![gx], gm].concat())
+            })
+            .jvp(|x, t| gf::gaussian_mixture_jvp(x[0], &x[1..], (t[0], t[1..].to_vec())))
+            .run(POINTS, move |r| {
+                [
+                    vec![r.uniform(-2.0, 3.0)],
+                    mu.iter().map(|m| m + r.uniform(-0.5, 0.5)).collect(),
+                ]
+                .concat()
+            });
+        slice(
+            "total_variation",
+            |x| gf::total_variation(x.to_vec()),
+            |x| gf::total_variation_grad(x.to_vec()),
+            |x, t| gf::total_variation_jvp(x.to_vec(), t),
+            |x, g| gf::total_variation_grad_into(x.to_vec(), g),
+        )
+        .run(POINTS, range(5, -1.0, 1.0));
+    }
+
+    #[test]
+    fn single_precision() {
+        let (v, (gx, gy)) = gf::booth32_grad(1.5, -0.5);
+        let (a, b) = (1.5f32 + 2.0 * -0.5 - 7.0, 2.0 * 1.5f32 - 0.5 - 5.0);
+        assert_eq!(v, a * a + b * b);
+        assert!((gx - (2.0 * a + 4.0 * b)).abs() < 1e-5 && (gy - (4.0 * a + 2.0 * b)).abs() < 1e-5);
+        let (_, d) = gf::booth32_jvp(1.5, -0.5, (1.0, 0.0));
+        assert_eq!(d, gx);
+    }
+
+    fn bodies(x: &[f64]) -> Vec<[f64; 3]> {
+        x.chunks(3).map(a3).collect()
+    }
+
+    #[test]
+    fn points_unpacked_and_iterated_in_pairs() {
+        let k = 0.7;
+        Probe::new("pair_energy", move |x| pt::pair_energy(&bodies(x), k))
+            .grad(move |x| {
+                let (v, g) = pt::pair_energy_grad(&bodies(x), k);
+                (v, g.concat())
+            })
+            .jvp(move |x, t| pt::pair_energy_jvp(&bodies(x), k, bodies(t)))
+            .grad_into(move |x| {
+                let mut g = vec![[GARBAGE; 3]; x.len() / 3];
+                (pt::pair_energy_grad_into(&bodies(x), k, &mut g), g.concat())
+            })
+            .analytic(move |x| {
+                let p = bodies(x);
+                let mut g: Flat = x.iter().map(|v| k * v).collect();
+                for i in 0..p.len() - 1 {
+                    let d: Flat = (0..3).map(|c| p[i][c] - p[i + 1][c]).collect();
+                    let r2 = dot(&d, &d);
+                    for c in 0..3 {
+                        g[3 * i + c] += 2.0 * d[c] / (r2 + 1.0);
+                        g[3 * (i + 1) + c] -= 2.0 * d[c] / (r2 + 1.0);
+                    }
+                }
+                g
+            })
+            .run(POINTS, range(12, -1.0, 1.0));
+        let pts = |x: &[f64]| -> Vec<[f64; 2]> { x.chunks(2).map(a2).collect() };
+        Probe::new("ring", move |x| pt::ring(&pts(x)))
+            .grad(move |x| {
+                let (v, g) = pt::ring_grad(&pts(x));
+                (v, g.concat())
+            })
+            .jvp(move |x, t| pt::ring_jvp(&pts(x), pts(t)))
+            .grad_into(move |x| {
+                let mut g = vec![[GARBAGE; 2]; x.len() / 2];
+                (pt::ring_grad_into(&pts(x), &mut g), g.concat())
+            })
+            .analytic(move |x| {
+                x.chunks(2)
+                    .flat_map(|c| {
+                        let r = 2.0 * (c[0] * c[0] + c[1] * c[1] - 1.0) * 2.0;
+                        [r * c[0], r * c[1]]
+                    })
+                    .collect()
+            })
+            .run(POINTS, range(8, -1.5, 1.5));
+    }
+
+    #[test]
+    fn array_results_in_place_steps_and_flat_outputs() {
+        check_vector(
+            "spring_force",
+            POINTS,
+            |r| [r.vec(3, -2.0, 2.0), vec![r.uniform(0.5, 2.0)]].concat(),
+            &|x| pt::spring_force(&a3(x), x[3]).to_vec(),
+            &|x, c| {
+                let (y, (gp, gk)) = pt::spring_force_vjp(&a3(x), x[3], a3(c));
+                (y.to_vec(), [gp.to_vec(), vec![gk]].concat())
+            },
+            &|x, t| {
+                let (y, d) = pt::spring_force_jvp(&a3(x), x[3], (a3(t), t[3]));
+                (y.to_vec(), d.to_vec())
+            },
+            Some(&|x| pt::spring_force_jacobian(&a3(x), x[3])),
+        );
+        // An in-place step: `x` is read before it is written, so it is an input and an output.
+        let n = 3;
+        let run = move |v: &[f64]| -> Flat {
+            let mut x = v[..n].to_vec();
+            pt::euler_in_place(&mut x, &v[n..2 * n], v[2 * n]);
+            x
+        };
+        check_vector(
+            "euler_in_place",
+            POINTS,
+            |r| [r.vec(6, -1.0, 1.0), vec![r.uniform(0.01, 0.5)]].concat(),
+            &run,
+            &|v, c| {
+                let mut x = v[..n].to_vec();
+                let (gx, gv, gdt) = pt::euler_in_place_vjp(&mut x, &v[n..2 * n], v[2 * n], c);
+                (x, [gx, gv, vec![gdt]].concat())
+            },
+            &|v, t| {
+                let mut x = v[..n].to_vec();
+                let mut d = vec![GARBAGE; n];
+                let tangent = (t[..n].to_vec(), t[n..2 * n].to_vec(), t[2 * n]);
+                pt::euler_in_place_jvp(&mut x, &v[n..2 * n], v[2 * n], tangent, &mut d);
+                (x, d)
+            },
+            Some(&|v| {
+                let mut x = v[..n].to_vec();
+                pt::euler_in_place_jacobian(&mut x, &v[n..2 * n], v[2 * n])
+            }),
+        );
+        let square = |x: &[f64]| [[x[0], x[1]], [x[2], x[3]]];
+        check_vector(
+            "covariance_predict",
+            POINTS,
+            range(5, -1.0, 1.0),
+            &|x| {
+                let mut out = [GARBAGE; 4];
+                pt::covariance_predict(square(x), x[4], &mut out);
+                out.to_vec()
+            },
+            &|x, c| {
+                let mut out = [GARBAGE; 4];
+                let (gp, gdt) = pt::covariance_predict_vjp(
+                    square(x),
+                    x[4],
+                    &mut out,
+                    &[c[0], c[1], c[2], c[3]],
+                );
+                (out.to_vec(), [gp.concat(), vec![gdt]].concat())
+            },
+            &|x, t| {
+                let (mut out, mut d) = ([GARBAGE; 4], [GARBAGE; 4]);
+                pt::covariance_predict_jvp(square(x), x[4], &mut out, (square(t), t[4]), &mut d);
+                (out.to_vec(), d.to_vec())
+            },
+            Some(&|x| pt::covariance_predict_jacobian(square(x), x[4], &mut [GARBAGE; 4])),
+        );
+    }
+
+    #[test]
+    fn a_vec_output_in_an_integrator() {
+        let y0 = [1.0, 2.0, 0.5];
+        let y0 = &y0;
+        Probe::new("decay_loss", |r| pt::decay_loss(r, y0, 6))
+            .grad(|r| pt::decay_loss_grad(r, y0, 6))
+            .jvp(|r, t| pt::decay_loss_jvp(r, y0, 6, t.to_vec()))
+            .grad_into(|r| {
+                let mut g = vec![GARBAGE; 3];
+                (pt::decay_loss_grad_into(r, y0, 6, &mut g), g)
+            })
+            .analytic(|r| {
+                (0..3)
+                    .map(|i| -0.6 * y0[i] * (1.0 - 0.1 * r[i]).powi(5))
+                    .collect()
+            })
+            .run(POINTS, range(3, 0.1, 2.0));
+    }
+}
+
+mod found_checks {
+    use super::found as fd;
+    use super::*;
+
+    #[test]
+    fn zip_enumerate() {
+        let n = 4;
+        Probe::new("zip_enumerate", move |x| {
+            fd::zip_enumerate(&x[..n], &x[n..])
+        })
+        .grad(move |x| {
+            let (v, (a, b)) = fd::zip_enumerate_grad(&x[..n], &x[n..]);
+            (v, [a, b].concat())
+        })
+        .jvp(move |x, t| {
+            fd::zip_enumerate_jvp(&x[..n], &x[n..], (t[..n].to_vec(), t[n..].to_vec()))
+        })
+        .grad_into(move |x| {
+            let (mut a, mut b) = (vec![GARBAGE; n], vec![GARBAGE; n]);
+            let v = fd::zip_enumerate_grad_into(&x[..n], &x[n..], (&mut a, &mut b));
+            (v, [a, b].concat())
+        })
+        .hessian(move |x| {
+            let (v, (a, b), h) = fd::zip_enumerate_hessian(&x[..n], &x[n..]);
+            (v, [a, b].concat(), h)
+        })
+        .analytic(move |x| {
+            let (a, b) = (&x[..n], &x[n..]);
+            let mut g = vec![0.0; 2 * n];
+            for i in 0..n {
+                let k = i as f64;
+                g[i] = (k + 1.0) * b[i] + 2.0 * k * (a[i] - b[i]);
+                g[n + i] = (k + 1.0) * a[i] - 2.0 * k * (a[i] - b[i]);
+            }
+            g
+        })
+        .run(POINTS, range(8, -2.0, 2.0));
+    }
+
+    #[test]
+    fn row_windows() {
+        let (rows, cols) = (4, 3);
+        let m = |x: &[f64]| -> Vec<Vec<f64>> {
+            x[..rows * cols].chunks(cols).map(|r| r.to_vec()).collect()
+        };
+        Probe::new("row_windows", move |x| {
+            fd::row_windows(&m(x), &x[rows * cols..])
+        })
+        .grad(move |x| {
+            let (v, (g, gw)) = fd::row_windows_grad(&m(x), &x[rows * cols..]);
+            (v, [g.concat(), gw].concat())
+        })
+        .jvp(move |x, t| {
+            fd::row_windows_jvp(&m(x), &x[rows * cols..], (m(t), t[rows * cols..].to_vec()))
+        })
+        .grad_into(move |x| {
+            let (mut g, mut gw) = (vec![vec![GARBAGE; cols]; rows], vec![GARBAGE; 3]);
+            let v = fd::row_windows_grad_into(&m(x), &x[rows * cols..], (&mut g, &mut gw));
+            (v, [g.concat(), gw].concat())
+        })
+        .run(POINTS, range(rows * cols + 3, -1.5, 1.5));
+    }
+
+    #[test]
+    fn unpacked() {
+        let pts = |x: &[f64]| -> Vec<[f64; 2]> { x[2..].chunks(2).map(a2).collect() };
+        Probe::new("unpacked", move |x| fd::unpacked(&pts(x), a2(x)))
+            .grad(move |x| {
+                let (v, (g, gc)) = fd::unpacked_grad(&pts(x), a2(x));
+                (v, [gc.to_vec(), g.concat()].concat())
+            })
+            .jvp(move |x, t| fd::unpacked_jvp(&pts(x), a2(x), (pts(t), a2(t))))
+            .grad_into(move |x| {
+                let (mut g, mut gc) = (vec![[GARBAGE; 2]; 3], [GARBAGE; 2]);
+                let v = fd::unpacked_grad_into(&pts(x), a2(x), (&mut g, &mut gc));
+                (v, [gc.to_vec(), g.concat()].concat())
+            })
+            .hessian(move |x| {
+                // The Hessian's order is the declaration's: the points, then the centre.
+                let (v, (g, gc), h) = fd::unpacked_hessian(&pts(x), a2(x));
+                let n = h.len();
+                let order: Vec<usize> = (n - 2..n).chain(0..n - 2).collect();
+                let h = order
+                    .iter()
+                    .map(|&i| order.iter().map(|&j| h[i][j]).collect())
+                    .collect();
+                (v, [gc.to_vec(), g.concat()].concat(), h)
+            })
+            .run(POINTS, range(8, -1.5, 1.5));
     }
 }

@@ -216,9 +216,6 @@ mod tests {
 
     #[test]
     fn a_rest_is_left_to_the_fence() {
-        assert_eq!(
-            rewrite("{ let [a, ..] = x; }"),
-            "{ let [a , ..] = x ; }"
-        );
+        assert_eq!(rewrite("{ let [a, ..] = x; }"), "{ let [a , ..] = x ; }");
     }
 }

@@ -207,9 +207,11 @@ impl Lowering<'_> {
         let end = range.end.as_ref().map(|end| {
             let end = self.lower_expr(end, None);
             match range.limits {
-                syn::RangeLimits::Closed(_) => {
-                    self.emit(Value::Binary(syn::parse_quote!(+), end, int(quote!(1))), None, span)
-                }
+                syn::RangeLimits::Closed(_) => self.emit(
+                    Value::Binary(syn::parse_quote!(+), end, int(quote!(1))),
+                    None,
+                    span,
+                ),
                 syn::RangeLimits::HalfOpen(_) => end,
             }
         });
@@ -231,7 +233,11 @@ impl Lowering<'_> {
 
     /// The index range `0..len` of one slice, or `0..min(len a, len b)` for a zip (the length of a window
     /// of rows `end - start`).
-    pub(super) fn slice_range(&mut self, sources: Vec<Source>, enumerate: Option<Count>) -> (Range, Elements) {
+    pub(super) fn slice_range(
+        &mut self,
+        sources: Vec<Source>,
+        enumerate: Option<Count>,
+    ) -> (Range, Elements) {
         let span = Span::call_site();
         let lens: Vec<Operand> = sources
             .iter()
@@ -247,7 +253,11 @@ impl Lowering<'_> {
                 match &source.rows {
                     Some((start, end)) => {
                         let end = end.clone().unwrap_or(len);
-                        self.emit(Value::Binary(syn::parse_quote!(-), end, start.clone()), None, span)
+                        self.emit(
+                            Value::Binary(syn::parse_quote!(-), end, start.clone()),
+                            None,
+                            span,
+                        )
                     }
                     None => len,
                 }
@@ -305,7 +315,11 @@ impl Lowering<'_> {
                     .map(|(a, start)| {
                         let index = match start {
                             Some(start) => self.emit(
-                                Value::Binary(syn::parse_quote!(+), Operand::Var(index), start.clone()),
+                                Value::Binary(
+                                    syn::parse_quote!(+),
+                                    Operand::Var(index),
+                                    start.clone(),
+                                ),
                                 None,
                                 pat.span(),
                             ),
@@ -320,11 +334,7 @@ impl Lowering<'_> {
                             let row = self.row_array(*a, offsets, index);
                             return Operand::Array(row);
                         }
-                        self.emit(
-                            Value::Load { array: *a, index },
-                            None,
-                            pat.span(),
-                        )
+                        self.emit(Value::Load { array: *a, index }, None, pat.span())
                     })
                     .collect();
                 let count = match enumerate {
@@ -392,7 +402,8 @@ impl Lowering<'_> {
             Pat::Wild(_) => {}
             other => self.errors.spanned(
                 other,
-                "this pattern is not supported in a `for`: bind a name, `&x`, `_` or a tuple",
+                "this pattern is not supported in a `for`: bind a name, `&x`, `_`, a tuple, or an array \
+                 pattern that names every element (`&[x, y, z]`)",
             ),
         }
     }
