@@ -465,6 +465,9 @@ pub mod physics {
         (q, p)
     }
 
+    /// The scale of `pendulum_energy`'s time step.
+    pub const DT: f64 = 0.1;
+
     /// Leapfrog on a state array with the right-hand side writing an output array.
     #[differentiable]
     pub fn pendulum_accel(theta: &[f64; 2], out: &mut [f64; 2]) {
@@ -473,8 +476,11 @@ pub mod physics {
     }
 
     /// Symplectic Euler on `[theta, omega]` through the array right-hand side; the energy at the end.
+    /// (At `dt` near 1 the Hessian reaches 3e7 and `--order2`'s central differences lose two digits: the
+    /// tool draws `dt` there, so `DT` is the constant the checks of `--order2` see vary.)
     #[differentiable(order = 2)]
     pub fn pendulum_energy(state: [f64; 2], dt: f64) -> f64 {
+        let dt = dt * DT;
         let mut s = state;
         let mut d = [0.0; 2];
         for _ in 0..5 {
@@ -833,6 +839,18 @@ pub mod found {
             e += k as f64 * r[1].cos();
         }
         e
+    }
+
+    /// A zip of points (rows) with floats: at `order = 2` the copy took `y` out of its reference only
+    /// when both sides held floats (`pred - y` was `__S - &__S`).
+    #[differentiable(wrt(w), order = 2)]
+    pub fn fit_points(w: &[f64], xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let pred = (w[0] * x[0] + w[1] * x[1] + w[2]).tanh();
+            loss += (pred - y).powi(2);
+        }
+        loss
     }
 
     /// Array patterns in `let`, `for` and a closure's parameter.
@@ -1925,7 +1943,7 @@ mod dynamics {
                 vec![
                     r.uniform(-1.0, 1.0),
                     r.uniform(-2.0, 2.0),
-                    r.uniform(0.01, 0.1),
+                    r.uniform(0.1, 1.0),
                 ]
             });
         // With dt = 0 the state does not move: the energy's gradient by hand.
@@ -2576,4 +2594,31 @@ mod found_checks {
             })
             .run(POINTS, range(8, -1.5, 1.5));
     }
+}
+
+#[test]
+fn fit_points_at_order_two() {
+    let xs = [[0.5, -1.0], [1.5, 0.3], [-0.7, 0.8], [0.1, 0.1]];
+    let ys = [0.2, -0.4, 0.9, 0.0];
+    let (xs, ys) = (&xs, &ys);
+    Probe::new("fit_points", |w| found::fit_points(w, xs, ys))
+        .grad(|w| found::fit_points_grad(w, xs, ys))
+        .jvp(|w, t| found::fit_points_jvp(w, xs, ys, t.to_vec()))
+        .grad_into(|w| {
+            let mut g = vec![GARBAGE; 3];
+            (found::fit_points_grad_into(w, xs, ys, &mut g), g)
+        })
+        .hessian(|w| found::fit_points_hessian(w, xs, ys))
+        .analytic(|w| {
+            let mut g = vec![0.0; 3];
+            for (x, y) in xs.iter().zip(ys) {
+                let p = (w[0] * x[0] + w[1] * x[1] + w[2]).tanh();
+                let d = 2.0 * (p - y) * (1.0 - p * p);
+                g[0] += d * x[0];
+                g[1] += d * x[1];
+                g[2] += d;
+            }
+            g
+        })
+        .run(POINTS, range(3, -1.0, 1.0));
 }

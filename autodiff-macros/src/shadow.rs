@@ -1232,9 +1232,16 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                 }
                 Pat::Tuple(t) if t.elems.len() == 2 => {
                     if let Some(zip) = method(&f.expr, "zip", 1) {
-                        if self.elements(&zip.receiver) && self.elements(&zip.args[0]) {
-                            return t.elems.iter_mut().filter_map(Self::by_value).collect();
-                        }
+                        // Each side on its own: `(x, y)` over `xs.iter().zip(ys)`, `xs` of points and `ys`
+                        // of floats, takes `y` by value and leaves the row `x` a reference.
+                        let sides = [&*zip.receiver, &zip.args[0]];
+                        return t
+                            .elems
+                            .iter_mut()
+                            .zip(sides)
+                            .filter(|(_, side)| self.elements(side))
+                            .filter_map(|(p, _)| Self::by_value(p))
+                            .collect();
                     } else if let Some(enumerate) = method(&f.expr, "enumerate", 0) {
                         // `(i, (a, b))` over `x.iter().zip(y.iter()).enumerate()`.
                         if let Some(zip) = method(&enumerate.receiver, "zip", 1) {
