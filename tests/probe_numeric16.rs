@@ -803,6 +803,143 @@ pub mod points {
     }
 }
 
+pub mod round3 {
+    use autodiff::{differentiable, Float};
+
+    /// Newton's iteration for `sqrt(a)` until it settles: the derivative of the iterates.
+    #[differentiable]
+    pub fn newton_sqrt(a: f64) -> f64 {
+        let mut x = a.max(1.0);
+        let mut it = 0;
+        while (x * x - a).abs() > 1e-14 * a && it < 60 {
+            x = 0.5 * (x + a / x);
+            it += 1;
+        }
+        x
+    }
+
+    /// A scalar Kalman update in place: `x` and `p` read and written.
+    #[differentiable]
+    pub fn kalman_scalar(z: f64, x: &mut f64, p: &mut f64, q: f64, r: f64) {
+        *p += q;
+        let k = *p / (*p + r);
+        *x += k * (z - *x);
+        *p *= 1.0 - k;
+    }
+
+    /// Velocity Verlet of `n` particles in a harmonic trap with pair repulsion, `Vec<[f64; 3]>` locals.
+    #[differentiable(wrt(pos0))]
+    pub fn verlet_energy(pos0: &[[f64; 3]], dt: f64, steps: usize) -> f64 {
+        let n = pos0.len();
+        let mut pos = vec![[0.0; 3]; n];
+        let mut vel = vec![[0.0; 3]; n];
+        let mut acc = vec![[0.0; 3]; n];
+        for i in 0..n {
+            for k in 0..3 {
+                pos[i][k] = pos0[i][k];
+                acc[i][k] = -pos[i][k];
+            }
+        }
+        for _ in 0..steps {
+            for i in 0..n {
+                for k in 0..3 {
+                    vel[i][k] += 0.5 * dt * acc[i][k];
+                    pos[i][k] += dt * vel[i][k];
+                }
+            }
+            for i in 0..n {
+                for k in 0..3 {
+                    acc[i][k] = -pos[i][k];
+                }
+            }
+            for i in 0..n {
+                for k in 0..3 {
+                    vel[i][k] += 0.5 * dt * acc[i][k];
+                }
+            }
+        }
+        let mut e = 0.0;
+        for i in 0..n {
+            for k in 0..3 {
+                e += 0.5 * vel[i][k] * vel[i][k] + 0.5 * pos[i][k] * pos[i][k];
+            }
+        }
+        e
+    }
+
+    /// Softmax returning a `Vec`, through `collect::<Vec<f64>>()`.
+    #[differentiable]
+    pub fn softmax(z: &[f64]) -> Vec<f64> {
+        let m = z.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e = z.iter().map(|v| (v - m).exp()).collect::<Vec<f64>>();
+        let total: f64 = e.iter().sum();
+        e.iter().map(|v| v / total).collect()
+    }
+
+    /// Cross-entropy against one-hot targets through the softmax above.
+    #[differentiable(wrt(z))]
+    pub fn cross_entropy(z: &[f64], target: &[f64]) -> f64 {
+        let p = softmax(z);
+        let mut loss = 0.0;
+        for i in 0..p.len() {
+            loss -= target[i] * p[i].ln();
+        }
+        loss
+    }
+
+    /// A polar-to-Cartesian map returning an array.
+    #[differentiable]
+    pub fn to_cartesian(r: f64, theta: f64, phi: f64) -> [f64; 3] {
+        [
+            r * theta.sin() * phi.cos(),
+            r * theta.sin() * phi.sin(),
+            r * theta.cos(),
+        ]
+    }
+
+    /// Generic `zip(..).enumerate()` and `sum` over `T`.
+    #[differentiable]
+    pub fn weighted_sq<T: Float + std::iter::Sum>(a: &[T], b: &[T]) -> T {
+        let mut s = T::zero();
+        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+            s = s + T::from(i + 1).unwrap() * (*x - *y) * (*x - *y);
+        }
+        s
+    }
+
+    /// L1-regularised least squares: `abs` away from zero.
+    #[differentiable(wrt(w))]
+    pub fn lasso(w: &[f64], xs: &[Vec<f64>], ys: &[f64], lambda: f64) -> f64 {
+        let mut loss = 0.0;
+        for (x, y) in xs.iter().zip(ys.iter()) {
+            let pred: f64 = x.iter().zip(w.iter()).map(|(a, b)| a * b).sum();
+            loss += 0.5 * (pred - y).powi(2);
+        }
+        loss + lambda * w.iter().map(|v| v.abs()).sum::<f64>()
+    }
+
+    /// A loss with a `match` on a usize label and an early `return` for an empty batch.
+    #[differentiable(wrt(theta))]
+    pub fn hinge(theta: &[f64], xs: &[Vec<f64>], labels: &[usize]) -> f64 {
+        if xs.is_empty() {
+            return 0.0;
+        }
+        let mut loss = 0.0;
+        for i in 0..xs.len() {
+            let score: f64 = (0..theta.len()).map(|j| theta[j] * xs[i][j]).sum();
+            let sign = match labels[i] {
+                0 => -1.0,
+                _ => 1.0,
+            };
+            let margin = 1.0 - sign * score;
+            if margin > 0.0 {
+                loss += margin * margin;
+            }
+        }
+        loss / xs.len() as f64
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // The minimal programs of what this probe found failing (each once a compile error).
 // ---------------------------------------------------------------------------------------------------
@@ -2621,4 +2758,199 @@ fn fit_points_at_order_two() {
             g
         })
         .run(POINTS, range(3, -1.0, 1.0));
+}
+
+mod round3_checks {
+    use super::round3 as r3;
+    use super::*;
+
+    #[test]
+    fn newton_sqrt_differentiates_its_iterates() {
+        one(
+            "newton_sqrt",
+            r3::newton_sqrt,
+            r3::newton_sqrt_grad,
+            r3::newton_sqrt_jvp,
+            r3::newton_sqrt_grad_into,
+        )
+        .analytic(|a| vec![0.5 / a[0].sqrt()])
+        .run(POINTS, range(1, 0.1, 50.0));
+    }
+
+    #[test]
+    fn kalman_scalar_in_place() {
+        // Flat inputs: z, x, p, q, r; outputs x, p.
+        let run = |v: &[f64]| -> Flat {
+            let (mut x, mut p) = (v[1], v[2]);
+            r3::kalman_scalar(v[0], &mut x, &mut p, v[3], v[4]);
+            vec![x, p]
+        };
+        check_vector(
+            "kalman_scalar",
+            POINTS,
+            |g| {
+                vec![
+                    g.uniform(-1.0, 1.0),
+                    g.uniform(-1.0, 1.0),
+                    g.uniform(0.1, 2.0),
+                    g.uniform(0.01, 0.5),
+                    g.uniform(0.1, 1.0),
+                ]
+            },
+            &run,
+            &|v, c| {
+                let (mut x, mut p) = (v[1], v[2]);
+                let (gz, gx, gp, gq, gr) =
+                    r3::kalman_scalar_vjp(v[0], &mut x, &mut p, v[3], v[4], c[0], c[1]);
+                (vec![x, p], vec![gz, gx, gp, gq, gr])
+            },
+            &|v, t| {
+                let (mut x, mut p) = (v[1], v[2]);
+                let (mut dx, mut dp) = (GARBAGE, GARBAGE);
+                r3::kalman_scalar_jvp(
+                    v[0],
+                    &mut x,
+                    &mut p,
+                    v[3],
+                    v[4],
+                    (t[0], t[1], t[2], t[3], t[4]),
+                    &mut dx,
+                    &mut dp,
+                );
+                (vec![x, p], vec![dx, dp])
+            },
+            None,
+        );
+    }
+
+    #[test]
+    fn verlet_over_vec_of_point_locals() {
+        let bodies = |x: &[f64]| -> Vec<[f64; 3]> { x.chunks(3).map(a3).collect() };
+        Probe::new("verlet_energy", move |x| {
+            r3::verlet_energy(&bodies(x), 0.1, 7)
+        })
+        .grad(move |x| {
+            let (v, g) = r3::verlet_energy_grad(&bodies(x), 0.1, 7);
+            (v, g.concat())
+        })
+        .jvp(move |x, t| r3::verlet_energy_jvp(&bodies(x), 0.1, 7, bodies(t)))
+        .grad_into(move |x| {
+            let mut g = vec![[GARBAGE; 3]; 2];
+            (
+                r3::verlet_energy_grad_into(&bodies(x), 0.1, 7, &mut g),
+                g.concat(),
+            )
+        })
+        .run(POINTS, range(6, -1.0, 1.0));
+    }
+
+    #[test]
+    fn softmax_vec_result_and_cross_entropy() {
+        check_vector(
+            "softmax",
+            POINTS,
+            range(4, -3.0, 3.0),
+            &r3::softmax,
+            &|z, c| r3::softmax_vjp(z, c.to_vec()),
+            &|z, t| r3::softmax_jvp(z, t.to_vec()),
+            Some(&r3::softmax_jacobian),
+        );
+        let target = [0.0, 1.0, 0.0, 0.0];
+        let target = &target;
+        Probe::new("cross_entropy", |z| r3::cross_entropy(z, target))
+            .grad(|z| r3::cross_entropy_grad(z, target))
+            .jvp(|z, t| r3::cross_entropy_jvp(z, target, t.to_vec()))
+            .grad_into(|z| {
+                let mut g = vec![GARBAGE; 4];
+                (r3::cross_entropy_grad_into(z, target, &mut g), g)
+            })
+            .analytic(|z| {
+                let p = r3::softmax(z);
+                p.iter().zip(target).map(|(a, b)| a - b).collect()
+            })
+            .run(POINTS, range(4, -3.0, 3.0));
+    }
+
+    #[test]
+    fn spherical_coordinates() {
+        check_vector(
+            "to_cartesian",
+            POINTS,
+            |g| {
+                vec![
+                    g.uniform(0.5, 2.0),
+                    g.uniform(0.1, 3.0),
+                    g.uniform(-3.0, 3.0),
+                ]
+            },
+            &|v| r3::to_cartesian(v[0], v[1], v[2]).to_vec(),
+            &|v, c| {
+                let (y, (a, b, d)) = r3::to_cartesian_vjp(v[0], v[1], v[2], a3(c));
+                (y.to_vec(), vec![a, b, d])
+            },
+            &|v, t| {
+                let (y, d) = r3::to_cartesian_jvp(v[0], v[1], v[2], (t[0], t[1], t[2]));
+                (y.to_vec(), d.to_vec())
+            },
+            Some(&|v| r3::to_cartesian_jacobian(v[0], v[1], v[2])),
+        );
+    }
+
+    #[test]
+    fn generic_zip_enumerate() {
+        let n = 3;
+        Probe::new("weighted_sq", move |x| r3::weighted_sq(&x[..n], &x[n..]))
+            .grad(move |x| {
+                let (v, (a, b)) = r3::weighted_sq_grad(&x[..n], &x[n..]);
+                (v, [a, b].concat())
+            })
+            .jvp(move |x, t| {
+                r3::weighted_sq_jvp(&x[..n], &x[n..], (t[..n].to_vec(), t[n..].to_vec()))
+            })
+            .analytic(move |x| {
+                let d: Flat = (0..n)
+                    .map(|i| 2.0 * (i + 1) as f64 * (x[i] - x[n + i]))
+                    .collect();
+                [d.clone(), d.iter().map(|v| -v).collect()].concat()
+            })
+            .run(POINTS, range(6, -2.0, 2.0));
+    }
+
+    #[test]
+    fn lasso_and_hinge() {
+        let (xs, ys) = dataset("lasso", 9, 3);
+        let (xs, ys) = (&xs, &ys);
+        Probe::new("lasso", |w| r3::lasso(w, xs, ys, 0.3))
+            .grad(|w| r3::lasso_grad(w, xs, ys, 0.3))
+            .jvp(|w, t| r3::lasso_jvp(w, xs, ys, 0.3, t.to_vec()))
+            .grad_into(|w| {
+                let mut g = vec![GARBAGE; 3];
+                (r3::lasso_grad_into(w, xs, ys, 0.3, &mut g), g)
+            })
+            .analytic(|w| {
+                let mut g: Flat = w.iter().map(|v| 0.3 * v.signum()).collect();
+                for (x, y) in xs.iter().zip(ys) {
+                    let r = dot(x, w) - y;
+                    for j in 0..3 {
+                        g[j] += r * x[j];
+                    }
+                }
+                g
+            })
+            .run(POINTS, away_from(3, -2.0, 2.0, 10.0, 0.0));
+        let labels: Vec<usize> = ys.iter().map(|&y| (y > 0.5) as usize).collect();
+        let labels = &labels;
+        Probe::new("hinge", |t| r3::hinge(t, xs, labels))
+            .grad(|t| r3::hinge_grad(t, xs, labels))
+            .jvp(|t, d| r3::hinge_jvp(t, xs, labels, d.to_vec()))
+            .grad_into(|t| {
+                let mut g = vec![GARBAGE; 3];
+                (r3::hinge_grad_into(t, xs, labels, &mut g), g)
+            })
+            .run(POINTS, range(3, -2.0, 2.0));
+        assert_eq!(
+            r3::hinge_grad(&[1.0, 2.0, 3.0], &[], &[]),
+            (0.0, vec![0.0; 3])
+        );
+    }
 }
