@@ -501,7 +501,7 @@ pub mod ml {
 
     #[derive(Clone, Debug, Differentiable)]
     pub struct Mlp {
-        /// `hidden x inputs`, row-major (a matrix field is not read from a struct: see the report).
+        /// `hidden x inputs`, row-major (the flat form; `matrix_fields::Mlp` holds it as a `Vec<Vec<f64>>`).
         pub w1: Vec<f64>,
         pub b1: Vec<f64>,
         pub w2: Vec<f64>,
@@ -1002,6 +1002,65 @@ pub mod found {
             s += i as f64 * x.sin();
         }
         s + pts.iter().map(|&[a, b]| a * b).sum::<f64>()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Matrix fields of parameter structs (once "indexed twice ... not read from a struct yet").
+// ---------------------------------------------------------------------------------------------------
+
+pub mod matrix_fields {
+    use autodiff::{differentiable, Differentiable};
+
+    /// The MLP as users write it: the first layer's weights a `Vec<Vec<f64>>`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Mlp {
+        pub w1: Vec<Vec<f64>>,
+        pub b1: Vec<f64>,
+        pub w2: Vec<f64>,
+        pub b2: f64,
+    }
+
+    #[differentiable(wrt(p))]
+    pub fn forward(p: &Mlp, x: &[f64]) -> f64 {
+        let mut out = p.b2;
+        for h in 0..p.b1.len() {
+            let mut a = p.b1[h];
+            for j in 0..x.len() {
+                a += p.w1[h][j] * x[j];
+            }
+            out += p.w2[h] * a.tanh();
+        }
+        out
+    }
+
+    /// Passes the struct on whole to `forward`.
+    #[differentiable(wrt(p))]
+    pub fn mse(p: &Mlp, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..xs.len() {
+            let e = forward(p, &xs[i]) - ys[i];
+            loss += e * e;
+        }
+        loss / xs.len() as f64
+    }
+
+    /// A nested-array field, read by a method differentiated in `self` and its input, rows iterated.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Dense {
+        pub w: [[f64; 2]; 3],
+        pub b: [f64; 3],
+    }
+
+    impl Dense {
+        #[differentiable(wrt(self, x))]
+        pub fn out(&self, x: &[f64; 2]) -> f64 {
+            let mut s = 0.0;
+            for h in 0..3 {
+                s += (self.w[h][0] * x[0] + self.w[h][1] * x[1] + self.b[h]).sin();
+            }
+            s
+        }
     }
 }
 
@@ -2952,5 +3011,126 @@ mod round3_checks {
             r3::hinge_grad(&[1.0, 2.0, 3.0], &[], &[]),
             (0.0, vec![0.0; 3])
         );
+    }
+}
+
+mod matrix_field_checks {
+    use super::matrix_fields::{self as mf, Dense, Mlp};
+    use super::*;
+    use autodiff::optim::{Adam, Minimizer};
+    use autodiff::Differentiable;
+
+    fn net(r: &mut Lcg) -> Mlp {
+        Mlp {
+            w1: (0..4).map(|_| r.vec(2, -1.0, 1.0)).collect(),
+            b1: r.vec(4, -0.5, 0.5),
+            w2: r.vec(4, -1.0, 1.0),
+            b2: r.uniform(-0.5, 0.5),
+        }
+    }
+
+    #[test]
+    fn mlp_with_a_vec_of_vec_field() {
+        let shape = net(&mut Lcg::new(2));
+        let shape = &shape;
+        let x = [0.4, -1.1];
+        let x = &x;
+        Probe::new("matrix forward", |f| mf::forward(&shape.from_flat(f), x))
+            .grad(|f| {
+                let (v, g) = mf::forward_grad(&shape.from_flat(f), x);
+                assert_eq!(g.w1.len(), 4, "the gradient has the field's shape");
+                (v, g.to_flat())
+            })
+            .jvp(|f, t| mf::forward_jvp(&shape.from_flat(f), x, shape.from_flat(t)))
+            .grad_into(|f| {
+                let mut g = shape.from_flat(&vec![GARBAGE; f.len()]);
+                let v = mf::forward_grad_into(&shape.from_flat(f), x, &mut g);
+                (v, g.to_flat())
+            })
+            .analytic(|f| {
+                let p = shape.from_flat(f);
+                let mut g = p.zero_like();
+                g.b2 = 1.0;
+                for h in 0..4 {
+                    let a = (p.b1[h] + p.w1[h][0] * x[0] + p.w1[h][1] * x[1]).tanh();
+                    g.w2[h] = a;
+                    let d = p.w2[h] * (1.0 - a * a);
+                    g.b1[h] = d;
+                    g.w1[h] = vec![d * x[0], d * x[1]];
+                }
+                g.to_flat()
+            })
+            .run(POINTS, |r| net(r).to_flat());
+        check_scalar_vjp(
+            "matrix forward_vjp",
+            |r| net(r).to_flat(),
+            &|f| mf::forward(&shape.from_flat(f), x),
+            &|f, c| {
+                let (v, g) = mf::forward_vjp(&shape.from_flat(f), x, c);
+                (v, g.to_flat())
+            },
+        );
+    }
+
+    #[test]
+    fn mse_passes_it_on_and_adam_fits() {
+        let mut rng = Lcg::new(41);
+        let xs: Vec<Vec<f64>> = (0..12).map(|_| rng.vec(2, -1.0, 1.0)).collect();
+        let ys: Vec<f64> = xs.iter().map(|x| (x[0] - 0.5 * x[1]).sin()).collect();
+        let (xs, ys) = (&xs, &ys);
+        let shape = net(&mut Lcg::new(3));
+        let shape = &shape;
+        Probe::new("matrix mse", |f| mf::mse(&shape.from_flat(f), xs, ys))
+            .grad(|f| {
+                let (v, g) = mf::mse_grad(&shape.from_flat(f), xs, ys);
+                (v, g.to_flat())
+            })
+            .jvp(|f, t| mf::mse_jvp(&shape.from_flat(f), xs, ys, shape.from_flat(t)))
+            .grad_into(|f| {
+                let mut g = shape.from_flat(&vec![GARBAGE; f.len()]);
+                let v = mf::mse_grad_into(&shape.from_flat(f), xs, ys, &mut g);
+                (v, g.to_flat())
+            })
+            .run(POINTS, |r| net(r).to_flat());
+        let p0 = net(&mut Lcg::new(4));
+        let first = mf::mse(&p0, xs, ys);
+        let adam = Adam {
+            learning_rate: 0.05,
+            max_iterations: 400,
+            ..Adam::default()
+        };
+        let (p1, minimum) = adam.minimize_params(|p: &Mlp| mf::mse_grad(p, xs, ys), &p0);
+        assert!(
+            minimum.value < 0.1 * first,
+            "Adam on a matrix field: {first} -> {}",
+            minimum.value
+        );
+        assert_near(
+            mf::mse(&p1, xs, ys),
+            minimum.value,
+            1e-12,
+            0.0,
+            "the minimum's value",
+        );
+    }
+
+    #[test]
+    fn nested_array_field_in_a_method() {
+        let d = |f: &[f64]| Dense {
+            w: [[f[0], f[1]], [f[2], f[3]], [f[4], f[5]]],
+            b: [f[6], f[7], f[8]],
+        };
+        Probe::new("Dense::out", move |f| d(f).out(&a2(&f[9..])))
+            .grad(move |f| {
+                let (v, (g, gx)) = d(f).out_grad(&a2(&f[9..]));
+                (v, [g.to_flat(), gx.to_vec()].concat())
+            })
+            .jvp(move |f, t| d(f).out_jvp(&a2(&f[9..]), (d(t), a2(&t[9..]))))
+            .grad_into(move |f| {
+                let (mut g, mut gx) = (d(&[GARBAGE; 9]), [GARBAGE; 2]);
+                let v = d(f).out_grad_into(&a2(&f[9..]), (&mut g, &mut gx));
+                (v, [g.to_flat(), gx.to_vec()].concat())
+            })
+            .run(POINTS, range(11, -1.0, 1.0));
     }
 }
