@@ -618,8 +618,8 @@ impl Flattened {
                 &read.expr,
                 format!(
                     "the field `{field}` is bound to a local and indexed twice, as a matrix, which a \
-                     differentiable body reads from a struct only directly: write `p.{field}[i][j]` where \
-                     it is read (no `let` of the field)"
+                     differentiable body reads from a struct only directly: index the field itself where \
+                     it is read (`self.{field}[i][j]`, `p.{field}[i][j]`), with no local bound to it"
                 ),
             );
         }
