@@ -1,9 +1,41 @@
-//! probe16 scratch
-#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+//! An outside probe of numeric code as users of numeric Rust crates write it:
+//!
+//! - the optimisation test functions of argmin_testfunctions (ackley, beale, booth, goldstein-price,
+//!   himmelblau, levy, matyas, mccorkindale, picheny, rastrigin, rosenbrock n-d, sphere, styblinski-tang,
+//!   three-hump camel, zakharov, griewank, schwefel, dixon-price) over `&[f64]`, `[f64; 2]` and `&[f64; 2]`,
+//!   unpacked by `let [x1, x2] = *param;`, in argmin's generic style (`T: Float + FromPrimitive`, `where`
+//!   clauses with `Sum`) and with `.iter().map().sum()`, `fold`, `product`, `zip(.. .skip(1))`,
+//!   `windows(2)`, sub-slices, closures and `mul_add`;
+//! - statistics: normal and Student-t log-likelihoods, logistic regression with `bool` and `usize`
+//!   labels over `&[Vec<f64>]` rows, Poisson and softmax regression with a stable log-sum-exp, lasso and
+//!   hinge losses, a Kalman step writing two output parameters, a Kalman likelihood writing the filtered
+//!   states, an in-place scalar Kalman update, Welford's variance;
+//! - physics: n-body potentials over `&[[f64; 3]]`, points iterated in pairs and unpacked by `for &[x, y]`,
+//!   a spring chain, RK4 and leapfrog integrators calling right-hand sides with output parameters (and their
+//!   `f_jacobian`), velocity Verlet over `Vec<[f64; 3]>` locals, Newton's iteration, in-place Euler steps;
+//! - small ML: MLPs over `#[derive(Differentiable)]` structs with flat, `Vec<Vec<f64>>` and `[[f64; 2]; 3]`
+//!   weights, trained by Adam through `f_grad_into` and `optim::Adam`;
+//! - the minimal programs of what the probe found failing (`found`, `matrix_fields`).
+//!
+//! Every derivative is checked against central differences (`common::probe`) and, where short, a formula
+//! worked out by hand, at many seeded points: `f_grad`, `f_vjp` (a random cotangent), `f_jvp` against the
+//! gradient, `f_grad_into` with its buffers filled with NaN first, `f_jacobian`, and `f_hessian` of
+//! `order = 2` against central differences of `f_grad`.
+
+// The forms numeric code is written in: index loops, an output `&mut Vec<f64>`, `vec![..]` of rows,
+// Kalman steps with many parameters; the probe's function-pointer types spell out the generated signatures.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::too_many_arguments,
+    clippy::ptr_arg,
+    clippy::useless_vec
+)]
 
 mod common;
 
 use common::probe::*;
+
 // ---------------------------------------------------------------------------------------------------
 // Optimisation test functions (the argmin_testfunctions set), over slices and over `[f64; 2]`.
 // ---------------------------------------------------------------------------------------------------

@@ -110,7 +110,9 @@ impl ArrayPatterns {
         };
         let (pat, value) = tuple_of(&pat, &place);
         local.pat = pat;
-        local.init.as_mut().expect("checked above").expr = Box::new(value);
+        if let Some(init) = local.init.as_mut() {
+            *init.expr = value;
+        }
         stmts.push(Stmt::Local(local));
         stmts
     }
