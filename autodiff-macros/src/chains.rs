@@ -30,14 +30,23 @@ use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat};
 
-/// `item` with its iterator chains and local closures rewritten, and its loop labels (`labels.rs`);
-/// errors for what cannot be.
+/// `item` with its iterator chains and local closures rewritten, and its loop labels (`labels.rs`) and
+/// array patterns (`array_patterns.rs`); errors for what cannot be.
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
     crate::labels::desugar(&mut item.block, errors);
+    let mut temporaries = 0;
+    crate::array_patterns::desugar(&mut item.block, &mut temporaries);
     if !mentions_closures_or_iterators(&item.block) {
         return item;
     }
+    let mut item = desugar_chains(item, errors);
+    // Again, for a closure's array pattern (`.map(|&[x, y]| ..)`) that became a `for`'s.
+    crate::array_patterns::desugar(&mut item.block, &mut temporaries);
+    item
+}
+
+fn desugar_chains(mut item: syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let generic = crate::signature::float_type_params(&item.sig.generics);
     let (zero, one) = match generic.first() {
         Some(t) => (quote!(#t::zero()), quote!(#t::one())),
@@ -877,7 +886,7 @@ impl Desugar<'_> {
                 hi = bound;
             }
         }
-        Ok(syn::parse_quote!(#base[#lo..#hi].iter()))
+        Ok(syn::parse_quote_spanned!(expr.span()=> #base[#lo..#hi].iter()))
     }
 
     /// The source of a chain as a `for` iterates it: `.copied()` and `.cloned()` dropped, `.into_iter()`

@@ -248,8 +248,9 @@ impl Fence<'_> {
             Pat::Tuple(t) => t.elems.iter().for_each(|p| self.local_pattern(p)),
             Pat::Slice(_) => self.errors.spanned(
                 pat,
-                "a slice pattern is not supported in `let`: bind a name, `_`, or a tuple of them, and read \
-                 the array's elements by index (`let (a, b) = (x[0], x[1]);`)",
+                "this array pattern is not supported in `let`: name every element (`let [a, b, c] = x;`, \
+                 names, `_`, and arrays of them, no `..` and no `ref`), or read the elements by index \
+                 (`let (a, b) = (x[0], x[x.len() - 1]);`)",
             ),
             other => self.errors.spanned(
                 other,

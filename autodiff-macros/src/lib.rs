@@ -8,6 +8,7 @@
 
 mod activity;
 mod args;
+mod array_patterns;
 mod chains;
 mod companion;
 mod context;

@@ -824,6 +824,15 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
                 return None;
             }
             let enumerate = method(iterated, "enumerate").filter(|m| m.args.is_empty())?;
+            // `for (i, (&a, &b)) in x.iter().zip(y.iter()).enumerate()`.
+            if let (Some(zip), Pat::Tuple(pair)) = (
+                method(&enumerate.receiver, "zip").filter(|m| m.args.len() == 1),
+                second,
+            ) {
+                return (index(first) && pair.elems.len() == 2 && pair.elems.iter().all(by_value))
+                    .then(|| Some(vec![elements(&zip.receiver)?, elements(&zip.args[0])?]))
+                    .flatten();
+            }
             (index(first) && by_value(second))
                 .then(|| elements(&enumerate.receiver).map(|e| vec![e]))
                 .flatten()
@@ -1223,11 +1232,32 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                 }
                 Pat::Tuple(t) if t.elems.len() == 2 => {
                     if let Some(zip) = method(&f.expr, "zip", 1) {
-                        if self.elements(&zip.receiver) && self.elements(&zip.args[0]) {
-                            return t.elems.iter_mut().filter_map(Self::by_value).collect();
-                        }
+                        // Each side on its own: `(x, y)` over `xs.iter().zip(ys)`, `xs` of points and `ys`
+                        // of floats, takes `y` by value and leaves the row `x` a reference.
+                        let sides = [&*zip.receiver, &zip.args[0]];
+                        return t
+                            .elems
+                            .iter_mut()
+                            .zip(sides)
+                            .filter(|(_, side)| self.elements(side))
+                            .filter_map(|(p, _)| Self::by_value(p))
+                            .collect();
                     } else if let Some(enumerate) = method(&f.expr, "enumerate", 0) {
-                        if self.elements(&enumerate.receiver) {
+                        // `(i, (a, b))` over `x.iter().zip(y.iter()).enumerate()`.
+                        if let Some(zip) = method(&enumerate.receiver, "zip", 1) {
+                            if let Pat::Tuple(pair) = &mut t.elems[1] {
+                                if pair.elems.len() == 2
+                                    && self.elements(&zip.receiver)
+                                    && self.elements(&zip.args[0])
+                                {
+                                    return pair
+                                        .elems
+                                        .iter_mut()
+                                        .filter_map(Self::by_value)
+                                        .collect();
+                                }
+                            }
+                        } else if self.elements(&enumerate.receiver) {
                             return Self::by_value(&mut t.elems[1]).into_iter().collect();
                         }
                     }

@@ -1165,6 +1165,9 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
         {
             ((**ty).clone(), Kind::Unit)
         }
+        // A parameter was reported already (an output of a type that cannot be one, `&mut [[f64; 2]; 2]`):
+        // the missing return type follows from it, and is no second error.
+        ReturnType::Default if !ok => return None,
         ReturnType::Default => {
             errors.spanned(
                 &sig.ident,

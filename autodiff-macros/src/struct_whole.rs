@@ -96,7 +96,8 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     // first order). The syntax cannot tell them apart: no hidden function, but stand-ins without a
     // generic copy, so that an `order = K` caller meets one error at its call (give this function
     // `order = K`, whose hidden function is made where it is asked for).
-    if s.flat.field_inputs().any(|f| f.whole) {
+    // A matrix field (`p.w[i][j]`) has no place in the values view either.
+    if s.flat.field_inputs().any(|f| f.whole || f.matrix) {
         return match serves(s) {
             true => stand_in_family(s, Some(NoCopy::WholeField)),
             false => TokenStream::new(),
@@ -354,9 +355,11 @@ fn stand_in_items(
                 cotangents.push(quote!(::core::option::Option<&mut #scalar>));
                 tangents.push(quote!(#scalar));
             }
-            // A slice (`x: &[f64]`, `x: &Vec<f64>`), differentiated.
+            // A slice (`x: &[f64]`, `x: &Vec<f64>`), differentiated or not (callers pass the same slots).
             Kind::Array
-                if p.active && !p.output && p.array.is_some_and(|a| !a.fixed && !a.matrix) =>
+                if p.differentiable
+                    && !p.output
+                    && p.array.is_some_and(|a| !a.fixed && !a.matrix) =>
             {
                 types.push(quote!(&[#scalar]));
                 cotangents.push(quote!(::core::option::Option<&mut [#scalar]>));

@@ -52,6 +52,8 @@ struct FieldInput {
     /// The input's name in the generated code (`__p_w`).
     ident: Ident,
     shape: Shape,
+    /// Indexed twice (`p.w[i][j]`): a matrix, read flattened as a matrix parameter is.
+    matrix: bool,
 }
 
 /// Rewrites each read of a field input bound as a reference (`__self_w`) to `(*__self_w)`.
@@ -131,6 +133,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                 path,
                 ident,
                 shape,
+                matrix: false,
             }
         })
         .collect();
@@ -139,6 +142,16 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         .iter()
         .map(|p| uses.paths.contains(&p.ident.to_string()))
         .collect();
+    // The fields indexed twice (`p.w[i][j]`): matrices, read flattened as a matrix parameter is.
+    let matrices: FastSet<String> = matrix_reads(&block, &fields)
+        .into_iter()
+        .filter(|read| !read.copied)
+        .map(|read| read.input)
+        .collect();
+    let mut fields = fields;
+    for field in &mut fields {
+        field.matrix = field.shape == Shape::Array && matrices.contains(&field.ident.to_string());
+    }
     let mut params = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let mut declared = p.clone();
@@ -153,7 +166,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                     Some(ArrayShape {
                         fixed: false,
                         owned: false,
-                        matrix: false,
+                        matrix: input.matrix,
                     }),
                 ),
                 Shape::Whole => (Kind::Struct(syn::Type::Infer(syn::parse_quote!(_))), None),
@@ -503,84 +516,110 @@ pub(crate) struct FieldView<'a> {
     pub(crate) array: bool,
     /// Only passed on whole (by reference) to calls: a nested struct.
     pub(crate) whole: bool,
+    /// Indexed twice: a matrix.
+    pub(crate) matrix: bool,
+}
+
+/// A read of a field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`): the read,
+/// the field's input (`__p_w`), the field as the user wrote it (`w`, `inner.w`), and whether it was read
+/// through a copy.
+struct MatrixRead {
+    expr: Expr,
+    input: String,
+    field: String,
+    copied: bool,
+}
+
+/// The reads of fields indexed twice in `block` (the fields rewritten to their inputs).
+fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
+    struct Nested<'a> {
+        fields: &'a [FieldInput],
+        copies: Vec<(String, String)>,
+        found: Vec<MatrixRead>,
+    }
+    impl Nested<'_> {
+        /// The field `name` is, itself or as a copy (`let w = self.w;`): its input, as the user wrote it,
+        /// and whether through a copy.
+        fn field_of(&self, name: &str) -> Option<(String, String, bool)> {
+            let mut name = name.to_string();
+            for step in 0..=self.copies.len() {
+                if let Some(f) = self.fields.iter().find(|f| f.ident == name) {
+                    let path: Vec<String> = f.path.iter().map(Ident::to_string).collect();
+                    return Some((f.ident.to_string(), path.join("."), step > 0));
+                }
+                name = self.copies.iter().find(|(n, _)| *n == name)?.1.clone();
+            }
+            None
+        }
+    }
+    impl<'ast> Visit<'ast> for Nested<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            if let Expr::Index(outer) = expr {
+                if let Expr::Index(inner) = strip(&outer.expr) {
+                    if let Some((input, field, copied)) =
+                        plain_name(&inner.expr).and_then(|n| self.field_of(&n))
+                    {
+                        self.found.push(MatrixRead {
+                            expr: expr.clone(),
+                            input,
+                            field,
+                            copied,
+                        });
+                        return;
+                    }
+                }
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            let mut pat = &local.pat;
+            if let syn::Pat::Type(typed) = pat {
+                pat = &typed.pat;
+            }
+            let init = local.init.as_ref().map(|init| match &*init.expr {
+                Expr::Reference(r) => &*r.expr,
+                other => other,
+            });
+            if let (syn::Pat::Ident(p), Some(copied)) = (pat, init.and_then(plain_name)) {
+                self.copies.push((p.ident.to_string(), copied));
+            }
+            syn::visit::visit_local(self, local);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    fn strip(expr: &Expr) -> &Expr {
+        match expr {
+            Expr::Paren(p) => strip(&p.expr),
+            other => other,
+        }
+    }
+    let mut nested = Nested {
+        fields,
+        copies: Vec::new(),
+        found: Vec::new(),
+    };
+    nested.visit_block(block);
+    nested.found
 }
 
 impl Flattened {
-    // Input:  self.w[i][j]     (`w: Vec<Vec<f64>>`)
-    // Output: an error at `w[i][j]`: a field is read as a float or a flat array only
-    /// Reports each field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`): a field
-    /// holding a matrix, which the body reads as one flat array (`ArrayShape::matrix` is for parameters only).
+    // Input:  let w = &self.w; w[i][j]     (`w: Vec<Vec<f64>>`)
+    // Output: an error at `w[i][j]`
+    /// Reports each field indexed twice through a copy (`let w = &p.w; w[i][j]`): a field read `p.w[i][j]`
+    /// is a matrix input, read flattened as a matrix parameter is; a local bound to it is not followed.
     /// Reported before the fence and the lowering, whose errors about it would not say what to do.
     pub(crate) fn check_matrix_fields(&self, errors: &mut crate::errors::Errors) {
-        struct Nested<'a> {
-            fields: &'a [FieldInput],
-            copies: Vec<(String, String)>,
-            found: Vec<(Expr, String)>,
-        }
-        impl Nested<'_> {
-            /// The field `name` is, itself or as a copy (`let w = self.w;`), shown as the user wrote it.
-            fn field_of(&self, name: &str) -> Option<String> {
-                let mut name = name.to_string();
-                for _ in 0..=self.copies.len() {
-                    if let Some(f) = self.fields.iter().find(|f| f.ident == name) {
-                        let path: Vec<String> = f.path.iter().map(Ident::to_string).collect();
-                        return Some(path.join("."));
-                    }
-                    name = self.copies.iter().find(|(n, _)| *n == name)?.1.clone();
-                }
-                None
+        for read in matrix_reads(&self.block, &self.fields) {
+            if !read.copied {
+                continue;
             }
-        }
-        impl<'ast> Visit<'ast> for Nested<'_> {
-            fn visit_expr(&mut self, expr: &'ast Expr) {
-                if let Expr::Index(outer) = expr {
-                    if let Expr::Index(inner) = strip(&outer.expr) {
-                        if let Some(field) = plain_name(&inner.expr).and_then(|n| self.field_of(&n))
-                        {
-                            self.found.push((expr.clone(), field));
-                            return;
-                        }
-                    }
-                }
-                syn::visit::visit_expr(self, expr);
-            }
-            fn visit_local(&mut self, local: &'ast syn::Local) {
-                let mut pat = &local.pat;
-                if let syn::Pat::Type(typed) = pat {
-                    pat = &typed.pat;
-                }
-                let init = local.init.as_ref().map(|init| match &*init.expr {
-                    Expr::Reference(r) => &*r.expr,
-                    other => other,
-                });
-                if let (syn::Pat::Ident(p), Some(copied)) = (pat, init.and_then(plain_name)) {
-                    self.copies.push((p.ident.to_string(), copied));
-                }
-                syn::visit::visit_local(self, local);
-            }
-            fn visit_item(&mut self, _: &'ast syn::Item) {}
-        }
-        fn strip(expr: &Expr) -> &Expr {
-            match expr {
-                Expr::Paren(p) => strip(&p.expr),
-                other => other,
-            }
-        }
-        let mut nested = Nested {
-            fields: &self.fields,
-            copies: Vec::new(),
-            found: Vec::new(),
-        };
-        nested.visit_block(&self.block);
-        for (expr, field) in nested.found {
-            let last = field.rsplit('.').next().unwrap_or(&field).to_string();
+            let field = read.field;
             errors.spanned(
-                &expr,
+                &read.expr,
                 format!(
-                    "the field `{field}` is indexed twice, as a matrix (`Vec<Vec<T>>`, `[[T; M]; N]`), which a \
-                     differentiable body does not read from a struct yet: store it flat (`{last}: Vec<f64>` \
-                     read as `{last}[i * cols + j]`, the number of columns a `#[no_grad]` field), or take the \
-                     matrix as a parameter of the function (`{last}: &[Vec<f64>]`), which is read as a matrix"
+                    "the field `{field}` is bound to a local and indexed twice, as a matrix, which a \
+                     differentiable body reads from a struct only directly: index the field itself where \
+                     it is read (`self.{field}[i][j]`, `p.{field}[i][j]`), with no local bound to it"
                 ),
             );
         }
@@ -610,6 +649,7 @@ impl Flattened {
             ident: &f.ident,
             array: f.shape == Shape::Array,
             whole: f.shape == Shape::Whole,
+            matrix: f.matrix,
         })
     }
 
@@ -632,6 +672,7 @@ impl Flattened {
                     path: f.path.clone(),
                     ident: Ident::new(&f.ident.to_string(), Span::call_site()),
                     shape: f.shape,
+                    matrix: f.matrix,
                 })
                 .collect(),
             whole: self.whole.clone(),
@@ -773,6 +814,10 @@ impl Flattened {
                 let input = &f.ident;
                 let name = format_ident!("__tangent_{}", input, span = Span::mixed_site());
                 let zero = match f.shape {
+                    // A matrix's zero in its own shape (`Vec<Vec<T>>`, `[[T; M]; N]`).
+                    Shape::Array if f.matrix => {
+                        quote!(::autodiff::__private::Differentiable::zero_like(#input))
+                    }
                     Shape::Array => quote!(::autodiff::__private::zeros_like(#input)),
                     Shape::Whole => {
                         quote!(::autodiff::__private::Differentiable::zero_like(#input))

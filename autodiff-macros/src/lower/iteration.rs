@@ -15,7 +15,7 @@ impl Lowering<'_> {
         const SUPPORTED: &str = "this iterator is not supported in a differentiable `for` or iterator chain: \
                                  iterate over a range (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice \
                                  (`xs`, `&xs`, `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
-                                 two slices; for more, over their indexes: `for i in 0..a.len()`), `xs.windows(k)`, \
+                                 two slices, also `.enumerate()`d; for more, over their indexes: `for i in 0..a.len()`), `xs.windows(k)`, \
                                  `xs.chunks(k)`, or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
@@ -23,9 +23,13 @@ impl Lowering<'_> {
         if self.reads_failed_let(iter) {
             return None;
         }
+        // A sub-slice of a matrix's rows (`&m[1..]`, `m[a..b].iter()`): its rows by index.
+        if let Some(rows) = self.row_window(iter) {
+            return Some(self.slice_range(vec![rows], None));
+        }
         // A slice, or a chain of iterator adaptors on one.
         if let Some(array) = self.array_operand(iter) {
-            return Some(self.slice_range(vec![array], None));
+            return Some(self.slice_range(vec![Source::whole(array)], None));
         }
         match iter {
             Expr::Range(r) => {
@@ -52,7 +56,7 @@ impl Lowering<'_> {
                 let method = m.method.to_string();
                 match (method.as_str(), m.args.len()) {
                     ("iter", 0) => match self.array_operand(&m.receiver) {
-                        Some(array) => Some(self.slice_range(vec![array], None)),
+                        Some(array) => Some(self.slice_range(vec![Source::whole(array)], None)),
                         None => {
                             self.errors.spanned(
                                 &m.receiver,
@@ -65,10 +69,12 @@ impl Lowering<'_> {
                     ("enumerate", 0) => {
                         let (range, elements) = self.lower_iteration(&m.receiver)?;
                         match elements {
+                            // One slice, or a zip of two (`(i, (a, b))`).
                             Elements::Slice {
                                 arrays,
+                                starts,
                                 enumerate: None,
-                            } if arrays.len() == 1 => {
+                            } => {
                                 // `.rev().enumerate()` counts from the last element: `(0, x[n - 1])`, ..
                                 let count = match range.rev {
                                     true => Count::FromEnd(Box::new(range.end.clone())),
@@ -78,6 +84,7 @@ impl Lowering<'_> {
                                     range,
                                     Elements::Slice {
                                         arrays,
+                                        starts,
                                         enumerate: Some(count),
                                     },
                                 ))
@@ -89,8 +96,8 @@ impl Lowering<'_> {
                         }
                     }
                     ("zip", 1) => {
-                        let left = self.array_of_iter(&m.receiver);
-                        let right = self.array_of_iter(&m.args[0]);
+                        let left = self.iterated(&m.receiver);
+                        let right = self.iterated(&m.args[0]);
                         match (left, right) {
                             (Some(a), Some(b)) => Some(self.slice_range(vec![a, b], None)),
                             _ => {
@@ -155,6 +162,65 @@ impl Lowering<'_> {
         }
     }
 
+    /// What one side of a zip iterates: a window of a matrix's rows, or a slice (`xs`, `xs.iter()`).
+    fn iterated(&mut self, expr: &Expr) -> Option<Source> {
+        if let Some(rows) = self.row_window(expr) {
+            return Some(rows);
+        }
+        self.array_of_iter(expr).map(Source::whole)
+    }
+
+    /// `&m[a..b]`, `m[a..]`, `m[..b].iter()` of a matrix `m` (the rows of a `&[[f64; 3]]`, a
+    /// `&[Vec<f64>]`): the matrix, iterated from row `a` for `b - a` rows. A chain's `.skip(n)` and
+    /// `.take(n)` reach here as such a sub-slice.
+    fn row_window(&mut self, expr: &Expr) -> Option<Source> {
+        let mut e = strip_parens(expr);
+        if let Expr::MethodCall(m) = e {
+            if m.method == "iter" && m.args.is_empty() {
+                e = strip_parens(&m.receiver);
+            }
+        }
+        if let Expr::Reference(r) = e {
+            if r.mutability.is_none() {
+                e = strip_parens(&r.expr);
+            }
+        }
+        let Expr::Index(index) = e else {
+            return None;
+        };
+        let Expr::Range(range) = strip_parens(&index.index) else {
+            return None;
+        };
+        let matrix = self.array_named(&index.expr)?;
+        if self.rows_of(matrix).is_none() || !self.levels_above_rows(matrix).is_empty() {
+            return None;
+        }
+        let span = range.span();
+        let int = |tokens| Operand::Const {
+            tokens,
+            kind: Kind::Int,
+        };
+        let start = match &range.start {
+            Some(start) => self.lower_expr(start, None),
+            None => int(quote!(0)),
+        };
+        let end = range.end.as_ref().map(|end| {
+            let end = self.lower_expr(end, None);
+            match range.limits {
+                syn::RangeLimits::Closed(_) => self.emit(
+                    Value::Binary(syn::parse_quote!(+), end, int(quote!(1))),
+                    None,
+                    span,
+                ),
+                syn::RangeLimits::HalfOpen(_) => end,
+            }
+        });
+        Some(Source {
+            array: matrix,
+            rows: Some((start, end)),
+        })
+    }
+
     /// `xs` or `xs.iter()`: the array it iterates.
     pub(super) fn array_of_iter(&mut self, expr: &Expr) -> Option<crate::ir::Array> {
         match strip_parens(expr) {
@@ -165,23 +231,42 @@ impl Lowering<'_> {
         }
     }
 
-    /// The index range `0..len` of one slice, or `0..min(len a, len b)` for a zip.
+    /// The index range `0..len` of one slice, or `0..min(len a, len b)` for a zip (the length of a window
+    /// of rows `end - start`).
     pub(super) fn slice_range(
         &mut self,
-        arrays: Vec<crate::ir::Array>,
+        sources: Vec<Source>,
         enumerate: Option<Count>,
     ) -> (Range, Elements) {
         let span = Span::call_site();
-        let lens: Vec<Operand> = arrays
+        let lens: Vec<Operand> = sources
             .iter()
-            .map(|a| match self.rows_of(*a) {
-                // The rows of a matrix (the items of the first level of a nested array deeper).
-                Some(_) => self
-                    .nested_len(*a, &[], None, span)
-                    .unwrap_or_else(Self::poisoned),
-                None => self.emit(Value::Len(*a), None, span),
+            .map(|source| {
+                let a = source.array;
+                let len = match self.rows_of(a) {
+                    // The rows of a matrix (the items of the first level of a nested array deeper).
+                    Some(_) => self
+                        .nested_len(a, &[], None, span)
+                        .unwrap_or_else(Self::poisoned),
+                    None => self.emit(Value::Len(a), None, span),
+                };
+                match &source.rows {
+                    Some((start, end)) => {
+                        let end = end.clone().unwrap_or(len);
+                        self.emit(
+                            Value::Binary(syn::parse_quote!(-), end, start.clone()),
+                            None,
+                            span,
+                        )
+                    }
+                    None => len,
+                }
             })
             .collect();
+        let (arrays, starts) = sources
+            .into_iter()
+            .map(|s| (s.array, s.rows.map(|(start, _)| start)))
+            .unzip();
         let end = match lens.as_slice() {
             [one] => one.clone(),
             [a, b] => self.emit(
@@ -207,7 +292,11 @@ impl Lowering<'_> {
                 rev: false,
                 step: None,
             },
-            Elements::Slice { arrays, enumerate },
+            Elements::Slice {
+                arrays,
+                starts,
+                enumerate,
+            },
         )
     }
 
@@ -215,31 +304,42 @@ impl Lowering<'_> {
     pub(super) fn bind_elements(&mut self, pat: &Pat, index: Var, elements: &Elements) {
         match elements {
             Elements::Index => self.bind_pattern_to(pat, Operand::Var(index)),
-            Elements::Slice { arrays, enumerate } => {
+            Elements::Slice {
+                arrays,
+                starts,
+                enumerate,
+            } => {
                 let loads: Vec<Operand> = arrays
                     .iter()
-                    .map(|a| {
+                    .zip(starts)
+                    .map(|(a, start)| {
+                        let index = match start {
+                            Some(start) => self.emit(
+                                Value::Binary(
+                                    syn::parse_quote!(+),
+                                    Operand::Var(index),
+                                    start.clone(),
+                                ),
+                                None,
+                                pat.span(),
+                            ),
+                            None => Operand::Var(index),
+                        };
                         if !self.levels_above_rows(*a).is_empty() {
                             // A matrix of any shape, so that its uses are no further errors.
                             self.errors.spanned(pat, super::matrices::DEEPER_BY_INDEX);
                             return self.poisoned_matrix("__matrix".to_string());
                         }
                         if let Some(offsets) = self.rows_of(*a) {
-                            let row = self.row_array(*a, offsets, Operand::Var(index));
+                            let row = self.row_array(*a, offsets, index);
                             return Operand::Array(row);
                         }
-                        self.emit(
-                            Value::Load {
-                                array: *a,
-                                index: Operand::Var(index),
-                            },
-                            None,
-                            pat.span(),
-                        )
+                        self.emit(Value::Load { array: *a, index }, None, pat.span())
                     })
                     .collect();
-                let parts: Vec<Operand> = match enumerate {
-                    Some(Count::Index) => vec![Operand::Var(index), loads[0].clone()],
+                let count = match enumerate {
+                    None => None,
+                    Some(Count::Index) => Some(Operand::Var(index)),
                     Some(Count::FromEnd(end)) => {
                         let span = pat.span();
                         let int = |tokens| Operand::Const {
@@ -256,25 +356,42 @@ impl Lowering<'_> {
                             None,
                             span,
                         );
-                        vec![count, loads[0].clone()]
+                        Some(count)
                     }
-                    None => loads,
                 };
-                match parts.as_slice() {
-                    [one] => self.bind_pattern_to(pat, one.clone()),
-                    many => match strip_ref(pat) {
-                        Pat::Tuple(t) if t.elems.len() == many.len() => {
-                            for (p, part) in t.elems.iter().zip(many) {
-                                self.bind_pattern_to(p, part.clone());
-                            }
+                match count {
+                    // `(i, x)`, or `(i, (a, b))` over a zip.
+                    Some(count) => match strip_ref(pat) {
+                        Pat::Tuple(t) if t.elems.len() == 2 => {
+                            self.bind_pattern_to(&t.elems[0], count);
+                            self.bind_parts(&t.elems[1], &loads, "`(i, (a, b))`");
                         }
                         other => self.errors.spanned(
                             other,
                             "bind the parts of each element with a tuple pattern: `(i, x)`",
                         ),
                     },
+                    None => self.bind_parts(pat, &loads, "`(a, b)`"),
                 }
             }
+        }
+    }
+
+    /// Binds `pat` to the one element of each iteration, or a tuple pattern to the elements of a zip.
+    fn bind_parts(&mut self, pat: &Pat, parts: &[Operand], form: &str) {
+        match parts {
+            [one] => self.bind_pattern_to(pat, one.clone()),
+            many => match strip_ref(pat) {
+                Pat::Tuple(t) if t.elems.len() == many.len() => {
+                    for (p, part) in t.elems.iter().zip(many) {
+                        self.bind_pattern_to(p, part.clone());
+                    }
+                }
+                other => self.errors.spanned(
+                    other,
+                    format!("bind the parts of each element with a tuple pattern: {form}"),
+                ),
+            },
         }
     }
 
@@ -285,7 +402,8 @@ impl Lowering<'_> {
             Pat::Wild(_) => {}
             other => self.errors.spanned(
                 other,
-                "this pattern is not supported in a `for`: bind a name, `&x`, `_` or a tuple",
+                "this pattern is not supported in a `for`: bind a name, `&x`, `_`, a tuple, or an array \
+                 pattern that names every element (`&[x, y, z]`)",
             ),
         }
     }
@@ -298,8 +416,23 @@ pub(super) enum Elements {
     /// `for x in xs`, `xs.iter()`: `x = xs[i]`; with `enumerate`, `(count, x)`; with `zip`, `(x, y)`.
     Slice {
         arrays: Vec<crate::ir::Array>,
+        /// For each array, the row a window of a matrix's rows starts at (`x = m[i + start]`).
+        starts: Vec<Option<Operand>>,
         enumerate: Option<Count>,
     },
+}
+
+/// One array a `for` iterates: whole, or a window of a matrix's rows, `(start, end)` (`end` its row
+/// count where absent).
+pub(super) struct Source {
+    array: crate::ir::Array,
+    rows: Option<(Operand, Option<Operand>)>,
+}
+
+impl Source {
+    fn whole(array: crate::ir::Array) -> Self {
+        Source { array, rows: None }
+    }
 }
 
 /// What `.enumerate()` counts.
