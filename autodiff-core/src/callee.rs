@@ -291,7 +291,7 @@ pub trait MethodHasDerivative {}
 impl MethodHasDerivative for Found {}
 
 /// Nothing, if a call site's marker (`Self::__g_found()`) says the method `g` has derivatives: [`Found`]
-/// from the marker its companion functions include, else [`NoDerivative`] from the call site's fallback.
+/// from the marker `#[differentiable]` emits beside `g`, else [`NoDerivative`] from the call site's fallback.
 /// The same error in every generated function that calls `g`'s hidden items, which rustc reports once.
 #[inline(always)]
 pub fn require_method_derivative<T: MethodHasDerivative>(_found: T) {}

@@ -1144,7 +1144,8 @@ fn run_vjp(slots: &[Slot], slot_names: &[Ident], vjp: &TokenStream) -> Vec<Token
 ///
 /// A call of an associated function, `Self::f` or `Type::f` (a path whose second-to-last segment is
 /// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
-/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
+/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`),
+/// checked by `method_or_fallback` (one error at the call where `f` has no derivatives).
 pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize) -> TokenStream {
     if let Some(copy) = generic_copy_derivative(callee, item, arguments) {
         return copy;
