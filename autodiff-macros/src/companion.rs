@@ -1212,7 +1212,23 @@ pub(crate) fn method_or_fallback(
     };
     let span = last.ident.span();
     let name = &last.ident;
-    let marker = crate::naming::method_derivative_marker(method);
+    // By the type's name without its generic arguments (`S::g`, not `S::<f64>::g`), whose generic
+    // `impl`'s `T` the path may leave open: the marker that takes a float literal.
+    let segments = &path.path.segments;
+    let by_name = segments.first().is_some_and(|s| s.ident != "Self")
+        && segments.iter().all(|s| s.arguments.is_none());
+    let (marker, marker_parameter, marker_argument) = match by_name {
+        true => (
+            crate::naming::method_derivative_marker_by_name(method),
+            quote!(<__A>(_: __A)),
+            quote!(0.0),
+        ),
+        false => (
+            crate::naming::method_derivative_marker(method),
+            quote!(()),
+            quote!(),
+        ),
+    };
     let mut marker_path = path.clone();
     if let Some(last) = marker_path.path.segments.last_mut() {
         last.ident = marker.clone();
@@ -1236,7 +1252,7 @@ pub(crate) fn method_or_fallback(
             #[allow(non_camel_case_types, dead_code, non_snake_case)]
             trait __NoDerivative {
                 #[inline(always)]
-                fn #marker() -> ::autodiff::__private::NoDerivative {
+                fn #marker #marker_parameter -> ::autodiff::__private::NoDerivative {
                     ::autodiff::__private::NoDerivative
                 }
                 #[inline(always)]
@@ -1246,7 +1262,7 @@ pub(crate) fn method_or_fallback(
                 }
             }
             impl<__T: ?::core::marker::Sized> __NoDerivative for __T {}
-            ::autodiff::__private::require_method_derivative(#marker_path());
+            ::autodiff::__private::require_method_derivative(#marker_path(#marker_argument));
             #path
         })
     }

@@ -59,11 +59,27 @@ fn method_derivative_marker(item: &syn::ItemFn) -> Option<TokenStream> {
         return None;
     }
     let (vis, found) = (&item.vis, naming::method_derivative_marker(name));
+    let by_name = naming::method_derivative_marker_by_name(name);
+    // By the type's name in a generic `impl`: of the `impl`'s float type, which the literal makes `f64`.
+    let own = signature::float_type_params(&item.sig.generics);
+    let argument = match float_params_with_impl(item)
+        .into_iter()
+        .find(|t| !own.contains(t))
+    {
+        Some(float) => quote!((_: #float)),
+        None => quote!(<__A>(_: __A)),
+    };
     Some(quote! {
         #[doc(hidden)]
         #[inline(always)]
         #[allow(dead_code)]
         #vis fn #found() -> ::autodiff::__private::Found {
+            ::autodiff::__private::Found
+        }
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(dead_code)]
+        #vis fn #by_name #argument -> ::autodiff::__private::Found {
             ::autodiff::__private::Found
         }
     })

@@ -205,6 +205,14 @@ pub(crate) fn method_derivative_marker(name: &Ident) -> Ident {
     quote::format_ident!("__{}_found", base, span = name.span())
 }
 
+/// `__f_found_by_name` for the method `f`: the marker of `method_derivative_marker` for a call by the
+/// type's name (`S::f(x)`), which takes a float literal (`fn __f_found_by_name(_: T)`) so that the `T` of
+/// a generic `impl`, which the path leaves open, is determined.
+pub(crate) fn method_derivative_marker_by_name(name: &Ident) -> Ident {
+    let marker = method_derivative_marker(name);
+    quote::format_ident!("{}_by_name", marker, span = name.span())
+}
+
 /// An identifier's name without the `r#` of a raw identifier, to build other names from.
 pub(crate) fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();
