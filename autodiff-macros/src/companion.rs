@@ -1284,7 +1284,7 @@ impl syn::visit_mut::VisitMut for CheckedHiddenCalls {
         };
         if let Some(last) = p.path.segments.last().filter(|_| is_hidden_method_item(p)) {
             let callee = method_or_fallback(p, &last.ident, call.args.len());
-            call.func = Box::new(syn::parse_quote!(#callee));
+            *call.func = syn::parse_quote!(#callee);
         }
     }
 }
