@@ -276,6 +276,26 @@ pub trait HasDerivative {}
 #[diagnostic::do_not_recommend]
 impl HasDerivative for Found {}
 
+/// The bound that a call site's marker for a method must meet (`autodiff-macros/src/companion.rs`,
+/// `method_or_fallback`): only [`Found`] does, so that a call of a method without derivatives with a
+/// differentiated argument is this one error at the call.
+#[diagnostic::on_unimplemented(
+    message = "this method has no derivative, and a differentiable function calls it with a differentiated argument",
+    label = "not `#[differentiable]`",
+    note = "put `#[differentiable]` on the method (or write it as a free function with `#[differentiable]` or `#[custom_gradient]`)",
+    note = "to use its value as a constant, compute it outside the differentiable function and pass it in, or wrap the call in `autodiff::stop_gradient(..)`"
+)]
+pub trait MethodHasDerivative {}
+
+#[diagnostic::do_not_recommend]
+impl MethodHasDerivative for Found {}
+
+/// Nothing, if a call site's marker (`Self::__g_found()`) says the method `g` has derivatives: [`Found`]
+/// from the marker `#[differentiable]` emits beside `g`, else [`NoDerivative`] from the call site's fallback.
+/// The same error in every generated function that calls `g`'s hidden items, which rustc reports once.
+#[inline(always)]
+pub fn require_method_derivative<T: MethodHasDerivative>(_found: T) {}
+
 /// Is a callee's vector-Jacobian product linear in the cotangent of its value, so that a caller may
 /// store the callee's gradient at the call (its `vjp_into` with the cotangent one) and scale it by the
 /// cotangent in its reverse sweep (`autodiff-macros/src/reverse/call_gradient.rs`)? The companion of a

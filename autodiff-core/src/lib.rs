@@ -52,9 +52,10 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 pub mod private {
     pub use crate::callee::{
         copy_of, no_generic_copy, require_consistent_copy, require_derivative,
-        require_generic_copy, require_method_copy, ConsistentCopy, CotangentLinear, Found,
-        HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup, MethodCopy, NoDerivative,
-        NoGenericCopy, NoMethodCopy, PlainCall, Site,
+        require_generic_copy, require_method_copy, require_method_derivative, ConsistentCopy,
+        CotangentLinear, Found, HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup,
+        MethodCopy, MethodHasDerivative, NoDerivative, NoGenericCopy, NoMethodCopy, PlainCall,
+        Site,
     };
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, data_tangent, differentiated_struct,

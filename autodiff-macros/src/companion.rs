@@ -1144,20 +1144,26 @@ fn run_vjp(slots: &[Slot], slot_names: &[Ident], vjp: &TokenStream) -> Vec<Token
 ///
 /// A call of an associated function, `Self::f` or `Type::f` (a path whose second-to-last segment is
 /// `Self` or capitalised, as types are), goes to the associated function `Self::__f_item` that
-/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`).
+/// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`),
+/// checked by `method_or_fallback` (one error at the call where `f` has no derivatives).
 pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize) -> TokenStream {
     if let Some(copy) = generic_copy_derivative(callee, item, arguments) {
         return copy;
     }
     if crate::naming::is_associated_call(&callee.path) {
         let mut path = callee.clone();
+        let mut method = None;
         if let Some(last) = path.path.segments.last_mut() {
+            method = Some(last.ident.clone());
             last.ident = crate::naming::method_companion(&last.ident, item);
             if let syn::PathArguments::AngleBracketed(args) = &mut last.arguments {
                 args.colon2_token = Some(Default::default());
             }
         }
-        return path.to_token_stream();
+        return match method {
+            Some(method) => method_or_fallback(&path, &method, arguments),
+            None => path.to_token_stream(),
+        };
     }
     let mut path = callee.path.clone();
     let Some(last) = path.segments.last_mut() else {
@@ -1176,6 +1182,110 @@ pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize
     let registered = crate::naming::registered_path(&path).map(|method| quote!(, #method));
     quote_spanned! {span=>
         ::autodiff::__private::derivative_of!(#path, #item(#(#placeholders),*) #registered).#item #generics
+    }
+}
+
+// Input:  Self::__g_jvp (a hidden item of the method `g`, called with 3 arguments)
+// Output: {
+//             trait __NoDerivative {
+//                 fn __g_found() -> NoDerivative { NoDerivative }
+//                 fn __g_jvp<__R>(_: impl Sized, _: impl Sized, _: impl Sized) -> __R { unreachable!() }
+//             }
+//             impl<__T: ?Sized> __NoDerivative for __T {}
+//             require_method_derivative(Self::__g_found());
+//             Self::__g_jvp
+//         }
+/// The hidden item `path` of the method `method` (`g`, or its copy `__g_generic`), `Self::__g_jvp` or
+/// `Self::__g_generic`, checked: the companion
+/// functions of a method with derivatives include the marker `Self::__g_found()`, which gives `Found`;
+/// where there is none (`g` has no derivatives), the check's own trait supplies it, giving `NoDerivative`,
+/// and `require_method_derivative` fails with its message, at the call. The trait also stands for the
+/// missing item, taking any `arguments` and giving anything, so that rustc reports nothing else there;
+/// every generated function that calls `g` reports the same error, which rustc shows once.
+pub(crate) fn method_or_fallback(
+    path: &syn::ExprPath,
+    method: &Ident,
+    arguments: usize,
+) -> TokenStream {
+    let Some(last) = path.path.segments.last() else {
+        return path.to_token_stream();
+    };
+    let span = last.ident.span();
+    let name = &last.ident;
+    // By the type's name without its generic arguments (`S::g`, not `S::<f64>::g`), whose generic
+    // `impl`'s `T` the path may leave open: the marker that takes a float literal.
+    let segments = &path.path.segments;
+    let by_name = segments.first().is_some_and(|s| s.ident != "Self")
+        && segments.iter().all(|s| s.arguments.is_none());
+    let (marker, marker_parameter, marker_argument) = match by_name {
+        true => (
+            crate::naming::method_derivative_marker_by_name(method),
+            quote!(<__A>(_: __A)),
+            quote!(0.0),
+        ),
+        false => (
+            crate::naming::method_derivative_marker(method),
+            quote!(()),
+            quote!(),
+        ),
+    };
+    let mut marker_path = path.clone();
+    if let Some(last) = marker_path.path.segments.last_mut() {
+        last.ident = marker.clone();
+        last.arguments = syn::PathArguments::None;
+    }
+    let parameters = (0..arguments).map(|_| quote!(_: impl ::core::marker::Sized));
+    // The whole paths on the method's name, where rustc then points.
+    let on_name = |path: &syn::ExprPath| -> TokenStream {
+        path.to_token_stream()
+            .into_iter()
+            .map(|mut t| {
+                t.set_span(span);
+                t
+            })
+            .collect()
+    };
+    let (path, marker_path) = (on_name(path), on_name(&marker_path));
+    // In parentheses: a block at the start of a statement would end there, before the call's arguments.
+    quote_spanned! {span=>
+        ({
+            #[allow(non_camel_case_types, dead_code, non_snake_case)]
+            trait __NoDerivative {
+                #[inline(always)]
+                fn #marker #marker_parameter -> ::autodiff::__private::NoDerivative {
+                    ::autodiff::__private::NoDerivative
+                }
+                #[inline(always)]
+                #[allow(clippy::too_many_arguments, clippy::all)]
+                fn #name<__R>(#(#parameters),*) -> __R {
+                    ::core::unreachable!()
+                }
+            }
+            impl<__T: ?::core::marker::Sized> __NoDerivative for __T {}
+            ::autodiff::__private::require_method_derivative(#marker_path(#marker_argument));
+            #path
+        })
+    }
+}
+
+/// In the body of a generic copy (`__f_generic`), each call of a hidden item of a method
+/// (`Self::__g_generic(..)`) checked as by `method_or_fallback`: `g` may have no derivatives, which the
+/// copy's first-order function reports at the same call.
+pub(crate) struct CheckedHiddenCalls;
+
+impl syn::visit_mut::VisitMut for CheckedHiddenCalls {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        syn::visit_mut::visit_expr_mut(self, expr);
+        let syn::Expr::Call(call) = expr else {
+            return;
+        };
+        let syn::Expr::Path(p) = &*call.func else {
+            return;
+        };
+        if let Some(last) = p.path.segments.last().filter(|_| is_hidden_method_item(p)) {
+            let callee = method_or_fallback(p, &last.ident, call.args.len());
+            *call.func = syn::parse_quote!(#callee);
+        }
     }
 }
 
@@ -1265,5 +1375,23 @@ pub(crate) fn primal_callee(callee: &syn::ExprPath, arguments: usize) -> TokenSt
             return call;
         }
     }
+    if let Some(last) = callee
+        .path
+        .segments
+        .last()
+        .filter(|_| is_hidden_method_item(callee))
+    {
+        return method_or_fallback(callee, &last.ident, arguments);
+    }
     callee.to_token_stream()
+}
+
+/// Is `callee` a hidden item of a method, `Self::__g_generic` (a generic copy calling another's)?
+fn is_hidden_method_item(callee: &syn::ExprPath) -> bool {
+    let hidden = callee
+        .path
+        .segments
+        .last()
+        .is_some_and(|last| crate::naming::unraw(&last.ident).starts_with("__"));
+    callee.qself.is_none() && hidden && crate::naming::is_associated_call(&callee.path)
 }

@@ -40,10 +40,49 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
     // Tuple parameters holding arrays: through a copy taking their parts (`tuples.rs`), which callers
     // call with the parts.
     crate::tuples::pass_parts(&mut item);
+    let found = method_derivative_marker(&item);
     if crate::tuples::applies(&item) {
-        return crate::tuples::expand(&item, args, errors, expand_fn);
+        let expanded = crate::tuples::expand(&item, args, errors, expand_fn);
+        return quote!(#expanded #found);
     }
-    expand_fn(args, item, errors)
+    let expanded = expand_fn(args, item, errors);
+    quote!(#expanded #found)
+}
+
+/// For a method (or associated function) `g` written by the user, not a copy the macro made
+/// (`__g_generic`), the marker `Self::__g_found()` that says `g` has derivatives, which the check at a
+/// caller's call asks for (`companion::method_or_fallback`); emitted also where the body has an error (whose
+/// callers then get no second one).
+fn method_derivative_marker(item: &syn::ItemFn) -> Option<TokenStream> {
+    let name = &item.sig.ident;
+    if naming::unraw(name).starts_with("__") || !is_method(item) {
+        return None;
+    }
+    let (vis, found) = (&item.vis, naming::method_derivative_marker(name));
+    let by_name = naming::method_derivative_marker_by_name(name);
+    // By the type's name in a generic `impl`: of the `impl`'s float type, which the literal makes `f64`.
+    let own = signature::float_type_params(&item.sig.generics);
+    let argument = match float_params_with_impl(item)
+        .into_iter()
+        .find(|t| !own.contains(t))
+    {
+        Some(float) => quote!((_: #float)),
+        None => quote!(<__A>(_: __A)),
+    };
+    Some(quote! {
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(dead_code)]
+        #vis fn #found() -> ::autodiff::__private::Found {
+            ::autodiff::__private::Found
+        }
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(dead_code)]
+        #vis fn #by_name #argument -> ::autodiff::__private::Found {
+            ::autodiff::__private::Found
+        }
+    })
 }
 
 /// Expands `item` under `#[differentiable(args)]`, with the errors found in the attribute. On an error,
@@ -431,6 +470,13 @@ fn try_expand(
                 && !generated.float_params.is_empty())
             .then(|| generated.by_name_copy());
             let mut primal = primal(&item);
+            // A generic copy's calls of other methods' copies, checked (`companion::CheckedHiddenCalls`).
+            if item.sig.ident.to_string().starts_with("__") {
+                syn::visit_mut::VisitMut::visit_block_mut(
+                    &mut crate::companion::CheckedHiddenCalls,
+                    &mut primal.to_mut().block,
+                );
+            }
             // A generic copy with `__lift_fields` reads its fields in its float type, as its derivatives do
             // (in the body as written: a float output `*e` stays `*e`).
             let written = flat

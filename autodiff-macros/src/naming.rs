@@ -185,6 +185,34 @@ pub(crate) fn whole_function_of(name: &Ident) -> Option<String> {
         .map(str::to_string)
 }
 
+/// `__f_found` for the method `f`: the marker that the companion functions of a method with derivatives
+/// include, which the check at a call of a method with a differentiated argument asks for
+/// (`companion::method_or_fallback`, `__private::require_method_derivative`).
+pub(crate) fn method_derivative_marker(name: &Ident) -> Ident {
+    let mut base = unraw(name);
+    // `__f_generic`, `__f_over`, `__f_whole`, `____f_whole_generic`: `f`'s own.
+    while let Some(inner) = base
+        .strip_prefix("__")
+        .and_then(|b| {
+            ["_generic", "_over", "_whole"]
+                .iter()
+                .find_map(|s| b.strip_suffix(s))
+        })
+        .filter(|b| !b.is_empty())
+    {
+        base = inner.to_string();
+    }
+    quote::format_ident!("__{}_found", base, span = name.span())
+}
+
+/// `__f_found_by_name` for the method `f`: the marker of `method_derivative_marker` for a call by the
+/// type's name (`S::f(x)`), which takes a float literal (`fn __f_found_by_name(_: T)`) so that the `T` of
+/// a generic `impl`, which the path leaves open, is determined.
+pub(crate) fn method_derivative_marker_by_name(name: &Ident) -> Ident {
+    let marker = method_derivative_marker(name);
+    quote::format_ident!("{}_by_name", marker, span = name.span())
+}
+
 /// An identifier's name without the `r#` of a raw identifier, to build other names from.
 pub(crate) fn unraw(ident: &Ident) -> String {
     let name = ident.to_string();
