@@ -202,12 +202,32 @@ fn stand_in_family(s: &StructFunction, no_copy: Option<NoCopy>) -> TokenStream {
         return quote!(#(#first)* #(#second)*);
     }
     // A free function's derivatives are found through its companion type.
-    let vis = &s.item.vis;
+    // (Said by a caller's `order = K` check; the caller's one error is the constant struct's.)
+    let has_copy = quote!(impl ::autodiff::__private::HasGenericCopy for #whole {});
+    companion_types(&s.item.vis, &whole, &copy, &first, &second, has_copy)
+}
+
+// Input:  the stand-ins over `f64` (`first`: the function, then its derivatives) and over `__S`
+//         (`second`: the copy's `call`, then its derivatives) of a free function `f`
+// Output: struct __f_whole {} impl __f_whole { <derivatives> }
+//         struct ____f_whole_generic {} impl ____f_whole_generic { call, <derivatives> }
+//         impl GenericCopy for __f_whole { type Copy = ____f_whole_generic; .. } #extra
+/// A free function's stand-ins as callers find them: the function, and its derivatives and its generic
+/// copy's items as methods of companion types (`stand_in_family`, `stand_ins_without_copy`), with
+/// `extra` items beside them.
+fn companion_types(
+    vis: &syn::Visibility,
+    whole: &Ident,
+    copy: &Ident,
+    first: &[TokenStream],
+    second: &[TokenStream],
+    extra: TokenStream,
+) -> TokenStream {
     let hidden = quote! {
         #[doc(hidden)]
         #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
     };
-    let (primal, derivatives) = first.split_at(1);
+    let (primal, derivatives) = first.split_at(1.min(first.len()));
     let call = second.first();
     let copy_derivatives = second.iter().skip(1);
     quote! {
@@ -227,8 +247,7 @@ fn stand_in_family(s: &StructFunction, no_copy: Option<NoCopy>) -> TokenStream {
             #[inline(always)]
             fn copy() -> #copy { #copy {} }
         }
-        // (Said by a caller's `order = K` check; the caller's one error is the constant struct's.)
-        impl ::autodiff::__private::HasGenericCopy for #whole {}
+        #extra
     }
 }
 
@@ -296,30 +315,12 @@ fn stand_ins_without_copy(
     let Some(second) = stand_in_items(s, &quote!(__S), &generics, Some(&fail)) else {
         return TokenStream::new();
     };
-    let (primal, derivatives) = first.split_at(1);
-    let call = second.first();
-    let copy_derivatives = second.iter().skip(1);
-    quote! {
-        #(#primal)*
-        #hidden
-        #[allow(non_camel_case_types)]
-        #vis struct #whole {}
-        #hidden
-        impl #whole { #(#derivatives)* }
-        #hidden
-        #[allow(non_camel_case_types)]
-        #vis struct #copy {}
-        #hidden
-        impl #copy { #call #(#copy_derivatives)* }
+    let fails = quote! {
         impl<__S> ::autodiff::__private::NoGenericCopy<__S> for #copy {
             const FAIL: () = #panic;
         }
-        impl ::autodiff::__private::GenericCopy for #whole {
-            type Copy = #copy;
-            #[inline(always)]
-            fn copy() -> #copy { #copy {} }
-        }
-    }
+    };
+    companion_types(vis, &whole, &copy, first, &second, fails)
 }
 
 /// The stand-ins of `stand_ins`, over the float type `scalar` (with `generics` declaring it): the function
