@@ -341,22 +341,6 @@ fn generic_rows<T: autodiff::Float>(x: &[T], w: &[T]) -> T {
     s
 }
 
-struct Inputs(u64);
-
-impl Inputs {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-
-    fn vec(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.next()).collect()
-    }
-}
-
 type Grad = (f64, (Vec<f64>, Vec<f64>));
 type Jvp = (f64, f64);
 

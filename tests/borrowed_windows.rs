@@ -142,23 +142,6 @@ fn rows(m: &[Vec<f64>], v: &[f64]) -> f64 {
     s
 }
 
-/// A small deterministic generator of inputs in `[-1, 1)`.
-struct Inputs(u64);
-
-impl Inputs {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-
-    fn vec(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.next()).collect()
-    }
-}
-
 #[test]
 fn logistic_regression_over_the_rows_of_a_matrix() {
     let mut r = Inputs(7);

@@ -121,23 +121,6 @@ fn active(w: &[f64], xs: &[Vec<f64>]) -> f64 {
     s
 }
 
-/// A small deterministic generator of inputs in `[-1, 1)`.
-struct Inputs(u64);
-
-impl Inputs {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-
-    fn vec(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.next()).collect()
-    }
-}
-
 fn plain_dot(w: &[f64], x: &[f64]) -> f64 {
     x.iter().zip(w).map(|(x, w)| x * w).sum()
 }

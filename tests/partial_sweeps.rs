@@ -153,27 +153,6 @@ fn lends_computed(w: &[f64], x: &[f64]) -> f64 {
     smooth(&sq, &shifted) + smooth(&shifted, w) + smooth(w, &sq)
 }
 
-/// A small deterministic generator of inputs in `[-1, 1)`.
-struct Inputs(u64);
-
-impl Inputs {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-
-    fn vec(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.next()).collect()
-    }
-
-    fn rows(&mut self, m: usize, n: usize) -> Vec<Vec<f64>> {
-        (0..m).map(|_| self.vec(n)).collect()
-    }
-}
-
 const SEEDS: [u64; 8] = [1, 2, 3, 5, 8, 13, 21, 34];
 
 #[test]

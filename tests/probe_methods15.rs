@@ -17,23 +17,6 @@ use autodiff::optim::{Lbfgs, Minimizer};
 use autodiff::{check_gradient, differentiable, Differentiable};
 use common::*;
 
-/// A small deterministic generator of points in `[-1, 1)`.
-struct Points(u64);
-
-impl Points {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    }
-
-    fn vec(&mut self, n: usize) -> Vec<f64> {
-        (0..n).map(|_| self.next()).collect()
-    }
-}
-
 /// `J v` of a Jacobian with rows the outputs.
 fn times(jacobian: &[Vec<f64>], v: &[f64]) -> Vec<f64> {
     jacobian.iter().map(|row| dot(row, v)).collect()
@@ -91,7 +74,7 @@ impl Outer {
 
 #[test]
 fn three_levels_of_nested_structs() {
-    let mut r = Points(106);
+    let mut r = Inputs(106);
     for tag in [1u8, 5] {
         let leaf = Leaf {
             a: r.next(),
@@ -145,7 +128,7 @@ impl Accumulator {
 
 #[test]
 fn a_method_differentiated_in_self_and_an_output_read_first_at_second_order() {
-    let mut r = Points(406);
+    let mut r = Inputs(406);
     for _ in 0..4 {
         let a = Accumulator {
             g: [r.next(), r.next()],
@@ -189,7 +172,7 @@ impl Charges {
 
 #[test]
 fn jvp_and_vjp_of_a_method_with_a_slice_and_a_float_output() {
-    let mut r = Points(504);
+    let mut r = Inputs(504);
     for _ in 0..4 {
         let c = Charges { q: r.vec(3) };
         let pos = r.vec(3);
@@ -236,7 +219,7 @@ fn relax(x: &[f64], state: &mut [f64]) -> f64 {
 
 #[test]
 fn hvp_of_a_function_whose_output_is_an_input_too() {
-    let mut r = Points(505);
+    let mut r = Inputs(505);
     for _ in 0..4 {
         let (x, s0) = (r.vec(3), r.vec(3));
         let flat = [x.clone(), s0.clone()].concat();
@@ -274,7 +257,7 @@ fn polar_into(r: f64, t: &[f64], xs: &mut [f64], ys: &mut Vec<f64>) {
 
 #[test]
 fn two_outputs_of_a_function_returning_unit() {
-    let mut points = Points(407);
+    let mut points = Inputs(407);
     for _ in 0..4 {
         let (r, t) = (points.next(), points.vec(3));
         let flat = [vec![r], t.clone()].concat();
@@ -351,7 +334,7 @@ impl Net {
 
 #[test]
 fn an_associated_function_with_an_output_at_second_and_third_order() {
-    let mut r = Points(502);
+    let mut r = Inputs(502);
     for _ in 0..4 {
         let n = Net {
             w: [r.next(), r.next(), r.next()],

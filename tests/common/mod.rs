@@ -13,6 +13,28 @@ use autodiff::check_gradient;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
+/// A small deterministic generator of inputs in `[-1, 1)`, seeded by each test (a 64-bit linear
+/// congruential generator with Knuth's MMIX constants; no code shared with the library).
+pub struct Inputs(pub u64);
+
+impl Inputs {
+    pub fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+
+    pub fn vec(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.next()).collect()
+    }
+
+    pub fn rows(&mut self, m: usize, n: usize) -> Vec<Vec<f64>> {
+        (0..m).map(|_| self.vec(n)).collect()
+    }
+}
+
 /// The proptest configuration of the suite: few cases, so the whole suite stays fast, and no
 /// regression files written into the source tree.
 pub fn config() -> Config {
