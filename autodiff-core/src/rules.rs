@@ -142,6 +142,20 @@ pub fn powf<T: Float>(x: T, y: T, r: T) -> (T, T) {
     (dx, dy)
 }
 
+/// `d * slope`, but zero for a zero `d` whatever the slope: how the generated code applies a slope that is
+/// infinite where the function's value is finite (`sqrt` and `cbrt` at 0, `asin`, `acos` and `atanh` at ±1,
+/// `acosh` at 1). A zero adjoint there is one that nothing read (a root computed before an `if` whose
+/// taken branch does not use it), which JAX never multiplies (a symbolic zero); a zero tangent is one that
+/// carries no direction. `is_zero` of a dual number asks for its tangents to be zero too.
+#[inline]
+pub fn times<T: Float>(d: T, slope: T) -> T {
+    if d.is_zero() {
+        T::zero()
+    } else {
+        d * slope
+    }
+}
+
 /// `d sqrt(x) / dx = 1 / (2 sqrt(x))`, from the result `y = sqrt(x)`; `+inf` at 0.
 #[inline]
 pub fn sqrt<T: Float>(y: T) -> T {
