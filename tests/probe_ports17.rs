@@ -1357,3 +1357,119 @@ fn enzyme_loops_and_structs() {
         assert_near(d.1, a.cos() * b, 1e-14, 0.0, "struct_return_jvp");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// The minimal programs of what this probe found failing.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod found {
+    use autodiff::differentiable;
+
+    /// An output parameter named `ret` (Enzyme's `insertsort_sum` shape): its cotangent `d_ret` was the
+    /// same identifier as the returned value's, so the generated items did not compile.
+    #[differentiable]
+    pub fn write_ret(x: &[f64], ret: &mut f64) {
+        *ret = x[0] * x[1];
+    }
+
+    /// A root computed before a branch whose taken side does not read it: the root's adjoint is 0, and
+    /// `0 · inf` at 0 gave NaN (guarded_normalize.c's `guard_after` at the origin).
+    #[differentiable(order = 2)]
+    pub fn root_before_branch(x: f64) -> f64 {
+        let len = x.sqrt();
+        if len <= 1.0 {
+            return 2.0 * x;
+        }
+        len
+    }
+
+    /// docs/conventions.md's example of the same.
+    #[differentiable]
+    pub fn normalize_x(v: [f64; 2]) -> f64 {
+        let len = (v[0] * v[0] + v[1] * v[1]).sqrt();
+        if len <= 1e-12 {
+            return 1.0;
+        }
+        v[0] / len
+    }
+
+    /// The other infinite slopes at their ends, each unread on the branch taken.
+    #[differentiable(order = 2)]
+    pub fn ends_unread(x: f64) -> f64 {
+        let a = x.asin() + x.acos() + x.atanh() + (x * x).cbrt() + x.acosh();
+        if x >= 1.0 {
+            return x * x;
+        }
+        a
+    }
+
+    /// docs/conventions.md's `sqrt_relu`, both ways.
+    #[differentiable]
+    pub fn sqrt_relu(x: f64) -> f64 {
+        x.max(0.0).sqrt()
+    }
+
+    #[differentiable]
+    pub fn sqrt_relu_branch(x: f64) -> f64 {
+        if x > 0.0 {
+            x.sqrt()
+        } else {
+            0.0
+        }
+    }
+}
+
+#[test]
+fn found_output_named_ret() {
+    let mut ret = GARBAGE;
+    let g = found::write_ret_vjp(&[2.0, 3.0], &mut ret, 0.5);
+    assert_eq!(ret, 6.0);
+    assert_eq!(g, vec![1.5, 1.0]);
+    let mut ret = GARBAGE;
+    let mut d = GARBAGE;
+    found::write_ret_jvp(&[2.0, 3.0], &mut ret, vec![1.0, -1.0], &mut d);
+    assert_eq!((ret, d), (6.0, 1.0));
+}
+
+#[test]
+fn found_zero_adjoint_of_an_unread_root() {
+    for x in [0.0, -0.0, 0.25, 1.0] {
+        assert_eq!(found::root_before_branch_grad(x), (2.0 * x, 2.0), "at {x}");
+        assert_eq!(found::root_before_branch_jvp(x, 1.0), (2.0 * x, 2.0), "at {x}");
+        let mut g = GARBAGE;
+        found::root_before_branch_grad_into(x, &mut g);
+        assert_eq!(g, 2.0);
+        assert_eq!(found::root_before_branch_derivatives(x), [2.0 * x, 2.0, 0.0], "at {x}");
+    }
+    // Past the branch the root's own slope, 1 / (2 sqrt x), and -1 / (4 x^1.5).
+    one(
+        "root_before_branch",
+        found::root_before_branch,
+        found::root_before_branch_grad,
+        found::root_before_branch_jvp,
+        found::root_before_branch_grad_into,
+    )
+    .analytic(|x| vec![if x[0] <= 1.0 { 2.0 } else { 0.5 / x[0].sqrt() }])
+    .hessian(hess1(found::root_before_branch_hessian, found::root_before_branch_derivatives))
+    .run(POINTS, away_from(1, 0.0, 4.0, 10.0, 1.0));
+
+    assert_eq!(found::normalize_x_grad([0.0, 0.0]), (1.0, [0.0, 0.0]));
+    assert_eq!(found::normalize_x_jvp([0.0, 0.0], [1.0, 1.0]), (1.0, 0.0));
+    let (_, g) = found::normalize_x_grad([3.0, 4.0]);
+    assert_vec_near(&g, &[16.0 / 125.0, -12.0 / 125.0], 1e-15, "normalize_x at (3, 4)");
+
+    // asin, acos, atanh at 1 and acosh at 1 (infinite slopes, values finite or not): all unread.
+    assert_eq!(found::ends_unread_grad(1.0), (1.0, 2.0));
+    assert_eq!(found::ends_unread_jvp(1.0, 1.0), (1.0, 2.0));
+    assert_eq!(found::ends_unread_hessian(1.0).2, vec![vec![2.0]]);
+
+    // The documented NaN across rules stays (as `jax.grad` gives); forward mode passes the zero
+    // tangent through the root as zero, as `Dual` does.
+    let (v, g) = found::sqrt_relu_grad(-1.0);
+    assert_eq!(v, 0.0);
+    assert!(g.is_nan());
+    assert_eq!(found::sqrt_relu_jvp(-1.0, 1.0), (0.0, 0.0));
+    assert_eq!(found::sqrt_relu_grad(4.0), (2.0, 0.25));
+    assert_eq!(found::sqrt_relu_branch_grad(-1.0), (0.0, 0.0));
+    assert_eq!(found::sqrt_relu_branch_grad(0.0), (0.0, 0.0));
+}

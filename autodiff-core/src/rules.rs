@@ -257,6 +257,19 @@ mod tests {
     }
 
     #[test]
+    fn a_zero_adjoint_meets_an_infinite_slope_as_zero() {
+        assert_eq!(times(0.0, f64::INFINITY), 0.0);
+        assert_eq!(times(-0.0, sqrt(0.0_f64)), 0.0);
+        assert_eq!(times(2.0, 0.25), 0.5);
+        assert!(times(1.0, f64::INFINITY).is_infinite());
+        assert!(times(f64::NAN, 1.0).is_nan(), "a NaN adjoint is not zero");
+        // A dual adjoint is zero only when its tangent is zero too.
+        let d = crate::Dual::new(0.0, 1.0);
+        assert_eq!(times(d, crate::Dual::new(3.0, 0.0)).eps, 3.0);
+        assert_eq!(times(crate::Dual::new(0.0, 0.0), crate::Dual::new(f64::INFINITY, 1.0)).eps, 0.0);
+    }
+
+    #[test]
     fn clamp_is_min_of_max() {
         assert_eq!(clamp(0.5, 0.0, 1.0), (1.0, 0.0, 0.0));
         assert_eq!(clamp(-1.0, 0.0, 1.0), (0.0, 1.0, 0.0));
