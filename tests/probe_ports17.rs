@@ -335,7 +335,12 @@ fn enzyme_insertsort_sum() {
     assert_vec_near(&g, &expected, 1e-12, "insertsort_sum's gradient");
     let (s, g2) = enzyme::sorted_top_half_grad(&(0..n).map(|i| (i % 2) as f64).collect::<Vec<_>>());
     assert_eq!(s, 5.0);
-    assert_vec_near(&g2, &expected, 1e-12, "sorted_top_half at the original's input");
+    assert_vec_near(
+        &g2,
+        &expected,
+        1e-12,
+        "sorted_top_half at the original's input",
+    );
 
     // Distinct random inputs: 1 at the indices of the n/2 largest.
     let top = |x: &[f64]| {
@@ -413,16 +418,28 @@ fn enzyme_mycos() {
         let s = enzyme::my_sin(x);
         assert_near(d[0], s, 1e-15, 0.0, "my_sin");
         for k in 1..5 {
-            assert_near(d[k], shifted(x, k), 1e-13, 0.0, &format!("my_sin^({k}) at {x}"));
+            assert_near(
+                d[k],
+                shifted(x, k),
+                1e-13,
+                0.0,
+                &format!("my_sin^({k}) at {x}"),
+            );
         }
         assert_near(d[2], -s, 5e-7, 0.0, &format!("my_sin'' at {x}"));
         assert_near(d[4], s, 5e-5, 0.0, &format!("my_sin'''' at {x}"));
         assert_near(d[1], x.cos(), 1e-7, 0.0, &format!("my_sin' at {x}"));
     }
-    check_third("my_sin", |x| {
-        let d = enzyme::my_sin_derivatives(x);
-        [d[0], d[1], d[2], d[3]]
-    }, POINTS, -2.0, 2.0);
+    check_third(
+        "my_sin",
+        |x| {
+            let d = enzyme::my_sin_derivatives(x);
+            [d[0], d[1], d[2], d[3]]
+        },
+        POINTS,
+        -2.0,
+        2.0,
+    );
     one(
         "my_sin",
         enzyme::my_sin,
@@ -447,8 +464,20 @@ fn enzyme_taylorlog() {
         assert_near(d[2], 1.0 / (1.0 - x).powi(2), 1e-9, 0.0, "taylorlog''");
         assert_near(d[3], 2.0 / (1.0 - x).powi(3), 1e-8, 0.0, "taylorlog'''");
         let (v, g) = enzyme::taylorlog_grad(x, 12);
-        assert_near(v, enzyme::taylorlog(x, 12), 1e-15, 0.0, "taylorlog_grad's value");
-        assert_near(g, (1.0 - x.powi(12)) / (1.0 - x), 1e-12, 0.0, "taylorlog_grad");
+        assert_near(
+            v,
+            enzyme::taylorlog(x, 12),
+            1e-15,
+            0.0,
+            "taylorlog_grad's value",
+        );
+        assert_near(
+            g,
+            (1.0 - x.powi(12)) / (1.0 - x),
+            1e-12,
+            0.0,
+            "taylorlog_grad",
+        );
         let (_, t) = enzyme::taylorlog_jvp(x, 12, 0.5);
         assert_near(t, 0.5 * g, 1e-14, 0.0, "taylorlog_jvp");
         let mut gi = GARBAGE;
@@ -471,7 +500,11 @@ fn enzyme_readwriteread() {
         let x0 = rng.uniform(-2.0, 2.0);
         let mut x = x0;
         let (v, g) = enzyme::readwriteread_grad(&mut x);
-        assert_eq!(x, x0 * x0 * x0, "the buffer is left as the function leaves it");
+        assert_eq!(
+            x,
+            x0 * x0 * x0,
+            "the buffer is left as the function leaves it"
+        );
         assert_near(v, x0.powi(3), 1e-15, 0.0, "readwriteread's value");
         assert_near(g, 3.0 * x0 * x0, 1e-14, 0.0, "readwriteread's gradient");
         let fd = fd1(
@@ -482,19 +515,37 @@ fn enzyme_readwriteread() {
             x0,
             1e-6,
         );
-        assert_near(g, fd, 1e-7, 0.0, "readwriteread against central differences");
+        assert_near(
+            g,
+            fd,
+            1e-7,
+            0.0,
+            "readwriteread against central differences",
+        );
         // vjp: the returned value and the final x are both x³; cotangents (c0, c1) give 3x²(c0 + c1).
         let (c0, c1) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
         let mut x = x0;
         let (v, g) = enzyme::readwriteread_vjp(&mut x, c0, c1);
         assert_near(v, x0.powi(3), 1e-15, 0.0, "readwriteread_vjp's value");
-        assert_near(g, 3.0 * x0 * x0 * (c0 + c1), 1e-13, 0.0, "readwriteread_vjp");
+        assert_near(
+            g,
+            3.0 * x0 * x0 * (c0 + c1),
+            1e-13,
+            0.0,
+            "readwriteread_vjp",
+        );
         let mut x = x0;
         let mut dx = GARBAGE;
         let (v, t) = enzyme::readwriteread_jvp(&mut x, 0.25, &mut dx);
         assert_near(v, x0.powi(3), 1e-15, 0.0, "readwriteread_jvp's value");
         assert_near(t, 0.75 * x0 * x0, 1e-13, 0.0, "readwriteread_jvp");
-        assert_near(dx, 0.75 * x0 * x0, 1e-13, 0.0, "readwriteread_jvp's output tangent");
+        assert_near(
+            dx,
+            0.75 * x0 * x0,
+            1e-13,
+            0.0,
+            "readwriteread_jvp's output tangent",
+        );
         let mut x = x0;
         let mut gi = GARBAGE;
         enzyme::readwriteread_grad_into(&mut x, &mut gi);
@@ -512,7 +563,10 @@ fn enzyme_rwrloop() {
     assert_eq!(a, vec![0.0; 100], "every entry zeroed");
     assert_eq!(v, a0.iter().map(|x| x * x).sum::<f64>());
     assert_near(d, 90900.0, 1e-12, 0.0, "rwrloop's tangent");
-    assert!(da.iter().all(|&t| t == 0.0), "the zeroed entries have tangent 0");
+    assert!(
+        da.iter().all(|&t| t == 0.0),
+        "the zeroed entries have tangent 0"
+    );
     // Rows of 10, the first n of each read: gradient 2a there, 0 elsewhere.
     let mut rng = Lcg::new(seed_of("rwrloop"));
     for _ in 0..POINTS {
@@ -529,7 +583,12 @@ fn enzyme_rwrloop() {
             .map(|k| if k % 10 < cols { 2.0 * x[k] } else { 0.0 })
             .collect();
         assert_vec_near(&g, &expected, 1e-14, "rwrloop_grad");
-        assert_vec_near(&g, &fd_gradient(&f, &x), 1e-6, "rwrloop against differences");
+        assert_vec_near(
+            &g,
+            &fd_gradient(&f, &x),
+            1e-6,
+            "rwrloop against differences",
+        );
         let mut a = x.clone();
         let mut gi = vec![GARBAGE; 100];
         enzyme::rwrloop_grad_into(&mut a, cols, &mut gi);
@@ -566,14 +625,23 @@ fn enzyme_fwdsolve() {
         },
         &|x, c| {
             let mut out = x[o.clone()].to_vec();
-            let (dl, db, dout) = enzyme::forward_sub_vjp(n, &x[l.clone()], &x[b.clone()], &mut out, c);
-            assert_eq!(dout, vec![0.0; n], "the incoming value of `out` is never read");
+            let (dl, db, dout) =
+                enzyme::forward_sub_vjp(n, &x[l.clone()], &x[b.clone()], &mut out, c);
+            assert_eq!(
+                dout,
+                vec![0.0; n],
+                "the incoming value of `out` is never read"
+            );
             (out, [dl, db, dout].concat())
         },
         &|x, t| {
             let mut out = x[o.clone()].to_vec();
             let mut d = vec![GARBAGE; n];
-            let tangent = (t[l.clone()].to_vec(), t[b.clone()].to_vec(), t[o.clone()].to_vec());
+            let tangent = (
+                t[l.clone()].to_vec(),
+                t[b.clone()].to_vec(),
+                t[o.clone()].to_vec(),
+            );
             enzyme::forward_sub_jvp(n, &x[l.clone()], &x[b.clone()], &mut out, tangent, &mut d);
             (out, d)
         },
@@ -622,7 +690,8 @@ fn enzyme_multivecmax() {
     let (v, g) = enzyme::reduce_max_grad(&[-1.0, 2.0, -0.2, 2.0, 1.0]);
     assert_eq!(v, 2.0);
     assert_vec_near(&g, &[0.0, 0.5, 0.0, 0.5, 0.0], 1e-15, "reduce_max at a tie");
-    let (_, t) = enzyme::reduce_max_jvp(&[-1.0, 2.0, -0.2, 2.0, 1.0], vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+    let (_, t) =
+        enzyme::reduce_max_jvp(&[-1.0, 2.0, -0.2, 2.0, 1.0], vec![1.0, 2.0, 3.0, 4.0, 5.0]);
     assert_near(t, 3.0, 1e-15, 0.0, "reduce_max_jvp at a tie");
     // Three ties of five.
     let (_, g) = enzyme::reduce_max_grad(&[3.0, 3.0, 1.0, 3.0, -4.0]);
@@ -703,7 +772,11 @@ fn enzyme_newton_inversion() {
     let mut rng = Lcg::new(seed_of("newton_inversion"));
     for _ in 0..POINTS {
         let y0 = rng.uniform(0.1, 0.9);
-        points.push(([y0, 1.0 - y0], rng.uniform(100.0, 18000.0), rng.uniform(100.0, 18000.0)));
+        points.push((
+            [y0, 1.0 - y0],
+            rng.uniform(100.0, 18000.0),
+            rng.uniform(100.0, 18000.0),
+        ));
     }
     for (m, t_ref, guess) in points {
         let e = m[0] * thermo::energy_species(0, t_ref) + m[1] * thermo::energy_species(1, t_ref);
@@ -719,8 +792,17 @@ fn enzyme_newton_inversion() {
             0.0,
         ];
         let at = format!("temperature at {x:?}");
-        assert_vec_near(&g, &want, 1e-10, &format!("{at}: against the implicit function"));
-        assert!(g[3].abs() <= 1e-12 * norm(&g), "{at}: the guess is forgotten: {}", g[3]);
+        assert_vec_near(
+            &g,
+            &want,
+            1e-10,
+            &format!("{at}: against the implicit function"),
+        );
+        assert!(
+            g[3].abs() <= 1e-12 * norm(&g),
+            "{at}: the guess is forgotten: {}",
+            g[3]
+        );
         // Forward against reverse, column by column, to rounding.
         for c in 0..4 {
             let mut dx = vec![0.0; 4];
@@ -738,7 +820,13 @@ fn enzyme_newton_inversion() {
         for i in 0..3 {
             for j in 0..3 {
                 let scale = norm(&columns[j]).max(norm(&h[i]));
-                assert_near(h[i][j], columns[j][i], 1e-4, scale, &format!("{at}: H[{i}][{j}]"));
+                assert_near(
+                    h[i][j],
+                    columns[j][i],
+                    1e-4,
+                    scale,
+                    &format!("{at}: H[{i}][{j}]"),
+                );
             }
         }
     }
@@ -810,7 +898,10 @@ fn enzyme_fabs_signed_zero() {
         points::abs_neg_square_grad_into,
     )
     .analytic(|x| vec![2.0 * x[0]])
-    .hessian(hess1(points::abs_neg_square_hessian, points::abs_neg_square_derivatives))
+    .hessian(hess1(
+        points::abs_neg_square_hessian,
+        points::abs_neg_square_derivatives,
+    ))
     .run(POINTS, range(1, -3.0, 3.0));
 }
 
@@ -848,7 +939,13 @@ fn enzyme_pow_zero() {
         let want = [[hxx, hxy], [hxy, hyy]];
         for i in 0..2 {
             for j in 0..2 {
-                assert_near(h[i][j], want[i][j], 1e-12, 0.0, &format!("pow H[{i}][{j}] at {p:?}"));
+                assert_near(
+                    h[i][j],
+                    want[i][j],
+                    1e-12,
+                    0.0,
+                    &format!("pow H[{i}][{j}] at {p:?}"),
+                );
             }
         }
         (v, vec![g.0, g.1], h)
@@ -860,13 +957,49 @@ fn enzyme_pow_zero() {
 fn enzyme_div_range() {
     // d/dx (x / y) at y = 1e160 and 1e-160 stays representable (no y * y formed).
     let y = 1e160;
-    assert_near(points::div_jvp(2.0, y, (1.0, 0.0)).1 * y, 1.0, 1e-12, 0.0, "d/dx at 1e160");
-    assert_near(points::div_jvp(y, y, (0.0, 1.0)).1 * y, -1.0, 1e-12, 0.0, "d/dy at 1e160");
-    assert_near(points::div_grad(2.0, y).1 .0 * y, 1.0, 1e-12, 0.0, "grad x at 1e160");
-    assert_near(points::div_grad(y, y).1 .1 * y, -1.0, 1e-12, 0.0, "grad y at 1e160");
+    assert_near(
+        points::div_jvp(2.0, y, (1.0, 0.0)).1 * y,
+        1.0,
+        1e-12,
+        0.0,
+        "d/dx at 1e160",
+    );
+    assert_near(
+        points::div_jvp(y, y, (0.0, 1.0)).1 * y,
+        -1.0,
+        1e-12,
+        0.0,
+        "d/dy at 1e160",
+    );
+    assert_near(
+        points::div_grad(2.0, y).1 .0 * y,
+        1.0,
+        1e-12,
+        0.0,
+        "grad x at 1e160",
+    );
+    assert_near(
+        points::div_grad(y, y).1 .1 * y,
+        -1.0,
+        1e-12,
+        0.0,
+        "grad y at 1e160",
+    );
     let y = 1e-160;
-    assert_near(points::div_jvp(2.0, y, (1.0, 0.0)).1 * y, 1.0, 1e-12, 0.0, "d/dx at 1e-160");
-    assert_near(points::div_grad(2.0, y).1 .0 * y, 1.0, 1e-12, 0.0, "grad x at 1e-160");
+    assert_near(
+        points::div_jvp(2.0, y, (1.0, 0.0)).1 * y,
+        1.0,
+        1e-12,
+        0.0,
+        "d/dx at 1e-160",
+    );
+    assert_near(
+        points::div_grad(2.0, y).1 .0 * y,
+        1.0,
+        1e-12,
+        0.0,
+        "grad x at 1e-160",
+    );
     // Second order at y = 1e80: d²/dy² = 2x / y³, d²/dxdy = -1 / y².
     let y = 1e80;
     let (_, _, h) = points::div_hessian(1.0, y);
@@ -956,7 +1089,11 @@ fn enzyme_guarded_normalize() {
         [("after", &after), ("before", &before), ("floor", &floor)];
     // Away from the origin every guard gives the projector, symmetric, with n in its null space.
     let mut rng = Lcg::new(seed_of("guarded_normalize"));
-    let mut vs = vec![vec![3.0, -4.0, 12.0], vec![1.0, 0.0, 0.0], vec![-0.02, 0.005, 0.031]];
+    let mut vs = vec![
+        vec![3.0, -4.0, 12.0],
+        vec![1.0, 0.0, 0.0],
+        vec![-0.02, 0.005, 0.031],
+    ];
     for _ in 0..POINTS {
         vs.push(rng.vec(3, -2.0, 2.0));
     }
@@ -969,7 +1106,13 @@ fn enzyme_guarded_normalize() {
                 assert_vec_near(&j[r], &want[r], 1e-13, &format!("{name} at {v:?}: row {r}"));
                 let (mut row, mut col) = (0.0, 0.0);
                 for c in 0..3 {
-                    assert_near(j[r][c], j[c][r], 1e-14, scale, &format!("{name}: symmetric"));
+                    assert_near(
+                        j[r][c],
+                        j[c][r],
+                        1e-14,
+                        scale,
+                        &format!("{name}: symmetric"),
+                    );
                     row += j[r][c] * v[c];
                     col += j[c][r] * v[c];
                 }
@@ -1039,8 +1182,16 @@ fn enzyme_guarded_normalize() {
             assert_eq!(j, vec![vec![0.0; 3]; 3], "{name} at {v:?}");
         }
         let c = [0.3, -0.7, 0.2];
-        assert_eq!(normalize::guard_after_vjp(&v, c).1, [0.0; 3], "guard_after_vjp at {v:?}");
-        assert_eq!(normalize::guard_after_jvp(&v, c).1, [0.0; 3], "guard_after_jvp at {v:?}");
+        assert_eq!(
+            normalize::guard_after_vjp(&v, c).1,
+            [0.0; 3],
+            "guard_after_vjp at {v:?}"
+        );
+        assert_eq!(
+            normalize::guard_after_jvp(&v, c).1,
+            [0.0; 3],
+            "guard_after_jvp at {v:?}"
+        );
         let mut n = [GARBAGE; 3];
         assert_eq!(normalize::guard_before_vjp(&v, &mut n, &c), [0.0; 3]);
     }
@@ -1063,7 +1214,11 @@ fn enzyme_guarded_normalize_floor_at_the_origin() {
     let j = normalize::guard_floor_jacobian(&[0.0; 3]);
     for r in 0..3 {
         for c in 0..3 {
-            assert_eq!(j[r][c], if r == c { inv } else { 0.0 }, "floor's J at 0: {j:?}");
+            assert_eq!(
+                j[r][c],
+                if r == c { inv } else { 0.0 },
+                "floor's J at 0: {j:?}"
+            );
         }
     }
     for k in 0..3 {
@@ -1132,7 +1287,8 @@ pub mod euler {
     }
 
     pub fn from_primitive(rho: f64, v: [f64; 3], p: f64, p_inf: f64) -> [f64; 5] {
-        let e = (p + GAMMA * p_inf) / (GAMMA - 1.0) + 0.5 * rho * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        let e = (p + GAMMA * p_inf) / (GAMMA - 1.0)
+            + 0.5 * rho * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
         [rho, rho * v[0], rho * v[1], rho * v[2], e]
     }
 }
@@ -1142,7 +1298,11 @@ fn euler_states(name: &str) -> Vec<([f64; 5], f64)> {
     (0..POINTS)
         .map(|_| {
             let rho = rng.uniform(0.1, 3.0);
-            let v = [rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0)];
+            let v = [
+                rng.uniform(-2.0, 2.0),
+                rng.uniform(-2.0, 2.0),
+                rng.uniform(-2.0, 2.0),
+            ];
             let p = rng.uniform(0.2, 5.0);
             (euler::from_primitive(rho, v, p, 0.0), p)
         })
@@ -1163,7 +1323,9 @@ fn enzyme_euler_homogeneity() {
             let u = euler::from_primitive(rho, v, p, p_inf);
             let f = euler::flux(&u, &n, p_inf);
             let a = euler::flux_jacobian(&u, &n, p_inf);
-            let au: Vec<f64> = (0..5).map(|r| (0..5).map(|c| a[r][c] * u[c]).sum()).collect();
+            let au: Vec<f64> = (0..5)
+                .map(|r| (0..5).map(|c| a[r][c] * u[c]).sum())
+                .collect();
             // Ideal gas: A U = F. Stiffened: A U - F = (0, γp∞ n, γp∞ un).
             let gp = euler::GAMMA * p_inf;
             let un = dot(&v, &n);
@@ -1234,10 +1396,19 @@ fn enzyme_entropy_hessian() {
         for r in 0..5 {
             for c in 0..5 {
                 assert_near(h[r][c], h[c][r], 1e-13, scale, &format!("{at}: symmetric"));
-                assert_near(h[r][c], j[r][c], 1e-12, scale, &format!("{at}: H[{r}][{c}] = dw/dU"));
+                assert_near(
+                    h[r][c],
+                    j[r][c],
+                    1e-12,
+                    scale,
+                    &format!("{at}: H[{r}][{c}] = dw/dU"),
+                );
             }
         }
-        assert!(cholesky_min_pivot(&h).is_some(), "{at}: not positive definite: {h:?}");
+        assert!(
+            cholesky_min_pivot(&h).is_some(),
+            "{at}: not positive definite: {h:?}"
+        );
     }
     // The whole probe: grad, jvp, grad_into and the Hessian against central differences.
     Probe::new("entropy", move |x| euler::entropy(&five(x)))
@@ -1257,7 +1428,11 @@ fn enzyme_entropy_hessian() {
         })
         .run(POINTS, |r| {
             let rho = r.uniform(0.3, 3.0);
-            let v = [r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)];
+            let v = [
+                r.uniform(-1.0, 1.0),
+                r.uniform(-1.0, 1.0),
+                r.uniform(-1.0, 1.0),
+            ];
             euler::from_primitive(rho, v, r.uniform(0.5, 5.0), 0.0).to_vec()
         });
 }
@@ -1320,9 +1495,20 @@ fn enzyme_loops_and_structs() {
         // eigensumsqdyn: 2M, and a Hessian of 2I.
         let m: Vec<Vec<f64>> = (0..3).map(|_| rng.vec(4, -2.0, 2.0)).collect();
         let (v, g) = enzyme::sumsq_dyn_grad(&m);
-        assert_near(v, m.iter().flatten().map(|a| a * a).sum(), 1e-14, 0.0, "sumsq");
+        assert_near(
+            v,
+            m.iter().flatten().map(|a| a * a).sum(),
+            1e-14,
+            0.0,
+            "sumsq",
+        );
         for r in 0..3 {
-            assert_vec_near(&g[r], &m[r].iter().map(|a| 2.0 * a).collect::<Vec<_>>(), 1e-15, "2M");
+            assert_vec_near(
+                &g[r],
+                &m[r].iter().map(|a| 2.0 * a).collect::<Vec<_>>(),
+                1e-15,
+                "2M",
+            );
         }
         let (_, _, h) = enzyme::sumsq_dyn_hessian(&m);
         for i in 0..12 {
@@ -1332,7 +1518,15 @@ fn enzyme_loops_and_structs() {
         }
 
         // mixedstruct1: s = scale * x * sum_{i < count} values[i]; f = s².
-        let mixed = Mixed { count: 1 + (rng.unit() * 3.0) as usize, scale: rng.uniform(-1.0, 1.0), values: [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)] };
+        let mixed = Mixed {
+            count: 1 + (rng.unit() * 3.0) as usize,
+            scale: rng.uniform(-1.0, 1.0),
+            values: [
+                rng.uniform(-1.0, 1.0),
+                rng.uniform(-1.0, 1.0),
+                rng.uniform(-1.0, 1.0),
+            ],
+        };
         let xv = rng.uniform(-2.0, 2.0);
         let (v, g) = mixed_energy_grad(&mixed, xv);
         let sum: f64 = mixed.values[..mixed.count].iter().sum();
@@ -1341,18 +1535,38 @@ fn enzyme_loops_and_structs() {
         assert_eq!(g.count, mixed.count, "the integer field is copied");
         assert_near(g.scale, 2.0 * s * xv * sum, 1e-13, 0.0, "d/dscale");
         for i in 0..3 {
-            let want = if i < mixed.count { 2.0 * s * mixed.scale * xv } else { 0.0 };
+            let want = if i < mixed.count {
+                2.0 * s * mixed.scale * xv
+            } else {
+                0.0
+            };
             assert_near(g.values[i], want, 1e-13, 0.0, "d/dvalues");
         }
 
         // gradient-struct-return: the vjp of three outputs.
         let (a, b) = (rng.uniform(-2.0, 2.0), rng.uniform(-2.0, 2.0));
-        let c = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+        let c = (
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+        );
         let (v, (ga, gb)) = struct_return_vjp(a, b, c);
         assert_eq!(v, struct_return(a, b));
         let e = (a + b).exp();
-        assert_near(ga, c.0 * b + c.1 * a.cos() * b + c.2 * e, 1e-13, 0.0, "struct_return d/dx");
-        assert_near(gb, c.0 * a + c.1 * a.sin() + c.2 * e, 1e-13, 0.0, "struct_return d/dy");
+        assert_near(
+            ga,
+            c.0 * b + c.1 * a.cos() * b + c.2 * e,
+            1e-13,
+            0.0,
+            "struct_return d/dx",
+        );
+        assert_near(
+            gb,
+            c.0 * a + c.1 * a.sin() + c.2 * e,
+            1e-13,
+            0.0,
+            "struct_return d/dy",
+        );
         let (_, d) = struct_return_jvp(a, b, (1.0, 0.0));
         assert_near(d.1, a.cos() * b, 1e-14, 0.0, "struct_return_jvp");
     }
@@ -1435,11 +1649,19 @@ fn found_output_named_ret() {
 fn found_zero_adjoint_of_an_unread_root() {
     for x in [0.0, -0.0, 0.25, 1.0] {
         assert_eq!(found::root_before_branch_grad(x), (2.0 * x, 2.0), "at {x}");
-        assert_eq!(found::root_before_branch_jvp(x, 1.0), (2.0 * x, 2.0), "at {x}");
+        assert_eq!(
+            found::root_before_branch_jvp(x, 1.0),
+            (2.0 * x, 2.0),
+            "at {x}"
+        );
         let mut g = GARBAGE;
         found::root_before_branch_grad_into(x, &mut g);
         assert_eq!(g, 2.0);
-        assert_eq!(found::root_before_branch_derivatives(x), [2.0 * x, 2.0, 0.0], "at {x}");
+        assert_eq!(
+            found::root_before_branch_derivatives(x),
+            [2.0 * x, 2.0, 0.0],
+            "at {x}"
+        );
     }
     // Past the branch the root's own slope, 1 / (2 sqrt x), and -1 / (4 x^1.5).
     one(
@@ -1450,13 +1672,21 @@ fn found_zero_adjoint_of_an_unread_root() {
         found::root_before_branch_grad_into,
     )
     .analytic(|x| vec![if x[0] <= 1.0 { 2.0 } else { 0.5 / x[0].sqrt() }])
-    .hessian(hess1(found::root_before_branch_hessian, found::root_before_branch_derivatives))
+    .hessian(hess1(
+        found::root_before_branch_hessian,
+        found::root_before_branch_derivatives,
+    ))
     .run(POINTS, away_from(1, 0.0, 4.0, 10.0, 1.0));
 
     assert_eq!(found::normalize_x_grad([0.0, 0.0]), (1.0, [0.0, 0.0]));
     assert_eq!(found::normalize_x_jvp([0.0, 0.0], [1.0, 1.0]), (1.0, 0.0));
     let (_, g) = found::normalize_x_grad([3.0, 4.0]);
-    assert_vec_near(&g, &[16.0 / 125.0, -12.0 / 125.0], 1e-15, "normalize_x at (3, 4)");
+    assert_vec_near(
+        &g,
+        &[16.0 / 125.0, -12.0 / 125.0],
+        1e-15,
+        "normalize_x at (3, 4)",
+    );
 
     // asin, acos, atanh at 1 and acosh at 1 (infinite slopes, values finite or not): all unread.
     assert_eq!(found::ends_unread_grad(1.0), (1.0, 2.0));
@@ -1472,4 +1702,680 @@ fn found_zero_adjoint_of_an_unread_root() {
     assert_eq!(found::sqrt_relu_grad(4.0), (2.0, 0.25));
     assert_eq!(found::sqrt_relu_branch_grad(-1.0), (0.0, 0.0));
     assert_eq!(found::sqrt_relu_branch_grad(0.0), (0.0, 0.0));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ForwardDiff.jl / ChainRules.jl / JAX `lax_autodiff_test.py` style: scalar functions, their first three
+// derivatives against the formulas, two-argument rules with both arguments active, and kinks.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod scalar {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 3)]
+    pub fn exp_m1(x: f64) -> f64 {
+        x.exp_m1()
+    }
+    #[differentiable(order = 3)]
+    pub fn ln_1p(x: f64) -> f64 {
+        x.ln_1p()
+    }
+    #[differentiable(order = 3)]
+    pub fn tanh(x: f64) -> f64 {
+        x.tanh()
+    }
+    #[differentiable(order = 3)]
+    pub fn sinh(x: f64) -> f64 {
+        x.sinh()
+    }
+    #[differentiable(order = 3)]
+    pub fn cosh(x: f64) -> f64 {
+        x.cosh()
+    }
+    #[differentiable(order = 3)]
+    pub fn asinh(x: f64) -> f64 {
+        x.asinh()
+    }
+    #[differentiable(order = 3)]
+    pub fn acosh(x: f64) -> f64 {
+        x.acosh()
+    }
+    #[differentiable(order = 3)]
+    pub fn atanh(x: f64) -> f64 {
+        x.atanh()
+    }
+    #[differentiable(order = 3)]
+    pub fn asin(x: f64) -> f64 {
+        x.asin()
+    }
+    #[differentiable(order = 3)]
+    pub fn acos(x: f64) -> f64 {
+        x.acos()
+    }
+    #[differentiable(order = 3)]
+    pub fn atan(x: f64) -> f64 {
+        x.atan()
+    }
+    #[differentiable(order = 3)]
+    pub fn cbrt(x: f64) -> f64 {
+        x.cbrt()
+    }
+    #[differentiable(order = 3)]
+    pub fn sqrt(x: f64) -> f64 {
+        x.sqrt()
+    }
+    #[differentiable(order = 3)]
+    pub fn recip(x: f64) -> f64 {
+        x.recip()
+    }
+    #[differentiable(order = 3)]
+    pub fn exp2(x: f64) -> f64 {
+        x.exp2()
+    }
+    #[differentiable(order = 3)]
+    pub fn log2(x: f64) -> f64 {
+        x.log2()
+    }
+    #[differentiable(order = 3)]
+    pub fn log10(x: f64) -> f64 {
+        x.log10()
+    }
+    #[differentiable(order = 3)]
+    pub fn tan(x: f64) -> f64 {
+        x.tan()
+    }
+    /// ChainRules' `log(b, x)` with the base fixed.
+    #[differentiable(order = 3)]
+    pub fn log_base3(x: f64) -> f64 {
+        x.log(3.0)
+    }
+    /// An integer power with the exponent a run-time argument.
+    #[differentiable(order = 3)]
+    pub fn ipow(x: f64, n: i32) -> f64 {
+        x.powi(n)
+    }
+
+    /// `lax.atan2` with both arguments active.
+    #[differentiable(order = 2)]
+    pub fn atan2(y: f64, x: f64) -> f64 {
+        y.atan2(x)
+    }
+    /// ChainRules' `hypot`.
+    #[differentiable(order = 2)]
+    pub fn hypot(x: f64, y: f64) -> f64 {
+        x.hypot(y)
+    }
+    /// `mul_add` with all three active.
+    #[differentiable(order = 2)]
+    pub fn fma(a: f64, b: f64, c: f64) -> f64 {
+        a.mul_add(b, c) * a
+    }
+    /// `max + min = x + y`, whatever the tie rule, if it splits evenly.
+    #[differentiable(order = 2)]
+    pub fn max_plus_min(x: f64, y: f64) -> f64 {
+        x.max(y) + x.min(y)
+    }
+    #[differentiable]
+    pub fn clamp3(x: f64, lo: f64, hi: f64) -> f64 {
+        x.clamp(lo, hi)
+    }
+    /// `sign(x) * x = |x|`, with `signum` a constant (slope 0).
+    #[differentiable(order = 2)]
+    pub fn sign_times(x: f64) -> f64 {
+        x.signum() * x
+    }
+    /// `sqrt(x * x)`: `|x|` but through an infinite slope at 0.
+    #[differentiable]
+    pub fn sqrt_square(x: f64) -> f64 {
+        (x * x).sqrt()
+    }
+    /// `jnp.max` over a slice written as a fold of pairwise `max`.
+    #[differentiable]
+    pub fn fold_max(x: &[f64]) -> f64 {
+        x.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(v))
+    }
+    /// `jnp.prod`, with a zero among the factors.
+    #[differentiable(order = 2)]
+    pub fn prod(x: &[f64]) -> f64 {
+        x.iter().product()
+    }
+    /// `jnp.cumprod` summed with weights.
+    #[differentiable(order = 2)]
+    pub fn cumprod_weighted(x: &[f64]) -> f64 {
+        let mut p = 1.0;
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            p *= x[i];
+            s += p * (i + 1) as f64;
+        }
+        s
+    }
+}
+
+type Derivs = fn(f64) -> [f64; 4];
+
+#[test]
+fn chainrules_scalar_rules_to_the_third_derivative() {
+    // (name, f_derivatives, f', f'', f''', sampling interval)
+    let cases: &[(
+        &str,
+        Derivs,
+        fn(f64) -> f64,
+        fn(f64) -> f64,
+        fn(f64) -> f64,
+        f64,
+        f64,
+    )] = &[
+        (
+            "exp_m1",
+            scalar::exp_m1_derivatives,
+            |x| x.exp(),
+            |x| x.exp(),
+            |x| x.exp(),
+            -3.0,
+            3.0,
+        ),
+        (
+            "ln_1p",
+            scalar::ln_1p_derivatives,
+            |x| 1.0 / (1.0 + x),
+            |x| -1.0 / (1.0 + x).powi(2),
+            |x| 2.0 / (1.0 + x).powi(3),
+            -0.9,
+            3.0,
+        ),
+        (
+            "tanh",
+            scalar::tanh_derivatives,
+            |x| 1.0 - x.tanh().powi(2),
+            |x| -2.0 * x.tanh() * (1.0 - x.tanh().powi(2)),
+            |x| {
+                let t = x.tanh();
+                let s = 1.0 - t * t;
+                -2.0 * s * s + 4.0 * t * t * s
+            },
+            -3.0,
+            3.0,
+        ),
+        (
+            "sinh",
+            scalar::sinh_derivatives,
+            |x| x.cosh(),
+            |x| x.sinh(),
+            |x| x.cosh(),
+            -3.0,
+            3.0,
+        ),
+        (
+            "cosh",
+            scalar::cosh_derivatives,
+            |x| x.sinh(),
+            |x| x.cosh(),
+            |x| x.sinh(),
+            -3.0,
+            3.0,
+        ),
+        (
+            "asinh",
+            scalar::asinh_derivatives,
+            |x| 1.0 / (x * x + 1.0).sqrt(),
+            |x| -x / (x * x + 1.0).powf(1.5),
+            |x| (2.0 * x * x - 1.0) / (x * x + 1.0).powf(2.5),
+            -3.0,
+            3.0,
+        ),
+        (
+            "acosh",
+            scalar::acosh_derivatives,
+            |x| 1.0 / (x * x - 1.0).sqrt(),
+            |x| -x / (x * x - 1.0).powf(1.5),
+            |x| (2.0 * x * x + 1.0) / (x * x - 1.0).powf(2.5),
+            1.1,
+            4.0,
+        ),
+        (
+            "atanh",
+            scalar::atanh_derivatives,
+            |x| 1.0 / (1.0 - x * x),
+            |x| 2.0 * x / (1.0 - x * x).powi(2),
+            |x| (2.0 + 6.0 * x * x) / (1.0 - x * x).powi(3),
+            -0.9,
+            0.9,
+        ),
+        (
+            "asin",
+            scalar::asin_derivatives,
+            |x| 1.0 / (1.0 - x * x).sqrt(),
+            |x| x / (1.0 - x * x).powf(1.5),
+            |x| (1.0 + 2.0 * x * x) / (1.0 - x * x).powf(2.5),
+            -0.9,
+            0.9,
+        ),
+        (
+            "acos",
+            scalar::acos_derivatives,
+            |x| -1.0 / (1.0 - x * x).sqrt(),
+            |x| -x / (1.0 - x * x).powf(1.5),
+            |x| -(1.0 + 2.0 * x * x) / (1.0 - x * x).powf(2.5),
+            -0.9,
+            0.9,
+        ),
+        (
+            "atan",
+            scalar::atan_derivatives,
+            |x| 1.0 / (1.0 + x * x),
+            |x| -2.0 * x / (1.0 + x * x).powi(2),
+            |x| (6.0 * x * x - 2.0) / (1.0 + x * x).powi(3),
+            -3.0,
+            3.0,
+        ),
+        (
+            "cbrt",
+            scalar::cbrt_derivatives,
+            |x| x.cbrt().powi(-2) / 3.0,
+            |x| -2.0 / 9.0 * x.cbrt().powi(-5),
+            |x| 10.0 / 27.0 * x.cbrt().powi(-8),
+            0.1,
+            3.0,
+        ),
+        (
+            "sqrt",
+            scalar::sqrt_derivatives,
+            |x| 0.5 / x.sqrt(),
+            |x| -0.25 * x.powf(-1.5),
+            |x| 0.375 * x.powf(-2.5),
+            0.1,
+            3.0,
+        ),
+        (
+            "recip",
+            scalar::recip_derivatives,
+            |x| -1.0 / (x * x),
+            |x| 2.0 / (x * x * x),
+            |x| -6.0 / x.powi(4),
+            0.2,
+            3.0,
+        ),
+        (
+            "exp2",
+            scalar::exp2_derivatives,
+            |x| x.exp2() * std::f64::consts::LN_2,
+            |x| x.exp2() * std::f64::consts::LN_2.powi(2),
+            |x| x.exp2() * std::f64::consts::LN_2.powi(3),
+            -3.0,
+            3.0,
+        ),
+        (
+            "log2",
+            scalar::log2_derivatives,
+            |x| 1.0 / (x * std::f64::consts::LN_2),
+            |x| -1.0 / (x * x * std::f64::consts::LN_2),
+            |x| 2.0 / (x * x * x * std::f64::consts::LN_2),
+            0.1,
+            3.0,
+        ),
+        (
+            "log10",
+            scalar::log10_derivatives,
+            |x| 1.0 / (x * std::f64::consts::LN_10),
+            |x| -1.0 / (x * x * std::f64::consts::LN_10),
+            |x| 2.0 / (x * x * x * std::f64::consts::LN_10),
+            0.1,
+            3.0,
+        ),
+        (
+            "tan",
+            scalar::tan_derivatives,
+            |x| 1.0 + x.tan().powi(2),
+            |x| 2.0 * x.tan() * (1.0 + x.tan().powi(2)),
+            |x| {
+                let t = x.tan();
+                let s = 1.0 + t * t;
+                2.0 * s * s + 4.0 * t * t * s
+            },
+            -1.2,
+            1.2,
+        ),
+        (
+            "log_base3",
+            scalar::log_base3_derivatives,
+            |x| 1.0 / (x * 3f64.ln()),
+            |x| -1.0 / (x * x * 3f64.ln()),
+            |x| 2.0 / (x * x * x * 3f64.ln()),
+            0.1,
+            3.0,
+        ),
+    ];
+    for &(name, d, d1, d2, d3, lo, hi) in cases {
+        let mut rng = Lcg::new(seed_of(name));
+        for _ in 0..POINTS {
+            let x = rng.uniform(lo, hi);
+            let ds = d(x);
+            let at = format!("{name} at {x}");
+            for (k, want) in [(1, d1(x)), (2, d2(x)), (3, d3(x))] {
+                assert_near(ds[k], want, 1e-11, 0.0, &format!("{at}: derivative {k}"));
+            }
+        }
+        check_third(name, d, POINTS, lo, hi);
+    }
+    // The generated first-order items of a few, through the probe.
+    one(
+        "exp_m1",
+        scalar::exp_m1,
+        scalar::exp_m1_grad,
+        scalar::exp_m1_jvp,
+        scalar::exp_m1_grad_into,
+    )
+    .hessian(hess1(scalar::exp_m1_hessian, scalar::exp_m1_derivatives))
+    .run(POINTS, range(1, -3.0, 3.0));
+    one(
+        "ln_1p",
+        scalar::ln_1p,
+        scalar::ln_1p_grad,
+        scalar::ln_1p_jvp,
+        scalar::ln_1p_grad_into,
+    )
+    .hessian(hess1(scalar::ln_1p_hessian, scalar::ln_1p_derivatives))
+    .run(POINTS, range(1, -0.9, 3.0));
+    one(
+        "tanh",
+        scalar::tanh,
+        scalar::tanh_grad,
+        scalar::tanh_jvp,
+        scalar::tanh_grad_into,
+    )
+    .hessian(hess1(scalar::tanh_hessian, scalar::tanh_derivatives))
+    .run(POINTS, range(1, -3.0, 3.0));
+    one(
+        "sinh",
+        scalar::sinh,
+        scalar::sinh_grad,
+        scalar::sinh_jvp,
+        scalar::sinh_grad_into,
+    )
+    .hessian(hess1(scalar::sinh_hessian, scalar::sinh_derivatives))
+    .run(POINTS, range(1, -3.0, 3.0));
+    // Small arguments, where `exp(x) - 1` and `ln(1 + x)` would lose the digits: the slopes are
+    // exp(x) and 1 / (1 + x) to the last bit.
+    for x in [1e-300, 1e-20, -1e-12, 1e-8] {
+        assert_eq!(scalar::exp_m1_grad(x).1, x.exp());
+        assert_eq!(scalar::ln_1p_grad(x).1, 1.0 / (1.0 + x));
+        assert_eq!(scalar::tanh_grad(x).1, 1.0 - x.tanh() * x.tanh());
+    }
+}
+
+#[test]
+fn forwarddiff_integer_powers_and_roots_near_zero() {
+    // x^n for n in -3..=4: n x^(n-1), n (n-1) x^(n-2), n (n-1) (n-2) x^(n-3); at 0 for n >= 0 the
+    // integer_pow values (0 slope for n = 0, docs/conventions.md).
+    let mut rng = Lcg::new(seed_of("ipow"));
+    for n in -3..=4_i32 {
+        let nf = n as f64;
+        for _ in 0..POINTS {
+            let x = rng.uniform(0.2, 2.5) * if rng.unit() < 0.5 { -1.0 } else { 1.0 };
+            let d = scalar::ipow_derivatives(x, n);
+            let at = format!("x^{n} at {x}");
+            assert_near(d[1], nf * x.powi(n - 1), 1e-12, 0.0, &at);
+            assert_near(d[2], nf * (nf - 1.0) * x.powi(n - 2), 1e-12, 0.0, &at);
+            assert_near(
+                d[3],
+                nf * (nf - 1.0) * (nf - 2.0) * x.powi(n - 3),
+                1e-12,
+                0.0,
+                &at,
+            );
+            let (_, g) = scalar::ipow_grad(x, n);
+            assert_near(
+                g,
+                fd1(&|y| y.powi(n), x, 1e-6),
+                1e-7,
+                0.0,
+                &format!("{at}: differences"),
+            );
+            let (_, t) = scalar::ipow_jvp(x, n, 0.5);
+            assert_eq!(t, 0.5 * g);
+        }
+        if n >= 0 {
+            let d = scalar::ipow_derivatives(0.0, n);
+            let fact = |k: i32| (1..=k).product::<i32>() as f64;
+            for k in 1..4 {
+                let want = if k == n { fact(n) } else { 0.0 };
+                assert_eq!(d[k as usize], want, "x^{n} derivative {k} at 0");
+            }
+        }
+    }
+    // sqrt near 0: the formula to the last bits down to 1e-300, +inf at 0 (JAX, PyTorch).
+    for x in [1e-300, 1e-100, 1e-20, 1e-10] {
+        let (v, g) = scalar::sqrt_grad(x);
+        assert_eq!(v, x.sqrt());
+        assert_near(g, 0.5 / x.sqrt(), 1e-15, 0.0, &format!("sqrt' at {x}"));
+        assert_near(
+            scalar::sqrt_jvp(x, 1.0).1,
+            0.5 / x.sqrt(),
+            1e-15,
+            0.0,
+            "sqrt_jvp",
+        );
+    }
+    assert_eq!(scalar::sqrt_grad(0.0).1, f64::INFINITY);
+    assert_eq!(scalar::cbrt_grad(0.0).1, f64::INFINITY);
+    // sqrt(x²) at 0: the infinite slope of the root times the zero slope of the square is NaN across
+    // two rules, as `jax.grad(lambda x: jnp.sqrt(x * x))(0.)`; elsewhere sign(x).
+    assert!(scalar::sqrt_square_grad(0.0).1.is_nan());
+    for x in [-2.0, -1e-3, 1e-3, 3.0] {
+        assert_eq!(scalar::sqrt_square_grad(x).1, x.signum());
+    }
+}
+
+#[test]
+fn lax_two_argument_rules_both_active() {
+    // atan2(y, x): (x, -y) / r²; Hessian [[-2xy, y² - x²], [y² - x², 2xy]] / r⁴.
+    two(
+        "atan2",
+        scalar::atan2,
+        scalar::atan2_grad,
+        scalar::atan2_jvp,
+        scalar::atan2_grad_into,
+    )
+    .analytic(|p| {
+        let (y, x) = (p[0], p[1]);
+        let r2 = x * x + y * y;
+        vec![x / r2, -y / r2]
+    })
+    .hessian(|p| {
+        let (y, x) = (p[0], p[1]);
+        let (v, g, h) = scalar::atan2_hessian(y, x);
+        let r4 = (x * x + y * y).powi(2);
+        let want = [
+            [-2.0 * x * y / r4, (y * y - x * x) / r4],
+            [(y * y - x * x) / r4, 2.0 * x * y / r4],
+        ];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_near(
+                    h[i][j],
+                    want[i][j],
+                    1e-12,
+                    0.0,
+                    &format!("atan2 H[{i}][{j}] at {p:?}"),
+                );
+            }
+        }
+        (v, vec![g.0, g.1], h)
+    })
+    .run(POINTS, |r| loop {
+        let p = r.vec(2, -2.0, 2.0);
+        if norm(&p) > 0.2 {
+            break p;
+        }
+    });
+    // All four quadrants and the axes, where atan2 jumps by 2π but its slope does not.
+    for (y, x) in [
+        (1.0, 0.0),
+        (0.0, 1.0),
+        (-1.0, 0.0),
+        (0.0, -1.0),
+        (1e-3, -1.0),
+        (-1e-3, -1.0),
+    ] {
+        let (_, g) = scalar::atan2_grad(y, x);
+        let r2 = x * x + y * y;
+        assert_eq!(g, (x / r2, -y / r2), "atan2 at ({y}, {x})");
+    }
+    // hypot(x, y): (x, y) / h; Hessian [[y², -xy], [-xy, x²]] / h³.
+    two(
+        "hypot",
+        scalar::hypot,
+        scalar::hypot_grad,
+        scalar::hypot_jvp,
+        scalar::hypot_grad_into,
+    )
+    .analytic(|p| {
+        let h = p[0].hypot(p[1]);
+        vec![p[0] / h, p[1] / h]
+    })
+    .hessian(|p| {
+        let (x, y) = (p[0], p[1]);
+        let (v, g, hm) = scalar::hypot_hessian(x, y);
+        let h3 = x.hypot(y).powi(3);
+        let want = [[y * y / h3, -x * y / h3], [-x * y / h3, x * x / h3]];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_near(
+                    hm[i][j],
+                    want[i][j],
+                    1e-12,
+                    0.0,
+                    &format!("hypot H[{i}][{j}] at {p:?}"),
+                );
+            }
+        }
+        (v, vec![g.0, g.1], hm)
+    })
+    .run(POINTS, |r| loop {
+        let p = r.vec(2, -2.0, 2.0);
+        if norm(&p) > 0.2 {
+            break p;
+        }
+    });
+    // hypot of huge and tiny arguments: the slope stays (x, y) / h without overflow.
+    let (_, g) = scalar::hypot_grad(3e200, 4e200);
+    assert_vec_near(&[g.0, g.1], &[0.6, 0.8], 1e-15, "hypot at 1e200");
+    let (_, g) = scalar::hypot_grad(3e-200, 4e-200);
+    assert_vec_near(&[g.0, g.1], &[0.6, 0.8], 1e-15, "hypot at 1e-200");
+    // (a b + c) a: (2ab + c, a², a), Hessian [[2b, 2a, 1], [2a, 0, 0], [1, 0, 0]].
+    three(
+        "fma",
+        scalar::fma,
+        scalar::fma_grad,
+        scalar::fma_jvp,
+        scalar::fma_grad_into,
+    )
+    .analytic(|p| vec![2.0 * p[0] * p[1] + p[2], p[0] * p[0], p[0]])
+    .hessian(hess3(scalar::fma_hessian))
+    .run(POINTS, range(3, -2.0, 2.0));
+}
+
+#[test]
+fn jax_kinks_follow_docs_conventions() {
+    // max + min = x + y: slope (1, 1) everywhere, ties included (0.5 + 0.5 each), Hessian 0.
+    for (x, y) in [(1.0, 1.0), (0.0, 0.0), (-2.0, 3.0), (3.0, -2.0)] {
+        assert_eq!(
+            scalar::max_plus_min_grad(x, y).1,
+            (1.0, 1.0),
+            "at ({x}, {y})"
+        );
+        assert_eq!(scalar::max_plus_min_jvp(x, y, (0.25, 0.5)).1, 0.75);
+        assert_eq!(scalar::max_plus_min_hessian(x, y).2, vec![vec![0.0; 2]; 2]);
+    }
+    // clamp(x, lo, hi) as jnp.clip: the table of docs/conventions.md.
+    assert_eq!(scalar::clamp3_grad(0.5, 0.0, 1.0).1, (1.0, 0.0, 0.0));
+    assert_eq!(scalar::clamp3_grad(-1.0, 0.0, 1.0).1, (0.0, 1.0, 0.0));
+    assert_eq!(scalar::clamp3_grad(2.0, 0.0, 1.0).1, (0.0, 0.0, 1.0));
+    assert_eq!(scalar::clamp3_grad(0.0, 0.0, 1.0).1, (0.5, 0.5, 0.0));
+    assert_eq!(scalar::clamp3_grad(1.0, 0.0, 1.0).1, (0.5, 0.0, 0.5));
+    assert_eq!(scalar::clamp3_jvp(1.0, 0.0, 1.0, (1.0, 0.0, 1.0)).1, 1.0);
+    // signum is a constant: sign(x) * x has slope sign(x), and at 0 Rust's signum(±0) = ±1.
+    assert_eq!(scalar::sign_times_grad(0.0).1, 1.0);
+    assert_eq!(scalar::sign_times_grad(-0.0).1, -1.0);
+    assert_eq!(scalar::sign_times_grad(-2.0).1, -1.0);
+    assert_eq!(scalar::sign_times_hessian(1.5).2, vec![vec![0.0]]);
+    // A fold of pairwise max over three tied values: each `max` splits its tie in half, so the last
+    // element gets 1/2 and the first two 1/4 (jnp.max splits evenly, 1/3 each: write the mean of the
+    // tied maxima as multivecmaxC.c does, `reduce_max` above, for that).
+    let (_, g) = scalar::fold_max_grad(&[3.0, 3.0, 3.0]);
+    assert_eq!(g, [0.25, 0.25, 0.5]);
+    let (_, g) = scalar::fold_max_grad(&[1.0, 5.0, 2.0]);
+    assert_eq!(g, [0.0, 1.0, 0.0]);
+}
+
+#[test]
+fn lax_prod_and_cumprod_with_zeros() {
+    // d prod / dx_i = prod_{j != i} x_j, also where a factor (or two) is 0.
+    let exact = |x: &[f64]| -> Vec<f64> {
+        (0..x.len())
+            .map(|i| (0..x.len()).filter(|&j| j != i).map(|j| x[j]).product())
+            .collect()
+    };
+    for x in [
+        vec![2.0, 0.0, 3.0, -1.5],
+        vec![0.0, 0.0, 4.0],
+        vec![0.0],
+        vec![1.0, 2.0, 0.0],
+    ] {
+        let (v, g) = scalar::prod_grad(&x);
+        assert_eq!(v, x.iter().product::<f64>());
+        assert_vec_near(&g, &exact(&x), 1e-15, &format!("prod at {x:?}"));
+        let t: Vec<f64> = (0..x.len()).map(|i| 0.5 + i as f64).collect();
+        let (_, d) = scalar::prod_jvp(&x, t.clone());
+        assert_near(
+            d,
+            dot(&exact(&x), &t),
+            1e-15,
+            1.0,
+            &format!("prod_jvp at {x:?}"),
+        );
+        let (_, _, h) = scalar::prod_hessian(&x);
+        for i in 0..x.len() {
+            for j in 0..x.len() {
+                let want: f64 = if i == j {
+                    0.0
+                } else {
+                    (0..x.len())
+                        .filter(|&k| k != i && k != j)
+                        .map(|k| x[k])
+                        .product()
+                };
+                assert_near(
+                    h[i][j],
+                    want,
+                    1e-15,
+                    1.0,
+                    &format!("prod H[{i}][{j}] at {x:?}"),
+                );
+            }
+        }
+        let (_, g) = scalar::cumprod_weighted_grad(&x);
+        let f = |y: &[f64]| scalar::cumprod_weighted(y);
+        assert_vec_near(&g, &fd_gradient(&f, &x), 1e-8, &format!("cumprod at {x:?}"));
+    }
+    slice(
+        "prod",
+        scalar::prod,
+        scalar::prod_grad,
+        scalar::prod_jvp,
+        scalar::prod_grad_into,
+    )
+    .analytic(exact)
+    .hessian(scalar::prod_hessian)
+    .run(POINTS, range(5, -2.0, 2.0));
+    slice(
+        "cumprod_weighted",
+        scalar::cumprod_weighted,
+        scalar::cumprod_weighted_grad,
+        scalar::cumprod_weighted_jvp,
+        scalar::cumprod_weighted_grad_into,
+    )
+    .hessian(scalar::cumprod_weighted_hessian)
+    .run(POINTS, range(5, -2.0, 2.0));
 }

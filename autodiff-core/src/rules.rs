@@ -266,7 +266,14 @@ mod tests {
         // A dual adjoint is zero only when its tangent is zero too.
         let d = crate::Dual::new(0.0, 1.0);
         assert_eq!(times(d, crate::Dual::new(3.0, 0.0)).eps, 3.0);
-        assert_eq!(times(crate::Dual::new(0.0, 0.0), crate::Dual::new(f64::INFINITY, 1.0)).eps, 0.0);
+        assert_eq!(
+            times(
+                crate::Dual::new(0.0, 0.0),
+                crate::Dual::new(f64::INFINITY, 1.0)
+            )
+            .eps,
+            0.0
+        );
     }
 
     #[test]
