@@ -172,17 +172,18 @@ pub mod enzyme {
     }
 
     /// ForwardMode/rwrloop.c: the squares of the first `n` entries of each row of 10, each entry zeroed
-    /// once read. (The original then sets its `int *N` to 7: writing through an inactive `&mut usize`
-    /// is not supported, so `n` is taken by value here.)
+    /// once read; then the integer `n` set to 7. (`*n = 7` of `n: &mut usize` is a compile error that
+    /// says to write this: `tests/ui/signature/write-through-integer-reference.rs`.)
     #[differentiable]
-    pub fn rwrloop(a: &mut [f64], n: usize) -> f64 {
+    pub fn rwrloop(a: &mut [f64], n: &mut [usize]) -> f64 {
         let mut sum = 0.0;
         for i in 0..10 {
-            for j in 0..n {
+            for j in 0..n[0] {
                 sum += a[10 * i + j] * a[10 * i + j];
                 a[10 * i + j] = 0.0;
             }
         }
+        n[0] = 7;
         sum
     }
 
@@ -559,8 +560,15 @@ fn enzyme_rwrloop() {
     let a0: Vec<f64> = (0..100).map(|k| (100 * (k / 10) + k % 10) as f64).collect();
     let mut a = a0.clone();
     let mut da = vec![GARBAGE; 100];
-    let (v, d) = enzyme::rwrloop_jvp(&mut a, 10, vec![1.0; 100], &mut da);
+    let mut n = 10;
+    let (v, d) = enzyme::rwrloop_jvp(
+        &mut a,
+        std::slice::from_mut(&mut n),
+        vec![1.0; 100],
+        &mut da,
+    );
     assert_eq!(a, vec![0.0; 100], "every entry zeroed");
+    assert_eq!(n, 7);
     assert_eq!(v, a0.iter().map(|x| x * x).sum::<f64>());
     assert_near(d, 90900.0, 1e-12, 0.0, "rwrloop's tangent");
     assert!(
@@ -573,10 +581,12 @@ fn enzyme_rwrloop() {
         let x = rng.vec(100, -2.0, 2.0);
         let cols = 1 + (rng.unit() * 9.0) as usize;
         let mut a = x.clone();
-        let (v, g) = enzyme::rwrloop_grad(&mut a, cols);
+        let mut n = cols;
+        let (v, g) = enzyme::rwrloop_grad(&mut a, std::slice::from_mut(&mut n));
+        assert_eq!(n, 7);
         let f = |y: &[f64]| {
             let mut y = y.to_vec();
-            enzyme::rwrloop(&mut y, cols)
+            enzyme::rwrloop(&mut y, &mut [cols])
         };
         assert_near(v, f(&x), 1e-14, 0.0, "rwrloop_grad's value");
         let expected: Vec<f64> = (0..100)
@@ -591,7 +601,7 @@ fn enzyme_rwrloop() {
         );
         let mut a = x.clone();
         let mut gi = vec![GARBAGE; 100];
-        enzyme::rwrloop_grad_into(&mut a, cols, &mut gi);
+        enzyme::rwrloop_grad_into(&mut a, &mut [cols], &mut gi);
         assert_vec_near(&gi, &g, 1e-15, "rwrloop_grad_into");
     }
 }
