@@ -25,7 +25,7 @@
 //! `f_grad`.
 
 // The forms the ported C is written in: index loops, `while` with `&&`, swaps through a temporary,
-// explicit returns; the probe's function-pointer types spell out the generated signatures.
+// element-by-element copies, explicit returns, the original's 3.14; the probe's function-pointer types spell out the generated signatures.
 #![allow(
     clippy::needless_range_loop,
     clippy::needless_return,
@@ -33,7 +33,9 @@
     clippy::type_complexity,
     clippy::excessive_precision,
     clippy::assign_op_pattern,
-    clippy::manual_clamp
+    clippy::manual_clamp,
+    clippy::manual_memcpy,
+    clippy::approx_constant
 )]
 
 mod common;
