@@ -14,9 +14,15 @@
 //!   the projector), `euler_homogeneity` (`A(U) U = F(U)` for the Euler flux), `entropy_hessian` (the
 //!   Hessian of Harten's entropy: symmetric, positive definite, the Jacobian of the entropy variables),
 //!   `loops`/`loopsdouble`/`loopstriple`, `eigensumsqdyn`, `mixedstruct1` and `gradient-struct-return`.
-//! - ForwardDiff.jl / ChainRules.jl / JAX `lax_autodiff_test.py` style scalar cases: `atan2`, `hypot`,
-//!   `powf` with both arguments active, `exp_m1`, `ln_1p`, `tanh`, `sinh`, integer powers, `sqrt` near 0,
-//!   and `max`/`min`/`abs`/`clamp`/`signum` at their kinks (the values docs/conventions.md states).
+//! - ForwardDiff.jl / ChainRules.jl / JAX `lax_autodiff_test.py` style scalar cases: the float methods to
+//!   the third derivative against their formulas, `atan2`, `hypot` and `mul_add` with every argument
+//!   active (Hessians by hand), `powf` with both arguments active, integer powers at and away from 0,
+//!   `sqrt` near 0, `max`/`min`/`abs`/`clamp`/`signum` at their kinks (the values docs/conventions.md
+//!   states), `prod` and `cumprod` with zero factors.
+//! - Tapenade's validation modes (divided differences for the tangent, the dot-product test for the
+//!   adjoint) on a Lorenz-63 RK4 trajectory and a limited upwind advection scheme.
+//! - `found`: the minimal programs of what this probe found failing (an output parameter named `ret`; the
+//!   zero adjoint of a root that the branch taken does not read).
 //!
 //! Every derivative is checked against central differences written in `common::probe` and against the
 //! original suite's expected values or a formula worked out by hand, on many seeded inputs: `f_grad`,
@@ -2070,43 +2076,65 @@ fn chainrules_scalar_rules_to_the_third_derivative() {
         }
         check_third(name, d, POINTS, lo, hi);
     }
-    // The generated first-order items of a few, through the probe.
-    one(
-        "exp_m1",
-        scalar::exp_m1,
-        scalar::exp_m1_grad,
-        scalar::exp_m1_jvp,
-        scalar::exp_m1_grad_into,
-    )
-    .hessian(hess1(scalar::exp_m1_hessian, scalar::exp_m1_derivatives))
-    .run(POINTS, range(1, -3.0, 3.0));
-    one(
-        "ln_1p",
-        scalar::ln_1p,
-        scalar::ln_1p_grad,
-        scalar::ln_1p_jvp,
-        scalar::ln_1p_grad_into,
-    )
-    .hessian(hess1(scalar::ln_1p_hessian, scalar::ln_1p_derivatives))
-    .run(POINTS, range(1, -0.9, 3.0));
-    one(
-        "tanh",
-        scalar::tanh,
-        scalar::tanh_grad,
-        scalar::tanh_jvp,
-        scalar::tanh_grad_into,
-    )
-    .hessian(hess1(scalar::tanh_hessian, scalar::tanh_derivatives))
-    .run(POINTS, range(1, -3.0, 3.0));
-    one(
-        "sinh",
-        scalar::sinh,
-        scalar::sinh_grad,
-        scalar::sinh_jvp,
-        scalar::sinh_grad_into,
-    )
-    .hessian(hess1(scalar::sinh_hessian, scalar::sinh_derivatives))
-    .run(POINTS, range(1, -3.0, 3.0));
+    // The generated first-order items and the Hessians of a few, through the probe.
+    type Items = (
+        &'static str,
+        fn(f64) -> f64,
+        fn(f64) -> (f64, f64),
+        fn(f64, f64) -> (f64, f64),
+        fn(f64, &mut f64) -> f64,
+        fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+        Derivs,
+        f64,
+    );
+    use scalar::*;
+    let items: [Items; 4] = [
+        (
+            "exp_m1",
+            exp_m1,
+            exp_m1_grad,
+            exp_m1_jvp,
+            exp_m1_grad_into,
+            exp_m1_hessian,
+            exp_m1_derivatives,
+            -3.0,
+        ),
+        (
+            "ln_1p",
+            ln_1p,
+            ln_1p_grad,
+            ln_1p_jvp,
+            ln_1p_grad_into,
+            ln_1p_hessian,
+            ln_1p_derivatives,
+            -0.9,
+        ),
+        (
+            "tanh",
+            tanh,
+            tanh_grad,
+            tanh_jvp,
+            tanh_grad_into,
+            tanh_hessian,
+            tanh_derivatives,
+            -3.0,
+        ),
+        (
+            "sinh",
+            sinh,
+            sinh_grad,
+            sinh_jvp,
+            sinh_grad_into,
+            sinh_hessian,
+            sinh_derivatives,
+            -3.0,
+        ),
+    ];
+    for (name, f, g, j, gi, h, d, lo) in items {
+        one(name, f, g, j, gi)
+            .hessian(hess1(h, d))
+            .run(POINTS, range(1, lo, 3.0));
+    }
     // Small arguments, where `exp(x) - 1` and `ln(1 + x)` would lose the digits: the slopes are
     // exp(x) and 1 / (1 + x) to the last bit.
     for x in [1e-300, 1e-20, -1e-12, 1e-8] {
@@ -2390,4 +2418,165 @@ fn lax_prod_and_cumprod_with_zeros() {
     )
     .hessian(scalar::cumprod_weighted_hessian)
     .run(POINTS, range(5, -2.0, 2.0));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tapenade's validation (`-context`): the tangent against divided differences and the adjoint by the
+// dot-product test `<J x, p> = <x, Jᵀ p>`, on the shapes of its tutorials: a Lorenz-63 trajectory by
+// RK4 (the adjoint-of-a-model test), a 1-D upwind advection step with a minmod limiter, periodic.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod tapenade {
+    use autodiff::differentiable;
+
+    /// The Lorenz-63 right-hand side, written into an output.
+    #[differentiable]
+    pub fn lorenz(s: &[f64; 3], p: &[f64; 3], ds: &mut [f64; 3]) {
+        ds[0] = p[0] * (s[1] - s[0]);
+        ds[1] = s[0] * (p[1] - s[2]) - s[1];
+        ds[2] = s[0] * s[1] - p[2] * s[2];
+    }
+
+    /// `steps` RK4 steps of size `h` from `s0`, with the parameters `p` active too.
+    #[differentiable(wrt(s0, p))]
+    pub fn trajectory(s0: &[f64; 3], p: &[f64; 3], h: f64, steps: usize) -> [f64; 3] {
+        let mut s = *s0;
+        let mut k1 = [0.0; 3];
+        let mut k2 = [0.0; 3];
+        let mut k3 = [0.0; 3];
+        let mut k4 = [0.0; 3];
+        let mut t = [0.0; 3];
+        for _ in 0..steps {
+            lorenz(&s, p, &mut k1);
+            for i in 0..3 {
+                t[i] = s[i] + 0.5 * h * k1[i];
+            }
+            lorenz(&t, p, &mut k2);
+            for i in 0..3 {
+                t[i] = s[i] + 0.5 * h * k2[i];
+            }
+            lorenz(&t, p, &mut k3);
+            for i in 0..3 {
+                t[i] = s[i] + h * k3[i];
+            }
+            lorenz(&t, p, &mut k4);
+            for i in 0..3 {
+                s[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+        }
+        s
+    }
+
+    /// The minmod limiter.
+    #[differentiable]
+    pub fn minmod(a: f64, b: f64) -> f64 {
+        if a * b <= 0.0 {
+            0.0
+        } else if a.abs() < b.abs() {
+            a
+        } else {
+            b
+        }
+    }
+
+    /// `steps` steps of second-order upwind advection (Courant number `c`, active) with a minmod
+    /// limiter on a periodic grid; the result is the final field.
+    #[differentiable]
+    pub fn advect(u0: &[f64], c: f64, steps: usize) -> Vec<f64> {
+        let n = u0.len();
+        let mut u = vec![0.0; n];
+        let mut next = vec![0.0; n];
+        for i in 0..n {
+            u[i] = u0[i];
+        }
+        for _ in 0..steps {
+            for i in 0..n {
+                let im1 = (i + n - 1) % n;
+                let im2 = (i + n - 2) % n;
+                let ip1 = (i + 1) % n;
+                let slope_i = minmod(u[i] - u[im1], u[ip1] - u[i]);
+                let slope_m = minmod(u[im1] - u[im2], u[i] - u[im1]);
+                let face_i = u[i] + 0.5 * (1.0 - c) * slope_i;
+                let face_m = u[im1] + 0.5 * (1.0 - c) * slope_m;
+                next[i] = u[i] - c * (face_i - face_m);
+            }
+            for i in 0..n {
+                u[i] = next[i];
+            }
+        }
+        u
+    }
+}
+
+#[test]
+fn tapenade_lorenz_dot_product_test() {
+    let (h, steps) = (0.01, 200);
+    let three3 = |x: &[f64]| ([x[0], x[1], x[2]], [x[3], x[4], x[5]]);
+    check_vector(
+        "lorenz trajectory",
+        10,
+        |r| {
+            let mut x = r.vec(3, -5.0, 5.0);
+            x.extend([
+                r.uniform(9.0, 11.0),
+                r.uniform(27.0, 29.0),
+                r.uniform(2.5, 2.8),
+            ]);
+            x
+        },
+        &|x| {
+            let (s, p) = three3(x);
+            tapenade::trajectory(&s, &p, h, steps).to_vec()
+        },
+        &|x, c| {
+            let (s, p) = three3(x);
+            let (v, (gs, gp)) = tapenade::trajectory_vjp(&s, &p, h, steps, [c[0], c[1], c[2]]);
+            (v.to_vec(), [gs, gp].concat())
+        },
+        &|x, t| {
+            let (s, p) = three3(x);
+            let tangent = ([t[0], t[1], t[2]], [t[3], t[4], t[5]]);
+            let (v, d) = tapenade::trajectory_jvp(&s, &p, h, steps, tangent);
+            (v.to_vec(), d.to_vec())
+        },
+        Some(&|x| {
+            let (s, p) = three3(x);
+            tapenade::trajectory_jacobian(&s, &p, h, steps)
+        }),
+    );
+}
+
+#[test]
+fn tapenade_advection_dot_product_test() {
+    let (n, steps) = (12, 6);
+    // Inputs (u0, c); a smooth bump plus noise keeps the limiter's branches away from their switches
+    // for central differences at almost every draw.
+    check_vector(
+        "advection",
+        POINTS,
+        |r| {
+            let mut x: Vec<f64> = (0..n)
+                .map(|i| (2.0 * std::f64::consts::PI * i as f64 / n as f64).sin() + 0.3 * r.unit())
+                .collect();
+            x.push(r.uniform(0.2, 0.8));
+            x
+        },
+        &|x| tapenade::advect(&x[..n], x[n], steps),
+        &|x, c| {
+            let (v, (gu, gc)) = tapenade::advect_vjp(&x[..n], x[n], steps, c.to_vec());
+            (v, [gu, vec![gc]].concat())
+        },
+        &|x, t| tapenade::advect_jvp(&x[..n], x[n], steps, (t[..n].to_vec(), t[n])),
+        Some(&|x| tapenade::advect_jacobian(&x[..n], x[n], steps)),
+    );
+    // Conservation: the sum of the field is invariant, so the gradient of the total is all ones in
+    // u0 and zero in c, exactly as the adjoint of a conservative scheme must give.
+    let mut rng = Lcg::new(seed_of("advection sum"));
+    for _ in 0..POINTS {
+        let u0 = rng.vec(n, -1.0, 1.0);
+        let c = rng.uniform(0.1, 0.9);
+        let (_, (gu, gc)) = tapenade::advect_vjp(&u0, c, steps, vec![1.0; n]);
+        assert_vec_near(&gu, &vec![1.0; n], 1e-12, "d sum / d u0");
+        assert_near(gc, 0.0, 1e-12, 1.0, "d sum / d c");
+    }
 }
