@@ -1635,6 +1635,22 @@ pub mod found {
         a
     }
 
+    /// A local closure whose body is an integer chain cast to a float (mycos.c's factorial as a Rust user
+    /// writes it): the chain, made a block, ended the statement it was inlined into, and the macro
+    /// panicked ("expected an expression"); and `.product::<i32>()` accumulated in a float.
+    #[differentiable(order = 2)]
+    pub fn integer_chains(x: f64, n: i32) -> f64 {
+        let fact = |k: i32| (1..=k).product::<i32>() as f64;
+        x * x * fact(n) + (1..=n).sum::<i32>() as f64 * x
+    }
+
+    /// The same with a float chain in the closure, then a method on it.
+    #[differentiable]
+    pub fn float_chain_in_closure(x: &[f64]) -> f64 {
+        let s = |k: usize| x[..k].iter().sum::<f64>().sqrt();
+        s(x.len()) * x.iter().product::<f64>()
+    }
+
     /// docs/conventions.md's `sqrt_relu`, both ways.
     #[differentiable]
     pub fn sqrt_relu(x: f64) -> f64 {
@@ -2579,4 +2595,31 @@ fn tapenade_advection_dot_product_test() {
         assert_vec_near(&gu, &vec![1.0; n], 1e-12, "d sum / d u0");
         assert_near(gc, 0.0, 1e-12, 1.0, "d sum / d c");
     }
+}
+
+#[test]
+fn found_integer_chains_in_closures() {
+    let mut rng = Lcg::new(seed_of("integer_chains"));
+    for n in 0..6 {
+        let fact: f64 = (1..=n).product::<i32>() as f64;
+        let tri = (1..=n).sum::<i32>() as f64;
+        for _ in 0..5 {
+            let x = rng.uniform(-2.0, 2.0);
+            let (v, g) = found::integer_chains_grad(x, n);
+            assert_near(v, x * x * fact + tri * x, 1e-15, 0.0, "integer_chains");
+            assert_near(g, 2.0 * x * fact + tri, 1e-15, 0.0, "integer_chains'");
+            assert_eq!(
+                found::integer_chains_hessian(x, n).2,
+                vec![vec![2.0 * fact]]
+            );
+        }
+    }
+    slice(
+        "float_chain_in_closure",
+        found::float_chain_in_closure,
+        found::float_chain_in_closure_grad,
+        found::float_chain_in_closure_jvp,
+        found::float_chain_in_closure_grad_into,
+    )
+    .run(POINTS, range(4, 0.2, 2.0));
 }
