@@ -1129,10 +1129,7 @@ impl Desugar<'_> {
             return None;
         };
         let name = p.path.get_ident()?.to_string();
-        const INTEGERS: &[&str] = &[
-            "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
-        ];
-        INTEGERS
+        crate::shadow::INTEGERS
             .contains(&name.as_str())
             .then(|| (ty.clone(), if sum { quote!(0) } else { quote!(1) }))
     }
