@@ -142,6 +142,20 @@ pub fn powf<T: Float>(x: T, y: T, r: T) -> (T, T) {
     (dx, dy)
 }
 
+/// `d * slope`, but zero for a zero `d` whatever the slope: how the generated code applies a slope that is
+/// infinite where the function's value is finite (`sqrt` and `cbrt` at 0, `asin`, `acos` and `atanh` at ±1,
+/// `acosh` at 1). A zero adjoint there is one that nothing read (a root computed before an `if` whose
+/// taken branch does not use it), which JAX never multiplies (a symbolic zero); a zero tangent is one that
+/// carries no direction. `is_zero` of a dual number asks for its tangents to be zero too.
+#[inline]
+pub fn times<T: Float>(d: T, slope: T) -> T {
+    if d.is_zero() {
+        T::zero()
+    } else {
+        d * slope
+    }
+}
+
 /// `d sqrt(x) / dx = 1 / (2 sqrt(x))`, from the result `y = sqrt(x)`; `+inf` at 0.
 #[inline]
 pub fn sqrt<T: Float>(y: T) -> T {
@@ -240,6 +254,26 @@ mod tests {
         assert_eq!(max(f64::NAN, 1.0), (0.0, 1.0));
         assert_eq!(min(f64::NAN, 1.0), (0.0, 1.0));
         assert_eq!(min(1.0, f64::NAN), (1.0, 0.0));
+    }
+
+    #[test]
+    fn a_zero_adjoint_meets_an_infinite_slope_as_zero() {
+        assert_eq!(times(0.0, f64::INFINITY), 0.0);
+        assert_eq!(times(-0.0, sqrt(0.0_f64)), 0.0);
+        assert_eq!(times(2.0, 0.25), 0.5);
+        assert!(times(1.0, f64::INFINITY).is_infinite());
+        assert!(times(f64::NAN, 1.0).is_nan(), "a NaN adjoint is not zero");
+        // A dual adjoint is zero only when its tangent is zero too.
+        let d = crate::Dual::new(0.0, 1.0);
+        assert_eq!(times(d, crate::Dual::new(3.0, 0.0)).eps, 3.0);
+        assert_eq!(
+            times(
+                crate::Dual::new(0.0, 0.0),
+                crate::Dual::new(f64::INFINITY, 1.0)
+            )
+            .eps,
+            0.0
+        );
     }
 
     #[test]

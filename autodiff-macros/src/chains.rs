@@ -948,6 +948,13 @@ impl Desugar<'_> {
                     } else {
                         (self.one.clone(), quote!(*))
                     };
+                    let (init, op) = match Self::integer_accumulator(m, name == "sum") {
+                        Some((ty, init)) => {
+                            acc_ty = Some(ty);
+                            (init, op)
+                        }
+                        None => (init, op),
+                    };
                     (
                         init,
                         vec![syn::parse_quote!(#acc = #acc #op #value;)],
@@ -1111,6 +1118,22 @@ impl Desugar<'_> {
         body.prelude
     }
 
+    /// The accumulator's type and first value for `.sum::<T>()` or `.product::<T>()` of an integer `T`
+    /// (`(1..=k).product::<u64>()`, a factorial): its own `0` or `1`, not the float's.
+    fn integer_accumulator(m: &syn::ExprMethodCall, sum: bool) -> Option<(syn::Type, TokenStream)> {
+        let turbofish = m.turbofish.as_ref()?;
+        let Some(syn::GenericArgument::Type(ty)) = turbofish.args.first() else {
+            return None;
+        };
+        let syn::Type::Path(p) = ty else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        crate::shadow::INTEGERS
+            .contains(&name.as_str())
+            .then(|| (ty.clone(), if sum { quote!(0) } else { quote!(1) }))
+    }
+
     /// `name(args)` of a local closure: its body, with its parameters bound to the arguments.
     fn inline_call(&mut self, call: &syn::ExprCall) -> Option<Expr> {
         let local = self.closure_named(&call.func)?;
@@ -1145,7 +1168,13 @@ impl Desugar<'_> {
                 other => other,
             })
             .collect();
-        let body = &closure.body;
+        // Input:  `let fact = |k: i32| (1..=k).product::<i32>() as f64;` (the chain already a block)
+        // Output: `({ let k: i32 = n; ({ .. } as f64) })`: unparenthesized, the block would end a
+        // statement of its own and leave `as f64` without an operand.
+        let body: Expr = match &*closure.body {
+            body if leftmost_is_block(body) => syn::parse_quote!((#body)),
+            body => body.clone(),
+        };
         let span = call.span();
         // In parentheses: a block first in a statement (`{ .. } * { .. }`) would end there, once the
         // generic copy of an `order = K` function is printed and parsed again.
@@ -1366,4 +1395,36 @@ impl VisitMut for Desugar<'_> {
     }
 
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Does `expr` begin with a block-like expression (`{ .. } as f64`, `{ .. }.sqrt()`) that, first in a
+/// statement, would end the statement there? A block-like expression alone does not.
+fn leftmost_is_block(expr: &Expr) -> bool {
+    fn block_like(e: &Expr) -> bool {
+        matches!(
+            e,
+            Expr::Block(_)
+                | Expr::If(_)
+                | Expr::Match(_)
+                | Expr::Loop(_)
+                | Expr::While(_)
+                | Expr::ForLoop(_)
+                | Expr::Unsafe(_)
+        )
+    }
+    fn leftmost(e: &Expr) -> &Expr {
+        match e {
+            Expr::Cast(c) => leftmost(&c.expr),
+            Expr::Binary(b) => leftmost(&b.left),
+            Expr::MethodCall(m) => leftmost(&m.receiver),
+            Expr::Field(f) => leftmost(&f.base),
+            Expr::Index(i) => leftmost(&i.expr),
+            Expr::Try(t) => leftmost(&t.expr),
+            Expr::Call(c) => leftmost(&c.func),
+            Expr::Assign(a) => leftmost(&a.left),
+            Expr::Range(syn::ExprRange { start: Some(s), .. }) => leftmost(s),
+            other => other,
+        }
+    }
+    !block_like(expr) && block_like(leftmost(expr))
 }

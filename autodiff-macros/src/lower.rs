@@ -764,7 +764,9 @@ impl Lowering<'_> {
                 || "=".to_string(),
                 |op| format!("{}=", op.to_token_stream()),
             );
-            let message = unassignable_target(strip_parens(target), &op);
+            let message = self
+                .write_through_inactive(strip_parens(target), &op)
+                .unwrap_or_else(|| unassignable_target(strip_parens(target), &op));
             self.errors.spanned(target, message);
             return Operand::unit();
         };
@@ -795,6 +797,39 @@ impl Lowering<'_> {
             binding.value = Some(value);
         }
         Operand::unit()
+    }
+
+    // Input:  fn f(a: &mut [f64], n: &mut usize) -> f64 { ..; *n = 7; .. }
+    // Output: the error: take `n: &mut [usize]` and write `n[0] = 7`
+    /// The error for `*n = ..` of a parameter `n: &mut T` that is not a float output (an integer, a `bool`):
+    /// such a parameter can be written as a slice of one element, which the generated items pass on.
+    fn write_through_inactive(&self, target: &Expr, op: &str) -> Option<String> {
+        let Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Deref(_),
+            expr,
+            ..
+        }) = target
+        else {
+            return None;
+        };
+        let Expr::Path(p) = strip_parens(expr) else {
+            return None;
+        };
+        let name = crate::naming::unraw(p.path.get_ident()?);
+        let index = self
+            .param_vars
+            .iter()
+            .position(|v| self.vars[v.0 as usize].hint.as_deref() == Some(name.as_str()))?;
+        let syn::Type::Reference(r) = self.param_types.get(index)? else {
+            return None;
+        };
+        r.mutability?;
+        let ty = r.elem.to_token_stream().to_string();
+        Some(format!(
+            "writing through `{name}: &mut {ty}` (`*{name} {op} ..`) is not supported in a differentiable \
+             function: only a `&mut` float output parameter can be written this way; take `{name}: &mut \
+             [{ty}]` and write `{name}[0] {op} ..` (callers pass `std::slice::from_mut(&mut {name})`)"
+        ))
     }
 
     /// `y = step(&y, h);` of a name that holds an array: the call returns an array of the same type

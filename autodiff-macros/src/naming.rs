@@ -141,9 +141,17 @@ fn without_raw(name: &str) -> String {
 /// The names `fixed` makes, which values never get.
 pub(crate) const FIXED: &[&str] = &["d_ret", "tangent", "tangents", "value", "gradient", "grad"];
 
-/// The parameter of `f_vjp` that takes the cotangent of the output parameter `output`: `d_out` for `out`.
+/// The parameter of `f_vjp` that takes the cotangent of the output parameter `output`: `d_out` for `out`;
+/// `d_ret_out` for an output named `ret`, whose `d_ret` would be the cotangent of the returned value (also
+/// generated, so the same identifier).
 pub(crate) fn output_cotangent(output: &Ident) -> Ident {
-    Ident::new(&format!("d_{}", unraw(output)), Span::mixed_site())
+    let name = format!("d_{}", unraw(output));
+    let name = if FIXED.contains(&name.as_str()) {
+        format!("{name}_out")
+    } else {
+        name
+    };
+    Ident::new(&name, Span::mixed_site())
 }
 
 /// The parameter of `f_jvp` that receives the tangent of the output parameter `output`: `d_out` too.

@@ -24,6 +24,10 @@ pub(crate) enum Partial {
     /// `d * a / b`, multiplied first: a zero `d` gives zero where `a / b` alone would overflow (the
     /// tangent of `x / y` at a tiny `y`, where `-x / y²` is infinite but `dy` is 0).
     TimesOver(Tokens, Tokens),
+    /// `d * e` for a slope `e` that is infinite where the value is finite (`sqrt` at 0, `asin` at 1): a zero
+    /// `d` gives zero, not `0 · inf = NaN` (`rules::times`). A `sqrt` computed before an `if` whose taken
+    /// branch does not read it gets the adjoint 0, which JAX never forms (a symbolic zero).
+    TimesGuarded(Tokens),
 }
 
 impl Partial {
@@ -35,6 +39,7 @@ impl Partial {
             Partial::Times(e) => quote!(#d * #e),
             Partial::Over(e) => quote!(#d / #e),
             Partial::TimesOver(a, b) => quote!(#d * #a / #b),
+            Partial::TimesGuarded(e) => quote!(::autodiff::__private::rules::times(#d, #e)),
         }
     }
 }
@@ -157,9 +162,11 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                 _ => quote!(recip),
             };
             let y = cx.result();
-            one(Partial::Times(
-                quote!(::autodiff::__private::rules::#name(#y)).into(),
-            ))
+            let slope = quote!(::autodiff::__private::rules::#name(#y)).into();
+            one(match func {
+                Sqrt | Cbrt => Partial::TimesGuarded(slope),
+                _ => Partial::Times(slope),
+            })
         }
         // Rules written in terms of the argument.
         Asin | Acos | Atan | Asinh | Acosh | Atanh | Log2 | Log10 | Ln1p | Abs | ToDegrees
@@ -179,9 +186,11 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                 _ => quote!(abs),
             };
             let x = cx.operand(&x());
-            one(Partial::Times(
-                quote!(::autodiff::__private::rules::#name(#x)).into(),
-            ))
+            let slope = quote!(::autodiff::__private::rules::#name(#x)).into();
+            one(match func {
+                Asin | Acos | Acosh | Atanh => Partial::TimesGuarded(slope),
+                _ => Partial::Times(slope),
+            })
         }
         Powi => {
             let (x, n) = (cx.operand(&args[0]), cx.operand(&args[1]));

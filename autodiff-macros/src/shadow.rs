@@ -328,7 +328,7 @@ fn is_number(ty: &Type, float: &str) -> bool {
 }
 
 /// The primitive integer types.
-const INTEGERS: &[&str] = &[
+pub(crate) const INTEGERS: &[&str] = &[
     "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
 ];
 

@@ -58,7 +58,10 @@ fn __branchy_vjp_into(x: f64, k: i32, d_ret: f64, grad: &mut f64) -> f64 {
     };
     let __d_y_1 = if __v0 {
         let y_1 = y.sqrt();
-        __d_y_2_4 * ::autodiff::__private::rules::sqrt(y_1)
+        ::autodiff::__private::rules::times(
+            __d_y_2_4,
+            ::autodiff::__private::rules::sqrt(y_1),
+        )
     } else {
         __d_y_2_4
     };
@@ -82,7 +85,10 @@ fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
     let __v0 = y > 1.0;
     let (y_2, __dot_y_2) = if __v0 {
         let y_1 = y.sqrt();
-        let __dot_y_1 = __dot_y * ::autodiff::__private::rules::sqrt(y_1);
+        let __dot_y_1 = ::autodiff::__private::rules::times(
+            __dot_y,
+            ::autodiff::__private::rules::sqrt(y_1),
+        );
         (y_1, __dot_y_1)
     } else {
         (y, __dot_y)
@@ -222,7 +228,10 @@ fn ____branchy_generic_vjp_into<__S: ::autodiff::__private::Float>(
     };
     let __d_y_1 = if __v2 {
         let y_1 = y.sqrt();
-        __d_y_2_4 * ::autodiff::__private::rules::sqrt(y_1)
+        ::autodiff::__private::rules::times(
+            __d_y_2_4,
+            ::autodiff::__private::rules::sqrt(y_1),
+        )
     } else {
         __d_y_2_4
     };
@@ -259,7 +268,10 @@ fn __branchy_generic_jvp<__S: ::autodiff::__private::Float>(
     let __v2 = y > __v1;
     let (y_2, __dot_y_2) = if __v2 {
         let y_1 = y.sqrt();
-        let __dot_y_1 = __dot_y * ::autodiff::__private::rules::sqrt(y_1);
+        let __dot_y_1 = ::autodiff::__private::rules::times(
+            __dot_y,
+            ::autodiff::__private::rules::sqrt(y_1),
+        );
         (y_1, __dot_y_1)
     } else {
         (y, __dot_y)
