@@ -1,0 +1,1098 @@
+//! An outside tester's probe of API.md's forms in combination, as a demanding user writes them:
+//!
+//! - methods (`&self` constant and `wrt(self, ..)`, generic `impl<T: Float>`) with output parameters,
+//!   slices and arrays, calling free functions, custom gradients, `Self::g` and `self.g`, at first order
+//!   and at `order = 2`/`3` (`_hvp`, `_hessian`, `_derivatives`), and their `_jacobian` and `_grad_into`;
+//! - `#[derive(Differentiable)]` structs nested with array, `Vec` and `#[no_grad]` fields, generic ones,
+//!   passed on to other functions, taken by value, in `_grad_into` (buffers of NaN) and `_jacobian`;
+//! - `#[custom_gradient]` of a slice and `#[gradient_of]` used from methods and loops at order 2 and 3;
+//! - control flow mixed: `while` inside `for`, `loop` with `break value`, early `return` in nested loops,
+//!   `match` on integers and field-less enums, iterator chains (`map`, `zip`, `fold`, `sum`, `product`,
+//!   `enumerate`, `rev`, `windows`, `chunks`), closures, shadowing, tuples, `const` items, `f32` and
+//!   generic floats run on `f32` and `f64`.
+//!
+//! Every derivative is checked against central differences (`common::probe`) and, where short, a formula
+//! worked out by hand, at many seeded points.
+
+// Indexed loops and `vec![..]` buffers are the forms users write.
+#![allow(clippy::needless_range_loop, clippy::ptr_arg, clippy::useless_vec)]
+
+mod common;
+
+use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable, Float};
+use common::probe::*;
+
+const POINTS: usize = 12;
+
+// ---------------------------------------------------------------------------------------------------
+// Custom and registered gradients shared by the sections below.
+
+/// TensorFlow's `log1pexp`.
+#[custom_gradient]
+fn softplus(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let e = x.exp();
+    ((1.0 + e).ln(), move |dy| dy * e / (1.0 + e))
+}
+
+/// A stable log-sum-exp of a slice, its gradient the softmax.
+#[custom_gradient]
+fn lse(z: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+    let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+    let p: Vec<f64> = z.iter().map(|v| (v - m).exp() / s).collect();
+    (m + s.ln(), move |dy| p.iter().map(|pi| dy * pi).collect())
+}
+
+mod outside {
+    /// A function we do not own.
+    pub fn bump(x: f64) -> f64 {
+        (-(x * x)).exp()
+    }
+}
+
+use outside::bump;
+
+#[gradient_of(outside::bump)]
+fn bump_vjp(x: f64, dy: f64) -> f64 {
+    dy * -2.0 * x * (-(x * x)).exp()
+}
+
+fn softplus_f(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Methods of a parameter struct.
+
+#[derive(Clone, Debug, Differentiable)]
+struct Cell {
+    w: [f64; 3],
+    b: f64,
+    v: Vec<f64>,
+    #[no_grad]
+    n: usize,
+}
+
+impl Cell {
+    /// `softplus(z b) + w0 z`, in `self` and `z`.
+    #[differentiable(wrt(self, z), order = 2)]
+    fn act(&self, z: f64) -> f64 {
+        softplus(z * self.b) + self.w[0] * z
+    }
+
+    #[differentiable(order = 2)]
+    fn sq(z: f64) -> f64 {
+        z * z
+    }
+
+    /// A `while` loop over `n` calling `self.act`, `Self::sq` and a free custom gradient.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn energy(&self, x: &[f64]) -> f64 {
+        let mut i = 0;
+        let mut s = 0.0;
+        while i < self.n {
+            let z = self.w[i % 3] * x[i] + self.v[i];
+            s += self.act(z) + Self::sq(z - x[i]);
+            i += 1;
+        }
+        s + softplus(self.b)
+    }
+
+    /// A constant `self`, one active scalar: `_derivatives` of order 3 through `self.act` in a loop.
+    #[differentiable(order = 3)]
+    fn pull(&self, x: f64) -> f64 {
+        let mut acc = 0.0;
+        for k in 0..self.n {
+            acc += self.act(x * (k as f64 + 1.0)) * bump(x);
+        }
+        acc
+    }
+
+    /// An output read after it is written, beside a returned float.
+    #[differentiable(wrt(self, x))]
+    fn residual(&self, x: &[f64], r: &mut [f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            r[i] = self.w[i % 3] * x[i].sin() + self.b;
+            s += r[i] * x[i];
+        }
+        s
+    }
+
+    /// One output parameter and no result: `_jacobian` over `self` and `x`.
+    #[differentiable(wrt(self, x))]
+    fn project(&self, x: &[f64], out: &mut [f64]) {
+        for i in 0..3 {
+            out[i] = self.w[i] * x[i] * self.b + self.v[i].exp();
+        }
+    }
+
+    /// A custom gradient of a slice built from `self` in a loop, at order 2.
+    #[differentiable(wrt(self), order = 2)]
+    fn lse_loss(&self, x: &[f64]) -> f64 {
+        let mut z = vec![0.0; 3];
+        for i in 0..3 {
+            z[i] = self.w[i] * x[i] + self.b;
+        }
+        lse(&z)
+    }
+}
+
+fn cell_of(v: &[f64], n: usize) -> Cell {
+    Cell {
+        w: [v[0], v[1], v[2]],
+        b: v[3],
+        v: v[4..8].to_vec(),
+        n,
+    }
+}
+
+/// `n` NaNs in the shape of `c`.
+fn nan_like(c: &Cell) -> Cell {
+    c.from_flat(&vec![GARBAGE; c.to_flat().len()])
+}
+
+#[test]
+fn method_energy_in_self_and_x_at_order_2() {
+    for n in [0, 2, 4] {
+        let name = format!("Cell::energy n={n}");
+        Probe::new(&name, move |v| cell_of(v, n).energy(&v[8..]))
+            .grad(move |v| {
+                let c = cell_of(v, n);
+                let (e, (g, gx)) = c.energy_grad(&v[8..]);
+                assert_eq!(g.n, n);
+                let mut flat = g.to_flat();
+                flat.extend(gx);
+                (e, flat)
+            })
+            .jvp(move |v, t| {
+                let c = cell_of(v, n);
+                c.energy_jvp(&v[8..], (c.from_flat(&t[..8]), t[8..].to_vec()))
+            })
+            .grad_into(move |v| {
+                let c = cell_of(v, n);
+                let mut g = nan_like(&c);
+                let mut gx = vec![GARBAGE; 4];
+                let e = c.energy_grad_into(&v[8..], (&mut g, &mut gx));
+                let mut flat = g.to_flat();
+                flat.extend(gx);
+                (e, flat)
+            })
+            .hessian(move |v| {
+                let c = cell_of(v, n);
+                let (e, (g, gx), h) = c.energy_hessian(&v[8..]);
+                let mut flat = g.to_flat();
+                flat.extend(gx);
+                // `_hvp` along a unit vector is the Hessian's column.
+                for j in [0, 3, 9] {
+                    let mut t = vec![0.0; 12];
+                    t[j] = 1.0;
+                    let (ev, _, hv) =
+                        c.energy_hvp(&v[8..], (c.from_flat(&t[..8]), t[8..].to_vec()));
+                    assert_near(ev, e, 1e-12, 0.0, "energy_hvp value");
+                    let mut col = hv.0.to_flat();
+                    col.extend(hv.1);
+                    let want: Vec<f64> = (0..12).map(|i| h[i][j]).collect();
+                    assert_vec_near(&col, &want, 1e-10, "energy_hvp column");
+                }
+                (e, flat, h)
+            })
+            .run(POINTS, range(12, -1.2, 1.2));
+    }
+}
+
+#[test]
+fn method_pull_derivatives_of_order_3() {
+    let mut rng = Lcg::new(17);
+    for n in [1, 3] {
+        let c = cell_of(&rng.vec(8, -1.0, 1.0), n);
+        let act = |x: f64| softplus_f(x * c.b) + c.w[0] * x;
+        let f = |x: f64| {
+            (0..n)
+                .map(|k| act(x * (k as f64 + 1.0)) * bump(x))
+                .sum::<f64>()
+        };
+        for _ in 0..POINTS {
+            let x = rng.uniform(-1.5, 1.5);
+            let d = c.pull_derivatives(x);
+            assert_near(d[0], f(x), 1e-12, 0.0, "pull value");
+            assert_near(c.pull(x), f(x), 1e-12, 0.0, "pull");
+            assert_near(d[1], fd1(&f, x, 1e-6), 1e-6, d[1].abs(), "pull'");
+            let (v, g) = c.pull_grad(x);
+            assert_near(v, d[0], 1e-12, 0.0, "pull_grad value");
+            assert_near(g, d[1], 1e-12, g.abs(), "pull_grad");
+            let (_, g2, h) = c.pull_hessian(x);
+            assert_near(g2, g, 1e-12, g.abs(), "pull_hessian gradient");
+            assert_near(h[0][0], d[2], 1e-10, d[2].abs(), "pull_hessian");
+            let (_, _, hv) = c.pull_hvp(x, 0.5);
+            assert_near(hv, 0.5 * d[2], 1e-10, d[2].abs(), "pull_hvp");
+            for k in 1..4 {
+                let fd = fd1(&|y| c.pull_derivatives(y)[k - 1], x, 1e-6);
+                assert_near(
+                    d[k],
+                    fd,
+                    1e-5,
+                    d[k].abs().max(fd.abs()),
+                    &format!("pull derivative {k}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn method_residual_with_an_output_read_after_writing() {
+    let f = |v: &[f64]| {
+        let c = cell_of(v, 0);
+        let mut r = vec![0.0; 4];
+        c.residual(&v[8..], &mut r)
+    };
+    let flat = |g: Cell, gx: Vec<f64>| {
+        let mut flat = g.to_flat();
+        flat.extend(gx);
+        flat
+    };
+    Probe::new("Cell::residual", f)
+        .grad(move |v| {
+            let c = cell_of(v, 0);
+            let mut r = vec![GARBAGE; 4];
+            let (s, (g, gx)) = c.residual_grad(&v[8..], &mut r);
+            for i in 0..4 {
+                assert_near(
+                    r[i],
+                    c.w[i % 3] * v[8 + i].sin() + c.b,
+                    1e-14,
+                    1.0,
+                    "residual r",
+                );
+            }
+            (s, flat(g, gx))
+        })
+        .jvp(move |v, t| {
+            let c = cell_of(v, 0);
+            let mut r = vec![GARBAGE; 4];
+            let mut dr = vec![GARBAGE; 4];
+            let out = c.residual_jvp(
+                &v[8..],
+                &mut r,
+                (c.from_flat(&t[..8]), t[8..].to_vec()),
+                &mut dr,
+            );
+            // The tangent of r[i] = w[i%3] sin x_i + b.
+            for i in 0..4 {
+                let want =
+                    t[i % 3] * v[8 + i].sin() + c.w[i % 3] * v[8 + i].cos() * t[8 + i] + t[3];
+                assert_near(dr[i], want, 1e-12, 1.0, "residual_jvp d_r");
+            }
+            out
+        })
+        .grad_into(move |v| {
+            let c = cell_of(v, 0);
+            let mut r = vec![GARBAGE; 4];
+            let mut g = nan_like(&c);
+            let mut gx = vec![GARBAGE; 4];
+            let s = c.residual_grad_into(&v[8..], &mut r, (&mut g, &mut gx));
+            (s, flat(g, gx))
+        })
+        .run(POINTS, range(12, -1.5, 1.5));
+
+    // `_vjp` with a cotangent on the output too: against central differences of `d_ret s + d_r . r`.
+    let mut rng = Lcg::new(3);
+    for _ in 0..POINTS {
+        let v = rng.vec(12, -1.5, 1.5);
+        let d_ret = rng.uniform(-1.0, 1.0);
+        let d_r = rng.vec(4, -1.0, 1.0);
+        let scalar = |u: &[f64]| {
+            let c = cell_of(u, 0);
+            let mut r = vec![0.0; 4];
+            let s = c.residual(&u[8..], &mut r);
+            d_ret * s + dot(&d_r, &r)
+        };
+        let c = cell_of(&v, 0);
+        let mut r = vec![GARBAGE; 4];
+        let (s, (g, gx)) = c.residual_vjp(&v[8..], &mut r, d_ret, &d_r);
+        let mut r0 = vec![0.0; 4];
+        assert_near(
+            s,
+            c.residual(&v[8..], &mut r0),
+            1e-14,
+            0.0,
+            "residual_vjp value",
+        );
+        assert_vec_near(&r, &r0, 1e-14, "residual_vjp's output");
+        let mut got = g.to_flat();
+        got.extend(gx);
+        assert_vec_near(&got, &fd_gradient(&scalar, &v), 1e-6, "residual_vjp");
+    }
+}
+
+#[test]
+fn method_project_jacobian_over_self_and_x() {
+    let f = |v: &[f64]| {
+        let c = cell_of(v, 0);
+        let mut out = vec![0.0; 3];
+        c.project(&v[8..11], &mut out);
+        out
+    };
+    check_vector(
+        "Cell::project",
+        POINTS,
+        range(11, -1.5, 1.5),
+        &f,
+        &|v, d| {
+            let c = cell_of(v, 0);
+            let mut out = vec![GARBAGE; 3];
+            let (g, gx) = c.project_vjp(&v[8..11], &mut out, d);
+            let mut flat = g.to_flat();
+            flat.extend(gx);
+            (out, flat)
+        },
+        &|v, t| {
+            let c = cell_of(v, 0);
+            let mut out = vec![GARBAGE; 3];
+            let mut d = vec![GARBAGE; 3];
+            c.project_jvp(
+                &v[8..11],
+                &mut out,
+                (c.from_flat(&t[..8]), t[8..].to_vec()),
+                &mut d,
+            );
+            (out, d)
+        },
+        Some(&|v| {
+            let c = cell_of(v, 0);
+            let mut out = vec![GARBAGE; 3];
+            let j = c.project_jacobian(&v[8..11], &mut out);
+            assert_vec_near(&out, &f(v), 1e-14, "project_jacobian's outputs");
+            j
+        }),
+    );
+}
+
+#[test]
+fn method_lse_loss_custom_slice_gradient_at_order_2() {
+    let mut rng = Lcg::new(5);
+    for _ in 0..3 {
+        let x = rng.vec(3, -1.0, 1.0);
+        let x2 = x.clone();
+        let x3 = x.clone();
+        let x4 = x.clone();
+        Probe::new("Cell::lse_loss", move |v| cell_of(v, 0).lse_loss(&x))
+            .grad(move |v| {
+                let (e, g) = cell_of(v, 0).lse_loss_grad(&x2);
+                (e, g.to_flat())
+            })
+            .analytic(move |v| {
+                let c = cell_of(v, 0);
+                let z: Vec<f64> = (0..3).map(|i| c.w[i] * x3[i] + c.b).collect();
+                let s: f64 = z.iter().map(|z| z.exp()).sum();
+                let p: Vec<f64> = z.iter().map(|z| z.exp() / s).collect();
+                let mut g = vec![0.0; 8];
+                for i in 0..3 {
+                    g[i] = p[i] * x3[i];
+                }
+                g[3] = 1.0;
+                g
+            })
+            .hessian(move |v| {
+                let (e, g, h) = cell_of(v, 0).lse_loss_hessian(&x4);
+                (e, g.to_flat(), h)
+            })
+            .run(POINTS, range(8, -2.0, 2.0));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A generic struct with methods of a generic `impl`, run on `f32` and `f64`.
+
+#[derive(Clone, Debug, Differentiable)]
+struct Quad<T: Float> {
+    a: T,
+    c: [T; 2],
+    #[no_grad]
+    k: usize,
+}
+
+impl<T: Float> Quad<T> {
+    /// `Σ a x_i² + c_{i%2} x_i` by `enumerate` and an `if` value.
+    #[differentiable(wrt(self, x))]
+    fn eval(&self, x: &[T]) -> T {
+        let mut acc = T::zero();
+        for (i, &xi) in x.iter().enumerate() {
+            let c = if i % 2 == 0 { self.c[0] } else { self.c[1] };
+            acc = acc + self.a * xi * xi + c * xi;
+        }
+        acc
+    }
+
+    #[differentiable]
+    fn lift(u: T) -> T {
+        u.sin() * u
+    }
+
+    /// `eval² + lift(a)`: `self.eval` twice and `Self::lift`.
+    #[differentiable(wrt(self, y))]
+    fn twice(&self, y: &[T]) -> T {
+        let e = self.eval(y);
+        e * e + Self::lift(self.a)
+    }
+}
+
+/// `Σ_k (a x + c_{k%2})²` over the `#[no_grad]` count, at order 2 in a generic free function.
+#[differentiable(order = 2)]
+fn quad_energy<T: Float>(q: &Quad<T>, x: T) -> T {
+    let mut e = T::zero();
+    for k in 0..q.k {
+        e = e + (q.a * x + q.c[k % 2]).powi(2);
+    }
+    e
+}
+
+fn quad_of<T: Float>(v: &[f64], k: usize) -> Quad<T> {
+    let t = |u: f64| T::from(u).unwrap();
+    Quad {
+        a: t(v[0]),
+        c: [t(v[1]), t(v[2])],
+        k,
+    }
+}
+
+#[test]
+fn generic_impl_methods_on_f64_and_f32() {
+    Probe::new("Quad::twice", |v| quad_of::<f64>(v, 0).twice(&v[3..]))
+        .grad(|v| {
+            let q = quad_of::<f64>(v, 0);
+            let (e, (g, gy)) = q.twice_grad(&v[3..]);
+            let mut flat = g.to_flat();
+            flat.extend(gy);
+            (e, flat)
+        })
+        .jvp(|v, t| {
+            let q = quad_of::<f64>(v, 0);
+            q.twice_jvp(&v[3..], (q.from_flat(&t[..3]), t[3..].to_vec()))
+        })
+        .grad_into(|v| {
+            let q = quad_of::<f64>(v, 0);
+            let mut g = q.from_flat(&[GARBAGE; 3]);
+            let mut gy = vec![GARBAGE; 3];
+            let e = q.twice_grad_into(&v[3..], (&mut g, &mut gy));
+            let mut flat = g.to_flat();
+            flat.extend(gy);
+            (e, flat)
+        })
+        .analytic(|v| {
+            let (a, c0, c1) = (v[0], v[1], v[2]);
+            let y = &v[3..];
+            let e: f64 = (0..3)
+                .map(|i| a * y[i] * y[i] + [c0, c1][i % 2] * y[i])
+                .sum();
+            let mut g = vec![0.0; 6];
+            g[0] = 2.0 * e * y.iter().map(|y| y * y).sum::<f64>() + a.sin() + a * a.cos();
+            g[1] = 2.0 * e * (y[0] + y[2]);
+            g[2] = 2.0 * e * y[1];
+            for i in 0..3 {
+                g[3 + i] = 2.0 * e * (2.0 * a * y[i] + [c0, c1][i % 2]);
+            }
+            g
+        })
+        .run(POINTS, range(6, -1.5, 1.5));
+
+    // f32: against the f64 gradient.
+    let mut rng = Lcg::new(32);
+    for _ in 0..POINTS {
+        let v = rng.vec(6, -1.5, 1.5);
+        let q64 = quad_of::<f64>(&v, 0);
+        let q32 = quad_of::<f32>(&v, 0);
+        let y32: Vec<f32> = v[3..].iter().map(|&u| u as f32).collect();
+        let (e64, (g64, gy64)) = q64.twice_grad(&v[3..]);
+        let (e32, (g32, gy32)) = q32.twice_grad(&y32);
+        assert_near(e32 as f64, e64, 1e-4, 1.0, "twice f32 value");
+        let mut a = g32.to_flat();
+        a.extend(gy32.iter().map(|&u| u as f64));
+        let mut b = g64.to_flat();
+        b.extend(gy64);
+        for i in 0..6 {
+            assert_near(a[i], b[i], 1e-4, norm(&b), "twice f32 gradient");
+        }
+    }
+}
+
+#[test]
+fn generic_struct_in_a_generic_free_function_at_order_2() {
+    for k in [0, 1, 3] {
+        let name = format!("quad_energy k={k}");
+        Probe::new(&name, move |v| quad_energy(&quad_of::<f64>(v, k), v[3]))
+            .grad(move |v| {
+                let (e, (g, gx)) = quad_energy_grad(&quad_of::<f64>(v, k), v[3]);
+                assert_eq!(g.k, k);
+                let mut flat = g.to_flat();
+                flat.push(gx);
+                (e, flat)
+            })
+            .jvp(move |v, t| {
+                let q = quad_of::<f64>(v, k);
+                quad_energy_jvp(&q, v[3], (q.from_flat(&t[..3]), t[3]))
+            })
+            .grad_into(move |v| {
+                let q = quad_of::<f64>(v, k);
+                let mut g = q.from_flat(&[GARBAGE; 3]);
+                let mut gx = GARBAGE;
+                let e = quad_energy_grad_into(&q, v[3], (&mut g, &mut gx));
+                let mut flat = g.to_flat();
+                flat.push(gx);
+                (e, flat)
+            })
+            .hessian(move |v| {
+                let (e, (g, gx), h) = quad_energy_hessian(&quad_of::<f64>(v, k), v[3]);
+                let mut flat = g.to_flat();
+                flat.push(gx);
+                (e, flat, h)
+            })
+            .run(POINTS, range(4, -1.5, 1.5));
+        // f32 at order 2 against f64.
+        let mut rng = Lcg::new(k as u64);
+        for _ in 0..4 {
+            let v = rng.vec(4, -1.0, 1.0);
+            let (_, _, h64) = quad_energy_hessian(&quad_of::<f64>(&v, k), v[3]);
+            let (_, _, h32) = quad_energy_hessian(&quad_of::<f32>(&v, k), v[3] as f32);
+            for i in 0..4 {
+                for j in 0..4 {
+                    assert_near(
+                        h32[i][j] as f64,
+                        h64[i][j],
+                        1e-4,
+                        1.0,
+                        "quad_energy f32 Hessian",
+                    );
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Nested structs with matrix, `Vec`, array and `#[no_grad]` fields, passed on, by value, `_jacobian`.
+
+#[derive(Clone, Debug, Differentiable)]
+struct Layer {
+    w: Vec<Vec<f64>>,
+    b: Vec<f64>,
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Net {
+    l1: Layer,
+    scale: [f64; 2],
+    #[no_grad]
+    relu: bool,
+}
+
+/// `out = scale0 tanh(W x + b) (+ relu)`: `_jacobian` over a struct with a matrix field and the input.
+#[differentiable]
+fn net_out(p: &Net, x: &[f64], out: &mut [f64]) {
+    for i in 0..out.len() {
+        let mut z = p.l1.b[i];
+        for (j, &xj) in x.iter().enumerate() {
+            z += p.l1.w[i][j] * xj;
+        }
+        out[i] = if p.relu {
+            z.max(0.0)
+        } else {
+            p.scale[0] * z.tanh()
+        };
+    }
+}
+
+/// Output `i` of `net_out` (tanh), a function of the struct returning a float.
+#[differentiable]
+fn net_unit(p: &Net, x: &[f64], i: usize) -> f64 {
+    let z = x
+        .iter()
+        .enumerate()
+        .fold(p.l1.b[i], |z, (j, &xj)| z + p.l1.w[i][j] * xj);
+    p.scale[0] * z.tanh()
+}
+
+/// The struct passed on to a function in a loop, a closure; the targets `y` constant by `wrt(..)`.
+#[differentiable(wrt(p, x))]
+fn net_loss(p: &Net, x: &[f64], y: &[f64]) -> f64 {
+    let sq = |d: f64| d * d;
+    let mut total = 0.0;
+    for (i, &t) in y.iter().enumerate() {
+        total += sq(net_unit(p, x, i) - t);
+    }
+    total * p.scale[1]
+}
+
+/// A struct by value, its array field read in a `match` on an integer.
+#[differentiable]
+fn net_by_value(p: Net, x: f64, pick: usize) -> f64 {
+    let s = match pick {
+        0 => p.scale[0],
+        1 | 2 => p.scale[1] * x,
+        _ => p.l1.b[0],
+    };
+    s * p.l1.w[1][0] + x.sin()
+}
+
+fn net_of(v: &[f64], relu: bool) -> Net {
+    Net {
+        l1: Layer {
+            w: vec![v[0..3].to_vec(), v[3..6].to_vec()],
+            b: v[6..8].to_vec(),
+        },
+        scale: [v[8], v[9]],
+        relu,
+    }
+}
+
+#[test]
+fn nested_struct_jacobian_and_loss() {
+    for relu in [false, true] {
+        let f = move |v: &[f64]| {
+            let mut out = vec![0.0; 2];
+            net_out(&net_of(v, relu), &v[10..13], &mut out);
+            out
+        };
+        let sample = |r: &mut Lcg| loop {
+            let v = r.vec(13, -1.0, 1.0);
+            // Away from the kink of max(z, 0).
+            let p = net_of(&v, true);
+            let ok = (0..2).all(|i| {
+                let z = p.l1.b[i] + (0..3).map(|j| p.l1.w[i][j] * v[10 + j]).sum::<f64>();
+                z.abs() > 0.05
+            });
+            if ok {
+                break v;
+            }
+        };
+        check_vector(
+            if relu { "net_out relu" } else { "net_out tanh" },
+            POINTS,
+            sample,
+            &f,
+            &|v, d| {
+                let p = net_of(v, relu);
+                let mut out = vec![GARBAGE; 2];
+                let (g, gx) = net_out_vjp(&p, &v[10..13], &mut out, d);
+                assert_eq!(g.relu, relu);
+                let mut flat = g.to_flat();
+                flat.extend(gx);
+                (out, flat)
+            },
+            &|v, t| {
+                let p = net_of(v, relu);
+                let mut out = vec![GARBAGE; 2];
+                let mut d = vec![GARBAGE; 2];
+                net_out_jvp(
+                    &p,
+                    &v[10..13],
+                    &mut out,
+                    (p.from_flat(&t[..10]), t[10..].to_vec()),
+                    &mut d,
+                );
+                (out, d)
+            },
+            Some(&|v| {
+                let p = net_of(v, relu);
+                let mut out = vec![GARBAGE; 2];
+                net_out_jacobian(&p, &v[10..13], &mut out)
+            }),
+        );
+    }
+    let y = [0.3, -0.2];
+    Probe::new("net_loss", move |v| {
+        net_loss(&net_of(v, false), &v[10..13], &y)
+    })
+    .grad(move |v| {
+        let (e, (g, gx)) = net_loss_grad(&net_of(v, false), &v[10..13], &y);
+        let mut flat = g.to_flat();
+        flat.extend(gx);
+        (e, flat)
+    })
+    .jvp(move |v, t| {
+        let p = net_of(v, false);
+        net_loss_jvp(
+            &p,
+            &v[10..13],
+            &y,
+            (p.from_flat(&t[..10]), t[10..].to_vec()),
+        )
+    })
+    .grad_into(move |v| {
+        let p = net_of(v, false);
+        let mut g = p.from_flat(&[GARBAGE; 10]);
+        let mut gx = [GARBAGE; 3];
+        let e = net_loss_grad_into(&p, &v[10..13], &y, (&mut g, &mut gx));
+        let mut flat = g.to_flat();
+        flat.extend(gx);
+        (e, flat)
+    })
+    .run(POINTS, range(13, -1.0, 1.0));
+    for pick in 0..4 {
+        let name = format!("net_by_value pick={pick}");
+        Probe::new(&name, move |v| net_by_value(net_of(v, false), v[10], pick))
+            .grad(move |v| {
+                let (e, (g, gx)) = net_by_value_grad(net_of(v, false), v[10], pick);
+                let mut flat = g.to_flat();
+                flat.push(gx);
+                (e, flat)
+            })
+            .jvp(move |v, t| {
+                let p = net_of(v, false);
+                let tp = p.from_flat(&t[..10]);
+                net_by_value_jvp(p, v[10], pick, (tp, t[10]))
+            })
+            .run(POINTS, range(11, -1.0, 1.0));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Custom and registered gradients in loops at order 2 and 3.
+
+/// `y ← softplus(y) - bump(y)/2`, three times.
+#[differentiable(order = 3)]
+fn chain3(x: f64) -> f64 {
+    let mut y = x;
+    for _ in 0..3 {
+        y = softplus(y) - 0.5 * bump(y);
+    }
+    y
+}
+
+/// `lse` of a window of `x` in a `for` over `windows`, with a weight active too.
+#[differentiable(order = 2)]
+fn windowed_lse(x: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for pair in x.windows(2) {
+        let z = [pair[0] * w, pair[1]];
+        s += lse(&z);
+    }
+    s
+}
+
+#[test]
+fn custom_and_registered_in_loops_at_order_3() {
+    let f = |x: f64| {
+        let mut y = x;
+        for _ in 0..3 {
+            y = softplus_f(y) - 0.5 * (-(y * y)).exp();
+        }
+        y
+    };
+    let mut rng = Lcg::new(33);
+    for _ in 0..POINTS {
+        let x = rng.uniform(-2.0, 2.0);
+        let d = chain3_derivatives(x);
+        assert_near(d[0], f(x), 1e-12, 0.0, "chain3_derivatives' value");
+        assert_near(chain3(x), f(x), 1e-12, 0.0, "chain3");
+        assert_near(d[1], fd1(&f, x, 1e-6), 1e-6, 1.0, "chain3'");
+        // By hand: y' = (sigmoid(y) + y e^{-y²}) y' at each step.
+        let (mut y, mut dy) = (x, 1.0);
+        for _ in 0..3 {
+            dy *= sigmoid(y) + y * (-(y * y)).exp();
+            y = softplus_f(y) - 0.5 * (-(y * y)).exp();
+        }
+        assert_near(d[1], dy, 1e-12, 1.0, "chain3' by hand");
+    }
+    check_third("chain3", chain3_derivatives, POINTS, -2.0, 2.0);
+    Probe::new("windowed_lse", |v| windowed_lse(&v[..4], v[4]))
+        .grad(|v| {
+            let (e, (g, gw)) = windowed_lse_grad(&v[..4], v[4]);
+            let mut flat = g;
+            flat.push(gw);
+            (e, flat)
+        })
+        .jvp(|v, t| windowed_lse_jvp(&v[..4], v[4], (t[..4].to_vec(), t[4])))
+        .grad_into(|v| {
+            let mut g = vec![GARBAGE; 4];
+            let mut gw = GARBAGE;
+            let e = windowed_lse_grad_into(&v[..4], v[4], (&mut g, &mut gw));
+            g.push(gw);
+            (e, g)
+        })
+        .hessian(|v| {
+            let (e, (g, gw), h) = windowed_lse_hessian(&v[..4], v[4]);
+            let mut flat = g;
+            flat.push(gw);
+            (e, flat, h)
+        })
+        .run(POINTS, range(5, -2.0, 2.0));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Control flow mixes.
+
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    Plain,
+    Damped,
+    Capped,
+}
+
+const CAP: usize = 3;
+
+/// `loop` with `break value` under an enum compared with `==`, a `match` on it, shadowing, a `const` item.
+#[differentiable(order = 2)]
+fn looped(x: &[f64], mode: Mode) -> f64 {
+    const K: f64 = 0.5;
+    let mut total = 0.0;
+    let mut i = 0;
+    let found = loop {
+        if i >= x.len() {
+            break total;
+        }
+        let v = x[i];
+        if mode == Mode::Capped && i >= CAP {
+            break total * K;
+        }
+        let v = match mode {
+            Mode::Plain | Mode::Capped => v,
+            Mode::Damped => v * (-(i as f64) * K).exp(),
+        };
+        total += v.sin() * K + v * total;
+        i += 1;
+    };
+    found * found + x[0]
+}
+
+/// An early `return` inside a `while` inside a `for`, a tuple carried through.
+#[differentiable(order = 2)]
+fn early(x: &[f64], limit: f64) -> f64 {
+    let (mut a, mut b) = (1.0, 0.0);
+    for i in 0..x.len() {
+        let mut j = 0;
+        while j <= i {
+            a = a * 0.9 + x[j] * b;
+            b += x[i] * x[j] * 0.1;
+            if a > limit {
+                return a * b + limit;
+            }
+            j += 1;
+        }
+    }
+    let (p, q) = (a, b);
+    p - q
+}
+
+/// Iterator chains: `rev().enumerate()`, `chunks`, `product`, `sum`, `zip`, on generic floats.
+#[differentiable(order = 2)]
+fn chains<T: Float>(x: &[T], y: &[T]) -> T {
+    let mut s = T::zero();
+    for (i, &v) in x.iter().rev().enumerate() {
+        s = s + v * T::from(i + 1).unwrap();
+    }
+    let mut c = T::zero();
+    for pair in y.chunks(2) {
+        c = c + pair[0] * pair[1];
+    }
+    let p = x.iter().zip(y.iter()).fold(T::one(), |acc, (&a, &b)| {
+        acc * (T::one() + a * b * T::from(0.1).unwrap())
+    });
+    s * c + p
+}
+
+/// The same chain forms on `f64` with closures, `map().sum()`, `product()`.
+#[differentiable(order = 2)]
+fn chains_f64(x: &[f64], y: &[f64]) -> f64 {
+    let scale = |v: f64| 1.0 + 0.1 * v;
+    let s: f64 = x
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, v)| v * (i + 1) as f64)
+        .sum();
+    let c: f64 = y.chunks(2).map(|p| p[0] * p[1]).sum();
+    let p: f64 = x.iter().zip(y.iter()).map(|(a, b)| scale(a * b)).product();
+    let w: f64 = x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum();
+    s * c + p + w
+}
+
+/// `f32` throughout with a `match` on an integer range and a `const`.
+#[differentiable(order = 2)]
+fn f32_mix(x: f32, y: f32, k: u32) -> f32 {
+    const HALF: f32 = 0.5;
+    let t = match k {
+        0 => x,
+        1..=3 => x * y,
+        _ => y.exp(),
+    };
+    let t = t * HALF + (x - y).powi(2);
+    t.tanh() * y
+}
+
+fn chains_by_hand(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len();
+    let s: f64 = (0..n).map(|i| x[n - 1 - i] * (i + 1) as f64).sum();
+    let c: f64 = (0..y.len() / 2).map(|k| y[2 * k] * y[2 * k + 1]).sum();
+    let p: f64 = (0..n).map(|i| 1.0 + 0.1 * x[i] * y[i]).product();
+    s * c + p
+}
+
+#[test]
+fn control_flow_mixes() {
+    for mode in [Mode::Plain, Mode::Damped, Mode::Capped] {
+        Probe::new("looped", move |v| looped(v, mode))
+            .grad(move |v| looped_grad(v, mode))
+            .jvp(move |v, t| looped_jvp(v, mode, t.to_vec()))
+            .grad_into(move |v| {
+                let mut g = vec![GARBAGE; v.len()];
+                let e = looped_grad_into(v, mode, &mut g);
+                (e, g)
+            })
+            .hessian(move |v| looped_hessian(v, mode))
+            .run(POINTS, range(5, -1.0, 1.0));
+    }
+
+    // `early`'s `limit` is active too: probe over `(x, limit)`.
+    Probe::new("early", |v| early(&v[..4], v[4]))
+        .grad(|v| {
+            let (e, (mut g, gl)) = early_grad(&v[..4], v[4]);
+            g.push(gl);
+            (e, g)
+        })
+        .jvp(|v, t| early_jvp(&v[..4], v[4], (t[..4].to_vec(), t[4])))
+        .grad_into(|v| {
+            let mut g = vec![GARBAGE; 4];
+            let mut gl = GARBAGE;
+            let e = early_grad_into(&v[..4], v[4], (&mut g, &mut gl));
+            g.push(gl);
+            (e, g)
+        })
+        .hessian(|v| {
+            let (e, (mut g, gl), h) = early_hessian(&v[..4], v[4]);
+            g.push(gl);
+            (e, g, h)
+        })
+        .run(POINTS * 3, |r| {
+            let mut v = r.vec(4, -1.5, 1.5);
+            v.push(r.uniform(0.3, 2.0));
+            v
+        });
+
+    Probe::new("chains_f64", |v| chains_f64(&v[..4], &v[4..]))
+        .grad(|v| {
+            let (e, (mut g, gy)) = chains_f64_grad(&v[..4], &v[4..]);
+            g.extend(gy);
+            (e, g)
+        })
+        .jvp(|v, t| chains_f64_jvp(&v[..4], &v[4..], (t[..4].to_vec(), t[4..].to_vec())))
+        .grad_into(|v| {
+            let mut g = vec![GARBAGE; 4];
+            let mut gy = vec![GARBAGE; 4];
+            let e = chains_f64_grad_into(&v[..4], &v[4..], (&mut g, &mut gy));
+            g.extend(gy);
+            (e, g)
+        })
+        .hessian(|v| {
+            let (e, (mut g, gy), h) = chains_f64_hessian(&v[..4], &v[4..]);
+            g.extend(gy);
+            (e, g, h)
+        })
+        .run(POINTS, range(8, -1.5, 1.5));
+
+    Probe::new("chains", |v| chains(&v[..4], &v[4..]))
+        .grad(|v| {
+            let (e, (mut g, gy)) = chains_grad(&v[..4], &v[4..]);
+            g.extend(gy);
+            (e, g)
+        })
+        .jvp(|v, t| chains_jvp(&v[..4], &v[4..], (t[..4].to_vec(), t[4..].to_vec())))
+        .grad_into(|v| {
+            let mut g = vec![GARBAGE; 4];
+            let mut gy = vec![GARBAGE; 4];
+            let e = chains_grad_into(&v[..4], &v[4..], (&mut g, &mut gy));
+            g.extend(gy);
+            (e, g)
+        })
+        .hessian(|v| {
+            let (e, (mut g, gy), h) = chains_hessian(&v[..4], &v[4..]);
+            g.extend(gy);
+            (e, g, h)
+        })
+        .run(POINTS, range(8, -1.5, 1.5));
+    let mut rng = Lcg::new(9);
+    for _ in 0..POINTS {
+        let v = rng.vec(8, -1.5, 1.5);
+        assert_near(
+            chains(&v[..4], &v[4..]),
+            chains_by_hand(&v[..4], &v[4..]),
+            1e-12,
+            1.0,
+            "chains value",
+        );
+        let w: f64 = (0..3).map(|i| (v[i + 1] - v[i]).powi(2)).sum();
+        assert_near(
+            chains_f64(&v[..4], &v[4..]),
+            chains_by_hand(&v[..4], &v[4..]) + w,
+            1e-12,
+            1.0,
+            "chains_f64 value",
+        );
+        let x32: Vec<f32> = v[..4].iter().map(|&u| u as f32).collect();
+        let y32: Vec<f32> = v[4..].iter().map(|&u| u as f32).collect();
+        let (_, (g32, _), h32) = chains_hessian(&x32, &y32);
+        let (_, (g64, _), h64) = chains_hessian(&v[..4], &v[4..]);
+        for i in 0..4 {
+            assert_near(
+                g32[i] as f64,
+                g64[i],
+                1e-4,
+                norm(&g64),
+                "chains f32 gradient",
+            );
+            for j in 0..8 {
+                assert_near(
+                    h32[i][j] as f64,
+                    h64[i][j],
+                    1e-4,
+                    10.0,
+                    "chains f32 Hessian",
+                );
+            }
+        }
+    }
+
+    for k in [0u32, 2, 7] {
+        let f = move |x: f64, y: f64| {
+            let t = match k {
+                0 => x,
+                1..=3 => x * y,
+                _ => y.exp(),
+            };
+            let t = t * 0.5 + (x - y).powi(2);
+            t.tanh() * y
+        };
+        let mut rng = Lcg::new(k as u64 + 40);
+        for _ in 0..POINTS {
+            let (x, y) = (rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0));
+            let (v, (gx, gy)) = f32_mix_grad(x as f32, y as f32, k);
+            assert_eq!(v, f32_mix(x as f32, y as f32, k));
+            assert_near(v as f64, f(x, y), 1e-5, 1.0, "f32_mix value");
+            let fx = fd1(&|u| f(u, y), x, 1e-6);
+            let fy = fd1(&|u| f(x, u), y, 1e-6);
+            assert_near(gx as f64, fx, 1e-4, 1.0, "f32_mix d/dx");
+            assert_near(gy as f64, fy, 1e-4, 1.0, "f32_mix d/dy");
+            let (_, dx) = f32_mix_jvp(x as f32, y as f32, k, (1.0, 0.0));
+            assert_near(dx as f64, gx as f64, 1e-5, 1.0, "f32_mix jvp");
+            let (_, _, h) = f32_mix_hessian(x as f32, y as f32, k);
+            let hxy = fd1(
+                &|u| f32_mix_grad(x as f32, u as f32, k).1 .0 as f64,
+                y,
+                1e-3,
+            );
+            assert_near(h[0][1] as f64, hxy, 1e-2, 1.0, "f32_mix Hessian");
+            assert_near(
+                h[0][1] as f64,
+                h[1][0] as f64,
+                1e-5,
+                1.0,
+                "f32_mix Hessian symmetric",
+            );
+        }
+    }
+}
