@@ -1096,3 +1096,489 @@ fn control_flow_mixes() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Batch two: more forms in combination.
+
+#[derive(Clone, Debug, Differentiable)]
+struct Joint {
+    k: [f64; 3],
+    rest: f64,
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Arm {
+    joint: Joint,
+    gains: Vec<f64>,
+    #[no_grad]
+    steps: usize,
+    #[no_grad]
+    damping: f64,
+}
+
+const WEIGHTS: [f64; 3] = [0.5, -1.25, 2.0];
+
+impl Arm {
+    /// Writes `buf[i] = sin(x_i - rest)`: an associated function with an output, called by methods.
+    #[differentiable]
+    fn fill(rest: f64, x: &[f64; 3], buf: &mut [f64]) {
+        for i in 0..3 {
+            buf[i] = (x[i] - rest).sin();
+        }
+    }
+
+    /// `x^n` by recursion.
+    #[differentiable(order = 3)]
+    fn pow_rec(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            1.0
+        } else {
+            x * Self::pow_rec(x, n - 1)
+        }
+    }
+
+    /// A local buffer filled by `Self::fill`, read by an iterator chain with a `match` in its closure
+    /// reading `self`'s fields,
+    /// `const` weights, `Self::pow_rec`, a nested `fn`, over `self` and an array `x`.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn torque(&self, x: [f64; 3]) -> f64 {
+        fn half(v: f64) -> f64 {
+            v * 0.5
+        }
+        let mut buf = vec![0.0; 3];
+        Self::fill(self.joint.rest, &x, &mut buf);
+        let s: f64 = buf
+            .iter()
+            .enumerate()
+            .map(|(i, v)| match i % 3 {
+                0 => (self.joint.k[i] * v).powi(2),
+                1 => (self.joint.k[i] * v).sin(),
+                _ => self.joint.k[i] * v * WEIGHTS[i],
+            })
+            .sum();
+        let mut g = 0.0;
+        for (i, &gain) in self.gains.iter().enumerate() {
+            g += gain * Self::pow_rec(x[i % 3], (i % 3) as u32 + 1);
+        }
+        half(s) + g * self.damping
+    }
+
+    /// A constant `self`: `x` alone, order 3, `loop` with `break value` over `steps`, `self.torque`.
+    #[differentiable(order = 3)]
+    fn settle(&self, x: f64) -> f64 {
+        let mut n = 0;
+        let mut y = x;
+        let out = loop {
+            if n == self.steps {
+                break y * self.joint.rest;
+            }
+            y = y - 0.1 * (y.sin() + self.torque([y, x, 0.5]) * 0.01);
+            n += 1;
+        };
+        out + Self::pow_rec(x, 2)
+    }
+
+    /// Returns an array: `_jacobian`, `_vjp` with an array cotangent, `_jvp`.
+    #[differentiable(wrt(self, x))]
+    fn forces(&self, x: &[f64; 3]) -> [f64; 3] {
+        let mut f = [0.0; 3];
+        for i in 0..3 {
+            f[i] = -self.joint.k[i] * (x[i] - self.joint.rest) + self.gains[i] * x[(i + 1) % 3];
+        }
+        f
+    }
+}
+
+fn arm_of(v: &[f64], steps: usize) -> Arm {
+    Arm {
+        joint: Joint {
+            k: [v[0], v[1], v[2]],
+            rest: v[3],
+        },
+        gains: v[4..8].to_vec(),
+        steps,
+        damping: 0.7,
+    }
+}
+
+fn arm_flat<S: Differentiable>(g: &S, gx: &[f64]) -> Vec<f64> {
+    let mut flat = g.to_flat();
+    flat.extend_from_slice(gx);
+    flat
+}
+
+fn torque_by_hand(a: &Arm, x: [f64; 3]) -> f64 {
+    let buf: Vec<f64> = (0..3)
+        .map(|i| a.joint.k[i] * (x[i] - a.joint.rest).sin())
+        .collect();
+    let s = buf[0] * buf[0] + buf[1].sin() + buf[2] * WEIGHTS[2];
+    let g: f64 = (0..a.gains.len())
+        .map(|i| a.gains[i] * x[i % 3].powi((i % 3) as i32 + 1))
+        .sum();
+    0.5 * s + g * a.damping
+}
+
+#[test]
+fn arm_torque_nested_struct_array_input_order_2() {
+    Probe::new("Arm::torque", |v| {
+        let a = arm_of(v, 0);
+        let x = [v[8], v[9], v[10]];
+        assert_near(
+            a.torque(x),
+            torque_by_hand(&a, x),
+            1e-12,
+            1.0,
+            "torque by hand",
+        );
+        a.torque(x)
+    })
+    .grad(|v| {
+        let (e, (g, gx)) = arm_of(v, 0).torque_grad([v[8], v[9], v[10]]);
+        assert_eq!(g.steps, 0);
+        assert_eq!(g.damping, 0.7);
+        (e, arm_flat(&g, &gx))
+    })
+    .jvp(|v, t| {
+        let a = arm_of(v, 0);
+        a.torque_jvp(
+            [v[8], v[9], v[10]],
+            (a.from_flat(&t[..8]), [t[8], t[9], t[10]]),
+        )
+    })
+    .grad_into(|v| {
+        let a = arm_of(v, 0);
+        let mut g = a.from_flat(&[GARBAGE; 8]);
+        let mut gx = [GARBAGE; 3];
+        let e = a.torque_grad_into([v[8], v[9], v[10]], (&mut g, &mut gx));
+        (e, arm_flat(&g, &gx))
+    })
+    .hessian(|v| {
+        let a = arm_of(v, 0);
+        let x = [v[8], v[9], v[10]];
+        let (e, (g, gx), h) = a.torque_hessian(x);
+        let dir: Vec<f64> = (0..11).map(|i| (i as f64 * 0.37).sin()).collect();
+        let (_, _, (hv, hvx)) =
+            a.torque_hvp(x, (a.from_flat(&dir[..8]), [dir[8], dir[9], dir[10]]));
+        let want: Vec<f64> = h.iter().map(|row| dot(row, &dir)).collect();
+        assert_vec_near(&arm_flat(&hv, &hvx), &want, 1e-10, "torque_hvp");
+        (e, arm_flat(&g, &gx), h)
+    })
+    .run(POINTS, range(11, -1.2, 1.2));
+}
+
+#[test]
+fn arm_settle_constant_self_order_3() {
+    let mut rng = Lcg::new(71);
+    for steps in [0, 1, 4] {
+        let a = arm_of(&rng.vec(8, -1.0, 1.0), steps);
+        for _ in 0..POINTS {
+            let x = rng.uniform(-1.5, 1.5);
+            let d = a.settle_derivatives(x);
+            assert_near(d[0], a.settle(x), 1e-12, 0.0, "settle");
+            assert_near(
+                d[1],
+                fd1(&|y| a.settle(y), x, 1e-6),
+                1e-6,
+                d[1].abs(),
+                "settle'",
+            );
+            let (_, g, h) = a.settle_hessian(x);
+            assert_near(g, d[1], 1e-12, g.abs(), "settle_hessian gradient");
+            assert_near(h[0][0], d[2], 1e-10, d[2].abs(), "settle_hessian");
+            for k in 1..4 {
+                let fd = fd1(&|y| a.settle_derivatives(y)[k - 1], x, 1e-6);
+                assert_near(
+                    d[k],
+                    fd,
+                    1e-5,
+                    d[k].abs().max(fd.abs()),
+                    &format!("settle derivative {k}"),
+                );
+            }
+        }
+    }
+    for n in 0..5u32 {
+        check_third(
+            "Arm::pow_rec",
+            |x| Arm::pow_rec_derivatives(x, 3),
+            POINTS,
+            -2.0,
+            2.0,
+        );
+        let x = 1.3;
+        let d = Arm::pow_rec_derivatives(x, n);
+        let nf = n as f64;
+        let want = [
+            x.powi(n as i32),
+            nf * x.powi(n as i32 - 1),
+            nf * (nf - 1.0) * x.powi(n as i32 - 2),
+            nf * (nf - 1.0) * (nf - 2.0) * x.powi(n as i32 - 3),
+        ];
+        assert_vec_near(&d, &want, 1e-12, "pow_rec_derivatives");
+    }
+}
+
+#[test]
+fn arm_forces_array_return_jacobian() {
+    let f = |v: &[f64]| arm_of(v, 0).forces(&[v[8], v[9], v[10]]).to_vec();
+    check_vector(
+        "Arm::forces",
+        POINTS,
+        range(11, -1.5, 1.5),
+        &f,
+        &|v, d| {
+            let (y, (g, gx)) = arm_of(v, 0).forces_vjp(&[v[8], v[9], v[10]], [d[0], d[1], d[2]]);
+            (y.to_vec(), arm_flat(&g, &gx))
+        },
+        &|v, t| {
+            let a = arm_of(v, 0);
+            let (y, d) = a.forces_jvp(
+                &[v[8], v[9], v[10]],
+                (a.from_flat(&t[..8]), [t[8], t[9], t[10]]),
+            );
+            (y.to_vec(), d.to_vec())
+        },
+        Some(&|v| arm_of(v, 0).forces_jacobian(&[v[8], v[9], v[10]])),
+    );
+}
+
+/// A parameter struct by value at order 2, with `wrt(..)` naming it and a `mut` parameter written.
+#[differentiable(wrt(a, x), order = 2)]
+fn by_value_arm(a: Arm, mut x: f64, scale: f64) -> f64 {
+    x *= scale;
+    let mut e = 0.0;
+    for i in 0..3 {
+        e += a.joint.k[i] * (x - a.joint.rest).powi(2) + a.gains[i] * x;
+        x = x * 0.9 + a.gains[3];
+    }
+    e
+}
+
+/// A `Vec<f64>` by value, a `&Vec<f64>`, a sub-slice's `windows` and `chunks` through a call.
+#[differentiable(order = 2)]
+fn vec_params(v: Vec<f64>, w: &Vec<f64>) -> f64 {
+    let tail = &v[1..];
+    let rough: f64 = tail.windows(2).map(|p| (p[1] - p[0]).powi(2)).sum();
+    let mut pairs = 0.0;
+    for c in w.chunks(2) {
+        pairs += pair_term(c);
+    }
+    rough + pairs * v[0]
+}
+
+#[differentiable(order = 2)]
+fn pair_term(c: &[f64]) -> f64 {
+    c[0] * c[1].exp()
+}
+
+#[test]
+fn by_value_struct_and_vec_params() {
+    Probe::new("by_value_arm", |v| by_value_arm(arm_of(v, 0), v[8], 1.1))
+        .grad(|v| {
+            let (e, (g, gx)) = by_value_arm_grad(arm_of(v, 0), v[8], 1.1);
+            (e, arm_flat(&g, &[gx]))
+        })
+        .jvp(|v, t| {
+            let a = arm_of(v, 0);
+            let ta = a.from_flat(&t[..8]);
+            by_value_arm_jvp(a, v[8], 1.1, (ta, t[8]))
+        })
+        .grad_into(|v| {
+            let a = arm_of(v, 0);
+            let mut g = a.from_flat(&[GARBAGE; 8]);
+            let mut gx = GARBAGE;
+            let e = by_value_arm_grad_into(a, v[8], 1.1, (&mut g, &mut gx));
+            (e, arm_flat(&g, &[gx]))
+        })
+        .hessian(|v| {
+            let (e, (g, gx), h) = by_value_arm_hessian(arm_of(v, 0), v[8], 1.1);
+            (e, arm_flat(&g, &[gx]), h)
+        })
+        .run(POINTS, range(9, -1.2, 1.2));
+    Probe::new("vec_params", |v| {
+        vec_params(v[..4].to_vec(), &v[4..].to_vec())
+    })
+    .grad(|v| {
+        let (e, (mut g, gw)) = vec_params_grad(v[..4].to_vec(), &v[4..].to_vec());
+        g.extend(gw);
+        (e, g)
+    })
+    .jvp(|v, t| {
+        vec_params_jvp(
+            v[..4].to_vec(),
+            &v[4..].to_vec(),
+            (t[..4].to_vec(), t[4..].to_vec()),
+        )
+    })
+    .grad_into(|v| {
+        let mut g = vec![GARBAGE; 4];
+        let mut gw = vec![GARBAGE; 4];
+        let e = vec_params_grad_into(v[..4].to_vec(), &v[4..].to_vec(), (&mut g, &mut gw));
+        g.extend(gw);
+        (e, g)
+    })
+    .hessian(|v| {
+        let (e, (mut g, gw), h) = vec_params_hessian(v[..4].to_vec(), &v[4..].to_vec());
+        g.extend(gw);
+        (e, g, h)
+    })
+    .analytic(|v| {
+        let (x, w) = (&v[..4], &v[4..]);
+        let pairs = w[0] * w[1].exp() + w[2] * w[3].exp();
+        let mut g = vec![0.0; 8];
+        g[0] = pairs;
+        for i in 1..3 {
+            let d = 2.0 * (x[i + 1] - x[i]);
+            g[i + 1] += d;
+            g[i] -= d;
+        }
+        g[4] = x[0] * w[1].exp();
+        g[5] = x[0] * w[0] * w[1].exp();
+        g[6] = x[0] * w[3].exp();
+        g[7] = x[0] * w[2] * w[3].exp();
+        g
+    })
+    .run(POINTS, range(8, -1.2, 1.2));
+}
+
+// A method with a registered gradient in a `while` loop and `stop_gradient`, tuple returns.
+
+#[derive(Clone, Debug, Differentiable)]
+struct Bumps {
+    centres: Vec<f64>,
+    width: f64,
+}
+
+impl Bumps {
+    /// `Σ bump((x - c_i)/width)` by `while`, the count frozen by `stop_gradient`.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn density(&self, x: f64) -> f64 {
+        let mut i = 0;
+        let mut s = 0.0;
+        while i < self.centres.len() {
+            s += bump((x - self.centres[i]) / self.width);
+            i += 1;
+        }
+        s / autodiff::stop_gradient(self.centres.len() as f64)
+    }
+
+    /// A tuple result: `_vjp` with a tuple cotangent, `_jvp` with a tuple tangent.
+    #[differentiable(wrt(self, x))]
+    fn moments(&self, x: f64) -> (f64, f64) {
+        let (mut m0, mut m1) = (0.0, 0.0);
+        for &c in self.centres.iter() {
+            let b = bump((x - c) / self.width);
+            m0 += b;
+            m1 += b * c;
+        }
+        (m0, m1 / m0)
+    }
+}
+
+fn bumps_of(v: &[f64]) -> Bumps {
+    Bumps {
+        centres: v[..3].to_vec(),
+        width: 0.5 + v[3].abs(),
+    }
+}
+
+#[test]
+fn bumps_registered_gradient_in_methods() {
+    Probe::new("Bumps::density", |v| bumps_of(v).density(v[4]))
+        .grad(|v| {
+            let (e, (g, gx)) = bumps_of(v).density_grad(v[4]);
+            (e, arm_flat(&g, &[gx]))
+        })
+        .jvp(|v, t| {
+            let b = bumps_of(v);
+            b.density_jvp(v[4], (b.from_flat(&t[..4]), t[4]))
+        })
+        .hessian(|v| {
+            let (e, (g, gx), h) = bumps_of(v).density_hessian(v[4]);
+            (e, arm_flat(&g, &[gx]), h)
+        })
+        .analytic(|v| {
+            let b = bumps_of(v);
+            let x = v[4];
+            let w = b.width;
+            let mut g = vec![0.0; 5];
+            for i in 0..3 {
+                let u = (x - b.centres[i]) / w;
+                let d = -2.0 * u * (-u * u).exp() / 3.0;
+                g[i] = -d / w;
+                g[3] += -d * u / w;
+                g[4] += d / w;
+            }
+            g
+        })
+        .run(POINTS, |r| {
+            let mut v = r.vec(5, -1.0, 1.0);
+            v[3] = r.uniform(0.2, 1.0);
+            v
+        });
+    let f = |v: &[f64]| {
+        let (a, b) = bumps_of(v).moments(v[4]);
+        vec![a, b]
+    };
+    check_vector(
+        "Bumps::moments",
+        POINTS,
+        |r| {
+            let mut v = r.vec(5, -1.0, 1.0);
+            v[3] = r.uniform(0.2, 1.0);
+            v
+        },
+        &f,
+        &|v, d| {
+            let (y, (g, gx)) = bumps_of(v).moments_vjp(v[4], (d[0], d[1]));
+            (vec![y.0, y.1], arm_flat(&g, &[gx]))
+        },
+        &|v, t| {
+            let b = bumps_of(v);
+            let (y, d) = b.moments_jvp(v[4], (b.from_flat(&t[..4]), t[4]));
+            (vec![y.0, y.1], vec![d.0, d.1])
+        },
+        None,
+    );
+}
+
+/// An array field copied to a local and passed on by reference: the field is passed on whole (it was
+/// taken for a scalar field: rustc's error in the generated code, `[f64; 3]: ConstantZero`).
+#[differentiable(wrt(j))]
+fn copied_field(j: &Joint, x: f64) -> f64 {
+    let k = j.k;
+    let shifted = k;
+    weigh(&shifted, x - j.rest) + j.rest * x
+}
+
+#[differentiable]
+fn weigh(k: &[f64; 3], u: f64) -> f64 {
+    k[0] * u + k[2] * u * u
+}
+
+#[test]
+fn array_field_copied_then_passed_on() {
+    let joint = |v: &[f64]| Joint {
+        k: [v[0], v[1], v[2]],
+        rest: v[3],
+    };
+    for x in [-1.7, 0.3, 2.2] {
+        let name = format!("copied_field x={x}");
+        Probe::new(&name, move |v| copied_field(&joint(v), x))
+            .grad(move |v| {
+                let (e, g) = copied_field_grad(&joint(v), x);
+                (e, g.to_flat())
+            })
+            .jvp(move |v, t| copied_field_jvp(&joint(v), x, joint(t)))
+            .grad_into(move |v| {
+                let mut g = joint(&[GARBAGE; 4]);
+                let e = copied_field_grad_into(&joint(v), x, &mut g);
+                (e, g.to_flat())
+            })
+            .analytic(move |v| {
+                let u = x - v[3];
+                vec![u, 0.0, u * u, -(v[0] + 2.0 * v[2] * u) + x]
+            })
+            .run(POINTS, range(4, -1.0, 1.0));
+    }
+}
