@@ -1582,3 +1582,428 @@ fn array_field_copied_then_passed_on() {
             .run(POINTS, range(4, -1.0, 1.0));
     }
 }
+
+// Named constants passed to calls: an enum's variant to a callee that matches on it, an integer `const`
+// item, a float one, from first order and from `order = 2` (its generic copy).
+
+const REPEATS: usize = 3;
+const GAIN: f64 = 0.75;
+
+/// `x^n k` by a `match` on the mode.
+#[differentiable]
+fn moded(x: f64, n: usize, k: f64, mode: Mode) -> f64 {
+    let p = x.powi(n as i32) * k;
+    match mode {
+        Mode::Plain => p,
+        Mode::Damped => p * (-x * x).exp(),
+        Mode::Capped => p.min(1.0),
+    }
+}
+
+/// The variant, the `const` items and a literal passed as they are.
+#[differentiable(order = 2)]
+fn passes_constants(x: f64, y: f64) -> f64 {
+    moded(x, REPEATS, GAIN, Mode::Damped)
+        + moded(y, 2, x, Mode::Plain) * GAIN
+        + moded(x * y, REPEATS, y, Mode::Plain)
+}
+
+#[test]
+fn named_constants_passed_to_calls() {
+    let f =
+        |x: f64, y: f64| x.powi(3) * 0.75 * (-x * x).exp() + y * y * x * 0.75 + (x * y).powi(3) * y;
+    Probe::new("passes_constants", move |v| {
+        assert_near(
+            passes_constants(v[0], v[1]),
+            f(v[0], v[1]),
+            1e-12,
+            1.0,
+            "by hand",
+        );
+        passes_constants(v[0], v[1])
+    })
+    .grad(|v| {
+        let (e, (gx, gy)) = passes_constants_grad(v[0], v[1]);
+        (e, vec![gx, gy])
+    })
+    .jvp(|v, t| passes_constants_jvp(v[0], v[1], (t[0], t[1])))
+    .grad_into(|v| {
+        let (mut gx, mut gy) = (GARBAGE, GARBAGE);
+        let e = passes_constants_grad_into(v[0], v[1], (&mut gx, &mut gy));
+        (e, vec![gx, gy])
+    })
+    .hessian(hess2(passes_constants_hessian))
+    .analytic(|v| {
+        let (x, y) = (v[0], v[1]);
+        let e = (-x * x).exp();
+        let gx =
+            0.75 * (3.0 * x * x * e - 2.0 * x.powi(4) * e) + 0.75 * y * y + 3.0 * x * x * y.powi(4);
+        let gy = 1.5 * x * y + 4.0 * x.powi(3) * y.powi(3);
+        vec![gx, gy]
+    })
+    .run(POINTS, range(2, -1.5, 1.5));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Batch three: generic floats at order 3, outputs of several kinds, two-input custom gradients in
+// iterator chains, registered gradients of two inputs in `fold`, matrices in methods, tuples.
+
+/// A Newton-like iteration with an early `return` from a `while` and a generic helper over a local `Vec`.
+#[differentiable(order = 3)]
+fn settle_generic<T: Float>(x: T, n: usize) -> T {
+    const STEPS: usize = 4;
+    let half = T::from(0.5).unwrap();
+    let mut ys = vec![T::zero(); STEPS];
+    let mut y = x;
+    let mut i = 0;
+    while i < STEPS {
+        y = y - half * (y * y - x * T::from(n + 1).unwrap()) / (y + T::from(3.0).unwrap());
+        ys[i] = y;
+        if i == n {
+            return weigh_all(&ys) + y;
+        }
+        i += 1;
+    }
+    weigh_all(&ys)
+}
+
+#[differentiable(order = 3)]
+fn weigh_all<T: Float>(v: &[T]) -> T {
+    let mut s = T::zero();
+    for (i, &a) in v.iter().enumerate() {
+        s = s + a * T::from(i + 1).unwrap();
+    }
+    s
+}
+
+#[test]
+fn generic_order_3_with_early_return_on_f32_and_f64() {
+    for n in [0usize, 2, 9] {
+        let name = format!("settle_generic n={n}");
+        check_third(
+            &name,
+            |x| settle_generic_derivatives(x, 2),
+            POINTS,
+            0.5,
+            2.0,
+        );
+        let mut rng = Lcg::new(n as u64 + 90);
+        for _ in 0..POINTS {
+            let x = rng.uniform(0.5, 2.0);
+            let d = settle_generic_derivatives(x, n);
+            assert_near(
+                d[0],
+                settle_generic(x, n),
+                1e-12,
+                0.0,
+                "settle_generic value",
+            );
+            let fd = fd1(&|y| settle_generic(y, n), x, 1e-6);
+            assert_near(
+                d[1],
+                fd,
+                1e-6,
+                d[1].abs(),
+                &format!("{name}: first derivative"),
+            );
+            for k in 1..4 {
+                let fd = fd1(&|y| settle_generic_derivatives(y, n)[k - 1], x, 1e-6);
+                assert_near(
+                    d[k],
+                    fd,
+                    1e-5,
+                    d[k].abs().max(fd.abs()),
+                    &format!("{name}: derivative {k}"),
+                );
+            }
+            let d32 = settle_generic_derivatives(x as f32, n);
+            for k in 0..4 {
+                assert_near(
+                    d32[k] as f64,
+                    d[k],
+                    1e-3,
+                    d[k].abs(),
+                    &format!("{name}: f32 derivative {k}"),
+                );
+            }
+        }
+    }
+}
+
+/// Two outputs: an array and a scalar whose incoming value is read first, a struct and a slice input.
+#[differentiable]
+fn split(j: &Joint, x: &[f64], pair: &mut [f64; 2], acc: &mut f64) -> f64 {
+    *acc = *acc * j.rest + x[0];
+    pair[0] = j.k[0] * x[1] + *acc;
+    pair[1] = (j.k[1] * x[0]).sin() * j.k[2];
+    pair[0] * pair[1]
+}
+
+#[test]
+fn outputs_array_and_scalar_beside_a_struct() {
+    let joint = |v: &[f64]| Joint {
+        k: [v[0], v[1], v[2]],
+        rest: v[3],
+    };
+    // Inputs: the struct (4), x (2), acc's incoming value (1).
+    let run = |v: &[f64]| {
+        let mut pair = [0.0; 2];
+        let mut acc = v[6];
+        let r = split(&joint(v), &v[4..6], &mut pair, &mut acc);
+        (r, pair, acc)
+    };
+    let mut rng = Lcg::new(44);
+    for _ in 0..POINTS {
+        let v = rng.vec(7, -1.2, 1.2);
+        let (d_ret, d_pair, d_acc) = (
+            rng.uniform(-1.0, 1.0),
+            [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+            rng.uniform(-1.0, 1.0),
+        );
+        let scalar = |u: &[f64]| {
+            let (r, pair, acc) = run(u);
+            d_ret * r + d_pair[0] * pair[0] + d_pair[1] * pair[1] + d_acc * acc
+        };
+        let mut pair = [GARBAGE; 2];
+        let mut acc = v[6];
+        let (r, (gj, gx, gacc)) = split_vjp(
+            &joint(&v),
+            &v[4..6],
+            &mut pair,
+            &mut acc,
+            d_ret,
+            &d_pair,
+            d_acc,
+        );
+        let (r0, pair0, acc0) = run(&v);
+        assert_near(r, r0, 1e-14, 0.0, "split_vjp value");
+        assert_vec_near(&pair, &pair0, 1e-14, "split_vjp pair");
+        assert_near(acc, acc0, 1e-14, 0.0, "split_vjp acc");
+        let mut got = gj.to_flat();
+        got.extend(gx);
+        got.push(gacc);
+        assert_vec_near(&got, &fd_gradient(&scalar, &v), 1e-6, "split_vjp");
+        // Forward mode: the tangents of the result and of both outputs.
+        let t = rng.vec(7, -1.0, 1.0);
+        let mut pair = [GARBAGE; 2];
+        let mut acc = v[6];
+        let mut d_pair_t = [GARBAGE; 2];
+        let mut d_acc_t = GARBAGE;
+        let (_, dr) = split_jvp(
+            &joint(&v),
+            &v[4..6],
+            &mut pair,
+            &mut acc,
+            (joint(&t), t[4..6].to_vec(), t[6]),
+            &mut d_pair_t,
+            &mut d_acc_t,
+        );
+        let cols = fd_columns(
+            &|u: &[f64]| {
+                let (r, pair, acc) = run(u);
+                vec![r, pair[0], pair[1], acc]
+            },
+            &v,
+        );
+        let along: Vec<f64> = (0..4)
+            .map(|i| (0..7).map(|j| cols[j][i] * t[j]).sum())
+            .collect();
+        assert_vec_near(
+            &[dr, d_pair_t[0], d_pair_t[1], d_acc_t],
+            &along,
+            1e-6,
+            "split_jvp",
+        );
+        // `_grad` of the returned float, the outputs' cotangents zero; `_grad_into` the same.
+        let mut pair = [GARBAGE; 2];
+        let mut acc = v[6];
+        let (_, (gj, gx, gacc)) = split_grad(&joint(&v), &v[4..6], &mut pair, &mut acc);
+        let only = |u: &[f64]| run(u).0;
+        let mut got = gj.to_flat();
+        got.extend(gx);
+        got.push(gacc);
+        assert_vec_near(&got, &fd_gradient(&only, &v), 1e-6, "split_grad");
+        let mut pair = [GARBAGE; 2];
+        let mut acc = v[6];
+        let mut bj = joint(&[GARBAGE; 4]);
+        let mut bx = [GARBAGE; 2];
+        let mut bacc = GARBAGE;
+        let _ = split_grad_into(
+            &joint(&v),
+            &v[4..6],
+            &mut pair,
+            &mut acc,
+            (&mut bj, &mut bx, &mut bacc),
+        );
+        let mut into = bj.to_flat();
+        into.extend(bx);
+        into.push(bacc);
+        assert_vec_near(&into, &got, 1e-14, "split_grad_into");
+    }
+}
+
+/// A custom gradient of two inputs, its closure returning a tuple.
+#[custom_gradient]
+fn soft_max2(a: f64, b: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+    let m = a.max(b);
+    let (ea, eb) = ((a - m).exp(), (b - m).exp());
+    let s = ea + eb;
+    (m + s.ln(), move |dy| (dy * ea / s, dy * eb / s))
+}
+
+mod outside2 {
+    /// A function of two inputs we do not own.
+    pub fn blend(a: f64, b: f64) -> f64 {
+        a * b.cos() + b * b
+    }
+}
+
+#[gradient_of(outside2::blend)]
+fn blend_vjp(a: f64, b: f64, dy: f64) -> (f64, f64) {
+    (dy * b.cos(), dy * (-a * b.sin() + 2.0 * b))
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Pool {
+    w: Vec<f64>,
+    temp: f64,
+}
+
+impl Pool {
+    /// `soft_max2` in a `zip` chain of `self.w` and `x`, `blend` in a `fold`, at order 2.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn score(&self, x: &[f64]) -> f64 {
+        let pooled = self
+            .w
+            .iter()
+            .zip(x.iter())
+            .map(|(&w, &xi)| soft_max2(w * xi, self.temp))
+            .sum::<f64>();
+        let blended = x
+            .iter()
+            .fold(0.0, |acc, &xi| acc + outside2::blend(xi, self.temp));
+        pooled + blended
+    }
+}
+
+#[test]
+fn two_input_custom_and_registered_gradients_in_chains_of_a_method() {
+    let pool = |v: &[f64]| Pool {
+        w: v[..3].to_vec(),
+        temp: v[3],
+    };
+    Probe::new("Pool::score", move |v| pool(v).score(&v[4..]))
+        .grad(move |v| {
+            let (e, (g, gx)) = pool(v).score_grad(&v[4..]);
+            (e, arm_flat(&g, &gx))
+        })
+        .jvp(move |v, t| pool(v).score_jvp(&v[4..], (pool(t), t[4..].to_vec())))
+        .grad_into(move |v| {
+            let mut g = pool(&[GARBAGE; 4]);
+            let mut gx = vec![GARBAGE; 3];
+            let e = pool(v).score_grad_into(&v[4..], (&mut g, &mut gx));
+            (e, arm_flat(&g, &gx))
+        })
+        .hessian(move |v| {
+            let (e, (g, gx), h) = pool(v).score_hessian(&v[4..]);
+            (e, arm_flat(&g, &gx), h)
+        })
+        .run(POINTS, range(7, -1.5, 1.5));
+}
+
+/// A matrix and a nested array in a method of a constant `self` at order 2, through `Self::g`.
+struct Grid {
+    scale: f64,
+}
+
+impl Grid {
+    #[differentiable(order = 2)]
+    fn bilinear(m: &[Vec<f64>], a: [[f64; 2]; 2], x: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..m.len() {
+            for j in 0..m[i].len() {
+                s += m[i][j] * a[i % 2][j % 2] * x.powi((i + j) as i32);
+            }
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    fn energy(&self, m: &[Vec<f64>], a: [[f64; 2]; 2], x: f64) -> f64 {
+        let b = Self::bilinear(m, a, x);
+        b * b * self.scale + a[0][1] * a[1][0]
+    }
+}
+
+#[test]
+fn matrices_in_a_constant_self_method_at_order_2() {
+    let g = Grid { scale: 0.3 };
+    let parts = |v: &[f64]| {
+        let m = vec![v[0..3].to_vec(), v[3..6].to_vec()];
+        let a = [[v[6], v[7]], [v[8], v[9]]];
+        (m, a, v[10])
+    };
+    let flat = |gm: &[Vec<f64>], ga: &[[f64; 2]; 2], gx: f64| {
+        let mut f: Vec<f64> = gm.iter().flatten().copied().collect();
+        f.extend(ga.iter().flatten());
+        f.push(gx);
+        f
+    };
+    Probe::new("Grid::energy", |v| {
+        let (m, a, x) = parts(v);
+        g.energy(&m, a, x)
+    })
+    .grad(|v| {
+        let (m, a, x) = parts(v);
+        let (e, (gm, ga, gx)) = g.energy_grad(&m, a, x);
+        (e, flat(&gm, &ga, gx))
+    })
+    .jvp(|v, t| {
+        let (m, a, x) = parts(v);
+        let (tm, ta, tx) = parts(t);
+        g.energy_jvp(&m, a, x, (tm, ta, tx))
+    })
+    .hessian(|v| {
+        let (m, a, x) = parts(v);
+        let (e, (gm, ga, gx), h) = g.energy_hessian(&m, a, x);
+        (e, flat(&gm, &ga, gx), h)
+    })
+    .run(POINTS, range(11, -1.0, 1.0));
+}
+
+/// A tuple parameter and a tuple result, a closure capturing an active value called in a loop.
+#[differentiable]
+fn tupled(p: (f64, f64), n: usize) -> (f64, f64) {
+    let (a, b) = p;
+    let lift = |v: f64| v * a + b;
+    let mut s = b;
+    for _ in 0..n {
+        s = lift(s).sin();
+    }
+    (s, s * a)
+}
+
+#[test]
+fn tuple_parameter_and_result_with_a_capturing_closure() {
+    for n in [0usize, 1, 3] {
+        let name = format!("tupled n={n}");
+        check_vector(
+            &name,
+            POINTS,
+            range(2, -1.2, 1.2),
+            &|v| {
+                let (s, t) = tupled((v[0], v[1]), n);
+                vec![s, t]
+            },
+            &|v, d| {
+                let ((s, t), (ga, gb)) = tupled_vjp((v[0], v[1]), n, (d[0], d[1]));
+                (vec![s, t], vec![ga, gb])
+            },
+            &|v, t| {
+                let ((s, u), (ds, du)) = tupled_jvp((v[0], v[1]), n, (t[0], t[1]));
+                (vec![s, u], vec![ds, du])
+            },
+            None,
+        );
+    }
+}
