@@ -2007,3 +2007,244 @@ fn tuple_parameter_and_result_with_a_capturing_closure() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Batch four: values swapped through tuples, arrays overwritten and read back, `continue` and labelled
+// `break`, ranges reversed and stepped, float methods in chains, mutual recursion of methods.
+
+/// A Fibonacci-like swap by tuple, shadowed in the loop, with `continue` on even steps.
+#[differentiable(order = 2)]
+fn swaps(x: f64, y: f64, n: usize) -> f64 {
+    let (mut a, mut b) = (x, y);
+    for i in 0..n {
+        if i % 3 == 2 {
+            continue;
+        }
+        let (c, d) = (b, a * 0.5 + b.sin());
+        a = c;
+        b = d;
+        let b = b * 1.0;
+        a += b * 0.1;
+    }
+    a * b
+}
+
+/// A local copy overwritten in place and read back, in reversed and stepped ranges.
+#[differentiable(order = 2)]
+fn overwrite(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    for i in (1..y.len()).rev() {
+        y[i] = y[i] * y[i - 1] + y[i].cos();
+    }
+    for i in (0..y.len()).step_by(2) {
+        y[i] = (y[i] * 0.5).tanh();
+    }
+    let mut s = 0.0;
+    'outer: for i in 0..y.len() {
+        for j in 0..i {
+            if y[i] * y[j] > 0.9 {
+                break 'outer;
+            }
+            s += y[i] * y[j];
+        }
+    }
+    for (i, &a) in y.iter().rev().enumerate() {
+        s += a * x[i];
+    }
+    s
+}
+
+/// Float methods with kinks in a chain: `hypot`, `atan2`, `mul_add`, `clamp`, `abs`, `max`.
+#[differentiable(order = 2)]
+fn kinks(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y.iter())
+        .map(|(a, b)| {
+            a.hypot(*b) + b.atan2(*a) + a.mul_add(*b, 0.5).clamp(-1.0, 1.0) + (a - b).abs().max(0.2)
+        })
+        .sum()
+}
+
+struct Parity;
+
+impl Parity {
+    /// Mutual recursion of associated functions at order 2.
+    #[differentiable(order = 2)]
+    fn even(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            x.cos()
+        } else {
+            Self::odd(x * 0.9, n - 1) + x
+        }
+    }
+
+    #[differentiable(order = 2)]
+    fn odd(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            x.sin()
+        } else {
+            Self::even(x * 1.1, n - 1) * x
+        }
+    }
+}
+
+#[test]
+fn swaps_overwrites_kinks_and_mutual_recursion() {
+    for n in [0usize, 1, 2, 5, 8] {
+        let name = format!("swaps n={n}");
+        Probe::new(&name, move |v| swaps(v[0], v[1], n))
+            .grad(move |v| {
+                let (e, (a, b)) = swaps_grad(v[0], v[1], n);
+                (e, vec![a, b])
+            })
+            .jvp(move |v, t| swaps_jvp(v[0], v[1], n, (t[0], t[1])))
+            .grad_into(move |v| {
+                let (mut a, mut b) = (GARBAGE, GARBAGE);
+                let e = swaps_grad_into(v[0], v[1], n, (&mut a, &mut b));
+                (e, vec![a, b])
+            })
+            .hessian(move |v| {
+                let (e, (a, b), h) = swaps_hessian(v[0], v[1], n);
+                (e, vec![a, b], h)
+            })
+            .run(POINTS, range(2, -1.5, 1.5));
+    }
+    Probe::new("overwrite", overwrite)
+        .grad(overwrite_grad)
+        .jvp(|v, t| overwrite_jvp(v, t.to_vec()))
+        .grad_into(|v| {
+            let mut g = vec![GARBAGE; v.len()];
+            let e = overwrite_grad_into(v, &mut g);
+            (e, g)
+        })
+        .hessian(hess_slice(overwrite_hessian))
+        .run(POINTS * 2, |r| {
+            // Away from the ties of `y[i] y[j] > 0.9`.
+            loop {
+                let v = r.vec(5, -1.2, 1.2);
+                let mut y = v.clone();
+                for i in (1..5).rev() {
+                    y[i] = y[i] * y[i - 1] + y[i].cos();
+                }
+                for i in (0..5).step_by(2) {
+                    y[i] = (y[i] * 0.5).tanh();
+                }
+                let ok = (0..5).all(|i| (0..i).all(|j| (y[i] * y[j] - 0.9).abs() > 0.02));
+                if ok {
+                    break v;
+                }
+            }
+        });
+    Probe::new("kinks", |v| kinks(&v[..3], &v[3..]))
+        .grad(|v| {
+            let (e, (mut g, gy)) = kinks_grad(&v[..3], &v[3..]);
+            g.extend(gy);
+            (e, g)
+        })
+        .jvp(|v, t| kinks_jvp(&v[..3], &v[3..], (t[..3].to_vec(), t[3..].to_vec())))
+        .hessian(|v| {
+            let (e, (mut g, gy), h) = kinks_hessian(&v[..3], &v[3..]);
+            g.extend(gy);
+            (e, g, h)
+        })
+        .run(POINTS * 2, |r| loop {
+            let v = r.vec(6, -1.5, 1.5);
+            let ok = (0..3).all(|i| {
+                let (a, b) = (v[i], v[3 + i]);
+                ((a * b + 0.5).abs() - 1.0).abs() > 0.02
+                    && ((a - b).abs() - 0.2).abs() > 0.02
+                    && a.abs() > 0.05
+            });
+            if ok {
+                break v;
+            }
+        });
+    for n in 0..5u32 {
+        let f = move |x: f64| {
+            fn even(x: f64, n: u32) -> f64 {
+                if n == 0 {
+                    x.cos()
+                } else {
+                    odd(x * 0.9, n - 1) + x
+                }
+            }
+            fn odd(x: f64, n: u32) -> f64 {
+                if n == 0 {
+                    x.sin()
+                } else {
+                    even(x * 1.1, n - 1) * x
+                }
+            }
+            even(x, n)
+        };
+        let mut rng = Lcg::new(n as u64 + 300);
+        for _ in 0..POINTS {
+            let x = rng.uniform(-2.0, 2.0);
+            let (v, g) = Parity::even_grad(x, n);
+            assert_near(v, f(x), 1e-12, 0.0, "even value");
+            assert_near(g, fd1(&f, x, 1e-6), 1e-6, g.abs(), "even'");
+            let (_, _, h) = Parity::even_hessian(x, n);
+            let fd = fd1(&|y| Parity::even_grad(y, n).1, x, 1e-6);
+            assert_near(h[0][0], fd, 1e-5, fd.abs(), "even''");
+            let d = Parity::even_derivatives(x, n);
+            assert_near(d[2], h[0][0], 1e-10, fd.abs(), "even_derivatives");
+        }
+    }
+}
+
+/// A `Vec` result over a struct, a matrix and a scalar, chosen by a `match` on an integer: `_jacobian`
+/// with the columns flattened in declaration order (the struct's, the matrix row-major, the scalar).
+#[differentiable]
+fn mixed_rows(p: &Joint, m: &[Vec<f64>], x: f64, pick: u8) -> Vec<f64> {
+    let mut out = vec![0.0; 3];
+    for i in 0..3 {
+        let row = match pick {
+            0 => m[0][i] * p.k[i],
+            1 | 2 => m[1][i] * x + p.rest,
+            _ => (m[0][i] - m[1][i]) * p.k[(i + 1) % 3],
+        };
+        out[i] = row * x.exp() + p.rest * m[i % 2][0];
+    }
+    out
+}
+
+#[test]
+fn vec_result_over_a_struct_a_matrix_and_a_scalar() {
+    let parts = |v: &[f64]| {
+        let j = Joint {
+            k: [v[0], v[1], v[2]],
+            rest: v[3],
+        };
+        let m = vec![v[4..7].to_vec(), v[7..10].to_vec()];
+        (j, m, v[10])
+    };
+    for pick in [0u8, 2, 7] {
+        let name = format!("mixed_rows pick={pick}");
+        check_vector(
+            &name,
+            POINTS,
+            range(11, -1.2, 1.2),
+            &|v| {
+                let (j, m, x) = parts(v);
+                mixed_rows(&j, &m, x, pick)
+            },
+            &|v, d| {
+                let (j, m, x) = parts(v);
+                let (y, (gj, gm, gx)) = mixed_rows_vjp(&j, &m, x, pick, d.to_vec());
+                let mut flat = gj.to_flat();
+                flat.extend(gm.iter().flatten());
+                flat.push(gx);
+                (y, flat)
+            },
+            &|v, t| {
+                let (j, m, x) = parts(v);
+                let (tj, tm, tx) = parts(t);
+                mixed_rows_jvp(&j, &m, x, pick, (tj, tm, tx))
+            },
+            Some(&|v| {
+                let (j, m, x) = parts(v);
+                mixed_rows_jacobian(&j, &m, x, pick)
+            }),
+        );
+    }
+}
