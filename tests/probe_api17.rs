@@ -933,6 +933,39 @@ fn chains_by_hand(x: &[f64], y: &[f64]) -> f64 {
     s * c + p
 }
 
+type SlicePair = (Vec<f64>, Vec<f64>);
+
+/// Checks a function of two slices of four through its generated items.
+fn pair_of_slices(
+    name: &str,
+    f: fn(&[f64], &[f64]) -> f64,
+    g: fn(&[f64], &[f64]) -> (f64, SlicePair),
+    j: fn(&[f64], &[f64], SlicePair) -> (f64, f64),
+    gi: fn(&[f64], &[f64], (&mut [f64], &mut [f64])) -> f64,
+    h: fn(&[f64], &[f64]) -> (f64, SlicePair, Vec<Vec<f64>>),
+) {
+    let joined = |(mut a, b): SlicePair| {
+        a.extend(b);
+        a
+    };
+    Probe::new(name, move |v| f(&v[..4], &v[4..]))
+        .grad(move |v| {
+            let (e, gs) = g(&v[..4], &v[4..]);
+            (e, joined(gs))
+        })
+        .jvp(move |v, t| j(&v[..4], &v[4..], (t[..4].to_vec(), t[4..].to_vec())))
+        .grad_into(move |v| {
+            let (mut a, mut b) = (vec![GARBAGE; 4], vec![GARBAGE; 4]);
+            let e = gi(&v[..4], &v[4..], (&mut a, &mut b));
+            (e, joined((a, b)))
+        })
+        .hessian(move |v| {
+            let (e, gs, hm) = h(&v[..4], &v[4..]);
+            (e, joined(gs), hm)
+        })
+        .run(POINTS, range(8, -1.5, 1.5));
+}
+
 #[test]
 fn control_flow_mixes() {
     for mode in [Mode::Plain, Mode::Damped, Mode::Capped] {
@@ -974,47 +1007,22 @@ fn control_flow_mixes() {
             v
         });
 
-    Probe::new("chains_f64", |v| chains_f64(&v[..4], &v[4..]))
-        .grad(|v| {
-            let (e, (mut g, gy)) = chains_f64_grad(&v[..4], &v[4..]);
-            g.extend(gy);
-            (e, g)
-        })
-        .jvp(|v, t| chains_f64_jvp(&v[..4], &v[4..], (t[..4].to_vec(), t[4..].to_vec())))
-        .grad_into(|v| {
-            let mut g = vec![GARBAGE; 4];
-            let mut gy = vec![GARBAGE; 4];
-            let e = chains_f64_grad_into(&v[..4], &v[4..], (&mut g, &mut gy));
-            g.extend(gy);
-            (e, g)
-        })
-        .hessian(|v| {
-            let (e, (mut g, gy), h) = chains_f64_hessian(&v[..4], &v[4..]);
-            g.extend(gy);
-            (e, g, h)
-        })
-        .run(POINTS, range(8, -1.5, 1.5));
-
-    Probe::new("chains", |v| chains(&v[..4], &v[4..]))
-        .grad(|v| {
-            let (e, (mut g, gy)) = chains_grad(&v[..4], &v[4..]);
-            g.extend(gy);
-            (e, g)
-        })
-        .jvp(|v, t| chains_jvp(&v[..4], &v[4..], (t[..4].to_vec(), t[4..].to_vec())))
-        .grad_into(|v| {
-            let mut g = vec![GARBAGE; 4];
-            let mut gy = vec![GARBAGE; 4];
-            let e = chains_grad_into(&v[..4], &v[4..], (&mut g, &mut gy));
-            g.extend(gy);
-            (e, g)
-        })
-        .hessian(|v| {
-            let (e, (mut g, gy), h) = chains_hessian(&v[..4], &v[4..]);
-            g.extend(gy);
-            (e, g, h)
-        })
-        .run(POINTS, range(8, -1.5, 1.5));
+    pair_of_slices(
+        "chains_f64",
+        chains_f64,
+        chains_f64_grad,
+        chains_f64_jvp,
+        chains_f64_grad_into,
+        chains_f64_hessian,
+    );
+    pair_of_slices(
+        "chains",
+        chains,
+        chains_grad,
+        chains_jvp,
+        chains_grad_into,
+        chains_hessian,
+    );
     let mut rng = Lcg::new(9);
     for _ in 0..POINTS {
         let v = rng.vec(8, -1.5, 1.5);
