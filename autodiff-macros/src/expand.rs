@@ -156,7 +156,19 @@ fn stand_in_body(item: &syn::ItemFn, sig: &Signature) -> Option<syn::Block> {
             false => quote!(#out[0] = #out[0];),
         }
     });
-    Some(syn::parse_quote!({ #(#reads)* #value }))
+    // A value of a type of the user's that the real body only matches on or compares (`mode: Mode`) is
+    // data; matched on here too, so that the stand-in takes it so (unused, it would be a parameter
+    // struct, and rustc's "`Mode` is not `Differentiable`" would follow the body's one error).
+    let data = sig.params.iter().filter(|p| {
+        !p.active
+            && matches!(p.kind, crate::ir::Kind::Unknown)
+            && signature::struct_type(&p.ty, &item.sig.generics).is_some()
+    });
+    let matched = data.map(|p| {
+        let name = &p.ident;
+        quote!(match #name { _ => {} })
+    });
+    Some(syn::parse_quote!({ #(#matched)* #(#reads)* #value }))
 }
 
 /// A zero of the type `ty` written as a body would (`0.0`, `T::zero()`, tuples and arrays of them,

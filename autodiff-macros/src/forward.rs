@@ -730,6 +730,18 @@ impl Forward<'_, '_> {
                     let name = self.e.array_name(*a);
                     quote!(::core::convert::Into::into(::autodiff::__private::zeros_like(&#name)))
                 }
+                // A named constant of a type the syntax does not settle (`Mode::Plain` of an enum the
+                // callee only matches on, a `const` item, `CAP: usize` as well as `K: f64`): as a
+                // constant parameter of such a type, a zero of a float or what the callee's slot takes
+                // (`()` for data and integers). `zero_like` of it needed `Mode: Zero`, and the slot's
+                // `()` (rustc's E0308 in the generated code).
+                Operand::Const {
+                    tokens,
+                    kind: Kind::Unknown | Kind::Float(None),
+                } if syn::parse2::<syn::ExprPath>(tokens.clone()).is_ok() => quote!({
+                    use ::autodiff::__private::{ConstantFloatTangent as _, ConstantOtherTangent as _};
+                    (&::autodiff::__private::ConstantArg(&#tokens)).constant_tangent()
+                }),
                 other => match activity.kind(other) {
                     Kind::Int | Kind::Bool | Kind::Unit => quote!(()),
                     // A parameter of a type the syntax does not settle (`<Mlp as Itself>::Type`, a struct
@@ -749,11 +761,11 @@ impl Forward<'_, '_> {
                         quote::quote_spanned!(callee_span=> ::autodiff::__private::data_tangent(&#primal))
                     }
                     // A float among them (`self.k` of a constant `self`, in a generic copy an `__S`): a
-                    // zero, picked by method resolution (`__private::ConstantArg`).
+                    // zero, picked by method resolution (`__private::ConstantArg`). So for a local bound
+                    // to a named constant (`let __v0 = constant::<__S, _>(CAP);` of `g(x, CAP)` in a
+                    // generic copy, `CAP: usize`, whose slot is `()`).
                     Kind::Unknown
-                        if other.var().is_some_and(|v| {
-                            self.e.f.params.contains(&v) && !self.tangents.contains_key(&v)
-                        }) =>
+                        if other.var().is_some_and(|v| !self.tangents.contains_key(&v)) =>
                     {
                         let primal = self.e.operand(other);
                         quote!({

@@ -997,7 +997,9 @@ impl Lowering<'_> {
             Expr::Break(_) | Expr::Continue(_) => {
                 self.errors.spanned(
                     expr,
-                    "`break` and `continue` are supported as statements of a loop body",
+                    "`break` and `continue` are supported as statements of a loop body, not inside a value \
+                     (of an `if`, a `match` or a block that gives one): test the condition in an `if` \
+                     statement (`if c { break; }`) before the value is computed",
                 );
                 Self::poisoned()
             }

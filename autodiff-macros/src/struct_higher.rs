@@ -342,6 +342,27 @@ fn body_ident(ident: &Ident) -> Ident {
     Ident::new(&ident.to_string(), Span::call_site())
 }
 
+/// The struct type whose `FieldType<KEY>::Type` names a field read as an integer or a flag (a loop bound,
+/// a condition) in the hidden function's parameters: `ty` with the function's float type parameters taken
+/// as `f64` (`Quad<f64>` for `q: &Quad<T>`). The field's type does not depend on them, and a type naming
+/// `T` (`<Quad<T> as FieldType<KEY>>::Type`) would be a parameter that `order = K`'s `f_hvp` cannot pass to
+/// the derivatives at `Dual<T>`, and would need `T: Differentiable` for the derive's `impl`. In a generic
+/// `impl` (`renamed`), the `impl`'s parameter is kept: the hidden function is declared with that bound.
+fn constant_field_owner(
+    s: &StructFunction,
+    ty: &syn::Type,
+    renamed: Option<&Ident>,
+) -> TokenStream {
+    let mut ty = ty.to_token_stream();
+    if renamed.is_none() {
+        let f64_ident = Ident::new("f64", Span::call_site());
+        for t in crate::signature::float_type_params(&s.analysis_item.sig.generics) {
+            ty = crate::shadow::replace_float(ty, &t.to_string(), &f64_ident);
+        }
+    }
+    ty
+}
+
 /// `#[differentiable(order = K, wrt(..))] fn __f_fields(<declared non-struct params>, <field inputs>)`.
 /// In an `impl` (`in_impl`), `self` is passed too, as the constant `__self_primal`; in a generic `impl`
 /// (`renamed`: its float type parameter), the function is over `__T`, that parameter renamed.
@@ -373,7 +394,10 @@ fn fields_function(
                     (true, _) => quote!(#ident: &[#scalar]),
                     (false, true) => quote!(#ident: #scalar),
                     (false, false) => {
-                        let field_ty = crate::structs::field_type(&ty.to_token_stream(), f.path);
+                        let field_ty = crate::structs::field_type(
+                            &constant_field_owner(s, ty, renamed),
+                            f.path,
+                        );
                         quote!(#ident: #field_ty)
                     }
                 });

@@ -117,6 +117,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     let mut uses = Uses::default();
     uses.visit_block(&block);
     uses.array = uses.arrays();
+    uses.reference = uses.references();
     let fields: Vec<FieldInput> = found
         .into_iter()
         .map(|(parent, path, ident)| {
@@ -328,16 +329,27 @@ impl Uses {
     /// The names used as arrays, with those copied to a local used as one (to a fixed point: a copy of a
     /// copy).
     fn arrays(&self) -> FastSet<String> {
-        let mut array = self.array.clone();
+        self.through_copies(&self.array)
+    }
+
+    /// The names passed by reference, with those copied to a local passed so (`let k = p.k; g(&k, x)`:
+    /// `p.k` is passed on whole as the copy is, not a scalar).
+    fn references(&self) -> FastSet<String> {
+        self.through_copies(&self.reference)
+    }
+
+    /// `names` with the names copied to one of them, to a fixed point.
+    fn through_copies(&self, names: &FastSet<String>) -> FastSet<String> {
+        let mut names = names.clone();
         loop {
-            let before = array.len();
+            let before = names.len();
             for (name, copied) in &self.copies {
-                if array.contains(name) {
-                    array.insert(copied.clone());
+                if names.contains(name) {
+                    names.insert(copied.clone());
                 }
             }
-            if array.len() == before {
-                return array;
+            if names.len() == before {
+                return names;
             }
         }
     }
