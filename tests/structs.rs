@@ -1007,6 +1007,136 @@ fn a_vec_field_passed_on_by_reference_to_a_function_of_slices() {
     }
 }
 
+/// `linear` with the field sliced (`slice_dot(&p.w[..], x)`), which reaches a function of slices at
+/// `order = 2` (the field passed on whole, `&p.w`, does not yet: fuzz/order2/known.txt, `linear`).
+#[differentiable(wrt(p), order = 2)]
+fn linear_sliced(p: &Linear, x: &[f64]) -> f64 {
+    (slice_dot(&p.w[..], x) + p.b).tanh()
+}
+
+impl Linear {
+    /// `squared` with the field sliced, differentiated in `self` and `x`, at `order = 2`.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn squared_sliced(&self, x: &[f64]) -> f64 {
+        let z = slice_dot(&self.w[..], x) + self.b;
+        z * z
+    }
+}
+
+/// The flat view `(w_0, w_1, w_2, b)` as a `Linear`.
+fn linear_at(v: &[f64]) -> Linear {
+    Linear {
+        w: v[..3].to_vec(),
+        b: v[3],
+    }
+}
+
+/// Checks `hvp(v, d)`'s product against the Hessian `h` times `d`, and `h` against `by_hand`.
+fn assert_hvp_and_hessian(h: &[Vec<f64>], hv: &[f64], d: &[f64], by_hand: &[Vec<f64>], what: &str) {
+    let product: Vec<f64> = h.iter().map(|row| probe::dot(row, d)).collect();
+    assert_all_close(hv, &product, ANALYTIC_TOL, &format!("{what} hvp"));
+    for (row, hand) in h.iter().zip(by_hand) {
+        assert_all_close(row, hand, ANALYTIC_TOL, &format!("{what} Hessian by hand"));
+    }
+}
+
+#[test]
+fn a_vec_field_sliced_reaches_a_function_of_slices_at_order_2() {
+    let x = [0.4, -1.1, 0.7];
+    // tanh(u · v) over v = (w, b), u = (x, 1): gradient (1 - tanh² z) u, Hessian -2 tanh z (1 - tanh² z) u uᵀ.
+    let u = [x[0], x[1], x[2], 1.0];
+    probe::Probe::new("linear_sliced", |v| linear_sliced(&linear_at(v), &x))
+        .grad(|v| {
+            let (value, g) = linear_sliced_grad(&linear_at(v), &x);
+            (value, g.to_flat())
+        })
+        .jvp(|v, t| linear_sliced_jvp(&linear_at(v), &x, linear_at(t)))
+        .hessian(|v| {
+            let (value, g, h) = linear_sliced_hessian(&linear_at(v), &x);
+            (value, g.to_flat(), h)
+        })
+        .analytic(|v| {
+            let dz = 1.0 - probe::dot(&u, v).tanh().powi(2);
+            u.iter().map(|u| dz * u).collect()
+        })
+        .run(24, probe::range(4, -1.5, 1.5));
+    let mut rng = probe::Lcg::new(probe::seed_of("linear_sliced_hvp"));
+    for _ in 0..24 {
+        let (v, d) = (rng.vec(4, -1.5, 1.5), rng.vec(4, -1.0, 1.0));
+        let (_, _, h) = linear_sliced_hessian(&linear_at(&v), &x);
+        let (value, g, hv) = linear_sliced_hvp(&linear_at(&v), &x, linear_at(&d));
+        assert_close(
+            value,
+            linear_sliced(&linear_at(&v), &x),
+            ANALYTIC_TOL,
+            "hvp value",
+        );
+        assert_all_close(
+            &g.to_flat(),
+            &linear_sliced_grad(&linear_at(&v), &x).1.to_flat(),
+            ANALYTIC_TOL,
+            "hvp gradient",
+        );
+        let t = probe::dot(&u, &v).tanh();
+        let s = -2.0 * t * (1.0 - t * t);
+        let by_hand: Vec<Vec<f64>> = u
+            .iter()
+            .map(|a| u.iter().map(|b| s * a * b).collect())
+            .collect();
+        assert_hvp_and_hessian(&h, &hv.to_flat(), &d, &by_hand, "linear_sliced");
+    }
+
+    // z² over (w, b, x), z = w · x + b: gradient 2z (x, 1, w), Hessian 2 ∇z ∇zᵀ plus 2z at (w_i, x_i).
+    let flat = |g: &Linear, gx: &[f64]| [g.to_flat(), gx.to_vec()].concat();
+    probe::Probe::new("squared_sliced", |v| linear_at(v).squared_sliced(&v[4..]))
+        .grad(|v| {
+            let (value, (g, gx)) = linear_at(v).squared_sliced_grad(&v[4..]);
+            (value, flat(&g, &gx))
+        })
+        .jvp(|v, t| linear_at(v).squared_sliced_jvp(&v[4..], (linear_at(t), t[4..].to_vec())))
+        .hessian(|v| {
+            let (value, (g, gx), h) = linear_at(v).squared_sliced_hessian(&v[4..]);
+            (value, flat(&g, &gx), h)
+        })
+        .analytic(|v| {
+            let z = probe::dot(&v[..3], &v[4..]) + v[3];
+            [&v[4..], &[1.0], &v[..3]]
+                .concat()
+                .iter()
+                .map(|a| 2.0 * z * a)
+                .collect()
+        })
+        .run(24, probe::range(7, -1.5, 1.5));
+    for _ in 0..24 {
+        let (v, d) = (rng.vec(7, -1.5, 1.5), rng.vec(7, -1.0, 1.0));
+        let (p, xs) = (linear_at(&v), &v[4..]);
+        let (_, _, h) = p.squared_sliced_hessian(xs);
+        let (value, (g, gx), (hv, hvx)) =
+            p.squared_sliced_hvp(xs, (linear_at(&d), d[4..].to_vec()));
+        assert_close(value, p.squared_sliced(xs), ANALYTIC_TOL, "hvp value");
+        let (_, (g1, gx1)) = p.squared_sliced_grad(xs);
+        assert_all_close(
+            &flat(&g, &gx),
+            &flat(&g1, &gx1),
+            ANALYTIC_TOL,
+            "hvp gradient",
+        );
+        let z = probe::dot(&v[..3], xs) + v[3];
+        let dz = [&v[4..], &[1.0], &v[..3]].concat();
+        let by_hand: Vec<Vec<f64>> = (0..7)
+            .map(|i| {
+                (0..7)
+                    .map(|j| {
+                        let cross = (i < 3 && j == i + 4) || (j < 3 && i == j + 4);
+                        2.0 * dz[i] * dz[j] + if cross { 2.0 * z } else { 0.0 }
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_hvp_and_hessian(&h, &flat(&hv, &hvx), &d, &by_hand, "squared_sliced");
+    }
+}
+
 /// A fixed-size array field passed on whole to a function of a slice (`slice_dot(&p.c, x)`, `c: [f64; 2]`):
 /// the callee's `Vec` gradient is the array's (was rustc's E0308, `&&[f64; 2]` for `&[f64]`).
 #[derive(Clone, Debug, Differentiable)]
