@@ -490,6 +490,14 @@ impl<'a> Emitter<'a> {
         if let Some(reference) = self.self_reference(arg) {
             return quote!(::autodiff::__private::Receiver::receive(#reference));
         }
+        // The constant `self` of a method's hidden function (`struct_higher.rs`), a `&Self`: the same.
+        if let Operand::Var(var) = arg {
+            if self.f.params.contains(var)
+                && self.f.vars[var.0 as usize].hint.as_deref() == Some("__self_primal")
+            {
+                return quote!(::autodiff::__private::Receiver::receive(#tokens));
+            }
+        }
         // A parameter struct (or enum) taken by value, borrowed in the generated bodies (`let p = &p;`),
         // passed by value: a clone of it.
         if !by_ref && self.is_struct_taken_by_value(arg) {

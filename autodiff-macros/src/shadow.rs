@@ -545,7 +545,9 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 && p.path.segments[0].ident == "autodiff"
                 && p.path.segments[1].ident == "__private"
                 && p.path.segments[2].ident.to_string().starts_with("field_"));
-            if field_lookup {
+            let receive = matches!(&*call.func, syn::Expr::Path(p)
+                if crate::lower::is_private_receive(p));
+            if field_lookup || receive {
                 call.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }

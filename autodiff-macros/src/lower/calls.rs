@@ -61,6 +61,15 @@ impl Lowering<'_> {
             let operand = self.lower_expr(arg, None);
             return self.emit(Value::Cast(operand, ty), hint, crate::span::of_call(c));
         }
+        // `Receiver::receive(__self_primal)`: the constant `self` of a method's hidden function passed on as
+        // the callee takes it (`struct_higher::SelfAsPrimal`), which the emitters write again
+        // (`Emitter::call_arg`).
+        if let (true, [arg]) = (
+            is_private_receive(path),
+            c.args.iter().collect::<Vec<_>>().as_slice(),
+        ) {
+            return self.lower_expr(arg, hint);
+        }
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
             let (args, by_ref, written, _) = self.lower_call_args(c);
@@ -634,6 +643,19 @@ fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
         },
         _ => None,
     }
+}
+
+/// Is `path` `::autodiff::__private::Receiver::receive`?
+pub(crate) fn is_private_receive(path: &syn::ExprPath) -> bool {
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    path.qself.is_none()
+        && path.path.leading_colon.is_some()
+        && names == ["autodiff", "__private", "Receiver", "receive"]
 }
 
 /// The error for `&mut` passed to a call through a function pointer or closure.
