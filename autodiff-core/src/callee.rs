@@ -429,8 +429,9 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
             (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters and locals that surely hold \
             floats (`for v in w.iter()` of `let w = x.to_vec();`, `vec![x[0], 2.0 * a]`, `[a, b]`, a \
             `Vec::new()` filled by `push` of floats, not a `Vec` a call returns); a `#[custom_gradient]` function \
-            written for `f64` has one only if its body and closure call no other function: make it generic \
-            over `T: Float` (and what it calls)"
+            written for `f64` has one where its body and closure would compile generically so (they call other \
+            functions by their bare names, whose copies its copy calls): else make it generic over `T: Float` \
+            (and what it calls)"
 )]
 pub trait HasGenericCopy {}
 
