@@ -490,11 +490,10 @@ impl<'a> Emitter<'a> {
         if let Some(reference) = self.self_reference(arg) {
             return quote!(::autodiff::__private::Receiver::receive(#reference));
         }
-        // The constant `self` of a method's hidden function (`struct_higher.rs`), a `&Self`: the same.
+        // The constant `self` of a method's hidden function (`struct_higher.rs`), a `&Self` that its body
+        // passes as `Receiver::receive(__self_primal)`: the same.
         if let Operand::Var(var) = arg {
-            if self.f.params.contains(var)
-                && self.f.vars[var.0 as usize].hint.as_deref() == Some("__self_primal")
-            {
+            if self.f.params.contains(var) && self.f.vars[var.0 as usize].received {
                 return quote!(::autodiff::__private::Receiver::receive(#tokens));
             }
         }

@@ -293,6 +293,7 @@ impl Lowering<'_> {
             span,
             declared: None,
             called_variable: None,
+            received: false,
         });
         Var(self.vars.len() as u32 - 1)
     }

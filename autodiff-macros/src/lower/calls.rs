@@ -68,7 +68,11 @@ impl Lowering<'_> {
             is_private_receive(path),
             c.args.iter().collect::<Vec<_>>().as_slice(),
         ) {
-            return self.lower_expr(arg, hint);
+            let operand = self.lower_expr(arg, hint);
+            if let Some(var) = operand.var() {
+                self.vars[var.0 as usize].received = true;
+            }
+            return operand;
         }
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
@@ -647,15 +651,18 @@ fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
 
 /// Is `path` `::autodiff::__private::Receiver::receive`?
 pub(crate) fn is_private_receive(path: &syn::ExprPath) -> bool {
-    let names: Vec<String> = path
-        .path
+    path.qself.is_none()
+        && path.path.leading_colon.is_some()
+        && segment_names(path) == ["autodiff", "__private", "Receiver", "receive"]
+}
+
+/// The names of `path`'s segments.
+fn segment_names(path: &syn::ExprPath) -> Vec<String> {
+    path.path
         .segments
         .iter()
         .map(|s| s.ident.to_string())
-        .collect();
-    path.qself.is_none()
-        && path.path.leading_colon.is_some()
-        && names == ["autodiff", "__private", "Receiver", "receive"]
+        .collect()
 }
 
 /// The error for `&mut` passed to a call through a function pointer or closure.
@@ -672,12 +679,7 @@ fn zero_index() -> Operand {
 
 /// `stop_gradient(x)` or `autodiff::stop_gradient(x)`.
 fn is_stop_gradient(path: &syn::ExprPath) -> bool {
-    let segments: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segments = segment_names(path);
     path.qself.is_none()
         && matches!(
             segments
