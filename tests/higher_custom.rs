@@ -647,3 +647,71 @@ fn a_custom_copy_calls_the_copy_of_another_custom_function() {
         assert_close(h[1][1], ds * x * x * x + ddt * x, 1e-12, "H[1][1]");
     }
 }
+
+// ---- plain helpers called on the inputs: first order unchanged ----
+
+fn bucket(x: f64) -> usize {
+    (x.abs() as usize).min(2)
+}
+
+fn doubled(x: f64) -> f64 {
+    2.0 * x
+}
+
+fn with_square(x: f64) -> (f64, f64) {
+    (x, x * x)
+}
+
+/// c x with c = [1, 2, 3][bucket(x)]: the helper's `usize` indexes a table.
+#[custom_gradient]
+fn by_table(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let t = [1.0, 2.0, 3.0];
+    let i = bucket(x);
+    let c = t[i];
+    (c * x, move |dy| dy * c)
+}
+
+/// ln(2x), the helper's result used by a method call at once.
+#[custom_gradient]
+fn log_doubled(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let v = doubled(x).ln();
+    (v, move |dy| dy / x)
+}
+
+/// x + x², from a helper returning a tuple.
+#[custom_gradient]
+fn from_tuple(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let (a, b) = with_square(x);
+    (a + b, move |dy| dy * (1.0 + 2.0 * x))
+}
+
+/// The generic copy of a custom function calling plain helpers on its inputs is made (for `order = K`
+/// callers, where using it is an error: UI test `order-custom-callee-calling-a-helper-without-derivatives`),
+/// and the function's first order is as before: values and gradients against the formulas and central
+/// differences.
+#[test]
+fn custom_functions_calling_plain_helpers_on_their_inputs_keep_their_first_order() {
+    for x in [0.3, 0.7, 1.4, 1.6, 2.5] {
+        let c = [1.0, 2.0, 3.0][bucket(x)];
+        let (value, slope) = by_table_grad(x);
+        assert_close(value, c * x, 1e-15, "by_table");
+        assert_close(slope, c, 1e-15, "by_table slope");
+        assert_close(slope, central_difference(by_table, x), 1e-6, "by_table FD");
+        let (value, slope) = log_doubled_grad(x);
+        assert_close(value, (2.0 * x).ln(), 1e-15, "log_doubled");
+        assert_close(
+            slope,
+            central_difference(log_doubled, x),
+            1e-6,
+            "log_doubled FD",
+        );
+        let (value, slope) = from_tuple_grad(x);
+        assert_close(value, x + x * x, 1e-15, "from_tuple");
+        assert_close(
+            slope,
+            central_difference(from_tuple, x),
+            1e-6,
+            "from_tuple FD",
+        );
+    }
+}
