@@ -262,6 +262,7 @@ impl Names {
     }
 }
 
+/// Every token of `tokens`, groups' contents included.
 fn scan(tokens: TokenStream, f: &mut impl FnMut(&proc_macro2::TokenTree)) {
     for t in tokens {
         if let proc_macro2::TokenTree::Group(g) = &t {
@@ -294,15 +295,13 @@ fn mentioned(expr: &Expr) -> Vec<String> {
     m.0
 }
 
+/// Does `expr` call a function (whose result the copy takes for a float)? A method call is what its
+/// receiver is (`x.exp()`, `v.len()`).
 fn contains_call(expr: &Expr) -> bool {
     struct Call(bool);
     impl<'a> Visit<'a> for Call {
         fn visit_expr_call(&mut self, _: &'a syn::ExprCall) {
             self.0 = true;
-        }
-        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
-            // `x.exp()` of a float is a float; `v.len()` an integer: by the receiver.
-            syn::visit::visit_expr_method_call(self, m);
         }
     }
     let mut c = Call(false);
