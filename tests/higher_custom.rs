@@ -460,3 +460,258 @@ proptest! {
         assert_close(h[0][0], 2.0 * x0, 1e-14, "hessian");
     }
 }
+
+// ---- custom functions written for `f64` whose bodies call other functions ----
+
+/// Written for `f64`, with a generic copy made by `#[differentiable]` alone.
+#[differentiable]
+fn softplus_f64(x: f64) -> f64 {
+    (1.0 + x.exp()).ln()
+}
+
+#[differentiable]
+fn sigmoid_f64(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// TensorFlow's `log1pexp` with its value computed by a call, as its documentation writes it.
+#[custom_gradient]
+fn log1pexp_by_call(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let v = softplus_f64(x);
+    let e = x.exp();
+    (v, move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+}
+
+#[differentiable(order = 2)]
+fn energy_by_call(x: f64) -> f64 {
+    log1pexp_by_call(x) * x
+}
+
+/// The closure's σ(x) computed by a call of an `f64` function (UI test
+/// `order-custom-callee-calling-a-function` once pinned its error).
+#[custom_gradient]
+fn log1pexp_closure_call(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let e = x.exp();
+    ((1.0 + e).ln(), move |dy| dy * sigmoid_f64(x))
+}
+
+#[differentiable(order = 3)]
+fn energy_closure_call(x: f64) -> f64 {
+    log1pexp_closure_call(x) * x
+}
+
+/// Plain helpers without derivatives, called on values that depend on no input.
+fn halved(a: f64) -> f64 {
+    0.5 * a
+}
+
+fn weight_of(n: usize) -> f64 {
+    n as f64 + 0.25
+}
+
+/// c x³ with c = halved(3.0) · weight_of(n), its closure 3 c x².
+#[custom_gradient]
+fn weighted_cube(x: f64, n: usize) -> (f64, impl Fn(f64) -> f64) {
+    let c = halved(3.0) * weight_of(n);
+    (c * x * x * x, move |dy| dy * 3.0 * c * x * x)
+}
+
+#[differentiable(order = 2)]
+fn weighted_cube_energy(x: f64, n: usize) -> f64 {
+    weighted_cube(x, n) + x
+}
+
+/// A custom function of two inputs whose body calls a custom function written for `f64` (whose own
+/// copy then runs) and a differentiable one: v = L(x y) + σ(y), closure (σ(x y) y, σ(x y) x + σ'(y)).
+#[custom_gradient]
+fn mixed_pair(x: f64, y: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+    let u = x * y;
+    let v = log1pexp_by_call(u) + sigmoid_f64(y);
+    let s = sigmoid_f64(u);
+    let t = sigmoid_f64(y);
+    (v, move |dy| (dy * s * y, dy * (s * x + t * (1.0 - t))))
+}
+
+#[differentiable(order = 2)]
+fn mixed_pair_energy(x: f64, y: f64) -> f64 {
+    mixed_pair(x, y) * x
+}
+
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// F(x) = L(x) x: F' = σ x + L, F'' = 2σ + x σ(1 - σ) (the closure's σ differentiated through the call
+/// that computes it or the value `e` it captures, the value L through the call of `softplus_f64`).
+fn log1pexp_energy_formulas(x: f64) -> (f64, f64, f64, f64) {
+    let s = logistic(x);
+    let l = (1.0 + x.exp()).ln();
+    let third = 3.0 * s * (1.0 - s) + x * s * (1.0 - s) * (1.0 - 2.0 * s);
+    (l * x, s * x + l, 2.0 * s + x * s * (1.0 - s), third)
+}
+
+#[test]
+fn custom_functions_written_for_f64_calling_functions_have_second_derivatives() {
+    use common::probe::{hess1, Probe};
+    for (name, f, g, h, d) in [
+        (
+            "energy_by_call",
+            energy_by_call as fn(f64) -> f64,
+            energy_by_call_grad as fn(f64) -> (f64, f64),
+            energy_by_call_hessian as fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+            energy_by_call_derivatives as fn(f64) -> [f64; 3],
+        ),
+        (
+            "energy_closure_call",
+            energy_closure_call,
+            energy_closure_call_grad,
+            energy_closure_call_hessian,
+            |x| {
+                let [a, b, c, _] = energy_closure_call_derivatives(x);
+                [a, b, c]
+            },
+        ),
+    ] {
+        Probe::new(name, move |x| f(x[0]))
+            .grad(move |x| {
+                let (v, d) = g(x[0]);
+                (v, vec![d])
+            })
+            .hessian(hess1(h, d))
+            .analytic(|x| vec![log1pexp_energy_formulas(x[0]).1])
+            .run(24, common::probe::range(1, -6.0, 6.0));
+        for x in [-3.0, -0.5, 0.0, 0.7, 2.5] {
+            let (value, gradient, second, _) = log1pexp_energy_formulas(x);
+            let (v, g, hessian) = h(x);
+            assert_close(v, value, 1e-14, name);
+            assert_close(g, gradient, 1e-13, name);
+            assert_close(hessian[0][0], second, 1e-12, name);
+        }
+    }
+    // The third derivative: the closure's σ(x) through `sigmoid_f64`'s copy on nested duals.
+    for x in [-2.0, -0.3, 0.0, 1.1, 3.0] {
+        let d = energy_closure_call_derivatives(x);
+        let (value, gradient, second, third) = log1pexp_energy_formulas(x);
+        assert_all_close(&d, &[value, gradient, second, third], 1e-11, "derivatives");
+    }
+}
+
+/// f = c x³ + x with c = 1.5 (n + 0.25): f' = 3 c x² + 1, f'' = 6 c x; the plain helpers' values are
+/// constants.
+#[test]
+fn plain_helpers_on_constant_values_inside_a_custom_copy() {
+    for n in [0, 1, 3] {
+        let c = 1.5 * (n as f64 + 0.25);
+        for x in [-1.5, -0.2, 0.0, 0.8, 2.0] {
+            let (value, gradient, hessian) = weighted_cube_energy_hessian(x, n);
+            assert_close(value, c * x * x * x + x, 1e-14, "value");
+            assert_eq!(value, weighted_cube_energy(x, n));
+            assert_close(gradient, 3.0 * c * x * x + 1.0, 1e-14, "gradient");
+            assert_close(hessian[0][0], 6.0 * c * x, 1e-13, "hessian");
+            let fd = central_difference(|x| weighted_cube_energy_grad(x, n).1, x);
+            assert_close(
+                hessian[0][0],
+                fd,
+                1e-6,
+                "hessian against central differences",
+            );
+        }
+    }
+}
+
+/// F = M(x, y) x with M = L(x y) + σ(y) and the closure's gradient (σ(u) y, σ(u) x + σ'(y)), u = x y,
+/// the true gradient of M. `_grad`: g_x = σ(u) y x + M, g_y = (σ(u) x + σ'(y)) x. Its Jacobian, by hand:
+/// ∂g_x/∂x = σ'(u) y² x + σ(u) y + σ(u) y (M's own x-derivative), ∂g_x/∂y = σ'(u) x y x + σ(u) x + σ(u) x
+/// + σ'(y); ∂g_y/∂x = σ'(u) y x² + 2 σ(u) x + σ'(y), ∂g_y/∂y = σ'(u) x³ + σ''(y) x.
+#[test]
+fn a_custom_copy_calls_the_copy_of_another_custom_function() {
+    use common::probe::{hess2, two};
+    two(
+        "mixed_pair_energy",
+        mixed_pair_energy,
+        mixed_pair_energy_grad,
+        mixed_pair_energy_jvp,
+        mixed_pair_energy_grad_into,
+    )
+    .hessian(hess2(mixed_pair_energy_hessian))
+    .run(24, common::probe::range(2, -2.5, 2.5));
+    for (x, y) in [(0.3, -1.2), (1.5, 0.4), (-0.7, 2.0)] {
+        let u = x * y;
+        let (s, t) = (logistic(u), logistic(y));
+        let (ds, dt) = (s * (1.0 - s), t * (1.0 - t));
+        let ddt = dt * (1.0 - 2.0 * t);
+        let (_, _, h) = mixed_pair_energy_hessian(x, y);
+        assert_close(h[0][0], ds * y * y * x + 2.0 * s * y, 1e-12, "H[0][0]");
+        assert_close(h[0][1], ds * x * y * x + 2.0 * s * x + dt, 1e-12, "H[0][1]");
+        assert_close(h[1][0], ds * y * x * x + 2.0 * s * x + dt, 1e-12, "H[1][0]");
+        assert_close(h[1][1], ds * x * x * x + ddt * x, 1e-12, "H[1][1]");
+    }
+}
+
+// ---- plain helpers called on the inputs: first order unchanged ----
+
+fn bucket(x: f64) -> usize {
+    (x.abs() as usize).min(2)
+}
+
+fn doubled(x: f64) -> f64 {
+    2.0 * x
+}
+
+fn with_square(x: f64) -> (f64, f64) {
+    (x, x * x)
+}
+
+/// c x with c = [1, 2, 3][bucket(x)]: the helper's `usize` indexes a table.
+#[custom_gradient]
+fn by_table(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let t = [1.0, 2.0, 3.0];
+    let i = bucket(x);
+    let c = t[i];
+    (c * x, move |dy| dy * c)
+}
+
+/// ln(2x), the helper's result used by a method call at once.
+#[custom_gradient]
+fn log_doubled(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let v = doubled(x).ln();
+    (v, move |dy| dy / x)
+}
+
+/// x + x², from a helper returning a tuple.
+#[custom_gradient]
+fn from_tuple(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let (a, b) = with_square(x);
+    (a + b, move |dy| dy * (1.0 + 2.0 * x))
+}
+
+/// The generic copy of a custom function calling plain helpers on its inputs is made (for `order = K`
+/// callers, where using it is an error: UI test `order-custom-callee-calling-a-helper-without-derivatives`),
+/// and the function's first order is as before: values and gradients against the formulas and central
+/// differences.
+#[test]
+fn custom_functions_calling_plain_helpers_on_their_inputs_keep_their_first_order() {
+    for x in [0.3, 0.7, 1.4, 1.6, 2.5] {
+        let c = [1.0, 2.0, 3.0][bucket(x)];
+        let (value, slope) = by_table_grad(x);
+        assert_close(value, c * x, 1e-15, "by_table");
+        assert_close(slope, c, 1e-15, "by_table slope");
+        assert_close(slope, central_difference(by_table, x), 1e-6, "by_table FD");
+        let (value, slope) = log_doubled_grad(x);
+        assert_close(value, (2.0 * x).ln(), 1e-15, "log_doubled");
+        assert_close(
+            slope,
+            central_difference(log_doubled, x),
+            1e-6,
+            "log_doubled FD",
+        );
+        let (value, slope) = from_tuple_grad(x);
+        assert_close(value, x + x * x, 1e-15, "from_tuple");
+        assert_close(
+            slope,
+            central_difference(from_tuple, x),
+            1e-6,
+            "from_tuple FD",
+        );
+    }
+}

@@ -1147,6 +1147,18 @@ impl Dial {
         self.turn(x) * x
     }
 
+    /// `turn(x) x` with a constant `self` at `order = 2`, from `&self` and from `self`: the hidden function
+    /// of the fields passes its constant `self` to `turn`, which takes it by value, as `turn` takes it.
+    #[differentiable(order = 2)]
+    fn scaled_curved(&self, x: f64) -> f64 {
+        self.turn(x) * x
+    }
+
+    #[differentiable(order = 2)]
+    fn scaled_curved_by_value(self, x: f64) -> f64 {
+        self.turn(x) * x + self.turn(0.5 * x)
+    }
+
     /// `turn(x) gain` at `order = 2`.
     #[differentiable(wrt(self), order = 2)]
     fn curved(self, x: f64) -> f64 {
@@ -1185,6 +1197,25 @@ proptest! {
         assert_close(dial.scaled_grad(x).1, slope, ANALYTIC_TOL, "scaled_grad");
         assert_close(dial.scaled_by_value_grad(x).1, slope, ANALYTIC_TOL, "scaled_by_value_grad");
         assert_close(dial.scaled_jvp(x, 0.5).1, 0.5 * slope, ANALYTIC_TOL, "scaled_jvp");
+
+        // f = turn(x) x: f' = turn'(x) x + turn(x), f'' = turn''(x) x + 2 turn'(x); turn' = gain cos x + 2 b0 x,
+        // turn'' = -gain sin x + 2 b0. And h = f + turn(x / 2): h'' = f'' + turn''(x / 2) / 4.
+        let turn_xx = |x: f64| -gain * x.sin() + 2.0 * b0;
+        let f_xx = turn_xx(x) * x + 2.0 * turn_x(x);
+        let (value, g, h) = dial.scaled_curved_hessian(x);
+        assert_close(value, dial.scaled_curved(x), ANALYTIC_TOL, "scaled_curved");
+        assert_close(g, slope, ANALYTIC_TOL, "scaled_curved gradient");
+        assert_close(h[0][0], f_xx, ANALYTIC_TOL, "scaled_curved second derivative");
+        let fd = central_difference(|x| dial.scaled_curved_grad(x).1, x);
+        assert_close(h[0][0], fd, FD_TOL, "scaled_curved second derivative FD");
+        let (value, g, h) = dial.scaled_curved_by_value_hessian(x);
+        assert_close(value, dial.scaled_curved_by_value(x), ANALYTIC_TOL, "scaled_curved_by_value");
+        assert_close(g, slope + 0.5 * turn_x(0.5 * x), ANALYTIC_TOL, "scaled_curved_by_value gradient");
+        assert_close(h[0][0], f_xx + 0.25 * turn_xx(0.5 * x), ANALYTIC_TOL, "scaled_curved_by_value second");
+        let fd = central_difference(|x| dial.scaled_curved_by_value_grad(x).1, x);
+        assert_close(h[0][0], fd, FD_TOL, "scaled_curved_by_value second derivative FD");
+        let d = dial.scaled_curved_by_value_derivatives(x);
+        assert_close(d[2], h[0][0], ANALYTIC_TOL, "scaled_curved_by_value_derivatives");
 
         let (_, g, h) = dial.curved_hessian(x);
         assert_fd_gradient(|f| dial.from_flat(f).curved(x), &flat(&dial), &flat(&g), "curved_grad");

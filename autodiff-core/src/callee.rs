@@ -179,6 +179,89 @@ macro_rules! copy_by_path {
     }};
 }
 
+/// The companion of the generic copy of the function `name`, for the generic copy of a `#[custom_gradient]`
+/// function written for `f64` that calls `name` with a value depending on its inputs: declares `copy`, a
+/// type naming `name`'s companion where it has one (its `GenericCopy::Copy::call` is then `name`'s generic
+/// copy, or the fallback that says why it has none), else a stand-in (in `module`) whose `call` (one `_`
+/// per argument) returns any type. The call site gives that result the type of `name`'s result, lifted to
+/// the copy's float type, through `__autodiff_type_stand_in_result_as_named_function` and a closure calling `name` as written (never run);
+/// the stand-in's `__autodiff_type_stand_in_result_as_named_function` is the compile error of `marker` (a [`NoGenericCopy`] declared once
+/// beside the copy, so that the copies of the body in the copy's generated functions make one error) once
+/// an `order = K` function instantiates it. The custom function's first order never does: a plain helper
+/// without derivatives keeps compiling there.
+///
+/// ```text
+/// copy_by_name!(softplus, __copy_of_softplus, __no_copy_of_softplus, __softplus_has_no_copy, (_));
+/// let v = {
+///     let r = <__copy_of_softplus as GenericCopy>::Copy::call(x);
+///     (__copy_of_softplus {}).__autodiff_type_stand_in_result_as_named_function::<__S, _, _>(&r, || softplus(any::<f64>()));
+///     r
+/// };
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! copy_by_name {
+    ($name:ident, $copy:ident, $module:ident, $marker:ident, ($($argument:tt),*)) => {
+        #[allow(unused_imports)]
+        use $name as $copy;
+        #[allow(dead_code, non_camel_case_types, non_snake_case, unreachable_code)]
+        mod $module {
+            pub struct $copy {}
+            impl $crate::private::GenericCopy for $copy {
+                type Copy = $copy;
+                #[inline(always)]
+                fn copy() -> $copy {
+                    $copy {}
+                }
+            }
+            impl $copy {
+                #[allow(clippy::too_many_arguments, clippy::extra_unused_type_parameters)]
+                #[inline(always)]
+                pub fn call<R>($($argument: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+            }
+        }
+        #[allow(dead_code)]
+        impl $module::$copy {
+            /// The compile error of `marker` at `S`; gives the stand-in's result the type of `name`'s.
+            #[inline(always)]
+            #[allow(clippy::extra_unused_type_parameters)]
+            fn __autodiff_type_stand_in_result_as_named_function<S, R: $crate::private::Lift<S>, P: ::core::ops::FnOnce() -> R>(
+                &self,
+                _result: &<R as $crate::private::Lift<S>>::Out,
+                _plain: P,
+            ) {
+                $crate::private::no_generic_copy::<$marker, (), ()>()
+            }
+        }
+        #[allow(unused_imports)]
+        use $module::*;
+        #[allow(unused_imports)]
+        use $crate::private::TypedCopy as _;
+    };
+}
+
+/// Gives every type a `__autodiff_type_stand_in_result_as_named_function` that does nothing, except the stand-in of
+/// [`copy_by_name!`](crate::copy_by_name), whose inherent one, found first, types its result by a closure
+/// calling the function as written (never run).
+pub trait TypedCopy {
+    /// Nothing: a companion's copy has its own result type. (Hidden: not suggested in rustc's errors.)
+    #[doc(hidden)]
+    #[inline(always)]
+    #[allow(clippy::extra_unused_type_parameters)]
+    fn __autodiff_type_stand_in_result_as_named_function<S, R, P>(&self, _result: &R, _plain: P) {}
+}
+
+impl<T: ?Sized> TypedCopy for T {}
+
+/// A value of any type, for a closure that is never run and only says a type
+/// ([`copy_by_name!`](crate::copy_by_name)).
+#[inline(always)]
+pub fn any<T>() -> T {
+    unreachable!("a closure that only types a result is never run")
+}
+
 /// The checks an `order = K` function written for `f64` makes of each callee at its call (`path`, and for
 /// a path of two or more segments the method `registered` by which a `#[gradient_of(path)]` registration in
 /// scope is found): what the call finds has a generic copy ([`require_generic_copy`]), and a registration
@@ -346,8 +429,9 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
             (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters and locals that surely hold \
             floats (`for v in w.iter()` of `let w = x.to_vec();`, `vec![x[0], 2.0 * a]`, `[a, b]`, a \
             `Vec::new()` filled by `push` of floats, not a `Vec` a call returns); a `#[custom_gradient]` function \
-            written for `f64` has one only if its body and closure call no other function: make it generic \
-            over `T: Float` (and what it calls)"
+            written for `f64` has one where its body and closure would compile generically so (they call other \
+            functions by their bare names, whose copies its copy calls): else make it generic over `T: Float` \
+            (and what it calls)"
 )]
 pub trait HasGenericCopy {}
 
@@ -371,7 +455,7 @@ pub struct NoMethodCopy;
             chains such as `self.w.iter().map(|w| w * x).sum()`), not by reference (`for w in self.w.iter()`), \
             takes references only to pass them to calls, calls only float methods, `len`, \
             `clone`, `to_vec` and `push`, and calls other functions by their bare names or associated functions as \
-            `Self::h(..)` (not `self.h(..)`, nor by the type's name, `S::h(..)`); a method taking `self` by value or passing `self` on whole to a call has none (one \
+            `Self::h(..)` (not `self.h(..)`, nor by the type's name, `S::h(..)`); a method passing `self` on whole to a call has none (one \
             differentiated in `self`, `wrt(self)`, has one with a constant `self`)",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
             generic copy is then made, or an error says why it cannot be), or write the callee's computation \

@@ -51,11 +51,11 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::callee::{
-        copy_of, no_generic_copy, require_consistent_copy, require_derivative,
+        any, copy_of, no_generic_copy, require_consistent_copy, require_derivative,
         require_generic_copy, require_method_copy, require_method_derivative, ConsistentCopy,
         CotangentLinear, Found, HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup,
         MethodCopy, MethodHasDerivative, NoDerivative, NoGenericCopy, NoMethodCopy, PlainCall,
-        Site,
+        Site, TypedCopy,
     };
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, data_tangent, differentiated_struct,
@@ -87,7 +87,7 @@ pub mod private {
         field_end, field_ref, field_start, field_value, from_values, tangent_values, values, Itself,
     };
     pub use crate::Dual;
-    pub use crate::{check_generic_copy, copy_by_path, derivative_of, in_closure};
+    pub use crate::{check_generic_copy, copy_by_name, copy_by_path, derivative_of, in_closure};
     pub use num_traits::{Float, One, Zero};
 
     /// Implemented by the companion type `g` of every free function with derivatives (but one with output

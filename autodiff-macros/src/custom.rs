@@ -127,7 +127,7 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     let (generic, copy) = if !signature::float_type_params(&item.sig.generics).is_empty() {
         (GenericCopy::Itself(quote!(#name)), TokenStream::new())
     } else {
-        generic_copy(&item)
+        crate::custom_copy::generic_copy(&item)
     };
     let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
@@ -540,6 +540,10 @@ fn registered_copy(
     } else {
         Vec::new()
     };
+    let own_calls = crate::shadow::CopyCalls {
+        active: own_calls,
+        plain: Vec::new(),
+    };
     let gradient =
         crate::shadow::surely_compiling_copy_of_chains(&gradient_source, float, &own_calls).ok()?;
     let copy = crate::naming::generic_copy(last);
@@ -760,30 +764,6 @@ fn by_path(target: &syn::Path, companion: &Ident, vis: &syn::Visibility) -> Opti
             }
         }
     })
-}
-
-/// For a `#[custom_gradient]` function written for `f64` or `f32`, its generic copy `__f_generic` (its
-/// shadow, a custom gradient function too), which the generic copies of `order = K` callers call: the
-/// closure then runs on dual numbers, so second derivatives flow through the values it captures, as
-/// `jax.hessian` of a `custom_vjp` function does. Emitted only where the shadow surely compiles
-/// (`shadow::why_no_copy`, with no calls); else the fallback that says why (`companion::fallback_copy`).
-fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
-    let Some(float) = crate::shadow::written_float(item) else {
-        let why = "its signature uses both `f64` and `f32`".to_string();
-        return (GenericCopy::Fallback { why }, TokenStream::new());
-    };
-    match crate::shadow::surely_compiling_copy_of_chains(item, float, &[]) {
-        Ok(shadow) => (
-            GenericCopy::Copy(crate::naming::generic_copy(&item.sig.ident)),
-            quote! {
-                #[::autodiff::custom_gradient]
-                #[doc(hidden)]
-                #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-                #shadow
-            },
-        ),
-        Err(why) => (GenericCopy::Fallback { why }, TokenStream::new()),
-    }
 }
 
 fn with_errors(item: &syn::ItemFn, errors: Errors) -> TokenStream {

@@ -490,6 +490,13 @@ impl<'a> Emitter<'a> {
         if let Some(reference) = self.self_reference(arg) {
             return quote!(::autodiff::__private::Receiver::receive(#reference));
         }
+        // The constant `self` of a method's hidden function (`struct_higher.rs`), a `&Self` that its body
+        // passes as `Receiver::receive(__self_primal)`: the same.
+        if let Operand::Var(var) = arg {
+            if self.f.params.contains(var) && self.f.vars[var.0 as usize].received {
+                return quote!(::autodiff::__private::Receiver::receive(#tokens));
+            }
+        }
         // A parameter struct (or enum) taken by value, borrowed in the generated bodies (`let p = &p;`),
         // passed by value: a clone of it.
         if !by_ref && self.is_struct_taken_by_value(arg) {

@@ -740,8 +740,11 @@ fn method_generic_copy(
              a caller with a constant `self` gets a constant from it (give the caller `wrt(self)` too)",
         );
     }
-    if !structs().all(by_reference) {
-        return fallback("it takes `self` by value (the copies of its callers pass a reference)");
+    // (`self` taken by value: the copies of callers pass it as it is taken, `Receiver::receive`.)
+    if !structs().all(|p| by_reference(p) || p.ident == "self") {
+        return fallback(
+            "it takes a parameter struct by value (the copies of its callers pass a reference)",
+        );
     }
     // Passed on whole (`g(self, x)`, `g(&self.inner)`), a struct would go to a callee's copy over a struct,
     // which may not exist (`first_order_generic_copy` makes none).

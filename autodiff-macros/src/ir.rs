@@ -628,6 +628,9 @@ pub(crate) struct VarInfo {
     /// For the result of a call through a parameter or local (a function pointer), that variable's name:
     /// such a call has no derivative, which is an error where an argument is active.
     pub(crate) called_variable: Option<String>,
+    /// A parameter the body passes to calls as the callee takes it, `Receiver::receive(p)` (the constant
+    /// `self` of a method's hidden function, `struct_higher::SelfAsPrimal`): the emitters write it so.
+    pub(crate) received: bool,
 }
 
 /// A lowered function body.

@@ -13,6 +13,7 @@ mod chains;
 mod companion;
 mod context;
 mod custom;
+mod custom_copy;
 mod derive;
 mod emit;
 mod errors;

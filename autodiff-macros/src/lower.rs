@@ -28,6 +28,7 @@ use syn::{BinOp, Expr, Ident, Lit, Pat};
 mod array_values;
 mod arrays;
 mod calls;
+pub(crate) use calls::is_private_receive;
 mod control;
 mod iteration;
 mod loops;
@@ -292,6 +293,7 @@ impl Lowering<'_> {
             span,
             declared: None,
             called_variable: None,
+            received: false,
         });
         Var(self.vars.len() as u32 - 1)
     }

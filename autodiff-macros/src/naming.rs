@@ -166,6 +166,19 @@ pub(crate) fn generic_copy(name: &Ident) -> Ident {
     quote::format_ident!("__{}_generic", unraw(name), span = name.span())
 }
 
+/// In the generic copy of the custom function `function`, the name under which the copy finds the
+/// companion of its callee `name` (`__private::copy_by_name!`, `custom_copy.rs`), that of the module holding
+/// the stand-in used where `name` has none, and that of the marker whose compile error the stand-in is:
+/// `__copy_of_g`, `__no_copy_of_g`, `__g_without_copy_in_f`.
+pub(crate) fn copy_lookup(name: &Ident, function: &Ident) -> (Ident, Ident, Ident) {
+    let (name, function) = (unraw(name), unraw(function));
+    (
+        quote::format_ident!("__copy_of_{}", name),
+        quote::format_ident!("__no_copy_of_{}", name),
+        quote::format_ident!("__{}_without_copy_in_{}", name, function),
+    )
+}
+
 /// In a generic `impl` (`impl<T: Float> S<T>`), the copy of the associated function `name` over a float type
 /// `__S` of its own, which the `impl`'s own hidden functions call on `Dual<T>` while `Self` stays `S<T>`
 /// (`Self::g(x)` → `Self::__g_over(x)`, `CallsOfCopies`): `__g_over` for `g`. A caller outside the `impl`

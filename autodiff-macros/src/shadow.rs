@@ -161,11 +161,40 @@ pub(crate) fn surely_compiling_copy(
     float: &str,
     calls: &[String],
 ) -> Result<syn::ItemFn, String> {
-    if let Some(why) = why_no_copy(item, float, calls) {
+    surely_compiling_copy_with(
+        item,
+        float,
+        &CopyCalls {
+            active: calls.to_vec(),
+            plain: Vec::new(),
+        },
+    )
+}
+
+/// `surely_compiling_copy` with plain calls too (`PlainCall`), which the check accepts by their names.
+fn surely_compiling_copy_with(
+    item: &syn::ItemFn,
+    float: &str,
+    calls: &CopyCalls,
+) -> Result<syn::ItemFn, String> {
+    let names: Vec<String> = calls
+        .active
+        .iter()
+        .cloned()
+        .chain(calls.plain.iter().map(|p| p.callee.clone()))
+        .collect();
+    if let Some(why) = why_no_copy(item, float, &names) {
         return Err(why);
     }
     let name = crate::naming::generic_copy(&item.sig.ident);
-    Ok(shadow(item, float, &name, calls, &[], Locals::OfFloats))
+    Ok(shadow(
+        item,
+        float,
+        &name,
+        &calls.active,
+        &calls.plain,
+        Locals::OfFloats,
+    ))
 }
 
 /// `surely_compiling_copy` of `item`, or failing that of `item` with its iterator chains rewritten into
@@ -175,15 +204,15 @@ pub(crate) fn surely_compiling_copy(
 pub(crate) fn surely_compiling_copy_of_chains(
     item: &syn::ItemFn,
     float: &str,
-    calls: &[String],
+    calls: &CopyCalls,
 ) -> Result<syn::ItemFn, String> {
-    surely_compiling_copy(item, float, calls).or_else(|why| {
+    surely_compiling_copy_with(item, float, calls).or_else(|why| {
         let mut errors = crate::errors::Errors::default();
         let desugared = crate::chains::desugar(item, &mut errors);
         if errors.len() > 0 {
             return Err(why);
         }
-        surely_compiling_copy(&desugared, float, calls).map_err(|_| why)
+        surely_compiling_copy_with(&desugared, float, calls).map_err(|_| why)
     })
 }
 
@@ -516,7 +545,9 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 && p.path.segments[0].ident == "autodiff"
                 && p.path.segments[1].ident == "__private"
                 && p.path.segments[2].ident.to_string().starts_with("field_"));
-            if field_lookup {
+            let receive = matches!(&*call.func, syn::Expr::Path(p)
+                if crate::lower::is_private_receive(p));
+            if field_lookup || receive {
                 call.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }

@@ -488,6 +488,23 @@ fn fields_function(
 struct SelfAsPrimal;
 
 impl syn::visit_mut::VisitMut for SelfAsPrimal {
+    // `Self::g(self, x)`, `Self::g(&self, x)`: `Self::g(Receiver::receive(__self_primal), x)`, `self` as `g`
+    // takes it (a clone for one taking `self` by value), which the lowering reads as `__self_primal`.
+    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
+        syn::visit_mut::visit_expr_call_mut(self, call);
+        let primal = self_primal();
+        for arg in call.args.iter_mut() {
+            let is_primal = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&primal));
+            let passed = match &*arg {
+                syn::Expr::Reference(r) if r.mutability.is_none() => is_primal(&r.expr),
+                other => is_primal(other),
+            };
+            if passed {
+                *arg = syn::parse_quote!(::autodiff::__private::Receiver::receive(#primal));
+            }
+        }
+    }
+
     fn visit_expr_path_mut(&mut self, p: &mut syn::ExprPath) {
         if p.qself.is_none() && p.path.is_ident("self") {
             let primal = self_primal();

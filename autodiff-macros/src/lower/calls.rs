@@ -61,6 +61,19 @@ impl Lowering<'_> {
             let operand = self.lower_expr(arg, None);
             return self.emit(Value::Cast(operand, ty), hint, crate::span::of_call(c));
         }
+        // `Receiver::receive(__self_primal)`: the constant `self` of a method's hidden function passed on as
+        // the callee takes it (`struct_higher::SelfAsPrimal`), which the emitters write again
+        // (`Emitter::call_arg`).
+        if let (true, [arg]) = (
+            is_private_receive(path),
+            c.args.iter().collect::<Vec<_>>().as_slice(),
+        ) {
+            let operand = self.lower_expr(arg, hint);
+            if let Some(var) = operand.var() {
+                self.vars[var.0 as usize].received = true;
+            }
+            return operand;
+        }
         if let Some(name) = self.variable_called(path) {
             // A call through a function pointer: fine on constants; activity reports it on active values.
             let (args, by_ref, written, _) = self.lower_call_args(c);
@@ -636,6 +649,22 @@ fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
     }
 }
 
+/// Is `path` `::autodiff::__private::Receiver::receive`?
+pub(crate) fn is_private_receive(path: &syn::ExprPath) -> bool {
+    path.qself.is_none()
+        && path.path.leading_colon.is_some()
+        && segment_names(path) == ["autodiff", "__private", "Receiver", "receive"]
+}
+
+/// The names of `path`'s segments.
+fn segment_names(path: &syn::ExprPath) -> Vec<String> {
+    path.path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect()
+}
+
 /// The error for `&mut` passed to a call through a function pointer or closure.
 const THROUGH_VARIABLE: &str = "a call through a parameter or local variable cannot be differentiated with \
                                 output buffers (`&mut`): call a `#[differentiable]` function by its name";
@@ -650,12 +679,7 @@ fn zero_index() -> Operand {
 
 /// `stop_gradient(x)` or `autodiff::stop_gradient(x)`.
 fn is_stop_gradient(path: &syn::ExprPath) -> bool {
-    let segments: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segments = segment_names(path);
     path.qself.is_none()
         && matches!(
             segments

@@ -1,0 +1,567 @@
+//! The generic copy of a `#[custom_gradient]` function written for `f64` (or `f32`), for `order = K`
+//! callers: the function with its float type made a type parameter (`shadow.rs`), a generic custom function
+//! itself, whose closure then runs on dual numbers and so is differentiated through the values it captures,
+//! as `jax.hessian` of a `jax.custom_vjp` function is.
+//!
+//! The body of a custom function is not differentiated at first order, so it may call anything: a
+//! differentiable function, another custom one, or a plain helper without derivatives. The copy cannot see
+//! which, so it calls each callee by a bare name according to what the call's arguments depend on:
+//!
+//! ```text
+//! // Input:                                         // Output (the copy):
+//! fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) { fn __log1pexp_generic<__S: Float>(x: __S) -> (..) {
+//!     let v = softplus(x);                              copy_by_name!(softplus, __copy_of_softplus, ..);
+//!     let c = helper(2.0);                              let v = <__copy_of_softplus as GenericCopy>::Copy::call(x);
+//!     ..                                                let c = lift::<__S, _>(helper(2.0));
+//! }                                                     ..
+//! ```
+//!
+//! - with an argument that depends on the inputs (or on the closure's cotangent): the callee's generic copy,
+//!   through `__private::copy_by_name!`, which names the callee's companion where it has one, and else a
+//!   stand-in that is a compile error only once an `order = K` function instantiates it (the function's
+//!   first order never does: a plain helper keeps compiling there);
+//! - with scalar arguments that depend on nothing differentiated (`helper(2.0)`, `helper(n)` of an integer
+//!   parameter): the callee itself, as written, its float arguments taken back to the written float type and
+//!   its result lifted (`shadow::PlainCall`), which is exact: nothing there has a tangent.
+
+use crate::companion::GenericCopy;
+use crate::hash::FastSet;
+use crate::shadow::{CopyCalls, PlainCall};
+use proc_macro2::{Ident, TokenStream};
+use quote::{quote, quote_spanned, ToTokens};
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+use syn::{Expr, Pat};
+
+/// For a `#[custom_gradient]` function written for `f64` or `f32`, its generic copy `__f_generic` (a custom
+/// gradient function too), which the generic copies of `order = K` callers call. Emitted where the shadow
+/// surely compiles (`shadow::why_no_copy`, its callees by bare names sorted as above); else the fallback
+/// that says why (`companion::fallback_copy`).
+pub(crate) fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
+    let Some(float) = crate::shadow::written_float(item) else {
+        let why = "its signature uses both `f64` and `f32`".to_string();
+        return (GenericCopy::Fallback { why }, TokenStream::new());
+    };
+    let (calls, names) = copy_calls(item, float);
+    match crate::shadow::surely_compiling_copy_of_chains(item, float, &calls) {
+        Ok(mut shadow) => {
+            let markers =
+                look_up_copies(&mut shadow, &calls.active, &item.sig.ident, &names, float);
+            (
+                GenericCopy::Copy(crate::naming::generic_copy(&item.sig.ident)),
+                quote! {
+                    #[::autodiff::custom_gradient]
+                    #[doc(hidden)]
+                    #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+                    #shadow
+                    #markers
+                },
+            )
+        }
+        Err(why) => (GenericCopy::Fallback { why }, TokenStream::new()),
+    }
+}
+
+/// The calls of `item`'s body by a bare name (not of a local, a constructor or the function itself): those
+/// with an argument that depends on the inputs, which the copy makes to the callee's copy, and the rest,
+/// which it makes as written (`PlainCall`). A callee called both ways is called through its copy.
+fn copy_calls(item: &syn::ItemFn, float: &str) -> (CopyCalls, Names) {
+    let params: Vec<Param> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                Pat::Ident(p) => {
+                    let mut of_float = false;
+                    scan(t.ty.to_token_stream(), &mut |t| {
+                        of_float |= matches!(t, proc_macro2::TokenTree::Ident(i) if i == float);
+                    });
+                    Some(Param {
+                        name: p.ident.to_string(),
+                        of_float,
+                        ty: (*t.ty).clone(),
+                    })
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let names = Names::of(item, float, &params);
+    let mut found = Calls {
+        names: &names,
+        float,
+        own: item.sig.ident.to_string(),
+        dependent: Vec::new(),
+        plain: Vec::new(),
+    };
+    found.visit_block(&item.block);
+    let Calls {
+        dependent, plain, ..
+    } = found;
+    let mut calls = CopyCalls::default();
+    for name in dependent {
+        if !calls.active.contains(&name) {
+            calls.active.push(name);
+        }
+    }
+    for call in plain {
+        if calls.active.contains(&call.callee) {
+            continue;
+        }
+        match calls.plain.iter().position(|p| p.callee == call.callee) {
+            Some(i) if calls.plain[i].floats != call.floats => {
+                // Called with floats in different places: through its copy.
+                let callee = calls.plain.remove(i).callee;
+                calls.active.push(callee);
+            }
+            Some(_) => {}
+            None => calls.plain.push(call),
+        }
+    }
+    (calls, names)
+}
+
+/// A parameter of a custom function: whether its type names the float type.
+struct Param {
+    name: String,
+    of_float: bool,
+    ty: syn::Type,
+}
+
+/// What the names of a custom function's body hold, by a syntactic reading: `locals`, every name bound in
+/// the body (which a `use` cannot import); `dependent`, those whose value may depend on the inputs (the
+/// float parameters, the closures' parameters, loop variables, and every local assigned from one of
+/// those); `floats`, those that may hold floats.
+struct Names {
+    locals: FastSet<String>,
+    dependent: FastSet<String>,
+    floats: FastSet<String>,
+    /// The integer (non-float) parameters, which depend on nothing differentiated.
+    constant_params: FastSet<String>,
+    /// The names that hold arrays (slice parameters, `vec![..]`, `[a, b]`, `.to_vec()`, `.collect()`),
+    /// which are no scalars to pass as written.
+    arrays: FastSet<String>,
+    /// The parameters' types.
+    types: crate::hash::FastMap<String, syn::Type>,
+}
+
+impl Names {
+    fn of(item: &syn::ItemFn, float: &str, params: &[Param]) -> Names {
+        let named = |keep: &dyn Fn(&Param) -> bool| -> FastSet<String> {
+            params
+                .iter()
+                .filter(|p| keep(p))
+                .map(|p| p.name.clone())
+                .collect()
+        };
+        let scalar = |p: &Param| matches!(&p.ty, syn::Type::Path(t) if t.path.is_ident(float));
+        let mut names = Names {
+            locals: FastSet::default(),
+            dependent: named(&|p| p.of_float),
+            floats: named(&|p| p.of_float),
+            constant_params: named(&|p| !p.of_float),
+            arrays: named(&|p| p.of_float && !scalar(p)),
+            types: params
+                .iter()
+                .map(|p| (p.name.clone(), p.ty.clone()))
+                .collect(),
+        };
+        // Until nothing changes: a local assigned from a dependent value after its first use.
+        loop {
+            let before = (names.dependent.len(), names.floats.len());
+            let mut bind = Bind {
+                names: &mut names,
+                float,
+            };
+            bind.visit_block(&item.block);
+            if (names.dependent.len(), names.floats.len()) == before {
+                return names;
+            }
+        }
+    }
+
+    /// Does `expr` depend on the inputs: does it name a dependent value? (A name from outside the body is a
+    /// constant or a function: `PI`, `helper`.)
+    fn depends(&self, expr: &Expr) -> bool {
+        mentioned(expr).iter().any(|n| self.dependent.contains(n))
+    }
+
+    /// May `expr` hold an array: a literal, `vec![..]`, a copy of one, or a name of one?
+    fn array(&self, expr: &Expr) -> bool {
+        let tokens = expr.to_token_stream().to_string();
+        matches!(expr, Expr::Array(_) | Expr::Repeat(_) | Expr::Macro(_))
+            || ["to_vec", "collect", "Vec"].iter().any(|m| {
+                tokens
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == *m)
+            })
+            || matches!(expr, Expr::Path(p) if p.path.get_ident()
+                .is_some_and(|i| self.arrays.contains(&i.to_string())))
+    }
+
+    /// A value standing for the argument `arg` of a call that is never made, typed as the callee's
+    /// parameter (a float of the written type, a parameter's declared type, else inferred).
+    fn stand_in(&self, arg: &Expr, float: &str) -> TokenStream {
+        if let Expr::Path(p) = arg {
+            if let Some(ty) = p
+                .path
+                .get_ident()
+                .and_then(|i| self.types.get(&i.to_string()))
+            {
+                return quote!(::autodiff::__private::any::<#ty>());
+            }
+        }
+        let scalar = !matches!(arg, Expr::Reference(_))
+            && !mentioned(arg).iter().any(|n| self.arrays.contains(n))
+            && !self.array(arg);
+        if scalar && self.float(arg, float) {
+            let float = proc_macro2::Ident::new(float, proc_macro2::Span::call_site());
+            quote!(::autodiff::__private::any::<#float>())
+        } else {
+            quote!(::autodiff::__private::any())
+        }
+    }
+
+    /// May `expr` be a float? A float literal, a cast to the float type, a path through it
+    /// (`f64::consts::PI`), a `SCREAMING_CASE` constant, a call, or a name that may hold a float.
+    fn float(&self, expr: &Expr, float: &str) -> bool {
+        let tokens = expr.to_token_stream();
+        let mut float_token = false;
+        scan(tokens, &mut |t| {
+            if let proc_macro2::TokenTree::Literal(l) = t {
+                let text = l.to_string();
+                let int_suffix = [
+                    "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "usize",
+                ]
+                .iter()
+                .any(|s| text.ends_with(s));
+                if (text.contains('.') || text.ends_with(float))
+                    && !text.starts_with('"')
+                    && !int_suffix
+                {
+                    float_token = true;
+                }
+            }
+            // (`__S`: the copy's own float type, in an argument already rewritten.)
+            if let proc_macro2::TokenTree::Ident(i) = t {
+                if i == float || i == "__S" {
+                    float_token = true;
+                }
+            }
+        });
+        float_token
+            || mentioned(expr).iter().any(|n| {
+                self.floats.contains(n)
+                    || (n.len() > 1
+                        && n.chars()
+                            .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit()))
+            })
+            || contains_call(expr)
+    }
+}
+
+/// Every token of `tokens`, groups' contents included.
+fn scan(tokens: TokenStream, f: &mut impl FnMut(&proc_macro2::TokenTree)) {
+    for t in tokens {
+        if let proc_macro2::TokenTree::Group(g) = &t {
+            scan(g.stream(), f);
+        }
+        f(&t);
+    }
+}
+
+/// The single-segment names an expression mentions (variables, and functions called by a bare name).
+fn mentioned(expr: &Expr) -> Vec<String> {
+    struct Mentioned(Vec<String>);
+    impl<'a> Visit<'a> for Mentioned {
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            if let Some(i) = p.path.get_ident() {
+                self.0.push(i.to_string());
+            }
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            // `vec![x; n]`: its tokens' names.
+            scan(m.tokens.clone(), &mut |t| {
+                if let proc_macro2::TokenTree::Ident(i) = t {
+                    self.0.push(i.to_string());
+                }
+            });
+        }
+    }
+    let mut m = Mentioned(Vec::new());
+    m.visit_expr(expr);
+    m.0
+}
+
+/// Does `expr` call a function (whose result the copy takes for a float)? A method call is what its
+/// receiver is (`x.exp()`, `v.len()`).
+fn contains_call(expr: &Expr) -> bool {
+    struct Call(bool);
+    impl<'a> Visit<'a> for Call {
+        fn visit_expr_call(&mut self, _: &'a syn::ExprCall) {
+            self.0 = true;
+        }
+    }
+    let mut c = Call(false);
+    c.visit_expr(expr);
+    c.0
+}
+
+/// Every pattern's names, into `locals`; with what the bound value depends on.
+struct Bind<'n> {
+    names: &'n mut Names,
+    float: &'n str,
+}
+
+impl Bind<'_> {
+    fn bind(&mut self, pat: &Pat, dependent: bool, float: bool) {
+        let mut idents = PatIdents(Vec::new());
+        idents.visit_pat(pat);
+        for name in idents.0 {
+            if dependent {
+                self.names.dependent.insert(name.clone());
+            }
+            if float {
+                self.names.floats.insert(name.clone());
+            }
+            self.names.locals.insert(name);
+        }
+    }
+}
+
+struct PatIdents(Vec<String>);
+
+impl<'a> Visit<'a> for PatIdents {
+    fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
+        self.0.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+}
+
+impl<'a> Visit<'a> for Bind<'_> {
+    fn visit_local(&mut self, local: &'a syn::Local) {
+        match &local.init {
+            Some(init) => {
+                let (dependent, float) = (
+                    self.names.depends(&init.expr),
+                    self.names.float(&init.expr, self.float),
+                );
+                if self.names.array(&init.expr) {
+                    let mut idents = PatIdents(Vec::new());
+                    idents.visit_pat(&local.pat);
+                    self.names.arrays.extend(idents.0);
+                }
+                self.bind(&local.pat, dependent, float);
+            }
+            None => self.bind(&local.pat, true, true),
+        }
+        syn::visit::visit_local(self, local);
+    }
+    // `a = e`, `a += e`: `a` takes what `e` depends on.
+    fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+        if let Expr::Path(p) = &*a.left {
+            if let Some(i) = p.path.get_ident() {
+                let name = i.to_string();
+                if self.names.depends(&a.right) {
+                    self.names.dependent.insert(name.clone());
+                }
+                if self.names.float(&a.right, self.float) {
+                    self.names.floats.insert(name);
+                }
+            }
+        }
+        syn::visit::visit_expr_assign(self, a);
+    }
+    fn visit_expr_binary(&mut self, b: &'a syn::ExprBinary) {
+        use syn::BinOp::{AddAssign, DivAssign, MulAssign, RemAssign, SubAssign};
+        if matches!(
+            b.op,
+            AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
+        ) {
+            if let Expr::Path(p) = &*b.left {
+                if let Some(i) = p.path.get_ident() {
+                    if self.names.depends(&b.right) {
+                        self.names.dependent.insert(i.to_string());
+                    }
+                }
+            }
+        }
+        syn::visit::visit_expr_binary(self, b);
+    }
+    // A closure's parameters: the cotangent, which carries tangents in an `order = K` caller's sweep.
+    fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
+        for input in &c.inputs {
+            self.bind(input, true, true);
+        }
+        syn::visit::visit_expr_closure(self, c);
+    }
+    fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
+        let (dependent, float) = (
+            self.names.depends(&f.expr),
+            self.names.float(&f.expr, self.float),
+        );
+        self.bind(&f.pat, dependent, float);
+        syn::visit::visit_expr_for_loop(self, f);
+    }
+    fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
+        self.names.locals.insert(f.sig.ident.to_string());
+    }
+    fn visit_use_rename(&mut self, r: &'a syn::UseRename) {
+        self.names.locals.insert(r.rename.to_string());
+    }
+    fn visit_use_name(&mut self, n: &'a syn::UseName) {
+        self.names.locals.insert(n.ident.to_string());
+    }
+}
+
+/// The calls by a bare name, sorted.
+struct Calls<'n> {
+    names: &'n Names,
+    float: &'n str,
+    own: String,
+    dependent: Vec<String>,
+    plain: Vec<PlainCall>,
+}
+
+impl<'a> Visit<'a> for Calls<'_> {
+    fn visit_expr_call(&mut self, call: &'a syn::ExprCall) {
+        syn::visit::visit_expr_call(self, call);
+        let Expr::Path(p) = &*call.func else {
+            return;
+        };
+        let Some(name) = p.path.get_ident().filter(|_| p.qself.is_none()) else {
+            return;
+        };
+        let name = name.to_string();
+        let lowercase = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+        if !lowercase
+            || name == self.own
+            || self.names.locals.contains(&name)
+            || self.names.constant_params.contains(&name)
+        {
+            return;
+        }
+        // A reference or an array passed on goes to the copy: the copy holds it in its own float type.
+        let scalars = call
+            .args
+            .iter()
+            .all(|a| !matches!(a, Expr::Reference(_)) && !self.names.array(a));
+        let dependent = call.args.iter().any(|a| self.names.depends(a));
+        if dependent || !scalars {
+            self.dependent.push(name);
+            return;
+        }
+        let floats = call
+            .args
+            .iter()
+            .map(|a| self.names.float(a, self.float))
+            .collect();
+        self.plain.push(PlainCall {
+            callee: name,
+            types: vec![None; call.args.len()],
+            floats,
+        });
+    }
+    fn visit_item(&mut self, _: &'a syn::Item) {}
+}
+
+/// In the copy `shadow`, each call of a callee's copy by its bare name (`<g as GenericCopy>::Copy::call`)
+/// made through `copy_by_name!`: `<__copy_of_g as GenericCopy>::Copy::call`, with the lookup declared at
+/// the top of the body, and its result typed as `g`'s would be (which a stand-in's is not otherwise).
+// Input:  <g as ::autodiff::__private::GenericCopy>::Copy::call(x, n)
+// Output: ::autodiff::__private::copy_by_name!(g, __copy_of_g, __no_copy_of_g, (_, _), "..");   (at the top)
+//         {
+//             let __r = <__copy_of_g as ::autodiff::__private::GenericCopy>::Copy::call(x, n);
+//             (__copy_of_g {}).__autodiff_type_stand_in_result_as_named_function::<__S, _, _>(&__r, || g(any::<f64>(), any()));
+//             __r
+//         }
+fn look_up_copies(
+    shadow: &mut syn::ItemFn,
+    active: &[String],
+    function: &Ident,
+    names: &Names,
+    float: &str,
+) -> TokenStream {
+    struct Rename<'a> {
+        active: &'a [String],
+        function: &'a Ident,
+        names: &'a Names,
+        float: &'a str,
+        /// The callees renamed, with their number of arguments.
+        found: Vec<(Ident, usize)>,
+    }
+    impl VisitMut for Rename<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            syn::visit_mut::visit_expr_mut(self, expr);
+            let Expr::Call(call) = expr else {
+                return;
+            };
+            let Expr::Path(p) = &mut *call.func else {
+                return;
+            };
+            if !crate::shadow::is_generic_copy_call(p) {
+                return;
+            }
+            let Some(qself) = &mut p.qself else {
+                return;
+            };
+            let syn::Type::Path(ty) = &mut *qself.ty else {
+                return;
+            };
+            let Some(name) = ty.path.get_ident().cloned() else {
+                return;
+            };
+            if !self.active.contains(&name.to_string()) {
+                return;
+            }
+            let copy = crate::naming::copy_lookup(&name, self.function).0;
+            ty.path = copy.clone().into();
+            if !self.found.iter().any(|(n, _)| *n == name) {
+                self.found.push((name.clone(), call.args.len()));
+            }
+            let typing = call.args.iter().map(|a| self.names.stand_in(a, self.float));
+            let result = Ident::new("__result", proc_macro2::Span::mixed_site());
+            *expr = syn::parse_quote! {{
+                let #result = #call;
+                (#copy {}).__autodiff_type_stand_in_result_as_named_function::<__S, _, _>(&#result, || #name(#(#typing),*));
+                #result
+            }};
+        }
+    }
+    let mut rename = Rename {
+        active,
+        function,
+        names,
+        float,
+        found: Vec::new(),
+    };
+    rename.visit_block_mut(&mut shadow.block);
+    let mut markers = TokenStream::new();
+    let mut lookups: Vec<syn::Stmt> = Vec::new();
+    for (name, arguments) in &rename.found {
+        let (copy, module, marker) = crate::naming::copy_lookup(name, function);
+        let placeholders = (0..*arguments).map(|_| quote!(_));
+        lookups.push(syn::parse_quote! {
+            ::autodiff::__private::copy_by_name!(#name, #copy, #module, #marker, (#(#placeholders),*));
+        });
+        let message = format!(
+            "`{name}` has no derivatives, and the generic copy of the custom function `{function}`, which an \
+             `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs: \
+             put `#[differentiable]` (or `#[custom_gradient]`) on `{name}`, or make it generic over \
+             `T: Float`"
+        );
+        let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
+        markers.extend(quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #marker;
+            impl<__S> ::autodiff::__private::NoGenericCopy<__S> for #marker {
+                const FAIL: () = #panic;
+            }
+        });
+    }
+    shadow.block.stmts.splice(0..0, lookups);
+    markers
+}
