@@ -715,3 +715,95 @@ fn custom_functions_calling_plain_helpers_on_their_inputs_keep_their_first_order
         );
     }
 }
+
+// ---- What a custom function's body writes into a local reaches its copy's calls ----
+//
+// The copy calls a callee as written (its arguments taken back to `f64`) only where the arguments depend on
+// nothing differentiated; a value reaching them through a write into an array (`s[0] = x`), a `push`, a
+// `match` or a call writing through `&mut` depends on the inputs as much as `x` does. Read as constants,
+// these gave the Hessian 9 where it is 27 at x = 1.5 (the value's tangent dropped).
+
+/// v², with derivatives.
+#[differentiable]
+fn square_of(v: f64) -> f64 {
+    v * v
+}
+
+/// x², its argument written into an array first.
+#[custom_gradient]
+fn square_through_index(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let mut s = [0.0; 1];
+    s[0] = x;
+    let y = square_of(s[0]);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// x², its argument pushed onto a `Vec` first.
+#[custom_gradient]
+fn square_through_push(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let mut s = Vec::new();
+    s.push(x);
+    let y = square_of(s[0]);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// x², its argument bound by a `match` arm.
+#[custom_gradient]
+fn square_through_match(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let y = match x {
+        v => square_of(v),
+    };
+    (y, move |dy| dy * 2.0 * x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_through_index(x: f64) -> f64 {
+    square_through_index(x) * square_through_index(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_through_push(x: f64) -> f64 {
+    square_through_push(x) * square_through_push(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_through_match(x: f64) -> f64 {
+    square_through_match(x) * square_through_match(x)
+}
+
+/// F = (x²)² = x⁴: F' = 4x³, F'' = 12x² (the value x² carries its tangent 2x through the copy's call).
+#[test]
+fn values_written_into_locals_keep_their_tangents_in_the_copy() {
+    type Checked = (
+        &'static str,
+        fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+        fn(f64) -> (f64, f64),
+    );
+    let cases: [Checked; 3] = [
+        (
+            "index",
+            quartic_through_index_hessian,
+            quartic_through_index_grad,
+        ),
+        (
+            "push",
+            quartic_through_push_hessian,
+            quartic_through_push_grad,
+        ),
+        (
+            "match",
+            quartic_through_match_hessian,
+            quartic_through_match_grad,
+        ),
+    ];
+    for (what, hessian, grad) in cases {
+        for x in [-1.7, -0.4, 0.3, 1.5, 2.2] {
+            let (value, gradient, h) = hessian(x);
+            assert_close(value, x.powi(4), 1e-13, what);
+            assert_close(gradient, 4.0 * x.powi(3), 1e-12, what);
+            assert_close(h[0][0], 12.0 * x * x, 1e-12, what);
+            let fd = central_difference(|t| grad(t).1, x);
+            assert_close(h[0][0], fd, 1e-6, what);
+        }
+    }
+}

@@ -316,6 +316,35 @@ struct Bind<'n> {
 }
 
 impl Bind<'_> {
+    /// A write of `value` into the place `place` (`a`, `s[i]`, `p.f`, `*r`): the place's variable takes
+    /// what `value` depends on. Conservative: the whole variable, whatever part is written.
+    fn written(&mut self, place: &Expr, value: &Expr) {
+        if self.names.depends(value) {
+            self.depends_now(place);
+        }
+    }
+
+    /// The variable under the place `place` depends on the inputs from here on.
+    fn depends_now(&mut self, place: &Expr) {
+        let mut place = place;
+        loop {
+            place = match place {
+                Expr::Index(i) => &i.expr,
+                Expr::Field(f) => &f.base,
+                Expr::Paren(p) => &p.expr,
+                Expr::Unary(u) => &u.expr,
+                Expr::Reference(r) => &r.expr,
+                Expr::MethodCall(m) => &m.receiver,
+                _ => break,
+            };
+        }
+        if let Expr::Path(p) = place {
+            if let Some(i) = p.path.get_ident() {
+                self.names.dependent.insert(i.to_string());
+            }
+        }
+    }
+
     fn bind(&mut self, pat: &Pat, dependent: bool, float: bool) {
         let mut idents = PatIdents(Vec::new());
         idents.visit_pat(pat);
@@ -359,16 +388,13 @@ impl<'a> Visit<'a> for Bind<'_> {
         }
         syn::visit::visit_local(self, local);
     }
-    // `a = e`, `a += e`: `a` takes what `e` depends on.
+    // `a = e`, `a += e`, `s[i] = e`, `p.f = e`: `a`, `s`, `p` take what `e` depends on.
     fn visit_expr_assign(&mut self, a: &'a syn::ExprAssign) {
+        self.written(&a.left, &a.right);
         if let Expr::Path(p) = &*a.left {
             if let Some(i) = p.path.get_ident() {
-                let name = i.to_string();
-                if self.names.depends(&a.right) {
-                    self.names.dependent.insert(name.clone());
-                }
                 if self.names.float(&a.right, self.float) {
-                    self.names.floats.insert(name);
+                    self.names.floats.insert(i.to_string());
                 }
             }
         }
@@ -380,15 +406,49 @@ impl<'a> Visit<'a> for Bind<'_> {
             b.op,
             AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
         ) {
-            if let Expr::Path(p) = &*b.left {
-                if let Some(i) = p.path.get_ident() {
-                    if self.names.depends(&b.right) {
-                        self.names.dependent.insert(i.to_string());
+            self.written(&b.left, &b.right);
+        }
+        syn::visit::visit_expr_binary(self, b);
+    }
+    // `v.push(x)`, `v.copy_from_slice(&w)`: the receiver may take what the arguments depend on.
+    fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+        if m.args.iter().any(|a| self.names.depends(a)) {
+            self.depends_now(&m.receiver);
+        }
+        syn::visit::visit_expr_method_call(self, m);
+    }
+    // `fill(&mut buf, x)`: what a call may write through `&mut` takes what its arguments depend on.
+    fn visit_expr_call(&mut self, c: &'a syn::ExprCall) {
+        if c.args.iter().any(|a| self.names.depends(a)) {
+            for arg in &c.args {
+                if let Expr::Reference(r) = arg {
+                    if r.mutability.is_some() {
+                        self.depends_now(&r.expr);
                     }
                 }
             }
         }
-        syn::visit::visit_expr_binary(self, b);
+        syn::visit::visit_expr_call(self, c);
+    }
+    // `match e { v => .. }`: the arms' names take what `e` depends on.
+    fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
+        let (dependent, float) = (
+            self.names.depends(&m.expr),
+            self.names.float(&m.expr, self.float),
+        );
+        for arm in &m.arms {
+            self.bind(&arm.pat, dependent, float);
+        }
+        syn::visit::visit_expr_match(self, m);
+    }
+    // `if let Some(v) = e`, `while let ..`: as a `match`.
+    fn visit_expr_let(&mut self, l: &'a syn::ExprLet) {
+        let (dependent, float) = (
+            self.names.depends(&l.expr),
+            self.names.float(&l.expr, self.float),
+        );
+        self.bind(&l.pat, dependent, float);
+        syn::visit::visit_expr_let(self, l);
     }
     // A closure's parameters: the cotangent, which carries tangents in an `order = K` caller's sweep.
     fn visit_expr_closure(&mut self, c: &'a syn::ExprClosure) {
@@ -564,4 +624,41 @@ fn look_up_copies(
     }
     shadow.block.stmts.splice(0..0, lookups);
     markers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names of `item`'s body that depend on its inputs.
+    fn dependent(item: syn::ItemFn) -> Vec<String> {
+        let (_, names) = copy_calls(&item, "f64");
+        let mut found: Vec<String> = names.dependent.into_iter().collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn writes_into_places_make_their_variables_dependent() {
+        let item: syn::ItemFn = syn::parse_quote! {
+            fn f(x: f64, n: usize) -> (f64, impl Fn(f64) -> f64) {
+                let mut s = [0.0; 2];
+                s[0] = x;
+                let mut v = Vec::new();
+                v.push(2.0 * x);
+                let mut b = [0.0; 1];
+                fill(&mut b, x);
+                let m = match x { w => w };
+                let k = if let Some(u) = Some(x) { u } else { 0.0 };
+                let mut c = [0.0; 1];
+                c[0] = 3.0;
+                let q = n + 1;
+                (s[0], move |dy| dy)
+            }
+        };
+        assert_eq!(
+            dependent(item),
+            ["b", "dy", "k", "m", "s", "u", "v", "w", "x"]
+        );
+    }
 }
