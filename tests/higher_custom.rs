@@ -742,8 +742,10 @@ fn square_through_index(x: f64) -> (f64, impl Fn(f64) -> f64) {
 #[custom_gradient]
 fn square_through_push(x: f64) -> (f64, impl Fn(f64) -> f64) {
     let mut s = Vec::new();
-    s.push(x);
-    let y = square_of(s[0]);
+    for _ in 0..2 {
+        s.push(x);
+    }
+    let y = square_of(s[1]);
     (y, move |dy| dy * 2.0 * x)
 }
 
@@ -751,7 +753,8 @@ fn square_through_push(x: f64) -> (f64, impl Fn(f64) -> f64) {
 #[custom_gradient]
 fn square_through_match(x: f64) -> (f64, impl Fn(f64) -> f64) {
     let y = match x {
-        v => square_of(v),
+        v if v >= 0.0 => square_of(v),
+        v => square_of(-v),
     };
     (y, move |dy| dy * 2.0 * x)
 }
@@ -776,29 +779,34 @@ fn quartic_through_match(x: f64) -> f64 {
 fn values_written_into_locals_keep_their_tangents_in_the_copy() {
     type Checked = (
         &'static str,
+        fn(f64) -> f64,
         fn(f64) -> (f64, f64, Vec<Vec<f64>>),
         fn(f64) -> (f64, f64),
     );
     let cases: [Checked; 3] = [
         (
             "index",
+            quartic_through_index,
             quartic_through_index_hessian,
             quartic_through_index_grad,
         ),
         (
             "push",
+            quartic_through_push,
             quartic_through_push_hessian,
             quartic_through_push_grad,
         ),
         (
             "match",
+            quartic_through_match,
             quartic_through_match_hessian,
             quartic_through_match_grad,
         ),
     ];
-    for (what, hessian, grad) in cases {
+    for (what, primal, hessian, grad) in cases {
         for x in [-1.7, -0.4, 0.3, 1.5, 2.2] {
             let (value, gradient, h) = hessian(x);
+            assert_eq!(value, primal(x), "{what}");
             assert_close(value, x.powi(4), 1e-13, what);
             assert_close(gradient, 4.0 * x.powi(3), 1e-12, what);
             assert_close(h[0][0], 12.0 * x * x, 1e-12, what);
