@@ -316,6 +316,15 @@ struct Bind<'n> {
 }
 
 impl Bind<'_> {
+    /// The names of `pat`, bound to (parts of) `value`: dependent and floats as `value` may be.
+    fn bind_to(&mut self, pat: &Pat, value: &Expr) {
+        let (dependent, float) = (
+            self.names.depends(value),
+            self.names.float(value, self.float),
+        );
+        self.bind(pat, dependent, float);
+    }
+
     /// A write of `value` into the place `place` (`a`, `s[i]`, `p.f`, `*r`): the place's variable takes
     /// what `value` depends on. Conservative: the whole variable, whatever part is written.
     fn written(&mut self, place: &Expr, value: &Expr) {
@@ -432,22 +441,14 @@ impl<'a> Visit<'a> for Bind<'_> {
     }
     // `match e { v => .. }`: the arms' names take what `e` depends on.
     fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
-        let (dependent, float) = (
-            self.names.depends(&m.expr),
-            self.names.float(&m.expr, self.float),
-        );
         for arm in &m.arms {
-            self.bind(&arm.pat, dependent, float);
+            self.bind_to(&arm.pat, &m.expr);
         }
         syn::visit::visit_expr_match(self, m);
     }
     // `if let Some(v) = e`, `while let ..`: as a `match`.
     fn visit_expr_let(&mut self, l: &'a syn::ExprLet) {
-        let (dependent, float) = (
-            self.names.depends(&l.expr),
-            self.names.float(&l.expr, self.float),
-        );
-        self.bind(&l.pat, dependent, float);
+        self.bind_to(&l.pat, &l.expr);
         syn::visit::visit_expr_let(self, l);
     }
     // A closure's parameters: the cotangent, which carries tangents in an `order = K` caller's sweep.
@@ -458,11 +459,7 @@ impl<'a> Visit<'a> for Bind<'_> {
         syn::visit::visit_expr_closure(self, c);
     }
     fn visit_expr_for_loop(&mut self, f: &'a syn::ExprForLoop) {
-        let (dependent, float) = (
-            self.names.depends(&f.expr),
-            self.names.float(&f.expr, self.float),
-        );
-        self.bind(&f.pat, dependent, float);
+        self.bind_to(&f.pat, &f.expr);
         syn::visit::visit_expr_for_loop(self, f);
     }
     fn visit_item_fn(&mut self, f: &'a syn::ItemFn) {
