@@ -815,3 +815,304 @@ fn values_written_into_locals_keep_their_tangents_in_the_copy() {
         }
     }
 }
+
+// ---- Every binding form an input reaches a call through, in a custom function's copy ----
+//
+// Each custom function below is x² computed by `square_of` of a value that the body routes the input `x`
+// through one binding form, and its `order = 2` caller is F = (x²)² = x⁴: F' = 4x³, F'' = 12x². A copy that
+// read the value as a constant would call `square_of` as written and drop its tangent (F'' = 4x², or the
+// panic of `__private::plain`, which refuses a tangent it would drop). A destructuring assignment,
+// `(a, b) = (1.0, x)`, did: the net panicked on it.
+
+/// A closure capturing the input: `scale(1.0)` is `x`.
+#[custom_gradient]
+fn via_closure(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let scale = |v: f64| v * x;
+    let y = square_of(scale(1.0));
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// Tuple destructuring in a `let`.
+#[custom_gradient]
+fn via_tuple(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let (a, b) = (1.0, x);
+    let y = square_of(b) * a;
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// A destructuring assignment, nested.
+#[custom_gradient]
+fn via_destructuring_assignment(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let (a, b, c);
+    (a, (b, c)) = (1.0, (x, 0.5));
+    let y = square_of(b) * a + c - 0.5;
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// An array destructuring assignment into an element.
+#[custom_gradient]
+fn via_array_assignment(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let mut s = [0.0; 2];
+    [s[1], s[0]] = [x, 1.0];
+    let y = square_of(s[1]) * s[0];
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// A shadowed name in an inner block, assigned to an outer local.
+#[custom_gradient]
+fn via_block(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let mut v = 1.0;
+    {
+        let x = x * v;
+        v = x;
+    }
+    let y = square_of(v);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// The value of a `loop`, by `break`.
+#[custom_gradient]
+fn via_loop_value(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let v = loop {
+        break x;
+    };
+    let y = square_of(v);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// An early exit of a labelled block (whose `break 'found 0.0` the copy once printed as a labelled loop,
+/// `'found: ..`, which did not parse: a first-order compile error).
+#[custom_gradient]
+fn via_labelled_block(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let v = 'found: {
+        if x > 1e9 {
+            break 'found 0.0;
+        }
+        x
+    };
+    let y = square_of(v);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// An array `[x; 3]`, indexed.
+#[custom_gradient]
+fn via_repeat(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let a = [x; 3];
+    let y = square_of(a[2]);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// A float method's result passed on.
+#[custom_gradient]
+fn via_method(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let y = square_of(x.max(-1e9));
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// A closure writing a captured local.
+#[custom_gradient]
+fn via_closure_write(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let mut v = 0.0;
+    let mut set = |w: f64| v = w;
+    set(x);
+    let y = square_of(v);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// A local assigned in a branch.
+#[custom_gradient]
+fn via_branch(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let mut v = 0.0;
+    if x > -1e9 {
+        v = x;
+    }
+    let y = square_of(v);
+    (y, move |dy| dy * 2.0 * x)
+}
+
+/// A `match` on a tuple, its arm binding a component.
+#[custom_gradient]
+fn via_match_tuple(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let y = match (1.0, x) {
+        (_, b) => square_of(b),
+    };
+    (y, move |dy| dy * 2.0 * x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_closure(x: f64) -> f64 {
+    via_closure(x) * via_closure(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_tuple(x: f64) -> f64 {
+    via_tuple(x) * via_tuple(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_destructuring_assignment(x: f64) -> f64 {
+    via_destructuring_assignment(x) * via_destructuring_assignment(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_array_assignment(x: f64) -> f64 {
+    via_array_assignment(x) * via_array_assignment(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_block(x: f64) -> f64 {
+    via_block(x) * via_block(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_loop_value(x: f64) -> f64 {
+    via_loop_value(x) * via_loop_value(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_labelled_block(x: f64) -> f64 {
+    via_labelled_block(x) * via_labelled_block(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_repeat(x: f64) -> f64 {
+    via_repeat(x) * via_repeat(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_method(x: f64) -> f64 {
+    via_method(x) * via_method(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_closure_write(x: f64) -> f64 {
+    via_closure_write(x) * via_closure_write(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_branch(x: f64) -> f64 {
+    via_branch(x) * via_branch(x)
+}
+
+#[differentiable(order = 2)]
+fn quartic_via_match_tuple(x: f64) -> f64 {
+    via_match_tuple(x) * via_match_tuple(x)
+}
+
+/// F = x⁴ through each form: value, gradient and `f_derivatives` against the formulas, the gradient
+/// against central differences of F, the Hessian against central differences of `_grad` and 12x².
+#[test]
+fn inputs_routed_through_every_binding_form_keep_their_tangents() {
+    use common::probe::{hess1, Probe};
+    type Items = (
+        &'static str,
+        fn(f64) -> f64,
+        fn(f64) -> (f64, f64),
+        fn(f64) -> (f64, f64, Vec<Vec<f64>>),
+        fn(f64) -> [f64; 3],
+    );
+    let cases: [Items; 12] = [
+        (
+            "closure",
+            quartic_via_closure,
+            quartic_via_closure_grad,
+            quartic_via_closure_hessian,
+            quartic_via_closure_derivatives,
+        ),
+        (
+            "tuple",
+            quartic_via_tuple,
+            quartic_via_tuple_grad,
+            quartic_via_tuple_hessian,
+            quartic_via_tuple_derivatives,
+        ),
+        (
+            "destructuring assignment",
+            quartic_via_destructuring_assignment,
+            quartic_via_destructuring_assignment_grad,
+            quartic_via_destructuring_assignment_hessian,
+            quartic_via_destructuring_assignment_derivatives,
+        ),
+        (
+            "array assignment",
+            quartic_via_array_assignment,
+            quartic_via_array_assignment_grad,
+            quartic_via_array_assignment_hessian,
+            quartic_via_array_assignment_derivatives,
+        ),
+        (
+            "block",
+            quartic_via_block,
+            quartic_via_block_grad,
+            quartic_via_block_hessian,
+            quartic_via_block_derivatives,
+        ),
+        (
+            "loop value",
+            quartic_via_loop_value,
+            quartic_via_loop_value_grad,
+            quartic_via_loop_value_hessian,
+            quartic_via_loop_value_derivatives,
+        ),
+        (
+            "labelled block",
+            quartic_via_labelled_block,
+            quartic_via_labelled_block_grad,
+            quartic_via_labelled_block_hessian,
+            quartic_via_labelled_block_derivatives,
+        ),
+        (
+            "repeat",
+            quartic_via_repeat,
+            quartic_via_repeat_grad,
+            quartic_via_repeat_hessian,
+            quartic_via_repeat_derivatives,
+        ),
+        (
+            "method",
+            quartic_via_method,
+            quartic_via_method_grad,
+            quartic_via_method_hessian,
+            quartic_via_method_derivatives,
+        ),
+        (
+            "closure write",
+            quartic_via_closure_write,
+            quartic_via_closure_write_grad,
+            quartic_via_closure_write_hessian,
+            quartic_via_closure_write_derivatives,
+        ),
+        (
+            "branch",
+            quartic_via_branch,
+            quartic_via_branch_grad,
+            quartic_via_branch_hessian,
+            quartic_via_branch_derivatives,
+        ),
+        (
+            "match tuple",
+            quartic_via_match_tuple,
+            quartic_via_match_tuple_grad,
+            quartic_via_match_tuple_hessian,
+            quartic_via_match_tuple_derivatives,
+        ),
+    ];
+    for (what, f, g, h, d) in cases {
+        Probe::new(what, move |x| f(x[0]))
+            .grad(move |x| {
+                let (v, d) = g(x[0]);
+                (v, vec![d])
+            })
+            .hessian(hess1(h, d))
+            .analytic(|x| vec![4.0 * x[0].powi(3)])
+            .run(16, common::probe::range(1, -2.0, 2.0));
+        for x in [-1.7, -0.4, 0.3, 1.5, 2.2] {
+            let (value, gradient, hessian) = h(x);
+            assert_eq!(value, f(x), "{what}");
+            assert_close(value, x.powi(4), 1e-13, what);
+            assert_close(gradient, 4.0 * x.powi(3), 1e-12, what);
+            assert_close(hessian[0][0], 12.0 * x * x, 1e-12, what);
+            assert_close(d(x)[2], 12.0 * x * x, 1e-12, what);
+        }
+    }
+}

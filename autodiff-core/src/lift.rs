@@ -53,12 +53,54 @@ pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
     S::from(n).unwrap_or_else(S::nan)
 }
 
-/// The value of `x` in the written float type `F` (`f64`, `f32`), for a call that the generic copy of an
-/// `f64` function makes as written, none of its arguments differentiated (`ln_gamma(0.5 * n as f64)`): the
-/// copy computed the argument in its own float type. A dual number gives its value.
+/// The value of `x` in the written float type `F` (`f64`, `f32`), for a call to `callee` that the generic
+/// copy of an `f64` function makes as written, none of its arguments differentiated (`ln_gamma(0.5 * n as
+/// f64)`): the copy computed the argument in its own float type. A dual number gives its value.
+///
+/// # Panics
+///
+/// If `x` is a dual number with a tangent that is not zero (any component, nested duals included): the
+/// macro read the argument as a constant, and the call as written would drop that tangent, a wrong
+/// derivative. That is an autodiff bug; the panic says so rather than let the derivative be wrong. A plain
+/// float (`f64`, `f32`) has no tangent and is not checked.
 #[inline]
-pub fn plain<F: Float, X: num_traits::ToPrimitive>(x: X) -> F {
-    F::from(x).unwrap_or_else(F::nan)
+pub fn plain<F: Float, X: Float>(x: X, callee: &'static str) -> F {
+    let value = x.to_f64();
+    if !is_plain_float::<X>() && has_tangent(x, value) {
+        dropped_tangent(callee);
+    }
+    value.and_then(F::from).unwrap_or_else(F::nan)
+}
+
+/// Is `X` `f64` or `f32`, which have no tangent? (A constant of the monomorphised function.)
+#[inline(always)]
+fn is_plain_float<X>() -> bool {
+    let name = core::any::type_name::<X>();
+    name == core::any::type_name::<f64>() || name == core::any::type_name::<f32>()
+}
+
+/// Does the dual number `x` (of value `value`) have a tangent that is not zero? `x` less the constant of
+/// its value has a zero value, and `Zero::is_zero` of a dual number also asks for a zero tangent, every
+/// component of nested duals included (`Dual`, `MultiDual`). A value that is not finite has no such
+/// difference and passes.
+#[inline]
+fn has_tangent<X: Float>(x: X, value: Option<f64>) -> bool {
+    match value.filter(|v| v.is_finite()).and_then(X::from) {
+        Some(constant) => !(x - constant).is_zero(),
+        None => false,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn dropped_tangent(callee: &str) -> ! {
+    panic!(
+        "autodiff bug: the generic copy of an `f64` function calls `{callee}` as written, reading its \
+         arguments as constants, but an argument carries a derivative (a dual number with a tangent that \
+         is not zero), which the call would drop: the derivative would be wrong. Please report this bug \
+         with the function; meanwhile, give `{callee}` derivatives (`#[differentiable]`, or make it generic \
+         over `T: Float`)"
+    )
 }
 
 /// The result of such a call, in the copy's float type `S` where it is a float (`f64`, `f32`), as it is
@@ -449,9 +491,9 @@ mod tests {
 
     #[test]
     fn plain_takes_the_value_and_lift_keeps_integers() {
-        let x = Dual::new(Dual::new(1.5, 2.0), Dual::new(3.0, 4.0));
-        assert_eq!(plain::<f64, _>(x), 1.5);
-        assert_eq!(plain::<f32, _>(0.25f64), 0.25f32);
+        let x = Dual::new(Dual::new(1.5, 0.0), Dual::new(0.0, 0.0));
+        assert_eq!(plain::<f64, _>(x, "g"), 1.5);
+        assert_eq!(plain::<f32, _>(0.25f64, "g"), 0.25f32);
         let lifted: Dual<f64> = lift(2.5f64);
         assert_eq!((lifted.re, lifted.eps), (2.5, 0.0));
         let count: usize = lift::<Dual<f64>, _>(7usize);
@@ -465,6 +507,65 @@ mod tests {
             [(1.0, 0.0), (-2.0, 0.0)]
         );
         assert_eq!((b.re, b.eps), (0.5, 0.0));
+    }
+
+    /// The net under a call made as written: a dual number whose tangent is not zero, in any component
+    /// of nested duals or any lane of a `MultiDual`, panics naming the callee; a zero tangent, a plain
+    /// float and a value that is not finite pass.
+    #[test]
+    fn plain_refuses_a_tangent_it_would_drop() {
+        use crate::multi_dual::MultiDual;
+        let refused = |run: &(dyn Fn() + std::panic::RefUnwindSafe)| {
+            let message = std::panic::catch_unwind(run)
+                .expect_err("a tangent dropped without a panic")
+                .downcast::<String>()
+                .expect("a formatted message");
+            assert!(
+                message.contains("autodiff bug") && message.contains("`ln_gamma`"),
+                "{message}"
+            );
+        };
+        refused(&|| {
+            plain::<f64, _>(Dual::new(1.5, 2.0), "ln_gamma");
+        });
+        refused(&|| {
+            plain::<f32, _>(Dual::new(1.5f32, -1e-30), "ln_gamma");
+        });
+        for (re_eps, eps_re, eps_eps) in [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)] {
+            refused(&|| {
+                let x = Dual::new(Dual::new(1.5, re_eps), Dual::new(eps_re, eps_eps));
+                plain::<f64, _>(x, "ln_gamma");
+            });
+        }
+        refused(&|| {
+            let mut x = MultiDual::<f64, 8>::constant(-0.5);
+            x.eps[7] = 0.25;
+            plain::<f64, _>(x, "ln_gamma");
+        });
+        // Zero tangents, at every level: the value, exactly.
+        assert_eq!(plain::<f64, _>(Dual::new(-2.5, 0.0), "g"), -2.5);
+        assert_eq!(
+            plain::<f64, _>(Dual::new(Dual::new(3.0, 0.0), Dual::new(0.0, 0.0)), "g"),
+            3.0
+        );
+        assert_eq!(
+            plain::<f64, _>(MultiDual::<f64, 8>::constant(1e300), "g"),
+            1e300
+        );
+        assert_eq!(
+            plain::<f64, _>(Dual::new(1.0f32 / 3.0, 0.0), "g"),
+            f64::from(1.0f32 / 3.0)
+        );
+        // A value that is not finite: no difference to take, passed on as it is.
+        assert!(plain::<f64, _>(Dual::new(f64::NAN, 1.0), "g").is_nan());
+        assert_eq!(
+            plain::<f64, _>(Dual::new(f64::INFINITY, 0.0), "g"),
+            f64::INFINITY
+        );
+        // Plain floats: no tangent, no check.
+        assert_eq!(plain::<f64, _>(f64::MAX, "g"), f64::MAX);
+        assert!(is_plain_float::<f64>() && is_plain_float::<f32>());
+        assert!(!is_plain_float::<Dual<f64>>() && !is_plain_float::<MultiDual<f32, 2>>());
     }
 
     #[test]

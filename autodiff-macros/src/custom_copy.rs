@@ -329,7 +329,19 @@ impl Bind<'_> {
     /// what `value` depends on. Conservative: the whole variable, whatever part is written.
     fn written(&mut self, place: &Expr, value: &Expr) {
         if self.names.depends(value) {
-            self.depends_now(place);
+            self.destructured(place);
+        }
+    }
+
+    /// Every place of the left side of a destructuring assignment (`(a, b) = (x, 1.0)`, `[s[0], _] = ..`,
+    /// `P { f: a } = ..`) depends on the inputs: conservatively, each takes the whole value's dependence.
+    fn destructured(&mut self, place: &Expr) {
+        match place {
+            Expr::Tuple(t) => t.elems.iter().for_each(|e| self.destructured(e)),
+            Expr::Array(a) => a.elems.iter().for_each(|e| self.destructured(e)),
+            Expr::Struct(s) => s.fields.iter().for_each(|f| self.destructured(&f.expr)),
+            Expr::Paren(p) => self.destructured(&p.expr),
+            place => self.depends_now(place),
         }
     }
 
@@ -650,12 +662,15 @@ mod tests {
                 let mut c = [0.0; 1];
                 c[0] = 3.0;
                 let q = n + 1;
+                let (mut t, mut r, mut a) = (0.0, 0.0, [0.0; 2]);
+                (t, (r, _)) = (1.0, (x, 2.0));
+                [a[0], _] = [x, 0.0];
                 (s[0], move |dy| dy)
             }
         };
         assert_eq!(
             dependent(item),
-            ["b", "dy", "k", "m", "s", "u", "v", "w", "x"]
+            ["a", "b", "dy", "k", "m", "r", "s", "t", "u", "v", "w", "x"]
         );
     }
 }

@@ -1844,7 +1844,8 @@ impl VisitMut for Rewrite<'_> {
                         self.visit_expr_mut(arg);
                         if *is_float {
                             let ty = ty.as_ref().unwrap_or(&float);
-                            *arg = syn::parse_quote!(::autodiff::__private::plain::<#ty, _>(#arg));
+                            let callee = called.replace(' ', "");
+                            *arg = syn::parse_quote!(::autodiff::__private::plain::<#ty, _>(#arg, #callee));
                         }
                     }
                     // The result's type is the callee's, which only rustc sees: `lift` makes a float the
@@ -1952,6 +1953,20 @@ impl VisitMut for Rewrite<'_> {
                     }
                     _ => {}
                 }
+            }
+            // `break 'found 0.0`: its value becomes `::autodiff::..`, which after a label reads as a
+            // labelled loop (`break 'found: ..`) when the copy is parsed again: in parentheses.
+            Expr::Break(b) if b.label.is_some() && b.expr.is_some() => {
+                if let Some(value) = &mut b.expr {
+                    self.visit_expr_mut(value);
+                    let inner = std::mem::replace(&mut **value, Expr::Verbatim(TokenStream::new()));
+                    **value = Expr::Paren(syn::ExprParen {
+                        attrs: Vec::new(),
+                        paren_token: Default::default(),
+                        expr: Box::new(inner),
+                    });
+                }
+                return;
             }
             // `a += b`: `Float` has no `AddAssign`; `a = a + b` means the same in the subset.
             Expr::Binary(b) if compound(&b.op).is_some() => {
