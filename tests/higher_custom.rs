@@ -685,10 +685,107 @@ fn from_tuple(x: f64) -> (f64, impl Fn(f64) -> f64) {
     (a + b, move |dy| dy * (1.0 + 2.0 * x))
 }
 
+/// c x with c = [1, 2, 3][bucket(x)] at order 2: F = (c x)², F' = 2c²x, F'' = 2c² (the index carries no
+/// derivative: the copy calls `bucket` as written on x's value).
+#[differentiable(order = 2)]
+fn by_table_squared(x: f64) -> f64 {
+    by_table(x) * by_table(x)
+}
+
+/// `bucket(x as usize)`-like: an integer argument cast from the input, and an integer parameter.
+fn level(k: usize, n: usize) -> usize {
+    (k + n).min(3)
+}
+
+/// x (1 + level(⌊|x|⌋, n)): piecewise linear.
+#[custom_gradient]
+fn by_level(x: f64, n: usize) -> (f64, impl Fn(f64) -> f64) {
+    let c = 1.0 + level(x.abs() as usize, n) as f64;
+    (c * x, move |dy| dy * c)
+}
+
+#[differentiable(order = 2)]
+fn by_level_cubed(x: f64, n: usize) -> f64 {
+    by_level(x, n) * by_level(x, n) * by_level(x, n)
+}
+
+/// A helper whose result is an integer, called on an input, carries no derivative (as `jax` gives an
+/// integer output a zero one): the custom function's copy calls it as written on the input's value, and
+/// the Hessian is that of c x with c constant, against the formulas and central differences of `_grad`.
+/// (The helper's float results, `doubled(x)` and `with_square(x)`, stay the error of UI test
+/// `order-custom-callee-calling-a-helper-without-derivatives`.)
+#[test]
+fn helpers_with_integer_results_on_the_inputs_at_second_order() {
+    use common::probe::{hess1, Probe};
+    Probe::new("by_table_squared", |x| by_table_squared(x[0]))
+        .grad(|x| {
+            let (v, d) = by_table_squared_grad(x[0]);
+            (v, vec![d])
+        })
+        .hessian(hess1(
+            by_table_squared_hessian,
+            by_table_squared_derivatives,
+        ))
+        .analytic(|x| {
+            let c = [1.0, 2.0, 3.0][bucket(x[0])];
+            vec![2.0 * c * c * x[0]]
+        })
+        // Away from the steps at |x| = 1, 2.
+        .run(16, common::probe::range(1, 0.1, 0.9));
+    for x in [-2.6, -1.5, -0.3, 0.4, 1.2, 1.8, 2.9] {
+        let c = [1.0, 2.0, 3.0][bucket(x)];
+        let (value, gradient, hessian) = by_table_squared_hessian(x);
+        assert_eq!(value, by_table_squared(x));
+        assert_close(value, c * c * x * x, 1e-14, "by_table value");
+        assert_close(gradient, 2.0 * c * c * x, 1e-14, "by_table gradient");
+        assert_close(hessian[0][0], 2.0 * c * c, 1e-14, "by_table hessian");
+        let fd = central_difference(|t| by_table_squared_grad(t).1, x);
+        assert_close(
+            hessian[0][0],
+            fd,
+            1e-6,
+            "by_table hessian against central differences",
+        );
+        assert_close(
+            by_table_squared_derivatives(x)[2],
+            2.0 * c * c,
+            1e-14,
+            "by_table derivatives",
+        );
+    }
+    for n in [0, 1, 2] {
+        for x in [-2.5, -1.4, -0.6, 0.3, 1.7, 2.2] {
+            let c = 1.0 + level(x.abs() as usize, n) as f64;
+            let (value, gradient, hessian) = by_level_cubed_hessian(x, n);
+            assert_eq!(value, by_level_cubed(x, n));
+            assert_close(value, (c * x).powi(3), 1e-13, "by_level value");
+            assert_close(
+                gradient,
+                3.0 * c.powi(3) * x * x,
+                1e-13,
+                "by_level gradient",
+            );
+            assert_close(
+                hessian[0][0],
+                6.0 * c.powi(3) * x,
+                1e-13,
+                "by_level hessian",
+            );
+            let fd = central_difference(|t| by_level_cubed_grad(t, n).1, x);
+            assert_close(
+                hessian[0][0],
+                fd,
+                1e-6,
+                "by_level hessian against central differences",
+            );
+        }
+    }
+}
+
 /// The generic copy of a custom function calling plain helpers on its inputs is made (for `order = K`
-/// callers, where using it is an error: UI test `order-custom-callee-calling-a-helper-without-derivatives`),
-/// and the function's first order is as before: values and gradients against the formulas and central
-/// differences.
+/// callers, where using a float result is an error: UI test
+/// `order-custom-callee-calling-a-helper-without-derivatives`), and the function's first order is as
+/// before: values and gradients against the formulas and central differences.
 #[test]
 fn custom_functions_calling_plain_helpers_on_their_inputs_keep_their_first_order() {
     for x in [0.3, 0.7, 1.4, 1.6, 2.5] {

@@ -224,6 +224,28 @@ macro_rules! copy_by_name {
         }
         #[allow(dead_code)]
         impl $module::$copy {
+            /// A call of `name` with scalar arguments `args`: `name` as written (`plain`) where its result
+            /// holds no float (an index, a count: no derivative to drop), else the compile error of
+            /// `marker` at `S`.
+            #[inline(always)]
+            #[allow(clippy::extra_unused_type_parameters)]
+            fn __autodiff_call_by_name<S, A, R, C, P>(
+                &self,
+                _float: ::core::marker::PhantomData<S>,
+                args: A,
+                _copy: C,
+                plain: P,
+            ) -> <R as $crate::private::Lift<S>>::Out
+            where
+                R: $crate::private::Lift<S>,
+                C: ::core::ops::FnOnce(A) -> <R as $crate::private::Lift<S>>::Out,
+                P: ::core::ops::FnOnce(A) -> R,
+                <R as $crate::private::Lift<S>>::Kind: $crate::private::ResultCheck<$marker>,
+            {
+                #[allow(clippy::let_unit_value)]
+                let () = <<R as $crate::private::Lift<S>>::Kind as $crate::private::ResultCheck<$marker>>::CHECK;
+                $crate::private::Lift::lift(plain(args))
+            }
             /// The compile error of `marker` at `S`; gives the stand-in's result the type of `name`'s.
             #[inline(always)]
             #[allow(clippy::extra_unused_type_parameters)]
@@ -251,6 +273,20 @@ pub trait TypedCopy {
     #[inline(always)]
     #[allow(clippy::extra_unused_type_parameters)]
     fn __autodiff_type_stand_in_result_as_named_function<S, R, P>(&self, _result: &R, _plain: P) {}
+
+    /// A call of a callee's generic copy (`copy`) on `args`. (Hidden, as above.)
+    #[doc(hidden)]
+    #[inline(always)]
+    #[allow(clippy::extra_unused_type_parameters)]
+    fn __autodiff_call_by_name<S, A, R, Q, C: FnOnce(A) -> R, P: FnOnce(A) -> Q>(
+        &self,
+        _float: core::marker::PhantomData<S>,
+        args: A,
+        copy: C,
+        _plain: P,
+    ) -> R {
+        copy(args)
+    }
 }
 
 impl<T: ?Sized> TypedCopy for T {}

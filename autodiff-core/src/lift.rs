@@ -114,12 +114,62 @@ pub fn lift<S, X: Lift<S>>(x: X) -> X::Out {
 pub trait Lift<S> {
     /// The lifted type.
     type Out;
+    /// Whether a value of this type may carry a derivative: [`HoldsFloat`] where it holds a float,
+    /// [`NoFloat`] for integers, `bool`, `()` and what is made of them alone (a `usize` index has no
+    /// derivative, as in `jax`, where an integer output's is zero).
+    type Kind: Kind;
     /// The lifted value.
     fn lift(self) -> Self::Out;
 }
 
+/// A type with no float in it: a helper's result of this type carries no derivative.
+pub enum NoFloat {}
+
+/// A type with a float in it.
+pub enum HoldsFloat {}
+
+/// [`NoFloat`] or [`HoldsFloat`], joined over the parts of a tuple.
+pub trait Kind {
+    /// `HoldsFloat` if either holds a float.
+    type Or<B: Kind>: Kind;
+}
+
+impl Kind for NoFloat {
+    type Or<B: Kind> = B;
+}
+
+impl Kind for HoldsFloat {
+    type Or<B: Kind> = HoldsFloat;
+}
+
+/// `CHECK` is nothing for a result with no float, and the compile error of `M` (a helper without
+/// derivatives called on the inputs, in the generic copy of a custom function) for one with a float: a
+/// constant evaluated only when an `order = K` function instantiates the copy.
+/// (At `()`, as `no_generic_copy` evaluates it: one error, whatever the float types instantiated.)
+pub trait ResultCheck<M> {
+    /// Nothing, or the compile error.
+    const CHECK: ();
+}
+
+impl<M> ResultCheck<M> for NoFloat {
+    const CHECK: () = ();
+}
+
+impl<M: crate::callee::NoGenericCopy<()>> ResultCheck<M> for HoldsFloat {
+    const CHECK: () = M::FAIL;
+}
+
+/// The value of `x` in the float type `F`, its tangent dropped: an argument of a helper without
+/// derivatives that the generic copy of a custom function calls as written because the helper's result
+/// holds no float ([`NoFloat`]: an index, a count), whose derivative is zero whatever the argument's.
+#[inline]
+pub fn value<F: Float, X: num_traits::ToPrimitive>(x: X) -> F {
+    F::from(x).unwrap_or_else(F::nan)
+}
+
 impl<S: Float> Lift<S> for f64 {
     type Out = S;
+    type Kind = HoldsFloat;
     #[inline]
     fn lift(self) -> S {
         lit(self)
@@ -128,6 +178,7 @@ impl<S: Float> Lift<S> for f64 {
 
 impl<S: Float> Lift<S> for f32 {
     type Out = S;
+    type Kind = HoldsFloat;
     #[inline]
     fn lift(self) -> S {
         cast(self)
@@ -138,6 +189,7 @@ macro_rules! lift_as_is {
     ($($t:ty),*) => {$(
         impl<S> Lift<S> for $t {
             type Out = $t;
+            type Kind = NoFloat;
             #[inline]
             fn lift(self) -> $t {
                 self
@@ -168,6 +220,7 @@ lift_as_is!(
 /// A string slice, as it is (a field of a constant struct that a generic copy reads: `self.name.len()`).
 impl<S> Lift<S> for &str {
     type Out = Self;
+    type Kind = NoFloat;
     #[inline]
     fn lift(self) -> Self {
         self
@@ -177,6 +230,7 @@ impl<S> Lift<S> for &str {
 /// A `Vec` of such values, element by element: the gradient of a slice.
 impl<S, X: Lift<S>> Lift<S> for Vec<X> {
     type Out = Vec<X::Out>;
+    type Kind = X::Kind;
     #[inline]
     fn lift(self) -> Vec<X::Out> {
         self.into_iter().map(Lift::lift).collect()
@@ -186,6 +240,7 @@ impl<S, X: Lift<S>> Lift<S> for Vec<X> {
 /// An array of such values, element by element: a field of a constant struct read in a generic copy.
 impl<S, X: Lift<S>, const N: usize> Lift<S> for [X; N] {
     type Out = [X::Out; N];
+    type Kind = X::Kind;
     #[inline]
     fn lift(self) -> [X::Out; N] {
         self.map(Lift::lift)
@@ -193,10 +248,15 @@ impl<S, X: Lift<S>, const N: usize> Lift<S> for [X; N] {
 }
 
 macro_rules! lift_tuples {
+    (@or $x:ident) => { <$x as Lift<S>>::Kind };
+    (@or $x:ident, $($rest:ident),+) => {
+        <<$x as Lift<S>>::Kind as Kind>::Or<lift_tuples!(@or $($rest),+)>
+    };
     ($(($($x:ident),+)),*) => {$(
         /// A tuple of such values, component by component: the gradient of several inputs.
         impl<S, $($x: Lift<S>),+> Lift<S> for ($($x,)+) {
             type Out = ($($x::Out,)+);
+            type Kind = lift_tuples!(@or $($x),+);
             #[inline]
             #[allow(non_snake_case)]
             fn lift(self) -> Self::Out {

@@ -216,11 +216,34 @@ impl Names {
         let scalar = !matches!(arg, Expr::Reference(_))
             && !mentioned(arg).iter().any(|n| self.arrays.contains(n))
             && !self.array(arg);
-        if scalar && self.float(arg, float) {
+        if scalar && !integer_cast(arg) && self.float(arg, float) {
             let float = proc_macro2::Ident::new(float, proc_macro2::Span::call_site());
             quote!(::autodiff::__private::any::<#float>())
         } else {
             quote!(::autodiff::__private::any())
+        }
+    }
+
+    /// The argument `arg` of a call of a helper without derivatives made as written, held in `param`: its
+    /// value in the written float type where it is a float (`__private::value`, which drops a tangent: the
+    /// helper's result holds no float), else as it is (an integer).
+    fn written(&self, arg: &Expr, param: &Ident, float: &str) -> TokenStream {
+        let float = Ident::new(float, proc_macro2::Span::call_site());
+        let declared = match arg {
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| self.types.get(&i.to_string())),
+            _ => None,
+        };
+        let of_float = match declared {
+            Some(ty) => matches!(ty, syn::Type::Path(t) if t.path.is_ident(&float)),
+            None => !integer_cast(arg) && self.float(arg, &float.to_string()),
+        };
+        if of_float {
+            quote!(::autodiff::__private::value::<#float, _>(#param))
+        } else {
+            quote!(#param)
         }
     }
 
@@ -293,6 +316,33 @@ fn mentioned(expr: &Expr) -> Vec<String> {
     let mut m = Mentioned(Vec::new());
     m.visit_expr(expr);
     m.0
+}
+
+/// Are the arguments of a call scalars (no reference, no array)?
+fn scalar_arguments(
+    args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    names: &Names,
+) -> bool {
+    args.iter()
+        .all(|a| !matches!(a, Expr::Reference(_)) && !names.array(a))
+}
+
+/// Is `expr` a cast to an integer, as written (`x as usize`) or in the copy (`__private::to_int::<usize,
+/// _>(x)`)?
+fn integer_cast(expr: &Expr) -> bool {
+    match expr {
+        Expr::Paren(p) => integer_cast(&p.expr),
+        Expr::Cast(c) => {
+            matches!(&*c.ty, syn::Type::Path(t) if t.path.get_ident().is_some_and(|i| {
+                ["i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize"]
+                    .iter()
+                    .any(|n| i == n)
+            }))
+        }
+        Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "to_int")),
+        _ => false,
+    }
 }
 
 /// Does `expr` call a function (whose result the copy takes for a float)? A method call is what its
@@ -513,10 +563,7 @@ impl<'a> Visit<'a> for Calls<'_> {
             return;
         }
         // A reference or an array passed on goes to the copy: the copy holds it in its own float type.
-        let scalars = call
-            .args
-            .iter()
-            .all(|a| !matches!(a, Expr::Reference(_)) && !self.names.array(a));
+        let scalars = scalar_arguments(&call.args, self.names);
         let dependent = call.args.iter().any(|a| self.names.depends(a));
         if dependent || !scalars {
             self.dependent.push(name);
@@ -590,6 +637,28 @@ fn look_up_copies(
             if !self.found.iter().any(|(n, _)| *n == name) {
                 self.found.push((name.clone(), call.args.len()));
             }
+            // Scalar arguments: the copy's call, or for a helper without derivatives whose result holds no
+            // float (an index), the helper as written (`__autodiff_call_by_name`).
+            if scalar_arguments(&call.args, self.names) {
+                let params: Vec<Ident> = (0..call.args.len())
+                    .map(|i| Ident::new(&format!("__a{i}"), proc_macro2::Span::mixed_site()))
+                    .collect();
+                let written = call
+                    .args
+                    .iter()
+                    .zip(&params)
+                    .map(|(a, p)| self.names.written(a, p, self.float));
+                let (func, args) = (&call.func, &call.args);
+                *expr = syn::parse_quote! {
+                    (#copy {}).__autodiff_call_by_name(
+                        ::core::marker::PhantomData::<__S>,
+                        (#args,),
+                        |(#(#params,)*)| #func(#(#params),*),
+                        |(#(#params,)*)| #name(#(#written),*),
+                    )
+                };
+                return;
+            }
             let typing = call.args.iter().map(|a| self.names.stand_in(a, self.float));
             let result = Ident::new("__result", proc_macro2::Span::mixed_site());
             *expr = syn::parse_quote! {{
@@ -617,9 +686,10 @@ fn look_up_copies(
         });
         let message = format!(
             "`{name}` has no derivatives, and the generic copy of the custom function `{function}`, which an \
-             `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs: \
-             put `#[differentiable]` (or `#[custom_gradient]`) on `{name}`, or make it generic over \
-             `T: Float`"
+             `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs, \
+             where its result holds a float (or its arguments a reference or an array): put \
+             `#[differentiable]` (or `#[custom_gradient]`) on `{name}`, or make it generic over `T: Float` (a \
+             helper of scalars whose result holds no float, an index or a count, is called as written)"
         );
         let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
         markers.extend(quote! {
