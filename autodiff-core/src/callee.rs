@@ -229,7 +229,7 @@ macro_rules! copy_by_name {
             /// `marker` at `S`.
             #[inline(always)]
             #[allow(clippy::extra_unused_type_parameters)]
-            fn __autodiff_call_by_name<S, A, R, C, P>(
+            fn __autodiff_call_generic_copy_or_helper_as_written<S, A, R, C, P>(
                 &self,
                 _float: ::core::marker::PhantomData<S>,
                 args: A,
@@ -278,7 +278,14 @@ pub trait TypedCopy {
     #[doc(hidden)]
     #[inline(always)]
     #[allow(clippy::extra_unused_type_parameters)]
-    fn __autodiff_call_by_name<S, A, R, Q, C: FnOnce(A) -> R, P: FnOnce(A) -> Q>(
+    fn __autodiff_call_generic_copy_or_helper_as_written<
+        S,
+        A,
+        R,
+        Q,
+        C: FnOnce(A) -> R,
+        P: FnOnce(A) -> Q,
+    >(
         &self,
         _float: core::marker::PhantomData<S>,
         args: A,

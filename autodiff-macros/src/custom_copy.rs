@@ -638,7 +638,7 @@ fn look_up_copies(
                 self.found.push((name.clone(), call.args.len()));
             }
             // Scalar arguments: the copy's call, or for a helper without derivatives whose result holds no
-            // float (an index), the helper as written (`__autodiff_call_by_name`).
+            // float (an index), the helper as written (`__autodiff_call_generic_copy_or_helper_as_written`).
             if scalar_arguments(&call.args, self.names) {
                 let params: Vec<Ident> = (0..call.args.len())
                     .map(|i| Ident::new(&format!("__a{i}"), proc_macro2::Span::mixed_site()))
@@ -650,7 +650,7 @@ fn look_up_copies(
                     .map(|(a, p)| self.names.written(a, p, self.float));
                 let (func, args) = (&call.func, &call.args);
                 *expr = syn::parse_quote! {
-                    (#copy {}).__autodiff_call_by_name(
+                    (#copy {}).__autodiff_call_generic_copy_or_helper_as_written(
                         ::core::marker::PhantomData::<__S>,
                         (#args,),
                         |(#(#params,)*)| #func(#(#params),*),
