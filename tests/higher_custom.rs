@@ -970,8 +970,12 @@ fn via_block(x: f64) -> (f64, impl Fn(f64) -> f64) {
 /// The value of a `loop`, by `break`.
 #[custom_gradient]
 fn via_loop_value(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let mut k = 0;
     let v = loop {
-        break x;
+        k += 1;
+        if k == 2 {
+            break x;
+        }
     };
     let y = square_of(v);
     (y, move |dy| dy * 2.0 * x)
@@ -1031,6 +1035,7 @@ fn via_branch(x: f64) -> (f64, impl Fn(f64) -> f64) {
 #[custom_gradient]
 fn via_match_tuple(x: f64) -> (f64, impl Fn(f64) -> f64) {
     let y = match (1.0, x) {
+        (a, b) if a > 2.0 => square_of(a + b),
         (_, b) => square_of(b),
     };
     (y, move |dy| dy * 2.0 * x)
