@@ -1,0 +1,1287 @@
+//! An outside tester's probe of whole small programs, written as people who write numeric Rust write
+//! them: several functions calling each other across inner modules (`pub(crate)`, `use super::*`),
+//! each program a few helpers and an entry point, every entry point at `order = 2`.
+//!
+//! - statistics: Gaussian, Student-t and Poisson log-likelihoods through a Stirling `ln_gamma`
+//!   helper, a max-subtracted log-sum-exp, softmax cross-entropy over `&[Vec<f64>]` batches with
+//!   `&[usize]` labels, L2-regularised logistic regression, Welford's variance, Huber and
+//!   pseudo-Huber losses chosen by a `match` on a label;
+//! - physics: an n-body potential over `&[[f64; 3]]` pairs (`for j in i + 1..n`), a spring chain
+//!   over `windows(2)`, leapfrog and RK4 integrators writing `&mut [f64]` state through a
+//!   right-hand side with an output parameter, a 1D heat equation step, Lennard-Jones with a cutoff;
+//! - optimisation / ML: an MLP over `#[derive(Differentiable)]` layer structs nested in a model,
+//!   attention-like row softmax, soft k-means, a matrix factorisation loss over `(usize, usize, f64)`
+//!   ratings;
+//! - numerics: Horner by `iter().rev().fold`, Newton and fixed-point iterations with fixed counts,
+//!   Simpson and trapezoid quadrature of a parameterised integrand, `f32` versions and a generic
+//!   `T: Float` one.
+//!
+//! Every derivative is checked against central differences (`common::probe`) at many seeded points:
+//! `_grad`, `_vjp` (a random cotangent), `_jvp` against the gradient, `_grad_into` with NaN-filled
+//! buffers, `_jacobian` where there is one, and at `order = 2` `_hessian` against central differences
+//! of `_grad` and `_hvp` against `_hessian`.
+
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::too_many_arguments,
+    clippy::ptr_arg
+)]
+
+mod common;
+
+use common::probe::*;
+
+// ---------------------------------------------------------------------------------------------------
+// Statistics
+// ---------------------------------------------------------------------------------------------------
+
+pub mod stats {
+    use autodiff::differentiable;
+    use std::f64::consts::PI;
+
+    pub(crate) mod special {
+        use super::*;
+
+        /// `ln Γ(x)` for `x > 0`: shift up past 7 by `Γ(x + 1) = x Γ(x)`, then Stirling's series.
+        #[differentiable]
+        pub(crate) fn ln_gamma(x: f64) -> f64 {
+            let mut x = x;
+            let mut shift = 0.0;
+            while x < 7.0 {
+                shift += x.ln();
+                x += 1.0;
+            }
+            let z = 1.0 / (x * x);
+            let series = (1.0 / 12.0 - z * (1.0 / 360.0 - z / 1260.0)) / x;
+            (x - 0.5) * x.ln() - x + 0.5 * (2.0 * PI).ln() + series - shift
+        }
+
+        /// The log-sum-exp of a row with its maximum subtracted first.
+        #[differentiable]
+        pub(crate) fn log_sum_exp(xs: &[f64]) -> f64 {
+            let m = xs.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+            let s: f64 = xs.iter().map(|&x| (x - m).exp()).sum();
+            m + s.ln()
+        }
+
+        /// `ln(1 + e^z)` without overflow.
+        #[differentiable]
+        pub(crate) fn softplus(z: f64) -> f64 {
+            if z > 0.0 {
+                z + (-z).exp().ln_1p()
+            } else {
+                z.exp().ln_1p()
+            }
+        }
+    }
+
+    use special::*;
+
+    /// Gaussian log-likelihood in `(mu, log_sigma)`.
+    #[differentiable(order = 2)]
+    pub fn gauss_loglik(mu: f64, log_sigma: f64, xs: &[f64]) -> f64 {
+        let sigma = log_sigma.exp();
+        let n = xs.len() as f64;
+        let ss: f64 = xs.iter().map(|x| ((x - mu) / sigma).powi(2)).sum();
+        -0.5 * ss - n * log_sigma - 0.5 * n * (2.0 * PI).ln()
+    }
+
+    /// Student-t log-likelihood in `(nu, mu, sigma)` over data.
+    #[differentiable(order = 2, wrt(nu, mu, sigma))]
+    pub fn student_t_loglik(nu: f64, mu: f64, sigma: f64, xs: &[f64]) -> f64 {
+        let norm = ln_gamma((nu + 1.0) / 2.0) - ln_gamma(nu / 2.0) - 0.5 * (nu * PI).ln() - sigma.ln();
+        let mut total = 0.0;
+        for &x in xs {
+            let t = (x - mu) / sigma;
+            total += norm - (nu + 1.0) / 2.0 * (t * t / nu).ln_1p();
+        }
+        total
+    }
+
+    /// Poisson regression log-likelihood: rates `exp(w . x_i)`, counts as `u32`.
+    #[differentiable(order = 2)]
+    pub fn poisson_loglik(w: &[f64], xs: &[Vec<f64>], counts: &[u32]) -> f64 {
+        let mut ll = 0.0;
+        for (x, &k) in xs.iter().zip(counts) {
+            let eta: f64 = w.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+            ll += k as f64 * eta - eta.exp() - ln_gamma(k as f64 + 1.0);
+        }
+        ll
+    }
+
+    /// Mean softmax cross-entropy over a batch of logit rows.
+    #[differentiable(order = 2)]
+    pub fn softmax_xent(logits: &[Vec<f64>], labels: &[usize]) -> f64 {
+        let mut loss = 0.0;
+        for (row, &y) in logits.iter().zip(labels.iter()) {
+            loss += log_sum_exp(row) - row[y];
+        }
+        loss / labels.len() as f64
+    }
+
+    /// Logistic regression with labels 0/1 and an L2 penalty on the weights.
+    #[differentiable(order = 2, wrt(w, b))]
+    pub fn logistic_l2(w: &[f64], b: f64, xs: &[Vec<f64>], ys: &[usize], lambda: f64) -> f64 {
+        const HALF: f64 = 0.5;
+        let mut nll = 0.0;
+        for i in 0..xs.len() {
+            let z = b + w.iter().zip(&xs[i]).map(|(wi, xi)| wi * xi).sum::<f64>();
+            nll += match ys[i] {
+                0 => softplus(z),
+                _ => softplus(-z),
+            };
+        }
+        let reg: f64 = w.iter().map(|v| v * v).sum();
+        nll / xs.len() as f64 + HALF * lambda * reg
+    }
+
+    /// Welford's running mean and variance; returns the sample variance.
+    #[differentiable(order = 2)]
+    pub fn welford_var(xs: &[f64]) -> f64 {
+        let mut mean = 0.0;
+        let mut m2 = 0.0;
+        for (i, &x) in xs.iter().enumerate() {
+            let delta = x - mean;
+            mean += delta / (i + 1) as f64;
+            m2 += delta * (x - mean);
+        }
+        m2 / (xs.len() - 1) as f64
+    }
+
+    pub(crate) mod robust {
+        use super::*;
+
+        #[differentiable]
+        pub(crate) fn huber(r: f64, delta: f64) -> f64 {
+            let a = r.abs();
+            if a <= delta {
+                return 0.5 * r * r;
+            }
+            delta * (a - 0.5 * delta)
+        }
+
+        #[differentiable]
+        pub(crate) fn pseudo_huber(r: f64, delta: f64) -> f64 {
+            delta * delta * ((1.0 + (r / delta).powi(2)).sqrt() - 1.0)
+        }
+    }
+
+    /// A robust regression loss of a line through `(t, y)` data, the loss chosen by a label.
+    #[differentiable(order = 2, wrt(slope, offset))]
+    pub fn robust_fit(slope: f64, offset: f64, ts: &[f64], ys: &[f64], kind: u8) -> f64 {
+        const DELTA: f64 = 0.7;
+        let mut total = 0.0;
+        for (t, y) in ts.iter().zip(ys) {
+            let r = slope * t + offset - y;
+            total += match kind {
+                0 => robust::huber(r, DELTA),
+                1 => robust::pseudo_huber(r, DELTA),
+                _ => r * r,
+            };
+        }
+        total
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Physics
+// ---------------------------------------------------------------------------------------------------
+
+pub mod physics {
+    use autodiff::differentiable;
+
+    pub(crate) mod geom {
+        use super::*;
+
+        #[differentiable]
+        pub(crate) fn dist(a: &[f64; 3], b: &[f64; 3]) -> f64 {
+            let dx = a[0] - b[0];
+            let dy = a[1] - b[1];
+            let dz = a[2] - b[2];
+            (dx * dx + dy * dy + dz * dz).sqrt()
+        }
+
+        #[differentiable]
+        pub(crate) fn dist3(dx: f64, dy: f64, dz: f64) -> f64 {
+            dx.hypot(dy).hypot(dz)
+        }
+    }
+
+    /// Gravitational potential energy of point masses, softened.
+    #[differentiable(order = 2, wrt(pos))]
+    pub fn nbody_potential(pos: &[[f64; 3]], masses: &[f64]) -> f64 {
+        const SOFT: f64 = 1e-3;
+        let n = pos.len();
+        let mut e = 0.0;
+        for i in 0..n {
+            for j in i + 1..n {
+                let r = geom::dist3(pos[i][0] - pos[j][0], pos[i][1] - pos[j][1], pos[i][2] - pos[j][2]);
+                e -= masses[i] * masses[j] / (r * r + SOFT).sqrt();
+            }
+        }
+        e
+    }
+
+    /// A chain of springs with rest length `rest`, its ends pinned by a softer spring.
+    #[differentiable(order = 2, wrt(x, k))]
+    pub fn spring_chain(x: &[f64], k: f64, rest: f64) -> f64 {
+        let stretch: f64 = x
+            .windows(2)
+            .map(|w| {
+                let d = w[1] - w[0] - rest;
+                d * d
+            })
+            .sum();
+        let pin = x[0].powi(2) + (x[x.len() - 1] - rest * (x.len() - 1) as f64).powi(2);
+        0.5 * k * stretch + 0.1 * pin
+    }
+
+    pub(crate) mod ode {
+        use super::*;
+
+        /// The harmonic oscillator with a cubic term: `q' = p`, `p' = -k q - a q^3`.
+        #[differentiable]
+        pub(crate) fn rhs(y: &[f64], k: f64, a: f64, dydt: &mut [f64]) {
+            dydt[0] = y[1];
+            dydt[1] = -k * y[0] - a * y[0].powi(3);
+        }
+
+        /// One RK4 step of `rhs`, into `out`.
+        #[differentiable]
+        pub(crate) fn rk4_step(y: &[f64], k: f64, a: f64, h: f64, out: &mut [f64]) {
+            let mut k1 = [0.0; 2];
+            let mut k2 = [0.0; 2];
+            let mut k3 = [0.0; 2];
+            let mut k4 = [0.0; 2];
+            rhs(y, k, a, &mut k1);
+            let y2 = [y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]];
+            rhs(&y2, k, a, &mut k2);
+            let y3 = [y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]];
+            rhs(&y3, k, a, &mut k3);
+            let y4 = [y[0] + h * k3[0], y[1] + h * k3[1]];
+            rhs(&y4, k, a, &mut k4);
+            for i in 0..2 {
+                out[i] = y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+            }
+        }
+
+        /// Leapfrog (kick-drift-kick) for `steps` steps, writing the final state.
+        #[differentiable]
+        pub(crate) fn leapfrog(q0: f64, p0: f64, k: f64, dt: f64, steps: usize, state: &mut [f64]) {
+            let mut q = q0;
+            let mut p = p0;
+            for _ in 0..steps {
+                p -= 0.5 * dt * k * q;
+                q += dt * p;
+                p -= 0.5 * dt * k * q;
+            }
+            state[0] = q;
+            state[1] = p;
+        }
+    }
+
+    /// Shooting: the squared miss of an RK4 trajectory from a target after a fixed number of steps.
+    #[differentiable(order = 2, wrt(y0, k))]
+    pub fn rk4_miss(y0: &[f64], k: f64, a: f64, target: f64) -> f64 {
+        const STEPS: usize = 8;
+        let h = 0.1;
+        let mut y = [y0[0], y0[1]];
+        for _ in 0..STEPS {
+            let mut next = [0.0; 2];
+            ode::rk4_step(&y, k, a, h, &mut next);
+            y = next;
+        }
+        (y[0] - target).powi(2) + 0.5 * y[1] * y[1]
+    }
+
+    /// The energy drift of a leapfrog run (a constant of motion up to O(dt^2)).
+    #[differentiable(order = 2)]
+    pub fn leapfrog_energy(q0: f64, p0: f64, k: f64) -> f64 {
+        let mut s = vec![0.0; 2];
+        ode::leapfrog(q0, p0, k, 0.05, 20, &mut s);
+        0.5 * s[1] * s[1] + 0.5 * k * s[0] * s[0]
+    }
+
+    /// An explicit 1D heat step with fixed ends, into `out`.
+    #[differentiable]
+    pub fn heat_step(u: &[f64], alpha: f64, out: &mut [f64]) {
+        let n = u.len();
+        out[0] = u[0];
+        out[n - 1] = u[n - 1];
+        for i in 1..n - 1 {
+            out[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        }
+    }
+
+    /// The interior heat after a few steps, against a target profile.
+    #[differentiable(order = 2, wrt(u0, alpha))]
+    pub fn heat_loss(u0: &[f64], alpha: f64, target: &[f64]) -> f64 {
+        let n = u0.len();
+        let mut u = u0.to_vec();
+        let mut next = vec![0.0; n];
+        for _step in 0..4 {
+            heat_step(&u, alpha, &mut next);
+            for i in 0..n {
+                u[i] = next[i];
+            }
+        }
+        u.iter().zip(target).map(|(a, b)| (a - b).powi(2)).sum::<f64>()
+    }
+
+    /// Lennard-Jones over 2D points with a cutoff radius.
+    #[differentiable(order = 2, wrt(pos))]
+    pub fn lennard_jones(pos: &[[f64; 2]], eps: f64, sigma: f64) -> f64 {
+        const RC: f64 = 2.5;
+        let rc2 = RC * RC * sigma * sigma;
+        let mut e = 0.0;
+        for i in 0..pos.len() {
+            for j in i + 1..pos.len() {
+                let dx = pos[i][0] - pos[j][0];
+                let dy = pos[i][1] - pos[j][1];
+                let r2 = dx * dx + dy * dy;
+                if r2 < rc2 {
+                    let s6 = (sigma * sigma / r2).powi(3);
+                    e += 4.0 * eps * (s6 * s6 - s6);
+                }
+            }
+        }
+        e
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Optimisation and ML
+// ---------------------------------------------------------------------------------------------------
+
+pub mod ml {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Dense {
+        pub w: Vec<f64>,
+        pub b: Vec<f64>,
+        #[no_grad]
+        pub n_in: usize,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Model {
+        pub hidden: Dense,
+        pub out: Dense,
+    }
+
+    pub(crate) mod act {
+        use super::*;
+
+        #[differentiable]
+        pub(crate) fn gelu(x: f64) -> f64 {
+            const C: f64 = 0.797_884_560_802_865_4;
+            0.5 * x * (1.0 + (C * (x + 0.044715 * x.powi(3))).tanh())
+        }
+
+        #[differentiable]
+        pub(crate) fn relu(x: f64) -> f64 {
+            x.max(0.0)
+        }
+    }
+
+    /// One dense layer (row-major weights in a flat `Vec`), its activation chosen by `kind`.
+    #[differentiable]
+    pub fn dense(layer: &Dense, x: &[f64], kind: u8, out: &mut [f64]) {
+        for o in 0..layer.b.len() {
+            let mut z = layer.b[o];
+            for i in 0..layer.n_in {
+                z += layer.w[o * layer.n_in + i] * x[i];
+            }
+            out[o] = match kind {
+                0 => z.tanh(),
+                1 => act::relu(z),
+                2 => act::gelu(z),
+                _ => z,
+            };
+        }
+    }
+
+    #[differentiable]
+    pub fn predict(m: &Model, x: &[f64]) -> f64 {
+        let mut h = vec![0.0; m.hidden.b.len()];
+        dense(&m.hidden, x, 2, &mut h);
+        let mut y = vec![0.0; 1];
+        dense(&m.out, &h, 0, &mut y);
+        y[0]
+    }
+
+    /// Mean squared error of the model over a batch.
+    #[differentiable(wrt(m))]
+    pub fn mlp_loss(m: &Model, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let r = predict(m, x) - y;
+            total += r * r;
+        }
+        total / ys.len() as f64
+    }
+
+    /// The same model written inline: one hidden gelu layer, a tanh output.
+    #[differentiable(order = 2)]
+    pub fn predict_inline(m: &Model, x: &[f64]) -> f64 {
+        let nh = m.hidden.b.len();
+        let mut y = m.out.b[0];
+        for o in 0..nh {
+            let mut z = m.hidden.b[o];
+            for i in 0..m.hidden.n_in {
+                z += m.hidden.w[o * m.hidden.n_in + i] * x[i];
+            }
+            y += m.out.w[o] * act::gelu(z);
+        }
+        y.tanh()
+    }
+
+    /// Mean squared error of the inline model over a batch, with a relu-hinged penalty.
+    #[differentiable(order = 2, wrt(m))]
+    pub fn mlp_loss_inline(m: &Model, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let r = predict_inline(m, x) - y;
+            total += r * r + 0.1 * act::relu(r - 0.5);
+        }
+        total / ys.len() as f64
+    }
+
+    /// Attention-like pooling: each query row attends over the keys by a row softmax.
+    #[differentiable(order = 2)]
+    pub fn attention(q: &[Vec<f64>], k: &[Vec<f64>], v: &[f64]) -> f64 {
+        let scale = 1.0 / (q[0].len() as f64).sqrt();
+        let mut total = 0.0;
+        for qi in q {
+            let mut scores = vec![0.0; k.len()];
+            for (j, kj) in k.iter().enumerate() {
+                scores[j] = scale * qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f64>();
+            }
+            let m = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let z: f64 = scores.iter().map(|s| (s - m).exp()).sum();
+            for j in 0..k.len() {
+                total += (scores[j] - m).exp() / z * v[j];
+            }
+        }
+        total
+    }
+
+    /// Soft k-means: the soft-min over centres of squared distances, summed over points.
+    #[differentiable(order = 2, wrt(centres))]
+    pub fn soft_kmeans(centres: &[Vec<f64>], pts: &[Vec<f64>], beta: f64) -> f64 {
+        let mut total = 0.0;
+        for p in pts {
+            let mut d = vec![0.0; centres.len()];
+            for (c, centre) in centres.iter().enumerate() {
+                d[c] = centre.iter().zip(p).map(|(a, b)| (a - b) * (a - b)).sum();
+            }
+            let dmin = d.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+            let s: f64 = d.iter().map(|di| (-beta * (di - dmin)).exp()).sum();
+            total += dmin - s.ln() / beta;
+        }
+        total
+    }
+
+    /// Matrix factorisation over observed `(row, column, rating)` triples, with L2.
+    #[differentiable(order = 2, wrt(u, v))]
+    pub fn mf_loss(
+        u: &[Vec<f64>],
+        v: &[Vec<f64>],
+        users: &[usize],
+        items: &[usize],
+        ratings: &[f64],
+        lambda: f64,
+    ) -> f64 {
+        let mut loss = 0.0;
+        for t in 0..ratings.len() {
+            let (i, j) = (users[t], items[t]);
+            let r = ratings[t];
+            let pred: f64 = u[i].iter().zip(&v[j]).map(|(a, b)| a * b).sum();
+            loss += (pred - r).powi(2);
+        }
+        let mut reg = 0.0;
+        for row in u {
+            reg += row.iter().map(|a| a * a).sum::<f64>();
+        }
+        for row in v {
+            reg += row.iter().map(|a| a * a).sum::<f64>();
+        }
+        loss + lambda * reg
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Numerics
+// ---------------------------------------------------------------------------------------------------
+
+pub mod numerics {
+    use autodiff::{differentiable, Float};
+
+    pub(crate) mod poly {
+        use super::*;
+
+        #[differentiable]
+        pub(crate) fn horner(coeffs: &[f64], x: f64) -> f64 {
+            coeffs.iter().rev().fold(0.0, |acc, &c| acc * x + c)
+        }
+
+        #[differentiable]
+        pub(crate) fn horner32(coeffs: &[f32], x: f32) -> f32 {
+            coeffs.iter().rev().fold(0.0, |acc, &c| acc * x + c)
+        }
+    }
+
+    /// Least squares of a polynomial against samples, evaluated by Horner.
+    #[differentiable(order = 2, wrt(coeffs))]
+    pub fn poly_fit(coeffs: &[f64], ts: &[f64], ys: &[f64]) -> f64 {
+        ts.iter()
+            .zip(ys.iter())
+            .map(|(&t, &y)| (poly::horner(coeffs, t) - y).powi(2))
+            .sum()
+    }
+
+    /// Kepler's equation `E - e sin E = M` by a fixed number of Newton steps.
+    #[differentiable(order = 2)]
+    pub fn kepler(m: f64, e: f64) -> f64 {
+        let mut ea = m;
+        for _ in 0..12 {
+            let f = ea - e * ea.sin() - m;
+            ea -= f / (1.0 - e * ea.cos());
+        }
+        ea
+    }
+
+    /// The fixed point of `x = b + a cos x` by plain iteration (a contraction for `|a| < 1`).
+    #[differentiable(order = 2)]
+    pub fn fixed_point(a: f64, b: f64) -> f64 {
+        let mut x = b;
+        for _ in 0..80 {
+            x = b + a * x.cos();
+        }
+        x
+    }
+
+    pub(crate) mod quad {
+        use super::*;
+
+        /// A damped oscillation with parameters `(amp, rate, freq)`.
+        #[differentiable]
+        pub(crate) fn integrand(t: f64, p: &[f64]) -> f64 {
+            p[0] * (-p[1] * t).exp() * (p[2] * t).cos()
+        }
+
+        #[differentiable]
+        pub(crate) fn simpson(p: &[f64], a: f64, b: f64, n: usize) -> f64 {
+            let h = (b - a) / n as f64;
+            let mut s = integrand(a, p) + integrand(b, p);
+            for i in 1..n {
+                let w = match i % 2 {
+                    0 => 2.0,
+                    _ => 4.0,
+                };
+                s += w * integrand(a + i as f64 * h, p);
+            }
+            s * h / 3.0
+        }
+
+        #[differentiable(order = 2)]
+        pub(crate) fn trapezoid(p: &[f64], a: f64, b: f64, n: usize) -> f64 {
+            let h = (b - a) / n as f64;
+            let ts: Vec<f64> = (0..=n).map(|i| a + i as f64 * h).collect();
+            let mut s = 0.0;
+            for w in ts.windows(2) {
+                s += 0.5 * (w[1] - w[0]) * (integrand(w[0], p) + integrand(w[1], p));
+            }
+            s
+        }
+    }
+
+    /// The squared difference of Simpson and trapezoid rules plus the Simpson value.
+    #[differentiable(order = 2, wrt(p, b))]
+    pub fn quad_pair(p: &[f64], b: f64) -> f64 {
+        let s = quad::simpson(p, 0.0, b, 16);
+        let t = quad::trapezoid(p, 0.0, b, 16);
+        s + (s - t).powi(2)
+    }
+
+    /// `f32`: a Horner polynomial composed with a logistic.
+    #[differentiable(order = 2, wrt(coeffs, x))]
+    pub fn poly_logistic32(coeffs: &[f32], x: f32) -> f32 {
+        let z = poly::horner32(coeffs, x);
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    /// `f32`: Newton's cube root with a fixed count, clamped start.
+    #[differentiable(order = 2)]
+    pub fn cbrt_newton32(a: f32) -> f32 {
+        let mut y = a.clamp(0.5, 4.0);
+        for _ in 0..30 {
+            y -= (y * y * y - a) / (3.0 * y * y);
+        }
+        y
+    }
+
+    /// Generic pseudo-Huber mean over residuals of a scale.
+    #[differentiable(order = 2)]
+    pub fn pseudo_huber_mean<T: Float>(r: &[T], delta: T) -> T {
+        let one = T::one();
+        let mut s = T::zero();
+        for &ri in r {
+            s = s + delta * delta * ((one + (ri / delta).powi(2)).sqrt() - one);
+        }
+        s / T::from(r.len()).unwrap()
+    }
+
+    /// Polyline length over points given flat as `[x0, y0, x1, y1, ..]`, a smooth soft-abs penalty
+    /// on the turning, `exp_m1`, `signum`, `powf` and `hypot`.
+    #[differentiable(order = 2)]
+    pub fn polyline(pts: &[f64], tension: f64) -> f64 {
+        let mut len = 0.0;
+        let mut prev = (pts[0], pts[1]);
+        for c in pts.chunks_exact(2).skip(1) {
+            let (x, y) = (c[0], c[1]);
+            len += (x - prev.0).hypot(y - prev.1);
+            prev = (x, y);
+        }
+        let turn = (pts[pts.len() - 1] - pts[1]).signum() * 0.0;
+        len + tension.exp_m1().powf(1.5) + turn
+    }
+
+    /// Helper returning a tuple: the mean and (population) variance.
+    #[differentiable]
+    pub(crate) fn moments(xs: &[f64]) -> (f64, f64) {
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
+        (mean, var)
+    }
+
+    /// Standardised fourth moment (kurtosis), through the tuple helper and shadowing.
+    #[differentiable(order = 2)]
+    pub fn kurtosis(xs: &[f64]) -> f64 {
+        let (mean, var) = moments(xs);
+        let m4 = xs.iter().map(|x| (x - mean).powi(4)).sum::<f64>();
+        let m4 = m4 / xs.len() as f64;
+        m4 / (var * var)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The checks
+// ---------------------------------------------------------------------------------------------------
+
+const POINTS: usize = 12;
+
+/// Rows of `c` columns from a flat vector.
+fn rows(x: &[f64], c: usize) -> Vec<Vec<f64>> {
+    x.chunks(c).map(|r| r.to_vec()).collect()
+}
+
+fn flatten(m: &[Vec<f64>]) -> Flat {
+    m.iter().flatten().copied().collect()
+}
+
+fn to32(x: &[f64]) -> Vec<f32> {
+    x.iter().map(|&v| v as f32).collect()
+}
+
+fn to64(x: &[f32]) -> Flat {
+    x.iter().map(|&v| v as f64).collect()
+}
+
+/// `_hvp` against `_hessian` times a random direction, and its value and gradient.
+#[track_caller]
+fn check_hvp(
+    name: &str,
+    sample: impl Fn(&mut Lcg) -> Flat,
+    hessian: &dyn Fn(&[f64]) -> (f64, Flat, Vec<Flat>),
+    hvp: &dyn Fn(&[f64], &[f64]) -> (f64, Flat, Flat),
+) {
+    let mut rng = Lcg::new(seed_of(name) ^ 0x4e5f);
+    for _ in 0..POINTS {
+        let x = sample(&mut rng);
+        let v = rng.vec(x.len(), -1.0, 1.0);
+        let (hv0, g0, h) = hessian(&x);
+        let (hv1, g1, hv) = hvp(&x, &v);
+        let at = format!("{name}_hvp at {x:?} along {v:?}");
+        assert_near(hv1, hv0, 1e-12, 0.0, &format!("{at}: value"));
+        assert_vec_near(&g1, &g0, 1e-10, &format!("{at}: gradient"));
+        let expected: Flat = h.iter().map(|row| dot(row, &v)).collect();
+        assert_vec_near(&hv, &expected, 1e-9, &format!("{at}: H v"));
+    }
+}
+
+/// `_vjp` against `d_ret` times central differences of the function.
+#[track_caller]
+fn check_vjp(
+    name: &str,
+    sample: impl Fn(&mut Lcg) -> Flat,
+    f: &dyn Fn(&[f64]) -> f64,
+    vjp: &dyn Fn(&[f64], f64) -> (f64, Flat),
+) {
+    let mut rng = Lcg::new(seed_of(name) ^ 0x7a11);
+    for _ in 0..POINTS {
+        let x = sample(&mut rng);
+        let c = rng.uniform(-2.0, 2.0);
+        let (v, g) = vjp(&x, c);
+        let at = format!("{name}_vjp at {x:?}, d_ret {c}");
+        assert_near(v, f(&x), 1e-12, 0.0, &format!("{at}: value"));
+        let expected: Flat = fd_gradient(f, &x).iter().map(|d| c * d).collect();
+        assert_vec_near(&g, &expected, 1e-6, &format!("{at}: vjp"));
+    }
+}
+
+mod statistics {
+    use super::stats::*;
+    use super::*;
+
+    const XS: [f64; 5] = [0.3, -1.2, 2.5, 0.9, -0.4];
+
+    #[test]
+    fn gaussian_log_likelihood() {
+        let split = |x: &[f64]| (x[0], x[1], x[2..].to_vec());
+        let flat = |a: f64, b: f64, c: Vec<f64>| -> Flat { [vec![a, b], c].concat() };
+        let sample = |r: &mut Lcg| [vec![r.uniform(-1.0, 1.0), r.uniform(-0.5, 0.8)], r.vec(4, -2.0, 2.0)].concat();
+        let f = |x: &[f64]| {
+            let (m, s, d) = split(x);
+            gauss_loglik(m, s, &d)
+        };
+        Probe::new("gauss_loglik", f)
+            .grad(|x| {
+                let (m, s, d) = split(x);
+                let (v, (gm, gs, gd)) = gauss_loglik_grad(m, s, &d);
+                (v, flat(gm, gs, gd))
+            })
+            .jvp(|x, t| {
+                let (m, s, d) = split(x);
+                gauss_loglik_jvp(m, s, &d, (t[0], t[1], t[2..].to_vec()))
+            })
+            .grad_into(|x| {
+                let (m, s, d) = split(x);
+                let (mut a, mut b, mut c) = (GARBAGE, GARBAGE, vec![GARBAGE; d.len()]);
+                let v = gauss_loglik_grad_into(m, s, &d, (&mut a, &mut b, &mut c));
+                (v, flat(a, b, c))
+            })
+            .hessian(|x| {
+                let (m, s, d) = split(x);
+                let (v, (gm, gs, gd), h) = gauss_loglik_hessian(m, s, &d);
+                (v, flat(gm, gs, gd), h)
+            })
+            .analytic(|x| {
+                let (m, s, d) = split(x);
+                let var = (2.0 * s).exp();
+                let n = d.len() as f64;
+                let gm: f64 = d.iter().map(|v| (v - m) / var).sum();
+                let gs: f64 = d.iter().map(|v| (v - m).powi(2) / var).sum::<f64>() - n;
+                flat(gm, gs, d.iter().map(|v| -(v - m) / var).collect())
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "gauss_loglik",
+            sample,
+            &|x| {
+                let (m, s, d) = split(x);
+                let (v, (gm, gs, gd), h) = gauss_loglik_hessian(m, s, &d);
+                (v, flat(gm, gs, gd), h)
+            },
+            &|x, t| {
+                let (m, s, d) = split(x);
+                let (v, (gm, gs, gd), (hm, hs, hd)) =
+                    gauss_loglik_hvp(m, s, &d, (t[0], t[1], t[2..].to_vec()));
+                (v, flat(gm, gs, gd), flat(hm, hs, hd))
+            },
+        );
+        check_vjp("gauss_loglik", sample, &f, &|x, c| {
+            let (m, s, d) = split(x);
+            let (v, (gm, gs, gd)) = gauss_loglik_vjp(m, s, &d, c);
+            (v, flat(gm, gs, gd))
+        });
+    }
+
+    #[test]
+    fn student_t_through_ln_gamma() {
+        // ln_gamma against known values first.
+        assert_near(special::ln_gamma(0.5), 0.5 * std::f64::consts::PI.ln(), 1e-8, 0.0, "lnΓ(1/2)");
+        assert_near(special::ln_gamma(5.0), 24.0_f64.ln(), 1e-8, 0.0, "lnΓ(5)");
+        let sample = |r: &mut Lcg| vec![r.uniform(1.0, 8.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 2.0)];
+        three(
+            "student_t",
+            |a, b, c| student_t_loglik(a, b, c, &XS),
+            |a, b, c| student_t_loglik_grad(a, b, c, &XS),
+            |a, b, c, t| student_t_loglik_jvp(a, b, c, &XS, t),
+            |a, b, c, g| student_t_loglik_grad_into(a, b, c, &XS, g),
+        )
+        .hessian(|x| {
+            let (v, g, h) = student_t_loglik_hessian(x[0], x[1], x[2], &XS);
+            (v, vec![g.0, g.1, g.2], h)
+        })
+        .run(POINTS, sample);
+        check_hvp(
+            "student_t",
+            sample,
+            &|x| {
+                let (v, g, h) = student_t_loglik_hessian(x[0], x[1], x[2], &XS);
+                (v, vec![g.0, g.1, g.2], h)
+            },
+            &|x, t| {
+                let (v, g, hv) = student_t_loglik_hvp(x[0], x[1], x[2], &XS, (t[0], t[1], t[2]));
+                (v, vec![g.0, g.1, g.2], vec![hv.0, hv.1, hv.2])
+            },
+        );
+        check_vjp("student_t", sample, &|x| student_t_loglik(x[0], x[1], x[2], &XS), &|x, c| {
+            let (v, g) = student_t_loglik_vjp(x[0], x[1], x[2], &XS, c);
+            (v, vec![g.0, g.1, g.2])
+        });
+        // ln_gamma's own derivative, the digamma function, at 1: -γ.
+        let (_, d) = special::ln_gamma_grad(1.0);
+        assert_near(d, -0.577_215_664_901_532_9, 1e-8, 0.0, "ψ(1)");
+    }
+
+    #[test]
+    fn poisson_regression() {
+        let xs = vec![vec![1.0, 0.2, -0.3], vec![1.0, -0.7, 0.5], vec![1.0, 0.4, 0.9], vec![1.0, -1.1, -0.2]];
+        let counts = [2u32, 0, 5, 1];
+        let split = |x: &[f64]| (x[..3].to_vec(), rows(&x[3..], 3));
+        let flat = |a: Vec<f64>, b: Vec<Vec<f64>>| -> Flat { [a, flatten(&b)].concat() };
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(3, -0.8, 0.8);
+            x.extend(r.vec(12, -1.0, 1.0));
+            x
+        };
+        let _ = &xs;
+        let f = |x: &[f64]| {
+            let (w, d) = split(x);
+            poisson_loglik(&w, &d, &counts)
+        };
+        Probe::new("poisson", f)
+            .grad(|x| {
+                let (w, d) = split(x);
+                let (v, (gw, gd)) = poisson_loglik_grad(&w, &d, &counts);
+                (v, flat(gw, gd))
+            })
+            .jvp(|x, t| {
+                let (w, d) = split(x);
+                let (tw, td) = split(t);
+                poisson_loglik_jvp(&w, &d, &counts, (tw, td))
+            })
+            .grad_into(|x| {
+                let (w, d) = split(x);
+                let mut gw = vec![GARBAGE; 3];
+                let mut gd = vec![vec![GARBAGE; 3]; 4];
+                let v = poisson_loglik_grad_into(&w, &d, &counts, (&mut gw, &mut gd));
+                (v, flat(gw, gd))
+            })
+            .hessian(|x| {
+                let (w, d) = split(x);
+                let (v, (gw, gd), h) = poisson_loglik_hessian(&w, &d, &counts);
+                (v, flat(gw, gd), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "poisson",
+            sample,
+            &|x| {
+                let (w, d) = split(x);
+                let (v, (gw, gd), h) = poisson_loglik_hessian(&w, &d, &counts);
+                (v, flat(gw, gd), h)
+            },
+            &|x, t| {
+                let (w, d) = split(x);
+                let (v, (gw, gd), (hw, hd)) = poisson_loglik_hvp(&w, &d, &counts, split(t));
+                (v, flat(gw, gd), flat(hw, hd))
+            },
+        );
+        check_vjp("poisson", sample, &f, &|x, c| {
+            let (w, d) = split(x);
+            let (v, (gw, gd)) = poisson_loglik_vjp(&w, &d, &counts, c);
+            (v, flat(gw, gd))
+        });
+    }
+
+    #[test]
+    fn softmax_cross_entropy_over_a_batch() {
+        let labels = [2usize, 0, 1];
+        let f = |x: &[f64]| softmax_xent(&rows(x, 4), &labels);
+        let sample = range(12, -3.0, 3.0);
+        Probe::new("softmax_xent", f)
+            .grad(|x| {
+                let (v, g) = softmax_xent_grad(&rows(x, 4), &labels);
+                (v, flatten(&g))
+            })
+            .jvp(|x, t| softmax_xent_jvp(&rows(x, 4), &labels, rows(t, 4)))
+            .grad_into(|x| {
+                let mut g = vec![vec![GARBAGE; 4]; 3];
+                let v = softmax_xent_grad_into(&rows(x, 4), &labels, &mut g);
+                (v, flatten(&g))
+            })
+            .hessian(|x| {
+                let (v, g, h) = softmax_xent_hessian(&rows(x, 4), &labels);
+                (v, flatten(&g), h)
+            })
+            .analytic(|x| {
+                let m = rows(x, 4);
+                let mut g = Vec::new();
+                for (row, &y) in m.iter().zip(&labels) {
+                    let z: f64 = row.iter().map(|v| v.exp()).sum();
+                    for (j, v) in row.iter().enumerate() {
+                        g.push((v.exp() / z - if j == y { 1.0 } else { 0.0 }) / 3.0);
+                    }
+                }
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "softmax_xent",
+            range(12, -3.0, 3.0),
+            &|x| {
+                let (v, g, h) = softmax_xent_hessian(&rows(x, 4), &labels);
+                (v, flatten(&g), h)
+            },
+            &|x, t| {
+                let (v, g, hv) = softmax_xent_hvp(&rows(x, 4), &labels, rows(t, 4));
+                (v, flatten(&g), flatten(&hv))
+            },
+        );
+        check_vjp("softmax_xent", range(12, -3.0, 3.0), &f, &|x, c| {
+            let (v, g) = softmax_xent_vjp(&rows(x, 4), &labels, c);
+            (v, flatten(&g))
+        });
+        // Large logits: the max subtraction keeps it finite.
+        let (v, g) = softmax_xent_grad(&[vec![800.0, 0.0, 0.0, 0.0]], &[0]);
+        assert!(v.abs() < 1e-300 && g[0].iter().all(|d| d.is_finite()), "{v} {g:?}");
+    }
+
+    #[test]
+    fn logistic_regression_with_l2() {
+        let xs = vec![vec![0.5, -1.0], vec![-0.3, 0.8], vec![1.2, 0.1], vec![-0.9, -0.6], vec![0.2, 1.5]];
+        let ys = [1usize, 0, 1, 0, 1];
+        let lambda = 0.3;
+        let f = |x: &[f64]| logistic_l2(&x[..2], x[2], &xs, &ys, lambda);
+        let sample = range(3, -4.0, 4.0);
+        let flat = |gw: Vec<f64>, gb: f64| -> Flat { [gw, vec![gb]].concat() };
+        Probe::new("logistic_l2", f)
+            .grad(|x| {
+                let (v, (gw, gb)) = logistic_l2_grad(&x[..2], x[2], &xs, &ys, lambda);
+                (v, flat(gw, gb))
+            })
+            .jvp(|x, t| logistic_l2_jvp(&x[..2], x[2], &xs, &ys, lambda, (t[..2].to_vec(), t[2])))
+            .grad_into(|x| {
+                let (mut gw, mut gb) = (vec![GARBAGE; 2], GARBAGE);
+                let v = logistic_l2_grad_into(&x[..2], x[2], &xs, &ys, lambda, (&mut gw, &mut gb));
+                (v, flat(gw, gb))
+            })
+            .hessian(|x| {
+                let (v, (gw, gb), h) = logistic_l2_hessian(&x[..2], x[2], &xs, &ys, lambda);
+                (v, flat(gw, gb), h)
+            })
+            .analytic(|x| {
+                let mut g = vec![lambda * x[0], lambda * x[1], 0.0];
+                for (row, &y) in xs.iter().zip(&ys) {
+                    let z = x[2] + x[0] * row[0] + x[1] * row[1];
+                    let p = 1.0 / (1.0 + (-z).exp());
+                    let r = (p - y as f64) / xs.len() as f64;
+                    g[0] += r * row[0];
+                    g[1] += r * row[1];
+                    g[2] += r;
+                }
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "logistic_l2",
+            range(3, -4.0, 4.0),
+            &|x| {
+                let (v, (gw, gb), h) = logistic_l2_hessian(&x[..2], x[2], &xs, &ys, lambda);
+                (v, flat(gw, gb), h)
+            },
+            &|x, t| {
+                let (v, (gw, gb), (hw, hb)) =
+                    logistic_l2_hvp(&x[..2], x[2], &xs, &ys, lambda, (t[..2].to_vec(), t[2]));
+                (v, flat(gw, gb), flat(hw, hb))
+            },
+        );
+        check_vjp("logistic_l2", range(3, -4.0, 4.0), &f, &|x, c| {
+            let (v, (gw, gb)) = logistic_l2_vjp(&x[..2], x[2], &xs, &ys, lambda, c);
+            (v, flat(gw, gb))
+        });
+    }
+
+    #[test]
+    fn welford_variance() {
+        let sample = range(6, -3.0, 3.0);
+        slice("welford", welford_var, welford_var_grad, welford_var_jvp, welford_var_grad_into)
+            .hessian(hess_slice(welford_var_hessian))
+            .analytic(|x| {
+                let n = x.len() as f64;
+                let m = x.iter().sum::<f64>() / n;
+                x.iter().map(|v| 2.0 * (v - m) / (n - 1.0)).collect()
+            })
+            .run(POINTS, sample);
+        check_hvp("welford", range(6, -3.0, 3.0), &welford_var_hessian, &|x, t| {
+            welford_var_hvp(x, t.to_vec())
+        });
+        check_vjp("welford", range(6, -3.0, 3.0), &welford_var, &welford_var_vjp);
+        // The Hessian is 2 (I - 11ᵀ/n) / (n - 1).
+        let (_, _, h) = welford_var_hessian(&[0.1, 0.5, -0.2, 0.8]);
+        for i in 0..4 {
+            for j in 0..4 {
+                let e = 2.0 * (if i == j { 1.0 } else { 0.0 } - 0.25) / 3.0;
+                assert_near(h[i][j], e, 1e-12, 1.0, "welford's Hessian");
+            }
+        }
+    }
+
+    #[test]
+    fn robust_line_fits() {
+        let ts = [-1.0, -0.3, 0.2, 0.9, 1.7, 2.4];
+        let ys = [-2.1, -0.2, 0.9, 1.4, 5.0, 4.1];
+        for kind in 0u8..3 {
+            let name = format!("robust_fit {kind}");
+            let f = move |x: &[f64]| robust_fit(x[0], x[1], &ts, &ys, kind);
+            // Away from the kinks of Huber (|r| = delta).
+            let sample = move |r: &mut Lcg| loop {
+                let x = r.vec(2, -1.0, 3.0);
+                let ok = ts.iter().zip(&ys).all(|(t, y)| ((x[0] * t + x[1] - y).abs() - 0.7).abs() > 1e-3);
+                if ok {
+                    break x;
+                }
+            };
+            Probe::new(&name, f)
+                .grad(move |x| {
+                    let (v, g) = robust_fit_grad(x[0], x[1], &ts, &ys, kind);
+                    (v, vec![g.0, g.1])
+                })
+                .jvp(move |x, t| robust_fit_jvp(x[0], x[1], &ts, &ys, kind, (t[0], t[1])))
+                .grad_into(move |x| {
+                    let (mut a, mut b) = (GARBAGE, GARBAGE);
+                    let v = robust_fit_grad_into(x[0], x[1], &ts, &ys, kind, (&mut a, &mut b));
+                    (v, vec![a, b])
+                })
+                .hessian(move |x| {
+                    let (v, g, h) = robust_fit_hessian(x[0], x[1], &ts, &ys, kind);
+                    (v, vec![g.0, g.1], h)
+                })
+                .run(POINTS, sample);
+            check_hvp(
+                &name,
+                sample,
+                &|x| {
+                    let (v, g, h) = robust_fit_hessian(x[0], x[1], &ts, &ys, kind);
+                    (v, vec![g.0, g.1], h)
+                },
+                &|x, t| {
+                    let (v, g, hv) = robust_fit_hvp(x[0], x[1], &ts, &ys, kind, (t[0], t[1]));
+                    (v, vec![g.0, g.1], vec![hv.0, hv.1])
+                },
+            );
+            check_vjp(&name, sample, &f, &|x, c| {
+                let (v, g) = robust_fit_vjp(x[0], x[1], &ts, &ys, kind, c);
+                (v, vec![g.0, g.1])
+            });
+        }
+    }
+}
+
+mod physics_programs {
+    use super::physics::*;
+    use super::*;
+
+    /// Points `[x, y, z]` from a flat vector.
+    fn points3(x: &[f64]) -> Vec<[f64; 3]> {
+        x.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
+    }
+
+    fn points2(x: &[f64]) -> Vec<[f64; 2]> {
+        x.chunks(2).map(|c| [c[0], c[1]]).collect()
+    }
+
+    fn flat3(p: &[[f64; 3]]) -> Flat {
+        p.iter().flatten().copied().collect()
+    }
+
+    fn flat2(p: &[[f64; 2]]) -> Flat {
+        p.iter().flatten().copied().collect()
+    }
+
+    #[test]
+    fn nbody_potential_over_pairs() {
+        let masses = [1.0, 0.5, 2.0, 0.8];
+        let f = |x: &[f64]| nbody_potential(&points3(x), &masses);
+        // Bodies kept apart: one per unit cell along x.
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(12, -0.4, 0.4);
+            for b in 0..4 {
+                x[3 * b] += b as f64 * 1.5;
+            }
+            x
+        };
+        Probe::new("nbody", f)
+            .grad(|x| {
+                let (v, g) = nbody_potential_grad(&points3(x), &masses);
+                (v, flat3(&g))
+            })
+            .jvp(|x, t| nbody_potential_jvp(&points3(x), &masses, points3(t)))
+            .grad_into(|x| {
+                let mut g = vec![[GARBAGE; 3]; 4];
+                let v = nbody_potential_grad_into(&points3(x), &masses, &mut g);
+                (v, flat3(&g))
+            })
+            .hessian(|x| {
+                let (v, g, h) = nbody_potential_hessian(&points3(x), &masses);
+                (v, flat3(&g), h)
+            })
+            .analytic(|x| {
+                let p = points3(x);
+                let mut g = vec![0.0; 12];
+                for i in 0..4 {
+                    for j in i + 1..4 {
+                        let d: Vec<f64> = (0..3).map(|k| p[i][k] - p[j][k]).collect();
+                        let r2: f64 = d.iter().map(|v| v * v).sum();
+                        let c = masses[i] * masses[j] * (r2 + 1e-3).powf(-1.5);
+                        for k in 0..3 {
+                            g[3 * i + k] += c * d[k];
+                            g[3 * j + k] -= c * d[k];
+                        }
+                    }
+                }
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "nbody",
+            sample,
+            &|x| {
+                let (v, g, h) = nbody_potential_hessian(&points3(x), &masses);
+                (v, flat3(&g), h)
+            },
+            &|x, t| {
+                let (v, g, hv) = nbody_potential_hvp(&points3(x), &masses, points3(t));
+                (v, flat3(&g), flat3(&hv))
+            },
+        );
+        check_vjp("nbody", sample, &f, &|x, c| {
+            let (v, g) = nbody_potential_vjp(&points3(x), &masses, c);
+            (v, flat3(&g))
+        });
+    }
+
+    #[test]
+    fn spring_chain_over_windows() {
+        let rest = 0.8;
+        let f = |x: &[f64]| spring_chain(&x[..5], x[5], rest);
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(6, -1.0, 3.0);
+            x[5] = r.uniform(0.5, 3.0);
+            x
+        };
+        let flat = |a: Vec<f64>, b: f64| -> Flat { [a, vec![b]].concat() };
+        Probe::new("spring_chain", f)
+            .grad(|x| {
+                let (v, (gx, gk)) = spring_chain_grad(&x[..5], x[5], rest);
+                (v, flat(gx, gk))
+            })
+            .jvp(|x, t| spring_chain_jvp(&x[..5], x[5], rest, (t[..5].to_vec(), t[5])))
+            .grad_into(|x| {
+                let (mut gx, mut gk) = (vec![GARBAGE; 5], GARBAGE);
+                let v = spring_chain_grad_into(&x[..5], x[5], rest, (&mut gx, &mut gk));
+                (v, flat(gx, gk))
+            })
+            .hessian(|x| {
+                let (v, (gx, gk), h) = spring_chain_hessian(&x[..5], x[5], rest);
+                (v, flat(gx, gk), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "spring_chain",
+            sample,
+            &|x| {
+                let (v, (gx, gk), h) = spring_chain_hessian(&x[..5], x[5], rest);
+                (v, flat(gx, gk), h)
+            },
+            &|x, t| {
+                let (v, (gx, gk), (hx, hk)) =
+                    spring_chain_hvp(&x[..5], x[5], rest, (t[..5].to_vec(), t[5]));
+                (v, flat(gx, gk), flat(hx, hk))
+            },
+        );
+        check_vjp("spring_chain", sample, &f, &|x, c| {
+            let (v, (gx, gk)) = spring_chain_vjp(&x[..5], x[5], rest, c);
+            (v, flat(gx, gk))
+        });
+    }
+
+    #[test]
+    fn rk4_shooting() {
+        let (a, target) = (0.3, 0.4);
+        let f = |x: &[f64]| rk4_miss(&x[..2], x[2], a, target);
+        let sample = |r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 3.0)];
+        let flat = |g: Vec<f64>, k: f64| -> Flat { [g, vec![k]].concat() };
+        Probe::new("rk4_miss", f)
+            .grad(|x| {
+                let (v, (gy, gk)) = rk4_miss_grad(&x[..2], x[2], a, target);
+                (v, flat(gy, gk))
+            })
+            .jvp(|x, t| rk4_miss_jvp(&x[..2], x[2], a, target, (t[..2].to_vec(), t[2])))
+            .grad_into(|x| {
+                let (mut gy, mut gk) = (vec![GARBAGE; 2], GARBAGE);
+                let v = rk4_miss_grad_into(&x[..2], x[2], a, target, (&mut gy, &mut gk));
+                (v, flat(gy, gk))
+            })
+            .hessian(|x| {
+                let (v, (gy, gk), h) = rk4_miss_hessian(&x[..2], x[2], a, target);
+                (v, flat(gy, gk), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "rk4_miss",
+            sample,
+            &|x| {
+                let (v, (gy, gk), h) = rk4_miss_hessian(&x[..2], x[2], a, target);
+                (v, flat(gy, gk), h)
+            },
+            &|x, t| {
+                let (v, (gy, gk), (hy, hk)) =
+                    rk4_miss_hvp(&x[..2], x[2], a, target, (t[..2].to_vec(), t[2]));
+                (v, flat(gy, gk), flat(hy, hk))
+            },
+        );
+        check_vjp("rk4_miss", sample, &f, &|x, c| {
+            let (v, (gy, gk)) = rk4_miss_vjp(&x[..2], x[2], a, target, c);
+            (v, flat(gy, gk))
+        });
+        // The step's Jacobian (an output parameter) against central differences, in `(y, k, a, h)`.
+        let step = |x: &[f64]| {
+            let mut out = vec![0.0; 2];
+            ode::rk4_step(&x[..2], x[2], x[3], x[4], &mut out);
+            out
+        };
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(4, -1.0, 1.0);
+            x.push(r.uniform(0.05, 0.3));
+            x
+        };
+        check_vector(
+            "rk4_step",
+            POINTS,
+            sample,
+            &step,
+            &|x, c| {
+                let mut out = vec![GARBAGE; 2];
+                let (gy, gk, ga, gh) = ode::rk4_step_vjp(&x[..2], x[2], x[3], x[4], &mut out, c);
+                (out, [gy, vec![gk, ga, gh]].concat())
+            },
+            &|x, t| {
+                let (mut out, mut d) = (vec![GARBAGE; 2], vec![GARBAGE; 2]);
+                let tangent = (t[..2].to_vec(), t[2], t[3], t[4]);
+                ode::rk4_step_jvp(&x[..2], x[2], x[3], x[4], &mut out, tangent, &mut d);
+                (out, d)
+            },
+            Some(&|x| {
+                let mut out = vec![GARBAGE; 2];
+                ode::rk4_step_jacobian(&x[..2], x[2], x[3], x[4], &mut out)
+            }),
+        );
+    }
+}
