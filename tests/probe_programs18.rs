@@ -1093,15 +1093,7 @@ mod physics_programs {
         x.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
     }
 
-    fn points2(x: &[f64]) -> Vec<[f64; 2]> {
-        x.chunks(2).map(|c| [c[0], c[1]]).collect()
-    }
-
     fn flat3(p: &[[f64; 3]]) -> Flat {
-        p.iter().flatten().copied().collect()
-    }
-
-    fn flat2(p: &[[f64; 2]]) -> Flat {
         p.iter().flatten().copied().collect()
     }
 
@@ -1282,6 +1274,900 @@ mod physics_programs {
                 let mut out = vec![GARBAGE; 2];
                 ode::rk4_step_jacobian(&x[..2], x[2], x[3], x[4], &mut out)
             }),
+        );
+    }
+}
+
+mod more_physics {
+    use super::physics::*;
+    use super::*;
+
+    #[test]
+    fn leapfrog_energy_through_an_output_parameter() {
+        let sample = |r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0)];
+        three(
+            "leapfrog_energy",
+            leapfrog_energy,
+            leapfrog_energy_grad,
+            leapfrog_energy_jvp,
+            leapfrog_energy_grad_into,
+        )
+        .hessian(hess3(leapfrog_energy_hessian))
+        .run(POINTS, sample);
+        check_hvp("leapfrog_energy", sample, &hess3(leapfrog_energy_hessian), &|x, t| {
+            let (v, g, hv) = leapfrog_energy_hvp(x[0], x[1], x[2], (t[0], t[1], t[2]));
+            (v, vec![g.0, g.1, g.2], vec![hv.0, hv.1, hv.2])
+        });
+        check_vjp("leapfrog_energy", sample, &|x| leapfrog_energy(x[0], x[1], x[2]), &|x, c| {
+            let (v, g) = leapfrog_energy_vjp(x[0], x[1], x[2], c);
+            (v, vec![g.0, g.1, g.2])
+        });
+        // The integrator's Jacobian in (q0, p0, k, dt).
+        let run = |x: &[f64]| {
+            let mut s = vec![0.0; 2];
+            ode::leapfrog(x[0], x[1], x[2], x[3], 7, &mut s);
+            s
+        };
+        let sample = |r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0), r.uniform(0.01, 0.2)];
+        check_vector(
+            "leapfrog",
+            POINTS,
+            sample,
+            &run,
+            &|x, c| {
+                let mut s = vec![GARBAGE; 2];
+                let g = ode::leapfrog_vjp(x[0], x[1], x[2], x[3], 7, &mut s, c);
+                (s, vec![g.0, g.1, g.2, g.3])
+            },
+            &|x, t| {
+                let (mut s, mut d) = (vec![GARBAGE; 2], vec![GARBAGE; 2]);
+                ode::leapfrog_jvp(x[0], x[1], x[2], x[3], 7, &mut s, (t[0], t[1], t[2], t[3]), &mut d);
+                (s, d)
+            },
+            Some(&|x| {
+                let mut s = vec![GARBAGE; 2];
+                ode::leapfrog_jacobian(x[0], x[1], x[2], x[3], 7, &mut s)
+            }),
+        );
+    }
+
+    #[test]
+    fn heat_equation_steps() {
+        let target = [0.0, 0.2, 0.5, 0.4, 0.1, 0.0];
+        let f = |x: &[f64]| heat_loss(&x[..6], x[6], &target);
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(6, -1.0, 1.0);
+            x.push(r.uniform(0.05, 0.45));
+            x
+        };
+        let flat = |a: Vec<f64>, b: f64| -> Flat { [a, vec![b]].concat() };
+        Probe::new("heat_loss", f)
+            .grad(|x| {
+                let (v, (gu, ga)) = heat_loss_grad(&x[..6], x[6], &target);
+                (v, flat(gu, ga))
+            })
+            .jvp(|x, t| heat_loss_jvp(&x[..6], x[6], &target, (t[..6].to_vec(), t[6])))
+            .grad_into(|x| {
+                let (mut gu, mut ga) = (vec![GARBAGE; 6], GARBAGE);
+                let v = heat_loss_grad_into(&x[..6], x[6], &target, (&mut gu, &mut ga));
+                (v, flat(gu, ga))
+            })
+            .hessian(|x| {
+                let (v, (gu, ga), h) = heat_loss_hessian(&x[..6], x[6], &target);
+                (v, flat(gu, ga), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "heat_loss",
+            sample,
+            &|x| {
+                let (v, (gu, ga), h) = heat_loss_hessian(&x[..6], x[6], &target);
+                (v, flat(gu, ga), h)
+            },
+            &|x, t| {
+                let (v, (gu, ga), (hu, ha)) =
+                    heat_loss_hvp(&x[..6], x[6], &target, (t[..6].to_vec(), t[6]));
+                (v, flat(gu, ga), flat(hu, ha))
+            },
+        );
+        check_vjp("heat_loss", sample, &f, &|x, c| {
+            let (v, (gu, ga)) = heat_loss_vjp(&x[..6], x[6], &target, c);
+            (v, flat(gu, ga))
+        });
+        // One step's Jacobian in (u, alpha).
+        let step = |x: &[f64]| {
+            let mut out = vec![0.0; 5];
+            heat_step(&x[..5], x[5], &mut out);
+            out
+        };
+        check_vector(
+            "heat_step",
+            POINTS,
+            range(6, -1.0, 1.0),
+            &step,
+            &|x, c| {
+                let mut out = vec![GARBAGE; 5];
+                let (gu, ga) = heat_step_vjp(&x[..5], x[5], &mut out, c);
+                (out, flat(gu, ga))
+            },
+            &|x, t| {
+                let (mut out, mut d) = (vec![GARBAGE; 5], vec![GARBAGE; 5]);
+                heat_step_jvp(&x[..5], x[5], &mut out, (t[..5].to_vec(), t[5]), &mut d);
+                (out, d)
+            },
+            Some(&|x| {
+                let mut out = vec![GARBAGE; 5];
+                heat_step_jacobian(&x[..5], x[5], &mut out)
+            }),
+        );
+    }
+
+    fn points2(x: &[f64]) -> Vec<[f64; 2]> {
+        x.chunks(2).map(|c| [c[0], c[1]]).collect()
+    }
+
+    fn flat2(p: &[[f64; 2]]) -> Flat {
+        p.iter().flatten().copied().collect()
+    }
+
+    #[test]
+    fn lennard_jones_with_a_cutoff() {
+        let (eps, sigma) = (0.7, 0.5);
+        let f = |x: &[f64]| lennard_jones(&points2(x), eps, sigma);
+        // Five particles on a loose grid, some pairs beyond the cutoff (1.25), none at it.
+        let sample = |r: &mut Lcg| loop {
+            let mut x = r.vec(10, -0.15, 0.15);
+            for b in 0..5 {
+                x[2 * b] += (b % 3) as f64 * 0.6;
+                x[2 * b + 1] += (b / 3) as f64 * 0.6;
+            }
+            let p = points2(&x);
+            let ok = (0..5).all(|i| {
+                (0..i).all(|j| {
+                    let r = (p[i][0] - p[j][0]).hypot(p[i][1] - p[j][1]);
+                    (r - 1.25).abs() > 1e-3
+                })
+            });
+            if ok {
+                break x;
+            }
+        };
+        Probe::new("lennard_jones", f)
+            .grad(|x| {
+                let (v, g) = lennard_jones_grad(&points2(x), eps, sigma);
+                (v, flat2(&g))
+            })
+            .jvp(|x, t| lennard_jones_jvp(&points2(x), eps, sigma, points2(t)))
+            .grad_into(|x| {
+                let mut g = vec![[GARBAGE; 2]; 5];
+                let v = lennard_jones_grad_into(&points2(x), eps, sigma, &mut g);
+                (v, flat2(&g))
+            })
+            .hessian(|x| {
+                let (v, g, h) = lennard_jones_hessian(&points2(x), eps, sigma);
+                (v, flat2(&g), h)
+            })
+            .analytic(|x| {
+                let p = points2(x);
+                let mut g = vec![0.0; 10];
+                for i in 0..5 {
+                    for j in i + 1..5 {
+                        let (dx, dy) = (p[i][0] - p[j][0], p[i][1] - p[j][1]);
+                        let r2 = dx * dx + dy * dy;
+                        if r2 < 2.5 * 2.5 * sigma * sigma {
+                            let s6 = (sigma * sigma / r2).powi(3);
+                            // dE/dr2 = 4 eps (-6 s12 + 3 s6) / r2
+                            let c = 4.0 * eps * (-6.0 * s6 * s6 + 3.0 * s6) / r2;
+                            g[2 * i] += 2.0 * c * dx;
+                            g[2 * i + 1] += 2.0 * c * dy;
+                            g[2 * j] -= 2.0 * c * dx;
+                            g[2 * j + 1] -= 2.0 * c * dy;
+                        }
+                    }
+                }
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "lennard_jones",
+            sample,
+            &|x| {
+                let (v, g, h) = lennard_jones_hessian(&points2(x), eps, sigma);
+                (v, flat2(&g), h)
+            },
+            &|x, t| {
+                let (v, g, hv) = lennard_jones_hvp(&points2(x), eps, sigma, points2(t));
+                (v, flat2(&g), flat2(&hv))
+            },
+        );
+        check_vjp("lennard_jones", sample, &f, &|x, c| {
+            let (v, g) = lennard_jones_vjp(&points2(x), eps, sigma, c);
+            (v, flat2(&g))
+        });
+    }
+}
+
+mod machine_learning {
+    use super::ml::*;
+    use super::*;
+    use autodiff::Differentiable;
+
+    fn model() -> Model {
+        Model {
+            hidden: Dense {
+                w: vec![0.0; 6],
+                b: vec![0.0; 3],
+                n_in: 2,
+            },
+            out: Dense {
+                w: vec![0.0; 3],
+                b: vec![0.0; 1],
+                n_in: 3,
+            },
+        }
+    }
+
+    const XS: [[f64; 2]; 4] = [[0.5, -1.0], [1.5, 0.3], [-0.7, 0.8], [0.1, 0.1]];
+    const YS: [f64; 4] = [0.3, -0.2, 0.6, 0.0];
+
+    fn data() -> Vec<Vec<f64>> {
+        XS.iter().map(|r| r.to_vec()).collect()
+    }
+
+    #[test]
+    fn mlp_of_nested_layer_structs() {
+        let shape = model();
+        let xs = data();
+        let m = |x: &[f64]| shape.from_flat(x);
+        let f = |x: &[f64]| mlp_loss(&m(x), &xs, &YS);
+        // Away from relu's kink is not needed: the model uses gelu and tanh.
+        let sample = range(13, -1.0, 1.0);
+        Probe::new("mlp_loss", f)
+            .grad(|x| {
+                let (v, g) = mlp_loss_grad(&m(x), &xs, &YS);
+                (v, g.to_flat())
+            })
+            .jvp(|x, t| mlp_loss_jvp(&m(x), &xs, &YS, m(t)))
+            .grad_into(|x| {
+                let mut g = m(&vec![GARBAGE; 13]);
+                let v = mlp_loss_grad_into(&m(x), &xs, &YS, &mut g);
+                (v, g.to_flat())
+            })
+            .run(POINTS, sample);
+        check_vjp("mlp_loss", range(13, -1.0, 1.0), &f, &|x, c| {
+            let (v, g) = mlp_loss_vjp(&m(x), &xs, &YS, c);
+            (v, g.to_flat())
+        });
+        // The gradient keeps the `#[no_grad]` shape fields.
+        let (_, g) = mlp_loss_grad(&m(&[0.1; 13]), &xs, &YS);
+        assert_eq!((g.hidden.n_in, g.out.n_in), (2, 3));
+    }
+
+    #[test]
+    fn mlp_inline_at_order_two() {
+        let shape = model();
+        let xs = data();
+        let m = |x: &[f64]| shape.from_flat(x);
+        let f = |x: &[f64]| mlp_loss_inline(&m(x), &xs, &YS);
+        // Away from the relu's kink at r = 0.5.
+        let sample = |r: &mut Lcg| loop {
+            let x = r.vec(13, -1.0, 1.0);
+            let p = m(&x);
+            let ok = xs.iter().zip(&YS).all(|(x, y)| (predict_inline(&p, x) - y - 0.5).abs() > 1e-3);
+            if ok {
+                break x;
+            }
+        };
+        Probe::new("mlp_loss_inline", f)
+            .grad(|x| {
+                let (v, g) = mlp_loss_inline_grad(&m(x), &xs, &YS);
+                (v, g.to_flat())
+            })
+            .jvp(|x, t| mlp_loss_inline_jvp(&m(x), &xs, &YS, m(t)))
+            .grad_into(|x| {
+                let mut g = m(&vec![GARBAGE; 13]);
+                let v = mlp_loss_inline_grad_into(&m(x), &xs, &YS, &mut g);
+                (v, g.to_flat())
+            })
+            .hessian(|x| {
+                let (v, g, h) = mlp_loss_inline_hessian(&m(x), &xs, &YS);
+                (v, g.to_flat(), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "mlp_loss_inline",
+            sample,
+            &|x| {
+                let (v, g, h) = mlp_loss_inline_hessian(&m(x), &xs, &YS);
+                (v, g.to_flat(), h)
+            },
+            &|x, t| {
+                let (v, g, hv) = mlp_loss_inline_hvp(&m(x), &xs, &YS, m(t));
+                (v, g.to_flat(), hv.to_flat())
+            },
+        );
+        check_vjp("mlp_loss_inline", sample, &f, &|x, c| {
+            let (v, g) = mlp_loss_inline_vjp(&m(x), &xs, &YS, c);
+            (v, g.to_flat())
+        });
+        // Both spellings of the model agree on the value's gradient through `predict_inline`.
+        let p = m(&[0.2; 13]);
+        let (v, g) = predict_inline_grad(&p, &[0.5, -0.5]);
+        let fd = fd_gradient(&|x| predict_inline(&m(x), &[0.5, -0.5]), &[0.2; 13]);
+        assert_near(v, predict_inline(&p, &[0.5, -0.5]), 1e-15, 0.0, "predict_inline");
+        assert_vec_near(&g.0.to_flat(), &fd[..13], 1e-6, "predict_inline's model gradient");
+    }
+
+    #[test]
+    fn attention_over_rows() {
+        // q: 2x3, k: 4x3, v: 4.
+        let split = |x: &[f64]| (rows(&x[..6], 3), rows(&x[6..18], 3), x[18..].to_vec());
+        let flat = |a: Vec<Vec<f64>>, b: Vec<Vec<f64>>, c: Vec<f64>| -> Flat { [flatten(&a), flatten(&b), c].concat() };
+        let f = |x: &[f64]| {
+            let (q, k, v) = split(x);
+            attention(&q, &k, &v)
+        };
+        let sample = range(22, -1.5, 1.5);
+        Probe::new("attention", f)
+            .grad(|x| {
+                let (q, k, v) = split(x);
+                let (val, (gq, gk, gv)) = attention_grad(&q, &k, &v);
+                (val, flat(gq, gk, gv))
+            })
+            .jvp(|x, t| {
+                let (q, k, v) = split(x);
+                attention_jvp(&q, &k, &v, split(t))
+            })
+            .grad_into(|x| {
+                let (q, k, v) = split(x);
+                let (mut gq, mut gk, mut gv) = (vec![vec![GARBAGE; 3]; 2], vec![vec![GARBAGE; 3]; 4], vec![GARBAGE; 4]);
+                let val = attention_grad_into(&q, &k, &v, (&mut gq, &mut gk, &mut gv));
+                (val, flat(gq, gk, gv))
+            })
+            .hessian(|x| {
+                let (q, k, v) = split(x);
+                let (val, (gq, gk, gv), h) = attention_hessian(&q, &k, &v);
+                (val, flat(gq, gk, gv), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "attention",
+            range(22, -1.5, 1.5),
+            &|x| {
+                let (q, k, v) = split(x);
+                let (val, (gq, gk, gv), h) = attention_hessian(&q, &k, &v);
+                (val, flat(gq, gk, gv), h)
+            },
+            &|x, t| {
+                let (q, k, v) = split(x);
+                let (val, (gq, gk, gv), (hq, hk, hv)) = attention_hvp(&q, &k, &v, split(t));
+                (val, flat(gq, gk, gv), flat(hq, hk, hv))
+            },
+        );
+        check_vjp("attention", range(22, -1.5, 1.5), &f, &|x, c| {
+            let (q, k, v) = split(x);
+            let (val, (gq, gk, gv)) = attention_vjp(&q, &k, &v, c);
+            (val, flat(gq, gk, gv))
+        });
+    }
+
+    #[test]
+    fn soft_kmeans_assignment() {
+        let pts: Vec<Vec<f64>> = vec![vec![0.0, 0.1], vec![1.0, 0.9], vec![-0.5, 1.2], vec![0.7, -0.4], vec![1.5, 1.5]];
+        let beta = 2.0;
+        let f = |x: &[f64]| soft_kmeans(&rows(x, 2), &pts, beta);
+        // Three centres, away from ties of the minimum distance.
+        let sample = |r: &mut Lcg| loop {
+            let x = r.vec(6, -1.0, 2.0);
+            let c = rows(&x, 2);
+            let ok = pts.iter().all(|p| {
+                let mut d: Vec<f64> = c.iter().map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2)).collect();
+                d.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                d[1] - d[0] > 1e-3
+            });
+            if ok {
+                break x;
+            }
+        };
+        Probe::new("soft_kmeans", f)
+            .grad(|x| {
+                let (v, g) = soft_kmeans_grad(&rows(x, 2), &pts, beta);
+                (v, flatten(&g))
+            })
+            .jvp(|x, t| soft_kmeans_jvp(&rows(x, 2), &pts, beta, rows(t, 2)))
+            .grad_into(|x| {
+                let mut g = vec![vec![GARBAGE; 2]; 3];
+                let v = soft_kmeans_grad_into(&rows(x, 2), &pts, beta, &mut g);
+                (v, flatten(&g))
+            })
+            .hessian(|x| {
+                let (v, g, h) = soft_kmeans_hessian(&rows(x, 2), &pts, beta);
+                (v, flatten(&g), h)
+            })
+            .analytic(|x| {
+                // d/dc of -ln(sum exp(-beta d_c)) / beta is the softmin weight times dd/dc.
+                let c = rows(x, 2);
+                let mut g = vec![0.0; 6];
+                for p in &pts {
+                    let d: Vec<f64> = c.iter().map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2)).collect();
+                    let z: f64 = d.iter().map(|d| (-beta * d).exp()).sum();
+                    for k in 0..3 {
+                        let w = (-beta * d[k]).exp() / z;
+                        g[2 * k] += w * 2.0 * (c[k][0] - p[0]);
+                        g[2 * k + 1] += w * 2.0 * (c[k][1] - p[1]);
+                    }
+                }
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "soft_kmeans",
+            sample,
+            &|x| {
+                let (v, g, h) = soft_kmeans_hessian(&rows(x, 2), &pts, beta);
+                (v, flatten(&g), h)
+            },
+            &|x, t| {
+                let (v, g, hv) = soft_kmeans_hvp(&rows(x, 2), &pts, beta, rows(t, 2));
+                (v, flatten(&g), flatten(&hv))
+            },
+        );
+        check_vjp("soft_kmeans", sample, &f, &|x, c| {
+            let (v, g) = soft_kmeans_vjp(&rows(x, 2), &pts, beta, c);
+            (v, flatten(&g))
+        });
+    }
+
+    #[test]
+    fn matrix_factorisation() {
+        let users = [0usize, 1, 2, 0, 2];
+        let items = [1usize, 0, 1, 0, 2];
+        let ratings = [4.0, 3.0, 5.0, 1.0, 2.0];
+        let lambda = 0.05;
+        // u: 3x2, v: 3x2.
+        let split = |x: &[f64]| (rows(&x[..6], 2), rows(&x[6..], 2));
+        let flat = |a: Vec<Vec<f64>>, b: Vec<Vec<f64>>| -> Flat { [flatten(&a), flatten(&b)].concat() };
+        let f = |x: &[f64]| {
+            let (u, v) = split(x);
+            mf_loss(&u, &v, &users, &items, &ratings, lambda)
+        };
+        let sample = range(12, -2.0, 2.0);
+        Probe::new("mf_loss", f)
+            .grad(|x| {
+                let (u, v) = split(x);
+                let (val, (gu, gv)) = mf_loss_grad(&u, &v, &users, &items, &ratings, lambda);
+                (val, flat(gu, gv))
+            })
+            .jvp(|x, t| {
+                let (u, v) = split(x);
+                mf_loss_jvp(&u, &v, &users, &items, &ratings, lambda, split(t))
+            })
+            .grad_into(|x| {
+                let (u, v) = split(x);
+                let (mut gu, mut gv) = (vec![vec![GARBAGE; 2]; 3], vec![vec![GARBAGE; 2]; 3]);
+                let val = mf_loss_grad_into(&u, &v, &users, &items, &ratings, lambda, (&mut gu, &mut gv));
+                (val, flat(gu, gv))
+            })
+            .hessian(|x| {
+                let (u, v) = split(x);
+                let (val, (gu, gv), h) = mf_loss_hessian(&u, &v, &users, &items, &ratings, lambda);
+                (val, flat(gu, gv), h)
+            })
+            .analytic(|x| {
+                let (u, v) = split(x);
+                let mut g = vec![0.0; 12];
+                for t in 0..5 {
+                    let (i, j) = (users[t], items[t]);
+                    let e = 2.0 * (u[i][0] * v[j][0] + u[i][1] * v[j][1] - ratings[t]);
+                    for k in 0..2 {
+                        g[2 * i + k] += e * v[j][k];
+                        g[6 + 2 * j + k] += e * u[i][k];
+                    }
+                }
+                for (gi, xi) in g.iter_mut().zip(x) {
+                    *gi += 2.0 * lambda * xi;
+                }
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "mf_loss",
+            range(12, -2.0, 2.0),
+            &|x| {
+                let (u, v) = split(x);
+                let (val, (gu, gv), h) = mf_loss_hessian(&u, &v, &users, &items, &ratings, lambda);
+                (val, flat(gu, gv), h)
+            },
+            &|x, t| {
+                let (u, v) = split(x);
+                let (val, (gu, gv), (hu, hv)) = mf_loss_hvp(&u, &v, &users, &items, &ratings, lambda, split(t));
+                (val, flat(gu, gv), flat(hu, hv))
+            },
+        );
+        check_vjp("mf_loss", range(12, -2.0, 2.0), &f, &|x, c| {
+            let (u, v) = split(x);
+            let (val, (gu, gv)) = mf_loss_vjp(&u, &v, &users, &items, &ratings, lambda, c);
+            (val, flat(gu, gv))
+        });
+    }
+}
+
+mod numeric_methods {
+    use super::numerics::*;
+    use super::*;
+
+    #[test]
+    fn polynomial_fit_by_horner() {
+        let ts = [-1.0, -0.4, 0.1, 0.6, 1.3];
+        let ys = [0.5, -0.2, 0.3, 1.1, 2.0];
+        let f = |x: &[f64]| poly_fit(x, &ts, &ys);
+        let sample = range(4, -2.0, 2.0);
+        Probe::new("poly_fit", f)
+            .grad(|x| poly_fit_grad(x, &ts, &ys))
+            .jvp(|x, t| poly_fit_jvp(x, &ts, &ys, t.to_vec()))
+            .grad_into(|x| {
+                let mut g = vec![GARBAGE; 4];
+                let v = poly_fit_grad_into(x, &ts, &ys, &mut g);
+                (v, g)
+            })
+            .hessian(|x| poly_fit_hessian(x, &ts, &ys))
+            .analytic(|x| {
+                let mut g = vec![0.0; 4];
+                for (t, y) in ts.iter().zip(&ys) {
+                    let p: f64 = x.iter().enumerate().map(|(k, c)| c * t.powi(k as i32)).sum();
+                    for k in 0..4 {
+                        g[k] += 2.0 * (p - y) * t.powi(k as i32);
+                    }
+                }
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp("poly_fit", range(4, -2.0, 2.0), &|x| poly_fit_hessian(x, &ts, &ys), &|x, t| {
+            poly_fit_hvp(x, &ts, &ys, t.to_vec())
+        });
+        check_vjp("poly_fit", range(4, -2.0, 2.0), &f, &|x, c| poly_fit_vjp(x, &ts, &ys, c));
+        // The Hessian of a least-squares fit is 2 VᵀV (V the Vandermonde matrix), whatever the coefficients.
+        let (_, _, h) = poly_fit_hessian(&[0.3, -1.0, 0.2, 0.7], &ts, &ys);
+        for i in 0..4 {
+            for j in 0..4 {
+                let e: f64 = ts.iter().map(|t| 2.0 * t.powi((i + j) as i32)).sum();
+                assert_near(h[i][j], e, 1e-12, 1.0, "2 VᵀV");
+            }
+        }
+    }
+
+    #[test]
+    fn kepler_by_newton() {
+        let sample = |r: &mut Lcg| vec![r.uniform(0.1, 3.0), r.uniform(0.0, 0.7)];
+        two("kepler", kepler, kepler_grad, kepler_jvp, kepler_grad_into)
+            .hessian(hess2(kepler_hessian))
+            .analytic(|x| {
+                // Implicit differentiation of E - e sin E = M.
+                let ea = kepler(x[0], x[1]);
+                let den = 1.0 - x[1] * ea.cos();
+                vec![1.0 / den, ea.sin() / den]
+            })
+            .run(POINTS, sample);
+        check_hvp("kepler", sample, &hess2(kepler_hessian), &|x, t| {
+            let (v, g, hv) = kepler_hvp(x[0], x[1], (t[0], t[1]));
+            (v, vec![g.0, g.1], vec![hv.0, hv.1])
+        });
+        check_vjp("kepler", sample, &|x| kepler(x[0], x[1]), &|x, c| {
+            let (v, g) = kepler_vjp(x[0], x[1], c);
+            (v, vec![g.0, g.1])
+        });
+    }
+
+    #[test]
+    fn fixed_point_iteration() {
+        let sample = |r: &mut Lcg| vec![r.uniform(-0.6, 0.6), r.uniform(-1.0, 1.0)];
+        two("fixed_point", fixed_point, fixed_point_grad, fixed_point_jvp, fixed_point_grad_into)
+            .hessian(hess2(fixed_point_hessian))
+            .analytic(|x| {
+                // x = b + a cos x: dx/da = cos x / (1 + a sin x), dx/db = 1 / (1 + a sin x).
+                let v = fixed_point(x[0], x[1]);
+                let den = 1.0 + x[0] * v.sin();
+                vec![v.cos() / den, 1.0 / den]
+            })
+            .run(POINTS, sample);
+        check_hvp("fixed_point", sample, &hess2(fixed_point_hessian), &|x, t| {
+            let (v, g, hv) = fixed_point_hvp(x[0], x[1], (t[0], t[1]));
+            (v, vec![g.0, g.1], vec![hv.0, hv.1])
+        });
+        check_vjp("fixed_point", sample, &|x| fixed_point(x[0], x[1]), &|x, c| {
+            let (v, g) = fixed_point_vjp(x[0], x[1], c);
+            (v, vec![g.0, g.1])
+        });
+    }
+
+    #[test]
+    fn simpson_and_trapezoid_quadrature() {
+        let f = |x: &[f64]| quad_pair(&x[..3], x[3]);
+        let sample = |r: &mut Lcg| vec![r.uniform(-2.0, 2.0), r.uniform(0.1, 1.5), r.uniform(0.5, 4.0), r.uniform(0.5, 3.0)];
+        let flat = |a: Vec<f64>, b: f64| -> Flat { [a, vec![b]].concat() };
+        Probe::new("quad_pair", f)
+            .grad(|x| {
+                let (v, (gp, gb)) = quad_pair_grad(&x[..3], x[3]);
+                (v, flat(gp, gb))
+            })
+            .jvp(|x, t| quad_pair_jvp(&x[..3], x[3], (t[..3].to_vec(), t[3])))
+            .grad_into(|x| {
+                let (mut gp, mut gb) = (vec![GARBAGE; 3], GARBAGE);
+                let v = quad_pair_grad_into(&x[..3], x[3], (&mut gp, &mut gb));
+                (v, flat(gp, gb))
+            })
+            .hessian(|x| {
+                let (v, (gp, gb), h) = quad_pair_hessian(&x[..3], x[3]);
+                (v, flat(gp, gb), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "quad_pair",
+            sample,
+            &|x| {
+                let (v, (gp, gb), h) = quad_pair_hessian(&x[..3], x[3]);
+                (v, flat(gp, gb), h)
+            },
+            &|x, t| {
+                let (v, (gp, gb), (hp, hb)) = quad_pair_hvp(&x[..3], x[3], (t[..3].to_vec(), t[3]));
+                (v, flat(gp, gb), flat(hp, hb))
+            },
+        );
+        check_vjp("quad_pair", sample, &f, &|x, c| {
+            let (v, (gp, gb)) = quad_pair_vjp(&x[..3], x[3], c);
+            (v, flat(gp, gb))
+        });
+        // Simpson against the closed form of the integral, and its derivative in `b` the integrand at b.
+        let p = [1.3, 0.4, 2.0];
+        let b = 1.7;
+        let exact = |b: f64| {
+            let (a, w) = (p[1], p[2]);
+            p[0] * ((-a * b).exp() * (w * (w * b).sin() - a * (w * b).cos()) + a) / (a * a + w * w)
+        };
+        assert_near(quad::simpson(&p, 0.0, b, 16), exact(b), 1e-4, 0.0, "simpson");
+        let (_, (_, _, gb)) = quad::simpson_grad(&p, 0.0, b, 16);
+        assert_near(gb, quad::integrand(b, &p), 1e-3, 1.0, "d/db of the integral");
+    }
+}
+
+mod single_precision_and_generic {
+    use super::numerics::*;
+    use super::*;
+
+    /// The f64 twins of the f32 programs, written plainly here: the oracles.
+    fn poly_logistic_ref(x: &[f64]) -> f64 {
+        let z = x[..4].iter().rev().fold(0.0, |acc, &c| acc * x[4] + c);
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    fn cbrt_ref(x: &[f64]) -> f64 {
+        x[0].cbrt()
+    }
+
+    /// Gradient and Hessian of an f64 oracle by central differences (of central differences).
+    fn fd_hessian(f: &dyn Fn(&[f64]) -> f64, x: &[f64]) -> Vec<Flat> {
+        fd_columns(&|y: &[f64]| fd_gradient(f, y), x)
+    }
+
+    #[track_caller]
+    fn close32(a: f64, e: f64, scale: f64, what: &str) {
+        assert_near(a, e, 2e-3, scale, what);
+    }
+
+    #[test]
+    fn f32_polynomial_logistic() {
+        let mut rng = Lcg::new(seed_of("poly_logistic32"));
+        for _ in 0..POINTS {
+            let x = rng.vec(5, -1.0, 1.0);
+            let (c, t) = (to32(&x[..4]), x[4] as f32);
+            let at = format!("poly_logistic32 at {x:?}");
+            let (v, (gc, gt)) = poly_logistic32_grad(&c, t);
+            let g = [to64(&gc), vec![gt as f64]].concat();
+            close32(v as f64, poly_logistic_ref(&x), 0.0, &at);
+            assert_vec_near(&g, &fd_gradient(&poly_logistic_ref, &x), 2e-3, &format!("{at}: grad"));
+            let (mut ic, mut it) = (vec![f32::NAN; 4], f32::NAN);
+            let iv = poly_logistic32_grad_into(&c, t, (&mut ic, &mut it));
+            assert_eq!(iv, v);
+            assert_eq!([to64(&ic), vec![it as f64]].concat(), g, "{at}: grad_into");
+            let dir = rng.vec(5, -1.0, 1.0);
+            let (jv, d) = poly_logistic32_jvp(&c, t, (to32(&dir[..4]), dir[4] as f32));
+            assert_eq!(jv, v);
+            close32(d as f64, dot(&g, &dir), norm(&g) * norm(&dir), &format!("{at}: jvp"));
+            let (vv, gg) = poly_logistic32_vjp(&c, t, 2.0);
+            assert_eq!(vv, v);
+            assert_vec_near(&[to64(&gg.0), vec![gg.1 as f64]].concat(), &g.iter().map(|d| 2.0 * d).collect::<Flat>(), 1e-6, &format!("{at}: vjp"));
+            let (hv, hg, h) = poly_logistic32_hessian(&c, t);
+            assert_eq!(hv, v);
+            assert_vec_near(&[to64(&hg.0), vec![hg.1 as f64]].concat(), &g, 1e-5, &format!("{at}: hessian's gradient"));
+            let e = fd_hessian(&poly_logistic_ref, &x);
+            let scale = e.iter().map(|c| norm(c)).fold(0.0, f64::max);
+            for i in 0..5 {
+                for j in 0..5 {
+                    close32(h[i][j] as f64, e[j][i], scale, &format!("{at}: H[{i}][{j}]"));
+                }
+            }
+            let (_, _, (hc, ht)) = poly_logistic32_hvp(&c, t, (to32(&dir[..4]), dir[4] as f32));
+            let hvec = [to64(&hc), vec![ht as f64]].concat();
+            let expected: Flat = h.iter().map(|r| dot(&to64(r), &dir)).collect();
+            assert_vec_near(&hvec, &expected, 1e-4, &format!("{at}: hvp"));
+        }
+    }
+
+    #[test]
+    fn f32_newton_cube_root() {
+        let mut rng = Lcg::new(seed_of("cbrt_newton32"));
+        for _ in 0..POINTS {
+            let a = rng.uniform(0.2, 6.0);
+            let at = format!("cbrt_newton32 at {a}");
+            let (v, g) = cbrt_newton32_grad(a as f32);
+            close32(v as f64, cbrt_ref(&[a]), 0.0, &at);
+            // Converged Newton: the derivative of the root, 1 / (3 y^2).
+            close32(g as f64, 1.0 / (3.0 * a.cbrt().powi(2)), 0.0, &format!("{at}: grad"));
+            let mut gi = f32::NAN;
+            assert_eq!(cbrt_newton32_grad_into(a as f32, &mut gi), v);
+            assert_eq!(gi, g);
+            let (jv, jd) = cbrt_newton32_jvp(a as f32, 0.5);
+            assert_eq!(jv, v);
+            assert_near(jd as f64, 0.5 * g as f64, 1e-6, 0.0, &format!("{at}: jvp"));
+            let d = cbrt_newton32_derivatives(a as f32);
+            close32(d[2] as f64, -2.0 / 9.0 * a.powf(-5.0 / 3.0), 0.0, &format!("{at}: second derivative"));
+            let (_, _, h) = cbrt_newton32_hessian(a as f32);
+            assert_eq!(h[0][0], d[2]);
+            let (_, _, hv) = cbrt_newton32_hvp(a as f32, 2.0);
+            assert_near(hv as f64, 2.0 * d[2] as f64, 1e-6, 0.0, &format!("{at}: hvp"));
+        }
+    }
+
+    #[test]
+    fn generic_pseudo_huber_on_f64_f32_and_duals() {
+        let f = |x: &[f64]| pseudo_huber_mean(&x[..4], x[4]);
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(4, -3.0, 3.0);
+            x.push(r.uniform(0.3, 2.0));
+            x
+        };
+        let flat = |a: Vec<f64>, b: f64| -> Flat { [a, vec![b]].concat() };
+        Probe::new("pseudo_huber_mean", f)
+            .grad(|x| {
+                let (v, (gr, gd)) = pseudo_huber_mean_grad(&x[..4], x[4]);
+                (v, flat(gr, gd))
+            })
+            .jvp(|x, t| pseudo_huber_mean_jvp(&x[..4], x[4], (t[..4].to_vec(), t[4])))
+            .grad_into(|x| {
+                let (mut gr, mut gd) = (vec![GARBAGE; 4], GARBAGE);
+                let v = pseudo_huber_mean_grad_into(&x[..4], x[4], (&mut gr, &mut gd));
+                (v, flat(gr, gd))
+            })
+            .hessian(|x| {
+                let (v, (gr, gd), h) = pseudo_huber_mean_hessian(&x[..4], x[4]);
+                (v, flat(gr, gd), h)
+            })
+            .analytic(|x| {
+                let d = x[4];
+                let mut g: Flat = x[..4].iter().map(|r| r / (1.0 + (r / d).powi(2)).sqrt() / 4.0).collect();
+                let gd: f64 = x[..4]
+                    .iter()
+                    .map(|r| {
+                        let s = (1.0 + (r / d).powi(2)).sqrt();
+                        2.0 * d * (s - 1.0) - r * r / (d * s)
+                    })
+                    .sum::<f64>()
+                    / 4.0;
+                g.push(gd);
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "pseudo_huber_mean",
+            sample,
+            &|x| {
+                let (v, (gr, gd), h) = pseudo_huber_mean_hessian(&x[..4], x[4]);
+                (v, flat(gr, gd), h)
+            },
+            &|x, t| {
+                let (v, (gr, gd), (hr, hd)) = pseudo_huber_mean_hvp(&x[..4], x[4], (t[..4].to_vec(), t[4]));
+                (v, flat(gr, gd), flat(hr, hd))
+            },
+        );
+        check_vjp("pseudo_huber_mean", sample, &f, &|x, c| {
+            let (v, (gr, gd)) = pseudo_huber_mean_vjp(&x[..4], x[4], c);
+            (v, flat(gr, gd))
+        });
+        // f32 and Dual<f64> run the same generic items.
+        let r = [0.5, -1.5, 2.0, 0.1];
+        let (v64, (g64, d64)) = pseudo_huber_mean_grad(&r, 0.8);
+        let (v32, (g32, d32)) = pseudo_huber_mean_grad(&to32(&r), 0.8f32);
+        close32(v32 as f64, v64, 0.0, "f32 value");
+        assert_vec_near(&to64(&g32), &g64, 1e-5, "f32 gradient");
+        close32(d32 as f64, d64, 0.0, "f32 delta gradient");
+        let duals: Vec<autodiff::Dual<f64>> = r.iter().map(|&v| autodiff::Dual::new(v, 1.0)).collect();
+        let (vd, _) = pseudo_huber_mean_grad(&duals, autodiff::Dual::new(0.8, 0.0));
+        assert_near(vd.re, v64, 1e-14, 0.0, "Dual value");
+        assert_near(vd.eps, g64.iter().sum(), 1e-12, 0.0, "Dual tangent: the gradient summed");
+    }
+
+    #[test]
+    fn polyline_over_chunks() {
+        let f = |x: &[f64]| polyline(&x[..8], x[8]);
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(8, -2.0, 2.0);
+            x.push(r.uniform(0.1, 1.0));
+            x
+        };
+        let flat = |a: Vec<f64>, b: f64| -> Flat { [a, vec![b]].concat() };
+        Probe::new("polyline", f)
+            .grad(|x| {
+                let (v, (gp, gt)) = polyline_grad(&x[..8], x[8]);
+                (v, flat(gp, gt))
+            })
+            .jvp(|x, t| polyline_jvp(&x[..8], x[8], (t[..8].to_vec(), t[8])))
+            .grad_into(|x| {
+                let (mut gp, mut gt) = (vec![GARBAGE; 8], GARBAGE);
+                let v = polyline_grad_into(&x[..8], x[8], (&mut gp, &mut gt));
+                (v, flat(gp, gt))
+            })
+            .hessian(|x| {
+                let (v, (gp, gt), h) = polyline_hessian(&x[..8], x[8]);
+                (v, flat(gp, gt), h)
+            })
+            .analytic(|x| {
+                let mut g = vec![0.0; 9];
+                for k in 0..3 {
+                    let (dx, dy) = (x[2 * k + 2] - x[2 * k], x[2 * k + 3] - x[2 * k + 1]);
+                    let l = dx.hypot(dy);
+                    g[2 * k] -= dx / l;
+                    g[2 * k + 1] -= dy / l;
+                    g[2 * k + 2] += dx / l;
+                    g[2 * k + 3] += dy / l;
+                }
+                g[8] = 1.5 * x[8].exp_m1().sqrt() * x[8].exp();
+                g
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "polyline",
+            sample,
+            &|x| {
+                let (v, (gp, gt), h) = polyline_hessian(&x[..8], x[8]);
+                (v, flat(gp, gt), h)
+            },
+            &|x, t| {
+                let (v, (gp, gt), (hp, ht)) = polyline_hvp(&x[..8], x[8], (t[..8].to_vec(), t[8]));
+                (v, flat(gp, gt), flat(hp, ht))
+            },
+        );
+        check_vjp("polyline", sample, &f, &|x, c| {
+            let (v, (gp, gt)) = polyline_vjp(&x[..8], x[8], c);
+            (v, flat(gp, gt))
+        });
+    }
+
+    #[test]
+    fn kurtosis_through_a_tuple_helper() {
+        let sample = range(6, -2.0, 2.0);
+        slice("kurtosis", kurtosis, kurtosis_grad, kurtosis_jvp, kurtosis_grad_into)
+            .hessian(hess_slice(kurtosis_hessian))
+            .run(POINTS, sample);
+        check_hvp("kurtosis", range(6, -2.0, 2.0), &kurtosis_hessian, &|x, t| kurtosis_hvp(x, t.to_vec()));
+        check_vjp("kurtosis", range(6, -2.0, 2.0), &kurtosis, &kurtosis_vjp);
+        // The tuple helper's vjp against its Jacobian by differences.
+        check_vector(
+            "moments",
+            POINTS,
+            range(5, -2.0, 2.0),
+            &|x| {
+                let (m, v) = moments(x);
+                vec![m, v]
+            },
+            &|x, c| {
+                let ((m, v), g) = moments_vjp(x, (c[0], c[1]));
+                (vec![m, v], g)
+            },
+            &|x, t| {
+                let ((m, v), (dm, dv)) = moments_jvp(x, t.to_vec());
+                (vec![m, v], vec![dm, dv])
+            },
+            None,
         );
     }
 }
