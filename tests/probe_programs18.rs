@@ -90,7 +90,8 @@ pub mod stats {
     /// Student-t log-likelihood in `(nu, mu, sigma)` over data.
     #[differentiable(order = 2, wrt(nu, mu, sigma))]
     pub fn student_t_loglik(nu: f64, mu: f64, sigma: f64, xs: &[f64]) -> f64 {
-        let norm = ln_gamma((nu + 1.0) / 2.0) - ln_gamma(nu / 2.0) - 0.5 * (nu * PI).ln() - sigma.ln();
+        let norm =
+            ln_gamma((nu + 1.0) / 2.0) - ln_gamma(nu / 2.0) - 0.5 * (nu * PI).ln() - sigma.ln();
         let mut total = 0.0;
         for &x in xs {
             let t = (x - mu) / sigma;
@@ -206,6 +207,20 @@ pub mod physics {
         pub(crate) fn dist3(dx: f64, dy: f64, dz: f64) -> f64 {
             dx.hypot(dy).hypot(dz)
         }
+
+        /// The bond angle at `b` of three points.
+        #[differentiable]
+        pub(crate) fn angle(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> f64 {
+            let u = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+            let v = [c[0] - b[0], c[1] - b[1], c[2] - b[2]];
+            let dot = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+            let cross = [
+                u[1] * v[2] - u[2] * v[1],
+                u[2] * v[0] - u[0] * v[2],
+                u[0] * v[1] - u[1] * v[0],
+            ];
+            dist3(cross[0], cross[1], cross[2]).atan2(dot)
+        }
     }
 
     /// Gravitational potential energy of point masses, softened.
@@ -216,9 +231,24 @@ pub mod physics {
         let mut e = 0.0;
         for i in 0..n {
             for j in i + 1..n {
-                let r = geom::dist3(pos[i][0] - pos[j][0], pos[i][1] - pos[j][1], pos[i][2] - pos[j][2]);
+                let r = geom::dist(&pos[i], &pos[j]);
                 e -= masses[i] * masses[j] / (r * r + SOFT).sqrt();
             }
+        }
+        e
+    }
+
+    /// A bent chain: bond lengths by `dist` of rows passed by reference, bond angles by `angle` of rows
+    /// passed by value, with the rows of a pair bound by a tuple `let` first.
+    #[differentiable(order = 2, wrt(pos))]
+    pub fn bent_chain(pos: &[[f64; 3]], rest: f64, theta0: f64) -> f64 {
+        let mut e = 0.0;
+        for i in 0..pos.len() - 1 {
+            let (a, b) = (pos[i], pos[i + 1]);
+            e += (geom::dist(&a, &b) - rest).powi(2);
+        }
+        for i in 1..pos.len() - 1 {
+            e += 0.5 * (geom::angle(pos[i - 1], pos[i], pos[i + 1]) - theta0).powi(2);
         }
         e
     }
@@ -326,7 +356,10 @@ pub mod physics {
                 u[i] = next[i];
             }
         }
-        u.iter().zip(target).map(|(a, b)| (a - b).powi(2)).sum::<f64>()
+        u.iter()
+            .zip(target)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
     }
 
     /// Lennard-Jones over 2D points with a cutoff radius.
@@ -669,6 +702,139 @@ pub mod numerics {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// More programs: in-place integrators, generic helpers called from f64, tuples from helpers, early returns
+// ---------------------------------------------------------------------------------------------------
+
+pub mod extra {
+    use autodiff::{differentiable, Float};
+
+    pub(crate) mod kernels {
+        use super::*;
+
+        /// A generic, max-subtracted log-sum-exp, called from `f64` code.
+        #[differentiable]
+        pub(crate) fn lse<T: Float>(xs: &[T]) -> T {
+            let mut m = T::neg_infinity();
+            for &x in xs {
+                m = m.max(x);
+            }
+            let mut s = T::zero();
+            for &x in xs {
+                s = s + (x - m).exp();
+            }
+            m + s.ln()
+        }
+
+        /// A polynomial and its derivative by one Horner pass, as a tuple.
+        #[differentiable]
+        pub(crate) fn poly_and_slope(coeffs: &[f64], x: f64) -> (f64, f64) {
+            let mut p = 0.0;
+            let mut dp = 0.0;
+            for &c in coeffs.iter().rev() {
+                dp = dp * x + p;
+                p = p * x + c;
+            }
+            (p, dp)
+        }
+
+        /// Smooth-L1 of one residual, with an early return on the quadratic zone.
+        #[differentiable]
+        pub(crate) fn smooth_l1(r: f64, beta: f64) -> f64 {
+            let a = r.abs();
+            if a < beta {
+                return 0.5 * r * r / beta;
+            }
+            a - 0.5 * beta
+        }
+    }
+
+    use kernels::*;
+
+    /// Temperature-scaled log-partition of scores in `f64`, through the generic helper, plus a
+    /// `min`/`max`/`clamp` penalty.
+    #[differentiable(order = 2)]
+    pub fn tempered_lse(scores: &[f64], temp: f64) -> f64 {
+        let t = temp.clamp(0.1, 10.0);
+        let scaled: Vec<f64> = scores.iter().map(|s| s / t).collect();
+        let hi = scores.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let lo = scores.iter().fold(f64::INFINITY, |a, &b| a.min(b));
+        t * lse(&scaled) + 0.1 * (hi - lo).powi(2)
+    }
+
+    /// A polynomial root by a fixed number of Newton steps through the tuple helper.
+    #[differentiable(order = 2, wrt(coeffs))]
+    pub fn poly_root(coeffs: &[f64], x0: f64) -> f64 {
+        let mut x = x0;
+        for _ in 0..25 {
+            let (p, dp) = poly_and_slope(coeffs, x);
+            x -= p / dp;
+        }
+        x
+    }
+
+    /// Triangle areas of a mesh given flat as `[x0, y0, z0, x1, ..]`, three vertices per triangle.
+    #[differentiable(order = 2)]
+    pub fn mesh_area(v: &[f64]) -> f64 {
+        let mut area = 0.0;
+        for t in v.chunks_exact(9) {
+            let (ux, uy, uz) = (t[3] - t[0], t[4] - t[1], t[5] - t[2]);
+            let (wx, wy, wz) = (t[6] - t[0], t[7] - t[1], t[8] - t[2]);
+            let (cx, cy, cz) = (uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx);
+            area += 0.5 * cx.hypot(cy).hypot(cz);
+        }
+        area
+    }
+
+    /// Smooth-L1 over paired slices, weighted by index, labels switching the sign of the target.
+    #[differentiable(order = 2, wrt(pred))]
+    pub fn weighted_smooth_l1(pred: &[f64], target: &[f64], signs: &[i8]) -> f64 {
+        const BETA: f64 = 0.5;
+        let n = pred.len();
+        if n == 0 {
+            return 0.0;
+        }
+        let mut total = 0.0;
+        for (i, (p, t)) in pred.iter().zip(target).enumerate() {
+            let w = 1.0 + i as f64 / n as f64;
+            let t = match signs[i] {
+                -1 => -t,
+                0 => 0.0,
+                _ => *t,
+            };
+            total += w * smooth_l1(p - t, BETA);
+        }
+        total / n as f64
+    }
+
+    /// Velocity Verlet in place on `q` and `p` (their incoming values are the initial state).
+    #[differentiable]
+    pub fn verlet_in_place(q: &mut [f64], p: &mut [f64], k: f64, dt: f64, steps: usize) {
+        for _ in 0..steps {
+            for i in 0..q.len() {
+                let a = -k * q[i].sin();
+                p[i] += 0.5 * dt * a;
+                q[i] += dt * p[i];
+                let a = -k * q[i].sin();
+                p[i] += 0.5 * dt * a;
+            }
+        }
+    }
+
+    /// The pendulum's final energy after an in-place Verlet run on copies of the inputs.
+    #[differentiable(order = 2)]
+    pub fn pendulum_energy(q0: &[f64], p0: &[f64], k: f64) -> f64 {
+        let mut q = q0.to_vec();
+        let mut p = p0.to_vec();
+        verlet_in_place(&mut q, &mut p, k, 0.05, 10);
+        let mut e = 0.0;
+        for i in 0..q.len() {
+            e += 0.5 * p[i] * p[i] + k * (1.0 - q[i].cos());
+        }
+        e
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -743,7 +909,13 @@ mod statistics {
     fn gaussian_log_likelihood() {
         let split = |x: &[f64]| (x[0], x[1], x[2..].to_vec());
         let flat = |a: f64, b: f64, c: Vec<f64>| -> Flat { [vec![a, b], c].concat() };
-        let sample = |r: &mut Lcg| [vec![r.uniform(-1.0, 1.0), r.uniform(-0.5, 0.8)], r.vec(4, -2.0, 2.0)].concat();
+        let sample = |r: &mut Lcg| {
+            [
+                vec![r.uniform(-1.0, 1.0), r.uniform(-0.5, 0.8)],
+                r.vec(4, -2.0, 2.0),
+            ]
+            .concat()
+        };
         let f = |x: &[f64]| {
             let (m, s, d) = split(x);
             gauss_loglik(m, s, &d)
@@ -803,9 +975,21 @@ mod statistics {
     #[test]
     fn student_t_through_ln_gamma() {
         // ln_gamma against known values first.
-        assert_near(special::ln_gamma(0.5), 0.5 * std::f64::consts::PI.ln(), 1e-8, 0.0, "lnΓ(1/2)");
+        assert_near(
+            special::ln_gamma(0.5),
+            0.5 * std::f64::consts::PI.ln(),
+            1e-8,
+            0.0,
+            "lnΓ(1/2)",
+        );
         assert_near(special::ln_gamma(5.0), 24.0_f64.ln(), 1e-8, 0.0, "lnΓ(5)");
-        let sample = |r: &mut Lcg| vec![r.uniform(1.0, 8.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 2.0)];
+        let sample = |r: &mut Lcg| {
+            vec![
+                r.uniform(1.0, 8.0),
+                r.uniform(-1.0, 1.0),
+                r.uniform(0.5, 2.0),
+            ]
+        };
         three(
             "student_t",
             |a, b, c| student_t_loglik(a, b, c, &XS),
@@ -830,10 +1014,15 @@ mod statistics {
                 (v, vec![g.0, g.1, g.2], vec![hv.0, hv.1, hv.2])
             },
         );
-        check_vjp("student_t", sample, &|x| student_t_loglik(x[0], x[1], x[2], &XS), &|x, c| {
-            let (v, g) = student_t_loglik_vjp(x[0], x[1], x[2], &XS, c);
-            (v, vec![g.0, g.1, g.2])
-        });
+        check_vjp(
+            "student_t",
+            sample,
+            &|x| student_t_loglik(x[0], x[1], x[2], &XS),
+            &|x, c| {
+                let (v, g) = student_t_loglik_vjp(x[0], x[1], x[2], &XS, c);
+                (v, vec![g.0, g.1, g.2])
+            },
+        );
         // ln_gamma's own derivative, the digamma function, at 1: -γ.
         let (_, d) = special::ln_gamma_grad(1.0);
         assert_near(d, -0.577_215_664_901_532_9, 1e-8, 0.0, "ψ(1)");
@@ -841,7 +1030,12 @@ mod statistics {
 
     #[test]
     fn poisson_regression() {
-        let xs = vec![vec![1.0, 0.2, -0.3], vec![1.0, -0.7, 0.5], vec![1.0, 0.4, 0.9], vec![1.0, -1.1, -0.2]];
+        let xs = vec![
+            vec![1.0, 0.2, -0.3],
+            vec![1.0, -0.7, 0.5],
+            vec![1.0, 0.4, 0.9],
+            vec![1.0, -1.1, -0.2],
+        ];
         let counts = [2u32, 0, 5, 1];
         let split = |x: &[f64]| (x[..3].to_vec(), rows(&x[3..], 3));
         let flat = |a: Vec<f64>, b: Vec<Vec<f64>>| -> Flat { [a, flatten(&b)].concat() };
@@ -950,12 +1144,21 @@ mod statistics {
         });
         // Large logits: the max subtraction keeps it finite.
         let (v, g) = softmax_xent_grad(&[vec![800.0, 0.0, 0.0, 0.0]], &[0]);
-        assert!(v.abs() < 1e-300 && g[0].iter().all(|d| d.is_finite()), "{v} {g:?}");
+        assert!(
+            v.abs() < 1e-300 && g[0].iter().all(|d| d.is_finite()),
+            "{v} {g:?}"
+        );
     }
 
     #[test]
     fn logistic_regression_with_l2() {
-        let xs = vec![vec![0.5, -1.0], vec![-0.3, 0.8], vec![1.2, 0.1], vec![-0.9, -0.6], vec![0.2, 1.5]];
+        let xs = vec![
+            vec![0.5, -1.0],
+            vec![-0.3, 0.8],
+            vec![1.2, 0.1],
+            vec![-0.9, -0.6],
+            vec![0.2, 1.5],
+        ];
         let ys = [1usize, 0, 1, 0, 1];
         let lambda = 0.3;
         let f = |x: &[f64]| logistic_l2(&x[..2], x[2], &xs, &ys, lambda);
@@ -1011,18 +1214,32 @@ mod statistics {
     #[test]
     fn welford_variance() {
         let sample = range(6, -3.0, 3.0);
-        slice("welford", welford_var, welford_var_grad, welford_var_jvp, welford_var_grad_into)
-            .hessian(hess_slice(welford_var_hessian))
-            .analytic(|x| {
-                let n = x.len() as f64;
-                let m = x.iter().sum::<f64>() / n;
-                x.iter().map(|v| 2.0 * (v - m) / (n - 1.0)).collect()
-            })
-            .run(POINTS, sample);
-        check_hvp("welford", range(6, -3.0, 3.0), &welford_var_hessian, &|x, t| {
-            welford_var_hvp(x, t.to_vec())
-        });
-        check_vjp("welford", range(6, -3.0, 3.0), &welford_var, &welford_var_vjp);
+        slice(
+            "welford",
+            welford_var,
+            welford_var_grad,
+            welford_var_jvp,
+            welford_var_grad_into,
+        )
+        .hessian(hess_slice(welford_var_hessian))
+        .analytic(|x| {
+            let n = x.len() as f64;
+            let m = x.iter().sum::<f64>() / n;
+            x.iter().map(|v| 2.0 * (v - m) / (n - 1.0)).collect()
+        })
+        .run(POINTS, sample);
+        check_hvp(
+            "welford",
+            range(6, -3.0, 3.0),
+            &welford_var_hessian,
+            &|x, t| welford_var_hvp(x, t.to_vec()),
+        );
+        check_vjp(
+            "welford",
+            range(6, -3.0, 3.0),
+            &welford_var,
+            &welford_var_vjp,
+        );
         // The Hessian is 2 (I - 11ᵀ/n) / (n - 1).
         let (_, _, h) = welford_var_hessian(&[0.1, 0.5, -0.2, 0.8]);
         for i in 0..4 {
@@ -1043,7 +1260,10 @@ mod statistics {
             // Away from the kinks of Huber (|r| = delta).
             let sample = move |r: &mut Lcg| loop {
                 let x = r.vec(2, -1.0, 3.0);
-                let ok = ts.iter().zip(&ys).all(|(t, y)| ((x[0] * t + x[1] - y).abs() - 0.7).abs() > 1e-3);
+                let ok = ts
+                    .iter()
+                    .zip(&ys)
+                    .all(|(t, y)| ((x[0] * t + x[1] - y).abs() - 0.7).abs() > 1e-3);
                 if ok {
                     break x;
                 }
@@ -1208,7 +1428,13 @@ mod physics_programs {
     fn rk4_shooting() {
         let (a, target) = (0.3, 0.4);
         let f = |x: &[f64]| rk4_miss(&x[..2], x[2], a, target);
-        let sample = |r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 3.0)];
+        let sample = |r: &mut Lcg| {
+            vec![
+                r.uniform(-1.0, 1.0),
+                r.uniform(-1.0, 1.0),
+                r.uniform(0.5, 3.0),
+            ]
+        };
         let flat = |g: Vec<f64>, k: f64| -> Flat { [g, vec![k]].concat() };
         Probe::new("rk4_miss", f)
             .grad(|x| {
@@ -1284,7 +1510,13 @@ mod more_physics {
 
     #[test]
     fn leapfrog_energy_through_an_output_parameter() {
-        let sample = |r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0)];
+        let sample = |r: &mut Lcg| {
+            vec![
+                r.uniform(-1.0, 1.0),
+                r.uniform(-1.0, 1.0),
+                r.uniform(0.3, 2.0),
+            ]
+        };
         three(
             "leapfrog_energy",
             leapfrog_energy,
@@ -1294,21 +1526,38 @@ mod more_physics {
         )
         .hessian(hess3(leapfrog_energy_hessian))
         .run(POINTS, sample);
-        check_hvp("leapfrog_energy", sample, &hess3(leapfrog_energy_hessian), &|x, t| {
-            let (v, g, hv) = leapfrog_energy_hvp(x[0], x[1], x[2], (t[0], t[1], t[2]));
-            (v, vec![g.0, g.1, g.2], vec![hv.0, hv.1, hv.2])
-        });
-        check_vjp("leapfrog_energy", sample, &|x| leapfrog_energy(x[0], x[1], x[2]), &|x, c| {
-            let (v, g) = leapfrog_energy_vjp(x[0], x[1], x[2], c);
-            (v, vec![g.0, g.1, g.2])
-        });
+        check_hvp(
+            "leapfrog_energy",
+            sample,
+            &hess3(leapfrog_energy_hessian),
+            &|x, t| {
+                let (v, g, hv) = leapfrog_energy_hvp(x[0], x[1], x[2], (t[0], t[1], t[2]));
+                (v, vec![g.0, g.1, g.2], vec![hv.0, hv.1, hv.2])
+            },
+        );
+        check_vjp(
+            "leapfrog_energy",
+            sample,
+            &|x| leapfrog_energy(x[0], x[1], x[2]),
+            &|x, c| {
+                let (v, g) = leapfrog_energy_vjp(x[0], x[1], x[2], c);
+                (v, vec![g.0, g.1, g.2])
+            },
+        );
         // The integrator's Jacobian in (q0, p0, k, dt).
         let run = |x: &[f64]| {
             let mut s = vec![0.0; 2];
             ode::leapfrog(x[0], x[1], x[2], x[3], 7, &mut s);
             s
         };
-        let sample = |r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.3, 2.0), r.uniform(0.01, 0.2)];
+        let sample = |r: &mut Lcg| {
+            vec![
+                r.uniform(-1.0, 1.0),
+                r.uniform(-1.0, 1.0),
+                r.uniform(0.3, 2.0),
+                r.uniform(0.01, 0.2),
+            ]
+        };
         check_vector(
             "leapfrog",
             POINTS,
@@ -1321,7 +1570,16 @@ mod more_physics {
             },
             &|x, t| {
                 let (mut s, mut d) = (vec![GARBAGE; 2], vec![GARBAGE; 2]);
-                ode::leapfrog_jvp(x[0], x[1], x[2], x[3], 7, &mut s, (t[0], t[1], t[2], t[3]), &mut d);
+                ode::leapfrog_jvp(
+                    x[0],
+                    x[1],
+                    x[2],
+                    x[3],
+                    7,
+                    &mut s,
+                    (t[0], t[1], t[2], t[3]),
+                    &mut d,
+                );
                 (s, d)
             },
             Some(&|x| {
@@ -1553,7 +1811,10 @@ mod machine_learning {
         let sample = |r: &mut Lcg| loop {
             let x = r.vec(13, -1.0, 1.0);
             let p = m(&x);
-            let ok = xs.iter().zip(&YS).all(|(x, y)| (predict_inline(&p, x) - y - 0.5).abs() > 1e-3);
+            let ok = xs
+                .iter()
+                .zip(&YS)
+                .all(|(x, y)| (predict_inline(&p, x) - y - 0.5).abs() > 1e-3);
             if ok {
                 break x;
             }
@@ -1594,15 +1855,28 @@ mod machine_learning {
         let p = m(&[0.2; 13]);
         let (v, g) = predict_inline_grad(&p, &[0.5, -0.5]);
         let fd = fd_gradient(&|x| predict_inline(&m(x), &[0.5, -0.5]), &[0.2; 13]);
-        assert_near(v, predict_inline(&p, &[0.5, -0.5]), 1e-15, 0.0, "predict_inline");
-        assert_vec_near(&g.0.to_flat(), &fd[..13], 1e-6, "predict_inline's model gradient");
+        assert_near(
+            v,
+            predict_inline(&p, &[0.5, -0.5]),
+            1e-15,
+            0.0,
+            "predict_inline",
+        );
+        assert_vec_near(
+            &g.0.to_flat(),
+            &fd[..13],
+            1e-6,
+            "predict_inline's model gradient",
+        );
     }
 
     #[test]
     fn attention_over_rows() {
         // q: 2x3, k: 4x3, v: 4.
         let split = |x: &[f64]| (rows(&x[..6], 3), rows(&x[6..18], 3), x[18..].to_vec());
-        let flat = |a: Vec<Vec<f64>>, b: Vec<Vec<f64>>, c: Vec<f64>| -> Flat { [flatten(&a), flatten(&b), c].concat() };
+        let flat = |a: Vec<Vec<f64>>, b: Vec<Vec<f64>>, c: Vec<f64>| -> Flat {
+            [flatten(&a), flatten(&b), c].concat()
+        };
         let f = |x: &[f64]| {
             let (q, k, v) = split(x);
             attention(&q, &k, &v)
@@ -1620,7 +1894,11 @@ mod machine_learning {
             })
             .grad_into(|x| {
                 let (q, k, v) = split(x);
-                let (mut gq, mut gk, mut gv) = (vec![vec![GARBAGE; 3]; 2], vec![vec![GARBAGE; 3]; 4], vec![GARBAGE; 4]);
+                let (mut gq, mut gk, mut gv) = (
+                    vec![vec![GARBAGE; 3]; 2],
+                    vec![vec![GARBAGE; 3]; 4],
+                    vec![GARBAGE; 4],
+                );
                 let val = attention_grad_into(&q, &k, &v, (&mut gq, &mut gk, &mut gv));
                 (val, flat(gq, gk, gv))
             })
@@ -1653,7 +1931,13 @@ mod machine_learning {
 
     #[test]
     fn soft_kmeans_assignment() {
-        let pts: Vec<Vec<f64>> = vec![vec![0.0, 0.1], vec![1.0, 0.9], vec![-0.5, 1.2], vec![0.7, -0.4], vec![1.5, 1.5]];
+        let pts: Vec<Vec<f64>> = vec![
+            vec![0.0, 0.1],
+            vec![1.0, 0.9],
+            vec![-0.5, 1.2],
+            vec![0.7, -0.4],
+            vec![1.5, 1.5],
+        ];
         let beta = 2.0;
         let f = |x: &[f64]| soft_kmeans(&rows(x, 2), &pts, beta);
         // Three centres, away from ties of the minimum distance.
@@ -1661,7 +1945,10 @@ mod machine_learning {
             let x = r.vec(6, -1.0, 2.0);
             let c = rows(&x, 2);
             let ok = pts.iter().all(|p| {
-                let mut d: Vec<f64> = c.iter().map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2)).collect();
+                let mut d: Vec<f64> = c
+                    .iter()
+                    .map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2))
+                    .collect();
                 d.sort_by(|a, b| a.partial_cmp(b).unwrap());
                 d[1] - d[0] > 1e-3
             });
@@ -1689,7 +1976,10 @@ mod machine_learning {
                 let c = rows(x, 2);
                 let mut g = vec![0.0; 6];
                 for p in &pts {
-                    let d: Vec<f64> = c.iter().map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2)).collect();
+                    let d: Vec<f64> = c
+                        .iter()
+                        .map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2))
+                        .collect();
                     let z: f64 = d.iter().map(|d| (-beta * d).exp()).sum();
                     for k in 0..3 {
                         let w = (-beta * d[k]).exp() / z;
@@ -1726,7 +2016,8 @@ mod machine_learning {
         let lambda = 0.05;
         // u: 3x2, v: 3x2.
         let split = |x: &[f64]| (rows(&x[..6], 2), rows(&x[6..], 2));
-        let flat = |a: Vec<Vec<f64>>, b: Vec<Vec<f64>>| -> Flat { [flatten(&a), flatten(&b)].concat() };
+        let flat =
+            |a: Vec<Vec<f64>>, b: Vec<Vec<f64>>| -> Flat { [flatten(&a), flatten(&b)].concat() };
         let f = |x: &[f64]| {
             let (u, v) = split(x);
             mf_loss(&u, &v, &users, &items, &ratings, lambda)
@@ -1745,7 +2036,8 @@ mod machine_learning {
             .grad_into(|x| {
                 let (u, v) = split(x);
                 let (mut gu, mut gv) = (vec![vec![GARBAGE; 2]; 3], vec![vec![GARBAGE; 2]; 3]);
-                let val = mf_loss_grad_into(&u, &v, &users, &items, &ratings, lambda, (&mut gu, &mut gv));
+                let val =
+                    mf_loss_grad_into(&u, &v, &users, &items, &ratings, lambda, (&mut gu, &mut gv));
                 (val, flat(gu, gv))
             })
             .hessian(|x| {
@@ -1780,7 +2072,8 @@ mod machine_learning {
             },
             &|x, t| {
                 let (u, v) = split(x);
-                let (val, (gu, gv), (hu, hv)) = mf_loss_hvp(&u, &v, &users, &items, &ratings, lambda, split(t));
+                let (val, (gu, gv), (hu, hv)) =
+                    mf_loss_hvp(&u, &v, &users, &items, &ratings, lambda, split(t));
                 (val, flat(gu, gv), flat(hu, hv))
             },
         );
@@ -1814,7 +2107,11 @@ mod numeric_methods {
             .analytic(|x| {
                 let mut g = vec![0.0; 4];
                 for (t, y) in ts.iter().zip(&ys) {
-                    let p: f64 = x.iter().enumerate().map(|(k, c)| c * t.powi(k as i32)).sum();
+                    let p: f64 = x
+                        .iter()
+                        .enumerate()
+                        .map(|(k, c)| c * t.powi(k as i32))
+                        .sum();
                     for k in 0..4 {
                         g[k] += 2.0 * (p - y) * t.powi(k as i32);
                     }
@@ -1822,10 +2119,15 @@ mod numeric_methods {
                 g
             })
             .run(POINTS, sample);
-        check_hvp("poly_fit", range(4, -2.0, 2.0), &|x| poly_fit_hessian(x, &ts, &ys), &|x, t| {
-            poly_fit_hvp(x, &ts, &ys, t.to_vec())
+        check_hvp(
+            "poly_fit",
+            range(4, -2.0, 2.0),
+            &|x| poly_fit_hessian(x, &ts, &ys),
+            &|x, t| poly_fit_hvp(x, &ts, &ys, t.to_vec()),
+        );
+        check_vjp("poly_fit", range(4, -2.0, 2.0), &f, &|x, c| {
+            poly_fit_vjp(x, &ts, &ys, c)
         });
-        check_vjp("poly_fit", range(4, -2.0, 2.0), &f, &|x, c| poly_fit_vjp(x, &ts, &ys, c));
         // The Hessian of a least-squares fit is 2 VᵀV (V the Vandermonde matrix), whatever the coefficients.
         let (_, _, h) = poly_fit_hessian(&[0.3, -1.0, 0.2, 0.7], &ts, &ys);
         for i in 0..4 {
@@ -1861,29 +2163,52 @@ mod numeric_methods {
     #[test]
     fn fixed_point_iteration() {
         let sample = |r: &mut Lcg| vec![r.uniform(-0.6, 0.6), r.uniform(-1.0, 1.0)];
-        two("fixed_point", fixed_point, fixed_point_grad, fixed_point_jvp, fixed_point_grad_into)
-            .hessian(hess2(fixed_point_hessian))
-            .analytic(|x| {
-                // x = b + a cos x: dx/da = cos x / (1 + a sin x), dx/db = 1 / (1 + a sin x).
-                let v = fixed_point(x[0], x[1]);
-                let den = 1.0 + x[0] * v.sin();
-                vec![v.cos() / den, 1.0 / den]
-            })
-            .run(POINTS, sample);
-        check_hvp("fixed_point", sample, &hess2(fixed_point_hessian), &|x, t| {
-            let (v, g, hv) = fixed_point_hvp(x[0], x[1], (t[0], t[1]));
-            (v, vec![g.0, g.1], vec![hv.0, hv.1])
-        });
-        check_vjp("fixed_point", sample, &|x| fixed_point(x[0], x[1]), &|x, c| {
-            let (v, g) = fixed_point_vjp(x[0], x[1], c);
-            (v, vec![g.0, g.1])
-        });
+        two(
+            "fixed_point",
+            fixed_point,
+            fixed_point_grad,
+            fixed_point_jvp,
+            fixed_point_grad_into,
+        )
+        .hessian(hess2(fixed_point_hessian))
+        .analytic(|x| {
+            // x = b + a cos x: dx/da = cos x / (1 + a sin x), dx/db = 1 / (1 + a sin x).
+            let v = fixed_point(x[0], x[1]);
+            let den = 1.0 + x[0] * v.sin();
+            vec![v.cos() / den, 1.0 / den]
+        })
+        .run(POINTS, sample);
+        check_hvp(
+            "fixed_point",
+            sample,
+            &hess2(fixed_point_hessian),
+            &|x, t| {
+                let (v, g, hv) = fixed_point_hvp(x[0], x[1], (t[0], t[1]));
+                (v, vec![g.0, g.1], vec![hv.0, hv.1])
+            },
+        );
+        check_vjp(
+            "fixed_point",
+            sample,
+            &|x| fixed_point(x[0], x[1]),
+            &|x, c| {
+                let (v, g) = fixed_point_vjp(x[0], x[1], c);
+                (v, vec![g.0, g.1])
+            },
+        );
     }
 
     #[test]
     fn simpson_and_trapezoid_quadrature() {
         let f = |x: &[f64]| quad_pair(&x[..3], x[3]);
-        let sample = |r: &mut Lcg| vec![r.uniform(-2.0, 2.0), r.uniform(0.1, 1.5), r.uniform(0.5, 4.0), r.uniform(0.5, 3.0)];
+        let sample = |r: &mut Lcg| {
+            vec![
+                r.uniform(-2.0, 2.0),
+                r.uniform(0.1, 1.5),
+                r.uniform(0.5, 4.0),
+                r.uniform(0.5, 3.0),
+            ]
+        };
         let flat = |a: Vec<f64>, b: f64| -> Flat { [a, vec![b]].concat() };
         Probe::new("quad_pair", f)
             .grad(|x| {
@@ -1924,9 +2249,21 @@ mod numeric_methods {
             let (a, w) = (p[1], p[2]);
             p[0] * ((-a * b).exp() * (w * (w * b).sin() - a * (w * b).cos()) + a) / (a * a + w * w)
         };
-        assert_near(quad::simpson(&p, 0.0, b, 16), exact(b), 1e-4, 0.0, "simpson");
+        assert_near(
+            quad::simpson(&p, 0.0, b, 16),
+            exact(b),
+            1e-4,
+            0.0,
+            "simpson",
+        );
         let (_, (_, _, gb)) = quad::simpson_grad(&p, 0.0, b, 16);
-        assert_near(gb, quad::integrand(b, &p), 1e-3, 1.0, "d/db of the integral");
+        assert_near(
+            gb,
+            quad::integrand(b, &p),
+            1e-3,
+            1.0,
+            "d/db of the integral",
+        );
     }
 }
 
@@ -1964,7 +2301,12 @@ mod single_precision_and_generic {
             let (v, (gc, gt)) = poly_logistic32_grad(&c, t);
             let g = [to64(&gc), vec![gt as f64]].concat();
             close32(v as f64, poly_logistic_ref(&x), 0.0, &at);
-            assert_vec_near(&g, &fd_gradient(&poly_logistic_ref, &x), 2e-3, &format!("{at}: grad"));
+            assert_vec_near(
+                &g,
+                &fd_gradient(&poly_logistic_ref, &x),
+                2e-3,
+                &format!("{at}: grad"),
+            );
             let (mut ic, mut it) = (vec![f32::NAN; 4], f32::NAN);
             let iv = poly_logistic32_grad_into(&c, t, (&mut ic, &mut it));
             assert_eq!(iv, v);
@@ -1972,18 +2314,38 @@ mod single_precision_and_generic {
             let dir = rng.vec(5, -1.0, 1.0);
             let (jv, d) = poly_logistic32_jvp(&c, t, (to32(&dir[..4]), dir[4] as f32));
             assert_eq!(jv, v);
-            close32(d as f64, dot(&g, &dir), norm(&g) * norm(&dir), &format!("{at}: jvp"));
+            close32(
+                d as f64,
+                dot(&g, &dir),
+                norm(&g) * norm(&dir),
+                &format!("{at}: jvp"),
+            );
             let (vv, gg) = poly_logistic32_vjp(&c, t, 2.0);
             assert_eq!(vv, v);
-            assert_vec_near(&[to64(&gg.0), vec![gg.1 as f64]].concat(), &g.iter().map(|d| 2.0 * d).collect::<Flat>(), 1e-6, &format!("{at}: vjp"));
+            assert_vec_near(
+                &[to64(&gg.0), vec![gg.1 as f64]].concat(),
+                &g.iter().map(|d| 2.0 * d).collect::<Flat>(),
+                1e-6,
+                &format!("{at}: vjp"),
+            );
             let (hv, hg, h) = poly_logistic32_hessian(&c, t);
             assert_eq!(hv, v);
-            assert_vec_near(&[to64(&hg.0), vec![hg.1 as f64]].concat(), &g, 1e-5, &format!("{at}: hessian's gradient"));
+            assert_vec_near(
+                &[to64(&hg.0), vec![hg.1 as f64]].concat(),
+                &g,
+                1e-5,
+                &format!("{at}: hessian's gradient"),
+            );
             let e = fd_hessian(&poly_logistic_ref, &x);
             let scale = e.iter().map(|c| norm(c)).fold(0.0, f64::max);
             for i in 0..5 {
                 for j in 0..5 {
-                    close32(h[i][j] as f64, e[j][i], scale, &format!("{at}: H[{i}][{j}]"));
+                    close32(
+                        h[i][j] as f64,
+                        e[j][i],
+                        scale,
+                        &format!("{at}: H[{i}][{j}]"),
+                    );
                 }
             }
             let (_, _, (hc, ht)) = poly_logistic32_hvp(&c, t, (to32(&dir[..4]), dir[4] as f32));
@@ -2002,7 +2364,12 @@ mod single_precision_and_generic {
             let (v, g) = cbrt_newton32_grad(a as f32);
             close32(v as f64, cbrt_ref(&[a]), 0.0, &at);
             // Converged Newton: the derivative of the root, 1 / (3 y^2).
-            close32(g as f64, 1.0 / (3.0 * a.cbrt().powi(2)), 0.0, &format!("{at}: grad"));
+            close32(
+                g as f64,
+                1.0 / (3.0 * a.cbrt().powi(2)),
+                0.0,
+                &format!("{at}: grad"),
+            );
             let mut gi = f32::NAN;
             assert_eq!(cbrt_newton32_grad_into(a as f32, &mut gi), v);
             assert_eq!(gi, g);
@@ -2010,11 +2377,28 @@ mod single_precision_and_generic {
             assert_eq!(jv, v);
             assert_near(jd as f64, 0.5 * g as f64, 1e-6, 0.0, &format!("{at}: jvp"));
             let d = cbrt_newton32_derivatives(a as f32);
-            close32(d[2] as f64, -2.0 / 9.0 * a.powf(-5.0 / 3.0), 0.0, &format!("{at}: second derivative"));
+            close32(
+                d[2] as f64,
+                -2.0 / 9.0 * a.powf(-5.0 / 3.0),
+                0.0,
+                &format!("{at}: second derivative"),
+            );
             let (_, _, h) = cbrt_newton32_hessian(a as f32);
-            assert_near(h[0][0] as f64, d[2] as f64, 1e-6, 0.0, &format!("{at}: hessian"));
+            assert_near(
+                h[0][0] as f64,
+                d[2] as f64,
+                1e-6,
+                0.0,
+                &format!("{at}: hessian"),
+            );
             let (_, _, hv) = cbrt_newton32_hvp(a as f32, 2.0);
-            assert_near(hv as f64, 2.0 * d[2] as f64, 1e-6, 0.0, &format!("{at}: hvp"));
+            assert_near(
+                hv as f64,
+                2.0 * d[2] as f64,
+                1e-6,
+                0.0,
+                &format!("{at}: hvp"),
+            );
         }
     }
 
@@ -2044,7 +2428,10 @@ mod single_precision_and_generic {
             })
             .analytic(|x| {
                 let d = x[4];
-                let mut g: Flat = x[..4].iter().map(|r| r / (1.0 + (r / d).powi(2)).sqrt() / 4.0).collect();
+                let mut g: Flat = x[..4]
+                    .iter()
+                    .map(|r| r / (1.0 + (r / d).powi(2)).sqrt() / 4.0)
+                    .collect();
                 let gd: f64 = x[..4]
                     .iter()
                     .map(|r| {
@@ -2065,7 +2452,8 @@ mod single_precision_and_generic {
                 (v, flat(gr, gd), h)
             },
             &|x, t| {
-                let (v, (gr, gd), (hr, hd)) = pseudo_huber_mean_hvp(&x[..4], x[4], (t[..4].to_vec(), t[4]));
+                let (v, (gr, gd), (hr, hd)) =
+                    pseudo_huber_mean_hvp(&x[..4], x[4], (t[..4].to_vec(), t[4]));
                 (v, flat(gr, gd), flat(hr, hd))
             },
         );
@@ -2080,10 +2468,17 @@ mod single_precision_and_generic {
         close32(v32 as f64, v64, 0.0, "f32 value");
         assert_vec_near(&to64(&g32), &g64, 1e-5, "f32 gradient");
         close32(d32 as f64, d64, 0.0, "f32 delta gradient");
-        let duals: Vec<autodiff::Dual<f64>> = r.iter().map(|&v| autodiff::Dual::new(v, 1.0)).collect();
+        let duals: Vec<autodiff::Dual<f64>> =
+            r.iter().map(|&v| autodiff::Dual::new(v, 1.0)).collect();
         let (vd, _) = pseudo_huber_mean_grad(&duals, autodiff::Dual::new(0.8, 0.0));
         assert_near(vd.re, v64, 1e-14, 0.0, "Dual value");
-        assert_near(vd.eps, g64.iter().sum(), 1e-12, 0.0, "Dual tangent: the gradient summed");
+        assert_near(
+            vd.eps,
+            g64.iter().sum(),
+            1e-12,
+            0.0,
+            "Dual tangent: the gradient summed",
+        );
     }
 
     #[test]
@@ -2145,10 +2540,21 @@ mod single_precision_and_generic {
     #[test]
     fn kurtosis_through_a_tuple_helper() {
         let sample = range(6, -2.0, 2.0);
-        slice("kurtosis", kurtosis, kurtosis_grad, kurtosis_jvp, kurtosis_grad_into)
-            .hessian(hess_slice(kurtosis_hessian))
-            .run(POINTS, sample);
-        check_hvp("kurtosis", range(6, -2.0, 2.0), &kurtosis_hessian, &|x, t| kurtosis_hvp(x, t.to_vec()));
+        slice(
+            "kurtosis",
+            kurtosis,
+            kurtosis_grad,
+            kurtosis_jvp,
+            kurtosis_grad_into,
+        )
+        .hessian(hess_slice(kurtosis_hessian))
+        .run(POINTS, sample);
+        check_hvp(
+            "kurtosis",
+            range(6, -2.0, 2.0),
+            &kurtosis_hessian,
+            &|x, t| kurtosis_hvp(x, t.to_vec()),
+        );
         check_vjp("kurtosis", range(6, -2.0, 2.0), &kurtosis, &kurtosis_vjp);
         // The tuple helper's vjp against its Jacobian by differences.
         check_vector(
@@ -2166,6 +2572,490 @@ mod single_precision_and_generic {
             &|x, t| {
                 let ((m, v), (dm, dv)) = moments_jvp(x, t.to_vec());
                 (vec![m, v], vec![dm, dv])
+            },
+            None,
+        );
+    }
+}
+
+/// The minimal programs of what this probe found failing, each checked against central differences.
+mod found {
+    use super::*;
+    use autodiff::differentiable;
+
+    #[differentiable]
+    fn by_ref(a: &[f64; 3]) -> f64 {
+        a[0] * a[1] + a[2].sin()
+    }
+
+    #[differentiable]
+    fn by_value(a: [f64; 3]) -> f64 {
+        a[0] * a[2].exp() - a[1]
+    }
+
+    #[differentiable]
+    fn of_slice(a: &[f64]) -> f64 {
+        a[0] * a[1] + a[2].cos()
+    }
+
+    // A row of a matrix of `[f64; 3]` rows passed to a callee taking `&[f64; 3]`, `[f64; 3]` or `&[f64]`:
+    // the row was a sub-slice of the flat matrix (rustc's E0308 at `&[f64; 3]` and `[f64; 3]`, and
+    // `[f64; 3]: From<&[f64]>` for the tangent in `_jvp`), for each of the matrix's spellings.
+    #[differentiable(order = 2)]
+    fn rows_of_slice(pos: &[[f64; 3]]) -> f64 {
+        by_ref(&pos[0]) * of_slice(&pos[1]) + by_value(pos[1])
+    }
+
+    #[differentiable(order = 2)]
+    fn rows_of_array(pos: [[f64; 3]; 2]) -> f64 {
+        by_ref(&pos[1]) * of_slice(&pos[0]) + by_value(pos[0])
+    }
+
+    #[differentiable(order = 2)]
+    fn rows_of_vec(pos: Vec<[f64; 3]>) -> f64 {
+        by_ref(&pos[0]) - of_slice(&pos[1]) * by_value(pos[1])
+    }
+
+    #[differentiable(order = 2)]
+    fn rows_of_local(x: f64) -> f64 {
+        let m = [[x, 1.0, 2.0], [x * x, x, 3.0]];
+        by_ref(&m[0]) * of_slice(&m[1]) + by_value(m[1])
+    }
+
+    #[differentiable(order = 2)]
+    fn rows_in_a_loop(pos: &[[f64; 3]]) -> f64 {
+        let mut s = 0.0;
+        for row in pos {
+            s += by_ref(row);
+        }
+        for i in 0..pos.len() {
+            let r = &pos[i];
+            s += by_value(pos[i]) * of_slice(r);
+        }
+        s
+    }
+
+    fn pts(x: &[f64]) -> Vec<[f64; 3]> {
+        x.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
+    }
+
+    fn flat(p: &[[f64; 3]]) -> Flat {
+        p.iter().flatten().copied().collect()
+    }
+
+    fn arr(x: &[f64]) -> [[f64; 3]; 2] {
+        [[x[0], x[1], x[2]], [x[3], x[4], x[5]]]
+    }
+
+    #[test]
+    fn rows_of_fixed_size_arrays_passed_to_calls() {
+        type Items = (
+            fn(&[[f64; 3]]) -> f64,
+            fn(&[[f64; 3]]) -> (f64, Vec<[f64; 3]>),
+            fn(&[[f64; 3]], Vec<[f64; 3]>) -> (f64, f64),
+            fn(&[[f64; 3]], &mut [[f64; 3]]) -> f64,
+            fn(&[[f64; 3]]) -> (f64, Vec<[f64; 3]>, Vec<Vec<f64>>),
+        );
+        let slices: [(&str, Items); 2] = [
+            (
+                "rows_of_slice",
+                (
+                    rows_of_slice,
+                    rows_of_slice_grad,
+                    rows_of_slice_jvp,
+                    rows_of_slice_grad_into,
+                    rows_of_slice_hessian,
+                ),
+            ),
+            (
+                "rows_in_a_loop",
+                (
+                    rows_in_a_loop,
+                    rows_in_a_loop_grad,
+                    rows_in_a_loop_jvp,
+                    rows_in_a_loop_grad_into,
+                    rows_in_a_loop_hessian,
+                ),
+            ),
+        ];
+        for (name, (f, g, j, gi, h)) in slices {
+            Probe::new(name, move |x| f(&pts(x)))
+                .grad(move |x| {
+                    let (v, d) = g(&pts(x));
+                    (v, flat(&d))
+                })
+                .jvp(move |x, t| j(&pts(x), pts(t)))
+                .grad_into(move |x| {
+                    let mut d = vec![[GARBAGE; 3]; 2];
+                    let v = gi(&pts(x), &mut d);
+                    (v, flat(&d))
+                })
+                .hessian(move |x| {
+                    let (v, d, m) = h(&pts(x));
+                    (v, flat(&d), m)
+                })
+                .run(POINTS, range(6, -2.0, 2.0));
+        }
+        Probe::new("rows_of_array", |x| rows_of_array(arr(x)))
+            .grad(|x| {
+                let (v, d) = rows_of_array_grad(arr(x));
+                (v, flat(&d))
+            })
+            .jvp(|x, t| rows_of_array_jvp(arr(x), arr(t)))
+            .grad_into(|x| {
+                let mut d = [[GARBAGE; 3]; 2];
+                let v = rows_of_array_grad_into(arr(x), &mut d);
+                (v, flat(&d))
+            })
+            .hessian(|x| {
+                let (v, d, m) = rows_of_array_hessian(arr(x));
+                (v, flat(&d), m)
+            })
+            .run(POINTS, range(6, -2.0, 2.0));
+        Probe::new("rows_of_vec", |x| rows_of_vec(pts(x)))
+            .grad(|x| {
+                let (v, d) = rows_of_vec_grad(pts(x));
+                (v, flat(&d))
+            })
+            .jvp(|x, t| rows_of_vec_jvp(pts(x), pts(t)))
+            .grad_into(|x| {
+                let mut d = vec![[GARBAGE; 3]; 2];
+                let v = rows_of_vec_grad_into(pts(x), &mut d);
+                (v, flat(&d))
+            })
+            .hessian(|x| {
+                let (v, d, m) = rows_of_vec_hessian(pts(x));
+                (v, flat(&d), m)
+            })
+            .run(POINTS, range(6, -2.0, 2.0));
+        one(
+            "rows_of_local",
+            rows_of_local,
+            rows_of_local_grad,
+            rows_of_local_jvp,
+            rows_of_local_grad_into,
+        )
+        .hessian(hess1(rows_of_local_hessian, rows_of_local_derivatives))
+        .run(POINTS, range(1, -2.0, 2.0));
+    }
+}
+
+mod molecules {
+    use super::physics::*;
+    use super::*;
+
+    fn pts(x: &[f64]) -> Vec<[f64; 3]> {
+        x.chunks(3).map(|c| [c[0], c[1], c[2]]).collect()
+    }
+
+    fn flat(p: &[[f64; 3]]) -> Flat {
+        p.iter().flatten().copied().collect()
+    }
+
+    #[test]
+    fn bent_chain_of_rows_passed_on() {
+        let (rest, theta0) = (1.1, 2.0);
+        let f = |x: &[f64]| bent_chain(&pts(x), rest, theta0);
+        // Four atoms roughly along a zigzag, no three collinear.
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(12, -0.2, 0.2);
+            for b in 0..4 {
+                x[3 * b] += b as f64;
+                x[3 * b + 1] += (b % 2) as f64 * 0.8;
+            }
+            x
+        };
+        Probe::new("bent_chain", f)
+            .grad(|x| {
+                let (v, g) = bent_chain_grad(&pts(x), rest, theta0);
+                (v, flat(&g))
+            })
+            .jvp(|x, t| bent_chain_jvp(&pts(x), rest, theta0, pts(t)))
+            .grad_into(|x| {
+                let mut g = vec![[GARBAGE; 3]; 4];
+                let v = bent_chain_grad_into(&pts(x), rest, theta0, &mut g);
+                (v, flat(&g))
+            })
+            .hessian(|x| {
+                let (v, g, h) = bent_chain_hessian(&pts(x), rest, theta0);
+                (v, flat(&g), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "bent_chain",
+            sample,
+            &|x| {
+                let (v, g, h) = bent_chain_hessian(&pts(x), rest, theta0);
+                (v, flat(&g), h)
+            },
+            &|x, t| {
+                let (v, g, hv) = bent_chain_hvp(&pts(x), rest, theta0, pts(t));
+                (v, flat(&g), flat(&hv))
+            },
+        );
+        check_vjp("bent_chain", sample, &f, &|x, c| {
+            let (v, g) = bent_chain_vjp(&pts(x), rest, theta0, c);
+            (v, flat(&g))
+        });
+    }
+}
+
+mod extra_programs {
+    use super::extra::*;
+    use super::*;
+
+    #[test]
+    fn tempered_log_sum_exp_through_a_generic_helper() {
+        let f = |x: &[f64]| tempered_lse(&x[..5], x[5]);
+        // Temperatures inside the clamp, scores without ties of the max or min.
+        let sample = |r: &mut Lcg| {
+            let mut x = distinct(5, -3.0, 3.0, 1e-2)(r);
+            x.push(r.uniform(0.3, 5.0));
+            x
+        };
+        let flat = |a: Vec<f64>, b: f64| -> Flat { [a, vec![b]].concat() };
+        Probe::new("tempered_lse", f)
+            .grad(|x| {
+                let (v, (gs, gt)) = tempered_lse_grad(&x[..5], x[5]);
+                (v, flat(gs, gt))
+            })
+            .jvp(|x, t| tempered_lse_jvp(&x[..5], x[5], (t[..5].to_vec(), t[5])))
+            .grad_into(|x| {
+                let (mut gs, mut gt) = (vec![GARBAGE; 5], GARBAGE);
+                let v = tempered_lse_grad_into(&x[..5], x[5], (&mut gs, &mut gt));
+                (v, flat(gs, gt))
+            })
+            .hessian(|x| {
+                let (v, (gs, gt), h) = tempered_lse_hessian(&x[..5], x[5]);
+                (v, flat(gs, gt), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "tempered_lse",
+            sample,
+            &|x| {
+                let (v, (gs, gt), h) = tempered_lse_hessian(&x[..5], x[5]);
+                (v, flat(gs, gt), h)
+            },
+            &|x, t| {
+                let (v, (gs, gt), (hs, ht)) =
+                    tempered_lse_hvp(&x[..5], x[5], (t[..5].to_vec(), t[5]));
+                (v, flat(gs, gt), flat(hs, ht))
+            },
+        );
+        check_vjp("tempered_lse", sample, &f, &|x, c| {
+            let (v, (gs, gt)) = tempered_lse_vjp(&x[..5], x[5], c);
+            (v, flat(gs, gt))
+        });
+        // Outside the clamp the temperature has no derivative.
+        let (_, (_, gt)) = tempered_lse_grad(&[0.1, 0.5, -0.3, 1.0, 2.0], 20.0);
+        assert_eq!(gt, 0.0);
+    }
+
+    #[test]
+    fn polynomial_root_by_newton_on_a_tuple_helper() {
+        // (x - r1)(x - r2)(x - r3) near r1 = 1 from x0 = 1.3: the root moves with the coefficients as
+        // dr/dc_k = -r^k / p'(r).
+        let x0 = 1.3;
+        let sample = |r: &mut Lcg| {
+            let (a, b, c) = (
+                r.uniform(0.8, 1.2),
+                r.uniform(-2.5, -1.5),
+                r.uniform(3.0, 4.0),
+            );
+            vec![-a * b * c, a * b + b * c + a * c, -(a + b + c), 1.0]
+        };
+        let f = |x: &[f64]| poly_root(x, x0);
+        Probe::new("poly_root", f)
+            .grad(|x| poly_root_grad(x, x0))
+            .jvp(|x, t| poly_root_jvp(x, x0, t.to_vec()))
+            .grad_into(|x| {
+                let mut g = vec![GARBAGE; 4];
+                let v = poly_root_grad_into(x, x0, &mut g);
+                (v, g)
+            })
+            .hessian(|x| poly_root_hessian(x, x0))
+            .analytic(|x| {
+                let r = poly_root(x, x0);
+                let dp: f64 = (1..4).map(|k| k as f64 * x[k] * r.powi(k as i32 - 1)).sum();
+                (0..4).map(|k| -r.powi(k as i32) / dp).collect()
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "poly_root",
+            sample,
+            &|x| poly_root_hessian(x, x0),
+            &|x, t| poly_root_hvp(x, x0, t.to_vec()),
+        );
+        check_vjp("poly_root", sample, &f, &|x, c| poly_root_vjp(x, x0, c));
+    }
+
+    #[test]
+    fn mesh_area_over_exact_chunks() {
+        let sample = range(18, -1.0, 1.0);
+        slice(
+            "mesh_area",
+            mesh_area,
+            mesh_area_grad,
+            mesh_area_jvp,
+            mesh_area_grad_into,
+        )
+        .hessian(hess_slice(mesh_area_hessian))
+        .run(POINTS, sample);
+        check_hvp(
+            "mesh_area",
+            range(18, -1.0, 1.0),
+            &mesh_area_hessian,
+            &|x, t| mesh_area_hvp(x, t.to_vec()),
+        );
+        check_vjp(
+            "mesh_area",
+            range(18, -1.0, 1.0),
+            &mesh_area,
+            &mesh_area_vjp,
+        );
+        // A right triangle, and trailing values that make no whole triangle are left out. (A triangle
+        // in a coordinate plane has `cx.hypot(cy)` at `(0, 0)`: NaN by docs/conventions.md.)
+        let tri = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, 5.0];
+        let (a, g) = mesh_area_grad(&tri);
+        assert_near(a, 0.5 * 2.0_f64.sqrt(), 1e-15, 0.0, "right triangle");
+        assert_eq!(g[9], 0.0);
+        assert_vec_near(
+            &g,
+            &fd_gradient(&mesh_area, &tri),
+            1e-6,
+            "right triangle's gradient",
+        );
+    }
+
+    #[test]
+    fn weighted_smooth_l1_with_labels() {
+        let target = [0.3, -0.8, 1.5, 0.0, 2.2];
+        let signs = [1i8, -1, 0, 1, -1];
+        let f = |x: &[f64]| weighted_smooth_l1(x, &target, &signs);
+        // Away from the kinks |p - t| = beta.
+        let sample = |r: &mut Lcg| loop {
+            let x = r.vec(5, -3.0, 3.0);
+            let ok = (0..5).all(|i| {
+                let t = match signs[i] {
+                    -1 => -target[i],
+                    0 => 0.0,
+                    _ => target[i],
+                };
+                ((x[i] - t).abs() - 0.5).abs() > 1e-3
+            });
+            if ok {
+                break x;
+            }
+        };
+        Probe::new("weighted_smooth_l1", f)
+            .grad(|x| weighted_smooth_l1_grad(x, &target, &signs))
+            .jvp(|x, t| weighted_smooth_l1_jvp(x, &target, &signs, t.to_vec()))
+            .grad_into(|x| {
+                let mut g = vec![GARBAGE; 5];
+                let v = weighted_smooth_l1_grad_into(x, &target, &signs, &mut g);
+                (v, g)
+            })
+            .hessian(|x| weighted_smooth_l1_hessian(x, &target, &signs))
+            .run(POINTS, sample);
+        check_hvp(
+            "weighted_smooth_l1",
+            sample,
+            &|x| weighted_smooth_l1_hessian(x, &target, &signs),
+            &|x, t| weighted_smooth_l1_hvp(x, &target, &signs, t.to_vec()),
+        );
+        check_vjp("weighted_smooth_l1", sample, &f, &|x, c| {
+            weighted_smooth_l1_vjp(x, &target, &signs, c)
+        });
+        let (v, g) = weighted_smooth_l1_grad(&[], &[], &[]);
+        assert_eq!((v, g.len()), (0.0, 0));
+    }
+
+    #[test]
+    fn pendulum_through_an_in_place_integrator() {
+        let f = |x: &[f64]| pendulum_energy(&x[..2], &x[2..4], x[4]);
+        let sample = |r: &mut Lcg| {
+            let mut x = r.vec(4, -1.0, 1.0);
+            x.push(r.uniform(0.5, 3.0));
+            x
+        };
+        let flat = |a: Vec<f64>, b: Vec<f64>, c: f64| -> Flat { [a, b, vec![c]].concat() };
+        Probe::new("pendulum_energy", f)
+            .grad(|x| {
+                let (v, (gq, gp, gk)) = pendulum_energy_grad(&x[..2], &x[2..4], x[4]);
+                (v, flat(gq, gp, gk))
+            })
+            .jvp(|x, t| {
+                pendulum_energy_jvp(
+                    &x[..2],
+                    &x[2..4],
+                    x[4],
+                    (t[..2].to_vec(), t[2..4].to_vec(), t[4]),
+                )
+            })
+            .grad_into(|x| {
+                let (mut gq, mut gp, mut gk) = (vec![GARBAGE; 2], vec![GARBAGE; 2], GARBAGE);
+                let v =
+                    pendulum_energy_grad_into(&x[..2], &x[2..4], x[4], (&mut gq, &mut gp, &mut gk));
+                (v, flat(gq, gp, gk))
+            })
+            .hessian(|x| {
+                let (v, (gq, gp, gk), h) = pendulum_energy_hessian(&x[..2], &x[2..4], x[4]);
+                (v, flat(gq, gp, gk), h)
+            })
+            .run(POINTS, sample);
+        check_hvp(
+            "pendulum_energy",
+            sample,
+            &|x| {
+                let (v, (gq, gp, gk), h) = pendulum_energy_hessian(&x[..2], &x[2..4], x[4]);
+                (v, flat(gq, gp, gk), h)
+            },
+            &|x, t| {
+                let (v, (gq, gp, gk), (hq, hp, hk)) = pendulum_energy_hvp(
+                    &x[..2],
+                    &x[2..4],
+                    x[4],
+                    (t[..2].to_vec(), t[2..4].to_vec(), t[4]),
+                );
+                (v, flat(gq, gp, gk), flat(hq, hp, hk))
+            },
+        );
+        check_vjp("pendulum_energy", sample, &f, &|x, c| {
+            let (v, (gq, gp, gk)) = pendulum_energy_vjp(&x[..2], &x[2..4], x[4], c);
+            (v, flat(gq, gp, gk))
+        });
+        // The in-place integrator's own vjp: its outputs' incoming values are inputs.
+        let run = |x: &[f64]| {
+            let (mut q, mut p) = (x[..2].to_vec(), x[2..4].to_vec());
+            verlet_in_place(&mut q, &mut p, x[4], 0.05, 6);
+            [q, p].concat()
+        };
+        check_vector(
+            "verlet_in_place",
+            POINTS,
+            sample,
+            &run,
+            &|x, c| {
+                let (mut q, mut p) = (x[..2].to_vec(), x[2..4].to_vec());
+                let (gq, gp, gk, _gdt) =
+                    verlet_in_place_vjp(&mut q, &mut p, x[4], 0.05, 6, &c[..2], &c[2..]);
+                ([q, p].concat(), flat(gq, gp, gk))
+            },
+            &|x, t| {
+                let (mut q, mut p) = (x[..2].to_vec(), x[2..4].to_vec());
+                let (mut dq, mut dp) = (vec![GARBAGE; 2], vec![GARBAGE; 2]);
+                verlet_in_place_jvp(
+                    &mut q,
+                    &mut p,
+                    x[4],
+                    0.05,
+                    6,
+                    (t[..2].to_vec(), t[2..4].to_vec(), t[4], 0.0),
+                    &mut dq,
+                    &mut dp,
+                );
+                ([q, p].concat(), [dq, dp].concat())
             },
             None,
         );

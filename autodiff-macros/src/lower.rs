@@ -306,6 +306,7 @@ impl Lowering<'_> {
             declared: None,
             length: None,
             fixed_len: None,
+            row_len: None,
             output: false,
             scalar: false,
             field: false,
