@@ -619,7 +619,7 @@ pub mod numerics {
             s * h / 3.0
         }
 
-        #[differentiable(order = 2)]
+        #[differentiable]
         pub(crate) fn trapezoid(p: &[f64], a: f64, b: f64, n: usize) -> f64 {
             let h = (b - a) / n as f64;
             let ts: Vec<f64> = (0..=n).map(|i| a + i as f64 * h).collect();
@@ -2633,6 +2633,66 @@ mod found {
             s += by_value(pos[i]) * of_slice(r);
         }
         s
+    }
+
+    // Plain `#[differentiable]` callees looping over `windows` and `chunks` (of a local `Vec`, of a
+    // parameter), called from `order = 2`: they had no generic copy (the loops `for w in x.windows(k)`
+    // desugars into count with `saturating_sub` and `usize::min`, which the copy's check refused).
+    #[differentiable]
+    fn over_windows(p: &[f64], n: usize) -> f64 {
+        let ts = vec![1.5; n];
+        let mut s = 0.0;
+        for w in ts.windows(2) {
+            s += w[0] * p[0] * w[1];
+        }
+        for w in p.windows(2) {
+            s += (w[1] - w[0]).powi(2);
+        }
+        s
+    }
+
+    #[differentiable]
+    fn over_chunks(p: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for c in p.chunks(2) {
+            s += c.len() as f64 * c[0].sin();
+        }
+        s
+    }
+
+    // Windows iterated by reference, summed by a chain, and by value: their copies take the floats
+    // out of their references as for any slice.
+    #[differentiable]
+    fn window_elements(p: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for w in p.windows(3) {
+            s += w.iter().sum::<f64>() * w[2];
+            for v in w {
+                s += v * v * 0.5;
+            }
+            for &v in w {
+                s += v.sin();
+            }
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    fn calls_window_loops(p: &[f64]) -> f64 {
+        over_windows(p, 3) * over_chunks(p) + window_elements(p)
+    }
+
+    #[test]
+    fn window_loops_in_callees_of_order_two() {
+        slice(
+            "calls_window_loops",
+            calls_window_loops,
+            calls_window_loops_grad,
+            calls_window_loops_jvp,
+            calls_window_loops_grad_into,
+        )
+        .hessian(hess_slice(calls_window_loops_hessian))
+        .run(POINTS, range(5, -2.0, 2.0));
     }
 
     fn pts(x: &[f64]) -> Vec<[f64; 3]> {
