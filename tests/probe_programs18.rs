@@ -3121,3 +3121,52 @@ mod extra_programs {
         );
     }
 }
+
+/// A struct passed on whole by an `order = 2` function to a plain callee that iterates a field by
+/// reference (`tests/ui/signature/order-struct-callee-without-copy.rs` before): the callee's copy over the
+/// struct's values view reads the field as a window of floats, and the Hessian is right.
+mod struct_callee {
+    use super::*;
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Differentiable)]
+    struct Weights {
+        w: Vec<f64>,
+    }
+
+    #[differentiable]
+    fn total(p: &Weights, x: f64) -> f64 {
+        let mut s = 0.0;
+        for v in p.w.iter() {
+            s += v * x;
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    fn squared(p: &Weights, x: f64) -> f64 {
+        let y = total(p, x);
+        y * y * x.sin()
+    }
+
+    #[test]
+    fn field_iterated_by_reference_in_a_callee() {
+        let shape = Weights { w: vec![0.0; 3] };
+        let split = |x: &[f64]| (shape.from_flat(&x[..3]), x[3]);
+        Probe::new("squared", |x| {
+            let (p, t) = split(x);
+            squared(&p, t)
+        })
+        .grad(|x| {
+            let (p, t) = split(x);
+            let (v, (gp, gt)) = squared_grad(&p, t);
+            (v, [gp.to_flat(), vec![gt]].concat())
+        })
+        .hessian(|x| {
+            let (p, t) = split(x);
+            let (v, (gp, gt), h) = squared_hessian(&p, t);
+            (v, [gp.to_flat(), vec![gt]].concat(), h)
+        })
+        .run(POINTS, range(4, -2.0, 2.0));
+    }
+}
