@@ -21,7 +21,10 @@
 //! buffers, `_jacobian` where there is one, and at `order = 2` `_hessian` against central differences
 //! of `_grad` and `_hvp` against `_hessian`.
 
+// Element-wise copies in differentiable bodies (`.copy_from_slice` is an error there:
+// tests/ui/fence/copy-from-slice.rs).
 #![allow(
+    clippy::manual_memcpy,
     clippy::needless_range_loop,
     clippy::type_complexity,
     clippy::too_many_arguments,
@@ -1787,7 +1790,7 @@ mod machine_learning {
             })
             .jvp(|x, t| mlp_loss_jvp(&m(x), &xs, &YS, m(t)))
             .grad_into(|x| {
-                let mut g = m(&vec![GARBAGE; 13]);
+                let mut g = m(&[GARBAGE; 13]);
                 let v = mlp_loss_grad_into(&m(x), &xs, &YS, &mut g);
                 (v, g.to_flat())
             })
@@ -1826,7 +1829,7 @@ mod machine_learning {
             })
             .jvp(|x, t| mlp_loss_inline_jvp(&m(x), &xs, &YS, m(t)))
             .grad_into(|x| {
-                let mut g = m(&vec![GARBAGE; 13]);
+                let mut g = m(&[GARBAGE; 13]);
                 let v = mlp_loss_inline_grad_into(&m(x), &xs, &YS, &mut g);
                 (v, g.to_flat())
             })
@@ -2938,7 +2941,7 @@ mod extra_programs {
             .analytic(|x| {
                 let r = poly_root(x, x0);
                 let dp: f64 = (1..4).map(|k| k as f64 * x[k] * r.powi(k as i32 - 1)).sum();
-                (0..4).map(|k| -r.powi(k as i32) / dp).collect()
+                (0..4).map(|k: i32| -r.powi(k) / dp).collect()
             })
             .run(POINTS, sample);
         check_hvp(
