@@ -69,9 +69,9 @@ pub mod private {
         Lift, Parts, ResultCheck,
     };
     pub use crate::matrix::{
-        constant_matrix, dual_matrix, flatten, level_offsets, matrix_tangent, row_offsets,
-        row_offsets_of_lengths, unflatten, unflatten_fixed, unflatten_like, uniform_row_offsets,
-        Matrix, Nest, Row,
+        constant_matrix, dual_matrix, fixed_row, flatten, level_offsets, matrix_tangent,
+        row_offsets, row_offsets_of_lengths, unflatten, unflatten_fixed, unflatten_like,
+        uniform_row_offsets, Matrix, Nest, Row,
     };
     pub use crate::memory::{
         accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,

@@ -163,6 +163,20 @@ impl<D, A: Matrix<D> + ?Sized> Matrix<D> for &A {
     }
 }
 
+/// A row of a matrix whose rows are arrays `[T; N]` (`pos[i]` of `pos: &[[f64; 3]]`), held as a sub-slice
+/// of the flat matrix: the `&[T; N]` the matrix holds, which a callee taking `&[T; N]` (or, coerced,
+/// `&[T]`) gets (the sub-slice was rustc's E0308 there).
+#[inline]
+pub fn fixed_row<T, const N: usize>(row: &[T]) -> &[T; N] {
+    match row.try_into() {
+        Ok(fixed) => fixed,
+        Err(_) => panic!(
+            "a row of {} elements where the matrix's rows hold {N}",
+            row.len()
+        ),
+    }
+}
+
 /// The elements of `m`, row-major.
 pub fn flatten<D, A: Matrix<D> + ?Sized>(m: &A) -> Vec<A::Elem> {
     let mut flat = Vec::with_capacity(m.floats());

@@ -548,6 +548,16 @@ impl<'a> Emitter<'a> {
                 (None, _) => {}
             }
         }
+        // Input:  dist(&pos[i], &pos[j])  (`pos: &[[f64; 3]]`, its row held as a sub-slice `pos_row`)
+        // Output: dist(fixed_row::<_, 3>(&pos_row[..]), ..)
+        // The `&[T; N]` the row is, which coerces to a callee's `&[T]` too; by value (`norm(pos[i])`), a
+        // copy of it (the sub-slice was rustc's E0308 at a callee taking `&[f64; 3]`).
+        if let Operand::Array(array) = arg {
+            if let Some(n) = &self.f.arrays[array.0 as usize].row_len {
+                let row = quote!(::autodiff::__private::fixed_row::<_, #n>(&#tokens[..]));
+                return if by_ref { row } else { quote!(*#row) };
+            }
+        }
         // A field passed on by reference (`dot(&p.c, x)`), bound to a reference to the field (`let __p_c =
         // &p.c;`): the reference itself, which coerces to the callee's parameter (`&[f64]` of a `[f64; 2]`
         // field; it was `&&[f64; 2]`, rustc's E0308).

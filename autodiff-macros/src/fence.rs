@@ -116,6 +116,22 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 self.visit_expr(&r.expr);
                 return;
             }
+            // `u.copy_from_slice(&next)` of a time-stepping loop: one error at the method (not at `&next`,
+            // which said "references are not supported" and nothing of the copy).
+            Expr::MethodCall(m)
+                if ["copy_from_slice", "clone_from_slice"].contains(&m.method.to_string().as_str()) =>
+            {
+                let method = m.method.to_string();
+                self.errors.spanned(
+                    &m.method,
+                    format!(
+                        "`.{method}(..)` is not supported in a differentiable body: copy the elements in a loop \
+                         (`for i in 0..a.len() {{ a[i] = b[i]; }}`), or bind the new values to the name \
+                         (`let a = b.to_vec();`)"
+                    ),
+                );
+                return;
+            }
             Expr::Reference(_) => {
                 "references are not supported in a differentiable body: use the value itself (a slice is \
                  iterated as `for x in xs` or `for &x in xs.iter()`)"

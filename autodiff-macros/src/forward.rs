@@ -722,6 +722,21 @@ impl Forward<'_, '_> {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::autodiff::__private::snapshot(&#t)))
                 }
+                // A row of a matrix of `[T; N]` rows, held as a sub-slice: its tangent as the `[T; N]` the
+                // callee's slot takes (`Call::call_arg`), or the `Vec` a slice parameter takes.
+                Operand::Array(a) if self.e.f.arrays[a.0 as usize].row_len.is_some() => {
+                    let n = &self.e.f.arrays[a.0 as usize].row_len;
+                    let t = match activity.is_active_array(*a) {
+                        true => self.array_tangent(*a).to_token_stream(),
+                        false => {
+                            let name = self.e.array_name(*a);
+                            quote!(::autodiff::__private::zeros_like(&#name[..]))
+                        }
+                    };
+                    quote!(::core::convert::Into::into(
+                        *::autodiff::__private::fixed_row::<_, #n>(&#t[..])
+                    ))
+                }
                 Operand::Array(a) if activity.is_active_array(*a) => {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::core::clone::Clone::clone(&#t)))

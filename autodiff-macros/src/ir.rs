@@ -573,6 +573,10 @@ pub(crate) struct ArrayInfo {
     /// a parameter or a `let` declared `[T; N]`): the reverse of a branch or loop body that makes it by a
     /// copy or a call sizes the array's adjoint buffer `[0.0; N]`.
     pub(crate) fixed_len: Option<proc_macro2::TokenStream>,
+    /// For a row of a matrix whose rows are arrays `[T; N]` (`pos[i]` of `pos: &[[f64; 3]]`, of a local
+    /// `[[0.0; 3]; n]`), held as a sub-slice of the flat matrix: its `N`, so that a call gets the row as the
+    /// `&[T; N]` the matrix holds (`__private::fixed_row`), which coerces to a callee's `&[T]` too.
+    pub(crate) row_len: Option<proc_macro2::TokenStream>,
     /// An output parameter (`&mut [T]`): a parameter the body may write.
     pub(crate) output: bool,
     /// A float output parameter (`&mut T`), held as a slice of one element (`*y` is `y[0]`).

@@ -229,7 +229,8 @@ impl<'ast> Visit<'ast> for ReturnFinder {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-fn strip_parens(mut expr: &Expr) -> &Expr {
+/// `expr` without the parentheses (and invisible groups) around it.
+pub(crate) fn strip_parens(mut expr: &Expr) -> &Expr {
     loop {
         match expr {
             Expr::Paren(p) => expr = &p.expr,
@@ -306,6 +307,7 @@ impl Lowering<'_> {
             declared: None,
             length: None,
             fixed_len: None,
+            row_len: None,
             output: false,
             scalar: false,
             field: false,

@@ -469,7 +469,9 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
     use syn::visit::Visit;
     let item = &by_value_loops(item, float, Locals::OfFloats);
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
-    const METHODS: &[&str] = &["len", "clone", "to_vec", "push"];
+    // (`saturating_sub` and `usize::min` are integers' only: the loops `chains::desugar` makes of
+    // `for w in x.windows(k)` and `x.chunks(k)` count with them.)
+    const METHODS: &[&str] = &["len", "clone", "to_vec", "push", "saturating_sub"];
     struct Check<'b> {
         bindings: &'b [String],
         calls: &'b [String],
@@ -533,6 +535,15 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 && p.path.segments[0].ident == "Self"
                 && p.path.segments.iter().all(|s| s.arguments.is_none())
                 && self.calls.contains(&p.path.to_token_stream().to_string()));
+            // `usize::min(a, b)`: an integer type's function, of integers.
+            let integer_fn = matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                && p.path.segments.len() == 2
+                && INTEGERS.contains(&p.path.segments[0].ident.to_string().as_str())
+                && ["min", "max"].contains(&p.path.segments[1].ident.to_string().as_str()));
+            if integer_fn {
+                call.args.iter().for_each(|a| self.visit_expr(a));
+                return;
+            }
             let by_name = associated
                 || callee
                     .as_ref()
@@ -1031,6 +1042,11 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                             && m.args.is_empty() =>
                     {
                         self.rewrite.elements(&m.receiver)
+                    }
+                    // `let w = &x[a..b];`, a sub-slice of floats: what `for w in x.windows(k)` binds
+                    // once `chains::desugar` has made it a loop over indexes.
+                    Expr::Reference(r) if matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
+                        self.rewrite.elements(&init.expr)
                     }
                     Expr::Repeat(r) => self.surely_float(&r.expr),
                     // Elements of one type: one surely a float makes them all floats.
@@ -2513,6 +2529,48 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("call_on"), "{text}");
+    }
+
+    #[test]
+    fn loops_over_windows_and_chunks_keep_the_copy() {
+        // As `#[differentiable]` checks it: with its `for` loops over windows and chunks desugared.
+        let why = |item: syn::ItemFn| {
+            let mut errors = crate::errors::Errors::default();
+            let desugared = crate::chains::desugar(&item, &mut errors);
+            assert_eq!(errors.len(), 0);
+            why_no_copy(&desugared, "f64", &["integrand".to_string()])
+        };
+        // A trapezoid rule over the windows of a `Vec`, chunks indexed by value.
+        assert_eq!(
+            why(syn::parse_quote!(
+                fn trapezoid(p: &[f64], n: usize) -> f64 {
+                    let ts = vec![1.5; n];
+                    let mut s = 0.0;
+                    for w in ts.windows(2) {
+                        s += 0.5 * (w[1] - w[0]) * (integrand(w[0], p) + integrand(w[1], p));
+                    }
+                    for c in p.chunks(2) {
+                        s += c.len() as f64 * c[0];
+                    }
+                    for c in p.chunks_exact(3) {
+                        s += integrand(c[2], c);
+                    }
+                    s
+                }
+            )),
+            None
+        );
+        // A float's `min` by the integer's path is no integer function.
+        assert!(why(syn::parse_quote!(
+            fn f(p: &[f64]) -> f64 {
+                let mut s = 0.0;
+                for w in p.windows(2) {
+                    s += f64::min(w[0], w[1]) + i32::pow(2, 3) as f64;
+                }
+                s
+            }
+        ))
+        .is_some_and(|w| w.contains("i32 :: pow")));
     }
 
     #[test]

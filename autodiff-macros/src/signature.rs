@@ -214,7 +214,7 @@ impl Signature {
 }
 
 /// `T` of `Vec<T>` (also written with a path, `::std::vec::Vec<T>`).
-fn vec_element(ty: &Type) -> Option<&Type> {
+pub(crate) fn vec_element(ty: &Type) -> Option<&Type> {
     let Type::Path(tp) = ty else { return None };
     let segment = tp.path.segments.last().filter(|s| s.ident == "Vec")?;
     match &segment.arguments {

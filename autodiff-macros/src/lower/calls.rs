@@ -523,6 +523,14 @@ impl Lowering<'_> {
             // A parameter taken by reference is passed as the reference it is, also where written `&b` of
             // a copy `let b = *a;` that reads it (`&a` of `a: &[f64; 3]` is no `&[f64]`).
             Some(array) if self.is_reference_param(array) => (Operand::Array(array), false),
+            // A row `[T; N]` of a matrix written `m[i]`, passed by value (`norm(pos[i])` of `pos: &[[f64; 3]]`):
+            // a copy of it (`emit.rs::call_arg`).
+            Some(array)
+                if self.arrays[array.0 as usize].row_len.is_some()
+                    && matches!(strip_parens(arg), Expr::Index(_)) =>
+            {
+                (Operand::Array(array), false)
+            }
             // A sub-slice or a matrix's row stands for a reference (`row` of `for row in m`).
             Some(array) => (
                 Operand::Array(array),

@@ -436,6 +436,7 @@ impl Lowering<'_> {
                 row,
             },
         });
+        self.arrays[array.0 as usize].row_len = self.fixed_row_len(flat);
         if self.arrays[flat.0 as usize].param.is_none() {
             // A matrix made in a branch or loop body may be out of scope in the reverse sweep, which sizes
             // the row's adjoint buffer by this length (read there only if needed), as for any sub-slice.
@@ -444,6 +445,31 @@ impl Lowering<'_> {
             self.arrays[array.0 as usize].length = length.var();
         }
         array
+    }
+
+    /// The `N` of a matrix whose rows are arrays `[T; N]`: a parameter `&[[T; N]]`, `[[T; N]; R]`,
+    /// `Vec<[T; N]>` (or a reference to one), or a nested array made in the body (`[[0.0; N]; R]`).
+    fn fixed_row_len(&self, flat: Array) -> Option<proc_macro2::TokenStream> {
+        if !self.levels_above_rows(flat).is_empty() {
+            return None;
+        }
+        let info = &self.arrays[flat.0 as usize];
+        if let Some((_, cols)) = info.matrix.as_ref().and_then(|m| m.fixed.as_ref()) {
+            return Some(cols.clone());
+        }
+        let mut ty = self.param_types.get(info.param?)?;
+        while let syn::Type::Reference(r) = ty {
+            ty = &r.elem;
+        }
+        let row = match ty {
+            syn::Type::Slice(s) => &*s.elem,
+            syn::Type::Array(a) => &*a.elem,
+            other => crate::signature::vec_element(other)?,
+        };
+        match row {
+            syn::Type::Array(a) => Some(a.len.to_token_stream()),
+            _ => None,
+        }
     }
 
     /// `m[i][j]` of a matrix, if `e` is one.

@@ -1,6 +1,7 @@
 // A function at `order = K` that passes a struct on whole to a function without `order = K` calls the
 // callee's generic copy over the struct's values view, made only where it surely compiles: here the
-// callee's body iterates with references, and the one error says to give it `order = 2`.
+// callee's body rounds through `f32`, a second float type, and the one error says to give it `order = 2`.
+// (A body iterating the field by reference has its copy: tests/probe_programs18.rs, `struct_callee`.)
 use autodiff::{differentiable, Differentiable};
 
 #[derive(Clone, Differentiable)]
@@ -14,7 +15,7 @@ fn total(p: &Weights, x: f64) -> f64 {
     for v in p.w.iter() {
         s += v * x;
     }
-    s
+    (s as f32) as f64
 }
 
 #[differentiable(order = 2)]
