@@ -32,6 +32,7 @@ pub(crate) use calls::is_private_receive;
 mod control;
 mod iteration;
 mod loops;
+pub(crate) use loops::is_compound_assign;
 mod matrices;
 mod windows;
 
@@ -229,7 +230,8 @@ impl<'ast> Visit<'ast> for ReturnFinder {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-fn strip_parens(mut expr: &Expr) -> &Expr {
+/// `expr` without parentheses (and invisible groups).
+pub(crate) fn strip_parens(mut expr: &Expr) -> &Expr {
     loop {
         match expr {
             Expr::Paren(p) => expr = &p.expr,
