@@ -8,7 +8,8 @@
 //! write, an index that changed) keep it in `G`, and its gradient is checked against central differences in
 //! the incoming value.
 
-#![allow(clippy::needless_range_loop)]
+// The generated signatures spelled out as `fn` types.
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
 
 mod common;
 
@@ -522,7 +523,7 @@ fn gated_incoming_value_against_differences() {
         .run(POINTS, signed(2 * n, 0.3, 1.5));
     // Where every write is skipped, s = x0 x1 + Σ_{i≥2} incoming_{i-1} x_i.
     let x = [0.5, -1.0, -2.0, -0.5];
-    let (_, (_, gout)) = gated_grad(&x, &mut vec![1.0; 4]);
+    let (_, (_, gout)) = gated_grad(&x, &mut [1.0; 4]);
     assert_vec_near(
         &gout,
         &[0.0, -2.0, -0.5, 0.0],

@@ -21,18 +21,17 @@ use syn::{Expr, Ident};
 pub(crate) fn reads_incoming(body: &syn::Block, name: &Ident, len: Option<u64>) -> bool {
     // A binding of the name itself (`let out = ..`, a closure's `|out|`): later uses are not the parameter,
     // and writes to the new binding must not count.
-    if !bound_names(body).contains(&name.to_string()) {
-        let mut reads = Reads {
-            name,
-            len,
-            written: Written::default(),
-            found: false,
-        };
-        reads.visit_block(body);
-        reads.found
-    } else {
-        true
+    if bound_names(body).contains(&name.to_string()) {
+        return true;
     }
+    let mut reads = Reads {
+        name,
+        len,
+        written: Written::default(),
+        found: false,
+    };
+    reads.visit_block(body);
+    reads.found
 }
 
 /// What is surely written at a point of the body.
@@ -473,7 +472,7 @@ fn writes_each(f: &syn::ExprForLoop, out: &Ident) -> Option<(Ident, u64)> {
     };
     let start = literal(range.start.as_deref()?)?;
     range.end.as_ref()?;
-    let is_out = |e: &Expr| bare_name(e).is_some_and(|n| n == out.to_string());
+    let is_out = |e: &Expr| bare_name(e).is_some_and(|n| *out == n);
     for stmt in &f.body.stmts {
         let mut leaves = Leaves {
             index: &index.ident,
