@@ -100,6 +100,19 @@ impl Decay {
     }
 }
 
+impl Decay {
+    /// The smoothing's energy at `order = 2`, the buffer read back whole after the scan: `G` is `x`'s alone.
+    #[differentiable(order = 2)]
+    fn energy(&self, x: &[f64], out: &mut [f64]) -> f64 {
+        out[0] = x[0];
+        for i in 1..out.len() {
+            out[i] = self.rate * out[i - 1] + (1.0 - self.rate) * x[i] * x[i];
+        }
+        let total: f64 = out.iter().map(|v| v * v).sum();
+        total
+    }
+}
+
 // ---- Read before written: an input ----
 
 /// The scan without `out[0]` written first: the first iteration reads its incoming value.
@@ -189,6 +202,8 @@ fn outputs_read_only_after_written_have_the_api_signatures() {
     let _: fn(&[f64], &mut f64, Vec<f64>, &mut f64) -> (f64, f64) = energy_jvp;
     let _: fn(usize, &[f64], &[f64], &mut [f64], &[f64]) -> (Vec<f64>, Vec<f64>) = forward_sub_vjp;
     let _: fn(&Decay, &[f64], &mut [f64], &[f64]) -> Vec<f64> = Decay::smooth_vjp;
+    let _: fn(&Decay, &[f64], &mut [f64]) -> (f64, Vec<f64>) = Decay::energy_grad;
+    let _: fn(&Decay, &[f64], &mut [f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) = Decay::energy_hessian;
 }
 
 #[test]
@@ -265,6 +280,22 @@ fn method_scan_against_differences() {
         },
         None,
     );
+}
+
+#[test]
+fn method_at_second_order_against_differences() {
+    let decay = Decay { rate: 0.6 };
+    let n = 4;
+    Probe::new("Decay::energy", |x| decay.energy(x, &mut nan(n)))
+        .grad(|x| decay.energy_grad(x, &mut nan(n)))
+        .jvp(|x, t| decay.energy_jvp(x, &mut nan(n), t.to_vec(), &mut nan(n)))
+        .grad_into(|x| {
+            let mut g = nan(n);
+            let v = decay.energy_grad_into(x, &mut nan(n), &mut g);
+            (v, g)
+        })
+        .hessian(|x| decay.energy_hessian(x, &mut nan(n)))
+        .run(POINTS, range(n, -1.5, 1.5));
 }
 
 #[test]
