@@ -23,6 +23,7 @@ mod forward;
 mod hash;
 mod higher;
 mod in_closure;
+mod incoming;
 mod ir;
 mod jacobian;
 mod labels;

@@ -32,6 +32,7 @@ pub(crate) use calls::is_private_receive;
 mod control;
 mod iteration;
 mod loops;
+pub(crate) use loops::is_compound_assign;
 mod matrices;
 mod windows;
 

@@ -480,199 +480,23 @@ fn only_matched_or_compared(body: &syn::Block, name: &Ident, passed_on: bool) ->
     uses.all > 0 && uses.all == uses.as_data
 }
 
-/// Does `body` read the incoming value of the output parameter `name`? Writing an element with `=`
-/// (`out[i] = ..`) and asking the length do not; reading `out[e]` after `out[e] = ..` with the same index
-/// written the same way earlier in the same block (or an enclosing one) does not either, nor does any use
-/// of `out` after a loop of that block that writes it whole (`writes_whole`). Anything else does
-/// (`out[i] += ..`, passing `out` on): a conservative answer only adds a gradient that is zero.
-fn reads_incoming(body: &syn::Block, name: &Ident) -> bool {
-    use syn::visit::Visit;
-    struct Reads<'n> {
-        name: &'n Ident,
-        /// The index expressions written so far, as tokens.
-        written: Vec<String>,
-        found: bool,
-    }
-    impl Reads<'_> {
-        fn is_name(&self, expr: &syn::Expr) -> bool {
-            match expr {
-                syn::Expr::Path(p) => p.path.is_ident(self.name),
-                syn::Expr::Paren(p) => self.is_name(&p.expr),
-                _ => false,
-            }
-        }
-    }
-    /// Marks, in `written`, that every element has been written: no later use reads the incoming value.
-    const WHOLE: &str = "..";
-    impl<'ast> Visit<'ast> for Reads<'_> {
-        fn visit_block(&mut self, block: &'ast syn::Block) {
-            // Writes inside a block may not happen (a branch) or happen later (a loop): they are
-            // forgotten after it.
-            let before = self.written.len();
-            for stmt in &block.stmts {
-                self.visit_stmt(stmt);
-                let whole = match stmt {
-                    syn::Stmt::Expr(syn::Expr::ForLoop(f), _) => writes_whole(f, self.name),
-                    _ => false,
-                };
-                if whole {
-                    self.written.push(WHOLE.to_string());
-                }
-            }
-            self.written.truncate(before);
-        }
-        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            self.found |= p.path.is_ident(self.name) && !self.written.iter().any(|w| w == WHOLE);
-        }
-        // `*y` of a float output reads it, unless `*y = ..` came first.
-        fn visit_expr_unary(&mut self, u: &'ast syn::ExprUnary) {
-            if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) {
-                self.found |= !self.written.iter().any(|w| w == "*" || w == WHOLE);
-            } else {
-                syn::visit::visit_expr_unary(self, u);
-            }
-        }
-        fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
-            if self.is_name(&e.expr) {
-                let index = e.index.to_token_stream().to_string();
-                self.found |= !self.written.iter().any(|w| *w == index || w == WHOLE);
-                self.visit_expr(&e.index);
-            } else {
-                syn::visit::visit_expr_index(self, e);
-            }
-        }
-        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-            self.visit_expr(&a.right);
-            match &*a.left {
-                syn::Expr::Index(target) if self.is_name(&target.expr) => {
-                    self.visit_expr(&target.index);
-                    self.written
-                        .push(target.index.to_token_stream().to_string());
-                }
-                syn::Expr::Unary(u)
-                    if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) =>
-                {
-                    self.written.push("*".to_string());
-                }
-                other => self.visit_expr(other),
-            }
-        }
-        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-            if m.method == "len" && self.is_name(&m.receiver) {
-                return;
-            }
-            syn::visit::visit_expr_method_call(self, m);
-        }
-        // `vec![out[0]; n]` reads too: the macro's arguments are expressions.
-        fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
-            if m.mac.path.is_ident("vec") {
-                for arg in crate::chains::vec_arg_exprs(&m.mac) {
-                    self.visit_expr(&arg);
-                }
-            }
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut reads = Reads {
-        name,
-        written: Vec::new(),
-        found: false,
+/// The number of elements of an output parameter where its type fixes it: 1 for a float `&mut T`, `N` for
+/// `&mut [T; N]` with `N` written as a literal.
+fn fixed_len(ty: &Type, float_params: &[Ident]) -> Option<u64> {
+    let Type::Reference(r) = ty else {
+        return None;
     };
-    reads.visit_block(body);
-    reads.found
-}
-
-// Input:  for i in 0..out.len() { let v = x[i].sin(); out[i] = v * v; }
-// Output: true: every element of `out` is written, each before any read of it in the loop
-/// Does the loop `f` write every element of `out` before anything reads it? It must be
-/// `for i in 0..out.len()` (the index a plain name, not `mut`) with no `break` in it, whose body has, among
-/// its own statements, `out[i] = ..;`, before which no statement can leave the iteration (`continue`,
-/// `return`, `?`, a macro) or bind the name `i` again; reads of `out` before that write are found by
-/// `reads_incoming` as it visits the loop.
-fn writes_whole(f: &syn::ExprForLoop, out: &Ident) -> bool {
-    use syn::visit::Visit;
-    let syn::Pat::Ident(index) = &*f.pat else {
-        return false;
-    };
-    if index.by_ref.is_some() || index.mutability.is_some() || index.subpat.is_some() {
-        return false;
+    match &*r.elem {
+        elem if float_kind(elem, float_params) => Some(1),
+        Type::Array(a) => match &a.len {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse().ok(),
+            _ => None,
+        },
+        _ => None,
     }
-    let is_out = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(out));
-    let over_all = match &*f.expr {
-        syn::Expr::Range(r) => {
-            let from_zero = matches!(r.start.as_deref(), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })) if i.base10_digits() == "0");
-            let to_len = matches!(r.end.as_deref(), Some(syn::Expr::MethodCall(m))
-                if m.method == "len" && m.args.is_empty() && is_out(&m.receiver));
-            from_zero && to_len && matches!(r.limits, syn::RangeLimits::HalfOpen(_))
-        }
-        _ => false,
-    };
-    if !over_all {
-        return false;
-    }
-    /// Can this statement leave the iteration early, or does it bind `index` again?
-    struct Leaves<'i> {
-        index: &'i Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Leaves<'_> {
-        fn visit_expr(&mut self, e: &'ast syn::Expr) {
-            match e {
-                syn::Expr::Break(_)
-                | syn::Expr::Continue(_)
-                | syn::Expr::Return(_)
-                | syn::Expr::Try(_)
-                | syn::Expr::Macro(_) => self.found = true,
-                _ => syn::visit::visit_expr(self, e),
-            }
-        }
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.found |= p.ident == *self.index;
-            syn::visit::visit_pat_ident(self, p);
-        }
-        fn visit_stmt_macro(&mut self, _: &'ast syn::StmtMacro) {
-            self.found = true;
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    // A `break` anywhere in it (or of an inner loop to a label of an outer one) may end it before the
-    // last element.
-    struct Breaks(bool);
-    impl<'ast> Visit<'ast> for Breaks {
-        fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
-            self.0 = true;
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut breaks = Breaks(false);
-    breaks.visit_block(&f.body);
-    if breaks.0 {
-        return false;
-    }
-    for stmt in &f.body.stmts {
-        let write = match stmt {
-            syn::Stmt::Expr(syn::Expr::Assign(a), Some(_)) => match &*a.left {
-                syn::Expr::Index(target) => {
-                    is_out(&target.expr)
-                        && matches!(&*target.index, syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&index.ident))
-                }
-                _ => false,
-            },
-            _ => false,
-        };
-        if write {
-            return true;
-        }
-        let mut leaves = Leaves {
-            index: &index.ident,
-            found: false,
-        };
-        leaves.visit_stmt(stmt);
-        if leaves.found {
-            return false;
-        }
-    }
-    false
 }
 
 /// The body with `*y` written `y[0]` for each float output parameter `y` (`&mut T`), which the generated
@@ -1106,8 +930,13 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                     || float_tuple(&kind).is_some()
                     || (array.is_some() && float_array.is_some());
                 // An output parameter has a gradient only if its incoming value is read.
-                let active =
-                    differentiable && (output.is_none() || reads_incoming(&item.block, &pi.ident));
+                let active = differentiable
+                    && (output.is_none()
+                        || crate::incoming::reads_incoming(
+                            &item.block,
+                            &pi.ident,
+                            fixed_len(&pt.ty, &float_params),
+                        ));
                 params.push(Param {
                     ident: pi.ident.clone(),
                     ty: (*pt.ty).clone(),
@@ -1257,41 +1086,6 @@ mod tests {
     fn gradient_of_several_is_a_tuple() {
         let (sig, _) = classify("fn f(x: f64, y: f32) -> (f64, f32) { (x, y) }", "");
         assert_eq!(sig.unwrap().gradient_type().to_string(), "(f64 , f32 ,)");
-    }
-
-    #[test]
-    fn an_output_written_whole_by_a_loop_before_any_read_is_not_read() {
-        let reads = |body: &str| {
-            let block: syn::Block = syn::parse_str(&format!("{{ {body} }}")).unwrap();
-            reads_incoming(&block, &syn::parse_str("y").unwrap())
-        };
-        // Written whole, then read (also inside a branch after it, and passed on).
-        assert!(!reads(
-            "for i in 0..y.len() { y[i] = 0.0; } for i in 1..y.len() { y[i] = y[i - 1]; }"
-        ));
-        assert!(!reads(
-            "for i in 0..y.len() { let v = x[i]; y[i] = v * v; } if c { g(y); }"
-        ));
-        assert!(!reads(
-            "for i in 0..y.len() { y[i] = x; if i > 2 { continue; } } s = y[0];"
-        ));
-        // Not surely whole, or read first: the incoming value is read.
-        for body in [
-            "for i in 1..y.len() { y[i] = 0.0; } s = y[0];",
-            "for i in 0..=y.len() - 1 { y[i] = 0.0; } s = y[0];",
-            "for i in 0..n { y[i] = 0.0; } s = y[0];",
-            "for i in 0..y.len() { if i == 1 { continue; } y[i] = 0.0; } s = y[1];",
-            "'a: for i in 0..y.len() { y[i] = x; if i > 2 { break 'a; } } s = y[4];",
-            "for i in 0..y.len() { y[i] = x; if i > 2 { break; } } s = y[4];",
-            "for i in 0..y.len() { let i = 0; y[i] = 0.0; } s = y[1];",
-            "for i in 0..y.len() { s += y[i]; y[i] = 0.0; }",
-            "for i in 0..y.len() { if c { y[i] = 0.0; } } s = y[1];",
-            "for i in 0..y.len() { y[i + 1 - 1] = 0.0; } s = y[1];",
-            "if c { for i in 0..y.len() { y[i] = 0.0; } } s = y[1];",
-            "for i in 0..y.len() { f!(i); y[i] = 0.0; } s = y[1];",
-        ] {
-            assert!(reads(body), "{body}");
-        }
     }
 
     #[test]

@@ -103,7 +103,8 @@ impl<'ast> Visit<'ast> for Exits {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-fn is_compound_assign(op: &syn::BinOp) -> bool {
+/// Is `op` a compound assignment (`+=`, `-=`, .., `>>=`)?
+pub(crate) fn is_compound_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
