@@ -548,6 +548,12 @@ impl<'a> Emitter<'a> {
                 (None, _) => {}
             }
         }
+        // The window of a values view that holds an array field (`struct_whole.rs`): in the field's shape.
+        if let (Operand::Array(array), true) = (arg, by_ref) {
+            if let Some(window) = &self.f.arrays[array.0 as usize].field_window {
+                return quote!(#window(&#tokens[..]));
+            }
+        }
         // A field passed on by reference (`dot(&p.c, x)`), bound to a reference to the field (`let __p_c =
         // &p.c;`): the reference itself, which coerces to the callee's parameter (`&[f64]` of a `[f64; 2]`
         // field; it was `&&[f64; 2]`, rustc's E0308).

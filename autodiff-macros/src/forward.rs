@@ -722,13 +722,29 @@ impl Forward<'_, '_> {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::autodiff::__private::snapshot(&#t)))
                 }
+                // The window of a values view that holds an array field: its tangent in the field's shape
+                // (a `[T; N]` for a `[f64; N]` field).
+                Operand::Array(a)
+                    if activity.is_active_array(*a)
+                        && self.e.f.arrays[a.0 as usize].field_window.is_some() =>
+                {
+                    let t = self.array_tangent(*a);
+                    let window = &self.e.f.arrays[a.0 as usize].field_window;
+                    quote!(::core::convert::Into::into(::std::borrow::ToOwned::to_owned(#window(&#t[..]))))
+                }
                 Operand::Array(a) if activity.is_active_array(*a) => {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::core::clone::Clone::clone(&#t)))
                 }
                 Operand::Array(a) => {
                     let name = self.e.array_name(*a);
-                    quote!(::core::convert::Into::into(::autodiff::__private::zeros_like(&#name)))
+                    let zeros = quote!(::autodiff::__private::zeros_like(&#name));
+                    match &self.e.f.arrays[a.0 as usize].field_window {
+                        Some(window) => quote!(::core::convert::Into::into(
+                            ::std::borrow::ToOwned::to_owned(#window(&#zeros[..]))
+                        )),
+                        None => quote!(::core::convert::Into::into(#zeros)),
+                    }
                 }
                 // A named constant of a type the syntax does not settle (`Mode::Plain` of an enum the
                 // callee only matches on, a `const` item, `CAP: usize` as well as `K: f64`): as a

@@ -580,6 +580,11 @@ pub(crate) struct ArrayInfo {
     /// The input of a parameter struct's field (`p.c` of `p.c[i]`), which the generated bodies hold as a
     /// reference to the field (`structs.rs`), a `[T; N]` as well as a `Vec`.
     pub(crate) field: bool,
+    /// For the part of a parameter struct's values view that holds an array field (`struct_whole.rs`:
+    /// `::autodiff::__private::field_window::<S, KEY>(&values[a..b])`), that function: a call takes the
+    /// window through it, in the field's shape (`&[T; N]` for a `[f64; N]` field, rustc's E0308 at a
+    /// callee of `&[f64; N]` before).
+    pub(crate) field_window: Option<syn::ExprPath>,
     /// For a matrix (held flat, row-major), how a call that takes it whole gets it back in its shape.
     pub(crate) matrix: Option<MatrixShape>,
     /// A call's result bound without a type (`let c = g(x);`), or a copy of one: a `Vec` or a `[T; N]`,

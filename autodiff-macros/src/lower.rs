@@ -309,6 +309,7 @@ impl Lowering<'_> {
             output: false,
             scalar: false,
             field: false,
+            field_window: None,
             matrix: None,
             untyped: false,
             made_at: Span::call_site(),
@@ -565,6 +566,10 @@ impl Lowering<'_> {
         match pat {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
+                if let Some(window) = self.lower_field_window(init, &name) {
+                    self.bind(&name, Some(window));
+                    return;
+                }
                 // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local,
                 // which `lower_expr` makes).
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))

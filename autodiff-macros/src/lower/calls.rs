@@ -656,6 +656,13 @@ pub(crate) fn is_private_receive(path: &syn::ExprPath) -> bool {
         && segment_names(path) == ["autodiff", "__private", "Receiver", "receive"]
 }
 
+/// Is `path` `::autodiff::__private::field_window` (with its generic arguments)?
+pub(crate) fn is_private_field_window(path: &syn::ExprPath) -> bool {
+    path.qself.is_none()
+        && path.path.leading_colon.is_some()
+        && segment_names(path) == ["autodiff", "__private", "field_window"]
+}
+
 /// The names of `path`'s segments.
 fn segment_names(path: &syn::ExprPath) -> Vec<String> {
     path.path
