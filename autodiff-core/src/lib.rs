@@ -85,7 +85,8 @@ pub mod private {
     pub use crate::stop_gradient;
     pub use crate::taylor::{budget, gauss_legendre, step_power, steps_power, Budget};
     pub use crate::values::{
-        field_end, field_ref, field_start, field_value, from_values, tangent_values, values, Itself,
+        field_end, field_ref, field_start, field_value, field_window, from_values, tangent_values,
+        values, Itself,
     };
     pub use crate::Dual;
     pub use crate::{check_generic_copy, copy_by_name, copy_by_path, derivative_of, in_closure};

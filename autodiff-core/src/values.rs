@@ -91,6 +91,56 @@ pub fn field_ref<S: FieldType<KEY>, const KEY: u64>(s: &S) -> &S::Type {
     S::field(s)
 }
 
+/// The part `window` of a values view that holds the array field `KEY` of `S`, in the field's shape: a
+/// `&[T; N]` for a `[f64; N]` field, a `&[T]` for a `Vec`. A function that passes an array field on
+/// (`use_k(&p.k, x)` of a `k: [f64; 3]` and `fn use_k(k: &[f64; 3], ..)`) passes it so (`struct_whole.rs`).
+#[inline]
+pub fn field_window<S: FieldType<KEY>, const KEY: u64, T>(
+    window: &[T],
+) -> &<S::Type as FieldWindow<T>>::Window
+where
+    S::Type: FieldWindow<T>,
+{
+    <S::Type as FieldWindow<T>>::window(window)
+}
+
+/// An array field's shape over the element type `T` of a values view (`field_window`).
+pub trait FieldWindow<T> {
+    /// `[T; N]` for `[F; N]`, `[T]` for `Vec<F>`.
+    type Window: ?Sized;
+
+    /// `window`, the field's part of a values view, in the field's shape.
+    fn window(window: &[T]) -> &Self::Window;
+}
+
+impl<F, T, const N: usize> FieldWindow<T> for [F; N] {
+    type Window = [T; N];
+
+    /// # Panics
+    ///
+    /// If `window` does not hold `N` values, which `FieldType::values_range` of a `[F; N]` field does by
+    /// construction.
+    #[inline]
+    fn window(window: &[T]) -> &[T; N] {
+        match <&[T; N]>::try_from(window) {
+            Ok(array) => array,
+            Err(_) => panic!(
+                "autodiff: the values view of a `[T; {N}]` field holds {N} values, not {}",
+                window.len()
+            ),
+        }
+    }
+}
+
+impl<F, T> FieldWindow<T> for Vec<F> {
+    type Window = [T];
+
+    #[inline]
+    fn window(window: &[T]) -> &[T] {
+        window
+    }
+}
+
 /// `<S as Itself>::Type` is `S`, written so that the macro does not take it for a parameter struct: the
 /// struct itself, passed beside its values view, is a constant.
 pub trait Itself {

@@ -102,7 +102,7 @@ impl IntoSlot {
         }
     }
 
-    fn ty(&self) -> TokenStream {
+    pub(crate) fn ty(&self) -> TokenStream {
         match self {
             IntoSlot::None => quote!(()),
             IntoSlot::Scalar { ty, .. } => quote!(::core::option::Option<&mut #ty>),
@@ -732,25 +732,87 @@ fn is_fixed(ty: &Type) -> bool {
 
 /// What the fallback for a missing generic copy is made of: the companion's own signatures, which
 /// `fallback_copy` makes generic over the float type.
-struct FallbackCopy<'a> {
-    vis: &'a Visibility,
-    name: &'a Ident,
-    generics: &'a syn::Generics,
-    why: &'a str,
+pub(crate) struct FallbackCopy<'a> {
+    pub(crate) vis: &'a Visibility,
+    pub(crate) name: &'a Ident,
+    pub(crate) generics: &'a syn::Generics,
+    pub(crate) why: &'a str,
     /// The float type parameter of a generic `impl` (`ImplFallback`), which the copy's signatures replace
     /// by their own `__S`, as they do `f64` and `f32`; the copy is then `Self::__g_over`.
-    float: Option<&'a Ident>,
-    params: &'a [TokenStream],
-    ret: &'a TokenStream,
-    d_ret_ty: &'a TokenStream,
-    cotangent_types: &'a [TokenStream],
-    tangent_types: &'a [TokenStream],
-    into_types: &'a [TokenStream],
+    pub(crate) float: Option<&'a Ident>,
+    pub(crate) params: &'a [TokenStream],
+    pub(crate) ret: &'a TokenStream,
+    pub(crate) d_ret_ty: &'a TokenStream,
+    pub(crate) cotangent_types: &'a [TokenStream],
+    pub(crate) tangent_types: &'a [TokenStream],
+    pub(crate) into_types: &'a [TokenStream],
     /// With output parameters, `vjp`'s and `jvp`'s parameters after `d_ret` and `tangents`.
-    vjp_extra: &'a TokenStream,
-    jvp_extra: &'a TokenStream,
+    pub(crate) vjp_extra: &'a TokenStream,
+    pub(crate) jvp_extra: &'a TokenStream,
     /// A method or associated function: the fallback is associated functions of its `impl`.
-    method: bool,
+    pub(crate) method: bool,
+}
+
+// Input:  the signatures of `__n9_whole`, the hidden function that `n9` (of a struct with a matrix field,
+//         with an output parameter) cannot have at first order
+// Output: fn __n9_whole(..) { unreachable!(..) }
+//         struct __n9_whole {} impl __n9_whole { fn vjp(self, ..) { unreachable!(..) } .. }   (or, beside a
+//         method, `__n9_whole_vjp` .. in its `impl`)
+//         the fallback of its generic copy (`fallback_copy`), an error once instantiated
+/// Stand-ins for a function `f.name` (`__g_whole`, `struct_whole.rs`) that callers name but that cannot be
+/// made: the function and its companion (a method's companion functions) with the signatures it would
+/// have, never run, and the fallback of its generic copy, whose error an `order = K` caller meets at its
+/// call. So the first order of a caller that passes a struct on whole builds whatever the callee is.
+pub(crate) fn stand_ins(f: &FallbackCopy) -> TokenStream {
+    let FallbackCopy {
+        vis,
+        name,
+        generics,
+        params,
+        ret,
+        method,
+        ..
+    } = f;
+    let where_clause = &generics.where_clause;
+    let message = format!("`{name}` is a stand-in that is never run");
+    let body = quote!({ ::core::unreachable!(#message) });
+    let scalar = Ident::new("f64", Span::call_site());
+    let self_ = quote!(self,);
+    let receiver = (!*method).then_some(&self_);
+    let derivatives = fallback_signatures(f, &scalar, receiver)
+        .filter(|(item, _)| !matches!(*item, "call" | "call_on"))
+        .map(|(item, tail)| {
+            let item = match method {
+                true => crate::naming::method_companion(name, item),
+                false => Ident::new(item, Span::call_site()),
+            };
+            quote! {
+                #[doc(hidden)]
+                #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+                #vis fn #item #generics #tail #where_clause #body
+            }
+        });
+    let hidden = quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+    };
+    let function = quote! {
+        #hidden
+        #vis fn #name #generics (#(#params,)*) -> #ret #where_clause #body
+    };
+    let fallback = fallback_copy(f);
+    match method {
+        true => quote!(#function #(#derivatives)* #fallback),
+        false => quote! {
+            #function
+            #hidden
+            #[allow(non_camel_case_types)]
+            #vis struct #name {}
+            #hidden
+            impl #name { #(#derivatives)* }
+            #fallback
+        },
+    }
 }
 
 /// The fallback that stands for the generic copy of a function written for `f64` without one: a type
@@ -848,6 +910,10 @@ fn fallback_signatures(
     // Both float types: the callers' copies pass `__S` wherever they passed either (a literal `2.0` in an
     // `f64` caller passed to an `f32` parameter, too).
     let generic = |tokens: &TokenStream| {
+        // (Over `f64`, the signatures as written: `stand_ins`.)
+        if scalar == "f64" {
+            return tokens.clone();
+        }
         let tokens = crate::shadow::replace_float(tokens.clone(), "f64", scalar);
         let tokens = crate::shadow::replace_float(tokens, "f32", scalar);
         match f.float {

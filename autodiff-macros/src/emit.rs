@@ -550,12 +550,17 @@ impl<'a> Emitter<'a> {
         }
         // Input:  dist(&pos[i], &pos[j])  (`pos: &[[f64; 3]]`, its row held as a sub-slice `pos_row`)
         // Output: dist(fixed_row::<_, 3>(&pos_row[..]), ..)
-        // The `&[T; N]` the row is, which coerces to a callee's `&[T]` too; by value (`norm(pos[i])`), a
-        // copy of it (the sub-slice was rustc's E0308 at a callee taking `&[f64; 3]`).
+        // A sub-slice in the shape it stands for (`HeldAs`): a row `[T; N]` by reference, or a copy of it by
+        // value (`norm(pos[i])`); an array field's window by reference (the sub-slice was rustc's E0308 at
+        // a callee taking `&[f64; 3]`).
         if let Operand::Array(array) = arg {
-            if let Some(n) = &self.f.arrays[array.0 as usize].row_len {
-                let row = quote!(::autodiff::__private::fixed_row::<_, #n>(&#tokens[..]));
-                return if by_ref { row } else { quote!(*#row) };
+            if let Some(held_as) = &self.f.arrays[array.0 as usize].held_as {
+                let view = held_as.view(quote!(&#tokens[..]));
+                match (held_as, by_ref) {
+                    (_, true) => return view,
+                    (crate::ir::HeldAs::Row(_), false) => return quote!(*#view),
+                    (crate::ir::HeldAs::Field(_), false) => {}
+                }
             }
         }
         // A field passed on by reference (`dot(&p.c, x)`), bound to a reference to the field (`let __p_c =

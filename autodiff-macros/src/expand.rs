@@ -1939,7 +1939,7 @@ fn buffer_names(sig: &Signature) -> Vec<Ident> {
         .collect()
 }
 
-fn companion_slots(sig: &Signature) -> Vec<companion::Slot> {
+pub(crate) fn companion_slots(sig: &Signature) -> Vec<companion::Slot> {
     let all = all_active(sig);
     all.params
         .iter()
@@ -1979,7 +1979,7 @@ fn output_cotangent_slice(p: &crate::signature::Param) -> TokenStream {
 }
 
 /// For a function with output parameters, what its companion needs to know of them.
-fn companion_outputs(sig: &Signature) -> Option<companion::Outputs> {
+pub(crate) fn companion_outputs(sig: &Signature) -> Option<companion::Outputs> {
     let outputs: Vec<companion::Output> = sig
         .outputs()
         .map(|p| companion::Output {

@@ -722,20 +722,17 @@ impl Forward<'_, '_> {
                     let t = self.array_tangent(*a);
                     quote!(::core::convert::Into::into(::autodiff::__private::snapshot(&#t)))
                 }
-                // A row of a matrix of `[T; N]` rows, held as a sub-slice: its tangent as the `[T; N]` the
-                // callee's slot takes (`Call::call_arg`), or the `Vec` a slice parameter takes.
-                Operand::Array(a) if self.e.f.arrays[a.0 as usize].row_len.is_some() => {
-                    let n = &self.e.f.arrays[a.0 as usize].row_len;
-                    let t = match activity.is_active_array(*a) {
-                        true => self.array_tangent(*a).to_token_stream(),
-                        false => {
-                            let name = self.e.array_name(*a);
-                            quote!(::autodiff::__private::zeros_like(&#name[..]))
-                        }
-                    };
-                    quote!(::core::convert::Into::into(
-                        *::autodiff::__private::fixed_row::<_, #n>(&#t[..])
-                    ))
+                // A sub-slice held in a shape of its own (`HeldAs`: a row `[T; N]` of a matrix, an array
+                // field's window): its tangent in that shape (a `[T; N]` for the `[T; N]` the callee's slot
+                // takes, `Call::call_arg`), or the `Vec` a slice parameter takes.
+                Operand::Array(a)
+                    if activity.is_active_array(*a)
+                        && self.e.f.arrays[a.0 as usize].held_as.is_some() =>
+                {
+                    let t = self.array_tangent(*a);
+                    let view = (self.e.f.arrays[a.0 as usize].held_as.as_ref())
+                        .map(|held_as| held_as.view(quote!(&#t[..])));
+                    quote!(::core::convert::Into::into(::std::borrow::ToOwned::to_owned(#view)))
                 }
                 Operand::Array(a) if activity.is_active_array(*a) => {
                     let t = self.array_tangent(*a);
@@ -743,7 +740,14 @@ impl Forward<'_, '_> {
                 }
                 Operand::Array(a) => {
                     let name = self.e.array_name(*a);
-                    quote!(::core::convert::Into::into(::autodiff::__private::zeros_like(&#name)))
+                    let zeros = quote!(::autodiff::__private::zeros_like(&#name));
+                    match &self.e.f.arrays[a.0 as usize].held_as {
+                        Some(held_as) => {
+                            let view = held_as.view(quote!(&#zeros[..]));
+                            quote!(::core::convert::Into::into(::std::borrow::ToOwned::to_owned(#view)))
+                        }
+                        None => quote!(::core::convert::Into::into(#zeros)),
+                    }
                 }
                 // A named constant of a type the syntax does not settle (`Mode::Plain` of an enum the
                 // callee only matches on, a `const` item, `CAP: usize` as well as `K: f64`): as a

@@ -555,6 +555,33 @@ pub(crate) enum CallSite {
     Array(Array),
 }
 
+/// The shape a sub-slice stands for, which a call takes it in (`Emitter::call_arg`, `Forward::call_tangents`).
+#[derive(Clone, Debug)]
+pub(crate) enum HeldAs {
+    /// A row of a matrix whose rows are arrays `[T; N]` (`pos[i]` of `pos: &[[f64; 3]]`, of a local
+    /// `[[0.0; 3]; n]`), held as a sub-slice of the flat matrix: its `N`. A call gets the row as the
+    /// `&[T; N]` the matrix holds (`__private::fixed_row`), which coerces to a callee's `&[T]` too, or, by
+    /// value (`norm(pos[i])`), a copy of it.
+    Row(proc_macro2::TokenStream),
+    /// The part of a parameter struct's values view that holds an array field (`struct_whole.rs`:
+    /// `::autodiff::__private::field_window::<S, KEY, _>(&values[a..b])`): that function. A call takes the
+    /// window by reference through it, in the field's shape (`&[T; N]` for a `[f64; N]` field, `&[T]` for a
+    /// `Vec`).
+    Field(syn::ExprPath),
+}
+
+impl HeldAs {
+    // Input:  &pos_row[..]
+    // Output: ::autodiff::__private::fixed_row::<_, 3>(&pos_row[..])
+    /// The reference in the held shape of the sub-slice `slice` (a `&[T]`).
+    pub(crate) fn view(&self, slice: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+        match self {
+            HeldAs::Row(n) => quote::quote!(::autodiff::__private::fixed_row::<_, #n>(#slice)),
+            HeldAs::Field(path) => quote::quote!(#path(#slice)),
+        }
+    }
+}
+
 /// What is known of one array.
 #[derive(Clone, Debug)]
 pub(crate) struct ArrayInfo {
@@ -573,10 +600,9 @@ pub(crate) struct ArrayInfo {
     /// a parameter or a `let` declared `[T; N]`): the reverse of a branch or loop body that makes it by a
     /// copy or a call sizes the array's adjoint buffer `[0.0; N]`.
     pub(crate) fixed_len: Option<proc_macro2::TokenStream>,
-    /// For a row of a matrix whose rows are arrays `[T; N]` (`pos[i]` of `pos: &[[f64; 3]]`, of a local
-    /// `[[0.0; 3]; n]`), held as a sub-slice of the flat matrix: its `N`, so that a call gets the row as the
-    /// `&[T; N]` the matrix holds (`__private::fixed_row`), which coerces to a callee's `&[T]` too.
-    pub(crate) row_len: Option<proc_macro2::TokenStream>,
+    /// For an array held as a sub-slice of something that holds it in a shape of its own (a row `[T; N]` of
+    /// a matrix, an array field in a parameter struct's values view): how a call gets it in that shape.
+    pub(crate) held_as: Option<HeldAs>,
     /// An output parameter (`&mut [T]`): a parameter the body may write.
     pub(crate) output: bool,
     /// A float output parameter (`&mut T`), held as a slice of one element (`*y` is `y[0]`).

@@ -308,7 +308,7 @@ impl Lowering<'_> {
             declared: None,
             length: None,
             fixed_len: None,
-            row_len: None,
+            held_as: None,
             output: false,
             scalar: false,
             field: false,
@@ -568,6 +568,10 @@ impl Lowering<'_> {
         match pat {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
+                if let Some(window) = self.lower_field_window(init, &name) {
+                    self.bind(&name, Some(window));
+                    return;
+                }
                 // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local,
                 // which `lower_expr` makes).
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))

@@ -33,7 +33,7 @@ use crate::errors::Errors;
 use crate::ir::Kind;
 use crate::struct_higher::StructFunction;
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned, ToTokens};
+use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident};
 
@@ -82,13 +82,20 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
 /// whole call; else the error they meet says why there is none. Nothing where the function does not fit
 /// (its first order stays as it is). A function whose results are all in output parameters (it returns
 /// `()`) has one too, of the same outputs, which callers' `__g_whole` reach (`self.apply_into(x, &mut o)`).
+/// Where its structs fit the values view but the hidden function cannot be made, stand-ins of it without a
+/// generic copy (`stand_ins_without_copy`): a caller's first order must not depend on which callees have
+/// one (rustc's unresolved `__n9_whole` at a caller passing its struct to `n9`, which writes an output
+/// parameter and reads a matrix field).
 pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     let outputs_only = s.sig.returns_unit() && s.sig.outputs().next().is_some();
     // A function returning an array or a `Vec` (`fn apply(&self, v: [f64; 3]) -> [f64; 3]`) has one too, of
     // the same return type, which callers' `__g_whole` reach (`let r = self.apply(v);`).
     let returns_array = matches!(s.sig.ret_kind, Kind::Array);
-    if !(serves(s) || (outputs_only || returns_array) && structs_fit(s)) {
+    if !structs_fit(s) {
         return stand_ins(s);
+    }
+    if !(serves(s) || outputs_only || returns_array) {
+        return stand_ins_without_copy(s, NoCopy::Returns.reason());
     }
     // A field passed on whole (`g(&p.w)`) may be a nested struct, which the hidden function would pass
     // on to the callee's `__g_whole` with its part of the view, or a `Vec`, an array or a matrix, for which
@@ -98,10 +105,7 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     // `order = K`, whose hidden function is made where it is asked for).
     // A matrix field (`p.w[i][j]`) has no place in the values view either.
     if s.flat.field_inputs().any(|f| f.whole || f.matrix) {
-        return match serves(s) {
-            true => stand_in_family(s, Some(NoCopy::WholeField)),
-            false => TokenStream::new(),
-        };
+        return stand_ins_without_copy(s, NoCopy::WholeField.reason());
     }
     let floats = crate::struct_higher::float_fields(s);
     // A scalar field read from the view must be a float: a flag in an `if`, an integer passed to a call
@@ -114,12 +118,9 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         .zip(&floats)
         .any(|(f, float)| !f.array && !f.whole && *float && maybe_not_a_float(s, f.ident));
     if doubtful {
-        return match serves(s) {
-            true => stand_in_family(s, Some(NoCopy::DoubtfulScalar)),
-            false => TokenStream::new(),
-        };
+        return stand_ins_without_copy(s, NoCopy::DoubtfulScalar.reason());
     }
-    whole_function(s, &floats, None).unwrap_or_default()
+    whole_function(s, &floats, None).unwrap_or_else(|e| stand_ins_without_copy(s, &e.to_string()))
 }
 
 // Input:  #[differentiable] fn plain(&self, x: f64) -> f64 { .. }      (`self` constant)
@@ -149,7 +150,7 @@ fn stand_ins(s: &StructFunction) -> TokenStream {
     if !constant_struct || !float_params.is_empty() || !returns_f64 {
         return TokenStream::new();
     }
-    stand_in_family(s, None)
+    stand_in_family(s)
 }
 
 /// Why a function of parameter structs without `order = K` has no hidden function `__f_whole` at first
@@ -160,6 +161,8 @@ enum NoCopy {
     WholeField,
     /// It reads a scalar field where an integer or a flag may be read (`g(x, p.n)`, `x.powi(p.n)`).
     DoubtfulScalar,
+    /// It returns neither a float nor an array, nor `()` with output parameters (`-> (f64, f64)`).
+    Returns,
 }
 
 impl NoCopy {
@@ -170,32 +173,22 @@ impl NoCopy {
                 "it passes a field to a call (or reads one as a condition or an exponent), which may hold \
                  an integer or a float"
             }
+            NoCopy::Returns => {
+                "it returns neither a float nor an array, nor `()` with its results in output parameters"
+            }
         }
     }
 }
 
-/// `stand_ins`' items: the stand-in function and its derivatives, and its generic copy unless `no_copy`
-/// says why there is none; without one, an `order = K` caller's check at the call fails
-/// (`check_generic_copy!`), one error there.
-fn stand_in_family(s: &StructFunction, no_copy: Option<NoCopy>) -> TokenStream {
+/// `stand_ins`' items: the stand-in function and its derivatives, and its generic copy.
+fn stand_in_family(s: &StructFunction) -> TokenStream {
     let whole = crate::naming::whole_function(&s.item.sig.ident);
     let copy = crate::naming::generic_copy(&whole);
     let generics = quote!(<__S: ::autodiff::__private::Float>);
-    let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new(), None) else {
+    let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new()) else {
         return TokenStream::new();
     };
-    if let Some(no_copy) = no_copy {
-        let never = format!(
-            "`{}` has no hidden function of its structs' values views",
-            s.item.sig.ident
-        );
-        let never = quote!(::core::unreachable!(#never));
-        let Some(first) = stand_in_items(s, &quote!(f64), &TokenStream::new(), Some(&never)) else {
-            return TokenStream::new();
-        };
-        return stand_ins_without_copy(s, &first, no_copy);
-    }
-    let Some(second) = stand_in_items(s, &quote!(__S), &generics, None) else {
+    let Some(second) = stand_in_items(s, &quote!(__S), &generics) else {
         return TokenStream::new();
     };
     if crate::expand::is_method(s.item) {
@@ -213,7 +206,7 @@ fn stand_in_family(s: &StructFunction, no_copy: Option<NoCopy>) -> TokenStream {
 //         struct ____f_whole_generic {} impl ____f_whole_generic { call, <derivatives> }
 //         impl GenericCopy for __f_whole { type Copy = ____f_whole_generic; .. } #extra
 /// A free function's stand-ins as callers find them: the function, and its derivatives and its generic
-/// copy's items as methods of companion types (`stand_in_family`, `stand_ins_without_copy`), with
+/// copy's items as methods of companion types (`stand_in_family`), with
 /// `extra` items beside them.
 fn companion_types(
     vis: &syn::Visibility,
@@ -251,76 +244,78 @@ fn companion_types(
     }
 }
 
-// Input:  #[differentiable] fn tempered(m: &Model, x: f64) -> f64 { energy(&m.inner, x) / m.t }
-// Output: the stand-ins `__tempered_whole` (never run), and the fallback of their generic copy,
-//         `____tempered_whole_generic`, each item a compile error once instantiated (`NoGenericCopy`),
-//         without `HasGenericCopy`: an `order = K` caller's check at its call is the one error
-//         (`Self::____tempered_whole_copied()` says so for a method's caller).
-/// `stand_in_family` without a generic copy, for a function that passes a field on whole or reads a scalar
-/// field that may be an integer (`first_order`, `no_copy`), `first` the stand-ins over `f64`.
-fn stand_ins_without_copy(
-    s: &StructFunction,
-    first: &[TokenStream],
-    no_copy: NoCopy,
-) -> TokenStream {
-    let name = &s.item.sig.ident;
-    let whole = crate::naming::whole_function(name);
-    let copy = crate::naming::generic_copy(&whole);
-    let vis = &s.item.vis;
-    let message = format!(
-        "`{name}` has no generic copy over its parameter structs, which an `order = K` function passing it \
-         a struct on whole (directly or through other functions) needs: {}, and only `order = K` on \
-         `{name}` makes the copy. Give `{name}` `order = 2` too",
-        no_copy.reason()
-    );
-    let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
-    let generics = quote!(<__S: ::autodiff::__private::Float>);
-    let hidden = quote! {
-        #[doc(hidden)]
-        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
-    };
-    if crate::expand::is_method(s.item) {
-        let no_copy = crate::naming::method_companion(&copy, "no_copy");
-        let fail = quote!(Self::#no_copy::<__S>());
-        let Some(second) = stand_in_items(s, &quote!(__S), &generics, Some(&fail)) else {
-            return TokenStream::new();
-        };
-        let marker = crate::naming::method_copy_marker(&whole);
-        // (And for a call by the type's name, `Lin::energy(p, x)` in a free function: its check asks for
-        // this one, which it did not find, so that the error came only from a build, not from a check.)
-        let by_name = crate::naming::method_copy_marker_by_name(&whole);
-        return quote! {
-            #(#first)*
-            #(#second)*
-            #hidden
-            #vis fn #no_copy<__S>() -> ! {
-                struct __NoCopy;
-                impl<__T> ::autodiff::__private::NoGenericCopy<__T> for __NoCopy {
-                    const FAIL: () = #panic;
-                }
-                ::autodiff::__private::no_generic_copy::<__NoCopy, __S, ()>();
-                ::core::unreachable!()
+// Input:  #[differentiable] fn n9(p: &Layer, x: &[f64], out: &mut [f64]) { out[0] = p.w[0][0] * x[0] + .. }
+// Output: fn __n9_whole(__p_primal: impl Sized, __p_values: &[f64], x: &[f64], out: &mut [f64]) { unreachable!() }
+//         struct __n9_whole {} impl __n9_whole { fn vjp(..), fn jvp(..), .. }      (never run)
+//         the fallback of its generic copy, `____n9_whole_generic`, each item a compile error once
+//         instantiated (`NoGenericCopy`), without `HasGenericCopy`: an `order = K` caller's check at its
+//         call is the one error (`Self::____n9_whole_copied()` says so for a method's caller).
+/// For a function whose structs fit the values view but whose hidden function `__f_whole` cannot be made
+/// at first order (`first_order`, `why`): stand-ins under its names, of the signatures it would have
+/// (`companion::stand_ins`), which callers' own hidden functions call, with the fallback of its generic
+/// copy.
+fn stand_ins_without_copy(s: &StructFunction, why: &str) -> TokenStream {
+    let whole = crate::naming::whole_function(&s.item.sig.ident);
+    let slots = crate::expand::companion_slots(s.sig);
+    let (mut params, mut cotangents, mut tangents, mut into) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (p, slot) in s.sig.params.iter().zip(&slots) {
+        if let Kind::Struct(_) = &p.kind {
+            // The struct and its values view, as `whole_function` takes them (a caller passes the struct
+            // as `&__p_primal` or `__p_primal`).
+            let (primal, values) = pair(&p.ident.to_string());
+            params.push(quote!(#primal: impl ::core::marker::Sized));
+            params.push(quote!(#values: &[f64]));
+            for list in [&mut cotangents, &mut tangents, &mut into] {
+                list.push(quote!(()));
             }
-            #hidden
-            #vis fn #marker() -> ::autodiff::__private::NoMethodCopy {
-                ::autodiff::__private::NoMethodCopy
-            }
-            #hidden
-            #vis fn #by_name<__A>(_: __A) -> ::autodiff::__private::NoMethodCopy {
-                ::autodiff::__private::NoMethodCopy
-            }
-        };
+            cotangents.push(quote!(::std::vec::Vec<f64>));
+            tangents.push(quote!(::std::vec::Vec<f64>));
+            into.push(quote!(::core::option::Option<&mut [f64]>));
+            continue;
+        }
+        params.push(crate::signature::declare(&slot.ident, &slot.ty));
+        cotangents.push(match (&slot.tangent_ty, slot.active) {
+            (Some(t), true) => t.clone(),
+            _ => quote!(()),
+        });
+        tangents.push(slot.tangent_ty.clone().unwrap_or_else(|| quote!(())));
+        into.push(slot.into.ty());
     }
-    let fail = quote!(::autodiff::__private::no_generic_copy::<#copy, __S, _>());
-    let Some(second) = stand_in_items(s, &quote!(__S), &generics, Some(&fail)) else {
-        return TokenStream::new();
-    };
-    let fails = quote! {
-        impl<__S> ::autodiff::__private::NoGenericCopy<__S> for #copy {
-            const FAIL: () = #panic;
+    let ret = s.sig.ret_ty.to_token_stream();
+    let (d_ret_ty, vjp_extra, jvp_extra) = match crate::expand::companion_outputs(s.sig) {
+        None => (ret.clone(), TokenStream::new(), TokenStream::new()),
+        Some(o) => {
+            let d: Vec<Ident> = (o.outputs.iter())
+                .map(|out| crate::naming::output_cotangent(&out.ident))
+                .collect();
+            let (cotangent_tys, tangent_tys) = (
+                o.outputs.iter().map(|out| &out.cotangent_ty),
+                o.outputs.iter().map(|out| &out.tangent_ty),
+            );
+            (
+                quote!(::core::option::Option<#ret>),
+                quote!(#(, #d: #cotangent_tys)*),
+                quote!(#(, #d: #tangent_tys)*),
+            )
         }
     };
-    companion_types(vis, &whole, &copy, first, &second, fails)
+    crate::companion::stand_ins(&crate::companion::FallbackCopy {
+        vis: &s.item.vis,
+        name: &whole,
+        generics: &s.item.sig.generics,
+        why,
+        float: None,
+        params: &params,
+        ret: &ret,
+        d_ret_ty: &d_ret_ty,
+        cotangent_types: &cotangents,
+        tangent_types: &tangents,
+        into_types: &into,
+        vjp_extra: &vjp_extra,
+        jvp_extra: &jvp_extra,
+        method: crate::expand::is_method(s.item),
+    })
 }
 
 /// The stand-ins of `stand_ins`, over the float type `scalar` (with `generics` declaring it): the function
@@ -332,7 +327,6 @@ fn stand_in_items(
     s: &StructFunction,
     scalar: &TokenStream,
     generics: &TokenStream,
-    body: Option<&TokenStream>,
 ) -> Option<Vec<TokenStream>> {
     // The slots of the hidden function's `vjp_into` and `jvp`, where callers pass `Default::default()`
     // (a struct's primal) and zeros: a struct is its primal and its values view, a float of the scalar
@@ -385,9 +379,7 @@ fn stand_in_items(
         "`{}` keeps its parameter struct constant and has no derivative in it",
         s.item.sig.ident
     );
-    let body = body
-        .cloned()
-        .unwrap_or(quote!(::core::unreachable!(#message)));
+    let body = quote!(::core::unreachable!(#message));
     let args: Vec<TokenStream> = types
         .iter()
         .enumerate()
@@ -554,11 +546,15 @@ fn whole_function(
                 });
                 wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
             } else if f.array {
+                // In the field's shape (`&[f64; N]` for a `[f64; N]` field), which a callee of `&[f64; N]`
+                // takes (rustc's E0308 where it was a `&[f64]`).
                 array_fields.push(ident.to_string());
                 prologue.push(quote! {
                     let #first = #start;
                     let #last = #end;
-                    let #ident = &#values[#first..#last];
+                    let #ident = ::autodiff::__private::field_window::<#owner_ty, #key, _>(
+                        &#values[#first..#last]
+                    );
                 });
             } else if *float {
                 prologue.push(quote!(let #ident = #values[#start];));
@@ -572,6 +568,7 @@ fn whole_function(
     let mut block = s.written.clone();
     let mut calls = WholeCalls {
         wholes: &wholes,
+        array_fields: &array_fields,
         left: None,
     };
     calls.visit_block_mut(&mut block);
@@ -634,6 +631,9 @@ fn owner(
 /// first use of a struct other than as an argument, an error.
 struct WholeCalls<'a> {
     wholes: &'a [(String, (Ident, Ident))],
+    /// The array fields, bound to references in the field's shape: passed on as they are (`use_k(__p_k,
+    /// x)` of `use_k(&p.k, x)`, which was a `&&[f64; 3]`).
+    array_fields: &'a [String],
     left: Option<TokenStream>,
 }
 
@@ -662,6 +662,17 @@ impl WholeCalls<'_> {
 impl VisitMut for WholeCalls<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Call(call) = expr {
+            for arg in call.args.iter_mut() {
+                if let Expr::Reference(r) = arg {
+                    let named = match (&r.mutability, &*r.expr) {
+                        (None, Expr::Path(p)) => p.path.get_ident().map(ToString::to_string),
+                        _ => None,
+                    };
+                    if named.is_some_and(|n| self.array_fields.contains(&n)) {
+                        *arg = (*r.expr).clone();
+                    }
+                }
+            }
             if let Expr::Path(callee) = &mut *call.func {
                 if call.args.iter().any(|a| self.whole_arg(a).is_some()) {
                     let mut args = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::new();
@@ -864,8 +875,13 @@ mod tests {
         assert!(text.contains("field_ref :: < Model ,"), "{text}");
         // A scalar and an array from the view, an integer from the struct.
         assert!(text.contains("let __p_b = __p_values ["), "{text}");
+        // An array in the field's shape (`&[f64; N]` of a `[f64; N]` field).
         assert!(
-            text.contains("let __p_w = & __p_values [__p_w_start .. __p_w_end]"),
+            text.contains("(& __p_values [__p_w_start .. __p_w_end])"),
+            "{text}"
+        );
+        assert!(
+            text.contains("let __p_w = :: autodiff :: __private :: field_window :: < Model ,"),
             "{text}"
         );
         assert!(

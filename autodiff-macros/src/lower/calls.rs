@@ -526,8 +526,10 @@ impl Lowering<'_> {
             // A row `[T; N]` of a matrix written `m[i]`, passed by value (`norm(pos[i])` of `pos: &[[f64; 3]]`):
             // a copy of it (`emit.rs::call_arg`).
             Some(array)
-                if self.arrays[array.0 as usize].row_len.is_some()
-                    && matches!(strip_parens(arg), Expr::Index(_)) =>
+                if matches!(
+                    self.arrays[array.0 as usize].held_as,
+                    Some(crate::ir::HeldAs::Row(_))
+                ) && matches!(strip_parens(arg), Expr::Index(_)) =>
             {
                 (Operand::Array(array), false)
             }
@@ -662,6 +664,13 @@ pub(crate) fn is_private_receive(path: &syn::ExprPath) -> bool {
     path.qself.is_none()
         && path.path.leading_colon.is_some()
         && segment_names(path) == ["autodiff", "__private", "Receiver", "receive"]
+}
+
+/// Is `path` `::autodiff::__private::field_window` (with its generic arguments)?
+pub(crate) fn is_private_field_window(path: &syn::ExprPath) -> bool {
+    path.qself.is_none()
+        && path.path.leading_colon.is_some()
+        && segment_names(path) == ["autodiff", "__private", "field_window"]
 }
 
 /// The names of `path`'s segments.

@@ -436,7 +436,8 @@ impl Lowering<'_> {
                 row,
             },
         });
-        self.arrays[array.0 as usize].row_len = self.fixed_row_len(flat);
+        self.arrays[array.0 as usize].held_as =
+            self.fixed_row_len(flat).map(crate::ir::HeldAs::Row);
         if self.arrays[flat.0 as usize].param.is_none() {
             // A matrix made in a branch or loop body may be out of scope in the reverse sweep, which sizes
             // the row's adjoint buffer by this length (read there only if needed), as for any sub-slice.

@@ -43,6 +43,27 @@ impl Lowering<'_> {
         }
     }
 
+    /// `field_window::<S, KEY>(&values[a..b])`: the window of a values view that holds an array field
+    /// (`struct_whole.rs`), a sub-slice named `name` that calls take in the field's shape
+    /// (`Emitter::call_arg`); `None` for any other expression.
+    pub(super) fn lower_field_window(&mut self, expr: &Expr, name: &str) -> Option<Operand> {
+        let Expr::Call(c) = strip_parens(expr) else {
+            return None;
+        };
+        let args: Vec<&Expr> = c.args.iter().collect();
+        let (Expr::Path(path), [arg]) = (strip_parens(&c.func), args.as_slice()) else {
+            return None;
+        };
+        if !super::calls::is_private_field_window(path) {
+            return None;
+        }
+        let window = self.lower_window(arg, Some(name.to_string()))?;
+        if let Operand::Array(array) = window {
+            self.arrays[array.0 as usize].held_as = Some(crate::ir::HeldAs::Field(path.clone()));
+        }
+        Some(window)
+    }
+
     /// `&x[a..b]` as a new local array, or `None` if `expr` is no sub-slice.
     pub(super) fn lower_window(&mut self, expr: &Expr, hint: Option<String>) -> Option<Operand> {
         // `&m[i]` of a matrix: its row.
