@@ -1048,6 +1048,15 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     Expr::Reference(r) if matches!(&*r.expr, Expr::Index(i) if matches!(&*i.index, Expr::Range(_))) => {
                         self.rewrite.elements(&init.expr)
                     }
+                    // `let __p_w = field_window::<..>(&__p_values[a..b]);`: an array field's part of a
+                    // struct's values view (`struct_whole.rs`), in the field's shape.
+                    Expr::Call(c)
+                        if c.args.len() == 1
+                            && matches!(&*c.func, Expr::Path(p)
+                        if crate::lower::is_private_field_window(p)) =>
+                    {
+                        self.rewrite.elements(&c.args[0])
+                    }
                     Expr::Repeat(r) => self.surely_float(&r.expr),
                     // Elements of one type: one surely a float makes them all floats.
                     Expr::Array(a) => a.elems.iter().any(|e| self.surely_float(e)),
