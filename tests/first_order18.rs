@@ -29,7 +29,10 @@ pub fn rows(p: &Layer, x: f64) -> Vec<f64> {
 // The same inside a scalar function, with both rows of the matrix read.
 #[differentiable]
 pub fn rows_product(p: &Layer, x: f64) -> f64 {
-    let y = vec![p.w[0][0] * x + p.b[0], p.w[1][1] * p.b[1] + p.w[1][0] * x * x];
+    let y = vec![
+        p.w[0][0] * x + p.b[0],
+        p.w[1][1] * p.b[1] + p.w[1][0] * x * x,
+    ];
     y[0] * y[1]
 }
 
