@@ -3,7 +3,11 @@
 //! derivative is checked against central differences (`common::probe`) at seeded points.
 
 // The functions are written as the reports wrote them.
-#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::useless_vec
+)]
 
 mod common;
 
