@@ -757,19 +757,35 @@ impl Desugar<'_> {
             }
             expr = strip_parens(&m.receiver);
         }
-        let window = match expr {
-            Expr::MethodCall(m)
-                if WINDOWS.contains(&m.method.to_string().as_str())
-                    && m.args.len() == 1
-                    && !is_iterator_source(&m.receiver) =>
-            {
-                Some(m)
+        fn window_of(expr: &Expr) -> Option<&syn::ExprMethodCall> {
+            match expr {
+                Expr::MethodCall(m)
+                    if WINDOWS.contains(&m.method.to_string().as_str())
+                        && m.args.len() == 1
+                        && !is_iterator_source(&m.receiver) =>
+                {
+                    Some(m)
+                }
+                _ => None,
             }
-            _ => None,
+        }
+        // `s.chunks_exact(k).enumerate()`: the window's index is its count.
+        let (window, enumerated) = match expr {
+            Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+                match window_of(strip_parens(&m.receiver)) {
+                    Some(window) => (Some(window), true),
+                    None => (None, false),
+                }
+            }
+            _ => (window_of(expr), false),
         };
         let (source, window) = match window {
             Some(m) => {
                 let (source, index, value) = self.windows(m);
+                let value = match enumerated {
+                    true => syn::parse_quote!((#index, #value)),
+                    false => value,
+                };
                 (source, Some((index, value)))
             }
             None if !is_iterator_source(expr) => {
@@ -1274,8 +1290,8 @@ fn unsupported_adaptor(name: &str) -> String {
         "filter" => "filter after `.enumerate()`, `.zip(..)` and `.rev()`, or write a `for` loop with an `if` inside",
         "filter_map" => "write a `for` loop with an `if` inside",
         "windows" | "chunks" | "chunks_exact" => {
-            "windows and chunks may start a chain but are not enumerated, zipped or reversed: iterate over \
-             indexes and read `x[i]`, `x[i + 1]`"
+            "windows and chunks may start a chain (also `.enumerate()`d) but are not zipped or reversed: \
+             iterate over indexes and read `x[i]`, `x[i + 1]`"
         }
         _ => "write a `for` loop",
     };

@@ -105,6 +105,9 @@ struct Lowering<'a> {
     /// The sub-slices and rows of matrices (`lower/windows.rs`): copies that the user's code holds as
     /// references, so a call takes them as `&a`.
     windows: crate::hash::FastSet<Array>,
+    /// The rows `[T; N]` of matrices bound by value (`let r = pos[i];`): a call passing the name (`g(r)`)
+    /// passes a copy of the row, as for `g(pos[i])`, not the reference a window stands for.
+    row_values: crate::hash::FastSet<Array>,
     errors: &'a mut Errors,
 }
 
@@ -140,6 +143,7 @@ pub(crate) fn lower(
         matrices: Default::default(),
         outer_levels: Default::default(),
         windows: Default::default(),
+        row_values: Default::default(),
         errors,
     };
     if lowering.return_array.is_some() {
@@ -959,6 +963,16 @@ impl Lowering<'_> {
         match (&value, place) {
             (Operand::Array(array), Expr::Path(_)) => {
                 self.bind_array_copy(*array, Some(name.to_string()))
+            }
+            // `let r = pos[i];` of `pos: &[[f64; 3]]`: a copy of the row, which a call takes by value.
+            (Operand::Array(array), Expr::Index(_))
+                if matches!(
+                    self.arrays[array.0 as usize].held_as,
+                    Some(crate::ir::HeldAs::Row(_))
+                ) =>
+            {
+                self.row_values.insert(*array);
+                value
             }
             _ => value,
         }

@@ -581,6 +581,15 @@ fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
                     }
                 }
             }
+            // `vec![p.w[0][0] * x, p.b[1]]`: syn's visitors leave a macro's arguments as tokens.
+            if let Expr::Macro(m) = expr {
+                if m.mac.path.is_ident("vec") {
+                    for arg in crate::chains::vec_arg_exprs(&m.mac) {
+                        self.visit_expr(&arg);
+                    }
+                    return;
+                }
+            }
             syn::visit::visit_expr(self, expr);
         }
         fn visit_local(&mut self, local: &'ast syn::Local) {

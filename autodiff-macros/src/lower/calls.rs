@@ -523,13 +523,17 @@ impl Lowering<'_> {
             // A parameter taken by reference is passed as the reference it is, also where written `&b` of
             // a copy `let b = *a;` that reads it (`&a` of `a: &[f64; 3]` is no `&[f64]`).
             Some(array) if self.is_reference_param(array) => (Operand::Array(array), false),
-            // A row `[T; N]` of a matrix written `m[i]`, passed by value (`norm(pos[i])` of `pos: &[[f64; 3]]`):
-            // a copy of it (`emit.rs::call_arg`).
+            // A row `[T; N]` of a matrix written `m[i]`, or a local bound to one (`let r = pos[i];`), passed
+            // by value (`norm(pos[i])`, `norm(r)` of `pos: &[[f64; 3]]`): a copy of it (`emit.rs::call_arg`).
             Some(array)
                 if matches!(
                     self.arrays[array.0 as usize].held_as,
                     Some(crate::ir::HeldAs::Row(_))
-                ) && matches!(strip_parens(arg), Expr::Index(_)) =>
+                ) && match strip_parens(arg) {
+                    Expr::Index(_) => true,
+                    Expr::Path(_) => self.row_values.contains(&array),
+                    _ => false,
+                } =>
             {
                 (Operand::Array(array), false)
             }
