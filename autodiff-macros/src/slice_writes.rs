@@ -29,29 +29,38 @@ impl VisitMut for Rewrite<'_> {
                 method.as_str(),
                 "fill" | "copy_from_slice" | "clone_from_slice"
             )
-            || !is_place(&m.receiver)
+            || !(is_place(&m.receiver) || bounds(&m.receiver).is_some())
         {
             return;
         }
-        let target = &m.receiver;
+        let (lo, hi, target, bounds) = match bounds(&m.receiver) {
+            // `w[a..b].fill(v)`: the writes go to `w[a + i]`, the bounds evaluated once.
+            Some((target, start, end)) => {
+                let lo = self.name("slice_start");
+                let hi = self.name("slice_end");
+                let start = start.map_or_else(|| quote!(0), |s| quote!(#s));
+                let end = end.map_or_else(|| quote!(#target.len()), |e| quote!(#e));
+                (
+                    quote!(#lo),
+                    quote!(#hi),
+                    target,
+                    quote!(let #lo = #start; let #hi = #end;),
+                )
+            }
+            None => {
+                let target = &*m.receiver;
+                (quote!(0), quote!(#target.len()), target, quote!())
+            }
+        };
         let arg = &m.args[0];
-        let index = format_ident!(
-            "__slice_write_{}",
-            *self.temporaries,
-            span = Span::mixed_site()
-        );
-        *self.temporaries += 1;
+        let index = self.name("slice_write");
         let loop_: Expr = if method == "fill" {
-            // The value is evaluated once, before the writes (it may read the receiver).
-            let value = format_ident!(
-                "__fill_value_{}",
-                *self.temporaries,
-                span = Span::mixed_site()
-            );
-            *self.temporaries += 1;
+            // The value is evaluated once, before the writes.
+            let value = self.name("fill_value");
             syn::parse_quote_spanned!(m.method.span()=> {
+                #bounds
                 let #value = #arg;
-                for #index in 0..#target.len() {
+                for #index in #lo..#hi {
                     #target[#index] = #value;
                 }
             })
@@ -66,13 +75,38 @@ impl VisitMut for Rewrite<'_> {
                 _ => quote!((#source)),
             };
             syn::parse_quote_spanned!(m.method.span()=> {
-                for #index in 0..#target.len() {
-                    #target[#index] = #source[#index];
+                #bounds
+                for #index in #lo..#hi {
+                    #target[#index] = #source[#index - #lo];
                 }
             })
         };
         *stmt = Stmt::Expr(loop_, None);
     }
+}
+
+impl Rewrite<'_> {
+    /// A hygienic temporary `__{base}_{n}`.
+    fn name(&mut self, base: &str) -> syn::Ident {
+        *self.temporaries += 1;
+        format_ident!(
+            "__{}_{}",
+            base,
+            *self.temporaries,
+            span = Span::mixed_site()
+        )
+    }
+}
+
+/// A sub-slice receiver `w[a..b]`, `w[a..]`, `w[..b]` of a place `w`: `w` and the bounds (`..=` is not
+/// one: it stays an error).
+fn bounds(expr: &Expr) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
+    let Expr::Index(i) = expr else { return None };
+    let Expr::Range(r) = &*i.index else {
+        return None;
+    };
+    (matches!(r.limits, syn::RangeLimits::HalfOpen(_)) && is_place(&i.expr))
+        .then(|| (&*i.expr, r.start.as_deref(), r.end.as_deref()))
 }
 
 /// A receiver the loop can index: a name (`out`, `self.w` is not one) or an element of one (`m[i]`).
