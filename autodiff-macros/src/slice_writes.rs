@@ -105,8 +105,11 @@ fn bounds(expr: &Expr) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
     let Expr::Range(r) = &*i.index else {
         return None;
     };
-    (matches!(r.limits, syn::RangeLimits::HalfOpen(_)) && is_place(&i.expr))
-        .then(|| (&*i.expr, r.start.as_deref(), r.end.as_deref()))
+    (matches!(r.limits, syn::RangeLimits::HalfOpen(_)) && is_place(&i.expr)).then_some((
+        &*i.expr,
+        r.start.as_deref(),
+        r.end.as_deref(),
+    ))
 }
 
 /// A receiver the loop can index: a name (`out`, `self.w` is not one) or an element of one (`m[i]`).
