@@ -116,7 +116,8 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 self.visit_expr(&r.expr);
                 return;
             }
-            // `u.copy_from_slice(&next)` of a time-stepping loop: one error at the method (not at `&next`,
+            // A copy the lowering did not turn into a loop (`slice_writes.rs`: a statement whose receiver is
+            // a name, an element `m[i]` or a half-open sub-slice): one error at the method (not at `&next`,
             // which said "references are not supported" and nothing of the copy).
             Expr::MethodCall(m)
                 if ["copy_from_slice", "clone_from_slice"].contains(&m.method.to_string().as_str()) =>
@@ -125,9 +126,9 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 self.errors.spanned(
                     &m.method,
                     format!(
-                        "`.{method}(..)` is not supported in a differentiable body: copy the elements in a loop \
-                         (`for i in 0..a.len() {{ a[i] = b[i]; }}`), or bind the new values to the name \
-                         (`let a = b.to_vec();`)"
+                        "`.{method}(..)` is supported as a statement on a local or parameter `a`, a row `a[i]` or \
+                         a sub-slice `a[i..j]`, `a[i..]`, `a[..j]`: write the range half-open, or copy the \
+                         elements in a loop (`for i in 0..a.len() {{ a[i] = b[i]; }}`)"
                     ),
                 );
                 return;

@@ -33,6 +33,7 @@ mod reverse;
 mod rules;
 mod shadow;
 mod signature;
+mod slice_writes;
 mod span;
 mod struct_higher;
 mod struct_whole;

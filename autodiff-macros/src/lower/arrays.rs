@@ -560,12 +560,21 @@ impl Lowering<'_> {
                 let fixed = name == "clone" && self.arrays[array.0 as usize].fixed;
                 self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone())
             }
+            // What `slice_writes.rs` did not lower: not a statement of its own.
+            ("fill", 1) => {
+                self.errors.spanned(
+                    &m.method,
+                    "`.fill(..)` is supported as a statement of its own (`a.fill(v);`), whose `()` is not used",
+                );
+                Self::poisoned()
+            }
             _ => {
                 self.errors.spanned(
                     &m.method,
                     format!(
                         "`.{name}()` is not supported on a slice or `Vec`: index it in a loop, or use `.len()`, \
-                         `.is_empty()`, `.push(..)`, `.to_vec()`"
+                         `.is_empty()`, `.push(..)`, `.to_vec()`, or `.fill(..)` and `.copy_from_slice(..)` as \
+                         statements"
                     ),
                 );
                 Self::poisoned()

@@ -1,6 +1,7 @@
 use autodiff::differentiable;
 
-// A heat equation stepped in place, its new state copied back as numeric Rust writes it.
+// `copy_from_slice` lowers to a loop on a name, a row or a half-open sub-slice (tests/slice_writes.rs);
+// an inclusive range as the receiver stays an error that says what to write.
 #[differentiable]
 fn heat(u0: &[f64], alpha: f64) -> f64 {
     let n = u0.len();
@@ -10,7 +11,7 @@ fn heat(u0: &[f64], alpha: f64) -> f64 {
         for i in 1..n - 1 {
             next[i] = u[i] + alpha * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
         }
-        u[1..n - 1].copy_from_slice(&next[1..n - 1]);
+        u[1..=n - 2].copy_from_slice(&next[1..n - 1]);
     }
     u.iter().sum()
 }
