@@ -74,10 +74,15 @@ impl VisitMut for Rewrite<'_> {
                 Expr::Path(_) => quote!(#source),
                 _ => quote!((#source)),
             };
+            // The source's index: the write's, less the receiver's start where it has one.
+            let read = match bounds.is_empty() {
+                true => quote!(#index),
+                false => quote!(#index - #lo),
+            };
             syn::parse_quote_spanned!(m.method.span()=> {
                 #bounds
                 for #index in #lo..#hi {
-                    #target[#index] = #source[#index - #lo];
+                    #target[#index] = #source[#read];
                 }
             })
         };
