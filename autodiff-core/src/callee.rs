@@ -182,13 +182,19 @@ macro_rules! copy_by_path {
 /// The companion of the generic copy of the function `name`, for the generic copy of a `#[custom_gradient]`
 /// function written for `f64` that calls `name` with a value depending on its inputs: declares `copy`, a
 /// type naming `name`'s companion where it has one (its `GenericCopy::Copy::call` is then `name`'s generic
-/// copy, or the fallback that says why it has none), else a stand-in (in `module`) whose `call` (one `_`
-/// per argument) returns any type. The call site gives that result the type of `name`'s result, lifted to
-/// the copy's float type, through `__autodiff_type_stand_in_result_as_named_function` and a closure calling `name` as written (never run);
-/// the stand-in's `__autodiff_type_stand_in_result_as_named_function` is the compile error of `marker` (a [`NoGenericCopy`] declared once
-/// beside the copy, so that the copies of the body in the copy's generated functions make one error) once
-/// an `order = K` function instantiates it. The custom function's first order never does: a plain helper
-/// without derivatives keeps compiling there.
+/// copy, or the fallback that says why it has none), else a stand-in (in `module`) whose `call` and
+/// `call_on` (one `_` per argument) return any type. The call site gives that result the type of `name`'s
+/// result, lifted to the copy's float type, through `__autodiff_type_stand_in_result_as_named_function`
+/// and a closure calling `name` as written (never run); the stand-in's
+/// `__autodiff_type_stand_in_result_as_named_function` is the compile error of `marker` (a
+/// [`NoGenericCopy`] declared once beside the copy, so that the copies of the body in the copy's generated
+/// functions make one error) once an `order = K` function instantiates it. The custom function's first
+/// order never does: a plain helper without derivatives keeps compiling there.
+///
+/// `name` may be a path (`shapes::square`, `libm::erf`); then `registered` is the method of [`Site`]
+/// through which a `#[gradient_of(path)]` registration in scope is found, as a call by that path finds it
+/// ([`derivative_of!`](crate::derivative_of)), and `fallback` a trait of the call site's own giving `&Site`
+/// that method, which yields `copy`: the call site calls the copy of what `(&Site).registered()` gives.
 ///
 /// ```text
 /// copy_by_name!(softplus, __copy_of_softplus, __no_copy_of_softplus, __softplus_has_no_copy, (_));
@@ -197,11 +203,14 @@ macro_rules! copy_by_path {
 ///     (__copy_of_softplus {}).__autodiff_type_stand_in_result_as_named_function::<__S, _, _>(&r, || softplus(any::<f64>()));
 ///     r
 /// };
+/// copy_by_name!(shapes::square, __copy_of_shapes__square, .., (_), __autodiff_gradient_of__shapes__square,
+///     __registered_copy_of_shapes__square);
+/// let s = copy_of((&Site).__autodiff_gradient_of__shapes__square()).call_on(x); // (typed as above)
 /// ```
 #[doc(hidden)]
 #[macro_export]
 macro_rules! copy_by_name {
-    ($name:ident, $copy:ident, $module:ident, $marker:ident, ($($argument:tt),*)) => {
+    ($name:path, $copy:ident, $module:ident, $marker:ident, ($($argument:tt),*) $(, $registered:ident, $fallback:ident)?) => {
         #[allow(unused_imports)]
         use $name as $copy;
         #[allow(dead_code, non_camel_case_types, non_snake_case, unreachable_code)]
@@ -218,6 +227,11 @@ macro_rules! copy_by_name {
                 #[allow(clippy::too_many_arguments, clippy::extra_unused_type_parameters)]
                 #[inline(always)]
                 pub fn call<R>($($argument: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+                #[allow(clippy::too_many_arguments, clippy::extra_unused_type_parameters)]
+                #[inline(always)]
+                pub fn call_on<R>(self, $($argument: impl ::core::marker::Sized),*) -> R {
                     ::core::unreachable!()
                 }
             }
@@ -261,6 +275,19 @@ macro_rules! copy_by_name {
         use $module::*;
         #[allow(unused_imports)]
         use $crate::private::TypedCopy as _;
+        $(
+            #[allow(non_snake_case, non_camel_case_types, dead_code)]
+            trait $fallback {
+                fn $registered(&self) -> $copy;
+            }
+            #[allow(non_snake_case)]
+            impl $fallback for &$crate::private::Site {
+                #[inline(always)]
+                fn $registered(&self) -> $copy {
+                    $copy {}
+                }
+            }
+        )?
     };
 }
 

@@ -543,6 +543,7 @@ fn registered_copy(
     let own_calls = crate::shadow::CopyCalls {
         active: own_calls,
         plain: Vec::new(),
+        by_path: false,
     };
     let gradient =
         crate::shadow::surely_compiling_copy_of_chains(&gradient_source, float, &own_calls).ok()?;

@@ -100,7 +100,10 @@ fn copy_calls(item: &syn::ItemFn, float: &str) -> (CopyCalls, Names) {
     let Calls {
         dependent, plain, ..
     } = found;
-    let mut calls = CopyCalls::default();
+    let mut calls = CopyCalls {
+        by_path: true,
+        ..CopyCalls::default()
+    };
     for name in dependent {
         if !calls.active.contains(&name) {
             calls.active.push(name);
@@ -550,18 +553,24 @@ impl<'a> Visit<'a> for Calls<'_> {
         let Expr::Path(p) = &*call.func else {
             return;
         };
-        let Some(name) = p.path.get_ident().filter(|_| p.qself.is_none()) else {
-            return;
+        let name = match p.path.get_ident().filter(|_| p.qself.is_none()) {
+            Some(name) => {
+                let name = name.to_string();
+                let lowercase = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+                if !lowercase
+                    || name == self.own
+                    || self.names.locals.contains(&name)
+                    || self.names.constant_params.contains(&name)
+                {
+                    return;
+                }
+                name
+            }
+            None => match function_path(p) {
+                Some(path) => path.to_token_stream().to_string(),
+                None => return,
+            },
         };
-        let name = name.to_string();
-        let lowercase = name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
-        if !lowercase
-            || name == self.own
-            || self.names.locals.contains(&name)
-            || self.names.constant_params.contains(&name)
-        {
-            return;
-        }
         // A reference or an array passed on goes to the copy: the copy holds it in its own float type.
         let scalars = scalar_arguments(&call.args, self.names);
         let dependent = call.args.iter().any(|a| self.names.depends(a));
@@ -583,14 +592,48 @@ impl<'a> Visit<'a> for Calls<'_> {
     fn visit_item(&mut self, _: &'a syn::Item) {}
 }
 
-/// In the copy `shadow`, each call of a callee's copy by its bare name (`<g as GenericCopy>::Copy::call`)
-/// made through `copy_by_name!`: `<__copy_of_g as GenericCopy>::Copy::call`, with the lookup declared at
-/// the top of the body, and its result typed as `g`'s would be (which a stand-in's is not otherwise).
+/// The path of a call of a function through modules (`shapes::square`, `super::g`, `crate::m::g`,
+/// `libm::erf`), which the copy finds as it finds a callee by a bare name: two or more segments, each a
+/// module's or a function's name (lowercase, no generic arguments), the first no primitive type's
+/// (`f64::max`, `usize::min`, which `shadow::why_no_copy` knows), and none `Self` or a type's
+/// (`Vec::new`, `S::new`: an associated function, which `use` cannot import).
+fn function_path(callee: &syn::ExprPath) -> Option<&syn::Path> {
+    const PRIMITIVES: &[&str] = &[
+        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
+        "usize", "bool", "char", "str",
+    ];
+    let path = &callee.path;
+    let modules = path.segments.iter().all(|s| {
+        s.arguments.is_none()
+            && crate::naming::unraw(&s.ident).starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+    });
+    let first = path.segments.first()?.ident.to_string();
+    (callee.qself.is_none()
+        && path.segments.len() > 1
+        && modules
+        && !PRIMITIVES.contains(&first.as_str()))
+    .then_some(path)
+}
+
+/// In the copy `shadow`, each call of a callee's copy (`<g as GenericCopy>::Copy::call`, or by a path,
+/// `copy_by_path!(shapes::square, ..).call_on`) made through `copy_by_name!`:
+/// `<__copy_of_g as GenericCopy>::Copy::call`, with the lookup declared at the top of the body, and its
+/// result typed as `g`'s would be (which a stand-in's is not otherwise). A callee written with a path is
+/// found by that path, a `#[gradient_of(path)]` registration in scope first, as a call by the path finds it
+/// at first order: the copy of what `(&Site).KEY()` gives.
 // Input:  <g as ::autodiff::__private::GenericCopy>::Copy::call(x, n)
 // Output: ::autodiff::__private::copy_by_name!(g, __copy_of_g, __no_copy_of_g, (_, _), "..");   (at the top)
 //         {
 //             let __r = <__copy_of_g as ::autodiff::__private::GenericCopy>::Copy::call(x, n);
 //             (__copy_of_g {}).__autodiff_type_stand_in_result_as_named_function::<__S, _, _>(&__r, || g(any::<f64>(), any()));
+//             __r
+//         }
+// Input:  <shapes::square as ::autodiff::__private::GenericCopy>::Copy::call(v)       (v an array)
+// Output: ::autodiff::__private::copy_by_name!(shapes::square, __copy_of_shapes__square, .., (_),
+//             __autodiff_gradient_of__shapes__square, __registered_copy_of_shapes__square);   (at the top)
+//         {
+//             let __r = ::autodiff::__private::copy_of((&Site).__autodiff_gradient_of__shapes__square()).call_on(v);
+//             ((&Site).__autodiff_gradient_of__shapes__square()).__autodiff_type_stand_in_result_as_named_function::<..>(..);
 //             __r
 //         }
 fn look_up_copies(
@@ -600,13 +643,20 @@ fn look_up_copies(
     names: &Names,
     float: &str,
 ) -> TokenStream {
+    /// A callee found: its path as written, the label its generated names take, its number of
+    /// arguments, and for a path of two or more segments the method of `Site` finding a registration.
+    struct Found {
+        path: syn::Path,
+        label: Ident,
+        arguments: usize,
+        registered: Option<Ident>,
+    }
     struct Rename<'a> {
         active: &'a [String],
         function: &'a Ident,
         names: &'a Names,
         float: &'a str,
-        /// The callees renamed, with their number of arguments.
-        found: Vec<(Ident, usize)>,
+        found: Vec<Found>,
     }
     impl VisitMut for Rename<'_> {
         fn visit_expr_mut(&mut self, expr: &mut Expr) {
@@ -626,48 +676,64 @@ fn look_up_copies(
             let syn::Type::Path(ty) = &mut *qself.ty else {
                 return;
             };
-            let Some(name) = ty.path.get_ident().cloned() else {
+            if ty.qself.is_some() || !self.active.contains(&ty.path.to_token_stream().to_string()) {
                 return;
+            }
+            let path = ty.path.clone();
+            let label = crate::naming::callee_label(&path);
+            let registered = crate::naming::registered_path(&path);
+            let copy = crate::naming::copy_lookup(&label, self.function).0;
+            if !self.found.iter().any(|f| f.label == label) {
+                self.found.push(Found {
+                    path: path.clone(),
+                    label: label.clone(),
+                    arguments: call.args.len(),
+                    registered: registered.clone(),
+                });
+            }
+            // The companion found (a value), and the call of its copy.
+            let (receiver, func): (Expr, Expr) = match &registered {
+                Some(key) => (
+                    syn::parse_quote!((&::autodiff::__private::Site).#key()),
+                    syn::parse_quote!(::autodiff::__private::copy_of((&::autodiff::__private::Site).#key()).call_on),
+                ),
+                None => {
+                    ty.path = copy.clone().into();
+                    (syn::parse_quote!((#copy {})), (*call.func).clone())
+                }
             };
-            if !self.active.contains(&name.to_string()) {
-                return;
-            }
-            let copy = crate::naming::copy_lookup(&name, self.function).0;
-            ty.path = copy.clone().into();
-            if !self.found.iter().any(|(n, _)| *n == name) {
-                self.found.push((name.clone(), call.args.len()));
-            }
             // Scalar arguments: the copy's call, or for a helper without derivatives whose result holds no
             // float (an index), the helper as written (`__autodiff_call_generic_copy_or_helper_as_written`).
-            if scalar_arguments(&call.args, self.names) {
-                let params: Vec<Ident> = (0..call.args.len())
+            let args = &call.args;
+            if scalar_arguments(args, self.names) {
+                let params: Vec<Ident> = (0..args.len())
                     .map(|i| Ident::new(&format!("__a{i}"), proc_macro2::Span::mixed_site()))
                     .collect();
-                let written = call
-                    .args
+                let written = args
                     .iter()
                     .zip(&params)
                     .map(|(a, p)| self.names.written(a, p, self.float));
-                let (func, args) = (&call.func, &call.args);
                 *expr = syn::parse_quote! {
-                    (#copy {}).__autodiff_call_generic_copy_or_helper_as_written(
+                    #receiver.__autodiff_call_generic_copy_or_helper_as_written(
                         ::core::marker::PhantomData::<__S>,
                         (#args,),
                         |(#(#params,)*)| #func(#(#params),*),
-                        |(#(#params,)*)| #name(#(#written),*),
+                        |(#(#params,)*)| #path(#(#written),*),
                     )
                 };
                 return;
             }
-            let typing = call.args.iter().map(|a| self.names.stand_in(a, self.float));
+            let typing = args.iter().map(|a| self.names.stand_in(a, self.float));
             let result = Ident::new("__result", proc_macro2::Span::mixed_site());
             *expr = syn::parse_quote! {{
-                let #result = #call;
-                (#copy {}).__autodiff_type_stand_in_result_as_named_function::<__S, _, _>(&#result, || #name(#(#typing),*));
+                let #result = #func(#args);
+                #receiver.__autodiff_type_stand_in_result_as_named_function::<__S, _, _>(&#result, || #path(#(#typing),*));
                 #result
             }};
         }
     }
+    // Calls by a path are `copy_by_path!(..).call_on(..)` in the shadow: read back as calls of the copy.
+    crate::shadow::read_copy_calls(&mut shadow.block);
     let mut rename = Rename {
         active,
         function,
@@ -678,20 +744,31 @@ fn look_up_copies(
     rename.visit_block_mut(&mut shadow.block);
     let mut markers = TokenStream::new();
     let mut lookups: Vec<syn::Stmt> = Vec::new();
-    for (name, arguments) in &rename.found {
-        let (copy, module, marker) = crate::naming::copy_lookup(name, function);
-        let placeholders = (0..*arguments).map(|_| quote!(_));
-        lookups.push(syn::parse_quote! {
-            ::autodiff::__private::copy_by_name!(#name, #copy, #module, #marker, (#(#placeholders),*));
+    for found in &rename.found {
+        let (copy, module, marker) = crate::naming::copy_lookup(&found.label, function);
+        let placeholders = (0..found.arguments).map(|_| quote!(_));
+        let registered = found.registered.as_ref().map(|key| {
+            let fallback = crate::naming::copy_lookup_registered(&found.label);
+            quote!(, #key, #fallback)
         });
+        let path = &found.path;
+        lookups.push(syn::parse_quote! {
+            ::autodiff::__private::copy_by_name!(#path, #copy, #module, #marker, (#(#placeholders),*) #registered);
+        });
+        let name = path.to_token_stream().to_string().replace(' ', "");
+        // A function of another crate (`libm::erf`) is registered, not annotated.
+        let register = match found.registered {
+            Some(_) => format!(", register its gradient beside `{function}` with `#[gradient_of({name})]`"),
+            None => String::new(),
+        };
         let message = format!(
             "`{name}` has no derivatives, and the generic copy of the custom function `{function}`, which an \
              `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs, \
              where its result holds a float (or its arguments a reference or an array): put \
-             `#[differentiable]` (or `#[custom_gradient]`) on `{name}`, or make it generic over `T: Float` (a \
-             helper of scalars whose result holds no float, an index or a count, is called as written)"
+             `#[differentiable]` (or `#[custom_gradient]`) on `{name}`{register}, or make it generic over `T: \
+             Float` (a helper of scalars whose result holds no float, an index or a count, is called as written)"
         );
-        let panic = quote_spanned!(name.span()=> ::core::panic!(#message));
+        let panic = quote_spanned!(found.label.span()=> ::core::panic!(#message));
         markers.extend(quote! {
             #[doc(hidden)]
             #[allow(non_camel_case_types, dead_code)]

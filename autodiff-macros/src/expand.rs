@@ -402,7 +402,11 @@ fn try_expand(
                 .into_iter()
                 .filter(|c| !plain.iter().any(|p| p.callee == *c))
                 .collect();
-            let calls = crate::shadow::CopyCalls { active, plain };
+            let calls = crate::shadow::CopyCalls {
+                active,
+                plain,
+                by_path: false,
+            };
             // The generic copy is made of the body as written (`*y` of a float output stays `*y`: the
             // copy's own expansion reads it as `y[0]`).
             crate::higher::items(&chains_desugared, sig, &args, order, &calls, &mut errors)

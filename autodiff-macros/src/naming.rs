@@ -169,7 +169,8 @@ pub(crate) fn generic_copy(name: &Ident) -> Ident {
 /// In the generic copy of the custom function `function`, the name under which the copy finds the
 /// companion of its callee `name` (`__private::copy_by_name!`, `custom_copy.rs`), that of the module holding
 /// the stand-in used where `name` has none, and that of the marker whose compile error the stand-in is:
-/// `__copy_of_g`, `__no_copy_of_g`, `__g_without_copy_in_f`.
+/// `__copy_of_g`, `__no_copy_of_g`, `__g_without_copy_in_f`. For a callee written with a path
+/// (`shapes::square`), `name` is its segments joined by `__` (`callee_label`).
 pub(crate) fn copy_lookup(name: &Ident, function: &Ident) -> (Ident, Ident, Ident) {
     let (name, function) = (unraw(name), unraw(function));
     (
@@ -177,6 +178,27 @@ pub(crate) fn copy_lookup(name: &Ident, function: &Ident) -> (Ident, Ident, Iden
         quote::format_ident!("__no_copy_of_{}", name),
         quote::format_ident!("__{}_without_copy_in_{}", name, function),
     )
+}
+
+/// In the generic copy of a custom function, the trait through which `&Site` gives the companion that a
+/// call of the callee `name` by a path finds where no `#[gradient_of(path)]` registration in scope does
+/// (`__private::copy_by_name!`): `__registered_copy_of_shapes__square`.
+pub(crate) fn copy_lookup_registered(name: &Ident) -> Ident {
+    quote::format_ident!("__registered_copy_of_{}", unraw(name))
+}
+
+/// A name for the callee at `path` in generated names: its segments joined by `__` (`shapes__square`, a
+/// leading `self` dropped), spanned on its last segment.
+pub(crate) fn callee_label(path: &syn::Path) -> Ident {
+    let mut segments: Vec<String> = path.segments.iter().map(|s| unraw(&s.ident)).collect();
+    if segments.len() > 1 && segments[0] == "self" {
+        segments.remove(0);
+    }
+    let span = path
+        .segments
+        .last()
+        .map_or_else(Span::call_site, |s| s.ident.span());
+    Ident::new(&segments.join("__"), span)
 }
 
 /// In a generic `impl` (`impl<T: Float> S<T>`), the copy of the associated function `name` over a float type

@@ -46,6 +46,10 @@ pub(crate) struct PlainCall {
 pub(crate) struct CopyCalls {
     pub(crate) active: Vec<String>,
     pub(crate) plain: Vec<PlainCall>,
+    /// Whether the callees of `active` and `plain` written with a path (`shapes::square`) are called so in
+    /// the copy: a custom function's copy, whose lookups (`custom_copy.rs`) find a stand-in where such a
+    /// path has no derivatives; not a copy made by `#[differentiable]` alone (`why_no_copy`).
+    pub(crate) by_path: bool,
 }
 
 /// Is `expr` made of unsuffixed float and integer literals alone (`1.0`, `-2.0 * 1.5`, `(0.5)`)? Its type is
@@ -167,6 +171,7 @@ pub(crate) fn surely_compiling_copy(
         &CopyCalls {
             active: calls.to_vec(),
             plain: Vec::new(),
+            by_path: false,
         },
     )
 }
@@ -183,7 +188,7 @@ fn surely_compiling_copy_with(
         .cloned()
         .chain(calls.plain.iter().map(|p| p.callee.clone()))
         .collect();
-    if let Some(why) = why_no_copy(item, float, &names) {
+    if let Some(why) = why_no_copy_with(item, float, &names, calls.by_path) {
         return Err(why);
     }
     let name = crate::naming::generic_copy(&item.sig.ident);
@@ -465,7 +470,19 @@ fn range_iteration(expr: &syn::Expr) -> Option<Vec<&syn::Expr>> {
     }
 }
 
+#[cfg(test)]
 pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
+    why_no_copy_with(item, float, calls, false)
+}
+
+/// `why_no_copy`, where `by_path` says whether a call written with a path of `calls` (`shapes::square(x)`)
+/// is accepted as a call by a bare name(`CopyCalls::by_path`).
+fn why_no_copy_with(
+    item: &syn::ItemFn,
+    float: &str,
+    calls: &[String],
+    by_path: bool,
+) -> Option<String> {
     use syn::visit::Visit;
     let item = &by_value_loops(item, float, Locals::OfFloats);
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
@@ -475,6 +492,7 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
     struct Check<'b> {
         bindings: &'b [String],
         calls: &'b [String],
+        by_path: bool,
         float: &'b str,
         other_float: &'b str,
         /// The parameters that are matrices or deeper (`m: &[Vec<f64>]`), whose rows a loop may bind by
@@ -544,7 +562,13 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
                 call.args.iter().for_each(|a| self.visit_expr(a));
                 return;
             }
+            // `shapes::square(x)` in a custom function's copy, which finds its derivatives by the path.
+            let path = self.by_path
+                && matches!(&*call.func, syn::Expr::Path(p) if p.qself.is_none()
+                    && p.path.segments.len() > 1
+                    && self.calls.contains(&p.path.to_token_stream().to_string()));
             let by_name = associated
+                || path
                 || callee
                     .as_ref()
                     .is_some_and(|c| self.calls.contains(c) && !self.bindings.contains(c));
@@ -756,6 +780,7 @@ pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> 
     let mut check = Check {
         bindings: &bindings,
         calls,
+        by_path,
         float,
         other_float,
         matrices,
