@@ -1,19 +1,19 @@
 //! `#[custom_gradient]` and `#[gradient_of]`: derivatives the user writes.
 //!
 //! A `#[custom_gradient]` function returns its value and its vector-Jacobian product as a closure, as
-//! `tf.custom_gradient` does. The macro keeps the body as an inner function and writes the outer one to
+//! `tf.custom_gradient` does. The macro keeps the body as a hidden function and writes the function to
 //! return the value alone; `_vjp` calls the closure with the output cotangent `d_ret` (the `dy` of
 //! TensorFlow), so a differentiable caller's reverse sweep feeds the closure the cotangent flowing back to
 //! the call.
 //!
 //! ```text
 //! // Input:                                        // Output (in part):
-//! #[custom_gradient]                               fn log1pexp(x: f64) -> f64 {
-//! fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) {   fn __custom_gradient(x: f64) -> (f64, impl ..) { .. }
-//!     let e = x.exp();                                 __custom_gradient(x).0
+//! #[custom_gradient]                               fn __log1pexp_custom_body(x: f64) -> (f64, impl ..) { .. }
+//! fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) {   fn log1pexp(x: f64) -> f64 {
+//!     let e = x.exp();                                 __log1pexp_custom_body(x).0
 //!     ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))   }
 //! }                                                fn log1pexp_vjp(x: f64, d_ret: f64) -> (f64, f64) {
-//!                                                      let (value, gradient) = __custom_gradient(x);
+//!                                                      let (value, gradient) = __log1pexp_custom_body(x);
 //!                                                      (value, gradient(d_ret))
 //!                                                  }
 //! ```
@@ -84,7 +84,9 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     if errors.len() > 0 {
         return value_stub(&value_fn, Some(&sig), errors);
     }
-    let forward = Ident::new("__custom_gradient", Span::mixed_site());
+    // The body, once, as a hidden function beside the items that call it (each item holding a copy of it
+    // would repeat it, and in a generic copy its lookups, `custom_copy.rs`, four times).
+    let forward = crate::naming::custom_body(&item.sig.ident);
     let mut inner = item.clone();
     inner.sig.ident = forward.clone();
     // Calls inside its closures: a nested custom function's gradient overrides its forward code there,
@@ -96,12 +98,16 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     }
     inner.vis = syn::Visibility::Inherited;
     inner.attrs.retain(|a| !a.path().is_ident("doc"));
-    let inner = quote!(#[inline(always)] #[allow(clippy::type_complexity)] #inner);
+    let inner = quote! {
+        #[doc(hidden)]
+        #[inline(always)]
+        #[allow(clippy::type_complexity, dead_code)]
+        #inner
+    };
     let args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
     let evaluate = quote!(#forward(#(#args),*));
     let gradient_fn = |d: TokenStream| {
         quote! {
-            #inner
             let (value, gradient) = #evaluate;
             (value, gradient(#d))
         }
@@ -111,7 +117,7 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     let value = {
         let signature = items.signature(name.clone(), None, value_ty.to_token_stream());
         let attrs = &item.attrs;
-        quote!(#(#attrs)* #signature { #inner #evaluate.0 })
+        quote!(#(#attrs)* #signature { #evaluate.0 })
     };
     let d_ret = Ident::new("d_ret", Span::mixed_site());
     let vjp = items.vjp(
@@ -121,7 +127,6 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     let grad = items.grad(gradient_fn(Emitter::one_of(&sig.ret_kind)));
     let grad_into = items.grad_into();
     let jvp = items.jvp(quote! {
-        #inner
         let (value, gradient) = #evaluate;
     });
     let (generic, copy) = if !signature::float_type_params(&item.sig.generics).is_empty() {
@@ -131,7 +136,7 @@ pub(crate) fn custom_gradient(attr: TokenStream, item: TokenStream) -> TokenStre
     };
     let companion = items.companion(generic);
     let jacobian = crate::jacobian::jacobian(&item, &sig);
-    quote!(#value #grad #grad_into #vjp #jvp #jacobian #companion #copy)
+    quote!(#inner #value #grad #grad_into #vjp #jvp #jacobian #companion #copy)
 }
 
 /// The error for `#[custom_gradient]` or `#[gradient_of]` (`attribute`) on an associated function or a

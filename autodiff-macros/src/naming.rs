@@ -166,6 +166,12 @@ pub(crate) fn generic_copy(name: &Ident) -> Ident {
     quote::format_ident!("__{}_generic", unraw(name), span = name.span())
 }
 
+/// The hidden function holding the body of the `#[custom_gradient]` function `name` as written (returning
+/// its value and its closure), which the function and its generated items call: `__f_custom_body` for `f`.
+pub(crate) fn custom_body(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_custom_body", unraw(name), span = name.span())
+}
+
 /// In the generic copy of the custom function `function`, the name under which the copy finds the
 /// companion of its callee `name` (`__private::copy_by_name!`, `custom_copy.rs`), that of the module holding
 /// the stand-in used where `name` has none, and that of the marker whose compile error the stand-in is:

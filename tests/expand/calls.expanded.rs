@@ -188,23 +188,17 @@ impl __square_generic {
         true
     }
 }
+#[inline(always)]
+#[allow(clippy::type_complexity, dead_code)]
+fn __log1pexp_custom_body(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    let e = x.exp();
+    ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+}
 fn log1pexp(x: f64) -> f64 {
-    #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
-        let e = x.exp();
-        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
-    }
-    __custom_gradient(x).0
+    __log1pexp_custom_body(x).0
 }
 fn log1pexp_grad(x: f64) -> (f64, f64) {
-    #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
-        let e = x.exp();
-        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
-    }
-    let (value, gradient) = __custom_gradient(x);
+    let (value, gradient) = __log1pexp_custom_body(x);
     (value, gradient(1.0))
 }
 fn log1pexp_grad_into(x: f64, grad: &mut f64) -> f64 {
@@ -215,25 +209,13 @@ fn log1pexp_grad_into(x: f64, grad: &mut f64) -> f64 {
 }
 #[inline]
 fn log1pexp_vjp(x: f64, d_ret: f64) -> (f64, f64) {
-    #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
-        let e = x.exp();
-        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
-    }
-    let (value, gradient) = __custom_gradient(x);
+    let (value, gradient) = __log1pexp_custom_body(x);
     (value, gradient(d_ret))
 }
 #[inline]
 #[allow(clippy::redundant_closure_call)]
 fn log1pexp_jvp(x: f64, tangent: f64) -> (f64, f64) {
-    #[inline(always)]
-    #[allow(clippy::type_complexity)]
-    fn __custom_gradient(x: f64) -> (f64, impl Fn(f64) -> f64) {
-        let e = x.exp();
-        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
-    }
-    let (value, gradient) = __custom_gradient(x);
+    let (value, gradient) = __log1pexp_custom_body(x);
     {
         let __row = gradient(1.0);
         (value, __row * tangent)
