@@ -68,6 +68,19 @@ fn cube_vjp(x: f64, dy: f64) -> f64 {
     dy * 3.0 * x * x
 }
 
+/// Custom functions for the closures of others.
+pub mod nested {
+    use autodiff::custom_gradient;
+
+    /// The identity, with the deliberately false derivative 2.
+    #[custom_gradient]
+    pub fn doubled_slope(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        (x, move |dy| dy * 2.0)
+    }
+}
+
+use nested::doubled_slope;
+
 // ---- the custom functions ----
 
 /// x² sin x through `shapes::square`, its closure the true derivative (2x sin x + x² cos x), by the path
@@ -217,5 +230,46 @@ fn a_path_helper_without_derivatives_keeps_first_order() {
         assert_near(g, 1.0 / x, 1e-15, 0.0, "halved_log gradient");
         let fd = fd1(&|x| halved_log(x), x, 1e-6);
         assert_near(g, fd, 1e-7, 0.0, "halved_log gradient against central differences");
+    }
+}
+
+/// x³/3, whose closure gives its true derivative x² as `nested::doubled_slope(x²)`, a custom function
+/// called by a path inside the closure: it overrides its forward code there (API.md), as it does called by
+/// its name (`cube_third_by_name`). Differentiating the closure: 2 · 2x = 4x, where the forward code would
+/// give 2x; the third derivative is 4.
+#[custom_gradient]
+fn cube_third_by_path(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    (x * x * x / 3.0, move |dy| dy * nested::doubled_slope(x * x))
+}
+
+#[custom_gradient]
+fn cube_third_by_name(x: f64) -> (f64, impl Fn(f64) -> f64) {
+    (x * x * x / 3.0, move |dy| dy * doubled_slope(x * x))
+}
+
+#[differentiable(order = 3)]
+fn through_cube_third_by_path(x: f64) -> f64 {
+    cube_third_by_path(x)
+}
+
+#[differentiable(order = 3)]
+fn through_cube_third_by_name(x: f64) -> f64 {
+    cube_third_by_name(x)
+}
+
+#[test]
+fn a_custom_function_called_by_a_path_in_a_closure_overrides_its_forward_code() {
+    let mut rng = Lcg::new(seed_of("through_cube_third_by_path"));
+    for _ in 0..POINTS {
+        let x = rng.uniform(-2.0, 2.0);
+        let want = [x * x * x / 3.0, x * x, 4.0 * x, 4.0];
+        assert_near(through_cube_third_by_path(x), want[0], 1e-15, 0.0, "value by path");
+        assert_near(through_cube_third_by_name(x), want[0], 1e-15, 0.0, "value by name");
+        let by_path = through_cube_third_by_path_derivatives(x);
+        assert_vec_near(&by_path, &want, 1e-13, "through_cube_third_by_path");
+        let by_name = through_cube_third_by_name_derivatives(x);
+        assert_vec_near(&by_name, &want, 1e-13, "through_cube_third_by_name");
+        let (_, _, h) = through_cube_third_by_path_hessian(x);
+        assert_near(h[0][0], 4.0 * x, 1e-13, 0.0, "through_cube_third_by_path_hessian");
     }
 }

@@ -92,7 +92,11 @@ impl Rewrite {
                 .segments
                 .iter()
                 .any(|s| !lowercase(&s.ident.to_string()) && s.ident != "crate");
-        if local || typed || !lowercase(&last) || first == "Self" {
+        // (`::autodiff::__private::copy_of(..)`: how a copy finds a callee written with a path, below.)
+        let private = p.path.leading_colon.is_some()
+            && first == "autodiff"
+            && p.path.segments.iter().nth(1).is_some_and(|s| s.ident == "__private");
+        if local || typed || private || !lowercase(&last) || first == "Self" {
             return None;
         }
         let mut path = p.path.clone();
@@ -113,6 +117,24 @@ impl VisitMut for Rewrite {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         visit_mut::visit_expr_mut(self, expr);
         if self.depth == 0 {
+            return;
+        }
+        // `copy_of(found).call_on(..)`: a callee written with a path, in the generic copy of a function
+        // written for `f64` (`custom_copy.rs`): the companion of the copy it finds decides, as below.
+        if let Expr::MethodCall(m) = expr {
+            if m.method == "call_on" && copy_of_call(&m.receiver) {
+                let names: Vec<Ident> = (0..m.args.len())
+                    .map(|i| format_ident!("__a{}", i, span = Span::mixed_site()))
+                    .collect();
+                let (copy, args) = (&m.receiver, m.args.iter());
+                *expr = syn::parse_quote! {{
+                    #[allow(unused_imports)]
+                    use ::autodiff::__private::InClosure as _;
+                    #copy
+                        .in_closure_kind()
+                        .in_closure(|(#(#names,)*)| #copy.call_on(#(#names),*), (#(#args,)*))
+                }};
+            }
             return;
         }
         let Expr::Call(call) = expr else {
@@ -144,6 +166,19 @@ impl VisitMut for Rewrite {
 
     // A nested item is not in the closure: its own macro (if any) sees it.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Is `expr` `::autodiff::__private::copy_of(..)`, the companion of a callee's generic copy found as a
+/// value (`custom_copy.rs`, for a callee written with a path)?
+fn copy_of_call(expr: &Expr) -> bool {
+    let Expr::Call(call) = expr else {
+        return false;
+    };
+    let Expr::Path(p) = &*call.func else {
+        return false;
+    };
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    p.qself.is_none() && p.path.leading_colon.is_some() && names == ["autodiff", "__private", "copy_of"]
 }
 
 /// `g` of a call `<g as ::autodiff::__private::GenericCopy>::Copy::call(..)`, the form in which the
