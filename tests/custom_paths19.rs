@@ -229,7 +229,13 @@ fn a_path_helper_without_derivatives_keeps_first_order() {
         assert_near(v, (0.5 * x).ln(), 1e-15, 0.0, "halved_log value");
         assert_near(g, 1.0 / x, 1e-15, 0.0, "halved_log gradient");
         let fd = fd1(&|x| halved_log(x), x, 1e-6);
-        assert_near(g, fd, 1e-7, 0.0, "halved_log gradient against central differences");
+        assert_near(
+            g,
+            fd,
+            1e-7,
+            0.0,
+            "halved_log gradient against central differences",
+        );
     }
 }
 
@@ -263,13 +269,31 @@ fn a_custom_function_called_by_a_path_in_a_closure_overrides_its_forward_code() 
     for _ in 0..POINTS {
         let x = rng.uniform(-2.0, 2.0);
         let want = [x * x * x / 3.0, x * x, 4.0 * x, 4.0];
-        assert_near(through_cube_third_by_path(x), want[0], 1e-15, 0.0, "value by path");
-        assert_near(through_cube_third_by_name(x), want[0], 1e-15, 0.0, "value by name");
+        assert_near(
+            through_cube_third_by_path(x),
+            want[0],
+            1e-15,
+            0.0,
+            "value by path",
+        );
+        assert_near(
+            through_cube_third_by_name(x),
+            want[0],
+            1e-15,
+            0.0,
+            "value by name",
+        );
         let by_path = through_cube_third_by_path_derivatives(x);
         assert_vec_near(&by_path, &want, 1e-13, "through_cube_third_by_path");
         let by_name = through_cube_third_by_name_derivatives(x);
         assert_vec_near(&by_name, &want, 1e-13, "through_cube_third_by_name");
         let (_, _, h) = through_cube_third_by_path_hessian(x);
-        assert_near(h[0][0], 4.0 * x, 1e-13, 0.0, "through_cube_third_by_path_hessian");
+        assert_near(
+            h[0][0],
+            4.0 * x,
+            1e-13,
+            0.0,
+            "through_cube_third_by_path_hessian",
+        );
     }
 }

@@ -599,13 +599,14 @@ impl<'a> Visit<'a> for Calls<'_> {
 /// (`Vec::new`, `S::new`: an associated function, which `use` cannot import).
 fn function_path(callee: &syn::ExprPath) -> Option<&syn::Path> {
     const PRIMITIVES: &[&str] = &[
-        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
-        "usize", "bool", "char", "str",
+        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
+        "u128", "usize", "bool", "char", "str",
     ];
     let path = &callee.path;
     let modules = path.segments.iter().all(|s| {
         s.arguments.is_none()
-            && crate::naming::unraw(&s.ident).starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+            && crate::naming::unraw(&s.ident)
+                .starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
     });
     let first = path.segments.first()?.ident.to_string();
     (callee.qself.is_none()
@@ -758,7 +759,9 @@ fn look_up_copies(
         let name = path.to_token_stream().to_string().replace(' ', "");
         // A function of another crate (`libm::erf`) is registered, not annotated.
         let register = match found.registered {
-            Some(_) => format!(", register its gradient beside `{function}` with `#[gradient_of({name})]`"),
+            Some(_) => {
+                format!(", register its gradient beside `{function}` with `#[gradient_of({name})]`")
+            }
             None => String::new(),
         };
         let message = format!(

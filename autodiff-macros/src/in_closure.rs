@@ -95,7 +95,11 @@ impl Rewrite {
         // (`::autodiff::__private::copy_of(..)`: how a copy finds a callee written with a path, below.)
         let private = p.path.leading_colon.is_some()
             && first == "autodiff"
-            && p.path.segments.iter().nth(1).is_some_and(|s| s.ident == "__private");
+            && p.path
+                .segments
+                .iter()
+                .nth(1)
+                .is_some_and(|s| s.ident == "__private");
         if local || typed || private || !lowercase(&last) || first == "Self" {
             return None;
         }
@@ -177,8 +181,15 @@ fn copy_of_call(expr: &Expr) -> bool {
     let Expr::Path(p) = &*call.func else {
         return false;
     };
-    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
-    p.qself.is_none() && p.path.leading_colon.is_some() && names == ["autodiff", "__private", "copy_of"]
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    p.qself.is_none()
+        && p.path.leading_colon.is_some()
+        && names == ["autodiff", "__private", "copy_of"]
 }
 
 /// `g` of a call `<g as ::autodiff::__private::GenericCopy>::Copy::call(..)`, the form in which the
