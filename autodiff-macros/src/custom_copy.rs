@@ -598,10 +598,7 @@ impl<'a> Visit<'a> for Calls<'_> {
 /// (`f64::max`, `usize::min`, which `shadow::why_no_copy` knows), and none `Self` or a type's
 /// (`Vec::new`, `S::new`: an associated function, which `use` cannot import).
 fn function_path(callee: &syn::ExprPath) -> Option<&syn::Path> {
-    const PRIMITIVES: &[&str] = &[
-        "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64",
-        "u128", "usize", "bool", "char", "str",
-    ];
+    use crate::in_closure::PRIMITIVES;
     let path = &callee.path;
     let modules = path.segments.iter().all(|s| {
         s.arguments.is_none()

@@ -68,7 +68,7 @@ struct Rewrite {
 }
 
 /// The primitive types, whose associated functions (`f64::max`) are paths no `use` imports.
-const PRIMITIVES: &[&str] = &[
+pub(crate) const PRIMITIVES: &[&str] = &[
     "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128",
     "usize", "bool", "char", "str",
 ];
