@@ -4,7 +4,7 @@
 //! checked against central differences of the generated `_grad` (`Probe`) and against the formula worked
 //! out by hand; first order is checked against central differences of the function too.
 
-#![allow(clippy::type_complexity)]
+#![allow(clippy::type_complexity, clippy::needless_range_loop)]
 
 mod common;
 
