@@ -188,6 +188,12 @@ fn callers_run_the_copy_sweeps() {
             weighted_plain(w, xs, b) * b + weighted_plain(xs, w, b * b)
         };
         let (value, (gw, gxs, gb)) = weighted_caller_grad(&w, &xs, b);
+        assert_close(
+            weighted_caller(&w, &xs, b),
+            value,
+            1e-15,
+            "weighted_caller itself",
+        );
         let flat: Vec<f64> = w.iter().chain(&xs).copied().chain([b]).collect();
         assert_close(value, f(&flat), 1e-12, "weighted_caller");
         let g: Vec<f64> = gw.iter().chain(&gxs).copied().chain([gb]).collect();
@@ -198,7 +204,10 @@ fn callers_run_the_copy_sweeps() {
         assert_close(dot_value, dot(&g, &t), 1e-10, "weighted_caller_jvp");
 
         let (a, bb) = (1.0 + inputs.next().abs(), 1.0 + inputs.next().abs());
-        let (_, (ga, gb)) = power_caller_grad(a, bb);
+        let (value, (ga, gb)) = power_caller_grad(a, bb);
+        let plain = scaled_power_plain(a, bb, 3) + scaled_power_plain(bb, a, 2);
+        assert_close(power_caller(a, bb), plain, 1e-12, "power_caller itself");
+        assert_close(value, plain, 1e-12, "power_caller");
         let pa = 3.0 * bb * a.powf(bb - 1.0) + 0.25 * bb // d/da scaled_power(a, bb, 3)
             + 2.0 * bb.powf(a) * bb.ln() + 0.25 * bb; // d/da scaled_power(bb, a, 2)
         let pb = 3.0 * a.powf(bb) * a.ln() + 0.25 * a + 2.0 * a * bb.powf(a - 1.0) + 0.25 * a;
@@ -214,8 +223,10 @@ fn callers_run_the_copy_sweeps() {
             let o = rotate_plain(x[0], &x[1..]);
             o[0] * o[1] + o[0]
         };
-        let (_, (gt, gv)) = rotate_caller_grad(t, &v);
+        let (value, (gt, gv)) = rotate_caller_grad(t, &v);
         let flat = [t, v[0], v[1]];
+        assert_close(value, f(&flat), 1e-12, "rotate_caller");
+        assert_close(rotate_caller(t, &v), value, 1e-15, "rotate_caller itself");
         let g = [gt, gv[0], gv[1]];
         assert_fd_gradient(f, &flat, &g, "rotate_caller_grad");
         let tangent = inputs.vec(3);
@@ -229,6 +240,7 @@ fn callers_run_the_copy_sweeps() {
         };
         let (value, g) = residual_caller_grad(&x);
         assert_close(value, f(&x), 1e-12, "residual_caller");
+        assert_close(residual_caller(&x), value, 1e-15, "residual_caller itself");
         let (_, r) = residual_plain(&x);
         let mut by_hand: Vec<f64> = (0..4).map(|i| 4.0 * x[i] * r[i]).collect();
         by_hand[0] += 2.0 * x[0] * r[1];
