@@ -48,6 +48,26 @@ fn residual(x: &[f64], r: &mut [f64]) -> f64 {
     norm
 }
 
+/// Every parameter active and no output: `f_vjp`'s sweep into buffers and `f_jvp` are the copy's.
+#[differentiable]
+fn plain_sum(x: &[f64], y: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += (x[i] * y).sin() + 0.5 * x[i] * x[i];
+    }
+    s
+}
+
+/// A returned `Vec`: `f_jacobian`.
+#[differentiable]
+fn scaled(x: &[f64], s: f64) -> Vec<f64> {
+    let mut out = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        out[i] = (s * x[i]).exp();
+    }
+    out
+}
+
 /// Calls `weighted` with every argument active: its companion's sweep with all parameters active.
 #[differentiable]
 fn weighted_caller(w: &[f64], xs: &[f64], b: f64) -> f64 {
@@ -137,6 +157,54 @@ fn wrt_functions_own_items() {
         assert_close(ga, fd, 1e-6, "scaled_power_grad by differences");
         let (_, dot_value) = scaled_power_jvp(a, bb, 3, 0.5);
         assert_close(dot_value, 0.5 * by_hand, 1e-10, "scaled_power_jvp");
+    }
+}
+
+#[test]
+fn plain_functions_own_items() {
+    for seed in 0..CASES {
+        let mut inputs = Inputs(300 + seed);
+        let (x, y) = (inputs.vec(4), inputs.next() * 2.0);
+        let f = |p: &[f64]| -> f64 {
+            let (x, y) = (&p[..4], p[4]);
+            x.iter().map(|x| (x * y).sin() + 0.5 * x * x).sum()
+        };
+        let flat: Vec<f64> = x.iter().copied().chain([y]).collect();
+        let (value, (gx, gy)) = plain_sum_grad(&x, y);
+        assert_close(value, f(&flat), 1e-12, "plain_sum");
+        assert_close(plain_sum(&x, y), value, 1e-15, "plain_sum itself");
+        let by_hand: Vec<f64> = x.iter().map(|x| y * (x * y).cos() + x).collect();
+        assert_all_close(&gx, &by_hand, 1e-12, "plain_sum_grad x by hand");
+        let gy_by_hand: f64 = x.iter().map(|x| x * (x * y).cos()).sum();
+        assert_close(gy, gy_by_hand, 1e-12, "plain_sum_grad y by hand");
+        let g: Vec<f64> = gx.iter().copied().chain([gy]).collect();
+        assert_fd_gradient(f, &flat, &g, "plain_sum_grad");
+        let (_, (vx, vy)) = plain_sum_vjp(&x, y, -1.5);
+        let scaled_g: Vec<f64> = g.iter().map(|g| -1.5 * g).collect();
+        let v: Vec<f64> = vx.iter().copied().chain([vy]).collect();
+        assert_all_close(&v, &scaled_g, 1e-12, "plain_sum_vjp");
+        let t = inputs.vec(5);
+        let (_, dot_value) = plain_sum_jvp(&x, y, (t[..4].to_vec(), t[4]));
+        assert_close(dot_value, dot(&g, &t), 1e-12, "plain_sum_jvp");
+        let mut into = (vec![0.0; 4], 0.0);
+        let value = plain_sum_grad_into(&x, y, (&mut into.0, &mut into.1));
+        assert_close(value, f(&flat), 1e-12, "plain_sum_grad_into");
+        assert_all_close(&into.0, &gx, 0.0, "plain_sum_grad_into x");
+        assert_close(into.1, gy, 0.0, "plain_sum_grad_into y");
+
+        let s = inputs.next();
+        let jacobian = scaled_jacobian(&x, s);
+        assert_eq!(scaled(&x, s).len(), 4);
+        let fd = fd_jacobian(
+            |p| (0..4).map(|i| (p[4] * p[i]).exp()).collect(),
+            &x.iter().copied().chain([s]).collect::<Vec<_>>(),
+        );
+        assert_jacobian(&jacobian, &fd, "scaled_jacobian");
+        for i in 0..4 {
+            let e = (s * x[i]).exp();
+            assert_close(jacobian[i][i], s * e, 1e-12, "scaled_jacobian by hand");
+            assert_close(jacobian[i][4], x[i] * e, 1e-12, "scaled_jacobian by hand");
+        }
     }
 }
 
