@@ -1719,10 +1719,13 @@ impl<'a> Generated<'a> {
     /// (`companion::fallback_copy`), where the function's own sweep calls the callee at `f64`.
     fn through_copy(&self, copy: &Ident) -> Option<Ident> {
         let free = !self.method && self.flat.is_none() && self.float_params.is_empty();
-        let calls_nothing = calls_of(self.f, self.activity, true).is_empty();
-        // At `f32`, `lit::<f32>(0.1 as f64)` rounds twice where the literal `0.1f32` rounds once.
-        let f64_only = crate::shadow::written_float(self.item) == Some("f64");
-        (free && f64_only && calls_nothing && self.restricted() && !self.copy).then(|| copy.clone())
+        (free
+            && self.restricted()
+            && !self.copy
+            && calls_of(self.f, self.activity, true).is_empty()
+            // At `f32`, `lit::<f32>(0.1 as f64)` rounds twice where the literal `0.1f32` rounds once.
+            && crate::shadow::written_float(self.item) == Some("f64"))
+        .then(|| copy.clone())
     }
 
     // Input:  impl<T: Float> S<T> { #[differentiable] fn scale(x: T) -> T { x.sin() * x } }
