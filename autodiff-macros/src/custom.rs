@@ -540,18 +540,28 @@ fn registered_copy(
     // calls the function's copy, whose value then takes its slope from the registered gradient at the
     // plain values (below), so that the two do not call each other without end.
     let (recursive, gradient_source) = calls_as_bare_name(item, registered, last);
-    let own_calls = if recursive {
-        vec![last.to_string()]
-    } else {
-        Vec::new()
-    };
-    let own_calls = crate::shadow::CopyCalls {
-        active: own_calls,
-        plain: Vec::new(),
-        by_path: false,
-    };
-    let gradient =
-        crate::shadow::surely_compiling_copy_of_chains(&gradient_source, float, &own_calls).ok()?;
+    // Its other calls, as a custom function's copy makes them (`custom_copy.rs`): a callee called on a
+    // value that depends on the gradient's inputs (`dy * 3.0 * square(x)`) through its generic copy, found
+    // by `copy_by_name!` (a stand-in that is an error once instantiated where it has none), a helper called
+    // on constants as written.
+    let (mut calls, names) = crate::custom_copy::copy_calls(&gradient_source, float);
+    let own = last.to_string();
+    calls.plain.retain(|call| call.callee != own);
+    calls.active.retain(|callee| *callee != own);
+    let others = calls.active.clone();
+    if recursive {
+        calls.active.push(own);
+    }
+    let mut gradient =
+        crate::shadow::surely_compiling_copy_of_chains(&gradient_source, float, &calls).ok()?;
+    let lookups = crate::custom_copy::look_up_copies(
+        &mut gradient,
+        &others,
+        &item.sig.ident,
+        &names,
+        float,
+        "the registered gradient",
+    );
     let copy = crate::naming::generic_copy(last);
     let scalar = Ident::new("__S", Span::call_site());
     let fixed = |n: String| Ident::new(&n, Span::mixed_site());
@@ -692,6 +702,7 @@ fn registered_copy(
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #gradient
+        #lookups
 
         #[::autodiff::custom_gradient]
         #[doc(hidden)]

@@ -45,8 +45,14 @@ pub(crate) fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
     let (calls, names) = copy_calls(item, float);
     match crate::shadow::surely_compiling_copy_of_chains(item, float, &calls) {
         Ok(mut shadow) => {
-            let markers =
-                look_up_copies(&mut shadow, &calls.active, &item.sig.ident, &names, float);
+            let markers = look_up_copies(
+                &mut shadow,
+                &calls.active,
+                &item.sig.ident,
+                &names,
+                float,
+                "the custom function",
+            );
             (
                 GenericCopy::Copy(crate::naming::generic_copy(&item.sig.ident)),
                 quote! {
@@ -65,7 +71,7 @@ pub(crate) fn generic_copy(item: &syn::ItemFn) -> (GenericCopy, TokenStream) {
 /// The calls of `item`'s body by a bare name (not of a local, a constructor or the function itself): those
 /// with an argument that depends on the inputs, which the copy makes to the callee's copy, and the rest,
 /// which it makes as written (`PlainCall`). A callee called both ways is called through its copy.
-fn copy_calls(item: &syn::ItemFn, float: &str) -> (CopyCalls, Names) {
+pub(crate) fn copy_calls(item: &syn::ItemFn, float: &str) -> (CopyCalls, Names) {
     let params: Vec<Param> = item
         .sig
         .inputs
@@ -137,7 +143,7 @@ struct Param {
 /// the body (which a `use` cannot import); `dependent`, those whose value may depend on the inputs (the
 /// float parameters, the closures' parameters, loop variables, and every local assigned from one of
 /// those); `floats`, those that may hold floats.
-struct Names {
+pub(crate) struct Names {
     locals: FastSet<String>,
     dependent: FastSet<String>,
     floats: FastSet<String>,
@@ -634,12 +640,16 @@ fn function_path(callee: &syn::ExprPath) -> Option<&syn::Path> {
 //             ((&Site).__autodiff_gradient_of__shapes__square()).__autodiff_type_stand_in_result_as_named_function::<..>(..);
 //             __r
 //         }
-fn look_up_copies(
+///
+/// `what` names `function` in the error of a callee without derivatives: `"the custom function"`, or
+/// `"the registered gradient"` (`custom.rs`, `registered_copy`).
+pub(crate) fn look_up_copies(
     shadow: &mut syn::ItemFn,
     active: &[String],
     function: &Ident,
     names: &Names,
     float: &str,
+    what: &str,
 ) -> TokenStream {
     /// A callee found: its path as written, the label its generated names take, its number of
     /// arguments, and for a path of two or more segments the method of `Site` finding a registration.
@@ -762,7 +772,7 @@ fn look_up_copies(
             None => String::new(),
         };
         let message = format!(
-            "`{name}` has no derivatives, and the generic copy of the custom function `{function}`, which an \
+            "`{name}` has no derivatives, and the generic copy of {what} `{function}`, which an \
              `order = K` function differentiates, calls it with a value that depends on `{function}`'s inputs, \
              where its result holds a float (or its arguments a reference or an array): put \
              `#[differentiable]` (or `#[custom_gradient]`) on `{name}`{register}, or make it generic over `T: \

@@ -471,7 +471,16 @@ fn try_expand(
                 let calls = calls_of(&f, &activity, false);
                 first_order_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             };
-            let companion = generated.companion(generic_copy);
+            // Where `wrt(..)` or output parameters restrict `f_vjp`, the companion's sweeps with every
+            // parameter active are those of the generic copy made here, at the written float type: the
+            // same code, emitted once (`Generated::through_copy`).
+            let through = match &generic_copy {
+                companion::GenericCopy::Copy(name) if !copy.is_empty() => {
+                    generated.through_copy(name)
+                }
+                _ => None,
+            };
+            let companion = generated.companion(generic_copy, through);
             // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`;
             // and, of one generic over a float type of its own, what the copies of the methods of its
             // `impl` call (`Self::g(x)`: `shadow::why_no_copy` counts on every differentiable associated
@@ -1686,9 +1695,37 @@ impl<'a> Generated<'a> {
         })
     }
 
-    /// The type `f` beside `f` through which other differentiable functions call it.
-    fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
-        self.companion_named(&self.item.sig.ident, generic_copy, true)
+    /// The type `f` beside `f` through which other differentiable functions call it; its sweeps with
+    /// every parameter active are the generic copy `through`'s, where `through_copy` gave it.
+    fn companion(
+        &self,
+        generic_copy: companion::GenericCopy,
+        through: Option<Ident>,
+    ) -> TokenStream {
+        self.companion_named(&self.item.sig.ident, generic_copy, true, through)
+    }
+
+    // Input:  #[differentiable(wrt(w))] fn loss(w: &[f64], xs: &[f64]) -> f64 { .. }
+    // Output: impl loss { fn vjp(..) { .. __loss_generic::__vjp_all(w, xs, d_ret) .. } }
+    //         (no `loss::__vjp_all` or `loss::__jvp_all`: the copy's, instantiated at `f64`)
+    /// The generic copy `copy` (made by `first_order_generic_copy`, of a free function written for one
+    /// float type, not of a parameter struct) whose hidden `__vjp_all` and `__jvp_all`, instantiated at the
+    /// written float type, stand for the companion's own where `wrt(..)` or output parameters restrict
+    /// `f_vjp`: the copy is differentiated with the same `wrt(..)`, so it has both, of the same signatures
+    /// with the float type a parameter, and its body is the function's own with its float literals
+    /// `lit::<__S>(..)` (`S::from`, folded at `f64`; so only for a function written for `f64`). Only where
+    /// the function calls no function with a float argument: the copy calls a callee's generic copy, which
+    /// may be the fallback of one that has none, a compile error once instantiated
+    /// (`companion::fallback_copy`), where the function's own sweep calls the callee at `f64`.
+    fn through_copy(&self, copy: &Ident) -> Option<Ident> {
+        let free = !self.method && self.flat.is_none() && self.float_params.is_empty();
+        (free
+            && self.restricted()
+            && !self.copy
+            && calls_of(self.f, self.activity, true).is_empty()
+            // At `f32`, `lit::<f32>(0.1 as f64)` rounds twice where the literal `0.1f32` rounds once.
+            && crate::shadow::written_float(self.item) == Some("f64"))
+        .then(|| copy.clone())
     }
 
     // Input:  impl<T: Float> S<T> { #[differentiable] fn scale(x: T) -> T { x.sin() * x } }
@@ -1715,7 +1752,7 @@ impl<'a> Generated<'a> {
             .map(|p| signature::declare(&p.ident, &p.ty));
         let idents = self.sig.params.iter().map(|p| &p.ident);
         let ret = &self.sig.ret_ty;
-        let companion = self.companion_named(&copy, companion::GenericCopy::Missing, false);
+        let companion = self.companion_named(&copy, companion::GenericCopy::Missing, false, None);
         let marker = naming::method_copy_marker_by_name(name);
         let own = signature::float_type_params(generics);
         // (Generic over a float type of its own only, in an `impl` without one: no marker, as the check
@@ -1746,12 +1783,14 @@ impl<'a> Generated<'a> {
     }
 
     /// The companion of the function under `name` (its own, or `by_name_copy`'s), with its hidden
-    /// `__vjp_all` and `__jvp_all` where `with_extra` (emitted once, beside the function's own).
+    /// `__vjp_all` and `__jvp_all` where `with_extra` (emitted once, beside the function's own), or
+    /// calling those of the generic copy `through` (`through_copy`).
     fn companion_named(
         &self,
         name: &Ident,
         generic_copy: companion::GenericCopy,
         with_extra: bool,
+        through: Option<Ident>,
     ) -> TokenStream {
         let slots = companion_slots(self.sig);
         let own_name = &self.item.sig.ident;
@@ -1762,7 +1801,13 @@ impl<'a> Generated<'a> {
         // So do the callers of a function with output parameters, which need the cotangent of each
         // output's incoming value (zero where the function overwrites it).
         let restricted = self.restricted();
-        let (vjp, jvp, extra) = if restricted {
+        let (vjp, jvp, extra) = if let Some(copy) = through.filter(|_| restricted) {
+            (
+                quote!(#copy::__vjp_all),
+                quote!(#copy::__jvp_all),
+                TokenStream::new(),
+            )
+        } else if restricted {
             let all = all_active(self.sig);
             let float_params = self.float_params.clone();
             let flat_all = self.flat.and_then(|flat| {

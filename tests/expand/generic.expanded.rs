@@ -421,59 +421,17 @@ impl ::autodiff::__private::GenericCopy for scaled_power {
 impl ::autodiff::__private::HasGenericCopy for scaled_power {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl scaled_power {
-    #[allow(
-        unused,
-        clippy::pedantic,
-        clippy::nursery,
-        clippy::too_many_arguments,
-        clippy::ptr_arg
-    )]
-    fn __vjp_all(a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64)) {
-        let __v0 = a.powf(b);
-        let __v1 = n as f64;
-        let __v2 = __v0 * __v1;
-        let __d_v0 = d_ret * __v1;
-        let (__partial_powf, __partial_powf_1) = ::autodiff::__private::rules::powf(
-            a,
-            b,
-            __v0,
-        );
-        let __d_a = __d_v0 * __partial_powf;
-        let __d_b = __d_v0 * __partial_powf_1;
-        (__v2, (__d_a, __d_b))
-    }
-    #[allow(
-        unused,
-        clippy::pedantic,
-        clippy::nursery,
-        clippy::too_many_arguments,
-        clippy::ptr_arg
-    )]
-    fn __jvp_all(a: f64, b: f64, n: i32, tangent: (f64, f64)) -> (f64, f64) {
-        let (__dot_a, __dot_b) = tangent;
-        let __v0 = a.powf(b);
-        let (__partial_powf, __partial_powf_1) = ::autodiff::__private::rules::powf(
-            a,
-            b,
-            __v0,
-        );
-        let __dot_v0 = __dot_a * __partial_powf + __dot_b * __partial_powf_1;
-        let __v1 = n as f64;
-        let __v2 = __v0 * __v1;
-        let __dot_v2 = __dot_v0 * __v1;
-        (__v2, __dot_v2)
-    }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(self, a: f64, b: f64, n: i32, d_ret: f64) -> (f64, (f64, f64, ())) {
-        let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
+        let (value, gradient) = __scaled_power_generic::__vjp_all(a, b, n, d_ret);
         let (__gradient_0, __gradient_1) = gradient;
         (value, (__gradient_0, __gradient_1, ()))
     }
     #[inline]
     fn jvp(self, a: f64, b: f64, n: i32, tangents: (f64, f64, ())) -> (f64, f64) {
         let (__tangent_0, __tangent_1, _) = tangents;
-        Self::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
+        __scaled_power_generic::__jvp_all(a, b, n, (__tangent_0, __tangent_1))
     }
     #[inline(always)]
     #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
@@ -492,7 +450,7 @@ impl scaled_power {
             ::autodiff::__private::add_into_slot(__slot_0, __buffer_0);
             value
         } else {
-            let (value, gradient) = Self::__vjp_all(a, b, n, d_ret);
+            let (value, gradient) = __scaled_power_generic::__vjp_all(a, b, n, d_ret);
             let (__gradient_0, __gradient_1) = gradient;
             ::autodiff::__private::add_into_slot(__slot_0, __gradient_0);
             ::autodiff::__private::add_into_slot(__slot_1, __gradient_1);

@@ -174,104 +174,6 @@ impl ::autodiff::__private::GenericCopy for rhs {
 impl ::autodiff::__private::HasGenericCopy for rhs {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rhs {
-    #[allow(
-        unused,
-        clippy::pedantic,
-        clippy::nursery,
-        clippy::too_many_arguments,
-        clippy::ptr_arg
-    )]
-    fn __vjp_all(
-        y: &[f64],
-        p: &[f64],
-        dydt: &mut [f64],
-        d_ret: (),
-        d_dydt: ::core::option::Option<&[f64]>,
-    ) -> ((), (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
-        let _ = d_ret;
-        let mut __d_y = ::autodiff::__private::zeros_like(&y);
-        let mut __d_p = ::autodiff::__private::zeros_like(&p);
-        let mut __d_dydt = ::autodiff::__private::output_cotangent(
-            "dydt",
-            d_dydt,
-            &dydt[..],
-        );
-        let __v0 = p[0];
-        let __v1 = y[0];
-        let __v2 = __v0 * __v1;
-        let __v3 = y[1];
-        let __v4 = __v1 * __v3;
-        let __v5 = __v2 - __v4;
-        dydt[0] = __v5;
-        let __v6 = p[1];
-        let __v7 = __v6 * __v3;
-        let __v8 = __v4 - __v7;
-        dydt[1] = __v8;
-        let __d_v8 = __d_dydt[1];
-        __d_dydt[1] = ::autodiff::__private::Zero::zero();
-        let __d_v7 = -__d_v8;
-        let __d_v6 = __d_v7 * __v3;
-        let __d_v3 = __d_v7 * __v6;
-        ::autodiff::__private::add_to(&mut __d_p[1], __d_v6);
-        let __d_v5 = __d_dydt[0];
-        __d_dydt[0] = ::autodiff::__private::Zero::zero();
-        let __d_v4 = __d_v8 + -__d_v5;
-        let __d_v1 = __d_v4 * __v3;
-        let __d_v3_1 = __d_v3 + __d_v4 * __v1;
-        ::autodiff::__private::add_to(&mut __d_y[1], __d_v3_1);
-        let __d_v0 = __d_v5 * __v1;
-        let __d_v1_1 = __d_v1 + __d_v5 * __v0;
-        ::autodiff::__private::add_to(&mut __d_y[0], __d_v1_1);
-        ::autodiff::__private::add_to(&mut __d_p[0], __d_v0);
-        ((), (__d_y, __d_p, __d_dydt))
-    }
-    #[allow(
-        unused,
-        clippy::pedantic,
-        clippy::nursery,
-        clippy::too_many_arguments,
-        clippy::ptr_arg
-    )]
-    fn __jvp_all(
-        y: &[f64],
-        p: &[f64],
-        dydt: &mut [f64],
-        tangent: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
-        d_dydt: &mut [f64],
-    ) -> () {
-        let (__dot_y, __dot_p, __dot_dydt) = tangent;
-        let mut __dot_y = ::autodiff::__private::tangent("y", __dot_y, &y);
-        let mut __dot_p = ::autodiff::__private::tangent("p", __dot_p, &p);
-        let mut __dot_dydt = ::autodiff::__private::tangent("dydt", __dot_dydt, &dydt);
-        let mut __dot_dydt_1 = ::autodiff::__private::output_tangent(
-            "dydt",
-            d_dydt,
-            &dydt,
-        );
-        ::autodiff::__private::copy_into("dydt", &mut __dot_dydt_1[..], &__dot_dydt[..]);
-        let __v0 = p[0];
-        let __dot_v0 = __dot_p[0];
-        let __v1 = y[0];
-        let __dot_v1 = __dot_y[0];
-        let __v2 = __v0 * __v1;
-        let __dot_v2 = __dot_v0 * __v1 + __dot_v1 * __v0;
-        let __v3 = y[1];
-        let __dot_v3 = __dot_y[1];
-        let __v4 = __v1 * __v3;
-        let __dot_v4 = __dot_v1 * __v3 + __dot_v3 * __v1;
-        let __v5 = __v2 - __v4;
-        let __dot_v5 = __dot_v2 - __dot_v4;
-        dydt[0] = __v5;
-        __dot_dydt_1[0] = __dot_v5;
-        let __v6 = p[1];
-        let __dot_v6 = __dot_p[1];
-        let __v7 = __v6 * __v3;
-        let __dot_v7 = __dot_v6 * __v3 + __dot_v3 * __v6;
-        let __v8 = __v4 - __v7;
-        let __dot_v8 = __dot_v4 - __dot_v7;
-        dydt[1] = __v8;
-        __dot_dydt_1[1] = __dot_v8;
-    }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(
@@ -286,7 +188,7 @@ impl rhs {
             ::core::option::Option::Some(d_ret) => d_ret,
             ::core::option::Option::None => {}
         };
-        let (value, gradient) = Self::__vjp_all(
+        let (value, gradient) = __rhs_generic::__vjp_all(
             y,
             p,
             dydt,
@@ -307,7 +209,13 @@ impl rhs {
     ) -> ((), ()) {
         let (__tangent_0, __tangent_1, __tangent_2) = tangents;
         {
-            Self::__jvp_all(y, p, dydt, (__tangent_0, __tangent_1, __tangent_2), d_dydt);
+            __rhs_generic::__jvp_all(
+                y,
+                p,
+                dydt,
+                (__tangent_0, __tangent_1, __tangent_2),
+                d_dydt,
+            );
             ((), ())
         }
     }
@@ -331,7 +239,7 @@ impl rhs {
             ::core::option::Option::Some(d_ret) => d_ret,
             ::core::option::Option::None => {}
         };
-        let (value, gradient) = Self::__vjp_all(
+        let (value, gradient) = __rhs_generic::__vjp_all(
             y,
             p,
             dydt,
@@ -367,7 +275,13 @@ impl rhs {
             .expect("autodiff: a tangent buffer of the wrong length");
         let (__tangent_0, __tangent_1, __tangent_2) = tangents;
         {
-            Self::__jvp_all(y, p, dydt, (__tangent_0, __tangent_1, __tangent_2), d_dydt);
+            __rhs_generic::__jvp_all(
+                y,
+                p,
+                dydt,
+                (__tangent_0, __tangent_1, __tangent_2),
+                d_dydt,
+            );
             ((), ())
         }
     }
@@ -1676,102 +1590,6 @@ impl ::autodiff::__private::GenericCopy for rotate {
 impl ::autodiff::__private::HasGenericCopy for rotate {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl rotate {
-    #[allow(
-        unused,
-        clippy::pedantic,
-        clippy::nursery,
-        clippy::too_many_arguments,
-        clippy::ptr_arg
-    )]
-    fn __vjp_all(
-        t: f64,
-        v: &[f64; 2],
-        out: &mut [f64; 2],
-        d_ret: (),
-        d_out: ::core::option::Option<&[f64]>,
-    ) -> ((), (f64, [f64; 2], ::std::vec::Vec<f64>)) {
-        let _ = d_ret;
-        let mut __d_v = ::autodiff::__private::zeros_like(&v);
-        let mut __d_out = ::autodiff::__private::output_cotangent(
-            "out",
-            d_out,
-            &out[..],
-        );
-        let __v0 = t.cos();
-        let __v1 = v[0];
-        let __v2 = __v0 * __v1;
-        let __v3 = t.sin();
-        let __v4 = v[1];
-        let __v5 = __v3 * __v4;
-        let __v6 = __v2 - __v5;
-        out[0] = __v6;
-        let __v7 = __v3 * __v1;
-        let __v8 = __v0 * __v4;
-        let __v9 = __v7 + __v8;
-        out[1] = __v9;
-        let __d_v9 = __d_out[1];
-        __d_out[1] = ::autodiff::__private::Zero::zero();
-        let __d_v0 = __d_v9 * __v4;
-        let __d_v4 = __d_v9 * __v0;
-        let __d_v3 = __d_v9 * __v1;
-        let __d_v1 = __d_v9 * __v3;
-        let __d_v6 = __d_out[0];
-        __d_out[0] = ::autodiff::__private::Zero::zero();
-        let __d_v5 = -__d_v6;
-        let __d_v3_1 = __d_v3 + __d_v5 * __v4;
-        let __d_v4_1 = __d_v4 + __d_v5 * __v3;
-        ::autodiff::__private::add_to(&mut __d_v[1], __d_v4_1);
-        let __d_t = __d_v3_1 * ::autodiff::__private::Float::cos(t);
-        let __d_v0_1 = __d_v0 + __d_v6 * __v1;
-        let __d_v1_1 = __d_v1 + __d_v6 * __v0;
-        ::autodiff::__private::add_to(&mut __d_v[0], __d_v1_1);
-        let __d_t_1 = __d_t + __d_v0_1 * -::autodiff::__private::Float::sin(t);
-        ((), (__d_t_1, __d_v, __d_out))
-    }
-    #[allow(
-        unused,
-        clippy::pedantic,
-        clippy::nursery,
-        clippy::too_many_arguments,
-        clippy::ptr_arg
-    )]
-    fn __jvp_all(
-        t: f64,
-        v: &[f64; 2],
-        out: &mut [f64; 2],
-        tangent: (f64, [f64; 2], ::std::vec::Vec<f64>),
-        d_out: &mut [f64; 2],
-    ) -> () {
-        let (__dot_t, __dot_v, __dot_out) = tangent;
-        let mut __dot_v = ::autodiff::__private::tangent("v", __dot_v, &v);
-        let mut __dot_out = ::autodiff::__private::tangent("out", __dot_out, &out);
-        let mut __dot_out_1 = ::autodiff::__private::output_tangent("out", d_out, &out);
-        ::autodiff::__private::copy_into("out", &mut __dot_out_1[..], &__dot_out[..]);
-        let __v0 = t.cos();
-        let __dot_v0 = __dot_t * -::autodiff::__private::Float::sin(t);
-        let __v1 = v[0];
-        let __dot_v1 = __dot_v[0];
-        let __v2 = __v0 * __v1;
-        let __dot_v2 = __dot_v0 * __v1 + __dot_v1 * __v0;
-        let __v3 = t.sin();
-        let __dot_v3 = __dot_t * ::autodiff::__private::Float::cos(t);
-        let __v4 = v[1];
-        let __dot_v4 = __dot_v[1];
-        let __v5 = __v3 * __v4;
-        let __dot_v5 = __dot_v3 * __v4 + __dot_v4 * __v3;
-        let __v6 = __v2 - __v5;
-        let __dot_v6 = __dot_v2 - __dot_v5;
-        out[0] = __v6;
-        __dot_out_1[0] = __dot_v6;
-        let __v7 = __v3 * __v1;
-        let __dot_v7 = __dot_v3 * __v1 + __dot_v1 * __v3;
-        let __v8 = __v0 * __v4;
-        let __dot_v8 = __dot_v0 * __v4 + __dot_v4 * __v0;
-        let __v9 = __v7 + __v8;
-        let __dot_v9 = __dot_v7 + __dot_v8;
-        out[1] = __v9;
-        __dot_out_1[1] = __dot_v9;
-    }
     #[inline]
     #[allow(clippy::unused_unit, clippy::let_unit_value)]
     fn vjp(
@@ -1786,7 +1604,7 @@ impl rotate {
             ::core::option::Option::Some(d_ret) => d_ret,
             ::core::option::Option::None => {}
         };
-        let (value, gradient) = Self::__vjp_all(
+        let (value, gradient) = __rotate_generic::__vjp_all(
             t,
             v,
             out,
@@ -1807,7 +1625,13 @@ impl rotate {
     ) -> ((), ()) {
         let (__tangent_0, __tangent_1, __tangent_2) = tangents;
         {
-            Self::__jvp_all(t, v, out, (__tangent_0, __tangent_1, __tangent_2), d_out);
+            __rotate_generic::__jvp_all(
+                t,
+                v,
+                out,
+                (__tangent_0, __tangent_1, __tangent_2),
+                d_out,
+            );
             ((), ())
         }
     }
@@ -1831,7 +1655,7 @@ impl rotate {
             ::core::option::Option::Some(d_ret) => d_ret,
             ::core::option::Option::None => {}
         };
-        let (value, gradient) = Self::__vjp_all(
+        let (value, gradient) = __rotate_generic::__vjp_all(
             t,
             v,
             out,
@@ -1870,7 +1694,13 @@ impl rotate {
             ::core::convert::AsRef::as_ref(&__tangent_1),
         );
         {
-            Self::__jvp_all(t, v, out, (__tangent_0, __tangent_1, __tangent_2), d_out);
+            __rotate_generic::__jvp_all(
+                t,
+                v,
+                out,
+                (__tangent_0, __tangent_1, __tangent_2),
+                d_out,
+            );
             ((), ())
         }
     }
