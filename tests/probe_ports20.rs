@@ -1398,6 +1398,253 @@ pub mod stan {
     }
 }
 // ---------------------------------------------------------------------------------------------------
+// Second pass: the same sources in the forms a Rust user reaches for next (helpers returning arrays and
+// `Vec`s, closures over active values, a Cholesky factor in a local matrix, `loop` with a value, labels,
+// `match` on ranges, a parameter struct).
+// ---------------------------------------------------------------------------------------------------
+
+pub mod more {
+    use autodiff::{differentiable, Differentiable};
+
+    /// A constant design matrix from outside.
+    pub const DESIGN: [[f64; 3]; 4] = [
+        [1.0, 0.5, -1.0],
+        [0.3, 2.0, 0.1],
+        [-0.7, 0.2, 1.5],
+        [1.1, -0.4, 0.6],
+    ];
+
+    /// The dot product of a row and `x`.
+    #[differentiable(order = 2)]
+    pub fn dot3(row: &[f64; 3], x: &[f64]) -> f64 {
+        row[0] * x[0] + row[1] * x[1] + row[2] * x[2]
+    }
+
+    /// MGH's linear least squares with the rows of an outside matrix passed to a helper, `&DESIGN[i]`.
+    #[differentiable(order = 2)]
+    pub fn design_rows(x: &[f64]) -> f64 {
+        let mut f = 0.0;
+        for i in 0..4 {
+            let r = dot3(&DESIGN[i], x) - 1.0;
+            f += r * r;
+        }
+        f
+    }
+
+    /// Stan's `multi_normal_cholesky_lpdf` of a GP: the squared-exponential covariance of `ts` with
+    /// hyperparameters `(ln ℓ, ln σ)` and a jitter, its Cholesky factor in a local matrix, forward
+    /// substitution, `-½ |L⁻¹ y|² - Σ ln L_ii`.
+    #[differentiable(order = 2)]
+    pub fn gp_nll(hyper: &[f64], ts: &[f64], ys: &[f64]) -> f64 {
+        let n = ts.len();
+        let ell = hyper[0].exp();
+        let s2 = (2.0 * hyper[1]).exp();
+        let mut k = vec![vec![0.0; n]; n];
+        for i in 0..n {
+            for j in 0..n {
+                let d = (ts[i] - ts[j]) / ell;
+                k[i][j] = s2 * (-0.5 * d * d).exp();
+            }
+            k[i][i] += 0.1;
+        }
+        let mut l = vec![vec![0.0; n]; n];
+        for j in 0..n {
+            let mut s = k[j][j];
+            for p in 0..j {
+                s -= l[j][p] * l[j][p];
+            }
+            l[j][j] = s.sqrt();
+            for i in j + 1..n {
+                let mut t = k[i][j];
+                for p in 0..j {
+                    t -= l[i][p] * l[j][p];
+                }
+                l[i][j] = t / l[j][j];
+            }
+        }
+        let mut z = vec![0.0; n];
+        let mut logdet = 0.0;
+        for i in 0..n {
+            let mut t = ys[i];
+            for p in 0..i {
+                t -= l[i][p] * z[p];
+            }
+            z[i] = t / l[i][i];
+            logdet += l[i][i].ln();
+        }
+        let mut q = 0.0;
+        for v in z.iter() {
+            q += v * v;
+        }
+        0.5 * q + logdet
+    }
+
+    /// Complex multiplication as a helper returning an array.
+    #[differentiable]
+    pub fn cmul(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+        [a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]]
+    }
+
+    /// `|z_n|²` of `z ← z² + c` from `z = 0`, a fixed number of steps (JAX's `fori_loop` with a pair
+    /// carry), through the array helper.
+    #[differentiable(order = 2)]
+    pub fn quadratic_map(c: &[f64; 2], steps: usize) -> f64 {
+        let mut z = [0.0, 0.0];
+        for _ in 0..steps {
+            let sq = cmul(z, z);
+            z = [sq[0] + c[0], sq[1] + c[1]];
+        }
+        z[0] * z[0] + z[1] * z[1]
+    }
+
+    /// A softmax helper returning a `Vec`.
+    #[differentiable]
+    pub fn softmax(v: &[f64]) -> Vec<f64> {
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = v.iter().map(|a| (a - hi).exp()).collect();
+        let s: f64 = e.iter().sum();
+        e.iter().map(|a| a / s).collect()
+    }
+
+    /// Cross-entropy of the softmax helper's result against soft targets.
+    #[differentiable(order = 2)]
+    pub fn soft_xent(v: &[f64], target: &[f64]) -> f64 {
+        let p = softmax(v);
+        let mut l = 0.0;
+        for i in 0..p.len() {
+            l -= target[i] * p[i].ln();
+        }
+        l
+    }
+
+    /// MGH-style exponential fit with the model a closure over the active parameters.
+    #[differentiable(order = 2)]
+    pub fn exp_fit(x: &[f64], ts: &[f64], ys: &[f64]) -> f64 {
+        let model = |t: f64| x[0] * (-x[1] * t).exp() + x[2];
+        let mut f = 0.0;
+        for i in 0..ts.len() {
+            let r = model(ts[i]) - ys[i];
+            f += r * r;
+        }
+        f
+    }
+
+    /// In-place prefix products and sums: `a[i] *= a[i - 1]`, `a[i] += ..`.
+    #[differentiable(order = 2)]
+    pub fn prefix_in_place(x: &[f64]) -> f64 {
+        let mut a = x.to_vec();
+        for i in 1..a.len() {
+            a[i] *= a[i - 1];
+        }
+        let mut b = x.to_vec();
+        for i in 1..b.len() {
+            b[i] += b[i - 1] * 0.5;
+        }
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] + b[i] * b[i];
+        }
+        s
+    }
+
+    /// `loop` with a value from `break`: the first partial sum of squares past a threshold, else the
+    /// total.
+    #[differentiable(order = 2)]
+    pub fn break_value(x: &[f64]) -> f64 {
+        let mut i = 0;
+        let mut s = 0.0;
+        let r = loop {
+            if i == x.len() {
+                break s;
+            }
+            s += x[i] * x[i];
+            if s > 3.0 {
+                break s * x[i];
+            }
+            i += 1;
+        };
+        r + 1.0
+    }
+
+    /// A labelled `break` out of a pair search: the product of the first pair closer than 0.3, or 0.
+    #[differentiable(order = 2)]
+    pub fn first_close(x: &[f64]) -> f64 {
+        let mut found = 0.0;
+        'outer: for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                if (x[i] - x[j]).abs() < 0.3 {
+                    found = x[i] * x[j];
+                    break 'outer;
+                }
+            }
+        }
+        found
+    }
+
+    /// A piecewise cubic by `match` on the segment index's range.
+    #[differentiable(order = 2)]
+    pub fn piecewise(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (i, &v) in x.iter().enumerate() {
+            s += match i {
+                0..=1 => v * v * v,
+                2 | 3 => v.sin() * v,
+                _ => v.exp() / (i as f64),
+            };
+        }
+        s
+    }
+
+    /// `powi` with an integer exponent from the loop.
+    #[differentiable(order = 2)]
+    pub fn powers(x: f64, n: i32) -> f64 {
+        let mut s = 0.0;
+        for k in -n..=n {
+            if k != 0 {
+                s += x.powi(k) / k as f64;
+            }
+        }
+        s
+    }
+
+    /// A normal model's parameters, as Stan's unconstrained ones.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Normal {
+        pub mu: f64,
+        pub log_sigma: f64,
+    }
+
+    /// The normal's negative log-likelihood of `ys`, a function of the struct.
+    #[differentiable(order = 2, wrt(p))]
+    pub fn normal_nll(p: &Normal, ys: &[f64]) -> f64 {
+        let s = p.log_sigma.exp();
+        let mut l = ys.len() as f64 * p.log_sigma;
+        for &y in ys {
+            let z = (y - p.mu) / s;
+            l += 0.5 * z * z;
+        }
+        l
+    }
+
+    /// A nested helper `fn` in the body, called in a loop: Stan's `log1p_exp`.
+    #[differentiable(order = 2)]
+    pub fn softplus_sum(x: &[f64]) -> f64 {
+        fn log1p_exp(a: f64) -> f64 {
+            if a > 0.0 {
+                a + (-a).exp().ln_1p()
+            } else {
+                a.exp().ln_1p()
+            }
+        }
+        let mut s = 0.0;
+        for &v in x {
+            s += log1p_exp(v) * v;
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks.
 // ---------------------------------------------------------------------------------------------------
 
@@ -3108,4 +3355,288 @@ fn stan_kernels() {
         g
     })
     .run(POINTS, |r| r.vec(6, -2.0, 2.0));
+}
+
+// --- second pass ---
+
+#[test]
+fn more_design_rows() {
+    sl!(
+        more::design_rows,
+        design_rows_grad,
+        design_rows_jvp,
+        design_rows_grad_into,
+        design_rows_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; 3];
+        for row in more::DESIGN {
+            let r = dot(&row, x) - 1.0;
+            for j in 0..3 {
+                g[j] += 2.0 * r * row[j];
+            }
+        }
+        g
+    })
+    .run(POINTS, |r| r.vec(3, -2.0, 2.0));
+}
+
+#[test]
+fn more_gp_nll() {
+    let ts = vec![0.0, 0.4, 1.1, 1.5, 2.3];
+    let ys = vec![0.2, 0.5, -0.3, 0.1, 0.9];
+    let (t1, y1, t2, y2) = (ts.clone(), ys.clone(), ts.clone(), ys.clone());
+    Probe::new("gp_nll", move |h| more::gp_nll(h, &ts, &ys))
+        .grad(move |h| {
+            let (v, (gh, _, _)) = more::gp_nll_grad(h, &t1, &y1);
+            (v, gh)
+        })
+        .hessian(move |h| {
+            let (v, (gh, _, _), m) = more::gp_nll_hessian(h, &t2, &y2);
+            (v, gh, m[..2].iter().map(|row| row[..2].to_vec()).collect())
+        })
+        .run(POINTS, |r| vec![r.uniform(-1.0, 0.7), r.uniform(-1.0, 0.5)]);
+}
+
+#[test]
+fn more_quadratic_map() {
+    for steps in [1, 3, 5] {
+        Probe::new("quadratic_map", move |c| {
+            more::quadratic_map(&[c[0], c[1]], steps)
+        })
+        .grad(move |c| {
+            let (v, g) = more::quadratic_map_grad(&[c[0], c[1]], steps);
+            (v, g.to_vec())
+        })
+        .hessian(move |c| {
+            let (v, g, h) = more::quadratic_map_hessian(&[c[0], c[1]], steps);
+            (v, g.to_vec(), h)
+        })
+        .analytic(move |c| {
+            // z and dz/dc (complex) by the recurrence z' = 2 z dz + 1.
+            let (mut zr, mut zi, mut dr, mut di) = (0.0, 0.0, 0.0, 0.0);
+            for _ in 0..steps {
+                let (ndr, ndi) = (2.0 * (zr * dr - zi * di) + 1.0, 2.0 * (zr * di + zi * dr));
+                let (nzr, nzi) = (zr * zr - zi * zi + c[0], 2.0 * zr * zi + c[1]);
+                (zr, zi, dr, di) = (nzr, nzi, ndr, ndi);
+            }
+            // |z|² by (Re c, Im c): holomorphic z, so d/dRe = 2 Re(conj(z) dz), d/dIm = 2 Re(conj(z) i dz).
+            vec![2.0 * (zr * dr + zi * di), 2.0 * (zi * dr - zr * di)]
+        })
+        .run(POINTS, |r| r.vec(2, -1.0, 0.5));
+    }
+}
+
+#[test]
+fn more_soft_xent() {
+    let t = vec![0.1, 0.6, 0.3, 0.0];
+    let (t1, t2, t3) = (t.clone(), t.clone(), t.clone());
+    Probe::new("soft_xent", move |v| more::soft_xent(v, &t))
+        .grad(move |v| {
+            let (l, (gv, _)) = more::soft_xent_grad(v, &t1);
+            (l, gv)
+        })
+        .hessian(move |v| {
+            let (l, (gv, _), h) = more::soft_xent_hessian(v, &t2);
+            (l, gv, h[..4].iter().map(|row| row[..4].to_vec()).collect())
+        })
+        .analytic(move |v| {
+            let z: f64 = v.iter().map(|a| a.exp()).sum();
+            let ts: f64 = t3.iter().sum();
+            (0..4).map(|i| ts * v[i].exp() / z - t3[i]).collect()
+        })
+        .run(POINTS, |r| r.vec(4, -2.0, 2.0));
+}
+
+#[test]
+fn more_exp_fit() {
+    let ts = vec![0.0, 0.5, 1.0, 2.0, 3.0];
+    let ys = vec![2.0, 1.4, 1.1, 0.7, 0.6];
+    let (t1, y1, t2, y2, t3, y3) = (
+        ts.clone(),
+        ys.clone(),
+        ts.clone(),
+        ys.clone(),
+        ts.clone(),
+        ys.clone(),
+    );
+    Probe::new("exp_fit", move |x| more::exp_fit(x, &ts, &ys))
+        .grad(move |x| {
+            let (v, (gx, _, _)) = more::exp_fit_grad(x, &t1, &y1);
+            (v, gx)
+        })
+        .hessian(move |x| {
+            let (v, (gx, _, _), h) = more::exp_fit_hessian(x, &t2, &y2);
+            (v, gx, h[..3].iter().map(|row| row[..3].to_vec()).collect())
+        })
+        .analytic(move |x| {
+            let mut g = vec![0.0; 3];
+            for i in 0..5 {
+                let e = (-x[1] * t3[i]).exp();
+                let r = x[0] * e + x[2] - y3[i];
+                g[0] += 2.0 * r * e;
+                g[1] -= 2.0 * r * x[0] * t3[i] * e;
+                g[2] += 2.0 * r;
+            }
+            g
+        })
+        .run(POINTS, |r| r.vec(3, -1.0, 2.0));
+}
+
+#[test]
+fn more_in_place_and_control() {
+    sl!(
+        more::prefix_in_place,
+        prefix_in_place_grad,
+        prefix_in_place_jvp,
+        prefix_in_place_grad_into,
+        prefix_in_place_hessian
+    )
+    .run(POINTS, |r| r.vec(5, -1.5, 1.5));
+    sl!(
+        more::break_value,
+        break_value_grad,
+        break_value_jvp,
+        break_value_grad_into,
+        break_value_hessian
+    )
+    .analytic(|x| {
+        let mut s = 0.0;
+        let mut g = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            s += x[i] * x[i];
+            if s > 3.0 {
+                for k in 0..=i {
+                    g[k] = 2.0 * x[k] * x[i];
+                }
+                g[i] += s;
+                return g;
+            }
+        }
+        x.iter().map(|v| 2.0 * v).collect()
+    })
+    .run(POINTS, |r| loop {
+        let x = r.vec(5, -1.5, 1.5);
+        let mut s = 0.0;
+        let ok = x.iter().all(|v| {
+            s += v * v;
+            (s - 3.0).abs() > 1e-3
+        });
+        if ok {
+            break x;
+        }
+    });
+    sl!(
+        more::first_close,
+        first_close_grad,
+        first_close_jvp,
+        first_close_grad_into,
+        first_close_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            for j in i + 1..x.len() {
+                if (x[i] - x[j]).abs() < 0.3 {
+                    g[i] = x[j];
+                    g[j] = x[i];
+                    return g;
+                }
+            }
+        }
+        g
+    })
+    .run(POINTS, |r| loop {
+        let x = r.vec(5, -2.0, 2.0);
+        let ok = (0..5).all(|i| (i + 1..5).all(|j| ((x[i] - x[j]).abs() - 0.3).abs() > 1e-3));
+        if ok {
+            break x;
+        }
+    });
+    sl!(
+        more::piecewise,
+        piecewise_grad,
+        piecewise_jvp,
+        piecewise_grad_into,
+        piecewise_hessian
+    )
+    .analytic(|x| {
+        x.iter()
+            .enumerate()
+            .map(|(i, &v)| match i {
+                0..=1 => 3.0 * v * v,
+                2 | 3 => v.cos() * v + v.sin(),
+                _ => v.exp() / i as f64,
+            })
+            .collect()
+    })
+    .run(POINTS, |r| r.vec(6, -2.0, 2.0));
+    sl!(
+        more::softplus_sum,
+        softplus_sum_grad,
+        softplus_sum_jvp,
+        softplus_sum_grad_into,
+        softplus_sum_hessian
+    )
+    .analytic(|x| {
+        x.iter()
+            .map(|&v| {
+                let sp = (1.0 + v.exp()).ln();
+                sp + v / (1.0 + (-v).exp())
+            })
+            .collect()
+    })
+    .run(POINTS, |r| r.vec(5, -4.0, 4.0));
+}
+
+#[test]
+fn more_powers() {
+    for n in [1, 2, 4] {
+        Probe::new("powers", move |x| more::powers(x[0], n))
+            .grad(move |x| {
+                let (v, g) = more::powers_grad(x[0], n);
+                (v, vec![g])
+            })
+            .hessian(move |x| {
+                let (v, g, h) = more::powers_hessian(x[0], n);
+                (v, vec![g], h)
+            })
+            .analytic(move |x| {
+                let d: f64 = (-n..=n).filter(|&k| k != 0).map(|k| x[0].powi(k - 1)).sum();
+                vec![d]
+            })
+            .run(POINTS, |r| vec![r.uniform(0.3, 2.0)]);
+    }
+}
+
+#[test]
+fn more_struct_params() {
+    use autodiff::Differentiable;
+    let ys = vec![0.3, -1.0, 2.5, 0.7, 1.1];
+    let (y1, y2, y3) = (ys.clone(), ys.clone(), ys.clone());
+    let p = |x: &[f64]| more::Normal {
+        mu: x[0],
+        log_sigma: x[1],
+    };
+    Probe::new("normal_nll", move |x| more::normal_nll(&p(x), &ys))
+        .grad(move |x| {
+            let (v, g) = more::normal_nll_grad(&p(x), &y1);
+            (v, g.to_flat())
+        })
+        .hessian(move |x| {
+            let (v, g, h) = more::normal_nll_hessian(&p(x), &y2);
+            (v, g.to_flat(), h)
+        })
+        .analytic(move |x| {
+            let s = x[1].exp();
+            let mut g = vec![y3.len() as f64, 0.0];
+            g.swap(0, 1);
+            for &y in &y3 {
+                let z = (y - x[0]) / s;
+                g[0] -= z / s;
+                g[1] -= z * z;
+            }
+            g
+        })
+        .run(POINTS, |r| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)]);
 }

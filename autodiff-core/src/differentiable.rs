@@ -556,6 +556,22 @@ impl<T: Float> ConstantFloatTangent<T> for ConstantArg<'_, T> {
     }
 }
 
+/// The tangent of a constant array argument of floats (a row of a matrix constant from outside the
+/// function, `&DESIGN[i]`): zeros, without `Differentiable` of a type parameter's array in a generic copy.
+/// See [`ConstantArg`].
+#[doc(hidden)]
+pub trait ConstantArrayTangent<T> {
+    /// Zeros.
+    fn constant_tangent(&self) -> T;
+}
+
+impl<T: Float, const N: usize> ConstantArrayTangent<[T; N]> for ConstantArg<'_, [T; N]> {
+    #[inline]
+    fn constant_tangent(&self) -> [T; N] {
+        [T::zero(); N]
+    }
+}
+
 /// The tangent of any other constant argument: see [`ConstantArg`].
 #[doc(hidden)]
 pub trait ConstantOtherTangent<S> {
