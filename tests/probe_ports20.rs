@@ -189,6 +189,34 @@ pub mod found {
         s
     }
 
+    /// A constant array from outside.
+    pub const W: [f64; 3] = [1.0, 0.5, -1.0];
+
+    /// A callee keeping its array parameter constant (`wrt(x)`).
+    #[differentiable(order = 2, wrt(x))]
+    pub fn weighted(x: f64, w: [f64; 3]) -> f64 {
+        x * w[0] + x * x * w[1]
+    }
+
+    /// Constant arrays from outside passed on, whole and as a row of a matrix (`A[1]`): the callee's
+    /// slot `()` (was: `[f64; 3]: Constant<__S>` unsatisfied in the generic copy).
+    #[differentiable(order = 2)]
+    pub fn passes_constants(x: f64) -> f64 {
+        weighted(x, W) + weighted(x, A[1])
+    }
+
+    /// A function of two slices.
+    #[differentiable(order = 2)]
+    pub fn slice_dot2(w: &[f64], x: &[f64]) -> f64 {
+        w[0] * x[0] + w[1] * x[1]
+    }
+
+    /// Constant arrays from outside passed to an active slice parameter: the slot a `Vec` of zeros.
+    #[differentiable(order = 2)]
+    pub fn constants_as_slices(x: &[f64]) -> f64 {
+        slice_dot2(&W, x) * slice_dot2(&A[0], x)
+    }
+
     /// `return;` in a loop of a `()` function (was: `(): Zero` not satisfied).
     #[differentiable]
     pub fn fill_until(x: &[f64], out: &mut [f64]) {
@@ -234,6 +262,38 @@ fn found_constant_matrix() {
             assert_near(h[i][j], found::A[i][j], 1e-12, 0.0, "quad_const: H = A");
         }
     }
+}
+
+#[test]
+fn found_constant_arrays_passed_on() {
+    Probe::new("passes_constants", |x| found::passes_constants(x[0]))
+        .grad(|x| {
+            let (v, g) = found::passes_constants_grad(x[0]);
+            (v, vec![g])
+        })
+        .hessian(|x| {
+            let (v, g, h) = found::passes_constants_hessian(x[0]);
+            (v, vec![g], h)
+        })
+        .analytic(|x| vec![1.0 + x[0] + 1.0 + 6.0 * x[0]])
+        .run(POINTS, |r| vec![r.uniform(-2.0, 2.0)]);
+    sl!(
+        found::constants_as_slices,
+        constants_as_slices_grad,
+        constants_as_slices_jvp,
+        constants_as_slices_grad_into,
+        constants_as_slices_hessian
+    )
+    .analytic(|x| {
+        let (a, b) = (
+            found::W[0] * x[0] + found::W[1] * x[1],
+            found::A[0][0] * x[0] + found::A[0][1] * x[1],
+        );
+        (0..2)
+            .map(|j| found::W[j] * b + a * found::A[0][j])
+            .collect()
+    })
+    .run(POINTS, |r| r.vec(2, -2.0, 2.0));
 }
 
 #[test]
@@ -1426,6 +1486,19 @@ pub mod more {
         let mut f = 0.0;
         for i in 0..4 {
             let r = dot3(&DESIGN[i], x) - 1.0;
+            f += r * r;
+        }
+        f
+    }
+
+    /// The same with each row copied to a typed local first (`let row: [f64; 3] = DESIGN[i];`). Untyped,
+    /// `let row = DESIGN[i];` in a loop is rustc's E0308 in the generated code (not fixed).
+    #[differentiable(order = 2)]
+    pub fn design_rows_typed(x: &[f64]) -> f64 {
+        let mut f = 0.0;
+        for i in 0..4 {
+            let row: [f64; 3] = DESIGN[i];
+            let r = dot3(&row, x) - 1.0;
             f += r * r;
         }
         f
@@ -3379,6 +3452,27 @@ fn more_design_rows() {
         g
     })
     .run(POINTS, |r| r.vec(3, -2.0, 2.0));
+}
+
+#[test]
+fn more_design_rows_typed() {
+    sl!(
+        more::design_rows_typed,
+        design_rows_typed_grad,
+        design_rows_typed_jvp,
+        design_rows_typed_grad_into,
+        design_rows_typed_hessian
+    )
+    .analytic(|x| more::design_rows_grad(x).1)
+    .run(POINTS, |r| r.vec(3, -2.0, 2.0));
+    // Both against 2 DᵀD.
+    let (_, _, h) = more::design_rows_typed_hessian(&[0.1, 0.2, 0.3]);
+    for i in 0..3 {
+        for j in 0..3 {
+            let e: f64 = more::DESIGN.iter().map(|row| 2.0 * row[i] * row[j]).sum();
+            assert_near(h[i][j], e, 1e-12, 0.0, "design_rows_typed: H = 2 DᵀD");
+        }
+    }
 }
 
 #[test]
