@@ -1718,6 +1718,121 @@ pub mod more {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Third pass: a least-squares problem as a struct with a method, generic and `f32` versions, tuple
+// parameters and accumulators, reversed and strided iterators.
+// ---------------------------------------------------------------------------------------------------
+
+pub mod third {
+    use autodiff::{differentiable, Float};
+
+    /// MGH problem 10's family as a user's struct: data fields, a method of the parameters.
+    pub struct ExpFit {
+        /// The abscissae.
+        pub ts: Vec<f64>,
+        /// The observations.
+        pub ys: Vec<f64>,
+    }
+
+    impl ExpFit {
+        /// Meyer's model `x1 exp(x2 / (t + x3))`, scaled to unit data, its residuals' squares summed.
+        #[differentiable(order = 2)]
+        pub fn meyer(&self, x: &[f64]) -> f64 {
+            let mut f = 0.0;
+            for i in 0..self.ts.len() {
+                let r = x[0] * (x[1] / (self.ts[i] + x[2])).exp() - self.ys[i];
+                f += r * r;
+            }
+            f
+        }
+    }
+
+    /// MGH problem 1 generically: the extended Rosenbrock of pairs, `T::from(..)` constants.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock_pairs<T: Float>(x: &[T]) -> T {
+        let hundred = T::from(100.0).unwrap();
+        let mut f = T::zero();
+        for k in 0..x.len() / 2 {
+            let (a, b) = (x[2 * k], x[2 * k + 1]);
+            f = f + hundred * (b - a * a) * (b - a * a) + (T::one() - a) * (T::one() - a);
+        }
+        f
+    }
+
+    /// MGH problem 12 in `f32`.
+    #[differentiable(order = 2)]
+    pub fn box3d_f32(x: &[f32]) -> f32 {
+        let mut f = 0.0;
+        for i in 1..=10 {
+            let t = 0.1 * i as f32;
+            let r = (-t * x[0]).exp() - (-t * x[1]).exp() - x[2] * ((-t).exp() - (-10.0 * t).exp());
+            f += r * r;
+        }
+        f
+    }
+
+    /// A point as a tuple parameter: Beale-like residuals of `(x, y)`.
+    #[differentiable(order = 2)]
+    pub fn tuple_point(p: (f64, f64)) -> f64 {
+        let (x, y) = p;
+        let r1 = 1.5 - x + x * y;
+        let r2 = 2.25 - x + x * y * y;
+        r1 * r1 + r2 * r2
+    }
+
+    /// Horner with active coefficients by `rev().enumerate()`, weighted by position.
+    #[differentiable(order = 2)]
+    pub fn horner_rev(c: &[f64], x: f64) -> f64 {
+        let mut acc = 0.0;
+        for (k, &ck) in c.iter().rev().enumerate() {
+            acc = acc * x + ck * (1.0 + 0.1 * k as f64);
+        }
+        acc
+    }
+
+    /// Mean and second moment in one `fold` over a tuple accumulator, then the variance.
+    #[differentiable(order = 2)]
+    pub fn fold_variance(x: &[f64]) -> f64 {
+        let (s, s2) = x.iter().fold((0.0, 0.0), |(a, b), &v| (a + v, b + v * v));
+        let n = x.len() as f64;
+        s2 / n - (s / n) * (s / n)
+    }
+
+    /// Every other element after the first, over a strided range of indexes (`x.iter().skip(1).step_by(2)`
+    /// is a spanned error: tests/ui/chains/slice-iterator-rev-step.rs).
+    #[differentiable(order = 2)]
+    pub fn strided(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in (1..x.len()).step_by(2) {
+            let v = x[i];
+            s += v.sin() * v;
+        }
+        s
+    }
+
+    /// A pair ordered by an `if` giving a tuple, then an asymmetric function of it.
+    #[differentiable(order = 2)]
+    pub fn ordered_pair(x: f64, y: f64) -> f64 {
+        let (lo, hi) = if x < y { (x, y) } else { (y, x) };
+        hi.exp() - lo * lo
+    }
+
+    /// An early `return` from inside nested loops: the first row whose sum passes a threshold, weighted.
+    #[differentiable(order = 2)]
+    pub fn first_heavy(m: &[Vec<f64>]) -> f64 {
+        for i in 0..m.len() {
+            let mut s = 0.0;
+            for j in 0..m[i].len() {
+                s += m[i][j] * m[i][j];
+                if s > 2.0 {
+                    return s * (i + 1) as f64;
+                }
+            }
+        }
+        -1.0
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks.
 // ---------------------------------------------------------------------------------------------------
 
@@ -3733,4 +3848,215 @@ fn more_struct_params() {
             g
         })
         .run(POINTS, |r| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0)]);
+}
+
+// --- third pass ---
+
+#[test]
+fn third_meyer_method() {
+    let fit = third::ExpFit {
+        ts: (1..=8).map(|i| 0.5 * i as f64).collect(),
+        ys: (1..=8)
+            .map(|i| 2.0 * (1.0 / (0.5 * i as f64 + 1.0)).exp())
+            .collect(),
+    };
+    let fit = &fit;
+    Probe::new("meyer", move |x| fit.meyer(x))
+        .grad(move |x| fit.meyer_grad(x))
+        .hessian(move |x| fit.meyer_hessian(x))
+        .analytic(move |x| {
+            let mut g = vec![0.0; 3];
+            for i in 0..fit.ts.len() {
+                let d = fit.ts[i] + x[2];
+                let e = (x[1] / d).exp();
+                let r = x[0] * e - fit.ys[i];
+                g[0] += 2.0 * r * e;
+                g[1] += 2.0 * r * x[0] * e / d;
+                g[2] -= 2.0 * r * x[0] * e * x[1] / (d * d);
+            }
+            g
+        })
+        .run(POINTS, |r| {
+            vec![
+                r.uniform(0.5, 3.0),
+                r.uniform(0.2, 2.0),
+                r.uniform(0.2, 2.0),
+            ]
+        });
+    let (v, g) = fit.meyer_grad(&[2.0, 1.0, 1.0]);
+    assert!(v < 1e-28);
+    assert_vec_near(&g, &[0.0; 3], 1e-12, "meyer at its zero-residual point");
+}
+
+#[test]
+fn third_generic_and_f32() {
+    sl!(
+        third::rosenbrock_pairs,
+        rosenbrock_pairs_grad,
+        rosenbrock_pairs_jvp,
+        rosenbrock_pairs_grad_into,
+        rosenbrock_pairs_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; x.len()];
+        for k in 0..x.len() / 2 {
+            let (a, b) = (x[2 * k], x[2 * k + 1]);
+            g[2 * k] = -400.0 * a * (b - a * a) - 2.0 * (1.0 - a);
+            g[2 * k + 1] = 200.0 * (b - a * a);
+        }
+        g
+    })
+    .run(POINTS, |r| r.vec(6, -2.0, 2.0));
+    // f32 against the f64 version's derivatives, to f32 precision.
+    let x = [1.5f32, 8.0, 0.7];
+    let (_, g) = third::box3d_f32_grad(&x);
+    let (_, _, h) = third::box3d_f32_hessian(&x);
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let (_, g64) = mgh::box3d_grad(&x64);
+    let (_, _, h64) = mgh::box3d_hessian(&x64);
+    for i in 0..3 {
+        assert_near(g[i] as f64, g64[i], 1e-4, 1.0, "box3d_f32's gradient");
+        for j in 0..3 {
+            assert_near(h[i][j] as f64, h64[i][j], 1e-4, 1.0, "box3d_f32's Hessian");
+        }
+    }
+}
+
+#[test]
+fn third_tuples_and_iterators() {
+    Probe::new("tuple_point", |p| third::tuple_point((p[0], p[1])))
+        .grad(|p| {
+            let (v, g) = third::tuple_point_grad((p[0], p[1]));
+            (v, vec![g.0, g.1])
+        })
+        .hessian(|p| {
+            let (v, g, h) = third::tuple_point_hessian((p[0], p[1]));
+            (v, vec![g.0, g.1], h)
+        })
+        .analytic(|p| {
+            let (x, y) = (p[0], p[1]);
+            let r1 = 1.5 - x + x * y;
+            let r2 = 2.25 - x + x * y * y;
+            vec![
+                2.0 * r1 * (y - 1.0) + 2.0 * r2 * (y * y - 1.0),
+                2.0 * r1 * x + 4.0 * r2 * x * y,
+            ]
+        })
+        .run(POINTS, |r| r.vec(2, -2.0, 2.0));
+    Probe::new("horner_rev", |p| third::horner_rev(&p[..4], p[4]))
+        .grad(|p| {
+            let (v, (gc, gx)) = third::horner_rev_grad(&p[..4], p[4]);
+            (v, [gc, vec![gx]].concat())
+        })
+        .hessian(|p| {
+            let (v, (gc, gx), h) = third::horner_rev_hessian(&p[..4], p[4]);
+            (v, [gc, vec![gx]].concat(), h)
+        })
+        .analytic(|p| {
+            // acc = Σ_k c_{3-k} w_k x^{3-k}, w_k = 1 + k/10.
+            let x = p[4];
+            let mut g = vec![0.0; 5];
+            for k in 0..4 {
+                let w = 1.0 + 0.1 * k as f64;
+                let e = 3 - k as i32;
+                g[3 - k] = w * x.powi(e);
+                if e > 0 {
+                    g[4] += p[3 - k] * w * e as f64 * x.powi(e - 1);
+                }
+            }
+            g
+        })
+        .run(POINTS, |r| r.vec(5, -2.0, 2.0));
+    sl!(
+        third::fold_variance,
+        fold_variance_grad,
+        fold_variance_jvp,
+        fold_variance_grad_into,
+        fold_variance_hessian
+    )
+    .analytic(|x| {
+        let n = x.len() as f64;
+        let m = x.iter().sum::<f64>() / n;
+        x.iter().map(|v| 2.0 * (v - m) / n).collect()
+    })
+    .run(POINTS, |r| r.vec(5, -2.0, 2.0));
+    sl!(
+        third::strided,
+        strided_grad,
+        strided_jvp,
+        strided_grad_into,
+        strided_hessian
+    )
+    .analytic(|x| {
+        (0..x.len())
+            .map(|i| {
+                if i % 2 == 1 {
+                    x[i].sin() + x[i] * x[i].cos()
+                } else {
+                    0.0
+                }
+            })
+            .collect()
+    })
+    .run(POINTS, |r| r.vec(6, -2.0, 2.0));
+    two(
+        "ordered_pair",
+        third::ordered_pair,
+        third::ordered_pair_grad,
+        third::ordered_pair_jvp,
+        third::ordered_pair_grad_into,
+    )
+    .hessian(hess2(third::ordered_pair_hessian))
+    .analytic(|p| {
+        if p[0] < p[1] {
+            vec![-2.0 * p[0], p[1].exp()]
+        } else {
+            vec![p[0].exp(), -2.0 * p[1]]
+        }
+    })
+    .run(POINTS, |r| r.vec(2, -2.0, 2.0));
+}
+
+#[test]
+fn third_first_heavy() {
+    let shape = |p: &[f64]| -> Vec<Vec<f64>> { p.chunks(3).map(|c| c.to_vec()).collect() };
+    Probe::new("first_heavy", move |p| third::first_heavy(&shape(p)))
+        .grad(move |p| {
+            let (v, g) = third::first_heavy_grad(&shape(p));
+            (v, g.concat())
+        })
+        .hessian(move |p| {
+            let (v, g, h) = third::first_heavy_hessian(&shape(p));
+            (v, g.concat(), h)
+        })
+        .analytic(move |p| {
+            let m = shape(p);
+            let mut g = vec![0.0; p.len()];
+            for i in 0..m.len() {
+                let mut s = 0.0;
+                for j in 0..m[i].len() {
+                    s += m[i][j] * m[i][j];
+                    if s > 2.0 {
+                        for k in 0..=j {
+                            g[3 * i + k] = 2.0 * m[i][k] * (i + 1) as f64;
+                        }
+                        return g;
+                    }
+                }
+            }
+            g
+        })
+        .run(POINTS, |r| loop {
+            let p = r.vec(9, -1.2, 1.2);
+            let ok = p.chunks(3).all(|c| {
+                let mut s = 0.0;
+                c.iter().all(|v| {
+                    s += v * v;
+                    (s - 2.0).abs() > 1e-3
+                })
+            });
+            if ok {
+                break p;
+            }
+        });
 }
