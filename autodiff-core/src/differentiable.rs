@@ -556,6 +556,48 @@ impl<T: Float> ConstantFloatTangent<T> for ConstantArg<'_, T> {
     }
 }
 
+/// The tangent of a constant array argument of floats (a row of a matrix constant from outside the
+/// function, `&DESIGN[i]`): what the callee's slot type takes, zeros or `()`, without `Differentiable` of
+/// a type parameter's array in a generic copy. See [`ConstantArg`].
+#[doc(hidden)]
+pub trait ConstantArrayTangent<A> {
+    /// The slot's zero tangent.
+    fn constant_tangent<Z: ArraySlot<A>>(&self) -> Z;
+}
+
+impl<T: Float, const N: usize> ConstantArrayTangent<[T; N]> for ConstantArg<'_, [T; N]> {
+    #[inline]
+    fn constant_tangent<Z: ArraySlot<[T; N]>>(&self) -> Z {
+        Z::zeros()
+    }
+}
+
+/// A callee's tangent slot for a constant array argument `A`: see [`ConstantArrayTangent`].
+#[doc(hidden)]
+pub trait ArraySlot<A> {
+    /// Zeros of the slot's shape.
+    fn zeros() -> Self;
+}
+
+impl<T: Float, const N: usize> ArraySlot<[T; N]> for [T; N] {
+    #[inline]
+    fn zeros() -> Self {
+        [T::zero(); N]
+    }
+}
+
+impl<T: Float, const N: usize> ArraySlot<[T; N]> for Vec<T> {
+    #[inline]
+    fn zeros() -> Self {
+        vec![T::zero(); N]
+    }
+}
+
+impl<A> ArraySlot<A> for () {
+    #[inline]
+    fn zeros() {}
+}
+
 /// The tangent of any other constant argument: see [`ConstantArg`].
 #[doc(hidden)]
 pub trait ConstantOtherTangent<S> {

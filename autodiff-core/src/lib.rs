@@ -59,9 +59,9 @@ pub mod private {
     };
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, data_tangent, differentiated_struct,
-        inactive_tangent, struct_cotangent, AdjointOf, ConstantArg, ConstantFloatTangent,
-        ConstantOtherTangent, ConstantZero, DataSlot, Differentiable, DifferentiatedSlot,
-        FieldType, InactiveTangent, NestedAdjoint, Receiver, StructCotangent,
+        inactive_tangent, struct_cotangent, AdjointOf, ConstantArg, ConstantArrayTangent,
+        ConstantFloatTangent, ConstantOtherTangent, ConstantZero, DataSlot, Differentiable,
+        DifferentiatedSlot, FieldType, InactiveTangent, NestedAdjoint, Receiver, StructCotangent,
     };
     pub use crate::lift::{
         at, cast, constant, constant_array, constant_vec, dual_array, dual_vec, eps_parts_into,

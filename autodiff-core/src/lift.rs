@@ -323,6 +323,16 @@ macro_rules! unchanged_constants {
 
 unchanged_constants!(i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize bool);
 
+/// An array constant, or a row of a matrix constant (`&DESIGN[i]` of `const DESIGN: [[f64; 3]; 4]`
+/// passed to a call): each element lifted.
+impl<S, C: Constant<S>, const N: usize> Constant<S> for [C; N] {
+    type Out = [C::Out; N];
+    #[inline]
+    fn constant(self) -> [C::Out; N] {
+        self.map(Constant::constant)
+    }
+}
+
 /// `c` in the generic shadow: see [`Constant`].
 #[inline]
 pub fn constant<S, C: Constant<S>>(c: C) -> C::Out {

@@ -882,6 +882,8 @@ impl<'a> Emitter<'a> {
             // rustc types as it types the user's (a bare `Zero::zero()` could be any numeric type). Such a
             // value cannot be a type parameter `T`: literals do not mix with `T`.
             Kind::Float(None) => quote!(0.0),
+            // The value of a `()` function's `return;` (or of a loop's `break;`): unit has no zero.
+            Kind::Unit => quote!(()),
             Kind::Tuple(items) => {
                 let items = items.iter().map(Self::zero_of);
                 quote!((#(#items,)*))

@@ -758,7 +758,7 @@ impl Forward<'_, '_> {
                     tokens,
                     kind: Kind::Unknown | Kind::Float(None),
                 } if syn::parse2::<syn::ExprPath>(tokens.clone()).is_ok() => quote!({
-                    use ::autodiff::__private::{ConstantFloatTangent as _, ConstantOtherTangent as _};
+                    use ::autodiff::__private::{ConstantArrayTangent as _, ConstantFloatTangent as _, ConstantOtherTangent as _};
                     (&::autodiff::__private::ConstantArg(&#tokens)).constant_tangent()
                 }),
                 other => match activity.kind(other) {
@@ -788,7 +788,7 @@ impl Forward<'_, '_> {
                     {
                         let primal = self.e.operand(other);
                         quote!({
-                            use ::autodiff::__private::{ConstantFloatTangent as _, ConstantOtherTangent as _};
+                            use ::autodiff::__private::{ConstantArrayTangent as _, ConstantFloatTangent as _, ConstantOtherTangent as _};
                             (&::autodiff::__private::ConstantArg(&#primal)).constant_tangent()
                         })
                     }

@@ -1228,10 +1228,18 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
     struct Rewrite {
         /// The arrays of floats, with how many levels of arrays each nests.
         arrays: Vec<(String, usize)>,
+        /// The arrays held by value (`x: [f64; 3]`, `x: Vec<f64>`, `let w = vec![0.0; n];`): a loop over
+        /// one bare (`for v in x`) already binds its floats by value.
+        owned: Vec<String>,
     }
     impl Rewrite {
         /// `x`, `&x`, `x.iter()`, `&x[a..b]`, `x[a..b].iter()`, each perhaps `.rev()`, of a float array `x`,
         /// or of a row of a nested one (`m[i]`, `&x[i][j][a..]`).
+        /// `x` bare, an array held by value: `for v in x` moves its floats out, no references.
+        fn owned_bare(&self, e: &Expr) -> bool {
+            matches!(e, Expr::Path(p) if p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| self.owned.iter().any(|o| i == o)))
+        }
         fn elements(&self, e: &Expr) -> bool {
             self.iterated_depth(e) == Some(1)
         }
@@ -1308,7 +1316,7 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                 _ => None,
             };
             match &mut *f.pat {
-                Pat::Ident(_) if self.elements(&f.expr) => {
+                Pat::Ident(_) if self.elements(&f.expr) && !self.owned_bare(&f.expr) => {
                     Self::by_value(&mut f.pat).into_iter().collect()
                 }
                 Pat::Tuple(t) if t.elems.len() == 2 => {
@@ -1387,6 +1395,7 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
     let mut item = item.clone();
     let mut rewrite = Rewrite {
         arrays: float_arrays(&item, float),
+        owned: owned_arrays(&item),
     };
     let locals = float_locals(&item, float, &rewrite, which);
     // A local named like a parameter shadows it.
@@ -1396,6 +1405,54 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
     rewrite.arrays.extend(locals);
     rewrite.visit_block_mut(&mut item.block);
     item
+}
+
+/// The parameters taken by value (`x: [f64; 3]`, `x: Vec<f64>`) and the locals made by value
+/// (`vec![..]`, `[0.0; N]`, `[a, b]`, `x.to_vec()`, `x.clone()`): the names a bare `for v in x` iterates by value.
+fn owned_arrays(item: &syn::ItemFn) -> Vec<String> {
+    use syn::visit::Visit;
+    use syn::Pat;
+    struct Lets(Vec<String>);
+    impl<'ast> Visit<'ast> for Lets {
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            let name = match &local.pat {
+                Pat::Ident(i) => Some(&i.ident),
+                Pat::Type(t) => match &*t.pat {
+                    Pat::Ident(i) => Some(&i.ident),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let owned = local.init.as_ref().is_some_and(|init| match &*init.expr {
+                Expr::Repeat(_) | Expr::Array(_) => true,
+                Expr::Macro(m) => m.mac.path.is_ident("vec"),
+                Expr::MethodCall(m) => {
+                    matches!(m.method.to_string().as_str(), "to_vec" | "clone") && m.args.is_empty()
+                }
+                _ => false,
+            });
+            if let (Some(name), true) = (name, owned) {
+                self.0.push(name.to_string());
+            }
+            syn::visit::visit_local(self, local);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut lets = Lets(
+        item.sig
+            .inputs
+            .iter()
+            .filter_map(|input| match input {
+                syn::FnArg::Typed(t) if !matches!(&*t.ty, Type::Reference(_)) => match &*t.pat {
+                    Pat::Ident(i) => Some(i.ident.to_string()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect(),
+    );
+    lets.visit_block(&item.block);
+    lets.0
 }
 
 /// How many levels of arrays of floats `ty` nests (`&[f64]`, `&mut [f64]`, `Vec<f64>`, `[f64; N]`: 1;
@@ -1657,6 +1714,21 @@ impl Rewrite<'_> {
             .iter()
             .any(|(constant, depth)| *constant == name && *depth == indexes)
             .then_some(indexes)
+    }
+
+    /// `W[i]`, `A[i][j]`, ..: a constant from outside the function indexed (never by a range).
+    fn outside_constant_indexed(&self, e: &syn::ExprIndex) -> bool {
+        let mut e = e;
+        loop {
+            if matches!(&*e.index, Expr::Range(_)) {
+                return false;
+            }
+            match &*e.expr {
+                Expr::Path(p) => return self.outside_constant(p),
+                Expr::Index(inner) => e = inner,
+                _ => return false,
+            }
+        }
     }
 
     /// Whether `p` names a constant from outside the function: `SCREAMING_CASE`, not a variable, reached
@@ -2090,8 +2162,16 @@ impl VisitMut for Rewrite<'_> {
             }
             // `WEIGHTS[i]` of an array from outside: its element is the constant (the macro reads
             // `WEIGHTS[i]` itself as one).
-            Expr::Index(e) if matches!(&*e.expr, Expr::Path(p) if self.outside_constant(p)) => {
-                self.visit_expr_mut(&mut e.index);
+            // So is `A[i][j]` of a matrix from outside, indexed down from the outside.
+            Expr::Index(e) if self.outside_constant_indexed(e) => {
+                let mut inner = &mut *e;
+                loop {
+                    self.visit_expr_mut(&mut inner.index);
+                    match &mut *inner.expr {
+                        Expr::Index(next) => inner = next,
+                        _ => break,
+                    }
+                }
                 let scalar = self.scalar;
                 *expr = syn::parse_quote!(::autodiff::__private::constant::<#scalar, _>(#e));
                 return;

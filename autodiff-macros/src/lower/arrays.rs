@@ -237,7 +237,10 @@ impl Lowering<'_> {
                 .unwrap_or_else(Self::poisoned);
         }
         let Some(array) = self.array_operand(&e.expr) else {
-            if let Some(constant) = self.outside_array(&e.expr) {
+            if let Some(constant) = self
+                .outside_array(&e.expr)
+                .or_else(|| self.outside_row(&e.expr))
+            {
                 // `WEIGHTS[i]`: a constant array from outside the function, whose elements are constants.
                 let index = self.lower_expr(&e.index, None);
                 self.index_kind_check(&e.index, &index);
@@ -294,6 +297,28 @@ impl Lowering<'_> {
             tokens: p.to_token_stream(),
             kind: crate::ir::Kind::Unknown,
         })
+    }
+
+    /// `A[i]` in `A[i][j]` of a constant matrix `A` from outside the function (`const A: [[f64; 3]; 3]`),
+    /// a row of it, to any depth: a constant operand, indexed as a constant array is.
+    fn outside_row(&mut self, expr: &Expr) -> Option<Operand> {
+        let Expr::Index(inner) = strip_parens(expr) else {
+            return None;
+        };
+        if matches!(strip_parens(&inner.index), Expr::Range(_)) {
+            return None;
+        }
+        let base = self
+            .outside_array(&inner.expr)
+            .or_else(|| self.outside_row(&inner.expr))?;
+        let index = self.lower_expr(&inner.index, None);
+        self.index_kind_check(&inner.index, &index);
+        let value = Value::Call {
+            callee: syn::parse_quote!(::autodiff::__private::at),
+            args: vec![base, index],
+            by_ref: vec![true, false],
+        };
+        Some(self.emit(value, None, crate::span::of_index(inner)))
     }
 
     /// An index must be an integer; a float literal or value is an error the user can act on.
