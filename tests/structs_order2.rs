@@ -1,0 +1,272 @@
+//! `order = K` on functions of parameter structs with matrix fields (`p.w[h][j]` of a `Vec<Vec<f64>>` or
+//! a `[[f64; N]; M]`, a nested MLP's layer weights), read through the struct's values view
+//! (`struct_whole.rs`): each function's Hessian against central differences of its generated gradient,
+//! and the gradient against central differences of the primal, on several inputs.
+
+// Differentiable bodies index their matrices (`for j in 0..n`), the form under test.
+#![allow(clippy::needless_range_loop)]
+
+mod common;
+
+use autodiff::{differentiable, Differentiable};
+use common::*;
+
+/// One dense layer: a weight matrix with one row per unit, and a bias per unit.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Dense {
+    w: Vec<Vec<f64>>,
+    b: Vec<f64>,
+}
+
+/// A fixed-size matrix field beside a scalar and a constant.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Grid {
+    a: f64,
+    m: [[f64; 3]; 2],
+    #[no_grad]
+    scale: f64,
+}
+
+/// Two layers, one nested inside the other struct.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Net {
+    l1: Dense,
+    v: Vec<f64>,
+}
+
+/// `Σ_h tanh(b_h + Σ_j w_hj x_j)`.
+#[differentiable(order = 2)]
+fn layer(p: &Dense, x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for h in 0..p.w.len() {
+        let mut s = p.b[h];
+        for j in 0..x.len() {
+            s += p.w[h][j] * x[j];
+        }
+        total += s.tanh();
+    }
+    total
+}
+
+/// `Σ_ij m_ij² a x^(i + j)` scaled by a constant.
+#[differentiable(order = 2)]
+fn grid(p: &Grid, x: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        for j in 0..3 {
+            s += p.m[i][j] * p.m[i][j] * p.a * x.powi((i + j) as i32);
+        }
+    }
+    s * p.scale
+}
+
+/// A nested struct's matrix field (`p.l1.w[h][j]`): `Σ_h v_h sin(b_h + Σ_j w_hj x_j)`.
+#[differentiable(order = 2)]
+fn net(p: &Net, x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for h in 0..p.v.len() {
+        let mut s = p.l1.b[h];
+        for j in 0..x.len() {
+            s += p.l1.w[h][j] * x[j];
+        }
+        total += p.v[h] * s.sin();
+    }
+    total
+}
+
+/// A matrix field read by a method, `self.w[h][0]`.
+impl Dense {
+    #[differentiable(wrt(self, x), order = 2)]
+    fn first_column(&self, x: f64) -> f64 {
+        let mut s = 0.0;
+        for h in 0..self.b.len() {
+            s += self.w[h][0] * self.w[h][0] * x * self.b[h];
+        }
+        s
+    }
+}
+
+/// A first-order function reading a matrix field, which an `order = 2` caller passes its struct to.
+#[differentiable]
+fn forward(p: &Dense, x: &[f64], h: usize) -> f64 {
+    let mut s = p.b[h];
+    for j in 0..x.len() {
+        s += p.w[h][j] * x[j];
+    }
+    s
+}
+
+/// `Σ_h forward(p, x, h)²`.
+#[differentiable(order = 2)]
+fn squares(p: &Dense, x: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for h in 0..p.b.len() {
+        let s = forward(p, x, h);
+        total += s * s;
+    }
+    total
+}
+
+/// Checks `value`, `grad` and `hessian` of a function over the flat inputs `[p.to_flat(), rest]` at
+/// `flat`: the gradient against central differences of `value`, the Hessian against central differences
+/// of `grad`.
+fn check(
+    what: &str,
+    flat: &[f64],
+    value: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> Vec<f64>,
+    hessian: impl Fn(&[f64]) -> (f64, Vec<Vec<f64>>),
+) {
+    let g = grad(flat);
+    assert_fd_gradient(&value, flat, &g, what);
+    let (v, h) = hessian(flat);
+    assert_close(v, value(flat), ANALYTIC_TOL, what);
+    assert_jacobian(&h, &fd_jacobian(&grad, flat), what);
+}
+
+/// A dense layer of `rows` rows of `cols` columns from `inputs`.
+fn dense(inputs: &mut Inputs, rows: usize, cols: usize) -> Dense {
+    Dense {
+        w: inputs.rows(rows, cols),
+        b: inputs.vec(rows),
+    }
+}
+
+#[test]
+fn a_fixed_size_matrix_field() {
+    let mut inputs = Inputs(21);
+    for _ in 0..4 {
+        let p = Grid {
+            a: inputs.next(),
+            m: [
+                [inputs.next(), inputs.next(), inputs.next()],
+                [inputs.next(), inputs.next(), inputs.next()],
+            ],
+            scale: 1.5,
+        };
+        let mut flat = p.to_flat();
+        flat.push(inputs.next());
+        let n = flat.len() - 1;
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "grid",
+            &flat,
+            |f| grid(&at(f), f[n]),
+            |f| {
+                let (_, (g, gx)) = grid_grad(&at(f), f[n]);
+                let mut g = g.to_flat();
+                g.push(gx);
+                g
+            },
+            |f| {
+                let (v, _, h) = grid_hessian(&at(f), f[n]);
+                (v, h)
+            },
+        );
+    }
+}
+
+#[test]
+fn a_nested_structs_matrix_field() {
+    let mut inputs = Inputs(22);
+    for _ in 0..4 {
+        let p = Net {
+            l1: dense(&mut inputs, 2, 3),
+            v: inputs.vec(2),
+        };
+        let mut flat = p.to_flat();
+        let n = flat.len();
+        flat.extend(inputs.vec(3));
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "net",
+            &flat,
+            |f| net(&at(f), &f[n..]),
+            |f| {
+                let (_, (g, gx)) = net_grad(&at(f), &f[n..]);
+                [g.to_flat(), gx].concat()
+            },
+            |f| {
+                let (v, _, h) = net_hessian(&at(f), &f[n..]);
+                (v, h)
+            },
+        );
+    }
+}
+
+#[test]
+fn a_method_reading_a_matrix_field() {
+    let mut inputs = Inputs(23);
+    for _ in 0..4 {
+        let p = dense(&mut inputs, 3, 2);
+        let mut flat = p.to_flat();
+        flat.push(inputs.next());
+        let n = flat.len() - 1;
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "first_column",
+            &flat,
+            |f| at(f).first_column(f[n]),
+            |f| {
+                let (_, (g, gx)) = at(f).first_column_grad(f[n]);
+                let mut g = g.to_flat();
+                g.push(gx);
+                g
+            },
+            |f| {
+                let (v, _, h) = at(f).first_column_hessian(f[n]);
+                (v, h)
+            },
+        );
+    }
+}
+
+#[test]
+fn a_layer_of_vec_rows() {
+    let mut inputs = Inputs(20);
+    for _ in 0..4 {
+        let p = dense(&mut inputs, 3, 2);
+        let mut flat = p.to_flat();
+        let n = flat.len();
+        flat.extend(inputs.vec(2));
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "layer",
+            &flat,
+            |f| layer(&at(f), &f[n..]),
+            |f| {
+                let (_, (g, gx)) = layer_grad(&at(f), &f[n..]);
+                [g.to_flat(), gx].concat()
+            },
+            |f| {
+                let (v, _, h) = layer_hessian(&at(f), &f[n..]);
+                (v, h)
+            },
+        );
+    }
+}
+
+#[test]
+fn a_first_order_callee_reading_a_matrix_field() {
+    let mut inputs = Inputs(24);
+    for _ in 0..4 {
+        let p = dense(&mut inputs, 3, 2);
+        let mut flat = p.to_flat();
+        let n = flat.len();
+        flat.extend(inputs.vec(2));
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "squares",
+            &flat,
+            |f| squares(&at(f), &f[n..]),
+            |f| {
+                let (_, (g, gx)) = squares_grad(&at(f), &f[n..]);
+                [g.to_flat(), gx].concat()
+            },
+            |f| {
+                let (v, _, h) = squares_hessian(&at(f), &f[n..]);
+                (v, h)
+            },
+        );
+    }
+}
