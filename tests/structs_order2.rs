@@ -74,6 +74,24 @@ fn net(p: &Net, x: &[f64]) -> f64 {
     total
 }
 
+/// Rows read as slices (`p.w[h].len()`, `p.w[h].iter()`, `&p.w[h]`) of a ragged matrix.
+#[differentiable(order = 2)]
+fn rows(p: &Dense, x: f64) -> f64 {
+    let mut total = 0.0;
+    for h in 0..p.w.len() {
+        let row = &p.w[h];
+        let mut s = 0.0;
+        for j in 0..p.w[h].len() {
+            s += row[j] * row[j] * x;
+        }
+        for v in p.w[h].iter() {
+            s += v.exp();
+        }
+        total += s * p.b[h];
+    }
+    total
+}
+
 /// A matrix field read by a method, `self.w[h][0]`.
 impl Dense {
     #[differentiable(wrt(self, x), order = 2)]
@@ -268,5 +286,41 @@ fn a_first_order_callee_reading_a_matrix_field() {
                 (v, h)
             },
         );
+    }
+}
+
+#[test]
+fn rows_of_a_ragged_matrix_read_as_slices() {
+    let mut inputs = Inputs(25);
+    for _ in 0..4 {
+        let p = Dense {
+            w: vec![inputs.vec(2), inputs.vec(1), inputs.vec(3)],
+            b: inputs.vec(3),
+        };
+        let mut flat = p.to_flat();
+        flat.push(inputs.next());
+        let n = flat.len() - 1;
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "rows",
+            &flat,
+            |f| rows(&at(f), f[n]),
+            |f| {
+                let (_, (g, gx)) = rows_grad(&at(f), f[n]);
+                let mut g = g.to_flat();
+                g.push(gx);
+                g
+            },
+            |f| {
+                let (v, _, h) = rows_hessian(&at(f), f[n]);
+                (v, h)
+            },
+        );
+        // By hand: d/dx = Σ_h b_h Σ_j w_hj².
+        let (_, (_, gx)) = rows_grad(&p, flat[n]);
+        let by_hand: f64 = (p.w.iter().zip(&p.b))
+            .map(|(row, b)| b * row.iter().map(|w| w * w).sum::<f64>())
+            .sum();
+        assert_close(gx, by_hand, ANALYTIC_TOL, "rows: d/dx by hand");
     }
 }

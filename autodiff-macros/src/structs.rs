@@ -532,7 +532,8 @@ pub(crate) struct FieldView<'a> {
     pub(crate) matrix: bool,
 }
 
-/// A read of a field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`): the read,
+/// A read of a field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`), or of a row of
+/// one read as a slice (`&p.w[i]`, `p.w[i].len()`, `p.w[i].iter()`): the read,
 /// the field's input (`__p_w`), the field as the user wrote it (`w`, `inner.w`), and whether it was read
 /// through a copy.
 struct MatrixRead {
@@ -566,6 +567,32 @@ fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
     }
     impl<'ast> Visit<'ast> for Nested<'_> {
         fn visit_expr(&mut self, expr: &'ast Expr) {
+            // A row read as a slice: `&p.w[i]`, `p.w[i].len()`, `p.w[i].iter()`.
+            let row = match expr {
+                Expr::Reference(r) if r.mutability.is_none() => Some(&*r.expr),
+                Expr::MethodCall(m)
+                    if m.args.is_empty() && (m.method == "len" || m.method == "iter") =>
+                {
+                    Some(&*m.receiver)
+                }
+                _ => None,
+            };
+            if let Some(Expr::Index(index)) = row.map(strip) {
+                if !matches!(strip(&index.index), Expr::Range(_)) {
+                    if let Some((input, field, copied)) =
+                        plain_name(&index.expr).and_then(|n| self.field_of(&n))
+                    {
+                        self.found.push(MatrixRead {
+                            expr: expr.clone(),
+                            input,
+                            field,
+                            copied,
+                        });
+                        self.visit_expr(&index.index);
+                        return;
+                    }
+                }
+            }
             if let Expr::Index(outer) = expr {
                 if let Expr::Index(inner) = strip(&outer.expr) {
                     if let Some((input, field, copied)) =
