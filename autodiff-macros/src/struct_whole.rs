@@ -6,7 +6,8 @@
 //! (`<Mlp as Itself>::Type`), for the fields that hold no floats (integers, flags), and its values view
 //! `__p_values: &[f64]` (every float the struct holds, in declaration order; `autodiff_core`'s
 //! `values.rs`), differentiated. A prologue binds each field the body reads from them, where the derive
-//! says it is (`FieldType::values_range`); a call that passes a struct on whole calls the callee's own
+//! says it is (`FieldType::values_range`; a matrix field's elements and rows at the places its shape gives,
+//! `MatrixFields`); a call that passes a struct on whole calls the callee's own
 //! `__g_whole` with the struct and its view (a nested struct's view is a contiguous part of its parent's).
 //! So a callee needs nothing but `order = K` itself, and the caller nothing of its callee but its name.
 //! `f_hvp` passes the structs' views and the views of their directions (zeros at `#[no_grad]` floats),
