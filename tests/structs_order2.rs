@@ -92,6 +92,34 @@ fn rows(p: &Dense, x: f64) -> f64 {
     total
 }
 
+/// Fields with their copies: a `Vec` field cloned (`let w = p.w.clone();`) and an array field copied
+/// (`let k = p.k;`), then read by index: `b Σ_i w_i x_i k_(i mod 2)²`.
+#[differentiable(order = 2)]
+fn copies(p: &Copied, x: &[f64]) -> f64 {
+    let w = p.w.clone();
+    let k = p.k;
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * x[i] * k[i % 2] * k[i % 2];
+    }
+    s * p.b
+}
+
+/// A `Vec`, an array and a scalar field, which `copies` copies.
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct Copied {
+    w: Vec<f64>,
+    k: [f64; 2],
+    b: f64,
+}
+
+/// A matrix field read inside `vec![..]` and by elements of two rows: `(w_00 w_11 - w_01 w_10) x²`.
+#[differentiable(order = 2)]
+fn determinant(p: &Dense, x: f64) -> f64 {
+    let d = vec![p.w[0][0] * p.w[1][1], p.w[0][1] * p.w[1][0]];
+    (d[0] - d[1]) * x * x
+}
+
 /// A matrix field read by a method, `self.w[h][0]`.
 impl Dense {
     #[differentiable(wrt(self, x), order = 2)]
@@ -322,5 +350,69 @@ fn rows_of_a_ragged_matrix_read_as_slices() {
             .map(|(row, b)| b * row.iter().map(|w| w * w).sum::<f64>())
             .sum();
         assert_close(gx, by_hand, ANALYTIC_TOL, "rows: d/dx by hand");
+    }
+}
+
+#[test]
+fn copied_fields() {
+    let mut inputs = Inputs(26);
+    for _ in 0..4 {
+        let p = Copied {
+            w: inputs.vec(3),
+            k: [inputs.next(), inputs.next()],
+            b: inputs.next(),
+        };
+        let mut flat = p.to_flat();
+        let n = flat.len();
+        flat.extend(inputs.vec(3));
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "copies",
+            &flat,
+            |f| copies(&at(f), &f[n..]),
+            |f| {
+                let (_, (g, gx)) = copies_grad(&at(f), &f[n..]);
+                [g.to_flat(), gx].concat()
+            },
+            |f| {
+                let (v, _, h) = copies_hessian(&at(f), &f[n..]);
+                (v, h)
+            },
+        );
+    }
+}
+
+#[test]
+fn a_matrix_field_read_inside_vec() {
+    let mut inputs = Inputs(27);
+    for _ in 0..4 {
+        let p = dense(&mut inputs, 2, 2);
+        let mut flat = p.to_flat();
+        flat.push(inputs.next());
+        let n = flat.len() - 1;
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "determinant",
+            &flat,
+            |f| determinant(&at(f), f[n]),
+            |f| {
+                let (_, (g, gx)) = determinant_grad(&at(f), f[n]);
+                let mut g = g.to_flat();
+                g.push(gx);
+                g
+            },
+            |f| {
+                let (v, _, h) = determinant_hessian(&at(f), f[n]);
+                (v, h)
+            },
+        );
+        // By hand: d²/dw_00 dx = 2 w_11 x.
+        let (_, _, h) = determinant_hessian(&p, flat[n]);
+        assert_close(
+            h[0][n],
+            2.0 * p.w[1][1] * flat[n],
+            ANALYTIC_TOL,
+            "determinant: by hand",
+        );
     }
 }
