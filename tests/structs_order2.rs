@@ -153,6 +153,38 @@ fn squares(p: &Dense, x: &[f64]) -> f64 {
     total
 }
 
+/// A first-order callee returning a `Vec`, reading a matrix field.
+#[differentiable]
+fn two_units(p: &Dense, x: f64) -> Vec<f64> {
+    let first = p.w[0][0] * x + p.b[0];
+    let second = p.w[1][1] * x + p.b[1];
+    vec![first, second]
+}
+
+/// `u_0 u_1 sin x` of `two_units`, passed the struct on whole.
+#[differentiable(order = 2)]
+fn through_units(p: &Dense, x: f64) -> f64 {
+    let y = two_units(p, x);
+    y[0] * y[1] * x.sin()
+}
+
+impl Dense {
+    /// A first-order method with outputs reading a matrix field of `self`.
+    #[differentiable(wrt(self))]
+    fn apply_into(&self, x: f64, out: &mut [f64]) {
+        out[0] = self.w[0][1] * x + self.b[0];
+        out[1] = self.w[1][0] * x * x;
+    }
+
+    /// `o_0 o_1` of `apply_into`.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn applied(&self, x: f64) -> f64 {
+        let mut out = vec![0.0; 2];
+        self.apply_into(x, &mut out);
+        out[0] * out[1]
+    }
+}
+
 /// Checks `value`, `grad` and `hessian` of a function over the flat inputs `[p.to_flat(), rest]` at
 /// `flat`: the gradient against central differences of `value`, the Hessian against central differences
 /// of `grad`.
@@ -289,6 +321,17 @@ fn a_layer_of_vec_rows() {
                 (v, h)
             },
         );
+        // The Hessian-vector product along a direction of struct and slice: `H v`.
+        let v = inputs.vec(flat.len());
+        let (_, _, h) = layer_hessian(&p, &flat[n..]);
+        let (_, _, (hp, hx)) = layer_hvp(&p, &flat[n..], (p.from_flat(&v[..n]), v[n..].to_vec()));
+        let product: Vec<f64> = h.iter().map(|row| dot(row, &v)).collect();
+        assert_all_close(
+            &[hp.to_flat(), hx].concat(),
+            &product,
+            ANALYTIC_TOL,
+            "layer_hvp",
+        );
     }
 }
 
@@ -413,6 +456,48 @@ fn a_matrix_field_read_inside_vec() {
             2.0 * p.w[1][1] * flat[n],
             ANALYTIC_TOL,
             "determinant: by hand",
+        );
+    }
+}
+
+#[test]
+fn callees_reading_matrix_fields() {
+    let mut inputs = Inputs(28);
+    for _ in 0..4 {
+        let p = dense(&mut inputs, 2, 2);
+        let mut flat = p.to_flat();
+        flat.push(inputs.next());
+        let n = flat.len() - 1;
+        let at = |f: &[f64]| p.from_flat(&f[..n]);
+        check(
+            "through_units",
+            &flat,
+            |f| through_units(&at(f), f[n]),
+            |f| {
+                let (_, (g, gx)) = through_units_grad(&at(f), f[n]);
+                let mut g = g.to_flat();
+                g.push(gx);
+                g
+            },
+            |f| {
+                let (v, _, h) = through_units_hessian(&at(f), f[n]);
+                (v, h)
+            },
+        );
+        check(
+            "applied",
+            &flat,
+            |f| at(f).applied(f[n]),
+            |f| {
+                let (_, (g, gx)) = at(f).applied_grad(f[n]);
+                let mut g = g.to_flat();
+                g.push(gx);
+                g
+            },
+            |f| {
+                let (v, _, h) = at(f).applied_hessian(f[n]);
+                (v, h)
+            },
         );
     }
 }
