@@ -141,6 +141,145 @@ impl<F, T> FieldWindow<T> for Vec<F> {
     }
 }
 
+/// A matrix field's shape (`Vec<Vec<f64>>`, `[[f64; N]; M]`, `Vec<[f64; N]>`, `[Vec<f64>; M]`): where its
+/// rows lie in the field's part of a values view, which holds the rows one after another. An `order = K`
+/// function reads `p.w[i][j]` as the value at `field_start + matrix_at(&p.w, i, j)` and the row `&p.w[i]`
+/// as the window `matrix_row_start(&p.w, i)..matrix_row_end(&p.w, i)` of that part (`struct_whole.rs`).
+pub trait FieldMatrix {
+    /// The number of rows.
+    fn rows(&self) -> usize;
+
+    /// The length of row `i`.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not a row, as `m[i]` does.
+    fn row_len(&self, i: usize) -> usize;
+
+    /// Where row `i` starts in the field's part of the view.
+    ///
+    /// # Panics
+    ///
+    /// If `i` is not a row, as `m[i]` does.
+    fn row_start(&self, i: usize) -> usize;
+}
+
+/// A row of a matrix field: a `Vec` or an array of floats, one value of the view each.
+pub trait FieldRow {
+    /// The row's length.
+    fn row_len(&self) -> usize;
+}
+
+impl FieldRow for Vec<f64> {
+    #[inline]
+    fn row_len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl FieldRow for Vec<f32> {
+    #[inline]
+    fn row_len(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<const N: usize> FieldRow for [f64; N] {
+    #[inline]
+    fn row_len(&self) -> usize {
+        N
+    }
+}
+
+impl<const N: usize> FieldRow for [f32; N] {
+    #[inline]
+    fn row_len(&self) -> usize {
+        N
+    }
+}
+
+/// The rows of `rows` before row `i` hold this many values (rows of one length: `i` times it).
+#[inline]
+fn start_of_row<R: FieldRow>(rows: &[R], i: usize) -> usize {
+    assert!(
+        i < rows.len(),
+        "index out of bounds: the len is {} but the index is {i}",
+        rows.len()
+    );
+    rows[..i].iter().map(FieldRow::row_len).sum()
+}
+
+impl<R: FieldRow> FieldMatrix for Vec<R> {
+    #[inline]
+    fn rows(&self) -> usize {
+        self.len()
+    }
+    #[inline]
+    fn row_len(&self, i: usize) -> usize {
+        self[i].row_len()
+    }
+    #[inline]
+    fn row_start(&self, i: usize) -> usize {
+        start_of_row(self, i)
+    }
+}
+
+impl<R: FieldRow, const M: usize> FieldMatrix for [R; M] {
+    #[inline]
+    fn rows(&self) -> usize {
+        M
+    }
+    #[inline]
+    fn row_len(&self, i: usize) -> usize {
+        self[i].row_len()
+    }
+    #[inline]
+    fn row_start(&self, i: usize) -> usize {
+        start_of_row(self, i)
+    }
+}
+
+/// Where `m[i][j]` is in the matrix field's part of a values view.
+///
+/// # Panics
+///
+/// If `m[i][j]` does not exist, as reading it does.
+#[inline]
+pub fn matrix_at<M: FieldMatrix + ?Sized>(m: &M, i: usize, j: usize) -> usize {
+    let len = m.row_len(i);
+    assert!(
+        j < len,
+        "index out of bounds: the len is {len} but the index is {j}"
+    );
+    m.row_start(i) + j
+}
+
+/// Where row `i` of the matrix field `m` starts in the field's part of a values view.
+///
+/// # Panics
+///
+/// If `m[i]` does not exist, as reading it does.
+#[inline]
+pub fn matrix_row_start<M: FieldMatrix + ?Sized>(m: &M, i: usize) -> usize {
+    m.row_start(i)
+}
+
+/// Where row `i` of the matrix field `m` ends in the field's part of a values view.
+///
+/// # Panics
+///
+/// If `m[i]` does not exist, as reading it does.
+#[inline]
+pub fn matrix_row_end<M: FieldMatrix + ?Sized>(m: &M, i: usize) -> usize {
+    m.row_start(i) + m.row_len(i)
+}
+
+/// The number of rows of the matrix field `m` (`p.w.len()`).
+#[inline]
+pub fn matrix_rows<M: FieldMatrix + ?Sized>(m: &M) -> usize {
+    m.rows()
+}
+
 /// `<S as Itself>::Type` is `S`, written so that the macro does not take it for a parameter struct: the
 /// struct itself, passed beside its values view, is a constant.
 pub trait Itself {
@@ -155,6 +294,32 @@ impl<S: ?Sized> Itself for S {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn matrix_fields_find_their_elements_in_the_view() {
+        let ragged = vec![vec![1.0, 2.0], vec![3.0], vec![4.0, 5.0, 6.0]];
+        let view = values(&ragged);
+        for (i, row) in ragged.iter().enumerate() {
+            for (j, x) in row.iter().enumerate() {
+                assert_eq!(view[matrix_at(&ragged, i, j)], *x);
+            }
+            assert_eq!(
+                &view[matrix_row_start(&ragged, i)..matrix_row_end(&ragged, i)],
+                &row[..]
+            );
+        }
+        assert_eq!(matrix_rows(&ragged), 3);
+        let fixed = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+        assert_eq!(matrix_at(&fixed, 1, 2), 5);
+        assert_eq!(matrix_row_end(&fixed, 0), 3);
+    }
+
+    #[test]
+    #[should_panic(expected = "index out of bounds")]
+    fn a_matrix_field_read_past_its_row_panics() {
+        let ragged = vec![vec![1.0, 2.0], vec![3.0]];
+        let _ = matrix_at(&ragged, 1, 1);
+    }
 
     #[test]
     fn the_view_of_floats_and_arrays_is_their_flat_view() {

@@ -320,32 +320,6 @@ fn try_expand(
             );
             TokenStream::new()
         }
-        (Some(sig), Some(order), Some(_), Some(flat))
-            if order.base10_parse::<usize>().is_ok_and(|k| k >= 2)
-                && flat.field_inputs().any(|f| f.matrix) =>
-        {
-            let field = flat
-                .field_inputs()
-                .find(|f| f.matrix)
-                .map(|f| {
-                    f.path
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(".")
-                })
-                .unwrap_or_default();
-            errors.spanned(
-                order,
-                format!(
-                    "`order = K` is not supported on a function that reads a matrix field of a parameter \
-                     struct (`{field}[i][j]`): its first order is; for the Hessian, store the field flat \
-                     (`{field}: Vec<f64>` read as `{field}[i * cols + j]`, the number of columns a \
-                     `#[no_grad]` field), or take the matrix as a parameter of the function"
-                ),
-            );
-            TokenStream::new()
-        }
         (Some(sig), Some(order), Some((f, activity)), Some(flat)) => {
             let higher = order.base10_parse::<usize>().is_ok_and(|k| k >= 2);
             let bounded = with_struct_bounds(&item, &analysis_item, true);

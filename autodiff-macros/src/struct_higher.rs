@@ -53,6 +53,25 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     if crate::struct_whole::serves(s) {
         return crate::struct_whole::items(s, order, errors);
     }
+    if let Some(f) = s.flat.field_inputs().find(|f| f.matrix) {
+        let field = f
+            .path
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(".");
+        errors.spanned(
+            order,
+            format!(
+                "`order = K` reads a matrix field of a parameter struct (`{field}[i][j]`) only in a function \
+                 returning `f64` whose parameter structs are all differentiated and have no float type \
+                 parameter: this one is not; for the Hessian, store the field flat (`{field}: Vec<f64>` read \
+                 as `{field}[i * cols + j]`, the number of columns a `#[no_grad]` field), or take the matrix \
+                 as a parameter of the function"
+            ),
+        );
+        return TokenStream::new();
+    }
     let before = errors.len();
     let method = crate::expand::is_method(s.item);
     let floats = float_fields(s);

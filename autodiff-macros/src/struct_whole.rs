@@ -6,7 +6,8 @@
 //! (`<Mlp as Itself>::Type`), for the fields that hold no floats (integers, flags), and its values view
 //! `__p_values: &[f64]` (every float the struct holds, in declaration order; `autodiff_core`'s
 //! `values.rs`), differentiated. A prologue binds each field the body reads from them, where the derive
-//! says it is (`FieldType::values_range`); a call that passes a struct on whole calls the callee's own
+//! says it is (`FieldType::values_range`; a matrix field's elements and rows at the places its shape gives,
+//! `MatrixFields`); a call that passes a struct on whole calls the callee's own
 //! `__g_whole` with the struct and its view (a nested struct's view is a contiguous part of its parent's).
 //! So a callee needs nothing but `order = K` itself, and the caller nothing of its callee but its name.
 //! `f_hvp` passes the structs' views and the views of their directions (zeros at `#[no_grad]` floats),
@@ -103,8 +104,8 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     // first order). The syntax cannot tell them apart: no hidden function, but stand-ins without a
     // generic copy, so that an `order = K` caller meets one error at its call (give this function
     // `order = K`, whose hidden function is made where it is asked for).
-    // A matrix field (`p.w[i][j]`) has no place in the values view either.
-    if s.flat.field_inputs().any(|f| f.whole || f.matrix) {
+    // (A matrix field, `p.w[i][j]`, is read from the view by its rows' places: `MatrixFields`.)
+    if s.flat.field_inputs().any(|f| f.whole) {
         return stand_ins_without_copy(s, NoCopy::WholeField.reason());
     }
     let floats = crate::struct_higher::float_fields(s);
@@ -504,6 +505,8 @@ fn whole_function(
     let mut prologue = Vec::new();
     // The fields that are arrays, bound to sub-slices of the values view.
     let mut array_fields: Vec<String> = Vec::new();
+    // The fields that are matrices, read by index from the values view.
+    let mut matrix_fields: Vec<MatrixField> = Vec::new();
     for (i, p) in s.sig.params.iter().enumerate() {
         let Kind::Struct(ty) = &p.kind else {
             let declared = &s.item.sig.inputs[i];
@@ -545,6 +548,20 @@ fn whole_function(
                     let #inner_values = &#values[#first..#last];
                 });
                 wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
+            } else if f.matrix {
+                // A matrix field (`p.w[i][j]`): where its part of the view starts, and the field itself,
+                // whose shape says where each row is in that part (`MatrixFields`).
+                let shape = format_ident!("{}_shape", ident);
+                matrix_fields.push(MatrixField {
+                    input: ident.to_string(),
+                    values: values.clone(),
+                    start: first.clone(),
+                    shape: shape.clone(),
+                });
+                prologue.push(quote! {
+                    let #first = #start;
+                    let #shape = ::autodiff::__private::field_ref::<#owner_ty, #key>(#owner);
+                });
             } else if f.array {
                 // In the field's shape (`&[f64; N]` for a `[f64; N]` field), which a callee of `&[f64; N]`
                 // takes (rustc's E0308 where it was a `&[f64]`).
@@ -566,6 +583,19 @@ fn whole_function(
         }
     }
     let mut block = s.written.clone();
+    let mut matrices = MatrixFields {
+        fields: &matrix_fields,
+        left: None,
+    };
+    matrices.visit_block_mut(&mut block);
+    if let Some(left) = matrices.left {
+        return Err(syn::Error::new_spanned(
+            left,
+            "with `order = K`, a matrix field of a parameter struct is read by its elements (`p.w[i][j]`), \
+             its rows (`&p.w[i]`, `p.w[i].iter()`, `p.w[i].len()`) and its number of rows (`p.w.len()`): \
+             this use of it is not supported; index the field where it is read",
+        ));
+    }
     let mut calls = WholeCalls {
         wholes: &wholes,
         array_fields: &array_fields,
@@ -599,6 +629,104 @@ fn whole_function(
             #(#stmts)*
         }
     })
+}
+
+/// A matrix field as the hidden function reads it: the field's input in the body (`__p_w`), the values
+/// view that holds it, where its part of the view starts, and the field itself (its shape).
+struct MatrixField {
+    input: String,
+    values: Ident,
+    start: Ident,
+    shape: Ident,
+}
+
+// Input:  __p_w[h][j] * x[j]      for v in __p_w[h].iter() { .. }      __p_w.len()
+// Output: __p_values[__p_w_start + matrix_at(__p_w_shape, h, j)] * x[j]
+//         for v in __p_values[(__p_w_start + matrix_row_start(__p_w_shape, h))
+//             ..(__p_w_start + matrix_row_end(__p_w_shape, h))].iter() { .. }
+//         matrix_rows(__p_w_shape)
+/// Rewrites each read of a matrix field (indexed twice, `p.w[i][j]`) into a read of the struct's values
+/// view at the element's place (`__private::matrix_at`), each row read (`p.w[i]`, then borrowed, iterated
+/// or asked its length) into the row's window of the view, and `p.w.len()` into the number of rows; keeps
+/// the first other use of the field, an error.
+struct MatrixFields<'a> {
+    fields: &'a [MatrixField],
+    left: Option<TokenStream>,
+}
+
+impl<'a> MatrixFields<'a> {
+    /// The matrix field `expr` names, if it names one.
+    fn field(&self, expr: &Expr) -> Option<&'a MatrixField> {
+        let fields: &'a [MatrixField] = self.fields;
+        let mut expr = expr;
+        while let Expr::Paren(p) = expr {
+            expr = &p.expr;
+        }
+        let Expr::Path(p) = expr else {
+            return None;
+        };
+        let ident = p.path.get_ident()?.to_string();
+        fields.iter().find(|f| f.input == ident)
+    }
+}
+
+impl VisitMut for MatrixFields<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Macro(m) = expr {
+            if m.mac.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                return;
+            }
+        }
+        if let Expr::Index(outer) = expr {
+            let mut inner = &mut *outer.expr;
+            while let Expr::Paren(p) = inner {
+                inner = &mut *p.expr;
+            }
+            if let Expr::Index(row) = inner {
+                if let Some(f) = self.field(&row.expr) {
+                    let (values, start, shape) = (&f.values, &f.start, &f.shape);
+                    let (mut i, mut j) = ((*row.index).clone(), (*outer.index).clone());
+                    self.visit_expr_mut(&mut i);
+                    self.visit_expr_mut(&mut j);
+                    *expr = syn::parse_quote!(
+                        #values[#start + ::autodiff::__private::matrix_at(#shape, #i, #j)]
+                    );
+                    return;
+                }
+            }
+            if let Some(f) = self.field(&outer.expr) {
+                if matches!(&*outer.index, Expr::Range(_)) {
+                    self.left.get_or_insert_with(|| outer.to_token_stream());
+                    return;
+                }
+                let (values, start, shape) = (&f.values, &f.start, &f.shape);
+                let mut i = (*outer.index).clone();
+                self.visit_expr_mut(&mut i);
+                *expr = syn::parse_quote!(
+                    #values[(#start + ::autodiff::__private::matrix_row_start(#shape, #i))
+                        ..(#start + ::autodiff::__private::matrix_row_end(#shape, #i))]
+                );
+                return;
+            }
+        }
+        if let Expr::MethodCall(m) = expr {
+            if m.method == "len" && m.args.is_empty() {
+                if let Some(f) = self.field(&m.receiver) {
+                    let shape = &f.shape;
+                    *expr = syn::parse_quote!(::autodiff::__private::matrix_rows(#shape));
+                    return;
+                }
+            }
+        }
+        if self.field(expr).is_some() {
+            self.left.get_or_insert_with(|| expr.to_token_stream());
+            return;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// For the field at `path` of the struct `primal` (of type `ty`): the struct that holds its last step (`primal`,

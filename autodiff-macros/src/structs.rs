@@ -153,6 +153,11 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
     for field in &mut fields {
         field.matrix = field.shape == Shape::Array && matrices.contains(&field.ident.to_string());
     }
+    let arrays: FastSet<String> = (fields.iter())
+        .filter(|f| f.shape == Shape::Array && !f.matrix)
+        .map(|f| f.ident.to_string())
+        .collect();
+    CloneToVec(&arrays).visit_block_mut(&mut block);
     let mut params = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let mut declared = p.clone();
@@ -200,6 +205,33 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         whole,
         lift: None,
     })
+}
+
+// Input:  let w = __p_w.clone();     (`p.w`, a `Vec<f64>` or `[f64; N]` field the body uses as an array)
+// Output: let w = __p_w.to_vec();
+/// A copy of an array field made by `clone()` (`let w = p.w.clone();`): the same copy by `to_vec()`, a
+/// local array the passes know (they know no `clone`), at first order and `order = K` alike.
+struct CloneToVec<'a>(&'a FastSet<String>);
+
+impl VisitMut for CloneToVec<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::MethodCall(m) = expr {
+            let field = plain_name(&m.receiver).is_some_and(|n| self.0.contains(&n));
+            if field && m.method == "clone" && m.args.is_empty() {
+                m.method = Ident::new("to_vec", m.method.span());
+                return;
+            }
+        }
+        if let Expr::Macro(m) = expr {
+            if m.mac.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
 /// Replaces `p.field` (and `self.field`, and a nested struct's `p.inner.a`) by the field's input, and
@@ -402,7 +434,13 @@ impl<'ast> Visit<'ast> for Uses {
             syn::Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.to_string()),
             _ => None,
         };
-        let copied = local.init.as_ref().and_then(|init| plain_name(&init.expr));
+        // (Also `let w = p.w.clone();`, a copy too: `CloneToVec` makes it `to_vec()` for an array field.)
+        let copied = local.init.as_ref().and_then(|init| match &*init.expr {
+            Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+                plain_name(&m.receiver)
+            }
+            other => plain_name(other),
+        });
         if let (Some(name), Some(copied)) = (name, copied) {
             self.copies.push((name, copied));
         }
@@ -532,7 +570,8 @@ pub(crate) struct FieldView<'a> {
     pub(crate) matrix: bool,
 }
 
-/// A read of a field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`): the read,
+/// A read of a field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`), or of a row of
+/// one read as a slice (`&p.w[i]`, `p.w[i].len()`, `p.w[i].iter()`): the read,
 /// the field's input (`__p_w`), the field as the user wrote it (`w`, `inner.w`), and whether it was read
 /// through a copy.
 struct MatrixRead {
@@ -566,6 +605,32 @@ fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
     }
     impl<'ast> Visit<'ast> for Nested<'_> {
         fn visit_expr(&mut self, expr: &'ast Expr) {
+            // A row read as a slice: `&p.w[i]`, `p.w[i].len()`, `p.w[i].iter()`.
+            let row = match expr {
+                Expr::Reference(r) if r.mutability.is_none() => Some(&*r.expr),
+                Expr::MethodCall(m)
+                    if m.args.is_empty() && (m.method == "len" || m.method == "iter") =>
+                {
+                    Some(&*m.receiver)
+                }
+                _ => None,
+            };
+            if let Some(Expr::Index(index)) = row.map(strip) {
+                if !matches!(strip(&index.index), Expr::Range(_)) {
+                    if let Some((input, field, copied)) =
+                        plain_name(&index.expr).and_then(|n| self.field_of(&n))
+                    {
+                        self.found.push(MatrixRead {
+                            expr: expr.clone(),
+                            input,
+                            field,
+                            copied,
+                        });
+                        self.visit_expr(&index.index);
+                        return;
+                    }
+                }
+            }
             if let Expr::Index(outer) = expr {
                 if let Expr::Index(inner) = strip(&outer.expr) {
                     if let Some((input, field, copied)) =
