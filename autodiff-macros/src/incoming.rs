@@ -307,16 +307,33 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
             other => {
                 self.visit_expr(other);
-                self.written.forget(&Binds::root(other));
+                self.written.forget(&Binds::assigned(other));
             }
         }
     }
 
-    // A compound assignment reads its place (before its value: a write in the value never covers it).
+    // A compound assignment reads its place, after its value for primitive operands and before it for others
+    // (`T: AddAssign`): its place must be covered either way, so it is read where what the value writes does
+    // not count yet and the names the value changes are forgotten. The right operand of `&&` and `||` may not
+    // run: its writes count for nothing after it, the names it changes are forgotten.
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        syn::visit::visit_expr_binary(self, b);
         if is_compound_assign(&b.op) {
+            let before = self.written.clone();
+            self.written.forget(&Binds::of_expr(&b.right).names);
+            self.visit_expr(&b.left);
+            let place = Binds::of_expr(&b.left).names;
+            self.written = before;
+            self.visit_expr(&b.right);
+            self.written.forget(&place);
             self.written.forget(&Binds::root(&b.left));
+        } else if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) {
+            self.visit_expr(&b.left);
+            let mut before = self.written.clone();
+            self.visit_expr(&b.right);
+            before.forget(&Binds::of_expr(&b.right).names);
+            self.written = before;
+        } else {
+            syn::visit::visit_expr_binary(self, b);
         }
     }
 
@@ -344,10 +361,13 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         self.written.forget(&Binds::root(&m.receiver));
     }
 
+    // The names an `if let` binds are other values in the `then` branch: its writes through them do not
+    // count after it.
     fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
         self.visit_expr(&i.cond);
         let start = self.written.clone();
-        let then = self.run_block(&i.then_branch, start.clone());
+        let mut then = self.run_block(&i.then_branch, start.clone());
+        then.forget(&let_bindings(&i.cond));
         let otherwise = match &i.else_branch {
             Some((_, e)) => {
                 self.visit_expr(e);
@@ -420,11 +440,13 @@ impl<'ast> Visit<'ast> for Reads<'_> {
     }
 
     // A closure runs later, maybe never, maybe many times: its reads see at least what holds here, and its
-    // writes count for nothing outside it.
+    // writes count for nothing outside it. The names it changes may change from here on (the borrow checker
+    // keeps them from being used while the closure may still be called), so they are forgotten now.
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        let before = self.written.clone();
+        let mut before = self.written.clone();
         self.written = before.constant();
         self.visit_expr(&c.body);
+        before.forget(&Binds::of_expr(&c.body).names);
         self.written = before;
     }
 
@@ -537,12 +559,34 @@ impl<'ast> Visit<'ast> for Leaves<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-/// Is there a `break` anywhere in `body` (also of an inner loop: conservative)?
+/// Is there a `break` anywhere in `body` (also of an inner loop: conservative)? A macro may expand to one,
+/// unless it is one of the standard library's that never do and `break` is not among its tokens.
 fn has_break(body: &syn::Block) -> bool {
     struct Breaks(bool);
     impl<'ast> Visit<'ast> for Breaks {
         fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
             self.0 = true;
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            const NEVER: [&str; 15] = [
+                "assert",
+                "assert_eq",
+                "assert_ne",
+                "debug_assert",
+                "debug_assert_eq",
+                "debug_assert_ne",
+                "eprint",
+                "eprintln",
+                "format",
+                "panic",
+                "print",
+                "println",
+                "unreachable",
+                "vec",
+                "dbg",
+            ];
+            let known = (m.path.get_ident()).is_some_and(|i| NEVER.iter().any(|n| i == n));
+            self.0 |= !known || mentions_str(m.tokens.clone(), "break");
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
@@ -590,6 +634,24 @@ impl Binds {
             _ => BTreeSet::new(),
         }
     }
+    /// The names an assignment to `place` may change: its root, or every name a destructuring assignment
+    /// (`(i, j) = ..`, `[i, _] = ..`, `S { a: i, .. } = ..`, `S(i) = ..`) assigns; any other place, every
+    /// name in it.
+    fn assigned(place: &Expr) -> BTreeSet<String> {
+        match place {
+            Expr::Path(_) | Expr::Index(_) | Expr::Field(_) | Expr::Unary(_) => Binds::root(place),
+            Expr::Paren(p) => Binds::assigned(&p.expr),
+            Expr::Tuple(t) => t.elems.iter().flat_map(Binds::assigned).collect(),
+            Expr::Array(a) => a.elems.iter().flat_map(Binds::assigned).collect(),
+            Expr::Call(c) => c.args.iter().flat_map(Binds::assigned).collect(),
+            Expr::Struct(s) => (s.fields.iter())
+                .flat_map(|f| Binds::assigned(&f.expr))
+                .chain(s.rest.iter().flat_map(|r| Binds::assigned(r)))
+                .collect(),
+            Expr::Infer(_) | Expr::Range(_) => BTreeSet::new(),
+            other => names_in(other),
+        }
+    }
 }
 
 impl<'ast> Visit<'ast> for Binds {
@@ -598,7 +660,7 @@ impl<'ast> Visit<'ast> for Binds {
         syn::visit::visit_pat_ident(self, p);
     }
     fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        self.names.extend(Binds::root(&a.left));
+        self.names.extend(Binds::assigned(&a.left));
         syn::visit::visit_expr_assign(self, a);
     }
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
@@ -648,6 +710,72 @@ fn bound_names(block: &syn::Block) -> BTreeSet<String> {
     let mut patterns = Patterns(BTreeSet::new());
     patterns.visit_block(block);
     patterns.0
+}
+
+// Input:  out[i] += { i += 1; x }
+// Output: Some("i"): the value changes a name the place's index uses
+/// A name that the value of an assignment to an element (`a[index] = value`, `a[index] += value`) may
+/// change and that `index` uses: Rust evaluates an assignment's value before its place (a compound
+/// assignment of primitives too, of other types after), so which element is written depends on an order
+/// that the generated code must not guess.
+pub(crate) fn index_moved_by(value: &Expr, index: &Expr) -> Option<String> {
+    struct Moves(BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Moves {
+        fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
+            self.0.extend(Binds::assigned(&a.left));
+            syn::visit::visit_expr_assign(self, a);
+        }
+        fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
+            if is_compound_assign(&b.op) {
+                self.0.extend(Binds::root(&b.left));
+            }
+            syn::visit::visit_expr_binary(self, b);
+        }
+        fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
+            if r.mutability.is_some() {
+                self.0.extend(Binds::root(&r.expr));
+            }
+            syn::visit::visit_expr_reference(self, r);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let mut binds = Binds::default();
+            binds.visit_macro(m);
+            self.0.extend(binds.names);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut moves = Moves(BTreeSet::new());
+    moves.visit_expr(value);
+    names_in(index).into_iter().find(|n| moves.0.contains(n))
+}
+
+/// The names the `let` patterns of a condition bind (`if let Some(i) = o && let ..`).
+fn let_bindings(cond: &Expr) -> BTreeSet<String> {
+    struct Lets(BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Lets {
+        fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
+            self.0.extend(Binds::of_pat(&l.pat).names);
+            syn::visit::visit_expr_let(self, l);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut lets = Lets(BTreeSet::new());
+    lets.visit_expr(cond);
+    lets.0
+}
+
+/// Every name (a one-segment path) in an expression.
+fn names_in(expr: &Expr) -> BTreeSet<String> {
+    struct Names(BTreeSet<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            self.0.extend(p.path.get_ident().map(|i| i.to_string()));
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut names = Names(BTreeSet::new());
+    names.visit_expr(expr);
+    names.0
 }
 
 /// An integer literal's value.
@@ -706,9 +834,14 @@ fn tokens(expr: &Expr) -> String {
 
 /// Does a macro's token stream name `name`?
 fn mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
+    mentions_str(tokens, &name.to_string())
+}
+
+/// Does a macro's token stream hold the identifier (or keyword) `word`?
+fn mentions_str(tokens: proc_macro2::TokenStream, word: &str) -> bool {
     tokens.into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == *name,
-        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
+        proc_macro2::TokenTree::Ident(i) => i == word,
+        proc_macro2::TokenTree::Group(g) => mentions_str(g.stream(), word),
         _ => false,
     })
 }
@@ -859,6 +992,71 @@ mod tests {
             "{ let y = &mut z; y.fill(0.0); } s = y[0];",
         ] {
             assert!(reads(body), "{body}");
+        }
+    }
+
+    #[test]
+    fn writes_that_may_not_happen_and_indices_that_move_are_reads() {
+        for body in [
+            // A closure that moves the index, called between the write and the read.
+            "y[i] = x; let mut b = || i += 1; b(); s = y[i];",
+            "y[i] = x; (0..1).for_each(|_| i += 1); s = y[i];",
+            // A write on the right of `&&` / `||`: it may not run.
+            "c && { y[0] = x; true }; s = y[0];",
+            "c || { y[0] = x; true }; s = y[0];",
+            "if c && { y[0] = x; true } { s = 1.0; } s = y[0];",
+            "y[0] = x; c && { y[0] = 2.0; true }; y[1] = x; s = y[1]; c || { s += y[2]; true };",
+            // A compound assignment whose value moves the index: a primitive's place is evaluated after it.
+            "y[i] = x; y[i] += { i += 1; x };",
+            "y[i] = x; y[i] *= w[{ i += 1; 0 }];",
+            "y[i] = x; s = y[{ i += 1; i }];",
+            "y[i] = x; s = y[i + { i += 1; 0 }];",
+            // A destructuring assignment that swaps or changes the index.
+            "y[i] = x; (i, j) = (j, i); s = y[i];",
+            "y[i] = x; [i, j] = [j, i]; s = y[i];",
+            "y[i] = x; (i, _) = (j, 0); s = y[i];",
+            "y[i] = x; ((i, k), j) = ((j, 1), 2); s = y[i];",
+            "y[i] = x; P { a: i } = p; s = y[i];",
+            "y[i] = x; P(i) = p; s = y[i];",
+            // An `if let` / `while let` / `match` binding that shadows the index.
+            "if let Some(i) = o { y[i] = x; } else { y[i] = x; } s = y[i];",
+            "if let Some(i) = o && c { y[i] = x; } else { y[i] = x; } s = y[i];",
+            "while let Some(i) = o { y[i] = x; } s = y[i];",
+            "y[i] = x; match o { Some(i) => s = y[i], None => {} }",
+            "match o { Some(i) => y[i] = x, None => y[i] = x } s = y[i];",
+            "y[i] = x; if let Some(i) = o { s = y[i]; }",
+            "y[i] = x; { let i = 2; s = y[i]; }",
+            "if c { let i = 3; y[i] = x; } else { y[i] = x; } s = y[i];",
+            // Leaving a loop before its write, by a label or a macro.
+            "'o: for k in 0..m { y[0] = x; for i in 1..n { if c { continue 'o; } y[i] = y[i - 1]; } }",
+            "for i in 0..y.len() { if c { break; } y[i] = x; } s = y[1];",
+            "for i in 0..y.len() { 'b: { if c { break 'b; } y[i] = x; } } s = y[1];",
+            "for i in 0..y.len() { y[i] = x; stop!(); } s = y[1];",
+            "for i in 0..y.len() { y[i] = x; if c { println!(\"{}\", { break; }); } } s = y[1];",
+            // Writes inside macros, and names changed by them or through references.
+            "assert!({ y[0] = x; true }); s = y[0];",
+            "debug_assert!({ y[0] = x; true }); s = y[0];",
+            "y[i] = x; m!(i); s = y[i];",
+            "y[i] = x; let r = &mut i; *r += 1; s = y[i];",
+            "y[i] = x; std::mem::swap(&mut i, &mut j); s = y[i];",
+            "y[i] = x; i.add_assign(1); s = y[i];",
+        ] {
+            assert!(reads(body), "{body}");
+        }
+        // What stays precise: the index unchanged, or the value assigned before the place.
+        for body in [
+            "y[0] = x; for i in 1..n { if c { break; } y[i] = x; s += y[i - 1]; }",
+            "for i in 0..y.len() { y[i] = x; } let mut b = || y[0] = 1.0; s = y[1];",
+            "y[0] = x; for i in 1..n { y[i] = (|| i)() as f64; s += y[i]; }",
+            "y[i] = x; let c = Cell::new(0); s = y[i];",
+            "y[i] = { i += 1; x }; s = y[i];",
+            "y[i] = x; y[i] += { j += 1; x };",
+            "y[i] = x; (j, k) = (k, j); s = y[i];",
+            "for i in 0..y.len() { y[i] = x; assert!(x > 0.0); } s = y[1];",
+            "if let Some(j) = o { y[i] = x; } else { y[i] = x; } s = y[i];",
+            "y[0] = x; c && y[0] > 1.0; s = y[0];",
+        ] {
+            assert!(!reads(body), "{body}");
         }
     }
 }
