@@ -20,12 +20,12 @@ mod written;
 pub(crate) use names::index_moved_by;
 
 use crate::lower::{is_compound_assign, strip_parens};
-use loops::{has_break, over_all, writes_each};
+use loops::{has_break, loop_range, writes_each};
 use names::{bare_name, bound_names, let_bindings, literal, mentions, plain_index, tokens, Binds};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
 use syn::{Expr, Ident};
-use written::Written;
+use written::{Bound, Written};
 
 /// Does `body` read the incoming value of the output parameter `name`, whose length is `len` where its type
 /// fixes it (`&mut [T; N]`, and 1 for a float `&mut T`)?
@@ -89,7 +89,7 @@ impl Reads<'_> {
             return true;
         }
         if let Some(k) = literal(index) {
-            return w.at.contains(&k);
+            return w.has(k);
         }
         let tokens = tokens(index);
         if w.exprs.iter().any(|(t, _)| *t == tokens) {
@@ -102,12 +102,102 @@ impl Reads<'_> {
                 (&b.op, bare_name(&b.left), literal(&b.right))
             {
                 return k >= 1
-                    && w.below.iter().any(|(i, a)| {
-                        *i == var && *a >= k && (a - k..*a).all(|e| w.at.contains(&e))
-                    });
+                    && w.below
+                        .iter()
+                        .any(|(i, a)| *i == var && *a >= k && (a - k..*a).all(|e| w.has(e)));
+            }
+            // `out[i + 1]` in a loop `for i in (a..e).rev()` writing `out[i]`: written by the iteration
+            // before, or before the loop where `i + 1 = e` (the output's length: out of bounds).
+            if let (syn::BinOp::Add(_), Some(var), Some(1)) =
+                (&b.op, bare_name(&b.left), literal(&b.right))
+            {
+                return w.above.iter().any(|(i, e)| {
+                    *i == var
+                        && match e {
+                            Bound::Lit(k) => w.has(*k),
+                            Bound::Expr(t, _) => {
+                                *e == self.len_bound() || w.exprs.iter().any(|(u, _)| u == t)
+                            }
+                        }
+                });
             }
         }
         false
+    }
+
+    /// The output's `len()` as a bound (its fixed length where the type gives one).
+    fn len_bound(&self) -> Bound {
+        match self.len {
+            Some(n) => Bound::Lit(n),
+            None => {
+                let name = self.name;
+                Bound::Expr(tokens(&syn::parse_quote!(#name.len())), BTreeSet::new())
+            }
+        }
+    }
+
+    /// A bound of a run: an integer literal, an index expression made of names, or a `len()` (of the
+    /// output: it uses no name).
+    fn bound(&self, expr: &Expr) -> Option<Bound> {
+        if let Some(k) = literal(expr) {
+            return Some(Bound::Lit(k));
+        }
+        if let Expr::MethodCall(m) = strip_parens(expr) {
+            let receiver = bare_name(&m.receiver)?;
+            if m.method != "len" || !m.args.is_empty() {
+                return None;
+            }
+            if *self.name == receiver {
+                return Some(self.len_bound());
+            }
+            return Some(Bound::Expr(tokens(expr), [receiver].into()));
+        }
+        Some(Bound::Expr(tokens(expr), plain_index(expr)?))
+    }
+
+    /// The bounds `[a, e)` of a range `a..e` (`a..=k` of a literal `k`, `..e`, `a..` to the output's
+    /// length).
+    fn range_bounds(&self, r: &syn::ExprRange) -> Option<(Bound, Bound)> {
+        let start = match r.start.as_deref() {
+            Some(a) => self.bound(a)?,
+            None => Bound::Lit(0),
+        };
+        let end = match (r.end.as_deref(), &r.limits) {
+            (Some(e), syn::RangeLimits::HalfOpen(_)) => self.bound(e)?,
+            (Some(e), syn::RangeLimits::Closed(_)) => Bound::Lit(literal(e)? + 1),
+            (None, _) => self.len_bound(),
+        };
+        Some((start, end))
+    }
+
+    /// The run `[a + k, e + k)`, where `a` is a literal and `e` a literal or `x - k` (of the range's end).
+    fn shift(&self, k: u64, range: &syn::ExprRange) -> Option<(Bound, Bound)> {
+        let a = literal(range.start.as_deref()?)?;
+        let end = range.end.as_deref()?;
+        let end = match literal(end) {
+            Some(e) => Bound::Lit(e + k),
+            None => match strip_parens(end) {
+                Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::Sub(_)) && literal(&b.right) == Some(k) =>
+                {
+                    self.bound(&b.left)?
+                }
+                _ => return None,
+            },
+        };
+        matches!(range.limits, syn::RangeLimits::HalfOpen(_)).then_some((Bound::Lit(a + k), end))
+    }
+
+    /// Adds the run `[a, e)` written, and marks the buffer whole if the runs now chain over it.
+    fn write_span(&mut self, start: Bound, end: Bound) {
+        if let (Bound::Lit(a), Bound::Lit(e)) = (&start, &end) {
+            self.written.at.extend(*a..*e);
+        }
+        if !self.written.spans.contains(&(start.clone(), end.clone())) {
+            self.written.spans.push((start, end));
+        }
+        let len = self.len_bound();
+        self.written.chain(&len, self.len);
     }
 
     /// A read of the element at `index`.
@@ -164,6 +254,38 @@ impl Reads<'_> {
         covered.then(|| j.ident.to_string())
     }
 
+    // Input:  for i in 0..z.len() { p[i] = z[i].exp(); s += p[i]; } for i in 0..z.len() { p[i] /= s; }
+    // Output: Some("i") for the second loop: every `p[i]` it reads is in the run the first wrote
+    /// The index `j` of a loop `for j in s..e` (maybe `.rev()` or `.step_by(k)`) whose range a written run
+    /// covers.
+    fn span_index(&self, f: &syn::ExprForLoop) -> Option<String> {
+        let (j, range) = loop_range(f)?;
+        let (start, end) = self.range_bounds(range)?;
+        self.written.covers(&start, &end).then_some(j)
+    }
+
+    // Input:  for i in (0..n).rev() { let mut t = b[i]; for j in i + 1..n { t -= u[j] * y[j]; } y[i] = t; }
+    // Output: Some("j") for the inner loop: each `y[j]` it reads was written by an earlier iteration
+    /// The index `j` of a loop `for j in i + 1..e` inside a loop `for i in (a..e).rev()` whose iterations
+    /// each write `out[i]` (`Written::above`).
+    fn above_index(&self, f: &syn::ExprForLoop) -> Option<String> {
+        let (j, range) = loop_range(f)?;
+        if !matches!(range.limits, syn::RangeLimits::HalfOpen(_)) {
+            return None;
+        }
+        let Expr::Binary(b) = strip_parens(range.start.as_deref()?) else {
+            return None;
+        };
+        let (syn::BinOp::Add(_), Some(i), Some(1)) = (&b.op, bare_name(&b.left), literal(&b.right))
+        else {
+            return None;
+        };
+        let end = self.bound(range.end.as_deref()?)?;
+        (self.written.above.iter())
+            .any(|(index, e)| *index == i && end.at_or_below(e))
+            .then_some(j)
+    }
+
     /// Visits `block` from `start`, and gives what is written at its end.
     fn run_block(&mut self, block: &syn::Block, start: Written) -> Written {
         let before = std::mem::replace(&mut self.written, start);
@@ -197,6 +319,7 @@ impl Reads<'_> {
         let mut start = self.written.clone();
         start.exprs.extend(extra.exprs);
         start.below.extend(extra.below);
+        start.above.extend(extra.above);
         self.run_block(body, start);
         self.written = each;
     }
@@ -322,8 +445,25 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
             return;
         }
+        // `out[a..e].fill(v)`, `out[a..e].copy_from_slice(s)`: the run `[a, e)` written.
+        if let Expr::Index(sub) = strip_parens(&m.receiver) {
+            if let (true, Expr::Range(r)) = (self.is_name(&sub.expr), strip_parens(&sub.index)) {
+                if matches!(m.method.to_string().as_str(), "fill" | "copy_from_slice")
+                    && m.args.len() == 1
+                {
+                    if let Some((start, end)) = self.range_bounds(r) {
+                        self.visit_expr(&m.args[0]);
+                        self.visit_expr(&sub.index);
+                        self.write_span(start, end);
+                        return;
+                    }
+                }
+            }
+        }
         syn::visit::visit_expr_method_call(self, m);
-        self.written.forget(&Binds::root(&m.receiver));
+        if names::may_change_receiver(m) {
+            self.written.forget(&Binds::root(&m.receiver));
+        }
     }
 
     // The names an `if let` binds are other values in the `then` branch: its writes through them do not
@@ -364,23 +504,58 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         self.written = after.unwrap_or(start);
     }
 
+    // Input:  y[n - 1] = b; for i in (0..n - 1).rev() { y[i] = y[i + 1] * c; }
+    // Output: `y[i + 1]` is covered in each iteration, and `[0, n - 1)` is written after the loop
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.visit_expr(&f.expr);
         let each = writes_each(f, self.name);
+        let bounds = each.as_ref().and_then(|e| self.range_bounds(e.range));
         let mut extra = Written::default();
-        extra
-            .below
-            .extend(each.as_ref().map(|(i, a)| (i.to_string(), *a)));
-        if let Some(j) = self.below_index(f) {
+        if let (Some(each), Some((start, end))) = (each.as_ref().filter(|e| e.shift == 0), &bounds)
+        {
+            let (i, range, rev) = (each.index.to_string(), each.range, each.rev);
+            match (rev, start) {
+                (false, Bound::Lit(a)) => extra.below.push((i, *a)),
+                (true, _) if matches!(range.limits, syn::RangeLimits::HalfOpen(_)) => {
+                    extra.above.push((i, end.clone()))
+                }
+                _ => {}
+            }
+        }
+        // `out[i + k] = ..` after `out[a..a + k]`: `out[i]` and below were written before the loop or by
+        // iteration `i - k`.
+        if let Some(e) = each.as_ref().filter(|e| e.shift > 0 && !e.rev) {
+            if let Some(a) = e.range.start.as_deref().and_then(literal) {
+                if (a..a + e.shift).all(|k| self.written.has(k)) {
+                    let i = e.index.to_string();
+                    extra.below.push((i.clone(), a));
+                    extra.exprs.push((i.clone(), [i].into()));
+                }
+            }
+        }
+        for j in [self.below_index(f), self.span_index(f), self.above_index(f)]
+            .into_iter()
+            .flatten()
+        {
             extra.exprs.push((j.clone(), [j].into()));
         }
-        let before = self.written.clone();
         self.visit_loop(Some(&f.pat), None, &f.body, extra);
-        // After a loop over every index, without `break`, whose iterations each write theirs: all written.
-        if let Some((_, a)) = each {
-            let prefix = (0..a).all(|k| before.at.contains(&k)) || before.whole;
-            let all = over_all(&f.expr, self.name, self.len);
-            self.written.whole |= prefix && all && !has_break(&f.body);
+        // After a loop without `break` whose iterations each write theirs, the run of its range is
+        // written (the range is evaluated once: the body must not change the names of its bounds).
+        // A write `out[i + k]` shifts the run by `k` (`a..n - k` writes `[a + k, n)`).
+        let shifted = match &each {
+            Some(e) if e.shift == 0 => bounds,
+            Some(e) => self.shift(e.shift, e.range),
+            None => None,
+        };
+        if let Some((start, end)) = shifted {
+            let changed = Binds::of(&f.body).names;
+            let mut check = Written::default();
+            check.spans.push((start.clone(), end.clone()));
+            check.forget(&changed);
+            if !has_break(&f.body) && !check.spans.is_empty() {
+                self.write_span(start, end);
+            }
         }
     }
 

@@ -6,25 +6,43 @@ use crate::lower::strip_parens;
 use syn::visit::Visit;
 use syn::{Expr, Ident};
 
+/// A loop whose iterations each write `out[i + shift]` before anything can leave them.
+pub(super) struct Each<'f> {
+    pub(super) index: Ident,
+    pub(super) range: &'f syn::ExprRange,
+    /// `(a..b).rev()`.
+    pub(super) rev: bool,
+    /// `k` of a write `out[i + k]`, 0 of `out[i]`.
+    pub(super) shift: u64,
+}
+
 // Input:  for i in 1..x.len() { let v = x[i]; out[i] = out[i - 1] + v; }
-// Output: Some((i, 1)): every iteration that starts has had each earlier one write its `out[i]`
+// Output: Some(Each { i, 1..x.len(), rev: false, shift: 0 }): every iteration that starts has had each
+//         earlier one write its `out[i]`
 /// Does every iteration of `f` write `out[i]` (its index) before anything can leave it? The loop must be
-/// `for i in a..b` or `a..=b` (`a` an integer literal, the index a plain name, not `mut`) whose body has,
-/// among its own statements, `out[i] = ..;`, with no `continue` and no macro before it (nor in its value),
-/// and no binding of `i` again. Gives the index and `a`.
-pub(super) fn writes_each(f: &syn::ExprForLoop, out: &Ident) -> Option<(Ident, u64)> {
+/// `for i in a..b` or `a..=b`, or `(a..b).rev()` (the index a plain name, not `mut`) whose body has,
+/// among its own statements, `out[i] = ..;` (or `out[i + k] = ..;`, `k` an integer literal), with no
+/// `continue` and no macro before it (nor in its value), and no binding of `i` again.
+pub(super) fn writes_each<'f>(f: &'f syn::ExprForLoop, out: &Ident) -> Option<Each<'f>> {
     let syn::Pat::Ident(index) = &*f.pat else {
         return None;
     };
     if index.by_ref.is_some() || index.mutability.is_some() || index.subpat.is_some() {
         return None;
     }
-    let Expr::Range(range) = strip_parens(&f.expr) else {
-        return None;
+    let (range, rev) = match strip_parens(&f.expr) {
+        Expr::Range(range) => (range, false),
+        Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
+            let Expr::Range(range) = strip_parens(&m.receiver) else {
+                return None;
+            };
+            (range, true)
+        }
+        _ => return None,
     };
-    let start = literal(range.start.as_deref()?)?;
     range.end.as_ref()?;
     let is_out = |e: &Expr| bare_name(e).is_some_and(|n| *out == n);
+    let is_index = |e: &Expr| bare_name(e).is_some_and(|n| index.ident == n);
     for stmt in &f.body.stmts {
         let mut leaves = Leaves {
             index: &index.ident,
@@ -36,10 +54,19 @@ pub(super) fn writes_each(f: &syn::ExprForLoop, out: &Ident) -> Option<(Ident, u
         }
         if let syn::Stmt::Expr(Expr::Assign(a), Some(_)) = stmt {
             if let Expr::Index(target) = strip_parens(&a.left) {
-                if is_out(&target.expr)
-                    && bare_name(&target.index).is_some_and(|n| index.ident == n)
-                {
-                    return Some((index.ident.clone(), start));
+                let shift = match strip_parens(&target.index) {
+                    Expr::Binary(b) if matches!(b.op, syn::BinOp::Add(_)) => {
+                        literal(&b.right).filter(|_| is_index(&b.left))
+                    }
+                    other => is_index(other).then_some(0),
+                };
+                if let (true, Some(shift)) = (is_out(&target.expr), shift) {
+                    return Some(Each {
+                        index: index.ident.clone(),
+                        range,
+                        rev,
+                        shift,
+                    });
                 }
             }
         }
@@ -47,23 +74,26 @@ pub(super) fn writes_each(f: &syn::ExprForLoop, out: &Ident) -> Option<(Ident, u
     None
 }
 
-/// Is the range of `f` every index of `out`: `..out.len()` (or `..N` of a `[T; N]`), half open?
-pub(super) fn over_all(range: &Expr, out: &Ident, len: Option<u64>) -> bool {
-    let Expr::Range(r) = strip_parens(range) else {
-        return false;
+/// The index `j` (a plain name, not `mut`) and the range of a loop `for j in s..e`, maybe `.rev()` or
+/// `.step_by(k)`: every `j` it takes is in the range.
+pub(super) fn loop_range(f: &syn::ExprForLoop) -> Option<(String, &syn::ExprRange)> {
+    let syn::Pat::Ident(j) = &*f.pat else {
+        return None;
     };
-    let Some(end) = r.end.as_deref() else {
-        return false;
-    };
-    let to_len = match strip_parens(end) {
-        Expr::MethodCall(m) => {
-            m.method == "len"
-                && m.args.is_empty()
-                && bare_name(&m.receiver).is_some_and(|n| *out == n)
+    if j.by_ref.is_some() || j.mutability.is_some() || j.subpat.is_some() {
+        return None;
+    }
+    let mut range = strip_parens(&f.expr);
+    while let Expr::MethodCall(m) = range {
+        if !(m.method == "rev" && m.args.is_empty() || m.method == "step_by" && m.args.len() == 1) {
+            return None;
         }
-        other => literal(other).is_some_and(|n| Some(n) == len),
+        range = strip_parens(&m.receiver);
+    }
+    let Expr::Range(r) = range else {
+        return None;
     };
-    to_len && matches!(r.limits, syn::RangeLimits::HalfOpen(_))
+    Some((j.ident.to_string(), r))
 }
 
 /// Can this statement leave the iteration early (`continue`, a macro), or does it bind `index` again?

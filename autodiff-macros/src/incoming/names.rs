@@ -88,7 +88,9 @@ impl<'ast> Visit<'ast> for Binds {
         syn::visit::visit_expr_reference(self, r);
     }
     fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        self.names.extend(Binds::root(&m.receiver));
+        if may_change_receiver(m) {
+            self.names.extend(Binds::root(&m.receiver));
+        }
         syn::visit::visit_expr_method_call(self, m);
     }
     // A macro may bind or change anything: every name it mentions.
@@ -159,6 +161,15 @@ pub(crate) fn index_moved_by(value: &Expr, index: &Expr) -> Option<String> {
     let mut moves = Moves(BTreeSet::new());
     moves.visit_expr(value);
     names_in(index).into_iter().find(|n| moves.0.contains(n))
+}
+
+/// May a method call change the name at the root of its receiver? Not `len`, `is_empty` or `iter` of
+/// anything, nor any method of an element (`x[i].exp()`: an element's method cannot change the indexed
+/// name's length, and names used in index expressions are integers, not indexed).
+pub(super) fn may_change_receiver(m: &syn::ExprMethodCall) -> bool {
+    let reads =
+        matches!(m.method.to_string().as_str(), "len" | "is_empty" | "iter") && m.args.is_empty();
+    !reads && !matches!(strip_parens(&m.receiver), Expr::Index(_))
 }
 
 /// The names the `let` patterns of a condition bind (`if let Some(i) = o && let ..`).

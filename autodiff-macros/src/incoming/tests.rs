@@ -37,7 +37,6 @@ fn an_output_written_whole_by_a_loop_before_any_read_is_not_read() {
         "for i in 0..y.len() { y[i + 1 - 1] = 0.0; } s = y[1];",
         "if c { for i in 0..y.len() { y[i] = 0.0; } } s = y[1];",
         "for i in 0..y.len() { f!(i); y[i] = 0.0; } s = y[1];",
-        "for i in (0..y.len()).rev() { y[i] = 0.0; } s = y[1];",
         "for i in 0..x.len() { y[i] = 0.0; } s = y[1];",
     ] {
         assert!(reads(body), "{body}");
@@ -64,8 +63,9 @@ fn whole_writes_by_methods_and_constants() {
         ("if c { y.fill(0.0); } s = y[0];", None),
         ("y.fill(y[0]);", None),
         ("*y *= 2.0;", Some(1)),
-        ("for i in 0..3 { y[i] = x; } s = y[2];", Some(4)),
-        ("for i in 0..3 { y[i] = x; } s = y[2];", None),
+        ("for i in 0..3 { y[i] = x; } s = y[3];", Some(4)),
+        ("for i in 0..3 { y[i] = x; } s = y[3];", None),
+        ("for i in 0..3 { y[i] = x; } g(y);", Some(4)),
     ] {
         assert!(reads_in(body, len), "{body}");
     }
@@ -209,5 +209,73 @@ fn writes_that_may_not_happen_and_indices_that_move_are_reads() {
         "y[0] = x; c && y[0] > 1.0; s = y[0];",
     ] {
         assert!(!reads(body), "{body}");
+    }
+}
+
+#[test]
+fn more_programs_write_before_they_read() {
+    for (body, len) in [
+        // Descending loops: back substitution, suffix scans.
+        ("y[n - 1] = b[n - 1]; for i in (0..n - 1).rev() { y[i] = b[i] - y[i + 1]; }", None),
+        ("for i in (0..y.len()).rev() { if i + 1 < y.len() { s = y[i + 1]; } y[i] = s; }", None),
+        ("y[4] = x; for i in (0..4).rev() { y[i] = y[i + 1] * x; } s = y[0];", None),
+        ("for i in (0..n).rev() { let mut t = b[i]; for j in i + 1..n { t -= u[i * n + j] * y[j]; } y[i] = t; }", None),
+        ("for i in (0..y.len()).rev() { y[i] = x; } s = y[2]; g(y);", None),
+        // Sub-slices that together cover the buffer.
+        ("y[..k].copy_from_slice(&a); y[k..].copy_from_slice(&b); g(y);", None),
+        ("y[..2].copy_from_slice(&x[2..4]); y[2..].fill(x[0]); y[3] += y[0];", None),
+        ("y[0..2].fill(x); s = y[1];", None),
+        ("y[..2].fill(x); y[2..4].fill(x); s = y[3]; g(y);", Some(4)),
+        // Two loops covering the buffer, a loop over the run another wrote.
+        ("for i in 0..k { y[i] = x; } for i in k..y.len() { y[i] = 2.0 * x; } g(y);", None),
+        ("for i in 0..z.len() { y[i] = z[i].exp(); s += y[i]; } for i in 0..z.len() { y[i] /= s; }", None),
+        ("for i in 0..n { y[i] = x; } for j in (0..n).rev() { s += y[j]; }", None),
+        ("y[..n].fill(x); for j in 1..n { s += y[j]; }", None),
+        // Shifted and reversed writes.
+        ("y[0] = x; for i in 0..y.len() - 1 { y[i + 1] = x; } g(y);", None),
+        ("y[0] = x; for i in 0..n - 1 { y[i + 1] = y[i] * x; }", None),
+        ("y[0] = x; y[1] = x; for i in 0..n - 2 { y[i + 2] = y[i] * x; }", None),
+        // Writes in both branches.
+        ("if c { y.fill(x); } else { for i in 0..y.len() { y[i] = x; } } g(y);", None),
+        ("match m { 0 => { y[1] = x; y[0] = x; } _ => { y[..2].fill(x); } } s = y[0] + y[1];", None),
+    ] {
+        assert!(!reads_in(body, len), "{body}");
+    }
+    for (body, len) in [
+        // The element above the first iteration not written, or the loop may stop early.
+        ("for i in (0..n - 1).rev() { y[i] = b[i] - y[i + 1]; }", None),
+        ("y[n - 2] = x; for i in (0..n - 1).rev() { y[i] = y[i + 1]; }", None),
+        ("y[n - 1] = x; for i in (0..n - 1).rev() { y[i] = y[i + 2]; }", None),
+        ("y[n - 1] = x; for i in (0..n - 1).rev() { if c { y[i] = x; } s += y[i + 1]; }", None),
+        ("y[n - 1] = x; for i in (0..n - 1).rev() { s += y[i + 1]; y[i] = x; n -= 0; }", None),
+        ("for i in (0..n).rev() { let mut t = b[i]; for j in i..n { t -= y[j]; } y[i] = t; }", None),
+        ("for i in (0..n).rev() { let mut t = b[i]; for j in i + 1..m { t -= y[j]; } y[i] = t; }", None),
+        ("for i in (0..n).rev() { let mut t = b[i]; for j in i + 1..n + 1 { t -= y[j]; } y[i] = t; }", None),
+        ("for i in (0..y.len()).rev() { y[i] = x; if c { break; } } s = y[0];", None),
+        ("for i in (0..y.len() - 1).rev() { y[i] = x; } g(y);", None),
+        // Sub-slices that leave a gap, or whose bound changed.
+        ("y[..k].fill(x); y[k + 1..].fill(x); g(y);", None),
+        ("y[..k].fill(x); k += 1; y[k..].fill(x); g(y);", None),
+        ("y[..2].fill(x); s = y[2];", None),
+        ("y[1..].fill(x); s = y[0];", None),
+        ("y[..k].fill(x); s = y[k];", None),
+        ("y[..2].fill(x); y[2..3].fill(x); g(y);", Some(4)),
+        ("y[..k].copy_from_slice(&y[1..]);", None),
+        // Loops that do not cover the run read.
+        ("for i in 0..k { y[i] = x; } for i in k + 1..y.len() { y[i] = x; } g(y);", None),
+        ("for i in 0..k { y[i] = x; if c { break; } } for i in 0..k { s += y[i]; }", None),
+        ("for i in 0..n { y[i] = x; n += 0; } for j in 0..n { s += y[j]; }", None),
+        ("for i in 0..n { y[i] = x; } for j in 0..=n { s += y[j]; }", None),
+        ("for i in 0..n { if c { y[i] = x; } } for j in 0..n { s += y[j]; }", None),
+        ("y[0] = x; for i in 0..y.len() - 2 { y[i + 1] = x; } g(y);", None),
+        ("for i in 0..n - 1 { y[i + 1] = y[i] * x; }", None),
+        ("y[0] = x; for i in 0..n - 1 { if c { y[i + 1] = x; } s += y[i]; }", None),
+        ("y[0] = x; for i in 0..n - 1 { s += y[i + 1]; y[i + 1] = x; }", None),
+        ("y[0] = x; for i in 0..n - 2 { y[i + 2] = y[i + 1]; }", None),
+        // One branch that may not write.
+        ("if c { y.fill(x); } else { y[..2].fill(x); } g(y);", None),
+        ("match m { 0 => { y[1] = x; } _ => { y[..2].fill(x); } } s = y[0];", None),
+    ] {
+        assert!(reads_in(body, len), "{body}");
     }
 }
