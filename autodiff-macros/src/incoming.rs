@@ -4,12 +4,14 @@
 //!
 //! The analysis walks the body in evaluation order and keeps what is surely written by then (`Written`):
 //! the whole buffer, elements at constant indices, elements at index expressions whose names have not changed
-//! since, and, inside a loop `for i in a..b` that writes `out[i]` in every iteration before it can be left,
-//! every element from `a` up to `i`. A read that none of these covers reads the incoming value. Branches keep
-//! what all of them wrote, loops what held before them (an iteration may not run), closures what held where
-//! they are written (facts only grow with time, and a closure runs later). Whatever the analysis does not
-//! understand is a read: a wrong "not read" would drop a part of the gradient, a wrong "read" only adds a
-//! gradient that is zero.
+//! since, runs `[a, e)` written by a sub-slice's `fill`/`copy_from_slice` or by a loop over `a..e` that wrote
+//! each of its elements (chained from 0 to the length, the whole buffer), and, inside a loop `for i in a..b`
+//! that writes `out[i]` in every iteration before it can be left, every element from `a` up to `i` (above
+//! `i` for `(a..b).rev()`). A read that none of these covers reads the incoming value. Branches keep what all
+//! of them wrote, the right of `&&`/`||` nothing, loops what held before them (an iteration may not run),
+//! closures what held where they are written (facts only grow with time, and a closure runs later), less
+//! what the closure may change. Whatever the analysis does not understand is a read: a wrong "not read"
+//! would drop a part of the gradient, a wrong "read" only adds a gradient that is zero.
 
 mod loops;
 mod names;
