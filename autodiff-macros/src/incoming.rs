@@ -29,6 +29,14 @@ use syn::visit::Visit;
 use syn::{Expr, Ident};
 use written::{Bound, Written};
 
+/// The pattern of `let p: T = ..` without its type.
+fn strip_pat_type(pat: &syn::Pat) -> &syn::Pat {
+    match pat {
+        syn::Pat::Type(t) => strip_pat_type(&t.pat),
+        other => other,
+    }
+}
+
 /// Does `body` read the incoming value of the output parameter `name`, whose length is `len` where its type
 /// fixes it (`&mut [T; N]`, and 1 for a float `&mut T`)?
 pub(crate) fn reads_incoming(body: &syn::Block, name: &Ident, len: Option<u64>) -> bool {
@@ -143,6 +151,11 @@ impl Reads<'_> {
     fn bound(&self, expr: &Expr) -> Option<Bound> {
         if let Some(k) = literal(expr) {
             return Some(Bound::Lit(k));
+        }
+        if let Some(name) = bare_name(expr) {
+            if let Some((_, b)) = self.written.aliases.iter().rev().find(|(a, _)| *a == name) {
+                return Some(b.clone());
+            }
         }
         if let Expr::MethodCall(m) = strip_parens(expr) {
             let receiver = bare_name(&m.receiver)?;
@@ -352,6 +365,14 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
         }
         self.written.forget(&Binds::of_pat(&l.pat).names);
+        // `let n = out.len();`, `let lo = 0;` (the sub-slice writes' loops, `slice_writes.rs`): a name that
+        // stands for a bound while it is not bound again (a plain `let` cannot be assigned).
+        if let (syn::Pat::Ident(p), Some(init)) = (strip_pat_type(&l.pat), &l.init) {
+            let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+            if let (true, None, Some(bound)) = (plain, &init.diverge, self.bound(&init.expr)) {
+                self.written.aliases.push((p.ident.to_string(), bound));
+            }
+        }
     }
 
     fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {

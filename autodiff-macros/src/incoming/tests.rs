@@ -231,6 +231,9 @@ fn more_programs_write_before_they_read() {
         ("for i in 0..z.len() { y[i] = z[i].exp(); s += y[i]; } for i in 0..z.len() { y[i] /= s; }", None),
         ("for i in 0..n { y[i] = x; } for j in (0..n).rev() { s += y[j]; }", None),
         ("y[..n].fill(x); for j in 1..n { s += y[j]; }", None),
+        // The bounds through plain `let`s, as `slice_writes.rs` writes sub-slice writes.
+        ("let n = y.len(); for i in 0..n { y[i] = x; } g(y);", None),
+        ("{ let lo = 0; let hi = k; for i in lo..hi { y[i] = x[i - lo]; } } { let lo = k; let hi = y.len(); let v = x; for i in lo..hi { y[i] = v; } } g(y);", None),
         // Shifted and reversed writes.
         ("y[0] = x; for i in 0..y.len() - 1 { y[i + 1] = x; } g(y);", None),
         ("y[0] = x; for i in 0..n - 1 { y[i + 1] = y[i] * x; }", None),
@@ -261,6 +264,12 @@ fn more_programs_write_before_they_read() {
         ("y[..k].fill(x); s = y[k];", None),
         ("y[..2].fill(x); y[2..3].fill(x); g(y);", Some(4)),
         ("y[..k].copy_from_slice(&y[1..]);", None),
+        // Bounds through names that changed or were bound again.
+        ("let n = k; k += 1; for i in 0..n { y[i] = x; } for i in 0..k { s += y[i]; }", None),
+        ("let n = y.len() - 1; for i in 0..n { y[i] = x; } g(y);", None),
+        ("let n = y.len(); let n = 2; for i in 0..n { y[i] = x; } g(y);", None),
+        ("let mut n = y.len(); n -= 1; for i in 0..n { y[i] = x; } g(y);", None),
+        ("let n = y.len(); for n in 0..2 { for i in 0..n { y[i] = x; } } g(y);", None),
         // Loops that do not cover the run read.
         ("for i in 0..k { y[i] = x; } for i in k + 1..y.len() { y[i] = x; } g(y);", None),
         ("for i in 0..k { y[i] = x; if c { break; } } for i in 0..k { s += y[i]; }", None),

@@ -20,6 +20,8 @@ pub(super) struct Written {
     /// `(a, e)`: every element from `a` up to, not including, `e` (a sub-slice filled or copied into, a
     /// loop over `a..e` that wrote each of its elements).
     pub(super) spans: Vec<(Bound, Bound)>,
+    /// `(n, b)`: the name `n`, bound by a plain `let`, stands for the bound `b`.
+    pub(super) aliases: Vec<(String, Bound)>,
 }
 
 /// A bound of a run of elements: an integer literal, or an index expression (as tokens) with the names it
@@ -73,6 +75,10 @@ impl Written {
                 .filter(|b| other.spans.contains(b))
                 .cloned()
                 .collect(),
+            aliases: (self.aliases.iter())
+                .filter(|b| other.aliases.contains(b))
+                .cloned()
+                .collect(),
         }
     }
 
@@ -84,6 +90,8 @@ impl Written {
             .retain(|(index, end)| !names.contains(index) && end.keeps(names));
         self.spans
             .retain(|(start, end)| start.keeps(names) && end.keeps(names));
+        self.aliases
+            .retain(|(name, b)| !names.contains(name) && b.keeps(names));
     }
 
     /// Only what holds whatever the names hold: the whole buffer, elements at constants, runs between
