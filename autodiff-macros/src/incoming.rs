@@ -4,17 +4,38 @@
 //!
 //! The analysis walks the body in evaluation order and keeps what is surely written by then (`Written`):
 //! the whole buffer, elements at constant indices, elements at index expressions whose names have not changed
-//! since, and, inside a loop `for i in a..b` that writes `out[i]` in every iteration before it can be left,
-//! every element from `a` up to `i`. A read that none of these covers reads the incoming value. Branches keep
-//! what all of them wrote, loops what held before them (an iteration may not run), closures what held where
-//! they are written (facts only grow with time, and a closure runs later). Whatever the analysis does not
-//! understand is a read: a wrong "not read" would drop a part of the gradient, a wrong "read" only adds a
-//! gradient that is zero.
+//! since, runs `[a, e)` written by a sub-slice's `fill`/`copy_from_slice` or by a loop over `a..e` that wrote
+//! each of its elements (chained from 0 to the length, the whole buffer), and, inside a loop `for i in a..b`
+//! that writes `out[i]` in every iteration before it can be left, every element from `a` up to `i` (above
+//! `i` for `(a..b).rev()`). A read that none of these covers reads the incoming value. Branches keep what all
+//! of them wrote, the right of `&&`/`||` nothing, loops what held before them (an iteration may not run),
+//! closures what held where they are written (facts only grow with time, and a closure runs later), less
+//! what the closure may change. Whatever the analysis does not understand is a read: a wrong "not read"
+//! would drop a part of the gradient, a wrong "read" only adds a gradient that is zero.
+
+mod loops;
+mod names;
+#[cfg(test)]
+mod tests;
+mod written;
+
+pub(crate) use names::index_moved_by;
 
 use crate::lower::{is_compound_assign, strip_parens};
+use loops::{has_break, loop_range, writes_each};
+use names::{bare_name, bound_names, let_bindings, literal, mentions, plain_index, tokens, Binds};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
 use syn::{Expr, Ident};
+use written::{Bound, Written};
+
+/// The pattern of `let p: T = ..` without its type.
+fn strip_pat_type(pat: &syn::Pat) -> &syn::Pat {
+    match pat {
+        syn::Pat::Type(t) => strip_pat_type(&t.pat),
+        other => other,
+    }
+}
 
 /// Does `body` read the incoming value of the output parameter `name`, whose length is `len` where its type
 /// fixes it (`&mut [T; N]`, and 1 for a float `&mut T`)?
@@ -32,52 +53,6 @@ pub(crate) fn reads_incoming(body: &syn::Block, name: &Ident, len: Option<u64>) 
     };
     reads.visit_block(body);
     reads.found
-}
-
-/// What is surely written at a point of the body.
-#[derive(Clone, Default, Debug, PartialEq)]
-struct Written {
-    whole: bool,
-    /// Elements at integer literals.
-    at: BTreeSet<u64>,
-    /// Elements at index expressions (as tokens), with the names they use.
-    exprs: Vec<(String, BTreeSet<String>)>,
-    /// `(i, a)`: every element from `a` up to, not including, `i` (in a loop `for i in a..b` that writes
-    /// `out[i]` in each iteration).
-    below: Vec<(String, u64)>,
-}
-
-impl Written {
-    /// What holds on both paths.
-    fn meet(&self, other: &Written) -> Written {
-        Written {
-            whole: self.whole && other.whole,
-            at: self.at.intersection(&other.at).copied().collect(),
-            exprs: (self.exprs.iter())
-                .filter(|e| other.exprs.contains(e))
-                .cloned()
-                .collect(),
-            below: (self.below.iter())
-                .filter(|b| other.below.contains(b))
-                .cloned()
-                .collect(),
-        }
-    }
-
-    /// Forgets the facts about index expressions that use one of `names`, whose values may have changed.
-    fn forget(&mut self, names: &BTreeSet<String>) {
-        self.exprs.retain(|(_, uses)| uses.is_disjoint(names));
-        self.below.retain(|(index, _)| !names.contains(index));
-    }
-
-    /// Only what holds whatever the names hold: the whole buffer and elements at constants.
-    fn constant(&self) -> Written {
-        Written {
-            whole: self.whole,
-            at: self.at.clone(),
-            ..Written::default()
-        }
-    }
 }
 
 /// The walk of the body, in evaluation order.
@@ -124,7 +99,7 @@ impl Reads<'_> {
             return true;
         }
         if let Some(k) = literal(index) {
-            return w.at.contains(&k);
+            return w.has(k);
         }
         let tokens = tokens(index);
         if w.exprs.iter().any(|(t, _)| *t == tokens) {
@@ -137,12 +112,107 @@ impl Reads<'_> {
                 (&b.op, bare_name(&b.left), literal(&b.right))
             {
                 return k >= 1
-                    && w.below.iter().any(|(i, a)| {
-                        *i == var && *a >= k && (a - k..*a).all(|e| w.at.contains(&e))
-                    });
+                    && w.below
+                        .iter()
+                        .any(|(i, a)| *i == var && *a >= k && (a - k..*a).all(|e| w.has(e)));
+            }
+            // `out[i + 1]` in a loop `for i in (a..e).rev()` writing `out[i]`: written by the iteration
+            // before, or before the loop where `i + 1 = e` (the output's length: out of bounds).
+            if let (syn::BinOp::Add(_), Some(var), Some(1)) =
+                (&b.op, bare_name(&b.left), literal(&b.right))
+            {
+                return w.above.iter().any(|(i, e)| {
+                    *i == var
+                        && match e {
+                            Bound::Lit(k) => w.has(*k),
+                            Bound::Expr(t, _) => {
+                                *e == self.len_bound() || w.exprs.iter().any(|(u, _)| u == t)
+                            }
+                        }
+                });
             }
         }
         false
+    }
+
+    /// The output's `len()` as a bound (its fixed length where the type gives one).
+    fn len_bound(&self) -> Bound {
+        match self.len {
+            Some(n) => Bound::Lit(n),
+            None => {
+                let name = self.name;
+                Bound::Expr(tokens(&syn::parse_quote!(#name.len())), BTreeSet::new())
+            }
+        }
+    }
+
+    /// A bound of a run: an integer literal, an index expression made of names, or a `len()` (of the
+    /// output: it uses no name).
+    fn bound(&self, expr: &Expr) -> Option<Bound> {
+        if let Some(k) = literal(expr) {
+            return Some(Bound::Lit(k));
+        }
+        if let Some(name) = bare_name(expr) {
+            if let Some((_, b)) = self.written.aliases.iter().rev().find(|(a, _)| *a == name) {
+                return Some(b.clone());
+            }
+        }
+        if let Expr::MethodCall(m) = strip_parens(expr) {
+            let receiver = bare_name(&m.receiver)?;
+            if m.method != "len" || !m.args.is_empty() {
+                return None;
+            }
+            if *self.name == receiver {
+                return Some(self.len_bound());
+            }
+            return Some(Bound::Expr(tokens(expr), [receiver].into()));
+        }
+        Some(Bound::Expr(tokens(expr), plain_index(expr)?))
+    }
+
+    /// The bounds `[a, e)` of a range `a..e` (`a..=k` of a literal `k`, `..e`, `a..` to the output's
+    /// length).
+    fn range_bounds(&self, r: &syn::ExprRange) -> Option<(Bound, Bound)> {
+        let start = match r.start.as_deref() {
+            Some(a) => self.bound(a)?,
+            None => Bound::Lit(0),
+        };
+        let end = match (r.end.as_deref(), &r.limits) {
+            (Some(e), syn::RangeLimits::HalfOpen(_)) => self.bound(e)?,
+            (Some(e), syn::RangeLimits::Closed(_)) => Bound::Lit(literal(e)? + 1),
+            (None, _) => self.len_bound(),
+        };
+        Some((start, end))
+    }
+
+    /// The run `[a + k, e + k)`, where `a` is a literal and `e` a literal or `x - k` (of the range's end).
+    fn shift(&self, k: u64, range: &syn::ExprRange) -> Option<(Bound, Bound)> {
+        let a = literal(range.start.as_deref()?)?;
+        let end = range.end.as_deref()?;
+        let end = match literal(end) {
+            Some(e) => Bound::Lit(e + k),
+            None => match strip_parens(end) {
+                Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::Sub(_)) && literal(&b.right) == Some(k) =>
+                {
+                    self.bound(&b.left)?
+                }
+                _ => return None,
+            },
+        };
+        matches!(range.limits, syn::RangeLimits::HalfOpen(_)).then_some((Bound::Lit(a + k), end))
+    }
+
+    /// Adds the run `[a, e)` written, and marks the buffer whole if the runs now chain over it.
+    fn write_span(&mut self, start: Bound, end: Bound) {
+        if let (Bound::Lit(a), Bound::Lit(e)) = (&start, &end) {
+            self.written.at.extend(*a..*e);
+        }
+        if !self.written.spans.contains(&(start.clone(), end.clone())) {
+            self.written.spans.push((start, end));
+        }
+        let len = self.len_bound();
+        self.written.chain(&len, self.len);
     }
 
     /// A read of the element at `index`.
@@ -199,6 +269,38 @@ impl Reads<'_> {
         covered.then(|| j.ident.to_string())
     }
 
+    // Input:  for i in 0..z.len() { p[i] = z[i].exp(); s += p[i]; } for i in 0..z.len() { p[i] /= s; }
+    // Output: Some("i") for the second loop: every `p[i]` it reads is in the run the first wrote
+    /// The index `j` of a loop `for j in s..e` (maybe `.rev()` or `.step_by(k)`) whose range a written run
+    /// covers.
+    fn span_index(&self, f: &syn::ExprForLoop) -> Option<String> {
+        let (j, range) = loop_range(f)?;
+        let (start, end) = self.range_bounds(range)?;
+        self.written.covers(&start, &end).then_some(j)
+    }
+
+    // Input:  for i in (0..n).rev() { let mut t = b[i]; for j in i + 1..n { t -= u[j] * y[j]; } y[i] = t; }
+    // Output: Some("j") for the inner loop: each `y[j]` it reads was written by an earlier iteration
+    /// The index `j` of a loop `for j in i + 1..e` inside a loop `for i in (a..e).rev()` whose iterations
+    /// each write `out[i]` (`Written::above`).
+    fn above_index(&self, f: &syn::ExprForLoop) -> Option<String> {
+        let (j, range) = loop_range(f)?;
+        if !matches!(range.limits, syn::RangeLimits::HalfOpen(_)) {
+            return None;
+        }
+        let Expr::Binary(b) = strip_parens(range.start.as_deref()?) else {
+            return None;
+        };
+        let (syn::BinOp::Add(_), Some(i), Some(1)) = (&b.op, bare_name(&b.left), literal(&b.right))
+        else {
+            return None;
+        };
+        let end = self.bound(range.end.as_deref()?)?;
+        (self.written.above.iter())
+            .any(|(index, e)| *index == i && end.at_or_below(e))
+            .then_some(j)
+    }
+
     /// Visits `block` from `start`, and gives what is written at its end.
     fn run_block(&mut self, block: &syn::Block, start: Written) -> Written {
         let before = std::mem::replace(&mut self.written, start);
@@ -232,6 +334,7 @@ impl Reads<'_> {
         let mut start = self.written.clone();
         start.exprs.extend(extra.exprs);
         start.below.extend(extra.below);
+        start.above.extend(extra.above);
         self.run_block(body, start);
         self.written = each;
     }
@@ -262,6 +365,14 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
         }
         self.written.forget(&Binds::of_pat(&l.pat).names);
+        // `let n = out.len();`, `let lo = 0;` (the sub-slice writes' loops, `slice_writes.rs`): a name that
+        // stands for a bound while it is not bound again (a plain `let` cannot be assigned).
+        if let (syn::Pat::Ident(p), Some(init)) = (strip_pat_type(&l.pat), &l.init) {
+            let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+            if let (true, None, Some(bound)) = (plain, &init.diverge, self.bound(&init.expr)) {
+                self.written.aliases.push((p.ident.to_string(), bound));
+            }
+        }
     }
 
     fn visit_expr_let(&mut self, l: &'ast syn::ExprLet) {
@@ -307,16 +418,33 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
             other => {
                 self.visit_expr(other);
-                self.written.forget(&Binds::root(other));
+                self.written.forget(&Binds::assigned(other));
             }
         }
     }
 
-    // A compound assignment reads its place (before its value: a write in the value never covers it).
+    // A compound assignment reads its place, after its value for primitive operands and before it for others
+    // (`T: AddAssign`): its place must be covered either way, so it is read where what the value writes does
+    // not count yet and the names the value changes are forgotten. The right operand of `&&` and `||` may not
+    // run: its writes count for nothing after it, the names it changes are forgotten.
     fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        syn::visit::visit_expr_binary(self, b);
         if is_compound_assign(&b.op) {
+            let before = self.written.clone();
+            self.written.forget(&Binds::of_expr(&b.right).names);
+            self.visit_expr(&b.left);
+            let place = Binds::of_expr(&b.left).names;
+            self.written = before;
+            self.visit_expr(&b.right);
+            self.written.forget(&place);
             self.written.forget(&Binds::root(&b.left));
+        } else if matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) {
+            self.visit_expr(&b.left);
+            let mut before = self.written.clone();
+            self.visit_expr(&b.right);
+            before.forget(&Binds::of_expr(&b.right).names);
+            self.written = before;
+        } else {
+            syn::visit::visit_expr_binary(self, b);
         }
     }
 
@@ -340,14 +468,34 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
             return;
         }
+        // `out[a..e].fill(v)`, `out[a..e].copy_from_slice(s)`: the run `[a, e)` written.
+        if let Expr::Index(sub) = strip_parens(&m.receiver) {
+            if let (true, Expr::Range(r)) = (self.is_name(&sub.expr), strip_parens(&sub.index)) {
+                if matches!(m.method.to_string().as_str(), "fill" | "copy_from_slice")
+                    && m.args.len() == 1
+                {
+                    if let Some((start, end)) = self.range_bounds(r) {
+                        self.visit_expr(&m.args[0]);
+                        self.visit_expr(&sub.index);
+                        self.write_span(start, end);
+                        return;
+                    }
+                }
+            }
+        }
         syn::visit::visit_expr_method_call(self, m);
-        self.written.forget(&Binds::root(&m.receiver));
+        if names::may_change_receiver(m) {
+            self.written.forget(&Binds::root(&m.receiver));
+        }
     }
 
+    // The names an `if let` binds are other values in the `then` branch: its writes through them do not
+    // count after it.
     fn visit_expr_if(&mut self, i: &'ast syn::ExprIf) {
         self.visit_expr(&i.cond);
         let start = self.written.clone();
-        let then = self.run_block(&i.then_branch, start.clone());
+        let mut then = self.run_block(&i.then_branch, start.clone());
+        then.forget(&let_bindings(&i.cond));
         let otherwise = match &i.else_branch {
             Some((_, e)) => {
                 self.visit_expr(e);
@@ -379,23 +527,58 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         self.written = after.unwrap_or(start);
     }
 
+    // Input:  y[n - 1] = b; for i in (0..n - 1).rev() { y[i] = y[i + 1] * c; }
+    // Output: `y[i + 1]` is covered in each iteration, and `[0, n - 1)` is written after the loop
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
         self.visit_expr(&f.expr);
         let each = writes_each(f, self.name);
+        let bounds = each.as_ref().and_then(|e| self.range_bounds(e.range));
         let mut extra = Written::default();
-        extra
-            .below
-            .extend(each.as_ref().map(|(i, a)| (i.to_string(), *a)));
-        if let Some(j) = self.below_index(f) {
+        if let (Some(each), Some((start, end))) = (each.as_ref().filter(|e| e.shift == 0), &bounds)
+        {
+            let (i, range, rev) = (each.index.to_string(), each.range, each.rev);
+            match (rev, start) {
+                (false, Bound::Lit(a)) => extra.below.push((i, *a)),
+                (true, _) if matches!(range.limits, syn::RangeLimits::HalfOpen(_)) => {
+                    extra.above.push((i, end.clone()))
+                }
+                _ => {}
+            }
+        }
+        // `out[i + k] = ..` after `out[a..a + k]`: `out[i]` and below were written before the loop or by
+        // iteration `i - k`.
+        if let Some(e) = each.as_ref().filter(|e| e.shift > 0 && !e.rev) {
+            if let Some(a) = e.range.start.as_deref().and_then(literal) {
+                if (a..a + e.shift).all(|k| self.written.has(k)) {
+                    let i = e.index.to_string();
+                    extra.below.push((i.clone(), a));
+                    extra.exprs.push((i.clone(), [i].into()));
+                }
+            }
+        }
+        for j in [self.below_index(f), self.span_index(f), self.above_index(f)]
+            .into_iter()
+            .flatten()
+        {
             extra.exprs.push((j.clone(), [j].into()));
         }
-        let before = self.written.clone();
         self.visit_loop(Some(&f.pat), None, &f.body, extra);
-        // After a loop over every index, without `break`, whose iterations each write theirs: all written.
-        if let Some((_, a)) = each {
-            let prefix = (0..a).all(|k| before.at.contains(&k)) || before.whole;
-            let all = over_all(&f.expr, self.name, self.len);
-            self.written.whole |= prefix && all && !has_break(&f.body);
+        // After a loop without `break` whose iterations each write theirs, the run of its range is
+        // written (the range is evaluated once: the body must not change the names of its bounds).
+        // A write `out[i + k]` shifts the run by `k` (`a..n - k` writes `[a + k, n)`).
+        let shifted = match &each {
+            Some(e) if e.shift == 0 => bounds,
+            Some(e) => self.shift(e.shift, e.range),
+            None => None,
+        };
+        if let Some((start, end)) = shifted {
+            let changed = Binds::of(&f.body).names;
+            let mut check = Written::default();
+            check.spans.push((start.clone(), end.clone()));
+            check.forget(&changed);
+            if !has_break(&f.body) && !check.spans.is_empty() {
+                self.write_span(start, end);
+            }
         }
     }
 
@@ -420,11 +603,13 @@ impl<'ast> Visit<'ast> for Reads<'_> {
     }
 
     // A closure runs later, maybe never, maybe many times: its reads see at least what holds here, and its
-    // writes count for nothing outside it.
+    // writes count for nothing outside it. The names it changes may change from here on (the borrow checker
+    // keeps them from being used while the closure may still be called), so they are forgotten now.
     fn visit_expr_closure(&mut self, c: &'ast syn::ExprClosure) {
-        let before = self.written.clone();
+        let mut before = self.written.clone();
         self.written = before.constant();
         self.visit_expr(&c.body);
+        before.forget(&Binds::of_expr(&c.body).names);
         self.written = before;
     }
 
@@ -452,413 +637,4 @@ impl<'ast> Visit<'ast> for Reads<'_> {
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
-}
-
-// Input:  for i in 1..x.len() { let v = x[i]; out[i] = out[i - 1] + v; }
-// Output: Some((i, 1)): every iteration that starts has had each earlier one write its `out[i]`
-/// Does every iteration of `f` write `out[i]` (its index) before anything can leave it? The loop must be
-/// `for i in a..b` or `a..=b` (`a` an integer literal, the index a plain name, not `mut`) whose body has,
-/// among its own statements, `out[i] = ..;`, with no `continue` and no macro before it (nor in its value),
-/// and no binding of `i` again. Gives the index and `a`.
-fn writes_each(f: &syn::ExprForLoop, out: &Ident) -> Option<(Ident, u64)> {
-    let syn::Pat::Ident(index) = &*f.pat else {
-        return None;
-    };
-    if index.by_ref.is_some() || index.mutability.is_some() || index.subpat.is_some() {
-        return None;
-    }
-    let Expr::Range(range) = strip_parens(&f.expr) else {
-        return None;
-    };
-    let start = literal(range.start.as_deref()?)?;
-    range.end.as_ref()?;
-    let is_out = |e: &Expr| bare_name(e).is_some_and(|n| *out == n);
-    for stmt in &f.body.stmts {
-        let mut leaves = Leaves {
-            index: &index.ident,
-            found: false,
-        };
-        leaves.visit_stmt(stmt);
-        if leaves.found {
-            return None;
-        }
-        if let syn::Stmt::Expr(Expr::Assign(a), Some(_)) = stmt {
-            if let Expr::Index(target) = strip_parens(&a.left) {
-                if is_out(&target.expr)
-                    && bare_name(&target.index).is_some_and(|n| index.ident == n)
-                {
-                    return Some((index.ident.clone(), start));
-                }
-            }
-        }
-    }
-    None
-}
-
-/// Is the range of `f` every index of `out`: `..out.len()` (or `..N` of a `[T; N]`), half open?
-fn over_all(range: &Expr, out: &Ident, len: Option<u64>) -> bool {
-    let Expr::Range(r) = strip_parens(range) else {
-        return false;
-    };
-    let Some(end) = r.end.as_deref() else {
-        return false;
-    };
-    let to_len = match strip_parens(end) {
-        Expr::MethodCall(m) => {
-            m.method == "len"
-                && m.args.is_empty()
-                && bare_name(&m.receiver).is_some_and(|n| *out == n)
-        }
-        other => literal(other).is_some_and(|n| Some(n) == len),
-    };
-    to_len && matches!(r.limits, syn::RangeLimits::HalfOpen(_))
-}
-
-/// Can this statement leave the iteration early (`continue`, a macro), or does it bind `index` again?
-struct Leaves<'i> {
-    index: &'i Ident,
-    found: bool,
-}
-
-impl<'ast> Visit<'ast> for Leaves<'_> {
-    fn visit_expr(&mut self, e: &'ast Expr) {
-        match e {
-            Expr::Continue(_) | Expr::Macro(_) => self.found = true,
-            _ => syn::visit::visit_expr(self, e),
-        }
-    }
-    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.found |= p.ident == *self.index;
-        syn::visit::visit_pat_ident(self, p);
-    }
-    fn visit_stmt_macro(&mut self, _: &'ast syn::StmtMacro) {
-        self.found = true;
-    }
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-}
-
-/// Is there a `break` anywhere in `body` (also of an inner loop: conservative)?
-fn has_break(body: &syn::Block) -> bool {
-    struct Breaks(bool);
-    impl<'ast> Visit<'ast> for Breaks {
-        fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
-            self.0 = true;
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut breaks = Breaks(false);
-    breaks.visit_block(body);
-    breaks.0
-}
-
-/// The names a piece of code may give a new value: bound by a pattern, assigned, borrowed `&mut`, or the
-/// receiver of a method call.
-#[derive(Default)]
-struct Binds {
-    names: BTreeSet<String>,
-}
-
-impl Binds {
-    fn of(block: &syn::Block) -> Self {
-        let mut binds = Binds::default();
-        binds.visit_block(block);
-        binds
-    }
-    fn of_expr(expr: &Expr) -> Self {
-        let mut binds = Binds::default();
-        binds.visit_expr(expr);
-        binds
-    }
-    fn of_pat(pat: &syn::Pat) -> Self {
-        let mut binds = Binds::default();
-        binds.visit_pat(pat);
-        binds
-    }
-    /// The name at the root of a place (`i` of `i`, `a` of `a[k].b`).
-    fn root(place: &Expr) -> BTreeSet<String> {
-        match place {
-            Expr::Path(p) => p
-                .path
-                .get_ident()
-                .map(|i| i.to_string())
-                .into_iter()
-                .collect(),
-            Expr::Paren(p) => Binds::root(&p.expr),
-            Expr::Index(i) => Binds::root(&i.expr),
-            Expr::Field(f) => Binds::root(&f.base),
-            Expr::Unary(u) => Binds::root(&u.expr),
-            _ => BTreeSet::new(),
-        }
-    }
-}
-
-impl<'ast> Visit<'ast> for Binds {
-    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.names.insert(p.ident.to_string());
-        syn::visit::visit_pat_ident(self, p);
-    }
-    fn visit_expr_assign(&mut self, a: &'ast syn::ExprAssign) {
-        self.names.extend(Binds::root(&a.left));
-        syn::visit::visit_expr_assign(self, a);
-    }
-    fn visit_expr_binary(&mut self, b: &'ast syn::ExprBinary) {
-        if is_compound_assign(&b.op) {
-            self.names.extend(Binds::root(&b.left));
-        }
-        syn::visit::visit_expr_binary(self, b);
-    }
-    fn visit_expr_reference(&mut self, r: &'ast syn::ExprReference) {
-        if r.mutability.is_some() {
-            self.names.extend(Binds::root(&r.expr));
-        }
-        syn::visit::visit_expr_reference(self, r);
-    }
-    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
-        self.names.extend(Binds::root(&m.receiver));
-        syn::visit::visit_expr_method_call(self, m);
-    }
-    // A macro may bind or change anything: every name it mentions.
-    fn visit_macro(&mut self, m: &'ast syn::Macro) {
-        fn idents(tokens: proc_macro2::TokenStream, into: &mut BTreeSet<String>) {
-            for t in tokens {
-                match t {
-                    proc_macro2::TokenTree::Ident(i) => {
-                        into.insert(i.to_string());
-                    }
-                    proc_macro2::TokenTree::Group(g) => idents(g.stream(), into),
-                    _ => {}
-                }
-            }
-        }
-        idents(m.tokens.clone(), &mut self.names);
-    }
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-}
-
-/// The names that patterns in `block` bind (`let`, closures' parameters, match arms, loops).
-fn bound_names(block: &syn::Block) -> BTreeSet<String> {
-    struct Patterns(BTreeSet<String>);
-    impl<'ast> Visit<'ast> for Patterns {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.insert(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut patterns = Patterns(BTreeSet::new());
-    patterns.visit_block(block);
-    patterns.0
-}
-
-/// An integer literal's value.
-fn literal(expr: &Expr) -> Option<u64> {
-    match strip_parens(expr) {
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(i),
-            ..
-        }) => i.base10_parse().ok(),
-        _ => None,
-    }
-}
-
-/// A plain name (`i`).
-fn bare_name(expr: &Expr) -> Option<String> {
-    match strip_parens(expr) {
-        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    }
-}
-
-/// The names of an index made of names, integer literals, arithmetic and casts (`i`, `2 * i + 1`,
-/// `n - 1 - i`), which gives the same element while none of them changes; `None` for any other index (a
-/// call, a method call, a block).
-fn plain_index(index: &Expr) -> Option<BTreeSet<String>> {
-    match strip_parens(index) {
-        Expr::Path(p) => Some(p.path.get_ident()?.to_string()).map(|n| [n].into()),
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Int(_),
-            ..
-        }) => Some(BTreeSet::new()),
-        Expr::Binary(b)
-            if matches!(
-                b.op,
-                syn::BinOp::Add(_)
-                    | syn::BinOp::Sub(_)
-                    | syn::BinOp::Mul(_)
-                    | syn::BinOp::Div(_)
-                    | syn::BinOp::Rem(_)
-            ) =>
-        {
-            let mut names = plain_index(&b.left)?;
-            names.extend(plain_index(&b.right)?);
-            Some(names)
-        }
-        Expr::Cast(c) => plain_index(&c.expr),
-        _ => None,
-    }
-}
-
-/// An index as tokens, to compare one with another.
-fn tokens(expr: &Expr) -> String {
-    use quote::ToTokens;
-    strip_parens(expr).to_token_stream().to_string()
-}
-
-/// Does a macro's token stream name `name`?
-fn mentions(tokens: proc_macro2::TokenStream, name: &Ident) -> bool {
-    tokens.into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == *name,
-        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), name),
-        _ => false,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn reads_in(body: &str, len: Option<u64>) -> bool {
-        let block: syn::Block = syn::parse_str(&format!("{{ {body} }}")).unwrap();
-        reads_incoming(&block, &syn::parse_str("y").unwrap(), len)
-    }
-
-    fn reads(body: &str) -> bool {
-        reads_in(body, None)
-    }
-
-    #[test]
-    fn an_output_written_whole_by_a_loop_before_any_read_is_not_read() {
-        // Written whole, then read (also inside a branch after it, and passed on).
-        for body in [
-            "for i in 0..y.len() { y[i] = 0.0; } for i in 1..y.len() { y[i] = y[i - 1]; }",
-            "for i in 0..y.len() { let v = x[i]; y[i] = v * v; } if c { g(y); }",
-            "for i in 0..y.len() { y[i] = x; if i > 2 { continue; } } s = y[0];",
-            "for i in 0..y.len() { y[i] = x; return; } s = y[0];",
-            "y[0] = 1.0; for i in 1..y.len() { y[i] = y[i - 1] * x; } s = y.iter().sum();",
-        ] {
-            assert!(!reads(body), "{body}");
-        }
-        // Not surely whole, or read first: the incoming value is read.
-        for body in [
-            "for i in 1..y.len() { y[i] = 0.0; } s = y[0];",
-            "for i in 0..=y.len() - 1 { y[i] = 0.0; } s = y[0];",
-            "for i in 0..n { y[i] = 0.0; } s = y[0];",
-            "for i in 0..y.len() { if i == 1 { continue; } y[i] = 0.0; } s = y[1];",
-            "'a: for i in 0..y.len() { y[i] = x; if i > 2 { break 'a; } } s = y[4];",
-            "for i in 0..y.len() { y[i] = x; if i > 2 { break; } } s = y[4];",
-            "for i in 0..y.len() { let i = 0; y[i] = 0.0; } s = y[1];",
-            "for i in 0..y.len() { s += y[i]; y[i] = 0.0; }",
-            "for i in 0..y.len() { if c { y[i] = 0.0; } } s = y[1];",
-            "for i in 0..y.len() { y[i + 1 - 1] = 0.0; } s = y[1];",
-            "if c { for i in 0..y.len() { y[i] = 0.0; } } s = y[1];",
-            "for i in 0..y.len() { f!(i); y[i] = 0.0; } s = y[1];",
-            "for i in (0..y.len()).rev() { y[i] = 0.0; } s = y[1];",
-            "for i in 0..x.len() { y[i] = 0.0; } s = y[1];",
-        ] {
-            assert!(reads(body), "{body}");
-        }
-    }
-
-    #[test]
-    fn whole_writes_by_methods_and_constants() {
-        for (body, len) in [
-            ("y.fill(0.0); s = y[3];", None),
-            ("y.copy_from_slice(&x); s = y.iter().sum();", None),
-            ("y[0] = x; y[1] = 2.0 * x; s = y[0] * y[1]; g(y);", Some(2)),
-            ("*y = x; *y *= 2.0; s = y.sqrt();", Some(1)),
-            ("*y = [x, x]; s = y[1];", Some(2)),
-            ("for i in 0..3 { y[i] = x; } s = y[2];", Some(3)),
-            ("s = y.len() as f64; y.fill(x);", None),
-        ] {
-            assert!(!reads_in(body, len), "{body}");
-        }
-        for (body, len) in [
-            ("y[0] = x; s = y[1];", Some(2)),
-            ("y[0] = x; y[1] = x; g(y);", Some(3)),
-            ("s = y[0]; y.fill(0.0);", None),
-            ("if c { y.fill(0.0); } s = y[0];", None),
-            ("y.fill(y[0]);", None),
-            ("*y *= 2.0;", Some(1)),
-            ("for i in 0..3 { y[i] = x; } s = y[2];", Some(4)),
-            ("for i in 0..3 { y[i] = x; } s = y[2];", None),
-        ] {
-            assert!(reads_in(body, len), "{body}");
-        }
-    }
-
-    #[test]
-    fn elements_read_after_they_are_written() {
-        for body in [
-            // The prefix scan: `y[i - 1]` written before the loop or by the iteration before.
-            "y[0] = x[0]; for i in 1..x.len() { y[i] = y[i - 1] + x[i]; }",
-            "y[0] = x[0]; for i in 1..x.len() { let p = y[i - 1]; y[i] = p + x[i]; s += y[i - 1]; }",
-            "y[0] = 1.0; y[1] = 1.0; for i in 2..n { y[i] = y[i - 1] + y[i - 2]; }",
-            "y[0] = 1.0; for i in 1..n { y[i] = x; if c { break; } for j in 0..m { s += y[i - 1]; } }",
-            // Same iteration, after the write.
-            "for i in 0..n { y[i] = x[i]; y[i] *= 2.0; y[i] += y[i]; }",
-            "for i in 0..n { y[2 * i + 1] = x[i]; s += y[2 * i + 1]; }",
-            "y[k] = x; s = y[k];",
-            "y[0] = x; if c { s = y[0]; } else { s = 1.0; }",
-            "if c { y[0] = x; } else { y[0] = 2.0; } s = y[0];",
-            "y[0] = x; let f = |v: f64| v * y[0];",
-            // Every element below the iteration's, in an inner loop (forward substitution).
-            "for i in 0..n { let mut t = b[i]; if i > 1 { for j in 0..i - 1 { t -= l[j] * y[j]; } } y[i] = t; }",
-            "for i in 0..n { let mut t = b[i]; for j in (0..i).rev() { t -= y[j]; } y[i] = t; }",
-            "y[0] = 1.0; for i in 1..n { for j in 0..=i - 1 { s += y[j]; } y[i] = s; }",
-        ] {
-            assert!(!reads(body), "{body}");
-        }
-        for body in [
-            // The prefix scan without the element before the loop, or an iteration that may not write.
-            "for i in 1..x.len() { y[i] = y[i - 1] + x[i]; }",
-            "for i in 0..x.len() { y[i] = y[i - 1] + x[i]; }",
-            "y[0] = x[0]; for i in 1..n { if c { y[i] = x[i]; } s += y[i - 1]; }",
-            "y[0] = x[0]; for i in 1..n { if c { continue; } y[i] = y[i - 1]; }",
-            "y[0] = x[0]; for i in 1..n { s += y[i - 2]; y[i] = x[i]; }",
-            "y[1] = x[0]; for i in 1..n { y[i] = y[i - 1]; }",
-            "y[0] = x[0]; for i in (1..n).rev() { y[i] = y[i - 1]; }",
-            "y[0] = x[0]; for i in (1..n).step_by(2) { y[i] = y[i - 1]; }",
-            "y[0] = x[0]; for mut i in 1..n { y[i] = x; i += 1; s = y[i - 1]; }",
-            "y[0] = x[0]; for i in 1..n { let i = i + 1; y[i] = y[i - 1]; }",
-            "y[0] = x[0]; for i in 1..n { y[i] = x[i]; } s = y[n - 1];",
-            // An inner loop reaching the iteration's own element, or below the first.
-            "for i in 0..n { let mut t = b[i]; for j in 0..=i { t -= y[j]; } y[i] = t; }",
-            "for i in 1..n { let mut t = b[i]; for j in 0..i { t -= y[j]; } y[i] = t; }",
-            "for i in 0..n { let mut t = b[i]; for j in 0..i + 1 { t -= y[j]; } y[i] = t; }",
-            "for i in 0..n { let mut t = b[i]; for j in 0..i { let j = j + 1; t -= y[j]; } y[i] = t; }",
-            "for i in 0..n { let mut t = b[i]; for j in 0..m { t -= y[j]; } y[i] = t; }",
-            "for i in 0..n { let mut t = b[i]; for j in 0..i { t -= y[j]; } if c { y[i] = t; } }",
-            // Before the write, or at another element.
-            "for i in 0..n { y[i] += x[i]; }",
-            "for i in 0..n { s += y[i]; y[i] = x[i]; }",
-            "for i in 0..n { y[i] = x[i]; s += y[i + 1]; }",
-            // The index changed between the write and the read.
-            "y[k] = x; k += 1; s = y[k];",
-            "y[k] = x; let k = k + 1; s = y[k];",
-            "y[k] = x; bump(&mut k); s = y[k];",
-            "y[k] = x; if c { k = 2; } s = y[k];",
-            "y[k] = x; for k in 0..2 { s += y[k]; }",
-            "y[k] = x; while c { s += y[k]; k += 1; }",
-            "{ let k = 1; y[k] = x; } s = y[k];",
-            "y[f(k)] = x; s = y[f(k)];",
-            "y[k] = x; m!(k); s = y[k];",
-            // A branch that may not write, a labelled block left early.
-            "if c { y[0] = x; } s = y[0];",
-            "match m { 0 => y[0] = x, _ => {} } s = y[0];",
-            "'a: { if c { break 'a; } y.fill(0.0); } s = y[0];",
-            "'a: { if c { break 'a; } y[0] = 1.0; } s = y[0];",
-            // Reads through other names, calls and macros.
-            "let z = &mut *y; z[0] = x; s = y[0];",
-            "s = total(y); y.fill(0.0);",
-            "s = y.iter().sum(); y.fill(0.0);",
-            "g(x, y); s = y[0];",
-            "println!(\"{}\", y[0]); y.fill(0.0);",
-            "let r = || y[0]; y.fill(0.0); s = r();",
-            "let mut w = |v| y[0] = v; w(x); s = y[0];",
-            // The name bound again: the parameter's later uses are another value.
-            "{ let y = &mut z; y.fill(0.0); } s = y[0];",
-        ] {
-            assert!(reads(body), "{body}");
-        }
-    }
 }

@@ -337,6 +337,18 @@ impl Lowering<'_> {
 
     /// `a[i] = value` or `a[i] op= value`.
     pub(super) fn store(&mut self, target: &syn::ExprIndex, op: Option<syn::BinOp>, rhs: &Expr) {
+        // Rust evaluates the value before the place (a compound assignment of primitives too, of other
+        // types after): a value that moves the index would write another element than the code below.
+        if let Some(name) = crate::incoming::index_moved_by(rhs, &target.index) {
+            self.errors.spanned(
+                rhs,
+                format!(
+                    "the value assigned to an element changes `{name}`, which the element's index uses: \
+                     compute the value first (`let v = ..;`), then assign it"
+                ),
+            );
+            return;
+        }
         // `m[i][j] = value` of a matrix: a store into its flat array.
         let matrix = self.matrix_row(&target.expr);
         let Some(array) = matrix

@@ -1,0 +1,252 @@
+//! Soundness of "does the body read an output parameter's incoming value?" (API.md, "Output parameters":
+//! the incoming value is an input only if the body reads it before writing it, and `G` holds the output only
+//! then). Each function here reads an element whose write may not have happened, or whose index moved after
+//! the write: `G` must hold the output (pinned by `fn` pointers of API.md's types), and the gradient of
+//! `d_ret * ret + d_out . out` must match central differences of the primal with the incoming value of the
+//! output as an input.
+
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::probe::*;
+
+/// `_vjp` of a function `(x, out) -> f64` whose `G` holds `out`, against central differences over `x`
+/// and the incoming `out` together, at several points, with random cotangents.
+fn check_read(
+    name: &str,
+    nx: usize,
+    nout: usize,
+    f: &dyn Fn(&[f64], &mut [f64]) -> f64,
+    vjp: &dyn Fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, (Vec<f64>, Vec<f64>)),
+) {
+    let mut lcg = Lcg::new(seed_of(name));
+    for _ in 0..6 {
+        let flat = lcg.vec(nx + nout, -1.5, 1.5);
+        let d_ret = lcg.uniform(-1.0, 1.0);
+        let d_out = lcg.vec(nout, -1.0, 1.0);
+        let scalar = |v: &[f64]| {
+            let mut out = v[nx..].to_vec();
+            let r = f(&v[..nx], &mut out);
+            d_ret * r + dot(&d_out, &out)
+        };
+        let fd = fd_gradient(&scalar, &flat);
+        let mut out = flat[nx..].to_vec();
+        let (value, (gx, gout)) = vjp(&flat[..nx], &mut out, d_ret, &d_out);
+        let mut primal_out = flat[nx..].to_vec();
+        let primal = f(&flat[..nx], &mut primal_out);
+        assert_near(value, primal, 1e-12, 1.0, &format!("{name}: value"));
+        assert_vec_near(&out, &primal_out, 1e-12, &format!("{name}: out"));
+        let got: Vec<f64> = gx.iter().chain(&gout).copied().collect();
+        assert_vec_near(&got, &fd, 1e-6, &format!("{name}: gradient at {flat:?}"));
+    }
+}
+
+// ---- Part 1: writes that may not happen, indices that move ----
+
+/// A closure moves the index between the write and the read: `out[1]` is the incoming value.
+#[differentiable]
+fn closure_moves(x: &[f64], out: &mut [f64]) -> f64 {
+    let mut i = 0;
+    out[i] = x[0] * x[1];
+    let mut bump = || i += 1;
+    bump();
+    out[i] * x[0]
+}
+
+/// A write on the right of `&&` runs only when the left holds.
+#[differentiable]
+fn short_circuit(x: &[f64], out: &mut [f64]) -> f64 {
+    let _ = x[0] > 0.0 && {
+        out[0] = x[1] * x[1];
+        true
+    };
+    out[0] * x[1]
+}
+
+#[test]
+fn part1_signatures_hold_the_output() {
+    type G = (Vec<f64>, Vec<f64>);
+    let _: fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, G) = closure_moves_vjp;
+    let _: fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, G) = short_circuit_vjp;
+}
+
+#[test]
+fn part1_gradients_against_differences() {
+    check_read("closure_moves", 2, 2, &closure_moves, &closure_moves_vjp);
+    check_read("short_circuit", 2, 2, &short_circuit, &short_circuit_vjp);
+}
+
+// ---- Part 2: more programs write before they read: `G` without the output ----
+
+/// `_vjp` of a function `(x, out) -> f64` whose `G` is `x`'s alone, against central differences over
+/// `x`, with the output's buffer full of NaN going in (any use of the incoming value would show).
+fn check_written(
+    name: &str,
+    nx: usize,
+    nout: usize,
+    f: &dyn Fn(&[f64], &mut [f64]) -> f64,
+    vjp: &dyn Fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>),
+) {
+    let mut lcg = Lcg::new(seed_of(name));
+    for _ in 0..6 {
+        let x = lcg.vec(nx, -1.5, 1.5);
+        let d_ret = lcg.uniform(-1.0, 1.0);
+        let d_out = lcg.vec(nout, -1.0, 1.0);
+        let scalar = |v: &[f64]| {
+            let mut out = vec![f64::NAN; nout];
+            let r = f(v, &mut out);
+            d_ret * r + dot(&d_out, &out)
+        };
+        let fd = fd_gradient(&scalar, &x);
+        let mut out = vec![f64::NAN; nout];
+        let (value, g) = vjp(&x, &mut out, d_ret, &d_out);
+        let mut primal_out = vec![f64::NAN; nout];
+        let primal = f(&x, &mut primal_out);
+        assert!(
+            primal.is_finite(),
+            "{name}: the primal used the incoming value"
+        );
+        assert_near(value, primal, 1e-12, 1.0, &format!("{name}: value"));
+        assert_vec_near(&out, &primal_out, 1e-12, &format!("{name}: out"));
+        assert_vec_near(&g, &fd, 1e-6, &format!("{name}: gradient at {x:?}"));
+    }
+}
+
+/// Back substitution `U out = b` for an upper-triangular `U` (row-major `n x n`, diagonal kept away from
+/// zero): the inner loop reads `out[j]` for `j > i`, each written by an earlier (higher) iteration.
+#[differentiable]
+fn back_sub(u: &[f64], b: &[f64], out: &mut [f64]) -> f64 {
+    let n = b.len();
+    for i in (0..n).rev() {
+        let mut t = b[i];
+        for j in i + 1..n {
+            t -= u[i * n + j] * out[j];
+        }
+        out[i] = t / (2.0 + u[i * n + i] * u[i * n + i]);
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += out[i] * out[i];
+    }
+    s
+}
+
+/// A suffix scan: `out[n - 1]` first, then each element from the one above it.
+#[differentiable]
+fn suffix_scan(x: &[f64], out: &mut [f64]) -> f64 {
+    let n = x.len();
+    out[n - 1] = x[n - 1];
+    for i in (0..n - 1).rev() {
+        out[i] = out[i + 1] * x[i].cos() + x[i];
+    }
+    let mut s = out[n - 1];
+    for i in 0..n - 1 {
+        s += out[i] * x[i];
+    }
+    s
+}
+
+/// Two sub-slices that together cover the buffer, then a read of each half.
+#[differentiable]
+fn split_copy(x: &[f64], out: &mut [f64]) -> f64 {
+    let k = 2;
+    out[..k].copy_from_slice(&x[..k]);
+    out[k..].fill(x[0] * x[1]);
+    out[3] += out[0];
+    out[1] * out[3]
+}
+
+/// Two loops over `0..k` and `k..out.len()`, then the whole buffer read.
+#[differentiable]
+fn two_loops(x: &[f64], out: &mut [f64]) -> f64 {
+    let k = 2;
+    for i in 0..k {
+        out[i] = x[i] * x[i];
+    }
+    for i in k..out.len() {
+        out[i] = x[i].sin() + x[0];
+    }
+    let total: f64 = out.iter().map(|v| v * v).sum();
+    total
+}
+
+/// A softmax: the later loops read the run the first wrote (over `0..z.len()`, not `out.len()`; a read of
+/// `p[0]` after it would read the incoming value when `z` is empty).
+#[differentiable]
+fn softmax_run(z: &[f64], p: &mut [f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..z.len() {
+        p[i] = z[i].exp();
+        s += p[i];
+    }
+    for i in 0..z.len() {
+        p[i] /= s;
+    }
+    let mut e = 0.0;
+    for i in 0..z.len() {
+        e += p[i] * z[i];
+    }
+    e
+}
+
+/// Shifted writes: `out[0]`, then `out[i + 1]` from `out[i]`, then the whole buffer read.
+#[differentiable]
+fn shifted_scan(x: &[f64], out: &mut [f64]) -> f64 {
+    out[0] = x[0];
+    for i in 0..out.len() - 1 {
+        out[i + 1] = out[i] * 0.5 + x[i + 1] * x[i];
+    }
+    let total: f64 = out.iter().sum();
+    total
+}
+
+/// Writes in both branches of an `if`: the whole buffer either way.
+#[differentiable]
+fn both_branches(x: &[f64], out: &mut [f64]) -> f64 {
+    if x[0] > 0.0 {
+        out.fill(x[1] * x[0]);
+    } else {
+        for i in 0..out.len() {
+            out[i] = x[i] * x[1];
+        }
+    }
+    let total: f64 = out.iter().map(|v| v.sin()).sum();
+    total
+}
+
+#[test]
+fn part2_signatures_leave_the_output_out() {
+    type V = fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>);
+    let _: fn(&[f64], &[f64], &mut [f64], f64, &[f64]) -> (f64, (Vec<f64>, Vec<f64>)) =
+        back_sub_vjp;
+    let _: V = suffix_scan_vjp;
+    let _: V = split_copy_vjp;
+    let _: V = two_loops_vjp;
+    let _: V = softmax_run_vjp;
+    let _: V = shifted_scan_vjp;
+    let _: V = both_branches_vjp;
+    let _: fn(&[f64], &mut [f64]) -> (f64, Vec<f64>) = two_loops_grad;
+}
+
+#[test]
+fn part2_gradients_against_differences() {
+    let n = 4;
+    check_written(
+        "back_sub",
+        n * n + n,
+        n,
+        &|v, out| back_sub(&v[..n * n], &v[n * n..], out),
+        &|v, out, r, d| {
+            let (value, (gu, gb)) = back_sub_vjp(&v[..n * n], &v[n * n..], out, r, d);
+            (value, gu.into_iter().chain(gb).collect())
+        },
+    );
+    check_written("suffix_scan", 5, 5, &suffix_scan, &suffix_scan_vjp);
+    check_written("split_copy", 5, 5, &split_copy, &split_copy_vjp);
+    check_written("two_loops", 5, 5, &two_loops, &two_loops_vjp);
+    check_written("softmax_run", 4, 4, &softmax_run, &softmax_run_vjp);
+    check_written("shifted_scan", 5, 5, &shifted_scan, &shifted_scan_vjp);
+    check_written("both_branches", 5, 5, &both_branches, &both_branches_vjp);
+}
