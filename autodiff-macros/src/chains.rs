@@ -37,7 +37,7 @@ pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     crate::labels::desugar(&mut item.block, errors);
     let mut temporaries = 0;
     crate::array_patterns::desugar(&mut item.block, &mut temporaries);
-    crate::slice_writes::desugar(&mut item.block, &mut temporaries);
+    crate::slice_writes::desugar(&mut item.block, &mut temporaries, errors);
     if !mentions_closures_or_iterators(&item.block) {
         return item;
     }
