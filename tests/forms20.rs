@@ -400,3 +400,102 @@ fn row_major_output() {
         });
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// 3. `copy_from_slice` whose lengths differ panics in the generated items as in the function.
+
+#[differentiable]
+fn copied_whole(x: &[f64], n: usize) -> f64 {
+    let mut u = vec![0.0; n];
+    u.copy_from_slice(x);
+    let mut s = 0.0;
+    for i in 0..n {
+        s += u[i] * u[i] * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[differentiable]
+fn copied_window(x: &[f64], out: &mut [f64]) {
+    out[1..].copy_from_slice(&x[..2]);
+    out[0] = x[2].sin();
+}
+
+#[differentiable]
+fn cloned_window(x: &[f64], n: usize) -> f64 {
+    let mut u = vec![0.0; n];
+    u.clone_from_slice(&x[1..]);
+    u[0] * x[0]
+}
+
+#[test]
+fn copies_of_equal_lengths() {
+    let mut inputs = Inputs(11);
+    for _ in 0..POINTS {
+        let x = inputs.vec(3);
+        let (value, grad) = copied_whole_grad(&x, 3);
+        assert_eq!(value, copied_whole(&x, 3));
+        assert_fd_gradient(|x| copied_whole(x, 3), &x, &grad, "copied_whole");
+        let by_hand: Vec<f64> = (0..3).map(|i| 2.0 * x[i] * (i as f64 + 1.0)).collect();
+        assert_all_close(&grad, &by_hand, 1e-12, "copied_whole by hand");
+
+        let mut out = vec![0.0; 3];
+        let j = copied_window_jacobian(&x, &mut out);
+        let analytic = vec![
+            vec![0.0, 0.0, x[2].cos()],
+            vec![1.0, 0.0, 0.0],
+            vec![0.0, 1.0, 0.0],
+        ];
+        check_jacobian("copied_window", &x, &j, &analytic, |x| {
+            let mut o = vec![0.0; 3];
+            copied_window(x, &mut o);
+            o
+        });
+
+        let (_, grad) = cloned_window_grad(&x, 2);
+        assert_all_close(&grad, &[x[1], x[0], 0.0], 1e-12, "cloned_window");
+        assert_fd_gradient(|x| cloned_window(x, 2), &x, &grad, "cloned_window");
+    }
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn copy_of_a_longer_source_panics_in_the_function() {
+    copied_whole(&[1.0, 2.0, 3.0], 2);
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn copy_of_a_longer_source_panics_in_grad() {
+    let _ = copied_whole_grad(&[1.0, 2.0, 3.0], 2);
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn copy_of_a_shorter_source_panics_in_grad() {
+    let _ = copied_whole_grad(&[1.0, 2.0], 3);
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn copy_of_a_longer_source_panics_in_vjp() {
+    let _ = copied_whole_vjp(&[1.0, 2.0, 3.0], 2, 1.0);
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn copy_of_a_longer_source_panics_in_jvp() {
+    let _ = copied_whole_jvp(&[1.0, 2.0, 3.0], 2, vec![1.0; 3]);
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn copy_into_a_longer_window_panics_in_vjp() {
+    let _ = copied_window_vjp(&[1.0, 2.0, 3.0], &mut [0.0; 4], &[1.0; 4]);
+}
+
+#[test]
+#[should_panic(expected = "does not match destination slice length")]
+fn clone_of_a_longer_source_panics_in_grad() {
+    let _ = cloned_window_grad(&[1.0, 2.0, 3.0], 1);
+}

@@ -15,6 +15,19 @@ pub(crate) fn desugar(block: &mut syn::Block, temporaries: &mut usize, errors: &
     Rewrite {
         temporaries,
         errors,
+        copies: true,
+    }
+    .visit_block_mut(block);
+}
+
+/// Rewrites the loops over `&mut` elements of `block` and the copies into sub-slices (errors dropped: the
+/// pipeline reports them), for the analysis of `incoming.rs`, which reads `out.fill(v)` and
+/// `out.copy_from_slice(src)` as they are written.
+pub(crate) fn desugar_element_loops(block: &mut syn::Block) {
+    Rewrite {
+        temporaries: &mut 0,
+        errors: &mut Errors::default(),
+        copies: false,
     }
     .visit_block_mut(block);
 }
@@ -22,6 +35,8 @@ pub(crate) fn desugar(block: &mut syn::Block, temporaries: &mut usize, errors: &
 struct Rewrite<'a> {
     temporaries: &'a mut usize,
     errors: &'a mut Errors,
+    /// Whether `fill`, `copy_from_slice` and `clone_from_slice` are rewritten too.
+    copies: bool,
 }
 
 impl VisitMut for Rewrite<'_> {
@@ -43,6 +58,10 @@ impl VisitMut for Rewrite<'_> {
         let Stmt::Expr(Expr::MethodCall(m), Some(_)) = stmt else {
             return;
         };
+        // (A sub-slice's copy is rewritten for the analysis too: its writes read nothing of the receiver.)
+        if !self.copies && bounds(&m.receiver).is_none() {
+            return;
+        }
         let method = m.method.to_string();
         if m.args.len() != 1
             || !matches!(
@@ -90,10 +109,22 @@ impl VisitMut for Rewrite<'_> {
                 Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
                 other => other,
             };
+            // Its length, `b - a` for `w[a..b]`: a mismatch panics as `copy_from_slice` does.
+            let source_len = match bounds_of_source(source) {
+                Some((w, start, end)) => {
+                    let start = start.map_or_else(|| quote!(0), |s| quote!((#s)));
+                    let end = end.map_or_else(|| quote!(#w.len()), |e| quote!((#e)));
+                    quote!(#end - #start)
+                }
+                None => quote!((#source).len()),
+            };
             let source = match source {
                 Expr::Path(_) => quote!(#source),
                 _ => quote!((#source)),
             };
+            let end = self.name("copy_end");
+            let checked =
+                quote!(let #end = #lo + ::autodiff::__private::copy_len(#hi - #lo, #source_len););
             // The source's index: the write's, less the receiver's start where it has one.
             let read = match bounds.is_empty() {
                 true => quote!(#index),
@@ -101,7 +132,8 @@ impl VisitMut for Rewrite<'_> {
             };
             syn::parse_quote_spanned!(m.method.span()=> {
                 #bounds
-                for #index in #lo..#hi {
+                #checked
+                for #index in #lo..#end {
                     #target[#index] = #source[#read];
                 }
             })
@@ -121,6 +153,11 @@ impl Rewrite<'_> {
             span = Span::mixed_site()
         )
     }
+}
+
+/// A sub-slice `w[a..b]` of a name, read by a copy.
+fn bounds_of_source(expr: &Expr) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
+    bounds(expr).filter(|(w, ..)| matches!(w, Expr::Path(_)))
 }
 
 /// A sub-slice receiver `w[a..b]`, `w[a..]`, `w[..b]` of a place `w`: `w` and the bounds (`..=` is not
