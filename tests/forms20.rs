@@ -121,6 +121,16 @@ fn local_writes(xs: &[f64]) -> f64 {
     s + a[0] * a[1] + a[2]
 }
 
+/// The output iterated by name, its elements assigned through (`*o = ..`), with a counter of its own.
+#[differentiable]
+fn tripled_by_name(xs: &[f64], out: &mut [f64]) {
+    let mut i = 0;
+    for o in out {
+        *o = xs[i] * xs[i] * 3.0;
+        i += 1;
+    }
+}
+
 /// A sub-slice's elements: `out[1..]`, written from `xs` shifted by one.
 #[differentiable]
 fn shifted(xs: &[f64], out: &mut [f64]) {
@@ -296,6 +306,29 @@ fn iter_mut_on_locals() {
         expected[1] += a[0] * da[1];
         expected[2] += da[2];
         assert_all_close(&grad, &expected, 1e-12, "by hand");
+    }
+}
+
+#[test]
+fn iter_mut_by_name() {
+    let mut inputs = Inputs(12);
+    for _ in 0..POINTS {
+        let xs = inputs.vec(3);
+        let mut out = vec![0.0; 3];
+        let analytic = diagonal(&xs.iter().map(|x| 6.0 * x).collect::<Vec<_>>());
+        let j = tripled_by_name_jacobian(&xs, &mut out);
+        check_jacobian("tripled_by_name", &xs, &j, &analytic, |x| {
+            let mut o = vec![0.0; 3];
+            tripled_by_name(x, &mut o);
+            o
+        });
+        let g: Vec<f64> = tripled_by_name_vjp(&xs, &mut out, &[1.0, -1.0, 2.0]);
+        assert_all_close(
+            &g,
+            &transposed_times(&analytic, &[1.0, -1.0, 2.0]),
+            1e-12,
+            "vjp",
+        );
     }
 }
 

@@ -46,7 +46,12 @@ impl VisitMut for Rewrite<'_> {
             let rewritten = match expr {
                 Expr::ForLoop(f) => self.iter_mut_loop(f),
                 Expr::MethodCall(m) if m.method == "for_each" => {
-                    for_each_loop(m, self.errors).and_then(|f| self.iter_mut_loop(&f))
+                    match for_each_loop(m, self.errors) {
+                        Some(Ok(f)) => self.iter_mut_loop(&f),
+                        // Reported: nothing more to say about it.
+                        Some(Err(())) => Some(syn::parse_quote!({})),
+                        None => None,
+                    }
                 }
                 _ => None,
             };
@@ -200,10 +205,12 @@ impl Rewrite<'_> {
     /// The counted loop of `f`, or `None` where it writes no `&mut` element; an error (and an empty block)
     /// where it does in a form this cannot rewrite.
     fn iter_mut_loop(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
-        if !mutably_iterated(&f.expr) {
-            return None;
-        }
-        let Some(tree) = Tree::of(&f.expr) else {
+        let tree = match written_by_name(f) {
+            Some(slice) => Some(Tree::Slice(slice)),
+            None if mutably_iterated(&f.expr) => Tree::of(&f.expr),
+            None => return None,
+        };
+        let Some(tree) = tree else {
             self.errors.spanned(&f.expr, ITER_MUT_FORMS);
             return Some(syn::parse_quote!({}));
         };
@@ -374,6 +381,47 @@ fn mutably_iterated(expr: &Expr) -> bool {
         Expr::Paren(p) => mutably_iterated(&p.expr),
         _ => false,
     }
+}
+
+/// `for o in out { *o = ..; }`: a name iterated whose element the body assigns through (`*o = ..`,
+/// `*o += ..`), which only a `&mut` element allows.
+fn written_by_name(f: &syn::ExprForLoop) -> Option<Slice<'_>> {
+    let (Expr::Path(target), syn::Pat::Ident(element)) = (&*f.expr, &*f.pat) else {
+        return None;
+    };
+    target.path.get_ident()?;
+    struct Find<'i> {
+        element: &'i syn::Ident,
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            let place = match e {
+                Expr::Assign(a) => Some(&*a.left),
+                Expr::Binary(b) if crate::lower::is_compound_assign(&b.op) => Some(&*b.left),
+                _ => None,
+            };
+            if let Some(Expr::Unary(u)) = place {
+                if matches!(u.op, syn::UnOp::Deref(_))
+                    && matches!(&*u.expr, Expr::Path(p) if p.path.is_ident(self.element))
+                {
+                    self.found = true;
+                }
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = Find {
+        element: &element.ident,
+        found: false,
+    };
+    syn::visit::Visit::visit_block(&mut find, &f.body);
+    find.found.then_some(Slice {
+        target: &f.expr,
+        range: None,
+        how: Access::Write,
+    })
 }
 
 /// The shape of an iterator over `&mut` elements: slices, zipped and enumerated.
@@ -551,7 +599,10 @@ fn shadowing(body: &syn::Block, binds: &Binds) -> Option<syn::Ident> {
 /// `iter.for_each(|pat| body)` over `&mut` elements as the `for pat in iter { body }` it is; `None` for any
 /// other `for_each` (`chains.rs` reads those), and with an error for a closure body that `return`s (which
 /// leaves the closure, not the function).
-fn for_each_loop(m: &syn::ExprMethodCall, errors: &mut Errors) -> Option<syn::ExprForLoop> {
+fn for_each_loop(
+    m: &syn::ExprMethodCall,
+    errors: &mut Errors,
+) -> Option<Result<syn::ExprForLoop, ()>> {
     if !mutably_iterated(&m.receiver) || m.args.len() != 1 {
         return None;
     }
@@ -567,7 +618,7 @@ fn for_each_loop(m: &syn::ExprMethodCall, errors: &mut Errors) -> Option<syn::Ex
             "`return` in a `.for_each(..)` closure over `&mut` elements is not supported: write a `for` loop \
              with `continue`",
         );
-        return None;
+        return Some(Err(()));
     }
     let body = &c.body;
     let body: syn::Block = match &**body {
@@ -576,7 +627,9 @@ fn for_each_loop(m: &syn::ExprMethodCall, errors: &mut Errors) -> Option<syn::Ex
     };
     let pat = &c.inputs[0];
     let iter = &m.receiver;
-    Some(syn::parse_quote_spanned!(m.method.span()=> for #pat in #iter #body))
+    Some(Ok(
+        syn::parse_quote_spanned!(m.method.span()=> for #pat in #iter #body),
+    ))
 }
 
 /// The first `return` of a closure body (not of a closure inside it).
