@@ -1,6 +1,6 @@
 //! Rust forms users write that the macro used to reject: writes through `&mut` elements of an output
 //! (`out.iter_mut()`, `&mut v`, `.enumerate()`, `.zip(..)`, sub-slices, `.for_each(..)`), row-major
-//! outputs, and a `copy_from_slice` whose lengths differ (which panics in every generated item as in the
+//! outputs, slices of tuples as data (`r: &[(usize, f64)]`), and a `copy_from_slice` whose lengths differ (which panics in every generated item as in the
 //! function). Every Jacobian and gradient is checked against central differences of the function and
 //! against the derivative worked out by hand, on many inputs.
 
@@ -531,4 +531,123 @@ fn copy_into_a_longer_window_panics_in_vjp() {
 #[should_panic(expected = "does not match destination slice length")]
 fn clone_of_a_longer_source_panics_in_grad() {
     let _ = cloned_window_grad(&[1.0, 2.0, 3.0], 1);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 2. Slices of tuples as data.
+
+/// A sparse vector `(index, value)` dotted with the squares of `w`.
+#[differentiable]
+fn sparse_squares(w: &[f64], r: &[(usize, f64)]) -> f64 {
+    let mut s = 0.0;
+    for &(i, v) in r {
+        s += w[i] * w[i] * v;
+    }
+    s
+}
+
+/// A graph's weighted edges `(i, j, c)`: destructured, and read by field.
+#[differentiable]
+fn edge_energy(w: &[f64], e: &Vec<(usize, usize, f64)>) -> f64 {
+    let mut s = 0.0;
+    for t in 0..e.len() {
+        let (i, j, c) = e[t];
+        s += c * (w[i] - w[j]).powi(2) + e[t].2 * w[e[t].0].sin();
+    }
+    s
+}
+
+/// An iterator chain over the tuples, and an enumerated loop.
+#[differentiable]
+fn mapped_tuples(w: &[f64], r: &[(usize, f64)]) -> f64 {
+    let a = r.iter().map(|&(i, v)| w[i].exp() * v).sum::<f64>();
+    let mut b = 0.0;
+    for (k, (i, _)) in r.iter().enumerate() {
+        b += w[*i] * k as f64;
+    }
+    a + b
+}
+
+/// A fixed array of tuples taken by value.
+#[differentiable]
+fn weighted_pairs(x: f64, r: [(f64, usize); 2]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..2 {
+        let (c, p) = r[k];
+        s += c * x.powi(p as i32);
+    }
+    s
+}
+
+#[test]
+fn tuple_slices_as_data() {
+    let mut inputs = Inputs(13);
+    let r = vec![(0usize, 1.5), (2, -0.5), (0, 2.0), (3, 0.25)];
+    let e = vec![(0usize, 1usize, 2.0), (1, 3, 0.5), (3, 2, -1.0)];
+    for _ in 0..POINTS {
+        let w = inputs.vec(4);
+
+        let (value, grad) = sparse_squares_grad(&w, &r);
+        assert_eq!(value, sparse_squares(&w, &r));
+        assert_fd_gradient(|w| sparse_squares(w, &r), &w, &grad, "sparse_squares");
+        let mut by_hand = vec![0.0; 4];
+        for &(i, v) in &r {
+            by_hand[i] += 2.0 * w[i] * v;
+        }
+        assert_all_close(&grad, &by_hand, 1e-12, "sparse_squares by hand");
+
+        let (value, grad) = edge_energy_grad(&w, &e);
+        assert_eq!(value, edge_energy(&w, &e));
+        assert_fd_gradient(|w| edge_energy(w, &e), &w, &grad, "edge_energy");
+        let mut by_hand = vec![0.0; 4];
+        for &(i, j, c) in &e {
+            by_hand[i] += 2.0 * c * (w[i] - w[j]);
+            by_hand[j] -= 2.0 * c * (w[i] - w[j]);
+            by_hand[i] += c * w[i].cos();
+        }
+        assert_all_close(&grad, &by_hand, 1e-12, "edge_energy by hand");
+
+        let (value, grad) = mapped_tuples_grad(&w, &r);
+        assert_eq!(value, mapped_tuples(&w, &r));
+        assert_fd_gradient(|w| mapped_tuples(w, &r), &w, &grad, "mapped_tuples");
+        let mut by_hand = vec![0.0; 4];
+        for (k, &(i, v)) in r.iter().enumerate() {
+            by_hand[i] += w[i].exp() * v + k as f64;
+        }
+        assert_all_close(&grad, &by_hand, 1e-12, "mapped_tuples by hand");
+
+        // The vjp and jvp take the data as it is.
+        let (_, g) = sparse_squares_vjp(&w, &r, 2.0);
+        let twice: Vec<f64> = sparse_squares_grad(&w, &r)
+            .1
+            .iter()
+            .map(|g| 2.0 * g)
+            .collect();
+        assert_all_close(&g, &twice, 1e-12, "vjp");
+        let t = inputs.vec(4);
+        let (_, dot) = sparse_squares_jvp(&w, &r, t.clone());
+        let expected: f64 = sparse_squares_grad(&w, &r)
+            .1
+            .iter()
+            .zip(&t)
+            .map(|(g, t)| g * t)
+            .sum();
+        assert_all_close(&[dot], &[expected], 1e-12, "jvp");
+
+        let x = inputs.next() + 1.5;
+        let pairs = [(0.5, 3usize), (-2.0, 2)];
+        let (_, g) = weighted_pairs_grad(x, pairs);
+        assert_all_close(
+            &[g],
+            &[1.5 * x * x - 4.0 * x],
+            1e-12,
+            "weighted_pairs by hand",
+        );
+        assert_fd_gradient(
+            |x| weighted_pairs(x[0], pairs),
+            &[x],
+            &[g],
+            "weighted_pairs",
+        );
+    }
 }
