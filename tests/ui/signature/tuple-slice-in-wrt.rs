@@ -10,6 +10,4 @@ fn sparse(w: &[f64], r: &[(usize, f64)]) -> f64 {
     s
 }
 
-fn main() {
-    let _ = sparse_grad(&[1.0], &[(0, 1.0)]);
-}
+fn main() {}
