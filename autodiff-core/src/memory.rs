@@ -642,6 +642,22 @@ fn checked_buffer<'b, T, A: ArrayLike + ?Sized>(
     buffer
 }
 
+/// The length of a `copy_from_slice` (or `clone_from_slice`) that the generated sweeps write element by
+/// element: `destination`, which must be `source`, so that a mismatch panics there as in the function.
+///
+/// # Panics
+///
+/// If the lengths differ, with the message of `<[T]>::copy_from_slice`.
+#[inline]
+#[track_caller]
+pub fn copy_len(destination: usize, source: usize) -> usize {
+    assert!(
+        destination == source,
+        "source slice length ({source}) does not match destination slice length ({destination})"
+    );
+    destination
+}
+
 /// Copies a gradient computed elsewhere (a custom gradient's) into the caller's buffer for the array
 /// parameter `label` (`f_grad_into`).
 ///

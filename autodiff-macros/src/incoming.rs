@@ -40,6 +40,10 @@ fn strip_pat_type(pat: &syn::Pat) -> &syn::Pat {
 /// Does `body` read the incoming value of the output parameter `name`, whose length is `len` where its type
 /// fixes it (`&mut [T; N]`, and 1 for a float `&mut T`)?
 pub(crate) fn reads_incoming(body: &syn::Block, name: &Ident, len: Option<u64>) -> bool {
+    // Writes through `&mut` elements (`for o in out.iter_mut()`) as the indexed writes they are
+    // (`slice_writes.rs`).
+    let body = &mut body.clone();
+    crate::slice_writes::desugar_element_loops(body);
     // A binding of the name itself (`let out = ..`, a closure's `|out|`): later uses are not the parameter,
     // and writes to the new binding must not count.
     if bound_names(body).contains(&name.to_string()) {

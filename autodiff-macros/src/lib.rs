@@ -38,6 +38,7 @@ mod span;
 mod struct_higher;
 mod struct_whole;
 mod structs;
+mod tuple_data;
 mod tuples;
 mod views;
 

@@ -971,6 +971,14 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                         ),
                     );
                 }
+                Some(p) if crate::tuple_data::tuple_slice(&p.ty).is_some() => errors.spanned(
+                    name,
+                    format!(
+                        "`{name}` is a slice of tuples, which a differentiable function reads as data: it \
+                         has no gradient and cannot be in `wrt(..)`; pass its floats as a slice of their own \
+                         (`&[f64]`) to differentiate them"
+                    ),
+                ),
                 Some(p) if !p.differentiable => errors.spanned(
                     name,
                     format!(
@@ -984,6 +992,26 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
         }
         for p in &mut params {
             p.active = p.active && wrt.contains(&p.ident);
+        }
+    }
+    // `order = K` lifts every float of the parameters, and a tuple's are not lifted yet.
+    if args
+        .order
+        .as_ref()
+        .is_some_and(|k| k.base10_digits() != "1")
+    {
+        for p in params
+            .iter()
+            .filter(|p| crate::tuple_data::tuple_slice(&p.ty).is_some())
+        {
+            errors.spanned(
+                &p.ty,
+                format!(
+                    "a slice of tuples (`{}`) is data at first order only: `order = K` does not take it yet; \
+                     pass its parts as slices of their own (`&[usize]`, `&[f64]`)",
+                    p.ident
+                ),
+            );
         }
     }
     let has_outputs = params.iter().any(|p| p.output);

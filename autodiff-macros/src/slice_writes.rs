@@ -3,26 +3,70 @@
 //! that every later pass (lowering, the views, the generic copy) sees plain indexed writes. The function
 //! itself is emitted as written: a length mismatch panics there as in Rust.
 
-use proc_macro2::Span;
+use crate::errors::Errors;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Stmt};
 
-/// Rewrites the statements of `block`; `temporaries` numbers the loop counters.
-pub(crate) fn desugar(block: &mut syn::Block, temporaries: &mut usize) {
-    Rewrite { temporaries }.visit_block_mut(block);
+/// Rewrites the statements of `block`; `temporaries` numbers the loop counters, `errors` gets what writes
+/// `&mut` elements in a form this cannot rewrite.
+pub(crate) fn desugar(block: &mut syn::Block, temporaries: &mut usize, errors: &mut Errors) {
+    Rewrite {
+        temporaries,
+        errors,
+        copies: true,
+    }
+    .visit_block_mut(block);
+}
+
+/// Rewrites the loops over `&mut` elements of `block` and the copies into sub-slices (errors dropped: the
+/// pipeline reports them), for the analysis of `incoming.rs`, which reads `out.fill(v)` and
+/// `out.copy_from_slice(src)` as they are written.
+pub(crate) fn desugar_element_loops(block: &mut syn::Block) {
+    Rewrite {
+        temporaries: &mut 0,
+        errors: &mut Errors::default(),
+        copies: false,
+    }
+    .visit_block_mut(block);
 }
 
 struct Rewrite<'a> {
     temporaries: &'a mut usize,
+    errors: &'a mut Errors,
+    /// Whether `fill`, `copy_from_slice` and `clone_from_slice` are rewritten too.
+    copies: bool,
 }
 
 impl VisitMut for Rewrite<'_> {
     fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
         syn::visit_mut::visit_stmt_mut(self, stmt);
+        if let Stmt::Expr(expr, _) = stmt {
+            let rewritten = match expr {
+                Expr::ForLoop(f) => self.iter_mut_loop(f),
+                Expr::MethodCall(m) if m.method == "for_each" => {
+                    match for_each_loop(m, self.errors) {
+                        Some(Ok(f)) => self.iter_mut_loop(&f),
+                        // Reported: nothing more to say about it.
+                        Some(Err(())) => Some(syn::parse_quote!({})),
+                        None => None,
+                    }
+                }
+                _ => None,
+            };
+            if let Some(rewritten) = rewritten {
+                *stmt = Stmt::Expr(rewritten, None);
+                return;
+            }
+        }
         let Stmt::Expr(Expr::MethodCall(m), Some(_)) = stmt else {
             return;
         };
+        // (A sub-slice's copy is rewritten for the analysis too: its writes read nothing of the receiver.)
+        if !self.copies && bounds(&m.receiver).is_none() {
+            return;
+        }
         let method = m.method.to_string();
         if m.args.len() != 1
             || !matches!(
@@ -70,10 +114,22 @@ impl VisitMut for Rewrite<'_> {
                 Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
                 other => other,
             };
+            // Its length, `b - a` for `w[a..b]`: a mismatch panics as `copy_from_slice` does.
+            let source_len = match bounds_of_source(source) {
+                Some((w, start, end)) => {
+                    let start = start.map_or_else(|| quote!(0), |s| quote!((#s)));
+                    let end = end.map_or_else(|| quote!(#w.len()), |e| quote!((#e)));
+                    quote!(#end - #start)
+                }
+                None => quote!((#source).len()),
+            };
             let source = match source {
                 Expr::Path(_) => quote!(#source),
                 _ => quote!((#source)),
             };
+            let end = self.name("copy_end");
+            let checked =
+                quote!(let #end = #lo + ::autodiff::__private::copy_len(#hi - #lo, #source_len););
             // The source's index: the write's, less the receiver's start where it has one.
             let read = match bounds.is_empty() {
                 true => quote!(#index),
@@ -81,7 +137,8 @@ impl VisitMut for Rewrite<'_> {
             };
             syn::parse_quote_spanned!(m.method.span()=> {
                 #bounds
-                for #index in #lo..#hi {
+                #checked
+                for #index in #lo..#end {
                     #target[#index] = #source[#read];
                 }
             })
@@ -101,6 +158,11 @@ impl Rewrite<'_> {
             span = Span::mixed_site()
         )
     }
+}
+
+/// A sub-slice `w[a..b]` of a name, read by a copy.
+fn bounds_of_source(expr: &Expr) -> Option<(&Expr, Option<&Expr>, Option<&Expr>)> {
+    bounds(expr).filter(|(w, ..)| matches!(w, Expr::Path(_)))
 }
 
 /// A sub-slice receiver `w[a..b]`, `w[a..]`, `w[..b]` of a place `w`: `w` and the bounds (`..=` is not
@@ -125,4 +187,462 @@ fn is_place(expr: &Expr) -> bool {
         Expr::Paren(p) => is_place(&p.expr),
         _ => false,
     }
+}
+
+/// `for` loops (and `.for_each(..)` statements) over `&mut` elements of an output (`out.iter_mut()`,
+/// `&mut out`, `out[a..b].iter_mut()`, with `.enumerate()` and `.zip(..)` of slices), rewritten into a
+/// counted loop that writes by index. Each element read of the other sides is bound by value at the top of
+/// an iteration (`*x` of such a name becomes `x`), each `*o` of a written element becomes `out[i]`.
+///
+/// ```text
+/// // Input:                                     // Output:
+/// for (o, x) in out.iter_mut().zip(xs) {        for __i in 0..usize::min(out.len(), xs.len()) {
+///     *o = x * x;                                   let x = xs[__i];
+/// }                                                 out[__i] = x * x;
+///                                               }
+/// ```
+impl Rewrite<'_> {
+    /// The counted loop of `f`, or `None` where it writes no `&mut` element; an error (and an empty block)
+    /// where it does in a form this cannot rewrite.
+    fn iter_mut_loop(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
+        let tree = match written_by_name(f) {
+            Some(slice) => Some(Tree::Slice(slice)),
+            None if mutably_iterated(&f.expr) => Tree::of(&f.expr),
+            None => return None,
+        };
+        let Some(tree) = tree else {
+            self.errors.spanned(&f.expr, ITER_MUT_FORMS);
+            return Some(syn::parse_quote!({}));
+        };
+        let index = self.name("element");
+        let mut bounds = Vec::new();
+        let mut lens = Vec::new();
+        let mut binds = Binds::default();
+        if !self.bind(&tree, &f.pat, &index, &mut bounds, &mut lens, &mut binds) {
+            return Some(syn::parse_quote!({}));
+        }
+        let mut body = f.body.clone();
+        let mut substitute = Substitute {
+            binds: &binds,
+            errors: &mut *self.errors,
+        };
+        substitute.visit_block_mut(&mut body);
+        let shadowed = shadowing(&body, &binds);
+        if let Some(name) = shadowed {
+            self.errors.spanned(
+                &name,
+                format!(
+                    "`{name}` names an element of the loop's iterator: give this binding another name, \
+                     the loop's elements are written by index"
+                ),
+            );
+            return Some(syn::parse_quote!({}));
+        }
+        let end = lens
+            .into_iter()
+            .reduce(|a, b| quote!(usize::min(#a, #b)))
+            .unwrap_or_else(|| quote!(0));
+        let lets = &binds.lets;
+        let stmts = &body.stmts;
+        let label = &f.label;
+        Some(syn::parse_quote_spanned!(f.for_token.span=> {
+            #(#bounds)*
+            #label for #index in 0..#end {
+                #(#lets)*
+                #(#stmts)*
+            }
+        }))
+    }
+
+    /// Binds `pat` to the elements of `tree` at `index`: the bounds of sub-slices into `bounds`, each
+    /// slice's length into `lens`. False (with an error) where the pattern does not fit.
+    fn bind(
+        &mut self,
+        tree: &Tree,
+        pat: &syn::Pat,
+        index: &syn::Ident,
+        bounds: &mut Vec<TokenStream>,
+        lens: &mut Vec<TokenStream>,
+        binds: &mut Binds,
+    ) -> bool {
+        let pat = match pat {
+            syn::Pat::Paren(p) => &*p.pat,
+            syn::Pat::Type(t) => &*t.pat,
+            other => other,
+        };
+        let pair = |pat: &syn::Pat| match pat {
+            syn::Pat::Tuple(t) if t.elems.len() == 2 => {
+                Some((t.elems[0].clone(), t.elems[1].clone()))
+            }
+            _ => None,
+        };
+        match tree {
+            Tree::Enumerate(inner) => {
+                let Some((count, rest)) = pair(pat) else {
+                    self.errors.spanned(
+                        pat,
+                        "bind the count and the element with a tuple pattern: `(i, o)`",
+                    );
+                    return false;
+                };
+                if !matches!(count, syn::Pat::Wild(_)) {
+                    binds.lets.push(quote!(let #count = #index;));
+                }
+                self.bind(inner, &rest, index, bounds, lens, binds)
+            }
+            Tree::Zip(left, right) => {
+                let Some((a, b)) = pair(pat) else {
+                    self.errors.spanned(
+                        pat,
+                        "bind the two sides of a `.zip(..)` with a tuple pattern: `(o, x)`",
+                    );
+                    return false;
+                };
+                self.bind(left, &a, index, bounds, lens, binds)
+                    && self.bind(right, &b, index, bounds, lens, binds)
+            }
+            Tree::Slice(slice) => {
+                let target = slice.target;
+                let at = match slice.range {
+                    Some((start, end)) => {
+                        let lo = self.name("slice_start");
+                        let hi = self.name("slice_end");
+                        let start = start.map_or_else(|| quote!(0), |s| quote!(#s));
+                        let end = end.map_or_else(|| quote!(#target.len()), |e| quote!(#e));
+                        bounds.push(quote!(let #lo = #start; let #hi = #end;));
+                        lens.push(quote!((#hi - #lo)));
+                        quote!((#lo + #index))
+                    }
+                    None => {
+                        lens.push(quote!(#target.len()));
+                        quote!(#index)
+                    }
+                };
+                let place: Expr = syn::parse_quote!(#target[#at]);
+                match (slice.how, pat) {
+                    (_, syn::Pat::Wild(_)) => true,
+                    (Access::Write, syn::Pat::Ident(p))
+                        if p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none() =>
+                    {
+                        binds.written.push((p.ident.clone(), place));
+                        true
+                    }
+                    (Access::Write, other) => {
+                        self.errors.spanned(
+                            other,
+                            "bind each `&mut` element to a name (`o`) and write it as `*o = ..`",
+                        );
+                        false
+                    }
+                    // A reference: `&x` binds the value, `x` binds it too (its `*x` is `x`).
+                    (Access::Reference, syn::Pat::Reference(r)) => {
+                        let inner = &r.pat;
+                        binds.lets.push(quote!(let #inner = #place;));
+                        true
+                    }
+                    (Access::Reference, syn::Pat::Ident(p))
+                        if p.by_ref.is_none() && p.subpat.is_none() =>
+                    {
+                        binds.lets.push(quote!(let #p = #place;));
+                        binds.by_value.push(p.ident.clone());
+                        true
+                    }
+                    (Access::Value, other) => {
+                        binds.lets.push(quote!(let #other = #place;));
+                        true
+                    }
+                    (Access::Reference, other) => {
+                        self.errors.spanned(
+                            other,
+                            "bind each element of this side to a name (`x`) or `&x`",
+                        );
+                        false
+                    }
+                }
+            }
+        }
+    }
+}
+
+const ITER_MUT_FORMS: &str = "this iterator over `&mut` elements is not supported in a differentiable function: \
+    write by index (`for i in 0..out.len() { out[i] = ..; }`), or iterate `out.iter_mut()`, `&mut out` or \
+    `out[a..b].iter_mut()`, with `.enumerate()` and `.zip(..)` of slices (`xs`, `&xs`, `xs.iter()`, \
+    `xs.iter().copied()`, another `iter_mut()`)";
+
+/// Does this iterator hand out `&mut` elements (`iter_mut()` or `&mut` anywhere along its chain)?
+fn mutably_iterated(expr: &Expr) -> bool {
+    match expr {
+        Expr::MethodCall(m) => {
+            m.method == "iter_mut"
+                || mutably_iterated(&m.receiver)
+                || m.args.iter().any(mutably_iterated)
+        }
+        Expr::Reference(r) => r.mutability.is_some() || mutably_iterated(&r.expr),
+        Expr::Paren(p) => mutably_iterated(&p.expr),
+        _ => false,
+    }
+}
+
+/// `for o in out { *o = ..; }`: a name iterated whose element the body assigns through (`*o = ..`,
+/// `*o += ..`), which only a `&mut` element allows.
+fn written_by_name(f: &syn::ExprForLoop) -> Option<Slice<'_>> {
+    let (Expr::Path(target), syn::Pat::Ident(element)) = (&*f.expr, &*f.pat) else {
+        return None;
+    };
+    target.path.get_ident()?;
+    struct Find<'i> {
+        element: &'i syn::Ident,
+        found: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            let place = match e {
+                Expr::Assign(a) => Some(&*a.left),
+                Expr::Binary(b) if crate::lower::is_compound_assign(&b.op) => Some(&*b.left),
+                _ => None,
+            };
+            if let Some(Expr::Unary(u)) = place {
+                if matches!(u.op, syn::UnOp::Deref(_))
+                    && matches!(&*u.expr, Expr::Path(p) if p.path.is_ident(self.element))
+                {
+                    self.found = true;
+                }
+            }
+            syn::visit::visit_expr(self, e);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = Find {
+        element: &element.ident,
+        found: false,
+    };
+    syn::visit::Visit::visit_block(&mut find, &f.body);
+    find.found.then_some(Slice {
+        target: &f.expr,
+        range: None,
+        how: Access::Write,
+    })
+}
+
+/// The shape of an iterator over `&mut` elements: slices, zipped and enumerated.
+enum Tree<'a> {
+    Slice(Slice<'a>),
+    Zip(Box<Tree<'a>>, Box<Tree<'a>>),
+    Enumerate(Box<Tree<'a>>),
+}
+
+/// One slice an iterator walks: `target`, or `target[start..end]`, and how its elements are handed out.
+struct Slice<'a> {
+    target: &'a Expr,
+    range: Option<(Option<&'a Expr>, Option<&'a Expr>)>,
+    how: Access,
+}
+
+#[derive(Clone, Copy)]
+enum Access {
+    /// `&mut x`: written through `*o`.
+    Write,
+    /// `&x`.
+    Reference,
+    /// `x` itself (`.copied()`, `.cloned()`).
+    Value,
+}
+
+impl<'a> Tree<'a> {
+    fn of(expr: &'a Expr) -> Option<Tree<'a>> {
+        match expr {
+            Expr::Paren(p) => Tree::of(&p.expr),
+            Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
+                ("enumerate", 0) => Some(Tree::Enumerate(Box::new(Tree::of(&m.receiver)?))),
+                ("zip", 1) => Some(Tree::Zip(
+                    Box::new(Tree::of(&m.receiver)?),
+                    Box::new(Tree::of(&m.args[0])?),
+                )),
+                // `(&mut v).into_iter()` is `&mut v`.
+                ("into_iter", 0) => match &*m.receiver {
+                    Expr::Paren(p) if matches!(&*p.expr, Expr::Reference(_)) => Tree::of(&p.expr),
+                    _ => None,
+                },
+                ("iter_mut", 0) => Slice::of(&m.receiver, Access::Write).map(Tree::Slice),
+                ("iter", 0) => Slice::of(&m.receiver, Access::Reference).map(Tree::Slice),
+                ("copied" | "cloned", 0) => match &*m.receiver {
+                    Expr::MethodCall(inner) if inner.method == "iter" && inner.args.is_empty() => {
+                        Slice::of(&inner.receiver, Access::Value).map(Tree::Slice)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            },
+            Expr::Reference(r) => {
+                let how = match r.mutability {
+                    Some(_) => Access::Write,
+                    None => Access::Reference,
+                };
+                Slice::of(&r.expr, how).map(Tree::Slice)
+            }
+            // A slice by name (`zip(xs)`): its references.
+            other => Slice::of(other, Access::Reference)
+                .filter(|s| s.range.is_none())
+                .map(Tree::Slice),
+        }
+    }
+}
+
+impl<'a> Slice<'a> {
+    fn of(expr: &'a Expr, how: Access) -> Option<Slice<'a>> {
+        // `&mut *out` iterates `out`, and so does `(&mut *out).iter_mut()`.
+        let expr = match expr {
+            Expr::Paren(p) => &*p.expr,
+            other => other,
+        };
+        let expr = match expr {
+            Expr::Reference(r) => &*r.expr,
+            other => other,
+        };
+        let expr = match expr {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && is_place(&u.expr) => &*u.expr,
+            other => other,
+        };
+        if let Some((target, start, end)) = bounds(expr) {
+            return Some(Slice {
+                target,
+                range: Some((start, end)),
+                how,
+            });
+        }
+        is_place(expr).then_some(Slice {
+            target: expr,
+            range: None,
+            how,
+        })
+    }
+}
+
+/// What an iteration binds: `let`s at its top, the names of written elements with their places, and the
+/// names bound by value whose `*x` is `x`.
+#[derive(Default)]
+struct Binds {
+    lets: Vec<TokenStream>,
+    written: Vec<(syn::Ident, Expr)>,
+    by_value: Vec<syn::Ident>,
+}
+
+/// The body of a rewritten loop: `*o` becomes `out[i]`, `*x` becomes `x`; any other use of `o` is an error.
+struct Substitute<'a> {
+    binds: &'a Binds,
+    errors: &'a mut Errors,
+}
+
+impl VisitMut for Substitute<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Unary(u) = expr {
+            if matches!(u.op, syn::UnOp::Deref(_)) {
+                if let Expr::Path(p) = &*u.expr {
+                    if let Some(name) = p.path.get_ident() {
+                        if let Some((_, place)) = self.binds.written.iter().find(|(n, _)| n == name)
+                        {
+                            *expr = place.clone();
+                            return;
+                        }
+                        if self.binds.by_value.contains(name) {
+                            *expr = Expr::Path(p.clone());
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        if let Expr::Path(p) = expr {
+            if let Some(name) = p.path.get_ident() {
+                if self.binds.written.iter().any(|(n, _)| n == name) {
+                    self.errors.spanned(
+                        &*p,
+                        format!(
+                            "`{name}` is a `&mut` element of the loop's iterator: read and write it as \
+                             `*{name}` (`*{name} = ..`, `*{name} += ..`)"
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// A binding in `body` of a name the loop binds to an element, which the rewrite cannot tell apart.
+fn shadowing(body: &syn::Block, binds: &Binds) -> Option<syn::Ident> {
+    struct Find<'b> {
+        binds: &'b Binds,
+        found: Option<syn::Ident>,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            let named = |n: &syn::Ident| *n == p.ident;
+            if self.found.is_none()
+                && (self.binds.written.iter().any(|(n, _)| named(n))
+                    || self.binds.by_value.iter().any(named))
+            {
+                self.found = Some(p.ident.clone());
+            }
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = Find { binds, found: None };
+    syn::visit::Visit::visit_block(&mut find, body);
+    find.found
+}
+
+/// `iter.for_each(|pat| body)` over `&mut` elements as the `for pat in iter { body }` it is; `None` for any
+/// other `for_each` (`chains.rs` reads those), and with an error for a closure body that `return`s (which
+/// leaves the closure, not the function).
+fn for_each_loop(
+    m: &syn::ExprMethodCall,
+    errors: &mut Errors,
+) -> Option<Result<syn::ExprForLoop, ()>> {
+    if !mutably_iterated(&m.receiver) || m.args.len() != 1 {
+        return None;
+    }
+    let Expr::Closure(c) = &m.args[0] else {
+        return None;
+    };
+    if c.inputs.len() != 1 {
+        return None;
+    }
+    if let Some(r) = returns(&c.body) {
+        errors.spanned(
+            r,
+            "`return` in a `.for_each(..)` closure over `&mut` elements is not supported: write a `for` loop \
+             with `continue`",
+        );
+        return Some(Err(()));
+    }
+    let body = &c.body;
+    let body: syn::Block = match &**body {
+        Expr::Block(b) if b.label.is_none() => b.block.clone(),
+        other => syn::parse_quote!({ #other; }),
+    };
+    let pat = &c.inputs[0];
+    let iter = &m.receiver;
+    Some(Ok(
+        syn::parse_quote_spanned!(m.method.span()=> for #pat in #iter #body),
+    ))
+}
+
+/// The first `return` of a closure body (not of a closure inside it).
+fn returns(body: &Expr) -> Option<syn::ExprReturn> {
+    struct Find(Option<syn::ExprReturn>);
+    impl<'ast> syn::visit::Visit<'ast> for Find {
+        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+            self.0.get_or_insert_with(|| r.clone());
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut find = Find(None);
+    syn::visit::Visit::visit_expr(&mut find, body);
+    find.0
 }

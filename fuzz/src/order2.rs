@@ -665,6 +665,12 @@ enum Pass {
     Mutable,
 }
 
+/// A tuple: the element of a slice, `Vec` or array of tuples, which the macro reads as data
+/// (`tuple_data.rs`), so that the harness makes it but never perturbs its floats.
+fn is_tuple(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Tuple(_))
+}
+
 /// The type the harness makes for a parameter of type `ty` (`Vec<f64>` for `&[T]` and `&mut [T]`), how it
 /// passes it, and whether it holds floats; `None` for a type it cannot make.
 fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, Pass, bool)> {
@@ -687,6 +693,7 @@ fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, Pass, bool)> {
                     if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
                         if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
                             let (t, f) = inner(t, floats)?;
+                            let f = f && !is_tuple(&t);
                             return Some((syn::parse_quote!(::std::vec::Vec<#t>), f));
                         }
                     }
@@ -695,6 +702,7 @@ fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, Pass, bool)> {
             }
             syn::Type::Array(a) => {
                 let (t, f) = inner(&a.elem, floats)?;
+                let f = f && !is_tuple(&t);
                 let len = &a.len;
                 Some((syn::parse_quote!([#t; #len]), f))
             }
@@ -721,6 +729,7 @@ fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, Pass, bool)> {
             match &*r.elem {
                 syn::Type::Slice(s) => {
                     let (t, f) = inner(&s.elem, floats)?;
+                    let f = f && !is_tuple(&t);
                     Some((syn::parse_quote!(::std::vec::Vec<#t>), pass, f))
                 }
                 elem => inner(elem, floats).map(|(t, f)| (t, pass, f)),
