@@ -20,9 +20,9 @@ pub(crate) fn desugar(block: &mut syn::Block, temporaries: &mut usize, errors: &
     .visit_block_mut(block);
 }
 
-/// Rewrites the loops over `&mut` elements of `block` and the copies into sub-slices (errors dropped: the
-/// pipeline reports them), for the analysis of `incoming.rs`, which reads `out.fill(v)` and
-/// `out.copy_from_slice(src)` as they are written.
+/// Rewrites the loops over `&mut` elements of `block` (errors dropped: the pipeline reports them), for the
+/// analysis of `incoming.rs`, which reads `out.fill(v)` and `out[a..b].copy_from_slice(src)` as they are
+/// written.
 pub(crate) fn desugar_element_loops(block: &mut syn::Block) {
     Rewrite {
         temporaries: &mut 0,
@@ -63,8 +63,9 @@ impl VisitMut for Rewrite<'_> {
         let Stmt::Expr(Expr::MethodCall(m), Some(_)) = stmt else {
             return;
         };
-        // (A sub-slice's copy is rewritten for the analysis too: its writes read nothing of the receiver.)
-        if !self.copies && bounds(&m.receiver).is_none() {
+        // (The analysis reads copies, into sub-slices too, as they are written: `incoming.rs` takes
+        // `out[a..b].copy_from_slice(..)` as the run `[a, b)` written.)
+        if !self.copies {
             return;
         }
         let method = m.method.to_string();
