@@ -216,6 +216,19 @@ fn both_branches(x: &[f64], out: &mut [f64]) -> f64 {
     total
 }
 
+/// A `while` counter over `0..n`, `n` the output's length through a `let`: the whole buffer, then read.
+#[differentiable]
+fn counted(x: &[f64], out: &mut [f64]) -> f64 {
+    let n = out.len();
+    let mut i = 0;
+    while i < n {
+        out[i] = x[i] * x[i] + 1.0;
+        i += 1;
+    }
+    let total: f64 = out.iter().map(|v| v.ln() * v).sum();
+    total
+}
+
 #[test]
 fn part2_signatures_leave_the_output_out() {
     type V = fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>);
@@ -227,6 +240,7 @@ fn part2_signatures_leave_the_output_out() {
     let _: V = softmax_run_vjp;
     let _: V = shifted_scan_vjp;
     let _: V = both_branches_vjp;
+    let _: V = counted_vjp;
     let _: fn(&[f64], &mut [f64]) -> (f64, Vec<f64>) = two_loops_grad;
 }
 
@@ -249,4 +263,5 @@ fn part2_gradients_against_differences() {
     check_written("softmax_run", 4, 4, &softmax_run, &softmax_run_vjp);
     check_written("shifted_scan", 5, 5, &shifted_scan, &shifted_scan_vjp);
     check_written("both_branches", 5, 5, &both_branches, &both_branches_vjp);
+    check_written("counted", 5, 5, &counted, &counted_vjp);
 }

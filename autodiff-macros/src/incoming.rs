@@ -22,7 +22,7 @@ mod written;
 pub(crate) use names::index_moved_by;
 
 use crate::lower::{is_compound_assign, strip_parens};
-use loops::{has_break, loop_range, writes_each};
+use loops::{counts_up, has_break, loop_range, writes_each};
 use names::{bare_name, bound_names, let_bindings, literal, mentions, plain_index, tokens, Binds};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
@@ -366,9 +366,10 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         }
         self.written.forget(&Binds::of_pat(&l.pat).names);
         // `let n = out.len();`, `let lo = 0;` (the sub-slice writes' loops, `slice_writes.rs`): a name that
-        // stands for a bound while it is not bound again (a plain `let` cannot be assigned).
+        // stands for a bound until it is bound again or may change.
         if let (syn::Pat::Ident(p), Some(init)) = (strip_pat_type(&l.pat), &l.init) {
-            let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+            // `let mut i = 0;` too: any change of `i` forgets it.
+            let plain = p.by_ref.is_none() && p.subpat.is_none();
             if let (true, None, Some(bound)) = (plain, &init.diverge, self.bound(&init.expr)) {
                 self.written.aliases.push((p.ident.to_string(), bound));
             }
@@ -582,8 +583,31 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         }
     }
 
+    // Input:  let mut i = 0; while i < n { y[i] = x; i += 1; }
+    // Output: `y[i - 1]` covered in each iteration, the run `[0, n)` written after the loop
+    // A counter that starts at a literal (`let mut i = 0;`, not changed since) and counts up as a `for` loop
+    // over `a..e` would: the same facts.
     fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
-        self.visit_loop(None, Some(&w.cond), &w.body, Written::default());
+        let counted = counts_up(w, self.name).and_then(|(i, end)| {
+            let Some(Bound::Lit(a)) = self.bound(&syn::parse_str::<Expr>(&i).ok()?) else {
+                return None;
+            };
+            let end = self.bound(end)?;
+            let mut check = Written::default();
+            check.spans.push((Bound::Lit(a), end.clone()));
+            check.forget(&Binds::of(&w.body).names);
+            (!check.spans.is_empty()).then_some((i, a, end))
+        });
+        let mut extra = Written::default();
+        if let Some((i, a, _)) = &counted {
+            extra.below.push((i.clone(), *a));
+        }
+        self.visit_loop(None, Some(&w.cond), &w.body, extra);
+        if let Some((_, a, end)) = counted {
+            if !has_break(&w.body) {
+                self.write_span(Bound::Lit(a), end);
+            }
+        }
     }
 
     fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
