@@ -29,6 +29,10 @@ use syn::visit::Visit;
 use syn::{Expr, Ident};
 use written::{Bound, Written};
 
+/// The longest run of literal indices the analysis walks element by element (a longer one is not
+/// enumerated: `for i in 0..1_000_000_000` must not make the compiler walk it).
+const MAX_RUN: u64 = 4096;
+
 /// The pattern of `let p: T = ..` without its type.
 fn strip_pat_type(pat: &syn::Pat) -> &syn::Pat {
     match pat {
@@ -112,9 +116,9 @@ impl Reads<'_> {
                 (&b.op, bare_name(&b.left), literal(&b.right))
             {
                 return k >= 1
-                    && w.below
-                        .iter()
-                        .any(|(i, a)| *i == var && *a >= k && (a - k..*a).all(|e| w.has(e)));
+                    && w.below.iter().any(|(i, a)| {
+                        *i == var && *a >= k && k <= MAX_RUN && (a - k..*a).all(|e| w.has(e))
+                    });
             }
             // `out[i + 1]` in a loop `for i in (a..e).rev()` writing `out[i]`: written by the iteration
             // before, or before the loop where `i + 1 = e` (the output's length: out of bounds).
@@ -179,7 +183,7 @@ impl Reads<'_> {
         };
         let end = match (r.end.as_deref(), &r.limits) {
             (Some(e), syn::RangeLimits::HalfOpen(_)) => self.bound(e)?,
-            (Some(e), syn::RangeLimits::Closed(_)) => Bound::Lit(literal(e)? + 1),
+            (Some(e), syn::RangeLimits::Closed(_)) => Bound::Lit(literal(e)?.checked_add(1)?),
             (None, _) => self.len_bound(),
         };
         Some((start, end))
@@ -190,7 +194,7 @@ impl Reads<'_> {
         let a = literal(range.start.as_deref()?)?;
         let end = range.end.as_deref()?;
         let end = match literal(end) {
-            Some(e) => Bound::Lit(e + k),
+            Some(e) => Bound::Lit(e.checked_add(k)?),
             None => match strip_parens(end) {
                 Expr::Binary(b)
                     if matches!(b.op, syn::BinOp::Sub(_)) && literal(&b.right) == Some(k) =>
@@ -200,13 +204,16 @@ impl Reads<'_> {
                 _ => return None,
             },
         };
-        matches!(range.limits, syn::RangeLimits::HalfOpen(_)).then_some((Bound::Lit(a + k), end))
+        let start = Bound::Lit(a.checked_add(k)?);
+        matches!(range.limits, syn::RangeLimits::HalfOpen(_)).then_some((start, end))
     }
 
     /// Adds the run `[a, e)` written, and marks the buffer whole if the runs now chain over it.
     fn write_span(&mut self, start: Bound, end: Bound) {
         if let (Bound::Lit(a), Bound::Lit(e)) = (&start, &end) {
-            self.written.at.extend(*a..*e);
+            if e.saturating_sub(*a) <= MAX_RUN {
+                self.written.at.extend(*a..*e);
+            }
         }
         if !self.written.spans.contains(&(start.clone(), end.clone())) {
             self.written.spans.push((start, end));
@@ -263,9 +270,9 @@ impl Reads<'_> {
         }
         let w = &self.written;
         let covered = w.whole
-            || w.below
-                .iter()
-                .any(|(index, a)| *index == i && (start..*a).all(|e| w.at.contains(&e)));
+            || w.below.iter().any(|(index, a)| {
+                *index == i && a.saturating_sub(start) <= MAX_RUN && (start..*a).all(|e| w.has(e))
+            });
         covered.then(|| j.ident.to_string())
     }
 
@@ -550,7 +557,8 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         // iteration `i - k`.
         if let Some(e) = each.as_ref().filter(|e| e.shift > 0 && !e.rev) {
             if let Some(a) = e.range.start.as_deref().and_then(literal) {
-                if (a..a + e.shift).all(|k| self.written.has(k)) {
+                if e.shift <= MAX_RUN && (a..a.saturating_add(e.shift)).all(|k| self.written.has(k))
+                {
                     let i = e.index.to_string();
                     extra.below.push((i.clone(), a));
                     extra.exprs.push((i.clone(), [i].into()));

@@ -285,6 +285,10 @@ fn more_programs_write_before_they_read() {
         ("let mut i = 0; while i < n { y[i] = x; n += 1; i += 1; } for j in 0..n { s += y[j]; }", None),
         ("y[0] = x; let mut i = 1; while i < n { s += y[i]; y[i] = x; i += 1; }", None),
         ("let mut i = 0; while i < n { y[i] = x; i += 1; } s = y[i];", None),
+        // Huge literals: no walk over them, no overflow.
+        ("for i in 0..1000000000000 { y[i] = x; } s = y[1000000000000];", None),
+        ("y[18446744073709551615] = x; for i in 0..=18446744073709551615 { y[i] = x; } g(y);", None),
+        ("for i in (0..18446744073709551615).rev() { y[i + 18446744073709551615] = x; } g(y);", None),
         // Loops that do not cover the run read.
         ("for i in 0..k { y[i] = x; } for i in k + 1..y.len() { y[i] = x; } g(y);", None),
         ("for i in 0..k { y[i] = x; if c { break; } } for i in 0..k { s += y[i]; }", None),
