@@ -476,18 +476,28 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
             return;
         }
-        // `out[a..e].fill(v)`, `out[a..e].copy_from_slice(s)`: the run `[a, e)` written.
+        // `out[a..e].fill(v)`, `out[a..e].copy_from_slice(s)`: no read, the run `[a, e)` written (where its
+        // bounds are understood and nothing here changes their names), as in the loop `slice_writes.rs`
+        // makes of it, which other passes analyse: both must agree.
         if let Expr::Index(sub) = strip_parens(&m.receiver) {
             if let (true, Expr::Range(r)) = (self.is_name(&sub.expr), strip_parens(&sub.index)) {
                 if matches!(m.method.to_string().as_str(), "fill" | "copy_from_slice")
                     && m.args.len() == 1
+                    && matches!(r.limits, syn::RangeLimits::HalfOpen(_))
                 {
-                    if let Some((start, end)) = self.range_bounds(r) {
-                        self.visit_expr(&m.args[0]);
-                        self.visit_expr(&sub.index);
-                        self.write_span(start, end);
-                        return;
+                    let bounds = self.range_bounds(r);
+                    self.visit_expr(&sub.index);
+                    self.visit_expr(&m.args[0]);
+                    if let Some((start, end)) = bounds {
+                        let mut check = Written::default();
+                        check.spans.push((start.clone(), end.clone()));
+                        check.forget(&Binds::of_expr(&sub.index).names);
+                        check.forget(&Binds::of_expr(&m.args[0]).names);
+                        if !check.spans.is_empty() {
+                            self.write_span(start, end);
+                        }
                     }
+                    return;
                 }
             }
         }

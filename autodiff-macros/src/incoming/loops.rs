@@ -77,7 +77,8 @@ pub(super) fn writes_each<'f>(f: &'f syn::ExprForLoop, out: &Ident) -> Option<Ea
 // Input:  while i < n { y[i] = x; s += y[i]; i += 1; }
 // Output: Some((i, n)): each iteration writes `y[i]`, then moves `i` up by one, last
 /// A `while i < e` loop counting `i` up: its body writes `out[i] = ..;` among its own statements before
-/// anything can leave the iteration or change `i`, its last statement is `i += 1;` and nothing else in it
+/// anything can leave the iteration or change `i`, its last statement is `i += 1;` (or `i = i + 1;`) and
+/// nothing else in it
 /// changes `i` or binds it again. Gives the counter and `e`.
 pub(super) fn counts_up<'w>(w: &'w syn::ExprWhile, out: &Ident) -> Option<(String, &'w Expr)> {
     let Expr::Binary(cond) = strip_parens(&w.cond) else {
@@ -87,12 +88,21 @@ pub(super) fn counts_up<'w>(w: &'w syn::ExprWhile, out: &Ident) -> Option<(Strin
         return None;
     };
     let (last, rest) = w.body.stmts.split_last()?;
-    let syn::Stmt::Expr(Expr::Binary(step), Some(_)) = last else {
-        return None;
+    // `i += 1;` or `i = i + 1;` (as other passes may write it).
+    let is_i = |e: &Expr| bare_name(e).is_some_and(|n| n == i);
+    let steps = match last {
+        syn::Stmt::Expr(Expr::Binary(step), Some(_)) => {
+            matches!(step.op, syn::BinOp::AddAssign(_))
+                && is_i(&step.left)
+                && literal(&step.right) == Some(1)
+        }
+        syn::Stmt::Expr(Expr::Assign(a), Some(_)) => {
+            is_i(&a.left)
+                && matches!(strip_parens(&a.right), Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::Add(_)) && is_i(&b.left) && literal(&b.right) == Some(1))
+        }
+        _ => false,
     };
-    let steps = matches!(step.op, syn::BinOp::AddAssign(_))
-        && bare_name(&step.left).is_some_and(|n| n == i)
-        && literal(&step.right) == Some(1);
     let index = Ident::new(&i, proc_macro2::Span::call_site());
     let mut written = false;
     for stmt in rest {
