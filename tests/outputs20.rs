@@ -216,6 +216,27 @@ fn both_branches(x: &[f64], out: &mut [f64]) -> f64 {
     total
 }
 
+/// A `while` counter over `0..n`, `n` the output's length through a `let`: the whole buffer, then read.
+#[differentiable]
+fn counted(x: &[f64], out: &mut [f64]) -> f64 {
+    let n = out.len();
+    let mut i = 0;
+    while i < n {
+        out[i] = x[i] * x[i] + 1.0;
+        i += 1;
+    }
+    let total: f64 = out.iter().map(|v| v.ln() * v).sum();
+    total
+}
+
+/// A sub-slice written with bounds the analysis does not follow (`x.len() - 1`, the whole of `out` here):
+/// still no read, as in the loop the macro makes of it (both must agree, or `order = 2` does not compile).
+#[differentiable]
+fn prefix_fill(x: &[f64], out: &mut [f64]) -> f64 {
+    out[..x.len() - 1].fill(x[0] * x[1]);
+    x[0].sin() * x[1]
+}
+
 #[test]
 fn part2_signatures_leave_the_output_out() {
     type V = fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>);
@@ -227,6 +248,8 @@ fn part2_signatures_leave_the_output_out() {
     let _: V = softmax_run_vjp;
     let _: V = shifted_scan_vjp;
     let _: V = both_branches_vjp;
+    let _: V = counted_vjp;
+    let _: V = prefix_fill_vjp;
     let _: fn(&[f64], &mut [f64]) -> (f64, Vec<f64>) = two_loops_grad;
 }
 
@@ -249,4 +272,6 @@ fn part2_gradients_against_differences() {
     check_written("softmax_run", 4, 4, &softmax_run, &softmax_run_vjp);
     check_written("shifted_scan", 5, 5, &shifted_scan, &shifted_scan_vjp);
     check_written("both_branches", 5, 5, &both_branches, &both_branches_vjp);
+    check_written("counted", 5, 5, &counted, &counted_vjp);
+    check_written("prefix_fill", 2, 1, &prefix_fill, &prefix_fill_vjp);
 }

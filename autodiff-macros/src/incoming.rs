@@ -22,12 +22,16 @@ mod written;
 pub(crate) use names::index_moved_by;
 
 use crate::lower::{is_compound_assign, strip_parens};
-use loops::{has_break, loop_range, writes_each};
+use loops::{counts_up, has_break, loop_range, writes_each};
 use names::{bare_name, bound_names, let_bindings, literal, mentions, plain_index, tokens, Binds};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
 use syn::{Expr, Ident};
 use written::{Bound, Written};
+
+/// The longest run of literal indices the analysis walks element by element (a longer one is not
+/// enumerated: `for i in 0..1_000_000_000` must not make the compiler walk it).
+const MAX_RUN: u64 = 4096;
 
 /// The pattern of `let p: T = ..` without its type.
 fn strip_pat_type(pat: &syn::Pat) -> &syn::Pat {
@@ -116,9 +120,9 @@ impl Reads<'_> {
                 (&b.op, bare_name(&b.left), literal(&b.right))
             {
                 return k >= 1
-                    && w.below
-                        .iter()
-                        .any(|(i, a)| *i == var && *a >= k && (a - k..*a).all(|e| w.has(e)));
+                    && w.below.iter().any(|(i, a)| {
+                        *i == var && *a >= k && k <= MAX_RUN && (a - k..*a).all(|e| w.has(e))
+                    });
             }
             // `out[i + 1]` in a loop `for i in (a..e).rev()` writing `out[i]`: written by the iteration
             // before, or before the loop where `i + 1 = e` (the output's length: out of bounds).
@@ -183,7 +187,7 @@ impl Reads<'_> {
         };
         let end = match (r.end.as_deref(), &r.limits) {
             (Some(e), syn::RangeLimits::HalfOpen(_)) => self.bound(e)?,
-            (Some(e), syn::RangeLimits::Closed(_)) => Bound::Lit(literal(e)? + 1),
+            (Some(e), syn::RangeLimits::Closed(_)) => Bound::Lit(literal(e)?.checked_add(1)?),
             (None, _) => self.len_bound(),
         };
         Some((start, end))
@@ -194,7 +198,7 @@ impl Reads<'_> {
         let a = literal(range.start.as_deref()?)?;
         let end = range.end.as_deref()?;
         let end = match literal(end) {
-            Some(e) => Bound::Lit(e + k),
+            Some(e) => Bound::Lit(e.checked_add(k)?),
             None => match strip_parens(end) {
                 Expr::Binary(b)
                     if matches!(b.op, syn::BinOp::Sub(_)) && literal(&b.right) == Some(k) =>
@@ -204,13 +208,16 @@ impl Reads<'_> {
                 _ => return None,
             },
         };
-        matches!(range.limits, syn::RangeLimits::HalfOpen(_)).then_some((Bound::Lit(a + k), end))
+        let start = Bound::Lit(a.checked_add(k)?);
+        matches!(range.limits, syn::RangeLimits::HalfOpen(_)).then_some((start, end))
     }
 
     /// Adds the run `[a, e)` written, and marks the buffer whole if the runs now chain over it.
     fn write_span(&mut self, start: Bound, end: Bound) {
         if let (Bound::Lit(a), Bound::Lit(e)) = (&start, &end) {
-            self.written.at.extend(*a..*e);
+            if e.saturating_sub(*a) <= MAX_RUN {
+                self.written.at.extend(*a..*e);
+            }
         }
         if !self.written.spans.contains(&(start.clone(), end.clone())) {
             self.written.spans.push((start, end));
@@ -267,9 +274,9 @@ impl Reads<'_> {
         }
         let w = &self.written;
         let covered = w.whole
-            || w.below
-                .iter()
-                .any(|(index, a)| *index == i && (start..*a).all(|e| w.at.contains(&e)));
+            || w.below.iter().any(|(index, a)| {
+                *index == i && a.saturating_sub(start) <= MAX_RUN && (start..*a).all(|e| w.has(e))
+            });
         covered.then(|| j.ident.to_string())
     }
 
@@ -370,9 +377,10 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         }
         self.written.forget(&Binds::of_pat(&l.pat).names);
         // `let n = out.len();`, `let lo = 0;` (the sub-slice writes' loops, `slice_writes.rs`): a name that
-        // stands for a bound while it is not bound again (a plain `let` cannot be assigned).
+        // stands for a bound until it is bound again or may change.
         if let (syn::Pat::Ident(p), Some(init)) = (strip_pat_type(&l.pat), &l.init) {
-            let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+            // `let mut i = 0;` too: any change of `i` forgets it.
+            let plain = p.by_ref.is_none() && p.subpat.is_none();
             if let (true, None, Some(bound)) = (plain, &init.diverge, self.bound(&init.expr)) {
                 self.written.aliases.push((p.ident.to_string(), bound));
             }
@@ -472,18 +480,28 @@ impl<'ast> Visit<'ast> for Reads<'_> {
             }
             return;
         }
-        // `out[a..e].fill(v)`, `out[a..e].copy_from_slice(s)`: the run `[a, e)` written.
+        // `out[a..e].fill(v)`, `out[a..e].copy_from_slice(s)`: no read, the run `[a, e)` written (where its
+        // bounds are understood and nothing here changes their names), as in the loop `slice_writes.rs`
+        // makes of it, which other passes analyse: both must agree.
         if let Expr::Index(sub) = strip_parens(&m.receiver) {
             if let (true, Expr::Range(r)) = (self.is_name(&sub.expr), strip_parens(&sub.index)) {
                 if matches!(m.method.to_string().as_str(), "fill" | "copy_from_slice")
                     && m.args.len() == 1
+                    && matches!(r.limits, syn::RangeLimits::HalfOpen(_))
                 {
-                    if let Some((start, end)) = self.range_bounds(r) {
-                        self.visit_expr(&m.args[0]);
-                        self.visit_expr(&sub.index);
-                        self.write_span(start, end);
-                        return;
+                    let bounds = self.range_bounds(r);
+                    self.visit_expr(&sub.index);
+                    self.visit_expr(&m.args[0]);
+                    if let Some((start, end)) = bounds {
+                        let mut check = Written::default();
+                        check.spans.push((start.clone(), end.clone()));
+                        check.forget(&Binds::of_expr(&sub.index).names);
+                        check.forget(&Binds::of_expr(&m.args[0]).names);
+                        if !check.spans.is_empty() {
+                            self.write_span(start, end);
+                        }
                     }
+                    return;
                 }
             }
         }
@@ -553,7 +571,8 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         // iteration `i - k`.
         if let Some(e) = each.as_ref().filter(|e| e.shift > 0 && !e.rev) {
             if let Some(a) = e.range.start.as_deref().and_then(literal) {
-                if (a..a + e.shift).all(|k| self.written.has(k)) {
+                if e.shift <= MAX_RUN && (a..a.saturating_add(e.shift)).all(|k| self.written.has(k))
+                {
                     let i = e.index.to_string();
                     extra.below.push((i.clone(), a));
                     extra.exprs.push((i.clone(), [i].into()));
@@ -586,8 +605,31 @@ impl<'ast> Visit<'ast> for Reads<'_> {
         }
     }
 
+    // Input:  let mut i = 0; while i < n { y[i] = x; i += 1; }
+    // Output: `y[i - 1]` covered in each iteration, the run `[0, n)` written after the loop
+    // A counter that starts at a literal (`let mut i = 0;`, not changed since) and counts up as a `for` loop
+    // over `a..e` would: the same facts.
     fn visit_expr_while(&mut self, w: &'ast syn::ExprWhile) {
-        self.visit_loop(None, Some(&w.cond), &w.body, Written::default());
+        let counted = counts_up(w, self.name).and_then(|(i, end)| {
+            let Some(Bound::Lit(a)) = self.bound(&syn::parse_str::<Expr>(&i).ok()?) else {
+                return None;
+            };
+            let end = self.bound(end)?;
+            let mut check = Written::default();
+            check.spans.push((Bound::Lit(a), end.clone()));
+            check.forget(&Binds::of(&w.body).names);
+            (!check.spans.is_empty()).then_some((i, a, end))
+        });
+        let mut extra = Written::default();
+        if let Some((i, a, _)) = &counted {
+            extra.below.push((i.clone(), *a));
+        }
+        self.visit_loop(None, Some(&w.cond), &w.body, extra);
+        if let Some((_, a, end)) = counted {
+            if !has_break(&w.body) {
+                self.write_span(Bound::Lit(a), end);
+            }
+        }
     }
 
     fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {

@@ -1,7 +1,7 @@
 //! Loops that write their index's element in every iteration (`writes_each`), whether their range covers
 //! the whole buffer (`over_all`), and whether anything may leave them early (`Leaves`, `has_break`).
 
-use super::names::{bare_name, literal, mentions_str};
+use super::names::{bare_name, literal, mentions_str, Binds};
 use crate::lower::strip_parens;
 use syn::visit::Visit;
 use syn::{Expr, Ident};
@@ -72,6 +72,70 @@ pub(super) fn writes_each<'f>(f: &'f syn::ExprForLoop, out: &Ident) -> Option<Ea
         }
     }
     None
+}
+
+// Input:  while i < n { y[i] = x; s += y[i]; i += 1; }
+// Output: Some((i, n)): each iteration writes `y[i]`, then moves `i` up by one, last
+/// A `while i < e` loop counting `i` up: its body writes `out[i] = ..;` among its own statements before
+/// anything can leave the iteration or change `i`, its last statement is `i += 1;` (or `i = i + 1;`) and
+/// nothing else in it
+/// changes `i` or binds it again. Gives the counter and `e`.
+pub(super) fn counts_up<'w>(w: &'w syn::ExprWhile, out: &Ident) -> Option<(String, &'w Expr)> {
+    let Expr::Binary(cond) = strip_parens(&w.cond) else {
+        return None;
+    };
+    let (syn::BinOp::Lt(_), Some(i)) = (&cond.op, bare_name(&cond.left)) else {
+        return None;
+    };
+    let (last, rest) = w.body.stmts.split_last()?;
+    // `i += 1;` or `i = i + 1;` (as other passes may write it).
+    let is_i = |e: &Expr| bare_name(e).is_some_and(|n| n == i);
+    let steps = match last {
+        syn::Stmt::Expr(Expr::Binary(step), Some(_)) => {
+            matches!(step.op, syn::BinOp::AddAssign(_))
+                && is_i(&step.left)
+                && literal(&step.right) == Some(1)
+        }
+        syn::Stmt::Expr(Expr::Assign(a), Some(_)) => {
+            is_i(&a.left)
+                && matches!(strip_parens(&a.right), Expr::Binary(b)
+                    if matches!(b.op, syn::BinOp::Add(_)) && is_i(&b.left) && literal(&b.right) == Some(1))
+        }
+        _ => false,
+    };
+    let index = Ident::new(&i, proc_macro2::Span::call_site());
+    let mut written = false;
+    for stmt in rest {
+        let mut binds = Binds::default();
+        binds.visit_stmt(stmt);
+        if binds.names.contains(&i) && !is_write(stmt, out, &i) {
+            return None;
+        }
+        if !written {
+            let mut leaves = Leaves {
+                index: &index,
+                found: false,
+            };
+            leaves.visit_stmt(stmt);
+            if leaves.found {
+                return None;
+            }
+            written = is_write(stmt, out, &i);
+        }
+    }
+    (steps && written).then_some((i, &*cond.right))
+}
+
+/// Is `stmt` `out[i] = ..;`?
+fn is_write(stmt: &syn::Stmt, out: &Ident, i: &str) -> bool {
+    let syn::Stmt::Expr(Expr::Assign(a), Some(_)) = stmt else {
+        return false;
+    };
+    let Expr::Index(target) = strip_parens(&a.left) else {
+        return false;
+    };
+    bare_name(&target.expr).is_some_and(|n| *out == n)
+        && bare_name(&target.index).is_some_and(|n| n == i)
 }
 
 /// The index `j` (a plain name, not `mut`) and the range of a loop `for j in s..e`, maybe `.rev()` or

@@ -234,6 +234,14 @@ fn more_programs_write_before_they_read() {
         // The bounds through plain `let`s, as `slice_writes.rs` writes sub-slice writes.
         ("let n = y.len(); for i in 0..n { y[i] = x; } g(y);", None),
         ("{ let lo = 0; let hi = k; for i in lo..hi { y[i] = x[i - lo]; } } { let lo = k; let hi = y.len(); let v = x; for i in lo..hi { y[i] = v; } } g(y);", None),
+        // `while` counters.
+        ("let mut i = 0; while i < n { y[i] = x; i += 1; } for j in 0..n { s += y[j]; }", None),
+        ("let mut i = 0; while i < y.len() { y[i] = x; s += y[i]; i += 1; } g(y);", None),
+        ("y[0] = x; let mut i = 1; while i < n { y[i] = y[i - 1] * x; i += 1; }", None),
+        ("let mut i = 0; while i < y.len() { y[i] = x; i = i + 1; } g(y);", None),
+        // A sub-slice write reads nothing, whatever its bounds (as the loop `slice_writes.rs` makes of it).
+        ("y[..y.len() - 1].fill(x);", None),
+        ("y[..f(k)].copy_from_slice(&x[..f(k)]); y[0] = x[0]; s = y[0];", None),
         // Shifted and reversed writes.
         ("y[0] = x; for i in 0..y.len() - 1 { y[i + 1] = x; } g(y);", None),
         ("y[0] = x; for i in 0..n - 1 { y[i + 1] = y[i] * x; }", None),
@@ -270,6 +278,27 @@ fn more_programs_write_before_they_read() {
         ("let n = y.len(); let n = 2; for i in 0..n { y[i] = x; } g(y);", None),
         ("let mut n = y.len(); n -= 1; for i in 0..n { y[i] = x; } g(y);", None),
         ("let n = y.len(); for n in 0..2 { for i in 0..n { y[i] = x; } } g(y);", None),
+        // `while` counters that may skip an element, start unknown, or stop early.
+        ("let mut i = 0; while i < n { if c { y[i] = x; } i += 1; } for j in 0..n { s += y[j]; }", None),
+        ("let mut i = k; while i < y.len() { y[i] = x; i += 1; } g(y);", None),
+        ("let mut i = 0; i += 1; while i < y.len() { y[i] = x; i += 1; } g(y);", None),
+        ("let mut i = 0; while i < y.len() { y[i] = x; i += 2; } g(y);", None),
+        ("let mut i = 0; while i < y.len() { y[i] = x; i = i + 2; } g(y);", None),
+        ("let mut i = 0; while i < y.len() { y[i] = x; i = j + 1; } g(y);", None),
+        ("let mut i = 0; while i < y.len() { y[i] = x; i += 1; if c { break; } } g(y);", None),
+        ("let mut i = 0; while i < y.len() { i += 0; y[i] = x; i += 1; } g(y);", None),
+        ("let mut i = 0; while i < y.len() { if c { continue; } y[i] = x; i += 1; } g(y);", None),
+        ("let mut i = 0; while i < n { y[i] = x; n += 1; i += 1; } for j in 0..n { s += y[j]; }", None),
+        ("y[0] = x; let mut i = 1; while i < n { s += y[i]; y[i] = x; i += 1; }", None),
+        ("let mut i = 0; while i < n { y[i] = x; i += 1; } s = y[i];", None),
+        // Huge literals: no walk over them, no overflow.
+        ("for i in 0..1000000000000 { y[i] = x; } s = y[1000000000000];", None),
+        ("y[18446744073709551615] = x; for i in 0..=18446744073709551615 { y[i] = x; } g(y);", None),
+        ("for i in (0..18446744073709551615).rev() { y[i + 18446744073709551615] = x; } g(y);", None),
+        // Sub-slice writes whose bounds are not understood write nothing known (and read nothing).
+        ("y[..y.len() - 1].fill(x); s = y[0];", None),
+        ("y[..k].fill({ k += 1; x }); s = y[0]; g(y);", None),
+        ("y[..k].copy_from_slice(&y[1..]);", None),
         // Loops that do not cover the run read.
         ("for i in 0..k { y[i] = x; } for i in k + 1..y.len() { y[i] = x; } g(y);", None),
         ("for i in 0..k { y[i] = x; if c { break; } } for i in 0..k { s += y[i]; }", None),

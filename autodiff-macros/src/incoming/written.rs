@@ -126,7 +126,7 @@ impl Written {
             return true;
         }
         if let (Bound::Lit(a), Bound::Lit(e)) = (start, end) {
-            if (*a..*e).all(|k| self.has(k)) {
+            if e.saturating_sub(*a) <= 4096 && (*a..*e).all(|k| self.has(k)) {
                 return true;
             }
         }
@@ -149,7 +149,7 @@ impl Written {
                 return;
             }
             let next = match &at {
-                Bound::Lit(k) if self.at.contains(k) => Some(Bound::Lit(k + 1)),
+                Bound::Lit(k) if self.at.contains(k) => k.checked_add(1).map(Bound::Lit),
                 _ => (self.spans.iter())
                     .filter(|(a, e)| a.at_or_below(&at) && !e.at_or_below(&at))
                     .map(|(_, e)| e.clone())
