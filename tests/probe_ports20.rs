@@ -31,8 +31,11 @@
 //! against a derivative worked out by hand; `f_jvp` against the gradient, `f_grad_into` with NaN-filled
 //! buffers, and `f_hessian` against central differences of `f_grad`.
 
-// The forms of the ported formulas: index loops, explicit returns, a manual clamp in `bard`.
+// The forms of the ported formulas: index loops, explicit returns, a manual clamp in `bard`, a swap
+// through a temporary and `if i >= 5 { i - 5 } else { 0 }` as the papers write them.
 #![allow(
+    clippy::implicit_saturating_sub,
+    clippy::manual_swap,
     clippy::needless_range_loop,
     clippy::needless_return,
     clippy::type_complexity,
