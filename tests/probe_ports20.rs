@@ -25,7 +25,8 @@
 //!   `squared_distance`.
 //! - `found`: the minimal programs of what failed (a constant matrix from outside read as `A[i][j]`,
 //!   `for v in x` over an array held by value in the generic copy, `return;` in a loop of a `()`
-//!   function) and one that now works (an untyped literal assigned to a carried float at `order = 2`).
+//!   function, constant arrays from outside and their rows passed to calls, `W` and `&A[i]`) and one
+//!   that now works (an untyped literal assigned to a carried float at `order = 2`).
 //!
 //! Every gradient is checked against central differences (`common::probe`) at seeded points, many also
 //! against a derivative worked out by hand; `f_jvp` against the gradient, `f_grad_into` with NaN-filled
