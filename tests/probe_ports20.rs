@@ -25,14 +25,18 @@
 //!   `squared_distance`.
 //! - `found`: the minimal programs of what failed (a constant matrix from outside read as `A[i][j]`,
 //!   `for v in x` over an array held by value in the generic copy, `return;` in a loop of a `()`
-//!   function) and one that now works (an untyped literal assigned to a carried float at `order = 2`).
+//!   function, constant arrays from outside and their rows passed to calls, `W` and `&A[i]`) and one
+//!   that now works (an untyped literal assigned to a carried float at `order = 2`).
 //!
 //! Every gradient is checked against central differences (`common::probe`) at seeded points, many also
 //! against a derivative worked out by hand; `f_jvp` against the gradient, `f_grad_into` with NaN-filled
 //! buffers, and `f_hessian` against central differences of `f_grad`.
 
-// The forms of the ported formulas: index loops, explicit returns, a manual clamp in `bard`.
+// The forms of the ported formulas: index loops, explicit returns, a manual clamp in `bard`, a swap
+// through a temporary and `if i >= 5 { i - 5 } else { 0 }` as the papers write them.
 #![allow(
+    clippy::implicit_saturating_sub,
+    clippy::manual_swap,
     clippy::needless_range_loop,
     clippy::needless_return,
     clippy::type_complexity,
