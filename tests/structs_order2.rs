@@ -114,6 +114,7 @@ struct Copied {
 }
 
 /// A matrix field read inside `vec![..]` and by elements of two rows: `(w_00 w_11 - w_01 w_10) x²`.
+#[allow(clippy::useless_vec)] // (`vec![..]` is the form under test)
 #[differentiable(order = 2)]
 fn determinant(p: &Dense, x: f64) -> f64 {
     let d = vec![p.w[0][0] * p.w[1][1], p.w[0][1] * p.w[1][0]];
