@@ -4,7 +4,15 @@
 //! function). Every Jacobian and gradient is checked against central differences of the function and
 //! against the derivative worked out by hand, on many inputs.
 
-#![allow(clippy::needless_range_loop)]
+// The forms under test are the ones users write, which clippy would rewrite.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::needless_borrow,
+    clippy::explicit_auto_deref,
+    clippy::into_iter_on_ref,
+    clippy::explicit_counter_loop,
+    clippy::ptr_arg
+)]
 
 mod common;
 
@@ -112,7 +120,7 @@ fn local_writes(xs: &[f64]) -> f64 {
         *o = xs[k] * v[k];
     }
     for o in &mut a {
-        *o = *o * 0.5;
+        *o *= 0.5;
     }
     let mut s = 0.0;
     for &y in &v {
@@ -296,7 +304,7 @@ fn iter_mut_on_locals() {
         let xs = inputs.vec(4);
         let (value, grad) = local_writes_grad(&xs);
         assert_all_close(&[value], &[local_writes(&xs)], 1e-15, "value");
-        assert_fd_gradient(|x| local_writes(x), &xs, &grad, "local_writes");
+        assert_fd_gradient(local_writes, &xs, &grad, "local_writes");
         // By hand: v = e^x, a_k = x_k v_k / 2.
         let e: Vec<f64> = xs.iter().map(|x| x.exp()).collect();
         let a: Vec<f64> = (0..3).map(|k| xs[k] * e[k] * 0.5).collect();
