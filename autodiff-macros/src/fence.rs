@@ -292,12 +292,7 @@ fn is_mem_swap(func: &Expr) -> bool {
     let Expr::Path(p) = func else {
         return false;
     };
-    let segments: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segments = crate::naming::path_names(&p.path);
     match segments.as_slice() {
         [.., module, last] => module == "mem" && last == "swap",
         _ => false,

@@ -181,12 +181,7 @@ fn copy_of_call(expr: &Expr) -> bool {
     let Expr::Path(p) = &*call.func else {
         return false;
     };
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let names = crate::naming::path_names(&p.path);
     p.qself.is_none()
         && p.path.leading_colon.is_some()
         && names == ["autodiff", "__private", "copy_of"]

@@ -367,6 +367,12 @@ pub(crate) fn field_key(name: &str) -> syn::LitInt {
     syn::LitInt::new(&format!("{hash}u64"), Span::call_site())
 }
 
+/// The names of `path`'s segments as written (`r#` kept): `["crate", "shapes", "square"]` for
+/// `crate::shapes::square`.
+pub(crate) fn path_names(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -315,13 +315,7 @@ fn copied_function(receiver: &Expr) -> Option<syn::Path> {
     let Expr::Macro(lookup) = receiver else {
         return None;
     };
-    let names: Vec<String> = lookup
-        .mac
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let names = crate::naming::path_names(&lookup.mac.path);
     if names != ["autodiff", "__private", "copy_by_path"] || lookup.mac.path.leading_colon.is_none()
     {
         return None;
@@ -690,12 +684,7 @@ fn why_no_copy_with(
             if is_new_vec(&p.path) {
                 return;
             }
-            let segments: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segments = crate::naming::path_names(&p.path);
             let constant = |name: &str| {
                 name.chars()
                     .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
@@ -1737,12 +1726,7 @@ impl Rewrite<'_> {
     /// Whether `p` names a constant from outside the function: `SCREAMING_CASE`, not a variable, reached
     /// through modules only (`Mode::FAST` names an associated item).
     fn outside_constant(&self, p: &syn::ExprPath) -> bool {
-        let segments: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segments = crate::naming::path_names(&p.path);
         let Some((name, modules)) = segments.split_last() else {
             return false;
         };
@@ -2024,12 +2008,7 @@ impl VisitMut for Rewrite<'_> {
                 return;
             }
             Expr::Path(p) if p.qself.is_none() => {
-                let segments: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
+                let segments = crate::naming::path_names(&p.path);
                 let position = segments.iter().position(|s| s == self.float);
                 // `K`, `PI`, `consts::PI`: a float constant the body declares or imports.
                 if position.is_none()

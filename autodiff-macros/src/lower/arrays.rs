@@ -494,12 +494,7 @@ impl Lowering<'_> {
         let Expr::Path(path) = strip_parens(&c.func) else {
             return None;
         };
-        let segments: Vec<String> = path
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segments = crate::naming::path_names(&path.path);
         let [.., ty, func] = segments.as_slice() else {
             return None;
         };

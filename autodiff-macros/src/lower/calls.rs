@@ -3,6 +3,7 @@
 
 use super::{strip_parens, Lowering};
 use crate::ir::{Array, ArrayInit, CallForm, FloatFn, Kind, Operand, Stmt, Value, Written};
+use crate::naming::path_names;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::Expr;
@@ -667,23 +668,14 @@ fn private_cast(path: &syn::ExprPath) -> Option<syn::Type> {
 pub(crate) fn is_private_receive(path: &syn::ExprPath) -> bool {
     path.qself.is_none()
         && path.path.leading_colon.is_some()
-        && segment_names(path) == ["autodiff", "__private", "Receiver", "receive"]
+        && path_names(&path.path) == ["autodiff", "__private", "Receiver", "receive"]
 }
 
 /// Is `path` `::autodiff::__private::field_window` (with its generic arguments)?
 pub(crate) fn is_private_field_window(path: &syn::ExprPath) -> bool {
     path.qself.is_none()
         && path.path.leading_colon.is_some()
-        && segment_names(path) == ["autodiff", "__private", "field_window"]
-}
-
-/// The names of `path`'s segments.
-fn segment_names(path: &syn::ExprPath) -> Vec<String> {
-    path.path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect()
+        && path_names(&path.path) == ["autodiff", "__private", "field_window"]
 }
 
 /// The error for `&mut` passed to a call through a function pointer or closure.
@@ -700,7 +692,7 @@ fn zero_index() -> Operand {
 
 /// `stop_gradient(x)` or `autodiff::stop_gradient(x)`.
 fn is_stop_gradient(path: &syn::ExprPath) -> bool {
-    let segments = segment_names(path);
+    let segments = path_names(&path.path);
     path.qself.is_none()
         && matches!(
             segments
