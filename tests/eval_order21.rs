@@ -1,0 +1,432 @@
+//! Evaluation order of assignments: Rust evaluates an assignment's value before its place, and for a
+//! compound assignment of primitives (`a op= b` of floats and integers) the right operand before it reads
+//! the place (the Reference, "Compound assignment expressions"). A right side that assigns the left's
+//! variable (`s += { s = 2.0 * b; s * a }`) must leave the value rustc computes: the lowering read the
+//! place first and gave another value and gradient.
+//!
+//! Every function is checked against a plain copy of its body without the attribute (`*_plain`), against
+//! itself as the macro leaves it, and its gradient against central differences of the plain copy, at many
+//! points.
+
+// The assignments whose values are overwritten are what these functions test.
+#![allow(unused_assignments, clippy::assign_op_pattern, clippy::no_effect)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_close, assert_fd_gradient, Inputs, ANALYTIC_TOL};
+
+const POINTS: usize = 40;
+
+/// Points `(a, b)` with `a` in `[0.5, 1.5)` (a positive base for `powf`) and `b` in `[-1, 1)`.
+fn points(seed: u64) -> Vec<(f64, f64)> {
+    let mut inputs = Inputs(seed);
+    (0..POINTS)
+        .map(|_| (1.0 + 0.5 * inputs.next(), inputs.next()))
+        .collect()
+}
+
+/// Checks `grad` (the `_grad` of `f`) against `f`, its plain copy and central differences of the copy.
+#[track_caller]
+fn check2(
+    f: fn(f64, f64) -> f64,
+    plain: fn(f64, f64) -> f64,
+    grad: fn(f64, f64) -> (f64, (f64, f64)),
+    seed: u64,
+    what: &str,
+) {
+    for (a, b) in points(seed) {
+        let expected = plain(a, b);
+        assert_eq!(
+            f(a, b),
+            expected,
+            "{what}: the function as the macro leaves it at ({a}, {b})"
+        );
+        let (value, (da, db)) = grad(a, b);
+        assert_close(
+            value,
+            expected,
+            ANALYTIC_TOL,
+            &format!("{what}: value at ({a}, {b})"),
+        );
+        assert_fd_gradient(|x| plain(x[0], x[1]), &[a, b], &[da, db], what);
+    }
+}
+
+// ---- A scalar's compound assignment whose right side assigns the scalar ----
+
+/// `s += { s = 2b; s a }`: `s` is `2b` when it is read, `2b + 2ab`.
+#[differentiable(order = 2)]
+fn compound_reassigned(a: f64, b: f64) -> f64 {
+    let mut s = a;
+    s += {
+        s = b * 2.0;
+        s * a
+    };
+    s
+}
+
+fn compound_reassigned_plain(a: f64, b: f64) -> f64 {
+    let mut s = a;
+    s += {
+        s = b * 2.0;
+        s * a
+    };
+    s
+}
+
+/// `x *= { x += 1; x }`: `(a + 1)²` (`x` is `a + 1` when read), times `b`.
+#[differentiable(order = 2)]
+fn compound_self(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x *= {
+        x += 1.0;
+        x
+    };
+    x * b
+}
+
+fn compound_self_plain(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x *= {
+        x += 1.0;
+        x
+    };
+    x * b
+}
+
+/// Each operator, in a loop: `s op= { s = ..; .. }` reads the `s` the right side left.
+#[differentiable(order = 2)]
+fn compound_in_loop(a: f64, b: f64) -> f64 {
+    let mut s = a;
+    for k in 0..3 {
+        let w = k as f64 + 1.0;
+        s -= {
+            s = s * b + w;
+            a * w
+        };
+        s /= {
+            s *= a;
+            2.0 + b * b
+        };
+    }
+    s
+}
+
+fn compound_in_loop_plain(a: f64, b: f64) -> f64 {
+    let mut s = a;
+    for k in 0..3 {
+        let w = k as f64 + 1.0;
+        s -= {
+            s = s * b + w;
+            a * w
+        };
+        s /= {
+            s *= a;
+            2.0 + b * b
+        };
+    }
+    s
+}
+
+/// An integer's compound assignment whose right side assigns it, then used as an index.
+#[differentiable(order = 2)]
+fn integer_compound(a: f64, b: f64) -> f64 {
+    let v = [a, b, a * b, a + b];
+    let mut i = 0;
+    i += {
+        i = 2;
+        1
+    };
+    v[i] * a
+}
+
+fn integer_compound_plain(a: f64, b: f64) -> f64 {
+    let v = [a, b, a * b, a + b];
+    let mut i = 0;
+    i += {
+        i = 2;
+        1
+    };
+    v[i] * a
+}
+
+// ---- An element's compound assignment whose right side writes the element ----
+
+/// `v[0] += { v[0] = ab; b }` of a `Vec`: `ab + b`.
+#[differentiable(order = 2)]
+fn element_reassigned(a: f64, b: f64) -> f64 {
+    let mut v = vec![0.0; 2];
+    v[0] = a * a;
+    v[1] = b;
+    v[0] += {
+        v[0] = a * b;
+        b
+    };
+    v[0] * v[1] + v[0]
+}
+
+fn element_reassigned_plain(a: f64, b: f64) -> f64 {
+    let mut v = vec![0.0; 2];
+    v[0] = a * a;
+    v[1] = b;
+    v[0] += {
+        v[0] = a * b;
+        b
+    };
+    v[0] * v[1] + v[0]
+}
+
+/// The same of a fixed-size array, with `-=` and `*=`.
+#[differentiable(order = 2)]
+fn array_element_reassigned(a: f64, b: f64) -> f64 {
+    let mut v = [0.0; 2];
+    v[0] = a * a;
+    v[0] -= {
+        v[0] = a * b;
+        b
+    };
+    v[1] = a;
+    v[1] *= {
+        v[1] += b;
+        v[1]
+    };
+    v[0] + v[1]
+}
+
+fn array_element_reassigned_plain(a: f64, b: f64) -> f64 {
+    let mut v = [0.0; 2];
+    v[0] = a * a;
+    v[0] -= {
+        v[0] = a * b;
+        b
+    };
+    v[1] = a;
+    v[1] *= {
+        v[1] += b;
+        v[1]
+    };
+    v[0] + v[1]
+}
+
+// ---- Other orders: operands, arguments, shadowing blocks ----
+
+/// `x = x * { x += 1; x }`: the left operand is read before the right one changes `x`: `a (a + 1)`.
+#[differentiable(order = 2)]
+fn operand_then_block(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x = x * {
+        x += b;
+        x
+    };
+    x
+}
+
+fn operand_then_block_plain(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x = x * {
+        x += b;
+        x
+    };
+    x
+}
+
+/// `x + { x = 3x; x }`: the left operand is `a`.
+#[differentiable(order = 2)]
+fn left_operand_first(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x + {
+        x = 3.0 * x * b;
+        x
+    }
+}
+
+fn left_operand_first_plain(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x + {
+        x = 3.0 * x * b;
+        x
+    }
+}
+
+/// A method's receiver is read before its argument changes it: `a.powf(a + b)`.
+#[differentiable(order = 2)]
+fn receiver_first(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x.powf({
+        x += b;
+        x
+    })
+}
+
+fn receiver_first_plain(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    x.powf({
+        x += b;
+        x
+    })
+}
+
+/// A function of two variables, called below.
+#[differentiable(order = 2)]
+fn weigh(p: f64, q: f64) -> f64 {
+    p * p * q + q.sin()
+}
+
+/// Arguments are evaluated left to right: `weigh(a, 2a)` then `x` is `2a`.
+#[differentiable(order = 2)]
+fn arguments_in_order(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    let y = weigh(x, {
+        x = 2.0 * x + b;
+        x
+    });
+    y + weigh(
+        {
+            x *= b;
+            x
+        },
+        x,
+    )
+}
+
+fn arguments_in_order_plain(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    let y = weigh(x, {
+        x = 2.0 * x + b;
+        x
+    });
+    y + weigh(
+        {
+            x *= b;
+            x
+        },
+        x,
+    )
+}
+
+/// A `let` whose block shadows the name it is bound to, and reads the outer one.
+#[allow(clippy::shadow_unrelated)]
+#[differentiable(order = 2)]
+fn shadowing_block(a: f64, b: f64) -> f64 {
+    let x = a * b;
+    let x = {
+        let x = x + a;
+        x * x
+    } * x;
+    x + a
+}
+
+#[allow(clippy::shadow_unrelated)]
+fn shadowing_block_plain(a: f64, b: f64) -> f64 {
+    let x = a * b;
+    let x = {
+        let x = x + a;
+        x * x
+    } * x;
+    x + a
+}
+
+#[test]
+fn a_compound_assignment_reads_its_scalar_after_its_right_side() {
+    check2(
+        compound_reassigned,
+        compound_reassigned_plain,
+        compound_reassigned_grad,
+        1,
+        "compound_reassigned",
+    );
+    check2(
+        compound_self,
+        compound_self_plain,
+        compound_self_grad,
+        2,
+        "compound_self",
+    );
+    check2(
+        compound_in_loop,
+        compound_in_loop_plain,
+        compound_in_loop_grad,
+        3,
+        "compound_in_loop",
+    );
+    check2(
+        integer_compound,
+        integer_compound_plain,
+        integer_compound_grad,
+        4,
+        "integer_compound",
+    );
+}
+
+/// By hand: `compound_reassigned` is `2b + 2ab`, `compound_self` is `(a + 1)² b`.
+#[test]
+fn compound_assignments_by_hand() {
+    for (a, b) in points(5) {
+        let (value, (da, db)) = compound_reassigned_grad(a, b);
+        assert_close(value, 2.0 * b + 2.0 * a * b, ANALYTIC_TOL, "value");
+        assert_close(da, 2.0 * b, ANALYTIC_TOL, "d/da");
+        assert_close(db, 2.0 + 2.0 * a, ANALYTIC_TOL, "d/db");
+        let (value, (da, db)) = compound_self_grad(a, b);
+        assert_close(value, (a + 1.0) * (a + 1.0) * b, ANALYTIC_TOL, "value");
+        assert_close(da, 2.0 * (a + 1.0) * b, ANALYTIC_TOL, "d/da");
+        assert_close(db, (a + 1.0) * (a + 1.0), ANALYTIC_TOL, "d/db");
+    }
+}
+
+#[test]
+fn a_compound_assignment_reads_its_element_after_its_right_side() {
+    check2(
+        element_reassigned,
+        element_reassigned_plain,
+        element_reassigned_grad,
+        6,
+        "element_reassigned",
+    );
+    check2(
+        array_element_reassigned,
+        array_element_reassigned_plain,
+        array_element_reassigned_grad,
+        7,
+        "array_element_reassigned",
+    );
+}
+
+#[test]
+fn operands_and_arguments_left_to_right() {
+    check2(
+        operand_then_block,
+        operand_then_block_plain,
+        operand_then_block_grad,
+        8,
+        "operand_then_block",
+    );
+    check2(
+        left_operand_first,
+        left_operand_first_plain,
+        left_operand_first_grad,
+        9,
+        "left_operand_first",
+    );
+    check2(
+        receiver_first,
+        receiver_first_plain,
+        receiver_first_grad,
+        10,
+        "receiver_first",
+    );
+    check2(
+        arguments_in_order,
+        arguments_in_order_plain,
+        arguments_in_order_grad,
+        11,
+        "arguments_in_order",
+    );
+    check2(
+        shadowing_block,
+        shadowing_block_plain,
+        shadowing_block_grad,
+        12,
+        "shadowing_block",
+    );
+}
