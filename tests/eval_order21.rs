@@ -430,3 +430,108 @@ fn operands_and_arguments_left_to_right() {
         "shadowing_block",
     );
 }
+
+// ---- Outputs, fields, matrices ----
+
+/// An output element's compound assignment whose right side writes it: `out[0]` is `b (a + 1)`.
+#[differentiable(order = 2)]
+fn output_element(a: f64, b: f64, out: &mut [f64]) -> f64 {
+    out[0] = a;
+    out[0] *= {
+        out[0] = b;
+        a + 1.0
+    };
+    out[0] * a
+}
+
+fn output_element_plain(a: f64, b: f64, out: &mut [f64]) -> f64 {
+    out[0] = a;
+    out[0] *= {
+        out[0] = b;
+        a + 1.0
+    };
+    out[0] * a
+}
+
+/// A `&mut f64` output's compound assignment whose right side writes it: `a² + a b`.
+#[differentiable(order = 2)]
+fn output_float(a: f64, b: f64, r: &mut f64) -> f64 {
+    *r = a;
+    *r += {
+        *r = a * a;
+        a * b
+    };
+    *r * b
+}
+
+fn output_float_plain(a: f64, b: f64, r: &mut f64) -> f64 {
+    *r = a;
+    *r += {
+        *r = a * a;
+        a * b
+    };
+    *r * b
+}
+
+/// A matrix element's compound assignment whose right side writes it.
+#[differentiable(order = 2)]
+fn matrix_element(a: f64, b: f64) -> f64 {
+    let mut m = vec![vec![0.0; 2]; 2];
+    m[1][0] = a;
+    m[1][0] += {
+        m[1][0] = a * b;
+        b
+    };
+    m[1][0] * m[1][0] + m[0][1]
+}
+
+fn matrix_element_plain(a: f64, b: f64) -> f64 {
+    let mut m = vec![vec![0.0; 2]; 2];
+    m[1][0] = a;
+    m[1][0] += {
+        m[1][0] = a * b;
+        b
+    };
+    m[1][0] * m[1][0] + m[0][1]
+}
+
+#[test]
+fn outputs_and_matrices_after_their_right_side() {
+    for (a, b) in points(13) {
+        let mut expected_out = [0.0];
+        let expected = output_element_plain(a, b, &mut expected_out);
+        let mut out = [f64::NAN];
+        assert_eq!(output_element(a, b, &mut out), expected, "output_element");
+        assert_eq!(out, expected_out, "output_element's output");
+        let mut out = [f64::NAN];
+        let (value, (da, db)) = output_element_grad(a, b, &mut out);
+        assert_close(value, expected, ANALYTIC_TOL, "output_element: value");
+        assert_close(
+            out[0],
+            expected_out[0],
+            ANALYTIC_TOL,
+            "output_element: output",
+        );
+        let f = |x: &[f64]| output_element_plain(x[0], x[1], &mut [0.0]);
+        assert_fd_gradient(f, &[a, b], &[da, db], "output_element");
+
+        let mut expected_r = 0.0;
+        let expected = output_float_plain(a, b, &mut expected_r);
+        let mut r = f64::NAN;
+        assert_eq!(output_float(a, b, &mut r), expected, "output_float");
+        assert_eq!(r, expected_r, "output_float's output");
+        let mut r = f64::NAN;
+        let (value, (da, db)) = output_float_grad(a, b, &mut r);
+        assert_close(value, expected, ANALYTIC_TOL, "output_float: value");
+        assert_close(r, expected_r, ANALYTIC_TOL, "output_float: output");
+        let f = |x: &[f64]| output_float_plain(x[0], x[1], &mut 0.0);
+        assert_fd_gradient(f, &[a, b], &[da, db], "output_float");
+    }
+    check2(
+        matrix_element,
+        matrix_element_plain,
+        matrix_element_grad,
+        14,
+        "matrix_element",
+    );
+}
