@@ -535,3 +535,65 @@ fn outputs_and_matrices_after_their_right_side() {
         "matrix_element",
     );
 }
+
+// ---- A right side that writes the place through a call ----
+
+/// Multiplies `*s` by `a` (reading it first: `*s` is an input too).
+#[differentiable(order = 2)]
+fn bump(s: &mut f64, a: f64) -> f64 {
+    *s *= a;
+    a + 1.0
+}
+
+/// Multiplies `v[0]` by `a`.
+#[differentiable(order = 2)]
+fn bump_first(v: &mut [f64], a: f64) -> f64 {
+    v[0] *= a;
+    a + 1.0
+}
+
+/// `s += bump(&mut s, a)`: the call writes `s` before the addition reads it: `ab + a + 1`.
+#[differentiable(order = 2)]
+fn call_writes_scalar(a: f64, b: f64) -> f64 {
+    let mut s = b;
+    s += bump(&mut s, a);
+    s
+}
+
+fn call_writes_scalar_plain(a: f64, b: f64) -> f64 {
+    let mut s = b;
+    s += bump(&mut s, a);
+    s
+}
+
+/// `v[0] += bump_first(&mut v, a)`: `(ab + a + 1) a`.
+#[differentiable(order = 2)]
+fn call_writes_element(a: f64, b: f64) -> f64 {
+    let mut v = vec![b, a];
+    v[0] += bump_first(&mut v, a);
+    v[0] * v[1]
+}
+
+fn call_writes_element_plain(a: f64, b: f64) -> f64 {
+    let mut v = vec![b, a];
+    v[0] += bump_first(&mut v, a);
+    v[0] * v[1]
+}
+
+#[test]
+fn a_call_on_the_right_side_writes_the_place_first() {
+    check2(
+        call_writes_scalar,
+        call_writes_scalar_plain,
+        call_writes_scalar_grad,
+        16,
+        "call_writes_scalar",
+    );
+    check2(
+        call_writes_element,
+        call_writes_element_plain,
+        call_writes_element_grad,
+        17,
+        "call_writes_element",
+    );
+}
