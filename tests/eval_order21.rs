@@ -14,7 +14,7 @@
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_close, assert_fd_gradient, Inputs, ANALYTIC_TOL};
+use common::{assert_close, assert_fd_gradient, hessian_column, Inputs, ANALYTIC_TOL};
 
 const POINTS: usize = 40;
 
@@ -26,12 +26,18 @@ fn points(seed: u64) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// Checks `grad` (the `_grad` of `f`) against `f`, its plain copy and central differences of the copy.
+/// What `f_hessian` of a function of two floats returns.
+type Hessian2 = (f64, (f64, f64), Vec<Vec<f64>>);
+
+/// Checks `grad` (the `_grad` of `f`) against `f`, its plain copy and central differences of the copy,
+/// and `hessian` (`order = 2`'s `_hessian`: the generic copy on dual numbers) against the same and
+/// central differences of `grad`.
 #[track_caller]
 fn check2(
     f: fn(f64, f64) -> f64,
     plain: fn(f64, f64) -> f64,
     grad: fn(f64, f64) -> (f64, (f64, f64)),
+    hessian: fn(f64, f64) -> Hessian2,
     seed: u64,
     what: &str,
 ) {
@@ -50,6 +56,30 @@ fn check2(
             &format!("{what}: value at ({a}, {b})"),
         );
         assert_fd_gradient(|x| plain(x[0], x[1]), &[a, b], &[da, db], what);
+        let (value, (ha, hb), h) = hessian(a, b);
+        assert_close(
+            value,
+            expected,
+            ANALYTIC_TOL,
+            &format!("{what}: f_hessian's value"),
+        );
+        assert_close(ha, da, ANALYTIC_TOL, &format!("{what}: f_hessian's d/da"));
+        assert_close(hb, db, ANALYTIC_TOL, &format!("{what}: f_hessian's d/db"));
+        let g = |x: &[f64]| {
+            let (_, (da, db)) = grad(x[0], x[1]);
+            vec![da, db]
+        };
+        for i in 0..2 {
+            let column = hessian_column(g, &[a, b], i);
+            for j in 0..2 {
+                assert_close(
+                    h[j][i],
+                    column[j],
+                    1e-5,
+                    &format!("{what}: f_hessian[{j}][{i}]"),
+                );
+            }
+        }
     }
 }
 
@@ -333,6 +363,7 @@ fn a_compound_assignment_reads_its_scalar_after_its_right_side() {
         compound_reassigned,
         compound_reassigned_plain,
         compound_reassigned_grad,
+        compound_reassigned_hessian,
         1,
         "compound_reassigned",
     );
@@ -340,6 +371,7 @@ fn a_compound_assignment_reads_its_scalar_after_its_right_side() {
         compound_self,
         compound_self_plain,
         compound_self_grad,
+        compound_self_hessian,
         2,
         "compound_self",
     );
@@ -347,6 +379,7 @@ fn a_compound_assignment_reads_its_scalar_after_its_right_side() {
         compound_in_loop,
         compound_in_loop_plain,
         compound_in_loop_grad,
+        compound_in_loop_hessian,
         3,
         "compound_in_loop",
     );
@@ -354,6 +387,7 @@ fn a_compound_assignment_reads_its_scalar_after_its_right_side() {
         integer_compound,
         integer_compound_plain,
         integer_compound_grad,
+        integer_compound_hessian,
         4,
         "integer_compound",
     );
@@ -380,6 +414,7 @@ fn a_compound_assignment_reads_its_element_after_its_right_side() {
         element_reassigned,
         element_reassigned_plain,
         element_reassigned_grad,
+        element_reassigned_hessian,
         6,
         "element_reassigned",
     );
@@ -387,6 +422,7 @@ fn a_compound_assignment_reads_its_element_after_its_right_side() {
         array_element_reassigned,
         array_element_reassigned_plain,
         array_element_reassigned_grad,
+        array_element_reassigned_hessian,
         7,
         "array_element_reassigned",
     );
@@ -398,6 +434,7 @@ fn operands_and_arguments_left_to_right() {
         operand_then_block,
         operand_then_block_plain,
         operand_then_block_grad,
+        operand_then_block_hessian,
         8,
         "operand_then_block",
     );
@@ -405,6 +442,7 @@ fn operands_and_arguments_left_to_right() {
         left_operand_first,
         left_operand_first_plain,
         left_operand_first_grad,
+        left_operand_first_hessian,
         9,
         "left_operand_first",
     );
@@ -412,6 +450,7 @@ fn operands_and_arguments_left_to_right() {
         receiver_first,
         receiver_first_plain,
         receiver_first_grad,
+        receiver_first_hessian,
         10,
         "receiver_first",
     );
@@ -419,6 +458,7 @@ fn operands_and_arguments_left_to_right() {
         arguments_in_order,
         arguments_in_order_plain,
         arguments_in_order_grad,
+        arguments_in_order_hessian,
         11,
         "arguments_in_order",
     );
@@ -426,6 +466,7 @@ fn operands_and_arguments_left_to_right() {
         shadowing_block,
         shadowing_block_plain,
         shadowing_block_grad,
+        shadowing_block_hessian,
         12,
         "shadowing_block",
     );
@@ -531,6 +572,7 @@ fn outputs_and_matrices_after_their_right_side() {
         matrix_element,
         matrix_element_plain,
         matrix_element_grad,
+        matrix_element_hessian,
         14,
         "matrix_element",
     );
@@ -586,6 +628,7 @@ fn a_call_on_the_right_side_writes_the_place_first() {
         call_writes_scalar,
         call_writes_scalar_plain,
         call_writes_scalar_grad,
+        call_writes_scalar_hessian,
         16,
         "call_writes_scalar",
     );
@@ -593,6 +636,7 @@ fn a_call_on_the_right_side_writes_the_place_first() {
         call_writes_element,
         call_writes_element_plain,
         call_writes_element_grad,
+        call_writes_element_hessian,
         17,
         "call_writes_element",
     );
