@@ -641,3 +641,153 @@ fn a_call_on_the_right_side_writes_the_place_first() {
         "call_writes_element",
     );
 }
+
+// ---- More orders: tuples, array literals, conditions, reads by index ----
+
+/// A tuple's and an array literal's elements left to right, and a block before the operand it precedes.
+#[differentiable(order = 2)]
+fn elements_in_order(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    let (p, q) = (x, {
+        x = 2.0 * x + b;
+        x
+    });
+    let w = [x, {
+        x *= b;
+        x
+    }];
+    let y = {
+        x += 1.0;
+        x
+    } * x;
+    p * q + w[0] * w[1] + y
+}
+
+fn elements_in_order_plain(a: f64, b: f64) -> f64 {
+    let mut x = a;
+    let (p, q) = (x, {
+        x = 2.0 * x + b;
+        x
+    });
+    let w = [x, {
+        x *= b;
+        x
+    }];
+    let y = {
+        x += 1.0;
+        x
+    } * x;
+    p * q + w[0] * w[1] + y
+}
+
+/// A condition that assigns, then the branch reads the name.
+#[differentiable(order = 2)]
+fn condition_assigns(a: f64, b: f64) -> f64 {
+    let mut s = a;
+    let mut t = 0.0;
+    if {
+        s = s * b + 1.0;
+        s > 0.5
+    } {
+        t += s * a;
+    } else {
+        t -= s;
+    }
+    let mut k = 0;
+    while {
+        s += 0.25;
+        k += 1;
+        k < 3
+    } {
+        t += s * s;
+    }
+    t + s
+}
+
+fn condition_assigns_plain(a: f64, b: f64) -> f64 {
+    let mut s = a;
+    let mut t = 0.0;
+    if {
+        s = s * b + 1.0;
+        s > 0.5
+    } {
+        t += s * a;
+    } else {
+        t -= s;
+    }
+    let mut k = 0;
+    while {
+        s += 0.25;
+        k += 1;
+        k < 3
+    } {
+        t += s * s;
+    }
+    t + s
+}
+
+/// Reads by index whose index changes in between, and an element read before a block writes it.
+#[differentiable(order = 2)]
+fn reads_in_order(a: f64, b: f64) -> f64 {
+    let mut v = vec![a, b, a * b];
+    let mut i = 0;
+    let r = v[i] * {
+        i += 1;
+        v[i]
+    };
+    let s = v[2] + {
+        v[2] = a + b;
+        v[2] * v[i]
+    };
+    r + s * v[2]
+}
+
+fn reads_in_order_plain(a: f64, b: f64) -> f64 {
+    let mut v = vec![a, b, a * b];
+    let mut i = 0;
+    let r = v[i] * {
+        i += 1;
+        v[i]
+    };
+    let s = v[2] + {
+        v[2] = a + b;
+        v[2] * v[i]
+    };
+    r + s * v[2]
+}
+
+#[test]
+fn tuple_and_array_elements_in_order() {
+    check2(
+        elements_in_order,
+        elements_in_order_plain,
+        elements_in_order_grad,
+        elements_in_order_hessian,
+        18,
+        "elements_in_order",
+    );
+}
+
+#[test]
+fn conditions_that_assign() {
+    check2(
+        condition_assigns,
+        condition_assigns_plain,
+        condition_assigns_grad,
+        condition_assigns_hessian,
+        19,
+        "condition_assigns",
+    );
+}
+
+#[test]
+fn reads_by_index_in_order() {
+    check2(
+        reads_in_order,
+        reads_in_order_plain,
+        reads_in_order_grad,
+        reads_in_order_hessian,
+        20,
+        "reads_in_order",
+    );
+}
