@@ -4,12 +4,23 @@
 //! variable (`s += { s = 2.0 * b; s * a }`) must leave the value rustc computes: the lowering read the
 //! place first and gave another value and gradient.
 //!
+//! The same for `order = K`'s generic copy (`f_hessian`), which wrote `a op= b` as `a = a op (b)`, and for
+//! a `while` condition that assigns (`while { k += 1; k < 3 } { .. }`), whose writes the lowering lost (the
+//! gradient never returned).
+//!
 //! Every function is checked against a plain copy of its body without the attribute (`*_plain`), against
-//! itself as the macro leaves it, and its gradient against central differences of the plain copy, at many
-//! points.
+//! itself as the macro leaves it, its gradient against central differences of the plain copy, and its
+//! Hessian against central differences of the gradient, at many points.
 
 // The assignments whose values are overwritten are what these functions test.
-#![allow(unused_assignments, clippy::assign_op_pattern, clippy::no_effect)]
+#![allow(
+    unused_assignments,
+    clippy::assign_op_pattern,
+    clippy::no_effect,
+    clippy::blocks_in_conditions,
+    clippy::needless_range_loop,
+    clippy::useless_vec
+)]
 
 mod common;
 
