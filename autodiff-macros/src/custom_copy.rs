@@ -714,6 +714,9 @@ pub(crate) fn look_up_copies(
             // float (an index), the helper as written (`__autodiff_call_generic_copy_or_helper_as_written`).
             let args = &call.args;
             if scalar_arguments(args, self.names) {
+                // Each argument followed by a comma: `(#args,)` of a call written with a trailing comma
+                // (`f(a, b,)`, as rustfmt leaves a call over several lines) was `(a, b,,)`, a panic.
+                let each = args.iter();
                 let params: Vec<Ident> = (0..args.len())
                     .map(|i| Ident::new(&format!("__a{i}"), proc_macro2::Span::mixed_site()))
                     .collect();
@@ -724,7 +727,7 @@ pub(crate) fn look_up_copies(
                 *expr = syn::parse_quote! {
                     #receiver.__autodiff_call_generic_copy_or_helper_as_written(
                         ::core::marker::PhantomData::<__S>,
-                        (#args,),
+                        (#(#each,)*),
                         |(#(#params,)*)| #func(#(#params),*),
                         |(#(#params,)*)| #path(#(#written),*),
                     )

@@ -794,11 +794,13 @@ impl Lowering<'_> {
                 self.copied(value, rhs, &name)
             }
             Some(op) => {
+                // Rust evaluates the right operand of a compound assignment of primitives before it reads
+                // the place: `s += { s = 2.0; 1.0 }` is `3.0`, whatever `s` held before.
+                let rhs = self.lower_expr(rhs, None);
                 let current = self
                     .lookup(&name)
                     .and_then(|b| b.value.clone())
                     .unwrap_or_else(Self::poisoned);
-                let rhs = self.lower_expr(rhs, None);
                 self.emit(
                     Value::Binary(op, current, rhs),
                     Some(name.clone()),

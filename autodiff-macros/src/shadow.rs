@@ -2075,10 +2075,20 @@ impl VisitMut for Rewrite<'_> {
             // `a += b`: `Float` has no `AddAssign`; `a = a + b` means the same in the subset.
             Expr::Binary(b) if compound(&b.op).is_some() => {
                 let op = compound(&b.op).unwrap_or(syn::BinOp::Add(Default::default()));
+                // Rust evaluates the right side of a compound assignment of primitives before it reads
+                // the place: a right side that may change a name the place uses (`s += { s = 2.0; 1.0 }`,
+                // `s += g(&mut s)`) is held first, `s = { let r = ..; s + r }`, not read after `s`.
+                let moves = crate::incoming::index_moved_by(&b.right, &b.left).is_some();
                 self.visit_expr_mut(&mut b.left);
                 self.visit_expr_mut(&mut b.right);
                 let left = b.left.clone();
                 let mut right = b.right.clone();
+                let held = Ident::new("__autodiff_right", Span::mixed_site());
+                let first = quote!(#left = { let #held = #right; #left #op #held });
+                if let Some(first) = moves.then(|| syn::parse2::<Expr>(first).ok()).flatten() {
+                    *expr = first;
+                    return;
+                }
                 // `s *= 1.0 + y` is `s = s * (1.0 + y)`.
                 if matches!(
                     &*right,

@@ -630,11 +630,11 @@ pub fn __gmm_likelihood_vjp_into(
                 let __v20 = __i_6 + 1;
                 let mut li_2 = li_1;
                 for __i_7 in __v20..d {
-                    let __v21 = q_centered[__i_7];
-                    let __v22 = l[li_2];
-                    let __v23 = centered[__i_6];
-                    let __v24 = __v22 * __v23;
-                    let __v25 = __v21 + __v24;
+                    let __v21 = l[li_2];
+                    let __v22 = centered[__i_6];
+                    let __v23 = __v21 * __v22;
+                    let __v24 = q_centered[__i_7];
+                    let __v25 = __v24 + __v23;
                     q_centered[__i_7] = __v25;
                     let li_3 = li_2 + 1;
                     li_2 = li_3;
@@ -715,13 +715,13 @@ pub fn __gmm_likelihood_vjp_into(
                 for __i_7 in (__v20..d).rev() {
                     __counter_li_2 -= 1;
                     let li_2 = __counter_li_2;
-                    let __v22 = l[li_2];
-                    let __v23 = __centered_stored[__i_6];
+                    let __v21 = l[li_2];
+                    let __v22 = __centered_stored[__i_6];
                     let __d_increment = __d_q_centered[__i_7];
-                    let __d_v22 = __d_increment * __v23;
-                    let __d_v23 = __d_increment * __v22;
-                    ::autodiff::__private::add_to(&mut __sum_centered, __d_v23);
-                    ::autodiff::__private::add_to(&mut __d_l[li_2], __d_v22);
+                    let __d_v21 = __d_increment * __v22;
+                    let __d_v22 = __d_increment * __v21;
+                    ::autodiff::__private::add_to(&mut __sum_centered, __d_v22);
+                    ::autodiff::__private::add_to(&mut __d_l[li_2], __d_v21);
                 }
                 if __v20 < d {
                     ::autodiff::__private::add_to(
@@ -909,16 +909,16 @@ pub fn gmm_likelihood_jvp(
                 let __v20 = __i_6 + 1;
                 let mut li_2 = li_1;
                 for __i_7 in __v20..d {
-                    let __v21 = q_centered[__i_7];
-                    let __dot_v21 = __dot_q_centered[__i_7];
-                    let __v22 = l[li_2];
-                    let __dot_v22 = __dot_l[li_2];
-                    let __v23 = centered[__i_6];
-                    let __dot_v23 = __dot_centered[__i_6];
-                    let __v24 = __v22 * __v23;
-                    let __dot_v24 = __dot_v22 * __v23 + __dot_v23 * __v22;
-                    let __v25 = __v21 + __v24;
-                    let __dot_v25 = __dot_v21 + __dot_v24;
+                    let __v21 = l[li_2];
+                    let __dot_v21 = __dot_l[li_2];
+                    let __v22 = centered[__i_6];
+                    let __dot_v22 = __dot_centered[__i_6];
+                    let __v23 = __v21 * __v22;
+                    let __dot_v23 = __dot_v21 * __v22 + __dot_v22 * __v21;
+                    let __v24 = q_centered[__i_7];
+                    let __dot_v24 = __dot_q_centered[__i_7];
+                    let __v25 = __v24 + __v23;
+                    let __dot_v25 = __dot_v24 + __dot_v23;
                     q_centered[__i_7] = __v25;
                     __dot_q_centered[__i_7] = __dot_v25;
                     let li_3 = li_2 + 1;
@@ -1091,11 +1091,11 @@ impl gmm_likelihood {
                     let __v20 = __i_6 + 1;
                     let mut li_2 = li_1;
                     for __i_7 in __v20..d {
-                        let __v21 = q_centered[__i_7];
-                        let __v22 = l[li_2];
-                        let __v23 = centered[__i_6];
-                        let __v24 = __v22 * __v23;
-                        let __v25 = __v21 + __v24;
+                        let __v21 = l[li_2];
+                        let __v22 = centered[__i_6];
+                        let __v23 = __v21 * __v22;
+                        let __v24 = q_centered[__i_7];
+                        let __v25 = __v24 + __v23;
                         q_centered[__i_7] = __v25;
                         let li_3 = li_2 + 1;
                         li_2 = li_3;
@@ -1183,13 +1183,13 @@ impl gmm_likelihood {
                     for __i_7 in (__v20..d).rev() {
                         __counter_li_2 -= 1;
                         let li_2 = __counter_li_2;
-                        let __v22 = l[li_2];
-                        let __v23 = __centered_stored[__i_6];
+                        let __v21 = l[li_2];
+                        let __v22 = __centered_stored[__i_6];
                         let __d_increment = __d_q_centered[__i_7];
-                        let __d_v22 = __d_increment * __v23;
-                        let __d_v23 = __d_increment * __v22;
-                        ::autodiff::__private::add_to(&mut __sum_centered, __d_v23);
-                        ::autodiff::__private::add_to(&mut __d_l[li_2], __d_v22);
+                        let __d_v21 = __d_increment * __v22;
+                        let __d_v22 = __d_increment * __v21;
+                        ::autodiff::__private::add_to(&mut __sum_centered, __d_v22);
+                        ::autodiff::__private::add_to(&mut __d_l[li_2], __d_v21);
                     }
                     if __v20 < d {
                         ::autodiff::__private::add_to(
@@ -1387,16 +1387,16 @@ impl gmm_likelihood {
                     let __v20 = __i_6 + 1;
                     let mut li_2 = li_1;
                     for __i_7 in __v20..d {
-                        let __v21 = q_centered[__i_7];
-                        let __dot_v21 = __dot_q_centered[__i_7];
-                        let __v22 = l[li_2];
-                        let __dot_v22 = __dot_l[li_2];
-                        let __v23 = centered[__i_6];
-                        let __dot_v23 = __dot_centered[__i_6];
-                        let __v24 = __v22 * __v23;
-                        let __dot_v24 = __dot_v22 * __v23 + __dot_v23 * __v22;
-                        let __v25 = __v21 + __v24;
-                        let __dot_v25 = __dot_v21 + __dot_v24;
+                        let __v21 = l[li_2];
+                        let __dot_v21 = __dot_l[li_2];
+                        let __v22 = centered[__i_6];
+                        let __dot_v22 = __dot_centered[__i_6];
+                        let __v23 = __v21 * __v22;
+                        let __dot_v23 = __dot_v21 * __v22 + __dot_v22 * __v21;
+                        let __v24 = q_centered[__i_7];
+                        let __dot_v24 = __dot_q_centered[__i_7];
+                        let __v25 = __v24 + __v23;
+                        let __dot_v25 = __dot_v24 + __dot_v23;
                         q_centered[__i_7] = __v25;
                         __dot_q_centered[__i_7] = __dot_v25;
                         let li_3 = li_2 + 1;

@@ -584,14 +584,14 @@ fn __euler_vjp_into(
     grad: (&mut [f64], &mut [f64], &mut f64),
 ) -> f64 {
     let (__grad_y0, __grad_p, __grad_h) = grad;
-    let mut __tape_v2 = ::autodiff::__private::Tape::new();
+    let mut __tape_v1 = ::autodiff::__private::Tape::new();
     let mut __tape_y_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __tape_k_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __d_y0 = ::autodiff::__private::gradient_buffer("y0", __grad_y0, &y0);
     let mut __d_p = ::autodiff::__private::gradient_buffer("p", __grad_p, &p);
     let mut y = y0.to_vec();
     let mut k = ::std::vec![0.0; 2];
-    __tape_v2
+    __tape_v1
         .reserve(
             ::core::iter::Iterator::size_hint(&(0..steps))
                 .0
@@ -605,11 +605,11 @@ fn __euler_vjp_into(
         rhs(&y, p, &mut k);
         let __k_view: &[_] = &k[..2];
         for __i_1 in 0..2 {
-            let __v1 = y[__i_1];
-            let __v2 = __k_view[__i_1];
-            __tape_v2.push(__v2);
-            let __v3 = h * __v2;
-            let __v4 = __v1 + __v3;
+            let __v1 = __k_view[__i_1];
+            __tape_v1.push(__v1);
+            let __v2 = h * __v1;
+            let __v3 = y[__i_1];
+            let __v4 = __v3 + __v2;
             y[__i_1] = __v4;
         }
     }
@@ -619,7 +619,7 @@ fn __euler_vjp_into(
     let __v8 = __v5 + __v7;
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_k = ::autodiff::__private::zeros_like(&k);
-    let mut __tape_v2 = __tape_v2.reader();
+    let mut __tape_v1 = __tape_v1.reader();
     let __d_v6 = d_ret * (__v6 + __v6);
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
     ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
@@ -628,11 +628,11 @@ fn __euler_vjp_into(
         let mut __d_h_1 = __d_h;
         let __d_k_view: &mut [_] = &mut __d_k[..2];
         for __i_1 in (0..2).rev() {
-            let __v2 = __tape_v2.pop();
+            let __v1 = __tape_v1.pop();
             let __d_increment = __d_y[__i_1];
-            let __d_h_2 = __d_h_1 + __d_increment * __v2;
-            let __d_v2 = __d_increment * h;
-            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v2);
+            let __d_h_2 = __d_h_1 + __d_increment * __v1;
+            let __d_v1 = __d_increment * h;
+            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v1);
             __d_h_1 = __d_h_2;
         }
         let __y_at_call = __tape_y_at_call.pop().to_owned();
@@ -712,14 +712,14 @@ fn euler_jvp(
         let __k_view: &[_] = &k[..2];
         let __dot_k_view: &[_] = &__dot_k[..2];
         for __i_1 in 0..2 {
-            let __v1 = y[__i_1];
-            let __dot_v1 = __dot_y[__i_1];
-            let __v2 = __k_view[__i_1];
-            let __dot_v2 = __dot_k_view[__i_1];
-            let __v3 = h * __v2;
-            let __dot_v3 = __dot_h * __v2 + __dot_v2 * h;
-            let __v4 = __v1 + __v3;
-            let __dot_v4 = __dot_v1 + __dot_v3;
+            let __v1 = __k_view[__i_1];
+            let __dot_v1 = __dot_k_view[__i_1];
+            let __v2 = h * __v1;
+            let __dot_v2 = __dot_h * __v1 + __dot_v1 * h;
+            let __v3 = y[__i_1];
+            let __dot_v3 = __dot_y[__i_1];
+            let __v4 = __v3 + __v2;
+            let __dot_v4 = __dot_v3 + __dot_v2;
             y[__i_1] = __v4;
             __dot_y[__i_1] = __dot_v4;
         }
@@ -918,13 +918,13 @@ fn __euler_vjp_into_without_y0(
     grad: (&mut [f64], &mut f64),
 ) -> f64 {
     let (__grad_p, __grad_h) = grad;
-    let mut __tape_v2 = ::autodiff::__private::Tape::new();
+    let mut __tape_v1 = ::autodiff::__private::Tape::new();
     let mut __tape_y_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __tape_k_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __d_p = ::autodiff::__private::gradient_buffer("p", __grad_p, &p);
     let mut y = y0.to_vec();
     let mut k = ::std::vec![0.0; 2];
-    __tape_v2
+    __tape_v1
         .reserve(
             ::core::iter::Iterator::size_hint(&(0..steps))
                 .0
@@ -938,11 +938,11 @@ fn __euler_vjp_into_without_y0(
         rhs(&y, p, &mut k);
         let __k_view: &[_] = &k[..2];
         for __i_1 in 0..2 {
-            let __v1 = y[__i_1];
-            let __v2 = __k_view[__i_1];
-            __tape_v2.push(__v2);
-            let __v3 = h * __v2;
-            let __v4 = __v1 + __v3;
+            let __v1 = __k_view[__i_1];
+            __tape_v1.push(__v1);
+            let __v2 = h * __v1;
+            let __v3 = y[__i_1];
+            let __v4 = __v3 + __v2;
             y[__i_1] = __v4;
         }
     }
@@ -952,7 +952,7 @@ fn __euler_vjp_into_without_y0(
     let __v8 = __v5 + __v7;
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_k = ::autodiff::__private::zeros_like(&k);
-    let mut __tape_v2 = __tape_v2.reader();
+    let mut __tape_v1 = __tape_v1.reader();
     let __d_v6 = d_ret * (__v6 + __v6);
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
     ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
@@ -961,11 +961,11 @@ fn __euler_vjp_into_without_y0(
         let mut __d_h_1 = __d_h;
         let __d_k_view: &mut [_] = &mut __d_k[..2];
         for __i_1 in (0..2).rev() {
-            let __v2 = __tape_v2.pop();
+            let __v1 = __tape_v1.pop();
             let __d_increment = __d_y[__i_1];
-            let __d_h_2 = __d_h_1 + __d_increment * __v2;
-            let __d_v2 = __d_increment * h;
-            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v2);
+            let __d_h_2 = __d_h_1 + __d_increment * __v1;
+            let __d_v1 = __d_increment * h;
+            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v1);
             __d_h_1 = __d_h_2;
         }
         let __y_at_call = __tape_y_at_call.pop().to_owned();
@@ -999,13 +999,13 @@ fn __euler_vjp_into_without_p(
     grad: (&mut [f64], &mut f64),
 ) -> f64 {
     let (__grad_y0, __grad_h) = grad;
-    let mut __tape_v2 = ::autodiff::__private::Tape::new();
+    let mut __tape_v1 = ::autodiff::__private::Tape::new();
     let mut __tape_y_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __tape_k_at_call = ::autodiff::__private::ArrayTape::new();
     let mut __d_y0 = ::autodiff::__private::gradient_buffer("y0", __grad_y0, &y0);
     let mut y = y0.to_vec();
     let mut k = ::std::vec![0.0; 2];
-    __tape_v2
+    __tape_v1
         .reserve(
             ::core::iter::Iterator::size_hint(&(0..steps))
                 .0
@@ -1019,11 +1019,11 @@ fn __euler_vjp_into_without_p(
         rhs(&y, p, &mut k);
         let __k_view: &[_] = &k[..2];
         for __i_1 in 0..2 {
-            let __v1 = y[__i_1];
-            let __v2 = __k_view[__i_1];
-            __tape_v2.push(__v2);
-            let __v3 = h * __v2;
-            let __v4 = __v1 + __v3;
+            let __v1 = __k_view[__i_1];
+            __tape_v1.push(__v1);
+            let __v2 = h * __v1;
+            let __v3 = y[__i_1];
+            let __v4 = __v3 + __v2;
             y[__i_1] = __v4;
         }
     }
@@ -1033,7 +1033,7 @@ fn __euler_vjp_into_without_p(
     let __v8 = __v5 + __v7;
     let mut __d_y = ::autodiff::__private::zeros_like(&y);
     let mut __d_k = ::autodiff::__private::zeros_like(&k);
-    let mut __tape_v2 = __tape_v2.reader();
+    let mut __tape_v1 = __tape_v1.reader();
     let __d_v6 = d_ret * (__v6 + __v6);
     ::autodiff::__private::add_to(&mut __d_y[1], __d_v6);
     ::autodiff::__private::add_to(&mut __d_y[0], d_ret);
@@ -1042,11 +1042,11 @@ fn __euler_vjp_into_without_p(
         let mut __d_h_1 = __d_h;
         let __d_k_view: &mut [_] = &mut __d_k[..2];
         for __i_1 in (0..2).rev() {
-            let __v2 = __tape_v2.pop();
+            let __v1 = __tape_v1.pop();
             let __d_increment = __d_y[__i_1];
-            let __d_h_2 = __d_h_1 + __d_increment * __v2;
-            let __d_v2 = __d_increment * h;
-            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v2);
+            let __d_h_2 = __d_h_1 + __d_increment * __v1;
+            let __d_v1 = __d_increment * h;
+            ::autodiff::__private::add_to(&mut __d_k_view[__i_1], __d_v1);
             __d_h_1 = __d_h_2;
         }
         let __y_at_call = __tape_y_at_call.pop().to_owned();

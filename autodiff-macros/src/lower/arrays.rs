@@ -385,6 +385,9 @@ impl Lowering<'_> {
             );
             return;
         }
+        // The value first, as Rust evaluates it (an assignment's and a compound assignment of primitives'),
+        // then the place: `v[0] += { v[0] = 2.0; 1.0 }` reads the element the value wrote.
+        let value = self.lower_expr(rhs, None);
         let index = match matrix {
             Some((flat, offsets, row)) => {
                 let row = self.lower_row(flat, &row);
@@ -404,7 +407,7 @@ impl Lowering<'_> {
             }
         };
         let value = match op {
-            None => self.lower_expr(rhs, None),
+            None => value,
             Some(op) => {
                 let current = self.emit(
                     Value::Load {
@@ -414,8 +417,7 @@ impl Lowering<'_> {
                     None,
                     target.span(),
                 );
-                let rhs = self.lower_expr(rhs, None);
-                self.emit(Value::Binary(op, current, rhs), None, target.span())
+                self.emit(Value::Binary(op, current, value), None, target.span())
             }
         };
         self.forget_reads_of(array);

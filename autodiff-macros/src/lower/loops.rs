@@ -183,6 +183,24 @@ impl Lowering<'_> {
                         .spanned(label, "loop labels are not supported: use a flag variable");
                 }
                 let span = loop_span(&w.attrs, &w.label, w.while_token.span, &w.body, || w.span());
+                // A condition that changes what it reads (`while { k += 1; k < n } { .. }`): the lowered
+                // condition's writes reach neither the body nor the next test (the loop never ended), so
+                // the loop is lowered as the `loop { if !cond { break; } .. }` it is, whose body carries them.
+                let moves = !matches!(strip_parens(&w.cond), Expr::Let(_))
+                    && crate::incoming::index_moved_by(&w.cond, &w.cond).is_some();
+                let (cond, stmts) = (&w.cond, &w.body.stmts);
+                let body = quote::quote_spanned!(span=> {
+                    if !(#cond) {
+                        break;
+                    }
+                    #(#stmts)*
+                });
+                if let Some(body) = moves
+                    .then(|| syn::parse2::<syn::Block>(body).ok())
+                    .flatten()
+                {
+                    return self.lower_loop(None, None, &body, span);
+                }
                 self.lower_loop(None, Some(&w.cond), &w.body, span)
             }
             Expr::Loop(l) => {
