@@ -580,7 +580,10 @@ impl Lowering<'_> {
                 // which `lower_expr` makes).
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))
                 {
-                    if !is_vec_constructor(c) {
+                    // `let row = DESIGN[i];` of a constant matrix from outside, in the generic copy
+                    // `constant::<__S, _>(DESIGN[i])`: a constant value of a type the macro does not see, as
+                    // it is at first order (`DESIGN[i]` there), not an array the call makes.
+                    if !is_vec_constructor(c) && !is_outside_constant(c) {
                         // One the function returns has the return type (`let p = g(x); return p;`).
                         let (fixed, len) = match &self.return_array {
                             Some((fixed, len)) if self.returned_names.contains(&name) => {
@@ -1276,6 +1279,21 @@ fn unary_symbol(op: &syn::UnOp) -> String {
 /// a call whose result is an array.
 fn is_vec_constructor(c: &syn::ExprCall) -> bool {
     matches!(&*c.func, Expr::Path(p) if p.path.segments.iter().any(|s| s.ident == "Vec"))
+}
+
+/// `::autodiff::__private::constant::<__S, _>(..)`: the generic copy's lift of a constant from outside the
+/// function (`shadow.rs`).
+fn is_outside_constant(c: &syn::ExprCall) -> bool {
+    let Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    names.ends_with(&["__private".to_string(), "constant".to_string()])
 }
 
 /// The name a pattern binds, as a hint for the value it gets.
