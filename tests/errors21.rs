@@ -1,6 +1,6 @@
 //! errors21: a row of a constant matrix from outside the function bound to a local without a type
-//! (`let row = DESIGN[i];`) and passed on by reference (`dot3(&row, x)`), in a loop and outside one, at
-//! first order and at `order = 2`. It was rustc's E0308 in the generic copy (`constant::<__S, _>(DESIGN[i])`
+//! (`let row = DESIGN[i];`), passed on by reference (`dot3(&row, x)`) or read by index (`row[j]`), in a
+//! loop and outside one, at first order and at `order = 2`. It was rustc's E0308 in the generic copy (`constant::<__S, _>(DESIGN[i])`
 //! was taken for a call that makes an array). Every gradient is checked against central differences and
 //! against the derivative worked out by hand; the Hessians against central differences of `f_grad` and
 //! the exact ones.
@@ -69,6 +69,21 @@ pub fn rows_nested(x: &[f64]) -> f64 {
             let d = dot3(&row, x);
             f += (d * x[k]).exp() * 0.1 + dot3(&row, x) * d;
         }
+    }
+    f
+}
+
+/// The untyped row read by index (`row[j]`) as the matrix is, beside passed on.
+#[differentiable(order = 2)]
+pub fn rows_indexed(x: &[f64]) -> f64 {
+    let mut f = 0.0;
+    for i in 0..3 {
+        let row = WEIGHTS[i];
+        let mut s = 0.0;
+        for j in 0..3 {
+            s += row[j] * x[j] * x[j];
+        }
+        f += s * dot3(&row, x) + (row[i] * x[i]).tanh();
     }
     f
 }
@@ -177,4 +192,30 @@ fn rows_bound_in_nested_loops() {
         g
     })
     .run(POINTS, |r| r.vec(3, -1.0, 1.0));
+}
+
+#[test]
+fn rows_read_by_index() {
+    sl!(
+        rows_indexed,
+        rows_indexed_grad,
+        rows_indexed_jvp,
+        rows_indexed_grad_into,
+        rows_indexed_hessian
+    )
+    .analytic(|x| {
+        let mut g = vec![0.0; 3];
+        for i in 0..3 {
+            let row = WEIGHTS[i];
+            let s: f64 = (0..3).map(|j| row[j] * x[j] * x[j]).sum();
+            let dv = d(&row, x);
+            for j in 0..3 {
+                g[j] += 2.0 * row[j] * x[j] * dv + s * row[j];
+            }
+            let t = (row[i] * x[i]).tanh();
+            g[i] += (1.0 - t * t) * row[i];
+        }
+        g
+    })
+    .run(POINTS, |r| r.vec(3, -1.5, 1.5));
 }

@@ -108,6 +108,9 @@ struct Lowering<'a> {
     /// The rows `[T; N]` of matrices bound by value (`let r = pos[i];`): a call passing the name (`g(r)`)
     /// passes a copy of the row, as for `g(pos[i])`, not the reference a window stands for.
     row_values: crate::hash::FastSet<Array>,
+    /// The values bound to a row of a constant matrix from outside the function without a type
+    /// (`let row = DESIGN[i];`): constants, read by index (`row[j]`) as the matrix is.
+    outside_rows: crate::hash::FastSet<Var>,
     errors: &'a mut Errors,
 }
 
@@ -144,6 +147,7 @@ pub(crate) fn lower(
         outer_levels: Default::default(),
         windows: Default::default(),
         row_values: Default::default(),
+        outside_rows: Default::default(),
         errors,
     };
     if lowering.return_array.is_some() {
@@ -613,6 +617,9 @@ impl Lowering<'_> {
                 };
                 let value = self.lower_expr(init, Some(name.clone()));
                 self.branch_array = outer;
+                if let (Some(var), true) = (value.var(), self.reads_outside_row(init)) {
+                    self.outside_rows.insert(var);
+                }
                 let value = self.copied(value, init, &name);
                 self.bind(&name, Some(value));
             }
