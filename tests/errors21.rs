@@ -219,3 +219,113 @@ fn rows_read_by_index() {
     })
     .run(POINTS, |r| r.vec(3, -1.5, 1.5));
 }
+
+// ---------------------------------------------------------------------------------------------------
+// An output's `iter_mut()` zipped with rows (`&[Vec<f64>]`, not `Copy`; and `&[[f64; 2]]`): each row is
+// bound by reference (`let row = &rows[i];`) in the counted loop the macro writes. Moved out of the slice
+// it was rustc's E0507 in the generated code.
+
+/// `out_i = sin(rows_i · x)`.
+#[differentiable]
+pub fn rows_out(rows: &[Vec<f64>], x: &[f64], out: &mut [f64]) {
+    for (o, row) in out.iter_mut().zip(rows) {
+        let mut s = 0.0;
+        for j in 0..row.len() {
+            s += row[j] * x[j];
+        }
+        *o = s.sin();
+    }
+}
+
+/// `out_i = (r_i0 x_0 + r_i1 x_1) x_i` of fixed-size rows, enumerated.
+#[differentiable]
+pub fn pairs_out(rows: &[[f64; 2]], x: &[f64], out: &mut [f64]) {
+    for (i, (o, r)) in out.iter_mut().zip(rows.iter()).enumerate() {
+        *o = (r[0] * x[0] + r[1] * x[1]) * x[i];
+    }
+}
+
+/// The Jacobian of an output function of `(rows, x)`, its inputs flat as `[rows.., x..]`.
+fn check_rows_jacobian(
+    what: &str,
+    j: &[Vec<f64>],
+    flat: &[f64],
+    primal: impl Fn(&[f64]) -> Vec<f64>,
+    analytic: &[Vec<f64>],
+) {
+    common::assert_jacobian(
+        j,
+        &common::fd_jacobian(primal, flat),
+        &format!("{what} vs FD"),
+    );
+    common::assert_jacobian(j, analytic, &format!("{what} vs by hand"));
+}
+
+#[test]
+fn output_zipped_with_vec_rows() {
+    let mut rng = Lcg::new(21);
+    for _ in 0..POINTS {
+        let (n, m) = (3, 2);
+        let flat_rows = rng.vec(n * m, -1.5, 1.5);
+        let rows: Vec<Vec<f64>> = flat_rows.chunks(m).map(<[f64]>::to_vec).collect();
+        let x = rng.vec(m, -1.5, 1.5);
+        let mut out = vec![0.0; n];
+        let j = rows_out_jacobian(&rows, &x, &mut out);
+        let flat: Vec<f64> = flat_rows.iter().chain(&x).copied().collect();
+        let primal = |v: &[f64]| {
+            let rows: Vec<Vec<f64>> = v[..n * m].chunks(m).map(<[f64]>::to_vec).collect();
+            let mut o = vec![0.0; n];
+            rows_out(&rows, &v[n * m..], &mut o);
+            o
+        };
+        let analytic: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                let c = (0..m).map(|k| rows[i][k] * x[k]).sum::<f64>().cos();
+                let mut row = vec![0.0; n * m + m];
+                for k in 0..m {
+                    row[i * m + k] = c * x[k];
+                    row[n * m + k] = c * rows[i][k];
+                }
+                row
+            })
+            .collect();
+        check_rows_jacobian("rows_out", &j, &flat, primal, &analytic);
+        let expected: Vec<f64> = (0..n)
+            .map(|i| (0..m).map(|k| rows[i][k] * x[k]).sum::<f64>().sin())
+            .collect();
+        common::assert_all_close(&out, &expected, 1e-15, "rows_out: outputs written");
+    }
+}
+
+#[test]
+fn output_zipped_with_array_rows() {
+    let mut rng = Lcg::new(22);
+    for _ in 0..POINTS {
+        let n = 2;
+        let flat_rows = rng.vec(2 * n, -1.5, 1.5);
+        let rows: Vec<[f64; 2]> = flat_rows.chunks(2).map(|c| [c[0], c[1]]).collect();
+        let x = rng.vec(2, -1.5, 1.5);
+        let mut out = vec![0.0; n];
+        let j = pairs_out_jacobian(&rows, &x, &mut out);
+        let flat: Vec<f64> = flat_rows.iter().chain(&x).copied().collect();
+        let primal = |v: &[f64]| {
+            let rows: Vec<[f64; 2]> = v[..2 * n].chunks(2).map(|c| [c[0], c[1]]).collect();
+            let mut o = vec![0.0; n];
+            pairs_out(&rows, &v[2 * n..], &mut o);
+            o
+        };
+        let analytic: Vec<Vec<f64>> = (0..n)
+            .map(|i| {
+                let s = rows[i][0] * x[0] + rows[i][1] * x[1];
+                let mut row = vec![0.0; 2 * n + 2];
+                for k in 0..2 {
+                    row[2 * i + k] = x[k] * x[i];
+                    row[2 * n + k] = rows[i][k] * x[i];
+                }
+                row[2 * n + i] += s;
+                row
+            })
+            .collect();
+        check_rows_jacobian("pairs_out", &j, &flat, primal, &analytic);
+    }
+}

@@ -28,6 +28,7 @@ use syn::{BinOp, Expr, Ident, Lit, Pat};
 mod array_values;
 mod arrays;
 mod calls;
+pub(crate) use arrays::array_uses;
 pub(crate) use calls::{is_private_field_window, is_private_receive};
 mod control;
 mod iteration;
