@@ -193,7 +193,8 @@ fn is_place(expr: &Expr) -> bool {
 /// `for` loops (and `.for_each(..)` statements) over `&mut` elements of an output (`out.iter_mut()`,
 /// `&mut out`, `out[a..b].iter_mut()`, with `.enumerate()` and `.zip(..)` of slices), rewritten into a
 /// counted loop that writes by index. Each element read of the other sides is bound by value at the top of
-/// an iteration (`*x` of such a name becomes `x`), each `*o` of a written element becomes `out[i]`.
+/// an iteration (`*x` of such a name becomes `x`), a row the body reads as an array by reference
+/// (`let row = &rows[i];`, `rows_of`); each `*o` of a written element becomes `out[i]`.
 ///
 /// ```text
 /// // Input:                                     // Output:
