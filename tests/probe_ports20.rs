@@ -1495,8 +1495,8 @@ pub mod more {
         f
     }
 
-    /// The same with each row copied to a typed local first (`let row: [f64; 3] = DESIGN[i];`). Untyped,
-    /// `let row = DESIGN[i];` in a loop is rustc's E0308 in the generated code (not fixed).
+    /// The same with each row copied to a typed local first (`let row: [f64; 3] = DESIGN[i];`); untyped,
+    /// `let row = DESIGN[i];`, in tests/errors21.rs.
     #[differentiable(order = 2)]
     pub fn design_rows_typed(x: &[f64]) -> f64 {
         let mut f = 0.0;

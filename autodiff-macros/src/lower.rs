@@ -28,6 +28,7 @@ use syn::{BinOp, Expr, Ident, Lit, Pat};
 mod array_values;
 mod arrays;
 mod calls;
+pub(crate) use arrays::array_uses;
 pub(crate) use calls::{is_private_field_window, is_private_receive};
 mod control;
 mod iteration;
@@ -108,6 +109,9 @@ struct Lowering<'a> {
     /// The rows `[T; N]` of matrices bound by value (`let r = pos[i];`): a call passing the name (`g(r)`)
     /// passes a copy of the row, as for `g(pos[i])`, not the reference a window stands for.
     row_values: crate::hash::FastSet<Array>,
+    /// The values bound to a row of a constant matrix from outside the function without a type
+    /// (`let row = DESIGN[i];`): constants, read by index (`row[j]`) as the matrix is.
+    outside_rows: crate::hash::FastSet<Var>,
     errors: &'a mut Errors,
 }
 
@@ -144,6 +148,7 @@ pub(crate) fn lower(
         outer_levels: Default::default(),
         windows: Default::default(),
         row_values: Default::default(),
+        outside_rows: Default::default(),
         errors,
     };
     if lowering.return_array.is_some() {
@@ -580,7 +585,10 @@ impl Lowering<'_> {
                 // which `lower_expr` makes).
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))
                 {
-                    if !is_vec_constructor(c) {
+                    // `let row = DESIGN[i];` of a constant matrix from outside, in the generic copy
+                    // `constant::<__S, _>(DESIGN[i])`: a constant value of a type the macro does not see, as
+                    // it is at first order (`DESIGN[i]` there), not an array the call makes.
+                    if !is_vec_constructor(c) && !is_outside_constant(c) {
                         // One the function returns has the return type (`let p = g(x); return p;`).
                         let (fixed, len) = match &self.return_array {
                             Some((fixed, len)) if self.returned_names.contains(&name) => {
@@ -610,6 +618,9 @@ impl Lowering<'_> {
                 };
                 let value = self.lower_expr(init, Some(name.clone()));
                 self.branch_array = outer;
+                if let (Some(var), true) = (value.var(), self.reads_outside_row(init)) {
+                    self.outside_rows.insert(var);
+                }
                 let value = self.copied(value, init, &name);
                 self.bind(&name, Some(value));
             }
@@ -1278,6 +1289,21 @@ fn unary_symbol(op: &syn::UnOp) -> String {
 /// a call whose result is an array.
 fn is_vec_constructor(c: &syn::ExprCall) -> bool {
     matches!(&*c.func, Expr::Path(p) if p.path.segments.iter().any(|s| s.ident == "Vec"))
+}
+
+/// `::autodiff::__private::constant::<__S, _>(..)`: the generic copy's lift of a constant from outside the
+/// function (`shadow.rs`).
+fn is_outside_constant(c: &syn::ExprCall) -> bool {
+    let Expr::Path(p) = &*c.func else {
+        return false;
+    };
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    names.ends_with(&["__private".to_string(), "constant".to_string()])
 }
 
 /// The name a pattern binds, as a hint for the value it gets.

@@ -193,7 +193,8 @@ fn is_place(expr: &Expr) -> bool {
 /// `for` loops (and `.for_each(..)` statements) over `&mut` elements of an output (`out.iter_mut()`,
 /// `&mut out`, `out[a..b].iter_mut()`, with `.enumerate()` and `.zip(..)` of slices), rewritten into a
 /// counted loop that writes by index. Each element read of the other sides is bound by value at the top of
-/// an iteration (`*x` of such a name becomes `x`), each `*o` of a written element becomes `out[i]`.
+/// an iteration (`*x` of such a name becomes `x`), a row the body reads as an array by reference
+/// (`let row = &rows[i];`, `rows_of`); each `*o` of a written element becomes `out[i]`.
 ///
 /// ```text
 /// // Input:                                     // Output:
@@ -218,7 +219,10 @@ impl Rewrite<'_> {
         let index = self.name("element");
         let mut bounds = Vec::new();
         let mut lens = Vec::new();
-        let mut binds = Binds::default();
+        let mut binds = Binds {
+            rows: rows_of(&f.body),
+            ..Binds::default()
+        };
         if !self.bind(&tree, &f.pat, &index, &mut bounds, &mut lens, &mut binds) {
             return Some(syn::parse_quote!({}));
         }
@@ -339,6 +343,17 @@ impl Rewrite<'_> {
                     (Access::Reference, syn::Pat::Reference(r)) => {
                         let inner = &r.pat;
                         binds.lets.push(quote!(let #inner = #place;));
+                        true
+                    }
+                    // A row of a matrix (`rows: &[Vec<f64>]`), which may not be `Copy`: borrowed, as a
+                    // window of it.
+                    (Access::Reference, syn::Pat::Ident(p))
+                        if p.by_ref.is_none()
+                            && p.subpat.is_none()
+                            && p.mutability.is_none()
+                            && binds.rows.contains(&p.ident.to_string()) =>
+                    {
+                        binds.lets.push(quote!(let #p = &#place;));
                         true
                     }
                     (Access::Reference, syn::Pat::Ident(p))
@@ -526,6 +541,38 @@ struct Binds {
     lets: Vec<TokenStream>,
     written: Vec<(syn::Ident, Expr)>,
     by_value: Vec<syn::Ident>,
+    /// The names the body reads as rows (`rows_of`).
+    rows: crate::hash::FastSet<String>,
+}
+
+/// The names `body` uses as arrays (indexed, measured, iterated or borrowed), never passed on bare (`g(r)`,
+/// which may take a `Copy` row by value): an element of another side bound to one is a row, bound by
+/// reference (`let row = &rows[i];`), since a `Vec` row cannot be moved out of its slice.
+fn rows_of(body: &syn::Block) -> crate::hash::FastSet<String> {
+    use syn::visit::Visit;
+    struct Bare(crate::hash::FastSet<String>);
+    impl<'ast> Visit<'ast> for Bare {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            let args = match expr {
+                Expr::Call(c) => c.args.iter().collect(),
+                Expr::MethodCall(m) => m.args.iter().collect(),
+                _ => Vec::new(),
+            };
+            for arg in args {
+                if let Expr::Path(p) = arg {
+                    if let Some(name) = p.path.get_ident() {
+                        self.0.insert(name.to_string());
+                    }
+                }
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+    }
+    let mut bare = Bare(Default::default());
+    bare.visit_block(body);
+    let mut rows = crate::lower::array_uses(body);
+    rows.retain(|name| !bare.0.contains(name));
+    rows
 }
 
 /// The body of a rewritten loop: `*o` becomes `out[i]`, `*x` becomes `x`; any other use of `o` is an error.

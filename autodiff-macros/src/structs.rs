@@ -579,14 +579,27 @@ struct MatrixRead {
     input: String,
     field: String,
     copied: bool,
+    /// A row read as a slice (`&p.w[i]`), not an element (`p.w[i][j]`).
+    row: bool,
 }
 
 /// The reads of fields indexed twice in `block` (the fields rewritten to their inputs).
+///
+/// `&p.w[i]` alone does not say whether `w` is a matrix (its row) or a plain array (a reference to an
+/// element): a field also read by one index as a value (`p.w[i] * x`), or whose `&p.w[i]` bound to a local
+/// is dereferenced (`let r = &p.w[i]; *r`), is a plain array, never indexed twice, and its `&p.w[i]` not a
+/// row: the lowering reports the reference to an element there.
 fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
     struct Nested<'a> {
         fields: &'a [FieldInput],
         copies: Vec<(String, String)>,
         found: Vec<MatrixRead>,
+        /// The inputs read by one index as a value (`p.w[i]`).
+        elements: FastSet<String>,
+        /// The locals bound to `&p.w[i]`, with the field's input.
+        row_locals: Vec<(String, String)>,
+        /// The names dereferenced (`*r`).
+        derefs: FastSet<String>,
     }
     impl Nested<'_> {
         /// The field `name` is, itself or as a copy (`let w = self.w;`): its input, as the user wrote it,
@@ -625,6 +638,7 @@ fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
                             input,
                             field,
                             copied,
+                            row: true,
                         });
                         self.visit_expr(&index.index);
                         return;
@@ -641,9 +655,25 @@ fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
                             input,
                             field,
                             copied,
+                            row: false,
                         });
                         return;
                     }
+                }
+            }
+            // `p.w[i]` read by one index as a value (rows and elements of matrices returned above).
+            if let Expr::Index(index) = expr {
+                if !matches!(strip(&index.index), Expr::Range(_)) {
+                    if let Some((input, ..)) =
+                        plain_name(&index.expr).and_then(|n| self.field_of(&n))
+                    {
+                        self.elements.insert(input);
+                    }
+                }
+            }
+            if let Expr::Unary(u) = expr {
+                if let (syn::UnOp::Deref(_), Some(name)) = (u.op, plain_name(&u.expr)) {
+                    self.derefs.insert(name);
                 }
             }
             // `vec![p.w[0][0] * x, p.b[1]]`: syn's visitors leave a macro's arguments as tokens.
@@ -669,6 +699,22 @@ fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
             if let (syn::Pat::Ident(p), Some(copied)) = (pat, init.and_then(plain_name)) {
                 self.copies.push((p.ident.to_string(), copied));
             }
+            // `let r = &p.w[i];`
+            let row = local
+                .init
+                .as_ref()
+                .and_then(|init| match strip(&init.expr) {
+                    Expr::Reference(r) => match strip(&r.expr) {
+                        Expr::Index(index) if !matches!(strip(&index.index), Expr::Range(_)) => {
+                            plain_name(&index.expr).and_then(|n| self.field_of(&n))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                });
+            if let (syn::Pat::Ident(p), Some((input, ..))) = (pat, row) {
+                self.row_locals.push((p.ident.to_string(), input));
+            }
             syn::visit::visit_local(self, local);
         }
         fn visit_item(&mut self, _: &'ast syn::Item) {}
@@ -683,9 +729,35 @@ fn matrix_reads(block: &syn::Block, fields: &[FieldInput]) -> Vec<MatrixRead> {
         fields,
         copies: Vec::new(),
         found: Vec::new(),
+        elements: FastSet::default(),
+        row_locals: Vec::new(),
+        derefs: FastSet::default(),
     };
     nested.visit_block(block);
-    nested.found
+    let Nested {
+        found,
+        mut elements,
+        row_locals,
+        derefs,
+        ..
+    } = nested;
+    elements.extend(
+        (row_locals.into_iter())
+            .filter(|(local, _)| derefs.contains(local))
+            .map(|(_, input)| input),
+    );
+    // Indexed twice somewhere, a field is a matrix whatever else the body does with it.
+    let twice: FastSet<&str> = (found.iter())
+        .filter(|read| !read.row)
+        .map(|read| read.input.as_str())
+        .collect();
+    let plain: FastSet<String> = (elements.into_iter())
+        .filter(|input| !twice.contains(input.as_str()))
+        .collect();
+    found
+        .into_iter()
+        .filter(|read| !(read.row && plain.contains(&read.input)))
+        .collect()
 }
 
 impl Flattened {

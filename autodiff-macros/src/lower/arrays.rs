@@ -240,6 +240,7 @@ impl Lowering<'_> {
             if let Some(constant) = self
                 .outside_array(&e.expr)
                 .or_else(|| self.outside_row(&e.expr))
+                .or_else(|| self.outside_row_local(&e.expr))
             {
                 // `WEIGHTS[i]`: a constant array from outside the function, whose elements are constants.
                 let index = self.lower_expr(&e.index, None);
@@ -319,6 +320,40 @@ impl Lowering<'_> {
             by_ref: vec![true, false],
         };
         Some(self.emit(value, None, crate::span::of_index(inner)))
+    }
+
+    /// `row` in `row[j]` of `let row = DESIGN[i];` (`outside_rows`): the constant row.
+    fn outside_row_local(&self, expr: &Expr) -> Option<Operand> {
+        let Expr::Path(p) = strip_parens(expr) else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        let var = self.lookup(&name)?.value.as_ref()?.var()?;
+        self.outside_rows
+            .contains(&var)
+            .then_some(Operand::Var(var))
+    }
+
+    /// Is `init` a row of a constant matrix from outside the function (`DESIGN[i]`, `tables::A[i][j]` of
+    /// a deeper one), or its lift in the generic copy (`constant::<__S, _>(DESIGN[i])`)?
+    pub(in crate::lower) fn reads_outside_row(&self, init: &Expr) -> bool {
+        let init = match strip_parens(init) {
+            Expr::Call(c) if c.args.len() == 1 && super::is_outside_constant(c) => &c.args[0],
+            other => other,
+        };
+        let Expr::Index(e) = strip_parens(init) else {
+            return false;
+        };
+        let mut e = e;
+        loop {
+            if matches!(strip_parens(&e.index), Expr::Range(_)) {
+                return false;
+            }
+            match strip_parens(&e.expr) {
+                Expr::Index(inner) => e = inner,
+                base => return self.outside_array(base).is_some(),
+            }
+        }
     }
 
     /// An index must be an integer; a float literal or value is an error the user can act on.
