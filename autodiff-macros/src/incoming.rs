@@ -33,6 +33,31 @@ use written::{Bound, Written};
 /// enumerated: `for i in 0..1_000_000_000` must not make the compiler walk it).
 const MAX_RUN: u64 = 4096;
 
+/// `e` of `a + ::autodiff::__private::copy_len(e - a, n)`, the checked end of a copy that `slice_writes.rs`
+/// desugars into a loop (`copy_len` gives its first argument or panics), so that the copy's run reads the
+/// same in the desugared body (the generic copy's) as in the body as written.
+fn checked_copy_end(expr: &Expr) -> Option<&Expr> {
+    let Expr::Binary(sum) = strip_parens(expr) else {
+        return None;
+    };
+    let Expr::Call(call) = strip_parens(&sum.right) else {
+        return None;
+    };
+    let Expr::Path(f) = &*call.func else {
+        return None;
+    };
+    if !matches!(sum.op, syn::BinOp::Add(_))
+        || crate::naming::path_names(&f.path) != ["autodiff", "__private", "copy_len"]
+    {
+        return None;
+    }
+    let Expr::Binary(length) = strip_parens(call.args.first()?) else {
+        return None;
+    };
+    (matches!(length.op, syn::BinOp::Sub(_)) && tokens(&length.right) == tokens(&sum.left))
+        .then_some(&*length.left)
+}
+
 /// The pattern of `let p: T = ..` without its type.
 fn strip_pat_type(pat: &syn::Pat) -> &syn::Pat {
     match pat {
@@ -164,6 +189,9 @@ impl Reads<'_> {
             if let Some((_, b)) = self.written.aliases.iter().rev().find(|(a, _)| *a == name) {
                 return Some(b.clone());
             }
+        }
+        if let Some(end) = checked_copy_end(expr) {
+            return self.bound(end);
         }
         if let Expr::MethodCall(m) = strip_parens(expr) {
             let receiver = bare_name(&m.receiver)?;
