@@ -407,9 +407,9 @@ mod tests {
                 "loop __i: backwards",
                 "  loop __i_1: backwards",
                 "    loop __i_2: backwards, sum c[__i_1]",
-                "      recompute __v2, __v3, __v4",
-                "      store __v1 once before loop __i_2",
-                "      increment y[__i_2] += __v3",
+                "      recompute __v1, __v2, __v4",
+                "      store __v0 once before loop __i_2",
+                "      increment y[__i_2] += __v2",
             ],
             &[
                 "loop __i: backwards",
