@@ -1297,13 +1297,7 @@ fn is_outside_constant(c: &syn::ExprCall) -> bool {
     let Expr::Path(p) = &*c.func else {
         return false;
     };
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    names.ends_with(&["__private".to_string(), "constant".to_string()])
+    crate::naming::path_names(&p.path).ends_with(&["__private".to_string(), "constant".to_string()])
 }
 
 /// The name a pattern binds, as a hint for the value it gets.
