@@ -78,6 +78,12 @@ pub(crate) fn reads_incoming(body: &syn::Block, name: &Ident, len: Option<u64>) 
     if bound_names(body).contains(&name.to_string()) {
         return true;
     }
+    // A `static mut` may change without the body naming it (any call may assign it), so an index that
+    // uses one would not give the same element later: it can only be read inside `unsafe`, which the
+    // fence rejects; here too, a body with an `unsafe` block reads the incoming value.
+    if has_unsafe(body) {
+        return true;
+    }
     let mut reads = Reads {
         name,
         len,
@@ -86,6 +92,20 @@ pub(crate) fn reads_incoming(body: &syn::Block, name: &Ident, len: Option<u64>) 
     };
     reads.visit_block(body);
     reads.found
+}
+
+/// Does `body` hold an `unsafe` block (where a `static mut` could be read), closures' bodies included?
+fn has_unsafe(body: &syn::Block) -> bool {
+    struct Unsafe(bool);
+    impl<'ast> Visit<'ast> for Unsafe {
+        fn visit_expr_unsafe(&mut self, _: &'ast syn::ExprUnsafe) {
+            self.0 = true;
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut found = Unsafe(false);
+    found.visit_block(body);
+    found.0
 }
 
 /// The walk of the body, in evaluation order.
@@ -193,6 +213,9 @@ impl Reads<'_> {
         if let Some(end) = checked_copy_end(expr) {
             return self.bound(end);
         }
+        if let Some(min) = self.min_bound(expr) {
+            return Some(min);
+        }
         if let Expr::MethodCall(m) = strip_parens(expr) {
             let receiver = bare_name(&m.receiver)?;
             if m.method != "len" || !m.args.is_empty() {
@@ -204,6 +227,46 @@ impl Reads<'_> {
             return Some(Bound::Expr(tokens(expr), [receiver].into()));
         }
         Some(Bound::Expr(tokens(expr), plain_index(expr)?))
+    }
+
+    // Input:  for (o, a) in out.iter_mut().zip(x) { .. }  (`0..usize::min(out.len(), x.len())`, slice_writes.rs)
+    // Output: Bound::Expr("usize :: min (out . len () , x . len ())", {"x"}): not the output's length (`x`
+    //         may be shorter), but the same run again in a second such loop
+    /// `usize::min(a, b)` (or `std::cmp::min`, `core::cmp::min`) of two bounds: the smaller literal of two
+    /// literals, else the call as tokens with the names both use.
+    fn min_bound(&self, expr: &Expr) -> Option<Bound> {
+        let Expr::Call(call) = strip_parens(expr) else {
+            return None;
+        };
+        let Expr::Path(f) = strip_parens(&call.func) else {
+            return None;
+        };
+        let path = crate::naming::path_names(&f.path);
+        let is_min = f.qself.is_none()
+            && call.args.len() == 2
+            && matches!(
+                path.iter().map(String::as_str).collect::<Vec<_>>()[..],
+                ["usize", "min"] | ["std" | "core", "cmp", "min"]
+            );
+        if !is_min {
+            return None;
+        }
+        let (a, b) = (self.bound(&call.args[0])?, self.bound(&call.args[1])?);
+        Some(match (a, b) {
+            (Bound::Lit(a), Bound::Lit(b)) => Bound::Lit(a.min(b)),
+            (a, b) => {
+                // The names the tokens show (`n` of `usize::min(n, x.len())`, where `n` stands for
+                // another bound) and those the bounds use; not the output's, whose length is fixed.
+                let mut names = names::names_in(expr);
+                for bound in [a, b] {
+                    if let Bound::Expr(_, uses) = bound {
+                        names.extend(uses);
+                    }
+                }
+                names.remove(&self.name.to_string());
+                Bound::Expr(tokens(expr), names)
+            }
+        })
     }
 
     /// The bounds `[a, e)` of a range `a..e` (`a..=k` of a literal `k`, `..e`, `a..` to the output's

@@ -322,3 +322,46 @@ fn more_programs_write_before_they_read() {
         assert!(reads_in(body, len), "{body}");
     }
 }
+
+#[test]
+fn a_zip_bounded_loop_writes_the_run_its_shorter_side_bounds() {
+    // The run `[0, min(y.len(), x.len()))` again, or an element the literals prove inside it.
+    for (body, len) in [
+        ("for (o, a) in y.iter_mut().zip(x) { *o = a * 2.0; } for (o, a) in y.iter_mut().zip(x) { *o *= a; }", None),
+        ("for (o, a) in y.iter_mut().zip(x) { *o = *a; } for i in 0..usize::min(y.len(), x.len()) { s += y[i]; }", None),
+        ("for i in 0..std::cmp::min(n, m) { y[i] = x; } for j in 0..std::cmp::min(n, m) { s += y[j]; }", None),
+        ("for i in 0..usize::min(3, 4) { y[i] = x; } s = y[2];", None),
+        ("for i in 0..usize::min(2, y.len()) { y[i] = x; } s = y[1];", Some(2)),
+    ] {
+        assert!(!reads_in(body, len), "{body}");
+    }
+    // Not the whole buffer (`x` may be shorter, whatever `y`'s length), nor a run whose bound may change.
+    for (body, len) in [
+        ("for (o, a) in y.iter_mut().zip(x) { *o = a * 2.0; } s = y.iter().sum();", None),
+        ("for (o, a) in y.iter_mut().zip(x) { *o = a * 2.0; } s = y[0];", None),
+        ("for (o, a) in y.iter_mut().zip(x) { *o = a * 2.0; } s = y[1];", Some(2)),
+        ("for (o, a) in y.iter_mut().zip(x.iter()) { *o = *a; } g(y);", Some(3)),
+        ("for (o, a) in y.iter_mut().zip(x) { *o = *a; } x = z; for (o, a) in y.iter_mut().zip(x) { *o *= *a; }", None),
+        ("let n = k; for i in 0..usize::min(n, m) { y[i] = x; } let n = k + 1; for j in 0..usize::min(n, m) { s += y[j]; }", None),
+        ("for i in 0..usize::min(n, m) { y[i] = x; } m += 1; for j in 0..usize::min(n, m) { s += y[j]; }", None),
+        ("for i in 0..min(n, m) { y[i] = x; } for j in 0..min(n, m) { s += y[j]; }", None),
+        ("for i in 0..usize::max(n, m) { y[i] = x; } for j in 0..usize::max(n, m) { s += y[j]; }", None),
+        ("for i in 0..usize::min(3, 4) { y[i] = x; } s = y[3];", None),
+    ] {
+        assert!(reads_in(body, len), "{body}");
+    }
+}
+
+#[test]
+fn an_index_that_may_be_a_static_mut_never_counts() {
+    // `K` may be a `static mut` that a call changes between the write and the read: a body with `unsafe`
+    // reads the incoming value (the fence rejects it anyway, `tests/ui/fence/unsafe-static-mut-index.rs`).
+    for body in [
+        "unsafe { y[K] = x; bump(); s = y[K]; }",
+        "unsafe { K = 0; while K < y.len() { y[K] = x; K += 1; bump(); } } g(y);",
+        "y.fill(x); s = unsafe { y[K] };",
+        "let f = || unsafe { K += 1 }; y.fill(x); s = y[0];",
+    ] {
+        assert!(reads(body), "{body}");
+    }
+}
