@@ -245,12 +245,29 @@ fn min_run(x: &[f64], out: &mut [f64]) -> f64 {
     s
 }
 
+/// The `zip` loop's run, then the rest of the buffer from where it ended: written whole, `G` is `x`'s.
+#[differentiable]
+fn zip_then_rest(x: &[f64], out: &mut [f64]) -> f64 {
+    for (o, a) in out.iter_mut().zip(x) {
+        *o = a.cos();
+    }
+    for i in usize::min(out.len(), x.len())..out.len() {
+        out[i] = x[0] * x[1];
+    }
+    let mut s = 0.0;
+    for i in 0..out.len() {
+        s += out[i] * out[i] * x[1];
+    }
+    s
+}
+
 #[test]
 fn part2_signatures() {
     type G = (Vec<f64>, Vec<f64>);
     let _: fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, G) = zip_then_sum_vjp;
     let _: fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>) = zip_twice_vjp;
     let _: fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>) = min_run_vjp;
+    let _: fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>) = zip_then_rest_vjp;
 }
 
 #[test]
@@ -269,5 +286,14 @@ fn part2_zip_bounded_loops_against_differences() {
     for (nx, nout) in [(3, 3), (4, 3)] {
         check_written("zip_twice", nx, nout, &zip_twice, &zip_twice_vjp);
         check_written("min_run", nx, nout, &min_run, &min_run_vjp);
+    }
+    for (nx, nout) in [(3, 3), (4, 3), (2, 4)] {
+        check_written(
+            "zip_then_rest",
+            nx,
+            nout,
+            &zip_then_rest,
+            &zip_then_rest_vjp,
+        );
     }
 }

@@ -332,6 +332,8 @@ fn a_zip_bounded_loop_writes_the_run_its_shorter_side_bounds() {
         ("for i in 0..std::cmp::min(n, m) { y[i] = x; } for j in 0..std::cmp::min(n, m) { s += y[j]; }", None),
         ("for i in 0..usize::min(3, 4) { y[i] = x; } s = y[2];", None),
         ("for i in 0..usize::min(2, y.len()) { y[i] = x; } s = y[1];", Some(2)),
+        // The rest of the buffer written after the run: the two chain to its length.
+        ("for (o, a) in y.iter_mut().zip(x) { *o = *a; } for i in usize::min(y.len(), x.len())..y.len() { y[i] = 0.0; } g(y);", None),
     ] {
         assert!(!reads_in(body, len), "{body}");
     }
