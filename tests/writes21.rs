@@ -6,6 +6,7 @@
 //! - `for (o, a) in out.iter_mut().zip(x)` writes `out[..min(out.len(), x.len())]`: when `x` is shorter the
 //!   tail keeps its incoming value, so a later read of the whole buffer keeps `out` in `G` (with the tail's
 //!   gradient), while a later loop over the same run reads only what the first wrote.
+//!
 //! `G` is pinned by `fn` pointers of API.md's types; gradients against central differences of the primal
 //! (of `d_ret * ret + d_out . out`), with output buffers full of NaN where `G` leaves the output out.
 
