@@ -1612,6 +1612,25 @@ fn mlp_struct_gradients_hessian_optimiser_and_flat_view() {
         );
     }
 
+    // `f_grad_into` over a struct writes every differentiable field and copies the `#[no_grad]` ones.
+    let mut gi = p.from_flat(&[f64::NAN; 10]);
+    gi.hidden = 0;
+    let vi: f64 = p.loss_grad_into(&xs, &ys, &mut gi);
+    assert_eq!(vi, v);
+    assert_eq!(gi.to_flat(), g.to_flat());
+    // `f_jvp` with a struct tangent is the gradient's inner product with it.
+    let (vj, tj): (f64, f64) = model::mse_jvp(&p, &xs, &ys, dir.clone());
+    assert_eq!(vj, v);
+    assert_near(tj, dot(&g.to_flat(), &dflat), 1e-12, 1.0, "mse jvp");
+    // `f_vjp` scales.
+    let (_, gv): (f64, Mlp) = model::mse_vjp(&p, &xs, &ys, 2.0);
+    assert_vec_near(
+        &gv.to_flat(),
+        &g.to_flat().iter().map(|a| 2.0 * a).collect::<Vec<_>>(),
+        1e-14,
+        "mse vjp",
+    );
+
     let (q, minimum) = Lbfgs::default().minimize_params(|q: &Mlp| q.loss_grad(&xs, &ys), &p);
     assert!(minimum.value < v, "{minimum:?}");
     assert_eq!(q.hidden, 3);
@@ -1691,6 +1710,22 @@ fn struct_methods_wrt_self_and_inputs_and_associated_functions() {
             &q,
             &h,
         );
+
+        // The Jacobian of a method over its active inputs (self is constant here).
+        let cols = fd_columns(&|z| s.moved(z), &q);
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_near(jac[i][j], cols[j][i], 1e-7, 1.0, "moved fd");
+            }
+        }
+        let mut gs_into = s.zero_like();
+        let mut gq_into = [f64::NAN; 2];
+        let e: f64 = s.energy_grad_into(q, (&mut gs_into, &mut gq_into));
+        assert_eq!(e, s.energy(q));
+        assert_eq!(gs_into.to_flat(), gs.to_flat());
+        assert_eq!(gq_into, gq);
+        let check = check_gradient_of(|t: &Spring| t.energy(q), &s, &gs);
+        assert!(check.is_ok(1e-6), "{check:?}");
 
         let w = Scaled { s: s.k };
         let d: [f64; 3] = w.wave_derivatives(a);
@@ -1827,6 +1862,792 @@ fn custom_and_registered_gradients_at_higher_order() {
         for i in 0..4 {
             let e = dot(&h[i], &[1.0, 2.0, 0.0, -1.0]);
             assert_near(hv[i], e, 1e-12, 1.0, "custom_in_loop hvp");
+        }
+    }
+}
+
+// ---- forms a user writes beyond the list, which work: checked so they keep working ----
+
+mod beyond {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn filtered(x: &[f64]) -> f64 {
+        x.iter().filter(|v| **v > 0.0).map(|v| v * v).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn collected(x: &[f64]) -> f64 {
+        let e: Vec<f64> = x.iter().map(|v| v.exp()).collect();
+        e[0] * e[1]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn fold_max(x: &[f64]) -> f64 {
+        x.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn range_map(x: &[f64], w: &[f64]) -> f64 {
+        (0..x.len()).map(|i| x[i] * w[i]).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn rev_ranked(x: &[f64]) -> f64 {
+        x.iter().rev().enumerate().map(|(i, v)| i as f64 * v).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn ufcs(x: f64, y: f64) -> f64 {
+        f64::max(x, y) + f64::sqrt(x * x + 1.0)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn mean(x: &[f64]) -> f64 {
+        x.iter().sum::<f64>() / x.len() as f64
+    }
+
+    #[differentiable(order = 2)]
+    pub fn powi_n(x: f64, n: usize) -> f64 {
+        x.powi(n as i32)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn array_pattern(p: [f64; 2]) -> f64 {
+        let [a, b] = p;
+        a * b
+    }
+
+    #[differentiable(order = 2)]
+    pub fn ref_pattern(x: &[f64]) -> f64 {
+        x.iter().map(|&v| v * 2.0).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn windowed(x: &[f64]) -> f64 {
+        x.windows(2).map(|w| w[1] - w[0]).map(|d| d * d).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn skip_take(x: &[f64]) -> f64 {
+        x.iter().skip(1).take(2).map(|v| v.sin()).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn more_consts(x: f64) -> f64 {
+        x * std::f64::consts::E + core::f64::consts::LN_2 * f64::MAX.min(x)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn to_vec_written(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        v[0] *= 2.0;
+        v[0] * v[1]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn pushed(x: f64) -> f64 {
+        let mut v = Vec::new();
+        v.push(x * x);
+        v.push(x);
+        v[0] + v[1]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn distance(x: &[f64], y: &[f64]) -> f64 {
+        x.iter()
+            .zip(y)
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+            .sqrt()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn chunked(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for c in x.chunks(2) {
+            s += c[0] * c[1];
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn closure_of_closure(x: f64) -> f64 {
+        let f = |v: f64| v * v;
+        let g = |v: f64| f(v) + v;
+        g(x) * f(x)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn row_products(m: &[Vec<f64>]) -> f64 {
+        m.iter().map(|r| r.iter().product::<f64>()).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn tuple_if(x: f64) -> f64 {
+        let (a, b) = if x > 0.0 { (x, 1.0) } else { (1.0, x) };
+        a * b
+    }
+
+    #[differentiable(order = 2)]
+    pub fn loop_value(x: f64) -> f64 {
+        let mut i = 0;
+        let y = loop {
+            i += 1;
+            if i > 3 {
+                break x * i as f64;
+            }
+        };
+        y * x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn by_value_vec(x: Vec<f64>) -> f64 {
+        let mut x = x;
+        x[0] = x[0] * x[1];
+        x.iter().sum()
+    }
+}
+
+/// Checks a function of a flat vector: its gradient against central differences, its Hessian against
+/// central differences of the gradient.
+#[track_caller]
+fn flat_check(
+    what: &str,
+    f: &dyn Fn(&[f64]) -> f64,
+    g: &dyn Fn(&[f64]) -> Vec<f64>,
+    h: &dyn Fn(&[f64]) -> Vec<Vec<f64>>,
+    x: &[f64],
+) {
+    fd_check(what, f, x, &g(x));
+    hess_check(what, g, x, &h(x));
+}
+
+#[test]
+fn forms_beyond_the_list_gradients_and_hessians() {
+    use beyond::*;
+    let mut rng = Lcg::new(2112);
+    for _ in 0..8 {
+        let x = rng.vec(4, -1.0, 1.0);
+        macro_rules! slice_fn {
+            ($f:ident, $g:ident, $h:ident) => {
+                flat_check(stringify!($f), &|z| $f(z), &|z| $g(z).1, &|z| $h(z).2, &x)
+            };
+        }
+        slice_fn!(filtered, filtered_grad, filtered_hessian);
+        slice_fn!(collected, collected_grad, collected_hessian);
+        slice_fn!(fold_max, fold_max_grad, fold_max_hessian);
+        slice_fn!(rev_ranked, rev_ranked_grad, rev_ranked_hessian);
+        slice_fn!(mean, mean_grad, mean_hessian);
+        slice_fn!(ref_pattern, ref_pattern_grad, ref_pattern_hessian);
+        slice_fn!(windowed, windowed_grad, windowed_hessian);
+        slice_fn!(skip_take, skip_take_grad, skip_take_hessian);
+        slice_fn!(to_vec_written, to_vec_written_grad, to_vec_written_hessian);
+        slice_fn!(chunked, chunked_grad, chunked_hessian);
+        let (v, g) = fold_max_grad(&x);
+        let i = (0..4).fold(0, |b, i| if x[i] > x[b] { i } else { b });
+        assert_eq!(v, x[i]);
+        assert_eq!(g.iter().sum::<f64>(), 1.0);
+        assert_eq!(g[i], 1.0);
+        let (_, g) = rev_ranked_grad(&x);
+        assert_eq!(g, vec![3.0, 2.0, 1.0, 0.0]);
+
+        let pair = |z: &[f64]| (z[..2].to_vec(), z[2..].to_vec());
+        flat_check(
+            "range_map",
+            &|z| range_map(&pair(z).0, &pair(z).1),
+            &|z| {
+                let (_, (a, b)) = range_map_grad(&pair(z).0, &pair(z).1);
+                [a, b].concat()
+            },
+            &|z| range_map_hessian(&pair(z).0, &pair(z).1).2,
+            &x,
+        );
+        flat_check(
+            "distance",
+            &|z| distance(&pair(z).0, &pair(z).1),
+            &|z| {
+                let (_, (a, b)) = distance_grad(&pair(z).0, &pair(z).1);
+                [a, b].concat()
+            },
+            &|z| distance_hessian(&pair(z).0, &pair(z).1).2,
+            &x,
+        );
+        flat_check(
+            "by_value_vec",
+            &|z| by_value_vec(z.to_vec()),
+            &|z| by_value_vec_grad(z.to_vec()).1,
+            &|z| by_value_vec_hessian(z.to_vec()).2,
+            &x,
+        );
+        flat_check(
+            "row_products",
+            &|z| row_products(&rows(z, 2)),
+            &|z| flat(&row_products_grad(&rows(z, 2)).1),
+            &|z| row_products_hessian(&rows(z, 2)).2,
+            &x,
+        );
+        flat_check(
+            "ufcs",
+            &|z| ufcs(z[0], z[1]),
+            &|z| {
+                let (_, (a, b)) = ufcs_grad(z[0], z[1]);
+                vec![a, b]
+            },
+            &|z| ufcs_hessian(z[0], z[1]).2,
+            &x[..2],
+        );
+        flat_check(
+            "array_pattern",
+            &|z| array_pattern([z[0], z[1]]),
+            &|z| array_pattern_grad([z[0], z[1]]).1.to_vec(),
+            &|z| array_pattern_hessian([z[0], z[1]]).2,
+            &x[..2],
+        );
+        macro_rules! scalar_fn {
+            ($f:expr, $g:expr, $h:expr) => {
+                flat_check(
+                    stringify!($f),
+                    &|z| $f(z[0]),
+                    &|z| vec![$g(z[0]).1],
+                    &|z| $h(z[0]).2,
+                    &x[..1],
+                )
+            };
+        }
+        scalar_fn!(more_consts, more_consts_grad, more_consts_hessian);
+        scalar_fn!(pushed, pushed_grad, pushed_hessian);
+        scalar_fn!(|t| powi_n(t, 3), |t| powi_n_grad(t, 3), |t| powi_n_hessian(
+            t, 3
+        ));
+        scalar_fn!(
+            closure_of_closure,
+            closure_of_closure_grad,
+            closure_of_closure_hessian
+        );
+        scalar_fn!(tuple_if, tuple_if_grad, tuple_if_hessian);
+        scalar_fn!(loop_value, loop_value_grad, loop_value_hessian);
+        let t = x[0];
+        assert_near(loop_value_grad(t).1, 8.0 * t, 1e-12, 1.0, "loop_value");
+        assert_near(
+            closure_of_closure_derivatives(t)[2],
+            12.0 * t * t + 6.0 * t,
+            1e-12,
+            1.0,
+            "closure_of_closure''",
+        );
+    }
+}
+
+// ---- JAX's conventions at non-differentiable points (DESIGN.md), at every order ----
+
+mod kinks {
+    use autodiff::{differentiable, stop_gradient};
+
+    #[differentiable(order = 3)]
+    pub fn kink(x: f64, m: usize) -> f64 {
+        match m {
+            0 => x.max(0.0),
+            1 => x.min(0.0),
+            2 => x.abs(),
+            3 => x.powi(2),
+            4 => x.clamp(0.0, 1.0),
+            5 => x.max(x),
+            6 => x * stop_gradient(x),
+            7 => (-x * x).abs(),
+            8 => x.signum() + x.floor() + x.ceil() + x.round() + x.trunc(),
+            _ => x.sqrt(),
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn tie(x: f64, y: f64) -> f64 {
+        x.min(y) * x
+    }
+}
+
+#[test]
+fn non_differentiable_points_follow_jax_at_every_order() {
+    let expected: [[f64; 3]; 9] = [
+        [0.0, 0.5, 0.0],
+        [0.0, 0.5, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 2.0],
+        [0.0, 0.5, 0.0],
+        [0.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0],
+        [0.0, 0.0, 2.0],
+        [0.0, 0.0, 0.0],
+    ];
+    for (m, e) in expected.iter().enumerate() {
+        let d: [f64; 4] = kinks::kink_derivatives(0.0, m);
+        assert_eq!(d[1], e[1], "kink {m}'");
+        assert_eq!(d[2], e[2], "kink {m}''");
+        assert_eq!(d[3], 0.0, "kink {m}'''");
+        assert_eq!(kinks::kink_grad(0.0, m).1, e[1], "kink {m} grad");
+        assert_eq!(kinks::kink_jvp(0.0, m, 1.0).1, e[1], "kink {m} jvp");
+        assert_eq!(
+            kinks::kink_hessian(0.0, m).2[0][0],
+            e[2],
+            "kink {m} hessian"
+        );
+        assert_eq!(kinks::kink_hvp(0.0, m, 1.0).2, e[2], "kink {m} hvp");
+    }
+    // abs at -0.0 takes the sign bit.
+    assert_eq!(kinks::kink_grad(-0.0, 2).1, -1.0);
+    assert_eq!(kinks::kink_derivatives(0.0, 9)[1], f64::INFINITY);
+    // min(x, y) x at a tie: ∂x = 0.5 x + min, and the Hessian [[1, 0.5], [0.5, 0]].
+    let (_, g, h) = kinks::tie_hessian(0.0, 0.0);
+    assert_eq!(g, (0.0, 0.0));
+    assert_eq!(h, vec![vec![1.0, 0.5], vec![0.5, 0.0]]);
+}
+
+// ---- aliasing, recursion over sub-slices, closures over indices, `wrt`, f32 ----
+
+mod edges {
+    use crate::closures::squares;
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn self_dot(x: &[f64]) -> f64 {
+        crate::chains::zip_dot(x, x) + crate::chains::zip_dot(&x[1..], &x[..x.len() - 1])
+    }
+
+    #[differentiable(order = 2)]
+    pub fn same_element_twice(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (i, &v) in x.iter().enumerate() {
+            s += v * x[i] * x[(i + 1) % x.len()];
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn sum_rec(x: &[f64]) -> f64 {
+        if x.len() == 0 {
+            return 0.0;
+        }
+        x[0] * x[0].cos() + sum_rec(&x[1..])
+    }
+
+    #[differentiable]
+    pub fn prefix(x: &[f64], out: &mut [f64]) {
+        out[0] = x[0];
+        for i in 1..x.len() {
+            out[i] = out[i - 1] * x[i];
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn through_prefix(x: &[f64]) -> f64 {
+        let mut p = vec![0.0; x.len()];
+        prefix(x, &mut p);
+        let mut s = 0.0;
+        for i in 0..p.len() {
+            s += p[i];
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn indexed_closure(x: &[f64], w: &[f64]) -> f64 {
+        let at = |i: usize| x[i] * w[i];
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += at(i) * at((i + 1) % x.len());
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn by_value_array(mut x: [f64; 3]) -> f64 {
+        x[0] = x[0] * x[1];
+        x[2] += x[0];
+        x[2] * x[1]
+    }
+
+    #[differentiable(wrt(a), order = 3)]
+    pub fn only_a(a: f64, b: f64, xs: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &x in xs {
+            s += (a * x + b).tanh();
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn nested_calling(x: f64, y: f64) -> f64 {
+        // By its bare name: called by a path (`crate::closures::squares(u, v)`), `inner` gets no generic
+        // copy, which this `order = 2` function needs (shadow.rs, `why_no_copy`; reported).
+        fn inner(u: f64, v: f64) -> f64 {
+            squares(u, v) + u.sin()
+        }
+        inner(x, y) * inner(y, x)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn single(x: &[f32]) -> f32 {
+        let mut s = 0.0f32;
+        for i in 0..x.len() {
+            s += x[i].exp() * x[(i + 1) % x.len()];
+        }
+        s
+    }
+}
+
+#[test]
+fn aliasing_recursion_over_slices_and_constants() {
+    let mut rng = Lcg::new(2113);
+    for _ in 0..8 {
+        let x = rng.vec(4, -1.0, 1.0);
+        let w = rng.vec(4, -1.0, 1.0);
+        let (_, g) = edges::self_dot_grad(&x);
+        let mut e: Vec<f64> = x.iter().map(|v| 2.0 * v).collect();
+        for i in 0..4 {
+            if i + 1 < 4 {
+                e[i] += x[i + 1];
+            }
+            if i > 0 {
+                e[i] += x[i - 1];
+            }
+        }
+        assert_vec_near(&g, &e, 1e-12, "self_dot");
+        let (_, _, h) = edges::self_dot_hessian(&x);
+        hess_check("self_dot h", &|z| edges::self_dot_grad(z).1, &x, &h);
+
+        let (_, g) = edges::same_element_twice_grad(&x);
+        fd_check(
+            "same_element_twice",
+            &|z| edges::same_element_twice(z),
+            &x,
+            &g,
+        );
+        let (_, _, h) = edges::same_element_twice_hessian(&x);
+        hess_check("same h", &|z| edges::same_element_twice_grad(z).1, &x, &h);
+
+        let (v, g) = edges::sum_rec_grad(&x);
+        assert_near(
+            v,
+            x.iter().map(|a| a * a.cos()).sum::<f64>(),
+            1e-14,
+            1.0,
+            "sum_rec",
+        );
+        let e: Vec<f64> = x.iter().map(|a| a.cos() - a * a.sin()).collect();
+        assert_vec_near(&g, &e, 1e-12, "sum_rec");
+        let (_, _, h) = edges::sum_rec_hessian(&x);
+        for i in 0..4 {
+            assert_near(
+                h[i][i],
+                -2.0 * x[i].sin() - x[i] * x[i].cos(),
+                1e-12,
+                1.0,
+                "sum_rec h",
+            );
+        }
+
+        let mut out = vec![f64::NAN; 4];
+        let jac = edges::prefix_jacobian(&x, &mut out);
+        let cols = fd_columns(
+            &|z| {
+                let mut o = vec![0.0; 4];
+                edges::prefix(z, &mut o);
+                o
+            },
+            &x,
+        );
+        for i in 0..4 {
+            for j in 0..4 {
+                assert_near(jac[i][j], cols[j][i], 1e-7, 1.0, "prefix jac");
+            }
+        }
+        let (_, g) = edges::through_prefix_grad(&x);
+        fd_check("through_prefix", &|z| edges::through_prefix(z), &x, &g);
+        let (_, _, h) = edges::through_prefix_hessian(&x);
+        hess_check(
+            "through_prefix h",
+            &|z| edges::through_prefix_grad(z).1,
+            &x,
+            &h,
+        );
+
+        let xw = [x.clone(), w.clone()].concat();
+        flat_check(
+            "indexed_closure",
+            &|z| edges::indexed_closure(&z[..4], &z[4..]),
+            &|z| {
+                let (_, (a, b)) = edges::indexed_closure_grad(&z[..4], &z[4..]);
+                [a, b].concat()
+            },
+            &|z| edges::indexed_closure_hessian(&z[..4], &z[4..]).2,
+            &xw,
+        );
+
+        // x2' = x2 + x0 x1; f = x2' x1.
+        let a3 = [x[0], x[1], x[2]];
+        let (v, g): (f64, [f64; 3]) = edges::by_value_array_grad(a3);
+        assert_near(v, (x[2] + x[0] * x[1]) * x[1], 1e-14, 1.0, "by_value_array");
+        let e = [x[1] * x[1], x[2] + 2.0 * x[0] * x[1], x[1]];
+        assert_vec_near(&g, &e, 1e-12, "by_value_array");
+        let (_, _, h) = edges::by_value_array_hessian(a3);
+        hess_check(
+            "by_value_array h",
+            &|z| edges::by_value_array_grad([z[0], z[1], z[2]]).1.to_vec(),
+            &a3,
+            &h,
+        );
+
+        let (a, b) = (x[0], x[1]);
+        let (_, ga): (f64, f64) = edges::only_a_grad(a, b, &w);
+        let e: f64 = w
+            .iter()
+            .map(|&t| t * (1.0 - (a * t + b).tanh().powi(2)))
+            .sum();
+        assert_near(ga, e, 1e-12, 1.0, "only_a");
+        let d: [f64; 4] = edges::only_a_derivatives(a, b, &w);
+        assert_near(d[1], ga, 1e-14, 1.0, "only_a d1");
+        let d1 = |t: f64| edges::only_a_derivatives(t, b, &w)[1];
+        assert_near(d[2], fd1(&d1, a, 1e-6), 1e-7, 1.0, "only_a d2");
+        let d2 = |t: f64| edges::only_a_derivatives(t, b, &w)[2];
+        assert_near(d[3], fd1(&d2, a, 1e-6), 1e-6, 1.0, "only_a d3");
+        let (_, _, h) = edges::only_a_hessian(a, b, &w);
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0][0], d[2]);
+
+        flat_check(
+            "nested_calling",
+            &|z| edges::nested_calling(z[0], z[1]),
+            &|z| {
+                let (_, (p, q)) = edges::nested_calling_grad(z[0], z[1]);
+                vec![p, q]
+            },
+            &|z| edges::nested_calling_hessian(z[0], z[1]).2,
+            &x[..2],
+        );
+
+        let x32: Vec<f32> = x.iter().map(|&a| a as f32).collect();
+        let (_, g32): (f32, Vec<f32>) = edges::single_grad(&x32);
+        let (_, _, h32): (f32, Vec<f32>, Vec<Vec<f32>>) = edges::single_hessian(&x32);
+        for i in 0..4 {
+            let n = (i + 1) % 4;
+            let p = (i + 3) % 4;
+            let e = x[i].exp() * x[n] + x[p].exp();
+            assert!((g32[i] as f64 - e).abs() < 1e-5, "single grad {i}");
+            assert!(
+                (h32[i][i] as f64 - x[i].exp() * x[n]).abs() < 1e-5,
+                "single h"
+            );
+            assert!((h32[i][n] as f64 - x[i].exp()).abs() < 1e-5, "single h off");
+        }
+    }
+}
+
+// ---- `match` on an enum and a `&str`, matrices built in the body and passed on, rows iterated ----
+
+mod shapes {
+    use autodiff::differentiable;
+
+    #[derive(Clone, Copy, PartialEq, Debug)]
+    pub enum Act {
+        Relu,
+        Tanh,
+        Soft,
+    }
+
+    #[differentiable(order = 3)]
+    pub fn act(x: f64, a: Act) -> f64 {
+        match a {
+            Act::Relu => x.max(0.0),
+            Act::Tanh => x.tanh(),
+            Act::Soft => (1.0 + x.exp()).ln(),
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn act_if(x: f64, a: Act) -> f64 {
+        if a == Act::Relu {
+            x.max(0.0)
+        } else {
+            x.tanh()
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn by_str(x: f64, mode: &str) -> f64 {
+        match mode {
+            "sq" => x * x,
+            _ => x,
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn row_lse(m: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..m.len() {
+            s += m[i].iter().map(|v| v.exp()).sum::<f64>().ln();
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn cubes(m: [[f64; 2]; 2]) -> f64 {
+        let mut s = 0.0;
+        for row in m.iter() {
+            for &v in row.iter() {
+                s += v * v * v;
+            }
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn sines(x: &[f64]) -> f64 {
+        x.iter().map(|v| v.sin()).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn rows_passed(m: &[Vec<f64>]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..m.len() {
+            s += sines(&m[i]);
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    pub fn det2(m: &[Vec<f64>]) -> f64 {
+        m[0][0] * m[1][1] - m[0][1] * m[1][0]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn det2_array(m: &[[f64; 2]; 2]) -> f64 {
+        m[0][0] * m[1][1] - m[0][1] * m[1][0]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn local_matrix(x: &[f64]) -> f64 {
+        let m = vec![vec![x[0], x[1]], vec![x[1] * x[0], 1.0]];
+        det2(&m)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn local_nested(x: f64, y: f64) -> f64 {
+        let m = [[x, y], [y * x, 1.0]];
+        let mut s = 0.0;
+        for i in 0..2 {
+            for j in 0..2 {
+                s += m[i][j] * m[j][i];
+            }
+        }
+        s + det2_array(&m)
+    }
+
+    #[differentiable]
+    pub fn doubled_into(x: &[f64], out: &mut Vec<f64>) {
+        for i in 0..x.len() {
+            out[i] = x[i] * x[i] * 2.0;
+        }
+    }
+}
+
+#[test]
+fn enums_strings_and_matrices_built_in_the_body() {
+    use shapes::*;
+    let mut rng = Lcg::new(2114);
+    for _ in 0..8 {
+        let x = rng.uniform(-2.0, 2.0);
+        let s = 1.0 / (1.0 + (-x).exp());
+        let d: [f64; 4] = act_derivatives(x, Act::Soft);
+        assert_vec_near(
+            &d,
+            &[
+                (1.0 + x.exp()).ln(),
+                s,
+                s * (1.0 - s),
+                s * (1.0 - s) * (1.0 - 2.0 * s),
+            ],
+            1e-12,
+            "soft",
+        );
+        let t = x.tanh();
+        let d = act_derivatives(x, Act::Tanh);
+        assert_near(d[2], -2.0 * t * (1.0 - t * t), 1e-12, 1.0, "tanh''");
+        let d = act_derivatives(x, Act::Relu);
+        assert_eq!(d[1], if x > 0.0 { 1.0 } else { 0.0 });
+        assert_eq!(
+            act_if_hessian(x, Act::Tanh).2[0][0],
+            -2.0 * t * (1.0 - t * t)
+        );
+        assert_eq!(by_str_hessian(x, "sq").2[0][0], 2.0);
+        assert_eq!(by_str_grad(x, "id").1, 1.0);
+
+        let m = vec![rng.vec(3, -1.0, 1.0), rng.vec(3, -1.0, 1.0)];
+        flat_check(
+            "row_lse",
+            &|z| row_lse(&rows(z, 3)),
+            &|z| flat(&row_lse_grad(&rows(z, 3)).1),
+            &|z| row_lse_hessian(&rows(z, 3)).2,
+            &flat(&m),
+        );
+        flat_check(
+            "rows_passed",
+            &|z| rows_passed(&rows(z, 3)),
+            &|z| flat(&rows_passed_grad(&rows(z, 3)).1),
+            &|z| rows_passed_hessian(&rows(z, 3)).2,
+            &flat(&m),
+        );
+        let (_, g): (f64, Vec<Vec<f64>>) = rows_passed_grad(&m);
+        assert_near(g[1][2], m[1][2].cos(), 1e-14, 1.0, "rows_passed");
+
+        let a = [[m[0][0], m[0][1]], [m[1][0], m[1][1]]];
+        let (_, g): (f64, [[f64; 2]; 2]) = cubes_grad(a);
+        assert_near(g[1][0], 3.0 * a[1][0] * a[1][0], 1e-14, 1.0, "cubes");
+        let (_, _, h) = cubes_hessian(a);
+        assert_near(h[2][2], 6.0 * a[1][0], 1e-14, 1.0, "cubes h");
+
+        // det [[x0, x1], [x1 x0, 1]] = x0 (1 - x1²).
+        let v = [m[0][0], m[0][1]];
+        let (_, g) = local_matrix_grad(&v);
+        assert_vec_near(
+            &g,
+            &[1.0 - v[1] * v[1], -2.0 * v[0] * v[1]],
+            1e-14,
+            "local_matrix",
+        );
+        let (_, _, h) = local_matrix_hessian(&v);
+        assert_vec_near(
+            &h.concat(),
+            &[0.0, -2.0 * v[1], -2.0 * v[1], -2.0 * v[0]],
+            1e-14,
+            "lm h",
+        );
+
+        // x² + 2 x y² + 1 + x (1 - y²).
+        let (p, q) = (v[0], v[1]);
+        let (_, (gp, gq)) = local_nested_grad(p, q);
+        assert_near(
+            gp,
+            2.0 * p + 2.0 * q * q + 1.0 - q * q,
+            1e-14,
+            1.0,
+            "local_nested p",
+        );
+        assert_near(gq, 4.0 * p * q - 2.0 * p * q, 1e-14, 1.0, "local_nested q");
+        let (_, _, h) = local_nested_hessian(p, q);
+        assert_vec_near(
+            &h.concat(),
+            &[2.0, 2.0 * q, 2.0 * q, 2.0 * p],
+            1e-14,
+            "ln h",
+        );
+
+        let xs = rng.vec(3, -1.0, 1.0);
+        let mut out = vec![f64::NAN; 3];
+        let d = rng.vec(3, -1.0, 1.0);
+        let g: Vec<f64> = doubled_into_vjp(&xs, &mut out, &d);
+        for i in 0..3 {
+            assert_eq!(out[i], xs[i] * xs[i] * 2.0);
+            assert_near(g[i], 4.0 * xs[i] * d[i], 1e-14, 1.0, "doubled_into");
         }
     }
 }
