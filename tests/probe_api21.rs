@@ -19,7 +19,9 @@
     clippy::excessive_precision,
     clippy::manual_clamp,
     clippy::neg_multiply,
-    clippy::double_neg,
+    clippy::assign_op_pattern,
+    clippy::len_zero,
+    clippy::vec_init_then_push,
     clippy::precedence
 )]
 
