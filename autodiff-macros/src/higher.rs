@@ -111,10 +111,28 @@ fn through_shadow(
             );
             return TokenStream::new();
         }
-        _ => {
+        // `-> [f64; 2]`, `-> Vec<f64>`, `-> (f64, f64)`: the items of `order = K` are of one float, and a
+        // caller with `order = K` differentiates through the function without them (its generic copy), so
+        // the error says to drop `order = K` here and give it to a function of the result.
+        ret => {
+            let name = &item.sig.ident;
+            // `[f64; 2]`, `Vec<f64>`, `(T, T)` as written, not as tokens (`Vec < f64 >`).
+            let ret = ret
+                .to_token_stream()
+                .to_string()
+                .replace(' ', "")
+                .replace(',', ", ")
+                .replace(';', "; ");
             errors.spanned(
                 order,
-                "`order = K` needs a function returning one float: `f64`, `f32` or a type parameter `T: Float`",
+                format!(
+                    "`order = K` needs a function returning one float (`f64`, `f32` or a type parameter \
+                     `T: Float`), whose Hessian `{name}_hvp`, `{name}_hessian` and `{name}_derivatives` give, \
+                     and `{name}` returns `{ret}`. Keep `#[differentiable]` without `order` on `{name}` (a \
+                     caller with `order = K` differentiates through it twice all the same), and give \
+                     `order = K` to a function of its result that returns a float (`#[differentiable(order = \
+                     2)] fn energy(..) -> f64 {{ let r = {name}(..); /* a float of r */ }}`)"
+                ),
             );
             return TokenStream::new();
         }
