@@ -85,10 +85,12 @@ fn check_block(root: &Path, doc: &str, block: &Block, source: &str) -> Result<()
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("{doc}:{}: cannot read {source}: {e}", block.first_line))?;
     let snapshot: Vec<&str> = text.lines().map(str::trim).collect();
+    // The last line of each top-level item: `}` at the start of a line.
+    let item_ends: Vec<bool> = text.lines().map(|l| l.starts_with('}')).collect();
     let mut next = 0;
     let mut marker_seen = false;
-    for (offset, line) in block.lines.iter().enumerate() {
-        let line = line.trim();
+    for (offset, untrimmed) in block.lines.iter().enumerate() {
+        let line = untrimmed.trim();
         if line.is_empty() || line == "// .." {
             continue;
         }
@@ -97,6 +99,18 @@ fn check_block(root: &Path, doc: &str, block: &Block, source: &str) -> Result<()
             continue;
         }
         match snapshot[next..].iter().position(|s| matches(s, line)) {
+            // An indented line continues the item of the line before it (the first line of a listing may
+            // start anywhere): found only past that item's end, it is another item's line.
+            Some(found)
+                if next > 0
+                    && untrimmed.starts_with(char::is_whitespace)
+                    && item_ends[next..next + found].contains(&true) =>
+            {
+                return Err(format!(
+                    "{doc}:{}: `{line}` is not in the item of the line before it in {source}",
+                    block.first_line + offset,
+                ));
+            }
             Some(found) => next += found + 1,
             None => {
                 let in_file = snapshot.iter().any(|s| matches(s, line));
@@ -180,4 +194,12 @@ fn the_checker_finds_a_stale_line() {
     let found = blocks(doc);
     let error = check_block(root, "doc", &found[0], source).unwrap_err();
     assert!(error.contains("out of order"), "{error}");
+
+    // A body's line found only in a later item: `f_jvp` calls the generic copy's forward sweep, whose
+    // body holds this line.
+    let doc = "```rust\n// tests/expand/basic.expanded.rs\nfn f_jvp(x: f64, y: f64, tangent: (f64, f64)) \
+               -> (f64, f64) {\n    let __dot_v2 = __dot_z * __v2;\n}\n```\n";
+    let found = blocks(doc);
+    let error = check_block(root, "doc", &found[0], source).unwrap_err();
+    assert!(error.contains("not in the item"), "{error}");
 }

@@ -401,12 +401,6 @@ fn try_expand(
                 copy: args.copy,
                 ..generated
             };
-            // A copy made without being asked is reached only through its companion, which runs the
-            // hidden `__vjp_all` and `__jvp_all` where `wrt(..)` or output parameters restrict `f_vjp`.
-            let (vjp, jvp) = match args.copy && generated.restricted() {
-                true => (TokenStream::new(), TokenStream::new()),
-                false => (generated.vjp(), generated.jvp()),
-            };
             let (grad, grad_into, jacobian) = if args.copy {
                 (None, None, None)
             } else {
@@ -445,16 +439,25 @@ fn try_expand(
                 let calls = calls_of(&f, &activity, false);
                 first_order_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             };
-            // Where `wrt(..)` or output parameters restrict `f_vjp`, the companion's sweeps with every
-            // parameter active are those of the generic copy made here, at the written float type: the
-            // same code, emitted once (`Generated::through_copy`).
+            // The sweeps of the generic copy made here, at the written float type, stand for the
+            // function's own: the same code, emitted once (`Generated::through_copy`).
             let through = match &generic_copy {
                 companion::GenericCopy::Copy(name) if !copy.is_empty() => {
                     generated.through_copy(name)
                 }
                 _ => None,
             };
-            let companion = generated.companion(generic_copy, through);
+            let generated = Generated {
+                through,
+                ..generated
+            };
+            // A copy made without being asked is reached only through its companion, which runs the
+            // hidden `__vjp_all` and `__jvp_all` where `wrt(..)` or output parameters restrict `f_vjp`.
+            let (vjp, jvp) = match args.copy && generated.restricted() {
+                true => (TokenStream::new(), TokenStream::new()),
+                false => (generated.vjp(), generated.jvp()),
+            };
+            let companion = generated.companion(generic_copy);
             // What a caller outside a generic `impl` calls by the type's name (`S::g(x)`) at `order = K`;
             // and, of one generic over a float type of its own, what the copies of the methods of its
             // `impl` call (`Self::g(x)`: `shadow::why_no_copy` counts on every differentiable associated
@@ -1173,6 +1176,9 @@ struct Generated<'a> {
     float_params: Vec<Ident>,
     /// A generic copy made without being asked (`Args::copy`): hidden, without doc comments.
     copy: bool,
+    /// The generic copy whose sweeps, at the written float type, stand for the function's own
+    /// (`through_copy`).
+    through: Option<Ident>,
     /// The emitter of the sweeps over `f` with `sig` and `activity` (without parameter structs), made
     /// once: each sweep starts from a copy of it (`emitter`).
     emitter: std::cell::OnceCell<Emitter<'a>>,
@@ -1195,6 +1201,7 @@ impl<'a> Generated<'a> {
             method: is_method(item),
             float_params: signature::float_type_params(&item.sig.generics),
             copy: false,
+            through: None,
             emitter: std::cell::OnceCell::new(),
         }
     }
@@ -1238,7 +1245,21 @@ impl<'a> Generated<'a> {
     /// The hidden function that holds the reverse sweep: it adds the gradient for the output cotangent
     /// `d_ret` into zeroed buffers of the caller's and returns the value. `f_vjp` and `f_grad_into` call it.
     fn vjp_into_item(&self) -> TokenStream {
-        self.vjp_into_item_of(self.sig, &mut self.emitter(), &self.vjp_into_name())
+        let (d_ret, grad) = (naming::fixed("d_ret"), naming::fixed("grad"));
+        match self.call_through("vjp_into", &[&d_ret, &grad]) {
+            Some(call) => {
+                let ret = &self.sig.ret_ty;
+                let buffers_ty = self.sig.gradient_into_type();
+                let signature = self.sig.generated(
+                    self.item,
+                    &self.vjp_into_name(),
+                    Some(quote!(#d_ret: #ret, #grad: #buffers_ty)),
+                    quote!(#ret),
+                );
+                quote!(#signature { #call })
+            }
+            None => self.vjp_into_item_of(self.sig, &mut self.emitter(), &self.vjp_into_name()),
+        }
     }
 
     /// The reverse sweep into buffers `name` over `sig` (the function's signature, or one with fewer
@@ -1495,8 +1516,11 @@ impl<'a> Generated<'a> {
             format!(
                 " Reverse mode of `{name}`: its value and the vector-Jacobian product for the output \
                  cotangent `d_ret`,\n as `(value, gradient)`, the gradient over the active parameters in \
-                 declaration order.{}",
+                 declaration order.{}{}",
                 listing(documenting(), &intro, &[&item, &into]),
+                self.through_listing(|| {
+                    self.vjp_into_item_of(self.sig, &mut self.emitter(), &self.vjp_into_name())
+                }),
                 name = self.item.sig.ident,
             )
         });
@@ -1671,35 +1695,83 @@ impl<'a> Generated<'a> {
 
     /// The type `f` beside `f` through which other differentiable functions call it; its sweeps with
     /// every parameter active are the generic copy `through`'s, where `through_copy` gave it.
-    fn companion(
-        &self,
-        generic_copy: companion::GenericCopy,
-        through: Option<Ident>,
-    ) -> TokenStream {
-        self.companion_named(&self.item.sig.ident, generic_copy, true, through)
+    fn companion(&self, generic_copy: companion::GenericCopy) -> TokenStream {
+        self.companion_named(
+            &self.item.sig.ident,
+            generic_copy,
+            true,
+            self.through.clone(),
+        )
     }
 
     // Input:  #[differentiable(wrt(w))] fn loss(w: &[f64], xs: &[f64]) -> f64 { .. }
     // Output: impl loss { fn vjp(..) { .. __loss_generic::__vjp_all(w, xs, d_ret) .. } }
     //         (no `loss::__vjp_all` or `loss::__jvp_all`: the copy's, instantiated at `f64`)
+    // Input:  #[differentiable] fn f(x: f64, y: f64) -> f64 { .. }
+    // Output: fn __f_vjp_into(x: f64, y: f64, d_ret: f64, grad: ..) -> f64 { ____f_generic_vjp_into(x, y, d_ret, grad) }
+    //         fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) { __f_generic_jvp(x, y, tangent) }
     /// The generic copy `copy` (made by `first_order_generic_copy`, of a free function written for one
-    /// float type, not of a parameter struct) whose hidden `__vjp_all` and `__jvp_all`, instantiated at the
-    /// written float type, stand for the companion's own where `wrt(..)` or output parameters restrict
-    /// `f_vjp`: the copy is differentiated with the same `wrt(..)`, so it has both, of the same signatures
-    /// with the float type a parameter, and its body is the function's own with its float literals
-    /// `lit::<__S>(..)` (`S::from`, folded at `f64`; so only for a function written for `f64`). Only where
-    /// the function calls no function with a float argument: the copy calls a callee's generic copy, which
-    /// may be the fallback of one that has none, a compile error once instantiated
-    /// (`companion::fallback_copy`), where the function's own sweep calls the callee at `f64`.
+    /// float type, not of a parameter struct) whose sweeps, instantiated at the written float type, stand
+    /// for the function's own: the hidden `__vjp_all` and `__jvp_all` of the companion where `wrt(..)` or
+    /// output parameters restrict `f_vjp`, else the reverse sweep into buffers and `f_jvp`. The copy is
+    /// differentiated with the same `wrt(..)`, so it has them, of the same signatures with the float type a
+    /// parameter, and its body is the function's own with its float literals `lit::<__S>(..)` (`S::from`,
+    /// folded at `f64`; so only for a function written for `f64`). Only where the function calls no
+    /// function with a float argument: the copy calls a callee's generic copy, which may be the fallback of
+    /// one that has none, a compile error once instantiated (`companion::fallback_copy`), where the
+    /// function's own sweep calls the callee at `f64`. And only where every parameter is a name (`x: f64`,
+    /// not a pattern), which the call passes on.
     fn through_copy(&self, copy: &Ident) -> Option<Ident> {
         let free = !self.method && self.flat.is_none() && self.float_params.is_empty();
+        let named = || {
+            self.sig.params.len() == self.item.sig.inputs.len()
+                && self.item.sig.inputs.iter().all(|input| match input {
+                    syn::FnArg::Typed(t) => matches!(
+                        &*t.pat,
+                        syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none()
+                    ),
+                    syn::FnArg::Receiver(_) => false,
+                })
+        };
+        // The cheap conditions first.
         (free
-            && self.restricted()
             && !self.copy
-            && calls_of(self.f, self.activity, true).is_empty()
+            && (self.restricted() || (self.plain() && named()))
             // At `f32`, `lit::<f32>(0.1 as f64)` rounds twice where the literal `0.1f32` rounds once.
-            && crate::shadow::written_float(self.item) == Some("f64"))
+            && crate::shadow::written_float(self.item) == Some("f64")
+            && calls_of(self.f, self.activity, true).is_empty())
         .then(|| copy.clone())
+    }
+
+    /// Where the function's sweep is its generic copy's (`call_through`), the doc comment's listing of
+    /// that sweep as it reads at the written float type, `own()` (emitted only for the listing, under
+    /// rustdoc); empty otherwise.
+    fn through_listing(&self, own: impl FnOnce() -> TokenStream) -> String {
+        match &self.through {
+            Some(copy) if documenting() && !self.restricted() => listing(
+                true,
+                &format!(
+                    "The sweep is that of `{copy}`, the copy of `{name}` generic over its float type that \
+                     `order = K` callers differentiate, instantiated at the written float type; emitted at \
+                     that type, it would read:",
+                    name = self.item.sig.ident,
+                ),
+                &[&own()],
+            ),
+            _ => String::new(),
+        }
+    }
+
+    /// The call of the generic copy's sweep `suffix` (`vjp_into`, `jvp`) that stands for the function's own
+    /// (`through_copy`), with `extra` arguments after the parameters; none where the function's is emitted.
+    fn call_through(&self, suffix: &str, extra: &[&Ident]) -> Option<TokenStream> {
+        let copy = self.through.as_ref().filter(|_| !self.restricted())?;
+        let callee = match suffix {
+            "vjp_into" => format_ident!("__{}_vjp_into", copy),
+            _ => format_ident!("{}_{}", copy, suffix),
+        };
+        let params = self.sig.params.iter().map(|p| &p.ident);
+        Some(quote!(#callee(#(#params,)* #(#extra),*)))
     }
 
     // Input:  impl<T: Float> S<T> { #[differentiable] fn scale(x: T) -> T { x.sin() * x } }
@@ -1933,16 +2005,21 @@ impl<'a> Generated<'a> {
             Some(quote!(#tangent: #gradient #(#buffers)*)),
             returns,
         );
-        let body = match self.flat {
-            None => forward::jvp_body(&mut self.emitter(), self.sig, &tangent),
-            Some(_) => jvp_body(self.f, self.sig, self.flat, self.activity, &tangent),
+        let body = match (self.flat, self.call_through("jvp", &[&tangent])) {
+            (None, Some(call)) => call,
+            (None, None) => forward::jvp_body(&mut self.emitter(), self.sig, &tangent),
+            (Some(_), _) => jvp_body(self.f, self.sig, self.flat, self.activity, &tangent),
         };
         let item = quote!(#signature { #body });
         let doc = self.doc(|| {
             format!(
                 " Forward mode of `{name}`: its value and the Jacobian-vector product for the input \
-                 `tangent` (shaped like the gradient),\n as `(value, output tangent)`.{}",
+                 `tangent` (shaped like the gradient),\n as `(value, output tangent)`.{}{}",
                 listing(documenting(), "Generated by `#[differentiable]`:", &[&item]),
+                self.through_listing(|| {
+                    let body = forward::jvp_body(&mut self.emitter(), self.sig, &tangent);
+                    quote!(#signature { #body })
+                }),
                 name = self.item.sig.ident,
             )
         });

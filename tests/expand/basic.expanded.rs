@@ -20,18 +20,7 @@ fn f_grad_into(x: f64, y: f64, grad: (&mut f64, &mut f64)) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __f_vjp_into(x: f64, y: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f64 {
-    let (__grad_x, __grad_y) = grad;
-    let __v0 = x * y;
-    let __v1 = x.sin();
-    let z = __v0 + __v1;
-    let __v2 = z.exp();
-    let __d_z = d_ret * __v2;
-    let __d_x = __d_z * ::autodiff::__private::Float::cos(x);
-    let __d_x_1 = __d_x + __d_z * y;
-    let __d_y = __d_z * x;
-    *__grad_x = __d_x_1;
-    *__grad_y = __d_y;
-    __v2
+    ____f_generic_vjp_into(x, y, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -44,16 +33,7 @@ fn f_vjp(x: f64, y: f64, d_ret: f64) -> (f64, (f64, f64)) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn f_jvp(x: f64, y: f64, tangent: (f64, f64)) -> (f64, f64) {
-    let (__dot_x, __dot_y) = tangent;
-    let __v0 = x * y;
-    let __dot_v0 = __dot_x * y + __dot_y * x;
-    let __v1 = x.sin();
-    let __dot_v1 = __dot_x * ::autodiff::__private::Float::cos(x);
-    let z = __v0 + __v1;
-    let __dot_z = __dot_v0 + __dot_v1;
-    let __v2 = z.exp();
-    let __dot_v2 = __dot_z * __v2;
-    (__v2, __dot_v2)
+    __f_generic_jvp(x, y, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -30,44 +30,7 @@ fn branchy_grad_into(x: f64, k: i32, grad: &mut f64) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __branchy_vjp_into(x: f64, k: i32, d_ret: f64, grad: &mut f64) -> f64 {
-    let __grad_x = grad;
-    let y = x * x;
-    let __v0 = y > 1.0;
-    let y_2 = if __v0 { y.sqrt() } else { y };
-    let __v1 = k < 0;
-    let __v6 = if __v1 {
-        -y_2
-    } else {
-        let w = match k {
-            0 => y_2,
-            1 | 2 => y_2 * 2.0,
-            _ => y_2.powi(k),
-        };
-        w + x
-    };
-    let (__d_x, __d_y_2_4) = if __v1 {
-        let __d_y_2 = -d_ret;
-        (0.0, __d_y_2)
-    } else {
-        let __d_y_2_3 = match k {
-            0 => d_ret,
-            1 | 2 => d_ret * 2.0,
-            _ => d_ret * ::autodiff::__private::rules::powi(y_2, k),
-        };
-        (d_ret, __d_y_2_3)
-    };
-    let __d_y_1 = if __v0 {
-        let y_1 = y.sqrt();
-        ::autodiff::__private::rules::times(
-            __d_y_2_4,
-            ::autodiff::__private::rules::sqrt(y_1),
-        )
-    } else {
-        __d_y_2_4
-    };
-    let __d_x_1 = __d_x + __d_y_1 * (x + x);
-    *__grad_x = __d_x_1;
-    __v6
+    ____branchy_generic_vjp_into(x, k, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -79,44 +42,7 @@ fn branchy_vjp(x: f64, k: i32, d_ret: f64) -> (f64, f64) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn branchy_jvp(x: f64, k: i32, tangent: f64) -> (f64, f64) {
-    let __dot_x = tangent;
-    let y = x * x;
-    let __dot_y = __dot_x * (x + x);
-    let __v0 = y > 1.0;
-    let (y_2, __dot_y_2) = if __v0 {
-        let y_1 = y.sqrt();
-        let __dot_y_1 = ::autodiff::__private::rules::times(
-            __dot_y,
-            ::autodiff::__private::rules::sqrt(y_1),
-        );
-        (y_1, __dot_y_1)
-    } else {
-        (y, __dot_y)
-    };
-    let __v1 = k < 0;
-    let (__v6, __dot_v6) = if __v1 {
-        let __v2 = -y_2;
-        let __dot_v2 = -__dot_y_2;
-        (__v2, __dot_v2)
-    } else {
-        let (w, __dot_w) = match k {
-            0 => (y_2, __dot_y_2),
-            1 | 2 => {
-                let __v3 = y_2 * 2.0;
-                let __dot_v3 = __dot_y_2 * 2.0;
-                (__v3, __dot_v3)
-            }
-            _ => {
-                let __v4 = y_2.powi(k);
-                let __dot_v4 = __dot_y_2 * ::autodiff::__private::rules::powi(y_2, k);
-                (__v4, __dot_v4)
-            }
-        };
-        let __v5 = w + x;
-        let __dot_v5 = __dot_w + __dot_x;
-        (__v5, __dot_v5)
-    };
-    (__v6, __dot_v6)
+    __branchy_generic_jvp(x, k, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -18,11 +18,7 @@ fn square_grad_into(x: f64, grad: &mut f64) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __square_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
-    let __grad_x = grad;
-    let __v0 = x * x;
-    let __d_x = d_ret * (x + x);
-    *__grad_x = __d_x;
-    __v0
+    ____square_generic_vjp_into(x, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -34,10 +30,7 @@ fn square_vjp(x: f64, d_ret: f64) -> (f64, f64) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn square_jvp(x: f64, tangent: f64) -> (f64, f64) {
-    let __dot_x = tangent;
-    let __v0 = x * x;
-    let __dot_v0 = __dot_x * (x + x);
-    (__v0, __dot_v0)
+    __square_generic_jvp(x, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -24,23 +24,7 @@ fn poly_grad_into(x: f64, grad: &mut f64) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __poly_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
-    let __grad_x = grad;
-    let mut __d_s = d_ret;
-    let mut __d_x = 0.0;
-    let mut s = 0.0;
-    for __i in 0..3 {
-        let __v0 = ::autodiff::__private::at(&WEIGHTS, __i);
-        let __v1 = __i as i32;
-        let __v2 = x.powi(__v1);
-        let __v3 = __v0 * __v2;
-        let s_1 = s + __v3;
-        let __d_v2 = __d_s * __v0;
-        let __d_x_1 = __d_x + __d_v2 * ::autodiff::__private::rules::powi(x, __v1);
-        __d_x = __d_x_1;
-        s = s_1;
-    }
-    *__grad_x = __d_x;
-    s
+    ____poly_generic_vjp_into(x, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -52,21 +36,7 @@ fn poly_vjp(x: f64, d_ret: f64) -> (f64, f64) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn poly_jvp(x: f64, tangent: f64) -> (f64, f64) {
-    let __dot_x = tangent;
-    let mut s = 0.0;
-    let mut __dot_s = 0.0;
-    for __i in 0..3 {
-        let __v0 = ::autodiff::__private::at(&WEIGHTS, __i);
-        let __v1 = __i as i32;
-        let __v2 = x.powi(__v1);
-        let __dot_v2 = __dot_x * ::autodiff::__private::rules::powi(x, __v1);
-        let __v3 = __v0 * __v2;
-        let __dot_v3 = __dot_v2 * __v0;
-        let s_1 = s + __v3;
-        let __dot_s_1 = __dot_s + __dot_v3;
-        (s, __dot_s) = (s_1, __dot_s_1);
-    }
-    (s, __dot_s)
+    __poly_generic_jvp(x, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

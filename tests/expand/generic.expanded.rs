@@ -138,23 +138,7 @@ fn __polar_vjp_into(
     d_ret: (f64, f64),
     grad: (&mut f64, &mut f64),
 ) -> (f64, f64) {
-    let (__grad_r, __grad_t) = grad;
-    let __v0 = t.cos();
-    let __v1 = r * __v0;
-    let __v2 = t.sin();
-    let __v3 = r * __v2;
-    let __v4 = (__v1, __v3);
-    let __d_v1 = d_ret.0;
-    let __d_v3 = d_ret.1;
-    let __d_r = __d_v3 * __v2;
-    let __d_v2 = __d_v3 * r;
-    let __d_t = __d_v2 * ::autodiff::__private::Float::cos(t);
-    let __d_r_1 = __d_r + __d_v1 * __v0;
-    let __d_v0 = __d_v1 * r;
-    let __d_t_1 = __d_t + __d_v0 * -::autodiff::__private::Float::sin(t);
-    *__grad_r = __d_r_1;
-    *__grad_t = __d_t_1;
-    __v4
+    ____polar_generic_vjp_into(r, t, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -167,18 +151,7 @@ fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
-    let (__dot_r, __dot_t) = tangent;
-    let __v0 = t.cos();
-    let __dot_v0 = __dot_t * -::autodiff::__private::Float::sin(t);
-    let __v1 = r * __v0;
-    let __dot_v1 = __dot_r * __v0 + __dot_v0 * r;
-    let __v2 = t.sin();
-    let __dot_v2 = __dot_t * ::autodiff::__private::Float::cos(t);
-    let __v3 = r * __v2;
-    let __dot_v3 = __dot_r * __v2 + __dot_v2 * r;
-    let __v4 = (__v1, __v3);
-    let __dot_v4 = (__dot_v1, __dot_v3);
-    (__v4, __dot_v4)
+    __polar_generic_jvp(r, t, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -27,60 +27,7 @@ pub fn logsumexp_grad_into(z: &[f64], grad: &mut [f64]) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 pub fn __logsumexp_vjp_into(z: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
-    let __grad_z = grad;
-    let mut __tape_max_1 = ::autodiff::__private::Tape::new();
-    let mut __tape_v5 = ::autodiff::__private::Tape::new();
-    let mut __d_z = ::autodiff::__private::gradient_buffer("z", __grad_z, &z);
-    let max = z[0];
-    let __v0 = z.len();
-    let mut max_1 = max;
-    __tape_max_1.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
-    for __i in 0..__v0 {
-        __tape_max_1.push(max_1);
-        let __v1 = z[__i];
-        let max_2 = max_1.max(__v1);
-        max_1 = max_2;
-    }
-    let __v2 = z.len();
-    let mut sum = 0.0;
-    __tape_v5.reserve(::core::iter::Iterator::size_hint(&(0..__v2)).0);
-    for __i_1 in 0..__v2 {
-        let __v3 = z[__i_1];
-        let __v4 = __v3 - max_1;
-        let __v5 = __v4.exp();
-        __tape_v5.push(__v5);
-        let sum_1 = sum + __v5;
-        sum = sum_1;
-    }
-    let __v6 = sum.ln();
-    let __v7 = max_1 + __v6;
-    let mut __tape_max_1 = __tape_max_1.reader();
-    let mut __tape_v5 = __tape_v5.reader();
-    let __d_sum = d_ret / sum;
-    let mut __d_sum_1 = __d_sum;
-    let mut __d_max_1 = d_ret;
-    for __i_1 in (0..__v2).rev() {
-        let __v5 = __tape_v5.pop();
-        let __d_v4 = __d_sum_1 * __v5;
-        let __d_max_1_1 = __d_max_1 + -__d_v4;
-        ::autodiff::__private::add_to(&mut __d_z[__i_1], __d_v4);
-        __d_max_1 = __d_max_1_1;
-    }
-    let mut __d_max_1_2 = __d_max_1;
-    for __i in (0..__v0).rev() {
-        let max_1 = __tape_max_1.pop();
-        let __v1 = z[__i];
-        let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
-            max_1,
-            __v1,
-        );
-        let __d_max_1_3 = __d_max_1_2 * __partial_max;
-        let __d_v1 = __d_max_1_2 * __partial_max_1;
-        ::autodiff::__private::add_to(&mut __d_z[__i], __d_v1);
-        __d_max_1_2 = __d_max_1_3;
-    }
-    ::autodiff::__private::add_to(&mut __d_z[0], __d_max_1_2);
-    __v7
+    ____logsumexp_generic_vjp_into(z, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -92,42 +39,7 @@ pub fn logsumexp_vjp(z: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 pub fn logsumexp_jvp(z: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
-    let mut __dot_z = ::autodiff::__private::tangent("z", tangent, &z);
-    let max = z[0];
-    let __dot_max = __dot_z[0];
-    let __v0 = z.len();
-    let mut max_1 = max;
-    let mut __dot_max_1 = __dot_max;
-    for __i in 0..__v0 {
-        let __v1 = z[__i];
-        let __dot_v1 = __dot_z[__i];
-        let max_2 = max_1.max(__v1);
-        let (__partial_max, __partial_max_1) = ::autodiff::__private::rules::max(
-            max_1,
-            __v1,
-        );
-        let __dot_max_2 = __dot_max_1 * __partial_max + __dot_v1 * __partial_max_1;
-        (max_1, __dot_max_1) = (max_2, __dot_max_2);
-    }
-    let __v2 = z.len();
-    let mut sum = 0.0;
-    let mut __dot_sum = 0.0;
-    for __i_1 in 0..__v2 {
-        let __v3 = z[__i_1];
-        let __dot_v3 = __dot_z[__i_1];
-        let __v4 = __v3 - max_1;
-        let __dot_v4 = __dot_v3 - __dot_max_1;
-        let __v5 = __v4.exp();
-        let __dot_v5 = __dot_v4 * __v5;
-        let sum_1 = sum + __v5;
-        let __dot_sum_1 = __dot_sum + __dot_v5;
-        (sum, __dot_sum) = (sum_1, __dot_sum_1);
-    }
-    let __v6 = sum.ln();
-    let __dot_v6 = __dot_sum / sum;
-    let __v7 = max_1 + __v6;
-    let __dot_v7 = __dot_max_1 + __dot_v6;
-    (__v7, __dot_v7)
+    __logsumexp_generic_jvp(z, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -18,16 +18,7 @@ fn sigmoid_grad_into(z: f64, grad: &mut f64) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __sigmoid_vjp_into(z: f64, d_ret: f64, grad: &mut f64) -> f64 {
-    let __grad_z = grad;
-    let __v0 = -z;
-    let __v1 = __v0.exp();
-    let __v2 = 1.0 + __v1;
-    let __v3 = 1.0 / __v2;
-    let __d_v2 = d_ret * (-__v3) / __v2;
-    let __d_v0 = __d_v2 * __v1;
-    let __d_z = -__d_v0;
-    *__grad_z = __d_z;
-    __v3
+    ____sigmoid_generic_vjp_into(z, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -39,16 +30,7 @@ fn sigmoid_vjp(z: f64, d_ret: f64) -> (f64, f64) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn sigmoid_jvp(z: f64, tangent: f64) -> (f64, f64) {
-    let __dot_z = tangent;
-    let __v0 = -z;
-    let __dot_v0 = -__dot_z;
-    let __v1 = __v0.exp();
-    let __dot_v1 = __dot_v0 * __v1;
-    let __v2 = 1.0 + __v1;
-    let __dot_v2 = __dot_v1;
-    let __v3 = 1.0 / __v2;
-    let __dot_v3 = __dot_v2 * (-__v3) / __v2;
-    (__v3, __dot_v3)
+    __sigmoid_generic_jvp(z, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -33,25 +33,7 @@ fn __dot_vjp_into(
     d_ret: f64,
     grad: (&mut [f64], &mut [f64]),
 ) -> f64 {
-    let (__grad_x, __grad_y) = grad;
-    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
-    let mut __d_y = ::autodiff::__private::gradient_buffer("y", __grad_y, &y);
-    let __v0 = x.len();
-    let mut __d_s = d_ret;
-    let mut s = 0.0;
-    let __y_view: &[_] = &y[..__v0];
-    for __i in 0..__v0 {
-        let __v1 = x[__i];
-        let __v2 = __y_view[__i];
-        let __v3 = __v1 * __v2;
-        let s_1 = s + __v3;
-        let __d_v1 = __d_s * __v2;
-        let __d_v2 = __d_s * __v1;
-        ::autodiff::__private::add_to(&mut __d_y[__i], __d_v2);
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
-        s = s_1;
-    }
-    s
+    ____dot_generic_vjp_into(x, y, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -72,26 +54,7 @@ fn dot_jvp(
     y: &[f64],
     tangent: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
 ) -> (f64, f64) {
-    let (__dot_x, __dot_y) = tangent;
-    let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
-    let mut __dot_y = ::autodiff::__private::tangent("y", __dot_y, &y);
-    let __v0 = x.len();
-    let mut s = 0.0;
-    let mut __dot_s = 0.0;
-    let __y_view: &[_] = &y[..__v0];
-    let __dot_y_view: &[_] = &__dot_y[..__v0];
-    for __i in 0..__v0 {
-        let __v1 = x[__i];
-        let __dot_v1 = __dot_x[__i];
-        let __v2 = __y_view[__i];
-        let __dot_v2 = __dot_y_view[__i];
-        let __v3 = __v1 * __v2;
-        let __dot_v3 = __dot_v1 * __v2 + __dot_v2 * __v1;
-        let s_1 = s + __v3;
-        let __dot_s_1 = __dot_s + __dot_v3;
-        (s, __dot_s) = (s_1, __dot_s_1);
-    }
-    (s, __dot_s)
+    __dot_generic_jvp(x, y, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
@@ -682,29 +645,7 @@ fn product_grad_into(x: &[f64], grad: &mut [f64]) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __product_vjp_into(x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64 {
-    let __grad_x = grad;
-    let mut __tape_p = ::autodiff::__private::Tape::new();
-    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
-    let __v0 = x.len();
-    let mut p = 1.0;
-    __tape_p.reserve(::core::iter::Iterator::size_hint(&(0..__v0)).0);
-    for __i in 0..__v0 {
-        __tape_p.push(p);
-        let __v1 = x[__i];
-        let p_1 = p * __v1;
-        p = p_1;
-    }
-    let mut __tape_p = __tape_p.reader();
-    let mut __d_p = d_ret;
-    for __i in (0..__v0).rev() {
-        let p = __tape_p.pop();
-        let __v1 = x[__i];
-        let __d_p_1 = __d_p * __v1;
-        let __d_v1 = __d_p * p;
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
-        __d_p = __d_p_1;
-    }
-    p
+    ____product_generic_vjp_into(x, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -716,18 +657,7 @@ fn product_vjp(x: &[f64], d_ret: f64) -> (f64, ::std::vec::Vec<f64>) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn product_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64) {
-    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
-    let __v0 = x.len();
-    let mut p = 1.0;
-    let mut __dot_p = 0.0;
-    for __i in 0..__v0 {
-        let __v1 = x[__i];
-        let __dot_v1 = __dot_x[__i];
-        let p_1 = p * __v1;
-        let __dot_p_1 = __dot_p * __v1 + __dot_v1 * p;
-        (p, __dot_p) = (p_1, __dot_p_1);
-    }
-    (p, __dot_p)
+    __product_generic_jvp(x, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
@@ -984,25 +914,7 @@ fn squares(x: &[f64]) -> Vec<f64> {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __squares_vjp_into(x: &[f64], d_ret: Vec<f64>, grad: &mut [f64]) -> Vec<f64> {
-    let __grad_x = grad;
-    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
-    let __v0 = x.len();
-    let mut out = ::std::vec::Vec::with_capacity(__v0);
-    for __i in 0..__v0 {
-        let __v1 = x[__i];
-        let __v2 = __v1 * __v1;
-        out.push(__v2);
-    }
-    let mut __d_out = ::autodiff::__private::cotangent("d_ret", d_ret, &out);
-    let mut __pushed_out = out.len();
-    for __i in (0..__v0).rev() {
-        let __v1 = x[__i];
-        __pushed_out -= 1;
-        let __d_v2 = __d_out[__pushed_out];
-        let __d_v1 = __d_v2 * (__v1 + __v1);
-        ::autodiff::__private::add_to(&mut __d_x[__i], __d_v1);
-    }
-    out
+    ____squares_generic_vjp_into(x, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -1014,20 +926,7 @@ fn squares_vjp(x: &[f64], d_ret: Vec<f64>) -> (Vec<f64>, ::std::vec::Vec<f64>) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn squares_jvp(x: &[f64], tangent: ::std::vec::Vec<f64>) -> (Vec<f64>, Vec<f64>) {
-    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
-    let __v0 = x.len();
-    let mut out = ::std::vec::Vec::with_capacity(__v0);
-    let mut __dot_out = ::std::vec::Vec::new();
-    for __i in 0..__v0 {
-        let __v1 = x[__i];
-        let __dot_v1 = __dot_x[__i];
-        let __v2 = __v1 * __v1;
-        let __dot_v2 = __dot_v1 * (__v1 + __v1);
-        let __v3 = out.len();
-        out.push(__v2);
-        __dot_out.push(__dot_v2);
-    }
-    (out, __dot_out)
+    __squares_generic_jvp(x, tangent)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 fn squares_jacobian(x: &[f64]) -> ::std::vec::Vec<::std::vec::Vec<f64>> {

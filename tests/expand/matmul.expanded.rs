@@ -23,58 +23,7 @@ fn __matmul_vjp_into(
     d_ret: Vec<f64>,
     grad: (&mut [f64], &mut [f64]),
 ) -> Vec<f64> {
-    let (__grad_a, __grad_b) = grad;
-    let mut __d_a = ::autodiff::__private::gradient_buffer("a", __grad_a, &a);
-    let mut __d_b = ::autodiff::__private::gradient_buffer("b", __grad_b, &b);
-    let __v0 = m * n;
-    let mut c = ::std::vec![0.0; __v0];
-    for __i in 0..m {
-        for __i_1 in 0..n {
-            let mut s = 0.0;
-            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
-            for __i_2 in 0..k {
-                let __v1 = __i * k;
-                let __v2 = __v1 + __i_2;
-                let __v3 = __a_view[__i_2];
-                let __v4 = __i_2 * n;
-                let __v5 = __v4 + __i_1;
-                let __v6 = b[__v5];
-                let __v7 = __v3 * __v6;
-                let s_1 = s + __v7;
-                s = s_1;
-            }
-            let __v8 = __i * n;
-            let __v9 = __v8 + __i_1;
-            c[__v9] = s;
-        }
-    }
-    let mut __d_c = ::autodiff::__private::cotangent("d_ret", d_ret, &c);
-    for __i in (0..m).rev() {
-        for __i_1 in (0..n).rev() {
-            let __v8 = __i * n;
-            let __v9 = __v8 + __i_1;
-            let __d_s = __d_c[__v9];
-            __d_c[__v9] = ::autodiff::__private::Zero::zero();
-            let mut __d_s_1 = __d_s;
-            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
-            let __d_a_view: &mut [_] = &mut __d_a[(if 0 < k {
-                (__i * k)
-            } else {
-                0
-            })..][..k];
-            for __i_2 in 0..k {
-                let __v3 = __a_view[__i_2];
-                let __v4 = __i_2 * n;
-                let __v5 = __v4 + __i_1;
-                let __v6 = b[__v5];
-                let __d_v3 = __d_s_1 * __v6;
-                let __d_v6 = __d_s_1 * __v3;
-                ::autodiff::__private::add_to(&mut __d_b[__v5], __d_v6);
-                ::autodiff::__private::add_to(&mut __d_a_view[__i_2], __d_v3);
-            }
-        }
-    }
-    c
+    ____matmul_generic_vjp_into(a, b, m, k, n, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -101,44 +50,7 @@ fn matmul_jvp(
     n: usize,
     tangent: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
 ) -> (Vec<f64>, Vec<f64>) {
-    let (__dot_a, __dot_b) = tangent;
-    let mut __dot_a = ::autodiff::__private::tangent("a", __dot_a, &a);
-    let mut __dot_b = ::autodiff::__private::tangent("b", __dot_b, &b);
-    let __v0 = m * n;
-    let mut c = ::std::vec![0.0; __v0];
-    let mut __dot_c = ::autodiff::__private::zeros_like(&c);
-    for __i in 0..m {
-        for __i_1 in 0..n {
-            let mut s = 0.0;
-            let mut __dot_s = 0.0;
-            let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
-            let __dot_a_view: &[_] = &__dot_a[(if 0 < k {
-                (__i * k)
-            } else {
-                0
-            })..][..k];
-            for __i_2 in 0..k {
-                let __v1 = __i * k;
-                let __v2 = __v1 + __i_2;
-                let __v3 = __a_view[__i_2];
-                let __dot_v3 = __dot_a_view[__i_2];
-                let __v4 = __i_2 * n;
-                let __v5 = __v4 + __i_1;
-                let __v6 = b[__v5];
-                let __dot_v6 = __dot_b[__v5];
-                let __v7 = __v3 * __v6;
-                let __dot_v7 = __dot_v3 * __v6 + __dot_v6 * __v3;
-                let s_1 = s + __v7;
-                let __dot_s_1 = __dot_s + __dot_v7;
-                (s, __dot_s) = (s_1, __dot_s_1);
-            }
-            let __v8 = __i * n;
-            let __v9 = __v8 + __i_1;
-            c[__v9] = s;
-            __dot_c[__v9] = __dot_s;
-        }
-    }
-    (c, __dot_c)
+    __matmul_generic_jvp(a, b, m, k, n, tangent)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 fn matmul_jacobian(
@@ -869,31 +781,7 @@ fn logistic_grad_into(x: f64, levels: usize, grad: &mut f64) -> f64 {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn __logistic_vjp_into(x: f64, levels: usize, d_ret: f64, grad: &mut f64) -> f64 {
-    let __grad_x = grad;
-    let mut __tape_l = ::autodiff::__private::Tape::new();
-    let mut l = x;
-    __tape_l.reserve(::core::iter::Iterator::size_hint(&(0..levels)).0);
-    for __i in 0..levels {
-        __tape_l.push(l);
-        let __v0 = 4.0 * l;
-        let __v1 = 1.0 - l;
-        let l_1 = __v0 * __v1;
-        l = l_1;
-    }
-    let mut __tape_l = __tape_l.reader();
-    let mut __d_l = d_ret;
-    for __i in (0..levels).rev() {
-        let l = __tape_l.pop();
-        let __v0 = 4.0 * l;
-        let __v1 = 1.0 - l;
-        let __d_v0 = __d_l * __v1;
-        let __d_v1 = __d_l * __v0;
-        let __d_l_1 = -__d_v1;
-        let __d_l_2 = __d_l_1 + __d_v0 * 4.0;
-        __d_l = __d_l_2;
-    }
-    *__grad_x = __d_l;
-    l
+    ____logistic_generic_vjp_into(x, levels, d_ret, grad)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
@@ -905,19 +793,7 @@ fn logistic_vjp(x: f64, levels: usize, d_ret: f64) -> (f64, f64) {
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 #[inline]
 fn logistic_jvp(x: f64, levels: usize, tangent: f64) -> (f64, f64) {
-    let __dot_x = tangent;
-    let mut l = x;
-    let mut __dot_l = __dot_x;
-    for __i in 0..levels {
-        let __v0 = 4.0 * l;
-        let __dot_v0 = __dot_l * 4.0;
-        let __v1 = 1.0 - l;
-        let __dot_v1 = -__dot_l;
-        let l_1 = __v0 * __v1;
-        let __dot_l_1 = __dot_v0 * __v1 + __dot_v1 * __v0;
-        (l, __dot_l) = (l_1, __dot_l_1);
-    }
-    (l, __dot_l)
+    __logistic_generic_jvp(x, levels, tangent)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
