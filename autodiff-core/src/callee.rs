@@ -524,8 +524,8 @@ pub struct NoMethodCopy;
             `self`'s fields and slices by index (`self.w[i]`) or by value (`for &w in self.w.iter()`, iterator \
             chains such as `self.w.iter().map(|w| w * x).sum()`), not by reference (`for w in self.w.iter()`), \
             takes references only to pass them to calls, calls only float methods, `len`, \
-            `clone`, `to_vec` and `push`, and calls other functions by their bare names or associated functions as \
-            `Self::h(..)` (not `self.h(..)`, nor by the type's name, `S::h(..)`); a method passing `self` on whole to a call has none (one \
+            `clone`, `to_vec` and `push`, and calls other functions by their names or paths (`m::g(..)`) and \
+            associated functions as `Self::h(..)` or `S::h(..)` (not `self.h(..)`); a method passing `self` on whole to a call has none (one \
             differentiated in `self`, `wrt(self)`, has one with a constant `self`)",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
             generic copy is then made, or an error says why it cannot be), or write the callee's computation \

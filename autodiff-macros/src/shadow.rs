@@ -47,8 +47,12 @@ pub(crate) struct CopyCalls {
     pub(crate) active: Vec<String>,
     pub(crate) plain: Vec<PlainCall>,
     /// Whether the callees of `active` and `plain` written with a path (`shapes::square`) are called so in
-    /// the copy: a custom function's copy, whose lookups (`custom_copy.rs`) find a stand-in where such a
-    /// path has no derivatives; not a copy made by `#[differentiable]` alone (`why_no_copy`).
+    /// the copy, through `copy_by_path!`, which finds the copy of the companion the first-order derivative
+    /// finds there (a stand-in where there is none). A copy made without being asked
+    /// (`surely_compiling_copy`) does too: where the path has no derivatives, the function's first order
+    /// reports the call already, and the copy's lookup repeats that one error (tests/ui/calls/
+    /// unregistered-call-by-path.rs). (The `order = K` function's own copy, `higher.rs`, is made without
+    /// `why_no_copy` and calls by paths whatever this says.)
     pub(crate) by_path: bool,
 }
 
@@ -171,7 +175,7 @@ pub(crate) fn surely_compiling_copy(
         &CopyCalls {
             active: calls.to_vec(),
             plain: Vec::new(),
-            by_path: false,
+            by_path: true,
         },
     )
 }
@@ -524,9 +528,9 @@ fn why_no_copy_with(
                     return;
                 }
             }
-            // By a bare name only. By a path (`libm::erf(x)`) the copy calls what `derivative_of!` finds
-            // there (`companion::copy_by_path`), which may be nothing: the caller's first-order derivative
-            // reports that call, and a copy made without being asked must add no errors of its own.
+            // By a bare name, and by a path (`libm::erf(x)`) where `by_path` says so: the copy then calls
+            // what `derivative_of!` finds there (`companion::copy_by_path`), which may be nothing; the
+            // caller's first-order derivative reports that call, and the copy repeats its error.
             let callee = match &*call.func {
                 syn::Expr::Path(p) if p.qself.is_none() => {
                     p.path.get_ident().map(|i| i.to_string())

@@ -1,0 +1,197 @@
+//! `order = K` through first-order functions that call others by a path (`m::sq(u, v)`,
+//! `crate::shapes::squares(u, v)`, `W::sq(x)` by the type's name): their generic copies call the callees'
+//! copies through `copy_by_path!`, as a custom function's copy does (`shadow::surely_compiling_copy`).
+//! Before, such a function had no generic copy and every `order = K` caller failed at the call. Hessians
+//! checked against analytic values and central differences of the gradient, on many inputs.
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_close, assert_jacobian, fd_jacobian, Inputs};
+
+mod m {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn sq(u: f64, v: f64) -> f64 {
+        u * v * v
+    }
+
+    pub mod deeper {
+        use autodiff::differentiable;
+
+        #[differentiable]
+        pub fn sine(u: f64) -> f64 {
+            u.sin()
+        }
+    }
+}
+
+mod shapes {
+    use autodiff::differentiable;
+
+    #[differentiable]
+    pub fn squares(u: f64, v: f64) -> f64 {
+        u * u + v * v
+    }
+
+    /// Calls a function of its parent module by a path (`super::m::sq`).
+    #[differentiable]
+    pub fn through_super(u: f64, v: f64) -> f64 {
+        super::m::sq(u, v) * u
+    }
+}
+
+/// First order only, calling by a path.
+#[differentiable]
+fn mid(u: f64, v: f64) -> f64 {
+    m::sq(u, v) + u
+}
+
+/// First order only, calling by a path of three segments and by `crate::`.
+#[differentiable]
+fn mixed(u: f64, v: f64) -> f64 {
+    m::deeper::sine(u) * crate::shapes::squares(u, v)
+}
+
+/// x² y² + x².
+#[differentiable(order = 2)]
+fn top(x: f64, y: f64) -> f64 {
+    mid(x, y) * x
+}
+
+/// sin(x) (x² + y²) + x y² x (through `shapes::through_super`, which calls `super::m::sq`).
+#[differentiable(order = 2)]
+fn top_mixed(x: f64, y: f64) -> f64 {
+    mixed(x, y) + shapes::through_super(x, y)
+}
+
+/// A nested `fn` item calling by `crate::` (x³ + x y² + x).
+#[differentiable(order = 2)]
+fn nested(x: f64, y: f64) -> f64 {
+    fn inner(u: f64, v: f64) -> f64 {
+        crate::shapes::squares(u, v) * u
+    }
+    inner(x, y) + x
+}
+
+struct W;
+
+impl W {
+    #[differentiable]
+    fn sq(x: f64) -> f64 {
+        x * x
+    }
+
+    /// Calls an associated function by the type's name (`W::sq`, not `Self::sq`).
+    #[differentiable]
+    fn via(x: f64) -> f64 {
+        W::sq(x) * x
+    }
+}
+
+/// x³ + x² by `W::via` and `W::sq`, to the third derivative.
+#[differentiable(order = 3)]
+fn by_type_name(x: f64) -> f64 {
+    W::via(x) + W::sq(x)
+}
+
+/// Checks `got` against the analytic Hessian and central differences of `grad` at `at`.
+fn check(
+    name: &str,
+    at: [f64; 2],
+    got: &[Vec<f64>],
+    analytic: [[f64; 2]; 2],
+    grad: impl Fn(f64, f64) -> (f64, f64),
+) {
+    let analytic: Vec<Vec<f64>> = analytic.iter().map(|r| r.to_vec()).collect();
+    assert_jacobian(got, &analytic, &format!("{name} Hessian by hand at {at:?}"));
+    let fd = fd_jacobian(
+        |p| {
+            let (gx, gy) = grad(p[0], p[1]);
+            vec![gx, gy]
+        },
+        &at,
+    );
+    assert_jacobian(
+        got,
+        &fd,
+        &format!("{name} Hessian by differences at {at:?}"),
+    );
+}
+
+#[test]
+fn order_k_reaches_through_calls_by_a_path() {
+    let mut inputs = Inputs(21);
+    for _ in 0..50 {
+        let (x, y) = (2.0 * inputs.next(), 2.0 * inputs.next());
+
+        assert_close(top(x, y), x * x * y * y + x * x, 1e-12, "top");
+        assert_close(nested(x, y), x * x * x + x * y * y + x, 1e-12, "nested");
+        assert_close(by_type_name(x), x * x * x + x * x, 1e-12, "by_type_name");
+        let (v, (gx, gy), h) = top_hessian(x, y);
+        assert_close(v, x * x * y * y + x * x, 1e-12, "top value");
+        assert_close(gx, 2.0 * x * y * y + 2.0 * x, 1e-10, "top gradient x");
+        assert_close(gy, 2.0 * x * x * y, 1e-10, "top gradient y");
+        check(
+            "top",
+            [x, y],
+            &h,
+            [[2.0 * y * y + 2.0, 4.0 * x * y], [4.0 * x * y, 2.0 * x * x]],
+            |x, y| top_grad(x, y).1,
+        );
+
+        // sin x (x² + y²) + x² y²
+        let (s, c) = x.sin_cos();
+        let r = x * x + y * y;
+        assert_close(top_mixed(x, y), s * r + x * x * y * y, 1e-12, "top_mixed");
+        let (v, (gx, gy), h) = top_mixed_hessian(x, y);
+        assert_close(v, s * r + x * x * y * y, 1e-12, "top_mixed value");
+        assert_close(
+            gx,
+            c * r + 2.0 * x * s + 2.0 * x * y * y,
+            1e-10,
+            "top_mixed gradient x",
+        );
+        assert_close(
+            gy,
+            2.0 * y * s + 2.0 * x * x * y,
+            1e-10,
+            "top_mixed gradient y",
+        );
+        check(
+            "top_mixed",
+            [x, y],
+            &h,
+            [
+                [
+                    -s * r + 4.0 * x * c + 2.0 * s + 2.0 * y * y,
+                    2.0 * y * c + 4.0 * x * y,
+                ],
+                [2.0 * y * c + 4.0 * x * y, 2.0 * s + 2.0 * x * x],
+            ],
+            |x, y| top_mixed_grad(x, y).1,
+        );
+
+        let (v, _, h) = nested_hessian(x, y);
+        assert_close(v, x * x * x + x * y * y + x, 1e-12, "nested value");
+        check(
+            "nested",
+            [x, y],
+            &h,
+            [[6.0 * x, 2.0 * y], [2.0 * y, 2.0 * x]],
+            |x, y| nested_grad(x, y).1,
+        );
+
+        let d = by_type_name_derivatives(x);
+        let expected = [x * x * x + x * x, 3.0 * x * x + 2.0 * x, 6.0 * x + 2.0, 6.0];
+        for (k, (got, want)) in d.iter().zip(expected).enumerate() {
+            assert_close(
+                *got,
+                want,
+                1e-10,
+                &format!("by_type_name derivative {k} at {x}"),
+            );
+        }
+    }
+}
