@@ -141,7 +141,7 @@ fn halves(x: &[f64], out: &mut [f64]) {
 #[differentiable(order = 2)]
 fn moving_window(x: &[f64]) -> f64 {
     let n = x.len();
-    let mut w = vec![0.0; 3];
+    let mut w = [0.0; 3];
     let mut s = 0.0;
     for k in 0..n - 2 {
         w.copy_from_slice(&x[k..k + 3]);
@@ -161,7 +161,7 @@ fn past_the_end(x: &[f64]) -> f64 {
 /// A sub-slice source whose start is past its end.
 #[differentiable]
 fn reversed_bounds(x: &[f64], a: usize, b: usize) -> f64 {
-    let mut w = vec![0.0; 2];
+    let mut w = [0.0; 2];
     w[1..].copy_from_slice(&x[a..b]);
     w[1] * w[1]
 }
@@ -490,6 +490,7 @@ fn a_sub_slice_source_of_the_right_length() {
     assert_eq!(v, 2.0 * 5.0);
     assert_eq!(g, vec![0.0, 5.0, 0.0, 0.0, 2.0]);
     let (v, g) = reversed_bounds_grad(&x, 2, 3);
+    assert_eq!(reversed_bounds(&x, 2, 3), v);
     assert_eq!(v, 9.0);
     assert_eq!(g, vec![0.0, 0.0, 6.0, 0.0, 0.0]);
 }
