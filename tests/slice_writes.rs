@@ -136,6 +136,36 @@ fn halves(x: &[f64], out: &mut [f64]) {
     out[3] += out[0];
 }
 
+/// A window that moves with the loop (`&x[k..k + 3]`, the sub-slice read in place, `x[k + j]`, by the
+/// sweeps): `Σ_k x_k x_(k+1) + sin(x_(k+2)) x_k`.
+#[differentiable(order = 2)]
+fn moving_window(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut w = [0.0; 3];
+    let mut s = 0.0;
+    for k in 0..n - 2 {
+        w.copy_from_slice(&x[k..k + 3]);
+        s += w[0] * w[1] + w[2].sin() * w[0];
+    }
+    s
+}
+
+/// A sub-slice source past its slice's end: the sweeps panic as `&x[1..5]` does.
+#[differentiable]
+fn past_the_end(x: &[f64]) -> f64 {
+    let mut w = [0.0; 4];
+    w.copy_from_slice(&x[1..5]);
+    w[0] * w[3]
+}
+
+/// A sub-slice source whose start is past its end.
+#[differentiable]
+fn reversed_bounds(x: &[f64], a: usize, b: usize) -> f64 {
+    let mut w = [0.0; 2];
+    w[1..].copy_from_slice(&x[a..b]);
+    w[1] * w[1]
+}
+
 /// A local matrix's row filled, and a row copied from the input.
 #[differentiable(order = 2)]
 fn matrix_rows(x: &[f64]) -> f64 {
@@ -410,4 +440,57 @@ fn matrix_rows_filled_and_copied() {
     })
     .hessian(hess_slice(matrix_rows_hessian))
     .run(POINTS, range(3, -1.5, 1.5));
+}
+
+#[test]
+fn a_moving_window_copied_in_a_loop() {
+    slice(
+        "moving_window",
+        moving_window,
+        moving_window_grad,
+        moving_window_jvp,
+        moving_window_grad_into,
+    )
+    .analytic(|x| {
+        let n = x.len();
+        let mut g = vec![0.0; n];
+        for k in 0..n - 2 {
+            g[k] += x[k + 1] + x[k + 2].sin();
+            g[k + 1] += x[k];
+            g[k + 2] += x[k + 2].cos() * x[k];
+        }
+        g
+    })
+    .hessian(hess_slice(moving_window_hessian))
+    .run(POINTS, range(7, -1.5, 1.5));
+}
+
+#[test]
+#[should_panic(expected = "range end index 5 out of range for slice of length 4")]
+fn a_source_past_its_end_panics_in_the_gradient() {
+    let _ = past_the_end_grad(&[1.0, 2.0, 3.0, 4.0]);
+}
+
+#[test]
+#[should_panic(expected = "range end index 5 out of range for slice of length 4")]
+fn a_source_past_its_end_panics_in_the_primal() {
+    let _ = past_the_end(&[1.0, 2.0, 3.0, 4.0]);
+}
+
+#[test]
+#[should_panic(expected = "slice index starts at 3 but ends at 2")]
+fn a_source_with_reversed_bounds_panics_in_the_gradient() {
+    let _ = reversed_bounds_grad(&[1.0, 2.0, 3.0, 4.0], 3, 2);
+}
+
+#[test]
+fn a_sub_slice_source_of_the_right_length() {
+    let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let (v, g) = past_the_end_grad(&x);
+    assert_eq!(v, 2.0 * 5.0);
+    assert_eq!(g, vec![0.0, 5.0, 0.0, 0.0, 2.0]);
+    let (v, g) = reversed_bounds_grad(&x, 2, 3);
+    assert_eq!(reversed_bounds(&x, 2, 3), v);
+    assert_eq!(v, 9.0);
+    assert_eq!(g, vec![0.0, 0.0, 6.0, 0.0, 0.0]);
 }

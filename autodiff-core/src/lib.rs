@@ -76,9 +76,9 @@ pub mod private {
     pub use crate::memory::{
         accumulate, accumulate_into_slot, add_into_slot, add_output_cotangent, add_to,
         call_cotangent, clear, copy_into, copy_len, cotangent, dot, gradient_buffer, load_or_zero,
-        nth, output_cotangent, output_tangent, slot_or_scratch, snapshot, sum, tangent, zero_like,
-        zeros_like, ArrayLike, ArrayTape, FromElements, PassOn, Passed, Scratch, SnapshotTape,
-        Tape, TapeReader,
+        nth, output_cotangent, output_tangent, slot_or_scratch, snapshot, sum, tangent, window_len,
+        zero_like, zeros_like, ArrayLike, ArrayTape, FromElements, PassOn, Passed, Scratch,
+        SnapshotTape, Tape, TapeReader,
     };
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;
@@ -86,8 +86,8 @@ pub mod private {
     pub use crate::taylor::{budget, gauss_legendre, step_power, steps_power, Budget};
     pub use crate::values::{
         field_end, field_ref, field_start, field_value, field_window, from_values, matrix_at,
-        matrix_row_end, matrix_row_start, matrix_rows, tangent_values, values, FieldMatrix,
-        FieldRow, Itself,
+        matrix_row_end, matrix_row_start, matrix_rows, matrix_shape, tangent_values, values,
+        FieldMatrix, FieldRow, Itself, MatrixShape,
     };
     pub use crate::Dual;
     pub use crate::{check_generic_copy, copy_by_name, copy_by_path, derivative_of, in_closure};

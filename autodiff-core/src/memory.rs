@@ -658,6 +658,21 @@ pub fn copy_len(destination: usize, source: usize) -> usize {
     destination
 }
 
+/// The length of the sub-slice `w[start..end]` of a slice of `len` elements, read by a copy
+/// (`out.copy_from_slice(&w[start..end])`) that the generated sweeps read element by element
+/// (`w[start + k]`) instead of through the sub-slice: it panics where taking the sub-slice would, with the
+/// same message, and allocates nothing (a `Vec` of `()` holds no memory).
+///
+/// # Panics
+///
+/// If `start > end` or `end > len`, as `&w[start..end]` does.
+#[inline]
+#[track_caller]
+pub fn window_len(len: usize, start: usize, end: usize) -> usize {
+    let units: Vec<()> = vec![(); len];
+    units[start..end].len()
+}
+
 /// Copies a gradient computed elsewhere (a custom gradient's) into the caller's buffer for the array
 /// parameter `label` (`f_grad_into`).
 ///

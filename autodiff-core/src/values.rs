@@ -239,6 +239,70 @@ impl<R: FieldRow, const M: usize> FieldMatrix for [R; M] {
     }
 }
 
+/// A matrix field's shape taken once per call of a function that reads it (`matrix_shape`), so that each
+/// read finds its row in O(1) instead of summing the lengths of the rows before it: rows of one length
+/// (checked once here) start at `i` times it; the rows of a ragged matrix are found from the last row
+/// asked for, kept in a `Cell` (O(1) for a loop that steps through the rows forwards or backwards, as a
+/// forward and a reverse sweep do). It allocates nothing.
+pub struct MatrixShape<'a, M: FieldMatrix + ?Sized> {
+    matrix: &'a M,
+    rows: usize,
+    /// The length of every row, if they all have one length.
+    uniform: Option<usize>,
+    /// A row of a ragged matrix and where it starts.
+    cursor: core::cell::Cell<(usize, usize)>,
+}
+
+/// The shape of the matrix field `m`, read once per call (`struct_whole.rs`).
+#[inline]
+pub fn matrix_shape<M: FieldMatrix + ?Sized>(m: &M) -> MatrixShape<'_, M> {
+    let rows = m.rows();
+    let first = if rows == 0 { 0 } else { m.row_len(0) };
+    let uniform = (1..rows).all(|i| m.row_len(i) == first).then_some(first);
+    MatrixShape {
+        matrix: m,
+        rows,
+        uniform,
+        cursor: core::cell::Cell::new((0, 0)),
+    }
+}
+
+impl<M: FieldMatrix + ?Sized> FieldMatrix for MatrixShape<'_, M> {
+    #[inline]
+    fn rows(&self) -> usize {
+        self.rows
+    }
+    #[inline]
+    fn row_len(&self, i: usize) -> usize {
+        match self.uniform {
+            Some(len) if i < self.rows => len,
+            _ => self.matrix.row_len(i),
+        }
+    }
+    #[inline]
+    fn row_start(&self, i: usize) -> usize {
+        assert!(
+            i < self.rows,
+            "index out of bounds: the len is {} but the index is {i}",
+            self.rows
+        );
+        if let Some(len) = self.uniform {
+            return i * len;
+        }
+        let (mut row, mut start) = self.cursor.get();
+        while row < i {
+            start += self.matrix.row_len(row);
+            row += 1;
+        }
+        while row > i {
+            row -= 1;
+            start -= self.matrix.row_len(row);
+        }
+        self.cursor.set((row, start));
+        start
+    }
+}
+
 /// Where `m[i][j]` is in the matrix field's part of a values view.
 ///
 /// # Panics
@@ -312,6 +376,50 @@ mod tests {
         let fixed = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
         assert_eq!(matrix_at(&fixed, 1, 2), 5);
         assert_eq!(matrix_row_end(&fixed, 0), 3);
+    }
+
+    #[test]
+    fn a_shape_taken_once_finds_the_same_places() {
+        let ragged = vec![
+            vec![1.0, 2.0],
+            vec![],
+            vec![3.0],
+            vec![4.0, 5.0, 6.0],
+            vec![7.0],
+        ];
+        let uniform = vec![vec![1.0, 2.0, 3.0]; 4];
+        let empty: Vec<Vec<f64>> = Vec::new();
+        assert_eq!(matrix_rows(&matrix_shape(&empty)), 0);
+        for m in [&ragged, &uniform] {
+            let shape = matrix_shape(m);
+            assert_eq!(matrix_rows(&shape), m.len());
+            // Forwards, backwards, and jumping about: the cursor moves both ways.
+            let order: Vec<usize> = (0..m.len())
+                .chain((0..m.len()).rev())
+                .chain([3, 0, 4, 1, 2, 4, 0].into_iter().filter(|&i| i < m.len()))
+                .collect();
+            for i in order {
+                assert_eq!(matrix_row_start(&shape, i), matrix_row_start(m, i));
+                assert_eq!(matrix_row_end(&shape, i), matrix_row_end(m, i));
+                for j in 0..m[i].len() {
+                    assert_eq!(matrix_at(&shape, i, j), matrix_at(m, i, j));
+                }
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "index out of bounds")]
+    fn a_shape_read_past_its_row_panics() {
+        let uniform = vec![vec![1.0, 2.0], vec![3.0, 4.0]];
+        let _ = matrix_at(&matrix_shape(&uniform), 1, 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "index out of bounds")]
+    fn a_shape_read_past_its_rows_panics() {
+        let uniform = vec![vec![1.0, 2.0], vec![3.0, 4.0]];
+        let _ = matrix_row_start(&matrix_shape(&uniform), 2);
     }
 
     #[test]

@@ -667,10 +667,11 @@ impl Pass<'_> {
         }
         let segments: Vec<&syn::PathSegment> = callee.path.segments.iter().collect();
         // `__private::field_ref(..)`: a nested struct passed on beside its values view (`struct_whole.rs`),
-        // a constant without a tangent of its own, as an integer is.
+        // a constant without a tangent of its own, as an integer is; `__private::matrix_shape(..)`, where
+        // a matrix field's rows are in that view, likewise.
         if segments.len() == 3
             && segments[1].ident == "__private"
-            && segments[2].ident == "field_ref"
+            && (segments[2].ident == "field_ref" || segments[2].ident == "matrix_shape")
         {
             return Kind::Int;
         }

@@ -584,7 +584,15 @@ fn why_no_copy_with(
             let receive = matches!(&*call.func, syn::Expr::Path(p)
                 if crate::lower::is_private_receive(p));
             if field_lookup || receive {
-                call.args.iter().for_each(|a| self.visit_expr(a));
+                for arg in &call.args {
+                    match arg {
+                        // `matrix_at(&__p_w_shape, i, j)`: a matrix field's shape, lent (`struct_whole.rs`).
+                        syn::Expr::Reference(r) if field_lookup && r.mutability.is_none() => {
+                            self.visit_expr(&r.expr)
+                        }
+                        arg => self.visit_expr(arg),
+                    }
+                }
                 return;
             }
             if !from && !float_fn && !by_name {

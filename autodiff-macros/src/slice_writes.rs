@@ -115,29 +115,45 @@ impl VisitMut for Rewrite<'_> {
                 Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
                 other => other,
             };
-            // Its length, `b - a` for `w[a..b]`: a mismatch panics as `copy_from_slice` does.
-            let source_len = match bounds_of_source(source) {
-                Some((w, start, end)) => {
-                    let start = start.map_or_else(|| quote!(0), |s| quote!((#s)));
-                    let end = end.map_or_else(|| quote!(#w.len()), |e| quote!((#e)));
-                    quote!(#end - #start)
-                }
-                None => quote!((#source).len()),
-            };
-            let source = match source {
-                Expr::Path(_) => quote!(#source),
-                _ => quote!((#source)),
-            };
-            let end = self.name("copy_end");
-            let checked =
-                quote!(let #end = #lo + ::autodiff::__private::copy_len(#hi - #lo, #source_len););
             // The source's index: the write's, less the receiver's start where it has one.
             let read = match bounds.is_empty() {
                 true => quote!(#index),
                 false => quote!(#index - #lo),
             };
+            // A sub-slice `w[a..b]` is read in place, `w[a + k]`: its start evaluated once and its
+            // bounds checked as taking it does (`window_len`), before the loop, rather than the
+            // sub-slice taken in each iteration (whose adjoint was a buffer of its length per iteration).
+            let (source_len, source, read, source_start) = match bounds_of_source(source) {
+                Some((w, start, end)) => {
+                    let from = self.name("copy_from");
+                    let len = self.name("copy_source_len");
+                    let start = start.map_or_else(|| quote!(0), |s| quote!(#s));
+                    let end = end.map_or_else(|| quote!(#w.len()), |e| quote!(#e));
+                    (
+                        quote!(#len),
+                        quote!(#w),
+                        quote!(#from + (#read)),
+                        quote! {
+                            let #from = #start;
+                            let #len = ::autodiff::__private::window_len(#w.len(), #from, #end);
+                        },
+                    )
+                }
+                None => {
+                    let source = match source {
+                        Expr::Path(_) => quote!(#source),
+                        _ => quote!((#source)),
+                    };
+                    (quote!(#source.len()), source, read, quote!())
+                }
+            };
+            // A length mismatch panics as `copy_from_slice` does.
+            let end = self.name("copy_end");
+            let checked =
+                quote!(let #end = #lo + ::autodiff::__private::copy_len(#hi - #lo, #source_len););
             syn::parse_quote_spanned!(m.method.span()=> {
                 #bounds
+                #source_start
                 #checked
                 for #index in #lo..#end {
                     #target[#index] = #source[#read];

@@ -549,8 +549,9 @@ fn whole_function(
                 });
                 wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
             } else if f.matrix {
-                // A matrix field (`p.w[i][j]`): where its part of the view starts, and the field itself,
-                // whose shape says where each row is in that part (`MatrixFields`).
+                // A matrix field (`p.w[i][j]`): where its part of the view starts, and the field's shape,
+                // taken once per call, which says where each row is in that part in O(1) (`MatrixFields`,
+                // `__private::MatrixShape`).
                 let shape = format_ident!("{}_shape", ident);
                 matrix_fields.push(MatrixField {
                     input: ident.to_string(),
@@ -560,7 +561,9 @@ fn whole_function(
                 });
                 prologue.push(quote! {
                     let #first = #start;
-                    let #shape = ::autodiff::__private::field_ref::<#owner_ty, #key>(#owner);
+                    let #shape = ::autodiff::__private::matrix_shape(
+                        ::autodiff::__private::field_ref::<#owner_ty, #key>(#owner)
+                    );
                 });
             } else if f.array {
                 // In the field's shape (`&[f64; N]` for a `[f64; N]` field), which a callee of `&[f64; N]`
@@ -641,10 +644,11 @@ struct MatrixField {
 }
 
 // Input:  __p_w[h][j] * x[j]      for v in __p_w[h].iter() { .. }      __p_w.len()
-// Output: __p_values[__p_w_start + matrix_at(__p_w_shape, h, j)] * x[j]
-//         for v in __p_values[(__p_w_start + matrix_row_start(__p_w_shape, h))
-//             ..(__p_w_start + matrix_row_end(__p_w_shape, h))].iter() { .. }
-//         matrix_rows(__p_w_shape)
+// Output: __p_values[__p_w_start + matrix_at(&__p_w_shape, h, j)] * x[j]
+//         for v in __p_values[(__p_w_start + matrix_row_start(&__p_w_shape, h))
+//             ..(__p_w_start + matrix_row_end(&__p_w_shape, h))].iter() { .. }
+//         matrix_rows(&__p_w_shape)
+//         (__p_w_shape = matrix_shape(field_ref(..)), taken once per call: O(1) per read)
 /// Rewrites each read of a matrix field (indexed twice, `p.w[i][j]`) into a read of the struct's values
 /// view at the element's place (`__private::matrix_at`), each row read (`p.w[i]`, then borrowed, iterated
 /// or asked its length) into the row's window of the view, and `p.w.len()` into the number of rows; keeps
@@ -690,7 +694,7 @@ impl VisitMut for MatrixFields<'_> {
                     self.visit_expr_mut(&mut i);
                     self.visit_expr_mut(&mut j);
                     *expr = syn::parse_quote!(
-                        #values[#start + ::autodiff::__private::matrix_at(#shape, #i, #j)]
+                        #values[#start + ::autodiff::__private::matrix_at(&#shape, #i, #j)]
                     );
                     return;
                 }
@@ -704,8 +708,8 @@ impl VisitMut for MatrixFields<'_> {
                 let mut i = (*outer.index).clone();
                 self.visit_expr_mut(&mut i);
                 *expr = syn::parse_quote!(
-                    #values[(#start + ::autodiff::__private::matrix_row_start(#shape, #i))
-                        ..(#start + ::autodiff::__private::matrix_row_end(#shape, #i))]
+                    #values[(#start + ::autodiff::__private::matrix_row_start(&#shape, #i))
+                        ..(#start + ::autodiff::__private::matrix_row_end(&#shape, #i))]
                 );
                 return;
             }
@@ -714,7 +718,7 @@ impl VisitMut for MatrixFields<'_> {
             if m.method == "len" && m.args.is_empty() {
                 if let Some(f) = self.field(&m.receiver) {
                     let shape = &f.shape;
-                    *expr = syn::parse_quote!(::autodiff::__private::matrix_rows(#shape));
+                    *expr = syn::parse_quote!(::autodiff::__private::matrix_rows(&#shape));
                     return;
                 }
             }

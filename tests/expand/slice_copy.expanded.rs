@@ -1,0 +1,827 @@
+use autodiff::differentiable;
+fn placed(x: &[f64], y: &[f64]) -> f64 {
+    let mut out = vec![0.0; 8];
+    out[2..6].copy_from_slice(&x[1..5]);
+    out[0..2].copy_from_slice(y);
+    let mut s = 0.0;
+    for i in 0..8 {
+        s += out[i] * out[i] * (i as f64 + 1.0);
+    }
+    s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn placed_grad(
+    x: &[f64],
+    y: &[f64],
+) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let mut __grad_y = ::autodiff::__private::zeros_like(&y[..]);
+    let value = __placed_vjp_into(x, y, 1.0, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn placed_grad_into(x: &[f64], y: &[f64], grad: (&mut [f64], &mut [f64])) -> f64 {
+    let (__grad_x, __grad_y) = grad;
+    ::autodiff::__private::clear(&mut __grad_x[..]);
+    ::autodiff::__private::clear(&mut __grad_y[..]);
+    __placed_vjp_into(x, y, 1.0, (__grad_x, __grad_y))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __placed_vjp_into(
+    x: &[f64],
+    y: &[f64],
+    d_ret: f64,
+    grad: (&mut [f64], &mut [f64]),
+) -> f64 {
+    let (__grad_x, __grad_y) = grad;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let mut __d_y = ::autodiff::__private::gradient_buffer("y", __grad_y, &y);
+    let mut out = ::std::vec![0.0; 8];
+    let __v0 = x.len();
+    let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+    let __v1 = 6 - 2;
+    let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+    let __copy_end_6 = 2 + __v2;
+    for __i in 2..__copy_end_6 {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __v5 = x[__v4];
+        out[__i] = __v5;
+    }
+    let __v6 = 2 - 0;
+    let __v7 = y.len();
+    let __v8 = ::autodiff::__private::copy_len(__v6, __v7);
+    let __copy_end_10 = 0 + __v8;
+    for __i_1 in 0..__copy_end_10 {
+        let __v9 = __i_1 - 0;
+        let __v10 = y[__v9];
+        out[__i_1] = __v10;
+    }
+    let mut __d_out = ::autodiff::__private::zeros_like(&out);
+    let mut __d_s = d_ret;
+    let mut s = 0.0;
+    let __out_view: &[_] = &out[..8];
+    for __i_2 in 0..8 {
+        let __v11 = __out_view[__i_2];
+        let __v12 = __v11 * __v11;
+        let __v13 = __i_2 as f64;
+        let __v14 = __v13 + 1.0;
+        let __v15 = __v12 * __v14;
+        let s_1 = s + __v15;
+        let __d_v12 = __d_s * __v14;
+        let __d_v11 = __d_v12 * (__v11 + __v11);
+        ::autodiff::__private::add_to(&mut __d_out[__i_2], __d_v11);
+        s = s_1;
+    }
+    for __i_1 in (0..__copy_end_10).rev() {
+        let __v9 = __i_1 - 0;
+        let __d_v10 = __d_out[__i_1];
+        __d_out[__i_1] = ::autodiff::__private::Zero::zero();
+        ::autodiff::__private::add_to(&mut __d_y[__v9], __d_v10);
+    }
+    for __i in (2..__copy_end_6).rev() {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __d_v5 = __d_out[__i];
+        __d_out[__i] = ::autodiff::__private::Zero::zero();
+        ::autodiff::__private::add_to(&mut __d_x[__v4], __d_v5);
+    }
+    s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn placed_vjp(
+    x: &[f64],
+    y: &[f64],
+    d_ret: f64,
+) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    let mut __grad_y = ::autodiff::__private::zeros_like(&y[..]);
+    let value = __placed_vjp_into(x, y, d_ret, (&mut __grad_x, &mut __grad_y));
+    (value, (__grad_x, __grad_y))
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn placed_jvp(
+    x: &[f64],
+    y: &[f64],
+    tangent: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+) -> (f64, f64) {
+    let (__dot_x, __dot_y) = tangent;
+    let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
+    let mut __dot_y = ::autodiff::__private::tangent("y", __dot_y, &y);
+    let mut out = ::std::vec![0.0; 8];
+    let mut __dot_out = ::autodiff::__private::zeros_like(&out);
+    let __v0 = x.len();
+    let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+    let __v1 = 6 - 2;
+    let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+    let __copy_end_6 = 2 + __v2;
+    for __i in 2..__copy_end_6 {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __v5 = x[__v4];
+        let __dot_v5 = __dot_x[__v4];
+        out[__i] = __v5;
+        __dot_out[__i] = __dot_v5;
+    }
+    let __v6 = 2 - 0;
+    let __v7 = y.len();
+    let __v8 = ::autodiff::__private::copy_len(__v6, __v7);
+    let __copy_end_10 = 0 + __v8;
+    for __i_1 in 0..__copy_end_10 {
+        let __v9 = __i_1 - 0;
+        let __v10 = y[__v9];
+        let __dot_v10 = __dot_y[__v9];
+        out[__i_1] = __v10;
+        __dot_out[__i_1] = __dot_v10;
+    }
+    let mut s = 0.0;
+    let mut __dot_s = 0.0;
+    let __out_view: &[_] = &out[..8];
+    let __dot_out_view: &[_] = &__dot_out[..8];
+    for __i_2 in 0..8 {
+        let __v11 = __out_view[__i_2];
+        let __dot_v11 = __dot_out_view[__i_2];
+        let __v12 = __v11 * __v11;
+        let __dot_v12 = __dot_v11 * (__v11 + __v11);
+        let __v13 = __i_2 as f64;
+        let __v14 = __v13 + 1.0;
+        let __v15 = __v12 * __v14;
+        let __dot_v15 = __dot_v12 * __v14;
+        let s_1 = s + __v15;
+        let __dot_s_1 = __dot_s + __dot_v15;
+        (s, __dot_s) = (s_1, __dot_s_1);
+    }
+    (s, __dot_s)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct placed {}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __placed_generic {}
+#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+impl __placed_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: &[__S], y: &[__S]) -> __S {
+        ::autodiff::__private::no_generic_copy::<__placed_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        ::autodiff::__private::no_generic_copy::<__placed_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+    ) -> (__S, __S) {
+        ::autodiff::__private::no_generic_copy::<__placed_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: __S,
+        grads: (::core::option::Option<&mut [__S]>, ::core::option::Option<&mut [__S]>),
+    ) -> __S {
+        ::autodiff::__private::no_generic_copy::<__placed_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        d_ret: ::core::option::Option<__S>,
+        d_after: impl ::core::marker::Sized,
+    ) -> (__S, (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        ::autodiff::__private::no_generic_copy::<__placed_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        y: &[__S],
+        tangents: impl ::core::marker::Sized,
+        d_after: impl ::core::marker::Sized,
+    ) -> (__S, __S) {
+        ::autodiff::__private::no_generic_copy::<__placed_generic, __S, _>()
+    }
+    #[inline]
+    fn call_on<__S: ::autodiff::__private::Float>(self, x: &[__S], y: &[__S]) -> __S {
+        ::autodiff::__private::no_generic_copy::<__placed_generic, __S, _>()
+    }
+}
+impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __placed_generic {
+    const FAIL: () = ::core::panic!(
+        "`placed` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its body calls `:: autodiff :: __private :: window_len`, which is not called by a bare name with a differentiated argument. Give `placed` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
+    );
+}
+impl ::autodiff::__private::GenericCopy for placed {
+    type Copy = __placed_generic;
+    #[inline(always)]
+    fn copy() -> __placed_generic {
+        __placed_generic {}
+    }
+}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl placed {
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(
+        self,
+        x: &[f64],
+        y: &[f64],
+        d_ret: f64,
+    ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        placed_vjp(x, y, d_ret)
+    }
+    #[inline]
+    fn jvp(
+        self,
+        x: &[f64],
+        y: &[f64],
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+    ) -> (f64, f64) {
+        placed_jvp(x, y, tangents)
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        x: &[f64],
+        y: &[f64],
+        d_ret: ::core::option::Option<f64>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+        ),
+    ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        let (__after_0, __after_1) = d_after;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => 0.0,
+        };
+        let (value, gradient) = placed_vjp(x, y, d_ret);
+        let (__gradient_0, __gradient_1) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                ::autodiff::__private::PassOn::pass_on(__after_1, __gradient_1),
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        x: &[f64],
+        y: &[f64],
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+        d_after: (impl ::core::marker::Sized, impl ::core::marker::Sized),
+    ) -> (f64, f64) {
+        let (__after_0, __after_1) = d_after;
+        let (__tangent_0, __tangent_1) = tangents;
+        placed_jvp(x, y, (__tangent_0, __tangent_1))
+    }
+    #[inline(always)]
+    #[allow(unused, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_into(
+        self,
+        x: &[f64],
+        y: &[f64],
+        d_ret: f64,
+        grads: (::core::option::Option<&mut [f64]>, ::core::option::Option<&mut [f64]>),
+    ) -> f64 {
+        let (__slot_0, __slot_1) = grads;
+        let value = if __slot_0.is_none() {
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                y.len(),
+            );
+            let value = __placed_vjp_into_without_x(x, y, d_ret, __buffer_1);
+            value
+        } else if __slot_1.is_none() {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                x.len(),
+            );
+            let value = __placed_vjp_into_without_y(x, y, d_ret, __buffer_0);
+            value
+        } else {
+            let mut __scratch_0 = ::autodiff::__private::Scratch::new();
+            let __buffer_0 = ::autodiff::__private::slot_or_scratch(
+                __slot_0,
+                &mut __scratch_0,
+                x.len(),
+            );
+            let mut __scratch_1 = ::autodiff::__private::Scratch::new();
+            let __buffer_1 = ::autodiff::__private::slot_or_scratch(
+                __slot_1,
+                &mut __scratch_1,
+                y.len(),
+            );
+            let value = __placed_vjp_into(x, y, d_ret, (__buffer_0, __buffer_1));
+            value
+        };
+        value
+    }
+    #[inline(always)]
+    fn cotangent_linear(&self) -> bool {
+        true
+    }
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __placed_vjp_into_without_x(
+    x: &[f64],
+    y: &[f64],
+    d_ret: f64,
+    grad: &mut [f64],
+) -> f64 {
+    let __grad_y = grad;
+    let mut __d_y = ::autodiff::__private::gradient_buffer("y", __grad_y, &y);
+    let mut out = ::std::vec![0.0; 8];
+    let __v0 = x.len();
+    let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+    let __v1 = 6 - 2;
+    let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+    let __copy_end_6 = 2 + __v2;
+    for __i in 2..__copy_end_6 {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __v5 = x[__v4];
+        out[__i] = __v5;
+    }
+    let __v6 = 2 - 0;
+    let __v7 = y.len();
+    let __v8 = ::autodiff::__private::copy_len(__v6, __v7);
+    let __copy_end_10 = 0 + __v8;
+    for __i_1 in 0..__copy_end_10 {
+        let __v9 = __i_1 - 0;
+        let __v10 = y[__v9];
+        out[__i_1] = __v10;
+    }
+    let mut __d_out = ::autodiff::__private::zeros_like(&out);
+    let mut __d_s = d_ret;
+    let mut s = 0.0;
+    let __out_view: &[_] = &out[..8];
+    for __i_2 in 0..8 {
+        let __v11 = __out_view[__i_2];
+        let __v12 = __v11 * __v11;
+        let __v13 = __i_2 as f64;
+        let __v14 = __v13 + 1.0;
+        let __v15 = __v12 * __v14;
+        let s_1 = s + __v15;
+        let __d_v12 = __d_s * __v14;
+        let __d_v11 = __d_v12 * (__v11 + __v11);
+        ::autodiff::__private::add_to(&mut __d_out[__i_2], __d_v11);
+        s = s_1;
+    }
+    for __i_1 in (0..__copy_end_10).rev() {
+        let __v9 = __i_1 - 0;
+        let __d_v10 = __d_out[__i_1];
+        __d_out[__i_1] = ::autodiff::__private::Zero::zero();
+        ::autodiff::__private::add_to(&mut __d_y[__v9], __d_v10);
+    }
+    for __i in (2..__copy_end_6).rev() {
+        __d_out[__i] = ::autodiff::__private::Zero::zero();
+    }
+    s
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __placed_vjp_into_without_y(
+    x: &[f64],
+    y: &[f64],
+    d_ret: f64,
+    grad: &mut [f64],
+) -> f64 {
+    let __grad_x = grad;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let mut out = ::std::vec![0.0; 8];
+    let __v0 = x.len();
+    let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+    let __v1 = 6 - 2;
+    let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+    let __copy_end_6 = 2 + __v2;
+    for __i in 2..__copy_end_6 {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __v5 = x[__v4];
+        out[__i] = __v5;
+    }
+    let __v6 = 2 - 0;
+    let __v7 = y.len();
+    let __v8 = ::autodiff::__private::copy_len(__v6, __v7);
+    let __copy_end_10 = 0 + __v8;
+    for __i_1 in 0..__copy_end_10 {
+        let __v9 = __i_1 - 0;
+        let __v10 = y[__v9];
+        out[__i_1] = __v10;
+    }
+    let mut __d_out = ::autodiff::__private::zeros_like(&out);
+    let mut __d_s = d_ret;
+    let mut s = 0.0;
+    let __out_view: &[_] = &out[..8];
+    for __i_2 in 0..8 {
+        let __v11 = __out_view[__i_2];
+        let __v12 = __v11 * __v11;
+        let __v13 = __i_2 as f64;
+        let __v14 = __v13 + 1.0;
+        let __v15 = __v12 * __v14;
+        let s_1 = s + __v15;
+        let __d_v12 = __d_s * __v14;
+        let __d_v11 = __d_v12 * (__v11 + __v11);
+        ::autodiff::__private::add_to(&mut __d_out[__i_2], __d_v11);
+        s = s_1;
+    }
+    for __i_1 in (0..__copy_end_10).rev() {
+        __d_out[__i_1] = ::autodiff::__private::Zero::zero();
+    }
+    for __i in (2..__copy_end_6).rev() {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __d_v5 = __d_out[__i];
+        __d_out[__i] = ::autodiff::__private::Zero::zero();
+        ::autodiff::__private::add_to(&mut __d_x[__v4], __d_v5);
+    }
+    s
+}
+fn into_output(x: &[f64], out: &mut [f64]) {
+    out[2..6].copy_from_slice(&x[1..5]);
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn __into_output_vjp_into(
+    x: &[f64],
+    out: &mut [f64],
+    d_ret: (),
+    d_out: ::core::option::Option<&[f64]>,
+    grad: &mut [f64],
+) -> () {
+    let __grad_x = grad;
+    let _ = d_ret;
+    let mut __d_x = ::autodiff::__private::gradient_buffer("x", __grad_x, &x);
+    let mut __d_out = ::autodiff::__private::output_cotangent("out", d_out, &out[..]);
+    let __v0 = x.len();
+    let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+    let __v1 = 6 - 2;
+    let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+    let __copy_end_6 = 2 + __v2;
+    for __i in 2..__copy_end_6 {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __v5 = x[__v4];
+        out[__i] = __v5;
+    }
+    for __i in (2..__copy_end_6).rev() {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __d_v5 = __d_out[__i];
+        __d_out[__i] = ::autodiff::__private::Zero::zero();
+        ::autodiff::__private::add_to(&mut __d_x[__v4], __d_v5);
+    }
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn into_output_vjp(x: &[f64], out: &mut [f64], d_out: &[f64]) -> ::std::vec::Vec<f64> {
+    let mut __grad_x = ::autodiff::__private::zeros_like(&x[..]);
+    __into_output_vjp_into(
+        x,
+        out,
+        (),
+        ::core::option::Option::Some(&d_out[..]),
+        &mut __grad_x,
+    );
+    __grad_x
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+#[inline]
+fn into_output_jvp(
+    x: &[f64],
+    out: &mut [f64],
+    tangent: ::std::vec::Vec<f64>,
+    d_out: &mut [f64],
+) -> () {
+    let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
+    let mut __dot_out = ::autodiff::__private::output_tangent("out", d_out, &out);
+    ::autodiff::__private::clear(&mut __dot_out[..]);
+    let __v0 = x.len();
+    let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+    let __v1 = 6 - 2;
+    let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+    let __copy_end_6 = 2 + __v2;
+    for __i in 2..__copy_end_6 {
+        let __v3 = __i - 2;
+        let __v4 = 1 + __v3;
+        let __v5 = x[__v4];
+        let __dot_v5 = __dot_x[__v4];
+        out[__i] = __v5;
+        __dot_out[__i] = __dot_v5;
+    }
+}
+#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+fn into_output_jacobian(
+    x: &[f64],
+    out: &mut [f64],
+) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
+    let __incoming = ::autodiff::__private::snapshot(&*out);
+    let __value = ::autodiff::__private::snapshot(&*out);
+    let __rows = __value.len();
+    let __columns = 0usize + x.len();
+    let mut __jacobian = ::std::vec::Vec::with_capacity(__rows);
+    if __rows <= __columns {
+        for __i in 0..__rows {
+            let mut __d_ret = ::autodiff::__private::zeros_like(&__value);
+            __d_ret[__i] = <f64 as ::autodiff::__private::One>::one();
+            ::autodiff::__private::copy_into("out", &mut out[..], &__incoming[..]);
+            let __part_0 = into_output_vjp(x, &mut *out, &__d_ret);
+            let mut __row = ::std::vec::Vec::with_capacity(__columns);
+            __row.extend_from_slice(&__part_0[..]);
+            __jacobian.push(__row);
+        }
+    } else {
+        __jacobian = ::std::vec![
+            ::std::vec![< f64 as ::autodiff::__private::Zero > ::zero(); __columns];
+            __rows
+        ];
+        for __j in 0..__columns {
+            ::autodiff::__private::copy_into("out", &mut out[..], &__incoming[..]);
+            let __tangent = {
+                let mut __t = ::autodiff::__private::zeros_like(&x);
+                if __j >= 0usize && __j < 0usize + x.len() {
+                    __t[__j - 0usize] = <f64 as ::autodiff::__private::One>::one();
+                }
+                __t
+            };
+            let mut __column = ::autodiff::__private::zeros_like(&__value);
+            into_output_jvp(x, &mut *out, __tangent, &mut __column);
+            for (__i, __entry) in __column.iter().enumerate() {
+                __jacobian[__i][__j] = *__entry;
+            }
+        }
+    }
+    __jacobian
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct into_output {}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct __into_output_generic {}
+#[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+impl __into_output_generic {
+    #[inline]
+    fn call<__S: ::autodiff::__private::Float>(x: &[__S], out: &mut [__S]) -> () {
+        ::autodiff::__private::no_generic_copy::<__into_output_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        out: &mut [__S],
+        d_ret: ::core::option::Option<()>,
+        d_out: &[__S],
+    ) -> ((), (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        ::autodiff::__private::no_generic_copy::<__into_output_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        out: &mut [__S],
+        tangents: (::std::vec::Vec<__S>, ::std::vec::Vec<__S>),
+        d_out: &mut [__S],
+    ) -> ((), ()) {
+        ::autodiff::__private::no_generic_copy::<__into_output_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_into<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        out: &mut [__S],
+        d_ret: (),
+        grads: (::core::option::Option<&mut [__S]>, ::core::option::Option<&mut [__S]>),
+    ) -> () {
+        ::autodiff::__private::no_generic_copy::<__into_output_generic, __S, _>()
+    }
+    #[inline]
+    fn vjp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        out: &mut [__S],
+        d_ret: ::core::option::Option<()>,
+        d_after: impl ::core::marker::Sized,
+    ) -> ((), (::std::vec::Vec<__S>, ::std::vec::Vec<__S>)) {
+        ::autodiff::__private::no_generic_copy::<__into_output_generic, __S, _>()
+    }
+    #[inline]
+    fn jvp_out<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        out: &mut [__S],
+        tangents: impl ::core::marker::Sized,
+        d_after: impl ::core::marker::Sized,
+    ) -> ((), ()) {
+        ::autodiff::__private::no_generic_copy::<__into_output_generic, __S, _>()
+    }
+    #[inline]
+    fn call_on<__S: ::autodiff::__private::Float>(
+        self,
+        x: &[__S],
+        out: &mut [__S],
+    ) -> () {
+        ::autodiff::__private::no_generic_copy::<__into_output_generic, __S, _>()
+    }
+}
+impl<__S> ::autodiff::__private::NoGenericCopy<__S> for __into_output_generic {
+    const FAIL: () = ::core::panic!(
+        "`into_output` has no generic copy, which an `order = K` function calling it (directly or through other functions) needs: its body calls `:: autodiff :: __private :: window_len`, which is not called by a bare name with a differentiated argument. Give `into_output` `order = 2` too (its generic copy is then made, or an error says why it cannot be), or make it generic over `T: Float`"
+    );
+}
+impl ::autodiff::__private::GenericCopy for into_output {
+    type Copy = __into_output_generic;
+    #[inline(always)]
+    fn copy() -> __into_output_generic {
+        __into_output_generic {}
+    }
+}
+#[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+impl into_output {
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __vjp_all(
+        x: &[f64],
+        out: &mut [f64],
+        d_ret: (),
+        d_out: ::core::option::Option<&[f64]>,
+    ) -> ((), (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        let _ = d_ret;
+        let mut __d_x = ::autodiff::__private::zeros_like(&x);
+        let mut __d_out = ::autodiff::__private::output_cotangent(
+            "out",
+            d_out,
+            &out[..],
+        );
+        let __v0 = x.len();
+        let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+        let __v1 = 6 - 2;
+        let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+        let __copy_end_6 = 2 + __v2;
+        for __i in 2..__copy_end_6 {
+            let __v3 = __i - 2;
+            let __v4 = 1 + __v3;
+            let __v5 = x[__v4];
+            out[__i] = __v5;
+        }
+        for __i in (2..__copy_end_6).rev() {
+            let __v3 = __i - 2;
+            let __v4 = 1 + __v3;
+            let __d_v5 = __d_out[__i];
+            __d_out[__i] = ::autodiff::__private::Zero::zero();
+            ::autodiff::__private::add_to(&mut __d_x[__v4], __d_v5);
+        }
+        ((), (__d_x, __d_out))
+    }
+    #[allow(
+        unused,
+        clippy::pedantic,
+        clippy::nursery,
+        clippy::too_many_arguments,
+        clippy::ptr_arg
+    )]
+    fn __jvp_all(
+        x: &[f64],
+        out: &mut [f64],
+        tangent: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+        d_out: &mut [f64],
+    ) -> () {
+        let (__dot_x, __dot_out) = tangent;
+        let mut __dot_x = ::autodiff::__private::tangent("x", __dot_x, &x);
+        let mut __dot_out = ::autodiff::__private::tangent("out", __dot_out, &out);
+        let mut __dot_out_1 = ::autodiff::__private::output_tangent("out", d_out, &out);
+        ::autodiff::__private::copy_into("out", &mut __dot_out_1[..], &__dot_out[..]);
+        let __v0 = x.len();
+        let __copy_source_len_5 = ::autodiff::__private::window_len(__v0, 1, 5);
+        let __v1 = 6 - 2;
+        let __v2 = ::autodiff::__private::copy_len(__v1, __copy_source_len_5);
+        let __copy_end_6 = 2 + __v2;
+        for __i in 2..__copy_end_6 {
+            let __v3 = __i - 2;
+            let __v4 = 1 + __v3;
+            let __v5 = x[__v4];
+            let __dot_v5 = __dot_x[__v4];
+            out[__i] = __v5;
+            __dot_out_1[__i] = __dot_v5;
+        }
+    }
+    #[inline]
+    #[allow(clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp(
+        self,
+        x: &[f64],
+        out: &mut [f64],
+        d_ret: ::core::option::Option<()>,
+        d_out: &[f64],
+    ) -> ((), (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            x,
+            out,
+            d_ret,
+            ::core::option::Option::Some(&d_out[..]),
+        );
+        let (__gradient_0, __gradient_1) = gradient;
+        (value, (__gradient_0, __gradient_1))
+    }
+    #[inline]
+    fn jvp(
+        self,
+        x: &[f64],
+        out: &mut [f64],
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+        d_out: &mut [f64],
+    ) -> ((), ()) {
+        let (__tangent_0, __tangent_1) = tangents;
+        {
+            Self::__jvp_all(x, out, (__tangent_0, __tangent_1), d_out);
+            ((), ())
+        }
+    }
+    #[inline]
+    #[allow(unused_variables, clippy::unused_unit, clippy::let_unit_value)]
+    fn vjp_out(
+        self,
+        x: &[f64],
+        out: &mut [f64],
+        d_ret: ::core::option::Option<()>,
+        d_after: (
+            impl ::autodiff::__private::PassOn<::std::vec::Vec<f64>>,
+            ::autodiff::__private::Passed<&[f64]>,
+        ),
+    ) -> ((), (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+        let (__after_0, __after_1) = d_after;
+        let d_out = __after_1.0;
+        let d_ret = match d_ret {
+            ::core::option::Option::Some(d_ret) => d_ret,
+            ::core::option::Option::None => {}
+        };
+        let (value, gradient) = Self::__vjp_all(
+            x,
+            out,
+            d_ret,
+            ::core::option::Option::Some(&d_out[..]),
+        );
+        let (__gradient_0, __gradient_1) = gradient;
+        (
+            value,
+            (
+                ::autodiff::__private::PassOn::pass_on(__after_0, __gradient_0),
+                __gradient_1,
+            ),
+        )
+    }
+    #[inline]
+    #[allow(unused_variables)]
+    fn jvp_out(
+        self,
+        x: &[f64],
+        out: &mut [f64],
+        tangents: (::std::vec::Vec<f64>, ::std::vec::Vec<f64>),
+        d_after: (impl ::core::marker::Sized, ::autodiff::__private::Passed<&mut [f64]>),
+    ) -> ((), ()) {
+        let (__after_0, __after_1) = d_after;
+        let d_out: &mut [f64] = ::core::convert::TryInto::try_into(__after_1.0)
+            .expect("autodiff: a tangent buffer of the wrong length");
+        let (__tangent_0, __tangent_1) = tangents;
+        {
+            Self::__jvp_all(x, out, (__tangent_0, __tangent_1), d_out);
+            ((), ())
+        }
+    }
+}
