@@ -86,8 +86,8 @@ pub mod private {
     pub use crate::taylor::{budget, gauss_legendre, step_power, steps_power, Budget};
     pub use crate::values::{
         field_end, field_ref, field_start, field_value, field_window, from_values, matrix_at,
-        matrix_row_end, matrix_row_start, matrix_rows, tangent_values, values, FieldMatrix,
-        FieldRow, Itself,
+        matrix_row_end, matrix_row_start, matrix_rows, tangent_values, values, whole_primal,
+        FieldMatrix, FieldRow, FieldWindow, Itself, WholeField,
     };
     pub use crate::Dual;
     pub use crate::{check_generic_copy, copy_by_name, copy_by_path, derivative_of, in_closure};

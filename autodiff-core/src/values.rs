@@ -141,6 +141,50 @@ impl<F, T> FieldWindow<T> for Vec<F> {
     }
 }
 
+/// The field `KEY` of `s` passed on whole to a call (`g(&p.w)`, `g(&p.inner)`), as the first of the pair
+/// that stands for it in a call of the callee's `__g_pairs` (`struct_whole.rs`): the struct itself for a
+/// field holding a derived struct, `()` for a `Vec` or an array of floats, whose values alone the callee
+/// reads. The second of the pair is its part of the view, [`field_window`].
+#[inline]
+pub fn whole_primal<S: FieldType<KEY>, const KEY: u64>(s: &S) -> <S::Type as WholeField>::Primal<'_>
+where
+    S::Type: WholeField,
+{
+    WholeField::primal(S::field(s))
+}
+
+/// What a field passed on whole hands a callee besides its part of the values view ([`whole_primal`]):
+/// a derived struct itself (the derive implements this and [`FieldWindow`] for it), nothing for floats.
+pub trait WholeField {
+    /// `&Self` for a derived struct, `()` for a `Vec` or an array of floats.
+    type Primal<'a>
+    where
+        Self: 'a;
+
+    /// The primal part of the pair.
+    fn primal(&self) -> Self::Primal<'_>;
+}
+
+impl<F> WholeField for Vec<F> {
+    type Primal<'a>
+        = ()
+    where
+        Self: 'a;
+
+    #[inline]
+    fn primal(&self) {}
+}
+
+impl<F, const N: usize> WholeField for [F; N] {
+    type Primal<'a>
+        = ()
+    where
+        Self: 'a;
+
+    #[inline]
+    fn primal(&self) {}
+}
+
 /// A matrix field's shape (`Vec<Vec<f64>>`, `[[f64; N]; M]`, `Vec<[f64; N]>`, `[Vec<f64>; M]`): where its
 /// rows lie in the field's part of a values view, which holds the rows one after another. An `order = K`
 /// function reads `p.w[i][j]` as the value at `field_start + matrix_at(&p.w, i, j)` and the row `&p.w[i]`
