@@ -388,3 +388,72 @@ fn a_nested_struct_and_a_vec_field_passed_on_whole_at_order_2() {
         assert_hessian(&h, &by_hand, "nested_and_vec Hessian by hand");
     }
 }
+
+#[differentiable]
+fn weigh(k: &[f64; 3], u: f64) -> f64 {
+    k[0] * u + k[2] * u * u
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Joint {
+    k: [f64; 3],
+    rest: f64,
+}
+
+/// An array field copied to a local and passed on by reference (`let k = j.k; weigh(&k, ..)`):
+/// `k_0 u + k_2 u² + rest x`, `u = x - rest`.
+#[differentiable(wrt(j, x), order = 2)]
+fn copied_field(j: &Joint, x: f64) -> f64 {
+    let k = j.k;
+    let shifted = k;
+    weigh(&shifted, x - j.rest) + j.rest * x
+}
+
+fn joint_at(v: &[f64]) -> Joint {
+    Joint {
+        k: [v[0], v[1], v[2]],
+        rest: v[3],
+    }
+}
+
+#[test]
+fn an_array_field_copied_to_a_local_and_passed_on_at_order_2() {
+    let flat = |g: &Joint, gx: f64| [g.to_flat(), vec![gx]].concat();
+    Probe::new("copied_field", |v| copied_field(&joint_at(v), v[4]))
+        .grad(|v| {
+            let (value, (g, gx)) = copied_field_grad(&joint_at(v), v[4]);
+            (value, flat(&g, gx))
+        })
+        .jvp(|v, t| copied_field_jvp(&joint_at(v), v[4], (joint_at(t), t[4])))
+        .hessian(|v| {
+            let (value, (g, gx), h) = copied_field_hessian(&joint_at(v), v[4]);
+            (value, flat(&g, gx), h)
+        })
+        .analytic(|v| {
+            let (k, rest, x) = (&v[..3], v[3], v[4]);
+            let u = x - rest;
+            vec![
+                u,
+                0.0,
+                u * u,
+                -k[0] - 2.0 * k[2] * u + x,
+                k[0] + 2.0 * k[2] * u + rest,
+            ]
+        })
+        .run(32, probe::range(5, -1.5, 1.5));
+    let mut rng = Lcg::new(probe::seed_of("structarg21 copied_field by hand"));
+    for _ in 0..24 {
+        let v = rng.vec(5, -1.5, 1.5);
+        let (k2, u) = (v[2], v[4] - v[3]);
+        // Over (k_0, k_1, k_2, rest, x).
+        let by_hand = vec![
+            vec![0.0, 0.0, 0.0, -1.0, 1.0],
+            vec![0.0; 5],
+            vec![0.0, 0.0, 0.0, -2.0 * u, 2.0 * u],
+            vec![-1.0, 0.0, -2.0 * u, 2.0 * k2, 1.0 - 2.0 * k2],
+            vec![1.0, 0.0, 2.0 * u, 1.0 - 2.0 * k2, 2.0 * k2],
+        ];
+        let (_, _, h) = copied_field_hessian(&joint_at(&v), v[4]);
+        assert_hessian(&h, &by_hand, "copied_field Hessian by hand");
+    }
+}

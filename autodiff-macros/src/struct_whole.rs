@@ -1013,6 +1013,29 @@ impl VisitMut for WholeCalls<'_> {
         syn::visit_mut::visit_expr_mut(self, expr);
     }
 
+    // Input:  let k = __j_k;           (`let k = j.k;` of a `[f64; N]` field passed on only from `k`)
+    // Output: let k = *__j_k_values;   (a copy of the field's window, `&[T; N]`)
+    /// A field passed on whole copied to a local (`let k = j.k;`, which the primal allows only for a
+    /// field of a `Copy` type, an array of floats): a copy of its window of the view, an array the body
+    /// passes on or reads as it would the field (it was the field itself, the error below).
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if let Some(init) = &mut local.init {
+            let field = match &*init.expr {
+                Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            let values = field
+                .filter(|f| self.field_wholes.contains(f))
+                .and_then(|f| self.wholes.iter().find(|(w, _)| *w == f))
+                .map(|(_, (_, values))| values.clone());
+            if let (Some(values), None) = (values, &init.diverge) {
+                *init.expr = syn::parse_quote!(*#values);
+                return;
+            }
+        }
+        syn::visit_mut::visit_local_mut(self, local);
+    }
+
     // Items nested in the body cannot see the function's parameters.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
