@@ -701,7 +701,13 @@ pub(crate) mod pairs {
                 Kind::Struct(_) | Kind::Tuple(_) => false,
                 // A field passed on whole is a reference (`&p.w`): a `Vec` or array taken by value
                 // (moved into the call) is no callee of one.
-                Kind::Array => matches!(p.ty, syn::Type::Reference(_)),
+                // Nor is a slice of integers or flags, nor a matrix, which no field passed on whole
+                // reaches (`FieldWindow`).
+                Kind::Array => {
+                    matches!(p.ty, syn::Type::Reference(_))
+                        && p.differentiable
+                        && p.array.is_some_and(|a| !a.matrix)
+                }
                 _ => true,
             });
         if !plain {
