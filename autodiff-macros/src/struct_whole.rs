@@ -687,8 +687,11 @@ pub(crate) mod pairs {
     /// with a slice, `Vec` or array parameter; nothing for others.
     pub(crate) fn plain(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
         let name = &item.sig.ident;
+        // Called as `self::name` (a name a glob import also brings is ambiguous to a macro's import of
+        // it, rustc's E0659), which names it only among a module's items.
         let plain = item.sig.receiver().is_none()
             && !crate::expand::is_method(item)
+            && crate::context::written_in_module(name)
             && item.sig.generics.params.is_empty()
             && !crate::naming::unraw(name).starts_with("__")
             && item.sig.asyncness.is_none()
@@ -729,14 +732,21 @@ pub(crate) mod pairs {
             args.push(v);
         }
         let pairs = crate::naming::pairs_function(name);
+        // The function by a name of its own, imported as `self::name`: by the bare name it would be
+        // ambiguous where a glob import brings the same name (rustc's E0659 at the macro's import of it),
+        // and by a path its generic copy would not be made (`shadow::why_no_copy`).
+        let callee = format_ident!("{}_callee", pairs);
         let (vis, ret) = (&item.vis, &item.sig.output);
         quote! {
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            use self::#name as #callee;
             #[::autodiff::differentiable(wrt(#(#wrt),*))]
             #[doc(hidden)]
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline(always)]
             #vis fn #pairs(#(#params),*) #ret {
-                #name(#(#args),*)
+                #callee(#(#args),*)
             }
         }
     }

@@ -433,12 +433,6 @@ impl __logsumexp_generic {
         value
     }
 }
-#[::autodiff::differentiable(wrt(__pair_value_0))]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-#[inline(always)]
-pub fn __logsumexp_pairs(__pair_unit_0: (), __pair_value_0: &[f64]) -> f64 {
-    logsumexp(__pair_value_0)
-}
 pub fn gmm_likelihood(
     alpha: &[f64],
     mu: &[f64],
@@ -2380,30 +2374,4 @@ impl __gmm_likelihood_generic {
         ::autodiff::__private::accumulate_into_slot(__slot_4, &__gradient_4[..]);
         value
     }
-}
-#[::autodiff::differentiable(wrt(__pair_value_1, __pair_value_2, __pair_value_3))]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-#[inline(always)]
-pub fn __gmm_likelihood_pairs(
-    __pair_unit_0: (),
-    __pair_value_0: &[f64],
-    __pair_unit_1: (),
-    __pair_value_1: &[f64],
-    __pair_unit_2: (),
-    __pair_value_2: &[f64],
-    __pair_unit_3: (),
-    __pair_value_3: &[f64],
-    __pair_unit_4: (),
-    __pair_value_4: &[f64],
-    __pair_unit_5: (),
-    __pair_value_5: usize,
-) -> f64 {
-    gmm_likelihood(
-        __pair_value_0,
-        __pair_value_1,
-        __pair_value_2,
-        __pair_value_3,
-        __pair_value_4,
-        __pair_value_5,
-    )
 }

@@ -657,17 +657,6 @@ impl __predict_generic {
         value
     }
 }
-#[::autodiff::differentiable(wrt(__pair_value_0))]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-#[inline(always)]
-fn __predict_pairs(
-    __pair_unit_0: (),
-    __pair_value_0: &[f64],
-    __pair_unit_1: (),
-    __pair_value_1: &[f64],
-) -> f64 {
-    predict(__pair_value_0, __pair_value_1)
-}
 fn logistic(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
     let mut loss = 0.0;
     for k in 0..ys.len() {
@@ -1456,17 +1445,4 @@ impl __logistic_generic {
         ::autodiff::__private::accumulate_into_slot(__slot_2, &__gradient_2[..]);
         value
     }
-}
-#[::autodiff::differentiable(wrt(__pair_value_0))]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-#[inline(always)]
-fn __logistic_pairs(
-    __pair_unit_0: (),
-    __pair_value_0: &[f64],
-    __pair_unit_1: (),
-    __pair_value_1: &[Vec<f64>],
-    __pair_unit_2: (),
-    __pair_value_2: &[f64],
-) -> f64 {
-    logistic(__pair_value_0, __pair_value_1, __pair_value_2)
 }

@@ -449,17 +449,6 @@ impl __dot_generic {
         value
     }
 }
-#[::autodiff::differentiable(wrt(__pair_value_0, __pair_value_1))]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-#[inline(always)]
-fn __dot_pairs(
-    __pair_unit_0: (),
-    __pair_value_0: &[f64],
-    __pair_unit_1: (),
-    __pair_value_1: &[f64],
-) -> f64 {
-    dot(__pair_value_0, __pair_value_1)
-}
 fn rosenbrock<T: Float>(x: &[T]) -> T {
     let hundred = T::from(100.0).unwrap();
     let mut s = T::zero();
@@ -984,12 +973,6 @@ impl __product_generic {
         let value = ____product_generic_vjp_into(x, d_ret, __buffer_0);
         value
     }
-}
-#[::autodiff::differentiable(wrt(__pair_value_0))]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-#[inline(always)]
-fn __product_pairs(__pair_unit_0: (), __pair_value_0: &[f64]) -> f64 {
-    product(__pair_value_0)
 }
 fn squares(x: &[f64]) -> Vec<f64> {
     let mut out = Vec::with_capacity(x.len());

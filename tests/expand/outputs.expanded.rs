@@ -1407,21 +1407,6 @@ impl __euler_generic {
         value
     }
 }
-#[::autodiff::differentiable(wrt(__pair_value_0, __pair_value_1, __pair_value_2))]
-#[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
-#[inline(always)]
-fn __euler_pairs(
-    __pair_unit_0: (),
-    __pair_value_0: &[f64],
-    __pair_unit_1: (),
-    __pair_value_1: &[f64],
-    __pair_unit_2: (),
-    __pair_value_2: f64,
-    __pair_unit_3: (),
-    __pair_value_3: usize,
-) -> f64 {
-    euler(__pair_value_0, __pair_value_1, __pair_value_2, __pair_value_3)
-}
 fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
     out[0] = t.cos() * v[0] - t.sin() * v[1];
     out[1] = t.sin() * v[0] + t.cos() * v[1];
