@@ -104,7 +104,17 @@ where
     <S::Type as FieldWindow<T>>::window(window)
 }
 
-/// An array field's shape over the element type `T` of a values view (`field_window`).
+/// An array field's shape over the element type `T` of a values view (`field_window`): a `Vec` or an
+/// array of floats, or a struct deriving `Differentiable` (which the derive implements, `[T]`). A matrix
+/// field has none: passed on whole at `order = K` (`layer(&p.w, x)`), it is the error below.
+#[diagnostic::on_unimplemented(
+    message = "with `order = K`, a field of a parameter struct passed on whole to a call (`g(&p.w, ..)`) holds a \
+               `Vec` or an array of floats or a struct deriving `Differentiable`: `{Self}`, a matrix, is not \
+               supported there yet",
+    label = "a matrix field passed on whole by a function with `order = K`",
+    note = "pass the rows one by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read \
+            (`p.w[i][j]`)"
+)]
 pub trait FieldWindow<T> {
     /// `[T; N]` for `[F; N]`, `[T]` for `Vec<F>`.
     type Window: ?Sized;
@@ -113,32 +123,83 @@ pub trait FieldWindow<T> {
     fn window(window: &[T]) -> &Self::Window;
 }
 
-impl<F, T, const N: usize> FieldWindow<T> for [F; N] {
-    type Window = [T; N];
+/// The `FieldWindow` of `Vec`s and arrays of the float type `$f`.
+macro_rules! float_windows {
+    ($($f:ty),*) => {$(
+        impl<T, const N: usize> FieldWindow<T> for [$f; N] {
+            type Window = [T; N];
 
-    /// # Panics
-    ///
-    /// If `window` does not hold `N` values, which `FieldType::values_range` of a `[F; N]` field does by
-    /// construction.
-    #[inline]
-    fn window(window: &[T]) -> &[T; N] {
-        match <&[T; N]>::try_from(window) {
-            Ok(array) => array,
-            Err(_) => panic!(
-                "autodiff: the values view of a `[T; {N}]` field holds {N} values, not {}",
-                window.len()
-            ),
+            /// # Panics
+            ///
+            /// If `window` does not hold `N` values, which `FieldType::values_range` of a `[F; N]` field
+            /// does by construction.
+            #[inline]
+            fn window(window: &[T]) -> &[T; N] {
+                match <&[T; N]>::try_from(window) {
+                    Ok(array) => array,
+                    Err(_) => panic!(
+                        "autodiff: the values view of a `[T; {N}]` field holds {N} values, not {}",
+                        window.len()
+                    ),
+                }
+            }
         }
-    }
+
+        impl<T> FieldWindow<T> for Vec<$f> {
+            type Window = [T];
+
+            #[inline]
+            fn window(window: &[T]) -> &[T] {
+                window
+            }
+        }
+    )*};
 }
 
-impl<F, T> FieldWindow<T> for Vec<F> {
-    type Window = [T];
+float_windows!(f64, f32);
+
+/// The field `KEY` of `s` passed on whole to a call (`g(&p.w)`, `g(&p.inner)`), as the first of the pair
+/// that stands for it in a call of the callee's `__g_pairs` (`struct_whole.rs`): the struct itself for a
+/// field holding a derived struct, `()` for a `Vec` or an array of floats, whose values alone the callee
+/// reads. The second of the pair is its part of the view, [`field_window`].
+#[inline]
+pub fn whole_primal<S: FieldType<KEY>, const KEY: u64>(s: &S) -> <S::Type as WholeField>::Primal<'_>
+where
+    S::Type: WholeField,
+{
+    WholeField::primal(S::field(s))
+}
+
+/// What a field passed on whole hands a callee besides its part of the values view ([`whole_primal`]):
+/// a derived struct itself (the derive implements this and [`FieldWindow`] for it), nothing for floats.
+pub trait WholeField {
+    /// `&Self` for a derived struct, `()` for a `Vec` or an array of floats.
+    type Primal<'a>
+    where
+        Self: 'a;
+
+    /// The primal part of the pair.
+    fn primal(&self) -> Self::Primal<'_>;
+}
+
+impl<F> WholeField for Vec<F> {
+    type Primal<'a>
+        = ()
+    where
+        Self: 'a;
 
     #[inline]
-    fn window(window: &[T]) -> &[T] {
-        window
-    }
+    fn primal(&self) {}
+}
+
+impl<F, const N: usize> WholeField for [F; N] {
+    type Primal<'a>
+        = ()
+    where
+        Self: 'a;
+
+    #[inline]
+    fn primal(&self) {}
 }
 
 /// A matrix field's shape (`Vec<Vec<f64>>`, `[[f64; N]; M]`, `Vec<[f64; N]>`, `[Vec<f64>; M]`): where its

@@ -65,9 +65,39 @@ pub(crate) fn written_in_impl(name: &Ident) -> bool {
     attribute_in_impl(&name.to_string()) == Some(true)
 }
 
+/// Does the source show the attribute being expanded on `fn name` among a module's items (a file's top
+/// level or a `mod { .. }` block), where `self::name` names it? `false` where it shows otherwise (a block,
+/// an `impl`) or cannot tell.
+pub(crate) fn written_in_module(name: &Ident) -> bool {
+    attribute_site(&name.to_string(), |text, blocks, offset| {
+        let innermost = blocks
+            .iter()
+            .filter(|(open, close, _)| *open < offset && offset < *close)
+            .max_by_key(|(open, _, _)| *open);
+        match innermost {
+            None => true,
+            // `mod name {`, after `pub` and attributes: the last two words before the brace.
+            Some((open, _, _)) => {
+                let mut words = text[..*open].split_whitespace().rev();
+                let (_, keyword) = (words.next(), words.next());
+                keyword == Some("mod")
+            }
+        }
+    }) == Some(true)
+}
+
 /// Is the attribute being expanded, on `fn name`, written inside an `impl` block? `None` when the source
 /// cannot tell.
 fn attribute_in_impl(name: &str) -> Option<bool> {
+    attribute_site(name, |_, blocks, offset| innermost_is_impl(blocks, offset))
+}
+
+/// `answer` of the source file's text, its blocks and the attribute's offset in it, where the source shows
+/// the attribute being expanded on `fn name`; `None` when it cannot tell.
+fn attribute_site(
+    name: &str,
+    answer: impl FnOnce(&str, &[(usize, usize, bool)], usize) -> bool,
+) -> Option<bool> {
     // Outside a procedural macro (unit tests) there is no call site to ask.
     if !proc_macro::is_available() {
         return None;
@@ -100,7 +130,7 @@ fn attribute_in_impl(name: &str) -> Option<bool> {
     if !attribute_on(&blocks.text[offset..], name) {
         return None;
     }
-    Some(innermost_is_impl(&blocks.blocks, offset))
+    Some(answer(&blocks.text, &blocks.blocks, offset))
 }
 
 /// Does `text` begin with an attribute of a function `name`: `#`, then (before any `{`, `}` or `;`, so past

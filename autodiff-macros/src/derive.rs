@@ -263,12 +263,41 @@ pub(crate) fn derive(input: TokenStream) -> TokenStream {
             }
         })
     });
+    // A field of this type passed on whole at `order = K` (`g(&p.inner)`): the struct itself and its part
+    // of its parent's values view, as the callee's `__g_pairs` takes it (`struct_whole.rs`).
+    let mut window_generics = input.generics.clone();
+    window_generics
+        .params
+        .push(syn::parse_quote!(__AutodiffWindowElement));
+    let (window_impl_generics, _, _) = window_generics.split_for_impl();
+    let whole_field = quote! {
+        #[automatically_derived]
+        impl #impl_generics ::autodiff::__private::WholeField for #name #ty_generics #where_clause {
+            type Primal<'__autodiff_a> = &'__autodiff_a Self where Self: '__autodiff_a;
+            #[inline]
+            fn primal(&self) -> &Self {
+                self
+            }
+        }
+        #[automatically_derived]
+        impl #window_impl_generics ::autodiff::__private::FieldWindow<__AutodiffWindowElement>
+            for #name #ty_generics #where_clause
+        {
+            type Window = [__AutodiffWindowElement];
+            #[inline]
+            fn window(window: &[__AutodiffWindowElement]) -> &[__AutodiffWindowElement] {
+                window
+            }
+        }
+    };
     quote! {
         #[automatically_derived]
         #[allow(dead_code, non_snake_case)]
         impl #impl_generics #name #ty_generics #where_clause {
             #(#helpers)*
         }
+
+        #whole_field
 
         #(#field_types)*
 

@@ -489,8 +489,14 @@ fn try_expand(
                 *primal.to_mut().block = written.lifting(lift).body_with_fields(&sig);
             }
             let primal = with_primal.then_some(primal);
+            // What `order = K` callers passing a struct's field on whole call (`struct_whole.rs`).
+            let pairs =
+                match flat.is_none() && !args.copy && !args.lift_fields && !args.struct_whole {
+                    true => crate::struct_whole::pairs::plain(&item, &sig),
+                    false => TokenStream::new(),
+                };
             Ok(
-                quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher),
+                quote!(#primal #grad #grad_into #vjp #jvp #jacobian #companion #by_name #copy #higher #pairs),
             )
         }
         (result, sig, _) => Err(Failed {

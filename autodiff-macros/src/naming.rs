@@ -224,6 +224,13 @@ pub(crate) fn whole_function(name: &Ident) -> Ident {
     quote::format_ident!("__{}_whole", unraw(name), span = name.span())
 }
 
+/// The function that callers at `order = K` call in place of `name` when they pass it a field of a
+/// parameter struct on whole (`g(&p.w)`, which may hold a struct or floats: `struct_whole.rs`), every
+/// argument a pair: `__g_pairs` for `g`, spanned on `name`.
+pub(crate) fn pairs_function(name: &Ident) -> Ident {
+    quote::format_ident!("__{}_pairs", unraw(name), span = name.span())
+}
+
 /// The function whose hidden function over its structs' values views is `name` (`f` for `__f_whole`), if
 /// `name` is one: what an error about it names.
 pub(crate) fn whole_function_of(name: &Ident) -> Option<String> {

@@ -75,7 +75,8 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     let hvp = hvp(s);
     let f64_ident = Ident::new("f64", Span::call_site());
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &f64_ident);
-    quote!(#whole #hvp #hessian)
+    let pairs = pairs::of_structs(s);
+    quote!(#whole #pairs #hvp #hessian)
 }
 
 /// For a function without `order = K`: the hidden function `__f_whole` at first order, whose generic copy
@@ -121,7 +122,14 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     if doubtful {
         return stand_ins_without_copy(s, NoCopy::DoubtfulScalar.reason());
     }
-    whole_function(s, &floats, None).unwrap_or_else(|e| stand_ins_without_copy(s, &e.to_string()))
+    match whole_function(s, &floats, None) {
+        Ok(whole) if serves(s) => {
+            let pairs = pairs::of_structs(s);
+            quote!(#whole #pairs)
+        }
+        Ok(whole) => whole,
+        Err(e) => stand_ins_without_copy(s, &e.to_string()),
+    }
 }
 
 // Input:  #[differentiable] fn plain(&self, x: f64) -> f64 { .. }      (`self` constant)
@@ -502,6 +510,8 @@ fn whole_function(
     let mut wrt = Vec::new();
     // The names that stand for a struct on whole in the body, with the pair each becomes.
     let mut wholes: Vec<(String, (Ident, Ident))> = Vec::new();
+    // Of those, the fields passed on whole (a struct or floats).
+    let mut field_wholes: Vec<String> = Vec::new();
     let mut prologue = Vec::new();
     // The fields that are arrays, bound to sub-slices of the values view.
     let mut array_fields: Vec<String> = Vec::new();
@@ -539,14 +549,20 @@ fn whole_function(
                 format_ident!("{}_end", ident),
             );
             if f.whole {
-                // A nested struct passed on whole: itself, and its part of the view.
+                // A field passed on whole, a nested struct or floats (a `Vec`, an array), which the
+                // syntax does not tell apart: the pair `whole_primal` (the struct, or `()`) and its part of
+                // the view in the field's shape (`&[T]` for a struct or a `Vec`, `&[T; N]` for an array),
+                // which calls pass to the callee's `__g_pairs` (`WholeCalls`).
                 let (inner_primal, inner_values) = pair(&f.ident.to_string());
                 prologue.push(quote! {
-                    let #inner_primal = ::autodiff::__private::field_ref::<#owner_ty, #key>(#owner);
+                    let #inner_primal = ::autodiff::__private::whole_primal::<#owner_ty, #key>(#owner);
                     let #first = #start;
                     let #last = #end;
-                    let #inner_values = &#values[#first..#last];
+                    let #inner_values = ::autodiff::__private::field_window::<#owner_ty, #key, _>(
+                        &#values[#first..#last]
+                    );
                 });
+                field_wholes.push(f.ident.to_string());
                 wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
             } else if f.matrix {
                 // A matrix field (`p.w[i][j]`): where its part of the view starts, and the field's shape,
@@ -601,6 +617,7 @@ fn whole_function(
     }
     let mut calls = WholeCalls {
         wholes: &wholes,
+        field_wholes: &field_wholes,
         array_fields: &array_fields,
         left: None,
     };
@@ -632,6 +649,157 @@ fn whole_function(
             #(#stmts)*
         }
     })
+}
+
+// Input:  #[differentiable] fn slice_dot(a: &[f64], b: &[f64]) -> f64 { .. }
+// Output: #[differentiable(wrt(__pair_value_0, __pair_value_1))]
+//         fn __slice_dot_pairs(__pair_unit_0: (), __pair_value_0: &[f64], __pair_unit_1: (), __pair_value_1: &[f64])
+//             -> f64 { slice_dot(__pair_value_0, __pair_value_1) }
+// Input:  a function of parameter structs `fn g(p: &Inner, x: &[f64]) -> f64` with its `__g_whole`
+// Output: #[differentiable(wrt(__p_values, __pair_value_1))]
+//         fn __g_pairs(__p_primal: &<Inner as Itself>::Type, __p_values: &[f64], __pair_unit_1: (),
+//             __pair_value_1: &[f64]) -> f64 { __g_whole(__p_primal, __p_values, __pair_value_1) }
+/// What an `order = K` caller calls where it passes a field on whole (`g(&p.w)`, `g(&p.inner)`), which
+/// may hold floats (a `Vec`, an array) or a struct and which the syntax does not tell apart: every
+/// argument a pair, a struct's the struct and its values view (`whole_primal`, `field_window`), any other
+/// value's `()` and the value. A free function of floats and slices (`plain`) or of parameter structs
+/// (`of_structs`, beside its `__g_whole`) has one, a differentiated call of itself, so that the caller
+/// needs nothing of its callee but its name (rustc's unresolved `__slice_dot_whole` before).
+pub(crate) mod pairs {
+    use crate::ir::Kind;
+    use crate::signature::Signature;
+    use proc_macro2::{Span, TokenStream};
+    use quote::{format_ident, quote};
+    use syn::Ident;
+
+    fn unit(i: usize) -> Ident {
+        format_ident!("__pair_unit_{}", i, span = Span::call_site())
+    }
+
+    fn value(i: usize) -> Ident {
+        format_ident!("__pair_value_{}", i, span = Span::call_site())
+    }
+
+    /// Could a field passed on whole reach this parameter: a slice, `Vec` or array of floats (not a
+    /// matrix, nor an output)?
+    fn takes_floats(p: &crate::signature::Param) -> bool {
+        matches!(p.kind, Kind::Array) && !p.output && p.array.is_some_and(|a| !a.matrix)
+    }
+
+    /// `__g_pairs` of a free function `item` of floats and slices without type parameters or outputs,
+    /// with a slice, `Vec` or array parameter; nothing for others.
+    pub(crate) fn plain(item: &syn::ItemFn, sig: &Signature) -> TokenStream {
+        let name = &item.sig.ident;
+        // Called as `self::name` (a name a glob import also brings is ambiguous to a macro's import of
+        // it, rustc's E0659), which names it only among a module's items.
+        let plain = item.sig.receiver().is_none()
+            && !crate::expand::is_method(item)
+            && crate::context::written_in_module(name)
+            && item.sig.generics.params.is_empty()
+            && !crate::naming::unraw(name).starts_with("__")
+            && item.sig.asyncness.is_none()
+            && item.sig.unsafety.is_none()
+            && sig.outputs().next().is_none()
+            && matches!(sig.ret_kind, Kind::Float(_))
+            && sig.params.len() == item.sig.inputs.len()
+            && sig.params.iter().any(takes_floats)
+            && sig.params.iter().all(|p| match p.kind {
+                Kind::Struct(_) | Kind::Tuple(_) => false,
+                // A field passed on whole is a reference (`&p.w`): a `Vec` or array taken by value
+                // (moved into the call) is no callee of one.
+                // Nor is a slice of integers or flags, nor a matrix, which no field passed on whole
+                // reaches (`FieldWindow`).
+                Kind::Array => {
+                    matches!(p.ty, syn::Type::Reference(_))
+                        && p.differentiable
+                        && p.array.is_some_and(|a| !a.matrix)
+                }
+                _ => true,
+            });
+        if !plain {
+            return TokenStream::new();
+        }
+        let mut params = Vec::new();
+        let mut wrt = Vec::new();
+        let mut args = Vec::new();
+        for (i, (p, input)) in sig.params.iter().zip(&item.sig.inputs).enumerate() {
+            let syn::FnArg::Typed(typed) = input else {
+                return TokenStream::new();
+            };
+            let (u, v, ty) = (unit(i), value(i), &typed.ty);
+            params.push(quote!(#u: ()));
+            params.push(quote!(#v: #ty));
+            if p.active {
+                wrt.push(v.clone());
+            }
+            args.push(v);
+        }
+        let pairs = crate::naming::pairs_function(name);
+        // The function by a name of its own, imported as `self::name`: by the bare name it would be
+        // ambiguous where a glob import brings the same name (rustc's E0659 at the macro's import of it),
+        // and by a path its generic copy would not be made (`shadow::why_no_copy`).
+        let callee = format_ident!("{}_callee", pairs);
+        let (vis, ret) = (&item.vis, &item.sig.output);
+        quote! {
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            use self::#name as #callee;
+            #[::autodiff::differentiable(wrt(#(#wrt),*))]
+            #[doc(hidden)]
+            #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+            #[inline(always)]
+            #vis fn #pairs(#(#params),*) #ret {
+                #callee(#(#args),*)
+            }
+        }
+    }
+
+    /// `__g_pairs` of a free function of parameter structs, beside its `__g_whole` (made at `order = K`
+    /// or at first order with its generic copy), returning `f64`.
+    pub(crate) fn of_structs(s: &crate::struct_higher::StructFunction) -> TokenStream {
+        let item = s.item;
+        if crate::expand::is_method(item) || s.sig.outputs().next().is_some() {
+            return TokenStream::new();
+        }
+        let mut params = Vec::new();
+        let mut wrt = Vec::new();
+        let mut args = Vec::new();
+        for (i, p) in s.sig.params.iter().enumerate() {
+            if let Kind::Struct(ty) = &p.kind {
+                let (primal, values) = super::pair(&p.ident.to_string());
+                params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
+                params.push(quote!(#values: &[f64]));
+                wrt.push(values.clone());
+                args.push(primal);
+                args.push(values);
+                continue;
+            }
+            let syn::FnArg::Typed(typed) = &item.sig.inputs[i] else {
+                return TokenStream::new();
+            };
+            let (u, v, ty) = (unit(i), value(i), &typed.ty);
+            params.push(quote!(#u: ()));
+            params.push(quote!(#v: #ty));
+            if p.active {
+                wrt.push(v.clone());
+            }
+            args.push(v);
+        }
+        let (whole, pairs) = (
+            crate::naming::whole_function(&item.sig.ident),
+            crate::naming::pairs_function(&item.sig.ident),
+        );
+        let (vis, ret) = (&item.vis, &s.sig.ret_ty);
+        quote! {
+            #[::autodiff::differentiable(wrt(#(#wrt),*), __struct_whole)]
+            #[doc(hidden)]
+            #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+            #[inline(always)]
+            #vis fn #pairs(#(#params),*) -> #ret {
+                #whole(#(#args),*)
+            }
+        }
+    }
 }
 
 /// A matrix field as the hidden function reads it: the field's input in the body (`__p_w`), the values
@@ -763,6 +931,8 @@ fn owner(
 /// first use of a struct other than as an argument, an error.
 struct WholeCalls<'a> {
     wholes: &'a [(String, (Ident, Ident))],
+    /// The fields among `wholes`, which may hold floats: a call passing one calls `__g_pairs`.
+    field_wholes: &'a [String],
     /// The array fields, bound to references in the field's shape: passed on as they are (`use_k(__p_k,
     /// x)` of `use_k(&p.k, x)`, which was a `&&[f64; 3]`).
     array_fields: &'a [String],
@@ -791,6 +961,26 @@ impl WholeCalls<'_> {
     }
 }
 
+impl WholeCalls<'_> {
+    /// Does `arg` pass a field on whole (`&__p_w`)?
+    fn field_whole_arg(&self, arg: &Expr) -> bool {
+        let mut arg = arg;
+        loop {
+            match arg {
+                Expr::Paren(p) => arg = &p.expr,
+                Expr::Reference(r) if r.mutability.is_none() => arg = &r.expr,
+                _ => break,
+            }
+        }
+        let Expr::Path(p) = arg else {
+            return false;
+        };
+        p.path
+            .get_ident()
+            .is_some_and(|i| self.field_wholes.contains(&i.to_string()))
+    }
+}
+
 impl VisitMut for WholeCalls<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Call(call) = expr {
@@ -806,6 +996,9 @@ impl VisitMut for WholeCalls<'_> {
                 }
             }
             if let Expr::Path(callee) = &mut *call.func {
+                // A field passed on whole may hold floats, for which the callee (a function of slices)
+                // has no `__g_whole`: every callee has `__g_pairs`, every argument a pair.
+                let pairs = call.args.iter().any(|a| self.field_whole_arg(a));
                 if call.args.iter().any(|a| self.whole_arg(a).is_some()) {
                     let mut args = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::new();
                     for arg in std::mem::take(&mut call.args) {
@@ -814,12 +1007,19 @@ impl VisitMut for WholeCalls<'_> {
                                 args.push(syn::parse_quote!(#primal));
                                 args.push(syn::parse_quote!(#values));
                             }
+                            None if pairs => {
+                                args.push(syn::parse_quote!(()));
+                                args.push(arg);
+                            }
                             None => args.push(arg),
                         }
                     }
                     call.args = args;
                     if let Some(last) = callee.path.segments.last_mut() {
-                        last.ident = crate::naming::whole_function(&last.ident);
+                        last.ident = match pairs {
+                            true => crate::naming::pairs_function(&last.ident),
+                            false => crate::naming::whole_function(&last.ident),
+                        };
                     }
                 }
             }
@@ -831,6 +1031,29 @@ impl VisitMut for WholeCalls<'_> {
             }
         }
         syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    // Input:  let k = __j_k;           (`let k = j.k;` of a `[f64; N]` field passed on only from `k`)
+    // Output: let k = *__j_k_values;   (a copy of the field's window, `&[T; N]`)
+    /// A field passed on whole copied to a local (`let k = j.k;`, which the primal allows only for a
+    /// field of a `Copy` type, an array of floats): a copy of its window of the view, an array the body
+    /// passes on or reads as it would the field (it was the field itself, the error below).
+    fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if let Some(init) = &mut local.init {
+            let field = match &*init.expr {
+                Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+                _ => None,
+            };
+            let values = field
+                .filter(|f| self.field_wholes.contains(f))
+                .and_then(|f| self.wholes.iter().find(|(w, _)| *w == f))
+                .map(|(_, (_, values))| values.clone());
+            if let (Some(values), None) = (values, &init.diverge) {
+                *init.expr = syn::parse_quote!(*#values);
+                return;
+            }
+        }
+        syn::visit_mut::visit_local_mut(self, local);
     }
 
     // Items nested in the body cannot see the function's parameters.
@@ -995,16 +1218,17 @@ mod tests {
             text.contains("__p_primal : & < Model as :: autodiff :: __private :: Itself > :: Type"),
             "{text}"
         );
-        // The struct and its view; the nested struct and its part of the view.
+        // The struct and its view; the field passed on whole (a nested struct or floats) and its part of
+        // the view, every argument a pair.
         assert!(
             text.contains("__g_whole (__p_primal , __p_values , x)"),
             "{text}"
         );
         assert!(
-            text.contains("__h_whole (__p_layer_primal , __p_layer_values , x)"),
+            text.contains("__h_pairs (__p_layer_primal , __p_layer_values , () , x)"),
             "{text}"
         );
-        assert!(text.contains("field_ref :: < Model ,"), "{text}");
+        assert!(text.contains("whole_primal :: < Model ,"), "{text}");
         // A scalar and an array from the view, an integer from the struct.
         assert!(text.contains("let __p_b = __p_values ["), "{text}");
         // An array in the field's shape (`&[f64; N]` of a `[f64; N]` field).
