@@ -627,7 +627,8 @@ fn first_order_generic_copy(
         },
         false => args.wrt.clone(),
     };
-    let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+    let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls, !parameter_struct)
+    {
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
@@ -750,7 +751,13 @@ fn method_generic_copy(
     let Some(float) = crate::shadow::written_float(item) else {
         return fallback("its signature uses both `f64` and `f32`");
     };
-    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+    // Calls by a path only of associated functions (`W::sq(x)`): a module's path (`m::g(x)`) in a method's
+    // copy keeps `<m::g as GenericCopy>` in its primal (tests/probe_api17.rs `Pool::score`).
+    let by_path = calls.iter().all(|c| {
+        syn::parse_str::<syn::Path>(c)
+            .is_ok_and(|p| p.segments.len() < 2 || crate::naming::is_associated_call(&p))
+    });
+    let copy = match crate::shadow::surely_compiling_copy(item, float, calls, by_path) {
         Ok(copy) => copy,
         Err(why) => return fallback(&why),
     };

@@ -163,11 +163,14 @@ pub(crate) fn written_float(item: &syn::ItemFn) -> Option<&'static str> {
 /// The generic copy `__f_generic` of `item`, a function written for `float` that is not generic over its
 /// float type, where the copy surely compiles (`why_no_copy`); emitted without being asked for. `calls`
 /// are the callees that `item` calls with differentiated arguments: the copy calls their copies (or the
-/// fallbacks that stand for them, `companion::fallback_copy`). Else why there is none.
+/// fallbacks that stand for them, `companion::fallback_copy`), by a path too where `by_path` (not yet
+/// in methods and functions of parameter structs, whose copies' primals keep `<P as GenericCopy>` for a
+/// path: tests/probe_api17.rs `Pool::score`). Else why there is none.
 pub(crate) fn surely_compiling_copy(
     item: &syn::ItemFn,
     float: &str,
     calls: &[String],
+    by_path: bool,
 ) -> Result<syn::ItemFn, String> {
     surely_compiling_copy_with(
         item,
@@ -175,7 +178,7 @@ pub(crate) fn surely_compiling_copy(
         &CopyCalls {
             active: calls.to_vec(),
             plain: Vec::new(),
-            by_path: true,
+            by_path,
         },
     )
 }
