@@ -6,7 +6,7 @@
 
 mod common;
 
-use autodiff::differentiable;
+use autodiff::{differentiable, stop_gradient};
 use common::{assert_close, assert_jacobian, fd_jacobian, Inputs};
 
 mod m {
@@ -73,6 +73,20 @@ fn nested(x: f64, y: f64) -> f64 {
         crate::shapes::squares(u, v) * u
     }
     inner(x, y) + x
+}
+
+/// First order only, holding values constant by `autodiff::stop_gradient`'s path and by its name: its
+/// generic copy holds them constant again (it had none before, so `through_held` failed at the call).
+#[differentiable]
+fn held(x: f64, y: f64) -> f64 {
+    x * autodiff::stop_gradient(x * y) + stop_gradient(y) * x * x
+}
+
+/// `held` + x y. With c₁ = x y and c₂ = y held: gradient (c₁ + 2 c₂ x + y, x), Hessian [[2 y, 1], [1, 0]]
+/// (JAX's `stop_gradient`: zero at every order, so not the differences of the gradient).
+#[differentiable(order = 2)]
+fn through_held(x: f64, y: f64) -> f64 {
+    held(x, y) + x * y
 }
 
 struct W;
@@ -182,6 +196,24 @@ fn order_k_reaches_through_calls_by_a_path() {
             [[6.0 * x, 2.0 * y], [2.0 * y, 2.0 * x]],
             |x, y| nested_grad(x, y).1,
         );
+
+        let (v, (gx, gy), h) = through_held_hessian(x, y);
+        assert_close(through_held(x, y), v, 1e-15, "through_held");
+        assert_close(
+            v,
+            x * x * y + y * x * x + x * y,
+            1e-12,
+            "through_held value",
+        );
+        assert_close(
+            gx,
+            x * y + 2.0 * y * x + y,
+            1e-10,
+            "through_held gradient x",
+        );
+        assert_close(gy, x, 1e-10, "through_held gradient y");
+        let analytic = vec![vec![2.0 * y, 1.0], vec![1.0, 0.0]];
+        assert_jacobian(&h, &analytic, &format!("through_held Hessian at {x}, {y}"));
 
         let d = by_type_name_derivatives(x);
         let expected = [x * x * x + x * x, 3.0 * x * x + 2.0 * x, 6.0 * x + 2.0, 6.0];

@@ -29,7 +29,7 @@ mod array_values;
 mod arrays;
 mod calls;
 pub(crate) use arrays::array_uses;
-pub(crate) use calls::{is_private_field_window, is_private_receive};
+pub(crate) use calls::{is_private_field_window, is_private_receive, is_stop_gradient};
 mod control;
 mod iteration;
 mod loops;

@@ -598,7 +598,11 @@ fn why_no_copy_with(
                 }
                 return;
             }
-            if !from && !float_fn && !by_name {
+            // `stop_gradient(x)`, `autodiff::stop_gradient(x)`: generic over its argument, and the copy's own
+            // expansion holds it constant again.
+            let stop =
+                matches!(&*call.func, syn::Expr::Path(p) if crate::lower::is_stop_gradient(p));
+            if !from && !float_fn && !by_name && !stop {
                 let called = call.func.to_token_stream().to_string();
                 self.fail(format!(
                     "its body calls `{called}`, which is not called by a bare name with a differentiated argument"

@@ -691,7 +691,7 @@ fn zero_index() -> Operand {
 }
 
 /// `stop_gradient(x)` or `autodiff::stop_gradient(x)`.
-fn is_stop_gradient(path: &syn::ExprPath) -> bool {
+pub(crate) fn is_stop_gradient(path: &syn::ExprPath) -> bool {
     let segments = path_names(&path.path);
     path.qself.is_none()
         && matches!(
