@@ -94,7 +94,7 @@ fn rewrite(name: &str, mac: &syn::Macro) -> syn::Result<Expr> {
         [Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Str(s),
             ..
-        })] => Some(plain_message(s)?),
+        })] => Some(plain_message(name, s)?),
         [first, ..] => {
             return Err(syn::Error::new_spanned(
                 first,
@@ -146,7 +146,7 @@ fn rewrite(name: &str, mac: &syn::Macro) -> syn::Result<Expr> {
 
 /// The text of a message literal without format arguments (`{{` and `}}` as the braces they stand for), or an
 /// error if it has any (`"{n}"`).
-fn plain_message(lit: &syn::LitStr) -> syn::Result<String> {
+fn plain_message(name: &str, lit: &syn::LitStr) -> syn::Result<String> {
     let value = lit.value();
     let mut text = String::with_capacity(value.len());
     let mut chars = value.chars().peekable();
@@ -156,9 +156,11 @@ fn plain_message(lit: &syn::LitStr) -> syn::Result<String> {
         } else if c == '{' || c == '}' {
             return Err(syn::Error::new_spanned(
                 lit,
-                "a message with format arguments is not supported in an assertion in a differentiable \
-                 body: write it as a plain string literal",
-            ));
+                format!(
+                    "a message with format arguments is not supported in `{name}!` in a differentiable \
+                     body: write it as a plain string literal (`{name}!(.., \"need points\")`)"
+                ),
+));
         }
         text.push(c);
     }
