@@ -39,7 +39,7 @@ pub fn scaled(x: f64, s: f64) -> f64 {
         assert!(y < 1e6);
         y + x.sin()
     } else {
-        debug_assert_eq!(y <= 0.0, true);
+        debug_assert_eq!((y <= 0.0) as usize, 1);
         -y + x.sin()
     }
 }
@@ -50,7 +50,7 @@ pub fn energy<T: Float>(x: &[T], k: T) -> T {
     assert!(x.len() >= 2, "need points");
     assert!(k > T::zero(), "stiffness must be positive");
     assert_ne!(x.len(), 0);
-    debug_assert_eq!(x.len() % 1, 0);
+    debug_assert_eq!(x.len() % 2 + x.len() % 2, 2 * (x.len() % 2));
     let three = T::from(3.0).unwrap();
     let mut e = T::zero();
     for i in 0..x.len() - 1 {
