@@ -3,14 +3,21 @@
 //! copy of `order = K`, the analysis of output parameters) already handles:
 //!
 //! ```text
-//! // Input:                                 // Output:
-//! assert!(n > 0, "need points");            if !(n > 0) { ::autodiff::__private::assertion_failed("need points"); }
-//! assert_eq!(x.len(), y.len());             if !((x.len()) == (y.len())) {
-//!                                               ::autodiff::__private::assertion_failed(
-//!                                                   "assertion `left == right` failed\n  left: x.len()\n right: y.len()");
-//!                                           }
-//! debug_assert!(t >= 0.0);                  if ::autodiff::__private::DEBUG_ASSERTIONS { if !(t >= 0.0) { .. } }
+//! // Input:                        // Output:
+//! assert!(n > 0, "need points");   {
+//!                                      let mut __assertion = [0usize; 1];
+//!                                      if !(n > 0) {
+//!                                          __assertion[0] = ::autodiff::__private::assertion_failed("need points");
+//!                                      }
+//!                                  }
+//! assert_eq!(x.len(), y.len());    the same, with `!((x.len()) == (y.len()))` and the message
+//!                                  "assertion `left == right` failed\n  left: x.len()\n right: y.len()"
+//! debug_assert!(t >= 0.0);         if ::autodiff::__private::DEBUG_ASSERTIONS { the same }
 //! ```
+//!
+//! The failing call's value is stored into a local integer array because a store is an effect, which no pass
+//! prunes: an `if` whose only statement is a call of unused value is dead code to the emitters, and would be
+//! dropped from every generated item. `assertion_failed` panics, so the store never happens.
 //!
 //! Each operand is evaluated once, by the condition; the failing branch diverges, so it adds no derivative.
 //! The message is the user's when it is a plain string literal; a message with format arguments is an error
