@@ -93,6 +93,21 @@ pub mod private {
     pub use crate::{check_generic_copy, copy_by_name, copy_by_path, derivative_of, in_closure};
     pub use num_traits::{Float, One, Zero};
 
+    /// Whether `debug_assert!`, `debug_assert_eq!` and `debug_assert_ne!` in a differentiable body check
+    /// their condition in the generated items: `cfg!(debug_assertions)` of this crate's build.
+    pub const DEBUG_ASSERTIONS: bool = cfg!(debug_assertions);
+
+    /// Panics with `message`: the failing branch of an `assert!` (or `assert_eq!`, `assert_ne!`, and their
+    /// `debug_` forms) that the macro rewrote into `if !(cond) { assertion_failed("..") }` in the generated
+    /// items, so that they panic as the primal does. It never returns: its `usize` is what the generated code
+    /// stores, so that no pass prunes the call as dead code.
+    #[cold]
+    #[inline(never)]
+    #[track_caller]
+    pub fn assertion_failed(message: &str) -> usize {
+        panic!("{}", message)
+    }
+
     /// Implemented by the companion type `g` of every free function with derivatives (but one with output
     /// parameters): `Copy` has `call` (and `call_on`, the same taking the companion as `self`), `vjp`, `vjp_into` and `jvp` generic over the float type, which the
     /// generic copy of an `order = K` caller (or of a function that such a caller reaches) calls. `Copy` is

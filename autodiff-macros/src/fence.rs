@@ -22,8 +22,10 @@ const LABELS: &str =
     "this label is not supported: label a loop (`'outer: for ..`) and leave it by `break 'outer` \
                       or `continue 'outer`";
 
-const MACROS: &str = "macros are not supported in a differentiable body, since the macro cannot see their \
-                      expansion: write the computation out (`assert!` and `println!` belong in a caller)";
+const MACROS: &str = "this macro is not supported in a differentiable body, since the macro cannot see its \
+                      expansion: the supported macros are `vec!` and, as statements, `assert!`, `assert_eq!`, \
+                      `assert_ne!`, `debug_assert!`, `debug_assert_eq!` and `debug_assert_ne!`; write the \
+                      computation out (`println!` and `format!` belong in a caller)";
 
 impl Fence<'_> {
     /// Checks a pattern of a `match` arm: literals, ranges, constants, `_` and `|` only.

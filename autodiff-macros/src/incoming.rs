@@ -73,6 +73,8 @@ pub(crate) fn reads_incoming(body: &syn::Block, name: &Ident, len: Option<u64>) 
     // (`slice_writes.rs`).
     let body = &mut body.clone();
     crate::slice_writes::desugar_element_loops(body);
+    // `assert_eq!(out.len(), n)` reads the length only, as the branch it is (`asserts.rs`).
+    crate::asserts::desugar_quietly(body);
     // A binding of the name itself (`let out = ..`, a closure's `|out|`): later uses are not the parameter,
     // and writes to the new binding must not count.
     if bound_names(body).contains(&name.to_string()) {

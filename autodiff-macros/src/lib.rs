@@ -9,6 +9,7 @@
 mod activity;
 mod args;
 mod array_patterns;
+mod asserts;
 mod chains;
 mod companion;
 mod context;

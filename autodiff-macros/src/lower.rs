@@ -539,7 +539,7 @@ impl Lowering<'_> {
             }
             syn::Stmt::Macro(m) => self
                 .errors
-                .spanned(m, "macros are not supported in a differentiable body"),
+                .spanned(m, "this macro is not supported in a differentiable body (only `vec!` and the assertions)"),
         }
     }
 
