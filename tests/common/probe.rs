@@ -522,3 +522,70 @@ pub fn distinct(n: usize, lo: f64, hi: f64, gap: f64) -> impl Fn(&mut Lcg) -> Fl
         }
     }
 }
+
+// Output parameters (`outputs20.rs`, `writes21.rs`): eight points each, cotangents at random.
+
+/// `_vjp` of a function `(x, out) -> f64` whose `G` holds `out`, against central differences over `x`
+/// and the incoming `out` together, at several points, with random cotangents.
+pub fn check_read(
+    name: &str,
+    nx: usize,
+    nout: usize,
+    f: &dyn Fn(&[f64], &mut [f64]) -> f64,
+    vjp: &dyn Fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, (Vec<f64>, Vec<f64>)),
+) {
+    let mut lcg = Lcg::new(seed_of(name));
+    for _ in 0..8 {
+        let flat = lcg.vec(nx + nout, -1.5, 1.5);
+        let d_ret = lcg.uniform(-1.0, 1.0);
+        let d_out = lcg.vec(nout, -1.0, 1.0);
+        let scalar = |v: &[f64]| {
+            let mut out = v[nx..].to_vec();
+            let r = f(&v[..nx], &mut out);
+            d_ret * r + dot(&d_out, &out)
+        };
+        let fd = fd_gradient(&scalar, &flat);
+        let mut out = flat[nx..].to_vec();
+        let (value, (gx, gout)) = vjp(&flat[..nx], &mut out, d_ret, &d_out);
+        let mut primal_out = flat[nx..].to_vec();
+        let primal = f(&flat[..nx], &mut primal_out);
+        assert_near(value, primal, 1e-12, 1.0, &format!("{name}: value"));
+        assert_vec_near(&out, &primal_out, 1e-12, &format!("{name}: out"));
+        let got: Vec<f64> = gx.iter().chain(&gout).copied().collect();
+        assert_vec_near(&got, &fd, 1e-6, &format!("{name}: gradient at {flat:?}"));
+    }
+}
+
+/// `_vjp` of a function `(x, out) -> f64` whose `G` is `x`'s alone, against central differences over
+/// `x`, with the output's buffer full of NaN going in (any use of the incoming value would show).
+pub fn check_written(
+    name: &str,
+    nx: usize,
+    nout: usize,
+    f: &dyn Fn(&[f64], &mut [f64]) -> f64,
+    vjp: &dyn Fn(&[f64], &mut [f64], f64, &[f64]) -> (f64, Vec<f64>),
+) {
+    let mut lcg = Lcg::new(seed_of(name));
+    for _ in 0..8 {
+        let x = lcg.vec(nx, -1.5, 1.5);
+        let d_ret = lcg.uniform(-1.0, 1.0);
+        let d_out = lcg.vec(nout, -1.0, 1.0);
+        let scalar = |v: &[f64]| {
+            let mut out = vec![f64::NAN; nout];
+            let r = f(v, &mut out);
+            d_ret * r + dot(&d_out, &out)
+        };
+        let fd = fd_gradient(&scalar, &x);
+        let mut out = vec![f64::NAN; nout];
+        let (value, g) = vjp(&x, &mut out, d_ret, &d_out);
+        let mut primal_out = vec![f64::NAN; nout];
+        let primal = f(&x, &mut primal_out);
+        assert!(
+            primal.is_finite(),
+            "{name}: the primal used the incoming value"
+        );
+        assert_near(value, primal, 1e-12, 1.0, &format!("{name}: value"));
+        assert_vec_near(&out, &primal_out, 1e-12, &format!("{name}: out"));
+        assert_vec_near(&g, &fd, 1e-6, &format!("{name}: gradient at {x:?}"));
+    }
+}
