@@ -78,12 +78,13 @@ use crate::rules;
 ///   origin (`0 / 0`).
 /// - A zero tangent contributes zero even where a partial derivative is infinite or NaN, as JAX's
 ///   symbolic zeros do: a constant stays a constant through `sqrt(0)` or `ln(0)`, and `x.powf(2.0)` at a
-///   negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's partial. The one
-///   exception is the product `a * b`, whose tangent is `a.eps * b.re + b.eps * a.re` as IEEE arithmetic
-///   computes it: its partials are the factors' values, infinite or NaN only where the product itself
-///   is, and leaving out the test for zero makes every product (half the operations of a typical
-///   gradient, and of every `f_hvp`, which runs `f_grad` on duals) a third cheaper. So a zero tangent times
-///   an infinite value is NaN, as in `jax.jvp` with a tangent that is zero but not symbolically so.
+///   negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's partial. The
+///   product `a * b` computes its tangent `a.eps * b.re + b.eps * a.re` without the tests first (half the
+///   operations of a typical gradient, and of every `f_hvp`, which runs `f_grad` on duals, are products,
+///   and leaving the tests out makes them a third cheaper), and only where that comes out infinite or NaN
+///   takes it again with them: so a constant times an infinite value has the tangent of the other factor
+///   alone (the second derivative of `3.0 * x.sqrt()` at 0 is `-inf`, as `jax.grad(jax.grad(f))` gives),
+///   while a zero *value* times an infinite tangent is still `0 · inf = NaN`, as in JAX.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dual<T> {
     /// The value.
@@ -143,22 +144,32 @@ impl<T: Float> Dual<T> {
         self.eps.is_zero()
     }
 
-    /// `self * other`, without the test for a zero tangent (see the conventions above).
+    /// `self * other`: the tangent without the tests for a zero tangent, unless it comes out infinite or
+    /// NaN, where it is taken again with them (see the conventions above).
     fn product(self, other: Self) -> Self {
-        Self::new(
-            self.re * other.re,
-            self.eps * other.re + other.eps * self.re,
-        )
+        let eps = self.eps * other.re + other.eps * self.re;
+        let eps = if eps.is_finite() {
+            eps
+        } else {
+            scaled(self.eps, other.re) + scaled(other.eps, self.re)
+        };
+        Self::new(self.re * other.re, eps)
     }
 }
 
 /// `tangent · partial`, except that a zero tangent gives zero even if `partial` is infinite or NaN: like
-/// JAX's symbolic zeros, an input that does not vary does not poison the result.
+/// JAX's symbolic zeros, an input that does not vary does not poison the result. Where either factor is not
+/// finite the product is `tangent.mul_add(partial, 0)`, the same number on plain floats, but on nested dual
+/// numbers (`Dual<Dual<f64>>`, which `f_derivatives` runs on) the zero tangents inside each factor then
+/// skip the other's infinite value in turn: the second derivative of `x.powf(0.5)` at 0 is `-inf`, not
+/// `0 · inf = NaN`.
 pub(crate) fn scaled<T: Float>(tangent: T, partial: T) -> T {
     if tangent.is_zero() {
         T::zero()
-    } else {
+    } else if tangent.is_finite() && partial.is_finite() {
         tangent * partial
+    } else {
+        tangent.mul_add(partial, T::zero())
     }
 }
 
@@ -576,8 +587,8 @@ macro_rules! dual_number_impls {
 
             fn sqrt(self) -> Self {
                 let root = self.re.sqrt();
-                // `abs` makes the root of -0.0 (which is -0.0) give the slope +inf too.
-                self.chain(root, rules::sqrt(root.abs()))
+                // `rules::sqrt` gives the root of -0.0 (which is -0.0) the slope +inf too.
+                self.chain(root, rules::sqrt(root))
             }
 
             fn cbrt(self) -> Self {
@@ -1504,17 +1515,24 @@ mod tests {
         assert_eq!((D::variable(2.0) / 0.0).eps, f64::INFINITY);
     }
 
-    /// The one exception to the rule above: a product's partials are the factors' values, not tested
-    /// for a zero tangent (the product of an infinite value is infinite or NaN itself).
+    /// A product's tangent skips a zero tangent too, where the other factor's value is infinite (tested
+    /// only once the plain formula has come out infinite or NaN); a zero value times an infinite tangent
+    /// stays NaN, as in JAX.
     #[test]
-    fn a_product_multiplies_tangents_as_ieee_arithmetic_does() {
+    fn a_product_skips_zero_tangents_of_infinite_values() {
         let y = D::variable(3.0) * D::constant(4.0);
         assert_eq!((y.re, y.eps), (12.0, 4.0));
         let y = D::constant(2.0) * D::constant(f64::INFINITY);
-        assert_eq!(y.re, f64::INFINITY);
-        assert!(y.eps.is_nan());
+        assert_eq!((y.re, y.eps), (f64::INFINITY, 0.0));
         let y = D::variable(2.0) * D::constant(f64::INFINITY);
         assert_eq!((y.re, y.eps), (f64::INFINITY, f64::INFINITY));
+        let y = D::constant(0.0) * Dual::new(0.0, f64::INFINITY);
+        assert!(y.eps.is_nan(), "0 · inf of a value and a tangent");
+        // Nested: the constant 3 times a root at 0, `3 sqrt(x)`, has the curvature -inf, not NaN.
+        let x: Dual<D> = Dual::new(D::variable(0.0), D::constant(1.0));
+        let y = Dual::constant(D::constant(3.0)) * x.sqrt();
+        assert_eq!(y.re.eps, f64::INFINITY);
+        assert_eq!((y.eps.re, y.eps.eps), (f64::INFINITY, f64::NEG_INFINITY));
     }
 
     #[test]

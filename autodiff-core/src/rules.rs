@@ -132,7 +132,9 @@ pub fn powf<T: Float>(x: T, y: T, r: T) -> (T, T) {
     let dx = if y == T::zero() {
         T::zero()
     } else {
-        y * x.powf(y - T::one())
+        // `times`: at `x = 0` and `y < 1` the power is infinite, and on dual numbers (`f_hessian` runs
+        // `f_grad` on them) the constant `y`'s zero tangent must not meet it as `0 · inf = NaN`.
+        times(y, x.powf(y - T::one()))
     };
     let dy = if x == T::zero() {
         T::zero()
@@ -147,27 +149,45 @@ pub fn powf<T: Float>(x: T, y: T, r: T) -> (T, T) {
 /// `acosh` at 1). A zero adjoint there is one that nothing read (a root computed before an `if` whose
 /// taken branch does not use it), which JAX never multiplies (a symbolic zero); a zero tangent is one that
 /// carries no direction. `is_zero` of a dual number asks for its tangents to be zero too.
+///
+/// Where `d` or the slope is not finite, the product is taken as `d.mul_add(slope, 0)`: the same number on
+/// `f64` and `f32`, but on dual numbers (which `f_hvp`, `f_hessian` and `f_derivatives` run the gradient on)
+/// a zero tangent of one factor then contributes zero instead of `0 · inf = NaN` (`Dual`'s `mul_add` skips
+/// zero tangents, its `*` does not). So the second derivative of `sqrt` at 0 is `-inf`, the limit, as in
+/// JAX (whose cotangent seed `1.0` is a symbolic constant), not NaN.
 #[inline]
 pub fn times<T: Float>(d: T, slope: T) -> T {
     if d.is_zero() {
         T::zero()
-    } else {
+    } else if d.is_finite() && slope.is_finite() {
         d * slope
+    } else {
+        d.mul_add(slope, T::zero())
     }
 }
 
-/// `d sqrt(x) / dx = 1 / (2 sqrt(x))`, from the result `y = sqrt(x)`; `+inf` at 0.
+/// `d sqrt(x) / dx = 1 / (2 sqrt(x))`, from the result `y = sqrt(x)`; `+inf` at 0 (also at `-0.0`).
+/// On dual numbers its own derivative at 0 is `-inf`, the limit of `-1 / (4 x^(3/2))`, at `-0.0` too.
 #[inline]
 pub fn sqrt<T: Float>(y: T) -> T {
-    // `abs` makes the slope at `-0.0` (whose root is `-0.0`) `+inf` as at `+0.0`.
-    half::<T>() / y.abs()
+    // `y + 0` is `+0.0` at `-0.0` (whose root is `-0.0`), so the slope there is `+inf` as at `+0.0`; and,
+    // unlike `abs`, it keeps the sign of a dual number's tangent, so the slope's own derivative at `-0.0`
+    // is `-inf` as at `+0.0`. For `y > 0` it is `y` exactly.
+    half::<T>() / (y + T::zero())
 }
 
-/// `d cbrt(x) / dx = 1 / (3 cbrt(x)^2)`, from the result `y = cbrt(x)`; `+inf` at 0.
+/// `d cbrt(x) / dx = 1 / (3 cbrt(x)^2)`, from the result `y = cbrt(x)`; `+inf` at 0. On dual numbers its
+/// own derivative at 0 is that of `y^(-2) / 3`, `-inf` at `+0.0` and `+inf` at `-0.0` (the limits of
+/// `-2 / (9 x^(5/3))` from each side, told apart by the sign bit as `abs` is), where `3 y y` would give
+/// the tangent `inf · 0 = NaN`.
 #[inline]
 pub fn cbrt<T: Float>(y: T) -> T {
     let three = two::<T>() + T::one();
-    (three * y * y).recip()
+    if y == T::zero() {
+        y.powi(-2) / three
+    } else {
+        (three * y * y).recip()
+    }
 }
 
 /// `d |x| / dx = sign(x)`, taken from the sign bit as Enzyme does: 1 at `+0.0` (JAX's value), -1 at `-0.0`,

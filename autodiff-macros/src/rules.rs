@@ -243,9 +243,19 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                 prelude: Some(
                     quote!(let (#(#pattern),*) = ::autodiff::__private::rules::#name(#(#inputs),*);),
                 ),
+                // The slope of `x.powf(y)` in `x`, `y x^(y-1)`, is infinite at `x = 0` for `y < 1` where the
+                // value is finite (`x.powf(0.5)`, as `sqrt`): applied as `rules::times`, so that a zero
+                // adjoint or tangent gives zero and, on dual numbers (`f_hessian`), the cotangent seed's
+                // zero tangent does not meet it as `0 · inf = NaN`.
                 partials: names
                     .into_iter()
-                    .map(|n| n.map(|n| Partial::Times(Tokens::Name(n))))
+                    .enumerate()
+                    .map(|(i, n)| {
+                        n.map(|n| match (func, i) {
+                            (Powf, 0) => Partial::TimesGuarded(Tokens::Name(n)),
+                            _ => Partial::Times(Tokens::Name(n)),
+                        })
+                    })
                     .collect(),
             }
         }

@@ -489,7 +489,18 @@ fn why_no_copy_with(
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
     // (`saturating_sub` and `usize::min` are integers' only: the loops `chains::desugar` makes of
     // `for w in x.windows(k)` and `x.chunks(k)` count with them.)
-    const METHODS: &[&str] = &["len", "clone", "to_vec", "push", "saturating_sub"];
+    // `fill`, `copy_from_slice` and `clone_from_slice` of a slice of floats are generic over the element
+    // (the copy's pipeline rewrites them into indexed loops, `slice_writes.rs`, as the function's does).
+    const METHODS: &[&str] = &[
+        "len",
+        "clone",
+        "to_vec",
+        "push",
+        "saturating_sub",
+        "fill",
+        "copy_from_slice",
+        "clone_from_slice",
+    ];
     struct Check<'b> {
         bindings: &'b [String],
         calls: &'b [String],
@@ -656,6 +667,18 @@ fn why_no_copy_with(
                     "its body calls the method `.{name}()` (iterators hand out references, whose arithmetic \
                      a generic float lacks)"
                 ));
+            }
+            // `u.copy_from_slice(&w)`: a slice of the copy's float type lent whole, read by index (no
+            // arithmetic on a `&f64` happens).
+            if matches!(name.as_str(), "copy_from_slice" | "clone_from_slice") && m.args.len() == 1
+            {
+                if let syn::Expr::Reference(r) = &m.args[0] {
+                    if r.mutability.is_none() && matches!(&*r.expr, syn::Expr::Path(_)) {
+                        self.visit_expr(&m.receiver);
+                        self.visit_expr(&r.expr);
+                        return;
+                    }
+                }
             }
             syn::visit::visit_expr_method_call(self, m);
         }

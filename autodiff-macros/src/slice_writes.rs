@@ -79,7 +79,10 @@ impl VisitMut for Rewrite<'_> {
             return;
         }
         let (lo, hi, target, bounds) = match bounds(&m.receiver) {
-            // `w[a..b].fill(v)`: the writes go to `w[a + i]`, the bounds evaluated once.
+            // `w[a..b].fill(v)`: the writes go to `w[a + i]`, the bounds evaluated once and checked
+            // against `w` before the loop (`window_len`), as taking the sub-slice does: a receiver out of
+            // range panics before any element is written, in every generated item as in the function,
+            // not partway through the loop (nor, in a reverse sweep, after adjoints were written).
             Some((target, start, end)) => {
                 let lo = self.name("slice_start");
                 let hi = self.name("slice_end");
@@ -89,7 +92,10 @@ impl VisitMut for Rewrite<'_> {
                     quote!(#lo),
                     quote!(#hi),
                     target,
-                    quote!(let #lo = #start; let #hi = #end;),
+                    quote! {
+                        let #lo = #start;
+                        let #hi = #lo + ::autodiff::__private::window_len(#target.len(), #lo, #end);
+                    },
                 )
             }
             None => {
