@@ -205,3 +205,230 @@ fn roots_powers_and_logarithms_away_from_zero() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// 2. `copy_from_slice`, `clone_from_slice` and `fill` in callees without `order = K`: their generic copies.
+
+/// Copies of the whole input and of a local, then an update in place.
+#[differentiable]
+fn copied_energy(x: &[f64]) -> f64 {
+    let mut u = vec![0.0; x.len()];
+    u.copy_from_slice(x);
+    u[0] *= 2.0;
+    let mut w = vec![0.0; x.len()];
+    w.copy_from_slice(&u);
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * w[i] * x[i];
+    }
+    s
+}
+
+/// Sub-slice copies, a clone and a fill of a sub-slice with an active value.
+#[differentiable]
+fn windowed(x: &[f64]) -> f64 {
+    let mut u = [0.0; 3];
+    u[1..].copy_from_slice(&x[..2]);
+    u[0] = x[2].sin();
+    let mut v = vec![0.0; 2];
+    v.clone_from_slice(&x[1..3]);
+    v[1..].fill(x[0] * x[1]);
+    u[0] * u[1] * u[2] + v[0] * v[1]
+}
+
+/// An output parameter copied into, in a helper returning `()`.
+#[differentiable]
+fn shifted(x: &[f64], out: &mut [f64]) {
+    out[0] = x[2];
+    out[1..].copy_from_slice(&x[..2]);
+}
+
+#[differentiable(order = 2)]
+fn through_copies(x: &[f64]) -> f64 {
+    let mut o = [0.0; 3];
+    shifted(x, &mut o);
+    copied_energy(x) + windowed(x).exp() + o[0] * o[1] * o[2].cos()
+}
+
+fn through_copies_by_hand(x: &[f64]) -> Vec<f64> {
+    // copied_energy = 4 x0^3 + x1^3 + x2^3.
+    let e = [12.0 * x[0] * x[0], 3.0 * x[1] * x[1], 3.0 * x[2] * x[2]];
+    // windowed = sin(x2) x0 x1 + x1 x0 x1.
+    let w = x[2].sin() * x[0] * x[1] + x[0] * x[1] * x[1];
+    let dw = [
+        x[2].sin() * x[1] + x[1] * x[1],
+        x[2].sin() * x[0] + 2.0 * x[0] * x[1],
+        x[2].cos() * x[0] * x[1],
+    ];
+    // o = (x2, x0, x1): x2 x0 cos(x1).
+    let o = [
+        x[2] * x[1].cos(),
+        -x[2] * x[0] * x[1].sin(),
+        x[0] * x[1].cos(),
+    ];
+    (0..3).map(|i| e[i] + w.exp() * dw[i] + o[i]).collect()
+}
+
+#[test]
+fn copies_in_callees_at_order_2() {
+    slice(
+        "through_copies",
+        through_copies,
+        through_copies_grad,
+        through_copies_jvp,
+        through_copies_grad_into,
+    )
+    .hessian(hess_slice(through_copies_hessian))
+    .analytic(through_copies_by_hand)
+    .run(POINTS, range(3, -1.5, 1.5));
+    // The callees' own first order is unchanged.
+    slice(
+        "copied_energy",
+        copied_energy,
+        copied_energy_grad,
+        copied_energy_jvp,
+        copied_energy_grad_into,
+    )
+    .run(POINTS, range(3, -1.5, 1.5));
+    slice(
+        "windowed",
+        windowed,
+        windowed_grad,
+        windowed_jvp,
+        windowed_grad_into,
+    )
+    .run(POINTS, range(3, -1.5, 1.5));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 3. A sub-slice receiver out of range panics as taking the sub-slice does, before anything is written.
+
+#[differentiable]
+fn local_window(x: &[f64], k: usize) -> f64 {
+    let mut u = [0.0; 4];
+    u[k..k + 3].copy_from_slice(&x[..3]);
+    u[0] * u[1] + u[2] * u[3]
+}
+
+#[differentiable]
+fn filled_window(x: &[f64], k: usize) -> f64 {
+    let mut u = vec![1.0; 4];
+    u[k..].fill(x[0] * x[1]);
+    u[0] * u[3] + x[2]
+}
+
+#[differentiable(order = 2)]
+fn local_window_o2(x: &[f64], k: usize) -> f64 {
+    let mut u = [0.0; 4];
+    u[k..k + 3].copy_from_slice(&x[..3]);
+    u[0] * u[1] + u[2] * u[3]
+}
+
+#[differentiable]
+fn into_window(x: &[f64], out: &mut [f64]) {
+    out[1..4].copy_from_slice(&x[..3]);
+}
+
+/// Runs `f`, which must panic with a message containing `expected`.
+#[track_caller]
+fn assert_panics(expected: &str, f: impl FnOnce()) {
+    let err = catch_unwind(AssertUnwindSafe(f)).expect_err("no panic");
+    let message = err
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| err.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(
+        message.contains(expected),
+        "panicked with {message:?}, not {expected:?}"
+    );
+}
+
+#[test]
+fn receivers_out_of_range_panic_before_any_write() {
+    let x = [0.5, -0.25, 2.0];
+    let end = "range end index 5 out of range for slice of length 4";
+    // In range: the gradient, and the Hessian of the copy at order 2.
+    for k in 0..2 {
+        let (v, g) = local_window_grad(&x, k);
+        assert_eq!(v, local_window(&x, k));
+        let fd = fd_gradient(&|x: &[f64]| local_window(x, k), &x);
+        assert_vec_near(&g, &fd, 1e-6, "local_window");
+        let (_, g2, h) = local_window_o2_hessian(&x, k);
+        assert_vec_near(&g2, &g, 1e-12, "local_window_o2's gradient");
+        let columns = fd_columns(&|y: &[f64]| local_window_o2_grad(y, k).1, &x);
+        for i in 0..3 {
+            for j in 0..3 {
+                assert_near(
+                    h[i][j],
+                    columns[j][i],
+                    1e-6,
+                    1.0,
+                    "local_window_o2's Hessian",
+                );
+            }
+        }
+    }
+    assert_panics(end, || {
+        local_window(&x, 2);
+    });
+    assert_panics(end, || {
+        local_window_grad(&x, 2);
+    });
+    assert_panics(end, || {
+        local_window_vjp(&x, 2, 1.0);
+    });
+    assert_panics(end, || {
+        local_window_jvp(&x, 2, vec![1.0; 3]);
+    });
+    assert_panics(end, || {
+        local_window_o2_hessian(&x, 2);
+    });
+    assert_panics(end, || {
+        local_window_o2_hvp(&x, 2, vec![1.0; 3]);
+    });
+    // The gradient buffer is only cleared (as `_grad_into` does first, before the body): the panic comes
+    // before the sweeps write anything into it.
+    let mut g = [7.0; 3];
+    assert_panics(end, || {
+        local_window_grad_into(&x, 2, &mut g);
+    });
+    assert_eq!(g, [0.0; 3]);
+
+    let start = "range start index 5 out of range for slice of length 4";
+    assert_panics(start, || {
+        filled_window(&x, 5);
+    });
+    assert_panics(start, || {
+        filled_window_grad(&x, 5);
+    });
+    assert_panics(start, || {
+        filled_window_jvp(&x, 5, vec![1.0; 3]);
+    });
+    let mut g = [7.0; 3];
+    assert_panics(start, || {
+        filled_window_grad_into(&x, 5, &mut g);
+    });
+    assert_eq!(g, [0.0; 3]);
+    let (v, g) = filled_window_grad(&x, 4);
+    assert_eq!(v, filled_window(&x, 4));
+    assert_vec_near(&g, &[0.0, 0.0, 1.0], 1e-15, "filled_window, nothing filled");
+    let (_, g) = filled_window_grad(&x, 3);
+    assert_vec_near(&g, &[x[1], x[0], 1.0], 1e-15, "filled_window, u[3] filled");
+
+    // An output parameter: left as it was, as the function leaves it.
+    let end = "range end index 4 out of range for slice of length 3";
+    let mut out = [7.0; 3];
+    assert_panics(end, || into_window(&x, &mut out));
+    assert_eq!(out, [7.0; 3]);
+    assert_panics(end, || {
+        into_window_vjp(&x, &mut out, &[1.0; 3]);
+    });
+    assert_eq!(out, [7.0; 3]);
+    // The tangent buffer is cleared first, as `_jvp` does before the body, and nothing more.
+    let mut d_out = [7.0; 3];
+    assert_panics(end, || {
+        into_window_jvp(&x, &mut out, vec![1.0; 3], &mut d_out);
+    });
+    assert_eq!((out, d_out), ([7.0; 3], [0.0; 3]));
+}

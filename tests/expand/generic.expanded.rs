@@ -358,7 +358,7 @@ fn __scaled_power_vjp_into(a: f64, b: f64, n: i32, d_ret: f64, grad: &mut f64) -
     let __v2 = __v0 * __v1;
     let __d_v0 = d_ret * __v1;
     let (__partial_powf, _) = ::autodiff::__private::rules::powf(a, b, __v0);
-    let __d_a = __d_v0 * __partial_powf;
+    let __d_a = ::autodiff::__private::rules::times(__d_v0, __partial_powf);
     *__grad_a = __d_a;
     __v2
 }
@@ -375,7 +375,7 @@ fn scaled_power_jvp(a: f64, b: f64, n: i32, tangent: f64) -> (f64, f64) {
     let __dot_a = tangent;
     let __v0 = a.powf(b);
     let (__partial_powf, _) = ::autodiff::__private::rules::powf(a, b, __v0);
-    let __dot_v0 = __dot_a * __partial_powf;
+    let __dot_v0 = ::autodiff::__private::rules::times(__dot_a, __partial_powf);
     let __v1 = n as f64;
     let __v2 = __v0 * __v1;
     let __dot_v2 = __dot_v0 * __v1;
@@ -481,7 +481,7 @@ impl __scaled_power_generic {
             b,
             __v0,
         );
-        let __d_a = __d_v0 * __partial_powf;
+        let __d_a = ::autodiff::__private::rules::times(__d_v0, __partial_powf);
         let __d_b = __d_v0 * __partial_powf_1;
         (__v2, (__d_a, __d_b))
     }
@@ -506,7 +506,8 @@ impl __scaled_power_generic {
             b,
             __v0,
         );
-        let __dot_v0 = __dot_a * __partial_powf + __dot_b * __partial_powf_1;
+        let __dot_v0 = ::autodiff::__private::rules::times(__dot_a, __partial_powf)
+            + __dot_b * __partial_powf_1;
         let __v1 = ::autodiff::__private::cast::<__S, _>(n);
         let __v2 = __v0 * __v1;
         let __dot_v2 = __dot_v0 * __v1;
