@@ -94,7 +94,7 @@ fn second_derivatives_at_zero_are_the_limits() {
         [f64::NEG_INFINITY, f64::NEG_INFINITY]
     );
     // abs: slope 1 at +0.0 and -1 at -0.0 (docs/conventions.md), curvature 0 on both.
-    assert_eq!(absolute_derivatives(0.0), [0.0, 1.0, 0.0]);
+    assert_eq!(absolute_derivatives(0.0), [absolute(0.0), 1.0, 0.0]);
     assert_eq!(absolute_derivatives(-0.0)[1..], [-1.0, 0.0]);
     assert_eq!(
         scaled_root_derivatives(0.0),
@@ -126,6 +126,7 @@ fn third_derivative_of_the_root() {
     for _ in 0..POINTS {
         let x = rng.uniform(0.05, 4.0);
         let d = root3_derivatives(x);
+        assert_eq!(d[0], root3(x));
         assert_near(d[1], 0.5 / x.sqrt(), 1e-12, 1.0, "sqrt'");
         assert_near(d[2], -0.25 * x.powf(-1.5), 1e-12, 1.0, "sqrt''");
         assert_near(d[3], 0.375 * x.powf(-2.5), 1e-12, 1.0, "sqrt'''");
@@ -431,4 +432,163 @@ fn receivers_out_of_range_panic_before_any_write() {
         into_window_jvp(&x, &mut out, vec![1.0; 3], &mut d_out);
     });
     assert_eq!((out, d_out), ([7.0; 3], [0.0; 3]));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 4. Slices of tuples as data, and integer casts inside active expressions, at `order = 2`.
+
+/// A sparse vector `(index, value)` dotted with the squares of `w`.
+#[differentiable(order = 2)]
+fn sparse_squares(w: &[f64], r: &[(usize, f64)]) -> f64 {
+    let mut s = 0.0;
+    for &(i, v) in r {
+        s += w[i] * w[i] * v;
+    }
+    s
+}
+
+/// A graph's weighted edges `(i, j, c)` in a `&Vec`: destructured, and read by field.
+#[differentiable(order = 2)]
+fn edge_energy(w: &[f64], e: &Vec<(usize, usize, f64)>) -> f64 {
+    let mut s = 0.0;
+    for t in 0..e.len() {
+        let (i, j, c) = e[t];
+        s += c * (w[i] - w[j]).powi(2) + e[t].2 * w[e[t].0].sin();
+    }
+    s
+}
+
+/// An iterator chain over the tuples, and an enumerated loop with an index cast into the product.
+#[differentiable(order = 2)]
+fn mapped_tuples(w: &[f64], r: &[(usize, f64)]) -> f64 {
+    let a = r.iter().map(|&(i, v)| w[i].exp() * v).sum::<f64>();
+    let mut b = 0.0;
+    for (k, (i, _)) in r.iter().enumerate() {
+        b += w[*i] * k as f64;
+    }
+    a + b
+}
+
+/// Fixed arrays of tuples taken by value.
+#[differentiable(order = 2)]
+fn weighted_pairs(x: f64, r: [(f64, usize); 2], q: [(f64, f64); 2]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..2 {
+        let (c, p) = r[k];
+        s += c * x.powi(p as i32) + q[k].0 * (q[k].1 * x).sin();
+    }
+    s
+}
+
+/// Integer casts inside active expressions: `i as f64`, `n as f64`, and a float truncated through an
+/// integer (a constant).
+#[differentiable(order = 2)]
+fn cast_terms(x: f64, y: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let k = i as f64;
+        s += k * x * y + (k + x).sin() * (n as f64) + (i as i32 + 1) as f64 * y * y;
+    }
+    let whole = (x * 3.0) as i64 as f64;
+    s + whole * y * x
+}
+
+#[test]
+fn tuple_slices_at_order_2() {
+    let r = vec![(0usize, 1.5), (2, -0.5), (0, 2.0), (3, 0.25)];
+    let e = vec![(0usize, 1usize, 2.0), (1, 3, 0.5), (3, 2, -1.0)];
+    Probe::new("sparse_squares", |w| sparse_squares(w, &r))
+        .grad(|w| sparse_squares_grad(w, &r))
+        .hessian(|w| sparse_squares_hessian(w, &r))
+        .analytic(|w| {
+            let mut g = vec![0.0; 4];
+            for &(i, v) in &r {
+                g[i] += 2.0 * w[i] * v;
+            }
+            g
+        })
+        .run(POINTS, range(4, -1.5, 1.5));
+    // The Hessian exactly: diag(2 Σ v) per index.
+    let (_, _, h) = sparse_squares_hessian(&[0.1, 0.2, 0.3, 0.4], &r);
+    assert_eq!(h[0], [7.0, 0.0, 0.0, 0.0]);
+    assert_eq!(h[1], [0.0; 4]);
+    assert_eq!(h[2][2], -1.0);
+    assert_eq!(h[3][3], 0.5);
+    let (_, _, hv) = sparse_squares_hvp(&[0.1, 0.2, 0.3, 0.4], &r, vec![1.0, 1.0, 1.0, 1.0]);
+    assert_eq!(hv, [7.0, 0.0, -1.0, 0.5]);
+
+    Probe::new("edge_energy", |w| edge_energy(w, &e))
+        .grad(|w| edge_energy_grad(w, &e))
+        .hessian(|w| edge_energy_hessian(w, &e))
+        .run(POINTS, range(4, -1.5, 1.5));
+    Probe::new("mapped_tuples", |w| mapped_tuples(w, &r))
+        .grad(|w| mapped_tuples_grad(w, &r))
+        .hessian(|w| mapped_tuples_hessian(w, &r))
+        .analytic(|w| {
+            let mut g = vec![0.0; 4];
+            for (k, &(i, v)) in r.iter().enumerate() {
+                g[i] += w[i].exp() * v + k as f64;
+            }
+            g
+        })
+        .run(POINTS, range(4, -1.5, 1.5));
+
+    let pairs = [(1.5, 2usize), (-0.5, 3)];
+    let q = [(0.7, 1.3), (-1.1, 0.4)];
+    let hessian = |x: &[f64]| {
+        let (v, g, h) = weighted_pairs_hessian(x[0], pairs, q);
+        (v, vec![g], h)
+    };
+    Probe::new("weighted_pairs", |x| weighted_pairs(x[0], pairs, q))
+        .grad(|x| {
+            let (v, g) = weighted_pairs_grad(x[0], pairs, q);
+            (v, vec![g])
+        })
+        .hessian(hessian)
+        .analytic(|x| {
+            let x = x[0];
+            vec![3.0 * x - 1.5 * x * x + 0.7 * 1.3 * (1.3 * x).cos() - 1.1 * 0.4 * (0.4 * x).cos()]
+        })
+        .run(POINTS, range(1, -2.0, 2.0));
+    let mut rng = Lcg::new(seed_of("weighted_pairs_derivatives"));
+    for _ in 0..POINTS {
+        let x = rng.uniform(-2.0, 2.0);
+        let d = weighted_pairs_derivatives(x, pairs, q);
+        let second =
+            3.0 - 3.0 * x - 0.7 * 1.3 * 1.3 * (1.3 * x).sin() + 1.1 * 0.4 * 0.4 * (0.4 * x).sin();
+        assert_near(
+            d[2],
+            second,
+            1e-12,
+            1.0,
+            &format!("weighted_pairs'' at {x}"),
+        );
+    }
+}
+
+#[test]
+fn integer_casts_at_order_2() {
+    for n in [0usize, 1, 4] {
+        Probe::new("cast_terms", move |x| cast_terms(x[0], x[1], n))
+            .grad(move |x| {
+                let (v, (a, b)) = cast_terms_grad(x[0], x[1], n);
+                (v, vec![a, b])
+            })
+            .hessian(move |x| {
+                let (v, (a, b), h) = cast_terms_hessian(x[0], x[1], n);
+                (v, vec![a, b], h)
+            })
+            .analytic(move |x| {
+                let (x, y) = (x[0], x[1]);
+                let whole = (x * 3.0) as i64 as f64;
+                let (mut dx, mut dy) = (whole * y, whole * x);
+                for i in 0..n {
+                    let k = i as f64;
+                    dx += k * y + (k + x).cos() * n as f64;
+                    dy += k * x + 2.0 * (i as f64 + 1.0) * y;
+                }
+                vec![dx, dy]
+            })
+            .run(POINTS, away_from(2, -2.0, 2.0, 1.0 / 3.0, 0.0));
+    }
 }

@@ -523,6 +523,60 @@ impl Higher<'_> {
         r.mutability.is_some() && (p.output || integers)
     }
 
+    /// A parameter without floats to lift, as `unchanged`; a slice of tuples read as data
+    /// (`r: &[(usize, f64)]`, `tuple_data.rs`) with each float component made a constant of `lifted`,
+    /// the item's dual number type, since the generic copy on dual numbers takes `&[(usize, S)]`:
+    /// `&r.iter().map(|&(__c0, __c1)| (__c0, value::<S, _>(__c1))).collect::<Vec<_>>()`.
+    fn data_arg(&self, p: &Param, lifted: &TokenStream) -> TokenStream {
+        let ident = &p.ident;
+        let (ty, by_ref) = match &p.ty {
+            Type::Reference(r) => (&*r.elem, true),
+            ty => (ty, false),
+        };
+        let (elements, array) = match ty {
+            Type::Slice(s) => (&*s.elem, false),
+            Type::Array(a) => (&*a.elem, true),
+            Type::Path(t) => match t.path.segments.last().map(|s| &s.arguments) {
+                Some(syn::PathArguments::AngleBracketed(a)) => match a.args.first() {
+                    Some(syn::GenericArgument::Type(e)) => (e, false),
+                    _ => return self.unchanged(p),
+                },
+                _ => return self.unchanged(p),
+            },
+            _ => return self.unchanged(p),
+        };
+        let Type::Tuple(tuple) = elements else {
+            return self.unchanged(p);
+        };
+        if crate::tuple_data::tuple_slice(&p.ty).is_none() {
+            return self.unchanged(p);
+        }
+        let scalar = self.scalar.to_string();
+        let names: Vec<Ident> = (0..tuple.elems.len())
+            .map(|i| local(&format!("__c{i}")))
+            .collect();
+        let parts = tuple.elems.iter().zip(&names).map(|(t, n)| {
+            match t.to_token_stream().to_string() == scalar {
+                true => quote!(::autodiff::__private::value::<#lifted, _>(#n)),
+                false => quote!(#n),
+            }
+        });
+        let tuple = quote!((#(#names,)*));
+        let make = quote!((#(#parts,)*));
+        match (array, by_ref) {
+            (true, true) => quote!(&(*#ident).map(|#tuple| #make)),
+            (true, false) => quote!(#ident.map(|#tuple| #make)),
+            (false, true) => quote!(&#ident
+                .iter()
+                .map(|&#tuple| #make)
+                .collect::<::std::vec::Vec<_>>()),
+            (false, false) => quote!(#ident
+                .iter()
+                .map(|&#tuple| #make)
+                .collect::<::std::vec::Vec<_>>()),
+        }
+    }
+
     /// A parameter passed unchanged (cloned if owned, since the items call `f` more than once).
     fn unchanged(&self, p: &Param) -> TokenStream {
         let ident = &p.ident;
@@ -606,7 +660,7 @@ impl Higher<'_> {
         let mut write_back = Vec::new();
         for p in &self.sig.params {
             if !self.is_float(p) {
-                args.push(self.unchanged(p));
+                args.push(self.data_arg(p, &quote!(::autodiff::__private::Dual<#scalar>)));
                 continue;
             }
             let ident = &p.ident;
@@ -760,7 +814,7 @@ impl Higher<'_> {
         let mut args = Vec::new();
         for p in &self.sig.params {
             if !self.is_float(p) {
-                args.push(self.unchanged(p));
+                args.push(self.data_arg(p, &quote!(#private::MultiDual<#scalar, #lanes>)));
                 continue;
             }
             let ident = &p.ident;
@@ -1005,6 +1059,11 @@ impl Higher<'_> {
         let len = k + 1;
         let signature = self.signature(self.name("derivatives"), None, quote!([#scalar; #len]));
         let levels = k - 1;
+        // The float type `f_jvp` runs on, for the data that a slice of tuples holds.
+        let nested = (0..levels).fold(
+            quote!(#scalar),
+            |t, _| quote!(::autodiff::__private::Dual<#t>),
+        );
         let mut lifts = Vec::new();
         let mut args = Vec::new();
         // Output parameters (never the active input, which is a float): a buffer of nested duals, a
@@ -1013,7 +1072,7 @@ impl Higher<'_> {
         let mut write_back = Vec::new();
         for p in &self.sig.params {
             if !self.is_float(p) {
-                args.push(self.unchanged(p));
+                args.push(self.data_arg(p, &nested));
                 continue;
             }
             let ident = &p.ident;

@@ -994,26 +994,6 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
             p.active = p.active && wrt.contains(&p.ident);
         }
     }
-    // `order = K` lifts every float of the parameters, and a tuple's are not lifted yet.
-    if args
-        .order
-        .as_ref()
-        .is_some_and(|k| k.base10_digits() != "1")
-    {
-        for p in params
-            .iter()
-            .filter(|p| crate::tuple_data::tuple_slice(&p.ty).is_some())
-        {
-            errors.spanned(
-                &p.ty,
-                format!(
-                    "a slice of tuples (`{}`) is data at first order only: `order = K` does not take it yet; \
-                     pass its parts as slices of their own (`&[usize]`, `&[f64]`)",
-                    p.ident
-                ),
-            );
-        }
-    }
     let has_outputs = params.iter().any(|p| p.output);
     let (ret_ty, ret_kind) = match &sig.output {
         ReturnType::Default if has_outputs => (syn::parse_quote!(()), Kind::Unit),

@@ -128,9 +128,9 @@ impl Rewrite<'_> {
             (_, true) => return None,
             (pat, false) => (None, pat),
         };
-        let tuple = match pat {
-            Pat::Reference(r) if r.mutability.is_none() => &*r.pat,
-            other => other,
+        let (tuple, by_reference) = match pat {
+            Pat::Reference(r) if r.mutability.is_none() => (&*r.pat, false),
+            other => (other, true),
         };
         // Only a tuple pattern of names and `_`: `(i, v)` binds references in Rust, here values.
         let Pat::Tuple(t) = tuple else { return None };
@@ -147,7 +147,22 @@ impl Rewrite<'_> {
             span = Span::mixed_site()
         );
         let count = count.map(|c| quote!(let #c = #index;));
-        let stmts = &f.body.stmts;
+        // `for (k, (i, _)) in r.iter().enumerate()` binds `i: &usize`, which the body reads as `*i`: with
+        // the names bound by value, those reads become `i` (else the function's generic copy, emitted from
+        // this body, would dereference a `usize`).
+        let mut body = f.body.clone();
+        if by_reference {
+            let names: Vec<syn::Ident> = t
+                .elems
+                .iter()
+                .filter_map(|p| match p {
+                    Pat::Ident(i) => Some(i.ident.clone()),
+                    _ => None,
+                })
+                .collect();
+            Undereference { names: &names }.visit_block_mut(&mut body);
+        }
+        let stmts = &body.stmts;
         let label = &f.label;
         Some(
             syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..(#slice).len() {
@@ -181,6 +196,31 @@ impl VisitMut for Rewrite<'_> {
         };
         if let Some(rewritten) = rewritten {
             *expr = rewritten;
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Rewrites `*name` into `name` for each of `names`.
+struct Undereference<'a> {
+    names: &'a [syn::Ident],
+}
+
+impl VisitMut for Undereference<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Unary(u) = expr {
+            if matches!(u.op, syn::UnOp::Deref(_)) {
+                if let Expr::Path(p) = strip(&u.expr) {
+                    if p.qself.is_none()
+                        && p.path.get_ident().is_some_and(|i| self.names.contains(i))
+                    {
+                        *expr = Expr::Path(p.clone());
+                        return;
+                    }
+                }
+            }
         }
         syn::visit_mut::visit_expr_mut(self, expr);
     }
