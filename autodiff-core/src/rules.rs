@@ -297,6 +297,39 @@ mod tests {
     }
 
     #[test]
+    fn infinite_slopes_have_the_limits_as_derivatives_on_dual_numbers() {
+        use crate::Dual;
+        // The root of x = 0 seeded along x: its slope 1 / (2 y) has the derivative -inf, at -0.0 too.
+        for zero in [0.0, -0.0] {
+            let y = Dual::new(zero, f64::INFINITY);
+            let slope = sqrt(y);
+            assert_eq!((slope.re, slope.eps), (f64::INFINITY, f64::NEG_INFINITY));
+        }
+        // cbrt: from each side, by the sign bit.
+        let slope = cbrt(Dual::new(0.0, f64::INFINITY));
+        assert_eq!((slope.re, slope.eps), (f64::INFINITY, f64::NEG_INFINITY));
+        let slope = cbrt(Dual::new(-0.0, f64::INFINITY));
+        assert_eq!((slope.re, slope.eps), (f64::INFINITY, f64::INFINITY));
+        // Away from 0 the formulas are unchanged.
+        assert_eq!(cbrt(2.0_f64), (3.0 * 2.0_f64 * 2.0).recip());
+        assert_eq!(sqrt(4.0_f64), 0.125);
+        // A constant adjoint (tangent 0) times an infinite slope: the slope's tangent, not 0 · inf.
+        let d = times(
+            Dual::new(2.0, 0.0),
+            Dual::new(f64::INFINITY, f64::NEG_INFINITY),
+        );
+        assert_eq!((d.re, d.eps), (f64::INFINITY, f64::NEG_INFINITY));
+        // The x-partial of x^0.5 at 0 on duals: +inf, with the derivative -inf.
+        let x = Dual::new(0.0, 1.0);
+        let half = Dual::new(0.5, 0.0);
+        let (dx, _) = powf(x, half, x.powf(half));
+        assert_eq!((dx.re, dx.eps), (f64::INFINITY, f64::NEG_INFINITY));
+        // On plain floats the non-finite path is the same product.
+        assert_eq!(times(2.0, f64::INFINITY), f64::INFINITY);
+        assert!(times(f64::INFINITY, f64::NAN).is_nan());
+    }
+
+    #[test]
     fn clamp_is_min_of_max() {
         assert_eq!(clamp(0.5, 0.0, 1.0), (1.0, 0.0, 0.0));
         assert_eq!(clamp(-1.0, 0.0, 1.0), (0.0, 1.0, 0.0));
