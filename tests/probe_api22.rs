@@ -1289,3 +1289,434 @@ fn generic_functions_on_f32_dual_and_nested_dual() {
         assert!(check.is_ok(1e-6), "{check:?}");
     }
 }
+
+// ---- more methods: self by value at order 2, outputs in a wrt(self) method, matrix and f32 fields ----
+
+mod methods2 {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Lin {
+        pub m: [[f64; 2]; 2],
+        pub bias: [f64; 2],
+        #[no_grad]
+        pub steps: usize,
+    }
+
+    impl Lin {
+        /// `self` by value, differentiated, at second order.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn det_sq(self) -> f64 {
+            let d = self.m[0][0] * self.m[1][1] - self.m[0][1] * self.m[1][0];
+            d * d + self.bias[0] * self.bias[1]
+        }
+
+        /// `wrt(self, x)`, an output parameter and a float result, at second order.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn apply(&self, x: &[f64], y: &mut [f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..2 {
+                y[i] = self.bias[i];
+                for j in 0..2 {
+                    y[i] += self.m[i][j] * x[j];
+                }
+                s += y[i].tanh();
+            }
+            s
+        }
+
+        /// A helper called by its path from a method with `wrt(self)` (in an `impl` without float type
+        /// parameters, calls of methods are differentiated).
+        #[differentiable(order = 2)]
+        pub fn helper(a: f64, b: f64) -> f64 {
+            (a - b).powi(2)
+        }
+
+        #[differentiable(wrt(self), order = 3)]
+        pub fn iterate(&self, x0: f64) -> f64 {
+            let mut x = x0;
+            for _ in 0..self.steps {
+                x = self.m[0][0] * x.sin() + self.bias[0];
+            }
+            Self::helper(x, self.bias[1]) + self.det_like()
+        }
+
+        #[differentiable(wrt(self))]
+        pub fn det_like(&self) -> f64 {
+            self.m[0][0] * self.m[1][1] - self.m[0][1] * self.m[1][0]
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Small {
+        pub a: f32,
+        pub v: [f32; 2],
+    }
+
+    #[differentiable(order = 2)]
+    pub fn small(s: &Small, x: f32) -> f32 {
+        s.a * (s.v[0] * x).sin() + s.v[1] * x * x
+    }
+}
+
+#[test]
+fn methods_self_by_value_outputs_in_wrt_self_and_matrix_fields() {
+    use methods2::{Lin, Small};
+    let mut rng = Lcg::new(2208);
+    for _ in 0..8 {
+        let lin = Lin {
+            m: [
+                [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+                [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+            ],
+            bias: [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+            steps: 3,
+        };
+        let flat = lin.to_flat();
+        assert_eq!(flat.len(), 6);
+        // The matrix field flattens row-major in the flat view.
+        assert_eq!(flat[..4], [lin.m[0][0], lin.m[0][1], lin.m[1][0], lin.m[1][1]]);
+
+        let (v, g): (f64, Lin) = lin.clone().det_sq_grad();
+        assert_eq!(v, lin.clone().det_sq());
+        assert_eq!(g.steps, 3);
+        let d = lin.m[0][0] * lin.m[1][1] - lin.m[0][1] * lin.m[1][0];
+        assert_near(g.m[0][0], 2.0 * d * lin.m[1][1], 1e-12, 1.0, "det m00");
+        assert_near(g.m[0][1], -2.0 * d * lin.m[1][0], 1e-12, 1.0, "det m01");
+        assert_near(g.bias[0], lin.bias[1], 1e-12, 1.0, "det bias0");
+        let (_, _, h) = lin.clone().det_sq_hessian();
+        hess_check(
+            "det_sq h",
+            &|z| lin.from_flat(z).det_sq_grad().1.to_flat(),
+            &flat,
+            &h,
+        );
+
+        // wrt(self, x) with an output: G = (Lin, Vec<f64>); f_vjp takes the output's cotangent.
+        let x = rng.vec(2, -1.0, 1.0);
+        let mut y = vec![f64::NAN; 2];
+        let (v, (gl, gx)): (f64, (Lin, Vec<f64>)) = lin.apply_grad(&x, &mut y);
+        let z = [flat.clone(), x.clone()].concat();
+        let f = |z: &[f64]| lin.from_flat(&z[..6]).apply(&z[6..], &mut [0.0; 2]);
+        assert_eq!(v, f(&z));
+        fd_check("apply", &f, &z, &[gl.to_flat(), gx.clone()].concat());
+        let mut yi = vec![0.0; 2];
+        lin.apply(&x, &mut yi);
+        assert_eq!(y, yi);
+        let dy = rng.vec(2, -1.0, 1.0);
+        let (_, (vl, vx)): (f64, (Lin, Vec<f64>)) = lin.apply_vjp(&x, &mut y, 0.5, &dy);
+        let fs = |z: &[f64]| {
+            let mut o = [0.0; 2];
+            let r = lin.from_flat(&z[..6]).apply(&z[6..], &mut o);
+            0.5 * r + dot(&dy, &o)
+        };
+        fd_check("apply vjp", &fs, &z, &[vl.to_flat(), vx].concat());
+        let mut gli = lin.zero_like();
+        let mut gxi = vec![f64::NAN; 2];
+        let vi: f64 = lin.apply_grad_into(&x, &mut y, (&mut gli, &mut gxi));
+        assert_eq!(vi, v);
+        assert_eq!(gli.to_flat(), gl.to_flat());
+        assert_eq!(gxi, gx);
+        let (_, _, h) = lin.apply_hessian(&x, &mut y);
+        assert_eq!(h.len(), 8);
+        hess_check(
+            "apply h",
+            &|z| {
+                let (_, (a, b)) = lin.from_flat(&z[..6]).apply_grad(&z[6..], &mut [0.0; 2]);
+                [a.to_flat(), b].concat()
+            },
+            &z,
+            &h,
+        );
+
+        // Calls of an associated function and a method, three orders in self.
+        let x0 = rng.uniform(-1.0, 1.0);
+        let (_, g): (f64, Lin) = lin.iterate_grad(x0);
+        fd_check(
+            "iterate",
+            &|z| lin.from_flat(z).iterate(x0),
+            &flat,
+            &g.to_flat(),
+        );
+        let (_, _, h) = lin.iterate_hessian(x0);
+        hess_check(
+            "iterate h",
+            &|z| lin.from_flat(z).iterate_grad(x0).1.to_flat(),
+            &flat,
+            &h,
+        );
+        let mut dir = lin.zero_like();
+        dir.m[0][0] = 1.0;
+        dir.bias[1] = -1.0;
+        let (_, _, hv): (f64, Lin, Lin) = lin.iterate_hvp(x0, dir.clone());
+        assert_vec_near(
+            &hv.to_flat(),
+            &mat_vec(&h, &dir.to_flat()),
+            1e-10,
+            "iterate hvp",
+        );
+
+        // f32 fields.
+        let s = Small {
+            a: rng.uniform(-1.0, 1.0) as f32,
+            v: [rng.uniform(-1.0, 1.0) as f32, rng.uniform(-1.0, 1.0) as f32],
+        };
+        let t = rng.uniform(-1.0, 1.0) as f32;
+        let (_, (gs, gt)): (f32, (Small, f32)) = methods2::small_grad(&s, t);
+        let (a, v0, v1, t64) = (s.a as f64, s.v[0] as f64, s.v[1] as f64, t as f64);
+        assert_near(gs.a as f64, (v0 * t64).sin(), 1e-5, 1.0, "small a");
+        assert_near(gs.v[0] as f64, a * t64 * (v0 * t64).cos(), 1e-5, 1.0, "small v0");
+        assert_near(gs.v[1] as f64, t64 * t64, 1e-5, 1.0, "small v1");
+        assert_near(
+            gt as f64,
+            a * v0 * (v0 * t64).cos() + 2.0 * v1 * t64,
+            1e-5,
+            1.0,
+            "small t",
+        );
+        let (_, _, h): (f32, (Small, f32), Vec<Vec<f32>>) = methods2::small_hessian(&s, t);
+        assert_eq!(h.len(), 4);
+        assert_near(
+            h[3][3] as f64,
+            -a * v0 * v0 * (v0 * t64).sin() + 2.0 * v1,
+            1e-4,
+            1.0,
+            "small tt",
+        );
+        assert_near(h[0][3] as f64, v0 * (v0 * t64).cos(), 1e-4, 1.0, "small at");
+    }
+}
+
+#[test]
+fn optimisers_on_generated_struct_gradients() {
+    use autodiff::optim::{Adam, Lbfgs, Minimizer};
+    use methods2::Lin;
+    let lin = Lin {
+        m: [[0.9, 0.2], [0.1, 0.7]],
+        bias: [0.3, -0.2],
+        steps: 2,
+    };
+    let (_, minimum) = Lbfgs::default().minimize_params(|p: &Lin| p.clone().det_sq_grad(), &lin);
+    assert!(minimum.value < lin.clone().det_sq(), "{minimum:?}");
+    let (q, minimum) = Adam::new(0.01).minimize_params(|p: &Lin| p.iterate_grad(0.4), &lin);
+    assert!(minimum.value < lin.iterate(0.4), "{minimum:?}");
+    assert_eq!(q.steps, 2);
+    let check = check_gradient_of(|p: &Lin| p.iterate(0.4), &q, &q.iterate_grad(0.4).1);
+    assert!(check.is_ok(1e-6), "{check:?}");
+}
+
+// ---- outputs at second order in generic code, two outputs, custom and registered gradients of slices ----
+
+mod outs2 {
+    use autodiff::{custom_gradient, differentiable, gradient_of, Float};
+
+    /// A generic function with an output, at second order.
+    #[differentiable(order = 2)]
+    pub fn generic_out<T: Float>(x: &[T], out: &mut [T]) -> T {
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            out[i] = x[i] * x[i].exp();
+            s = s + out[i] * x[(i + 1) % x.len()];
+        }
+        s
+    }
+
+    /// Two outputs and a float result.
+    #[differentiable(order = 2)]
+    pub fn two_outs(x: &[f64], a: &mut Vec<f64>, b: &mut [f64; 2]) -> f64 {
+        for i in 0..x.len() {
+            a[i] = x[i].sin();
+        }
+        b[0] = x[0] * x[1];
+        b[1] = a[0] + a[1];
+        b[0] * b[1]
+    }
+
+    /// A method writing an array output, returning `()`: its Jacobian in the active inputs.
+    pub struct Rot {
+        pub scale: f64,
+    }
+
+    impl Rot {
+        #[differentiable]
+        pub fn rotate(&self, angle: f64, p: [f64; 2], out: &mut [f64; 2]) {
+            let (c, s) = (angle.cos(), angle.sin());
+            out[0] = self.scale * (c * p[0] - s * p[1]);
+            out[1] = self.scale * (s * p[0] + c * p[1]);
+        }
+    }
+
+    /// A custom gradient of a slice.
+    #[custom_gradient]
+    pub fn norm(x: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64>) {
+        let n = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let g: Vec<f64> = x.iter().map(|v| v / n).collect();
+        (n, move |dy| g.iter().map(|gi| dy * gi).collect())
+    }
+
+    #[differentiable(order = 2)]
+    pub fn use_norm(x: &[f64], k: f64) -> f64 {
+        norm(x) * k + norm(x).powi(2)
+    }
+
+    pub mod ext {
+        pub fn sumexp(x: &[f64]) -> f64 {
+            x.iter().map(|v| v.exp()).sum()
+        }
+    }
+
+    #[gradient_of(ext::sumexp)]
+    pub fn sumexp_vjp(x: &[f64], dy: f64) -> Vec<f64> {
+        x.iter().map(|v| dy * v.exp()).collect()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn use_sumexp(x: &[f64]) -> f64 {
+        ext::sumexp(x).ln()
+    }
+}
+
+#[test]
+fn outputs_generic_two_outputs_custom_and_registered_slices() {
+    let mut rng = Lcg::new(2209);
+    for _ in 0..8 {
+        let x = rng.vec(3, -1.0, 1.0);
+        let mut out = vec![f64::NAN; 3];
+        let (v, g): (f64, Vec<f64>) = outs2::generic_out_grad(&x, &mut out);
+        let f = |z: &[f64]| outs2::generic_out(z, &mut [0.0; 3]);
+        assert_eq!(v, f(&x));
+        fd_check("generic_out", &f, &x, &g);
+        let (_, _, h) = outs2::generic_out_hessian(&x, &mut out);
+        hess_check(
+            "generic_out h",
+            &|z| outs2::generic_out_grad(z, &mut [0.0; 3]).1,
+            &x,
+            &h,
+        );
+        let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+        let mut o32 = vec![0.0f32; 3];
+        let (_, g32): (f32, Vec<f32>) = outs2::generic_out_grad(&x32, &mut o32);
+        for i in 0..3 {
+            assert_near(g32[i] as f64, g[i], 1e-5, 1.0, "generic_out f32");
+        }
+        let d = rng.vec(3, -1.0, 1.0);
+        let (_, gv): (f64, Vec<f64>) = outs2::generic_out_vjp(&x, &mut out, 1.0, &d);
+        let fs = |z: &[f64]| {
+            let mut o = [0.0; 3];
+            let r = outs2::generic_out(z, &mut o);
+            r + dot(&d, &o)
+        };
+        fd_check("generic_out vjp", &fs, &x, &gv);
+
+        // `a` is written in a loop over `0..x.len()` and read at 0 and 1 after it: the syntax cannot tell
+        // that the loop covers them, so `G` holds `a`'s incoming value too (incoming.rs: a wrong "read" adds
+        // a gradient that is zero), and here it is zero.
+        let xs = rng.vec(2, -1.0, 1.0);
+        let mut a = vec![f64::NAN; 2];
+        let mut b = [f64::NAN; 2];
+        let (v, (g, ga)): (f64, (Vec<f64>, Vec<f64>)) = outs2::two_outs_grad(&xs, &mut a, &mut b);
+        assert_eq!(ga, vec![0.0, 0.0]);
+        assert_eq!(a, vec![xs[0].sin(), xs[1].sin()]);
+        assert_eq!(b, [xs[0] * xs[1], xs[0].sin() + xs[1].sin()]);
+        let f = |z: &[f64]| outs2::two_outs(z, &mut vec![0.0; 2], &mut [0.0; 2]);
+        assert_eq!(v, f(&xs));
+        fd_check("two_outs", &f, &xs, &g);
+        let (da, db) = (rng.vec(2, -1.0, 1.0), [0.4, -0.7]);
+        let (_, (gv, gva)): (f64, (Vec<f64>, Vec<f64>)) =
+            outs2::two_outs_vjp(&xs, &mut a, &mut b, 2.0, &da, &db);
+        assert_eq!(gva, vec![0.0, 0.0]);
+        let fs = |z: &[f64]| {
+            let (mut oa, mut ob) = (vec![0.0; 2], [0.0; 2]);
+            let r = outs2::two_outs(z, &mut oa, &mut ob);
+            2.0 * r + dot(&da, &oa) + dot(&db, &ob)
+        };
+        fd_check("two_outs vjp", &fs, &xs, &gv);
+        let t = rng.vec(2, -1.0, 1.0);
+        let (mut ta, mut tb) = (vec![f64::NAN; 2], [f64::NAN; 2]);
+        let (_, dv): (f64, f64) = outs2::two_outs_jvp(
+            &xs,
+            &mut a,
+            &mut b,
+            (t.clone(), vec![5.0, 5.0]),
+            &mut ta,
+            &mut tb,
+        );
+        assert_near(dv, dot(&g, &t), 1e-12, 1.0, "two_outs jvp");
+        assert_vec_near(
+            &ta,
+            &[xs[0].cos() * t[0], xs[1].cos() * t[1]],
+            1e-12,
+            "two_outs jvp a",
+        );
+        assert_near(tb[0], xs[1] * t[0] + xs[0] * t[1], 1e-12, 1.0, "two_outs jvp b0");
+        let (_, _, h) = outs2::two_outs_hessian(&xs, &mut a, &mut b);
+        assert_eq!(h.len(), 4);
+        let hx: Vec<Vec<f64>> = h[..2].iter().map(|r| r[..2].to_vec()).collect();
+        assert!(h[2..].iter().flatten().all(|&v| v == 0.0));
+        hess_check(
+            "two_outs h",
+            &|z| outs2::two_outs_grad(z, &mut vec![0.0; 2], &mut [0.0; 2]).1 .0,
+            &xs,
+            &hx,
+        );
+        let (_, _, hv): (f64, (Vec<f64>, Vec<f64>), (Vec<f64>, Vec<f64>)) =
+            outs2::two_outs_hvp(&xs, &mut a, &mut b, (vec![1.0, -1.0], vec![0.0; 2]));
+        assert_vec_near(&hv.0, &mat_vec(&hx, &[1.0, -1.0]), 1e-12, "two_outs hvp");
+
+        // A method's Jacobian: rows the output, columns (angle, p[0], p[1]).
+        let rot = outs2::Rot {
+            scale: rng.uniform(0.5, 2.0),
+        };
+        let ang = rng.uniform(-3.0, 3.0);
+        let p = [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)];
+        let mut o = [f64::NAN; 2];
+        let jac: Vec<Vec<f64>> = rot.rotate_jacobian(ang, p, &mut o);
+        jac_check(
+            "rotate",
+            &|z| {
+                let mut o = [0.0; 2];
+                rot.rotate(z[0], [z[1], z[2]], &mut o);
+                o.to_vec()
+            },
+            &[ang, p[0], p[1]],
+            &jac,
+        );
+        let (ga, gp): (f64, [f64; 2]) = rot.rotate_vjp(ang, p, &mut o, &[1.0, 0.0]);
+        assert_near(ga, jac[0][0], 1e-12, 1.0, "rotate vjp angle");
+        assert_vec_near(&gp, &jac[0][1..], 1e-12, "rotate vjp p");
+
+        // A custom gradient of a slice, at second order: the closure captures g = x/|x|, so the Hessian
+        // is the Jacobian of the gradient k x/|x| + 2 x, (k/|x|)(I - x xᵀ/|x|²) + 2 I.
+        let k = rng.uniform(0.5, 2.0);
+        let (_, (gx, gk)): (f64, (Vec<f64>, f64)) = outs2::use_norm_grad(&x, k);
+        let n = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        for i in 0..3 {
+            assert_near(gx[i], k * x[i] / n + 2.0 * x[i], 1e-12, 1.0, "use_norm x");
+        }
+        assert_near(gk, n, 1e-12, 1.0, "use_norm k");
+        let (_, _, h) = outs2::use_norm_hessian(&x, k);
+        for i in 0..3 {
+            for j in 0..3 {
+                let delta = if i == j { 1.0 } else { 0.0 };
+                let e = k / n * (delta - x[i] * x[j] / (n * n)) + 2.0 * delta;
+                assert_near(h[i][j], e, 1e-10, 1.0, "use_norm h");
+            }
+            assert_near(h[i][3], x[i] / n, 1e-12, 1.0, "use_norm h xk");
+            assert_near(h[3][i], x[i] / n, 1e-12, 1.0, "use_norm h kx");
+        }
+        assert_near(h[3][3], 0.0, 1e-12, 1.0, "use_norm h kk");
+
+        // A registered gradient of a slice: log Σ eˣ, its Hessian diag(s) - s sᵀ.
+        let (_, g): (f64, Vec<f64>) = outs2::use_sumexp_grad(&x);
+        let tot: f64 = x.iter().map(|v| v.exp()).sum();
+        let s: Vec<f64> = x.iter().map(|v| v.exp() / tot).collect();
+        assert_vec_near(&g, &s, 1e-12, "use_sumexp");
+        let (_, _, h) = outs2::use_sumexp_hessian(&x);
+        for i in 0..3 {
+            for j in 0..3 {
+                let e = if i == j { s[i] } else { 0.0 } - s[i] * s[j];
+                assert_near(h[i][j], e, 1e-12, 1.0, "use_sumexp h");
+            }
+        }
+    }
+}
