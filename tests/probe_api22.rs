@@ -1720,3 +1720,197 @@ fn outputs_generic_two_outputs_custom_and_registered_slices() {
         }
     }
 }
+
+// ---- mut parameters written, wrt subsets at second order, derivatives of methods ----
+
+mod mutables {
+    use autodiff::{differentiable, Differentiable};
+
+    #[differentiable(order = 3)]
+    pub fn mut_scalar(mut x: f64, k: usize) -> f64 {
+        for _ in 0..k {
+            x = x.sin() + 0.5 * x;
+        }
+        x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn mut_vec(mut v: Vec<f64>, mut a: [f64; 3]) -> f64 {
+        v[0] *= a[1];
+        a[2] += v[1] * v[0];
+        let mut s = 0.0;
+        for i in 0..3 {
+            s += a[i] * v[i % v.len()];
+        }
+        s
+    }
+
+    /// Only `b` active at second order; `a` and `c` are constants.
+    #[differentiable(wrt(b), order = 2)]
+    pub fn subset(a: f64, b: &[f64], c: [f64; 2]) -> f64 {
+        a * (b[0] * c[0]).exp() + b[1].powi(3) * c[1] + b[0] * b[1]
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Poly {
+        pub c: Vec<f64>,
+    }
+
+    impl Poly {
+        /// `self` constant, one scalar active, an inactive count: `[f64; 4]` of derivatives.
+        #[differentiable(order = 3)]
+        pub fn eval(&self, x: f64, n: usize) -> f64 {
+            let mut s = 0.0;
+            let mut p = 1.0;
+            for i in 0..n {
+                s += self.c[i] * p;
+                p *= x;
+            }
+            s
+        }
+
+        /// `wrt(self)` alone beside a float that stays constant.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn fit(&self, x: f64, y: f64) -> f64 {
+            let mut s = 0.0;
+            let mut p = 1.0;
+            for i in 0..self.c.len() {
+                s += self.c[i] * p;
+                p *= x;
+            }
+            (s - y).powi(2) + self.c[0].powi(4)
+        }
+
+        /// An associated function of one scalar, to the third derivative.
+        #[differentiable(order = 3)]
+        pub fn bump(t: f64) -> f64 {
+            (-t * t).exp() * t
+        }
+    }
+}
+
+#[test]
+fn mut_parameters_wrt_subsets_and_method_derivatives() {
+    use mutables::Poly;
+    let mut rng = Lcg::new(2210);
+    for _ in 0..8 {
+        let x = rng.uniform(-2.0, 2.0);
+        let d: [f64; 4] = mutables::mut_scalar_derivatives(x, 3);
+        assert_near(d[0], mutables::mut_scalar(x, 3), 1e-14, 1.0, "mut_scalar");
+        assert_near(
+            d[1],
+            fd1(&|t| mutables::mut_scalar(t, 3), x, 1e-6),
+            1e-8,
+            1.0,
+            "mut_scalar'",
+        );
+        assert_near(
+            d[2],
+            fd1(&|t| mutables::mut_scalar_derivatives(t, 3)[1], x, 1e-6),
+            1e-7,
+            1.0,
+            "mut_scalar''",
+        );
+        assert_near(
+            d[3],
+            fd1(&|t| mutables::mut_scalar_derivatives(t, 3)[2], x, 1e-6),
+            1e-6,
+            1.0,
+            "mut_scalar'''",
+        );
+        // k = 1: f = sin x + x/2.
+        let d1: [f64; 4] = mutables::mut_scalar_derivatives(x, 1);
+        assert_vec_near(
+            &d1,
+            &[x.sin() + 0.5 * x, x.cos() + 0.5, -x.sin(), -x.cos()],
+            1e-12,
+            "mut_scalar k=1",
+        );
+
+        let v = rng.vec(2, -1.0, 1.0);
+        let a = [
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+            rng.uniform(-1.0, 1.0),
+        ];
+        let (val, (gv, ga)): (f64, (Vec<f64>, [f64; 3])) = mutables::mut_vec_grad(v.clone(), a);
+        let f = |z: &[f64]| mutables::mut_vec(z[..2].to_vec(), [z[2], z[3], z[4]]);
+        let z = [v.clone(), a.to_vec()].concat();
+        assert_eq!(val, f(&z));
+        fd_check("mut_vec", &f, &z, &[gv, ga.to_vec()].concat());
+        let (_, _, h) = mutables::mut_vec_hessian(v.clone(), a);
+        hess_check(
+            "mut_vec h",
+            &|z| {
+                let (_, (p, q)) = mutables::mut_vec_grad(z[..2].to_vec(), [z[2], z[3], z[4]]);
+                [p, q.to_vec()].concat()
+            },
+            &z,
+            &h,
+        );
+
+        let (s, b, c) = (rng.uniform(-1.0, 1.0), rng.vec(2, -1.0, 1.0), [0.5, -1.5]);
+        let (_, g): (f64, Vec<f64>) = mutables::subset_grad(s, &b, c);
+        let e0 = s * c[0] * (b[0] * c[0]).exp() + b[1];
+        let e1 = 3.0 * b[1] * b[1] * c[1] + b[0];
+        assert_vec_near(&g, &[e0, e1], 1e-12, "subset");
+        let (_, _, h): (f64, Vec<f64>, Vec<Vec<f64>>) = mutables::subset_hessian(s, &b, c);
+        assert_eq!(h.len(), 2);
+        assert_near(h[0][0], s * c[0] * c[0] * (b[0] * c[0]).exp(), 1e-12, 1.0, "subset h00");
+        assert_near(h[0][1], 1.0, 1e-12, 1.0, "subset h01");
+        assert_near(h[1][1], 6.0 * b[1] * c[1], 1e-12, 1.0, "subset h11");
+        let (_, _, hv): (f64, Vec<f64>, Vec<f64>) = mutables::subset_hvp(s, &b, c, vec![0.0, 1.0]);
+        assert_vec_near(&hv, &[h[0][1], h[1][1]], 1e-12, "subset hvp");
+
+        let p = Poly {
+            c: rng.vec(4, -1.0, 1.0),
+        };
+        let t = rng.uniform(-1.0, 1.0);
+        let d: [f64; 4] = p.eval_derivatives(t, 4);
+        let c = &p.c;
+        let e = [
+            c[0] + c[1] * t + c[2] * t * t + c[3] * t.powi(3),
+            c[1] + 2.0 * c[2] * t + 3.0 * c[3] * t * t,
+            2.0 * c[2] + 6.0 * c[3] * t,
+            6.0 * c[3],
+        ];
+        assert_vec_near(&d, &e, 1e-12, "poly eval");
+        let d3: [f64; 4] = p.eval_derivatives(t, 2);
+        assert_vec_near(&d3, &[c[0] + c[1] * t, c[1], 0.0, 0.0], 1e-12, "poly eval n=2");
+
+        let y = rng.uniform(-1.0, 1.0);
+        let (_, g): (f64, Poly) = p.fit_grad(t, y);
+        let r = e[0] - y;
+        assert_near(
+            g.c[0],
+            2.0 * r + 4.0 * c[0].powi(3),
+            1e-12,
+            1.0,
+            "fit c0",
+        );
+        assert_near(g.c[2], 2.0 * r * t * t, 1e-12, 1.0, "fit c2");
+        let (_, _, h) = p.fit_hessian(t, y);
+        assert_eq!(h.len(), 4);
+        for i in 0..4 {
+            for j in 0..4 {
+                let extra = if i == 0 && j == 0 { 12.0 * c[0] * c[0] } else { 0.0 };
+                let e = 2.0 * t.powi(i as i32) * t.powi(j as i32) + extra;
+                assert_near(h[i][j], e, 1e-12, 1.0, "fit h");
+            }
+        }
+
+        let db: [f64; 4] = Poly::bump_derivatives(t);
+        let ex = (-t * t).exp();
+        assert_vec_near(
+            &db,
+            &[
+                ex * t,
+                ex * (1.0 - 2.0 * t * t),
+                ex * (4.0 * t.powi(3) - 6.0 * t),
+                ex * (-8.0 * t.powi(4) + 24.0 * t * t - 6.0),
+            ],
+            1e-12,
+            "bump",
+        );
+    }
+}
