@@ -61,7 +61,13 @@ fn jac_check(what: &str, f: &dyn Fn(&[f64]) -> Vec<f64>, x: &[f64], jac: &[Vec<f
     for i in 0..m {
         assert_eq!(jac[i].len(), x.len(), "{what}: columns of row {i}");
         for j in 0..x.len() {
-            assert_near(jac[i][j], cols[j][i], 1e-6, 1.0, &format!("{what}[{i}][{j}]"));
+            assert_near(
+                jac[i][j],
+                cols[j][i],
+                1e-6,
+                1.0,
+                &format!("{what}[{i}][{j}]"),
+            );
         }
     }
 }
@@ -329,12 +335,7 @@ fn nested_structs_by_value_passed_on_and_associated() {
         assert_eq!(gn.data, n.data);
         let z = [flat_n.clone(), x.clone()].concat();
         let f = |z: &[f64]| structs::by_value(n.from_flat(&z[..9]), &z[9..]);
-        fd_check(
-            "by_value",
-            &f,
-            &z,
-            &[gn.to_flat(), gx.clone()].concat(),
-        );
+        fd_check("by_value", &f, &z, &[gn.to_flat(), gx.clone()].concat());
         let (_, _, h) = structs::by_value_hessian(n.clone(), &x);
         hess_check(
             "by_value h",
@@ -404,16 +405,13 @@ fn nested_structs_by_value_passed_on_and_associated() {
         // The Jacobian of a vector-valued method in self.
         let t = rng.uniform(-1.0, 1.0);
         let jac: Vec<Vec<f64>> = n.features_jacobian(t);
-        jac_check(
-            "features",
-            &|z| n.from_flat(z).features(t),
-            &flat_n,
-            &jac,
-        );
+        jac_check("features", &|z| n.from_flat(z).features(t), &flat_n, &jac);
         let w = rng.vec(3, -1.0, 1.0);
         let (y, gv): (Vec<f64>, Net) = n.features_vjp(t, w.clone());
         assert_eq!(y, n.features(t));
-        let e: Vec<f64> = (0..9).map(|j| (0..3).map(|i| w[i] * jac[i][j]).sum()).collect();
+        let e: Vec<f64> = (0..9)
+            .map(|j| (0..3).map(|i| w[i] * jac[i][j]).sum())
+            .collect();
         assert_vec_near(&gv.to_flat(), &e, 1e-12, "features vjp");
         let mut dir = n.zero_like();
         dir.gain[1] = 1.0;
@@ -604,7 +602,9 @@ fn output_parameters_in_methods_arrays_scalars_and_vecs() {
         jac_check("rhs_unit", &f, &z, &jac);
         let (gs, gy): (Ode, Vec<f64>) = ode.rhs_unit_vjp(&y, &mut o, &d_out);
         assert_eq!(o, f(&z));
-        let e: Vec<f64> = (0..5).map(|c| dot(&[jac[0][c], jac[1][c]], &d_out)).collect();
+        let e: Vec<f64> = (0..5)
+            .map(|c| dot(&[jac[0][c], jac[1][c]], &d_out))
+            .collect();
         assert_vec_near(&[gs.to_flat(), gy].concat(), &e, 1e-12, "rhs_unit vjp");
         let mut dir = ode.zero_like();
         dir.damping = 1.0;
@@ -868,14 +868,26 @@ fn tuples_refs_owned_vecs_matrices_and_f32_at_second_order() {
             &h,
         );
 
-        let m = vec![rng.vec(2, -1.0, 1.0), rng.vec(2, -1.0, 1.0), rng.vec(2, -1.0, 1.0)];
+        let m = vec![
+            rng.vec(2, -1.0, 1.0),
+            rng.vec(2, -1.0, 1.0),
+            rng.vec(2, -1.0, 1.0),
+        ];
         let x = [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)];
         let (_, (gm, gx)): (f64, (Vec<Vec<f64>>, [f64; 2])) = kinds::matrix_grad(m.clone(), x);
         let flat_m: Vec<f64> = m.iter().flatten().copied().collect();
         let z = [flat_m.clone(), x.to_vec()].concat();
-        let unflat = |z: &[f64]| (0..3).map(|i| z[2 * i..2 * i + 2].to_vec()).collect::<Vec<_>>();
+        let unflat = |z: &[f64]| {
+            (0..3)
+                .map(|i| z[2 * i..2 * i + 2].to_vec())
+                .collect::<Vec<_>>()
+        };
         let f = |z: &[f64]| kinds::matrix(unflat(z), [z[6], z[7]]);
-        let gflat = [gm.iter().flatten().copied().collect::<Vec<_>>(), gx.to_vec()].concat();
+        let gflat = [
+            gm.iter().flatten().copied().collect::<Vec<_>>(),
+            gx.to_vec(),
+        ]
+        .concat();
         fd_check("matrix", &f, &z, &gflat);
         let (_, _, h) = kinds::matrix_hessian(m.clone(), x);
         hess_check(
@@ -937,8 +949,20 @@ fn tuples_refs_owned_vecs_matrices_and_f32_at_second_order() {
         let (_, _, h): (f32, (f32, f32), Vec<Vec<f32>>) = kinds::single_hessian(xf, yf);
         let sxy = (x64 * y64).sin();
         let cxy = (x64 * y64).cos();
-        assert_near(h[0][0] as f64, -y64 * y64 * sxy + x64.exp() * y64, 1e-5, 1.0, "f32 xx");
-        assert_near(h[0][1] as f64, cxy - x64 * y64 * sxy + x64.exp(), 1e-5, 1.0, "f32 xy");
+        assert_near(
+            h[0][0] as f64,
+            -y64 * y64 * sxy + x64.exp() * y64,
+            1e-5,
+            1.0,
+            "f32 xx",
+        );
+        assert_near(
+            h[0][1] as f64,
+            cxy - x64 * y64 * sxy + x64.exp(),
+            1e-5,
+            1.0,
+            "f32 xy",
+        );
         assert_near(h[1][0] as f64, h[0][1] as f64, 1e-5, 1.0, "f32 yx");
         assert_near(h[1][1] as f64, -x64 * x64 * sxy, 1e-5, 1.0, "f32 yy");
     }
@@ -960,7 +984,12 @@ fn higher_orders_with_inactive_parameters_and_array_results() {
         ];
         assert_vec_near(&d, &e, 1e-10, "legendre");
         let d2: [f64; 5] = kinds::legendre_derivatives(x, 2);
-        assert_vec_near(&d2, &[1.5 * x * x - 0.5, 3.0 * x, 3.0, 0.0, 0.0], 1e-12, "P2");
+        assert_vec_near(
+            &d2,
+            &[1.5 * x * x - 0.5, 3.0 * x, 3.0, 0.0, 0.0],
+            1e-12,
+            "P2",
+        );
 
         let a = rng.uniform(-1.0, 1.0);
         let b = rng.vec(2, -1.0, 1.0);
@@ -1001,7 +1030,12 @@ fn higher_orders_with_inactive_parameters_and_array_results() {
             .collect();
         assert_vec_near(&g, &e, 1e-12, "returns_array vjp");
         let (_, t): ([f64; 3], [f64; 3]) = kinds::returns_array_jvp(xa, [0.0, 1.0]);
-        assert_vec_near(&t, &[jac[0][1], jac[1][1], jac[2][1]], 1e-12, "returns_array jvp");
+        assert_vec_near(
+            &t,
+            &[jac[0][1], jac[1][1], jac[2][1]],
+            1e-12,
+            "returns_array jvp",
+        );
     }
 }
 
@@ -1117,8 +1151,7 @@ fn custom_gradients_at_second_order_as_jax_custom_vjp() {
         let (_, _, h) = customs::use_round_hessian(x, w);
         assert_vec_near(&h[0], &[0.0, 2.0 * r], 1e-12, "st h0");
         assert_vec_near(&h[1], &[2.0 * r, 0.0], 1e-12, "st h1");
-        let (_, _, hv): (f64, (f64, f64), (f64, f64)) =
-            customs::use_round_hvp(x, w, (1.0, 1.0));
+        let (_, _, hv): (f64, (f64, f64), (f64, f64)) = customs::use_round_hvp(x, w, (1.0, 1.0));
         assert_near(hv.0, 2.0 * r, 1e-12, 1.0, "st hvp");
 
         // use_clip = c² with a clipped cotangent: grad = clamp(2x, -1, 1), Hessian 2 inside, 0 outside.
@@ -1196,13 +1229,7 @@ fn custom_gradients_at_second_order_as_jax_custom_vjp() {
             &h,
         );
         let e = (p * q).exp();
-        assert_near(
-            h[1][1],
-            p * p * p * e,
-            1e-12,
-            1.0,
-            "registered yy",
-        );
+        assert_near(h[1][1], p * p * p * e, 1e-12, 1.0, "registered yy");
 
         let hold = customs::Holder { scale: q };
         let xs = rng.vec(3, -1.5, 1.5);
@@ -1265,7 +1292,11 @@ fn generic_functions_on_f32_dual_and_nested_dual() {
         );
         // The generated gradient run on duals: its tangent is the Hessian times the seed.
         let seed = [0.0, 1.0, 0.0, 0.0];
-        let xd: Vec<Dual<f64>> = x.iter().zip(&seed).map(|(&a, &b)| Dual::new(a, b)).collect();
+        let xd: Vec<Dual<f64>> = x
+            .iter()
+            .zip(&seed)
+            .map(|(&a, &b)| Dual::new(a, b))
+            .collect();
         let (_, (gd, gkd)) = generic::energy_grad(&xd, Dual::new(k, 0.0));
         for i in 0..4 {
             assert_near(gd[i].eps, h[i][1], 1e-10, 1.0, "energy dual hvp");
@@ -1375,7 +1406,10 @@ fn methods_self_by_value_outputs_in_wrt_self_and_matrix_fields() {
         let flat = lin.to_flat();
         assert_eq!(flat.len(), 6);
         // The matrix field flattens row-major in the flat view.
-        assert_eq!(flat[..4], [lin.m[0][0], lin.m[0][1], lin.m[1][0], lin.m[1][1]]);
+        assert_eq!(
+            flat[..4],
+            [lin.m[0][0], lin.m[0][1], lin.m[1][0], lin.m[1][1]]
+        );
 
         let (v, g): (f64, Lin) = lin.clone().det_sq_grad();
         assert_eq!(v, lin.clone().det_sq());
@@ -1465,7 +1499,13 @@ fn methods_self_by_value_outputs_in_wrt_self_and_matrix_fields() {
         let (_, (gs, gt)): (f32, (Small, f32)) = methods2::small_grad(&s, t);
         let (a, v0, v1, t64) = (s.a as f64, s.v[0] as f64, s.v[1] as f64, t as f64);
         assert_near(gs.a as f64, (v0 * t64).sin(), 1e-5, 1.0, "small a");
-        assert_near(gs.v[0] as f64, a * t64 * (v0 * t64).cos(), 1e-5, 1.0, "small v0");
+        assert_near(
+            gs.v[0] as f64,
+            a * t64 * (v0 * t64).cos(),
+            1e-5,
+            1.0,
+            "small v0",
+        );
         assert_near(gs.v[1] as f64, t64 * t64, 1e-5, 1.0, "small v1");
         assert_near(
             gt as f64,
@@ -1648,14 +1688,24 @@ fn outputs_generic_two_outputs_custom_and_registered_slices() {
             1e-12,
             "two_outs jvp a",
         );
-        assert_near(tb[0], xs[1] * t[0] + xs[0] * t[1], 1e-12, 1.0, "two_outs jvp b0");
+        assert_near(
+            tb[0],
+            xs[1] * t[0] + xs[0] * t[1],
+            1e-12,
+            1.0,
+            "two_outs jvp b0",
+        );
         let (_, _, h) = outs2::two_outs_hessian(&xs, &mut a, &mut b);
         assert_eq!(h.len(), 4);
         let hx: Vec<Vec<f64>> = h[..2].iter().map(|r| r[..2].to_vec()).collect();
         assert!(h[2..].iter().flatten().all(|&v| v == 0.0));
         hess_check(
             "two_outs h",
-            &|z| outs2::two_outs_grad(z, &mut vec![0.0; 2], &mut [0.0; 2]).1 .0,
+            &|z| {
+                outs2::two_outs_grad(z, &mut vec![0.0; 2], &mut [0.0; 2])
+                    .1
+                     .0
+            },
             &xs,
             &hx,
         );
@@ -1856,7 +1906,13 @@ fn mut_parameters_wrt_subsets_and_method_derivatives() {
         assert_vec_near(&g, &[e0, e1], 1e-12, "subset");
         let (_, _, h): (f64, Vec<f64>, Vec<Vec<f64>>) = mutables::subset_hessian(s, &b, c);
         assert_eq!(h.len(), 2);
-        assert_near(h[0][0], s * c[0] * c[0] * (b[0] * c[0]).exp(), 1e-12, 1.0, "subset h00");
+        assert_near(
+            h[0][0],
+            s * c[0] * c[0] * (b[0] * c[0]).exp(),
+            1e-12,
+            1.0,
+            "subset h00",
+        );
         assert_near(h[0][1], 1.0, 1e-12, 1.0, "subset h01");
         assert_near(h[1][1], 6.0 * b[1] * c[1], 1e-12, 1.0, "subset h11");
         let (_, _, hv): (f64, Vec<f64>, Vec<f64>) = mutables::subset_hvp(s, &b, c, vec![0.0, 1.0]);
@@ -1876,24 +1932,27 @@ fn mut_parameters_wrt_subsets_and_method_derivatives() {
         ];
         assert_vec_near(&d, &e, 1e-12, "poly eval");
         let d3: [f64; 4] = p.eval_derivatives(t, 2);
-        assert_vec_near(&d3, &[c[0] + c[1] * t, c[1], 0.0, 0.0], 1e-12, "poly eval n=2");
+        assert_vec_near(
+            &d3,
+            &[c[0] + c[1] * t, c[1], 0.0, 0.0],
+            1e-12,
+            "poly eval n=2",
+        );
 
         let y = rng.uniform(-1.0, 1.0);
         let (_, g): (f64, Poly) = p.fit_grad(t, y);
         let r = e[0] - y;
-        assert_near(
-            g.c[0],
-            2.0 * r + 4.0 * c[0].powi(3),
-            1e-12,
-            1.0,
-            "fit c0",
-        );
+        assert_near(g.c[0], 2.0 * r + 4.0 * c[0].powi(3), 1e-12, 1.0, "fit c0");
         assert_near(g.c[2], 2.0 * r * t * t, 1e-12, 1.0, "fit c2");
         let (_, _, h) = p.fit_hessian(t, y);
         assert_eq!(h.len(), 4);
         for i in 0..4 {
             for j in 0..4 {
-                let extra = if i == 0 && j == 0 { 12.0 * c[0] * c[0] } else { 0.0 };
+                let extra = if i == 0 && j == 0 {
+                    12.0 * c[0] * c[0]
+                } else {
+                    0.0
+                };
                 let e = 2.0 * t.powi(i as i32) * t.powi(j as i32) + extra;
                 assert_near(h[i][j], e, 1e-12, 1.0, "fit h");
             }
@@ -1912,5 +1971,148 @@ fn mut_parameters_wrt_subsets_and_method_derivatives() {
             1e-12,
             "bump",
         );
+    }
+}
+
+// ---- Jacobians over structs and slices, generic methods with outputs, custom gradients in wrt(self) ----
+
+mod mixed {
+    use autodiff::{custom_gradient, differentiable, Differentiable, Float};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Affine {
+        pub a: [f64; 2],
+        pub b: f64,
+    }
+
+    /// A vector result of a struct and a slice: columns are (a[0], a[1], b, x[0], x[1], ..).
+    #[differentiable]
+    pub fn affine(p: &Affine, x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            out[i] = p.a[i % 2] * x[i] + p.b * x[i] * x[i];
+        }
+        out
+    }
+
+    pub struct Wave<T> {
+        pub k: T,
+    }
+
+    impl<T: Float> Wave<T> {
+        /// A generic method writing an output.
+        #[differentiable]
+        pub fn sample(&self, phase: T, out: &mut [T]) {
+            for i in 0..out.len() {
+                let t = T::from(i).unwrap();
+                out[i] = (self.k * t + phase).sin();
+            }
+        }
+    }
+
+    #[custom_gradient]
+    pub fn softplus(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let e = x.exp();
+        ((1.0 + e).ln(), move |dy| dy * e / (1.0 + e))
+    }
+
+    impl Affine {
+        /// A custom gradient inside a method differentiated in `self`, at second order.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn smooth(&self, x: f64) -> f64 {
+            softplus(self.a[0] * x + self.b) * self.a[1]
+        }
+    }
+}
+
+#[test]
+fn jacobians_over_structs_generic_method_outputs_and_custom_in_methods() {
+    use mixed::{Affine, Wave};
+    let mut rng = Lcg::new(2211);
+    for _ in 0..8 {
+        let p = Affine {
+            a: [rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)],
+            b: rng.uniform(-1.0, 1.0),
+        };
+        let x = rng.vec(3, -1.0, 1.0);
+        let jac: Vec<Vec<f64>> = mixed::affine_jacobian(&p, &x);
+        assert_eq!(jac.len(), 3);
+        assert_eq!(jac[0].len(), 6);
+        let z = [p.to_flat(), x.clone()].concat();
+        jac_check(
+            "affine",
+            &|z| mixed::affine(&p.from_flat(&z[..3]), &z[3..]),
+            &z,
+            &jac,
+        );
+        let w = rng.vec(3, -1.0, 1.0);
+        let (y, (gp, gx)): (Vec<f64>, (Affine, Vec<f64>)) = mixed::affine_vjp(&p, &x, w.clone());
+        assert_eq!(y, mixed::affine(&p, &x));
+        let e: Vec<f64> = (0..6)
+            .map(|j| (0..3).map(|i| w[i] * jac[i][j]).sum())
+            .collect();
+        assert_vec_near(&[gp.to_flat(), gx].concat(), &e, 1e-12, "affine vjp");
+
+        let wave = Wave {
+            k: rng.uniform(0.5, 2.0),
+        };
+        let ph = rng.uniform(-3.0, 3.0);
+        let mut out = vec![f64::NAN; 4];
+        let jac: Vec<Vec<f64>> = wave.sample_jacobian(ph, &mut out);
+        assert_eq!(jac.len(), 4);
+        for i in 0..4 {
+            let e = (wave.k * i as f64 + ph).cos();
+            assert_near(jac[i][0], e, 1e-12, 1.0, "sample jac");
+            assert_near(
+                out[i],
+                (wave.k * i as f64 + ph).sin(),
+                1e-14,
+                1.0,
+                "sample out",
+            );
+        }
+        let d = rng.vec(4, -1.0, 1.0);
+        let g: f64 = wave.sample_vjp(ph, &mut out, &d);
+        assert_near(
+            g,
+            (0..4).map(|i| d[i] * jac[i][0]).sum(),
+            1e-12,
+            1.0,
+            "sample vjp",
+        );
+        let w32 = Wave { k: wave.k as f32 };
+        let mut o32 = vec![0.0f32; 4];
+        let mut t32 = vec![0.0f32; 4];
+        let () = w32.sample_jvp(ph as f32, &mut o32, 1.0, &mut t32);
+        for i in 0..4 {
+            assert_near(t32[i] as f64, jac[i][0], 1e-5, 1.0, "sample jvp f32");
+        }
+
+        let t = rng.uniform(-2.0, 2.0);
+        let (_, g): (f64, Affine) = p.smooth_grad(t);
+        let u = p.a[0] * t + p.b;
+        let s = 1.0 / (1.0 + (-u).exp());
+        assert_near(g.a[0], s * t * p.a[1], 1e-12, 1.0, "smooth a0");
+        assert_near(g.a[1], (1.0 + u.exp()).ln(), 1e-12, 1.0, "smooth a1");
+        assert_near(g.b, s * p.a[1], 1e-12, 1.0, "smooth b");
+        let (_, _, h) = p.smooth_hessian(t);
+        hess_check(
+            "smooth h",
+            &|z| p.from_flat(z).smooth_grad(t).1.to_flat(),
+            &p.to_flat(),
+            &h,
+        );
+        let ds = s * (1.0 - s);
+        assert_near(h[0][0], ds * t * t * p.a[1], 1e-12, 1.0, "smooth a0a0");
+        assert_near(h[0][1], s * t, 1e-12, 1.0, "smooth a0a1");
+        assert_near(h[2][2], ds * p.a[1], 1e-12, 1.0, "smooth bb");
+
+        // check_gradient's report.
+        let check = check_gradient(|z| mixed::affine(&p.from_flat(&z[..3]), &z[3..])[1], &z, &{
+            let (_, (a, b)) = mixed::affine_vjp(&p, &x, vec![0.0, 1.0, 0.0]);
+            [a.to_flat(), b].concat()
+        });
+        assert!(check.is_ok(1e-6), "{check:?}");
+        assert!(check.worst_index < 6 && check.max_rel_error < 1e-6);
     }
 }
