@@ -14,7 +14,8 @@
     clippy::needless_range_loop,
     clippy::type_complexity,
     clippy::ptr_arg,
-    clippy::excessive_precision
+    clippy::excessive_precision,
+    clippy::assign_op_pattern
 )]
 
 mod common;
