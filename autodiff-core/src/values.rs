@@ -108,12 +108,14 @@ where
 /// array of floats, or a struct deriving `Differentiable` (which the derive implements, `[T]`). A matrix
 /// field has none: passed on whole at `order = K` (`layer(&p.w, x)`), it is the error below.
 #[diagnostic::on_unimplemented(
-    message = "with `order = K`, a field of a parameter struct passed on whole to a call (`g(&p.w, ..)`) holds a \
-               `Vec` or an array of floats or a struct deriving `Differentiable`: `{Self}`, a matrix, is not \
-               supported there yet",
-    label = "a matrix field passed on whole by a function with `order = K`",
-    note = "pass the rows one by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read \
-            (`p.w[i][j]`)"
+    message = "an array field of a parameter struct is read through the struct's values view, which holds `Vec`s \
+               and arrays of floats and structs deriving `Differentiable`: a field of type `{Self}` (a matrix, or \
+               integers or flags) is not supported there yet",
+    label = "a field of type `{Self}` read by index, or passed on whole, by a differentiable function of this struct",
+    note = "a matrix field passed on whole by a function with `order = K`: pass the rows one by one \
+            (`g(&p.w[i], ..)`), or read the field by its elements where it is read (`p.w[i][j]`)",
+    note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) read by index or by `.len()`: pass it as \
+            a parameter of its own (`fn f(p: &Model, data: &[usize], ..)`)"
 )]
 pub trait FieldWindow<T> {
     /// `[T; N]` for `[F; N]`, `[T]` for `Vec<F>`.

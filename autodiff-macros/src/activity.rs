@@ -470,14 +470,26 @@ impl Pass<'_> {
                     // `p.energy(x)` of a parameter struct outside its `impl`: the call by the method's
                     // path is differentiated like a call of a function.
                     let ty = quote::ToTokens::to_token_stream(&ty).to_string();
-                    self.errors.spanned(
-                        method,
-                        format!(
-                            "a method of a parameter struct is differentiated when called by its path: write \
-                             `{ty}::{name}(p, ..)` with the struct as the first argument (`self.{name}(..)` \
-                             works inside the struct's `impl`)"
-                        ),
-                    );
+                    if name == "clone" || name == "to_owned" {
+                        // No derivative to call: the copy is what a by-reference callee needs no more.
+                        self.errors.spanned(
+                            method,
+                            format!(
+                                "`.{name}()` of a parameter struct is not differentiated: pass the struct on \
+                                 by reference (`g(p, ..)` to a `#[differentiable]` function taking `&{ty}`), or \
+                                 read its fields here"
+                            ),
+                        );
+                    } else {
+                        self.errors.spanned(
+                            method,
+                            format!(
+                                "a method of a parameter struct is differentiated when called by its path: \
+                                 write `{ty}::{name}(p, ..)` with the struct as the first argument \
+                                 (`self.{name}(..)` works inside the struct's `impl`)"
+                            ),
+                        );
+                    }
                 } else if let (true, true, Some((_, _, arity))) = (self.report, any_active, known) {
                     self.errors.spanned(
                         method,

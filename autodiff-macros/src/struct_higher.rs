@@ -495,8 +495,11 @@ fn fields_function(
         }
         None => function,
     };
+    // Standing in the `impl` (`in_impl`, `renamed`), the hidden function is an associated function there,
+    // which its own expansion cannot find in the source.
+    let stands_in_impl = (in_impl || renamed.is_some()).then(|| quote!(, __in_impl));
     quote! {
-        #[::autodiff::differentiable(order = #order, wrt(#(#wrt),*))]
+        #[::autodiff::differentiable(order = #order, wrt(#(#wrt),*) #stands_in_impl)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #function

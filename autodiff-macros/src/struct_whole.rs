@@ -640,8 +640,11 @@ fn whole_function(
     let order = order.map(|k| quote!(order = #k,));
     // `f64`, or `()` for a function whose results are its output parameters.
     let ret = &s.sig.ret_ty;
+    // An associated function of the `impl` too (an associated function of the user's that names neither
+    // `self` nor `Self` is found in the source, where the hidden function's own expansion cannot find it).
+    let in_impl = crate::expand::is_method(item).then(|| quote!(, __in_impl));
     Ok(quote! {
-        #[::autodiff::differentiable(#order wrt(#(#wrt),*), __struct_whole)]
+        #[::autodiff::differentiable(#order wrt(#(#wrt),*), __struct_whole #in_impl)]
         #[doc(hidden)]
         #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
         #vis fn #name #generics (#(#params),*) -> #ret #where_clause {

@@ -158,6 +158,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         .map(|f| f.ident.to_string())
         .collect();
     CloneToVec(&arrays).visit_block_mut(&mut block);
+    copy_written_fields(&mut block, sig, &fields);
     let mut params = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let mut declared = p.clone();
@@ -205,6 +206,85 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         whole,
         lift: None,
     })
+}
+
+// Input:  fn f(mut n: Net, x: f64) -> f64 { n.gain[0] *= x; n.b = x; .. }
+// Output: fn f(mut n: Net, x: f64) -> f64 { let mut __n_gain = __n_gain.to_vec(); let mut __n_b = __n_b;
+//                                           __n_gain[0] *= x; __n_b = x; .. }
+/// A struct taken by value (`mut n: Net`) is a local of the body: a field the body writes (`n.b = ..`,
+/// `n.gain[0] += ..`) is a local copy of the field's input, which the passes write like any local (an
+/// array field a local `Vec`). rustc checks the original function, which needs the `mut`.
+fn copy_written_fields(block: &mut syn::Block, sig: &Signature, fields: &[FieldInput]) {
+    struct Written<'a> {
+        names: &'a FastSet<String>,
+        found: Vec<String>,
+    }
+    impl Written<'_> {
+        fn place(&mut self, mut e: &Expr) {
+            loop {
+                match e {
+                    Expr::Index(i) => e = &i.expr,
+                    Expr::Paren(p) => e = &p.expr,
+                    Expr::Path(p) => {
+                        if let Some(name) = p.path.get_ident().map(ToString::to_string) {
+                            if self.names.contains(&name) && !self.found.contains(&name) {
+                                self.found.push(name);
+                            }
+                        }
+                        return;
+                    }
+                    _ => return,
+                }
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Written<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Assign(a) => self.place(&a.left),
+                Expr::Binary(b) if compound(&b.op) => self.place(&b.left),
+                _ => {}
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    fn compound(op: &syn::BinOp) -> bool {
+        use syn::BinOp::*;
+        matches!(
+            op,
+            AddAssign(_) | SubAssign(_) | MulAssign(_) | DivAssign(_) | RemAssign(_)
+        )
+    }
+    let names: FastSet<String> = fields
+        .iter()
+        .filter(|f| {
+            let p = &sig.params[f.parent];
+            !matches!(p.ty, syn::Type::Reference(_)) && p.ident != "self" && !f.matrix
+        })
+        .filter(|f| f.shape != Shape::Whole)
+        .map(|f| f.ident.to_string())
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let mut written = Written {
+        names: &names,
+        found: Vec::new(),
+    };
+    written.visit_block(block);
+    let mut copies: Vec<syn::Stmt> = Vec::new();
+    for name in &written.found {
+        let Some(field) = fields.iter().find(|f| f.ident == name) else {
+            continue;
+        };
+        let ident = Ident::new(name, Span::call_site());
+        copies.push(match field.shape {
+            Shape::Array => syn::parse_quote!(let mut #ident = #ident.to_vec();),
+            _ => syn::parse_quote!(let mut #ident = #ident;),
+        });
+    }
+    block.stmts.splice(0..0, copies);
 }
 
 // Input:  let w = __p_w.clone();     (`p.w`, a `Vec<f64>` or `[f64; N]` field the body uses as an array)
