@@ -4,7 +4,8 @@
 //! written, as the function does), and casts inside active expressions at `order = 2`. Every Hessian is
 //! checked against central differences of `f_grad` at many random points, and against its formula.
 
-#![allow(clippy::needless_range_loop)]
+// Index loops, local `Vec`s and a `&Vec` parameter are the constructs under test.
+#![allow(clippy::needless_range_loop, clippy::useless_vec, clippy::ptr_arg)]
 
 mod common;
 
