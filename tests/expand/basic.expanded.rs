@@ -18,7 +18,7 @@ fn f_grad_into(x: f64, y: f64, grad: (&mut f64, &mut f64)) -> f64 {
     __f_vjp_into(x, y, 1.0, (__grad_x, __grad_y))
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __f_vjp_into(x: f64, y: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f64 {
     ____f_generic_vjp_into(x, y, d_ret, grad)
 }
@@ -86,7 +86,7 @@ fn __f_generic<__S: ::autodiff::__private::Float>(x: __S, y: __S) -> __S {
     z.exp()
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn ____f_generic_vjp_into<__S: ::autodiff::__private::Float>(
     x: __S,

@@ -16,7 +16,7 @@ fn square_grad_into(x: f64, grad: &mut f64) -> f64 {
     __square_vjp_into(x, 1.0, __grad_x)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __square_vjp_into(x: f64, d_ret: f64, grad: &mut f64) -> f64 {
     ____square_generic_vjp_into(x, d_ret, grad)
 }
@@ -82,7 +82,7 @@ fn __square_generic<__S: ::autodiff::__private::Float>(x: __S) -> __S {
     x * x
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn ____square_generic_vjp_into<__S: ::autodiff::__private::Float>(
     x: __S,

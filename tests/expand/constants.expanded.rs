@@ -237,7 +237,7 @@ fn fall_grad_into(t: f64, n: usize, grad: &mut f64) -> f64 {
     __fall_vjp_into(t, n, 1.0, __grad_t)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __fall_vjp_into(t: f64, n: usize, d_ret: f64, grad: &mut f64) -> f64 {
     let __grad_t = grad;
     let __v0 = 0.5 * G;

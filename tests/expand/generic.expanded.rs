@@ -28,7 +28,7 @@ fn softplus_max_grad_into<T: Float>(x: T, y: T, grad: (&mut T, &mut T)) -> T {
     )
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __softplus_max_vjp_into<T: Float>(x: T, y: T, d_ret: T, grad: (&mut T, &mut T)) -> T {
     let (__grad_x, __grad_y) = grad;
     let one = T::one();
@@ -131,7 +131,7 @@ fn polar(r: f64, t: f64) -> (f64, f64) {
     (r * t.cos(), r * t.sin())
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __polar_vjp_into(
     r: f64,
     t: f64,
@@ -203,7 +203,7 @@ fn __polar_generic<__S: ::autodiff::__private::Float>(r: __S, t: __S) -> (__S, _
     (r * t.cos(), r * t.sin())
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
 fn ____polar_generic_vjp_into<__S: ::autodiff::__private::Float>(
     r: __S,
@@ -350,7 +350,7 @@ fn scaled_power_grad_into(a: f64, b: f64, n: i32, grad: &mut f64) -> f64 {
     __scaled_power_vjp_into(a, b, n, 1.0, __grad_a)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __scaled_power_vjp_into(a: f64, b: f64, n: i32, d_ret: f64, grad: &mut f64) -> f64 {
     let __grad_a = grad;
     let __v0 = a.powf(b);

@@ -46,7 +46,7 @@ fn residual_grad_into<T: Float>(
     )
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __residual_vjp_into<T: Float>(
     x: &[T],
     r: &mut [T],

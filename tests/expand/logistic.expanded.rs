@@ -16,7 +16,7 @@ fn sigmoid_grad_into(z: f64, grad: &mut f64) -> f64 {
     __sigmoid_vjp_into(z, 1.0, __grad_z)
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __sigmoid_vjp_into(z: f64, d_ret: f64, grad: &mut f64) -> f64 {
     ____sigmoid_generic_vjp_into(z, d_ret, grad)
 }

@@ -4,7 +4,7 @@ fn rhs(y: &[f64], p: &[f64], dydt: &mut [f64]) {
     dydt[1] = y[0] * y[1] - p[1] * y[1];
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __rhs_vjp_into(
     y: &[f64],
     p: &[f64],
@@ -1412,7 +1412,7 @@ fn rotate(t: f64, v: &[f64; 2], out: &mut [f64; 2]) {
     out[1] = t.sin() * v[0] + t.cos() * v[1];
 }
 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-#[inline]
+#[inline(always)]
 fn __rotate_vjp_into(
     t: f64,
     v: &[f64; 2],
