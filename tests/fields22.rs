@@ -185,3 +185,193 @@ fn an_array_matrix_field_passed_on_whole_at_order_2() {
         .analytic(formula)
         .run(32, probe::range(7, -1.5, 1.5));
 }
+
+#[derive(Clone, Debug, Differentiable)]
+struct Lin {
+    w: Vec<f64>,
+    m: Vec<Vec<f64>>,
+    b: f64,
+}
+
+impl Lin {
+    /// `a · x`, an associated function of slices.
+    #[differentiable]
+    fn sdot(a: &[f64], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * x[i];
+        }
+        s
+    }
+
+    /// `Σ_ij m_ij² x_j`, an associated function of a matrix.
+    #[differentiable]
+    fn squares(m: &[Vec<f64>], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..m.len() {
+            for j in 0..m[i].len() {
+                s += m[i][j] * m[i][j] * x[j];
+            }
+        }
+        s
+    }
+
+    /// `b (a · x)`: a method taking a slice beside `self`.
+    #[differentiable(wrt(self, a))]
+    fn scaled(&self, a: &[f64], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * x[i];
+        }
+        self.b * s
+    }
+
+    /// `(w · x + b)²` through `Self::sdot(&self.w, x)`.
+    #[differentiable(wrt(self), order = 2)]
+    fn by_assoc(&self, x: &[f64]) -> f64 {
+        let z = Self::sdot(&self.w, x) + self.b;
+        z * z
+    }
+
+    /// `(b (w · x))²` through `self.scaled(&self.w, x)`.
+    #[differentiable(wrt(self), order = 2)]
+    fn by_method(&self, x: &[f64]) -> f64 {
+        let z = self.scaled(&self.w, x);
+        z * z
+    }
+
+    /// `b Σ m_ij² x_j` through `Self::squares(&self.m, x)`.
+    #[differentiable(wrt(self), order = 2)]
+    fn by_assoc_matrix(&self, x: &[f64]) -> f64 {
+        self.b * Self::squares(&self.m, x)
+    }
+}
+
+/// `(w · x + b)²` through `Lin::sdot(&p.w, x)`, by the type's name, from a free function.
+#[differentiable(wrt(p), order = 2)]
+fn by_type_name(p: &Lin, x: &[f64]) -> f64 {
+    let z = Lin::sdot(&p.w, x) + p.b;
+    z * z
+}
+
+/// `(w[0..3], m in rows of lengths 2 and 1, b)`.
+fn lin_at(v: &[f64]) -> Lin {
+    Lin {
+        w: v[..3].to_vec(),
+        m: vec![v[3..5].to_vec(), vec![v[5]]],
+        b: v[6],
+    }
+}
+
+/// The probe of a method `f` of `Lin` at `X` with its `_grad`, `_jvp` and `_hessian`, and its gradient by
+/// a formula.
+macro_rules! lin_probe {
+    ($name:literal, $f:path, $grad:path, $jvp:path, $hessian:path, $formula:expr) => {
+        Probe::new($name, |v| $f(&lin_at(v), &X))
+            .grad(|v| {
+                let (value, g) = $grad(&lin_at(v), &X);
+                (value, g.to_flat())
+            })
+            .jvp(|v, t| $jvp(&lin_at(v), &X, lin_at(t)))
+            .hessian(|v| {
+                let (value, g, h) = $hessian(&lin_at(v), &X);
+                (value, g.to_flat(), h)
+            })
+            .analytic($formula)
+            .run(32, probe::range(7, -1.5, 1.5))
+    };
+}
+
+#[test]
+fn a_field_passed_on_whole_to_an_associated_function_at_order_2() {
+    // z = w · x + b: gradient 2z (x, 0, 0, 0, 1).
+    let formula = |v: &[f64]| {
+        let z = probe::dot(&v[..3], &X) + v[6];
+        vec![
+            2.0 * z * X[0],
+            2.0 * z * X[1],
+            2.0 * z * X[2],
+            0.0,
+            0.0,
+            0.0,
+            2.0 * z,
+        ]
+    };
+    lin_probe!(
+        "by_assoc",
+        Lin::by_assoc,
+        Lin::by_assoc_grad,
+        Lin::by_assoc_jvp,
+        Lin::by_assoc_hessian,
+        formula
+    );
+    lin_probe!(
+        "by_type_name",
+        by_type_name,
+        by_type_name_grad,
+        by_type_name_jvp,
+        by_type_name_hessian,
+        formula
+    );
+    // Hessian 2 ∇z ∇zᵀ.
+    let mut rng = Lcg::new(probe::seed_of("fields22 by_assoc by hand"));
+    for _ in 0..16 {
+        let v = rng.vec(7, -1.5, 1.5);
+        let dz = [X[0], X[1], X[2], 0.0, 0.0, 0.0, 1.0];
+        let (_, _, h) = lin_at(&v).by_assoc_hessian(&X);
+        let (_, _, by_name) = by_type_name_hessian(&lin_at(&v), &X);
+        for i in 0..7 {
+            let row: Vec<f64> = dz.iter().map(|b| 2.0 * dz[i] * b).collect();
+            assert_all_close(&h[i], &row, 1e-10, "by_assoc Hessian by hand");
+            assert_all_close(&by_name[i], &row, 1e-10, "by_type_name Hessian by hand");
+        }
+    }
+}
+
+#[test]
+fn a_field_passed_on_whole_to_a_method_at_order_2() {
+    // z = b (w · x): gradient 2z (b x, 0, 0, 0, w · x).
+    lin_probe!(
+        "by_method",
+        Lin::by_method,
+        Lin::by_method_grad,
+        Lin::by_method_jvp,
+        Lin::by_method_hessian,
+        |v: &[f64]| {
+            let d = probe::dot(&v[..3], &X);
+            let z = v[6] * d;
+            let b = v[6];
+            vec![
+                2.0 * z * b * X[0],
+                2.0 * z * b * X[1],
+                2.0 * z * b * X[2],
+                0.0,
+                0.0,
+                0.0,
+                2.0 * z * d,
+            ]
+        }
+    );
+}
+
+#[test]
+fn a_matrix_field_passed_on_whole_to_an_associated_function_at_order_2() {
+    // b Σ m_ij² x_j over (m, b): ∂/∂m_ij = 2 b m_ij x_j, ∂/∂b = Σ m_ij² x_j.
+    lin_probe!(
+        "by_assoc_matrix",
+        Lin::by_assoc_matrix,
+        Lin::by_assoc_matrix_grad,
+        Lin::by_assoc_matrix_jvp,
+        Lin::by_assoc_matrix_hessian,
+        |v: &[f64]| {
+            let (b, m) = (v[6], [v[3], v[4], v[5]]);
+            let x = [X[0], X[1], X[0]];
+            let mut g = vec![0.0; 7];
+            for k in 0..3 {
+                g[3 + k] = 2.0 * b * m[k] * x[k];
+                g[6] += m[k] * m[k] * x[k];
+            }
+            g
+        }
+    );
+}

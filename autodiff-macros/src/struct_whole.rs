@@ -755,9 +755,11 @@ pub(crate) mod pairs {
         let name = &item.sig.ident;
         // Called as `self::name` (a name a glob import also brings is ambiguous to a macro's import of
         // it, rustc's E0659), which names it only among a module's items.
+        // An associated function of slices (`Self::sdot(&self.w, x)`) has one too, beside it in its `impl`,
+        // calling it as `Self::name`.
+        let associated = crate::expand::is_method(item);
         let plain = item.sig.receiver().is_none()
-            && !crate::expand::is_method(item)
-            && crate::context::written_in_module(name)
+            && (associated || crate::context::written_in_module(name))
             && item.sig.generics.params.is_empty()
             && !crate::naming::unraw(name).starts_with("__")
             && item.sig.asyncness.is_none()
@@ -777,7 +779,8 @@ pub(crate) mod pairs {
                 Kind::Array => {
                     matches!(p.ty, syn::Type::Reference(_))
                         && p.differentiable
-                        && p.array.is_some_and(|a| !a.matrix || matrix_referent(p).is_some())
+                        && p.array
+                            .is_some_and(|a| !a.matrix || matrix_referent(p).is_some())
                 }
                 _ => true,
             });
@@ -823,10 +826,19 @@ pub(crate) mod pairs {
         // and by a path its generic copy would not be made (`shadow::why_no_copy`).
         let callee = format_ident!("{}_callee", pairs);
         let (vis, ret) = (&item.vis, &item.sig.output);
+        let (import, callee) = match associated {
+            true => (TokenStream::new(), quote!(Self::#name)),
+            false => (
+                quote! {
+                    #[doc(hidden)]
+                    #[allow(unused_imports)]
+                    use self::#name as #callee;
+                },
+                quote!(#callee),
+            ),
+        };
         quote! {
-            #[doc(hidden)]
-            #[allow(unused_imports)]
-            use self::#name as #callee;
+            #import
             #[::autodiff::differentiable(wrt(#(#wrt),*))]
             #[doc(hidden)]
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
@@ -842,9 +854,11 @@ pub(crate) mod pairs {
     /// or at first order with its generic copy), returning `f64`.
     pub(crate) fn of_structs(s: &crate::struct_higher::StructFunction) -> TokenStream {
         let item = s.item;
-        if crate::expand::is_method(item) || s.sig.outputs().next().is_some() {
+        if s.sig.outputs().next().is_some() {
             return TokenStream::new();
         }
+        // A method's (`self.scaled(&self.w, x)`), beside it in its `impl`, calls `Self::__g_whole`.
+        let method = crate::expand::is_method(item);
         let mut params = Vec::new();
         let mut wrt = Vec::new();
         let mut args = Vec::new();
@@ -874,6 +888,10 @@ pub(crate) mod pairs {
             crate::naming::pairs_function(&item.sig.ident),
         );
         let (vis, ret) = (&item.vis, &s.sig.ret_ty);
+        let whole = match method {
+            true => quote!(Self::#whole),
+            false => quote!(#whole),
+        };
         quote! {
             #[::autodiff::differentiable(wrt(#(#wrt),*), __struct_whole)]
             #[doc(hidden)]
