@@ -375,3 +375,176 @@ fn a_matrix_field_passed_on_whole_to_an_associated_function_at_order_2() {
         }
     );
 }
+
+mod shapes {
+    use autodiff::differentiable;
+
+    /// `x³`.
+    #[differentiable]
+    pub fn cube(x: f64) -> f64 {
+        x * x * x
+    }
+}
+
+mod outside {
+    /// `a cos b + b²`, a function without derivatives of its own.
+    pub fn blend(a: f64, b: f64) -> f64 {
+        a * b.cos() + b * b
+    }
+}
+
+#[autodiff::gradient_of(outside::blend)]
+fn blend_vjp(a: f64, b: f64, dy: f64) -> (f64, f64) {
+    (dy * b.cos(), dy * (-a * b.sin() + 2.0 * b))
+}
+
+#[derive(Clone, Debug, Differentiable)]
+struct Coef {
+    a: f64,
+    b: f64,
+}
+
+impl Coef {
+    /// `a x³ + b x`: a method calling a module's function by its path, without `order = K`.
+    #[differentiable(wrt(x))]
+    fn curve(&self, x: f64) -> f64 {
+        self.a * shapes::cube(x) + self.b * x
+    }
+
+    /// `x curve(x)`.
+    #[differentiable(wrt(x), order = 2)]
+    fn curve_twice(&self, x: f64) -> f64 {
+        self.curve(x) * x
+    }
+
+    /// `a blend(x, b)`: a method calling a registered function by its path, without `order = K`.
+    #[differentiable(wrt(x))]
+    fn blended(&self, x: f64) -> f64 {
+        self.a * outside::blend(x, self.b)
+    }
+
+    /// `x blended(x)`.
+    #[differentiable(wrt(x), order = 2)]
+    fn blended_twice(&self, x: f64) -> f64 {
+        self.blended(x) * x
+    }
+
+    /// `a blend(x, b)` in `self` and `x`.
+    #[differentiable(wrt(self, x), order = 2)]
+    fn blended_in_self(&self, x: f64) -> f64 {
+        self.a * outside::blend(x, self.b)
+    }
+
+    /// `Σ a x_i³` in a `fold`, by a path, without `order = K`.
+    #[differentiable(wrt(x))]
+    fn folded(&self, x: &[f64]) -> f64 {
+        x.iter()
+            .fold(0.0, |acc, &xi| acc + shapes::cube(xi) * self.a)
+    }
+
+    /// `x_0 folded(x)`.
+    #[differentiable(wrt(x), order = 2)]
+    fn folded_twice(&self, x: &[f64]) -> f64 {
+        self.folded(x) * x[0]
+    }
+}
+
+/// `a x³ + blend(x, b)`: a free function of a parameter struct calling by paths, without `order = K`.
+#[differentiable(wrt(x))]
+fn by_paths(p: &Coef, x: f64) -> f64 {
+    p.a * shapes::cube(x) + outside::blend(x, p.b)
+}
+
+impl Coef {
+    /// `x by_paths(self, x)`, `self` constant: `by_paths`'s copy keeps its struct constant.
+    #[differentiable(wrt(x), order = 2)]
+    fn by_paths_twice(&self, x: f64) -> f64 {
+        by_paths(self, x) * x
+    }
+}
+
+#[test]
+fn a_method_calling_by_a_modules_path_has_a_copy_for_order_2_callers() {
+    let coef = |v: &[f64]| Coef { a: v[0], b: v[1] };
+    let mut rng = Lcg::new(probe::seed_of("fields22 paths in methods"));
+    for _ in 0..48 {
+        let v = rng.vec(3, -1.5, 1.5);
+        let (c, x) = (coef(&v), v[2]);
+        let (a, b) = (c.a, c.b);
+        // x (a x³ + b x) = a x⁴ + b x²: d = 4a x³ + 2b x, d² = 12 a x² + 2b.
+        let (value, g, h) = c.curve_twice_hessian(x);
+        assert_close(value, a * x.powi(4) + b * x * x, 1e-12, "curve_twice");
+        assert_close(c.curve_twice(x), value, 1e-12, "curve_twice's primal");
+        assert_close(g, 4.0 * a * x.powi(3) + 2.0 * b * x, 1e-10, "curve_twice'");
+        assert_close(h[0][0], 12.0 * a * x * x + 2.0 * b, 1e-9, "curve_twice''");
+        // x a blend(x, b) = a (x² cos b + x b²): d = a (2x cos b + b²), d² = 2a cos b.
+        let bd = b.cos();
+        let (value, g, h) = c.blended_twice_hessian(x);
+        assert_close(value, x * a * outside::blend(x, b), 1e-12, "blended_twice");
+        assert_close(c.blended_twice(x), value, 1e-12, "blended_twice's primal");
+        assert_close(g, a * (2.0 * x * bd + b * b), 1e-10, "blended_twice'");
+        assert_close(h[0][0], 2.0 * a * bd, 1e-9, "blended_twice''");
+        // a blend(x, b) over (a, b, x): gradient (blend, a (-x sin b + 2b), a cos b).
+        let (value, (gs, gx), h) = c.blended_in_self_hessian(x);
+        assert_close(value, a * outside::blend(x, b), 1e-12, "blended_in_self");
+        let grad = [
+            outside::blend(x, b),
+            a * (-x * b.sin() + 2.0 * b),
+            a * b.cos(),
+        ];
+        assert_all_close(&[gs.a, gs.b, gx], &grad, 1e-10, "blended_in_self gradient");
+        let by_hand = [
+            [0.0, -x * b.sin() + 2.0 * b, b.cos()],
+            [
+                -x * b.sin() + 2.0 * b,
+                a * (-x * b.cos() + 2.0),
+                -a * b.sin(),
+            ],
+            [b.cos(), -a * b.sin(), 0.0],
+        ];
+        for (row, hand) in h.iter().zip(&by_hand) {
+            assert_all_close(row, hand, 1e-9, "blended_in_self Hessian by hand");
+        }
+        // x (a x³ + blend(x, b)): d = 4a x³ + 2x cos b + b², d² = 12 a x² + 2 cos b.
+        let (value, g, h) = c.by_paths_twice_hessian(x);
+        assert_close(value, x * by_paths(&c, x), 1e-12, "by_paths_twice");
+        assert_close(c.by_paths_twice(x), value, 1e-12, "by_paths_twice's primal");
+        assert_close(
+            g,
+            4.0 * a * x.powi(3) + 2.0 * x * bd + b * b,
+            1e-10,
+            "by_paths_twice'",
+        );
+        assert_close(
+            h[0][0],
+            12.0 * a * x * x + 2.0 * bd,
+            1e-9,
+            "by_paths_twice''",
+        );
+    }
+    // A slice: Hessians against central differences of the gradient.
+    let c = Coef { a: 0.7, b: -0.4 };
+    Probe::new("folded_twice", |v| c.folded_twice(v))
+        .grad(|v| c.folded_twice_grad(v))
+        .jvp(|v, t| c.folded_twice_jvp(v, t.to_vec()))
+        .hessian(|v| c.folded_twice_hessian(v))
+        .analytic(|v| {
+            let s: f64 = v.iter().map(|x| c.a * x * x * x).sum();
+            let mut g: Vec<f64> = v.iter().map(|x| 3.0 * c.a * x * x * v[0]).collect();
+            g[0] += s;
+            g
+        })
+        .run(32, probe::range(3, -1.5, 1.5));
+    Probe::new("blended_in_self", |v| {
+        Coef { a: v[0], b: v[1] }.blended_in_self(v[2])
+    })
+    .grad(|v| {
+        let (value, (g, gx)) = Coef { a: v[0], b: v[1] }.blended_in_self_grad(v[2]);
+        (value, vec![g.a, g.b, gx])
+    })
+    .hessian(|v| {
+        let (value, (g, gx), h) = Coef { a: v[0], b: v[1] }.blended_in_self_hessian(v[2]);
+        (value, vec![g.a, g.b, gx], h)
+    })
+    .run(32, probe::range(3, -1.5, 1.5));
+}
