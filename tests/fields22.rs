@@ -254,6 +254,13 @@ fn by_type_name(p: &Lin, x: &[f64]) -> f64 {
     z * z
 }
 
+/// `(b (w · x))²` through `Lin::scaled(p, &p.w, x)`, a method by its path with the struct and its field.
+#[differentiable(wrt(p), order = 2)]
+fn by_method_path(p: &Lin, x: &[f64]) -> f64 {
+    let z = Lin::scaled(p, &p.w, x);
+    z * z
+}
+
 /// `(w[0..3], m in rows of lengths 2 and 1, b)`.
 fn lin_at(v: &[f64]) -> Lin {
     Lin {
@@ -331,26 +338,35 @@ fn a_field_passed_on_whole_to_an_associated_function_at_order_2() {
 #[test]
 fn a_field_passed_on_whole_to_a_method_at_order_2() {
     // z = b (w · x): gradient 2z (b x, 0, 0, 0, w · x).
+    let formula = |v: &[f64]| {
+        let d = probe::dot(&v[..3], &X);
+        let z = v[6] * d;
+        let b = v[6];
+        vec![
+            2.0 * z * b * X[0],
+            2.0 * z * b * X[1],
+            2.0 * z * b * X[2],
+            0.0,
+            0.0,
+            0.0,
+            2.0 * z * d,
+        ]
+    };
     lin_probe!(
         "by_method",
         Lin::by_method,
         Lin::by_method_grad,
         Lin::by_method_jvp,
         Lin::by_method_hessian,
-        |v: &[f64]| {
-            let d = probe::dot(&v[..3], &X);
-            let z = v[6] * d;
-            let b = v[6];
-            vec![
-                2.0 * z * b * X[0],
-                2.0 * z * b * X[1],
-                2.0 * z * b * X[2],
-                0.0,
-                0.0,
-                0.0,
-                2.0 * z * d,
-            ]
-        }
+        formula
+    );
+    lin_probe!(
+        "by_method_path",
+        by_method_path,
+        by_method_path_grad,
+        by_method_path_jvp,
+        by_method_path_hessian,
+        formula
     );
 }
 
