@@ -173,9 +173,18 @@ where
 }
 
 /// What a field passed on whole hands a callee besides its part of the values view ([`whole_primal`]):
-/// a derived struct itself (the derive implements this and [`FieldWindow`] for it), nothing for floats.
+/// a derived struct itself (the derive implements this and [`FieldWindow`] for it), nothing for a `Vec` or
+/// an array of floats, the matrix itself (its shape) for a matrix of them.
+#[diagnostic::on_unimplemented(
+    message = "with `order = K`, a field of a parameter struct passed on whole to a call (`g(&p.w, ..)`) holds a \
+               `Vec`, an array or a matrix of floats or a struct deriving `Differentiable`: `{Self}` is not \
+               supported there",
+    label = "a field passed on whole by a function with `order = K`",
+    note = "pass its rows one by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read \
+            (`p.w[i][j]`)"
+)]
 pub trait WholeField {
-    /// `&Self` for a derived struct, `()` for a `Vec` or an array of floats.
+    /// `&Self` for a derived struct or a matrix of floats, `()` for a `Vec` or an array of floats.
     type Primal<'a>
     where
         Self: 'a;
