@@ -2,6 +2,10 @@
 //! `Vec<Vec<f64>>` field, `grid(&p.m, x)` of a `[[f64; 3]; 2]` one): the callee's `__g_pairs` takes the
 //! matrix as the field's shape and its part of the values view (`values::matrix_window`). Gradients,
 //! tangents and Hessians against central differences of the gradient and the formulas, at first order too.
+//! Also fields passed on whole to associated functions and methods, and methods calling by a module's path.
+
+// The differentiated functions index their matrices as they are written.
+#![allow(clippy::needless_range_loop)]
 
 mod common;
 

@@ -338,10 +338,7 @@ pub trait MatrixWindow<T> {
 }
 
 /// The rows of `flat`, of these lengths, one after another.
-fn row_windows<'t, T>(
-    lengths: impl Iterator<Item = usize>,
-    flat: &'t [T],
-) -> impl Iterator<Item = &'t [T]> {
+fn row_windows<T>(lengths: impl Iterator<Item = usize>, flat: &[T]) -> impl Iterator<Item = &[T]> {
     let mut start = 0;
     lengths.map(move |len| {
         let row = &flat[start..start + len];

@@ -583,7 +583,7 @@ fn whole_function(
                 });
                 // Also passed on whole (`g.k * grid(&g.m, x) + g.m[0][0]`): its pair as well, as a field
                 // passed on whole only (the call left as it is by `MatrixFields`).
-                if passed_to_a_call(&s.written, &ident.to_string()) {
+                if passed_to_a_call(s.written, &ident.to_string()) {
                     let (inner_primal, inner_values) = pair(&f.ident.to_string());
                     prologue.push(quote! {
                         let #inner_primal = ::autodiff::__private::whole_primal::<#owner_ty, #key>(#owner);
@@ -629,14 +629,32 @@ fn whole_function(
              this use of it is not supported; index the field where it is read",
         ));
     }
+    // The function's own matrix parameters, which a call passing a field on whole cannot pass beside it.
+    let matrix_params: Vec<String> = s
+        .sig
+        .params
+        .iter()
+        .filter(|p| p.array.is_some_and(|a| a.matrix))
+        .map(|p| p.ident.to_string())
+        .collect();
     let mut calls = WholeCalls {
         wholes: &wholes,
         field_wholes: &field_wholes,
         array_fields: &array_fields,
+        matrix_params: &matrix_params,
         left: None,
+        matrix_beside: None,
     };
     calls.visit_block_mut(&mut block);
     CopiedFields(&array_fields).visit_block_mut(&mut block);
+    if let Some(matrix) = calls.matrix_beside {
+        return Err(syn::Error::new_spanned(
+            matrix,
+            "with `order = K`, a call that passes a field of a parameter struct on whole (`g(&p.w, ..)`) passes \
+             its other arguments as values, which a matrix parameter is not supported among: pass the matrix's \
+             rows one by one (`g(&p.w, &m[i])`), or read the field by its elements in this function",
+        ));
+    }
     if let Some(left) = calls.left {
         return Err(syn::Error::new_spanned(
             left,
@@ -1074,7 +1092,11 @@ struct WholeCalls<'a> {
     /// The array fields, bound to references in the field's shape: passed on as they are (`use_k(__p_k,
     /// x)` of `use_k(&p.k, x)`, which was a `&&[f64; 3]`).
     array_fields: &'a [String],
+    /// The function's matrix parameters: one passed beside a field passed on whole is an error
+    /// (`matrix_beside`), since the callee's `__g_pairs` takes a matrix as its shape and its values.
+    matrix_params: &'a [String],
     left: Option<TokenStream>,
+    matrix_beside: Option<TokenStream>,
 }
 
 impl WholeCalls<'_> {
@@ -1146,6 +1168,10 @@ impl VisitMut for WholeCalls<'_> {
                                 args.push(syn::parse_quote!(#values));
                             }
                             None if pairs => {
+                                if self.matrix_params.iter().any(|m| names(&arg, m)) {
+                                    self.matrix_beside
+                                        .get_or_insert_with(|| arg.to_token_stream());
+                                }
                                 args.push(syn::parse_quote!(()));
                                 args.push(arg);
                             }
