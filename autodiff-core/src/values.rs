@@ -105,20 +105,22 @@ where
 }
 
 /// An array field's shape over the element type `T` of a values view (`field_window`): a `Vec` or an
-/// array of floats, or a struct deriving `Differentiable` (which the derive implements, `[T]`). A matrix
-/// field has none: passed on whole at `order = K` (`layer(&p.w, x)`), it is the error below.
+/// array of floats, or a struct deriving `Differentiable` (which the derive implements, `[T]`), or a
+/// matrix of floats (`[T]`, its values row-major, which the callee's `__g_pairs` shapes again,
+/// [`matrix_window`]). Another field (integers, a deeper nest) has none: passed on whole at `order = K`,
+/// it is the error below.
 #[diagnostic::on_unimplemented(
-    message = "an array field of a parameter struct is read through the struct's values view, which holds `Vec`s \
-               and arrays of floats and structs deriving `Differentiable`: a field of type `{Self}` (a matrix, or \
-               integers or flags) is not supported there yet",
+    message = "an array field of a parameter struct is read through the struct's values view, which holds `Vec`s, \
+               arrays and matrices of floats and structs deriving `Differentiable`: a field of type `{Self}` \
+               (integers or flags, or a nest deeper than a matrix) is not supported there yet",
     label = "a field of type `{Self}` read by index, or passed on whole, by a differentiable function of this struct",
-    note = "a matrix field passed on whole by a function with `order = K`: pass the rows one by one \
-            (`g(&p.w[i], ..)`), or read the field by its elements where it is read (`p.w[i][j]`)",
+    note = "a field nested deeper than a matrix passed on whole by a function with `order = K`: pass its rows one \
+            by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read (`p.w[i][j][k]`)",
     note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) read by index or by `.len()`: pass it as \
             a parameter of its own (`fn f(p: &Model, data: &[usize], ..)`)"
 )]
 pub trait FieldWindow<T> {
-    /// `[T; N]` for `[F; N]`, `[T]` for `Vec<F>`.
+    /// `[T; N]` for `[F; N]`, `[T]` for `Vec<F>` and for a matrix.
     type Window: ?Sized;
 
     /// `window`, the field's part of a values view, in the field's shape.
@@ -173,9 +175,18 @@ where
 }
 
 /// What a field passed on whole hands a callee besides its part of the values view ([`whole_primal`]):
-/// a derived struct itself (the derive implements this and [`FieldWindow`] for it), nothing for floats.
+/// a derived struct itself (the derive implements this and [`FieldWindow`] for it), nothing for a `Vec` or
+/// an array of floats, the matrix itself (its shape) for a matrix of them.
+#[diagnostic::on_unimplemented(
+    message = "with `order = K`, a field of a parameter struct passed on whole to a call (`g(&p.w, ..)`) holds a \
+               `Vec`, an array or a matrix of floats or a struct deriving `Differentiable`: `{Self}` is not \
+               supported there",
+    label = "a field passed on whole by a function with `order = K`",
+    note = "pass its rows one by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read \
+            (`p.w[i][j]`)"
+)]
 pub trait WholeField {
-    /// `&Self` for a derived struct, `()` for a `Vec` or an array of floats.
+    /// `&Self` for a derived struct or a matrix of floats, `()` for a `Vec` or an array of floats.
     type Primal<'a>
     where
         Self: 'a;
@@ -184,24 +195,241 @@ pub trait WholeField {
     fn primal(&self) -> Self::Primal<'_>;
 }
 
-impl<F> WholeField for Vec<F> {
-    type Primal<'a>
-        = ()
-    where
-        Self: 'a;
+/// `WholeField` of `Vec`s and arrays of the float type `$f` (`()`: the callee reads their values alone) and
+/// of matrices of them (the matrix itself: a callee of a matrix takes its shape beside its values,
+/// [`matrix_window`]).
+macro_rules! float_whole_fields {
+    ($($f:ty),*) => {$(
+        impl WholeField for Vec<$f> {
+            type Primal<'a>
+                = ()
+            where
+                Self: 'a;
 
-    #[inline]
-    fn primal(&self) {}
+            #[inline]
+            fn primal(&self) {}
+        }
+
+        impl<const N: usize> WholeField for [$f; N] {
+            type Primal<'a>
+                = ()
+            where
+                Self: 'a;
+
+            #[inline]
+            fn primal(&self) {}
+        }
+
+        impl WholeField for Vec<Vec<$f>> {
+            type Primal<'a>
+                = &'a Self
+            where
+                Self: 'a;
+
+            #[inline]
+            fn primal(&self) -> &Self {
+                self
+            }
+        }
+
+        impl<const C: usize> WholeField for Vec<[$f; C]> {
+            type Primal<'a>
+                = &'a Self
+            where
+                Self: 'a;
+
+            #[inline]
+            fn primal(&self) -> &Self {
+                self
+            }
+        }
+
+        impl<const R: usize> WholeField for [Vec<$f>; R] {
+            type Primal<'a>
+                = &'a Self
+            where
+                Self: 'a;
+
+            #[inline]
+            fn primal(&self) -> &Self {
+                self
+            }
+        }
+
+        impl<const C: usize, const R: usize> WholeField for [[$f; C]; R] {
+            type Primal<'a>
+                = &'a Self
+            where
+                Self: 'a;
+
+            #[inline]
+            fn primal(&self) -> &Self {
+                self
+            }
+        }
+
+        impl<T> FieldWindow<T> for Vec<Vec<$f>> {
+            type Window = [T];
+
+            #[inline]
+            fn window(window: &[T]) -> &[T] {
+                window
+            }
+        }
+
+        impl<T, const C: usize> FieldWindow<T> for Vec<[$f; C]> {
+            type Window = [T];
+
+            #[inline]
+            fn window(window: &[T]) -> &[T] {
+                window
+            }
+        }
+
+        impl<T, const R: usize> FieldWindow<T> for [Vec<$f>; R] {
+            type Window = [T];
+
+            #[inline]
+            fn window(window: &[T]) -> &[T] {
+                window
+            }
+        }
+
+        impl<T, const C: usize, const R: usize> FieldWindow<T> for [[$f; C]; R] {
+            type Window = [T];
+
+            #[inline]
+            fn window(window: &[T]) -> &[T] {
+                window
+            }
+        }
+    )*};
 }
 
-impl<F, const N: usize> WholeField for [F; N] {
-    type Primal<'a>
-        = ()
-    where
-        Self: 'a;
+float_whole_fields!(f64, f32);
+
+/// The matrix of the shape of `shape` whose elements are `flat`, row-major: a matrix field passed on whole
+/// at `order = K` (`layer(&p.w, x)`), as the callee's `__g_pairs` gets it, the field itself (its shape)
+/// and its part of the values view (`struct_whole.rs`). The macro's lowering reads a matrix made so as
+/// the flat `flat` it holds (its cotangent and tangent are `flat`'s, in the shape again).
+///
+/// # Panics
+///
+/// If `flat` does not hold as many values as `shape`, which the values view of a matrix field does by
+/// construction.
+#[inline]
+pub fn matrix_window<M: MatrixWindow<T> + ?Sized, T: Copy>(shape: &M, flat: &[T]) -> M::Shaped {
+    let (n, end) = (shape.floats(), flat.len());
+    if n != end {
+        panic!("autodiff: a matrix of {n} values made from {end} values of a view");
+    }
+    shape.shaped(flat)
+}
+
+/// A matrix's shape over the elements `T` ([`matrix_window`]): `&[Vec<F>]`, `Vec<Vec<F>>`, `[[F; C]]`,
+/// `Vec<[F; C]>`, `[Vec<F>; R]`, `[[F; C]; R]`, whatever `F` (the shape is all that is read of it).
+pub trait MatrixWindow<T> {
+    /// The same shape holding `T`s.
+    type Shaped;
+
+    /// Its number of elements.
+    fn floats(&self) -> usize;
+
+    /// `flat`, row-major, in this shape.
+    fn shaped(&self, flat: &[T]) -> Self::Shaped;
+}
+
+/// The rows of `flat`, of these lengths, one after another.
+fn row_windows<T>(lengths: impl Iterator<Item = usize>, flat: &[T]) -> impl Iterator<Item = &[T]> {
+    let mut start = 0;
+    lengths.map(move |len| {
+        let row = &flat[start..start + len];
+        start += len;
+        row
+    })
+}
+
+impl<F, T: Copy> MatrixWindow<T> for [Vec<F>] {
+    type Shaped = Vec<Vec<T>>;
 
     #[inline]
-    fn primal(&self) {}
+    fn floats(&self) -> usize {
+        self.iter().map(Vec::len).sum()
+    }
+
+    fn shaped(&self, flat: &[T]) -> Vec<Vec<T>> {
+        row_windows(self.iter().map(Vec::len), flat)
+            .map(<[T]>::to_vec)
+            .collect()
+    }
+}
+
+impl<F, T: Copy> MatrixWindow<T> for Vec<Vec<F>> {
+    type Shaped = Vec<Vec<T>>;
+
+    #[inline]
+    fn floats(&self) -> usize {
+        MatrixWindow::<T>::floats(&self[..])
+    }
+
+    fn shaped(&self, flat: &[T]) -> Vec<Vec<T>> {
+        self[..].shaped(flat)
+    }
+}
+
+impl<F, T: Copy, const C: usize> MatrixWindow<T> for [[F; C]] {
+    type Shaped = Vec<[T; C]>;
+
+    #[inline]
+    fn floats(&self) -> usize {
+        self.len() * C
+    }
+
+    fn shaped(&self, flat: &[T]) -> Vec<[T; C]> {
+        (0..self.len())
+            .map(|i| core::array::from_fn(|j| flat[i * C + j]))
+            .collect()
+    }
+}
+
+impl<F, T: Copy, const C: usize> MatrixWindow<T> for Vec<[F; C]> {
+    type Shaped = Vec<[T; C]>;
+
+    #[inline]
+    fn floats(&self) -> usize {
+        self.len() * C
+    }
+
+    fn shaped(&self, flat: &[T]) -> Vec<[T; C]> {
+        self[..].shaped(flat)
+    }
+}
+
+impl<F, T: Copy, const R: usize> MatrixWindow<T> for [Vec<F>; R] {
+    type Shaped = [Vec<T>; R];
+
+    #[inline]
+    fn floats(&self) -> usize {
+        MatrixWindow::<T>::floats(&self[..])
+    }
+
+    fn shaped(&self, flat: &[T]) -> [Vec<T>; R] {
+        let mut rows = row_windows(self.iter().map(Vec::len), flat);
+        core::array::from_fn(|_| rows.next().map(<[T]>::to_vec).unwrap_or_default())
+    }
+}
+
+impl<F, T: Copy, const C: usize, const R: usize> MatrixWindow<T> for [[F; C]; R] {
+    type Shaped = [[T; C]; R];
+
+    #[inline]
+    fn floats(&self) -> usize {
+        R * C
+    }
+
+    fn shaped(&self, flat: &[T]) -> [[T; C]; R] {
+        core::array::from_fn(|i| core::array::from_fn(|j| flat[i * C + j]))
+    }
 }
 
 /// A matrix field's shape (`Vec<Vec<f64>>`, `[[f64; N]; M]`, `Vec<[f64; N]>`, `[Vec<f64>; M]`): where its

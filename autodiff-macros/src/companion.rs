@@ -1429,17 +1429,8 @@ pub(crate) fn copy_by_path(
 /// `copy_by_path`'s `call_on` (`<libm::erf as GenericCopy>::Copy::call` would name a function as a type),
 /// any other as written.
 pub(crate) fn primal_callee(callee: &syn::ExprPath, arguments: usize) -> TokenStream {
-    if crate::shadow::is_generic_copy_call(callee) {
-        let generics = match callee.path.segments.last().map(|l| &l.arguments) {
-            Some(syn::PathArguments::AngleBracketed(args)) => Some(args),
-            _ => None,
-        };
-        let by_path = callee.qself.as_ref().and_then(|q| copied_path(&q.ty));
-        if let Some(call) =
-            by_path.and_then(|path| copy_by_path(path, "call_on", arguments, generics))
-        {
-            return call;
-        }
+    if let Some(call) = primal_copy_by_path(callee, arguments) {
+        return call;
     }
     if let Some(last) = callee
         .path
@@ -1450,6 +1441,20 @@ pub(crate) fn primal_callee(callee: &syn::ExprPath, arguments: usize) -> TokenSt
         return method_or_fallback(callee, &last.ident, arguments);
     }
     callee.to_token_stream()
+}
+
+/// A call of a generic copy by a path of two or more segments (`<libm::erf as GenericCopy>::Copy::call`), as
+/// the primal calls it: through `copy_by_path`'s `call_on`; `None` for any other callee.
+pub(crate) fn primal_copy_by_path(callee: &syn::ExprPath, arguments: usize) -> Option<TokenStream> {
+    if !crate::shadow::is_generic_copy_call(callee) {
+        return None;
+    }
+    let generics = match callee.path.segments.last().map(|l| &l.arguments) {
+        Some(syn::PathArguments::AngleBracketed(args)) => Some(args),
+        _ => None,
+    };
+    let path = callee.qself.as_ref().and_then(|q| copied_path(&q.ty))?;
+    copy_by_path(path, "call_on", arguments, generics)
 }
 
 /// Is `callee` a hidden item of a method, `Self::__g_generic` (a generic copy calling another's)?

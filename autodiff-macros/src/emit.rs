@@ -626,6 +626,10 @@ impl<'a> Emitter<'a> {
     /// `Vec<Vec<T>>`, or the parameter's own type. `None` if `array` is no matrix of a known shape.
     pub(crate) fn matrix_in_shape(&self, array: Array, flat: &TokenStream) -> Option<TokenStream> {
         let shape = self.f.arrays[array.0 as usize].matrix.as_ref()?;
+        // A matrix field's part of a values view in a `__g_pairs`: in the shape of the field.
+        if let Some(like) = &shape.shaped_by {
+            return Some(quote!(::autodiff::__private::matrix_window(#like, &#flat[..])));
+        }
         Some(match (&shape.original, &shape.offsets, &shape.fixed) {
             (Some((matrix, _)), _, _) => {
                 quote!(::autodiff::__private::unflatten_like(&#matrix, &#flat[..]))

@@ -486,7 +486,11 @@ fn try_expand(
                 .filter(|_| args.lift_fields)
                 .and_then(|_| structs::flatten(&chains_desugared.block, &sig));
             if let Some(written) = written {
-                *primal.to_mut().block = written.lifting(lift).body_with_fields(&sig);
+                let mut body = written.lifting(lift).body_with_fields(&sig);
+                // Its calls of copies by a path as the primal makes them (`read_copy_calls` made them
+                // `<P as GenericCopy>::Copy::call`).
+                crate::shadow::write_copy_calls(&mut body);
+                *primal.to_mut().block = body;
             }
             let primal = with_primal.then_some(primal);
             // What `order = K` callers passing a struct's field on whole call (`struct_whole.rs`).
@@ -627,8 +631,7 @@ fn first_order_generic_copy(
         },
         false => args.wrt.clone(),
     };
-    let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls, !parameter_struct)
-    {
+    let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
@@ -751,13 +754,9 @@ fn method_generic_copy(
     let Some(float) = crate::shadow::written_float(item) else {
         return fallback("its signature uses both `f64` and `f32`");
     };
-    // Calls by a path only of associated functions (`W::sq(x)`): a module's path (`m::g(x)`) in a method's
-    // copy keeps `<m::g as GenericCopy>` in its primal (tests/probe_api17.rs `Pool::score`).
-    let by_path = calls.iter().all(|c| {
-        syn::parse_str::<syn::Path>(c)
-            .is_ok_and(|p| p.segments.len() < 2 || crate::naming::is_associated_call(&p))
-    });
-    let copy = match crate::shadow::surely_compiling_copy(item, float, calls, by_path) {
+    // (Calls by a module's path, `m::g(x)`, too: the copy's primal, read with its fields in its float
+    // type, calls them as written again, `shadow::write_copy_calls`.)
+    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return fallback(&why),
     };

@@ -640,6 +640,10 @@ pub(crate) struct MatrixShape {
     /// columns, constant expressions: passed whole, it is a `[[T; C]; R]` again
     /// (`__private::unflatten_fixed`).
     pub(crate) fixed: Option<(TokenStream, TokenStream)>,
+    /// For a matrix field's part of a values view in a `__g_pairs` (`matrix_window(shape, &values[..])`,
+    /// `struct_whole::pairs`): the parameter holding its shape, a matrix of its own type; passed whole, it
+    /// is `matrix_window(shape, &flat[..])` again.
+    pub(crate) shaped_by: Option<proc_macro2::Ident>,
 }
 
 /// What is known of one value.

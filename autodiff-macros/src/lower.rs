@@ -581,6 +581,10 @@ impl Lowering<'_> {
                     self.bind(&name, Some(window));
                     return;
                 }
+                if let Some(matrix) = self.lower_matrix_window(init, &name) {
+                    self.bind(&name, Some(matrix));
+                    return;
+                }
                 // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local,
                 // which `lower_expr` makes).
                 if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))

@@ -246,11 +246,11 @@ pub(crate) fn whole_function_of(name: &Ident) -> Option<String> {
 /// (`companion::method_or_fallback`, `__private::require_method_derivative`).
 pub(crate) fn method_derivative_marker(name: &Ident) -> Ident {
     let mut base = unraw(name);
-    // `__f_generic`, `__f_over`, `__f_whole`, `____f_whole_generic`: `f`'s own.
+    // `__f_generic`, `__f_over`, `__f_whole`, `__f_pairs`, `____f_whole_generic`: `f`'s own.
     while let Some(inner) = base
         .strip_prefix("__")
         .and_then(|b| {
-            ["_generic", "_over", "_whole"]
+            ["_generic", "_over", "_whole", "_pairs"]
                 .iter()
                 .find_map(|s| b.strip_suffix(s))
         })

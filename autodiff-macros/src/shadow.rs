@@ -163,14 +163,13 @@ pub(crate) fn written_float(item: &syn::ItemFn) -> Option<&'static str> {
 /// The generic copy `__f_generic` of `item`, a function written for `float` that is not generic over its
 /// float type, where the copy surely compiles (`why_no_copy`); emitted without being asked for. `calls`
 /// are the callees that `item` calls with differentiated arguments: the copy calls their copies (or the
-/// fallbacks that stand for them, `companion::fallback_copy`), by a path too where `by_path` (not yet
-/// in methods and functions of parameter structs, whose copies' primals keep `<P as GenericCopy>` for a
-/// path: tests/probe_api17.rs `Pool::score`). Else why there is none.
+/// fallbacks that stand for them, `companion::fallback_copy`), by a path too (`m::g(x)`; in methods and
+/// functions of parameter structs as well, whose copies' primals call them as written again,
+/// `write_copy_calls`). Else why there is none.
 pub(crate) fn surely_compiling_copy(
     item: &syn::ItemFn,
     float: &str,
     calls: &[String],
-    by_path: bool,
 ) -> Result<syn::ItemFn, String> {
     surely_compiling_copy_with(
         item,
@@ -178,7 +177,7 @@ pub(crate) fn surely_compiling_copy(
         &CopyCalls {
             active: calls.to_vec(),
             plain: Vec::new(),
-            by_path,
+            by_path: true,
         },
     )
 }
@@ -315,6 +314,37 @@ pub(crate) fn read_copy_calls(block: &mut syn::Block) {
         }
     }
     Read.visit_block_mut(block);
+}
+
+// Input:  <libm::erf as ::autodiff::__private::GenericCopy>::Copy::call(x)
+// Output: ::autodiff::__private::copy_by_path!(libm::erf, call_on(_), REG).call_on(x)
+/// The reverse of `read_copy_calls`, for a body the primal runs as written (a method's generic copy read
+/// with its fields in its float type, `__lift_fields`): each call of a generic copy by a path as the
+/// primal makes it (`companion::primal_copy_by_path`), since `<libm::erf as GenericCopy>` names a function
+/// as a type where no companion type stands at that path (a plain function whose gradient a
+/// `#[gradient_of(outside::blend)]` registers: rustc's E0573 in the copy of a method calling it).
+pub(crate) fn write_copy_calls(block: &mut syn::Block) {
+    struct Write;
+    impl VisitMut for Write {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            visit_mut::visit_expr_mut(self, expr);
+            let Expr::Call(call) = expr else {
+                return;
+            };
+            let Expr::Path(callee) = &*call.func else {
+                return;
+            };
+            let Some(callee) = crate::companion::primal_copy_by_path(callee, call.args.len())
+            else {
+                return;
+            };
+            let args = &call.args;
+            *expr = syn::parse_quote!(#callee(#args));
+        }
+
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    Write.visit_block_mut(block);
 }
 
 /// `P` of `::autodiff::__private::copy_by_path!(P, ..)`.

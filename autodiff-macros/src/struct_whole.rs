@@ -581,6 +581,20 @@ fn whole_function(
                         ::autodiff::__private::field_ref::<#owner_ty, #key>(#owner)
                     );
                 });
+                // Also passed on whole (`g.k * grid(&g.m, x) + g.m[0][0]`): its pair as well, as a field
+                // passed on whole only (the call left as it is by `MatrixFields`).
+                if passed_to_a_call(s.written, &ident.to_string()) {
+                    let (inner_primal, inner_values) = pair(&f.ident.to_string());
+                    prologue.push(quote! {
+                        let #inner_primal = ::autodiff::__private::whole_primal::<#owner_ty, #key>(#owner);
+                        let #last = #end;
+                        let #inner_values = ::autodiff::__private::field_window::<#owner_ty, #key, _>(
+                            &#values[#first..#last]
+                        );
+                    });
+                    field_wholes.push(f.ident.to_string());
+                    wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
+                }
             } else if f.array {
                 // In the field's shape (`&[f64; N]` for a `[f64; N]` field), which a callee of `&[f64; N]`
                 // takes (rustc's E0308 where it was a `&[f64]`).
@@ -615,14 +629,32 @@ fn whole_function(
              this use of it is not supported; index the field where it is read",
         ));
     }
+    // The function's own matrix parameters, which a call passing a field on whole cannot pass beside it.
+    let matrix_params: Vec<String> = s
+        .sig
+        .params
+        .iter()
+        .filter(|p| p.array.is_some_and(|a| a.matrix))
+        .map(|p| p.ident.to_string())
+        .collect();
     let mut calls = WholeCalls {
         wholes: &wholes,
         field_wholes: &field_wholes,
         array_fields: &array_fields,
+        matrix_params: &matrix_params,
         left: None,
+        matrix_beside: None,
     };
     calls.visit_block_mut(&mut block);
     CopiedFields(&array_fields).visit_block_mut(&mut block);
+    if let Some(matrix) = calls.matrix_beside {
+        return Err(syn::Error::new_spanned(
+            matrix,
+            "with `order = K`, a call that passes a field of a parameter struct on whole (`g(&p.w, ..)`) passes \
+             its other arguments as values, which a matrix parameter is not supported among: pass the matrix's \
+             rows one by one (`g(&p.w, &m[i])`), or read the field by its elements in this function",
+        ));
+    }
     if let Some(left) = calls.left {
         return Err(syn::Error::new_spanned(
             left,
@@ -683,10 +715,59 @@ pub(crate) mod pairs {
         format_ident!("__pair_value_{}", i, span = Span::call_site())
     }
 
-    /// Could a field passed on whole reach this parameter: a slice, `Vec` or array of floats (not a
-    /// matrix, nor an output)?
+    /// Could a field passed on whole reach this parameter: a slice, `Vec` or array of floats, or a matrix
+    /// of them (not an output)?
     fn takes_floats(p: &crate::signature::Param) -> bool {
-        matches!(p.kind, Kind::Array) && !p.output && p.array.is_some_and(|a| !a.matrix)
+        matches!(p.kind, Kind::Array) && !p.output && p.array.is_some()
+    }
+
+    /// A matrix parameter taken by reference, of two levels (`&[Vec<f64>]`, `&[[f64; C]; R]`), which a
+    /// matrix field passed on whole reaches as its shape and its part of the values view: the type it
+    /// refers to.
+    fn matrix_referent(p: &crate::signature::Param) -> Option<&syn::Type> {
+        match &p.ty {
+            syn::Type::Reference(r)
+                if r.mutability.is_none()
+                    && p.array.is_some_and(|a| a.matrix)
+                    && crate::signature::nesting_depth(&r.elem) == 2 =>
+            {
+                Some(&r.elem)
+            }
+            _ => None,
+        }
+    }
+
+    // Input:  [Vec<f64>]
+    // Output: [Vec<::core::primitive::f64>]
+    /// `ty` with its floats named by their paths, which a generic copy keeps (`shadow.rs` rewrites the
+    /// bare `f64`): a matrix's shape is the same at every order.
+    fn with_float_paths(ty: &syn::Type) -> syn::Type {
+        struct Floats;
+        impl syn::visit_mut::VisitMut for Floats {
+            fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+                if let syn::Type::Path(p) = ty {
+                    for float in ["f64", "f32"] {
+                        if p.qself.is_none() && p.path.is_ident(float) {
+                            let float = Ident::new(float, Span::call_site());
+                            *ty = syn::parse_quote!(::core::primitive::#float);
+                            return;
+                        }
+                    }
+                }
+                syn::visit_mut::visit_type_mut(self, ty);
+            }
+        }
+        let mut ty = ty.clone();
+        syn::visit_mut::VisitMut::visit_type_mut(&mut Floats, &mut ty);
+        ty
+    }
+
+    /// The float type a matrix type holds: `f32` if it names it, else `f64`.
+    fn float_of(ty: &syn::Type) -> Ident {
+        let f32 = quote::ToTokens::to_token_stream(ty)
+            .into_iter()
+            .any(|t| t.to_string() == "f32");
+        Ident::new(if f32 { "f32" } else { "f64" }, Span::call_site())
     }
 
     /// `__g_pairs` of a free function `item` of floats and slices without type parameters or outputs,
@@ -695,9 +776,11 @@ pub(crate) mod pairs {
         let name = &item.sig.ident;
         // Called as `self::name` (a name a glob import also brings is ambiguous to a macro's import of
         // it, rustc's E0659), which names it only among a module's items.
+        // An associated function of slices (`Self::sdot(&self.w, x)`) has one too, beside it in its `impl`,
+        // calling it as `Self::name`.
+        let associated = crate::expand::is_method(item);
         let plain = item.sig.receiver().is_none()
-            && !crate::expand::is_method(item)
-            && crate::context::written_in_module(name)
+            && (associated || crate::context::written_in_module(name))
             && item.sig.generics.params.is_empty()
             && !crate::naming::unraw(name).starts_with("__")
             && item.sig.asyncness.is_none()
@@ -712,10 +795,13 @@ pub(crate) mod pairs {
                 // (moved into the call) is no callee of one.
                 // Nor is a slice of integers or flags, nor a matrix, which no field passed on whole
                 // reaches (`FieldWindow`).
+                // A matrix, by reference, of two levels: a matrix field's shape and its part of the
+                // view (`matrix_window`).
                 Kind::Array => {
                     matches!(p.ty, syn::Type::Reference(_))
                         && p.differentiable
-                        && p.array.is_some_and(|a| !a.matrix)
+                        && p.array
+                            .is_some_and(|a| !a.matrix || matrix_referent(p).is_some())
                 }
                 _ => true,
             });
@@ -725,17 +811,35 @@ pub(crate) mod pairs {
         let mut params = Vec::new();
         let mut wrt = Vec::new();
         let mut args = Vec::new();
+        // The matrices made from their shapes and values (`matrix_window`), before the call.
+        let mut matrices = Vec::new();
         for (i, (p, input)) in sig.params.iter().zip(&item.sig.inputs).enumerate() {
             let syn::FnArg::Typed(typed) = input else {
                 return TokenStream::new();
             };
             let (u, v, ty) = (unit(i), value(i), &typed.ty);
+            if let Some(referent) = matrix_referent(p) {
+                // A matrix: its shape, a constant of its own type at every order, and its values
+                // row-major, the field's part of the view.
+                let (shape, float) = (with_float_paths(referent), float_of(referent));
+                let matrix = format_ident!("__pair_matrix_{}", i, span = Span::call_site());
+                params.push(quote!(#u: &<#shape as ::autodiff::__private::Itself>::Type));
+                params.push(quote!(#v: &[#float]));
+                matrices.push(quote! {
+                    let #matrix = ::autodiff::__private::matrix_window(#u, &#v[..]);
+                });
+                if p.active {
+                    wrt.push(v.clone());
+                }
+                args.push(quote!(&#matrix));
+                continue;
+            }
             params.push(quote!(#u: ()));
             params.push(quote!(#v: #ty));
             if p.active {
                 wrt.push(v.clone());
             }
-            args.push(v);
+            args.push(quote!(#v));
         }
         let pairs = crate::naming::pairs_function(name);
         // The function by a name of its own, imported as `self::name`: by the bare name it would be
@@ -743,15 +847,25 @@ pub(crate) mod pairs {
         // and by a path its generic copy would not be made (`shadow::why_no_copy`).
         let callee = format_ident!("{}_callee", pairs);
         let (vis, ret) = (&item.vis, &item.sig.output);
+        let (import, callee) = match associated {
+            true => (TokenStream::new(), quote!(Self::#name)),
+            false => (
+                quote! {
+                    #[doc(hidden)]
+                    #[allow(unused_imports)]
+                    use self::#name as #callee;
+                },
+                quote!(#callee),
+            ),
+        };
         quote! {
-            #[doc(hidden)]
-            #[allow(unused_imports)]
-            use self::#name as #callee;
+            #import
             #[::autodiff::differentiable(wrt(#(#wrt),*))]
             #[doc(hidden)]
             #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
             #[inline(always)]
             #vis fn #pairs(#(#params),*) #ret {
+                #(#matrices)*
                 #callee(#(#args),*)
             }
         }
@@ -761,9 +875,11 @@ pub(crate) mod pairs {
     /// or at first order with its generic copy), returning `f64`.
     pub(crate) fn of_structs(s: &crate::struct_higher::StructFunction) -> TokenStream {
         let item = s.item;
-        if crate::expand::is_method(item) || s.sig.outputs().next().is_some() {
+        if s.sig.outputs().next().is_some() {
             return TokenStream::new();
         }
+        // A method's (`self.scaled(&self.w, x)`), beside it in its `impl`, calls `Self::__g_whole`.
+        let method = crate::expand::is_method(item);
         let mut params = Vec::new();
         let mut wrt = Vec::new();
         let mut args = Vec::new();
@@ -793,6 +909,10 @@ pub(crate) mod pairs {
             crate::naming::pairs_function(&item.sig.ident),
         );
         let (vis, ret) = (&item.vis, &s.sig.ret_ty);
+        let whole = match method {
+            true => quote!(Self::#whole),
+            false => quote!(#whole),
+        };
         quote! {
             #[::autodiff::differentiable(wrt(#(#wrt),*), __struct_whole)]
             #[doc(hidden)]
@@ -802,6 +922,31 @@ pub(crate) mod pairs {
                 #whole(#(#args),*)
             }
         }
+    }
+}
+
+/// Does `block` pass `name` (`name` or `&name`) as an argument of a call (`grid(&__g_m, x)`)?
+fn passed_to_a_call(block: &syn::Block, name: &str) -> bool {
+    struct Passed<'a>(&'a str, bool);
+    impl<'ast> syn::visit::Visit<'ast> for Passed<'_> {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            self.1 |= call.args.iter().any(|a| names(a, self.0));
+            syn::visit::visit_expr_call(self, call);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut passed = Passed(name, false);
+    syn::visit::Visit::visit_block(&mut passed, block);
+    passed.1
+}
+
+/// Is `arg` `name` or `&name` (in parentheses or not)?
+fn names(arg: &Expr, name: &str) -> bool {
+    match arg {
+        Expr::Paren(p) => names(&p.expr, name),
+        Expr::Reference(r) if r.mutability.is_none() => names(&r.expr, name),
+        Expr::Path(p) => p.qself.is_none() && p.path.is_ident(name),
+        _ => false,
     }
 }
 
@@ -847,6 +992,17 @@ impl<'a> MatrixFields<'a> {
 
 impl VisitMut for MatrixFields<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // A matrix field passed on whole to a call (`grid(&__g_m, x)`) stays as it is: `WholeCalls` passes
+        // its pair (its shape and its part of the view) to the callee's `__g_pairs`.
+        if let Expr::Call(call) = expr {
+            self.visit_expr_mut(&mut call.func);
+            for arg in call.args.iter_mut() {
+                if !self.fields.iter().any(|f| names(arg, &f.input)) {
+                    self.visit_expr_mut(arg);
+                }
+            }
+            return;
+        }
         if let Expr::Macro(m) = expr {
             if m.mac.path.is_ident("vec") {
                 crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
@@ -939,7 +1095,11 @@ struct WholeCalls<'a> {
     /// The array fields, bound to references in the field's shape: passed on as they are (`use_k(__p_k,
     /// x)` of `use_k(&p.k, x)`, which was a `&&[f64; 3]`).
     array_fields: &'a [String],
+    /// The function's matrix parameters: one passed beside a field passed on whole is an error
+    /// (`matrix_beside`), since the callee's `__g_pairs` takes a matrix as its shape and its values.
+    matrix_params: &'a [String],
     left: Option<TokenStream>,
+    matrix_beside: Option<TokenStream>,
 }
 
 impl WholeCalls<'_> {
@@ -1011,6 +1171,10 @@ impl VisitMut for WholeCalls<'_> {
                                 args.push(syn::parse_quote!(#values));
                             }
                             None if pairs => {
+                                if self.matrix_params.iter().any(|m| names(&arg, m)) {
+                                    self.matrix_beside
+                                        .get_or_insert_with(|| arg.to_token_stream());
+                                }
                                 args.push(syn::parse_quote!(()));
                                 args.push(arg);
                             }

@@ -678,6 +678,13 @@ pub(crate) fn is_private_field_window(path: &syn::ExprPath) -> bool {
         && path_names(&path.path) == ["autodiff", "__private", "field_window"]
 }
 
+/// Is `path` `::autodiff::__private::matrix_window` (with its generic arguments)?
+pub(crate) fn is_private_matrix_window(path: &syn::ExprPath) -> bool {
+    path.qself.is_none()
+        && path.path.leading_colon.is_some()
+        && path_names(&path.path) == ["autodiff", "__private", "matrix_window"]
+}
+
 /// The error for `&mut` passed to a call through a function pointer or closure.
 const THROUGH_VARIABLE: &str = "a call through a parameter or local variable cannot be differentiated with \
                                 output buffers (`&mut`): call a `#[differentiable]` function by its name";

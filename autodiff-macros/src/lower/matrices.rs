@@ -80,6 +80,7 @@ impl Lowering<'_> {
             copied_by_let,
             offsets: Some(quote!(::autodiff::__private::row_offsets(&#matrix))),
             fixed: None,
+            shaped_by: None,
         });
         Operand::Array(flat)
     }
@@ -108,6 +109,7 @@ impl Lowering<'_> {
             copied_by_let: false,
             offsets: Some(quote!(::std::vec::Vec::new())),
             fixed: None,
+            shaped_by: None,
         });
         Operand::Array(flat)
     }
@@ -181,6 +183,7 @@ impl Lowering<'_> {
             copied_by_let: false,
             offsets: shape,
             fixed: None,
+            shaped_by: None,
         });
         Operand::Array(flat)
     }
@@ -370,6 +373,7 @@ impl Lowering<'_> {
             copied_by_let: false,
             offsets: None,
             fixed: dims,
+            shaped_by: None,
         });
         Operand::Array(flat)
     }
@@ -738,6 +742,7 @@ impl Lowering<'_> {
             copied_by_let: false,
             offsets: None,
             fixed: None,
+            shaped_by: None,
         });
         Operand::Array(flat)
     }

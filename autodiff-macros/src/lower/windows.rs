@@ -64,6 +64,55 @@ impl Lowering<'_> {
         Some(window)
     }
 
+    // Input:  let __pair_matrix_0 = ::autodiff::__private::matrix_window(__pair_unit_0, &__pair_value_0[..]);
+    // Output: new __pair_matrix_0 = __pair_value_0[..].to_vec(); new __pair_matrix_0_rows = row_offsets(..)
+    /// `matrix_window(shape, &values[..])` in a `__g_pairs` (`struct_whole::pairs`): a matrix held flat,
+    /// the window `values`, whose shape is the constant `shape` (a parameter), so that a call taking it
+    /// whole gets it in that shape again (`MatrixShape::shaped_by`) and its cotangent and tangent are the
+    /// window's; `None` for any other expression.
+    pub(super) fn lower_matrix_window(&mut self, expr: &Expr, name: &str) -> Option<Operand> {
+        let Expr::Call(c) = strip_parens(expr) else {
+            return None;
+        };
+        let args: Vec<&Expr> = c.args.iter().collect();
+        let (Expr::Path(path), [shape, values]) = (strip_parens(&c.func), args.as_slice()) else {
+            return None;
+        };
+        if !super::calls::is_private_matrix_window(path) {
+            return None;
+        }
+        let Expr::Path(shape) = strip_parens(shape) else {
+            return None;
+        };
+        let shape = shape.path.get_ident()?.clone();
+        let window = self.lower_window(values, Some(name.to_string()))?;
+        let Operand::Array(flat) = window else {
+            return Some(window);
+        };
+        let offsets = self.new_array(&format!("{name}_rows"), None, false);
+        self.stmts.push(Stmt::NewArray {
+            array: offsets,
+            init: ArrayInit::Call {
+                callee: syn::parse_quote!(::autodiff::__private::row_offsets),
+                args: vec![Operand::Const {
+                    tokens: quote::quote!(#shape),
+                    kind: crate::ir::Kind::Unknown,
+                }],
+                by_ref: vec![false],
+            },
+        });
+        self.matrices.insert(flat, offsets);
+        self.arrays[flat.0 as usize].matrix = Some(crate::ir::MatrixShape {
+            original: None,
+            offsets: Some(quote::quote!(::autodiff::__private::row_offsets(#shape))),
+            like: None,
+            copied_by_let: false,
+            fixed: None,
+            shaped_by: Some(shape),
+        });
+        Some(window)
+    }
+
     /// `&x[a..b]` as a new local array, or `None` if `expr` is no sub-slice.
     pub(super) fn lower_window(&mut self, expr: &Expr, hint: Option<String>) -> Option<Operand> {
         // `&m[i]` of a matrix: its row.
