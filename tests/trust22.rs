@@ -621,6 +621,28 @@ fn float_from_a_call_copied_to_the_slice_name(x: &[f64]) -> f64 {
     s * x[1]
 }
 
+/// The name of the returned `Vec`, bound first to a float from a call in an inner block: the name is
+/// returned, but that binding is not.
+#[differentiable]
+fn returned_name_bound_to_a_float_first(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    let t = {
+        let out = square(x[0]);
+        out * 2.0
+    };
+    let mut out = vec![0.0; n];
+    for i in 0..n {
+        out[i] = x[i] * t;
+    }
+    out
+}
+
+#[differentiable(order = 2)]
+fn through_the_returned_name(x: &[f64]) -> f64 {
+    let r = returned_name_bound_to_a_float_first(x);
+    r[0] * r[1] + r[2]
+}
+
 #[test]
 fn floats_named_like_arrays() {
     let pts = points(9, 5, 40, 1.0);
@@ -666,6 +688,29 @@ fn floats_named_like_arrays() {
         float_from_a_call_copied_to_the_slice_name_grad,
         float_from_a_call_copied_to_the_slice_name_hessian,
     );
+    check2(
+        "through_the_returned_name",
+        &pts,
+        through_the_returned_name,
+        through_the_returned_name_grad,
+        through_the_returned_name_hessian,
+    );
+    // Its Jacobian: out_i = 2 x_0^2 x_i, so d out_i / d x_j = 2 x_0^2 [i = j] + 4 x_0 x_i [j = 0].
+    for x in &pts {
+        let jac = returned_name_bound_to_a_float_first_jacobian(x);
+        for i in 0..x.len() {
+            for j in 0..x.len() {
+                let diagonal = if i == j { 2.0 * x[0] * x[0] } else { 0.0 };
+                let first = if j == 0 { 4.0 * x[0] * x[i] } else { 0.0 };
+                common::assert_close(
+                    jac[i][j],
+                    diagonal + first,
+                    common::ANALYTIC_TOL,
+                    "returned name jacobian",
+                );
+            }
+        }
+    }
     // The analytic gradient of the first: s_n = sum_i 0.5^(n-1-i) v_i^2.
     for x in &pts {
         let (_, g) = copy_named_like_the_slice_grad(x);

@@ -581,10 +581,9 @@ impl Lowering<'_> {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
                 // Another binding of the name is an array, this one is not (`let x = sq(s);` in a loop
-                // over the parameter `x`); one the function returns stays as the return type makes it.
+                // over the parameter `x`; one the function returns is never such).
                 let array_name = self.array_uses.contains(&name)
-                    && (self.returned_names.contains(&name)
-                        || !self.scalar_lets.contains(&arrays::binding_key(&p.ident)));
+                    && !self.scalar_lets.contains(&arrays::binding_key(&p.ident));
                 if let Some(window) = self.lower_field_window(init, &name) {
                     self.bind(&name, Some(window));
                     return;

@@ -54,6 +54,22 @@ fn analyse_array_uses(
         lets: Vec<(usize, usize)>,
         /// The bindings of `let`s of one name, with the key of the name's identifier.
         keys: Vec<(usize, usize)>,
+        /// The expressions (by address) whose value the function returns: the body's tail, a `return`'s
+        /// value, and the tails of the blocks, branches and arms of those.
+        returning: crate::hash::FastSet<usize>,
+        /// The bindings the function returns (`out` of `let mut out = ..; ..; out`): never one of
+        /// [`scalar_lets`] (in a function returning an array, `returned_names` makes such a `let` of a
+        /// call an array).
+        returned: crate::hash::FastSet<usize>,
+    }
+    fn address(expr: &Expr) -> usize {
+        expr as *const Expr as usize
+    }
+    fn tail(block: &syn::Block) -> Option<&Expr> {
+        match block.stmts.last() {
+            Some(syn::Stmt::Expr(last, None)) => Some(last),
+            _ => None,
+        }
     }
     fn name_of(expr: &Expr) -> Option<String> {
         match strip_parens(expr) {
@@ -117,6 +133,37 @@ fn analyse_array_uses(
     }
     impl<'ast> Visit<'ast> for Uses {
         fn visit_expr(&mut self, expr: &'ast Expr) {
+            // What the function returns: the binding of a name, where it is written; the tails of what
+            // holds blocks, before they are visited.
+            if let Expr::Return(syn::ExprReturn {
+                expr: Some(value), ..
+            }) = expr
+            {
+                self.returning.insert(address(value));
+            }
+            if self.returning.contains(&address(expr)) {
+                match expr {
+                    Expr::Path(_) => {
+                        let returned = self.resolve_expr(expr);
+                        self.returned.extend(returned);
+                    }
+                    Expr::Paren(p) => {
+                        self.returning.insert(address(&p.expr));
+                    }
+                    Expr::Block(b) => self.returning.extend(tail(&b.block).map(address)),
+                    Expr::If(e) => {
+                        self.returning.extend(tail(&e.then_branch).map(address));
+                        if let Some((_, other)) = &e.else_branch {
+                            self.returning.insert(address(other));
+                        }
+                    }
+                    Expr::Match(m) => {
+                        let arms = m.arms.iter().map(|arm| address(&arm.body));
+                        self.returning.extend(arms);
+                    }
+                    _ => {}
+                }
+            }
             let used = match expr {
                 Expr::Index(e) => self.resolve_expr(&e.expr),
                 // `&mut t` passes a float local as often as an array: not a use as an array by itself.
@@ -209,13 +256,17 @@ fn analyse_array_uses(
         used: Default::default(),
         lets: Vec::new(),
         keys: Vec::new(),
+        returning: Default::default(),
+        returned: Default::default(),
     };
+    uses.returning.extend(tail(block).map(address));
     uses.visit_block(block);
     let Uses {
         bindings,
         mut used,
         lets,
         keys,
+        returned,
         ..
     } = uses;
     while let Some(init) = lets
@@ -228,7 +279,9 @@ fn analyse_array_uses(
     let names: crate::hash::FastSet<String> = used.iter().map(|&b| bindings[b].clone()).collect();
     let scalar = keys
         .into_iter()
-        .filter(|(b, _)| !used.contains(b) && names.contains(&bindings[*b]))
+        .filter(|(b, _)| {
+            !used.contains(b) && !returned.contains(b) && names.contains(&bindings[*b])
+        })
         .map(|(_, key)| key)
         .collect();
     (names, scalar)
