@@ -11,7 +11,8 @@
     clippy::manual_clamp,
     clippy::ptr_arg,
     clippy::needless_return,
-    clippy::never_loop
+    clippy::never_loop,
+    clippy::unnecessary_cast
 )]
 
 mod common;
