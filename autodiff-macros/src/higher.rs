@@ -879,10 +879,12 @@ impl Higher<'_> {
              declaration order: `{grad}` on dual numbers of {LANES} tangents, one pass per {LANES} inputs.",
             self.item.sig.ident
         );
+        // Hygienic: a parameter named `value` or `gradient` is read after these are bound (its lifting).
+        let (value, gradient_out) = (local("value"), local("gradient"));
         Some(quote! {
             #[doc = #doc]
             #signature {
-                let (value, gradient) = #grad(#(#plain_args),*);
+                let (#value, #gradient_out) = #grad(#(#plain_args),*);
                 let #n: usize = 0 #(+ #sizes)*;
                 let mut #columns: ::std::vec::Vec<::std::vec::Vec<#scalar>> = ::std::vec::Vec::with_capacity(#n);
                 let mut #base = 0usize;
@@ -899,7 +901,7 @@ impl Higher<'_> {
                     }
                     #base += #lanes;
                 }
-                (value, gradient, ::autodiff::__private::hessian_from_columns(&#columns))
+                (#value, #gradient_out, ::autodiff::__private::hessian_from_columns(&#columns))
             }
         })
     }
@@ -1025,11 +1027,13 @@ impl Higher<'_> {
         } else {
             (quote!(#grad), quote!(#hvp))
         };
+        // Hygienic: a parameter named `value` or `gradient` is passed to each `f_hvp` after these are bound.
+        let (value, gradient) = (local("value"), local("gradient"));
         quote! {
             #[doc = #doc]
             #signature {
                 #(#keep_incoming)*
-                let (value, gradient) = #grad(#(#args),*);
+                let (#value, #gradient) = #grad(#(#args),*);
                 let #n: usize = 0 #(+ #sizes)*;
                 let mut #hessian = ::std::vec::Vec::with_capacity(#n);
                 for #i in 0..#n {
@@ -1039,7 +1043,7 @@ impl Higher<'_> {
                     #(#rows)*
                     #hessian.push(#row);
                 }
-                (value, gradient, ::autodiff::__private::hessian_from_columns(&#hessian))
+                (#value, #gradient, ::autodiff::__private::hessian_from_columns(&#hessian))
             }
         }
     }

@@ -73,6 +73,8 @@ struct Lowering<'a> {
     /// Names the body uses as arrays (`v[i]`, `v.len()`, `&v`, `for x in v`): a call's result bound to
     /// one of them is an array.
     array_uses: crate::hash::FastSet<String>,
+    /// The `let`s binding a name of `array_uses` to a value that is no array (`arrays::scalar_lets`).
+    scalar_lets: crate::hash::FastSet<usize>,
     /// Values already computed, by operation and operands: the same expression is computed once.
     memo: crate::hash::FastMap<String, Var>,
     vars: Vec<VarInfo>,
@@ -130,6 +132,7 @@ pub(crate) fn lower(
         returned_names: Default::default(),
         branch_array: None,
         array_uses: arrays::array_uses(&item.block),
+        scalar_lets: arrays::scalar_lets(&item.block),
         memo: Default::default(),
         vars: Vec::new(),
         arrays: Vec::new(),
@@ -577,6 +580,10 @@ impl Lowering<'_> {
         match pat {
             Pat::Ident(p) => {
                 let name = p.ident.to_string();
+                // Another binding of the name is an array, this one is not (`let x = sq(s);` in a loop
+                // over the parameter `x`; one the function returns is never such).
+                let array_name = self.array_uses.contains(&name)
+                    && !self.scalar_lets.contains(&arrays::binding_key(&p.ident));
                 if let Some(window) = self.lower_field_window(init, &name) {
                     self.bind(&name, Some(window));
                     return;
@@ -587,8 +594,7 @@ impl Lowering<'_> {
                 }
                 // `let v = f(..);` then `v[i]`: the call returns an array (but `Vec::new()` is a local,
                 // which `lower_expr` makes).
-                if let (true, Expr::Call(c)) = (self.array_uses.contains(&name), strip_parens(init))
-                {
+                if let (true, Expr::Call(c)) = (array_name, strip_parens(init)) {
                     // `let row = DESIGN[i];` of a constant matrix from outside, in the generic copy
                     // `constant::<__S, _>(DESIGN[i])`: a constant value of a type the macro does not see, as
                     // it is at first order (`DESIGN[i]` there), not an array the call makes.
@@ -617,7 +623,7 @@ impl Lowering<'_> {
                 let outer = self.branch_array.take();
                 self.branch_array = match outer.clone() {
                     Some(typed) if chosen => Some(typed),
-                    None if chosen && self.array_uses.contains(&name) => Some((false, None)),
+                    None if chosen && array_name => Some((false, None)),
                     _ => None,
                 };
                 let value = self.lower_expr(init, Some(name.clone()));

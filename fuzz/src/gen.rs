@@ -715,6 +715,13 @@ impl Gen {
             if self.forms { 5 } else { 0 },                     // 17 tuple let
             if whole.is_empty() { 0 } else { 4 },               // 18 array assigned whole
             if locals && mutable_floats { 6 } else { 0 },       // 19 array filled whole, then read
+            // 20 a float bound to an array's name in a nested block (`let xs: f64 = xs[0] * a;`), the array
+            // out of reach until the block ends
+            if self.forms && ctx.depth > 0 && !scope.arrays.is_empty() {
+                3
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -765,6 +772,7 @@ impl Gen {
                 let s = self.rng.pick(&vars).clone();
                 self.fill_and_read(scope, ctx, &a, &s.name)
             }
+            20 => self.shadow_array(scope, ctx),
             4 => self.for_range(scope, ctx, budget),
             5 => self.for_values(scope, ctx, budget),
             6 | 7 => {
@@ -928,6 +936,31 @@ impl Gen {
                 Box::new(inner),
             )),
         )
+    }
+
+    /// `let xs: f64 = <expr>;` in a nested block, where `xs` names an array in scope: the float shadows the
+    /// array until the block ends (the array's name meant two things to the macro's name-based analyses:
+    /// `let x = s;` in a loop over `x` made `s` an array, and the loop vanished from the sweeps). The value
+    /// may read the array itself (`let xs: f64 = xs[0] * a;` reads it before the name is rebound).
+    fn shadow_array(&mut self, scope: &mut Scope, ctx: &Ctx) -> Stmt {
+        let arrays = scope.arrays.clone();
+        let a = self.rng.pick(&arrays).clone();
+        let init = self.expr(scope, ctx, 2);
+        let init = self.squash(scope, ctx, init);
+        let typed = self.typed(scope, &init);
+        let annotated = !ctx.generic && !typed;
+        scope.arrays.retain(|x| x.name != a.name);
+        scope.floats.push(FloatVar {
+            name: a.name.clone(),
+            mutable: false,
+            ambiguous: false,
+        });
+        Stmt::Let {
+            name: a.name,
+            mutable: false,
+            annotated,
+            init,
+        }
     }
 
     fn let_float(&mut self, scope: &mut Scope, ctx: &Ctx) -> Stmt {

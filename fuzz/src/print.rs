@@ -651,6 +651,12 @@ impl Printer {
                         "{a}.iter().map(|&el| el.{}).fold({zero}, |acc, y| acc + y)",
                         method_call(*m)
                     ),
+                    // Every other array names the accumulator after itself (`xs.iter().fold(0.0, |xs, &el| ..)`),
+                    // a closure parameter shadowing the slice the chain reads.
+                    (None, _) if name_parity(&a) => {
+                        let base = a.split('[').next().unwrap_or("acc");
+                        format!("{a}.iter().fold({zero}, |{base}, &el| {base} + el * el)")
+                    }
                     (None, _) => format!("{a}.iter().fold({zero}, |acc, &el| acc + el * el)"),
                 };
                 (s, 9)
@@ -850,4 +856,10 @@ mod tests {
         syn::parse_file(&src).expect("main.rs parses");
         syn::parse_file(crate::harness::SUPPORT).expect("support.rs parses");
     }
+}
+
+/// Whether the bytes of `name` sum to an even number: a fixed choice between two spellings of one
+/// program, which draws no random numbers (a seed's programs stay as they were, spelled either way).
+fn name_parity(name: &str) -> bool {
+    name.bytes().map(usize::from).sum::<usize>() % 2 == 0
 }

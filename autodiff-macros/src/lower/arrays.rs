@@ -10,71 +10,281 @@ use syn::{Expr, Token};
 
 /// The names `block` uses as arrays: indexed (`v[i]`), measured (`v.len()`), iterated, or borrowed (`&v`),
 /// and those bound or assigned to such a name (`e` of `let mut w = e; w[1] *= b;`, `n` of `y = n;`).
+///
+/// A name is followed to the binding it refers to where it is written, so that an array bound or assigned
+/// from a name makes an array of that binding only, not of another binding of the same name: in
+/// `let mut s = g(x); for i in 0..x.len() { let x = s; s = x * 0.5; }` the inner `x` is a float, the copy
+/// `let x = s;` does not make `s` an array although the parameter `x` is one, and `let mut s = g(x);` stays
+/// the call of a function returning a float (that `s` was an array here once: its loop vanished from the
+/// sweeps). The result is still by name (the lowering asks by name): a name is in it when any of its
+/// bindings is used as an array.
 pub(crate) fn array_uses(block: &syn::Block) -> crate::hash::FastSet<String> {
+    analyse_array_uses(block).0
+}
+
+/// The `let`s of `block` that bind one name used as an array elsewhere (by another binding of the same
+/// name, so that the name is in [`array_uses`]) but not themselves: each by the address of the bound
+/// identifier in the syntax tree, which the lowering walks (`let x = sq(s);` in a loop over the parameter
+/// `x` binds a float, not the array a call returns).
+pub(crate) fn scalar_lets(block: &syn::Block) -> crate::hash::FastSet<usize> {
+    analyse_array_uses(block).1
+}
+
+/// The key of the identifier a pattern binds, for [`scalar_lets`].
+pub(crate) fn binding_key(ident: &syn::Ident) -> usize {
+    ident as *const syn::Ident as usize
+}
+
+fn analyse_array_uses(
+    block: &syn::Block,
+) -> (crate::hash::FastSet<String>, crate::hash::FastSet<usize>) {
     use syn::visit::Visit;
-    struct Uses(crate::hash::FastSet<String>, Vec<(String, String)>);
+    /// A binding: its name, numbered in the order met (a name bound nowhere in the block, a parameter or
+    /// a constant from outside, is one binding for all its uses).
+    struct Uses {
+        /// The name of each binding.
+        bindings: Vec<String>,
+        /// The bindings in scope, innermost last, by block.
+        scopes: Vec<Vec<(String, usize)>>,
+        /// The binding of each name bound nowhere in the block.
+        free: std::collections::HashMap<String, usize>,
+        /// The bindings used as arrays.
+        used: crate::hash::FastSet<usize>,
+        /// `(bound, init)`: the binding `bound` is `init` (`let y = c;`, `y = c;`).
+        lets: Vec<(usize, usize)>,
+        /// The bindings of `let`s of one name, with the key of the name's identifier.
+        keys: Vec<(usize, usize)>,
+        /// The expressions (by address) whose value the function returns: the body's tail, a `return`'s
+        /// value, and the tails of the blocks, branches and arms of those.
+        returning: crate::hash::FastSet<usize>,
+        /// The bindings the function returns (`out` of `let mut out = ..; ..; out`): never one of
+        /// [`scalar_lets`] (in a function returning an array, `returned_names` makes such a `let` of a
+        /// call an array).
+        returned: crate::hash::FastSet<usize>,
+    }
+    fn address(expr: &Expr) -> usize {
+        expr as *const Expr as usize
+    }
+    fn tail(block: &syn::Block) -> Option<&Expr> {
+        match block.stmts.last() {
+            Some(syn::Stmt::Expr(last, None)) => Some(last),
+            _ => None,
+        }
+    }
     fn name_of(expr: &Expr) -> Option<String> {
         match strip_parens(expr) {
             Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
             _ => None,
         }
     }
+    impl Uses {
+        fn resolve(&mut self, name: &str) -> usize {
+            for scope in self.scopes.iter().rev() {
+                if let Some((_, b)) = scope.iter().rev().find(|(n, _)| n == name) {
+                    return *b;
+                }
+            }
+            if let Some(b) = self.free.get(name) {
+                return *b;
+            }
+            self.bindings.push(name.to_string());
+            let b = self.bindings.len() - 1;
+            self.free.insert(name.to_string(), b);
+            b
+        }
+        fn resolve_expr(&mut self, expr: &Expr) -> Option<usize> {
+            name_of(expr).map(|name| self.resolve(&name))
+        }
+        /// Binds the names of `pat` in the innermost scope; gives the binding of a pattern that is one name.
+        fn bind(&mut self, pat: &syn::Pat) -> Option<usize> {
+            struct Names(Vec<String>);
+            impl<'ast> Visit<'ast> for Names {
+                fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                    self.0.push(p.ident.to_string());
+                    syn::visit::visit_pat_ident(self, p);
+                }
+            }
+            let mut names = Names(Vec::new());
+            names.visit_pat(pat);
+            let mut last = None;
+            for name in names.0 {
+                self.bindings.push(name.clone());
+                let b = self.bindings.len() - 1;
+                if self.scopes.is_empty() {
+                    self.scopes.push(Vec::new());
+                }
+                if let Some(scope) = self.scopes.last_mut() {
+                    scope.push((name, b));
+                }
+                last = Some(b);
+            }
+            let single = match pat {
+                syn::Pat::Ident(_) => true,
+                syn::Pat::Type(t) => matches!(&*t.pat, syn::Pat::Ident(_)),
+                _ => false,
+            };
+            last.filter(|_| single)
+        }
+        fn scoped(&mut self, f: impl FnOnce(&mut Self)) {
+            self.scopes.push(Vec::new());
+            f(self);
+            self.scopes.pop();
+        }
+    }
     impl<'ast> Visit<'ast> for Uses {
         fn visit_expr(&mut self, expr: &'ast Expr) {
+            // What the function returns: the binding of a name, where it is written; the tails of what
+            // holds blocks, before they are visited.
+            if let Expr::Return(syn::ExprReturn {
+                expr: Some(value), ..
+            }) = expr
+            {
+                self.returning.insert(address(value));
+            }
+            if self.returning.contains(&address(expr)) {
+                match expr {
+                    Expr::Path(_) => {
+                        let returned = self.resolve_expr(expr);
+                        self.returned.extend(returned);
+                    }
+                    Expr::Paren(p) => {
+                        self.returning.insert(address(&p.expr));
+                    }
+                    Expr::Block(b) => self.returning.extend(tail(&b.block).map(address)),
+                    Expr::If(e) => {
+                        self.returning.extend(tail(&e.then_branch).map(address));
+                        if let Some((_, other)) = &e.else_branch {
+                            self.returning.insert(address(other));
+                        }
+                    }
+                    Expr::Match(m) => {
+                        let arms = m.arms.iter().map(|arm| address(&arm.body));
+                        self.returning.extend(arms);
+                    }
+                    _ => {}
+                }
+            }
             let used = match expr {
-                Expr::Index(e) => name_of(&e.expr),
+                Expr::Index(e) => self.resolve_expr(&e.expr),
                 // `&mut t` passes a float local as often as an array: not a use as an array by itself.
-                Expr::Reference(r) if r.mutability.is_none() => name_of(&r.expr),
+                Expr::Reference(r) if r.mutability.is_none() => self.resolve_expr(&r.expr),
                 Expr::MethodCall(m)
                     if matches!(
                         m.method.to_string().as_str(),
                         "len" | "is_empty" | "iter" | "to_vec"
                     ) =>
                 {
-                    name_of(&m.receiver)
+                    self.resolve_expr(&m.receiver)
                 }
-                Expr::ForLoop(f) => name_of(&f.expr),
+                Expr::ForLoop(f) => self.resolve_expr(&f.expr),
                 _ => None,
             };
-            self.0.extend(used);
+            self.used.extend(used);
             if let Expr::Assign(a) = expr {
-                if let (Some(bound), Some(init)) = (name_of(&a.left), name_of(&a.right)) {
-                    self.1.push((bound, init));
+                if let (Some(bound), Some(init)) =
+                    (self.resolve_expr(&a.left), self.resolve_expr(&a.right))
+                {
+                    self.lets.push((bound, init));
                 }
             }
-            syn::visit::visit_expr(self, expr);
+            match expr {
+                // The pattern of a `for` is bound in its body.
+                Expr::ForLoop(f) => {
+                    self.visit_expr(&f.expr);
+                    self.scoped(|this| {
+                        this.bind(&f.pat);
+                        this.visit_block(&f.body);
+                    });
+                }
+                Expr::Closure(c) => self.scoped(|this| {
+                    for input in &c.inputs {
+                        this.bind(input);
+                    }
+                    this.visit_expr(&c.body);
+                }),
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+        fn visit_block(&mut self, block: &'ast syn::Block) {
+            self.scoped(|this| syn::visit::visit_block(this, block));
+        }
+        fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+            self.scoped(|this| {
+                this.bind(&arm.pat);
+                if let Some((_, guard)) = &arm.guard {
+                    this.visit_expr(guard);
+                }
+                this.visit_expr(&arm.body);
+            });
         }
         fn visit_local(&mut self, local: &'ast syn::Local) {
-            let bound = match &local.pat {
-                syn::Pat::Ident(p) => Some(p.ident.to_string()),
-                _ => None,
-            };
-            // `let y = c;`, and `let y = if k > 0 { c } else { x };`: `c` is an array if `y` is.
+            // `let y = c;`, and `let y = if k > 0 { c } else { x };`: `c` is an array if `y` is. The names
+            // of the value are those in scope before the `let`.
             let mut inits = Vec::new();
             if let Some(init) = &local.init {
                 match strip_parens(&init.expr) {
                     Expr::If(_) | Expr::Match(_) => tail_names(&init.expr, &mut inits),
                     other => inits.extend(name_of(other)),
                 }
+                self.visit_expr(&init.expr);
+                if let Some((_, diverge)) = &init.diverge {
+                    self.visit_expr(diverge);
+                }
             }
-            if let Some(bound) = bound {
-                self.1
-                    .extend(inits.into_iter().map(|init| (bound.clone(), init)));
+            let inits: Vec<usize> = inits.iter().map(|name| self.resolve(name)).collect();
+            if let Some(bound) = self.bind(&local.pat) {
+                self.lets
+                    .extend(inits.into_iter().map(|init| (bound, init)));
+                let ident = match &local.pat {
+                    syn::Pat::Ident(p) => Some(&p.ident),
+                    syn::Pat::Type(t) => match &*t.pat {
+                        syn::Pat::Ident(p) => Some(&p.ident),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(ident) = ident {
+                    self.keys.push((bound, binding_key(ident)));
+                }
             }
-            syn::visit::visit_local(self, local);
         }
     }
-    let mut uses = Uses(Default::default(), Vec::new());
+    let mut uses = Uses {
+        bindings: Vec::new(),
+        scopes: Vec::new(),
+        free: Default::default(),
+        used: Default::default(),
+        lets: Vec::new(),
+        keys: Vec::new(),
+        returning: Default::default(),
+        returned: Default::default(),
+    };
+    uses.returning.extend(tail(block).map(address));
     uses.visit_block(block);
-    let Uses(mut names, lets) = uses;
+    let Uses {
+        bindings,
+        mut used,
+        lets,
+        keys,
+        returned,
+        ..
+    } = uses;
     while let Some(init) = lets
         .iter()
-        .find(|(bound, init)| names.contains(bound) && !names.contains(init))
-        .map(|(_, init)| init.clone())
+        .find(|(bound, init)| used.contains(bound) && !used.contains(init))
+        .map(|(_, init)| *init)
     {
-        names.insert(init);
+        used.insert(init);
     }
-    names
+    let names: crate::hash::FastSet<String> = used.iter().map(|&b| bindings[b].clone()).collect();
+    let scalar = keys
+        .into_iter()
+        .filter(|(b, _)| {
+            !used.contains(b) && !returned.contains(b) && names.contains(&bindings[*b])
+        })
+        .map(|(_, key)| key)
+        .collect();
+    (names, scalar)
 }
 
 /// The names a function returns (`return c`, or `c` as its last expression or the last expression of a
