@@ -857,3 +857,111 @@ fn parameters_named_like_generated_locals() {
         },
     );
 }
+
+// ---- a block's bindings end with it, also after a returning loop, `if` or `break` ----
+//
+// The statements after a loop or `if` that returns (or breaks) are lowered as its continuation, in a
+// scope of their own inside the block; a name they bind shadows the outer one only until the block ends
+// (a shadowing `s` read after the block gave the value and gradient of the inner `s` before).
+
+#[differentiable(order = 2)]
+fn shadow_after_returning_loop(x: &[f64]) -> f64 {
+    let s = x[0] * x[1];
+    let mut acc = 0.0;
+    if x[2] < 0.5 {
+        for i in 0..x.len() {
+            if x[i] > 0.9 {
+                return x[i] * s;
+            }
+        }
+        let s = 5.0 * x[3];
+        acc += s * x[4];
+    }
+    s * x[5] + s.sin() + acc
+}
+
+#[differentiable(order = 2)]
+fn shadow_in_block_after_return(x: &[f64]) -> f64 {
+    let s = x[0] * x[1];
+    let mut acc = x[4];
+    {
+        if x[2] > 0.8 {
+            return s * s;
+        }
+        let s = x[3].exp();
+        acc *= s;
+    }
+    s * x[5] + acc
+}
+
+#[differentiable(order = 2)]
+fn shadow_in_loop_after_break(x: &[f64]) -> f64 {
+    let mut s = x[0];
+    let mut acc = 0.0;
+    for i in 1..x.len() {
+        if x[i] > 0.3 {
+            if x[i] > 0.95 {
+                break;
+            }
+            let s = x[i] * 2.0;
+            acc += s * s;
+        }
+        acc += s * x[i];
+        s = s * 0.5 + x[i];
+    }
+    acc + s
+}
+
+#[differentiable(order = 2)]
+fn slice_shadowed_after_returning_loop(x: &[f64]) -> f64 {
+    let mut acc = x[3];
+    if x[0] < 0.6 {
+        for i in 0..2 {
+            if x[i] > 0.95 {
+                return x[i] * x[1];
+            }
+        }
+        let x = 2.0;
+        acc *= x;
+    }
+    x[1] * x[2] + acc
+}
+
+#[test]
+fn block_bindings_end_with_the_block() {
+    let pts = points(22, 6, 60, 1.0);
+    check2(
+        "shadow_after_returning_loop",
+        &pts,
+        shadow_after_returning_loop,
+        shadow_after_returning_loop_grad,
+        shadow_after_returning_loop_hessian,
+    );
+    check2(
+        "shadow_in_block_after_return",
+        &pts,
+        shadow_in_block_after_return,
+        shadow_in_block_after_return_grad,
+        shadow_in_block_after_return_hessian,
+    );
+    check2(
+        "shadow_in_loop_after_break",
+        &pts,
+        shadow_in_loop_after_break,
+        shadow_in_loop_after_break_grad,
+        shadow_in_loop_after_break_hessian,
+    );
+    check2(
+        "slice_shadowed_after_returning_loop",
+        &pts,
+        slice_shadowed_after_returning_loop,
+        slice_shadowed_after_returning_loop_grad,
+        slice_shadowed_after_returning_loop_hessian,
+    );
+    // The analytic value on the path that does not return: the outer `s` after the block.
+    let x = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6];
+    let s = 0.1 * 0.2;
+    let (v, g) = shadow_after_returning_loop_grad(&x);
+    assert!((v - (s * 0.6 + f64::sin(s) + 5.0 * 0.4 * 0.5)).abs() < 1e-15);
+    assert!((g[5] - s).abs() < 1e-15 && (g[0] - 0.2 * (0.6 + s.cos())).abs() < 1e-15);
+}

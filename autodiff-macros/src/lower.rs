@@ -473,16 +473,25 @@ impl Lowering<'_> {
         }
     }
 
-    /// Lowers `body` in a scope of its own and returns its statements, its result, and the scopes as the
-    /// branch left them; the enclosing state is restored.
+    // Input:  if b < 0.6 { for i in 0..2 { if xs[i] > 0.2 { return 1.0; } } let s = 5.0 * b; } s * b
+    // Output: the statements after the returning loop (`let s = ..`, then the end of the `if`'s block, then
+    //         `s * b`) are lowered in a branch opened inside the block; its `s` ends with the block, so
+    //         `s * b` reads the parameter `s`
     /// The end of the block whose scope is at `depth` (`SeqItem::PopScope`): its bindings are no longer
-    /// seen. Scopes above it (branches opened inside the block, which hold nothing of it) stay.
+    /// seen. Scopes above it were opened inside the block, by the branches that lower the statements after
+    /// a returning loop, `if` or `match` as their continuation: what they bound is the block's and ends
+    /// too, but they stay open (their `branch` closes them), holding what follows the block.
     fn end_scope(&mut self, depth: usize) {
         if depth < self.scopes.len() {
+            for inner in &mut self.scopes[depth + 1..] {
+                inner.clear();
+            }
             self.scopes.remove(depth);
         }
     }
 
+    /// Lowers `body` in a scope of its own and returns its statements, its result, and the scopes as the
+    /// branch left them; the enclosing state is restored.
     fn branch<R>(
         &mut self,
         body: impl FnOnce(&mut Self) -> R,

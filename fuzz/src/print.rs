@@ -769,6 +769,12 @@ fn only_literals(e: &Expr) -> bool {
     }
 }
 
+/// Whether the bytes of `name` sum to an even number: a fixed choice between two spellings of one
+/// program, which draws no random numbers (a seed's programs stay as they were, spelled either way).
+fn name_parity(name: &str) -> bool {
+    name.bytes().map(usize::from).sum::<usize>() % 2 == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -856,10 +862,4 @@ mod tests {
         syn::parse_file(&src).expect("main.rs parses");
         syn::parse_file(crate::harness::SUPPORT).expect("support.rs parses");
     }
-}
-
-/// Whether the bytes of `name` sum to an even number: a fixed choice between two spellings of one
-/// program, which draws no random numbers (a seed's programs stay as they were, spelled either way).
-fn name_parity(name: &str) -> bool {
-    name.bytes().map(usize::from).sum::<usize>() % 2 == 0
 }
