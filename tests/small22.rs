@@ -593,3 +593,50 @@ fn integer_casts_at_order_2() {
             .run(POINTS, away_from(2, -2.0, 2.0, 1.0 / 3.0, 0.0));
     }
 }
+
+/// An output parameter covered by a sub-slice copy and a sub-slice fill, at `order = 2`: the generic
+/// copy's body (sub-slice receivers checked by `window_len`) must read the same incoming values as the
+/// function's (none), or the Hessian's items do not compile (`tests/outputs20.rs::split_copy` in the
+/// order-2 census).
+#[differentiable(order = 2)]
+fn split_copy_o2(x: &[f64], out: &mut [f64]) -> f64 {
+    let k = 2;
+    out[..k].copy_from_slice(&x[..k]);
+    out[k..].fill(x[0] * x[1]);
+    out[3] += out[0];
+    out[1] * out[3]
+}
+
+#[test]
+fn sub_slice_covered_output_at_order_2() {
+    let mut g = common::Inputs(2204);
+    for _ in 0..40 {
+        let x = g.vec(3);
+        let (a, b) = (x[0], x[1]);
+        let mut out = [7.0; 5];
+        let (v, grad, h) = split_copy_o2_hessian(&x, &mut out);
+        // f = b (a b + a) = a b^2 + a b.
+        let close = |p: f64, q: f64| (p - q).abs() <= 1e-12 * (1.0 + q.abs());
+        assert!(close(v, a * b * b + a * b), "value at {x:?}");
+        assert!(close(grad[0], b * b + b) && close(grad[1], 2.0 * a * b + a) && grad[2] == 0.0);
+        let want = [
+            [0.0, 2.0 * b + 1.0, 0.0],
+            [2.0 * b + 1.0, 2.0 * a, 0.0],
+            [0.0; 3],
+        ];
+        for i in 0..3 {
+            for j in 0..3 {
+                assert!(
+                    close(h[i][j], want[i][j]),
+                    "H[{i}][{j}] at {x:?}: {}",
+                    h[i][j]
+                );
+            }
+        }
+        assert_eq!(
+            out,
+            [a, b, a * b, a * b + a, a * b],
+            "the outputs as the function writes them"
+        );
+    }
+}

@@ -34,8 +34,10 @@ use written::{Bound, Written};
 const MAX_RUN: u64 = 4096;
 
 /// `e` of `a + ::autodiff::__private::copy_len(e - a, n)`, the checked end of a copy that `slice_writes.rs`
-/// desugars into a loop (`copy_len` gives its first argument or panics), so that the copy's run reads the
-/// same in the desugared body (the generic copy's) as in the body as written.
+/// desugars into a loop (`copy_len` gives its first argument or panics), and of `a +
+/// ::autodiff::__private::window_len(n, a, e)`, the checked end of a sub-slice receiver `w[a..e]` there
+/// (`window_len` gives `e - a` or panics), so that the run reads the same in the desugared body (the
+/// generic copy's) as in the body as written.
 fn checked_copy_end(expr: &Expr) -> Option<&Expr> {
     let Expr::Binary(sum) = strip_parens(expr) else {
         return None;
@@ -46,16 +48,21 @@ fn checked_copy_end(expr: &Expr) -> Option<&Expr> {
     let Expr::Path(f) = &*call.func else {
         return None;
     };
-    if !matches!(sum.op, syn::BinOp::Add(_))
-        || crate::naming::path_names(&f.path) != ["autodiff", "__private", "copy_len"]
-    {
+    if !matches!(sum.op, syn::BinOp::Add(_)) {
         return None;
     }
-    let Expr::Binary(length) = strip_parens(call.args.first()?) else {
-        return None;
-    };
-    (matches!(length.op, syn::BinOp::Sub(_)) && tokens(&length.right) == tokens(&sum.left))
-        .then_some(&*length.left)
+    let names = crate::naming::path_names(&f.path);
+    if names == ["autodiff", "__private", "copy_len"] {
+        let Expr::Binary(length) = strip_parens(call.args.first()?) else {
+            return None;
+        };
+        (matches!(length.op, syn::BinOp::Sub(_)) && tokens(&length.right) == tokens(&sum.left))
+            .then_some(&*length.left)
+    } else if names == ["autodiff", "__private", "window_len"] && call.args.len() == 3 {
+        (tokens(&call.args[1]) == tokens(&sum.left)).then_some(&call.args[2])
+    } else {
+        None
+    }
 }
 
 /// The pattern of `let p: T = ..` without its type.

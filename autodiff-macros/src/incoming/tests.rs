@@ -153,6 +153,8 @@ fn writes_that_may_not_happen_and_indices_that_move_are_reads() {
         // A checked copy end of another length than its loop's (`copy_len(hi - 1, ..)`).
         "let lo = 0; let hi = y.len(); let e = lo + ::autodiff::__private::copy_len(hi - 1, a.len()); for i in lo..e { y[i] = a[i]; } g(y);",
         "let lo = 0; let hi = y.len(); let e = lo + copy_len(hi - lo, a.len()); for i in lo..e { y[i] = a[i]; } g(y);",
+        // A window's checked end from another start than its loop's.
+        "let lo = 0; let hi = 1 + ::autodiff::__private::window_len(y.len(), lo, y.len()); for i in lo..hi { y[i] = x; } g(y);",
         // A closure that moves the index, called between the write and the read.
         "y[i] = x; let mut b = || i += 1; b(); s = y[i];",
         "y[i] = x; (0..1).for_each(|_| i += 1); s = y[i];",
@@ -241,6 +243,9 @@ fn more_programs_write_before_they_read() {
         ("{ let lo = 0; let hi = k; for i in lo..hi { y[i] = x[i - lo]; } } { let lo = k; let hi = y.len(); let v = x; for i in lo..hi { y[i] = v; } } g(y);", None),
         // A copy's checked end (`copy_len` gives its first argument or panics).
         ("{ let lo = 0; let hi = k; let e = lo + ::autodiff::__private::copy_len(hi - lo, a.len()); for i in lo..e { y[i] = a[i - lo]; } } { let lo = k; let hi = y.len(); let e = lo + ::autodiff::__private::copy_len(hi - lo, b.len()); for i in lo..e { y[i] = b[i - lo]; } } g(y);", None),
+        // A sub-slice receiver's checked end (`window_len(n, a, e)` gives `e - a` or panics), as
+        // `slice_writes.rs` writes `y[..k].copy_from_slice(..)` and `y[k..].fill(..)`.
+        ("{ let lo = 0; let hi = lo + ::autodiff::__private::window_len(y.len(), lo, k); let e = lo + ::autodiff::__private::copy_len(hi - lo, a.len()); for i in lo..e { y[i] = a[i - lo]; } } { let lo = k; let hi = lo + ::autodiff::__private::window_len(y.len(), lo, y.len()); let v = x; for i in lo..hi { y[i] = v; } } g(y);", None),
         // `while` counters.
         ("let mut i = 0; while i < n { y[i] = x; i += 1; } for j in 0..n { s += y[j]; }", None),
         ("let mut i = 0; while i < y.len() { y[i] = x; s += y[i]; i += 1; } g(y);", None),
