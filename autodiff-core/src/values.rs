@@ -195,114 +195,60 @@ pub trait WholeField {
     fn primal(&self) -> Self::Primal<'_>;
 }
 
-/// `WholeField` of `Vec`s and arrays of the float type `$f` (`()`: the callee reads their values alone) and
-/// of matrices of them (the matrix itself: a callee of a matrix takes its shape beside its values,
-/// [`matrix_window`]).
+/// `WholeField` of a `Vec` or an array of floats, each given as `[its const generics] its type`: `()`, the
+/// callee reads its values alone.
+macro_rules! values_whole_fields {
+    ($([$($g:tt)*] $ty:ty),*) => {$(
+        impl<$($g)*> WholeField for $ty {
+            type Primal<'a>
+                = ()
+            where
+                Self: 'a;
+
+            #[inline]
+            fn primal(&self) {}
+        }
+    )*};
+}
+
+/// `WholeField` and `FieldWindow` of a matrix of floats, given as `[its const generics] its type`: the
+/// matrix itself (a callee of a matrix takes its shape beside its values, [`matrix_window`]), and its
+/// values row-major, flat.
+macro_rules! matrix_whole_fields {
+    ($([$($g:tt)*] $ty:ty),*) => {$(
+        impl<$($g)*> WholeField for $ty {
+            type Primal<'a>
+                = &'a Self
+            where
+                Self: 'a;
+
+            #[inline]
+            fn primal(&self) -> &Self {
+                self
+            }
+        }
+
+        impl<T, $($g)*> FieldWindow<T> for $ty {
+            type Window = [T];
+
+            #[inline]
+            fn window(window: &[T]) -> &[T] {
+                window
+            }
+        }
+    )*};
+}
+
+/// `WholeField` of `Vec`s and arrays of the float type `$f` and of matrices of them.
 macro_rules! float_whole_fields {
     ($($f:ty),*) => {$(
-        impl WholeField for Vec<$f> {
-            type Primal<'a>
-                = ()
-            where
-                Self: 'a;
-
-            #[inline]
-            fn primal(&self) {}
-        }
-
-        impl<const N: usize> WholeField for [$f; N] {
-            type Primal<'a>
-                = ()
-            where
-                Self: 'a;
-
-            #[inline]
-            fn primal(&self) {}
-        }
-
-        impl WholeField for Vec<Vec<$f>> {
-            type Primal<'a>
-                = &'a Self
-            where
-                Self: 'a;
-
-            #[inline]
-            fn primal(&self) -> &Self {
-                self
-            }
-        }
-
-        impl<const C: usize> WholeField for Vec<[$f; C]> {
-            type Primal<'a>
-                = &'a Self
-            where
-                Self: 'a;
-
-            #[inline]
-            fn primal(&self) -> &Self {
-                self
-            }
-        }
-
-        impl<const R: usize> WholeField for [Vec<$f>; R] {
-            type Primal<'a>
-                = &'a Self
-            where
-                Self: 'a;
-
-            #[inline]
-            fn primal(&self) -> &Self {
-                self
-            }
-        }
-
-        impl<const C: usize, const R: usize> WholeField for [[$f; C]; R] {
-            type Primal<'a>
-                = &'a Self
-            where
-                Self: 'a;
-
-            #[inline]
-            fn primal(&self) -> &Self {
-                self
-            }
-        }
-
-        impl<T> FieldWindow<T> for Vec<Vec<$f>> {
-            type Window = [T];
-
-            #[inline]
-            fn window(window: &[T]) -> &[T] {
-                window
-            }
-        }
-
-        impl<T, const C: usize> FieldWindow<T> for Vec<[$f; C]> {
-            type Window = [T];
-
-            #[inline]
-            fn window(window: &[T]) -> &[T] {
-                window
-            }
-        }
-
-        impl<T, const R: usize> FieldWindow<T> for [Vec<$f>; R] {
-            type Window = [T];
-
-            #[inline]
-            fn window(window: &[T]) -> &[T] {
-                window
-            }
-        }
-
-        impl<T, const C: usize, const R: usize> FieldWindow<T> for [[$f; C]; R] {
-            type Window = [T];
-
-            #[inline]
-            fn window(window: &[T]) -> &[T] {
-                window
-            }
-        }
+        values_whole_fields!([] Vec<$f>, [const N: usize] [$f; N]);
+        matrix_whole_fields!(
+            [] Vec<Vec<$f>>,
+            [const C: usize] Vec<[$f; C]>,
+            [const R: usize] [Vec<$f>; R],
+            [const C: usize, const R: usize] [[$f; C]; R]
+        );
     )*};
 }
 
