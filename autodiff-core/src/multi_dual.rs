@@ -111,18 +111,11 @@ impl<T: Float, const N: usize> MultiDual<T, N> {
         self.eps.iter().all(|t| t.is_zero())
     }
 
-    /// `self * other`, the tests for a zero tangent only where a tangent comes out infinite or NaN, as `Dual`'s.
+    /// `self * other`, each term of each tangent by `scaled`, as `Dual`'s.
     fn product(self, other: Self) -> Self {
         Self::new(
             self.re * other.re,
-            core::array::from_fn(|j| {
-                let eps = self.eps[j] * other.re + other.eps[j] * self.re;
-                if eps.is_finite() {
-                    eps
-                } else {
-                    scaled(self.eps[j], other.re) + scaled(other.eps[j], self.re)
-                }
-            }),
+            core::array::from_fn(|j| scaled(self.eps[j], other.re) + scaled(other.eps[j], self.re)),
         )
     }
 }
