@@ -1048,9 +1048,13 @@ impl Higher<'_> {
         }
     }
 
-    /// `f_derivatives(<params>) -> [T; K + 1]`, for one scalar active input: `f_jvp` on `K - 1` nested
-    /// duals. (Through `f_jvp` rather than `f` itself, so that custom gradients are used: the primal run
-    /// on duals would differentiate a custom function's forward code instead.)
+    /// `f_derivatives(<params>) -> [T; K + 1]`, for one scalar active input: `f_grad` on `K - 1` nested
+    /// duals, each level's tangent one. Through `f_grad`, not `f` on duals, so that custom gradients are
+    /// used (the primal on duals would differentiate a custom function's forward code instead); and not
+    /// `f_jvp`, whose tangent is a custom function's cotangents for `dy = 1` times the input's tangent:
+    /// where a closure is not linear in `dy` (a clipped cotangent) that is not `f_grad`'s `f'`, and
+    /// `f''` would not be `f_hessian`'s. So `f'` is `f_grad`'s and `f''` the Jacobian of `f_grad`, as
+    /// `jax.grad(jax.grad(f))` gives for a `jax.custom_vjp` function.
     fn derivatives(&self, k: usize) -> TokenStream {
         let active: Vec<&Param> = self.sig.active().collect();
         let [x] = active.as_slice() else {
@@ -1070,9 +1074,8 @@ impl Higher<'_> {
         );
         let mut lifts = Vec::new();
         let mut args = Vec::new();
-        // Output parameters (never the active input, which is a float): a buffer of nested duals, a
-        // buffer for their tangents (`f_jvp`'s, after the tangent), and the values written back.
-        let mut tangent_buffers = Vec::new();
+        // Output parameters (never the active input, which is a float): a buffer of nested duals, and
+        // the values written back.
         let mut write_back = Vec::new();
         for p in &self.sig.params {
             if !self.is_float(p) {
@@ -1083,13 +1086,8 @@ impl Higher<'_> {
             let lifted = local(&format!("__lifted_{ident}"));
             if p.output {
                 let lift = Self::lift_output(p, levels, None);
-                let buffer = local(&format!("__tangent_{ident}"));
-                lifts.push(quote! {
-                    let mut #lifted = #lift;
-                    let mut #buffer = ::core::clone::Clone::clone(&#lifted);
-                });
+                lifts.push(quote!(let mut #lifted = #lift;));
                 args.push(quote!(&mut #lifted));
-                tangent_buffers.push(quote!(&mut #buffer));
                 write_back.push(Self::write_back(p, &lifted, levels));
                 continue;
             }
@@ -1120,9 +1118,9 @@ impl Higher<'_> {
             lifts.push(quote!(let #lifted = #value;));
             args.push(self.pass(p, &lifted));
         }
-        let (value, tangent) = (local("__value"), local("__tangent"));
-        // f is the value's all-`re` part; f^(j), j ≥ 1, is the part of the tangent f' reached by `eps`
-        // j - 1 times, then `re` (the tangent, not the value: its derivatives are those of a custom
+        let (value, tangent) = (local("__value"), local("__gradient"));
+        // f is the value's all-`re` part; f^(j), j ≥ 1, is the part of the gradient f' reached by `eps`
+        // j - 1 times, then `re` (the gradient, not the value: its derivatives are those of a custom
         // gradient where there is one).
         let value_part = (0..levels).map(|_| quote!(.re));
         let parts = (1..=k).map(|j| {
@@ -1135,17 +1133,16 @@ impl Higher<'_> {
             });
             quote!(#tangent #(#steps)*)
         });
-        let jvp = self.sibling("jvp");
+        let grad = self.sibling("grad");
         let name = &self.item.sig.ident;
         let doc = format!(
-            " `[f, f', .., f^({k})]` of `{name}` at its active input: `{jvp}` run on {levels} nested dual numbers."
+            " `[f, f', .., f^({k})]` of `{name}` at its active input: `{grad}` run on {levels} nested dual numbers."
         );
         quote! {
             #[doc = #doc]
             #signature {
                 #(#lifts)*
-                let (#value, #tangent) =
-                    #jvp(#(#args,)* ::autodiff::__private::One::one() #(, #tangent_buffers)*);
+                let (#value, #tangent) = #grad(#(#args),*);
                 #(#write_back)*
                 [#value #(#value_part)*, #(#parts),*]
             }
