@@ -83,6 +83,7 @@ proptest! {
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_close(*g, *w, ANALYTIC_TOL, &format!("weighted_clip, derivative {k}"));
         }
+        assert_eq!(got[0], weighted_clip(x));
         let (_, gradient) = weighted_clip_grad(x);
         assert_close(got[1], gradient, ANALYTIC_TOL, "f' against weighted_clip_grad");
         let (_, _, hessian) = weighted_clip_hessian(x);
