@@ -1,7 +1,8 @@
 //! Valid Rust forms the macro used to reject, now rewritten before the fence (`autodiff-macros/src/sugar.rs`):
 //! destructuring assignments (`(a, b) = (b, a + b)`, `(a, b) = f(x)`, `[p, q] = [q, p]`), the values of
 //! labeled blocks (`'done: { .. break 'done v; .. }`, also out of a `for` inside the block), and `match`
-//! guards and bindings (`n if n % 2 == 0 => ..`, `_ if x > 1.0 => ..`). Each function has `order = 2`:
+//! guards and bindings (`n if n % 2 == 0 => ..`, `_ if x > 1.0 => ..`); and `x as f32` in an `f64` function
+//! with `order = 2`, which its generic copy rounds (`__private::round_f32`). Each function has `order = 2`:
 //! its gradient (`_grad`, `_grad_into`) is checked against central differences of the function and, where
 //! it is short, against the derivative by hand; its Hessian against central differences of `_grad`, on
 //! many inputs.
@@ -404,6 +405,113 @@ fn match_guards_and_bindings() {
             };
             assert_close(g, g_hand, 1e-12, "by_size d/dx by hand");
             assert_close(h[0][0], h_hand, 1e-12, "by_size d2/dx2 by hand");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 5. Casts to `f32` in an `f64` function with `order = 2`: the derivative of the rounded computation
+//    (`docs/conventions.md`), the slope of the rounding taken as 1.
+
+#[differentiable(order = 2)]
+fn rounded(x: f64) -> f64 {
+    (x as f32 as f64) * (x as f32).sin() as f64
+}
+
+/// An `f32` local (its type written), an integer cast to `f32`, `f32` arithmetic, and the widening back.
+#[differentiable(order = 2)]
+fn rounded_local(x: f64, n: usize) -> f64 {
+    let y: f32 = (x * x) as f32 + n as f32;
+    let z = y.exp() * 0.5;
+    z as f64 + x
+}
+
+/// A central difference with a step large enough that the `f32` rounding inside `f` (relative `6e-8`)
+/// stays below `1e-4` of the slope; the truncation error is `h² f''' / 6`.
+fn wide_difference(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-3;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn casts_to_f32_at_order_2() {
+    let mut inputs = Inputs(2305);
+    for _ in 0..POINTS {
+        let x = 2.0 * inputs.next();
+        let r = x as f32 as f64;
+
+        let (value, g) = rounded_grad(x);
+        let mut into = 7.0;
+        rounded_grad_into(x, &mut into);
+        let (h_value, h_g, h) = rounded_hessian(x);
+        assert_eq!(value, rounded(x));
+        assert_eq!(g, into, "rounded: _grad_into");
+        // By hand at the rounded input r: the value r sin r, the slope sin r + r cos r, the curvature
+        // 2 cos r - r sin r. `_grad` computes in `f32` as the function does; the Hessian's copy computes in
+        // `f64` after the rounding.
+        assert_close(g, r.sin() + r * r.cos(), 1e-6, "rounded d/dx by hand");
+        assert_close(
+            h_g,
+            r.sin() + r * r.cos(),
+            1e-12,
+            "rounded: the Hessian's gradient by hand",
+        );
+        assert_close(
+            h[0][0],
+            2.0 * r.cos() - r * r.sin(),
+            1e-12,
+            "rounded d2/dx2 by hand",
+        );
+        assert_close(h_value, value, 1e-6, "rounded: the Hessian's value");
+        assert_close(
+            g,
+            wide_difference(rounded, x),
+            1e-3,
+            "rounded d/dx by differences",
+        );
+        assert_close(
+            h[0][0],
+            wide_difference(|x| rounded_grad(x).1, x),
+            1e-3,
+            "rounded d2/dx2 by differences of _grad",
+        );
+
+        for n in [0, 3] {
+            let (value, g) = rounded_local_grad(x, n);
+            let mut into = 7.0;
+            rounded_local_grad_into(x, n, &mut into);
+            let (h_value, h_g, h) = rounded_local_hessian(x, n);
+            assert_eq!(value, rounded_local(x, n));
+            assert_eq!(g, into, "rounded_local: _grad_into");
+            // exp(x² + n) / 2 + x: the slope x exp(x² + n) + 1, the curvature (1 + 2x²) exp(x² + n), at
+            // the rounded x².
+            let e = ((x * x) as f32 as f64 + n as f64).exp();
+            assert_close(g, x * e + 1.0, 1e-6, "rounded_local d/dx by hand");
+            assert_close(
+                h_g,
+                x * e + 1.0,
+                1e-12,
+                "rounded_local: the Hessian's gradient by hand",
+            );
+            assert_close(
+                h[0][0],
+                (1.0 + 2.0 * x * x) * e,
+                1e-12,
+                "rounded_local d2/dx2 by hand",
+            );
+            assert_close(h_value, value, 1e-6, "rounded_local: the Hessian's value");
+            assert_close(
+                g,
+                wide_difference(|x| rounded_local(x, n), x),
+                1e-3,
+                "rounded_local d/dx by differences",
+            );
+            assert_close(
+                h[0][0],
+                wide_difference(|x| rounded_local_grad(x, n).1, x),
+                1e-3,
+                "rounded_local d2/dx2 by differences of _grad",
+            );
         }
     }
 }

@@ -1934,7 +1934,10 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = ty {
-            if p.qself.is_none() && p.path.is_ident(self.float) {
+            // `f32` in an `f64` function: its values are the copy's float type too (`x as f32` above).
+            if p.qself.is_none()
+                && (p.path.is_ident(self.float) || self.float == "f64" && p.path.is_ident("f32"))
+            {
                 let scalar = self.scalar;
                 *ty = syn::parse_quote!(#scalar);
                 return;
@@ -2193,6 +2196,25 @@ impl VisitMut for Rewrite<'_> {
             // `n as f64`: `as` cannot name a type parameter; `x as usize`: nor convert from one. The
             // macro reads both helpers as the casts they stand for.
             // `(x > 0.0) as i32`: `as` converts a `bool` itself (and `to_int` could not).
+            // `x as f32` in an `f64` function: rounded to `f32`, the derivative taken as 1 (as the
+            // first-order items take it); an integer converts first. What follows the cast is computed in
+            // the copy's float type.
+            Expr::Cast(c)
+                if self.float == "f64"
+                    && matches!(&*c.ty, Type::Path(p) if p.path.is_ident("f32"))
+                    && !is_bool(&c.expr, &self.bools) =>
+            {
+                self.visit_expr_mut(&mut c.expr);
+                let mut value = &*c.expr;
+                while let Expr::Paren(p) = value {
+                    value = &p.expr;
+                }
+                let scalar = self.scalar;
+                *expr = syn::parse_quote!(::autodiff::__private::round_f32(
+                    ::autodiff::__private::cast::<#scalar, _>(#value)
+                ));
+                return;
+            }
             Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr, &self.bools) => {
                 self.visit_expr_mut(&mut c.expr);
                 let mut value = &*c.expr;
