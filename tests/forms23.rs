@@ -346,6 +346,19 @@ fn by_size(x: f64, k: usize) -> f64 {
     y * x
 }
 
+/// Destructuring assignments as `match` arms, a guard with a binding of a computed scrutinee.
+#[differentiable(order = 2)]
+fn arm_assignments(x: f64, y: f64, k: usize) -> f64 {
+    let mut a = x;
+    let mut b = y * y;
+    match k % 3 {
+        0 => (a, b) = (b, a),
+        m if m == 1 => (a, b) = (a * b, b + m as f64),
+        _ => {}
+    }
+    a * b.sin()
+}
+
 #[test]
 fn match_guards_and_bindings() {
     let mut inputs = Inputs(2303);
@@ -405,6 +418,39 @@ fn match_guards_and_bindings() {
             };
             assert_close(g, g_hand, 1e-12, "by_size d/dx by hand");
             assert_close(h[0][0], h_hand, 1e-12, "by_size d2/dx2 by hand");
+
+            let y = inputs.next();
+            let (value, (gx, gy)) = arm_assignments_grad(x, y, k);
+            let (mut ix, mut iy) = (7.0, 7.0);
+            arm_assignments_grad_into(x, y, k, (&mut ix, &mut iy));
+            let (_, _, h) = arm_assignments_hessian(x, y, k);
+            check(
+                "arm_assignments",
+                &[x, y],
+                |v| arm_assignments(v[0], v[1], k),
+                value,
+                &[gx, gy],
+                &[ix, iy],
+                &h,
+                |v| {
+                    let (_, (gx, gy)) = arm_assignments_grad(v[0], v[1], k);
+                    vec![gx, gy]
+                },
+            );
+            // k % 3 = 0: y² sin x; 1: x y² sin(y² + 1); 2: x sin y².
+            let (gx_hand, gy_hand) = match k % 3 {
+                0 => (y * y * x.cos(), 2.0 * y * x.sin()),
+                1 => {
+                    let u = y * y + 1.0;
+                    (
+                        y * y * u.sin(),
+                        x * (2.0 * y * u.sin() + y * y * u.cos() * 2.0 * y),
+                    )
+                }
+                _ => ((y * y).sin(), x * (y * y).cos() * 2.0 * y),
+            };
+            assert_close(gx, gx_hand, 1e-12, "arm_assignments d/dx by hand");
+            assert_close(gy, gy_hand, 1e-12, "arm_assignments d/dy by hand");
         }
     }
 }

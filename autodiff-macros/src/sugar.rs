@@ -24,8 +24,8 @@
 //!                                                  __block_value_3
 //!                                              };
 //!
-//! match k {                                {
-//!     0 => a,                                  let __scrutinee_4 = k;
+//! match k + 1 {                            {
+//!     0 => a,                                  let __scrutinee_4 = k + 1;
 //!     n if n % 2 == 0 => b(n),                 match __scrutinee_4 {
 //!     n => c(n),                                   0 => a,
 //! }                                                _ => {
@@ -177,10 +177,18 @@ impl Sugar {
         if !rewritten || m.arms.iter().any(|arm| has_ref_binding(&arm.pat)) {
             return None;
         }
+        let attrs = &m.attrs;
+        // A local is matched again as it is (a `let` would move a value that is not `Copy`, which the
+        // patterns without bindings do not); any other scrutinee is evaluated once, into a temporary.
+        if let Expr::Path(p) = strip_parens(&m.expr) {
+            if let (None, Some(name)) = (&p.qself, p.path.get_ident()) {
+                let arms = self.arms(name, &m.arms, &[]);
+                return Some(syn::parse_quote!(#(#attrs)* #arms));
+            }
+        }
         let scrutinee = self.fresh("scrutinee");
         let expr = &m.expr;
         let arms = self.arms(&scrutinee, &m.arms, &[]);
-        let attrs = &m.attrs;
         Some(syn::parse_quote!(#(#attrs)* {
             let #scrutinee = #expr;
             #arms
@@ -240,17 +248,26 @@ impl Sugar {
 }
 
 impl VisitMut for Sugar {
+    // A destructuring assignment that is a statement becomes statements of its block; one that is an
+    // expression (a `match` arm's, `|..| (a, b) = ..`) becomes a block (`visit_expr_mut`).
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
-        visit_mut::visit_block_mut(self, block);
         let mut stmts = Vec::with_capacity(block.stmts.len());
-        for stmt in std::mem::take(&mut block.stmts) {
+        for mut stmt in std::mem::take(&mut block.stmts) {
             let rewritten = match &stmt {
                 Stmt::Expr(Expr::Assign(assign), _) => self.destructure(assign),
                 _ => None,
             };
             match rewritten {
-                Some(rewritten) => stmts.extend(rewritten),
-                None => stmts.push(stmt),
+                Some(rewritten) => {
+                    for mut stmt in rewritten {
+                        self.visit_stmt_mut(&mut stmt);
+                        stmts.push(stmt);
+                    }
+                }
+                None => {
+                    self.visit_stmt_mut(&mut stmt);
+                    stmts.push(stmt);
+                }
             }
         }
         block.stmts = stmts;
@@ -262,6 +279,9 @@ impl VisitMut for Sugar {
         let rewritten = match &*expr {
             Expr::Block(b) if b.label.is_some() => Some(self.labeled_block(b)),
             Expr::Match(m) => self.guarded_match(m),
+            Expr::Assign(assign) => self
+                .destructure(assign)
+                .map(|stmts| syn::parse_quote!({ #(#stmts)* })),
             _ => None,
         };
         if let Some(rewritten) = rewritten {
@@ -436,6 +456,15 @@ mod tests {
     }
 
     #[test]
+    fn a_destructuring_assignment_as_an_arm_is_a_block() {
+        assert_eq!(
+            rewrite("{ match k { 0 => (a, b) = (b, a), _ => {} } }"),
+            "{ match k { 0 => { let (__part_1 , __part_2) = (b , a) ; a = __part_1 ; b = __part_2 ; } , \
+             _ => { } } }"
+        );
+    }
+
+    #[test]
     fn a_rest_in_a_destructuring_assignment_is_left_alone() {
         assert_eq!(rewrite("{ (a, ..) = t; }"), "{ (a , ..) = t ; }");
     }
@@ -475,10 +504,10 @@ mod tests {
 
     #[test]
     fn a_guard_tests_after_its_pattern_and_falls_through() {
-        let out = rewrite("{ match k { 0 => a, n @ 1..=9 if n % 2 == 0 => b, m => c } }");
+        let out = rewrite("{ match k + 1 { 0 => a, n @ 1..=9 if n % 2 == 0 => b, m => c } }");
         assert_eq!(
             out,
-            "{ { let __scrutinee_1 = k ; match __scrutinee_1 { 0 => { a } _ => { let __guard_2 = match \
+            "{ { let __scrutinee_1 = k + 1 ; match __scrutinee_1 { 0 => { a } _ => { let __guard_2 = match \
              __scrutinee_1 { 1 ..= 9 => { let n = __scrutinee_1 ; n % 2 == 0 } _ => false } ; if __guard_2 \
              { let n = __scrutinee_1 ; b } else { match __scrutinee_1 { _ => { let m = __scrutinee_1 ; c } } } \
              } } } }"
@@ -489,7 +518,7 @@ mod tests {
     fn the_arms_after_a_guard_without_a_catch_all_keep_those_before() {
         let out = rewrite("{ match b { true => x, false if c => y, false => z } }");
         assert!(
-            out.contains("else { match __scrutinee_1 { true => { x } false => { z } } }"),
+            out.contains("else { match b { true => { x } false => { z } } }"),
             "{out}"
         );
     }
