@@ -31,7 +31,7 @@
 //! }                                                _ => {
 //!                                                      let __guard_5 = { let n = __scrutinee_4; n % 2 == 0 };
 //!                                                      if __guard_5 { let n = __scrutinee_4; b(n) }
-//!                                                      else { match __scrutinee_4 { _ => { let n = __scrutinee_4; c(n) } } }
+//!                                                      else { { let n = __scrutinee_4; c(n) } }
 //!                                                  }
 //!                                              }
 //!                                          }
@@ -209,6 +209,15 @@ impl Sugar {
             })
             .collect();
         let Some(k) = first_guard else {
+            // One arm left that matches every value: its body, without a `match` (so that a float
+            // scrutinee matched only by guards and names, `v if v > 1.0 => .., v => ..`, is all `if`s).
+            if let [arm] = arms {
+                let (pat, lets) = unbind(&arm.pat, scrutinee);
+                if irrefutable(&pat) {
+                    let body = &arm.body;
+                    return syn::parse_quote!({ #(#lets)* #body });
+                }
+            }
             return syn::parse_quote!(match #scrutinee { #(#plain)* });
         };
         let arm = &arms[k];
@@ -509,8 +518,17 @@ mod tests {
             out,
             "{ { let __scrutinee_1 = k + 1 ; match __scrutinee_1 { 0 => { a } _ => { let __guard_2 = match \
              __scrutinee_1 { 1 ..= 9 => { let n = __scrutinee_1 ; n % 2 == 0 } _ => false } ; if __guard_2 \
-             { let n = __scrutinee_1 ; b } else { match __scrutinee_1 { _ => { let m = __scrutinee_1 ; c } } } \
+             { let n = __scrutinee_1 ; b } else { { let m = __scrutinee_1 ; c } } \
              } } } }"
+        );
+    }
+
+    #[test]
+    fn guards_and_names_alone_are_ifs() {
+        assert_eq!(
+            rewrite("{ match x { v if v > 1.0 => v.ln(), v => v } }"),
+            "{ { let __guard_1 = { let v = x ; v > 1.0 } ; if __guard_1 { let v = x ; v . ln () } \
+             else { { let v = x ; v } } } }"
         );
     }
 
