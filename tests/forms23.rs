@@ -499,11 +499,13 @@ fn rounded(x: f64) -> f64 {
     (x as f32 as f64) * (x as f32).sin() as f64
 }
 
-/// An `f32` local (its type written), an integer cast to `f32`, `f32` arithmetic, and the widening back.
+/// An `f32` local (its type written), an integer cast to `f32`, an `f32` literal, `f32` arithmetic, and
+/// the widening back.
 #[differentiable(order = 2)]
 fn rounded_local(x: f64, n: usize) -> f64 {
     let y: f32 = (x * x) as f32 + n as f32;
-    let z = y.exp() * 0.5;
+    let half: f32 = 0.5;
+    let z = y.exp() * half;
     z as f64 + x
 }
 
