@@ -374,9 +374,10 @@ fn try_expand(
                     errors.push(syn::Error::new(
                         span,
                         "with `order = K`, an `f64` function may convert its floats to `f32` (`x as f32`, \
-                         which its second derivatives round), but names no `f32` constant or function \
-                         (`2.0f32`, `f32::sin(y)`, `f32::EPSILON`): write `2.0 as f32`, `y.sin()`, \
-                         `f32::EPSILON as f64`.. as `f64` values, or make the function generic over `T: Float`",
+                         which its second derivatives round), but may not name an `f32` constant or function \
+                         (`2.0f32`, `f32::sin(y)`, `f32::EPSILON`), which its generic copy cannot write: use \
+                         `2.0 as f32`, `y.sin()`, a literal `1.1920929e-7 as f32`, or make the function \
+                         generic over `T: Float`",
                     ));
                 }
             }
