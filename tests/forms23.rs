@@ -247,6 +247,26 @@ fn labeled_statement(x: f64, y: f64) -> f64 {
     }
 }
 
+/// A labeled block in a labeled loop, left by `continue 'items` (a jump past the block's `loop`) and by
+/// `break 'v value`.
+#[differentiable(order = 2)]
+fn labeled_in_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    'items: for i in 0..x.len() {
+        let v = 'v: {
+            if x[i] < -0.5 {
+                continue 'items;
+            }
+            if x[i] > 0.5 {
+                break 'v x[i] * x[i];
+            }
+            x[i].sin()
+        };
+        s += v * x[(i + 1) % x.len()];
+    }
+    s
+}
+
 #[test]
 fn labeled_block_values() {
     let mut inputs = Inputs(2302);
@@ -278,9 +298,24 @@ fn labeled_block_values() {
         assert_close(h[0][0], h_hand, 1e-12, "labeled d2/dx2 by hand");
 
         let xs = inputs.vec(4);
-        if xs.iter().any(|v| (v - 0.5).abs() < 1e-3) {
+        if xs.iter().any(|v| (v.abs() - 0.5).abs() < 1e-3) {
             continue;
         }
+        let (value, g) = labeled_in_loop_grad(&xs);
+        let mut into = vec![7.0; 4];
+        labeled_in_loop_grad_into(&xs, &mut into);
+        let (_, _, h) = labeled_in_loop_hessian(&xs);
+        check(
+            "labeled_in_loop",
+            &xs,
+            labeled_in_loop,
+            value,
+            &g,
+            &into,
+            &h,
+            |x| labeled_in_loop_grad(x).1,
+        );
+
         let (value, g) = labeled_search_grad(&xs);
         let mut into = vec![7.0; 4];
         labeled_search_grad_into(&xs, &mut into);

@@ -12,17 +12,15 @@
 //!     x.sin()                                  break 'done x.sin();
 //! };                                       };
 //!
-//! let v = 'found: {                         let v = {
-//!     for i in 0..n {                              let mut __block_value_3 = Zero::zero();
-//!         if c(i) { break 'found f(i); }           'found: loop {
-//!     }                                                for i in 0..n {
-//!     g()                                                  if c(i) { { __block_value_3 = f(i); break 'found; } }
-//! };                                                   }
-//!                                                      __block_value_3 = g();
-//!                                                      break 'found;
-//!                                                  }
-//!                                                  __block_value_3
-//!                                              };
+//! let v = 'found: {                        let mut __block_value_3 = Zero::zero();
+//!     for i in 0..n {                      'found: loop {
+//!         if c(i) { break 'found f(i); }       for i in 0..n {
+//!     }                                            if c(i) { { __block_value_3 = f(i); break 'found; } }
+//!     g()                                      }
+//! };                                           __block_value_3 = g();
+//!                                              break 'found;
+//!                                          }
+//!                                          let v = __block_value_3;
 //!
 //! match k + 1 {                            {
 //!     0 => a,                                  let __scrutinee_4 = k + 1;
@@ -40,9 +38,10 @@
 //! These are the rewritings rustc itself makes: a destructuring assignment evaluates its right side, then
 //! assigns the places from left to right; a labeled block is left by its `break`s, which carry its value
 //! (the `loop` that replaces it runs once and gives the value; a value that a `break` carries out of a loop
-//! nested in it is assigned to a variable, and the loop-label pass turns that `break` into flags; the
-//! variable starts as a zero, which no path reads, since Rust's own check of the block saw every path out
-//! assign it first: such a block gives a number, which `Zero` has); a guard is tested after its pattern
+//! nested in it, or past a jump to an outer loop's label, is assigned to a variable, and the loop-label
+//! pass turns those jumps into flags, tested after the `loop`, which is hoisted out of a `let` to be a
+//! statement; the variable starts as a zero, which no path reads, since Rust's own check of the block saw
+//! every path out assign it first: such a block gives a number, which `Zero` has); a guard is tested after its pattern
 //! matched, with the pattern's bindings, and on failure the arms after it are tried. An unlabeled `break` or `continue` inside a labeled block is an error in
 //! Rust (E0695), so the `loop` changes the target of none. What is not rewritten here (a rest `..` in a
 //! destructuring assignment, a `ref` binding) is left to the fence and the lowering, which report it.
@@ -122,8 +121,10 @@ impl Sugar {
         let label = b.label.as_ref().expect("a labeled block").name.clone();
         let mut block = b.block.clone();
         let valued = breaks_with_value(&block, &label);
-        // Without a `break` out of a loop nested in the block, the `loop` gives the value itself.
-        if valued && !breaks_from_nested_loop(&block, &label) {
+        // Without a `break` out of a loop nested in the block, the `loop` gives the value itself; not if
+        // the block jumps to an outer loop's label, which the loop-label pass makes a plain `break;` out
+        // of this `loop` (which would then need a value).
+        if valued && !breaks_from_nested_loop(&block, &label) && !jumps_elsewhere(&block, &label) {
             let mut stmts = block.stmts;
             match stmts.pop() {
                 Some(Stmt::Expr(tail, None)) => stmts.push(syn::parse_quote!(break #label #tail;)),
@@ -275,7 +276,7 @@ impl VisitMut for Sugar {
                 }
                 None => {
                     self.visit_stmt_mut(&mut stmt);
-                    stmts.push(stmt);
+                    stmts.extend(hoist_block_value(stmt));
                 }
             }
         }
@@ -345,6 +346,62 @@ fn breaks_from_nested_loop(block: &syn::Block, label: &syn::Lifetime) -> bool {
     let mut finder = Finder(label, 0, false);
     finder.visit_block(block);
     finder.2
+}
+
+/// `let v = { let mut __block_value_1 = ..; 'a: loop { .. } __block_value_1 };` (a labeled block's value
+/// carried out of a nested loop) as the statements of the enclosing block, `let v = __block_value_1;` last:
+/// the loop-label pass tests its flags after the `loop`, where a jump to an outer loop (`continue 'outer`)
+/// must be a statement of a loop body, not inside the value of a `let`.
+fn hoist_block_value(stmt: Stmt) -> Vec<Stmt> {
+    let Stmt::Local(mut local) = stmt else {
+        return vec![stmt];
+    };
+    let hoisted = match local
+        .init
+        .as_mut()
+        .map(|init| (&mut *init.expr, init.diverge.is_some()))
+    {
+        Some((Expr::Block(b), false)) if b.label.is_none() && b.attrs.is_empty() => {
+            match b.block.stmts.as_slice() {
+                [Stmt::Local(value), Stmt::Expr(Expr::Loop(_), _), Stmt::Expr(Expr::Path(tail), None)]
+                    if matches!(&value.pat, Pat::Ident(p) if tail.path.is_ident(&p.ident)
+                        && p.ident.to_string().starts_with("__block_value_")) =>
+                {
+                    let mut parts = std::mem::take(&mut b.block.stmts);
+                    let tail = parts.pop();
+                    if let (Some(Stmt::Expr(tail, None)), Some(init)) = (tail, local.init.as_mut())
+                    {
+                        *init.expr = tail;
+                    }
+                    Some(parts)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let mut stmts = hoisted.unwrap_or_default();
+    stmts.push(Stmt::Local(local));
+    stmts
+}
+
+/// Does `block` jump to a label other than `label` (`continue 'outer`, `break 'outer`)?
+fn jumps_elsewhere(block: &syn::Block, label: &syn::Lifetime) -> bool {
+    struct Finder<'l>(&'l syn::Lifetime, bool);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            self.1 |= b.label.as_ref().is_some_and(|l| l.ident != self.0.ident);
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
+            self.1 |= c.label.as_ref().is_some_and(|l| l.ident != self.0.ident);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(label, false);
+    finder.visit_block(block);
+    finder.1
 }
 
 /// `break 'label value` → `{ value_var = value; break 'label; }`.
@@ -490,8 +547,19 @@ mod tests {
     fn a_value_out_of_a_nested_loop_is_assigned() {
         assert_eq!(
             rewrite("{ let v = 'a: { for i in 0..n { if c { break 'a i; } } z }; }"),
-            "{ let v = { let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; 'a : loop { for i in 0 .. n { if c { { \
-             __block_value_1 = i ; break 'a ; } ; } } __block_value_1 = z ; break 'a ; } __block_value_1 } ; }"
+            "{ let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; 'a : loop { for i in 0 .. n \
+             { if c { { __block_value_1 = i ; break 'a ; } ; } } __block_value_1 = z ; break 'a ; } \
+             let v = __block_value_1 ; }"
+        );
+    }
+
+    #[test]
+    fn a_value_past_a_jump_to_an_outer_loop_is_hoisted_out_of_the_let() {
+        assert_eq!(
+            rewrite("{ 'o: for i in 0..n { let v = 'a: { if c { continue 'o; } if d { break 'a 1.0; } z }; } }"),
+            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; \
+             'a : loop { if c { continue 'o ; } if d { { __block_value_1 = 1.0 ; break 'a ; } ; } \
+             __block_value_1 = z ; break 'a ; } let v = __block_value_1 ; } }"
         );
     }
 
