@@ -53,6 +53,27 @@ pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
     S::from(n).unwrap_or_else(S::nan)
 }
 
+/// `x as f32` in the generic copy of an `f64` function (`order = K`): `x` with its value rounded to `f32`
+/// as the cast rounds it, and its tangents kept, the derivative of rounding taken as 1 (the convention of
+/// the first-order items, `docs/conventions.md`). The copy computes what follows in its own float type, so
+/// the `f32` arithmetic after the cast is not rounded again. The shift is a constant: `x - (v - r)` with
+/// `v` the value and `r` its rounding, exact since `r` is `v` with fewer bits.
+#[inline]
+pub fn round_f32<S: Float>(x: S) -> S {
+    let Some(v) = x.to_f64() else {
+        return x;
+    };
+    let rounded = f64::from(v as f32);
+    if rounded == v {
+        return x;
+    }
+    if !rounded.is_finite() {
+        // Out of `f32`'s range, the cast's infinity; or NaN.
+        return S::from(rounded).unwrap_or_else(S::nan);
+    }
+    x - S::from(v - rounded).unwrap_or_else(S::zero)
+}
+
 /// The value of `x` in the written float type `F` (`f64`, `f32`), for a call to `callee` that the generic
 /// copy of an `f64` function makes as written, none of its arguments differentiated (`ln_gamma(0.5 * n as
 /// f64)`): the copy computed the argument in its own float type. A dual number gives its value.

@@ -30,10 +30,12 @@ use syn::visit::Visit;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat};
 
-/// `item` with its iterator chains and local closures rewritten, and its assertions (`asserts.rs`), loop
-/// labels (`labels.rs`) and array patterns (`array_patterns.rs`); errors for what cannot be.
+/// `item` with its iterator chains and local closures rewritten, and its valid forms the passes do not know
+/// (`sugar.rs`), assertions (`asserts.rs`), loop labels (`labels.rs`) and array patterns (`array_patterns.rs`); errors for what cannot be.
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
+    // Destructuring assignments, labeled block values, `match` guards and bindings (`sugar.rs`).
+    crate::sugar::desugar(&mut item.block);
     // `assert!` and friends: the branches they are (`asserts.rs`).
     crate::asserts::desugar(&mut item.block, errors);
     crate::labels::desugar(&mut item.block, errors);

@@ -35,10 +35,11 @@ impl Fence<'_> {
             Pat::Or(or) => or.cases.iter().for_each(|case| self.arm_pattern(case)),
             Pat::Paren(p) => self.arm_pattern(&p.pat),
             Pat::Ident(p) if p.subpat.is_none() && p.ident.to_string().starts_with(char::is_uppercase) => {}
+            // A binding by value is rewritten before the fence (`sugar.rs`), unless an arm binds by reference.
             Pat::Ident(p) => self.errors.spanned(
                 p,
-                "binding a name in a `match` pattern is not supported: match with `_` and use the \
-                 scrutinee itself",
+                "binding by reference (`ref n`) in a `match` pattern is not supported: bind by value \
+                 (`n => ..`, `n @ 1..=9 => ..`), or match with `_` and use the scrutinee itself",
             ),
             Pat::Tuple(_) => self.errors.spanned(
                 pat,
@@ -140,6 +141,11 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                  iterated as `for x in xs` or `for &x in xs.iter()`)"
             }
             Expr::Struct(_) => "struct literals are not supported: a differentiable function works on floats",
+            // `(a, ..) = t`: the other destructuring assignments are rewritten before the fence (`sugar.rs`).
+            Expr::Assign(a) if has_rest(&a.left) => {
+                "a rest `..` in a destructuring assignment is not supported: name each part, with `_` for \
+                 those not assigned (`(a, _, _) = t;`)"
+            }
             Expr::Range(_) => {
                 "ranges are supported as what a `for` loop iterates and as the index of a sub-slice \
                  (`&x[a..b]`): bind the bounds to locals instead"
@@ -279,6 +285,19 @@ impl Fence<'_> {
     }
 }
 
+/// Is `left` (an assignment's left side) a tuple or array with a rest `..` among its parts, also nested?
+fn has_rest(left: &Expr) -> bool {
+    let parts = match left {
+        Expr::Paren(p) => return has_rest(&p.expr),
+        Expr::Tuple(t) => &t.elems,
+        Expr::Array(a) => &a.elems,
+        _ => return false,
+    };
+    parts.iter().any(|part| {
+        matches!(part, Expr::Range(r) if r.start.is_none() && r.end.is_none()) || has_rest(part)
+    })
+}
+
 /// A plain name, or `*name`: what `&mut` may take in a call's arguments.
 fn is_path(expr: &Expr) -> bool {
     match expr {
@@ -341,6 +360,13 @@ mod tests {
         assert!(errors[1].contains("macros"));
         assert!(errors[2].contains("label"));
         assert!(errors[3].contains("unsafe"));
+    }
+
+    #[test]
+    fn a_rest_in_a_destructuring_assignment_is_reported_once() {
+        let errors = errors_in("{ (a, (b, ..)) = t; }");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("rest"), "{errors:?}");
     }
 
     #[test]

@@ -135,6 +135,9 @@ pub(crate) enum FloatFn {
     Trunc,
     ToDegrees,
     ToRadians,
+    /// `x as f32` in the generic copy of an `f64` function (`__private::round_f32`): the value rounded, the
+    /// derivative taken as 1.
+    RoundF32,
 }
 
 impl FloatFn {
@@ -179,6 +182,7 @@ impl FloatFn {
         ("trunc", FloatFn::Trunc, 1),
         ("to_degrees", FloatFn::ToDegrees, 1),
         ("to_radians", FloatFn::ToRadians, 1),
+        ("round_f32", FloatFn::RoundF32, 1),
     ];
 
     /// The function of this method name taking `arity` arguments (receiver included).

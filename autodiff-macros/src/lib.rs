@@ -39,6 +39,7 @@ mod span;
 mod struct_higher;
 mod struct_whole;
 mod structs;
+mod sugar;
 mod tuple_data;
 mod tuples;
 mod views;

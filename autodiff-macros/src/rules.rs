@@ -259,6 +259,7 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                     .collect(),
             }
         }
+        RoundF32 => one(Partial::One),
         Signum | Floor | Ceil | Round | Trunc => Rule {
             prelude: None,
             partials: vec![None],

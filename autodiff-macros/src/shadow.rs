@@ -1908,6 +1908,23 @@ impl VisitMut for Rewrite<'_> {
         if !kept.contains(&true) {
             return visit_mut::visit_local_mut(self, local);
         }
+        // In an `f64` function, `f32` values are the copy's float type too, rounded (`x as f32` in
+        // `visit_expr_mut`): the literal is one, `2.0 as f32`.
+        if self.float == "f64" {
+            if let Some(init) = local.init.as_mut() {
+                let cast = |e: &mut Expr| *e = syn::parse_quote!((#e) as f32);
+                match &mut *init.expr {
+                    Expr::Tuple(values) => values
+                        .elems
+                        .iter_mut()
+                        .zip(&kept)
+                        .filter(|(_, keep)| **keep)
+                        .for_each(|(value, _)| cast(value)),
+                    value => cast(value),
+                }
+            }
+            return visit_mut::visit_local_mut(self, local);
+        }
         self.visit_pat_mut(&mut local.pat);
         let Some(init) = local.init.as_mut() else {
             return;
@@ -1934,7 +1951,10 @@ impl VisitMut for Rewrite<'_> {
 
     fn visit_type_mut(&mut self, ty: &mut Type) {
         if let Type::Path(p) = ty {
-            if p.qself.is_none() && p.path.is_ident(self.float) {
+            // `f32` in an `f64` function: its values are the copy's float type too (`x as f32` above).
+            if p.qself.is_none()
+                && (p.path.is_ident(self.float) || self.float == "f64" && p.path.is_ident("f32"))
+            {
                 let scalar = self.scalar;
                 *ty = syn::parse_quote!(#scalar);
                 return;
@@ -2193,6 +2213,25 @@ impl VisitMut for Rewrite<'_> {
             // `n as f64`: `as` cannot name a type parameter; `x as usize`: nor convert from one. The
             // macro reads both helpers as the casts they stand for.
             // `(x > 0.0) as i32`: `as` converts a `bool` itself (and `to_int` could not).
+            // `x as f32` in an `f64` function: rounded to `f32`, the derivative taken as 1 (as the
+            // first-order items take it); an integer converts first. What follows the cast is computed in
+            // the copy's float type.
+            Expr::Cast(c)
+                if self.float == "f64"
+                    && matches!(&*c.ty, Type::Path(p) if p.path.is_ident("f32"))
+                    && !is_bool(&c.expr, &self.bools) =>
+            {
+                self.visit_expr_mut(&mut c.expr);
+                let mut value = &*c.expr;
+                while let Expr::Paren(p) = value {
+                    value = &p.expr;
+                }
+                let scalar = self.scalar;
+                *expr = syn::parse_quote!(::autodiff::__private::round_f32(
+                    ::autodiff::__private::cast::<#scalar, _>(#value)
+                ));
+                return;
+            }
             Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr, &self.bools) => {
                 self.visit_expr_mut(&mut c.expr);
                 let mut value = &*c.expr;
@@ -2328,7 +2367,7 @@ mod tests {
     }
 
     #[test]
-    fn literals_annotated_with_the_other_float_type_stay_as_written() {
+    fn literals_annotated_f32_in_an_f64_function_are_rounded_values_of_the_copy() {
         let item: syn::ItemFn = syn::parse_quote!(
             fn f(a: f64) -> f64 {
                 let (p, q): (f64, f32) = (0.5, 2.0);
@@ -2343,10 +2382,15 @@ mod tests {
             .to_token_stream()
             .to_string();
         assert!(
-            text.contains("let (p , q) : (__S , f32) = (:: autodiff :: __private :: lit :: < __S > (0.5 as f64) , 2.0) ;"),
+            text.contains("let (p , q) : (__S , __S) = (:: autodiff :: __private :: lit :: < __S > (0.5 as f64) , \
+                           :: autodiff :: __private :: round_f32 (:: autodiff :: __private :: cast :: < __S , _ > \
+                           (:: autodiff :: __private :: lit :: < __S > (2.0 as f64)))) ;"),
             "{text}"
         );
-        assert!(text.contains("let r : f32 = - 1.5 ;"), "{text}");
+        assert!(
+            text.contains("let r : __S = :: autodiff :: __private :: round_f32 (:: autodiff :: __private :: cast :: < __S , _ > (- :: autodiff :: __private :: lit :: < __S > (1.5 as f64))) ;"),
+            "{text}"
+        );
         assert!(
             text.contains(
                 "let s : __S = :: autodiff :: __private :: lit :: < __S > (3.0 as f64) ;"

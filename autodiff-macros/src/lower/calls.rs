@@ -627,7 +627,12 @@ impl Lowering<'_> {
             .skip(1)
             .map(|s| s.ident.to_string())
             .collect();
+        let last = path.path.segments.last().map(|s| s.ident.to_string());
         match prefix.as_slice() {
+            // `::autodiff::__private::round_f32(x)`: `x as f32` in the generic copy of an `f64` function.
+            [private, autodiff] if private == "__private" && autodiff == "autodiff" => {
+                path.path.leading_colon.is_some() && last.as_deref() == Some("round_f32")
+            }
             [one] => is_float_type(one) || one == "Float",
             [float, _crate] => float == "Float" || float == "f64" || float == "f32",
             _ => false,

@@ -13,14 +13,4 @@ fn first_large(x: &[f64]) -> f64 {
 }
 
 
-#[differentiable]
-fn labeled_block(x: f64) -> f64 {
-    let y = 'block: {
-        if x > 1.0 {
-            break 'block x * x;
-        }
-        x
-    };
-    y
-}
 fn main() {}

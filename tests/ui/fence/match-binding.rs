@@ -3,7 +3,7 @@ use autodiff::differentiable;
 #[differentiable]
 fn f(x: f64, n: i32, k: Option<i32>) -> f64 {
     let a = match n {
-        m => x * m as f64,
+        ref m => x * *m as f64,
     };
     let b = match k {
         Some(_) => x,

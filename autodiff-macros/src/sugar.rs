@@ -1,0 +1,611 @@
+//! Valid Rust forms rewritten, on the syntax and before the fence, into forms the later passes handle:
+//! destructuring assignments, the values of labeled blocks, and `match` guards and bindings.
+//!
+//! ```text
+//! // Input:                                // Output:
+//! (a, b) = (b, a + b);                     let (__part_1, __part_2) = (b, a + b);
+//!                                          a = __part_1;
+//!                                          b = __part_2;
+//!
+//! let v = 'done: {                         let v = 'done: loop {
+//!     if x > 0.0 { break 'done x * x; }        if x > 0.0 { break 'done x * x; }
+//!     x.sin()                                  break 'done x.sin();
+//! };                                       };
+//!
+//! let v = 'found: {                        let mut __block_value_3 = Zero::zero();
+//!     for i in 0..n {                      'found: loop {
+//!         if c(i) { break 'found f(i); }       for i in 0..n {
+//!     }                                            if c(i) { { __block_value_3 = f(i); break 'found; } }
+//!     g()                                      }
+//! };                                           __block_value_3 = g();
+//!                                              break 'found;
+//!                                          }
+//!                                          let v = __block_value_3;
+//!
+//! match k + 1 {                            {
+//!     0 => a,                                  let __scrutinee_4 = k + 1;
+//!     n if n % 2 == 0 => b(n),                 match __scrutinee_4 {
+//!     n => c(n),                                   0 => a,
+//! }                                                _ => {
+//!                                                      let __guard_5 = { let n = __scrutinee_4; n % 2 == 0 };
+//!                                                      if __guard_5 { let n = __scrutinee_4; b(n) }
+//!                                                      else { { let n = __scrutinee_4; c(n) } }
+//!                                                  }
+//!                                              }
+//!                                          }
+//! ```
+//!
+//! These are the rewritings rustc itself makes: a destructuring assignment evaluates its right side, then
+//! assigns the places from left to right; a labeled block is left by its `break`s, which carry its value
+//! (the `loop` that replaces it runs once and gives the value; a value that a `break` carries out of a loop
+//! nested in it, or past a jump to an outer loop's label, is assigned to a variable, and the loop-label
+//! pass turns those jumps into flags, tested after the `loop`, which is hoisted out of a `let` to be a
+//! statement; the variable starts as a zero, which no path reads, since Rust's own check of the block saw
+//! every path out assign it first: such a block gives a number, which `Zero` has); a guard is tested after its pattern
+//! matched, with the pattern's bindings, and on failure the arms after it are tried. An unlabeled `break` or `continue` inside a labeled block is an error in
+//! Rust (E0695), so the `loop` changes the target of none. What is not rewritten here (a rest `..` in a
+//! destructuring assignment, a `ref` binding) is left to the fence and the lowering, which report it.
+
+use proc_macro2::Span;
+use quote::{format_ident, quote};
+use syn::visit::Visit;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Pat, Stmt};
+
+/// `block` with its destructuring assignments, labeled blocks and `match` guards and bindings rewritten.
+pub(crate) fn desugar(block: &mut syn::Block) {
+    Sugar { counter: 0 }.visit_block_mut(block);
+}
+
+struct Sugar {
+    counter: usize,
+}
+
+impl Sugar {
+    fn fresh(&mut self, what: &str) -> syn::Ident {
+        self.counter += 1;
+        format_ident!("__{}_{}", what, self.counter, span = Span::mixed_site())
+    }
+
+    /// The pattern of `let` that binds what `left` (the left side of a destructuring assignment) takes
+    /// apart, with the assignments of its places pushed to `assigns`; `None` for what is not rewritten.
+    fn parts(&mut self, left: &Expr, assigns: &mut Vec<Stmt>) -> Option<proc_macro2::TokenStream> {
+        match left {
+            Expr::Paren(p) => self.parts(&p.expr, assigns),
+            Expr::Tuple(t) => {
+                let parts = t
+                    .elems
+                    .iter()
+                    .map(|e| self.parts(e, assigns))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(match parts.as_slice() {
+                    [one] => quote!((#one,)),
+                    _ => quote!((#(#parts),*)),
+                })
+            }
+            Expr::Array(a) => {
+                let parts = a
+                    .elems
+                    .iter()
+                    .map(|e| self.parts(e, assigns))
+                    .collect::<Option<Vec<_>>>()?;
+                Some(quote!([#(#parts),*]))
+            }
+            Expr::Infer(_) => Some(quote!(_)),
+            // `(a, ..) = ..`, `S { a, b } = ..`, `Some(a) = ..`: left to the lowering's error.
+            Expr::Range(_) | Expr::Struct(_) | Expr::Call(_) => None,
+            place => {
+                let part = self.fresh("part");
+                assigns.push(syn::parse_quote!(#place = #part;));
+                Some(quote!(#part))
+            }
+        }
+    }
+
+    /// The statements of a destructuring assignment `left = right`, or `None` if it is none (or not one
+    /// rewritten here).
+    fn destructure(&mut self, assign: &syn::ExprAssign) -> Option<Vec<Stmt>> {
+        if !matches!(strip_parens(&assign.left), Expr::Tuple(_) | Expr::Array(_)) {
+            return None;
+        }
+        let mut assigns = Vec::new();
+        let pattern = self.parts(&assign.left, &mut assigns)?;
+        let right = &assign.right;
+        let mut stmts: Vec<Stmt> = vec![syn::parse_quote!(let #pattern = #right;)];
+        stmts.extend(assigns);
+        Some(stmts)
+    }
+
+    /// `'label: { .. }` as a `loop` that runs once (see the module's documentation).
+    fn labeled_block(&mut self, b: &syn::ExprBlock) -> Expr {
+        let label = b.label.as_ref().expect("a labeled block").name.clone();
+        let mut block = b.block.clone();
+        let valued = breaks_with_value(&block, &label);
+        // Without a `break` out of a loop nested in the block, the `loop` gives the value itself; not if
+        // the block jumps to an outer loop's label, which the loop-label pass makes a plain `break;` out
+        // of this `loop` (which would then need a value).
+        if valued && !breaks_from_nested_loop(&block, &label) && !jumps_elsewhere(&block, &label) {
+            let mut stmts = block.stmts;
+            match stmts.pop() {
+                Some(Stmt::Expr(tail, None)) => stmts.push(syn::parse_quote!(break #label #tail;)),
+                Some(other) => stmts.push(other),
+                None => {}
+            }
+            let attrs = &b.attrs;
+            return syn::parse_quote!(#(#attrs)* #label: loop { #(#stmts)* });
+        }
+        let value = valued.then(|| self.fresh("block_value"));
+        if let Some(value) = &value {
+            ToAssignment {
+                label: &label,
+                value,
+            }
+            .visit_block_mut(&mut block);
+        }
+        // The tail: assigned to the value, or a statement; then the `break` that leaves the loop.
+        let tail = match block.stmts.last() {
+            Some(Stmt::Expr(_, None)) => match block.stmts.pop() {
+                Some(Stmt::Expr(tail, None)) => Some(tail),
+                _ => None,
+            },
+            _ => None,
+        };
+        match (&value, tail) {
+            (Some(value), Some(tail)) => block.stmts.push(syn::parse_quote!(#value = #tail;)),
+            (None, Some(tail)) => block.stmts.push(syn::parse_quote!(#tail;)),
+            (_, None) => {}
+        }
+        block.stmts.push(syn::parse_quote!(break #label;));
+        let stmts = &block.stmts;
+        let attrs = &b.attrs;
+        match value {
+            Some(value) => syn::parse_quote!(#(#attrs)* {
+                let mut #value = ::autodiff::__private::Zero::zero();
+                #label: loop { #(#stmts)* }
+                #value
+            }),
+            None => syn::parse_quote!(#(#attrs)* #label: loop { #(#stmts)* }),
+        }
+    }
+
+    /// A `match` with guards or bindings as one without (see the module's documentation); `None` if it
+    /// has neither, or a binding this pass leaves to the fence (`ref n`).
+    fn guarded_match(&mut self, m: &syn::ExprMatch) -> Option<Expr> {
+        let rewritten = m
+            .arms
+            .iter()
+            .any(|arm| arm.guard.is_some() || binds(&arm.pat));
+        if !rewritten || m.arms.iter().any(|arm| has_ref_binding(&arm.pat)) {
+            return None;
+        }
+        let attrs = &m.attrs;
+        // A local is matched again as it is (a `let` would move a value that is not `Copy`, which the
+        // patterns without bindings do not); any other scrutinee is evaluated once, into a temporary.
+        if let Expr::Path(p) = strip_parens(&m.expr) {
+            if let (None, Some(name)) = (&p.qself, p.path.get_ident()) {
+                let arms = self.arms(name, &m.arms, &[]);
+                return Some(syn::parse_quote!(#(#attrs)* #arms));
+            }
+        }
+        let scrutinee = self.fresh("scrutinee");
+        let expr = &m.expr;
+        let arms = self.arms(&scrutinee, &m.arms, &[]);
+        Some(syn::parse_quote!(#(#attrs)* {
+            let #scrutinee = #expr;
+            #arms
+        }))
+    }
+
+    /// `match scrutinee { arms }` without guards or bindings. `passed` are the arms before these that
+    /// did not match, which make a `match` of the arms after a guard exhaustive where they alone are not.
+    fn arms(&mut self, scrutinee: &syn::Ident, arms: &[syn::Arm], passed: &[syn::Arm]) -> Expr {
+        let first_guard = arms.iter().position(|arm| arm.guard.is_some());
+        let before = &arms[..first_guard.unwrap_or(arms.len())];
+        let plain: Vec<proc_macro2::TokenStream> = before
+            .iter()
+            .map(|arm| {
+                let (pat, lets) = unbind(&arm.pat, scrutinee);
+                let body = &arm.body;
+                quote!(#pat => { #(#lets)* #body })
+            })
+            .collect();
+        let Some(k) = first_guard else {
+            // One arm left that matches every value: its body, without a `match` (so that a float
+            // scrutinee matched only by guards and names, `v if v > 1.0 => .., v => ..`, is all `if`s).
+            if let [arm] = arms {
+                let (pat, lets) = unbind(&arm.pat, scrutinee);
+                if irrefutable(&pat) {
+                    let body = &arm.body;
+                    return syn::parse_quote!({ #(#lets)* #body });
+                }
+            }
+            return syn::parse_quote!(match #scrutinee { #(#plain)* });
+        };
+        let arm = &arms[k];
+        let (pat, lets) = unbind(&arm.pat, scrutinee);
+        let guard = &arm.guard.as_ref().expect("a guard").1;
+        let body = &arm.body;
+        let hit = self.fresh("guard");
+        let test = if irrefutable(&pat) {
+            quote!({ #(#lets)* #guard })
+        } else {
+            quote!(match #scrutinee { #pat => { #(#lets)* #guard } _ => false })
+        };
+        // The arms after the guard, after those that did not match if the last of them is not a
+        // catch-all (the `match` of the arms left must be exhaustive, as the whole one was).
+        let rest_arms = &arms[k + 1..];
+        let catch_all = rest_arms
+            .last()
+            .is_some_and(|a| a.guard.is_none() && irrefutable(&unbind(&a.pat, scrutinee).0));
+        let mut all_passed: Vec<syn::Arm> = passed.to_vec();
+        all_passed.extend(before.iter().cloned());
+        let rest = if catch_all {
+            self.arms(scrutinee, rest_arms, &all_passed)
+        } else {
+            let with_passed: Vec<syn::Arm> = all_passed.iter().chain(rest_arms).cloned().collect();
+            self.arms(scrutinee, &with_passed, &[])
+        };
+        let chosen = quote!({
+            let #hit = #test;
+            if #hit { #(#lets)* #body } else { #rest }
+        });
+        if k == 0 {
+            syn::parse_quote!(#chosen)
+        } else {
+            syn::parse_quote!(match #scrutinee { #(#plain)* _ => #chosen })
+        }
+    }
+}
+
+impl VisitMut for Sugar {
+    // A destructuring assignment that is a statement becomes statements of its block; one that is an
+    // expression (a `match` arm's, `|..| (a, b) = ..`) becomes a block (`visit_expr_mut`).
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            let rewritten = match &stmt {
+                Stmt::Expr(Expr::Assign(assign), _) => self.destructure(assign),
+                _ => None,
+            };
+            match rewritten {
+                Some(rewritten) => {
+                    for mut stmt in rewritten {
+                        self.visit_stmt_mut(&mut stmt);
+                        stmts.push(stmt);
+                    }
+                }
+                None => {
+                    self.visit_stmt_mut(&mut stmt);
+                    stmts.extend(hoist_block_value(stmt));
+                }
+            }
+        }
+        block.stmts = stmts;
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // Inner forms first: a labeled block inside another, a guard inside an arm.
+        visit_mut::visit_expr_mut(self, expr);
+        let rewritten = match &*expr {
+            Expr::Block(b) if b.label.is_some() => Some(self.labeled_block(b)),
+            Expr::Match(m) => self.guarded_match(m),
+            Expr::Assign(assign) => self
+                .destructure(assign)
+                .map(|stmts| syn::parse_quote!({ #(#stmts)* })),
+            _ => None,
+        };
+        if let Some(rewritten) = rewritten {
+            *expr = rewritten;
+        }
+    }
+
+    // A nested `fn` item is expanded on its own.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        other => other,
+    }
+}
+
+/// Does any `break` of `block` to `label` carry a value?
+fn breaks_with_value(block: &syn::Block, label: &syn::Lifetime) -> bool {
+    struct Finder<'l>(&'l syn::Lifetime, bool);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            self.1 |= b.expr.is_some() && b.label.as_ref().is_some_and(|l| l.ident == self.0.ident);
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(label, false);
+    finder.visit_block(block);
+    finder.1
+}
+
+/// Does a `break` to `label` leave a loop nested in `block`?
+fn breaks_from_nested_loop(block: &syn::Block, label: &syn::Lifetime) -> bool {
+    struct Finder<'l>(&'l syn::Lifetime, usize, bool);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr(&mut self, e: &'ast Expr) {
+            let nested = matches!(e, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+            self.1 += usize::from(nested);
+            syn::visit::visit_expr(self, e);
+            self.1 -= usize::from(nested);
+        }
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            self.2 |= self.1 > 0 && b.label.as_ref().is_some_and(|l| l.ident == self.0.ident);
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(label, 0, false);
+    finder.visit_block(block);
+    finder.2
+}
+
+/// `let v = { let mut __block_value_1 = ..; 'a: loop { .. } __block_value_1 };` (a labeled block's value
+/// carried out of a nested loop) as the statements of the enclosing block, `let v = __block_value_1;` last:
+/// the loop-label pass tests its flags after the `loop`, where a jump to an outer loop (`continue 'outer`)
+/// must be a statement of a loop body, not inside the value of a `let`.
+fn hoist_block_value(stmt: Stmt) -> Vec<Stmt> {
+    let Stmt::Local(mut local) = stmt else {
+        return vec![stmt];
+    };
+    let hoisted = match local
+        .init
+        .as_mut()
+        .map(|init| (&mut *init.expr, init.diverge.is_some()))
+    {
+        Some((Expr::Block(b), false)) if b.label.is_none() && b.attrs.is_empty() => {
+            match b.block.stmts.as_slice() {
+                [Stmt::Local(value), Stmt::Expr(Expr::Loop(_), _), Stmt::Expr(Expr::Path(tail), None)]
+                    if matches!(&value.pat, Pat::Ident(p) if tail.path.is_ident(&p.ident)
+                        && p.ident.to_string().starts_with("__block_value_")) =>
+                {
+                    let mut parts = std::mem::take(&mut b.block.stmts);
+                    let tail = parts.pop();
+                    if let (Some(Stmt::Expr(tail, None)), Some(init)) = (tail, local.init.as_mut())
+                    {
+                        *init.expr = tail;
+                    }
+                    Some(parts)
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    let mut stmts = hoisted.unwrap_or_default();
+    stmts.push(Stmt::Local(local));
+    stmts
+}
+
+/// Does `block` jump to a label other than `label` (`continue 'outer`, `break 'outer`)?
+fn jumps_elsewhere(block: &syn::Block, label: &syn::Lifetime) -> bool {
+    struct Finder<'l>(&'l syn::Lifetime, bool);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            self.1 |= b.label.as_ref().is_some_and(|l| l.ident != self.0.ident);
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
+            self.1 |= c.label.as_ref().is_some_and(|l| l.ident != self.0.ident);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(label, false);
+    finder.visit_block(block);
+    finder.1
+}
+
+/// `break 'label value` → `{ value_var = value; break 'label; }`.
+struct ToAssignment<'a> {
+    label: &'a syn::Lifetime,
+    value: &'a syn::Ident,
+}
+
+impl VisitMut for ToAssignment<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        visit_mut::visit_expr_mut(self, expr);
+        if let Expr::Break(b) = expr {
+            if b.label
+                .as_ref()
+                .is_some_and(|l| l.ident == self.label.ident)
+            {
+                if let Some(carried) = &b.expr {
+                    let (value, label) = (self.value, self.label);
+                    *expr = syn::parse_quote!({ #value = #carried; break #label; });
+                }
+            }
+        }
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Is `ident` (a pattern's name) a binding, not a constant or a unit variant (`K`, `None`)?
+fn is_binding(p: &syn::PatIdent) -> bool {
+    p.subpat.is_some() || !p.ident.to_string().starts_with(char::is_uppercase)
+}
+
+/// Does a `match` arm's pattern bind a name?
+fn binds(pat: &Pat) -> bool {
+    match pat {
+        Pat::Ident(p) => is_binding(p),
+        Pat::Or(or) => or.cases.iter().any(binds),
+        Pat::Paren(p) => binds(&p.pat),
+        _ => false,
+    }
+}
+
+/// Does a pattern bind by reference (`ref n`), which the fence reports?
+fn has_ref_binding(pat: &Pat) -> bool {
+    match pat {
+        Pat::Ident(p) => {
+            p.by_ref.is_some()
+                || p.subpat
+                    .as_ref()
+                    .is_some_and(|(_, sub)| has_ref_binding(sub))
+        }
+        Pat::Or(or) => or.cases.iter().any(has_ref_binding),
+        Pat::Paren(p) => has_ref_binding(&p.pat),
+        _ => false,
+    }
+}
+
+/// The pattern without its bindings (`n` → `_`, `n @ 1..=3` → `1..=3`), and the `let`s that bind them to
+/// the scrutinee. The cases of an or-pattern bind the same names; the first case's are taken.
+fn unbind(pat: &Pat, scrutinee: &syn::Ident) -> (Pat, Vec<Stmt>) {
+    match pat {
+        Pat::Ident(p) if is_binding(p) => {
+            let name = &p.ident;
+            let mutability = &p.mutability;
+            let binding: Stmt = syn::parse_quote!(let #mutability #name = #scrutinee;);
+            match &p.subpat {
+                Some((_, sub)) => {
+                    let (sub, mut lets) = unbind(sub, scrutinee);
+                    lets.insert(0, binding);
+                    (sub, lets)
+                }
+                None => (syn::parse_quote!(_), vec![binding]),
+            }
+        }
+        Pat::Paren(p) => unbind(&p.pat, scrutinee),
+        Pat::Or(or) => {
+            let mut cases = or.clone();
+            let mut lets = None;
+            for case in cases.cases.iter_mut() {
+                let (unbound, case_lets) = unbind(case, scrutinee);
+                *case = unbound;
+                lets.get_or_insert(case_lets);
+            }
+            (Pat::Or(cases), lets.unwrap_or_default())
+        }
+        other => (other.clone(), Vec::new()),
+    }
+}
+
+/// Does the pattern match every value (`_`, or an or-pattern with a `_` case)?
+fn irrefutable(pat: &Pat) -> bool {
+    match pat {
+        Pat::Wild(_) => true,
+        Pat::Paren(p) => irrefutable(&p.pat),
+        Pat::Or(or) => or.cases.iter().any(irrefutable),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn rewrite(src: &str) -> String {
+        let mut block: syn::Block = syn::parse_str(src).unwrap();
+        desugar(&mut block);
+        block.into_token_stream().to_string()
+    }
+
+    #[test]
+    fn a_destructuring_assignment_binds_then_assigns() {
+        assert_eq!(
+            rewrite("{ (a, [b, _], x[i]) = f(y); }"),
+            "{ let (__part_1 , [__part_2 , _] , __part_3) = f (y) ; a = __part_1 ; b = __part_2 ; \
+             x [i] = __part_3 ; }"
+        );
+    }
+
+    #[test]
+    fn a_destructuring_assignment_as_an_arm_is_a_block() {
+        assert_eq!(
+            rewrite("{ match k { 0 => (a, b) = (b, a), _ => {} } }"),
+            "{ match k { 0 => { let (__part_1 , __part_2) = (b , a) ; a = __part_1 ; b = __part_2 ; } , \
+             _ => { } } }"
+        );
+    }
+
+    #[test]
+    fn a_rest_in_a_destructuring_assignment_is_left_alone() {
+        assert_eq!(rewrite("{ (a, ..) = t; }"), "{ (a , ..) = t ; }");
+    }
+
+    #[test]
+    fn a_labeled_block_with_a_value_is_a_loop_that_gives_it() {
+        assert_eq!(
+            rewrite("{ let v = 'a: { if c { break 'a 1.0; } z }; }"),
+            "{ let v = 'a : loop { if c { break 'a 1.0 ; } break 'a z ; } ; }"
+        );
+    }
+
+    #[test]
+    fn a_value_out_of_a_nested_loop_is_assigned() {
+        assert_eq!(
+            rewrite("{ let v = 'a: { for i in 0..n { if c { break 'a i; } } z }; }"),
+            "{ let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; 'a : loop { for i in 0 .. n \
+             { if c { { __block_value_1 = i ; break 'a ; } ; } } __block_value_1 = z ; break 'a ; } \
+             let v = __block_value_1 ; }"
+        );
+    }
+
+    #[test]
+    fn a_value_past_a_jump_to_an_outer_loop_is_hoisted_out_of_the_let() {
+        assert_eq!(
+            rewrite("{ 'o: for i in 0..n { let v = 'a: { if c { continue 'o; } if d { break 'a 1.0; } z }; } }"),
+            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; \
+             'a : loop { if c { continue 'o ; } if d { { __block_value_1 = 1.0 ; break 'a ; } ; } \
+             __block_value_1 = z ; break 'a ; } let v = __block_value_1 ; } }"
+        );
+    }
+
+    #[test]
+    fn a_labeled_block_without_a_value_is_a_loop() {
+        assert_eq!(
+            rewrite("{ 'a: { if c { break 'a; } s = 1.0; } }"),
+            "{ 'a : loop { if c { break 'a ; } s = 1.0 ; break 'a ; } }"
+        );
+    }
+
+    #[test]
+    fn a_match_without_guards_or_bindings_is_left_alone() {
+        assert_eq!(
+            rewrite("{ match k { 0 => a, K | 2 => b, _ => c } }"),
+            "{ match k { 0 => a , K | 2 => b , _ => c } }"
+        );
+    }
+
+    #[test]
+    fn a_guard_tests_after_its_pattern_and_falls_through() {
+        let out = rewrite("{ match k + 1 { 0 => a, n @ 1..=9 if n % 2 == 0 => b, m => c } }");
+        assert_eq!(
+            out,
+            "{ { let __scrutinee_1 = k + 1 ; match __scrutinee_1 { 0 => { a } _ => { let __guard_2 = match \
+             __scrutinee_1 { 1 ..= 9 => { let n = __scrutinee_1 ; n % 2 == 0 } _ => false } ; if __guard_2 \
+             { let n = __scrutinee_1 ; b } else { { let m = __scrutinee_1 ; c } } \
+             } } } }"
+        );
+    }
+
+    #[test]
+    fn guards_and_names_alone_are_ifs() {
+        assert_eq!(
+            rewrite("{ match x { v if v > 1.0 => v.ln(), v => v } }"),
+            "{ { let __guard_1 = { let v = x ; v > 1.0 } ; if __guard_1 { let v = x ; v . ln () } \
+             else { { let v = x ; v } } } }"
+        );
+    }
+
+    #[test]
+    fn the_arms_after_a_guard_without_a_catch_all_keep_those_before() {
+        let out = rewrite("{ match b { true => x, false if c => y, false => z } }");
+        assert!(
+            out.contains("else { match b { true => { x } false => { z } } }"),
+            "{out}"
+        );
+    }
+}
