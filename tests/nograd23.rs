@@ -133,6 +133,21 @@ impl Picks {
     }
 }
 
+impl Picks {
+    /// `energy` through a call of it on `self`, plus a term of the number of picks (`.len()` only).
+    #[differentiable(wrt(self, x), order = 2)]
+    pub fn total(&self, x: f64) -> f64 {
+        self.energy(x) + self.w[1] * (self.pick.len() as f64) * x
+    }
+}
+
+/// A field only measured (`.len()`), of integers: the mean of `w` over the picks' count.
+#[differentiable(order = 2)]
+pub fn per_pick(p: &Picks, x: f64) -> f64 {
+    let n = p.pick.len() as f64;
+    (p.w[0] * x + p.w[3]).powi(2) / n
+}
+
 fn sparse(inputs: &mut Inputs, n: usize, m: usize) -> Sparse {
     let idx: Vec<usize> = (0..m)
         .map(|_| ((inputs.next() + 1.0) * 0.5 * n as f64) as usize % n)
@@ -228,6 +243,17 @@ proptest! {
                 (v, h)
             },
         );
+        // `_jvp` against the gradient, `_grad_into` against `_grad`.
+        let t = inputs.vec(flat.len());
+        let (v, tangent) = sparse_loss_jvp(&p, &x, (p.from_flat(&t[..n]), t[n..].to_vec()));
+        assert_close(v, value, ANALYTIC_TOL, "sparse_loss_jvp value");
+        assert_close(tangent, dot(&[gw.clone(), gx.clone()].concat(), &t), ANALYTIC_TOL, "sparse_loss_jvp");
+        let (mut g, mut g_x) = (p.zero_like(), vec![f64::NAN; x.len()]);
+        let v = sparse_loss_grad_into(&p, &x, (&mut g, &mut g_x));
+        assert_close(v, value, ANALYTIC_TOL, "sparse_loss_grad_into value");
+        assert_all_close(&g.w, &gw, ANALYTIC_TOL, "sparse_loss_grad_into: w");
+        assert_all_close(&g_x, &gx, ANALYTIC_TOL, "sparse_loss_grad_into: x");
+        prop_assert_eq!(&g.idx, &p.idx);
         // `H v` against the Hessian.
         let v = inputs.vec(flat.len());
         let (_, _, h) = sparse_loss_hessian(&p, &x);
@@ -323,6 +349,45 @@ proptest! {
                 (v, h)
             },
         );
+        // Through a call of a method on `self`, and a field only measured.
+        let k = p.pick.len() as f64;
+        let (v, (g, g_x2)) = p.total_grad(x);
+        assert_close(v, value + p.w[1] * k * x, ANALYTIC_TOL, "total");
+        let mut gw2 = gw;
+        gw2[1] += k * x;
+        assert_all_close(&g.w, &gw2, ANALYTIC_TOL, "total: w");
+        assert_close(g_x2, g_x + p.w[1] * k, ANALYTIC_TOL, "total: x");
+        prop_assert_eq!(g.pick, p.pick);
+        check(
+            "total",
+            &flat,
+            |f| at(f).total(f[n]),
+            |f| {
+                let (_, (g, gx)) = at(f).total_grad(f[n]);
+                [g.to_flat(), vec![gx]].concat()
+            },
+            |f| {
+                let (v, _, h) = at(f).total_hessian(f[n]);
+                (v, h)
+            },
+        );
+        check(
+            "per_pick",
+            &flat,
+            |f| per_pick(&at(f), f[n]),
+            |f| {
+                let (_, (g, gx)) = per_pick_grad(&at(f), f[n]);
+                [g.to_flat(), vec![gx]].concat()
+            },
+            |f| {
+                let (v, _, h) = per_pick_hessian(&at(f), f[n]);
+                (v, h)
+            },
+        );
+        let (_, (g, _)) = per_pick_grad(&p, x);
+        let r = p.w[0] * x + p.w[3];
+        assert_all_close(&g.w, &[2.0 * r * x / k, 0.0, 0.0, 2.0 * r / k], ANALYTIC_TOL, "per_pick: w");
+        prop_assert_eq!(g.pick, p.pick);
         // `self` constant: a function of `x`.
         let (v, d) = p.energy_at_grad(x);
         let (mut value, mut dx, mut ddx) = (0.0, 0.0, 0.0);

@@ -155,8 +155,10 @@ where
     label = "a field of type `{Self}` read by index, or passed on whole, by a differentiable function of this struct",
     note = "a field nested deeper than a matrix passed on whole by a function with `order = K`: pass its rows one \
             by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read (`p.w[i][j][k]`)",
-    note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) read by index or by `.len()`: pass it as \
-            a parameter of its own (`fn f(p: &Model, data: &[usize], ..)`)"
+    note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) whose elements are read only as numbers \
+            (`p.data[i] as f64`) is taken for floats: one read as an index, a bound, a condition or compared with \
+            an integer literal is a constant array, and so is one read only by `.len()`; else pass it as a \
+            parameter of its own (`fn f(p: &Model, data: &[usize], ..)`)"
 )]
 pub trait FieldWindow<T> {
     /// `[T; N]` for `[F; N]`, `[T]` for `Vec<F>` and for a matrix.

@@ -140,10 +140,9 @@ impl<'ast> Visit<'ast> for Elements<'_> {
     }
 
     fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        if let (Some(name), Some(array)) = (
-            bound_name(&f.pat),
-            iterated_array(&f.expr, self.arrays),
-        ) {
+        if let (Some(name), Some(array)) =
+            (bound_name(&f.pat), iterated_array(&f.expr, self.arrays))
+        {
             self.aliases.push((name, array));
         }
         syn::visit::visit_expr_for_loop(self, f);
@@ -235,7 +234,8 @@ impl<'ast> Visit<'ast> for IntegerUses<'_> {
                 }
             }
             Expr::MethodCall(m)
-                if m.args.is_empty() && matches!(m.method.to_string().as_str(), "len" | "is_empty") =>
+                if m.args.is_empty()
+                    && matches!(m.method.to_string().as_str(), "len" | "is_empty") =>
             {
                 if let Some(name) = plain_name(&m.receiver).filter(|n| self.arrays.contains(n)) {
                     self.measured.insert(name);
@@ -296,7 +296,10 @@ mod tests {
             constants("{ if m[i] { x } else { y } }", &["m"]),
             integers("m")
         );
-        assert_eq!(constants("{ if !m[i] && b { x } else { y } }", &["m"]), integers("m"));
+        assert_eq!(
+            constants("{ if !m[i] && b { x } else { y } }", &["m"]),
+            integers("m")
+        );
         assert_eq!(
             constants("{ for j in 0..n[i] { s += x[j]; } s }", &["n"]),
             integers("n")

@@ -313,7 +313,12 @@ fn is_integer_elem(tp: &syn::TypePath) -> bool {
     let Some(qself) = &tp.qself else {
         return false;
     };
-    let names: Vec<String> = tp.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<String> = tp
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
     qself.position == 3
         && tp.path.leading_colon.is_some()
         && names == ["autodiff", "__private", "IntegerArray", "Elem"]

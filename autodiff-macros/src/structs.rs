@@ -1072,7 +1072,11 @@ impl Flattened {
             let ty = ty.to_token_stream();
             let primal = reference(p);
             // A constant field (integers, flags) has no tangent: the inner function keeps it constant.
-            for f in self.fields.iter().filter(|f| f.parent == i && f.constant.is_none()) {
+            for f in self
+                .fields
+                .iter()
+                .filter(|f| f.parent == i && f.constant.is_none())
+            {
                 let input = &f.ident;
                 let name = format_ident!("__tangent_{}", input, span = Span::mixed_site());
                 let zero = match f.shape {
