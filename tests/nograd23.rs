@@ -148,6 +148,31 @@ pub fn per_pick(p: &Picks, x: f64) -> f64 {
     (p.w[0] * x + p.w[3]).powi(2) / n
 }
 
+/// Weights repeated `counts[k]` times: an element of an integer field as a loop's bound, and a flag not
+/// taken (`!`).
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Counts {
+    pub w: Vec<f64>,
+    #[no_grad]
+    pub counts: Vec<usize>,
+    #[no_grad]
+    pub skip: Vec<bool>,
+}
+
+/// `(Σ_{k: !skip_k} counts_k w_k x)² + w_0 x`.
+#[differentiable(order = 2)]
+pub fn repeated(p: &Counts, x: f64) -> f64 {
+    let mut s = 0.0;
+    for k in 0..p.w.len() {
+        if !p.skip[k] {
+            for _ in 0..p.counts[k] {
+                s += p.w[k] * x;
+            }
+        }
+    }
+    s * s + p.w[0] * x
+}
+
 fn sparse(inputs: &mut Inputs, n: usize, m: usize) -> Sparse {
     let idx: Vec<usize> = (0..m)
         .map(|_| ((inputs.next() + 1.0) * 0.5 * n as f64) as usize % n)
@@ -261,6 +286,46 @@ proptest! {
         let product: Vec<f64> = h.iter().map(|row| dot(row, &v)).collect();
         assert_all_close(&[hp.to_flat(), hx].concat(), &product, ANALYTIC_TOL, "sparse_loss_hvp");
         prop_assert_eq!(&hp.idx, &p.idx);
+    }
+
+    #[test]
+    fn an_integer_field_bounds_a_loop(seed in any::<u64>()) {
+        let mut inputs = Inputs(seed);
+        let m = 4;
+        let p = Counts {
+            w: inputs.vec(m),
+            counts: (0..m).map(|_| ((inputs.next() + 1.0) * 1.5) as usize).collect(),
+            skip: (0..m).map(|_| inputs.next() > 0.5).collect(),
+        };
+        let x = inputs.next();
+        let c: Vec<f64> = (0..m)
+            .map(|k| if p.skip[k] { 0.0 } else { p.counts[k] as f64 })
+            .collect();
+        let s: f64 = (0..m).map(|k| c[k] * p.w[k] * x).sum();
+        let (v, (g, gx)) = repeated_grad(&p, x);
+        assert_close(v, s * s + p.w[0] * x, ANALYTIC_TOL, "repeated");
+        let mut gw: Vec<f64> = (0..m).map(|k| 2.0 * s * c[k] * x).collect();
+        gw[0] += x;
+        assert_all_close(&g.w, &gw, ANALYTIC_TOL, "repeated: w");
+        let sx: f64 = (0..m).map(|k| c[k] * p.w[k]).sum();
+        assert_close(gx, 2.0 * s * sx + p.w[0], ANALYTIC_TOL, "repeated: x");
+        prop_assert_eq!(&g.counts, &p.counts);
+        prop_assert_eq!(&g.skip, &p.skip);
+        let flat = [p.to_flat(), vec![x]].concat();
+        let at = |f: &[f64]| p.from_flat(&f[..m]);
+        check(
+            "repeated",
+            &flat,
+            |f| repeated(&at(f), f[m]),
+            |f| {
+                let (_, (g, gx)) = repeated_grad(&at(f), f[m]);
+                [g.to_flat(), vec![gx]].concat()
+            },
+            |f| {
+                let (v, _, h) = repeated_hessian(&at(f), f[m]);
+                (v, h)
+            },
+        );
     }
 
     #[test]
