@@ -601,7 +601,10 @@ fn whole_function(
                 let field = quote!(::autodiff::__private::field_ref::<#owner_ty, #key>(#owner));
                 prologue.push(match constant {
                     crate::structs::Constant::Integers => {
-                        quote!(let #ident = ::autodiff::__private::integers(#field);)
+                        let span = f.path.last().map_or_else(Span::call_site, Ident::span);
+                        let integers =
+                            quote::quote_spanned!(span=> ::autodiff::__private::integers);
+                        quote!(let #ident = #integers(#field);)
                     }
                     crate::structs::Constant::Measured => quote!(let #ident = #field;),
                 });

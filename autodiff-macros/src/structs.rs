@@ -969,8 +969,11 @@ impl Flattened {
             code.push(match (input.shape, lifted) {
                 // Integers or flags (checked so by `IntegerArray`), or an array only measured: the field
                 // itself, never lifted.
+                // (Spanned at the field where the body reads it: `IntegerArray`'s error points there.)
                 (Shape::Array, _) if input.constant == Some(Constant::Integers) => {
-                    quote!(let #ident = ::autodiff::__private::integers(&#parent #(.#path)*);)
+                    let span = path.last().map_or_else(Span::call_site, Ident::span);
+                    let integers = quote::quote_spanned!(span=> ::autodiff::__private::integers);
+                    quote!(let #ident = #integers(&#parent #(.#path)*);)
                 }
                 (Shape::Array, _) if input.constant.is_some() => {
                     quote!(let #ident = &#parent #(.#path)*;)
