@@ -3,6 +3,9 @@
 //! analytic values and central differences, Hessians against central differences of the gradient, the
 //! `#[no_grad]` fields copied into the gradient.
 
+// The bodies index as the forms under test do.
+#![allow(clippy::needless_range_loop, clippy::explicit_counter_loop)]
+
 mod common;
 
 use autodiff::{differentiable, Differentiable};
