@@ -85,6 +85,45 @@ where
     S::field(s).clone()
 }
 
+/// An array field that a differentiable body reads as integers or flags (`x[p.idx[k]]`, `if p.mask[i]`),
+/// bound as it is: the macro takes such a field for a constant from the syntax of the body, and this bound
+/// makes a field of floats taken so a compile error rather than a gradient left out.
+#[inline]
+pub fn integers<A: IntegerArray + ?Sized>(field: &A) -> &A {
+    field
+}
+
+/// A `Vec`, array or slice of integers or `bool`s: an array field with no derivative ([`integers`]).
+#[diagnostic::on_unimplemented(
+    message = "a differentiable body reads an element of this field as an integer or a flag (an index, a loop's \
+               bound, a condition, `!`, `&&`, `||`, or a comparison with an integer literal), so the field is \
+               taken for a constant array of integers or flags, but it is a `{Self}`",
+    label = "a field of type `{Self}` read as integers or flags",
+    note = "convert its elements where they are read (`p.w[k] as usize`, `p.w[k] != 0.0`), or pass the field as \
+            a parameter of its own"
+)]
+pub trait IntegerArray {
+    /// The element type.
+    type Elem: Copy;
+}
+
+/// `IntegerArray` of `Vec`s, arrays and slices of these element types.
+macro_rules! integer_arrays {
+    ($($t:ty),*) => {$(
+        impl IntegerArray for Vec<$t> {
+            type Elem = $t;
+        }
+        impl<const N: usize> IntegerArray for [$t; N] {
+            type Elem = $t;
+        }
+        impl IntegerArray for [$t] {
+            type Elem = $t;
+        }
+    )*};
+}
+
+integer_arrays!(usize, isize, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool);
+
 /// The field `KEY` of `s`, a struct that the function passes on whole.
 #[inline]
 pub fn field_ref<S: FieldType<KEY>, const KEY: u64>(s: &S) -> &S::Type {
@@ -116,8 +155,10 @@ where
     label = "a field of type `{Self}` read by index, or passed on whole, by a differentiable function of this struct",
     note = "a field nested deeper than a matrix passed on whole by a function with `order = K`: pass its rows one \
             by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read (`p.w[i][j][k]`)",
-    note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) read by index or by `.len()`: pass it as \
-            a parameter of its own (`fn f(p: &Model, data: &[usize], ..)`)"
+    note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) whose elements are read only as numbers \
+            (`p.data[i] as f64`) is taken for floats: one read as an index, a bound, a condition or compared with \
+            an integer literal is a constant array, and so is one read only by `.len()`; else pass it as a \
+            parameter of its own (`fn f(p: &Model, data: &[usize], ..)`)"
 )]
 pub trait FieldWindow<T> {
     /// `[T; N]` for `[F; N]`, `[T]` for `Vec<F>` and for a matrix.

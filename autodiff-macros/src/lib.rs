@@ -25,6 +25,7 @@ mod hash;
 mod higher;
 mod in_closure;
 mod incoming;
+mod integer_fields;
 mod ir;
 mod jacobian;
 mod labels;

@@ -292,6 +292,9 @@ pub(crate) fn kind_of_type(ty: &Type, float_params: &[Ident]) -> Kind {
                 _ => Kind::Unknown,
             }
         }
+        // `<F as ::autodiff::__private::IntegerArray>::Elem`: the element of an array field of integers or
+        // flags, as the hidden function of `order = K` takes it (`struct_higher.rs`).
+        Type::Path(tp) if is_integer_elem(tp) => Kind::Int,
         Type::Paren(p) => kind_of_type(&p.elem, float_params),
         Type::Group(g) => kind_of_type(&g.elem, float_params),
         Type::Tuple(t) if t.elems.is_empty() => Kind::Unit,
@@ -303,6 +306,22 @@ pub(crate) fn kind_of_type(ty: &Type, float_params: &[Ident]) -> Kind {
         ),
         _ => Kind::Unknown,
     }
+}
+
+/// Is `tp` `<F as ::autodiff::__private::IntegerArray>::Elem`?
+fn is_integer_elem(tp: &syn::TypePath) -> bool {
+    let Some(qself) = &tp.qself else {
+        return false;
+    };
+    let names: Vec<String> = tp
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    qself.position == 3
+        && tp.path.leading_colon.is_some()
+        && names == ["autodiff", "__private", "IntegerArray", "Elem"]
 }
 
 /// `::std::vec::Vec<elem>`, as `syn::parse_quote!` gives it (its own tokens spanned at the call site), built

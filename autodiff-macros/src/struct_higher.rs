@@ -172,19 +172,22 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     quote!(#fields_fn #hvp #hessian #derivatives)
 }
 
-/// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats? A
-/// scalar field the body reads as an integer or a flag (`read_as_integer`) keeps its declared type, which
-/// the macro cannot see: the hidden function takes it as `<S as FieldType<KEY>>::Type`, a constant.
+/// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats (not a
+/// constant array of integers or flags)? A scalar field the body reads as an integer or a flag
+/// (`read_as_integer`) keeps its declared type, which the macro cannot see: the hidden function takes it as
+/// `<S as FieldType<KEY>>::Type`, a constant.
 pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
     s.flat
         .field_inputs()
         .map(|f| {
-            f.array || {
-                let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);
-                index
-                    .and_then(|i| s.lowered.params.get(i))
-                    .is_some_and(|var| !read_as_integer(s.lowered, s.activity, *var))
+            // An array of integers or flags, or one only measured, is a constant (`integer_fields.rs`).
+            if f.array {
+                return f.constant.is_none();
             }
+            let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);
+            index
+                .and_then(|i| s.lowered.params.get(i))
+                .is_some_and(|var| !read_as_integer(s.lowered, s.activity, *var))
         })
         .collect()
 }
@@ -408,8 +411,19 @@ fn fields_function(
                 .filter(|(f, _)| f.parent == i)
             {
                 let ident = body_ident(f.ident);
+                let constant = f.constant;
                 params.push(match (f.array, float) {
-                    (true, _) if only_measured(s, p, f.ident) => quote!(#ident: &[()]),
+                    (true, _) if constant == Some(crate::structs::Constant::Integers) => {
+                        // Integers or flags: the field's own elements, a constant array.
+                        let field_ty = crate::structs::field_type(
+                            &constant_field_owner(s, ty, renamed),
+                            f.path,
+                        );
+                        quote!(#ident: &[<#field_ty as ::autodiff::__private::IntegerArray>::Elem])
+                    }
+                    (true, _) if constant.is_some() || only_measured(s, p, f.ident) => {
+                        quote!(#ident: &[()])
+                    }
                     (true, _) => quote!(#ident: &[#scalar]),
                     (false, true) => quote!(#ident: #scalar),
                     (false, false) => {
@@ -651,7 +665,12 @@ fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
             let input = f.ident;
             args.push(match f.array {
                 // `vec![(); n]` allocates nothing.
-                true if only_measured(s, p, input) => quote!(&::std::vec![(); #input.len()][..]),
+                true if f.constant == Some(crate::structs::Constant::Integers) => {
+                    quote!(&#input[..])
+                }
+                true if f.constant.is_some() || only_measured(s, p, input) => {
+                    quote!(&::std::vec![(); #input.len()][..])
+                }
                 true => quote!(&#input[..]),
                 false => quote!(#input),
             });

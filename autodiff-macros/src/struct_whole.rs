@@ -595,6 +595,19 @@ fn whole_function(
                     field_wholes.push(f.ident.to_string());
                     wholes.push((f.ident.to_string(), (inner_primal, inner_values)));
                 }
+            } else if let Some(constant) = f.constant {
+                // Integers or flags (checked so by `IntegerArray`), or an array only measured: not in the
+                // values view (or with no derivative there), read from the struct itself, a constant.
+                let field = quote!(::autodiff::__private::field_ref::<#owner_ty, #key>(#owner));
+                prologue.push(match constant {
+                    crate::structs::Constant::Integers => {
+                        let span = f.path.last().map_or_else(Span::call_site, Ident::span);
+                        let integers =
+                            quote::quote_spanned!(span=> ::autodiff::__private::integers);
+                        quote!(let #ident = #integers(#field);)
+                    }
+                    crate::structs::Constant::Measured => quote!(let #ident = #field;),
+                });
             } else if f.array {
                 // In the field's shape (`&[f64; N]` for a `[f64; N]` field), which a callee of `&[f64; N]`
                 // takes (rustc's E0308 where it was a `&[f64]`).

@@ -24,6 +24,7 @@
 //! ```
 
 use crate::hash::FastSet;
+pub(crate) use crate::integer_fields::Constant;
 use crate::ir::Kind;
 use crate::signature::{ArrayShape, Param, Signature};
 use proc_macro2::{Span, TokenStream};
@@ -54,6 +55,8 @@ struct FieldInput {
     shape: Shape,
     /// Indexed twice (`p.w[i][j]`): a matrix, read flattened as a matrix parameter is.
     matrix: bool,
+    /// An array of integers or flags, or one only measured: a constant input (`integer_fields.rs`).
+    constant: Option<Constant>,
 }
 
 /// Rewrites each read of a field input bound as a reference (`__self_w`) to `(*__self_w)`.
@@ -135,6 +138,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                 ident,
                 shape,
                 matrix: false,
+                constant: None,
             }
         })
         .collect();
@@ -157,6 +161,11 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
         .filter(|f| f.shape == Shape::Array && !f.matrix)
         .map(|f| f.ident.to_string())
         .collect();
+    for (name, constant) in crate::integer_fields::constant_arrays(&block, &arrays) {
+        if let Some(field) = fields.iter_mut().find(|f| f.ident == name) {
+            field.constant = Some(constant);
+        }
+    }
     CloneToVec(&arrays).visit_block_mut(&mut block);
     copy_written_fields(&mut block, sig, &fields);
     let mut params = Vec::new();
@@ -183,7 +192,7 @@ pub(crate) fn flatten(block: &syn::Block, sig: &Signature) -> Option<Flattened> 
                 ident: input.ident.clone(),
                 ty: syn::Type::Infer(syn::parse_quote!(_)),
                 kind,
-                active: p.active,
+                active: p.active && input.constant.is_none(),
                 grad_ty: syn::Type::Infer(syn::parse_quote!(_)),
                 array,
                 differentiable: true,
@@ -648,6 +657,8 @@ pub(crate) struct FieldView<'a> {
     pub(crate) whole: bool,
     /// Indexed twice: a matrix.
     pub(crate) matrix: bool,
+    /// An array of integers or flags, or one only measured: a constant, bound from the struct itself.
+    pub(crate) constant: Option<Constant>,
 }
 
 /// A read of a field indexed twice (`p.w[i][j]`, or through a copy, `let w = p.w; w[i][j]`), or of a row of
@@ -888,6 +899,7 @@ impl Flattened {
             array: f.shape == Shape::Array,
             whole: f.shape == Shape::Whole,
             matrix: f.matrix,
+            constant: f.constant,
         })
     }
 
@@ -911,6 +923,7 @@ impl Flattened {
                     ident: Ident::new(&f.ident.to_string(), Span::call_site()),
                     shape: f.shape,
                     matrix: f.matrix,
+                    constant: f.constant,
                 })
                 .collect(),
             whole: self.whole.clone(),
@@ -954,6 +967,17 @@ impl Flattened {
                 ))
             });
             code.push(match (input.shape, lifted) {
+                // Integers or flags (checked so by `IntegerArray`), or an array only measured: the field
+                // itself, never lifted.
+                // (Spanned at the field where the body reads it: `IntegerArray`'s error points there.)
+                (Shape::Array, _) if input.constant == Some(Constant::Integers) => {
+                    let span = path.last().map_or_else(Span::call_site, Ident::span);
+                    let integers = quote::quote_spanned!(span=> ::autodiff::__private::integers);
+                    quote!(let #ident = #integers(&#parent #(.#path)*);)
+                }
+                (Shape::Array, _) if input.constant.is_some() => {
+                    quote!(let #ident = &#parent #(.#path)*;)
+                }
                 (Shape::Array, Some(lifted)) => {
                     let owned = format_ident!("{}_lifted", ident, span = Span::mixed_site());
                     quote!(let #owned = #lifted; let #ident = &#owned;)
@@ -997,11 +1021,13 @@ impl Flattened {
             };
             let ident = reference(p);
             let whole = self.whole[i].then(|| slot(own).into_token_stream());
+            // A constant field (integers, flags) has no slot: `zero_like` copied it.
             let fields = self
                 .fields
                 .iter()
                 .filter(|f| f.parent == i)
                 .enumerate()
+                .filter(|&(k, _)| self.inner.params[own + 1 + k].active)
                 .map(|(k, f)| (&f.path[..], slot(own + 1 + k).into_token_stream()));
             outer.push(gathered_struct(ty, &ident, whole, fields));
         }
@@ -1048,7 +1074,12 @@ impl Flattened {
             let mut field_tangents = Vec::new();
             let ty = ty.to_token_stream();
             let primal = reference(p);
-            for f in self.fields.iter().filter(|f| f.parent == i) {
+            // A constant field (integers, flags) has no tangent: the inner function keeps it constant.
+            for f in self
+                .fields
+                .iter()
+                .filter(|f| f.parent == i && f.constant.is_none())
+            {
                 let input = &f.ident;
                 let name = format_ident!("__tangent_{}", input, span = Span::mixed_site());
                 let zero = match f.shape {
