@@ -86,13 +86,21 @@ struct Rewrite<'a> {
 }
 
 impl Rewrite<'_> {
-    /// `r`'s arity and the slice as `at` takes it (`r`, or `&r` for one taken by value), if `expr` is a
-    /// tuple-slice parameter by name.
+    /// `r`'s arity and the slice as `at` takes it (`r`, or `&r` for one taken by value, spanned on `r`),
+    /// if `expr` is a tuple-slice parameter by name.
     fn slice(&self, expr: &Expr) -> Option<(usize, TokenStream)> {
         let Expr::Path(p) = expr else { return None };
         let name = p.path.get_ident()?;
         let (_, arity, by_ref) = self.slices.iter().find(|(n, ..)| n == name)?;
-        Some((*arity, if *by_ref { quote!(#p) } else { quote!(&#p) }))
+        let span = syn::spanned::Spanned::span(p);
+        Some((
+            *arity,
+            if *by_ref {
+                quote!(#p)
+            } else {
+                quote::quote_spanned!(span=> &#p)
+            },
+        ))
     }
 
     /// `r[k]` of a tuple slice (not a range): its arity and the call reading it.
@@ -123,6 +131,9 @@ impl Rewrite<'_> {
             other => other,
         };
         let (_, slice) = self.slice(iter)?;
+        // The length read from the name itself (`r.len()` of a `Vec` or array taken by value too): a
+        // receiver `(&r)` was a reference outside a call, which the fence rejects.
+        let whole = iter;
         let (count, pat) = match (&*f.pat, enumerate) {
             (Pat::Tuple(t), true) if t.elems.len() == 2 => (Some(&t.elems[0]), &t.elems[1]),
             (_, true) => return None,
@@ -165,7 +176,7 @@ impl Rewrite<'_> {
         let stmts = &body.stmts;
         let label = &f.label;
         Some(
-            syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..(#slice).len() {
+            syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..#whole.len() {
                 #count
                 let #tuple = ::autodiff::__private::at(#slice, #index);
                 #(#stmts)*
