@@ -207,6 +207,19 @@ pub fn recip<T: Float>(y: T) -> T {
     -(y * y)
 }
 
+/// `d copysign(x, s) / dx`, `|x|` with the sign of `s`: the slope of `|x|` taken from the sign bit of `x`
+/// (as [`abs`]) times the sign bit of `s`, so 1 where the two sign bits agree and -1 where they differ.
+/// The slope in `s` is 0 (only its sign bit is read), as `jnp.copysign`'s. At `x = +0.0` this is JAX's
+/// value; at `x = -0.0` it is `abs`'s (-1 times the sign of `s`, where JAX's `select(x >= 0, ..)` gives +1).
+#[inline]
+pub fn copysign<T: Float>(x: T, sign: T) -> T {
+    if x.is_sign_negative() == sign.is_sign_negative() {
+        T::one()
+    } else {
+        -T::one()
+    }
+}
+
 /// Partials of `hypot(x, y)` with result `h`: `(x / h, y / h)`.
 #[inline]
 pub fn hypot<T: Float>(x: T, y: T, h: T) -> (T, T) {
