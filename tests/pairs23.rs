@@ -237,6 +237,60 @@ fn array_iterated(x: &[f64], terms: [(usize, f64); 5], q: &[(f64, f64); 2]) -> f
     s
 }
 
+/// Backwards: a Horner-like accumulation, whose result depends on the order, and the counts of
+/// `.enumerate().rev()` (the index) and `.rev().enumerate()` (0 at the last element).
+#[differentiable(order = 2)]
+fn reversed(x: &[f64], terms: &[(usize, f64)]) -> f64 {
+    let mut s = 0.0;
+    for (i, w) in terms.iter().rev() {
+        s = s * 0.5 + w * x[*i];
+    }
+    for (k, &(i, w)) in terms.iter().enumerate().rev() {
+        s = s * 0.75 + w * x[i] * k as f64;
+    }
+    for (k, (i, w)) in terms.iter().rev().enumerate() {
+        s = s * 0.25 + w * x[*i].sin() * k as f64;
+    }
+    s
+}
+
+/// `reversed` by hand: the accumulations over the same orders, and their gradient (each term's weight is
+/// the product of the factors applied after it).
+fn reversed_by_hand(x: &[f64], terms: &[(usize, f64)]) -> (f64, Vec<f64>) {
+    let n = terms.len();
+    // The terms in the order added, each with its factor applied after it and its index and slope.
+    let mut added: Vec<(f64, f64, usize, f64, f64)> = Vec::new();
+    for &(i, w) in terms.iter().rev() {
+        added.push((0.5, w * x[i], i, w, 0.0));
+    }
+    for (k, &(i, w)) in terms.iter().enumerate().rev() {
+        added.push((0.75, w * x[i] * k as f64, i, w * k as f64, 0.0));
+    }
+    for (k, &(i, w)) in terms.iter().rev().enumerate() {
+        added.push((0.25, w * x[i].sin() * k as f64, i, w * x[i].cos() * k as f64, 0.0));
+    }
+    let (mut s, mut g) = (0.0, vec![0.0; x.len()]);
+    for t in 0..added.len() {
+        s = s * added[t].0 + added[t].1;
+        let after: f64 = added[t + 1..].iter().map(|a| a.0).product();
+        g[added[t].2] += added[t].3 * after;
+    }
+    assert_eq!(added.len(), 3 * n);
+    (s, g)
+}
+
+#[test]
+fn tuples_iterated_backwards() {
+    let r = terms();
+    Probe::new("reversed", |x| reversed(x, &r))
+        .grad(|x| reversed_grad(x, &r))
+        .hessian(|x| reversed_hessian(x, &r))
+        .analytic(|x| reversed_by_hand(x, &r).1)
+        .run(POINTS, range(4, -1.5, 1.5));
+    let x = [0.3, -0.7, 1.1, 0.2];
+    assert_near(reversed(&x, &r), reversed_by_hand(&x, &r).0, 1e-12, 1.0, "reversed's value");
+}
+
 #[test]
 fn tuples_iterated_by_reference() {
     let r = terms();
