@@ -107,7 +107,13 @@ fn owned_vec_of_tuples() {
                     .sum(),
                 false => 0.0,
             };
-            assert_near(h[i][j], expected, 1e-12, 1.0, &format!("weighted2 H[{i}][{j}]"));
+            assert_near(
+                h[i][j],
+                expected,
+                1e-12,
+                1.0,
+                &format!("weighted2 H[{i}][{j}]"),
+            );
         }
     }
 }
@@ -140,7 +146,10 @@ fn reference_to_an_array_of_tuples() {
         .hessian(|x| array_pairs_hessian(x, &q))
         .analytic(|x| {
             let a = q[0].0 + q[1].0;
-            vec![a * x[1] + q[0].1 * x[0].exp(), a * x[0] + q[1].1 * x[1].exp()]
+            vec![
+                a * x[1] + q[0].1 * x[0].exp(),
+                a * x[0] + q[1].1 * x[1].exp(),
+            ]
         })
         .run(POINTS, range(2, -1.5, 1.5));
     Probe::new("array_pairs_first", |x| array_pairs_first(x[0], &q))
@@ -267,7 +276,13 @@ fn reversed_by_hand(x: &[f64], terms: &[(usize, f64)]) -> (f64, Vec<f64>) {
         added.push((0.75, w * x[i] * k as f64, i, w * k as f64, 0.0));
     }
     for (k, &(i, w)) in terms.iter().rev().enumerate() {
-        added.push((0.25, w * x[i].sin() * k as f64, i, w * x[i].cos() * k as f64, 0.0));
+        added.push((
+            0.25,
+            w * x[i].sin() * k as f64,
+            i,
+            w * x[i].cos() * k as f64,
+            0.0,
+        ));
     }
     let (mut s, mut g) = (0.0, vec![0.0; x.len()]);
     for t in 0..added.len() {
@@ -288,7 +303,13 @@ fn tuples_iterated_backwards() {
         .analytic(|x| reversed_by_hand(x, &r).1)
         .run(POINTS, range(4, -1.5, 1.5));
     let x = [0.3, -0.7, 1.1, 0.2];
-    assert_near(reversed(&x, &r), reversed_by_hand(&x, &r).0, 1e-12, 1.0, "reversed's value");
+    assert_near(
+        reversed(&x, &r),
+        reversed_by_hand(&x, &r).0,
+        1e-12,
+        1.0,
+        "reversed's value",
+    );
 }
 
 #[test]
@@ -588,14 +609,26 @@ fn copysign_gradients() {
     for (x, y) in [(0.5, 1.5), (-0.5, 1.5), (0.5, -1.5), (-0.5, -1.5)] {
         let (_, (dx, dy), h) = copysign_hessian(x, y);
         assert_eq!((dx, dy), (sgn(x) * sgn(y), 0.0), "copysign' at ({x}, {y})");
-        assert_eq!(h, vec![vec![0.0, 0.0], vec![0.0, 0.0]], "copysign'' at ({x}, {y})");
+        assert_eq!(
+            h,
+            vec![vec![0.0, 0.0], vec![0.0, 0.0]],
+            "copysign'' at ({x}, {y})"
+        );
         let (_, (_, _, _), h) = copysign_terms_hessian(x, y, 0.0);
-        assert_eq!(h[0][0], 2.0 * sgn(x) * sgn(y), "x copysign(x, y)'' at ({x}, {y})");
+        assert_eq!(
+            h[0][0],
+            2.0 * sgn(x) * sgn(y),
+            "x copysign(x, y)'' at ({x}, {y})"
+        );
     }
     for (x, y) in [(1.25_f64, -0.5_f64), (-2.0, 0.75), (0.5, 0.25)] {
         let (v, (dx, dy)) = copysign_generic_grad(x, y);
         assert_eq!(v, x.copysign(y) * y);
-        assert_eq!(dx, sgn(x) * sgn(y) * y, "copysign_generic d/dx at ({x}, {y})");
+        assert_eq!(
+            dx,
+            sgn(x) * sgn(y) * y,
+            "copysign_generic d/dx at ({x}, {y})"
+        );
         assert_eq!(dy, x.copysign(y), "copysign_generic d/dy at ({x}, {y})");
         let (_, (dx32, _)) = copysign_generic_grad(x as f32, y as f32);
         assert_eq!(dx32 as f64, dx);
@@ -621,7 +654,11 @@ fn copysign_at_zero() {
         let (_, t) = copysign_jvp(x, y, (1.0, 1.0));
         assert_eq!(t, slope, "copysign_jvp at ({x:?}, {y:?})");
         let (_, (hx, hy), h) = copysign_hessian(x, y);
-        assert_eq!((hx, hy), (slope, 0.0), "copysign_hessian's gradient at ({x:?}, {y:?})");
+        assert_eq!(
+            (hx, hy),
+            (slope, 0.0),
+            "copysign_hessian's gradient at ({x:?}, {y:?})"
+        );
         assert_eq!(h, vec![vec![0.0, 0.0], vec![0.0, 0.0]]);
         // The same as `abs` where `y` is positive.
         if y.is_sign_positive() {

@@ -232,9 +232,7 @@ impl<'a> Emitter<'a> {
                 .map(|(v, p)| (*v, p.passed_on))
                 .collect(),
             owned_data: (f.params.iter().zip(&sig.params))
-                .filter(|(_, p)| {
-                    matches!(crate::tuple_data::tuple_slice(&p.ty), Some((_, false)))
-                })
+                .filter(|(_, p)| matches!(crate::tuple_data::tuple_slice(&p.ty), Some((_, false))))
                 .map(|(v, _)| *v)
                 .collect(),
         }

@@ -15,7 +15,7 @@ impl Lowering<'_> {
         const SUPPORTED: &str = "this iterator is not supported in a differentiable `for` or iterator chain: \
                                  iterate over a range (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice \
                                  (`xs`, `&xs`, `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
-                                 two slices, also `.enumerate()`d; for more, over their indexes: `for i in 0..a.len()`), `xs.windows(k)`, \
+                                 slices, zipped again for more, also `.enumerate()`d), `xs.windows(k)`, \
                                  `xs.chunks(k)`, `xs.chunks_exact(k)` (also `.enumerate()`d), or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
@@ -184,7 +184,8 @@ impl Lowering<'_> {
                 return Some((a, Nest::Pair(Box::new(left), Box::new(right))));
             }
         }
-        self.iterated(expr).map(|source| (vec![source], Nest::Leaf(0)))
+        self.iterated(expr)
+            .map(|source| (vec![source], Nest::Leaf(0)))
     }
 
     /// What one side of a zip iterates: a window of a matrix's rows, or a slice (`xs`, `xs.iter()`).
