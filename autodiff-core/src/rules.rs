@@ -277,6 +277,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn copysign_is_the_slope_of_abs_times_the_sign_of_y() {
+        // Away from 0: `copysign(1, x) * copysign(1, y)`.
+        assert_eq!(copysign(2.0, 3.0), 1.0);
+        assert_eq!(copysign(-2.0, 3.0), -1.0);
+        assert_eq!(copysign(2.0, -3.0), -1.0);
+        assert_eq!(copysign(-2.0, -3.0), 1.0);
+        // At `x = ±0.0`: the sign bit of `x`, as `abs` (JAX's value at `+0.0`), and of `y`.
+        assert_eq!(copysign(0.0, 3.0), 1.0);
+        assert_eq!(copysign(0.0, -3.0), -1.0);
+        assert_eq!(copysign(-0.0, 3.0), -1.0);
+        assert_eq!(copysign(-0.0, -0.0), 1.0);
+        assert_eq!(copysign(0.0, -0.0), -1.0);
+        for x in [0.0, -0.0, 1.5, -1.5] {
+            assert_eq!(copysign(x, 1.0), abs(x), "as abs at {x:?}");
+        }
+        // The same on dual numbers, whose copysign flips the tangent with the value.
+        let d = crate::Dual::variable(-0.5_f64);
+        assert_eq!(
+            num_traits::Float::copysign(d, crate::Dual::constant(2.0)).eps,
+            copysign(-0.5, 2.0)
+        );
+    }
+
+    #[test]
     fn max_and_min_follow_jax_at_ties() {
         assert_eq!(max(1.0, 1.0), (0.5, 0.5));
         assert_eq!(min(1.0, 1.0), (0.5, 0.5));
