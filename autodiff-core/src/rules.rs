@@ -207,6 +207,19 @@ pub fn recip<T: Float>(y: T) -> T {
     -(y * y)
 }
 
+/// `d copysign(x, s) / dx`, `|x|` with the sign of `s`: the slope of `|x|` taken from the sign bit of `x`
+/// (as [`abs`]) times the sign bit of `s`, so 1 where the two sign bits agree and -1 where they differ.
+/// The slope in `s` is 0 (only its sign bit is read), as `jnp.copysign`'s. At `x = +0.0` this is JAX's
+/// value; at `x = -0.0` it is `abs`'s (-1 times the sign of `s`, where JAX's `select(x >= 0, ..)` gives +1).
+#[inline]
+pub fn copysign<T: Float>(x: T, sign: T) -> T {
+    if x.is_sign_negative() == sign.is_sign_negative() {
+        T::one()
+    } else {
+        -T::one()
+    }
+}
+
 /// Partials of `hypot(x, y)` with result `h`: `(x / h, y / h)`.
 #[inline]
 pub fn hypot<T: Float>(x: T, y: T, h: T) -> (T, T) {
@@ -262,6 +275,30 @@ pub fn clamp<T: Float>(x: T, lo: T, hi: T) -> (T, T, T) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copysign_is_the_slope_of_abs_times_the_sign_of_y() {
+        // Away from 0: `copysign(1, x) * copysign(1, y)`.
+        assert_eq!(copysign(2.0, 3.0), 1.0);
+        assert_eq!(copysign(-2.0, 3.0), -1.0);
+        assert_eq!(copysign(2.0, -3.0), -1.0);
+        assert_eq!(copysign(-2.0, -3.0), 1.0);
+        // At `x = ±0.0`: the sign bit of `x`, as `abs` (JAX's value at `+0.0`), and of `y`.
+        assert_eq!(copysign(0.0, 3.0), 1.0);
+        assert_eq!(copysign(0.0, -3.0), -1.0);
+        assert_eq!(copysign(-0.0, 3.0), -1.0);
+        assert_eq!(copysign(-0.0, -0.0), 1.0);
+        assert_eq!(copysign(0.0, -0.0), -1.0);
+        for x in [0.0, -0.0, 1.5, -1.5] {
+            assert_eq!(copysign(x, 1.0), abs(x), "as abs at {x:?}");
+        }
+        // The same on dual numbers, whose copysign flips the tangent with the value.
+        let d = crate::Dual::variable(-0.5_f64);
+        assert_eq!(
+            num_traits::Float::copysign(d, crate::Dual::constant(2.0)).eps,
+            copysign(-0.5, 2.0)
+        );
+    }
 
     #[test]
     fn max_and_min_follow_jax_at_ties() {

@@ -43,14 +43,14 @@ pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     crate::array_patterns::desugar(&mut item.block, &mut temporaries);
     crate::slice_writes::desugar(&mut item.block, &mut temporaries, errors);
     if !mentions_closures_or_iterators(&item.block) {
-        crate::tuple_data::desugar(&mut item, &mut temporaries);
+        crate::tuple_data::desugar(&mut item, &mut temporaries, errors);
         return item;
     }
     let mut item = desugar_chains(item, errors);
     // Again, for a closure's array pattern (`.map(|&[x, y]| ..)`) that became a `for`'s.
     crate::array_patterns::desugar(&mut item.block, &mut temporaries);
     // After the chains: `r.iter().map(|&(i, v)| ..)` is a `for` over the tuples by then.
-    crate::tuple_data::desugar(&mut item, &mut temporaries);
+    crate::tuple_data::desugar(&mut item, &mut temporaries, errors);
     item
 }
 

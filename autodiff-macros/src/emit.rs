@@ -131,6 +131,9 @@ pub(crate) struct Emitter<'a> {
     /// to each call as a clone (the generated code calls again); without `wrt(..)`, a callee must keep
     /// each constant too.
     pub(crate) passed_on: BTreeMap<Var, crate::signature::PassedOn>,
+    /// The parameters that hold tuples as data by value (`terms: Vec<(usize, f64)>`,
+    /// `tuple_data::tuple_slice`): passed to each call as a clone, since the generated code calls again.
+    pub(crate) owned_data: BTreeSet<Var>,
 }
 
 /// The reverse of a loop fused into its forward sweep: declarations before the loop, the adjoint of one
@@ -228,6 +231,10 @@ impl<'a> Emitter<'a> {
                 .filter(|(_, p)| p.passed_on != crate::signature::PassedOn::No)
                 .map(|(v, p)| (*v, p.passed_on))
                 .collect(),
+            owned_data: (f.params.iter().zip(&sig.params))
+                .filter(|(_, p)| matches!(crate::tuple_data::tuple_slice(&p.ty), Some((_, false))))
+                .map(|(v, _)| *v)
+                .collect(),
         }
     }
 
@@ -254,6 +261,7 @@ impl<'a> Emitter<'a> {
             in_place: BTreeSet::new(),
             unread_offsets: BTreeMap::new(),
             passed_on: self.passed_on.clone(),
+            owned_data: self.owned_data.clone(),
         }
     }
 
@@ -504,7 +512,12 @@ impl<'a> Emitter<'a> {
         }
         // A value of the user's type passed on whole (`inner(x, mode)`), which the generated code passes
         // again (to the callee's `vjp`, `jvp`): a copy of it each time, the value itself kept.
-        if !by_ref && arg.var().is_some_and(|v| self.passed_on.contains_key(&v)) {
+        // So is owned data of tuples (`weighted(x, terms)` of a `terms: Vec<(usize, f64)>`).
+        if !by_ref
+            && arg
+                .var()
+                .is_some_and(|v| self.passed_on.contains_key(&v) || self.owned_data.contains(&v))
+        {
             return quote!(::core::clone::Clone::clone(&#tokens));
         }
         if let Operand::Array(array) = arg {

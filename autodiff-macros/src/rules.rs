@@ -204,6 +204,17 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
                 ],
             }
         }
+        // `|x|` with the sign of `y`: slope ±1 in `x` (`rules::copysign`), none in `y`.
+        Copysign => {
+            let partial = wanted[0].then(|| {
+                let (x, y) = (cx.operand(&args[0]), cx.operand(&args[1]));
+                Partial::Times(quote!(::autodiff::__private::rules::copysign(#x, #y)).into())
+            });
+            Rule {
+                prelude: None,
+                partials: vec![partial, None],
+            }
+        }
         MulAdd => {
             let a = wanted[1].then(|| cx.operand(&args[0]));
             let b = wanted[0].then(|| cx.operand(&args[1]));

@@ -1376,6 +1376,22 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                 _ => None,
             }
         }
+        /// The names `pat` takes by value over `iterated`: a pair over a zip side by side (recursively, over
+        /// a zip of zips), a name over a slice's elements.
+        fn zip_sides(&self, pat: &mut Pat, iterated: &Expr) -> Vec<Ident> {
+            match (iterated, pat) {
+                (Expr::MethodCall(zip), Pat::Tuple(t))
+                    if zip.method == "zip" && zip.args.len() == 1 && t.elems.len() == 2 =>
+                {
+                    let mut names = self.zip_sides(&mut t.elems[0], &zip.receiver);
+                    names.extend(self.zip_sides(&mut t.elems[1], &zip.args[0]));
+                    names
+                }
+                (side, pat) if self.elements(side) => Self::by_value(pat).into_iter().collect(),
+                _ => Vec::new(),
+            }
+        }
+
         /// The names the loop's pattern now takes by value.
         fn loop_pattern(&self, f: &mut syn::ExprForLoop) -> Vec<Ident> {
             let method = |e: &Expr, name: &str, args: usize| match e {
@@ -1387,32 +1403,16 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     Self::by_value(&mut f.pat).into_iter().collect()
                 }
                 Pat::Tuple(t) if t.elems.len() == 2 => {
-                    if let Some(zip) = method(&f.expr, "zip", 1) {
+                    if method(&f.expr, "zip", 1).is_some() {
                         // Each side on its own: `(x, y)` over `xs.iter().zip(ys)`, `xs` of points and `ys`
-                        // of floats, takes `y` by value and leaves the row `x` a reference.
-                        let sides = [&*zip.receiver, &zip.args[0]];
-                        return t
-                            .elems
-                            .iter_mut()
-                            .zip(sides)
-                            .filter(|(_, side)| self.elements(side))
-                            .filter_map(|(p, _)| Self::by_value(p))
-                            .collect();
+                        // of floats, takes `y` by value and leaves the row `x` a reference; a side that is
+                        // a zip again (`((x, y), z)`) the same, by its own pair.
+                        return self.zip_sides(&mut f.pat, &f.expr);
                     } else if let Some(enumerate) = method(&f.expr, "enumerate", 0) {
                         // `(i, (a, b))` over `x.iter().zip(y.iter()).enumerate()`.
-                        if let Some(zip) = method(&enumerate.receiver, "zip", 1) {
-                            if let Pat::Tuple(pair) = &mut t.elems[1] {
-                                if pair.elems.len() == 2
-                                    && self.elements(&zip.receiver)
-                                    && self.elements(&zip.args[0])
-                                {
-                                    return pair
-                                        .elems
-                                        .iter_mut()
-                                        .filter_map(Self::by_value)
-                                        .collect();
-                                }
-                            }
+                        // (`(i, ((a, b), c))` over a zip of zips.)
+                        if method(&enumerate.receiver, "zip", 1).is_some() {
+                            return self.zip_sides(&mut t.elems[1], &enumerate.receiver);
                         } else if self.elements(&enumerate.receiver) {
                             return Self::by_value(&mut t.elems[1]).into_iter().collect();
                         }

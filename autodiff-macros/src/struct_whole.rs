@@ -804,6 +804,9 @@ pub(crate) mod pairs {
             && sig.params.iter().any(takes_floats)
             && sig.params.iter().all(|p| match p.kind {
                 Kind::Struct(_) | Kind::Tuple(_) => false,
+                // Tuples as data taken by value (`Vec<(usize, f64)>`, moved into the call): no field
+                // passed on whole reaches them, and the pair's items would move them more than once.
+                _ if matches!(crate::tuple_data::tuple_slice(&p.ty), Some((_, false))) => false,
                 // A field passed on whole is a reference (`&p.w`): a `Vec` or array taken by value
                 // (moved into the call) is no callee of one.
                 // Nor is a slice of integers or flags, nor a matrix, which no field passed on whole

@@ -20,8 +20,13 @@ use quote::{format_ident, quote};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Pat, Type};
 
-/// Rewrites the reads of the tuple-slice parameters of `item` in its body.
-pub(crate) fn desugar(item: &mut syn::ItemFn, temporaries: &mut usize) {
+/// Rewrites the reads of the tuple-slice parameters of `item` in its body; a loop over one that binds its
+/// elements otherwise than by a tuple pattern is a spanned error.
+pub(crate) fn desugar(
+    item: &mut syn::ItemFn,
+    temporaries: &mut usize,
+    errors: &mut crate::errors::Errors,
+) {
     let slices = tuple_slices(&item.sig);
     if slices.is_empty() {
         return;
@@ -29,6 +34,7 @@ pub(crate) fn desugar(item: &mut syn::ItemFn, temporaries: &mut usize) {
     Rewrite {
         slices,
         temporaries,
+        errors,
     }
     .visit_block_mut(&mut item.block);
 }
@@ -83,16 +89,25 @@ fn tuple_slices(sig: &syn::Signature) -> Vec<(syn::Ident, usize, bool)> {
 struct Rewrite<'a> {
     slices: Vec<(syn::Ident, usize, bool)>,
     temporaries: &'a mut usize,
+    errors: &'a mut crate::errors::Errors,
 }
 
 impl Rewrite<'_> {
-    /// `r`'s arity and the slice as `at` takes it (`r`, or `&r` for one taken by value), if `expr` is a
-    /// tuple-slice parameter by name.
+    /// `r`'s arity and the slice as `at` takes it (`r`, or `&r` for one taken by value, spanned on `r`),
+    /// if `expr` is a tuple-slice parameter by name.
     fn slice(&self, expr: &Expr) -> Option<(usize, TokenStream)> {
         let Expr::Path(p) = expr else { return None };
         let name = p.path.get_ident()?;
         let (_, arity, by_ref) = self.slices.iter().find(|(n, ..)| n == name)?;
-        Some((*arity, if *by_ref { quote!(#p) } else { quote!(&#p) }))
+        let span = syn::spanned::Spanned::span(p);
+        Some((
+            *arity,
+            if *by_ref {
+                quote!(#p)
+            } else {
+                quote::quote_spanned!(span=> &#p)
+            },
+        ))
     }
 
     /// `r[k]` of a tuple slice (not a range): its arity and the call reading it.
@@ -106,15 +121,28 @@ impl Rewrite<'_> {
         Some((arity, quote!(::autodiff::__private::at(#slice, #index))))
     }
 
-    /// `for &(a, b) in r`, `for (a, b) in r.iter()`, `for (k, &(a, b)) in r.iter().enumerate()`: the loop
-    /// over indexes, with the tuple bound by value at the top of each iteration.
-    fn counted(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
-        let mut iter = strip(&f.expr);
-        let mut enumerate = false;
-        if let Expr::MethodCall(m) = iter {
-            if m.method == "enumerate" && m.args.is_empty() {
-                enumerate = true;
-                iter = strip(&m.receiver);
+    /// The tuple slice a `for` iterates (`r`, `&r`, `r.iter()`, with `.enumerate()` and `.rev()`), if any:
+    /// whether it counts (`enumerate`), whether it runs backwards, and whether the count runs backwards
+    /// with it (`.rev().enumerate()` counts 0, 1, .. from the last element).
+    fn iterated<'e>(&self, expr: &'e Expr) -> Option<(&'e Expr, bool, bool, bool)> {
+        let method = |e: &'e Expr, name: &str| match strip(e) {
+            Expr::MethodCall(m) if m.method == name && m.args.is_empty() => Some(&*m.receiver),
+            _ => None,
+        };
+        let mut iter = strip(expr);
+        let (mut enumerate, mut rev, mut counted_back) = (false, false, false);
+        if let Some(inner) = method(iter, "rev") {
+            rev = true;
+            iter = inner;
+        }
+        if let Some(inner) = method(iter, "enumerate") {
+            enumerate = true;
+            iter = inner;
+            if let Some(inner) = method(iter, "rev") {
+                // `.rev().enumerate()`, or `.rev().enumerate().rev()` (forwards, counting down).
+                rev = !rev;
+                counted_back = true;
+                iter = inner;
             }
         }
         let iter = match iter {
@@ -122,7 +150,23 @@ impl Rewrite<'_> {
             Expr::Reference(r) if r.mutability.is_none() => strip(&r.expr),
             other => other,
         };
+        self.slice(iter)?;
+        Some((iter, enumerate, rev, counted_back))
+    }
+
+    /// `for &(a, b) in r`, `for (a, b) in r.iter()`, `for (k, &(a, b)) in r.iter().enumerate()` (also
+    /// `.rev()`): the loop over indexes, with the tuple bound by value at the top of each iteration.
+    fn counted(&mut self, f: &syn::ExprForLoop) -> Option<Expr> {
+        let (iter, enumerate, rev, counted_back) = self.iterated(&f.expr)?;
+        let iter = match iter {
+            Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => strip(&m.receiver),
+            Expr::Reference(r) if r.mutability.is_none() => strip(&r.expr),
+            other => other,
+        };
         let (_, slice) = self.slice(iter)?;
+        // The length read from the name itself (`r.len()` of a `Vec` or array taken by value too): a
+        // receiver `(&r)` was a reference outside a call, which the fence rejects.
+        let whole = iter;
         let (count, pat) = match (&*f.pat, enumerate) {
             (Pat::Tuple(t), true) if t.elems.len() == 2 => (Some(&t.elems[0]), &t.elems[1]),
             (_, true) => return None,
@@ -146,7 +190,15 @@ impl Rewrite<'_> {
             *self.temporaries,
             span = Span::mixed_site()
         );
-        let count = count.map(|c| quote!(let #c = #index;));
+        let count = count.map(|c| match counted_back {
+            // The count of `.rev().enumerate()`: 0 at the last element.
+            true => quote!(let #c = #whole.len() - 1 - #index;),
+            false => quote!(let #c = #index;),
+        });
+        let range = match rev {
+            true => quote!((0..#whole.len()).rev()),
+            false => quote!(0..#whole.len()),
+        };
         // `for (k, (i, _)) in r.iter().enumerate()` binds `i: &usize`, which the body reads as `*i`: with
         // the names bound by value, those reads become `i` (else the function's generic copy, emitted from
         // this body, would dereference a `usize`).
@@ -165,7 +217,7 @@ impl Rewrite<'_> {
         let stmts = &body.stmts;
         let label = &f.label;
         Some(
-            syn::parse_quote_spanned!(f.for_token.span=> #label for #index in 0..(#slice).len() {
+            syn::parse_quote_spanned!(f.for_token.span=> #label for #index in #range {
                 #count
                 let #tuple = ::autodiff::__private::at(#slice, #index);
                 #(#stmts)*
@@ -189,7 +241,22 @@ impl VisitMut for Rewrite<'_> {
                 }
                 _ => None,
             },
-            Expr::ForLoop(f) => self.counted(f),
+            Expr::ForLoop(f) => match self.counted(f) {
+                Some(counted) => Some(counted),
+                // Over a tuple slice, but with another pattern (`for p in r.iter()`, `p.0`): the error
+                // here, at the pattern, and the loop left with an empty body over the indexes, so that
+                // the later passes say nothing more of it.
+                None => self.iterated(&f.expr).map(|(whole, ..)| {
+                    self.errors.spanned(
+                        &f.pat,
+                        "a slice of tuples is iterated with a tuple pattern that names its parts: \
+                         `for &(i, w) in r`, `for (i, w) in r.iter()` (`*i` reads the index), \
+                         `for (k, &(i, w)) in r.iter().enumerate()`; or by index, \
+                         `for k in 0..r.len() { let (i, w) = r[k]; .. }`",
+                    );
+                    syn::parse_quote_spanned!(f.for_token.span=> for _ in 0..#whole.len() {})
+                }),
+            },
             other => self
                 .element(other)
                 .map(|(_, read)| syn::parse_quote!(#read)),

@@ -584,6 +584,9 @@ impl Lowering<'_> {
         let latest = self.lookup(&name);
         matches!((own, latest), (Some(own), Some(latest)) if std::ptr::eq(own, latest))
             && matches!(&self.param_types[param], syn::Type::Reference(r) if r.mutability.is_none())
+            // Not tuples as data (`q: &[(f64, f64); 2]`), which `at(q, k)` takes as the reference it is
+            // (it was `at(&q, k)`, rustc's E0308).
+            && crate::tuple_data::tuple_slice(&self.param_types[param]).is_none()
     }
 
     /// `let v: Vec<T> = f(..);` (or `[T; N]`): a call whose result is an array.

@@ -15,7 +15,7 @@ impl Lowering<'_> {
         const SUPPORTED: &str = "this iterator is not supported in a differentiable `for` or iterator chain: \
                                  iterate over a range (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice \
                                  (`xs`, `&xs`, `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
-                                 two slices, also `.enumerate()`d; for more, over their indexes: `for i in 0..a.len()`), `xs.windows(k)`, \
+                                 slices, zipped again for more, also `.enumerate()`d), `xs.windows(k)`, \
                                  `xs.chunks(k)`, `xs.chunks_exact(k)` (also `.enumerate()`d), or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
@@ -74,6 +74,7 @@ impl Lowering<'_> {
                                 arrays,
                                 starts,
                                 enumerate: None,
+                                nest,
                             } => {
                                 // `.rev().enumerate()` counts from the last element: `(0, x[n - 1])`, ..
                                 let count = match range.rev {
@@ -86,6 +87,7 @@ impl Lowering<'_> {
                                         arrays,
                                         starts,
                                         enumerate: Some(count),
+                                        nest,
                                     },
                                 ))
                             }
@@ -96,10 +98,18 @@ impl Lowering<'_> {
                         }
                     }
                     ("zip", 1) => {
-                        let left = self.iterated(&m.receiver);
-                        let right = self.iterated(&m.args[0]);
+                        let left = self.zipped(&m.receiver);
+                        let right = self.zipped(&m.args[0]);
                         match (left, right) {
-                            (Some(a), Some(b)) => Some(self.slice_range(vec![a, b], None)),
+                            (Some((mut a, left)), Some((b, right))) => {
+                                // `a.iter().zip(b.iter()).zip(c.iter())`: the sources in order, the pattern
+                                // `((x, y), z)` bound by the nesting.
+                                let right = right.shifted(a.len());
+                                a.extend(b);
+                                let nest = Nest::Pair(Box::new(left), Box::new(right));
+                                let (range, elements) = self.slice_range(a, None);
+                                Some((range, elements.nested(nest)))
+                            }
                             _ => {
                                 let message = constant_iterated(&m.receiver)
                                     .or_else(|| constant_iterated(&m.args[0]))
@@ -160,6 +170,22 @@ impl Lowering<'_> {
                 None
             }
         }
+    }
+
+    /// What one side of a zip iterates, with how its elements nest: a window of a matrix's rows, a slice
+    /// (`xs`, `xs.iter()`), or a zip of those (`a.iter().zip(b.iter())` zipped again).
+    fn zipped(&mut self, expr: &Expr) -> Option<(Vec<Source>, Nest)> {
+        if let Expr::MethodCall(m) = strip_parens(expr) {
+            if m.method == "zip" && m.args.len() == 1 {
+                let (mut a, left) = self.zipped(&m.receiver)?;
+                let (b, right) = self.zipped(&m.args[0])?;
+                let right = right.shifted(a.len());
+                a.extend(b);
+                return Some((a, Nest::Pair(Box::new(left), Box::new(right))));
+            }
+        }
+        self.iterated(expr)
+            .map(|source| (vec![source], Nest::Leaf(0)))
     }
 
     /// What one side of a zip iterates: a window of a matrix's rows, or a slice (`xs`, `xs.iter()`).
@@ -231,8 +257,8 @@ impl Lowering<'_> {
         }
     }
 
-    /// The index range `0..len` of one slice, or `0..min(len a, len b)` for a zip (the length of a window
-    /// of rows `end - start`).
+    /// The index range `0..len` of one slice, or `0..min(len a, len b)` for a zip (`min(min(len a, len b),
+    /// len c)` for a zip of three, ..; the length of a window of rows `end - start`).
     pub(super) fn slice_range(
         &mut self,
         sources: Vec<Source>,
@@ -267,19 +293,19 @@ impl Lowering<'_> {
             .into_iter()
             .map(|s| (s.array, s.rows.map(|(start, _)| start)))
             .unzip();
-        let end = match lens.as_slice() {
-            [one] => one.clone(),
-            [a, b] => self.emit(
+        let mut lens = lens.into_iter();
+        let first = lens.next().unwrap_or_else(Self::poisoned);
+        let end = lens.fold(first, |a, b| {
+            self.emit(
                 Value::Call {
                     callee: syn::parse_quote!(::core::cmp::min),
-                    args: vec![a.clone(), b.clone()],
+                    args: vec![a, b],
                     by_ref: vec![false, false],
                 },
                 None,
                 span,
-            ),
-            _ => Self::poisoned(),
-        };
+            )
+        });
         let start = Operand::Const {
             tokens: quote!(0),
             kind: Kind::Int,
@@ -296,6 +322,7 @@ impl Lowering<'_> {
                 arrays,
                 starts,
                 enumerate,
+                nest: None,
             },
         )
     }
@@ -308,6 +335,7 @@ impl Lowering<'_> {
                 arrays,
                 starts,
                 enumerate,
+                nest,
             } => {
                 let loads: Vec<Operand> = arrays
                     .iter()
@@ -364,16 +392,40 @@ impl Lowering<'_> {
                     Some(count) => match strip_ref(pat) {
                         Pat::Tuple(t) if t.elems.len() == 2 => {
                             self.bind_pattern_to(&t.elems[0], count);
-                            self.bind_parts(&t.elems[1], &loads, "`(i, (a, b))`");
+                            self.bind_nested(&t.elems[1], &loads, nest.as_ref(), "`(i, (a, b))`");
                         }
                         other => self.errors.spanned(
                             other,
                             "bind the parts of each element with a tuple pattern: `(i, x)`",
                         ),
                     },
-                    None => self.bind_parts(pat, &loads, "`(a, b)`"),
+                    None => self.bind_nested(pat, &loads, nest.as_ref(), "`(a, b)`"),
                 }
             }
+        }
+    }
+
+    /// Binds `pat` to the elements of a zip of zips by their nesting (`((x, y), z)`), or as
+    /// [`Self::bind_parts`] where there is none.
+    fn bind_nested(&mut self, pat: &Pat, parts: &[Operand], nest: Option<&Nest>, form: &str) {
+        match nest {
+            None => self.bind_parts(pat, parts, form),
+            Some(Nest::Leaf(i)) => {
+                if let Some(part) = parts.get(*i) {
+                    self.bind_pattern_to(pat, part.clone());
+                }
+            }
+            Some(Nest::Pair(a, b)) => match strip_ref(pat) {
+                Pat::Tuple(t) if t.elems.len() == 2 => {
+                    self.bind_nested(&t.elems[0], parts, Some(a), form);
+                    self.bind_nested(&t.elems[1], parts, Some(b), form);
+                }
+                other => self.errors.spanned(
+                    other,
+                    "bind the parts of each element of a zip of zips with nested tuple patterns: \
+                     `((a, b), c)`",
+                ),
+            },
         }
     }
 
@@ -419,7 +471,52 @@ pub(super) enum Elements {
         /// For each array, the row a window of a matrix's rows starts at (`x = m[i + start]`).
         starts: Vec<Option<Operand>>,
         enumerate: Option<Count>,
+        /// How the elements of a zip of zips nest (`((x, y), z)`); `None` for one slice or a zip of two.
+        nest: Option<Nest>,
     },
+}
+
+impl Elements {
+    /// The same elements bound by `nest` (a zip of two slices keeps none: its pattern is a pair).
+    fn nested(self, nest: Nest) -> Self {
+        if let Nest::Pair(a, b) = &nest {
+            if matches!((&**a, &**b), (Nest::Leaf(_), Nest::Leaf(_))) {
+                return self;
+            }
+        }
+        match self {
+            Elements::Slice {
+                arrays,
+                starts,
+                enumerate,
+                ..
+            } => Elements::Slice {
+                arrays,
+                starts,
+                enumerate,
+                nest: Some(nest),
+            },
+            other => other,
+        }
+    }
+}
+
+/// How the elements of zipped slices nest in the pattern: a slice by its place among the sources, or a
+/// pair (`.zip(..)`) of two nests.
+#[derive(Clone)]
+pub(super) enum Nest {
+    Leaf(usize),
+    Pair(Box<Nest>, Box<Nest>),
+}
+
+impl Nest {
+    /// The nest with each slice's place moved on by `by` (the right side of a zip, after the left's).
+    fn shifted(self, by: usize) -> Self {
+        match self {
+            Nest::Leaf(i) => Nest::Leaf(i + by),
+            Nest::Pair(a, b) => Nest::Pair(Box::new(a.shifted(by)), Box::new(b.shifted(by))),
+        }
+    }
 }
 
 /// One array a `for` iterates: whole, or a window of a matrix's rows, `(start, end)` (`end` its row
