@@ -917,9 +917,7 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
     // `x`, `&x`, `x.iter()`, `x.iter().rev()`: the array `x`, a path; a sub-slice of it, `&x[a..b]`; or a
     // row of a nested array, `&m[i]`, `x[i][j].iter()`.
     let elements = |e: &'a Expr| -> Option<&'a Expr> {
-        let e = method(e, "rev")
-            .filter(|m| m.args.is_empty())
-            .map_or(e, |m| &*m.receiver);
+        let e = without_revs(e);
         let e = match e {
             Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
             Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
@@ -945,6 +943,9 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
             matches!(array, Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some());
         (root && (!field || matches!(array, Expr::Path(p) if p.path.is_ident("self")))).then_some(e)
     };
+    // Which way the loop runs does not matter here: `x.iter().enumerate().rev()` binds as
+    // `x.iter().enumerate()` does.
+    let iterated = without_revs(iterated);
     match pat {
         p if by_value(p) => elements(iterated).map(|e| vec![e]),
         Pat::Tuple(t) if t.elems.len() == 2 => {
@@ -958,9 +959,10 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
                 return None;
             }
             let enumerate = method(iterated, "enumerate").filter(|m| m.args.is_empty())?;
+            let receiver = without_revs(&enumerate.receiver);
             // `for (i, (&a, &b)) in x.iter().zip(y.iter()).enumerate()`.
             if let (Some(zip), Pat::Tuple(pair)) = (
-                method(&enumerate.receiver, "zip").filter(|m| m.args.len() == 1),
+                method(receiver, "zip").filter(|m| m.args.len() == 1),
                 second,
             ) {
                 return (index(first) && pair.elems.len() == 2 && pair.elems.iter().all(by_value))
@@ -968,11 +970,22 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
                     .flatten();
             }
             (index(first) && by_value(second))
-                .then(|| elements(&enumerate.receiver).map(|e| vec![e]))
+                .then(|| elements(receiver).map(|e| vec![e]))
                 .flatten()
         }
         _ => None,
     }
+}
+
+/// `e` without the `.rev()`s at its end (`x.iter().rev().rev()` is `x.iter()`).
+fn without_revs(mut e: &Expr) -> &Expr {
+    while let Expr::MethodCall(m) = e {
+        if m.method != "rev" || !m.args.is_empty() {
+            break;
+        }
+        e = &m.receiver;
+    }
+    e
 }
 
 /// `item` with each `for` loop over the floats of a parameter, of a row of a nested one (`m[i]`,

@@ -121,20 +121,24 @@ impl Lowering<'_> {
                     }
                     ("rev", 0) | ("step_by", 1) => {
                         let (mut range, elements) = self.lower_iteration(&m.receiver)?;
-                        if method == "rev"
-                            && matches!(
-                                elements,
-                                Elements::Slice {
-                                    enumerate: None,
-                                    ..
-                                }
-                            )
-                        {
-                            range.rev = true;
-                            return Some((range, elements));
+                        if method == "rev" {
+                            if let Elements::Slice { .. } = &elements {
+                                // `.rev()` turns the direction around (`.rev().rev()` is forwards
+                                // again). A count taken before it stays with its element, whichever way
+                                // the loop runs: the element's own index after `.enumerate()` (`(n - 1,
+                                // xs[n - 1])` first after `.enumerate().rev()`), `n - 1 - index` after
+                                // `.rev().enumerate()`.
+                                range.rev = !range.rev;
+                                return Some((range, elements));
+                            }
                         }
                         if !matches!(elements, Elements::Index) {
-                            self.errors.spanned(m, "`.rev()` and `.step_by(k)` are supported on ranges only: iterate over indexes");
+                            self.errors.spanned(
+                                m,
+                                "`.step_by(k)` is supported on ranges only, and `.rev()` on ranges and on \
+                                 slice iterators (`xs.iter()`, `.enumerate()`, `.zip(..)`): iterate over \
+                                 indexes",
+                            );
                             return None;
                         }
                         if method == "rev" {
@@ -150,7 +154,8 @@ impl Lowering<'_> {
                                 );
                                 return None;
                             }
-                            range.rev = true;
+                            // `(a..b).rev().rev()` runs forwards again.
+                            range.rev = !range.rev;
                         } else {
                             range.step = Some(self.lower_expr(&m.args[0], None));
                         }
