@@ -109,11 +109,43 @@ impl Sugar {
             return None;
         }
         let mut assigns = Vec::new();
-        let pattern = self.parts(&assign.left, &mut assigns)?;
-        let right = &assign.right;
-        let mut stmts: Vec<Stmt> = vec![syn::parse_quote!(let #pattern = #right;)];
+        let mut stmts = Vec::new();
+        self.split(&assign.left, &assign.right, &mut stmts, &mut assigns)?;
         stmts.extend(assigns);
         Some(stmts)
+    }
+
+    /// The `let`s that take `right` apart for `left`: part by part where `right` is written as a tuple or
+    /// an array of `left`'s arity (`((a, b), [c, d]) = ((c, d), [a * b, b])`: one `let` a part, in the
+    /// order Rust evaluates them, so that no nested pattern is needed), else one `let` of a pattern.
+    fn split(
+        &mut self,
+        left: &Expr,
+        right: &Expr,
+        lets: &mut Vec<Stmt>,
+        assigns: &mut Vec<Stmt>,
+    ) -> Option<()> {
+        let elems = |e: &Expr| -> Option<(bool, Vec<Expr>)> {
+            match strip_parens(e) {
+                Expr::Tuple(t) => Some((true, t.elems.iter().cloned().collect())),
+                Expr::Array(a) => Some((false, a.elems.iter().cloned().collect())),
+                _ => None,
+            }
+        };
+        match (elems(left), elems(right)) {
+            (Some((tuple, lefts)), Some((right_tuple, rights)))
+                if tuple == right_tuple && lefts.len() == rights.len() =>
+            {
+                for (l, r) in lefts.iter().zip(&rights) {
+                    self.split(l, r, lets, assigns)?;
+                }
+            }
+            _ => {
+                let pattern = self.parts(left, assigns)?;
+                lets.push(syn::parse_quote!(let #pattern = #right;));
+            }
+        }
+        Some(())
     }
 
     /// `'label: { .. }` as a `loop` that runs once (see the module's documentation).
@@ -135,6 +167,8 @@ impl Sugar {
             return syn::parse_quote!(#(#attrs)* #label: loop { #(#stmts)* });
         }
         let value = valued.then(|| self.fresh("block_value"));
+        // The value's start, of the shape its `break`s or its tail carry (see `unset`).
+        let unset = unset(&carried_values(&block, &label));
         if let Some(value) = &value {
             ToAssignment {
                 label: &label,
@@ -160,7 +194,7 @@ impl Sugar {
         let attrs = &b.attrs;
         match value {
             Some(value) => syn::parse_quote!(#(#attrs)* {
-                let mut #value = ::autodiff::__private::Zero::zero();
+                let mut #value = #unset;
                 #label: loop { #(#stmts)* }
                 #value
             }),
@@ -404,6 +438,96 @@ fn jumps_elsewhere(block: &syn::Block, label: &syn::Lifetime) -> bool {
     finder.1
 }
 
+/// The values that the `break`s of `block` to `label` carry, then its tail.
+fn carried_values(block: &syn::Block, label: &syn::Lifetime) -> Vec<Expr> {
+    struct Finder<'l>(&'l syn::Lifetime, Vec<Expr>);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            if let (Some(value), true) = (
+                &b.expr,
+                b.label.as_ref().is_some_and(|l| l.ident == self.0.ident),
+            ) {
+                self.1.push((**value).clone());
+            }
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(label, Vec::new());
+    finder.visit_block(block);
+    if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
+        finder.1.push(tail.clone());
+    }
+    finder.1
+}
+
+/// The start of the variable that carries a labeled block's value out of a nested loop: no path reads it
+/// (rustc's own check of the block saw every path out assign it first), but it needs a value of the
+/// block's type. That type is the shape of the first carried value whose syntax tells it (a tuple `(u,
+/// v)`, an array `[u, v]` or `[u; 3]`, a comparison or `true`: a `bool`), its parts the same way, and
+/// what the syntax does not tell a number (`Zero`); a value of another type (a tuple held in a local,
+/// `break 'a t`) is an error spanned at it (`__private::block_value`).
+fn unset(values: &[Expr]) -> proc_macro2::TokenStream {
+    fn shape(value: &Expr) -> Option<proc_macro2::TokenStream> {
+        match value {
+            Expr::Paren(p) => shape(&p.expr),
+            Expr::Group(g) => shape(&g.expr),
+            Expr::Tuple(t) => {
+                let parts: Vec<_> = t
+                    .elems
+                    .iter()
+                    .map(|e| unset(std::slice::from_ref(e)))
+                    .collect();
+                Some(match parts.as_slice() {
+                    [one] => quote!((#one,)),
+                    _ => quote!((#(#parts),*)),
+                })
+            }
+            Expr::Array(a) => {
+                let parts: Vec<_> = a
+                    .elems
+                    .iter()
+                    .map(|e| unset(std::slice::from_ref(e)))
+                    .collect();
+                Some(quote!([#(#parts),*]))
+            }
+            Expr::Repeat(r) => {
+                let (part, len) = (unset(std::slice::from_ref(&*r.expr)), &r.len);
+                Some(quote!([#part; #len]))
+            }
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Bool(_),
+                ..
+            }) => Some(quote!(false)),
+            Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    syn::BinOp::Eq(_)
+                        | syn::BinOp::Ne(_)
+                        | syn::BinOp::Lt(_)
+                        | syn::BinOp::Le(_)
+                        | syn::BinOp::Gt(_)
+                        | syn::BinOp::Ge(_)
+                        | syn::BinOp::And(_)
+                        | syn::BinOp::Or(_)
+                ) =>
+            {
+                Some(quote!(false))
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => shape(&u.expr),
+            _ => None,
+        }
+    }
+    if let Some(known) = values.iter().find_map(shape) {
+        return known;
+    }
+    let span = values
+        .first()
+        .map_or_else(Span::call_site, syn::spanned::Spanned::span);
+    quote::quote_spanned!(span=> ::autodiff::__private::block_value())
+}
+
 /// `break 'label value` → `{ value_var = value; break 'label; }`.
 struct ToAssignment<'a> {
     label: &'a syn::Lifetime,
@@ -525,8 +649,37 @@ mod tests {
     fn a_destructuring_assignment_as_an_arm_is_a_block() {
         assert_eq!(
             rewrite("{ match k { 0 => (a, b) = (b, a), _ => {} } }"),
-            "{ match k { 0 => { let (__part_1 , __part_2) = (b , a) ; a = __part_1 ; b = __part_2 ; } , \
+            "{ match k { 0 => { let __part_1 = b ; let __part_2 = a ; a = __part_1 ; b = __part_2 ; } , \
              _ => { } } }"
+        );
+    }
+
+    #[test]
+    fn a_right_side_written_as_parts_is_bound_part_by_part() {
+        assert_eq!(
+            rewrite("{ ((a, b), [c, d]) = ((c, f(x)), [a * b, b]); }"),
+            "{ let __part_1 = c ; let __part_2 = f (x) ; let __part_3 = a * b ; let __part_4 = b ; \
+             a = __part_1 ; b = __part_2 ; c = __part_3 ; d = __part_4 ; }"
+        );
+        // A part not written as parts is bound by a pattern.
+        assert_eq!(
+            rewrite("{ ((a, b), c) = (g(x), y); }"),
+            "{ let (__part_1 , __part_2) = g (x) ; let __part_3 = y ; a = __part_1 ; b = __part_2 ; \
+             c = __part_3 ; }"
+        );
+    }
+
+    #[test]
+    fn a_value_out_of_a_nested_loop_starts_in_the_shape_its_breaks_tell() {
+        let out = rewrite(
+            "{ let v = 'a: { for i in 0..n { if c { break 'a (x[i], [y; 2], x[i] > y); } } t }; }",
+        );
+        assert!(
+            out.contains(
+                "let mut __block_value_1 = (:: autodiff :: __private :: block_value () , \
+                 [:: autodiff :: __private :: block_value () ; 2] , false) ;"
+            ),
+            "{out}"
         );
     }
 
@@ -547,7 +700,7 @@ mod tests {
     fn a_value_out_of_a_nested_loop_is_assigned() {
         assert_eq!(
             rewrite("{ let v = 'a: { for i in 0..n { if c { break 'a i; } } z }; }"),
-            "{ let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; 'a : loop { for i in 0 .. n \
+            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value () ; 'a : loop { for i in 0 .. n \
              { if c { { __block_value_1 = i ; break 'a ; } ; } } __block_value_1 = z ; break 'a ; } \
              let v = __block_value_1 ; }"
         );
@@ -557,7 +710,7 @@ mod tests {
     fn a_value_past_a_jump_to_an_outer_loop_is_hoisted_out_of_the_let() {
         assert_eq!(
             rewrite("{ 'o: for i in 0..n { let v = 'a: { if c { continue 'o; } if d { break 'a 1.0; } z }; } }"),
-            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; \
+            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: block_value () ; \
              'a : loop { if c { continue 'o ; } if d { { __block_value_1 = 1.0 ; break 'a ; } ; } \
              __block_value_1 = z ; break 'a ; } let v = __block_value_1 ; } }"
         );
