@@ -419,6 +419,50 @@ fn c3(x: f64, n: usize) -> f64 {
     x * weight(n as f32)
 }
 
+// ---- combinations
+
+#[differentiable(order = 2)]
+fn while_tuple(x: &[f64]) -> f64 {
+    let (u, v) = 'a: {
+        let mut i = 0;
+        while i < x.len() {
+            if x[i] > 0.2 {
+                break 'a (x[i] * x[0], x[i].exp());
+            }
+            i += 1;
+        }
+        (x[1], x[2])
+    };
+    u * v
+}
+
+#[differentiable(order = 2)]
+fn out_place(x: f64, y: f64, out: &mut f64) -> f64 {
+    let mut b = 0.0;
+    (*out, b) = (x * y, x + *out);
+    b * y
+}
+
+// a guard that reads a variable the arm writes, inside a labeled block in a loop, with continue
+#[differentiable(order = 2)]
+fn mixed(x: &[f64], k: usize) -> f64 {
+    let mut s = 0.0;
+    'o: for i in 0..x.len() {
+        let v = 'b: {
+            for j in 0..i {
+                match (i + j + k) % 4 {
+                    0 if s > 1.0 => continue 'o,
+                    m if x[j] > s => break 'b (x[j] * s + m as f64, x[i]),
+                    _ => {}
+                }
+            }
+            (x[i], 1.0)
+        };
+        (s, _) = (s + v.0 * v.1, 0.0);
+    }
+    s
+}
+
 // ---- #[no_grad] integer fields
 
 #[derive(Clone, Debug, PartialEq, Differentiable)]
@@ -918,4 +962,58 @@ fn casts_to_plain_helpers_and_labeled_values() {
         );
         check("lab_bool", &x, lab_bool, lab_bool_grad, lab_bool_hessian);
     }
+}
+
+#[test]
+fn combinations() {
+    let mut inputs = Inputs(2325);
+    let mut mixed_checked = 0;
+    for _ in 0..POINTS {
+        let x = inputs.vec(4).iter().map(|v| 2.0 * v).collect::<Vec<f64>>();
+        if !apart(&x, &[0.2], 1e-3) {
+            continue;
+        }
+        check(
+            "while_tuple",
+            &x,
+            while_tuple,
+            while_tuple_grad,
+            while_tuple_hessian,
+        );
+        for k in 0..4 {
+            // The branches compare x[j] with the running sum s: skip points within a step of a tie (an exact
+            // tie, s = x[0] after the first item, moves with x[0] and stays one).
+            let ok = (0..x.len()).all(|i| {
+                let prefix = mixed(&x[..i], k);
+                x.iter().all(|v| *v == prefix || (v - prefix).abs() > 1e-3)
+                    && (prefix - 1.0).abs() > 1e-3
+            });
+            if ok {
+                check(
+                    "mixed",
+                    &x,
+                    |x| mixed(x, k),
+                    |x| mixed_grad(x, k),
+                    |x| mixed_hessian(x, k),
+                );
+                mixed_checked += 1;
+            }
+        }
+        let f = |v: &[f64]| {
+            let mut out = v[2];
+            out_place(v[0], v[1], &mut out)
+        };
+        let mut out = x[2];
+        let (value, g) = out_place_grad(x[0], x[1], &mut out);
+        assert_eq!(out, x[0] * x[1], "out_place writes its output");
+        assert_eq!(value, f(&x[..3]));
+        let g = format!("{g:?}");
+        // b y with b = x + out: (y, x + out, y).
+        let expected = format!("{:?}", (x[1], x[0] + x[2], x[1]));
+        assert_eq!(g, expected, "out_place's gradient by hand");
+    }
+    assert!(
+        mixed_checked > POINTS,
+        "mixed checked at {mixed_checked} points only"
+    );
 }
