@@ -20,6 +20,7 @@
     clippy::let_and_return,
     clippy::assign_op_pattern,
     clippy::explicit_counter_loop,
+    non_snake_case,
     unused_assignments
 )]
 mod common;
@@ -461,6 +462,31 @@ fn mixed(x: &[f64], k: usize) -> f64 {
         (s, _) = (s + v.0 * v.1, 0.0);
     }
     s
+}
+
+// ---- a pattern's name in capitals that binds (a wrong gradient before: the body read the outer local `N`)
+
+/// `N` names a local, so the arms' `N` are bindings, not constants.
+#[differentiable(order = 2)]
+fn capital_binding(x: f64, k: usize) -> f64 {
+    let N = 5;
+    let a = match k {
+        N if N > 2 => x * x * N as f64,
+        _ => x,
+    };
+    let b = match k + 1 {
+        N => x.sin() * N as f64,
+    };
+    a + b * N as f64
+}
+
+/// `M` names nothing: a binding, read through the guarded arm's pattern.
+#[differentiable(order = 2)]
+fn capital_unknown(x: f64, k: usize) -> f64 {
+    match k {
+        M if M > 2 => x * x * M as f64,
+        _ => x.exp(),
+    }
 }
 
 // ---- #[no_grad] integer fields
@@ -1016,4 +1042,65 @@ fn combinations() {
         mixed_checked > POINTS,
         "mixed checked at {mixed_checked} points only"
     );
+}
+
+#[test]
+fn capital_bindings() {
+    let mut inputs = Inputs(2326);
+    for _ in 0..POINTS {
+        let x = 2.0 * inputs.next();
+        for k in 0..6usize {
+            let n = k as f64;
+            let (v, g) = capital_binding_grad(x, k);
+            let (hv, hg, h) = capital_binding_hessian(x, k);
+            assert_eq!(v, capital_binding(x, k));
+            let (ev, eg, eh) = if k > 2 {
+                (x * x * n, 2.0 * x * n, 2.0 * n)
+            } else {
+                (x, 1.0, 0.0)
+            };
+            let m = n + 1.0;
+            assert_close(v, ev + 5.0 * m * x.sin(), 1e-12, "capital_binding by hand");
+            assert_close(
+                g,
+                eg + 5.0 * m * x.cos(),
+                1e-12,
+                "capital_binding d/dx by hand",
+            );
+            assert_close(hv, v, 1e-12, "capital_binding: the Hessian's value");
+            assert_close(hg, g, 1e-12, "capital_binding: the Hessian's gradient");
+            assert_close(
+                h[0][0],
+                eh - 5.0 * m * x.sin(),
+                1e-12,
+                "capital_binding d2/dx2 by hand",
+            );
+            check(
+                "capital_binding",
+                &[x],
+                |x| capital_binding(x[0], k),
+                |x| {
+                    (
+                        capital_binding_grad(x[0], k).0,
+                        vec![capital_binding_grad(x[0], k).1],
+                    )
+                },
+                |x| {
+                    let (v, g, h) = capital_binding_hessian(x[0], k);
+                    (v, vec![g], h)
+                },
+            );
+
+            let (v, g) = capital_unknown_grad(x, k);
+            let (_, _, h) = capital_unknown_hessian(x, k);
+            assert_eq!(v, capital_unknown(x, k));
+            let (eg, eh) = if k > 2 {
+                (2.0 * x * n, 2.0 * n)
+            } else {
+                (x.exp(), x.exp())
+            };
+            assert_close(g, eg, 1e-12, "capital_unknown d/dx by hand");
+            assert_close(h[0][0], eh, 1e-12, "capital_unknown d2/dx2 by hand");
+        }
+    }
 }

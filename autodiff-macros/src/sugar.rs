@@ -53,12 +53,48 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat, Stmt};
 
 /// `block` with its destructuring assignments, labeled blocks and `match` guards and bindings rewritten.
-pub(crate) fn desugar(block: &mut syn::Block) {
-    Sugar { counter: 0 }.visit_block_mut(block);
+pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
+    let mut locals = Locals(Vec::new());
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            locals.visit_pat(&t.pat);
+        }
+    }
+    locals.visit_block(block);
+    Sugar {
+        counter: 0,
+        locals: locals.0,
+    }
+    .visit_block_mut(block);
+}
+
+/// The names the parameters and the `let`s, loops and closures of the body bind. A name of a local is
+/// never a constant in a pattern (`let N = 5;` would not compile beside a constant `N`), so a pattern
+/// `N` naming one binds, whatever its case.
+struct Locals(Vec<String>);
+
+impl<'ast> Visit<'ast> for Locals {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+    // A `match` arm's pattern (and an `if let`'s) is what is being decided.
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        self.visit_expr(&e.expr);
+    }
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        if let Some((_, guard)) = &arm.guard {
+            self.visit_expr(guard);
+        }
+        self.visit_expr(&arm.body);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 struct Sugar {
     counter: usize,
+    /// The names of locals and parameters (`Locals`).
+    locals: Vec<String>,
 }
 
 impl Sugar {
@@ -208,7 +244,7 @@ impl Sugar {
         let rewritten = m
             .arms
             .iter()
-            .any(|arm| arm.guard.is_some() || binds(&arm.pat));
+            .any(|arm| arm.guard.is_some() || binds(&arm.pat, &self.locals));
         if !rewritten || m.arms.iter().any(|arm| has_ref_binding(&arm.pat)) {
             return None;
         }
@@ -238,7 +274,7 @@ impl Sugar {
         let plain: Vec<proc_macro2::TokenStream> = before
             .iter()
             .map(|arm| {
-                let (pat, lets) = unbind(&arm.pat, scrutinee);
+                let (pat, lets) = unbind(&arm.pat, scrutinee, &self.locals);
                 let body = &arm.body;
                 quote!(#pat => { #(#lets)* #body })
             })
@@ -247,7 +283,7 @@ impl Sugar {
             // One arm left that matches every value: its body, without a `match` (so that a float
             // scrutinee matched only by guards and names, `v if v > 1.0 => .., v => ..`, is all `if`s).
             if let [arm] = arms {
-                let (pat, lets) = unbind(&arm.pat, scrutinee);
+                let (pat, lets) = unbind(&arm.pat, scrutinee, &self.locals);
                 if irrefutable(&pat) {
                     let body = &arm.body;
                     return syn::parse_quote!({ #(#lets)* #body });
@@ -256,7 +292,7 @@ impl Sugar {
             return syn::parse_quote!(match #scrutinee { #(#plain)* });
         };
         let arm = &arms[k];
-        let (pat, lets) = unbind(&arm.pat, scrutinee);
+        let (pat, lets) = unbind(&arm.pat, scrutinee, &self.locals);
         let guard = &arm.guard.as_ref().expect("a guard").1;
         let body = &arm.body;
         let hit = self.fresh("guard");
@@ -268,9 +304,9 @@ impl Sugar {
         // The arms after the guard, after those that did not match if the last of them is not a
         // catch-all (the `match` of the arms left must be exhaustive, as the whole one was).
         let rest_arms = &arms[k + 1..];
-        let catch_all = rest_arms
-            .last()
-            .is_some_and(|a| a.guard.is_none() && irrefutable(&unbind(&a.pat, scrutinee).0));
+        let catch_all = rest_arms.last().is_some_and(|a| {
+            a.guard.is_none() && irrefutable(&unbind(&a.pat, scrutinee, &self.locals).0)
+        });
         let mut all_passed: Vec<syn::Arm> = passed.to_vec();
         all_passed.extend(before.iter().cloned());
         let rest = if catch_all {
@@ -279,9 +315,17 @@ impl Sugar {
             let with_passed: Vec<syn::Arm> = all_passed.iter().chain(rest_arms).cloned().collect();
             self.arms(scrutinee, &with_passed, &[])
         };
+        // A name the pattern keeps (`N`, taken for a constant by its case) may be a binding after all (a
+        // local `N` does not make it a constant): the body is then reached through the pattern, which binds
+        // it if it is one (the `_` arm, the arms after the guard, is never taken, the guard having matched).
+        let hit_body = if keeps_names(&pat) {
+            quote!({ match #scrutinee { #pat => { #(#lets)* #body } _ => { #rest } } })
+        } else {
+            quote!({ #(#lets)* #body })
+        };
         let chosen = quote!({
             let #hit = #test;
-            if #hit { #(#lets)* #body } else { #rest }
+            if #hit #hit_body else { #rest }
         });
         if k == 0 {
             syn::parse_quote!(#chosen)
@@ -554,16 +598,17 @@ impl VisitMut for ToAssignment<'_> {
 }
 
 /// Is `ident` (a pattern's name) a binding, not a constant or a unit variant (`K`, `None`)?
-fn is_binding(p: &syn::PatIdent) -> bool {
-    p.subpat.is_some() || !p.ident.to_string().starts_with(char::is_uppercase)
+fn is_binding(p: &syn::PatIdent, locals: &[String]) -> bool {
+    let name = p.ident.to_string();
+    p.subpat.is_some() || !name.starts_with(char::is_uppercase) || locals.contains(&name)
 }
 
 /// Does a `match` arm's pattern bind a name?
-fn binds(pat: &Pat) -> bool {
+fn binds(pat: &Pat, locals: &[String]) -> bool {
     match pat {
-        Pat::Ident(p) => is_binding(p),
-        Pat::Or(or) => or.cases.iter().any(binds),
-        Pat::Paren(p) => binds(&p.pat),
+        Pat::Ident(p) => is_binding(p, locals),
+        Pat::Or(or) => or.cases.iter().any(|case| binds(case, locals)),
+        Pat::Paren(p) => binds(&p.pat, locals),
         _ => false,
     }
 }
@@ -585,33 +630,43 @@ fn has_ref_binding(pat: &Pat) -> bool {
 
 /// The pattern without its bindings (`n` → `_`, `n @ 1..=3` → `1..=3`), and the `let`s that bind them to
 /// the scrutinee. The cases of an or-pattern bind the same names; the first case's are taken.
-fn unbind(pat: &Pat, scrutinee: &syn::Ident) -> (Pat, Vec<Stmt>) {
+fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &[String]) -> (Pat, Vec<Stmt>) {
     match pat {
-        Pat::Ident(p) if is_binding(p) => {
+        Pat::Ident(p) if is_binding(p, locals) => {
             let name = &p.ident;
             let mutability = &p.mutability;
             let binding: Stmt = syn::parse_quote!(let #mutability #name = #scrutinee;);
             match &p.subpat {
                 Some((_, sub)) => {
-                    let (sub, mut lets) = unbind(sub, scrutinee);
+                    let (sub, mut lets) = unbind(sub, scrutinee, locals);
                     lets.insert(0, binding);
                     (sub, lets)
                 }
                 None => (syn::parse_quote!(_), vec![binding]),
             }
         }
-        Pat::Paren(p) => unbind(&p.pat, scrutinee),
+        Pat::Paren(p) => unbind(&p.pat, scrutinee, locals),
         Pat::Or(or) => {
             let mut cases = or.clone();
             let mut lets = None;
             for case in cases.cases.iter_mut() {
-                let (unbound, case_lets) = unbind(case, scrutinee);
+                let (unbound, case_lets) = unbind(case, scrutinee, locals);
                 *case = unbound;
                 lets.get_or_insert(case_lets);
             }
             (Pat::Or(cases), lets.unwrap_or_default())
         }
         other => (other.clone(), Vec::new()),
+    }
+}
+
+/// Does the pattern (without its bindings) still name something, which may be a constant or a binding?
+fn keeps_names(pat: &Pat) -> bool {
+    match pat {
+        Pat::Ident(_) => true,
+        Pat::Paren(p) => keeps_names(&p.pat),
+        Pat::Or(or) => or.cases.iter().any(keeps_names),
+        _ => false,
     }
 }
 
@@ -632,7 +687,7 @@ mod tests {
 
     fn rewrite(src: &str) -> String {
         let mut block: syn::Block = syn::parse_str(src).unwrap();
-        desugar(&mut block);
+        desugar(&mut block, &syn::parse_quote!(fn f()));
         block.into_token_stream().to_string()
     }
 
@@ -741,6 +796,30 @@ mod tests {
              __scrutinee_1 { 1 ..= 9 => { let n = __scrutinee_1 ; n % 2 == 0 } _ => false } ; if __guard_2 \
              { let n = __scrutinee_1 ; b } else { { let m = __scrutinee_1 ; c } } \
              } } } }"
+        );
+    }
+
+    #[test]
+    fn a_guarded_arm_that_keeps_a_name_reaches_its_body_through_the_pattern() {
+        // `N` is a binding where no constant `N` is in scope (a local `N` does not make one).
+        let out = rewrite("{ match k { N if N > 2 => a(N), _ => b } }");
+        assert!(
+            out.contains(
+                "if __guard_1 { match k { N => { a (N) } _ => { { b } } } } else { { b } }"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_name_of_a_local_in_a_pattern_binds_whatever_its_case() {
+        assert_eq!(
+            rewrite("{ let N = 5; match k { N => a(N), } }"),
+            "{ let N = 5 ; { let N = k ; a (N) } }"
+        );
+        assert_eq!(
+            rewrite("{ match k { N => a, _ => b } }"),
+            "{ match k { N => a , _ => b } }"
         );
     }
 
