@@ -20,6 +20,7 @@
     clippy::let_and_return,
     clippy::assign_op_pattern,
     clippy::explicit_counter_loop,
+    clippy::match_single_binding,
     non_snake_case,
     unused_assignments
 )]

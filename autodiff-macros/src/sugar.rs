@@ -12,7 +12,7 @@
 //!     x.sin()                                  break 'done x.sin();
 //! };                                       };
 //!
-//! let v = 'found: {                        let mut __block_value_3 = Zero::zero();
+//! let v = 'found: {                        let mut __block_value_3 = block_value();
 //!     for i in 0..n {                      'found: loop {
 //!         if c(i) { break 'found f(i); }       for i in 0..n {
 //!     }                                            if c(i) { { __block_value_3 = f(i); break 'found; } }
@@ -40,9 +40,12 @@
 //! (the `loop` that replaces it runs once and gives the value; a value that a `break` carries out of a loop
 //! nested in it, or past a jump to an outer loop's label, is assigned to a variable, and the loop-label
 //! pass turns those jumps into flags, tested after the `loop`, which is hoisted out of a `let` to be a
-//! statement; the variable starts as a zero, which no path reads, since Rust's own check of the block saw
-//! every path out assign it first: such a block gives a number, which `Zero` has); a guard is tested after its pattern
-//! matched, with the pattern's bindings, and on failure the arms after it are tried. An unlabeled `break` or `continue` inside a labeled block is an error in
+//! statement; the variable starts as a value no path reads, since Rust's own check of the block saw every
+//! path out assign it first: of the shape the values carried tell, `(u, v)`, `[u; 3]`, a comparison's
+//! `bool`, and a number's zero where they tell none, `unset`); a guard is tested after its pattern
+//! matched, with the pattern's bindings, and on failure the arms after it are tried (a name in a pattern
+//! binds if it is lowercase or names a local; else it may be a constant, and a guarded arm's body is reached
+//! through its pattern). An unlabeled `break` or `continue` inside a labeled block is an error in
 //! Rust (E0695), so the `loop` changes the target of none. What is not rewritten here (a rest `..` in a
 //! destructuring assignment, a `ref` binding) is left to the fence and the lowering, which report it.
 
