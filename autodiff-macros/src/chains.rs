@@ -35,7 +35,7 @@ use syn::{Expr, Pat};
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
     // Destructuring assignments, labeled block values, `match` guards and bindings (`sugar.rs`).
-    crate::sugar::desugar(&mut item.block);
+    crate::sugar::desugar(&mut item.block, &item.sig);
     // `assert!` and friends: the branches they are (`asserts.rs`).
     crate::asserts::desugar(&mut item.block, errors);
     crate::labels::desugar(&mut item.block, errors);

@@ -593,6 +593,7 @@ impl<'a> Visit<'a> for Calls<'_> {
             callee: name,
             types: vec![None; call.args.len()],
             floats,
+            constant_result: false,
         });
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}

@@ -943,16 +943,23 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
     let mut plain: Vec<crate::shadow::PlainCall> = Vec::new();
     let mut refused: Vec<String> = Vec::new();
     for stmt in f.all_stmts() {
+        // A call whose result the body reads only where no derivative flows (a condition, a comparison,
+        // an index): its arguments' derivatives are not needed, and a plain helper (`flag(x as f32)`) is
+        // called as written, its float arguments' values passed (`__private::value`).
+        let mut constant_result = false;
         let (callee, args, by_value) = match stmt {
             Stmt::Let {
+                var,
                 value:
                     Value::Call {
                         callee,
                         args,
                         by_ref,
                     },
-                ..
-            } => (callee, args, by_ref.iter().all(|r| !r)),
+            } => {
+                constant_result = read_only_without_derivative(f, *var);
+                (callee, args, by_ref.iter().all(|r| !r))
+            }
             Stmt::NewArray {
                 init: ArrayInit::Call { callee, args, .. },
                 ..
@@ -962,7 +969,7 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
         };
         let name = callee.path.to_token_stream().to_string();
         let scalars = by_value && args.iter().all(|a| !matches!(a, Operand::Array(_)));
-        let active = args.iter().any(|a| activity.is_active(a));
+        let active = !constant_result && args.iter().any(|a| activity.is_active(a));
         let floats: Vec<bool> = args.iter().map(|a| float(&activity.kind(a))).collect();
         let types = args
             .iter()
@@ -976,6 +983,7 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
                 callee: name.clone(),
                 floats,
                 types,
+                constant_result,
             });
         match call {
             Some(call) if !refused.contains(&name) => {
@@ -986,6 +994,7 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
                     }
                     // A type one call says is the type at every call.
                     Some(seen) => {
+                        seen.constant_result |= call.constant_result;
                         for (known, ty) in seen.types.iter_mut().zip(call.types) {
                             if known.is_none() {
                                 *known = ty;
@@ -1003,6 +1012,65 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
         }
     }
     plain
+}
+
+/// Does the body read `var` (a call's result) only where no derivative flows: as the condition of an `if`,
+/// the scrutinee of a `match`, an operand of a comparison or of `!`, or an index? Any other read (arithmetic,
+/// a copy, a block's value, an argument) says no.
+fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
+    use crate::ir::{Block, Operand, Stmt, Value};
+    use syn::BinOp;
+    let is_var = |o: &Operand| matches!(o, Operand::Var(v) if *v == var);
+    fn blocks<'b>(block: &'b Block, out: &mut Vec<&'b Block>) {
+        out.push(block);
+        for stmt in &block.stmts {
+            for inner in stmt.blocks() {
+                blocks(inner, out);
+            }
+        }
+    }
+    let mut all = Vec::new();
+    blocks(&f.body, &mut all);
+    if all.iter().any(|b| b.yields.iter().any(is_var)) {
+        return false;
+    }
+    let mut read = false;
+    for stmt in f.all_stmts() {
+        let allowed = match stmt {
+            Stmt::If { .. } | Stmt::Match { .. } => true,
+            Stmt::Let {
+                value:
+                    Value::Binary(
+                        BinOp::Eq(_)
+                        | BinOp::Ne(_)
+                        | BinOp::Lt(_)
+                        | BinOp::Le(_)
+                        | BinOp::Gt(_)
+                        | BinOp::Ge(_),
+                        _,
+                        _,
+                    ),
+                ..
+            } => true,
+            Stmt::Let {
+                value: Value::Unary(syn::UnOp::Not(_), _),
+                ..
+            } => true,
+            Stmt::Let {
+                value: Value::Load { .. },
+                ..
+            } => true,
+            Stmt::Store { value, .. } => !is_var(value),
+            _ => false,
+        };
+        if stmt.operands().into_iter().any(is_var) {
+            if !allowed {
+                return false;
+            }
+            read = true;
+        }
+    }
+    read
 }
 
 // Input:  fn f(x: f64) -> f64 { let y = x as f32; (y * y) as f64 }    (`order = 2`)

@@ -38,6 +38,10 @@ pub(crate) struct PlainCall {
     /// callee's parameter type also when it is not the function's (an `f32` function calling an `f64`
     /// helper); `None` where the syntax does not settle it.
     pub(crate) types: Vec<Option<Type>>,
+    /// The call's result is read only where no derivative flows (a condition, a comparison, an index):
+    /// its float arguments are passed as values (`__private::value`), their tangents dropped on purpose,
+    /// where otherwise `__private::plain` checks that they have none.
+    pub(crate) constant_result: bool,
 }
 
 /// The calls of a function that its generic copy rewrites: the callees called with differentiated (or
@@ -2062,7 +2066,11 @@ impl VisitMut for Rewrite<'_> {
                         if *is_float {
                             let ty = ty.as_ref().unwrap_or(&float);
                             let callee = called.replace(' ', "");
-                            *arg = syn::parse_quote!(::autodiff::__private::plain::<#ty, _>(#arg, #callee));
+                            *arg = if plain.constant_result {
+                                syn::parse_quote!(::autodiff::__private::value::<#ty, _>(#arg))
+                            } else {
+                                syn::parse_quote!(::autodiff::__private::plain::<#ty, _>(#arg, #callee))
+                            };
                         }
                     }
                     // The result's type is the callee's, which only rustc sees: `lift` makes a float the
@@ -2365,6 +2373,7 @@ mod tests {
             callee: "ln_gamma".into(),
             floats: vec![true, false],
             types: vec![Some(syn::parse_quote!(f64)), None],
+            constant_result: false,
         }];
         let s = shadow(&item, "f64", &name, &[], &plain, Locals::AllButMatrices);
         let text = s.block.to_token_stream().to_string();

@@ -12,7 +12,7 @@
 //!     x.sin()                                  break 'done x.sin();
 //! };                                       };
 //!
-//! let v = 'found: {                        let mut __block_value_3 = Zero::zero();
+//! let v = 'found: {                        let mut __block_value_3 = block_value();
 //!     for i in 0..n {                      'found: loop {
 //!         if c(i) { break 'found f(i); }       for i in 0..n {
 //!     }                                            if c(i) { { __block_value_3 = f(i); break 'found; } }
@@ -40,9 +40,12 @@
 //! (the `loop` that replaces it runs once and gives the value; a value that a `break` carries out of a loop
 //! nested in it, or past a jump to an outer loop's label, is assigned to a variable, and the loop-label
 //! pass turns those jumps into flags, tested after the `loop`, which is hoisted out of a `let` to be a
-//! statement; the variable starts as a zero, which no path reads, since Rust's own check of the block saw
-//! every path out assign it first: such a block gives a number, which `Zero` has); a guard is tested after its pattern
-//! matched, with the pattern's bindings, and on failure the arms after it are tried. An unlabeled `break` or `continue` inside a labeled block is an error in
+//! statement; the variable starts as a value no path reads, since Rust's own check of the block saw every
+//! path out assign it first: of the shape the values carried tell, `(u, v)`, `[u; 3]`, a comparison's
+//! `bool`, and a number's zero where they tell none, `unset`); a guard is tested after its pattern
+//! matched, with the pattern's bindings, and on failure the arms after it are tried (a name in a pattern
+//! binds if it is lowercase or names a local; else it may be a constant, and a guarded arm's body is reached
+//! through its pattern). An unlabeled `break` or `continue` inside a labeled block is an error in
 //! Rust (E0695), so the `loop` changes the target of none. What is not rewritten here (a rest `..` in a
 //! destructuring assignment, a `ref` binding) is left to the fence and the lowering, which report it.
 
@@ -53,12 +56,48 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat, Stmt};
 
 /// `block` with its destructuring assignments, labeled blocks and `match` guards and bindings rewritten.
-pub(crate) fn desugar(block: &mut syn::Block) {
-    Sugar { counter: 0 }.visit_block_mut(block);
+pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
+    let mut locals = Locals(Vec::new());
+    for input in &sig.inputs {
+        if let syn::FnArg::Typed(t) = input {
+            locals.visit_pat(&t.pat);
+        }
+    }
+    locals.visit_block(block);
+    Sugar {
+        counter: 0,
+        locals: locals.0,
+    }
+    .visit_block_mut(block);
+}
+
+/// The names the parameters and the `let`s, loops and closures of the body bind. A name of a local is
+/// never a constant in a pattern (`let N = 5;` would not compile beside a constant `N`), so a pattern
+/// `N` naming one binds, whatever its case.
+struct Locals(Vec<String>);
+
+impl<'ast> Visit<'ast> for Locals {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+    // A `match` arm's pattern (and an `if let`'s) is what is being decided.
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        self.visit_expr(&e.expr);
+    }
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        if let Some((_, guard)) = &arm.guard {
+            self.visit_expr(guard);
+        }
+        self.visit_expr(&arm.body);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 struct Sugar {
     counter: usize,
+    /// The names of locals and parameters (`Locals`).
+    locals: Vec<String>,
 }
 
 impl Sugar {
@@ -109,11 +148,43 @@ impl Sugar {
             return None;
         }
         let mut assigns = Vec::new();
-        let pattern = self.parts(&assign.left, &mut assigns)?;
-        let right = &assign.right;
-        let mut stmts: Vec<Stmt> = vec![syn::parse_quote!(let #pattern = #right;)];
+        let mut stmts = Vec::new();
+        self.split(&assign.left, &assign.right, &mut stmts, &mut assigns)?;
         stmts.extend(assigns);
         Some(stmts)
+    }
+
+    /// The `let`s that take `right` apart for `left`: part by part where `right` is written as a tuple or
+    /// an array of `left`'s arity (`((a, b), [c, d]) = ((c, d), [a * b, b])`: one `let` a part, in the
+    /// order Rust evaluates them, so that no nested pattern is needed), else one `let` of a pattern.
+    fn split(
+        &mut self,
+        left: &Expr,
+        right: &Expr,
+        lets: &mut Vec<Stmt>,
+        assigns: &mut Vec<Stmt>,
+    ) -> Option<()> {
+        let elems = |e: &Expr| -> Option<(bool, Vec<Expr>)> {
+            match strip_parens(e) {
+                Expr::Tuple(t) => Some((true, t.elems.iter().cloned().collect())),
+                Expr::Array(a) => Some((false, a.elems.iter().cloned().collect())),
+                _ => None,
+            }
+        };
+        match (elems(left), elems(right)) {
+            (Some((tuple, lefts)), Some((right_tuple, rights)))
+                if tuple == right_tuple && lefts.len() == rights.len() =>
+            {
+                for (l, r) in lefts.iter().zip(&rights) {
+                    self.split(l, r, lets, assigns)?;
+                }
+            }
+            _ => {
+                let pattern = self.parts(left, assigns)?;
+                lets.push(syn::parse_quote!(let #pattern = #right;));
+            }
+        }
+        Some(())
     }
 
     /// `'label: { .. }` as a `loop` that runs once (see the module's documentation).
@@ -135,6 +206,8 @@ impl Sugar {
             return syn::parse_quote!(#(#attrs)* #label: loop { #(#stmts)* });
         }
         let value = valued.then(|| self.fresh("block_value"));
+        // The value's start, of the shape its `break`s or its tail carry (see `unset`).
+        let unset = unset(&carried_values(&block, &label));
         if let Some(value) = &value {
             ToAssignment {
                 label: &label,
@@ -160,7 +233,7 @@ impl Sugar {
         let attrs = &b.attrs;
         match value {
             Some(value) => syn::parse_quote!(#(#attrs)* {
-                let mut #value = ::autodiff::__private::Zero::zero();
+                let mut #value = #unset;
                 #label: loop { #(#stmts)* }
                 #value
             }),
@@ -174,7 +247,7 @@ impl Sugar {
         let rewritten = m
             .arms
             .iter()
-            .any(|arm| arm.guard.is_some() || binds(&arm.pat));
+            .any(|arm| arm.guard.is_some() || binds(&arm.pat, &self.locals));
         if !rewritten || m.arms.iter().any(|arm| has_ref_binding(&arm.pat)) {
             return None;
         }
@@ -204,7 +277,7 @@ impl Sugar {
         let plain: Vec<proc_macro2::TokenStream> = before
             .iter()
             .map(|arm| {
-                let (pat, lets) = unbind(&arm.pat, scrutinee);
+                let (pat, lets) = unbind(&arm.pat, scrutinee, &self.locals);
                 let body = &arm.body;
                 quote!(#pat => { #(#lets)* #body })
             })
@@ -213,7 +286,7 @@ impl Sugar {
             // One arm left that matches every value: its body, without a `match` (so that a float
             // scrutinee matched only by guards and names, `v if v > 1.0 => .., v => ..`, is all `if`s).
             if let [arm] = arms {
-                let (pat, lets) = unbind(&arm.pat, scrutinee);
+                let (pat, lets) = unbind(&arm.pat, scrutinee, &self.locals);
                 if irrefutable(&pat) {
                     let body = &arm.body;
                     return syn::parse_quote!({ #(#lets)* #body });
@@ -222,7 +295,7 @@ impl Sugar {
             return syn::parse_quote!(match #scrutinee { #(#plain)* });
         };
         let arm = &arms[k];
-        let (pat, lets) = unbind(&arm.pat, scrutinee);
+        let (pat, lets) = unbind(&arm.pat, scrutinee, &self.locals);
         let guard = &arm.guard.as_ref().expect("a guard").1;
         let body = &arm.body;
         let hit = self.fresh("guard");
@@ -234,9 +307,9 @@ impl Sugar {
         // The arms after the guard, after those that did not match if the last of them is not a
         // catch-all (the `match` of the arms left must be exhaustive, as the whole one was).
         let rest_arms = &arms[k + 1..];
-        let catch_all = rest_arms
-            .last()
-            .is_some_and(|a| a.guard.is_none() && irrefutable(&unbind(&a.pat, scrutinee).0));
+        let catch_all = rest_arms.last().is_some_and(|a| {
+            a.guard.is_none() && irrefutable(&unbind(&a.pat, scrutinee, &self.locals).0)
+        });
         let mut all_passed: Vec<syn::Arm> = passed.to_vec();
         all_passed.extend(before.iter().cloned());
         let rest = if catch_all {
@@ -245,9 +318,17 @@ impl Sugar {
             let with_passed: Vec<syn::Arm> = all_passed.iter().chain(rest_arms).cloned().collect();
             self.arms(scrutinee, &with_passed, &[])
         };
+        // A name the pattern keeps (`N`, taken for a constant by its case) may be a binding after all (a
+        // local `N` does not make it a constant): the body is then reached through the pattern, which binds
+        // it if it is one (the `_` arm, the arms after the guard, is never taken, the guard having matched).
+        let hit_body = if keeps_names(&pat) {
+            quote!({ match #scrutinee { #pat => { #(#lets)* #body } _ => { #rest } } })
+        } else {
+            quote!({ #(#lets)* #body })
+        };
         let chosen = quote!({
             let #hit = #test;
-            if #hit { #(#lets)* #body } else { #rest }
+            if #hit #hit_body else { #rest }
         });
         if k == 0 {
             syn::parse_quote!(#chosen)
@@ -404,6 +485,96 @@ fn jumps_elsewhere(block: &syn::Block, label: &syn::Lifetime) -> bool {
     finder.1
 }
 
+/// The values that the `break`s of `block` to `label` carry, then its tail.
+fn carried_values(block: &syn::Block, label: &syn::Lifetime) -> Vec<Expr> {
+    struct Finder<'l>(&'l syn::Lifetime, Vec<Expr>);
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            if let (Some(value), true) = (
+                &b.expr,
+                b.label.as_ref().is_some_and(|l| l.ident == self.0.ident),
+            ) {
+                self.1.push((**value).clone());
+            }
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder(label, Vec::new());
+    finder.visit_block(block);
+    if let Some(Stmt::Expr(tail, None)) = block.stmts.last() {
+        finder.1.push(tail.clone());
+    }
+    finder.1
+}
+
+/// The start of the variable that carries a labeled block's value out of a nested loop: no path reads it
+/// (rustc's own check of the block saw every path out assign it first), but it needs a value of the
+/// block's type. That type is the shape of the first carried value whose syntax tells it (a tuple `(u,
+/// v)`, an array `[u, v]` or `[u; 3]`, a comparison or `true`: a `bool`), its parts the same way, and
+/// what the syntax does not tell a number (`Zero`); a value of another type (a tuple held in a local,
+/// `break 'a t`) is an error spanned at it (`__private::block_value`).
+fn unset(values: &[Expr]) -> proc_macro2::TokenStream {
+    fn shape(value: &Expr) -> Option<proc_macro2::TokenStream> {
+        match value {
+            Expr::Paren(p) => shape(&p.expr),
+            Expr::Group(g) => shape(&g.expr),
+            Expr::Tuple(t) => {
+                let parts: Vec<_> = t
+                    .elems
+                    .iter()
+                    .map(|e| unset(std::slice::from_ref(e)))
+                    .collect();
+                Some(match parts.as_slice() {
+                    [one] => quote!((#one,)),
+                    _ => quote!((#(#parts),*)),
+                })
+            }
+            Expr::Array(a) => {
+                let parts: Vec<_> = a
+                    .elems
+                    .iter()
+                    .map(|e| unset(std::slice::from_ref(e)))
+                    .collect();
+                Some(quote!([#(#parts),*]))
+            }
+            Expr::Repeat(r) => {
+                let (part, len) = (unset(std::slice::from_ref(&*r.expr)), &r.len);
+                Some(quote!([#part; #len]))
+            }
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Bool(_),
+                ..
+            }) => Some(quote!(false)),
+            Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    syn::BinOp::Eq(_)
+                        | syn::BinOp::Ne(_)
+                        | syn::BinOp::Lt(_)
+                        | syn::BinOp::Le(_)
+                        | syn::BinOp::Gt(_)
+                        | syn::BinOp::Ge(_)
+                        | syn::BinOp::And(_)
+                        | syn::BinOp::Or(_)
+                ) =>
+            {
+                Some(quote!(false))
+            }
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => shape(&u.expr),
+            _ => None,
+        }
+    }
+    if let Some(known) = values.iter().find_map(shape) {
+        return known;
+    }
+    let span = values
+        .first()
+        .map_or_else(Span::call_site, syn::spanned::Spanned::span);
+    quote::quote_spanned!(span=> ::autodiff::__private::block_value())
+}
+
 /// `break 'label value` → `{ value_var = value; break 'label; }`.
 struct ToAssignment<'a> {
     label: &'a syn::Lifetime,
@@ -430,16 +601,17 @@ impl VisitMut for ToAssignment<'_> {
 }
 
 /// Is `ident` (a pattern's name) a binding, not a constant or a unit variant (`K`, `None`)?
-fn is_binding(p: &syn::PatIdent) -> bool {
-    p.subpat.is_some() || !p.ident.to_string().starts_with(char::is_uppercase)
+fn is_binding(p: &syn::PatIdent, locals: &[String]) -> bool {
+    let name = p.ident.to_string();
+    p.subpat.is_some() || !name.starts_with(char::is_uppercase) || locals.contains(&name)
 }
 
 /// Does a `match` arm's pattern bind a name?
-fn binds(pat: &Pat) -> bool {
+fn binds(pat: &Pat, locals: &[String]) -> bool {
     match pat {
-        Pat::Ident(p) => is_binding(p),
-        Pat::Or(or) => or.cases.iter().any(binds),
-        Pat::Paren(p) => binds(&p.pat),
+        Pat::Ident(p) => is_binding(p, locals),
+        Pat::Or(or) => or.cases.iter().any(|case| binds(case, locals)),
+        Pat::Paren(p) => binds(&p.pat, locals),
         _ => false,
     }
 }
@@ -461,33 +633,43 @@ fn has_ref_binding(pat: &Pat) -> bool {
 
 /// The pattern without its bindings (`n` → `_`, `n @ 1..=3` → `1..=3`), and the `let`s that bind them to
 /// the scrutinee. The cases of an or-pattern bind the same names; the first case's are taken.
-fn unbind(pat: &Pat, scrutinee: &syn::Ident) -> (Pat, Vec<Stmt>) {
+fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &[String]) -> (Pat, Vec<Stmt>) {
     match pat {
-        Pat::Ident(p) if is_binding(p) => {
+        Pat::Ident(p) if is_binding(p, locals) => {
             let name = &p.ident;
             let mutability = &p.mutability;
             let binding: Stmt = syn::parse_quote!(let #mutability #name = #scrutinee;);
             match &p.subpat {
                 Some((_, sub)) => {
-                    let (sub, mut lets) = unbind(sub, scrutinee);
+                    let (sub, mut lets) = unbind(sub, scrutinee, locals);
                     lets.insert(0, binding);
                     (sub, lets)
                 }
                 None => (syn::parse_quote!(_), vec![binding]),
             }
         }
-        Pat::Paren(p) => unbind(&p.pat, scrutinee),
+        Pat::Paren(p) => unbind(&p.pat, scrutinee, locals),
         Pat::Or(or) => {
             let mut cases = or.clone();
             let mut lets = None;
             for case in cases.cases.iter_mut() {
-                let (unbound, case_lets) = unbind(case, scrutinee);
+                let (unbound, case_lets) = unbind(case, scrutinee, locals);
                 *case = unbound;
                 lets.get_or_insert(case_lets);
             }
             (Pat::Or(cases), lets.unwrap_or_default())
         }
         other => (other.clone(), Vec::new()),
+    }
+}
+
+/// Does the pattern (without its bindings) still name something, which may be a constant or a binding?
+fn keeps_names(pat: &Pat) -> bool {
+    match pat {
+        Pat::Ident(_) => true,
+        Pat::Paren(p) => keeps_names(&p.pat),
+        Pat::Or(or) => or.cases.iter().any(keeps_names),
+        _ => false,
     }
 }
 
@@ -508,7 +690,7 @@ mod tests {
 
     fn rewrite(src: &str) -> String {
         let mut block: syn::Block = syn::parse_str(src).unwrap();
-        desugar(&mut block);
+        desugar(&mut block, &syn::parse_quote!(fn f()));
         block.into_token_stream().to_string()
     }
 
@@ -525,8 +707,37 @@ mod tests {
     fn a_destructuring_assignment_as_an_arm_is_a_block() {
         assert_eq!(
             rewrite("{ match k { 0 => (a, b) = (b, a), _ => {} } }"),
-            "{ match k { 0 => { let (__part_1 , __part_2) = (b , a) ; a = __part_1 ; b = __part_2 ; } , \
+            "{ match k { 0 => { let __part_1 = b ; let __part_2 = a ; a = __part_1 ; b = __part_2 ; } , \
              _ => { } } }"
+        );
+    }
+
+    #[test]
+    fn a_right_side_written_as_parts_is_bound_part_by_part() {
+        assert_eq!(
+            rewrite("{ ((a, b), [c, d]) = ((c, f(x)), [a * b, b]); }"),
+            "{ let __part_1 = c ; let __part_2 = f (x) ; let __part_3 = a * b ; let __part_4 = b ; \
+             a = __part_1 ; b = __part_2 ; c = __part_3 ; d = __part_4 ; }"
+        );
+        // A part not written as parts is bound by a pattern.
+        assert_eq!(
+            rewrite("{ ((a, b), c) = (g(x), y); }"),
+            "{ let (__part_1 , __part_2) = g (x) ; let __part_3 = y ; a = __part_1 ; b = __part_2 ; \
+             c = __part_3 ; }"
+        );
+    }
+
+    #[test]
+    fn a_value_out_of_a_nested_loop_starts_in_the_shape_its_breaks_tell() {
+        let out = rewrite(
+            "{ let v = 'a: { for i in 0..n { if c { break 'a (x[i], [y; 2], x[i] > y); } } t }; }",
+        );
+        assert!(
+            out.contains(
+                "let mut __block_value_1 = (:: autodiff :: __private :: block_value () , \
+                 [:: autodiff :: __private :: block_value () ; 2] , false) ;"
+            ),
+            "{out}"
         );
     }
 
@@ -547,7 +758,7 @@ mod tests {
     fn a_value_out_of_a_nested_loop_is_assigned() {
         assert_eq!(
             rewrite("{ let v = 'a: { for i in 0..n { if c { break 'a i; } } z }; }"),
-            "{ let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; 'a : loop { for i in 0 .. n \
+            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value () ; 'a : loop { for i in 0 .. n \
              { if c { { __block_value_1 = i ; break 'a ; } ; } } __block_value_1 = z ; break 'a ; } \
              let v = __block_value_1 ; }"
         );
@@ -557,7 +768,7 @@ mod tests {
     fn a_value_past_a_jump_to_an_outer_loop_is_hoisted_out_of_the_let() {
         assert_eq!(
             rewrite("{ 'o: for i in 0..n { let v = 'a: { if c { continue 'o; } if d { break 'a 1.0; } z }; } }"),
-            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: Zero :: zero () ; \
+            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: block_value () ; \
              'a : loop { if c { continue 'o ; } if d { { __block_value_1 = 1.0 ; break 'a ; } ; } \
              __block_value_1 = z ; break 'a ; } let v = __block_value_1 ; } }"
         );
@@ -588,6 +799,30 @@ mod tests {
              __scrutinee_1 { 1 ..= 9 => { let n = __scrutinee_1 ; n % 2 == 0 } _ => false } ; if __guard_2 \
              { let n = __scrutinee_1 ; b } else { { let m = __scrutinee_1 ; c } } \
              } } } }"
+        );
+    }
+
+    #[test]
+    fn a_guarded_arm_that_keeps_a_name_reaches_its_body_through_the_pattern() {
+        // `N` is a binding where no constant `N` is in scope (a local `N` does not make one).
+        let out = rewrite("{ match k { N if N > 2 => a(N), _ => b } }");
+        assert!(
+            out.contains(
+                "if __guard_1 { match k { N => { a (N) } _ => { { b } } } } else { { b } }"
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_name_of_a_local_in_a_pattern_binds_whatever_its_case() {
+        assert_eq!(
+            rewrite("{ let N = 5; match k { N => a(N), } }"),
+            "{ let N = 5 ; { let N = k ; a (N) } }"
+        );
+        assert_eq!(
+            rewrite("{ match k { N => a, _ => b } }"),
+            "{ match k { N => a , _ => b } }"
         );
     }
 
