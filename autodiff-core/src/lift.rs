@@ -576,6 +576,35 @@ pub mod lanes {
     }
 }
 
+/// The start of the variable that carries a labeled block's value out of a loop nested in the block
+/// (`autodiff-macros`' `sugar.rs`): a number's zero, never read (every path out of the block assigns the
+/// variable first). A value whose type the syntax of its `break` does not tell (`break 'a t` of a tuple
+/// `t`) must be a number: [`BlockValue`]'s error says so there.
+#[inline]
+pub fn block_value<T: BlockValue>() -> T {
+    T::unset()
+}
+
+/// A number, which can carry a labeled block's value out of a loop nested in the block ([`block_value`]).
+#[diagnostic::on_unimplemented(
+    message = "a labeled block's value that a `break` carries out of a loop nested in the block is held in a \
+               variable, whose type here, `{Self}`, is not a number and is not told by the value's syntax",
+    label = "a value of type `{Self}` carried out of a loop",
+    note = "write the value's parts where it is carried (`break 'a (u, v)`, `break 'a [u, v]`, `break 'a u > v`), or \
+            assign them to variables declared before the block"
+)]
+pub trait BlockValue {
+    /// A value of the type (a zero).
+    fn unset() -> Self;
+}
+
+impl<T: num_traits::Zero> BlockValue for T {
+    #[inline]
+    fn unset() -> Self {
+        T::zero()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -726,34 +755,5 @@ mod tests {
     #[should_panic(expected = "the direction for `w` has length 1 but `w` has length 2")]
     fn direction_length_is_checked() {
         dual_vec("w", &[1.0, 2.0], &[1.0]);
-    }
-}
-
-/// The start of the variable that carries a labeled block's value out of a loop nested in the block
-/// (`autodiff-macros`' `sugar.rs`): a number's zero, never read (every path out of the block assigns the
-/// variable first). A value whose type the syntax of its `break` does not tell (`break 'a t` of a tuple
-/// `t`) must be a number: [`BlockValue`]'s error says so there.
-#[inline]
-pub fn block_value<T: BlockValue>() -> T {
-    T::unset()
-}
-
-/// A number, which can carry a labeled block's value out of a loop nested in the block ([`block_value`]).
-#[diagnostic::on_unimplemented(
-    message = "a labeled block's value that a `break` carries out of a loop nested in the block is held in a \
-               variable, whose type here, `{Self}`, is not a number and is not told by the value's syntax",
-    label = "a value of type `{Self}` carried out of a loop",
-    note = "write the value's parts where it is carried (`break 'a (u, v)`, `break 'a [u, v]`, `break 'a u > v`), or \
-            assign them to variables declared before the block"
-)]
-pub trait BlockValue {
-    /// A value of the type (a zero).
-    fn unset() -> Self;
-}
-
-impl<T: num_traits::Zero> BlockValue for T {
-    #[inline]
-    fn unset() -> Self {
-        T::zero()
     }
 }
