@@ -32,6 +32,7 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
             return quote!(#error #item);
         }
     };
+    crate::invisible::unwrap_groups(&mut item);
     // Where the function stands, for `is_method`: the source around the attribute, or the hidden argument
     // of a copy the macro writes into an `impl` (a copy made in this expansion stands where its original
     // does).

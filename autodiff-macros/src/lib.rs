@@ -26,6 +26,7 @@ mod higher;
 mod in_closure;
 mod incoming;
 mod integer_fields;
+mod invisible;
 mod ir;
 mod jacobian;
 mod labels;
