@@ -146,6 +146,30 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     if errors.len() > before {
         return TokenStream::new();
     }
+    // The hidden function differentiates the float fields read of the differentiated structs and the other
+    // differentiated parameters (`fields_function`'s `wrt(..)`): with none, it would have nothing to
+    // differentiate (and its own expansion would say `wrt()` names nothing, at the user's attribute). That
+    // is also the body `expand::complete_stubs` stands in after an error (a zero), which then takes the
+    // plain stubs instead.
+    let differentiated = s.sig.params.iter().enumerate().any(|(i, p)| match &p.kind {
+        Kind::Struct(_) => {
+            p.active
+                && s.flat
+                    .field_inputs()
+                    .zip(&floats)
+                    .any(|(f, float)| f.parent == i && *float)
+        }
+        _ => p.active,
+    });
+    if !differentiated {
+        errors.spanned(
+            order,
+            "`order = K` differentiates the float fields that the function reads of its differentiated \
+             parameter structs, and this one reads none (nor takes another differentiated float): read one, \
+             or leave `order = K` out",
+        );
+        return TokenStream::new();
+    }
     let fields_fn = fields_function(s, &floats, order, &scalar, in_impl, renamed.as_ref());
     // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`),
     // but in an `impl` (`in_impl`, `renamed`).
