@@ -3,14 +3,15 @@
 //!
 //! They are built on the first-order items run on dual numbers, not on a second transformation: `f_hvp`
 //! calls `f_grad` with `Dual<T>` arguments whose tangents are the direction `v` (forward over reverse,
-//! one reverse sweep per product, JAX's `jvp(grad(f))`), `f_hessian` calls `f_hvp` once per input, and
-//! `f_derivatives` evaluates `f` itself on `K` nested duals. This needs the function to be generic over
-//! its float type (`fn f<T: Float>(x: T) -> T`), so that it and its generated items run on `Dual<T>`; since
-//! tapes, calls and custom gradients are generic too, second derivatives flow through loops, callees and
-//! custom gradient closures.
+//! one reverse sweep per product, JAX's `jvp(grad(f))`), `f_hessian` runs `f_grad` on `MultiDual` lanes
+//! (eight inputs a pass) or calls `f_hvp` once per input, and `f_derivatives` runs `f_grad` on `K - 1`
+//! nested duals (so its `f'` is `f_grad`'s, also for custom gradients). This needs the function to be
+//! generic over its float type (`fn f<T: Float>(x: T) -> T`), so that it and its generated items run on
+//! `Dual<T>`; since tapes, calls and custom gradients are generic too, second derivatives flow through
+//! loops, callees and custom gradient closures.
 //!
 //! Output parameters (`out: &mut [T]`, `e: &mut T`) of a function returning a float: the items are the
-//! derivatives of the returned float, as `f_grad` is. Each output goes to `f_grad` (or `f_jvp`) as a buffer
+//! derivatives of the returned float, as `f_grad` is. Each output goes to `f_grad` as a buffer
 //! of duals lifted from its incoming value (`lift_output`), the values written back after the call
 //! (`write_back`); `f_hessian` hands each `f_hvp` a copy of the incoming value, kept before `f_grad`
 //! writes the caller's buffer, so the buffers end as one call of `f` leaves them.
