@@ -408,12 +408,7 @@ impl Pass<'_> {
                 BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_) => {
                     (a.kind(l).join(&a.kind(r)), any_active)
                 }
-                BinOp::Eq(_)
-                | BinOp::Lt(_)
-                | BinOp::Le(_)
-                | BinOp::Ne(_)
-                | BinOp::Ge(_)
-                | BinOp::Gt(_) => (Kind::Bool, false),
+                op if crate::ir::is_comparison(op) => (Kind::Bool, false),
                 _ => (a.kind(l), false),
             },
             Value::Cast(o, ty) => {

@@ -1020,7 +1020,6 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
 /// a copy, a block's value, an argument) says no.
 fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
     use crate::ir::{Block, Operand, Stmt, Value};
-    use syn::BinOp;
     let is_var = |o: &Operand| matches!(o, Operand::Var(v) if *v == var);
     fn blocks<'b>(block: &'b Block, out: &mut Vec<&'b Block>) {
         out.push(block);
@@ -1040,19 +1039,9 @@ fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
         let allowed = match stmt {
             Stmt::If { .. } | Stmt::Match { .. } => true,
             Stmt::Let {
-                value:
-                    Value::Binary(
-                        BinOp::Eq(_)
-                        | BinOp::Ne(_)
-                        | BinOp::Lt(_)
-                        | BinOp::Le(_)
-                        | BinOp::Gt(_)
-                        | BinOp::Ge(_),
-                        _,
-                        _,
-                    ),
+                value: Value::Binary(op, _, _),
                 ..
-            } => true,
+            } if crate::ir::is_comparison(op) => true,
             Stmt::Let {
                 value: Value::Unary(syn::UnOp::Not(_), _),
                 ..

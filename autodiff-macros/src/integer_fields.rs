@@ -211,12 +211,7 @@ impl<'ast> Visit<'ast> for IntegerUses<'_> {
                     self.integer_position(&b.left);
                     self.integer_position(&b.right);
                 }
-                BinOp::Eq(_)
-                | BinOp::Ne(_)
-                | BinOp::Lt(_)
-                | BinOp::Le(_)
-                | BinOp::Gt(_)
-                | BinOp::Ge(_) => {
+                op if crate::ir::is_comparison(&op) => {
                     if is_integer_literal(&b.right) {
                         self.integer_position(&b.left);
                     }

@@ -706,3 +706,12 @@ impl Function {
         out
     }
 }
+
+/// Is `op` a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`), whose result is a flag?
+pub(crate) fn is_comparison(op: &syn::BinOp) -> bool {
+    use syn::BinOp;
+    matches!(
+        op,
+        BinOp::Eq(_) | BinOp::Ne(_) | BinOp::Lt(_) | BinOp::Le(_) | BinOp::Gt(_) | BinOp::Ge(_)
+    )
+}

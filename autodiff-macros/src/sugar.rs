@@ -548,17 +548,8 @@ fn unset(values: &[Expr]) -> proc_macro2::TokenStream {
                 ..
             }) => Some(quote!(false)),
             Expr::Binary(b)
-                if matches!(
-                    b.op,
-                    syn::BinOp::Eq(_)
-                        | syn::BinOp::Ne(_)
-                        | syn::BinOp::Lt(_)
-                        | syn::BinOp::Le(_)
-                        | syn::BinOp::Gt(_)
-                        | syn::BinOp::Ge(_)
-                        | syn::BinOp::And(_)
-                        | syn::BinOp::Or(_)
-                ) =>
+                if crate::ir::is_comparison(&b.op)
+                    || matches!(b.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) =>
             {
                 Some(quote!(false))
             }
