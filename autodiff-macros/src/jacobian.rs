@@ -14,25 +14,21 @@
 //!                                             }
 //! ```
 //!
-//! Rows are the outputs (a tuple of floats, `-> (f64, f64)`, has one per part: its cotangents are unit
-//! tuples, its tangents read part by part), columns the active inputs flattened in declaration order, as in
-//! `f_hessian`. For a
+//! Rows are the outputs, columns the active inputs flattened in declaration order, as in `f_hessian`. For a
 //! function returning `()` with one output parameter, the rows are the output's elements: each `f_vjp` takes
 //! the cotangent e_i of the output, each `f_jvp` writes a column into a buffer, and the output's incoming
 //! value (an input where the function reads it) is put back before every call.
 
 use crate::signature::{Param, Signature};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote};
 use syn::Type;
 
-/// `f_jacobian`, for a function returning `Vec<T>`, `[T; N]` or a tuple of `T`s (and no output
-/// parameters), or returning `()` with one output parameter; nothing for other results.
+/// `f_jacobian`, for a function returning `Vec<T>` or `[T; N]` (and no output parameters), or returning
+/// `()` with one output parameter; nothing for other results.
 pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStream> {
     let elem = element(sig)?;
     let output = sig.outputs().next();
-    // A tuple of floats (`-> (f64, f64)`): its length is the number of rows.
-    let tuple = float_tuple_return(sig);
     let elem = &elem;
     let local = |name: &str| Ident::new(name, Span::mixed_site());
     let (value, rows, columns, jacobian, i, j) = (
@@ -88,24 +84,14 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         }
     });
     let vjp_call = match output {
-        None if tuple.is_some() => {
-            let entries =
-                (0..tuple.unwrap_or(0)).map(|k| quote!(if #i == #k { #one } else { #zero }));
-            quote!(let (_, #parts_pattern) = #vjp(#(#vjp_args,)* (#(#entries,)*));)
-        }
         None => quote!(let (_, #parts_pattern) = #vjp(#(#vjp_args,)* __d_ret);),
         Some(p) if p.scalar => quote!(let #parts_pattern = #vjp(#(#vjp_args,)* __d_ret[0]);),
         Some(_) => quote!(let #parts_pattern = #vjp(#(#vjp_args,)* &__d_ret);),
     };
-    let unit_cotangent = tuple.is_none().then(|| {
-        quote! {
-            let mut __d_ret = ::autodiff::__private::zeros_like(&#value);
-            __d_ret[#i] = #one;
-        }
-    });
     let reverse = quote! {
         for #i in 0..#rows {
-            #unit_cotangent
+            let mut __d_ret = ::autodiff::__private::zeros_like(&#value);
+            __d_ret[#i] = #one;
             #restore
             #vjp_call
             let mut __row = ::std::vec::Vec::with_capacity(#columns);
@@ -127,13 +113,6 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let jvp_args = args();
     // The tangent is made before the call borrows the output.
     let jvp_call = match output {
-        None if tuple.is_some() => {
-            let fields = (0..tuple.unwrap_or(0)).map(syn::Index::from);
-            quote! {
-                let (_, __tangent) = #jvp(#(#jvp_args,)* #tangent);
-                let __column = [#(__tangent.#fields),*];
-            }
-        }
         None => quote!(let (_, __column) = #jvp(#(#jvp_args,)* #tangent);),
         Some(p) if p.scalar => quote! {
             let __tangent = #tangent;
@@ -170,8 +149,6 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     // The value whose length is the number of rows: the result, or the output as the function leaves
     // it (after its incoming value is kept).
     let value_of = match output {
-        // A tuple's rows are counted from its type: no call of the function first.
-        None if tuple.is_some() => TokenStream::new(),
         None => quote!(let #value = #owner #name(#(#primal_args),*);),
         Some(p) => {
             let ident = &p.ident;
@@ -186,10 +163,6 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
             }
         }
     };
-    let row_count = match tuple {
-        Some(n) => quote!(#n),
-        None => quote!(#value.len()),
-    };
     let doc = format!(
         " The Jacobian of `{name}`: row `i` holds the derivatives of output `i` with respect to the active \
          inputs flattened in declaration order.\n\n One `{name}_vjp` per output or one `{name}_jvp` per input, \
@@ -200,7 +173,7 @@ pub(crate) fn jacobian(item: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
         #signature {
             #value_of
-            let #rows = #row_count;
+            let #rows = #value.len();
             let #columns = 0usize #(+ #sizes)*;
             let mut #jacobian = ::std::vec::Vec::with_capacity(#rows);
             if #rows <= #columns {
@@ -330,36 +303,16 @@ fn tuple_pattern(names: &[Ident]) -> TokenStream {
     }
 }
 
-/// The element type of the rows of `f_jacobian`, where the function has one: `T` of a `Vec<T>` or
-/// `[T; N]` result or of a tuple of `T`s (`-> (f64, f64)`, one row per part), or of the one output
-/// parameter of a function returning `()`.
+/// `T` of a `Vec<T>` or `[T; N]` result.
+/// The element type of the rows of `f_jacobian`, where the function has one: a `Vec<T>` or `[T; N]`
+/// result, or one output parameter of a function returning `()`.
 pub(crate) fn element(sig: &Signature) -> Option<Type> {
     let outputs: Vec<&Param> = sig.outputs().collect();
     match outputs.as_slice() {
-        [] if float_tuple_return(sig).is_some() => match &sig.ret_ty {
-            Type::Tuple(t) => t.elems.first().cloned(),
-            _ => None,
-        },
         [] => array_element(&sig.ret_ty).cloned(),
         [one] if sig.returns_unit() => Some(Signature::element_type(one)),
         _ => None,
     }
-}
-
-// Input:  -> (f64, f64, f64)     -> (f64, f32)     -> (T, T)
-// Output: Some(3)                None              Some(2)
-/// The number of parts of a result that is a tuple of one float type, written as such (every part the
-/// same type, so that the rows have one element type).
-fn float_tuple_return(sig: &Signature) -> Option<usize> {
-    let n = crate::signature::float_tuple(&sig.ret_kind)?;
-    let Type::Tuple(t) = &sig.ret_ty else {
-        return None;
-    };
-    let first = t.elems.first()?.to_token_stream().to_string();
-    t.elems
-        .iter()
-        .all(|e| e.to_token_stream().to_string() == first)
-        .then_some(n)
 }
 
 fn array_element(ty: &Type) -> Option<&Type> {

@@ -153,64 +153,6 @@ fn polar_vjp(r: f64, t: f64, d_ret: (f64, f64)) -> ((f64, f64), (f64, f64)) {
 fn polar_jvp(r: f64, t: f64, tangent: (f64, f64)) -> ((f64, f64), (f64, f64)) {
     __polar_generic_jvp(r, t, tangent)
 }
-#[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
-fn polar_jacobian(r: f64, t: f64) -> ::std::vec::Vec<::std::vec::Vec<f64>> {
-    let __rows = 2usize;
-    let __columns = 0usize + 1usize + 1usize;
-    let mut __jacobian = ::std::vec::Vec::with_capacity(__rows);
-    if __rows <= __columns {
-        for __i in 0..__rows {
-            let (_, (__part_0, __part_1)) = polar_vjp(
-                ::core::clone::Clone::clone(&r),
-                ::core::clone::Clone::clone(&t),
-                (
-                    if __i == 0usize {
-                        <f64 as ::autodiff::__private::One>::one()
-                    } else {
-                        <f64 as ::autodiff::__private::Zero>::zero()
-                    },
-                    if __i == 1usize {
-                        <f64 as ::autodiff::__private::One>::one()
-                    } else {
-                        <f64 as ::autodiff::__private::Zero>::zero()
-                    },
-                ),
-            );
-            let mut __row = ::std::vec::Vec::with_capacity(__columns);
-            __row.push(__part_0);
-            __row.push(__part_1);
-            __jacobian.push(__row);
-        }
-    } else {
-        __jacobian = ::std::vec![
-            ::std::vec![< f64 as ::autodiff::__private::Zero > ::zero(); __columns];
-            __rows
-        ];
-        for __j in 0..__columns {
-            let (_, __tangent) = polar_jvp(
-                ::core::clone::Clone::clone(&r),
-                ::core::clone::Clone::clone(&t),
-                (
-                    if __j == 0usize {
-                        <f64 as ::autodiff::__private::One>::one()
-                    } else {
-                        <f64 as ::autodiff::__private::Zero>::zero()
-                    },
-                    if __j == (0usize + 1usize) {
-                        <f64 as ::autodiff::__private::One>::one()
-                    } else {
-                        <f64 as ::autodiff::__private::Zero>::zero()
-                    },
-                ),
-            );
-            let __column = [__tangent.0, __tangent.1];
-            for (__i, __entry) in __column.iter().enumerate() {
-                __jacobian[__i][__j] = *__entry;
-            }
-        }
-    }
-    __jacobian
-}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct polar {}
