@@ -230,6 +230,18 @@ fn try_expand(
     // declares it (`impl_float_params`); the generated items keep the user's generics.
     let analysis_item = impl_float_params(&item);
     let sig = signature::analyze(&analysis_item, &args, &mut errors);
+    // `order = K` on a function whose result is not one float (`-> [f64; 2]`, `-> Vec<f64>`, `-> (f64, f64)`,
+    // `()` with output parameters): its items are those of the first order (API.md: `f_hvp`, `f_hessian`
+    // and `f_derivatives` are emitted for a float-scalar output, and `order = K` works on every function
+    // whose first order works). A caller with `order = K` differentiates through it all the same, by its
+    // generic copy.
+    let args = match &sig {
+        Some(sig) if !sig.returns_scalar() && args.order.is_some() => Args {
+            order: None,
+            ..args
+        },
+        _ => args,
+    };
     if let Some(sig) = sig.as_ref().filter(|_| errors.len() == before_signature) {
         if sig.active().count() == 0 {
             errors.spanned(
@@ -295,32 +307,6 @@ fn try_expand(
     // Nothing is emitted from a body with an error: its stubs stand in for the generated items.
     let analysed = analysed.filter(|_| errors.len() == 0);
     let higher = match (&sig, &args.order, &analysed, &flat) {
-        // Output parameters without a float result: nothing has a Hessian (`f_hvp` is of a float), on a
-        // free function, a method or a function of parameter structs alike.
-        (Some(sig), Some(order), Some(_), _)
-            if sig.outputs().count() > 0
-                && sig.returns_unit()
-                && order.base10_parse::<usize>().is_ok_and(|k| k >= 2) =>
-        {
-            let name = &item.sig.ident;
-            // How a caller spells the call: `f(..)`, `self.f(..)`, `Self::f(..)`.
-            let call = match (item.sig.receiver().is_some(), is_method(&item)) {
-                (true, _) => format!("self.{name}"),
-                (false, true) => format!("Self::{name}"),
-                (false, false) => name.to_string(),
-            };
-            errors.spanned(
-                order,
-                format!(
-                    "`order = K` needs a function returning one float, whose Hessian `{name}_hvp` and \
-                     `{name}_hessian` give, and `{name}` returns `()`: its results are its output \
-                     parameters. Give `order = K` to a function of the outputs that returns a float \
-                     instead (`#[differentiable(order = 2)] fn loss(..) -> f64 {{ let mut out = vec![0.0; n]; \
-                     {call}(.., &mut out); /* a float of out */ }}`), and keep `#[differentiable]` on `{name}`"
-                ),
-            );
-            TokenStream::new()
-        }
         (Some(sig), Some(order), Some((f, activity)), Some(flat)) => {
             let higher = order.base10_parse::<usize>().is_ok_and(|k| k >= 2);
             let bounded = with_struct_bounds(&item, &analysis_item, true);
