@@ -104,11 +104,15 @@ fn through_shadow(
                 .get_ident()
                 .is_some_and(|t| crate::expand::float_params_with_impl(item).contains(t)) =>
         {
+            if let Some(items) = in_generic_impl(item, sig, args, order, k) {
+                return items;
+            }
             errors.spanned(
                 order,
-                "`order = K` is not supported on a function of a generic `impl`'s float type parameter: \
-                 write it as a free function generic over `T: Float` with `order = K` (its first-order \
-                 derivatives work here, and the copies of `order = K` callers reach it)",
+                "`order = K` on a function of a generic `impl`'s float type parameter is supported on an \
+                 associated function without `self` or `Self` in its body and without type parameters of \
+                 its own; otherwise write it as a free function generic over `T: Float` with `order = K` \
+                 (its first-order derivatives work here, and the copies of `order = K` callers reach it)",
             );
             return TokenStream::new();
         }
@@ -347,6 +351,123 @@ fn method_copy_check(mut path: syn::Path) -> TokenStream {
             ::autodiff::__private::require_method_copy(#path(#passed));
         }
     }
+}
+
+// Input:  impl<T: Float> Poly<T> { #[differentiable(order = 2)] fn cube(x: T, y: T) -> T { x * x * y } }
+// Output: fn cube_hvp(x: T, y: T, v: (T, T)) -> (T, (T, T), (T, T)) {
+//             #[differentiable(order = 2)] fn __cube_alone<T: Float>(x: T, y: T) -> T { x * x * y }  (expanded)
+//             __cube_alone_hvp(x, y, v)
+//         }
+//         fn cube_hessian(..), and for one scalar input fn cube_derivatives(..), the same way
+/// `order = K` on an associated function of a generic `impl` whose result is the `impl`'s float type
+/// parameter (`impl<T: Float> Poly<T> { fn cube(x: T, y: T) -> T }`): `f_hvp` would run `f_grad` on dual
+/// numbers, `Poly::<Dual<T>>::cube_grad`, and the attribute does not see the `impl`'s type to name it.
+/// The function has no `self`, so its body is also a free function generic over its own `T`, nested in
+/// each item and differentiated there with the same arguments, whose items run at the `impl`'s `T`. `None`
+/// where that does not hold: a receiver, `Self` or `self` in the body (a nested function has neither), or
+/// type parameters of the function's own.
+fn in_generic_impl(
+    item: &syn::ItemFn,
+    sig: &Signature,
+    args: &crate::args::Args,
+    order: &syn::LitInt,
+    k: usize,
+) -> Option<TokenStream> {
+    fn mentions_self(tokens: TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "Self" || i == "self",
+            proc_macro2::TokenTree::Group(g) => mentions_self(g.stream()),
+            _ => false,
+        })
+    }
+    let Type::Path(ret) = &sig.ret_ty else {
+        return None;
+    };
+    let scalar = ret.path.get_ident()?.clone();
+    let signature_mentions_self = item
+        .sig
+        .inputs
+        .iter()
+        .any(|input| mentions_self(input.to_token_stream()));
+    if item.sig.receiver().is_some()
+        || signature_mentions_self
+        || !item.sig.generics.params.is_empty()
+        || mentions_self(item.block.to_token_stream())
+        || item.sig.asyncness.is_some()
+        || item.sig.unsafety.is_some()
+    {
+        return None;
+    }
+    let alone = quote::format_ident!("__{}_alone", crate::naming::unraw(&item.sig.ident));
+    let wrt = args.wrt.as_ref().map(|names| quote!(, wrt(#(#names),*)));
+    let inputs = &item.sig.inputs;
+    let block = &item.block;
+    let nested_fn: syn::ItemFn = syn::parse_quote! {
+        #[::autodiff::differentiable(order = #order #wrt)]
+        #[allow(warnings, clippy::all, clippy::pedantic, clippy::nursery)]
+        fn #alone<#scalar: ::autodiff::Float>(#inputs) -> #scalar #block
+    };
+    let nested = crate::lower::expand_nested_fn(&nested_fn);
+    let call_args: Vec<&Ident> = sig.params.iter().map(|p| &p.ident).collect();
+    let callee = |suffix: &str| quote::format_ident!("{}_{}", alone, suffix);
+    let h = Higher {
+        item,
+        sig,
+        scalar: &scalar,
+    };
+    let v = local("v");
+    let gradient_ty = sig.gradient_type();
+    let hvp_sig = sig.generated(
+        item,
+        &h.name("hvp"),
+        Some(quote!(#v: #gradient_ty)),
+        quote!((#scalar, #gradient_ty, #gradient_ty)),
+    );
+    let hvp_callee = callee("hvp");
+    let name = &item.sig.ident;
+    let hvp_doc = format!(
+        " The value, gradient and Hessian-vector product `H v` of `{name}`: forward over reverse, `{name}`'s \
+         body differentiated as a function generic over its own float type (`{alone}`), run at the \
+         `impl`'s."
+    );
+    let hvp = quote! {
+        #[doc = #hvp_doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #hvp_sig {
+            #nested
+            #hvp_callee(#(#call_args,)* #v)
+        }
+    };
+    let one_scalar = matches!(sig.active().collect::<Vec<_>>().as_slice(),
+        [p] if p.array.is_none() && matches!(p.kind, Kind::Float(_)));
+    let derivatives = one_scalar.then(|| {
+        let len = k + 1;
+        let derivatives_sig =
+            sig.generated(item, &h.name("derivatives"), None, quote!([#scalar; #len]));
+        let derivatives_callee = callee("derivatives");
+        let doc =
+            format!(" `[f, f', .., f^({k})]` of `{name}` at its active input, by `{alone}`'s.");
+        quote! {
+            #[doc = #doc]
+            #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+            #derivatives_sig {
+                #nested
+                #derivatives_callee(#(#call_args),*)
+            }
+        }
+    });
+    let hessian_sig = h.hessian_signature();
+    let hessian_callee = callee("hessian");
+    let hessian_doc = format!(" The value, gradient and Hessian of `{name}`, by `{alone}`'s.");
+    let hessian = quote! {
+        #[doc = #hessian_doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #hessian_sig {
+            #nested
+            #hessian_callee(#(#call_args),*)
+        }
+    };
+    Some(quote!(#hvp #hessian #derivatives))
 }
 
 /// `f_hessian` of a function whose `f_grad` and `f_hvp` exist (`struct_higher.rs` emits the latter for a
