@@ -3,6 +3,8 @@
 //! blocks: `f_hvp`, `f_hessian` and `f_derivatives`, at `f64` and `f32`, against derivatives by hand and
 //! central differences of `_grad` (the first-order items, which are checked against differences too).
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::{differentiable, Float};
