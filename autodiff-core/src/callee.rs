@@ -498,8 +498,8 @@ pub fn require_generic_copy<C: HasGenericCopy>(_found: C) {}
             whose body takes references only to pass them to calls and iterates slices only by value \
             (`for &v in x`, `x.iter().map(|v| ..)`) or its slice parameters and locals that surely hold \
             floats (`for v in w.iter()` of `let w = x.to_vec();`, `vec![x[0], 2.0 * a]`, `[a, b]`, a \
-            `Vec::new()` filled by `push` of floats, not a `Vec` a call returns); a `#[custom_gradient]` function \
-            written for `f64` has one where its body and closure would compile generically so (they call other \
+            `Vec::new()` filled by `push` of floats, a `Vec` a differentiable callee returns, not one a \
+            plain function returns); a `#[custom_gradient]` function written for `f64` has one where its body and closure would compile generically so (they call other \
             functions by their bare names, whose copies its copy calls): else make it generic over `T: Float` \
             (and what it calls)"
 )]
@@ -532,8 +532,8 @@ pub struct NoMethodCopy;
             out in the caller",
     note = "in a generic `impl` (`impl<T: Float> S<T>`), an associated function without `self` has a generic \
             copy where its body names `Self` only to call other associated functions (`Self::h(x)`) or inside \
-            `T::from(..)`; `order = 2` is not supported there: write it as a free function generic over \
-            `T: Float`"
+            `T::from(..)`; `order = 2` there is supported on one whose body names neither `Self` nor `self` \
+            (else write it as a free function generic over `T: Float`)"
 )]
 pub trait HasMethodCopy {}
 

@@ -92,7 +92,7 @@ pub(crate) fn shadow(
     plain_calls: &[PlainCall],
     locals: Locals,
 ) -> syn::ItemFn {
-    let item = &by_value_loops(item, float, locals);
+    let item = &by_value_loops(item, float, locals, active_calls);
     let mut shadow = item.clone();
     shadow.sig.ident = name.clone();
     shadow.attrs.clear();
@@ -198,7 +198,7 @@ fn surely_compiling_copy_with(
         .cloned()
         .chain(calls.plain.iter().map(|p| p.callee.clone()))
         .collect();
-    if let Some(why) = why_no_copy_with(item, float, &names, calls.by_path) {
+    if let Some(why) = why_no_copy_with(item, float, &names, &calls.active, calls.by_path) {
         return Err(why);
     }
     let name = crate::naming::generic_copy(&item.sig.ident);
@@ -507,19 +507,21 @@ fn range_iteration(expr: &syn::Expr) -> Option<Vec<&syn::Expr>> {
 
 #[cfg(test)]
 pub(crate) fn why_no_copy(item: &syn::ItemFn, float: &str, calls: &[String]) -> Option<String> {
-    why_no_copy_with(item, float, calls, false)
+    why_no_copy_with(item, float, calls, &[], false)
 }
 
 /// `why_no_copy`, where `by_path` says whether a call written with a path of `calls` (`shapes::square(x)`)
-/// is accepted as a call by a bare name(`CopyCalls::by_path`).
+/// is accepted as a call by a bare name(`CopyCalls::by_path`), and `active` are those of `calls` that have
+/// derivatives (`CopyCalls::active`), whose results hold floats (`by_value_loops`).
 fn why_no_copy_with(
     item: &syn::ItemFn,
     float: &str,
     calls: &[String],
+    active: &[String],
     by_path: bool,
 ) -> Option<String> {
     use syn::visit::Visit;
-    let item = &by_value_loops(item, float, Locals::OfFloats);
+    let item = &by_value_loops(item, float, Locals::OfFloats, active);
     // Iterators hand out references, and `dy * g` with `g: &f64` compiles for `f64` only: none of them.
     // (`saturating_sub` and `usize::min` are integers' only: the loops `chains::desugar` makes of
     // `for w in x.windows(k)` and `x.chunks(k)` count with them.)
@@ -1005,7 +1007,12 @@ fn without_revs(mut e: &Expr) -> &Expr {
 ///     s += v * *v * i as f64;                     s += v * v * i as f64;
 /// }                                           }
 /// ```
-fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn {
+fn by_value_loops(
+    item: &syn::ItemFn,
+    float: &str,
+    which: Locals,
+    active_calls: &[String],
+) -> syn::ItemFn {
     use syn::Pat;
     /// The parameters that hold floats, and how deep.
     fn float_arrays(item: &syn::ItemFn, float: &str) -> Vec<(String, usize)> {
@@ -1027,12 +1034,16 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
         float: &str,
         rewrite: &Rewrite,
         which: Locals,
+        active_calls: &[String],
     ) -> Vec<(String, usize)> {
         use syn::visit::Visit;
         struct Lets<'a> {
             float: &'a str,
             rewrite: &'a Rewrite,
             which: Locals,
+            /// The callees with derivatives (`CopyCalls::active`): what one returns holds floats (a
+            /// differentiable function returns a float, a tuple of floats, an array or a `Vec` of them).
+            active_calls: &'a [String],
             /// The parameters of the float type (`x: f64`, `x: &f64`).
             scalars: Vec<String>,
             floats: Vec<String>,
@@ -1166,6 +1177,12 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
                     {
                         self.rewrite.elements(&c.args[0])
                     }
+                    // `let w = doubled(x);` of a callee with derivatives, by its bare name: its result
+                    // holds floats.
+                    Expr::Call(c) => matches!(&*c.func, Expr::Path(p) if p.qself.is_none()
+                    && p.path.get_ident().is_some_and(|callee| {
+                        self.active_calls.iter().any(|a| callee == a)
+                    })),
                     Expr::Repeat(r) => self.surely_float(&r.expr),
                     // Elements of one type: one surely a float makes them all floats.
                     Expr::Array(a) => a.elems.iter().any(|e| self.surely_float(e)),
@@ -1255,6 +1272,7 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
             float,
             rewrite,
             which,
+            active_calls,
             scalars,
             floats: Vec::new(),
             others: Vec::new(),
@@ -1481,7 +1499,7 @@ fn by_value_loops(item: &syn::ItemFn, float: &str, which: Locals) -> syn::ItemFn
         arrays: float_arrays(&item, float),
         owned: owned_arrays(&item),
     };
-    let locals = float_locals(&item, float, &rewrite, which);
+    let locals = float_locals(&item, float, &rewrite, which, active_calls);
     // A local named like a parameter shadows it.
     rewrite
         .arrays
@@ -2627,6 +2645,7 @@ mod tests {
             ),
             "f64",
             Locals::AllButMatrices,
+            &[],
         );
         let text = copy.block.to_token_stream().to_string();
         assert!(text.contains("for & v in w . iter ()") && text.contains("for row in m . iter ()"));

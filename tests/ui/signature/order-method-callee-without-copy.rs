@@ -1,8 +1,8 @@
 // `order = K` on a method with a constant `self` calls the methods it calls through their generic copies
 // (`Self::__total_generic`), made where they surely compile. One whose body iterates a field with
-// references (`for w in self.ws.iter()`, where `w` is a `&f64`) has none, nor has an associated function
-// iterating by reference a local `Vec` that a call returns: one error at each call, saying what to do (not
-// rustc's missing `Self::__total_generic`). (By value, `for &w in self.ws.iter()` or
+// references (`for w in self.ws.iter()`, where `w` is a `&f64`) has none: one error at the call, saying
+// what to do (not rustc's missing `Self::__total_generic`). (An associated function iterating by reference
+// a local `Vec` that a differentiable callee returns, `Self::sumsq` below, has one: its elements are floats.) (By value, `for &w in self.ws.iter()` or
 // `self.ws.iter().map(|w| w * x).sum()`, the copy is made: tests/methods.rs, `twice`.)
 use autodiff::differentiable;
 
