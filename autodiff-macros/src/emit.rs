@@ -1200,6 +1200,10 @@ impl<'a> Emitter<'a> {
     fn primal_loop(&self, l: &Loop, need: &BTreeSet<Var>) -> (TokenStream, BTreeSet<Var>) {
         let mut free: BTreeSet<Var> = l.inits.iter().filter_map(Operand::var).collect();
         let phis: Vec<&Ident> = l.phis.iter().map(|p| self.name(*p)).collect();
+        // A carried float that only an untyped literal starts (`let mut t = 0.0;`) and that the body gives
+        // its type by an annotation the lowering leaves out (`let u: f64 = t;`, a closure's `|t: f64|`).
+        let types: Vec<Option<TokenStream>> =
+            l.phis.iter().map(|p| self.declared_type(*p)).collect();
         let inits: Vec<Tokens> = l.inits.iter().map(|o| self.operand(o)).collect();
         let count = need.contains(&l.trips) || self.tapes.contains_key(&l.trips);
         let trips = self.name(l.trips);
@@ -1268,7 +1272,7 @@ impl<'a> Emitter<'a> {
         let view_declarations = concat(view_declarations);
         let code = quote! {
             #fused_before
-            #(let mut #phis = #inits;)*
+            #(let mut #phis #types = #inits;)*
             #counter
             #reserve
             #view_declarations

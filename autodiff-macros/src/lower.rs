@@ -735,6 +735,16 @@ impl Lowering<'_> {
                     Some(Operand::Var(v)) if v.0 as usize >= made.0 => {
                         self.vars[v.0 as usize].declared = Some(ty.clone());
                     }
+                    // A float named again under a type (`let u: f64 = t;`, a closure's `|u: f64|` called
+                    // with `t`): the name is an alias of `t`, whose own `let` may have been typed by nothing
+                    // else (`let mut t = 0.0;` carried by a loop), so `t` gets the annotation. A float
+                    // annotation names the value's own type (there is no coercion between floats).
+                    Some(Operand::Var(v))
+                        if self.vars[v.0 as usize].declared.is_none()
+                            && matches!(declared, Kind::Float(Some(_))) =>
+                    {
+                        self.vars[v.0 as usize].declared = Some(ty.clone());
+                    }
                     // A matrix is held flat: `Vec<Vec<T>>` declares a `Vec<T>`.
                     Some(Operand::Array(a))
                         if a.0 as usize >= made.1 && self.matrices.contains_key(&a) =>
