@@ -668,6 +668,34 @@ mod found {
         y
     }
 
+    /// Typed by an alias after the loop: the loop's carried value was declared untyped.
+    #[differentiable(order = 2)]
+    pub fn typed_after_loop(k: f64) -> f64 {
+        let mut t = 0.0;
+        for _ in 0..3 {
+            t += 0.5;
+        }
+        let u: f64 = t;
+        u.exp() * k + (u * k).sin()
+    }
+
+    /// Typed by an alias of the value of an `if` of literals, inside a loop and outside.
+    #[differentiable(order = 2)]
+    pub fn typed_branch_value(k: f64, flag: bool) -> f64 {
+        let t = if flag { 0.5 } else { 1.5 };
+        let u: f64 = t;
+        let mut s = 0.0;
+        let mut y = k;
+        for i in 0..3 {
+            if i % 2 == 0 {
+                s = s + 1.0;
+            }
+            let w: f64 = s;
+            y = y * w.cos() + (w * k).sin();
+        }
+        u.sin() * k + y
+    }
+
     fn helper(a: f64) -> f64 {
         a * 2.0
     }
@@ -718,6 +746,32 @@ fn found_carried_typed() {
                 &format!("{name} at {k}"),
             );
         }
+        for flag in [true, false] {
+            let f = |x: f64| found::typed_branch_value(x, flag);
+            let (v, d) = found::typed_branch_value_grad(k, flag);
+            assert_eq!(v, f(k));
+            assert_near(d, fd1(&f, k, 1e-6), 1e-7, 1.0, "typed_branch_value");
+            let (_, _, h) = found::typed_branch_value_hessian(k, flag);
+            let fd = fd1(&|x| found::typed_branch_value_grad(x, flag).1, k, 1e-5);
+            assert_near(h[0][0], fd, 1e-6, 1.0, "typed_branch_value hessian");
+        }
+        let (v, d) = found::typed_after_loop_grad(k);
+        assert_eq!(v, found::typed_after_loop(k));
+        assert_near(
+            d,
+            1.5f64.exp() + 1.5 * (1.5 * k).cos(),
+            1e-14,
+            0.0,
+            "typed_after_loop",
+        );
+        let (_, _, h) = found::typed_after_loop_hessian(k);
+        assert_near(
+            h[0][0],
+            -2.25 * (1.5 * k).sin(),
+            1e-14,
+            0.0,
+            "typed_after_loop hessian",
+        );
         // y_{i+1} = sin(t_i) y_i + k t_i, t_i = i / 4: dy/dk by the recurrence.
         let (mut y, mut dy) = (k, 1.0);
         for i in 0..4 {
@@ -1157,4 +1211,623 @@ fn forms_vector_results() {
     )
     .hessian(forms::zscore_of_last_hessian)
     .run(POINTS, range(5, -2.0, 2.0));
+}
+
+/// Custom and registered gradients, used from loops and at second and third order.
+mod grads {
+    use autodiff::{custom_gradient, differentiable, gradient_of};
+
+    /// A libm-like module: functions we do not own, plain Rust.
+    pub mod mylibm {
+        /// erf by its Maclaurin series (|x| < 3 here).
+        pub fn erf(x: f64) -> f64 {
+            let mut term = x;
+            let mut sum = x;
+            for n in 1..80 {
+                let nf = n as f64;
+                term = -term * x * x / nf;
+                sum += term / (2.0 * nf + 1.0);
+            }
+            2.0 / std::f64::consts::PI.sqrt() * sum
+        }
+    }
+
+    #[gradient_of(mylibm::erf)]
+    pub fn erf_vjp(x: f64, dy: f64) -> f64 {
+        dy * 2.0 / std::f64::consts::PI.sqrt() * (-x * x).exp()
+    }
+
+    use mylibm::erf;
+
+    /// The normal log-CDF written through the registered erf.
+    #[differentiable(order = 2, wrt(w))]
+    pub fn probit_ll(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+        let mut ll = 0.0;
+        for i in 0..ys.len() {
+            let z = w[0] + w[1] * xs[i];
+            let p = 0.5 * (1.0 + erf(z / std::f64::consts::SQRT_2));
+            ll += ys[i] * p.ln() + (1.0 - ys[i]) * (1.0 - p).ln();
+        }
+        ll
+    }
+
+    /// Two inputs, a closure that is the true derivative.
+    #[custom_gradient]
+    pub fn logaddexp(a: f64, b: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let m = a.max(b);
+        let v = m + ((a - m).exp() + (b - m).exp()).ln();
+        let (pa, pb) = ((a - v).exp(), (b - v).exp());
+        (v, move |dy| (dy * pa, dy * pb))
+    }
+
+    /// A running log-sum-exp through the custom function, at order 2.
+    #[differentiable(order = 2)]
+    pub fn running_lse(x: &[f64]) -> f64 {
+        let mut acc = f64::NEG_INFINITY;
+        for &v in x {
+            acc = if acc == f64::NEG_INFINITY {
+                v
+            } else {
+                logaddexp(acc, v)
+            };
+        }
+        acc
+    }
+
+    #[custom_gradient]
+    pub fn softplus(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let s = 1.0 / (1.0 + (-x).exp());
+        let v = if x > 30.0 { x } else { x.exp().ln_1p() };
+        (v, move |dy| dy * s)
+    }
+
+    #[differentiable(order = 3, wrt(x))]
+    pub fn softplus_scaled(x: f64, c: f64) -> f64 {
+        softplus(x) * c
+    }
+}
+
+#[test]
+fn registered_erf_probit() {
+    let xs = [-1.0, -0.3, 0.2, 0.8, 1.5];
+    let ys = [0.0, 1.0, 0.0, 1.0, 1.0];
+    let p = Probe::new("probit", |w| grads::probit_ll(w, &xs, &ys))
+        .grad(|w| grads::probit_ll_grad(w, &xs, &ys))
+        .jvp(|w, t| grads::probit_ll_jvp(w, &xs, &ys, t.to_vec()))
+        .hessian(|w| grads::probit_ll_hessian(w, &xs, &ys))
+        .analytic(|w| {
+            // d/dz [y ln Φ + (1-y) ln(1-Φ)] = φ (y/Φ - (1-y)/(1-Φ)).
+            let mut g = vec![0.0, 0.0];
+            for i in 0..5 {
+                let z = w[0] + w[1] * xs[i];
+                let phi = (-z * z / 2.0).exp() / (2.0 * std::f64::consts::PI).sqrt();
+                let cdf = 0.5 * (1.0 + grads::mylibm::erf(z / std::f64::consts::SQRT_2));
+                let dz = phi * (ys[i] / cdf - (1.0 - ys[i]) / (1.0 - cdf));
+                g[0] += dz;
+                g[1] += dz * xs[i];
+            }
+            g
+        });
+    p.run(POINTS, range(2, -1.0, 1.0));
+    // The series against known values.
+    assert_near(
+        grads::mylibm::erf(1.0),
+        0.842_700_792_949_714_9,
+        1e-14,
+        0.0,
+        "erf(1)",
+    );
+}
+
+#[test]
+fn custom_two_inputs_second_order() {
+    let p = slice(
+        "running_lse",
+        grads::running_lse,
+        grads::running_lse_grad,
+        grads::running_lse_jvp,
+        grads::running_lse_grad_into,
+    )
+    .hessian(grads::running_lse_hessian)
+    .analytic(|x| {
+        let z: f64 = x.iter().map(|v| v.exp()).sum();
+        x.iter().map(|v| v.exp() / z).collect()
+    });
+    p.run(POINTS, range(5, -3.0, 3.0));
+    // Hessian of log-sum-exp: diag(s) - s sᵀ.
+    let x = [0.2, -1.0, 1.3, 0.4];
+    let (_, g, h) = grads::running_lse_hessian(&x);
+    for i in 0..4 {
+        for j in 0..4 {
+            let e = if i == j { g[i] } else { 0.0 } - g[i] * g[j];
+            assert_near(h[i][j], e, 1e-13, 0.0, "lse Hessian");
+        }
+    }
+}
+
+#[test]
+fn custom_third_order() {
+    let mut rng = Lcg::new(33);
+    for _ in 0..POINTS {
+        let (x, c) = (rng.uniform(-4.0, 4.0), rng.uniform(-2.0, 2.0));
+        let d = grads::softplus_scaled_derivatives(x, c);
+        let s = 1.0 / (1.0 + (-x).exp());
+        let exact = [
+            c * x.exp().ln_1p(),
+            c * s,
+            c * s * (1.0 - s),
+            c * s * (1.0 - s) * (1.0 - 2.0 * s),
+        ];
+        for k in 0..4 {
+            assert_near(
+                d[k],
+                exact[k],
+                1e-12,
+                1.0,
+                &format!("softplus derivative {k} at {x}"),
+            );
+        }
+        let (v, gx) = grads::softplus_scaled_grad(x, c);
+        assert_eq!(v, d[0]);
+        assert_eq!(v, grads::softplus_scaled(x, c));
+        assert_near(gx, exact[1], 1e-14, 1.0, "gx");
+    }
+}
+
+/// Points where API.md says to follow JAX (docs/conventions.md), in the forms users write them.
+// The functions are reached through their generated items only.
+#[allow(dead_code)]
+mod special {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn relu_max(x: f64) -> f64 {
+        x.max(0.0)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn relu_branch(x: f64) -> f64 {
+        if x > 0.0 {
+            x
+        } else {
+            0.0
+        }
+    }
+
+    #[differentiable]
+    pub fn norm2(x: f64, y: f64) -> f64 {
+        x.hypot(y)
+    }
+
+    #[differentiable]
+    pub fn angle(x: f64, y: f64) -> f64 {
+        y.atan2(x)
+    }
+
+    #[differentiable]
+    pub fn pow_both(x: f64, y: f64) -> f64 {
+        x.powf(y)
+    }
+
+    #[differentiable]
+    pub fn running_min(x: &[f64]) -> f64 {
+        let mut m = f64::INFINITY;
+        for &v in x {
+            m = m.min(v);
+        }
+        m
+    }
+
+    /// Log-sum-exp with `-inf` entries (log-probabilities of impossible events).
+    #[differentiable]
+    pub fn lse(x: &[f64]) -> f64 {
+        let mut m = f64::NEG_INFINITY;
+        for &v in x {
+            if v > m {
+                m = v;
+            }
+        }
+        let mut s = 0.0;
+        for &v in x {
+            s += (v - m).exp();
+        }
+        m + s.ln()
+    }
+}
+
+#[test]
+fn special_points() {
+    assert_eq!(special::relu_max_grad(0.0), (0.0, 0.5));
+    assert_eq!(special::relu_branch_grad(0.0), (0.0, 0.0));
+    assert_eq!(special::relu_max_grad(-1.0), (0.0, 0.0));
+    assert_eq!(special::relu_branch_grad(2.0), (2.0, 1.0));
+    assert_eq!(special::relu_max_derivatives(0.0), [0.0, 0.5, 0.0]);
+    let (v, (a, b)) = special::norm2_grad(0.0, 0.0);
+    assert_eq!(v, 0.0);
+    assert!(
+        a.is_nan() && b.is_nan(),
+        "hypot at (0, 0): NaN, as conventions.md says"
+    );
+    let (_, (a, b)) = special::angle_grad(0.0, 0.0);
+    assert!(a.is_nan() && b.is_nan(), "atan2 at (0, 0): NaN");
+    // atan2 across the branch cut: d/dy atan2(y, x) = x / (x² + y²) on both sides.
+    let (_, (ax, ay)) = special::angle_grad(-2.0, 1e-300);
+    assert_near(ay, -0.5, 1e-15, 0.0, "atan2 above the cut");
+    assert_near(ax, -1e-300 / 4.0, 1e-15, 0.0, "atan2 above the cut, x");
+    let (_, (_, ay2)) = special::angle_grad(-2.0, -0.0);
+    assert_near(ay2, -0.5, 1e-15, 0.0, "atan2 below the cut");
+    // powf at x = 0: slope in x is y x^(y-1) = 0 for y = 2, slope in y is 0 there by convention.
+    assert_eq!(special::pow_both_grad(0.0, 2.0), (0.0, (0.0, 0.0)));
+    // A negative base with an integer exponent: value and slope in x finite, slope in y NaN (ln of < 0).
+    let (v, (gx, gy)) = special::pow_both_grad(-2.0, 3.0);
+    assert_eq!(v, -8.0);
+    assert_near(gx, 12.0, 1e-15, 0.0, "powf negative base");
+    assert!(gy.is_nan(), "d/dy x^y at x < 0 is NaN as in JAX, got {gy}");
+    // min with +inf start: the whole slope to the minimum.
+    let (v, g) = special::running_min_grad(&[3.0, -1.0, 2.0]);
+    assert_eq!((v, g), (-1.0, vec![0.0, 1.0, 0.0]));
+    // A tie of the minimum: min splits half and half.
+    let (_, g) = special::running_min_grad(&[1.0, 1.0]);
+    assert_eq!(g, vec![0.5, 0.5]);
+    // -inf entries of a log-sum-exp get 0, the others the softmax, no NaN.
+    let x = [f64::NEG_INFINITY, 0.0, 1.0, f64::NEG_INFINITY];
+    let (v, g) = special::lse_grad(&x);
+    let z = 1.0 + 1f64.exp();
+    assert_near(v, z.ln(), 1e-15, 0.0, "lse value");
+    assert_eq!(g[0], 0.0);
+    assert_eq!(g[3], 0.0);
+    assert_near(g[1], 1.0 / z, 1e-15, 0.0, "lse g1");
+    assert_near(g[2], 1f64.exp() / z, 1e-15, 0.0, "lse g2");
+    let (_, d) = special::lse_jvp(&x, vec![1.0, 1.0, 1.0, 1.0]);
+    assert!(d.is_finite(), "lse jvp with -inf entries: {d}");
+}
+
+/// Semantics that a sweep can get subtly wrong: in-place prefix sums, element reads after writes in the
+/// same iteration, shadowing inside loops, `continue` and early `return` inside nested loops, values
+/// built by `push`, tuples and `&f64` parameters.
+mod semantics {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn cumsum_inplace(mut v: Vec<f64>) -> f64 {
+        for j in 1..v.len() {
+            v[j] += v[j - 1];
+        }
+        for j in 1..v.len() {
+            v[j] = v[j] * v[j - 1].tanh();
+        }
+        v[v.len() - 1] + v[0] * v[1]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn read_after_write(x: &[f64]) -> f64 {
+        let mut a = vec![0.0; x.len()];
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            a[i] = x[i] * x[i];
+            let before = total;
+            total += a[i].sqrt() * x[i];
+            a[i] = a[i] - before;
+            total = total * 0.9 + a[i] * 0.1;
+        }
+        total
+    }
+
+    #[differentiable(order = 2)]
+    pub fn shadow_in_loop(x: f64, y: f64) -> f64 {
+        let mut acc = 0.0;
+        for i in 0..4 {
+            let x = x * (i as f64 + 1.0);
+            let y = if i % 2 == 0 { y } else { -y };
+            let acc2 = acc + x * y;
+            acc = acc2.sin();
+        }
+        acc + x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn continue_and_return(x: &[f64], limit: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            if x[i] < 0.0 {
+                continue;
+            }
+            for j in 0..i {
+                s += x[i] * x[j];
+                if s > limit {
+                    return s.ln() + x[j];
+                }
+            }
+            s += x[i];
+        }
+        s
+    }
+
+    #[differentiable]
+    pub fn pushed(x: &[f64], h: f64) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut prev = 0.0;
+        for &v in x {
+            let cur = prev + h * v.sin();
+            out.push(cur);
+            prev = cur;
+        }
+        out
+    }
+
+    #[differentiable(order = 2)]
+    pub fn tuple_ref(p: (f64, f64), s: &f64) -> f64 {
+        let (a, b) = p;
+        a * b * *s + (a - *s).powi(2)
+    }
+}
+
+#[test]
+fn semantics_programs() {
+    Probe::new("cumsum_inplace", |x| semantics::cumsum_inplace(x.to_vec()))
+        .grad(|x| semantics::cumsum_inplace_grad(x.to_vec()))
+        .jvp(|x, t| semantics::cumsum_inplace_jvp(x.to_vec(), t.to_vec()))
+        .hessian(|x| semantics::cumsum_inplace_hessian(x.to_vec()))
+        .run(POINTS, range(5, -1.5, 1.5));
+    slice(
+        "read_after_write",
+        semantics::read_after_write,
+        semantics::read_after_write_grad,
+        semantics::read_after_write_jvp,
+        semantics::read_after_write_grad_into,
+    )
+    .hessian(semantics::read_after_write_hessian)
+    .run(POINTS, range(5, 0.2, 2.0));
+    two(
+        "shadow_in_loop",
+        semantics::shadow_in_loop,
+        semantics::shadow_in_loop_grad,
+        semantics::shadow_in_loop_jvp,
+        semantics::shadow_in_loop_grad_into,
+    )
+    .hessian(hess2(semantics::shadow_in_loop_hessian))
+    .run(POINTS, range(2, -1.0, 1.0));
+    // limit inactive? No: both active; x away from 0 and s away from limit.
+    Probe::new("continue_and_return", |x| {
+        semantics::continue_and_return(&x[..5], x[5])
+    })
+    .grad(|x| {
+        let (v, (g, gl)) = semantics::continue_and_return_grad(&x[..5], x[5]);
+        (v, [g, vec![gl]].concat())
+    })
+    .jvp(|x, t| semantics::continue_and_return_jvp(&x[..5], x[5], (t[..5].to_vec(), t[5])))
+    .hessian(|x| {
+        let (v, (g, gl), h) = semantics::continue_and_return_hessian(&x[..5], x[5]);
+        (v, [g, vec![gl]].concat(), h)
+    })
+    .run(40, |r| loop {
+        let mut x = r.vec(5, -1.0, 2.0);
+        x.push(r.uniform(0.5, 4.0));
+        // Away from the switches: every x away from 0 and every partial sum away from the limit.
+        if x[..5].iter().any(|v| v.abs() < 1e-3) {
+            continue;
+        }
+        let (mut s, mut ok) = (0.0, true);
+        'outer: for i in 0..5 {
+            if x[i] < 0.0 {
+                continue;
+            }
+            for j in 0..i {
+                s += x[i] * x[j];
+                ok &= (s - x[5]).abs() > 1e-3;
+                if s > x[5] {
+                    break 'outer;
+                }
+            }
+            s += x[i];
+        }
+        if ok {
+            break x;
+        }
+    });
+    check_vector(
+        "pushed",
+        POINTS,
+        range(5, -2.0, 2.0),
+        &|x| semantics::pushed(&x[..4], x[4]),
+        &|x, c| {
+            let (y, (g, gh)) = semantics::pushed_vjp(&x[..4], x[4], c.to_vec());
+            (y, [g, vec![gh]].concat())
+        },
+        &|x, t| semantics::pushed_jvp(&x[..4], x[4], (t[..4].to_vec(), t[4])),
+        Some(&|x| semantics::pushed_jacobian(&x[..4], x[4])),
+    );
+    Probe::new("tuple_ref", |x| semantics::tuple_ref((x[0], x[1]), &x[2]))
+        .grad(|x| {
+            let (v, ((a, b), s)) = semantics::tuple_ref_grad((x[0], x[1]), &x[2]);
+            (v, vec![a, b, s])
+        })
+        .jvp(|x, t| semantics::tuple_ref_jvp((x[0], x[1]), &x[2], ((t[0], t[1]), t[2])))
+        .hessian(|x| {
+            let (v, ((a, b), s), h) = semantics::tuple_ref_hessian((x[0], x[1]), &x[2]);
+            (v, vec![a, b, s], h)
+        })
+        .analytic(|x| {
+            let (a, b, s) = (x[0], x[1], x[2]);
+            vec![b * s + 2.0 * (a - s), a * s, a * b - 2.0 * (a - s)]
+        })
+        .run(POINTS, range(3, -2.0, 2.0));
+}
+
+/// Output parameters, `wrt(..)` with `f_hvp`, `optim` and `check_gradient`, as API.md writes them.
+mod api {
+    use autodiff::differentiable;
+
+    /// One explicit step of the heat equation with a source term, into an output buffer that is used as
+    /// scratch first (written, read, written again): its incoming value is not an input.
+    #[differentiable]
+    pub fn heat_step(u: &[f64], kappa: f64, out: &mut [f64]) {
+        let n = u.len();
+        for i in 0..n {
+            out[i] = u[i] * u[i];
+        }
+        for i in 0..n {
+            let left = if i == 0 { 0.0 } else { u[i - 1] };
+            let right = if i + 1 == n { 0.0 } else { u[i + 1] };
+            out[i] = u[i] + kappa * (left - 2.0 * u[i] + right) + 0.01 * out[i];
+        }
+    }
+
+    /// A data-fitting loss with the data as float parameters made constant by `wrt`.
+    #[differentiable(order = 2, wrt(theta, scale))]
+    pub fn fit(theta: &[f64], xs: &[f64], ys: &[f64], scale: f64, reg: f64) -> f64 {
+        let mut loss = 0.0;
+        for i in 0..xs.len() {
+            let pred = theta[0] * (theta[1] * xs[i]).exp() + theta[2];
+            let r = (pred - ys[i]) / scale;
+            loss += r * r;
+        }
+        loss + reg * theta.iter().map(|t| t * t).sum::<f64>() + scale.ln() * xs.len() as f64
+    }
+
+    /// Logistic regression, for the minimisers.
+    #[differentiable(wrt(w))]
+    pub fn logreg(w: &[f64], xs: &[Vec<f64>], labels: &[bool]) -> f64 {
+        let mut nll = 0.0;
+        for (x, &y) in xs.iter().zip(labels) {
+            let mut z = w[0];
+            for j in 0..x.len() {
+                z += w[j + 1] * x[j];
+            }
+            // -log σ(±z), stably.
+            let m = if y { -z } else { z };
+            nll += if m > 0.0 {
+                m + (-m).exp().ln_1p()
+            } else {
+                m.exp().ln_1p()
+            };
+        }
+        nll / xs.len() as f64 + 0.05 * w.iter().map(|v| v * v).sum::<f64>()
+    }
+}
+
+#[test]
+fn api_output_parameter() {
+    let n = 5;
+    let f = |x: &[f64]| {
+        let mut out = vec![0.0; n];
+        api::heat_step(&x[..n], x[n], &mut out);
+        out
+    };
+    check_vector(
+        "heat_step",
+        POINTS,
+        range(n + 1, -1.0, 1.0),
+        &f,
+        &|x, c| {
+            let mut out = vec![f64::NAN; n];
+            let (gu, gk) = api::heat_step_vjp(&x[..n], x[n], &mut out, c);
+            (out, [gu, vec![gk]].concat())
+        },
+        &|x, t| {
+            let mut out = vec![f64::NAN; n];
+            let mut d_out = vec![f64::NAN; n];
+            api::heat_step_jvp(&x[..n], x[n], &mut out, (t[..n].to_vec(), t[n]), &mut d_out);
+            (out, d_out)
+        },
+        Some(&|x| {
+            let mut out = vec![0.0; n];
+            api::heat_step_jacobian(&x[..n], x[n], &mut out)
+        }),
+    );
+}
+
+#[test]
+fn api_wrt_hvp() {
+    let xs = [0.0, 0.3, 0.7, 1.1, 1.6];
+    let ys = [1.1, 1.4, 2.3, 2.9, 4.8];
+    let reg = 0.01;
+    let p = Probe::new("fit", |x| api::fit(&x[..3], &xs, &ys, x[3], reg))
+        .grad(|x| {
+            let (v, (g, gs)) = api::fit_grad(&x[..3], &xs, &ys, x[3], reg);
+            (v, [g, vec![gs]].concat())
+        })
+        .jvp(|x, t| api::fit_jvp(&x[..3], &xs, &ys, x[3], reg, (t[..3].to_vec(), t[3])))
+        .hessian(|x| {
+            let (v, (g, gs), h) = api::fit_hessian(&x[..3], &xs, &ys, x[3], reg);
+            (v, [g, vec![gs]].concat(), h)
+        });
+    p.run(POINTS, |r| {
+        vec![
+            r.uniform(0.5, 1.5),
+            r.uniform(0.2, 1.0),
+            r.uniform(-0.5, 0.5),
+            r.uniform(0.5, 2.0),
+        ]
+    });
+    // f_hvp against f_hessian times v.
+    let mut rng = Lcg::new(5);
+    for _ in 0..POINTS {
+        let th = [
+            rng.uniform(0.5, 1.5),
+            rng.uniform(0.2, 1.0),
+            rng.uniform(-0.5, 0.5),
+        ];
+        let s = rng.uniform(0.5, 2.0);
+        let v = (rng.vec(3, -1.0, 1.0), rng.uniform(-1.0, 1.0));
+        let (val, (g, gs), hv) = api::fit_hvp(&th, &xs, &ys, s, reg, v.clone());
+        let (val2, (g2, gs2), h) = api::fit_hessian(&th, &xs, &ys, s, reg);
+        assert_eq!(val, val2);
+        assert_vec_near(
+            &[g.clone(), vec![gs]].concat(),
+            &[g2, vec![gs2]].concat(),
+            1e-13,
+            "hvp gradient",
+        );
+        let flat_v = [v.0.clone(), vec![v.1]].concat();
+        let expected: Vec<f64> = (0..4).map(|i| dot(&h[i], &flat_v)).collect();
+        assert_vec_near(&[hv.0, vec![hv.1]].concat(), &expected, 1e-12, "hvp");
+    }
+}
+
+#[test]
+fn api_optim_and_check() {
+    use autodiff::optim::{Adam, Lbfgs, Minimizer};
+    let mut rng = Lcg::new(11);
+    let xs: Vec<Vec<f64>> = (0..40).map(|_| rng.vec(2, -2.0, 2.0)).collect();
+    let labels: Vec<bool> = xs
+        .iter()
+        .map(|x| x[0] - 0.5 * x[1] + 0.3 + 0.5 * (rng.unit() - 0.5) > 0.0)
+        .collect();
+    let f = |w: &[f64]| api::logreg(w, &xs, &labels);
+    // check_gradient on the generated gradient at random points.
+    for _ in 0..8 {
+        let w = rng.vec(3, -2.0, 2.0);
+        let (_, g) = api::logreg_grad(&w, &xs, &labels);
+        let check = autodiff::check_gradient(f, &w, &g);
+        assert!(
+            check.is_ok(1e-6),
+            "check_gradient: {} at {}",
+            check.max_rel_error,
+            check.worst_index
+        );
+        // And a wrong gradient is caught.
+        let mut bad = g.clone();
+        bad[1] += 0.1;
+        let check = autodiff::check_gradient(f, &w, &bad);
+        assert!(!check.is_ok(1e-6));
+        assert_eq!(check.worst_index, 1);
+    }
+    let m = Lbfgs::default().minimize(|w| api::logreg_grad(w, &xs, &labels), &[0.0, 0.0, 0.0]);
+    assert!(m.converged, "{m:?}");
+    // At the minimum the gradient, by central differences too, vanishes.
+    let fd = fd_gradient(&f, &m.x);
+    assert!(norm(&fd) < 1e-5, "fd gradient at the minimum {fd:?}");
+    let adam = Adam {
+        learning_rate: 0.05,
+        max_iterations: 5000,
+        ..Adam::default()
+    };
+    let m2 = adam.minimize(|w| api::logreg_grad(w, &xs, &labels), &[0.0, 0.0, 0.0]);
+    assert!(
+        (m2.value - m.value).abs() < 1e-5,
+        "Adam {} against L-BFGS {}",
+        m2.value,
+        m.value
+    );
 }

@@ -888,6 +888,28 @@ impl<'a> Emitter<'a> {
         Some(quote!(: #ty))
     }
 
+    /// `: T`, or `: (T, _, ..)`, for the `let` of the values a branch yields, where the user annotated one
+    /// of them (`let u: f64 = t;` after `let t = if c { 0.5 } else { 1.5 };`): the branch's literals alone
+    /// would leave the type ambiguous to rustc once the alias is gone. `None` stands for a value of ours
+    /// (a tangent).
+    pub(crate) fn declared_types(&self, vars: &[Option<Var>]) -> TokenStream {
+        let types: Vec<Option<&syn::Type>> = vars
+            .iter()
+            .map(|v| v.and_then(|v| self.f.vars[v.0 as usize].declared.as_ref()))
+            .collect();
+        match types.as_slice() {
+            _ if types.iter().all(Option::is_none) => quote!(),
+            [Some(ty)] => quote!(: #ty),
+            many => {
+                let items = many.iter().map(|t| match t {
+                    Some(ty) => quote!(#ty),
+                    None => quote!(_),
+                });
+                quote!(: (#(#items),*))
+            }
+        }
+    }
+
     /// A zero of `kind`, for a derivative that nothing contributes to.
     pub(crate) fn zero_of(kind: &Kind) -> TokenStream {
         match kind {
@@ -1067,7 +1089,10 @@ impl<'a> Emitter<'a> {
                     } else {
                         let pattern =
                             tuple_or_single(names.iter().map(|n| n.to_token_stream()).collect());
-                        quote!(let #pattern = #branches;)
+                        let types = self.declared_types(
+                            &wanted.iter().map(|i| Some(outs[*i])).collect::<Vec<_>>(),
+                        );
+                        quote!(let #pattern #types = #branches;)
                     }
                 }
                 Stmt::Store {

@@ -1131,7 +1131,13 @@ impl Forward<'_, '_> {
             code.push(quote!(#branching;));
         } else {
             let pattern = tuple_or_single(names);
-            code.push(quote!(let #pattern = #branching;));
+            let typed: Vec<Option<Var>> = primal_outs
+                .iter()
+                .map(|i| Some(outs[*i]))
+                .chain(tangent_outs.iter().map(|_| None))
+                .collect();
+            let types = self.e.declared_types(&typed);
+            code.push(quote!(let #pattern #types = #branching;));
         }
     }
 }
