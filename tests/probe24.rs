@@ -1831,3 +1831,222 @@ fn api_optim_and_check() {
         m.value
     );
 }
+
+/// JAX `api_test.py`'s degenerate cases (constant outputs, unused inputs, `stop_gradient` of the whole
+/// value, an early return of a constant) and mixed parameter kinds in `f_grad_into`, an output read before
+/// it is written at `order = 2`, recursion at `order = 3`, `%` and `floor` beside active values.
+#[allow(dead_code)]
+mod degenerate {
+    use autodiff::{differentiable, stop_gradient};
+
+    #[differentiable]
+    pub fn const_component(x: f64) -> (f64, f64) {
+        (x * 2.0, 3.0)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn constant(x: f64) -> f64 {
+        let _ = x;
+        1.0
+    }
+
+    #[differentiable(order = 2)]
+    pub fn unused(x: f64, y: f64) -> f64 {
+        let _ = y;
+        x * 2.0
+    }
+
+    #[differentiable]
+    pub fn const_vec(x: &[f64]) -> Vec<f64> {
+        vec![1.0, x[0], 2.0]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn stopped(x: f64) -> f64 {
+        stop_gradient(x * x)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn early_const(x: f64) -> f64 {
+        if x > 0.0 {
+            return 1.0;
+        }
+        x * x
+    }
+
+    #[differentiable(order = 2)]
+    pub fn mixed(a: f64, v: &[f64], m: [f64; 3], n: usize) -> f64 {
+        let mut s = a * a;
+        for i in 0..n {
+            s += v[i] * m[i % 3] * a;
+        }
+        s + m[0] * m[1] * m[2]
+    }
+
+    /// An output whose incoming value is read (a running state), beside a returned energy.
+    #[differentiable(order = 2)]
+    pub fn leaky_state(x: &[f64], acc: &mut [f64]) -> f64 {
+        let mut e = 0.0;
+        for i in 0..x.len() {
+            acc[i] = acc[i] * 0.5 + x[i].sin();
+            e += acc[i] * acc[i];
+        }
+        e
+    }
+
+    #[differentiable(order = 3)]
+    pub fn nested_rec(x: f64, n: u32) -> f64 {
+        if n == 0 {
+            x
+        } else {
+            let y = nested_rec(x, n - 1);
+            y.sin() + 0.5 * x * y
+        }
+    }
+
+    #[differentiable(order = 2)]
+    pub fn remainder(x: f64, p: f64) -> f64 {
+        let w = x % p;
+        let q = (x / p).floor();
+        w * w + q * x + (x * 3.0).round() * x
+    }
+}
+
+#[test]
+fn degenerate_cases() {
+    assert_eq!(
+        degenerate::const_component_vjp(1.5, (1.0, 7.0)),
+        ((3.0, 3.0), 2.0)
+    );
+    assert_eq!(
+        degenerate::const_component_jvp(1.5, 1.0),
+        ((3.0, 3.0), (2.0, 0.0))
+    );
+    assert_eq!(degenerate::constant_grad(0.3), (1.0, 0.0));
+    assert_eq!(degenerate::constant_derivatives(0.3), [1.0, 0.0, 0.0]);
+    assert_eq!(degenerate::unused_grad(1.0, 2.0), (2.0, (2.0, 0.0)));
+    assert_eq!(
+        degenerate::unused_hessian(1.0, 2.0).2,
+        vec![vec![0.0; 2]; 2]
+    );
+    assert_eq!(
+        degenerate::const_vec_jacobian(&[1.0, 2.0]),
+        vec![vec![0.0, 0.0], vec![1.0, 0.0], vec![0.0, 0.0]]
+    );
+    assert_eq!(
+        degenerate::const_vec_vjp(&[1.0, 2.0], vec![1.0, 1.0, 1.0]),
+        (vec![1.0, 1.0, 2.0], vec![1.0, 0.0])
+    );
+    assert_eq!(degenerate::stopped_derivatives(2.0), [4.0, 0.0, 0.0]);
+    assert_eq!(degenerate::early_const_derivatives(2.0), [1.0, 0.0, 0.0]);
+    assert_eq!(degenerate::early_const_derivatives(-2.0), [4.0, -4.0, 2.0]);
+}
+
+#[test]
+fn mixed_grad_into() {
+    let n = 4;
+    let p = Probe::new("mixed", |x| {
+        degenerate::mixed(x[0], &x[1..5], [x[5], x[6], x[7]], n)
+    })
+    .grad(|x| {
+        let (v, (a, g, m)) = degenerate::mixed_grad(x[0], &x[1..5], [x[5], x[6], x[7]], n);
+        (v, [vec![a], g, m.to_vec()].concat())
+    })
+    .grad_into(|x| {
+        let (mut a, mut g, mut m) = (GARBAGE, vec![GARBAGE; 4], [GARBAGE; 3]);
+        let v = degenerate::mixed_grad_into(
+            x[0],
+            &x[1..5],
+            [x[5], x[6], x[7]],
+            n,
+            (&mut a, &mut g, &mut m),
+        );
+        (v, [vec![a], g, m.to_vec()].concat())
+    })
+    .jvp(|x, t| {
+        degenerate::mixed_jvp(
+            x[0],
+            &x[1..5],
+            [x[5], x[6], x[7]],
+            n,
+            (t[0], t[1..5].to_vec(), [t[5], t[6], t[7]]),
+        )
+    })
+    .hessian(|x| {
+        let (v, (a, g, m), h) = degenerate::mixed_hessian(x[0], &x[1..5], [x[5], x[6], x[7]], n);
+        (v, [vec![a], g, m.to_vec()].concat(), h)
+    });
+    p.run(POINTS, range(8, -2.0, 2.0));
+}
+
+#[test]
+fn output_read_before_write_order2() {
+    let f = |x: &[f64]| {
+        let mut acc = x[2..].to_vec();
+        degenerate::leaky_state(&x[..2], &mut acc)
+    };
+    let p = Probe::new("leaky_state", f)
+        .grad(|x| {
+            let mut acc = x[2..].to_vec();
+            let (v, (gx, ga)) = degenerate::leaky_state_grad(&x[..2], &mut acc);
+            // The buffer is left as the function leaves it.
+            let mut again = x[2..].to_vec();
+            degenerate::leaky_state(&x[..2], &mut again);
+            assert_eq!(acc, again);
+            (v, [gx, ga].concat())
+        })
+        .hessian(|x| {
+            let mut acc = x[2..].to_vec();
+            let (v, (gx, ga), h) = degenerate::leaky_state_hessian(&x[..2], &mut acc);
+            (v, [gx, ga].concat(), h)
+        });
+    p.run(POINTS, range(4, -2.0, 2.0));
+}
+
+#[test]
+fn recursion_third_and_remainder() {
+    for n in [0u32, 1, 3] {
+        let mut rng = Lcg::new(n as u64 + 40);
+        for _ in 0..POINTS {
+            let x = rng.uniform(-1.5, 1.5);
+            let d = degenerate::nested_rec_derivatives(x, n);
+            assert_eq!(d[0], degenerate::nested_rec(x, n));
+            for k in 1..4 {
+                let fd = fd1(
+                    &|t| degenerate::nested_rec_derivatives(t, n)[k - 1],
+                    x,
+                    1e-6,
+                );
+                assert_near(
+                    d[k],
+                    fd,
+                    1e-6,
+                    d[k].abs(),
+                    &format!("nested_rec({x}, {n}) derivative {k}"),
+                );
+            }
+        }
+    }
+    two(
+        "remainder",
+        degenerate::remainder,
+        degenerate::remainder_grad,
+        degenerate::remainder_jvp,
+        degenerate::remainder_grad_into,
+    )
+    .hessian(hess2(degenerate::remainder_hessian))
+    .analytic(|v| {
+        let (x, p) = (v[0], v[1]);
+        let q = (x / p).trunc();
+        let w = x - p * q;
+        vec![2.0 * w + (x / p).floor() + (x * 3.0).round(), -2.0 * w * q]
+    })
+    .run(40, |r| loop {
+        let (x, p) = (r.uniform(0.1, 5.0), r.uniform(0.5, 2.0));
+        let phase = (x / p).fract();
+        let third = (x * 3.0 + 0.5).fract();
+        if phase > 0.01 && phase < 0.99 && third > 0.01 && third < 0.99 {
+            break vec![x, p];
+        }
+    });
+}
