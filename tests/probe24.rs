@@ -696,6 +696,37 @@ mod found {
         u.sin() * k + y
     }
 
+    /// A float's predicates of an active value were 'the method `is_finite` has no known derivative'; they
+    /// are comparisons (a `bool`), as guards of robust numeric code write them.
+    #[differentiable(order = 2)]
+    pub fn guarded(x: f64, y: f64) -> f64 {
+        if !x.is_finite() || y.is_nan() {
+            return 0.0;
+        }
+        debug_assert!(!(x * y).is_infinite());
+        let s = if x.is_sign_negative() { -1.0 } else { 1.0 };
+        let t = if y.is_sign_positive() && y.is_normal() {
+            y
+        } else {
+            1.0
+        };
+        s * x * t + x.sin()
+    }
+
+    /// The same in generic code, run on `f32`, `f64` and dual numbers.
+    #[differentiable(order = 2)]
+    pub fn guarded_sum<T: autodiff::Float>(x: &[T]) -> T {
+        let mut acc = T::zero();
+        for &v in x {
+            if v.is_finite() && !v.is_sign_negative() {
+                acc = acc + v * v;
+            } else if v.is_finite() {
+                acc = acc - v;
+            }
+        }
+        acc
+    }
+
     fn helper(a: f64) -> f64 {
         a * 2.0
     }
@@ -2049,4 +2080,43 @@ fn recursion_third_and_remainder() {
             break vec![x, p];
         }
     });
+}
+
+#[test]
+fn found_float_predicates() {
+    two(
+        "guarded",
+        found::guarded,
+        found::guarded_grad,
+        found::guarded_jvp,
+        found::guarded_grad_into,
+    )
+    .hessian(hess2(found::guarded_hessian))
+    .analytic(|v| {
+        let (x, y) = (v[0], v[1]);
+        let s = if x < 0.0 { -1.0 } else { 1.0 };
+        if y > 0.0 {
+            vec![s * y + x.cos(), s * x]
+        } else {
+            vec![s + x.cos(), 0.0]
+        }
+    })
+    .run(40, |r| loop {
+        let v = r.vec(2, -2.0, 2.0);
+        if v[0].abs() > 1e-3 && v[1].abs() > 1e-3 {
+            break v;
+        }
+    });
+    assert_eq!(found::guarded_grad(f64::INFINITY, 1.0), (0.0, (0.0, 0.0)));
+    assert_eq!(found::guarded_grad(1.0, f64::NAN), (0.0, (0.0, 0.0)));
+    // -0.0 is sign-negative: s = -1, the derivative of -x t + sin x in x is -t + 1.
+    assert_eq!(found::guarded_grad(-0.0, 2.0).1, (-2.0 + 1.0, 0.0));
+    let x = [1.5, -0.5, f64::INFINITY, 2.0, f64::NAN];
+    let (v, g) = found::guarded_sum_grad(&x);
+    assert_eq!(v, 1.5 * 1.5 + 0.5 + 4.0);
+    assert_eq!(g, vec![3.0, -1.0, 0.0, 4.0, 0.0]);
+    let (_, _, h) = found::guarded_sum_hessian(&x[..2]);
+    assert_eq!(h, vec![vec![2.0, 0.0], vec![0.0, 0.0]]);
+    let (v32, g32) = found::guarded_sum_grad(&[1.5f32, -0.5]);
+    assert_eq!((v32, g32), (2.75f32, vec![3.0f32, -1.0]));
 }

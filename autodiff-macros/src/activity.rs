@@ -460,6 +460,9 @@ impl Pass<'_> {
             } => {
                 let name = method.to_string();
                 let known = crate::ir::FloatFn::ALL.iter().find(|(n, _, _)| *n == name);
+                // A float's predicates (`x.is_nan()`, `!x.is_finite()`) are comparisons: a `bool`, with no
+                // derivative to give, of an active float as well as of a constant.
+                let predicate = args.is_empty() && is_float_predicate(&name);
                 if let (true, true, Kind::Struct(ty)) = (self.report, any_active, a.kind(receiver))
                 {
                     // `p.energy(x)` of a parameter struct outside its `impl`: the call by the method's
@@ -494,7 +497,7 @@ impl Pass<'_> {
                             args.len()
                         ),
                     );
-                } else if self.report && any_active {
+                } else if self.report && any_active && !predicate {
                     self.errors.spanned(
                         method,
                         format!(
@@ -506,8 +509,7 @@ impl Pass<'_> {
                 }
                 let kind = match method.to_string().as_str() {
                     "len" | "count_ones" => Kind::Int,
-                    "is_nan" | "is_finite" | "is_infinite" | "is_sign_positive"
-                    | "is_sign_negative" | "is_normal" => Kind::Bool,
+                    name if is_float_predicate(name) => Kind::Bool,
                     _ => Kind::Unknown,
                 };
                 (kind, false)
@@ -726,6 +728,19 @@ fn generated_derivative(callee: &syn::ExprPath) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The predicates of a float (of `f64`, `f32` and `num_traits::Float`): a `bool` of its value.
+fn is_float_predicate(name: &str) -> bool {
+    matches!(
+        name,
+        "is_nan"
+            | "is_finite"
+            | "is_infinite"
+            | "is_sign_positive"
+            | "is_sign_negative"
+            | "is_normal"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -829,6 +844,18 @@ mod tests {
             ),
             ["other"; 4]
         );
+    }
+
+    #[test]
+    fn the_predicates_of_an_active_float_are_comparisons() {
+        let (named, errors) = activity_of(
+            "fn f(x: f64) -> f64 { let bad = !x.is_finite() || x.is_nan(); if bad { 0.0 } else { x } }",
+            "",
+        );
+        assert_eq!(errors, 0);
+        assert!(!active(&named, "bad"), "{named:?}");
+        let (_, errors) = activity_of("fn f(x: f64) -> f64 { let y = x.fract(); y }", "");
+        assert_eq!(errors, 1, "a method with no rule is still an error");
     }
 
     #[test]
