@@ -727,6 +727,18 @@ mod found {
         acc
     }
 
+    /// `.clone()` of a float (generic code over `T: Float` writes it): was 'the method `clone` has no
+    /// known derivative'; it is the value itself.
+    #[differentiable(order = 2)]
+    pub fn cloned_floats<T: autodiff::Float>(x: &[T], s: T) -> T {
+        let mut acc = s.clone();
+        for i in 0..x.len() {
+            let v = x[i].clone();
+            acc = acc * v + v.clone().sin();
+        }
+        acc
+    }
+
     fn helper(a: f64) -> f64 {
         a * 2.0
     }
@@ -2119,4 +2131,34 @@ fn found_float_predicates() {
     assert_eq!(h, vec![vec![2.0, 0.0], vec![0.0, 0.0]]);
     let (v32, g32) = found::guarded_sum_grad(&[1.5f32, -0.5]);
     assert_eq!((v32, g32), (2.75f32, vec![3.0f32, -1.0]));
+}
+
+#[test]
+fn found_clone_of_float() {
+    let p = Probe::new("cloned_floats", |x| found::cloned_floats(&x[..3], x[3]))
+        .grad(|x| {
+            let (v, (g, gs)) = found::cloned_floats_grad(&x[..3], x[3]);
+            (v, [g, vec![gs]].concat())
+        })
+        .jvp(|x, t| found::cloned_floats_jvp(&x[..3], x[3], (t[..3].to_vec(), t[3])))
+        .hessian(|x| {
+            let (v, (g, gs), h) = found::cloned_floats_hessian(&x[..3], x[3]);
+            (v, [g, vec![gs]].concat(), h)
+        })
+        .analytic(|x| {
+            // acc_{i+1} = acc_i v_i + sin v_i: d/ds = Π v_i; d/dv_i = (acc_i + cos v_i) Π_{j>i} v_j.
+            let mut accs = vec![x[3]];
+            for i in 0..3 {
+                accs.push(accs[i] * x[i] + x[i].sin());
+            }
+            let tail = |i: usize| x[i + 1..3].iter().product::<f64>();
+            let mut g: Vec<f64> = (0..3).map(|i| (accs[i] + x[i].cos()) * tail(i)).collect();
+            g.push(x[..3].iter().product());
+            g
+        });
+    p.run(POINTS, range(4, -1.5, 1.5));
+    let (v32, g32) = found::cloned_floats_grad(&[1.0f32, 2.0], 0.5);
+    let (v, g) = found::cloned_floats_grad(&[1.0, 2.0], 0.5);
+    assert_near(v32 as f64, v, 1e-6, 0.0, "f32 value");
+    assert_near(g32.0[0] as f64, g.0[0], 1e-6, 1.0, "f32 gradient");
 }
