@@ -740,6 +740,18 @@ mod found {
         acc
     }
 
+    /// `x.fract()` (a triangle wave, a phase): was 'the method `fract` has no known derivative'; it is
+    /// `x - x.trunc()`, of slope 1.
+    #[differentiable(order = 2)]
+    pub fn triangle_wave(x: f64, a: f64) -> f64 {
+        a * ((x * 0.5).fract() - 0.5).abs() + (x * a).fract().powi(2)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn phase_generic<T: autodiff::Float>(x: T) -> T {
+        x.fract() * x
+    }
+
     fn helper(a: f64) -> f64 {
         a * 2.0
     }
@@ -2162,4 +2174,40 @@ fn found_clone_of_float() {
     let (v, g) = found::cloned_floats_grad(&[1.0, 2.0], 0.5);
     assert_near(v32 as f64, v, 1e-6, 0.0, "f32 value");
     assert_near(g32.0[0] as f64, g.0[0], 1e-6, 1.0, "f32 gradient");
+}
+
+#[test]
+fn found_fract() {
+    two(
+        "triangle_wave",
+        found::triangle_wave,
+        found::triangle_wave_grad,
+        found::triangle_wave_jvp,
+        found::triangle_wave_grad_into,
+    )
+    .hessian(hess2(found::triangle_wave_hessian))
+    .analytic(|v| {
+        let (x, a) = (v[0], v[1]);
+        let u = (x * 0.5).fract() - 0.5;
+        let w = (x * a).fract();
+        vec![a * u.signum() * 0.5 + 2.0 * w * a, u.abs() + 2.0 * w * x]
+    })
+    .run(40, |r| loop {
+        let (x, a) = (r.uniform(-4.0, 4.0), r.uniform(0.5, 2.0));
+        // Away from the jumps of both fract()s and the kink of abs.
+        let p = (x * 0.5).fract().abs();
+        let q = (x * a).fract().abs();
+        if p > 0.01 && p < 0.99 && (p - 0.5).abs() > 0.01 && q > 0.01 && q < 0.99 {
+            break vec![x, a];
+        }
+    });
+    for x in [-2.25f64, -0.7, 0.3, 1.75, 3.5] {
+        let d = found::phase_generic_derivatives(x);
+        assert_eq!(d, [x.fract() * x, x.fract() + x, 2.0]);
+        let (v32, g32) = found::phase_generic_grad(x as f32);
+        assert_eq!(
+            (v32, g32),
+            ((x as f32).fract() * x as f32, (x as f32).fract() + x as f32)
+        );
+    }
 }

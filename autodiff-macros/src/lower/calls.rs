@@ -17,6 +17,17 @@ impl Lowering<'_> {
         if let Some(result) = self.lower_array_method(m, &hint) {
             return result;
         }
+        // `x.fract()` is `x - x.trunc()` (its slope is 1, `trunc`'s 0), as Rust defines it.
+        if m.method == "fract" && m.args.is_empty() && m.turbofish.is_none() {
+            let receiver = &m.receiver;
+            let whole: Expr = syn::parse_quote_spanned! {m.method.span()=>
+                {
+                    let __fract_of = #receiver;
+                    __fract_of - __fract_of.trunc()
+                }
+            };
+            return self.lower_expr(&whole, hint);
+        }
         let receiver = self.lower_expr(&m.receiver, None);
         // `x.clone()` of a float (or of a tuple of them, `Copy` values whose clone is the value itself, as
         // generic code over `T: Float` often writes it): the value. A parameter struct's keeps its error.
