@@ -2211,3 +2211,84 @@ fn found_fract() {
         );
     }
 }
+
+/// Iterator idioms over indices and references: `enumerate` with `&v`, `fold` from a typed literal,
+/// `map(f64::exp)` after `cloned()`, `fold` over a range, a nested range sum (`xᵀ A x`), and a
+/// normalisation collected into the returned `Vec`.
+mod idioms {
+    use autodiff::differentiable;
+
+    #[differentiable(order = 2)]
+    pub fn chains(x: &[f64], a: &[Vec<f64>]) -> f64 {
+        let n = x.len();
+        let s1 = x
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| v * i as f64)
+            .sum::<f64>();
+        let s2 = x.iter().fold(0.0_f64, |acc, &v| acc.max(v.abs()));
+        let s3 = x.iter().cloned().map(f64::exp).sum::<f64>();
+        let s4 = (0..n).fold(0.0, |acc, i| acc + x[i] * x[i]);
+        let s5 = (0..n)
+            .map(|i| (0..n).map(|j| a[i][j] * x[j]).sum::<f64>() * x[i])
+            .sum::<f64>();
+        s1 + s2 + s3 + s4 + s5
+    }
+
+    #[differentiable]
+    pub fn normalized(x: &[f64]) -> Vec<f64> {
+        let norm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        x.iter().map(|v| v / norm).collect::<Vec<_>>()
+    }
+}
+
+#[test]
+fn idioms_chains() {
+    let a = vec![
+        vec![1.0, 2.0, -0.5],
+        vec![3.0, 4.0, 0.2],
+        vec![-1.0, 0.5, 2.0],
+    ];
+    Probe::new("chains", |x| idioms::chains(x, &a))
+        .grad(|x| {
+            let (v, (g, _)) = idioms::chains_grad(x, &a);
+            (v, g)
+        })
+        .hessian(|x| {
+            // Columns of the matrix too: keep the block of x.
+            let (v, (g, _), h) = idioms::chains_hessian(x, &a);
+            (v, g, h[..3].iter().map(|r| r[..3].to_vec()).collect())
+        })
+        .analytic(|x| {
+            let m = (0..3).fold(0, |k, i| if x[i].abs() > x[k].abs() { i } else { k });
+            (0..3)
+                .map(|i| {
+                    let ax: f64 = (0..3).map(|j| (a[i][j] + a[j][i]) * x[j]).sum();
+                    i as f64
+                        + if i == m { x[i].signum() } else { 0.0 }
+                        + x[i].exp()
+                        + 2.0 * x[i]
+                        + ax
+                })
+                .collect()
+        })
+        .run(POINTS, distinct(3, -2.0, 2.0, 1e-2));
+    let n = 3;
+    check_vector(
+        "normalized",
+        POINTS,
+        range(n, 0.5, 2.0),
+        &|x| idioms::normalized(x),
+        &|x, c| idioms::normalized_vjp(x, c.to_vec()),
+        &|x, t| idioms::normalized_jvp(x, t.to_vec()),
+        Some(&|x| idioms::normalized_jacobian(x)),
+    );
+    // The Jacobian of x / |x| is (I - u uᵀ) / |x|.
+    let j = idioms::normalized_jacobian(&[3.0, 4.0]);
+    let e = [[0.128, -0.096], [-0.096, 0.072]];
+    for r in 0..2 {
+        for c in 0..2 {
+            assert_near(j[r][c], e[r][c], 1e-14, 0.0, "normalized Jacobian");
+        }
+    }
+}
