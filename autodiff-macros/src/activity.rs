@@ -460,6 +460,9 @@ impl Pass<'_> {
             } => {
                 let name = method.to_string();
                 let known = crate::ir::FloatFn::ALL.iter().find(|(n, _, _)| *n == name);
+                // A float's predicates (`x.is_nan()`, `!x.is_finite()`) are comparisons: a `bool`, with no
+                // derivative to give, of an active float as well as of a constant.
+                let predicate = args.is_empty() && is_float_predicate(&name);
                 if let (true, true, Kind::Struct(ty)) = (self.report, any_active, a.kind(receiver))
                 {
                     // `p.energy(x)` of a parameter struct outside its `impl`: the call by the method's
@@ -494,20 +497,30 @@ impl Pass<'_> {
                             args.len()
                         ),
                     );
-                } else if self.report && any_active {
+                } else if self.report && any_active && !predicate {
+                    // The Euclidean division of floats, in the operations that have rules.
+                    let instead = match name.as_str() {
+                        "rem_euclid" => {
+                            ": write `{ let r = x % y; if r < 0.0 { r + y.abs() } else { r } }`, which is how \
+                             Rust defines it"
+                        }
+                        "div_euclid" => {
+                            " (its slope is 0): write `{ let q = (x / y).trunc(); if x % y < 0.0 { if y > 0.0 \
+                             { q - 1.0 } else { q + 1.0 } } else { q } }`, which is how Rust defines it"
+                        }
+                        _ => {
+                            ": use the float functions listed in the README (`sin`, `exp`, `powi`, ..), or \
+                             wrap the value in `autodiff::stop_gradient(..)` to treat it as a constant"
+                        }
+                    };
                     self.errors.spanned(
                         method,
-                        format!(
-                            "the method `{method}` has no known derivative: use the float functions listed \
-                             in the README (`sin`, `exp`, `powi`, ..), or wrap the value in \
-                             `autodiff::stop_gradient(..)` to treat it as a constant"
-                        ),
+                        format!("the method `{method}` has no known derivative{instead}"),
                     );
                 }
                 let kind = match method.to_string().as_str() {
                     "len" | "count_ones" => Kind::Int,
-                    "is_nan" | "is_finite" | "is_infinite" | "is_sign_positive"
-                    | "is_sign_negative" | "is_normal" => Kind::Bool,
+                    name if is_float_predicate(name) => Kind::Bool,
                     _ => Kind::Unknown,
                 };
                 (kind, false)
@@ -726,6 +739,19 @@ fn generated_derivative(callee: &syn::ExprPath) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The predicates of a float (of `f64`, `f32` and `num_traits::Float`): a `bool` of its value.
+fn is_float_predicate(name: &str) -> bool {
+    matches!(
+        name,
+        "is_nan"
+            | "is_finite"
+            | "is_infinite"
+            | "is_sign_positive"
+            | "is_sign_negative"
+            | "is_normal"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -829,6 +855,18 @@ mod tests {
             ),
             ["other"; 4]
         );
+    }
+
+    #[test]
+    fn the_predicates_of_an_active_float_are_comparisons() {
+        let (named, errors) = activity_of(
+            "fn f(x: f64) -> f64 { let bad = !x.is_finite() || x.is_nan(); if bad { 0.0 } else { x } }",
+            "",
+        );
+        assert_eq!(errors, 0);
+        assert!(!active(&named, "bad"), "{named:?}");
+        let (_, errors) = activity_of("fn f(x: f64) -> f64 { let y = x.rem_euclid(2.0); y }", "");
+        assert_eq!(errors, 1, "a method with no rule is still an error");
     }
 
     #[test]

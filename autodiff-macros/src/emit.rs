@@ -888,6 +888,28 @@ impl<'a> Emitter<'a> {
         Some(quote!(: #ty))
     }
 
+    /// `: T`, or `: (T, _, ..)`, for the `let` of the values a branch yields, where the user annotated one
+    /// of them (`let u: f64 = t;` after `let t = if c { 0.5 } else { 1.5 };`): the branch's literals alone
+    /// would leave the type ambiguous to rustc once the alias is gone. `None` stands for a value of ours
+    /// (a tangent).
+    pub(crate) fn declared_types(&self, vars: &[Option<Var>]) -> TokenStream {
+        let types: Vec<Option<&syn::Type>> = vars
+            .iter()
+            .map(|v| v.and_then(|v| self.f.vars[v.0 as usize].declared.as_ref()))
+            .collect();
+        match types.as_slice() {
+            _ if types.iter().all(Option::is_none) => quote!(),
+            [Some(ty)] => quote!(: #ty),
+            many => {
+                let items = many.iter().map(|t| match t {
+                    Some(ty) => quote!(#ty),
+                    None => quote!(_),
+                });
+                quote!(: (#(#items),*))
+            }
+        }
+    }
+
     /// A zero of `kind`, for a derivative that nothing contributes to.
     pub(crate) fn zero_of(kind: &Kind) -> TokenStream {
         match kind {
@@ -1067,7 +1089,10 @@ impl<'a> Emitter<'a> {
                     } else {
                         let pattern =
                             tuple_or_single(names.iter().map(|n| n.to_token_stream()).collect());
-                        quote!(let #pattern = #branches;)
+                        let types = self.declared_types(
+                            &wanted.iter().map(|i| Some(outs[*i])).collect::<Vec<_>>(),
+                        );
+                        quote!(let #pattern #types = #branches;)
                     }
                 }
                 Stmt::Store {
@@ -1200,6 +1225,10 @@ impl<'a> Emitter<'a> {
     fn primal_loop(&self, l: &Loop, need: &BTreeSet<Var>) -> (TokenStream, BTreeSet<Var>) {
         let mut free: BTreeSet<Var> = l.inits.iter().filter_map(Operand::var).collect();
         let phis: Vec<&Ident> = l.phis.iter().map(|p| self.name(*p)).collect();
+        // A carried float that only an untyped literal starts (`let mut t = 0.0;`) and that the body gives
+        // its type by an annotation the lowering leaves out (`let u: f64 = t;`, a closure's `|t: f64|`).
+        let types: Vec<Option<TokenStream>> =
+            l.phis.iter().map(|p| self.declared_type(*p)).collect();
         let inits: Vec<Tokens> = l.inits.iter().map(|o| self.operand(o)).collect();
         let count = need.contains(&l.trips) || self.tapes.contains_key(&l.trips);
         let trips = self.name(l.trips);
@@ -1268,7 +1297,7 @@ impl<'a> Emitter<'a> {
         let view_declarations = concat(view_declarations);
         let code = quote! {
             #fused_before
-            #(let mut #phis = #inits;)*
+            #(let mut #phis #types = #inits;)*
             #counter
             #reserve
             #view_declarations

@@ -906,6 +906,9 @@ impl Forward<'_, '_> {
         let activity = self.e.activity;
         let phis: Vec<Ident> = l.phis.iter().map(|p| self.e.name(*p).clone()).collect();
         let inits: Vec<Tokens> = l.inits.iter().map(|o| self.e.operand(o)).collect();
+        // As in the reverse sweep's `primal_loop`: a carried float typed only by an annotation in the body.
+        let types: Vec<Option<TokenStream>> =
+            l.phis.iter().map(|p| self.e.declared_type(*p)).collect();
         // The tangent of an active carried value: one mutable variable, shared by its phi and its out.
         let mut tangent_decls = Vec::new();
         let mut carried_tangents: Vec<Option<Ident>> = Vec::new();
@@ -999,7 +1002,7 @@ impl Forward<'_, '_> {
         let (cond_code, body) = (concat(cond_code), concat(body));
         let (tangent_decls, view_declarations) = (concat(tangent_decls), concat(view_declarations));
         code.push(quote! {
-            #(let mut #phis = #inits;)*
+            #(let mut #phis #types = #inits;)*
             #tangent_decls
             #view_declarations
             #header {
@@ -1128,7 +1131,13 @@ impl Forward<'_, '_> {
             code.push(quote!(#branching;));
         } else {
             let pattern = tuple_or_single(names);
-            code.push(quote!(let #pattern = #branching;));
+            let typed: Vec<Option<Var>> = primal_outs
+                .iter()
+                .map(|i| Some(outs[*i]))
+                .chain(tangent_outs.iter().map(|_| None))
+                .collect();
+            let types = self.e.declared_types(&typed);
+            code.push(quote!(let #pattern #types = #branching;));
         }
     }
 }

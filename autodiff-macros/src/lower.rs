@@ -213,6 +213,9 @@ pub(crate) fn lower(
     for (array, len) in &lowering.fixed_lens {
         lowering.arrays[array.0 as usize].fixed_len = Some(len.clone());
     }
+    for stmt in &lowering.stmts {
+        carry_declared(stmt, &mut lowering.vars);
+    }
     Function {
         vars: lowering.vars,
         arrays: lowering.arrays,
@@ -222,6 +225,24 @@ pub(crate) fn lower(
             yields: vec![returned],
         },
         items: lowering.items,
+    }
+}
+
+/// A loop's value annotated after the loop (`let u: f64 = t;`) is its carried value: the annotation goes
+/// to the carried variable, which the sweeps declare before the loop (`let mut t: f64 = 0.0;`), where an
+/// untyped literal alone would leave its type ambiguous to rustc.
+fn carry_declared(stmt: &Stmt, vars: &mut [VarInfo]) {
+    for block in stmt.blocks() {
+        for inner in &block.stmts {
+            carry_declared(inner, vars);
+        }
+    }
+    if let Stmt::Loop(l) = stmt {
+        for (phi, out) in l.phis.iter().zip(&l.outs) {
+            if vars[phi.0 as usize].declared.is_none() {
+                vars[phi.0 as usize].declared = vars[out.0 as usize].declared.clone();
+            }
+        }
     }
 }
 
@@ -733,6 +754,16 @@ impl Lowering<'_> {
                         }
                     }
                     Some(Operand::Var(v)) if v.0 as usize >= made.0 => {
+                        self.vars[v.0 as usize].declared = Some(ty.clone());
+                    }
+                    // A float named again under a type (`let u: f64 = t;`, a closure's `|u: f64|` called
+                    // with `t`): the name is an alias of `t`, whose own `let` may have been typed by nothing
+                    // else (`let mut t = 0.0;` carried by a loop), so `t` gets the annotation. A float
+                    // annotation names the value's own type (there is no coercion between floats).
+                    Some(Operand::Var(v))
+                        if self.vars[v.0 as usize].declared.is_none()
+                            && matches!(declared, Kind::Float(Some(_))) =>
+                    {
                         self.vars[v.0 as usize].declared = Some(ty.clone());
                     }
                     // A matrix is held flat: `Vec<Vec<T>>` declares a `Vec<T>`.

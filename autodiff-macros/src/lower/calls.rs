@@ -17,7 +17,27 @@ impl Lowering<'_> {
         if let Some(result) = self.lower_array_method(m, &hint) {
             return result;
         }
+        // `x.fract()` is `x - x.trunc()` (its slope is 1, `trunc`'s 0), as Rust defines it.
+        if m.method == "fract" && m.args.is_empty() && m.turbofish.is_none() {
+            let receiver = &m.receiver;
+            let whole: Expr = syn::parse_quote_spanned! {m.method.span()=>
+                {
+                    let __fract_of = #receiver;
+                    __fract_of - __fract_of.trunc()
+                }
+            };
+            return self.lower_expr(&whole, hint);
+        }
         let receiver = self.lower_expr(&m.receiver, None);
+        // `x.clone()` of a float (or of a tuple of them, `Copy` values whose clone is the value itself, as
+        // generic code over `T: Float` often writes it): the value. A parameter struct's keeps its error.
+        if (m.method == "clone" || m.method == "to_owned")
+            && m.args.is_empty()
+            && m.turbofish.is_none()
+            && self.is_copy_value(&receiver)
+        {
+            return receiver;
+        }
         if m.method == "sin_cos" && m.args.is_empty() && m.turbofish.is_none() {
             let form = |name: &str| CallForm::Method(syn::Ident::new(name, m.method.span()));
             return self.sin_cos(receiver, form, hint, crate::span::of_method_call(m));
@@ -42,6 +62,24 @@ impl Lowering<'_> {
             },
         };
         self.emit(value, hint, crate::span::of_method_call(m))
+    }
+
+    /// Is `value` a float, an integer or a tuple of them (a value the body made, or a parameter of such a
+    /// type taken by value), whose clone is itself? Not a parameter struct, nor a parameter of a type not
+    /// known here.
+    fn is_copy_value(&self, value: &Operand) -> bool {
+        match value {
+            Operand::Const { .. } => true,
+            Operand::Var(v) => match self.param_vars.iter().position(|p| p == v) {
+                // By value only: the clone of a `&f64` is an `f64`, which the reference is not.
+                Some(i) => matches!(
+                    crate::signature::kind_of_type(&self.param_types[i], &self.float_params),
+                    Kind::Float(Some(_)) | Kind::Tuple(_) | Kind::Int | Kind::Bool
+                ),
+                None => true,
+            },
+            _ => false,
+        }
     }
 
     pub(super) fn lower_call(&mut self, c: &syn::ExprCall, hint: Option<String>) -> Operand {

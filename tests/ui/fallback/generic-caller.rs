@@ -4,7 +4,7 @@ use autodiff::{differentiable, Float};
 // get no error of their own.
 #[differentiable]
 fn f<T: Float>(x: T, y: T) -> T {
-    x.fract() * y
+    x.abs_sub(y) * y
 }
 
 fn main() {
