@@ -164,10 +164,13 @@ impl<'ast> Visit<'ast> for Fence<'_> {
             Expr::Call(c) if !matches!(&*c.func, Expr::Path(_)) => {
                 "only calls of a function by its path are supported (`f(x)`, `f64::sin(x)`)"
             }
-            // `std::mem::swap(&mut a, &mut b)`: no function with `&mut` locals has a derivative.
-            Expr::Call(c) if is_mem_swap(&c.func) => {
-                "`std::mem::swap` is not supported in a differentiable body: swap the values with a tuple \
-                 `let` (`let (a2, b2) = (b, a); a = a2; b = b2;`), or bind new names (`let (a, b) = (b, a);`)"
+            // `std::mem::swap(&mut a, &mut b)` of two names is lowered (`lower/swap.rs`); of other places
+            // (`&mut a[i]`), not.
+            Expr::Call(c) if crate::lower::is_mem_swap(&c.func) => {
+                if crate::lower::swapped_names(c).is_some() {
+                    return;
+                }
+                crate::lower::SWAP_FORM
             }
             // `&a` passes an array to a callee.
             Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
@@ -304,18 +307,6 @@ fn is_path(expr: &Expr) -> bool {
         Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_path(&u.expr),
         Expr::Paren(p) => is_path(&p.expr),
-        _ => false,
-    }
-}
-
-/// Is `func` the path of `std::mem::swap` (`mem::swap`, `std::mem::swap`, `core::mem::swap`)?
-fn is_mem_swap(func: &Expr) -> bool {
-    let Expr::Path(p) = func else {
-        return false;
-    };
-    let segments = crate::naming::path_names(&p.path);
-    match segments.as_slice() {
-        [.., module, last] => module == "mem" && last == "swap",
         _ => false,
     }
 }

@@ -1,14 +1,15 @@
 use autodiff::differentiable;
 
-// `std::mem::swap` of two locals: the error says how to swap them with a tuple `let`.
+// `std::mem::swap` of two names is supported (tests/rejected24.rs); of other places, such as elements of
+// two arrays, the error says how to swap them with a tuple `let`.
 #[differentiable]
-fn swapped(x: f64, y: f64) -> f64 {
-    let mut a = x;
-    let mut b = y * 2.0;
-    std::mem::swap(&mut a, &mut b);
-    a * b.sin()
+fn swapped(x: &[f64], y: f64) -> f64 {
+    let mut a = x.to_vec();
+    let mut b = vec![y; 2];
+    std::mem::swap(&mut a[0], &mut b[1]);
+    a[0] * b[1].sin()
 }
 
 fn main() {
-    let _ = swapped_grad(1.0, 2.0);
+    let _ = swapped_grad(&[1.0], 2.0);
 }

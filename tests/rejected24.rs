@@ -1,0 +1,245 @@
+//! Valid Rust that `#[differentiable]` used to reject, now differentiated: a whole `Vec` assigned in a loop
+//! (the double buffer `cur = next;`) and `std::mem::swap` of two buffers or two floats. Each function has
+//! `order = 2`: its value is compared with the same body without the macro, its gradient (`_grad`,
+//! `_grad_into`) with central differences of that body, and its Hessian with central differences of `_grad`,
+//! on many random inputs.
+
+// The forms under test are the ones users write, which clippy would rewrite.
+#![allow(clippy::needless_range_loop, clippy::manual_swap)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_fd_gradient, assert_jacobian, fd_jacobian, Inputs};
+
+const POINTS: usize = 40;
+
+/// Checks a function of one slice at `x`: its value against `plain` (the same body without the macro), its
+/// gradient against central differences of `plain`, `_grad_into` against `_grad`, and its Hessian against
+/// central differences of `_grad`.
+#[track_caller]
+fn check(
+    what: &str,
+    x: &[f64],
+    plain: impl Fn(&[f64]) -> f64,
+    grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
+    grad_into: impl Fn(&[f64], &mut [f64]) -> f64,
+    hessian: impl Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
+) {
+    let (value, g) = grad(x);
+    assert_eq!(value, plain(x), "{what}: the value at {x:?}");
+    assert_fd_gradient(&plain, x, &g, &format!("{what}: _grad"));
+    let mut into = vec![7.0; x.len()];
+    assert_eq!(grad_into(x, &mut into), value, "{what}: _grad_into's value");
+    assert_eq!(into, g, "{what}: _grad_into at {x:?}");
+    let (h_value, h_grad, h) = hessian(x);
+    assert_eq!(h_value, value, "{what}: _hessian's value at {x:?}");
+    common::assert_all_close(&h_grad, &g, 1e-12, &format!("{what}: _hessian's gradient"));
+    assert_jacobian(
+        &h,
+        &fd_jacobian(|x| grad(x).1, x),
+        &format!("{what}: the Hessian at {x:?} vs differences of the gradient"),
+    );
+}
+
+/// `check` of the generated family `f_grad`, `f_grad_into`, `f_hessian` of a function of one slice.
+macro_rules! check_family {
+    ($x:expr, $plain:expr, $grad:ident, $grad_into:ident, $hessian:ident) => {
+        check(
+            stringify!($grad),
+            $x,
+            $plain,
+            |x| $grad(x),
+            |x, g| $grad_into(x, g),
+            |x| $hessian(x),
+        )
+    };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1. A whole `Vec` assigned in a loop, and `std::mem::swap`.
+
+/// Three steps of a nonlinear stencil, double-buffered: a fresh `next` each step, then `cur = next;`.
+#[differentiable(order = 2)]
+fn diffuse(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    for _ in 0..3 {
+        let mut next = vec![0.0; n];
+        for i in 0..n {
+            let left = if i > 0 { cur[i - 1] } else { 0.0 };
+            next[i] = 0.5 * cur[i] + 0.25 * left + 0.1 * cur[i] * cur[i];
+        }
+        cur = next;
+    }
+    cur.iter().map(|v| v * v).sum()
+}
+
+fn diffuse_plain(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    for _ in 0..3 {
+        let mut next = vec![0.0; n];
+        for i in 0..n {
+            let left = if i > 0 { cur[i - 1] } else { 0.0 };
+            next[i] = 0.5 * cur[i] + 0.25 * left + 0.1 * cur[i] * cur[i];
+        }
+        cur = next;
+    }
+    cur.iter().map(|v| v * v).sum()
+}
+
+/// The same steps with one second buffer made before the loop, the two swapped by `std::mem::swap`.
+#[differentiable(order = 2)]
+fn swapped(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 0..n {
+            next[i] = cur[i].sin() + 0.5 * cur[(i + 1) % n] * cur[i];
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    cur[0] * next[n - 1] + cur.iter().sum::<f64>()
+}
+
+fn swapped_plain(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..3 {
+        for i in 0..n {
+            next[i] = cur[i].sin() + 0.5 * cur[(i + 1) % n] * cur[i];
+        }
+        std::mem::swap(&mut cur, &mut next);
+    }
+    cur[0] * next[n - 1] + cur.iter().sum::<f64>()
+}
+
+/// Two floats swapped by `std::mem::swap`, in a loop (a recurrence) and after it.
+#[differentiable(order = 2)]
+fn swapped_floats(x: &[f64]) -> f64 {
+    let mut a = x[0];
+    let mut b = x[1];
+    for k in 0..4 {
+        a = a * 0.5 + b.sin() + k as f64;
+        std::mem::swap(&mut a, &mut b);
+    }
+    if a > b {
+        std::mem::swap(&mut a, &mut b);
+    }
+    a * 2.0 + b * b
+}
+
+fn swapped_floats_plain(x: &[f64]) -> f64 {
+    let mut a = x[0];
+    let mut b = x[1];
+    for k in 0..4 {
+        a = a * 0.5 + b.sin() + k as f64;
+        std::mem::swap(&mut a, &mut b);
+    }
+    if a > b {
+        std::mem::swap(&mut a, &mut b);
+    }
+    a * 2.0 + b * b
+}
+
+/// A fixed-size array assigned whole in a loop (which worked before; kept beside the `Vec` forms).
+#[differentiable(order = 2)]
+fn array_steps(x: &[f64]) -> f64 {
+    let mut cur = [x[0], x[1], x[2]];
+    for _ in 0..3 {
+        let mut next = [0.0; 3];
+        for i in 0..3 {
+            next[i] = cur[i].sin() + 0.5 * cur[(i + 1) % 3];
+        }
+        cur = next;
+    }
+    cur[0] * cur[1] + cur[2]
+}
+
+fn array_steps_plain(x: &[f64]) -> f64 {
+    let mut cur = [x[0], x[1], x[2]];
+    for _ in 0..3 {
+        let mut next = [0.0; 3];
+        for i in 0..3 {
+            next[i] = cur[i].sin() + 0.5 * cur[(i + 1) % 3];
+        }
+        cur = next;
+    }
+    cur[0] * cur[1] + cur[2]
+}
+
+/// A `Vec` cloned, changed in one element and assigned back in a loop (rejected before, with the matrix
+/// form `tests/ui/arrays/vec-assigned-whole-in-loop.rs` still pins).
+#[differentiable(order = 2)]
+fn relaxed(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    for _ in 0..3 {
+        let mut next = y.clone();
+        next[0] = 0.5 * (y[0] + y[1]) * y[2];
+        next[1] = y[0].sin();
+        y = next;
+    }
+    y[0] + y[1] * y[2]
+}
+
+fn relaxed_plain(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    for _ in 0..3 {
+        let mut next = y.clone();
+        next[0] = 0.5 * (y[0] + y[1]) * y[2];
+        next[1] = y[0].sin();
+        y = next;
+    }
+    y[0] + y[1] * y[2]
+}
+
+#[test]
+fn whole_buffers_assigned_and_swapped_in_loops() {
+    let mut inputs = Inputs(2401);
+    for point in 0..POINTS {
+        let x = inputs.vec(3 + point % 4);
+        check_family!(&x, diffuse_plain, diffuse_grad, diffuse_grad_into, diffuse_hessian);
+        check_family!(&x, swapped_plain, swapped_grad, swapped_grad_into, swapped_hessian);
+        check_family!(
+            &x,
+            swapped_floats_plain,
+            swapped_floats_grad,
+            swapped_floats_grad_into,
+            swapped_floats_hessian
+        );
+        check_family!(
+            &x,
+            array_steps_plain,
+            array_steps_grad,
+            array_steps_grad_into,
+            array_steps_hessian
+        );
+        check_family!(&x, relaxed_plain, relaxed_grad, relaxed_grad_into, relaxed_hessian);
+    }
+}
+
+/// A `Vec` whose length the assignment would change: the function runs as written, its derivatives panic
+/// (they copy the new elements into the old buffer), never give a wrong gradient.
+#[differentiable]
+fn growing(x: &[f64]) -> f64 {
+    let mut cur = x.to_vec();
+    for _ in 0..2 {
+        let mut next = vec![0.0; cur.len() + 1];
+        for i in 0..cur.len() {
+            next[i] = cur[i] * 2.0;
+        }
+        cur = next;
+    }
+    cur.iter().sum()
+}
+
+#[test]
+fn a_vec_assigned_another_length_panics_in_the_derivatives() {
+    assert_eq!(growing(&[1.0, 2.0]), 12.0);
+    let panic = std::panic::catch_unwind(|| growing_grad(&[1.0, 2.0])).unwrap_err();
+    let message = panic.downcast_ref::<String>().expect("a message");
+    assert!(message.contains("of another length to `cur`"), "{message}");
+}
