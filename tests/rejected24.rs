@@ -243,3 +243,153 @@ fn a_vec_assigned_another_length_panics_in_the_derivatives() {
     let message = panic.downcast_ref::<String>().expect("a message");
     assert!(message.contains("of another length to `cur`"), "{message}");
 }
+
+// ---------------------------------------------------------------------------------------------------
+// 2. `break 'outer value` from a loop nested in a labeled `loop`.
+
+/// The first element above a threshold, scaled, searched in rounds; the loop's own `break` gives another
+/// value after three rounds.
+#[differentiable(order = 2)]
+fn search(x: &[f64]) -> f64 {
+    let t = x[0] * x[0];
+    let mut round = 0usize;
+    let r = 'outer: loop {
+        for i in 1..x.len() {
+            if x[i] * (round as f64 + 1.0) > t {
+                break 'outer x[i] * t + (round as f64);
+            }
+        }
+        round += 1;
+        if round > 2 {
+            break t.sin() * x[1];
+        }
+    };
+    r * r + x[1]
+}
+
+fn search_plain(x: &[f64]) -> f64 {
+    let t = x[0] * x[0];
+    let mut round = 0usize;
+    let r = 'outer: loop {
+        for i in 1..x.len() {
+            if x[i] * (round as f64 + 1.0) > t {
+                break 'outer x[i] * t + (round as f64);
+            }
+        }
+        round += 1;
+        if round > 2 {
+            break t.sin() * x[1];
+        }
+    };
+    r * r + x[1]
+}
+
+/// A pair carried out of two nested loops, used as a statement's value and as the function's tail.
+#[differentiable(order = 2)]
+fn first_pair(x: &[f64]) -> f64 {
+    let n = x.len();
+    let (a, b) = 'scan: loop {
+        for i in 0..n {
+            for j in (i + 1)..n {
+                if x[i] * x[j] > 0.1 {
+                    break 'scan (x[i], x[j].exp());
+                }
+            }
+        }
+        break 'scan (x[0], x[n - 1]);
+    };
+    let mut s = a * b;
+    s += 'tail: loop {
+        let mut k = 0;
+        while k < n {
+            if x[k] < 0.0 {
+                break 'tail x[k] * s;
+            }
+            k += 1;
+        }
+        break s.cos();
+    };
+    s
+}
+
+fn first_pair_plain(x: &[f64]) -> f64 {
+    let n = x.len();
+    let (a, b) = 'scan: loop {
+        for i in 0..n {
+            for j in (i + 1)..n {
+                if x[i] * x[j] > 0.1 {
+                    break 'scan (x[i], x[j].exp());
+                }
+            }
+        }
+        break 'scan (x[0], x[n - 1]);
+    };
+    let mut s = a * b;
+    s += 'tail: loop {
+        let mut k = 0;
+        while k < n {
+            if x[k] < 0.0 {
+                break 'tail x[k] * s;
+            }
+            k += 1;
+        }
+        break s.cos();
+    };
+    s
+}
+
+/// The labeled loop as the function's tail (`tests/ui/fence/label-break-value.rs` pinned its error before).
+#[differentiable(order = 2)]
+fn first_large(x: &[f64]) -> f64 {
+    'search: loop {
+        for &v in x {
+            if v > 0.5 {
+                break 'search v * v;
+            }
+        }
+        break 'search x[0].sin();
+    }
+}
+
+fn first_large_plain(x: &[f64]) -> f64 {
+    'search: loop {
+        for &v in x {
+            if v > 0.5 {
+                break 'search v * v;
+            }
+        }
+        break 'search x[0].sin();
+    }
+}
+
+#[test]
+fn labeled_loop_values_from_nested_loops() {
+    let mut inputs = Inputs(2402);
+    // Points that leave by the loops' own `break`s too (no element above the threshold, none negative).
+    let fixed = [
+        vec![0.9, -0.5, -0.3],
+        vec![0.9, -0.5, 0.05],
+        vec![0.2, 0.3, 0.25, 0.45],
+    ];
+    for point in 0..POINTS + fixed.len() {
+        let x = fixed
+            .get(point)
+            .cloned()
+            .unwrap_or_else(|| inputs.vec(3 + point % 4));
+        check_family!(&x, search_plain, search_grad, search_grad_into, search_hessian);
+        check_family!(
+            &x,
+            first_pair_plain,
+            first_pair_grad,
+            first_pair_grad_into,
+            first_pair_hessian
+        );
+        check_family!(
+            &x,
+            first_large_plain,
+            first_large_grad,
+            first_large_grad_into,
+            first_large_hessian
+        );
+    }
+}

@@ -1,5 +1,6 @@
 //! Valid Rust forms rewritten, on the syntax and before the fence, into forms the later passes handle:
-//! destructuring assignments, the values of labeled blocks, and `match` guards and bindings.
+//! destructuring assignments, the values of labeled blocks and of labeled `loop`s that a `break 'a v` leaves
+//! from a loop nested in them, and `match` guards and bindings.
 //!
 //! ```text
 //! // Input:                                // Output:
@@ -46,7 +47,9 @@
 //! matched, with the pattern's bindings, and on failure the arms after it are tried (a name in a pattern
 //! binds if it is lowercase or names a local; else it may be a constant, and a guarded arm's body is reached
 //! through its pattern). An unlabeled `break` or `continue` inside a labeled block is an error in
-//! Rust (E0695), so the `loop` changes the target of none. What is not rewritten here (a rest `..` in a
+//! Rust (E0695), so the `loop` changes the target of none. A labeled `loop` whose value a `break 'a v` carries
+//! out of a loop nested in it is rewritten the same way (`valued_loop`): its value is a variable assigned
+//! where each `break` carries one, its own `break v` included. What is not rewritten here (a rest `..` in a
 //! destructuring assignment, a `ref` binding) is left to the fence and the lowering, which report it.
 
 use proc_macro2::Span;
@@ -241,6 +244,46 @@ impl Sugar {
         }
     }
 
+    // Input:  let r = 'outer: loop { for i in .. { if c { break 'outer v; } } if d { break w; } };
+    // Output: let mut __block_value_1 = block_value();
+    //         'outer: loop {
+    //             for i in .. { if c { { __block_value_1 = v; break 'outer; } } }
+    //             if d { { __block_value_1 = w; break; } }
+    //         }
+    //         let r = __block_value_1;
+    /// A labeled `loop` whose value a `break 'label v` carries out of a loop nested in it: the value is
+    /// assigned to a variable, as a labeled block's is, and the loop-label pass turns the `break 'label`
+    /// into flags. `None` for any other loop, which the later passes take as it is.
+    fn valued_loop(&mut self, l: &syn::ExprLoop) -> Option<Expr> {
+        let label = l.label.as_ref()?.name.clone();
+        if !breaks_with_value(&l.body, &label) || !breaks_from_nested_loop(&l.body, &label) {
+            return None;
+        }
+        let mut own = OwnBreaks(Vec::new(), 0);
+        own.visit_block(&l.body);
+        let mut carried = carried_values(&l.body, &label);
+        // A loop body's tail is no value of the loop.
+        if matches!(l.body.stmts.last(), Some(Stmt::Expr(_, None))) {
+            carried.pop();
+        }
+        carried.extend(own.0);
+        let unset = unset(&carried);
+        let value = self.fresh("block_value");
+        let mut body = l.body.clone();
+        ToAssignment {
+            label: &label,
+            value: &value,
+        }
+        .visit_block_mut(&mut body);
+        OwnToAssignment(&value, 0).visit_block_mut(&mut body);
+        let (attrs, loop_label) = (&l.attrs, &l.label);
+        Some(syn::parse_quote!({
+            let mut #value = #unset;
+            #(#attrs)* #loop_label loop #body
+            #value
+        }))
+    }
+
     /// A `match` with guards or bindings as one without (see the module's documentation); `None` if it
     /// has neither, or a binding this pass leaves to the fence (`ref n`).
     fn guarded_match(&mut self, m: &syn::ExprMatch) -> Option<Expr> {
@@ -370,6 +413,7 @@ impl VisitMut for Sugar {
         let rewritten = match &*expr {
             Expr::Block(b) if b.label.is_some() => Some(self.labeled_block(b)),
             Expr::Match(m) => self.guarded_match(m),
+            Expr::Loop(l) => self.valued_loop(l),
             Expr::Assign(assign) => self
                 .destructure(assign)
                 .map(|stmts| syn::parse_quote!({ #(#stmts)* })),
@@ -584,6 +628,47 @@ impl VisitMut for ToAssignment<'_> {
                     let (value, label) = (self.value, self.label);
                     *expr = syn::parse_quote!({ #value = #carried; break #label; });
                 }
+            }
+        }
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The values that the unlabeled `break`s of a loop's own body carry (not those of loops nested in it).
+struct OwnBreaks(Vec<Expr>, usize);
+
+impl<'ast> Visit<'ast> for OwnBreaks {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        let nested = matches!(e, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+        self.1 += usize::from(nested);
+        syn::visit::visit_expr(self, e);
+        self.1 -= usize::from(nested);
+    }
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        if let (Some(value), None, 0) = (&b.expr, &b.label, self.1) {
+            self.0.push((**value).clone());
+        }
+        syn::visit::visit_expr_break(self, b);
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// An unlabeled `break value` of a loop's own body (not of a loop nested in it) → `{ value_var = value;
+/// break; }`.
+struct OwnToAssignment<'a>(&'a syn::Ident, usize);
+
+impl VisitMut for OwnToAssignment<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let nested = matches!(expr, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+        self.1 += usize::from(nested);
+        visit_mut::visit_expr_mut(self, expr);
+        self.1 -= usize::from(nested);
+        if let (Expr::Break(b), 0) = (&*expr, self.1) {
+            if let (Some(carried), None) = (&b.expr, &b.label) {
+                let value = self.0;
+                *expr = syn::parse_quote!({ #value = #carried; break; });
             }
         }
     }
