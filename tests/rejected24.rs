@@ -393,3 +393,82 @@ fn labeled_loop_values_from_nested_loops() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// 3. Zips with a reversed side.
+
+/// The two slices have different lengths, so a reversed side is not the zip reversed: `a.iter().rev()`
+/// starts from `a`'s last element whatever `b`'s length.
+#[differentiable(order = 2)]
+fn reversed_zips(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().rev().zip(b.iter()) {
+        s += x * y;
+    }
+    for (x, y) in a.iter().zip(b.iter().rev()) {
+        s += x * y * x;
+    }
+    for (i, (x, &y)) in a.iter().rev().zip(b.iter()).enumerate() {
+        s += x.sin() * y * (i as f64 + 1.0);
+    }
+    for (x, y) in a.iter().rev().zip(b.iter().rev()).rev() {
+        s = s * 0.5 + x * y;
+    }
+    for ((x, y), z) in a.iter().zip(b.iter().rev()).zip(a.iter().rev()) {
+        s += x * y * z;
+    }
+    s + a.iter().rev().zip(b.iter()).map(|(p, q)| p * q * q).sum::<f64>()
+}
+
+fn reversed_zips_plain(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().rev().zip(b.iter()) {
+        s += x * y;
+    }
+    for (x, y) in a.iter().zip(b.iter().rev()) {
+        s += x * y * x;
+    }
+    for (i, (x, &y)) in a.iter().rev().zip(b.iter()).enumerate() {
+        s += x.sin() * y * (i as f64 + 1.0);
+    }
+    for (x, y) in a.iter().rev().zip(b.iter().rev()).rev() {
+        s = s * 0.5 + x * y;
+    }
+    for ((x, y), z) in a.iter().zip(b.iter().rev()).zip(a.iter().rev()) {
+        s += x * y * z;
+    }
+    s + a.iter().rev().zip(b.iter()).map(|(p, q)| p * q * q).sum::<f64>()
+}
+
+#[test]
+fn zips_with_a_reversed_side() {
+    let mut inputs = Inputs(2403);
+    for point in 0..POINTS {
+        // `a` and `b` of lengths 2..5 each, concatenated for the differences.
+        let (m, n) = (2 + point % 4, 2 + (point / 4) % 4);
+        let x = inputs.vec(m + n);
+        let split = |x: &[f64]| (x[..m].to_vec(), x[m..].to_vec());
+        let (a, b) = split(&x);
+        let plain = |x: &[f64]| {
+            let (a, b) = split(x);
+            reversed_zips_plain(&a, &b)
+        };
+        let grad = |x: &[f64]| {
+            let (a, b) = split(x);
+            let (value, (ga, gb)) = reversed_zips_grad(&a, &b);
+            (value, [ga, gb].concat())
+        };
+        let (value, g) = grad(&x);
+        assert_eq!(value, plain(&x), "the value at {x:?}");
+        assert_fd_gradient(plain, &x, &g, "reversed_zips_grad");
+        let (mut ga, mut gb) = (vec![7.0; m], vec![7.0; n]);
+        assert_eq!(reversed_zips_grad_into(&a, &b, (&mut ga, &mut gb)), value);
+        assert_eq!([ga, gb].concat(), g, "_grad_into at {x:?}");
+        let (_, _, hessian) = reversed_zips_hessian(&a, &b);
+        assert_jacobian(
+            &hessian,
+            &fd_jacobian(|x| grad(x).1, &x),
+            &format!("reversed_zips' Hessian at {x:?}"),
+        );
+    }
+}
