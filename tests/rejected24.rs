@@ -4,8 +4,8 @@
 //! `_grad_into`) with central differences of that body, and its Hessian with central differences of `_grad`,
 //! on many random inputs.
 
-// The forms under test are the ones users write, which clippy would rewrite.
-#![allow(clippy::needless_range_loop, clippy::manual_swap)]
+// The forms under test are the ones users write, which clippy would rewrite; a lowercase `const` is one.
+#![allow(clippy::needless_range_loop, clippy::manual_swap, non_upper_case_globals)]
 
 mod common;
 
@@ -469,6 +469,129 @@ fn zips_with_a_reversed_side() {
             &hessian,
             &fd_jacobian(|x| grad(x).1, &x),
             &format!("reversed_zips' Hessian at {x:?}"),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 4. A plain helper's integer result used as an index.
+
+/// Not differentiable: the position of the largest label.
+fn argmax(v: &[usize]) -> usize {
+    let mut k = 0;
+    for i in 0..v.len() {
+        if v[i] > v[k] {
+            k = i;
+        }
+    }
+    k
+}
+
+fn half(n: usize) -> usize {
+    n / 2
+}
+
+#[differentiable(order = 2)]
+fn picked(x: &[f64], labels: &[usize]) -> f64 {
+    let k = argmax(labels);
+    let mut s = x[k] * x[k];
+    s += x[half(x.len())].sin() * x[0];
+    let order: Vec<usize> = labels.iter().map(|l| l % 3).collect();
+    for i in 0..x.len() {
+        s += x[i] * x[argmax(&order) % x.len()] * 0.5;
+    }
+    s
+}
+
+fn picked_plain(x: &[f64], labels: &[usize]) -> f64 {
+    let k = argmax(labels);
+    let mut s = x[k] * x[k];
+    s += x[half(x.len())].sin() * x[0];
+    let order: Vec<usize> = labels.iter().map(|l| l % 3).collect();
+    for i in 0..x.len() {
+        s += x[i] * x[argmax(&order) % x.len()] * 0.5;
+    }
+    s
+}
+
+#[test]
+fn plain_helpers_give_indexes() {
+    let mut inputs = Inputs(2404);
+    for point in 0..POINTS {
+        let x = inputs.vec(3 + point % 4);
+        let labels: Vec<usize> = (0..x.len()).map(|i| (i * 7 + point) % 5).collect();
+        assert_eq!(picked(&x, &labels), picked_plain(&x, &labels));
+        check(
+            "picked",
+            &x,
+            |x| picked_plain(x, &labels),
+            |x| picked_grad(x, &labels),
+            |x, g| picked_grad_into(x, &labels, g),
+            |x| picked_hessian(x, &labels),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 5. Constants and paths as `match` patterns.
+
+const LIMIT: usize = 3;
+
+/// What a point is, passed in (not differentiated).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Square,
+    Wave,
+}
+
+/// `LIMIT`, `Kind::Square`, and a lowercase `const` of the body, which is a constant in a pattern as in
+/// Rust (a pattern naming it does not bind).
+#[differentiable(order = 2)]
+fn matched(x: &[f64], n: usize, kind: Kind) -> f64 {
+    const low: usize = 1;
+    let a = match n {
+        LIMIT => x[0] * x[1],
+        low | 5 => x[0].sin(),
+        m if m > 10 => x[1] * 3.0,
+        _ => x[0] + x[1],
+    };
+    let b = match kind {
+        Kind::Square => a * a,
+        Kind::Wave => (a * x[1]).cos(),
+    };
+    b + a
+}
+
+fn matched_plain(x: &[f64], n: usize, kind: Kind) -> f64 {
+    const low: usize = 1;
+    let a = match n {
+        LIMIT => x[0] * x[1],
+        low | 5 => x[0].sin(),
+        m if m > 10 => x[1] * 3.0,
+        _ => x[0] + x[1],
+    };
+    let b = match kind {
+        Kind::Square => a * a,
+        Kind::Wave => (a * x[1]).cos(),
+    };
+    b + a
+}
+
+#[test]
+fn constants_and_paths_as_patterns() {
+    let mut inputs = Inputs(2405);
+    for point in 0..POINTS {
+        let x = inputs.vec(2);
+        let n = [0, 1, 2, 3, 5, 11][point % 6];
+        let kind = [Kind::Square, Kind::Wave][point % 2];
+        assert_eq!(matched(&x, n, kind), matched_plain(&x, n, kind));
+        check(
+            "matched",
+            &x,
+            |x| matched_plain(x, n, kind),
+            |x| matched_grad(x, n, kind),
+            |x, g| matched_grad_into(x, n, kind, g),
+            |x| matched_hessian(x, n, kind),
         );
     }
 }

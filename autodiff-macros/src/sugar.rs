@@ -60,7 +60,7 @@ use syn::{Expr, Pat, Stmt};
 
 /// `block` with its destructuring assignments, labeled blocks and `match` guards and bindings rewritten.
 pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
-    let mut locals = Locals(Vec::new());
+    let mut locals = Locals::default();
     for input in &sig.inputs {
         if let syn::FnArg::Typed(t) = input {
             locals.visit_pat(&t.pat);
@@ -69,20 +69,31 @@ pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
     locals.visit_block(block);
     Sugar {
         counter: 0,
-        locals: locals.0,
+        locals,
     }
     .visit_block_mut(block);
 }
 
-/// The names the parameters and the `let`s, loops and closures of the body bind. A name of a local is
-/// never a constant in a pattern (`let N = 5;` would not compile beside a constant `N`), so a pattern
-/// `N` naming one binds, whatever its case.
-struct Locals(Vec<String>);
+/// The names the parameters and the `let`s, loops and closures of the body bind (`names`), and the
+/// `const` items of the body (`constants`). A name of a local is never a constant in a pattern (`let N =
+/// 5;` would not compile beside a constant `N`), so a pattern `N` naming one binds, whatever its case; a
+/// pattern naming a constant of the body is that constant, whatever its case (`const limit: usize = 3;`).
+#[derive(Default)]
+struct Locals {
+    names: Vec<String>,
+    constants: Vec<String>,
+}
 
 impl<'ast> Visit<'ast> for Locals {
     fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.0.push(p.ident.to_string());
+        self.names.push(p.ident.to_string());
         syn::visit::visit_pat_ident(self, p);
+    }
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        if let Stmt::Item(syn::Item::Const(c)) = stmt {
+            self.constants.push(c.ident.to_string());
+        }
+        syn::visit::visit_stmt(self, stmt);
     }
     // A `match` arm's pattern (and an `if let`'s) is what is being decided.
     fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
@@ -99,8 +110,8 @@ impl<'ast> Visit<'ast> for Locals {
 
 struct Sugar {
     counter: usize,
-    /// The names of locals and parameters (`Locals`).
-    locals: Vec<String>,
+    /// The names of locals, parameters and constants (`Locals`).
+    locals: Locals,
 }
 
 impl Sugar {
@@ -421,7 +432,18 @@ impl VisitMut for Sugar {
         };
         if let Some(rewritten) = rewritten {
             *expr = rewritten;
+            if !self.locals.constants.is_empty() {
+                ConstantPatterns(&self.locals).visit_expr_mut(expr);
+            }
         }
+    }
+
+    // Input:  const limit: usize = 3; match n { limit => a, _ => b }
+    // Output: the same, the arm's `limit` a path pattern, which the later passes take as a constant
+    /// A pattern naming a `const` of the body is that constant whatever its case: a path, as `Kind::A` is.
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        constants_as_paths(&mut arm.pat, &self.locals);
+        visit_mut::visit_arm_mut(self, arm);
     }
 
     // A nested `fn` item is expanded on its own.
@@ -676,14 +698,55 @@ impl VisitMut for OwnToAssignment<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// `pat` with its names of lowercase `const`s of the body made path patterns (`Sugar::visit_arm_mut`).
+fn constants_as_paths(pat: &mut Pat, locals: &Locals) {
+    match pat {
+        // An uppercase name is a constant to every pass already.
+        Pat::Ident(p)
+            if p.subpat.is_none()
+                && p.by_ref.is_none()
+                && p.mutability.is_none()
+                && !p.ident.to_string().starts_with(char::is_uppercase)
+                && !is_binding(p, locals) =>
+        {
+            *pat = Pat::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: syn::Path::from(p.ident.clone()),
+            });
+        }
+        Pat::Or(or) => or
+            .cases
+            .iter_mut()
+            .for_each(|case| constants_as_paths(case, locals)),
+        Pat::Paren(p) => constants_as_paths(&mut p.pat, locals),
+        _ => {}
+    }
+}
+
+/// Every `match` arm's pattern of an expression as `constants_as_paths` makes it: a rewritten `match`
+/// (`guarded_match`) is parsed again from its tokens, where a constant's name is a `Pat::Ident` again.
+struct ConstantPatterns<'a>(&'a Locals);
+
+impl VisitMut for ConstantPatterns<'_> {
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        constants_as_paths(&mut arm.pat, self.0);
+        visit_mut::visit_arm_mut(self, arm);
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// Is `ident` (a pattern's name) a binding, not a constant or a unit variant (`K`, `None`)?
-fn is_binding(p: &syn::PatIdent, locals: &[String]) -> bool {
+fn is_binding(p: &syn::PatIdent, locals: &Locals) -> bool {
     let name = p.ident.to_string();
-    p.subpat.is_some() || !name.starts_with(char::is_uppercase) || locals.contains(&name)
+    p.subpat.is_some()
+        || locals.names.contains(&name)
+        || !(name.starts_with(char::is_uppercase) || locals.constants.contains(&name))
 }
 
 /// Does a `match` arm's pattern bind a name?
-fn binds(pat: &Pat, locals: &[String]) -> bool {
+fn binds(pat: &Pat, locals: &Locals) -> bool {
     match pat {
         Pat::Ident(p) => is_binding(p, locals),
         Pat::Or(or) => or.cases.iter().any(|case| binds(case, locals)),
@@ -709,7 +772,7 @@ fn has_ref_binding(pat: &Pat) -> bool {
 
 /// The pattern without its bindings (`n` → `_`, `n @ 1..=3` → `1..=3`), and the `let`s that bind them to
 /// the scrutinee. The cases of an or-pattern bind the same names; the first case's are taken.
-fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &[String]) -> (Pat, Vec<Stmt>) {
+fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &Locals) -> (Pat, Vec<Stmt>) {
     match pat {
         Pat::Ident(p) if is_binding(p, locals) => {
             let name = &p.ident;
@@ -768,6 +831,53 @@ mod tests {
         let mut block: syn::Block = syn::parse_str(src).unwrap();
         desugar(&mut block, &syn::parse_quote!(fn f()));
         block.into_token_stream().to_string()
+    }
+
+    /// A string of the patterns of the `match` arms of `src` after the rewriting, `Path` or `Ident` each.
+    fn arm_patterns(src: &str) -> Vec<String> {
+        struct Arms(Vec<String>);
+        impl<'ast> Visit<'ast> for Arms {
+            fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+                let mut cases = vec![&arm.pat];
+                if let Pat::Or(or) = &arm.pat {
+                    cases = or.cases.iter().collect();
+                }
+                for case in cases {
+                    let kind = match case {
+                        Pat::Path(_) => "path",
+                        Pat::Ident(_) => "ident",
+                        _ => "other",
+                    };
+                    self.0.push(format!("{kind} {}", case.to_token_stream()));
+                }
+                syn::visit::visit_arm(self, arm);
+            }
+        }
+        let mut block: syn::Block = syn::parse_str(src).unwrap();
+        desugar(&mut block, &syn::parse_quote!(fn f()));
+        let mut arms = Arms(Vec::new());
+        arms.visit_block(&block);
+        arms.0
+    }
+
+    #[test]
+    fn a_lowercase_constant_of_the_body_is_a_path_pattern_also_after_a_guard() {
+        assert_eq!(
+            arm_patterns("{ const low: usize = 1; match n { low | 5 => 2.0, _ => 4.0 } }"),
+            ["path low", "other 5", "other _"]
+        );
+        // The arms after a guard are a `match` parsed again (the guarded catch-all an `if`).
+        assert_eq!(
+            arm_patterns(
+                "{ const low: usize = 1; match n { m if m > 9 => 1.0, low => 2.0, _ => 4.0 } }"
+            ),
+            ["path low", "other _"]
+        );
+        // A lowercase name that is no constant of the body binds (and is rewritten as a `let`).
+        assert_eq!(
+            arm_patterns("{ match n { 0 => 2.0, low => 4.0 } }"),
+            ["other 0", "other _"]
+        );
     }
 
     #[test]
