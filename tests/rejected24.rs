@@ -595,3 +595,53 @@ fn constants_and_paths_as_patterns() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// 6. An integer beside the float result: `-> (f64, usize)` is an error (API.md: a differentiable function
+// returns floats; `tests/ui/signature/return-float-and-integer.rs`), which says to write the integer into a
+// `&mut [usize]` parameter, as here.
+
+#[differentiable(order = 2)]
+fn largest(x: &[f64], at: &mut [usize]) -> f64 {
+    let mut k = 0;
+    for i in 0..x.len() {
+        if x[i] > x[k] {
+            k = i;
+        }
+    }
+    at[0] = k;
+    x[k] * x[k] + x[0].sin()
+}
+
+fn largest_plain(x: &[f64]) -> (f64, usize) {
+    let mut k = 0;
+    for i in 0..x.len() {
+        if x[i] > x[k] {
+            k = i;
+        }
+    }
+    (x[k] * x[k] + x[0].sin(), k)
+}
+
+#[test]
+fn an_integer_result_written_into_a_parameter() {
+    let mut inputs = Inputs(2406);
+    for point in 0..POINTS {
+        let x = inputs.vec(2 + point % 4);
+        let (value, k) = largest_plain(&x);
+        let mut at = [usize::MAX];
+        assert_eq!(largest(&x, &mut at), value);
+        assert_eq!(at[0], k);
+        let mut at = [usize::MAX];
+        assert_eq!(largest_grad(&x, &mut at).0, value);
+        assert_eq!(at[0], k, "_grad writes the integer too");
+        check(
+            "largest",
+            &x,
+            |x| largest_plain(x).0,
+            |x| largest_grad(x, &mut [0]),
+            |x, g| largest_grad_into(x, &mut [0], g),
+            |x| largest_hessian(x, &mut [0]),
+        );
+    }
+}
