@@ -629,7 +629,9 @@ fn unset(values: &[Expr]) -> proc_macro2::TokenStream {
     let span = values
         .first()
         .map_or_else(Span::call_site, syn::spanned::Spanned::span);
-    quote::quote_spanned!(span=> ::autodiff::__private::block_value())
+    // The turbofish makes rustc report an unmet `BlockValue` bound at `span` (a carried value) rather
+    // than at the attribute, as it does for the bare call.
+    quote::quote_spanned!(span=> ::autodiff::__private::block_value::<_>())
 }
 
 /// `break 'label value` → `{ value_var = value; break 'label; }`.
@@ -920,8 +922,8 @@ mod tests {
         );
         assert!(
             out.contains(
-                "let mut __block_value_1 = (:: autodiff :: __private :: block_value () , \
-                 [:: autodiff :: __private :: block_value () ; 2] , false) ;"
+                "let mut __block_value_1 = (:: autodiff :: __private :: block_value :: < _ > () , \
+                 [:: autodiff :: __private :: block_value :: < _ > () ; 2] , false) ;"
             ),
             "{out}"
         );
@@ -944,9 +946,28 @@ mod tests {
     fn a_value_out_of_a_nested_loop_is_assigned() {
         assert_eq!(
             rewrite("{ let v = 'a: { for i in 0..n { if c { break 'a i; } } z }; }"),
-            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value () ; 'a : loop { for i in 0 .. n \
+            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value :: < _ > () ; 'a : loop { for i in 0 .. n \
              { if c { { __block_value_1 = i ; break 'a ; } ; } } __block_value_1 = z ; break 'a ; } \
              let v = __block_value_1 ; }"
+        );
+    }
+
+    #[test]
+    fn a_labeled_loop_whose_value_leaves_a_nested_loop_assigns_it() {
+        assert_eq!(
+            rewrite(
+                "{ let r = 'o: loop { for i in 0..n { if c { break 'o i; } } if d { break 2.0; } \
+                 for j in 0..n { if e { break; } } }; r }"
+            ),
+            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value :: < _ > () ; 'o : loop \
+             { for i in 0 .. n { if c { { __block_value_1 = i ; break 'o ; } ; } } if d { { \
+             __block_value_1 = 2.0 ; break ; } ; } for j in 0 .. n { if e { break ; } } } let r = \
+             __block_value_1 ; r }"
+        );
+        // Without a `break 'o v` out of a nested loop, the loop gives its value itself.
+        assert_eq!(
+            rewrite("{ let r = 'o: loop { if c { break 'o 1.0; } }; r }"),
+            "{ let r = 'o : loop { if c { break 'o 1.0 ; } } ; r }"
         );
     }
 
@@ -954,7 +975,7 @@ mod tests {
     fn a_value_past_a_jump_to_an_outer_loop_is_hoisted_out_of_the_let() {
         assert_eq!(
             rewrite("{ 'o: for i in 0..n { let v = 'a: { if c { continue 'o; } if d { break 'a 1.0; } z }; } }"),
-            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: block_value () ; \
+            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: block_value :: < _ > () ; \
              'a : loop { if c { continue 'o ; } if d { { __block_value_1 = 1.0 ; break 'a ; } ; } \
              __block_value_1 = z ; break 'a ; } let v = __block_value_1 ; } }"
         );
