@@ -598,7 +598,7 @@ fn constants_and_paths_as_patterns() {
 
 // ---------------------------------------------------------------------------------------------------
 // 6. An integer beside the float result: `-> (f64, usize)` is an error (API.md: a differentiable function
-// returns floats; `tests/ui/signature/return-float-and-integer.rs`), which says to write the integer into a
+// returns floats; `tests/ui/signature/return-tuple-with-int.rs`), which says to write the integer into a
 // `&mut [usize]` parameter, as here.
 
 #[differentiable(order = 2)]
