@@ -1,11 +1,18 @@
 //! Valid Rust that `#[differentiable]` used to reject, now differentiated: a whole `Vec` assigned in a loop
-//! (the double buffer `cur = next;`) and `std::mem::swap` of two buffers or two floats. Each function has
-//! `order = 2`: its value is compared with the same body without the macro, its gradient (`_grad`,
-//! `_grad_into`) with central differences of that body, and its Hessian with central differences of `_grad`,
-//! on many random inputs.
+//! (the double buffer `cur = next;`) and `std::mem::swap` of two buffers or two floats; `break 'outer v`
+//! out of a loop nested in a labeled `loop`; zips with a reversed side (`a.iter().rev().zip(b.iter())`); a
+//! plain helper's integer result as an index; a lowercase `const` of the body as a `match` pattern; and an
+//! integer written beside the float result into a `&mut [usize]` parameter (`-> (f64, usize)` is an error).
+//! Each function has `order = 2`: its value is compared with the same body without the macro, its gradient
+//! (`_grad`, `_grad_into`) with central differences of that body, and its Hessian with central differences of
+//! `_grad`, on many random inputs.
 
 // The forms under test are the ones users write, which clippy would rewrite; a lowercase `const` is one.
-#![allow(clippy::needless_range_loop, clippy::manual_swap, non_upper_case_globals)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::manual_swap,
+    non_upper_case_globals
+)]
 
 mod common;
 
@@ -201,8 +208,20 @@ fn whole_buffers_assigned_and_swapped_in_loops() {
     let mut inputs = Inputs(2401);
     for point in 0..POINTS {
         let x = inputs.vec(3 + point % 4);
-        check_family!(&x, diffuse_plain, diffuse_grad, diffuse_grad_into, diffuse_hessian);
-        check_family!(&x, swapped_plain, swapped_grad, swapped_grad_into, swapped_hessian);
+        check_family!(
+            &x,
+            diffuse_plain,
+            diffuse_grad,
+            diffuse_grad_into,
+            diffuse_hessian
+        );
+        check_family!(
+            &x,
+            swapped_plain,
+            swapped_grad,
+            swapped_grad_into,
+            swapped_hessian
+        );
         check_family!(
             &x,
             swapped_floats_plain,
@@ -217,7 +236,13 @@ fn whole_buffers_assigned_and_swapped_in_loops() {
             array_steps_grad_into,
             array_steps_hessian
         );
-        check_family!(&x, relaxed_plain, relaxed_grad, relaxed_grad_into, relaxed_hessian);
+        check_family!(
+            &x,
+            relaxed_plain,
+            relaxed_grad,
+            relaxed_grad_into,
+            relaxed_hessian
+        );
     }
 }
 
@@ -376,7 +401,13 @@ fn labeled_loop_values_from_nested_loops() {
             .get(point)
             .cloned()
             .unwrap_or_else(|| inputs.vec(3 + point % 4));
-        check_family!(&x, search_plain, search_grad, search_grad_into, search_hessian);
+        check_family!(
+            &x,
+            search_plain,
+            search_grad,
+            search_grad_into,
+            search_hessian
+        );
         check_family!(
             &x,
             first_pair_plain,
@@ -417,7 +448,12 @@ fn reversed_zips(a: &[f64], b: &[f64]) -> f64 {
     for ((x, y), z) in a.iter().zip(b.iter().rev()).zip(a.iter().rev()) {
         s += x * y * z;
     }
-    s + a.iter().rev().zip(b.iter()).map(|(p, q)| p * q * q).sum::<f64>()
+    s + a
+        .iter()
+        .rev()
+        .zip(b.iter())
+        .map(|(p, q)| p * q * q)
+        .sum::<f64>()
 }
 
 fn reversed_zips_plain(a: &[f64], b: &[f64]) -> f64 {
@@ -437,7 +473,12 @@ fn reversed_zips_plain(a: &[f64], b: &[f64]) -> f64 {
     for ((x, y), z) in a.iter().zip(b.iter().rev()).zip(a.iter().rev()) {
         s += x * y * z;
     }
-    s + a.iter().rev().zip(b.iter()).map(|(p, q)| p * q * q).sum::<f64>()
+    s + a
+        .iter()
+        .rev()
+        .zip(b.iter())
+        .map(|(p, q)| p * q * q)
+        .sum::<f64>()
 }
 
 #[test]

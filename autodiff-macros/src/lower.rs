@@ -34,8 +34,8 @@ mod control;
 mod iteration;
 mod loops;
 mod swap;
-pub(crate) use swap::{is_mem_swap, swapped_names, SWAP_FORM};
 pub(crate) use loops::is_compound_assign;
+pub(crate) use swap::{is_mem_swap, swapped_names, SWAP_FORM};
 mod matrices;
 mod windows;
 

@@ -1045,10 +1045,15 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
             // Input:  fn best(x: &[f64]) -> (f64, usize)
             // Output: the error at `usize`: the integer is no output of a derivative
             let passenger = match &**ty {
-                Type::Tuple(t) if t.elems.iter().any(|e| matches!(kind_of_type(e, &float_params), Kind::Float(_))) => t
-                    .elems
-                    .iter()
-                    .find(|e| matches!(kind_of_type(e, &float_params), Kind::Int | Kind::Bool)),
+                Type::Tuple(t)
+                    if t.elems
+                        .iter()
+                        .any(|e| matches!(kind_of_type(e, &float_params), Kind::Float(_))) =>
+                {
+                    t.elems
+                        .iter()
+                        .find(|e| matches!(kind_of_type(e, &float_params), Kind::Int | Kind::Bool))
+                }
                 _ => None,
             };
             if let Some(passenger) = passenger {

@@ -67,11 +67,7 @@ pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
         }
     }
     locals.visit_block(block);
-    Sugar {
-        counter: 0,
-        locals,
-    }
-    .visit_block_mut(block);
+    Sugar { counter: 0, locals }.visit_block_mut(block);
 }
 
 /// The names the parameters and the `let`s, loops and closures of the body bind (`names`), and the

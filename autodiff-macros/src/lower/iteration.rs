@@ -377,7 +377,11 @@ impl Lowering<'_> {
                                     kind: Kind::Int,
                                 };
                                 let last = self.emit(
-                                    Value::Binary(syn::parse_quote!(-), len.clone(), int(quote!(1))),
+                                    Value::Binary(
+                                        syn::parse_quote!(-),
+                                        len.clone(),
+                                        int(quote!(1)),
+                                    ),
                                     None,
                                     pat.span(),
                                 );

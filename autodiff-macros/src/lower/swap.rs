@@ -57,7 +57,25 @@ impl Lowering<'_> {
             return Operand::unit();
         };
         let (a, b) = (a.to_string(), b.to_string());
-        let value = |this: &Self, name: &str| this.lookup(name).and_then(|binding| binding.value.clone());
+        // `std::mem::swap(&mut p, &mut q)` of two reference parameters swaps what they point to, not the
+        // values: not lowered (a conservative check, by name: a local of the same name is refused too).
+        let reference_parameter = |this: &Self, name: &str| {
+            this.param_vars.iter().zip(&this.param_types).any(|(v, ty)| {
+                this.vars[v.0 as usize].hint.as_deref() == Some(name)
+                    && matches!(ty, syn::Type::Reference(_))
+            })
+        };
+        if reference_parameter(self, &a) || reference_parameter(self, &b) {
+            self.errors.spanned(
+                c,
+                "`std::mem::swap` of a reference parameter (`p: &mut [f64]`, `p: &f64`) swaps what the \
+                 references point to, which is not supported: swap two local copies (`let mut a = \
+                 p.to_vec();`), or the values, element by element",
+            );
+            return Operand::unit();
+        }
+        let value =
+            |this: &Self, name: &str| this.lookup(name).and_then(|binding| binding.value.clone());
         let (Some(va), Some(vb)) = (value(self, &a), value(self, &b)) else {
             self.errors.spanned(c, SWAP_FORM);
             return Operand::unit();
@@ -72,7 +90,8 @@ impl Lowering<'_> {
                     );
                     return Operand::unit();
                 }
-                let fixed = |this: &Self, array: &crate::ir::Array| this.arrays[array.0 as usize].fixed;
+                let fixed =
+                    |this: &Self, array: &crate::ir::Array| this.arrays[array.0 as usize].fixed;
                 let same_length = fixed(self, x) || fixed(self, y);
                 let (ia, ib) = (crate::naming::local(&a), crate::naming::local(&b));
                 let (k, held) = (

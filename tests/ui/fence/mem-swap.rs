@@ -10,6 +10,15 @@ fn swapped(x: &[f64], y: f64) -> f64 {
     a[0] * b[1].sin()
 }
 
+// Of two reference parameters it swaps the references, not the values: an error too.
+#[differentiable]
+fn swapped_outputs(x: f64, mut p: &mut [f64], mut q: &mut [f64]) {
+    p[0] = x;
+    q[0] = 2.0 * x;
+    std::mem::swap(&mut p, &mut q);
+    p[0] *= x;
+}
+
 fn main() {
     let _ = swapped_grad(&[1.0], 2.0);
 }
