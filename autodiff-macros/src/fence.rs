@@ -343,6 +343,17 @@ mod tests {
     }
 
     #[test]
+    fn mem_swap_of_two_names_passes_and_of_elements_does_not() {
+        assert_eq!(
+            errors_in("{ std::mem::swap(&mut a, &mut b); core::mem::swap(&mut (c), &mut d); }"),
+            Vec::<String>::new()
+        );
+        let errors = errors_in("{ std::mem::swap(&mut a[0], &mut b); mem::swap(&a, &b); }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors.iter().all(|e| e.contains("std::mem::swap")));
+    }
+
+    #[test]
     fn all_errors_are_reported_at_once() {
         let body = "{ let f = |y| y; println!(\"{}\", x); 'outer: for i in 0..3 {} unsafe { x } }";
         let errors = errors_in(body);

@@ -12,11 +12,9 @@ fn swapped(x: &[f64], y: f64) -> f64 {
 
 // Of two reference parameters it swaps the references, not the values: an error too.
 #[differentiable]
-fn swapped_outputs(x: f64, mut p: &mut [f64], mut q: &mut [f64]) {
-    p[0] = x;
-    q[0] = 2.0 * x;
+fn swapped_inputs<'a>(mut p: &'a [f64], mut q: &'a [f64]) -> f64 {
     std::mem::swap(&mut p, &mut q);
-    p[0] *= x;
+    p[0] * 2.0 + q[0]
 }
 
 fn main() {
