@@ -11,6 +11,7 @@
 #![allow(
     clippy::needless_range_loop,
     clippy::manual_swap,
+    clippy::never_loop,
     non_upper_case_globals
 )]
 

@@ -60,10 +60,13 @@ impl Lowering<'_> {
         // `std::mem::swap(&mut p, &mut q)` of two reference parameters swaps what they point to, not the
         // values: not lowered (a conservative check, by name: a local of the same name is refused too).
         let reference_parameter = |this: &Self, name: &str| {
-            this.param_vars.iter().zip(&this.param_types).any(|(v, ty)| {
-                this.vars[v.0 as usize].hint.as_deref() == Some(name)
-                    && matches!(ty, syn::Type::Reference(_))
-            })
+            this.param_vars
+                .iter()
+                .zip(&this.param_types)
+                .any(|(v, ty)| {
+                    this.vars[v.0 as usize].hint.as_deref() == Some(name)
+                        && matches!(ty, syn::Type::Reference(_))
+                })
         };
         if reference_parameter(self, &a) || reference_parameter(self, &b) {
             self.errors.spanned(
