@@ -23,8 +23,8 @@ use common::{assert_fd_gradient, assert_jacobian, fd_jacobian, Inputs};
 const POINTS: usize = 40;
 
 /// Checks a function of one slice at `x`: its value against `plain` (the same body without the macro), its
-/// gradient against central differences of `plain`, `_grad_into` against `_grad`, and its Hessian against
-/// central differences of `_grad`.
+/// gradient against central differences of `plain`, `_grad_into` against `_grad`, `_jvp` against the
+/// gradient, and its Hessian against central differences of `_grad`.
 #[track_caller]
 fn check(
     what: &str,
@@ -33,6 +33,7 @@ fn check(
     grad: impl Fn(&[f64]) -> (f64, Vec<f64>),
     grad_into: impl Fn(&[f64], &mut [f64]) -> f64,
     hessian: impl Fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
+    jvp: impl Fn(&[f64], Vec<f64>) -> (f64, f64),
 ) {
     let (value, g) = grad(x);
     assert_eq!(value, plain(x), "{what}: the value at {x:?}");
@@ -40,6 +41,16 @@ fn check(
     let mut into = vec![7.0; x.len()];
     assert_eq!(grad_into(x, &mut into), value, "{what}: _grad_into's value");
     assert_eq!(into, g, "{what}: _grad_into at {x:?}");
+    let tangent: Vec<f64> = (0..x.len()).map(|i| (i as f64 * 0.7).sin() + 0.5).collect();
+    let (j_value, derivative) = jvp(x, tangent.clone());
+    assert_eq!(j_value, value, "{what}: _jvp's value at {x:?}");
+    common::assert_dot(
+        derivative,
+        &g,
+        &tangent,
+        1e-10,
+        &format!("{what}: _jvp at {x:?}"),
+    );
     let (h_value, h_grad, h) = hessian(x);
     assert_eq!(h_value, value, "{what}: _hessian's value at {x:?}");
     common::assert_all_close(&h_grad, &g, 1e-12, &format!("{what}: _hessian's gradient"));
@@ -50,9 +61,9 @@ fn check(
     );
 }
 
-/// `check` of the generated family `f_grad`, `f_grad_into`, `f_hessian` of a function of one slice.
+/// `check` of the generated family `f_grad`, `f_grad_into`, `f_hessian`, `f_jvp` of a function of one slice.
 macro_rules! check_family {
-    ($x:expr, $plain:expr, $grad:ident, $grad_into:ident, $hessian:ident) => {
+    ($x:expr, $plain:expr, $grad:ident, $grad_into:ident, $hessian:ident, $jvp:ident) => {
         check(
             stringify!($grad),
             $x,
@@ -60,6 +71,7 @@ macro_rules! check_family {
             |x| $grad(x),
             |x, g| $grad_into(x, g),
             |x| $hessian(x),
+            |x, t| $jvp(x, t),
         )
     };
 }
@@ -214,35 +226,40 @@ fn whole_buffers_assigned_and_swapped_in_loops() {
             diffuse_plain,
             diffuse_grad,
             diffuse_grad_into,
-            diffuse_hessian
+            diffuse_hessian,
+            diffuse_jvp
         );
         check_family!(
             &x,
             swapped_plain,
             swapped_grad,
             swapped_grad_into,
-            swapped_hessian
+            swapped_hessian,
+            swapped_jvp
         );
         check_family!(
             &x,
             swapped_floats_plain,
             swapped_floats_grad,
             swapped_floats_grad_into,
-            swapped_floats_hessian
+            swapped_floats_hessian,
+            swapped_floats_jvp
         );
         check_family!(
             &x,
             array_steps_plain,
             array_steps_grad,
             array_steps_grad_into,
-            array_steps_hessian
+            array_steps_hessian,
+            array_steps_jvp
         );
         check_family!(
             &x,
             relaxed_plain,
             relaxed_grad,
             relaxed_grad_into,
-            relaxed_hessian
+            relaxed_hessian,
+            relaxed_jvp
         );
     }
 }
@@ -407,21 +424,24 @@ fn labeled_loop_values_from_nested_loops() {
             search_plain,
             search_grad,
             search_grad_into,
-            search_hessian
+            search_hessian,
+            search_jvp
         );
         check_family!(
             &x,
             first_pair_plain,
             first_pair_grad,
             first_pair_grad_into,
-            first_pair_hessian
+            first_pair_hessian,
+            first_pair_jvp
         );
         check_family!(
             &x,
             first_large_plain,
             first_large_grad,
             first_large_grad_into,
-            first_large_hessian
+            first_large_hessian,
+            first_large_jvp
         );
     }
 }
@@ -506,6 +526,11 @@ fn zips_with_a_reversed_side() {
         let (mut ga, mut gb) = (vec![7.0; m], vec![7.0; n]);
         assert_eq!(reversed_zips_grad_into(&a, &b, (&mut ga, &mut gb)), value);
         assert_eq!([ga, gb].concat(), g, "_grad_into at {x:?}");
+        let tangent: Vec<f64> = (0..m + n).map(|i| (i as f64 * 0.7).sin() + 0.5).collect();
+        let (j_value, derivative) =
+            reversed_zips_jvp(&a, &b, (tangent[..m].to_vec(), tangent[m..].to_vec()));
+        assert_eq!(j_value, value);
+        common::assert_dot(derivative, &g, &tangent, 1e-10, "reversed_zips_jvp");
         let (_, _, hessian) = reversed_zips_hessian(&a, &b);
         assert_jacobian(
             &hessian,
@@ -570,6 +595,7 @@ fn plain_helpers_give_indexes() {
             |x| picked_grad(x, &labels),
             |x, g| picked_grad_into(x, &labels, g),
             |x| picked_hessian(x, &labels),
+            |x, t| picked_jvp(x, &labels, t),
         );
     }
 }
@@ -634,6 +660,7 @@ fn constants_and_paths_as_patterns() {
             |x| matched_grad(x, n, kind),
             |x, g| matched_grad_into(x, n, kind, g),
             |x| matched_hessian(x, n, kind),
+            |x, t| matched_jvp(x, n, kind, t),
         );
     }
 }
@@ -684,6 +711,7 @@ fn an_integer_result_written_into_a_parameter() {
             |x| largest_grad(x, &mut [0]),
             |x, g| largest_grad_into(x, &mut [0], g),
             |x| largest_hessian(x, &mut [0]),
+            |x, t| largest_jvp(x, &mut [0], t),
         );
     }
 }
