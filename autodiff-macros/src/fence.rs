@@ -164,10 +164,13 @@ impl<'ast> Visit<'ast> for Fence<'_> {
             Expr::Call(c) if !matches!(&*c.func, Expr::Path(_)) => {
                 "only calls of a function by its path are supported (`f(x)`, `f64::sin(x)`)"
             }
-            // `std::mem::swap(&mut a, &mut b)`: no function with `&mut` locals has a derivative.
-            Expr::Call(c) if is_mem_swap(&c.func) => {
-                "`std::mem::swap` is not supported in a differentiable body: swap the values with a tuple \
-                 `let` (`let (a2, b2) = (b, a); a = a2; b = b2;`), or bind new names (`let (a, b) = (b, a);`)"
+            // `std::mem::swap(&mut a, &mut b)` of two names is lowered (`lower/swap.rs`); of other places
+            // (`&mut a[i]`), not.
+            Expr::Call(c) if crate::lower::is_mem_swap(&c.func) => {
+                if crate::lower::swapped_names(c).is_some() {
+                    return;
+                }
+                crate::lower::SWAP_FORM
             }
             // `&a` passes an array to a callee.
             Expr::Call(c) if matches!(&*c.func, Expr::Path(_)) => {
@@ -308,18 +311,6 @@ fn is_path(expr: &Expr) -> bool {
     }
 }
 
-/// Is `func` the path of `std::mem::swap` (`mem::swap`, `std::mem::swap`, `core::mem::swap`)?
-fn is_mem_swap(func: &Expr) -> bool {
-    let Expr::Path(p) = func else {
-        return false;
-    };
-    let segments = crate::naming::path_names(&p.path);
-    match segments.as_slice() {
-        [.., module, last] => module == "mem" && last == "swap",
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,6 +340,17 @@ mod tests {
                      while d > 1.0 { d = d / 2.0; } loop { break; } \
                      match n { 0 | 1 => d, 2..=5 => d * K, _ => d.exp() } }";
         assert_eq!(errors_in(body), Vec::<String>::new());
+    }
+
+    #[test]
+    fn mem_swap_of_two_names_passes_and_of_elements_does_not() {
+        assert_eq!(
+            errors_in("{ std::mem::swap(&mut a, &mut b); core::mem::swap(&mut (c), &mut d); }"),
+            Vec::<String>::new()
+        );
+        let errors = errors_in("{ std::mem::swap(&mut a[0], &mut b); mem::swap(&a, &b); }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors.iter().all(|e| e.contains("std::mem::swap")));
     }
 
     #[test]

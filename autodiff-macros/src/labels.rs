@@ -18,7 +18,8 @@
 //!                                          }
 //! ```
 //!
-//! What this cannot rewrite (a `break 'outer value` from a nested loop, a nested loop inside an expression
+//! What this cannot rewrite (a `break 'outer value` from a nested loop that `sugar.rs` did not make an
+//! assignment of a variable, a nested loop inside an expression
 //! that jumps out of it) is reported here, at the jump; the labels of that loop are dropped so the fence
 //! does not report them again.
 

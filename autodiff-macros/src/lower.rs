@@ -33,7 +33,9 @@ pub(crate) use calls::{is_private_field_window, is_private_receive, is_stop_grad
 mod control;
 mod iteration;
 mod loops;
+mod swap;
 pub(crate) use loops::is_compound_assign;
+pub(crate) use swap::{is_mem_swap, swapped_names, SWAP_FORM};
 mod matrices;
 mod windows;
 
@@ -962,29 +964,31 @@ impl Lowering<'_> {
                     .is_some_and(|m| m.copied_by_let || m.fixed.is_some())
         };
         let nested = self.rows_of(dest).is_some() || self.rows_of(*source).is_some();
-        if !(fixed(dest) || fixed(*source)) {
-            let (what, instead) = match nested {
-                true => (
-                    "a whole `Vec` of `Vec`s (a matrix whose rows may change length)",
-                    format!(
-                        "write its elements (`for i in 0..{name}.len() {{ for j in 0..{name}[i].len() \
-                         {{ {name}[i][j] = new[i][j]; }} }}`), or make it a nested fixed-size array \
-                         (`let mut {name}: [[f64; M]; N] = ..`)"
-                    ),
-                ),
-                false => (
-                    "a whole `Vec` (whose length may change), or an array whose type is not written out,",
-                    format!(
-                        "write its elements (`for k in 0..{name}.len() {{ {name}[k] = new[k]; }}`), or make \
-                         it a fixed-size array (`let mut {name}: [f64; N] = ..`)"
-                    ),
-                ),
-            };
+        let fixed = fixed(dest) || fixed(*source);
+        let untyped = |a: Array| self.arrays[a.0 as usize].untyped;
+        if !fixed && (untyped(dest) || untyped(*source)) {
+            // A call's result bound without a type: held as a `Vec` in the generated items, which the
+            // callee's `&[T; N]` parameter would not take.
             self.errors.spanned(
                 target,
                 format!(
-                    "`{name}` holds an array bound outside this loop, and {what} assigned to it in the loop \
-                     is not supported: {instead}"
+                    "`{name}` holds an array bound outside this loop whose type is not written out, and an \
+                     array assigned to it in the loop is not supported: write its type (`let mut {name}: \
+                     [f64; N] = ..`), or write its elements (`for k in 0..{name}.len() {{ {name}[k] = \
+                     new[k]; }}`)"
+                ),
+            );
+            return true;
+        }
+        if nested && !fixed {
+            self.errors.spanned(
+                target,
+                format!(
+                    "`{name}` holds an array bound outside this loop, and a whole `Vec` of `Vec`s (a matrix \
+                     whose rows may change length) assigned to it in the loop is not supported: write its \
+                     elements (`for i in 0..{name}.len() {{ for j in 0..{name}[i].len() {{ {name}[i][j] = \
+                     new[i][j]; }} }}`), or make it a nested fixed-size array (`let mut {name}: [[f64; M]; N] \
+                     = ..`)"
                 ),
             );
             return true;
@@ -1010,6 +1014,28 @@ impl Lowering<'_> {
         for level in (0..depth).rev() {
             let (index, outer) = (&indexes[level], &indexes[..level]);
             copy = syn::parse_quote!(for #index in 0..#dest #([#outer])*.len() { #copy; });
+        }
+        if !fixed {
+            // Input:  cur = next;        (`cur`, `next`: `Vec<f64>`, `cur` bound outside the loop)
+            // Output: { let mut __assertion = [0usize; 1];
+            //           if cur.len() != next.len() { __assertion[0] = assertion_failed(".."); } }
+            //         for __k0 in 0..cur.len() { cur[__k0] = next[__k0]; }
+            // A `Vec` is written element by element, the old values taped as for any store, so its length
+            // cannot change: a length that would is a panic in the generated items (the function itself
+            // runs as written), never a silently wrong gradient. The check is `asserts.rs`'s form, a store
+            // no pass prunes.
+            let message = format!(
+                "a `#[differentiable]` function assigned a `Vec` of another length to `{name}` in a loop \
+                 (`{name} = ..;`): its derivatives copy the new elements into `{name}`, which needs the same \
+                 length"
+            );
+            let check: Expr = syn::parse_quote!({
+                let mut __assertion = [0usize; 1];
+                if #dest.len() != #source.len() {
+                    __assertion[0] = ::autodiff::__private::assertion_failed(#message);
+                }
+            });
+            self.lower_expr(&check, None);
         }
         self.lower_expr(&copy, None);
         true
@@ -1145,6 +1171,7 @@ impl Lowering<'_> {
             Expr::If(e) => self.lower_if(e, hint),
             Expr::Match(m) => self.lower_match(m, hint),
             Expr::MethodCall(m) => self.lower_method_call(m, hint),
+            Expr::Call(c) if is_mem_swap(&c.func) => self.lower_swap(c),
             Expr::Call(c) => self.lower_call(c, hint),
             Expr::Return(r) => {
                 self.errors.spanned(

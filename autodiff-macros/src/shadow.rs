@@ -1438,11 +1438,19 @@ fn by_value_loops(
                     Self::by_value(&mut f.pat).into_iter().collect()
                 }
                 Pat::Tuple(t) if t.elems.len() == 2 => {
-                    if method(&f.expr, "zip", 1).is_some() {
+                    // A zip reversed whole (`a.iter().zip(b.iter()).rev()`) binds as the zip does.
+                    let mut iterated = &*f.expr;
+                    while let Expr::MethodCall(m) = iterated {
+                        match m.method == "rev" && m.args.is_empty() {
+                            true => iterated = &m.receiver,
+                            false => break,
+                        }
+                    }
+                    if method(iterated, "zip", 1).is_some() {
                         // Each side on its own: `(x, y)` over `xs.iter().zip(ys)`, `xs` of points and `ys`
                         // of floats, takes `y` by value and leaves the row `x` a reference; a side that is
                         // a zip again (`((x, y), z)`) the same, by its own pair.
-                        return self.zip_sides(&mut f.pat, &f.expr);
+                        return self.zip_sides(&mut f.pat, iterated);
                     } else if let Some(enumerate) = method(&f.expr, "enumerate", 0) {
                         // `(i, (a, b))` over `x.iter().zip(y.iter()).enumerate()`.
                         // (`(i, ((a, b), c))` over a zip of zips.)

@@ -1042,6 +1042,34 @@ pub(crate) fn analyze(item: &syn::ItemFn, args: &Args, errors: &mut Errors) -> O
                 Kind::Tuple(items) => items.iter().all(|k| matches!(k, Kind::Float(_))),
                 _ => false,
             };
+            // Input:  fn best(x: &[f64]) -> (f64, usize)
+            // Output: the error at `usize`: the integer is no output of a derivative
+            let passenger = match &**ty {
+                Type::Tuple(t)
+                    if t.elems
+                        .iter()
+                        .any(|e| matches!(kind_of_type(e, &float_params), Kind::Float(_))) =>
+                {
+                    t.elems
+                        .iter()
+                        .find(|e| matches!(kind_of_type(e, &float_params), Kind::Int | Kind::Bool))
+                }
+                _ => None,
+            };
+            if let Some(passenger) = passenger {
+                let passenger_ty = passenger.to_token_stream().to_string().replace(' ', "");
+                errors.spanned(
+                    passenger,
+                    format!(
+                        "a `#[differentiable]` function returns floats (`f64`, a tuple of floats, a `Vec<T>` or \
+                         an array `[T; N]`), each of which has a derivative; a `{passenger_ty}` beside them has \
+                         none, and is not supported in the returned tuple: compute it in a plain function \
+                         beside this one, or write it into a parameter `out: &mut [{passenger_ty}]` \
+                         (`out[0] = ..`), which the generated items pass on"
+                    ),
+                );
+                return None;
+            }
             if !supported {
                 errors.spanned(
                     ty,

@@ -1,5 +1,6 @@
 //! Valid Rust forms rewritten, on the syntax and before the fence, into forms the later passes handle:
-//! destructuring assignments, the values of labeled blocks, and `match` guards and bindings.
+//! destructuring assignments, the values of labeled blocks and of labeled `loop`s that a `break 'a v` leaves
+//! from a loop nested in them, and `match` guards and bindings.
 //!
 //! ```text
 //! // Input:                                // Output:
@@ -46,7 +47,9 @@
 //! matched, with the pattern's bindings, and on failure the arms after it are tried (a name in a pattern
 //! binds if it is lowercase or names a local; else it may be a constant, and a guarded arm's body is reached
 //! through its pattern). An unlabeled `break` or `continue` inside a labeled block is an error in
-//! Rust (E0695), so the `loop` changes the target of none. What is not rewritten here (a rest `..` in a
+//! Rust (E0695), so the `loop` changes the target of none. A labeled `loop` whose value a `break 'a v` carries
+//! out of a loop nested in it is rewritten the same way (`valued_loop`): its value is a variable assigned
+//! where each `break` carries one, its own `break v` included. What is not rewritten here (a rest `..` in a
 //! destructuring assignment, a `ref` binding) is left to the fence and the lowering, which report it.
 
 use proc_macro2::Span;
@@ -57,29 +60,36 @@ use syn::{Expr, Pat, Stmt};
 
 /// `block` with its destructuring assignments, labeled blocks and `match` guards and bindings rewritten.
 pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
-    let mut locals = Locals(Vec::new());
+    let mut locals = Locals::default();
     for input in &sig.inputs {
         if let syn::FnArg::Typed(t) = input {
             locals.visit_pat(&t.pat);
         }
     }
     locals.visit_block(block);
-    Sugar {
-        counter: 0,
-        locals: locals.0,
-    }
-    .visit_block_mut(block);
+    Sugar { counter: 0, locals }.visit_block_mut(block);
 }
 
-/// The names the parameters and the `let`s, loops and closures of the body bind. A name of a local is
-/// never a constant in a pattern (`let N = 5;` would not compile beside a constant `N`), so a pattern
-/// `N` naming one binds, whatever its case.
-struct Locals(Vec<String>);
+/// The names the parameters and the `let`s, loops and closures of the body bind (`names`), and the
+/// `const` items of the body (`constants`). A name of a local is never a constant in a pattern (`let N =
+/// 5;` would not compile beside a constant `N`), so a pattern `N` naming one binds, whatever its case; a
+/// pattern naming a constant of the body is that constant, whatever its case (`const limit: usize = 3;`).
+#[derive(Default)]
+struct Locals {
+    names: Vec<String>,
+    constants: Vec<String>,
+}
 
 impl<'ast> Visit<'ast> for Locals {
     fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-        self.0.push(p.ident.to_string());
+        self.names.push(p.ident.to_string());
         syn::visit::visit_pat_ident(self, p);
+    }
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        if let Stmt::Item(syn::Item::Const(c)) = stmt {
+            self.constants.push(c.ident.to_string());
+        }
+        syn::visit::visit_stmt(self, stmt);
     }
     // A `match` arm's pattern (and an `if let`'s) is what is being decided.
     fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
@@ -96,8 +106,8 @@ impl<'ast> Visit<'ast> for Locals {
 
 struct Sugar {
     counter: usize,
-    /// The names of locals and parameters (`Locals`).
-    locals: Vec<String>,
+    /// The names of locals, parameters and constants (`Locals`).
+    locals: Locals,
 }
 
 impl Sugar {
@@ -241,6 +251,46 @@ impl Sugar {
         }
     }
 
+    // Input:  let r = 'outer: loop { for i in .. { if c { break 'outer v; } } if d { break w; } };
+    // Output: let mut __block_value_1 = block_value();
+    //         'outer: loop {
+    //             for i in .. { if c { { __block_value_1 = v; break 'outer; } } }
+    //             if d { { __block_value_1 = w; break; } }
+    //         }
+    //         let r = __block_value_1;
+    /// A labeled `loop` whose value a `break 'label v` carries out of a loop nested in it: the value is
+    /// assigned to a variable, as a labeled block's is, and the loop-label pass turns the `break 'label`
+    /// into flags. `None` for any other loop, which the later passes take as it is.
+    fn valued_loop(&mut self, l: &syn::ExprLoop) -> Option<Expr> {
+        let label = l.label.as_ref()?.name.clone();
+        if !breaks_with_value(&l.body, &label) || !breaks_from_nested_loop(&l.body, &label) {
+            return None;
+        }
+        let mut own = OwnBreaks(Vec::new(), 0);
+        own.visit_block(&l.body);
+        let mut carried = carried_values(&l.body, &label);
+        // A loop body's tail is no value of the loop.
+        if matches!(l.body.stmts.last(), Some(Stmt::Expr(_, None))) {
+            carried.pop();
+        }
+        carried.extend(own.0);
+        let unset = unset(&carried);
+        let value = self.fresh("block_value");
+        let mut body = l.body.clone();
+        ToAssignment {
+            label: &label,
+            value: &value,
+        }
+        .visit_block_mut(&mut body);
+        OwnToAssignment(&value, 0).visit_block_mut(&mut body);
+        let (attrs, loop_label) = (&l.attrs, &l.label);
+        Some(syn::parse_quote!({
+            let mut #value = #unset;
+            #(#attrs)* #loop_label loop #body
+            #value
+        }))
+    }
+
     /// A `match` with guards or bindings as one without (see the module's documentation); `None` if it
     /// has neither, or a binding this pass leaves to the fence (`ref n`).
     fn guarded_match(&mut self, m: &syn::ExprMatch) -> Option<Expr> {
@@ -370,6 +420,7 @@ impl VisitMut for Sugar {
         let rewritten = match &*expr {
             Expr::Block(b) if b.label.is_some() => Some(self.labeled_block(b)),
             Expr::Match(m) => self.guarded_match(m),
+            Expr::Loop(l) => self.valued_loop(l),
             Expr::Assign(assign) => self
                 .destructure(assign)
                 .map(|stmts| syn::parse_quote!({ #(#stmts)* })),
@@ -377,7 +428,18 @@ impl VisitMut for Sugar {
         };
         if let Some(rewritten) = rewritten {
             *expr = rewritten;
+            if !self.locals.constants.is_empty() {
+                ConstantPatterns(&self.locals).visit_expr_mut(expr);
+            }
         }
+    }
+
+    // Input:  const limit: usize = 3; match n { limit => a, _ => b }
+    // Output: the same, the arm's `limit` a path pattern, which the later passes take as a constant
+    /// A pattern naming a `const` of the body is that constant whatever its case: a path, as `Kind::A` is.
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        constants_as_paths(&mut arm.pat, &self.locals);
+        visit_mut::visit_arm_mut(self, arm);
     }
 
     // A nested `fn` item is expanded on its own.
@@ -563,7 +625,9 @@ fn unset(values: &[Expr]) -> proc_macro2::TokenStream {
     let span = values
         .first()
         .map_or_else(Span::call_site, syn::spanned::Spanned::span);
-    quote::quote_spanned!(span=> ::autodiff::__private::block_value())
+    // The turbofish makes rustc report an unmet `BlockValue` bound at `span` (a carried value) rather
+    // than at the attribute, as it does for the bare call.
+    quote::quote_spanned!(span=> ::autodiff::__private::block_value::<_>())
 }
 
 /// `break 'label value` → `{ value_var = value; break 'label; }`.
@@ -591,14 +655,96 @@ impl VisitMut for ToAssignment<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// The values that the unlabeled `break`s of a loop's own body carry (not those of loops nested in it).
+struct OwnBreaks(Vec<Expr>, usize);
+
+impl<'ast> Visit<'ast> for OwnBreaks {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        let nested = matches!(e, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+        self.1 += usize::from(nested);
+        syn::visit::visit_expr(self, e);
+        self.1 -= usize::from(nested);
+    }
+    fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+        if let (Some(value), None, 0) = (&b.expr, &b.label, self.1) {
+            self.0.push((**value).clone());
+        }
+        syn::visit::visit_expr_break(self, b);
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// An unlabeled `break value` of a loop's own body (not of a loop nested in it) → `{ value_var = value;
+/// break; }`.
+struct OwnToAssignment<'a>(&'a syn::Ident, usize);
+
+impl VisitMut for OwnToAssignment<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        let nested = matches!(expr, Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_));
+        self.1 += usize::from(nested);
+        visit_mut::visit_expr_mut(self, expr);
+        self.1 -= usize::from(nested);
+        if let (Expr::Break(b), 0) = (&*expr, self.1) {
+            if let (Some(carried), None) = (&b.expr, &b.label) {
+                let value = self.0;
+                *expr = syn::parse_quote!({ #value = #carried; break; });
+            }
+        }
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `pat` with its names of lowercase `const`s of the body made path patterns (`Sugar::visit_arm_mut`).
+fn constants_as_paths(pat: &mut Pat, locals: &Locals) {
+    match pat {
+        // An uppercase name is a constant to every pass already.
+        Pat::Ident(p)
+            if p.subpat.is_none()
+                && p.by_ref.is_none()
+                && p.mutability.is_none()
+                && !p.ident.to_string().starts_with(char::is_uppercase)
+                && !is_binding(p, locals) =>
+        {
+            *pat = Pat::Path(syn::ExprPath {
+                attrs: Vec::new(),
+                qself: None,
+                path: syn::Path::from(p.ident.clone()),
+            });
+        }
+        Pat::Or(or) => or
+            .cases
+            .iter_mut()
+            .for_each(|case| constants_as_paths(case, locals)),
+        Pat::Paren(p) => constants_as_paths(&mut p.pat, locals),
+        _ => {}
+    }
+}
+
+/// Every `match` arm's pattern of an expression as `constants_as_paths` makes it: a rewritten `match`
+/// (`guarded_match`) is parsed again from its tokens, where a constant's name is a `Pat::Ident` again.
+struct ConstantPatterns<'a>(&'a Locals);
+
+impl VisitMut for ConstantPatterns<'_> {
+    fn visit_arm_mut(&mut self, arm: &mut syn::Arm) {
+        constants_as_paths(&mut arm.pat, self.0);
+        visit_mut::visit_arm_mut(self, arm);
+    }
+    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// Is `ident` (a pattern's name) a binding, not a constant or a unit variant (`K`, `None`)?
-fn is_binding(p: &syn::PatIdent, locals: &[String]) -> bool {
+fn is_binding(p: &syn::PatIdent, locals: &Locals) -> bool {
     let name = p.ident.to_string();
-    p.subpat.is_some() || !name.starts_with(char::is_uppercase) || locals.contains(&name)
+    p.subpat.is_some()
+        || locals.names.contains(&name)
+        || !(name.starts_with(char::is_uppercase) || locals.constants.contains(&name))
 }
 
 /// Does a `match` arm's pattern bind a name?
-fn binds(pat: &Pat, locals: &[String]) -> bool {
+fn binds(pat: &Pat, locals: &Locals) -> bool {
     match pat {
         Pat::Ident(p) => is_binding(p, locals),
         Pat::Or(or) => or.cases.iter().any(|case| binds(case, locals)),
@@ -624,7 +770,7 @@ fn has_ref_binding(pat: &Pat) -> bool {
 
 /// The pattern without its bindings (`n` → `_`, `n @ 1..=3` → `1..=3`), and the `let`s that bind them to
 /// the scrutinee. The cases of an or-pattern bind the same names; the first case's are taken.
-fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &[String]) -> (Pat, Vec<Stmt>) {
+fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &Locals) -> (Pat, Vec<Stmt>) {
     match pat {
         Pat::Ident(p) if is_binding(p, locals) => {
             let name = &p.ident;
@@ -685,6 +831,53 @@ mod tests {
         block.into_token_stream().to_string()
     }
 
+    /// A string of the patterns of the `match` arms of `src` after the rewriting, `Path` or `Ident` each.
+    fn arm_patterns(src: &str) -> Vec<String> {
+        struct Arms(Vec<String>);
+        impl<'ast> Visit<'ast> for Arms {
+            fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+                let mut cases = vec![&arm.pat];
+                if let Pat::Or(or) = &arm.pat {
+                    cases = or.cases.iter().collect();
+                }
+                for case in cases {
+                    let kind = match case {
+                        Pat::Path(_) => "path",
+                        Pat::Ident(_) => "ident",
+                        _ => "other",
+                    };
+                    self.0.push(format!("{kind} {}", case.to_token_stream()));
+                }
+                syn::visit::visit_arm(self, arm);
+            }
+        }
+        let mut block: syn::Block = syn::parse_str(src).unwrap();
+        desugar(&mut block, &syn::parse_quote!(fn f()));
+        let mut arms = Arms(Vec::new());
+        arms.visit_block(&block);
+        arms.0
+    }
+
+    #[test]
+    fn a_lowercase_constant_of_the_body_is_a_path_pattern_also_after_a_guard() {
+        assert_eq!(
+            arm_patterns("{ const low: usize = 1; match n { low | 5 => 2.0, _ => 4.0 } }"),
+            ["path low", "other 5", "other _"]
+        );
+        // The arms after a guard are a `match` parsed again (the guarded catch-all an `if`).
+        assert_eq!(
+            arm_patterns(
+                "{ const low: usize = 1; match n { m if m > 9 => 1.0, low => 2.0, _ => 4.0 } }"
+            ),
+            ["path low", "other _"]
+        );
+        // A lowercase name that is no constant of the body binds (and is rewritten as a `let`).
+        assert_eq!(
+            arm_patterns("{ match n { 0 => 2.0, low => 4.0 } }"),
+            ["other 0", "other _"]
+        );
+    }
+
     #[test]
     fn a_destructuring_assignment_binds_then_assigns() {
         assert_eq!(
@@ -725,8 +918,8 @@ mod tests {
         );
         assert!(
             out.contains(
-                "let mut __block_value_1 = (:: autodiff :: __private :: block_value () , \
-                 [:: autodiff :: __private :: block_value () ; 2] , false) ;"
+                "let mut __block_value_1 = (:: autodiff :: __private :: block_value :: < _ > () , \
+                 [:: autodiff :: __private :: block_value :: < _ > () ; 2] , false) ;"
             ),
             "{out}"
         );
@@ -749,9 +942,28 @@ mod tests {
     fn a_value_out_of_a_nested_loop_is_assigned() {
         assert_eq!(
             rewrite("{ let v = 'a: { for i in 0..n { if c { break 'a i; } } z }; }"),
-            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value () ; 'a : loop { for i in 0 .. n \
+            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value :: < _ > () ; 'a : loop { for i in 0 .. n \
              { if c { { __block_value_1 = i ; break 'a ; } ; } } __block_value_1 = z ; break 'a ; } \
              let v = __block_value_1 ; }"
+        );
+    }
+
+    #[test]
+    fn a_labeled_loop_whose_value_leaves_a_nested_loop_assigns_it() {
+        assert_eq!(
+            rewrite(
+                "{ let r = 'o: loop { for i in 0..n { if c { break 'o i; } } if d { break 2.0; } \
+                 for j in 0..n { if e { break; } } }; r }"
+            ),
+            "{ let mut __block_value_1 = :: autodiff :: __private :: block_value :: < _ > () ; 'o : loop \
+             { for i in 0 .. n { if c { { __block_value_1 = i ; break 'o ; } ; } } if d { { \
+             __block_value_1 = 2.0 ; break ; } ; } for j in 0 .. n { if e { break ; } } } let r = \
+             __block_value_1 ; r }"
+        );
+        // Without a `break 'o v` out of a nested loop, the loop gives its value itself.
+        assert_eq!(
+            rewrite("{ let r = 'o: loop { if c { break 'o 1.0; } }; r }"),
+            "{ let r = 'o : loop { if c { break 'o 1.0 ; } } ; r }"
         );
     }
 
@@ -759,7 +971,7 @@ mod tests {
     fn a_value_past_a_jump_to_an_outer_loop_is_hoisted_out_of_the_let() {
         assert_eq!(
             rewrite("{ 'o: for i in 0..n { let v = 'a: { if c { continue 'o; } if d { break 'a 1.0; } z }; } }"),
-            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: block_value () ; \
+            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: block_value :: < _ > () ; \
              'a : loop { if c { continue 'o ; } if d { { __block_value_1 = 1.0 ; break 'a ; } ; } \
              __block_value_1 = z ; break 'a ; } let v = __block_value_1 ; } }"
         );

@@ -15,7 +15,7 @@ impl Lowering<'_> {
         const SUPPORTED: &str = "this iterator is not supported in a differentiable `for` or iterator chain: \
                                  iterate over a range (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice \
                                  (`xs`, `&xs`, `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
-                                 slices, zipped again for more, also `.enumerate()`d), `xs.windows(k)`, \
+                                 slices, either side maybe `.rev()`, zipped again for more, also `.enumerate()`d), `xs.windows(k)`, \
                                  `xs.chunks(k)`, `xs.chunks_exact(k)` (also `.enumerate()`d), or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
         let iter = strip_parens(iter);
@@ -73,6 +73,7 @@ impl Lowering<'_> {
                             Elements::Slice {
                                 arrays,
                                 starts,
+                                from_end,
                                 enumerate: None,
                                 nest,
                             } => {
@@ -86,6 +87,7 @@ impl Lowering<'_> {
                                     Elements::Slice {
                                         arrays,
                                         starts,
+                                        from_end,
                                         enumerate: Some(count),
                                         nest,
                                     },
@@ -193,8 +195,20 @@ impl Lowering<'_> {
             .map(|source| (vec![source], Nest::Leaf(0)))
     }
 
-    /// What one side of a zip iterates: a window of a matrix's rows, or a slice (`xs`, `xs.iter()`).
+    /// What one side of a zip iterates: a window of a matrix's rows, or a slice (`xs`, `xs.iter()`),
+    /// maybe reversed (`xs.iter().rev()`: its `i`-th element is `xs[len - 1 - i]`, whatever the other
+    /// side's length).
     fn iterated(&mut self, expr: &Expr) -> Option<Source> {
+        if let Expr::MethodCall(m) = strip_parens(expr) {
+            if m.method == "rev" && m.args.is_empty() {
+                let mut source = self.iterated(&m.receiver)?;
+                if source.rows.is_some() {
+                    return None;
+                }
+                source.rev = !source.rev;
+                return Some(source);
+            }
+        }
         if let Some(rows) = self.row_window(expr) {
             return Some(rows);
         }
@@ -249,6 +263,7 @@ impl Lowering<'_> {
         Some(Source {
             array: matrix,
             rows: Some((start, end)),
+            rev: false,
         })
     }
 
@@ -294,6 +309,11 @@ impl Lowering<'_> {
                 }
             })
             .collect();
+        let from_end = sources
+            .iter()
+            .zip(&lens)
+            .map(|(s, len)| s.rev.then(|| len.clone()))
+            .collect();
         let (arrays, starts) = sources
             .into_iter()
             .map(|s| (s.array, s.rows.map(|(start, _)| start)))
@@ -326,6 +346,7 @@ impl Lowering<'_> {
             Elements::Slice {
                 arrays,
                 starts,
+                from_end,
                 enumerate,
                 nest: None,
             },
@@ -339,24 +360,46 @@ impl Lowering<'_> {
             Elements::Slice {
                 arrays,
                 starts,
+                from_end,
                 enumerate,
                 nest,
             } => {
                 let loads: Vec<Operand> = arrays
                     .iter()
                     .zip(starts)
-                    .map(|(a, start)| {
+                    .zip(from_end)
+                    .map(|((a, start), from_end)| {
+                        // A reversed side of a zip: `xs[len - 1 - i]`.
+                        let index = match from_end {
+                            Some(len) => {
+                                let int = |tokens| Operand::Const {
+                                    tokens,
+                                    kind: Kind::Int,
+                                };
+                                let last = self.emit(
+                                    Value::Binary(
+                                        syn::parse_quote!(-),
+                                        len.clone(),
+                                        int(quote!(1)),
+                                    ),
+                                    None,
+                                    pat.span(),
+                                );
+                                self.emit(
+                                    Value::Binary(syn::parse_quote!(-), last, Operand::Var(index)),
+                                    None,
+                                    pat.span(),
+                                )
+                            }
+                            None => Operand::Var(index),
+                        };
                         let index = match start {
                             Some(start) => self.emit(
-                                Value::Binary(
-                                    syn::parse_quote!(+),
-                                    Operand::Var(index),
-                                    start.clone(),
-                                ),
+                                Value::Binary(syn::parse_quote!(+), index, start.clone()),
                                 None,
                                 pat.span(),
                             ),
-                            None => Operand::Var(index),
+                            None => index,
                         };
                         if !self.levels_above_rows(*a).is_empty() {
                             // A matrix of any shape, so that its uses are no further errors.
@@ -475,6 +518,8 @@ pub(super) enum Elements {
         arrays: Vec<crate::ir::Array>,
         /// For each array, the row a window of a matrix's rows starts at (`x = m[i + start]`).
         starts: Vec<Option<Operand>>,
+        /// For each array, its length if a zip takes it reversed (`x = xs[len - 1 - i]`).
+        from_end: Vec<Option<Operand>>,
         enumerate: Option<Count>,
         /// How the elements of a zip of zips nest (`((x, y), z)`); `None` for one slice or a zip of two.
         nest: Option<Nest>,
@@ -493,11 +538,13 @@ impl Elements {
             Elements::Slice {
                 arrays,
                 starts,
+                from_end,
                 enumerate,
                 ..
             } => Elements::Slice {
                 arrays,
                 starts,
+                from_end,
                 enumerate,
                 nest: Some(nest),
             },
@@ -529,11 +576,17 @@ impl Nest {
 pub(super) struct Source {
     array: crate::ir::Array,
     rows: Option<(Operand, Option<Operand>)>,
+    /// Iterated from its last element (`xs.iter().rev()` zipped with another slice).
+    rev: bool,
 }
 
 impl Source {
     fn whole(array: crate::ir::Array) -> Self {
-        Source { array, rows: None }
+        Source {
+            array,
+            rows: None,
+            rev: false,
+        }
     }
 }
 

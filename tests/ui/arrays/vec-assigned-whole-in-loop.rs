@@ -1,36 +1,8 @@
 use autodiff::differentiable;
 
-// A `Vec` bound outside a loop and assigned whole inside it: its length may change, which the macro's
-// arrays (memory written in place) cannot follow. The error says to write its elements, or to make it a
-// fixed-size array (which is copied element by element).
-#[differentiable]
-pub fn relaxed(x: &[f64], n: usize) -> f64 {
-    let mut y = x.to_vec();
-    for _ in 0..n {
-        let mut next = y.clone();
-        next[0] = 0.5 * (y[0] + y[1]);
-        y = next;
-    }
-    y[0]
-}
-
-// The same for a call's result whose type the macro cannot see: declaring it `[f64; N]` is the way.
-#[differentiable]
-fn step(y: &[f64; 2]) -> [f64; 2] {
-    [y[1], y[0] * y[1]]
-}
-
-#[differentiable]
-pub fn stepped(x: f64, n: usize) -> f64 {
-    let mut y = step(&[x, x]);
-    for _ in 0..n {
-        y = step(&y);
-    }
-    y[0]
-}
-
-// A matrix of `Vec`s: its rows' lengths may change too. A nested fixed-size array (`[[f64; 2]; 2]`) is
-// copied entry by entry (tests/array_assignment.rs).
+// A matrix of `Vec`s bound outside a loop and assigned whole inside it: its rows' lengths may change, which
+// the macro's arrays (memory written in place) cannot follow. A nested fixed-size array (`[[f64; 2]; 2]`) is
+// copied entry by entry (tests/array_assignment.rs), and so is a `Vec` of floats (tests/rejected24.rs).
 #[differentiable]
 pub fn relaxed_rows(x: f64, n: usize) -> f64 {
     let mut m = vec![vec![x; 2]; 2];
@@ -44,6 +16,22 @@ pub fn relaxed_rows(x: f64, n: usize) -> f64 {
         m = next;
     }
     m[0][1]
+}
+
+
+// A call's result whose type the macro cannot see, assigned in a loop: declaring it `[f64; N]` is the way.
+#[differentiable]
+fn step(y: &[f64; 2]) -> [f64; 2] {
+    [y[1], y[0] * y[1]]
+}
+
+#[differentiable]
+pub fn stepped(x: f64, n: usize) -> f64 {
+    let mut y = step(&[x, x]);
+    for _ in 0..n {
+        y = step(&y);
+    }
+    y[0]
 }
 
 fn main() {}
