@@ -4,7 +4,10 @@
 //! as a hidden function `__f_fields`, differentiated at `order = K` like any other. `f_hvp` spreads the
 //! structs and their directions over the fields (a `#[no_grad]` field's direction is zero), calls
 //! `__f_fields_hvp`, and gathers the gradient and the product back into structs, as `f_vjp` does;
-//! `f_hessian` is `higher.rs`'s, one `f_hvp` per input of the structs' flat views (`to_flat`).
+//! `f_hessian` is `higher.rs`'s, one `f_hvp` per input of the structs' flat views (`to_flat`). A matrix
+//! field (`p.w[i][j]`) is passed as its rows, `&[Vec<T>]` (`__private::vec_matrix_rows`). A function whose
+//! differentiated structs have no float field read and that has no other differentiated input has no
+//! hidden function: its `f_hvp` is the value and zero structs (`zero_hvp`).
 //!
 //! A function returning `f64` whose structs are all differentiated and of types without float type
 //! parameters takes `struct_whole.rs`'s way instead (through the structs' values views), which also lets it
