@@ -111,11 +111,16 @@ fn bound_name(pat: &syn::Pat) -> Option<String> {
     }
 }
 
-/// The array among `arrays` whose element `expr` is (`a[k]`, not a range of it), if one.
+/// The array among `arrays` whose element `expr` is (`a[k]`, not a range of it; `m[i][j]` of a matrix `m`),
+/// if one.
 fn element_of(expr: &Expr, arrays: &FastSet<String>) -> Option<String> {
     match strip(expr) {
         Expr::Index(i) if !matches!(strip(&i.index), Expr::Range(_)) => {
-            plain_name(&i.expr).filter(|n| arrays.contains(n))
+            let mut base = strip(&i.expr);
+            while let Expr::Index(inner) = base {
+                base = strip(&inner.expr);
+            }
+            plain_name(base).filter(|n| arrays.contains(n))
         }
         _ => None,
     }
@@ -525,6 +530,12 @@ mod tests {
             integers("d")
         );
         assert!(constants("{ d[0] * x + d[1] as f64 }", &["d"]).is_empty());
+        // The elements of a matrix.
+        assert_eq!(
+            constants("{ x[m[i][j]] * w[i] }", &["m", "w"]),
+            integers("m")
+        );
+        assert!(constants("{ m[i][j] * x }", &["m"]).is_empty());
     }
 
     #[test]

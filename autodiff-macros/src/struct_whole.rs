@@ -1473,8 +1473,8 @@ mod tests {
         assert!(!exponent.contains("compile_error"), "{exponent}");
         // An argument of a call: maybe not a float, and the first order must not break. No hidden
         // function, but stand-ins without a generic copy, whose error an `order = K` caller meets.
-        for doubtful in [quote!(g(x, p.n) * p.b)] {
-            let text = first_order(doubtful);
+        {
+            let text = first_order(quote!(g(x, p.n) * p.b));
             assert!(!text.contains("__struct_whole"), "{text}");
             assert!(text.contains("fn __f_whole"), "{text}");
             assert!(
