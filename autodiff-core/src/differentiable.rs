@@ -377,6 +377,40 @@ impl<T: Differentiable, const N: usize> AdjointOf<[T; N]> for Vec<T> {
     }
 }
 
+/// The adjoint of a matrix field of fixed-size rows gathered from the rows `order = K` differentiates it as
+/// (`values::vec_matrix_rows`): a `[[f64; 3]; 2]` or a `Vec<[f64; 3]>` field read `p.m[i][j]` by a function of
+/// a generic parameter struct.
+impl<T: Differentiable, const M: usize, const N: usize> AdjointOf<[[T; M]; N]> for Vec<Vec<T>> {
+    #[inline]
+    fn add_into(self, target: &mut [[T; M]; N]) {
+        assert_eq!(
+            self.len(),
+            N,
+            "the adjoint of a matrix of {N} rows has {} rows",
+            self.len()
+        );
+        for (t, a) in target.iter_mut().zip(self) {
+            AdjointOf::<[T; M]>::add_into(a, t);
+        }
+    }
+}
+
+impl<T: Differentiable, const M: usize> AdjointOf<Vec<[T; M]>> for Vec<Vec<T>> {
+    #[inline]
+    fn add_into(self, target: &mut Vec<[T; M]>) {
+        assert_eq!(
+            self.len(),
+            target.len(),
+            "the adjoint of a matrix of {} rows has {} rows",
+            target.len(),
+            self.len()
+        );
+        for (t, a) in target.iter_mut().zip(self) {
+            AdjointOf::<[T; M]>::add_into(a, t);
+        }
+    }
+}
+
 impl<F> AdjointOf<F> for () {
     #[inline]
     fn add_into(self, _target: &mut F) {}

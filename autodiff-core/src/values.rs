@@ -17,6 +17,7 @@
 //! ```
 
 use crate::differentiable::{Differentiable, FieldType};
+use std::borrow::Cow;
 
 /// The values view of `value`.
 #[inline]
@@ -93,14 +94,70 @@ pub fn integers<A: IntegerArray + ?Sized>(field: &A) -> &A {
     field
 }
 
+/// A matrix field (`p.w[i][j]`) of a parameter struct that `order = K` passes to the hidden function of
+/// the fields (a function of parameter structs with float type parameters, or a method of a generic
+/// `impl`: `struct_higher.rs` in the macro crate) as its rows, `&[Vec<T>]`: the field's own rows where it
+/// is a `Vec` of `Vec`s, else a copy of them (`[[T; 3]; 2]`, `Vec<[T; 3]>`); the gradient is added back
+/// into the field by `AdjointOf`.
+#[inline]
+pub fn vec_matrix_rows<A: VecMatrix + ?Sized>(field: &A) -> Cow<'_, [Vec<A::Elem>]> {
+    field.rows()
+}
+
+/// A matrix of floats as a struct's field holds it (`Vec<Vec<T>>`, `[[T; M]; N]`, `Vec<[T; M]>`), whose rows
+/// [`vec_matrix_rows`] passes on.
+#[diagnostic::on_unimplemented(
+    message = "`order = K` on a function of a generic parameter struct (or a method of a generic `impl`) reads \
+               this field as a matrix (`p.w[i][j]`), and it is a `{Self}`",
+    label = "a field of type `{Self}` read by two indexes at `order = K`",
+    note = "a matrix field is a `Vec<Vec<T>>`, a `[[T; M]; N]` or a `Vec<[T; M]>` of floats"
+)]
+pub trait VecMatrix {
+    /// The element type.
+    type Elem: Clone;
+    /// The rows, borrowed where they are `Vec`s.
+    fn rows(&self) -> Cow<'_, [Vec<Self::Elem>]>;
+}
+
+impl<T: Clone> VecMatrix for Vec<Vec<T>> {
+    type Elem = T;
+    #[inline]
+    fn rows(&self) -> Cow<'_, [Vec<T>]> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<T: Clone> VecMatrix for [Vec<T>] {
+    type Elem = T;
+    #[inline]
+    fn rows(&self) -> Cow<'_, [Vec<T>]> {
+        Cow::Borrowed(self)
+    }
+}
+
+impl<T: Clone, const M: usize, const N: usize> VecMatrix for [[T; M]; N] {
+    type Elem = T;
+    fn rows(&self) -> Cow<'_, [Vec<T>]> {
+        Cow::Owned(self.iter().map(|row| row.to_vec()).collect())
+    }
+}
+
+impl<T: Clone, const M: usize> VecMatrix for Vec<[T; M]> {
+    type Elem = T;
+    fn rows(&self) -> Cow<'_, [Vec<T>]> {
+        Cow::Owned(self.iter().map(|row| row.to_vec()).collect())
+    }
+}
+
 /// A `Vec`, array or slice of integers or `bool`s: an array field with no derivative ([`integers`]).
 #[diagnostic::on_unimplemented(
     message = "a differentiable body reads an element of this field as an integer or a flag (an index, a loop's \
-               bound, a condition, `!`, `&&`, `||`, or a comparison with an integer literal), so the field is \
-               taken for a constant array of integers or flags, but it is a `{Self}`",
+               bound, a condition, `!`, `&&`, `||`, or a comparison with an integer literal), or reads its \
+               elements only converted by `as` (`p.w[k] as f64`), so the field is taken for a constant array of \
+               integers or flags, but it is a `{Self}`",
     label = "a field of type `{Self}` read as integers or flags",
-    note = "convert its elements where they are read (`p.w[k] as usize`, `p.w[k] != 0.0`), or pass the field as \
-            a parameter of its own"
+    note = "convert its elements where they are read (`p.w[k] as usize`, `p.w[k] != 0.0`), read a float field \
+            without `as`, or pass the field as a parameter of its own"
 )]
 pub trait IntegerArray {
     /// The element type.
@@ -155,9 +212,9 @@ where
     label = "a field of type `{Self}` read by index, or passed on whole, by a differentiable function of this struct",
     note = "a field nested deeper than a matrix passed on whole by a function with `order = K`: pass its rows one \
             by one (`g(&p.w[i], ..)`), or read the field by its elements where it is read (`p.w[i][j][k]`)",
-    note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) whose elements are read only as numbers \
-            (`p.data[i] as f64`) is taken for floats: one read as an index, a bound, a condition or compared with \
-            an integer literal is a constant array, and so is one read only by `.len()`; else pass it as a \
+    note = "a `#[no_grad]` field of integers or flags (`data: Vec<usize>`) is a constant array where the body reads \
+            an element of it as an index, a bound, a condition, compared with an integer literal, or reads its \
+            elements only converted by `as f64`; one read only by `.len()` is one too; else pass it as a \
             parameter of its own (`fn f(p: &Model, data: &[usize], ..)`)"
 )]
 pub trait FieldWindow<T> {

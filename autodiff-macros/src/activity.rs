@@ -120,6 +120,26 @@ pub(crate) fn analyze(
             }
         }
     }
+    // Likewise one passed where a float function takes an integer (`x.powi(self.power)`: `powi`'s
+    // exponent is an `i32`): no float, a constant.
+    for stmt in f.all_stmts() {
+        if let Stmt::Let {
+            value: Value::Float { func, args, .. },
+            ..
+        } = stmt
+        {
+            for (arg, float) in args.iter().zip(func.float_args(args.len())) {
+                let Operand::Var(var) = arg else { continue };
+                let param = f.params.iter().position(|p| p == var);
+                let field =
+                    param.is_some_and(|i| sig.params[i].field && sig.params[i].array.is_none());
+                if field && !float {
+                    activity.kinds[var.0 as usize] = Kind::Int;
+                    activity.active[var.0 as usize] = false;
+                }
+            }
+        }
+    }
     let fields = f
         .all_stmts()
         .into_iter()

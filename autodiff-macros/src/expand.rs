@@ -131,6 +131,7 @@ pub(crate) fn complete_stubs(
             || !p.active
             || args.wrt.as_ref().is_some_and(|wrt| wrt.contains(&p.ident))
     };
+    let order = args.order.clone();
     let stand_in = sig
         .filter(|sig| sig.params.iter().all(asked))
         .and_then(|sig| {
@@ -138,7 +139,7 @@ pub(crate) fn complete_stubs(
             let stand_in = with_block(item, block);
             try_expand(args, stand_in, Errors::default(), false).ok()
         });
-    stand_in.unwrap_or_else(|| stubs(item, sig))
+    stand_in.unwrap_or_else(|| stubs(item, sig, order.as_ref()))
 }
 
 /// A body for the signature of `item` that every pass accepts: each output parameter whose incoming value
@@ -2349,8 +2350,13 @@ fn pretty(item: &TokenStream) -> String {
 }
 
 /// Stand-ins for the generated items after an error: the right signatures where they are known, so
-/// that callers type-check, and bodies that are never run (the crate does not compile).
-pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream {
+/// that callers type-check, and bodies that are never run (the crate does not compile). With `order = K`,
+/// `f_hvp`, `f_hessian` and `f_derivatives` too; `f_jacobian` where the function would have one.
+pub(crate) fn stubs(
+    item: &syn::ItemFn,
+    sig: Option<&Signature>,
+    order: Option<&syn::LitInt>,
+) -> TokenStream {
     let name = &item.sig.ident;
     let vis = &item.vis;
     let generics = &item.sig.generics;
@@ -2571,7 +2577,92 @@ pub(crate) fn stubs(item: &syn::ItemFn, sig: Option<&Signature>) -> TokenStream 
             &placeholders(&["__Buffers", "__Value"]),
         )),
     };
-    quote!(#grad #grad_into #vjp #jvp #companion)
+    let higher = order.map(|order| higher_stubs(&stub, shaped.as_ref(), sig, scalar, order));
+    let jacobian = match (&shaped, sig) {
+        (Some(_), Some(sig)) => crate::jacobian::element(sig).map(|elem| {
+            stub(
+                "jacobian",
+                Vec::new(),
+                quote!(::std::vec::Vec<::std::vec::Vec<#elem>>),
+                &[],
+            )
+        }),
+        _ => Some(stub(
+            "jacobian",
+            Vec::new(),
+            quote!(__Jacobian),
+            &placeholders(&["__Jacobian"]),
+        )),
+    };
+    quote!(#grad #grad_into #vjp #jvp #higher #jacobian #companion)
+}
+
+/// A stub of one generated item (`stubs`): `(suffix, extra parameters, return type, placeholder type
+/// parameters)` to the item.
+type StubOf<'a> =
+    &'a dyn Fn(&str, Vec<(Ident, TokenStream)>, TokenStream, &[String]) -> TokenStream;
+
+/// The stubs of `order = K`'s items (`stubs`), made by `stub(suffix, extra parameters, return type,
+/// placeholder type parameters)`: `f_hvp` and `f_hessian` of a function with a float-scalar result, and
+/// `f_derivatives` of one with one scalar active input; where the shapes are unknown (`shaped` is `None`),
+/// all three over placeholders any call site can infer.
+fn higher_stubs(
+    stub: StubOf<'_>,
+    shaped: Option<&(TokenStream, TokenStream)>,
+    sig: Option<&Signature>,
+    scalar: bool,
+    order: &syn::LitInt,
+) -> TokenStream {
+    let v = format_ident!("v", span = proc_macro2::Span::mixed_site());
+    let names = |names: &[&str]| -> Vec<String> { names.iter().map(ToString::to_string).collect() };
+    let len = order.base10_parse::<usize>().unwrap_or(2) + 1;
+    match (shaped, sig) {
+        (Some((ret, gradient)), Some(sig)) => {
+            if !scalar {
+                return TokenStream::new();
+            }
+            let hvp = stub(
+                "hvp",
+                vec![(v, gradient.clone())],
+                quote!((#ret, #gradient, #gradient)),
+                &[],
+            );
+            let hessian = stub(
+                "hessian",
+                Vec::new(),
+                quote!((#ret, #gradient, ::std::vec::Vec<::std::vec::Vec<#ret>>)),
+                &[],
+            );
+            let one_scalar = matches!(sig.active().collect::<Vec<_>>().as_slice(),
+                [p] if p.array.is_none()
+                    && !matches!(p.kind, crate::ir::Kind::Struct(_))
+                    && signature::float_tuple(&p.kind).is_none());
+            let derivatives =
+                one_scalar.then(|| stub("derivatives", Vec::new(), quote!([#ret; #len]), &[]));
+            quote!(#hvp #hessian #derivatives)
+        }
+        _ => {
+            let hvp = stub(
+                "hvp",
+                vec![(v, quote!(__Direction))],
+                quote!((__Value, __Gradient, __Product)),
+                &names(&["__Direction", "__Value", "__Gradient", "__Product"]),
+            );
+            let hessian = stub(
+                "hessian",
+                Vec::new(),
+                quote!((__Value, __Gradient, __Hessian)),
+                &names(&["__Value", "__Gradient", "__Hessian"]),
+            );
+            let derivatives = stub(
+                "derivatives",
+                Vec::new(),
+                quote!(__Derivatives),
+                &names(&["__Derivatives"]),
+            );
+            quote!(#hvp #hessian #derivatives)
+        }
+    }
 }
 
 /// Expansion snapshots: each `tests/expand/NAME.rs` of the workspace holds `#[differentiable]` functions;

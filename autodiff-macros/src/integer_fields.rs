@@ -21,7 +21,7 @@
 //! }
 //! ```
 
-use crate::hash::FastSet;
+use crate::hash::{FastMap, FastSet};
 use syn::visit::Visit;
 use syn::Expr;
 
@@ -40,24 +40,25 @@ pub(crate) fn constant_arrays(
     block: &syn::Block,
     arrays: &FastSet<String>,
 ) -> Vec<(String, Constant)> {
-    let mut elements = Elements {
-        arrays,
-        aliases: Vec::new(),
-    };
-    elements.visit_block(block);
     let mut uses = IntegerUses {
         arrays,
-        aliases: &elements.aliases,
+        scopes: vec![Vec::new()],
         integers: FastSet::default(),
         measured: FastSet::default(),
         other: FastSet::default(),
+        mentions: FastMap::default(),
+        casts: FastMap::default(),
     };
     uses.visit_block(block);
     let mut found = Vec::new();
     let mut names: Vec<&String> = arrays.iter().collect();
     names.sort();
     for name in names {
-        if uses.integers.contains(name) {
+        // Every read of the field an element converted to a float (`p.data[i] as f64`): a float field
+        // needs no `as` to be read as one, so it is taken for integers (`IntegerArray` checks it).
+        let casts = uses.casts.get(name).copied().unwrap_or(0);
+        let only_cast = casts > 0 && uses.mentions.get(name).copied().unwrap_or(0) == casts;
+        if uses.integers.contains(name) || only_cast {
             found.push((name.clone(), Constant::Integers));
         } else if uses.measured.contains(name) && !uses.other.contains(name) {
             found.push((name.clone(), Constant::Measured));
@@ -110,56 +111,123 @@ fn bound_name(pat: &syn::Pat) -> Option<String> {
     }
 }
 
-/// The array among `arrays` whose element `expr` is (`a[k]`, not a range of it), if one.
+/// The array among `arrays` whose element `expr` is (`a[k]`, not a range of it; `m[i][j]` of a matrix `m`),
+/// if one.
 fn element_of(expr: &Expr, arrays: &FastSet<String>) -> Option<String> {
     match strip(expr) {
         Expr::Index(i) if !matches!(strip(&i.index), Expr::Range(_)) => {
-            plain_name(&i.expr).filter(|n| arrays.contains(n))
+            let mut base = strip(&i.expr);
+            while let Expr::Index(inner) = base {
+                base = strip(&inner.expr);
+            }
+            plain_name(base).filter(|n| arrays.contains(n))
         }
         _ => None,
     }
 }
 
-/// The locals bound to an element of one of the arrays: `let j = a[k];`, `for &j in a.iter()`.
-struct Elements<'a> {
-    arrays: &'a FastSet<String>,
-    /// (local, array).
-    aliases: Vec<(String, String)>,
+/// The arrays whose elements an iterator `expr` yields, by component: `[Some(a)]` for `a.iter()` (also
+/// `&a`, `a`, and through `.copied()`, `.cloned()`, `.rev()`, `.skip(n)`, `.take(n)`, `.step_by(n)`),
+/// `[Some(a), Some(b)]` for `a.iter().zip(b.iter())`, `[None, Some(a)]` for `a.iter().enumerate()`; `None`
+/// for an iterator of anything else.
+fn item_sources(expr: &Expr, arrays: &FastSet<String>) -> Option<Vec<Option<String>>> {
+    if let Some(array) = iterated_array(expr, arrays) {
+        return Some(vec![Some(array)]);
+    }
+    let Expr::MethodCall(m) = strip(expr) else {
+        return None;
+    };
+    let single = |e: &Expr| match item_sources(e, arrays)?.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    };
+    match (m.method.to_string().as_str(), m.args.len()) {
+        ("copied" | "cloned" | "rev", 0) | ("skip" | "take" | "step_by", 1) => {
+            item_sources(&m.receiver, arrays)
+        }
+        ("zip", 1) => Some(vec![single(&m.receiver)?, single(&m.args[0])?]),
+        ("enumerate", 0) => Some(vec![None, single(&m.receiver)?]),
+        _ => None,
+    }
 }
 
-impl<'ast> Visit<'ast> for Elements<'_> {
-    fn visit_local(&mut self, local: &'ast syn::Local) {
-        let init = local.init.as_ref().map(|init| &*init.expr);
-        if let (Some(name), Some(array)) = (
-            bound_name(&local.pat),
-            init.and_then(|e| element_of(e, self.arrays)),
-        ) {
-            self.aliases.push((name, array));
+/// The names `pat` binds, each with the array whose element it is, by `sources` (`item_sources`; `&[]`
+/// where the value bound is no element of an array): `j` of `&j` bound to one source, `j` and `w` of
+/// `(&j, &w)` to two.
+fn bindings(pat: &syn::Pat, sources: &[Option<String>]) -> Vec<(String, Option<String>)> {
+    let strip_pat = |p: &syn::Pat| -> syn::Pat {
+        let mut p = p.clone();
+        loop {
+            p = match p {
+                syn::Pat::Reference(r) => *r.pat,
+                syn::Pat::Paren(q) => *q.pat,
+                syn::Pat::Type(t) => *t.pat,
+                other => return other,
+            };
         }
-        syn::visit::visit_local(self, local);
-    }
-
-    fn visit_expr_for_loop(&mut self, f: &'ast syn::ExprForLoop) {
-        if let (Some(name), Some(array)) =
-            (bound_name(&f.pat), iterated_array(&f.expr, self.arrays))
-        {
-            self.aliases.push((name, array));
+    };
+    match (strip_pat(pat), sources) {
+        (syn::Pat::Tuple(t), many) if many.len() > 1 && t.elems.len() == many.len() => t
+            .elems
+            .iter()
+            .zip(many)
+            .flat_map(|(p, source)| bindings(p, std::slice::from_ref(source)))
+            .collect(),
+        (_, [one]) if bound_name(pat).is_some() => bound_name(pat)
+            .map(|name| (name, one.clone()))
+            .into_iter()
+            .collect(),
+        _ => {
+            // Every name the pattern binds, none an element: they shadow outer ones.
+            struct Names(Vec<String>);
+            impl<'ast> Visit<'ast> for Names {
+                fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                    self.0.push(p.ident.to_string());
+                    syn::visit::visit_pat_ident(self, p);
+                }
+            }
+            let mut names = Names(Vec::new());
+            names.visit_pat(pat);
+            names.0.into_iter().map(|n| (n, None)).collect()
         }
-        syn::visit::visit_expr_for_loop(self, f);
     }
+}
 
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
+/// Iterator adaptors whose closure's (first) parameter is an item of the iterator.
+fn passes_items(method: &str) -> bool {
+    matches!(
+        method,
+        "map"
+            | "for_each"
+            | "filter"
+            | "filter_map"
+            | "flat_map"
+            | "inspect"
+            | "any"
+            | "all"
+            | "find"
+            | "position"
+            | "take_while"
+            | "skip_while"
+            | "map_while"
+    )
 }
 
 /// Where the arrays' elements are read as integers or flags, and where the arrays are only measured.
 struct IntegerUses<'a> {
     arrays: &'a FastSet<String>,
-    aliases: &'a [(String, String)],
+    /// The names bound in each enclosing scope, innermost last, in the order bound, each with the array
+    /// whose element it holds, if one (`let j = a[k];`, `for &j in a.iter()`, `a.iter().map(|&j| ..)`).
+    scopes: Vec<Vec<(String, Option<String>)>>,
     integers: FastSet<String>,
     /// Receivers of `.len()` or `.is_empty()`.
     measured: FastSet<String>,
     /// Named anywhere else.
     other: FastSet<String>,
+    /// How often each array is named (but by `.len()`, `.is_empty()`).
+    mentions: FastMap<String, usize>,
+    /// How often an element of each array is converted to a float by `as` (`a[i] as f64`).
+    casts: FastMap<String, usize>,
 }
 
 impl IntegerUses<'_> {
@@ -178,12 +246,40 @@ impl IntegerUses<'_> {
             return;
         }
         if let Some(name) = plain_name(expr) {
-            // The last alias bound under that name (an inner `let j` shadows an outer one; close enough for
-            // a signal that `IntegerArray` checks).
-            if let Some((_, array)) = self.aliases.iter().rev().find(|(n, _)| *n == name) {
+            // The binding in scope under that name: an element of an array, or a shadowing local.
+            let bound = self
+                .scopes
+                .iter()
+                .rev()
+                .flat_map(|scope| scope.iter().rev())
+                .find(|(n, _)| *n == name);
+            if let Some((_, Some(array))) = bound {
                 self.integers.insert(array.clone());
             }
         }
+    }
+
+    /// Visits `visit` in a scope of its own, `bound` bound first.
+    fn scoped(&mut self, bound: Vec<(String, Option<String>)>, visit: impl FnOnce(&mut Self)) {
+        self.scopes.push(bound);
+        visit(self);
+        self.scopes.pop();
+    }
+
+    fn bind(&mut self, bound: Vec<(String, Option<String>)>) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.extend(bound);
+        }
+    }
+}
+
+/// Is `ty` `f64` or `f32` (the float types an `as` converts to)?
+fn is_float_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.is_ident("f64") || p.path.is_ident("f32"),
+        syn::Type::Paren(p) => is_float_type(&p.elem),
+        syn::Type::Group(g) => is_float_type(&g.elem),
+        _ => false,
     }
 }
 
@@ -227,6 +323,37 @@ impl<'ast> Visit<'ast> for IntegerUses<'_> {
                         self.integer_position(bound);
                     }
                 }
+                // The loop's pattern binds in the body's scope.
+                self.visit_expr(&f.expr);
+                let sources = item_sources(&f.expr, self.arrays).unwrap_or_default();
+                let bound = bindings(&f.pat, &sources);
+                self.scoped(bound, |uses| uses.visit_block(&f.body));
+                return;
+            }
+            // `a.iter().map(|&j| x[j])`: the closure's parameter is an element of `a`.
+            Expr::MethodCall(m) if passes_items(&m.method.to_string()) => {
+                let sources = item_sources(&m.receiver, self.arrays).unwrap_or_default();
+                self.visit_expr(&m.receiver);
+                for arg in &m.args {
+                    match strip(arg) {
+                        Expr::Closure(c) => {
+                            let mut bound = Vec::new();
+                            for (k, input) in c.inputs.iter().enumerate() {
+                                let sources: &[Option<String>] =
+                                    if k == 0 { &sources } else { &[] };
+                                bound.extend(bindings(input, sources));
+                            }
+                            self.scoped(bound, |uses| uses.visit_expr(&c.body));
+                        }
+                        other => self.visit_expr(other),
+                    }
+                }
+                return;
+            }
+            Expr::Closure(c) => {
+                let bound = c.inputs.iter().flat_map(|p| bindings(p, &[])).collect();
+                self.scoped(bound, |uses| uses.visit_expr(&c.body));
+                return;
             }
             Expr::MethodCall(m)
                 if m.args.is_empty()
@@ -238,8 +365,14 @@ impl<'ast> Visit<'ast> for IntegerUses<'_> {
                     return;
                 }
             }
+            Expr::Cast(c) if is_float_type(&c.ty) => {
+                if let Some(array) = element_of(&c.expr, self.arrays) {
+                    *self.casts.entry(array).or_default() += 1;
+                }
+            }
             Expr::Path(_) => {
                 if let Some(name) = plain_name(expr).filter(|n| self.arrays.contains(n)) {
+                    *self.mentions.entry(name.clone()).or_default() += 1;
                     self.other.insert(name);
                 }
             }
@@ -253,6 +386,36 @@ impl<'ast> Visit<'ast> for IntegerUses<'_> {
             _ => {}
         }
         syn::visit::visit_expr(self, expr);
+    }
+
+    fn visit_block(&mut self, block: &'ast syn::Block) {
+        self.scoped(Vec::new(), |uses| syn::visit::visit_block(uses, block));
+    }
+
+    // `let j = a[k];`: `j` is an element of `a` after the statement, in the rest of the block.
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init {
+            self.visit_expr(&init.expr);
+            if let Some((_, diverge)) = &init.diverge {
+                self.visit_expr(diverge);
+            }
+        }
+        let source = local
+            .init
+            .as_ref()
+            .map(|init| element_of(&init.expr, self.arrays));
+        let bound = bindings(&local.pat, &[source.flatten()]);
+        self.bind(bound);
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        let bound = bindings(&arm.pat, &[]);
+        self.scoped(bound, |uses| {
+            if let Some((_, guard)) = &arm.guard {
+                uses.visit_expr(guard);
+            }
+            uses.visit_expr(&arm.body);
+        });
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
@@ -303,6 +466,76 @@ mod tests {
             constants("{ if n[i] == 0 { x } else { y } }", &["n"]),
             integers("n")
         );
+    }
+
+    #[test]
+    fn elements_followed_through_zip_enumerate_and_closures_in_their_scopes() {
+        let integers = |name: &str| vec![(name.to_string(), Constant::Integers)];
+        assert_eq!(
+            constants(
+                "{ for (&j, &v) in i_idx.iter().zip(w.iter()) { s += v * x[j]; } s }",
+                &["i_idx", "w"]
+            ),
+            integers("i_idx")
+        );
+        assert_eq!(
+            constants(
+                "{ for (&v, j) in w.iter().zip(i_idx.iter().copied()) { s += v * x[j]; } s }",
+                &["i_idx", "w"]
+            ),
+            integers("i_idx")
+        );
+        assert_eq!(
+            constants(
+                "{ for (k, &j) in i_idx.iter().enumerate() { s += w[k] * x[j]; } s }",
+                &["i_idx", "w"]
+            ),
+            integers("i_idx")
+        );
+        assert_eq!(
+            constants("{ i_idx.iter().map(|&j| x[j]).sum::<f64>() }", &["i_idx"]),
+            integers("i_idx")
+        );
+        assert_eq!(
+            constants(
+                "{ i_idx.iter().zip(&w).map(|(&j, &v)| v * x[j]).sum::<f64>() }",
+                &["i_idx", "w"]
+            ),
+            integers("i_idx")
+        );
+        // A name bound again shadows the element: a float array read so stays floats.
+        let shadowed = [
+            "{ let j = w[k]; for j in 0..n { s += x[j]; } s + j }",
+            "{ let j = w[k]; let j = 2; x[j] * j as f64 }",
+            "{ let j = w[k]; w.iter().map(|j| j * x[0]).sum::<f64>() + (0..n).map(|j| x[j]).sum::<f64>() }",
+            "{ let j = w[k]; match n { j => x[j] } }",
+        ];
+        for body in shadowed {
+            assert!(constants(body, &["w"]).is_empty(), "{body}");
+        }
+        // An inner scope's binding ends with it.
+        assert_eq!(
+            constants(
+                "{ let j = i_idx[k]; { let j = 1.5; s += j; } x[j] }",
+                &["i_idx"]
+            ),
+            integers("i_idx")
+        );
+        // Elements only converted to floats: integers (`IntegerArray` checks it); also read otherwise, not.
+        assert_eq!(
+            constants(
+                "{ w[0] * x * (d[1] as f64) + d[0] as f32 as f64 }",
+                &["w", "d"]
+            ),
+            integers("d")
+        );
+        assert!(constants("{ d[0] * x + d[1] as f64 }", &["d"]).is_empty());
+        // The elements of a matrix.
+        assert_eq!(
+            constants("{ x[m[i][j]] * w[i] }", &["m", "w"]),
+            integers("m")
+        );
+        assert!(constants("{ m[i][j] * x }", &["m"]).is_empty());
     }
 
     #[test]

@@ -4,7 +4,10 @@
 //! as a hidden function `__f_fields`, differentiated at `order = K` like any other. `f_hvp` spreads the
 //! structs and their directions over the fields (a `#[no_grad]` field's direction is zero), calls
 //! `__f_fields_hvp`, and gathers the gradient and the product back into structs, as `f_vjp` does;
-//! `f_hessian` is `higher.rs`'s, one `f_hvp` per input of the structs' flat views (`to_flat`).
+//! `f_hessian` is `higher.rs`'s, one `f_hvp` per input of the structs' flat views (`to_flat`). A matrix
+//! field (`p.w[i][j]`) is passed as its rows, `&[Vec<T>]` (`__private::vec_matrix_rows`). A function whose
+//! differentiated structs have no float field read and that has no other differentiated input has no
+//! hidden function: its `f_hvp` is the value and zero structs (`zero_hvp`).
 //!
 //! A function returning `f64` whose structs are all differentiated and of types without float type
 //! parameters takes `struct_whole.rs`'s way instead (through the structs' values views), which also lets it
@@ -52,25 +55,6 @@ pub(crate) struct StructFunction<'a> {
 pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors) -> TokenStream {
     if crate::struct_whole::serves(s) {
         return crate::struct_whole::items(s, order, errors);
-    }
-    if let Some(f) = s.flat.field_inputs().find(|f| f.matrix) {
-        let field = f
-            .path
-            .iter()
-            .map(ToString::to_string)
-            .collect::<Vec<_>>()
-            .join(".");
-        errors.spanned(
-            order,
-            format!(
-                "`order = K` reads a matrix field of a parameter struct (`{field}[i][j]`) only in a function \
-                 returning `f64` whose parameter structs are all differentiated and have no float type \
-                 parameter: this one is not; for the Hessian, store the field flat (`{field}: Vec<f64>` read \
-                 as `{field}[i * cols + j]`, the number of columns a `#[no_grad]` field), or take the matrix \
-                 as a parameter of the function"
-            ),
-        );
-        return TokenStream::new();
     }
     let before = errors.len();
     let method = crate::expand::is_method(s.item);
@@ -162,13 +146,11 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
         _ => p.active,
     });
     if !differentiated {
-        errors.spanned(
-            order,
-            "`order = K` differentiates the float fields that the function reads of its differentiated \
-             parameter structs, and this one reads none (nor takes another differentiated float): read one, \
-             or leave `order = K` out",
-        );
-        return TokenStream::new();
+        // Nothing of the differentiated structs reaches the result: every derivative is zero, the
+        // Hessian over the structs' flat views too (as the first order's gradient is a zero struct).
+        let hvp = zero_hvp(s, &scalar);
+        let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
+        return quote!(#hvp #hessian);
     }
     let fields_fn = fields_function(s, &floats, order, &scalar, in_impl, renamed.as_ref());
     // A method's hidden function is declared in `f_hvp`'s body, expanded there (`lower::expand_nested_fn`),
@@ -289,7 +271,7 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
                     || args
                         .iter()
                         .zip(floats)
-                        .any(|(a, float)| float && integer(a))
+                        .any(|(a, float)| (float && integer(a)) || (!float && reads(a, &carried)))
             }
             Value::Method { receiver, args, .. } if reads(receiver, &carried) => {
                 matches!(activity.var_kind(*var), Kind::Int) || args.iter().any(integer)
@@ -448,6 +430,8 @@ fn fields_function(
                     (true, _) if constant.is_some() || only_measured(s, p, f.ident) => {
                         quote!(#ident: &[()])
                     }
+                    // A matrix (`p.w[i][j]`): its rows, a matrix parameter (`call_args`).
+                    (true, _) if f.matrix => quote!(#ident: &[::std::vec::Vec<#scalar>]),
                     (true, _) => quote!(#ident: &[#scalar]),
                     (false, true) => quote!(#ident: #scalar),
                     (false, false) => {
@@ -632,12 +616,19 @@ fn hvp(
             let d = direction(i);
             let (ty, primal) = (ty.to_token_stream(), crate::structs::reference(p));
             let zero = match f.array {
+                // (A `#[no_grad]` matrix's zero, rows of zeros.)
+                true if f.matrix => quote!(::autodiff::__private::Differentiable::zero_like(
+                    &::autodiff::__private::vec_matrix_rows(#input).into_owned()
+                )),
                 true => quote!(::autodiff::__private::zeros_like(#input)),
                 false => quote!(::autodiff::__private::constant_zero(&#input)),
             };
             let tangent =
                 crate::structs::field_tangent(&ty, quote!(#d), quote!((#primal)), f.path, zero);
-            inner_directions.push(if f.array {
+            inner_directions.push(if f.matrix {
+                // Rows of `Vec`s, as the hidden function takes the matrix (`call_args`).
+                quote!(::autodiff::__private::vec_matrix_rows(&#tangent).into_owned())
+            } else if f.array {
                 quote!(#tangent[..].to_vec())
             } else {
                 tangent
@@ -672,6 +663,69 @@ fn hvp(
     }
 }
 
+/// `f_hvp` of a function whose differentiated parameters are all structs of which it reads no float
+/// field: the value (the function itself), and the gradient and the product zero structs
+/// (`Differentiable::zero_like`, which copies the `#[no_grad]` fields), as its `f_grad` gives.
+///
+/// ```text
+/// fn count_hvp(&self, x: &[T], v: Self) -> (T, Self, Self) {
+///     let _ = v;
+///     let __gradient = <Self as Differentiable>::zero_like(self);
+///     let __product = <Self as Differentiable>::zero_like(self);
+///     (Self::count(self, x), __gradient, __product)
+/// }
+/// ```
+fn zero_hvp(s: &StructFunction, scalar: &Ident) -> TokenStream {
+    let v = crate::naming::local("v");
+    let gradient_ty = s.sig.gradient_type();
+    let name = crate::signature::derived_name(s.item, "hvp");
+    let signature = s.sig.generated(
+        s.bounded,
+        &name,
+        Some(quote!(#v: #gradient_ty)),
+        quote!((#scalar, #gradient_ty, #gradient_ty)),
+    );
+    let zeros: Vec<TokenStream> = s
+        .sig
+        .params
+        .iter()
+        .filter(|p| p.active)
+        .map(|p| match &p.kind {
+            Kind::Struct(ty) => {
+                let reference = crate::structs::reference(p);
+                quote!(<#ty as ::autodiff::__private::Differentiable>::zero_like(#reference))
+            }
+            // (`items` comes here only where every differentiated parameter is a struct.)
+            _ => quote!(::core::unreachable!()),
+        })
+        .collect();
+    let zeros = crate::emit::tuple_or_single(zeros);
+    let (gradient, product) = (
+        Ident::new("__gradient", Span::mixed_site()),
+        Ident::new("__product", Span::mixed_site()),
+    );
+    let primal = &s.item.sig.ident;
+    let callee = match crate::expand::is_method(s.item) {
+        true => quote!(Self::#primal),
+        false => quote!(#primal),
+    };
+    let args = s.sig.params.iter().map(|p| &p.ident);
+    let doc = format!(
+        " The value, gradient and Hessian-vector product `H v` of `{primal}`, which reads no float field of \
+         its differentiated structs: the gradient and the product are zero."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #signature {
+            let _ = #v;
+            let #gradient = #zeros;
+            let #product = #zeros;
+            (#callee(#(#args),*), #gradient, #product)
+        }
+    }
+}
+
 /// The arguments of the hidden function of the fields, after `Flattened::bind_fields`: the declared
 /// parameters but the structs, and for each struct its field inputs (and `self` itself in an `impl`).
 fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
@@ -695,6 +749,8 @@ fn call_args(s: &StructFunction, in_impl: bool) -> Vec<TokenStream> {
                 true if f.constant.is_some() || only_measured(s, p, input) => {
                     quote!(&::std::vec![(); #input.len()][..])
                 }
+                // A matrix: its rows (borrowed from a `Vec` of `Vec`s, copied from fixed-size rows).
+                true if f.matrix => quote!(&*::autodiff::__private::vec_matrix_rows(#input)),
                 true => quote!(&#input[..]),
                 false => quote!(#input),
             });

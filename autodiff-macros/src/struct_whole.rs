@@ -1466,10 +1466,15 @@ mod tests {
         let flag = first_order(quote!(if p.flag { x } else { -x }));
         assert!(flag.contains("fn __f_whole"), "{flag}");
         assert!(!flag.contains("compile_error"), "{flag}");
-        // An exponent, an argument of a call: maybe not floats, and the first order must not break. No
-        // hidden function, but stand-ins without a generic copy, whose error an `order = K` caller meets.
-        for doubtful in [quote!(x.powi(p.n)), quote!(g(x, p.n) * p.b)] {
-            let text = first_order(doubtful);
+        // `powi`'s exponent is an `i32`: taken in its declared type too (`activity.rs`).
+        let exponent = first_order(quote!(x.powi(p.n) * p.b));
+        assert!(exponent.contains("fn __f_whole"), "{exponent}");
+        assert!(exponent.contains("__struct_whole"), "{exponent}");
+        assert!(!exponent.contains("compile_error"), "{exponent}");
+        // An argument of a call: maybe not a float, and the first order must not break. No hidden
+        // function, but stand-ins without a generic copy, whose error an `order = K` caller meets.
+        {
+            let text = first_order(quote!(g(x, p.n) * p.b));
             assert!(!text.contains("__struct_whole"), "{text}");
             assert!(text.contains("fn __f_whole"), "{text}");
             assert!(

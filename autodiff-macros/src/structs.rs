@@ -858,6 +858,32 @@ impl Flattened {
     /// is a matrix input, read flattened as a matrix parameter is; a local bound to it is not followed.
     /// Reported before the fence and the lowering, whose errors about it would not say what to do.
     pub(crate) fn check_matrix_fields(&self, errors: &mut crate::errors::Errors) {
+        // A matrix whose elements are read as integers (`x[p.sets[i][j]]`): not supported, one error at
+        // the field rather than those of reading it as floats.
+        let matrices: FastSet<String> = (self.fields.iter())
+            .filter(|f| f.matrix)
+            .map(|f| f.ident.to_string())
+            .collect();
+        for (name, _) in crate::integer_fields::constant_arrays(&self.block, &matrices) {
+            let Some(field) = self.fields.iter().find(|f| f.ident == name) else {
+                continue;
+            };
+            let Some(last) = field.path.last() else {
+                continue;
+            };
+            let shown: Vec<String> = field.path.iter().map(Ident::to_string).collect();
+            let shown = shown.join(".");
+            errors.spanned(
+                last,
+                format!(
+                    "the field `{shown}` is indexed twice, as a matrix, and its elements are read as integers \
+                     or flags (an index, a bound, a condition, compared with an integer literal, or only \
+                     converted by `as`): a matrix of integers is not supported as a field of a parameter \
+                     struct; pass it as a parameter of its own (`sets: &[Vec<usize>]`), or store it flat \
+                     (`Vec<usize>` read as `{shown}[i * cols + j]`)"
+                ),
+            );
+        }
         for read in matrix_reads(&self.block, &self.fields) {
             if !read.copied {
                 continue;

@@ -238,7 +238,7 @@ pub(crate) fn expand(
     if errors.len() > before {
         // The function as written, beside stubs of its items: one error each, no cascade.
         let errors = errors.finish().err().unwrap_or_default();
-        let stubs = crate::expand::stubs(item, None);
+        let stubs = crate::expand::stubs(item, None, args.order.as_ref());
         return quote!(#errors #item #stubs);
     }
     if split.groups.iter().all(|g| matches!(g, Group::Plain)) {
@@ -262,12 +262,13 @@ pub(crate) fn expand(
         &args,
         &mut Errors::default(),
     );
+    let order_arg = args.order.clone();
     let expanded = expand(args, split.copy.clone(), errors);
     let items = match &copy_sig {
         Some(sig) if sig.active().count() > 0 => {
             Wrappers::new(item, &split, sig).items(order, &split.copy)
         }
-        _ => crate::expand::stubs(item, None),
+        _ => crate::expand::stubs(item, None, order_arg.as_ref()),
     };
     // The items call the copy, not `f`: a program that calls only `f_grad` leaves `f` unused, which it
     // should not hear of (a function whose items call it does not).
