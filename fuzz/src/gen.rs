@@ -9,18 +9,30 @@ use crate::ast::*;
 use crate::rng::Rng;
 
 mod scratch;
+mod sugar;
 pub use scratch::generate_scratch;
 
 /// Generates program number `id` of the run with the given seed.
 ///
 /// With `forms`, also the forms of `--forms` (iterator chains). Without it the programs of a seed are those
 /// of earlier versions (a form's weight is zero, which draws the same numbers).
+#[cfg(test)]
 pub fn generate_with(seed: u64, id: usize, forms: bool) -> Program {
+    generate(seed, id, forms, false)
+}
+
+/// [`generate_with`], and with `sugar` also the forms of `--sugar`: iterator direction chains
+/// (`.rev().rev()`, `.step_by(k).rev()`, `.enumerate().rev()`, zips of zips) under an order-dependent
+/// (Horner) accumulation, destructuring assignments, `match` arms with guards and bindings (fresh, capitalised,
+/// or shadowing a local outside), labelled block values left by `break 'label` (also from a nested loop),
+/// `copysign` and `clamp`. Without it a seed's programs are those of [`generate_with`].
+pub fn generate(seed: u64, id: usize, forms: bool, sugar: bool) -> Program {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0001).wrapping_add(id as u64));
     let mut g = Gen {
         rng: rng.fork(),
         fresh: 0,
         forms,
+        sugar,
     };
     g.program(id)
 }
@@ -103,6 +115,9 @@ struct Ctx {
     /// iterations stays bounded (repeated `x += x * x` overflows, and `0 * inf` in the adjoint is then NaN).
     looping: bool,
     callees: Vec<Callee>,
+    /// Inside a labelled block value (`--sugar`): its label, which `break 'label value` may leave (also from
+    /// a loop nested in it).
+    label: Option<String>,
 }
 
 struct Gen {
@@ -110,6 +125,8 @@ struct Gen {
     fresh: usize,
     /// Generate the forms of `--forms` too.
     forms: bool,
+    /// Generate the forms of `--sugar` too.
+    sugar: bool,
 }
 
 impl Gen {
@@ -290,6 +307,7 @@ impl Gen {
                     looping: false,
                     // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
                     callees: callees_of(&funcs, helper_generic),
+                    label: None,
                 };
                 let stmts = self.rng.range(2, 6);
                 funcs.push(self.func(
@@ -313,6 +331,7 @@ impl Gen {
             depth: 0,
             looping: false,
             callees,
+            label: None,
         };
         let stmts = self.rng.range(5, 22);
         let main = self.func(
@@ -722,6 +741,16 @@ impl Gen {
             } else {
                 0
             },
+            // `--sugar`: 21 an iterator direction chain under a Horner accumulation, 22 a destructuring
+            // assignment, 23 a labelled block value, 24 `break 'label value` inside one
+            if self.sugar && nest { 10 } else { 0 },
+            if self.sugar { 7 } else { 0 },
+            if self.sugar && nest { 5 } else { 0 },
+            if self.sugar && ctx.label.is_some() {
+                8
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -852,12 +881,13 @@ impl Gen {
                 let scrut = self.match_scrut(scope);
                 let mut c = ctx.clone();
                 c.depth += 1;
-                let pats = self.match_pats();
+                let pats = self.pats(scope, ctx, &scrut);
                 let arms = pats
                     .into_iter()
                     .map(|p| {
                         let want = self.rng.range(1, 2);
-                        (p, self.block(&mut scope.clone(), &c, budget, want))
+                        let body = self.arm_block(scope, &c, budget, want, &p, &scrut);
+                        (p, body)
                     })
                     .collect();
                 Stmt::Match { scrut, arms }
@@ -902,9 +932,21 @@ impl Gen {
                 self.matrix_write(scope, ctx, &m, i, j)
             }
             17 => self.let_pair(scope, ctx),
-            _ => {
+            18 => {
                 let (target, source) = self.rng.pick(&whole).clone();
                 Stmt::AssignWhole { target, source }
+            }
+            21 => self.for_chain(scope, ctx, budget),
+            22 => self.destructure(scope, ctx),
+            23 => self.labelled(scope, ctx, budget),
+            _ => {
+                let label = ctx
+                    .label
+                    .clone()
+                    .expect("weighted only inside a labelled block");
+                let cond = self.cond(scope, ctx);
+                let value = self.expr(scope, ctx, 2);
+                Stmt::BreakLabel { label, cond, value }
             }
         }
     }
@@ -973,6 +1015,9 @@ impl Gen {
                 .cloned()
                 .collect();
             self.rng.pick(&ts).name.clone()
+        } else if self.sugar && self.rng.chance(0.1) {
+            // A capitalised local, which a `match` binding of the same name shadows (`--sugar`).
+            self.name("N")
         } else {
             self.name("t")
         };
@@ -1710,9 +1755,13 @@ impl Gen {
             1 => {
                 let scrut = self.match_scrut(scope);
                 let arms = self
-                    .match_pats()
+                    .pats(scope, ctx, &scrut)
                     .into_iter()
-                    .map(|p| (p, self.pair_val(scope, ctx)))
+                    .map(|p| {
+                        let inner = self.arm_scope(scope, &p, &scrut);
+                        let v = self.pair_val(&inner, ctx);
+                        (p, v)
+                    })
                     .collect();
                 PairInit::Match(scrut, arms)
             }
@@ -1926,15 +1975,31 @@ impl Gen {
                 Box::new(Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e))),
             )
         };
-        let m = *self.rng.pick(&[
-            Method2::Max,
-            Method2::Min,
-            Method2::Hypot,
-            Method2::Atan2,
-            Method2::Powf,
-            Method2::MulAdd,
-        ]);
+        let m = if self.sugar && self.rng.chance(0.3) {
+            *self.rng.pick(&[Method2::Copysign, Method2::Clamp])
+        } else {
+            *self.rng.pick(&[
+                Method2::Max,
+                Method2::Min,
+                Method2::Hypot,
+                Method2::Atan2,
+                Method2::Powf,
+                Method2::MulAdd,
+            ])
+        };
         match m {
+            Method2::Copysign => Expr::Method2(m, Box::new(a), vec![b]),
+            Method2::Clamp => {
+                // Bounds off the grid of the literals and casts, so that no value sits on one.
+                let lo = self.rng.range(1, 12) as f64 / 10.0 + 0.05;
+                let hi = self.rng.range(0, 12) as f64 / 10.0 + 0.05;
+                let _ = b;
+                Expr::Method2(
+                    m,
+                    Box::new(a),
+                    vec![Expr::Neg(Box::new(Expr::Lit(lo))), Expr::Lit(hi)],
+                )
+            }
             Method2::Max | Method2::Min => Expr::Method2(m, Box::new(a), vec![b]),
             Method2::Hypot | Method2::Atan2 => Expr::Method2(m, Box::new(a), vec![positive(b)]),
             Method2::Powf => {
@@ -2040,9 +2105,12 @@ impl Gen {
                 }
                 let scrut = self.match_scrut(scope);
                 let arms = self
-                    .match_pats()
+                    .pats(scope, ctx, &scrut)
                     .into_iter()
-                    .map(|p| (p, sub(self)))
+                    .map(|p| {
+                        let e = self.arm_expr(scope, ctx, depth - 1, &p, &scrut);
+                        (p, e)
+                    })
                     .collect();
                 Expr::Match(scrut, arms)
             }
@@ -2059,9 +2127,10 @@ impl Gen {
     }
 
     fn match_pats(&mut self) -> Vec<Pat> {
-        let second = *self
+        let second = self
             .rng
-            .pick(&[Pat::Or(1, 2), Pat::Range(1, 2), Pat::Lit(1)]);
+            .pick(&[Pat::Or(1, 2), Pat::Range(1, 2), Pat::Lit(1)])
+            .clone();
         vec![Pat::Lit(0), second, Pat::Wild]
     }
 

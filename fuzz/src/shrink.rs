@@ -208,6 +208,7 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
                 v
             }
             Stmt::Match { arms, .. } => arms.iter().map(|(_, b)| b.clone()).collect(),
+            Stmt::Seq(body) => vec![body.clone()],
             _ => vec![],
         };
         for body in inline {
@@ -244,6 +245,7 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
                 v
             }
             Stmt::Match { arms, .. } => arms.iter_mut().map(|(_, b)| b).collect(),
+            Stmt::Seq(body) | Stmt::LetLabelled { body, .. } => vec![body],
             _ => vec![],
         };
         for inner in nested {
@@ -322,6 +324,10 @@ fn visit_block(b: &mut [Stmt], f: &mut Visitor) -> bool {
 fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
     match s {
         Stmt::LetClosure { .. } => false,
+        Stmt::Seq(b) => visit_block(b, f),
+        Stmt::Destructure { value, .. } => visit_dvalue(value, f),
+        Stmt::LetLabelled { body, value, .. } => visit_block(body, f) || visit_expr(value, f),
+        Stmt::BreakLabel { cond, value, .. } => visit_cond(cond, f) || visit_expr(value, f),
         Stmt::LetMatrix { fill, .. } => visit_expr(fill, f),
         Stmt::LetPair { init, .. } => match init {
             PairInit::Var(..) => false,
@@ -358,6 +364,14 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
         Stmt::ReturnIf { cond, values } => {
             visit_cond(cond, f) || values.iter_mut().any(|e| visit_expr(e, f))
         }
+    }
+}
+
+fn visit_dvalue(v: &mut DValue, f: &mut Visitor) -> bool {
+    match v {
+        DValue::Expr(e) => visit_expr(e, f),
+        DValue::Tuple(vs) | DValue::Array(vs) => vs.iter_mut().any(|v| visit_dvalue(v, f)),
+        DValue::Call(_, args) => args.iter_mut().any(|a| visit_arg(a, f)),
     }
 }
 

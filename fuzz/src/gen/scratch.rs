@@ -98,6 +98,7 @@ pub fn generate_scratch(seed: u64, id: usize) -> Program {
         rng: rng.fork(),
         fresh: 0,
         forms: false,
+        sugar: false,
     };
     g.scratch_program(id)
 }
@@ -209,6 +210,7 @@ impl Gen {
                     depth: 0,
                     looping: false,
                     callees: Vec::new(),
+                    label: None,
                 };
                 let stmts = self.rng.range(2, 5);
                 funcs.push(self.func(
@@ -239,6 +241,7 @@ impl Gen {
             depth: 0,
             looping: false,
             callees: Vec::new(),
+            label: None,
         };
         let mut scope = Scope::default();
         for p in &params {

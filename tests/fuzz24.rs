@@ -1,0 +1,80 @@
+//! Forms the differential fuzzer writes with `--sugar` (`fuzz/src/gen/sugar.rs`) where it found wrong
+//! values. Every function folds its items in an order-dependent way (Horner's rule), so a loop that visits
+//! the wrong items, or in the wrong order, changes the value; each is checked against the same body without
+//! the macro (`plain_*`, the same text), the gradient against central differences and the Hessian against
+//! central differences of the gradient, on many random inputs.
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_fd_gradient, assert_jacobian, config, fd_jacobian};
+use proptest::prelude::*;
+
+#[differentiable(order = 2)]
+fn step_twice(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    for i in (0..x.len()).step_by(2).step_by(2) {
+        s = s * c + x[i];
+    }
+    s
+}
+
+fn plain_step_twice(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    for i in (0..x.len()).step_by(2).step_by(2) {
+        s = s * c + x[i];
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn rev_step_twice(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    for i in (0..x.len()).rev().step_by(3).step_by(3) {
+        s = s * c + x[i];
+    }
+    s
+}
+
+fn plain_rev_step_twice(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    for i in (0..x.len()).rev().step_by(3).step_by(3) {
+        s = s * c + x[i];
+    }
+    s
+}
+
+/// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the
+/// plain body's, the gradient matches central differences, the Hessian central differences of the
+/// gradient.
+macro_rules! check {
+    ($f:ident, $plain:ident, $grad:ident, $hessian:ident, $x:expr, $c:expr) => {{
+        let (x, c): (&[f64], f64) = ($x, $c);
+        let n = x.len();
+        let (value, (gx, gc)) = $grad(x, c);
+        prop_assert_eq!(value, $plain(x, c));
+        prop_assert_eq!(value, $f(x, c));
+        let flat: Vec<f64> = x.iter().copied().chain([c]).collect();
+        let g: Vec<f64> = gx.iter().copied().chain([gc]).collect();
+        assert_fd_gradient(|p| $plain(&p[..n], p[n]), &flat, &g, stringify!($f));
+        let (_, _, h) = $hessian(x, c);
+        let grad = |p: &[f64]| {
+            let (_, (gx, gc)) = $grad(&p[..n], p[n]);
+            gx.iter().copied().chain([gc]).collect::<Vec<f64>>()
+        };
+        assert_jacobian(&h, &fd_jacobian(grad, &flat), stringify!($f));
+    }};
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn stepped_twice(
+        x in prop::collection::vec(-1.5..1.5f64, 1..12),
+        c in -1.5..1.5f64,
+    ) {
+        check!(step_twice, plain_step_twice, step_twice_grad, step_twice_hessian, &x, c);
+        check!(rev_step_twice, plain_rev_step_twice, rev_step_twice_grad, rev_step_twice_hessian, &x, c);
+    }
+}
