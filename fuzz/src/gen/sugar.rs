@@ -181,7 +181,7 @@ impl Gen {
         // What the macro accepts (its spanned error lists it): `.rev()` and `.step_by(k)` on ranges;
         // `.rev()`, `.enumerate()` and `.zip(..)` of slice iterators on slice iterators. A range is not
         // enumerated or zipped, a slice iterator not stepped; the argument of `.zip(..)` is a plain
-        // `b.iter()`; `.enumerate()` comes once; `.step_by(k).rev()` is a spanned error by design (it
+        // `b.iter()`, its receiver `a.iter()` or a zip; `.enumerate()` comes once; `.step_by(k).rev()` is a spanned error by design (it
         // is not `.rev().step_by(k)`: the message says how to count the steps down instead).
         let range = matches!(info.chain.source, Source::Range(..));
         for _ in 0..count {
@@ -191,12 +191,34 @@ impl Gen {
                 .iter()
                 .any(|a| matches!(a, Adapter::StepBy(_)));
             let enumerated = info.chain.adapters.contains(&Adapter::Enumerate);
+            let zipped = info
+                .chain
+                .adapters
+                .iter()
+                .any(|a| matches!(a, Adapter::Zip(_)));
+            // After `.step_by(k)` only another `.step_by(k)` may come: mostly stop there.
+            if stepped && self.rng.chance(0.6) {
+                break;
+            }
             match self.rng.weighted(&[
                 if stepped { 0 } else { 6 },
                 if range { 3 } else { 0 },
                 if range || enumerated { 0 } else { 3 },
-                if zips < 2 && !range && !enumerated && !arrays.is_empty() {
-                    3
+                if zips < 2
+                    && !range
+                    && info
+                        .chain
+                        .adapters
+                        .iter()
+                        .all(|a| matches!(a, Adapter::Zip(_)))
+                    && !arrays.is_empty()
+                {
+                    // Zips of zips.
+                    if zipped {
+                        6
+                    } else {
+                        3
+                    }
                 } else {
                     0
                 },
@@ -695,5 +717,107 @@ fn scrut_range(scope: &Scope, scrut: &IExpr) -> (usize, usize) {
             _ => (0, k - 1),
         },
         _ => (0, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::gen::{generate, generate_with};
+    use crate::print::{print_program, Mode};
+
+    /// Every form of `--sugar` appears in a few seeds' programs, which parse in all three copies.
+    #[test]
+    fn sugar_forms_are_generated_and_parse() {
+        let forms = [
+            ".rev().rev()",
+            ".step_by(2).step_by(",
+            ".enumerate().rev()",
+            ".rev().enumerate()",
+            ".iter()).zip(",
+            "break 'b",
+            " = (",
+            " = [",
+            " = ((",
+            ".copysign(",
+            ".clamp(",
+        ];
+        let mut seen = std::collections::BTreeSet::new();
+        let mut capitalised_binding = false;
+        let mut guarded_binding = false;
+        for seed in 1..4 {
+            for id in 0..60 {
+                let p = generate(seed, id, seed % 2 == 0, true);
+                for mode in [Mode::Macro, Mode::Plain, Mode::Oracle] {
+                    let src = print_program(&p, mode);
+                    if let Err(e) = syn::parse_file(&src) {
+                        panic!("seed {seed} program {id} ({mode:?}) does not parse: {e}\n{src}");
+                    }
+                }
+                let src = print_program(&p, Mode::Macro);
+                for f in forms {
+                    if src.contains(f) {
+                        seen.insert(f);
+                    }
+                }
+                guarded_binding |= guarded(&src);
+                capitalised_binding |= src
+                    .lines()
+                    .any(|l| l.trim_start().starts_with('N') && l.contains("=>"));
+            }
+        }
+        let missing: Vec<&str> = forms
+            .iter()
+            .filter(|f| !seen.contains(*f))
+            .copied()
+            .collect();
+        assert!(missing.is_empty(), "never generated: {missing:?}");
+        assert!(capitalised_binding, "no capitalised binding");
+        assert!(guarded_binding, "no guarded fresh binding");
+    }
+
+    /// Whether `src` has a guard on a fresh binding, `n7 if ` or `N7 if `.
+    fn guarded(src: &str) -> bool {
+        src.match_indices(" if ").any(|(i, _)| {
+            let word = src[..i]
+                .rsplit(|c: char| !c.is_alphanumeric())
+                .next()
+                .unwrap_or("");
+            word.len() > 1
+                && word.starts_with(['n', 'N'])
+                && word[1..].chars().all(|c| c.is_ascii_digit())
+        })
+    }
+
+    /// Without `--sugar` no form of it is generated (its weights are zero and its branches not taken, so
+    /// that a seed's programs stay as they were).
+    #[test]
+    fn without_sugar_no_sugar_form() {
+        for seed in 1..4 {
+            for id in 0..60 {
+                let src = print_program(&generate_with(seed, id, seed % 2 == 0), Mode::Macro);
+                for f in [
+                    "break '",
+                    ".copysign(",
+                    ".clamp(",
+                    "iter()).zip(",
+                    ".rev().rev()",
+                    ".enumerate().rev()",
+                ] {
+                    assert!(!src.contains(f), "seed {seed} program {id}: {f}\n{src}");
+                }
+                assert!(!guarded(&src), "seed {seed} program {id}: a guard\n{src}");
+                assert!(
+                    !src.lines().any(|l| {
+                        let l = l.trim_start();
+                        let destructuring = (l.starts_with('(') || l.starts_with('['))
+                            && !l.starts_with("(*")
+                            && (l.contains(") = ") || l.contains("] = "))
+                            && l.ends_with(';');
+                        destructuring || l.starts_with("let N")
+                    }),
+                    "seed {seed} program {id}: a destructuring assignment or capitalised local\n{src}"
+                );
+            }
+        }
     }
 }
