@@ -269,6 +269,10 @@ pub enum Expr {
     CallClosure(String, Box<Expr>),
     /// `m[i][j]` of a matrix (`--forms`).
     Index2(String, IExpr, IExpr),
+    /// An order-dependent fold over an array (`--sugar`): `a.iter()` with the adapters (`.rev()`,
+    /// `.enumerate()`), then `.fold(init, |acc, &v| acc * c + v)` (after `.enumerate()`,
+    /// `|acc, (i, &v)| acc * c + v * (i as f64 + 1.0)`): the initial value and `c`.
+    HornerFold(String, Vec<Adapter>, f64, f64),
 }
 
 /// The target of an assignment.
@@ -411,6 +415,8 @@ pub enum Stmt {
         /// Its value when no `break` left it.
         value: Expr,
     },
+    /// `if cond { continue; }` inside a `for` loop (`--sugar`).
+    ContinueIf(Cond),
     /// `if cond { break 'label value; }` inside a labelled block (`--sugar`), perhaps in a loop nested in it.
     BreakLabel {
         /// The label, without its quote.
@@ -736,6 +742,7 @@ fn stmt_size(s: &Stmt) -> usize {
         Stmt::Destructure { value, .. } => dvalue_size(value),
         Stmt::LetLabelled { body, value, .. } => block(body) + expr_size(value),
         Stmt::BreakLabel { value, .. } => expr_size(value),
+        Stmt::ContinueIf(_) => 1,
         Stmt::Let { init, .. } => expr_size(init),
         Stmt::LetClosure { .. } => 1,
         Stmt::LetPair { init, .. } => match init {
@@ -793,7 +800,8 @@ fn expr_size(e: &Expr) -> usize {
         | Expr::Index(..)
         | Expr::Index2(..)
         | Expr::Cast(_)
-        | Expr::Fold(..) => 0,
+        | Expr::Fold(..)
+        | Expr::HornerFold(..) => 0,
         Expr::CallClosure(_, a) => expr_size(a),
         Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
         Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),

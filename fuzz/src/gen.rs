@@ -110,6 +110,9 @@ struct Ctx {
     pair: bool,
     /// Inside a `loop` (innermost loop): `Some(true)` when it is `let r = loop` (breaks carry a value).
     in_loop: Option<bool>,
+    /// The innermost loop is a `for` (`--sugar`: `continue` may leave an iteration; in a `while` or
+    /// `loop` it would skip the counter's increment).
+    in_for: bool,
     depth: usize,
     /// Inside any loop: assigned values are squashed (`tanh`, `sin`, `atan`) so that state carried across
     /// iterations stays bounded (repeated `x += x * x` overflows, and `0 * inf` in the adjoint is then NaN).
@@ -303,6 +306,7 @@ impl Gen {
                     generic: helper_generic,
                     pair: helper_pair,
                     in_loop: None,
+                    in_for: false,
                     depth: 0,
                     looping: false,
                     // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
@@ -328,6 +332,7 @@ impl Gen {
             generic,
             pair,
             in_loop: None,
+            in_for: false,
             depth: 0,
             looping: false,
             callees,
@@ -751,6 +756,8 @@ impl Gen {
             } else {
                 0
             },
+            // 25 `if c { continue; }` in a `for` (`--sugar`)
+            if self.sugar && ctx.in_for { 3 } else { 0 },
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -827,6 +834,7 @@ impl Gen {
                 } else {
                     None
                 };
+                c.in_for = false;
                 let want = self.rng.range(1, 4);
                 let body = self.block(&mut inner, &c, budget, want);
                 if is_loop {
@@ -939,6 +947,7 @@ impl Gen {
             21 => self.for_chain(scope, ctx, budget),
             22 => self.destructure(scope, ctx),
             23 => self.labelled(scope, ctx, budget),
+            25 => Stmt::ContinueIf(self.cond(scope, ctx)),
             _ => {
                 let label = ctx
                     .label
@@ -1290,6 +1299,7 @@ impl Gen {
         c.depth += 1;
         c.looping = true;
         c.in_loop = None;
+        c.in_for = true;
         let want = self.rng.range(1, 4);
         let body = self.block(&mut inner, &c, budget, want);
         Stmt::For {
@@ -1362,6 +1372,7 @@ impl Gen {
         c.depth += 1;
         c.looping = true;
         c.in_loop = None;
+        c.in_for = true;
         let want = self.rng.range(1, 3);
         let body = self.block(&mut inner, &c, budget, want);
         Stmt::For { iter, body }
@@ -1655,6 +1666,7 @@ impl Gen {
         c.depth += 2;
         c.looping = true;
         c.in_loop = None;
+        c.in_for = true;
         let (i, j) = (IExpr::Var(vi.clone()), IExpr::Var(vj.clone()));
         let mut body = if m.writable {
             vec![self.matrix_write(&inner, &c, m, i, j)]
@@ -1830,7 +1842,9 @@ impl Gen {
             Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::Match(_, arms) => arms.iter().any(|(_, e)| self.typed(scope, e)),
-            Expr::Fold(..) | Expr::CallClosure(..) | Expr::Index2(..) => true,
+            Expr::Fold(..) | Expr::CallClosure(..) | Expr::Index2(..) | Expr::HornerFold(..) => {
+                true
+            }
         }
     }
 
@@ -1859,8 +1873,34 @@ impl Gen {
             } else {
                 0
             },
+            // `--sugar`: an order-dependent fold over a typed array.
+            if self.sugar && scope.arrays.iter().any(|a| !a.ambiguous) {
+                2
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
+            7 => {
+                let typed: Vec<ArrayVar> = scope
+                    .arrays
+                    .iter()
+                    .filter(|a| !a.ambiguous)
+                    .cloned()
+                    .collect();
+                let a = self.rng.pick(&typed).clone();
+                let mut adapters = Vec::new();
+                for _ in 0..self.rng.range(1, 3) {
+                    if !adapters.contains(&Adapter::Enumerate) && self.rng.chance(0.35) {
+                        adapters.push(Adapter::Enumerate);
+                    } else {
+                        adapters.push(Adapter::Rev);
+                    }
+                }
+                let init = self.lit();
+                let c = self.rng.range(3, 9) as f64 / 10.0;
+                Expr::HornerFold(a.name, adapters, init, c)
+            }
             0 => {
                 // Prefer recent values, so that most of what is computed reaches the result.
                 let n = scope.floats.len();

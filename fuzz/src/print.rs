@@ -374,6 +374,14 @@ impl Printer {
                 self.indent -= 1;
                 self.line("};");
             }
+            Stmt::ContinueIf(cond) => {
+                let c = self.cond(cond);
+                self.line(&format!("if {c} {{"));
+                self.indent += 1;
+                self.line("continue;");
+                self.indent -= 1;
+                self.line("}");
+            }
             Stmt::BreakLabel { label, cond, value } => {
                 let c = self.cond(cond);
                 let v = self.expr(value, 0);
@@ -742,6 +750,33 @@ impl Printer {
                         format!("{a}.iter().fold({zero}, |{base}, &el| {base} + el * el)")
                     }
                     (None, _) => format!("{a}.iter().fold({zero}, |acc, &el| acc + el * el)"),
+                };
+                (s, 9)
+            }
+            Expr::HornerFold(a, adapters, init, c) => {
+                let mut chain = format!("{a}.iter()");
+                for ad in adapters {
+                    match ad {
+                        Adapter::Rev => chain.push_str(".rev()"),
+                        Adapter::Enumerate => chain.push_str(".enumerate()"),
+                        Adapter::StepBy(k) => {
+                            let _ = write!(chain, ".step_by({k})");
+                        }
+                        Adapter::Zip(z) => {
+                            let _ = write!(chain, ".zip({})", self::chain(z));
+                        }
+                    }
+                }
+                let (init, c) = (self.lit(*init), self.lit(*c));
+                let s = if adapters.contains(&Adapter::Enumerate) {
+                    let count = if self.generic {
+                        "(T::from(i).unwrap() + T::one())".to_string()
+                    } else {
+                        "(i as f64 + 1.0)".to_string()
+                    };
+                    format!("{chain}.fold({init}, |acc, (i, &v)| acc * {c} + v * {count})")
+                } else {
+                    format!("{chain}.fold({init}, |acc, &v| acc * {c} + v)")
                 };
                 (s, 9)
             }

@@ -289,6 +289,12 @@ fn alternatives(e: &Expr) -> Vec<Expr> {
     let mut v: Vec<Expr> = match e {
         Expr::Lit(_) | Expr::Var(_) => return vec![],
         Expr::Index(..) | Expr::Index2(..) | Expr::Cast(_) | Expr::Fold(..) => vec![],
+        // The fold with one adapter fewer.
+        Expr::HornerFold(a, adapters, init, c) if !adapters.is_empty() => {
+            let fewer = adapters[..adapters.len() - 1].to_vec();
+            vec![Expr::HornerFold(a.clone(), fewer, *init, *c)]
+        }
+        Expr::HornerFold(..) => vec![],
         Expr::CallClosure(_, a) => vec![(**a).clone()],
         Expr::Neg(a) | Expr::Method(_, a) => vec![(**a).clone()],
         Expr::Bin(_, a, b) | Expr::If(_, a, b) => vec![(**a).clone(), (**b).clone()],
@@ -328,6 +334,7 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
         Stmt::Destructure { value, .. } => visit_dvalue(value, f),
         Stmt::LetLabelled { body, value, .. } => visit_block(body, f) || visit_expr(value, f),
         Stmt::BreakLabel { cond, value, .. } => visit_cond(cond, f) || visit_expr(value, f),
+        Stmt::ContinueIf(cond) => visit_cond(cond, f),
         Stmt::LetMatrix { fill, .. } => visit_expr(fill, f),
         Stmt::LetPair { init, .. } => match init {
             PairInit::Var(..) => false,
@@ -400,7 +407,8 @@ fn visit_expr(e: &mut Expr, f: &mut Visitor) -> bool {
         | Expr::Index(..)
         | Expr::Index2(..)
         | Expr::Cast(_)
-        | Expr::Fold(..) => false,
+        | Expr::Fold(..)
+        | Expr::HornerFold(..) => false,
         Expr::CallClosure(_, a) => visit_expr(a, f),
         Expr::Neg(a) | Expr::Method(_, a) => visit_expr(a, f),
         Expr::Bin(_, a, b) => visit_expr(a, f) || visit_expr(b, f),

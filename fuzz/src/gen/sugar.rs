@@ -52,6 +52,7 @@ impl Gen {
         c.depth += 1;
         c.looping = true;
         c.in_loop = None;
+        c.in_for = true;
         // The factor: below one in size, so that the state stays bounded.
         let params: Vec<String> = scope
             .floats
@@ -459,8 +460,9 @@ impl Gen {
         let name = self.name("t");
         let mut c = ctx.clone();
         c.depth += 1;
-        // An unlabelled `break` inside a labelled block does not compile (E0695).
+        // An unlabelled `break` or `continue` inside a labelled block does not compile (E0695).
         c.in_loop = None;
+        c.in_for = false;
         c.label = Some(label.clone());
         let mut inner = scope.clone();
         let want = self.rng.range(0, 2);
@@ -478,6 +480,7 @@ impl Gen {
             let mut lc = c.clone();
             lc.depth += 1;
             lc.looping = true;
+            lc.in_for = true;
             let want = self.rng.range(1, 2);
             let mut lbody = self.block(&mut li, &lc, budget, want);
             let cond = self.cond(&li, &lc);
@@ -740,6 +743,9 @@ mod tests {
             " = ((",
             ".copysign(",
             ".clamp(",
+            "continue;",
+            ".rev().fold(",
+            ".enumerate().rev().fold(",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;
@@ -802,6 +808,8 @@ mod tests {
                     "iter()).zip(",
                     ".rev().rev()",
                     ".enumerate().rev()",
+                    "continue;",
+                    ".rev().fold(",
                 ] {
                     assert!(!src.contains(f), "seed {seed} program {id}: {f}\n{src}");
                 }
