@@ -3,6 +3,10 @@
 //! the wrong items, or in the wrong order, changes the value; each is checked against the same body without
 //! the macro (`plain_*`, the same text), the gradient against central differences and the Hessian against
 //! central differences of the gradient, on many random inputs.
+//!
+//! Before this file, a second `.step_by(k)` replaced the first instead of multiplying it: `_grad` of
+//! `for i in (0..n).step_by(2).step_by(2)` ran over `0, 2, 4, ..` where the function visits `0, 4, 8, ..`
+//! (the value right, the gradient wrong; `autodiff-fuzz --sugar --seed 24003`, program p12).
 
 mod common;
 
@@ -44,6 +48,29 @@ fn plain_rev_step_twice(x: &[f64], c: f64) -> f64 {
     s
 }
 
+#[differentiable(order = 2)]
+fn rev_step_products(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    for i in (1..x.len()).rev().step_by(2).step_by(3) {
+        s = s * c + x[i] * x[i - 1];
+    }
+    for i in (0..=x.len() - 1).step_by(3).step_by(2).step_by(1) {
+        s = s * c - x[i];
+    }
+    s
+}
+
+fn plain_rev_step_products(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    for i in (1..x.len()).rev().step_by(2).step_by(3) {
+        s = s * c + x[i] * x[i - 1];
+    }
+    for i in (0..=x.len() - 1).step_by(3).step_by(2).step_by(1) {
+        s = s * c - x[i];
+    }
+    s
+}
+
 /// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the
 /// plain body's, the gradient matches central differences, the Hessian central differences of the
 /// gradient.
@@ -76,5 +103,13 @@ proptest! {
     ) {
         check!(step_twice, plain_step_twice, step_twice_grad, step_twice_hessian, &x, c);
         check!(rev_step_twice, plain_rev_step_twice, rev_step_twice_grad, rev_step_twice_hessian, &x, c);
+        check!(
+            rev_step_products,
+            plain_rev_step_products,
+            rev_step_products_grad,
+            rev_step_products_hessian,
+            &x,
+            c
+        );
     }
 }

@@ -216,9 +216,9 @@ impl Gen {
                 {
                     // Zips of zips.
                     if zipped {
-                        6
+                        8
                     } else {
-                        3
+                        5
                     }
                 } else {
                     0
