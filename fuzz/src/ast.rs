@@ -417,6 +417,23 @@ pub enum Stmt {
     },
     /// `if cond { continue; }` inside a `for` loop (`--sugar`).
     ContinueIf(Cond),
+    /// `'label: for ..` (`--sugar`): a `for` loop with a label, which loops inside it leave or continue
+    /// by [`Stmt::JumpIf`].
+    LabelledFor {
+        /// The label, without its quote.
+        label: String,
+        /// The `for` loop.
+        inner: Box<Stmt>,
+    },
+    /// `if cond { continue 'label; }` or `if cond { break 'label; }` inside the labelled `for` (`--sugar`).
+    JumpIf {
+        /// When to jump.
+        cond: Cond,
+        /// The loop's label, without its quote.
+        label: String,
+        /// `continue`, else `break`.
+        cont: bool,
+    },
     /// `if cond { break 'label value; }` inside a labelled block (`--sugar`), perhaps in a loop nested in it.
     BreakLabel {
         /// The label, without its quote.
@@ -742,7 +759,8 @@ fn stmt_size(s: &Stmt) -> usize {
         Stmt::Destructure { value, .. } => dvalue_size(value),
         Stmt::LetLabelled { body, value, .. } => block(body) + expr_size(value),
         Stmt::BreakLabel { value, .. } => expr_size(value),
-        Stmt::ContinueIf(_) => 1,
+        Stmt::ContinueIf(_) | Stmt::JumpIf { .. } => 1,
+        Stmt::LabelledFor { inner, .. } => stmt_size(inner),
         Stmt::Let { init, .. } => expr_size(init),
         Stmt::LetClosure { .. } => 1,
         Stmt::LetPair { init, .. } => match init {

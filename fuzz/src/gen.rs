@@ -118,6 +118,8 @@ struct Ctx {
     /// iterations stays bounded (repeated `x += x * x` overflows, and `0 * inf` in the adjoint is then NaN).
     looping: bool,
     callees: Vec<Callee>,
+    /// The labels of the `for` loops around (`--sugar`), which `continue 'l` and `break 'l` may name.
+    loop_labels: Vec<String>,
     /// Inside a labelled block value (`--sugar`): its label, which `break 'label value` may leave (also from
     /// a loop nested in it).
     label: Option<String>,
@@ -313,6 +315,7 @@ impl Gen {
                     // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
                     callees: callees_of(&funcs, helper_generic),
                     label: None,
+                    loop_labels: Vec::new(),
                 };
                 let stmts = self.rng.range(2, 6);
                 funcs.push(self.func(
@@ -338,6 +341,7 @@ impl Gen {
             looping: false,
             callees,
             label: None,
+            loop_labels: Vec::new(),
         };
         let stmts = self.rng.range(5, 22);
         let main = self.func(
@@ -759,6 +763,12 @@ impl Gen {
             },
             // 25 `if c { continue; }` in a `for` (`--sugar`)
             if self.sugar && ctx.in_for { 3 } else { 0 },
+            // 26 `if c { continue 'l; }` or `break 'l;` of a labelled `for` around (`--sugar`)
+            if self.sugar && !ctx.loop_labels.is_empty() {
+                4
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -949,6 +959,14 @@ impl Gen {
             22 => self.destructure(scope, ctx),
             23 => self.labelled(scope, ctx, budget),
             25 => Stmt::ContinueIf(self.cond(scope, ctx)),
+            26 => {
+                let label = self.rng.pick(&ctx.loop_labels).clone();
+                Stmt::JumpIf {
+                    cond: self.cond(scope, ctx),
+                    label,
+                    cont: self.rng.chance(0.5),
+                }
+            }
             _ => {
                 let label = ctx
                     .label
@@ -1301,9 +1319,12 @@ impl Gen {
         c.looping = true;
         c.in_loop = None;
         c.in_for = true;
+        // `--sugar`: a label, which loops nested in this one may `continue` or `break`.
+        let label = (self.sugar && self.rng.chance(0.3)).then(|| self.name("l"));
+        c.loop_labels.extend(label.clone());
         let want = self.rng.range(1, 4);
         let body = self.block(&mut inner, &c, budget, want);
-        Stmt::For {
+        let s = Stmt::For {
             iter: ForIter::Range {
                 var,
                 lo,
@@ -1313,6 +1334,13 @@ impl Gen {
                 step,
             },
             body,
+        };
+        match label {
+            Some(label) => Stmt::LabelledFor {
+                label,
+                inner: Box::new(s),
+            },
+            None => s,
         }
     }
 

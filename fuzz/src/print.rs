@@ -374,6 +374,21 @@ impl Printer {
                 self.indent -= 1;
                 self.line("};");
             }
+            Stmt::LabelledFor { label, inner } => {
+                // The loop's first line, with the label before its `for`.
+                let at = self.out.len() + 4 * self.indent;
+                self.stmt(inner);
+                self.out.insert_str(at, &format!("'{label}: "));
+            }
+            Stmt::JumpIf { cond, label, cont } => {
+                let c = self.cond(cond);
+                self.line(&format!("if {c} {{"));
+                self.indent += 1;
+                let jump = if *cont { "continue" } else { "break" };
+                self.line(&format!("{jump} '{label};"));
+                self.indent -= 1;
+                self.line("}");
+            }
             Stmt::ContinueIf(cond) => {
                 let c = self.cond(cond);
                 self.line(&format!("if {c} {{"));

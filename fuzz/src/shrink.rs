@@ -334,7 +334,8 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
         Stmt::Destructure { value, .. } => visit_dvalue(value, f),
         Stmt::LetLabelled { body, value, .. } => visit_block(body, f) || visit_expr(value, f),
         Stmt::BreakLabel { cond, value, .. } => visit_cond(cond, f) || visit_expr(value, f),
-        Stmt::ContinueIf(cond) => visit_cond(cond, f),
+        Stmt::ContinueIf(cond) | Stmt::JumpIf { cond, .. } => visit_cond(cond, f),
+        Stmt::LabelledFor { inner, .. } => visit_stmt(inner, f),
         Stmt::LetMatrix { fill, .. } => visit_expr(fill, f),
         Stmt::LetPair { init, .. } => match init {
             PairInit::Var(..) => false,

@@ -212,6 +212,7 @@ impl Gen {
                     looping: false,
                     callees: Vec::new(),
                     label: None,
+                    loop_labels: Vec::new(),
                 };
                 let stmts = self.rng.range(2, 5);
                 funcs.push(self.func(
@@ -244,6 +245,7 @@ impl Gen {
             looping: false,
             callees: Vec::new(),
             label: None,
+            loop_labels: Vec::new(),
         };
         let mut scope = Scope::default();
         for p in &params {

@@ -12,6 +12,8 @@
 //!   (`n if n > 1 =>`, a capitalised `N3 =>`, or the name of a local or parameter outside, which the binding
 //!   shadows in its arm), as statements and as values;
 //! - labelled block values `let v = 'b: { .. if c { break 'b e1; } .. e2 };`, also left from a loop inside;
+//! - `if c { continue; }` in `for` loops, labelled `for` loops that loops inside them `continue 'l` or
+//!   `break 'l`, and order-dependent folds `a.iter().rev().enumerate().fold(init, |acc, (i, &v)| ..)`;
 //! - `copysign` and `clamp` (in `Gen::method2`).
 //!
 //! Each is valid Rust the generic oracle copy also compiles. `x as f32 as f64` is not generated: the oracle
@@ -463,6 +465,7 @@ impl Gen {
         // An unlabelled `break` or `continue` inside a labelled block does not compile (E0695).
         c.in_loop = None;
         c.in_for = false;
+        c.loop_labels.clear();
         c.label = Some(label.clone());
         let mut inner = scope.clone();
         let want = self.rng.range(0, 2);
@@ -746,6 +749,8 @@ mod tests {
             "continue;",
             ".rev().fold(",
             ".enumerate().rev().fold(",
+            "continue 'l",
+            "break 'l",
         ];
         let mut seen = std::collections::BTreeSet::new();
         let mut capitalised_binding = false;
@@ -810,6 +815,8 @@ mod tests {
                     ".enumerate().rev()",
                     "continue;",
                     ".rev().fold(",
+                    "continue 'l",
+                    "break 'l",
                 ] {
                     assert!(!src.contains(f), "seed {seed} program {id}: {f}\n{src}");
                 }
