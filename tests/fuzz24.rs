@@ -6,7 +6,9 @@
 //!
 //! Before this file, a second `.step_by(k)` replaced the first instead of multiplying it: `_grad` of
 //! `for i in (0..n).step_by(2).step_by(2)` ran over `0, 2, 4, ..` where the function visits `0, 4, 8, ..`
-//! (the value right, the gradient wrong; `autodiff-fuzz --sugar --seed 24003`, program p12).
+//! (the value right, the gradient wrong; `autodiff-fuzz --sugar --seed 24003`, program p12). And the
+//! guards of a `match` inside `vec![..]` were not rewritten: `_grad` took the first arm whose pattern
+//! matched, its value another arm's (`--sugar --seed 24024`, program p41).
 
 mod common;
 
@@ -71,6 +73,41 @@ fn plain_rev_step_products(x: &[f64], c: f64) -> f64 {
     s
 }
 
+#[differentiable(order = 2)]
+fn guards_in_vec(x: &[f64], c: f64) -> f64 {
+    let n = x.len() % 3;
+    let a = vec![
+        match n {
+            m if m < 1 => c * x[0],
+            k if c * x[0] >= 0.2 => x[k % x.len()] * c + k as f64,
+            1 if x.iter().rev().fold(0.3, |acc, &v| acc * 0.6 + v) < 1.1 => {
+                x.iter().fold(0.8, |acc, &v| acc * c + v)
+            }
+            1 => c * c,
+            _ => 2.8 * c,
+        };
+        3
+    ];
+    a[n] * c + a[0]
+}
+
+fn plain_guards_in_vec(x: &[f64], c: f64) -> f64 {
+    let n = x.len() % 3;
+    let a = vec![
+        match n {
+            m if m < 1 => c * x[0],
+            k if c * x[0] >= 0.2 => x[k % x.len()] * c + k as f64,
+            1 if x.iter().rev().fold(0.3, |acc, &v| acc * 0.6 + v) < 1.1 => {
+                x.iter().fold(0.8, |acc, &v| acc * c + v)
+            }
+            1 => c * c,
+            _ => 2.8 * c,
+        };
+        3
+    ];
+    a[n] * c + a[0]
+}
+
 /// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the
 /// plain body's, the gradient matches central differences, the Hessian central differences of the
 /// gradient.
@@ -95,6 +132,16 @@ macro_rules! check {
 
 proptest! {
     #![proptest_config(config())]
+
+    /// A `match` with guards and bindings inside `vec![..]`: before, its guards were not rewritten there
+    /// and `_grad` took the first arm whose pattern matched.
+    #[test]
+    fn guards_inside_vec_are_tested(
+        x in prop::collection::vec(-1.5..1.5f64, 1..7),
+        c in -1.5..1.5f64,
+    ) {
+        check!(guards_in_vec, plain_guards_in_vec, guards_in_vec_grad, guards_in_vec_hessian, &x, c);
+    }
 
     #[test]
     fn stepped_twice(

@@ -765,7 +765,7 @@ impl Gen {
             if self.sugar && ctx.in_for { 3 } else { 0 },
             // 26 `if c { continue 'l; }` or `break 'l;` of a labelled `for` around (`--sugar`)
             if self.sugar && !ctx.loop_labels.is_empty() {
-                4
+                15
             } else {
                 0
             },
