@@ -73,6 +73,8 @@ fn plain_rev_step_products(x: &[f64], c: f64) -> f64 {
     s
 }
 
+// `vec!`, not an array: the form that went wrong.
+#[allow(clippy::useless_vec)]
 #[differentiable(order = 2)]
 fn guards_in_vec(x: &[f64], c: f64) -> f64 {
     let n = x.len() % 3;
@@ -91,6 +93,7 @@ fn guards_in_vec(x: &[f64], c: f64) -> f64 {
     a[n] * c + a[0]
 }
 
+#[allow(clippy::useless_vec)]
 fn plain_guards_in_vec(x: &[f64], c: f64) -> f64 {
     let n = x.len() % 3;
     let a = vec![

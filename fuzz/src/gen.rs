@@ -846,6 +846,12 @@ impl Gen {
                     None
                 };
                 c.in_for = false;
+                // Not `continue 'l` / `break 'l` of an outer `for` out of `let r = loop { .. }`: the
+                // expansion does not compile (E0308 at the `break value`; autodiff-fuzz --sugar --seed 24025,
+                // program p12), recorded, not generated.
+                if result.is_some() {
+                    c.loop_labels.clear();
+                }
                 let want = self.rng.range(1, 4);
                 let body = self.block(&mut inner, &c, budget, want);
                 if is_loop {

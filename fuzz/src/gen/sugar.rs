@@ -594,10 +594,13 @@ impl Gen {
                 || scope.closures.iter().any(|c| c == n)
                 || scope.matrices.iter().any(|m| m.name == n)
         };
+        // Not a parameter a closure may capture: a closure reading a name bound again after it is made is a
+        // spanned error by design (the macro inlines the closure where it is called).
+        let captured = |n: &str| !scope.closures.is_empty() && n.len() == 1;
         let floats: Vec<String> = scope
             .floats
             .iter()
-            .filter(|f| !f.name.starts_with('(') && !taken(&f.name))
+            .filter(|f| !f.name.starts_with('(') && !taken(&f.name) && !captured(&f.name))
             .map(|f| f.name.clone())
             .collect();
         let ints: Vec<String> = scope
