@@ -846,9 +846,9 @@ impl Gen {
                     None
                 };
                 c.in_for = false;
-                // Not `continue 'l` / `break 'l` of an outer `for` out of `let r = loop { .. }`: the
-                // expansion does not compile (E0308 at the `break value`; autodiff-fuzz --sugar --seed 24025,
-                // program p12), recorded, not generated.
+                // Not `continue 'l` / `break 'l` of an outer `for` out of `let r = loop { .. }`: a spanned
+                // error by design (its expansion did not compile, autodiff-fuzz --sugar --seed 24025,
+                // program p12; tests/ui/fence/label-jump-out-of-let-loop.rs).
                 if result.is_some() {
                     c.loop_labels.clear();
                 }
