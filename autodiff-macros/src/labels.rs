@@ -209,9 +209,15 @@ impl VisitMut for Level<'_> {
             let jumps = |expr: &Expr| is_loop(expr) && self.jumps_in(expr);
             let nested = match &mut stmt {
                 Stmt::Expr(expr, _) if jumps(expr) => loop_parts(expr).map(|(_, body)| body),
+                // Not `let v = loop { .. }`: its jump would leave by a `break;` without the loop's value
+                // (E0308 in the expansion; autodiff-fuzz --sugar --seed 24025, program p12). It is
+                // reported as a loop inside an expression (`visit_expr_mut`).
                 Stmt::Local(syn::Local {
                     init: Some(init), ..
-                }) if init.diverge.is_none() && jumps(&init.expr) => {
+                }) if init.diverge.is_none()
+                    && !matches!(&*init.expr, Expr::Loop(_))
+                    && jumps(&init.expr) =>
+                {
                     loop_parts(&mut init.expr).map(|(_, body)| body)
                 }
                 _ => None,

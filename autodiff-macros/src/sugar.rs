@@ -415,6 +415,16 @@ impl VisitMut for Sugar {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `vec![match k { n if n > 1 => a, _ => b }; 3]`: the macro's arguments are expressions too, which
+        // `syn`'s visitors leave as tokens. (Before, a guard there was never rewritten, and the lowering,
+        // which takes guards and bindings rewritten, took the first arm whose pattern matched: `_grad`'s
+        // value was another arm's; `autodiff-fuzz --sugar --seed 24024`, program p41.)
+        if let Expr::Macro(m) = expr {
+            if m.mac.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                return;
+            }
+        }
         // Inner forms first: a labeled block inside another, a guard inside an arm.
         visit_mut::visit_expr_mut(self, expr);
         let rewritten = match &*expr {

@@ -50,6 +50,11 @@ pub enum Method2 {
     Powf,
     /// `a.mul_add(b, c)`
     MulAdd,
+    /// `a.copysign(b)` (`--sugar`): a kink at `a = 0` and a jump at `b = 0`, where the random points do
+    /// not fall.
+    Copysign,
+    /// `a.clamp(lo, hi)` (`--sugar`): the generator writes `lo <= hi` (literals, or `b` and `b + k`).
+    Clamp,
 }
 
 /// A binary float operator.
@@ -135,7 +140,7 @@ pub enum Arg {
 }
 
 /// A pattern of an integer `match` arm.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Pat {
     /// `k`
     Lit(usize),
@@ -145,6 +150,90 @@ pub enum Pat {
     Range(usize, usize),
     /// `_`
     Wild,
+    /// `name`, a binding of the scrutinee (`--sugar`): a fresh lowercase or capitalised name, or the name of
+    /// a local or parameter outside, which the binding shadows in its arm.
+    Bind(String),
+    /// `pat if cond` (`--sugar`).
+    Guard(Box<Pat>, Box<Cond>),
+}
+
+impl Pat {
+    /// The name this pattern binds, if any.
+    pub fn binding(&self) -> Option<&str> {
+        match self {
+            Pat::Bind(n) => Some(n),
+            Pat::Guard(p, _) => p.binding(),
+            _ => None,
+        }
+    }
+}
+
+/// The pattern of an iterator-chain `for` loop (`--sugar`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LoopPat {
+    /// A `usize` from a range or `.enumerate()`.
+    Int(String),
+    /// `&v`, a float element of a slice or array.
+    Float(String),
+    /// `(a, b)`, from `.enumerate()` or `.zip(..)`.
+    Pair(Box<LoopPat>, Box<LoopPat>),
+}
+
+/// Where an iterator chain starts (`--sugar`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// `(lo..hi)`, or `(lo..=hi)` when set.
+    Range(IExpr, IExpr, bool),
+    /// `a.iter()` of a slice parameter or local array.
+    Iter(String),
+}
+
+/// An adapter of an iterator chain (`--sugar`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Adapter {
+    /// `.rev()`
+    Rev,
+    /// `.step_by(k)`
+    StepBy(usize),
+    /// `.enumerate()`
+    Enumerate,
+    /// `.zip(chain)`
+    Zip(Box<Chain>),
+}
+
+/// An iterator chain: a source and its adapters (`--sugar`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    /// The start.
+    pub source: Source,
+    /// The adapters, in order.
+    pub adapters: Vec<Adapter>,
+}
+
+/// The left side of a destructuring assignment (`--sugar`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DPlace {
+    /// `_`
+    Wild,
+    /// A variable or an element.
+    Place(Place),
+    /// `(a, b, ..)`
+    Tuple(Vec<DPlace>),
+    /// `[a, b, ..]`
+    Array(Vec<DPlace>),
+}
+
+/// The right side of a destructuring assignment, of the shape of its left side (`--sugar`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum DValue {
+    /// A float.
+    Expr(Expr),
+    /// `(a, b, ..)`
+    Tuple(Vec<DValue>),
+    /// `[a, b, ..]`
+    Array(Vec<DValue>),
+    /// A call of a helper returning `(f64, f64)`, for a two-place tuple.
+    Call(String, Vec<Arg>),
 }
 
 /// A float expression.
@@ -180,6 +269,10 @@ pub enum Expr {
     CallClosure(String, Box<Expr>),
     /// `m[i][j]` of a matrix (`--forms`).
     Index2(String, IExpr, IExpr),
+    /// An order-dependent fold over an array (`--sugar`): `a.iter()` with the adapters (`.rev()`,
+    /// `.enumerate()`), then `.fold(init, |acc, &v| acc * c + v)` (after `.enumerate()`,
+    /// `|acc, (i, &v)| acc * c + v * (i as f64 + 1.0)`): the initial value and `c`.
+    HornerFold(String, Vec<Adapter>, f64, f64),
 }
 
 /// The target of an assignment.
@@ -275,6 +368,14 @@ pub enum ForIter {
         /// The slice or array iterated.
         arr: String,
     },
+    /// `for pat in chain` (`--sugar`): ranges and slice iterators with `.rev()`, `.step_by(k)`,
+    /// `.enumerate()` and `.zip(..)` in any valid order.
+    Chain {
+        /// The pattern, of the shape of the chain's items.
+        pat: LoopPat,
+        /// The chain.
+        chain: Chain,
+    },
     /// `for (&a, &b) in xs.iter().zip(ys.iter())`
     Zip {
         /// The variable over `arr_a`.
@@ -291,6 +392,57 @@ pub enum ForIter {
 /// A statement of a generated body.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
+    /// Statements printed one after the other, in the enclosing block (`--sugar`: an accumulator and
+    /// the loop that writes it).
+    Seq(Vec<Stmt>),
+    /// `target = value;`, a destructuring assignment (`--sugar`).
+    Destructure {
+        /// The places written, left to right.
+        target: DPlace,
+        /// The values, all evaluated before the first write.
+        value: DValue,
+    },
+    /// `let name[: f64] = 'label: { body; value };` (`--sugar`), left early by [`Stmt::BreakLabel`].
+    LetLabelled {
+        /// The variable.
+        name: String,
+        /// Written with a type annotation.
+        annotated: bool,
+        /// The label, without its quote.
+        label: String,
+        /// The statements of the block.
+        body: Vec<Stmt>,
+        /// Its value when no `break` left it.
+        value: Expr,
+    },
+    /// `if cond { continue; }` inside a `for` loop (`--sugar`).
+    ContinueIf(Cond),
+    /// `'label: for ..` (`--sugar`): a `for` loop with a label, which loops inside it leave or continue
+    /// by [`Stmt::JumpIf`].
+    LabelledFor {
+        /// The label, without its quote.
+        label: String,
+        /// The `for` loop.
+        inner: Box<Stmt>,
+    },
+    /// `if cond { continue 'label; }` or `if cond { break 'label; }` inside the labelled `for` (`--sugar`).
+    JumpIf {
+        /// When to jump.
+        cond: Cond,
+        /// The loop's label, without its quote.
+        label: String,
+        /// `continue`, else `break`.
+        cont: bool,
+    },
+    /// `if cond { break 'label value; }` inside a labelled block (`--sugar`), perhaps in a loop nested in it.
+    BreakLabel {
+        /// The label, without its quote.
+        label: String,
+        /// When to leave.
+        cond: Cond,
+        /// The block's value then.
+        value: Expr,
+    },
     /// `let name = |el: f64| el.method() * capture + lit;` (`--forms`), with `capture` a scalar parameter or
     /// `el` itself.
     LetClosure {
@@ -603,6 +755,12 @@ impl Program {
 fn stmt_size(s: &Stmt) -> usize {
     let block = |b: &[Stmt]| b.iter().map(stmt_size).sum::<usize>();
     1 + match s {
+        Stmt::Seq(b) => block(b),
+        Stmt::Destructure { value, .. } => dvalue_size(value),
+        Stmt::LetLabelled { body, value, .. } => block(body) + expr_size(value),
+        Stmt::BreakLabel { value, .. } => expr_size(value),
+        Stmt::ContinueIf(_) | Stmt::JumpIf { .. } => 1,
+        Stmt::LabelledFor { inner, .. } => stmt_size(inner),
         Stmt::Let { init, .. } => expr_size(init),
         Stmt::LetClosure { .. } => 1,
         Stmt::LetPair { init, .. } => match init {
@@ -630,6 +788,14 @@ fn stmt_size(s: &Stmt) -> usize {
     }
 }
 
+fn dvalue_size(v: &DValue) -> usize {
+    match v {
+        DValue::Expr(e) => expr_size(e),
+        DValue::Tuple(vs) | DValue::Array(vs) => vs.iter().map(dvalue_size).sum(),
+        DValue::Call(_, args) => 1 + args.iter().map(arg_size).sum::<usize>(),
+    }
+}
+
 fn pair_val_size(v: &PairVal) -> usize {
     match v {
         PairVal::Lit(a, b) => expr_size(a) + expr_size(b),
@@ -652,7 +818,8 @@ fn expr_size(e: &Expr) -> usize {
         | Expr::Index(..)
         | Expr::Index2(..)
         | Expr::Cast(_)
-        | Expr::Fold(..) => 0,
+        | Expr::Fold(..)
+        | Expr::HornerFold(..) => 0,
         Expr::CallClosure(_, a) => expr_size(a),
         Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
         Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),

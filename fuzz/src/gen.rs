@@ -9,18 +9,30 @@ use crate::ast::*;
 use crate::rng::Rng;
 
 mod scratch;
+mod sugar;
 pub use scratch::generate_scratch;
 
 /// Generates program number `id` of the run with the given seed.
 ///
 /// With `forms`, also the forms of `--forms` (iterator chains). Without it the programs of a seed are those
 /// of earlier versions (a form's weight is zero, which draws the same numbers).
+#[cfg(test)]
 pub fn generate_with(seed: u64, id: usize, forms: bool) -> Program {
+    generate(seed, id, forms, false)
+}
+
+/// [`generate_with`], and with `sugar` also the forms of `--sugar`: iterator direction chains
+/// (`.rev().rev()`, `.step_by(k).rev()`, `.enumerate().rev()`, zips of zips) under an order-dependent
+/// (Horner) accumulation, destructuring assignments, `match` arms with guards and bindings (fresh, capitalised,
+/// or shadowing a local outside), labelled block values left by `break 'label` (also from a nested loop),
+/// `copysign` and `clamp`. Without it a seed's programs are those of [`generate_with`].
+pub fn generate(seed: u64, id: usize, forms: bool, sugar: bool) -> Program {
     let mut rng = Rng::new(seed.wrapping_mul(0x1000_0001).wrapping_add(id as u64));
     let mut g = Gen {
         rng: rng.fork(),
         fresh: 0,
         forms,
+        sugar,
     };
     g.program(id)
 }
@@ -98,11 +110,19 @@ struct Ctx {
     pair: bool,
     /// Inside a `loop` (innermost loop): `Some(true)` when it is `let r = loop` (breaks carry a value).
     in_loop: Option<bool>,
+    /// The innermost loop is a `for` (`--sugar`: `continue` may leave an iteration; in a `while` or
+    /// `loop` it would skip the counter's increment).
+    in_for: bool,
     depth: usize,
     /// Inside any loop: assigned values are squashed (`tanh`, `sin`, `atan`) so that state carried across
     /// iterations stays bounded (repeated `x += x * x` overflows, and `0 * inf` in the adjoint is then NaN).
     looping: bool,
     callees: Vec<Callee>,
+    /// The labels of the `for` loops around (`--sugar`), which `continue 'l` and `break 'l` may name.
+    loop_labels: Vec<String>,
+    /// Inside a labelled block value (`--sugar`): its label, which `break 'label value` may leave (also from
+    /// a loop nested in it).
+    label: Option<String>,
 }
 
 struct Gen {
@@ -110,6 +130,8 @@ struct Gen {
     fresh: usize,
     /// Generate the forms of `--forms` too.
     forms: bool,
+    /// Generate the forms of `--sugar` too.
+    sugar: bool,
 }
 
 impl Gen {
@@ -120,7 +142,8 @@ impl Gen {
 
     fn program(&mut self, id: usize) -> Program {
         let generic = self.rng.chance(0.2);
-        let order2 = self.rng.chance(0.15);
+        // `--sugar` checks more Hessians (`_hvp` against dual-over-dual numbers): a third of its programs.
+        let order2 = self.rng.chance(0.15) || (self.sugar && self.rng.chance(0.2));
         let pair = !order2 && self.rng.chance(0.15);
 
         // Parameters of the main function.
@@ -286,10 +309,13 @@ impl Gen {
                     generic: helper_generic,
                     pair: helper_pair,
                     in_loop: None,
+                    in_for: false,
                     depth: 0,
                     looping: false,
                     // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
                     callees: callees_of(&funcs, helper_generic),
+                    label: None,
+                    loop_labels: Vec::new(),
                 };
                 let stmts = self.rng.range(2, 6);
                 funcs.push(self.func(
@@ -310,9 +336,12 @@ impl Gen {
             generic,
             pair,
             in_loop: None,
+            in_for: false,
             depth: 0,
             looping: false,
             callees,
+            label: None,
+            loop_labels: Vec::new(),
         };
         let stmts = self.rng.range(5, 22);
         let main = self.func(
@@ -722,6 +751,24 @@ impl Gen {
             } else {
                 0
             },
+            // `--sugar`: 21 an iterator direction chain under a Horner accumulation, 22 a destructuring
+            // assignment, 23 a labelled block value, 24 `break 'label value` inside one
+            if self.sugar && nest { 10 } else { 0 },
+            if self.sugar { 7 } else { 0 },
+            if self.sugar && nest { 5 } else { 0 },
+            if self.sugar && ctx.label.is_some() {
+                8
+            } else {
+                0
+            },
+            // 25 `if c { continue; }` in a `for` (`--sugar`)
+            if self.sugar && ctx.in_for { 3 } else { 0 },
+            // 26 `if c { continue 'l; }` or `break 'l;` of a labelled `for` around (`--sugar`)
+            if self.sugar && !ctx.loop_labels.is_empty() {
+                15
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&weights) {
             0 => self.let_float(scope, ctx),
@@ -798,6 +845,13 @@ impl Gen {
                 } else {
                     None
                 };
+                c.in_for = false;
+                // Not `continue 'l` / `break 'l` of an outer `for` out of `let r = loop { .. }`: a spanned
+                // error by design (its expansion did not compile, autodiff-fuzz --sugar --seed 24025,
+                // program p12; tests/ui/fence/label-jump-out-of-let-loop.rs).
+                if result.is_some() {
+                    c.loop_labels.clear();
+                }
                 let want = self.rng.range(1, 4);
                 let body = self.block(&mut inner, &c, budget, want);
                 if is_loop {
@@ -852,12 +906,13 @@ impl Gen {
                 let scrut = self.match_scrut(scope);
                 let mut c = ctx.clone();
                 c.depth += 1;
-                let pats = self.match_pats();
+                let pats = self.pats(scope, ctx, &scrut);
                 let arms = pats
                     .into_iter()
                     .map(|p| {
                         let want = self.rng.range(1, 2);
-                        (p, self.block(&mut scope.clone(), &c, budget, want))
+                        let body = self.arm_block(scope, &c, budget, want, &p, &scrut);
+                        (p, body)
                     })
                     .collect();
                 Stmt::Match { scrut, arms }
@@ -902,9 +957,30 @@ impl Gen {
                 self.matrix_write(scope, ctx, &m, i, j)
             }
             17 => self.let_pair(scope, ctx),
-            _ => {
+            18 => {
                 let (target, source) = self.rng.pick(&whole).clone();
                 Stmt::AssignWhole { target, source }
+            }
+            21 => self.for_chain(scope, ctx, budget),
+            22 => self.destructure(scope, ctx),
+            23 => self.labelled(scope, ctx, budget),
+            25 => Stmt::ContinueIf(self.cond(scope, ctx)),
+            26 => {
+                let label = self.rng.pick(&ctx.loop_labels).clone();
+                Stmt::JumpIf {
+                    cond: self.cond(scope, ctx),
+                    label,
+                    cont: self.rng.chance(0.5),
+                }
+            }
+            _ => {
+                let label = ctx
+                    .label
+                    .clone()
+                    .expect("weighted only inside a labelled block");
+                let cond = self.cond(scope, ctx);
+                let value = self.expr(scope, ctx, 2);
+                Stmt::BreakLabel { label, cond, value }
             }
         }
     }
@@ -973,6 +1049,9 @@ impl Gen {
                 .cloned()
                 .collect();
             self.rng.pick(&ts).name.clone()
+        } else if self.sugar && self.rng.chance(0.1) {
+            // A capitalised local, which a `match` binding of the same name shadows (`--sugar`).
+            self.name("N")
         } else {
             self.name("t")
         };
@@ -1245,9 +1324,13 @@ impl Gen {
         c.depth += 1;
         c.looping = true;
         c.in_loop = None;
+        c.in_for = true;
+        // `--sugar`: a label, which loops nested in this one may `continue` or `break`.
+        let label = (self.sugar && self.rng.chance(0.3)).then(|| self.name("l"));
+        c.loop_labels.extend(label.clone());
         let want = self.rng.range(1, 4);
         let body = self.block(&mut inner, &c, budget, want);
-        Stmt::For {
+        let s = Stmt::For {
             iter: ForIter::Range {
                 var,
                 lo,
@@ -1257,6 +1340,13 @@ impl Gen {
                 step,
             },
             body,
+        };
+        match label {
+            Some(label) => Stmt::LabelledFor {
+                label,
+                inner: Box::new(s),
+            },
+            None => s,
         }
     }
 
@@ -1317,6 +1407,7 @@ impl Gen {
         c.depth += 1;
         c.looping = true;
         c.in_loop = None;
+        c.in_for = true;
         let want = self.rng.range(1, 3);
         let body = self.block(&mut inner, &c, budget, want);
         Stmt::For { iter, body }
@@ -1610,6 +1701,7 @@ impl Gen {
         c.depth += 2;
         c.looping = true;
         c.in_loop = None;
+        c.in_for = true;
         let (i, j) = (IExpr::Var(vi.clone()), IExpr::Var(vj.clone()));
         let mut body = if m.writable {
             vec![self.matrix_write(&inner, &c, m, i, j)]
@@ -1710,9 +1802,13 @@ impl Gen {
             1 => {
                 let scrut = self.match_scrut(scope);
                 let arms = self
-                    .match_pats()
+                    .pats(scope, ctx, &scrut)
                     .into_iter()
-                    .map(|p| (p, self.pair_val(scope, ctx)))
+                    .map(|p| {
+                        let inner = self.arm_scope(scope, &p, &scrut);
+                        let v = self.pair_val(&inner, ctx);
+                        (p, v)
+                    })
                     .collect();
                 PairInit::Match(scrut, arms)
             }
@@ -1781,7 +1877,9 @@ impl Gen {
             Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::Match(_, arms) => arms.iter().any(|(_, e)| self.typed(scope, e)),
-            Expr::Fold(..) | Expr::CallClosure(..) | Expr::Index2(..) => true,
+            Expr::Fold(..) | Expr::CallClosure(..) | Expr::Index2(..) | Expr::HornerFold(..) => {
+                true
+            }
         }
     }
 
@@ -1810,8 +1908,34 @@ impl Gen {
             } else {
                 0
             },
+            // `--sugar`: an order-dependent fold over a typed array.
+            if self.sugar && scope.arrays.iter().any(|a| !a.ambiguous) {
+                2
+            } else {
+                0
+            },
         ];
         match self.rng.weighted(&w) {
+            7 => {
+                let typed: Vec<ArrayVar> = scope
+                    .arrays
+                    .iter()
+                    .filter(|a| !a.ambiguous)
+                    .cloned()
+                    .collect();
+                let a = self.rng.pick(&typed).clone();
+                let mut adapters = Vec::new();
+                for _ in 0..self.rng.range(1, 3) {
+                    if !adapters.contains(&Adapter::Enumerate) && self.rng.chance(0.35) {
+                        adapters.push(Adapter::Enumerate);
+                    } else {
+                        adapters.push(Adapter::Rev);
+                    }
+                }
+                let init = self.lit();
+                let c = self.rng.range(3, 9) as f64 / 10.0;
+                Expr::HornerFold(a.name, adapters, init, c)
+            }
             0 => {
                 // Prefer recent values, so that most of what is computed reaches the result.
                 let n = scope.floats.len();
@@ -1926,15 +2050,31 @@ impl Gen {
                 Box::new(Expr::Bin(BinOp::Mul, Box::new(e.clone()), Box::new(e))),
             )
         };
-        let m = *self.rng.pick(&[
-            Method2::Max,
-            Method2::Min,
-            Method2::Hypot,
-            Method2::Atan2,
-            Method2::Powf,
-            Method2::MulAdd,
-        ]);
+        let m = if self.sugar && self.rng.chance(0.3) {
+            *self.rng.pick(&[Method2::Copysign, Method2::Clamp])
+        } else {
+            *self.rng.pick(&[
+                Method2::Max,
+                Method2::Min,
+                Method2::Hypot,
+                Method2::Atan2,
+                Method2::Powf,
+                Method2::MulAdd,
+            ])
+        };
         match m {
+            Method2::Copysign => Expr::Method2(m, Box::new(a), vec![b]),
+            Method2::Clamp => {
+                // Bounds off the grid of the literals and casts, so that no value sits on one.
+                let lo = self.rng.range(1, 12) as f64 / 10.0 + 0.05;
+                let hi = self.rng.range(0, 12) as f64 / 10.0 + 0.05;
+                let _ = b;
+                Expr::Method2(
+                    m,
+                    Box::new(a),
+                    vec![Expr::Neg(Box::new(Expr::Lit(lo))), Expr::Lit(hi)],
+                )
+            }
             Method2::Max | Method2::Min => Expr::Method2(m, Box::new(a), vec![b]),
             Method2::Hypot | Method2::Atan2 => Expr::Method2(m, Box::new(a), vec![positive(b)]),
             Method2::Powf => {
@@ -2040,9 +2180,12 @@ impl Gen {
                 }
                 let scrut = self.match_scrut(scope);
                 let arms = self
-                    .match_pats()
+                    .pats(scope, ctx, &scrut)
                     .into_iter()
-                    .map(|p| (p, sub(self)))
+                    .map(|p| {
+                        let e = self.arm_expr(scope, ctx, depth - 1, &p, &scrut);
+                        (p, e)
+                    })
                     .collect();
                 Expr::Match(scrut, arms)
             }
@@ -2059,9 +2202,10 @@ impl Gen {
     }
 
     fn match_pats(&mut self) -> Vec<Pat> {
-        let second = *self
+        let second = self
             .rng
-            .pick(&[Pat::Or(1, 2), Pat::Range(1, 2), Pat::Lit(1)]);
+            .pick(&[Pat::Or(1, 2), Pat::Range(1, 2), Pat::Lit(1)])
+            .clone();
         vec![Pat::Lit(0), second, Pat::Wild]
     }
 

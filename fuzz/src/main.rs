@@ -5,7 +5,7 @@
 //! `_hvp` against dual numbers, shrinks the failures and prints them.
 //!
 //! ```text
-//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms|--scratch]
+//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms] [--sugar] [--scratch]
 //! ```
 
 mod ast;
@@ -37,6 +37,10 @@ struct Options {
     /// Also generate the newer forms (iterator chains, output parameters, tuples, matrix parameters of every type); without it
     /// a seed's programs are as before.
     forms: bool,
+    /// Also generate the forms of `--sugar` (`gen/sugar.rs`): iterator direction chains under order-dependent
+    /// accumulations, destructuring assignments, `match` guards and bindings, labelled block values,
+    /// `copysign` and `clamp`. Without it a seed's programs are as before.
+    sugar: bool,
     /// Generate the programs of `--scratch` instead (`gen/scratch.rs`): loops over data with local
     /// arrays, shaped for the fusion of a loop's reverse into its forward sweep, and its near misses.
     scratch: bool,
@@ -58,6 +62,7 @@ fn parse_args() -> Result<Options, String> {
         strict: false,
         reference: false,
         forms: false,
+        sugar: false,
         scratch: false,
         quiet: false,
         order2: false,
@@ -87,6 +92,7 @@ fn parse_args() -> Result<Options, String> {
             "--strict" => o.strict = true,
             "--reference" => o.reference = true,
             "--forms" => o.forms = true,
+            "--sugar" => o.sugar = true,
             "--scratch" => o.scratch = true,
             "--quiet" => o.quiet = true,
             "--order2" => o.order2 = true,
@@ -94,7 +100,7 @@ fn parse_args() -> Result<Options, String> {
             "--recheck-known" => o.recheck_known = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--scratch] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
                 );
                 std::process::exit(0);
             }
@@ -155,7 +161,7 @@ fn run(opts: &Options) -> Result<bool, String> {
             let p = if opts.scratch {
                 gen::generate_scratch(opts.seed, id)
             } else {
-                gen::generate_with(opts.seed, id, opts.forms)
+                gen::generate(opts.seed, id, opts.forms, opts.sugar)
             };
             (format!("p{id}"), p)
         })

@@ -278,7 +278,7 @@ impl Printer {
                     PairInit::Match(scrut, arms) => {
                         let arms: Vec<String> = arms
                             .iter()
-                            .map(|(p, v)| format!("{} => {},", pattern(p), self.pair_val(v)))
+                            .map(|(p, v)| format!("{} => {},", self.pattern(p), self.pair_val(v)))
                             .collect();
                         format!("match {} {{ {} }}", iexpr(scrut, 0), arms.join(" "))
                     }
@@ -343,12 +343,75 @@ impl Printer {
                 self.line(&format!("let mut {name}{a} = {e};"));
             }
             Stmt::AssignWhole { target, source } => self.line(&format!("{target} = {source};")),
-            Stmt::Assign { place, op, value } => {
-                let target = match place {
-                    Place::Var(v) => v.clone(),
-                    Place::Index(a, i) => format!("{a}[{}]", iexpr(i, 0)),
-                    Place::Index2(m, i, j) => format!("{m}[{}][{}]", iexpr(i, 0), iexpr(j, 0)),
+            Stmt::Seq(b) => {
+                for s in b {
+                    self.stmt(s);
+                }
+            }
+            Stmt::Destructure { target, value } => {
+                let line = format!("{} = {};", self.dplace(target), self.dvalue(value));
+                self.line(&line);
+            }
+            Stmt::LetLabelled {
+                name,
+                annotated,
+                label,
+                body,
+                value,
+            } => {
+                let a = if *annotated {
+                    format!(": {t}")
+                } else {
+                    String::new()
                 };
+                self.line(&format!("let {name}{a} = '{label}: {{"));
+                self.indent += 1;
+                for s in body {
+                    self.stmt(s);
+                }
+                let v = self.expr(value, 0);
+                self.line(&v);
+                self.indent -= 1;
+                self.line("};");
+            }
+            Stmt::LabelledFor { label, inner } => {
+                // The loop's first line, with the label before its `for`.
+                let at = self.out.len() + 4 * self.indent;
+                self.stmt(inner);
+                self.out.insert_str(at, &format!("'{label}: "));
+            }
+            Stmt::JumpIf { cond, label, cont } => {
+                let c = self.cond(cond);
+                self.line(&format!("if {c} {{"));
+                self.indent += 1;
+                let jump = if *cont { "continue" } else { "break" };
+                self.line(&format!("{jump} '{label};"));
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::ContinueIf(cond) => {
+                let c = self.cond(cond);
+                self.line(&format!("if {c} {{"));
+                self.indent += 1;
+                self.line("continue;");
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::BreakLabel { label, cond, value } => {
+                let c = self.cond(cond);
+                let v = self.expr(value, 0);
+                self.line(&format!("if {c} {{"));
+                self.indent += 1;
+                self.line(&format!("break '{label} {v};"));
+                self.indent -= 1;
+                self.line("}");
+            }
+            Stmt::Assign {
+                place: target,
+                op,
+                value,
+            } => {
+                let target = place(target);
                 let v = self.expr(value, 0);
                 let line = match (op, self.generic) {
                     (AssignOp::Set, _) => format!("{target} = {v};"),
@@ -387,6 +450,9 @@ impl Printer {
                         }
                     }
                     ForIter::Values { var, arr } => format!("for &{var} in {}", self.seq(arr)),
+                    ForIter::Chain { pat, chain: c } => {
+                        format!("for {} in {}", loop_pat(pat), chain(c))
+                    }
                     ForIter::Enumerate { index, var, arr } => {
                         format!("for ({index}, &{var}) in {arr}.iter().enumerate()")
                     }
@@ -483,7 +549,7 @@ impl Printer {
                 self.line(&format!("match {} {{", iexpr(scrut, 0)));
                 self.indent += 1;
                 for (pat, body) in arms {
-                    self.block(&format!("{} =>", pattern(pat)), body, "");
+                    self.block(&format!("{} =>", self.pattern(pat)), body, "");
                 }
                 self.indent -= 1;
                 self.line("}");
@@ -506,6 +572,47 @@ impl Printer {
             arr.to_string()
         } else {
             format!("&{arr}")
+        }
+    }
+
+    fn pattern(&self, p: &Pat) -> String {
+        match p {
+            Pat::Lit(k) => k.to_string(),
+            Pat::Or(a, b) => format!("{a} | {b}"),
+            Pat::Range(a, b) => format!("{a}..={b}"),
+            Pat::Wild => "_".to_string(),
+            Pat::Bind(n) => n.clone(),
+            Pat::Guard(p, c) => format!("{} if {}", self.pattern(p), self.cond(c)),
+        }
+    }
+
+    fn dplace(&self, p: &DPlace) -> String {
+        match p {
+            DPlace::Wild => "_".to_string(),
+            DPlace::Place(p) => place(p),
+            DPlace::Tuple(ps) => {
+                let parts: Vec<String> = ps.iter().map(|p| self.dplace(p)).collect();
+                format!("({})", parts.join(", "))
+            }
+            DPlace::Array(ps) => {
+                let parts: Vec<String> = ps.iter().map(|p| self.dplace(p)).collect();
+                format!("[{}]", parts.join(", "))
+            }
+        }
+    }
+
+    fn dvalue(&self, v: &DValue) -> String {
+        match v {
+            DValue::Expr(e) => self.expr(e, 0),
+            DValue::Tuple(vs) => {
+                let parts: Vec<String> = vs.iter().map(|v| self.dvalue(v)).collect();
+                format!("({})", parts.join(", "))
+            }
+            DValue::Array(vs) => {
+                let parts: Vec<String> = vs.iter().map(|v| self.dvalue(v)).collect();
+                format!("[{}]", parts.join(", "))
+            }
+            DValue::Call(name, args) => self.call(name, args),
         }
     }
 
@@ -661,10 +768,37 @@ impl Printer {
                 };
                 (s, 9)
             }
+            Expr::HornerFold(a, adapters, init, c) => {
+                let mut chain = format!("{a}.iter()");
+                for ad in adapters {
+                    match ad {
+                        Adapter::Rev => chain.push_str(".rev()"),
+                        Adapter::Enumerate => chain.push_str(".enumerate()"),
+                        Adapter::StepBy(k) => {
+                            let _ = write!(chain, ".step_by({k})");
+                        }
+                        Adapter::Zip(z) => {
+                            let _ = write!(chain, ".zip({})", self::chain(z));
+                        }
+                    }
+                }
+                let (init, c) = (self.lit(*init), self.lit(*c));
+                let s = if adapters.contains(&Adapter::Enumerate) {
+                    let count = if self.generic {
+                        "(T::from(i).unwrap() + T::one())".to_string()
+                    } else {
+                        "(i as f64 + 1.0)".to_string()
+                    };
+                    format!("{chain}.fold({init}, |acc, (i, &v)| acc * {c} + v * {count})")
+                } else {
+                    format!("{chain}.fold({init}, |acc, &v| acc * {c} + v)")
+                };
+                (s, 9)
+            }
             Expr::Match(scrut, arms) => {
                 let arms: Vec<String> = arms
                     .iter()
-                    .map(|(p, e)| format!("{} => {},", pattern(p), self.expr(e, 0)))
+                    .map(|(p, e)| format!("{} => {},", self.pattern(p), self.expr(e, 0)))
                     .collect();
                 (
                     format!("match {} {{ {} }}", iexpr(scrut, 0), arms.join(" ")),
@@ -710,6 +844,17 @@ fn method2_name(m: Method2) -> &'static str {
         Method2::Atan2 => "atan2",
         Method2::Powf => "powf",
         Method2::MulAdd => "mul_add",
+        Method2::Copysign => "copysign",
+        Method2::Clamp => "clamp",
+    }
+}
+
+/// The text of an assigned place.
+fn place(p: &Place) -> String {
+    match p {
+        Place::Var(v) => v.clone(),
+        Place::Index(a, i) => format!("{a}[{}]", iexpr(i, 0)),
+        Place::Index2(m, i, j) => format!("{m}[{}][{}]", iexpr(i, 0), iexpr(j, 0)),
     }
 }
 
@@ -731,13 +876,37 @@ fn cmp_sym(op: CmpOp) -> &'static str {
     }
 }
 
-fn pattern(p: &Pat) -> String {
+/// The pattern of an iterator-chain `for` (`--sugar`).
+fn loop_pat(p: &LoopPat) -> String {
     match p {
-        Pat::Lit(k) => k.to_string(),
-        Pat::Or(a, b) => format!("{a} | {b}"),
-        Pat::Range(a, b) => format!("{a}..={b}"),
-        Pat::Wild => "_".to_string(),
+        LoopPat::Int(v) => v.clone(),
+        LoopPat::Float(v) => format!("&{v}"),
+        LoopPat::Pair(a, b) => format!("({}, {})", loop_pat(a), loop_pat(b)),
     }
+}
+
+/// An iterator chain (`--sugar`).
+fn chain(c: &Chain) -> String {
+    let mut s = match &c.source {
+        Source::Range(lo, hi, inclusive) => {
+            let dots = if *inclusive { "..=" } else { ".." };
+            format!("({}{dots}{})", iexpr(lo, 1), iexpr(hi, 1))
+        }
+        Source::Iter(a) => format!("{a}.iter()"),
+    };
+    for a in &c.adapters {
+        match a {
+            Adapter::Rev => s.push_str(".rev()"),
+            Adapter::StepBy(k) => {
+                let _ = write!(s, ".step_by({k})");
+            }
+            Adapter::Enumerate => s.push_str(".enumerate()"),
+            Adapter::Zip(inner) => {
+                let _ = write!(s, ".zip({})", chain(inner));
+            }
+        }
+    }
+    s
 }
 
 /// Prints an integer expression; `ctx` 0 is a top level, 1 an operand of a range or a comparison, 2 the right

@@ -208,6 +208,7 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
                 v
             }
             Stmt::Match { arms, .. } => arms.iter().map(|(_, b)| b.clone()).collect(),
+            Stmt::Seq(body) => vec![body.clone()],
             _ => vec![],
         };
         for body in inline {
@@ -244,6 +245,7 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
                 v
             }
             Stmt::Match { arms, .. } => arms.iter_mut().map(|(_, b)| b).collect(),
+            Stmt::Seq(body) | Stmt::LetLabelled { body, .. } => vec![body],
             _ => vec![],
         };
         for inner in nested {
@@ -287,6 +289,12 @@ fn alternatives(e: &Expr) -> Vec<Expr> {
     let mut v: Vec<Expr> = match e {
         Expr::Lit(_) | Expr::Var(_) => return vec![],
         Expr::Index(..) | Expr::Index2(..) | Expr::Cast(_) | Expr::Fold(..) => vec![],
+        // The fold with one adapter fewer.
+        Expr::HornerFold(a, adapters, init, c) if !adapters.is_empty() => {
+            let fewer = adapters[..adapters.len() - 1].to_vec();
+            vec![Expr::HornerFold(a.clone(), fewer, *init, *c)]
+        }
+        Expr::HornerFold(..) => vec![],
         Expr::CallClosure(_, a) => vec![(**a).clone()],
         Expr::Neg(a) | Expr::Method(_, a) => vec![(**a).clone()],
         Expr::Bin(_, a, b) | Expr::If(_, a, b) => vec![(**a).clone(), (**b).clone()],
@@ -322,6 +330,12 @@ fn visit_block(b: &mut [Stmt], f: &mut Visitor) -> bool {
 fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
     match s {
         Stmt::LetClosure { .. } => false,
+        Stmt::Seq(b) => visit_block(b, f),
+        Stmt::Destructure { value, .. } => visit_dvalue(value, f),
+        Stmt::LetLabelled { body, value, .. } => visit_block(body, f) || visit_expr(value, f),
+        Stmt::BreakLabel { cond, value, .. } => visit_cond(cond, f) || visit_expr(value, f),
+        Stmt::ContinueIf(cond) | Stmt::JumpIf { cond, .. } => visit_cond(cond, f),
+        Stmt::LabelledFor { inner, .. } => visit_stmt(inner, f),
         Stmt::LetMatrix { fill, .. } => visit_expr(fill, f),
         Stmt::LetPair { init, .. } => match init {
             PairInit::Var(..) => false,
@@ -361,6 +375,14 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
     }
 }
 
+fn visit_dvalue(v: &mut DValue, f: &mut Visitor) -> bool {
+    match v {
+        DValue::Expr(e) => visit_expr(e, f),
+        DValue::Tuple(vs) | DValue::Array(vs) => vs.iter_mut().any(|v| visit_dvalue(v, f)),
+        DValue::Call(_, args) => args.iter_mut().any(|a| visit_arg(a, f)),
+    }
+}
+
 fn visit_pair_val(v: &mut PairVal, f: &mut Visitor) -> bool {
     match v {
         PairVal::Lit(a, b) => visit_expr(a, f) || visit_expr(b, f),
@@ -386,7 +408,8 @@ fn visit_expr(e: &mut Expr, f: &mut Visitor) -> bool {
         | Expr::Index(..)
         | Expr::Index2(..)
         | Expr::Cast(_)
-        | Expr::Fold(..) => false,
+        | Expr::Fold(..)
+        | Expr::HornerFold(..) => false,
         Expr::CallClosure(_, a) => visit_expr(a, f),
         Expr::Neg(a) | Expr::Method(_, a) => visit_expr(a, f),
         Expr::Bin(_, a, b) => visit_expr(a, f) || visit_expr(b, f),

@@ -322,6 +322,17 @@ impl Lowering<'_> {
     }
 
     pub(super) fn lower_match(&mut self, m: &syn::ExprMatch, hint: Option<String>) -> Operand {
+        // Guards are rewritten into tests before (`sugar.rs`); one left here would be dropped, and the arm
+        // taken whenever its pattern matched: an error, not a wrong value.
+        for arm in &m.arms {
+            if let Some((_, guard)) = &arm.guard {
+                self.errors.spanned(
+                    guard,
+                    "a `match` guard is not supported here: test the condition in the arm's body \
+                     (`p => if c { .. } else { .. }`)",
+                );
+            }
+        }
         let scrutinee = self.lower_expr(&m.expr, None);
         let before = self.scopes.clone();
         let branches = m

@@ -159,7 +159,18 @@ impl Lowering<'_> {
                             // `(a..b).rev().rev()` runs forwards again.
                             range.rev = !range.rev;
                         } else {
-                            range.step = Some(self.lower_expr(&m.args[0], None));
+                            let step = self.lower_expr(&m.args[0], None);
+                            range.step = Some(match range.step.take() {
+                                // `.step_by(a).step_by(b)` takes every `a * b`-th of the range (before,
+                                // the second step replaced the first: `_grad` of
+                                // `for i in (0..n).step_by(2).step_by(2)` ran over `0, 2, 4, ..`).
+                                Some(first) => self.emit(
+                                    Value::Binary(syn::BinOp::Mul(Default::default()), first, step),
+                                    None,
+                                    m.method.span(),
+                                ),
+                                None => step,
+                            });
                         }
                         Some((range, elements))
                     }

@@ -98,6 +98,7 @@ pub fn generate_scratch(seed: u64, id: usize) -> Program {
         rng: rng.fork(),
         fresh: 0,
         forms: false,
+        sugar: false,
     };
     g.scratch_program(id)
 }
@@ -206,9 +207,12 @@ impl Gen {
                     generic: generic || order2,
                     pair: false,
                     in_loop: None,
+                    in_for: false,
                     depth: 0,
                     looping: false,
                     callees: Vec::new(),
+                    label: None,
+                    loop_labels: Vec::new(),
                 };
                 let stmts = self.rng.range(2, 5);
                 funcs.push(self.func(
@@ -236,9 +240,12 @@ impl Gen {
             generic,
             pair: false,
             in_loop: None,
+            in_for: false,
             depth: 0,
             looping: false,
             callees: Vec::new(),
+            label: None,
+            loop_labels: Vec::new(),
         };
         let mut scope = Scope::default();
         for p in &params {
