@@ -16,10 +16,16 @@ use proptest::prelude::*;
 /// The tolerance of a Hessian against central differences of the gradient.
 const FD_HESSIAN_TOL: f64 = 1e-6;
 
-/// Vectors of 1 to 9 elements in `±[0.2, 1.8]`: at least 0.2 from the thresholds 0 and ±0.1 used below.
+/// Vectors of 1 to 9 elements in `±[0.2, 1.8]`: at least 0.1 from the thresholds 0 and 0.1 used below, and at
+/// least 1e-3 from ±0.35, where `filtered`'s `|2v| > 0.7` switches a term (central differences of the gradient
+/// across that step, at 0.34999 say, are not its Hessian: proptest found it under the reference adjoint).
 fn inputs() -> impl Strategy<Value = Vec<f64>> {
     prop::collection::vec(
-        (0.2..1.8f64, any::<bool>()).prop_map(|(m, s)| if s { m } else { -m }),
+        (0.2..1.8f64, any::<bool>())
+            .prop_filter("near filtered's threshold", |(m, _)| {
+                (m - 0.35).abs() > 1e-3
+            })
+            .prop_map(|(m, s)| if s { m } else { -m }),
         1..10,
     )
 }

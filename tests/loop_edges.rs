@@ -1279,7 +1279,7 @@ fn slice_functions() -> Vec<(&'static str, Primal, Grad, Jvp, usize)> {
 use proptest::prelude::*;
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(2026), ..ProptestConfig::default() })]
 
     /// Every function at random inputs: value, gradient against central differences, `_jvp` against
     /// `_grad` for a random tangent.

@@ -35,12 +35,28 @@ impl Inputs {
     }
 }
 
-/// The proptest configuration of the suite: few cases, so the whole suite stays fast, and no
-/// regression files written into the source tree.
+/// The proptest configuration of the suite: few cases, so the whole suite stays fast, no regression
+/// files written into the source tree, and a fixed seed, so that a run of CI is reproducible (a random
+/// point that lands within a finite-difference step of a function's kink fails one run in many, and CI
+/// must not flake). To explore other points, set `PROPTEST_RNG_SEED` (a number) or
+/// `PROPTEST_RNG_SEED=random` (see [`seed`]).
 pub fn config() -> Config {
     Config {
         failure_persistence: None,
+        rng_seed: seed(),
         ..Config::with_cases(64)
+    }
+}
+
+/// The seed of [`config`]: `PROPTEST_RNG_SEED=<u64>` picks another fixed one, `PROPTEST_RNG_SEED=random` a
+/// random one per run (proptest prints the failing input, not the seed, so rerun with a number to
+/// reproduce a campaign's failure).
+pub fn seed() -> proptest::test_runner::RngSeed {
+    use proptest::test_runner::RngSeed;
+    match std::env::var("PROPTEST_RNG_SEED") {
+        Ok(v) if v == "random" => RngSeed::Random,
+        Ok(v) => v.parse().map_or(RngSeed::Fixed(2026), RngSeed::Fixed),
+        Err(_) => RngSeed::Fixed(2026),
     }
 }
 
