@@ -140,6 +140,53 @@ fn plain_two_levels(x: &[f64], c: f64) -> f64 {
     s
 }
 
+/// Two `let` loops, one inside the other, both left by `continue 'rows` (the inner one from a `match`
+/// arm), each by its own `break value`.
+#[differentiable(order = 2)]
+fn nested_let_loops(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    'rows: for i in 0..x.len() {
+        let mut k = 0;
+        let a = loop {
+            k += 1;
+            let b = loop {
+                match k {
+                    1 if x[i] < -0.9 => continue 'rows,
+                    2 => break x[i] * c,
+                    _ => break c.sin(),
+                }
+            };
+            if k >= 2 {
+                break b * s;
+            }
+        };
+        s = s * 0.5 + a;
+    }
+    s
+}
+
+fn plain_nested_let_loops(x: &[f64], c: f64) -> f64 {
+    let mut s = 0.5;
+    'rows: for i in 0..x.len() {
+        let mut k = 0;
+        let a = loop {
+            k += 1;
+            let b = loop {
+                match k {
+                    1 if x[i] < -0.9 => continue 'rows,
+                    2 => break x[i] * c,
+                    _ => break c.sin(),
+                }
+            };
+            if k >= 2 {
+                break b * s;
+            }
+        };
+        s = s * 0.5 + a;
+    }
+    s
+}
+
 /// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the
 /// plain body's, the gradient matches central differences, the Hessian central differences of the
 /// gradient.
@@ -211,6 +258,22 @@ proptest! {
     ) {
         prop_assume!(!near_branch(&x, c));
         check!(two_levels, plain_two_levels, two_levels_grad, two_levels_hessian, &x, c);
+    }
+
+    #[test]
+    fn let_loops_nested_and_left_from_a_match(
+        x in prop::collection::vec(-1.5..1.5f64, 1..6),
+        c in -1.5..1.5f64,
+    ) {
+        prop_assume!(!near_branch(&x, c));
+        check!(
+            nested_let_loops,
+            plain_nested_let_loops,
+            nested_let_loops_grad,
+            nested_let_loops_hessian,
+            &x,
+            c
+        );
     }
 }
 
