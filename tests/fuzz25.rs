@@ -11,6 +11,9 @@
 //! `--seed 24025` p12, pinned it as an error). `sugar.rs` now makes the loop's value a variable and the
 //! loop a statement, which the loop-label pass rewrites as any other.
 
+// The loops that never loop and index by range are the forms under test.
+#![allow(clippy::never_loop, clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::differentiable;
