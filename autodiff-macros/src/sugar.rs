@@ -1,6 +1,7 @@
 //! Valid Rust forms rewritten, on the syntax and before the fence, into forms the later passes handle:
 //! destructuring assignments, the values of labeled blocks and of labeled `loop`s that a `break 'a v` leaves
-//! from a loop nested in them, and `match` guards and bindings.
+//! from a loop nested in them, the value of `let v = loop { .. }` whose body jumps to an outer label, and
+//! `match` guards and bindings.
 //!
 //! ```text
 //! // Input:                                // Output:
@@ -291,6 +292,66 @@ impl Sugar {
         }))
     }
 
+    // Input:  'rows: for i in .. { let t = loop { if c { continue 'rows; } if d { break w; } }; .. }
+    // Output: 'rows: for i in .. {
+    //             let mut __block_value_1 = block_value();
+    //             loop { if c { continue 'rows; } if d { { __block_value_1 = w; break; } } }
+    //             let t = __block_value_1;
+    //             ..
+    //         }
+    /// `let v = loop { .. }` whose body jumps to a label outside it (`continue 'rows`, `break 'found`)
+    /// and leaves by its own `break value`s: the loop-label pass leaves the loop by a plain `break;`,
+    /// which must not need the loop's value, and tests its flags after the loop, which must be a
+    /// statement. So the value is a variable, assigned where each `break` carries one, and the loop is
+    /// hoisted out of the `let` (`hoist_block_value`). Before, it was the error "a loop inside an
+    /// expression cannot jump to `'rows`" (`autodiff-fuzz --sugar --seed 25008`, program p7, a labeled
+    /// block's `'b`; `--seed 24025`, program p12, an outer `for`'s `'rows`).
+    fn let_loop_jumping_out(&mut self, stmt: &mut Stmt) {
+        let Stmt::Local(syn::Local {
+            init: Some(init), ..
+        }) = stmt
+        else {
+            return;
+        };
+        let Expr::Loop(l) = &*init.expr else {
+            return;
+        };
+        if init.diverge.is_some() || !jumps_out(&l.body, l.label.as_ref().map(|l| &l.name)) {
+            return;
+        }
+        let mut own = OwnBreaks(Vec::new(), 0);
+        own.visit_block(&l.body);
+        if let Some(label) = &l.label {
+            let mut carried = carried_values(&l.body, &label.name);
+            // A loop body's tail is no value of the loop.
+            if matches!(l.body.stmts.last(), Some(Stmt::Expr(_, None))) {
+                carried.pop();
+            }
+            own.0.extend(carried);
+        }
+        if own.0.is_empty() {
+            return;
+        }
+        let unset = unset(&own.0);
+        let value = self.fresh("block_value");
+        let mut body = l.body.clone();
+        OwnToAssignment(&value, 0).visit_block_mut(&mut body);
+        if let Some(label) = &l.label {
+            // A `break 'own v` too (from the loop's own body; out of a nested loop, `valued_loop` took it).
+            ToAssignment {
+                label: &label.name,
+                value: &value,
+            }
+            .visit_block_mut(&mut body);
+        }
+        let (attrs, loop_label) = (&l.attrs, &l.label);
+        *init.expr = syn::parse_quote!({
+            let mut #value = #unset;
+            #(#attrs)* #loop_label loop #body
+            #value
+        });
+    }
+
     /// A `match` with guards or bindings as one without (see the module's documentation); `None` if it
     /// has neither, or a binding this pass leaves to the fence (`ref n`).
     fn guarded_match(&mut self, m: &syn::ExprMatch) -> Option<Expr> {
@@ -407,6 +468,7 @@ impl VisitMut for Sugar {
                 }
                 None => {
                     self.visit_stmt_mut(&mut stmt);
+                    self.let_loop_jumping_out(&mut stmt);
                     stmts.extend(hoist_block_value(stmt));
                 }
             }
@@ -555,6 +617,36 @@ fn jumps_elsewhere(block: &syn::Block, label: &syn::Lifetime) -> bool {
     let mut finder = Finder(label, false);
     finder.visit_block(block);
     finder.1
+}
+
+/// Does `block` (a loop's body, `own` its label) `break` or `continue` to a label defined outside it?
+fn jumps_out(block: &syn::Block, own: Option<&syn::Lifetime>) -> bool {
+    struct Finder {
+        inside: Vec<String>,
+        jumps: Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_label(&mut self, l: &'ast syn::Label) {
+            self.inside.push(l.name.ident.to_string());
+        }
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            self.jumps
+                .extend(b.label.as_ref().map(|l| l.ident.to_string()));
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_continue(&mut self, c: &'ast syn::ExprContinue) {
+            self.jumps
+                .extend(c.label.as_ref().map(|l| l.ident.to_string()));
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder {
+        inside: own.map(|l| l.ident.to_string()).into_iter().collect(),
+        jumps: Vec::new(),
+    };
+    finder.visit_block(block);
+    finder.jumps.iter().any(|j| !finder.inside.contains(j))
 }
 
 /// The values that the `break`s of `block` to `label` carry, then its tail.
@@ -985,6 +1077,34 @@ mod tests {
              'a : loop { if c { continue 'o ; } if d { { __block_value_1 = 1.0 ; break 'a ; } ; } \
              __block_value_1 = z ; break 'a ; } let v = __block_value_1 ; } }"
         );
+    }
+
+    #[test]
+    fn a_let_loop_that_jumps_out_carries_its_value_in_a_variable() {
+        assert_eq!(
+            rewrite("{ 'o: for i in 0..n { let t = loop { if c { continue 'o; } if d { break 2.0; } }; } }"),
+            "{ 'o : for i in 0 .. n { let mut __block_value_1 = :: autodiff :: __private :: block_value :: < _ > () ; \
+             loop { if c { continue 'o ; } if d { { __block_value_1 = 2.0 ; break ; } ; } } \
+             let t = __block_value_1 ; } }"
+        );
+        // Its own label's `break 'i v` too, and the shape of a tuple value.
+        assert_eq!(
+            rewrite("{ 'o: loop { let t = 'i: loop { if c { break 'o; } break 'i (u, v); }; } }"),
+            "{ 'o : loop { let mut __block_value_1 = (:: autodiff :: __private :: block_value :: < _ > () , \
+             :: autodiff :: __private :: block_value :: < _ > ()) ; \
+             'i : loop { if c { break 'o ; } { __block_value_1 = (u , v) ; break 'i ; } ; } \
+             let t = __block_value_1 ; } }"
+        );
+    }
+
+    #[test]
+    fn a_let_loop_whose_jumps_stay_inside_is_left_alone() {
+        let src = "{ let t = loop { 'a: for j in 0..n { if c { continue 'a; } break 'a; } if d { break 2.0; } }; }";
+        let out = rewrite(src);
+        assert!(!out.contains("__block_value"), "{out}");
+        // Nor one without a value (a `let` of `()`), nor a loop that is a statement.
+        let out = rewrite("{ 'o: for i in 0..n { loop { if c { continue 'o; } break 2.0; } } }");
+        assert!(!out.contains("__block_value"), "{out}");
     }
 
     #[test]

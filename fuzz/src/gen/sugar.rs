@@ -465,7 +465,8 @@ impl Gen {
         // An unlabelled `break` or `continue` inside a labelled block does not compile (E0695).
         c.in_loop = None;
         c.in_for = false;
-        c.loop_labels.clear();
+        // A labelled `for` around may still be continued or left from inside (`continue 'l`), which the
+        // macro's `sugar.rs` carries past the block's value.
         c.label = Some(label.clone());
         let mut inner = scope.clone();
         let want = self.rng.range(0, 2);
