@@ -42,6 +42,10 @@ pub(crate) struct PlainCall {
     /// its float arguments are passed as values (`__private::value`), their tangents dropped on purpose,
     /// where otherwise `__private::plain` checks that they have none.
     pub(crate) constant_result: bool,
+    /// For each argument that is an array (of a call whose result is constant), whether it is passed as
+    /// a reference (`&v`, or a parameter `x: &[f64]` passed on): the copy passes its values
+    /// (`__private::array_values`), `&array_values(x)` for a reference.
+    pub(crate) arrays: Vec<Option<bool>>,
 }
 
 /// The calls of a function that its generic copy rewrites: the callees called with differentiated (or
@@ -53,7 +57,7 @@ pub(crate) struct CopyCalls {
     /// Whether the callees of `active` and `plain` written with a path (`shapes::square`) are called so in
     /// the copy, through `copy_by_path!`, which finds the copy of the companion the first-order derivative
     /// finds there (a stand-in where there is none). A copy made without being asked
-    /// (`surely_compiling_copy`) does too: where the path has no derivatives, the function's first order
+    /// (`surely_compiling_copy_with`) does too: where the path has no derivatives, the function's first order
     /// reports the call already, and the copy's lookup repeats that one error (tests/ui/calls/
     /// unregistered-call-by-path.rs). (The `order = K` function's own copy, `higher.rs`, is made without
     /// `why_no_copy` and calls by paths whatever this says.)
@@ -165,29 +169,13 @@ pub(crate) fn written_float(item: &syn::ItemFn) -> Option<&'static str> {
 }
 
 /// The generic copy `__f_generic` of `item`, a function written for `float` that is not generic over its
-/// float type, where the copy surely compiles (`why_no_copy`); emitted without being asked for. `calls`
+/// float type, where the copy surely compiles (`why_no_copy`); emitted without being asked for. `calls.active`
 /// are the callees that `item` calls with differentiated arguments: the copy calls their copies (or the
 /// fallbacks that stand for them, `companion::fallback_copy`), by a path too (`m::g(x)`; in methods and
 /// functions of parameter structs as well, whose copies' primals call them as written again,
-/// `write_copy_calls`). Else why there is none.
-pub(crate) fn surely_compiling_copy(
-    item: &syn::ItemFn,
-    float: &str,
-    calls: &[String],
-) -> Result<syn::ItemFn, String> {
-    surely_compiling_copy_with(
-        item,
-        float,
-        &CopyCalls {
-            active: calls.to_vec(),
-            plain: Vec::new(),
-            by_path: true,
-        },
-    )
-}
-
-/// `surely_compiling_copy` with plain calls too (`PlainCall`), which the check accepts by their names.
-fn surely_compiling_copy_with(
+/// `write_copy_calls`); `calls.plain` the plain calls (`PlainCall`), which the check accepts by their
+/// names. Else why there is none.
+pub(crate) fn surely_compiling_copy_with(
     item: &syn::ItemFn,
     float: &str,
     calls: &CopyCalls,
@@ -212,7 +200,7 @@ fn surely_compiling_copy_with(
     ))
 }
 
-/// `surely_compiling_copy` of `item`, or failing that of `item` with its iterator chains rewritten into
+/// `surely_compiling_copy_with` of `item`, or failing that of `item` with its iterator chains rewritten into
 /// loops (`chains::desugar`, whose loops take each float out of its reference): for the bodies that
 /// `#[differentiable]` does not rewrite itself, a `#[custom_gradient]` function's and a `#[gradient_of]`
 /// registration's (`b.iter().map(|v| v * dy).collect()`). The first reason why not if neither copies.
@@ -247,6 +235,14 @@ pub(crate) fn replace_float(tokens: TokenStream, float: &str, scalar: &Ident) ->
             t => t,
         })
         .collect()
+}
+
+/// Is `callee` `::autodiff::__private::array_values` (with its generic arguments): the values of an array
+/// passed to a plain helper whose result is an integer (`PlainCall::arrays`), a constant?
+pub(crate) fn is_array_values(callee: &syn::ExprPath) -> bool {
+    callee.qself.is_none()
+        && callee.path.leading_colon.is_some()
+        && crate::naming::path_names(&callee.path) == ["autodiff", "__private", "array_values"]
 }
 
 /// Is `callee` a call of another function's generic copy, `<g as GenericCopy>::Copy::call`
@@ -2080,9 +2076,24 @@ impl VisitMut for Rewrite<'_> {
                 if let Some(plain) = plain {
                     let (float, scalar) = (Ident::new(self.float, Span::call_site()), self.scalar);
                     let float: Type = syn::parse_quote!(#float);
-                    for ((arg, is_float), ty) in
-                        call.args.iter_mut().zip(&plain.floats).zip(&plain.types)
+                    for (((arg, is_float), ty), array) in call
+                        .args
+                        .iter_mut()
+                        .zip(&plain.floats)
+                        .zip(&plain.types)
+                        .zip(plain.arrays.iter().chain(std::iter::repeat(&None)))
                     {
+                        // An array of a call whose result is an integer (`argmax(x)`): its values, in the
+                        // written float type; a reference stays one.
+                        if let Some(reference) = array {
+                            self.visit_expr_mut(arg);
+                            let values = quote!(::autodiff::__private::array_values::<#float, _>(#arg));
+                            *arg = match reference {
+                                true => syn::parse_quote!(&#values),
+                                false => syn::parse_quote!(#values),
+                            };
+                            continue;
+                        }
                         // A constant of literals (`plain(1.0)`, `plain(-2.0 * 1.5)`) stays as written: its
                         // type is the callee's parameter's, as in the function.
                         if *is_float && literals_only(arg) {
@@ -2400,6 +2411,7 @@ mod tests {
             floats: vec![true, false],
             types: vec![Some(syn::parse_quote!(f64)), None],
             constant_result: false,
+            arrays: vec![None, None],
         }];
         let s = shadow(&item, "f64", &name, &[], &plain, Locals::AllButMatrices);
         let text = s.block.to_token_stream().to_string();
