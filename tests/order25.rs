@@ -275,3 +275,226 @@ fn an_order_2_caller_reaches_the_copy_of_a_first_order_function() {
         );
     }
 }
+
+// ---- 3. a parameter struct passed whole to a function returning a tuple, or writing an output
+
+mod structs {
+    use super::*;
+    use autodiff::Differentiable;
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Layer {
+        pub w: Vec<Vec<f64>>,
+        pub b: Vec<f64>,
+    }
+
+    fn layer(v: &[f64]) -> Layer {
+        Layer {
+            w: vec![vec![v[0], v[1]], vec![v[2], v[3]]],
+            b: vec![v[4], v[5]],
+        }
+    }
+
+    /// A callee returning a tuple (first order only), reading a matrix field.
+    #[differentiable]
+    fn pair(p: &Layer, x: f64) -> (f64, f64) {
+        (p.w[0][0] * x, p.b[1] * x.sin())
+    }
+
+    #[differentiable(order = 2)]
+    fn through_a_pair(p: &Layer, x: f64) -> f64 {
+        let (a, b) = pair(p, x);
+        a * b + p.w[1][1] * p.b[0]
+    }
+
+    #[test]
+    fn a_struct_passed_whole_to_a_function_returning_a_tuple() {
+        for point in separated_points(7, 7, 1e-3) {
+            let (p, x) = (layer(&point[..6]), point[6]);
+            let (v, (gp, gx), h) = through_a_pair_hessian(&p, x);
+            // f = w00 b1 x sin x + w11 b0; inputs [w00, w01, w10, w11, b0, b1, x].
+            let (w00, w11, b0, b1) = (point[0], point[3], point[4], point[5]);
+            let (s, c) = (x.sin(), x.cos());
+            assert_all_close(&[v], &[w00 * b1 * x * s + w11 * b0], 1e-12, "value");
+            let mut g = gp.to_flat();
+            g.push(gx);
+            let dx = w00 * b1 * (s + x * c);
+            let expected_g = [b1 * x * s, 0.0, 0.0, b0, w11, w00 * x * s, dx];
+            assert_all_close(&g, &expected_g, 1e-12, "gradient by hand");
+            let mut expected_h = vec![vec![0.0; 7]; 7];
+            let mut set = |i: usize, j: usize, v: f64| {
+                expected_h[i][j] = v;
+                expected_h[j][i] = v;
+            };
+            set(0, 5, x * s);
+            set(0, 6, b1 * (s + x * c));
+            set(5, 6, w00 * (s + x * c));
+            set(3, 4, 1.0);
+            set(6, 6, w00 * b1 * (2.0 * c - x * s));
+            for i in 0..7 {
+                assert_all_close(&h[i], &expected_h[i], 1e-12, "Hessian by hand");
+            }
+            check_hessian(
+                |v| through_a_pair(&layer(&v[..6]), v[6]),
+                |v| {
+                    let (_, (gp, gx)) = through_a_pair_grad(&layer(&v[..6]), v[6]);
+                    let mut g = gp.to_flat();
+                    g.push(gx);
+                    g
+                },
+                &h,
+                &point,
+                "through_a_pair",
+            );
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Dense {
+        pub w: Vec<f64>,
+        pub b: Vec<f64>,
+        #[no_grad]
+        pub n_in: usize,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Model {
+        pub hidden: Dense,
+        pub out: Dense,
+    }
+
+    /// One dense layer writing its output (first order only), its activation chosen by `kind`.
+    #[differentiable]
+    pub fn dense(layer: &Dense, x: &[f64], kind: u8, out: &mut [f64]) {
+        for o in 0..layer.b.len() {
+            let mut z = layer.b[o];
+            for i in 0..layer.n_in {
+                z += layer.w[o * layer.n_in + i] * x[i];
+            }
+            out[o] = match kind {
+                0 => z.tanh(),
+                _ => z,
+            };
+        }
+    }
+
+    /// The model's fields passed whole to `dense`.
+    #[differentiable(order = 2)]
+    pub fn predict(m: &Model, x: &[f64]) -> f64 {
+        let mut h = vec![0.0; m.hidden.b.len()];
+        dense(&m.hidden, x, 0, &mut h);
+        let mut y = vec![0.0; 1];
+        dense(&m.out, &h, 1, &mut y);
+        y[0] * y[0]
+    }
+
+    /// The layer itself passed whole to `dense`.
+    #[differentiable(order = 2)]
+    pub fn one_layer(d: &Dense, x: &[f64]) -> f64 {
+        let mut y = vec![0.0; 2];
+        dense(d, x, 0, &mut y);
+        y[0] * y[1]
+    }
+
+    /// 2 inputs, 2 hidden (tanh), 1 output (linear): 6 + 3 model parameters, then the 2 inputs.
+    fn model(v: &[f64]) -> Model {
+        Model {
+            hidden: Dense {
+                w: v[0..4].to_vec(),
+                b: v[4..6].to_vec(),
+                n_in: 2,
+            },
+            out: Dense {
+                w: v[6..8].to_vec(),
+                b: v[8..9].to_vec(),
+                n_in: 2,
+            },
+        }
+    }
+
+    /// The same network written out by hand, sharing no code with the macro.
+    fn predict_by_hand(v: &[f64]) -> f64 {
+        let x = &v[9..11];
+        let h0 = (v[4] + v[0] * x[0] + v[1] * x[1]).tanh();
+        let h1 = (v[5] + v[2] * x[0] + v[3] * x[1]).tanh();
+        let y = v[8] + v[6] * h0 + v[7] * h1;
+        y * y
+    }
+
+    fn flat_grad(m: &Model, x: &[f64]) -> Vec<f64> {
+        let (_, (gm, gx)) = predict_grad(m, x);
+        let mut g = gm.to_flat();
+        g.extend(gx);
+        g
+    }
+
+    #[test]
+    fn fields_passed_whole_to_a_function_with_an_output() {
+        for point in separated_points(8, 11, 1e-4) {
+            let (m, x) = (model(&point), &point[9..11]);
+            let (v, (gm, gx), h) = predict_hessian(&m, x);
+            assert_all_close(&[v, predict(&m, x)], &[predict_by_hand(&point); 2], 1e-12, "value");
+            let mut g = gm.to_flat();
+            g.extend(&gx);
+            assert_fd_gradient(predict_by_hand, &point, &g, "predict against the network by hand");
+            // The output layer's Hessian block by hand: f = y^2, y linear in (w_out, b_out), so
+            // d2f/dw_i dw_j = 2 h_i h_j with h = [h0, h1, 1].
+            let hid = [
+                (point[4] + point[0] * x[0] + point[1] * x[1]).tanh(),
+                (point[5] + point[2] * x[0] + point[3] * x[1]).tanh(),
+                1.0,
+            ];
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert_all_close(&[h[6 + i][6 + j]], &[2.0 * hid[i] * hid[j]], 1e-12, "output block");
+                }
+            }
+            check_hessian(
+                predict_by_hand,
+                |v| flat_grad(&model(v), &v[9..11]),
+                &h,
+                &point,
+                "predict",
+            );
+        }
+    }
+
+    #[test]
+    fn a_struct_passed_whole_to_a_function_with_an_output() {
+        for point in separated_points(9, 8, 1e-4) {
+            let d = Dense {
+                w: point[0..4].to_vec(),
+                b: point[4..6].to_vec(),
+                n_in: 2,
+            };
+            let x = &point[6..8];
+            let (v, _, h) = one_layer_hessian(&d, x);
+            let z0 = point[4] + point[0] * x[0] + point[1] * x[1];
+            let z1 = point[5] + point[2] * x[0] + point[3] * x[1];
+            assert_all_close(&[v], &[z0.tanh() * z1.tanh()], 1e-12, "value");
+            // d2/db0 db1 of tanh(z0) tanh(z1) = sech^2 z0 sech^2 z1; d2/db0^2 = -2 tanh z0 sech^2 z0 tanh z1.
+            let (s0, s1) = (1.0 - z0.tanh().powi(2), 1.0 - z1.tanh().powi(2));
+            assert_all_close(&[h[4][5], h[5][4]], &[s0 * s1, s0 * s1], 1e-12, "d2/db0 db1");
+            assert_all_close(&[h[4][4]], &[-2.0 * z0.tanh() * s0 * z1.tanh()], 1e-12, "d2/db0^2");
+            let rebuild = |v: &[f64]| {
+                Dense {
+                    w: v[0..4].to_vec(),
+                    b: v[4..6].to_vec(),
+                    n_in: 2,
+                }
+            };
+            check_hessian(
+                |v| one_layer(&rebuild(v), &v[6..8]),
+                |v| {
+                    let (_, (gd, gx)) = one_layer_grad(&rebuild(v), &v[6..8]);
+                    let mut g = gd.to_flat();
+                    g.extend(gx);
+                    g
+                },
+                &h,
+                &point,
+                "one_layer",
+            );
+        }
+    }
+}
