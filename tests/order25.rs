@@ -115,6 +115,18 @@ fn picked(a: &[f64; 3]) -> f64 {
     v[k] * a[j]
 }
 
+/// The count declared `usize` (as the error of the undeclared one advises,
+/// tests/ui/calls/plain-helper-integer-result.rs) and converted to a float.
+#[differentiable(order = 2)]
+fn scaled_by_count(x: &[f64]) -> f64 {
+    let n: usize = count_above(x, 0.0);
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i];
+    }
+    s * (n as f64 + 1.0)
+}
+
 /// An `order = 2` caller of the first-order function (its generic copy).
 #[differentiable(order = 2)]
 fn through_square_of_max(x: &[f64]) -> f64 {
@@ -245,6 +257,23 @@ fn a_local_vec_and_an_array_passed_to_helpers() {
         let f = |x: &[f64]| picked(&[x[0], x[1], x[2]]);
         let grad = |x: &[f64]| picked_grad(&[x[0], x[1], x[2]]).1.to_vec();
         check_hessian(f, grad, &h, &x, "picked");
+    }
+}
+
+#[test]
+fn a_count_declared_usize_is_a_constant_factor() {
+    for x in separated_points(10, 4, 1e-3) {
+        let (v, g, h) = scaled_by_count_hessian(&x);
+        let c = count_above(&x, 0.0) as f64 + 1.0;
+        let s: f64 = x.iter().map(|v| v * v).sum();
+        assert_all_close(&[v], &[s * c], 1e-12, "value");
+        let expected: Vec<f64> = x.iter().map(|v| 2.0 * c * v).collect();
+        assert_all_close(&g, &expected, 1e-12, "gradient by hand");
+        for i in 0..4 {
+            let row: Vec<f64> = (0..4).map(|j| if i == j { 2.0 * c } else { 0.0 }).collect();
+            assert_all_close(&h[i], &row, 1e-12, "Hessian by hand");
+        }
+        check_hessian(scaled_by_count, |x| scaled_by_count_grad(x).1, &h, &x, "scaled_by_count");
     }
 }
 
@@ -495,6 +524,59 @@ mod structs {
                 &point,
                 "one_layer",
             );
+        }
+    }
+}
+
+// ---- a differentiable call's result cast to the float type (`g(x) as f64`): its derivative was dropped
+// (a zero gradient: the cast of a value of unknown kind passed none), and in the generic copy `cast` took a
+// dual number through `f64` (a wrong second derivative at an `order = 2` caller).
+
+mod casts {
+    use super::*;
+    use common::central_difference;
+
+    #[differentiable]
+    fn cube(x: f64) -> f64 {
+        x * x * x
+    }
+
+    #[differentiable]
+    fn cube_cast(x: f64) -> f64 {
+        cube(x) as f64 + x
+    }
+
+    #[differentiable(order = 3)]
+    fn cube_cast_times(x: f64) -> f64 {
+        (cube(x) as f64) * x
+    }
+
+    #[differentiable(order = 3)]
+    fn through_cube_cast(x: f64) -> f64 {
+        cube_cast(x) * x
+    }
+
+    #[test]
+    fn a_differentiable_calls_result_cast_to_f64_keeps_its_derivative() {
+        for x in [-1.7, -0.4, 0.3, 1.1, 2.5] {
+            let (v, g) = cube_cast_grad(x);
+            assert_all_close(&[v, g], &[x * x * x + x, 3.0 * x * x + 1.0], 1e-12, "cube_cast_grad");
+            assert_all_close(&[g], &[central_difference(cube_cast, x)], 1e-6, "against differences");
+            let (_, t) = cube_cast_jvp(x, 1.0);
+            assert_all_close(&[t], &[3.0 * x * x + 1.0], 1e-12, "cube_cast_jvp");
+            // x^4 and its derivatives.
+            let by_hand = [x.powi(4), 4.0 * x.powi(3), 12.0 * x * x, 24.0 * x];
+            assert_all_close(&cube_cast_times_derivatives(x), &by_hand, 1e-12, "cube_cast_times");
+            // (x^3 + x) x = x^4 + x^2.
+            let by_hand = [
+                x.powi(4) + x * x,
+                4.0 * x.powi(3) + 2.0 * x,
+                12.0 * x * x + 2.0,
+                24.0 * x,
+            ];
+            assert_all_close(&through_cube_cast_derivatives(x), &by_hand, 1e-12, "through_cube_cast");
+            let second = central_difference(|x| through_cube_cast_grad(x).1, x);
+            assert_all_close(&[through_cube_cast_hessian(x).2[0][0]], &[second], 1e-6, "against differences of f_grad");
         }
     }
 }

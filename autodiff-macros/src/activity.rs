@@ -161,6 +161,18 @@ pub(crate) fn analyze(
         fields,
         component_kinds: BTreeMap::new(),
         integers: integer_uses(f),
+        cast_kinds: BTreeMap::new(),
+        call_results: f
+            .all_stmts()
+            .into_iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Let {
+                    var,
+                    value: Value::Call { .. },
+                } => Some(*var),
+                _ => None,
+            })
+            .collect(),
     };
     // Loops make the analysis a fixed point: run until nothing changes, then once more to report.
     while pass.changed {
@@ -372,6 +384,10 @@ struct Pass<'a> {
     component_kinds: BTreeMap<(Var, u32), Kind>,
     /// The values the body uses as integers (`integer_uses`).
     integers: std::collections::BTreeSet<Var>,
+    /// The kinds of active calls' results that the body casts to a float type (`g(x) as f64`, `cast_use`).
+    cast_kinds: BTreeMap<Var, Kind>,
+    /// The values that are results of calls (`let v = g(..)`).
+    call_results: std::collections::BTreeSet<Var>,
 }
 
 impl Pass<'_> {
@@ -575,6 +591,8 @@ impl Pass<'_> {
             },
             Value::Cast(o, ty) => {
                 let kind = kind_of_type(ty, self.float_params);
+                self.cast_use(o, &kind);
+                let a = &self.activity;
                 let passes = matches!(kind, Kind::Float(_)) && matches!(a.kind(o), Kind::Float(_));
                 (kind, a.is_active(o) && passes)
             }
@@ -787,7 +805,41 @@ impl Pass<'_> {
                     })
                     .collect(),
             ),
-            None => Kind::Unknown,
+            None => self.cast_kinds.get(&var).cloned().unwrap_or(Kind::Unknown),
+        }
+    }
+
+    // Input:  let y = g(x) as f64;         (`g` differentiable, `x` active)
+    // Output: the result of `g(x)`: a float (it was of unknown kind, and the cast dropped its derivative)
+    /// Backward kind inference for the result of a call with a differentiated argument that the body casts
+    /// to a float type: a differentiable function returns a float, and a cast of an unknown kind passed no
+    /// derivative (`g(x) as f64` had a zero gradient). In a generic copy, whose casts are to its float type
+    /// parameter (`cast::<__S, _>(g(x))` of `g(x) as f64`) and whose callees' copies return that type, the
+    /// result is of that type, which the cast then leaves as it is (`emit::convert`: no `cast`, which would
+    /// drop a dual number's tangents); cast to `f64` or `f32`, a float of a type the syntax does not tell (an
+    /// `f32` function's result cast to `f64`). A plain helper's integer is no float: used as one, it is an
+    /// integer first (`integer_uses`); else its call is an error at first order (no derivative).
+    fn cast_use(&mut self, operand: &Operand, target: &Kind) {
+        let Kind::Float(target_ty) = target else {
+            return;
+        };
+        let Some(v) = operand.var() else { return };
+        if !self.activity.is_active_var(v)
+            || !matches!(self.activity.var_kind(v), Kind::Unknown)
+            || self.f.vars[v.0 as usize].tuple_arity.is_some()
+            || !self.call_results.contains(&v)
+        {
+            return;
+        }
+        let parameter = matches!(target_ty, Some(syn::Type::Path(p))
+            if p.path.get_ident().is_some_and(|i| self.float_params.contains(i)));
+        let kind = match parameter {
+            true => target.clone(),
+            false => Kind::Float(None),
+        };
+        if self.cast_kinds.get(&v) != Some(&kind) {
+            self.cast_kinds.insert(v, kind);
+            self.changed = true;
         }
     }
 

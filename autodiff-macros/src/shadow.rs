@@ -1803,6 +1803,19 @@ fn collect_use(tree: &syn::UseTree, names: &mut Vec<String>) {
 }
 
 impl Rewrite<'_> {
+    /// Is `e` (in parentheses or not) a call of a callee with derivatives, `g(x)`, whose copy the copy calls?
+    fn is_active_call(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_active_call(&p.expr),
+            Expr::Call(call) => matches!(&*call.func, Expr::Path(p) if p.qself.is_none() && {
+                let called = p.path.to_token_stream().to_string();
+                self.active_calls.contains(&called)
+                    && !self.plain_calls.iter().any(|c| c.callee == called)
+            }),
+            _ => false,
+        }
+    }
+
     /// For `W[i][j]` indexing a float array constant of the body (`array_constants`) down to a float: the
     /// number of indexes.
     fn array_constant_element(&self, expr: &Expr) -> Option<usize> {
@@ -2288,6 +2301,18 @@ impl VisitMut for Rewrite<'_> {
                 *expr = syn::parse_quote!(::autodiff::__private::round_f32(
                     ::autodiff::__private::cast::<#scalar, _>(#value)
                 ));
+                return;
+            }
+            // `g(x) as f64` of a callee with derivatives: its copy returns the copy's float type, which
+            // `cast` would take through `f64`, dropping a dual number's tangents in the copy's own body
+            // (the value an `order = K` caller reads): the call as it is.
+            Expr::Cast(c)
+                if matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float))
+                    && self.is_active_call(&c.expr) =>
+            {
+                self.visit_expr_mut(&mut c.expr);
+                let call = (*c.expr).clone();
+                *expr = syn::parse_quote!((#call));
                 return;
             }
             Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr, &self.bools) => {
