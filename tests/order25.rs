@@ -23,7 +23,12 @@ fn check_hessian(
     for i in 0..x.len() {
         let column = hessian_column(&grad, x, i);
         let ours: Vec<f64> = hessian.iter().map(|row| row[i]).collect();
-        assert_all_close(&ours, &column, 1e-6, &format!("{what}: Hessian column {i} at {x:?}"));
+        assert_all_close(
+            &ours,
+            &column,
+            1e-6,
+            &format!("{what}: Hessian column {i} at {x:?}"),
+        );
     }
 }
 
@@ -144,7 +149,12 @@ fn a_plain_helper_returning_an_index_compiles_at_first_order() {
         assert_all_close(&g, &expected, 1e-12, "square_of_max_grad");
         assert_fd_gradient(square_of_max, &x, &g, "square_of_max");
         let (_, t) = square_of_max_jvp(&x, vec![1.0, 2.0, 3.0, 4.0]);
-        assert_all_close(&[t], &[expected[k] * (k + 1) as f64], 1e-12, "square_of_max_jvp");
+        assert_all_close(
+            &[t],
+            &[expected[k] * (k + 1) as f64],
+            1e-12,
+            "square_of_max_jvp",
+        );
     }
 }
 
@@ -158,7 +168,13 @@ fn log_sum_exp_through_an_argmax_has_the_softmax_hessian() {
         assert_all_close(&g, &p, 1e-12, "log_sum_exp gradient: softmax");
         for i in 0..5 {
             let row: Vec<f64> = (0..5)
-                .map(|j| if i == j { p[i] - p[i] * p[j] } else { -p[i] * p[j] })
+                .map(|j| {
+                    if i == j {
+                        p[i] - p[i] * p[j]
+                    } else {
+                        -p[i] * p[j]
+                    }
+                })
                 .collect();
             assert_all_close(&h[i], &row, 1e-12, "log_sum_exp Hessian: diag(p) - p p^T");
         }
@@ -192,7 +208,12 @@ fn an_index_in_arithmetic_and_in_a_call_inside_an_index() {
         expected_h[k][0] += 1.0;
         expected_h[0][k] += 1.0;
         for i in 0..4 {
-            assert_all_close(&h[i], &expected_h[i], 1e-12, "neighbour_of_max Hessian by hand");
+            assert_all_close(
+                &h[i],
+                &expected_h[i],
+                1e-12,
+                "neighbour_of_max Hessian by hand",
+            );
         }
         check_hessian(
             neighbour_of_max,
@@ -219,7 +240,12 @@ fn a_count_bounds_a_loop() {
         expected_h[0][1] += 1.0;
         expected_h[1][0] += 1.0;
         for i in 0..5 {
-            assert_all_close(&h[i], &expected_h[i], 1e-12, "cubes_of_leading Hessian by hand");
+            assert_all_close(
+                &h[i],
+                &expected_h[i],
+                1e-12,
+                "cubes_of_leading Hessian by hand",
+            );
         }
         check_hessian(
             cubes_of_leading,
@@ -248,7 +274,12 @@ fn a_local_vec_and_an_array_passed_to_helpers() {
         let d2w = |k: usize, i: usize, l: usize| if k == 2 && i == 2 && l == 2 { 2.0 } else { 0.0 };
         let e = |i: usize, j: usize| if i == j { 1.0 } else { 0.0 };
         for i in 0..3 {
-            assert_all_close(&[g[i]], &[dw(k)[i] * a[j] + w[k] * e(i, j)], 1e-12, "gradient by hand");
+            assert_all_close(
+                &[g[i]],
+                &[dw(k)[i] * a[j] + w[k] * e(i, j)],
+                1e-12,
+                "gradient by hand",
+            );
             for l in 0..3 {
                 let expected = d2w(k, i, l) * a[j] + dw(k)[i] * e(l, j) + dw(k)[l] * e(i, j);
                 assert_all_close(&[h[i][l]], &[expected], 1e-12, "picked Hessian by hand");
@@ -273,7 +304,13 @@ fn a_count_declared_usize_is_a_constant_factor() {
             let row: Vec<f64> = (0..4).map(|j| if i == j { 2.0 * c } else { 0.0 }).collect();
             assert_all_close(&h[i], &row, 1e-12, "Hessian by hand");
         }
-        check_hessian(scaled_by_count, |x| scaled_by_count_grad(x).1, &h, &x, "scaled_by_count");
+        check_hessian(
+            scaled_by_count,
+            |x| scaled_by_count_grad(x).1,
+            &h,
+            &x,
+            "scaled_by_count",
+        );
     }
 }
 
@@ -293,7 +330,12 @@ fn an_order_2_caller_reaches_the_copy_of_a_first_order_function() {
             expected_h[1][k] = 2.0 * x[k];
         }
         for i in 0..4 {
-            assert_all_close(&h[i], &expected_h[i], 1e-12, "through_square_of_max Hessian by hand");
+            assert_all_close(
+                &h[i],
+                &expected_h[i],
+                1e-12,
+                "through_square_of_max Hessian by hand",
+            );
         }
         check_hessian(
             through_square_of_max,
@@ -462,10 +504,20 @@ mod structs {
         for point in separated_points(8, 11, 1e-4) {
             let (m, x) = (model(&point), &point[9..11]);
             let (v, (gm, gx), h) = predict_hessian(&m, x);
-            assert_all_close(&[v, predict(&m, x)], &[predict_by_hand(&point); 2], 1e-12, "value");
+            assert_all_close(
+                &[v, predict(&m, x)],
+                &[predict_by_hand(&point); 2],
+                1e-12,
+                "value",
+            );
             let mut g = gm.to_flat();
             g.extend(&gx);
-            assert_fd_gradient(predict_by_hand, &point, &g, "predict against the network by hand");
+            assert_fd_gradient(
+                predict_by_hand,
+                &point,
+                &g,
+                "predict against the network by hand",
+            );
             // The output layer's Hessian block by hand: f = y^2, y linear in (w_out, b_out), so
             // d2f/dw_i dw_j = 2 h_i h_j with h = [h0, h1, 1].
             let hid = [
@@ -475,7 +527,12 @@ mod structs {
             ];
             for i in 0..3 {
                 for j in 0..3 {
-                    assert_all_close(&[h[6 + i][6 + j]], &[2.0 * hid[i] * hid[j]], 1e-12, "output block");
+                    assert_all_close(
+                        &[h[6 + i][6 + j]],
+                        &[2.0 * hid[i] * hid[j]],
+                        1e-12,
+                        "output block",
+                    );
                 }
             }
             check_hessian(
@@ -503,14 +560,22 @@ mod structs {
             assert_all_close(&[v], &[z0.tanh() * z1.tanh()], 1e-12, "value");
             // d2/db0 db1 of tanh(z0) tanh(z1) = sech^2 z0 sech^2 z1; d2/db0^2 = -2 tanh z0 sech^2 z0 tanh z1.
             let (s0, s1) = (1.0 - z0.tanh().powi(2), 1.0 - z1.tanh().powi(2));
-            assert_all_close(&[h[4][5], h[5][4]], &[s0 * s1, s0 * s1], 1e-12, "d2/db0 db1");
-            assert_all_close(&[h[4][4]], &[-2.0 * z0.tanh() * s0 * z1.tanh()], 1e-12, "d2/db0^2");
-            let rebuild = |v: &[f64]| {
-                Dense {
-                    w: v[0..4].to_vec(),
-                    b: v[4..6].to_vec(),
-                    n_in: 2,
-                }
+            assert_all_close(
+                &[h[4][5], h[5][4]],
+                &[s0 * s1, s0 * s1],
+                1e-12,
+                "d2/db0 db1",
+            );
+            assert_all_close(
+                &[h[4][4]],
+                &[-2.0 * z0.tanh() * s0 * z1.tanh()],
+                1e-12,
+                "d2/db0^2",
+            );
+            let rebuild = |v: &[f64]| Dense {
+                w: v[0..4].to_vec(),
+                b: v[4..6].to_vec(),
+                n_in: 2,
             };
             check_hessian(
                 |v| one_layer(&rebuild(v), &v[6..8]),
@@ -532,6 +597,8 @@ mod structs {
 // (a zero gradient: the cast of a value of unknown kind passed none), and in the generic copy `cast` took a
 // dual number through `f64` (a wrong second derivative at an `order = 2` caller).
 
+// `as f64` of an `f64` is the form tested (the result of a call, whose type the macro cannot see).
+#[allow(clippy::unnecessary_cast)]
 mod casts {
     use super::*;
     use common::central_difference;
@@ -560,13 +627,34 @@ mod casts {
     fn a_differentiable_calls_result_cast_to_f64_keeps_its_derivative() {
         for x in [-1.7, -0.4, 0.3, 1.1, 2.5] {
             let (v, g) = cube_cast_grad(x);
-            assert_all_close(&[v, g], &[x * x * x + x, 3.0 * x * x + 1.0], 1e-12, "cube_cast_grad");
-            assert_all_close(&[g], &[central_difference(cube_cast, x)], 1e-6, "against differences");
+            assert_all_close(
+                &[v, g],
+                &[x * x * x + x, 3.0 * x * x + 1.0],
+                1e-12,
+                "cube_cast_grad",
+            );
+            assert_all_close(
+                &[g],
+                &[central_difference(cube_cast, x)],
+                1e-6,
+                "against differences",
+            );
             let (_, t) = cube_cast_jvp(x, 1.0);
             assert_all_close(&[t], &[3.0 * x * x + 1.0], 1e-12, "cube_cast_jvp");
             // x^4 and its derivatives.
             let by_hand = [x.powi(4), 4.0 * x.powi(3), 12.0 * x * x, 24.0 * x];
-            assert_all_close(&cube_cast_times_derivatives(x), &by_hand, 1e-12, "cube_cast_times");
+            assert_all_close(
+                &cube_cast_times_derivatives(x),
+                &by_hand,
+                1e-12,
+                "cube_cast_times",
+            );
+            assert_all_close(
+                &[cube_cast_times(x)],
+                &by_hand[..1],
+                1e-12,
+                "cube_cast_times",
+            );
             // (x^3 + x) x = x^4 + x^2.
             let by_hand = [
                 x.powi(4) + x * x,
@@ -574,9 +662,25 @@ mod casts {
                 12.0 * x * x + 2.0,
                 24.0 * x,
             ];
-            assert_all_close(&through_cube_cast_derivatives(x), &by_hand, 1e-12, "through_cube_cast");
+            assert_all_close(
+                &through_cube_cast_derivatives(x),
+                &by_hand,
+                1e-12,
+                "through_cube_cast",
+            );
+            assert_all_close(
+                &[through_cube_cast(x)],
+                &by_hand[..1],
+                1e-12,
+                "through_cube_cast",
+            );
             let second = central_difference(|x| through_cube_cast_grad(x).1, x);
-            assert_all_close(&[through_cube_cast_hessian(x).2[0][0]], &[second], 1e-6, "against differences of f_grad");
+            assert_all_close(
+                &[through_cube_cast_hessian(x).2[0][0]],
+                &[second],
+                1e-6,
+                "against differences of f_grad",
+            );
         }
     }
 }

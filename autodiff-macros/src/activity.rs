@@ -220,7 +220,12 @@ pub(crate) fn integer_uses(f: &Function) -> std::collections::BTreeSet<Var> {
                 init: ArrayInit::Window { range, row, .. },
                 ..
             } => {
-                for o in range.start.iter().chain(range.end.iter()).chain(row.as_deref()) {
+                for o in range
+                    .start
+                    .iter()
+                    .chain(range.end.iter())
+                    .chain(row.as_deref())
+                {
                     add(o, &mut ints);
                 }
             }
@@ -242,7 +247,10 @@ pub(crate) fn integer_uses(f: &Function) -> std::collections::BTreeSet<Var> {
             }
             Stmt::Loop(l) => {
                 if let Some((range, index)) = &l.range {
-                    for o in [&range.start, &range.end].into_iter().chain(range.step.iter()) {
+                    for o in [&range.start, &range.end]
+                        .into_iter()
+                        .chain(range.step.iter())
+                    {
                         add(o, &mut ints);
                     }
                     ints.insert(*index);
@@ -260,7 +268,11 @@ pub(crate) fn integer_uses(f: &Function) -> std::collections::BTreeSet<Var> {
                     var,
                     value:
                         Value::Binary(
-                            BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_),
+                            BinOp::Add(_)
+                            | BinOp::Sub(_)
+                            | BinOp::Mul(_)
+                            | BinOp::Div(_)
+                            | BinOp::Rem(_),
                             l,
                             r,
                         ),
@@ -1106,7 +1118,11 @@ mod tests {
         );
         assert_eq!(errors, 0);
         for name in ["k", "j", "n", "m"] {
-            assert_eq!(kind(&named, name), Some((false, "int".into())), "{name}: {named:?}");
+            assert_eq!(
+                kind(&named, name),
+                Some((false, "int".into())),
+                "{name}: {named:?}"
+            );
         }
         assert!(!active(&named, "b"), "{named:?}");
         // Read in arithmetic with a float, a call's result is active as before.

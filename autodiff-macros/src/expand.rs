@@ -378,6 +378,7 @@ fn try_expand(
                 active,
                 plain,
                 by_path: false,
+                float_results: true,
             };
             // The generic copy is made of the body as written (`*y` of a float output stays `*y`: the
             // copy's own expansion reads it as `y[0]`).
@@ -416,12 +417,22 @@ fn try_expand(
             let name = &item.sig.ident;
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
-                let calls = first_order_copy_calls(&f, &activity, &sig, &generated.float_params);
+                let calls = first_order_copy_calls(
+                    &f,
+                    &activity,
+                    flat.as_ref().map_or(&sig, |flat| &flat.inner),
+                    &generated.float_params,
+                );
                 let (_, copy) =
                     first_order_generic_copy(&chains_desugared, &args, &sig, None, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
-                let calls = first_order_copy_calls(&f, &activity, &sig, &generated.float_params);
+                let calls = first_order_copy_calls(
+                    &f,
+                    &activity,
+                    flat.as_ref().map_or(&sig, |flat| &flat.inner),
+                    &generated.float_params,
+                );
                 method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             } else if !generated.float_params.is_empty() {
                 (
@@ -434,7 +445,12 @@ fn try_expand(
                 let copy = naming::generic_copy(name);
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
-                let calls = first_order_copy_calls(&f, &activity, &sig, &generated.float_params);
+                let calls = first_order_copy_calls(
+                    &f,
+                    &activity,
+                    flat.as_ref().map_or(&sig, |flat| &flat.inner),
+                    &generated.float_params,
+                );
                 first_order_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             };
             // The sweeps of the generic copy made here, at the written float type, stand for the
@@ -987,7 +1003,12 @@ fn plain_calls(
         // Arrays only where the result is constant (an integer): their values are passed.
         let arrays: Vec<Option<bool>> = args
             .iter()
-            .zip(by_ref.into_iter().flatten().chain(std::iter::repeat(&false)))
+            .zip(
+                by_ref
+                    .into_iter()
+                    .flatten()
+                    .chain(std::iter::repeat(&false)),
+            )
             .map(|(a, r)| match a {
                 Operand::Array(array) if float(activity.elem_kind(*array)) => {
                     Some(reference(*array, *r))
@@ -998,7 +1019,9 @@ fn plain_calls(
         // An array of elements of a kind the syntax does not tell is not taken apart.
         let unknown = args.iter().any(|a| matches!(a, Operand::Array(array) if matches!(activity.elem_kind(*array), Kind::Unknown)));
         // Not a matrix, whose rows `array_values` does not take.
-        let matrix = args.iter().any(|a| matches!(a, Operand::Array(array) if f.arrays[array.0 as usize].matrix.is_some()));
+        let matrix = args.iter().any(
+            |a| matches!(a, Operand::Array(array) if f.arrays[array.0 as usize].matrix.is_some()),
+        );
         let with_arrays = constant_result
             && !matrix
             && !unknown
@@ -1268,6 +1291,7 @@ fn first_order_copy_calls(
         active,
         plain,
         by_path: true,
+        float_results: true,
     }
 }
 

@@ -62,6 +62,12 @@ pub(crate) struct CopyCalls {
     /// unregistered-call-by-path.rs). (The `order = K` function's own copy, `higher.rs`, is made without
     /// `why_no_copy` and calls by paths whatever this says.)
     pub(crate) by_path: bool,
+    /// Whether every callee of `active` returns a float where the body casts its result (`g(x) as f64`):
+    /// so for a function's copies, whose calls with a result used as an integer are plain
+    /// (`activity::integer_uses`), not for a custom function's, which calls helpers returning indexes
+    /// through `active` too (`shapes::bucket(x) as f64`). The copy then leaves such a cast out
+    /// (`Rewrite::is_active_call`).
+    pub(crate) float_results: bool,
 }
 
 /// Is `expr` made of unsuffixed float and integer literals alone (`1.0`, `-2.0 * 1.5`, `(0.5)`)? Its type is
@@ -95,6 +101,7 @@ pub(crate) fn shadow(
     active_calls: &[String],
     plain_calls: &[PlainCall],
     locals: Locals,
+    float_results: bool,
 ) -> syn::ItemFn {
     let item = &by_value_loops(item, float, locals, active_calls);
     let mut shadow = item.clone();
@@ -122,6 +129,7 @@ pub(crate) fn shadow(
             .chain([item.sig.ident.to_token_stream().to_string()])
             .collect(),
         plain_calls: plain_calls.to_vec(),
+        float_results,
     };
     debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
@@ -197,6 +205,7 @@ pub(crate) fn surely_compiling_copy_with(
         &calls.active,
         &calls.plain,
         Locals::OfFloats,
+        calls.float_results,
     ))
 }
 
@@ -442,6 +451,8 @@ struct Rewrite<'a> {
     active_calls: Vec<String>,
     /// The callees called with float arguments, none differentiated: called as written (`PlainCall`).
     plain_calls: Vec<PlainCall>,
+    /// `CopyCalls::float_results`.
+    float_results: bool,
 }
 
 /// `f64::EPSILON` and friends, and the `Float` method that gives the same value of a type parameter.
@@ -1807,11 +1818,14 @@ impl Rewrite<'_> {
     fn is_active_call(&self, e: &Expr) -> bool {
         match e {
             Expr::Paren(p) => self.is_active_call(&p.expr),
-            Expr::Call(call) => matches!(&*call.func, Expr::Path(p) if p.qself.is_none() && {
-                let called = p.path.to_token_stream().to_string();
-                self.active_calls.contains(&called)
-                    && !self.plain_calls.iter().any(|c| c.callee == called)
-            }),
+            Expr::Call(call) => {
+                self.float_results
+                    && matches!(&*call.func, Expr::Path(p) if p.qself.is_none() && {
+                        let called = p.path.to_token_stream().to_string();
+                        self.active_calls.contains(&called)
+                            && !self.plain_calls.iter().any(|c| c.callee == called)
+                    })
+            }
             _ => false,
         }
     }
@@ -2100,7 +2114,8 @@ impl VisitMut for Rewrite<'_> {
                         // written float type; a reference stays one.
                         if let Some(reference) = array {
                             self.visit_expr_mut(arg);
-                            let values = quote!(::autodiff::__private::array_values::<#float, _>(#arg));
+                            let values =
+                                quote!(::autodiff::__private::array_values::<#float, _>(#arg));
                             *arg = match reference {
                                 true => syn::parse_quote!(&#values),
                                 false => syn::parse_quote!(#values),
@@ -2413,7 +2428,7 @@ mod tests {
     /// The body of the shadow of `item`, as a string without the inserted `use`.
     fn body(item: syn::ItemFn) -> String {
         let name = Ident::new("__f_generic", Span::call_site());
-        let mut s = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices);
+        let mut s = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices, false);
         s.block.stmts.remove(0);
         s.block
             .stmts
@@ -2438,7 +2453,15 @@ mod tests {
             constant_result: false,
             arrays: vec![None, None],
         }];
-        let s = shadow(&item, "f64", &name, &[], &plain, Locals::AllButMatrices);
+        let s = shadow(
+            &item,
+            "f64",
+            &name,
+            &[],
+            &plain,
+            Locals::AllButMatrices,
+            false,
+        );
         let text = s.block.to_token_stream().to_string();
         // The call is not a generic copy's; its float argument goes back to `f64`, its result through `lift`.
         assert!(!text.contains("GenericCopy"), "{text}");
@@ -2462,7 +2485,7 @@ mod tests {
             }
         );
         let name = Ident::new("__f_generic", Span::call_site());
-        let text = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices)
+        let text = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices, false)
             .block
             .to_token_stream()
             .to_string();
@@ -2820,7 +2843,15 @@ mod tests {
             "libm :: erf".to_string(),
             "m :: square :: < f64 >".to_string(),
         ];
-        let mut copy = shadow(&item, "f64", &name, &calls, &[], Locals::AllButMatrices);
+        let mut copy = shadow(
+            &item,
+            "f64",
+            &name,
+            &calls,
+            &[],
+            Locals::AllButMatrices,
+            false,
+        );
         let text = copy.block.to_token_stream().to_string();
         assert!(
             text.contains(":: autodiff :: __private :: copy_by_path ! (libm :: erf , call_on (_) , __autodiff_gradient_of__libm__erf) . call_on (x)"),
