@@ -422,7 +422,7 @@ pub struct NoDerivative;
     label = "not `#[differentiable]` or `#[custom_gradient]`, and no `#[gradient_of]` in scope registers its gradient",
     note = "if the function is yours, put `#[differentiable]` (or `#[custom_gradient]`) on it",
     note = "if it is not, register its vector-Jacobian product beside the caller: `#[gradient_of(path::to::function)] fn function_vjp(<its parameters>, dy: R) -> G`",
-    note = "to use its value as a constant, wrap the call in `autodiff::stop_gradient(..)`"
+    note = "to use a float it returns as a constant, wrap the call in `autodiff::stop_gradient(..)`; an integer it returns (an index, a count) carries no derivative: say so with its type, `let k: usize = function(..);`"
 )]
 pub trait HasDerivative {}
 

@@ -64,9 +64,10 @@ pub mod private {
         DifferentiatedSlot, FieldType, InactiveTangent, NestedAdjoint, Receiver, StructCotangent,
     };
     pub use crate::lift::{
-        at, block_value, cast, constant, constant_array, constant_vec, dual_array, dual_vec,
-        eps_parts_into, hessian_from_columns, lanes, lift, lit, plain, re_parts, round_f32, to_int,
-        value, BlockValue, Constant, Kind, Lift, Parts, ResultCheck,
+        array_values, at, block_value, cast, constant, constant_array, constant_vec, dual_array,
+        dual_vec, eps_parts_into, hessian_from_columns, lanes, lift, lit, plain, re_parts,
+        round_f32, to_int, value, ArrayValues, BlockValue, Constant, Kind, Lift, Parts,
+        ResultCheck,
     };
     pub use crate::matrix::{
         constant_matrix, dual_matrix, fixed_row, flatten, level_offsets, matrix_tangent,

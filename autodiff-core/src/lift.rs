@@ -188,6 +188,70 @@ pub fn value<F: Float, X: num_traits::ToPrimitive>(x: X) -> F {
     F::from(x).unwrap_or_else(F::nan)
 }
 
+/// The values of an array of floats (`&[T]`, `&Vec<T>`, `&[T; N]`, or by value) in the float type `F`,
+/// tangents dropped: an array argument of a helper without derivatives whose result the body uses as an
+/// integer (`let k = argmax(x); x[k]`), which the generic copy of the function calls as written
+/// (`argmax(&array_values::<f64, _>(x))`). An integer's derivative is zero whatever the argument's, so no
+/// tangent is lost.
+#[inline]
+pub fn array_values<F: Float, A: ArrayValues<F>>(array: A) -> A::Out {
+    array.array_values()
+}
+
+/// What [`array_values`] does to an array of floats, or a reference to one.
+pub trait ArrayValues<F> {
+    /// `Vec<F>` or `[F; N]`.
+    type Out;
+    /// The values.
+    fn array_values(self) -> Self::Out;
+}
+
+/// The value of the float `x` in `F`.
+#[inline]
+fn float_value<F: Float, X: Float>(x: X) -> F {
+    x.to_f64().and_then(F::from).unwrap_or_else(F::nan)
+}
+
+impl<F: Float, X: Float> ArrayValues<F> for &[X] {
+    type Out = Vec<F>;
+    #[inline]
+    fn array_values(self) -> Vec<F> {
+        self.iter().map(|x| float_value(*x)).collect()
+    }
+}
+
+impl<F: Float, X: Float> ArrayValues<F> for &Vec<X> {
+    type Out = Vec<F>;
+    #[inline]
+    fn array_values(self) -> Vec<F> {
+        self.iter().map(|x| float_value(*x)).collect()
+    }
+}
+
+impl<F: Float, X: Float> ArrayValues<F> for Vec<X> {
+    type Out = Vec<F>;
+    #[inline]
+    fn array_values(self) -> Vec<F> {
+        self.iter().map(|x| float_value(*x)).collect()
+    }
+}
+
+impl<F: Float, X: Float, const N: usize> ArrayValues<F> for &[X; N] {
+    type Out = [F; N];
+    #[inline]
+    fn array_values(self) -> [F; N] {
+        self.map(float_value)
+    }
+}
+
+impl<F: Float, X: Float, const N: usize> ArrayValues<F> for [X; N] {
+    type Out = [F; N];
+    #[inline]
+    fn array_values(self) -> [F; N] {
+        self.map(float_value)
+    }
+}
+
 impl<S: Float> Lift<S> for f64 {
     type Out = S;
     type Kind = HoldsFloat;

@@ -160,6 +160,19 @@ pub(crate) fn analyze(
         report: false,
         fields,
         component_kinds: BTreeMap::new(),
+        integers: integer_uses(f),
+        cast_kinds: BTreeMap::new(),
+        call_results: f
+            .all_stmts()
+            .into_iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Let {
+                    var,
+                    value: Value::Call { .. },
+                } => Some(*var),
+                _ => None,
+            })
+            .collect(),
     };
     // Loops make the analysis a fixed point: run until nothing changes, then once more to report.
     while pass.changed {
@@ -169,6 +182,157 @@ pub(crate) fn analyze(
     pass.report = true;
     pass.block(&f.body);
     pass.activity
+}
+
+// Input:  let k = argmax(x); let j = k + 1; let y = x[j];    (`argmax` a plain helper, `x` active)
+// Output: {k, j}
+/// The values that the body declares (`let k: usize = ..`) or uses as integers, whatever their kind: an index (`a[k]`, a window's bounds,
+/// `&mut a[k]`), a bound or step of a `for` range, and, back from those, the operands of arithmetic whose
+/// result is one (`k + 1`: Rust adds an integer only to an integer), a branch's or loop's value that is one
+/// (`if c { k } else { 0 }`), a loop's carried value's initial and next values. Rust indexes slices, `Vec`s
+/// and arrays with no float, and iterates no range of floats, so such a value is an integer, which carries
+/// no derivative: the result of a call that is one (`argmax(x)` of a plain helper returning `usize`) is a
+/// constant, as `x as usize` is, though its arguments are active.
+pub(crate) fn integer_uses(f: &Function) -> std::collections::BTreeSet<Var> {
+    let mut ints = std::collections::BTreeSet::new();
+    let add = |o: &Operand, ints: &mut std::collections::BTreeSet<Var>| {
+        if let Some(v) = o.var() {
+            ints.insert(v);
+        }
+    };
+    // Declared so: `let k: usize = argmax(x);`.
+    for (i, info) in f.vars.iter().enumerate() {
+        let integer = matches!(&info.declared, Some(syn::Type::Path(p)) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|t| crate::shadow::INTEGERS.iter().any(|n| t == n)));
+        if let (true, Ok(i)) = (integer, u32::try_from(i)) {
+            ints.insert(Var(i));
+        }
+    }
+    let stmts = f.all_stmts();
+    for stmt in &stmts {
+        match stmt {
+            Stmt::Let {
+                value: Value::Load { index, .. },
+                ..
+            }
+            | Stmt::Store { index, .. } => add(index, &mut ints),
+            Stmt::NewArray {
+                init: ArrayInit::Window { range, row, .. },
+                ..
+            } => {
+                for o in range
+                    .start
+                    .iter()
+                    .chain(range.end.iter())
+                    .chain(row.as_deref())
+                {
+                    add(o, &mut ints);
+                }
+            }
+            Stmt::NewArray {
+                init: ArrayInit::Repeat { len, .. },
+                ..
+            } => add(len, &mut ints),
+            Stmt::CallOut { written, .. } => {
+                for w in written {
+                    match w {
+                        crate::ir::Written::Element(index) => add(index, &mut ints),
+                        crate::ir::Written::Window { start, end } => {
+                            add(start, &mut ints);
+                            add(end, &mut ints);
+                        }
+                        crate::ir::Written::No | crate::ir::Written::Array => {}
+                    }
+                }
+            }
+            Stmt::Loop(l) => {
+                if let Some((range, index)) = &l.range {
+                    for o in [&range.start, &range.end]
+                        .into_iter()
+                        .chain(range.step.iter())
+                    {
+                        add(o, &mut ints);
+                    }
+                    ints.insert(*index);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Back from the uses, to a fixed point.
+    loop {
+        let before = ints.len();
+        for stmt in &stmts {
+            match stmt {
+                Stmt::Let {
+                    var,
+                    value:
+                        Value::Binary(
+                            BinOp::Add(_)
+                            | BinOp::Sub(_)
+                            | BinOp::Mul(_)
+                            | BinOp::Div(_)
+                            | BinOp::Rem(_),
+                            l,
+                            r,
+                        ),
+                } if ints.contains(var) => {
+                    add(l, &mut ints);
+                    add(r, &mut ints);
+                }
+                Stmt::Let {
+                    var,
+                    value: Value::Unary(syn::UnOp::Neg(_), o),
+                } if ints.contains(var) => add(o, &mut ints),
+                Stmt::If {
+                    then_block,
+                    else_block,
+                    outs,
+                    ..
+                } => {
+                    for (i, out) in outs.iter().enumerate() {
+                        if ints.contains(out) {
+                            for block in [then_block, else_block] {
+                                if let Some(o) = block.yields.get(i) {
+                                    add(o, &mut ints);
+                                }
+                            }
+                        }
+                    }
+                }
+                Stmt::Match { arms, outs, .. } => {
+                    for (i, out) in outs.iter().enumerate() {
+                        if ints.contains(out) {
+                            for arm in arms {
+                                if let Some(o) = arm.block.yields.get(i) {
+                                    add(o, &mut ints);
+                                }
+                            }
+                        }
+                    }
+                }
+                Stmt::Loop(l) => {
+                    for (i, phi) in l.phis.iter().enumerate() {
+                        let out = l.outs.get(i).is_some_and(|o| ints.contains(o));
+                        if ints.contains(phi) || out {
+                            ints.insert(*phi);
+                            if let Some(o) = l.outs.get(i) {
+                                ints.insert(*o);
+                            }
+                            add(&l.inits[i], &mut ints);
+                            if let Some(o) = l.body.yields.get(i) {
+                                add(o, &mut ints);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if ints.len() == before {
+            return ints;
+        }
+    }
 }
 
 /// The element kind of a slice, `Vec` or array type.
@@ -230,6 +394,12 @@ struct Pass<'a> {
     /// (`component_use`), by the call's value and the index: a call's result has a shape the syntax gives
     /// (`let (a, b) = g(x);`) but component types it does not.
     component_kinds: BTreeMap<(Var, u32), Kind>,
+    /// The values the body uses as integers (`integer_uses`).
+    integers: std::collections::BTreeSet<Var>,
+    /// The kinds of active calls' results that the body casts to a float type (`g(x) as f64`, `cast_use`).
+    cast_kinds: BTreeMap<Var, Kind>,
+    /// The values that are results of calls (`let v = g(..)`).
+    call_results: std::collections::BTreeSet<Var>,
 }
 
 impl Pass<'_> {
@@ -433,6 +603,8 @@ impl Pass<'_> {
             },
             Value::Cast(o, ty) => {
                 let kind = kind_of_type(ty, self.float_params);
+                self.cast_use(o, &kind);
+                let a = &self.activity;
                 let passes = matches!(kind, Kind::Float(_)) && matches!(a.kind(o), Kind::Float(_));
                 (kind, a.is_active(o) && passes)
             }
@@ -545,6 +717,14 @@ impl Pass<'_> {
                 };
                 (kind, false)
             }
+            // `let k = argmax(x); .. x[k]`: the result of a call that the body uses as an integer is one,
+            // whatever its arguments: a constant, the callee called as written (no derivative needed).
+            Value::Call { .. } if self.integers.contains(&var) => (Kind::Int, false),
+            // The values of an array passed to such a call in the generic copy (`shadow.rs`), its tangents
+            // dropped: a constant.
+            Value::Call { callee, .. } if crate::shadow::is_array_values(callee) => {
+                (Kind::Unknown, false)
+            }
             Value::Call { callee, args, .. } => {
                 let first = callee
                     .path
@@ -637,7 +817,41 @@ impl Pass<'_> {
                     })
                     .collect(),
             ),
-            None => Kind::Unknown,
+            None => self.cast_kinds.get(&var).cloned().unwrap_or(Kind::Unknown),
+        }
+    }
+
+    // Input:  let y = g(x) as f64;         (`g` differentiable, `x` active)
+    // Output: the result of `g(x)`: a float (it was of unknown kind, and the cast dropped its derivative)
+    /// Backward kind inference for the result of a call with a differentiated argument that the body casts
+    /// to a float type: a differentiable function returns a float, and a cast of an unknown kind passed no
+    /// derivative (`g(x) as f64` had a zero gradient). In a generic copy, whose casts are to its float type
+    /// parameter (`cast::<__S, _>(g(x))` of `g(x) as f64`) and whose callees' copies return that type, the
+    /// result is of that type, which the cast then leaves as it is (`emit::convert`: no `cast`, which would
+    /// drop a dual number's tangents); cast to `f64` or `f32`, a float of a type the syntax does not tell (an
+    /// `f32` function's result cast to `f64`). A plain helper's integer is no float: used as one, it is an
+    /// integer first (`integer_uses`); else its call is an error at first order (no derivative).
+    fn cast_use(&mut self, operand: &Operand, target: &Kind) {
+        let Kind::Float(target_ty) = target else {
+            return;
+        };
+        let Some(v) = operand.var() else { return };
+        if !self.activity.is_active_var(v)
+            || !matches!(self.activity.var_kind(v), Kind::Unknown)
+            || self.f.vars[v.0 as usize].tuple_arity.is_some()
+            || !self.call_results.contains(&v)
+        {
+            return;
+        }
+        let parameter = matches!(target_ty, Some(syn::Type::Path(p))
+            if p.path.get_ident().is_some_and(|i| self.float_params.contains(i)));
+        let kind = match parameter {
+            true => target.clone(),
+            false => Kind::Float(None),
+        };
+        if self.cast_kinds.get(&v) != Some(&kind) {
+            self.cast_kinds.insert(v, kind);
+            self.changed = true;
         }
     }
 
@@ -887,6 +1101,37 @@ mod tests {
         assert!(!active(&named, "bad"), "{named:?}");
         let (_, errors) = activity_of("fn f(x: f64) -> f64 { let y = x.rem_euclid(2.0); y }", "");
         assert_eq!(errors, 1, "a method with no rule is still an error");
+    }
+
+    #[test]
+    fn a_call_whose_result_is_used_as_an_integer_is_a_constant() {
+        let kind = |named: &[(String, bool, String)], name: &str| {
+            let found = named.iter().rev().find(|(n, ..)| n == name);
+            found.map(|(_, a, k)| (*a, k.clone()))
+        };
+        // An index, through arithmetic, a branch's value, a range's bound, a declared type.
+        let (named, errors) = activity_of(
+            "fn f(x: &[f64], c: bool) -> f64 { let k = argmax(x); let j = k + 1; \
+               let b = if c { first(x) } else { 0 }; let n = count(x); let m: usize = other(x); \
+               let mut s = 0.0; for i in 0..n { s = s + x[i]; } s + x[j] + x[b] + x[m] }",
+            "",
+        );
+        assert_eq!(errors, 0);
+        for name in ["k", "j", "n", "m"] {
+            assert_eq!(
+                kind(&named, name),
+                Some((false, "int".into())),
+                "{name}: {named:?}"
+            );
+        }
+        assert!(!active(&named, "b"), "{named:?}");
+        // Read in arithmetic with a float, a call's result is active as before.
+        let (named, errors) = activity_of(
+            "fn f(x: &[f64]) -> f64 { let k = g(x); let y = k * x[0]; y }",
+            "",
+        );
+        assert_eq!(errors, 0);
+        assert!(active(&named, "k"), "{named:?}");
     }
 
     #[test]

@@ -594,6 +594,7 @@ impl<'a> Visit<'a> for Calls<'_> {
             types: vec![None; call.args.len()],
             floats,
             constant_result: false,
+            arrays: vec![None; call.args.len()],
         });
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}

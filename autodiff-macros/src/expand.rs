@@ -369,7 +369,7 @@ fn try_expand(
                     ));
                 }
             }
-            let plain = plain_calls(f, activity);
+            let plain = plain_calls(f, activity, sig);
             let active = calls_of(f, activity, true)
                 .into_iter()
                 .filter(|c| !plain.iter().any(|p| p.callee == *c))
@@ -378,6 +378,7 @@ fn try_expand(
                 active,
                 plain,
                 by_path: false,
+                float_results: true,
             };
             // The generic copy is made of the body as written (`*y` of a float output stays `*y`: the
             // copy's own expansion reads it as `y[0]`).
@@ -416,12 +417,22 @@ fn try_expand(
             let name = &item.sig.ident;
             let (generic_copy, copy) = if generated.method && args.struct_whole {
                 // A method has no companion type; its copy is `Self::__f_generic`, which callers name.
-                let calls = calls_of(&f, &activity, false);
+                let calls = first_order_copy_calls(
+                    &f,
+                    &activity,
+                    flat.as_ref().map_or(&sig, |flat| &flat.inner),
+                    &generated.float_params,
+                );
                 let (_, copy) =
                     first_order_generic_copy(&chains_desugared, &args, &sig, None, &calls);
                 (companion::GenericCopy::Missing, copy)
             } else if generated.method {
-                let calls = calls_of(&f, &activity, false);
+                let calls = first_order_copy_calls(
+                    &f,
+                    &activity,
+                    flat.as_ref().map_or(&sig, |flat| &flat.inner),
+                    &generated.float_params,
+                );
                 method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             } else if !generated.float_params.is_empty() {
                 (
@@ -434,7 +445,12 @@ fn try_expand(
                 let copy = naming::generic_copy(name);
                 (companion::GenericCopy::Copy(copy), TokenStream::new())
             } else {
-                let calls = calls_of(&f, &activity, false);
+                let calls = first_order_copy_calls(
+                    &f,
+                    &activity,
+                    flat.as_ref().map_or(&sig, |flat| &flat.inner),
+                    &generated.float_params,
+                );
                 first_order_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             };
             // The sweeps of the generic copy made here, at the written float type, stand for the
@@ -586,7 +602,7 @@ fn first_order_generic_copy(
     args: &Args,
     sig: &Signature,
     flat: Option<&Flattened>,
-    calls: &[String],
+    calls: &crate::shadow::CopyCalls,
 ) -> (companion::GenericCopy, TokenStream) {
     let parameter_struct = flat.is_some();
     let higher = args
@@ -629,7 +645,7 @@ fn first_order_generic_copy(
         },
         false => args.wrt.clone(),
     };
-    let mut copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+    let mut copy = match crate::shadow::surely_compiling_copy_with(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return (companion::GenericCopy::Fallback { why }, TokenStream::new()),
     };
@@ -664,7 +680,7 @@ fn method_generic_copy(
     args: &Args,
     sig: &Signature,
     flat: Option<&Flattened>,
-    calls: &[String],
+    calls: &crate::shadow::CopyCalls,
 ) -> (companion::GenericCopy, TokenStream) {
     let parameter_struct = flat.is_some();
     let generic = !float_params_with_impl(item).is_empty();
@@ -754,7 +770,7 @@ fn method_generic_copy(
     };
     // (Calls by a module's path, `m::g(x)`, too: the copy's primal, read with its fields in its float
     // type, calls them as written again, `shadow::write_copy_calls`.)
-    let copy = match crate::shadow::surely_compiling_copy(item, float, calls) {
+    let copy = match crate::shadow::surely_compiling_copy_with(item, float, calls) {
         Ok(copy) => copy,
         Err(why) => return fallback(&why),
     };
@@ -925,17 +941,42 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, Str
 /// The callees that `f` calls with float arguments, none of them differentiated, at every call (scalars
 /// only, the same argument kinds at each call): its generic copy calls them as written
 /// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy.
-fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCall> {
+fn plain_calls(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+) -> Vec<crate::shadow::PlainCall> {
     use crate::ir::{ArrayInit, Kind, Operand, Stmt, Value};
     let float = |k: &Kind| matches!(k, Kind::Float(_));
     let mut plain: Vec<crate::shadow::PlainCall> = Vec::new();
     let mut refused: Vec<String> = Vec::new();
+    // Is an array argument a reference (`&v`, a parameter `x: &[f64]`, a window `&x[1..]` bound by `let`)?
+    let windows: Vec<crate::ir::Array> = f
+        .all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::NewArray {
+                array,
+                init: ArrayInit::Window { .. },
+            } => Some(*array),
+            _ => None,
+        })
+        .collect();
+    let reference = |array: crate::ir::Array, by_ref: bool| {
+        let info = &f.arrays[array.0 as usize];
+        let param = info.param.and_then(|i| sig.params.get(i));
+        let row = matches!(info.held_as, Some(crate::ir::HeldAs::Row(_)));
+        by_ref
+            || param.is_some_and(|p| matches!(p.ty, syn::Type::Reference(_)))
+            || windows.contains(&array) && !row
+    };
     for stmt in f.all_stmts() {
         // A call whose result the body reads only where no derivative flows (a condition, a comparison,
-        // an index): its arguments' derivatives are not needed, and a plain helper (`flag(x as f32)`) is
-        // called as written, its float arguments' values passed (`__private::value`).
+        // an index), or uses as an integer (`activity::integer_uses`): its arguments' derivatives are not
+        // needed, and a plain helper (`flag(x as f32)`, `argmax(x)` of a slice) is called as written, its
+        // floats' values passed (`__private::value`, `__private::array_values`).
         let mut constant_result = false;
-        let (callee, args, by_value) = match stmt {
+        let (callee, args, by_ref) = match stmt {
             Stmt::Let {
                 var,
                 value:
@@ -945,18 +986,52 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
                         by_ref,
                     },
             } => {
-                constant_result = read_only_without_derivative(f, *var);
-                (callee, args, by_ref.iter().all(|r| !r))
+                constant_result = read_only_without_derivative(f, *var)
+                    || matches!(activity.var_kind(*var), Kind::Int);
+                (callee, args, Some(by_ref))
             }
             Stmt::NewArray {
                 init: ArrayInit::Call { callee, args, .. },
                 ..
             }
-            | Stmt::CallOut { callee, args, .. } => (callee, args, false),
+            | Stmt::CallOut { callee, args, .. } => (callee, args, None),
             _ => continue,
         };
         let name = callee.path.to_token_stream().to_string();
-        let scalars = by_value && args.iter().all(|a| !matches!(a, Operand::Array(_)));
+        let by_value = by_ref.is_some_and(|r| r.iter().all(|r| !r));
+        let no_arrays = args.iter().all(|a| !matches!(a, Operand::Array(_)));
+        // Arrays only where the result is constant (an integer): their values are passed.
+        let arrays: Vec<Option<bool>> = args
+            .iter()
+            .zip(
+                by_ref
+                    .into_iter()
+                    .flatten()
+                    .chain(std::iter::repeat(&false)),
+            )
+            .map(|(a, r)| match a {
+                Operand::Array(array) if float(activity.elem_kind(*array)) => {
+                    Some(reference(*array, *r))
+                }
+                _ => None,
+            })
+            .collect();
+        // An array of elements of a kind the syntax does not tell is not taken apart.
+        let unknown = args.iter().any(|a| matches!(a, Operand::Array(array) if matches!(activity.elem_kind(*array), Kind::Unknown)));
+        // Not a matrix, whose rows `array_values` does not take.
+        let matrix = args.iter().any(
+            |a| matches!(a, Operand::Array(array) if f.arrays[array.0 as usize].matrix.is_some()),
+        );
+        let with_arrays = constant_result
+            && !matrix
+            && !unknown
+            && by_ref.is_some()
+            && !no_arrays
+            && args.iter().zip(by_ref.into_iter().flatten()).all(|(a, r)| {
+                // `&x` of a float is not taken apart.
+                matches!(a, Operand::Array(_)) || !r
+            });
+        let scalars = by_value && no_arrays || with_arrays;
         let active = !constant_result && args.iter().any(|a| activity.is_active(a));
         let floats: Vec<bool> = args.iter().map(|a| float(&activity.kind(a))).collect();
         let types = args
@@ -966,17 +1041,18 @@ fn plain_calls(f: &Function, activity: &Activity) -> Vec<crate::shadow::PlainCal
                 _ => None,
             })
             .collect();
-        let call =
-            (scalars && !active && floats.iter().any(|f| *f)).then(|| crate::shadow::PlainCall {
-                callee: name.clone(),
-                floats,
-                types,
-                constant_result,
-            });
+        let has_floats = floats.iter().any(|f| *f) || with_arrays;
+        let call = (scalars && !active && has_floats).then(|| crate::shadow::PlainCall {
+            callee: name.clone(),
+            floats,
+            types,
+            constant_result,
+            arrays,
+        });
         match call {
             Some(call) if !refused.contains(&name) => {
                 match plain.iter_mut().find(|p| p.callee == name) {
-                    Some(seen) if seen.floats != call.floats => {
+                    Some(seen) if seen.floats != call.floats || seen.arrays != call.arrays => {
                         plain.retain(|p| p.callee != name);
                         refused.push(name);
                     }
@@ -1143,6 +1219,16 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
         .all_stmts()
         .into_iter()
         .filter_map(|stmt| match stmt {
+            // A call whose result is an integer (`activity::integer_uses`), and the values of an array
+            // passed to one in a generic copy: not differentiated, no copy called.
+            crate::ir::Stmt::Let {
+                var,
+                value: crate::ir::Value::Call { callee, .. },
+            } if matches!(activity.var_kind(*var), crate::ir::Kind::Int)
+                || crate::shadow::is_array_values(callee) =>
+            {
+                None
+            }
             crate::ir::Stmt::Let {
                 value: crate::ir::Value::Call { callee, args, .. },
                 ..
@@ -1162,6 +1248,51 @@ fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {
     calls.sort();
     calls.dedup();
     calls
+}
+
+/// The calls that the generic copy of a function without `order = K` rewrites (`first_order_generic_copy`):
+/// the callees called with differentiated arguments, whose copies it calls, and the plain helpers whose
+/// results the body uses as integers (`let k = argmax(x); x[k]`, `activity::integer_uses`), called as
+/// written on the values of their arguments (`shadow::PlainCall`). The latter by an analysis with every
+/// float parameter active, as the copy's companion differentiates (`__vjp_all`); the other plain calls
+/// stay out, as before.
+fn first_order_copy_calls(
+    f: &Function,
+    activity: &Activity,
+    sig: &Signature,
+    float_params: &[Ident],
+) -> crate::shadow::CopyCalls {
+    use crate::ir::{Kind, Stmt, Value};
+    let active = calls_of(f, activity, false);
+    let integer_results: Vec<String> = f
+        .all_stmts()
+        .into_iter()
+        .filter_map(|stmt| match stmt {
+            Stmt::Let {
+                var,
+                value: Value::Call { callee, .. },
+            } if matches!(activity.var_kind(*var), Kind::Int) => {
+                Some(callee.path.to_token_stream().to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    let plain = match integer_results.is_empty() {
+        true => Vec::new(),
+        false => {
+            let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
+            plain_calls(f, &all, sig)
+                .into_iter()
+                .filter(|p| integer_results.contains(&p.callee))
+                .collect()
+        }
+    };
+    crate::shadow::CopyCalls {
+        active,
+        plain,
+        by_path: true,
+        float_results: true,
+    }
 }
 
 /// Is `item` an associated function or method of an `impl` block? The macro sees the function alone, so

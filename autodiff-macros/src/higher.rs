@@ -169,6 +169,7 @@ fn through_shadow(
         &calls.active,
         &calls.plain,
         crate::shadow::Locals::AllButMatrices,
+        calls.float_results,
     );
     let wrt = args.wrt.as_ref().map(|names| quote!(, wrt(#(#names),*)));
     let h = Higher {

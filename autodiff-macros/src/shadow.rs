@@ -42,6 +42,10 @@ pub(crate) struct PlainCall {
     /// its float arguments are passed as values (`__private::value`), their tangents dropped on purpose,
     /// where otherwise `__private::plain` checks that they have none.
     pub(crate) constant_result: bool,
+    /// For each argument that is an array (of a call whose result is constant), whether it is passed as
+    /// a reference (`&v`, or a parameter `x: &[f64]` passed on): the copy passes its values
+    /// (`__private::array_values`), `&array_values(x)` for a reference.
+    pub(crate) arrays: Vec<Option<bool>>,
 }
 
 /// The calls of a function that its generic copy rewrites: the callees called with differentiated (or
@@ -53,11 +57,17 @@ pub(crate) struct CopyCalls {
     /// Whether the callees of `active` and `plain` written with a path (`shapes::square`) are called so in
     /// the copy, through `copy_by_path!`, which finds the copy of the companion the first-order derivative
     /// finds there (a stand-in where there is none). A copy made without being asked
-    /// (`surely_compiling_copy`) does too: where the path has no derivatives, the function's first order
+    /// (`surely_compiling_copy_with`) does too: where the path has no derivatives, the function's first order
     /// reports the call already, and the copy's lookup repeats that one error (tests/ui/calls/
     /// unregistered-call-by-path.rs). (The `order = K` function's own copy, `higher.rs`, is made without
     /// `why_no_copy` and calls by paths whatever this says.)
     pub(crate) by_path: bool,
+    /// Whether every callee of `active` returns a float where the body casts its result (`g(x) as f64`):
+    /// so for a function's copies, whose calls with a result used as an integer are plain
+    /// (`activity::integer_uses`), not for a custom function's, which calls helpers returning indexes
+    /// through `active` too (`shapes::bucket(x) as f64`). The copy then leaves such a cast out
+    /// (`Rewrite::is_active_call`).
+    pub(crate) float_results: bool,
 }
 
 /// Is `expr` made of unsuffixed float and integer literals alone (`1.0`, `-2.0 * 1.5`, `(0.5)`)? Its type is
@@ -91,6 +101,7 @@ pub(crate) fn shadow(
     active_calls: &[String],
     plain_calls: &[PlainCall],
     locals: Locals,
+    float_results: bool,
 ) -> syn::ItemFn {
     let item = &by_value_loops(item, float, locals, active_calls);
     let mut shadow = item.clone();
@@ -118,6 +129,7 @@ pub(crate) fn shadow(
             .chain([item.sig.ident.to_token_stream().to_string()])
             .collect(),
         plain_calls: plain_calls.to_vec(),
+        float_results,
     };
     debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
@@ -165,29 +177,13 @@ pub(crate) fn written_float(item: &syn::ItemFn) -> Option<&'static str> {
 }
 
 /// The generic copy `__f_generic` of `item`, a function written for `float` that is not generic over its
-/// float type, where the copy surely compiles (`why_no_copy`); emitted without being asked for. `calls`
+/// float type, where the copy surely compiles (`why_no_copy`); emitted without being asked for. `calls.active`
 /// are the callees that `item` calls with differentiated arguments: the copy calls their copies (or the
 /// fallbacks that stand for them, `companion::fallback_copy`), by a path too (`m::g(x)`; in methods and
 /// functions of parameter structs as well, whose copies' primals call them as written again,
-/// `write_copy_calls`). Else why there is none.
-pub(crate) fn surely_compiling_copy(
-    item: &syn::ItemFn,
-    float: &str,
-    calls: &[String],
-) -> Result<syn::ItemFn, String> {
-    surely_compiling_copy_with(
-        item,
-        float,
-        &CopyCalls {
-            active: calls.to_vec(),
-            plain: Vec::new(),
-            by_path: true,
-        },
-    )
-}
-
-/// `surely_compiling_copy` with plain calls too (`PlainCall`), which the check accepts by their names.
-fn surely_compiling_copy_with(
+/// `write_copy_calls`); `calls.plain` the plain calls (`PlainCall`), which the check accepts by their
+/// names. Else why there is none.
+pub(crate) fn surely_compiling_copy_with(
     item: &syn::ItemFn,
     float: &str,
     calls: &CopyCalls,
@@ -209,10 +205,11 @@ fn surely_compiling_copy_with(
         &calls.active,
         &calls.plain,
         Locals::OfFloats,
+        calls.float_results,
     ))
 }
 
-/// `surely_compiling_copy` of `item`, or failing that of `item` with its iterator chains rewritten into
+/// `surely_compiling_copy_with` of `item`, or failing that of `item` with its iterator chains rewritten into
 /// loops (`chains::desugar`, whose loops take each float out of its reference): for the bodies that
 /// `#[differentiable]` does not rewrite itself, a `#[custom_gradient]` function's and a `#[gradient_of]`
 /// registration's (`b.iter().map(|v| v * dy).collect()`). The first reason why not if neither copies.
@@ -247,6 +244,14 @@ pub(crate) fn replace_float(tokens: TokenStream, float: &str, scalar: &Ident) ->
             t => t,
         })
         .collect()
+}
+
+/// Is `callee` `::autodiff::__private::array_values` (with its generic arguments): the values of an array
+/// passed to a plain helper whose result is an integer (`PlainCall::arrays`), a constant?
+pub(crate) fn is_array_values(callee: &syn::ExprPath) -> bool {
+    callee.qself.is_none()
+        && callee.path.leading_colon.is_some()
+        && crate::naming::path_names(&callee.path) == ["autodiff", "__private", "array_values"]
 }
 
 /// Is `callee` a call of another function's generic copy, `<g as GenericCopy>::Copy::call`
@@ -446,6 +451,8 @@ struct Rewrite<'a> {
     active_calls: Vec<String>,
     /// The callees called with float arguments, none differentiated: called as written (`PlainCall`).
     plain_calls: Vec<PlainCall>,
+    /// `CopyCalls::float_results`.
+    float_results: bool,
 }
 
 /// `f64::EPSILON` and friends, and the `Float` method that gives the same value of a type parameter.
@@ -1807,6 +1814,22 @@ fn collect_use(tree: &syn::UseTree, names: &mut Vec<String>) {
 }
 
 impl Rewrite<'_> {
+    /// Is `e` (in parentheses or not) a call of a callee with derivatives, `g(x)`, whose copy the copy calls?
+    fn is_active_call(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Paren(p) => self.is_active_call(&p.expr),
+            Expr::Call(call) => {
+                self.float_results
+                    && matches!(&*call.func, Expr::Path(p) if p.qself.is_none() && {
+                        let called = p.path.to_token_stream().to_string();
+                        self.active_calls.contains(&called)
+                            && !self.plain_calls.iter().any(|c| c.callee == called)
+                    })
+            }
+            _ => false,
+        }
+    }
+
     /// For `W[i][j]` indexing a float array constant of the body (`array_constants`) down to a float: the
     /// number of indexes.
     fn array_constant_element(&self, expr: &Expr) -> Option<usize> {
@@ -2080,9 +2103,25 @@ impl VisitMut for Rewrite<'_> {
                 if let Some(plain) = plain {
                     let (float, scalar) = (Ident::new(self.float, Span::call_site()), self.scalar);
                     let float: Type = syn::parse_quote!(#float);
-                    for ((arg, is_float), ty) in
-                        call.args.iter_mut().zip(&plain.floats).zip(&plain.types)
+                    for (((arg, is_float), ty), array) in call
+                        .args
+                        .iter_mut()
+                        .zip(&plain.floats)
+                        .zip(&plain.types)
+                        .zip(plain.arrays.iter().chain(std::iter::repeat(&None)))
                     {
+                        // An array of a call whose result is an integer (`argmax(x)`): its values, in the
+                        // written float type; a reference stays one.
+                        if let Some(reference) = array {
+                            self.visit_expr_mut(arg);
+                            let values =
+                                quote!(::autodiff::__private::array_values::<#float, _>(#arg));
+                            *arg = match reference {
+                                true => syn::parse_quote!(&#values),
+                                false => syn::parse_quote!(#values),
+                            };
+                            continue;
+                        }
                         // A constant of literals (`plain(1.0)`, `plain(-2.0 * 1.5)`) stays as written: its
                         // type is the callee's parameter's, as in the function.
                         if *is_float && literals_only(arg) {
@@ -2279,6 +2318,18 @@ impl VisitMut for Rewrite<'_> {
                 ));
                 return;
             }
+            // `g(x) as f64` of a callee with derivatives: its copy returns the copy's float type, which
+            // `cast` would take through `f64`, dropping a dual number's tangents in the copy's own body
+            // (the value an `order = K` caller reads): the call as it is.
+            Expr::Cast(c)
+                if matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float))
+                    && self.is_active_call(&c.expr) =>
+            {
+                self.visit_expr_mut(&mut c.expr);
+                let call = (*c.expr).clone();
+                *expr = syn::parse_quote!((#call));
+                return;
+            }
             Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr, &self.bools) => {
                 self.visit_expr_mut(&mut c.expr);
                 let mut value = &*c.expr;
@@ -2377,7 +2428,7 @@ mod tests {
     /// The body of the shadow of `item`, as a string without the inserted `use`.
     fn body(item: syn::ItemFn) -> String {
         let name = Ident::new("__f_generic", Span::call_site());
-        let mut s = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices);
+        let mut s = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices, false);
         s.block.stmts.remove(0);
         s.block
             .stmts
@@ -2400,8 +2451,17 @@ mod tests {
             floats: vec![true, false],
             types: vec![Some(syn::parse_quote!(f64)), None],
             constant_result: false,
+            arrays: vec![None, None],
         }];
-        let s = shadow(&item, "f64", &name, &[], &plain, Locals::AllButMatrices);
+        let s = shadow(
+            &item,
+            "f64",
+            &name,
+            &[],
+            &plain,
+            Locals::AllButMatrices,
+            false,
+        );
         let text = s.block.to_token_stream().to_string();
         // The call is not a generic copy's; its float argument goes back to `f64`, its result through `lift`.
         assert!(!text.contains("GenericCopy"), "{text}");
@@ -2425,7 +2485,7 @@ mod tests {
             }
         );
         let name = Ident::new("__f_generic", Span::call_site());
-        let text = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices)
+        let text = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices, false)
             .block
             .to_token_stream()
             .to_string();
@@ -2783,7 +2843,15 @@ mod tests {
             "libm :: erf".to_string(),
             "m :: square :: < f64 >".to_string(),
         ];
-        let mut copy = shadow(&item, "f64", &name, &calls, &[], Locals::AllButMatrices);
+        let mut copy = shadow(
+            &item,
+            "f64",
+            &name,
+            &calls,
+            &[],
+            Locals::AllButMatrices,
+            false,
+        );
         let text = copy.block.to_token_stream().to_string();
         assert!(
             text.contains(":: autodiff :: __private :: copy_by_path ! (libm :: erf , call_on (_) , __autodiff_gradient_of__libm__erf) . call_on (x)"),

@@ -93,10 +93,12 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     // A function returning an array or a `Vec` (`fn apply(&self, v: [f64; 3]) -> [f64; 3]`) has one too, of
     // the same return type, which callers' `__g_whole` reach (`let r = self.apply(v);`).
     let returns_array = matches!(s.sig.ret_kind, Kind::Array);
+    // A tuple of floats too (`fn pair(p: &Layer, x: f64) -> (f64, f64)`): `let (a, b) = pair(p, x);`.
+    let returns_tuple = matches!(s.sig.ret_kind, Kind::Tuple(_));
     if !structs_fit(s) {
         return stand_ins(s);
     }
-    if !(serves(s) || outputs_only || returns_array) {
+    if !(serves(s) || outputs_only || returns_array || returns_tuple) {
         return stand_ins_without_copy(s, NoCopy::Returns.reason());
     }
     // A field passed on whole (`g(&p.w)`) may be a nested struct, which the hidden function would pass
@@ -123,7 +125,9 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
         return stand_ins_without_copy(s, NoCopy::DoubtfulScalar.reason());
     }
     match whole_function(s, &floats, None) {
-        Ok(whole) if serves(s) => {
+        // A function whose results are its outputs too (`dense(&m.hidden, x, &mut h)` of a caller passing
+        // a field on whole reaches `__dense_pairs`).
+        Ok(whole) if serves(s) || outputs_only => {
             let pairs = pairs::of_structs(s);
             quote!(#whole #pairs)
         }
@@ -888,12 +892,10 @@ pub(crate) mod pairs {
     }
 
     /// `__g_pairs` of a free function of parameter structs, beside its `__g_whole` (made at `order = K`
-    /// or at first order with its generic copy), returning `f64`.
+    /// or at first order with its generic copy), returning `f64`, or `()` with its results in output
+    /// parameters (each passed as the pair `()` and the buffer, as any other value).
     pub(crate) fn of_structs(s: &crate::struct_higher::StructFunction) -> TokenStream {
         let item = s.item;
-        if s.sig.outputs().next().is_some() {
-            return TokenStream::new();
-        }
         // A method's (`self.scaled(&self.w, x)`), beside it in its `impl`, calls `Self::__g_whole`.
         let method = crate::expand::is_method(item);
         let mut params = Vec::new();
