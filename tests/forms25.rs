@@ -18,7 +18,8 @@
     clippy::deref_addrof,
     clippy::clone_on_copy,
     clippy::match_like_matches_macro,
-    clippy::neg_multiply
+    clippy::neg_multiply,
+    clippy::manual_is_multiple_of
 )]
 
 mod common;

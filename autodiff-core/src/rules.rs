@@ -475,7 +475,7 @@ mod tests {
 
     #[test]
     fn euclidean_division_is_the_std_one() {
-        for &(x, y) in &[
+        let cases: [(f64, f64); 8] = [
             (7.5, 2.0),
             (-7.5, 2.0),
             (7.5, -2.0),
@@ -484,7 +484,8 @@ mod tests {
             (-0.0, -3.0),
             (6.0, 3.0),
             (-6.0, 3.0),
-        ] {
+        ];
+        for (x, y) in cases {
             assert_eq!(
                 div_euclid(x, y).to_bits(),
                 x.div_euclid(y).to_bits(),
