@@ -94,6 +94,20 @@ fn literal_by_value(x: f64, y: f64, z: f64) -> f64 {
     s
 }
 
+/// `4x² + 4y² + 4` less what `continue` leaves out (`2u > 10`), over a `vec!` of a `mut` binding.
+#[differentiable(order = 2)]
+fn literal_vec_mut(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    for mut u in vec![x, y, 1.0] {
+        u *= 2.0;
+        if u > 2.5 {
+            continue;
+        }
+        s += u * u;
+    }
+    s
+}
+
 /// `sin(xy) + sin(y²) + sin(2y)`, over a reference to a literal, and `e^x + e^y + e^(xy)` by a chain.
 #[differentiable(order = 2)]
 fn literal_by_reference(x: f64, y: f64) -> f64 {
@@ -143,6 +157,32 @@ fn array_literals_iterated() {
                 vec![a, b, c]
             },
         );
+
+        let (value, (gx, gy)) = literal_vec_mut_grad(x, y);
+        let (vv, (vx, vy)) = literal_vec_mut_vjp(x, y, COTANGENT);
+        let (_, _, hessian) = literal_vec_mut_hessian(x, y);
+        let run = Run {
+            value,
+            grad: vec![gx, gy],
+            vjp: (vv, vec![vx, vy]),
+            jvp: literal_vec_mut_jvp(x, y, (t[0], t[1])),
+            tangent: t[..2].to_vec(),
+            hessian,
+        };
+        let kept = |v: f64| if 2.0 * v > 2.5 { 0.0 } else { 8.0 * v };
+        if (2.0 * x - 2.5).abs() > 1e-3 && (2.0 * y - 2.5).abs() > 1e-3 {
+            check(
+                "literal_vec_mut",
+                &p[..2],
+                |p| literal_vec_mut(p[0], p[1]),
+                run,
+                &[kept(x), kept(y)],
+                |p| {
+                    let (_, (a, b)) = literal_vec_mut_grad(p[0], p[1]);
+                    vec![a, b]
+                },
+            );
+        }
 
         let (value, (gx, gy)) = literal_by_reference_grad(x, y);
         let (vv, (vx, vy)) = literal_by_reference_vjp(x, y, COTANGENT);
@@ -478,6 +518,12 @@ fn stepped(x: &[f64]) -> f64 {
     for &v in x.iter().rev().step_by(3) {
         s += v * v * v;
     }
+    for (p, q) in x.iter().zip(x.iter().skip(1)).step_by(2) {
+        s += p * q;
+    }
+    for (i, v) in x.iter().enumerate().step_by(3) {
+        s += v * v * i as f64;
+    }
     s + x
         .iter()
         .map(|v| v * 2.0)
@@ -509,6 +555,13 @@ fn stepped_by_hand(x: &[f64]) -> Vec<f64> {
         }
         if (n - 1 - i) % 3 == 0 {
             g[i] += 3.0 * x[i] * x[i];
+        }
+        if i % 2 == 0 && i + 1 < n {
+            g[i] += x[i + 1];
+            g[i + 1] += x[i];
+        }
+        if i % 3 == 0 {
+            g[i] += 2.0 * x[i] * i as f64;
         }
     }
     g

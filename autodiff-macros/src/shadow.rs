@@ -1460,20 +1460,15 @@ fn by_value_loops(
                     Self::by_value(&mut f.pat).into_iter().collect()
                 }
                 Pat::Tuple(t) if t.elems.len() == 2 => {
-                    // A zip reversed whole (`a.iter().zip(b.iter()).rev()`) binds as the zip does.
-                    let mut iterated = &*f.expr;
-                    while let Expr::MethodCall(m) = iterated {
-                        match m.method == "rev" && m.args.is_empty() {
-                            true => iterated = &m.receiver,
-                            false => break,
-                        }
-                    }
+                    // A zip reversed or stepped whole (`a.iter().zip(b.iter()).rev()`, `.step_by(2)`)
+                    // binds as the zip does, and so does an enumeration.
+                    let iterated = without_revs(&f.expr);
                     if method(iterated, "zip", 1).is_some() {
                         // Each side on its own: `(x, y)` over `xs.iter().zip(ys)`, `xs` of points and `ys`
                         // of floats, takes `y` by value and leaves the row `x` a reference; a side that is
                         // a zip again (`((x, y), z)`) the same, by its own pair.
                         return self.zip_sides(&mut f.pat, iterated);
-                    } else if let Some(enumerate) = method(&f.expr, "enumerate", 0) {
+                    } else if let Some(enumerate) = method(iterated, "enumerate", 0) {
                         // `(i, (a, b))` over `x.iter().zip(y.iter()).enumerate()`.
                         // (`(i, ((a, b), c))` over a zip of zips.)
                         if method(&enumerate.receiver, "zip", 1).is_some() {
