@@ -115,14 +115,10 @@ impl Forms {
         let [left, right] = halves.as_slice() else {
             return None;
         };
-        let named = |p: &Pat| match p {
-            Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => true,
-            Pat::Wild(_) => false,
-            _ => false,
-        };
-        if !(named(left) || matches!(left, Pat::Wild(_)))
-            || !(named(right) || matches!(right, Pat::Wild(_)))
-        {
+        let named =
+            |p: &Pat| matches!(p, Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none());
+        let bindable = |p: &Pat| named(p) || matches!(p, Pat::Wild(_));
+        if !bindable(left) || !bindable(right) {
             return None;
         }
         let mid = self.fresh("mid");
