@@ -83,6 +83,7 @@ pub mod private {
     };
     pub use crate::multi_dual::MultiDual;
     pub use crate::rules;
+    pub use crate::rules::FloatEuclid;
     pub use crate::stop_gradient;
     pub use crate::taylor::{budget, gauss_legendre, step_power, steps_power, Budget};
     pub use crate::values::{

@@ -220,6 +220,57 @@ pub fn copysign<T: Float>(x: T, sign: T) -> T {
     }
 }
 
+/// `x.div_euclid(y)` for any float type, as `f64::div_euclid` defines it: the quotient rounded towards
+/// zero, one step further down where the remainder is negative. Its slope is 0 wherever it has one (it is
+/// piecewise constant); it is the slope of `x.rem_euclid(y)` in `y`, negated.
+#[inline]
+pub fn div_euclid<T: Float>(x: T, y: T) -> T {
+    let q = (x / y).trunc();
+    if x % y < T::zero() {
+        if y > T::zero() {
+            q - T::one()
+        } else {
+            q + T::one()
+        }
+    } else {
+        q
+    }
+}
+
+/// `x.rem_euclid(y)` for any float type, as `f64::rem_euclid` defines it: `x % y`, moved up by `|y|`
+/// where it is negative. Its partials are 1 in `x` and `-x.div_euclid(y)` in `y` (it is `x - y q` with a
+/// piecewise constant `q`).
+#[inline]
+pub fn rem_euclid<T: Float>(x: T, y: T) -> T {
+    let r = x % y;
+    if r < T::zero() {
+        r + y.abs()
+    } else {
+        r
+    }
+}
+
+/// `x.rem_euclid(y)` and `x.div_euclid(y)` as methods of any float type (`Float` has neither): in scope in
+/// the generic copy of an `f64` function that calls them, whose floats are of a type parameter. An `f64`'s
+/// or an integer's own methods of these names come first wherever the receiver has them.
+pub trait FloatEuclid: Float {
+    /// [`rem_euclid`].
+    fn rem_euclid(self, y: Self) -> Self;
+    /// [`div_euclid`].
+    fn div_euclid(self, y: Self) -> Self;
+}
+
+impl<S: Float> FloatEuclid for S {
+    #[inline]
+    fn rem_euclid(self, y: Self) -> Self {
+        rem_euclid(self, y)
+    }
+    #[inline]
+    fn div_euclid(self, y: Self) -> Self {
+        div_euclid(self, y)
+    }
+}
+
 /// Partials of `hypot(x, y)` with result `h`: `(x / h, y / h)`.
 #[inline]
 pub fn hypot<T: Float>(x: T, y: T, h: T) -> (T, T) {
@@ -423,6 +474,32 @@ mod tests {
     }
 
     #[test]
+    fn euclidean_division_is_the_std_one() {
+        let cases: [(f64, f64); 8] = [
+            (7.5, 2.0),
+            (-7.5, 2.0),
+            (7.5, -2.0),
+            (-7.5, -2.0),
+            (0.0, 3.0),
+            (-0.0, -3.0),
+            (6.0, 3.0),
+            (-6.0, 3.0),
+        ];
+        for (x, y) in cases {
+            assert_eq!(
+                div_euclid(x, y).to_bits(),
+                x.div_euclid(y).to_bits(),
+                "div_euclid({x}, {y})"
+            );
+            assert_eq!(
+                rem_euclid(x, y).to_bits(),
+                x.rem_euclid(y).to_bits(),
+                "rem_euclid({x}, {y})"
+            );
+        }
+    }
+
+    #[test]
     fn binary_partials_match_central_differences() {
         type Binary = (fn(f64, f64) -> f64, fn(f64, f64) -> (f64, f64));
         let cases: &[Binary] = &[
@@ -432,6 +509,7 @@ mod tests {
             (f64::atan2, atan2),
             (f64::max, max),
             (f64::min, min),
+            (f64::rem_euclid, |x, y| (1.0, -div_euclid(x, y))),
         ];
         let h = 1e-6;
         for (f, df) in cases {

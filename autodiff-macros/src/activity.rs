@@ -690,21 +690,9 @@ impl Pass<'_> {
                         ),
                     );
                 } else if self.report && any_active && !predicate {
-                    // The Euclidean division of floats, in the operations that have rules.
-                    let instead = match name.as_str() {
-                        "rem_euclid" => {
-                            ": write `{ let r = x % y; if r < 0.0 { r + y.abs() } else { r } }`, which is how \
-                             Rust defines it"
-                        }
-                        "div_euclid" => {
-                            " (its slope is 0): write `{ let q = (x / y).trunc(); if x % y < 0.0 { if y > 0.0 \
-                             { q - 1.0 } else { q + 1.0 } } else { q } }`, which is how Rust defines it"
-                        }
-                        _ => {
-                            ": use the float functions listed in the README (`sin`, `exp`, `powi`, ..), or \
-                             wrap the value in `autodiff::stop_gradient(..)` to treat it as a constant"
-                        }
-                    };
+                    let instead = ": use the float functions listed in the README (`sin`, `exp`, `powi`, \
+                                   ..), or wrap the value in `autodiff::stop_gradient(..)` to treat it as a \
+                                   constant";
                     self.errors.spanned(
                         method,
                         format!("the method `{method}` has no known derivative{instead}"),
@@ -1099,7 +1087,7 @@ mod tests {
         );
         assert_eq!(errors, 0);
         assert!(!active(&named, "bad"), "{named:?}");
-        let (_, errors) = activity_of("fn f(x: f64) -> f64 { let y = x.rem_euclid(2.0); y }", "");
+        let (_, errors) = activity_of("fn f(x: f64) -> f64 { let y = x.midpoint(2.0); y }", "");
         assert_eq!(errors, 1, "a method with no rule is still an error");
     }
 

@@ -34,7 +34,10 @@ use syn::{Expr, Pat};
 /// (`sugar.rs`), assertions (`asserts.rs`), loop labels (`labels.rs`) and array patterns (`array_patterns.rs`); errors for what cannot be.
 pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
-    // Destructuring assignments, labeled block values, `match` guards and bindings (`sugar.rs`).
+    // Array literals iterated, arithmetic on references, `split_at` (`std_forms.rs`).
+    crate::std_forms::desugar(&mut item.block);
+    // Destructuring assignments, labeled block values, `match` guards and bindings, `match` on a tuple
+    // (`sugar.rs`).
     crate::sugar::desugar(&mut item.block, &item.sig);
     // `assert!` and friends: the branches they are (`asserts.rs`).
     crate::asserts::desugar(&mut item.block, errors);
@@ -177,7 +180,7 @@ fn vec_args(mac: &syn::Macro) -> Option<VecArgs> {
 }
 
 /// What ends a chain, giving its value.
-const TERMINALS: &[&str] = &["sum", "product", "fold", "collect", "count"];
+const TERMINALS: &[&str] = &["sum", "product", "fold", "collect", "count", "any", "all"];
 /// What a chain may apply to each element after its source.
 const STAGES: &[&str] = &["map", "copied", "cloned", "filter", "skip", "take"];
 /// What a chain's source may be built from (the iteration a `for` handles).
@@ -188,8 +191,9 @@ const WINDOWS: &[&str] = &["windows", "chunks", "chunks_exact"];
 const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()` (maybe with `.skip(n)` and \
                           `.take(n)`), a range, or a slice's `.windows(k)`, `.chunks(k)` or `.chunks_exact(k)`, \
                           maybe with `.enumerate()`, `.zip(..)` or `.rev()`, then `.map(..)`, `.filter(..)`, \
-                          `.skip(n)`, `.take(n)`, `.copied()` or `.cloned()`, ending in `.sum()`, `.product()`, \
-                          `.fold(init, |acc, x| ..)`, `.count()` or `.collect::<Vec<_>>()`";
+                          `.skip(n)`, `.take(n)`, `.step_by(k)`, `.copied()` or `.cloned()`, ending in `.sum()`, \
+                          `.product()`, `.fold(init, |acc, x| ..)`, `.count()`, `.any(|x| ..)`, `.all(|x| ..)` \
+                          or `.collect::<Vec<_>>()`";
 
 /// A closure bound by `let name = |..| ..;`, or a `let` that shadows the name of one.
 enum Entry {
@@ -295,18 +299,19 @@ impl Body {
         self.guard(syn::parse_quote!(#kept));
     }
 
-    /// `.skip(n)` or `.take(n)`: a counter of the elements that reach this stage, declared before the
-    /// loop, and a test of its value.
-    fn count(&mut self, n: &Expr, skip: bool, counter: &syn::Ident, position: &syn::Ident) {
+    /// `.skip(n)`, `.take(n)` or `.step_by(n)`: a counter of the elements that reach this stage, declared
+    /// before the loop, and a test of its value (`.step_by(0)` panics as the iterator's does, dividing by
+    /// zero).
+    fn count(&mut self, n: &Expr, counted: Counted, counter: &syn::Ident, position: &syn::Ident) {
         self.prelude
             .push(syn::parse_quote!(let mut #counter: usize = 0;));
         self.stmts
             .push(syn::parse_quote!(let #position = #counter;));
         self.stmts.push(syn::parse_quote!(#counter += 1;));
-        self.guard(if skip {
-            syn::parse_quote!(#position >= #n)
-        } else {
-            syn::parse_quote!(#position < #n)
+        self.guard(match counted {
+            Counted::Skip => syn::parse_quote!(#position >= #n),
+            Counted::Take => syn::parse_quote!(#position < #n),
+            Counted::Step => syn::parse_quote!(#position % #n == 0),
         });
     }
 
@@ -376,6 +381,28 @@ impl Body {
             self.prelude,
             syn::parse_quote!(for #pattern in #source { #(#stmts)* }),
         )
+    }
+}
+
+/// Which elements a counting stage keeps.
+#[derive(Clone, Copy)]
+enum Counted {
+    /// `.skip(n)`: those from the `n`-th on.
+    Skip,
+    /// `.take(n)`: those before the `n`-th.
+    Take,
+    /// `.step_by(k)`: every `k`-th, from the first.
+    Step,
+}
+
+impl From<bool> for Counted {
+    /// `true` for `.skip(n)`, `false` for `.take(n)`.
+    fn from(skip: bool) -> Self {
+        if skip {
+            Counted::Skip
+        } else {
+            Counted::Take
+        }
     }
 }
 
@@ -668,6 +695,25 @@ enum Stage {
     Filter(syn::ExprClosure),
     /// `.skip(n)` (`true`) or `.take(n)`.
     Count(Expr, bool),
+    /// `.step_by(k)` after another stage: every `k`-th element that reaches it, the first included.
+    Step(Expr),
+}
+
+/// Is `expr` an iterator source that a `for` iterates by index, with no stage in it: a range, a slice's
+/// `.iter()` (maybe sub-sliced by `.skip(n)` and `.take(n)`), and `.enumerate()`, `.zip(..)`, `.rev()`
+/// and `.step_by(k)` of those?
+fn plain_source(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Range(_) => true,
+        e if sliceable(e) => true,
+        Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
+            ("iter" | "into_iter", 0) => !is_iterator_source(&m.receiver),
+            ("enumerate" | "rev", 0) | ("step_by", 1) => plain_source(&m.receiver),
+            ("zip", 1) => plain_source(&m.receiver) && plain_source(&m.args[0]),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Is `expr` a slice's `.iter()`, maybe with `.skip(n)`, `.take(n)`, `.copied()` and `.cloned()` (a
@@ -761,6 +807,10 @@ impl Desugar<'_> {
                     raw.push((name, Some(&m.args[0])))
                 }
                 ("copied" | "cloned", 0) => raw.push((name, None)),
+                // After a stage (`(0..n).skip(1).step_by(2)`, `x.iter().map(f).step_by(2)`): a stage
+                // itself, which keeps every `k`-th element reaching it. Right after a source, the `for`
+                // steps through the source's indexes (`x[1..].iter().step_by(2)`).
+                ("step_by", 1) if !plain_source(&m.receiver) => raw.push((name, Some(&m.args[0]))),
                 _ => break,
             }
             expr = strip_parens(&m.receiver);
@@ -824,6 +874,7 @@ impl Desugar<'_> {
                     }
                     None => None,
                 },
+                "step_by" => Some(Stage::Step(arg.clone())),
                 _ => Some(Stage::Count(arg.clone(), name == "skip")),
             };
             match stage {
@@ -1029,6 +1080,33 @@ impl Desugar<'_> {
                     vec![syn::parse_quote!(#acc += 1;)],
                     quote!(#acc),
                 ),
+                // Input:  `x.iter().any(|&v| v > 1.0)`
+                // Output: `{ let mut __acc: bool = false; for &v in x.iter() { __acc = __acc || (v > 1.0); } __acc }`
+                // A `bool`, with no derivative; `||` (`&&` for `.all(..)`) tests no element after the
+                // one that decides, as the iterator's method does not.
+                ("any" | "all", 1) => {
+                    let Some(func) = self.func(&m.args[0]) else {
+                        return Some(Self::poisoned(span));
+                    };
+                    if matches!(&func, Func::Closure(c) if c.inputs.len() != 1) {
+                        self.errors.spanned(
+                            &m.args[0],
+                            format!(
+                                "give `.{name}(..)` a closure of one parameter: `.{name}(|x| ..)`"
+                            ),
+                        );
+                        return Some(Self::poisoned(span));
+                    }
+                    body.apply(&func, &element);
+                    let value = body.value(&element);
+                    acc_ty = Some(syn::parse_quote!(bool));
+                    let (init, step) = if name == "any" {
+                        (quote!(false), quote!(#acc || #value))
+                    } else {
+                        (quote!(true), quote!(#acc && #value))
+                    };
+                    (init, vec![syn::parse_quote!(#acc = #step;)], quote!(#acc))
+                }
                 ("collect", 0) => {
                     if let Some(turbofish) = &m.turbofish {
                         let is_vec = turbofish.args.first().is_some_and(|a| {
@@ -1088,7 +1166,12 @@ impl Desugar<'_> {
                 Stage::Count(n, skip) => {
                     let counter = self.fresh("seen");
                     let position = self.fresh("position");
-                    body.count(n, *skip, &counter, &position);
+                    body.count(n, Counted::from(*skip), &counter, &position);
+                }
+                Stage::Step(k) => {
+                    let counter = self.fresh("seen");
+                    let position = self.fresh("position");
+                    body.count(k, Counted::Step, &counter, &position);
                 }
             }
         }

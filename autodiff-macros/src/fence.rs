@@ -43,9 +43,10 @@ impl Fence<'_> {
             ),
             Pat::Tuple(_) => self.errors.spanned(
                 pat,
-                "a tuple pattern is not supported: `match` arms may use literals, ranges, constants, `_` and \
-                 `|`; match on one value at a time (a `match` inside an arm), or test the parts with \
-                 `if a == 0 && b == 0 {..} else if ..`",
+                "this tuple pattern is not supported: a `match` on a tuple written out (`match (a, b) { (0, \
+                 _) => .., _ => .. }`) takes arms of one pattern per part (literals, ranges, constants, \
+                 names, `_` and `|`, without `..` or tuples nested in them); match on one value at a time \
+                 (a `match` inside an arm), or test the parts with `if a == 0 && b == 0 {..} else if ..`",
             ),
             Pat::TupleStruct(_) | Pat::Struct(_) => self.errors.spanned(
                 pat,

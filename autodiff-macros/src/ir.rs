@@ -136,6 +136,10 @@ pub(crate) enum FloatFn {
     Trunc,
     ToDegrees,
     ToRadians,
+    /// `x.rem_euclid(y)`: slope 1 in `x`, `-x.div_euclid(y)` in `y`.
+    RemEuclid,
+    /// `x.div_euclid(y)`: piecewise constant.
+    DivEuclid,
     /// `x as f32` in the generic copy of an `f64` function (`__private::round_f32`): the value rounded, the
     /// derivative taken as 1.
     RoundF32,
@@ -184,6 +188,8 @@ impl FloatFn {
         ("trunc", FloatFn::Trunc, 1),
         ("to_degrees", FloatFn::ToDegrees, 1),
         ("to_radians", FloatFn::ToRadians, 1),
+        ("rem_euclid", FloatFn::RemEuclid, 2),
+        ("div_euclid", FloatFn::DivEuclid, 2),
         ("round_f32", FloatFn::RoundF32, 1),
     ];
 
@@ -199,7 +205,12 @@ impl FloatFn {
     pub(crate) fn is_piecewise_constant(self) -> bool {
         matches!(
             self,
-            FloatFn::Signum | FloatFn::Floor | FloatFn::Ceil | FloatFn::Round | FloatFn::Trunc
+            FloatFn::Signum
+                | FloatFn::Floor
+                | FloatFn::Ceil
+                | FloatFn::Round
+                | FloatFn::Trunc
+                | FloatFn::DivEuclid
         )
     }
 

@@ -38,6 +38,7 @@ mod shadow;
 mod signature;
 mod slice_writes;
 mod span;
+mod std_forms;
 mod struct_higher;
 mod struct_whole;
 mod structs;

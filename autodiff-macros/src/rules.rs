@@ -271,9 +271,24 @@ fn float_rule(func: FloatFn, args: &[Operand], wanted: &[bool], cx: &mut dyn Rul
             }
         }
         RoundF32 => one(Partial::One),
+        // `x - y q` for the piecewise constant `q = x.div_euclid(y)`.
+        RemEuclid => {
+            let by_y = wanted[1].then(|| {
+                let (x, y) = (cx.operand(&args[0]), cx.operand(&args[1]));
+                Partial::Times(quote!(-::autodiff::__private::rules::div_euclid(#x, #y)).into())
+            });
+            Rule {
+                prelude: None,
+                partials: vec![Some(Partial::One), by_y],
+            }
+        }
         Signum | Floor | Ceil | Round | Trunc => Rule {
             prelude: None,
             partials: vec![None],
+        },
+        DivEuclid => Rule {
+            prelude: None,
+            partials: vec![None, None],
         },
     }
 }

@@ -142,7 +142,15 @@ pub(crate) fn shadow(
             .stmts
             .insert(0, syn::parse_quote!(let #name: #scalar = *#name;));
     }
-    // Method calls (`x.sin()`) need the trait in scope.
+    // Method calls (`x.sin()`) need the trait in scope; `x.rem_euclid(y)` another one, which `Float` lacks.
+    if calls_euclid(&shadow.block) {
+        shadow.block.stmts.insert(
+            0,
+            syn::parse_quote!(
+                use ::autodiff::__private::FloatEuclid as _;
+            ),
+        );
+    }
     shadow.block.stmts.insert(
         0,
         syn::parse_quote!(
@@ -150,6 +158,20 @@ pub(crate) fn shadow(
         ),
     );
     shadow
+}
+
+/// Does `block` call `.rem_euclid(..)` or `.div_euclid(..)`?
+fn calls_euclid(block: &syn::Block) -> bool {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.0 |= m.method == "rem_euclid" || m.method == "div_euclid";
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_block(&mut finder, block);
+    finder.0
 }
 
 /// The float type of a function written for one (`f64` or `f32`), read from its signature; `None` for a
@@ -990,10 +1012,13 @@ fn by_value_iteration<'a>(pat: &syn::Pat, iterated: &'a Expr) -> Option<Vec<&'a 
     }
 }
 
-/// `e` without the `.rev()`s at its end (`x.iter().rev().rev()` is `x.iter()`).
+/// `e` without the `.rev()`s and `.step_by(k)`s at its end (`x.iter().rev().rev()` binds as `x.iter()`
+/// does, and so does `x.iter().step_by(2)`).
 fn without_revs(mut e: &Expr) -> &Expr {
     while let Expr::MethodCall(m) = e {
-        if m.method != "rev" || !m.args.is_empty() {
+        let order = (m.method == "rev" && m.args.is_empty())
+            || (m.method == "step_by" && m.args.len() == 1);
+        if !order {
             break;
         }
         e = &m.receiver;
@@ -1355,10 +1380,7 @@ fn by_value_loops(
         /// How many levels of arrays the items that `e` iterates (as `elements` reads it) hold: 1 for the
         /// floats of a slice, 2 for the rows of a matrix (`for row in m.iter()`), ..
         fn iterated_depth(&self, e: &Expr) -> Option<usize> {
-            let e = match e {
-                Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => &*m.receiver,
-                e => e,
-            };
+            let e = without_revs(e);
             let e = match e {
                 Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
                 Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => &*m.receiver,
@@ -1445,20 +1467,15 @@ fn by_value_loops(
                     Self::by_value(&mut f.pat).into_iter().collect()
                 }
                 Pat::Tuple(t) if t.elems.len() == 2 => {
-                    // A zip reversed whole (`a.iter().zip(b.iter()).rev()`) binds as the zip does.
-                    let mut iterated = &*f.expr;
-                    while let Expr::MethodCall(m) = iterated {
-                        match m.method == "rev" && m.args.is_empty() {
-                            true => iterated = &m.receiver,
-                            false => break,
-                        }
-                    }
+                    // A zip reversed or stepped whole (`a.iter().zip(b.iter()).rev()`, `.step_by(2)`)
+                    // binds as the zip does, and so does an enumeration.
+                    let iterated = without_revs(&f.expr);
                     if method(iterated, "zip", 1).is_some() {
                         // Each side on its own: `(x, y)` over `xs.iter().zip(ys)`, `xs` of points and `ys`
                         // of floats, takes `y` by value and leaves the row `x` a reference; a side that is
                         // a zip again (`((x, y), z)`) the same, by its own pair.
                         return self.zip_sides(&mut f.pat, iterated);
-                    } else if let Some(enumerate) = method(&f.expr, "enumerate", 0) {
+                    } else if let Some(enumerate) = method(iterated, "enumerate", 0) {
                         // `(i, (a, b))` over `x.iter().zip(y.iter()).enumerate()`.
                         // (`(i, ((a, b), c))` over a zip of zips.)
                         if method(&enumerate.receiver, "zip", 1).is_some() {

@@ -76,7 +76,7 @@ pub(crate) fn desugar(block: &mut syn::Block, sig: &syn::Signature) {
 /// 5;` would not compile beside a constant `N`), so a pattern `N` naming one binds, whatever its case; a
 /// pattern naming a constant of the body is that constant, whatever its case (`const limit: usize = 3;`).
 #[derive(Default)]
-struct Locals {
+pub(crate) struct Locals {
     names: Vec<String>,
     constants: Vec<String>,
 }
@@ -491,7 +491,15 @@ impl VisitMut for Sugar {
         visit_mut::visit_expr_mut(self, expr);
         let rewritten = match &*expr {
             Expr::Block(b) if b.label.is_some() => Some(self.labeled_block(b)),
-            Expr::Match(m) => self.guarded_match(m),
+            Expr::Match(m) => {
+                let Sugar { counter, locals } = self;
+                let mut fresh = |what: &str| {
+                    *counter += 1;
+                    format_ident!("__{}_{}", what, *counter, span = Span::mixed_site())
+                };
+                crate::std_forms::tuple_match(m, locals, &mut fresh)
+                    .or_else(|| self.guarded_match(m))
+            }
             Expr::Loop(l) => self.valued_loop(l),
             Expr::Assign(assign) => self
                 .destructure(assign)
@@ -856,7 +864,7 @@ fn binds(pat: &Pat, locals: &Locals) -> bool {
 }
 
 /// Does a pattern bind by reference (`ref n`), which the fence reports?
-fn has_ref_binding(pat: &Pat) -> bool {
+pub(crate) fn has_ref_binding(pat: &Pat) -> bool {
     match pat {
         Pat::Ident(p) => {
             p.by_ref.is_some()
@@ -872,7 +880,7 @@ fn has_ref_binding(pat: &Pat) -> bool {
 
 /// The pattern without its bindings (`n` → `_`, `n @ 1..=3` → `1..=3`), and the `let`s that bind them to
 /// the scrutinee. The cases of an or-pattern bind the same names; the first case's are taken.
-fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &Locals) -> (Pat, Vec<Stmt>) {
+pub(crate) fn unbind(pat: &Pat, scrutinee: &syn::Ident, locals: &Locals) -> (Pat, Vec<Stmt>) {
     match pat {
         Pat::Ident(p) if is_binding(p, locals) => {
             let name = &p.ident;
@@ -913,7 +921,7 @@ fn keeps_names(pat: &Pat) -> bool {
 }
 
 /// Does the pattern match every value (`_`, or an or-pattern with a `_` case)?
-fn irrefutable(pat: &Pat) -> bool {
+pub(crate) fn irrefutable(pat: &Pat) -> bool {
     match pat {
         Pat::Wild(_) => true,
         Pat::Paren(p) => irrefutable(&p.pat),

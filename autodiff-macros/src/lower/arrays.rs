@@ -847,6 +847,17 @@ impl Lowering<'_> {
                 );
                 Self::poisoned()
             }
+            // `let (l, r) = x.split_at(m);` of a slice named by a path or a field is rewritten before
+            // (`std_forms.rs`).
+            ("split_at", 1) => {
+                self.errors.spanned(
+                    &m.method,
+                    "`.split_at(m)` is supported as the value of `let (l, r) = x.split_at(m);` of a slice \
+                     named by a variable or a field: bind this slice to a variable first, or take the \
+                     sub-slices `&x[..m]` and `&x[m..]`",
+                );
+                Self::poisoned()
+            }
             _ => {
                 self.errors.spanned(
                     &m.method,

@@ -71,11 +71,18 @@ impl Lowering<'_> {
         match value {
             Operand::Const { .. } => true,
             Operand::Var(v) => match self.param_vars.iter().position(|p| p == v) {
-                // By value only: the clone of a `&f64` is an `f64`, which the reference is not.
-                Some(i) => matches!(
-                    crate::signature::kind_of_type(&self.param_types[i], &self.float_params),
-                    Kind::Float(Some(_)) | Kind::Tuple(_) | Kind::Int | Kind::Bool
-                ),
+                // By value, or a `&f64` (`&T`), whose clone is the value `*x` is (a reference to a tuple
+                // or a struct is not cloned into its value here).
+                Some(i) => match &self.param_types[i] {
+                    syn::Type::Reference(r) if r.mutability.is_none() => matches!(
+                        crate::signature::kind_of_type(&r.elem, &self.float_params),
+                        Kind::Float(Some(_))
+                    ),
+                    ty => matches!(
+                        crate::signature::kind_of_type(ty, &self.float_params),
+                        Kind::Float(Some(_)) | Kind::Tuple(_) | Kind::Int | Kind::Bool
+                    ),
+                },
                 None => true,
             },
             _ => false,
@@ -90,6 +97,15 @@ impl Lowering<'_> {
             );
             return Self::poisoned();
         };
+        // `f64::fract(x)`: `x.fract()`, which is `x - x.trunc()`.
+        if let [arg] = c.args.iter().collect::<Vec<_>>().as_slice() {
+            let last = path.path.segments.last().map(|s| s.ident.to_string());
+            if last.as_deref() == Some("fract") && self.is_float_path(path) {
+                let method: Expr =
+                    syn::parse_quote_spanned! {crate::span::of_call(c)=> (#arg).fract()};
+                return self.lower_expr(&method, hint);
+            }
+        }
         if let Some(array) = self.lower_vec_constructor(c, &hint) {
             return array;
         }

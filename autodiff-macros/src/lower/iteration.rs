@@ -14,7 +14,7 @@ impl Lowering<'_> {
     pub(super) fn lower_iteration(&mut self, iter: &Expr) -> Option<(Range, Elements)> {
         const SUPPORTED: &str = "this iterator is not supported in a differentiable `for` or iterator chain: \
                                  iterate over a range (`a..b`, `a..=b`, with `.rev()` and `.step_by(k)`), a slice \
-                                 (`xs`, `&xs`, `xs.iter()`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
+                                 (`xs`, `&xs`, `xs.iter()`, also `.step_by(k)`), `xs.iter().enumerate()`, `a.iter().zip(b.iter())` (of \
                                  slices, either side maybe `.rev()`, zipped again for more, also `.enumerate()`d), `xs.windows(k)`, \
                                  `xs.chunks(k)`, `xs.chunks_exact(k)` (also `.enumerate()`d), or a chain of those with `.map(..)`, `.filter(..)`, \
                                  `.skip(n)` or `.take(n)`";
@@ -68,6 +68,15 @@ impl Lowering<'_> {
                     },
                     ("enumerate", 0) => {
                         let (range, elements) = self.lower_iteration(&m.receiver)?;
+                        if range.step.is_some() {
+                            // Its count would be the element's index, not its place among those kept.
+                            self.errors.spanned(
+                                m,
+                                "`.step_by(k).enumerate()` is not supported: enumerate first \
+                                 (`xs.iter().enumerate().step_by(k)` gives each element with its index)",
+                            );
+                            return None;
+                        }
                         match elements {
                             // One slice, or a zip of two (`(i, (a, b))`).
                             Elements::Slice {
@@ -123,7 +132,7 @@ impl Lowering<'_> {
                     }
                     ("rev", 0) | ("step_by", 1) => {
                         let (mut range, elements) = self.lower_iteration(&m.receiver)?;
-                        if method == "rev" {
+                        if method == "rev" && range.step.is_none() {
                             if let Elements::Slice { .. } = &elements {
                                 // `.rev()` turns the direction around (`.rev().rev()` is forwards
                                 // again). A count taken before it stays with its element, whichever way
@@ -134,12 +143,16 @@ impl Lowering<'_> {
                                 return Some((range, elements));
                             }
                         }
-                        if !matches!(elements, Elements::Index) {
+                        // `xs.iter().step_by(k)` (also `.enumerate()`d, `.rev()`d or zipped first): the
+                        // indexes stepped, each element read at its own index.
+                        let stepped_slice =
+                            method == "step_by" && matches!(elements, Elements::Slice { .. });
+                        if !matches!(elements, Elements::Index) && !stepped_slice {
                             self.errors.spanned(
                                 m,
-                                "`.step_by(k)` is supported on ranges only, and `.rev()` on ranges and on \
-                                 slice iterators (`xs.iter()`, `.enumerate()`, `.zip(..)`): iterate over \
-                                 indexes",
+                                "`.step_by(k).rev()` is not supported on a slice iterator: step through \
+                                 the indexes counted down instead, `for t in (0..(n + k - 1) / k).rev() { \
+                                 let i = t * k; .. xs[i] .. }`",
                             );
                             return None;
                         }

@@ -5,7 +5,7 @@ use autodiff::differentiable;
 fn f(x: f64, n: u32, k: f64) -> f64 {
     let bits = n.count_ones() as f64;
     let _ = k;
-    x.rem_euclid(1.0) * bits
+    x.midpoint(1.0) * bits
 }
 
 fn main() {}

@@ -1,10 +1,10 @@
 use autodiff::differentiable;
 
-// `.step_by(k)` on a slice's iterator, and `.rev()` on its windows: supported on ranges only (`.rev()`
-// also on slice iterators), and the error says to iterate over indexes.
+// `.step_by(k).rev()` on a slice's iterator (which starts from the last element stepped to, not the last
+// element), and `.rev()` on its windows: the errors say what to write instead.
 #[differentiable]
 fn every_other(x: &[f64]) -> f64 {
-    x.iter().skip(1).step_by(2).sum::<f64>()
+    x.iter().skip(1).step_by(2).rev().sum::<f64>()
 }
 
 #[differentiable]

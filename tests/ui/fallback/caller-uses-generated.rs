@@ -3,7 +3,7 @@ use autodiff::differentiable;
 // The body has one error; the callers of the generated items below must not add any.
 #[differentiable]
 fn f(x: f64, y: f64) -> f64 {
-    x.rem_euclid(1.0) * y
+    x.midpoint(1.0) * y
 }
 
 fn main() {

@@ -5,17 +5,17 @@ use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable};
 // Hessians), and the callers of their generated items add no error of their own.
 #[differentiable]
 fn f(x: f64) -> f64 {
-    x.rem_euclid(1.0) * x
+    x.midpoint(1.0) * x
 }
 
 #[differentiable(order = 2)]
 fn f2(x: f64) -> f64 {
-    x.rem_euclid(1.0) * x
+    x.midpoint(1.0) * x
 }
 
 #[differentiable]
 fn fill(x: f64, out: &mut [f64]) {
-    out[0] = x.rem_euclid(1.0);
+    out[0] = x.midpoint(1.0);
 }
 
 #[custom_gradient]
@@ -42,32 +42,32 @@ struct S {
 impl S {
     #[differentiable]
     fn m(&self, x: f64) -> f64 {
-        x.rem_euclid(1.0) * self.k
+        x.midpoint(1.0) * self.k
     }
 
     #[differentiable(order = 2)]
     fn m2(&self, x: f64) -> f64 {
-        x.rem_euclid(1.0) * self.k
+        x.midpoint(1.0) * self.k
     }
 
     #[differentiable]
     fn a(x: f64) -> f64 {
-        x.rem_euclid(1.0)
+        x.midpoint(1.0)
     }
 
     #[differentiable(order = 2)]
     fn a2(x: f64) -> f64 {
-        x.rem_euclid(1.0)
+        x.midpoint(1.0)
     }
 
     #[differentiable(wrt(self, x))]
     fn ws(&self, x: f64) -> f64 {
-        self.k.rem_euclid(1.0) * x
+        self.k.midpoint(1.0) * x
     }
 
     #[differentiable(order = 2, wrt(self, x))]
     fn ws2(&self, x: f64) -> f64 {
-        self.k.rem_euclid(1.0) * x
+        self.k.midpoint(1.0) * x
     }
 
     #[differentiable]

@@ -5,14 +5,14 @@ use autodiff::differentiable;
 // reaches them through their companions, must not add any.
 #[differentiable]
 fn rhs(y: &[f64], dydt: &mut [f64]) -> f64 {
-    dydt[0] = y[0].rem_euclid(1.0);
+    dydt[0] = y[0].midpoint(1.0);
     dydt[1] = y[1];
     y[0]
 }
 
 #[differentiable]
 fn fill(y: &[f64], out: &mut [f64; 2]) {
-    out[0] = y[0].rem_euclid(1.0);
+    out[0] = y[0].midpoint(1.0);
     out[1] = y[1];
 }
 

@@ -1,10 +1,10 @@
 use autodiff::differentiable;
 
-// A `let` whose value is an error (`.split_at()`, `.try_into()`): the names it binds report nothing more
-// where they are indexed or iterated, so the mistake gives one error.
+// A `let` whose value is an error (`.split_at()` of a sub-slice, `.try_into()`): the names it binds report
+// nothing more where they are indexed or iterated, so the mistake gives one error.
 #[differentiable]
 fn halves(x: &[f64]) -> f64 {
-    let (a, b) = x.split_at(2);
+    let (a, b) = x[1..].split_at(2);
     a[0] * b[0] + a.iter().zip(b.iter()).map(|(p, q)| p * q).sum::<f64>()
 }
 

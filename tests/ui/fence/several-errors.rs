@@ -11,7 +11,7 @@ fn f(x: f64, y: f64, p: &Params, k: Option<f64>) -> f64 {
     let double = |v: f64| 2.0 * v;
     println!("{}", x);
     let scale = if let Some(s) = k { s } else { 1.0 };
-    let w = p.k * x.rem_euclid(1.0);
+    let w = p.k * x.midpoint(1.0);
     let mut acc = 0.0;
     let last = 'outer: loop {
         for _ in 0..3 {

@@ -1,0 +1,467 @@
+//! Everyday forms of numeric Rust rewritten, on the syntax and before the chains and the fence, into forms
+//! the later passes handle: iterating an array literal, arithmetic on references, `split_at`, and (called
+//! from `sugar.rs`, beside the guards it rewrites) `match` on a tuple.
+//!
+//! ```text
+//! // Input:                                // Output:
+//! for u in [x, y, z] { s += u * u; }       { let __items_1 = [x, y, z]; for u in __items_1 { s += u * u; } }
+//! for &u in &[x, y] { .. }                 { let __items_2 = [x, y]; for &u in &__items_2 { .. } }
+//! [a, b].iter().map(|v| v * v).sum()       { let __items_3 = [a, b]; __items_3.iter().map(|v| v * v).sum() }
+//!
+//! &x * &y + *&x - &a[i]                    x * y + (x) - a[i]
+//!
+//! let (l, r) = x.split_at(m);              let __mid_4 = m;
+//!                                          let l = &x[..__mid_4];
+//!                                          let r = &x[__mid_4..];
+//!
+//! match (k, j + 1) {                       {
+//!     (0, 0) => a,                             let __part_5 = j + 1;
+//!     (0, n) if n > 2 => b(n),                 if (match k { 0 => true, _ => false })
+//!     _ => c,                                      && (match __part_5 { 0 => true, _ => false }) { a }
+//! }                                            else if (match k { 0 => true, _ => false })
+//!                                                  && { let n = __part_5; n > 2 } { let n = __part_5; b(n) }
+//!                                              else { c }
+//!                                          }
+//! ```
+//!
+//! These are what the forms mean in Rust: an array literal iterated is an array made first (its elements
+//! evaluated once, in order); `&x * &y` is `x * y` for every number type std gives reference arithmetic;
+//! `split_at(m)` is the two sub-slices around `m` (and panics where they would, `m` past the end); a
+//! `match` on a tuple tests its parts, evaluated once and in order, arm after arm, each part's pattern
+//! and then the guard, and the last arm is reached only where every other failed, which rustc's check of
+//! the function (emitted as written) proves covers what is left.
+
+use crate::sugar::{has_ref_binding, irrefutable, unbind, Locals};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::visit_mut::{self, VisitMut};
+use syn::{BinOp, Expr, Pat, Stmt};
+
+/// `block` with its array literals iterated, its arithmetic on references and its `split_at`s rewritten.
+pub(crate) fn desugar(block: &mut syn::Block) {
+    Forms { counter: 0 }.visit_block_mut(block);
+}
+
+struct Forms {
+    counter: usize,
+}
+
+/// The methods that end an iterator chain (`chains.rs`): one over an array literal is wrapped in a block
+/// that makes the array first.
+const TERMINALS: &[&str] = &["sum", "product", "fold", "collect", "count", "any", "all"];
+
+impl Forms {
+    fn fresh(&mut self, what: &str) -> syn::Ident {
+        self.counter += 1;
+        format_ident!("__{}_{}", what, self.counter, span = Span::mixed_site())
+    }
+
+    /// The array literals that `iterated` (a `for`'s iterator, a chain's receiver) iterates, each replaced
+    /// by a fresh name; the `let`s that make them, in order.
+    fn hoist_arrays(&mut self, iterated: &mut Expr, lets: &mut Vec<Stmt>) {
+        match iterated {
+            Expr::Paren(p) => self.hoist_arrays(&mut p.expr, lets),
+            Expr::Array(_) | Expr::Repeat(_) => {
+                let name = self.fresh("items");
+                lets.push(syn::parse_quote!(let #name = #iterated;));
+                *iterated = syn::parse_quote!(#name);
+            }
+            Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let name = self.fresh("items");
+                lets.push(syn::parse_quote!(let #name = #iterated;));
+                *iterated = syn::parse_quote!(#name);
+            }
+            Expr::Reference(r) if r.mutability.is_none() => match &*r.expr {
+                Expr::Array(_) | Expr::Repeat(_) => self.hoist_arrays(&mut r.expr, lets),
+                _ => {}
+            },
+            Expr::MethodCall(m) => {
+                self.hoist_arrays(&mut m.receiver, lets);
+                if m.method == "zip" && m.args.len() == 1 {
+                    self.hoist_arrays(&mut m.args[0], lets);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // Input:  let (l, r) = x.split_at(m);
+    // Output: let __mid_1 = m; let l = &x[..__mid_1]; let r = &x[__mid_1..];
+    /// The statements `stmt` stands for, if it binds the halves of `x.split_at(m)` of a slice named by a
+    /// path or a field (`x`, `self.w`).
+    fn split_at(&mut self, stmt: &Stmt) -> Option<Vec<Stmt>> {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let Expr::MethodCall(m) = strip_parens(&init.expr) else {
+            return None;
+        };
+        if m.method != "split_at" || m.args.len() != 1 || m.turbofish.is_some() {
+            return None;
+        }
+        let slice = match strip_parens(&m.receiver) {
+            e @ (Expr::Path(_) | Expr::Field(_)) => e,
+            _ => return None,
+        };
+        let pat = match &local.pat {
+            Pat::Type(t) => &*t.pat,
+            other => other,
+        };
+        let Pat::Tuple(halves) = pat else {
+            return None;
+        };
+        let halves: Vec<&Pat> = halves.elems.iter().collect();
+        let [left, right] = halves.as_slice() else {
+            return None;
+        };
+        let named =
+            |p: &Pat| matches!(p, Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none());
+        let bindable = |p: &Pat| named(p) || matches!(p, Pat::Wild(_));
+        if !bindable(left) || !bindable(right) {
+            return None;
+        }
+        let mid = self.fresh("mid");
+        let at = &m.args[0];
+        let mut stmts: Vec<Stmt> = vec![syn::parse_quote!(let #mid: usize = #at;)];
+        if named(left) {
+            stmts.push(syn::parse_quote!(let #left = &#slice[..#mid];));
+        }
+        if named(right) {
+            stmts.push(syn::parse_quote!(let #right = &#slice[#mid..];));
+        }
+        Some(stmts)
+    }
+}
+
+/// `e` without the `&` of a shared reference: the value std's reference arithmetic reads.
+fn without_reference(e: &mut Expr) {
+    while let Expr::Reference(r) = e {
+        if r.mutability.is_some() {
+            return;
+        }
+        *e = paren(&r.expr);
+    }
+}
+
+/// `e` in parentheses unless it is a path, a literal or already parenthesized.
+fn paren(e: &Expr) -> Expr {
+    match e {
+        Expr::Path(_) | Expr::Lit(_) | Expr::Paren(_) | Expr::Index(_) | Expr::Field(_) => {
+            e.clone()
+        }
+        other => syn::parse_quote!((#other)),
+    }
+}
+
+/// Does `op` take two numbers and compute one (or compare them), an operation std also gives references?
+fn numeric(op: &BinOp) -> bool {
+    !matches!(op, BinOp::And(_) | BinOp::Or(_))
+}
+
+impl VisitMut for Forms {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            self.visit_stmt_mut(&mut stmt);
+            match self.split_at(&stmt) {
+                Some(split) => stmts.extend(split),
+                None => stmts.push(stmt),
+            }
+        }
+        block.stmts = stmts;
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `vec![&a * &b; n]`: the macro's arguments are expressions too.
+        if let Expr::Macro(m) = expr {
+            if m.mac.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(&mut m.mac, |arg| self.visit_expr_mut(arg));
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+        match expr {
+            Expr::ForLoop(f) => {
+                let mut lets = Vec::new();
+                self.hoist_arrays(&mut f.expr, &mut lets);
+                if !lets.is_empty() {
+                    let f = f.clone();
+                    *expr = syn::parse_quote!({ #(#lets)* #f });
+                }
+            }
+            Expr::MethodCall(m) if TERMINALS.contains(&m.method.to_string().as_str()) => {
+                let mut lets = Vec::new();
+                self.hoist_arrays(&mut m.receiver, &mut lets);
+                if !lets.is_empty() {
+                    let m = m.clone();
+                    *expr = syn::parse_quote!({ #(#lets)* #m });
+                }
+            }
+            Expr::Binary(b) if numeric(&b.op) => {
+                without_reference(&mut b.left);
+                without_reference(&mut b.right);
+            }
+            // `*&x`, `-&x`.
+            Expr::Unary(u) if matches!(&*u.expr, Expr::Reference(r) if r.mutability.is_none()) => {
+                match u.op {
+                    syn::UnOp::Deref(_) => {
+                        let mut inner = (*u.expr).clone();
+                        without_reference(&mut inner);
+                        *expr = paren(&inner);
+                    }
+                    syn::UnOp::Neg(_) => without_reference(&mut u.expr),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    // A nested `fn` item is expanded on its own.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// `match (a, b, ..) { (p, q, ..) => .., _ => .. }` as `if`s testing each part (see the module's
+/// documentation); `None` for any other `match`, or one whose patterns this does not take apart (a rest
+/// `..`, a part bound by reference, an arm neither a tuple pattern of as many parts nor `_`), which the
+/// fence reports.
+pub(crate) fn tuple_match(
+    m: &syn::ExprMatch,
+    locals: &Locals,
+    fresh: &mut dyn FnMut(&str) -> syn::Ident,
+) -> Option<Expr> {
+    let Expr::Tuple(scrutinee) = strip_parens(&m.expr) else {
+        return None;
+    };
+    let n = scrutinee.elems.len();
+    if n == 0 {
+        return None;
+    }
+    // Each arm's cases (`(0, 0) | (1, _)`), each a pattern per part.
+    let mut arms = Vec::with_capacity(m.arms.len());
+    for arm in &m.arms {
+        let cases: Vec<&Pat> = match strip_paren_pat(&arm.pat) {
+            Pat::Or(or) => or.cases.iter().map(strip_paren_pat).collect(),
+            one => vec![one],
+        };
+        let mut parts_of_cases: Vec<Vec<Pat>> = Vec::with_capacity(cases.len());
+        for case in cases {
+            let parts: Vec<Pat> = match case {
+                Pat::Wild(_) => vec![syn::parse_quote!(_); n],
+                Pat::Tuple(t)
+                    if t.elems.len() == n && !t.elems.iter().any(|p| matches!(p, Pat::Rest(_))) =>
+                {
+                    t.elems.iter().cloned().collect()
+                }
+                _ => return None,
+            };
+            if parts.iter().any(has_ref_binding) {
+                return None;
+            }
+            parts_of_cases.push(parts);
+        }
+        arms.push((parts_of_cases, arm));
+    }
+    // Each part evaluated once, in order; a local is read as it is (a `let` would move a value that is
+    // not `Copy`, which the patterns without bindings do not).
+    let mut lets: Vec<Stmt> = Vec::new();
+    let names: Vec<syn::Ident> = scrutinee
+        .elems
+        .iter()
+        .map(|part| match strip_parens(part) {
+            Expr::Path(p) if p.qself.is_none() && p.path.get_ident().is_some() => {
+                p.path.get_ident().cloned().unwrap_or_else(|| fresh("part"))
+            }
+            _ => {
+                let name = fresh("part");
+                lets.push(syn::parse_quote!(let #name = #part;));
+                name
+            }
+        })
+        .collect();
+    // Each arm as its test (`None` where it matches whatever is left) and its body.
+    let mut chosen: Vec<(Option<TokenStream>, TokenStream)> = Vec::new();
+    for (cases, arm) in arms {
+        let several = cases.len() > 1;
+        let mut case_tests: Vec<Option<TokenStream>> = Vec::new();
+        let mut bindings: Vec<Stmt> = Vec::new();
+        for parts in &cases {
+            let mut tests: Vec<TokenStream> = Vec::new();
+            for (part, name) in parts.iter().zip(&names) {
+                let (pat, binds) = unbind(part, name, locals);
+                // The cases of an or-pattern bind the same names, from parts this does not line up.
+                if several && !binds.is_empty() {
+                    return None;
+                }
+                bindings.extend(binds);
+                if !irrefutable(&pat) {
+                    tests.push(part_test(&pat, name));
+                }
+            }
+            case_tests.push((!tests.is_empty()).then(|| quote!(#(#tests)&&*)));
+        }
+        // A case that matches everything makes the arm's pattern do so.
+        let pattern_test = match case_tests.iter().any(Option::is_none) {
+            true => None,
+            false if several => {
+                let cases = case_tests.into_iter().flatten();
+                Some(quote!((#((#cases))||*)))
+            }
+            false => case_tests.into_iter().flatten().next(),
+        };
+        let mut tests: Vec<TokenStream> = pattern_test.into_iter().collect();
+        if let Some((_, guard)) = &arm.guard {
+            tests.push(quote!({ #(#bindings)* #guard }));
+        }
+        let body = &arm.body;
+        let body = quote!({ #(#bindings)* #body });
+        let test = (!tests.is_empty()).then(|| quote!(#(#tests)&&*));
+        let last = test.is_none();
+        chosen.push((test, body));
+        if last {
+            break;
+        }
+    }
+    // The last arm is reached where every other failed: rustc's check of the function proves that it
+    // then matches (a guarded last arm is never reached at all).
+    let (_, mut rest) = chosen.pop()?;
+    for (test, body) in chosen.into_iter().rev() {
+        let test = test.unwrap_or_else(|| quote!(true));
+        rest = quote!(if #test #body else #rest);
+    }
+    let attrs = &m.attrs;
+    Some(syn::parse_quote!(#(#attrs)* { #(#lets)* #rest }))
+}
+
+/// The test that `name` matches `pat` (a pattern without bindings): `name` itself for `true`, `!name`
+/// for `false`, else a `match` giving a `bool`.
+fn part_test(pat: &Pat, name: &syn::Ident) -> TokenStream {
+    if let Pat::Lit(syn::ExprLit {
+        lit: syn::Lit::Bool(b),
+        ..
+    }) = pat
+    {
+        return if b.value {
+            quote!(#name)
+        } else {
+            quote!((!#name))
+        };
+    }
+    quote!((match #name { #pat => true, _ => false }))
+}
+
+fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        other => other,
+    }
+}
+
+fn strip_paren_pat(pat: &Pat) -> &Pat {
+    match pat {
+        Pat::Paren(p) => strip_paren_pat(&p.pat),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn rewrite(src: &str) -> String {
+        let mut block: syn::Block = syn::parse_str(src).unwrap();
+        desugar(&mut block);
+        block.to_token_stream().to_string()
+    }
+
+    fn tuple(src: &str) -> String {
+        let m: syn::ExprMatch = syn::parse_str(src).unwrap();
+        let mut counter = 0usize;
+        let mut fresh = |what: &str| {
+            counter += 1;
+            format_ident!("__{}_{}", what, counter)
+        };
+        tuple_match(&m, &Locals::default(), &mut fresh)
+            .map(|e| e.to_token_stream().to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn an_array_literal_iterated_is_made_first() {
+        let out = rewrite("{ for u in [x, y] { s += u; } for &v in &[a; 3] { s += v; } }");
+        assert!(
+            out.contains("let __items_1 = [x , y] ; for u in __items_1"),
+            "{out}"
+        );
+        assert!(
+            out.contains("let __items_2 = [a ; 3] ; for & v in & __items_2"),
+            "{out}"
+        );
+        let out =
+            rewrite("{ let s: f64 = [x, y].iter().zip([a, b].iter()).map(|(p, q)| p * q).sum(); }");
+        assert!(
+            out.contains("let __items_1 = [x , y] ; let __items_2 = [a , b] ; __items_1 . iter () . zip (__items_2 . iter ())"),
+            "{out}"
+        );
+        // An array indexed or measured is no iteration.
+        let out = rewrite("{ let n = [x, y].len(); }");
+        assert!(!out.contains("__items"), "{out}");
+    }
+
+    #[test]
+    fn arithmetic_on_references_is_on_the_values() {
+        let out = rewrite("{ let z = &x * &y + *&x - &a[i] * -&b; s += &z; }");
+        assert_eq!(out, "{ let z = x * y + x - a [i] * - b ; s += z ; }",);
+        // Not `&&`, nor a `&mut`.
+        let out = rewrite("{ let c = p && q; g(&mut v); }");
+        assert_eq!(out, "{ let c = p && q ; g (& mut v) ; }");
+    }
+
+    #[test]
+    fn split_at_binds_the_two_sub_slices() {
+        let out = rewrite("{ let (l, r) = x.split_at(m + 1); let (_, t) = self.w.split_at(2); }");
+        assert_eq!(
+            out,
+            "{ let __mid_1 : usize = m + 1 ; let l = & x [.. __mid_1] ; let r = & x [__mid_1 ..] ; \
+             let __mid_2 : usize = 2 ; let t = & self . w [__mid_2 ..] ; }"
+        );
+        // Of anything but a named slice: left to the lowering, which reports it.
+        assert!(rewrite("{ let (l, r) = f(x).split_at(1); }").contains("split_at"));
+    }
+
+    #[test]
+    fn a_tuple_match_tests_each_part_arm_after_arm() {
+        let out = tuple("match (k, j + 1) { (0, 0) => a, (0, n) if n > 2 => b(n), _ => c }");
+        assert_eq!(
+            out,
+            "{ let __part_1 = j + 1 ; \
+             if (match k { 0 => true , _ => false }) && (match __part_1 { 0 => true , _ => false }) { a } \
+             else if (match k { 0 => true , _ => false }) && { let n = __part_1 ; n > 2 } { let n = __part_1 ; b (n) } \
+             else { c } }"
+        );
+        let out = tuple("match (a > b, c) { (true, true) => 1.0, (true, false) | (false, true) => 2.0, _ => 3.0 }");
+        assert_eq!(
+            out,
+            "{ let __part_1 = a > b ; if __part_1 && c { 1.0 } \
+             else if ((__part_1 && (! c)) || ((! __part_1) && c)) { 2.0 } else { 3.0 } }"
+        );
+        // The last arm is what is left, whatever its pattern.
+        let out = tuple("match (k, j) { (0, _) => a, (_, 1..=3) => b }");
+        assert_eq!(
+            out,
+            "{ if (match k { 0 => true , _ => false }) { a } else { b } }"
+        );
+    }
+
+    #[test]
+    fn a_tuple_match_it_does_not_take_apart_is_left_to_the_fence() {
+        assert_eq!(tuple("match (k, j) { (0, ..) => a, _ => b }"), "");
+        assert_eq!(tuple("match (k, j) { (ref n, _) => a, _ => b }"), "");
+        assert_eq!(tuple("match t { (0, 1) => a, _ => b }"), "");
+        assert_eq!(tuple("match (k, j) { (0, n) | (n, 0) => n, _ => b }"), "");
+        // A part's own pattern is the fence's to judge.
+        assert!(!tuple("match (k, j) { ((0, 1), _) => a, _ => b }").is_empty());
+    }
+}
