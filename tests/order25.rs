@@ -683,4 +683,84 @@ mod casts {
             );
         }
     }
+
+    // `y as f64` of a float local or parameter inside a callee that an order = K caller reaches: the callee's
+    // generic copy, run on dual numbers, took the value through `f64` and dropped its tangent (f3's third
+    // derivative 36 instead of 48 at x = 2: x^3 * x, the cast's part lost).
+    #[differentiable]
+    fn cast_local(x: f64) -> f64 {
+        let y = x * x * x;
+        y as f64
+    }
+
+    #[differentiable]
+    fn cast_parameter(x: f64, w: &[f64]) -> f64 {
+        let n = w.len();
+        let m: f64 = x * w[0];
+        (x as f64) * x + (m as f64) * (n as f64) + (-x * 2.0) as f64
+    }
+
+    #[differentiable(order = 3)]
+    fn through_cast_local(x: f64) -> f64 {
+        cast_local(x) * x
+    }
+
+    #[differentiable(order = 2)]
+    fn through_cast_parameter(x: f64, w: &[f64]) -> f64 {
+        cast_parameter(x, w) * x
+    }
+
+    #[test]
+    fn a_float_cast_to_its_own_type_in_a_callee_keeps_its_derivative_at_order_k() {
+        for x in [-1.7_f64, -0.4, 0.3, 1.1, 2.0, 2.5] {
+            // x^4.
+            let by_hand = [x.powi(4), 4.0 * x.powi(3), 12.0 * x * x, 24.0 * x];
+            assert_all_close(
+                &through_cast_local_derivatives(x),
+                &by_hand,
+                1e-12,
+                "through_cast_local",
+            );
+            assert_all_close(&[through_cast_local(x)], &by_hand[..1], 1e-12, "value");
+            let second = central_difference(|x| through_cast_local_grad(x).1, x);
+            assert_all_close(
+                &[through_cast_local_hessian(x).2[0][0]],
+                &[second],
+                1e-6,
+                "through_cast_local against differences of f_grad",
+            );
+            // (x^2 + 2 w0 x - 2x) x with two weights: x^3 + (2 w0 - 2) x^2; w1 does not enter.
+            let w = [0.5 + 0.1 * x, -0.3];
+            let (_, (gx, gw), h) = through_cast_parameter_hessian(x, &w);
+            let (a, b) = (2.0 * w[0] - 2.0, 2.0 * x * x);
+            assert_all_close(
+                &[through_cast_parameter(x, &w)],
+                &[x.powi(3) + a * x * x],
+                1e-12,
+                "value",
+            );
+            assert_all_close(
+                &[gx, gw[0], gw[1]],
+                &[3.0 * x * x + 2.0 * a * x, b, 0.0],
+                1e-12,
+                "through_cast_parameter gradient",
+            );
+            let by_hand = [
+                [6.0 * x + 2.0 * a, 4.0 * x, 0.0],
+                [4.0 * x, 0.0, 0.0],
+                [0.0, 0.0, 0.0],
+            ];
+            let fx = |x: f64| through_cast_parameter_grad(x, &w).1 .0;
+            let fw0 = |w0: f64| through_cast_parameter_grad(x, &[w0, w[1]]).1 .0;
+            for (i, row) in by_hand.iter().enumerate() {
+                assert_all_close(&h[i], row, 1e-12, "through_cast_parameter Hessian");
+            }
+            assert_all_close(
+                &[h[0][0], h[0][1]],
+                &[central_difference(fx, x), central_difference(fw0, w[0])],
+                1e-6,
+                "through_cast_parameter against differences of f_grad",
+            );
+        }
+    }
 }
