@@ -700,6 +700,20 @@ mod casts {
         (x as f64) * x + (m as f64) * (n as f64) + (-x * 2.0) as f64
     }
 
+    #[differentiable]
+    fn cast_element(w: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            s += w[i] as f64 * w[0];
+        }
+        s
+    }
+
+    #[differentiable(order = 2)]
+    fn through_cast_element(w: &[f64]) -> f64 {
+        cast_element(w) * w[1]
+    }
+
     #[differentiable(order = 3)]
     fn through_cast_local(x: f64) -> f64 {
         cast_local(x) * x
@@ -708,6 +722,41 @@ mod casts {
     #[differentiable(order = 2)]
     fn through_cast_parameter(x: f64, w: &[f64]) -> f64 {
         cast_parameter(x, w) * x
+    }
+
+    #[test]
+    fn an_elements_cast_to_its_own_type_in_a_callee_keeps_its_derivative_at_order_k() {
+        for t in [-1.3_f64, -0.2, 0.4, 1.7] {
+            // (w0 + w1 + w2) w0 w1.
+            let w = [0.7 + t, t * t - 0.5, 0.3 * t + 0.1];
+            let s = w[0] + w[1] + w[2];
+            assert_all_close(
+                &[through_cast_element(&w)],
+                &[s * w[0] * w[1]],
+                1e-12,
+                "value",
+            );
+            let (_, g, h) = through_cast_element_hessian(&w);
+            let by_hand_g = [w[0] * w[1] + s * w[1], w[0] * w[1] + s * w[0], w[0] * w[1]];
+            assert_all_close(&g, &by_hand_g, 1e-12, "gradient");
+            let by_hand_h = [
+                [2.0 * w[1], w[0] + w[1] + s, w[1]],
+                [w[0] + w[1] + s, 2.0 * w[0], w[0]],
+                [w[1], w[0], 0.0],
+            ];
+            for (j, row) in by_hand_h.iter().enumerate() {
+                assert_all_close(&h[j], row, 1e-12, "Hessian");
+                let column = |e: f64| {
+                    let mut v = w;
+                    v[j] = e;
+                    through_cast_element_grad(&v).1
+                };
+                for (k, &hjk) in h[j].iter().enumerate() {
+                    let d = central_difference(|e| column(e)[k], w[j]);
+                    assert_all_close(&[hjk], &[d], 1e-6, "against differences of f_grad");
+                }
+            }
+        }
     }
 
     #[test]

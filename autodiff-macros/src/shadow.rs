@@ -1682,7 +1682,8 @@ fn float_references(item: &syn::ItemFn, float: &str) -> Vec<String> {
 }
 
 /// The names that surely hold a value of the float type wherever the body reads them: float parameters
-/// (`x: f64`, `x: &f64`) and locals bound by `let` to a float (declared `let y: f64`, or a value that
+/// (`x: f64`, `x: &f64`; `w[]` for an array parameter of floats, `w: &[f64]`, whose elements `w[i]` are
+/// floats) and locals bound by `let` to a float (declared `let y: f64`, or a value that
 /// `holds_float` reads as one), and bound nowhere else (a name also bound by a loop, a closure, a pattern
 /// or a `let` of something else is left out, whatever its scopes). `y as f64` of one is the value itself in
 /// the copy: `cast` would take a dual number through `f64` and drop its tangents.
@@ -1749,6 +1750,10 @@ fn float_scalars(item: &syn::ItemFn, float: &str) -> Vec<String> {
                 Pat::Ident(i) if i.subpat.is_none() && is_float(&t.ty) => {
                     names.floats.push(i.ident.to_string())
                 }
+                // An array of floats: its element `w[i]` (kept apart by the `[]` that `holds_float` reads).
+                Pat::Ident(i) if i.subpat.is_none() && float_depth(&t.ty, float) == 1 => {
+                    names.floats.push(format!("{}[]", i.ident))
+                }
                 pat => names.visit_pat(pat),
             }
         }
@@ -1757,7 +1762,11 @@ fn float_scalars(item: &syn::ItemFn, float: &str) -> Vec<String> {
     let Names { floats, others, .. } = names;
     let mut floats: Vec<String> = floats
         .into_iter()
-        .filter(|name| !others.contains(name))
+        .filter(|name| {
+            !others
+                .iter()
+                .any(|other| name.trim_end_matches("[]") == other)
+        })
         .collect();
     floats.sort();
     floats.dedup();
@@ -1765,7 +1774,7 @@ fn float_scalars(item: &syn::ItemFn, float: &str) -> Vec<String> {
 }
 
 /// Is `e` surely a value of the float type, given the names `floats` that hold one: a float literal, one of
-/// `floats`, arithmetic with such an operand (Rust's operators take both sides of one type), a negation,
+/// `floats` or an element of one of their arrays (`w[i]` for `w[]`), arithmetic with such an operand (Rust's operators take both sides of one type), a negation,
 /// or a float method of one.
 fn holds_float(e: &Expr, floats: &[String]) -> bool {
     match e {
@@ -1778,6 +1787,12 @@ fn holds_float(e: &Expr, floats: &[String]) -> bool {
             .path
             .get_ident()
             .is_some_and(|i| floats.iter().any(|f| i == f)),
+        // `w[i]` of a float array parameter `w`.
+        Expr::Index(i) if !matches!(&*i.index, Expr::Range(_)) => {
+            matches!(&*i.expr, Expr::Path(p) if p.path.get_ident().is_some_and(|w| {
+                floats.iter().any(|f| f.strip_suffix("[]").is_some_and(|f| w == f))
+            }))
+        }
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => holds_float(&u.expr, floats),
         Expr::Binary(b)
             if matches!(
@@ -3155,8 +3170,17 @@ mod tests {
         assert!(b.contains("cast :: < __S , _ > (t)"), "{b}");
         assert!(b.contains("cast :: < __S , _ > (n)"), "{b}");
         let item: syn::ItemFn = syn::parse_quote!(
-            fn f(x: f64, r: &f64, k: i32) -> f64 {
-                let a = x.sin() * 2.0;
+            fn f(
+                x: f64,
+                r: &f64,
+                k: i32,
+                w: &[f64],
+                u: Vec<f64>,
+                m: &[Vec<f64>],
+                z: &[f64],
+            ) -> f64 {
+                let a = x.sin() * 2.0 + w[0];
+                for z in z.iter() {}
                 let (p, q) = (x, x);
                 let c = |v: f64| v;
                 let s = 1.0;
@@ -3164,7 +3188,7 @@ mod tests {
                 a
             }
         );
-        assert_eq!(float_scalars(&item, "f64"), ["a", "r", "x"]);
+        assert_eq!(float_scalars(&item, "f64"), ["a", "r", "u[]", "w[]", "x"]);
     }
 
     #[test]
