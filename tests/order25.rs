@@ -724,6 +724,58 @@ mod casts {
         cast_parameter(x, w) * x
     }
 
+    // A float parameter's name rebound to an integer by a match (and a local bound to that): their casts
+    // go through `cast` (autodiff-fuzz --sugar --seed 25068 p24 and 25061 p33 failed to compile when the
+    // local was taken for a float).
+    #[differentiable]
+    #[allow(clippy::useless_vec, clippy::match_single_binding)] // the forms under test
+    fn rebound(a: f64, k: usize) -> f64 {
+        let t = match k % 3 {
+            a if a >= 1 => {
+                let n = a;
+                (n as f64) * 0.5
+            }
+            _ => 1.0,
+        };
+        let v = vec![
+            match k {
+                a => (a as f64) * 0.25,
+            };
+            2
+        ];
+        a * t + v[1]
+    }
+
+    #[differentiable(order = 2)]
+    fn through_rebound(a: f64, k: usize) -> f64 {
+        rebound(a, k) * a
+    }
+
+    #[test]
+    fn a_name_rebound_to_an_integer_is_cast_at_order_k() {
+        for k in 0..4 {
+            let t = if k % 3 >= 1 {
+                (k % 3) as f64 * 0.5
+            } else {
+                1.0
+            };
+            let c = k as f64 * 0.25;
+            for a in [-1.2_f64, 0.4, 2.0] {
+                // (a t + c) a.
+                let by_hand = [a * a * t + c * a, 2.0 * a * t + c, 2.0 * t];
+                assert_all_close(
+                    &through_rebound_derivatives(a, k),
+                    &by_hand,
+                    1e-12,
+                    "rebound",
+                );
+                assert_all_close(&[through_rebound(a, k)], &by_hand[..1], 1e-12, "value");
+                let d = central_difference(|a| through_rebound_grad(a, k).1, a);
+                assert_all_close(&[by_hand[2]], &[d], 1e-6, "against differences of f_grad");
+            }
+        }
+    }
+
     #[test]
     fn an_elements_cast_to_its_own_type_in_a_callee_keeps_its_derivative_at_order_k() {
         for t in [-1.3_f64, -0.2, 0.4, 1.7] {

@@ -1699,6 +1699,9 @@ fn float_scalars(item: &syn::ItemFn, float: &str) -> Vec<String> {
     };
     struct Names<'a> {
         float: &'a str,
+        /// The names bound to something else somewhere, found by the pass before: never floats, nor is a
+        /// `let` of one of them (`let n = a;` where a match rebinds `a` to an integer).
+        excluded: &'a [String],
         floats: Vec<String>,
         others: Vec<String>,
     }
@@ -1714,7 +1717,15 @@ fn float_scalars(item: &syn::ItemFn, float: &str) -> Vec<String> {
                 Pat::Ident(i) if i.subpat.is_none() => local
                     .init
                     .as_ref()
-                    .is_some_and(|init| holds_float(&init.expr, &self.floats))
+                    .is_some_and(|init| {
+                        let floats: Vec<String> = (self.floats.iter())
+                            .filter(|f| {
+                                !self.excluded.iter().any(|e| f.trim_end_matches("[]") == e)
+                            })
+                            .cloned()
+                            .collect();
+                        holds_float(&init.expr, &floats)
+                    })
                     .then(|| i.ident.to_string()),
                 Pat::Type(t) => match &*t.pat {
                     Pat::Ident(i)
@@ -1738,39 +1749,68 @@ fn float_scalars(item: &syn::ItemFn, float: &str) -> Vec<String> {
         }
         // Items nested in the body bind their own names.
         fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut names = Names {
-        float,
-        floats: Vec::new(),
-        others: Vec::new(),
-    };
-    for input in &item.sig.inputs {
-        if let syn::FnArg::Typed(t) = input {
-            match &*t.pat {
-                Pat::Ident(i) if i.subpat.is_none() && is_float(&t.ty) => {
-                    names.floats.push(i.ident.to_string())
+        // `vec![..]`'s arguments are tokens to `syn`'s visitors; any other macro's names are taken for
+        // bound to something else.
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            if m.path.is_ident("vec") {
+                for e in crate::chains::vec_arg_exprs(m) {
+                    self.visit_expr(&e);
                 }
-                // An array of floats: its element `w[i]` (kept apart by the `[]` that `holds_float` reads).
-                Pat::Ident(i) if i.subpat.is_none() && float_depth(&t.ty, float) == 1 => {
-                    names.floats.push(format!("{}[]", i.ident))
+            } else {
+                fn idents(tokens: TokenStream, out: &mut Vec<String>) {
+                    for token in tokens {
+                        match token {
+                            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                            proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                            _ => {}
+                        }
+                    }
                 }
-                pat => names.visit_pat(pat),
+                idents(m.tokens.clone(), &mut self.others);
             }
         }
     }
-    names.visit_block(&item.block);
-    let Names { floats, others, .. } = names;
-    let mut floats: Vec<String> = floats
-        .into_iter()
-        .filter(|name| {
-            !others
-                .iter()
-                .any(|other| name.trim_end_matches("[]") == other)
-        })
-        .collect();
-    floats.sort();
-    floats.dedup();
-    floats
+    // Until no name is newly excluded: a local is a float only if what it is bound to is one with the
+    // names bound to something else left out.
+    let mut excluded: Vec<String> = Vec::new();
+    loop {
+        let mut names = Names {
+            float,
+            excluded: &excluded,
+            floats: Vec::new(),
+            others: Vec::new(),
+        };
+        for input in &item.sig.inputs {
+            if let syn::FnArg::Typed(t) = input {
+                match &*t.pat {
+                    Pat::Ident(i) if i.subpat.is_none() && is_float(&t.ty) => {
+                        names.floats.push(i.ident.to_string())
+                    }
+                    // An array of floats: its element `w[i]` (kept apart by the `[]` that `holds_float` reads).
+                    Pat::Ident(i) if i.subpat.is_none() && float_depth(&t.ty, float) == 1 => {
+                        names.floats.push(format!("{}[]", i.ident))
+                    }
+                    pat => names.visit_pat(pat),
+                }
+            }
+        }
+        names.visit_block(&item.block);
+        let Names { floats, others, .. } = names;
+        let grown = others.iter().any(|o| !excluded.contains(o));
+        if grown {
+            excluded.extend(others);
+            excluded.sort();
+            excluded.dedup();
+            continue;
+        }
+        let mut floats: Vec<String> = floats
+            .into_iter()
+            .filter(|name| !excluded.iter().any(|e| name.trim_end_matches("[]") == e))
+            .collect();
+        floats.sort();
+        floats.dedup();
+        return floats;
+    }
 }
 
 /// Is `e` surely a value of the float type, given the names `floats` that hold one: a float literal, one of
