@@ -1094,6 +1094,7 @@ fn build(work: &Path) -> Result<Vec<BuildError>, String> {
         .arg("--target-dir")
         .arg(work.join("target"))
         .env_remove("CARGO_TARGET_DIR")
+        .env_remove("CARGO_INCREMENTAL")
         .env("CARGO_TERM_COLOR", "never")
         .output()
         .map_err(|e| format!("running cargo: {e}"))?;

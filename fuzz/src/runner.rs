@@ -231,6 +231,7 @@ impl WorkCrate {
             cmd.arg("--features").arg(f);
         }
         cmd.env_remove("CARGO_TARGET_DIR")
+            .env_remove("CARGO_INCREMENTAL")
             .env("CARGO_TERM_COLOR", "never");
         let out = cmd.output().map_err(|e| format!("running cargo: {e}"))?;
         let mut errors: BTreeMap<String, Outcome> = BTreeMap::new();
