@@ -14,6 +14,7 @@
 // The loops that never loop and index by range are the forms under test.
 #![allow(clippy::never_loop, clippy::needless_range_loop)]
 
+#[macro_use]
 mod common;
 
 use autodiff::differentiable;
@@ -40,154 +41,89 @@ fn skip_large(x: &[f64]) -> f64 {
     s
 }
 
-/// The fuzzer's shape: `break 'b v` of a labeled block out of `let t = loop { .. }` inside a `for`.
-#[differentiable(order = 2)]
-fn block_jump(x: &[f64], c: f64) -> f64 {
-    let mut s = 0.5;
-    let v: f64 = 'b: {
-        for i in 0..x.len() {
-            let mut k = 0;
-            let t = loop {
-                if x[k % x.len()] * c > 0.7 {
-                    break 'b x[i] * c + s;
-                }
-                k += 1;
-                if k >= 2 {
-                    break (c + x[i]).cos();
-                }
-            };
-            s = s * c + t;
-        }
-        s * s
-    };
-    v * c + s
-}
-
-fn plain_block_jump(x: &[f64], c: f64) -> f64 {
-    let mut s = 0.5;
-    let v: f64 = 'b: {
-        for i in 0..x.len() {
-            let mut k = 0;
-            let t = loop {
-                if x[k % x.len()] * c > 0.7 {
-                    break 'b x[i] * c + s;
-                }
-                k += 1;
-                if k >= 2 {
-                    break (c + x[i]).cos();
-                }
-            };
-            s = s * c + t;
-        }
-        s * s
-    };
-    v * c + s
-}
-
-/// A labeled `let t = 'inner: loop { .. }` left by `break 'inner v` and `break v`, with `break 'outer`
-/// and `continue 'outer` to a `while` two loops out, and a tuple value.
-#[differentiable(order = 2)]
-fn two_levels(x: &[f64], c: f64) -> f64 {
-    let mut s: f64 = 0.25;
-    let mut j = 0;
-    'outer: while j < x.len() {
-        j += 1;
-        for i in 0..x.len() {
-            let mut k = 0;
-            let (t, u) = 'inner: loop {
-                k += 1;
-                if x[i] * c > 1.2 {
-                    break 'outer;
-                }
-                if x[(i + k) % x.len()] < -0.9 {
-                    continue 'outer;
-                }
-                if k >= 3 {
-                    break 'inner (x[i] * c, s.sin());
-                }
-                if x[i] + c > 1.0 {
-                    break (c * c, x[i]);
-                }
-            };
-            s = s * (0.5 * c) + t * u;
-        }
-    }
-    s
-}
-
-fn plain_two_levels(x: &[f64], c: f64) -> f64 {
-    let mut s: f64 = 0.25;
-    let mut j = 0;
-    'outer: while j < x.len() {
-        j += 1;
-        for i in 0..x.len() {
-            let mut k = 0;
-            let (t, u) = 'inner: loop {
-                k += 1;
-                if x[i] * c > 1.2 {
-                    break 'outer;
-                }
-                if x[(i + k) % x.len()] < -0.9 {
-                    continue 'outer;
-                }
-                if k >= 3 {
-                    break 'inner (x[i] * c, s.sin());
-                }
-                if x[i] + c > 1.0 {
-                    break (c * c, x[i]);
-                }
-            };
-            s = s * (0.5 * c) + t * u;
-        }
-    }
-    s
-}
-
-/// Two `let` loops, one inside the other, both left by `continue 'rows` (the inner one from a `match`
-/// arm), each by its own `break value`.
-#[differentiable(order = 2)]
-fn nested_let_loops(x: &[f64], c: f64) -> f64 {
-    let mut s = 0.5;
-    'rows: for i in 0..x.len() {
-        let mut k = 0;
-        let a = loop {
-            k += 1;
-            let b = loop {
-                match k {
-                    1 if x[i] < -0.9 => continue 'rows,
-                    2 => break x[i] * c,
-                    _ => break c.sin(),
-                }
-            };
-            if k >= 2 {
-                break b * s;
+twin! {
+    /// The fuzzer's shape: `break 'b v` of a labeled block out of `let t = loop { .. }` inside a `for`.
+    #[differentiable(order = 2)]
+    fn block_jump / plain_block_jump(x: &[f64], c: f64) -> f64 {
+        let mut s = 0.5;
+        let v: f64 = 'b: {
+            for i in 0..x.len() {
+                let mut k = 0;
+                let t = loop {
+                    if x[k % x.len()] * c > 0.7 {
+                        break 'b x[i] * c + s;
+                    }
+                    k += 1;
+                    if k >= 2 {
+                        break (c + x[i]).cos();
+                    }
+                };
+                s = s * c + t;
             }
+            s * s
         };
-        s = s * 0.5 + a;
+        v * c + s
     }
-    s
 }
 
-fn plain_nested_let_loops(x: &[f64], c: f64) -> f64 {
-    let mut s = 0.5;
-    'rows: for i in 0..x.len() {
-        let mut k = 0;
-        let a = loop {
-            k += 1;
-            let b = loop {
-                match k {
-                    1 if x[i] < -0.9 => continue 'rows,
-                    2 => break x[i] * c,
-                    _ => break c.sin(),
+twin! {
+    /// A labeled `let t = 'inner: loop { .. }` left by `break 'inner v` and `break v`, with `break 'outer`
+    /// and `continue 'outer` to a `while` two loops out, and a tuple value.
+    #[differentiable(order = 2)]
+    fn two_levels / plain_two_levels(x: &[f64], c: f64) -> f64 {
+        let mut s: f64 = 0.25;
+        let mut j = 0;
+        'outer: while j < x.len() {
+            j += 1;
+            for i in 0..x.len() {
+                let mut k = 0;
+                let (t, u) = 'inner: loop {
+                    k += 1;
+                    if x[i] * c > 1.2 {
+                        break 'outer;
+                    }
+                    if x[(i + k) % x.len()] < -0.9 {
+                        continue 'outer;
+                    }
+                    if k >= 3 {
+                        break 'inner (x[i] * c, s.sin());
+                    }
+                    if x[i] + c > 1.0 {
+                        break (c * c, x[i]);
+                    }
+                };
+                s = s * (0.5 * c) + t * u;
+            }
+        }
+        s
+    }
+}
+
+twin! {
+    /// Two `let` loops, one inside the other, both left by `continue 'rows` (the inner one from a `match`
+    /// arm), each by its own `break value`.
+    #[differentiable(order = 2)]
+    fn nested_let_loops / plain_nested_let_loops(x: &[f64], c: f64) -> f64 {
+        let mut s = 0.5;
+        'rows: for i in 0..x.len() {
+            let mut k = 0;
+            let a = loop {
+                k += 1;
+                let b = loop {
+                    match k {
+                        1 if x[i] < -0.9 => continue 'rows,
+                        2 => break x[i] * c,
+                        _ => break c.sin(),
+                    }
+                };
+                if k >= 2 {
+                    break b * s;
                 }
             };
-            if k >= 2 {
-                break b * s;
-            }
-        };
-        s = s * 0.5 + a;
+            s = s * 0.5 + a;
+        }
+        s
     }
-    s
 }
 
 /// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the

@@ -5,6 +5,7 @@
 //! same body without the macro, its gradient against central differences and its Hessian against central
 //! differences of the gradient, on many random inputs.
 
+#[macro_use]
 mod common;
 
 use autodiff::differentiable;
@@ -12,15 +13,6 @@ use common::{
     assert_close, assert_fd_gradient, assert_jacobian, config, fd_jacobian, ANALYTIC_TOL,
 };
 use proptest::prelude::*;
-
-/// One body twice: `$name` differentiated, `$plain` as written.
-macro_rules! twin {
-    ($(#[$attr:meta])* fn $name:ident / $plain:ident ($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
-        $(#[$attr])*
-        fn $name($($arg: $ty),*) -> $ret $body
-        fn $plain($($arg: $ty),*) -> $ret $body
-    };
-}
 
 twin! {
     #[differentiable(order = 2)]

@@ -13,6 +13,18 @@ use autodiff::check_gradient;
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
+/// One body twice: `$name` with the attributes given (`#[differentiable(order = 2)]`), `$plain` as
+/// written, without them: the oracle for a function's value, sharing its text but not the macro. A test
+/// crate that uses it declares `#[macro_use] mod common;`.
+#[allow(unused_macros)]
+macro_rules! twin {
+    ($(#[$attr:meta])* fn $name:ident / $plain:ident ($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
+        $(#[$attr])*
+        fn $name($($arg: $ty),*) -> $ret $body
+        fn $plain($($arg: $ty),*) -> $ret $body
+    };
+}
+
 /// A small deterministic generator of inputs in `[-1, 1)`, seeded by each test (a 64-bit linear
 /// congruential generator with Knuth's MMIX constants; no code shared with the library).
 pub struct Inputs(pub u64);
