@@ -13,7 +13,7 @@
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_fd_gradient, assert_jacobian, config, fd_jacobian};
+use common::{check_slice_and_scalar, config};
 use proptest::prelude::*;
 
 #[differentiable(order = 2)]
@@ -111,28 +111,6 @@ fn plain_guards_in_vec(x: &[f64], c: f64) -> f64 {
     a[n] * c + a[0]
 }
 
-/// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the
-/// plain body's, the gradient matches central differences, the Hessian central differences of the
-/// gradient.
-macro_rules! check {
-    ($f:ident, $plain:ident, $grad:ident, $hessian:ident, $x:expr, $c:expr) => {{
-        let (x, c): (&[f64], f64) = ($x, $c);
-        let n = x.len();
-        let (value, (gx, gc)) = $grad(x, c);
-        prop_assert_eq!(value, $plain(x, c));
-        prop_assert_eq!(value, $f(x, c));
-        let flat: Vec<f64> = x.iter().copied().chain([c]).collect();
-        let g: Vec<f64> = gx.iter().copied().chain([gc]).collect();
-        assert_fd_gradient(|p| $plain(&p[..n], p[n]), &flat, &g, stringify!($f));
-        let (_, _, h) = $hessian(x, c);
-        let grad = |p: &[f64]| {
-            let (_, (gx, gc)) = $grad(&p[..n], p[n]);
-            gx.iter().copied().chain([gc]).collect::<Vec<f64>>()
-        };
-        assert_jacobian(&h, &fd_jacobian(grad, &flat), stringify!($f));
-    }};
-}
-
 proptest! {
     #![proptest_config(config())]
 
@@ -143,7 +121,8 @@ proptest! {
         x in prop::collection::vec(-1.5..1.5f64, 1..7),
         c in -1.5..1.5f64,
     ) {
-        check!(guards_in_vec, plain_guards_in_vec, guards_in_vec_grad, guards_in_vec_hessian, &x, c);
+        check_slice_and_scalar(
+"guards_in_vec", guards_in_vec, plain_guards_in_vec, guards_in_vec_grad, guards_in_vec_hessian, &x, c);
     }
 
     #[test]
@@ -151,15 +130,11 @@ proptest! {
         x in prop::collection::vec(-1.5..1.5f64, 1..12),
         c in -1.5..1.5f64,
     ) {
-        check!(step_twice, plain_step_twice, step_twice_grad, step_twice_hessian, &x, c);
-        check!(rev_step_twice, plain_rev_step_twice, rev_step_twice_grad, rev_step_twice_hessian, &x, c);
-        check!(
-            rev_step_products,
-            plain_rev_step_products,
-            rev_step_products_grad,
-            rev_step_products_hessian,
-            &x,
-            c
-        );
+        check_slice_and_scalar(
+"step_twice", step_twice, plain_step_twice, step_twice_grad, step_twice_hessian, &x, c);
+        check_slice_and_scalar(
+"rev_step_twice", rev_step_twice, plain_rev_step_twice, rev_step_twice_grad, rev_step_twice_hessian, &x, c);
+        check_slice_and_scalar(
+"rev_step_products", rev_step_products, plain_rev_step_products, rev_step_products_grad, rev_step_products_hessian, &x, c);
     }
 }

@@ -18,7 +18,7 @@
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_all_close, assert_fd_gradient, assert_jacobian, config, fd_jacobian};
+use common::{assert_all_close, assert_fd_gradient, check_slice_and_scalar, config};
 use proptest::prelude::*;
 
 /// `continue 'rows` out of `let t = loop { .. }`: the sum of `2 x[i]` over the `x[i] <= 0.5`.
@@ -126,28 +126,6 @@ twin! {
     }
 }
 
-/// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the
-/// plain body's, the gradient matches central differences, the Hessian central differences of the
-/// gradient.
-macro_rules! check {
-    ($f:ident, $plain:ident, $grad:ident, $hessian:ident, $x:expr, $c:expr) => {{
-        let (x, c): (&[f64], f64) = ($x, $c);
-        let n = x.len();
-        let (value, (gx, gc)) = $grad(x, c);
-        prop_assert_eq!(value, $plain(x, c));
-        prop_assert_eq!(value, $f(x, c));
-        let flat: Vec<f64> = x.iter().copied().chain([c]).collect();
-        let g: Vec<f64> = gx.iter().copied().chain([gc]).collect();
-        assert_fd_gradient(|p| $plain(&p[..n], p[n]), &flat, &g, stringify!($f));
-        let (_, _, h) = $hessian(x, c);
-        let grad = |p: &[f64]| {
-            let (_, (gx, gc)) = $grad(&p[..n], p[n]);
-            gx.iter().copied().chain([gc]).collect::<Vec<f64>>()
-        };
-        assert_jacobian(&h, &fd_jacobian(grad, &flat), stringify!($f));
-    }};
-}
-
 /// Does any branch of the functions above sit within `eps` of an input (where differences straddle it)?
 fn near_branch(x: &[f64], c: f64) -> bool {
     let eps = 1e-3;
@@ -187,7 +165,8 @@ proptest! {
         c in -1.5..1.5f64,
     ) {
         prop_assume!(!near_branch(&x, c));
-        check!(block_jump, plain_block_jump, block_jump_grad, block_jump_hessian, &x, c);
+        check_slice_and_scalar(
+"block_jump", block_jump, plain_block_jump, block_jump_grad, block_jump_hessian, &x, c);
     }
 
     #[test]
@@ -196,7 +175,8 @@ proptest! {
         c in -1.5..1.5f64,
     ) {
         prop_assume!(!near_branch(&x, c));
-        check!(two_levels, plain_two_levels, two_levels_grad, two_levels_hessian, &x, c);
+        check_slice_and_scalar(
+"two_levels", two_levels, plain_two_levels, two_levels_grad, two_levels_hessian, &x, c);
     }
 
     #[test]
@@ -205,14 +185,8 @@ proptest! {
         c in -1.5..1.5f64,
     ) {
         prop_assume!(!near_branch(&x, c));
-        check!(
-            nested_let_loops,
-            plain_nested_let_loops,
-            nested_let_loops_grad,
-            nested_let_loops_hessian,
-            &x,
-            c
-        );
+        check_slice_and_scalar(
+"nested_let_loops", nested_let_loops, plain_nested_let_loops, nested_let_loops_grad, nested_let_loops_hessian, &x, c);
     }
 }
 

@@ -10,7 +10,7 @@
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_fd_gradient, assert_jacobian, config, fd_jacobian};
+use common::{assert_fd_gradient, assert_jacobian, check_slice_and_scalar, config, fd_jacobian};
 use proptest::prelude::*;
 
 #[differentiable(order = 2)]
@@ -113,28 +113,6 @@ fn plain_fold_enumerate_rev(x: &[f64], c: f64) -> f64 {
         .fold(0.0, |s, (i, &v)| s * c + v * (i as f64 + 2.0))
 }
 
-/// Checks one `f(x: &[f64], c: f64)` of this file through its `_grad` and `_hessian`: the value is the
-/// plain body's, the gradient matches central differences, the Hessian central differences of the
-/// gradient.
-macro_rules! check {
-    ($f:ident, $plain:ident, $grad:ident, $hessian:ident, $x:expr, $c:expr) => {{
-        let (x, c): (&[f64], f64) = ($x, $c);
-        let n = x.len();
-        let (value, (gx, gc)) = $grad(x, c);
-        prop_assert_eq!(value, $plain(x, c));
-        prop_assert_eq!(value, $f(x, c));
-        let flat: Vec<f64> = x.iter().copied().chain([c]).collect();
-        let g: Vec<f64> = gx.iter().copied().chain([gc]).collect();
-        assert_fd_gradient(|p| $plain(&p[..n], p[n]), &flat, &g, stringify!($f));
-        let (_, _, h) = $hessian(x, c);
-        let grad = |p: &[f64]| {
-            let (_, (gx, gc)) = $grad(&p[..n], p[n]);
-            gx.iter().copied().chain([gc]).collect::<Vec<f64>>()
-        };
-        assert_jacobian(&h, &fd_jacobian(grad, &flat), stringify!($f));
-    }};
-}
-
 proptest! {
     #![proptest_config(config())]
 
@@ -143,11 +121,16 @@ proptest! {
         x in prop::collection::vec(-1.5..1.5f64, 1..6),
         c in -1.5..1.5f64,
     ) {
-        check!(range_twice, plain_range_twice, range_twice_grad, range_twice_hessian, &x, c);
-        check!(slice_twice, plain_slice_twice, slice_twice_grad, slice_twice_hessian, &x, c);
-        check!(enumerate_rev, plain_enumerate_rev, enumerate_rev_grad, enumerate_rev_hessian, &x, c);
-        check!(rev_enumerate_rev, plain_rev_enumerate_rev, rev_enumerate_rev_grad, rev_enumerate_rev_hessian, &x, c);
-        check!(fold_enumerate_rev, plain_fold_enumerate_rev, fold_enumerate_rev_grad, fold_enumerate_rev_hessian, &x, c);
+        check_slice_and_scalar(
+"range_twice", range_twice, plain_range_twice, range_twice_grad, range_twice_hessian, &x, c);
+        check_slice_and_scalar(
+"slice_twice", slice_twice, plain_slice_twice, slice_twice_grad, slice_twice_hessian, &x, c);
+        check_slice_and_scalar(
+"enumerate_rev", enumerate_rev, plain_enumerate_rev, enumerate_rev_grad, enumerate_rev_hessian, &x, c);
+        check_slice_and_scalar(
+"rev_enumerate_rev", rev_enumerate_rev, plain_rev_enumerate_rev, rev_enumerate_rev_grad, rev_enumerate_rev_hessian, &x, c);
+        check_slice_and_scalar(
+"fold_enumerate_rev", fold_enumerate_rev, plain_fold_enumerate_rev, fold_enumerate_rev_grad, fold_enumerate_rev_hessian, &x, c);
     }
 
     /// A zip of unequal lengths (`b[1..]` may be longer or shorter than `a`) run backwards: Rust trims

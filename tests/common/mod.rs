@@ -159,6 +159,37 @@ pub fn assert_jacobian(actual: &[Vec<f64>], expected: &[Vec<f64>], what: &str) {
     }
 }
 
+/// The gradient of an `f(x: &[f64], c: f64)`, as `f_grad` returns it.
+pub type SliceAndScalarGrad = (f64, (Vec<f64>, f64));
+
+/// Checks one `f(x: &[f64], c: f64)` through its `_grad` and `_hessian`: the value is the plain body's
+/// (`plain`, the same text without the macro: [`twin!`]) to the bit, the gradient matches central
+/// differences of `plain`, and the Hessian central differences of the gradient.
+#[track_caller]
+pub fn check_slice_and_scalar(
+    what: &str,
+    f: impl Fn(&[f64], f64) -> f64,
+    plain: impl Fn(&[f64], f64) -> f64,
+    grad: impl Fn(&[f64], f64) -> SliceAndScalarGrad,
+    hessian: impl Fn(&[f64], f64) -> (f64, (Vec<f64>, f64), Vec<Vec<f64>>),
+    x: &[f64],
+    c: f64,
+) {
+    let n = x.len();
+    let (value, (gx, gc)) = grad(x, c);
+    assert_eq!(value, plain(x, c), "{what}: the value of _grad");
+    assert_eq!(value, f(x, c), "{what}: the value");
+    let flat: Vec<f64> = x.iter().copied().chain([c]).collect();
+    let g: Vec<f64> = gx.iter().copied().chain([gc]).collect();
+    assert_fd_gradient(|p| plain(&p[..n], p[n]), &flat, &g, what);
+    let (_, _, h) = hessian(x, c);
+    let flat_grad = |p: &[f64]| {
+        let (_, (gx, gc)) = grad(&p[..n], p[n]);
+        gx.iter().copied().chain([gc]).collect::<Vec<f64>>()
+    };
+    assert_jacobian(&h, &fd_jacobian(flat_grad, &flat), what);
+}
+
 /// The central difference `(f(x + h) - f(x - h)) / 2h` of a function of one variable, with a step scaled
 /// to `x` as `check_gradient` does: written here independently of the crate, for derivatives of
 /// derivatives and for `f32` code, which `check_gradient` does not take.
