@@ -94,6 +94,22 @@ struct Scope {
     matrices: Vec<MatVar>,
 }
 
+impl Scope {
+    /// A loop over `array` binds `var` to its elements: the array is frozen (not written while iterated)
+    /// and `var` is a float that is read only.
+    fn iterate(&mut self, array: &ArrayVar, var: &str) {
+        self.arrays
+            .iter_mut()
+            .filter(|x| x.name == array.name)
+            .for_each(|x| x.frozen = true);
+        self.floats.push(FloatVar {
+            name: var.to_string(),
+            mutable: false,
+            ambiguous: array.ambiguous,
+        });
+    }
+}
+
 /// A function the body being generated may call.
 #[derive(Clone, Debug)]
 struct Callee {
@@ -1354,16 +1370,7 @@ impl Gen {
         let a = self.rng.pick(&scope.arrays).clone();
         let var = self.name("v");
         let mut inner = scope.clone();
-        inner
-            .arrays
-            .iter_mut()
-            .filter(|x| x.name == a.name)
-            .for_each(|x| x.frozen = true);
-        inner.floats.push(FloatVar {
-            name: var.clone(),
-            mutable: false,
-            ambiguous: a.ambiguous,
-        });
+        inner.iterate(&a, &var);
         let iter = match self.rng.weighted(&[3, 3, 2]) {
             0 => ForIter::Values { var, arr: a.name },
             1 => {
@@ -1382,16 +1389,7 @@ impl Gen {
             _ => {
                 let b = self.rng.pick(&scope.arrays).clone();
                 let var_b = self.name("v");
-                inner
-                    .arrays
-                    .iter_mut()
-                    .filter(|x| x.name == b.name)
-                    .for_each(|x| x.frozen = true);
-                inner.floats.push(FloatVar {
-                    name: var_b.clone(),
-                    mutable: false,
-                    ambiguous: b.ambiguous,
-                });
+                inner.iterate(&b, &var_b);
                 ForIter::Zip {
                     var_a: var,
                     var_b,

@@ -123,16 +123,7 @@ impl Gen {
         let mut info = if !arrays.is_empty() && (zips > 0 || self.rng.chance(0.55)) {
             let a = self.rng.pick(&arrays).clone();
             let var = self.name("v");
-            inner
-                .arrays
-                .iter_mut()
-                .filter(|x| x.name == a.name)
-                .for_each(|x| x.frozen = true);
-            inner.floats.push(FloatVar {
-                name: var.clone(),
-                mutable: false,
-                ambiguous: a.ambiguous,
-            });
+            inner.iterate(&a, &var);
             ChainInfo {
                 chain: Chain {
                     source: Source::Iter(a.name),
