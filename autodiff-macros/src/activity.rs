@@ -162,17 +162,7 @@ pub(crate) fn analyze(
         component_kinds: BTreeMap::new(),
         integers: integer_uses(f),
         cast_kinds: BTreeMap::new(),
-        call_results: f
-            .all_stmts()
-            .into_iter()
-            .filter_map(|stmt| match stmt {
-                Stmt::Let {
-                    var,
-                    value: Value::Call { .. },
-                } => Some(*var),
-                _ => None,
-            })
-            .collect(),
+        call_results: f.call_results(),
     };
     // Loops make the analysis a fixed point: run until nothing changes, then once more to report.
     while pass.changed {

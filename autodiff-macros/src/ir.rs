@@ -716,6 +716,20 @@ impl Function {
         walk(&self.body, &mut out);
         out
     }
+
+    /// The variables bound to the result of a call (`let v = g(..)`), nested statements included.
+    pub(crate) fn call_results(&self) -> std::collections::BTreeSet<Var> {
+        self.all_stmts()
+            .into_iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Let {
+                    var,
+                    value: Value::Call { .. },
+                } => Some(*var),
+                _ => None,
+            })
+            .collect()
+    }
 }
 
 /// Is `op` a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`), whose result is a flag?

@@ -71,17 +71,7 @@ pub(crate) fn linear_check(callee: &syn::ExprPath) -> Option<TokenStream> {
 /// a float (`logsumexp(&z) - z[0]`, `s += g(&z)`). A tuple or an array would not compile there; the
 /// syntax tells nothing of the value of other calls.
 pub(super) fn scalar_calls(f: &Function, activity: &Activity) -> BTreeSet<Var> {
-    let calls: BTreeSet<Var> = f
-        .all_stmts()
-        .into_iter()
-        .filter_map(|stmt| match stmt {
-            Stmt::Let {
-                var,
-                value: Value::Call { .. },
-            } => Some(*var),
-            _ => None,
-        })
-        .collect();
+    let calls = f.call_results();
     let mut scalar = BTreeSet::new();
     for stmt in f.all_stmts() {
         let Stmt::Let {
