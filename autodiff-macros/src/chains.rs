@@ -536,7 +536,7 @@ fn by_value(closure: &syn::ExprClosure) -> syn::ExprClosure {
     let mut params = Vec::new();
     for input in closure.inputs.iter_mut() {
         *input = plain_pattern(input);
-        bound_names(input, &mut params);
+        params.extend(crate::bindings::bound_names(input));
     }
     *closure.body = without_derefs(&closure.body, &params);
     closure
@@ -593,24 +593,12 @@ fn strip_parens(mut expr: &Expr) -> &Expr {
     expr
 }
 
-/// The names a pattern binds.
-fn bound_names(pat: &Pat, names: &mut Vec<String>) {
-    struct Names<'n>(&'n mut Vec<String>);
-    impl<'ast> Visit<'ast> for Names<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    Names(names).visit_pat(pat);
-}
-
 /// The names a statement binds (anywhere in it) or assigns.
 fn rebound_names(stmt: &syn::Stmt) -> Vec<String> {
     struct Rebound(Vec<String>);
     impl<'ast> Visit<'ast> for Rebound {
         fn visit_pat(&mut self, pat: &'ast Pat) {
-            bound_names(pat, &mut self.0);
+            self.0.extend(crate::bindings::bound_names(pat));
         }
         fn visit_expr(&mut self, expr: &'ast Expr) {
             let target = match expr {
@@ -654,7 +642,7 @@ fn captures_of(closure: &syn::ExprClosure) -> FastSet<String> {
     paths.visit_expr(&closure.body);
     let mut params = Vec::new();
     for input in &closure.inputs {
-        bound_names(input, &mut params);
+        params.extend(crate::bindings::bound_names(input));
     }
     for param in params {
         paths.0.remove(&param);
@@ -1321,7 +1309,7 @@ impl Desugar<'_> {
         // The body's own chains and calls of earlier closures, with its parameters shadowing those.
         let mut params = Vec::new();
         for input in &closure.inputs {
-            bound_names(input, &mut params);
+            params.extend(crate::bindings::bound_names(input));
         }
         self.scopes
             .push(params.into_iter().map(Entry::Shadowed).collect());
@@ -1412,7 +1400,7 @@ impl VisitMut for Desugar<'_> {
             // A `let` of the same name hides a closure from here on.
             if let syn::Stmt::Local(local) = &stmt {
                 let mut names = Vec::new();
-                bound_names(&local.pat, &mut names);
+                names.extend(crate::bindings::bound_names(&local.pat));
                 if let Some(scope) = self.scopes.last_mut() {
                     scope.extend(names.into_iter().map(Entry::Shadowed));
                 }

@@ -426,9 +426,7 @@ impl Bind<'_> {
     }
 
     fn bind(&mut self, pat: &Pat, dependent: bool, float: bool) {
-        let mut idents = PatIdents(Vec::new());
-        idents.visit_pat(pat);
-        for name in idents.0 {
+        for name in crate::bindings::bound_names(pat) {
             if dependent {
                 self.names.dependent.insert(name.clone());
             }
@@ -437,15 +435,6 @@ impl Bind<'_> {
             }
             self.names.locals.insert(name);
         }
-    }
-}
-
-struct PatIdents(Vec<String>);
-
-impl<'a> Visit<'a> for PatIdents {
-    fn visit_pat_ident(&mut self, p: &'a syn::PatIdent) {
-        self.0.push(p.ident.to_string());
-        syn::visit::visit_pat_ident(self, p);
     }
 }
 
@@ -458,9 +447,9 @@ impl<'a> Visit<'a> for Bind<'_> {
                     self.names.float(&init.expr, self.float),
                 );
                 if self.names.array(&init.expr) {
-                    let mut idents = PatIdents(Vec::new());
-                    idents.visit_pat(&local.pat);
-                    self.names.arrays.extend(idents.0);
+                    self.names
+                        .arrays
+                        .extend(crate::bindings::bound_names(&local.pat));
                 }
                 self.bind(&local.pat, dependent, float);
             }

@@ -179,16 +179,10 @@ fn bindings(pat: &syn::Pat, sources: &[Option<String>]) -> Vec<(String, Option<S
             .collect(),
         _ => {
             // Every name the pattern binds, none an element: they shadow outer ones.
-            struct Names(Vec<String>);
-            impl<'ast> Visit<'ast> for Names {
-                fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-                    self.0.push(p.ident.to_string());
-                    syn::visit::visit_pat_ident(self, p);
-                }
-            }
-            let mut names = Names(Vec::new());
-            names.visit_pat(pat);
-            names.0.into_iter().map(|n| (n, None)).collect()
+            crate::bindings::bound_names(pat)
+                .into_iter()
+                .map(|n| (n, None))
+                .collect()
         }
     }
 }

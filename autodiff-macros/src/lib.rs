@@ -10,6 +10,7 @@ mod activity;
 mod args;
 mod array_patterns;
 mod asserts;
+mod bindings;
 mod chains;
 mod companion;
 mod context;

@@ -97,17 +97,8 @@ fn analyse_array_uses(
         }
         /// Binds the names of `pat` in the innermost scope; gives the binding of a pattern that is one name.
         fn bind(&mut self, pat: &syn::Pat) -> Option<usize> {
-            struct Names(Vec<String>);
-            impl<'ast> Visit<'ast> for Names {
-                fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-                    self.0.push(p.ident.to_string());
-                    syn::visit::visit_pat_ident(self, p);
-                }
-            }
-            let mut names = Names(Vec::new());
-            names.visit_pat(pat);
             let mut last = None;
-            for name in names.0 {
+            for name in crate::bindings::bound_names(pat) {
                 self.bindings.push(name.clone());
                 let b = self.bindings.len() - 1;
                 if self.scopes.is_empty() {
