@@ -277,6 +277,93 @@ fn field(p: &Pair) -> f64 {
     p.a as f64 * p.b
 }
 
+#[differentiable(order = 2)]
+fn through_field(p: &Pair) -> f64 {
+    field(p) * p.a
+}
+
+/// A field read only converted to a float by a function of `order = K` itself, beside an integer field
+/// read so (`#[no_grad]`) and a `#[no_grad]` float field.
+#[derive(Clone, Debug, Differentiable)]
+pub struct Scaled {
+    pub a: f64,
+    pub b: f64,
+    #[no_grad]
+    pub n: usize,
+    #[no_grad]
+    pub c: f64,
+}
+
+#[differentiable(order = 2)]
+fn scaled(p: &Scaled) -> f64 {
+    (p.a as f64) * (p.a as f64) * p.b * (p.n as f64) + p.c as f64 * p.b
+}
+
+#[test]
+fn a_struct_fields_cast_in_a_callee() {
+    let pair = |x: &[f64]| Pair { a: x[0], b: x[1] };
+    for [a, b] in POINTS {
+        // a^2 b.
+        let by_hand = (
+            a * a * b,
+            vec![2.0 * a * b, a * a],
+            vec![vec![2.0 * b, 2.0 * a], vec![2.0 * a, 0.0]],
+        );
+        let (v, g, h) = through_field_hessian(&pair(&[a, b]));
+        check(
+            |x| through_field(&pair(x)),
+            |x| {
+                let g = through_field_grad(&pair(x)).1;
+                vec![g.a, g.b]
+            },
+            (v, vec![g.a, g.b], h),
+            by_hand,
+            &[a, b],
+            "through_field",
+        );
+        // n a^2 b + c b over [a, b] (`n` and `c` are `#[no_grad]`: zeros in the gradient and Hessian).
+        let (n, c) = (3usize, 0.25);
+        let nf = n as f64;
+        let scaled_of = |x: &[f64]| Scaled {
+            a: x[0],
+            b: x[1],
+            n,
+            c,
+        };
+        let by_hand = (
+            nf * a * a * b + c * b,
+            vec![2.0 * nf * a * b, nf * a * a + c, 0.0, 0.0],
+            vec![
+                vec![2.0 * nf * b, 2.0 * nf * a, 0.0, 0.0],
+                vec![2.0 * nf * a, 0.0, 0.0, 0.0],
+                vec![0.0; 4],
+                vec![0.0; 4],
+            ],
+        );
+        let (v, g, h) = scaled_hessian(&scaled_of(&[a, b]));
+        assert_all_close(&[v], &[by_hand.0], 1e-12, "scaled: value");
+        assert_all_close(&[g.a, g.b], &by_hand.1[..2], 1e-12, "scaled: gradient");
+        // The Hessian over the flat view (`a`, `b`, and zeros at `#[no_grad]` floats).
+        assert!(h.len() >= 2, "scaled: Hessian of {} rows", h.len());
+        for (i, row) in h.iter().enumerate() {
+            assert_all_close(row, &by_hand.2[i][..row.len()], 1e-12, "scaled: Hessian");
+        }
+        let grad = |x: &[f64]| {
+            let g = scaled_grad(&scaled_of(x)).1;
+            vec![g.a, g.b]
+        };
+        for i in 0..2 {
+            let column = hessian_column(grad, &[a, b], i);
+            assert_all_close(
+                &[h[0][i], h[1][i]],
+                &column,
+                1e-6,
+                "scaled: against differences of f_grad",
+            );
+        }
+    }
+}
+
 // The first order read such a field's cast as a constant too (`field_grad` gave 0 for `a`): an active
 // value of a kind the syntax does not tell, cast to a float, is a float (`activity.rs`).
 #[differentiable]
