@@ -58,6 +58,7 @@ const POINTS: [[f64; 2]; 5] = [
 // ---- a local Vec's element
 
 #[differentiable]
+#[allow(clippy::useless_vec)] // the form under test
 fn vec_element(x: &[f64]) -> f64 {
     let mut v = vec![0.0; 2];
     v[0] = x[0] * x[0];
@@ -116,6 +117,7 @@ fn a_local_arrays_element_cast_in_a_callee() {
             1e-12,
             "through_array_element",
         );
+        assert_all_close(&[through_array_element(x)], &by_hand[..1], 1e-12, "value");
         let second = central_difference(|x| through_array_element_grad(x).1, x);
         assert_all_close(
             &[through_array_element_hessian(x).2[0][0]],
@@ -254,6 +256,12 @@ fn a_tuples_part_cast_in_a_callee() {
             1e-12,
             "through_local_tuple_part",
         );
+        assert_all_close(
+            &[through_local_tuple_part(x)],
+            &by_hand[..1],
+            1e-12,
+            "value",
+        );
         let second = central_difference(|x| through_local_tuple_part_grad(x).1, x);
         assert_all_close(
             &[by_hand[2]],
@@ -339,6 +347,12 @@ fn a_struct_fields_cast_in_a_callee() {
                 vec![0.0; 4],
                 vec![0.0; 4],
             ],
+        );
+        assert_all_close(
+            &[scaled(&scaled_of(&[a, b]))],
+            &[by_hand.0],
+            1e-12,
+            "scaled",
         );
         let (v, g, h) = scaled_hessian(&scaled_of(&[a, b]));
         assert_all_close(&[v], &[by_hand.0], 1e-12, "scaled: value");
@@ -444,6 +458,7 @@ fn a_name_bound_twice_cast_in_a_callee() {
             1e-12,
             "through_bound_twice",
         );
+        assert_all_close(&[through_bound_twice(x)], &by_hand[..1], 1e-12, "value");
         let second = central_difference(|x| through_bound_twice_grad(x).1, x);
         assert_all_close(
             &[through_bound_twice_hessian(x).2[0][0]],
@@ -524,6 +539,7 @@ fn a_value_rounded_to_f32_and_back_in_a_callee() {
         // x^4 + x^3 with the values rounded, the rounding's derivative 1: the second derivative of
         // r(x^2) x^2 + r(x^2) x is 12 x^2 + 6 x exactly.
         let d = through_rounded_derivatives(x);
+        assert_all_close(&[through_rounded(x)], &d[..1], 1e-12, "value");
         assert_all_close(
             &d[..2],
             &[x.powi(4) + x.powi(3), 4.0 * x.powi(3) + 3.0 * x * x],
