@@ -47,10 +47,59 @@ pub fn lit<S: Float>(value: f64) -> S {
     S::from(value).unwrap_or_else(S::nan)
 }
 
-/// `n as S` for a float type parameter `S`, which `as` cannot name.
+/// `n as S` for a float type parameter `S`, which `as` cannot name: a value of `S` itself as it is, any
+/// other number through its value. The casts of the generic copy of an `f64` function (`y as f64` is
+/// `cast::<__S, _>(y)` there) and of the derivatives emitted from it: where the copy runs on dual numbers
+/// (`order = K`), a float cast to its own type keeps its tangents, whatever the expression it is (a local
+/// `Vec`'s element, a tuple's part, a struct's field, a call's result), which `S::from` would drop (a wrong
+/// second derivative). Integers (`n as f64`, `i as f64`) and the other float type (`a as f64` of an `f32`
+/// `a`) convert, with no tangent.
 #[inline]
 pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
+    if let Some(same) = same_value::<N, S>(&n) {
+        return same;
+    }
     S::from(n).unwrap_or_else(S::nan)
+}
+
+/// `n` itself where `N` is `S`, which a float type parameter cannot tell otherwise (`TypeId` asks for
+/// `'static`, which the copies' float type parameter does not promise): both types' ids with lifetimes
+/// erased, as the `typeid` crate takes them (dtolnay/typeid, `typeid::of`), equal only for one type.
+#[inline(always)]
+fn same_value<N, S: Copy>(n: &N) -> Option<S> {
+    if type_id::<N>() != type_id::<S>() {
+        return None;
+    }
+    // SAFETY: `N` and `S` are one type, up to lifetimes, which a float type has none of (a type that
+    // `Float` and `ToPrimitive` describe holds a number: `f64`, `f32`, `Dual<T>`, `MultiDual<T, N>`), so
+    // the bytes of `n` are a valid `S`; and `S` is `Copy`, so `n` is too and has no `Drop` to run twice.
+    Some(unsafe { core::mem::transmute_copy::<N, S>(n) })
+}
+
+/// The `TypeId` of `T` with its lifetimes erased (`typeid::of`): `TypeId::of` called through a trait object
+/// whose lifetime bound is widened, which is sound since the id is the same for every lifetime.
+#[inline(always)]
+fn type_id<T: ?Sized>() -> core::any::TypeId {
+    trait NonStaticAny {
+        fn get_type_id(&self) -> core::any::TypeId
+        where
+            Self: 'static;
+    }
+    impl<T: ?Sized> NonStaticAny for core::marker::PhantomData<T> {
+        #[inline(always)]
+        fn get_type_id(&self) -> core::any::TypeId
+        where
+            Self: 'static,
+        {
+            core::any::TypeId::of::<T>()
+        }
+    }
+    let phantom = core::marker::PhantomData::<T>;
+    // SAFETY: only the lifetime bound of the trait object changes; `get_type_id` reads no data of `T`
+    // (there is none), and `TypeId` does not depend on lifetimes.
+    NonStaticAny::get_type_id(unsafe {
+        core::mem::transmute::<&dyn NonStaticAny, &(dyn NonStaticAny + 'static)>(&phantom)
+    })
 }
 
 /// `x as f32` in the generic copy of an `f64` function (`order = K`): `x` with its value rounded to `f32`
@@ -750,6 +799,37 @@ mod tests {
         assert_eq!(plain::<f64, _>(f64::MAX, "g"), f64::MAX);
         assert!(is_plain_float::<f64>() && is_plain_float::<f32>());
         assert!(!is_plain_float::<Dual<f64>>() && !is_plain_float::<MultiDual<f32, 2>>());
+    }
+
+    #[test]
+    fn cast_keeps_a_value_of_its_own_type_and_converts_the_others() {
+        // A dual number cast to its own type keeps its tangents, nested ones too.
+        let x = Dual::new(1.5, 2.0);
+        let y: Dual<f64> = cast(x);
+        assert_eq!((y.re, y.eps), (1.5, 2.0));
+        let x = Dual::new(Dual::new(1.5, 2.0), Dual::new(3.0, 4.0));
+        let y: Dual<Dual<f64>> = cast(x);
+        assert_eq!(
+            (y.re.re, y.re.eps, y.eps.re, y.eps.eps),
+            (1.5, 2.0, 3.0, 4.0)
+        );
+        // Integers and plain floats convert: no tangent.
+        let y: Dual<f64> = cast(3usize);
+        assert_eq!((y.re, y.eps), (3.0, 0.0));
+        let y: Dual<f64> = cast(-2i32);
+        assert_eq!((y.re, y.eps), (-2.0, 0.0));
+        let y: Dual<f64> = cast(0.25f64);
+        assert_eq!((y.re, y.eps), (0.25, 0.0));
+        let y: Dual<f32> = cast(0.5f64);
+        assert_eq!((y.re, y.eps), (0.5, 0.0));
+        // A dual number of another float type converts through its value.
+        let y: Dual<f32> = cast(Dual::new(1.5f64, 2.0));
+        assert_eq!((y.re, y.eps), (1.5, 0.0));
+        assert_eq!(cast::<f64, _>(1.25f32), 1.25);
+        assert_eq!(cast::<f32, _>(7u8), 7.0);
+        assert!(cast::<f64, _>(f64::NAN).is_nan());
+        let big: f32 = cast(1e300f64);
+        assert_eq!(big, f32::INFINITY);
     }
 
     #[test]

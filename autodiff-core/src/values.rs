@@ -77,6 +77,21 @@ const fn in_view<S: FieldType<KEY>, const KEY: u64>() {
     );
 }
 
+/// Whether the field `KEY` of `S` is in the values view: it holds floats. A scalar field that the body
+/// reads only converted to a float (`p.a as f64`) is read from the view where it is there, with its
+/// derivative, else from the struct (an integer, `p.n as f64`).
+#[inline]
+pub const fn field_in_view<S: FieldType<KEY>, const KEY: u64>() -> bool {
+    S::IN_VIEW
+}
+
+/// Where the field `KEY` of `s` starts in the values view of `s`, for a field that [`field_in_view`] says
+/// is there (else a place no view has).
+#[inline]
+pub fn field_slot<S: FieldType<KEY>, const KEY: u64>(s: &S) -> usize {
+    S::values_range(s).start
+}
+
 /// The field `KEY` of `s`, a value that holds no floats the function differentiates (an integer, a flag).
 #[inline]
 pub fn field_value<S: FieldType<KEY>, const KEY: u64>(s: &S) -> S::Type

@@ -595,7 +595,12 @@ impl Pass<'_> {
                 let kind = kind_of_type(ty, self.float_params);
                 self.cast_use(o, &kind);
                 let a = &self.activity;
-                let passes = matches!(kind, Kind::Float(_)) && matches!(a.kind(o), Kind::Float(_));
+                // An active value of a kind the syntax does not tell is a float where it is cast to one
+                // (`let d = c * c; d as f64` of a call's result `c`, `p.a as f64` of a struct's field): an
+                // integer carries no derivative, so none depends on the inputs but the result of a call,
+                // which is differentiated, and a `#[no_grad]` field, which drops the adjoint it gets.
+                let passes = matches!(kind, Kind::Float(_))
+                    && matches!(a.kind(o), Kind::Float(_) | Kind::Unknown);
                 (kind, a.is_active(o) && passes)
             }
             Value::Tuple(items) => (

@@ -130,7 +130,6 @@ pub(crate) fn shadow(
             .collect(),
         plain_calls: plain_calls.to_vec(),
         float_results,
-        float_scalars: float_scalars(item, float),
     };
     debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
@@ -476,8 +475,6 @@ struct Rewrite<'a> {
     plain_calls: Vec<PlainCall>,
     /// `CopyCalls::float_results`.
     float_results: bool,
-    /// `float_scalars`: `y as f64` of one is `y` itself.
-    float_scalars: Vec<String>,
 }
 
 /// `f64::EPSILON` and friends, and the `Float` method that gives the same value of a type parameter.
@@ -1681,179 +1678,6 @@ fn float_references(item: &syn::ItemFn, float: &str) -> Vec<String> {
         .collect()
 }
 
-/// The names that surely hold a value of the float type wherever the body reads them: float parameters
-/// (`x: f64`, `x: &f64`; `w[]` for an array parameter of floats, `w: &[f64]`, whose elements `w[i]` are
-/// floats) and locals bound by `let` to a float (declared `let y: f64`, or a value that
-/// `holds_float` reads as one), and bound nowhere else (a name also bound by a loop, a closure, a pattern
-/// or a `let` of something else is left out, whatever its scopes). `y as f64` of one is the value itself in
-/// the copy: `cast` would take a dual number through `f64` and drop its tangents.
-fn float_scalars(item: &syn::ItemFn, float: &str) -> Vec<String> {
-    use syn::visit::Visit;
-    use syn::Pat;
-    let is_float = |ty: &Type| match ty {
-        Type::Path(p) => p.path.is_ident(float),
-        Type::Reference(r) => {
-            r.mutability.is_none() && matches!(&*r.elem, Type::Path(p) if p.path.is_ident(float))
-        }
-        _ => false,
-    };
-    struct Names<'a> {
-        float: &'a str,
-        /// The names bound to something else somewhere, found by the pass before: never floats, nor is a
-        /// `let` of one of them (`let n = a;` where a match rebinds `a` to an integer).
-        excluded: &'a [String],
-        floats: Vec<String>,
-        others: Vec<String>,
-    }
-    impl<'ast> Visit<'ast> for Names<'_> {
-        fn visit_local(&mut self, local: &'ast syn::Local) {
-            if let Some(init) = &local.init {
-                self.visit_expr(&init.expr);
-                if let Some((_, diverge)) = &init.diverge {
-                    self.visit_expr(diverge);
-                }
-            }
-            let float = match &local.pat {
-                Pat::Ident(i) if i.subpat.is_none() => local
-                    .init
-                    .as_ref()
-                    .is_some_and(|init| {
-                        let floats: Vec<String> = (self.floats.iter())
-                            .filter(|f| {
-                                !self.excluded.iter().any(|e| f.trim_end_matches("[]") == e)
-                            })
-                            .cloned()
-                            .collect();
-                        holds_float(&init.expr, &floats)
-                    })
-                    .then(|| i.ident.to_string()),
-                Pat::Type(t) => match &*t.pat {
-                    Pat::Ident(i)
-                        if i.subpat.is_none()
-                            && matches!(&*t.ty, Type::Path(p) if p.path.is_ident(self.float)) =>
-                    {
-                        Some(i.ident.to_string())
-                    }
-                    _ => None,
-                },
-                _ => None,
-            };
-            match float {
-                Some(name) => self.floats.push(name),
-                None => self.visit_pat(&local.pat),
-            }
-        }
-        fn visit_pat_ident(&mut self, i: &'ast syn::PatIdent) {
-            self.others.push(i.ident.to_string());
-            syn::visit::visit_pat_ident(self, i);
-        }
-        // Items nested in the body bind their own names.
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-        // `vec![..]`'s arguments are tokens to `syn`'s visitors; any other macro's names are taken for
-        // bound to something else.
-        fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            if m.path.is_ident("vec") {
-                for e in crate::chains::vec_arg_exprs(m) {
-                    self.visit_expr(&e);
-                }
-            } else {
-                fn idents(tokens: TokenStream, out: &mut Vec<String>) {
-                    for token in tokens {
-                        match token {
-                            proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
-                            proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
-                            _ => {}
-                        }
-                    }
-                }
-                idents(m.tokens.clone(), &mut self.others);
-            }
-        }
-    }
-    // Until no name is newly excluded: a local is a float only if what it is bound to is one with the
-    // names bound to something else left out.
-    let mut excluded: Vec<String> = Vec::new();
-    loop {
-        let mut names = Names {
-            float,
-            excluded: &excluded,
-            floats: Vec::new(),
-            others: Vec::new(),
-        };
-        for input in &item.sig.inputs {
-            if let syn::FnArg::Typed(t) = input {
-                match &*t.pat {
-                    Pat::Ident(i) if i.subpat.is_none() && is_float(&t.ty) => {
-                        names.floats.push(i.ident.to_string())
-                    }
-                    // An array of floats: its element `w[i]` (kept apart by the `[]` that `holds_float` reads).
-                    Pat::Ident(i) if i.subpat.is_none() && float_depth(&t.ty, float) == 1 => {
-                        names.floats.push(format!("{}[]", i.ident))
-                    }
-                    pat => names.visit_pat(pat),
-                }
-            }
-        }
-        names.visit_block(&item.block);
-        let Names { floats, others, .. } = names;
-        let grown = others.iter().any(|o| !excluded.contains(o));
-        if grown {
-            excluded.extend(others);
-            excluded.sort();
-            excluded.dedup();
-            continue;
-        }
-        let mut floats: Vec<String> = floats
-            .into_iter()
-            .filter(|name| !excluded.iter().any(|e| name.trim_end_matches("[]") == e))
-            .collect();
-        floats.sort();
-        floats.dedup();
-        return floats;
-    }
-}
-
-/// Is `e` surely a value of the float type, given the names `floats` that hold one: a float literal, one of
-/// `floats` or an element of one of their arrays (`w[i]` for `w[]`), arithmetic with such an operand (Rust's operators take both sides of one type), a negation,
-/// or a float method of one.
-fn holds_float(e: &Expr, floats: &[String]) -> bool {
-    match e {
-        Expr::Paren(p) => holds_float(&p.expr, floats),
-        Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Float(_),
-            ..
-        }) => true,
-        Expr::Path(p) => p
-            .path
-            .get_ident()
-            .is_some_and(|i| floats.iter().any(|f| i == f)),
-        // `w[i]` of a float array parameter `w`.
-        Expr::Index(i) if !matches!(&*i.index, Expr::Range(_)) => {
-            matches!(&*i.expr, Expr::Path(p) if p.path.get_ident().is_some_and(|w| {
-                floats.iter().any(|f| f.strip_suffix("[]").is_some_and(|f| w == f))
-            }))
-        }
-        Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => holds_float(&u.expr, floats),
-        Expr::Binary(b)
-            if matches!(
-                b.op,
-                syn::BinOp::Add(_)
-                    | syn::BinOp::Sub(_)
-                    | syn::BinOp::Mul(_)
-                    | syn::BinOp::Div(_)
-                    | syn::BinOp::Rem(_)
-            ) =>
-        {
-            holds_float(&b.left, floats) || holds_float(&b.right, floats)
-        }
-        Expr::MethodCall(m) => {
-            crate::ir::FloatFn::from_name(&m.method.to_string(), m.args.len() + 1).is_some()
-                && holds_float(&m.receiver, floats)
-        }
-        _ => false,
-    }
-}
-
 /// The names of `item`'s `bool` parameters and of locals bound to a `bool` by their form or type.
 fn bools(item: &syn::ItemFn) -> Vec<String> {
     let is_bool_type = |ty: &Type| matches!(ty, Type::Path(p) if p.path.is_ident("bool"));
@@ -2523,18 +2347,6 @@ impl VisitMut for Rewrite<'_> {
                 *expr = syn::parse_quote!((#call));
                 return;
             }
-            // `y as f64` of a float `y` (a float parameter or local): the value itself, with its tangents
-            // (`cast` takes it through `f64`: a wrong derivative at an `order = K` caller, which runs the
-            // copy on dual numbers).
-            Expr::Cast(c)
-                if matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float))
-                    && holds_float(&c.expr, &self.float_scalars) =>
-            {
-                self.visit_expr_mut(&mut c.expr);
-                let value = (*c.expr).clone();
-                *expr = syn::parse_quote!((#value));
-                return;
-            }
             Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr, &self.bools) => {
                 self.visit_expr_mut(&mut c.expr);
                 let mut value = &*c.expr;
@@ -3193,42 +3005,22 @@ mod tests {
     }
 
     #[test]
-    fn a_float_cast_to_its_own_type_is_the_value_with_its_tangents() {
+    fn casts_to_the_float_type_go_through_cast_which_keeps_a_value_of_its_own_type() {
+        // Floats and integers alike: `__private::cast` returns a value of the copy's float type itself,
+        // with its tangents, and converts the rest (`lift.rs`), so the copy needs not tell them apart.
         let b = body(syn::parse_quote!(
             fn f(x: f64, w: &[f64], n: usize) -> f64 {
                 let y = x * x;
-                let m: f64 = w[0];
                 let k = w.len();
-                let t = 2.0;
-                for t in 0..n {}
-                y as f64 + (m as f64) * (-x) as f64 + k as f64 + t as f64 + n as f64
+                y as f64 + w[0] as f64 + k as f64 + n as f64
             }
         ));
-        assert!(b.contains("(y) + ((m)) * ((- x))"), "{b}");
-        // An integer local, a name bound to a float and to a counter, an integer parameter: cast.
-        assert!(b.contains("cast :: < __S , _ > (k)"), "{b}");
-        assert!(b.contains("cast :: < __S , _ > (t)"), "{b}");
-        assert!(b.contains("cast :: < __S , _ > (n)"), "{b}");
-        let item: syn::ItemFn = syn::parse_quote!(
-            fn f(
-                x: f64,
-                r: &f64,
-                k: i32,
-                w: &[f64],
-                u: Vec<f64>,
-                m: &[Vec<f64>],
-                z: &[f64],
-            ) -> f64 {
-                let a = x.sin() * 2.0 + w[0];
-                for z in z.iter() {}
-                let (p, q) = (x, x);
-                let c = |v: f64| v;
-                let s = 1.0;
-                let s = s as usize;
-                a
-            }
-        );
-        assert_eq!(float_scalars(&item, "f64"), ["a", "r", "u[]", "w[]", "x"]);
+        for operand in ["y", "w [0]", "k", "n"] {
+            assert!(
+                b.contains(&format!("cast :: < __S , _ > ({operand})")),
+                "{operand} in {b}"
+            );
+        }
     }
 
     #[test]

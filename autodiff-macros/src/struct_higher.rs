@@ -193,21 +193,42 @@ pub(crate) fn float_fields(s: &StructFunction) -> Vec<bool> {
             let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);
             index
                 .and_then(|i| s.lowered.params.get(i))
-                .is_some_and(|var| !read_as_integer(s.lowered, s.activity, *var))
+                .is_some_and(|var| !read_as_integer(s.lowered, s.activity, *var, true))
         })
         .collect()
 }
 
-/// Does the body read `field` (or a value carried from it) as an integer or a flag: as a loop's bound or
-/// step, an index, a `match` scrutinee, the condition of an `if` or a `while`, the operand of `!`, of a
-/// cast, of an operation or method with an integer result, or of a comparison, an operation or a method
-/// (`p.n.min(x.len())`) with an integer?
-fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
-    use crate::ir::{ArrayInit, Block, Operand, Stmt, Value};
-    let integer = |o: &Operand| matches!(activity.kind(o), Kind::Int);
+// Input:  fn f(p: &Pair) -> f64 { p.a as f64 * p.b }
+// Output: [true, false]: `a` is read only converted to a float
+/// For each field input of `s`, whether the body reads it as an integer only by converting it to a float
+/// (`p.a as f64`), and never passes it on through a branch or a loop: a float field (a no-op cast) or an
+/// integer one (`p.n as f64` of `n: usize`), which the syntax does not tell apart. The hidden function over
+/// the values view reads it from the view where the field is there (a float), else from the struct
+/// (`struct_whole.rs`): a float field read from the struct is a constant, whose second derivatives were
+/// dropped (`p.a as f64 * p.b` had a Hessian of zeros).
+pub(crate) fn cast_only_fields(s: &StructFunction) -> Vec<bool> {
+    s.flat
+        .field_inputs()
+        .map(|f| {
+            if f.array {
+                return false;
+            }
+            let index = s.flat.inner.params.iter().position(|p| p.ident == *f.ident);
+            index
+                .and_then(|i| s.lowered.params.get(i))
+                .is_some_and(|var| {
+                    read_as_integer(s.lowered, s.activity, *var, true)
+                        && !read_as_integer(s.lowered, s.activity, *var, false)
+                        && carried_from(s.lowered, *var).len() == 1
+                })
+        })
+        .collect()
+}
+
+/// `field` and the values carried on from it: by loops' and branches' outs and phis.
+fn carried_from(f: &Function, field: Var) -> HashSet<Var> {
+    use crate::ir::{Block, Stmt};
     let mut carried: HashSet<Var> = HashSet::from([field]);
-    let reads = |o: &Operand, carried: &HashSet<Var>| o.var().is_some_and(|v| carried.contains(&v));
-    // Values carried on from the field: by loops' and branches' outs and phis.
     fn carry(block: &Block, carried: &mut HashSet<Var>, changed: &mut bool) {
         for stmt in &block.stmts {
             let passes = |blocks: Vec<&Block>,
@@ -256,9 +277,25 @@ fn read_as_integer(f: &Function, activity: &Activity, field: Var) -> bool {
         changed = false;
         carry(&f.body, &mut carried, &mut changed);
     }
+    carried
+}
+
+/// Does the body read `field` (or a value carried from it) as an integer or a flag: as a loop's bound or
+/// step, an index, a `match` scrutinee, the condition of an `if` or a `while`, the operand of `!`, of a
+/// cast, of an operation or method with an integer result, or of a comparison, an operation or a method
+/// (`p.n.min(x.len())`) with an integer?
+/// With `float_casts` false, a conversion to a float (`p.n as f64`) is not such a read.
+fn read_as_integer(f: &Function, activity: &Activity, field: Var, float_casts: bool) -> bool {
+    use crate::ir::{ArrayInit, Operand, Stmt, Value};
+    let integer = |o: &Operand| matches!(activity.kind(o), Kind::Int);
+    let carried = carried_from(f, field);
+    let reads = |o: &Operand, carried: &HashSet<Var>| o.var().is_some_and(|v| carried.contains(&v));
     f.all_stmts().into_iter().any(|stmt| match stmt {
         Stmt::Let { var, value } => match value {
-            Value::Cast(o, _) => reads(o, &carried),
+            Value::Cast(o, ty) => {
+                reads(o, &carried)
+                    && (float_casts || !matches!(activity.kind_of_type(ty), Kind::Float(_)))
+            }
             Value::Load { index, .. } => reads(index, &carried),
             Value::Binary(_, a, b) if reads(a, &carried) || reads(b, &carried) => {
                 matches!(activity.var_kind(*var), Kind::Int) || integer(a) || integer(b)

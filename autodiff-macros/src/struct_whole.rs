@@ -521,6 +521,7 @@ fn whole_function(
     let mut array_fields: Vec<String> = Vec::new();
     // The fields that are matrices, read by index from the values view.
     let mut matrix_fields: Vec<MatrixField> = Vec::new();
+    let cast_only = crate::struct_higher::cast_only_fields(s);
     for (i, p) in s.sig.params.iter().enumerate() {
         let Kind::Struct(ty) = &p.kind else {
             let declared = &s.item.sig.inputs[i];
@@ -535,11 +536,12 @@ fn whole_function(
         params.push(quote!(#values: &[f64]));
         wrt.push(values.clone());
         wholes.push((p.ident.to_string(), (primal.clone(), values.clone())));
-        for (f, float) in s
+        for ((f, float), cast_only) in s
             .flat
             .field_inputs()
             .zip(floats)
-            .filter(|(f, _)| f.parent == i)
+            .zip(&cast_only)
+            .filter(|((f, _), _)| f.parent == i)
         {
             let ident = Ident::new(&f.ident.to_string(), Span::call_site());
             // The struct that holds the field (`p`, or `p.inner` for `p.inner.a`), and where its part of
@@ -625,6 +627,19 @@ fn whole_function(
                 });
             } else if *float {
                 prologue.push(quote!(let #ident = #values[#start];));
+            } else if *cast_only {
+                // Read only converted to a float (`p.a as f64`): a float field (in the view, where its
+                // derivative is) or an integer one (from the struct), which the syntax does not tell
+                // apart; converted here as the body converts it.
+                let slot =
+                    quote!(#offset ::autodiff::__private::field_slot::<#owner_ty, #key>(#owner));
+                prologue.push(quote! {
+                    let #ident = if ::autodiff::__private::field_in_view::<#owner_ty, #key>() {
+                        #values[#slot]
+                    } else {
+                        ::autodiff::__private::field_value::<#owner_ty, #key>(#owner) as f64
+                    };
+                });
             } else {
                 prologue.push(
                     quote!(let #ident = ::autodiff::__private::field_value::<#owner_ty, #key>(#owner);),
@@ -1385,6 +1400,39 @@ mod tests {
 
     fn expanded(attr: proc_macro2::TokenStream, item: proc_macro2::TokenStream) -> String {
         crate::expand::differentiable(attr, item).to_string()
+    }
+
+    #[test]
+    fn a_field_read_only_converted_to_a_float_is_read_from_the_view_where_it_is_there() {
+        let text = expanded(
+            quote!(order = 2),
+            quote! {
+                fn f(p: &Model, x: f64) -> f64 {
+                    (p.a as f64) * x + p.b * (p.n as f64) + p.w[p.k as usize]
+                }
+            },
+        );
+        assert!(!text.contains("compile_error"), "{text}");
+        // `a` and `n` (a float or an integer field, which the syntax does not tell apart): from the view
+        // where the field is there, else from the struct, converted as the body converts them.
+        for field in ["__p_a", "__p_n"] {
+            assert!(
+                text.contains(&format!(
+                    "let {field} = if :: autodiff :: __private :: field_in_view :: < Model ,"
+                )),
+                "{field} in {text}"
+            );
+        }
+        assert!(
+            text.contains("__p_values [:: autodiff :: __private :: field_slot :: < Model ,"),
+            "{text}"
+        );
+        // `k`, cast to an index too, is an integer: from the struct alone.
+        assert!(
+            text.contains("let __p_k = :: autodiff :: __private :: field_value :: < Model ,"),
+            "{text}"
+        );
+        assert!(text.contains("let __p_b = __p_values ["), "{text}");
     }
 
     #[test]
