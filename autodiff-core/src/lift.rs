@@ -62,44 +62,18 @@ pub fn cast<S: Float, N: num_traits::ToPrimitive>(n: N) -> S {
     S::from(n).unwrap_or_else(S::nan)
 }
 
-/// `n` itself where `N` is `S`, which a float type parameter cannot tell otherwise (`TypeId` asks for
+/// `n` itself where `N` is `S`, which a float type parameter cannot tell otherwise (`TypeId::of` asks for
 /// `'static`, which the copies' float type parameter does not promise): both types' ids with lifetimes
-/// erased, as the `typeid` crate takes them (dtolnay/typeid, `typeid::of`), equal only for one type.
+/// erased (`typeid::of`), equal only for one type up to lifetimes.
 #[inline(always)]
 fn same_value<N, S: Copy>(n: &N) -> Option<S> {
-    if type_id::<N>() != type_id::<S>() {
+    if typeid::of::<N>() != typeid::of::<S>() {
         return None;
     }
     // SAFETY: `N` and `S` are one type, up to lifetimes, which a float type has none of (a type that
     // `Float` and `ToPrimitive` describe holds a number: `f64`, `f32`, `Dual<T>`, `MultiDual<T, N>`), so
     // the bytes of `n` are a valid `S`; and `S` is `Copy`, so `n` is too and has no `Drop` to run twice.
     Some(unsafe { core::mem::transmute_copy::<N, S>(n) })
-}
-
-/// The `TypeId` of `T` with its lifetimes erased (`typeid::of`): `TypeId::of` called through a trait object
-/// whose lifetime bound is widened, which is sound since the id is the same for every lifetime.
-#[inline(always)]
-fn type_id<T: ?Sized>() -> core::any::TypeId {
-    trait NonStaticAny {
-        fn get_type_id(&self) -> core::any::TypeId
-        where
-            Self: 'static;
-    }
-    impl<T: ?Sized> NonStaticAny for core::marker::PhantomData<T> {
-        #[inline(always)]
-        fn get_type_id(&self) -> core::any::TypeId
-        where
-            Self: 'static,
-        {
-            core::any::TypeId::of::<T>()
-        }
-    }
-    let phantom = core::marker::PhantomData::<T>;
-    // SAFETY: only the lifetime bound of the trait object changes; `get_type_id` reads no data of `T`
-    // (there is none), and `TypeId` does not depend on lifetimes.
-    NonStaticAny::get_type_id(unsafe {
-        core::mem::transmute::<&dyn NonStaticAny, &(dyn NonStaticAny + 'static)>(&phantom)
-    })
 }
 
 /// `x as f32` in the generic copy of an `f64` function (`order = K`): `x` with its value rounded to `f32`
