@@ -1132,6 +1132,23 @@ impl Lowering<'_> {
                 BinOp::RemAssign(_) => {
                     self.assign(&b.left, Some(BinOp::Rem(Default::default())), &b.right)
                 }
+                // Of integers only (no float has them), but an assignment all the same: as a value
+                // (`Value::Binary(m >>= 1)`) it changed nothing the IR knows of, and was dropped.
+                BinOp::BitAndAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::BitAnd(Default::default())), &b.right)
+                }
+                BinOp::BitOrAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::BitOr(Default::default())), &b.right)
+                }
+                BinOp::BitXorAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::BitXor(Default::default())), &b.right)
+                }
+                BinOp::ShlAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::Shl(Default::default())), &b.right)
+                }
+                BinOp::ShrAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::Shr(Default::default())), &b.right)
+                }
                 op => {
                     let left = self.lower_expr(&b.left, None);
                     let right = self.lower_expr(&b.right, None);
