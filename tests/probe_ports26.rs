@@ -104,11 +104,21 @@ pub mod rustc {
         i.x + i.y.z * i.y.z
     }
 
-    // abi_handling.rs f7: a tuple of references.
-    #[cfg(any())]
+    // abi_handling.rs f7: a tuple of references (was "no parameter of `f7` is differentiated").
     #[differentiable]
     pub fn f7(x: (&f32, &f32)) -> f32 {
         x.0 * x.1
+    }
+
+    // The same at f64 with a Hessian, and destructured in the parameter pattern.
+    #[differentiable(order = 2)]
+    pub fn f7_twice(x: (&f64, &f64)) -> f64 {
+        x.0 * x.1 * x.0
+    }
+
+    #[differentiable(order = 2)]
+    pub fn f7_destructured((a, b): (&f64, &f64)) -> f64 {
+        a * b + a.sin()
     }
 
     // sret.rs: f32 inputs, an f64 result through a cast.
@@ -203,11 +213,18 @@ pub mod rustc {
         sum
     }
 
-    // tuple-typetree: a tuple behind a reference.
-    #[cfg(any())]
+    // tuple-typetree: a tuple behind a reference (was "no parameter of `weighted` is differentiated"),
+    // with a product of its parts for a Hessian.
     #[differentiable(order = 2)]
     pub fn weighted(tuple: &(f64, f64, f64)) -> f64 {
-        tuple.0 + tuple.1 * 2.0 + tuple.2 * 3.0
+        tuple.0 + tuple.1 * 2.0 + tuple.2 * 3.0 * tuple.0
+    }
+
+    // Called with `&t` of a local tuple and with `&(..)` of a tuple built in place.
+    #[differentiable(order = 2)]
+    pub fn weighted_caller(a: f64, b: f64) -> f64 {
+        let t = (a, b, a * b);
+        weighted(&t) + weighted(&(b, a, 1.0))
     }
 
     #[derive(Clone, Debug, Differentiable)]
@@ -280,7 +297,7 @@ pub mod rustc {
         fn inner(x: f32) -> f32 {
             x * x
         }
-        inner_grad(x)
+        (inner(x), inner_grad(x).1)
     }
 
     // pretty/autodiff/autodiff_forward.rs f7: an explicit `-> ()` with an unused float.
@@ -920,6 +937,75 @@ fn rustc_abi_handling() {
         assert_near(gy as f64, x64 * x64, 1e-6, 1.0, "primal_y");
         let (_, d) = rustc::primal_jvp(x, y, (0.5, -1.0));
         assert_near(d, 0.5 * gx as f64 - gy as f64, 1e-6, 1.0, "primal_jvp");
+    }
+}
+
+#[test]
+fn rustc_tuples_of_references() {
+    // abi_handling.rs f7 at (2, 3) along (1, 0); tuple-typetree's weights 1, 2, 3 (plus 3 x0 x2).
+    assert_eq!(rustc::f7_jvp((&2.0, &3.0), (1.0, 0.0)), (6.0, 3.0));
+    assert_eq!(rustc::f7_grad((&2.0, &3.0)), (6.0, (3.0, 2.0)));
+    let mut rng = Lcg::new(seed_of("tuples of references"));
+    for _ in 0..POINTS {
+        let (a, b, c) = (
+            rng.uniform(-2.0, 2.0),
+            rng.uniform(-2.0, 2.0),
+            rng.uniform(-2.0, 2.0),
+        );
+        // a^2 b
+        let (v, g, h) = rustc::f7_twice_hessian((&a, &b));
+        assert_near(v, a * a * b, 1e-15, 1.0, "f7_twice");
+        assert_vec_near(&[g.0, g.1], &[2.0 * a * b, a * a], 1e-14, "f7_twice'");
+        let fd_g = fd_gradient(&|x| rustc::f7_twice((&x[0], &x[1])), &[a, b]);
+        assert_vec_near(&[g.0, g.1], &fd_g, 1e-6, "f7_twice' vs fd");
+        assert_vec_near(
+            &h.concat(),
+            &[2.0 * b, 2.0 * a, 2.0 * a, 0.0],
+            1e-14,
+            "f7_twice''",
+        );
+        // a b + sin a
+        let (v, g) = rustc::f7_destructured_grad((&a, &b));
+        assert_eq!(v, rustc::f7_destructured((&a, &b)));
+        assert_vec_near(&[g.0, g.1], &[b + a.cos(), a], 1e-14, "f7_destructured'");
+        let (_, _, h) = rustc::f7_destructured_hessian((&a, &b));
+        assert_vec_near(
+            &h.concat(),
+            &[-a.sin(), 1.0, 1.0, 0.0],
+            1e-14,
+            "f7_destructured''",
+        );
+        // t0 + 2 t1 + 3 t0 t2
+        let (v, g) = rustc::weighted_grad(&(a, b, c));
+        assert_near(v, a + 2.0 * b + 3.0 * c * a, 1e-14, 1.0, "weighted");
+        assert_vec_near(
+            &[g.0, g.1, g.2],
+            &[1.0 + 3.0 * c, 2.0, 3.0 * a],
+            1e-14,
+            "weighted'",
+        );
+        let fd_g = fd_gradient(&|x| rustc::weighted(&(x[0], x[1], x[2])), &[a, b, c]);
+        assert_vec_near(&[g.0, g.1, g.2], &fd_g, 1e-6, "weighted' vs fd");
+        let (_, d) = rustc::weighted_jvp(&(a, b, c), (0.5, -1.0, 2.0));
+        assert_near(d, 0.5 * g.0 - g.1 + 2.0 * g.2, 1e-14, 1.0, "weighted_jvp");
+        let (_, _, h) = rustc::weighted_hessian(&(a, b, c));
+        let e = [0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0];
+        assert_vec_near(&h.concat(), &e, 1e-14, "weighted''");
+        // (a + 2 b + 3 a^2 b) + (b + 2 a + 3 b): 3a + 6b + 3a^2 b
+        let (v, g, h) = rustc::weighted_caller_hessian(a, b);
+        assert_near(
+            v,
+            3.0 * a + 6.0 * b + 3.0 * a * a * b,
+            1e-13,
+            1.0,
+            "weighted_caller",
+        );
+        let e = [3.0 + 6.0 * a * b, 6.0 + 3.0 * a * a];
+        assert_vec_near(&[g.0, g.1], &e, 1e-13, "weighted_caller'");
+        let fd_g = fd_gradient(&|x| rustc::weighted_caller(x[0], x[1]), &[a, b]);
+        assert_vec_near(&[g.0, g.1], &fd_g, 1e-6, "weighted_caller' vs fd");
+        let e = [6.0 * b, 6.0 * a, 6.0 * a, 0.0];
+        assert_vec_near(&h.concat(), &e, 1e-13, "weighted_caller''");
     }
 }
 
