@@ -35,6 +35,238 @@ pub mod found {
     }
 }
 
+/// EnzymeAD/Enzyme `enzyme/test/Integration/ReverseMode` and `ForwardMode` programs not ported before.
+pub mod enzyme {
+    use autodiff::differentiable;
+
+    // ReverseMode/controlflow.c: two blocks that jump to each other (`goto`) until a test passes,
+    // updating `x` in place; a step count bounds the loop (the original has none).
+    #[differentiable]
+    pub fn controlflow(x: &mut [f64; 2]) {
+        let mut block_a = true;
+        let mut steps = 0;
+        loop {
+            let t;
+            if block_a {
+                t = 4.0 * (x[0] + x[1]).cos();
+                x[0] = 3.0 * (2.0 * x[0] + x[1]).sin();
+                x[1] = t;
+            } else {
+                t = 4.0 * (2.0 * x[0] + x[1]).sin();
+                x[0] = 4.0 * (x[0] + 2.0 * x[1]).cos();
+                x[1] = t;
+            }
+            steps += 1;
+            if x[0] * x[0] < x[1] || steps == 50 {
+                return;
+            }
+            block_a = x[0] > 0.0;
+        }
+    }
+
+    // ReverseMode/nested-predicate.cpp `first` and nested_guard_inactive_lcssa.c: a unit vector
+    // computed under a flag and never used; its NaN (sqrt of a negative sum) must not reach the
+    // gradient of `fvec[0]`.
+    #[differentiable(order = 2)]
+    pub fn first(fvec: &[f64], fan: bool) -> f64 {
+        let mut unit_rad = [0.0; 3];
+        let mut radius = 0.0;
+        if fan {
+            unit_rad[0] = fvec[0];
+            for i in 0..2 {
+                radius += fvec[i];
+            }
+            radius = radius.sqrt();
+            if radius > 0.0 {
+                for i in 0..2 {
+                    unit_rad[i] /= radius;
+                }
+            }
+        }
+        fvec[0]
+    }
+
+    // nested-predicate.cpp `second`: the same, the result through an output parameter.
+    #[differentiable]
+    pub fn second(fvec: &[f64], fan: bool, out: &mut f64) {
+        let mut unit_rad = [0.0; 3];
+        let mut radius = 0.0;
+        if fan {
+            for i in 0..3 {
+                unit_rad[i] = fvec[i];
+                radius += unit_rad[i] * unit_rad[i];
+            }
+            radius = radius.sqrt();
+            if radius > 0.0 {
+                for i in 0..3 {
+                    unit_rad[i] /= radius;
+                }
+            }
+        }
+        *out = fvec[0] + fvec[1] + fvec[2];
+    }
+
+    fn evaluate_integrand(nr: i32, dtheta: i32) -> i32 {
+        nr * dtheta
+    }
+
+    // ReverseMode/headerremat.c: floats truncated to integers steering a loop that scales an output
+    // read before it is written, and a step size divided in place.
+    #[differentiable]
+    pub fn integrate_image(mut dr: f64, out: &mut [f64]) -> f64 {
+        let mut dtheta = 1.0;
+        let mut i_estimate = 0.0;
+        for k in 0..10 {
+            let nr = dr as i32;
+            let ntheta = dtheta as i32;
+            let sum: i32 = evaluate_integrand(nr, ntheta);
+            out[k] *= (nr * ntheta) as f64;
+            i_estimate = sum as f64 * dr;
+            dr /= 0.8;
+            dtheta = dr / 4.0;
+        }
+        i_estimate
+    }
+
+    // ForwardMode/activity.c: a product of two helpers.
+    #[differentiable]
+    fn mysin(x: f64) -> f64 {
+        x.sin()
+    }
+
+    #[differentiable]
+    fn mycos(x: f64) -> f64 {
+        x.cos()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn activity(x: f64) -> f64 {
+        mysin(x) * mycos(x)
+    }
+
+    // ForwardMode/substencil_weights.c: WENO5-JS, WENO5-Z and TENO5 reconstructions of a face value
+    // from five stencil values.
+
+    pub const TENO_CT: f64 = 1.0e-5;
+    const EPS_TENO: f64 = 1.0e-40;
+    const EPS_WENOZ: f64 = 1.0e-40;
+    const EPS_WENOJS: f64 = 1.0e-6;
+    pub const D_OPT: [f64; 3] = [0.1, 0.6, 0.3];
+    pub const SUB_COEFF: [f64; 9] = [
+        1.0 / 3.0,
+        -7.0 / 6.0,
+        11.0 / 6.0,
+        -1.0 / 6.0,
+        5.0 / 6.0,
+        1.0 / 3.0,
+        1.0 / 3.0,
+        5.0 / 6.0,
+        -1.0 / 6.0,
+    ];
+
+    #[differentiable]
+    pub fn smoothness(v: &[f64; 5], beta: &mut [f64; 3]) {
+        let a0 = v[0] - 2.0 * v[1] + v[2];
+        let b0 = v[0] - 4.0 * v[1] + 3.0 * v[2];
+        let a1 = v[1] - 2.0 * v[2] + v[3];
+        let b1 = v[1] - v[3];
+        let a2 = v[2] - 2.0 * v[3] + v[4];
+        let b2 = 3.0 * v[2] - 4.0 * v[3] + v[4];
+        beta[0] = (13.0 / 12.0) * a0 * a0 + 0.25 * b0 * b0;
+        beta[1] = (13.0 / 12.0) * a1 * a1 + 0.25 * b1 * b1;
+        beta[2] = (13.0 / 12.0) * a2 * a2 + 0.25 * b2 * b2;
+    }
+
+    #[differentiable]
+    fn candidates(v: &[f64; 5], f: &mut [f64; 3]) {
+        f[0] = SUB_COEFF[0] * v[0] + SUB_COEFF[1] * v[1] + SUB_COEFF[2] * v[2];
+        f[1] = SUB_COEFF[3] * v[1] + SUB_COEFF[4] * v[2] + SUB_COEFF[5] * v[3];
+        f[2] = SUB_COEFF[6] * v[2] + SUB_COEFF[7] * v[3] + SUB_COEFF[8] * v[4];
+    }
+
+    #[differentiable]
+    fn normalise(w: &[f64; 3], f: &[f64; 3]) -> f64 {
+        (w[0] * f[0] + w[1] * f[1] + w[2] * f[2]) / (w[0] + w[1] + w[2])
+    }
+
+    #[differentiable(order = 2)]
+    pub fn weno5js(v: &[f64; 5]) -> f64 {
+        let mut beta = [0.0; 3];
+        let mut f = [0.0; 3];
+        let mut w = [0.0; 3];
+        smoothness(v, &mut beta);
+        candidates(v, &mut f);
+        for k in 0..3 {
+            let den = beta[k] + EPS_WENOJS;
+            w[k] = D_OPT[k] / (den * den);
+        }
+        normalise(&w, &f)
+    }
+
+    #[differentiable(wrt(v))]
+    pub fn weno5z_branch(v: &[f64; 5], sign: f64) -> f64 {
+        let mut beta = [0.0; 3];
+        let mut f = [0.0; 3];
+        let mut w = [0.0; 3];
+        smoothness(v, &mut beta);
+        candidates(v, &mut f);
+        let tau5 = sign * (beta[0] - beta[2]);
+        for k in 0..3 {
+            w[k] = D_OPT[k] * (1.0 + tau5 / (beta[k] + EPS_WENOZ));
+        }
+        normalise(&w, &f)
+    }
+
+    #[differentiable]
+    pub fn weno5z(v: &[f64; 5]) -> f64 {
+        let mut beta = [0.0; 3];
+        let mut f = [0.0; 3];
+        let mut w = [0.0; 3];
+        smoothness(v, &mut beta);
+        candidates(v, &mut f);
+        let tau5 = (beta[0] - beta[2]).abs();
+        for k in 0..3 {
+            w[k] = D_OPT[k] * (1.0 + tau5 / (beta[k] + EPS_WENOZ));
+        }
+        normalise(&w, &f)
+    }
+
+    #[differentiable]
+    pub fn teno5_cutoff(v: &[f64; 5], delta: &mut [f64; 3]) {
+        let mut beta = [0.0; 3];
+        let mut g = [0.0; 3];
+        smoothness(v, &mut beta);
+        let tau5 = (beta[0] - beta[2]).abs();
+        let mut sum = 0.0;
+        for k in 0..3 {
+            let x = 1.0 + tau5 / (beta[k] + EPS_TENO);
+            let x3 = x * x * x;
+            g[k] = x3 * x3;
+            sum += g[k];
+        }
+        for k in 0..3 {
+            delta[k] = if g[k] / sum < TENO_CT { 0.0 } else { 1.0 };
+        }
+    }
+
+    #[differentiable]
+    pub fn teno5(v: &[f64; 5]) -> f64 {
+        let mut delta = [0.0; 3];
+        let mut f = [0.0; 3];
+        let mut w = [0.0; 3];
+        teno5_cutoff(v, &mut delta);
+        candidates(v, &mut f);
+        for k in 0..3 {
+            w[k] = delta[k] * D_OPT[k];
+        }
+        let sum = w[0] + w[1] + w[2];
+        if sum < EPS_TENO {
+            return f[1];
+        }
+        (w[0] * f[0] + w[1] * f[1] + w[2] * f[2]) / sum
+    }
+}
+
 /// rust-lang/rust `tests/codegen-llvm/autodiff/` and `tests/run-make/autodiff/type-trees/`.
 pub mod rustc {
     use autodiff::{differentiable, Differentiable, Float};
@@ -1455,3 +1687,290 @@ fn adbench_fft_round_trip() {
 
 #[test]
 fn scratch() {}
+
+// ---------------------------------------------------------------------------------------------------
+// Enzyme
+// ---------------------------------------------------------------------------------------------------
+
+/// Central differences of fourth order, `(8 (f(x + h) - f(x - h)) - (f(x + 2h) - f(x - 2h))) / 12h`.
+fn fd4_gradient(f: &dyn Fn(&[f64]) -> f64, x: &[f64], step: f64) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = step * x[i].abs().max(1.0);
+            let at = |k: f64| {
+                let mut y = x.to_vec();
+                y[i] += k * h;
+                f(&y)
+            };
+            (8.0 * (at(1.0) - at(-1.0)) - (at(2.0) - at(-2.0))) / (12.0 * h)
+        })
+        .collect()
+}
+
+#[test]
+fn enzyme_controlflow() {
+    // The original's point (0.9, 0.7) and points near it; the pullback of a cotangent against central
+    // differences of c . x(out), and the pushforward against the pullback.
+    let run = |x: &[f64]| {
+        let mut y = [x[0], x[1]];
+        enzyme::controlflow(&mut y);
+        y.to_vec()
+    };
+    let mut rng = Lcg::new(seed_of("controlflow"));
+    let mut checked = 0;
+    for trial in 0..4 * POINTS {
+        let x = if trial == 0 {
+            vec![0.9, 0.7]
+        } else {
+            vec![rng.uniform(0.6, 1.2), rng.uniform(0.4, 1.0)]
+        };
+        let c = [1.0, 2.0]; // the original's seed x_b
+                            // The map is steep (derivatives of 1e3 after a few steps): central differences of fourth order,
+                            // whose error is h^4, not h^2, of its fifth derivative.
+        let fd_g = fd4_gradient(&|y| dot(&c, &run(y)), &x, 1e-4);
+        // Central differences straddling a change of path (or the step cap) are no oracle: keep points
+        // where a ten times smaller step agrees.
+        let fine = fd4_gradient(&|y| dot(&c, &run(y)), &x, 1e-5);
+        if (0..2).any(|i| (fd_g[i] - fine[i]).abs() > 1e-6 * fd_g[i].abs().max(1.0)) {
+            continue;
+        }
+        checked += 1;
+        let mut y = [x[0], x[1]];
+        let g = enzyme::controlflow_vjp(&mut y, &c);
+        assert_eq!(y.to_vec(), run(&x));
+        assert_vec_near(&g, &fd_g, 1e-6, &format!("controlflow at {x:?}"));
+        let mut y = [x[0], x[1]];
+        let mut d = [f64::NAN; 2];
+        enzyme::controlflow_jvp(&mut y, [0.3, -0.8], &mut d);
+        let scale = g[0].abs() + g[1].abs();
+        assert_near(
+            dot(&c, &d),
+            0.3 * g[0] - 0.8 * g[1],
+            1e-10,
+            scale,
+            "controlflow_jvp",
+        );
+    }
+    assert!(
+        checked >= POINTS,
+        "only {checked} points away from a change of path"
+    );
+}
+
+#[test]
+fn enzyme_unused_unit_vector() {
+    // nested-predicate.cpp: the gradient of fvec[0] is (1, 0, 0), of the sum (1, 1, 1), whatever the
+    // flag, also where the unused radius is NaN (a negative sum under the root).
+    for fvec in [[1.0, 2.0, 3.0], [-1.0, -2.0, 3.0], [0.0, 0.0, 0.0]] {
+        for fan in [false, true] {
+            let (v, g) = enzyme::first_grad(&fvec, fan);
+            assert_eq!(
+                (v, g),
+                (fvec[0], vec![1.0, 0.0, 0.0]),
+                "first at {fvec:?}, {fan}"
+            );
+            let (_, _, h) = enzyme::first_hessian(&fvec, fan);
+            assert_eq!(
+                h,
+                vec![vec![0.0; 3]; 3],
+                "first's Hessian at {fvec:?}, {fan}"
+            );
+            let (_, d) = enzyme::first_jvp(&fvec, fan, vec![0.5, 1.0, 2.0]);
+            assert_eq!(d, 0.5);
+            let mut out = f64::NAN;
+            let g = enzyme::second_vjp(&fvec, fan, &mut out, 1.0);
+            assert_eq!(out, fvec.iter().sum::<f64>());
+            assert_eq!(g, vec![1.0; 3], "second at {fvec:?}, {fan}");
+        }
+    }
+}
+
+#[test]
+fn enzyme_headerremat() {
+    // The original: dr = 200, the cotangent of every out[k] 1: the gradient of out[k] is nr * ntheta at
+    // step k, Enzyme's answer list.
+    let answer = [
+        200.0, 15500.0, 24336.0, 37830.0, 59536.0, 92720.0, 144780.0, 226814.0, 355216.0, 554280.0,
+    ];
+    let mut out = [1.0; 10];
+    let (value, (g_dr, g_out)) = enzyme::integrate_image_vjp(200.0, &mut out, 0.0, &[1.0; 10]);
+    assert_eq!(g_out, answer.to_vec());
+    let mut expected_out = [1.0; 10];
+    let expected = enzyme::integrate_image(200.0, &mut expected_out);
+    assert_eq!((value, out), (expected, expected_out));
+    assert_eq!(g_dr, 0.0);
+    // The returned value: sum * dr at the last step, sum an integer: d/d dr = sum / 0.8^9.
+    let mut rng = Lcg::new(seed_of("headerremat"));
+    for _ in 0..POINTS {
+        let dr = rng.uniform(50.0, 300.0);
+        let mut out = [1.0; 10];
+        let (value, (g_dr, _)) = enzyme::integrate_image_vjp(dr, &mut out, 1.0, &[0.0; 10]);
+        let last = dr / 0.8f64.powi(9);
+        let sum = value / last;
+        assert_near(sum, sum.round(), 1e-9, 1.0, "an integer sum");
+        assert_near(g_dr, sum / 0.8f64.powi(9), 1e-12, 1.0, "d value / d dr");
+        // Central differences, where the truncations do not change within the step.
+        let f = |x: &[f64]| enzyme::integrate_image(x[0], &mut [1.0; 10]);
+        let fd_g = fd_gradient(&f, &[dr]);
+        if (fd_g[0] - g_dr).abs() < 1e-3 * g_dr.abs() {
+            assert_near(g_dr, fd_g[0], 1e-6, 1.0, "d value / d dr vs fd");
+        }
+    }
+}
+
+#[test]
+fn enzyme_activity() {
+    // ForwardMode/activity.c at 0, 0.5, 1, 2, 3: cos^2 - sin^2.
+    for x in [0.0, 0.5, 1.0, 2.0, 3.0] {
+        let (v, d) = enzyme::activity_jvp(x, 1.0);
+        assert_eq!(v, x.sin() * x.cos());
+        assert_near(
+            d,
+            x.cos() * x.cos() - x.sin() * x.sin(),
+            1e-15,
+            1.0,
+            "activity'",
+        );
+        let ds = enzyme::activity_derivatives(x);
+        assert_near(ds[2], -4.0 * x.sin() * x.cos(), 1e-14, 1.0, "activity''");
+    }
+}
+
+/// The optimal fifth-order stencil, to which every scheme reduces when its candidates agree.
+const OPTIMAL: [f64; 5] = [
+    1.0 / 30.0,
+    -13.0 / 60.0,
+    47.0 / 60.0,
+    9.0 / 20.0,
+    -1.0 / 20.0,
+];
+
+/// The gradient of a reconstruction by forward mode, one unit tangent per column, as the original does.
+fn forward_gradient(jvp: impl Fn([f64; 5]) -> (f64, f64)) -> [f64; 5] {
+    std::array::from_fn(|col| {
+        let mut t = [0.0; 5];
+        t[col] = 1.0;
+        jvp(t).1
+    })
+}
+
+/// TENO5's gradient with its cutoff flags frozen: the normalised candidate stencil.
+fn teno5_frozen_gradient(v: &[f64; 5]) -> [f64; 5] {
+    let mut delta = [0.0; 3];
+    enzyme::teno5_cutoff(v, &mut delta);
+    let w: Vec<f64> = (0..3).map(|k| delta[k] * enzyme::D_OPT[k]).collect();
+    let sum: f64 = w.iter().sum();
+    let mut g = [0.0; 5];
+    if sum < 1e-40 {
+        g[1..4].copy_from_slice(&enzyme::SUB_COEFF[3..6]);
+        return g;
+    }
+    for k in 0..3 {
+        for c in 0..3 {
+            g[k + c] += w[k] / sum * enzyme::SUB_COEFF[3 * k + c];
+        }
+    }
+    g
+}
+
+fn step_profile(s: f64) -> [f64; 5] {
+    std::array::from_fn(|j| (0.7 * j as f64).sin() + if j >= 3 { s } else { 0.0 })
+}
+
+#[test]
+fn enzyme_substencil_weights() {
+    // A linear profile: all three schemes give the optimal stencil, by both modes.
+    let linear: [f64; 5] = std::array::from_fn(|j| 3.0 + 2.0 * j as f64);
+    let js = forward_gradient(|t| enzyme::weno5js_jvp(&linear, t));
+    let z = forward_gradient(|t| enzyme::weno5z_jvp(&linear, t));
+    let teno = forward_gradient(|t| enzyme::teno5_jvp(&linear, t));
+    for (name, g) in [("weno5js", js), ("weno5z", z), ("teno5", teno)] {
+        assert_vec_near(&g, &OPTIMAL, 1e-14, &format!("{name} on a linear profile"));
+    }
+    assert_vec_near(
+        &enzyme::teno5_grad(&linear).1,
+        &OPTIMAL,
+        1e-14,
+        "teno5_grad",
+    );
+    // WENO5-JS is smooth: forward mode, reverse mode and central differences agree, and its Hessian
+    // is the Jacobian of its gradient.
+    let smooth: [f64; 5] = std::array::from_fn(|j| (0.7 * j as f64).sin());
+    let mut rng = Lcg::new(seed_of("weno5js"));
+    for trial in 0..POINTS {
+        let v: [f64; 5] = if trial == 0 {
+            smooth
+        } else {
+            std::array::from_fn(|_| rng.uniform(-1.0, 1.0))
+        };
+        let g = forward_gradient(|t| enzyme::weno5js_jvp(&v, t));
+        let (_, rg) = enzyme::weno5js_grad(&v);
+        assert_vec_near(&g, &rg, 1e-12, "weno5js: forward vs reverse");
+        let fd_g = fd_gradient(&|x| enzyme::weno5js(x.try_into().unwrap()), &v);
+        assert_vec_near(&g, &fd_g, 1e-6, "weno5js vs fd");
+        let (_, _, h) = enzyme::weno5js_hessian(&v);
+        let columns = fd_columns(
+            &|x| enzyme::weno5js_grad(x.try_into().unwrap()).1.to_vec(),
+            &v,
+        );
+        let scale = columns.iter().map(|c| norm(c)).fold(1.0, f64::max);
+        for i in 0..5 {
+            for j in 0..5 {
+                assert_near(
+                    h[i][j],
+                    columns[j][i],
+                    1e-5,
+                    scale,
+                    &format!("weno5js H[{i}][{j}]"),
+                );
+            }
+        }
+    }
+    // WENO5-Z on a symmetric stencil sits on the kink of |beta0 - beta2| (exactly +0.0 there): abs'
+    // at +0 is 1 (DESIGN.md), so the gradient is the (+) branch's exactly, and central differences
+    // give the mean of the two branches.
+    let symmetric = [1.0, 0.0, 1.0, 0.0, 1.0];
+    let mut beta = [0.0; 3];
+    enzyme::smoothness(&symmetric, &mut beta);
+    assert_eq!(beta[0] - beta[2], 0.0);
+    let plus = forward_gradient(|t| enzyme::weno5z_branch_jvp(&symmetric, 1.0, t));
+    let minus = forward_gradient(|t| enzyme::weno5z_branch_jvp(&symmetric, -1.0, t));
+    let jump = (0..5)
+        .map(|j| (plus[j] - minus[j]).abs())
+        .fold(0.0, f64::max);
+    assert!(jump > 1e-3, "the kink is real: {jump}");
+    let g = forward_gradient(|t| enzyme::weno5z_jvp(&symmetric, t));
+    assert_vec_near(&g, &plus, 1e-14, "weno5z at the kink: the (+) branch");
+    assert_vec_near(
+        &enzyme::weno5z_grad(&symmetric).1,
+        &plus,
+        1e-14,
+        "weno5z_grad at the kink",
+    );
+    let mean: Vec<f64> = (0..5).map(|j| 0.5 * (plus[j] + minus[j])).collect();
+    let fd_g = fd_gradient(&|x| enzyme::weno5z(x.try_into().unwrap()), &symmetric);
+    assert_vec_near(
+        &fd_g,
+        &mean,
+        1e-5,
+        "weno5z: central differences give the mean",
+    );
+    // Each branch against central differences of itself.
+    for sign in [1.0, -1.0] {
+        let fd_b = fd_gradient(
+            &|x| enzyme::weno5z_branch(x.try_into().unwrap(), sign),
+            &symmetric,
+        );
+        let b = if sign > 0.0 { plus } else { minus };
+        assert_vec_near(&b, &fd_b, 1e-6, "weno5z branch vs fd");
+    }
+    // TENO5: piecewise constant weights, so inside a branch the gradient is the frozen-weight
+    // stencil, for steps that flip the cutoff.
+    for s in [0.0, 0.2, 0.35, 0.8, 1.5, 3.0] {
+        let v = step_profile(s);
+        let g = forward_gradient(|t| enzyme::teno5_jvp(&v, t));
+        let frozen = teno5_frozen_gradient(&v);
+        assert_vec_near(&g, &frozen, 1e-14, &format!("teno5 at s = {s}"));
+        assert_vec_near(&enzyme::teno5_grad(&v).1, &frozen, 1e-14, "teno5_grad");
+    }
+}
