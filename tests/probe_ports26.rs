@@ -523,6 +523,17 @@ pub mod rustc {
         dep(x, x) * f2(x)
     }
 
+    // ui/autodiff/macro_hygiene.rs: a differentiable function written by a `macro_rules!`.
+    macro_rules! demo {
+        () => {
+            #[differentiable(order = 2)]
+            pub fn from_macro(x: f64) -> f64 {
+                x * x
+            }
+        };
+    }
+    demo!();
+
     // pretty/autodiff: a function defined inside a plain function.
     pub fn outer(x: f32) -> (f32, f32) {
         #[differentiable]
@@ -1120,6 +1131,9 @@ fn rustc_squares_and_references() {
         assert_near(d[2], h, 1e-6, 1.0, "lib_f1'' vs fd of lib_f1'");
         let e2 = 2.0 * x.sin() + 4.0 * x * x.cos() - x * x * x.sin();
         assert_near(d[2], e2, 1e-12, 1.0, "lib_f1''");
+        // A function written by a macro.
+        assert_eq!(rustc::from_macro_grad(x), (x * x, 2.0 * x));
+        assert_eq!(rustc::from_macro_derivatives(x)[2], 2.0);
         // A function defined inside a plain function.
         let (v, g) = rustc::outer(x as f32);
         assert_eq!(v, (x as f32) * (x as f32));
