@@ -128,6 +128,54 @@ pub mod enzyme {
         i_estimate
     }
 
+    // ReverseMode/overwrite_outer_loop.c: each outer iteration stores over the range the previous one
+    // read, so the values read must be kept for the reverse sweep.
+    #[differentiable]
+    pub fn overwrite_outer(a: &mut [f64], offs: &[usize], n: usize, m: usize) -> f64 {
+        let mut s = 0.0;
+        if n == 0 || m == 0 {
+            return 0.0;
+        }
+        for i in 0..n {
+            let off = offs[i];
+            for j in 0..m {
+                let v = a[off + m + 1 + j];
+                s += v * v;
+                a[off + j] = 3.0;
+            }
+        }
+        s
+    }
+
+    // ReverseMode/boundissue.c: an inclusive range whose end may be below its start.
+    #[differentiable]
+    pub fn alldiv(a: &mut [f64], n: i32) {
+        for i in 0..=n {
+            a[i as usize] *= a[i as usize];
+        }
+    }
+
+    // ReverseMode/fixed_point_counted.c: sixteen steps of a contraction from zero, the state copied
+    // back element by element, then a loss of the state and the parameters.
+    #[differentiable(order = 2)]
+    pub fn fixed_point(p: &[f64; 4]) -> f64 {
+        let mut u = [0.0f64; 4];
+        for _ in 0..16 {
+            let mut tmp = [0.0; 4];
+            for k in 0..4 {
+                tmp[k] = 0.05 * (u[k] + u[(k + 1) % 4]).sin() + p[k] * p[k];
+            }
+            for k in 0..4 {
+                u[k] = tmp[k];
+            }
+        }
+        let mut s = 0.0;
+        for k in 0..4 {
+            s += u[k] * u[k] * p[k];
+        }
+        s
+    }
+
     // ForwardMode/activity.c: a product of two helpers.
     #[differentiable]
     fn mysin(x: f64) -> f64 {
@@ -2026,5 +2074,98 @@ fn enzyme_substencil_weights() {
             h.iter().flatten().all(|e| e.abs() < 1e-12),
             "teno5'' at s = {s}: {h:?} != {zero:?}"
         );
+    }
+}
+
+#[test]
+fn enzyme_overwritten_reads() {
+    // overwrite_outer_loop.c: A[k] = k + 1, offs[i] = 5 i, N = 3, M = 4: the gradient of the incoming A
+    // is 2 (k + 1) over the read ranges [5, 9), [10, 14), [15, 19), and 0 elsewhere.
+    let a: Vec<f64> = (0..20).map(|k| k as f64 + 1.0).collect();
+    let offs = [0, 5, 10];
+    let mut out = a.clone();
+    let (value, g) = enzyme::overwrite_outer_vjp(&mut out, &offs, 3, 4, 1.0, &[0.0; 20]);
+    let mut expected_out = a.clone();
+    assert_eq!(
+        value,
+        enzyme::overwrite_outer(&mut expected_out, &offs, 3, 4)
+    );
+    assert_eq!(out, expected_out);
+    let e: Vec<f64> = (0..20)
+        .map(|k| {
+            let read = (5..9).contains(&k) || (10..14).contains(&k) || (15..19).contains(&k);
+            if read {
+                2.0 * (k as f64 + 1.0)
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    assert_eq!(g, e);
+    // At random points and cotangents, against central differences of d_ret f + d_out . A(out).
+    check_read(
+        "overwrite_outer",
+        0,
+        20,
+        &|_, a| enzyme::overwrite_outer(a, &offs, 3, 4),
+        &|_, a, d_ret, d_out| {
+            let (v, g) = enzyme::overwrite_outer_vjp(a, &offs, 3, 4, d_ret, d_out);
+            (v, (vec![], g))
+        },
+    );
+    // The early return.
+    let mut out = a.clone();
+    assert_eq!(
+        enzyme::overwrite_outer_vjp(&mut out, &offs, 0, 4, 1.0, &[1.0; 20]),
+        (0.0, vec![1.0; 20])
+    );
+
+    // boundissue.c: a[i] *= a[i] for i in 0..=n; n = -1 and -10 leave everything alone.
+    for n in [-10, -1] {
+        let mut a = vec![3.0; 2];
+        let g = enzyme::alldiv_vjp(&mut a, n, &[1.0, 2.0]);
+        assert_eq!((a, g), (vec![3.0; 2], vec![1.0, 2.0]));
+    }
+    let mut a1 = vec![3.14];
+    let g = enzyme::alldiv_vjp(&mut a1, 0, &[1.0]);
+    assert_near(a1[0], 3.14 * 3.14, 1e-15, 1.0, "a1");
+    assert_near(g[0], 6.28, 1e-15, 1.0, "d a1");
+    let mut a10: Vec<f64> = (0..10).map(|i| 1.0 + i as f64).collect();
+    let g = enzyme::alldiv_vjp(&mut a10, 9, &[1.0; 10]);
+    for i in 0..10 {
+        assert_eq!(a10[i], (1.0 + i as f64).powi(2));
+        assert_eq!(g[i], 2.0 * (1.0 + i as f64));
+    }
+}
+
+#[test]
+fn enzyme_fixed_point() {
+    // fixed_point_counted.c at x = 0.3 + 0.1 k, and at random points: the gradient through every
+    // iteration against central differences, and the Hessian against differences of the gradient.
+    let arr = |x: &[f64]| -> [f64; 4] { x.try_into().unwrap() };
+    let mut rng = Lcg::new(seed_of("fixed point"));
+    for trial in 0..POINTS {
+        let x: Vec<f64> = if trial == 0 {
+            (0..4).map(|k| 0.3 + 0.1 * k as f64).collect()
+        } else {
+            rng.vec(4, -1.0, 1.0)
+        };
+        let (v, g) = enzyme::fixed_point_grad(&arr(&x));
+        assert_eq!(v, enzyme::fixed_point(&arr(&x)));
+        let fd_g = fd_gradient(&|y| enzyme::fixed_point(&arr(y)), &x);
+        assert_vec_near(&g, &fd_g, 1e-6, &format!("fixed_point at {x:?}"));
+        let (_, _, h) = enzyme::fixed_point_hessian(&arr(&x));
+        let columns = fd_columns(&|y| enzyme::fixed_point_grad(&arr(y)).1.to_vec(), &x);
+        for i in 0..4 {
+            for j in 0..4 {
+                assert_near(
+                    h[i][j],
+                    columns[j][i],
+                    1e-6,
+                    1.0,
+                    &format!("fixed_point H[{i}][{j}]"),
+                );
+            }
+        }
     }
 }
