@@ -1688,6 +1688,35 @@ mod tests {
     }
 
     #[test]
+    fn integer_compound_assignments_are_assignments() {
+        // Each of `>>=`, `<<=`, `&=`, `|=`, `^=` is the binary operation on the current value, which the
+        // loop carries: a `Value::Binary` of the compound operator (a unit value, dropped) wrote nothing.
+        let (f, errors) = lowered(
+            "fn f(x: f64, n: u32) -> f64 { let mut m = n; let mut s = 0.0; \
+               for _ in 0..3 { m >>= 1; m <<= 2; m &= 7; m |= 1; m ^= 2; s += x * m as f64; } s }",
+        );
+        assert_eq!(errors, 0);
+        let ops: Vec<String> = values(&f)
+            .iter()
+            .filter_map(|v| match v {
+                Value::Binary(op, _, _) => Some(op.to_token_stream().to_string()),
+                _ => None,
+            })
+            .collect();
+        for op in [">>", "<<", "&", "|", "^"] {
+            assert!(ops.iter().any(|o| o == op), "{op} in {ops:?}");
+        }
+        assert!(
+            !ops.iter().any(|o| o.ends_with('=')
+                && o != "=="
+                && o != "<="
+                && o != ">="
+                && o != "!="),
+            "{ops:?}"
+        );
+    }
+
+    #[test]
     fn all_errors_are_reported_at_once() {
         // Two references outside a call's arguments, and a variable that is not an array indexed.
         let (_, errors) =
