@@ -538,6 +538,19 @@ pub mod rustc {
         tuple.0 + tuple.1 * 2.0 + tuple.2 * 3.0 * tuple.0
     }
 
+    // A tuple of constants passed by reference to a plain function stays as written (the tuples'
+    // split, passing parts to `weighted(&t)` below, took it for a call of a split function).
+    fn tuple_sum(t: &(f64, f64)) -> f64 {
+        t.0 + t.1
+    }
+
+    // (Not at `order = 2`: its generic copy passes `&(__S, __S)` to `tuple_sum`, E0308.)
+    #[differentiable]
+    pub fn constant_tuple_to_helper(x: f64) -> f64 {
+        let c = (1.0, 2.0);
+        x * x * tuple_sum(&c)
+    }
+
     // Called with `&t` of a local tuple and with `&(..)` of a tuple built in place.
     #[differentiable(order = 2)]
     pub fn weighted_caller(a: f64, b: f64) -> f64 {
@@ -1325,6 +1338,9 @@ fn rustc_tuples_of_references() {
         let (_, _, h) = rustc::weighted_hessian(&(a, b, c));
         let e = [0.0, 0.0, 3.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0];
         assert_vec_near(&h.concat(), &e, 1e-14, "weighted''");
+        let (v, g) = rustc::constant_tuple_to_helper_grad(a);
+        assert_near(v, 3.0 * a * a, 1e-15, 1.0, "constant_tuple_to_helper");
+        assert_near(g, 6.0 * a, 1e-15, 1.0, "constant_tuple_to_helper'");
         // (a + 2 b + 3 a^2 b) + (b + 2 a + 3 b): 3a + 6b + 3a^2 b
         let (v, g, h) = rustc::weighted_caller_hessian(a, b);
         assert_near(

@@ -70,6 +70,7 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
     let mut names = ArrayNames::default();
     for input in &item.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
+        bound_names(&pt.pat, &mut names.from_params);
         match (&*pt.pat, tuple_elems(&pt.ty)) {
             (Pat::Ident(pi), Some(elems))
                 if elems.iter().any(|e| signature::nesting_depth(e) > 0) =>
@@ -102,6 +103,18 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
     }
 }
 
+/// The names a parameter pattern binds (`x`, `(a, b)`).
+fn bound_names(pat: &Pat, names: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(pi) => names.push(pi.ident.to_string()),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| bound_names(p, names)),
+        Pat::Type(t) => bound_names(&t.pat, names),
+        Pat::Reference(r) => bound_names(&r.pat, names),
+        Pat::Paren(p) => bound_names(&p.pat, names),
+        _ => {}
+    }
+}
+
 /// The names that hold arrays and tuples holding arrays, as the syntax shows them.
 #[derive(Default)]
 struct ArrayNames {
@@ -111,6 +124,10 @@ struct ArrayNames {
     /// Tuple parameters and locals bound to a tuple literal (`let t = (a, b);`), with their arity: `&t`
     /// passed to a call is a reference to a tuple, whose callee (`g(t: &(f64, f64))`) is split.
     tuple_names: Vec<(String, usize)>,
+    /// The parameters, and the locals whose value names one of them (directly or through other such
+    /// locals): what may be differentiated. A tuple of constants passed by reference (`helper(&t)` of
+    /// `let t = (1.0, 2.0);`) may go to a plain function, which is not split, and is left as written.
+    from_params: Vec<String>,
     /// Is there a call with a tuple argument at all?
     any_call: bool,
 }
@@ -142,12 +159,30 @@ impl ArrayNames {
         }
     }
 
-    /// The parts of a tuple behind a reference passed to a call, `&(a, b)` or `&t` of a tuple name.
+    /// Does `expr` name a parameter or a local computed from one?
+    fn mentions_params(&self, expr: &Expr) -> bool {
+        use syn::visit::Visit;
+        struct Mentions<'a>(&'a [String], bool);
+        impl<'ast> syn::visit::Visit<'ast> for Mentions<'_> {
+            fn visit_path(&mut self, p: &'ast syn::Path) {
+                if let Some(ident) = p.get_ident() {
+                    self.1 |= self.0.iter().any(|n| ident == n);
+                }
+                syn::visit::visit_path(self, p);
+            }
+        }
+        let mut mentions = Mentions(&self.from_params, false);
+        mentions.visit_expr(expr);
+        mentions.1
+    }
+
+    /// The parts of a tuple behind a reference passed to a call, `&(a, b)` or `&t` of a tuple name, when
+    /// it holds something computed from the parameters.
     fn referenced_parts(&self, expr: &Expr) -> Option<Vec<Expr>> {
         let Expr::Reference(r) = expr else {
             return None;
         };
-        if r.mutability.is_some() {
+        if r.mutability.is_some() || !self.mentions_params(&r.expr) {
             return None;
         }
         let mut inner = &*r.expr;
@@ -191,6 +226,13 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
             other => (other, None),
         };
         let Pat::Ident(pi) = pat else { return };
+        if local
+            .init
+            .as_ref()
+            .is_some_and(|i| self.mentions_params(&i.expr))
+        {
+            self.from_params.push(pi.ident.to_string());
+        }
         let arity = match (
             ty.and_then(tuple_elems),
             local.init.as_ref().map(|i| &*i.expr),
@@ -1028,5 +1070,16 @@ mod tests {
         assert!(body.contains("__g_split (a , 1.0)"), "{body}");
         assert!(body.contains("__g_split (p . 0 , p . 1)"), "{body}");
         assert!(body.contains("h (t)"), "{body}");
+        // A tuple of constants may go to a plain function: left as written.
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64) -> f64 {
+                let c = (1.0, 2.0);
+                a * helper(&c) * helper(&(1.0, 3.0))
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("helper (& c)"), "{body}");
+        assert!(body.contains("helper (& (1.0 , 3.0))"), "{body}");
     }
 }
