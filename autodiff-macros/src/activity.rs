@@ -577,6 +577,34 @@ impl Pass<'_> {
         }
     }
 
+    // Input:  type Real = f32;  fn f(x: Real) -> f32 { x * x.sin() }
+    // Output: the error below.
+    /// Reports an operand of a float operation (`what`: an operator, a float function) that holds a
+    /// parameter struct: a parameter of a type the macro does not know for a float is taken for a struct
+    /// (a type alias of a float then passes for one through the floats' `Differentiable` impls), and
+    /// arithmetic on it generated code that did not compile.
+    fn struct_read_as_float(&mut self, var: Var, operands: &[&Operand], what: &str) -> bool {
+        if !self.report {
+            return false;
+        }
+        let Some(ty) = operands.iter().find_map(|o| match self.activity.kind(o) {
+            Kind::Struct(ty) => Some(quote::ToTokens::to_token_stream(&ty).to_string()),
+            _ => None,
+        }) else {
+            return false;
+        };
+        self.errors.at(
+            self.f.vars[var.0 as usize].span,
+            format!(
+                "{what} reads a value of type `{ty}` as a float, and the macro takes `{ty}` for a parameter \
+                 struct: a float parameter is written `f64`, `f32` or a type parameter bounded by `Float` (a \
+                 type alias of a float is not seen through: write the float type itself); a struct is read \
+                 by its fields (`p.x`), and its own methods are called by their path (`{ty}::method(p, ..)`)"
+            ),
+        );
+        true
+    }
+
     fn value(&mut self, var: Var, value: &Value) -> (Kind, bool) {
         self.component_uses(value);
         let a = &self.activity;
@@ -586,6 +614,11 @@ impl Pass<'_> {
             Value::Unary(_, o) => (a.kind(o), a.is_active(o)),
             Value::Binary(op, l, r) => match op {
                 BinOp::Add(_) | BinOp::Sub(_) | BinOp::Mul(_) | BinOp::Div(_) | BinOp::Rem(_) => {
+                    let what = format!("`{}`", quote::ToTokens::to_token_stream(op));
+                    if self.struct_read_as_float(var, &[l, r], &what) {
+                        return (Kind::Unknown, false);
+                    }
+                    let a = &self.activity;
                     (a.kind(l).join(&a.kind(r)), any_active)
                 }
                 op if crate::ir::is_comparison(op) => (Kind::Bool, false),
@@ -627,6 +660,20 @@ impl Pass<'_> {
             }
             Value::Float { func, args, .. } => {
                 let float_args = func.float_args(args.len());
+                let floats: Vec<&Operand> = args
+                    .iter()
+                    .zip(&float_args)
+                    .filter(|(_, is_float)| **is_float)
+                    .map(|(o, _)| o)
+                    .collect();
+                let name = crate::ir::FloatFn::ALL
+                    .iter()
+                    .find(|(_, f, _)| f == func)
+                    .map_or("this function", |(n, _, _)| *n);
+                if self.struct_read_as_float(var, &floats, &format!("`{name}`")) {
+                    return (Kind::Unknown, false);
+                }
+                let a = &self.activity;
                 let kind = args
                     .iter()
                     .zip(&float_args)

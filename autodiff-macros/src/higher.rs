@@ -151,7 +151,11 @@ fn through_shadow(
         {
             errors.spanned(
                 &p.ty,
-                format!("with `order = K`, a function returning `{float}` must use `{float}` for all its floats"),
+                format!(
+                    "with `order = K`, a function returning `{float}` must use `{float}` for all its floats \
+                     (its Hessian runs on dual numbers of one float type): take this parameter as `{float}` \
+                     (callers convert with `as {float}`), or leave `order = K` out (its first order works)"
+                ),
             );
         }
     }

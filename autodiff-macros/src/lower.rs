@@ -1132,6 +1132,23 @@ impl Lowering<'_> {
                 BinOp::RemAssign(_) => {
                     self.assign(&b.left, Some(BinOp::Rem(Default::default())), &b.right)
                 }
+                // Of integers only (no float has them), but an assignment all the same: as a value
+                // (`Value::Binary(m >>= 1)`) it changed nothing the IR knows of, and was dropped.
+                BinOp::BitAndAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::BitAnd(Default::default())), &b.right)
+                }
+                BinOp::BitOrAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::BitOr(Default::default())), &b.right)
+                }
+                BinOp::BitXorAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::BitXor(Default::default())), &b.right)
+                }
+                BinOp::ShlAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::Shl(Default::default())), &b.right)
+                }
+                BinOp::ShrAssign(_) => {
+                    self.assign(&b.left, Some(BinOp::Shr(Default::default())), &b.right)
+                }
                 op => {
                     let left = self.lower_expr(&b.left, None);
                     let right = self.lower_expr(&b.right, None);
@@ -1668,6 +1685,35 @@ mod tests {
         assert!(values.iter().any(|v| matches!(v,
             Value::Call { callee, by_ref, .. }
                 if callee.to_token_stream().to_string() == ":: autodiff :: __private :: at" && by_ref[0])));
+    }
+
+    #[test]
+    fn integer_compound_assignments_are_assignments() {
+        // Each of `>>=`, `<<=`, `&=`, `|=`, `^=` is the binary operation on the current value, which the
+        // loop carries: a `Value::Binary` of the compound operator (a unit value, dropped) wrote nothing.
+        let (f, errors) = lowered(
+            "fn f(x: f64, n: u32) -> f64 { let mut m = n; let mut s = 0.0; \
+               for _ in 0..3 { m >>= 1; m <<= 2; m &= 7; m |= 1; m ^= 2; s += x * m as f64; } s }",
+        );
+        assert_eq!(errors, 0);
+        let ops: Vec<String> = values(&f)
+            .iter()
+            .filter_map(|v| match v {
+                Value::Binary(op, _, _) => Some(op.to_token_stream().to_string()),
+                _ => None,
+            })
+            .collect();
+        for op in [">>", "<<", "&", "|", "^"] {
+            assert!(ops.iter().any(|o| o == op), "{op} in {ops:?}");
+        }
+        assert!(
+            !ops.iter().any(|o| o.ends_with('=')
+                && o != "=="
+                && o != "<="
+                && o != ">="
+                && o != "!="),
+            "{ops:?}"
+        );
     }
 
     #[test]

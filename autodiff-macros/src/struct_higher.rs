@@ -113,7 +113,8 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
             "`order = K` on a function that passes a parameter struct, or a field of one, on whole to a call \
              (`g(p, ..)`, `g(&p.inner)`) is supported for a function returning `f64` whose parameter structs \
              are all differentiated and have no float type parameter: this one is not, so read the fields in \
-             this function, writing the callee's computation out",
+             this function, writing the callee's computation out (a parameter of a type alias of a float, \
+             `type Real = f32;`, is taken for a struct: write the float type itself)",
         );
     }
     let scalar = match &s.sig.ret_ty {

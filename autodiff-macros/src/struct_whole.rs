@@ -691,7 +691,9 @@ fn whole_function(
         return Err(syn::Error::new_spanned(
             left,
             "with `order = K`, a parameter struct (or a struct field) is passed on whole only as an argument of \
-             a call (`g(p, x)`, `g(&p.inner)`, `self.other(x)`): read its fields here, or pass it to a function",
+             a call (`g(p, x)`, `g(&p.inner)`, `self.other(x)`): read its fields here, or pass it to a function \
+             (a parameter of a type alias of a float, `type Real = f64;`, is taken for a struct: write the \
+             float type itself)",
         ));
     }
     let item = s.item;

@@ -70,6 +70,7 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
     let mut names = ArrayNames::default();
     for input in &item.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
+        bound_names(&pt.pat, &mut names.from_params);
         match (&*pt.pat, tuple_elems(&pt.ty)) {
             (Pat::Ident(pi), Some(elems))
                 if elems.iter().any(|e| signature::nesting_depth(e) > 0) =>
@@ -79,6 +80,9 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
                     .map(|e| signature::nesting_depth(e) > 0)
                     .collect();
                 names.tuples.push((pi.ident.to_string(), arrays));
+            }
+            (Pat::Ident(pi), Some(elems)) if elems.len() > 1 => {
+                names.tuple_names.push((pi.ident.to_string(), elems.len()));
             }
             (Pat::Ident(pi), None) if signature::nesting_depth(&pt.ty) > 0 => {
                 names.arrays.push(pi.ident.to_string());
@@ -99,12 +103,31 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
     }
 }
 
+/// The names a parameter pattern binds (`x`, `(a, b)`).
+fn bound_names(pat: &Pat, names: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(pi) => names.push(pi.ident.to_string()),
+        Pat::Tuple(t) => t.elems.iter().for_each(|p| bound_names(p, names)),
+        Pat::Type(t) => bound_names(&t.pat, names),
+        Pat::Reference(r) => bound_names(&r.pat, names),
+        Pat::Paren(p) => bound_names(&p.pat, names),
+        _ => {}
+    }
+}
+
 /// The names that hold arrays and tuples holding arrays, as the syntax shows them.
 #[derive(Default)]
 struct ArrayNames {
     arrays: Vec<String>,
     /// Tuple parameters holding arrays, with which of their parts are arrays.
     tuples: Vec<(String, Vec<bool>)>,
+    /// Tuple parameters and locals bound to a tuple literal (`let t = (a, b);`), with their arity: `&t`
+    /// passed to a call is a reference to a tuple, whose callee (`g(t: &(f64, f64))`) is split.
+    tuple_names: Vec<(String, usize)>,
+    /// The parameters, and the locals whose value names one of them (directly or through other such
+    /// locals): what may be differentiated. A tuple of constants passed by reference (`helper(&t)` of
+    /// `let t = (1.0, 2.0);`) may go to a plain function, which is not split, and is left as written.
+    from_params: Vec<String>,
     /// Is there a call with a tuple argument at all?
     any_call: bool,
 }
@@ -136,6 +159,54 @@ impl ArrayNames {
         }
     }
 
+    /// Does `expr` name a parameter or a local computed from one?
+    fn mentions_params(&self, expr: &Expr) -> bool {
+        use syn::visit::Visit;
+        struct Mentions<'a>(&'a [String], bool);
+        impl<'ast> syn::visit::Visit<'ast> for Mentions<'_> {
+            fn visit_path(&mut self, p: &'ast syn::Path) {
+                if let Some(ident) = p.get_ident() {
+                    self.1 |= self.0.iter().any(|n| ident == n);
+                }
+                syn::visit::visit_path(self, p);
+            }
+        }
+        let mut mentions = Mentions(&self.from_params, false);
+        mentions.visit_expr(expr);
+        mentions.1
+    }
+
+    /// The parts of a tuple behind a reference passed to a call, `&(a, b)` or `&t` of a tuple name, when
+    /// it holds something computed from the parameters.
+    fn referenced_parts(&self, expr: &Expr) -> Option<Vec<Expr>> {
+        let Expr::Reference(r) = expr else {
+            return None;
+        };
+        if r.mutability.is_some() || !self.mentions_params(&r.expr) {
+            return None;
+        }
+        let mut inner = &*r.expr;
+        while let Expr::Paren(p) = inner {
+            inner = &p.expr;
+        }
+        match inner {
+            Expr::Tuple(t) if t.elems.len() > 1 => Some(t.elems.iter().cloned().collect()),
+            Expr::Path(p) => {
+                let ident = p.path.get_ident()?;
+                let (_, arity) = self.tuple_names.iter().rev().find(|(n, _)| ident == n)?;
+                Some(
+                    (0..*arity)
+                        .map(|i| {
+                            let index = syn::Index::from(i);
+                            syn::parse_quote!(#inner.#index)
+                        })
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
+    }
+
     /// Which parts of the tuple parameter `expr` names are arrays.
     fn tuple_parts(&self, expr: &Expr) -> Option<&[bool]> {
         let Expr::Path(p) = expr else { return None };
@@ -155,6 +226,24 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
             other => (other, None),
         };
         let Pat::Ident(pi) = pat else { return };
+        if local
+            .init
+            .as_ref()
+            .is_some_and(|i| self.mentions_params(&i.expr))
+        {
+            self.from_params.push(pi.ident.to_string());
+        }
+        let arity = match (
+            ty.and_then(tuple_elems),
+            local.init.as_ref().map(|i| &*i.expr),
+        ) {
+            (Some(elems), _) => elems.len(),
+            (None, Some(Expr::Tuple(t))) => t.elems.len(),
+            _ => 0,
+        };
+        if arity > 1 {
+            self.tuple_names.push((pi.ident.to_string(), arity));
+        }
         let array = ty.is_some_and(|t| signature::nesting_depth(t) > 0)
             || local.init.as_ref().is_some_and(|i| self.is_array(&i.expr));
         if array {
@@ -165,7 +254,7 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
         self.any_call |= c
             .args
             .iter()
-            .any(|a| matches!(a, Expr::Tuple(_) | Expr::Path(_)));
+            .any(|a| matches!(a, Expr::Tuple(_) | Expr::Path(_) | Expr::Reference(_)));
         syn::visit::visit_expr_call(self, c);
     }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
@@ -181,6 +270,12 @@ impl VisitMut for ArrayNames {
             let mut inner = arg;
             while let Expr::Paren(p) = inner {
                 inner = &p.expr;
+            }
+            if let Some(parts) = self.referenced_parts(inner) {
+                // `g(&t)`: `g` takes `&(..)`, so it is split.
+                args.extend(parts);
+                flattened = true;
+                continue;
             }
             match inner {
                 Expr::Tuple(t) if t.elems.iter().any(|e| self.is_array(e)) => {
@@ -277,12 +372,19 @@ pub(crate) fn expand(
     quote!(#item #expanded #items)
 }
 
-/// Is `ty` a tuple one of whose parts is an array, slice, `Vec` or matrix (of floats or not)?
+/// Is `ty` a tuple one of whose parts is an array, slice, `Vec` or matrix (of floats or not), or a
+/// reference (`(&f32, &f32)`), or a reference to a tuple (`&(f64, f64, f64)`)? Those are split too: the
+/// intermediate form holds neither a reference inside a value nor a tuple behind one.
 fn holds_array(ty: &Type) -> bool {
     match ty {
         Type::Paren(p) => holds_array(&p.elem),
+        Type::Reference(r) if r.mutability.is_none() => {
+            matches!(tuple_elems(&r.elem), Some(elems) if elems.len() > 1)
+        }
         Type::Tuple(t) => t.elems.iter().any(|e| {
-            signature::nesting_depth(e) > 0 || matches!(e, Type::Tuple(_) | Type::Paren(_))
+            signature::nesting_depth(e) > 0
+                || matches!(e, Type::Tuple(_) | Type::Paren(_))
+                || matches!(e, Type::Reference(r) if r.mutability.is_none())
         }),
         _ => false,
     }
@@ -307,6 +409,10 @@ fn parts_named(item: &syn::ItemFn, split: &Split, name: &Ident) -> Option<Vec<Id
 fn tuple_elems(ty: &Type) -> Option<Vec<&Type>> {
     match ty {
         Type::Paren(p) => tuple_elems(&p.elem),
+        // `t: &(f64, f64)`: its parts read as `t.0`, `t.1` (a field of a reference auto-derefs).
+        Type::Reference(r) if r.mutability.is_none() && !matches!(&*r.elem, Type::Reference(_)) => {
+            tuple_elems(&r.elem)
+        }
         Type::Tuple(t) if !t.elems.is_empty() => Some(t.elems.iter().collect()),
         _ => None,
     }
@@ -325,6 +431,22 @@ fn supported_part(ty: &Type, float_params: &[Ident]) -> bool {
         || matches!(ty, Type::Reference(r) if r.mutability.is_none() && float(&r.elem))
         || signature::array_shape(ty, float_params).is_some()
         || signature::matrix_shape(ty, float_params).is_some()
+}
+
+/// `T` of a part `&T` of a tuple, `T` a float.
+fn float_behind_reference<'a>(ty: &'a Type, float_params: &[Ident]) -> Option<&'a Type> {
+    match ty {
+        Type::Reference(r)
+            if r.mutability.is_none()
+                && matches!(
+                    signature::kind_of_type(&r.elem, float_params),
+                    crate::ir::Kind::Float(_)
+                ) =>
+        {
+            Some(&r.elem)
+        }
+        _ => None,
+    }
 }
 
 /// The split copy of `item`, reporting each part it cannot take.
@@ -421,9 +543,19 @@ fn split(item: &syn::ItemFn, float_params: &[Ident], errors: &mut Errors) -> Spl
                     );
                     // `mut p` makes every part writable, as the tuple's fields are.
                     let mutability = pi.mutability;
-                    inputs.push(syn::parse_quote!(#mutability #part: #ty));
                     let index = syn::Index::from(i);
-                    source.push(quote!(#name.#index));
+                    match float_behind_reference(ty, float_params) {
+                        // `x: (&f32, &f32)`: the part is the float (`*x.0`), which the body's `x.0 * x.1`
+                        // multiplies as it multiplies the references.
+                        Some(float) => {
+                            inputs.push(syn::parse_quote!(#mutability #part: #float));
+                            source.push(quote!(*#name.#index));
+                        }
+                        None => {
+                            inputs.push(syn::parse_quote!(#mutability #part: #ty));
+                            source.push(quote!(#name.#index));
+                        }
+                    }
                     parts.push(part);
                 }
                 renames.push((name.clone(), parts.clone()));
@@ -897,5 +1029,57 @@ fn tuple_or_single(items: &[TokenStream]) -> TokenStream {
     match items {
         [one] => one.clone(),
         many => quote!((#(#many,)*)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(text: &str) -> Type {
+        syn::parse_str(text).expect("a type")
+    }
+
+    #[test]
+    fn references_in_and_to_tuples_are_split() {
+        assert!(holds_array(&ty("(&f32, &f32)")));
+        assert!(holds_array(&ty("&(f64, f64, f64)")));
+        assert!(holds_array(&ty("(f64, [f64; 2])")));
+        assert!(!holds_array(&ty("(f64, f64)")));
+        assert!(!holds_array(&ty("&f64")));
+        assert!(!holds_array(&ty("&(f64,)")));
+        assert!(!holds_array(&ty("(&mut f64, f64)")));
+        assert_eq!(tuple_elems(&ty("&(f64, f32)")).map(|e| e.len()), Some(2));
+        assert!(tuple_elems(&ty("&mut (f64, f32)")).is_none());
+        let float = ty("&f64");
+        assert!(float_behind_reference(&float, &[]).is_some());
+        assert!(float_behind_reference(&ty("&[f64]"), &[]).is_none());
+    }
+
+    #[test]
+    fn a_reference_to_a_tuple_passes_its_parts() {
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64, p: (f64, f64)) -> f64 {
+                let t = (a, a * a);
+                g(&t) + g(&(a, 1.0)) + g(&p) + h(t)
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("__g_split (t . 0 , t . 1)"), "{body}");
+        assert!(body.contains("__g_split (a , 1.0)"), "{body}");
+        assert!(body.contains("__g_split (p . 0 , p . 1)"), "{body}");
+        assert!(body.contains("h (t)"), "{body}");
+        // A tuple of constants may go to a plain function: left as written.
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64) -> f64 {
+                let c = (1.0, 2.0);
+                a * helper(&c) * helper(&(1.0, 3.0))
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("helper (& c)"), "{body}");
+        assert!(body.contains("helper (& (1.0 , 3.0))"), "{body}");
     }
 }
