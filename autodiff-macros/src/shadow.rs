@@ -1776,6 +1776,18 @@ fn constant_tuple_reference(e: &Expr) -> bool {
     matches!(e, Expr::Reference(r) if r.mutability.is_none() && constant_tuple(&r.expr))
 }
 
+/// Is `p` the path of a function (`tuple_sum`, `m::f`, `Self::f`), not of a tuple struct or variant
+/// (`Some`, `Point`), whose value the body may go on to read as the copy's floats?
+fn function_path(p: &syn::ExprPath) -> bool {
+    p.qself.is_none()
+        && p.path.segments.last().is_some_and(|last| {
+            last.ident
+                .to_string()
+                .trim_start_matches("r#")
+                .starts_with(|c: char| c.is_lowercase() || c == '_')
+        })
+}
+
 /// The local an argument passes whole, `c` or `&c`.
 fn argument_name(e: &Expr) -> Option<String> {
     match e {
@@ -1821,7 +1833,7 @@ fn constant_tuples_for_calls(item: &syn::ItemFn, active_calls: &[String]) -> Vec
             syn::visit::visit_expr_path(self, p);
         }
         fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-            let plain = matches!(&*call.func, Expr::Path(p) if p.qself.is_none()
+            let plain = matches!(&*call.func, Expr::Path(p) if function_path(p)
                 && !self.active.contains(&p.path.to_token_stream().to_string()));
             if plain {
                 self.in_calls
@@ -2272,7 +2284,7 @@ impl VisitMut for Rewrite<'_> {
                 // `tuple_sum(&c)` of a tuple of constants kept as written (`kept_tuples`), or `tuple_sum(&(1.0,
                 // 2.0))` of one built in place, which stays as written: a call of a
                 // function without derivatives on constants, whose result `lift` makes the copy's float.
-                if p.qself.is_none()
+                if function_path(p)
                     && call.args.iter().any(|a| {
                         argument_name(a).is_some_and(|n| self.kept_tuples.contains(&n))
                             || constant_tuple_reference(a)
@@ -2591,6 +2603,18 @@ mod tests {
                 x * sum(&c) * sum(&(0.5, 1.5)) + d.0 * x + g(&e)
             }
         ));
+        // Passed to a tuple struct or a variant: rewritten as before.
+        let o = body(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let c = (1.0, 2.0);
+                let p = Pair(c);
+                x * p.0 .0
+            }
+        ));
+        assert!(
+            o.contains("let c = (:: autodiff :: __private :: lit"),
+            "{o}"
+        );
         // `c` is passed to `sum` alone: kept, and the calls' results lifted.
         assert!(b.contains("let c = (1.0 , (2.0 , - 0.5)) ;"), "{b}");
         assert!(b.contains("lift :: < __S , _ > (sum (& c))"), "{b}");
