@@ -544,8 +544,8 @@ pub mod rustc {
         t.0 + t.1
     }
 
-    // (Not at `order = 2`: its generic copy passes `&(__S, __S)` to `tuple_sum`, E0308.)
-    #[differentiable]
+    // At `order = 2` too: its generic copy keeps the tuple as written (it passed `&(__S, __S)`, E0308).
+    #[differentiable(order = 2)]
     pub fn constant_tuple_to_helper(x: f64) -> f64 {
         let c = (1.0, 2.0);
         x * x * tuple_sum(&c)

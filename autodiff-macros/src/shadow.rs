@@ -130,6 +130,7 @@ pub(crate) fn shadow(
             .collect(),
         plain_calls: plain_calls.to_vec(),
         float_results,
+        kept_tuples: constant_tuples_for_calls(item, active_calls),
     };
     debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
@@ -475,6 +476,9 @@ struct Rewrite<'a> {
     plain_calls: Vec<PlainCall>,
     /// `CopyCalls::float_results`.
     float_results: bool,
+    /// The locals bound to a tuple of literals that the body only passes to calls it makes as written
+    /// (`constant_tuples_for_calls`): kept as written, their floats of the callee's type.
+    kept_tuples: Vec<String>,
 }
 
 /// `f64::EPSILON` and friends, and the `Float` method that gives the same value of a type parameter.
@@ -1753,6 +1757,119 @@ fn bindings(item: &syn::ItemFn) -> Vec<String> {
     bindings.0
 }
 
+/// Is `e` a tuple (nested or not) of literals alone, `(1.0, 2.0)`?
+fn constant_tuple(e: &Expr) -> bool {
+    match e {
+        Expr::Tuple(t) => {
+            !t.elems.is_empty()
+                && t.elems
+                    .iter()
+                    .all(|e| constant_tuple(e) || literals_only(e))
+        }
+        Expr::Paren(p) => constant_tuple(&p.expr),
+        _ => false,
+    }
+}
+
+/// `&(1.0, 2.0)`: a reference to a tuple of literals built in place.
+fn constant_tuple_reference(e: &Expr) -> bool {
+    matches!(e, Expr::Reference(r) if r.mutability.is_none() && constant_tuple(&r.expr))
+}
+
+/// Is `p` the path of a function (`tuple_sum`, `m::f`, `Self::f`), not of a tuple struct or variant
+/// (`Some`, `Point`), whose value the body may go on to read as the copy's floats?
+fn function_path(p: &syn::ExprPath) -> bool {
+    p.qself.is_none()
+        && p.path.segments.last().is_some_and(|last| {
+            last.ident
+                .to_string()
+                .trim_start_matches("r#")
+                .starts_with(|c: char| c.is_lowercase() || c == '_')
+        })
+}
+
+/// The local an argument passes whole, `c` or `&c`.
+fn argument_name(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        Expr::Reference(r) if r.mutability.is_none() => argument_name(&r.expr),
+        Expr::Paren(p) => argument_name(&p.expr),
+        _ => None,
+    }
+}
+
+/// The locals of `item` bound once, by `let c = (1.0, 2.0);` (a tuple, nested or not, of literals alone),
+/// that the body uses only as whole arguments, `c` or `&c`, of calls of functions without derivatives
+/// (not in `active_calls`, not the function itself): `tuple_sum(&c)` of a plain `fn tuple_sum(t: &(f64,
+/// f64))`. The copy keeps them as written, of the callee's float type, where retyping their floats to the
+/// copy's `__S` would pass `&(__S, __S)` to the plain function (E0308). Nothing reads their floats as the
+/// copy's, so nothing else needs them so.
+fn constant_tuples_for_calls(item: &syn::ItemFn, active_calls: &[String]) -> Vec<String> {
+    struct Uses<'a> {
+        candidates: Vec<String>,
+        /// Every use of each candidate as a path, and those as an argument of a plain call.
+        all: Vec<String>,
+        in_calls: Vec<String>,
+        active: &'a [String],
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Uses<'_> {
+        fn visit_local(&mut self, local: &'ast syn::Local) {
+            if let (syn::Pat::Ident(p), Some(init)) = (&local.pat, &local.init) {
+                if p.by_ref.is_none()
+                    && p.mutability.is_none()
+                    && p.subpat.is_none()
+                    && init.diverge.is_none()
+                    && constant_tuple(&init.expr)
+                {
+                    self.candidates.push(p.ident.to_string());
+                }
+            }
+            syn::visit::visit_local(self, local);
+        }
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(name) = p.path.get_ident().filter(|_| p.qself.is_none()) {
+                self.all.push(name.to_string());
+            }
+            syn::visit::visit_expr_path(self, p);
+        }
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            let plain = matches!(&*call.func, Expr::Path(p) if function_path(p)
+                && !self.active.contains(&p.path.to_token_stream().to_string()));
+            if plain {
+                self.in_calls
+                    .extend(call.args.iter().filter_map(argument_name));
+            }
+            syn::visit::visit_expr_call(self, call);
+        }
+    }
+    let active: Vec<String> = active_calls
+        .iter()
+        .cloned()
+        .chain([item.sig.ident.to_string()])
+        .collect();
+    let mut uses = Uses {
+        candidates: Vec::new(),
+        all: Vec::new(),
+        in_calls: Vec::new(),
+        active: &active,
+    };
+    syn::visit::Visit::visit_block(&mut uses, &item.block);
+    let bindings = bindings(item);
+    let count = |names: &[String], name: &str| names.iter().filter(|n| *n == name).count();
+    let mut kept: Vec<String> = uses
+        .candidates
+        .iter()
+        .filter(|name| {
+            count(&bindings, name) == 1
+                && count(&uses.all, name) > 0
+                && count(&uses.all, name) == count(&uses.in_calls, name)
+        })
+        .cloned()
+        .collect();
+    kept.dedup();
+    kept
+}
+
 /// The names that `item`'s body declares or imports as float constants (see `Rewrite::constants`).
 fn float_constants(item: &syn::ItemFn, float: &str) -> Vec<String> {
     let mut names = Vec::new();
@@ -1963,6 +2080,10 @@ impl VisitMut for Rewrite<'_> {
     /// the annotation gives the other float type stays as written (it is no value of the copy's type); the
     /// rest is rewritten as usual.
     fn visit_local_mut(&mut self, local: &mut syn::Local) {
+        if matches!(&local.pat, syn::Pat::Ident(p) if self.kept_tuples.contains(&p.ident.to_string()))
+        {
+            return;
+        }
         let syn::Pat::Type(typed) = &local.pat else {
             return visit_mut::visit_local_mut(self, local);
         };
@@ -2157,6 +2278,23 @@ impl VisitMut for Rewrite<'_> {
                     }
                     // The result's type is the callee's, which only rustc sees: `lift` makes a float the
                     // copy's float type and leaves integers as they are.
+                    *expr = syn::parse_quote!(::autodiff::__private::lift::<#scalar, _>(#call));
+                    return;
+                }
+                // `tuple_sum(&c)` of a tuple of constants kept as written (`kept_tuples`), or `tuple_sum(&(1.0,
+                // 2.0))` of one built in place, which stays as written: a call of a
+                // function without derivatives on constants, whose result `lift` makes the copy's float.
+                if function_path(p)
+                    && call.args.iter().any(|a| {
+                        argument_name(a).is_some_and(|n| self.kept_tuples.contains(&n))
+                            || constant_tuple_reference(a)
+                    })
+                {
+                    call.args
+                        .iter_mut()
+                        .filter(|a| !constant_tuple_reference(a))
+                        .for_each(|a| self.visit_expr_mut(a));
+                    let scalar = self.scalar;
                     *expr = syn::parse_quote!(::autodiff::__private::lift::<#scalar, _>(#call));
                     return;
                 }
@@ -2453,6 +2591,63 @@ mod tests {
             .map(|s| s.to_token_stream().to_string())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    #[test]
+    fn constant_tuples_passed_to_calls_without_derivatives_keep_their_type() {
+        let b = body(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let c = (1.0, (2.0, -0.5));
+                let d = (1.0, 2.0);
+                let e = (3.0, 4.0);
+                x * sum(&c) * sum(&(0.5, 1.5)) + d.0 * x + g(&e)
+            }
+        ));
+        // Passed to a tuple struct or a variant: rewritten as before.
+        let o = body(syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let c = (1.0, 2.0);
+                let p = Pair(c);
+                x * p.0 .0
+            }
+        ));
+        assert!(
+            o.contains("let c = (:: autodiff :: __private :: lit"),
+            "{o}"
+        );
+        // `c` is passed to `sum` alone: kept, and the calls' results lifted.
+        assert!(b.contains("let c = (1.0 , (2.0 , - 0.5)) ;"), "{b}");
+        assert!(b.contains("lift :: < __S , _ > (sum (& c))"), "{b}");
+        assert!(
+            b.contains("lift :: < __S , _ > (sum (& (0.5 , 1.5)))"),
+            "{b}"
+        );
+        // `d` is read as a float of the copy's, `e` passed to `g`, a callee with derivatives.
+        assert!(
+            b.contains("let d = (:: autodiff :: __private :: lit"),
+            "{b}"
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let e = (3.0, 4.0);
+                x * g(&e)
+            }
+        );
+        let s = shadow(
+            &item,
+            "f64",
+            &name,
+            &["g".into()],
+            &[],
+            Locals::AllButMatrices,
+            false,
+        );
+        let b = s.block.to_token_stream().to_string();
+        assert!(
+            b.contains("let e = (:: autodiff :: __private :: lit"),
+            "{b}"
+        );
     }
 
     #[test]
