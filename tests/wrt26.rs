@@ -1,12 +1,48 @@
-//! Issue 26: a tuple of constants passed by reference to a plain function (no derivatives) at
-//! `order = 2`, whose generic copy retyped the tuple's floats to `__S` (E0308 at the call). Checked
-//! against analytic derivatives and central differences (`common::probe`, no code shared with the
-//! macro) at seeded points.
+//! Plain functions (no derivatives) called with constants, found by porting other AD projects' tests
+//! (tests/probe_ports26.rs), checked against analytic derivatives and central differences
+//! (`common::probe`, no code shared with the macro) at seeded points:
+//! - a tuple of constants passed by reference at `order = 2`, whose generic copy retyped the tuple's
+//!   floats to `__S` (E0308 at the call);
+//! - a float parameter that `wrt(..)` leaves out, passed to a plain function: an error at the call
+//!   (tests/ui/calls/wrt-excluded-parameter-to-plain-function.rs: the items other differentiable
+//!   functions call differentiate every float parameter), whose note says to pass `stop_gradient(t)`.
 
 mod common;
 
-use autodiff::differentiable;
+use autodiff::{differentiable, stop_gradient};
 use common::probe::*;
+
+fn bump(x: f64, t: f64) -> f64 {
+    if x + t > 1.0 {
+        5.0 * t
+    } else {
+        t * t
+    }
+}
+
+/// `t` outside `wrt(..)` passed to a plain function, as the error's note says to write it.
+#[differentiable(wrt(u))]
+fn g(u: &[f64], t: f64) -> f64 {
+    u[0] * u[0] * u[1] + bump(0.5, stop_gradient(t)) * u[1]
+}
+
+#[test]
+fn wrt_excluded_parameter_through_stop_gradient() {
+    let mut lcg = Lcg::new(2603);
+    for _ in 0..20 {
+        let u = [lcg.uniform(-2.0, 2.0), lcg.uniform(-2.0, 2.0)];
+        let t = lcg.uniform(-1.0, 2.0);
+        let (v, grad) = g_grad(&u, t);
+        let b = bump(0.5, t);
+        assert_near(v, u[0] * u[0] * u[1] + b * u[1], 1e-14, 1.0, "g");
+        assert_near(grad[0], 2.0 * u[0] * u[1], 1e-14, 1.0, "dg/du0");
+        assert_near(grad[1], u[0] * u[0] + b, 1e-14, 1.0, "dg/du1");
+        let f0 = |a: f64| g(&[a, u[1]], t);
+        let f1 = |a: f64| g(&[u[0], a], t);
+        assert_near(grad[0], fd1(&f0, u[0], 1e-6), 1e-7, 1.0, "dg/du0 fd");
+        assert_near(grad[1], fd1(&f1, u[1], 1e-6), 1e-7, 1.0, "dg/du1 fd");
+    }
+}
 
 fn tuple_sum(t: &(f64, f64)) -> f64 {
     t.0 + t.1
