@@ -587,6 +587,21 @@ impl Lowering<'_> {
         }
         // `m[i][j] = value` of a matrix: a store into its flat array.
         let matrix = self.matrix_row(&target.expr);
+        // `m[i] = row` of a matrix (or an item above the rows of a deeper nested array): the flat
+        // array holds floats, not rows, so the row is written entry by entry, the value first and then
+        // the index, as Rust evaluates them.
+        if matrix.is_none() && self.nested_prefix(&target.expr).is_some() {
+            if op.is_some() {
+                self.errors.spanned(
+                    target,
+                    "a compound assignment to a whole row of a matrix is not supported: write its \
+                     entries (`for j in 0..n { m[i][j] += row[j]; }`)",
+                );
+                return;
+            }
+            self.store_row(target, rhs);
+            return;
+        }
         let Some(array) = matrix
             .as_ref()
             .map(|(flat, ..)| *flat)
@@ -662,6 +677,37 @@ impl Lowering<'_> {
             index,
             value,
         });
+    }
+
+    // Input:  m[i] = row;
+    // Output: { let __row_value = row; let __row_index = i;
+    //           (a panic unless __row_value.len() == m[__row_index].len(), as `asserts.rs` writes it)
+    //           for __row_entry in 0..__row_value.len() {
+    //               m[__row_index][__row_entry] = __row_value[__row_entry];
+    //           } }
+    /// `m[i] = row` of a matrix, lowered as the entry-by-entry copy it is (the row of a deeper nested
+    /// array the same way, one level at a time). The generated items keep a matrix flat, with fixed
+    /// rows: a row of another length, which the function itself allows, panics there instead of
+    /// writing into the next row.
+    fn store_row(&mut self, target: &syn::ExprIndex, rhs: &Expr) {
+        let span = target.span();
+        let (matrix, index) = (&target.expr, &target.index);
+        let message = "a row of a matrix assigned whole keeps its length in the generated items, \
+                       which store the matrix flat";
+        let copy: Expr = syn::parse_quote_spanned! {span=>
+            {
+                let __row_value = #rhs;
+                let __row_index = #index;
+                let mut __row_check = [0usize; 1];
+                if __row_value.len() != #matrix[__row_index].len() {
+                    __row_check[0] = ::autodiff::__private::assertion_failed(#message);
+                }
+                for __row_entry in 0..__row_value.len() {
+                    #matrix[__row_index][__row_entry] = __row_value[__row_entry];
+                }
+            }
+        };
+        self.lower_expr(&copy, None);
     }
 
     /// `vec![v; n]` and `vec![a, b, c]`; `vec![vec![v; c]; r]` and `vec![vec![a, b], vec![c, d]]` are
