@@ -19,6 +19,12 @@
 //!   `test_multiple_rule_invocations`' expit in a scan, `test_hard_stuff3`'s relu, `x² y`) at first and
 //!   second order, with the Hessians `jax.hessian` gives for them.
 //!
+//! - PyTorch `test/test_autograd.py` and `test/autograd/test_functional.py`: `test_hessian_vector`,
+//!   `sinc`, `xlogy`, `logaddexp`, `lerp`/`addcmul`/`addcdiv`, the activations of `nn.functional`
+//!   (softplus with its threshold, elu, selu, silu, mish, tanh-gelu, hardswish), `trapezoid`, `cdist`,
+//!   the functional tests' reducers, `exp_reducer` and `adder` (vector results and their Jacobians), a
+//!   custom `autograd.Function` saving its result, and `test_grad_nonleaf`'s descent steps.
+//!
 //! Every derivative is checked against central differences (`common::probe`) at seeded points and
 //! against the derivative worked out by hand where it is short; `_jvp` against `_grad`, `order = 2`
 //! Hessians against differences of `_grad`.
@@ -37,6 +43,7 @@
 mod common;
 
 use common::probe::*;
+use std::f64::consts::PI;
 
 const POINTS: usize = 10;
 
@@ -92,8 +99,8 @@ pub mod tangent {
     }
 
     // `det` of any size as numeric code computes it: Gaussian elimination with partial pivoting on a
-    // copy, the sign flipped at each swap. `a.swap(p, k)` of the rows is rejected (a spanned error:
-    // `.swap()` is not supported on a matrix), so the rows are swapped entry by entry.
+    // copy, the rows swapped with `swap` and the sign flipped at each swap (`.swap()` of a matrix's
+    // rows was rejected: `found::swaps`).
     #[differentiable(order = 2)]
     pub fn det_lu(m: &[Vec<f64>]) -> f64 {
         let n = m.len();
@@ -107,11 +114,7 @@ pub mod tangent {
                 }
             }
             if p != k {
-                for j in 0..n {
-                    let t = a[p][j];
-                    a[p][j] = a[k][j];
-                    a[k][j] = t;
-                }
+                a.swap(p, k);
                 det = -det;
             }
             let pivot = a[k][k];
@@ -701,6 +704,39 @@ pub mod found {
         c[1][0][1] * m[2][1] + m[1][0] * m[1][1] + c[0][1][0]
     }
 
+    // `.swap(i, j)` of a local `Vec`, of an output parameter (whose incoming values are read), of an
+    // array and of the rows of a matrix: an error ("not supported on a slice or `Vec`", "on a matrix")
+    // before; a user's sort by swaps, a reversal in place, a pivoting step.
+    #[differentiable(order = 2)]
+    pub fn swaps(x: &[f64], out: &mut [f64]) -> f64 {
+        let mut v = x.to_vec();
+        for i in 1..v.len() {
+            let mut j = i;
+            while j > 0 && v[j - 1] > v[j] {
+                v.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        let n = out.len();
+        for i in 0..n / 2 {
+            out.swap(i, n - 1 - i);
+        }
+        let mut pair = [x[0], x[1] * x[1]];
+        pair.swap(0, 1);
+        let mut m = vec![vec![x[0], x[1]], vec![x[2] * x[2], 1.0]];
+        m.swap(0, 1);
+        let weighted: f64 = v.iter().enumerate().map(|(i, a)| (i + 1) as f64 * a).sum();
+        weighted + out[0] * x[0] + pair[0] * m[0][0] + m[1][1]
+    }
+
+    // Rows of different lengths swapped: valid Rust, which the generated items refuse.
+    #[differentiable]
+    pub fn ragged_swap(x: &[f64]) -> f64 {
+        let mut m = vec![vec![x[0]; 2], vec![x[1]; 3]];
+        m.swap(0, 1);
+        m[0][2] * m[1][1]
+    }
+
     // A row of a `Vec<Vec<f64>>` replaced by one of another length: the function allows it, the
     // generated items (which keep the matrix flat) panic rather than write into the next row.
     #[differentiable(order = 2)]
@@ -708,6 +744,153 @@ pub mod found {
         let mut h = vec![vec![0.0; 2]; 2];
         h[0] = vec![x[0]; n];
         h[0].iter().sum::<f64>() * x[1] + h[1][0]
+    }
+}
+
+/// PyTorch `test/test_autograd.py` (and `test/autograd/test_functional.py`): functions checked there
+/// with `gradcheck`/`gradgradcheck`, `torch.autograd.functional.hessian`/`hvp`/`jacobian`, and a
+/// custom `autograd.Function`.
+pub mod torch {
+    use autodiff::{custom_gradient, differentiable};
+    use std::f64::consts::PI;
+
+    // `test_hessian_vector`: `z = x**2 + y*x + y**2`, backward of the sum.
+    #[differentiable(order = 2)]
+    pub fn hessian_vector(x: &[f64], y: &[f64]) -> f64 {
+        x.iter().zip(y).map(|(&a, &b)| a * a + b * a + b * b).sum()
+    }
+
+    // `test_sinc`: `sinc(x) = sin(πx)/(πx)`, 1 at 0.
+    #[differentiable(order = 2)]
+    pub fn sinc(x: f64) -> f64 {
+        if x == 0.0 {
+            1.0
+        } else {
+            (PI * x).sin() / (PI * x)
+        }
+    }
+
+    // `test_xlogy` and `test_logaddexp`: `x log y` (0 at x = 0) and a stable `log(eᵃ + eᵇ)`.
+    #[differentiable(order = 2)]
+    pub fn xlogy_logaddexp(x: f64, y: f64) -> f64 {
+        let xlogy = if x == 0.0 { 0.0 } else { x * y.ln() };
+        let m = x.max(y);
+        let lae = m + ((x - m).exp() + (y - m).exp()).ln();
+        xlogy + lae
+    }
+
+    // `test_lerp`, `addcmul`, `addcdiv` element-wise over three slices, all active.
+    #[differentiable(order = 2)]
+    pub fn lerp_addc(a: &[f64], b: &[f64], w: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            let lerp = a[i] + w[i] * (b[i] - a[i]);
+            let addcmul = a[i] + 0.5 * b[i] * w[i];
+            let addcdiv = a[i] + 0.5 * b[i] / w[i];
+            s += lerp * addcmul + addcdiv;
+        }
+        s
+    }
+
+    // `nn.functional` activations as gradcheck'd in `test_nn.py`/`test_autograd.py`, chosen by a
+    // `match`: softplus with its threshold, elu, selu, silu, mish, tanh-gelu, hardswish.
+    #[differentiable(order = 2)]
+    pub fn activation(x: f64, which: usize) -> f64 {
+        let (alpha, scale) = (1.673_263_242_354_377_3, 1.050_700_987_355_480_5);
+        match which {
+            0 => {
+                let beta = 2.0;
+                if beta * x > 20.0 {
+                    x
+                } else {
+                    (1.0 + (beta * x).exp()).ln() / beta
+                }
+            }
+            1 => {
+                if x > 0.0 {
+                    x
+                } else {
+                    x.exp() - 1.0
+                }
+            }
+            2 => scale * if x > 0.0 { x } else { alpha * x.exp_m1() },
+            3 => x / (1.0 + (-x).exp()),
+            4 => x * x.exp().ln_1p().tanh(),
+            5 => 0.5 * x * (1.0 + ((2.0 / PI).sqrt() * (x + 0.044715 * x.powi(3))).tanh()),
+            _ => x * (x + 3.0).clamp(0.0, 6.0) / 6.0,
+        }
+    }
+
+    // `torch.trapezoid(y, dx=dx)` over `windows(2)`, `dx` active too.
+    #[differentiable(order = 2)]
+    pub fn trapezoid(y: &[f64], dx: f64) -> f64 {
+        y.windows(2).map(|w| (w[0] + w[1]) * dx / 2.0).sum()
+    }
+
+    // `test_cdist`: the distances between two sets of points in the plane, summed.
+    #[differentiable(order = 2)]
+    pub fn cdist(a: &[[f64; 2]], b: &[[f64; 2]]) -> f64 {
+        let mut s = 0.0;
+        for p in a {
+            for q in b {
+                s += ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
+            }
+        }
+        s
+    }
+
+    // test_functional.py's reducers: `pow_reducer`, `add_pow_reducer`, `mul_reducer` and `bar`
+    // (`(3 * a.narrow(0, 0, 3)).exp().sum()`), one by a `match`.
+    #[differentiable(order = 2)]
+    pub fn reducers(x: &[f64], y: &[f64], which: u8) -> f64 {
+        match which {
+            0 => x.iter().map(|v| v.powi(3)).sum(),
+            1 => x.iter().zip(y).map(|(a, b)| (a + b).powi(3)).sum(),
+            2 => x.iter().zip(y).map(|(a, b)| a * b).sum(),
+            _ => x[..3].iter().map(|v| (3.0 * v).exp()).sum(),
+        }
+    }
+
+    // test_functional.py `exp_reducer(x) = x.exp().sum(dim=1)` (a vector result, its jacobian).
+    #[differentiable]
+    pub fn exp_reducer(x: &[Vec<f64>]) -> Vec<f64> {
+        x.iter()
+            .map(|row| row.iter().map(|v| v.exp()).sum())
+            .collect()
+    }
+
+    // test_functional.py `adder(x, y) = 2 x + 3 y` into a `Vec`.
+    #[differentiable]
+    pub fn adder(x: &[f64], y: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            out[i] = 2.0 * x[i] + 3.0 * y[i];
+        }
+        out
+    }
+
+    // `test_custom_function`-style `autograd.Function`: `Exp` saving its result for backward; its
+    // double backward runs through the saved value.
+    #[custom_gradient]
+    pub fn saved_exp(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let result = x.exp();
+        (result, move |g| g * result)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn uses_saved_exp(x: &[f64]) -> f64 {
+        x.iter().map(|&v| saved_exp(v * v) * v).sum()
+    }
+
+    // `test_grad_nonleaf`: a few steps of gradient descent on `x²` inside the function, the step's
+    // gradient written by hand (`2 x`), the result squared.
+    #[differentiable(order = 2)]
+    pub fn descent(mut x: f64, lr: f64) -> f64 {
+        for _ in 0..5 {
+            let g = 2.0 * x;
+            x -= lr * g;
+        }
+        x * x
     }
 }
 
@@ -774,6 +957,47 @@ fn found_matrix_rows_assigned_whole() {
         vec![x.cos() * x * x + 2.0 * x * x.sin() + 2.0 * x * y, x * x]
     })
     .run(POINTS, range(2, -2.0, 2.0));
+}
+
+#[test]
+fn found_swaps() {
+    // f(x, out) = Σ (i + 1) sorted(x)_i + out_last x0 + x1² x2² + x1, `out` reversed.
+    let f = |x: &[f64], out: &mut [f64]| found::swaps(x, out);
+    check_read("swaps", 4, 3, &f, &|x, out, d_ret, d_out| {
+        found::swaps_vjp(x, out, d_ret, d_out)
+    });
+    let mut rng = Lcg::new(seed_of("swaps"));
+    for _ in 0..POINTS {
+        let x = distinct(4, -2.0, 2.0, 1e-3)(&mut rng);
+        let out0 = rng.vec(3, -1.0, 1.0);
+        let mut out = out0.clone();
+        let (v, (gx, gout)) = found::swaps_grad(&x, &mut out);
+        let mut order: Vec<usize> = (0..4).collect();
+        order.sort_by(|&a, &b| x[a].partial_cmp(&x[b]).unwrap());
+        let mut e = vec![0.0; 4];
+        for (rank, &i) in order.iter().enumerate() {
+            e[i] += (rank + 1) as f64;
+        }
+        e[0] += out0[2];
+        e[1] += 2.0 * x[1] * x[2] * x[2] + 1.0;
+        e[2] += 2.0 * x[2] * x[1] * x[1];
+        let sorted: f64 = order
+            .iter()
+            .enumerate()
+            .map(|(r, &i)| (r + 1) as f64 * x[i])
+            .sum();
+        let value = sorted + out0[2] * x[0] + x[1] * x[1] * x[2] * x[2] + x[1];
+        assert_near(v, value, 1e-12, 1.0, "swaps");
+        assert_vec_near(&gx, &e, 1e-12, "swaps' x");
+        assert_vec_near(&gout, &[0.0, 0.0, x[0]], 1e-15, "swaps' out");
+        assert_eq!(out, vec![out0[2], out0[1], out0[0]]);
+    }
+}
+
+#[test]
+#[should_panic(expected = "rows of a matrix swapped with `.swap(i, j)` have the same length")]
+fn found_rows_of_other_lengths_swapped_panic() {
+    let _ = found::ragged_swap_grad(&[1.0, 2.0]);
 }
 
 #[test]
@@ -1593,4 +1817,231 @@ fn jax_custom_rules() {
     )
     .hessian(hess_slice(j::relu_scan_hessian))
     .run(POINTS, away_from(4, -2.0, 2.0, 100.0, 0.0));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// PyTorch
+// ---------------------------------------------------------------------------------------------------
+
+#[test]
+fn torch_elementwise() {
+    use torch as p;
+    Probe::new("hessian_vector", |x| p::hessian_vector(&x[..3], &x[3..]))
+        .grad(|x| {
+            let (v, (a, b)) = p::hessian_vector_grad(&x[..3], &x[3..]);
+            (v, [a, b].concat())
+        })
+        .jvp(|x, d| p::hessian_vector_jvp(&x[..3], &x[3..], (d[..3].to_vec(), d[3..].to_vec())))
+        .hessian(|x| {
+            let (v, (a, b), h) = p::hessian_vector_hessian(&x[..3], &x[3..]);
+            (v, [a, b].concat(), h)
+        })
+        .analytic(|x| {
+            let gx = (0..3).map(|i| 2.0 * x[i] + x[3 + i]);
+            let gy = (0..3).map(|i| x[i] + 2.0 * x[3 + i]);
+            gx.chain(gy).collect()
+        })
+        .run(POINTS, range(6, -2.0, 2.0));
+    // The test's point: grad_sum = 2 x.grad + y.grad = 5 x + 4 y, through `_hvp` along (2, 1).
+    let x = [0.3, -1.2, 2.0];
+    let y = [1.1, 0.4, -0.7];
+    let (_, _, (hx, hy)) = p::hessian_vector_hvp(&x, &y, (vec![2.0; 3], vec![1.0; 3]));
+    for i in 0..3 {
+        assert_eq!(hx[i], 5.0);
+        assert_eq!(hy[i], 4.0);
+    }
+    one(
+        "sinc",
+        p::sinc,
+        p::sinc_grad,
+        p::sinc_jvp,
+        p::sinc_grad_into,
+    )
+    .hessian(hess1(p::sinc_hessian, p::sinc_derivatives))
+    .analytic(|x| {
+        let t = PI * x[0];
+        vec![PI * (t * t.cos() - t.sin()) / (t * t)]
+    })
+    .run(POINTS, away_from(1, -2.0, 2.0, 100.0, 0.0));
+    // At 0 the `if` gives 1 and derivative 0 (PyTorch's sinc' at 0 is 0 too).
+    assert_eq!(p::sinc_grad(0.0), (1.0, 0.0));
+    two(
+        "xlogy_logaddexp",
+        p::xlogy_logaddexp,
+        p::xlogy_logaddexp_grad,
+        p::xlogy_logaddexp_jvp,
+        p::xlogy_logaddexp_grad_into,
+    )
+    .hessian(hess2(p::xlogy_logaddexp_hessian))
+    .analytic(|v| {
+        let (x, y) = (v[0], v[1]);
+        let s = x.exp() + y.exp();
+        vec![y.ln() + x.exp() / s, x / y + y.exp() / s]
+    })
+    .run(POINTS, |r| loop {
+        let (x, y) = (r.uniform(-2.0, 2.0), r.uniform(0.2, 2.0));
+        if (x - y).abs() > 1e-3 {
+            break vec![x, y];
+        }
+    });
+    Probe::new("lerp_addc", |x| p::lerp_addc(&x[..3], &x[3..6], &x[6..]))
+        .grad(|x| {
+            let (v, (a, b, w)) = p::lerp_addc_grad(&x[..3], &x[3..6], &x[6..]);
+            (v, [a, b, w].concat())
+        })
+        .jvp(|x, d| {
+            p::lerp_addc_jvp(
+                &x[..3],
+                &x[3..6],
+                &x[6..],
+                (d[..3].to_vec(), d[3..6].to_vec(), d[6..].to_vec()),
+            )
+        })
+        .hessian(|x| {
+            let (v, (a, b, w), h) = p::lerp_addc_hessian(&x[..3], &x[3..6], &x[6..]);
+            (v, [a, b, w].concat(), h)
+        })
+        .run(POINTS, |r| {
+            let mut x = r.vec(9, -2.0, 2.0);
+            for w in &mut x[6..] {
+                *w = w.signum() * (w.abs() + 0.3);
+            }
+            x
+        });
+    for which in 0..7usize {
+        let name = format!("activation {which}");
+        Probe::new(&name, move |x| p::activation(x[0], which))
+            .grad(move |x| {
+                let (v, g) = p::activation_grad(x[0], which);
+                (v, vec![g])
+            })
+            .jvp(move |x, d| p::activation_jvp(x[0], which, d[0]))
+            .hessian(move |x| {
+                let (v, g, h) = p::activation_hessian(x[0], which);
+                (v, vec![g], h)
+            })
+            // Away from the kinks at 0, -3, 3 and softplus's threshold at 10.
+            .run(POINTS, away_from(1, -12.0, 12.0, 3.0, 0.0));
+    }
+}
+
+#[test]
+fn torch_reductions_and_layers() {
+    use torch as p;
+    Probe::new("trapezoid", |x| p::trapezoid(&x[..5], x[5]))
+        .grad(|x| {
+            let (v, (gy, gdx)) = p::trapezoid_grad(&x[..5], x[5]);
+            (v, [gy, vec![gdx]].concat())
+        })
+        .jvp(|x, d| p::trapezoid_jvp(&x[..5], x[5], (d[..5].to_vec(), d[5])))
+        .hessian(|x| {
+            let (v, (gy, gdx), h) = p::trapezoid_hessian(&x[..5], x[5]);
+            (v, [gy, vec![gdx]].concat(), h)
+        })
+        .analytic(|x| {
+            let dx = x[5];
+            let mut g: Vec<f64> = (0..5)
+                .map(|i| if i == 0 || i == 4 { dx / 2.0 } else { dx })
+                .collect();
+            g.push((x[0] + x[4]) / 2.0 + x[1] + x[2] + x[3]);
+            g
+        })
+        .run(POINTS, range(6, -2.0, 2.0));
+    let points = |x: &[f64]| -> Vec<[f64; 2]> { x.chunks(2).map(|c| [c[0], c[1]]).collect() };
+    let flat = |g: Vec<[f64; 2]>| -> Vec<f64> { g.concat() };
+    Probe::new("cdist", move |x| {
+        p::cdist(&points(&x[..6]), &points(&x[6..]))
+    })
+    .grad(move |x| {
+        let (v, (ga, gb)) = p::cdist_grad(&points(&x[..6]), &points(&x[6..]));
+        (v, [flat(ga), flat(gb)].concat())
+    })
+    .hessian(move |x| {
+        let (v, (ga, gb), h) = p::cdist_hessian(&points(&x[..6]), &points(&x[6..]));
+        (v, [flat(ga), flat(gb)].concat(), h)
+    })
+    .run(POINTS, range(10, -2.0, 2.0));
+    for which in 0..4u8 {
+        let name = format!("reducers {which}");
+        Probe::new(&name, move |x| p::reducers(&x[..4], &x[4..], which))
+            .grad(move |x| {
+                let (v, (a, b)) = p::reducers_grad(&x[..4], &x[4..], which);
+                (v, [a, b].concat())
+            })
+            .jvp(move |x, d| {
+                p::reducers_jvp(&x[..4], &x[4..], which, (d[..4].to_vec(), d[4..].to_vec()))
+            })
+            .hessian(move |x| {
+                let (v, (a, b), h) = p::reducers_hessian(&x[..4], &x[4..], which);
+                (v, [a, b].concat(), h)
+            })
+            .run(POINTS, range(8, -1.0, 1.0));
+    }
+    // pow_reducer's Hessian is diag(6 x) (test_functional's check), bar's diag(9 e^{3x}) on the first three.
+    let x = [0.5, -0.25, 1.0, 2.0];
+    let (_, _, h) = p::reducers_hessian(&x, &x, 0);
+    let (_, _, hb) = p::reducers_hessian(&x, &x, 3);
+    for i in 0..4 {
+        assert_near(h[i][i], 6.0 * x[i], 1e-15, 1.0, "pow_reducer''");
+        let e = if i < 3 { 9.0 * (3.0 * x[i]).exp() } else { 0.0 };
+        assert_near(hb[i][i], e, 1e-12, 1.0, "bar''");
+    }
+    check_vector(
+        "exp_reducer",
+        POINTS,
+        range(6, -1.0, 1.0),
+        &|x| p::exp_reducer(&to_rows(x, 3)),
+        &|x, c| {
+            let (v, g) = p::exp_reducer_vjp(&to_rows(x, 3), c.to_vec());
+            (v, g.concat())
+        },
+        &|x, t| p::exp_reducer_jvp(&to_rows(x, 3), to_rows(t, 3)),
+        Some(&|x| p::exp_reducer_jacobian(&to_rows(x, 3))),
+    );
+    check_vector(
+        "adder",
+        POINTS,
+        range(6, -1.0, 1.0),
+        &|x| p::adder(&x[..3], &x[3..]),
+        &|x, c| {
+            let (v, (a, b)) = p::adder_vjp(&x[..3], &x[3..], c.to_vec());
+            (v, [a, b].concat())
+        },
+        &|x, t| p::adder_jvp(&x[..3], &x[3..], (t[..3].to_vec(), t[3..].to_vec())),
+        Some(&|x| p::adder_jacobian(&x[..3], &x[3..])),
+    );
+}
+
+#[test]
+fn torch_custom_function_and_descent() {
+    use torch as p;
+    slice(
+        "uses_saved_exp",
+        p::uses_saved_exp,
+        p::uses_saved_exp_grad,
+        p::uses_saved_exp_jvp,
+        p::uses_saved_exp_grad_into,
+    )
+    .hessian(hess_slice(p::uses_saved_exp_hessian))
+    .analytic(|x| {
+        x.iter()
+            .map(|v| (v * v).exp() * (1.0 + 2.0 * v * v))
+            .collect()
+    })
+    .run(POINTS, range(3, -1.2, 1.2));
+    // x after five steps is (1 - 2 lr)^5 x.
+    two(
+        "descent",
+        p::descent,
+        p::descent_grad,
+        p::descent_jvp,
+        p::descent_grad_into,
+    )
+    .hessian(hess2(p::descent_hessian))
+    .analytic(|v| {
+        let (x, lr) = (v[0], v[1]);
+        let k = 1.0 - 2.0 * lr;
+        vec![2.0 * k.powi(10) * x, -20.0 * k.powi(9) * x * x]
+    })
+    .run(POINTS, range(2, -1.0, 1.0));
 }

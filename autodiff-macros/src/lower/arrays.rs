@@ -710,6 +710,53 @@ impl Lowering<'_> {
         self.lower_expr(&copy, None);
     }
 
+    // Input:  v.swap(i, j);
+    // Output: { let __swap_first = i; let __swap_second = j;
+    //           let __swapped = v[__swap_first]; v[__swap_first] = v[__swap_second];
+    //           v[__swap_second] = __swapped; }
+    // Input:  m.swap(i, j);                 (rows of a matrix)
+    // Output: the same for each entry `m[..][__row_entry]`, after a panic unless the rows' lengths agree
+    /// `.swap(i, j)` of a writable array or of the rows of a matrix, lowered as the element swaps it is
+    /// (through `store`, which rejects an input). Swapping rows of different lengths is valid Rust, but
+    /// the generated items keep a matrix flat: they panic there, as `std::mem::swap` of two `Vec`s of
+    /// different lengths does (`lower/swap.rs`).
+    fn swap_entries(&mut self, m: &syn::ExprMethodCall, rows: bool) -> Operand {
+        let span = m.span();
+        let (target, first, second) = (&m.receiver, &m.args[0], &m.args[1]);
+        let swap: Expr = if rows {
+            let message =
+                "rows of a matrix swapped with `.swap(i, j)` have the same length in the \
+                           generated items, which store the matrix flat";
+            syn::parse_quote_spanned! {span=>
+                {
+                    let __swap_first = #first;
+                    let __swap_second = #second;
+                    let mut __row_check = [0usize; 1];
+                    if #target[__swap_first].len() != #target[__swap_second].len() {
+                        __row_check[0] = ::autodiff::__private::assertion_failed(#message);
+                    }
+                    for __row_entry in 0..#target[__swap_first].len() {
+                        let __swapped = #target[__swap_first][__row_entry];
+                        #target[__swap_first][__row_entry] = #target[__swap_second][__row_entry];
+                        #target[__swap_second][__row_entry] = __swapped;
+                    }
+                }
+            }
+        } else {
+            syn::parse_quote_spanned! {span=>
+                {
+                    let __swap_first = #first;
+                    let __swap_second = #second;
+                    let __swapped = #target[__swap_first];
+                    #target[__swap_first] = #target[__swap_second];
+                    #target[__swap_second] = __swapped;
+                }
+            }
+        };
+        self.lower_expr(&swap, None);
+        Operand::unit()
+    }
+
     /// `vec![v; n]` and `vec![a, b, c]`; `vec![vec![v; c]; r]` and `vec![vec![a, b], vec![c, d]]` are
     /// matrices (`lower/matrices.rs`).
     pub(super) fn lower_vec_macro(&mut self, m: &syn::ExprMacro, hint: Option<String>) -> Operand {
@@ -839,6 +886,9 @@ impl Lowering<'_> {
             if matches!(name.as_str(), "to_vec" | "clone") && m.args.is_empty() {
                 return Some(self.matrix_copy(array, offsets, hint.clone()));
             }
+            if name == "swap" && m.args.len() == 2 {
+                return Some(self.swap_entries(m, true));
+            }
             self.errors.spanned(
                 &m.method,
                 format!("`.{name}()` is not supported on a matrix: index it (`m[i][j]`), take its rows \
@@ -876,6 +926,7 @@ impl Lowering<'_> {
                 let fixed = name == "clone" && self.arrays[array.0 as usize].fixed;
                 self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone())
             }
+            ("swap", 2) => self.swap_entries(m, false),
             // What `slice_writes.rs` did not lower: not a statement of its own.
             ("fill", 1) => {
                 self.errors.spanned(
