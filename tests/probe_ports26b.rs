@@ -29,10 +29,14 @@
 //! against the derivative worked out by hand where it is short; `_jvp` against `_grad`, `order = 2`
 //! Hessians against differences of `_grad`.
 
-// The forms of the ported sources: index loops, a counter beside a loop, element-by-element copies;
-// function-pointer types spell out the generated signatures.
+// The forms of the ported sources: index loops, a counter beside a loop, element-by-element copies,
+// bounds checks written out, `let` then return, `vec!` where a user reaches for it; function-pointer
+// types spell out the generated signatures.
 #![allow(
     clippy::needless_range_loop,
+    clippy::manual_range_contains,
+    clippy::let_and_return,
+    clippy::useless_vec,
     clippy::assign_op_pattern,
     clippy::explicit_counter_loop,
     clippy::manual_memcpy,
@@ -1189,7 +1193,7 @@ fn tangent_scalars() {
     for which in 0..13u8 {
         let name = format!("numpy_unary {which}");
         let (lo, hi) = match which {
-            7 | 8 | 9 => (-0.9, 0.9),
+            7..=9 => (-0.9, 0.9),
             11 | 12 => (0.2, 3.0),
             _ => (-1.2, 1.2),
         };
