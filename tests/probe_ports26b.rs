@@ -25,6 +25,11 @@
 //!   the functional tests' reducers, `exp_reducer` and `adder` (vector results and their Jacobians), a
 //!   custom `autograd.Function` saving its result, and `test_grad_nonleaf`'s descent steps.
 //!
+//! - `found`: the minimal programs of what this probe found failing: a whole row of a matrix assigned at
+//!   once (`h[t] = [x[t]; 3]`, `h[t + 1] = next`: generated code that did not compile) and `.swap(i, j)`
+//!   of a local `Vec`, an array, an output parameter and a matrix's rows (an error before); the rows'
+//!   lengths, which the generated items cannot change, checked at run time.
+//!
 //! Every derivative is checked against central differences (`common::probe`) at seeded points and
 //! against the derivative worked out by hand where it is short; `_jvp` against `_grad`, `order = 2`
 //! Hessians against differences of `_grad`.
