@@ -1417,9 +1417,15 @@ impl VisitMut for Desugar<'_> {
                 let name = m.method.to_string();
                 let after_map =
                     matches!(strip_parens(&m.receiver), Expr::MethodCall(r) if r.method == "map");
-                if after_map
-                    && !TERMINALS.contains(&name.as_str())
-                    && !STAGES.contains(&name.as_str())
+                // `x.iter().copied().reduce(f64::max)`: an iterator that no terminal ends (else the
+                // error fell on the `.iter()` the lowering met, as an unsupported slice method).
+                let after_copy = matches!(strip_parens(&m.receiver),
+                    Expr::MethodCall(r) if (r.method == "copied" || r.method == "cloned")
+                        && r.args.is_empty()
+                        && is_iterator_source(&r.receiver));
+                let ends = |names: &[&str]| names.contains(&name.as_str());
+                if (after_map && !ends(TERMINALS) && !ends(STAGES))
+                    || (after_copy && !ends(TERMINALS) && !ends(STAGES) && !ends(SOURCES))
                 {
                     self.errors.spanned(
                         &m.method,

@@ -587,6 +587,21 @@ impl Lowering<'_> {
         }
         // `m[i][j] = value` of a matrix: a store into its flat array.
         let matrix = self.matrix_row(&target.expr);
+        // `m[i] = row` of a matrix (or an item above the rows of a deeper nested array): the flat
+        // array holds floats, not rows, so the row is written entry by entry, the value first and then
+        // the index, as Rust evaluates them.
+        if matrix.is_none() && self.nested_prefix(&target.expr).is_some() {
+            if op.is_some() {
+                self.errors.spanned(
+                    target,
+                    "a compound assignment to a whole row of a matrix is not supported: write its \
+                     entries (`for j in 0..n { m[i][j] += row[j]; }`)",
+                );
+                return;
+            }
+            self.store_row(target, rhs);
+            return;
+        }
         let Some(array) = matrix
             .as_ref()
             .map(|(flat, ..)| *flat)
@@ -662,6 +677,84 @@ impl Lowering<'_> {
             index,
             value,
         });
+    }
+
+    // Input:  m[i] = row;
+    // Output: { let __row_value = row; let __row_index = i;
+    //           (a panic unless __row_value.len() == m[__row_index].len(), as `asserts.rs` writes it)
+    //           for __row_entry in 0..__row_value.len() {
+    //               m[__row_index][__row_entry] = __row_value[__row_entry];
+    //           } }
+    /// `m[i] = row` of a matrix, lowered as the entry-by-entry copy it is (the row of a deeper nested
+    /// array the same way, one level at a time). The generated items keep a matrix flat, with fixed
+    /// rows: a row of another length, which the function itself allows, panics there instead of
+    /// writing into the next row.
+    fn store_row(&mut self, target: &syn::ExprIndex, rhs: &Expr) {
+        let span = target.span();
+        let (matrix, index) = (&target.expr, &target.index);
+        let message = "a row of a matrix assigned whole keeps its length in the generated items, \
+                       which store the matrix flat";
+        let copy: Expr = syn::parse_quote_spanned! {span=>
+            {
+                let __row_value = #rhs;
+                let __row_index = #index;
+                let mut __row_check = [0usize; 1];
+                if __row_value.len() != #matrix[__row_index].len() {
+                    __row_check[0] = ::autodiff::__private::assertion_failed(#message);
+                }
+                for __row_entry in 0..__row_value.len() {
+                    #matrix[__row_index][__row_entry] = __row_value[__row_entry];
+                }
+            }
+        };
+        self.lower_expr(&copy, None);
+    }
+
+    // Input:  v.swap(i, j);
+    // Output: { let __swap_first = i; let __swap_second = j;
+    //           let __swapped = v[__swap_first]; v[__swap_first] = v[__swap_second];
+    //           v[__swap_second] = __swapped; }
+    // Input:  m.swap(i, j);                 (rows of a matrix)
+    // Output: the same for each entry `m[..][__row_entry]`, after a panic unless the rows' lengths agree
+    /// `.swap(i, j)` of a writable array or of the rows of a matrix, lowered as the element swaps it is
+    /// (through `store`, which rejects an input). Swapping rows of different lengths is valid Rust, but
+    /// the generated items keep a matrix flat: they panic there, as `std::mem::swap` of two `Vec`s of
+    /// different lengths does (`lower/swap.rs`).
+    fn swap_entries(&mut self, m: &syn::ExprMethodCall, rows: bool) -> Operand {
+        let span = m.span();
+        let (target, first, second) = (&m.receiver, &m.args[0], &m.args[1]);
+        let swap: Expr = if rows {
+            let message =
+                "rows of a matrix swapped with `.swap(i, j)` have the same length in the \
+                           generated items, which store the matrix flat";
+            syn::parse_quote_spanned! {span=>
+                {
+                    let __swap_first = #first;
+                    let __swap_second = #second;
+                    let mut __row_check = [0usize; 1];
+                    if #target[__swap_first].len() != #target[__swap_second].len() {
+                        __row_check[0] = ::autodiff::__private::assertion_failed(#message);
+                    }
+                    for __row_entry in 0..#target[__swap_first].len() {
+                        let __swapped = #target[__swap_first][__row_entry];
+                        #target[__swap_first][__row_entry] = #target[__swap_second][__row_entry];
+                        #target[__swap_second][__row_entry] = __swapped;
+                    }
+                }
+            }
+        } else {
+            syn::parse_quote_spanned! {span=>
+                {
+                    let __swap_first = #first;
+                    let __swap_second = #second;
+                    let __swapped = #target[__swap_first];
+                    #target[__swap_first] = #target[__swap_second];
+                    #target[__swap_second] = __swapped;
+                }
+            }
+        };
+        self.lower_expr(&swap, None);
+        Operand::unit()
     }
 
     /// `vec![v; n]` and `vec![a, b, c]`; `vec![vec![v; c]; r]` and `vec![vec![a, b], vec![c, d]]` are
@@ -793,6 +886,9 @@ impl Lowering<'_> {
             if matches!(name.as_str(), "to_vec" | "clone") && m.args.is_empty() {
                 return Some(self.matrix_copy(array, offsets, hint.clone()));
             }
+            if name == "swap" && m.args.len() == 2 {
+                return Some(self.swap_entries(m, true));
+            }
             self.errors.spanned(
                 &m.method,
                 format!("`.{name}()` is not supported on a matrix: index it (`m[i][j]`), take its rows \
@@ -830,6 +926,7 @@ impl Lowering<'_> {
                 let fixed = name == "clone" && self.arrays[array.0 as usize].fixed;
                 self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone())
             }
+            ("swap", 2) => self.swap_entries(m, false),
             // What `slice_writes.rs` did not lower: not a statement of its own.
             ("fill", 1) => {
                 self.errors.spanned(
