@@ -601,7 +601,7 @@ mod structs {
 #[allow(clippy::unnecessary_cast)]
 mod casts {
     use super::*;
-    use common::central_difference;
+    use common::{central_difference, check_by_hand};
 
     #[differentiable]
     fn cube(x: f64) -> f64 {
@@ -662,24 +662,14 @@ mod casts {
                 12.0 * x * x + 2.0,
                 24.0 * x,
             ];
-            assert_all_close(
-                &through_cube_cast_derivatives(x),
+            check_by_hand(
+                "through_cube_cast",
+                x,
                 &by_hand,
-                1e-12,
-                "through_cube_cast",
-            );
-            assert_all_close(
-                &[through_cube_cast(x)],
-                &by_hand[..1],
-                1e-12,
-                "through_cube_cast",
-            );
-            let second = central_difference(|x| through_cube_cast_grad(x).1, x);
-            assert_all_close(
-                &[through_cube_cast_hessian(x).2[0][0]],
-                &[second],
-                1e-6,
-                "against differences of f_grad",
+                through_cube_cast,
+                through_cube_cast_grad,
+                &through_cube_cast_derivatives(x),
+                through_cube_cast_hessian(x).2[0][0],
             );
         }
     }
@@ -816,19 +806,14 @@ mod casts {
         for x in [-1.7_f64, -0.4, 0.3, 1.1, 2.0, 2.5] {
             // x^4.
             let by_hand = [x.powi(4), 4.0 * x.powi(3), 12.0 * x * x, 24.0 * x];
-            assert_all_close(
-                &through_cast_local_derivatives(x),
-                &by_hand,
-                1e-12,
+            check_by_hand(
                 "through_cast_local",
-            );
-            assert_all_close(&[through_cast_local(x)], &by_hand[..1], 1e-12, "value");
-            let second = central_difference(|x| through_cast_local_grad(x).1, x);
-            assert_all_close(
-                &[through_cast_local_hessian(x).2[0][0]],
-                &[second],
-                1e-6,
-                "through_cast_local against differences of f_grad",
+                x,
+                &by_hand,
+                through_cast_local,
+                through_cast_local_grad,
+                &through_cast_local_derivatives(x),
+                through_cast_local_hessian(x).2[0][0],
             );
             // (x^2 + 2 w0 x - 2x) x with two weights: x^3 + (2 w0 - 2) x^2; w1 does not enter.
             let w = [0.5 + 0.1 * x, -0.3];

@@ -10,7 +10,9 @@
 mod common;
 
 use autodiff::{differentiable, Differentiable};
-use common::{assert_all_close, assert_fd_gradient, central_difference, hessian_column};
+use common::{
+    assert_all_close, assert_fd_gradient, central_difference, check_by_hand, hessian_column,
+};
 
 /// Central differences of the gradient against `hessian`, and of `f` against `grad`, at `x`; and `hessian`,
 /// `grad` and `value` against the derivatives by hand.
@@ -111,19 +113,14 @@ fn a_local_arrays_element_cast_in_a_callee() {
     for [x, _] in POINTS {
         // x^4.
         let by_hand = [x.powi(4), 4.0 * x.powi(3), 12.0 * x * x, 24.0 * x];
-        assert_all_close(
-            &through_array_element_derivatives(x),
-            &by_hand,
-            1e-12,
+        check_by_hand(
             "through_array_element",
-        );
-        assert_all_close(&[through_array_element(x)], &by_hand[..1], 1e-12, "value");
-        let second = central_difference(|x| through_array_element_grad(x).1, x);
-        assert_all_close(
-            &[through_array_element_hessian(x).2[0][0]],
-            &[second],
-            1e-6,
-            "against differences of f_grad",
+            x,
+            &by_hand,
+            through_array_element,
+            through_array_element_grad,
+            &through_array_element_derivatives(x),
+            through_array_element_hessian(x).2[0][0],
         );
     }
 }
@@ -250,24 +247,14 @@ fn a_tuples_part_cast_in_a_callee() {
             12.0 * x * x + 6.0 * x,
             24.0 * x + 6.0,
         ];
-        assert_all_close(
-            &through_local_tuple_part_derivatives(x),
-            &by_hand,
-            1e-12,
+        check_by_hand(
             "through_local_tuple_part",
-        );
-        assert_all_close(
-            &[through_local_tuple_part(x)],
-            &by_hand[..1],
-            1e-12,
-            "value",
-        );
-        let second = central_difference(|x| through_local_tuple_part_grad(x).1, x);
-        assert_all_close(
-            &[by_hand[2]],
-            &[second],
-            1e-6,
-            "against differences of f_grad",
+            x,
+            &by_hand,
+            through_local_tuple_part,
+            through_local_tuple_part_grad,
+            &through_local_tuple_part_derivatives(x),
+            through_local_tuple_part_hessian(x).2[0][0],
         );
     }
 }
@@ -452,19 +439,14 @@ fn a_name_bound_twice_cast_in_a_callee() {
             36.0 * x * x + 2.0,
             72.0 * x,
         ];
-        assert_all_close(
-            &through_bound_twice_derivatives(x),
-            &by_hand,
-            1e-12,
+        check_by_hand(
             "through_bound_twice",
-        );
-        assert_all_close(&[through_bound_twice(x)], &by_hand[..1], 1e-12, "value");
-        let second = central_difference(|x| through_bound_twice_grad(x).1, x);
-        assert_all_close(
-            &[through_bound_twice_hessian(x).2[0][0]],
-            &[second],
-            1e-6,
-            "against differences of f_grad",
+            x,
+            &by_hand,
+            through_bound_twice,
+            through_bound_twice_grad,
+            &through_bound_twice_derivatives(x),
+            through_bound_twice_hessian(x).2[0][0],
         );
     }
 }

@@ -159,6 +159,36 @@ pub fn assert_jacobian(actual: &[Vec<f64>], expected: &[Vec<f64>], what: &str) {
     }
 }
 
+/// Checks a function of one scalar at `order = K` against its derivatives by hand at `x` (`by_hand[k]` the
+/// k-th): `derivatives` (its `f_derivatives(x)`) and its value, and the second derivative by central
+/// differences of `grad` (its `f_grad`) against `by_hand[2]` and against `second` (its `f_hessian(x)`'s entry).
+#[track_caller]
+pub fn check_by_hand(
+    what: &str,
+    x: f64,
+    by_hand: &[f64],
+    f: impl Fn(f64) -> f64,
+    grad: impl Fn(f64) -> (f64, f64),
+    derivatives: &[f64],
+    second: f64,
+) {
+    assert_all_close(derivatives, by_hand, 1e-12, what);
+    assert_all_close(&[f(x)], &by_hand[..1], 1e-12, &format!("{what}: value"));
+    let differences = central_difference(|x| grad(x).1, x);
+    assert_all_close(
+        &[by_hand[2]],
+        &[differences],
+        1e-6,
+        &format!("{what}: against differences of f_grad"),
+    );
+    assert_all_close(
+        &[second],
+        &[differences],
+        1e-6,
+        &format!("{what}: its Hessian against differences of f_grad"),
+    );
+}
+
 /// The gradient of an `f(x: &[f64], c: f64)`, as `f_grad` returns it.
 pub type SliceAndScalarGrad = (f64, (Vec<f64>, f64));
 
