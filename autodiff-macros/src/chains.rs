@@ -42,6 +42,8 @@ pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     // `assert!` and friends: the branches they are (`asserts.rs`).
     crate::asserts::desugar(&mut item.block, errors);
     crate::labels::desugar(&mut item.block, errors);
+    // Slice locals rebound in a loop: views (`slice_views.rs`).
+    crate::slice_views::desugar(&mut item);
     let mut temporaries = 0;
     crate::array_patterns::desugar(&mut item.block, &mut temporaries);
     crate::slice_writes::desugar(&mut item.block, &mut temporaries, errors);

@@ -37,6 +37,7 @@ mod reverse;
 mod rules;
 mod shadow;
 mod signature;
+mod slice_views;
 mod slice_writes;
 mod span;
 mod std_forms;
