@@ -362,3 +362,88 @@ fn rebound_to_a_sub_slice_bound_in_the_loop() {
         assert_eq!(objective(&x, &w, b), objective_plain(&x, &w, b));
     }
 }
+
+// ---- a constant tuple by reference and a float literal, passed to a plain function at `order = 2` ----
+
+fn weigh(w: &((f64, f64), f64), a: f64) -> f64 {
+    (w.0 .0 * a + w.0 .1) * w.1
+}
+
+/// The float literal made the call go through `<weigh as GenericCopy>` in the generic copy (E0573: a
+/// plain function has none); the call is a plain one, the tuple kept in `weigh`'s float type.
+#[differentiable(order = 2)]
+fn weighed(x: f64, y: f64) -> f64 {
+    let w = ((0.5, -1.25), 2.0);
+    x * y * weigh(&w, 3.0)
+}
+
+/// Twice, at two literals, one result bound first.
+#[differentiable(order = 2)]
+fn weighed_twice(x: f64, y: f64) -> f64 {
+    let w = ((0.5, -1.25), 2.0);
+    let a = weigh(&w, 3.0);
+    x * y * a + weigh(&w, 1.5) * x.sin()
+}
+
+#[test]
+fn constant_tuple_by_reference_beside_a_float_literal() {
+    use common::central_difference;
+    // weigh(&w, 3.0) = (1.5 - 1.25) * 2 = 0.5, weigh(&w, 1.5) = (0.75 - 1.25) * 2 = -1.
+    let mut lcg = Lcg::new(2707);
+    for _ in 0..8 {
+        let (x, y) = (lcg.uniform(-2.0, 2.0), lcg.uniform(-2.0, 2.0));
+        let (v, (gx, gy), h) = weighed_hessian(x, y);
+        assert_all_close(
+            &[v, gx, gy],
+            &[0.5 * x * y, 0.5 * y, 0.5 * x],
+            ANALYTIC_TOL,
+            "weighed",
+        );
+        assert_all_close(
+            &h.concat(),
+            &[0.0, 0.5, 0.5, 0.0],
+            ANALYTIC_TOL,
+            "weighed: Hessian",
+        );
+        assert_all_close(
+            &[weighed(x, y)],
+            &[0.5 * x * y],
+            ANALYTIC_TOL,
+            "weighed: the value",
+        );
+        let fd = [
+            central_difference(|x| weighed(x, y), x),
+            central_difference(|y| weighed(x, y), y),
+        ];
+        assert_all_close(&[gx, gy], &fd, 1e-8, "weighed: differences");
+
+        let (v, (gx, gy), h) = weighed_twice_hessian(x, y);
+        let by_hand = 0.5 * x * y - x.sin();
+        assert_all_close(
+            &[v, weighed_twice(x, y)],
+            &[by_hand, by_hand],
+            ANALYTIC_TOL,
+            "weighed_twice",
+        );
+        assert_all_close(
+            &[gx, gy],
+            &[0.5 * y - x.cos(), 0.5 * x],
+            ANALYTIC_TOL,
+            "weighed_twice: gradient",
+        );
+        let hessian = [x.sin(), 0.5, 0.5, 0.0];
+        assert_all_close(
+            &h.concat(),
+            &hessian,
+            ANALYTIC_TOL,
+            "weighed_twice: Hessian",
+        );
+        let gxs = |x: f64| weighed_twice_grad(x, y).1 .0;
+        assert_all_close(
+            &[h[0][0]],
+            &[central_difference(gxs, x)],
+            1e-6,
+            "weighed_twice: differences",
+        );
+    }
+}

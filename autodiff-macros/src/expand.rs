@@ -998,7 +998,12 @@ fn plain_calls(
             _ => continue,
         };
         let name = callee.path.to_token_stream().to_string();
-        let by_value = by_ref.is_some_and(|r| r.iter().all(|r| !r));
+        // `&w` of a constant tuple (`weigh(&w, 3.0)`, `w = ((0.5, -1.5), 2.0)`) is passed as written beside
+        // values: the copy keeps such a tuple in the callee's float type (`shadow::constant_tuples_for_calls`).
+        let constant_tuple =
+            |a: &Operand| matches!(activity.kind(a), Kind::Tuple(_)) && !activity.is_active(a);
+        let by_value =
+            by_ref.is_some_and(|r| r.iter().zip(args).all(|(r, a)| !r || constant_tuple(a)));
         let no_arrays = args.iter().all(|a| !matches!(a, Operand::Array(_)));
         // Arrays only where the result is constant (an integer): their values are passed.
         let arrays: Vec<Option<bool>> = args
