@@ -363,6 +363,76 @@ fn rebound_to_a_sub_slice_bound_in_the_loop() {
     }
 }
 
+/// Generic over the float type, rebound to two sources: the view of an unknown source starts from zeros of `T`.
+#[differentiable(order = 2)]
+fn generic_two<T: autodiff::Float>(seq: &[T], other: &[T]) -> T {
+    let mut input = &seq[..];
+    let mut s = T::zero();
+    for t in 0..3 {
+        for v in input {
+            s = s + *v * *v;
+        }
+        if t == 0 {
+            input = &other[1..];
+        } else {
+            input = &seq[t..];
+        }
+    }
+    s
+}
+
+#[test]
+fn generic_rebound_to_two_sources() {
+    let mut lcg = Lcg::new(2708);
+    for (n, m) in [(4, 3), (3, 5)] {
+        let seq = lcg.vec(n, -1.0, 1.0);
+        let other = lcg.vec(m, -1.0, 1.0);
+        // The views: seq, other[1..], seq[1..].
+        let by_hand: f64 = seq.iter().map(|x| x * x).sum::<f64>()
+            + other[1..].iter().map(|x| x * x).sum::<f64>()
+            + seq[1..].iter().map(|x| x * x).sum::<f64>();
+        let (v, (gs, go)) = generic_two_grad(&seq, &other);
+        assert_all_close(&[v], &[by_hand], ANALYTIC_TOL, "generic_two");
+        let dgs: Vec<f64> = (0..n)
+            .map(|i| if i >= 1 { 4.0 } else { 2.0 } * seq[i])
+            .collect();
+        let dgo: Vec<f64> = (0..m)
+            .map(|i| if i >= 1 { 2.0 * other[i] } else { 0.0 })
+            .collect();
+        assert_all_close(&gs, &dgs, ANALYTIC_TOL, "generic_two: d/dseq");
+        assert_all_close(&go, &dgo, ANALYTIC_TOL, "generic_two: d/dother");
+        let flat: Vec<f64> = seq.iter().chain(&other).copied().collect();
+        let g: Vec<f64> = gs.iter().chain(&go).copied().collect();
+        assert_fd_gradient(|p| generic_two(&p[..n], &p[n..]), &flat, &g, "generic_two");
+        let (_, _, h) = generic_two_hessian(&seq, &other);
+        let diagonal: Vec<f64> = (0..n + m)
+            .map(|i| match i {
+                0 => 2.0,
+                i if i < n => 4.0,
+                i if i == n => 0.0,
+                _ => 2.0,
+            })
+            .collect();
+        let h_diagonal: Vec<f64> = (0..n + m).map(|i| h[i][i]).collect();
+        assert_all_close(&h_diagonal, &diagonal, ANALYTIC_TOL, "generic_two: Hessian");
+        assert_jacobian(
+            &h,
+            &fd_jacobian(
+                |p| {
+                    let (_, (a, b)) = generic_two_grad(&p[..n], &p[n..]);
+                    a.into_iter().chain(b).collect()
+                },
+                &flat,
+            ),
+            "generic_two: Hessian",
+        );
+        let seq32: Vec<f32> = seq.iter().map(|&x| x as f32).collect();
+        let other32: Vec<f32> = other.iter().map(|&x| x as f32).collect();
+        let (v32, _) = generic_two_grad(&seq32, &other32);
+        assert_all_close(&[v32 as f64], &[by_hand], 1e-5, "generic_two: f32");
+    }
+}
+
 // ---- a constant tuple by reference and a float literal, passed to a plain function at `order = 2` ----
 
 fn weigh(w: &((f64, f64), f64), a: f64) -> f64 {
