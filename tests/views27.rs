@@ -171,7 +171,7 @@ twin! {
     /// from the first input's.
     #[differentiable(order = 2)]
     fn recurrent / recurrent_plain(x: &[f64], w: &[f64]) -> f64 {
-        let mut input = &x[..];
+        let mut input = x;
         let mut h = vec![0.0; 2];
         for t in 0..3 {
             let mut next = vec![0.0; 2];
@@ -210,7 +210,7 @@ twin! {
     /// A view shrunk relative to itself, by a `while` whose condition reads it.
     #[differentiable(order = 2)]
     fn shrink / shrink_plain(x: &[f64]) -> f64 {
-        let mut input = &x[..];
+        let mut input = x;
         let mut s = 0.0;
         while input.len() > 1 {
             s += input[0] * input[1];
@@ -295,12 +295,14 @@ fn shrunk_relative_to_itself() {
         dg[n - 1] += 2.0 * x[n - 1];
         assert_all_close(&g, &dg, ANALYTIC_TOL, "shrink: gradient");
         let (_, _, h) = shrink_hessian(&x);
-        for i in 0..n {
-            for j in 0..n {
-                let e = if i.abs_diff(j) == 1 { 1.0 } else { 0.0 }
-                    + if i == j && i == n - 1 { 2.0 } else { 0.0 };
-                assert_all_close(&[h[i][j]], &[e], ANALYTIC_TOL, "shrink: Hessian");
-            }
+        for (i, row) in h.iter().enumerate() {
+            let by_hand: Vec<f64> = (0..n)
+                .map(|j| {
+                    let neighbours = if i.abs_diff(j) == 1 { 1.0 } else { 0.0 };
+                    neighbours + if i == j && i == n - 1 { 2.0 } else { 0.0 }
+                })
+                .collect();
+            assert_all_close(row, &by_hand, ANALYTIC_TOL, "shrink: Hessian");
         }
         assert_eq!(shrink(&x), shrink_plain(&x));
         check_flat(
@@ -366,7 +368,7 @@ fn rebound_to_a_sub_slice_bound_in_the_loop() {
 /// Generic over the float type, rebound to two sources: the view of an unknown source starts from zeros of `T`.
 #[differentiable(order = 2)]
 fn generic_two<T: autodiff::Float>(seq: &[T], other: &[T]) -> T {
-    let mut input = &seq[..];
+    let mut input = seq;
     let mut s = T::zero();
     for t in 0..3 {
         for v in input {

@@ -1027,7 +1027,8 @@ impl Lowering<'_> {
             let message = format!(
                 "a `#[differentiable]` function assigned a `Vec` of another length to `{name}` in a loop \
                  (`{name} = ..;`): its derivatives copy the new elements into `{name}`, which needs the same \
-                 length"
+                 length (a slice rebound to a sub-slice of a variable bound once, `{name} = &x[a..b];` in a \
+                 statement of its own, is followed as a view of any length)"
             );
             let check: Expr = syn::parse_quote!({
                 let mut __assertion = [0usize; 1];
