@@ -134,6 +134,59 @@ impl Forms {
     }
 }
 
+// Input:  *x.last().unwrap()      x.first().copied().unwrap()      x.last().expect("empty")
+// Output: x[x.len() - 1]           x[0]                             &x[x.len() - 1]
+/// The element `x.last()` or `x.first()` unwrapped (`.unwrap()`, `.expect(..)`, maybe after `.copied()` or
+/// `.cloned()`) reads, of a slice, array or `Vec` named by a place without effects (`x`, `self.w`,
+/// `m[i]`): the element by index, by reference where the `Option` held one. An empty `x` panics where
+/// `unwrap` would: `x.len() - 1` overflows (or, with overflow checks off, the index is out of bounds),
+/// `x[0]` is out of bounds.
+fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if m.turbofish.is_some() || m.args.len() > usize::from(m.method == "expect") {
+        return None;
+    }
+    let (option, by_value) = match strip_parens(&m.receiver) {
+        Expr::MethodCall(c)
+            if matches!(c.method.to_string().as_str(), "copied" | "cloned")
+                && c.args.is_empty()
+                && c.turbofish.is_none() =>
+        {
+            (strip_parens(&c.receiver), true)
+        }
+        other => (other, false),
+    };
+    let Expr::MethodCall(end) = option else {
+        return None;
+    };
+    if !end.args.is_empty() || end.turbofish.is_some() || !pure_place(&end.receiver) {
+        return None;
+    }
+    let x = &end.receiver;
+    let index: Expr = match end.method.to_string().as_str() {
+        "first" => syn::parse_quote_spanned!(end.method.span()=> 0),
+        "last" => syn::parse_quote_spanned!(end.method.span()=> #x.len() - 1),
+        _ => return None,
+    };
+    Some(match by_value {
+        true => syn::parse_quote_spanned!(end.method.span()=> #x[#index]),
+        false => syn::parse_quote_spanned!(end.method.span()=> &#x[#index]),
+    })
+}
+
+/// Is `e` a place read twice as once: a path, a field of one, or an element of one at a path or literal
+/// index?
+fn pure_place(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => pure_place(&p.expr),
+        Expr::Path(p) => p.qself.is_none(),
+        Expr::Field(f) => pure_place(&f.base),
+        Expr::Index(i) => {
+            pure_place(&i.expr) && matches!(strip_parens(&i.index), Expr::Path(_) | Expr::Lit(_))
+        }
+        _ => false,
+    }
+}
+
 /// `e` without the `&` of a shared reference: the value std's reference arithmetic reads.
 fn without_reference(e: &mut Expr) {
     while let Expr::Reference(r) = e {
@@ -197,6 +250,21 @@ impl VisitMut for Forms {
                     let m = m.clone();
                     *expr = syn::parse_quote!({ #(#lets)* #m });
                 }
+            }
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+                if let Some(read) = end_element(m) {
+                    *expr = read;
+                }
+            }
+            // `x.first().unwrap().sin()`, `(&x[0]).sin()`: a method call's receiver is dereferenced
+            // until the method is found, and a number's or a row's methods take it by value or by `&`.
+            Expr::MethodCall(m)
+                if m.method != "into_iter"
+                    && matches!(&*m.receiver, Expr::Reference(r)
+                        if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_))
+                            && pure_place(&r.expr)) =>
+            {
+                without_reference(&mut m.receiver);
             }
             Expr::Binary(b) if numeric(&b.op) => {
                 without_reference(&mut b.left);

@@ -1,0 +1,310 @@
+//! Forms of numeric Rust that were a "not supported" error, differentiated as written: the end elements
+//! of a slice, array or `Vec` unwrapped (`*x.last().unwrap()`, `*x.first().unwrap()`,
+//! `x.last().copied().unwrap()`, `x.first().expect(..)`), and `.for_each(|v| ..)` (also after
+//! `.enumerate()`, `.zip(..)`, `.map(..)`) adding to a captured local.
+//!
+//! Each function has `order = 2`. At several points each, its `_grad` is checked against the derivative
+//! by hand and against central differences of the function, its `_vjp` against the gradient times a
+//! cotangent, its `_jvp` against the gradient's inner product with a tangent, and its `_hessian` against
+//! central differences of `_grad` (and, where it is short, the Hessian by hand).
+
+// The forms under test are the ones users write, which clippy would rewrite.
+#![allow(clippy::needless_range_loop, clippy::unnecessary_fold)]
+
+mod common;
+
+use autodiff::differentiable;
+use common::{
+    assert_all_close, assert_dot, assert_fd_gradient, assert_jacobian, fd_jacobian, Inputs,
+    ANALYTIC_TOL,
+};
+
+const POINTS: usize = 16;
+
+/// The cotangent `_vjp` is called with: not 1, so that a `_vjp` ignoring it shows.
+const COTANGENT: f64 = -1.75;
+
+/// Checks a function of one slice at `x` through all its items: the value of each against the plain
+/// function `f`, `_grad` against `by_hand` and central differences of `f`, `_vjp` against the gradient
+/// times [`COTANGENT`], `_jvp` along `tangent` against the gradient's inner product with it, and the
+/// Hessian against central differences of `_grad` (and `hessian_by_hand` where given).
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+#[track_caller]
+fn check(
+    what: &str,
+    x: &[f64],
+    tangent: &[f64],
+    f: fn(&[f64]) -> f64,
+    grad: fn(&[f64]) -> (f64, Vec<f64>),
+    vjp: fn(&[f64], f64) -> (f64, Vec<f64>),
+    jvp: fn(&[f64], Vec<f64>) -> (f64, f64),
+    hessian: fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>),
+    by_hand: &[f64],
+    hessian_by_hand: Option<Vec<Vec<f64>>>,
+) {
+    let what = |check: &str| format!("{what} at {x:?}: {check}");
+    let value = f(x);
+    let (v, g) = grad(x);
+    assert_eq!(v, value, "{}", what("the value of _grad"));
+    assert_all_close(&g, by_hand, ANALYTIC_TOL, &what("gradient by hand"));
+    assert_fd_gradient(f, x, &g, &what("gradient vs central differences"));
+    let (v, d) = vjp(x, COTANGENT);
+    assert_eq!(v, value, "{}", what("the value of _vjp"));
+    let scaled: Vec<f64> = g.iter().map(|g| COTANGENT * g).collect();
+    assert_all_close(&d, &scaled, ANALYTIC_TOL, &what("_vjp vs gradient"));
+    let (v, dot) = jvp(x, tangent.to_vec());
+    assert_eq!(v, value, "{}", what("the value of _jvp"));
+    assert_dot(dot, &g, tangent, 1e-12, &what("_jvp vs gradient"));
+    let (v, g2, h) = hessian(x);
+    assert_eq!(v, value, "{}", what("the value of _hessian"));
+    assert_all_close(&g2, &g, ANALYTIC_TOL, &what("the gradient of _hessian"));
+    assert_jacobian(
+        &h,
+        &fd_jacobian(|p| grad(p).1, x),
+        &what("the Hessian vs central differences of _grad"),
+    );
+    if let Some(expected) = hessian_by_hand {
+        for (i, (row, e)) in h.iter().zip(&expected).enumerate() {
+            assert_all_close(row, e, ANALYTIC_TOL, &what(&format!("Hessian row {i} by hand")));
+        }
+    }
+}
+
+/// `n` inputs in `[-1.5, 1.5)` and a tangent.
+fn point(inputs: &mut Inputs, n: usize) -> (Vec<f64>, Vec<f64>) {
+    let x = inputs.vec(n).iter().map(|v| 1.5 * v).collect();
+    (x, inputs.vec(n))
+}
+
+/// Row `i` of a zero matrix of side `n` with `entries` (column, value) added.
+fn sparse(n: usize, entries: &[(usize, usize, f64)]) -> Vec<Vec<f64>> {
+    let mut h = vec![vec![0.0; n]; n];
+    for &(i, j, v) in entries {
+        h[i][j] += v;
+    }
+    h
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 1. The end elements unwrapped: `x.last()`, `x.first()`.
+
+/// `x_{n-1} sin(x_0) + x_{n-1}²`: by `*x.last().unwrap()`, `*x.first().unwrap()` and
+/// `x.last().copied().unwrap()` of a slice.
+#[differentiable(order = 2)]
+fn ends_of_slice(x: &[f64]) -> f64 {
+    let last = *x.last().unwrap();
+    last * x.first().unwrap().sin() + x.last().copied().unwrap() * last
+}
+
+/// `(x_0 + x_2)·(x_0 x_2)` over a local `Vec` of squares doubled: `2x_0² · 2x_2²` summed the other way,
+/// the `Vec` grown by `.push`, its ends read by reference (`x.last().unwrap()`, `.expect(..)`) and by
+/// `.cloned()`.
+#[differentiable(order = 2)]
+fn ends_of_local_vec(x: &[f64]) -> f64 {
+    let mut v = Vec::new();
+    for &u in x {
+        v.push(2.0 * u * u);
+    }
+    let first = v.first().expect("three inputs").clone();
+    v.last().unwrap() * first + v.first().cloned().unwrap() * 0.5
+}
+
+/// `x_0 · x_3 · a_2` over an array `[x_1, x_2, x_3]`: `*a.last().unwrap()` of a local array and of a
+/// fixed-size parameter `p: &[f64; 4]` (the function's only input).
+#[differentiable(order = 2)]
+fn ends_of_arrays(p: &[f64; 4]) -> f64 {
+    let a = [p[1], p[2], p[3]];
+    let l = *a.last().unwrap();
+    *p.first().unwrap() * *p.last().unwrap() * l - a.first().copied().unwrap()
+}
+
+#[test]
+fn end_elements_unwrapped() {
+    let mut inputs = Inputs(27_01);
+    for _ in 0..POINTS {
+        let (x, t) = point(&mut inputs, 3);
+        let (a, c) = (x[0], x[2]);
+        check(
+            "ends_of_slice",
+            &x,
+            &t,
+            ends_of_slice,
+            ends_of_slice_grad,
+            ends_of_slice_vjp,
+            ends_of_slice_jvp,
+            ends_of_slice_hessian,
+            &[c * a.cos(), 0.0, a.sin() + 2.0 * c],
+            Some(sparse(
+                3,
+                &[(0, 0, -c * a.sin()), (0, 2, a.cos()), (2, 0, a.cos()), (2, 2, 2.0)],
+            )),
+        );
+        // 4 x_0² x_2² + x_0².
+        check(
+            "ends_of_local_vec",
+            &x,
+            &t,
+            ends_of_local_vec,
+            ends_of_local_vec_grad,
+            ends_of_local_vec_vjp,
+            ends_of_local_vec_jvp,
+            ends_of_local_vec_hessian,
+            &[8.0 * a * c * c + 2.0 * a, 0.0, 8.0 * a * a * c],
+            Some(sparse(
+                3,
+                &[
+                    (0, 0, 8.0 * c * c + 2.0),
+                    (0, 2, 16.0 * a * c),
+                    (2, 0, 16.0 * a * c),
+                    (2, 2, 8.0 * a * a),
+                ],
+            )),
+        );
+
+        let (p, t) = point(&mut inputs, 4);
+        let f = |p: &[f64]| ends_of_arrays(&[p[0], p[1], p[2], p[3]]);
+        let (value, g) = ends_of_arrays_grad(&[p[0], p[1], p[2], p[3]]);
+        assert_eq!(value, f(&p));
+        let by_hand = [p[3] * p[3], -1.0, 0.0, 2.0 * p[0] * p[3]];
+        assert_all_close(&g, &by_hand, ANALYTIC_TOL, "ends_of_arrays: gradient by hand");
+        assert_fd_gradient(f, &p, &g, "ends_of_arrays: gradient vs central differences");
+        let (value, d) = ends_of_arrays_vjp(&[p[0], p[1], p[2], p[3]], COTANGENT);
+        assert_eq!(value, f(&p));
+        let scaled: Vec<f64> = g.iter().map(|g| COTANGENT * g).collect();
+        assert_all_close(&d, &scaled, ANALYTIC_TOL, "ends_of_arrays: _vjp");
+        let (value, dot) = ends_of_arrays_jvp(&[p[0], p[1], p[2], p[3]], [t[0], t[1], t[2], t[3]]);
+        assert_eq!(value, f(&p));
+        assert_dot(dot, &g, &t, 1e-12, "ends_of_arrays: _jvp");
+        let (_, _, h) = ends_of_arrays_hessian(&[p[0], p[1], p[2], p[3]]);
+        let expected = sparse(
+            4,
+            &[(0, 3, 2.0 * p[3]), (3, 0, 2.0 * p[3]), (3, 3, 2.0 * p[0])],
+        );
+        assert_jacobian(&h, &expected, "ends_of_arrays: Hessian by hand");
+        let differences = fd_jacobian(
+            |p| ends_of_arrays_grad(&[p[0], p[1], p[2], p[3]]).1.to_vec(),
+            &p,
+        );
+        assert_jacobian(&h, &differences, "ends_of_arrays: Hessian vs differences of _grad");
+    }
+}
+
+#[differentiable]
+fn last_of(x: &[f64]) -> f64 {
+    *x.last().unwrap() * 2.0
+}
+
+#[differentiable]
+fn first_of_local(x: &[f64]) -> f64 {
+    let v: Vec<f64> = x.iter().map(|u| u * u).collect();
+    v.first().copied().unwrap()
+}
+
+/// An empty slice panics in each generated item, where `unwrap` panics in the function.
+#[test]
+fn an_empty_slice_panics_in_every_item() {
+    let panics = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    assert!(panics(&|| {
+        last_of(&[]);
+    }));
+    assert!(panics(&|| {
+        last_of_grad(&[]);
+    }));
+    assert!(panics(&|| {
+        last_of_vjp(&[], 1.0);
+    }));
+    assert!(panics(&|| {
+        last_of_jvp(&[], vec![]);
+    }));
+    assert!(panics(&|| {
+        first_of_local_grad(&[]);
+    }));
+    assert!(panics(&|| {
+        first_of_local_jvp(&[], vec![]);
+    }));
+    // And on one element, the element is both ends.
+    assert_eq!(last_of_grad(&[3.0]), (6.0, vec![2.0]));
+    assert_eq!(first_of_local_grad(&[3.0]), (9.0, vec![6.0]));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 2. `.for_each(..)` adding to a captured local.
+
+/// `Σ x_i² + Σ i x_i + Σ x_i x_{i+1}`: `.for_each` over `.iter()`, `.iter().enumerate()` (a block body)
+/// and `.zip(..)`, each adding to the same local.
+#[differentiable(order = 2)]
+fn for_each_sums(x: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    x.iter().for_each(|v| acc += v * v);
+    x.iter().enumerate().for_each(|(i, &v)| {
+        let w = i as f64;
+        acc += w * v;
+    });
+    x.iter()
+        .zip(x.iter().skip(1))
+        .for_each(|(a, b): (&f64, &f64)| acc += a * b);
+    acc
+}
+
+/// `Π (1 + x_i²)` by `.for_each` over `.map(..)` of a range, then the product's `sin`.
+#[differentiable(order = 2)]
+fn for_each_product(x: &[f64]) -> f64 {
+    let mut p = 1.0;
+    (0..x.len()).map(|i| x[i] * x[i]).for_each(|s| p *= 1.0 + s);
+    p.sin()
+}
+
+#[test]
+fn for_each_adds_to_a_captured_local() {
+    let mut inputs = Inputs(27_02);
+    for n in [1, 2, 3, 5] {
+        for _ in 0..POINTS / 2 {
+            let (x, t) = point(&mut inputs, n);
+            let by_hand: Vec<f64> = (0..n)
+                .map(|i| {
+                    let left = if i > 0 { x[i - 1] } else { 0.0 };
+                    let right = if i + 1 < n { x[i + 1] } else { 0.0 };
+                    2.0 * x[i] + i as f64 + left + right
+                })
+                .collect();
+            let mut hessian = vec![vec![0.0; n]; n];
+            for i in 0..n {
+                hessian[i][i] = 2.0;
+                if i + 1 < n {
+                    hessian[i][i + 1] = 1.0;
+                    hessian[i + 1][i] = 1.0;
+                }
+            }
+            check(
+                "for_each_sums",
+                &x,
+                &t,
+                for_each_sums,
+                for_each_sums_grad,
+                for_each_sums_vjp,
+                for_each_sums_jvp,
+                for_each_sums_hessian,
+                &by_hand,
+                Some(hessian),
+            );
+
+            let p: f64 = x.iter().map(|v| 1.0 + v * v).product();
+            let by_hand: Vec<f64> = x
+                .iter()
+                .map(|v| p.cos() * p * 2.0 * v / (1.0 + v * v))
+                .collect();
+            check(
+                "for_each_product",
+                &x,
+                &t,
+                for_each_product,
+                for_each_product_grad,
+                for_each_product_vjp,
+                for_each_product_jvp,
+                for_each_product_hessian,
+                &by_hand,
+                None,
+            );
+        }
+    }
+}
