@@ -308,3 +308,68 @@ fn for_each_adds_to_a_captured_local() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// 3. Pushes of constants between pushes of active values: each active value's adjoint is its own slot's.
+// (The reverse sweep moved its push counter back only at an active value, so that `s.push(v);
+// s.push(1.0);` gave `x_i` the adjoint of the slot after its own: `[4, 5, 6]` for `[1, 3, 5]` below.)
+
+/// `Σ_i (2i + 1) x_i² + Σ_i (2i + 2)` (0-based), the squares pushed between constants, weighted by
+/// position; and a constant pushed only where `x_i > 0`, which shifts the slots after it.
+#[differentiable(order = 2)]
+fn pushes_between_constants(x: &[f64]) -> f64 {
+    let mut s = Vec::new();
+    for &v in x {
+        s.push(v * v);
+        s.push(1.0);
+    }
+    let mut t = Vec::new();
+    for &v in x {
+        if v > 0.0 {
+            t.push(2.0);
+        }
+        t.push(v);
+    }
+    let mut total = 0.0;
+    for i in 0..s.len() {
+        total += s[i] * (i as f64 + 1.0);
+    }
+    for j in 0..t.len() {
+        total += t[j] * (j as f64).sin();
+    }
+    total
+}
+
+#[test]
+fn pushes_of_constants_keep_the_slots() {
+    let mut inputs = Inputs(27_03);
+    for n in [1, 2, 4] {
+        for _ in 0..POINTS / 2 {
+            let (x, tangent) = point(&mut inputs, n);
+            // The slot of `x_i` in `t`: the values before it, and a constant before it where positive.
+            let mut slot = 0;
+            let mut by_hand = Vec::new();
+            let mut hessian = vec![vec![0.0; n]; n];
+            for (i, &v) in x.iter().enumerate() {
+                if v > 0.0 {
+                    slot += 1;
+                }
+                by_hand.push((2 * i + 1) as f64 * 2.0 * v + (slot as f64).sin());
+                hessian[i][i] = (2 * i + 1) as f64 * 2.0;
+                slot += 1;
+            }
+            check(
+                "pushes_between_constants",
+                &x,
+                &tangent,
+                pushes_between_constants,
+                pushes_between_constants_grad,
+                pushes_between_constants_vjp,
+                pushes_between_constants_jvp,
+                pushes_between_constants_hessian,
+                &by_hand,
+                Some(hessian),
+            );
+        }
+    }
+}

@@ -609,8 +609,9 @@ impl Reverse<'_, '_> {
                     );
                 }
                 Stmt::Push { array, value, .. } => {
-                    if !self.e.activity.is_active_array(*array) || !self.e.activity.is_active(value)
-                    {
+                    // Every push to an active array moves its counter back, that of a constant too
+                    // (`s.push(v); s.push(1.0);`): the slot of each active value is its own.
+                    if !self.e.activity.is_active_array(*array) {
                         continue;
                     }
                     let buffer = self.array_adjoint(*array);
