@@ -65,7 +65,12 @@ fn check(
     );
     if let Some(expected) = hessian_by_hand {
         for (i, (row, e)) in h.iter().zip(&expected).enumerate() {
-            assert_all_close(row, e, ANALYTIC_TOL, &what(&format!("Hessian row {i} by hand")));
+            assert_all_close(
+                row,
+                e,
+                ANALYTIC_TOL,
+                &what(&format!("Hessian row {i} by hand")),
+            );
         }
     }
 }
@@ -136,7 +141,12 @@ fn end_elements_unwrapped() {
             &[c * a.cos(), 0.0, a.sin() + 2.0 * c],
             Some(sparse(
                 3,
-                &[(0, 0, -c * a.sin()), (0, 2, a.cos()), (2, 0, a.cos()), (2, 2, 2.0)],
+                &[
+                    (0, 0, -c * a.sin()),
+                    (0, 2, a.cos()),
+                    (2, 0, a.cos()),
+                    (2, 2, 2.0),
+                ],
             )),
         );
         // 4 x_0² x_2² + x_0².
@@ -166,7 +176,12 @@ fn end_elements_unwrapped() {
         let (value, g) = ends_of_arrays_grad(&[p[0], p[1], p[2], p[3]]);
         assert_eq!(value, f(&p));
         let by_hand = [p[3] * p[3], -1.0, 0.0, 2.0 * p[0] * p[3]];
-        assert_all_close(&g, &by_hand, ANALYTIC_TOL, "ends_of_arrays: gradient by hand");
+        assert_all_close(
+            &g,
+            &by_hand,
+            ANALYTIC_TOL,
+            "ends_of_arrays: gradient by hand",
+        );
         assert_fd_gradient(f, &p, &g, "ends_of_arrays: gradient vs central differences");
         let (value, d) = ends_of_arrays_vjp(&[p[0], p[1], p[2], p[3]], COTANGENT);
         assert_eq!(value, f(&p));
@@ -185,7 +200,11 @@ fn end_elements_unwrapped() {
             |p| ends_of_arrays_grad(&[p[0], p[1], p[2], p[3]]).1.to_vec(),
             &p,
         );
-        assert_jacobian(&h, &differences, "ends_of_arrays: Hessian vs differences of _grad");
+        assert_jacobian(
+            &h,
+            &differences,
+            "ends_of_arrays: Hessian vs differences of _grad",
+        );
     }
 }
 
@@ -372,4 +391,115 @@ fn pushes_of_constants_keep_the_slots() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 4. A row of a nested array three levels deep bound by `let`.
+
+type Cube = [[[f64; 2]; 3]; 4];
+
+/// `Σ_i Σ_j sin(c m_ij0) m_ij1 + m_{k,2,1}²`: `let row = m[i];` read `row[j][0]`, `row[j][1]` and
+/// `row.len()`, and a row bound at an index `k` that changes after the `let` (the row stays the one at
+/// the `let`).
+#[differentiable(order = 2)]
+fn nested_rows(m: &[[[f64; 2]; 3]; 4], c: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        let row = m[i];
+        for j in 0..row.len() {
+            s += (row[j][0] * c).sin() * row[j][1];
+        }
+    }
+    let mut k = 1;
+    let other = m[k];
+    k += 1;
+    s + other[2][1] * other[2][1] * (k as f64)
+}
+
+fn cube(p: &[f64]) -> Cube {
+    let mut m = [[[0.0; 2]; 3]; 4];
+    for i in 0..4 {
+        for j in 0..3 {
+            for k in 0..2 {
+                m[i][j][k] = p[6 * i + 2 * j + k];
+            }
+        }
+    }
+    m
+}
+
+fn flat(m: &Cube, c: f64) -> Vec<f64> {
+    let mut out: Vec<f64> = m.iter().flatten().flatten().copied().collect();
+    out.push(c);
+    out
+}
+
+#[test]
+fn a_row_of_a_cube_bound_by_let() {
+    let mut inputs = Inputs(27_04);
+    for _ in 0..POINTS {
+        let (p, t) = point(&mut inputs, 25);
+        let (m, c) = (cube(&p), p[24]);
+        let f = |p: &[f64]| nested_rows(&cube(p), p[24]);
+        let (value, (gm, gc)) = nested_rows_grad(&m, c);
+        assert_eq!(value, f(&p), "nested_rows: the value of _grad");
+        let mut by_hand = vec![0.0; 25];
+        for i in 0..4 {
+            for j in 0..3 {
+                let (a, b) = (m[i][j][0], m[i][j][1]);
+                by_hand[6 * i + 2 * j] = c * (a * c).cos() * b;
+                by_hand[6 * i + 2 * j + 1] = (a * c).sin();
+                by_hand[24] += a * (a * c).cos() * b;
+            }
+        }
+        by_hand[6 + 2 * 2 + 1] += 2.0 * 2.0 * m[1][2][1];
+        let g = flat(&gm, gc);
+        assert_all_close(&g, &by_hand, ANALYTIC_TOL, "nested_rows: gradient by hand");
+        assert_fd_gradient(f, &p, &g, "nested_rows: gradient vs central differences");
+        let (value, (vm, vc)) = nested_rows_vjp(&m, c, COTANGENT);
+        assert_eq!(value, f(&p));
+        let scaled: Vec<f64> = g.iter().map(|g| COTANGENT * g).collect();
+        assert_all_close(&flat(&vm, vc), &scaled, ANALYTIC_TOL, "nested_rows: _vjp");
+        let (value, dot) = nested_rows_jvp(&m, c, (cube(&t), t[24]));
+        assert_eq!(value, f(&p));
+        assert_dot(dot, &g, &t, 1e-12, "nested_rows: _jvp");
+        let (_, _, h) = nested_rows_hessian(&m, c);
+        let differences = fd_jacobian(
+            |p| {
+                let (_, (gm, gc)) = nested_rows_grad(&cube(p), p[24]);
+                flat(&gm, gc)
+            },
+            &p,
+        );
+        assert_jacobian(
+            &h,
+            &differences,
+            "nested_rows: Hessian vs differences of _grad",
+        );
+    }
+}
+
+/// A row of an array of matrices at an index given, bound and not read: out of range, it panics at the
+/// `let` in each generated item as in the function.
+#[differentiable]
+#[allow(unused_variables)]
+fn unread_row(m: &[[[f64; 2]; 2]; 2], i: usize) -> f64 {
+    let row = m[i];
+    m[0][1][1] * m[0][1][1]
+}
+
+#[test]
+fn a_row_out_of_range_panics_at_the_let() {
+    let m = [[[1.0, 2.0], [3.0, 4.0]]; 2];
+    assert_eq!(unread_row_grad(&m, 1).1[0][1][1], 8.0);
+    let panics = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    assert!(panics(&|| {
+        unread_row(&m, 2);
+    }));
+    assert!(panics(&|| {
+        unread_row_grad(&m, 2);
+    }));
+    assert!(panics(&|| {
+        unread_row_jvp(&m, 2, [[[0.0; 2]; 2]; 2]);
+    }));
 }

@@ -49,9 +49,7 @@ impl VisitMut for Rewrite<'_> {
                     match for_each_loop(m, self.errors) {
                         // Over `&mut` elements, written by index; over any other, the `for` loop itself
                         // (which `chains.rs` reads next).
-                        Some(Ok(f)) => self
-                            .iter_mut_loop(&f)
-                            .or_else(|| Some(Expr::ForLoop(f))),
+                        Some(Ok(f)) => self.iter_mut_loop(&f).or_else(|| Some(Expr::ForLoop(f))),
                         // Reported: nothing more to say about it.
                         Some(Err(())) => Some(syn::parse_quote!({})),
                         None => None,

@@ -46,6 +46,146 @@ struct Forms {
     counter: usize,
 }
 
+// Input:  let row = m[i];                  Output: let __row_index_1: usize = i;
+//         s += row[j][k] * row.len();              assert!(__row_index_1 < m.len(), "index out of bounds");
+//                                                  s += m[__row_index_1][j][k] * m[__row_index_1].len();
+/// `let row = m[i];` of a parameter `m` nested three levels or more deep in fixed-size arrays (`&[[[f64; 2];
+/// 3]; 4]`, `[[[f64; 2]; 3]]`): a copy of the sub-matrix `m[i]`, which the parameter (never written) keeps,
+/// so that each use of `row` reads `m[i]` with `i` as it was at the `let`, checked there as indexing
+/// checks it. Only where neither `row` nor `m` is bound anywhere else in the function (no shadowing to
+/// follow), and `row` is not `mut`; any other `let` is left to the lowering, which reports it.
+pub(crate) fn nested_rows(block: &mut syn::Block, sig: &syn::Signature) {
+    let deep: Vec<syn::Ident> = sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                Pat::Ident(p)
+                    if p.mutability.is_none() && p.by_ref.is_none() && array_depth(&t.ty) >= 3 =>
+                {
+                    Some(p.ident.clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if deep.is_empty() {
+        return;
+    }
+    let mut bound = Bindings::default();
+    syn::visit::Visit::visit_block(&mut bound, block);
+    let mut rows = Rows {
+        deep,
+        bound: bound.0,
+        counter: 0,
+    };
+    rows.visit_block_mut(block);
+}
+
+/// How many levels of fixed-size arrays (or a slice of them) `ty` is, behind references.
+fn array_depth(ty: &syn::Type) -> usize {
+    match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => array_depth(&r.elem),
+        syn::Type::Paren(p) => array_depth(&p.elem),
+        syn::Type::Array(a) => 1 + array_depth(&a.elem),
+        syn::Type::Slice(s) if matches!(&*s.elem, syn::Type::Array(_)) => 1 + array_depth(&s.elem),
+        _ => 0,
+    }
+}
+
+/// Every name a pattern of the body binds, with how many times.
+#[derive(Default)]
+struct Bindings(Vec<String>);
+
+impl<'ast> syn::visit::Visit<'ast> for Bindings {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+struct Rows {
+    deep: Vec<syn::Ident>,
+    bound: Vec<String>,
+    counter: usize,
+}
+
+impl Rows {
+    /// `let row = m[i];` as `(row, m, i)`, if the rewriting applies to it.
+    fn row_let(&self, stmt: &Stmt) -> Option<(syn::Ident, syn::Ident, Expr)> {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let Pat::Ident(row) = &local.pat else {
+            return None;
+        };
+        if row.mutability.is_some() || row.by_ref.is_some() || row.subpat.is_some() {
+            return None;
+        }
+        let Expr::Index(index) = strip_parens(&init.expr) else {
+            return None;
+        };
+        let Expr::Path(m) = strip_parens(&index.expr) else {
+            return None;
+        };
+        let m = m.path.get_ident()?;
+        let once = |name: &syn::Ident| self.bound.iter().filter(|b| *name == **b).count();
+        if !self.deep.contains(m) || once(m) != 0 || once(&row.ident) != 1 {
+            return None;
+        }
+        Some((row.ident.clone(), m.clone(), (*index.index).clone()))
+    }
+}
+
+impl VisitMut for Rows {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        let mut substitutions: Vec<(syn::Ident, Expr)> = Vec::new();
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            for (row, read) in &substitutions {
+                Substitute { row, read }.visit_stmt_mut(&mut stmt);
+            }
+            if let Some((row, m, at)) = self.row_let(&stmt) {
+                self.counter += 1;
+                let index =
+                    format_ident!("__row_index_{}", self.counter, span = Span::mixed_site());
+                stmts.push(syn::parse_quote!(let #index: usize = #at;));
+                stmts.push(syn::parse_quote!(assert!(#index < #m.len(), "index out of bounds");));
+                substitutions.push((row, syn::parse_quote!(#m[#index])));
+                continue;
+            }
+            self.visit_stmt_mut(&mut stmt);
+            stmts.push(stmt);
+        }
+        block.stmts = stmts;
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Replaces each path `row` with `read`.
+struct Substitute<'a> {
+    row: &'a syn::Ident,
+    read: &'a Expr,
+}
+
+impl VisitMut for Substitute<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Path(p) = expr {
+            if p.qself.is_none() && p.path.is_ident(self.row) {
+                *expr = self.read.clone();
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// The methods that end an iterator chain (`chains.rs`): one over an array literal is wrapped in a block
 /// that makes the array first.
 const TERMINALS: &[&str] = &["sum", "product", "fold", "collect", "count", "any", "all"];
@@ -485,6 +625,44 @@ mod tests {
         // Not `&&`, nor a `&mut`.
         let out = rewrite("{ let c = p && q; g(&mut v); }");
         assert_eq!(out, "{ let c = p && q ; g (& mut v) ; }");
+    }
+
+    #[test]
+    fn a_row_of_a_deep_array_is_read_from_the_parameter() {
+        let rows = |sig: &str, body: &str| {
+            let sig: syn::Signature = syn::parse_str(sig).unwrap();
+            let mut block: syn::Block = syn::parse_str(body).unwrap();
+            nested_rows(&mut block, &sig);
+            block.to_token_stream().to_string()
+        };
+        let out = rows(
+            "fn f(m: &[[[f64; 2]; 3]; 4], k: usize) -> f64",
+            "{ let row = m[k + 1]; row[0][1] * row.len() as f64 }",
+        );
+        assert_eq!(
+            out,
+            "{ let __row_index_1 : usize = k + 1 ; \
+             assert ! (__row_index_1 < m . len () , \"index out of bounds\") ; \
+             m [__row_index_1] [0] [1] * m [__row_index_1] . len () as f64 }"
+        );
+        // A matrix's row, a `mut` row, a row name bound twice: left as written.
+        for (sig, body) in [
+            (
+                "fn f(m: &[[f64; 2]; 3]) -> f64",
+                "{ let row = m[0]; row[1] }",
+            ),
+            (
+                "fn f(m: &[[[f64; 2]; 3]]) -> f64",
+                "{ let mut row = m[0]; row[1][0] }",
+            ),
+            (
+                "fn f(m: &[[[f64; 2]; 3]]) -> f64",
+                "{ let row = m[0]; let row = 1.0; row }",
+            ),
+        ] {
+            assert!(rows(sig, body).contains("let"), "{sig} {body}");
+            assert!(!rows(sig, body).contains("__row_index"), "{sig} {body}");
+        }
     }
 
     #[test]

@@ -946,6 +946,26 @@ impl Lowering<'_> {
                 );
                 Self::poisoned()
             }
+            // What `std_forms.rs` did not read as the element by index.
+            ("first" | "last", 0) => {
+                self.errors.spanned(
+                    &m.method,
+                    format!(
+                        "`.{name}()` is supported unwrapped (`*x.{name}().unwrap()`, `x.{name}().copied().unwrap()`, \
+                         `.expect(..)`) of a slice, array or `Vec` named by a variable, a field or an element \
+                         (`m[i]`): bind this one to a variable first, or index it (`x[0]`, `x[x.len() - 1]`)"
+                    ),
+                );
+                Self::poisoned()
+            }
+            ("pop", 0) => {
+                self.errors.spanned(
+                    &m.method,
+                    "`.pop()` is not supported: keep the stack's length in a variable of its own (`let mut n = \
+                     s.len();`), read the top as `s[n - 1]` and decrease `n` instead",
+                );
+                Self::poisoned()
+            }
             _ => {
                 self.errors.spanned(
                     &m.method,
