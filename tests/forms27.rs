@@ -1,7 +1,10 @@
 //! Forms of numeric Rust that were a "not supported" error, differentiated as written: the end elements
 //! of a slice, array or `Vec` unwrapped (`*x.last().unwrap()`, `*x.first().unwrap()`,
-//! `x.last().copied().unwrap()`, `x.first().expect(..)`), and `.for_each(|v| ..)` (also after
-//! `.enumerate()`, `.zip(..)`, `.map(..)`) adding to a captured local.
+//! `x.last().copied().unwrap()`, `x.first().expect(..)`); `.for_each(|v| ..)` (also after
+//! `.enumerate()`, `.zip(..)`, `.map(..)`) adding to a captured local; a row of a nested array three
+//! levels deep bound by `let`; a local `Vec` used as a stack (`s.pop().unwrap()`, `if let Some(v) =
+//! s.pop()`, `while let Some(v) = s.pop()`, `s.pop();`). And a wrong gradient fixed: constants pushed
+//! between active values.
 //!
 //! Each function has `order = 2`. At several points each, its `_grad` is checked against the derivative
 //! by hand and against central differences of the function, its `_vjp` against the gradient times a
@@ -501,5 +504,287 @@ fn a_row_out_of_range_panics_at_the_let() {
     }));
     assert!(panics(&|| {
         unread_row_jvp(&m, 2, [[[0.0; 2]; 2]; 2]);
+    }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 5. A local `Vec` used as a stack: `s.pop().unwrap()`, `if let Some(v) = s.pop()`, `while let Some(v) =
+// s.pop()`. The popped value's adjoint goes back into the slot it came from, and a push after the pop
+// writes that slot again.
+
+/// `x_0² + 2x_1² + 2x_2²x_3² + x_3²` of four inputs: pops by `.unwrap()` and `.expect(..)`, a push into a
+/// slot given back, a constant pushed and popped, then the rest of the stack read by index.
+#[differentiable(order = 2)]
+fn stack_pops(x: &[f64]) -> f64 {
+    let mut s = Vec::new();
+    for &v in x {
+        s.push(v * v);
+    }
+    let a = s.pop().unwrap();
+    let b = s.pop().expect("four inputs");
+    s.push(a * b);
+    s.push(2.0);
+    let c = s.pop().unwrap();
+    let d = s.pop().unwrap();
+    let mut t = 0.0;
+    for i in 0..s.len() {
+        t += s[i] * (i as f64 + 1.0);
+    }
+    t + c * d + a
+}
+
+/// `2 Σ_i (n - i) sin x_i`: the stack drained by `while let`, the last element first, then an `if let`
+/// on the empty stack taking its `else`.
+#[differentiable(order = 2)]
+fn stack_drained(x: &[f64]) -> f64 {
+    let mut s = Vec::new();
+    for &v in x {
+        s.push(v.sin());
+    }
+    let mut acc = 0.0;
+    let mut k = 1.0;
+    while let Some(v) = s.pop() {
+        acc += v * k;
+        k += 1.0;
+    }
+    if let Some(w) = s.pop() {
+        acc += w;
+    } else {
+        acc *= 2.0;
+    }
+    acc
+}
+
+/// `Σ_{v > 0} v³ + 0.1 (e + Σ_i exp(e_i))`, `e_i = v² + v` where `v = x_i > 0`, else `v²`: in a loop, the
+/// top popped under a branch and a new value pushed into its slot; the stack (made by `vec![1.0]`)
+/// drained by `while let` with `mut` binding; an `if let` that pops.
+#[differentiable(order = 2)]
+fn stack_reused(x: &[f64]) -> f64 {
+    let mut s = vec![1.0];
+    let mut acc = 0.0;
+    for &v in x {
+        s.push(v * v);
+        if v > 0.0 {
+            let top = s.pop().unwrap();
+            acc += top * v;
+            s.push(top + v);
+        }
+    }
+    s.push(0.0);
+    if let Some(zero) = s.pop() {
+        acc += zero;
+    }
+    while let Some(mut t) = s.pop() {
+        t = t.exp();
+        acc += t * 0.1;
+    }
+    acc
+}
+
+/// `Σ_i 0.5^i x_i²`: a stack of indexes (no derivative), drained by `while let`.
+#[differentiable(order = 2)]
+fn index_stack(x: &[f64]) -> f64 {
+    let mut todo: Vec<usize> = Vec::new();
+    for i in 0..x.len() {
+        todo.push(i);
+    }
+    let mut acc = 0.0;
+    while let Some(i) = todo.pop() {
+        acc = acc * 0.5 + x[i] * x[i];
+    }
+    acc
+}
+
+#[test]
+fn a_vec_used_as_a_stack() {
+    let mut inputs = Inputs(27_05);
+    for _ in 0..POINTS {
+        let (x, t) = point(&mut inputs, 4);
+        let (x0, x1, x2, x3) = (x[0], x[1], x[2], x[3]);
+        check(
+            "stack_pops",
+            &x,
+            &t,
+            stack_pops,
+            stack_pops_grad,
+            stack_pops_vjp,
+            stack_pops_jvp,
+            stack_pops_hessian,
+            &[
+                2.0 * x0,
+                4.0 * x1,
+                4.0 * x2 * x3 * x3,
+                4.0 * x2 * x2 * x3 + 2.0 * x3,
+            ],
+            Some(sparse(
+                4,
+                &[
+                    (0, 0, 2.0),
+                    (1, 1, 4.0),
+                    (2, 2, 4.0 * x3 * x3),
+                    (2, 3, 8.0 * x2 * x3),
+                    (3, 2, 8.0 * x2 * x3),
+                    (3, 3, 4.0 * x2 * x2 + 2.0),
+                ],
+            )),
+        );
+    }
+    for n in [1, 2, 3, 6] {
+        for _ in 0..POINTS / 2 {
+            let (x, t) = point(&mut inputs, n);
+            let weight = |i: usize| 2.0 * (n - i) as f64;
+            let diagonal = |d: Vec<f64>| {
+                let mut h = vec![vec![0.0; n]; n];
+                for (i, v) in d.into_iter().enumerate() {
+                    h[i][i] = v;
+                }
+                h
+            };
+            check(
+                "stack_drained",
+                &x,
+                &t,
+                stack_drained,
+                stack_drained_grad,
+                stack_drained_vjp,
+                stack_drained_jvp,
+                stack_drained_hessian,
+                &(0..n).map(|i| weight(i) * x[i].cos()).collect::<Vec<_>>(),
+                Some(diagonal((0..n).map(|i| -weight(i) * x[i].sin()).collect())),
+            );
+
+            let grad: Vec<f64> = x
+                .iter()
+                .map(|&v| {
+                    if v > 0.0 {
+                        3.0 * v * v + 0.1 * (v * v + v).exp() * (2.0 * v + 1.0)
+                    } else {
+                        0.1 * (v * v).exp() * 2.0 * v
+                    }
+                })
+                .collect();
+            let second: Vec<f64> = x
+                .iter()
+                .map(|&v| {
+                    if v > 0.0 {
+                        let e = (v * v + v).exp();
+                        6.0 * v + 0.1 * e * ((2.0 * v + 1.0).powi(2) + 2.0)
+                    } else {
+                        0.1 * (v * v).exp() * (4.0 * v * v + 2.0)
+                    }
+                })
+                .collect();
+            if x.iter().all(|v| v.abs() > 1e-3) {
+                check(
+                    "stack_reused",
+                    &x,
+                    &t,
+                    stack_reused,
+                    stack_reused_grad,
+                    stack_reused_vjp,
+                    stack_reused_jvp,
+                    stack_reused_hessian,
+                    &grad,
+                    Some(diagonal(second)),
+                );
+            }
+
+            check(
+                "index_stack",
+                &x,
+                &t,
+                index_stack,
+                index_stack_grad,
+                index_stack_vjp,
+                index_stack_jvp,
+                index_stack_hessian,
+                &(0..n)
+                    .map(|i| 2.0 * 0.5f64.powi(i as i32) * x[i])
+                    .collect::<Vec<_>>(),
+                Some(diagonal(
+                    (0..n).map(|i| 2.0 * 0.5f64.powi(i as i32)).collect(),
+                )),
+            );
+        }
+    }
+}
+
+/// `2 x_3 + x_0 x_3` of four inputs: pops from a copy of the input (`x.to_vec()`), one of them the
+/// statement `s.pop();`, whose element nothing reads.
+#[differentiable(order = 2)]
+fn stack_of_a_copy(x: &[f64]) -> f64 {
+    let mut s = x.to_vec();
+    let a = s.pop().unwrap();
+    s.pop();
+    a * s.len() as f64 + s[0] * a
+}
+
+/// `2 x_0 x_1`: a pop from `vec![0.0; 3]` after a store into it, and a push into the slot given back.
+#[differentiable(order = 2)]
+fn stack_of_zeros(x: &[f64]) -> f64 {
+    let mut s = vec![0.0; 3];
+    s[1] = x[0];
+    let v = s.pop().unwrap();
+    s.push(x[1] * 2.0);
+    let w = s.pop().unwrap();
+    v + w * s[1]
+}
+
+#[test]
+fn stacks_made_by_copies() {
+    let mut inputs = Inputs(27_06);
+    for _ in 0..POINTS {
+        let (x, t) = point(&mut inputs, 4);
+        check(
+            "stack_of_a_copy",
+            &x,
+            &t,
+            stack_of_a_copy,
+            stack_of_a_copy_grad,
+            stack_of_a_copy_vjp,
+            stack_of_a_copy_jvp,
+            stack_of_a_copy_hessian,
+            &[x[3], 0.0, 0.0, 2.0 + x[0]],
+            Some(sparse(4, &[(0, 3, 1.0), (3, 0, 1.0)])),
+        );
+        check(
+            "stack_of_zeros",
+            &x[..2],
+            &t[..2],
+            stack_of_zeros,
+            stack_of_zeros_grad,
+            stack_of_zeros_vjp,
+            stack_of_zeros_jvp,
+            stack_of_zeros_hessian,
+            &[2.0 * x[1], 2.0 * x[0]],
+            Some(sparse(2, &[(0, 1, 2.0), (1, 0, 2.0)])),
+        );
+    }
+}
+
+/// One pop too many.
+#[differentiable]
+fn pops_past_the_bottom(x: &[f64]) -> f64 {
+    let mut s = Vec::new();
+    s.push(x[0]);
+    let a = s.pop().unwrap();
+    let b = s.pop().unwrap();
+    a * b
+}
+
+#[test]
+fn a_pop_of_an_empty_vec_panics_in_every_item() {
+    let panics = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    assert!(panics(&|| {
+        pops_past_the_bottom(&[2.0]);
+    }));
+    assert!(panics(&|| {
+        pops_past_the_bottom_grad(&[2.0]);
+    }));
+    assert!(panics(&|| {
+        pops_past_the_bottom_vjp(&[2.0], 1.0);
+    }));
+    assert!(panics(&|| {
+        pops_past_the_bottom_jvp(&[2.0], vec![1.0]);
     }));
 }

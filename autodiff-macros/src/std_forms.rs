@@ -274,6 +274,50 @@ impl Forms {
     }
 }
 
+// Input:  if let Some(v) = s.pop() { .. }                while let Some(v) = s.pop() { .. }
+// Output: if !s.is_empty() { let v = s.pop().unwrap(); .. }   while !s.is_empty() { let v = s.pop().unwrap(); .. }
+// (and `s.pop();`, a statement: `if !s.is_empty() { let _ = s.pop().unwrap(); }`)
+/// The test and the binding that `let Some(v) = s.pop()` (`cond` of an `if let` or `while let`, `s` a
+/// local named by a path) is: `s.pop()` is `Some` of the last element exactly where `s` is not empty, and
+/// pops nothing otherwise. The pattern is a name (maybe `mut`) or `_`; `None` for any other `cond`.
+fn popped(cond: &Expr) -> Option<(Expr, Stmt)> {
+    let Expr::Let(l) = cond else {
+        return None;
+    };
+    let Pat::TupleStruct(some) = &*l.pat else {
+        return None;
+    };
+    if some.qself.is_some() || !some.path.is_ident("Some") || some.elems.len() != 1 {
+        return None;
+    }
+    let binding = &some.elems[0];
+    let simple = match binding {
+        Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
+        Pat::Wild(_) => true,
+        _ => false,
+    };
+    let Expr::MethodCall(pop) = strip_parens(&l.expr) else {
+        return None;
+    };
+    let Expr::Path(stack) = strip_parens(&pop.receiver) else {
+        return None;
+    };
+    if !simple
+        || pop.method != "pop"
+        || !pop.args.is_empty()
+        || pop.turbofish.is_some()
+        || stack.qself.is_some()
+        || stack.path.get_ident().is_none()
+    {
+        return None;
+    }
+    let span = pop.method.span();
+    Some((
+        syn::parse_quote_spanned!(span=> !#stack.is_empty()),
+        syn::parse_quote_spanned!(span=> let #binding = #stack.pop().unwrap();),
+    ))
+}
+
 // Input:  *x.last().unwrap()      x.first().copied().unwrap()      x.last().expect("empty")
 // Output: x[x.len() - 1]           x[0]                             &x[x.len() - 1]
 /// The element `x.last()` or `x.first()` unwrapped (`.unwrap()`, `.expect(..)`, maybe after `.copied()` or
@@ -357,6 +401,14 @@ impl VisitMut for Forms {
         let mut stmts = Vec::with_capacity(block.stmts.len());
         for mut stmt in std::mem::take(&mut block.stmts) {
             self.visit_stmt_mut(&mut stmt);
+            // `s.pop();`: the last element, if any, dropped.
+            if let Stmt::Expr(Expr::MethodCall(pop), Some(_)) = &stmt {
+                let cond: Expr = syn::parse_quote!(let Some(_) = #pop);
+                if let Some((test, bind)) = popped(&cond) {
+                    stmts.push(syn::parse_quote!(if #test { #bind }));
+                    continue;
+                }
+            }
             match self.split_at(&stmt) {
                 Some(split) => stmts.extend(split),
                 None => stmts.push(stmt),
@@ -389,6 +441,18 @@ impl VisitMut for Forms {
                 if !lets.is_empty() {
                     let m = m.clone();
                     *expr = syn::parse_quote!({ #(#lets)* #m });
+                }
+            }
+            Expr::If(i) => {
+                if let Some((test, bind)) = popped(&i.cond) {
+                    *i.cond = test;
+                    i.then_branch.stmts.insert(0, bind);
+                }
+            }
+            Expr::While(w) => {
+                if let Some((test, bind)) = popped(&w.cond) {
+                    *w.cond = test;
+                    w.body.stmts.insert(0, bind);
                 }
             }
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
@@ -663,6 +727,23 @@ mod tests {
             assert!(rows(sig, body).contains("let"), "{sig} {body}");
             assert!(!rows(sig, body).contains("__row_index"), "{sig} {body}");
         }
+    }
+
+    #[test]
+    fn a_pop_tested_by_if_let_or_while_let_is_a_test_of_emptiness() {
+        let out = rewrite(
+            "{ while let Some(v) = s.pop() { a += v; } if let Some(mut w) = s.pop() { w += 1.0; } s.pop(); }",
+        );
+        assert_eq!(
+            out,
+            "{ while ! s . is_empty () { let v = s . pop () . unwrap () ; a += v ; } \
+             if ! s . is_empty () { let mut w = s . pop () . unwrap () ; w += 1.0 ; } \
+             if ! s . is_empty () { let _ = s . pop () . unwrap () ; } }"
+        );
+        // Of a field, or another pattern: left to the lowering.
+        let out =
+            rewrite("{ while let Some(v) = self.s.pop() { } if let Some((a, b)) = s.pop() { } }");
+        assert!(!out.contains("is_empty"), "{out}");
     }
 
     #[test]

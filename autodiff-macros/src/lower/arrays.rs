@@ -961,8 +961,9 @@ impl Lowering<'_> {
             ("pop", 0) => {
                 self.errors.spanned(
                     &m.method,
-                    "`.pop()` is not supported: keep the stack's length in a variable of its own (`let mut n = \
-                     s.len();`), read the top as `s[n - 1]` and decrease `n` instead",
+                    "`.pop()` is supported on a local `Vec` named by a variable, as `s.pop().unwrap()`, \
+                     `s.pop().expect(\"..\")`, `if let Some(v) = s.pop()`, `while let Some(v) = s.pop()` and \
+                     the statement `s.pop();`: write it so",
                 );
                 Self::poisoned()
             }

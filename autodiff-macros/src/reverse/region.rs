@@ -491,6 +491,7 @@ pub(crate) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
         let direct = match stmt {
             Stmt::Store { array: a, .. }
             | Stmt::Push { array: a, .. }
+            | Stmt::Truncate { array: a, .. }
             | Stmt::NewArray { array: a, .. } => *a == array,
             Stmt::CallOut { .. } => stmt.written_arrays().contains(&array),
             _ => false,
@@ -639,6 +640,11 @@ pub(super) fn unsafe_reads(
                     w.writes.push((*array, w.position, w.loops.clone(), false))
                 }
                 Stmt::Push { array, .. } => {
+                    w.writes.push((*array, w.position, w.loops.clone(), true))
+                }
+                // A pop changes the length, and the slot it gives back is written again by the next
+                // push.
+                Stmt::Truncate { array, .. } => {
                     w.writes.push((*array, w.position, w.loops.clone(), true))
                 }
                 _ => {}
