@@ -105,8 +105,8 @@ fn ends_of_slice(x: &[f64]) -> f64 {
 }
 
 /// `(x_0 + x_2)·(x_0 x_2)` over a local `Vec` of squares doubled: `2x_0² · 2x_2²` summed the other way,
-/// the `Vec` grown by `.push`, its ends read by reference (`x.last().unwrap()`, `.expect(..)`) and by
-/// `.cloned()`.
+/// the `Vec` grown by `.push`, its ends read by reference (`x.last().unwrap()` bound and read as `*top`,
+/// `.expect(..)`) and by `.cloned()`.
 #[differentiable(order = 2)]
 fn ends_of_local_vec(x: &[f64]) -> f64 {
     let mut v = Vec::new();
@@ -114,7 +114,8 @@ fn ends_of_local_vec(x: &[f64]) -> f64 {
         v.push(2.0 * u * u);
     }
     let first = v.first().expect("three inputs").clone();
-    v.last().unwrap() * first + v.first().cloned().unwrap() * 0.5
+    let top = v.last().unwrap();
+    *top * first + v.first().cloned().unwrap() * 0.5
 }
 
 /// `x_0 · x_3 · a_2` over an array `[x_1, x_2, x_3]`: `*a.last().unwrap()` of a local array and of a
@@ -787,4 +788,132 @@ fn a_pop_of_an_empty_vec_panics_in_every_item() {
     assert!(panics(&|| {
         pops_past_the_bottom_jvp(&[2.0], vec![1.0]);
     }));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// 6. The element `max_by`/`min_by` select (the last of equal maxima, the first of equal minima: Rust's
+// choice, docs/conventions.md), and `max()`/`min()` of integers.
+
+/// `2 max(x) + min(x)² + 10 min(x) + e^{max(x)}`: by `*x.iter().max_by(partial_cmp)`, `.copied().min_by(
+/// total_cmp)`, a reversed comparator (`|&a, &b| b.partial_cmp(&a)`, a minimum) bound by reference and read
+/// through `*`, and `f64::total_cmp`.
+#[differentiable(order = 2)]
+fn extremes(x: &[f64]) -> f64 {
+    let m = *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+    let n = x.iter().copied().min_by(|a, b| a.total_cmp(b)).unwrap();
+    let o = x
+        .iter()
+        .max_by(|&a, &b| b.partial_cmp(&a).unwrap())
+        .unwrap();
+    let e = x.iter().copied().max_by(f64::total_cmp).unwrap().exp();
+    m * 2.0 + n * n + *o * 10.0 + e
+}
+
+/// `x_{max k} · x_{min k} + x_{max k}²` over integer indexes `k` (`.copied().max()`, `.iter().min()`),
+/// which have no derivative.
+#[differentiable(order = 2)]
+fn integer_extremes(x: &[f64], k: &[usize]) -> f64 {
+    let hi = k.iter().copied().max().unwrap();
+    let lo = *k.iter().min().unwrap();
+    x[hi] * x[lo] + x[hi] * x[hi]
+}
+
+#[test]
+fn the_element_max_by_and_min_by_select() {
+    let mut inputs = Inputs(27_07);
+    for n in [1, 2, 3, 7] {
+        for _ in 0..POINTS / 2 {
+            let (x, t) = point(&mut inputs, n);
+            // The inputs are distinct draws: no ties (checked), so differences see one element each.
+            let hi = (0..n).fold(0, |b, i| if x[i] > x[b] { i } else { b });
+            let lo = (0..n).fold(0, |b, i| if x[i] < x[b] { i } else { b });
+            let mut grad = vec![0.0; n];
+            grad[hi] += 2.0 + x[hi].exp();
+            grad[lo] += 2.0 * x[lo] + 10.0;
+            let mut h = vec![vec![0.0; n]; n];
+            h[hi][hi] += x[hi].exp();
+            h[lo][lo] += 2.0;
+            check(
+                "extremes",
+                &x,
+                &t,
+                extremes,
+                extremes_grad,
+                extremes_vjp,
+                extremes_jvp,
+                extremes_hessian,
+                &grad,
+                Some(h),
+            );
+        }
+    }
+    // Ties: `max_by` gives the derivative to the last of equal maxima, `min_by` to the first of equal
+    // minima (and the reversed comparator, a `max_by`, to the last of the minima).
+    let x = [1.0, 3.0, -2.0, 3.0, -2.0, 0.5];
+    let (value, grad) = extremes_grad(&x);
+    assert_eq!(value, extremes(&x));
+    let e = 3.0f64.exp();
+    assert_eq!(grad, vec![0.0, 0.0, -4.0, 2.0 + e, 10.0, 0.0]);
+    // `total_cmp`: `-0.0 < 0.0`, so its maximum (`e`'s, slope 1) is the `0.0` wherever it stands; for
+    // `partial_cmp` the two zeros are equal, and the last is the maximum (`m`'s, slope 2).
+    let (_, grad) = extremes_grad(&[0.0, -0.0, -1.0]);
+    assert_eq!(grad, vec![1.0, 2.0, 8.0]);
+    let (_, grad) = extremes_grad(&[-0.0, 0.0, -1.0]);
+    assert_eq!(grad, vec![0.0, 3.0, 8.0]);
+    // A NaN panics where `partial_cmp(..).unwrap()` does, in each item; one element is compared with nothing.
+    let panics = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    assert!(panics(&|| {
+        extremes(&[1.0, f64::NAN]);
+    }));
+    assert!(panics(&|| {
+        extremes_grad(&[1.0, f64::NAN]);
+    }));
+    assert!(panics(&|| {
+        extremes_jvp(&[1.0, f64::NAN], vec![1.0, 1.0]);
+    }));
+    assert!(!panics(&|| {
+        extremes_grad(&[f64::NAN]);
+    }));
+    assert!(panics(&|| {
+        extremes_grad(&[]);
+    }));
+
+    let mut inputs = Inputs(27_08);
+    for _ in 0..POINTS {
+        let (x, tangent) = point(&mut inputs, 4);
+        for k in [vec![2, 0, 3, 0], vec![1], vec![3, 3, 2]] {
+            let (hi, lo) = (*k.iter().max().unwrap(), *k.iter().min().unwrap());
+            let f = |p: &[f64]| integer_extremes(p, &k);
+            let (value, g) = integer_extremes_grad(&x, &k);
+            assert_eq!(value, f(&x));
+            let mut by_hand = vec![0.0; 4];
+            by_hand[hi] += x[lo] + 2.0 * x[hi];
+            by_hand[lo] += x[hi];
+            assert_all_close(
+                &g,
+                &by_hand,
+                ANALYTIC_TOL,
+                "integer_extremes: gradient by hand",
+            );
+            assert_fd_gradient(
+                f,
+                &x,
+                &g,
+                "integer_extremes: gradient vs central differences",
+            );
+            let (value, dot) = integer_extremes_jvp(&x, &k, tangent.clone());
+            assert_eq!(value, f(&x));
+            assert_dot(dot, &g, &tangent, 1e-12, "integer_extremes: _jvp");
+            let (_, d) = integer_extremes_vjp(&x, &k, COTANGENT);
+            let scaled: Vec<f64> = g.iter().map(|g| COTANGENT * g).collect();
+            assert_all_close(&d, &scaled, ANALYTIC_TOL, "integer_extremes: _vjp");
+            let (_, _, h) = integer_extremes_hessian(&x, &k);
+            let differences = fd_jacobian(|p| integer_extremes_grad(p, &k).1, &x);
+            assert_jacobian(
+                &h,
+                &differences,
+                "integer_extremes: Hessian vs differences of _grad",
+            );
+        }
+    }
 }

@@ -225,6 +225,107 @@ impl Forms {
         }
     }
 
+    // Input:  *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap()
+    // Output: x[{
+    //             let mut __best_1: usize = 0;
+    //             for __next_2 in 1..x.len() {
+    //                 assert!(x[__best_1] == x[__best_1] && x[__next_2] == x[__next_2], "..");
+    //                 if !(x[__best_1] > x[__next_2]) { __best_1 = __next_2; }
+    //             }
+    //             __best_1
+    //         }]
+    /// The element `x.iter().max_by(cmp)`, `.min_by(cmp)`, `.max()` or `.min()` (maybe after `.copied()` or
+    /// `.cloned()`) unwrapped selects, of a slice, array or `Vec` named by a place without effects: read at
+    /// the index a loop finds, by reference where the `Option` held one. The comparator is one of
+    /// `|a, b| a.partial_cmp(b).unwrap()` and `|a, b| a.total_cmp(b)` (its parameters maybe `&a`, either
+    /// order) or `f64::total_cmp`; `.max()` and `.min()` are of integers (`Ord`), compared by `>`. As
+    /// `Iterator::max_by` folds `cmp::max_by`, the element kept is replaced by the next one unless it
+    /// compares `Greater` (so the last of equal maxima is chosen); `min_by` replaces it where it compares
+    /// `Greater` (the first of equal minima). `partial_cmp(..).unwrap()` panics on a NaN as it does;
+    /// `total_cmp` orders `-0.0` below `0.0` and NaNs by their sign (not their payloads). An empty `x`
+    /// panics at `x[0]`, where `unwrap` panics.
+    fn extreme(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        if m.turbofish.is_some() || m.args.len() > usize::from(m.method == "expect") {
+            return None;
+        }
+        let Expr::MethodCall(select) = strip_parens(&m.receiver) else {
+            return None;
+        };
+        let method = select.method.to_string();
+        let (max, compare) = match (method.as_str(), select.args.len()) {
+            ("max" | "min", 0) => (method == "max", Compare::Ord),
+            ("max_by" | "min_by", 1) => (method == "max_by", comparator(&select.args[0])?),
+            _ => return None,
+        };
+        if select.turbofish.is_some() {
+            return None;
+        }
+        let (iter, by_value) = match strip_parens(&select.receiver) {
+            Expr::MethodCall(c)
+                if matches!(c.method.to_string().as_str(), "copied" | "cloned")
+                    && c.args.is_empty()
+                    && c.turbofish.is_none() =>
+            {
+                (strip_parens(&c.receiver), true)
+            }
+            other => (other, false),
+        };
+        let Expr::MethodCall(iter) = iter else {
+            return None;
+        };
+        if iter.method != "iter" || !iter.args.is_empty() || !pure_place(&iter.receiver) {
+            return None;
+        }
+        let x = &*iter.receiver;
+        let best = self.fresh("best");
+        let next = self.fresh("next");
+        let (kept, new): (Expr, Expr) =
+            (syn::parse_quote!(#x[#best]), syn::parse_quote!(#x[#next]));
+        let (p, q) = match compare {
+            Compare::Ord | Compare::Partial(false) | Compare::Total(false) => (&kept, &new),
+            Compare::Partial(true) | Compare::Total(true) => (&new, &kept),
+        };
+        // `compare(kept, new) == Greater`.
+        let greater: Expr = match compare {
+            Compare::Ord | Compare::Partial(_) => syn::parse_quote!(#p > #q),
+            Compare::Total(_) => syn::parse_quote! {
+                (#p.is_nan() && #p.is_sign_positive() && !(#q.is_nan() && #q.is_sign_positive()))
+                    || (#q.is_nan() && #q.is_sign_negative() && !(#p.is_nan() && #p.is_sign_negative()))
+                    || #p > #q
+                    || (#p == #q && #p.is_sign_positive() && #q.is_sign_negative())
+            },
+        };
+        let check: Option<syn::Stmt> = matches!(compare, Compare::Partial(_)).then(|| {
+            syn::parse_quote! {
+                assert!(
+                    #kept == #kept && #new == #new,
+                    "called `Option::unwrap()` on a `None` value"
+                );
+            }
+        });
+        let take: Expr = match max {
+            true => syn::parse_quote!(!(#greater)),
+            false => syn::parse_quote!(#greater),
+        };
+        let span = select.method.span();
+        let index: Expr = syn::parse_quote_spanned! {span=>
+            {
+                let mut #best: usize = 0;
+                for #next in 1..#x.len() {
+                    #check
+                    if #take {
+                        #best = #next;
+                    }
+                }
+                #best
+            }
+        };
+        Some(match by_value {
+            true => syn::parse_quote_spanned!(span=> #x[#index]),
+            false => syn::parse_quote_spanned!(span=> &#x[#index]),
+        })
+    }
+
     // Input:  let (l, r) = x.split_at(m);
     // Output: let __mid_1 = m; let l = &x[..__mid_1]; let r = &x[__mid_1..];
     /// The statements `stmt` stands for, if it binds the halves of `x.split_at(m)` of a slice named by a
@@ -371,6 +472,189 @@ fn pure_place(e: &Expr) -> bool {
     }
 }
 
+/// Rewrites `*name` into `name`, and notes whether `name` is read otherwise than as a number (`*name`, an
+/// operand of arithmetic or a comparison, a method's receiver): `other`.
+struct NumberReads {
+    name: syn::Ident,
+    other: bool,
+}
+
+impl NumberReads {
+    fn is_name(&self, e: &Expr) -> bool {
+        matches!(strip_parens(e), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+}
+
+impl VisitMut for NumberReads {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {
+                *expr = (*u.expr).clone();
+            }
+            Expr::Binary(b) if numeric(&b.op) => {
+                if !self.is_name(&b.left) {
+                    self.visit_expr_mut(&mut b.left);
+                }
+                if !self.is_name(&b.right) {
+                    self.visit_expr_mut(&mut b.right);
+                }
+            }
+            Expr::MethodCall(m) => {
+                if !self.is_name(&m.receiver) {
+                    self.visit_expr_mut(&mut m.receiver);
+                }
+                for arg in &mut m.args {
+                    self.visit_expr_mut(arg);
+                }
+            }
+            _ if self.is_name(expr) => self.other = true,
+            _ => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    // A macro's tokens may read the name in any way.
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        if m.tokens
+            .to_string()
+            .split_whitespace()
+            .any(|t| t == self.name.to_string())
+        {
+            self.other = true;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Is `stmt` `let name = <..>.unwrap();` (or `.expect(..)`), a name without a type bound to what an
+/// `Option` of a reference may hold?
+fn bound_unwrap(stmt: &Stmt) -> bool {
+    let Stmt::Local(local) = stmt else {
+        return false;
+    };
+    let named = matches!(&local.pat, Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none());
+    named
+        && local.init.as_ref().is_some_and(|init| {
+            init.diverge.is_none()
+                && matches!(strip_parens(&init.expr), Expr::MethodCall(m)
+                    if m.method == "unwrap" || m.method == "expect")
+        })
+}
+
+/// How `max_by`/`min_by` compare (`Forms::extreme`); `true` where the closure compares its second
+/// parameter with its first (`|a, b| b.partial_cmp(a).unwrap()`).
+#[derive(Clone, Copy)]
+enum Compare {
+    /// `max()`, `min()` of integers.
+    Ord,
+    /// `a.partial_cmp(b).unwrap()`.
+    Partial(bool),
+    /// `a.total_cmp(b)`.
+    Total(bool),
+}
+
+/// The comparator `arg` of `max_by`/`min_by`, if it is one `Forms::extreme` reads.
+fn comparator(arg: &Expr) -> Option<Compare> {
+    match strip_parens(arg) {
+        // `f64::total_cmp`, `f32::total_cmp`.
+        Expr::Path(p) => {
+            let names: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            match names
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                ["f64" | "f32", "total_cmp"] if p.qself.is_none() => Some(Compare::Total(false)),
+                _ => None,
+            }
+        }
+        Expr::Closure(c) if c.inputs.len() == 2 && c.capture.is_none() => {
+            let param = |p: &Pat| -> Option<syn::Ident> {
+                match p {
+                    Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                        Some(i.ident.clone())
+                    }
+                    Pat::Reference(r) => match &*r.pat {
+                        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                            Some(i.ident.clone())
+                        }
+                        _ => None,
+                    },
+                    Pat::Type(t) => match &*t.pat {
+                        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                            Some(i.ident.clone())
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            };
+            let (a, b) = (param(&c.inputs[0])?, param(&c.inputs[1])?);
+            if a == b {
+                return None;
+            }
+            // `p`, `&p`, `*p`: the parameter named.
+            let named = |e: &Expr| -> Option<syn::Ident> {
+                match strip_parens(e) {
+                    Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                    Expr::Reference(r) if r.mutability.is_none() => match strip_parens(&r.expr) {
+                        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                        _ => None,
+                    },
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                        match strip_parens(&u.expr) {
+                            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            };
+            let body = match strip_parens(&c.body) {
+                Expr::Block(b) if b.block.stmts.len() == 1 && b.label.is_none() => {
+                    match &b.block.stmts[0] {
+                        Stmt::Expr(e, None) => e,
+                        _ => return None,
+                    }
+                }
+                other => other,
+            };
+            let (call, partial) = match strip_parens(body) {
+                Expr::MethodCall(u) if u.method == "unwrap" && u.args.is_empty() => {
+                    (strip_parens(&u.receiver), true)
+                }
+                other => (other, false),
+            };
+            let Expr::MethodCall(call) = call else {
+                return None;
+            };
+            let expected = if partial { "partial_cmp" } else { "total_cmp" };
+            if call.method != expected || call.args.len() != 1 || call.turbofish.is_some() {
+                return None;
+            }
+            let (p, q) = (named(&call.receiver)?, named(&call.args[0])?);
+            let reversed = if (p == a, q == b) == (true, true) {
+                false
+            } else if p == b && q == a {
+                true
+            } else {
+                return None;
+            };
+            Some(match partial {
+                true => Compare::Partial(reversed),
+                false => Compare::Total(reversed),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// `e` without the `&` of a shared reference: the value std's reference arithmetic reads.
 fn without_reference(e: &mut Expr) {
     while let Expr::Reference(r) = e {
@@ -399,8 +683,20 @@ fn numeric(op: &BinOp) -> bool {
 impl VisitMut for Forms {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         let mut stmts = Vec::with_capacity(block.stmts.len());
+        // The `let`s that bind an element by reference, unwrapped (below).
+        let mut by_reference: Vec<usize> = Vec::new();
         for mut stmt in std::mem::take(&mut block.stmts) {
+            let unwrapped = bound_unwrap(&stmt);
             self.visit_stmt_mut(&mut stmt);
+            if let (true, Stmt::Local(local)) = (unwrapped, &stmt) {
+                let element = local.init.as_ref().is_some_and(|init| {
+                    matches!(&*init.expr, Expr::Reference(r)
+                        if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_)))
+                });
+                if element {
+                    by_reference.push(stmts.len());
+                }
+            }
             // `s.pop();`: the last element, if any, dropped.
             if let Stmt::Expr(Expr::MethodCall(pop), Some(_)) = &stmt {
                 let cond: Expr = syn::parse_quote!(let Some(_) = #pop);
@@ -413,6 +709,39 @@ impl VisitMut for Forms {
                 Some(split) => stmts.extend(split),
                 None => stmts.push(stmt),
             }
+        }
+        // `let m = x.iter().max_by(..).unwrap();` binds a reference to the element, which nothing can
+        // write while it lives: where the statements after read `m` only as a number (`*m`, an operand
+        // of arithmetic, a method's receiver), it is bound to the element's value, and `*m` is `m`.
+        for at in by_reference {
+            let (before, after) = stmts.split_at_mut(at + 1);
+            let Stmt::Local(local) = &mut before[at] else {
+                continue;
+            };
+            let Pat::Ident(name) = &local.pat else {
+                continue;
+            };
+            let mut reads = NumberReads {
+                name: name.ident.clone(),
+                other: false,
+            };
+            let mut rest = after.to_vec();
+            for stmt in &mut rest {
+                reads.visit_stmt_mut(stmt);
+            }
+            let mut bound = Bindings::default();
+            for stmt in &rest {
+                syn::visit::Visit::visit_stmt(&mut bound, stmt);
+            }
+            if reads.other || bound.0.iter().any(|b| name.ident == *b) {
+                continue;
+            }
+            if let Some(init) = &mut local.init {
+                if let Expr::Reference(r) = &*init.expr {
+                    init.expr = r.expr.clone();
+                }
+            }
+            after.clone_from_slice(&rest);
         }
         block.stmts = stmts;
     }
@@ -456,7 +785,7 @@ impl VisitMut for Forms {
                 }
             }
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
-                if let Some(read) = end_element(m) {
+                if let Some(read) = end_element(m).or_else(|| self.extreme(m)) {
                     *expr = read;
                 }
             }
@@ -744,6 +1073,34 @@ mod tests {
         let out =
             rewrite("{ while let Some(v) = self.s.pop() { } if let Some((a, b)) = s.pop() { } }");
         assert!(!out.contains("is_empty"), "{out}");
+    }
+
+    #[test]
+    fn max_by_and_min_by_are_the_element_at_the_index_a_loop_finds() {
+        let out =
+            rewrite("{ let m = *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap(); }");
+        assert_eq!(
+            out,
+            "{ let m = x [{ let mut __best_1 : usize = 0 ; for __next_2 in 1 .. x . len () { \
+             assert ! (x [__best_1] == x [__best_1] && x [__next_2] == x [__next_2] , \
+             \"called `Option::unwrap()` on a `None` value\") ; \
+             if ! (x [__best_1] > x [__next_2]) { __best_1 = __next_2 ; } } __best_1 }] ; }"
+        );
+        // `min_by` takes the next where the kept one compares `Greater`; a reversed comparator swaps them.
+        let out = rewrite(
+            "{ let m = x.iter().copied().min_by(|a, b| b.partial_cmp(a).unwrap()).unwrap(); }",
+        );
+        assert!(out.contains("if x [__next_2] > x [__best_1] {"), "{out}");
+        // A reference bound and read as a number is the value.
+        let out = rewrite("{ let m = x.iter().max().unwrap(); s += *m; }");
+        assert!(out.starts_with("{ let m = x [{"), "{out}");
+        assert!(out.ends_with("s += m ; }"), "{out}");
+        // Passed on as a reference: left a reference (the lowering reports it).
+        let out = rewrite("{ let m = x.iter().max().unwrap(); g(m); }");
+        assert!(out.starts_with("{ let m = & x [{"), "{out}");
+        // Another comparator: left to the chains, which report it.
+        let out = rewrite("{ let m = x.iter().max_by(|a, b| cmp(a, b)).unwrap(); }");
+        assert!(out.contains("max_by"), "{out}");
     }
 
     #[test]
