@@ -1,14 +1,15 @@
 use autodiff::differentiable;
 
-// `s.pop()` of a local `Vec` is refused (what to write instead: a length of its own), and so are
-// `.last()` and `.first()` where they are not unwrapped, or of a slice that is not named.
+// `s.pop()` of a local `Vec` is supported unwrapped, tested by `if let`/`while let` or as a statement;
+// here its `Option` is used otherwise (`unwrap_or`). And `.last()`/`.first()` are refused where they are
+// not unwrapped, or of a slice that is not named.
 #[differentiable]
 fn top(x: &[f64]) -> f64 {
     let mut s = Vec::new();
     for &v in x {
         s.push(v * v);
     }
-    let t = s.pop().unwrap();
+    let t = s.pop().unwrap_or(0.0);
     t * 3.0
 }
 

@@ -1,7 +1,8 @@
 use autodiff::differentiable;
 
 // A `move` closure given to `.for_each(..)` adds to its own copy of `acc` (so `acc` stays 0 in the
-// function): not the `for` loop a closure that borrows it is, and refused. `.max_by(..)` is not read,
+// function): not the `for` loop a closure that borrows it is, and refused. `.max_by(..)` with a
+// comparator other than `a.partial_cmp(b).unwrap()` or `a.total_cmp(b)` of the elements is not read,
 // and a `return` in the closure (which goes on to the next element) is refused with what to write.
 #[differentiable]
 #[allow(unused_variables, unused_assignments)]
@@ -13,7 +14,7 @@ fn moved(x: &[f64]) -> f64 {
 
 #[differentiable]
 fn largest(x: &[f64]) -> f64 {
-    *x.iter().max_by(|a, b| a.total_cmp(b)).unwrap()
+    *x.iter().max_by(|a, b| a.abs().total_cmp(&b.abs())).unwrap()
 }
 
 #[differentiable]
