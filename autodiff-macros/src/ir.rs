@@ -645,6 +645,8 @@ pub(crate) struct ArrayInfo {
     /// Where the body makes it (`Vec::new()`, or the `.collect()` of a chain), for an error about it that
     /// only the reverse sweep finds; the call site where the syntax gives none.
     pub(crate) made_at: proc_macro2::Span,
+    /// Where the body first pushes to it or pops from it, for the same.
+    pub(crate) resized_at: Option<proc_macro2::Span>,
 }
 
 /// How a matrix, held flat, is passed whole to a call (`total(&m)`).

@@ -53,7 +53,8 @@ struct Forms {
 /// 3]; 4]`, `[[[f64; 2]; 3]]`): a copy of the sub-matrix `m[i]`, which the parameter (never written) keeps,
 /// so that each use of `row` reads `m[i]` with `i` as it was at the `let`, checked there as indexing
 /// checks it. Only where neither `row` nor `m` is bound anywhere else in the function (no shadowing to
-/// follow), and `row` is not `mut`; any other `let` is left to the lowering, which reports it.
+/// follow), `row` is not `mut` and no macro's tokens name it; any other `let` is left to the lowering,
+/// which reports it.
 pub(crate) fn nested_rows(block: &mut syn::Block, sig: &syn::Signature) {
     let deep: Vec<syn::Ident> = sig
         .inputs
@@ -75,9 +76,13 @@ pub(crate) fn nested_rows(block: &mut syn::Block, sig: &syn::Signature) {
     }
     let mut bound = Bindings::default();
     syn::visit::Visit::visit_block(&mut bound, block);
+    // A name in a macro's tokens is not substituted: such a row is left as written.
+    let mut in_macros = MacroNames::default();
+    syn::visit::Visit::visit_block(&mut in_macros, block);
     let mut rows = Rows {
         deep,
         bound: bound.0,
+        in_macros: in_macros.0,
         counter: 0,
     };
     rows.visit_block_mut(block);
@@ -106,9 +111,30 @@ impl<'ast> syn::visit::Visit<'ast> for Bindings {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// The identifiers in the tokens of the body's macros.
+#[derive(Default)]
+struct MacroNames(Vec<String>);
+
+impl<'ast> syn::visit::Visit<'ast> for MacroNames {
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn idents(tokens: TokenStream, out: &mut Vec<String>) {
+            for t in tokens {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                    proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        idents(m.tokens.clone(), &mut self.0);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
 struct Rows {
     deep: Vec<syn::Ident>,
     bound: Vec<String>,
+    in_macros: Vec<String>,
     counter: usize,
 }
 
@@ -133,7 +159,8 @@ impl Rows {
         };
         let m = m.path.get_ident()?;
         let once = |name: &syn::Ident| self.bound.iter().filter(|b| *name == **b).count();
-        if !self.deep.contains(m) || once(m) != 0 || once(&row.ident) != 1 {
+        let in_macro = self.in_macros.iter().any(|name| row.ident == *name);
+        if !self.deep.contains(m) || once(m) != 0 || once(&row.ident) != 1 || in_macro {
             return None;
         }
         Some((row.ident.clone(), m.clone(), (*index.index).clone()))
@@ -1051,6 +1078,10 @@ mod tests {
             (
                 "fn f(m: &[[[f64; 2]; 3]]) -> f64",
                 "{ let row = m[0]; let row = 1.0; row }",
+            ),
+            (
+                "fn f(m: &[[[f64; 2]; 3]]) -> f64",
+                "{ let row = m[0]; assert!(row[0][0] > 0.0); row[1][0] }",
             ),
         ] {
             assert!(rows(sig, body).contains("let"), "{sig} {body}");

@@ -915,6 +915,8 @@ impl Lowering<'_> {
                 let value = self.lower_expr(&m.args[0], None);
                 let index = self.new_var(None, m.span());
                 self.forget_reads_of(array);
+                let info = &mut self.arrays[array.0 as usize];
+                info.resized_at = info.resized_at.or(Some(m.method.span()));
                 self.stmts.push(Stmt::Push {
                     array,
                     index,
@@ -924,7 +926,11 @@ impl Lowering<'_> {
             }
             ("to_vec" | "clone", 0) => {
                 let fixed = name == "clone" && self.arrays[array.0 as usize].fixed;
-                self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone())
+                let copy = self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone());
+                if let Operand::Array(a) = copy {
+                    self.arrays[a.0 as usize].made_at = m.span();
+                }
+                copy
             }
             ("swap", 2) => self.swap_entries(m, false),
             // What `slice_writes.rs` did not lower: not a statement of its own.

@@ -56,6 +56,8 @@ impl Lowering<'_> {
             span,
         );
         self.stmts.push(Stmt::Truncate { array, len: top });
+        let info = &mut self.arrays[array.0 as usize];
+        info.resized_at = info.resized_at.or(Some(span));
         self.forget_reads_of(array);
         Some(value)
     }
