@@ -12,7 +12,12 @@
 //! central differences of `_grad` (and, where it is short, the Hessian by hand).
 
 // The forms under test are the ones users write, which clippy would rewrite.
-#![allow(clippy::needless_range_loop, clippy::unnecessary_fold)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::unnecessary_fold,
+    clippy::clone_on_copy,
+    clippy::needless_borrow
+)]
 
 mod common;
 

@@ -544,7 +544,7 @@ impl VisitMut for NumberReads {
         if m.tokens
             .to_string()
             .split_whitespace()
-            .any(|t| t == self.name.to_string())
+            .any(|t| self.name == t)
         {
             self.other = true;
         }
