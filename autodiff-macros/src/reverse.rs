@@ -1201,6 +1201,20 @@ fn add_tuples(kinds: &[Kind], a: &TokenStream, b: &TokenStream) -> TokenStream {
     quote!((#(#parts,)*))
 }
 
+/// Does the body pop from `array` (`Stmt::Truncate`) anywhere?
+fn truncated(f: &crate::ir::Function, array: Array) -> bool {
+    f.all_stmts()
+        .into_iter()
+        .any(|s| matches!(s, Stmt::Truncate { array: a, .. } if *a == array))
+}
+
+/// Does the body push to `array` anywhere?
+fn pushed(f: &crate::ir::Function, array: Array) -> bool {
+    f.all_stmts()
+        .into_iter()
+        .any(|s| matches!(s, Stmt::Push { array: a, .. } if *a == array))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1356,18 +1370,4 @@ mod tests {
         assert!(!unwritten.contains("ArrayTape"), "{unwritten}");
         assert!(unwritten.contains(". vjp_into (& z"), "{unwritten}");
     }
-}
-
-/// Does the body pop from `array` (`Stmt::Truncate`) anywhere?
-fn truncated(f: &crate::ir::Function, array: Array) -> bool {
-    f.all_stmts()
-        .into_iter()
-        .any(|s| matches!(s, Stmt::Truncate { array: a, .. } if *a == array))
-}
-
-/// Does the body push to `array` anywhere?
-fn pushed(f: &crate::ir::Function, array: Array) -> bool {
-    f.all_stmts()
-        .into_iter()
-        .any(|s| matches!(s, Stmt::Push { array: a, .. } if *a == array))
 }
