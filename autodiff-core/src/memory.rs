@@ -833,6 +833,16 @@ pub fn accumulate<T: Zero + Copy>(target: &mut [T], source: &[T]) {
     }
 }
 
+/// The adjoint buffer of a local `Vec` at least `len` long, the entries added zero: the reverse of
+/// `v.pop()` (`Stmt::Truncate`), which gives back the slot the buffer, sized to the `Vec`'s final
+/// length, may not have.
+#[inline]
+pub fn grow_to<T: Zero + Copy>(buffer: &mut Vec<T>, len: usize) {
+    if buffer.len() < len {
+        buffer.resize(len, T::zero());
+    }
+}
+
 /// The buffer that a callee's reverse sweep adds an array argument's cotangent into (a call's
 /// `vjp_into`): the caller's, or, when the caller wants no cotangent for that argument (`None`: it
 /// passed inactive data), `scratch`, zero-filled to the argument's length `len`.

@@ -486,6 +486,7 @@ impl Pass<'_> {
                         (self.activity.kind(value), self.activity.is_active(value));
                     self.set_array(*array, &kind, active);
                 }
+                Stmt::Truncate { len, .. } => self.check_index(len),
                 Stmt::Push {
                     array,
                     index,

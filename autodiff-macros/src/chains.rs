@@ -36,6 +36,7 @@ pub(crate) fn desugar(item: &syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
     let mut item = item.clone();
     // Array literals iterated, arithmetic on references, `split_at` (`std_forms.rs`).
     crate::std_forms::desugar(&mut item.block);
+    crate::std_forms::nested_rows(&mut item.block, &item.sig);
     // Destructuring assignments, labeled block values, `match` guards and bindings, `match` on a tuple
     // (`sugar.rs`).
     crate::sugar::desugar(&mut item.block, &item.sig);

@@ -1129,6 +1129,14 @@ impl<'a> Emitter<'a> {
                         quote!(#name.push(#value);)
                     }
                 }
+                Stmt::Truncate { array, len } => {
+                    if mode == Mode::Recompute {
+                        continue;
+                    }
+                    need.extend(len.var());
+                    let (name, len) = (self.array_name(*array), self.operand(len));
+                    quote!(#name.truncate(#len);)
+                }
                 Stmt::NewArray {
                     array,
                     init: ArrayInit::Window { source, range, row },

@@ -291,6 +291,7 @@ fn tangents_needed(f: &Function, e: &Emitter, returned: &Operand) -> BTreeSet<Va
                 added.extend(active_vars(stmt.operands()));
             }
         }
+        Stmt::Truncate { .. } => {}
         Stmt::CallOut { var, .. } => {
             let written = stmt.written_arrays();
             if need.contains(var) || written.iter().any(|a| activity.is_active_array(*a)) {
@@ -346,7 +347,10 @@ fn primal_needed(
         match stmt {
             // A row of a matrix read in place reads its index, not its bounds.
             Stmt::NewArray { .. } => need.extend(e.window_refs(stmt)),
-            Stmt::Store { .. } | Stmt::Push { .. } | Stmt::CallOut { .. } => {
+            Stmt::Store { .. }
+            | Stmt::Push { .. }
+            | Stmt::Truncate { .. }
+            | Stmt::CallOut { .. } => {
                 need.extend(stmt.operands().into_iter().filter_map(Operand::var));
             }
             Stmt::Loop(l) => {
@@ -367,6 +371,7 @@ fn primal_needed(
         }
         Stmt::Store { .. }
         | Stmt::Push { .. }
+        | Stmt::Truncate { .. }
         | Stmt::NewArray { .. }
         | Stmt::CallOut { .. }
         | Stmt::Loop(_) => {}
@@ -531,6 +536,14 @@ impl Forward<'_, '_> {
                         let t = self.array_tangent(*array);
                         let tv = self.tangent_of(value, &activity.kind(value));
                         code.push(quote!(#t.push(#tv);));
+                    }
+                }
+                Stmt::Truncate { array, len } => {
+                    let (name, len) = (self.e.array_name(*array).clone(), self.e.operand(len));
+                    code.push(quote!(#name.truncate(#len);));
+                    if activity.is_active_array(*array) {
+                        let t = self.array_tangent(*array);
+                        code.push(quote!(#t.truncate(#len);));
                     }
                 }
                 Stmt::NewArray { array, .. } if self.e.unread_offsets.contains_key(array) => {}

@@ -315,6 +315,12 @@ pub(crate) enum Stmt {
         index: Var,
         value: Operand,
     },
+    /// `a.truncate(len)`: what `a.pop()` leaves, after the element `a[len]` was read (`len` is the
+    /// length less one). A later push writes that slot again.
+    Truncate {
+        array: Array,
+        len: Operand,
+    },
     /// `let a = vec![..]`, `[..; N]`, `Vec::with_capacity(n)`, `x.to_vec()`.
     NewArray {
         array: Array,
@@ -436,7 +442,7 @@ impl Stmt {
             Stmt::Let { var, .. } | Stmt::CallOut { var, .. } => vec![*var],
             Stmt::If { outs, .. } | Stmt::Match { outs, .. } => outs.clone(),
             Stmt::Push { index, .. } => vec![*index],
-            Stmt::Store { .. } | Stmt::NewArray { .. } => Vec::new(),
+            Stmt::Store { .. } | Stmt::NewArray { .. } | Stmt::Truncate { .. } => Vec::new(),
             Stmt::Loop(l) => l.outs.iter().copied().chain([l.trips]).collect(),
         }
     }
@@ -449,6 +455,7 @@ impl Stmt {
             Stmt::Match { scrutinee, .. } => vec![scrutinee],
             Stmt::Store { index, value, .. } => vec![index, value],
             Stmt::Push { value, .. } => vec![value],
+            Stmt::Truncate { len, .. } => vec![len],
             Stmt::CallOut { args, written, .. } => args
                 .iter()
                 .chain(written.iter().flat_map(|w| match w {
@@ -484,6 +491,7 @@ impl Stmt {
         match self {
             Stmt::Store { .. }
             | Stmt::Push { .. }
+            | Stmt::Truncate { .. }
             | Stmt::NewArray { .. }
             | Stmt::Loop(_)
             | Stmt::CallOut { .. } => true,
@@ -507,6 +515,7 @@ impl Stmt {
             Stmt::Loop(l) => l.cond.iter().chain([&l.body]).collect(),
             Stmt::Store { .. }
             | Stmt::Push { .. }
+            | Stmt::Truncate { .. }
             | Stmt::NewArray { .. }
             | Stmt::CallOut { .. } => Vec::new(),
         }
@@ -636,6 +645,8 @@ pub(crate) struct ArrayInfo {
     /// Where the body makes it (`Vec::new()`, or the `.collect()` of a chain), for an error about it that
     /// only the reverse sweep finds; the call site where the syntax gives none.
     pub(crate) made_at: proc_macro2::Span,
+    /// Where the body first pushes to it or pops from it, for the same.
+    pub(crate) resized_at: Option<proc_macro2::Span>,
 }
 
 /// How a matrix, held flat, is passed whole to a call (`total(&m)`).

@@ -350,6 +350,7 @@ impl Lowering<'_> {
             matrix: None,
             untyped: false,
             made_at: Span::call_site(),
+            resized_at: None,
         });
         Array(self.arrays.len() as u32 - 1)
     }

@@ -366,6 +366,17 @@ fn vjp_body_with(
 
 impl Reverse<'_, '_> {
     /// The adjoint buffer of `array`, declared once after the forward sweep.
+    /// The counter of the pushes to `array` the reverse sweep has still to undo: its length there.
+    fn push_counter(&mut self, array: Array) -> Ident {
+        if let Some(c) = self.push_counters.get(&array) {
+            return c.clone();
+        }
+        let base = format!("__pushed_{}", self.e.array_name(array));
+        let c = self.e.namer.fresh(&base);
+        self.push_counters.insert(array, c.clone());
+        c
+    }
+
     fn array_adjoint(&mut self, array: Array) -> Ident {
         if let Some(name) = self.array_adjoints.get(&array) {
             return name.clone();
@@ -609,22 +620,42 @@ impl Reverse<'_, '_> {
                     );
                 }
                 Stmt::Push { array, value, .. } => {
-                    if !self.e.activity.is_active_array(*array) || !self.e.activity.is_active(value)
-                    {
+                    // Every push to an active array moves its counter back, that of a constant too
+                    // (`s.push(v); s.push(1.0);`): the slot of each active value is its own.
+                    if !self.e.activity.is_active_array(*array) {
                         continue;
                     }
                     let buffer = self.array_adjoint(*array);
-                    let counter = match self.push_counters.get(array) {
-                        Some(c) => c.clone(),
-                        None => {
-                            let base = format!("__pushed_{}", self.e.array_name(*array));
-                            let c = self.e.namer.fresh(&base);
-                            self.push_counters.insert(*array, c.clone());
-                            c
-                        }
-                    };
+                    let counter = self.push_counter(*array);
                     code.push(quote!(#counter -= 1;));
-                    self.contribute(value, quote!(#buffer[#counter]), adjoints, code);
+                    if !truncated(self.e.f, *array) {
+                        self.contribute(value, quote!(#buffer[#counter]), adjoints, code);
+                        continue;
+                    }
+                    // A slot that a `pop` gave back is pushed to again: the adjoint of the value pushed
+                    // is the slot's since, and the value popped before gets nothing of it.
+                    let d = self.e.namer.fresh("__d_pushed");
+                    code.push(quote! {
+                        let #d = #buffer[#counter];
+                        #buffer[#counter] = ::autodiff::__private::Zero::zero();
+                    });
+                    self.contribute(value, d.to_token_stream(), adjoints, code);
+                }
+                // `v.pop()` read `v[len]` and left `len` elements: its reverse gives the slot back,
+                // adjoint zero (the read's reverse, next, adds into it), and the pushes before it count
+                // down from there.
+                Stmt::Truncate { array, len } => {
+                    if !self.e.activity.is_active_array(*array) {
+                        continue;
+                    }
+                    let buffer = self.array_adjoint(*array);
+                    refs.extend(len.var());
+                    let len = self.e.operand(len);
+                    code.push(quote!(::autodiff::__private::grow_to(&mut #buffer, #len + 1);));
+                    if pushed(self.e.f, *array) {
+                        let counter = self.push_counter(*array);
+                        code.push(quote!(#counter = #len + 1;));
+                    }
                 }
                 Stmt::NewArray { array, init } => {
                     if !self.e.activity.is_active_array(*array) {
@@ -1168,6 +1199,20 @@ fn add_tuples(kinds: &[Kind], a: &TokenStream, b: &TokenStream) -> TokenStream {
         }
     });
     quote!((#(#parts,)*))
+}
+
+/// Does the body pop from `array` (`Stmt::Truncate`) anywhere?
+fn truncated(f: &crate::ir::Function, array: Array) -> bool {
+    f.all_stmts()
+        .into_iter()
+        .any(|s| matches!(s, Stmt::Truncate { array: a, .. } if *a == array))
+}
+
+/// Does the body push to `array` anywhere?
+fn pushed(f: &crate::ir::Function, array: Array) -> bool {
+    f.all_stmts()
+        .into_iter()
+        .any(|s| matches!(s, Stmt::Push { array: a, .. } if *a == array))
 }
 
 #[cfg(test)]

@@ -47,7 +47,9 @@ impl VisitMut for Rewrite<'_> {
                 Expr::ForLoop(f) => self.iter_mut_loop(f),
                 Expr::MethodCall(m) if m.method == "for_each" => {
                     match for_each_loop(m, self.errors) {
-                        Some(Ok(f)) => self.iter_mut_loop(&f),
+                        // Over `&mut` elements, written by index; over any other, the `for` loop itself
+                        // (which `chains.rs` reads next).
+                        Some(Ok(f)) => self.iter_mut_loop(&f).or_else(|| Some(Expr::ForLoop(f))),
                         // Reported: nothing more to say about it.
                         Some(Err(())) => Some(syn::parse_quote!({})),
                         None => None,
@@ -666,27 +668,28 @@ fn shadowing(body: &syn::Block, binds: &Binds) -> Option<syn::Ident> {
     find.found
 }
 
-/// `iter.for_each(|pat| body)` over `&mut` elements as the `for pat in iter { body }` it is; `None` for any
-/// other `for_each` (`chains.rs` reads those), and with an error for a closure body that `return`s (which
-/// leaves the closure, not the function).
+/// `iter.for_each(|pat| body);` as the `for pat in iter { body }` it is (`Iterator::for_each` calls the
+/// closure on each element in order; a type on the closure's parameter is the iterator's element type,
+/// which the `for` infers); `None` for a `for_each` given no closure literal, and with an error for a
+/// closure body that `return`s (which leaves the closure, not the function).
 fn for_each_loop(
     m: &syn::ExprMethodCall,
     errors: &mut Errors,
 ) -> Option<Result<syn::ExprForLoop, ()>> {
-    if !mutably_iterated(&m.receiver) || m.args.len() != 1 {
+    if m.args.len() != 1 || m.turbofish.is_some() {
         return None;
     }
     let Expr::Closure(c) = &m.args[0] else {
         return None;
     };
-    if c.inputs.len() != 1 {
+    // A `move` closure adds to its own copy of a captured number, not to the local a loop would.
+    if c.inputs.len() != 1 || (c.capture.is_some() && !mutably_iterated(&m.receiver)) {
         return None;
     }
     if let Some(r) = returns(&c.body) {
         errors.spanned(
             r,
-            "`return` in a `.for_each(..)` closure over `&mut` elements is not supported: write a `for` loop \
-             with `continue`",
+            "`return` in a `.for_each(..)` closure is not supported: write a `for` loop with `continue`",
         );
         return Some(Err(()));
     }
@@ -695,7 +698,10 @@ fn for_each_loop(
         Expr::Block(b) if b.label.is_none() => b.block.clone(),
         other => syn::parse_quote!({ #other; }),
     };
-    let pat = &c.inputs[0];
+    let pat = match &c.inputs[0] {
+        syn::Pat::Type(t) => &*t.pat,
+        other => other,
+    };
     let iter = &m.receiver;
     Some(Ok(
         syn::parse_quote_spanned!(m.method.span()=> for #pat in #iter #body),

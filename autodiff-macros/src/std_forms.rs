@@ -46,6 +46,173 @@ struct Forms {
     counter: usize,
 }
 
+// Input:  let row = m[i];                  Output: let __row_index_1: usize = i;
+//         s += row[j][k] * row.len();              assert!(__row_index_1 < m.len(), "index out of bounds");
+//                                                  s += m[__row_index_1][j][k] * m[__row_index_1].len();
+/// `let row = m[i];` of a parameter `m` nested three levels or more deep in fixed-size arrays (`&[[[f64; 2];
+/// 3]; 4]`, `[[[f64; 2]; 3]]`): a copy of the sub-matrix `m[i]`, which the parameter (never written) keeps,
+/// so that each use of `row` reads `m[i]` with `i` as it was at the `let`, checked there as indexing
+/// checks it. Only where neither `row` nor `m` is bound anywhere else in the function (no shadowing to
+/// follow), `row` is not `mut` and no macro's tokens name it; any other `let` is left to the lowering,
+/// which reports it.
+pub(crate) fn nested_rows(block: &mut syn::Block, sig: &syn::Signature) {
+    let deep: Vec<syn::Ident> = sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(t) => match &*t.pat {
+                Pat::Ident(p)
+                    if p.mutability.is_none() && p.by_ref.is_none() && array_depth(&t.ty) >= 3 =>
+                {
+                    Some(p.ident.clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    if deep.is_empty() {
+        return;
+    }
+    let mut bound = Bindings::default();
+    syn::visit::Visit::visit_block(&mut bound, block);
+    // A name in a macro's tokens is not substituted: such a row is left as written.
+    let mut in_macros = MacroNames::default();
+    syn::visit::Visit::visit_block(&mut in_macros, block);
+    let mut rows = Rows {
+        deep,
+        bound: bound.0,
+        in_macros: in_macros.0,
+        counter: 0,
+    };
+    rows.visit_block_mut(block);
+}
+
+/// How many levels of fixed-size arrays (or a slice of them) `ty` is, behind references.
+fn array_depth(ty: &syn::Type) -> usize {
+    match ty {
+        syn::Type::Reference(r) if r.mutability.is_none() => array_depth(&r.elem),
+        syn::Type::Paren(p) => array_depth(&p.elem),
+        syn::Type::Array(a) => 1 + array_depth(&a.elem),
+        syn::Type::Slice(s) if matches!(&*s.elem, syn::Type::Array(_)) => 1 + array_depth(&s.elem),
+        _ => 0,
+    }
+}
+
+/// Every name a pattern of the body binds, with how many times.
+#[derive(Default)]
+struct Bindings(Vec<String>);
+
+impl<'ast> syn::visit::Visit<'ast> for Bindings {
+    fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+        self.0.push(p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The identifiers in the tokens of the body's macros.
+#[derive(Default)]
+struct MacroNames(Vec<String>);
+
+impl<'ast> syn::visit::Visit<'ast> for MacroNames {
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        fn idents(tokens: TokenStream, out: &mut Vec<String>) {
+            for t in tokens {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                    proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        idents(m.tokens.clone(), &mut self.0);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+struct Rows {
+    deep: Vec<syn::Ident>,
+    bound: Vec<String>,
+    in_macros: Vec<String>,
+    counter: usize,
+}
+
+impl Rows {
+    /// `let row = m[i];` as `(row, m, i)`, if the rewriting applies to it.
+    fn row_let(&self, stmt: &Stmt) -> Option<(syn::Ident, syn::Ident, Expr)> {
+        let Stmt::Local(local) = stmt else {
+            return None;
+        };
+        let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+        let Pat::Ident(row) = &local.pat else {
+            return None;
+        };
+        if row.mutability.is_some() || row.by_ref.is_some() || row.subpat.is_some() {
+            return None;
+        }
+        let Expr::Index(index) = strip_parens(&init.expr) else {
+            return None;
+        };
+        let Expr::Path(m) = strip_parens(&index.expr) else {
+            return None;
+        };
+        let m = m.path.get_ident()?;
+        let once = |name: &syn::Ident| self.bound.iter().filter(|b| *name == **b).count();
+        let in_macro = self.in_macros.iter().any(|name| row.ident == *name);
+        if !self.deep.contains(m) || once(m) != 0 || once(&row.ident) != 1 || in_macro {
+            return None;
+        }
+        Some((row.ident.clone(), m.clone(), (*index.index).clone()))
+    }
+}
+
+impl VisitMut for Rows {
+    fn visit_block_mut(&mut self, block: &mut syn::Block) {
+        let mut stmts = Vec::with_capacity(block.stmts.len());
+        let mut substitutions: Vec<(syn::Ident, Expr)> = Vec::new();
+        for mut stmt in std::mem::take(&mut block.stmts) {
+            for (row, read) in &substitutions {
+                Substitute { row, read }.visit_stmt_mut(&mut stmt);
+            }
+            if let Some((row, m, at)) = self.row_let(&stmt) {
+                self.counter += 1;
+                let index =
+                    format_ident!("__row_index_{}", self.counter, span = Span::mixed_site());
+                stmts.push(syn::parse_quote!(let #index: usize = #at;));
+                stmts.push(syn::parse_quote!(assert!(#index < #m.len(), "index out of bounds");));
+                substitutions.push((row, syn::parse_quote!(#m[#index])));
+                continue;
+            }
+            self.visit_stmt_mut(&mut stmt);
+            stmts.push(stmt);
+        }
+        block.stmts = stmts;
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Replaces each path `row` with `read`.
+struct Substitute<'a> {
+    row: &'a syn::Ident,
+    read: &'a Expr,
+}
+
+impl VisitMut for Substitute<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Path(p) = expr {
+            if p.qself.is_none() && p.path.is_ident(self.row) {
+                *expr = self.read.clone();
+                return;
+            }
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
 /// The methods that end an iterator chain (`chains.rs`): one over an array literal is wrapped in a block
 /// that makes the array first.
 const TERMINALS: &[&str] = &["sum", "product", "fold", "collect", "count", "any", "all"];
@@ -83,6 +250,107 @@ impl Forms {
             }
             _ => {}
         }
+    }
+
+    // Input:  *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap()
+    // Output: x[{
+    //             let mut __best_1: usize = 0;
+    //             for __next_2 in 1..x.len() {
+    //                 assert!(x[__best_1] == x[__best_1] && x[__next_2] == x[__next_2], "..");
+    //                 if !(x[__best_1] > x[__next_2]) { __best_1 = __next_2; }
+    //             }
+    //             __best_1
+    //         }]
+    /// The element `x.iter().max_by(cmp)`, `.min_by(cmp)`, `.max()` or `.min()` (maybe after `.copied()` or
+    /// `.cloned()`) unwrapped selects, of a slice, array or `Vec` named by a place without effects: read at
+    /// the index a loop finds, by reference where the `Option` held one. The comparator is one of
+    /// `|a, b| a.partial_cmp(b).unwrap()` and `|a, b| a.total_cmp(b)` (its parameters maybe `&a`, either
+    /// order) or `f64::total_cmp`; `.max()` and `.min()` are of integers (`Ord`), compared by `>`. As
+    /// `Iterator::max_by` folds `cmp::max_by`, the element kept is replaced by the next one unless it
+    /// compares `Greater` (so the last of equal maxima is chosen); `min_by` replaces it where it compares
+    /// `Greater` (the first of equal minima). `partial_cmp(..).unwrap()` panics on a NaN as it does;
+    /// `total_cmp` orders `-0.0` below `0.0` and NaNs by their sign (not their payloads). An empty `x`
+    /// panics at `x[0]`, where `unwrap` panics.
+    fn extreme(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        if m.turbofish.is_some() || m.args.len() > usize::from(m.method == "expect") {
+            return None;
+        }
+        let Expr::MethodCall(select) = strip_parens(&m.receiver) else {
+            return None;
+        };
+        let method = select.method.to_string();
+        let (max, compare) = match (method.as_str(), select.args.len()) {
+            ("max" | "min", 0) => (method == "max", Compare::Ord),
+            ("max_by" | "min_by", 1) => (method == "max_by", comparator(&select.args[0])?),
+            _ => return None,
+        };
+        if select.turbofish.is_some() {
+            return None;
+        }
+        let (iter, by_value) = match strip_parens(&select.receiver) {
+            Expr::MethodCall(c)
+                if matches!(c.method.to_string().as_str(), "copied" | "cloned")
+                    && c.args.is_empty()
+                    && c.turbofish.is_none() =>
+            {
+                (strip_parens(&c.receiver), true)
+            }
+            other => (other, false),
+        };
+        let Expr::MethodCall(iter) = iter else {
+            return None;
+        };
+        if iter.method != "iter" || !iter.args.is_empty() || !pure_place(&iter.receiver) {
+            return None;
+        }
+        let x = &*iter.receiver;
+        let best = self.fresh("best");
+        let next = self.fresh("next");
+        let (kept, new): (Expr, Expr) =
+            (syn::parse_quote!(#x[#best]), syn::parse_quote!(#x[#next]));
+        let (p, q) = match compare {
+            Compare::Ord | Compare::Partial(false) | Compare::Total(false) => (&kept, &new),
+            Compare::Partial(true) | Compare::Total(true) => (&new, &kept),
+        };
+        // `compare(kept, new) == Greater`.
+        let greater: Expr = match compare {
+            Compare::Ord | Compare::Partial(_) => syn::parse_quote!(#p > #q),
+            Compare::Total(_) => syn::parse_quote! {
+                (#p.is_nan() && #p.is_sign_positive() && !(#q.is_nan() && #q.is_sign_positive()))
+                    || (#q.is_nan() && #q.is_sign_negative() && !(#p.is_nan() && #p.is_sign_negative()))
+                    || #p > #q
+                    || (#p == #q && #p.is_sign_positive() && #q.is_sign_negative())
+            },
+        };
+        let check: Option<syn::Stmt> = matches!(compare, Compare::Partial(_)).then(|| {
+            syn::parse_quote! {
+                assert!(
+                    #kept == #kept && #new == #new,
+                    "called `Option::unwrap()` on a `None` value"
+                );
+            }
+        });
+        let take: Expr = match max {
+            true => syn::parse_quote!(!(#greater)),
+            false => syn::parse_quote!(#greater),
+        };
+        let span = select.method.span();
+        let index: Expr = syn::parse_quote_spanned! {span=>
+            {
+                let mut #best: usize = 0;
+                for #next in 1..#x.len() {
+                    #check
+                    if #take {
+                        #best = #next;
+                    }
+                }
+                #best
+            }
+        };
+        Some(match by_value {
+            true => syn::parse_quote_spanned!(span=> #x[#index]),
+            false => syn::parse_quote_spanned!(span=> &#x[#index]),
+        })
     }
 
     // Input:  let (l, r) = x.split_at(m);
@@ -134,6 +402,286 @@ impl Forms {
     }
 }
 
+// Input:  if let Some(v) = s.pop() { .. }                while let Some(v) = s.pop() { .. }
+// Output: if !s.is_empty() { let v = s.pop().unwrap(); .. }   while !s.is_empty() { let v = s.pop().unwrap(); .. }
+// (and `s.pop();`, a statement: `if !s.is_empty() { let _ = s.pop().unwrap(); }`)
+/// The test and the binding that `let Some(v) = s.pop()` (`cond` of an `if let` or `while let`, `s` a
+/// local named by a path) is: `s.pop()` is `Some` of the last element exactly where `s` is not empty, and
+/// pops nothing otherwise. The pattern is a name (maybe `mut`) or `_`; `None` for any other `cond`.
+fn popped(cond: &Expr) -> Option<(Expr, Stmt)> {
+    let Expr::Let(l) = cond else {
+        return None;
+    };
+    let Pat::TupleStruct(some) = &*l.pat else {
+        return None;
+    };
+    if some.qself.is_some() || !some.path.is_ident("Some") || some.elems.len() != 1 {
+        return None;
+    }
+    let binding = &some.elems[0];
+    let simple = match binding {
+        Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
+        Pat::Wild(_) => true,
+        _ => false,
+    };
+    let Expr::MethodCall(pop) = strip_parens(&l.expr) else {
+        return None;
+    };
+    let Expr::Path(stack) = strip_parens(&pop.receiver) else {
+        return None;
+    };
+    if !simple
+        || pop.method != "pop"
+        || !pop.args.is_empty()
+        || pop.turbofish.is_some()
+        || stack.qself.is_some()
+        || stack.path.get_ident().is_none()
+    {
+        return None;
+    }
+    let span = pop.method.span();
+    Some((
+        syn::parse_quote_spanned!(span=> !#stack.is_empty()),
+        syn::parse_quote_spanned!(span=> let #binding = #stack.pop().unwrap();),
+    ))
+}
+
+// Input:  *x.last().unwrap()      x.first().copied().unwrap()      x.last().expect("empty")
+// Output: x[x.len() - 1]           x[0]                             &x[x.len() - 1]
+/// The element `x.last()` or `x.first()` unwrapped (`.unwrap()`, `.expect(..)`, maybe after `.copied()` or
+/// `.cloned()`) reads, of a slice, array or `Vec` named by a place without effects (`x`, `self.w`,
+/// `m[i]`): the element by index, by reference where the `Option` held one. An empty `x` panics where
+/// `unwrap` would: `x.len() - 1` overflows (or, with overflow checks off, the index is out of bounds),
+/// `x[0]` is out of bounds.
+fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
+    if m.turbofish.is_some() || m.args.len() > usize::from(m.method == "expect") {
+        return None;
+    }
+    let (option, by_value) = match strip_parens(&m.receiver) {
+        Expr::MethodCall(c)
+            if matches!(c.method.to_string().as_str(), "copied" | "cloned")
+                && c.args.is_empty()
+                && c.turbofish.is_none() =>
+        {
+            (strip_parens(&c.receiver), true)
+        }
+        other => (other, false),
+    };
+    let Expr::MethodCall(end) = option else {
+        return None;
+    };
+    if !end.args.is_empty() || end.turbofish.is_some() || !pure_place(&end.receiver) {
+        return None;
+    }
+    let x = &end.receiver;
+    let index: Expr = match end.method.to_string().as_str() {
+        "first" => syn::parse_quote_spanned!(end.method.span()=> 0),
+        "last" => syn::parse_quote_spanned!(end.method.span()=> #x.len() - 1),
+        _ => return None,
+    };
+    Some(match by_value {
+        true => syn::parse_quote_spanned!(end.method.span()=> #x[#index]),
+        false => syn::parse_quote_spanned!(end.method.span()=> &#x[#index]),
+    })
+}
+
+/// Is `e` a place read twice as once: a path, a field of one, or an element of one at a path or literal
+/// index?
+fn pure_place(e: &Expr) -> bool {
+    match e {
+        Expr::Paren(p) => pure_place(&p.expr),
+        Expr::Path(p) => p.qself.is_none(),
+        Expr::Field(f) => pure_place(&f.base),
+        Expr::Index(i) => {
+            pure_place(&i.expr) && matches!(strip_parens(&i.index), Expr::Path(_) | Expr::Lit(_))
+        }
+        _ => false,
+    }
+}
+
+/// Rewrites `*name` into `name`, and notes whether `name` is read otherwise than as a number (`*name`, an
+/// operand of arithmetic or a comparison, a method's receiver): `other`.
+struct NumberReads {
+    name: syn::Ident,
+    other: bool,
+}
+
+impl NumberReads {
+    fn is_name(&self, e: &Expr) -> bool {
+        matches!(strip_parens(e), Expr::Path(p) if p.qself.is_none() && p.path.is_ident(&self.name))
+    }
+}
+
+impl VisitMut for NumberReads {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.is_name(&u.expr) => {
+                *expr = (*u.expr).clone();
+            }
+            Expr::Binary(b) if numeric(&b.op) => {
+                if !self.is_name(&b.left) {
+                    self.visit_expr_mut(&mut b.left);
+                }
+                if !self.is_name(&b.right) {
+                    self.visit_expr_mut(&mut b.right);
+                }
+            }
+            Expr::MethodCall(m) => {
+                if !self.is_name(&m.receiver) {
+                    self.visit_expr_mut(&mut m.receiver);
+                }
+                for arg in &mut m.args {
+                    self.visit_expr_mut(arg);
+                }
+            }
+            _ if self.is_name(expr) => self.other = true,
+            _ => visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+
+    // A macro's tokens may read the name in any way.
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        if m.tokens
+            .to_string()
+            .split_whitespace()
+            .any(|t| self.name == t)
+        {
+            self.other = true;
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// Is `stmt` `let name = <..>.unwrap();` (or `.expect(..)`), a name without a type bound to what an
+/// `Option` of a reference may hold?
+fn bound_unwrap(stmt: &Stmt) -> bool {
+    let Stmt::Local(local) = stmt else {
+        return false;
+    };
+    let named = matches!(&local.pat, Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none());
+    named
+        && local.init.as_ref().is_some_and(|init| {
+            init.diverge.is_none()
+                && matches!(strip_parens(&init.expr), Expr::MethodCall(m)
+                    if m.method == "unwrap" || m.method == "expect")
+        })
+}
+
+/// How `max_by`/`min_by` compare (`Forms::extreme`); `true` where the closure compares its second
+/// parameter with its first (`|a, b| b.partial_cmp(a).unwrap()`).
+#[derive(Clone, Copy)]
+enum Compare {
+    /// `max()`, `min()` of integers.
+    Ord,
+    /// `a.partial_cmp(b).unwrap()`.
+    Partial(bool),
+    /// `a.total_cmp(b)`.
+    Total(bool),
+}
+
+/// The comparator `arg` of `max_by`/`min_by`, if it is one `Forms::extreme` reads.
+fn comparator(arg: &Expr) -> Option<Compare> {
+    match strip_parens(arg) {
+        // `f64::total_cmp`, `f32::total_cmp`.
+        Expr::Path(p) => {
+            let names: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            match names
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice()
+            {
+                ["f64" | "f32", "total_cmp"] if p.qself.is_none() => Some(Compare::Total(false)),
+                _ => None,
+            }
+        }
+        Expr::Closure(c) if c.inputs.len() == 2 && c.capture.is_none() => {
+            let param = |p: &Pat| -> Option<syn::Ident> {
+                match p {
+                    Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                        Some(i.ident.clone())
+                    }
+                    Pat::Reference(r) => match &*r.pat {
+                        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                            Some(i.ident.clone())
+                        }
+                        _ => None,
+                    },
+                    Pat::Type(t) => match &*t.pat {
+                        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {
+                            Some(i.ident.clone())
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            };
+            let (a, b) = (param(&c.inputs[0])?, param(&c.inputs[1])?);
+            if a == b {
+                return None;
+            }
+            // `p`, `&p`, `*p`: the parameter named.
+            let named = |e: &Expr| -> Option<syn::Ident> {
+                match strip_parens(e) {
+                    Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                    Expr::Reference(r) if r.mutability.is_none() => match strip_parens(&r.expr) {
+                        Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                        _ => None,
+                    },
+                    Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                        match strip_parens(&u.expr) {
+                            Expr::Path(p) if p.qself.is_none() => p.path.get_ident().cloned(),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }
+            };
+            let body = match strip_parens(&c.body) {
+                Expr::Block(b) if b.block.stmts.len() == 1 && b.label.is_none() => {
+                    match &b.block.stmts[0] {
+                        Stmt::Expr(e, None) => e,
+                        _ => return None,
+                    }
+                }
+                other => other,
+            };
+            let (call, partial) = match strip_parens(body) {
+                Expr::MethodCall(u) if u.method == "unwrap" && u.args.is_empty() => {
+                    (strip_parens(&u.receiver), true)
+                }
+                other => (other, false),
+            };
+            let Expr::MethodCall(call) = call else {
+                return None;
+            };
+            let expected = if partial { "partial_cmp" } else { "total_cmp" };
+            if call.method != expected || call.args.len() != 1 || call.turbofish.is_some() {
+                return None;
+            }
+            let (p, q) = (named(&call.receiver)?, named(&call.args[0])?);
+            let reversed = if (p == a, q == b) == (true, true) {
+                false
+            } else if p == b && q == a {
+                true
+            } else {
+                return None;
+            };
+            Some(match partial {
+                true => Compare::Partial(reversed),
+                false => Compare::Total(reversed),
+            })
+        }
+        _ => None,
+    }
+}
+
 /// `e` without the `&` of a shared reference: the value std's reference arithmetic reads.
 fn without_reference(e: &mut Expr) {
     while let Expr::Reference(r) = e {
@@ -162,12 +710,65 @@ fn numeric(op: &BinOp) -> bool {
 impl VisitMut for Forms {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         let mut stmts = Vec::with_capacity(block.stmts.len());
+        // The `let`s that bind an element by reference, unwrapped (below).
+        let mut by_reference: Vec<usize> = Vec::new();
         for mut stmt in std::mem::take(&mut block.stmts) {
+            let unwrapped = bound_unwrap(&stmt);
             self.visit_stmt_mut(&mut stmt);
+            if let (true, Stmt::Local(local)) = (unwrapped, &stmt) {
+                let element = local.init.as_ref().is_some_and(|init| {
+                    matches!(&*init.expr, Expr::Reference(r)
+                        if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_)))
+                });
+                if element {
+                    by_reference.push(stmts.len());
+                }
+            }
+            // `s.pop();`: the last element, if any, dropped.
+            if let Stmt::Expr(Expr::MethodCall(pop), Some(_)) = &stmt {
+                let cond: Expr = syn::parse_quote!(let Some(_) = #pop);
+                if let Some((test, bind)) = popped(&cond) {
+                    stmts.push(syn::parse_quote!(if #test { #bind }));
+                    continue;
+                }
+            }
             match self.split_at(&stmt) {
                 Some(split) => stmts.extend(split),
                 None => stmts.push(stmt),
             }
+        }
+        // `let m = x.iter().max_by(..).unwrap();` binds a reference to the element, which nothing can
+        // write while it lives: where the statements after read `m` only as a number (`*m`, an operand
+        // of arithmetic, a method's receiver), it is bound to the element's value, and `*m` is `m`.
+        for at in by_reference {
+            let (before, after) = stmts.split_at_mut(at + 1);
+            let Stmt::Local(local) = &mut before[at] else {
+                continue;
+            };
+            let Pat::Ident(name) = &local.pat else {
+                continue;
+            };
+            let mut reads = NumberReads {
+                name: name.ident.clone(),
+                other: false,
+            };
+            let mut rest = after.to_vec();
+            for stmt in &mut rest {
+                reads.visit_stmt_mut(stmt);
+            }
+            let mut bound = Bindings::default();
+            for stmt in &rest {
+                syn::visit::Visit::visit_stmt(&mut bound, stmt);
+            }
+            if reads.other || bound.0.iter().any(|b| name.ident == *b) {
+                continue;
+            }
+            if let Some(init) = &mut local.init {
+                if let Expr::Reference(r) = &*init.expr {
+                    init.expr = r.expr.clone();
+                }
+            }
+            after.clone_from_slice(&rest);
         }
         block.stmts = stmts;
     }
@@ -197,6 +798,33 @@ impl VisitMut for Forms {
                     let m = m.clone();
                     *expr = syn::parse_quote!({ #(#lets)* #m });
                 }
+            }
+            Expr::If(i) => {
+                if let Some((test, bind)) = popped(&i.cond) {
+                    *i.cond = test;
+                    i.then_branch.stmts.insert(0, bind);
+                }
+            }
+            Expr::While(w) => {
+                if let Some((test, bind)) = popped(&w.cond) {
+                    *w.cond = test;
+                    w.body.stmts.insert(0, bind);
+                }
+            }
+            Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
+                if let Some(read) = end_element(m).or_else(|| self.extreme(m)) {
+                    *expr = read;
+                }
+            }
+            // `x.first().unwrap().sin()`, `(&x[0]).sin()`: a method call's receiver is dereferenced
+            // until the method is found, and a number's or a row's methods take it by value or by `&`.
+            Expr::MethodCall(m)
+                if m.method != "into_iter"
+                    && matches!(&*m.receiver, Expr::Reference(r)
+                        if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_))
+                            && pure_place(&r.expr)) =>
+            {
+                without_reference(&mut m.receiver);
             }
             Expr::Binary(b) if numeric(&b.op) => {
                 without_reference(&mut b.left);
@@ -417,6 +1045,93 @@ mod tests {
         // Not `&&`, nor a `&mut`.
         let out = rewrite("{ let c = p && q; g(&mut v); }");
         assert_eq!(out, "{ let c = p && q ; g (& mut v) ; }");
+    }
+
+    #[test]
+    fn a_row_of_a_deep_array_is_read_from_the_parameter() {
+        let rows = |sig: &str, body: &str| {
+            let sig: syn::Signature = syn::parse_str(sig).unwrap();
+            let mut block: syn::Block = syn::parse_str(body).unwrap();
+            nested_rows(&mut block, &sig);
+            block.to_token_stream().to_string()
+        };
+        let out = rows(
+            "fn f(m: &[[[f64; 2]; 3]; 4], k: usize) -> f64",
+            "{ let row = m[k + 1]; row[0][1] * row.len() as f64 }",
+        );
+        assert_eq!(
+            out,
+            "{ let __row_index_1 : usize = k + 1 ; \
+             assert ! (__row_index_1 < m . len () , \"index out of bounds\") ; \
+             m [__row_index_1] [0] [1] * m [__row_index_1] . len () as f64 }"
+        );
+        // A matrix's row, a `mut` row, a row name bound twice: left as written.
+        for (sig, body) in [
+            (
+                "fn f(m: &[[f64; 2]; 3]) -> f64",
+                "{ let row = m[0]; row[1] }",
+            ),
+            (
+                "fn f(m: &[[[f64; 2]; 3]]) -> f64",
+                "{ let mut row = m[0]; row[1][0] }",
+            ),
+            (
+                "fn f(m: &[[[f64; 2]; 3]]) -> f64",
+                "{ let row = m[0]; let row = 1.0; row }",
+            ),
+            (
+                "fn f(m: &[[[f64; 2]; 3]]) -> f64",
+                "{ let row = m[0]; assert!(row[0][0] > 0.0); row[1][0] }",
+            ),
+        ] {
+            assert!(rows(sig, body).contains("let"), "{sig} {body}");
+            assert!(!rows(sig, body).contains("__row_index"), "{sig} {body}");
+        }
+    }
+
+    #[test]
+    fn a_pop_tested_by_if_let_or_while_let_is_a_test_of_emptiness() {
+        let out = rewrite(
+            "{ while let Some(v) = s.pop() { a += v; } if let Some(mut w) = s.pop() { w += 1.0; } s.pop(); }",
+        );
+        assert_eq!(
+            out,
+            "{ while ! s . is_empty () { let v = s . pop () . unwrap () ; a += v ; } \
+             if ! s . is_empty () { let mut w = s . pop () . unwrap () ; w += 1.0 ; } \
+             if ! s . is_empty () { let _ = s . pop () . unwrap () ; } }"
+        );
+        // Of a field, or another pattern: left to the lowering.
+        let out =
+            rewrite("{ while let Some(v) = self.s.pop() { } if let Some((a, b)) = s.pop() { } }");
+        assert!(!out.contains("is_empty"), "{out}");
+    }
+
+    #[test]
+    fn max_by_and_min_by_are_the_element_at_the_index_a_loop_finds() {
+        let out =
+            rewrite("{ let m = *x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap(); }");
+        assert_eq!(
+            out,
+            "{ let m = x [{ let mut __best_1 : usize = 0 ; for __next_2 in 1 .. x . len () { \
+             assert ! (x [__best_1] == x [__best_1] && x [__next_2] == x [__next_2] , \
+             \"called `Option::unwrap()` on a `None` value\") ; \
+             if ! (x [__best_1] > x [__next_2]) { __best_1 = __next_2 ; } } __best_1 }] ; }"
+        );
+        // `min_by` takes the next where the kept one compares `Greater`; a reversed comparator swaps them.
+        let out = rewrite(
+            "{ let m = x.iter().copied().min_by(|a, b| b.partial_cmp(a).unwrap()).unwrap(); }",
+        );
+        assert!(out.contains("if x [__next_2] > x [__best_1] {"), "{out}");
+        // A reference bound and read as a number is the value.
+        let out = rewrite("{ let m = x.iter().max().unwrap(); s += *m; }");
+        assert!(out.starts_with("{ let m = x [{"), "{out}");
+        assert!(out.ends_with("s += m ; }"), "{out}");
+        // Passed on as a reference: left a reference (the lowering reports it).
+        let out = rewrite("{ let m = x.iter().max().unwrap(); g(m); }");
+        assert!(out.starts_with("{ let m = & x [{"), "{out}");
+        // Another comparator: left to the chains, which report it.
+        let out = rewrite("{ let m = x.iter().max_by(|a, b| cmp(a, b)).unwrap(); }");
+        assert!(out.contains("max_by"), "{out}");
     }
 
     #[test]

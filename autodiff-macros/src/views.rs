@@ -67,7 +67,9 @@ pub(crate) fn borrowed_windows(f: &Function) -> BTreeSet<Array> {
         }
         for stmt in &block.stmts {
             match stmt {
-                Stmt::Store { array, .. } | Stmt::Push { array, .. } => {
+                Stmt::Store { array, .. }
+                | Stmt::Push { array, .. }
+                | Stmt::Truncate { array, .. } => {
                     u.written.insert(*array);
                 }
                 Stmt::NewArray { array, init } => match init {
@@ -159,7 +161,8 @@ pub(crate) fn in_place_matrices(f: &Function, inactive: &dyn Fn(Array) -> bool) 
                     ..
                 }
                 | Stmt::Store { array, .. }
-                | Stmt::Push { array, .. } => {
+                | Stmt::Push { array, .. }
+                | Stmt::Truncate { array, .. } => {
                     other.insert(*array);
                 }
                 Stmt::NewArray {
@@ -260,7 +263,9 @@ pub(crate) fn unread_offsets(f: &Function, in_place: &BTreeSet<Array>) -> BTreeM
                         var,
                         value: Value::Load { array, .. },
                     } => self.loads.push((*var, *array)),
-                    Stmt::Store { array, .. } | Stmt::Push { array, .. } => {
+                    Stmt::Store { array, .. }
+                    | Stmt::Push { array, .. }
+                    | Stmt::Truncate { array, .. } => {
                         self.arrays.insert(*array);
                     }
                     Stmt::NewArray {
@@ -491,6 +496,7 @@ fn other_uses(stmts: &[Stmt], array: Array, loads: &BTreeSet<Var>) -> bool {
             } => *a == array && !loads.contains(var),
             Stmt::Store { array: a, .. }
             | Stmt::Push { array: a, .. }
+            | Stmt::Truncate { array: a, .. }
             | Stmt::NewArray { array: a, .. }
                 if *a == array =>
             {

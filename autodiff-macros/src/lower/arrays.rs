@@ -915,6 +915,8 @@ impl Lowering<'_> {
                 let value = self.lower_expr(&m.args[0], None);
                 let index = self.new_var(None, m.span());
                 self.forget_reads_of(array);
+                let info = &mut self.arrays[array.0 as usize];
+                info.resized_at = info.resized_at.or(Some(m.method.span()));
                 self.stmts.push(Stmt::Push {
                     array,
                     index,
@@ -924,7 +926,11 @@ impl Lowering<'_> {
             }
             ("to_vec" | "clone", 0) => {
                 let fixed = name == "clone" && self.arrays[array.0 as usize].fixed;
-                self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone())
+                let copy = self.new_local_array(ArrayInit::Copy(array), fixed, hint.clone());
+                if let Operand::Array(a) = copy {
+                    self.arrays[a.0 as usize].made_at = m.span();
+                }
+                copy
             }
             ("swap", 2) => self.swap_entries(m, false),
             // What `slice_writes.rs` did not lower: not a statement of its own.
@@ -943,6 +949,27 @@ impl Lowering<'_> {
                     "`.split_at(m)` is supported as the value of `let (l, r) = x.split_at(m);` of a slice \
                      named by a variable or a field: bind this slice to a variable first, or take the \
                      sub-slices `&x[..m]` and `&x[m..]`",
+                );
+                Self::poisoned()
+            }
+            // What `std_forms.rs` did not read as the element by index.
+            ("first" | "last", 0) => {
+                self.errors.spanned(
+                    &m.method,
+                    format!(
+                        "`.{name}()` is supported unwrapped (`*x.{name}().unwrap()`, `x.{name}().copied().unwrap()`, \
+                         `.expect(..)`) of a slice, array or `Vec` named by a variable, a field or an element \
+                         (`m[i]`): bind this one to a variable first, or index it (`x[0]`, `x[x.len() - 1]`)"
+                    ),
+                );
+                Self::poisoned()
+            }
+            ("pop", 0) => {
+                self.errors.spanned(
+                    &m.method,
+                    "`.pop()` is supported on a local `Vec` named by a variable, as `s.pop().unwrap()`, \
+                     `s.pop().expect(\"..\")`, `if let Some(v) = s.pop()`, `while let Some(v) = s.pop()` and \
+                     the statement `s.pop();`: write it so",
                 );
                 Self::poisoned()
             }

@@ -9,11 +9,67 @@ use syn::spanned::Spanned;
 use syn::Expr;
 
 impl Lowering<'_> {
+    // Input:  let v = s.pop().unwrap();
+    // Output: let __len = s.len(); let __top = __len - 1; let v = s[__top]; s.truncate(__top);
+    /// `s.pop().unwrap()` (or `.expect(..)`) of a local `Vec`: its last element read, then the `Vec`
+    /// truncated to the elements before it (`Stmt::Truncate`). An empty `s` panics at `__len - 1`
+    /// (overflow) or, with overflow checks off, at the read (out of bounds), where `unwrap` panics.
+    /// `None` for any other method call.
+    fn lower_pop(&mut self, m: &syn::ExprMethodCall, hint: &Option<String>) -> Option<Operand> {
+        let unwrapped = match (m.method.to_string().as_str(), m.args.len()) {
+            ("unwrap", 0) => m.turbofish.is_none(),
+            // A message with no effects to evaluate.
+            ("expect", 1) => matches!(strip_parens(&m.args[0]), Expr::Lit(_)),
+            _ => false,
+        };
+        let Expr::MethodCall(pop) = strip_parens(&m.receiver) else {
+            return None;
+        };
+        if !unwrapped || pop.method != "pop" || !pop.args.is_empty() || pop.turbofish.is_some() {
+            return None;
+        }
+        let array = self.array_operand(&pop.receiver)?;
+        if self.rows_of(array).is_some() {
+            return None;
+        }
+        let info = &self.arrays[array.0 as usize];
+        if info.param.is_some() || info.fixed {
+            self.errors.spanned(
+                &pop.receiver,
+                "only a local `Vec` can shrink: copy the input with `.to_vec()` first",
+            );
+            return Some(Self::poisoned());
+        }
+        let span = pop.method.span();
+        let len = self.emit(Value::Len(array), None, span);
+        let one = Operand::Const {
+            tokens: quote::quote!(1),
+            kind: Kind::Int,
+        };
+        let top = self.emit(Value::Binary(syn::parse_quote!(-), len, one), None, span);
+        let value = self.emit(
+            Value::Load {
+                array,
+                index: top.clone(),
+            },
+            hint.clone(),
+            span,
+        );
+        self.stmts.push(Stmt::Truncate { array, len: top });
+        let info = &mut self.arrays[array.0 as usize];
+        info.resized_at = info.resized_at.or(Some(span));
+        self.forget_reads_of(array);
+        Some(value)
+    }
+
     pub(super) fn lower_method_call(
         &mut self,
         m: &syn::ExprMethodCall,
         hint: Option<String>,
     ) -> Operand {
+        if let Some(result) = self.lower_pop(m, &hint) {
+            return result;
+        }
         if let Some(result) = self.lower_array_method(m, &hint) {
             return result;
         }

@@ -552,9 +552,14 @@ impl<'f> Planner<'f> {
                 // made in the loop (a row of data lent to a call) has no adjoint: the reverse reads the
                 // forward sweep's, still in scope.
                 match stmt {
-                    Stmt::NewArray { array, .. } | Stmt::Push { array, .. }
+                    Stmt::NewArray { array, .. }
+                    | Stmt::Push { array, .. }
+                    | Stmt::Truncate { array, .. }
                         if !self.activity.is_active_array(*array) => {}
-                    Stmt::NewArray { .. } | Stmt::Push { .. } | Stmt::CallOut { .. } => ok = false,
+                    Stmt::NewArray { .. }
+                    | Stmt::Push { .. }
+                    | Stmt::Truncate { .. }
+                    | Stmt::CallOut { .. } => ok = false,
                     _ => {}
                 }
                 arrays.extend(mentioned_arrays(stmt));
@@ -598,7 +603,7 @@ impl<'f> Planner<'f> {
             .f
             .all_stmts()
             .into_iter()
-            .any(|s| matches!(s, Stmt::Push { array: a, .. } if *a == array));
+            .any(|s| matches!(s, Stmt::Push { array: a, .. } | Stmt::Truncate { array: a, .. } if *a == array));
         // A returned array's adjoint starts as the output cotangent.
         let returned = matches!(self.f.returned(), Operand::Array(a) if *a == array);
         if !made_plainly || pushed || returned {
@@ -653,6 +658,7 @@ impl<'f> Planner<'f> {
             let direct = match stmt {
                 Stmt::Store { array, .. }
                 | Stmt::Push { array, .. }
+                | Stmt::Truncate { array, .. }
                 | Stmt::NewArray { array, .. } => self.activity.is_active_array(*array),
                 Stmt::CallOut { .. } => stmt
                     .written_arrays()
@@ -1010,6 +1016,7 @@ pub(super) fn touches_active_arrays(stmt: &Stmt, activity: &Activity) -> bool {
         }
         | Stmt::Store { array, .. }
         | Stmt::Push { array, .. }
+        | Stmt::Truncate { array, .. }
         | Stmt::NewArray { array, .. } => activity.is_active_array(*array),
         Stmt::CallOut { .. } => stmt
             .written_arrays()
@@ -1136,7 +1143,10 @@ fn scan_offsets(
                 let offset = at.var().and_then(|v| window.offsets.get(&v).copied());
                 reads.entry(*array).or_default().push(offset);
             }
-            Stmt::Store { array, .. } | Stmt::Push { array, .. } | Stmt::NewArray { array, .. } => {
+            Stmt::Store { array, .. }
+            | Stmt::Push { array, .. }
+            | Stmt::Truncate { array, .. }
+            | Stmt::NewArray { array, .. } => {
                 excluded.insert(*array);
             }
             Stmt::CallOut { .. } => excluded.extend(stmt.written_arrays()),
@@ -1170,7 +1180,8 @@ fn mentioned_arrays(stmt: &Stmt) -> Vec<Array> {
             ..
         }
         | Stmt::Store { array, .. }
-        | Stmt::Push { array, .. } => arrays.push(*array),
+        | Stmt::Push { array, .. }
+        | Stmt::Truncate { array, .. } => arrays.push(*array),
         Stmt::NewArray { array, init } => {
             arrays.push(*array);
             if let ArrayInit::Copy(source) | ArrayInit::Window { source, .. } = init {
@@ -1211,7 +1222,13 @@ fn reads_array(stmts: &[Stmt], array: Array) -> bool {
                 ..
             } => false,
             // The array a statement writes is named as its target; any other mention is a read.
-            Stmt::Store { array: a, .. } | Stmt::Push { array: a, .. } if *a == array => false,
+            Stmt::Store { array: a, .. }
+            | Stmt::Push { array: a, .. }
+            | Stmt::Truncate { array: a, .. }
+                if *a == array =>
+            {
+                false
+            }
             Stmt::NewArray { array: a, init } if *a == array => {
                 matches!(init, ArrayInit::Copy(s) | ArrayInit::Window { source: s, .. } if *s == array)
             }

@@ -491,6 +491,7 @@ pub(crate) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
         let direct = match stmt {
             Stmt::Store { array: a, .. }
             | Stmt::Push { array: a, .. }
+            | Stmt::Truncate { array: a, .. }
             | Stmt::NewArray { array: a, .. } => *a == array,
             Stmt::CallOut { .. } => stmt.written_arrays().contains(&array),
             _ => false,
@@ -540,10 +541,35 @@ pub(crate) fn unsized_region_arrays(
                     UNSIZED_REGION_ARRAY,
                 ))
             }
+            // Its push counter would be declared with the buffers, out of the region's scope.
+            Stmt::NewArray { array, .. }
+                if !top_level.contains(array)
+                    && activity.is_active_array(*array)
+                    && resized(f, *array) =>
+            {
+                let info = &f.arrays[array.0 as usize];
+                Some(syn::Error::new(
+                    info.resized_at.unwrap_or(info.made_at),
+                    RESIZED_REGION_ARRAY,
+                ))
+            }
             _ => None,
         })
         .collect()
 }
+
+/// Does the body push to `array` or pop from it anywhere?
+fn resized(f: &Function, array: Array) -> bool {
+    f.all_stmts().into_iter().any(|s| {
+        matches!(s, Stmt::Push { array: a, .. } | Stmt::Truncate { array: a, .. } if *a == array)
+    })
+}
+
+/// Why a `Vec` made in a branch or loop body and pushed to or popped from there is rejected.
+const RESIZED_REGION_ARRAY: &str =
+    "a `Vec` made inside a loop or branch and grown by `.push(..)` or shrunk by `.pop()` cannot be \
+     differentiated yet: make it before the loop or branch, or make it with its length \
+     (`let mut v = vec![0.0; n];`) and write its elements (`v[i] = ..`)";
 
 pub(super) fn top_level_arrays(f: &Function) -> BTreeSet<Array> {
     let params = f
@@ -639,6 +665,11 @@ pub(super) fn unsafe_reads(
                     w.writes.push((*array, w.position, w.loops.clone(), false))
                 }
                 Stmt::Push { array, .. } => {
+                    w.writes.push((*array, w.position, w.loops.clone(), true))
+                }
+                // A pop changes the length, and the slot it gives back is written again by the next
+                // push.
+                Stmt::Truncate { array, .. } => {
                     w.writes.push((*array, w.position, w.loops.clone(), true))
                 }
                 _ => {}
