@@ -1823,3 +1823,65 @@ fn report(
     let _ = out_of_scope;
     Ok(opts.strict && !unexpected.is_empty())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn made(ty: &str, shapes: &Shapes) -> Result<(String, bool), String> {
+        let scope = Scope {
+            floats: vec!["T".into()],
+            params: vec!["T".into(), "U".into()],
+            shapes,
+        };
+        let ty: syn::Type = syn::parse_str(ty).unwrap();
+        owned(&ty, &scope).map(|(t, _, f)| (shown(&t), f))
+    }
+
+    #[test]
+    fn struct_and_tuple_parameters_are_made_owned() {
+        let file: syn::File = syn::parse_str(
+            "#[derive(Differentiable)] struct Quad<T: Float> { a: T }
+             struct Data { xs: Vec<f64> }
+             enum Mode { A, B }",
+        )
+        .unwrap();
+        let shapes = Shapes::collect(&file);
+        assert_eq!(made("&Quad<T>", &shapes), Ok(("Quad<f64>".into(), true)));
+        // Data the function reads: made, never perturbed.
+        assert_eq!(made("&Data", &shapes), Ok(("Data".into(), false)));
+        assert_eq!(made("Mode", &shapes), Ok(("Mode".into(), false)));
+        assert_eq!(
+            made("(&[T], f64)", &shapes),
+            Ok(("(:: std :: vec :: Vec<f64>, f64,)".into(), true))
+        );
+        assert_eq!(
+            made("&str", &shapes),
+            Ok((":: std :: string :: String".into(), false))
+        );
+        assert!(made("U", &shapes).unwrap_err().contains("not a float"));
+        assert!(made("&Other", &shapes).unwrap_err().contains("not defined"));
+    }
+
+    #[test]
+    fn a_tuple_of_references_borrows_its_elements() {
+        let ty: syn::Type = syn::parse_str("(&[f64], f64, &f32)").unwrap();
+        assert_eq!(
+            argument(&ty, quote!(__p0)).to_string(),
+            quote!((&__p0.0[..], __p0.1, &__p0.2,)).to_string()
+        );
+        let plain: syn::Type = syn::parse_str("(f64, [f64; 2])").unwrap();
+        assert_eq!(argument(&plain, quote!(__p1)).to_string(), "__p1");
+    }
+
+    #[test]
+    fn const_and_non_float_type_parameters_are_fixed() {
+        let mut ty: syn::Type = syn::parse_str("([f64; N], U)").unwrap();
+        Fixed {
+            consts: vec!["N".into()],
+            types: vec!["U".into()],
+        }
+        .visit_type_mut(&mut ty);
+        assert_eq!(shown(&ty), "([f64 ; 3], usize)");
+    }
+}
