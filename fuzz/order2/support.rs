@@ -56,6 +56,8 @@ pub struct Source {
     slices: usize,
     pos: usize,
     state: u64,
+    /// The point's seed, which picks the variant of an enum parameter (`pick`).
+    seed: u64,
 }
 
 impl Source {
@@ -69,7 +71,14 @@ impl Source {
             slices: 0,
             pos: 0,
             state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            seed,
         }
+    }
+
+    /// Which of `n` variants an enum parameter takes at this point: the points of a check (seeds 1, 2, 3)
+    /// see different ones.
+    pub fn pick(&self, n: usize) -> usize {
+        (self.seed as usize) % n
     }
 
     /// The same point from its start, to be read again.
@@ -156,6 +165,21 @@ macro_rules! integers {
     )*};
 }
 integers!(usize, u8, u16, u32, u64, isize, i8, i16, i32, i64);
+
+/// Text (a `&str` parameter, a `String` field): a fixed word, which the functions of the suites read as
+/// data (its length, a match on it).
+impl Take for String {
+    fn take(_: &mut Source, _: bool, _: &Config) -> Self {
+        String::from("order2")
+    }
+}
+
+/// An optional field (a link of a list, `Option<Box<Node>>`): `None`.
+impl<T> Take for Option<T> {
+    fn take(_: &mut Source, _: bool, _: &Config) -> Self {
+        None
+    }
+}
 
 impl Take for bool {
     fn take(_: &mut Source, _: bool, c: &Config) -> Self {

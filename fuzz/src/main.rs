@@ -47,7 +47,7 @@ struct Options {
     quiet: bool,
     /// The `--order2` mode: every function of the suites at `order = 2` (`order2.rs`).
     order2: bool,
-    /// With `--order2`: only the files whose path contains this.
+    /// With `--order2`: only the files whose path contains this (or one of its comma-separated parts).
     only: Option<String>,
     /// With `--order2`: also build the twins known.txt lists as not compiling.
     recheck_known: bool,

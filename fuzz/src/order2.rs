@@ -11,14 +11,20 @@
 //! until it passes. Then each twin's `f__o2_hessian`, at random points of shapes found by trial, is compared
 //! with central differences of its `f__o2_grad`. An output parameter (`&mut [T]`, `&mut T`) is made anew for
 //! each call from the point's floats; they are inputs of the Hessian where the function reads the output's
-//! incoming value, which the harness learns from the gradient's length.
+//! incoming value, which the harness learns from the gradient's length. The structs and enums of a file
+//! that the harness can make from the point's floats (`shapes.rs`) are parameters like the others, and so is
+//! the receiver of a method, called as `<Ty>::f__o2_hessian(&self_, ..)` (constant unless `wrt(self)`); a
+//! function declared in a body is checked through a copy of the body's items in a module of its own.
 //!
 //! The known failures are listed in `fuzz/order2/known.txt` (`file::function: reason`); with `--strict`
 //! the run fails on any failure not listed there, on a listed function that now passes, and on a file dropped
 //! because it does not build in the work crate even at first order (its functions would go unchecked).
 
+mod shapes;
+
 use crate::runner::blank_names;
 use quote::{format_ident, quote, ToTokens};
+use shapes::Shapes;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::{BufRead, BufReader};
@@ -137,7 +143,7 @@ pub struct Options {
     pub quiet: bool,
     /// Also build the twins known.txt lists as not compiling (two builds), to find the ones that compile now.
     pub recheck_known: bool,
-    /// Only files whose path contains this.
+    /// Only files whose path contains this, or one of its comma-separated parts.
     pub only: Option<String>,
 }
 
@@ -221,7 +227,7 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
             if opts
                 .only
                 .as_ref()
-                .is_some_and(|o| !rel.contains(o.as_str()))
+                .is_some_and(|o| !o.split(',').any(|part| rel.contains(part)))
             {
                 continue;
             }
@@ -253,9 +259,11 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
     for s in &sources {
         let mut ast = s.ast.clone();
         RootPaths { module: &s.module }.visit_file_mut(&mut ast);
+        let shapes = Shapes::collect(&ast);
         let mut rewriter = Rewriter {
             file: &s.rel,
             entries: &mut entries,
+            shapes: &shapes,
         };
         rewriter.items(&mut ast.items, &[], true);
         files.push((s.rel.clone(), s.module.clone(), ast));
@@ -512,6 +520,12 @@ struct Dropper<'a> {
 impl Dropper<'_> {
     fn dropped(&self, ident: &syn::Ident) -> bool {
         let s = ident.to_string();
+        // The module of a copy of a body's items for the check of one of its functions.
+        if let Some(rest) = s.strip_prefix("__o2_body_") {
+            return rest
+                .parse()
+                .is_ok_and(|id: usize| self.checks.contains(&id));
+        }
         if let Some(rest) = s.strip_prefix("__o2_dispatch_") {
             return rest
                 .parse()
@@ -531,6 +545,7 @@ impl Dropper<'_> {
     fn keeps(&self, item: &syn::Item) -> bool {
         match item {
             syn::Item::Fn(f) => !self.dropped(&f.sig.ident),
+            syn::Item::Mod(m) => !self.dropped(&m.ident),
             syn::Item::Use(u) => {
                 let text = u.tree.to_token_stream().to_string();
                 !self
@@ -570,6 +585,8 @@ impl VisitMut for Dropper<'_> {
 struct Rewriter<'a> {
     file: &'a str,
     entries: &'a mut Vec<Entry>,
+    /// The structs and enums of the file the harness can make.
+    shapes: &'a Shapes,
 }
 
 fn attr_name(a: &syn::Attribute) -> String {
@@ -674,55 +691,123 @@ fn is_tuple(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Tuple(_))
 }
 
-/// The type the harness makes for a parameter of type `ty` (`Vec<f64>` for `&[T]` and `&mut [T]`), how it
-/// passes it, and whether it holds floats; `None` for a type it cannot make.
-fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, Pass, bool)> {
-    fn inner(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, bool)> {
+/// What the harness can make for a function: its float type parameters (made as `f64`), its other type
+/// parameters (which it cannot make), and the structs and enums of its file.
+struct Scope<'a> {
+    floats: Vec<String>,
+    params: Vec<String>,
+    shapes: &'a Shapes,
+}
+
+/// A type as text for the report, `& [f64]` printed `&[f64]`.
+fn shown(ty: &impl ToTokens) -> String {
+    ty.to_token_stream()
+        .to_string()
+        .replace("& ", "&")
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace("< ", "<")
+        .replace(" ,", ",")
+}
+
+/// The type the harness makes for a parameter of type `ty` (`Vec<f64>` for `&[T]` and `&mut [T]`, a struct
+/// of the file with its float type parameters `f64`), how it passes it, and whether it holds floats
+/// that are differentiated (a struct's only if it derives `Differentiable`); else why it cannot make it.
+fn owned(ty: &syn::Type, scope: &Scope) -> Result<(syn::Type, Pass, bool), String> {
+    fn inner(ty: &syn::Type, scope: &Scope) -> Result<(syn::Type, bool), String> {
+        let cannot = || Err(String::new());
         match ty {
             syn::Type::Path(p) if p.qself.is_none() => {
-                let last = p.path.segments.last()?;
+                let Some(last) = p.path.segments.last() else {
+                    return cannot();
+                };
                 let name = last.ident.to_string();
-                if p.path.segments.len() == 1 && floats.contains(&name) {
-                    return Some((syn::parse_quote!(f64), true));
+                if p.path.segments.len() == 1 && scope.floats.contains(&name) {
+                    return Ok((syn::parse_quote!(f64), true));
+                }
+                if p.path.segments.len() == 1 && scope.params.contains(&name) {
+                    return Err("a type parameter that is not a float".into());
                 }
                 const PLAIN: &[&str] = &[
                     "f64", "f32", "usize", "u8", "u16", "u32", "u64", "isize", "i8", "i16", "i32",
                     "i64", "bool",
                 ];
                 if PLAIN.contains(&name.as_str()) && p.path.segments.len() == 1 {
-                    return Some((ty.clone(), name.starts_with('f')));
+                    return Ok((ty.clone(), name.starts_with('f')));
+                }
+                // Text (`&str`, `String`): a fixed word (`support.rs`).
+                if (name == "str" || name == "String") && p.path.segments.len() == 1 {
+                    return Ok((syn::parse_quote!(::std::string::String), false));
                 }
                 if name == "Vec" {
                     if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
                         if let Some(syn::GenericArgument::Type(t)) = a.args.first() {
-                            let (t, f) = inner(t, floats)?;
+                            let (t, f) = inner(t, scope)?;
                             let f = f && !is_tuple(&t);
-                            return Some((syn::parse_quote!(::std::vec::Vec<#t>), f));
+                            return Ok((syn::parse_quote!(::std::vec::Vec<#t>), f));
+                        }
+                    }
+                    return cannot();
+                }
+                // A struct or enum of the file, its type arguments made as parameters are.
+                if let Some(why) = scope.shapes.why_not(&name) {
+                    return Err(why);
+                }
+                let mut path = p.clone();
+                if let Some(syn::PathSegment {
+                    arguments: syn::PathArguments::AngleBracketed(a),
+                    ..
+                }) = path.path.segments.last_mut()
+                {
+                    for arg in a.args.iter_mut() {
+                        match arg {
+                            syn::GenericArgument::Type(t) => *t = inner(t, scope)?.0,
+                            syn::GenericArgument::Lifetime(_) => return cannot(),
+                            _ => {}
                         }
                     }
                 }
-                None
+                Ok((syn::Type::Path(path), scope.shapes.differentiable(&name)))
             }
             syn::Type::Array(a) => {
-                let (t, f) = inner(&a.elem, floats)?;
+                let (t, f) = inner(&a.elem, scope)?;
                 let f = f && !is_tuple(&t);
                 let len = &a.len;
-                Some((syn::parse_quote!([#t; #len]), f))
+                Ok((syn::parse_quote!([#t; #len]), f))
             }
             syn::Type::Tuple(t) if !t.elems.is_empty() => {
                 let mut parts = Vec::new();
                 let mut any = false;
                 for e in &t.elems {
-                    let (e, f) = inner(e, floats)?;
+                    // A shared reference in a tuple (`(&[f64], f64)`, `(&f64, &f64)`): its owned value,
+                    // which `argument` borrows.
+                    let (e, f) = match e {
+                        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+                            syn::Type::Slice(s) => {
+                                let (t, f) = inner(&s.elem, scope)?;
+                                let f = f && !is_tuple(&t);
+                                (syn::parse_quote!(::std::vec::Vec<#t>), f)
+                            }
+                            elem => inner(elem, scope)?,
+                        },
+                        e => inner(e, scope)?,
+                    };
                     parts.push(e);
                     any |= f;
                 }
-                Some((syn::parse_quote!((#(#parts,)*)), any))
+                Ok((syn::parse_quote!((#(#parts,)*)), any))
             }
-            syn::Type::Paren(p) => inner(&p.elem, floats),
-            _ => None,
+            syn::Type::Paren(p) => inner(&p.elem, scope),
+            _ => cannot(),
         }
     }
+    let why = |e: String| {
+        if e.is_empty() {
+            format!("a parameter of type `{}`", shown(ty))
+        } else {
+            format!("a parameter of type `{}`: {e}", shown(ty))
+        }
+    };
     match ty {
         syn::Type::Reference(r) => {
             let pass = match r.mutability {
@@ -731,14 +816,170 @@ fn owned(ty: &syn::Type, floats: &[String]) -> Option<(syn::Type, Pass, bool)> {
             };
             match &*r.elem {
                 syn::Type::Slice(s) => {
-                    let (t, f) = inner(&s.elem, floats)?;
+                    let (t, f) = inner(&s.elem, scope).map_err(why)?;
                     let f = f && !is_tuple(&t);
-                    Some((syn::parse_quote!(::std::vec::Vec<#t>), pass, f))
+                    Ok((syn::parse_quote!(::std::vec::Vec<#t>), pass, f))
                 }
-                elem => inner(elem, floats).map(|(t, f)| (t, pass, f)),
+                elem => inner(elem, scope).map(|(t, f)| (t, pass, f)).map_err(why),
             }
         }
-        _ => inner(ty, floats).map(|(t, f)| (t, Pass::Value, f)),
+        _ => inner(ty, scope)
+            .map(|(t, f)| (t, Pass::Value, f))
+            .map_err(why),
+    }
+}
+
+/// The argument passed for a parameter of type `ty` taken by value from the harness's `local` of the type
+/// `owned` made: a tuple holding references borrows its elements (`(&local.0[..], local.1)`), anything
+/// else is moved.
+fn argument(ty: &syn::Type, local: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    match ty {
+        syn::Type::Tuple(t) if holds_reference(ty) => {
+            let parts = t.elems.iter().enumerate().map(|(k, e)| {
+                let k = syn::Index::from(k);
+                argument(e, quote!(#local.#k))
+            });
+            quote!((#(#parts,)*))
+        }
+        syn::Type::Paren(p) => argument(&p.elem, local),
+        syn::Type::Reference(r) => match &*r.elem {
+            syn::Type::Slice(_) => quote!(&#local[..]),
+            _ => quote!(&#local),
+        },
+        _ => local,
+    }
+}
+
+/// Whether a type holds a reference (a tuple of them needs `argument`).
+fn holds_reference(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(_) => true,
+        syn::Type::Tuple(t) => t.elems.iter().any(holds_reference),
+        syn::Type::Paren(p) => holds_reference(&p.elem),
+        _ => false,
+    }
+}
+
+/// `Self` in a method's parameter types, replaced by the concrete type the harness calls it on (the
+/// harness's functions are outside the `impl`).
+struct SelfType<'a>(&'a syn::Type);
+
+impl VisitMut for SelfType<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty {
+            if p.qself.is_none() && p.path.is_ident("Self") {
+                *ty = self.0.clone();
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// A function's const generic parameters replaced by 3 and its type parameters that are not floats by
+/// `usize`, in a parameter's type.
+struct Fixed {
+    consts: Vec<String>,
+    types: Vec<String>,
+}
+
+impl VisitMut for Fixed {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty {
+            if p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| self.types.contains(&i.to_string()))
+            {
+                *ty = syn::parse_quote!(usize);
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+    fn visit_expr_mut(&mut self, e: &mut syn::Expr) {
+        if let syn::Expr::Path(p) = e {
+            if p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| self.consts.contains(&i.to_string()))
+            {
+                *e = syn::parse_quote!(3);
+                return;
+            }
+        }
+        syn::visit_mut::visit_expr_mut(self, e);
+    }
+}
+
+/// Type parameters named in `floats` replaced by `f64`.
+struct FloatsAsF64<'a>(&'a [String]);
+
+impl VisitMut for FloatsAsF64<'_> {
+    fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+        if let syn::Type::Path(p) = ty {
+            if p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| self.0.contains(&i.to_string()))
+            {
+                *ty = syn::parse_quote!(f64);
+                return;
+            }
+        }
+        syn::visit_mut::visit_type_mut(self, ty);
+    }
+}
+
+/// The `impl` block a method's twin is in, as the harness calls it: its type with the impl's float type
+/// parameters `f64` (`Quad<f64>`), and the name of that type, which a receiver needs the census to make.
+struct Receiver {
+    self_ty: syn::Type,
+    name: String,
+    floats: Vec<String>,
+}
+
+impl Receiver {
+    /// The harness's view of `impl .. Ty { .. }`, or why it cannot call its methods.
+    fn of(i: &syn::ItemImpl) -> Result<Receiver, String> {
+        let floats = float_params(&i.generics);
+        if i.generics.lifetimes().next().is_some() {
+            return Err("a method of an impl with lifetime parameters".into());
+        }
+        if i.generics.const_params().next().is_some() {
+            return Err("a method of an impl with const generic parameters".into());
+        }
+        if let Some(t) = i
+            .generics
+            .type_params()
+            .find(|t| !floats.contains(&t.ident.to_string()))
+        {
+            return Err(format!(
+                "a method of an impl generic over `{}`, which is not a float",
+                t.ident
+            ));
+        }
+        let mut self_ty = (*i.self_ty).clone();
+        FloatsAsF64(&floats).visit_type_mut(&mut self_ty);
+        let name = match &self_ty {
+            syn::Type::Path(p) if p.qself.is_none() => p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default(),
+            _ => {
+                return Err(format!(
+                    "a method of `{}`, not a named type",
+                    shown(&self_ty)
+                ))
+            }
+        };
+        Ok(Receiver {
+            self_ty,
+            name,
+            floats,
+        })
     }
 }
 
@@ -887,38 +1128,98 @@ impl Rewriter<'_> {
         Some((id, twin))
     }
 
-    /// The harness function of twin `id`: `__o2_dispatch_<id>(config, source, hessian) -> Eval`.
+    /// The harness function of twin `id`: `__o2_dispatch_<id>(config, source, hessian) -> Eval`; a method's
+    /// (`receiver`: its `impl`) is called as `<Ty>::f__o2_<id>_hessian(&self_, ..)`.
     fn check(
         &mut self,
         id: usize,
         twin: &syn::ItemFn,
         wrt: Option<Vec<String>>,
-    ) -> Option<Vec<syn::Item>> {
-        let floats = float_params(&twin.sig.generics);
-        if twin.sig.generics.const_params().next().is_some() {
-            self.entries[id].no_numerics = Some("const generic parameters".into());
-            return None;
-        }
+        receiver: Option<&Receiver>,
+    ) -> Option<syn::Item> {
+        let mut floats = float_params(&twin.sig.generics);
+        floats.extend(receiver.iter().flat_map(|r| r.floats.iter().cloned()));
+        // A const generic parameter is made 3 (`[f64; 3]` for `[f64; N]`); a type parameter that is not
+        // a float, `usize` (`U: Copy` of a parameter passed through): rustc infers them from the arguments.
+        let mut fixed = Fixed {
+            consts: twin
+                .sig
+                .generics
+                .const_params()
+                .map(|c| c.ident.to_string())
+                .collect(),
+            types: twin
+                .sig
+                .generics
+                .type_params()
+                .map(|t| t.ident.to_string())
+                .filter(|t| !floats.contains(t))
+                .collect(),
+        };
+        let scope = Scope {
+            params: twin
+                .sig
+                .generics
+                .type_params()
+                .map(|t| t.ident.to_string())
+                .collect(),
+            floats,
+            shapes: self.shapes,
+        };
         let mut lets = Vec::new();
         let mut args = Vec::new();
         for (k, input) in twin.sig.inputs.iter().enumerate() {
-            let syn::FnArg::Typed(t) = input else {
-                self.entries[id].no_numerics = Some("a method".into());
-                return None;
+            let local = format_ident!("__p{k}");
+            let t = match (input, receiver) {
+                (syn::FnArg::Typed(t), _) => t,
+                (syn::FnArg::Receiver(r), Some(recv)) if r.colon_token.is_none() => {
+                    // `self`, `&self`, `&mut self`: a value of the impl's type, constant unless `wrt(self)`.
+                    if let Some(why) = self.shapes.why_not(&recv.name) {
+                        self.entries[id].no_numerics =
+                            Some(format!("a method of `{}`: {why}", shown(&recv.self_ty)));
+                        return None;
+                    }
+                    let active = self.shapes.differentiable(&recv.name)
+                        && wrt.as_ref().is_some_and(|w| w.iter().any(|n| n == "self"));
+                    let ty = &recv.self_ty;
+                    let mutable = r.reference.is_some() && r.mutability.is_some();
+                    lets.push(if mutable {
+                        quote!(let mut #local: #ty = __src.take(#active, __c);)
+                    } else {
+                        quote!(let #local: #ty = __src.take(#active, __c);)
+                    });
+                    args.push(match (&r.reference, mutable) {
+                        (None, _) => quote!(#local),
+                        (Some(_), false) => quote!(&#local),
+                        (Some(_), true) => quote!(&mut #local),
+                    });
+                    continue;
+                }
+                (syn::FnArg::Receiver(r), _) => {
+                    self.entries[id].no_numerics = Some(format!("a method taking `{}`", shown(r)));
+                    return None;
+                }
             };
-            let Some((ty, pass, float)) = owned(&t.ty, &floats) else {
-                self.entries[id].no_numerics =
-                    Some(format!("a parameter of type `{}`", t.ty.to_token_stream()));
-                return None;
+            let mut param_ty = (*t.ty).clone();
+            if let Some(recv) = receiver {
+                SelfType(&recv.self_ty).visit_type_mut(&mut param_ty);
+            }
+            fixed.visit_type_mut(&mut param_ty);
+            let (ty, pass, float) = match owned(&param_ty, &scope) {
+                Ok(made) => made,
+                Err(why) => {
+                    self.entries[id].no_numerics = Some(why);
+                    return None;
+                }
             };
             let name = match &*t.pat {
                 syn::Pat::Ident(i) => i.ident.to_string(),
                 _ => String::new(),
             };
             let active = float && wrt.as_ref().is_none_or(|w| w.contains(&name));
-            let local = format_ident!("__p{k}");
             args.push(match pass {
-                Pass::Value => quote!(::core::clone::Clone::clone(&#local)),
+                // Moved (a struct need not be `Clone`): the harness makes its values anew for each call.
+                Pass::Value => argument(&param_ty, quote!(#local)),
                 Pass::Shared => quote!(&#local),
                 Pass::Mutable => quote!(&mut #local),
             });
@@ -932,11 +1233,14 @@ impl Rewriter<'_> {
         let name = &twin.sig.ident;
         let grad = format_ident!("{name}_grad");
         let hessian = format_ident!("{name}_hessian");
+        let (grad, hessian) = match receiver {
+            Some(r) => {
+                let ty = &r.self_ty;
+                (quote!(<#ty>::#grad), quote!(<#ty>::#hessian))
+            }
+            None => (quote!(#grad), quote!(#hessian)),
+        };
         let dispatch = format_ident!("__o2_dispatch_{id}");
-        let (begin, end) = (
-            marker_item("CHECK", id, false),
-            marker_item("CHECK", id, true),
-        );
         let dispatch_fn: syn::Item = syn::parse_quote! {
             #[allow(warnings, clippy::all)]
             pub(crate) fn #dispatch(
@@ -954,7 +1258,15 @@ impl Rewriter<'_> {
                 }
             }
         };
-        Some(vec![begin, dispatch_fn, end])
+        Some(dispatch_fn)
+    }
+
+    /// `items` between the markers of the harness function of twin `id`: an error there drops its check.
+    fn marked(id: usize, items: Vec<syn::Item>) -> Vec<syn::Item> {
+        let mut out = vec![marker_item("CHECK", id, false)];
+        out.extend(items);
+        out.push(marker_item("CHECK", id, true));
+        out
     }
 
     /// Adds twins beside the functions of `items` (a module's, at `path`); `reachable` if the harness can
@@ -978,7 +1290,10 @@ impl Rewriter<'_> {
                     if is_test {
                         f.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
                     }
-                    self.block(&mut f.block, path);
+                    for (id, hoisted) in self.block(&mut f.block, path, reachable) {
+                        checks.extend(hoisted);
+                        ids.push(id);
+                    }
                     let numerics = (!reachable).then_some("in a module the harness cannot reach");
                     let wrt = f
                         .attrs
@@ -990,9 +1305,9 @@ impl Rewriter<'_> {
                     if let Some((id, twin)) = twin {
                         out.push(marker_item("TWIN", id, false));
                         if numerics.is_none() {
-                            if let Some(check) = self.check(id, &twin, wrt) {
+                            if let Some(check) = self.check(id, &twin, wrt, None) {
                                 self.entries[id].checked = true;
-                                checks.extend(check);
+                                checks.extend(Self::marked(id, vec![check]));
                                 ids.push(id);
                             }
                         }
@@ -1019,6 +1334,7 @@ impl Rewriter<'_> {
                     }
                 }
                 syn::Item::Impl(i) if i.trait_.is_none() => {
+                    let receiver = Receiver::of(i);
                     let mut new = Vec::new();
                     for mut ii in std::mem::take(&mut i.items) {
                         if let syn::ImplItem::Fn(m) = &mut ii {
@@ -1028,10 +1344,30 @@ impl Rewriter<'_> {
                                 sig: m.sig.clone(),
                                 block: Box::new(m.block.clone()),
                             };
-                            let twin =
-                                self.twin(&as_fn, path, Some("a method or associated function"));
+                            let unreachable = match (&receiver, reachable) {
+                                (_, false) => Some("in a module the harness cannot reach"),
+                                (Err(_), true) => Some("a method or associated function"),
+                                (Ok(_), true) => None,
+                            };
+                            let wrt = m
+                                .attrs
+                                .iter()
+                                .find(|a| attr_name(a) == "differentiable")
+                                .and_then(wrt_of);
+                            let twin = self.twin(&as_fn, path, unreachable);
                             new.push(ii);
                             if let Some((id, twin)) = twin {
+                                match &receiver {
+                                    Err(why) => self.entries[id].no_numerics = Some(why.clone()),
+                                    Ok(r) if reachable => {
+                                        if let Some(check) = self.check(id, &twin, wrt, Some(r)) {
+                                            self.entries[id].checked = true;
+                                            checks.extend(Self::marked(id, vec![check]));
+                                            ids.push(id);
+                                        }
+                                    }
+                                    Ok(_) => {}
+                                }
                                 new.push(marker_impl_item("TWIN", id, false));
                                 new.push(syn::ImplItem::Fn(syn::ImplItemFn {
                                     attrs: twin.attrs,
@@ -1048,6 +1384,12 @@ impl Rewriter<'_> {
                     }
                     i.items = new;
                 }
+                syn::Item::Struct(_) | syn::Item::Enum(_) => {
+                    let impls = self.shapes.impls(&item);
+                    out.push(item);
+                    out.extend(impls);
+                    continue;
+                }
                 _ => {}
             }
             out.push(item);
@@ -1057,8 +1399,50 @@ impl Rewriter<'_> {
         ids
     }
 
-    /// Twins of the functions declared in a body (compiled, not checked numerically).
-    fn block(&mut self, block: &mut syn::Block, path: &[String]) {
+    /// Twins of the functions declared in a body. The harness cannot call a function of a body: each twin
+    /// is checked through a copy of the body's items (the functions as the user wrote them, its `const`s,
+    /// `use`s and types) with the twin and its harness function in a module of its own, `__o2_body_<id>`
+    /// (`use super::*`), which is returned to go at the file module's level beside the functions there,
+    /// between the harness function's markers: a copy that does not build drops only that check.
+    fn block(
+        &mut self,
+        block: &mut syn::Block,
+        path: &[String],
+        reachable: bool,
+    ) -> Vec<(usize, Vec<syn::Item>)> {
+        // The body's items, the attributes of autodiff written by their full path: a `#[custom_gradient]`
+        // in the body of a `#[differentiable]` function is the outer macro's to expand, not imported.
+        let body_items: Vec<syn::Item> = block
+            .stmts
+            .iter()
+            .filter_map(|s| match s {
+                syn::Stmt::Item(i) => {
+                    let mut i = i.clone();
+                    if let syn::Item::Fn(f) = &mut i {
+                        for a in &mut f.attrs {
+                            let name = attr_name(a);
+                            if a.path().segments.len() == 1
+                                && matches!(
+                                    name.as_str(),
+                                    "differentiable" | "custom_gradient" | "gradient_of"
+                                )
+                            {
+                                let ident = format_ident!("{name}");
+                                let full: syn::Path = syn::parse_quote!(::autodiff::#ident);
+                                match &mut a.meta {
+                                    syn::Meta::Path(p) => *p = full,
+                                    syn::Meta::List(l) => l.path = full,
+                                    syn::Meta::NameValue(n) => n.path = full,
+                                }
+                            }
+                        }
+                    }
+                    Some(i)
+                }
+                _ => None,
+            })
+            .collect();
+        let mut hoisted = Vec::new();
         let mut out = Vec::new();
         for stmt in std::mem::take(&mut block.stmts) {
             let syn::Stmt::Item(syn::Item::Fn(f)) = &stmt else {
@@ -1066,16 +1450,49 @@ impl Rewriter<'_> {
                 continue;
             };
             let mut f = f.clone();
-            self.block(&mut f.block, path);
-            let twin = self.twin(&f, path, Some("declared inside a function body"));
+            hoisted.extend(self.block(&mut f.block, path, reachable));
+            let numerics = (!reachable).then_some("declared inside a function body");
+            let wrt = f
+                .attrs
+                .iter()
+                .find(|a| attr_name(a) == "differentiable")
+                .and_then(wrt_of);
+            let twin = self.twin(&f, path, numerics);
             out.push(syn::Stmt::Item(syn::Item::Fn(f)));
             if let Some((id, twin)) = twin {
+                if reachable {
+                    if let Some(check) = self.check(id, &twin, wrt, None) {
+                        self.entries[id].checked = true;
+                        let module = format_ident!("__o2_body_{id}");
+                        let dispatch = format_ident!("__o2_dispatch_{id}");
+                        let copy = syn::Item::Fn(twin.clone());
+                        hoisted.push((
+                            id,
+                            Self::marked(
+                                id,
+                                vec![
+                                    syn::parse_quote! {
+                                        #[allow(warnings, clippy::all)]
+                                        mod #module {
+                                            use super::*;
+                                            #(#body_items)*
+                                            #copy
+                                            #check
+                                        }
+                                    },
+                                    syn::parse_quote!(#[allow(warnings)] pub(crate) use #module::#dispatch;),
+                                ],
+                            ),
+                        ));
+                    }
+                }
                 out.push(syn::Stmt::Item(marker_item("TWIN", id, false)));
                 out.push(syn::Stmt::Item(syn::Item::Fn(twin)));
                 out.push(syn::Stmt::Item(marker_item("TWIN", id, true)));
             }
         }
         block.stmts = out;
+        hoisted
     }
 }
 
@@ -1101,36 +1518,30 @@ fn build(work: &Path) -> Result<Vec<BuildError>, String> {
         .env("CARGO_TERM_COLOR", "never")
         .output()
         .map_err(|e| format!("running cargo: {e}"))?;
-    let mut errors = Vec::new();
+    let mut errors: Vec<BuildError> = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
         };
-        if v["reason"] != "compiler-message" || v["message"]["level"] != "error" {
+        if v["reason"] != "compiler-message" {
             continue;
         }
         let msg = &v["message"];
         let text = msg["message"].as_str().unwrap_or("").to_string();
         let spans = msg["spans"].as_array().cloned().unwrap_or_default();
-        if spans.is_empty() {
+        // An error found while instantiating a function (a `const` assertion of autodiff-core, which
+        // fires only where a twin is called: the harness calls it) points into autodiff-core; the note
+        // after it says whose instantiation it was, in the work crate.
+        if msg["level"] == "note" && text.contains("encountered while instantiating") {
+            if let Some(last) = errors.last_mut() {
+                last.places.extend(places_of(work, &spans));
+            }
             continue;
         }
-        let mut places = Vec::new();
-        // Primary spans first, then every span of the macro expansions they come from.
-        let mut queue: Vec<serde_json::Value> = spans
-            .iter()
-            .filter(|s| s["is_primary"] == true)
-            .chain(spans.iter().filter(|s| s["is_primary"] != true))
-            .cloned()
-            .collect();
-        while let Some(s) = (!queue.is_empty()).then(|| queue.remove(0)) {
-            if let (Some(f), Some(l)) = (s["file_name"].as_str(), s["line_start"].as_u64()) {
-                places.push((absolute(work, f), l as usize));
-            }
-            if s["expansion"].is_object() {
-                queue.push(s["expansion"]["span"].clone());
-            }
+        if msg["level"] != "error" || spans.is_empty() {
+            continue;
         }
+        let places = places_of(work, &spans);
         let key = msg["code"]["code"]
             .as_str()
             .map(|c| format!("{c} {}", blank_names(&text)))
@@ -1148,6 +1559,27 @@ fn build(work: &Path) -> Result<Vec<BuildError>, String> {
         ));
     }
     Ok(errors)
+}
+
+/// Where a message's spans point (file, line): primary spans first, then every span of the macro
+/// expansions they come from.
+fn places_of(work: &Path, spans: &[serde_json::Value]) -> Vec<(String, usize)> {
+    let mut places = Vec::new();
+    let mut queue: Vec<serde_json::Value> = spans
+        .iter()
+        .filter(|s| s["is_primary"] == true)
+        .chain(spans.iter().filter(|s| s["is_primary"] != true))
+        .cloned()
+        .collect();
+    while let Some(s) = (!queue.is_empty()).then(|| queue.remove(0)) {
+        if let (Some(f), Some(l)) = (s["file_name"].as_str(), s["line_start"].as_u64()) {
+            places.push((absolute(work, f), l as usize));
+        }
+        if s["expansion"].is_object() {
+            queue.push(s["expansion"]["span"].clone());
+        }
+    }
+    places
 }
 
 fn absolute(work: &Path, file: &str) -> String {
@@ -1222,6 +1654,15 @@ fn run_checks(exe: &Path) -> Result<BTreeMap<usize, String>, String> {
             None => return Err(format!("the harness stopped without a result: {status}")),
         }
     }
+}
+
+/// `text` with what is between backquotes left out: `a parameter of type `..``.
+fn blank_quoted(text: &str) -> String {
+    let mut out = String::new();
+    for (k, part) in text.split('`').enumerate() {
+        out.push_str(if k % 2 == 1 { "`..`" } else { part });
+    }
+    out
 }
 
 /// Prints the report; `Ok(true)` when `--strict` should fail.
@@ -1324,23 +1765,38 @@ fn report(
             ));
         }
     }
+    // Why each function that compiled at order 2 has no Hessian checked: the list, and a count per reason
+    // (the text in backquotes left out), which the last lines always print.
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     if !opts.quiet {
         println!("== not checked numerically (compiled at order 2):");
-        for e in &in_scope {
-            if e.compile_error.is_some() {
-                continue;
-            }
-            match (&e.no_numerics, &e.harness_error, e.result.as_deref()) {
-                (Some(why), _, _) => println!("  {}: {why}", e.name),
-                (_, Some(h), _) => println!(
-                    "  {}: the harness could not call it: {}",
-                    e.name,
-                    h.lines().next().unwrap_or("")
-                ),
-                (_, _, Some(r)) if r.starts_with("noinput") => println!("  {}: {r}", e.name),
-                _ => {}
-            }
+    }
+    for e in &in_scope {
+        if e.compile_error.is_some() {
+            continue;
         }
+        let why = match (&e.no_numerics, &e.harness_error, e.result.as_deref()) {
+            (Some(why), _, _) => why.clone(),
+            (_, Some(h), _) => format!(
+                "the harness could not call it: {}",
+                h.lines().next().unwrap_or("")
+            ),
+            (_, _, Some(r)) if r.starts_with("noinput") => r.to_string(),
+            (_, _, Some(_)) => continue,
+            (None, None, None) => "no result (never run)".to_string(),
+        };
+        if !opts.quiet {
+            println!("  {}: {why}", e.name);
+        }
+        let kind = if why.starts_with("noinput") {
+            "no inputs found".to_string()
+        } else {
+            blank_quoted(&why)
+        };
+        *reasons.entry(kind).or_default() += 1;
+    }
+    for (why, n) in &reasons {
+        println!("order2: not checked: {n} × {why}");
     }
     for u in &unexpected {
         println!("{u}");
@@ -1366,4 +1822,66 @@ fn report(
     );
     let _ = out_of_scope;
     Ok(opts.strict && !unexpected.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn made(ty: &str, shapes: &Shapes) -> Result<(String, bool), String> {
+        let scope = Scope {
+            floats: vec!["T".into()],
+            params: vec!["T".into(), "U".into()],
+            shapes,
+        };
+        let ty: syn::Type = syn::parse_str(ty).unwrap();
+        owned(&ty, &scope).map(|(t, _, f)| (shown(&t), f))
+    }
+
+    #[test]
+    fn struct_and_tuple_parameters_are_made_owned() {
+        let file: syn::File = syn::parse_str(
+            "#[derive(Differentiable)] struct Quad<T: Float> { a: T }
+             struct Data { xs: Vec<f64> }
+             enum Mode { A, B }",
+        )
+        .unwrap();
+        let shapes = Shapes::collect(&file);
+        assert_eq!(made("&Quad<T>", &shapes), Ok(("Quad<f64>".into(), true)));
+        // Data the function reads: made, never perturbed.
+        assert_eq!(made("&Data", &shapes), Ok(("Data".into(), false)));
+        assert_eq!(made("Mode", &shapes), Ok(("Mode".into(), false)));
+        assert_eq!(
+            made("(&[T], f64)", &shapes),
+            Ok(("(:: std :: vec :: Vec<f64>, f64,)".into(), true))
+        );
+        assert_eq!(
+            made("&str", &shapes),
+            Ok((":: std :: string :: String".into(), false))
+        );
+        assert!(made("U", &shapes).unwrap_err().contains("not a float"));
+        assert!(made("&Other", &shapes).unwrap_err().contains("not defined"));
+    }
+
+    #[test]
+    fn a_tuple_of_references_borrows_its_elements() {
+        let ty: syn::Type = syn::parse_str("(&[f64], f64, &f32)").unwrap();
+        assert_eq!(
+            argument(&ty, quote!(__p0)).to_string(),
+            quote!((&__p0.0[..], __p0.1, &__p0.2,)).to_string()
+        );
+        let plain: syn::Type = syn::parse_str("(f64, [f64; 2])").unwrap();
+        assert_eq!(argument(&plain, quote!(__p1)).to_string(), "__p1");
+    }
+
+    #[test]
+    fn const_and_non_float_type_parameters_are_fixed() {
+        let mut ty: syn::Type = syn::parse_str("([f64; N], U)").unwrap();
+        Fixed {
+            consts: vec!["N".into()],
+            types: vec!["U".into()],
+        }
+        .visit_type_mut(&mut ty);
+        assert_eq!(shown(&ty), "([f64 ; 3], usize)");
+    }
 }
