@@ -147,12 +147,16 @@ macro_rules! found_of {
     }};
 }
 
-/// Whether the function at `path` differentiates through its parameter at `position`
-/// ([`Through`]): a constant `bool`, usable in a `const`.
+/// Whether the function at `path` has derivatives ([`found_of!`](crate::found_of), with `registered` as
+/// there) and differentiates through its parameter at `position` ([`Through`]): a constant `bool`,
+/// usable in a `const`.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! through_of {
-    ($path:path, $position:expr) => {{
+    ($path:path $(, $registered:ident)?; $position:expr) => {
+        $crate::found_of!($path $(, $registered)?) && $crate::through_of!(@slot $path, $position)
+    };
+    (@slot $path:path, $position:expr) => {{
         #[allow(unused_imports)]
         use $path as __callee;
         #[allow(dead_code, non_camel_case_types)]

@@ -1329,11 +1329,15 @@ pub(crate) fn found_of(callee: &syn::ExprPath) -> Option<TokenStream> {
 }
 
 // Input:  a call `g(a, t)`, position 1
-// Output: ::autodiff::__private::through_of!(g, 1usize)
-/// A constant `bool` in generated code: does `callee` differentiate through its parameter at `position`?
+// Output: ::autodiff::__private::through_of!(g; 1usize)
+/// A constant `bool` in generated code: does `callee` have derivatives and differentiate through its
+/// parameter at `position`?
 pub(crate) fn through_of(callee: &syn::ExprPath, position: usize) -> Option<TokenStream> {
-    let (path, _) = companion_path(callee)?;
-    Some(quote!(::autodiff::__private::through_of!(#path, #position)))
+    let (path, registered) = companion_path(callee)?;
+    let registered = registered.map(|method| quote!(, #method));
+    Some(quote!(
+        ::autodiff::__private::through_of!(#path #registered; #position)
+    ))
 }
 
 // Input:  Self::__g_jvp (a hidden item of the method `g`, called with 3 arguments)

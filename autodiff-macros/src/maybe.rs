@@ -18,7 +18,7 @@
 //! // Input:                                  // Output, in the companion `g`:
 //! #[differentiable(wrt(u))]                  const __AUTODIFF_THROUGH: &[bool] = &[
 //! fn g(u: &[f64], t: f64) -> f64 {               true,
-//!     u[0] * u[0] + bump(0.5, t)                 found_of!(bump) && through_of!(bump, 1usize),
+//!     u[0] * u[0] + bump(0.5, t)                 through_of!(bump; 1usize),
 //! }                                          ];
 //!                                            // in `__vjp_all`'s reverse sweep:
 //!                                            let mut __d_t_1 = 0.0;
@@ -81,7 +81,9 @@ pub(crate) fn plan(
     all: &Activity,
     float_params: &[Ident],
 ) -> Option<Maybe> {
-    let hiding = |item: &syn::Item| matches!(item, syn::Item::Fn(_) | syn::Item::Use(_));
+    // A `fn` (expanded, it may be verbatim tokens) or `use` item of the body, which the companion's
+    // declaration, outside the body, could not see: only `const` items are harmless.
+    let hiding = |item: &syn::Item| !matches!(item, syn::Item::Const(_));
     if f.items.iter().any(hiding) {
         return None;
     }
@@ -138,18 +140,20 @@ pub(crate) fn plan(
 }
 
 impl Maybe {
-    // Output: const __AUTODIFF_THROUGH: &'static [bool] = &[true, found_of!(bump) && through_of!(bump, 1usize)];
+    // Output: const __AUTODIFF_THROUGH: &'static [bool] = &[true, through_of!(bump; 1usize)];
     /// The companion's declaration of the parameters it differentiates through: a parameter outside
     /// `wrt(..)` where every call it reaches has derivatives and differentiates through the argument's
     /// parameter.
     pub(crate) fn through_const(&self) -> TokenStream {
         let slots = self.reached.iter().map(|reached| {
-            let terms = reached.iter().filter_map(|(callee, j)| {
-                let found = crate::companion::found_of(callee)?;
-                let through = crate::companion::through_of(callee, *j)?;
-                Some(quote!((#found && #through)))
-            });
-            quote!(true #(&& #terms)*)
+            let terms: Vec<TokenStream> = reached
+                .iter()
+                .filter_map(|(callee, j)| crate::companion::through_of(callee, *j))
+                .collect();
+            match terms.is_empty() {
+                true => quote!(true),
+                false => quote!(#(#terms)&&*),
+            }
         });
         quote! {
             #[doc(hidden)]
