@@ -95,9 +95,11 @@ pub(crate) fn plan(
             continue;
         }
         match stmt {
-            // The reverse sweep adds its cotangents through `vjp_into`, inside `if found_of!(..)`.
+            // The reverse sweep adds its cotangents through `vjp_into`, inside `if found_of!(..)`; not
+            // through a function pointer or closure (`h(t)` of a parameter `h`), which has no companion.
             Stmt::Let { var, .. }
                 if crate::companion::companion_path(callee).is_some()
+                    && f.vars[var.0 as usize].called_variable.is_none()
                     && f.vars[var.0 as usize].tuple_arity.is_none()
                     && crate::reverse::adds_into_callers(f, all, args) =>
             {
@@ -117,8 +119,9 @@ pub(crate) fn plan(
             q.active &= k == i;
         }
         let activity = activity::analyze(f, &only, float_params, &mut Errors::default());
-        for (_, callee, args) in calls(f) {
-            if crate::companion::companion_path(callee).is_none() {
+        for (stmt, callee, args) in calls(f) {
+            let through_variable = matches!(stmt, Stmt::Let { var, .. } if f.vars[var.0 as usize].called_variable.is_some());
+            if crate::companion::companion_path(callee).is_none() || through_variable {
                 continue;
             }
             for (j, arg) in args.iter().enumerate() {
@@ -242,11 +245,13 @@ mod tests {
 
     #[test]
     fn calls_that_cannot_be_chosen_at_compile_time_decline_the_plan() {
-        // A tuple result, an associated function, a nested `fn` that the companion could not name.
+        // A tuple result, an associated function, a nested `fn` that the companion could not name, a
+        // function pointer.
         let declined = [
             "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
             "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
             "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
+            "fn g(u: &[f64], t: f64, h: fn(f64) -> f64) -> f64 { u[0] * h(t) }",
         ];
         for src in declined {
             assert!(analysed(src, "wrt(u)").is_none(), "{src}");
