@@ -17,6 +17,9 @@
 /// derivative_of!(libm::erf, vjp(_, _), __autodiff_gradient_of__libm__erf).vjp(x, d_ret)
 /// ```
 ///
+/// After `; through`, the positions of the call's differentiated arguments: a compile-time check that the
+/// callee differentiates through the parameters there ([`Through`], [`require_through`]).
+///
 /// The callee's path is imported under a name of the macro's own, beside a glob import of a fallback
 /// type of the same name: an explicit import shadows a glob, so the fallback is used only when the path
 /// has no companion type. The fallback's `item` takes any arguments and gives any result, so that the
@@ -24,7 +27,28 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! derivative_of {
-    ($path:path, $item:ident($($argument:tt),*) $(, $registered:ident)?) => {{
+    // Without the error where there are none: for a call of the hidden sweeps that calls the callee as
+    // written where `found_of!` says it has no derivatives (`autodiff-macros/src/maybe.rs`). The
+    // fallback's item takes arguments of the given types (`impl Sized` mostly) and never returns (`!`),
+    // so that it takes the type of the code it stands in.
+    (@unchecked $path:path, $item:ident($($argument:ty),*) $(, $registered:ident)?) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types, unreachable_code)]
+        mod __no_derivative {
+            pub struct __callee {}
+            impl __callee {
+                #[allow(clippy::too_many_arguments)]
+                pub fn $item(self, $(_: $argument),*) -> ! {
+                    ::core::unreachable!()
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use __no_derivative::*;
+        $crate::derivative_of!(@found __callee $(, $registered)?)
+    }};
+    ($path:path, $item:ident($($argument:tt),*) $(, $registered:ident)? $(; through $($position:literal),+)?) => {{
         #[allow(unused_imports)]
         use $path as __callee;
         #[allow(dead_code, non_camel_case_types, unreachable_code)]
@@ -45,6 +69,63 @@ macro_rules! derivative_of {
         use __no_derivative::*;
         #[allow(unused_imports)]
         use $crate::private::Lookup as _;
+        let __found = $crate::derivative_of!(@found __callee $(, $registered)?);
+        $crate::private::require_derivative((&__found).__autodiff_lookup());
+        $($(
+            $crate::private::require_through::<{
+                #[allow(unused_imports)]
+                use $crate::private::Through as _;
+                $crate::private::through(__callee::__AUTODIFF_THROUGH, $position)
+            }>();
+        )+)?
+        __found
+    }};
+    // The companion `__callee` names, or what a registration found by `registered` gives.
+    (@found $callee:ident $(, $registered:ident)?) => {{
+        $(
+            #[allow(non_snake_case)]
+            trait __Registered {
+                fn $registered(&self) -> $callee;
+            }
+            #[allow(non_snake_case)]
+            impl __Registered for &$crate::private::Site {
+                #[inline(always)]
+                fn $registered(&self) -> $callee {
+                    $callee {}
+                }
+            }
+        )?
+        let __found = $callee {};
+        $(let __found = (&$crate::private::Site).$registered();)?
+        __found
+    }};
+}
+
+/// Whether the function at `path` has derivatives (its companion, or a `#[gradient_of(path)]`
+/// registration found by `registered`), as a constant `bool`, found as
+/// [`derivative_of!`](crate::derivative_of) finds them but without its error: the hidden `__vjp_all` of a
+/// function that passes a parameter outside its `wrt(..)` to `path` calls `path` as written where this is
+/// `false`. Usable in a `const`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! found_of {
+    ($path:path $(, $registered:ident)?) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types)]
+        mod __no_derivative {
+            pub struct __callee {}
+            impl __callee {
+                #[inline(always)]
+                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
+                    $crate::private::NoDerivative
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use __no_derivative::*;
+        #[allow(unused_imports)]
+        use $crate::private::Lookup as _;
         $(
             #[allow(non_snake_case)]
             trait __Registered {
@@ -58,10 +139,35 @@ macro_rules! derivative_of {
                 }
             }
         )?
-        let __found = __callee {};
-        $(let __found = (&$crate::private::Site).$registered();)?
-        $crate::private::require_derivative((&__found).__autodiff_lookup());
-        __found
+        $crate::private::found(&|| {
+            let __found = __callee {};
+            $(let __found = (&$crate::private::Site).$registered();)?
+            (&__found).__autodiff_lookup()
+        })
+    }};
+}
+
+/// Whether the function at `path` has derivatives ([`found_of!`](crate::found_of), with `registered` as
+/// there) and differentiates through its parameter at `position` ([`Through`]): a constant `bool`,
+/// usable in a `const`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! through_of {
+    ($path:path $(, $registered:ident)?; $position:expr) => {
+        $crate::found_of!($path $(, $registered)?) && $crate::through_of!(@slot $path, $position)
+    };
+    (@slot $path:path, $position:expr) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types)]
+        mod __no_companion {
+            pub struct __callee {}
+        }
+        #[allow(unused_imports)]
+        use __no_companion::*;
+        #[allow(unused_imports)]
+        use $crate::private::Through as _;
+        $crate::private::through(__callee::__AUTODIFF_THROUGH, $position)
     }};
 }
 
@@ -423,7 +529,7 @@ pub struct NoDerivative;
     note = "if the function is yours, put `#[differentiable]` (or `#[custom_gradient]`) on it",
     note = "if it is not, register its vector-Jacobian product beside the caller: `#[gradient_of(path::to::function)] fn function_vjp(<its parameters>, dy: R) -> G`",
     note = "to use a float it returns as a constant, wrap the call in `autodiff::stop_gradient(..)`; an integer it returns (an index, a count) carries no derivative: say so with its type, `let k: usize = function(..);`",
-    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
+    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too where the call's value is not one scalar (a tuple, an array) or the callee is an associated function: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
 )]
 pub trait HasDerivative {}
 
@@ -477,6 +583,70 @@ pub trait Lookup {
 }
 
 impl<T: ?Sized> Lookup for T {}
+
+/// Whether a lookup found the callee's derivatives, as a constant ([`found`]).
+pub trait FoundKind {
+    /// `true` for [`Found`].
+    const FOUND: bool;
+}
+
+impl FoundKind for Found {
+    const FOUND: bool = true;
+}
+
+impl FoundKind for NoDerivative {
+    const FOUND: bool = false;
+}
+
+/// Whether the lookup that `lookup` would run finds derivatives: a constant of its result's type, so that
+/// it can stand in a `const` (the closure is never called; it only names the type).
+pub const fn found<K: FoundKind, F: Fn() -> K>(_lookup: &F) -> bool {
+    K::FOUND
+}
+
+/// Which parameters of a function its companion differentiates through (`autodiff-macros/src/maybe.rs`).
+///
+/// A function whose `wrt(..)` leaves a float parameter out may pass it to a function without derivatives:
+/// its companion's hidden `__vjp_all` and `__jvp_all` (what other differentiable functions call) then
+/// call that function as written and give no derivative through the parameter. Such a companion declares
+/// an inherent `__AUTODIFF_THROUGH`, one `bool` per parameter (`false` for one without a derivative
+/// through it), which is found before this trait's (every parameter differentiated through, the empty
+/// slice); a caller passing a differentiated argument to a parameter checks it at compile time
+/// ([`require_through`], through [`derivative_of!`](crate::derivative_of)).
+pub trait Through {
+    /// Every parameter is differentiated through.
+    const __AUTODIFF_THROUGH: &'static [bool] = &[];
+}
+
+impl<T: ?Sized> Through for T {}
+
+/// Is the parameter at `position` differentiated through, by its companion's `__AUTODIFF_THROUGH`?
+pub const fn through(slots: &[bool], position: usize) -> bool {
+    position >= slots.len() || slots[position]
+}
+
+/// Whether a parameter of a function differentiates through ([`require_through`]).
+pub struct Slot<const THROUGH: bool>;
+
+/// The bound that a differentiated argument's parameter must meet: only [`Slot<true>`] does.
+#[diagnostic::on_unimplemented(
+    message = "a differentiated argument goes to a parameter that the function called leaves out of its `wrt(..)` and passes on to a function without derivatives",
+    label = "no derivative comes back through this parameter",
+    note = "the function called computes its value from the argument through a function that is not `#[differentiable]` or `#[custom_gradient]`, and no `#[gradient_of]` registers its gradient; as `wrt(..)` leaves the parameter out, the function compiles, but gives no derivative through it",
+    note = "put `#[differentiable]` (or `#[custom_gradient]`, or a `#[gradient_of]` registration) on that function, or pass `autodiff::stop_gradient(..)` as the argument if it is meant as a constant"
+)]
+pub trait DifferentiatedThrough {}
+
+#[diagnostic::do_not_recommend]
+impl DifferentiatedThrough for Slot<true> {}
+
+/// Nothing, if the parameter differentiates through (`THROUGH`, from [`through_of!`](crate::through_of)).
+#[inline(always)]
+pub fn require_through<const THROUGH: bool>()
+where
+    Slot<THROUGH>: DifferentiatedThrough,
+{
+}
 
 /// Nothing, if the call site's lookup found the callee's derivatives.
 #[inline(always)]

@@ -51,11 +51,12 @@ pub fn stop_gradient<T: Float>(x: T) -> T {
 #[doc(hidden)]
 pub mod private {
     pub use crate::callee::{
-        any, copy_of, no_generic_copy, require_consistent_copy, require_derivative,
-        require_generic_copy, require_method_copy, require_method_derivative, ConsistentCopy,
-        CotangentLinear, Found, HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup,
-        MethodCopy, MethodHasDerivative, NoDerivative, NoGenericCopy, NoMethodCopy, PlainCall,
-        Site, TypedCopy,
+        any, copy_of, found, no_generic_copy, require_consistent_copy, require_derivative,
+        require_generic_copy, require_method_copy, require_method_derivative, require_through,
+        through, ConsistentCopy, CotangentLinear, DifferentiatedThrough, Found, FoundKind,
+        HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup, MethodCopy,
+        MethodHasDerivative, NoDerivative, NoGenericCopy, NoMethodCopy, PlainCall, Site, Slot,
+        Through, TypedCopy,
     };
     pub use crate::differentiable::{
         add_struct, constant_zero, copy_struct, data_tangent, differentiated_struct,
@@ -94,7 +95,10 @@ pub mod private {
         VecMatrix, WholeField,
     };
     pub use crate::Dual;
-    pub use crate::{check_generic_copy, copy_by_name, copy_by_path, derivative_of, in_closure};
+    pub use crate::{
+        check_generic_copy, copy_by_name, copy_by_path, derivative_of, found_of, in_closure,
+        through_of,
+    };
     pub use num_traits::{Float, One, Zero};
 
     /// Whether `debug_assert!`, `debug_assert_eq!` and `debug_assert_ne!` in a differentiable body check

@@ -26,6 +26,13 @@ pub(crate) struct Activity {
     array_elems: Vec<Kind>,
     /// The function's float type parameters.
     float_params: Vec<Ident>,
+    /// The calls (by their results) that only parameters outside `wrt(..)` make active, in the hidden
+    /// `__vjp_all` and `__jvp_all`: their callees may have no derivatives (`maybe.rs`).
+    maybe_calls: std::collections::BTreeSet<Var>,
+    /// Does each call check that its callee differentiates through the parameters its differentiated
+    /// arguments go to (`companion::require_through`)? Not in the hidden sweeps of `maybe.rs`, whose
+    /// companion declares what they reach instead.
+    checks_calls: bool,
 }
 
 impl Activity {
@@ -52,6 +59,33 @@ impl Activity {
             Operand::Array(a) => self.array_active[a.0 as usize],
             Operand::Const { .. } => false,
         }
+    }
+
+    /// Is the call whose result is `var` one that only parameters outside `wrt(..)` make active, whose
+    /// callee may have no derivatives (`maybe.rs`)?
+    pub(crate) fn is_maybe_call(&self, var: Var) -> bool {
+        self.maybe_calls.contains(&var)
+    }
+
+    /// The positions of `args` that a call differentiates, for its check that the callee differentiates
+    /// through the parameters there (`companion::require_through`); none where the companion of
+    /// `maybe.rs` declares them instead.
+    pub(crate) fn checked_positions(&self, args: &[Operand]) -> Vec<usize> {
+        if !self.checks_calls {
+            return Vec::new();
+        }
+        (args.iter().enumerate())
+            .filter(|(_, a)| self.is_active(a))
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    /// This analysis for the hidden sweeps of `maybe.rs`: the calls `maybe_calls` call their callee as
+    /// written where it has no derivatives, and no call checks its callee's parameters.
+    pub(crate) fn with_maybe_calls(mut self, maybe_calls: std::collections::BTreeSet<Var>) -> Self {
+        self.maybe_calls = maybe_calls;
+        self.checks_calls = false;
+        self
     }
 
     pub(crate) fn is_active_var(&self, var: Var) -> bool {
@@ -86,6 +120,8 @@ pub(crate) fn analyze(
         array_active: vec![false; f.arrays.len()],
         array_elems: vec![Kind::Unknown; f.arrays.len()],
         float_params: float_params.to_vec(),
+        maybe_calls: std::collections::BTreeSet::new(),
+        checks_calls: true,
     };
     for (var, param) in f.params.iter().zip(&sig.params) {
         activity.kinds[var.0 as usize] = param.kind.clone();

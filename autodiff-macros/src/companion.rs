@@ -1213,6 +1213,49 @@ fn run_vjp(slots: &[Slot], slot_names: &[Ident], vjp: &TokenStream) -> Vec<Token
 /// `#[differentiable]` emits beside a method instead (a type cannot be declared inside an `impl`),
 /// checked by `method_or_fallback` (one error at the call where `f` has no derivatives).
 pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize) -> TokenStream {
+    derivative_of_checked(callee, item, arguments, Lookup::Checked(&[]))
+}
+
+// Input:  a call `g(a, t)` with both arguments differentiated
+// Output: ::autodiff::__private::derivative_of!(g, vjp(_, _, _); through 0usize, 1usize).vjp
+/// As [`derivative_of`], with a compile-time check that the callee differentiates through the parameters
+/// at `positions`, those of the call's differentiated arguments (`maybe.rs`, `__private::Through`).
+pub(crate) fn derivative_through(
+    callee: &syn::ExprPath,
+    item: &str,
+    arguments: usize,
+    positions: &[usize],
+) -> TokenStream {
+    derivative_of_checked(callee, item, arguments, Lookup::Checked(positions))
+}
+
+/// How a call site looks its callee's derivatives up.
+#[derive(Clone, Copy)]
+enum Lookup<'a> {
+    /// An error where there are none; a check of the parameters at these positions.
+    Checked(&'a [usize]),
+    /// No error: a maybe call (`maybe.rs`), whose fallback item takes arguments of these types.
+    Unchecked(&'a [TokenStream]),
+}
+
+/// As [`derivative_of`], without the error where the callee has no derivatives, for a maybe call of the
+/// hidden sweeps (`maybe.rs`), which runs it only where `found_of` says it has them. The fallback's item
+/// takes an argument of each of `types` (`impl Sized`, or `()` where the call passes
+/// `Default::default()`, which only the companion's parameter types determine).
+pub(crate) fn derivative_of_unchecked(
+    callee: &syn::ExprPath,
+    item: &str,
+    types: &[TokenStream],
+) -> TokenStream {
+    derivative_of_checked(callee, item, types.len(), Lookup::Unchecked(types))
+}
+
+fn derivative_of_checked(
+    callee: &syn::ExprPath,
+    item: &str,
+    arguments: usize,
+    lookup: Lookup,
+) -> TokenStream {
     if let Some(copy) = generic_copy_derivative(callee, item, arguments) {
         return copy;
     }
@@ -1246,9 +1289,55 @@ pub(crate) fn derivative_of(callee: &syn::ExprPath, item: &str, arguments: usize
     let item = Ident::new(item, span);
     let placeholders = (0..arguments).map(|_| quote!(_));
     let registered = crate::naming::registered_path(&path).map(|method| quote!(, #method));
-    quote_spanned! {span=>
-        ::autodiff::__private::derivative_of!(#path, #item(#(#placeholders),*) #registered).#item #generics
+    match lookup {
+        Lookup::Checked(positions) => {
+            let through = (!positions.is_empty()).then(|| quote!(; through #(#positions),*));
+            quote_spanned! {span=>
+                ::autodiff::__private::derivative_of!(#path, #item(#(#placeholders),*) #registered #through).#item #generics
+            }
+        }
+        Lookup::Unchecked(types) => quote_spanned! {span=>
+            ::autodiff::__private::derivative_of!(@unchecked #path, #item(#(#types),*) #registered).#item #generics
+        },
     }
+}
+
+/// The path of a callee reached through its companion type, without generic arguments (the companion
+/// type is not generic), and the method through which a `#[gradient_of(path)]` registration is found;
+/// `None` for one reached otherwise (an associated function, the generic copy of another function, a
+/// qualified path), whose parameters are all differentiated through (`maybe.rs`).
+pub(crate) fn companion_path(callee: &syn::ExprPath) -> Option<(syn::Path, Option<Ident>)> {
+    if crate::shadow::is_generic_copy_call(callee)
+        || crate::naming::is_associated_call(&callee.path)
+        || callee.qself.is_some()
+    {
+        return None;
+    }
+    let mut path = callee.path.clone();
+    path.segments.last_mut()?.arguments = syn::PathArguments::None;
+    let registered = crate::naming::registered_path(&path);
+    Some((path, registered))
+}
+
+// Input:  a call `bump(0.5, t)` in the hidden `__vjp_all`, `t` outside `wrt(..)`
+// Output: ::autodiff::__private::found_of!(bump)
+/// A constant `bool` in generated code: does `callee` have derivatives? (`maybe.rs`.)
+pub(crate) fn found_of(callee: &syn::ExprPath) -> Option<TokenStream> {
+    let (path, registered) = companion_path(callee)?;
+    let registered = registered.map(|method| quote!(, #method));
+    Some(quote!(::autodiff::__private::found_of!(#path #registered)))
+}
+
+// Input:  a call `g(a, t)`, position 1
+// Output: ::autodiff::__private::through_of!(g; 1usize)
+/// A constant `bool` in generated code: does `callee` have derivatives and differentiate through its
+/// parameter at `position`?
+pub(crate) fn through_of(callee: &syn::ExprPath, position: usize) -> Option<TokenStream> {
+    let (path, registered) = companion_path(callee)?;
+    let registered = registered.map(|method| quote!(, #method));
+    Some(quote!(
+        ::autodiff::__private::through_of!(#path #registered; #position)
+    ))
 }
 
 // Input:  Self::__g_jvp (a hidden item of the method `g`, called with 3 arguments)

@@ -9,7 +9,7 @@ use crate::errors::Errors;
 use crate::ir::Function;
 use crate::signature::{self, Signature};
 use crate::structs::{self, Flattened};
-use crate::{chains, companion, fence, forward, lower, naming, reverse};
+use crate::{chains, companion, fence, forward, lower, maybe, naming, reverse};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 use std::borrow::Cow;
@@ -2121,6 +2121,33 @@ impl<'a> Generated<'a> {
             let inner_all = flat_all.as_ref().map_or(&all, |flat| &flat.inner);
             let activity =
                 activity::analyze(self.f, inner_all, &float_params, &mut Errors::default());
+            // Calls that only parameters outside `wrt(..)` reach may have no derivatives (`maybe.rs`):
+            // in a free function's own hidden sweeps (not a copy's, which calls other copies).
+            let own_sweeps = !self.copy
+                && !self.method
+                && flat_all.is_none()
+                && float_params
+                    .iter()
+                    .all(|p| !p.to_string().starts_with("__"));
+            let maybe = own_sweeps
+                .then(|| {
+                    maybe::plan(
+                        self.f,
+                        self.sig,
+                        &all,
+                        self.activity,
+                        &activity,
+                        &float_params,
+                    )
+                })
+                .flatten();
+            let (activity, through) = match &maybe {
+                Some(maybe) => (
+                    activity.with_maybe_calls(maybe.calls.clone()),
+                    Some(maybe.through_const()),
+                ),
+                None => (activity, None),
+            };
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
             let (vjp_body, jvp_body) = match &flat_all {
                 // Both sweeps start from one emitter (see `Generated::emitter`).
@@ -2160,6 +2187,7 @@ impl<'a> Generated<'a> {
             // Hidden, with the function's parameter types: `ptr_arg` (`&mut Vec<T>` for `&mut [T]`) is the
             // user's to allow on the function, not here.
             let extra = quote! {
+                #through
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
                 fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause { #vjp_body }
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]

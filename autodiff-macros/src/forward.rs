@@ -480,7 +480,7 @@ impl Forward<'_, '_> {
                 } if self.tangent.contains(var) => {
                     // A call of a differentiable function: its companion's `jvp` gives value and tangent.
                     let (name, tangent) = (self.e.name(*var).clone(), self.e.tangent_name(*var));
-                    let call = self.call_jvp(callee, args, by_ref);
+                    let call = self.call_jvp(Some(*var), callee, args, by_ref);
                     code.push(quote!(let (#name, #tangent) = #call;));
                     self.tangents.insert(*var, Tokens::Name(tangent));
                 }
@@ -660,13 +660,24 @@ impl Forward<'_, '_> {
                 _ => self.e.written_arg(a, w),
             });
         let call_args: Vec<TokenStream> = call_args.collect();
+        let positions = self.e.activity.checked_positions(args);
         let (jvp, buffers) = match passed_on {
             true => (
-                crate::companion::derivative_of(callee, "jvp_out", call_args.len() + 2),
+                crate::companion::derivative_through(
+                    callee,
+                    "jvp_out",
+                    call_args.len() + 2,
+                    &positions,
+                ),
                 vec![quote!((#(#after,)*))],
             ),
             false => (
-                crate::companion::derivative_of(callee, "jvp", call_args.len() + 1 + buffers.len()),
+                crate::companion::derivative_through(
+                    callee,
+                    "jvp",
+                    call_args.len() + 1 + buffers.len(),
+                    &positions,
+                ),
                 buffers,
             ),
         };
@@ -686,19 +697,56 @@ impl Forward<'_, '_> {
 
     /// `f`'s companion's `jvp(args, (tangents,))` for a call of a differentiable function: one tangent per argument, a
     /// zero for an inactive float or array argument, `()` for any other.
+    ///
+    /// A call of the hidden sweeps that only parameters outside `wrt(..)` reach (`var` a maybe call,
+    /// `maybe.rs`) runs the callee as written, with a zero tangent, where it has no derivatives:
+    ///
+    /// ```text
+    /// if found_of!(bump) { derivative_of!(@unchecked bump, ..).jvp(0.5, t, (0.0, __t_t)) }
+    /// else { let __value = bump(0.5, t); (__value, zero_like(&__value)) }
+    /// ```
     fn call_jvp(
         &mut self,
+        var: Option<Var>,
         callee: &syn::ExprPath,
         args: &[Operand],
         by_ref: &[bool],
     ) -> TokenStream {
-        let jvp = crate::companion::derivative_of(callee, "jvp", args.len() + 1);
+        let found = var
+            .filter(|v| self.e.activity.is_maybe_call(*v))
+            .and_then(|_| crate::companion::found_of(callee));
+        let any = quote!(impl ::core::marker::Sized);
+        let jvp = match found {
+            Some(_) => {
+                crate::companion::derivative_of_unchecked(callee, "jvp", &vec![any; args.len() + 1])
+            }
+            None => crate::companion::derivative_through(
+                callee,
+                "jvp",
+                args.len() + 1,
+                &self.e.activity.checked_positions(args),
+            ),
+        };
         let tangents = self.call_tangents(callee, args, by_ref);
-        let call_args = args
+        let call_args: Vec<TokenStream> = args
             .iter()
             .zip(by_ref)
-            .map(|(a, r)| self.e.call_arg(a, *r, self.e.operand(a)));
-        quote!(#jvp(#(#call_args,)* (#(#tangents,)*)))
+            .map(|(a, r)| self.e.call_arg(a, *r, self.e.operand(a)))
+            .collect();
+        let call = quote!(#jvp(#(#call_args,)* (#(#tangents,)*)));
+        let call = match found {
+            Some(found) => {
+                let value = naming::fixed("value");
+                quote!(if #found {
+                    #call
+                } else {
+                    let #value = #callee(#(#call_args),*);
+                    (#value, ::autodiff::__private::zero_like(&#value))
+                })
+            }
+            None => call,
+        };
+        call
     }
 
     /// The tangent of each argument of a call of `callee` (`by_ref`: passed by reference): its own, a zero
@@ -850,7 +898,7 @@ impl Forward<'_, '_> {
         ) = (init, activity.is_active_array(array))
         {
             let tangent = self.array_tangent(array);
-            let call = self.call_jvp(callee, args, by_ref);
+            let call = self.call_jvp(None, callee, args, by_ref);
             code.push(quote!(let (mut #name, mut #tangent) = #call;));
             return;
         }

@@ -54,21 +54,7 @@ pub(crate) fn items(
     let Some(scalar) = scalar else {
         return through_shadow(item, sig, args, order, k, calls, errors);
     };
-    let mentions = |ty: &Type| {
-        ty.to_token_stream()
-            .into_iter()
-            .any(|t| scalar == t.to_string())
-    };
-    for p in &sig.params {
-        let plain = scalar == p.ty.to_token_stream().to_string();
-        let tuple = crate::signature::float_tuple(&p.kind).is_some();
-        if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref && !tuple {
-            errors.spanned(
-                &p.ty,
-                format!("with `order = K`, a parameter may use `{scalar}` only as `{scalar}` or in a slice, `Vec` or array"),
-            );
-        }
-    }
+    check_float_parameters(sig, &scalar.to_string(), errors);
     if !errors_free(errors) {
         return TokenStream::new();
     }
@@ -81,6 +67,31 @@ pub(crate) fn items(
     let hessian = h.hessian();
     let derivatives = h.derivatives(k);
     quote!(#hvp #hessian #derivatives)
+}
+
+/// An error at each parameter that holds the float type `scalar` otherwise than as itself, in a slice,
+/// `Vec`, array or tuple, or behind a reference (`Option<f64>`): the generic copy of `order = K` retypes
+/// only those.
+fn check_float_parameters(sig: &Signature, scalar: &str, errors: &mut Errors) {
+    let mentions = |ty: &Type| {
+        ty.to_token_stream()
+            .into_iter()
+            .any(|t| t.to_string() == scalar)
+    };
+    for p in &sig.params {
+        let plain = p.ty.to_token_stream().to_string() == scalar;
+        let tuple = crate::signature::float_tuple(&p.kind).is_some();
+        if mentions(&p.ty) && !plain && p.array.is_none() && !p.by_ref && !tuple {
+            errors.spanned(
+                &p.ty,
+                format!(
+                    "with `order = K`, a parameter may use `{scalar}` only as `{scalar}` or in a slice, `Vec`, \
+                     array or tuple (or behind a reference): pass the value itself (unwrap an `Option` before \
+                     the call), or leave `order = K` out (its first order works)"
+                ),
+            );
+        }
+    }
 }
 
 /// For a function written for `f64` (or `f32`): its generic shadow (`shadow.rs`), differentiated with the
@@ -159,6 +170,8 @@ fn through_shadow(
             );
         }
     }
+    // Checked on the function as written: the shadow's own float type (`__S`) must not reach a message.
+    check_float_parameters(sig, float, errors);
     if !errors_free(errors) {
         return TokenStream::new();
     }

@@ -32,6 +32,7 @@ mod ir;
 mod jacobian;
 mod labels;
 mod lower;
+mod maybe;
 mod naming;
 mod reverse;
 mod rules;

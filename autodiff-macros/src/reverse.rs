@@ -39,6 +39,7 @@ mod call_gradient;
 mod increments;
 mod loops;
 mod plan;
+pub(crate) use plan::adds_into_callers;
 mod readers;
 mod region;
 
@@ -861,7 +862,12 @@ impl Reverse<'_, '_> {
             }
             (_, None) => {}
         }
-        let vjp = crate::companion::derivative_of(callee, "vjp", args.len() + 1);
+        let vjp = crate::companion::derivative_through(
+            callee,
+            "vjp",
+            args.len() + 1,
+            &activity.checked_positions(args),
+        );
         let mut slots = Vec::new();
         let mut contributions = Vec::new();
         for arg in args {
@@ -917,7 +923,37 @@ impl Reverse<'_, '_> {
         code: &mut Vec<TokenStream>,
         refs: &mut BTreeSet<Var>,
     ) {
-        let vjp_into = crate::companion::derivative_of(callee, "vjp_into", args.len() + 2);
+        // A call that only parameters outside `wrt(..)` reach, in the hidden sweeps: its cotangents only
+        // where the callee has derivatives, else zero (`maybe.rs`).
+        let found = match site {
+            CallSite::Value(var) if self.e.activity.is_maybe_call(var) => {
+                crate::companion::found_of(callee)
+            }
+            _ => None,
+        };
+        let vjp_into = match found {
+            Some(_) => {
+                // `Default::default()` for an argument without an adjoint: `()` in the fallback.
+                let any = quote!(impl ::core::marker::Sized);
+                let slot_types = args
+                    .iter()
+                    .map(|a| match (self.e.activity.is_active(a), a) {
+                        (true, Operand::Array(_) | Operand::Var(_)) => any.clone(),
+                        _ => quote!(()),
+                    });
+                let slots = quote!((#(#slot_types,)*));
+                let types: Vec<TokenStream> = (args.iter().map(|_| any.clone()))
+                    .chain([any.clone(), slots])
+                    .collect();
+                crate::companion::derivative_of_unchecked(callee, "vjp_into", &types)
+            }
+            None => crate::companion::derivative_through(
+                callee,
+                "vjp_into",
+                args.len() + 2,
+                &self.e.activity.checked_positions(args),
+            ),
+        };
         let mut slots = Vec::new();
         let mut scalars = Vec::new();
         for arg in args {
@@ -942,7 +978,11 @@ impl Reverse<'_, '_> {
             }
         }
         let call_args = self.call_arguments(site, args, by_ref, code);
-        code.push(quote!(let _ = #vjp_into(#(#call_args,)* #d, (#(#slots,)*));));
+        let call = quote!(let _ = #vjp_into(#(#call_args,)* #d, (#(#slots,)*)););
+        code.push(match found {
+            Some(found) => quote!(if #found { #call }),
+            None => call,
+        });
         for (arg, name) in scalars {
             self.contribute(&arg, name.to_token_stream(), adjoints, code);
         }
@@ -1033,10 +1073,13 @@ impl Reverse<'_, '_> {
                         && matches!(a, Operand::Array(array) if activity.is_float_array(*array))
                 })
                 .count();
+        let positions = activity.checked_positions(args);
         let vjp = match passed_on {
             // `vjp_out(args.., d_ret, (slot per argument,))`
-            true => crate::companion::derivative_of(callee, "vjp_out", args.len() + 2),
-            false => crate::companion::derivative_of(callee, "vjp", call_arity),
+            true => {
+                crate::companion::derivative_through(callee, "vjp_out", args.len() + 2, &positions)
+            }
+            false => crate::companion::derivative_through(callee, "vjp", call_arity, &positions),
         };
         // With an output parameter passed on bare, one slot per argument: `Passed(d)` for each buffer
         // passed `&mut` or bare, `()` for the others.

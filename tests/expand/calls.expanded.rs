@@ -431,15 +431,19 @@ fn __model_vjp_into(x: f64, w: f64, d_ret: f64, grad: (&mut f64, &mut f64)) -> f
     let __v3 = erf(w);
     let __v4 = __v2 + __v3;
     let mut __d_w = -0.0;
-    let _ = ::autodiff::__private::derivative_of!(erf, vjp_into(_, _, _))
+    let _ = ::autodiff::__private::derivative_of!(erf, vjp_into(_, _, _); through 0usize)
         .vjp_into(w, d_ret, (::core::option::Option::Some(&mut __d_w),));
     let mut __d_v1 = -0.0;
-    let _ = ::autodiff::__private::derivative_of!(log1pexp, vjp_into(_, _, _))
+    let _ = ::autodiff::__private::derivative_of!(
+        log1pexp, vjp_into(_, _, _); through 0usize
+    )
         .vjp_into(__v1, d_ret, (::core::option::Option::Some(&mut __d_v1),));
     let __d_v0 = __d_v1 * w;
     let __d_w_1 = __d_w + __d_v1 * __v0;
     let mut __d_x = -0.0;
-    let _ = ::autodiff::__private::derivative_of!(square, vjp_into(_, _, _))
+    let _ = ::autodiff::__private::derivative_of!(
+        square, vjp_into(_, _, _); through 0usize
+    )
         .vjp_into(x, __d_v0, (::core::option::Option::Some(&mut __d_x),));
     *__grad_x = __d_x;
     *__grad_w = __d_w_1;
@@ -457,13 +461,19 @@ fn model_vjp(x: f64, w: f64, d_ret: f64) -> (f64, (f64, f64)) {
 #[inline]
 fn model_jvp(x: f64, w: f64, tangent: (f64, f64)) -> (f64, f64) {
     let (__dot_x, __dot_w) = tangent;
-    let (__v0, __dot_v0) = ::autodiff::__private::derivative_of!(square, jvp(_, _))
+    let (__v0, __dot_v0) = ::autodiff::__private::derivative_of!(
+        square, jvp(_, _); through 0usize
+    )
         .jvp(x, (__dot_x,));
     let __v1 = __v0 * w;
     let __dot_v1 = __dot_v0 * w + __dot_w * __v0;
-    let (__v2, __dot_v2) = ::autodiff::__private::derivative_of!(log1pexp, jvp(_, _))
+    let (__v2, __dot_v2) = ::autodiff::__private::derivative_of!(
+        log1pexp, jvp(_, _); through 0usize
+    )
         .jvp(__v1, (__dot_v1,));
-    let (__v3, __dot_v3) = ::autodiff::__private::derivative_of!(erf, jvp(_, _))
+    let (__v3, __dot_v3) = ::autodiff::__private::derivative_of!(
+        erf, jvp(_, _); through 0usize
+    )
         .jvp(w, (__dot_w,));
     let __v4 = __v2 + __v3;
     let __dot_v4 = __dot_v2 + __dot_v3;

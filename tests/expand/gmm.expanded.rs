@@ -597,7 +597,9 @@ pub fn __gmm_likelihood_vjp_into(
                 .pop_add_scaled(&mut __d_main_term[..], __d_slse);
         } else {
             let __main_term_at_call = __tape_main_term_at_call.pop();
-            let _ = ::autodiff::__private::derivative_of!(logsumexp, vjp_into(_, _, _))
+            let _ = ::autodiff::__private::derivative_of!(
+                logsumexp, vjp_into(_, _, _); through 0usize
+            )
                 .vjp_into(
                     &__main_term_at_call,
                     __d_slse,
@@ -860,7 +862,7 @@ pub fn gmm_likelihood_jvp(
             __dot_main_term[__i_3] = __dot_v30;
         }
         let (__v31, __dot_v31) = ::autodiff::__private::derivative_of!(
-            logsumexp, jvp(_, _)
+            logsumexp, jvp(_, _); through 0usize
         )
             .jvp(
                 &main_term,
@@ -889,6 +891,15 @@ impl ::autodiff::__private::GenericCopy for gmm_likelihood {
 impl ::autodiff::__private::HasGenericCopy for gmm_likelihood {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl gmm_likelihood {
+    #[doc(hidden)]
+    pub const __AUTODIFF_THROUGH: &'static [bool] = &[
+        ::autodiff::__private::through_of!(logsumexp; 0usize),
+        true,
+        true,
+        true,
+        ::autodiff::__private::through_of!(logsumexp; 0usize),
+        true,
+    ];
     #[allow(
         unused,
         clippy::pedantic,

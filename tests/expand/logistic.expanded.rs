@@ -233,7 +233,9 @@ fn __predict_vjp_into(w: &[f64], x: &[f64], d_ret: f64, grad: &mut [f64]) -> f64
     }
     let __v4 = sigmoid(z);
     let mut __d_z = -0.0;
-    let _ = ::autodiff::__private::derivative_of!(sigmoid, vjp_into(_, _, _))
+    let _ = ::autodiff::__private::derivative_of!(
+        sigmoid, vjp_into(_, _, _); through 0usize
+    )
         .vjp_into(z, d_ret, (::core::option::Option::Some(&mut __d_z),));
     let mut __d_z_1 = __d_z;
     let __x_view: &[_] = &x[..__v0];
@@ -269,7 +271,9 @@ fn predict_jvp(w: &[f64], x: &[f64], tangent: ::std::vec::Vec<f64>) -> (f64, f64
         let __dot_z_1 = __dot_z + __dot_v3;
         (z, __dot_z) = (z_1, __dot_z_1);
     }
-    let (__v4, __dot_v4) = ::autodiff::__private::derivative_of!(sigmoid, jvp(_, _))
+    let (__v4, __dot_v4) = ::autodiff::__private::derivative_of!(
+        sigmoid, jvp(_, _); through 0usize
+    )
         .jvp(z, (__dot_z,));
     (__v4, __dot_v4)
 }
@@ -286,6 +290,11 @@ impl ::autodiff::__private::GenericCopy for predict {
 impl ::autodiff::__private::HasGenericCopy for predict {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl predict {
+    #[doc(hidden)]
+    pub const __AUTODIFF_THROUGH: &'static [bool] = &[
+        true,
+        ::autodiff::__private::through_of!(sigmoid; 0usize),
+    ];
     #[allow(
         unused,
         clippy::pedantic,
@@ -694,7 +703,9 @@ fn __logistic_vjp_into(
         let __d_p = -__d_v8;
         let __d_v5 = __d_v11 * __v4;
         let __d_p_1 = __d_p + __d_v5 / p;
-        let _ = ::autodiff::__private::derivative_of!(predict, vjp_into(_, _, _, _))
+        let _ = ::autodiff::__private::derivative_of!(
+            predict, vjp_into(_, _, _, _); through 0usize
+        )
             .vjp_into(
                 w,
                 &xs_row,
@@ -736,7 +747,9 @@ fn logistic_jvp(
     for __i in 0..__v0 {
         let __v2 = __i + 1;
         let xs_row: &[_] = &__matrix_xs[__i][..];
-        let (p, __dot_p) = ::autodiff::__private::derivative_of!(predict, jvp(_, _, _))
+        let (p, __dot_p) = ::autodiff::__private::derivative_of!(
+            predict, jvp(_, _, _); through 0usize
+        )
             .jvp(
                 w,
                 &xs_row,
@@ -780,6 +793,12 @@ impl ::autodiff::__private::GenericCopy for logistic {
 impl ::autodiff::__private::HasGenericCopy for logistic {}
 #[allow(dead_code, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
 impl logistic {
+    #[doc(hidden)]
+    pub const __AUTODIFF_THROUGH: &'static [bool] = &[
+        true,
+        ::autodiff::__private::through_of!(predict; 1usize),
+        true,
+    ];
     #[allow(
         unused,
         clippy::pedantic,

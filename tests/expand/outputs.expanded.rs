@@ -638,7 +638,7 @@ fn __euler_vjp_into(
         let __y_at_call = __tape_y_at_call.pop().to_owned();
         let mut __k_at_call = __tape_k_at_call.pop().to_owned();
         let (_, (__d_argument, __d_argument_1, __d_argument_2)) = ::autodiff::__private::derivative_of!(
-            rhs, vjp(_, _, _, _, _)
+            rhs, vjp(_, _, _, _, _); through 0usize, 1usize, 2usize
         )
             .vjp(
                 &__y_at_call,
@@ -696,7 +696,7 @@ fn euler_jvp(
     let mut __dot_k = ::autodiff::__private::zeros_like(&k);
     for __i in 0..steps {
         let (__v0, __dot_v0) = ::autodiff::__private::derivative_of!(
-            rhs, jvp(_, _, _, _, _)
+            rhs, jvp(_, _, _, _, _); through 0usize, 1usize, 2usize
         )
             .jvp(
                 &y,
@@ -971,7 +971,7 @@ fn __euler_vjp_into_without_y0(
         let __y_at_call = __tape_y_at_call.pop().to_owned();
         let mut __k_at_call = __tape_k_at_call.pop().to_owned();
         let (_, (__d_argument, __d_argument_1, __d_argument_2)) = ::autodiff::__private::derivative_of!(
-            rhs, vjp(_, _, _, _, _)
+            rhs, vjp(_, _, _, _, _); through 0usize, 1usize, 2usize
         )
             .vjp(
                 &__y_at_call,
@@ -1052,7 +1052,7 @@ fn __euler_vjp_into_without_p(
         let __y_at_call = __tape_y_at_call.pop().to_owned();
         let mut __k_at_call = __tape_k_at_call.pop().to_owned();
         let (_, (__d_argument, _, __d_argument_1)) = ::autodiff::__private::derivative_of!(
-            rhs, vjp(_, _, _, _, _)
+            rhs, vjp(_, _, _, _, _); through 0usize, 2usize
         )
             .vjp(
                 &__y_at_call,

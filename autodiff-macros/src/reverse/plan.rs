@@ -46,6 +46,25 @@ use crate::ir::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Can the call with `args` add its cotangents straight into the caller's adjoints (`vjp_into`)? When
+/// each differentiated argument is a float or an array, no array twice (its buffer is lent to the callee
+/// once), and none a matrix (whose cotangent comes in its shape, not into a flat buffer).
+pub(crate) fn adds_into_callers(f: &Function, activity: &Activity, args: &[Operand]) -> bool {
+    let mut arrays = BTreeSet::new();
+    let matrix =
+        |a: &Operand| matches!(a, Operand::Array(a) if f.arrays[a.0 as usize].matrix.is_some());
+    if args.iter().any(matrix) {
+        return false;
+    }
+    args.iter()
+        .filter(|a| activity.is_active(a))
+        .all(|arg| match arg {
+            Operand::Var(v) => matches!(activity.var_kind(*v), Kind::Float(_)),
+            Operand::Array(array) => arrays.insert(*array),
+            _ => false,
+        })
+}
+
 #[cfg(test)]
 mod print;
 
@@ -808,6 +827,13 @@ impl<'f> Planner<'f> {
                 } => (CallSite::Array(*array), callee, args),
                 _ => continue,
             };
+            // A call whose callee may have no derivatives (`maybe.rs`) runs its `vjp_into` only where it
+            // has them: never its gradient stored at the call, always `vjp_into` (which it was chosen for).
+            let maybe = matches!(site, CallSite::Value(var) if self.activity.is_maybe_call(var));
+            if maybe {
+                self.plan.calls.insert(site, CallPlan::Into);
+                continue;
+            }
             if !self.shortcuts.call_into || !self.adds_into_callers(args) {
                 continue;
             }
@@ -819,23 +845,8 @@ impl<'f> Planner<'f> {
         }
     }
 
-    /// Can the call with `args` add its cotangents straight into the caller's adjoints (`vjp_into`)?
-    /// When each differentiated argument is a float or an array, no array twice (its buffer is lent
-    /// to the callee once).
     fn adds_into_callers(&self, args: &[Operand]) -> bool {
-        let mut arrays = BTreeSet::new();
-        // A matrix's cotangent comes in its shape, not into a flat buffer.
-        let matrix = |a: &Operand| matches!(a, Operand::Array(a) if self.f.arrays[a.0 as usize].matrix.is_some());
-        if args.iter().any(matrix) {
-            return false;
-        }
-        args.iter()
-            .filter(|a| self.activity.is_active(a))
-            .all(|arg| match arg {
-                Operand::Var(v) => matches!(self.activity.var_kind(*v), Kind::Float(_)),
-                Operand::Array(array) => arrays.insert(*array),
-                _ => false,
-            })
+        adds_into_callers(self.f, self.activity, args)
     }
 
     /// The arrays whose gradient the forward sweep stores at the call `site` with `args`, if it stores

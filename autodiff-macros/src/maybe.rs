@@ -1,0 +1,260 @@
+//! Parameters outside `wrt(..)` passed to functions that may have no derivatives.
+//!
+//! `wrt(..)` chooses what `f_grad` returns, but the companion through which other differentiable
+//! functions call `f` differentiates through every float parameter (its hidden `__vjp_all` and
+//! `__jvp_all`), as `jax.grad`'s `argnums` leaves the function differentiable in all its inputs. So a
+//! parameter that `wrt(..)` leaves out, passed to a plain helper (`bump(0.5, t)`), made those hidden sweeps
+//! call the helper's derivatives, which do not exist: a compile error in valid code.
+//!
+//! The macro cannot see whether `bump` has derivatives; the generated code can, at compile time. Where
+//! only parameters outside `wrt(..)` reach a call (its *maybe* calls), the hidden sweeps choose by a
+//! constant (`__private::found_of!`): the callee's companion where it has one, else the call as written
+//! with a zero derivative. And the companion declares, per parameter, whether a derivative comes back
+//! through it (`__AUTODIFF_THROUGH`: `t` does only if every call it reaches has derivatives and passes
+//! them on); a caller that passes a differentiated argument to `t` checks that at compile time
+//! (`__private::require_through!`), so the zero derivative is never used where it would be wrong:
+//!
+//! ```text
+//! // Input:                                  // Output, in the companion `g`:
+//! #[differentiable(wrt(u))]                  const __AUTODIFF_THROUGH: &[bool] = &[
+//! fn g(u: &[f64], t: f64) -> f64 {               true,
+//!     u[0] * u[0] + bump(0.5, t)                 through_of!(bump; 1usize),
+//! }                                          ];
+//!                                            // in `__vjp_all`'s reverse sweep:
+//!                                            let mut __d_t_1 = 0.0;
+//!                                            if found_of!(bump) { let _ = derivative_of!(bump, ..).vjp_into(.., (Default::default(), Some(&mut __d_t_1))); }
+//! // A caller `g(&w, s)` with `s` differentiated: require_through!(g, 0usize, 1usize);
+//! ```
+//!
+//! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`),
+//! no `fn` or `use` item in the body could hide a callee's name from the companion, the function is a free
+//! function without parameter structs, and its hidden sweeps are its own (not its generic copy's).
+//! Elsewhere the hidden sweeps need every callee's derivatives, as before: an error at the call, never a
+//! wrong derivative.
+
+use crate::activity::{self, Activity};
+use crate::errors::Errors;
+use crate::ir::{ArrayInit, Function, Operand, Stmt, Value, Var};
+use crate::signature::Signature;
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+use std::collections::BTreeSet;
+
+/// The calls of the hidden sweeps whose callee may have no derivatives, and what each parameter reaches.
+pub(crate) struct Maybe {
+    /// The maybe calls, by their results.
+    pub(crate) calls: BTreeSet<Var>,
+    /// For each parameter outside `wrt(..)` (in declaration order; empty for the others): each call by a
+    /// path it reaches, and the argument position there.
+    pub(crate) reached: Vec<Vec<(syn::ExprPath, usize)>>,
+}
+
+/// The calls of `f` (`let y = g(..)`, `let v = g(..)` of an array, `g(.., &mut out)`) with their callee and
+/// arguments.
+fn calls(f: &Function) -> Vec<(&Stmt, &syn::ExprPath, &[Operand])> {
+    let mut out = Vec::new();
+    for stmt in f.all_stmts() {
+        match stmt {
+            Stmt::Let {
+                value: Value::Call { callee, args, .. },
+                ..
+            }
+            | Stmt::NewArray {
+                init: ArrayInit::Call { callee, args, .. },
+                ..
+            }
+            | Stmt::CallOut { callee, args, .. } => out.push((stmt, callee, &args[..])),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The maybe calls of `f`'s hidden sweeps, where `own` is the activity of its own sweeps (`wrt(..)`'s)
+/// and `all` that of the hidden ones (`all_sig`: every float parameter active); `None` where there are
+/// none, or where one cannot be chosen at compile time (see the module's documentation).
+pub(crate) fn plan(
+    f: &Function,
+    own_sig: &Signature,
+    all_sig: &Signature,
+    own: &Activity,
+    all: &Activity,
+    float_params: &[Ident],
+) -> Option<Maybe> {
+    // A `fn` (expanded, it may be verbatim tokens) or `use` item of the body, which the companion's
+    // declaration, outside the body, could not see: only `const` items are harmless.
+    let hiding = |item: &syn::Item| !matches!(item, syn::Item::Const(_));
+    if f.items.iter().any(hiding) {
+        return None;
+    }
+    let mut maybe = BTreeSet::new();
+    for (stmt, callee, args) in calls(f) {
+        let reached_only_by_others =
+            args.iter().any(|a| all.is_active(a)) && !args.iter().any(|a| own.is_active(a));
+        if !reached_only_by_others {
+            continue;
+        }
+        match stmt {
+            // The reverse sweep adds its cotangents through `vjp_into`, inside `if found_of!(..)`; not
+            // through a function pointer or closure (`h(t)` of a parameter `h`), which has no companion.
+            Stmt::Let { var, .. }
+                if crate::companion::companion_path(callee).is_some()
+                    && f.vars[var.0 as usize].called_variable.is_none()
+                    && f.vars[var.0 as usize].tuple_arity.is_none()
+                    && crate::reverse::adds_into_callers(f, all, args) =>
+            {
+                maybe.insert(*var);
+            }
+            _ => return None,
+        }
+    }
+    let mut reached = vec![Vec::new(); all_sig.params.len()];
+    for (i, (p, declared)) in all_sig.params.iter().zip(&own_sig.params).enumerate() {
+        // A parameter of `wrt(..)` reaches its calls in the function's own sweeps, which check them.
+        if !p.active || declared.active {
+            continue;
+        }
+        let mut only = all_sig.clone();
+        for (k, q) in only.params.iter_mut().enumerate() {
+            q.active &= k == i;
+        }
+        let activity = activity::analyze(f, &only, float_params, &mut Errors::default());
+        for (stmt, callee, args) in calls(f) {
+            let through_variable = matches!(stmt, Stmt::Let { var, .. } if f.vars[var.0 as usize].called_variable.is_some());
+            if crate::companion::companion_path(callee).is_none() || through_variable {
+                continue;
+            }
+            for (j, arg) in args.iter().enumerate() {
+                if activity.is_active(arg) {
+                    reached[i].push((callee.clone(), j));
+                }
+            }
+        }
+    }
+    // Without maybe calls, a parameter outside `wrt(..)` passed to another function with such a
+    // parameter: declared here too, as the hidden sweeps do not check their calls.
+    if maybe.is_empty() && reached.iter().all(Vec::is_empty) {
+        return None;
+    }
+    Some(Maybe {
+        calls: maybe,
+        reached,
+    })
+}
+
+impl Maybe {
+    // Output: const __AUTODIFF_THROUGH: &'static [bool] = &[true, through_of!(bump; 1usize)];
+    /// The companion's declaration of the parameters it differentiates through: a parameter outside
+    /// `wrt(..)` where every call it reaches has derivatives and differentiates through the argument's
+    /// parameter.
+    pub(crate) fn through_const(&self) -> TokenStream {
+        let slots = self.reached.iter().map(|reached| {
+            let terms: Vec<TokenStream> = reached
+                .iter()
+                .filter_map(|(callee, j)| crate::companion::through_of(callee, *j))
+                .collect();
+            match terms.is_empty() {
+                true => quote!(true),
+                false => quote!(#(#terms)&&*),
+            }
+        });
+        quote! {
+            #[doc(hidden)]
+            pub const __AUTODIFF_THROUGH: &'static [bool] = &[#(#slots),*];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::Args;
+    use quote::ToTokens;
+
+    /// The maybe calls of `src` under `args` (by their callees' names) and, per parameter, what it reaches
+    /// (`callee@position`); `None` where the plan declines.
+    fn analysed(src: &str, args: &str) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let args: Args = syn::parse_str(args).expect("test arguments parse");
+        let mut errors = Errors::default();
+        let sig =
+            crate::signature::analyze(&item, &args, &mut errors).expect("supported signature");
+        let mut all_sig = sig.clone();
+        for p in &mut all_sig.params {
+            p.active = p.through_calls();
+        }
+        let f = crate::lower::lower(&item, &sig, Vec::new(), &mut errors);
+        let own = activity::analyze(&f, &sig, &[], &mut errors);
+        let all = activity::analyze(&f, &all_sig, &[], &mut Errors::default());
+        let maybe = plan(&f, &sig, &all_sig, &own, &all, &[])?;
+        let callee_of = |var: &Var| {
+            calls(&f)
+                .into_iter()
+                .find_map(|(stmt, callee, _)| match stmt {
+                    Stmt::Let { var: v, .. } if v == var => {
+                        Some(callee.to_token_stream().to_string())
+                    }
+                    _ => None,
+                })
+        };
+        let calls = maybe.calls.iter().filter_map(callee_of).collect();
+        let reached = (maybe.reached.iter())
+            .map(|r| {
+                r.iter()
+                    .map(|(c, j)| format!("{}@{j}", c.to_token_stream()))
+                    .collect()
+            })
+            .collect();
+        Some((calls, reached))
+    }
+
+    #[test]
+    fn a_call_only_an_excluded_parameter_reaches_is_a_maybe_call() {
+        let (calls, reached) = analysed(
+            "fn g(u: &[f64], t: f64) -> f64 { let b = bump(0.5, t); u[0] * u[0] + b * h(u[1], t * t) }",
+            "wrt(u)",
+        )
+        .expect("a plan");
+        assert_eq!(calls, vec!["bump".to_string()]);
+        assert_eq!(
+            reached,
+            vec![Vec::<String>::new(), vec!["bump@1".into(), "h@1".into()]]
+        );
+    }
+
+    #[test]
+    fn without_wrt_or_calls_there_is_no_plan() {
+        assert!(analysed("fn g(u: &[f64], t: f64) -> f64 { u[0] * bump(0.5, t) }", "").is_none());
+        assert!(analysed(
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * t.sin() }",
+            "wrt(u)"
+        )
+        .is_none());
+    }
+
+    #[test]
+    fn an_excluded_parameter_passed_beside_a_differentiated_one_is_declared() {
+        let (calls, reached) = analysed(
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * h(u[1], t) }",
+            "wrt(u)",
+        )
+        .expect("a plan");
+        assert!(calls.is_empty());
+        assert_eq!(reached, vec![Vec::<String>::new(), vec!["h@1".to_string()]]);
+    }
+
+    #[test]
+    fn calls_that_cannot_be_chosen_at_compile_time_decline_the_plan() {
+        // A tuple result, an associated function, a nested `fn` that the companion could not name, a
+        // function pointer.
+        let declined = [
+            "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
+            "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
+            "fn g(u: &[f64], t: f64, h: fn(f64) -> f64) -> f64 { u[0] * h(t) }",
+        ];
+        for src in declined {
+            assert!(analysed(src, "wrt(u)").is_none(), "{src}");
+        }
+    }
+}
