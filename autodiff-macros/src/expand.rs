@@ -2186,11 +2186,16 @@ impl<'a> Generated<'a> {
             let (vjp_extra, jvp_extra, jvp_ret) = output_parameters(&all);
             // Hidden, with the function's parameter types: `ptr_arg` (`&mut Vec<T>` for `&mut [T]`) is the
             // user's to allow on the function, not here.
+            // A maybe call's fallback item never returns (`!`): `diverging_sub_expression` in the branch
+            // that only a callee without derivatives takes, which never runs it.
+            let diverging = (maybe.as_ref())
+                .filter(|maybe| !maybe.calls.is_empty())
+                .map(|_| quote!(, clippy::diverging_sub_expression));
             let extra = quote! {
                 #through
-                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg #diverging)]
                 fn #vjp_all #generics (#(#params,)* #d_ret: #ret #vjp_extra) -> (#ret, #gradient) #where_clause { #vjp_body }
-                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg)]
+                #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg #diverging)]
                 fn #jvp_all #generics (#(#params,)* #tangent: #gradient #jvp_extra) -> #jvp_ret #where_clause { #jvp_body }
             };
             let extra = if with_extra {
