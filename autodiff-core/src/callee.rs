@@ -126,22 +126,8 @@ macro_rules! found_of {
         use __no_derivative::*;
         #[allow(unused_imports)]
         use $crate::private::Lookup as _;
-        $(
-            #[allow(non_snake_case)]
-            trait __Registered {
-                fn $registered(&self) -> __callee;
-            }
-            #[allow(non_snake_case)]
-            impl __Registered for &$crate::private::Site {
-                #[inline(always)]
-                fn $registered(&self) -> __callee {
-                    __callee {}
-                }
-            }
-        )?
         $crate::private::found(&|| {
-            let __found = __callee {};
-            $(let __found = (&$crate::private::Site).$registered();)?
+            let __found = $crate::derivative_of!(@found __callee $(, $registered)?);
             (&__found).__autodiff_lookup()
         })
     }};

@@ -287,16 +287,7 @@ impl Forms {
         if select.turbofish.is_some() {
             return None;
         }
-        let (iter, by_value) = match strip_parens(&select.receiver) {
-            Expr::MethodCall(c)
-                if matches!(c.method.to_string().as_str(), "copied" | "cloned")
-                    && c.args.is_empty()
-                    && c.turbofish.is_none() =>
-            {
-                (strip_parens(&c.receiver), true)
-            }
-            other => (other, false),
-        };
+        let (iter, by_value) = copied_receiver(&select.receiver);
         let Expr::MethodCall(iter) = iter else {
             return None;
         };
@@ -446,6 +437,21 @@ fn popped(cond: &Expr) -> Option<(Expr, Stmt)> {
     ))
 }
 
+/// `r` without a `.copied()` or `.cloned()` it ends with, and whether it had one (the value is read by
+/// value).
+fn copied_receiver(r: &Expr) -> (&Expr, bool) {
+    match strip_parens(r) {
+        Expr::MethodCall(c)
+            if matches!(c.method.to_string().as_str(), "copied" | "cloned")
+                && c.args.is_empty()
+                && c.turbofish.is_none() =>
+        {
+            (strip_parens(&c.receiver), true)
+        }
+        other => (other, false),
+    }
+}
+
 // Input:  *x.last().unwrap()      x.first().copied().unwrap()      x.last().expect("empty")
 // Output: x[x.len() - 1]           x[0]                             &x[x.len() - 1]
 /// The element `x.last()` or `x.first()` unwrapped (`.unwrap()`, `.expect(..)`, maybe after `.copied()` or
@@ -457,16 +463,7 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
     if m.turbofish.is_some() || m.args.len() > usize::from(m.method == "expect") {
         return None;
     }
-    let (option, by_value) = match strip_parens(&m.receiver) {
-        Expr::MethodCall(c)
-            if matches!(c.method.to_string().as_str(), "copied" | "cloned")
-                && c.args.is_empty()
-                && c.turbofish.is_none() =>
-        {
-            (strip_parens(&c.receiver), true)
-        }
-        other => (other, false),
-    };
+    let (option, by_value) = copied_receiver(&m.receiver);
     let Expr::MethodCall(end) = option else {
         return None;
     };
