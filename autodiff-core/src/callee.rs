@@ -34,9 +34,7 @@ macro_rules! derivative_of {
     (@unchecked $path:path, $item:ident($($argument:ty),*) $(, $registered:ident)?) => {{
         #[allow(unused_imports)]
         use $path as __callee;
-        #[allow(dead_code, non_camel_case_types, unreachable_code)]
-        mod __no_derivative {
-            pub struct __callee {}
+        $crate::no_derivative! {
             impl __callee {
                 #[allow(clippy::too_many_arguments)]
                 pub fn $item(self, $(_: $argument),*) -> ! {
@@ -44,31 +42,19 @@ macro_rules! derivative_of {
                 }
             }
         }
-        #[allow(unused_imports)]
-        use __no_derivative::*;
         $crate::derivative_of!(@found __callee $(, $registered)?)
     }};
     ($path:path, $item:ident($($argument:tt),*) $(, $registered:ident)? $(; through $($position:literal),+)?) => {{
         #[allow(unused_imports)]
         use $path as __callee;
-        #[allow(dead_code, non_camel_case_types, unreachable_code)]
-        mod __no_derivative {
-            pub struct __callee {}
+        $crate::no_derivative! {
             impl __callee {
-                #[inline(always)]
-                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
-                    $crate::private::NoDerivative
-                }
                 #[allow(clippy::too_many_arguments)]
                 pub fn $item<R>(self, $($argument: impl ::core::marker::Sized),*) -> R {
                     ::core::unreachable!()
                 }
             }
         }
-        #[allow(unused_imports)]
-        use __no_derivative::*;
-        #[allow(unused_imports)]
-        use $crate::private::Lookup as _;
         let __found = $crate::derivative_of!(@found __callee $(, $registered)?);
         $crate::private::require_derivative((&__found).__autodiff_lookup());
         $($(
@@ -101,6 +87,32 @@ macro_rules! derivative_of {
     }};
 }
 
+/// The fallback every call site's lookup of a callee declares beside `use path as __callee`: a module
+/// `__no_derivative` of a type `__callee` whose inherent `__autodiff_lookup` gives [`NoDerivative`], with
+/// `items` (more impls of it), glob-imported, so that the explicit import shadows it where `path` has a
+/// companion; and [`Lookup`] in scope, which gives a companion [`Found`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! no_derivative {
+    ($($items:item)*) => {
+        #[allow(dead_code, non_camel_case_types, unreachable_code)]
+        mod __no_derivative {
+            pub struct __callee {}
+            impl __callee {
+                #[inline(always)]
+                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
+                    $crate::private::NoDerivative
+                }
+            }
+            $($items)*
+        }
+        #[allow(unused_imports)]
+        use __no_derivative::*;
+        #[allow(unused_imports)]
+        use $crate::private::Lookup as _;
+    };
+}
+
 /// Whether the function at `path` has derivatives (its companion, or a `#[gradient_of(path)]`
 /// registration found by `registered`), as a constant `bool`, found as
 /// [`derivative_of!`](crate::derivative_of) finds them but without its error: the hidden `__vjp_all` of a
@@ -112,20 +124,7 @@ macro_rules! found_of {
     ($path:path $(, $registered:ident)?) => {{
         #[allow(unused_imports)]
         use $path as __callee;
-        #[allow(dead_code, non_camel_case_types)]
-        mod __no_derivative {
-            pub struct __callee {}
-            impl __callee {
-                #[inline(always)]
-                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
-                    $crate::private::NoDerivative
-                }
-            }
-        }
-        #[allow(unused_imports)]
-        use __no_derivative::*;
-        #[allow(unused_imports)]
-        use $crate::private::Lookup as _;
+        $crate::no_derivative! {}
         $crate::private::found(&|| {
             let __found = $crate::derivative_of!(@found __callee $(, $registered)?);
             (&__found).__autodiff_lookup()
@@ -229,14 +228,8 @@ macro_rules! copy_by_path {
     ($path:path, $item:ident($($argument:tt),*), $registered:ident) => {{
         #[allow(unused_imports)]
         use $path as __callee;
-        #[allow(dead_code, non_camel_case_types, unreachable_code)]
-        mod __no_derivative {
-            pub struct __callee {}
+        $crate::no_derivative! {
             impl __callee {
-                #[inline(always)]
-                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
-                    $crate::private::NoDerivative
-                }
                 #[allow(clippy::too_many_arguments)]
                 pub fn $item<R>(self, $($argument: impl ::core::marker::Sized),*) -> R {
                     ::core::unreachable!()
@@ -250,8 +243,6 @@ macro_rules! copy_by_path {
                 }
             }
         }
-        #[allow(unused_imports)]
-        use __no_derivative::*;
         #[allow(non_snake_case)]
         trait __Registered {
             fn $registered(&self) -> __callee;
@@ -435,23 +426,11 @@ macro_rules! check_generic_copy {
     ($path:path $(, $registered:ident)?) => {{
         #[allow(unused_imports)]
         use $path as __callee;
-        #[allow(dead_code, non_camel_case_types)]
-        mod __no_derivative {
-            pub struct __callee {}
-            impl __callee {
-                #[inline(always)]
-                pub fn __autodiff_lookup(&self) -> $crate::private::NoDerivative {
-                    $crate::private::NoDerivative
-                }
-            }
+        $crate::no_derivative! {
             // Not listed among the types with a copy in an error at another call.
             #[diagnostic::do_not_recommend]
             impl $crate::private::HasGenericCopy for __callee {}
         }
-        #[allow(unused_imports)]
-        use __no_derivative::*;
-        #[allow(unused_imports)]
-        use $crate::private::Lookup as _;
         let __found = __callee {};
         $(
             #[allow(non_snake_case)]
