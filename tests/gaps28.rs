@@ -7,6 +7,10 @@
 //!    its adjoint's push counter was declared outside the region. It now starts, with the buffer, at the
 //!    array's length at the region's end, each iteration's. A `.collect()` in a region (lowered to pushes
 //!    to an empty `Vec`) works so too.
+//! 3. a slice parameter declared `mut` and rebound to sub-slices of itself (`xs = &xs[1..];`) got "input
+//!    cannot be written"; it is now a slice local bound to the parameter, a view into it, and the gradient
+//!    has the parameter's full length.
+//!
 //! Every function is checked against analytic derivatives and central differences (`common`, no code
 //! shared with the macro) at several points; the `order = 2` ones also their Hessians against differences
 //! of their gradients.
@@ -470,5 +474,157 @@ fn constant_vecs_pushed_in_loop_body() {
             assert_all_close(&g, &expected, ANALYTIC_TOL, "constant_pushes'");
             assert_fd_gradient(|p| constant_pushes(p, n), &x, &g, "constant_pushes' fd");
         }
+    }
+}
+
+#[differentiable(order = 2)]
+fn tail(mut xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    while xs.len() > 1 {
+        s += xs[0] * xs[1];
+        xs = &xs[1..];
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn from_k(mut xs: &[f64], k: usize) -> f64 {
+    xs = &xs[k..];
+    xs[0] * xs[xs.len() - 1]
+}
+
+#[differentiable(order = 2)]
+fn halves(mut xs: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..3 {
+        if xs.len() > 2 {
+            xs = &xs[..xs.len() / 2 + 1];
+        } else {
+            xs = &xs[1..];
+        }
+        s += w * xs.iter().map(|v| v * v).sum::<f64>();
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn stepped(mut a: &[f64], mut b: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += a[0].sin() * b[b.len() - 1] * (i as f64 + 1.0);
+        a = &a[1..];
+        b = &b[..b.len() - 1];
+    }
+    s + a[0]
+}
+
+#[test]
+fn rebound_slice_parameter() {
+    for x in points(2810, 5) {
+        let (v, g) = tail_grad(&x);
+        let value: f64 = (0..4).map(|k| x[k] * x[k + 1]).sum();
+        assert_close(v, value, ANALYTIC_TOL, "tail");
+        let expected: Vec<f64> = (0..5)
+            .map(|k| if k > 0 { x[k - 1] } else { 0.0 } + if k < 4 { x[k + 1] } else { 0.0 })
+            .collect();
+        assert_all_close(&g, &expected, ANALYTIC_TOL, "tail'");
+        assert_fd_gradient(tail, &x, &g, "tail' fd");
+        let (_, _, m) = tail_hessian(&x);
+        for i in 0..5usize {
+            for j in 0..5 {
+                let e = if i.abs_diff(j) == 1 { 1.0 } else { 0.0 };
+                assert_close(m[i][j], e, ANALYTIC_TOL, "tail''");
+            }
+        }
+        for k in 0..5 {
+            let (v, g) = from_k_grad(&x, k);
+            assert_close(v, x[k] * x[4], ANALYTIC_TOL, "from_k");
+            let mut expected = vec![0.0; 5];
+            expected[k] += x[4];
+            expected[4] += x[k];
+            assert_all_close(&g, &expected, ANALYTIC_TOL, "from_k'");
+            assert_fd_gradient(|p| from_k(p, k), &x, &g, "from_k' fd");
+            let (_, _, m) = from_k_hessian(&x, k);
+            for i in 0..5 {
+                let column = hessian_column(|p| from_k_grad(p, k).1, &x, i);
+                assert_all_close(&m[i], &column, 1e-6, "from_k'' fd");
+            }
+        }
+    }
+}
+
+#[test]
+fn slice_parameter_rebound_in_branches() {
+    let mut inputs = Inputs(2811);
+    for x in points(2812, 6) {
+        let w = inputs.next();
+        // Windows of lengths 4, 3, 2 (all of length 6 at first): x0 and x1 three times, x2 twice, x3 once.
+        let counts = [3.0, 3.0, 2.0, 1.0, 0.0, 0.0];
+        let (v, (g, dw)) = halves_grad(&x, w);
+        let sum: f64 = (0..6).map(|k| counts[k] * x[k] * x[k]).sum();
+        assert_close(v, w * sum, ANALYTIC_TOL, "halves");
+        assert_close(dw, sum, ANALYTIC_TOL, "halves' w");
+        let expected: Vec<f64> = (0..6).map(|k| 2.0 * w * counts[k] * x[k]).collect();
+        assert_all_close(&g, &expected, ANALYTIC_TOL, "halves'");
+        assert_fd_gradient(|p| halves(p, w), &x, &g, "halves' fd");
+        let (_, _, m) = halves_hessian(&x, w);
+        let flat = |p: &[f64]| {
+            let (_, (g, dw)) = halves_grad(&p[..6], p[6]);
+            g.into_iter().chain([dw]).collect::<Vec<f64>>()
+        };
+        let mut at = x.clone();
+        at.push(w);
+        for i in 0..7 {
+            assert_all_close(&m[i], &hessian_column(flat, &at, i), 1e-6, "halves'' fd");
+        }
+    }
+}
+
+#[test]
+fn two_slice_parameters_rebound() {
+    for x in points(2813, 4) {
+        let y: Vec<f64> = x.iter().map(|v| 1.0 - v).collect();
+        for n in 0..4 {
+            let (v, (ga, gb)) = stepped_grad(&x, &y, n);
+            let mut value = x[n];
+            let (mut ea, mut eb) = (vec![0.0; 4], vec![0.0; 4]);
+            ea[n] += 1.0;
+            for i in 0..n {
+                let c = i as f64 + 1.0;
+                value += x[i].sin() * y[3 - i] * c;
+                ea[i] += x[i].cos() * y[3 - i] * c;
+                eb[3 - i] += x[i].sin() * c;
+            }
+            assert_close(v, value, ANALYTIC_TOL, "stepped");
+            assert_all_close(&ga, &ea, ANALYTIC_TOL, "stepped' a");
+            assert_all_close(&gb, &eb, ANALYTIC_TOL, "stepped' b");
+            assert_fd_gradient(|p| stepped(p, &y, n), &x, &ga, "stepped' a fd");
+            assert_fd_gradient(|p| stepped(&x, p, n), &y, &gb, "stepped' b fd");
+        }
+    }
+}
+
+#[differentiable(order = 2)]
+fn source_rebound<'a>(x: &'a [f64], mut y: &'a [f64]) -> f64 {
+    let mut s = y[0] * y[1];
+    y = &x[1..];
+    for t in 0..3 {
+        s += y[t] * (t as f64 + 1.0);
+    }
+    s + y[3] * y[0]
+}
+
+#[test]
+fn slice_parameter_rebound_to_another() {
+    // y is x[1..] after its first read: s = y0 y1 + x1 + 2 x2 + 3 x3 + x4 x1.
+    for x in points(2814, 5) {
+        let y = [7.0, 8.0];
+        let (v, (gx, gy)) = source_rebound_grad(&x, &y);
+        let value = 56.0 + x[1] + 2.0 * x[2] + 3.0 * x[3] + x[4] * x[1];
+        assert_close(v, value, ANALYTIC_TOL, "source_rebound");
+        let expected = [0.0, 1.0 + x[4], 2.0, 3.0, x[1]];
+        assert_all_close(&gx, &expected, ANALYTIC_TOL, "source_rebound' x");
+        assert_all_close(&gy, &[8.0, 7.0], ANALYTIC_TOL, "source_rebound' y");
+        assert_fd_gradient(|p| source_rebound(p, &y), &x, &gx, "source_rebound' fd");
     }
 }
