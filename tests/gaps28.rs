@@ -10,6 +10,9 @@
 //! 3. a slice parameter declared `mut` and rebound to sub-slices of itself (`xs = &xs[1..];`) got "input
 //!    cannot be written"; it is now a slice local bound to the parameter, a view into it, and the gradient
 //!    has the parameter's full length.
+//! 4. `let Some(v) = s.pop() else { .. };`, `s.pop().unwrap_or(d)` and `.last()`/`.first()` with a default
+//!    (`x.last().copied().unwrap_or(d)`, `*y.first().unwrap_or(&d)`) were spanned errors; they are the
+//!    branches they mean (`std_forms.rs`), the default evaluated where `unwrap_or` evaluates it.
 //!
 //! Every function is checked against analytic derivatives and central differences (`common`, no code
 //! shared with the macro) at several points; the `order = 2` ones also their Hessians against differences
@@ -626,5 +629,168 @@ fn slice_parameter_rebound_to_another() {
         assert_all_close(&gx, &expected, ANALYTIC_TOL, "source_rebound' x");
         assert_all_close(&gy, &[8.0, 7.0], ANALYTIC_TOL, "source_rebound' y");
         assert_fd_gradient(|p| source_rebound(p, &y), &x, &gx, "source_rebound' fd");
+    }
+}
+
+#[differentiable(order = 2)]
+fn popped_or(x: &[f64]) -> f64 {
+    let mut s = Vec::new();
+    for &v in x {
+        s.push(v * v);
+    }
+    let t = s.pop().unwrap_or(0.5);
+    let u = s.pop().unwrap_or(x[0] * 2.0);
+    // The default reads `s` after the pop.
+    let w = s.pop().unwrap_or(s.len() as f64 + x[0]);
+    t * 3.0 + u + w
+}
+
+#[differentiable(order = 2)]
+fn ends_or(x: &[f64], y: &[f64]) -> f64 {
+    let v = vec![x[0] * 2.0, 3.0];
+    let r = v.first().cloned().unwrap_or(0.0);
+    let t = x.last().unwrap_or(&1.5);
+    x.last().copied().unwrap_or(0.0) * 2.0
+        + *y.first().unwrap_or(&x[0])
+        + r * t
+        + y.last().copied().unwrap_or(-1.0)
+}
+
+#[differentiable(order = 2)]
+fn let_else_break(x: &[f64], n: usize) -> f64 {
+    let mut s = Vec::new();
+    for i in 0..n {
+        s.push(x[i % x.len()] * 2.0);
+    }
+    let mut acc = 0.0;
+    loop {
+        let Some(v) = s.pop() else { break };
+        acc += v * v * (s.len() as f64 + 1.0);
+    }
+    acc
+}
+
+#[differentiable(order = 2)]
+fn let_else_return(x: &[f64]) -> f64 {
+    let mut s = x.to_vec();
+    let Some(v) = s.pop() else {
+        return 0.0;
+    };
+    let Some(w) = s.pop() else {
+        return v.sin();
+    };
+    v * w * s.len() as f64
+}
+
+#[test]
+fn pop_with_default() {
+    for x in points(2818, 4) {
+        for n in 1..=4 {
+            let x = &x[..n];
+            let sq = |k: usize| x[k] * x[k];
+            let (value, mut expected) = (
+                match n {
+                    1 => 3.0 * sq(0) + 2.0 * x[0] + x[0],
+                    2 => 3.0 * sq(1) + sq(0) + x[0],
+                    _ => 3.0 * sq(n - 1) + sq(n - 2) + sq(n - 3),
+                },
+                vec![0.0; n],
+            );
+            match n {
+                1 => expected[0] = 6.0 * x[0] + 3.0,
+                2 => expected = vec![2.0 * x[0] + 1.0, 6.0 * x[1]],
+                _ => {
+                    expected[n - 1] = 6.0 * x[n - 1];
+                    expected[n - 2] = 2.0 * x[n - 2];
+                    expected[n - 3] = 2.0 * x[n - 3];
+                }
+            }
+            let (v, g) = popped_or_grad(x);
+            assert_close(v, value, ANALYTIC_TOL, "popped_or");
+            assert_all_close(&g, &expected, ANALYTIC_TOL, "popped_or'");
+            assert_fd_gradient(popped_or, x, &g, "popped_or' fd");
+            let (_, _, m) = popped_or_hessian(x);
+            for i in 0..n {
+                let column = hessian_column(|p| popped_or_grad(p).1, x, i);
+                assert_all_close(&m[i], &column, 1e-6, "popped_or'' fd");
+            }
+        }
+    }
+}
+
+#[test]
+fn first_and_last_with_default() {
+    for x in points(2819, 3) {
+        for m in 0..3 {
+            let y: Vec<f64> = x.iter().take(m).map(|v| v * 0.5 + 1.0).collect();
+            // y's ends are constants here (their gradient is checked by differences below).
+            let first_y = y.first().copied().unwrap_or(x[0]);
+            let last_y = y.last().copied().unwrap_or(-1.0);
+            let value = x[2] * 2.0 + first_y + 2.0 * x[0] * x[2] + last_y;
+            let (v, (gx, gy)) = ends_or_grad(&x, &y);
+            assert_close(v, value, ANALYTIC_TOL, "ends_or");
+            let mut expected = [2.0 * x[2], 0.0, 2.0 + 2.0 * x[0]];
+            if m == 0 {
+                expected[0] += 1.0;
+            }
+            assert_all_close(&gx, &expected, ANALYTIC_TOL, "ends_or' x");
+            assert_fd_gradient(|p| ends_or(p, &y), &x, &gx, "ends_or' x fd");
+            if m > 0 {
+                assert_fd_gradient(|p| ends_or(&x, p), &y, &gy, "ends_or' y fd");
+            }
+            let (_, _, h) = ends_or_hessian(&x, &y);
+            let flat = |p: &[f64]| {
+                let (_, (gx, gy)) = ends_or_grad(&p[..3], &p[3..]);
+                gx.into_iter().chain(gy).collect::<Vec<f64>>()
+            };
+            let at: Vec<f64> = x.iter().chain(&y).copied().collect();
+            for i in 0..at.len() {
+                assert_all_close(&h[i], &hessian_column(flat, &at, i), 1e-6, "ends_or'' fd");
+            }
+        }
+    }
+}
+
+#[test]
+fn pop_with_let_else() {
+    for x in points(2820, 3) {
+        for n in 0..6 {
+            // s = [2 x_(i % 3)]; the pop of s[i] is weighted i + 1.
+            let (mut value, mut expected) = (0.0, vec![0.0; 3]);
+            for i in 0..n {
+                let v = 2.0 * x[i % 3];
+                value += v * v * (i as f64 + 1.0);
+                expected[i % 3] += 8.0 * x[i % 3] * (i as f64 + 1.0);
+            }
+            let (v, g) = let_else_break_grad(&x, n);
+            assert_close(v, value, ANALYTIC_TOL, "let_else_break");
+            assert_all_close(&g, &expected, ANALYTIC_TOL, "let_else_break'");
+            assert_fd_gradient(|p| let_else_break(p, n), &x, &g, "let_else_break' fd");
+            let (_, _, m) = let_else_break_hessian(&x, n);
+            for i in 0..3 {
+                let column = hessian_column(|p| let_else_break_grad(p, n).1, &x, i);
+                assert_all_close(&m[i], &column, 1e-6, "let_else_break'' fd");
+            }
+        }
+        for n in 0..=3 {
+            let x = &x[..n];
+            let (value, expected) = match n {
+                0 => (0.0, vec![]),
+                1 => (x[0].sin(), vec![x[0].cos()]),
+                _ => {
+                    let c = (n - 2) as f64;
+                    let mut e = vec![0.0; n];
+                    e[n - 1] = x[n - 2] * c;
+                    e[n - 2] = x[n - 1] * c;
+                    (x[n - 1] * x[n - 2] * c, e)
+                }
+            };
+            let (v, g) = let_else_return_grad(x);
+            assert_close(v, value, ANALYTIC_TOL, "let_else_return");
+            assert_all_close(&g, &expected, ANALYTIC_TOL, "let_else_return'");
+            if n > 0 {
+                assert_fd_gradient(let_else_return, x, &g, "let_else_return' fd");
+            }
+        }
     }
 }
