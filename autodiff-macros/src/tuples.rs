@@ -75,6 +75,7 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
         if !holds_integers_only(&pt.ty) {
             bound_names(&pt.pat, &mut names.from_params);
         }
+        bound_names(&pt.pat, &mut names.from_any);
         match (&*pt.pat, tuple_elems(&pt.ty)) {
             (Pat::Ident(pi), Some(elems))
                 if elems.iter().any(|e| signature::nesting_depth(e) > 0) =>
@@ -163,6 +164,10 @@ struct ArrayNames {
     /// locals): what may be differentiated. A tuple of constants passed by reference (`helper(&t)` of
     /// `let t = (1.0, 2.0);`) may go to a plain function, which is not split, and is left as written.
     from_params: Vec<String>,
+    /// The same with the integer and `bool` parameters too: a tuple computed from one of them
+    /// (`(0.5, k as f64)`) passed beside a differentiated argument goes to a callee that has a
+    /// derivative, which is split.
+    from_any: Vec<String>,
     /// Is there a call with a tuple argument at all?
     any_call: bool,
 }
@@ -196,6 +201,11 @@ impl ArrayNames {
 
     /// Does `expr` name a parameter or a local computed from one?
     fn mentions_params(&self, expr: &Expr) -> bool {
+        Self::mentions(&self.from_params, expr)
+    }
+
+    /// Does `expr` name one of `names`?
+    fn mentions(names: &[String], expr: &Expr) -> bool {
         use syn::visit::Visit;
         struct Mentions<'a>(&'a [String], bool);
         impl<'ast> syn::visit::Visit<'ast> for Mentions<'_> {
@@ -206,21 +216,25 @@ impl ArrayNames {
                 syn::visit::visit_path(self, p);
             }
         }
-        let mut mentions = Mentions(&self.from_params, false);
+        let mut mentions = Mentions(names, false);
         mentions.visit_expr(expr);
         mentions.1
     }
 
     /// The parts of a tuple behind a reference passed to a call, `&(a, b)` or `&t` of a tuple name, when
-    /// the call is `active_call`: one of its arguments (the tuple or another) holds something computed
-    /// from the parameters that may be differentiated. Such a callee has a derivative, so it is
-    /// differentiable and split; a call of constants alone may be of a plain function, not split, and is
-    /// left as written (a differentiable callee's primal takes the tuple as written too).
+    /// it holds something computed from the parameters that may be differentiated, or from an integer
+    /// parameter where the call is `active_call` (another argument may be differentiated): such a callee
+    /// has a derivative, so it is differentiable and split. A tuple computed from integer parameters
+    /// alone in a call of constants may go to a plain function, and is left as written (a differentiable
+    /// callee's primal takes the tuple as written too); so is a tuple of literals alone, as before.
     fn referenced_parts(&self, expr: &Expr, active_call: bool) -> Option<Vec<Expr>> {
         let Expr::Reference(r) = expr else {
             return None;
         };
-        if r.mutability.is_some() || !active_call {
+        if r.mutability.is_some()
+            || !(self.mentions_params(&r.expr)
+                || (active_call && Self::mentions(&self.from_any, &r.expr)))
+        {
             return None;
         }
         let mut inner = &*r.expr;
@@ -270,6 +284,13 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
             .is_some_and(|i| self.mentions_params(&i.expr))
         {
             self.from_params.push(pi.ident.to_string());
+        }
+        if local
+            .init
+            .as_ref()
+            .is_some_and(|i| Self::mentions(&self.from_any, &i.expr))
+        {
+            self.from_any.push(pi.ident.to_string());
         }
         let arity = match (
             ty.and_then(tuple_elems),
