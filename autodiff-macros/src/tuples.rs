@@ -1157,5 +1157,16 @@ mod tests {
             body.contains("flat (& (idx [0] as f64 , 1.0) , 2.0)"),
             "{body}"
         );
+        // Literals alone beside a differentiated argument: as before, left as written (a plain helper
+        // taking `a` outside `wrt(..)` is a maybe call, `maybe.rs`).
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64) -> f64 {
+                let c = (1.0, 2.0);
+                helper(&c, a)
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("helper (& c , a)"), "{body}");
     }
 }
