@@ -18,6 +18,8 @@
 //! shared with the macro) at several points; the `order = 2` ones also their Hessians against differences
 //! of their gradients.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use autodiff::differentiable;
@@ -790,6 +792,51 @@ fn pop_with_let_else() {
             assert_all_close(&g, &expected, ANALYTIC_TOL, "let_else_return'");
             if n > 0 {
                 assert_fd_gradient(let_else_return, x, &g, "let_else_return' fd");
+            }
+        }
+    }
+}
+
+#[differentiable(order = 2)]
+fn until_large(x: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut r = Vec::new();
+        for &v in x {
+            if v > 0.5 {
+                break;
+            }
+            r.push(v * (i as f64 + 1.0));
+        }
+        r.push(1.0);
+        for j in 0..r.len() {
+            s += r[j] * r[j] * (j as f64 + 1.0);
+        }
+    }
+    s
+}
+
+#[test]
+fn vec_pushed_in_loop_body_until_break() {
+    for x in points(2821, 5) {
+        // The prefix before the first element above 0.5 is pushed, then a 1.
+        let p = x.iter().position(|&v| v > 0.5).unwrap_or(x.len());
+        for n in 0..3 {
+            let c2: f64 = (0..n).map(|i| ((i + 1) * (i + 1)) as f64).sum();
+            let value = (0..p).map(|j| x[j] * x[j] * (j as f64 + 1.0)).sum::<f64>() * c2
+                + n as f64 * (p as f64 + 1.0);
+            let mut expected = vec![0.0; 5];
+            for j in 0..p {
+                expected[j] = 2.0 * x[j] * c2 * (j as f64 + 1.0);
+            }
+            let (v, g) = until_large_grad(&x, n);
+            assert_close(v, value, ANALYTIC_TOL, "until_large");
+            assert_all_close(&g, &expected, ANALYTIC_TOL, "until_large'");
+            assert_fd_gradient(|q| until_large(q, n), &x, &g, "until_large' fd");
+            let (_, _, m) = until_large_hessian(&x, n);
+            for i in 0..5 {
+                let column = hessian_column(|q| until_large_grad(q, n).1, &x, i);
+                assert_all_close(&m[i], &column, 1e-6, "until_large'' fd");
             }
         }
     }
