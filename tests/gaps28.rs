@@ -18,7 +18,11 @@
 //! shared with the macro) at several points; the `order = 2` ones also their Hessians against differences
 //! of their gradients.
 
-#![allow(clippy::needless_range_loop)]
+#![allow(
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    clippy::while_let_loop
+)]
 
 mod common;
 
