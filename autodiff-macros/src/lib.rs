@@ -34,6 +34,7 @@ mod labels;
 mod lower;
 mod maybe;
 mod naming;
+mod region_lengths;
 mod reverse;
 mod rules;
 mod shadow;

@@ -218,7 +218,7 @@ pub(crate) fn lower(
     for stmt in &lowering.stmts {
         carry_declared(stmt, &mut lowering.vars);
     }
-    Function {
+    let mut f = Function {
         vars: lowering.vars,
         arrays: lowering.arrays,
         params,
@@ -227,7 +227,9 @@ pub(crate) fn lower(
             yields: vec![returned],
         },
         items: lowering.items,
-    }
+    };
+    crate::region_lengths::record(&mut f);
+    f
 }
 
 /// A loop's value annotated after the loop (`let u: f64 = t;`) is its carried value: the annotation goes

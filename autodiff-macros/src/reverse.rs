@@ -438,6 +438,10 @@ impl Reverse<'_, '_> {
             }
         }
         for (array, counter) in &self.push_counters {
+            // An array made inside a branch or loop body has its counter declared with its buffer.
+            if !top_level.contains(array) {
+                continue;
+            }
             let name = self.e.array_name(*array);
             code.push(quote!(let mut #counter = #name.len();));
         }

@@ -131,6 +131,7 @@ pub(crate) fn shadow(
         plain_calls: plain_calls.to_vec(),
         float_results,
         kept_tuples: constant_tuples_for_calls(item, active_calls),
+        ints: integer_params(item),
     };
     debug_assert_eq!(name, &crate::naming::generic_copy(&item.sig.ident));
     rewrite.visit_signature_mut(&mut shadow.sig);
@@ -479,6 +480,8 @@ struct Rewrite<'a> {
     /// The locals bound to a tuple of literals that the body only passes to calls it makes as written
     /// (`constant_tuples_for_calls`): kept as written, their floats of the callee's type.
     kept_tuples: Vec<String>,
+    /// `integer_params`: what a kept tuple may read beside literals.
+    ints: Vec<String>,
 }
 
 /// `f64::EPSILON` and friends, and the `Float` method that gives the same value of a type parameter.
@@ -1757,23 +1760,67 @@ fn bindings(item: &syn::ItemFn) -> Vec<String> {
     bindings.0
 }
 
-/// Is `e` a tuple (nested or not) of literals alone, `(1.0, 2.0)`?
-fn constant_tuple(e: &Expr) -> bool {
+/// Is `e` a tuple (nested or not) of literals alone, `(1.0, 2.0)`, or of values computed from literals and
+/// the integer parameters `ints` alone (`(0.5, 2.0 * k as f64)`), which the copy keeps as written?
+fn constant_tuple(e: &Expr, ints: &[String]) -> bool {
     match e {
         Expr::Tuple(t) => {
             !t.elems.is_empty()
                 && t.elems
                     .iter()
-                    .all(|e| constant_tuple(e) || literals_only(e))
+                    .all(|e| constant_tuple(e, ints) || integer_constant(e, ints))
         }
-        Expr::Paren(p) => constant_tuple(&p.expr),
+        Expr::Paren(p) => constant_tuple(&p.expr, ints),
         _ => false,
     }
 }
 
-/// `&(1.0, 2.0)`: a reference to a tuple of literals built in place.
-fn constant_tuple_reference(e: &Expr) -> bool {
-    matches!(e, Expr::Reference(r) if r.mutability.is_none() && constant_tuple(&r.expr))
+/// Is `e` computed from literals and the integer parameters `ints` alone (`2.0 * k as f64`, `idx[0] as
+/// f64`)? Nothing in it is differentiated, and nothing in it is of the copy's float type.
+fn integer_constant(e: &Expr, ints: &[String]) -> bool {
+    let named = |e: &Expr| {
+        matches!(e, Expr::Path(p) if p.qself.is_none()
+            && p.path.get_ident().is_some_and(|i| ints.iter().any(|n| i == n)))
+    };
+    match e {
+        Expr::Lit(_) => literals_only(e),
+        Expr::Path(_) => named(e),
+        Expr::Paren(p) => integer_constant(&p.expr, ints),
+        Expr::Group(g) => integer_constant(&g.expr, ints),
+        Expr::Cast(c) => integer_constant(&c.expr, ints),
+        Expr::Index(i) => named(&i.expr) && integer_constant(&i.index, ints),
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && integer_constant(&u.expr, ints),
+        Expr::Binary(b) => {
+            use syn::BinOp::{Add, Div, Mul, Rem, Sub};
+            matches!(b.op, Add(_) | Sub(_) | Mul(_) | Div(_) | Rem(_))
+                && integer_constant(&b.left, ints)
+                && integer_constant(&b.right, ints)
+        }
+        _ => false,
+    }
+}
+
+/// The parameters of `item` that are integers or `bool`s (or slices, arrays or `Vec`s of them) named
+/// once in it (no local shadows them).
+fn integer_params(item: &syn::ItemFn) -> Vec<String> {
+    let bindings = bindings(item);
+    item.sig
+        .inputs
+        .iter()
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(pt) if crate::tuples::holds_integers_only(&pt.ty) => match &*pt.pat {
+                syn::Pat::Ident(pi) => Some(pi.ident.to_string()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .filter(|name| bindings.iter().filter(|n| *n == name).count() == 1)
+        .collect()
+}
+
+/// `&(1.0, 2.0)`: a reference to a tuple of literals (or integer parameters) built in place.
+fn constant_tuple_reference(e: &Expr, ints: &[String]) -> bool {
+    matches!(e, Expr::Reference(r) if r.mutability.is_none() && constant_tuple(&r.expr, ints))
 }
 
 /// Is `p` the path of a function (`tuple_sum`, `m::f`, `Self::f`), not of a tuple struct or variant
@@ -1811,6 +1858,7 @@ fn constant_tuples_for_calls(item: &syn::ItemFn, active_calls: &[String]) -> Vec
         all: Vec<String>,
         in_calls: Vec<String>,
         active: &'a [String],
+        ints: &'a [String],
     }
     impl<'ast> syn::visit::Visit<'ast> for Uses<'_> {
         fn visit_local(&mut self, local: &'ast syn::Local) {
@@ -1819,7 +1867,7 @@ fn constant_tuples_for_calls(item: &syn::ItemFn, active_calls: &[String]) -> Vec
                     && p.mutability.is_none()
                     && p.subpat.is_none()
                     && init.diverge.is_none()
-                    && constant_tuple(&init.expr)
+                    && constant_tuple(&init.expr, self.ints)
                 {
                     self.candidates.push(p.ident.to_string());
                 }
@@ -1852,6 +1900,7 @@ fn constant_tuples_for_calls(item: &syn::ItemFn, active_calls: &[String]) -> Vec
         all: Vec::new(),
         in_calls: Vec::new(),
         active: &active,
+        ints: &integer_params(item),
     };
     syn::visit::Visit::visit_block(&mut uses, &item.block);
     let bindings = bindings(item);
@@ -2287,12 +2336,13 @@ impl VisitMut for Rewrite<'_> {
                 if function_path(p)
                     && call.args.iter().any(|a| {
                         argument_name(a).is_some_and(|n| self.kept_tuples.contains(&n))
-                            || constant_tuple_reference(a)
+                            || constant_tuple_reference(a, &self.ints)
                     })
                 {
+                    let ints = self.ints.clone();
                     call.args
                         .iter_mut()
-                        .filter(|a| !constant_tuple_reference(a))
+                        .filter(|a| !constant_tuple_reference(a, &ints))
                         .for_each(|a| self.visit_expr_mut(a));
                     let scalar = self.scalar;
                     *expr = syn::parse_quote!(::autodiff::__private::lift::<#scalar, _>(#call));
@@ -2648,6 +2698,36 @@ mod tests {
             b.contains("let e = (:: autodiff :: __private :: lit"),
             "{b}"
         );
+    }
+
+    #[test]
+    fn tuples_of_integer_parameters_passed_to_plain_calls_keep_their_type() {
+        let b = body(syn::parse_quote!(
+            fn f(x: f64, k: usize, idx: &[usize]) -> f64 {
+                let w = ((0.5, -1.25), 2.0 * k as f64);
+                let d = (x, k as f64);
+                x * weigh(&w, 3.0) * sum(&(idx[0] as f64, 1.0)) + sum(&d)
+            }
+        ));
+        assert!(
+            b.contains("let w = ((0.5 , - 1.25) , 2.0 * k as f64) ;"),
+            "{b}"
+        );
+        assert!(
+            b.contains("lift :: < __S , _ > (sum (& (idx [0] as f64 , 1.0)))"),
+            "{b}"
+        );
+        // A float of the function's in it: rewritten as before.
+        assert!(!b.contains("let d = (x , k as f64) ;"), "{b}");
+        // A local of the same name as the integer parameter: not the parameter.
+        let b = body(syn::parse_quote!(
+            fn f(x: f64, k: usize) -> f64 {
+                let k = x * 2.0;
+                let w = (0.5, k);
+                x * weigh(&w)
+            }
+        ));
+        assert!(!b.contains("let w = (0.5 , k) ;"), "{b}");
     }
 
     #[test]

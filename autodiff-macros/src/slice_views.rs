@@ -50,8 +50,46 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident, Pat, Stmt};
 
+// Input:  fn tail(mut xs: &[f64]) -> f64 { .. xs = &xs[1..]; .. }
+// Output: fn tail(xs: &[f64]) -> f64 { let __xs_whole = xs; let mut xs = __xs_whole; .. xs = &xs[1..]; .. }
+/// A parameter taken by shared reference to a slice, `Vec` or array and declared `mut` is rebound, not
+/// written (`&[T]` cannot be written through): it is a slice local bound to the parameter, which the
+/// rest of this pass makes a view into the parameter where a loop rebinds it, so that the gradient has
+/// the parameter's full length.
+fn rebound_params(item: &mut syn::ItemFn) {
+    let mut rebound = Vec::new();
+    for input in &mut item.sig.inputs {
+        let syn::FnArg::Typed(t) = input else {
+            continue;
+        };
+        let syn::Type::Reference(r) = &*t.ty else {
+            continue;
+        };
+        if r.mutability.is_some() || crate::signature::nesting_depth(&t.ty) == 0 {
+            continue;
+        }
+        if let Pat::Ident(p) = &mut *t.pat {
+            if p.mutability.is_some() && p.by_ref.is_none() && p.subpat.is_none() {
+                p.mutability = None;
+                rebound.push(p.ident.clone());
+            }
+        }
+    }
+    // Through a name of its own: a source bound once (`let mut xs = xs;` binds `xs` twice).
+    for (i, name) in rebound.into_iter().enumerate() {
+        let whole = quote::format_ident!("__{}_whole", crate::naming::unraw(&name));
+        item.block
+            .stmts
+            .insert(2 * i, syn::parse_quote!(let #whole = #name;));
+        item.block
+            .stmts
+            .insert(2 * i + 1, syn::parse_quote!(let mut #name = #whole;));
+    }
+}
+
 /// `item`'s body with each slice local that a loop rebinds rewritten into a view; errors for what cannot be.
 pub(crate) fn desugar(item: &mut syn::ItemFn) {
+    rebound_params(item);
     if !rebinds_in_a_loop(&item.block) {
         return;
     }
@@ -887,6 +925,29 @@ mod tests {
     }
 
     #[test]
+    fn a_mut_slice_parameter_is_a_local_bound_to_it() {
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn tail(mut xs: &[f64], mut n: usize, mut v: Vec<f64>, w: &[f64]) -> f64 {
+                xs = &xs[1..];
+                xs[0]
+            }
+        };
+        super::rebound_params(&mut item);
+        let expected: syn::ItemFn = syn::parse_quote! {
+            fn tail(xs: &[f64], mut n: usize, mut v: Vec<f64>, w: &[f64]) -> f64 {
+                let __xs_whole = xs;
+                let mut xs = __xs_whole;
+                xs = &xs[1..];
+                xs[0]
+            }
+        };
+        assert_eq!(
+            item.into_token_stream().to_string(),
+            expected.into_token_stream().to_string()
+        );
+    }
+
+    #[test]
     fn a_sub_slice_of_another_length_is_a_view() {
         let body = rewritten(syn::parse_quote! {
             fn chain(seq: &[f64], b: usize) -> f64 {
@@ -966,7 +1027,10 @@ mod tests {
             },
         ] {
             let item: syn::ItemFn = item;
-            let before = item.block.to_token_stream().to_string();
+            // (`mut y` is a local bound to the parameter first, which is then left as written.)
+            let mut before = item.clone();
+            super::rebound_params(&mut before);
+            let before = before.block.to_token_stream().to_string();
             assert_eq!(rewritten(item), before);
         }
     }

@@ -223,6 +223,73 @@ impl Forms {
         format_ident!("__{}_{}", what, self.counter, span = Span::mixed_site())
     }
 
+    // Input:  s.pop().unwrap_or(d)      x.last().copied().unwrap_or(d)      x.first().unwrap_or(&d)
+    // Output: if s.is_empty() { d } else { let __popped_1 = s.pop().unwrap(); let _ = d; __popped_1 }
+    //         { let __default_2 = d; if x.is_empty() { __default_2 } else { x[x.len() - 1] } }
+    //         &{ let __default_3 = d; if x.is_empty() { __default_3 } else { x[0] } }
+    /// `.unwrap_or(d)` of `s.pop()` (a local named by a path) or of `x.last()`/`x.first()` (maybe after
+    /// `.copied()` or `.cloned()`, of a place without effects): the default where the array is empty, the
+    /// element otherwise. The default is evaluated where `unwrap_or` evaluates its argument: after the
+    /// pop (which pops nothing from an empty `s`), before the element is read. `None` for any other call.
+    fn or_default(&mut self, m: &syn::ExprMethodCall) -> Option<Expr> {
+        if m.args.len() != 1 || m.turbofish.is_some() {
+            return None;
+        }
+        let default = &m.args[0];
+        let (option, by_value) = copied_receiver(&m.receiver);
+        let Expr::MethodCall(call) = option else {
+            return None;
+        };
+        if !call.args.is_empty() || call.turbofish.is_some() {
+            return None;
+        }
+        let span = call.method.span();
+        if call.method == "pop" && !by_value {
+            let Expr::Path(stack) = strip_parens(&call.receiver) else {
+                return None;
+            };
+            if stack.qself.is_some() || stack.path.get_ident().is_none() {
+                return None;
+            }
+            let popped = self.fresh("popped");
+            return Some(syn::parse_quote_spanned! {span=>
+                if #stack.is_empty() {
+                    #default
+                } else {
+                    let #popped = #stack.pop().unwrap();
+                    let _ = #default;
+                    #popped
+                }
+            });
+        }
+        let x = &call.receiver;
+        if !pure_place(x) {
+            return None;
+        }
+        let index: Expr = match call.method.to_string().as_str() {
+            "first" => syn::parse_quote_spanned!(span=> 0),
+            "last" => syn::parse_quote_spanned!(span=> #x.len() - 1),
+            _ => return None,
+        };
+        // By reference, the default is `&d` (or a reference held by a name): its value is `d` (`*r`).
+        let value: Expr = match (by_value, strip_parens(default)) {
+            (true, _) => default.clone(),
+            (false, Expr::Reference(r)) if r.mutability.is_none() => (*r.expr).clone(),
+            (false, other) => syn::parse_quote!(*#other),
+        };
+        let d = self.fresh("default");
+        let chosen: Expr = syn::parse_quote_spanned! {span=>
+            {
+                let #d = #value;
+                if #x.is_empty() { #d } else { #x[#index] }
+            }
+        };
+        Some(match by_value {
+            true => chosen,
+            false => syn::parse_quote_spanned!(span=> &#chosen),
+        })
+    }
+
     /// The array literals that `iterated` (a `for`'s iterator, a chain's receiver) iterates, each replaced
     /// by a fresh name; the `let`s that make them, in order.
     fn hoist_arrays(&mut self, iterated: &mut Expr, lets: &mut Vec<Stmt>) {
@@ -437,6 +504,25 @@ fn popped(cond: &Expr) -> Option<(Expr, Stmt)> {
     ))
 }
 
+// Input:  let Some(v) = s.pop() else { return 0.0; };
+// Output: if !s.is_empty() {} else { return 0.0; }  let v = s.pop().unwrap();
+/// `let Some(v) = s.pop() else { .. };` of a local named by a path: its `else` (which diverges) where `s`
+/// is empty, then the pop unwrapped (`popped`). `None` for any other statement.
+fn popped_else(stmt: &Stmt) -> Option<Vec<Stmt>> {
+    let Stmt::Local(local) = stmt else {
+        return None;
+    };
+    let init = local.init.as_ref()?;
+    let (_, otherwise) = init.diverge.as_ref()?;
+    if !local.attrs.is_empty() {
+        return None;
+    }
+    let pat = &local.pat;
+    let value = &init.expr;
+    let (test, bind) = popped(&syn::parse_quote!(let #pat = #value))?;
+    Some(vec![syn::parse_quote!(if #test {} else #otherwise), bind])
+}
+
 /// `r` without a `.copied()` or `.cloned()` it ends with, and whether it had one (the value is read by
 /// value).
 fn copied_receiver(r: &Expr) -> (&Expr, bool) {
@@ -550,7 +636,7 @@ impl VisitMut for NumberReads {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// Is `stmt` `let name = <..>.unwrap();` (or `.expect(..)`), a name without a type bound to what an
+/// Is `stmt` `let name = <..>.unwrap();` (or `.expect(..)`, `.unwrap_or(..)`), a name without a type bound to what an
 /// `Option` of a reference may hold?
 fn bound_unwrap(stmt: &Stmt) -> bool {
     let Stmt::Local(local) = stmt else {
@@ -561,7 +647,7 @@ fn bound_unwrap(stmt: &Stmt) -> bool {
         && local.init.as_ref().is_some_and(|init| {
             init.diverge.is_none()
                 && matches!(strip_parens(&init.expr), Expr::MethodCall(m)
-                    if m.method == "unwrap" || m.method == "expect")
+                    if m.method == "unwrap" || m.method == "expect" || m.method == "unwrap_or")
         })
 }
 
@@ -713,13 +799,19 @@ impl VisitMut for Forms {
             let unwrapped = bound_unwrap(&stmt);
             self.visit_stmt_mut(&mut stmt);
             if let (true, Stmt::Local(local)) = (unwrapped, &stmt) {
+                // (`&x[i]`, or `&{ .. }` of `.unwrap_or(&d)`, `Forms::or_default`.)
                 let element = local.init.as_ref().is_some_and(|init| {
                     matches!(&*init.expr, Expr::Reference(r)
-                        if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_)))
+                        if r.mutability.is_none() && matches!(&*r.expr, Expr::Index(_) | Expr::Block(_)))
                 });
                 if element {
                     by_reference.push(stmts.len());
                 }
+            }
+            // `let Some(v) = s.pop() else { .. };`: the `else` where `s` is empty, then the pop.
+            if let Some(split) = popped_else(&stmt) {
+                stmts.extend(split);
+                continue;
             }
             // `s.pop();`: the last element, if any, dropped.
             if let Stmt::Expr(Expr::MethodCall(pop), Some(_)) = &stmt {
@@ -810,6 +902,11 @@ impl VisitMut for Forms {
             }
             Expr::MethodCall(m) if matches!(m.method.to_string().as_str(), "unwrap" | "expect") => {
                 if let Some(read) = end_element(m).or_else(|| self.extreme(m)) {
+                    *expr = read;
+                }
+            }
+            Expr::MethodCall(m) if m.method == "unwrap_or" => {
+                if let Some(read) = self.or_default(m) {
                     *expr = read;
                 }
             }
@@ -1011,6 +1108,30 @@ mod tests {
         tuple_match(&m, &Locals::default(), &mut fresh)
             .map(|e| e.to_token_stream().to_string())
             .unwrap_or_default()
+    }
+
+    #[test]
+    fn pops_and_ends_with_defaults_are_branches() {
+        let out = rewrite(
+            "{ let Some(v) = s.pop() else { return 0.0; }; let t = s.pop().unwrap_or(s[0]); \
+               let a = x.last().copied().unwrap_or(1.0); let b = y.first().unwrap_or(&x[0]); }",
+        );
+        assert!(
+            out.contains(
+                "if ! s . is_empty () { } else { return 0.0 ; } let v = s . pop () . unwrap () ;"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("let t = if s . is_empty () { s [0] } else { let __popped_1 = s . pop () . unwrap () ; let _ = s [0] ; __popped_1 } ;"), "{out}");
+        assert!(out.contains("let a = { let __default_2 = 1.0 ; if x . is_empty () { __default_2 } else { x [x . len () - 1] } } ;"), "{out}");
+        // By reference, bound and read as a number below: the value.
+        assert!(out.contains("let b = { let __default_3 = x [0] ; if y . is_empty () { __default_3 } else { y [0] } } ;"), "{out}");
+        // Not of a named place, or another default form: left to the lowering, which reports it.
+        let out = rewrite("{ let a = x[1..].last().copied().unwrap_or(0.0); let b = s.pop().unwrap_or_default(); }");
+        assert!(
+            out.contains("unwrap_or (0.0)") && out.contains("unwrap_or_default ()"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -70,7 +70,12 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
     let mut names = ArrayNames::default();
     for input in &item.sig.inputs {
         let FnArg::Typed(pt) = input else { continue };
-        bound_names(&pt.pat, &mut names.from_params);
+        // An integer or `bool` parameter (or a slice, array or `Vec` of them) is never differentiated: a
+        // tuple computed from it alone (`(0.5, k as f64)`) is constant, and may go to a plain function.
+        if !holds_integers_only(&pt.ty) {
+            bound_names(&pt.pat, &mut names.from_params);
+        }
+        bound_names(&pt.pat, &mut names.from_any);
         match (&*pt.pat, tuple_elems(&pt.ty)) {
             (Pat::Ident(pi), Some(elems))
                 if elems.iter().any(|e| signature::nesting_depth(e) > 0) =>
@@ -103,6 +108,37 @@ pub(crate) fn pass_parts(item: &mut syn::ItemFn) {
     }
 }
 
+/// Is `ty` an integer or `bool` type, alone, behind `&`, or the element of a slice, array or `Vec`: data
+/// no cotangent has?
+pub(crate) fn holds_integers_only(ty: &Type) -> bool {
+    const DATA: [&str; 13] = [
+        "bool", "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64",
+        "i128",
+    ];
+    match ty {
+        Type::Paren(p) => holds_integers_only(&p.elem),
+        Type::Reference(r) => holds_integers_only(&r.elem),
+        Type::Slice(s) => holds_integers_only(&s.elem),
+        Type::Array(a) => holds_integers_only(&a.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            match &last.arguments {
+                syn::PathArguments::None => {
+                    p.path.segments.len() == 1 && DATA.iter().any(|d| last.ident == d)
+                }
+                syn::PathArguments::AngleBracketed(a) if last.ident == "Vec" => {
+                    matches!(a.args.first(), Some(syn::GenericArgument::Type(t))
+                        if a.args.len() == 1 && holds_integers_only(t))
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// The names a parameter pattern binds (`x`, `(a, b)`).
 fn bound_names(pat: &Pat, names: &mut Vec<String>) {
     match pat {
@@ -128,6 +164,10 @@ struct ArrayNames {
     /// locals): what may be differentiated. A tuple of constants passed by reference (`helper(&t)` of
     /// `let t = (1.0, 2.0);`) may go to a plain function, which is not split, and is left as written.
     from_params: Vec<String>,
+    /// The same with the integer and `bool` parameters too: a tuple computed from one of them
+    /// (`(0.5, k as f64)`) passed beside a differentiated argument goes to a callee that has a
+    /// derivative, which is split.
+    from_any: Vec<String>,
     /// Is there a call with a tuple argument at all?
     any_call: bool,
 }
@@ -161,6 +201,11 @@ impl ArrayNames {
 
     /// Does `expr` name a parameter or a local computed from one?
     fn mentions_params(&self, expr: &Expr) -> bool {
+        Self::mentions(&self.from_params, expr)
+    }
+
+    /// Does `expr` name one of `names`?
+    fn mentions(names: &[String], expr: &Expr) -> bool {
         use syn::visit::Visit;
         struct Mentions<'a>(&'a [String], bool);
         impl<'ast> syn::visit::Visit<'ast> for Mentions<'_> {
@@ -171,18 +216,25 @@ impl ArrayNames {
                 syn::visit::visit_path(self, p);
             }
         }
-        let mut mentions = Mentions(&self.from_params, false);
+        let mut mentions = Mentions(names, false);
         mentions.visit_expr(expr);
         mentions.1
     }
 
     /// The parts of a tuple behind a reference passed to a call, `&(a, b)` or `&t` of a tuple name, when
-    /// it holds something computed from the parameters.
-    fn referenced_parts(&self, expr: &Expr) -> Option<Vec<Expr>> {
+    /// it holds something computed from the parameters that may be differentiated, or from an integer
+    /// parameter where the call is `active_call` (another argument may be differentiated): such a callee
+    /// has a derivative, so it is differentiable and split. A tuple computed from integer parameters
+    /// alone in a call of constants may go to a plain function, and is left as written (a differentiable
+    /// callee's primal takes the tuple as written too); so is a tuple of literals alone, as before.
+    fn referenced_parts(&self, expr: &Expr, active_call: bool) -> Option<Vec<Expr>> {
         let Expr::Reference(r) = expr else {
             return None;
         };
-        if r.mutability.is_some() || !self.mentions_params(&r.expr) {
+        if r.mutability.is_some()
+            || !(self.mentions_params(&r.expr)
+                || (active_call && Self::mentions(&self.from_any, &r.expr)))
+        {
             return None;
         }
         let mut inner = &*r.expr;
@@ -233,6 +285,13 @@ impl<'ast> syn::visit::Visit<'ast> for ArrayNames {
         {
             self.from_params.push(pi.ident.to_string());
         }
+        if local
+            .init
+            .as_ref()
+            .is_some_and(|i| Self::mentions(&self.from_any, &i.expr))
+        {
+            self.from_any.push(pi.ident.to_string());
+        }
         let arity = match (
             ty.and_then(tuple_elems),
             local.init.as_ref().map(|i| &*i.expr),
@@ -265,13 +324,14 @@ impl VisitMut for ArrayNames {
         syn::visit_mut::visit_expr_call_mut(self, c);
         let Expr::Path(func) = &*c.func else { return };
         let mut flattened = false;
+        let active_call = c.args.iter().any(|a| self.mentions_params(a));
         let mut args = syn::punctuated::Punctuated::<Expr, syn::Token![,]>::new();
         for arg in &c.args {
             let mut inner = arg;
             while let Expr::Paren(p) = inner {
                 inner = &p.expr;
             }
-            if let Some(parts) = self.referenced_parts(inner) {
+            if let Some(parts) = self.referenced_parts(inner, active_call) {
                 // `g(&t)`: `g` takes `&(..)`, so it is split.
                 args.extend(parts);
                 flattened = true;
@@ -1081,5 +1141,32 @@ mod tests {
         let body = item.block.to_token_stream().to_string();
         assert!(body.contains("helper (& c)"), "{body}");
         assert!(body.contains("helper (& (1.0 , 3.0))"), "{body}");
+        // Computed from an integer parameter alone, the tuple is constant; beside a differentiated
+        // argument the callee has a derivative, and is split.
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64, k: usize, idx: &[usize]) -> f64 {
+                let w = ((0.5, -1.0), 2.0 * k as f64);
+                a * weigh(&w, 3.0) + flat(&(k as f64, 1.0), a) + flat(&(idx[0] as f64, 1.0), 2.0)
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("weigh (& w , 3.0)"), "{body}");
+        assert!(body.contains("__flat_split (k as f64 , 1.0 , a)"), "{body}");
+        assert!(
+            body.contains("flat (& (idx [0] as f64 , 1.0) , 2.0)"),
+            "{body}"
+        );
+        // Literals alone beside a differentiated argument: as before, left as written (a plain helper
+        // taking `a` outside `wrt(..)` is a maybe call, `maybe.rs`).
+        let mut item: syn::ItemFn = syn::parse_quote! {
+            fn f(a: f64) -> f64 {
+                let c = (1.0, 2.0);
+                helper(&c, a)
+            }
+        };
+        pass_parts(&mut item);
+        let body = item.block.to_token_stream().to_string();
+        assert!(body.contains("helper (& c , a)"), "{body}");
     }
 }

@@ -958,8 +958,9 @@ impl Lowering<'_> {
                     &m.method,
                     format!(
                         "`.{name}()` is supported unwrapped (`*x.{name}().unwrap()`, `x.{name}().copied().unwrap()`, \
-                         `.expect(..)`) of a slice, array or `Vec` named by a variable, a field or an element \
-                         (`m[i]`): bind this one to a variable first, or index it (`x[0]`, `x[x.len() - 1]`)"
+                         `.expect(..)`) or with a default (`x.{name}().copied().unwrap_or(d)`) of a slice, array \
+                         or `Vec` named by a variable, a field or an element (`m[i]`): bind this one to a variable \
+                         first, or index it (`x[0]`, `x[x.len() - 1]`)"
                     ),
                 );
                 Self::poisoned()
@@ -968,8 +969,9 @@ impl Lowering<'_> {
                 self.errors.spanned(
                     &m.method,
                     "`.pop()` is supported on a local `Vec` named by a variable, as `s.pop().unwrap()`, \
-                     `s.pop().expect(\"..\")`, `if let Some(v) = s.pop()`, `while let Some(v) = s.pop()` and \
-                     the statement `s.pop();`: write it so",
+                     `s.pop().expect(\"..\")`, `s.pop().unwrap_or(d)`, `if let Some(v) = s.pop()`, \
+                     `while let Some(v) = s.pop()`, `let Some(v) = s.pop() else { .. };` and the statement \
+                     `s.pop();`: write it so",
                 );
                 Self::poisoned()
             }

@@ -113,6 +113,15 @@ impl Reverse<'_, '_> {
                 },
             };
             buffers.push(quote!(let mut #buffer = #zeros;));
+            // Pushed to in this region (`region_lengths`): its pushes are undone from its length at the
+            // region's end, this iteration's.
+            if let (Some(counter), Some(length)) = (
+                self.push_counters.get(array),
+                self.e.f.arrays[array.0 as usize].length,
+            ) {
+                let length = self.e.name(length);
+                buffers.push(quote!(let mut #counter = #length;));
+            }
         }
         // Loads of a loop in this block stored once before it (`Emitter::hoisted`): popped here.
         let mut hoisted_pops = Vec::new();
@@ -505,9 +514,11 @@ pub(crate) fn writes_array(stmts: &[Stmt], array: Array) -> bool {
 /// Why an array made in a branch or loop body by `Vec::new()`, a `.collect()` or a copy of unknown length is
 /// rejected: the reverse of that region must size the array's adjoint buffer again.
 const UNSIZED_REGION_ARRAY: &str =
-    "an array made inside a loop or branch by `.collect()`, `Vec::new()`, `Vec::with_capacity(..)`, or a copy \
-     of a fixed-size array whose length the macro cannot tell, cannot be differentiated yet: make it before the \
-     loop or branch (`let mut v = vec![0.0; n];`) and write its elements (`v[i] = ..`)";
+    "an array made inside a loop or branch by `.collect()`, by `Vec::new()` or `Vec::with_capacity(..)` and \
+     filled otherwise than by `.push(..)`, or by a copy of a fixed-size array whose length the macro cannot \
+     tell, cannot be differentiated yet: make it empty and push its elements (`let mut v = Vec::new(); \
+     v.push(..);`), or make it before the loop or branch (`let mut v = vec![0.0; n];`) and write its \
+     elements (`v[i] = ..`)";
 
 /// Can the reverse of a branch or loop body that makes `array` by `init` size its adjoint buffer (zeros of
 /// its length)? Not for a `Vec` made empty, collected or copied whose length the lowering did not record.
@@ -541,11 +552,14 @@ pub(crate) fn unsized_region_arrays(
                     UNSIZED_REGION_ARRAY,
                 ))
             }
-            // Its push counter would be declared with the buffers, out of the region's scope.
-            Stmt::NewArray { array, .. }
+            // Made empty, its buffer and push counter start at its length at the region's end
+            // (`region_lengths`); made otherwise, its adjoint's first elements would flow back into what
+            // it was made of, beside the pushed ones.
+            Stmt::NewArray { array, init }
                 if !top_level.contains(array)
                     && activity.is_active_array(*array)
-                    && resized(f, *array) =>
+                    && resized(f, *array)
+                    && !crate::region_lengths::recorded(f, *array, init) =>
             {
                 let info = &f.arrays[array.0 as usize];
                 Some(syn::Error::new(
@@ -567,9 +581,9 @@ fn resized(f: &Function, array: Array) -> bool {
 
 /// Why a `Vec` made in a branch or loop body and pushed to or popped from there is rejected.
 const RESIZED_REGION_ARRAY: &str =
-    "a `Vec` made inside a loop or branch and grown by `.push(..)` or shrunk by `.pop()` cannot be \
-     differentiated yet: make it before the loop or branch, or make it with its length \
-     (`let mut v = vec![0.0; n];`) and write its elements (`v[i] = ..`)";
+    "a `Vec` made inside a loop or branch by a copy, `vec![..]` or a call, and grown by `.push(..)` or \
+     shrunk by `.pop()`, cannot be differentiated yet: make it empty there (`Vec::new()`, \
+     `Vec::with_capacity(..)`) and push its elements, or make it before the loop or branch";
 
 pub(super) fn top_level_arrays(f: &Function) -> BTreeSet<Array> {
     let params = f

@@ -1,24 +1,25 @@
 use autodiff::differentiable;
 
-// `s.pop()` of a local `Vec` is supported unwrapped, tested by `if let`/`while let` or as a statement;
-// here its `Option` is used otherwise (`unwrap_or`). And `.last()`/`.first()` are refused where they are
-// not unwrapped, or of a slice that is not named.
+// `s.pop()` of a local `Vec` is supported unwrapped, with a default (`unwrap_or(d)`), tested by `if let`,
+// `while let` or `let .. else`, or as a statement; here its `Option` is used otherwise
+// (`unwrap_or_default`). And `.last()`/`.first()` are refused of a slice that is not named, unwrapped or with
+// a default.
 #[differentiable]
 fn top(x: &[f64]) -> f64 {
     let mut s = Vec::new();
     for &v in x {
         s.push(v * v);
     }
-    let t = s.pop().unwrap_or(0.0);
+    let t = s.pop().unwrap_or_default();
     t * 3.0
 }
 
 #[differentiable]
-fn last_or_zero(x: &[f64]) -> f64 {
-    x.last().copied().unwrap_or(0.0) + *x[1..].first().unwrap()
+fn last_or_first(x: &[f64]) -> f64 {
+    x[1..].last().copied().unwrap_or(0.0) + *x[1..].first().unwrap()
 }
 
 fn main() {
     let _ = top_grad(&[1.0, 2.0]);
-    let _ = last_or_zero_grad(&[1.0, 2.0]);
+    let _ = last_or_first_grad(&[1.0, 2.0]);
 }

@@ -1,7 +1,9 @@
 use autodiff::differentiable;
 
-// A `Vec` made in a loop body and pushed to (or popped from) there: its adjoint's push counter would live
-// outside the body. One error, at the first push or pop (not generated code that fails to compile).
+// A `Vec` made in a loop body by a copy and pushed to (or popped from) there: its adjoint's first elements
+// would flow back into what it was made of, beside the pushed ones, which is not done yet (one made empty
+// by `Vec::new()` is supported: tests/gaps28.rs). One error, at the first push or pop (not generated code
+// that fails to compile).
 #[differentiable]
 fn region(x: &[f64]) -> f64 {
     let mut acc = 0.0;
