@@ -303,3 +303,365 @@ mod trait_impls {
         }
     }
 }
+
+/// The forms of API.md's methods section, as a user writes them.
+mod forms {
+    use super::*;
+    use autodiff::optim::{Lbfgs, Minimizer};
+
+    /// `f(x) = Σ_i w_i sin(x_i) + b`, in a generic `impl`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Layer<T: Float> {
+        pub w: Vec<T>,
+        pub b: T,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    impl<T: Float> Layer<T> {
+        /// Differentiated in `self` and `x`.
+        #[differentiable(wrt(self, x))]
+        pub fn out(&self, x: &[T]) -> T {
+            let mut s = self.b;
+            for i in 0..self.n {
+                s = s + self.w[i] * x[i].sin();
+            }
+            s
+        }
+
+        /// `self` constant, `x` differentiated, at `order = 2`, with `T::from`.
+        #[differentiable(order = 2)]
+        pub fn smooth(&self, x: T) -> T {
+            let half = T::from(0.5).unwrap();
+            half * x * x + self.b * x.cos()
+        }
+    }
+
+    #[test]
+    fn a_generic_impl_with_wrt_self_and_order_two() {
+        for p in points(28_101, 4, 6) {
+            let layer = Layer {
+                w: vec![p[0], p[1]],
+                b: p[2],
+                n: 2,
+            };
+            let x = [p[3], 0.5 * p[0]];
+            let (value, (g, gx)) = layer.out_grad(&x);
+            let plain = |q: &[f64]| q[2] + q[0] * q[3].sin() + q[1] * q[4].sin();
+            let flat = [p[0], p[1], p[2], x[0], x[1]];
+            assert_close(value, plain(&flat), ANALYTIC_TOL, "out");
+            assert_eq!(layer.out(&x), value);
+            assert_eq!(g.n, 2, "a #[no_grad] field is copied");
+            let grad = [g.w[0], g.w[1], g.b, gx[0], gx[1]];
+            let exact = [
+                x[0].sin(),
+                x[1].sin(),
+                1.0,
+                p[0] * x[0].cos(),
+                p[1] * x[1].cos(),
+            ];
+            assert_all_close(&grad, &exact, ANALYTIC_TOL, "out_grad");
+            assert_fd_gradient(plain, &flat, &grad, "out");
+            // f32.
+            let layer32 = Layer {
+                w: vec![p[0] as f32, p[1] as f32],
+                b: p[2] as f32,
+                n: 2,
+            };
+            let (_, (g32, _)) = layer32.out_grad(&[x[0] as f32, x[1] as f32]);
+            assert_close(g32.w[0] as f64, exact[0], ANALYTIC_TOL_F32, "out_grad f32");
+            // smooth: x²/2 + b cos x.
+            let d = layer.smooth_derivatives(p[3]);
+            assert_eq!(layer.smooth(p[3]), d[0]);
+            let x = p[3];
+            assert_all_close(
+                &d,
+                &[
+                    0.5 * x * x + layer.b * x.cos(),
+                    x - layer.b * x.sin(),
+                    1.0 - layer.b * x.cos(),
+                ],
+                ANALYTIC_TOL,
+                "smooth_derivatives",
+            );
+        }
+    }
+
+    #[derive(Clone, Copy, Debug, Differentiable)]
+    pub struct Point {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    /// A parameter struct holding an array, a nested struct, a `Vec` and a `#[no_grad]` field.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Body {
+        pub centre: Point,
+        pub radii: [f64; 3],
+        pub weights: Vec<f64>,
+        pub scale: f64,
+        #[no_grad]
+        pub count: usize,
+    }
+
+    /// A free differentiable function a method passes `self` to (API.md's `mse(self, ..)`).
+    #[differentiable(wrt(b))]
+    pub fn spread(b: &Body, t: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..b.count {
+            s += b.weights[i] * (b.radii[i] * t).sin();
+        }
+        s * b.scale + b.centre.x * b.centre.y
+    }
+
+    impl Point {
+        /// `self` by value, differentiated: `x² y + sin(x)`.
+        #[differentiable(wrt(self))]
+        pub fn cubic(self) -> f64 {
+            self.x * self.x * self.y + self.x.sin()
+        }
+
+        /// `self` by value calling a method by reference, and an associated function.
+        #[differentiable(wrt(self, t))]
+        pub fn moved(self, t: f64) -> f64 {
+            self.cubic() * t + Self::square(t)
+        }
+
+        #[differentiable]
+        pub fn square(t: f64) -> f64 {
+            t * t
+        }
+
+        /// A pair result: its `_vjp`, `_jvp` and `_jacobian`.
+        #[differentiable(wrt(self, t))]
+        pub fn rotate(&self, t: f64) -> [f64; 2] {
+            [
+                self.x * t.cos() - self.y * t.sin(),
+                self.x * t.sin() + self.y * t.cos(),
+            ]
+        }
+
+        /// A tuple result.
+        #[differentiable]
+        pub fn polar(&self, r: f64, t: f64) -> (f64, f64) {
+            (self.x + r * t.cos(), self.y + r * t.sin())
+        }
+    }
+
+    impl Body {
+        /// Calls a free differentiable function with `self`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn energy(&self, t: f64) -> f64 {
+            spread(self, t) + self.centre.x * self.scale
+        }
+
+        /// Reads the nested struct, the array and the `Vec`; `wrt(self, x)` with `x` a slice; `_grad_into`.
+        #[differentiable(wrt(self, x))]
+        pub fn fit(&self, x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..x.len() {
+                let r = self.radii[i] * x[i] - self.weights[i] + self.centre.y;
+                s += r * r;
+            }
+            s * self.scale
+        }
+
+        /// A method of a constant `self` over `w`, for `optim`: Σ (w_i - r_i)² scale.
+        #[differentiable(wrt(w))]
+        pub fn bowl(&self, w: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..w.len() {
+                s += (w[i] - self.radii[i]) * (w[i] - self.radii[i]);
+            }
+            s * self.scale
+        }
+
+        /// A `Vec` result over `x`: its `_jacobian`.
+        #[differentiable(wrt(x))]
+        pub fn warp(&self, x: &[f64]) -> Vec<f64> {
+            let mut out = vec![0.0; x.len()];
+            for i in 0..x.len() {
+                out[i] = self.weights[i] * x[i] * x[i] + self.centre.x * x[0];
+            }
+            out
+        }
+
+        /// An output parameter.
+        #[differentiable(wrt(x))]
+        pub fn residual(&self, x: &[f64], out: &mut [f64]) {
+            for i in 0..x.len() {
+                out[i] = (self.radii[i] * x[i]).tanh() - self.weights[i];
+            }
+        }
+    }
+
+    fn body(p: &[f64]) -> Body {
+        Body {
+            centre: Point { x: p[0], y: p[1] },
+            radii: [p[2], p[3], 0.5],
+            weights: vec![p[4], p[5], -0.25],
+            scale: 1.5 + 0.25 * p[0],
+            count: 3,
+        }
+    }
+
+    #[test]
+    fn self_by_value_struct_literals_and_associated_functions() {
+        for p in points(28_102, 3, 8) {
+            let point = Point { x: p[0], y: p[1] };
+            let t = p[2];
+            let (value, g) = point.cubic_grad();
+            assert_close(value, point.cubic(), ANALYTIC_TOL, "cubic");
+            let exact = [2.0 * p[0] * p[1] + p[0].cos(), p[0] * p[0]];
+            assert_all_close(&[g.x, g.y], &exact, ANALYTIC_TOL, "cubic_grad");
+            let (value, (g, gt)) = point.moved_grad(t);
+            assert_close(value, point.moved(t), ANALYTIC_TOL, "moved");
+            assert_all_close(
+                &[g.x, g.y, gt],
+                &[exact[0] * t, exact[1] * t, point.cubic() + 2.0 * t],
+                ANALYTIC_TOL,
+                "moved_grad",
+            );
+            let plain = |q: &[f64]| (q[0] * q[0] * q[1] + q[0].sin()) * q[2] + q[2] * q[2];
+            assert_fd_gradient(plain, &p, &[g.x, g.y, gt], "moved");
+            let (value, _) = Point::square_grad(t);
+            assert_eq!(value, t * t);
+        }
+    }
+
+    #[test]
+    fn jacobians_of_array_and_tuple_results() {
+        for p in points(28_103, 4, 6) {
+            let point = Point { x: p[0], y: p[1] };
+            let t = p[2];
+            let plain = |q: &[f64]| {
+                vec![
+                    q[0] * q[2].cos() - q[1] * q[2].sin(),
+                    q[0] * q[2].sin() + q[1] * q[2].cos(),
+                ]
+            };
+            let j = point.rotate_jacobian(t);
+            assert_jacobian(&j, &fd_jacobian(plain, &p[..3]), "rotate_jacobian");
+            let (value, (g, gt)) = point.rotate_vjp(t, [0.5, -2.0]);
+            assert_eq!(value, point.rotate(t));
+            let expected: Vec<f64> = (0..3).map(|k| 0.5 * j[0][k] - 2.0 * j[1][k]).collect();
+            assert_all_close(&[g.x, g.y, gt], &expected, 1e-12, "rotate_vjp");
+            // `self` is constant without `wrt(self)`: the gradient is over (r, t).
+            let (value, (dr, dt)) = point.polar_vjp(p[3], t, (1.0, 0.0));
+            assert_eq!(value, point.polar(p[3], t));
+            assert_all_close(
+                &[dr, dt],
+                &[t.cos(), -p[3] * t.sin()],
+                ANALYTIC_TOL,
+                "polar_vjp",
+            );
+            let (_, (dr, dt)) = point.polar_vjp(p[3], t, (0.0, 1.0));
+            assert_all_close(
+                &[dr, dt],
+                &[t.sin(), p[3] * t.cos()],
+                ANALYTIC_TOL,
+                "polar_vjp",
+            );
+        }
+    }
+
+    #[test]
+    fn parameter_structs_with_arrays_nested_structs_and_vecs() {
+        for p in points(28_104, 7, 6) {
+            let b = body(&p);
+            let t = p[6];
+            // energy = spread(b, t) + centre.x scale.
+            let plain = |q: &[f64]| {
+                let b = body(q);
+                let mut s = 0.0;
+                for i in 0..3 {
+                    s += b.weights[i] * (b.radii[i] * t).sin();
+                }
+                s * b.scale + b.centre.x * b.centre.y + b.centre.x * b.scale
+            };
+            let (value, g) = b.energy_grad(t);
+            assert_close(value, b.energy(t), ANALYTIC_TOL, "energy");
+            assert_close(value, plain(&p), ANALYTIC_TOL, "energy, plain");
+            assert_eq!(g.count, 3);
+            // Over the flat view (centre.x, centre.y, radii, weights, scale), by hand.
+            let mut s = 0.0;
+            for i in 0..3 {
+                s += b.weights[i] * (b.radii[i] * t).sin();
+            }
+            let mut exact = vec![b.centre.y + b.scale, b.centre.x];
+            exact.extend((0..3).map(|i| b.weights[i] * t * (b.radii[i] * t).cos() * b.scale));
+            exact.extend((0..3).map(|i| (b.radii[i] * t).sin() * b.scale));
+            exact.push(s + b.centre.x);
+            assert_all_close(&g.to_flat(), &exact, ANALYTIC_TOL, "energy_grad");
+            // The Hessian over the flat view, against differences of the gradient.
+            let (_, _, h) = b.energy_hessian(t);
+            let grad = |flat: &[f64]| b.from_flat(flat).energy_grad(t).1.to_flat();
+            assert_hessian(grad, &b.to_flat(), &h, "energy_hessian");
+
+            // fit, and its _grad_into.
+            let x = [p[5], -p[4], 0.5 * p[3]];
+            let fit = |b: &Body, x: &[f64]| {
+                let mut s = 0.0;
+                for i in 0..3 {
+                    let r = b.radii[i] * x[i] - b.weights[i] + b.centre.y;
+                    s += r * r;
+                }
+                s * b.scale
+            };
+            let (value, (g, gx)) = b.fit_grad(&x);
+            assert_close(value, fit(&b, &x), ANALYTIC_TOL, "fit");
+            assert_eq!(b.fit(&x), value);
+            let flat: Vec<f64> = b.to_flat().into_iter().chain(x).collect();
+            let n = b.to_flat().len();
+            let grad: Vec<f64> = g.to_flat().into_iter().chain(gx.iter().copied()).collect();
+            assert_fd_gradient(
+                |q: &[f64]| fit(&b.from_flat(&q[..n]), &q[n..]),
+                &flat,
+                &grad,
+                "fit",
+            );
+            let mut into_b = b.clone();
+            let mut into_x = [f64::NAN; 3];
+            let value_into = b.fit_grad_into(&x, (&mut into_b, &mut into_x));
+            assert_eq!(value_into, value);
+            assert_eq!(into_b.to_flat(), g.to_flat());
+            assert_eq!(into_x.to_vec(), gx);
+        }
+    }
+
+    #[test]
+    fn jacobians_outputs_and_optim_on_methods() {
+        for p in points(28_105, 7, 6) {
+            let b = body(&p);
+            let x = [p[6], p[5], 0.3];
+            let warp = |q: &[f64]| {
+                (0..3)
+                    .map(|i| b.weights[i] * q[i] * q[i] + b.centre.x * q[0])
+                    .collect::<Vec<f64>>()
+            };
+            assert_jacobian(
+                &b.warp_jacobian(&x),
+                &fd_jacobian(warp, &x),
+                "warp_jacobian",
+            );
+            let mut out = [0.0; 3];
+            let j = b.residual_jacobian(&x, &mut out);
+            let residual = |q: &[f64]| {
+                (0..3)
+                    .map(|i| (b.radii[i] * q[i]).tanh() - b.weights[i])
+                    .collect::<Vec<f64>>()
+            };
+            assert_all_close(&out, &residual(&x), ANALYTIC_TOL, "residual");
+            let mut again = [0.0; 3];
+            b.residual(&x, &mut again);
+            assert_eq!(again, out);
+            assert_jacobian(&j, &fd_jacobian(residual, &x), "residual_jacobian");
+        }
+        // Lbfgs on a method's `_grad`: the minimum of Σ (w_i - r_i)² is at the radii.
+        let b = body(&[0.1, 0.2, 0.3, -0.4, 0.5, 0.6]);
+        let minimum = Lbfgs::default().minimize(|w| b.bowl_grad(w), &[0.0, 0.0, 0.0]);
+        assert!(minimum.converged, "{minimum:?}");
+        assert_all_close(&minimum.x, &b.radii, 1e-6, "bowl's minimum");
+        assert_close(b.bowl(&minimum.x), 0.0, 1e-10, "bowl at its minimum");
+    }
+}

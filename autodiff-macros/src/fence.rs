@@ -10,11 +10,36 @@ use syn::{Expr, Pat};
 
 /// Reports every unsupported construct of `block`.
 pub(crate) fn check(block: &syn::Block, errors: &mut Errors) {
-    Fence { errors }.visit_block(block);
+    let mut literals = StructLocals(Vec::new());
+    literals.visit_block(block);
+    Fence {
+        errors,
+        struct_locals: literals.0,
+    }
+    .visit_block(block);
 }
 
 struct Fence<'e> {
     errors: &'e mut Errors,
+    /// Locals bound to a struct literal (`let p = Point { .. };`), whose error says what to write: their
+    /// fields read (`p.x`) get no second one.
+    struct_locals: Vec<syn::Ident>,
+}
+
+/// The names that `let name = Struct { .. };` binds in a body.
+struct StructLocals(Vec<syn::Ident>);
+
+impl<'ast> Visit<'ast> for StructLocals {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let literal = local
+            .init
+            .as_ref()
+            .is_some_and(|init| matches!(&*init.expr, Expr::Struct(_)));
+        if let (true, Pat::Ident(p)) = (literal, &local.pat) {
+            self.0.push(p.ident.clone());
+        }
+        visit::visit_local(self, local);
+    }
 }
 
 /// Loop labels are rewritten before the fence (`labels.rs`); what reaches it is no loop's label.
@@ -141,7 +166,10 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 "references are not supported in a differentiable body: use the value itself (a slice is \
                  iterated as `for x in xs` or `for &x in xs.iter()`)"
             }
-            Expr::Struct(_) => "struct literals are not supported: a differentiable function works on floats",
+            Expr::Struct(_) => {
+                "struct literals are not supported: a differentiable function works on floats; bind the \
+                 fields' values to locals (`let (x, y) = (a * 2.0, b);`), or pass the struct as a parameter"
+            }
             // `(a, ..) = t`: the other destructuring assignments are rewritten before the fence (`sugar.rs`).
             Expr::Assign(a) if has_rest(&a.left) => {
                 "a rest `..` in a destructuring assignment is not supported: name each part, with `_` for \
@@ -158,6 +186,12 @@ impl<'ast> Visit<'ast> for Fence<'_> {
             }
             Expr::Block(b) if b.label.is_some() => {
                 "labeled blocks are not supported: use `if`/`else` to choose a value"
+            }
+            // A field of a struct literal's local: that literal's error says what to write.
+            Expr::Field(f)
+                if matches!(&*f.base, Expr::Path(p) if p.path.get_ident().is_some_and(|name| self.struct_locals.contains(name))) =>
+            {
+                return;
             }
             Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => {
                 "named fields are not supported: pass the field's value as a parameter"
@@ -370,6 +404,14 @@ mod tests {
         let errors = errors_in("{ (a, (b, ..)) = t; }");
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("rest"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_struct_literal_is_one_error_not_one_per_field_read() {
+        let errors = errors_in("{ let p = Point { x: a * 2.0, y: b }; p.x * p.y + q.z }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("struct literals"), "{errors:?}");
+        assert!(errors[1].contains("named fields"), "{errors:?}");
     }
 
     #[test]
