@@ -665,3 +665,123 @@ mod forms {
         assert_close(b.bowl(&minimum.x), 0.0, 1e-10, "bowl at its minimum");
     }
 }
+
+/// Calls between methods differentiated in `self`, across a trait's `impl` and the inherent one, and the
+/// workaround for a constant reaching a plain helper from a method with `wrt(..)`.
+mod calls_in_self {
+    use super::*;
+
+    pub trait Score {
+        fn score(&self, x: f64) -> f64;
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Net {
+        pub w: Vec<f64>,
+        pub c: f64,
+    }
+
+    /// A plain helper, without derivatives.
+    pub fn bump(a: f64, t: f64) -> f64 {
+        a * t.sin()
+    }
+
+    impl Net {
+        /// `Σ w_i x^(i+1)`, differentiated in `self` and `x`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn poly(&self, x: f64) -> f64 {
+            let mut s = 0.0;
+            let mut power = x;
+            for i in 0..self.w.len() {
+                s += self.w[i] * power;
+                power *= x;
+            }
+            s
+        }
+
+        /// The trait's method called from an inherent one, both in `self`.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn twice(&self, x: f64) -> f64 {
+            self.score(x) * self.c
+        }
+
+        /// `wrt(u)`: `t` is a constant passed to a plain helper, through `stop_gradient` (without it,
+        /// the error at the call says to write this: `maybe.rs` takes free functions only).
+        #[differentiable(wrt(u))]
+        pub fn g(&self, u: &[f64], t: f64) -> f64 {
+            u[0] * u[0] * self.c + bump(0.5, autodiff::stop_gradient(t))
+        }
+    }
+
+    #[differentiable]
+    impl Score for Net {
+        /// `poly(x) c + sin(c x)`: an inherent method in `self` from the trait's.
+        #[differentiable(wrt(self, x), order = 2)]
+        fn score(&self, x: f64) -> f64 {
+            self.poly(x) * self.c + (self.c * x).sin()
+        }
+    }
+
+    fn score(q: &[f64]) -> f64 {
+        // (w0, w1, w2, c, x)
+        let (c, x) = (q[3], q[4]);
+        (q[0] * x + q[1] * x * x + q[2] * x * x * x) * c + (c * x).sin()
+    }
+
+    #[test]
+    fn trait_and_inherent_methods_call_each_other_in_self() {
+        for p in points(28_201, 5, 8) {
+            let net = Net {
+                w: vec![p[0], p[1], p[2]],
+                c: p[3],
+            };
+            let x = p[4];
+            let (value, (g, gx)) = net.score_grad(x);
+            assert_close(value, score(&p), ANALYTIC_TOL, "score");
+            assert_eq!(Score::score(&net, x), value);
+            let poly = p[0] * x + p[1] * x * x + p[2] * x * x * x;
+            let c = p[3];
+            let exact = [
+                x * c,
+                x * x * c,
+                x * x * x * c,
+                poly + x * (c * x).cos(),
+                (p[0] + 2.0 * p[1] * x + 3.0 * p[2] * x * x) * c + c * (c * x).cos(),
+            ];
+            let grad = [g.w[0], g.w[1], g.w[2], g.c, gx];
+            assert_all_close(&grad, &exact, ANALYTIC_TOL, "score_grad");
+            assert_fd_gradient(score, &p, &grad, "score");
+            let (_, _, h) = net.score_hessian(x);
+            let grad_at = |q: &[f64]| {
+                let net = Net {
+                    w: q[..3].to_vec(),
+                    c: q[3],
+                };
+                let (_, (g, gx)) = net.score_grad(q[4]);
+                vec![g.w[0], g.w[1], g.w[2], g.c, gx]
+            };
+            assert_hessian(grad_at, &p, &h, "score_hessian");
+            // twice = score c.
+            let (value, (g, gx)) = net.twice_grad(x);
+            assert_close(value, net.twice(x), ANALYTIC_TOL, "twice");
+            let twice = |q: &[f64]| score(q) * q[3];
+            assert_fd_gradient(twice, &p, &[g.w[0], g.w[1], g.w[2], g.c, gx], "twice");
+            let (_, _, h) = net.twice_hessian(x);
+            let grad_at = |q: &[f64]| {
+                let net = Net {
+                    w: q[..3].to_vec(),
+                    c: q[3],
+                };
+                let (_, (g, gx)) = net.twice_grad(q[4]);
+                vec![g.w[0], g.w[1], g.w[2], g.c, gx]
+            };
+            assert_hessian(grad_at, &p, &h, "twice_hessian");
+            // g: 2 u0 c over u, t constant.
+            let u = [p[0], p[1]];
+            let (value, gu) = net.g_grad(&u, x);
+            assert_close(value, net.g(&u, x), ANALYTIC_TOL, "g");
+            assert_close(value, u[0] * u[0] * c + 0.5 * x.sin(), ANALYTIC_TOL, "g, plain");
+            assert_all_close(&gu, &[2.0 * u[0] * c, 0.0], ANALYTIC_TOL, "g_grad");
+        }
+    }
+}
