@@ -780,7 +780,12 @@ mod calls_in_self {
             let u = [p[0], p[1]];
             let (value, gu) = net.g_grad(&u, x);
             assert_close(value, net.g(&u, x), ANALYTIC_TOL, "g");
-            assert_close(value, u[0] * u[0] * c + 0.5 * x.sin(), ANALYTIC_TOL, "g, plain");
+            assert_close(
+                value,
+                u[0] * u[0] * c + 0.5 * x.sin(),
+                ANALYTIC_TOL,
+                "g, plain",
+            );
             assert_all_close(&gu, &[2.0 * u[0] * c, 0.0], ANALYTIC_TOL, "g_grad");
         }
     }
