@@ -790,3 +790,108 @@ mod calls_in_self {
         }
     }
 }
+
+/// More forms in a trait's `impl`: the attribute by its path, a tuple parameter holding an array, a method
+/// generic over its own float type, `wrt(x)` with an iterator, and a trait and type declared in a body.
+mod trait_forms {
+    use super::*;
+
+    pub trait Shape {
+        fn pair(&self, p: (f64, [f64; 2])) -> f64;
+        fn cube<S: Float>(&self, x: S) -> S;
+        fn sweep(&self, x: &[f64], t: f64) -> f64;
+    }
+
+    pub struct Scaled {
+        pub k: f64,
+    }
+
+    #[autodiff::differentiable]
+    impl Shape for Scaled {
+        /// `a v0 v1 k`.
+        #[autodiff::differentiable]
+        fn pair(&self, p: (f64, [f64; 2])) -> f64 {
+            let (a, v) = p;
+            a * v[0] * v[1] * self.k
+        }
+
+        /// `x³ + sin x`, generic over the method's own float type.
+        #[differentiable(order = 2)]
+        fn cube<T: Float>(&self, x: T) -> T {
+            x * x * x + x.sin()
+        }
+
+        /// `t Σ x_i²` over `x` alone.
+        #[differentiable(wrt(x))]
+        fn sweep(&self, x: &[f64], t: f64) -> f64 {
+            let mut s = 0.0;
+            for &v in x.iter() {
+                s += v * v * t;
+            }
+            s * self.k
+        }
+    }
+
+    #[test]
+    fn tuples_generic_methods_and_iterators_in_a_trait_impl() {
+        for p in points(28_301, 4, 8) {
+            let s = Scaled {
+                k: 1.0 + 0.5 * p[3],
+            };
+            let k = s.k;
+            let (a, v) = (p[0], [p[1], p[2]]);
+            let (value, (ga, gv)) = s.pair_grad((a, v));
+            assert_close(value, s.pair((a, v)), ANALYTIC_TOL, "pair");
+            let grad = [ga, gv[0], gv[1]];
+            let exact = [v[0] * v[1] * k, a * v[1] * k, a * v[0] * k];
+            assert_all_close(&grad, &exact, ANALYTIC_TOL, "pair_grad");
+            assert_fd_gradient(|q| q[0] * q[1] * q[2] * k, &p[..3], &grad, "pair");
+
+            let x = p[0];
+            let d = s.cube_derivatives(x);
+            let by_hand = [
+                x * x * x + x.sin(),
+                3.0 * x * x + x.cos(),
+                6.0 * x - x.sin(),
+            ];
+            assert_all_close(&d, &by_hand, ANALYTIC_TOL, "cube_derivatives");
+            assert_eq!(s.cube(x), d[0]);
+            let (_, slope) = s.cube_grad(x as f32);
+            assert_close(slope as f64, by_hand[1], ANALYTIC_TOL_F32, "cube' f32");
+
+            let xs = [p[1], p[2], p[3]];
+            let t = p[0];
+            let (value, g) = s.sweep_grad(&xs, t);
+            assert_close(value, s.sweep(&xs, t), ANALYTIC_TOL, "sweep");
+            let exact: Vec<f64> = xs.iter().map(|v| 2.0 * v * t * k).collect();
+            assert_all_close(&g, &exact, ANALYTIC_TOL, "sweep_grad");
+            let plain = |q: &[f64]| q.iter().map(|v| v * v * t).sum::<f64>() * k;
+            assert_fd_gradient(plain, &xs, &g, "sweep");
+        }
+    }
+
+    #[test]
+    fn a_trait_impl_declared_in_a_function_body() {
+        trait Local {
+            fn f(&self, x: f64) -> f64;
+        }
+        struct Cell {
+            c: f64,
+        }
+        #[differentiable]
+        impl Local for Cell {
+            #[differentiable]
+            fn f(&self, x: f64) -> f64 {
+                self.c * (0.5 * x).exp()
+            }
+        }
+        for p in points(28_302, 2, 6) {
+            let cell = Cell { c: p[0] };
+            let (value, slope) = cell.f_grad(p[1]);
+            assert_close(value, cell.f(p[1]), ANALYTIC_TOL, "f");
+            assert_close(slope, 0.5 * p[0] * (0.5 * p[1]).exp(), ANALYTIC_TOL, "f'");
+            let fd = central_difference(|x| p[0] * (0.5 * x).exp(), p[1]);
+            assert_close(slope, fd, FD_TOL, "f' fd");
+        }
+    }
+}
