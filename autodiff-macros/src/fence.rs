@@ -26,19 +26,30 @@ struct Fence<'e> {
     struct_locals: Vec<syn::Ident>,
 }
 
-/// The names that `let name = Struct { .. };` binds in a body.
+/// The names that `let name = Struct { .. };` or `let name = self;` binds in a body.
 struct StructLocals(Vec<syn::Ident>);
 
 impl<'ast> Visit<'ast> for StructLocals {
     fn visit_local(&mut self, local: &'ast syn::Local) {
-        let literal = local
+        let struct_valued = local
             .init
             .as_ref()
-            .is_some_and(|init| matches!(&*init.expr, Expr::Struct(_)));
-        if let (true, Pat::Ident(p)) = (literal, &local.pat) {
+            .is_some_and(|init| matches!(&*init.expr, Expr::Struct(_)) || is_self(&init.expr));
+        if let (true, Pat::Ident(p)) = (struct_valued, &local.pat) {
             self.0.push(p.ident.clone());
         }
         visit::visit_local(self, local);
+    }
+}
+
+/// Is `expr` the receiver `self` (or `&self`, `*self`)?
+fn is_self(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.path.is_ident("self"),
+        Expr::Reference(r) => is_self(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_self(&u.expr),
+        Expr::Paren(p) => is_self(&p.expr),
+        _ => false,
     }
 }
 
@@ -257,6 +268,15 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                     if let Some((_, diverge)) = &init.diverge {
                         self.errors.spanned(diverge, "`let .. else` is not supported: use `match` or `if`");
                     }
+                    // Its fields read through the local get no second error (`struct_locals`).
+                    if is_self(&init.expr) {
+                        self.errors.spanned(
+                            local,
+                            "`self` bound to a local is not supported: the macro reads a method's fields \
+                             where they are written `self.field`; use `self` itself (`self.a`)",
+                        );
+                        return;
+                    }
                 }
                 let one_name = match &local.pat {
                     Pat::Ident(_) => true,
@@ -412,6 +432,16 @@ mod tests {
         assert_eq!(errors.len(), 2, "{errors:?}");
         assert!(errors[0].contains("struct literals"), "{errors:?}");
         assert!(errors[1].contains("named fields"), "{errors:?}");
+    }
+
+    #[test]
+    fn self_bound_to_a_local_is_one_error() {
+        let errors = errors_in("{ let s = self; let t = &self; s.a * x + t.b }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors.iter().all(|e| e.contains("`self` bound to a local")),
+            "{errors:?}"
+        );
     }
 
     #[test]
