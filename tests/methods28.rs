@@ -895,3 +895,108 @@ mod trait_forms {
         }
     }
 }
+
+/// `Self::helper` from a generic `impl` in `self`, `_jacobian` over `self`'s flat view, `_grad_into` of
+/// `self` alone, `_hvp` with a struct direction.
+mod self_views {
+    use super::*;
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Gen<T: Float> {
+        pub w: Vec<T>,
+        pub c: T,
+    }
+
+    impl<T: Float> Gen<T> {
+        /// `x² c + w0 x`.
+        #[differentiable(wrt(self, x))]
+        pub fn f(&self, x: T) -> T {
+            Self::sq(x) * self.c + self.w[0] * x
+        }
+
+        #[differentiable]
+        pub fn sq(x: T) -> T {
+            x * x
+        }
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Pair {
+        pub w: Vec<f64>,
+        pub c: f64,
+    }
+
+    impl Pair {
+        /// `[w0 x + c, w1 c]`.
+        #[differentiable(wrt(self))]
+        pub fn out(&self, x: f64) -> Vec<f64> {
+            let mut o = vec![0.0; 2];
+            o[0] = self.w[0] * x + self.c;
+            o[1] = self.w[1] * self.c;
+            o
+        }
+
+        /// `w0 w1 x + c²`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn e(&self, x: f64) -> f64 {
+            self.w[0] * self.w[1] * x + self.c * self.c
+        }
+    }
+
+    #[test]
+    fn flat_views_of_self() {
+        for p in points(28_401, 4, 8) {
+            let (x, c) = (p[0], p[1]);
+            let gen = Gen { w: vec![p[2]], c };
+            let (value, (g, gx)) = gen.f_grad(x);
+            assert_close(value, gen.f(x), ANALYTIC_TOL, "f");
+            assert_eq!(Gen::<f64>::sq(x), x * x);
+            assert_all_close(
+                &[g.w[0], g.c, gx],
+                &[x, x * x, 2.0 * x * c + p[2]],
+                ANALYTIC_TOL,
+                "f_grad",
+            );
+            assert_fd_gradient(
+                |q| q[0] * q[0] * q[1] + q[2] * q[0],
+                &[x, c, p[2]],
+                &[gx, g.c, g.w[0]],
+                "f",
+            );
+
+            let pair = Pair {
+                w: vec![p[2], p[3]],
+                c,
+            };
+            let j = pair.out_jacobian(x);
+            assert_eq!(pair.out(x), vec![p[2] * x + c, p[3] * c]);
+            let out = |q: &[f64]| vec![q[0] * x + q[2], q[1] * q[2]];
+            assert_jacobian(&j, &fd_jacobian(out, &pair.to_flat()), "out_jacobian");
+            assert_all_close(&j[0], &[x, 0.0, 1.0], ANALYTIC_TOL, "out_jacobian row 0");
+            assert_all_close(&j[1], &[0.0, c, p[3]], ANALYTIC_TOL, "out_jacobian row 1");
+
+            let mut g = Pair {
+                w: vec![f64::NAN; 2],
+                c: f64::NAN,
+            };
+            let value = pair.e_grad_into(x, &mut g);
+            assert_close(value, pair.e(x), ANALYTIC_TOL, "e");
+            let exact = [p[3] * x, p[2] * x, 2.0 * c];
+            assert_all_close(&g.to_flat(), &exact, ANALYTIC_TOL, "e_grad_into");
+            let e = |q: &[f64]| q[0] * q[1] * x + q[2] * q[2];
+            assert_fd_gradient(e, &pair.to_flat(), &exact, "e");
+            // H = [[0, x, 0], [x, 0, 0], [0, 0, 2]].
+            let direction = Pair {
+                w: vec![0.7, -0.4],
+                c: 1.3,
+            };
+            let (_, _, hv) = pair.e_hvp(x, direction);
+            assert_all_close(
+                &hv.to_flat(),
+                &[-0.4 * x, 0.7 * x, 2.6],
+                ANALYTIC_TOL,
+                "e_hvp",
+            );
+        }
+    }
+}
