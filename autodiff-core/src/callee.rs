@@ -494,7 +494,7 @@ pub struct NoDerivative;
     note = "if the function is yours, put `#[differentiable]` (or `#[custom_gradient]`) on it",
     note = "if it is not, register its vector-Jacobian product beside the caller: `#[gradient_of(path::to::function)] fn function_vjp(<its parameters>, dy: R) -> G`",
     note = "to use a float it returns as a constant, wrap the call in `autodiff::stop_gradient(..)`; an integer it returns (an index, a count) carries no derivative: say so with its type, `let k: usize = function(..);`",
-    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too where the call's value is not one scalar (a tuple, an array) or the callee is an associated function: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
+    note = "an argument computed from a float parameter that `wrt(..)` leaves out counts too where the call's value is not one scalar (a tuple, an array), the callee is an associated function, or the caller is a method or takes a parameter struct: the items that other differentiable functions call differentiate every float parameter; pass it as `autodiff::stop_gradient(t)`"
 )]
 pub trait HasDerivative {}
 

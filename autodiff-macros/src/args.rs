@@ -27,6 +27,10 @@ pub(crate) struct Args {
     /// `impl` with a constant `self`, whose fields (floats of the written type, integers) the generated code
     /// reads in the copy's float type (`__private::lift`).
     pub(crate) lift_fields: bool,
+    /// `__of_trait`, not for users: the function is a method of a trait's `impl`, copied by the attribute
+    /// on that `impl` into an inherent `impl` of the same type (`impls.rs`): its expansion is the generated
+    /// items alone, since the trait's `impl` holds the function itself.
+    pub(crate) of_trait: bool,
 }
 
 const USAGE: &str = "expected `#[differentiable]`, `#[differentiable(wrt(a, b))]` or \
@@ -95,6 +99,8 @@ impl Parse for Args {
                 args.in_impl = true;
             } else if key == "__lift_fields" {
                 args.lift_fields = true;
+            } else if key == "__of_trait" {
+                args.of_trait = true;
             } else {
                 return Err(syn::Error::new(
                     key.span(),

@@ -52,11 +52,17 @@ type Stamp = Option<(Option<std::time::SystemTime>, u64)>;
 /// The files read so far: their stamp when read, and their blocks (`None` where unreadable).
 type Files = HashMap<PathBuf, (Stamp, Option<Blocks>)>;
 
+/// What [`scan`] finds in a text: the `blocks` and `headers` of [`Blocks`].
+type Scanned = (Vec<(usize, usize, bool)>, HashMap<usize, usize>);
+
 /// The brace blocks of one source file, scanned once per file and compilation.
 struct Blocks {
     text: String,
     /// `(open, close, is_impl)`: byte offsets of a `{` and its `}`, and whether its header is `impl ..`.
     blocks: Vec<(usize, usize, bool)>,
+    /// The byte offset where the header of the block opened at each key begins (its first word, attributes
+    /// left out).
+    headers: HashMap<usize, usize>,
 }
 
 /// Does the source show the attribute being expanded on `fn name` inside an `impl` block? `false` where
@@ -69,8 +75,9 @@ pub(crate) fn written_in_impl(name: &Ident) -> bool {
 /// level or a `mod { .. }` block), where `self::name` names it? `false` where it shows otherwise (a block,
 /// an `impl`) or cannot tell.
 pub(crate) fn written_in_module(name: &Ident) -> bool {
-    attribute_site(&name.to_string(), |text, blocks, offset| {
+    attribute_site(&name.to_string(), |blocks, offset| {
         let innermost = blocks
+            .blocks
             .iter()
             .filter(|(open, close, _)| *open < offset && offset < *close)
             .max_by_key(|(open, _, _)| *open);
@@ -78,7 +85,7 @@ pub(crate) fn written_in_module(name: &Ident) -> bool {
             None => true,
             // `mod name {`, after `pub` and attributes: the last two words before the brace.
             Some((open, _, _)) => {
-                let mut words = text[..*open].split_whitespace().rev();
+                let mut words = blocks.text[..*open].split_whitespace().rev();
                 let (_, keyword) = (words.next(), words.next());
                 keyword == Some("mod")
             }
@@ -86,18 +93,54 @@ pub(crate) fn written_in_module(name: &Ident) -> bool {
     }) == Some(true)
 }
 
+/// A trait's block that the source shows a function standing in, with its header as written.
+pub(crate) enum TraitBlock {
+    /// The `impl` of a trait: `impl Energy for Spring`.
+    Impl(String),
+    /// The trait's definition: `pub trait Energy`.
+    Definition(String),
+}
+
+/// Where the source shows the attribute being expanded on `fn name` inside a trait's `impl`
+/// (`impl Energy for Spring { .. }`) or a trait's definition (`trait Energy { .. }`), which block;
+/// `None` where it shows otherwise or cannot tell.
+pub(crate) fn written_in_trait_block(name: &Ident) -> Option<TraitBlock> {
+    attribute_site(&name.to_string(), |blocks, offset| {
+        let (open, _, _) = blocks
+            .blocks
+            .iter()
+            .filter(|(open, close, _)| *open < offset && offset < *close)
+            .max_by_key(|(open, _, _)| *open)?;
+        let start = *blocks.headers.get(open)?;
+        let header = blocks.text.get(start..*open)?.trim();
+        trait_block(header)
+    })
+    .flatten()
+}
+
+/// Which trait's block `header`, the words before a block's `{`, opens, if any.
+fn trait_block(header: &str) -> Option<TraitBlock> {
+    let block = format!("{header} {{}}");
+    if syn::parse_str::<syn::ItemImpl>(&block).is_ok_and(|item| item.trait_.is_some()) {
+        Some(TraitBlock::Impl(header.to_owned()))
+    } else if syn::parse_str::<syn::ItemTrait>(&block).is_ok() {
+        Some(TraitBlock::Definition(header.to_owned()))
+    } else {
+        None
+    }
+}
+
 /// Is the attribute being expanded, on `fn name`, written inside an `impl` block? `None` when the source
 /// cannot tell.
 fn attribute_in_impl(name: &str) -> Option<bool> {
-    attribute_site(name, |_, blocks, offset| innermost_is_impl(blocks, offset))
+    attribute_site(name, |blocks, offset| {
+        innermost_is_impl(&blocks.blocks, offset)
+    })
 }
 
-/// `answer` of the source file's text, its blocks and the attribute's offset in it, where the source shows
-/// the attribute being expanded on `fn name`; `None` when it cannot tell.
-fn attribute_site(
-    name: &str,
-    answer: impl FnOnce(&str, &[(usize, usize, bool)], usize) -> bool,
-) -> Option<bool> {
+/// `answer` of the source file's blocks and the attribute's offset in it, where the source shows the
+/// attribute being expanded on `fn name`; `None` when it cannot tell.
+fn attribute_site<T>(name: &str, answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
     // Outside a procedural macro (unit tests) there is no call site to ask.
     if !proc_macro::is_available() {
         return None;
@@ -118,8 +161,12 @@ fn attribute_site(
     let entry = files.entry(path.clone()).or_insert((None, None));
     if entry.0.is_none() || entry.0 != stamp {
         let read = std::fs::read_to_string(&path).ok().map(|text| {
-            let blocks = scan(&text);
-            Blocks { text, blocks }
+            let (blocks, headers) = scan(&text);
+            Blocks {
+                text,
+                blocks,
+                headers,
+            }
         });
         *entry = (stamp, read);
     }
@@ -130,7 +177,7 @@ fn attribute_site(
     if !attribute_on(&blocks.text[offset..], name) {
         return None;
     }
-    Some(answer(&blocks.text, &blocks.blocks, offset))
+    Some(answer(blocks, offset))
 }
 
 /// Does `text` begin with an attribute of a function `name`: `#`, then (before any `{`, `}` or `;`, so past
@@ -178,9 +225,10 @@ fn innermost_is_impl(blocks: &[(usize, usize, bool)], offset: usize) -> bool {
 }
 
 /// Every brace block of `text`, with whether its header (the words before the `{`, at its level, since the
-/// last `;`, `{` or `}`, attributes left out) begins with `impl` (after `unsafe` or `default`). Comments,
-/// string, raw string, byte and character literals are skipped, so braces inside them do not count.
-fn scan(text: &str) -> Vec<(usize, usize, bool)> {
+/// last `;`, `{` or `}`, attributes left out) begins with `impl` (after `unsafe` or `default`), and where
+/// each header begins, by the offset of its block's `{`. Comments, string, raw string, byte and character
+/// literals are skipped, so braces inside them do not count.
+fn scan(text: &str) -> Scanned {
     struct Level {
         open: usize,
         is_impl: bool,
@@ -188,6 +236,8 @@ fn scan(text: &str) -> Vec<(usize, usize, bool)> {
         nesting: usize,
         /// The first words of the header being read (two suffice).
         words: Vec<String>,
+        /// Where the first of them begins.
+        header: Option<usize>,
     }
     let header_is_impl = |words: &[String]| {
         let mut words = words.iter().map(String::as_str);
@@ -199,11 +249,13 @@ fn scan(text: &str) -> Vec<(usize, usize, bool)> {
     };
     let bytes = text.as_bytes();
     let mut blocks = Vec::new();
+    let mut headers = HashMap::new();
     let mut stack = vec![Level {
         open: 0,
         is_impl: false,
         nesting: 0,
         words: Vec::new(),
+        header: None,
     }];
     let mut i = 0;
     while i < bytes.len() {
@@ -228,15 +280,21 @@ fn scan(text: &str) -> Vec<(usize, usize, bool)> {
             }
             b'(' | b'[' => level.nesting += 1,
             b')' | b']' => level.nesting = level.nesting.saturating_sub(1),
-            b';' if level.nesting == 0 => level.words.clear(),
+            b';' if level.nesting == 0 => {
+                level.words.clear();
+                level.header = None;
+            }
             b'{' => {
                 let is_impl = level.nesting == 0 && header_is_impl(&level.words);
+                headers.insert(i, level.header.unwrap_or(i));
                 level.words.clear();
+                level.header = None;
                 stack.push(Level {
                     open: i,
                     is_impl,
                     nesting: 0,
                     words: Vec::new(),
+                    header: None,
                 });
             }
             b'}' => {
@@ -246,6 +304,7 @@ fn scan(text: &str) -> Vec<(usize, usize, bool)> {
                 }
                 if let Some(level) = stack.last_mut() {
                     level.words.clear();
+                    level.header = None;
                 }
             }
             c if c == b'_' || c.is_ascii_alphabetic() || c >= 0x80 => {
@@ -269,6 +328,7 @@ fn scan(text: &str) -> Vec<(usize, usize, bool)> {
                     continue;
                 }
                 if level.nesting == 0 && level.words.len() < 2 {
+                    level.header = level.header.or(Some(i));
                     level.words.push(word.to_owned());
                 }
                 i = end;
@@ -283,7 +343,7 @@ fn scan(text: &str) -> Vec<(usize, usize, bool)> {
         let open = stack.pop().expect("checked by the loop");
         blocks.push((open.open, bytes.len(), open.is_impl));
     }
-    blocks
+    (blocks, headers)
 }
 
 /// The offset after the `*/` that closes the (possibly nested) block comment opened at `i`.
@@ -350,7 +410,7 @@ mod tests {
     /// Whether the `#` of the first `#[here]` in `source` stands inside an `impl` block.
     fn at_marker(source: &str) -> bool {
         let offset = source.find("#[here]").expect("the test marks a position");
-        innermost_is_impl(&scan(source), offset)
+        innermost_is_impl(&scan(source).0, offset)
     }
 
     #[test]
@@ -375,6 +435,52 @@ mod tests {
         assert!(at_marker(
             "mod m { struct A; impl A { #[here] fn f() {} } }"
         ));
+    }
+
+    /// The trait's block innermost around the first `#[here]` in `source`, if any: `impl ..` or `trait ..`
+    /// and its header.
+    fn trait_block_at_marker(source: &str) -> Option<String> {
+        let offset = source.find("#[here]").expect("the test marks a position");
+        let (blocks, headers) = scan(source);
+        let (open, _, _) = blocks
+            .iter()
+            .filter(|(open, close, _)| *open < offset && offset < *close)
+            .max_by_key(|(open, _, _)| *open)?;
+        match trait_block(source[headers[open]..*open].trim())? {
+            TraitBlock::Impl(header) => Some(format!("impl: {header}")),
+            TraitBlock::Definition(header) => Some(format!("trait: {header}")),
+        }
+    }
+
+    #[test]
+    fn trait_blocks_are_told_from_inherent_impls() {
+        assert_eq!(
+            trait_block_at_marker("impl Energy for Spring { #[here] fn e(&self) {} }").as_deref(),
+            Some("impl: impl Energy for Spring")
+        );
+        assert_eq!(
+            trait_block_at_marker(
+                "struct A; #[cfg(all())] /// doc\n impl<T: Float> m::Energy<T> for Model<T> where T: Copy { #[here] fn e() {} }"
+            )
+            .as_deref(),
+            Some("impl: impl<T: Float> m::Energy<T> for Model<T> where T: Copy")
+        );
+        assert_eq!(
+            trait_block_at_marker("#[differentiable] impl A for B { #[here] fn e() {} }")
+                .as_deref(),
+            Some("impl: impl A for B")
+        );
+        assert_eq!(
+            trait_block_at_marker("pub(crate) trait Energy: Sized { #[here] fn e(&self) {} }")
+                .as_deref(),
+            Some("trait: pub(crate) trait Energy: Sized")
+        );
+        assert!(trait_block_at_marker("impl Model { #[here] fn e() {} }").is_none());
+        assert!(trait_block_at_marker(
+            "impl<F: for<'a> Fn(&'a f64)> Model<F> where for<'b> &'b F: Copy { #[here] fn e() {} }"
+        )
+        .is_none());
+        assert!(trait_block_at_marker("trait A { fn g() { #[here] fn e() {} } }").is_none());
     }
 
     #[test]

@@ -334,7 +334,7 @@ fn forgotten_cotangent(item: &syn::ItemFn, gradient: &Type) -> Option<ForgottenC
 }
 
 /// Tokens as a person writes them: `(f64, f64)`, `x: &[f64]`.
-fn shown(tokens: &impl ToTokens) -> String {
+pub(crate) fn shown(tokens: &impl ToTokens) -> String {
     let mut text = tokens.to_token_stream().to_string();
     for (spaced, tight) in [
         (" ,", ","),

@@ -17,6 +17,10 @@ use std::borrow::Cow;
 /// Expands `#[differentiable(attr)] item`.
 pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
+    // On a trait's `impl`: its methods' derivatives beside it (`impls.rs`).
+    if let Ok(block) = syn::parse2::<syn::ItemImpl>(item.clone()) {
+        return crate::impls::expand(attr, block);
+    }
     let args = syn::parse2::<Args>(attr).unwrap_or_else(|e| {
         errors.push(e);
         Args::default()
@@ -26,18 +30,30 @@ pub(crate) fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStrea
         Err(_) => {
             let error = syn::Error::new_spanned(
                 first_token(&item),
-                "`#[differentiable]` applies to a free function: `fn f(x: f64) -> f64 { .. }`",
+                "`#[differentiable]` applies to a function (free, associated or a method), or to the \
+                 `impl` block of a trait whose methods it differentiates: `fn f(x: f64) -> f64 { .. }`",
             );
             let error = error.to_compile_error();
             return quote!(#error #item);
         }
     };
     crate::invisible::unwrap_groups(&mut item);
+    // A method of a trait's `impl` whose block has no `#[differentiable]` of its own: its generated items
+    // cannot stand in it (`impls.rs`).
+    // On a trait's provided method, an error: an `impl` that overrides the method would keep derivatives
+    // of the provided body.
+    if !args.in_impl && !args.of_trait {
+        if let Some(block) = crate::context::written_in_trait_block(&item.sig.ident) {
+            let error = crate::impls::in_trait_block(&item, &block);
+            return quote!(#error #item);
+        }
+    }
     // Where the function stands, for `is_method`: the source around the attribute, or the hidden argument
     // of a copy the macro writes into an `impl` (a copy made in this expansion stands where its original
     // does).
-    let _scope =
-        crate::context::enter(args.in_impl || crate::context::written_in_impl(&item.sig.ident));
+    let _scope = crate::context::enter(
+        args.in_impl || args.of_trait || crate::context::written_in_impl(&item.sig.ident),
+    );
     // Tuple parameters holding arrays: through a copy taking their parts (`tuples.rs`), which callers
     // call with the parts.
     crate::tuples::pass_parts(&mut item);
@@ -91,10 +107,13 @@ fn method_derivative_marker(item: &syn::ItemFn) -> Option<TokenStream> {
 /// (`complete_stubs`).
 fn expand_fn(args: Args, item: syn::ItemFn, errors: Errors) -> TokenStream {
     let stub_args = args.clone();
-    match try_expand(args, item.clone(), errors, true) {
+    // A trait's method copied into an inherent `impl` (`impls.rs`) is emitted in the trait's `impl`.
+    let with_primal = !args.of_trait;
+    match try_expand(args, item.clone(), errors, with_primal) {
         Ok(expanded) => expanded,
         Err(Failed { errors, sig }) => {
             let stubs = complete_stubs(&item, sig.as_deref(), stub_args);
+            let item = with_primal.then_some(&item);
             quote!(#errors #item #stubs)
         }
     }

@@ -10,11 +10,47 @@ use syn::{Expr, Pat};
 
 /// Reports every unsupported construct of `block`.
 pub(crate) fn check(block: &syn::Block, errors: &mut Errors) {
-    Fence { errors }.visit_block(block);
+    let mut literals = StructLocals(Vec::new());
+    literals.visit_block(block);
+    Fence {
+        errors,
+        struct_locals: literals.0,
+    }
+    .visit_block(block);
 }
 
 struct Fence<'e> {
     errors: &'e mut Errors,
+    /// Locals bound to a struct literal (`let p = Point { .. };`), whose error says what to write: their
+    /// fields read (`p.x`) get no second one.
+    struct_locals: Vec<syn::Ident>,
+}
+
+/// The names that `let name = Struct { .. };` or `let name = self;` binds in a body.
+struct StructLocals(Vec<syn::Ident>);
+
+impl<'ast> Visit<'ast> for StructLocals {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let struct_valued = local
+            .init
+            .as_ref()
+            .is_some_and(|init| matches!(&*init.expr, Expr::Struct(_)) || is_self(&init.expr));
+        if let (true, Pat::Ident(p)) = (struct_valued, &local.pat) {
+            self.0.push(p.ident.clone());
+        }
+        visit::visit_local(self, local);
+    }
+}
+
+/// Is `expr` the receiver `self` (or `&self`, `*self`)?
+fn is_self(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.path.is_ident("self"),
+        Expr::Reference(r) => is_self(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => is_self(&u.expr),
+        Expr::Paren(p) => is_self(&p.expr),
+        _ => false,
+    }
 }
 
 /// Loop labels are rewritten before the fence (`labels.rs`); what reaches it is no loop's label.
@@ -141,7 +177,10 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 "references are not supported in a differentiable body: use the value itself (a slice is \
                  iterated as `for x in xs` or `for &x in xs.iter()`)"
             }
-            Expr::Struct(_) => "struct literals are not supported: a differentiable function works on floats",
+            Expr::Struct(_) => {
+                "struct literals are not supported: a differentiable function works on floats; bind the \
+                 fields' values to locals (`let (x, y) = (a * 2.0, b);`), or pass the struct as a parameter"
+            }
             // `(a, ..) = t`: the other destructuring assignments are rewritten before the fence (`sugar.rs`).
             Expr::Assign(a) if has_rest(&a.left) => {
                 "a rest `..` in a destructuring assignment is not supported: name each part, with `_` for \
@@ -158,6 +197,12 @@ impl<'ast> Visit<'ast> for Fence<'_> {
             }
             Expr::Block(b) if b.label.is_some() => {
                 "labeled blocks are not supported: use `if`/`else` to choose a value"
+            }
+            // A field of a struct literal's local: that literal's error says what to write.
+            Expr::Field(f)
+                if matches!(&*f.base, Expr::Path(p) if p.path.get_ident().is_some_and(|name| self.struct_locals.contains(name))) =>
+            {
+                return;
             }
             Expr::Field(f) if matches!(f.member, syn::Member::Named(_)) => {
                 "named fields are not supported: pass the field's value as a parameter"
@@ -222,6 +267,15 @@ impl<'ast> Visit<'ast> for Fence<'_> {
                 if let Some(init) = &local.init {
                     if let Some((_, diverge)) = &init.diverge {
                         self.errors.spanned(diverge, "`let .. else` is not supported: use `match` or `if`");
+                    }
+                    // Its fields read through the local get no second error (`struct_locals`).
+                    if is_self(&init.expr) {
+                        self.errors.spanned(
+                            local,
+                            "`self` bound to a local is not supported: the macro reads a method's fields \
+                             where they are written `self.field`; use `self` itself (`self.a`)",
+                        );
+                        return;
                     }
                 }
                 let one_name = match &local.pat {
@@ -370,6 +424,24 @@ mod tests {
         let errors = errors_in("{ (a, (b, ..)) = t; }");
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("rest"), "{errors:?}");
+    }
+
+    #[test]
+    fn a_struct_literal_is_one_error_not_one_per_field_read() {
+        let errors = errors_in("{ let p = Point { x: a * 2.0, y: b }; p.x * p.y + q.z }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("struct literals"), "{errors:?}");
+        assert!(errors[1].contains("named fields"), "{errors:?}");
+    }
+
+    #[test]
+    fn self_bound_to_a_local_is_one_error() {
+        let errors = errors_in("{ let s = self; let t = &self; s.a * x + t.b }");
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(
+            errors.iter().all(|e| e.contains("`self` bound to a local")),
+            "{errors:?}"
+        );
     }
 
     #[test]

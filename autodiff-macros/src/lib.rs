@@ -24,6 +24,7 @@ mod fence;
 mod forward;
 mod hash;
 mod higher;
+mod impls;
 mod in_closure;
 mod incoming;
 mod integer_fields;
@@ -77,6 +78,32 @@ use proc_macro::TokenStream;
 /// assert_eq!(value, f(1.0, 2.0));
 /// let (_, tangent) = f_jvp(1.0, 2.0, (1.0, 0.0));
 /// assert!((tangent - dx).abs() < 1e-12);
+/// ```
+///
+/// On a method, the items are methods of the same `impl`. On a method of a trait's `impl`, which can hold
+/// only the trait's members, write the attribute on the block too: it puts them in an inherent `impl` of
+/// the same type beside it.
+///
+/// ```
+/// use autodiff::differentiable;
+///
+/// trait Energy {
+///     fn energy(&self, x: f64) -> f64;
+/// }
+///
+/// struct Spring {
+///     k: f64,
+/// }
+///
+/// #[differentiable]
+/// impl Energy for Spring {
+///     #[differentiable]
+///     fn energy(&self, x: f64) -> f64 {
+///         0.5 * self.k * x * x
+///     }
+/// }
+///
+/// assert_eq!(Spring { k: 2.0 }.energy_grad(3.0), (9.0, 6.0));
 /// ```
 #[proc_macro_attribute]
 pub fn differentiable(attr: TokenStream, item: TokenStream) -> TokenStream {

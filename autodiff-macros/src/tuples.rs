@@ -394,6 +394,7 @@ pub(crate) fn expand(
         // The function as written, beside stubs of its items: one error each, no cascade.
         let errors = errors.finish().err().unwrap_or_default();
         let stubs = crate::expand::stubs(item, None, args.order.as_ref());
+        let item = (!args.of_trait).then_some(item);
         return quote!(#errors #item #stubs);
     }
     if split.groups.iter().all(|g| matches!(g, Group::Plain)) {
@@ -418,6 +419,7 @@ pub(crate) fn expand(
         &mut Errors::default(),
     );
     let order_arg = args.order.clone();
+    let of_trait = args.of_trait;
     let expanded = expand(args, split.copy.clone(), errors);
     let items = match &copy_sig {
         Some(sig) if sig.active().count() > 0 => {
@@ -429,6 +431,8 @@ pub(crate) fn expand(
     // should not hear of (a function whose items call it does not).
     let mut item = crate::expand::primal(item).into_owned();
     item.attrs.push(syn::parse_quote!(#[allow(dead_code)]));
+    // A trait's method copied into an inherent `impl` (`impls.rs`) is emitted in the trait's `impl`.
+    let item = (!of_trait).then_some(item);
     quote!(#item #expanded #items)
 }
 
