@@ -9,6 +9,11 @@
 //! what was pushed into it, and the first read's tangent (`__dot_p * a`, pushed back) could not be typed
 //! (`error[E0282]: type annotations needed` at the attribute; `autodiff-fuzz --vecs --seed 28302`,
 //! programs p57, p116, p223, p232 and p309). The tangent is now made as a copy of the empty primal.
+//!
+//! A local `Vec` passed to a differentiable function and pushed after the call: `f_grad` panicked with
+//! "the gradient buffer of `xs` has length 2 but `xs` has length 1" (`autodiff-fuzz --vecs --seed 28303`,
+//! p84), the callee's `vjp_into` given the `Vec`'s whole adjoint buffer, of its final length, beside the
+//! `Vec` as the call found it. It is now given the part the `Vec` had at the call.
 
 #[macro_use]
 mod common;
@@ -73,6 +78,48 @@ twin! {
     }
 }
 
+/// `c Σ q²` of a slice.
+#[differentiable(order = 2)]
+fn scaled_squares(xs: &[f64], c: f64) -> f64 {
+    let mut t = 0.0;
+    for &q in xs {
+        t += q * q;
+    }
+    t * c
+}
+
+twin! {
+    /// `c² Σ_i x_i (1 + Σ_{j<i} x_j²)`: the stack passed to a call at every iteration, then pushed.
+    #[differentiable(order = 2)]
+    fn calls_between_pushes / plain_calls_between_pushes(x: &[f64], c: f64) -> f64 {
+        let mut s = vec![c];
+        let mut acc = 0.0;
+        for &v in x {
+            acc += scaled_squares(&s, v) * c;
+            s.push(v * c);
+        }
+        acc / c
+    }
+}
+
+twin! {
+    /// `c Σ x_j² + Σ_{j<n-1} x_j + c x_{n-1} + c`: the stack passed to a call, then popped and pushed
+    /// past its length at the call.
+    #[differentiable(order = 2)]
+    fn call_then_pop / plain_call_then_pop(x: &[f64], c: f64) -> f64 {
+        let mut s = x.to_vec();
+        let h = scaled_squares(&s, c);
+        let p = s.pop().unwrap();
+        s.push(p * c);
+        s.push(c);
+        let mut t = 0.0;
+        for i in 0..s.len() {
+            t += s[i];
+        }
+        h + t
+    }
+}
+
 /// The gradients by hand, over `(x, c)`.
 fn by_hand(which: usize, x: &[f64], c: f64) -> (f64, Vec<f64>, f64) {
     let n = x.len();
@@ -104,6 +151,29 @@ fn by_hand(which: usize, x: &[f64], c: f64) -> (f64, Vec<f64>, f64) {
             }
             (v, gx, gc)
         }
+        3 => {
+            let mut v = 0.0;
+            let mut gc = 0.0;
+            let mut sum_sq = 0.0;
+            for i in 0..n {
+                v += c * c * x[i] * (1.0 + sum_sq);
+                gc += 2.0 * c * x[i] * (1.0 + sum_sq);
+                gx[i] += c * c * (1.0 + sum_sq);
+                for j in 0..i {
+                    gx[j] += c * c * x[i] * 2.0 * x[j];
+                }
+                sum_sq += x[i] * x[i];
+            }
+            (v, gx, gc)
+        }
+        4 => {
+            let sum_sq: f64 = x.iter().map(|q| q * q).sum();
+            let v = c * sum_sq + x[..n - 1].iter().sum::<f64>() + c * x[n - 1] + c;
+            for j in 0..n {
+                gx[j] = 2.0 * c * x[j] + if j + 1 < n { 1.0 } else { c };
+            }
+            (v, gx, sum_sq + x[n - 1] + 1.0)
+        }
         _ => {
             let x0 = x[0];
             let v = c + 3.0 - x0.sin() - (c * x0).sin() - (c * c * x0).sin();
@@ -119,7 +189,7 @@ type Jvp = fn(&[f64], f64, (Vec<f64>, f64)) -> (f64, f64);
 
 #[test]
 fn stacks_read_before_their_first_push_by_hand() {
-    let items: [(&str, Grad, Jvp); 3] = [
+    let items: [(&str, Grad, Jvp); 5] = [
         ("drained_first", drained_first_grad, drained_first_jvp),
         (
             "popped_before_pushed",
@@ -131,12 +201,19 @@ fn stacks_read_before_their_first_push_by_hand() {
             drained_and_repushed_grad,
             drained_and_repushed_jvp,
         ),
+        (
+            "calls_between_pushes",
+            calls_between_pushes_grad,
+            calls_between_pushes_jvp,
+        ),
+        ("call_then_pop", call_then_pop_grad, call_then_pop_jvp),
     ];
     let mut inputs = Inputs(28_301);
     for n in 1..6 {
         for _ in 0..8 {
             let x = inputs.vec(n);
-            let c = 1.5 * inputs.next();
+            // Away from 0: `calls_between_pushes` divides by it.
+            let c = 0.5 + inputs.next().abs();
             let t = inputs.vec(n);
             let tc = inputs.next();
             for (k, (what, grad, jvp)) in items.iter().enumerate() {
@@ -167,5 +244,16 @@ proptest! {
             popped_before_pushed_grad, popped_before_pushed_hessian, &x, c);
         check_slice_and_scalar("drained_and_repushed", drained_and_repushed, plain_drained_and_repushed,
             drained_and_repushed_grad, drained_and_repushed_hessian, &x, c);
+        check_slice_and_scalar("call_then_pop", call_then_pop, plain_call_then_pop,
+            call_then_pop_grad, call_then_pop_hessian, &x, c);
+    }
+
+    #[test]
+    fn a_stack_passed_to_calls_between_pushes(
+        x in prop::collection::vec(-1.5..1.5f64, 1..6),
+        c in 0.5..1.5f64,
+    ) {
+        check_slice_and_scalar("calls_between_pushes", calls_between_pushes, plain_calls_between_pushes,
+            calls_between_pushes_grad, calls_between_pushes_hessian, &x, c);
     }
 }

@@ -956,6 +956,7 @@ impl Reverse<'_, '_> {
         };
         let mut slots = Vec::new();
         let mut scalars = Vec::new();
+        let (call_args, at_call) = self.call_arguments_stored(site, args, by_ref, code);
         for arg in args {
             refs.extend(arg.var());
             if !self.e.activity.is_active(arg) {
@@ -963,6 +964,13 @@ impl Reverse<'_, '_> {
                 continue;
             }
             match arg {
+                // A `Vec` resized after the call (`s.push(..)`) has an adjoint buffer of its final
+                // length: the callee's slice is the part the `Vec` had at the call, as stored.
+                Operand::Array(array) if at_call.contains_key(array) && !self.e.is_matrix(arg) => {
+                    let buffer = self.array_adjoint(*array);
+                    let stored = &at_call[array];
+                    slots.push(quote!(::core::option::Option::Some(&mut #buffer[..#stored.len()])));
+                }
                 Operand::Array(array) => {
                     let buffer = self.array_adjoint(*array);
                     slots.push(quote!(::core::option::Option::Some(&mut #buffer[..])));
@@ -977,7 +985,6 @@ impl Reverse<'_, '_> {
                 _ => slots.push(quote!(::core::default::Default::default())),
             }
         }
-        let call_args = self.call_arguments(site, args, by_ref, code);
         let call = quote!(let _ = #vjp_into(#(#call_args,)* #d, (#(#slots,)*)););
         code.push(match found {
             Some(found) => quote!(if #found { #call }),
@@ -997,6 +1004,17 @@ impl Reverse<'_, '_> {
         by_ref: &[bool],
         code: &mut Vec<TokenStream>,
     ) -> Vec<TokenStream> {
+        self.call_arguments_stored(site, args, by_ref, code).0
+    }
+
+    /// [`Self::call_arguments`], and the name each array stored at the call is read back as.
+    fn call_arguments_stored(
+        &mut self,
+        site: CallSite,
+        args: &[Operand],
+        by_ref: &[bool],
+        code: &mut Vec<TokenStream>,
+    ) -> (Vec<TokenStream>, BTreeMap<Array, Ident>) {
         let mut call_args = Vec::new();
         // An array passed twice (`g(&z, &z)`) was stored once at the call: popped once.
         let mut popped: BTreeMap<Array, Ident> = BTreeMap::new();
@@ -1023,7 +1041,7 @@ impl Reverse<'_, '_> {
             };
             call_args.push(self.e.call_arg(arg, *r, a));
         }
-        call_args
+        (call_args, popped)
     }
 }
 
