@@ -15,6 +15,9 @@
 //! p84), the callee's `vjp_into` given the `Vec`'s whole adjoint buffer, of its final length, beside the
 //! `Vec` as the call found it. It is now given the part the `Vec` had at the call.
 
+// The fuzzer's forms are under test: `acc = acc + ..` and loops that index by range.
+#![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
+
 #[macro_use]
 mod common;
 
