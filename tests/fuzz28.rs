@@ -13,7 +13,9 @@
 //! A local `Vec` passed to a differentiable function and pushed after the call: `f_grad` panicked with
 //! "the gradient buffer of `xs` has length 2 but `xs` has length 1" (`autodiff-fuzz --vecs --seed 28303`,
 //! p84), the callee's `vjp_into` given the `Vec`'s whole adjoint buffer, of its final length, beside the
-//! `Vec` as the call found it. It is now given the part the `Vec` had at the call.
+//! `Vec` as the call found it. It is now given the part the `Vec` had at the call; and so is a callee's
+//! `vjp` writing the `Vec` as an output parameter (`scale(&mut s, c); s.push(..)`: "the cotangent of
+//! `out` has length 2 but `out` has length 1").
 
 // The fuzzer's forms are under test: `acc = acc + ..` and loops that index by range.
 #![allow(clippy::assign_op_pattern, clippy::needless_range_loop)]
@@ -123,6 +125,29 @@ twin! {
     }
 }
 
+/// Every element of `out` times `c`, in place.
+#[differentiable(order = 2)]
+fn scale_in_place(out: &mut [f64], c: f64) {
+    for i in 0..out.len() {
+        out[i] = out[i] * c;
+    }
+}
+
+twin! {
+    /// `c² Σ x_j² + c⁴`: a copy of `x` scaled in place by a call, then pushed past its length at the call.
+    #[differentiable(order = 2)]
+    fn scaled_then_pushed / plain_scaled_then_pushed(x: &[f64], c: f64) -> f64 {
+        let mut s = x.to_vec();
+        scale_in_place(&mut s, c);
+        s.push(c * c);
+        let mut t = 0.0;
+        for i in 0..s.len() {
+            t += s[i] * s[i];
+        }
+        t
+    }
+}
+
 /// The gradients by hand, over `(x, c)`.
 fn by_hand(which: usize, x: &[f64], c: f64) -> (f64, Vec<f64>, f64) {
     let n = x.len();
@@ -177,6 +202,17 @@ fn by_hand(which: usize, x: &[f64], c: f64) -> (f64, Vec<f64>, f64) {
             }
             (v, gx, sum_sq + x[n - 1] + 1.0)
         }
+        5 => {
+            let sum_sq: f64 = x.iter().map(|q| q * q).sum();
+            for j in 0..n {
+                gx[j] = 2.0 * c * c * x[j];
+            }
+            (
+                c * c * sum_sq + c.powi(4),
+                gx,
+                2.0 * c * sum_sq + 4.0 * c.powi(3),
+            )
+        }
         _ => {
             let x0 = x[0];
             let v = c + 3.0 - x0.sin() - (c * x0).sin() - (c * c * x0).sin();
@@ -192,7 +228,7 @@ type Jvp = fn(&[f64], f64, (Vec<f64>, f64)) -> (f64, f64);
 
 #[test]
 fn stacks_read_before_their_first_push_by_hand() {
-    let items: [(&str, Grad, Jvp); 5] = [
+    let items: [(&str, Grad, Jvp); 6] = [
         ("drained_first", drained_first_grad, drained_first_jvp),
         (
             "popped_before_pushed",
@@ -210,6 +246,11 @@ fn stacks_read_before_their_first_push_by_hand() {
             calls_between_pushes_jvp,
         ),
         ("call_then_pop", call_then_pop_grad, call_then_pop_jvp),
+        (
+            "scaled_then_pushed",
+            scaled_then_pushed_grad,
+            scaled_then_pushed_jvp,
+        ),
     ];
     let mut inputs = Inputs(28_301);
     for n in 1..6 {
@@ -249,6 +290,8 @@ proptest! {
             drained_and_repushed_grad, drained_and_repushed_hessian, &x, c);
         check_slice_and_scalar("call_then_pop", call_then_pop, plain_call_then_pop,
             call_then_pop_grad, call_then_pop_hessian, &x, c);
+        check_slice_and_scalar("scaled_then_pushed", scaled_then_pushed, plain_scaled_then_pushed,
+            scaled_then_pushed_grad, scaled_then_pushed_hessian, &x, c);
     }
 
     #[test]

@@ -966,7 +966,11 @@ impl Reverse<'_, '_> {
             match arg {
                 // A `Vec` resized after the call (`s.push(..)`) has an adjoint buffer of its final
                 // length: the callee's slice is the part the `Vec` had at the call, as stored.
-                Operand::Array(array) if at_call.contains_key(array) && !self.e.is_matrix(arg) => {
+                Operand::Array(array)
+                    if at_call.contains_key(array)
+                        && !self.e.is_matrix(arg)
+                        && (pushed(self.e.f, *array) || truncated(self.e.f, *array)) =>
+                {
                     let buffer = self.array_adjoint(*array);
                     let stored = &at_call[array];
                     slots.push(quote!(::core::option::Option::Some(&mut #buffer[..#stored.len()])));
@@ -1106,6 +1110,9 @@ impl Reverse<'_, '_> {
         let mut contributions = Vec::new();
         let mut call_args = Vec::new();
         let mut d_outs = Vec::new();
+        // A `Vec` resized in the body (`push`, `pop`) and written whole by the call: the length it had at
+        // the call, which its adjoint buffer (of the final length) is cut to.
+        let mut resized_at_call: BTreeMap<Array, Ident> = BTreeMap::new();
         for ((arg, r), w) in args.iter().zip(by_ref).zip(written) {
             refs.extend(arg.var());
             // Where the call writes part of the array: one element, or a window `start..end`.
@@ -1144,7 +1151,14 @@ impl Reverse<'_, '_> {
                         Some(Part::Window(range)) => {
                             code.push(quote!(let mut #name = #tape.pop()[#range].to_owned();));
                         }
-                        None => code.push(quote!(let #mutability #name = #tape.pop().to_owned();)),
+                        None => {
+                            code.push(quote!(let #mutability #name = #tape.pop().to_owned();));
+                            if pushed(self.e.f, *array) || truncated(self.e.f, *array) {
+                                let len = self.e.namer.fresh("__len_at_call");
+                                code.push(quote!(let #len = #name.len();));
+                                resized_at_call.insert(*array, len);
+                            }
+                        }
                     }
                     Tokens::Name(name)
                 }
@@ -1184,7 +1198,10 @@ impl Reverse<'_, '_> {
                     }
                     (None, true) => {
                         let buffer = self.array_adjoint(array);
-                        quote!(&#buffer)
+                        match resized_at_call.get(&array) {
+                            Some(len) => quote!(&#buffer[..#len]),
+                            None => quote!(&#buffer),
+                        }
                     }
                     (None, false) => quote!(&::autodiff::__private::zeros_like(&#name[..])),
                 };
@@ -1227,7 +1244,8 @@ impl Reverse<'_, '_> {
                         }
                         Some(None) => {
                             let label = self.e.array_name(array).to_string();
-                            code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#slot[..]);));
+                            let len = resized_at_call.get(&array);
+                            code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..#len], &#slot[..]);));
                         }
                         None if self.e.is_matrix(&Operand::Array(array)) => code.push(
                             quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));),

@@ -603,11 +603,7 @@ pub fn __gmm_likelihood_vjp_into(
                 .vjp_into(
                     &__main_term_at_call,
                     __d_slse,
-                    (
-                        ::core::option::Option::Some(
-                            &mut __d_main_term[..__main_term_at_call.len()],
-                        ),
-                    ),
+                    (::core::option::Option::Some(&mut __d_main_term[..]),),
                 );
         }
         for __i_3 in (0..k).rev() {
@@ -1080,11 +1076,7 @@ impl gmm_likelihood {
                     .vjp_into(
                         &__main_term_at_call,
                         __d_slse,
-                        (
-                            ::core::option::Option::Some(
-                                &mut __d_main_term[..__main_term_at_call.len()],
-                            ),
-                        ),
+                        (::core::option::Option::Some(&mut __d_main_term[..]),),
                     );
             }
             for __i_3 in (0..k).rev() {
@@ -1806,11 +1798,7 @@ impl __gmm_likelihood_generic {
                 .vjp_into(
                     &__main_term_at_call,
                     __d_slse_1,
-                    (
-                        ::core::option::Option::Some(
-                            &mut __d_main_term[..__main_term_at_call.len()],
-                        ),
-                    ),
+                    (::core::option::Option::Some(&mut __d_main_term[..]),),
                 );
             for __i_3 in (0..k).rev() {
                 let __centered_stored = __tape_centered_whole.pop();
