@@ -175,7 +175,8 @@ impl Gen {
         // Helpers taking a slice, which the body passes stacks, views, locals and sub-slices.
         let mut funcs = Vec::new();
         if self.rng.chance(0.4) {
-            let len = self.rng.range(1, 3);
+            // At least 2: the loops the helper's body makes over its slice may end at `len - 1`.
+            let len = self.rng.range(2, 3);
             let name = "h0".to_string();
             let ps = vec![
                 Param {
