@@ -829,7 +829,10 @@ impl Gen {
                         } else {
                             s.text.clone()
                         });
-                    } else if s.stack.is_none() && !s.text.ends_with("..]") {
+                    } else if s.stack.is_some() {
+                        // A window of a stack, as long as the stack is at least.
+                        args.push(format!("&{}[..{len}]", s.text));
+                    } else if !s.text.ends_with("..]") {
                         let start = self.rng.range(0, s.len - len);
                         args.push(format!("&{}[{start}..{}]", s.text, start + len));
                     }
