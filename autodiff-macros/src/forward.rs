@@ -937,7 +937,11 @@ impl Forward<'_, '_> {
                     quote!(::std::vec![#(#items),*])
                 }
             }
-            ArrayInit::Empty { .. } => quote!(::std::vec::Vec::new()),
+            // Empty, and of the primal's type (a copy of the `Vec` just made): a bare `Vec::new()` took
+            // its element type from the first push, and a read of the tangent before any push in the
+            // body (`while let Some(v) = s.pop()` over `Vec::with_capacity(4)`, pushed in the loop) left
+            // it to inference, which failed (E0282).
+            ArrayInit::Empty { .. } => quote!(::std::clone::Clone::clone(&#name)),
             ArrayInit::Window { source, range, .. } if activity.is_active_array(*source) => {
                 let (source_tangent, range) = (self.array_tangent(*source), self.e.window(range));
                 if self.e.borrowed_windows.contains(&array) {

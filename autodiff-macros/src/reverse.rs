@@ -960,6 +960,7 @@ impl Reverse<'_, '_> {
         };
         let mut slots = Vec::new();
         let mut scalars = Vec::new();
+        let (call_args, at_call) = self.call_arguments_stored(site, args, by_ref, code);
         for arg in args {
             refs.extend(arg.var());
             if !self.e.activity.is_active(arg) {
@@ -967,6 +968,17 @@ impl Reverse<'_, '_> {
                 continue;
             }
             match arg {
+                // A `Vec` resized after the call (`s.push(..)`) has an adjoint buffer of its final
+                // length: the callee's slice is the part the `Vec` had at the call, as stored.
+                Operand::Array(array)
+                    if at_call.contains_key(array)
+                        && !self.e.is_matrix(arg)
+                        && (pushed(self.e.f, *array) || truncated(self.e.f, *array)) =>
+                {
+                    let buffer = self.array_adjoint(*array);
+                    let stored = &at_call[array];
+                    slots.push(quote!(::core::option::Option::Some(&mut #buffer[..#stored.len()])));
+                }
                 Operand::Array(array) => {
                     let buffer = self.array_adjoint(*array);
                     slots.push(quote!(::core::option::Option::Some(&mut #buffer[..])));
@@ -981,7 +993,6 @@ impl Reverse<'_, '_> {
                 _ => slots.push(quote!(::core::default::Default::default())),
             }
         }
-        let call_args = self.call_arguments(site, args, by_ref, code);
         let call = quote!(let _ = #vjp_into(#(#call_args,)* #d, (#(#slots,)*)););
         code.push(match found {
             Some(found) => quote!(if #found { #call }),
@@ -1001,6 +1012,17 @@ impl Reverse<'_, '_> {
         by_ref: &[bool],
         code: &mut Vec<TokenStream>,
     ) -> Vec<TokenStream> {
+        self.call_arguments_stored(site, args, by_ref, code).0
+    }
+
+    /// [`Self::call_arguments`], and the name each array stored at the call is read back as.
+    fn call_arguments_stored(
+        &mut self,
+        site: CallSite,
+        args: &[Operand],
+        by_ref: &[bool],
+        code: &mut Vec<TokenStream>,
+    ) -> (Vec<TokenStream>, BTreeMap<Array, Ident>) {
         let mut call_args = Vec::new();
         // An array passed twice (`g(&z, &z)`) was stored once at the call: popped once.
         let mut popped: BTreeMap<Array, Ident> = BTreeMap::new();
@@ -1027,7 +1049,7 @@ impl Reverse<'_, '_> {
             };
             call_args.push(self.e.call_arg(arg, *r, a));
         }
-        call_args
+        (call_args, popped)
     }
 }
 
@@ -1092,6 +1114,9 @@ impl Reverse<'_, '_> {
         let mut contributions = Vec::new();
         let mut call_args = Vec::new();
         let mut d_outs = Vec::new();
+        // A `Vec` resized in the body (`push`, `pop`) and written whole by the call: the length it had at
+        // the call, which its adjoint buffer (of the final length) is cut to.
+        let mut resized_at_call: BTreeMap<Array, Ident> = BTreeMap::new();
         for ((arg, r), w) in args.iter().zip(by_ref).zip(written) {
             refs.extend(arg.var());
             // Where the call writes part of the array: one element, or a window `start..end`.
@@ -1130,7 +1155,14 @@ impl Reverse<'_, '_> {
                         Some(Part::Window(range)) => {
                             code.push(quote!(let mut #name = #tape.pop()[#range].to_owned();));
                         }
-                        None => code.push(quote!(let #mutability #name = #tape.pop().to_owned();)),
+                        None => {
+                            code.push(quote!(let #mutability #name = #tape.pop().to_owned();));
+                            if pushed(self.e.f, *array) || truncated(self.e.f, *array) {
+                                let len = self.e.namer.fresh("__len_at_call");
+                                code.push(quote!(let #len = #name.len();));
+                                resized_at_call.insert(*array, len);
+                            }
+                        }
                     }
                     Tokens::Name(name)
                 }
@@ -1170,7 +1202,10 @@ impl Reverse<'_, '_> {
                     }
                     (None, true) => {
                         let buffer = self.array_adjoint(array);
-                        quote!(&#buffer)
+                        match resized_at_call.get(&array) {
+                            Some(len) => quote!(&#buffer[..#len]),
+                            None => quote!(&#buffer),
+                        }
                     }
                     (None, false) => quote!(&::autodiff::__private::zeros_like(&#name[..])),
                 };
@@ -1213,7 +1248,8 @@ impl Reverse<'_, '_> {
                         }
                         Some(None) => {
                             let label = self.e.array_name(array).to_string();
-                            code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..], &#slot[..]);));
+                            let len = resized_at_call.get(&array);
+                            code.push(quote!(::autodiff::__private::copy_into(#label, &mut #buffer[..#len], &#slot[..]);));
                         }
                         None if self.e.is_matrix(&Operand::Array(array)) => code.push(
                             quote!(::autodiff::__private::accumulate(&mut #buffer, &::autodiff::__private::flatten(&#slot));),

@@ -273,6 +273,8 @@ pub enum Expr {
     /// `.enumerate()`), then `.fold(init, |acc, &v| acc * c + v)` (after `.enumerate()`,
     /// `|acc, (i, &v)| acc * c + v * (i as f64 + 1.0)`): the initial value and `c`.
     HornerFold(String, Vec<Adapter>, f64, f64),
+    /// Source written by a generator (`--vecs`), printed in parentheses, as in [`Stmt::Raw`].
+    Raw(String, Vec<Expr>),
 }
 
 /// The target of an assignment.
@@ -564,6 +566,24 @@ pub enum Stmt {
         /// The arms.
         arms: Vec<(Pat, Vec<Stmt>)>,
     },
+    /// Source written by a generator (`--vecs`), one line: `$T` is the float type, `$H` the literal `0.5`, `@name` a generated function as the
+    /// copy calls it, `{k}` the `k`-th
+    /// expression printed in the copy's flavour.
+    Raw {
+        /// The text.
+        text: String,
+        /// The expressions it holds.
+        exprs: Vec<Expr>,
+    },
+    /// `head { body }` (`--vecs`), the head written as in [`Stmt::Raw`].
+    RawBlock {
+        /// The text before the braces.
+        head: String,
+        /// The expressions the head holds.
+        exprs: Vec<Expr>,
+        /// The block.
+        body: Vec<Stmt>,
+    },
     /// `if cond { return value; }`
     ReturnIf {
         /// When to return.
@@ -785,6 +805,10 @@ fn stmt_size(s: &Stmt) -> usize {
         Stmt::If { then, els, .. } => block(then) + els.as_deref().map_or(0, block),
         Stmt::Match { arms, .. } => arms.iter().map(|(_, b)| block(b)).sum(),
         Stmt::ReturnIf { values, .. } => values.iter().map(expr_size).sum(),
+        Stmt::Raw { exprs, .. } => exprs.iter().map(expr_size).sum(),
+        Stmt::RawBlock { exprs, body, .. } => {
+            exprs.iter().map(expr_size).sum::<usize>() + block(body)
+        }
     }
 }
 
@@ -821,6 +845,7 @@ fn expr_size(e: &Expr) -> usize {
         | Expr::Fold(..)
         | Expr::HornerFold(..) => 0,
         Expr::CallClosure(_, a) => expr_size(a),
+        Expr::Raw(_, es) => es.iter().map(expr_size).sum(),
         Expr::Neg(a) | Expr::Method(_, a) => expr_size(a),
         Expr::Bin(_, a, b) => expr_size(a) + expr_size(b),
         Expr::Method2(_, a, args) => expr_size(a) + args.iter().map(expr_size).sum::<usize>(),

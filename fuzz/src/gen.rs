@@ -10,7 +10,10 @@ use crate::rng::Rng;
 
 mod scratch;
 mod sugar;
+mod vecs;
+
 pub use scratch::generate_scratch;
+pub use vecs::generate_vecs;
 
 /// Generates program number `id` of the run with the given seed.
 ///
@@ -1872,9 +1875,11 @@ impl Gen {
             Expr::Bin(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::If(_, a, b) => self.typed(scope, a) || self.typed(scope, b),
             Expr::Match(_, arms) => arms.iter().any(|(_, e)| self.typed(scope, e)),
-            Expr::Fold(..) | Expr::CallClosure(..) | Expr::Index2(..) | Expr::HornerFold(..) => {
-                true
-            }
+            Expr::Fold(..)
+            | Expr::CallClosure(..)
+            | Expr::Index2(..)
+            | Expr::HornerFold(..)
+            | Expr::Raw(..) => true,
         }
     }
 

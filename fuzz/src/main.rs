@@ -5,7 +5,7 @@
 //! `_hvp` against dual numbers, shrinks the failures and prints them.
 //!
 //! ```text
-//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms] [--sugar] [--scratch]
+//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs]
 //! ```
 
 mod ast;
@@ -44,6 +44,9 @@ struct Options {
     /// Generate the programs of `--scratch` instead (`gen/scratch.rs`): loops over data with local
     /// arrays, shaped for the fusion of a loop's reverse into its forward sweep, and its near misses.
     scratch: bool,
+    /// Generate the programs of `--vecs` instead (`gen/vecs.rs`): local `Vec`s used as stacks (`push`,
+    /// `pop`, `last`, `first`) and slice locals rebound to other windows, `windows`, `chunks`, `max_by`.
+    vecs: bool,
     quiet: bool,
     /// The `--order2` mode: every function of the suites at `order = 2` (`order2.rs`).
     order2: bool,
@@ -51,6 +54,20 @@ struct Options {
     only: Option<String>,
     /// With `--order2`: also build the twins known.txt lists as not compiling.
     recheck_known: bool,
+}
+
+impl Options {
+    /// The prefix of the work crate and failure files of the programs generated: `--scratch` and
+    /// `--vecs` programs are other programs than a seed's plain ones.
+    fn kind(&self) -> &'static str {
+        if self.vecs {
+            "vecs-"
+        } else if self.scratch {
+            "scratch-"
+        } else {
+            ""
+        }
+    }
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -64,6 +81,7 @@ fn parse_args() -> Result<Options, String> {
         forms: false,
         sugar: false,
         scratch: false,
+        vecs: false,
         quiet: false,
         order2: false,
         only: None,
@@ -94,13 +112,14 @@ fn parse_args() -> Result<Options, String> {
             "--forms" => o.forms = true,
             "--sugar" => o.sugar = true,
             "--scratch" => o.scratch = true,
+            "--vecs" => o.vecs = true,
             "--quiet" => o.quiet = true,
             "--order2" => o.order2 = true,
             "--only" => o.only = Some(value("--only")?),
             "--recheck-known" => o.recheck_known = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
                 );
                 std::process::exit(0);
             }
@@ -158,7 +177,9 @@ fn run(opts: &Options) -> Result<bool, String> {
     let root = workspace_root();
     let programs: Vec<(String, ast::Program)> = (0..opts.programs)
         .map(|id| {
-            let p = if opts.scratch {
+            let p = if opts.vecs {
+                gen::generate_vecs(opts.seed, id)
+            } else if opts.scratch {
                 gen::generate_scratch(opts.seed, id)
             } else {
                 gen::generate(opts.seed, id, opts.forms, opts.sugar)
@@ -166,8 +187,8 @@ fn run(opts: &Options) -> Result<bool, String> {
             (format!("p{id}"), p)
         })
         .collect();
-    // `--scratch` programs are built apart from the same seed's others.
-    let kind = if opts.scratch { "scratch-" } else { "" };
+    // `--scratch` and `--vecs` programs are built apart from the same seed's others.
+    let kind = opts.kind();
     let work = WorkCrate::new(&root, &format!("{kind}seed{}", opts.seed));
     // Large runs are built in chunks: one crate of thousands of modules compiles slowly and needs much memory.
     let mut outcomes = BTreeMap::new();
@@ -285,7 +306,11 @@ fn run(opts: &Options) -> Result<bool, String> {
         let source = format!(
             "// autodiff-fuzz --seed {}{} program {m} ({shrunk}{also}): {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
             opts.seed,
-            if opts.scratch { " --scratch" } else { "" },
+            match opts.kind() {
+                "scratch-" => " --scratch",
+                "vecs-" => " --vecs",
+                _ => "",
+            },
             o.key(),
             detail.lines().collect::<Vec<_>>().join("\n// "),
             print::print_program(p, print::Mode::Macro)
@@ -295,7 +320,7 @@ fn run(opts: &Options) -> Result<bool, String> {
             opts.seed,
             o.key()
         );
-        let kind = if opts.scratch { "scratch-" } else { "" };
+        let kind = opts.kind();
         let file = dir.join(format!("{kind}seed{}-{m}.rs", opts.seed));
         std::fs::write(&file, &source).map_err(|e| format!("{}: {e}", file.display()))?;
     }
@@ -337,7 +362,7 @@ fn compare_reference(
         .filter(|(m, _)| outcomes.get(m) == Some(&Outcome::Ok))
         .cloned()
         .collect();
-    let kind = if opts.scratch { "scratch-" } else { "" };
+    let kind = opts.kind();
     let reference = WorkCrate::new(&work.root, &format!("{kind}seed{}-reference", opts.seed));
     let mut ref_outcomes = BTreeMap::new();
     let mut ref_grads = BTreeMap::new();

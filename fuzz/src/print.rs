@@ -554,6 +554,14 @@ impl Printer {
                 self.indent -= 1;
                 self.line("}");
             }
+            Stmt::Raw { text, exprs } => {
+                let l = self.raw(text, exprs);
+                self.line(&l);
+            }
+            Stmt::RawBlock { head, exprs, body } => {
+                let h = self.raw(head, exprs);
+                self.block(&h, body, "");
+            }
             Stmt::ReturnIf { cond, values } => {
                 let c = self.cond(cond);
                 let v = self.values(values);
@@ -623,6 +631,43 @@ impl Printer {
             }
             Cond::Int(op, a, b) => format!("{} {} {}", iexpr(a, 1), cmp_sym(*op), iexpr(b, 1)),
         }
+    }
+
+    /// The text of a [`Stmt::Raw`] or [`Expr::Raw`]: `$T` the float type, `$H` the literal `0.5`, `@name`
+    /// the generated function `name` as this copy calls it, `{k}` expression `k`.
+    fn raw(&self, text: &str, exprs: &[Expr]) -> String {
+        let text = text.replace("$T", self.ty()).replace("$H", &self.lit(0.5));
+        // `@name`: the generated function `name`, as this copy calls it.
+        let mut named = String::new();
+        let mut parts = text.split('@');
+        named.push_str(parts.next().unwrap_or(""));
+        for part in parts {
+            let end = part
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(part.len());
+            named.push_str(&fn_name(&part[..end], self.mode));
+            named.push_str(&part[end..]);
+        }
+        let text = named;
+        let mut out = String::new();
+        let mut rest = text.as_str();
+        while let Some(k) = rest.find('{') {
+            out.push_str(&rest[..k]);
+            let after = &rest[k + 1..];
+            let digits = after.find('}').map(|e| &after[..e]);
+            match digits.and_then(|d| d.parse::<usize>().ok().map(|n| (d.len(), n))) {
+                Some((len, n)) if n < exprs.len() => {
+                    out.push_str(&self.expr(&exprs[n], 0));
+                    rest = &after[len + 1..];
+                }
+                _ => {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
     }
 
     fn lit(&self, c: f64) -> String {
@@ -768,6 +813,7 @@ impl Printer {
                 };
                 (s, 9)
             }
+            Expr::Raw(text, exprs) => (format!("({})", self.raw(text, exprs)), 9),
             Expr::HornerFold(a, adapters, init, c) => {
                 let mut chain = format!("{a}.iter()");
                 for ad in adapters {

@@ -208,7 +208,7 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
                 v
             }
             Stmt::Match { arms, .. } => arms.iter().map(|(_, b)| b.clone()).collect(),
-            Stmt::Seq(body) => vec![body.clone()],
+            Stmt::Seq(body) | Stmt::RawBlock { body, .. } => vec![body.clone()],
             _ => vec![],
         };
         for body in inline {
@@ -245,7 +245,9 @@ fn edit_block(b: &mut Vec<Stmt>, target: usize, seen: &mut usize) -> bool {
                 v
             }
             Stmt::Match { arms, .. } => arms.iter_mut().map(|(_, b)| b).collect(),
-            Stmt::Seq(body) | Stmt::LetLabelled { body, .. } => vec![body],
+            Stmt::Seq(body) | Stmt::LetLabelled { body, .. } | Stmt::RawBlock { body, .. } => {
+                vec![body]
+            }
             _ => vec![],
         };
         for inner in nested {
@@ -289,6 +291,7 @@ fn alternatives(e: &Expr) -> Vec<Expr> {
     let mut v: Vec<Expr> = match e {
         Expr::Lit(_) | Expr::Var(_) => return vec![],
         Expr::Index(..) | Expr::Index2(..) | Expr::Cast(_) | Expr::Fold(..) => vec![],
+        Expr::Raw(_, es) => es.clone(),
         // The fold with one adapter fewer.
         Expr::HornerFold(a, adapters, init, c) if !adapters.is_empty() => {
             let fewer = adapters[..adapters.len() - 1].to_vec();
@@ -369,6 +372,10 @@ fn visit_stmt(s: &mut Stmt, f: &mut Visitor) -> bool {
                 || els.as_mut().is_some_and(|b| visit_block(b, f))
         }
         Stmt::Match { arms, .. } => arms.iter_mut().any(|(_, b)| visit_block(b, f)),
+        Stmt::Raw { exprs, .. } => exprs.iter_mut().any(|e| visit_expr(e, f)),
+        Stmt::RawBlock { exprs, body, .. } => {
+            exprs.iter_mut().any(|e| visit_expr(e, f)) || visit_block(body, f)
+        }
         Stmt::ReturnIf { cond, values } => {
             visit_cond(cond, f) || values.iter_mut().any(|e| visit_expr(e, f))
         }
@@ -411,6 +418,7 @@ fn visit_expr(e: &mut Expr, f: &mut Visitor) -> bool {
         | Expr::Fold(..)
         | Expr::HornerFold(..) => false,
         Expr::CallClosure(_, a) => visit_expr(a, f),
+        Expr::Raw(_, es) => es.iter_mut().any(|e| visit_expr(e, f)),
         Expr::Neg(a) | Expr::Method(_, a) => visit_expr(a, f),
         Expr::Bin(_, a, b) => visit_expr(a, f) || visit_expr(b, f),
         Expr::Method2(_, a, args) => visit_expr(a, f) || args.iter_mut().any(|e| visit_expr(e, f)),

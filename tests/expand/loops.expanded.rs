@@ -1107,7 +1107,7 @@ fn __squares_generic_jvp<__S: ::autodiff::__private::Float>(
     let mut __dot_x = ::autodiff::__private::tangent("x", tangent, &x);
     let __v0 = x.len();
     let mut out = ::std::vec::Vec::with_capacity(__v0);
-    let mut __dot_out = ::std::vec::Vec::new();
+    let mut __dot_out = ::std::clone::Clone::clone(&out);
     for __i in 0..__v0 {
         let __v1 = x[__i];
         let __dot_v1 = __dot_x[__i];
