@@ -312,3 +312,42 @@ fn fourth_derivatives_through_custom_and_registered_gradients() {
         assert_close(series(x, 3), want[0], 1e-12, "series value");
     }
 }
+
+#[differentiable(order = 2)]
+fn ends_of_windows(xs: &[f64], k: usize) -> f64 {
+    let m = xs[1..]
+        .iter()
+        .copied()
+        .max_by(|p, q| p.partial_cmp(q).unwrap())
+        .unwrap();
+    let n = *xs[k..].iter().min_by(|p, q| p.total_cmp(q)).expect("empty");
+    let l = *xs[..k].last().unwrap();
+    let f = xs[1..3].first().copied().unwrap_or(0.0);
+    m * n + l * f.sin()
+}
+
+#[test]
+fn ends_and_extremes_of_sub_slices() {
+    let mut rng = Lcg::new(2807);
+    for _ in 0..20 {
+        let xs = rng.vec(6, -2.0, 2.0);
+        let k = 2;
+        let argmax = (1..6).fold(1, |b, i| if xs[i] >= xs[b] { i } else { b });
+        let argmin = (k..6).fold(k, |b, i| if xs[i] < xs[b] { i } else { b });
+        let (value, grad) = ends_of_windows_grad(&xs, k);
+        let (m, n, l, f) = (xs[argmax], xs[argmin], xs[k - 1], xs[1]);
+        assert_close(value, m * n + l * f.sin(), 1e-12, "ends value");
+        let mut want = vec![0.0; 6];
+        want[argmax] += n;
+        want[argmin] += m;
+        want[k - 1] += f.sin();
+        want[1] += l * f.cos();
+        assert_all_close(&grad, &want, 1e-12, "ends gradient by hand");
+        assert_all_close(
+            &grad,
+            &fd_gradient(&|v: &[f64]| ends_of_windows(v, k), &xs),
+            1e-6,
+            "ends gradient",
+        );
+    }
+}

@@ -263,7 +263,7 @@ impl Forms {
             });
         }
         let x = &call.receiver;
-        if !pure_place(x) {
+        if !pure_window(x) {
             return None;
         }
         let index: Expr = match call.method.to_string().as_str() {
@@ -329,7 +329,8 @@ impl Forms {
     //             __best_1
     //         }]
     /// The element `x.iter().max_by(cmp)`, `.min_by(cmp)`, `.max()` or `.min()` (maybe after `.copied()` or
-    /// `.cloned()`) unwrapped selects, of a slice, array or `Vec` named by a place without effects: read at
+    /// `.cloned()`) unwrapped selects, of a slice, array or `Vec` named by a place without effects or a
+    /// sub-slice of one with plain bounds (`x[1..]`, [`pure_window`]): read at
     /// the index a loop finds, by reference where the `Option` held one. The comparator is one of
     /// `|a, b| a.partial_cmp(b).unwrap()` and `|a, b| a.total_cmp(b)` (its parameters maybe `&a`, either
     /// order) or `f64::total_cmp`; `.max()` and `.min()` are of integers (`Ord`), compared by `>`. As
@@ -358,7 +359,7 @@ impl Forms {
         let Expr::MethodCall(iter) = iter else {
             return None;
         };
-        if iter.method != "iter" || !iter.args.is_empty() || !pure_place(&iter.receiver) {
+        if iter.method != "iter" || !iter.args.is_empty() || !pure_window(&iter.receiver) {
             return None;
         }
         let x = &*iter.receiver;
@@ -541,7 +542,8 @@ fn copied_receiver(r: &Expr) -> (&Expr, bool) {
 // Input:  *x.last().unwrap()      x.first().copied().unwrap()      x.last().expect("empty")
 // Output: x[x.len() - 1]           x[0]                             &x[x.len() - 1]
 /// The element `x.last()` or `x.first()` unwrapped (`.unwrap()`, `.expect(..)`, maybe after `.copied()` or
-/// `.cloned()`) reads, of a slice, array or `Vec` named by a place without effects (`x`, `self.w`,
+/// `.cloned()`) reads, of a slice, array or `Vec` named by a place without effects or a sub-slice of one
+/// with plain bounds ([`pure_window`]) (`x`, `self.w`, `x[1..]`,
 /// `m[i]`): the element by index, by reference where the `Option` held one. An empty `x` panics where
 /// `unwrap` would: `x.len() - 1` overflows (or, with overflow checks off, the index is out of bounds),
 /// `x[0]` is out of bounds.
@@ -553,7 +555,7 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
     let Expr::MethodCall(end) = option else {
         return None;
     };
-    if !end.args.is_empty() || end.turbofish.is_some() || !pure_place(&end.receiver) {
+    if !end.args.is_empty() || end.turbofish.is_some() || !pure_window(&end.receiver) {
         return None;
     }
     let x = &end.receiver;
@@ -566,6 +568,23 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
         true => syn::parse_quote_spanned!(end.method.span()=> #x[#index]),
         false => syn::parse_quote_spanned!(end.method.span()=> &#x[#index]),
     })
+}
+
+/// Is `e` a place without effects ([`pure_place`]) or a sub-slice of one whose bounds are names or literals
+/// (`x[1..]`, `self.w[k..n]`, `m[i][..j]`)? Such a receiver is written again at each read the rewrite makes
+/// (`x[1..][best]`, `x[1..].len()`), which evaluates the same bounds and panics where the sub-slice would.
+fn pure_window(e: &Expr) -> bool {
+    let bound = |b: &Option<Box<Expr>>| {
+        b.as_deref()
+            .is_none_or(|b| matches!(strip_parens(b), Expr::Path(_) | Expr::Lit(_)))
+    };
+    match strip_parens(e) {
+        Expr::Index(i) => match strip_parens(&i.index) {
+            Expr::Range(r) => pure_place(&i.expr) && bound(&r.start) && bound(&r.end),
+            _ => pure_place(e),
+        },
+        _ => pure_place(e),
+    }
 }
 
 /// Is `e` a place read twice as once: a path, a field of one, or an element of one at a path or literal
@@ -1126,8 +1145,11 @@ mod tests {
         assert!(out.contains("let a = { let __default_2 = 1.0 ; if x . is_empty () { __default_2 } else { x [x . len () - 1] } } ;"), "{out}");
         // By reference, bound and read as a number below: the value.
         assert!(out.contains("let b = { let __default_3 = x [0] ; if y . is_empty () { __default_3 } else { y [0] } } ;"), "{out}");
+        // Of a sub-slice with plain bounds too.
+        let out = rewrite("{ let a = x[1..].last().copied().unwrap_or(0.0); }");
+        assert!(out.contains("if x [1 ..] . is_empty () { __default_1 } else { x [1 ..] [x [1 ..] . len () - 1] }"), "{out}");
         // Not of a named place, or another default form: left to the lowering, which reports it.
-        let out = rewrite("{ let a = x[1..].last().copied().unwrap_or(0.0); let b = s.pop().unwrap_or_default(); }");
+        let out = rewrite("{ let a = x[1..n - 1].last().copied().unwrap_or(0.0); let b = s.pop().unwrap_or_default(); }");
         assert!(
             out.contains("unwrap_or (0.0)") && out.contains("unwrap_or_default ()"),
             "{out}"
@@ -1240,6 +1262,17 @@ mod tests {
             "{ let m = x.iter().copied().min_by(|a, b| b.partial_cmp(a).unwrap()).unwrap(); }",
         );
         assert!(out.contains("if x [__next_2] > x [__best_1] {"), "{out}");
+        // Of a sub-slice with plain bounds, written again at each read; not one with computed bounds.
+        let out = rewrite("{ let m = *x[1..k].iter().max_by(|a, b| a.total_cmp(b)).unwrap(); }");
+        assert!(
+            out.contains("for __next_2 in 1 .. x [1 .. k] . len ()"),
+            "{out}"
+        );
+        let out =
+            rewrite("{ let m = *x[1..k + 1].iter().max_by(|a, b| a.total_cmp(b)).unwrap(); }");
+        assert!(out.contains("max_by"), "{out}");
+        let out = rewrite("{ let m = *x[1..].last().unwrap(); }");
+        assert_eq!(out, "{ let m = x [1 ..] [x [1 ..] . len () - 1] ; }");
         // A reference bound and read as a number is the value.
         let out = rewrite("{ let m = x.iter().max().unwrap(); s += *m; }");
         assert!(out.starts_with("{ let m = x [{"), "{out}");
