@@ -351,3 +351,33 @@ fn ends_and_extremes_of_sub_slices() {
         );
     }
 }
+
+#[differentiable(order = 2)]
+fn nested_views(b: f64, xs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    let mut view = &xs[0..];
+    for t in 0..3 {
+        acc += view[0] * b + view[view.len() - 1] * (t as f64 + 1.0);
+        view = &xs[1..][t..t + 2];
+    }
+    acc * acc
+}
+
+#[test]
+fn a_view_rebound_to_a_sub_slice_of_a_sub_slice() {
+    let mut rng = Lcg::new(2808);
+    for _ in 0..10 {
+        let b = rng.uniform(-1.0, 1.0);
+        let xs = rng.vec(5, -2.0, 2.0);
+        // Windows: xs[0..5], then xs[1..3], xs[2..4].
+        let inner = b * (xs[0] + xs[1] + xs[2]) + xs[4] + 2.0 * xs[2] + 3.0 * xs[3];
+        let (value, (gb, gx)) = nested_views_grad(b, &xs);
+        assert_close(value, inner * inner, 1e-12, "nested views value");
+        let d = 2.0 * inner;
+        assert_close(gb, d * (xs[0] + xs[1] + xs[2]), 1e-12, "nested views b");
+        let want = [d * b, d * b, d * (b + 2.0), d * 3.0, d];
+        assert_all_close(&gx, &want, 1e-12, "nested views xs by hand");
+        let f = |v: &[f64]| nested_views(b, v);
+        assert_all_close(&gx, &fd_gradient(&f, &xs), 1e-6, "nested views xs");
+    }
+}

@@ -259,7 +259,10 @@ fn form(expr: &Expr) -> Option<Form> {
     };
     let (base, range) = match expr {
         Expr::Index(i) if borrowed => match strip_parens(&i.index) {
-            Expr::Range(range) => (strip_parens(&i.expr), Some(range.clone())),
+            Expr::Range(range) => match composed(&i.expr, range) {
+                Some((base, range)) => (base, Some(range)),
+                None => (strip_parens(&i.expr), Some(range.clone())),
+            },
             _ => return None,
         },
         other => (other, None),
@@ -273,6 +276,40 @@ fn form(expr: &Expr) -> Option<Form> {
         range,
         borrowed,
     })
+}
+
+// Input:  &xs[1..][1..2]        &xs[k..][..]        &xs[..][2..]
+// Output: &xs[1 + 1..1 + 2]     &xs[k..]            &xs[2..]
+/// `s[a..][r]` (or `s[..][r]`) as one range of `s`, where `a` is a name or a literal (read twice): `s[a + r]`,
+/// which panics where the two sub-slices would (`a + r.end <= s.len()` exactly when `a <= s.len()` and
+/// `r.end <= s.len() - a`). Not with an end on the outer range, whose own bound check the one range would
+/// drop.
+fn composed<'a>(inner: &'a Expr, range: &syn::ExprRange) -> Option<(&'a Expr, syn::ExprRange)> {
+    let Expr::Index(i) = strip_parens(inner) else {
+        return None;
+    };
+    let Expr::Range(outer) = strip_parens(&i.index) else {
+        return None;
+    };
+    if outer.end.is_some() {
+        return None;
+    }
+    let offset = match outer.start.as_deref().map(strip_parens) {
+        None => None,
+        Some(a @ (Expr::Path(_) | Expr::Lit(_))) => Some(a),
+        Some(_) => return None,
+    };
+    let shifted = |bound: &Option<Box<Expr>>| -> Option<Box<Expr>> {
+        match (offset, bound.as_deref()) {
+            (Some(a), Some(b)) => Some(Box::new(syn::parse_quote!(#a + (#b)))),
+            (Some(a), None) => Some(Box::new(a.clone())),
+            (None, b) => b.cloned().map(Box::new),
+        }
+    };
+    let mut one = range.clone();
+    one.start = shifted(&range.start);
+    one.end = range.end.as_ref().and_then(|_| shifted(&range.end));
+    Some((strip_parens(&i.expr), one))
 }
 
 /// Is `ty` a shared slice reference, `&[T]`?
@@ -944,6 +981,32 @@ mod tests {
         assert_eq!(
             item.into_token_stream().to_string(),
             expected.into_token_stream().to_string()
+        );
+    }
+
+    #[test]
+    fn a_sub_slice_of_a_sub_slice_is_one_range_of_its_source() {
+        let body = rewritten(syn::parse_quote! {
+            fn v0(xs: &[f64]) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[1..][1..2]; }
+                acc
+            }
+        });
+        assert!(
+            body.contains("__view_start = 1 + (1) ; __view_end = 1 + (2) ;"),
+            "{body}"
+        );
+        let body = rewritten(syn::parse_quote! {
+            fn v1(xs: &[f64], k: usize) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[k..][..]; }
+                acc
+            }
+        });
+        assert!(
+            body.contains("__view_start = k ; __view_end = xs . len () ;"),
+            "{body}"
         );
     }
 
