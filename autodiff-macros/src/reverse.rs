@@ -973,7 +973,7 @@ impl Reverse<'_, '_> {
                 Operand::Array(array)
                     if at_call.contains_key(array)
                         && !self.e.is_matrix(arg)
-                        && (pushed(self.e.f, *array) || truncated(self.e.f, *array)) =>
+                        && resized(self.e.f, *array) =>
                 {
                     let buffer = self.array_adjoint(*array);
                     let stored = &at_call[array];
@@ -1157,7 +1157,7 @@ impl Reverse<'_, '_> {
                         }
                         None => {
                             code.push(quote!(let #mutability #name = #tape.pop().to_owned();));
-                            if pushed(self.e.f, *array) || truncated(self.e.f, *array) {
+                            if resized(self.e.f, *array) {
                                 let len = self.e.namer.fresh("__len_at_call");
                                 code.push(quote!(let #len = #name.len();));
                                 resized_at_call.insert(*array, len);
@@ -1289,6 +1289,13 @@ fn truncated(f: &crate::ir::Function, array: Array) -> bool {
     f.all_stmts()
         .into_iter()
         .any(|s| matches!(s, Stmt::Truncate { array: a, .. } if *a == array))
+}
+
+/// Does the body push to `array` or pop from it anywhere?
+pub(super) fn resized(f: &crate::ir::Function, array: Array) -> bool {
+    f.all_stmts().into_iter().any(|s| {
+        matches!(s, Stmt::Push { array: a, .. } | Stmt::Truncate { array: a, .. } if *a == array)
+    })
 }
 
 /// Does the body push to `array` anywhere?

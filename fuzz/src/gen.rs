@@ -144,6 +144,68 @@ struct Ctx {
     label: Option<String>,
 }
 
+impl Ctx {
+    /// A function body's context: outside every loop and label, calling `callees`.
+    fn top(generic: bool, pair: bool, callees: Vec<Callee>) -> Ctx {
+        Ctx {
+            generic,
+            pair,
+            in_loop: None,
+            in_for: false,
+            depth: 0,
+            looping: false,
+            callees,
+            label: None,
+            loop_labels: Vec::new(),
+        }
+    }
+}
+
+impl Scope {
+    /// The variables a body starts with: its parameters (an output parameter's float as `(*y)`; output
+    /// arrays are written at the end, pairs destructured by the caller of this).
+    fn of_params(params: &[Param]) -> Scope {
+        let mut scope = Scope::default();
+        for p in params {
+            match p.kind {
+                ParamKind::Scalar => scope.floats.push(FloatVar {
+                    name: p.name.clone(),
+                    mutable: false,
+                    ambiguous: false,
+                }),
+                ParamKind::Slice(len) => scope.arrays.push(ArrayVar {
+                    name: p.name.clone(),
+                    len,
+                    local: false,
+                    frozen: false,
+                    ambiguous: false,
+                    fixed: false,
+                }),
+                ParamKind::Int(v) => scope.ints.push(IntVar {
+                    name: p.name.clone(),
+                    lo: v,
+                    hi: v,
+                }),
+                ParamKind::Out(_) | ParamKind::Pair(_) => {}
+                ParamKind::Matrix(rows, cols, style) => scope.matrices.push(MatVar {
+                    name: p.name.clone(),
+                    rows,
+                    cols,
+                    writable: style.by_value(),
+                    style,
+                    rows_only: false,
+                }),
+                ParamKind::OutFloat => scope.floats.push(FloatVar {
+                    name: format!("(*{})", p.name),
+                    mutable: true,
+                    ambiguous: false,
+                }),
+            }
+        }
+        scope
+    }
+}
+
 struct Gen {
     rng: Rng,
     fresh: usize,
@@ -324,18 +386,12 @@ impl Gen {
                 }
                 // `--forms`: a tuple result `(f64, f64)`, destructured by the callers.
                 let helper_pair = self.forms && self.rng.chance(0.3);
-                let ctx = Ctx {
-                    generic: helper_generic,
-                    pair: helper_pair,
-                    in_loop: None,
-                    in_for: false,
-                    depth: 0,
-                    looping: false,
-                    // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
-                    callees: callees_of(&funcs, helper_generic),
-                    label: None,
-                    loop_labels: Vec::new(),
-                };
+                // Helpers call the earlier ones (a DAG of calls), generic ones only generic ones.
+                let ctx = Ctx::top(
+                    helper_generic,
+                    helper_pair,
+                    callees_of(&funcs, helper_generic),
+                );
                 let stmts = self.rng.range(2, 6);
                 funcs.push(self.func(
                     name,
@@ -351,17 +407,7 @@ impl Gen {
             }
         }
         let callees = callees_of(&funcs, need_generic);
-        let ctx = Ctx {
-            generic,
-            pair,
-            in_loop: None,
-            in_for: false,
-            depth: 0,
-            looping: false,
-            callees,
-            label: None,
-            loop_labels: Vec::new(),
-        };
+        let ctx = Ctx::top(generic, pair, callees);
         let stmts = self.rng.range(5, 22);
         let main = self.func(
             "f".into(),
@@ -409,46 +455,7 @@ impl Gen {
         ctx: Ctx,
         stmts: usize,
     ) -> Func {
-        let mut scope = Scope::default();
-        for p in &params {
-            match p.kind {
-                ParamKind::Scalar => scope.floats.push(FloatVar {
-                    name: p.name.clone(),
-                    mutable: false,
-                    ambiguous: false,
-                }),
-                ParamKind::Slice(len) => scope.arrays.push(ArrayVar {
-                    name: p.name.clone(),
-                    len,
-                    local: false,
-                    frozen: false,
-                    ambiguous: false,
-                    fixed: false,
-                }),
-                ParamKind::Int(v) => scope.ints.push(IntVar {
-                    name: p.name.clone(),
-                    lo: v,
-                    hi: v,
-                }),
-                // Written at the end of the body (`output_writes`).
-                ParamKind::Out(_) => {}
-                // Destructured below.
-                ParamKind::Pair(_) => {}
-                ParamKind::Matrix(rows, cols, style) => scope.matrices.push(MatVar {
-                    name: p.name.clone(),
-                    rows,
-                    cols,
-                    writable: style.by_value(),
-                    style,
-                    rows_only: false,
-                }),
-                ParamKind::OutFloat => scope.floats.push(FloatVar {
-                    name: format!("(*{})", p.name),
-                    mutable: true,
-                    ambiguous: false,
-                }),
-            }
-        }
+        let mut scope = Scope::of_params(&params);
         let mut body = Vec::new();
         for p in &params {
             if let ParamKind::Pair(array) = p.kind {

@@ -558,7 +558,7 @@ pub(crate) fn unsized_region_arrays(
             Stmt::NewArray { array, init }
                 if !top_level.contains(array)
                     && activity.is_active_array(*array)
-                    && resized(f, *array)
+                    && super::resized(f, *array)
                     && !crate::region_lengths::recorded(f, *array, init) =>
             {
                 let info = &f.arrays[array.0 as usize];
@@ -570,13 +570,6 @@ pub(crate) fn unsized_region_arrays(
             _ => None,
         })
         .collect()
-}
-
-/// Does the body push to `array` or pop from it anywhere?
-fn resized(f: &Function, array: Array) -> bool {
-    f.all_stmts().into_iter().any(|s| {
-        matches!(s, Stmt::Push { array: a, .. } | Stmt::Truncate { array: a, .. } if *a == array)
-    })
 }
 
 /// Why a `Vec` made in a branch or loop body and pushed to or popped from there is rejected.

@@ -203,17 +203,7 @@ impl Gen {
                         kind: ParamKind::Scalar,
                     },
                 ];
-                let ctx = Ctx {
-                    generic: generic || order2,
-                    pair: false,
-                    in_loop: None,
-                    in_for: false,
-                    depth: 0,
-                    looping: false,
-                    callees: Vec::new(),
-                    label: None,
-                    loop_labels: Vec::new(),
-                };
+                let ctx = Ctx::top(generic || order2, false, Vec::new());
                 let stmts = self.rng.range(2, 5);
                 funcs.push(self.func(
                     name,
@@ -236,41 +226,8 @@ impl Gen {
             })
             .collect();
 
-        let ctx = Ctx {
-            generic,
-            pair: false,
-            in_loop: None,
-            in_for: false,
-            depth: 0,
-            looping: false,
-            callees: Vec::new(),
-            label: None,
-            loop_labels: Vec::new(),
-        };
-        let mut scope = Scope::default();
-        for p in &params {
-            match p.kind {
-                ParamKind::Scalar => scope.floats.push(FloatVar {
-                    name: p.name.clone(),
-                    mutable: false,
-                    ambiguous: false,
-                }),
-                ParamKind::Slice(len) => scope.arrays.push(ArrayVar {
-                    name: p.name.clone(),
-                    len,
-                    local: false,
-                    frozen: false,
-                    ambiguous: false,
-                    fixed: false,
-                }),
-                ParamKind::Int(v) => scope.ints.push(IntVar {
-                    name: p.name.clone(),
-                    lo: v,
-                    hi: v,
-                }),
-                _ => {}
-            }
-        }
+        let ctx = Ctx::top(generic, false, Vec::new());
+        let mut scope = Scope::of_params(&params);
         let mut body = Vec::new();
         if self.rng.chance(0.3) {
             let name = self.name("g");

@@ -127,41 +127,8 @@ impl Gen {
                 kind: ParamKind::Int(n),
             });
         }
-        let ctx = Ctx {
-            generic,
-            pair: false,
-            in_loop: None,
-            in_for: false,
-            depth: 0,
-            looping: false,
-            callees: Vec::new(),
-            label: None,
-            loop_labels: Vec::new(),
-        };
-        let mut scope = Scope::default();
-        for p in &params {
-            match p.kind {
-                ParamKind::Scalar => scope.floats.push(FloatVar {
-                    name: p.name.clone(),
-                    mutable: false,
-                    ambiguous: false,
-                }),
-                ParamKind::Slice(len) => scope.arrays.push(ArrayVar {
-                    name: p.name.clone(),
-                    len,
-                    local: false,
-                    frozen: false,
-                    ambiguous: false,
-                    fixed: false,
-                }),
-                ParamKind::Int(v) => scope.ints.push(IntVar {
-                    name: p.name.clone(),
-                    lo: v,
-                    hi: v,
-                }),
-                _ => {}
-            }
-        }
+        let ctx = Ctx::top(generic, false, Vec::new());
+        let scope = Scope::of_params(&params);
         let acc = "acc".to_string();
         let mut b = Body {
             scope,
