@@ -16,7 +16,7 @@ use core::ops::{
 
 use num_traits::{Float, FloatConst, FromPrimitive, Num, NumCast, One, ToPrimitive, Zero};
 
-use crate::dual::{dual_number_impls, mixed_operators, scaled};
+use crate::dual::{all_finite, dual_number_impls, mixed_operators, scaled};
 use crate::rules;
 
 /// A value `re` with `N` tangents `eps[0..N]`: `N` dual numbers of the same value evaluated at once.
@@ -111,10 +111,24 @@ impl<T: Float, const N: usize> MultiDual<T, N> {
         self.eps.iter().all(|t| t.is_zero())
     }
 
-    /// `self * other`, each term of each tangent by `scaled`, as `Dual`'s.
+    /// `self * other`, each term of each tangent by `scaled`, as `Dual`'s, where the value comes out
+    /// infinite or NaN. Where it is finite (`all_finite`: every component, on nested dual numbers), so are
+    /// both factors, and a zero tangent times either is zero already (`±0`): the `2 N` tests of the lanes
+    /// are left out for the one test of the value. `f_hessian` runs the gradient on these, and the tests
+    /// cost it a tenth (`cargo bench --bench counts -- dense`, 10 inputs on `MultiDual<f64, 8>`: 32,721
+    /// instructions a Hessian with them, 29,711 without). `chain`'s lanes keep their tests: there one test
+    /// of the slope before them measured slower, and so did this one in `Dual`'s product (one tangent, on
+    /// `f_hvp`'s Rosenbrock 134,496 against 99,531), where a test and a blend are as cheap as a branch.
     fn product(self, other: Self) -> Self {
+        let re = self.re * other.re;
+        if all_finite(re) {
+            return Self::new(
+                re,
+                core::array::from_fn(|j| self.eps[j] * other.re + other.eps[j] * self.re),
+            );
+        }
         Self::new(
-            self.re * other.re,
+            re,
             core::array::from_fn(|j| scaled(self.eps[j], other.re) + scaled(other.eps[j], self.re)),
         )
     }
@@ -148,5 +162,68 @@ impl<T: fmt::Display, const N: usize> fmt::Display for MultiDual<T, N> {
             write!(f, "{t}")?;
         }
         write!(f, "]ε")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Dual;
+
+    type M = MultiDual<f64, 3>;
+
+    /// Each lane of a product is the product of the `Dual` numbers of that lane, where the value comes out
+    /// finite (no lane tested) and where it does not (each lane tested): at points with zeros, infinities
+    /// and ordinary values, in every combination.
+    #[test]
+    fn a_product_is_the_product_of_each_lane() {
+        let values = [
+            0.0,
+            -0.0,
+            1.5,
+            -2.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+        ];
+        let lanes = [[1.0, 0.0, -0.5], [0.0, 0.0, 0.0], [2.0, f64::INFINITY, 0.0]];
+        for a in values {
+            for b in values {
+                for ta in lanes {
+                    for tb in lanes {
+                        let y = M::new(a, ta) * M::new(b, tb);
+                        for j in 0..3 {
+                            let d = Dual::new(a, ta[j]) * Dual::new(b, tb[j]);
+                            let same = |p: f64, q: f64| p == q || (p.is_nan() && q.is_nan());
+                            assert!(same(y.re, d.re), "{a} * {b}");
+                            assert!(same(y.eps[j], d.eps), "{a} * {b}, lane {j}: {ta:?} {tb:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The cases of `Dual`'s own test: a zero tangent times an infinite value is zero, a zero value times
+    /// an infinite tangent NaN (as in JAX), and, nested, `3 sqrt(x)` at 0 has the curvature `-inf`.
+    #[test]
+    fn a_product_skips_zero_tangents_of_infinite_values() {
+        let y = M::constant(2.0) * M::constant(f64::INFINITY);
+        assert_eq!((y.re, y.eps), (f64::INFINITY, [0.0; 3]));
+        let y = M::unit(2.0, 1) * M::constant(f64::INFINITY);
+        assert_eq!(y.eps, [0.0, f64::INFINITY, 0.0]);
+        let y = M::constant(0.0) * M::new(0.0, [f64::INFINITY, 0.0, 0.0]);
+        assert!(y.eps[0].is_nan(), "0 · inf of a value and a tangent");
+        assert_eq!(&y.eps[1..], &[0.0, 0.0]);
+        type D = Dual<f64>;
+        let x: MultiDual<D, 2> =
+            MultiDual::new(D::new(0.0, 1.0), [D::constant(1.0), D::constant(0.0)]);
+        let y = MultiDual::<D, 2>::constant(D::constant(3.0)) * x.sqrt();
+        assert_eq!(y.re.eps, f64::INFINITY);
+        assert_eq!(
+            (y.eps[0].re, y.eps[0].eps),
+            (f64::INFINITY, f64::NEG_INFINITY)
+        );
+        assert_eq!((y.eps[1].re, y.eps[1].eps), (0.0, 0.0));
     }
 }
