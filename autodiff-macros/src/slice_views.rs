@@ -360,6 +360,10 @@ struct View {
     aliases: HashMap<String, Alias>,
     /// The views in scope that it is bound or rebound to windows of, by name.
     outer: HashMap<String, Outer>,
+    /// The first and last tokens of its first rebinding in a loop (or first rebinding), where the windows
+    /// the user's code does not take are spanned: an error in one (`&m[a..b]` of a matrix's rows) is the
+    /// rebinding's.
+    at: (Span, Span),
 }
 
 /// `let w = &x[a..b];`, bound in a rebound local's scope, which is rebound to `w`: its bounds are kept
@@ -533,6 +537,8 @@ impl Pass {
             return None;
         }
         let forms: Vec<Option<Form>> = found.iter().map(|(a, _)| form(&a.right)).collect();
+        let first = found.iter().find(|(_, in_loop)| *in_loop).or(found.first());
+        let at = ends(first.map(|(a, _)| *a).expect("a candidate is rebound"));
         // A slice, as the syntax shows: a written `&[T]`, a range, or a `&[T]` parameter.
         let slice_param = |f: &Form| {
             self.params
@@ -615,6 +621,7 @@ impl Pass {
             sources,
             aliases,
             outer,
+            at,
         })
     }
 
@@ -720,7 +727,7 @@ impl Pass {
             }
             _ => quote!(),
         };
-        let mut stmts: Vec<Stmt> = match view.outer.get(&source.to_string()) {
+        let stmts: Vec<Stmt> = match view.outer.get(&source.to_string()) {
             // Input:  let mut input = &y[a..];    (`y` a view)
             // Output: let __input_from = a; let __input_to = y.len();
             //         let input = &y[__input_from..__input_to];
@@ -752,6 +759,7 @@ impl Pass {
                 stmts
             }
         };
+        let mut stmts = respanned(stmts, view.at);
         let depth = self.scope.len();
         stmts.extend(self.statements(view, rest));
         self.scope.truncate(depth);
@@ -879,6 +887,11 @@ impl Pass {
     //         __input_source = 1;           __input_end = __input_start + __input_to;
     //         let input = &h[__input_start..__input_end];   __input_start = __input_start + __input_from;
     fn assignment(&mut self, view: &View, assign: &syn::ExprAssign) -> Vec<Stmt> {
+        respanned(self.assigned(view, assign), ends(assign))
+    }
+
+    /// The statements of `assignment`, before they are spanned.
+    fn assigned(&mut self, view: &View, assign: &syn::ExprAssign) -> Vec<Stmt> {
         let f = form(&assign.right).expect("checked by `candidate`");
         let View {
             name,
@@ -947,6 +960,11 @@ impl Pass {
 
     /// The local bound to its view again where the syntax does not tell which window it is.
     fn again(&self, view: &View) -> Vec<Stmt> {
+        respanned(self.bound_again(view), view.at)
+    }
+
+    /// The statements of `again`, before they are spanned.
+    fn bound_again(&self, view: &View) -> Vec<Stmt> {
         let View {
             name,
             start: s,
@@ -998,6 +1016,42 @@ impl Pass {
         stmts.push(syn::parse_quote!(let #name = &#buffer[..];));
         stmts
     }
+}
+
+/// The spans of the first and last tokens of `node`.
+fn ends(node: impl quote::ToTokens) -> (Span, Span) {
+    let tokens: Vec<proc_macro2::TokenTree> = node.into_token_stream().into_iter().collect();
+    let span = |t: Option<&proc_macro2::TokenTree>| t.map_or_else(Span::call_site, |t| t.span());
+    (span(tokens.first()), span(tokens.last()))
+}
+
+// Input:  let m = &m[__m_from..__m_to];     (tokens the macro made, at its attribute)
+// Output: the same, its `&` at the rebinding's first token and its `[..]` at the last one
+/// Generated statements with their punctuation at the first of `at` and their delimiters at the last, so
+/// that an error spanned on one of their expressions (`&m[a..b]`) points from the one to the other. Names
+/// keep their spans, which decide what they resolve to.
+fn respanned(stmts: Vec<Stmt>, at: (Span, Span)) -> Vec<Stmt> {
+    use proc_macro2::{Group, TokenTree};
+    fn respan(tokens: TokenStream, at: (Span, Span)) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|t| match t {
+                TokenTree::Punct(mut p) => {
+                    p.set_span(at.0);
+                    TokenTree::Punct(p)
+                }
+                TokenTree::Group(g) => {
+                    let mut group = Group::new(g.delimiter(), respan(g.stream(), at));
+                    group.set_span(at.1);
+                    TokenTree::Group(group)
+                }
+                other => other,
+            })
+            .collect()
+    }
+    let tokens = respan(quote!(#(#stmts)*), at);
+    syn::parse::Parser::parse2(syn::Block::parse_within, tokens)
+        .expect("generated statements parse again")
 }
 
 /// The names of a window's bounds within the view it is taken of (`input = &input[from..to];`).
