@@ -149,3 +149,64 @@ fn window_of_a_slice_rebound_in_the_loop() {
         }
     }
 }
+
+#[differentiable(order = 2)]
+fn peak(xs: &[f64], n: usize) -> f64 {
+    let hi = xs[1..n - 1]
+        .iter()
+        .copied()
+        .max_by(|p, q| p.partial_cmp(q).unwrap())
+        .unwrap();
+    let lo = *xs[n / 2..n].iter().min_by(|p, q| p.total_cmp(q)).unwrap();
+    let last = *xs[..n - 1].last().unwrap();
+    let first = xs[n - 2..].first().copied().unwrap_or(0.5);
+    hi * lo + last * last + 3.0 * first
+}
+
+/// `peak`'s value and gradient by hand: the indexes of the maximum of `xs[1..n - 1]` (the last of equal
+/// ones), of the minimum of `xs[n / 2..n]` (the first), `n - 2` (last of `xs[..n - 1]`, first of `xs[n - 2..]`).
+fn peak_by_hand(xs: &[f64], n: usize) -> (f64, Vec<f64>) {
+    let mut hi = 1;
+    for k in 2..n - 1 {
+        if xs[k] >= xs[hi] {
+            hi = k;
+        }
+    }
+    let mut lo = n / 2;
+    for k in n / 2 + 1..n {
+        if xs[k] < xs[lo] {
+            lo = k;
+        }
+    }
+    let mut g = vec![0.0; xs.len()];
+    g[hi] += xs[lo];
+    g[lo] += xs[hi];
+    g[n - 2] += 2.0 * xs[n - 2] + 3.0;
+    let value = xs[hi] * xs[lo] + xs[n - 2] * xs[n - 2] + 3.0 * xs[n - 2];
+    (value, g)
+}
+
+#[test]
+fn extremes_and_ends_of_computed_sub_slices() {
+    let mut inputs = Inputs(2903);
+    for m in [4, 5, 7] {
+        for n in 3..=m {
+            for _ in 0..3 {
+                let xs: Vec<f64> = inputs.vec(m).iter().map(|v| 2.0 * v).collect();
+                let (v, g) = peak_grad(&xs, n);
+                let (value, expected) = peak_by_hand(&xs, n);
+                assert_close(v, value, ANALYTIC_TOL, "peak");
+                assert_all_close(&g, &expected, ANALYTIC_TOL, "peak'");
+                assert_fd_gradient(|p| peak(p, n), &xs, &g, "peak' fd");
+                let (_, _, h) = peak_hessian(&xs, n);
+                for i in 0..m {
+                    let column = hessian_column(|p| peak_grad(p, n).1, &xs, i);
+                    assert_all_close(&h[i], &column, 1e-6, "peak'' fd");
+                }
+                let t = inputs.vec(m);
+                let dot: f64 = (0..m).map(|i| g[i] * t[i]).sum();
+                assert_close(peak_jvp(&xs, n, t).1, dot, 1e-12, "peak jvp");
+            }
+        }
+    }
+}
