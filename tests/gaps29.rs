@@ -210,3 +210,44 @@ fn extremes_and_ends_of_computed_sub_slices() {
         }
     }
 }
+
+/// `#[differentiable]` imported under another name, on a method of a `#[differentiable]` inherent `impl`.
+mod renamed {
+    use autodiff::differentiable as ad;
+
+    pub struct Well {
+        pub k: f64,
+    }
+
+    #[autodiff::differentiable]
+    impl Well {
+        #[ad(order = 2)]
+        pub fn depth(&self, x: f64, y: f64) -> f64 {
+            self.k * x * x * y + y.sin()
+        }
+    }
+}
+
+#[test]
+fn renamed_attribute_on_a_method_of_a_differentiable_impl() {
+    let mut inputs = Inputs(2904);
+    for _ in 0..6 {
+        let (k, x, y) = (inputs.next(), 2.0 * inputs.next(), 2.0 * inputs.next());
+        let well = renamed::Well { k };
+        let (v, (dx, dy)) = well.depth_grad(x, y);
+        assert_close(v, k * x * x * y + y.sin(), ANALYTIC_TOL, "depth");
+        let expected = [2.0 * k * x * y, k * x * x + y.cos()];
+        assert_all_close(&[dx, dy], &expected, ANALYTIC_TOL, "depth'");
+        assert_fd_gradient(|p| well.depth(p[0], p[1]), &[x, y], &[dx, dy], "depth' fd");
+        let (_, _, h) = well.depth_hessian(x, y);
+        let analytic = [[2.0 * k * y, 2.0 * k * x], [2.0 * k * x, -y.sin()]];
+        let grad = |p: &[f64]| {
+            let (_, (a, b)) = well.depth_grad(p[0], p[1]);
+            vec![a, b]
+        };
+        for i in 0..2 {
+            assert_all_close(&h[i], &analytic[i], ANALYTIC_TOL, "depth''");
+            assert_all_close(&h[i], &hessian_column(grad, &[x, y], i), 1e-6, "depth'' fd");
+        }
+    }
+}

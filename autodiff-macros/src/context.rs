@@ -118,6 +118,24 @@ pub(crate) fn written_in_trait_block(name: &Ident) -> Option<TraitBlock> {
     .flatten()
 }
 
+/// The path of the attribute being expanded on `fn name` as the source writes it (`differentiable`, `ad`
+/// of `use autodiff::differentiable as ad;`); `None` where the source cannot tell.
+pub(crate) fn attribute_written(name: &Ident) -> Option<String> {
+    attribute_site(&name.to_string(), |blocks, offset| {
+        attribute_path(&blocks.text[offset..])
+    })
+    .flatten()
+}
+
+/// The path of the attribute `text` begins with: `ad` of `#[ad]`, `autodiff::differentiable` of
+/// `#[autodiff::differentiable(order = 2)]`.
+fn attribute_path(text: &str) -> Option<String> {
+    let inner = text.strip_prefix('#')?.trim_start().strip_prefix('[')?;
+    let end = inner.find(['(', ']', '='])?;
+    let path: String = inner[..end].chars().filter(|c| !c.is_whitespace()).collect();
+    (!path.is_empty()).then_some(path)
+}
+
 /// Which trait's block `header`, the words before a block's `{`, opens, if any.
 fn trait_block(header: &str) -> Option<TraitBlock> {
     let block = format!("{header} {{}}");
@@ -411,6 +429,16 @@ mod tests {
     fn at_marker(source: &str) -> bool {
         let offset = source.find("#[here]").expect("the test marks a position");
         innermost_is_impl(&scan(source).0, offset)
+    }
+
+    #[test]
+    fn attribute_paths_as_written() {
+        assert_eq!(attribute_path("#[ad] fn f()").as_deref(), Some("ad"));
+        assert_eq!(
+            attribute_path("#[ autodiff :: differentiable (order = 2)] fn f()").as_deref(),
+            Some("autodiff::differentiable")
+        );
+        assert_eq!(attribute_path("fn f()"), None);
     }
 
     #[test]
