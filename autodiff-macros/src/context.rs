@@ -159,6 +159,18 @@ fn attribute_in_impl(name: &str) -> Option<bool> {
 /// `answer` of the source file's blocks and the attribute's offset in it, where the source shows the
 /// attribute being expanded on `fn name`; `None` when it cannot tell.
 fn attribute_site<T>(name: &str, answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
+    call_site(|blocks, offset| {
+        // The span must point at an attribute on `fn name`: else it belongs to another text than the one
+        // read (a macro's expansion) or to another function (one the macro writes), and the answer would
+        // be a guess.
+        attribute_on(&blocks.text[offset..], name).then(|| answer(blocks, offset))
+    })
+    .flatten()
+}
+
+/// `answer` of the source file's blocks and the offset in it of the attribute being expanded; `None` when
+/// the source is not at hand.
+fn call_site<T>(answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
     // Outside a procedural macro (unit tests) there is no call site to ask.
     if !proc_macro::is_available() {
         return None;
@@ -190,12 +202,61 @@ fn attribute_site<T>(name: &str, answer: impl FnOnce(&Blocks, usize) -> T) -> Op
     }
     let blocks = entry.1.as_ref()?;
     let offset = offset_of(&blocks.text, line, column)?;
-    // The span must point at an attribute on `fn name`: else it belongs to another text than the one read
-    // (a macro's expansion) or to another function (one the macro writes), and the answer would be a guess.
-    if !attribute_on(&blocks.text[offset..], name) {
-        return None;
-    }
     Some(answer(blocks, offset))
+}
+
+// Input:  (the attribute on `impl B for M`, the file holding `impl A for M { #[differentiable] fn f .. }`)
+// Output: [("impl A for M", ["f"])]
+/// The `impl`s of a trait for the type written `self_ty` (tokens as `to_string` writes them) that stand
+/// before the `impl` block whose attribute is being expanded, in its file: each one's header and the names of
+/// its methods with an attribute named `differentiable`. Empty where the source is not at hand, or does not
+/// show the attribute right before an `impl`.
+pub(crate) fn trait_impls_before(self_ty: &str) -> Vec<(String, Vec<String>)> {
+    call_site(|blocks, offset| {
+        let text = &blocks.text;
+        if !text[offset..].starts_with('#') {
+            return Vec::new();
+        }
+        // The attribute's block: the first that opens after it.
+        let Some(own) = blocks
+            .blocks
+            .iter()
+            .filter(|(open, _, _)| *open > offset)
+            .min_by_key(|(open, _, _)| *open)
+        else {
+            return Vec::new();
+        };
+        if !own.2 {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        for (open, close, is_impl) in &blocks.blocks {
+            let Some(start) = blocks.headers.get(open).filter(|_| *is_impl && *close < offset) else {
+                continue;
+            };
+            let Ok(item) = syn::parse_str::<syn::ItemImpl>(&text[*start..=*close]) else {
+                continue;
+            };
+            let ty = &item.self_ty;
+            if item.trait_.is_none() || quote::quote!(#ty).to_string() != self_ty {
+                continue;
+            }
+            let marked = item.items.iter().filter_map(|member| match member {
+                syn::ImplItem::Fn(method)
+                    if method.attrs.iter().any(|a| {
+                        a.path().segments.last().is_some_and(|s| s.ident == "differentiable")
+                    }) =>
+                {
+                    Some(method.sig.ident.to_string())
+                }
+                _ => None,
+            });
+            let header = text[*start..*open].split_whitespace().collect::<Vec<_>>();
+            found.push((header.join(" "), marked.collect()));
+        }
+        found
+    })
+    .unwrap_or_default()
 }
 
 /// Does `text` begin with an attribute of a function `name`: `#`, then (before any `{`, `}` or `;`, so past

@@ -36,6 +36,10 @@
 //! attribute not known otherwise is an error at it where the block has no method marked by name, and the
 //! method's own expansion says the same where it has (`context::attribute_written`).
 //!
+//! Two traits' `impl`s for one type with a `#[differentiable]` method of the same name would both emit its
+//! items in the type's inherent `impl`s (E0592 at each): the second in the file is an error at the method,
+//! which names the first (`context::trait_impls_before`), and emits its other methods' items.
+//!
 //! Rust allows an inherent `impl` only of a type defined in the crate, whose parameters all appear in it.
 //! A self type that surely is not one (`f64`, `&Spring`, `Vec<f64>`, a tuple, a type parameter) and a
 //! parameter of the trait alone (`impl<T> Energy<T> for Spring`) are errors spanned on them, which say what
@@ -117,15 +121,26 @@ pub(crate) fn expand(attr: TokenStream, mut block: syn::ItemImpl) -> TokenStream
     if let Some(first) = names.first() {
         check_self_type(&block, first, &mut errors);
     }
+    // A clash is an error of its own: the other methods' items are emitted all the same.
+    let mut clash_errors = Errors::default();
+    let clashes = check_clashes(&block, &names, &mut clash_errors);
+    let clash_errors = clash_errors.finish().err();
+    let copies: Vec<TokenStream> = copies
+        .into_iter()
+        .zip(&names)
+        .filter(|(_, name)| !clashes.contains(name))
+        .map(|(copy, _)| copy)
+        .collect();
     if let Err(errors) = errors.finish() {
         // The trait's `impl` without the attributes: one error, not also one per generated item.
-        return quote!(#errors #block);
+        return quote!(#errors #clash_errors #block);
     }
     let (impl_generics, _, where_clause) = block.generics.split_for_impl();
     let self_ty = &block.self_ty;
     // `#[cfg(..)]` on the trait's `impl` holds for the items beside it too.
     let cfgs = block.attrs.iter().filter(|a| a.path().is_ident("cfg"));
     quote! {
+        #clash_errors
         #block
         #(#cfgs)*
         #[allow(private_interfaces, private_bounds)]
@@ -326,6 +341,36 @@ fn check_self_type(block: &syn::ItemImpl, method: &Ident, errors: &mut Errors) {
             );
         }
     }
+}
+
+/// Records an error at each of `names` (the block's differentiated methods) that a `#[differentiable]`
+/// method of another trait's `impl` for the same type, above it in the file, shares: the items of both
+/// would stand in inherent `impl`s of the type under the same names (rustc's E0592 at each of them). The
+/// names that clash.
+fn check_clashes(block: &syn::ItemImpl, names: &[Ident], errors: &mut Errors) -> Vec<Ident> {
+    let self_ty = &block.self_ty;
+    let Some((_, path, _)) = &block.trait_ else {
+        return Vec::new();
+    };
+    let mut clashes = Vec::new();
+    let own = format!("impl {} for {}", shown(path), shown(self_ty));
+    for (header, marked) in crate::context::trait_impls_before(&self_ty.to_token_stream().to_string()) {
+        for name in names.iter().filter(|n| marked.contains(&n.to_string())) {
+            errors.spanned(
+                name,
+                format!(
+                    "`#[differentiable]` on `{name}` of `{own}` emits its derivatives (`{name}_grad`, \
+                     `{name}_vjp`, ..) in an inherent `impl {ty}`, and so does `#[differentiable]` on `{name}` \
+                     of `{header}` above: a type's inherent items have one name each (rustc's E0592). Keep \
+                     `#[differentiable]` on one of them, or write the bodies as free `#[differentiable]` \
+                     functions of other names that the methods call, and call their `_grad`",
+                    ty = shown(self_ty),
+                ),
+            );
+            clashes.push(name.clone());
+        }
+    }
+    clashes
 }
 
 /// What `ty` is where it is surely not a type defined in this crate (`"a reference"`), else `None`.
