@@ -3,12 +3,17 @@
 //!    then `input = &y[t..];` in a loop) fell back to the copy, which panicked at run time for a window of
 //!    another length; `y` is now a view of its sources too, and `input`'s windows views of those
 //!    (`slice_views.rs`).
+//! 2. `max_by`/`min_by`, `max`/`min`, `last`/`first` of a sub-slice with computed bounds
+//!    (`xs[1..n - 1].iter().copied().max_by(..).unwrap()`) were refused ("cannot end a differentiable
+//!    iterator chain"); the sub-slice is bound once to a hidden local first (`std_forms.rs`).
+//! 3. `#[differentiable]` imported under another name (`use autodiff::differentiable as ad;`) on a method
+//!    of a `#[differentiable]` inherent `impl` was reported as no method marked; it expands where it stands.
 //!
 //! Every function is checked against analytic derivatives and central differences (`common`, no code
 //! shared with the macro) at several points; the `order = 2` ones also their Hessians against differences
 //! of their gradients.
 
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::redundant_slicing)]
 
 mod common;
 
@@ -109,7 +114,12 @@ fn window_of_a_rebound_slice_in_a_loop() {
                     expected[i] = 2.0;
                 }
                 assert_all_close(&h[i], &expected, ANALYTIC_TOL, "rebound_source''");
-                assert_all_close(&h[i], &hessian_column(grad, &all, i), 1e-6, "rebound_source'' fd");
+                assert_all_close(
+                    &h[i],
+                    &hessian_column(grad, &all, i),
+                    1e-6,
+                    "rebound_source'' fd",
+                );
             }
             let tangent = (inputs.vec(m), inputs.vec(2));
             let (_, dv) = rebound_source_jvp(&x, &y, tangent.clone());

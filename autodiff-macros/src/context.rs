@@ -132,7 +132,10 @@ pub(crate) fn attribute_written(name: &Ident) -> Option<String> {
 fn attribute_path(text: &str) -> Option<String> {
     let inner = text.strip_prefix('#')?.trim_start().strip_prefix('[')?;
     let end = inner.find(['(', ']', '='])?;
-    let path: String = inner[..end].chars().filter(|c| !c.is_whitespace()).collect();
+    let path: String = inner[..end]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
     (!path.is_empty()).then_some(path)
 }
 
@@ -231,7 +234,11 @@ pub(crate) fn trait_impls_before(self_ty: &str) -> Vec<(String, Vec<String>)> {
         }
         let mut found = Vec::new();
         for (open, close, is_impl) in &blocks.blocks {
-            let Some(start) = blocks.headers.get(open).filter(|_| *is_impl && *close < offset) else {
+            let Some(start) = blocks
+                .headers
+                .get(open)
+                .filter(|_| *is_impl && *close < offset)
+            else {
                 continue;
             };
             let Ok(item) = syn::parse_str::<syn::ItemImpl>(&text[*start..=*close]) else {
@@ -244,7 +251,10 @@ pub(crate) fn trait_impls_before(self_ty: &str) -> Vec<(String, Vec<String>)> {
             let marked = item.items.iter().filter_map(|member| match member {
                 syn::ImplItem::Fn(method)
                     if method.attrs.iter().any(|a| {
-                        a.path().segments.last().is_some_and(|s| s.ident == "differentiable")
+                        a.path()
+                            .segments
+                            .last()
+                            .is_some_and(|s| s.ident == "differentiable")
                     }) =>
                 {
                     Some(method.sig.ident.to_string())

@@ -68,14 +68,18 @@ pub(crate) fn expand(attr: TokenStream, mut block: syn::ItemImpl) -> TokenStream
     let marked = block.items.iter().any(
         |item| matches!(item, ImplItem::Fn(method) if method.attrs.iter().any(is_differentiable)),
     );
-    let renamed_method = block.items.iter().enumerate().find_map(|(i, item)| match item {
-        ImplItem::Fn(method) => method
-            .attrs
-            .iter()
-            .enumerate()
-            .find_map(|(at, a)| Some((i, at, maybe_renamed(a)?))),
-        _ => None,
-    });
+    let renamed_method = block
+        .items
+        .iter()
+        .enumerate()
+        .find_map(|(i, item)| match item {
+            ImplItem::Fn(method) => method
+                .attrs
+                .iter()
+                .enumerate()
+                .find_map(|(at, a)| Some((i, at, maybe_renamed(a)?))),
+            _ => None,
+        });
     match (marked, renamed_method) {
         // On an inherent `impl`, the block's attribute changes nothing: `#[ad]` expands where it stands.
         (false, Some(_)) if block.trait_.is_none() => {}
@@ -161,7 +165,11 @@ pub(crate) fn in_trait_block(method: &syn::ItemFn, block: &TraitBlock) -> TokenS
         TraitBlock::Impl(header) if written.as_deref().is_some_and(|path| !is_ours(path)) => {
             let header = header.split_whitespace().collect::<Vec<_>>().join(" ");
             let path = written.unwrap_or_default();
-            renamed(&path, name, &format!("a method of a trait's `impl` (`{header}`)"))
+            renamed(
+                &path,
+                name,
+                &format!("a method of a trait's `impl` (`{header}`)"),
+            )
         }
         TraitBlock::Impl(header) => {
             let header = header.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -208,9 +216,29 @@ fn is_ours(path: &str) -> bool {
 
 /// The attributes of the language and of this crate that are surely not `#[differentiable]` renamed.
 const NOT_RENAMED: &[&str] = &[
-    "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "doc", "inline", "cold",
-    "must_use", "track_caller", "deprecated", "no_mangle", "export_name", "link_section",
-    "target_feature", "test", "ignore", "should_panic", "custom_gradient", "gradient_of", "no_grad",
+    "allow",
+    "warn",
+    "deny",
+    "forbid",
+    "expect",
+    "cfg",
+    "cfg_attr",
+    "doc",
+    "inline",
+    "cold",
+    "must_use",
+    "track_caller",
+    "deprecated",
+    "no_mangle",
+    "export_name",
+    "link_section",
+    "target_feature",
+    "test",
+    "ignore",
+    "should_panic",
+    "custom_gradient",
+    "gradient_of",
+    "no_grad",
 ];
 
 /// An attribute of one name not known otherwise (`#[ad]`): maybe `#[differentiable]` imported under
@@ -354,7 +382,9 @@ fn check_clashes(block: &syn::ItemImpl, names: &[Ident], errors: &mut Errors) ->
     };
     let mut clashes = Vec::new();
     let own = format!("impl {} for {}", shown(path), shown(self_ty));
-    for (header, marked) in crate::context::trait_impls_before(&self_ty.to_token_stream().to_string()) {
+    for (header, marked) in
+        crate::context::trait_impls_before(&self_ty.to_token_stream().to_string())
+    {
         for name in names.iter().filter(|n| marked.contains(&n.to_string())) {
             errors.spanned(
                 name,
@@ -482,7 +512,8 @@ mod tests {
         let inherent = expanded("impl Model { #[ad(order = 2)] fn f(&self, x: f64) -> f64 { x } }");
         assert!(!inherent.contains("compile_error"), "{inherent}");
         assert!(inherent.contains("# [ad (order = 2)] fn f"), "{inherent}");
-        let of_trait = expanded("impl E for Model { #[inline] #[ad] fn f(&self, x: f64) -> f64 { x } }");
+        let of_trait =
+            expanded("impl E for Model { #[inline] #[ad] fn f(&self, x: f64) -> f64 { x } }");
         assert!(of_trait.contains("compile_error"), "{of_trait}");
         assert!(of_trait.contains("`#[ad]` on `f`"), "{of_trait}");
         assert!(!of_trait.contains("# [ad]"), "{of_trait}");
