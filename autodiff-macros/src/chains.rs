@@ -1430,10 +1430,29 @@ impl VisitMut for Desugar<'_> {
                 if (after_map && !ends(TERMINALS) && !ends(STAGES))
                     || (after_copy && !ends(TERMINALS) && !ends(STAGES) && !ends(SOURCES))
                 {
-                    self.errors.spanned(
-                        &m.method,
-                        format!("`.{name}(..)` cannot end a differentiable iterator chain: {CHAIN_HINT}"),
-                    );
+                    // What `std_forms.rs` did not read as the element it selects.
+                    let message = match name.as_str() {
+                        "max_by" | "min_by" | "max" | "min" => {
+                            let comparator = match name.ends_with("_by") {
+                                true => {
+                                    ", with the comparator `|a, b| a.partial_cmp(b).unwrap()`, \
+                                     `|a, b| a.total_cmp(b)` or `f64::total_cmp`"
+                                }
+                                false => " (of integers)",
+                            };
+                            format!(
+                                "`.{name}(..)` of an iterator is supported as the element it selects, unwrapped \
+                                 (`.unwrap()`, `.expect(..)`), after a slice's `.iter()` (maybe `.copied()` or \
+                                 `.cloned()`) of a slice, array or `Vec` named by a variable, a field or an \
+                                 element (`m[i]`), or of a sub-slice of one (`x[1..n - 1]`){comparator}: write it \
+                                 so, or find the index in a loop"
+                            )
+                        }
+                        _ => format!(
+                            "`.{name}(..)` cannot end a differentiable iterator chain: {CHAIN_HINT}"
+                        ),
+                    };
+                    self.errors.spanned(&m.method, message);
                     *expr = Self::poisoned(expr.span());
                     return;
                 }

@@ -118,6 +118,27 @@ pub(crate) fn written_in_trait_block(name: &Ident) -> Option<TraitBlock> {
     .flatten()
 }
 
+/// The path of the attribute being expanded on `fn name` as the source writes it (`differentiable`, `ad`
+/// of `use autodiff::differentiable as ad;`); `None` where the source cannot tell.
+pub(crate) fn attribute_written(name: &Ident) -> Option<String> {
+    attribute_site(&name.to_string(), |blocks, offset| {
+        attribute_path(&blocks.text[offset..])
+    })
+    .flatten()
+}
+
+/// The path of the attribute `text` begins with: `ad` of `#[ad]`, `autodiff::differentiable` of
+/// `#[autodiff::differentiable(order = 2)]`.
+fn attribute_path(text: &str) -> Option<String> {
+    let inner = text.strip_prefix('#')?.trim_start().strip_prefix('[')?;
+    let end = inner.find(['(', ']', '='])?;
+    let path: String = inner[..end]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    (!path.is_empty()).then_some(path)
+}
+
 /// Which trait's block `header`, the words before a block's `{`, opens, if any.
 fn trait_block(header: &str) -> Option<TraitBlock> {
     let block = format!("{header} {{}}");
@@ -141,6 +162,18 @@ fn attribute_in_impl(name: &str) -> Option<bool> {
 /// `answer` of the source file's blocks and the attribute's offset in it, where the source shows the
 /// attribute being expanded on `fn name`; `None` when it cannot tell.
 fn attribute_site<T>(name: &str, answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
+    call_site(|blocks, offset| {
+        // The span must point at an attribute on `fn name`: else it belongs to another text than the one
+        // read (a macro's expansion) or to another function (one the macro writes), and the answer would
+        // be a guess.
+        attribute_on(&blocks.text[offset..], name).then(|| answer(blocks, offset))
+    })
+    .flatten()
+}
+
+/// `answer` of the source file's blocks and the offset in it of the attribute being expanded; `None` when
+/// the source is not at hand.
+fn call_site<T>(answer: impl FnOnce(&Blocks, usize) -> T) -> Option<T> {
     // Outside a procedural macro (unit tests) there is no call site to ask.
     if !proc_macro::is_available() {
         return None;
@@ -172,12 +205,68 @@ fn attribute_site<T>(name: &str, answer: impl FnOnce(&Blocks, usize) -> T) -> Op
     }
     let blocks = entry.1.as_ref()?;
     let offset = offset_of(&blocks.text, line, column)?;
-    // The span must point at an attribute on `fn name`: else it belongs to another text than the one read
-    // (a macro's expansion) or to another function (one the macro writes), and the answer would be a guess.
-    if !attribute_on(&blocks.text[offset..], name) {
-        return None;
-    }
     Some(answer(blocks, offset))
+}
+
+// Input:  (the attribute on `impl B for M`, the file holding `impl A for M { #[differentiable] fn f .. }`)
+// Output: [("impl A for M", ["f"])]
+/// The `impl`s of a trait for the type written `self_ty` (tokens as `to_string` writes them) that stand
+/// before the `impl` block whose attribute is being expanded, in its file: each one's header and the names of
+/// its methods with an attribute named `differentiable`. Empty where the source is not at hand, or does not
+/// show the attribute right before an `impl`.
+pub(crate) fn trait_impls_before(self_ty: &str) -> Vec<(String, Vec<String>)> {
+    call_site(|blocks, offset| {
+        let text = &blocks.text;
+        if !text[offset..].starts_with('#') {
+            return Vec::new();
+        }
+        // The attribute's block: the first that opens after it.
+        let Some(own) = blocks
+            .blocks
+            .iter()
+            .filter(|(open, _, _)| *open > offset)
+            .min_by_key(|(open, _, _)| *open)
+        else {
+            return Vec::new();
+        };
+        if !own.2 {
+            return Vec::new();
+        }
+        let mut found = Vec::new();
+        for (open, close, is_impl) in &blocks.blocks {
+            let Some(start) = blocks
+                .headers
+                .get(open)
+                .filter(|_| *is_impl && *close < offset)
+            else {
+                continue;
+            };
+            let Ok(item) = syn::parse_str::<syn::ItemImpl>(&text[*start..=*close]) else {
+                continue;
+            };
+            let ty = &item.self_ty;
+            if item.trait_.is_none() || quote::quote!(#ty).to_string() != self_ty {
+                continue;
+            }
+            let marked = item.items.iter().filter_map(|member| match member {
+                syn::ImplItem::Fn(method)
+                    if method.attrs.iter().any(|a| {
+                        a.path()
+                            .segments
+                            .last()
+                            .is_some_and(|s| s.ident == "differentiable")
+                    }) =>
+                {
+                    Some(method.sig.ident.to_string())
+                }
+                _ => None,
+            });
+            let header = text[*start..*open].split_whitespace().collect::<Vec<_>>();
+            found.push((header.join(" "), marked.collect()));
+        }
+        found
+    })
+    .unwrap_or_default()
 }
 
 /// Does `text` begin with an attribute of a function `name`: `#`, then (before any `{`, `}` or `;`, so past
@@ -411,6 +500,16 @@ mod tests {
     fn at_marker(source: &str) -> bool {
         let offset = source.find("#[here]").expect("the test marks a position");
         innermost_is_impl(&scan(source).0, offset)
+    }
+
+    #[test]
+    fn attribute_paths_as_written() {
+        assert_eq!(attribute_path("#[ad] fn f()").as_deref(), Some("ad"));
+        assert_eq!(
+            attribute_path("#[ autodiff :: differentiable (order = 2)] fn f()").as_deref(),
+            Some("autodiff::differentiable")
+        );
+        assert_eq!(attribute_path("fn f()"), None);
     }
 
     #[test]

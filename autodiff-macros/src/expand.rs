@@ -150,6 +150,15 @@ pub(crate) fn complete_stubs(
             || !p.active
             || args.wrt.as_ref().is_some_and(|wrt| wrt.contains(&p.ident))
     };
+    // A receiver that writes `self` (`mut self`, `&mut self`) is the one error: the stand-ins are those of
+    // the method taking `self` or `&self`, of the same shapes, so that its callers get none.
+    if let (None, Some(read_only)) = (sig, read_only_receiver(item)) {
+        let mut errors = Errors::default();
+        let sig = signature::analyze(&impl_float_params(&read_only), &args, &mut errors);
+        if let Some(sig) = sig.filter(|_| errors.len() == 0) {
+            return complete_stubs(&read_only, Some(&sig), args);
+        }
+    }
     let order = args.order.clone();
     let stand_in = sig
         .filter(|sig| sig.params.iter().all(asked))
@@ -159,6 +168,20 @@ pub(crate) fn complete_stubs(
             try_expand(args, stand_in, Errors::default(), false).ok()
         });
     stand_in.unwrap_or_else(|| stubs(item, sig, order.as_ref()))
+}
+
+/// `item` taking `self` for `mut self` and `&self` for `&mut self`; `None` where its receiver (if any) writes
+/// nothing.
+fn read_only_receiver(item: &syn::ItemFn) -> Option<syn::ItemFn> {
+    let mut item = item.clone();
+    let Some(syn::FnArg::Receiver(r)) = item.sig.inputs.first_mut() else {
+        return None;
+    };
+    let mut changed = r.mutability.take().is_some();
+    if let syn::Type::Reference(reference) = &mut *r.ty {
+        changed |= reference.mutability.take().is_some();
+    }
+    changed.then_some(item)
 }
 
 /// A body for the signature of `item` that every pass accepts: each output parameter whose incoming value

@@ -30,6 +30,16 @@
 //! type is (`spring.energy_grad(x)`). On an inherent `impl` the attribute changes nothing: its methods'
 //! own attributes emit their items there.
 //!
+//! The block's attribute finds its methods' `#[differentiable]` by name: one imported under another name
+//! (`use autodiff::differentiable as ad;`, `#[ad]`) it cannot tell from another attribute. On an inherent
+//! `impl` that changes nothing (`#[ad]` expands where it stands); on a trait's `impl`, a single-segment
+//! attribute not known otherwise is an error at it where the block has no method marked by name, and the
+//! method's own expansion says the same where it has (`context::attribute_written`).
+//!
+//! Two traits' `impl`s for one type with a `#[differentiable]` method of the same name would both emit its
+//! items in the type's inherent `impl`s (E0592 at each): the second in the file is an error at the method,
+//! which names the first (`context::trait_impls_before`), and emits its other methods' items.
+//!
 //! Rust allows an inherent `impl` only of a type defined in the crate, whose parameters all appear in it.
 //! A self type that surely is not one (`f64`, `&Spring`, `Vec<f64>`, a tuple, a type parameter) and a
 //! parameter of the trait alone (`impl<T> Energy<T> for Spring`) are errors spanned on them, which say what
@@ -58,13 +68,36 @@ pub(crate) fn expand(attr: TokenStream, mut block: syn::ItemImpl) -> TokenStream
     let marked = block.items.iter().any(
         |item| matches!(item, ImplItem::Fn(method) if method.attrs.iter().any(is_differentiable)),
     );
-    if !marked {
-        errors.spanned(
+    let renamed_method = block
+        .items
+        .iter()
+        .enumerate()
+        .find_map(|(i, item)| match item {
+            ImplItem::Fn(method) => method
+                .attrs
+                .iter()
+                .enumerate()
+                .find_map(|(at, a)| Some((i, at, maybe_renamed(a)?))),
+            _ => None,
+        });
+    match (marked, renamed_method) {
+        // On an inherent `impl`, the block's attribute changes nothing: `#[ad]` expands where it stands.
+        (false, Some(_)) if block.trait_.is_none() => {}
+        // Taken off, so that it does not expand in the trait's `impl` to a second error.
+        (false, Some((i, at, path))) => {
+            if let ImplItem::Fn(method) = &mut block.items[i] {
+                let attribute = method.attrs.remove(at);
+                let place = "a method of a trait's `impl`";
+                errors.spanned(attribute, renamed(&path, &method.sig.ident, place));
+            }
+        }
+        (false, None) => errors.spanned(
             block.impl_token,
             "`#[differentiable]` on an `impl` block differentiates none of its methods by itself: write \
              `#[differentiable]` on each method to differentiate (and on the block too where it is a \
              trait's `impl`, whose methods' derivatives it puts in an inherent `impl` beside it)",
-        );
+        ),
+        (true, _) => {}
     }
     if block.trait_.is_none() || !marked {
         let errors = errors.finish().err();
@@ -92,15 +125,26 @@ pub(crate) fn expand(attr: TokenStream, mut block: syn::ItemImpl) -> TokenStream
     if let Some(first) = names.first() {
         check_self_type(&block, first, &mut errors);
     }
+    // A clash is an error of its own: the other methods' items are emitted all the same.
+    let mut clash_errors = Errors::default();
+    let clashes = check_clashes(&block, &names, &mut clash_errors);
+    let clash_errors = clash_errors.finish().err();
+    let copies: Vec<TokenStream> = copies
+        .into_iter()
+        .zip(&names)
+        .filter(|(_, name)| !clashes.contains(name))
+        .map(|(copy, _)| copy)
+        .collect();
     if let Err(errors) = errors.finish() {
         // The trait's `impl` without the attributes: one error, not also one per generated item.
-        return quote!(#errors #block);
+        return quote!(#errors #clash_errors #block);
     }
     let (impl_generics, _, where_clause) = block.generics.split_for_impl();
     let self_ty = &block.self_ty;
     // `#[cfg(..)]` on the trait's `impl` holds for the items beside it too.
     let cfgs = block.attrs.iter().filter(|a| a.path().is_ident("cfg"));
     quote! {
+        #clash_errors
         #block
         #(#cfgs)*
         #[allow(private_interfaces, private_bounds)]
@@ -115,7 +159,18 @@ pub(crate) fn expand(attr: TokenStream, mut block: syn::ItemImpl) -> TokenStream
 /// method's attribute.
 pub(crate) fn in_trait_block(method: &syn::ItemFn, block: &TraitBlock) -> TokenStream {
     let name = &method.sig.ident;
+    let written = crate::context::attribute_written(name);
     let message = match block {
+        // `#[ad]` of `use autodiff::differentiable as ad;`: the block's attribute did not see it.
+        TraitBlock::Impl(header) if written.as_deref().is_some_and(|path| !is_ours(path)) => {
+            let header = header.split_whitespace().collect::<Vec<_>>().join(" ");
+            let path = written.unwrap_or_default();
+            renamed(
+                &path,
+                name,
+                &format!("a method of a trait's `impl` (`{header}`)"),
+            )
+        }
         TraitBlock::Impl(header) => {
             let header = header.split_whitespace().collect::<Vec<_>>().join(" ");
             format!(
@@ -147,13 +202,60 @@ fn is_differentiable(attribute: &syn::Attribute) -> bool {
         .iter()
         .map(|s| s.ident.to_string())
         .collect();
+    is_ours(&segments.join("::"))
+}
+
+/// Is `path` (`autodiff::differentiable`, no spaces, maybe with a leading `::`) a name of `#[differentiable]`
+/// that the block's attribute recognises?
+fn is_ours(path: &str) -> bool {
     matches!(
-        segments
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["differentiable"] | ["autodiff", "differentiable"]
+        path.trim_start_matches("::"),
+        "differentiable" | "autodiff::differentiable"
+    )
+}
+
+/// The attributes of the language and of this crate that are surely not `#[differentiable]` renamed.
+const NOT_RENAMED: &[&str] = &[
+    "allow",
+    "warn",
+    "deny",
+    "forbid",
+    "expect",
+    "cfg",
+    "cfg_attr",
+    "doc",
+    "inline",
+    "cold",
+    "must_use",
+    "track_caller",
+    "deprecated",
+    "no_mangle",
+    "export_name",
+    "link_section",
+    "target_feature",
+    "test",
+    "ignore",
+    "should_panic",
+    "custom_gradient",
+    "gradient_of",
+    "no_grad",
+];
+
+/// An attribute of one name not known otherwise (`#[ad]`): maybe `#[differentiable]` imported under
+/// another name (`use autodiff::differentiable as ad;`), which the block's attribute cannot see.
+fn maybe_renamed(attribute: &syn::Attribute) -> Option<String> {
+    let ident = attribute.path().get_ident()?.to_string();
+    (!NOT_RENAMED.contains(&ident.as_str()) && !is_ours(&ident)).then_some(ident)
+}
+
+/// The message for `#[path]` (not a name of `#[differentiable]` that the block's attribute knows) on the
+/// method `name`, which stands in `place`.
+fn renamed(path: &str, name: &Ident, place: &str) -> String {
+    format!(
+        "`#[{path}]` on `{name}`, {place}: `#[differentiable]` on the `impl` block finds the methods to \
+         differentiate by their attribute's name, `differentiable` or `autodiff::differentiable`, and cannot \
+         see that `{path}` may be it under another name (`use autodiff::differentiable as {path};`): write \
+         `#[differentiable]` on the method"
     )
 }
 
@@ -269,6 +371,38 @@ fn check_self_type(block: &syn::ItemImpl, method: &Ident, errors: &mut Errors) {
     }
 }
 
+/// Records an error at each of `names` (the block's differentiated methods) that a `#[differentiable]`
+/// method of another trait's `impl` for the same type, above it in the file, shares: the items of both
+/// would stand in inherent `impl`s of the type under the same names (rustc's E0592 at each of them). The
+/// names that clash.
+fn check_clashes(block: &syn::ItemImpl, names: &[Ident], errors: &mut Errors) -> Vec<Ident> {
+    let self_ty = &block.self_ty;
+    let Some((_, path, _)) = &block.trait_ else {
+        return Vec::new();
+    };
+    let mut clashes = Vec::new();
+    let own = format!("impl {} for {}", shown(path), shown(self_ty));
+    for (header, marked) in
+        crate::context::trait_impls_before(&self_ty.to_token_stream().to_string())
+    {
+        for name in names.iter().filter(|n| marked.contains(&n.to_string())) {
+            errors.spanned(
+                name,
+                format!(
+                    "`#[differentiable]` on `{name}` of `{own}` emits its derivatives (`{name}_grad`, \
+                     `{name}_vjp`, ..) in an inherent `impl {ty}`, and so does `#[differentiable]` on `{name}` \
+                     of `{header}` above: a type's inherent items have one name each (rustc's E0592). Keep \
+                     `#[differentiable]` on one of them, or write the bodies as free `#[differentiable]` \
+                     functions of other names that the methods call, and call their `_grad`",
+                    ty = shown(self_ty),
+                ),
+            );
+            clashes.push(name.clone());
+        }
+    }
+    clashes
+}
+
 /// What `ty` is where it is surely not a type defined in this crate (`"a reference"`), else `None`.
 fn not_local(ty: &Type, generics: &syn::Generics) -> Option<&'static str> {
     const PRIMITIVES: &[&str] = &[
@@ -371,6 +505,19 @@ mod tests {
         let plain = expanded("impl Energy for Model { fn f(x: f64) -> f64 { x } }");
         assert_eq!(impls(&plain), 1, "{plain}");
         assert!(plain.contains("compile_error"), "{plain}");
+    }
+
+    #[test]
+    fn a_renamed_attribute_expands_in_an_inherent_impl_and_is_an_error_in_a_trait_impl() {
+        let inherent = expanded("impl Model { #[ad(order = 2)] fn f(&self, x: f64) -> f64 { x } }");
+        assert!(!inherent.contains("compile_error"), "{inherent}");
+        assert!(inherent.contains("# [ad (order = 2)] fn f"), "{inherent}");
+        let of_trait =
+            expanded("impl E for Model { #[inline] #[ad] fn f(&self, x: f64) -> f64 { x } }");
+        assert!(of_trait.contains("compile_error"), "{of_trait}");
+        assert!(of_trait.contains("`#[ad]` on `f`"), "{of_trait}");
+        assert!(!of_trait.contains("# [ad]"), "{of_trait}");
+        assert!(of_trait.contains("# [inline]"), "{of_trait}");
     }
 
     #[test]

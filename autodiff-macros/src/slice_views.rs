@@ -38,6 +38,10 @@
 //! A local rebound to a reference bound in its scope (`let ygold = &sequence[t + b..]; input = ygold;`) keeps
 //! that reference's bounds (`__ygold_start`, `__ygold_end`), since the view outlives the name.
 //!
+//! A window of another view (`y = &x[1..];` before the loop, `input = &y[t..];` in it) is a window of that
+//! view's sources: `y` is rewritten too (rebound, and the source of a local rebound in a loop), and `input`'s
+//! bounds are `y`'s start moved by the window's, its source the one `y` holds.
+//!
 //! What the rewrite cannot follow is left as written, to the copy (which a rebinding of the same length
 //! needs no more than): a source that is bound more than once, or assigned while it is a reference, or
 //! declared after the local and not shown owned; an assignment that is not a statement of its own; a local
@@ -114,6 +118,7 @@ pub(crate) fn desugar(item: &mut syn::ItemFn) {
         scope: Vec::new(),
         generated: HashSet::new(),
         failed: false,
+        views: Vec::new(),
     };
     pass.visit_block_mut(&mut item.block);
 }
@@ -327,6 +332,18 @@ struct Pass {
     generated: HashSet<String>,
     /// Whether the rewrite of the local met an assignment it cannot follow.
     failed: bool,
+    /// The views rewritten so far whose scope is the statement visited, innermost last.
+    views: Vec<Outer>,
+}
+
+/// A view rewritten before, in scope where another local is rebound to windows of it (`input = &y[t..];`, `y`
+/// itself rebound): such a window is one of `y`'s sources, at `y`'s bounds moved by the window's.
+#[derive(Clone)]
+struct Outer {
+    name: Ident,
+    start: Ident,
+    which: Option<Ident>,
+    sources: Vec<Source>,
 }
 
 /// One slice local rewritten into a view.
@@ -341,6 +358,12 @@ struct View {
     sources: Vec<Source>,
     /// The references bound in the local's scope that it is rebound to, by name.
     aliases: HashMap<String, Alias>,
+    /// The views in scope that it is bound or rebound to windows of, by name.
+    outer: HashMap<String, Outer>,
+    /// The first and last tokens of its first rebinding in a loop (or first rebinding), where the windows
+    /// the user's code does not take are spanned: an error in one (`&m[a..b]` of a matrix's rows) is the
+    /// rebinding's.
+    at: (Span, Span),
 }
 
 /// `let w = &x[a..b];`, bound in a rebound local's scope, which is rebound to `w`: its bounds are kept
@@ -352,6 +375,7 @@ struct Alias {
     end: Ident,
 }
 
+#[derive(Clone)]
 struct Source {
     name: Ident,
     /// A `&[T]` parameter, whose length cannot change: its windows need no clamp.
@@ -363,6 +387,7 @@ struct Source {
 impl VisitMut for Pass {
     fn visit_block_mut(&mut self, block: &mut syn::Block) {
         let depth = self.scope.len();
+        let views = self.views.len();
         let mut i = 0;
         while i < block.stmts.len() {
             if let Some(view) = self.candidate(&block.stmts[i], &block.stmts[i + 1..]) {
@@ -373,7 +398,15 @@ impl VisitMut for Pass {
                 match self.failed {
                     // As written: the copy's element-by-element assignment, checked at run time.
                     true => block.stmts.extend([first].into_iter().chain(rest)),
-                    false => block.stmts.extend(rewritten),
+                    false => {
+                        block.stmts.extend(rewritten);
+                        self.views.push(Outer {
+                            name: view.name,
+                            start: view.start,
+                            which: view.which,
+                            sources: view.sources,
+                        });
+                    }
                 }
             }
             // Nested blocks, with the names bound before them in scope.
@@ -384,6 +417,7 @@ impl VisitMut for Pass {
             i += 1;
         }
         self.scope.truncate(depth);
+        self.views.truncate(views);
     }
     fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
@@ -495,10 +529,16 @@ impl Pass {
             return None;
         }
         let (found, other) = assignments(rest, &name.to_string());
-        if !found.iter().any(|(_, in_loop)| *in_loop) || other {
+        // Rebound in a loop, or rebound and the source of another local rebound in a loop (`y = &x[1..];`,
+        // then `input = &y[t..];` in a loop): a view, which the other's are views of in turn.
+        let rebound_in_a_loop = found.iter().any(|(_, in_loop)| *in_loop)
+            || (!found.is_empty() && source_in_a_loop(rest, &name.to_string()));
+        if !rebound_in_a_loop || other {
             return None;
         }
         let forms: Vec<Option<Form>> = found.iter().map(|(a, _)| form(&a.right)).collect();
+        let first = found.iter().find(|(_, in_loop)| *in_loop).or(found.first());
+        let at = ends(first.map(|(a, _)| *a).expect("a candidate is rebound"));
         // A slice, as the syntax shows: a written `&[T]`, a range, or a `&[T]` parameter.
         let slice_param = |f: &Form| {
             self.params
@@ -515,14 +555,31 @@ impl Pass {
         if !is_slice {
             return None;
         }
-        let mut sources: Vec<Source> = vec![self.source(&start, true)?];
+        let mut outer: HashMap<String, Outer> = HashMap::new();
+        let mut sources: Vec<Source> = match self.outer(&start.source) {
+            Some(o) => {
+                outer.insert(o.name.to_string(), o.clone());
+                o.sources.clone()
+            }
+            None => vec![self.source(&start, true)?],
+        };
         let mut aliases: HashMap<String, Alias> = HashMap::new();
         for f in forms {
             let f = f?;
             if f.source == name
                 || sources.iter().any(|s| s.name == f.source)
                 || aliases.contains_key(&f.source.to_string())
+                || outer.contains_key(&f.source.to_string())
             {
+                continue;
+            }
+            if let Some(o) = self.outer(&f.source) {
+                for source in &o.sources {
+                    if !sources.iter().any(|s| s.name == source.name) {
+                        sources.push(source.clone());
+                    }
+                }
+                outer.insert(o.name.to_string(), o.clone());
                 continue;
             }
             let source = match self.source(&f, false) {
@@ -563,7 +620,14 @@ impl Pass {
             name,
             sources,
             aliases,
+            outer,
+            at,
         })
+    }
+
+    /// The view in scope named `name`, if one is.
+    fn outer(&self, name: &Ident) -> Option<&Outer> {
+        self.views.iter().rev().find(|o| o.name == *name)
     }
 
     /// `w` of `input = w;`, a reference bound once in `rest` by `let w = &x[a..b];` that nothing changes: the
@@ -663,14 +727,39 @@ impl Pass {
             }
             _ => quote!(),
         };
-        let mut stmts: Vec<Stmt> = vec![
-            syn::parse_quote!(let mut #s = #start;),
-            syn::parse_quote!(let mut #e = #end;),
-        ];
-        if let Some(which) = which {
-            stmts.push(syn::parse_quote!(let mut #which = 0usize;));
-        }
-        stmts.push(syn::parse_quote!(let #name #ty = &#source[#s..#e];));
+        let stmts: Vec<Stmt> = match view.outer.get(&source.to_string()) {
+            // Input:  let mut input = &y[a..];    (`y` a view)
+            // Output: let __input_from = a; let __input_to = y.len();
+            //         let input = &y[__input_from..__input_to];
+            //         let mut __input_start = __y_start + __input_from; let mut __input_end = __y_start + __input_to;
+            Some(o) => {
+                let (from, to) = moved(name);
+                let (ys, which) = (&o.start, source_index(view, o));
+                let mut stmts: Vec<Stmt> = vec![
+                    syn::parse_quote!(let #from = #start;),
+                    syn::parse_quote!(let #to = #end;),
+                    syn::parse_quote!(let #name #ty = &#source[#from..#to];),
+                    syn::parse_quote!(let mut #s = #ys + #from;),
+                    syn::parse_quote!(let mut #e = #ys + #to;),
+                ];
+                if let (Some(w), Some(which)) = (view.which.as_ref(), which) {
+                    stmts.push(syn::parse_quote!(let mut #w = #which;));
+                }
+                stmts
+            }
+            None => {
+                let mut stmts: Vec<Stmt> = vec![
+                    syn::parse_quote!(let mut #s = #start;),
+                    syn::parse_quote!(let mut #e = #end;),
+                ];
+                if let Some(which) = which {
+                    stmts.push(syn::parse_quote!(let mut #which = 0usize;));
+                }
+                stmts.push(syn::parse_quote!(let #name #ty = &#source[#s..#e];));
+                stmts
+            }
+        };
+        let mut stmts = respanned(stmts, view.at);
         let depth = self.scope.len();
         stmts.extend(self.statements(view, rest));
         self.scope.truncate(depth);
@@ -798,6 +887,11 @@ impl Pass {
     //         __input_source = 1;           __input_end = __input_start + __input_to;
     //         let input = &h[__input_start..__input_end];   __input_start = __input_start + __input_from;
     fn assignment(&mut self, view: &View, assign: &syn::ExprAssign) -> Vec<Stmt> {
+        respanned(self.assigned(view, assign), ends(assign))
+    }
+
+    /// The statements of `assignment`, before they are spanned.
+    fn assigned(&mut self, view: &View, assign: &syn::ExprAssign) -> Vec<Stmt> {
         let f = form(&assign.right).expect("checked by `candidate`");
         let View {
             name,
@@ -806,12 +900,30 @@ impl Pass {
             which,
             ..
         } = view;
+        if let Some(o) = view.outer.get(&f.source.to_string()) {
+            // Input:  input = &y[a..b];    (`y` a view)
+            // Output: let __input_from = a; let __input_to = b;
+            //         let input = &y[__input_from..__input_to];
+            //         __input_start = __y_start + __input_from; __input_end = __y_start + __input_to;
+            //         __input_source = <the index of `y`'s source among `input`'s>;
+            let (from, to) = bounds(&f);
+            let (from_name, to_name) = moved(name);
+            let (y, ys) = (&o.name, &o.start);
+            let mut stmts: Vec<Stmt> = vec![
+                syn::parse_quote!(let #from_name = #from;),
+                syn::parse_quote!(let #to_name = #to;),
+                syn::parse_quote!(let #name = &#y[#from_name..#to_name];),
+                syn::parse_quote!(#s = #ys + #from_name;),
+                syn::parse_quote!(#e = #ys + #to_name;),
+            ];
+            if let (Some(w), Some(index)) = (which, source_index(view, o)) {
+                stmts.push(syn::parse_quote!(#w = #index;));
+            }
+            return stmts;
+        }
         if f.source == *name {
             let (from, to) = bounds(&f);
-            let (from_name, to_name) = (
-                Ident::new(&format!("__{name}_from"), Span::mixed_site()),
-                Ident::new(&format!("__{name}_to"), Span::mixed_site()),
-            );
+            let (from_name, to_name) = moved(name);
             return vec![
                 syn::parse_quote!(let #from_name = #from;),
                 syn::parse_quote!(let #to_name = #to;),
@@ -848,6 +960,11 @@ impl Pass {
 
     /// The local bound to its view again where the syntax does not tell which window it is.
     fn again(&self, view: &View) -> Vec<Stmt> {
+        respanned(self.bound_again(view), view.at)
+    }
+
+    /// The statements of `again`, before they are spanned.
+    fn bound_again(&self, view: &View) -> Vec<Stmt> {
         let View {
             name,
             start: s,
@@ -899,6 +1016,113 @@ impl Pass {
         stmts.push(syn::parse_quote!(let #name = &#buffer[..];));
         stmts
     }
+}
+
+/// The spans of the first and last tokens of `node`.
+fn ends(node: impl quote::ToTokens) -> (Span, Span) {
+    let tokens: Vec<proc_macro2::TokenTree> = node.into_token_stream().into_iter().collect();
+    let span = |t: Option<&proc_macro2::TokenTree>| t.map_or_else(Span::call_site, |t| t.span());
+    (span(tokens.first()), span(tokens.last()))
+}
+
+// Input:  let m = &m[__m_from..__m_to];     (tokens the macro made, at its attribute)
+// Output: the same, its `&` at the rebinding's first token and its `[..]` at the last one
+/// Generated statements with their punctuation at the first of `at` and their delimiters at the last, so
+/// that an error spanned on one of their expressions (`&m[a..b]`) points from the one to the other. Names
+/// keep their spans, which decide what they resolve to.
+fn respanned(stmts: Vec<Stmt>, at: (Span, Span)) -> Vec<Stmt> {
+    use proc_macro2::{Group, TokenTree};
+    fn respan(tokens: TokenStream, at: (Span, Span)) -> TokenStream {
+        tokens
+            .into_iter()
+            .map(|t| match t {
+                TokenTree::Punct(mut p) => {
+                    p.set_span(at.0);
+                    TokenTree::Punct(p)
+                }
+                TokenTree::Group(g) => {
+                    let mut group = Group::new(g.delimiter(), respan(g.stream(), at));
+                    group.set_span(at.1);
+                    TokenTree::Group(group)
+                }
+                other => other,
+            })
+            .collect()
+    }
+    let tokens = respan(quote!(#(#stmts)*), at);
+    syn::parse::Parser::parse2(syn::Block::parse_within, tokens)
+        .expect("generated statements parse again")
+}
+
+/// The names of a window's bounds within the view it is taken of (`input = &input[from..to];`).
+fn moved(name: &Ident) -> (Ident, Ident) {
+    (
+        Ident::new(&format!("__{name}_from"), Span::mixed_site()),
+        Ident::new(&format!("__{name}_to"), Span::mixed_site()),
+    )
+}
+
+// Input:  (`y`'s sources `[w, x]`, `input`'s `[x, w]`)
+// Output: if __y_source == 0 { 1usize } else { 0usize }
+/// The index among `view`'s sources of the one that the view `o` holds now (`None` where `view` has one).
+fn source_index(view: &View, o: &Outer) -> Option<TokenStream> {
+    view.which.as_ref()?;
+    let index = |source: &Source| {
+        view.sources
+            .iter()
+            .position(|s| s.name == source.name)
+            .expect("every source of a view taken from is listed")
+    };
+    let Some(w) = &o.which else {
+        let i = index(&o.sources[0]);
+        return Some(quote!(#i));
+    };
+    let mut chain = quote!();
+    for (k, source) in o.sources.iter().enumerate().rev() {
+        let i = index(source);
+        chain = match chain.is_empty() {
+            true => quote!(#i),
+            false => quote!(if #w == #k { #i } else { #chain }),
+        };
+    }
+    Some(chain)
+}
+
+/// Is `name` the source of a window that another local is assigned in a loop (`input = &name[t..];`)?
+fn source_in_a_loop(stmts: &[Stmt], name: &str) -> bool {
+    struct Finder<'n> {
+        name: &'n str,
+        loops: usize,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
+                    self.loops += 1;
+                    syn::visit::visit_expr(self, expr);
+                    self.loops -= 1;
+                }
+                Expr::Assign(a) if self.loops > 0 => {
+                    self.found |= path_name(&a.left).as_deref() != Some(self.name)
+                        && form(&a.right).is_some_and(|f| f.source == self.name);
+                    syn::visit::visit_expr(self, expr);
+                }
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder {
+        name,
+        loops: 0,
+        found: false,
+    };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
 }
 
 // Input:  let ygold = &sequence[t + b..t + 2 * b];
@@ -1061,12 +1285,39 @@ mod tests {
     }
 
     #[test]
+    fn a_window_of_a_rebound_view_is_a_window_of_its_sources() {
+        let body = rewritten(syn::parse_quote! {
+            fn f(x: &[f64], mut y: &[f64]) -> f64 {
+                y = &x[1..];
+                let mut input = &x[..];
+                for t in 0..3 { input = &y[t..]; }
+                input[0]
+            }
+        });
+        // `y` (rebound outside the loop) is a view of `[y's parameter, x]`, `input` one of `[x, y's parameter]`.
+        assert!(
+            body.contains("__y_start = 1 ; __y_end = x . len () ; __y_source = 1usize ;"),
+            "{body}"
+        );
+        assert!(
+            body.contains(
+                "let input = & y [__input_from .. __input_to] ; \
+                 __input_start = __y_start + __input_from ; \
+                 __input_end = __y_start + __input_to ; \
+                 __input_source = if __y_source == 0usize { 1usize } else { 0usize } ;"
+            ),
+            "{body}"
+        );
+    }
+
+    #[test]
     fn what_cannot_be_followed_is_left_as_written() {
         for item in [
-            // A source assigned in the function.
+            // A source bound twice.
             syn::parse_quote! {
-                fn f(x: &[f64], mut y: &[f64]) -> f64 {
-                    y = &x[1..];
+                fn f(x: &[f64]) -> f64 {
+                    let y = &x[1..];
+                    let y = &y[1..];
                     let mut input = &x[..];
                     for t in 0..3 { input = &y[t..]; }
                     input[0]

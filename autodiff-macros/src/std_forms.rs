@@ -262,10 +262,7 @@ impl Forms {
                 }
             });
         }
-        let x = &call.receiver;
-        if !pure_window(x) {
-            return None;
-        }
+        let (window, x) = reread(&call.receiver)?;
         let index: Expr = match call.method.to_string().as_str() {
             "first" => syn::parse_quote_spanned!(span=> 0),
             "last" => syn::parse_quote_spanned!(span=> #x.len() - 1),
@@ -280,6 +277,7 @@ impl Forms {
         let d = self.fresh("default");
         let chosen: Expr = syn::parse_quote_spanned! {span=>
             {
+                #window
                 let #d = #value;
                 if #x.is_empty() { #d } else { #x[#index] }
             }
@@ -330,7 +328,7 @@ impl Forms {
     //         }]
     /// The element `x.iter().max_by(cmp)`, `.min_by(cmp)`, `.max()` or `.min()` (maybe after `.copied()` or
     /// `.cloned()`) unwrapped selects, of a slice, array or `Vec` named by a place without effects or a
-    /// sub-slice of one with plain bounds (`x[1..]`, [`pure_window`]): read at
+    /// sub-slice of one (`x[1..]`, `xs[1..n - 1]`, [`reread`]): read at
     /// the index a loop finds, by reference where the `Option` held one. The comparator is one of
     /// `|a, b| a.partial_cmp(b).unwrap()` and `|a, b| a.total_cmp(b)` (its parameters maybe `&a`, either
     /// order) or `f64::total_cmp`; `.max()` and `.min()` are of integers (`Ord`), compared by `>`. As
@@ -359,10 +357,11 @@ impl Forms {
         let Expr::MethodCall(iter) = iter else {
             return None;
         };
-        if iter.method != "iter" || !iter.args.is_empty() || !pure_window(&iter.receiver) {
+        if iter.method != "iter" || !iter.args.is_empty() {
             return None;
         }
-        let x = &*iter.receiver;
+        let (window, x) = reread(&iter.receiver)?;
+        let x = &x;
         let best = self.fresh("best");
         let next = self.fresh("next");
         let (kept, new): (Expr, Expr) =
@@ -406,10 +405,7 @@ impl Forms {
                 #best
             }
         };
-        Some(match by_value {
-            true => syn::parse_quote_spanned!(span=> #x[#index]),
-            false => syn::parse_quote_spanned!(span=> &#x[#index]),
-        })
+        Some(element(window, x, &index, by_value, span))
     }
 
     // Input:  let (l, r) = x.split_at(m);
@@ -543,7 +539,7 @@ fn copied_receiver(r: &Expr) -> (&Expr, bool) {
 // Output: x[x.len() - 1]           x[0]                             &x[x.len() - 1]
 /// The element `x.last()` or `x.first()` unwrapped (`.unwrap()`, `.expect(..)`, maybe after `.copied()` or
 /// `.cloned()`) reads, of a slice, array or `Vec` named by a place without effects or a sub-slice of one
-/// with plain bounds ([`pure_window`]) (`x`, `self.w`, `x[1..]`,
+/// ([`reread`]) (`x`, `self.w`, `x[1..]`, `x[1..n - 1]`,
 /// `m[i]`): the element by index, by reference where the `Option` held one. An empty `x` panics where
 /// `unwrap` would: `x.len() - 1` overflows (or, with overflow checks off, the index is out of bounds),
 /// `x[0]` is out of bounds.
@@ -555,19 +551,53 @@ fn end_element(m: &syn::ExprMethodCall) -> Option<Expr> {
     let Expr::MethodCall(end) = option else {
         return None;
     };
-    if !end.args.is_empty() || end.turbofish.is_some() || !pure_window(&end.receiver) {
+    if !end.args.is_empty() || end.turbofish.is_some() {
         return None;
     }
-    let x = &end.receiver;
+    let (window, x) = reread(&end.receiver)?;
+    let x = &x;
     let index: Expr = match end.method.to_string().as_str() {
         "first" => syn::parse_quote_spanned!(end.method.span()=> 0),
         "last" => syn::parse_quote_spanned!(end.method.span()=> #x.len() - 1),
         _ => return None,
     };
-    Some(match by_value {
-        true => syn::parse_quote_spanned!(end.method.span()=> #x[#index]),
-        false => syn::parse_quote_spanned!(end.method.span()=> &#x[#index]),
-    })
+    Some(element(window, x, &index, by_value, end.method.span()))
+}
+
+// Input:  xs[1..n - 1]                                   x[1..]
+// Output: let __window = &xs[1..n - 1];   and  __window   (nothing)  and  x[1..]
+/// `x`, a receiver that a rewrite reads several times (`x.len()`, `x[best]`), as it may be read so: itself
+/// where it is a [`pure_window`]; a sub-slice of a place without effects whose bounds are computed
+/// (`xs[1..n - 1]`) bound once to a hidden name, the `let` that binds it first, so that its bounds are
+/// evaluated once, where the user's code evaluates them, and panic there. `None` for any other receiver.
+fn reread(x: &Expr) -> Option<(Option<Stmt>, Expr)> {
+    if pure_window(x) {
+        return Some((None, x.clone()));
+    }
+    let Expr::Index(i) = strip_parens(x) else {
+        return None;
+    };
+    if !matches!(strip_parens(&i.index), Expr::Range(_)) || !pure_place(&i.expr) {
+        return None;
+    }
+    let window = syn::Ident::new("__window", Span::mixed_site());
+    Some((
+        Some(syn::parse_quote!(let #window = &#x;)),
+        syn::parse_quote!(#window),
+    ))
+}
+
+// Input:  (`x`, `__window` of `xs[1..n - 1]`, an index `i`)
+// Output: x[i]  or  &x[i]      { let __window = &xs[1..n - 1]; __window[i] }  or  &{ .. }
+/// The element of `x` at `index`, after `window` (of [`reread`]) where there is one; by reference unless
+/// `by_value`, then to the element's value (the macro reads elements, not references to them).
+fn element(window: Option<Stmt>, x: &Expr, index: &Expr, by_value: bool, span: Span) -> Expr {
+    match (window, by_value) {
+        (None, true) => syn::parse_quote_spanned!(span=> #x[#index]),
+        (None, false) => syn::parse_quote_spanned!(span=> &#x[#index]),
+        (Some(window), true) => syn::parse_quote_spanned!(span=> { #window #x[#index] }),
+        (Some(window), false) => syn::parse_quote_spanned!(span=> &{ #window #x[#index] }),
+    }
 }
 
 /// Is `e` a place without effects ([`pure_place`]) or a sub-slice of one whose bounds are names or literals
@@ -1148,8 +1178,11 @@ mod tests {
         // Of a sub-slice with plain bounds too.
         let out = rewrite("{ let a = x[1..].last().copied().unwrap_or(0.0); }");
         assert!(out.contains("if x [1 ..] . is_empty () { __default_1 } else { x [1 ..] [x [1 ..] . len () - 1] }"), "{out}");
+        // Of a sub-slice with computed bounds: the sub-slice bound once, first.
+        let out = rewrite("{ let a = x[1..n - 1].last().copied().unwrap_or(0.0); }");
+        assert!(out.contains("let a = { let __window = & x [1 .. n - 1] ; let __default_1 = 0.0 ; if __window . is_empty () { __default_1 } else { __window [__window . len () - 1] } } ;"), "{out}");
         // Not of a named place, or another default form: left to the lowering, which reports it.
-        let out = rewrite("{ let a = x[1..n - 1].last().copied().unwrap_or(0.0); let b = s.pop().unwrap_or_default(); }");
+        let out = rewrite("{ let a = f(x)[1..].last().copied().unwrap_or(0.0); let b = s.pop().unwrap_or_default(); }");
         assert!(
             out.contains("unwrap_or (0.0)") && out.contains("unwrap_or_default ()"),
             "{out}"
@@ -1262,7 +1295,8 @@ mod tests {
             "{ let m = x.iter().copied().min_by(|a, b| b.partial_cmp(a).unwrap()).unwrap(); }",
         );
         assert!(out.contains("if x [__next_2] > x [__best_1] {"), "{out}");
-        // Of a sub-slice with plain bounds, written again at each read; not one with computed bounds.
+        // Of a sub-slice with plain bounds, written again at each read; one with computed bounds bound once,
+        // first.
         let out = rewrite("{ let m = *x[1..k].iter().max_by(|a, b| a.total_cmp(b)).unwrap(); }");
         assert!(
             out.contains("for __next_2 in 1 .. x [1 .. k] . len ()"),
@@ -1270,6 +1304,12 @@ mod tests {
         );
         let out =
             rewrite("{ let m = *x[1..k + 1].iter().max_by(|a, b| a.total_cmp(b)).unwrap(); }");
+        assert!(
+            out.starts_with("{ let m = ({ let __window = & x [1 .. k + 1] ; __window [{")
+                && out.contains("for __next_2 in 1 .. __window . len ()"),
+            "{out}"
+        );
+        let out = rewrite("{ let m = *f(x)[1..].iter().max_by(|a, b| a.total_cmp(b)).unwrap(); }");
         assert!(out.contains("max_by"), "{out}");
         let out = rewrite("{ let m = *x[1..].last().unwrap(); }");
         assert_eq!(out, "{ let m = x [1 ..] [x [1 ..] . len () - 1] ; }");

@@ -959,9 +959,9 @@ impl Lowering<'_> {
                     format!(
                         "`.{name}()` is supported unwrapped (`*x.{name}().unwrap()`, `x.{name}().copied().unwrap()`, \
                          `.expect(..)`) or with a default (`x.{name}().copied().unwrap_or(d)`) of a slice, array \
-                         or `Vec` named by a variable, a field or an element (`m[i]`), or a sub-slice of one whose \
-                         bounds are names or literals (`x[1..]`, `x[i..n]`): bind this one to a variable first, or \
-                         index it (`x[0]`, `x[x.len() - 1]`)"
+                         or `Vec` named by a variable, a field or an element (`m[i]`), or a sub-slice of one \
+                         (`x[1..]`, `x[i..n - 1]`): bind this one to a variable first, or index it (`x[0]`, \
+                         `x[x.len() - 1]`)"
                     ),
                 );
                 Self::poisoned()

@@ -3,7 +3,8 @@ use autodiff::differentiable;
 // `s.pop()` of a local `Vec` is supported unwrapped, with a default (`unwrap_or(d)`), tested by `if let`,
 // `while let` or `let .. else`, or as a statement; here its `Option` is used otherwise
 // (`unwrap_or_default`). And `.last()`/`.first()` are refused of a slice that is not named or a sub-slice of a
-// named one with bounds that are names or literals (`x[1..]` works), unwrapped or with a default.
+// named one (`x[1..]`, `x[1..x.len() - 1]` work: tests/gaps29.rs), unwrapped or with a default, and so are
+// `.max_by(..)` and `.min_by(..)` (whose error said they cannot end a chain).
 #[differentiable]
 fn top(x: &[f64]) -> f64 {
     let mut s = Vec::new();
@@ -15,11 +16,17 @@ fn top(x: &[f64]) -> f64 {
 }
 
 #[differentiable]
-fn last_or_first(x: &[f64]) -> f64 {
-    x[1..x.len() - 1].last().copied().unwrap_or(0.0) + *x[1..x.len()].first().unwrap()
+fn last_or_first(m: &[Vec<f64>], i: usize) -> f64 {
+    m[i + 1][1..].last().copied().unwrap_or(0.0) + *m[i + 1].first().unwrap()
+}
+
+#[differentiable]
+fn peak(m: &[Vec<f64>], i: usize) -> f64 {
+    m[i + 1].iter().copied().max_by(|p, q| p.partial_cmp(q).unwrap()).unwrap()
 }
 
 fn main() {
     let _ = top_grad(&[1.0, 2.0]);
-    let _ = last_or_first_grad(&[1.0, 2.0]);
+    let _ = last_or_first_grad(&[vec![1.0, 2.0]], 0);
+    let _ = peak_grad(&[vec![1.0, 2.0]], 0);
 }
