@@ -55,8 +55,8 @@ use syn::{Expr, Ident, Pat, Stmt};
 /// A parameter taken by shared reference to a slice, `Vec` or array and declared `mut` is rebound, not
 /// written (`&[T]` cannot be written through): it is a slice local bound to the parameter, which the
 /// rest of this pass makes a view into the parameter where a loop rebinds it, so that the gradient has
-/// the parameter's full length.
-fn rebound_params(item: &mut syn::ItemFn) {
+/// the parameter's full length. Returns their names.
+fn rebound_params(item: &mut syn::ItemFn) -> HashSet<String> {
     let mut rebound = Vec::new();
     for input in &mut item.sig.inputs {
         let syn::FnArg::Typed(t) = input else {
@@ -75,6 +75,7 @@ fn rebound_params(item: &mut syn::ItemFn) {
             }
         }
     }
+    let names = rebound.iter().map(|name| name.to_string()).collect();
     // Through a name of its own: a source bound once (`let mut xs = xs;` binds `xs` twice).
     for (i, name) in rebound.into_iter().enumerate() {
         let whole = quote::format_ident!("__{}_whole", crate::naming::unraw(&name));
@@ -85,11 +86,12 @@ fn rebound_params(item: &mut syn::ItemFn) {
             .stmts
             .insert(2 * i + 1, syn::parse_quote!(let mut #name = #whole;));
     }
+    names
 }
 
 /// `item`'s body with each slice local that a loop rebinds rewritten into a view; errors for what cannot be.
 pub(crate) fn desugar(item: &mut syn::ItemFn) {
-    rebound_params(item);
+    let rebound = rebound_params(item);
     if !rebinds_in_a_loop(&item.block) {
         return;
     }
@@ -113,6 +115,7 @@ pub(crate) fn desugar(item: &mut syn::ItemFn) {
         zero,
         scope: Vec::new(),
         generated: HashSet::new(),
+        rebound,
         failed: false,
     };
     pass.visit_block_mut(&mut item.block);
@@ -325,6 +328,9 @@ struct Pass {
     scope: Vec<String>,
     /// The names of the bounds this pass declared, which are no slice locals.
     generated: HashSet<String>,
+    /// The slice parameters declared `mut` (`rebound_params`): bound once, by the `let` that opens the
+    /// body (the parameter's own binding is not read again).
+    rebound: HashSet<String>,
     /// Whether the rewrite of the local met an assignment it cannot follow.
     failed: bool,
 }
@@ -515,7 +521,7 @@ impl Pass {
         if !is_slice {
             return None;
         }
-        let mut sources: Vec<Source> = vec![self.source(&start, true)?];
+        let mut sources: Vec<Source> = vec![self.source(&start, true, rest)?];
         let mut aliases: HashMap<String, Alias> = HashMap::new();
         for f in forms {
             let f = f?;
@@ -525,7 +531,7 @@ impl Pass {
             {
                 continue;
             }
-            let source = match self.source(&f, false) {
+            let source = match self.source(&f, false, rest) {
                 Some(source) => source,
                 None => {
                     // `input = w;` of a `let w = &x[a..b];` in the local's scope: the view of `w`'s window.
@@ -598,19 +604,24 @@ impl Pass {
         if target.source == *name || target.source == f.source {
             return None;
         }
-        let of = self.source(&target, false)?;
+        let of = self.source(&target, false, rest)?;
         Some((target, of))
     }
 
     /// The source of a form assigned to `name` (`initial`: of its `let`), or the error that says why it cannot
-    /// be followed.
-    fn source(&self, f: &Form, initial: bool) -> Option<Source> {
+    /// be followed. `rest` is the local's scope: a source assigned only outside it (a slice local or `mut`
+    /// slice parameter rebound before the local's `let`) holds one slice wherever the local is alive.
+    fn source(&self, f: &Form, initial: bool, rest: &[Stmt]) -> Option<Source> {
         let key = f.source.to_string();
         let bindings = self.facts.bindings.get(&key).copied().unwrap_or(0);
-        let changed = self.facts.changed.contains(&key);
+        let changed = self.facts.changed.contains(&key) && {
+            let (found, other) = assignments(rest, &key);
+            !found.is_empty() || other
+        };
         let declared_before = self.scope.contains(&key);
         let param = self.params.get(&key).filter(|_| bindings == 0);
-        let bindings = bindings + usize::from(self.params.contains_key(&key));
+        let bindings =
+            bindings + usize::from(self.params.contains_key(&key) && !self.rebound.contains(&key));
         let source = |fixed, everywhere| Source {
             name: f.source.clone(),
             fixed,
@@ -1061,15 +1072,34 @@ mod tests {
     }
 
     #[test]
+    fn a_source_rebound_before_the_local_is_followed() {
+        // `xs` (a `mut` parameter) and `y` are assigned before `view`'s `let` only: one slice each
+        // wherever `view` is alive.
+        let body = rewritten(syn::parse_quote! {
+            fn f(a: f64, mut xs: &[f64]) -> f64 {
+                xs = &xs[1..];
+                let mut y = &xs[..];
+                y = &y[1..];
+                let mut view = &xs[..2];
+                for t in 0..2 { acc += view[0]; view = &y[t..t + 1]; }
+                acc + view[0]
+            }
+        });
+        assert!(body.contains("let mut __view_source = 0usize ;"), "{body}");
+        assert!(body.contains("__view_start = t ;"), "{body}");
+        assert!(!body.contains("view = & y [t .. t + 1]"), "{body}");
+    }
+
+    #[test]
     fn what_cannot_be_followed_is_left_as_written() {
         for item in [
-            // A source assigned in the function.
+            // A source assigned in the local's scope.
             syn::parse_quote! {
                 fn f(x: &[f64], mut y: &[f64]) -> f64 {
-                    y = &x[1..];
                     let mut input = &x[..];
                     for t in 0..3 { input = &y[t..]; }
-                    input[0]
+                    y = &x[1..];
+                    input[0] + y[0]
                 }
             },
             // An assignment inside an expression.
