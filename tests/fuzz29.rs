@@ -11,6 +11,8 @@
 //! shared with the macro) at several points, and at `order = 2` its Hessian against differences of its
 //! gradient.
 
+#![allow(clippy::needless_range_loop, clippy::redundant_slicing)]
+
 mod common;
 
 use autodiff::differentiable;
