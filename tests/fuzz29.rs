@@ -6,6 +6,9 @@
 //!    `#[differentiable]` function assigned a `Vec` of another length to `view7` in a loop". A source
 //!    assigned only outside the local's scope holds one slice wherever the local is alive, and a `mut`
 //!    slice parameter is bound once (by the `let` that opens the body), so the local is a view of it now.
+//! 2. a view rebound in a loop to a window of a sub-slice whose range has an end (`view = &xs[..k][t..];`)
+//!    was not followed either (only `&xs[a..][r]` was one range of `xs`) and panicked the same way; where the
+//!    inner range has no end, `&xs[a..b][c..]` is `&xs[a + c..b]`, which panics where the two would.
 //!
 //! Every function is checked against analytic derivatives and central differences (`common`, no code
 //! shared with the macro) at several points, and at `order = 2` its Hessian against differences of its
@@ -58,6 +61,17 @@ fn local_rebound_then_viewed(xs: &[f64], ys: &[f64]) -> f64 {
         view = &y[t..t + 2];
     }
     s * view[1]
+}
+
+#[differentiable(order = 2)]
+fn windows_of_a_prefix(a: f64, xs: &[f64], k: usize) -> f64 {
+    let mut acc = 0.0;
+    let mut view = &xs[..1];
+    for t in 0..3 {
+        acc += a * view[0] * view[view.len() - 1];
+        view = &xs[..k][t..];
+    }
+    acc + view[0]
 }
 
 /// The Hessian `m` of a function of the flat point `at` against central differences of its gradient.
@@ -161,5 +175,41 @@ fn view_of_a_slice_local_rebound_before() {
         };
         let at: Vec<f64> = x.iter().chain(&y).copied().collect();
         assert_hessian(&m, flat, &at, "local_rebound'' fd");
+    }
+}
+
+#[test]
+fn view_of_a_window_of_a_prefix() {
+    let mut inputs = Inputs(2904);
+    for k in 3..=5 {
+        for _ in 0..6 {
+            let a = 2.0 * inputs.next();
+            let x: Vec<f64> = (0..5).map(|_| 2.0 * inputs.next()).collect();
+            // Windows [x0], x[0..k], x[1..k], x[2..k]: a (x0^2 + x0 x_(k-1) + x1 x_(k-1)) + x2.
+            let l = x[k - 1];
+            let value = a * (x[0] * x[0] + x[0] * l + x[1] * l) + x[2];
+            let (v, (da, dx)) = windows_of_a_prefix_grad(a, &x, k);
+            assert_close(v, value, ANALYTIC_TOL, "prefix");
+            assert_close(
+                da,
+                x[0] * x[0] + x[0] * l + x[1] * l,
+                ANALYTIC_TOL,
+                "prefix' a",
+            );
+            let mut expected = vec![0.0; 5];
+            expected[0] += a * (2.0 * x[0] + l);
+            expected[1] += a * l;
+            expected[k - 1] += a * (x[0] + x[1]);
+            expected[2] += 1.0;
+            assert_all_close(&dx, &expected, ANALYTIC_TOL, "prefix' xs");
+            assert_fd_gradient(|p| windows_of_a_prefix(a, p, k), &x, &dx, "prefix' fd");
+            let (_, _, m) = windows_of_a_prefix_hessian(a, &x, k);
+            let flat = |p: &[f64]| {
+                let (_, (da, dx)) = windows_of_a_prefix_grad(p[0], &p[1..], k);
+                std::iter::once(da).chain(dx).collect::<Vec<f64>>()
+            };
+            let at: Vec<f64> = std::iter::once(a).chain(x.iter().copied()).collect();
+            assert_hessian(&m, flat, &at, "prefix'' fd");
+        }
     }
 }

@@ -281,12 +281,13 @@ fn form(expr: &Expr) -> Option<Form> {
     })
 }
 
-// Input:  &xs[1..][1..2]        &xs[k..][..]        &xs[..][2..]
-// Output: &xs[1 + 1..1 + 2]     &xs[k..]            &xs[2..]
+// Input:  &xs[1..][1..2]        &xs[k..][..]        &xs[..][2..]     &xs[..k][t..]     &xs[a..b][1..]
+// Output: &xs[1 + 1..1 + 2]     &xs[k..]            &xs[2..]         &xs[t..k]         &xs[a + (1)..b]
 /// `s[a..][r]` (or `s[..][r]`) as one range of `s`, where `a` is a name or a literal (read twice): `s[a + r]`,
 /// which panics where the two sub-slices would (`a + r.end <= s.len()` exactly when `a <= s.len()` and
-/// `r.end <= s.len() - a`). Not with an end on the outer range, whose own bound check the one range would
-/// drop.
+/// `r.end <= s.len() - a`). With an end on the outer range only where `r` has none: `s[a..b][c..]` is
+/// `s[a + c..b]`, which panics where they would (`a + c <= b <= s.len()`); with an end on both, the one
+/// range would drop the outer range's own bound check.
 fn composed<'a>(inner: &'a Expr, range: &syn::ExprRange) -> Option<(&'a Expr, syn::ExprRange)> {
     let Expr::Index(i) = strip_parens(inner) else {
         return None;
@@ -294,7 +295,7 @@ fn composed<'a>(inner: &'a Expr, range: &syn::ExprRange) -> Option<(&'a Expr, sy
     let Expr::Range(outer) = strip_parens(&i.index) else {
         return None;
     };
-    if outer.end.is_some() {
+    if outer.end.is_some() && range.end.is_some() {
         return None;
     }
     let offset = match outer.start.as_deref().map(strip_parens) {
@@ -312,6 +313,11 @@ fn composed<'a>(inner: &'a Expr, range: &syn::ExprRange) -> Option<(&'a Expr, sy
     let mut one = range.clone();
     one.start = shifted(&range.start);
     one.end = range.end.as_ref().and_then(|_| shifted(&range.end));
+    if outer.end.is_some() {
+        // `r` has no end: the outer range's, as it is (`..b` or `..=b`).
+        one.end = outer.end.clone();
+        one.limits = outer.limits;
+    }
     Some((strip_parens(&i.expr), one))
 }
 
@@ -1019,6 +1025,37 @@ mod tests {
             body.contains("__view_start = k ; __view_end = xs . len () ;"),
             "{body}"
         );
+        let body = rewritten(syn::parse_quote! {
+            fn v2(xs: &[f64], k: usize) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[..k][t..]; }
+                acc
+            }
+        });
+        assert!(
+            body.contains("__view_start = t ; __view_end = k ;"),
+            "{body}"
+        );
+        let body = rewritten(syn::parse_quote! {
+            fn v3(xs: &[f64], k: usize) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[1..=k][t..]; }
+                acc
+            }
+        });
+        assert!(
+            body.contains("__view_start = 1 + (t) ; __view_end = (k) + 1 ;"),
+            "{body}"
+        );
+        // Both ends: left as written (copied).
+        let body = rewritten(syn::parse_quote! {
+            fn v4(xs: &[f64], k: usize) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[..k][t..t + 1]; }
+                acc
+            }
+        });
+        assert!(body.contains("view = & xs [.. k] [t .. t + 1]"), "{body}");
     }
 
     #[test]
