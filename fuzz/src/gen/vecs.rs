@@ -1440,13 +1440,16 @@ impl Gen {
             .push(raw(format!("let mut {view} = {first};"), vec![]));
         let m = self.rng.range(1, 3);
         let t = self.name("t");
-        // The windows assigned in the loop, each at least `min_len` long at every `t < m`; a window of
-        // a sub-slice expression only where its range has no end (`&xs[1..][t..t + 2]`, one range of
-        // `xs`; `&xs[..k][..]` is not followed as a view).
-        let mut seqs = self.seqs(b, 1);
-        seqs.retain(|s| !s.sub || s.open);
+        // The windows assigned in the loop, each at least `min_len` long at every `t < m`; of a
+        // sub-slice expression, one range of its source (`&xs[1..][t..t + 2]`, `&xs[..k][t..]`): a window
+        // with an end only of a sub-slice without one (`&xs[..k][t..t + 1]` is not followed as a view).
+        let seqs = self.seqs(b, 1);
         let s = self.rng.pick(&seqs).clone();
-        let (window, wlen) = match self.rng.range(0, 4) {
+        let form = match self.rng.range(0, 4) {
+            f if s.sub && !s.open => f % 2,
+            f => f,
+        };
+        let (window, wlen) = match form {
             0 => (format!("&{}[..]", s.text), s.len),
             1 if s.len > m && s.stack.is_none() => {
                 // `&src[t..]`: at least `len - (m - 1)` long.
@@ -1461,6 +1464,7 @@ impl Gen {
                 let e = self.rng.range(a + 1, s.len);
                 (format!("&{}[{a}..{e}]", s.text), e - a)
             }
+            _ if s.sub && !s.open => (format!("&{}[..]", s.text), s.len),
             _ => (format!("&{}[..1]", s.text), 1),
         };
         let min_len = first_len.min(wlen);
