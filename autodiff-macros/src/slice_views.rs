@@ -39,8 +39,10 @@
 //! that reference's bounds (`__ygold_start`, `__ygold_end`), since the view outlives the name.
 //!
 //! What the rewrite cannot follow is left as written, to the copy (which a rebinding of the same length
-//! needs no more than): a source that is bound more than once, or assigned while it is a reference, or
-//! declared after the local and not shown owned; an assignment that is not a statement of its own; a local
+//! needs no more than): a source that is bound more than once (a `mut` slice parameter is bound once, by
+//! the `let` that opens the body), or assigned in the local's scope while it is a reference (assigned only
+//! before the local's `let`, it holds one slice wherever the local is alive), or declared after the local
+//! and not shown owned; an assignment that is not a statement of its own; a local
 //! borrowed mutably, bound again, or assigned in a closure.
 
 use proc_macro2::{Span, TokenStream};
