@@ -43,8 +43,10 @@
 //! bounds are `y`'s start moved by the window's, its source the one `y` holds.
 //!
 //! What the rewrite cannot follow is left as written, to the copy (which a rebinding of the same length
-//! needs no more than): a source that is bound more than once, or assigned while it is a reference, or
-//! declared after the local and not shown owned; an assignment that is not a statement of its own; a local
+//! needs no more than): a source that is bound more than once (a `mut` slice parameter is bound once, by
+//! the `let` that opens the body), or assigned in the local's scope while it is a reference (assigned only
+//! before the local's `let`, it holds one slice wherever the local is alive), or declared after the local
+//! and not shown owned; an assignment that is not a statement of its own; a local
 //! borrowed mutably, bound again, or assigned in a closure.
 
 use proc_macro2::{Span, TokenStream};
@@ -59,8 +61,8 @@ use syn::{Expr, Ident, Pat, Stmt};
 /// A parameter taken by shared reference to a slice, `Vec` or array and declared `mut` is rebound, not
 /// written (`&[T]` cannot be written through): it is a slice local bound to the parameter, which the
 /// rest of this pass makes a view into the parameter where a loop rebinds it, so that the gradient has
-/// the parameter's full length.
-fn rebound_params(item: &mut syn::ItemFn) {
+/// the parameter's full length. Returns their names.
+fn rebound_params(item: &mut syn::ItemFn) -> HashSet<String> {
     let mut rebound = Vec::new();
     for input in &mut item.sig.inputs {
         let syn::FnArg::Typed(t) = input else {
@@ -79,6 +81,7 @@ fn rebound_params(item: &mut syn::ItemFn) {
             }
         }
     }
+    let names = rebound.iter().map(|name| name.to_string()).collect();
     // Through a name of its own: a source bound once (`let mut xs = xs;` binds `xs` twice).
     for (i, name) in rebound.into_iter().enumerate() {
         let whole = quote::format_ident!("__{}_whole", crate::naming::unraw(&name));
@@ -89,11 +92,12 @@ fn rebound_params(item: &mut syn::ItemFn) {
             .stmts
             .insert(2 * i + 1, syn::parse_quote!(let mut #name = #whole;));
     }
+    names
 }
 
 /// `item`'s body with each slice local that a loop rebinds rewritten into a view; errors for what cannot be.
 pub(crate) fn desugar(item: &mut syn::ItemFn) {
-    rebound_params(item);
+    let rebound = rebound_params(item);
     if !rebinds_in_a_loop(&item.block) {
         return;
     }
@@ -117,6 +121,7 @@ pub(crate) fn desugar(item: &mut syn::ItemFn) {
         zero,
         scope: Vec::new(),
         generated: HashSet::new(),
+        rebound,
         failed: false,
         views: Vec::new(),
     };
@@ -283,12 +288,13 @@ fn form(expr: &Expr) -> Option<Form> {
     })
 }
 
-// Input:  &xs[1..][1..2]        &xs[k..][..]        &xs[..][2..]
-// Output: &xs[1 + 1..1 + 2]     &xs[k..]            &xs[2..]
+// Input:  &xs[1..][1..2]        &xs[k..][..]        &xs[..][2..]     &xs[..k][t..]     &xs[a..b][1..]
+// Output: &xs[1 + 1..1 + 2]     &xs[k..]            &xs[2..]         &xs[t..k]         &xs[a + (1)..b]
 /// `s[a..][r]` (or `s[..][r]`) as one range of `s`, where `a` is a name or a literal (read twice): `s[a + r]`,
 /// which panics where the two sub-slices would (`a + r.end <= s.len()` exactly when `a <= s.len()` and
-/// `r.end <= s.len() - a`). Not with an end on the outer range, whose own bound check the one range would
-/// drop.
+/// `r.end <= s.len() - a`). With an end on the outer range only where `r` has none: `s[a..b][c..]` is
+/// `s[a + c..b]`, which panics where they would (`a + c <= b <= s.len()`); with an end on both, the one
+/// range would drop the outer range's own bound check.
 fn composed<'a>(inner: &'a Expr, range: &syn::ExprRange) -> Option<(&'a Expr, syn::ExprRange)> {
     let Expr::Index(i) = strip_parens(inner) else {
         return None;
@@ -296,7 +302,7 @@ fn composed<'a>(inner: &'a Expr, range: &syn::ExprRange) -> Option<(&'a Expr, sy
     let Expr::Range(outer) = strip_parens(&i.index) else {
         return None;
     };
-    if outer.end.is_some() {
+    if outer.end.is_some() && range.end.is_some() {
         return None;
     }
     let offset = match outer.start.as_deref().map(strip_parens) {
@@ -314,6 +320,11 @@ fn composed<'a>(inner: &'a Expr, range: &syn::ExprRange) -> Option<(&'a Expr, sy
     let mut one = range.clone();
     one.start = shifted(&range.start);
     one.end = range.end.as_ref().and_then(|_| shifted(&range.end));
+    if outer.end.is_some() {
+        // `r` has no end: the outer range's, as it is (`..b` or `..=b`).
+        one.end = outer.end.clone();
+        one.limits = outer.limits;
+    }
     Some((strip_parens(&i.expr), one))
 }
 
@@ -330,6 +341,9 @@ struct Pass {
     scope: Vec<String>,
     /// The names of the bounds this pass declared, which are no slice locals.
     generated: HashSet<String>,
+    /// The slice parameters declared `mut` (`rebound_params`): bound once, by the `let` that opens the
+    /// body (the parameter's own binding is not read again).
+    rebound: HashSet<String>,
     /// Whether the rewrite of the local met an assignment it cannot follow.
     failed: bool,
     /// The views rewritten so far whose scope is the statement visited, innermost last.
@@ -561,7 +575,7 @@ impl Pass {
                 outer.insert(o.name.to_string(), o.clone());
                 o.sources.clone()
             }
-            None => vec![self.source(&start, true)?],
+            None => vec![self.source(&start, true, rest)?],
         };
         let mut aliases: HashMap<String, Alias> = HashMap::new();
         for f in forms {
@@ -582,7 +596,7 @@ impl Pass {
                 outer.insert(o.name.to_string(), o.clone());
                 continue;
             }
-            let source = match self.source(&f, false) {
+            let source = match self.source(&f, false, rest) {
                 Some(source) => source,
                 None => {
                     // `input = w;` of a `let w = &x[a..b];` in the local's scope: the view of `w`'s window.
@@ -662,19 +676,24 @@ impl Pass {
         if target.source == *name || target.source == f.source {
             return None;
         }
-        let of = self.source(&target, false)?;
+        let of = self.source(&target, false, rest)?;
         Some((target, of))
     }
 
     /// The source of a form assigned to `name` (`initial`: of its `let`), or the error that says why it cannot
-    /// be followed.
-    fn source(&self, f: &Form, initial: bool) -> Option<Source> {
+    /// be followed. `rest` is the local's scope: a source assigned only outside it (a slice local or `mut`
+    /// slice parameter rebound before the local's `let`) holds one slice wherever the local is alive.
+    fn source(&self, f: &Form, initial: bool, rest: &[Stmt]) -> Option<Source> {
         let key = f.source.to_string();
         let bindings = self.facts.bindings.get(&key).copied().unwrap_or(0);
-        let changed = self.facts.changed.contains(&key);
+        let changed = self.facts.changed.contains(&key) && {
+            let (found, other) = assignments(rest, &key);
+            !found.is_empty() || other
+        };
         let declared_before = self.scope.contains(&key);
         let param = self.params.get(&key).filter(|_| bindings == 0);
-        let bindings = bindings + usize::from(self.params.contains_key(&key));
+        let bindings =
+            bindings + usize::from(self.params.contains_key(&key) && !self.rebound.contains(&key));
         let source = |fixed, everywhere| Source {
             name: f.source.clone(),
             fixed,
@@ -1232,6 +1251,37 @@ mod tests {
             body.contains("__view_start = k ; __view_end = xs . len () ;"),
             "{body}"
         );
+        let body = rewritten(syn::parse_quote! {
+            fn v2(xs: &[f64], k: usize) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[..k][t..]; }
+                acc
+            }
+        });
+        assert!(
+            body.contains("__view_start = t ; __view_end = k ;"),
+            "{body}"
+        );
+        let body = rewritten(syn::parse_quote! {
+            fn v3(xs: &[f64], k: usize) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[1..=k][t..]; }
+                acc
+            }
+        });
+        assert!(
+            body.contains("__view_start = 1 + (t) ; __view_end = (k) + 1 ;"),
+            "{body}"
+        );
+        // Both ends: left as written (copied).
+        let body = rewritten(syn::parse_quote! {
+            fn v4(xs: &[f64], k: usize) -> f64 {
+                let mut view = &xs[0..];
+                for t in 0..2 { acc += view[0]; view = &xs[..k][t..t + 1]; }
+                acc
+            }
+        });
+        assert!(body.contains("view = & xs [.. k] [t .. t + 1]"), "{body}");
     }
 
     #[test]
@@ -1308,6 +1358,33 @@ mod tests {
             ),
             "{body}"
         );
+    }
+
+    #[test]
+    fn a_source_rebound_before_the_local_is_followed() {
+        // `xs` (a `mut` parameter) and `y` are assigned before `view`'s `let` only: one slice each
+        // wherever `view` is alive.
+        let body = rewritten(syn::parse_quote! {
+            fn f(a: f64, mut xs: &[f64]) -> f64 {
+                xs = &xs[1..];
+                let mut y = &xs[..];
+                y = &y[1..];
+                let mut view = &xs[..2];
+                for t in 0..2 { acc += view[0]; view = &y[t..t + 1]; }
+                acc + view[0]
+            }
+        });
+        // `y`, rebound and the source of `view`, is a view of `xs` itself (`a_window_of_a_rebound_view..`),
+        // and `view`'s windows of it are windows of `xs` at `y`'s start.
+        assert!(
+            body.contains("let view = & xs [__view_start .. __view_end] ;"),
+            "{body}"
+        );
+        assert!(
+            body.contains("__view_start = __y_start + __view_from ;"),
+            "{body}"
+        );
+        assert!(!body.contains("view = & y [t .. t + 1]"), "{body}");
     }
 
     #[test]

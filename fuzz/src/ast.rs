@@ -708,6 +708,9 @@ pub struct Func {
     pub body: Vec<Stmt>,
     /// The result: one value, or two for a pair.
     pub tail: Vec<Expr>,
+    /// The slice parameters declared `mut` (`mut xs: &[f64]`), which the body rebinds to sub-slices of
+    /// themselves (`--vecs`).
+    pub mut_slices: Vec<String>,
 }
 
 impl Func {

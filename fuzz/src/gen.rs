@@ -329,6 +329,7 @@ impl Gen {
                     params: ps,
                     body: vec![],
                     tail: vec![],
+                    mut_slices: Vec::new(),
                 });
             } else {
                 let len = *self.rng.pick(&lens);
@@ -553,6 +554,7 @@ impl Gen {
             params,
             body,
             tail,
+            mut_slices: Vec::new(),
         }
     }
 

@@ -120,6 +120,9 @@ impl Printer {
                     MatStyle::Nested => format!("mut {}: [[{t}; {cols}]; {rows}]", p.name),
                     MatStyle::NestedRef => format!("{}: &[[{t}; {cols}]; {rows}]", p.name),
                 },
+                ParamKind::Slice(_) if f.mut_slices.contains(&p.name) => {
+                    format!("mut {}: &[{t}]", p.name)
+                }
                 ParamKind::Slice(_) => format!("{}: &[{t}]", p.name),
                 ParamKind::Int(_) => format!("{}: usize", p.name),
                 ParamKind::Out(_) => format!("{}: &mut [{t}]", p.name),

@@ -470,6 +470,7 @@ impl Gen {
             params,
             body,
             tail: vec![tail],
+            mut_slices: Vec::new(),
         };
         funcs.push(main);
         Program {

@@ -1,15 +1,23 @@
 //! `--vecs`: programs over local `Vec`s used as stacks and slice locals rebound to other windows, the
 //! forms of sessions 25 to 27 that the other generators do not write, mixed adversarially:
 //!
-//! - local `Vec`s made by `Vec::new()`, `Vec::with_capacity(k)`, `vec![..]`, `vec![c; k]` or `xs.to_vec()`
-//!   (always at the top of the body: a `Vec` made in a loop or branch and pushed there is refused), with
-//!   `push` of active values and of constants interleaved, under branches and in loops (also over windows,
-//!   chunks and drained stacks), `pop()` as `.unwrap()`, `.expect(..)`, `if let Some(v) = s.pop()`,
-//!   `while let Some(v) = s.pop()` and the statement `s.pop();`, `*s.last().unwrap()`,
-//!   `*s.first().unwrap()`, reads and writes by index after pushes and pops, `s.len()` as a loop bound;
+//! - local `Vec`s made by `Vec::new()`, `Vec::with_capacity(k)`, `vec![..]`, `vec![c; k]`, `xs.to_vec()`
+//!   or `.collect()` at the top of the body, with `push` of active values and of constants interleaved,
+//!   under branches and in loops (also over windows, chunks and drained stacks, and loops left by
+//!   `break`), `pop()` as `.unwrap()`, `.expect(..)`, `.unwrap_or(d)`, `if let Some(v) = s.pop()`,
+//!   `while let Some(v) = s.pop()`, `let Some(v) = s.pop() else { break | continue | return .. };` and
+//!   the statement `s.pop();`, `*s.last().unwrap()`, `*s.first().unwrap()`, reads and writes by index
+//!   after pushes and pops, `s.len()` as a loop bound;
+//! - `Vec`s made empty (`Vec::new()`, `with_capacity`, `.collect()`) in a loop or branch body and used
+//!   there by the same forms, up to two such bodies deep (`region`);
 //! - slice locals rebound in loops to other windows or sources (`let mut v = &xs[..k]; for t in .. {
-//!   ..; v = &ys[t..]; }`), `.windows(k)`, `.chunks(k)`, `.iter().rev()`, `max_by`/`min_by` with
-//!   `partial_cmp`, `.copied().fold(..)`, and integer `.max()`/`.min()` for bounds;
+//!   ..; v = &ys[t..]; }`), also to a window of a sub-slice (`v = &xs[1..][t..t + 2];`), `.windows(k)`,
+//!   `.chunks(k)`, `.iter().rev()`, `max_by`/`min_by` with `partial_cmp`, `.copied().fold(..)`,
+//!   `.last()`/`.first()` with a default, over the parameters, locals, stacks and sub-slices whose bounds
+//!   are names or literals (`xs[1..]`, `xs[k1..]`, `xs[..n]`, `xs[1..3]`), and integer `.max()`/`.min()`
+//!   for bounds;
+//! - the slice parameter `xs` declared `mut` and rebound to sub-slices of itself (`while xs.len() > 3 {
+//!   ..; xs = &xs[1..]; }`) in about a third of the programs;
 //! - `order = 2` in about one program of eight.
 //!
 //! The generator tracks the least and greatest length each stack can have at each point (pushes under
@@ -28,14 +36,20 @@ struct Stack {
     hi: usize,
 }
 
-/// A sequence a view, a window loop or an iterator chain can read: its text (`xs`, `st3`, `loc2`) and the
-/// least length it has.
+/// A sequence a view, a window loop or an iterator chain can read: its text (`xs`, `st3`, `loc2`,
+/// `xs[k1..]`), the least length it has and the greatest.
 #[derive(Clone, Debug)]
 struct Seq {
     text: String,
     len: usize,
+    max: usize,
     /// A stack (not to be pushed while it is read).
     stack: Option<usize>,
+    /// A sub-slice expression (`xs[1..]`, `xs[..k2]`, `xs[1..3]`), whose bounds are names or literals.
+    sub: bool,
+    /// A sub-slice expression whose range has no end (`xs[1..]`, `xs[k2..]`): a view may be rebound to
+    /// a window of it (`view = &xs[1..][t..t + 2];`).
+    open: bool,
 }
 
 fn raw(text: impl Into<String>, exprs: Vec<Expr>) -> Stmt {
@@ -92,6 +106,15 @@ struct Body {
     stmts: Vec<Stmt>,
     /// Helpers taking `(xs: &[f64], s: f64)`, with the length they read.
     helpers: Vec<(String, usize)>,
+    /// How many loop or branch bodies making their own `Vec` (`region`) enclose the statements made now.
+    depth: usize,
+    /// Whether the slice parameter `xs` may be rebound to a sub-slice of itself (`mut xs: &[f64]`), and
+    /// whether it was.
+    rebinds: bool,
+    rebound: bool,
+    /// Whether a view of `xs` is alive to the end of the body: `xs` is not rebound after it (a view
+    /// whose source is assigned in its scope is copied, and panics at a window of another length).
+    viewed: bool,
 }
 
 impl Gen {
@@ -138,7 +161,12 @@ impl Gen {
             acc: acc.clone(),
             stmts: Vec::new(),
             helpers: Vec::new(),
+            depth: 0,
+            rebinds: false,
+            rebound: false,
+            viewed: false,
         };
+        b.rebinds = self.rng.chance(0.3);
         // Helpers taking a slice, which the body passes stacks, views, locals and sub-slices.
         let mut funcs = Vec::new();
         if self.rng.chance(0.4) {
@@ -208,6 +236,11 @@ impl Gen {
             params,
             body: b.stmts,
             tail: vec![tail],
+            mut_slices: if b.rebound {
+                vec!["xs".to_string()]
+            } else {
+                Vec::new()
+            },
         });
         Program {
             id,
@@ -256,7 +289,14 @@ impl Gen {
     fn make_stack(&mut self, b: &mut Body) {
         let name = self.name("st");
         let lx = b.scope.arrays[0].len;
-        let (lo, stmts) = match self.rng.weighted(&[3, 2, 2, 2, 2, 2]) {
+        // In a loop or branch body, only empty (`vec![..]`, `vec![c; k]`, `xs.to_vec()` made there and
+        // pushed or popped are refused with a spanned error).
+        let weights = if b.depth == 0 {
+            [3, 2, 2, 2, 2, 2]
+        } else {
+            [3, 2, 2, 0, 0, 0]
+        };
+        let (lo, stmts) = match self.rng.weighted(&weights) {
             0 => (
                 0,
                 vec![raw(
@@ -373,31 +413,66 @@ impl Gen {
             .map(|a| Seq {
                 text: a.name.clone(),
                 len: a.len,
+                max: a.len,
                 stack: None,
+                sub: false,
+                open: false,
             })
             .collect();
         for (name, len) in &b.locals {
             out.push(Seq {
                 text: name.clone(),
                 len: *len,
+                max: *len,
                 stack: None,
+                sub: false,
+                open: false,
             });
         }
+        let sub = |text: String, len: usize, max: usize, open: bool| Seq {
+            text,
+            len,
+            max,
+            stack: None,
+            sub: true,
+            open,
+        };
         for a in &b.scope.arrays {
             if a.len >= 2 {
-                out.push(Seq {
-                    text: format!("{}[1..]", a.name),
-                    len: a.len - 1,
-                    stack: None,
-                });
+                out.push(sub(format!("{}[1..]", a.name), a.len - 1, a.len - 1, true));
             }
         }
         for (k, s) in b.stacks.iter().enumerate() {
             out.push(Seq {
                 text: s.name.clone(),
                 len: s.lo,
+                max: s.hi,
                 stack: Some(k),
+                sub: false,
+                open: false,
             });
+        }
+        // Sub-slices whose bounds are names (`xs[k1..]`, `xs[..n]`) or literals (`xs[1..3]`): the first
+        // array's, and the others' by a literal range.
+        for (j, a) in b.scope.arrays.iter().enumerate() {
+            if j == 0 {
+                for v in &b.scope.ints {
+                    if v.hi < a.len {
+                        out.push(sub(
+                            format!("{}[{}..]", a.name, v.name),
+                            a.len - v.hi,
+                            a.len - v.lo,
+                            true,
+                        ));
+                    }
+                    if v.lo >= 1 && v.hi <= a.len {
+                        out.push(sub(format!("{}[..{}]", a.name, v.name), v.lo, v.hi, false));
+                    }
+                }
+            }
+            if a.len >= 3 {
+                out.push(sub(format!("{}[1..3]", a.name), 2, 2, false));
+            }
         }
         out.retain(|s| s.len >= min);
         out
@@ -453,6 +528,15 @@ impl Gen {
             2,                                        // 20 drain re-pushing a few
             2,                                        // 21 nested loop pushes
             if b.helpers.is_empty() { 0 } else { 4 }, // 22 a helper passed a sequence
+            3,                                        // 23 first / last with a default
+            2,                                        // 24 pop with a default
+            2,                                        // 25 let-else pop
+            [4, 2, 0][b.depth.min(2)],                // 26 a body making its own Vec
+            if b.rebinds && !b.viewed && b.depth == 0 && b.scope.arrays[0].len >= 4 {
+                3
+            } else {
+                0
+            }, // 27 xs rebound to a sub-slice of itself
         ];
         match self.rng.weighted(&w) {
             0 => {
@@ -710,9 +794,9 @@ impl Gen {
                 ));
             }
             15 => {
-                // Not over a sub-slice expression (`xs[1..].iter().max_by(..)`): the macro refuses it.
-                let mut seqs = self.seqs(b, 1);
-                seqs.retain(|s| !s.text.ends_with("..]"));
+                // Also over a sub-slice expression whose bounds are names or literals
+                // (`xs[1..].iter().max_by(..)`, `xs[..k1]`).
+                let seqs = self.seqs(b, 1);
                 let s = self.rng.pick(&seqs).clone();
                 let m = self.name("m");
                 let which = if self.rng.chance(0.5) {
@@ -786,12 +870,9 @@ impl Gen {
                 let (h, len) = b.helpers[0].clone();
                 let mut args: Vec<String> = Vec::new();
                 for s in self.seqs(b, len) {
-                    let exact = match s.stack {
-                        Some(k) => b.stacks[k].hi == len,
-                        None => s.len == len,
-                    };
+                    let exact = s.len == len && s.max == len;
                     if exact {
-                        args.push(if s.text.ends_with("..]") || !is_slice_param(&s.text) {
+                        args.push(if s.sub || !is_slice_param(&s.text) {
                             format!("&{}", s.text)
                         } else {
                             s.text.clone()
@@ -799,10 +880,13 @@ impl Gen {
                     } else if s.stack.is_some() {
                         // A window of a stack, as long as the stack is at least.
                         args.push(format!("&{}[..{len}]", s.text));
-                    } else if !s.text.ends_with("..]") {
+                    } else if !s.sub {
                         let start = self.rng.range(0, s.len - len);
                         args.push(format!("&{}[{start}..{}]", s.text, start + len));
                     }
+                }
+                if args.is_empty() {
+                    return;
                 }
                 let arg = self.rng.pick(&args).clone();
                 let hv = self.name("hv");
@@ -812,6 +896,23 @@ impl Gen {
                 let e = self.active(b, &[&hv]);
                 b.stmts.push(self.add_to_acc(b, e));
             }
+            23 => self.end_or(b),
+            24 => {
+                let name = b.stacks[k].name.clone();
+                let p = self.name("p");
+                let d = self.pushed(b, &[]);
+                b.stmts.push(raw(
+                    format!("let {p} = {name}.pop().unwrap_or({{0}});"),
+                    vec![d],
+                ));
+                b.stacks[k].lo = b.stacks[k].lo.saturating_sub(1);
+                b.stacks[k].hi = b.stacks[k].hi.saturating_sub(1);
+                let e = self.active(b, &[&p]);
+                b.stmts.push(self.add_to_acc(b, e));
+            }
+            25 => self.let_else(b, k),
+            26 => self.region(b),
+            27 => self.rebind(b),
             21 => {
                 let name = b.stacks[k].name.clone();
                 let i = self.name("i");
@@ -852,6 +953,261 @@ impl Gen {
                 b.stmts.push(self.add_to_acc(b, e));
             }
         }
+    }
+
+    /// `let q = seq.last().copied().unwrap_or(d);`, `*seq.first().unwrap_or(&d)` and the like, of any
+    /// sequence (a stack that may be empty, a sub-slice).
+    fn end_or(&mut self, b: &mut Body) {
+        let seqs = self.seqs(b, 0);
+        let s = self.rng.pick(&seqs).clone();
+        let end = if self.rng.chance(0.5) {
+            "last"
+        } else {
+            "first"
+        };
+        let d = self.pushed(b, &[]);
+        let q = self.name("q");
+        let text = match self.rng.range(0, 2) {
+            0 => format!("let {q} = {}.{end}().copied().unwrap_or({{0}});", s.text),
+            1 => format!("let {q} = *{}.{end}().unwrap_or(&({{0}}));", s.text),
+            _ => format!("let {q} = {}.{end}().cloned().unwrap_or({{0}});", s.text),
+        };
+        b.stmts.push(raw(text, vec![d]));
+        let e = self.active(b, &[&q]);
+        b.stmts.push(self.add_to_acc(b, e));
+    }
+
+    /// `let Some(p) = s.pop() else { .. };`: in a `loop` left by `break`, in a `for` that goes on to
+    /// the next turn by `continue`, or returning early from the function.
+    fn let_else(&mut self, b: &mut Body, k: usize) {
+        let name = b.stacks[k].name.clone();
+        let p = self.name("p");
+        let e = self.active(b, &[&p]);
+        let update = self.add_to_acc(b, e);
+        let hi = b.stacks[k].hi;
+        match self.rng.range(0, 2) {
+            0 => {
+                b.stmts.push(raw_block(
+                    "loop",
+                    vec![],
+                    vec![
+                        raw(
+                            format!("let Some({p}) = {name}.pop() else {{ break }};"),
+                            vec![],
+                        ),
+                        update,
+                    ],
+                ));
+                b.stacks[k].lo = 0;
+                b.stacks[k].hi = 0;
+            }
+            1 => {
+                let reps = self.rng.range(1, 3);
+                b.stmts.push(Stmt::For {
+                    iter: ForIter::Range {
+                        var: "_".into(),
+                        lo: IExpr::Lit(0),
+                        hi: IExpr::Lit(reps),
+                        inclusive: false,
+                        rev: false,
+                        step: None,
+                    },
+                    body: vec![
+                        raw(
+                            format!("let Some({p}) = {name}.pop() else {{ continue }};"),
+                            vec![],
+                        ),
+                        update,
+                    ],
+                });
+                b.stacks[k].lo = b.stacks[k].lo.saturating_sub(reps);
+                b.stacks[k].hi = b.stacks[k].hi.saturating_sub(reps);
+            }
+            _ if hi >= 1 => {
+                let r = self.active(b, &[]);
+                let acc = b.acc.clone();
+                b.stmts.push(raw(
+                    format!("let Some({p}) = {name}.pop() else {{ return {acc} + {{0}}; }};"),
+                    vec![r],
+                ));
+                b.stmts.push(update);
+                b.stacks[k].lo = b.stacks[k].lo.saturating_sub(1);
+                b.stacks[k].hi -= 1;
+            }
+            _ => {}
+        }
+    }
+
+    /// A loop or branch body that makes its own `Vec` empty (`Vec::new()`, `with_capacity`), or by
+    /// `.collect()` (sometimes another way), and pushes, pops and reads it there, with the episodes of
+    /// the top of the body, maybe two regions deep. The stacks outside are not touched inside (their
+    /// lengths would depend on the turns).
+    fn region(&mut self, b: &mut Body) {
+        let saved_stacks = std::mem::take(&mut b.stacks);
+        let saved_stmts = std::mem::take(&mut b.stmts);
+        let saved_scope = b.scope.clone();
+        b.depth += 1;
+        let lx = b.scope.arrays[0].len;
+        let float = |b: &mut Body, name: &str| {
+            b.scope.floats.push(FloatVar {
+                name: name.to_string(),
+                mutable: false,
+                ambiguous: false,
+            })
+        };
+        let int = |b: &mut Body, name: &str, lo: usize, hi: usize| {
+            b.scope.ints.push(IntVar {
+                name: name.to_string(),
+                lo,
+                hi,
+            })
+        };
+        // The head, printed around the body made below (`None` for an `if`).
+        let kind = self.rng.range(0, 3);
+        let head = match kind {
+            0 => {
+                let i = self.name("i");
+                let (bound, m) = match b.scope.ints.iter().find(|v| v.name == "n") {
+                    Some(n) if self.rng.chance(0.4) => ("n".to_string(), n.lo),
+                    _ => {
+                        let m = self.rng.range(1, 3);
+                        (m.to_string(), m)
+                    }
+                };
+                if m >= 1 {
+                    int(b, &i, 0, m - 1);
+                }
+                format!("for {i} in 0..{bound}")
+            }
+            1 => {
+                let i = self.name("i");
+                let q = self.name("q");
+                int(b, &i, 0, lx - 1);
+                b.stmts.push(raw(format!("let {q} = xs[{i}];"), vec![]));
+                float(b, &q);
+                format!("for {i} in 0..xs.len()")
+            }
+            2 => {
+                let v = self.name("v");
+                float(b, &v);
+                format!("for &{v} in xs")
+            }
+            _ => String::new(),
+        };
+        let cond = (kind == 3).then(|| self.cond(&b.scope, &b.ctx));
+        self.region_stack(b);
+        for _ in 0..self.rng.range(1, 4) {
+            self.episode(b);
+        }
+        if self.rng.chance(0.8) {
+            self.read_all(b, 0);
+        }
+        let body = std::mem::replace(&mut b.stmts, saved_stmts);
+        b.stacks = saved_stacks;
+        b.scope = saved_scope;
+        b.depth -= 1;
+        match cond {
+            Some(cond) => {
+                let els = self.rng.chance(0.4).then(|| {
+                    let e = self.active(b, &[]);
+                    vec![self.add_to_acc(b, e)]
+                });
+                b.stmts.push(Stmt::If {
+                    cond,
+                    then: body,
+                    els,
+                });
+            }
+            None => b.stmts.push(raw_block(head, vec![], body)),
+        }
+    }
+
+    /// The `Vec` a region makes: empty (`Vec::new()`, `with_capacity`, maybe pushed at once), by
+    /// `.collect()` of a sequence mapped, or another way (`vec![..]`, `xs.to_vec()`).
+    fn region_stack(&mut self, b: &mut Body) {
+        match self.rng.weighted(&[3, 2]) {
+            0 => {
+                let name = self.name("r");
+                let seqs: Vec<Seq> = self
+                    .seqs(b, 0)
+                    .into_iter()
+                    .filter(|s| s.stack.is_none())
+                    .collect();
+                let s = self.rng.pick(&seqs).clone();
+                let v = self.name("v");
+                let e = self.active(b, &[&v]);
+                b.stmts.push(raw(
+                    format!(
+                        "let mut {name}: Vec<$T> = {}.iter().map(|&{v}| {{0}}).collect();",
+                        s.text
+                    ),
+                    vec![e],
+                ));
+                b.stacks.push(Stack {
+                    name,
+                    lo: s.len,
+                    hi: s.max,
+                });
+            }
+            _ => self.make_stack(b),
+        }
+    }
+
+    /// The slice parameter `xs` (declared `mut`) rebound to a sub-slice of itself, in a `while` over its
+    /// length, a `for`, a branch or at once; it stays at least 3 long.
+    fn rebind(&mut self, b: &mut Body) {
+        let len = b.scope.arrays[0].len;
+        let q = self.name("q");
+        let e = self.active(b, &[&q]);
+        let update = self.add_to_acc(b, e);
+        let new = match self.rng.range(0, 4) {
+            0 => {
+                let keep = self.rng.range(3, len - 1);
+                b.stmts.push(raw_block(
+                    format!("while xs.len() > {keep}"),
+                    vec![],
+                    vec![
+                        raw(format!("let {q} = xs[0] * xs[1];"), vec![]),
+                        update,
+                        raw("xs = &xs[1..];", vec![]),
+                    ],
+                ));
+                keep
+            }
+            1 => {
+                let m = self.rng.range(1, len - 3);
+                let t = self.name("t");
+                b.stmts.push(raw_block(
+                    format!("for {t} in 0..{m}"),
+                    vec![],
+                    vec![
+                        raw(format!("let {q} = xs[{t} % 2] + xs[xs.len() - 1];"), vec![]),
+                        update,
+                        raw("xs = &xs[1..];", vec![]),
+                    ],
+                ));
+                len - m
+            }
+            2 => {
+                let cond = self.cond(&b.scope, &b.ctx);
+                b.stmts.push(Stmt::If {
+                    cond,
+                    then: vec![raw("xs = &xs[1..];", vec![])],
+                    els: Some(vec![raw("xs = &xs[..xs.len() - 1];", vec![])]),
+                });
+                len - 1
+            }
+            3 => {
+                b.stmts.push(raw("xs = &xs[..xs.len() - 1];", vec![]));
+                len - 1
+            }
+            _ => {
+                b.stmts.push(raw("xs = &xs[1..];", vec![]));
+                len - 1
+            }
+        };
+        b.scope.arrays[0].len = new;
+        b.rebound = true;
     }
 
     /// A loop over `xs` that pushes or pops stack `k` by the data (`if v > c { push } else if let
@@ -1010,6 +1366,18 @@ impl Gen {
         };
         let q = self.name("q");
         let mut body = vec![raw(format!("let {q} = {read};"), vec![])];
+        // A loop left by `break` at a turn the data choose: it pushes on none of the turns at least.
+        let breaks = self.rng.chance(0.2);
+        if breaks {
+            let mut scope = b.scope.clone();
+            scope.floats.push(FloatVar {
+                name: q.clone(),
+                mutable: false,
+                ambiguous: false,
+            });
+            let cond = self.float_cond(&scope, &b.ctx);
+            body.push(Stmt::BreakIf { cond, value: None });
+        }
         let (mut lo_per, mut hi_per) = (0, 0);
         for _ in 0..self.rng.range(1, 3) {
             let e = self.pushed(b, &[&q]);
@@ -1047,7 +1415,9 @@ impl Gen {
             body.push(self.add_to_acc(b, e));
         }
         b.stmts.push(raw_block(head, vec![], body));
-        b.stacks[k].lo += lo_per * lo_it;
+        if !breaks {
+            b.stacks[k].lo += lo_per * lo_it;
+        }
         b.stacks[k].hi += hi_per * hi_it;
     }
 
@@ -1063,17 +1433,23 @@ impl Gen {
             _ => "xs".to_string(),
         };
         let first_len = if first == "xs" { lx } else { k0 };
+        if b.depth == 0 {
+            b.viewed = true;
+        }
         b.stmts
             .push(raw(format!("let mut {view} = {first};"), vec![]));
         let m = self.rng.range(1, 3);
         let t = self.name("t");
-        // The windows assigned in the loop, each at least `min_len` long at every `t < m`; not a
-        // window of a sub-slice expression (`&xs[1..][1..2]`), whose derivatives panic (a `Vec` of
-        // another length assigned in a loop, see the report of session 28).
-        let mut seqs = self.seqs(b, 1);
-        seqs.retain(|s| !s.text.ends_with("..]"));
+        // The windows assigned in the loop, each at least `min_len` long at every `t < m`; of a
+        // sub-slice expression, one range of its source (`&xs[1..][t..t + 2]`, `&xs[..k][t..]`): a window
+        // with an end only of a sub-slice without one (`&xs[..k][t..t + 1]` is not followed as a view).
+        let seqs = self.seqs(b, 1);
         let s = self.rng.pick(&seqs).clone();
-        let (window, wlen) = match self.rng.range(0, 4) {
+        let form = match self.rng.range(0, 4) {
+            f if s.sub && !s.open => f % 2,
+            f => f,
+        };
+        let (window, wlen) = match form {
             0 => (format!("&{}[..]", s.text), s.len),
             1 if s.len > m && s.stack.is_none() => {
                 // `&src[t..]`: at least `len - (m - 1)` long.
@@ -1088,6 +1464,7 @@ impl Gen {
                 let e = self.rng.range(a + 1, s.len);
                 (format!("&{}[{a}..{e}]", s.text), e - a)
             }
+            _ if s.sub && !s.open => (format!("&{}[..]", s.text), s.len),
             _ => (format!("&{}[..1]", s.text), 1),
         };
         let min_len = first_len.min(wlen);
@@ -1193,10 +1570,7 @@ impl Gen {
         if pushes {
             // At least `len - size + 1` windows, or `ceil(len / size)` chunks; at most as many of the
             // greatest length.
-            let (lo_len, hi_len) = match s.stack {
-                Some(o) => (b.stacks[o].lo, b.stacks[o].hi),
-                None => (s.len, s.len),
-            };
+            let (lo_len, hi_len) = (s.len, s.max);
             let count = |len: usize| {
                 if chunks {
                     len.div_ceil(size)
@@ -1246,7 +1620,7 @@ mod tests {
     #[test]
     fn vecs_programs_are_deterministic_and_use_the_forms() {
         let mut text = String::new();
-        for id in 0..40 {
+        for id in 0..80 {
             let p = generate_vecs(28_301, id);
             assert_eq!(p, generate_vecs(28_301, id));
             text.push_str(&print_program(&p, Mode::Macro));
@@ -1258,9 +1632,19 @@ mod tests {
             "if let Some",
             ".windows(",
             ".chunks(",
+            ".pop().unwrap_or(",
+            ".pop() else {",
+            ".copied().unwrap_or(",
+            ").collect();",
+            "mut xs: &[f64]",
+            "xs = &xs[1..];",
+            "[1..].iter()",
+            "..][t",
         ] {
-            assert!(text.contains(form), "no {form} in 40 programs");
+            assert!(text.contains(form), "no {form} in 80 programs");
         }
+        // Some `Vec` is made empty in a loop body (indented twice).
+        assert!(text.contains("\n        let mut r") || text.contains("\n        let mut st"));
         // The raw text's holes are all filled.
         assert!(!text.contains("{0}") && !text.contains("$T") && !text.contains('@'));
     }
