@@ -5,8 +5,13 @@
 //! checked against the same computation by hand (which element each extreme picks, ties as Rust's
 //! `max_by` (last) and `min_by` (first) break them) and against central differences, at `order = 2` also its
 //! Hessian against differences of the gradient.
+//!
+//! Also the gap gaps29 left in `slice_views.rs`: a slice bound twice before a view of it is rebound in a loop
+//! (`let y = &x[1..]; let y = &y[1..];`, or a parameter shadowed by `let x = &x[1..];`) was copied into the
+//! view's first length and panicked in `f_grad` for a window of another length; while the view is alive the
+//! name is its last binding, never assigned, and the view follows it.
 
-#![allow(clippy::needless_range_loop)]
+#![allow(clippy::needless_range_loop, clippy::redundant_slicing)]
 
 mod common;
 
@@ -156,6 +161,52 @@ fn a_row_rewritten_before_each_read() {
             for i in 0..at.len() {
                 assert_all_close(&h[i], &hessian_column(flat, &at, i), 1e-5, "rows''");
             }
+        }
+    }
+}
+
+/// `y` bound twice before `input`, and the parameter `w` shadowed by a sub-slice of itself.
+#[differentiable(order = 2)]
+fn bound_twice(x: &[f64], w: &[f64]) -> f64 {
+    let y = &x[1..];
+    let y = &y[1..];
+    let w = &w[1..];
+    let mut input = &x[..];
+    let mut other = &w[..1];
+    let mut s = 0.0;
+    for t in 0..2 {
+        s += input[0] * input[input.len() - 1] + other[0] * other[other.len() - 1];
+        input = &y[t..];
+        other = &w[t..];
+    }
+    s + input[0] * other[0]
+}
+
+#[test]
+fn sources_bound_twice_before_the_view() {
+    let mut inputs = Inputs(2993);
+    for _ in 0..8 {
+        let x: Vec<f64> = (0..5).map(|_| 2.0 * inputs.next()).collect();
+        let w: Vec<f64> = (0..4).map(|_| 2.0 * inputs.next()).collect();
+        // y = x[2..], w' = w[1..]. input: x[..], then x[2..], then x[3..]; other: w[1..2], w[1..], w[2..].
+        // s = x0 x4 + w1 w1 + x2 x4 + w1 w3; result s + x3 w2.
+        let value = x[0] * x[4] + w[1] * w[1] + x[2] * x[4] + w[1] * w[3] + x[3] * w[2];
+        let gx = [x[4], 0.0, x[4], w[2], x[0] + x[2]];
+        let gw = [0.0, 2.0 * w[1] + w[3], x[3], w[1]];
+        let (v, (dx, dw)) = bound_twice_grad(&x, &w);
+        assert_close(v, value, ANALYTIC_TOL, "bound_twice");
+        assert_all_close(&dx, &gx, ANALYTIC_TOL, "bound_twice' x");
+        assert_all_close(&dw, &gw, ANALYTIC_TOL, "bound_twice' w");
+        assert_fd_gradient(|p| bound_twice(p, &w), &x, &dx, "bound_twice' x fd");
+        assert_fd_gradient(|p| bound_twice(&x, p), &w, &dw, "bound_twice' w fd");
+        let (_, _, h) = bound_twice_hessian(&x, &w);
+        let flat = |p: &[f64]| {
+            let (_, (dx, dw)) = bound_twice_grad(&p[..5], &p[5..]);
+            dx.into_iter().chain(dw).collect::<Vec<f64>>()
+        };
+        let at: Vec<f64> = x.iter().chain(&w).copied().collect();
+        for i in 0..at.len() {
+            assert_all_close(&h[i], &hessian_column(flat, &at, i), 1e-6, "bound_twice''");
         }
     }
 }

@@ -158,6 +158,26 @@ fn rebinds_in_a_loop(block: &syn::Block) -> bool {
     finder.found
 }
 
+/// Does a pattern in `stmts` (nested blocks and closures included, items not) bind `name`?
+fn bound_in(stmts: &[Stmt], name: &str) -> bool {
+    struct Finder<'n> {
+        name: &'n str,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.found |= p.ident == self.name;
+            syn::visit::visit_pat_ident(self, p);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { name, found: false };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}
+
 /// What the pass needs to know of every name in the body.
 #[derive(Default)]
 struct Facts {
@@ -717,8 +737,14 @@ impl Pass {
             if initial {
                 return None;
             }
-        } else if initial {
-            return None;
+        } else if !self.facts.owned.contains(&key)
+            && declared_before
+            && !changed
+            && !bound_in(rest, &key)
+        {
+            // Bound more than once (`let y = &x[1..]; let y = &y[1..];`, or a parameter shadowed), all before
+            // the local: while the local is alive the name is the last of them, a reference never assigned.
+            return Some(source(false, true));
         }
         None
     }
@@ -1388,15 +1414,30 @@ mod tests {
     }
 
     #[test]
+    fn a_source_bound_twice_before_the_local_is_followed() {
+        // `y` is bound twice, both before `input`'s `let`: while `input` is alive it is the second.
+        let body = rewritten(syn::parse_quote! {
+            fn f(x: &[f64]) -> f64 {
+                let y = &x[1..];
+                let y = &y[1..];
+                let mut input = &x[..];
+                for t in 0..3 { input = &y[t..]; }
+                input[0]
+            }
+        });
+        assert!(body.contains("let mut __input_source = 0usize ;"), "{body}");
+        assert!(!body.contains("input = & y [t ..]"), "{body}");
+    }
+
+    #[test]
     fn what_cannot_be_followed_is_left_as_written() {
         for item in [
-            // A source bound twice.
+            // A source bound again in the local's scope: there the name is another slice.
             syn::parse_quote! {
                 fn f(x: &[f64]) -> f64 {
                     let y = &x[1..];
-                    let y = &y[1..];
                     let mut input = &x[..];
-                    for t in 0..3 { input = &y[t..]; }
+                    for t in 0..3 { let y = &y[1..]; input = &y[t..]; }
                     input[0]
                 }
             },
