@@ -868,6 +868,17 @@ impl<'a> Emitter<'a> {
             .collect()
     }
 
+    /// The values the offsets of `l`'s views that were read read: printed before the loop.
+    fn used_view_reads(&self, l: &Loop) -> Vec<Var> {
+        let reading = self.reading.borrow();
+        let used = self
+            .loop_views(l)
+            .iter()
+            .filter(|(view, _)| reading.get(&view.load).is_some_and(|(_, used)| *used));
+        used.flat_map(|(view, _)| view.reads.iter().copied())
+            .collect()
+    }
+
     /// Is `var` read through a view of the loop being printed (`begin_views`)? Then its read names the
     /// loop's index (and the range's start), not the index value of the body's `Load`.
     pub(crate) fn reads_through_view(&self, var: Var) -> bool {
@@ -998,7 +1009,15 @@ impl<'a> Emitter<'a> {
                     if !need.contains(var) {
                         continue;
                     }
-                    need.extend(value.operands().into_iter().filter_map(Operand::var));
+                    // A load through a view reads the loop's index, not the index the body computed
+                    // (`views::read`): that is not printed unless something else reads it (it cannot
+                    // overflow where the view is read: the view's bounds check covers it). The reference
+                    // adjoint prints it as before.
+                    let through_view =
+                        matches!(value, Value::Load { .. }) && self.reads_through_view(*var);
+                    if !through_view || cfg!(feature = "reference-adjoint") {
+                        need.extend(value.operands().into_iter().filter_map(Operand::var));
+                    }
                     let name = self.name(*var);
                     let mut expr = self.primal_expr(value, self.f.vars[var.0 as usize].span);
                     if let Some(read) = self.view_read(*var) {
@@ -1259,6 +1278,7 @@ impl<'a> Emitter<'a> {
         self.begin_views(l);
         let (body, body_free) = self.primal(&l.body, &roots, Mode::Sweep);
         free.extend(body_free);
+        free.extend(self.used_view_reads(l));
         let view_declarations = self.end_views(l);
         // Parallel assignment of the next values, as `(a, b) = (b, a)` needs.
         let changed: Vec<(usize, &Operand)> = l

@@ -512,11 +512,7 @@ pub fn __gmm_likelihood_vjp_into(
             let __x_view: &[_] = &x[(if 0 < d { (__i_2 * d) } else { 0 })..][..d];
             let __mu_view: &[_] = &mu[(if 0 < d { (__i_3 * d) } else { 0 })..][..d];
             for __i_4 in 0..d {
-                let __v8 = __i_2 * d;
-                let __v9 = __v8 + __i_4;
                 let __v10 = __x_view[__i_4];
-                let __v11 = __i_3 * d;
-                let __v12 = __v11 + __i_4;
                 let __v13 = __mu_view[__i_4];
                 let __v14 = __v10 - __v13;
                 centered[__i_4] = __v14;
@@ -529,8 +525,6 @@ pub fn __gmm_likelihood_vjp_into(
             })..][..d];
             let __centered_view: &[_] = &centered[..d];
             for __i_5 in 0..d {
-                let __v15 = __i_3 * d;
-                let __v16 = __v15 + __i_5;
                 let __v17 = __q_diag_view[__i_5];
                 let __v18 = __centered_view[__i_5];
                 let __v19 = __v17 * __v18;
@@ -984,11 +978,7 @@ impl gmm_likelihood {
                 let __x_view: &[_] = &x[(if 0 < d { (__i_2 * d) } else { 0 })..][..d];
                 let __mu_view: &[_] = &mu[(if 0 < d { (__i_3 * d) } else { 0 })..][..d];
                 for __i_4 in 0..d {
-                    let __v8 = __i_2 * d;
-                    let __v9 = __v8 + __i_4;
                     let __v10 = __x_view[__i_4];
-                    let __v11 = __i_3 * d;
-                    let __v12 = __v11 + __i_4;
                     let __v13 = __mu_view[__i_4];
                     let __v14 = __v10 - __v13;
                     centered[__i_4] = __v14;
@@ -1001,8 +991,6 @@ impl gmm_likelihood {
                 })..][..d];
                 let __centered_view: &[_] = &centered[..d];
                 for __i_5 in 0..d {
-                    let __v15 = __i_3 * d;
-                    let __v16 = __v15 + __i_5;
                     let __v17 = __q_diag_view[__i_5];
                     let __v18 = __centered_view[__i_5];
                     let __v19 = __v17 * __v18;
@@ -1729,11 +1717,7 @@ impl __gmm_likelihood_generic {
                 let __x_view: &[_] = &x[(if 0 < d { (__i_2 * d) } else { 0 })..][..d];
                 let __mu_view: &[_] = &mu[(if 0 < d { (__i_3 * d) } else { 0 })..][..d];
                 for __i_4 in 0..d {
-                    let __v13 = __i_2 * d;
-                    let __v14 = __v13 + __i_4;
                     let __v15 = __x_view[__i_4];
-                    let __v16 = __i_3 * d;
-                    let __v17 = __v16 + __i_4;
                     let __v18 = __mu_view[__i_4];
                     let __v19 = __v15 - __v18;
                     centered[__i_4] = __v19;
@@ -1746,8 +1730,6 @@ impl __gmm_likelihood_generic {
                 })..][..d];
                 let __centered_view: &[_] = &centered[..d];
                 for __i_5 in 0..d {
-                    let __v20 = __i_3 * d;
-                    let __v21 = __v20 + __i_5;
                     let __v22 = __q_diag_view[__i_5];
                     let __v23 = __centered_view[__i_5];
                     let __v24 = __v22 * __v23;

@@ -837,7 +837,6 @@ impl logistic {
         let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v0 { 1 } else { 0 })..][..__v0];
         for __i in 0..__v0 {
             let __v1 = __xs_rows_view[__i];
-            let __v2 = __i + 1;
             let __v3 = __xs_rows_view_1[__i];
             let xs_row: &[_] = &xs[__v1..__v3];
             let p = predict(w, &xs_row);
@@ -1168,7 +1167,6 @@ impl __logistic_generic {
         let __xs_rows_view_1: &[_] = &xs_rows[(if 0 < __v1 { 1 } else { 0 })..][..__v1];
         for __i in 0..__v1 {
             let __v2 = __xs_rows_view[__i];
-            let __v3 = __i + 1;
             let __v4 = __xs_rows_view_1[__i];
             let xs_row: &[_] = &xs[__v2..__v4];
             let p = <predict as ::autodiff::__private::GenericCopy>::Copy::call(

@@ -457,7 +457,6 @@ fn __rosenbrock_vjp_into<T: Float>(x: &[T], d_ret: T, grad: &mut [T]) -> T {
     let __x_view: &[_] = &x[(if 0 < __v2 { 1 } else { 0 })..][..__v2];
     let __x_view_1: &[_] = &x[..__v2];
     for __i in 0..__v2 {
-        let __v3 = __i + 1;
         let __v4 = __x_view[__i];
         let __v5 = __x_view_1[__i];
         let __v6 = __v5 * __v5;

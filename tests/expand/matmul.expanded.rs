@@ -322,8 +322,6 @@ fn __matmul_vjp_into_without_a(
             let mut s = 0.0;
             let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
             for __i_2 in 0..k {
-                let __v1 = __i * k;
-                let __v2 = __v1 + __i_2;
                 let __v3 = __a_view[__i_2];
                 let __v4 = __i_2 * n;
                 let __v5 = __v4 + __i_1;
@@ -377,8 +375,6 @@ fn __matmul_vjp_into_without_b(
             let mut s = 0.0;
             let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
             for __i_2 in 0..k {
-                let __v1 = __i * k;
-                let __v2 = __v1 + __i_2;
                 let __v3 = __a_view[__i_2];
                 let __v4 = __i_2 * n;
                 let __v5 = __v4 + __i_1;
@@ -463,8 +459,6 @@ fn ____matmul_generic_vjp_into<__S: ::autodiff::__private::Float>(
             let mut s_1 = s;
             let __a_view: &[_] = &a[(if 0 < k { (__i * k) } else { 0 })..][..k];
             for __i_2 in 0..k {
-                let __v3 = __i * k;
-                let __v4 = __v3 + __i_2;
                 let __v5 = __a_view[__i_2];
                 let __v6 = __i_2 * n;
                 let __v7 = __v6 + __i_1;

@@ -115,11 +115,7 @@ pub fn __softmax_loss_vjp_into<T: Float>(
             let __w_view: &[_] = &w[(if 0 < d { (__i_1 * d) } else { 0 })..][..d];
             let __data_view: &[_] = &data[(if 0 < d { (__i * d) } else { 0 })..][..d];
             for __i_2 in 0..d {
-                let __v1 = __i_1 * d;
-                let __v2 = __v1 + __i_2;
                 let __v3 = __w_view[__i_2];
-                let __v4 = __i * d;
-                let __v5 = __v4 + __i_2;
                 let __v6 = __data_view[__i_2];
                 let __v7 = __v3 * __v6;
                 let s_2 = s_1 + __v7;
@@ -410,11 +406,7 @@ impl softmax_loss {
                     0
                 })..][..d];
                 for __i_2 in 0..d {
-                    let __v1 = __i_1 * d;
-                    let __v2 = __v1 + __i_2;
                     let __v3 = __w_view[__i_2];
-                    let __v4 = __i * d;
-                    let __v5 = __v4 + __i_2;
                     let __v6 = __data_view[__i_2];
                     let __v7 = __v3 * __v6;
                     let s_2 = s_1 + __v7;
