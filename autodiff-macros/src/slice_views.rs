@@ -1255,59 +1255,36 @@ mod tests {
 
     #[test]
     fn a_sub_slice_of_a_sub_slice_is_one_range_of_its_source() {
-        let body = rewritten(syn::parse_quote! {
-            fn v0(xs: &[f64]) -> f64 {
-                let mut view = &xs[0..];
-                for t in 0..2 { acc += view[0]; view = &xs[1..][1..2]; }
-                acc
-            }
-        });
-        assert!(
-            body.contains("__view_start = 1 + (1) ; __view_end = 1 + (2) ;"),
-            "{body}"
-        );
-        let body = rewritten(syn::parse_quote! {
-            fn v1(xs: &[f64], k: usize) -> f64 {
-                let mut view = &xs[0..];
-                for t in 0..2 { acc += view[0]; view = &xs[k..][..]; }
-                acc
-            }
-        });
-        assert!(
-            body.contains("__view_start = k ; __view_end = xs . len () ;"),
-            "{body}"
-        );
-        let body = rewritten(syn::parse_quote! {
-            fn v2(xs: &[f64], k: usize) -> f64 {
-                let mut view = &xs[0..];
-                for t in 0..2 { acc += view[0]; view = &xs[..k][t..]; }
-                acc
-            }
-        });
-        assert!(
-            body.contains("__view_start = t ; __view_end = k ;"),
-            "{body}"
-        );
-        let body = rewritten(syn::parse_quote! {
-            fn v3(xs: &[f64], k: usize) -> f64 {
-                let mut view = &xs[0..];
-                for t in 0..2 { acc += view[0]; view = &xs[1..=k][t..]; }
-                acc
-            }
-        });
-        assert!(
-            body.contains("__view_start = 1 + (t) ; __view_end = (k) + 1 ;"),
-            "{body}"
-        );
-        // Both ends: left as written (copied).
-        let body = rewritten(syn::parse_quote! {
-            fn v4(xs: &[f64], k: usize) -> f64 {
-                let mut view = &xs[0..];
-                for t in 0..2 { acc += view[0]; view = &xs[..k][t..t + 1]; }
-                acc
-            }
-        });
-        assert!(body.contains("view = & xs [.. k] [t .. t + 1]"), "{body}");
+        // The rebinding, and what the rewritten body holds; with ends on both ranges it is left as written
+        // (copied).
+        let cases = [
+            (
+                "&xs[1..][1..2]",
+                "__view_start = 1 + (1) ; __view_end = 1 + (2) ;",
+            ),
+            (
+                "&xs[k..][..]",
+                "__view_start = k ; __view_end = xs . len () ;",
+            ),
+            ("&xs[..k][t..]", "__view_start = t ; __view_end = k ;"),
+            (
+                "&xs[1..=k][t..]",
+                "__view_start = 1 + (t) ; __view_end = (k) + 1 ;",
+            ),
+            ("&xs[..k][t..t + 1]", "view = & xs [.. k] [t .. t + 1]"),
+        ];
+        for (rebinding, expected) in cases {
+            let written = rebinding;
+            let rebinding: syn::Expr = syn::parse_str(written).expect("an expression");
+            let body = rewritten(syn::parse_quote! {
+                fn v(xs: &[f64], k: usize) -> f64 {
+                    let mut view = &xs[0..];
+                    for t in 0..2 { acc += view[0]; view = #rebinding; }
+                    acc
+                }
+            });
+            assert!(body.contains(expected), "{written}: {body}");
+        }
     }
 
     #[test]

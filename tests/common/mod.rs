@@ -140,6 +140,26 @@ pub fn hessian_column(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64], i: usize) ->
         .collect()
 }
 
+/// Every column of the Hessian `h` against [`hessian_column`] of the gradient `grad` at the flat point `at`.
+pub fn assert_hessian_fd(
+    h: &[Vec<f64>],
+    grad: impl Fn(&[f64]) -> Vec<f64>,
+    at: &[f64],
+    tol: f64,
+    what: &str,
+) {
+    assert_eq!(
+        h.len(),
+        at.len(),
+        "{what}: {} rows for {} inputs",
+        h.len(),
+        at.len()
+    );
+    for (i, row) in h.iter().enumerate() {
+        assert_all_close(row, &hessian_column(&grad, at, i), tol, what);
+    }
+}
+
 /// The Jacobian of `f` over the flat inputs `x` by central differences (`hessian_column` differences any
 /// vector function along one input), rows the outputs; of a gradient, the Hessian.
 pub fn fd_jacobian(f: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
