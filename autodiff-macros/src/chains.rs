@@ -66,12 +66,20 @@ fn desugar_chains(mut item: syn::ItemFn, errors: &mut Errors) -> syn::ItemFn {
         Some(t) => (quote!(#t::zero()), quote!(#t::one())),
         None => (quote!(0.0), quote!(1.0)),
     };
+    let float = match generic.first() {
+        Some(t) => Some(quote!(#t)),
+        None => crate::shadow::written_float(&item).map(|f| {
+            let f = format_ident!("{}", f);
+            quote!(#f)
+        }),
+    };
     let mut pass = Desugar {
         errors,
         scopes: Vec::new(),
         counter: 0,
         zero,
         one,
+        float,
     };
     pass.visit_block_mut(&mut item.block);
     item
@@ -196,7 +204,9 @@ const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()`
                           maybe with `.enumerate()`, `.zip(..)` or `.rev()`, then `.map(..)`, `.filter(..)`, \
                           `.skip(n)`, `.take(n)`, `.step_by(k)`, `.copied()` or `.cloned()`, ending in `.sum()`, \
                           `.product()`, `.fold(init, |acc, x| ..)`, `.count()`, `.any(|x| ..)`, `.all(|x| ..)` \
-                          or `.collect::<Vec<_>>()`";
+                          or `.collect::<Vec<_>>()`, or after `.map(..)`, `.copied()` or `.cloned()` in \
+                          `.reduce(f)`, `.max_by(cmp)` or `.min_by(cmp)` unwrapped (`.unwrap()`, \
+                          `.expect(\"..\")`, `.unwrap_or(d)`)";
 
 /// A closure bound by `let name = |..| ..;`, or a `let` that shadows the name of one.
 enum Entry {
@@ -222,6 +232,9 @@ struct Desugar<'e> {
     counter: usize,
     zero: TokenStream,
     one: TokenStream,
+    /// The function's float type (its type parameter, or the one float type its signature names), if
+    /// known: the type of an accumulator that holds its elements.
+    float: Option<TokenStream>,
 }
 
 /// What a chain applies to each element: a closure's parameter pattern and body, or a function's path.
@@ -1138,6 +1151,185 @@ impl Desugar<'_> {
         })
     }
 
+    // Input:  x.iter().map(|v| v.abs()).max_by(|a, b| a.total_cmp(b)).unwrap()
+    // Output: {
+    //             let mut __acc = 0.0;
+    //             let mut __empty: bool = true;
+    //             for &v in x.iter() {
+    //                 let __next = (v.abs());
+    //                 if __empty { __acc = __next; __empty = false; }
+    //                 else if <`__acc` does not compare `Greater`> { __acc = __next; }
+    //             }
+    //             { let mut __assertion = [0usize; 1]; if __empty { __assertion[0] = assertion_failed(".."); } }
+    //             __acc
+    //         }
+    /// `chain.reduce(f)`, `chain.max_by(cmp)` or `chain.min_by(cmp)` of a chain of values (its last stage
+    /// `.map(..)`, `.copied()` or `.cloned()`), unwrapped by `.unwrap()`, `.expect("..")` or
+    /// `.unwrap_or(d)`: a loop keeping the element so far, as `Iterator::reduce` folds from the first
+    /// element (`max_by` and `min_by` are `reduce` with `cmp::max_by` and `cmp::min_by`, `Compare::replaces`:
+    /// the last of equal maxima, the first of equal minima; `partial_cmp(..).unwrap()` panics where it
+    /// compares a NaN, not at a lone element). The empty chain panics with `Option::unwrap`'s message (or
+    /// the `expect`'s) or gives `d`, evaluated after the chain as a method's argument is. `None` where
+    /// `outer` is no such call (a chain of references, `x.iter().max_by(..)` of a slice, is `std_forms.rs`'s).
+    fn selection(&mut self, outer: &syn::ExprMethodCall) -> Option<Expr> {
+        const UNWRAP: &str = "called `Option::unwrap()` on a `None` value";
+        let consumer = outer.method.to_string();
+        let message: Option<Expr> = match (consumer.as_str(), outer.args.len()) {
+            ("unwrap", 0) => Some(syn::parse_quote!(#UNWRAP)),
+            ("expect", 1) => match strip_parens(&outer.args[0]) {
+                e @ Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(_),
+                    ..
+                }) => Some(e.clone()),
+                _ => return None,
+            },
+            ("unwrap_or", 1) => None,
+            _ => return None,
+        };
+        if outer.turbofish.is_some() {
+            return None;
+        }
+        let Expr::MethodCall(select) = strip_parens(&outer.receiver) else {
+            return None;
+        };
+        let name = select.method.to_string();
+        if !matches!(name.as_str(), "reduce" | "max_by" | "min_by")
+            || select.args.len() != 1
+            || select.turbofish.is_some()
+        {
+            return None;
+        }
+        let values = matches!(strip_parens(&select.receiver), Expr::MethodCall(r)
+            if (r.method == "map" && r.args.len() == 1)
+                || ((r.method == "copied" || r.method == "cloned") && r.args.is_empty()));
+        if !values {
+            return None;
+        }
+        let compare = match name.as_str() {
+            "reduce" => None,
+            _ => Some(crate::std_forms::comparator(&select.args[0])?),
+        };
+        let span = select.span();
+        let chain = match self.chain(&select.receiver)? {
+            Ok(chain) => chain,
+            Err(()) => return Some(Self::poisoned(span)),
+        };
+        let acc = self.fresh("acc");
+        let empty = self.fresh("empty");
+        let next = self.fresh("next");
+        let element = self.fresh("element");
+        let mut body = self.body_of(&chain, &element);
+        let value = body.value(&element);
+        // The accumulator starts as a zero of the elements' type, never read: an integer where `f`
+        // names or declares one (`usize::max`, `|a: usize, b| ..`), else the function's float.
+        let mut acc_ty: Option<syn::Type> = None;
+        let kept: Expr = syn::parse_quote!(#acc);
+        let new: Expr = syn::parse_quote!(#next);
+        let step: Vec<syn::Stmt> = match compare {
+            Some(compare) => {
+                let take = compare.replaces(name == "max_by", &kept, &new);
+                let check: Option<syn::Stmt> =
+                    matches!(compare, crate::std_forms::Compare::Partial(_)).then(|| {
+                        assertion(
+                            syn::parse_quote!(!(#acc == #acc && #next == #next)),
+                            &syn::parse_quote!(#UNWRAP),
+                        )
+                    });
+                vec![check, Some(syn::parse_quote!(if #take { #acc = #next; }))]
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            }
+            None => {
+                let Some(func) = self.func(&select.args[0]) else {
+                    return Some(Self::poisoned(span));
+                };
+                match func {
+                    Func::Closure(c) if c.inputs.len() == 2 => {
+                        let written = match strip_parens(&select.args[0]) {
+                            Expr::Closure(written) => written_types(written),
+                            other => self
+                                .closure_named(other)
+                                .map(|local| local.param_types.clone())
+                                .unwrap_or_default(),
+                        };
+                        acc_ty = written.into_iter().flatten().find(integer_type);
+                        let (a, b) = (plain_pattern(&c.inputs[0]), plain_pattern(&c.inputs[1]));
+                        let f = &c.body;
+                        vec![
+                            syn::parse_quote!(let #a = #acc;),
+                            syn::parse_quote!(let #b = #next;),
+                            syn::parse_quote!(#acc = #f;),
+                        ]
+                    }
+                    Func::Path(path) => {
+                        acc_ty = path
+                            .path
+                            .segments
+                            .first()
+                            .filter(|_| path.path.segments.len() == 2)
+                            .map(|s| {
+                                let ident = &s.ident;
+                                syn::parse_quote!(#ident)
+                            })
+                            .filter(integer_type);
+                        vec![syn::parse_quote!(#acc = #path(#acc, #next);)]
+                    }
+                    Func::Closure(c) => {
+                        self.errors.spanned(
+                            &c.inputs,
+                            "the closure of `.reduce(..)` takes two parameters: `|acc, x| ..`",
+                        );
+                        return Some(Self::poisoned(span));
+                    }
+                }
+            }
+        };
+        let tail: Vec<syn::Stmt> = vec![
+            syn::parse_quote!(let #next = #value;),
+            syn::parse_quote! {
+                if #empty {
+                    #acc = #next;
+                    #empty = false;
+                } else {
+                    #(#step)*
+                }
+            },
+        ];
+        let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
+        // Typed, or a method called on it (`a.max(b)`, `is_nan`) would be of an ambiguous `{float}`.
+        let (init, acc_ty) = match acc_ty {
+            Some(ty) => (quote!(0), Some(quote!(: #ty))),
+            None => (self.zero.clone(), self.float.as_ref().map(|f| quote!(: #f))),
+        };
+        let result: Vec<syn::Stmt> = match message {
+            Some(message) => vec![
+                assertion(syn::parse_quote!(#empty), &message),
+                syn::Stmt::Expr(syn::parse_quote!(#acc), None),
+            ],
+            None => {
+                let default = self.fresh("default");
+                let d = &outer.args[0];
+                vec![
+                    syn::parse_quote!(let #default = #d;),
+                    syn::Stmt::Expr(
+                        syn::parse_quote!(if #empty { #default } else { #acc }),
+                        None,
+                    ),
+                ]
+            }
+        };
+        Some(syn::parse_quote_spanned! {span=>
+            {
+                let mut #acc #acc_ty = #init;
+                let mut #empty: bool = true;
+                #(#prelude)*
+                #for_loop
+                #(#result)*
+            }
+        })
+    }
+
     /// The loop body of `chain`'s stages, before the terminal's accumulation.
     fn body_of(&mut self, chain: &Chain, element: &syn::Ident) -> Body {
         let mut body = match &chain.window {
@@ -1417,6 +1609,11 @@ impl VisitMut for Desugar<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         let replacement = match expr {
             Expr::MethodCall(m) => {
+                if let Some(selected) = self.selection(m) {
+                    *expr = selected;
+                    visit_mut::visit_expr_mut(self, expr);
+                    return;
+                }
                 let name = m.method.to_string();
                 let after_map =
                     matches!(strip_parens(&m.receiver), Expr::MethodCall(r) if r.method == "map");
@@ -1440,10 +1637,20 @@ impl VisitMut for Desugar<'_> {
                                 }
                                 false => " (of integers)",
                             };
+                            let unwrapped = match name.ends_with("_by") {
+                                true => {
+                                    "(`.unwrap()`, `.expect(\"..\")`, or `.unwrap_or(d)` after `.map(..)`, \
+                                     `.copied()` or `.cloned()`), after a chain ending in `.map(..)` or a \
+                                     slice's `.iter()` (maybe `.copied()` or `.cloned()`)"
+                                }
+                                false => {
+                                    "(`.unwrap()`, `.expect(..)`), after a slice's `.iter()` (maybe `.copied()` \
+                                     or `.cloned()`)"
+                                }
+                            };
                             format!(
                                 "`.{name}(..)` of an iterator is supported as the element it selects, unwrapped \
-                                 (`.unwrap()`, `.expect(..)`), after a slice's `.iter()` (maybe `.copied()` or \
-                                 `.cloned()`) of a slice, array or `Vec` named by a variable, a field or an \
+                                 {unwrapped} of a slice, array or `Vec` named by a variable, a field or an \
                                  element (`m[i]`), or of a sub-slice of one (`x[1..n - 1]`){comparator}: write it \
                                  so, or find the index in a loop"
                             )
@@ -1520,6 +1727,25 @@ impl VisitMut for Desugar<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// The branch that `assert!(!failed, message)` is (`asserts.rs`, which has run by now): the failing call's
+/// value stored, so that no pass drops the branch.
+fn assertion(failed: Expr, message: &Expr) -> syn::Stmt {
+    syn::parse_quote! {
+        {
+            let mut __assertion = [0usize; 1];
+            if #failed {
+                __assertion[0] = ::autodiff::__private::assertion_failed(#message);
+            }
+        }
+    }
+}
+
+/// Is `ty` an integer type (`usize`, `i32`, ..)?
+fn integer_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none()
+        && p.path.get_ident().is_some_and(|i| crate::shadow::INTEGERS.contains(&i.to_string().as_str())))
+}
+
 /// Does `expr` begin with a block-like expression (`{ .. } as f64`, `{ .. }.sqrt()`) that, first in a
 /// statement, would end the statement there? A block-like expression alone does not.
 fn leftmost_is_block(expr: &Expr) -> bool {
@@ -1550,4 +1776,90 @@ fn leftmost_is_block(expr: &Expr) -> bool {
         }
     }
     !block_like(expr) && block_like(leftmost(expr))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(src: &str) -> (String, Vec<String>) {
+        let item: syn::ItemFn = syn::parse_str(src).unwrap();
+        let mut errors = Errors::default();
+        let out = desugar(&item, &mut errors);
+        let messages = errors.messages();
+        (out.block.to_token_stream().to_string(), messages)
+    }
+
+    #[test]
+    fn reduce_unwrapped_keeps_the_first_element_then_folds() {
+        let (out, errors) =
+            rewrite("fn f(x: &[f64]) -> f64 { x.iter().copied().reduce(f64::max).unwrap() }");
+        assert!(errors.is_empty(), "{errors:?}");
+        // A typed accumulator, a flag for the first element, std's message for the empty chain.
+        assert!(out.contains("let mut __acc_1 : f64 = 0.0"), "{out}");
+        assert!(out.contains("let mut __empty_2 : bool = true"), "{out}");
+        assert!(
+            out.contains("if __empty_2 { __acc_1 = __next_3 ; __empty_2 = false ; } else { __acc_1 = f64 :: max (__acc_1 , __next_3) ; }"),
+            "{out}"
+        );
+        assert!(
+            out.contains("called `Option::unwrap()` on a `None` value"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn max_by_after_map_replaces_unless_greater_and_checks_nans_where_it_compares() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().map(|v| v * v).max_by(|a, b| a.partial_cmp(b).unwrap()).unwrap() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("if ! (__acc_1 > __next_3) { __acc_1 = __next_3 ; }"),
+            "{out}"
+        );
+        assert!(
+            out.contains("if ! (__acc_1 == __acc_1 && __next_3 == __next_3)"),
+            "{out}"
+        );
+        // `min_by` replaces where the kept one compares greater; `total_cmp` checks no NaN.
+        let (out, _) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().map(|v| v * v).min_by(|a, b| a.total_cmp(b)).unwrap() }",
+        );
+        assert!(!out.contains("__acc_1 == __acc_1"), "{out}");
+        assert!(out.contains("|| __acc_1 > __next_3 ||"), "{out}");
+    }
+
+    #[test]
+    fn unwrap_or_evaluates_its_default_after_the_chain_and_integers_are_typed() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { let k = x.iter().map(|v| *v as usize).reduce(usize::max).unwrap_or(x.len()); x[k] }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(out.contains("let mut __acc_1 : usize = 0"), "{out}");
+        assert!(
+            out.contains(
+                "let __default_5 = x . len () ; if __empty_2 { __default_5 } else { __acc_1 }"
+            ),
+            "{out}"
+        );
+        let (out, _) = rewrite(
+            "fn f<T: Float>(x: &[T]) -> T { x.iter().map(|v| *v).reduce(|a: usize, b| a + b).expect(\"some\") }",
+        );
+        assert!(out.contains("let mut __acc_1 : usize = 0"), "{out}");
+        assert!(out.contains("\"some\""), "{out}");
+    }
+
+    #[test]
+    fn chains_of_references_and_options_are_left_to_others() {
+        // `x.iter().max_by(..)` of a slice is `std_forms.rs`'s element read; a bare `reduce` keeps its error.
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { *x.iter().filter(|v| **v > 0.0).max_by(|a, b| a.total_cmp(b)).unwrap() }",
+        );
+        assert!(errors.is_empty() && out.contains("max_by"), "{out}");
+        let (_, errors) =
+            rewrite("fn f(x: &[f64]) -> f64 { let m = x.iter().copied().reduce(f64::max); 0.0 }");
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("`.reduce(..)` cannot end"), "{errors:?}");
+    }
 }

@@ -32,6 +32,12 @@ impl Errors {
         self.errors.len()
     }
 
+    /// The messages recorded, for unit tests.
+    #[cfg(test)]
+    pub(crate) fn messages(&self) -> Vec<String> {
+        self.errors.iter().map(ToString::to_string).collect()
+    }
+
     /// All errors as one `compile_error!` per error, or `Ok` if there were none.
     pub(crate) fn finish(self) -> Result<(), TokenStream> {
         if self.errors.is_empty() {

@@ -366,20 +366,7 @@ impl Forms {
         let next = self.fresh("next");
         let (kept, new): (Expr, Expr) =
             (syn::parse_quote!(#x[#best]), syn::parse_quote!(#x[#next]));
-        let (p, q) = match compare {
-            Compare::Ord | Compare::Partial(false) | Compare::Total(false) => (&kept, &new),
-            Compare::Partial(true) | Compare::Total(true) => (&new, &kept),
-        };
-        // `compare(kept, new) == Greater`.
-        let greater: Expr = match compare {
-            Compare::Ord | Compare::Partial(_) => syn::parse_quote!(#p > #q),
-            Compare::Total(_) => syn::parse_quote! {
-                (#p.is_nan() && #p.is_sign_positive() && !(#q.is_nan() && #q.is_sign_positive()))
-                    || (#q.is_nan() && #q.is_sign_negative() && !(#p.is_nan() && #p.is_sign_negative()))
-                    || #p > #q
-                    || (#p == #q && #p.is_sign_positive() && #q.is_sign_negative())
-            },
-        };
+        let take = compare.replaces(max, &kept, &new);
         let check: Option<syn::Stmt> = matches!(compare, Compare::Partial(_)).then(|| {
             syn::parse_quote! {
                 assert!(
@@ -388,10 +375,6 @@ impl Forms {
                 );
             }
         });
-        let take: Expr = match max {
-            true => syn::parse_quote!(!(#greater)),
-            false => syn::parse_quote!(#greater),
-        };
         let span = select.method.span();
         let index: Expr = syn::parse_quote_spanned! {span=>
             {
@@ -703,7 +686,7 @@ fn bound_unwrap(stmt: &Stmt) -> bool {
 /// How `max_by`/`min_by` compare (`Forms::extreme`); `true` where the closure compares its second
 /// parameter with its first (`|a, b| b.partial_cmp(a).unwrap()`).
 #[derive(Clone, Copy)]
-enum Compare {
+pub(crate) enum Compare {
     /// `max()`, `min()` of integers.
     Ord,
     /// `a.partial_cmp(b).unwrap()`.
@@ -712,8 +695,34 @@ enum Compare {
     Total(bool),
 }
 
+impl Compare {
+    /// Whether `max_by` (`max`; else `min_by`) with this comparator replaces the element it keeps, `kept`,
+    /// by the next one, `new`: as `Iterator::max_by` folds `cmp::max_by`, unless `kept` compares `Greater`
+    /// (the last of equal maxima is chosen); for `min_by`, where it does (the first of equal minima).
+    pub(crate) fn replaces(self, max: bool, kept: &Expr, new: &Expr) -> Expr {
+        let (p, q) = match self {
+            Compare::Ord | Compare::Partial(false) | Compare::Total(false) => (kept, new),
+            Compare::Partial(true) | Compare::Total(true) => (new, kept),
+        };
+        // `compare(kept, new) == Greater`.
+        let greater: Expr = match self {
+            Compare::Ord | Compare::Partial(_) => syn::parse_quote!(#p > #q),
+            Compare::Total(_) => syn::parse_quote! {
+                (#p.is_nan() && #p.is_sign_positive() && !(#q.is_nan() && #q.is_sign_positive()))
+                    || (#q.is_nan() && #q.is_sign_negative() && !(#p.is_nan() && #p.is_sign_negative()))
+                    || #p > #q
+                    || (#p == #q && #p.is_sign_positive() && #q.is_sign_negative())
+            },
+        };
+        match max {
+            true => syn::parse_quote!(!(#greater)),
+            false => greater,
+        }
+    }
+}
+
 /// The comparator `arg` of `max_by`/`min_by`, if it is one `Forms::extreme` reads.
-fn comparator(arg: &Expr) -> Option<Compare> {
+pub(crate) fn comparator(arg: &Expr) -> Option<Compare> {
     match strip_parens(arg) {
         // `f64::total_cmp`, `f32::total_cmp`.
         Expr::Path(p) => {
