@@ -1,7 +1,13 @@
 //! Fifty-odd bodies a user writes over a slice (session 30's hand probe of the forms API.md lists: iterator
 //! chains, closures, labels, matches, `Vec`s, sub-slices, float methods), each at `order = 2`: the value
 //! against the function itself, the gradient against central differences, the Hessian against differences
-//! of the gradient, at three points.
+//! of the gradient, at three points. The bodies are as a user writes them, so clippy's preferences are not
+//! applied to them.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::useless_vec
+)]
 
 mod common;
 
