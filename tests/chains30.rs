@@ -1,7 +1,8 @@
-//! `.reduce(f)`, `.max_by(cmp)` and `.min_by(cmp)` ending a chain of values (after `.map(..)`,
-//! `.copied()` or `.cloned()`), unwrapped by `.unwrap()`, `.expect("..")` or `.unwrap_or(d)`
-//! (`autodiff-macros/src/chains.rs`, `Desugar::selection`): gradients by hand and by central differences,
-//! Hessians against differences of the gradient, ties as std chooses them, and std's panics.
+//! `.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)` and `.last()` ending a chain of values (after `.map(..)`,
+//! `.copied()` or `.cloned()`), and `.position(p)`, unwrapped by `.unwrap()`, `.expect("..")` or
+//! `.unwrap_or(d)` (`autodiff-macros/src/chains.rs`, `Desugar::selection`); `.enumerate()` and `.rev()`
+//! after stages: gradients by hand and by central differences, Hessians against differences of the
+//! gradient, ties as std chooses them, and std's panics.
 
 mod common;
 
@@ -75,6 +76,52 @@ fn peak(m: &[Vec<f64>], i: usize) -> f64 {
         .max_by(|p, q| p.partial_cmp(q).unwrap())
         .unwrap()
         * m[i][0]
+}
+
+/// `.enumerate()` after `.filter(..)` and `.map(..)`: the count of the elements kept, not their index.
+#[differentiable(order = 2)]
+fn kept_weighted(x: &[f64]) -> f64 {
+    x.iter()
+        .filter(|v| v.abs() > 0.3)
+        .map(|v| v.sin())
+        .enumerate()
+        .map(|(i, s)| s * (1.0 + i as f64))
+        .sum::<f64>()
+}
+
+/// `.rev()` after `.map(..)` and `.filter(..)`: Horner's rule over the kept elements, last first.
+#[differentiable(order = 2)]
+fn horner_kept(x: &[f64], t: f64) -> f64 {
+    x.iter()
+        .map(|v| v * t)
+        .filter(|v| *v > -0.5)
+        .rev()
+        .fold(0.0, |acc, c| acc * t + c)
+}
+
+/// `.last()` of a chain of values (as written without clippy, which asks for `.next_back()`), and
+/// `.position(p)` choosing the element read.
+#[allow(clippy::double_ended_iterator_last)]
+#[differentiable(order = 2)]
+fn last_and_first_above(x: &[f64], t: f64) -> f64 {
+    let last = x.iter().map(|v| v * v).last().unwrap_or(t);
+    let k = x.iter().position(|&v| v > t).unwrap_or(0);
+    let j = x
+        .iter()
+        .map(|v| v * t)
+        .position(|w| w < 0.0)
+        .expect("a negative");
+    last * x[k] + x[j]
+}
+
+/// `.next_back()`, `.next()` and `.find(p)` of chains of values: the last element, the first, and the
+/// first for which `p` holds.
+#[differentiable(order = 2)]
+fn ends(x: &[f64]) -> f64 {
+    let a = x.iter().map(|v| v.exp()).next_back().expect("last");
+    let b = x.iter().copied().find(|v| *v < 0.0).unwrap_or(1.0);
+    let c = x.iter().map(|v| v * 2.0).next().unwrap();
+    a * b + c
 }
 
 fn last_max_index(v: &[f64]) -> usize {
@@ -314,5 +361,122 @@ fn peak_of_a_computed_row() {
             let (_, _, h) = peak_hessian(&m, i);
             assert_hessian_fd(&h, grad, &flat, 1e-6, "peak Hessian");
         }
+    }
+}
+
+#[test]
+fn enumerate_after_stages_counts_what_reaches_it() {
+    let mut inputs = Inputs(3007);
+    for _ in 0..16 {
+        let x = inputs.vec(6);
+        let kept: Vec<usize> = (0..6).filter(|&i| x[i].abs() > 0.3).collect();
+        let (v, g) = kept_weighted_grad(&x);
+        let mut value = 0.0;
+        let mut expected = vec![0.0; 6];
+        for (count, &i) in kept.iter().enumerate() {
+            value += x[i].sin() * (1.0 + count as f64);
+            expected[i] = x[i].cos() * (1.0 + count as f64);
+        }
+        assert_close(v, value, 1e-14, "kept_weighted value");
+        assert_all_close(&g, &expected, 1e-14, "kept_weighted by hand");
+        assert_fd_gradient(kept_weighted, &x, &g, "kept_weighted");
+        let (_, _, h) = kept_weighted_hessian(&x);
+        assert_hessian_fd(
+            &h,
+            |x| kept_weighted_grad(x).1,
+            &x,
+            1e-6,
+            "kept_weighted Hessian",
+        );
+    }
+}
+
+#[test]
+fn rev_after_stages_reverses_the_source() {
+    let mut inputs = Inputs(3008);
+    for _ in 0..16 {
+        let x = inputs.vec(5);
+        let t = inputs.next();
+        // The primal as std runs it is the oracle for the value; by hand for the derivative in t.
+        let kept: Vec<f64> = x.iter().map(|v| v * t).filter(|v| *v > -0.5).collect();
+        let value = kept.iter().rev().fold(0.0, |acc, c| acc * t + c);
+        let (v, (g, gt)) = horner_kept_grad(&x, t);
+        assert_close(v, value, 1e-14, "horner value");
+        assert_eq!(v, horner_kept(&x, t));
+        let flat: Vec<f64> = x.iter().copied().chain([t]).collect();
+        let f = |v: &[f64]| horner_kept(&v[..5], v[5]);
+        let grad = |v: &[f64]| {
+            let (_, (g, gt)) = horner_kept_grad(&v[..5], v[5]);
+            g.into_iter().chain([gt]).collect::<Vec<f64>>()
+        };
+        assert_fd_gradient(f, &flat, &grad(&flat), "horner_kept");
+        assert_eq!(grad(&flat), g.into_iter().chain([gt]).collect::<Vec<f64>>());
+        let (_, _, h) = horner_kept_hessian(&x, t);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "horner_kept Hessian");
+    }
+}
+
+#[test]
+fn last_and_position() {
+    let mut inputs = Inputs(3009);
+    for _ in 0..16 {
+        let mut x = inputs.vec(5);
+        x[4] = -0.5 - x[4].abs();
+        let t = 0.8 * inputs.next();
+        // std's own `position`, the oracle for which elements are read.
+        let k = x.iter().position(|&v| v > t).unwrap_or(0);
+        let Some(j2) = x.iter().map(|v| v * t).position(|w| w < 0.0) else {
+            continue;
+        };
+        let (v, (g, gt)) = last_and_first_above_grad(&x, t);
+        assert_eq!(v, x[4] * x[4] * x[k] + x[j2]);
+        let mut expected = vec![0.0; 5];
+        expected[4] += 2.0 * x[4] * x[k];
+        expected[k] += x[4] * x[4];
+        expected[j2] += 1.0;
+        assert_all_close(&g, &expected, 1e-14, "last_and_first_above by hand");
+        assert_eq!(gt, 0.0);
+        let flat: Vec<f64> = x.iter().copied().chain([t]).collect();
+        let f = |v: &[f64]| last_and_first_above(&v[..5], v[5]);
+        let grad = |v: &[f64]| {
+            let (_, (g, gt)) = last_and_first_above_grad(&v[..5], v[5]);
+            g.into_iter().chain([gt]).collect::<Vec<f64>>()
+        };
+        assert_fd_gradient(f, &flat, &grad(&flat), "last_and_first_above");
+        let (_, _, h) = last_and_first_above_hessian(&x, t);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "last_and_first_above Hessian");
+    }
+    // The empty slice: `.last()`'s default, then `.expect`'s message.
+    let r = std::panic::catch_unwind(|| last_and_first_above_grad(&[], 0.5)).unwrap_err();
+    assert_eq!(
+        r.downcast_ref::<String>().map(String::as_str),
+        Some("a negative")
+    );
+    // Nothing above t: position 0 by the default.
+    let x = [0.1, -0.2];
+    let (v, _) = last_and_first_above_grad(&x, 0.5);
+    assert_eq!(v, 0.04 * 0.1 + -0.2);
+}
+
+#[test]
+fn next_back_and_next() {
+    let mut inputs = Inputs(3010);
+    for _ in 0..16 {
+        let x = inputs.vec(4);
+        let n = x.len() - 1;
+        let neg = x.iter().position(|&v| v < 0.0);
+        let b = neg.map_or(1.0, |k| x[k]);
+        let (v, g) = ends_grad(&x);
+        assert_close(v, x[n].exp() * b + 2.0 * x[0], 1e-15, "ends value");
+        let mut expected = vec![0.0; 4];
+        expected[n] += x[n].exp() * b;
+        expected[0] += 2.0;
+        if let Some(k) = neg {
+            expected[k] += x[n].exp();
+        }
+        assert_all_close(&g, &expected, 1e-14, "ends by hand");
+        assert_fd_gradient(ends, &x, &g, "ends");
+        let (_, _, h) = ends_hessian(&x);
+        assert_hessian_fd(&h, |x| ends_grad(x).1, &x, 1e-6, "ends Hessian");
     }
 }

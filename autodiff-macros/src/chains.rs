@@ -202,11 +202,13 @@ const WINDOWS: &[&str] = &["windows", "chunks", "chunks_exact"];
 const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()` (maybe with `.skip(n)` and \
                           `.take(n)`), a range, or a slice's `.windows(k)`, `.chunks(k)` or `.chunks_exact(k)`, \
                           maybe with `.enumerate()`, `.zip(..)` or `.rev()`, then `.map(..)`, `.filter(..)`, \
-                          `.skip(n)`, `.take(n)`, `.step_by(k)`, `.copied()` or `.cloned()`, ending in `.sum()`, \
-                          `.product()`, `.fold(init, |acc, x| ..)`, `.count()`, `.any(|x| ..)`, `.all(|x| ..)` \
-                          or `.collect::<Vec<_>>()`, or after `.map(..)`, `.copied()` or `.cloned()` in \
-                          `.reduce(f)`, `.max_by(cmp)` or `.min_by(cmp)` unwrapped (`.unwrap()`, \
-                          `.expect(\"..\")`, `.unwrap_or(d)`)";
+                          `.skip(n)`, `.take(n)`, `.step_by(k)`, `.enumerate()`, `.copied()` or `.cloned()` (and \
+                          `.rev()` after `.map(..)` and `.filter(..)`), ending in `.sum()`, `.product()`, \
+                          `.fold(init, |acc, x| ..)`, `.count()`, `.any(|x| ..)`, `.all(|x| ..)` or \
+                          `.collect::<Vec<_>>()`, or unwrapped (`.unwrap()`, `.expect(\"..\")`, `.unwrap_or(d)`) \
+                          in `.position(|x| ..)` or, after `.map(..)`, `.copied()` or `.cloned()`, in \
+                          `.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)`, `.last()`, `.next_back()`, `.next()` or \
+                          `.find(|x| ..)`";
 
 /// A closure bound by `let name = |..| ..;`, or a `let` that shadows the name of one.
 enum Entry {
@@ -701,6 +703,8 @@ enum Stage {
     Count(Expr, bool),
     /// `.step_by(k)` after another stage: every `k`-th element that reaches it, the first included.
     Step(Expr),
+    /// `.enumerate()` after another stage: each element that reaches it, paired with their count so far.
+    Enumerate,
 }
 
 /// Is `expr` an iterator source that a `for` iterates by index, with no stage in it: a range, a slice's
@@ -716,6 +720,33 @@ fn plain_source(expr: &Expr) -> bool {
             ("zip", 1) => plain_source(&m.receiver) && plain_source(&m.args[0]),
             _ => false,
         },
+        _ => false,
+    }
+}
+
+/// Are the items of the iterator `expr` values (not references into a slice): after `.map(..)`,
+/// `.copied()` or `.cloned()`, maybe followed by stages that keep items as they are (`.filter(..)`,
+/// `.skip(n)`, `.take(n)`, `.step_by(k)`, `.rev()`)?
+fn yields_values(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
+            ("map", 1) | ("copied" | "cloned", 0) => true,
+            ("filter" | "skip" | "take" | "step_by", 1) | ("rev", 0) => yields_values(&m.receiver),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Does the iterator `expr` apply `.map(..)` or `.filter(..)` (so that what follows is a stage, not part of
+/// the source a `for` iterates)?
+fn mapped_or_filtered(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::MethodCall(m) => {
+            (matches!(m.method.to_string().as_str(), "map" | "filter") && m.args.len() == 1)
+                || (!matches!(m.method.to_string().as_str(), "iter" | "into_iter")
+                    && mapped_or_filtered(&m.receiver))
+        }
         _ => false,
     }
 }
@@ -815,9 +846,33 @@ impl Desugar<'_> {
                 // itself, which keeps every `k`-th element reaching it. Right after a source, the `for`
                 // steps through the source's indexes (`x[1..].iter().step_by(2)`).
                 ("step_by", 1) if !plain_source(&m.receiver) => raw.push((name, Some(&m.args[0]))),
+                // After a stage (`x.iter().map(f).enumerate()`): the count of the elements reaching it.
+                ("enumerate", 0) if mapped_or_filtered(&m.receiver) => raw.push((name, None)),
+                // After stages that neither count nor keep state (`x.iter().map(f).rev()`): the source
+                // reversed, which calls the same closures on the same elements in the other order.
+                ("rev", 0) if mapped_or_filtered(&m.receiver) => raw.push((name, None)),
                 _ => break,
             }
             expr = strip_parens(&m.receiver);
+        }
+        // `.rev()` moves into the source where nothing before it counts elements.
+        let mut reversed = false;
+        if let Some(at) = raw.iter().position(|(name, _)| name == "rev") {
+            if let Some((name, _)) = raw[at + 1..]
+                .iter()
+                .find(|(name, _)| !matches!(name.as_str(), "map" | "filter" | "copied" | "cloned"))
+            {
+                let message = format!(
+                    "`.rev()` after `.{name}(..)` is not supported in a differentiable iterator chain: \
+                     reverse the source first (`x.iter().rev()`), or write a `for` loop"
+                );
+                self.errors.spanned(receiver, message);
+                return Some(Err(()));
+            }
+            if raw.iter().filter(|(name, _)| name == "rev").count() % 2 == 1 {
+                reversed = true;
+            }
+            raw.retain(|(name, _)| name != "rev");
         }
         fn window_of(expr: &Expr) -> Option<&syn::ExprMethodCall> {
             match expr {
@@ -862,8 +917,16 @@ impl Desugar<'_> {
                 Err(()) => return Some(Err(())),
             },
         };
+        let source = match reversed {
+            true => syn::parse_quote!((#source).rev()),
+            false => source,
+        };
         let mut stages = Vec::new();
         for (name, arg) in raw.into_iter().rev() {
+            if name == "enumerate" {
+                stages.push(Stage::Enumerate);
+                continue;
+            }
             let Some(arg) = arg else { continue };
             let stage = match name.as_str() {
                 "map" => self.func(arg).map(Stage::Map),
@@ -1163,9 +1226,9 @@ impl Desugar<'_> {
     //             { let mut __assertion = [0usize; 1]; if __empty { __assertion[0] = assertion_failed(".."); } }
     //             __acc
     //         }
-    /// `chain.reduce(f)`, `chain.max_by(cmp)` or `chain.min_by(cmp)` of a chain of values (its last stage
-    /// `.map(..)`, `.copied()` or `.cloned()`), unwrapped by `.unwrap()`, `.expect("..")` or
-    /// `.unwrap_or(d)`: a loop keeping the element so far, as `Iterator::reduce` folds from the first
+    /// `chain.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)`, `.last()`, `.next_back()`, `.next()` or
+    /// `.find(p)` of a chain of values (`yields_values`), or `.position(p)` of any chain, unwrapped by `.unwrap()`,
+    /// `.expect("..")` or `.unwrap_or(d)`: a loop keeping the element so far, as `Iterator::reduce` folds from the first
     /// element (`max_by` and `min_by` are `reduce` with `cmp::max_by` and `cmp::min_by`, `Compare::replaces`:
     /// the last of equal maxima, the first of equal minima; `partial_cmp(..).unwrap()` panics where it
     /// compares a NaN, not at a lone element). The empty chain panics with `Option::unwrap`'s message (or
@@ -1193,21 +1256,34 @@ impl Desugar<'_> {
             return None;
         };
         let name = select.method.to_string();
-        if !matches!(name.as_str(), "reduce" | "max_by" | "min_by")
-            || select.args.len() != 1
-            || select.turbofish.is_some()
-        {
+        let arity = match name.as_str() {
+            "reduce" | "max_by" | "min_by" | "position" | "find" => 1,
+            "last" | "next_back" | "next" => 0,
+            _ => return None,
+        };
+        if select.args.len() != arity || select.turbofish.is_some() {
             return None;
         }
-        let values = matches!(strip_parens(&select.receiver), Expr::MethodCall(r)
-            if (r.method == "map" && r.args.len() == 1)
-                || ((r.method == "copied" || r.method == "cloned") && r.args.is_empty()));
-        if !values {
+        if name == "position" {
+            return self.position(select, message, &outer.args);
+        }
+        if !yields_values(&select.receiver) {
             return None;
         }
+        // `.find(p)` is `.filter(p).next()`: both closures take a reference to the item.
+        let found: syn::ExprMethodCall;
+        let (select, name) = match name.as_str() {
+            "find" => {
+                let (receiver, p) = (&select.receiver, &select.args[0]);
+                found =
+                    syn::parse_quote_spanned!(select.method.span()=> #receiver.filter(#p).next());
+                (&found, "next".to_string())
+            }
+            _ => (select, name),
+        };
         let compare = match name.as_str() {
-            "reduce" => None,
-            _ => Some(crate::std_forms::comparator(&select.args[0])?),
+            "max_by" | "min_by" => Some(crate::std_forms::comparator(&select.args[0])?),
+            _ => None,
         };
         let span = select.span();
         let chain = match self.chain(&select.receiver)? {
@@ -1240,6 +1316,9 @@ impl Desugar<'_> {
                     .flatten()
                     .collect()
             }
+            // `.last()` (`.next_back()`): each element replaces the one before; `.next()` keeps the first.
+            None if name == "last" || name == "next_back" => vec![syn::parse_quote!(#acc = #next;)],
+            None if name == "next" => Vec::new(),
             None => {
                 let Some(func) = self.func(&select.args[0]) else {
                     return Some(Self::poisoned(span));
@@ -1302,23 +1381,7 @@ impl Desugar<'_> {
             Some(ty) => (quote!(0), Some(quote!(: #ty))),
             None => (self.zero.clone(), self.float.as_ref().map(|f| quote!(: #f))),
         };
-        let result: Vec<syn::Stmt> = match message {
-            Some(message) => vec![
-                assertion(syn::parse_quote!(#empty), &message),
-                syn::Stmt::Expr(syn::parse_quote!(#acc), None),
-            ],
-            None => {
-                let default = self.fresh("default");
-                let d = &outer.args[0];
-                vec![
-                    syn::parse_quote!(let #default = #d;),
-                    syn::Stmt::Expr(
-                        syn::parse_quote!(if #empty { #default } else { #acc }),
-                        None,
-                    ),
-                ]
-            }
-        };
+        let result = self.unwrapped(&acc, &empty, message, &outer.args);
         Some(syn::parse_quote_spanned! {span=>
             {
                 let mut #acc #acc_ty = #init;
@@ -1328,6 +1391,116 @@ impl Desugar<'_> {
                 #(#result)*
             }
         })
+    }
+
+    // Input:  x.iter().position(|&v| v > t).unwrap_or(n)
+    // Output: {
+    //             let mut __acc: usize = 0;
+    //             let mut __empty: bool = true;
+    //             let mut __seen: usize = 0;
+    //             for &__element in x.iter() {
+    //                 let __position: usize = __seen;
+    //                 __seen += 1;
+    //                 let __kept: bool = __empty && { let v = __element; v > t };
+    //                 if __kept { __acc = __position; __empty = false; }
+    //             }
+    //             let __default = n;
+    //             if __empty { __default } else { __acc }
+    //         }
+    /// `chain.position(p)` unwrapped (`selection`): the count of the elements before the first for which
+    /// `p` holds, an integer without derivative. The loop goes on past it, testing no more elements (as the
+    /// iterator's method stops), but computing the stages before the test, which may panic where the
+    /// iterator's would not (as in `.any(..)`).
+    fn position(
+        &mut self,
+        select: &syn::ExprMethodCall,
+        message: Option<Expr>,
+        default: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> Option<Expr> {
+        let span = select.span();
+        let chain = match self.chain(&select.receiver)? {
+            Ok(chain) => chain,
+            Err(()) => return Some(Self::poisoned(span)),
+        };
+        let keep = match self.func(&select.args[0]) {
+            Some(Func::Closure(c)) if c.inputs.len() == 1 => c,
+            Some(_) => {
+                self.errors.spanned(
+                    &select.args[0],
+                    "give `.position(..)` a closure of one parameter: `.position(|x| ..)`",
+                );
+                return Some(Self::poisoned(span));
+            }
+            None => return Some(Self::poisoned(span)),
+        };
+        let acc = self.fresh("acc");
+        let empty = self.fresh("empty");
+        let element = self.fresh("element");
+        let mut body = self.body_of(&chain, &element);
+        let (pattern, value) = self.element_names(&element_shape(&chain.source));
+        let value = body.element(pattern, value);
+        let counter = self.fresh("seen");
+        let position = self.fresh("position");
+        let kept = self.fresh("kept");
+        body.prelude
+            .push(syn::parse_quote!(let mut #counter: usize = 0;));
+        body.stmts
+            .push(syn::parse_quote!(let #position: usize = #counter;));
+        body.stmts.push(syn::parse_quote!(#counter += 1;));
+        let test = &keep.body;
+        let test: Expr = match keep.inputs.first() {
+            Some(pat) => {
+                let pat = plain_pattern(pat);
+                syn::parse_quote!({ let #pat = #value; #test })
+            }
+            None => (**test).clone(),
+        };
+        // Tested only while nothing is found.
+        body.stmts
+            .push(syn::parse_quote!(let #kept: bool = #empty && #test;));
+        let tail: Vec<syn::Stmt> = vec![syn::parse_quote! {
+            if #kept {
+                #acc = #position;
+                #empty = false;
+            }
+        }];
+        let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
+        let result = self.unwrapped(&acc, &empty, message, default);
+        Some(syn::parse_quote_spanned! {span=>
+            {
+                let mut #acc: usize = 0;
+                let mut #empty: bool = true;
+                #(#prelude)*
+                #for_loop
+                #(#result)*
+            }
+        })
+    }
+
+    /// What `.unwrap()`, `.expect(message)` or `.unwrap_or(default)` give of the element `acc` a loop
+    /// kept, `empty` where it kept none: the assertion of a panic with the message, or the default,
+    /// evaluated after the loop as a method's argument is after its receiver.
+    fn unwrapped(
+        &mut self,
+        acc: &syn::Ident,
+        empty: &syn::Ident,
+        message: Option<Expr>,
+        default: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> Vec<syn::Stmt> {
+        match message {
+            Some(message) => vec![
+                assertion(syn::parse_quote!(#empty), &message),
+                syn::Stmt::Expr(syn::parse_quote!(#acc), None),
+            ],
+            None => {
+                let name = self.fresh("default");
+                let d = &default[0];
+                vec![
+                    syn::parse_quote!(let #name = #d;),
+                    syn::Stmt::Expr(syn::parse_quote!(if #empty { #name } else { #acc }), None),
+                ]
+            }
+        }
     }
 
     /// The loop body of `chain`'s stages, before the terminal's accumulation.
@@ -1355,6 +1528,18 @@ impl Desugar<'_> {
                     let counter = self.fresh("seen");
                     let position = self.fresh("position");
                     body.count(k, Counted::Step, &counter, &position);
+                }
+                Stage::Enumerate => {
+                    let (pattern, value) = self.element_names(&shape);
+                    let value = body.element(pattern, value);
+                    let counter = self.fresh("seen");
+                    let position = self.fresh("position");
+                    body.prelude
+                        .push(syn::parse_quote!(let mut #counter: usize = 0;));
+                    body.stmts
+                        .push(syn::parse_quote!(let #position: usize = #counter;));
+                    body.stmts.push(syn::parse_quote!(#counter += 1;));
+                    body.current = Current::Value(syn::parse_quote!((#position, #value)));
                 }
             }
         }
@@ -1848,6 +2033,55 @@ mod tests {
         );
         assert!(out.contains("let mut __acc_1 : usize = 0"), "{out}");
         assert!(out.contains("\"some\""), "{out}");
+    }
+
+    #[test]
+    fn enumerate_after_a_stage_counts_and_rev_after_maps_reverses_the_source() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().filter(|v| **v > 0.0).enumerate().map(|(i, v)| v * i as f64).sum::<f64>() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        // The count starts before the loop and advances only where the filter kept the element.
+        assert!(out.contains("let mut __seen_6 : usize = 0 ;"), "{out}");
+        assert!(
+            out.contains("if __kept_4 { let __position_7 : usize = __seen_6 ; __seen_6 += 1 ; let (i , v) = (__position_7 , __element_3) ;"),
+            "{out}"
+        );
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().map(|v| v * 2.0).filter(|v| *v > 0.0).rev().fold(0.0, |a, b| a + b) }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(out.contains("in x . iter () . rev ()"), "{out}");
+        // Twice reversed is the source as it is.
+        let (out, _) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().map(|v| v * 2.0).rev().map(|v| v + 1.0).rev().sum::<f64>() }",
+        );
+        assert!(!out.contains("rev"), "{out}");
+        let (_, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().map(|v| v * 2.0).take(2).rev().sum::<f64>() }",
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(
+            errors[0].contains("`.rev()` after `.take(..)`"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn position_tests_only_until_it_finds() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], t: f64) -> f64 { let k = x.iter().position(|&v| v > t).unwrap_or(0); x[k] }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(out.contains("let mut __acc_1 : usize = 0 ;"), "{out}");
+        assert!(
+            out.contains("let __kept_7 : bool = __empty_2 && { let v = __element_4 ; v > t } ; if __kept_7 { __acc_1 = __position_6 ; __empty_2 = false ; }"),
+            "{out}"
+        );
+        assert!(
+            out.contains("if __empty_2 { __default_8 } else { __acc_1 }"),
+            "{out}"
+        );
     }
 
     #[test]
