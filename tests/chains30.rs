@@ -124,6 +124,31 @@ fn ends(x: &[f64]) -> f64 {
     a * b + c
 }
 
+/// `a.chain(b)`: the same stages over `b`'s items after `a`'s, the counts going on (`.enumerate()` numbers
+/// `b`'s items after `a`'s), and `.chain(&y)` of a slice.
+#[differentiable(order = 2)]
+fn chained(x: &[f64], y: &[f64]) -> f64 {
+    let s = x[..2]
+        .iter()
+        .chain(y.iter())
+        .map(|v| v * v)
+        .enumerate()
+        .map(|(i, v)| v * (1.0 + i as f64))
+        .sum::<f64>();
+    let m = x
+        .iter()
+        .copied()
+        .chain(y.iter().copied())
+        .reduce(f64::max)
+        .unwrap();
+    let p = x
+        .iter()
+        .chain(&y[1..])
+        .skip(1)
+        .fold(1.0, |acc, v| acc * (1.0 + v));
+    s + m * p
+}
+
 fn last_max_index(v: &[f64]) -> usize {
     // std's own choice, the oracle for ties.
     v.iter()
@@ -478,5 +503,39 @@ fn next_back_and_next() {
         assert_fd_gradient(ends, &x, &g, "ends");
         let (_, _, h) = ends_hessian(&x);
         assert_hessian_fd(&h, |x| ends_grad(x).1, &x, 1e-6, "ends Hessian");
+    }
+}
+
+#[test]
+fn chained_sources() {
+    let mut inputs = Inputs(3011);
+    for _ in 0..16 {
+        let x = inputs.vec(3);
+        let y = inputs.vec(3);
+        // std's own chains, the oracle for the value.
+        let s: f64 = x[..2]
+            .iter()
+            .chain(y.iter())
+            .map(|v| v * v)
+            .enumerate()
+            .map(|(i, v)| v * (1.0 + i as f64))
+            .sum();
+        let m = x
+            .iter()
+            .chain(y.iter())
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max);
+        let p: f64 = x.iter().chain(&y[1..]).skip(1).map(|v| 1.0 + v).product();
+        let (v, _) = chained_grad(&x, &y);
+        assert_close(v, s + m * p, 1e-14, "chained value");
+        let flat: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let f = |v: &[f64]| chained(&v[..3], &v[3..]);
+        let grad = |v: &[f64]| {
+            let (_, (gx, gy)) = chained_grad(&v[..3], &v[3..]);
+            gx.into_iter().chain(gy).collect::<Vec<f64>>()
+        };
+        assert_fd_gradient(f, &flat, &grad(&flat), "chained");
+        let (_, _, h) = chained_hessian(&x, &y);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "chained Hessian");
     }
 }

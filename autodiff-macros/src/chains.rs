@@ -201,7 +201,8 @@ const WINDOWS: &[&str] = &["windows", "chunks", "chunks_exact"];
 
 const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()` (maybe with `.skip(n)` and \
                           `.take(n)`), a range, or a slice's `.windows(k)`, `.chunks(k)` or `.chunks_exact(k)`, \
-                          maybe with `.enumerate()`, `.zip(..)` or `.rev()`, then `.map(..)`, `.filter(..)`, \
+                          maybe with `.enumerate()`, `.zip(..)` or `.rev()` (or two such joined by `.chain(..)`), \
+                          then `.map(..)`, `.filter(..)`, \
                           `.skip(n)`, `.take(n)`, `.step_by(k)`, `.enumerate()`, `.copied()` or `.cloned()` (and \
                           `.rev()` after `.map(..)` and `.filter(..)`), ending in `.sum()`, `.product()`, \
                           `.fold(init, |acc, x| ..)`, `.count()`, `.any(|x| ..)`, `.all(|x| ..)` or \
@@ -383,22 +384,31 @@ impl Body {
         self.current = Current::Value(paren(value));
     }
 
-    /// `prelude; for pattern in source { stmts; tail }`
+    /// `prelude; for pattern in source { stmts; tail }`, and for `a.chain(b)` a second loop over `b`'s
+    /// source with the same body (the counters of the prelude go on counting).
     fn into_loop(
         self,
-        source: &Expr,
+        chain: &Chain,
         tail: Vec<syn::Stmt>,
         fresh: &syn::Ident,
     ) -> (Vec<syn::Stmt>, Expr) {
+        let source = &chain.source;
         let pattern = self.pattern.unwrap_or_else(|| syn::parse_quote!(#fresh));
         let stmts: Vec<syn::Stmt> = self.stmts.into_iter().chain(tail).collect();
         let stmts = Body::nest(stmts, self.guards);
         let arrays = array_names(&stmts);
-        let pattern = by_reference(pattern, &element_shape(source), &arrays);
-        (
-            self.prelude,
-            syn::parse_quote!(for #pattern in #source { #(#stmts)* }),
-        )
+        let first = by_reference(pattern.clone(), &element_shape(source), &arrays);
+        let looped = match &chain.then {
+            None => syn::parse_quote!(for #first in #source { #(#stmts)* }),
+            Some(then) => {
+                let second = by_reference(pattern, &element_shape(then), &arrays);
+                syn::parse_quote!({
+                    for #first in #source { #(#stmts)* }
+                    for #second in #then { #(#stmts)* }
+                })
+            }
+        };
+        (self.prelude, looped)
     }
 }
 
@@ -687,6 +697,8 @@ fn returns(body: &Expr) -> Option<Span> {
 /// A parsed chain: its source (what a `for` iterates), its stages, and its terminal call.
 struct Chain {
     source: Expr,
+    /// The source of `a.chain(b)` after `a`'s (`b`, iterated by a second loop with the same body).
+    then: Option<Expr>,
     stages: Vec<Stage>,
     /// For a chain over `.windows(k)` or `.chunks(k)` of a slice, whose source is a range of window
     /// indexes: the index and the window (a sub-slice) it gives.
@@ -732,6 +744,8 @@ fn yields_values(expr: &Expr) -> bool {
         Expr::MethodCall(m) => match (m.method.to_string().as_str(), m.args.len()) {
             ("map", 1) | ("copied" | "cloned", 0) => true,
             ("filter" | "skip" | "take" | "step_by", 1) | ("rev", 0) => yields_values(&m.receiver),
+            // `a.copied().chain(b.copied())`.
+            ("chain", 1) => yields_values(&m.receiver),
             _ => false,
         },
         _ => false,
@@ -886,6 +900,33 @@ impl Desugar<'_> {
                 _ => None,
             }
         }
+        // `a.chain(b)` of two sources: `b` is iterated after `a` by a loop of the same body.
+        let mut then = None;
+        if let Expr::MethodCall(m) = expr {
+            if m.method == "chain" && m.args.len() == 1 && m.turbofish.is_none() {
+                let b = match strip_parens(&m.args[0]) {
+                    // `x.iter().chain(&y)`: a slice's items by reference.
+                    Expr::Reference(r) if r.mutability.is_none() => {
+                        let y = &r.expr;
+                        syn::parse_quote!((#y).iter())
+                    }
+                    b => b.clone(),
+                };
+                if !is_iterator_source(&b) || window_of(strip_parens(&b)).is_some() {
+                    self.errors.spanned(&m.args[0], unsupported_source(&b));
+                    return Some(Err(()));
+                }
+                if window_of(strip_parens(&m.receiver)).is_some() {
+                    self.errors.spanned(&m.method, unsupported_adaptor("chain"));
+                    return Some(Err(()));
+                }
+                then = match self.source(&b) {
+                    Ok(b) => Some(b),
+                    Err(()) => return Some(Err(())),
+                };
+                expr = strip_parens(&m.receiver);
+            }
+        }
         // `s.chunks_exact(k).enumerate()`: the window's index is its count.
         let (window, enumerated) = match expr {
             Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
@@ -949,8 +990,21 @@ impl Desugar<'_> {
                 None => return Some(Err(())),
             }
         }
+        // `.rev()` after `a.chain(b)` would run `b` first, reversed.
+        let then = match (then, reversed) {
+            (Some(_), true) => {
+                self.errors.spanned(
+                    receiver,
+                    "`.rev()` after `.chain(..)` is not supported in a differentiable iterator chain: \
+                     write `b.iter().rev().chain(a.iter().rev())`",
+                );
+                return Some(Err(()));
+            }
+            (then, _) => then,
+        };
         Some(Ok(Chain {
             source,
+            then,
             stages,
             window,
         }))
@@ -1202,7 +1256,7 @@ impl Desugar<'_> {
                     return Some(Self::poisoned(span));
                 }
             };
-        let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
         let acc_ty = acc_ty.map(|ty| quote!(: #ty));
         Some(syn::parse_quote_spanned! {span=>
             {
@@ -1375,7 +1429,7 @@ impl Desugar<'_> {
                 }
             },
         ];
-        let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
         // Typed, or a method called on it (`a.max(b)`, `is_nan`) would be of an ambiguous `{float}`.
         let (init, acc_ty) = match acc_ty {
             Some(ty) => (quote!(0), Some(quote!(: #ty))),
@@ -1464,7 +1518,7 @@ impl Desugar<'_> {
                 #empty = false;
             }
         }];
-        let (prelude, for_loop) = body.into_loop(&chain.source, tail, &element);
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
         let result = self.unwrapped(&acc, &empty, message, default);
         Some(syn::parse_quote_spanned! {span=>
             {
@@ -1566,6 +1620,16 @@ impl Desugar<'_> {
     fn for_loop(&mut self, f: &mut syn::ExprForLoop) -> Vec<syn::Stmt> {
         let chain = match self.chain(&f.expr) {
             None => return Vec::new(),
+            // A `for` body may `break`: it is not run by two loops.
+            Some(Ok(chain)) if chain.then.is_some() => {
+                self.errors.spanned(
+                    &f.expr,
+                    "`.chain(..)` is supported in a chain that ends in a method (`.sum()`, `.fold(..)`, ..), \
+                     not as the iterator of a `for` loop: write one loop over each part",
+                );
+                *f.expr = Self::poisoned(f.expr.span());
+                return Vec::new();
+            }
             Some(Ok(chain)) if chain.stages.is_empty() && chain.window.is_none() => {
                 *f.expr = chain.source;
                 return Vec::new();
@@ -1810,7 +1874,11 @@ impl VisitMut for Desugar<'_> {
                         && is_iterator_source(&r.receiver));
                 let ends = |names: &[&str]| names.contains(&name.as_str());
                 if (after_map && !ends(TERMINALS) && !ends(STAGES))
-                    || (after_copy && !ends(TERMINALS) && !ends(STAGES) && !ends(SOURCES))
+                    || (after_copy
+                        && !ends(TERMINALS)
+                        && !ends(STAGES)
+                        && !ends(SOURCES)
+                        && name != "chain")
                 {
                     // What `std_forms.rs` did not read as the element it selects.
                     let message = match name.as_str() {
@@ -2063,6 +2131,31 @@ mod tests {
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(
             errors[0].contains("`.rev()` after `.take(..)`"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn chain_runs_the_same_body_over_the_second_source() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().chain(&y[1..]).map(|v| v * v).sum::<f64>() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("{ for & v in x . iter () { __acc_1 = __acc_1 + (v * v) ; } for & v in (y [1 ..]) . iter () { __acc_1 = __acc_1 + (v * v) ; } }"),
+            "{out}"
+        );
+        // Not as a `for`'s iterator (its body may `break`), nor reversed. (Without a closure or a chain
+        // elsewhere, this pass leaves the body alone, and the lowering refuses the `for`'s iterator.)
+        let (_, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { let sq = |v: f64| v * v; let mut s = 0.0; for v in x.iter().chain(y.iter()) { s += sq(*v); } s }",
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        let (_, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().chain(y.iter()).map(|v| v * 2.0).rev().sum::<f64>() }",
+        );
+        assert!(
+            errors[0].contains("`.rev()` after `.chain(..)`"),
             "{errors:?}"
         );
     }
