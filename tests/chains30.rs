@@ -106,11 +106,7 @@ fn horner_kept(x: &[f64], t: f64) -> f64 {
 fn last_and_first_above(x: &[f64], t: f64) -> f64 {
     let last = x.iter().map(|v| v * v).last().unwrap_or(t);
     let k = x.iter().position(|&v| v > t).unwrap_or(0);
-    let j = x
-        .iter()
-        .map(|v| v * t)
-        .position(|w| w < 0.0)
-        .expect("a negative");
+    let j = x.iter().map(|v| v * t).position(|w| w < 0.0).unwrap_or(1);
     last * x[k] + x[j]
 }
 
@@ -450,9 +446,7 @@ fn last_and_position() {
         let t = 0.8 * inputs.next();
         // std's own `position`, the oracle for which elements are read.
         let k = x.iter().position(|&v| v > t).unwrap_or(0);
-        let Some(j2) = x.iter().map(|v| v * t).position(|w| w < 0.0) else {
-            continue;
-        };
+        let j2 = x.iter().map(|v| v * t).position(|w| w < 0.0).unwrap_or(1);
         let (v, (g, gt)) = last_and_first_above_grad(&x, t);
         assert_eq!(v, x[4] * x[4] * x[k] + x[j2]);
         let mut expected = vec![0.0; 5];
@@ -471,16 +465,14 @@ fn last_and_position() {
         let (_, _, h) = last_and_first_above_hessian(&x, t);
         assert_hessian_fd(&h, grad, &flat, 1e-6, "last_and_first_above Hessian");
     }
-    // The empty slice: `.last()`'s default, then `.expect`'s message.
-    let r = std::panic::catch_unwind(|| last_and_first_above_grad(&[], 0.5)).unwrap_err();
-    assert_eq!(
-        r.downcast_ref::<String>().map(String::as_str),
-        Some("a negative")
-    );
-    // Nothing above t: position 0 by the default.
-    let x = [0.1, -0.2];
-    let (v, _) = last_and_first_above_grad(&x, 0.5);
-    assert_eq!(v, 0.04 * 0.1 + -0.2);
+    // Nothing above t: position 0 by the default; nothing negative: position 1.
+    let x = [0.1, 0.2];
+    let (v, (g, _)) = last_and_first_above_grad(&x, 0.5);
+    assert_eq!(v, 0.04 * 0.1 + 0.2);
+    assert_all_close(&g, &[0.2 * 0.2, 2.0 * 0.2 * 0.1 + 1.0], 1e-15, "defaults");
+    // The empty slice: `.last()`'s default, then `x[k]` out of bounds, as the function panics.
+    assert!(std::panic::catch_unwind(|| last_and_first_above_grad(&[], 0.5)).is_err());
+    assert!(std::panic::catch_unwind(|| last_and_first_above(&[], 0.5)).is_err());
 }
 
 #[test]
