@@ -145,6 +145,26 @@ fn chained(x: &[f64], y: &[f64]) -> f64 {
     s + m * p
 }
 
+/// A `for` over `a.chain(b)` whose body skips with `continue` and breaks only out of an inner loop.
+#[differentiable(order = 2)]
+fn chained_for(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in x.iter().enumerate().chain(y.iter().enumerate()) {
+        if *v > 0.8 {
+            continue;
+        }
+        let mut w = 1.0;
+        for k in 0..4 {
+            if k > i {
+                break;
+            }
+            w *= v + 1.5;
+        }
+        s += w;
+    }
+    s
+}
+
 fn last_max_index(v: &[f64]) -> usize {
     // std's own choice, the oracle for ties.
     v.iter()
@@ -529,5 +549,44 @@ fn chained_sources() {
         assert_fd_gradient(f, &flat, &grad(&flat), "chained");
         let (_, _, h) = chained_hessian(&x, &y);
         assert_hessian_fd(&h, grad, &flat, 1e-6, "chained Hessian");
+    }
+}
+
+#[test]
+fn for_over_a_chain() {
+    let mut inputs = Inputs(3012);
+    for _ in 0..16 {
+        let x = inputs.vec(3);
+        let y = inputs.vec(4);
+        let mut value = 0.0;
+        let mut gx = vec![0.0; 3];
+        let mut gy = vec![0.0; 4];
+        for (side, v) in [(&x, &mut gx), (&y, &mut gy)] {
+            for (i, &a) in side.iter().enumerate() {
+                if a > 0.8 {
+                    continue;
+                }
+                let p = (i + 1).min(4) as i32;
+                value += (a + 1.5).powi(p);
+                v[i] = f64::from(p) * (a + 1.5).powi(p - 1);
+            }
+        }
+        let (v, (g1, g2)) = chained_for_grad(&x, &y);
+        assert_close(v, value, 1e-14, "chained_for value");
+        assert_all_close(&g1, &gx, 1e-13, "chained_for d/dx by hand");
+        assert_all_close(&g2, &gy, 1e-13, "chained_for d/dy by hand");
+        let flat: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let grad = |v: &[f64]| {
+            let (_, (a, b)) = chained_for_grad(&v[..3], &v[3..]);
+            a.into_iter().chain(b).collect::<Vec<f64>>()
+        };
+        assert_fd_gradient(
+            |v| chained_for(&v[..3], &v[3..]),
+            &flat,
+            &grad(&flat),
+            "chained_for",
+        );
+        let (_, _, h) = chained_for_hessian(&x, &y);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "chained_for Hessian");
     }
 }

@@ -103,7 +103,8 @@ fn mentions_closures_or_iterators(block: &syn::Block) -> bool {
                 Expr::MethodCall(m)
                     if TERMINALS.contains(&m.method.to_string().as_str())
                         || STAGES.contains(&m.method.to_string().as_str())
-                        || WINDOWS.contains(&m.method.to_string().as_str()) =>
+                        || WINDOWS.contains(&m.method.to_string().as_str())
+                        || m.method == "chain" =>
                 {
                     self.0 = true
                 }
@@ -1617,27 +1618,35 @@ impl Desugar<'_> {
 
     /// `for pat in source.map(f)..`: the stages move into the body. Returns what must run before the
     /// loop (the counters of `.skip(n)` and `.take(n)` after other stages).
-    fn for_loop(&mut self, f: &mut syn::ExprForLoop) -> Vec<syn::Stmt> {
+    fn for_loop(&mut self, f: &mut syn::ExprForLoop) -> (Vec<syn::Stmt>, Option<syn::ExprForLoop>) {
         let chain = match self.chain(&f.expr) {
-            None => return Vec::new(),
-            // A `for` body may `break`: it is not run by two loops.
-            Some(Ok(chain)) if chain.then.is_some() => {
+            None => return (Vec::new(), None),
+            // `for v in a.chain(b)`: two loops of one body, unless it leaves the loop by `break`, which
+            // would then run the second.
+            Some(Ok(chain)) if chain.then.is_some() && breaks_out(f) => {
                 self.errors.spanned(
                     &f.expr,
-                    "`.chain(..)` is supported in a chain that ends in a method (`.sum()`, `.fold(..)`, ..), \
-                     not as the iterator of a `for` loop: write one loop over each part",
+                    "`.chain(..)` as the iterator of a `for` loop whose body leaves it by `break` is not \
+                     supported: write one loop over each part, or end the chain in a method (`.sum()`, \
+                     `.fold(..)`, ..)",
                 );
                 *f.expr = Self::poisoned(f.expr.span());
-                return Vec::new();
+                return (Vec::new(), None);
             }
+            // The sources as they are, the `for`'s pattern as written (`v` a reference where it was).
             Some(Ok(chain)) if chain.stages.is_empty() && chain.window.is_none() => {
                 *f.expr = chain.source;
-                return Vec::new();
+                let then = chain.then.map(|then| {
+                    let mut second = f.clone();
+                    *second.expr = then;
+                    second
+                });
+                return (Vec::new(), then);
             }
             Some(Ok(chain)) => chain,
             Some(Err(())) => {
                 *f.expr = Self::poisoned(f.expr.span());
-                return Vec::new();
+                return (Vec::new(), None);
             }
         };
         let element = self.fresh("element");
@@ -1651,10 +1660,16 @@ impl Desugar<'_> {
         stmts.append(&mut f.body.stmts);
         let stmts = Body::nest(stmts, body.guards);
         let arrays = array_names(&stmts);
-        *f.pat = by_reference(pattern, &element_shape(&chain.source), &arrays);
+        *f.pat = by_reference(pattern.clone(), &element_shape(&chain.source), &arrays);
         *f.expr = chain.source;
         f.body.stmts = stmts;
-        body.prelude
+        let then = chain.then.map(|then| {
+            let mut second = f.clone();
+            *second.pat = by_reference(pattern, &element_shape(&then), &arrays);
+            *second.expr = then;
+            second
+        });
+        (body.prelude, then)
     }
 
     /// The accumulator's type and first value for `.sum::<T>()` or `.product::<T>()` of an integer `T`
@@ -1931,10 +1946,10 @@ impl VisitMut for Desugar<'_> {
                 }
             }
             Expr::ForLoop(f) => {
-                let prelude = self.for_loop(f);
-                if !prelude.is_empty() {
+                let (prelude, then) = self.for_loop(f);
+                if !prelude.is_empty() || then.is_some() {
                     let for_loop = f.clone();
-                    *expr = syn::parse_quote!({ #(#prelude)* #for_loop });
+                    *expr = syn::parse_quote!({ #(#prelude)* #for_loop #then });
                 }
                 None
             }
@@ -1997,6 +2012,51 @@ fn assertion(failed: Expr, message: &Expr) -> syn::Stmt {
 fn integer_type(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Path(p) if p.qself.is_none()
         && p.path.get_ident().is_some_and(|i| crate::shadow::INTEGERS.contains(&i.to_string().as_str())))
+}
+
+/// Does the body of `f` leave it by `break` (unlabeled outside nested loops, or by `f`'s own label)? Not
+/// counting closures and items, which cannot.
+fn breaks_out(f: &syn::ExprForLoop) -> bool {
+    struct Finder<'l> {
+        label: Option<&'l syn::Lifetime>,
+        depth: usize,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            match &b.label {
+                None => self.found |= self.depth == 0,
+                Some(label) => self.found |= self.label.is_some_and(|own| own.ident == label.ident),
+            }
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+            self.visit_expr(&e.expr);
+            self.depth += 1;
+            self.visit_block(&e.body);
+            self.depth -= 1;
+        }
+        fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+            self.visit_expr(&e.cond);
+            self.depth += 1;
+            self.visit_block(&e.body);
+            self.depth -= 1;
+        }
+        fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+            self.depth += 1;
+            self.visit_block(&e.body);
+            self.depth -= 1;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder {
+        label: f.label.as_ref().map(|l| &l.name),
+        depth: 0,
+        found: false,
+    };
+    finder.visit_block(&f.body);
+    finder.found
 }
 
 /// Does `expr` begin with a block-like expression (`{ .. } as f64`, `{ .. }.sqrt()`) that, first in a
@@ -2145,12 +2205,20 @@ mod tests {
             out.contains("{ for & v in x . iter () { __acc_1 = __acc_1 + (v * v) ; } for & v in (y [1 ..]) . iter () { __acc_1 = __acc_1 + (v * v) ; } }"),
             "{out}"
         );
-        // Not as a `for`'s iterator (its body may `break`), nor reversed. (Without a closure or a chain
-        // elsewhere, this pass leaves the body alone, and the lowering refuses the `for`'s iterator.)
-        let (_, errors) = rewrite(
-            "fn f(x: &[f64], y: &[f64]) -> f64 { let sq = |v: f64| v * v; let mut s = 0.0; for v in x.iter().chain(y.iter()) { s += sq(*v); } s }",
+        // A `for` over it: two loops (labels.rs has made the label's `continue` a plain one by now); not
+        // where the body breaks out of it.
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { let mut s = 0.0; 'l: for v in x.iter().chain(y.iter()) { if *v > 1.0 { continue 'l; } for w in x { if *w > 0.0 { break; } } s += v; } s }",
         );
-        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(out.matches("for v in").count(), 2, "{out}");
+        for body in ["if *v > 1.0 { break; }", "loop { break 'l; }"] {
+            let src = format!(
+                "fn f(x: &[f64], y: &[f64]) -> f64 {{ let mut s = 0.0; 'l: for v in x.iter().chain(y.iter()) {{ {body} s += v; }} s }}"
+            );
+            let (_, errors) = rewrite(&src);
+            assert_eq!(errors.len(), 1, "{body}: {errors:?}");
+        }
         let (_, errors) = rewrite(
             "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().chain(y.iter()).map(|v| v * 2.0).rev().sum::<f64>() }",
         );

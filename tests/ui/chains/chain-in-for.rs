@@ -1,11 +1,15 @@
-// `a.chain(b)` is run as two loops with one body: in a chain ending in a method (tests/chains30.rs), not as
-// a `for` loop's iterator, whose body may `break`; and not reversed, which would run `b` first.
+// `a.chain(b)` is run as two loops with one body: not where the body leaves the loop by `break` (the
+// second loop would still run), and not reversed, which would run `b` first. (A `for` whose body does
+// not break works: tests/chains30.rs.)
 use autodiff::differentiable;
 
 #[differentiable]
-fn both(x: &[f64], y: &[f64]) -> f64 {
+fn until_large(x: &[f64], y: &[f64]) -> f64 {
     let mut s = 0.0;
     for v in x.iter().chain(y.iter()) {
+        if *v > 1.0 {
+            break;
+        }
         s += v * v;
     }
     s
