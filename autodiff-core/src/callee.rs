@@ -708,3 +708,150 @@ pub fn no_generic_copy<M: NoGenericCopy<S>, S, R>() -> R {
 pub fn copy_of<C: crate::private::GenericCopy>(_found: C) -> C::Copy {
     C::copy()
 }
+
+/// A call of the function `path` in the generic copy of a function (over the float type `scalar`) that
+/// only parameters outside its `wrt(..)` reach (`autodiff-macros/src/maybe.rs`): the callee's generic copy
+/// where it has derivatives (its companion), else the callee as written, its float arguments (those with
+/// a type, the callee's parameter's) taken back to that type by [`plain`](crate::private::plain) (which
+/// panics on a tangent, never dropped) and its result lifted (a constant: the arguments have none, as the
+/// callers' `require_through` checks make sure). A closure of the arguments, chosen at compile time.
+///
+/// ```text
+/// (copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! copy_or_as_written {
+    ($path:path, $scalar:ty, ($($a:ident: $ty:tt),*)) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        #[allow(dead_code, non_camel_case_types, unreachable_code)]
+        mod __no_copy {
+            pub struct __callee {}
+            impl $crate::private::GenericCopy for __callee {
+                type Copy = __callee;
+                #[inline(always)]
+                fn copy() -> __callee {
+                    __callee {}
+                }
+            }
+            impl __callee {
+                #[allow(clippy::too_many_arguments, clippy::extra_unused_type_parameters)]
+                #[inline(always)]
+                pub fn call<R>($($a: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+                /// The callee as written (`plain`), its result lifted to the copy's float type `S`.
+                #[inline(always)]
+                #[allow(clippy::extra_unused_type_parameters)]
+                pub fn __autodiff_copy_or_as_written<S, A, R, C, P>(
+                    &self,
+                    _float: ::core::marker::PhantomData<S>,
+                    args: A,
+                    _copy: C,
+                    plain: P,
+                ) -> <R as $crate::private::Lift<S>>::Out
+                where
+                    R: $crate::private::Lift<S>,
+                    C: ::core::ops::FnOnce(A) -> <R as $crate::private::Lift<S>>::Out,
+                    P: ::core::ops::FnOnce(A) -> R,
+                {
+                    $crate::private::Lift::lift(plain(args))
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use __no_copy::*;
+        #[allow(unused_imports)]
+        use $crate::private::CopyOrAsWritten as _;
+        #[allow(clippy::redundant_closure_call)]
+        |$($a: $crate::copy_or_as_written!(@type $scalar, $ty)),*| {
+            (&__callee {}).__autodiff_copy_or_as_written(
+                ::core::marker::PhantomData::<$scalar>,
+                ($($a,)*),
+                |($($a,)*)| <__callee as $crate::private::GenericCopy>::Copy::call($($a),*),
+                |($($a,)*)| $path($($crate::copy_or_as_written!(@plain $a, $ty, $path)),*),
+            )
+        }
+    }};
+    (@type $scalar:ty, _) => { _ };
+    (@type $scalar:ty, $ty:ty) => { $scalar };
+    (@plain $a:ident, _, $path:path) => { $a };
+    (@plain $a:ident, $ty:ty, $path:path) => {
+        $crate::private::plain::<$ty, _>($a, ::core::stringify!($path))
+    };
+}
+
+/// The derivative `item` (`vjp_into`, `jvp`) of the generic copy of the function `path`, for a call of the
+/// hidden sweeps of a generic copy that only parameters outside its `wrt(..)` reach
+/// ([`copy_or_as_written!`](crate::copy_or_as_written)), which runs it only where
+/// [`found_of!`](crate::found_of) says the function has derivatives: else a stand-in whose `item` takes
+/// arguments of the given types and never returns. With `@checked`, the error of [`require_derivative`]
+/// where there are none.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! copy_derivative_of {
+    (@checked $path:path, $item:ident($($argument:tt),*)) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        $crate::no_derivative! {
+            impl __callee {
+                #[allow(clippy::too_many_arguments)]
+                pub fn $item<R>(self, $($argument: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+            }
+            impl $crate::private::GenericCopy for __callee {
+                type Copy = __callee;
+                #[inline(always)]
+                fn copy() -> __callee {
+                    __callee {}
+                }
+            }
+        }
+        let __found = __callee {};
+        $crate::private::require_derivative((&__found).__autodiff_lookup());
+        $crate::private::copy_of(__found)
+    }};
+    ($path:path, $item:ident($($argument:ty),*)) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        $crate::no_derivative! {
+            impl __callee {
+                #[allow(clippy::too_many_arguments)]
+                pub fn $item(self, $(_: $argument),*) -> ! {
+                    ::core::unreachable!()
+                }
+            }
+            impl $crate::private::GenericCopy for __callee {
+                type Copy = __callee;
+                #[inline(always)]
+                fn copy() -> __callee {
+                    __callee {}
+                }
+            }
+        }
+        $crate::private::copy_of(__callee {})
+    }};
+}
+
+/// Gives every type (a companion) the generic copy's call in
+/// [`copy_or_as_written!`](crate::copy_or_as_written), unless it has an inherent
+/// `__autodiff_copy_or_as_written` (the stand-in of a function without derivatives).
+pub trait CopyOrAsWritten {
+    /// `copy(args)`. (Hidden: not suggested in rustc's errors.)
+    #[doc(hidden)]
+    #[inline(always)]
+    #[allow(clippy::extra_unused_type_parameters)]
+    fn __autodiff_copy_or_as_written<S, A, R, Q, C: FnOnce(A) -> R, P: FnOnce(A) -> Q>(
+        &self,
+        _float: core::marker::PhantomData<S>,
+        args: A,
+        copy: C,
+        _plain: P,
+    ) -> R {
+        copy(args)
+    }
+}
+
+impl<T: ?Sized> CopyOrAsWritten for T {}

@@ -384,7 +384,7 @@ fn try_expand(
                 activity,
             })
         }
-        (Some(sig), Some(order), Some((f, _)), None) => {
+        (Some(sig), Some(order), Some((f, own)), None) => {
             // The copy's companion differentiates through every float parameter, also those `wrt(..)`
             // leaves out (`__vjp_all`): a call is plain only where none of them reaches it.
             let float_params = signature::float_type_params(&analysis_item.sig.generics);
@@ -411,7 +411,16 @@ fn try_expand(
                     ));
                 }
             }
-            let plain = plain_calls(f, activity, sig);
+            let mut plain = plain_calls(f, activity, sig);
+            // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
+            // (`maybe::CopyCall`).
+            plain.extend(maybe::copy_calls(
+                f,
+                own,
+                activity,
+                plain_calls(f, own, sig),
+                &plain,
+            ));
             let active = calls_of(f, activity, true)
                 .into_iter()
                 .filter(|c| !plain.iter().any(|p| p.callee == *c))
@@ -1095,6 +1104,7 @@ fn plain_calls(
             types,
             constant_result,
             arrays,
+            maybe: false,
         });
         match call {
             Some(call) if !refused.contains(&name) => {
@@ -1324,16 +1334,16 @@ fn first_order_copy_calls(
             _ => None,
         })
         .collect();
-    let plain = match integer_results.is_empty() {
-        true => Vec::new(),
-        false => {
-            let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
-            plain_calls(f, &all, sig)
-                .into_iter()
-                .filter(|p| integer_results.contains(&p.callee))
-                .collect()
-        }
-    };
+    let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
+    let all_plain = plain_calls(f, &all, sig);
+    // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
+    // (`maybe::CopyCall`).
+    let maybe = maybe::copy_calls(f, activity, &all, plain_calls(f, activity, sig), &all_plain);
+    let mut plain: Vec<crate::shadow::PlainCall> = all_plain
+        .into_iter()
+        .filter(|p| integer_results.contains(&p.callee))
+        .collect();
+    plain.extend(maybe);
     crate::shadow::CopyCalls {
         active,
         plain,
@@ -2183,12 +2193,16 @@ impl<'a> Generated<'a> {
                     )
                 })
                 .flatten();
+            // In a generic copy, its calls through `copy_or_as_written!` that only parameters outside
+            // `wrt(..)` reach (`maybe::CopyCall`).
+            let copy_maybe = maybe::copy_plan(self.f, self.activity, &activity);
             let (activity, through) = match &maybe {
                 Some(maybe) => (
-                    activity.with_maybe_calls(maybe.calls.clone()),
+                    activity
+                        .with_maybe_calls(maybe.calls.iter().chain(&copy_maybe).copied().collect()),
                     Some(maybe.through_const()),
                 ),
-                None => (activity, None),
+                None => (activity.with_maybe_calls(copy_maybe.clone()), None),
             };
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
             let (vjp_body, jvp_body) = match &flat_all {
@@ -2230,9 +2244,9 @@ impl<'a> Generated<'a> {
             // user's to allow on the function, not here.
             // A maybe call's fallback item never returns (`!`): `diverging_sub_expression` in the branch
             // that only a callee without derivatives takes, which never runs it.
-            let diverging = (maybe.as_ref())
-                .filter(|maybe| !maybe.calls.is_empty())
-                .map(|_| quote!(, clippy::diverging_sub_expression));
+            let diverging = ((maybe.as_ref()).is_some_and(|maybe| !maybe.calls.is_empty())
+                || !copy_maybe.is_empty())
+            .then(|| quote!(, clippy::diverging_sub_expression));
             let extra = quote! {
                 #through
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg #diverging)]

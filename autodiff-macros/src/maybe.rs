@@ -37,7 +37,7 @@ use crate::errors::Errors;
 use crate::ir::{ArrayInit, Function, Operand, Stmt, Value, Var};
 use crate::signature::Signature;
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{quote, ToTokens};
 use std::collections::BTreeSet;
 
 /// The calls of the hidden sweeps whose callee may have no derivatives, and what each parameter reaches.
@@ -163,6 +163,218 @@ impl Maybe {
             pub const __AUTODIFF_THROUGH: &'static [bool] = &[#(#slots),*];
         }
     }
+}
+
+// Input:  a call `bump(0.5, t)` of `g` (`wrt(u)`), `t: f64` outside `wrt(..)`, in `g`'s generic copy
+// Output: (::autodiff::__private::copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
+//         read back for the copy's own expansion as the callee
+//         <bump as ::autodiff::__private::GenericCopy>::Copy::__copy_or_as_written::<__S, f64, f64>
+/// A call of the generic copy of a function (for `order = K`) that only parameters outside `wrt(..)` reach:
+/// the callee's copy where it has derivatives, else the callee as written on the values of its arguments
+/// (`__private::copy_or_as_written!`). Inside the copy, such arguments are constants: `f_hessian` lifts only
+/// the `wrt(..)` inputs, and a caller passing a differentiated argument there is the compile error of
+/// `require_through!` at its first order (the companion's `__AUTODIFF_THROUGH`), so no tangent is dropped;
+/// `__private::plain` panics on one all the same. The copy's hidden sweeps, which differentiate every float
+/// parameter, run the copy's derivatives only where the callee has them (`copy_plan`), as the function's own
+/// do (`plan`).
+#[derive(Clone, Debug)]
+pub(crate) struct CopyCall {
+    /// The callee as written (one segment: `bump`).
+    pub(crate) path: syn::Path,
+    /// The copy's float type (`__S`).
+    pub(crate) scalar: syn::Type,
+    /// Per argument, the callee's float type (`f64`) for a float, `_` for another (an integer).
+    pub(crate) types: Vec<syn::Type>,
+}
+
+/// The name of the last segment of the callee form of a [`CopyCall`].
+const COPY_OR_AS_WRITTEN: &str = "__copy_or_as_written";
+
+impl CopyCall {
+    /// The arguments' names in the closure of `copy_or_as_written!`.
+    fn names(&self) -> Vec<Ident> {
+        (0..self.types.len())
+            .map(|i| quote::format_ident!("__a{}", i))
+            .collect()
+    }
+
+    /// The callable, as the copy's body and the primal of its sweeps write it:
+    /// `(::autodiff::__private::copy_or_as_written!(bump, __S, (__a0: f64, __a1: _)))`.
+    pub(crate) fn written(&self) -> TokenStream {
+        let (path, scalar, types, names) = (&self.path, &self.scalar, &self.types, self.names());
+        quote!((::autodiff::__private::copy_or_as_written!(#path, #scalar, (#(#names: #types),*))))
+    }
+
+    /// The callee form that the passes after the shadow read (`shadow::is_generic_copy_call` holds):
+    /// `<bump as ::autodiff::__private::GenericCopy>::Copy::__copy_or_as_written::<__S, f64, _>`.
+    pub(crate) fn callee(&self) -> syn::ExprPath {
+        let (path, scalar, types) = (&self.path, &self.scalar, &self.types);
+        let name = Ident::new(COPY_OR_AS_WRITTEN, proc_macro2::Span::call_site());
+        syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#types),*>)
+    }
+
+    /// The call of the callee form `callee`, if it is one.
+    pub(crate) fn of_callee(callee: &syn::ExprPath) -> Option<CopyCall> {
+        let last = callee.path.segments.last()?;
+        if last.ident != COPY_OR_AS_WRITTEN {
+            return None;
+        }
+        let syn::Type::Path(ty) = &*callee.qself.as_ref()?.ty else {
+            return None;
+        };
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        let mut types = args.args.iter().map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        });
+        let scalar = types.next()??;
+        let types = types.collect::<Option<Vec<_>>>()?;
+        Some(CopyCall {
+            path: ty.path.clone(),
+            scalar,
+            types,
+        })
+    }
+
+    /// The call of `func`, if it is a callable that [`CopyCall::written`] wrote.
+    pub(crate) fn of_written(func: &syn::Expr) -> Option<CopyCall> {
+        let mut func = func;
+        while let syn::Expr::Paren(p) = func {
+            func = &p.expr;
+        }
+        let syn::Expr::Macro(m) = func else {
+            return None;
+        };
+        let names = crate::naming::path_names(&m.mac.path);
+        if names != ["autodiff", "__private", "copy_or_as_written"] {
+            return None;
+        }
+        struct Parsed(CopyCall);
+        impl syn::parse::Parse for Parsed {
+            fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+                let path: syn::Path = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let scalar: syn::Type = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let content;
+                syn::parenthesized!(content in input);
+                let arguments = content.parse_terminated(
+                    |input| {
+                        input.parse::<Ident>()?;
+                        input.parse::<syn::Token![:]>()?;
+                        input.parse::<syn::Type>()
+                    },
+                    syn::Token![,],
+                )?;
+                Ok(Parsed(CopyCall {
+                    path,
+                    scalar,
+                    types: arguments.into_iter().collect(),
+                }))
+            }
+        }
+        syn::parse2::<Parsed>(m.mac.tokens.clone())
+            .ok()
+            .map(|p| p.0)
+    }
+
+    /// `found_of!(bump)`: does the callee have derivatives?
+    pub(crate) fn found(&self) -> TokenStream {
+        let path = &self.path;
+        quote!(::autodiff::__private::found_of!(#path))
+    }
+
+    /// The derivative `item` of the callee's copy, for one argument of each of `types` (`impl Sized`, `()`,
+    /// as `companion::derivative_of_unchecked` takes them), or a stand-in that never returns where it has
+    /// none; `checked`: with one `_` per argument, and the error where there are none.
+    pub(crate) fn derivative(
+        &self,
+        item: &str,
+        types: &[TokenStream],
+        checked: bool,
+    ) -> TokenStream {
+        let path = &self.path;
+        let item = Ident::new(item, proc_macro2::Span::call_site());
+        match checked {
+            true => {
+                let placeholders = types.iter().map(|_| quote!(_));
+                quote!(::autodiff::__private::copy_derivative_of!(@checked #path, #item(#(#placeholders),*)).#item)
+            }
+            false => {
+                quote!(::autodiff::__private::copy_derivative_of!(#path, #item(#(#types),*)).#item)
+            }
+        }
+    }
+}
+
+/// The callees (among `plain`, the plain calls under `own`, the activity of the function's `wrt(..)`) that
+/// the generic copy calls through `copy_or_as_written!` ([`CopyCall`]): those that the hidden sweeps'
+/// activity `all` makes no plain calls (`all_plain`, the plain calls under it), called by a one-segment name
+/// at each call, with one scalar result (`let y = bump(..)`), with scalar arguments, each call reached only
+/// by parameters outside `wrt(..)` (or by nothing); none where an item of the body could hide a callee's
+/// name (as [`plan`]).
+pub(crate) fn copy_calls(
+    f: &Function,
+    own: &Activity,
+    all: &Activity,
+    plain: Vec<crate::shadow::PlainCall>,
+    all_plain: &[crate::shadow::PlainCall],
+) -> Vec<crate::shadow::PlainCall> {
+    if f.items
+        .iter()
+        .any(|item| !matches!(item, syn::Item::Const(_)))
+    {
+        return Vec::new();
+    }
+    let eligible = |name: &str| {
+        calls(f).into_iter().all(|(stmt, callee, args)| {
+            if callee.path.to_token_stream().to_string() != name {
+                return true;
+            }
+            let one_scalar = matches!(stmt, Stmt::Let { var, .. }
+                if f.vars[var.0 as usize].called_variable.is_none()
+                    && f.vars[var.0 as usize].tuple_arity.is_none());
+            one_scalar
+                && callee.qself.is_none()
+                && callee.path.get_ident().is_some()
+                && crate::companion::companion_path(callee).is_some()
+                && !args.iter().any(|a| own.is_active(a))
+                && (!args.iter().any(|a| all.is_active(a))
+                    || crate::reverse::adds_into_callers(f, all, args))
+        })
+    };
+    plain
+        .into_iter()
+        .filter(|p| {
+            !all_plain.iter().any(|q| q.callee == p.callee)
+                && !p.constant_result
+                && p.arrays.iter().all(Option::is_none)
+                && eligible(&p.callee)
+        })
+        .map(|p| crate::shadow::PlainCall { maybe: true, ..p })
+        .collect()
+}
+
+/// The maybe calls of the hidden sweeps of a generic copy (`own` the activity of its `wrt(..)`, `all` that
+/// of every float parameter): its calls through `copy_or_as_written!` ([`CopyCall`]) that only parameters
+/// outside `wrt(..)` reach. Their derivatives run only where the callee has them (`found_of!`), else their
+/// derivative is zero: no tangent comes through those parameters, whose callers check that
+/// (`require_through!`, at their first order).
+pub(crate) fn copy_plan(f: &Function, own: &Activity, all: &Activity) -> BTreeSet<Var> {
+    let mut maybe = BTreeSet::new();
+    for (stmt, callee, args) in calls(f) {
+        if let Stmt::Let { var, .. } = stmt {
+            if CopyCall::of_callee(callee).is_some()
+                && args.iter().any(|a| all.is_active(a))
+                && !args.iter().any(|a| own.is_active(a))
+            {
+                maybe.insert(*var);
+            }
+        }
+    }
+    maybe
 }
 
 #[cfg(test)]
