@@ -992,7 +992,7 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, Str
 /// The callees that `f` calls with float arguments, none of them differentiated, at every call (scalars
 /// only, the same argument kinds at each call): its generic copy calls them as written
 /// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy.
-fn plain_calls(
+pub(crate) fn plain_calls(
     f: &Function,
     activity: &Activity,
     sig: &Signature,

@@ -34,7 +34,7 @@
 
 use crate::activity::{self, Activity};
 use crate::errors::Errors;
-use crate::ir::{ArrayInit, Function, Operand, Stmt, Value, Var};
+use crate::ir::{ArrayInit, Function, Kind, Operand, Stmt, Value, Var};
 use crate::signature::Signature;
 use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
@@ -328,6 +328,11 @@ pub(crate) fn copy_calls(
     {
         return Vec::new();
     }
+    // A result that surely is one float, which the copy lifts to its own float type (`__private::Lift`,
+    // which a struct of the user's does not implement): so the body tells, or the result's use in float
+    // arithmetic (`x * bump(0.5, t)`).
+    let scalar = crate::reverse::call_gradient::scalar_calls(f, all);
+    let float = |var: &Var| scalar.contains(var) || matches!(all.var_kind(*var), Kind::Float(_));
     let eligible = |name: &str| {
         calls(f).into_iter().all(|(stmt, callee, args)| {
             if callee.path.to_token_stream().to_string() != name {
@@ -335,7 +340,8 @@ pub(crate) fn copy_calls(
             }
             let one_scalar = matches!(stmt, Stmt::Let { var, .. }
                 if f.vars[var.0 as usize].called_variable.is_none()
-                    && f.vars[var.0 as usize].tuple_arity.is_none());
+                    && f.vars[var.0 as usize].tuple_arity.is_none()
+                    && float(var));
             one_scalar
                 && callee.qself.is_none()
                 && callee.path.get_ident().is_some()
@@ -453,6 +459,59 @@ mod tests {
         .expect("a plan");
         assert!(calls.is_empty());
         assert_eq!(reached, vec![Vec::<String>::new(), vec!["h@1".to_string()]]);
+    }
+
+    /// The callees that the generic copy of `src` (under `args`) calls through `copy_or_as_written!`.
+    fn copied(src: &str, args: &str) -> Vec<String> {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let args: Args = syn::parse_str(args).expect("test arguments parse");
+        let mut errors = Errors::default();
+        let sig =
+            crate::signature::analyze(&item, &args, &mut errors).expect("supported signature");
+        let mut all_sig = sig.clone();
+        for p in &mut all_sig.params {
+            p.active = p.through_calls();
+        }
+        let f = crate::lower::lower(&item, &sig, Vec::new(), &mut errors);
+        let own = activity::analyze(&f, &sig, &[], &mut errors);
+        let all = activity::analyze(&f, &all_sig, &[], &mut Errors::default());
+        let plain = crate::expand::plain_calls(&f, &own, &sig);
+        let all_plain = crate::expand::plain_calls(&f, &all, &sig);
+        copy_calls(&f, &own, &all, plain, &all_plain)
+            .into_iter()
+            .map(|p| p.callee)
+            .collect()
+    }
+
+    #[test]
+    fn the_copy_calls_a_helper_of_excluded_parameters_through_its_copy_or_as_written() {
+        let src = "fn g(u: &[f64], t: f64, n: usize) -> f64 { let b = bump(0.5, t); u[0] * b + u[1] * h(n, t) * sq(t) }";
+        assert_eq!(copied(src, "wrt(u)"), ["bump", "h", "sq"]);
+        // In `wrt(..)` (or without it), the arguments are differentiated: the callee's copy, as before.
+        assert!(copied(src, "").is_empty());
+        assert!(copied(src, "wrt(u, t)").is_empty());
+        // Called with a differentiated argument elsewhere: its copy at every call.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * bump(0.5, t) + bump(u[1], 1.0) }";
+        assert!(copied(src, "wrt(u)").is_empty());
+    }
+
+    #[test]
+    fn a_result_not_surely_a_float_or_a_callee_by_a_path_is_not_copied_so() {
+        let declined = [
+            // A result read only in a condition: a plain call already.
+            "fn g(u: &[f64], t: f64) -> f64 { if bump(0.5, t) > 0.0 { u[0] } else { u[1] } }",
+            // A result of a type of the user's (its field read).
+            "fn g(u: &[f64], t: f64) -> f64 { let p = point(t); u[0] * p.x }",
+            // A tuple.
+            "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            // By a path, an associated function, a nested `fn`.
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * shapes::bump(0.5, t) }",
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
+            "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
+        ];
+        for src in declined {
+            assert!(copied(src, "wrt(u)").is_empty(), "{src}");
+        }
     }
 
     #[test]
