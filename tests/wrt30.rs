@@ -42,6 +42,29 @@ fn sq(t: f64) -> f64 {
     t * t
 }
 
+mod shapes {
+    /// A plain helper called by a path.
+    pub fn bump(a: f64, t: f64) -> f64 {
+        a * t.sin() + t
+    }
+
+    /// A helper with derivatives called by a path.
+    #[autodiff::differentiable]
+    pub fn cube(t: f64) -> f64 {
+        t * t * t
+    }
+}
+
+const HALF: f64 = 0.5;
+static QUARTER: f64 = 0.25;
+
+/// A `const` and a `static` passed beside `t` to plain helpers, and helpers called by paths.
+#[differentiable(order = 2, wrt(x))]
+fn excluded_paths(x: f64, t: f64) -> f64 {
+    let p = shapes::bump(HALF, t);
+    x * x * x * bump(QUARTER, t) + p * x * x + shapes::cube(t) * x.sin()
+}
+
 /// The brief's function: `t` reaches only a plain helper.
 #[differentiable(order = 2, wrt(x))]
 fn excluded(x: f64, t: f64) -> f64 {
@@ -284,5 +307,31 @@ fn order_2_callers_passing_an_excluded_parameter_or_differentiating_through_one(
         let dss = 12.0 * u[0] * t - 4.0 * u[1] * u[1] * t * (u[1] * t).sin()
             + 2.0 * u[1] * (u[1] * t).cos();
         assert_near(h[2][2], dss, 1e-11, 1.0, "d2/ds2");
+    }
+}
+
+#[test]
+fn a_const_or_static_beside_the_excluded_parameter_and_helpers_called_by_paths() {
+    let mut lcg = Lcg::new(3006);
+    for _ in 0..20 {
+        let x = lcg.uniform(-2.0, 2.0);
+        let t = lcg.uniform(-1.0, 2.0);
+        let (q, p, c) = (bump(0.25, t), 0.5 * t.sin() + t, t * t * t);
+        let (v, g, h) = excluded_paths_hessian(x, t);
+        assert_near(v, excluded_paths(x, t), 1e-14, 1.0, "value");
+        let dx = 3.0 * x * x * q + 2.0 * p * x + c * x.cos();
+        assert_near(g, dx, 1e-12, 1.0, "d/dx");
+        let dxx = 6.0 * x * q + 2.0 * p - c * x.sin();
+        assert_near(h[0][0], dxx, 1e-12, 1.0, "d2/dx2");
+        assert_hessian_fd(
+            &h,
+            |x| vec![excluded_paths_grad(x[0], t).1],
+            &[x],
+            1e-6,
+            "fd",
+        );
+        let [_, d1, d2] = excluded_paths_derivatives(x, t);
+        assert_near(d1, dx, 1e-12, 1.0, "d1");
+        assert_near(d2, dxx, 1e-12, 1.0, "d2");
     }
 }

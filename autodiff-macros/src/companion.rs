@@ -1549,7 +1549,10 @@ pub(crate) fn primal_callee(callee: &syn::ExprPath, arguments: usize) -> TokenSt
 /// A call of a generic copy by a path of two or more segments (`<libm::erf as GenericCopy>::Copy::call`), as
 /// the primal calls it: through `copy_by_path`'s `call_on`; `None` for any other callee.
 pub(crate) fn primal_copy_by_path(callee: &syn::ExprPath, arguments: usize) -> Option<TokenStream> {
-    if !crate::shadow::is_generic_copy_call(callee) {
+    // (A call through `copy_or_as_written!` is made so: `primal_callee`.)
+    if !crate::shadow::is_generic_copy_call(callee)
+        || crate::maybe::CopyCall::of_callee(callee).is_some()
+    {
         return None;
     }
     let generics = match callee.path.segments.last().map(|l| &l.arguments) {

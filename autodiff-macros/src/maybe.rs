@@ -179,12 +179,26 @@ impl Maybe {
 /// do (`plan`).
 #[derive(Clone, Debug)]
 pub(crate) struct CopyCall {
-    /// The callee as written (one segment: `bump`).
+    /// The callee as written (`bump`, `shapes::bump`).
     pub(crate) path: syn::Path,
     /// The copy's float type (`__S`).
     pub(crate) scalar: syn::Type,
-    /// Per argument, the callee's float type (`f64`) for a float, `_` for another (an integer).
-    pub(crate) types: Vec<syn::Type>,
+    /// What each argument is.
+    pub(crate) args: Vec<CopyArg>,
+}
+
+/// An argument of a [`CopyCall`].
+#[derive(Clone, Debug)]
+pub(crate) enum CopyArg {
+    /// A float, of the callee's float type (`f64`) as written: the copy's float type in the copy, its
+    /// value (`__private::plain`) for the callee as written.
+    Float(syn::Type),
+    /// Another value (an integer), passed as it is.
+    Other,
+    /// A constant from outside the function (`HALF`, `phys::G`), of a type the macro cannot see: passed
+    /// as written, for the callee's copy through `__private::constant` (a float one in the copy's float
+    /// type, an integer one as it is).
+    Constant,
 }
 
 /// The name of the last segment of the callee form of a [`CopyCall`].
@@ -193,24 +207,44 @@ const COPY_OR_AS_WRITTEN: &str = "__copy_or_as_written";
 impl CopyCall {
     /// The arguments' names in the closure of `copy_or_as_written!`.
     fn names(&self) -> Vec<Ident> {
-        (0..self.types.len())
+        (0..self.args.len())
             .map(|i| quote::format_ident!("__a{}", i))
             .collect()
     }
 
-    /// The callable, as the copy's body and the primal of its sweeps write it:
-    /// `(::autodiff::__private::copy_or_as_written!(bump, __S, (__a0: f64, __a1: _)))`.
-    pub(crate) fn written(&self) -> TokenStream {
-        let (path, scalar, types, names) = (&self.path, &self.scalar, &self.types, self.names());
-        quote!((::autodiff::__private::copy_or_as_written!(#path, #scalar, (#(#names: #types),*))))
+    /// The method of `__private::Site` through which a `#[gradient_of(path)]` registration of a callee by a
+    /// path of two or more segments is found (`naming::registered_path`), after a comma.
+    fn registered(&self) -> Option<TokenStream> {
+        crate::naming::registered_path(&self.path).map(|key| quote!(, #key))
     }
 
-    /// The callee form that the passes after the shadow read (`shadow::is_generic_copy_call` holds):
-    /// `<bump as ::autodiff::__private::GenericCopy>::Copy::__copy_or_as_written::<__S, f64, _>`.
+    /// The callable, as the copy's body and the primal of its sweeps write it:
+    /// `(::autodiff::__private::copy_or_as_written!(bump, __S, (__a0: f64, __a1: _, __a2: const)))`.
+    pub(crate) fn written(&self) -> TokenStream {
+        let (path, scalar, names) = (&self.path, &self.scalar, self.names());
+        let modes = self.args.iter().map(|a| match a {
+            CopyArg::Float(ty) => quote!(#ty),
+            CopyArg::Other => quote!(_),
+            CopyArg::Constant => quote!(const),
+        });
+        let registered = self.registered();
+        quote!(
+            (::autodiff::__private::copy_or_as_written!(#path, #scalar, (#(#names: #modes),*) #registered))
+        )
+    }
+
+    /// The callee form that the passes after the shadow read (`shadow::is_generic_copy_call` holds), one
+    /// generic argument per argument (`()` for a constant):
+    /// `<bump as ::autodiff::__private::GenericCopy>::Copy::__copy_or_as_written::<__S, f64, _, ()>`.
     pub(crate) fn callee(&self) -> syn::ExprPath {
-        let (path, scalar, types) = (&self.path, &self.scalar, &self.types);
+        let (path, scalar) = (&self.path, &self.scalar);
         let name = Ident::new(COPY_OR_AS_WRITTEN, proc_macro2::Span::call_site());
-        syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#types),*>)
+        let modes = self.args.iter().map(|a| match a {
+            CopyArg::Float(ty) => quote!(#ty),
+            CopyArg::Other => quote!(_),
+            CopyArg::Constant => quote!(()),
+        });
+        syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#modes),*>)
     }
 
     /// The call of the callee form `callee`, if it is one.
@@ -230,11 +264,19 @@ impl CopyCall {
             _ => None,
         });
         let scalar = types.next()??;
-        let types = types.collect::<Option<Vec<_>>>()?;
+        let args = types
+            .map(|t| {
+                Some(match t? {
+                    syn::Type::Infer(_) => CopyArg::Other,
+                    syn::Type::Tuple(t) if t.elems.is_empty() => CopyArg::Constant,
+                    t => CopyArg::Float(t),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
         Some(CopyCall {
             path: ty.path.clone(),
             scalar,
-            types,
+            args,
         })
     }
 
@@ -260,18 +302,26 @@ impl CopyCall {
                 input.parse::<syn::Token![,]>()?;
                 let content;
                 syn::parenthesized!(content in input);
+                // (Then the registration's method, which `registered` gives again.)
+                let _: TokenStream = input.parse()?;
                 let arguments = content.parse_terminated(
                     |input| {
                         input.parse::<Ident>()?;
                         input.parse::<syn::Token![:]>()?;
-                        input.parse::<syn::Type>()
+                        if input.parse::<Option<syn::Token![const]>>()?.is_some() {
+                            return Ok(CopyArg::Constant);
+                        }
+                        Ok(match input.parse::<syn::Type>()? {
+                            syn::Type::Infer(_) => CopyArg::Other,
+                            t => CopyArg::Float(t),
+                        })
                     },
                     syn::Token![,],
                 )?;
                 Ok(Parsed(CopyCall {
                     path,
                     scalar,
-                    types: arguments.into_iter().collect(),
+                    args: arguments.into_iter().collect(),
                 }))
             }
         }
@@ -282,8 +332,8 @@ impl CopyCall {
 
     /// `found_of!(bump)`: does the callee have derivatives?
     pub(crate) fn found(&self) -> TokenStream {
-        let path = &self.path;
-        quote!(::autodiff::__private::found_of!(#path))
+        let (path, registered) = (&self.path, self.registered());
+        quote!(::autodiff::__private::found_of!(#path #registered))
     }
 
     /// The derivative `item` of the callee's copy, for one argument of each of `types` (`impl Sized`, `()`,
@@ -295,15 +345,15 @@ impl CopyCall {
         types: &[TokenStream],
         checked: bool,
     ) -> TokenStream {
-        let path = &self.path;
+        let (path, registered) = (&self.path, self.registered());
         let item = Ident::new(item, proc_macro2::Span::call_site());
         match checked {
             true => {
                 let placeholders = types.iter().map(|_| quote!(_));
-                quote!(::autodiff::__private::copy_derivative_of!(@checked #path, #item(#(#placeholders),*)).#item)
+                quote!(::autodiff::__private::copy_derivative_of!(@checked #path, #item(#(#placeholders),*) #registered).#item)
             }
             false => {
-                quote!(::autodiff::__private::copy_derivative_of!(#path, #item(#(#types),*)).#item)
+                quote!(::autodiff::__private::copy_derivative_of!(#path, #item(#(#types),*) #registered).#item)
             }
         }
     }
@@ -311,7 +361,7 @@ impl CopyCall {
 
 /// The callees (among `plain`, the plain calls under `own`, the activity of the function's `wrt(..)`) that
 /// the generic copy calls through `copy_or_as_written!` ([`CopyCall`]): those that the hidden sweeps'
-/// activity `all` makes no plain calls (`all_plain`, the plain calls under it), called by a one-segment name
+/// activity `all` makes no plain calls (`all_plain`, the plain calls under it), called by a name or a path
 /// at each call, with one scalar result (`let y = bump(..)`), with scalar arguments, each call reached only
 /// by parameters outside `wrt(..)` (or by nothing); none where an item of the body could hide a callee's
 /// name (as [`plan`]).
@@ -344,7 +394,7 @@ pub(crate) fn copy_calls(
                     && float(var));
             one_scalar
                 && callee.qself.is_none()
-                && callee.path.get_ident().is_some()
+                && callee.path.segments.iter().all(|s| s.arguments.is_none())
                 && crate::companion::companion_path(callee).is_some()
                 && !args.iter().any(|a| own.is_active(a))
                 && (!args.iter().any(|a| all.is_active(a))
@@ -487,6 +537,9 @@ mod tests {
     fn the_copy_calls_a_helper_of_excluded_parameters_through_its_copy_or_as_written() {
         let src = "fn g(u: &[f64], t: f64, n: usize) -> f64 { let b = bump(0.5, t); u[0] * b + u[1] * h(n, t) * sq(t) }";
         assert_eq!(copied(src, "wrt(u)"), ["bump", "h", "sq"]);
+        // By a path, and of a `const`.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * shapes::bump(C, t) }";
+        assert_eq!(copied(src, "wrt(u)"), ["shapes :: bump"]);
         // In `wrt(..)` (or without it), the arguments are differentiated: the callee's copy, as before.
         assert!(copied(src, "").is_empty());
         assert!(copied(src, "wrt(u, t)").is_empty());
@@ -496,7 +549,7 @@ mod tests {
     }
 
     #[test]
-    fn a_result_not_surely_a_float_or_a_callee_by_a_path_is_not_copied_so() {
+    fn a_result_not_surely_a_float_or_an_associated_callee_is_not_copied_so() {
         let declined = [
             // A result read only in a condition: a plain call already.
             "fn g(u: &[f64], t: f64) -> f64 { if bump(0.5, t) > 0.0 { u[0] } else { u[1] } }",
@@ -504,8 +557,7 @@ mod tests {
             "fn g(u: &[f64], t: f64) -> f64 { let p = point(t); u[0] * p.x }",
             // A tuple.
             "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
-            // By a path, an associated function, a nested `fn`.
-            "fn g(u: &[f64], t: f64) -> f64 { u[0] * shapes::bump(0.5, t) }",
+            // An associated function, a nested `fn`.
             "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
             "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
         ];

@@ -2300,22 +2300,32 @@ impl VisitMut for Rewrite<'_> {
                     })
                     .cloned();
                 if let Some(plain) = plain.as_ref().filter(|p| p.maybe) {
-                    call.args.iter_mut().for_each(|a| self.visit_expr_mut(a));
                     let float = Ident::new(self.float, Span::call_site());
                     let float: Type = syn::parse_quote!(#float);
-                    let types: Vec<Type> = (plain.floats.iter().zip(&plain.types))
-                        .map(|(is_float, ty)| match is_float {
-                            true => ty.clone().unwrap_or_else(|| float.clone()),
-                            false => syn::parse_quote!(_),
-                        })
-                        .collect();
+                    let mut args = Vec::new();
+                    for ((arg, is_float), ty) in
+                        call.args.iter_mut().zip(&plain.floats).zip(&plain.types)
+                    {
+                        // A constant from outside (`HALF`), of a type the macro cannot see: as written.
+                        let constant = !*is_float
+                            && matches!(&*arg, Expr::Path(c) if self.outside_constant(c));
+                        if constant {
+                            args.push(crate::maybe::CopyArg::Constant);
+                            continue;
+                        }
+                        self.visit_expr_mut(arg);
+                        args.push(match is_float {
+                            true => crate::maybe::CopyArg::Float(
+                                ty.clone().unwrap_or_else(|| float.clone()),
+                            ),
+                            false => crate::maybe::CopyArg::Other,
+                        });
+                    }
+                    let scalar = self.scalar;
                     let written = crate::maybe::CopyCall {
                         path: p.path.clone(),
-                        scalar: {
-                            let scalar = self.scalar;
-                            syn::parse_quote!(#scalar)
-                        },
-                        types,
+                        scalar: syn::parse_quote!(#scalar),
+                        args,
                     }
                     .written();
                     let args = &call.args;
