@@ -71,6 +71,12 @@ fn excluded(x: f64, t: f64) -> f64 {
     x * x * bump(0.5, t)
 }
 
+/// At `order = 3`: `t` through a plain helper and a helper with derivatives, on nested dual numbers.
+#[differentiable(order = 3, wrt(x))]
+fn excluded_third(x: f64, t: f64) -> f64 {
+    x.sin() * bump(0.5, t) + x * x * x * sq(t)
+}
+
 /// A slice beside `t`, which reaches the Hessian's entries through `sin(u0 t)` (differentiated) and
 /// `bump` (not).
 #[differentiable(order = 2, wrt(u))]
@@ -333,5 +339,26 @@ fn a_const_or_static_beside_the_excluded_parameter_and_helpers_called_by_paths()
         let [_, d1, d2] = excluded_paths_derivatives(x, t);
         assert_near(d1, dx, 1e-12, 1.0, "d1");
         assert_near(d2, dxx, 1e-12, 1.0, "d2");
+    }
+}
+
+#[test]
+fn order_3_on_nested_duals() {
+    let mut lcg = Lcg::new(3007);
+    for _ in 0..20 {
+        let x = lcg.uniform(-2.0, 2.0);
+        let t = lcg.uniform(-1.0, 2.0);
+        let (bt, st) = (b(t), t * t);
+        let d = excluded_third_derivatives(x, t);
+        let expected = [
+            x.sin() * bt + x * x * x * st,
+            x.cos() * bt + 3.0 * x * x * st,
+            -x.sin() * bt + 6.0 * x * st,
+            -x.cos() * bt + 6.0 * st,
+        ];
+        assert_vec_near(&d, &expected, 1e-12, "derivatives");
+        let third = fd1(&|x| excluded_third_derivatives(x, t)[2], x, 1e-5);
+        assert_near(d[3], third, 1e-6, 1.0, "third fd");
+        assert_near(d[0], excluded_third(x, t), 1e-14, 1.0, "value");
     }
 }

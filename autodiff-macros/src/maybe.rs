@@ -383,6 +383,24 @@ pub(crate) fn copy_calls(
     // arithmetic (`x * bump(0.5, t)`).
     let scalar = crate::reverse::call_gradient::scalar_calls(f, all);
     let float = |var: &Var| scalar.contains(var) || matches!(all.var_kind(*var), Kind::Float(_));
+    // Each argument a float, an integer or a `bool` by the syntax, or a constant from outside (`HALF`,
+    // `phys::G`, which the copy passes as written): another of a type the syntax does not tell would reach
+    // the callee as written in the copy's float type.
+    let known = |a: &Operand| match a {
+        Operand::Const {
+            kind: Kind::Unknown,
+            tokens,
+        } => syn::parse2::<syn::Path>(tokens.clone()).is_ok_and(|p| {
+            p.segments.last().is_some_and(|s| {
+                let name = s.ident.to_string();
+                name.chars().any(|c| c.is_ascii_uppercase())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            })
+        }),
+        _ => matches!(own.kind(a), Kind::Float(_) | Kind::Int | Kind::Bool),
+    };
     let eligible = |name: &str| {
         calls(f).into_iter().all(|(stmt, callee, args)| {
             if callee.path.to_token_stream().to_string() != name {
@@ -396,6 +414,7 @@ pub(crate) fn copy_calls(
                 && callee.qself.is_none()
                 && callee.path.segments.iter().all(|s| s.arguments.is_none())
                 && crate::companion::companion_path(callee).is_some()
+                && args.iter().all(known)
                 && !args.iter().any(|a| own.is_active(a))
                 && (!args.iter().any(|a| all.is_active(a))
                     || crate::reverse::adds_into_callers(f, all, args))
@@ -557,6 +576,8 @@ mod tests {
             "fn g(u: &[f64], t: f64) -> f64 { let p = point(t); u[0] * p.x }",
             // A tuple.
             "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            // An argument of a type the syntax does not tell (a field).
+            "fn g(u: &[f64], t: f64, p: Point) -> f64 { u[0] * bump(p.x, t) }",
             // An associated function, a nested `fn`.
             "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
             "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
