@@ -71,6 +71,21 @@ fn excluded(x: f64, t: f64) -> f64 {
     x * x * bump(0.5, t)
 }
 
+fn weight(a: f64) -> f64 {
+    1.0 / (1.0 + a * a)
+}
+
+/// Data `c` outside `wrt(..)` passed element by element to a plain helper (README's former "Not supported
+/// yet" case, which needed `weight(stop_gradient(c[i]))`, tests/probe28.rs).
+#[differentiable(order = 2, wrt(x))]
+fn weighted(x: &[f64], c: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += x[i] * x[i] * x[i] * weight(c[i]);
+    }
+    s
+}
+
 /// At `order = 3`: `t` through a plain helper and a helper with derivatives, on nested dual numbers.
 #[differentiable(order = 3, wrt(x))]
 fn excluded_third(x: f64, t: f64) -> f64 {
@@ -360,5 +375,28 @@ fn order_3_on_nested_duals() {
         let third = fd1(&|x| excluded_third_derivatives(x, t)[2], x, 1e-5);
         assert_near(d[3], third, 1e-6, 1.0, "third fd");
         assert_near(d[0], excluded_third(x, t), 1e-14, 1.0, "value");
+    }
+}
+
+#[test]
+fn data_passed_element_by_element_to_a_plain_helper() {
+    let mut lcg = Lcg::new(3008);
+    for _ in 0..10 {
+        let x = lcg.vec(3, -2.0, 2.0);
+        let c = lcg.vec(3, -2.0, 2.0);
+        let (v, grad, h) = weighted_hessian(&x, &c);
+        assert_near(v, weighted(&x, &c), 1e-14, 1.0, "value");
+        let want: Vec<f64> = (0..3).map(|i| 3.0 * x[i] * x[i] * weight(c[i])).collect();
+        assert_vec_near(&grad, &want, 1e-12, "gradient");
+        for (i, row) in h.iter().enumerate() {
+            let want: Vec<f64> = (0..3)
+                .map(|k| match i == k {
+                    true => 6.0 * x[i] * weight(c[i]),
+                    false => 0.0,
+                })
+                .collect();
+            assert_vec_near(row, &want, 1e-12, "hessian");
+        }
+        assert_hessian_fd(&h, |x| weighted_grad(x, &c).1, &x, 1e-6, "hessian fd");
     }
 }
