@@ -26,6 +26,11 @@
 //! // A caller `g(&w, s)` with `s` differentiated: require_through!(g, 0usize, 1usize);
 //! ```
 //!
+//! The generic copy of such a function (`order = K`, and the copy `order = K` callers reach) calls such a
+//! helper through `__private::copy_or_as_written!` ([`CopyCall`]): the helper's copy where it has
+//! derivatives, else the helper as written on the values of its arguments, constants there; the copy's
+//! hidden sweeps choose by `found_of!` as above ([`copy_plan`]).
+//!
 //! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`),
 //! no `fn` or `use` item in the body could hide a callee's name from the companion, the function is a free
 //! function without parameter structs, and its hidden sweeps are its own (not its generic copy's).
