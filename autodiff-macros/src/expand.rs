@@ -414,13 +414,16 @@ fn try_expand(
             let mut plain = plain_calls(f, activity, sig);
             // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
             // (`maybe::CopyCall`).
-            plain.extend(maybe::copy_calls(
-                f,
-                own,
-                activity,
-                plain_calls(f, own, sig),
-                &plain,
-            ));
+            // (In a free function: a method's first order needs the callee's derivatives there.)
+            if !is_method(&item) {
+                plain.extend(maybe::copy_calls(
+                    f,
+                    own,
+                    activity,
+                    plain_calls(f, own, sig),
+                    &plain,
+                ));
+            }
             let active = calls_of(f, activity, true)
                 .into_iter()
                 .filter(|c| !plain.iter().any(|p| p.callee == *c))
@@ -473,6 +476,7 @@ fn try_expand(
                     &activity,
                     flat.as_ref().map_or(&sig, |flat| &flat.inner),
                     &generated.float_params,
+                    false,
                 );
                 let (_, copy) =
                     first_order_generic_copy(&chains_desugared, &args, &sig, None, &calls);
@@ -483,6 +487,7 @@ fn try_expand(
                     &activity,
                     flat.as_ref().map_or(&sig, |flat| &flat.inner),
                     &generated.float_params,
+                    false,
                 );
                 method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             } else if !generated.float_params.is_empty() {
@@ -501,6 +506,7 @@ fn try_expand(
                     &activity,
                     flat.as_ref().map_or(&sig, |flat| &flat.inner),
                     &generated.float_params,
+                    flat.is_none(),
                 );
                 first_order_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             };
@@ -1318,6 +1324,7 @@ fn first_order_copy_calls(
     activity: &Activity,
     sig: &Signature,
     float_params: &[Ident],
+    free: bool,
 ) -> crate::shadow::CopyCalls {
     use crate::ir::{Kind, Stmt, Value};
     let active = calls_of(f, activity, false);
@@ -1334,11 +1341,25 @@ fn first_order_copy_calls(
             _ => None,
         })
         .collect();
+    // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
+    // (`maybe::CopyCall`), in a free function without parameter structs (as the first order's hidden
+    // sweeps, `maybe::plan`: elsewhere those need the callee's derivatives, an error at the call).
+    let excluded = sig.params.iter().any(|p| p.through_calls() && !p.active);
+    let maybe = free && excluded;
+    if integer_results.is_empty() && !maybe {
+        return crate::shadow::CopyCalls {
+            active,
+            plain: Vec::new(),
+            by_path: true,
+            float_results: true,
+        };
+    }
     let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
     let all_plain = plain_calls(f, &all, sig);
-    // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
-    // (`maybe::CopyCall`).
-    let maybe = maybe::copy_calls(f, activity, &all, plain_calls(f, activity, sig), &all_plain);
+    let maybe = match maybe {
+        true => maybe::copy_calls(f, activity, &all, plain_calls(f, activity, sig), &all_plain),
+        false => Vec::new(),
+    };
     let mut plain: Vec<crate::shadow::PlainCall> = all_plain
         .into_iter()
         .filter(|p| integer_results.contains(&p.callee))

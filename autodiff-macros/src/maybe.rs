@@ -197,7 +197,7 @@ pub(crate) struct CopyCall {
 pub(crate) enum CopyArg {
     /// A float, of the callee's float type (`f64`) as written: the copy's float type in the copy, its
     /// value (`__private::plain`) for the callee as written.
-    Float(syn::Type),
+    Float(Box<syn::Type>),
     /// Another value (an integer), passed as it is.
     Other,
     /// A constant from outside the function (`HALF`, `phys::G`), of a type the macro cannot see: passed
@@ -274,7 +274,7 @@ impl CopyCall {
                 Some(match t? {
                     syn::Type::Infer(_) => CopyArg::Other,
                     syn::Type::Tuple(t) if t.elems.is_empty() => CopyArg::Constant,
-                    t => CopyArg::Float(t),
+                    t => CopyArg::Float(Box::new(t)),
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -318,7 +318,7 @@ impl CopyCall {
                         }
                         Ok(match input.parse::<syn::Type>()? {
                             syn::Type::Infer(_) => CopyArg::Other,
-                            t => CopyArg::Float(t),
+                            t => CopyArg::Float(Box::new(t)),
                         })
                     },
                     syn::Token![,],

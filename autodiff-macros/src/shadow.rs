@@ -2315,9 +2315,9 @@ impl VisitMut for Rewrite<'_> {
                         }
                         self.visit_expr_mut(arg);
                         args.push(match is_float {
-                            true => crate::maybe::CopyArg::Float(
+                            true => crate::maybe::CopyArg::Float(Box::new(
                                 ty.clone().unwrap_or_else(|| float.clone()),
-                            ),
+                            )),
                             false => crate::maybe::CopyArg::Other,
                         });
                     }
