@@ -86,6 +86,30 @@ fn weighted(x: &[f64], c: &[f64]) -> f64 {
     s
 }
 
+/// As `weighted`, in an iterator chain.
+#[differentiable(order = 2, wrt(x))]
+fn weighted_chain(x: &[f64], c: &[f64]) -> f64 {
+    x.iter()
+        .zip(c.iter())
+        .map(|(&xi, &ci)| xi * xi * weight(ci))
+        .sum()
+}
+
+/// As `weighted_chain`, without `order`: its generic copy, which `caller_chain` reaches.
+#[differentiable(wrt(x))]
+fn weighted_chain_first(x: &[f64], c: &[f64]) -> f64 {
+    x.iter()
+        .zip(c.iter())
+        .map(|(&xi, &ci)| xi * xi * weight(ci))
+        .sum()
+}
+
+/// Passes constants to `weighted_chain_first`'s data.
+#[differentiable(order = 2)]
+fn caller_chain(x: &[f64]) -> f64 {
+    weighted_chain_first(x, &[0.5, -1.5, 2.0])
+}
+
 /// At `order = 3`: `t` through a plain helper and a helper with derivatives, on nested dual numbers.
 #[differentiable(order = 3, wrt(x))]
 fn excluded_third(x: f64, t: f64) -> f64 {
@@ -398,5 +422,54 @@ fn data_passed_element_by_element_to_a_plain_helper() {
             assert_vec_near(row, &want, 1e-12, "hessian");
         }
         assert_hessian_fd(&h, |x| weighted_grad(x, &c).1, &x, 1e-6, "hessian fd");
+    }
+}
+
+#[test]
+fn data_passed_to_a_plain_helper_in_an_iterator_chain() {
+    let mut lcg = Lcg::new(3009);
+    let fixed = [0.5, -1.5, 2.0];
+    for _ in 0..10 {
+        let x = lcg.vec(3, -2.0, 2.0);
+        let c = lcg.vec(3, -2.0, 2.0);
+        for (data, (v, grad, h)) in [
+            (c.clone(), weighted_chain_hessian(&x, &c)),
+            (fixed.to_vec(), caller_chain_hessian(&x)),
+        ] {
+            let value: f64 = (0..3).map(|i| x[i] * x[i] * weight(data[i])).sum();
+            assert_near(v, value, 1e-14, 1.0, "value");
+            let want: Vec<f64> = (0..3).map(|i| 2.0 * x[i] * weight(data[i])).collect();
+            assert_vec_near(&grad, &want, 1e-12, "gradient");
+            for (i, row) in h.iter().enumerate() {
+                let want: Vec<f64> = (0..3)
+                    .map(|k| match i == k {
+                        true => 2.0 * weight(data[i]),
+                        false => 0.0,
+                    })
+                    .collect();
+                assert_vec_near(row, &want, 1e-12, "hessian");
+            }
+        }
+        assert_hessian_fd(
+            &weighted_chain_hessian(&x, &c).2,
+            |x| weighted_chain_grad(x, &c).1,
+            &x,
+            1e-6,
+            "hessian fd",
+        );
+        assert_hessian_fd(
+            &caller_chain_hessian(&x).2,
+            |x| caller_chain_grad(x).1,
+            &x,
+            1e-6,
+            "caller hessian fd",
+        );
+        let f = |x: &[f64]| weighted_chain_first(x, &c);
+        assert_vec_near(
+            &weighted_chain_first_grad(&x, &c).1,
+            &fd_gradient(&f, &x),
+            1e-6,
+            "first order fd",
+        );
     }
 }
