@@ -6,9 +6,10 @@
 //! Jacobian, and `f_derivatives` of order 4 through a `#[custom_gradient]` and a `#[gradient_of]`
 //! registration. All compiled and matched central differences at first try.
 //!
-//! One gap met on the way (README, "Not supported yet"): with `order = K`, a float parameter outside
-//! `wrt(..)` passed to a plain helper (`weight(c[i])`) does not compile (E0573 in the generic copy, which
-//! differentiates every float parameter); `weight(stop_gradient(c[i]))` is the way, checked here.
+//! One gap met on the way: with `order = K`, a float parameter outside `wrt(..)` passed to a plain helper
+//! (`weight(c[i])`) did not compile (E0573 in the generic copy, which differentiates every float
+//! parameter); `weight(stop_gradient(c[i]))` was the way, checked here. Since session 30 `weight(c[i])`
+//! compiles as written (tests/wrt30.rs).
 //! Gradients against central differences (`common::probe::fd_gradient`, no code shared with the macro) at
 //! seeded random points; Hessians against differences of the gradient (`fd_columns`).
 

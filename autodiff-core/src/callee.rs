@@ -708,3 +708,160 @@ pub fn no_generic_copy<M: NoGenericCopy<S>, S, R>() -> R {
 pub fn copy_of<C: crate::private::GenericCopy>(_found: C) -> C::Copy {
     C::copy()
 }
+
+/// A call of the function `path` in the generic copy of a function (over the float type `scalar`) that
+/// only parameters outside its `wrt(..)` reach (`autodiff-macros/src/maybe.rs`): the generic copy of what
+/// the function's first order finds for it where it has derivatives (its companion, or for a path of two
+/// or more segments a `#[gradient_of(path)]` registration in scope, found by `registered`, as
+/// [`derivative_of!`](crate::derivative_of) finds them), else the function as written, its float arguments
+/// (those with a type, the callee's parameter's) taken back to that type by
+/// [`plain`](crate::private::plain) (which panics on a tangent, never dropped) and its result lifted (a
+/// constant: the arguments have none, as the callers' `require_through` checks make sure). A closure of
+/// the arguments, chosen at compile time. An argument `_` is passed as it is (an integer), one `const` (a
+/// constant from outside, `HALF`, of a type the macro cannot see) as it is to the function as written and
+/// through [`constant`](crate::private::constant) to the copy.
+///
+/// ```text
+/// (copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
+/// (copy_or_as_written!(shapes::bump, __S, (__a0: f64, __a1: _, __a2: const), __autodiff_gradient_of__shapes__bump))(x, n, HALF)
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! copy_or_as_written {
+    ($path:path, $scalar:ty, ($($a:ident: $ty:tt),*) $(, $registered:ident)?) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        $crate::no_derivative! {
+            impl $crate::private::GenericCopy for __callee {
+                type Copy = __callee;
+                #[inline(always)]
+                fn copy() -> __callee {
+                    __callee {}
+                }
+            }
+            impl __callee {
+                #[allow(clippy::too_many_arguments, clippy::extra_unused_type_parameters)]
+                #[inline(always)]
+                pub fn call_on<R>(self, $($a: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+                /// The callee as written (`plain`), its result lifted to the copy's float type `S`.
+                #[inline(always)]
+                #[allow(clippy::extra_unused_type_parameters)]
+                pub fn __autodiff_copy_or_as_written<S, A, R, C, P>(
+                    &self,
+                    _float: ::core::marker::PhantomData<S>,
+                    args: A,
+                    _copy: C,
+                    plain: P,
+                ) -> <R as $crate::private::Lift<S>>::Out
+                where
+                    R: $crate::private::Lift<S>,
+                    C: ::core::ops::FnOnce(A) -> <R as $crate::private::Lift<S>>::Out,
+                    P: ::core::ops::FnOnce(A) -> R,
+                {
+                    $crate::private::Lift::lift(plain(args))
+                }
+            }
+        }
+        #[allow(unused_imports)]
+        use $crate::private::CopyOrAsWritten as _;
+        #[allow(clippy::redundant_closure_call)]
+        |$($a: $crate::copy_or_as_written!(@type $scalar, $ty)),*| {
+            let __found = $crate::derivative_of!(@found __callee $(, $registered)?);
+            (&__found).__autodiff_copy_or_as_written(
+                ::core::marker::PhantomData::<$scalar>,
+                ($($a,)*),
+                |($($a,)*)| {
+                    $crate::private::copy_of($crate::derivative_of!(@found __callee $(, $registered)?))
+                        .call_on($($crate::copy_or_as_written!(@copy $a, $ty, $scalar)),*)
+                },
+                |($($a,)*)| $path($($crate::copy_or_as_written!(@plain $a, $ty, $path)),*),
+            )
+        }
+    }};
+    (@type $scalar:ty, _) => { _ };
+    (@type $scalar:ty, const) => { _ };
+    (@type $scalar:ty, $ty:ty) => { $scalar };
+    (@copy $a:ident, const, $scalar:ty) => { $crate::private::constant::<$scalar, _>($a) };
+    (@copy $a:ident, $ty:tt, $scalar:ty) => { $a };
+    (@plain $a:ident, _, $path:path) => { $a };
+    (@plain $a:ident, const, $path:path) => { $a };
+    (@plain $a:ident, $ty:ty, $path:path) => {
+        $crate::private::plain::<$ty, _>($a, ::core::stringify!($path))
+    };
+}
+
+/// The derivative `item` (`vjp_into`, `jvp`) of the generic copy of what the first order finds for the
+/// function `path` (`registered` as in [`copy_or_as_written!`](crate::copy_or_as_written)), for a call of
+/// the hidden sweeps of a generic copy that only parameters outside its `wrt(..)` reach, which runs it only
+/// where [`found_of!`](crate::found_of) says the function has derivatives: else a stand-in whose `item`
+/// takes arguments of the given types and never returns. With `@checked`, the error of
+/// [`require_derivative`] where there are none.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! copy_derivative_of {
+    (@checked $path:path, $item:ident($($argument:tt),*) $(, $registered:ident)?) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        $crate::no_derivative! {
+            impl __callee {
+                #[allow(clippy::too_many_arguments)]
+                pub fn $item<R>(self, $($argument: impl ::core::marker::Sized),*) -> R {
+                    ::core::unreachable!()
+                }
+            }
+            impl $crate::private::GenericCopy for __callee {
+                type Copy = __callee;
+                #[inline(always)]
+                fn copy() -> __callee {
+                    __callee {}
+                }
+            }
+        }
+        let __found = $crate::derivative_of!(@found __callee $(, $registered)?);
+        $crate::private::require_derivative((&__found).__autodiff_lookup());
+        $crate::private::copy_of(__found)
+    }};
+    ($path:path, $item:ident($($argument:ty),*) $(, $registered:ident)?) => {{
+        #[allow(unused_imports)]
+        use $path as __callee;
+        $crate::no_derivative! {
+            impl __callee {
+                #[allow(clippy::too_many_arguments)]
+                pub fn $item(self, $(_: $argument),*) -> ! {
+                    ::core::unreachable!()
+                }
+            }
+            impl $crate::private::GenericCopy for __callee {
+                type Copy = __callee;
+                #[inline(always)]
+                fn copy() -> __callee {
+                    __callee {}
+                }
+            }
+        }
+        $crate::private::copy_of($crate::derivative_of!(@found __callee $(, $registered)?))
+    }};
+}
+
+/// Gives every type (a companion) the generic copy's call in
+/// [`copy_or_as_written!`](crate::copy_or_as_written), unless it has an inherent
+/// `__autodiff_copy_or_as_written` (the stand-in of a function without derivatives).
+pub trait CopyOrAsWritten {
+    /// `copy(args)`. (Hidden: not suggested in rustc's errors.)
+    #[doc(hidden)]
+    #[inline(always)]
+    #[allow(clippy::extra_unused_type_parameters)]
+    fn __autodiff_copy_or_as_written<S, A, R, Q, C: FnOnce(A) -> R, P: FnOnce(A) -> Q>(
+        &self,
+        _float: core::marker::PhantomData<S>,
+        args: A,
+        copy: C,
+        _plain: P,
+    ) -> R {
+        copy(args)
+    }
+}
+
+impl<T: ?Sized> CopyOrAsWritten for T {}

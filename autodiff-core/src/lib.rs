@@ -53,8 +53,8 @@ pub mod private {
     pub use crate::callee::{
         any, copy_of, found, no_generic_copy, require_consistent_copy, require_derivative,
         require_generic_copy, require_method_copy, require_method_derivative, require_through,
-        through, ConsistentCopy, CotangentLinear, DifferentiatedThrough, Found, FoundKind,
-        HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup, MethodCopy,
+        through, ConsistentCopy, CopyOrAsWritten, CotangentLinear, DifferentiatedThrough, Found,
+        FoundKind, HasDerivative, HasGenericCopy, HasMethodCopy, InClosure, Lookup, MethodCopy,
         MethodHasDerivative, NoDerivative, NoGenericCopy, NoMethodCopy, PlainCall, Site, Slot,
         Through, TypedCopy,
     };
@@ -96,8 +96,8 @@ pub mod private {
     };
     pub use crate::Dual;
     pub use crate::{
-        check_generic_copy, copy_by_name, copy_by_path, derivative_of, found_of, in_closure,
-        through_of,
+        check_generic_copy, copy_by_name, copy_by_path, copy_derivative_of, copy_or_as_written,
+        derivative_of, found_of, in_closure, through_of,
     };
     pub use num_traits::{Float, One, Zero};
 

@@ -1247,6 +1247,9 @@ pub(crate) fn derivative_of_unchecked(
     item: &str,
     types: &[TokenStream],
 ) -> TokenStream {
+    if let Some(copy) = crate::maybe::CopyCall::of_callee(callee) {
+        return copy.derivative(item, types, false);
+    }
     derivative_of_checked(callee, item, types.len(), Lookup::Unchecked(types))
 }
 
@@ -1323,6 +1326,9 @@ pub(crate) fn companion_path(callee: &syn::ExprPath) -> Option<(syn::Path, Optio
 // Output: ::autodiff::__private::found_of!(bump)
 /// A constant `bool` in generated code: does `callee` have derivatives? (`maybe.rs`.)
 pub(crate) fn found_of(callee: &syn::ExprPath) -> Option<TokenStream> {
+    if let Some(copy) = crate::maybe::CopyCall::of_callee(callee) {
+        return Some(copy.found());
+    }
     let (path, registered) = companion_path(callee)?;
     let registered = registered.map(|method| quote!(, #method));
     Some(quote!(::autodiff::__private::found_of!(#path #registered)))
@@ -1456,6 +1462,11 @@ fn generic_copy_derivative(
     if !crate::shadow::is_generic_copy_call(callee) {
         return None;
     }
+    // (Reached only where the callee's derivatives are needed: the error where it has none.)
+    if let Some(copy) = crate::maybe::CopyCall::of_callee(callee) {
+        let types = vec![TokenStream::new(); arguments];
+        return Some(copy.derivative(item, &types, true));
+    }
     let ty = &callee.qself.as_ref()?.ty;
     let last = callee.path.segments.last()?;
     let generics = match &last.arguments {
@@ -1518,6 +1529,9 @@ pub(crate) fn copy_by_path(
 /// `copy_by_path`'s `call_on` (`<libm::erf as GenericCopy>::Copy::call` would name a function as a type),
 /// any other as written.
 pub(crate) fn primal_callee(callee: &syn::ExprPath, arguments: usize) -> TokenStream {
+    if let Some(copy) = crate::maybe::CopyCall::of_callee(callee) {
+        return copy.written();
+    }
     if let Some(call) = primal_copy_by_path(callee, arguments) {
         return call;
     }
@@ -1535,7 +1549,10 @@ pub(crate) fn primal_callee(callee: &syn::ExprPath, arguments: usize) -> TokenSt
 /// A call of a generic copy by a path of two or more segments (`<libm::erf as GenericCopy>::Copy::call`), as
 /// the primal calls it: through `copy_by_path`'s `call_on`; `None` for any other callee.
 pub(crate) fn primal_copy_by_path(callee: &syn::ExprPath, arguments: usize) -> Option<TokenStream> {
-    if !crate::shadow::is_generic_copy_call(callee) {
+    // (A call through `copy_or_as_written!` is made so: `primal_callee`.)
+    if !crate::shadow::is_generic_copy_call(callee)
+        || crate::maybe::CopyCall::of_callee(callee).is_some()
+    {
         return None;
     }
     let generics = match callee.path.segments.last().map(|l| &l.arguments) {

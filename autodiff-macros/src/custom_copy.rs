@@ -584,6 +584,7 @@ impl<'a> Visit<'a> for Calls<'_> {
             floats,
             constant_result: false,
             arrays: vec![None; call.args.len()],
+            maybe: false,
         });
     }
     fn visit_item(&mut self, _: &'a syn::Item) {}

@@ -384,7 +384,7 @@ fn try_expand(
                 activity,
             })
         }
-        (Some(sig), Some(order), Some((f, _)), None) => {
+        (Some(sig), Some(order), Some((f, own)), None) => {
             // The copy's companion differentiates through every float parameter, also those `wrt(..)`
             // leaves out (`__vjp_all`): a call is plain only where none of them reaches it.
             let float_params = signature::float_type_params(&analysis_item.sig.generics);
@@ -411,7 +411,19 @@ fn try_expand(
                     ));
                 }
             }
-            let plain = plain_calls(f, activity, sig);
+            let mut plain = plain_calls(f, activity, sig);
+            // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
+            // (`maybe::CopyCall`).
+            // (In a free function: a method's first order needs the callee's derivatives there.)
+            if !is_method(&item) {
+                plain.extend(maybe::copy_calls(
+                    f,
+                    own,
+                    activity,
+                    plain_calls(f, own, sig),
+                    &plain,
+                ));
+            }
             let active = calls_of(f, activity, true)
                 .into_iter()
                 .filter(|c| !plain.iter().any(|p| p.callee == *c))
@@ -464,6 +476,7 @@ fn try_expand(
                     &activity,
                     flat.as_ref().map_or(&sig, |flat| &flat.inner),
                     &generated.float_params,
+                    false,
                 );
                 let (_, copy) =
                     first_order_generic_copy(&chains_desugared, &args, &sig, None, &calls);
@@ -474,6 +487,7 @@ fn try_expand(
                     &activity,
                     flat.as_ref().map_or(&sig, |flat| &flat.inner),
                     &generated.float_params,
+                    false,
                 );
                 method_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             } else if !generated.float_params.is_empty() {
@@ -492,6 +506,7 @@ fn try_expand(
                     &activity,
                     flat.as_ref().map_or(&sig, |flat| &flat.inner),
                     &generated.float_params,
+                    flat.is_none(),
                 );
                 first_order_generic_copy(&chains_desugared, &args, &sig, flat.as_ref(), &calls)
             };
@@ -983,7 +998,7 @@ fn impl_generic_copy(item: &syn::ItemFn, args: &Args) -> Result<TokenStream, Str
 /// The callees that `f` calls with float arguments, none of them differentiated, at every call (scalars
 /// only, the same argument kinds at each call): its generic copy calls them as written
 /// (`shadow::PlainCall`), since such a callee may be a plain helper without a copy.
-fn plain_calls(
+pub(crate) fn plain_calls(
     f: &Function,
     activity: &Activity,
     sig: &Signature,
@@ -1095,6 +1110,7 @@ fn plain_calls(
             types,
             constant_result,
             arrays,
+            maybe: false,
         });
         match call {
             Some(call) if !refused.contains(&name) => {
@@ -1308,6 +1324,7 @@ fn first_order_copy_calls(
     activity: &Activity,
     sig: &Signature,
     float_params: &[Ident],
+    free: bool,
 ) -> crate::shadow::CopyCalls {
     use crate::ir::{Kind, Stmt, Value};
     let active = calls_of(f, activity, false);
@@ -1324,16 +1341,30 @@ fn first_order_copy_calls(
             _ => None,
         })
         .collect();
-    let plain = match integer_results.is_empty() {
-        true => Vec::new(),
-        false => {
-            let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
-            plain_calls(f, &all, sig)
-                .into_iter()
-                .filter(|p| integer_results.contains(&p.callee))
-                .collect()
-        }
+    // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
+    // (`maybe::CopyCall`), in a free function without parameter structs (as the first order's hidden
+    // sweeps, `maybe::plan`: elsewhere those need the callee's derivatives, an error at the call).
+    let excluded = sig.params.iter().any(|p| p.through_calls() && !p.active);
+    let maybe = free && excluded;
+    if integer_results.is_empty() && !maybe {
+        return crate::shadow::CopyCalls {
+            active,
+            plain: Vec::new(),
+            by_path: true,
+            float_results: true,
+        };
+    }
+    let all = activity::analyze(f, &all_active(sig), float_params, &mut Errors::default());
+    let all_plain = plain_calls(f, &all, sig);
+    let maybe = match maybe {
+        true => maybe::copy_calls(f, activity, &all, plain_calls(f, activity, sig), &all_plain),
+        false => Vec::new(),
     };
+    let mut plain: Vec<crate::shadow::PlainCall> = all_plain
+        .into_iter()
+        .filter(|p| integer_results.contains(&p.callee))
+        .collect();
+    plain.extend(maybe);
     crate::shadow::CopyCalls {
         active,
         plain,
@@ -2183,12 +2214,16 @@ impl<'a> Generated<'a> {
                     )
                 })
                 .flatten();
+            // In a generic copy, its calls through `copy_or_as_written!` that only parameters outside
+            // `wrt(..)` reach (`maybe::CopyCall`).
+            let copy_maybe = maybe::copy_plan(self.f, self.activity, &activity);
             let (activity, through) = match &maybe {
                 Some(maybe) => (
-                    activity.with_maybe_calls(maybe.calls.clone()),
+                    activity
+                        .with_maybe_calls(maybe.calls.iter().chain(&copy_maybe).copied().collect()),
                     Some(maybe.through_const()),
                 ),
-                None => (activity, None),
+                None => (activity.with_maybe_calls(copy_maybe.clone()), None),
             };
             let (d_ret, tangent) = (naming::fixed("d_ret"), naming::fixed("tangent"));
             let (vjp_body, jvp_body) = match &flat_all {
@@ -2230,9 +2265,9 @@ impl<'a> Generated<'a> {
             // user's to allow on the function, not here.
             // A maybe call's fallback item never returns (`!`): `diverging_sub_expression` in the branch
             // that only a callee without derivatives takes, which never runs it.
-            let diverging = (maybe.as_ref())
-                .filter(|maybe| !maybe.calls.is_empty())
-                .map(|_| quote!(, clippy::diverging_sub_expression));
+            let diverging = ((maybe.as_ref()).is_some_and(|maybe| !maybe.calls.is_empty())
+                || !copy_maybe.is_empty())
+            .then(|| quote!(, clippy::diverging_sub_expression));
             let extra = quote! {
                 #through
                 #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments, clippy::ptr_arg #diverging)]

@@ -737,10 +737,11 @@ impl Forward<'_, '_> {
         let call = match found {
             Some(found) => {
                 let value = naming::fixed("value");
+                let primal = crate::companion::primal_callee(callee, args.len());
                 quote!(if #found {
                     #call
                 } else {
-                    let #value = #callee(#(#call_args),*);
+                    let #value = #primal(#(#call_args),*);
                     (#value, ::autodiff::__private::zero_like(&#value))
                 })
             }

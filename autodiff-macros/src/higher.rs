@@ -212,7 +212,17 @@ fn through_shadow(
         quote!((#ret, #gradient_ty, #gradient_ty)),
     );
     let hvp_call = call("hvp", Some(v.to_token_stream()));
-    let checks = registration_checks(item, &calls.active);
+    // (A callee that only parameters outside `wrt(..)` reach too: where it has derivatives, its copy.)
+    let checked: Vec<String> = (calls.active.iter().cloned())
+        .chain(
+            calls
+                .plain
+                .iter()
+                .filter(|p| p.maybe)
+                .map(|p| p.callee.clone()),
+        )
+        .collect();
+    let checks = registration_checks(item, &checked);
     let hessian_sig = h.signature(
         h.name("hessian"),
         None,

@@ -26,6 +26,11 @@
 //! // A caller `g(&w, s)` with `s` differentiated: require_through!(g, 0usize, 1usize);
 //! ```
 //!
+//! The generic copy of such a function (`order = K`, and the copy `order = K` callers reach) calls such a
+//! helper through `__private::copy_or_as_written!` ([`CopyCall`]): the helper's copy where it has
+//! derivatives, else the helper as written on the values of its arguments, constants there; the copy's
+//! hidden sweeps choose by `found_of!` as above ([`copy_plan`]).
+//!
 //! Taken only where each maybe call is a call by a path whose value is one scalar (`let y = bump(..)`),
 //! no `fn` or `use` item in the body could hide a callee's name from the companion, the function is a free
 //! function without parameter structs, and its hidden sweeps are its own (not its generic copy's).
@@ -34,10 +39,10 @@
 
 use crate::activity::{self, Activity};
 use crate::errors::Errors;
-use crate::ir::{ArrayInit, Function, Operand, Stmt, Value, Var};
+use crate::ir::{ArrayInit, Function, Kind, Operand, Stmt, Value, Var};
 use crate::signature::Signature;
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{quote, ToTokens};
 use std::collections::BTreeSet;
 
 /// The calls of the hidden sweeps whose callee may have no derivatives, and what each parameter reaches.
@@ -165,6 +170,293 @@ impl Maybe {
     }
 }
 
+// Input:  a call `bump(0.5, t)` of `g` (`wrt(u)`), `t: f64` outside `wrt(..)`, in `g`'s generic copy
+// Output: (::autodiff::__private::copy_or_as_written!(bump, __S, (__a0: f64, __a1: f64)))(lit::<__S>(0.5), t)
+//         read back for the copy's own expansion as the callee
+//         <bump as ::autodiff::__private::GenericCopy>::Copy::__copy_or_as_written::<__S, f64, f64>
+/// A call of the generic copy of a function (for `order = K`) that only parameters outside `wrt(..)` reach:
+/// the callee's copy where it has derivatives, else the callee as written on the values of its arguments
+/// (`__private::copy_or_as_written!`). Inside the copy, such arguments are constants: `f_hessian` lifts only
+/// the `wrt(..)` inputs, and a caller passing a differentiated argument there is the compile error of
+/// `require_through!` at its first order (the companion's `__AUTODIFF_THROUGH`), so no tangent is dropped;
+/// `__private::plain` panics on one all the same. The copy's hidden sweeps, which differentiate every float
+/// parameter, run the copy's derivatives only where the callee has them (`copy_plan`), as the function's own
+/// do (`plan`).
+#[derive(Clone, Debug)]
+pub(crate) struct CopyCall {
+    /// The callee as written (`bump`, `shapes::bump`).
+    pub(crate) path: syn::Path,
+    /// The copy's float type (`__S`).
+    pub(crate) scalar: syn::Type,
+    /// What each argument is.
+    pub(crate) args: Vec<CopyArg>,
+}
+
+/// An argument of a [`CopyCall`].
+#[derive(Clone, Debug)]
+pub(crate) enum CopyArg {
+    /// A float, of the callee's float type (`f64`) as written: the copy's float type in the copy, its
+    /// value (`__private::plain`) for the callee as written.
+    Float(Box<syn::Type>),
+    /// Another value (an integer), passed as it is.
+    Other,
+    /// A constant from outside the function (`HALF`, `phys::G`), of a type the macro cannot see: passed
+    /// as written, for the callee's copy through `__private::constant` (a float one in the copy's float
+    /// type, an integer one as it is).
+    Constant,
+}
+
+/// The name of the last segment of the callee form of a [`CopyCall`].
+const COPY_OR_AS_WRITTEN: &str = "__copy_or_as_written";
+
+impl CopyCall {
+    /// The arguments' names in the closure of `copy_or_as_written!`.
+    fn names(&self) -> Vec<Ident> {
+        (0..self.args.len())
+            .map(|i| quote::format_ident!("__a{}", i))
+            .collect()
+    }
+
+    /// The method of `__private::Site` through which a `#[gradient_of(path)]` registration of a callee by a
+    /// path of two or more segments is found (`naming::registered_path`), after a comma.
+    fn registered(&self) -> Option<TokenStream> {
+        crate::naming::registered_path(&self.path).map(|key| quote!(, #key))
+    }
+
+    /// The callable, as the copy's body and the primal of its sweeps write it:
+    /// `(::autodiff::__private::copy_or_as_written!(bump, __S, (__a0: f64, __a1: _, __a2: const)))`.
+    pub(crate) fn written(&self) -> TokenStream {
+        let (path, scalar, names) = (&self.path, &self.scalar, self.names());
+        let modes = self.args.iter().map(|a| match a {
+            CopyArg::Float(ty) => quote!(#ty),
+            CopyArg::Other => quote!(_),
+            CopyArg::Constant => quote!(const),
+        });
+        let registered = self.registered();
+        quote!(
+            (::autodiff::__private::copy_or_as_written!(#path, #scalar, (#(#names: #modes),*) #registered))
+        )
+    }
+
+    /// The callee form that the passes after the shadow read (`shadow::is_generic_copy_call` holds), one
+    /// generic argument per argument (`()` for a constant):
+    /// `<bump as ::autodiff::__private::GenericCopy>::Copy::__copy_or_as_written::<__S, f64, _, ()>`.
+    pub(crate) fn callee(&self) -> syn::ExprPath {
+        let (path, scalar) = (&self.path, &self.scalar);
+        let name = Ident::new(COPY_OR_AS_WRITTEN, proc_macro2::Span::call_site());
+        let modes = self.args.iter().map(|a| match a {
+            CopyArg::Float(ty) => quote!(#ty),
+            CopyArg::Other => quote!(_),
+            CopyArg::Constant => quote!(()),
+        });
+        syn::parse_quote!(<#path as ::autodiff::__private::GenericCopy>::Copy::#name::<#scalar, #(#modes),*>)
+    }
+
+    /// The call of the callee form `callee`, if it is one.
+    pub(crate) fn of_callee(callee: &syn::ExprPath) -> Option<CopyCall> {
+        let last = callee.path.segments.last()?;
+        if last.ident != COPY_OR_AS_WRITTEN {
+            return None;
+        }
+        let syn::Type::Path(ty) = &*callee.qself.as_ref()?.ty else {
+            return None;
+        };
+        let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+            return None;
+        };
+        let mut types = args.args.iter().map(|a| match a {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        });
+        let scalar = types.next()??;
+        let args = types
+            .map(|t| {
+                Some(match t? {
+                    syn::Type::Infer(_) => CopyArg::Other,
+                    syn::Type::Tuple(t) if t.elems.is_empty() => CopyArg::Constant,
+                    t => CopyArg::Float(Box::new(t)),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(CopyCall {
+            path: ty.path.clone(),
+            scalar,
+            args,
+        })
+    }
+
+    /// The call of `func`, if it is a callable that [`CopyCall::written`] wrote.
+    pub(crate) fn of_written(func: &syn::Expr) -> Option<CopyCall> {
+        let mut func = func;
+        while let syn::Expr::Paren(p) = func {
+            func = &p.expr;
+        }
+        let syn::Expr::Macro(m) = func else {
+            return None;
+        };
+        let names = crate::naming::path_names(&m.mac.path);
+        if names != ["autodiff", "__private", "copy_or_as_written"] {
+            return None;
+        }
+        struct Parsed(CopyCall);
+        impl syn::parse::Parse for Parsed {
+            fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+                let path: syn::Path = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let scalar: syn::Type = input.parse()?;
+                input.parse::<syn::Token![,]>()?;
+                let content;
+                syn::parenthesized!(content in input);
+                // (Then the registration's method, which `registered` gives again.)
+                let _: TokenStream = input.parse()?;
+                let arguments = content.parse_terminated(
+                    |input| {
+                        input.parse::<Ident>()?;
+                        input.parse::<syn::Token![:]>()?;
+                        if input.parse::<Option<syn::Token![const]>>()?.is_some() {
+                            return Ok(CopyArg::Constant);
+                        }
+                        Ok(match input.parse::<syn::Type>()? {
+                            syn::Type::Infer(_) => CopyArg::Other,
+                            t => CopyArg::Float(Box::new(t)),
+                        })
+                    },
+                    syn::Token![,],
+                )?;
+                Ok(Parsed(CopyCall {
+                    path,
+                    scalar,
+                    args: arguments.into_iter().collect(),
+                }))
+            }
+        }
+        syn::parse2::<Parsed>(m.mac.tokens.clone())
+            .ok()
+            .map(|p| p.0)
+    }
+
+    /// `found_of!(bump)`: does the callee have derivatives?
+    pub(crate) fn found(&self) -> TokenStream {
+        let (path, registered) = (&self.path, self.registered());
+        quote!(::autodiff::__private::found_of!(#path #registered))
+    }
+
+    /// The derivative `item` of the callee's copy, for one argument of each of `types` (`impl Sized`, `()`,
+    /// as `companion::derivative_of_unchecked` takes them), or a stand-in that never returns where it has
+    /// none; `checked`: with one `_` per argument, and the error where there are none.
+    pub(crate) fn derivative(
+        &self,
+        item: &str,
+        types: &[TokenStream],
+        checked: bool,
+    ) -> TokenStream {
+        let (path, registered) = (&self.path, self.registered());
+        let item = Ident::new(item, proc_macro2::Span::call_site());
+        match checked {
+            true => {
+                let placeholders = types.iter().map(|_| quote!(_));
+                quote!(::autodiff::__private::copy_derivative_of!(@checked #path, #item(#(#placeholders),*) #registered).#item)
+            }
+            false => {
+                quote!(::autodiff::__private::copy_derivative_of!(#path, #item(#(#types),*) #registered).#item)
+            }
+        }
+    }
+}
+
+/// The callees (among `plain`, the plain calls under `own`, the activity of the function's `wrt(..)`) that
+/// the generic copy calls through `copy_or_as_written!` ([`CopyCall`]): those that the hidden sweeps'
+/// activity `all` makes no plain calls (`all_plain`, the plain calls under it), called by a name or a path
+/// at each call, with one scalar result (`let y = bump(..)`), with scalar arguments, each call reached only
+/// by parameters outside `wrt(..)` (or by nothing); none where an item of the body could hide a callee's
+/// name (as [`plan`]).
+pub(crate) fn copy_calls(
+    f: &Function,
+    own: &Activity,
+    all: &Activity,
+    plain: Vec<crate::shadow::PlainCall>,
+    all_plain: &[crate::shadow::PlainCall],
+) -> Vec<crate::shadow::PlainCall> {
+    if f.items
+        .iter()
+        .any(|item| !matches!(item, syn::Item::Const(_)))
+    {
+        return Vec::new();
+    }
+    // A result that surely is one float, which the copy lifts to its own float type (`__private::Lift`,
+    // which a struct of the user's does not implement): so the body tells, or the result's use in float
+    // arithmetic (`x * bump(0.5, t)`).
+    let scalar = crate::reverse::call_gradient::scalar_calls(f, all);
+    let float = |var: &Var| scalar.contains(var) || matches!(all.var_kind(*var), Kind::Float(_));
+    // Each argument a float, an integer or a `bool` by the syntax, or a constant from outside (`HALF`,
+    // `phys::G`, which the copy passes as written): another of a type the syntax does not tell would reach
+    // the callee as written in the copy's float type.
+    let known = |a: &Operand| match a {
+        Operand::Const {
+            kind: Kind::Unknown,
+            tokens,
+        } => syn::parse2::<syn::Path>(tokens.clone()).is_ok_and(|p| {
+            p.segments.last().is_some_and(|s| {
+                let name = s.ident.to_string();
+                name.chars().any(|c| c.is_ascii_uppercase())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            })
+        }),
+        _ => matches!(own.kind(a), Kind::Float(_) | Kind::Int | Kind::Bool),
+    };
+    let eligible = |name: &str| {
+        calls(f).into_iter().all(|(stmt, callee, args)| {
+            if callee.path.to_token_stream().to_string() != name {
+                return true;
+            }
+            let one_scalar = matches!(stmt, Stmt::Let { var, .. }
+                if f.vars[var.0 as usize].called_variable.is_none()
+                    && f.vars[var.0 as usize].tuple_arity.is_none()
+                    && float(var));
+            one_scalar
+                && callee.qself.is_none()
+                && callee.path.segments.iter().all(|s| s.arguments.is_none())
+                && crate::companion::companion_path(callee).is_some()
+                && args.iter().all(known)
+                && !args.iter().any(|a| own.is_active(a))
+                && (!args.iter().any(|a| all.is_active(a))
+                    || crate::reverse::adds_into_callers(f, all, args))
+        })
+    };
+    plain
+        .into_iter()
+        .filter(|p| {
+            !all_plain.iter().any(|q| q.callee == p.callee)
+                && !p.constant_result
+                && p.arrays.iter().all(Option::is_none)
+                && eligible(&p.callee)
+        })
+        .map(|p| crate::shadow::PlainCall { maybe: true, ..p })
+        .collect()
+}
+
+/// The maybe calls of the hidden sweeps of a generic copy (`own` the activity of its `wrt(..)`, `all` that
+/// of every float parameter): its calls through `copy_or_as_written!` ([`CopyCall`]) that only parameters
+/// outside `wrt(..)` reach. Their derivatives run only where the callee has them (`found_of!`), else their
+/// derivative is zero: no tangent comes through those parameters, whose callers check that
+/// (`require_through!`, at their first order).
+pub(crate) fn copy_plan(f: &Function, own: &Activity, all: &Activity) -> BTreeSet<Var> {
+    let mut maybe = BTreeSet::new();
+    for (stmt, callee, args) in calls(f) {
+        if let Stmt::Let { var, .. } = stmt {
+            if CopyCall::of_callee(callee).is_some()
+                && args.iter().any(|a| all.is_active(a))
+                && !args.iter().any(|a| own.is_active(a))
+            {
+                maybe.insert(*var);
+            }
+        }
+    }
+    maybe
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -241,6 +533,63 @@ mod tests {
         .expect("a plan");
         assert!(calls.is_empty());
         assert_eq!(reached, vec![Vec::<String>::new(), vec!["h@1".to_string()]]);
+    }
+
+    /// The callees that the generic copy of `src` (under `args`) calls through `copy_or_as_written!`.
+    fn copied(src: &str, args: &str) -> Vec<String> {
+        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
+        let args: Args = syn::parse_str(args).expect("test arguments parse");
+        let mut errors = Errors::default();
+        let sig =
+            crate::signature::analyze(&item, &args, &mut errors).expect("supported signature");
+        let mut all_sig = sig.clone();
+        for p in &mut all_sig.params {
+            p.active = p.through_calls();
+        }
+        let f = crate::lower::lower(&item, &sig, Vec::new(), &mut errors);
+        let own = activity::analyze(&f, &sig, &[], &mut errors);
+        let all = activity::analyze(&f, &all_sig, &[], &mut Errors::default());
+        let plain = crate::expand::plain_calls(&f, &own, &sig);
+        let all_plain = crate::expand::plain_calls(&f, &all, &sig);
+        copy_calls(&f, &own, &all, plain, &all_plain)
+            .into_iter()
+            .map(|p| p.callee)
+            .collect()
+    }
+
+    #[test]
+    fn the_copy_calls_a_helper_of_excluded_parameters_through_its_copy_or_as_written() {
+        let src = "fn g(u: &[f64], t: f64, n: usize) -> f64 { let b = bump(0.5, t); u[0] * b + u[1] * h(n, t) * sq(t) }";
+        assert_eq!(copied(src, "wrt(u)"), ["bump", "h", "sq"]);
+        // By a path, and of a `const`.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * shapes::bump(C, t) }";
+        assert_eq!(copied(src, "wrt(u)"), ["shapes :: bump"]);
+        // In `wrt(..)` (or without it), the arguments are differentiated: the callee's copy, as before.
+        assert!(copied(src, "").is_empty());
+        assert!(copied(src, "wrt(u, t)").is_empty());
+        // Called with a differentiated argument elsewhere: its copy at every call.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * bump(0.5, t) + bump(u[1], 1.0) }";
+        assert!(copied(src, "wrt(u)").is_empty());
+    }
+
+    #[test]
+    fn a_result_not_surely_a_float_or_an_associated_callee_is_not_copied_so() {
+        let declined = [
+            // A result read only in a condition: a plain call already.
+            "fn g(u: &[f64], t: f64) -> f64 { if bump(0.5, t) > 0.0 { u[0] } else { u[1] } }",
+            // A result of a type of the user's (its field read).
+            "fn g(u: &[f64], t: f64) -> f64 { let p = point(t); u[0] * p.x }",
+            // A tuple.
+            "fn g(u: &[f64], t: f64) -> f64 { let (a, b) = pair(t); u[0] * a * b }",
+            // An argument of a type the syntax does not tell (a field).
+            "fn g(u: &[f64], t: f64, p: Point) -> f64 { u[0] * bump(p.x, t) }",
+            // An associated function, a nested `fn`.
+            "fn g(u: &[f64], t: f64) -> f64 { u[0] * Helper::bump(t) }",
+            "fn g(u: &[f64], t: f64) -> f64 { fn bump(t: f64) -> f64 { t } u[0] * bump(t) }",
+        ];
+        for src in declined {
+            assert!(copied(src, "wrt(u)").is_empty(), "{src}");
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{quote, ToTokens};
 use std::collections::{BTreeMap, BTreeSet};
 
-mod call_gradient;
+pub(crate) mod call_gradient;
 mod increments;
 mod loops;
 mod plan;

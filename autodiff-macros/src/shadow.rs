@@ -46,6 +46,10 @@ pub(crate) struct PlainCall {
     /// a reference (`&v`, or a parameter `x: &[f64]` passed on): the copy passes its values
     /// (`__private::array_values`), `&array_values(x)` for a reference.
     pub(crate) arrays: Vec<Option<bool>>,
+    /// A call that only parameters outside `wrt(..)` reach (`maybe.rs`): the callee's generic copy where it
+    /// has derivatives, else the callee as written, chosen at compile time
+    /// (`__private::copy_or_as_written!`).
+    pub(crate) maybe: bool,
 }
 
 /// The calls of a function that its generic copy rewrites: the callees called with differentiated (or
@@ -327,6 +331,14 @@ pub(crate) fn read_copy_calls(block: &mut syn::Block) {
     impl VisitMut for Read {
         fn visit_expr_mut(&mut self, expr: &mut Expr) {
             visit_mut::visit_expr_mut(self, expr);
+            // `(copy_or_as_written!(bump, ..))(args)`: `<bump as GenericCopy>::Copy::__copy_or_as_written::<..>(args)`.
+            if let Expr::Call(call) = expr {
+                if let Some(copy) = crate::maybe::CopyCall::of_written(&call.func) {
+                    let callee = copy.callee();
+                    *call.func = Expr::Path(callee);
+                }
+                return;
+            }
             let Expr::MethodCall(m) = expr else {
                 return;
             };
@@ -2287,6 +2299,39 @@ impl VisitMut for Rewrite<'_> {
                         p.qself.is_none() && c.callee == called && c.floats.len() == call.args.len()
                     })
                     .cloned();
+                if let Some(plain) = plain.as_ref().filter(|p| p.maybe) {
+                    let float = Ident::new(self.float, Span::call_site());
+                    let float: Type = syn::parse_quote!(#float);
+                    let mut args = Vec::new();
+                    for ((arg, is_float), ty) in
+                        call.args.iter_mut().zip(&plain.floats).zip(&plain.types)
+                    {
+                        // A constant from outside (`HALF`), of a type the macro cannot see: as written.
+                        let constant = !*is_float
+                            && matches!(&*arg, Expr::Path(c) if self.outside_constant(c));
+                        if constant {
+                            args.push(crate::maybe::CopyArg::Constant);
+                            continue;
+                        }
+                        self.visit_expr_mut(arg);
+                        args.push(match is_float {
+                            true => crate::maybe::CopyArg::Float(Box::new(
+                                ty.clone().unwrap_or_else(|| float.clone()),
+                            )),
+                            false => crate::maybe::CopyArg::Other,
+                        });
+                    }
+                    let scalar = self.scalar;
+                    let written = crate::maybe::CopyCall {
+                        path: p.path.clone(),
+                        scalar: syn::parse_quote!(#scalar),
+                        args,
+                    }
+                    .written();
+                    let args = &call.args;
+                    *expr = syn::parse_quote!((#written)(#args));
+                    return;
+                }
                 if let Some(plain) = plain {
                     let (float, scalar) = (Ident::new(self.float, Span::call_site()), self.scalar);
                     let float: Type = syn::parse_quote!(#float);
@@ -2744,6 +2789,7 @@ mod tests {
             types: vec![Some(syn::parse_quote!(f64)), None],
             constant_result: false,
             arrays: vec![None, None],
+            maybe: false,
         }];
         let s = shadow(
             &item,

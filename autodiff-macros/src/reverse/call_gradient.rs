@@ -70,7 +70,7 @@ pub(crate) fn linear_check(callee: &syn::ExprPath) -> Option<TokenStream> {
 /// The calls whose value is certainly one float: an operand of `+`, `-`, `*` or `/` whose other operand is
 /// a float (`logsumexp(&z) - z[0]`, `s += g(&z)`). A tuple or an array would not compile there; the
 /// syntax tells nothing of the value of other calls.
-pub(super) fn scalar_calls(f: &Function, activity: &Activity) -> BTreeSet<Var> {
+pub(crate) fn scalar_calls(f: &Function, activity: &Activity) -> BTreeSet<Var> {
     let calls = f.call_results();
     let mut scalar = BTreeSet::new();
     for stmt in f.all_stmts() {
