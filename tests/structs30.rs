@@ -5,6 +5,10 @@
 //! 2. a `#[no_grad] n: usize` field converted to a float in a loop (`acc *= 1.0 + (p.n as f64) * p.a;`)
 //!    did not compile: the reverse sweep's adjoint of the field was `zero_like(&p.n)`, a `usize`, to which
 //!    the loop added an `f64` (rustc's E0277, "cannot add `f64` to `usize`"). `--structs --seed 30101` p5.
+//! 3. a nested struct passed on whole (`hn(&p.inner, x)`) in a function with an early `return` did not
+//!    compile: the branch that returns gave the nested struct's zero adjoint as `<_ as
+//!    Differentiable>::zero_like(&__p_inner)` of the reference `__p_inner = &p.inner`, so `_` was `&N`
+//!    (rustc's E0277, "`&N` is not `Differentiable`"). `--structs --seed 30101` p32.
 //!
 //! Every function is checked against analytic derivatives and central differences (`common`, no code
 //! shared with the macro) at several points, and at `order = 2` its Hessian against differences of its
@@ -246,6 +250,100 @@ fn a_no_grad_count_converted_in_a_loop() {
                 out
             };
             assert_hessian_fd(&h, grad, &full, 1e-6, "count_in_a_while_hessian");
+        }
+    }
+}
+
+// 3. A nested struct passed on whole where a branch returns early.
+#[differentiable]
+fn inner_term(q: &Inner, s: f64) -> f64 {
+    q.b * s + q.v[0] * q.v[1]
+}
+
+#[differentiable(order = 2)]
+fn early_return_and_nested_whole(p: &P, x: f64) -> f64 {
+    if x > 1.0 {
+        return p.a * x;
+    }
+    let c = inner_term(&p.inner, x * x);
+    c + p.a
+}
+
+impl P {
+    #[differentiable(wrt(self, x))]
+    fn early_return_method(&self, x: f64) -> f64 {
+        let mut acc = x;
+        for k in 0..2 {
+            if acc > 5.0 {
+                return acc;
+            }
+            acc += inner_term(&self.inner, self.w[k]);
+        }
+        acc * self.a
+    }
+}
+
+#[test]
+fn a_nested_struct_passed_whole_beside_an_early_return() {
+    for (k, at) in points().iter().enumerate() {
+        for x in [-0.7 + 0.2 * k as f64, 1.3 + 0.1 * k as f64] {
+            let p = make(at, 1);
+            let (a, b, v0, v1) = (at[0], at[6], at[7], at[8]);
+            let (value, (g, gx)) = early_return_and_nested_whole_grad(&p, x);
+            let mut want = vec![0.0; 10];
+            let want_value = if x > 1.0 {
+                want[0] = x;
+                want[9] = a;
+                a * x
+            } else {
+                want[0] = 1.0;
+                want[6] = x * x;
+                want[7] = v1;
+                want[8] = v0;
+                want[9] = 2.0 * x * b;
+                b * x * x + v0 * v1 + a
+            };
+            assert_close(value, want_value, 1e-12, "early_return_and_nested_whole");
+            let mut got = flat(&g);
+            got.push(gx);
+            assert_all_close(
+                &got,
+                &want,
+                1e-12,
+                "early_return_and_nested_whole_grad by hand",
+            );
+            let mut full = at.clone();
+            full.push(x);
+            let f = |y: &[f64]| early_return_and_nested_whole(&make(&y[..9], 1), y[9]);
+            assert_fd_gradient(f, &full, &got, "early_return_and_nested_whole_grad");
+            let (_, _, h) = early_return_and_nested_whole_hessian(&p, x);
+            let grad = |y: &[f64]| {
+                let (_, (g, gx)) = early_return_and_nested_whole_grad(&make(&y[..9], 1), y[9]);
+                let mut out = flat(&g);
+                out.push(gx);
+                out
+            };
+            assert_hessian_fd(
+                &h,
+                grad,
+                &full,
+                1e-6,
+                "early_return_and_nested_whole_hessian",
+            );
+
+            let (value, (g, gx)) = p.early_return_method_grad(x);
+            let f = |y: &[f64]| make(&y[..9], 1).early_return_method(y[9]);
+            assert_close(value, f(&full), 1e-12, "early_return_method value");
+            let mut got = flat(&g);
+            got.push(gx);
+            assert_fd_gradient(f, &full, &got, "early_return_method_grad");
+            // Below 5 throughout: (x + sum_k (b w_k + v0 v1)) a.
+            let (w0, w1) = (at[1], at[2]);
+            let inner = x + b * (w0 + w1) + 2.0 * v0 * v1;
+            assert_close(value, inner * a, 1e-12, "early_return_method by hand");
+            assert_close(gx, a, 1e-12, "early_return_method d/dx");
+            assert_close(g.a, inner, 1e-12, "early_return_method d/da");
+            assert_close(g.inner.b, a * (w0 + w1), 1e-12, "early_return_method d/db");
         }
     }
 }

@@ -958,6 +958,13 @@ impl<'a> Emitter<'a> {
             }
             // A parameter struct (only ever passed to calls): a zero of its shape, which the adjoints that
             // the calls give back are added into.
+            // A nested struct's field passed on whole (`g(&p.inner)`) is bound as a reference of a type
+            // the syntax does not give (`let __p_inner = &p.inner;`): `&*`, else `_` is inferred as the
+            // reference (`&N` is not `Differentiable`, rustc's E0277 where a branch returned early).
+            Kind::Struct(syn::Type::Infer(_)) => {
+                let name = self.name(var);
+                quote!(<_ as ::autodiff::__private::Differentiable>::zero_like(&*#name))
+            }
             Kind::Struct(ty) => {
                 let name = self.name(var);
                 quote!(<#ty as ::autodiff::__private::Differentiable>::zero_like(&#name))
