@@ -430,8 +430,18 @@ impl Gen {
             if !calls.is_empty() {
                 for _ in 0..self.rng.range(1, 3) {
                     let call = self.rng.pick(&calls).clone();
-                    let a0 = self.expr(&scope, &ctx, 1);
+                    let mut a0 = self.expr(&scope, &ctx, 1);
                     let a1 = self.expr(&scope, &ctx, 1);
+                    if call.contains("::h(") {
+                        // `Self::h(2.8, 1.2)` of constants only in a `wrt(self, ..)` method does not
+                        // compile (E0282/E0283 in the generated code, reported, not fixed): an argument
+                        // reads the struct.
+                        a0 = Expr::Bin(
+                            BinOp::Add,
+                            Box::new(a0),
+                            Box::new(Expr::Var(format!("{sv}.a"))),
+                        );
+                    }
                     let c = self.name("c");
                     stmts.push(raw(format!("let {c}: $T = {call};"), vec![a0, a1]));
                     scope.floats.push(FloatVar {
@@ -799,7 +809,8 @@ fn flat_len(defs: &[SDef], name: &str) -> usize {
         .sum()
 }
 
-/// Functions of the program module: `make_s(flat) -> S`, `flat_s(&S) -> Vec<f64>` and
+/// Functions of the program module: `make_s(flat, alt) -> S` (with `alt`, a tangent's: its `#[no_grad]`
+/// float and flag other than the primal's, which contribute nothing), `flat_s(&S) -> Vec<f64>` and
 /// `nograd_s(&S, &S) -> bool` (the no_grad fields equal), written field by field (no derive code).
 fn plain_helpers(sp: &StructProgram) -> String {
     let mut s = String::new();
@@ -807,7 +818,7 @@ fn plain_helpers(sp: &StructProgram) -> String {
         let lower = d.name.to_lowercase();
         let _ = writeln!(
             s,
-            "fn make_{lower}(flat: &[f64]) -> ({}, usize) {{\n    let mut at = 0;",
+            "fn make_{lower}(flat: &[f64], alt: bool) -> ({}, usize) {{\n    let mut at = 0;",
             d.name
         );
         let mut inits = Vec::new();
@@ -837,7 +848,7 @@ fn plain_helpers(sp: &StructProgram) -> String {
                 FieldKind::Nested => {
                     let _ = writeln!(
                         s,
-                        "    let ({f}, used) = make_n(&flat[at..]);\n    at += used;"
+                        "    let ({f}, used) = make_n(&flat[at..], alt);\n    at += used;"
                     );
                     let _ = writeln!(flat, "    out.extend(flat_n(&v.{f}));");
                     same.push(format!("nograd_n(&a.{f}, &b.{f})"));
@@ -847,11 +858,14 @@ fn plain_helpers(sp: &StructProgram) -> String {
                     same.push(format!("a.{f} == b.{f}"));
                 }
                 FieldKind::Const(c) => {
-                    let _ = writeln!(s, "    let {f}: f64 = {c:?};");
+                    let _ = writeln!(
+                        s,
+                        "    let {f}: f64 = if alt {{ {c:?} + 2.5 }} else {{ {c:?} }};"
+                    );
                     same.push(format!("a.{f} == b.{f}"));
                 }
                 FieldKind::Flag(b) => {
-                    let _ = writeln!(s, "    let {f} = {b};");
+                    let _ = writeln!(s, "    let {f} = if alt {{ !{b} }} else {{ {b} }};");
                     same.push(format!("a.{f} == b.{f}"));
                 }
             }
@@ -919,7 +933,7 @@ fn check_fn(sp: &StructProgram, module: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "        let sflat: Vec<f64> = rng.vec({ns});\n        let (p, _) = make_s(&sflat);\n        let x: f64 = rng.f();"
+        "        let sflat: Vec<f64> = rng.vec({ns});\n        let (p, _) = make_s(&sflat, false);\n        let x: f64 = rng.f();"
     );
     let has_xs = f.params.iter().any(|p| matches!(p, SParam::Slice(..)));
     let lx = f
@@ -1066,7 +1080,7 @@ fn check_fn(sp: &StructProgram, module: &str) -> String {
     for (k, p) in active.iter().enumerate() {
         match p {
             SParam::SelfRef | SParam::Struct(..) => {
-                let _ = writeln!(s, "        let (tg{k}, _) = make_s(&rng.vec({ns}));");
+                let _ = writeln!(s, "        let (tg{k}, _) = make_s(&rng.vec({ns}), true);");
                 tnames.push(format!("tg{k}.clone()"));
             }
             SParam::Scalar(_) => {
