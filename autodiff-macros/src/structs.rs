@@ -362,9 +362,9 @@ impl VisitMut for Rewrite<'_> {
         if let Expr::ForLoop(f) = expr {
             if let Expr::Reference(r) = &*f.expr {
                 if r.mutability.is_none() && field_path(&r.expr, self.structs).is_some() {
-                    let field = &r.expr;
+                    let field = r.expr.clone();
                     let span = r.and_token.span;
-                    f.expr = Box::new(syn::parse_quote_spanned!(span=> #field.iter()));
+                    *f.expr = syn::parse_quote_spanned!(span=> #field.iter());
                 }
             }
         }
