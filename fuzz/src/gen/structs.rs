@@ -1135,3 +1135,36 @@ fn check_fn(sp: &StructProgram, module: &str) -> String {
     s.push_str("    }\n    Ok(grads)\n}\n");
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn structs_programs_are_deterministic_and_print_both_copies() {
+        for id in 0..30 {
+            let a = generate_structs(30101, id);
+            assert_eq!(a, generate_structs(30101, id), "program {id}");
+            let sp = a.structs.as_deref().expect("a --structs program");
+            let main = sp.funcs.last().expect("a checked function");
+            assert_eq!(main.name, "f");
+            let source = macro_source(sp);
+            assert!(source.contains("#[derive(Clone, Debug, Differentiable)]\npub struct S {"));
+            let oracle = oracle_module(sp);
+            assert!(
+                oracle.contains("pub struct OracleS<T> {") && !oracle.contains("#[differentiable")
+            );
+            // Every `$S`/`$N` placeholder is replaced in both copies.
+            assert!(
+                !source.contains('$') && !oracle.contains('$'),
+                "program {id}"
+            );
+            // At `order = 2` every helper has it too, and the struct is differentiated.
+            if main.order2 {
+                assert!(sp.funcs.iter().all(|f| f.order2));
+                let wrt = main.wrt.clone().unwrap_or_default();
+                assert!(main.wrt.is_none() || wrt.iter().any(|w| w == "p" || w == "self"));
+            }
+        }
+    }
+}
