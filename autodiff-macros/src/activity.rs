@@ -199,6 +199,13 @@ pub(crate) fn analyze(
         integers: integer_uses(f),
         cast_kinds: BTreeMap::new(),
         call_results: f.call_results(),
+        struct_fields: f
+            .params
+            .iter()
+            .zip(&sig.params)
+            .filter(|(_, p)| p.field && p.array.is_none())
+            .map(|(v, _)| *v)
+            .collect(),
     };
     // Loops make the analysis a fixed point: run until nothing changes, then once more to report.
     while pass.changed {
@@ -426,6 +433,9 @@ struct Pass<'a> {
     cast_kinds: BTreeMap<Var, Kind>,
     /// The values that are results of calls (`let v = g(..)`).
     call_results: std::collections::BTreeSet<Var>,
+    /// The inputs that are scalar fields or nested structs of a parameter struct (`p.inner` of
+    /// `p.inner.nm(x)`), whose types the macro does not see.
+    struct_fields: std::collections::BTreeSet<Var>,
 }
 
 impl Pass<'_> {
@@ -734,7 +744,27 @@ impl Pass<'_> {
                 // A float's predicates (`x.is_nan()`, `!x.is_finite()`) are comparisons: a `bool`, with no
                 // derivative to give, of an active float as well as of a constant.
                 let predicate = args.is_empty() && is_float_predicate(&name);
-                if let (true, true, Kind::Struct(ty)) = (self.report, any_active, a.kind(receiver))
+                let on_field = receiver
+                    .var()
+                    .is_some_and(|v| self.struct_fields.contains(&v));
+                if self.report && any_active && on_field && known.is_none() && !predicate {
+                    // `p.inner.nm(x)`, `self.inner.nm(x)`: a method of a nested struct, whose type the
+                    // macro cannot see to call the method's derivatives by their path (it said "no
+                    // known derivative", or suggested `_::nm(p, ..)`).
+                    self.errors.spanned(
+                        method,
+                        format!(
+                            "the method `{name}` has no known derivative: use the float functions listed in \
+                             the README (`sin`, `exp`, `powi`, ..), or wrap the value in \
+                             `autodiff::stop_gradient(..)` to treat it as a constant; it is called on a field \
+                             of a parameter struct, whose type the macro cannot see: if the field is a nested \
+                             struct and `{name}` its `#[differentiable]` method, call it by its path with the \
+                             field by reference as the first argument (`Inner::{name}(&p.inner, ..)`, naming \
+                             the field's type)"
+                        ),
+                    );
+                } else if let (true, true, Kind::Struct(ty)) =
+                    (self.report, any_active, a.kind(receiver))
                 {
                     // `p.energy(x)` of a parameter struct outside its `impl`: the call by the method's
                     // path is differentiated like a call of a function.

@@ -947,17 +947,45 @@ impl<'a> Emitter<'a> {
     pub(crate) fn zero_of_var(&self, var: Var) -> TokenStream {
         match self.activity.var_kind(var) {
             Kind::Unknown | Kind::Float(None) if self.f.params.contains(&var) => {
+                // A field converted to a float (`p.n as f64`): its adjoint is of the float type the
+                // conversions give, whatever the field's own (`zero_like` of a `#[no_grad] n: usize`
+                // was a `usize`, to which a loop's reverse sweep then added an `f64`: rustc's E0277).
+                if let Some(ty) = self.float_cast_of(var) {
+                    return Self::zero_of(&Kind::Float(Some(ty)));
+                }
                 let name = self.name(var);
                 quote!(::autodiff::__private::zero_like(&#name))
             }
             // A parameter struct (only ever passed to calls): a zero of its shape, which the adjoints that
             // the calls give back are added into.
+            // A nested struct's field passed on whole (`g(&p.inner)`) is bound as a reference of a type
+            // the syntax does not give (`let __p_inner = &p.inner;`): `&*`, else `_` is inferred as the
+            // reference (`&N` is not `Differentiable`, rustc's E0277 where a branch returned early).
+            Kind::Struct(syn::Type::Infer(_)) => {
+                let name = self.name(var);
+                quote!(<_ as ::autodiff::__private::Differentiable>::zero_like(&*#name))
+            }
             Kind::Struct(ty) => {
                 let name = self.name(var);
                 quote!(<#ty as ::autodiff::__private::Differentiable>::zero_like(&#name))
             }
             kind => Self::zero_of(kind),
         }
+    }
+
+    /// The float type `var` is converted to by a cast in the body (`var as f64`), if any.
+    fn float_cast_of(&self, var: Var) -> Option<syn::Type> {
+        self.f.all_stmts().into_iter().find_map(|stmt| match stmt {
+            crate::ir::Stmt::Let {
+                value: crate::ir::Value::Cast(o, ty),
+                ..
+            } if o.var() == Some(var)
+                && matches!(self.activity.kind_of_type(ty), Kind::Float(Some(_))) =>
+            {
+                Some(ty.clone())
+            }
+            _ => None,
+        })
     }
 
     /// The local a callee's `vjp_into` adds a float argument's cotangent into: IEEE's additive identity

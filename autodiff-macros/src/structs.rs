@@ -357,6 +357,17 @@ impl VisitMut for Rewrite<'_> {
                 return;
             }
         }
+        // `for &v in &p.w`: the field's input is a slice (`__p_w: &[f64]`), whose reference is no
+        // iterator (`&&[f64]`): iterate `__p_w.iter()`, what `&p.w` iterates for a `Vec` or an array.
+        if let Expr::ForLoop(f) = expr {
+            if let Expr::Reference(r) = &*f.expr {
+                if r.mutability.is_none() && field_path(&r.expr, self.structs).is_some() {
+                    let field = r.expr.clone();
+                    let span = r.and_token.span;
+                    *f.expr = syn::parse_quote_spanned!(span=> #field.iter());
+                }
+            }
+        }
         if let Some((parent, path)) = field_path(expr, self.structs) {
             let (index, name) = &self.structs[parent];
             let ident = match self

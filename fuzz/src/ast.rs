@@ -755,6 +755,9 @@ pub struct Program {
     /// Helpers printed as `fn` items inside the main function's body (`--forms`), by name: each one no other
     /// helper calls.
     pub nested: Vec<String>,
+    /// A program of `--structs` (`gen/structs.rs`): its structs, methods and functions, printed and checked
+    /// by that module; `funcs` is then empty.
+    pub structs: Option<Box<crate::gen::StructProgram>>,
 }
 
 impl Program {

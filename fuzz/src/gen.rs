@@ -9,10 +9,12 @@ use crate::ast::*;
 use crate::rng::Rng;
 
 mod scratch;
+pub mod structs;
 mod sugar;
 mod vecs;
 
 pub use scratch::generate_scratch;
+pub use structs::{generate_structs, StructProgram};
 pub use vecs::generate_vecs;
 
 /// Generates program number `id` of the run with the given seed.
@@ -433,7 +435,12 @@ impl Gen {
                 }
             }
         }
-        Program { id, funcs, nested }
+        Program {
+            id,
+            funcs,
+            nested,
+            structs: None,
+        }
     }
 
     /// The shape and type of a helper's matrix parameter (`--forms`): not `Vec<Vec<f64>>` by value, which a

@@ -258,6 +258,9 @@ fn main() {
 
 /// The module holding the plain copy and the oracle copy of `program`.
 pub fn oracle_module(program: &Program) -> String {
+    if let Some(sp) = &program.structs {
+        return crate::gen::structs::oracle_module(sp);
+    }
     format!(
         "//! The plain and the oracle copies (no macro).\nuse autodiff::Float;\n\n{}\n{}",
         print_program(program, Mode::Plain),
@@ -267,6 +270,9 @@ pub fn oracle_module(program: &Program) -> String {
 
 /// The module of the `#[differentiable]` copy of `program` and its `check` function; `module` is its name.
 pub fn program_module(program: &Program, module: &str) -> String {
+    if let Some(sp) = &program.structs {
+        return crate::gen::structs::program_module(sp, program.id, module);
+    }
     let mut s = format!(
         "//! Program {} of the run.\nuse autodiff::{{custom_gradient, differentiable, Float}};\nuse crate::support::*;\n\n",
         program.id

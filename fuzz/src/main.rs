@@ -5,7 +5,7 @@
 //! `_hvp` against dual numbers, shrinks the failures and prints them.
 //!
 //! ```text
-//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs]
+//! cargo run -p autodiff-fuzz --release -- --seed 1 --programs 100 [--no-shrink] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--structs]
 //! ```
 
 mod ast;
@@ -47,6 +47,9 @@ struct Options {
     /// Generate the programs of `--vecs` instead (`gen/vecs.rs`): local `Vec`s used as stacks (`push`,
     /// `pop`, `last`, `first`) and slice locals rebound to other windows, `windows`, `chunks`, `max_by`.
     vecs: bool,
+    /// Generate the programs of `--structs` instead (`gen/structs.rs`): `#[derive(Differentiable)]`
+    /// structs, methods with `wrt(self, ..)`, associated functions, functions of `p: &S` and `p: S`.
+    structs: bool,
     quiet: bool,
     /// The `--order2` mode: every function of the suites at `order = 2` (`order2.rs`).
     order2: bool,
@@ -60,7 +63,9 @@ impl Options {
     /// The prefix of the work crate and failure files of the programs generated: `--scratch` and
     /// `--vecs` programs are other programs than a seed's plain ones.
     fn kind(&self) -> &'static str {
-        if self.vecs {
+        if self.structs {
+            "structs-"
+        } else if self.vecs {
             "vecs-"
         } else if self.scratch {
             "scratch-"
@@ -82,6 +87,7 @@ fn parse_args() -> Result<Options, String> {
         sugar: false,
         scratch: false,
         vecs: false,
+        structs: false,
         quiet: false,
         order2: false,
         only: None,
@@ -113,13 +119,14 @@ fn parse_args() -> Result<Options, String> {
             "--sugar" => o.sugar = true,
             "--scratch" => o.scratch = true,
             "--vecs" => o.vecs = true,
+            "--structs" => o.structs = true,
             "--quiet" => o.quiet = true,
             "--order2" => o.order2 = true,
             "--only" => o.only = Some(value("--only")?),
             "--recheck-known" => o.recheck_known = true,
             "-h" | "--help" => {
                 println!(
-                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
+                    "usage: autodiff-fuzz [--seed S] [--programs N] [--no-shrink] [--shrink-secs T] [--strict] [--reference] [--forms] [--sugar] [--scratch] [--vecs] [--structs] [--quiet]\n       autodiff-fuzz --order2 [--strict] [--quiet] [--only PATH-PART] [--recheck-known]"
                 );
                 std::process::exit(0);
             }
@@ -177,7 +184,9 @@ fn run(opts: &Options) -> Result<bool, String> {
     let root = workspace_root();
     let programs: Vec<(String, ast::Program)> = (0..opts.programs)
         .map(|id| {
-            let p = if opts.vecs {
+            let p = if opts.structs {
+                gen::generate_structs(opts.seed, id)
+            } else if opts.vecs {
                 gen::generate_vecs(opts.seed, id)
             } else if opts.scratch {
                 gen::generate_scratch(opts.seed, id)
@@ -245,7 +254,8 @@ fn run(opts: &Options) -> Result<bool, String> {
             *best = k;
         }
     }
-    if opts.shrink && !failures.is_empty() {
+    // `--structs` programs are not shrunk (the shrinker edits the free functions of `Program::funcs`).
+    if opts.shrink && !opts.structs && !failures.is_empty() {
         let shrink_work = WorkCrate::new(&root, "shrink");
         let budget = Duration::from_secs(opts.shrink_secs);
         let reps: Vec<(String, ast::Program, Outcome)> = representative
@@ -293,7 +303,7 @@ fn run(opts: &Options) -> Result<bool, String> {
             _ => unreachable!("only failures are listed"),
         };
         let rep = &failures[representative[&o.key()]].0;
-        let shrunk = if rep == m && opts.shrink {
+        let shrunk = if rep == m && opts.shrink && !opts.structs {
             "shrunk"
         } else {
             "not shrunk"
@@ -304,16 +314,20 @@ fn run(opts: &Options) -> Result<bool, String> {
             format!(", the same failure as {rep}")
         };
         let source = format!(
-            "// autodiff-fuzz --seed {}{} program {m} ({shrunk}{also}): {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Float}};\n\n{}",
+            "// autodiff-fuzz --seed {}{} program {m} ({shrunk}{also}): {class} [{}]\n// {}\nuse autodiff::{{custom_gradient, differentiable, Differentiable, Float}};\n\n{}",
             opts.seed,
             match opts.kind() {
                 "scratch-" => " --scratch",
                 "vecs-" => " --vecs",
+                "structs-" => " --structs",
                 _ => "",
             },
             o.key(),
             detail.lines().collect::<Vec<_>>().join("\n// "),
-            print::print_program(p, print::Mode::Macro)
+            match &p.structs {
+                Some(sp) => gen::structs::macro_source(sp),
+                None => print::print_program(p, print::Mode::Macro),
+            }
         );
         println!(
             "==== seed {} {m}: {class} [{}]{also}\n{source}",

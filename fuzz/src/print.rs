@@ -69,6 +69,25 @@ fn print_func_with(f: &Func, mode: Mode, nested: &[&Func]) -> String {
     p.out
 }
 
+/// Prints the statements `body` and the value `tail` of a function in the given flavour (generic over `T`
+/// in the oracle), one indentation level deep: the bodies of the functions and methods of `--structs`
+/// (`gen/structs.rs`), whose signatures it writes itself.
+pub fn print_body(body: &[Stmt], tail: &Expr, mode: Mode) -> String {
+    let mut p = Printer {
+        mode,
+        generic: mode == Mode::Oracle,
+        out: String::new(),
+        indent: 1,
+        nested: Vec::new(),
+    };
+    for s in body {
+        p.stmt(s);
+    }
+    let t = p.expr(tail, 0);
+    p.line(&t);
+    p.out
+}
+
 /// Does `caller`'s body call the function `name`?
 pub fn calls(caller: &Func, name: &str) -> bool {
     let text = print_func(caller, Mode::Plain);

@@ -247,16 +247,31 @@ impl WorkCrate {
             let text = msg["message"].as_str().unwrap_or("").to_string();
             let rendered = msg["rendered"].as_str().unwrap_or("").to_string();
             let spans = msg["spans"].as_array().cloned().unwrap_or_default();
+            let module_of = |s: &serde_json::Value| {
+                s["file_name"]
+                    .as_str()
+                    .and_then(|f| f.strip_prefix("src/"))
+                    .and_then(|f| f.strip_suffix(".rs"))
+                    .map(|m| m.to_string())
+            };
             let file = spans
                 .iter()
                 .find(|s| s["is_primary"] == true)
                 .or(spans.first())
-                .and_then(|s| s["file_name"].as_str())
-                .map(|f| f.to_string());
-            let module = file
-                .as_deref()
-                .and_then(|f| f.strip_prefix("src/"))
-                .and_then(|f| f.strip_suffix(".rs"));
+                .and_then(module_of);
+            // An error whose primary span is in a dependency (a bound of `autodiff::__private`) belongs
+            // to the program module another of its spans is in (the call that requires the bound).
+            let file = file
+                .or_else(|| spans.iter().find_map(module_of))
+                .or_else(|| {
+                    msg["children"].as_array().and_then(|c| {
+                        c.iter()
+                            .filter_map(|c| c["spans"].as_array())
+                            .flatten()
+                            .find_map(module_of)
+                    })
+                });
+            let module = file.as_deref();
             match module {
                 Some(m) if m != "main" && m != "support" => {
                     let outcome = if text.contains("panicked")

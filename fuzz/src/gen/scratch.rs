@@ -477,6 +477,7 @@ impl Gen {
             id,
             funcs,
             nested: Vec::new(),
+            structs: None,
         }
     }
 

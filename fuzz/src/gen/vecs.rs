@@ -246,6 +246,7 @@ impl Gen {
             id,
             funcs,
             nested: Vec::new(),
+            structs: None,
         }
     }
 
