@@ -347,3 +347,46 @@ fn a_nested_struct_passed_whole_beside_an_early_return() {
         }
     }
 }
+
+/// A struct whose `wrt(self, ..)` method calls an associated function with constant arguments only
+/// (fuzz --structs --seed 30103 p86, 30104 p69): the hidden function over its values view had no generic
+/// copy and no fallback, so the copies of the hidden functions over the same struct called a missing
+/// `Self::____m_whole_generic` (E0282/E0283 at first order).
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+pub struct Konst {
+    pub a: f64,
+    pub w: Vec<f64>,
+}
+
+impl Konst {
+    #[differentiable]
+    pub fn h(u: f64, s: f64) -> f64 {
+        u * s
+    }
+
+    #[differentiable(wrt(self, s))]
+    pub fn m(&self, s: f64) -> f64 {
+        Self::h(2.8, 1.2) + s * self.a * s + self.w[1] * Self::h(0.5, 3.0)
+    }
+}
+
+#[test]
+fn constant_arguments_to_an_associated_function_in_a_method_of_self() {
+    for (a, s) in [(0.5, 2.0), (-1.25, 0.3), (2.0, -0.7)] {
+        let k = Konst {
+            a,
+            w: vec![0.4, -0.9, 1.1],
+        };
+        let (v, (g, gs)) = k.m_grad(s);
+        assert_close(v, 3.36 + a * s * s - 0.9 * 1.5, 1e-14, "value");
+        assert_eq!(g.w, vec![0.0, 1.5, 0.0]);
+        assert_close(g.a, s * s, 1e-14, "d/da");
+        assert_close(gs, 2.0 * a * s, 1e-14, "d/ds");
+        let flat: Vec<f64> = k.to_flat().into_iter().chain([s]).collect();
+        let n = flat.len() - 1;
+        let f = |v: &[f64]| k.from_flat(&v[..n]).m(v[n]);
+        let (_, (g, gs)) = k.m_grad(s);
+        let grad: Vec<f64> = g.to_flat().into_iter().chain([gs]).collect();
+        assert_fd_gradient(f, &flat, &grad, "m");
+    }
+}

@@ -478,9 +478,17 @@ fn try_expand(
                     &generated.float_params,
                     false,
                 );
-                let (_, copy) =
+                // Where it has none, the fallback's associated functions under the copy's names: the
+                // copies of the hidden functions over the same structs (`__f_pairs`) call
+                // `Self::____f_whole_generic`, which must exist (rustc's E0282 on a stand-in otherwise).
+                let (kind, copy) =
                     first_order_generic_copy(&chains_desugared, &args, &sig, None, &calls);
-                (companion::GenericCopy::Missing, copy)
+                match kind {
+                    companion::GenericCopy::Fallback { why } => {
+                        (companion::GenericCopy::Fallback { why }, copy)
+                    }
+                    _ => (companion::GenericCopy::Missing, copy),
+                }
             } else if generated.method {
                 let calls = first_order_copy_calls(
                     &f,
