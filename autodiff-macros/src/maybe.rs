@@ -463,9 +463,9 @@ mod tests {
     use crate::args::Args;
     use quote::ToTokens;
 
-    /// The maybe calls of `src` under `args` (by their callees' names) and, per parameter, what it reaches
-    /// (`callee@position`); `None` where the plan declines.
-    fn analysed(src: &str, args: &str) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+    /// `src` lowered under `args`: the function, its signature, that signature with every parameter
+    /// differentiated through calls, and the activity of each.
+    fn lowered(src: &str, args: &str) -> (Function, Signature, Signature, Activity, Activity) {
         let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
         let args: Args = syn::parse_str(args).expect("test arguments parse");
         let mut errors = Errors::default();
@@ -478,6 +478,13 @@ mod tests {
         let f = crate::lower::lower(&item, &sig, Vec::new(), &mut errors);
         let own = activity::analyze(&f, &sig, &[], &mut errors);
         let all = activity::analyze(&f, &all_sig, &[], &mut Errors::default());
+        (f, sig, all_sig, own, all)
+    }
+
+    /// The maybe calls of `src` under `args` (by their callees' names) and, per parameter, what it reaches
+    /// (`callee@position`); `None` where the plan declines.
+    fn analysed(src: &str, args: &str) -> Option<(Vec<String>, Vec<Vec<String>>)> {
+        let (f, sig, all_sig, own, all) = lowered(src, args);
         let maybe = plan(&f, &sig, &all_sig, &own, &all, &[])?;
         let callee_of = |var: &Var| {
             calls(&f)
@@ -537,18 +544,7 @@ mod tests {
 
     /// The callees that the generic copy of `src` (under `args`) calls through `copy_or_as_written!`.
     fn copied(src: &str, args: &str) -> Vec<String> {
-        let item: syn::ItemFn = syn::parse_str(src).expect("test source parses");
-        let args: Args = syn::parse_str(args).expect("test arguments parse");
-        let mut errors = Errors::default();
-        let sig =
-            crate::signature::analyze(&item, &args, &mut errors).expect("supported signature");
-        let mut all_sig = sig.clone();
-        for p in &mut all_sig.params {
-            p.active = p.through_calls();
-        }
-        let f = crate::lower::lower(&item, &sig, Vec::new(), &mut errors);
-        let own = activity::analyze(&f, &sig, &[], &mut errors);
-        let all = activity::analyze(&f, &all_sig, &[], &mut Errors::default());
+        let (f, sig, _, own, all) = lowered(src, args);
         let plain = crate::expand::plain_calls(&f, &own, &sig);
         let all_plain = crate::expand::plain_calls(&f, &all, &sig);
         copy_calls(&f, &own, &all, plain, &all_plain)
