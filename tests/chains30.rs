@@ -165,6 +165,18 @@ fn chained_for(x: &[f64], y: &[f64]) -> f64 {
     s
 }
 
+/// `.zip(..)` after `.map(..)`: each mapped element meets the element of the other slice at its index,
+/// the shorter length deciding.
+#[differentiable(order = 2)]
+fn zipped_after_map(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .map(|v| v.sin())
+        .map(f64::exp)
+        .zip(y.iter())
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
 fn last_max_index(v: &[f64]) -> usize {
     // std's own choice, the oracle for ties.
     v.iter()
@@ -588,5 +600,43 @@ fn for_over_a_chain() {
         );
         let (_, _, h) = chained_for_hessian(&x, &y);
         assert_hessian_fd(&h, grad, &flat, 1e-6, "chained_for Hessian");
+    }
+}
+
+#[test]
+fn zip_after_map() {
+    let mut inputs = Inputs(3013);
+    for (n, m) in [(4, 3), (3, 3), (2, 4)] {
+        let x = inputs.vec(n);
+        let y = inputs.vec(m);
+        let k = n.min(m);
+        let (v, (gx, gy)) = zipped_after_map_grad(&x, &y);
+        let value: f64 = (0..k).map(|i| x[i].sin().exp() * y[i]).sum();
+        assert_close(v, value, 1e-14, "zipped value");
+        for i in 0..n {
+            let expected = if i < k {
+                x[i].cos() * x[i].sin().exp() * y[i]
+            } else {
+                0.0
+            };
+            assert_close(gx[i], expected, 1e-14, "d/dx by hand");
+        }
+        for i in 0..m {
+            let expected = if i < k { x[i].sin().exp() } else { 0.0 };
+            assert_close(gy[i], expected, 1e-14, "d/dy by hand");
+        }
+        let flat: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let grad = |v: &[f64]| {
+            let (_, (a, b)) = zipped_after_map_grad(&v[..n], &v[n..]);
+            a.into_iter().chain(b).collect::<Vec<f64>>()
+        };
+        assert_fd_gradient(
+            |v| zipped_after_map(&v[..n], &v[n..]),
+            &flat,
+            &grad(&flat),
+            "zipped",
+        );
+        let (_, _, h) = zipped_after_map_hessian(&x, &y);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "zipped Hessian");
     }
 }

@@ -205,7 +205,8 @@ const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()`
                           maybe with `.enumerate()`, `.zip(..)` or `.rev()` (or two such joined by `.chain(..)`), \
                           then `.map(..)`, `.filter(..)`, \
                           `.skip(n)`, `.take(n)`, `.step_by(k)`, `.enumerate()`, `.copied()` or `.cloned()` (and \
-                          `.rev()` after `.map(..)` and `.filter(..)`), ending in `.sum()`, `.product()`, \
+                          `.rev()` after `.map(..)` and `.filter(..)`, `.zip(..)` after `.map(..)`), ending in \
+                          `.sum()`, `.product()`, \
                           `.fold(init, |acc, x| ..)`, `.count()`, `.any(|x| ..)`, `.all(|x| ..)` or \
                           `.collect::<Vec<_>>()`, or unwrapped (`.unwrap()`, `.expect(\"..\")`, `.unwrap_or(d)`) \
                           in `.position(|x| ..)` or, after `.map(..)`, `.copied()` or `.cloned()`, in \
@@ -753,6 +754,58 @@ fn yields_values(expr: &Expr) -> bool {
     }
 }
 
+// Input:  x.iter().map(|v| v * 2.0).zip(y.iter())
+// Output: x.iter().zip(y.iter()).map(|(__zipped_a, __zipped_b)| ({ let v = __zipped_a; v * 2.0 }, __zipped_b))
+/// The iterator `expr` with a `.zip(b)` that follows `.map(..)` stages (and `.copied()`, `.cloned()`) moved
+/// onto their source, each map applied to the first of the pair: the same pairs, as each element of the
+/// source meets the same element of `b`. `None` where there is no such `.zip(..)`, or a stage before it
+/// would change which elements meet (`.filter(..)`, `.skip(n)`, ..).
+fn zip_hoisted(expr: &Expr) -> Option<Expr> {
+    let Expr::MethodCall(m) = strip_parens(expr) else {
+        return None;
+    };
+    if m.method == "zip" && m.args.len() == 1 && m.turbofish.is_none() {
+        // The maps between the source and the `.zip(..)`, innermost last.
+        let mut maps = Vec::new();
+        let mut inner = strip_parens(&m.receiver);
+        while let Expr::MethodCall(stage) = inner {
+            match (stage.method.to_string().as_str(), stage.args.len()) {
+                ("map", 1) => maps.push(&stage.args[0]),
+                ("copied" | "cloned", 0) => {}
+                _ => break,
+            }
+            inner = strip_parens(&stage.receiver);
+        }
+        if maps.is_empty() || !is_iterator_source(inner) || mapped_or_filtered(inner) {
+            return None;
+        }
+        let a = syn::Ident::new("__zipped_a", Span::mixed_site());
+        let b = syn::Ident::new("__zipped_b", Span::mixed_site());
+        let mut first: Expr = syn::parse_quote!(#a);
+        for f in maps.into_iter().rev() {
+            first = match strip_parens(f) {
+                Expr::Closure(c) if c.inputs.len() == 1 => {
+                    let c = by_value(c);
+                    let (pat, body) = (&c.inputs[0], &c.body);
+                    syn::parse_quote!({ let #pat = #first; #body })
+                }
+                Expr::Path(path) => syn::parse_quote!(#path(#first)),
+                // A local closure's name or another function: left to the chain's own error.
+                _ => return None,
+            };
+        }
+        let other = &m.args[0];
+        return Some(syn::parse_quote!(
+            #inner.zip(#other).map(|(#a, #b)| (#first, #b))
+        ));
+    }
+    // A `.zip(..)` further in: rebuilt around the hoisted receiver.
+    let hoisted = zip_hoisted(&m.receiver)?;
+    let mut outer = m.clone();
+    *outer.receiver = hoisted;
+    Some(Expr::MethodCall(outer))
+}
+
 /// Does the iterator `expr` apply `.map(..)` or `.filter(..)` (so that what follows is a stage, not part of
 /// the source a `for` iterates)?
 fn mapped_or_filtered(expr: &Expr) -> bool {
@@ -846,6 +899,9 @@ impl Desugar<'_> {
     /// Splits `receiver` (what the terminal method is called on) into the source and the stages, or
     /// `None` if it is no iterator chain (a method of some other type).
     fn chain(&mut self, receiver: &Expr) -> Option<Result<Chain, ()>> {
+        if let Some(hoisted) = zip_hoisted(receiver) {
+            return self.chain(&hoisted);
+        }
         let mut raw = Vec::new();
         let mut expr = strip_parens(receiver);
         while let Expr::MethodCall(m) = expr {
@@ -2226,6 +2282,24 @@ mod tests {
             errors[0].contains("`.rev()` after `.chain(..)`"),
             "{errors:?}"
         );
+    }
+
+    #[test]
+    fn zip_after_maps_moves_onto_the_source() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().map(|v| *v * 2.0).zip(y.iter()).map(|(a, b)| a * b).sum::<f64>() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("for (& __zipped_a , & __zipped_b) in x . iter () . zip (y . iter ())"),
+            "{out}"
+        );
+        assert!(out.contains("{ let v = __zipped_a ; v * 2.0 }"), "{out}");
+        // After a filter the elements that meet would change: left (an error).
+        let (_, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().filter(|v| **v > 0.0).zip(y.iter()).map(|(a, b)| a * b).sum::<f64>() }",
+        );
+        assert_eq!(errors.len(), 1, "{errors:?}");
     }
 
     #[test]
