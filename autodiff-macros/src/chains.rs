@@ -719,6 +719,23 @@ enum Stage {
     Step(Expr),
     /// `.enumerate()` after another stage: each element that reaches it, paired with their count so far.
     Enumerate,
+    /// `.zip(b)` after a `.filter(..)` (or another stage that `zip_hoisted` does not move): each element that
+    /// reaches it, paired with `b`'s next item; the chain ends where `b` has none left.
+    Zip(Zipped),
+}
+
+/// The other side of a `.zip(b)` stage, read by a position: a slice's items (`b[offset + k]`, `k < len`)
+/// or a range's (`lo + k`, counted up from `lo` while below `hi`).
+enum Zipped {
+    Slice {
+        base: Expr,
+        offset: Option<Expr>,
+        len: Expr,
+    },
+    Range {
+        lo: Expr,
+        hi: Expr,
+    },
 }
 
 /// Is `expr` an iterator source that a `for` iterates by index, with no stage in it: a range, a slice's
@@ -815,6 +832,17 @@ fn mapped_or_filtered(expr: &Expr) -> bool {
                 || (!matches!(m.method.to_string().as_str(), "iter" | "into_iter")
                     && mapped_or_filtered(&m.receiver))
         }
+        _ => false,
+    }
+}
+
+/// Is `expr` a place that names a slice without computing it (a variable, a field, an element `m[i]`), so
+/// that reading it again at each position reads the same slice?
+fn place(expr: &Expr) -> bool {
+    match strip_parens(expr) {
+        Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+        Expr::Field(f) => place(&f.base),
+        Expr::Index(i) => place(&i.expr) && !matches!(strip_parens(&i.index), Expr::Range(_)),
         _ => false,
     }
 }
@@ -922,6 +950,11 @@ impl Desugar<'_> {
                 // After stages that neither count nor keep state (`x.iter().map(f).rev()`): the source
                 // reversed, which calls the same closures on the same elements in the other order.
                 ("rev", 0) if mapped_or_filtered(&m.receiver) => raw.push((name, None)),
+                // After a `.filter(..)` (`zip_hoisted` moved one after maps onto the source): a stage
+                // pairing each element that reaches it with `b`'s next item.
+                ("zip", 1) if m.turbofish.is_none() && mapped_or_filtered(&m.receiver) => {
+                    raw.push((name, Some(&m.args[0])))
+                }
                 _ => break,
             }
             expr = strip_parens(&m.receiver);
@@ -1040,12 +1073,23 @@ impl Desugar<'_> {
                     None => None,
                 },
                 "step_by" => Some(Stage::Step(arg.clone())),
+                "zip" => self.zipped(arg).map(Stage::Zip),
                 _ => Some(Stage::Count(arg.clone(), name == "skip")),
             };
             match stage {
                 Some(stage) => stages.push(stage),
                 None => return Some(Err(())),
             }
+        }
+        // A `.zip(..)` stage ends the loop by `break` where its other side runs out, which would end
+        // only the first of the two loops of `a.chain(b)`.
+        if then.is_some() && stages.iter().any(|s| matches!(s, Stage::Zip(_))) {
+            self.errors.spanned(
+                receiver,
+                "`.zip(..)` after `.filter(..)` in a chain over `a.chain(b)` is not supported: zip before \
+                 filtering (`a.iter().zip(..).filter(..)`), or write a `for` loop",
+            );
+            return Some(Err(()));
         }
         // `.rev()` after `a.chain(b)` would run `b` first, reversed.
         let then = match (then, reversed) {
@@ -1065,6 +1109,70 @@ impl Desugar<'_> {
             stages,
             window,
         }))
+    }
+
+    // Input:  x.iter().filter(|v| **v > 0.0).zip(y.iter().skip(1))
+    // Output: Zipped::Slice { base: y, offset: usize::min(1, y.len()), len: y.len() - offset }
+    /// The other side `b` of a `.zip(b)` stage, read by position: a slice (`y`, `&y`, `y.iter()`, with
+    /// `.skip(n)`, `.take(n)`, `.copied()`, `.cloned()` after it, `y` a variable, field or element) or a
+    /// range `lo..hi`; `None` after reporting anything else.
+    fn zipped(&mut self, b: &Expr) -> Option<Zipped> {
+        const OTHER: &str = "the other side of a `.zip(..)` after `.filter(..)` is a slice (`y`, `&y`, \
+                             `y.iter()`, maybe with `.skip(n)`, `.take(n)`, `.copied()`) or a range `a..b`: \
+                             zip before filtering (`x.iter().zip(y.iter()).filter(..)`), or write a `for` loop";
+        let slice = |s: &Expr| -> Option<Zipped> {
+            place(s).then(|| Zipped::Slice {
+                base: paren(s.clone()),
+                offset: None,
+                len: syn::parse_quote!(#s.len()),
+            })
+        };
+        let found = match strip_parens(b) {
+            Expr::Range(syn::ExprRange {
+                start: Some(lo),
+                limits: syn::RangeLimits::HalfOpen(_),
+                end: Some(hi),
+                ..
+            }) => Some(Zipped::Range {
+                lo: (**lo).clone(),
+                hi: (**hi).clone(),
+            }),
+            Expr::Reference(r) if r.mutability.is_none() => slice(&r.expr),
+            e @ Expr::Path(_) | e @ Expr::Field(_) | e @ Expr::Index(_) => slice(e),
+            e if sliceable(e) => match self.sliced(e) {
+                Err(()) => return None,
+                // `base[lo..hi].iter()`, the bounds within `base`.
+                Ok(Expr::MethodCall(m)) => match strip_parens(&m.receiver) {
+                    Expr::Index(ix) if place(&ix.expr) => match &*ix.index {
+                        Expr::Range(r) if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) => {
+                            let base = paren((*ix.expr).clone());
+                            let lo: Option<Expr> = r.start.as_ref().map(|lo| (**lo).clone());
+                            let hi: Expr = match &r.end {
+                                Some(hi) => (**hi).clone(),
+                                None => syn::parse_quote!(#base.len()),
+                            };
+                            let len = match &lo {
+                                Some(lo) => syn::parse_quote!((#hi) - (#lo)),
+                                None => hi,
+                            };
+                            Some(Zipped::Slice {
+                                base,
+                                offset: lo,
+                                len,
+                            })
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                },
+                Ok(_) => None,
+            },
+            _ => None,
+        };
+        if found.is_none() {
+            self.errors.spanned(b, OTHER);
+        }
+        found
     }
 
     /// `s.windows(k)`, `s.chunks(k)`, `s.chunks_exact(k)`: a range of window indexes, the index, and the
@@ -1651,6 +1759,53 @@ impl Desugar<'_> {
                         .push(syn::parse_quote!(let #position: usize = #counter;));
                     body.stmts.push(syn::parse_quote!(#counter += 1;));
                     body.current = Current::Value(syn::parse_quote!((#position, #value)));
+                }
+                // Input:  x.iter().filter(|v| **v > 0.0).zip(y.iter())
+                // Output: let mut __seen: usize = 0;  (before the loop)
+                //         for &__element in x.iter() {
+                //             let __kept: bool = { let v = __element; v > 0.0 };
+                //             if __kept {
+                //                 if __seen >= y.len() { break; }
+                //                 let __position: usize = __seen;
+                //                 __seen += 1;
+                //                 .. (__element, y[__position]) ..
+                //             }
+                //         }
+                // `Zip::next` takes the next element of its first side (here: the next one the filter
+                // keeps), then `b`'s; where `b` has none, the chain ends: so the filter has tested up to
+                // one kept element more than `b` has, and nothing after it.
+                Stage::Zip(zipped) => {
+                    let (pattern, value) = self.element_names(&shape);
+                    let value = body.element(pattern, value);
+                    let counter = self.fresh("seen");
+                    let position = self.fresh("position");
+                    let item: Expr = match zipped {
+                        Zipped::Slice { base, offset, len } => {
+                            body.prelude
+                                .push(syn::parse_quote!(let mut #counter: usize = 0;));
+                            body.stmts
+                                .push(syn::parse_quote!(if #counter >= #len { break; }));
+                            body.stmts
+                                .push(syn::parse_quote!(let #position: usize = #counter;));
+                            match offset {
+                                Some(offset) => syn::parse_quote!(#base[(#offset) + #position]),
+                                None => syn::parse_quote!(#base[#position]),
+                            }
+                        }
+                        Zipped::Range { lo, hi } => {
+                            let end = self.fresh("end");
+                            body.prelude
+                                .push(syn::parse_quote!(let mut #counter = #lo;));
+                            body.prelude.push(syn::parse_quote!(let #end = #hi;));
+                            body.stmts
+                                .push(syn::parse_quote!(if #counter >= #end { break; }));
+                            body.stmts
+                                .push(syn::parse_quote!(let #position = #counter;));
+                            syn::parse_quote!(#position)
+                        }
+                    };
+                    body.stmts.push(syn::parse_quote!(#counter += 1;));
+                    body.current = Current::Value(syn::parse_quote!((#value, #item)));
                 }
             }
         }
@@ -2330,5 +2485,48 @@ mod tests {
             rewrite("fn f(x: &[f64]) -> f64 { let m = x.iter().copied().reduce(f64::max); 0.0 }");
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].contains("`.reduce(..)` cannot end"), "{errors:?}");
+    }
+
+    #[test]
+    fn zip_after_filter_advances_the_other_side_at_kept_elements_and_stops_where_it_ends() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { x.iter().filter(|v| **v > 0.0).zip(y.iter().skip(1)).map(|(a, b)| a * b).sum::<f64>() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        // The position counts before the loop; under the filter's test, the loop ends where `y` has no
+        // item left, else the item at the position, past the skipped one.
+        assert!(out.contains("let mut __seen_6 : usize = 0 ;"), "{out}");
+        assert!(
+            out.contains("if __kept_4 { if __seen_6 >= (y . len ()) - (usize :: min (1 , y . len ())) { break ; } let __position_7 : usize = __seen_6 ; __seen_6 += 1 ; let (a , b) = (__element_3 , y [(usize :: min (1 , y . len ())) + __position_7]) ;"),
+            "{out}"
+        );
+        // A range counts from its start, the end evaluated once.
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().filter(|v| **v > 0.0).zip(1..n).map(|(a, k)| a * k as f64).sum::<f64>() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("let mut __seen_6 = 1 ; let __end_8 = n ;"),
+            "{out}"
+        );
+        assert!(
+            out.contains("if __seen_6 >= __end_8 { break ; } let __position_7 = __seen_6 ;"),
+            "{out}"
+        );
+        // The other side computed (a call's slice) and after `a.chain(b)`: refused.
+        let (_, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().filter(|v| **v > 0.0).zip(g(x).iter()).map(|(a, b)| a * b).sum::<f64>() }",
+        );
+        assert!(
+            errors[0].contains("the other side of a `.zip(..)` after `.filter(..)`"),
+            "{errors:?}"
+        );
+        let (_, errors) = rewrite(
+            "fn f(x: &[f64]) -> f64 { x.iter().chain(x.iter()).filter(|v| **v > 0.0).zip(x.iter()).map(|(a, b)| a * b).sum::<f64>() }",
+        );
+        assert!(
+            errors[0].contains("in a chain over `a.chain(b)`"),
+            "{errors:?}"
+        );
     }
 }

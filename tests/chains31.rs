@@ -1,0 +1,193 @@
+//! Iterator forms refused before: `.zip(b)` after `.filter(..)` (`autodiff-macros/src/chains.rs`,
+//! `Stage::Zip`): gradients by hand and by central differences, Hessians against differences of the
+//! gradient, and std's order of evaluation (where the chain stops, nothing after is computed).
+
+mod common;
+
+use autodiff::differentiable;
+use common::{assert_all_close, assert_close, assert_fd_gradient, assert_hessian_fd, Inputs};
+
+/// `.zip(b)` after `.filter(..)`: the kept elements meet `y`'s items in order, `y` advancing only at a
+/// kept element; the shorter side ends it.
+#[differentiable(order = 2)]
+fn zip_after_filter(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .filter(|v| **v > 0.0)
+        .zip(y.iter())
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+/// After `.map(..)` and `.filter(..)`, zipped with a slice skipped by one, folded in order.
+#[differentiable(order = 2)]
+fn zip_after_map_filter(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .map(|v| v * v)
+        .filter(|s| *s > 0.1)
+        .zip(y.iter().skip(1))
+        .fold(0.0, |acc, (s, b)| acc * 0.5 + s.sin() * b)
+}
+
+/// With a range on the other side, and a `for` loop over the same form.
+#[differentiable(order = 2)]
+fn zip_range_and_for(x: &[f64], y: &[f64]) -> f64 {
+    let r = x
+        .iter()
+        .copied()
+        .filter(|v| v.abs() > 0.2)
+        .zip(1..4)
+        .map(|(v, k)| v * v * k as f64)
+        .sum::<f64>();
+    let mut s = 0.0;
+    for (&a, &b) in x.iter().filter(|v| **v < 0.5).zip(y) {
+        s += a.exp() * b;
+    }
+    r + s
+}
+
+/// The indexes of `x` kept by `keep`, each paired with the position of the item of the other side it
+/// meets, as many as that side has (the oracle, by hand).
+fn pairs(x: &[f64], keep: impl Fn(f64) -> bool, other: usize) -> Vec<(usize, usize)> {
+    let kept: Vec<usize> = (0..x.len()).filter(|&i| keep(x[i])).collect();
+    kept.into_iter().take(other).zip(0..other).collect()
+}
+
+/// The gradient of a function of two slices as one flat vector, for the differences.
+fn flat_grad(
+    g: impl Fn(&[f64], &[f64]) -> (f64, (Vec<f64>, Vec<f64>)),
+    n: usize,
+) -> impl Fn(&[f64]) -> Vec<f64> {
+    move |v: &[f64]| {
+        let (_, (a, b)) = g(&v[..n], &v[n..]);
+        a.into_iter().chain(b).collect()
+    }
+}
+
+#[test]
+fn zip_after_filter_pairs_the_kept_elements_in_order() {
+    let mut inputs = Inputs(31001);
+    for (n, m) in [(6, 2), (5, 5), (3, 6), (7, 3), (4, 0)] {
+        let x = inputs.vec(n);
+        let y = inputs.vec(m);
+        let (v, (gx, gy)) = zip_after_filter_grad(&x, &y);
+        let p = pairs(&x, |v| v > 0.0, m);
+        let value: f64 = p.iter().map(|&(i, j)| x[i] * y[j]).sum();
+        assert_close(v, value, 1e-14, "value");
+        assert_close(v, zip_after_filter(&x, &y), 1e-14, "value as std");
+        let (mut ex, mut ey) = (vec![0.0; n], vec![0.0; m]);
+        for &(i, j) in &p {
+            ex[i] = y[j];
+            ey[j] = x[i];
+        }
+        assert_all_close(&gx, &ex, 1e-14, "d/dx by hand");
+        assert_all_close(&gy, &ey, 1e-14, "d/dy by hand");
+        let flat: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let grad = flat_grad(zip_after_filter_grad, n);
+        assert_fd_gradient(
+            |v| zip_after_filter(&v[..n], &v[n..]),
+            &flat,
+            &grad(&flat),
+            "zip after filter",
+        );
+        let (_, _, h) = zip_after_filter_hessian(&x, &y);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "zip after filter Hessian");
+    }
+}
+
+#[test]
+fn zip_after_map_and_filter_folds_in_order() {
+    let mut inputs = Inputs(31002);
+    for (n, m) in [(6, 3), (5, 6), (4, 1), (8, 4)] {
+        let x = inputs.vec(n);
+        let y = inputs.vec(m);
+        let (v, (gx, gy)) = zip_after_map_filter_grad(&x, &y);
+        assert_close(v, zip_after_map_filter(&x, &y), 1e-14, "value as std");
+        // acc = sum_k 0.5^(K-1-k) sin(x_{i_k}^2) y_{1+k}.
+        let p = pairs(&x, |v| v * v > 0.1, m.saturating_sub(1));
+        let big_k = p.len() as i32;
+        let (mut ex, mut ey) = (vec![0.0; n], vec![0.0; m]);
+        let mut value = 0.0;
+        for (k, &(i, j)) in p.iter().enumerate() {
+            let w = 0.5f64.powi(big_k - 1 - k as i32);
+            let s = x[i] * x[i];
+            value += w * s.sin() * y[j + 1];
+            ex[i] = w * s.cos() * 2.0 * x[i] * y[j + 1];
+            ey[j + 1] = w * s.sin();
+        }
+        assert_close(v, value, 1e-14, "value by hand");
+        assert_all_close(&gx, &ex, 1e-14, "d/dx by hand");
+        assert_all_close(&gy, &ey, 1e-14, "d/dy by hand");
+        let flat: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let grad = flat_grad(zip_after_map_filter_grad, n);
+        assert_fd_gradient(
+            |v| zip_after_map_filter(&v[..n], &v[n..]),
+            &flat,
+            &grad(&flat),
+            "zip after map and filter",
+        );
+        let (_, _, h) = zip_after_map_filter_hessian(&x, &y);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "zip after map and filter Hessian");
+    }
+}
+
+#[test]
+fn zip_with_a_range_and_in_a_for_loop() {
+    let mut inputs = Inputs(31003);
+    for (n, m) in [(6, 2), (5, 5), (7, 3)] {
+        let x = inputs.vec(n);
+        let y = inputs.vec(m);
+        let (v, (gx, gy)) = zip_range_and_for_grad(&x, &y);
+        assert_close(v, zip_range_and_for(&x, &y), 1e-14, "value as std");
+        let (mut ex, mut ey) = (vec![0.0; n], vec![0.0; m]);
+        for (i, k) in pairs(&x, |v| v.abs() > 0.2, 3) {
+            ex[i] += 2.0 * x[i] * (k + 1) as f64;
+        }
+        for (i, j) in pairs(&x, |v| v < 0.5, m) {
+            ex[i] += x[i].exp() * y[j];
+            ey[j] = x[i].exp();
+        }
+        assert_all_close(&gx, &ex, 1e-14, "d/dx by hand");
+        assert_all_close(&gy, &ey, 1e-14, "d/dy by hand");
+        let flat: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let grad = flat_grad(zip_range_and_for_grad, n);
+        assert_fd_gradient(
+            |v| zip_range_and_for(&v[..n], &v[n..]),
+            &flat,
+            &grad(&flat),
+            "zip with a range, for",
+        );
+        let (_, _, h) = zip_range_and_for_hessian(&x, &y);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "zip with a range Hessian");
+    }
+}
+
+/// The map before the filter reads `w[i]`: std's `Zip` stops pulling from the filter once `y` is done,
+/// so no element after the one that found `y` empty is mapped, and `w` may be that short.
+#[differentiable]
+fn zip_stops_where_std_does(x: &[f64], w: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .enumerate()
+        .map(|(i, v)| v * w[i])
+        .filter(|p| *p > 0.0)
+        .zip(y.iter())
+        .map(|(p, b)| p * b)
+        .sum::<f64>()
+}
+
+#[test]
+fn zip_after_filter_maps_no_element_std_does_not() {
+    let x = [0.5, -0.5, 0.25, 0.75, 1.0];
+    let w = [1.0, 1.0, 2.0, 1.0];
+    let y = [3.0];
+    // Pulled: x[0] (kept, meets y[0]), x[1], x[2] (kept, y is done): w[3], w[4] never read.
+    assert_close(zip_stops_where_std_does(&x, &w, &y), 1.5, 0.0, "std");
+    let (v, (gx, gw, gy)) = zip_stops_where_std_does_grad(&x, &w, &y);
+    assert_close(v, 1.5, 0.0, "value");
+    assert_all_close(&gx, &[3.0, 0.0, 0.0, 0.0, 0.0], 0.0, "d/dx");
+    assert_all_close(&gw, &[1.5, 0.0, 0.0, 0.0], 0.0, "d/dw");
+    assert_all_close(&gy, &[0.5], 0.0, "d/dy");
+    // With a second item on the other side, std reads `w[4]` and panics; so does the gradient.
+    let y = [3.0, 1.0, 1.0];
+    assert!(std::panic::catch_unwind(|| zip_stops_where_std_does(&x, &w, &y)).is_err());
+    assert!(std::panic::catch_unwind(|| zip_stops_where_std_does_grad(&x, &w, &y)).is_err());
+}
