@@ -191,3 +191,178 @@ fn zip_after_filter_maps_no_element_std_does_not() {
     assert!(std::panic::catch_unwind(|| zip_stops_where_std_does(&x, &w, &y)).is_err());
     assert!(std::panic::catch_unwind(|| zip_stops_where_std_does_grad(&x, &w, &y)).is_err());
 }
+
+/// `.nth(k)` of chains of values, unwrapped three ways; `k` computed.
+#[differentiable(order = 2)]
+fn nth_of_values(x: &[f64], t: f64) -> f64 {
+    let a = x.iter().map(|v| v * t).nth(1).unwrap();
+    let b = x
+        .iter()
+        .copied()
+        .filter(|v| *v > 0.0)
+        .nth(x.len() / 4)
+        .unwrap_or(t * t);
+    let c = x.iter().map(|v| v.sin()).skip(1).nth(2).expect("four");
+    a * b + c
+}
+
+/// `.find_map(f)` with `f` an `if`/`else` of `Some` and `None`, over references (`v > &1.0`), after a
+/// map, and with `let`s before the `if` and the `Some` in the `else`.
+#[differentiable(order = 2)]
+fn find_mapped(x: &[f64], t: f64) -> f64 {
+    let a = x
+        .iter()
+        .find_map(|v| if v > &0.25 { Some(v.ln()) } else { None })
+        .unwrap_or(t);
+    let b = x
+        .iter()
+        .map(|v| v * t)
+        .find_map(|w| {
+            let s = w * w;
+            if s > 0.1 {
+                None
+            } else {
+                Some(s.exp() * w)
+            }
+        })
+        .expect("a small one");
+    a * t + b
+}
+
+/// The gradient of a function of a slice and a scalar as one flat vector, for the differences.
+fn flat_grad_t(
+    g: impl Fn(&[f64], f64) -> (f64, (Vec<f64>, f64)),
+    n: usize,
+) -> impl Fn(&[f64]) -> Vec<f64> {
+    move |v: &[f64]| {
+        let (_, (gx, gt)) = g(&v[..n], v[n]);
+        gx.into_iter().chain([gt]).collect()
+    }
+}
+
+#[test]
+fn nth_of_a_chain_of_values() {
+    let mut inputs = Inputs(31004);
+    for n in [4, 5, 8, 9, 12] {
+        let x = inputs.vec(n);
+        let t = 0.5 + inputs.next();
+        let (v, (gx, gt)) = nth_of_values_grad(&x, t);
+        assert_close(v, nth_of_values(&x, t), 1e-14, "value as std");
+        let kept: Vec<usize> = (0..n).filter(|&i| x[i] > 0.0).collect();
+        let at = kept.get(n / 4).copied();
+        let a = x[1] * t;
+        let b = at.map_or(t * t, |i| x[i]);
+        assert_close(v, a * b + x[3].sin(), 1e-14, "value by hand");
+        let mut ex = vec![0.0; n];
+        ex[1] += t * b;
+        ex[3] += x[3].cos();
+        let mut et = x[1] * b;
+        match at {
+            Some(i) => ex[i] += a,
+            None => et += a * 2.0 * t,
+        }
+        assert_all_close(&gx, &ex, 1e-14, "d/dx by hand");
+        assert_close(gt, et, 1e-14, "d/dt by hand");
+        let flat: Vec<f64> = x.iter().copied().chain([t]).collect();
+        let grad = flat_grad_t(nth_of_values_grad, n);
+        assert_fd_gradient(|v| nth_of_values(&v[..n], v[n]), &flat, &grad(&flat), "nth");
+        let (_, _, h) = nth_of_values_hessian(&x, t);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "nth Hessian");
+    }
+}
+
+#[test]
+fn find_map_of_an_if_else() {
+    let mut inputs = Inputs(31005);
+    for n in [3, 5, 8] {
+        let mut x = inputs.vec(n);
+        x[n - 1] = 0.1 * inputs.next();
+        let t = 1.0 + 0.5 * inputs.next();
+        let (v, (gx, gt)) = find_mapped_grad(&x, t);
+        assert_close(v, find_mapped(&x, t), 1e-14, "value as std");
+        let mut ex = vec![0.0; n];
+        let mut et = 0.0;
+        let a = match (0..n).find(|&i| x[i] > 0.25) {
+            Some(i) => {
+                ex[i] += t / x[i];
+                x[i].ln()
+            }
+            None => {
+                et += t;
+                t
+            }
+        };
+        et += a;
+        let i = (0..n).find(|&i| (x[i] * t).powi(2) <= 0.1).unwrap();
+        let w = x[i] * t;
+        let b = (w * w).exp() * w;
+        let db = (w * w).exp() * (1.0 + 2.0 * w * w);
+        ex[i] += db * t;
+        et += db * x[i];
+        assert_close(v, a * t + b, 1e-14, "value by hand");
+        assert_all_close(&gx, &ex, 1e-14, "d/dx by hand");
+        assert_close(gt, et, 1e-14, "d/dt by hand");
+        let flat: Vec<f64> = x.iter().copied().chain([t]).collect();
+        let grad = flat_grad_t(find_mapped_grad, n);
+        assert_fd_gradient(
+            |v| find_mapped(&v[..n], v[n]),
+            &flat,
+            &grad(&flat),
+            "find_map",
+        );
+        let (_, _, h) = find_mapped_hessian(&x, t);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "find_map Hessian");
+    }
+}
+
+/// After the element found, no stage runs (`w[i]` past `w`'s end is not read), as std's iterator stops.
+#[differentiable]
+fn stops_when_found(x: &[f64], w: &[f64]) -> f64 {
+    let a = x
+        .iter()
+        .enumerate()
+        .map(|(i, v)| v * w[i])
+        .find_map(|p| if p > 0.0 { Some(p * p) } else { None })
+        .unwrap_or(0.0);
+    let b = x.iter().enumerate().map(|(i, v)| v * w[i]).nth(1).unwrap();
+    a + b
+}
+
+#[test]
+fn nth_and_find_map_stop_where_std_does_and_panic_as_it_does() {
+    let x = [-1.0, 2.0, 3.0, 4.0];
+    let w = [1.0, 0.5];
+    assert_close(stops_when_found(&x, &w), 2.0, 0.0, "std");
+    let (v, (gx, gw)) = stops_when_found_grad(&x, &w);
+    assert_close(v, 2.0, 0.0, "value");
+    // a = (x1 w1)^2, b = x1 w1.
+    assert_all_close(&gx, &[0.0, 1.5, 0.0, 0.0], 0.0, "d/dx");
+    assert_all_close(&gw, &[0.0, 6.0], 0.0, "d/dw");
+    // Nothing found: the default, and every element mapped (`w[2]` read: a panic in both).
+    let x = [-1.0, -2.0, 3.0];
+    assert!(std::panic::catch_unwind(|| stops_when_found(&x, &w)).is_err());
+    assert!(std::panic::catch_unwind(|| stops_when_found_grad(&x, &w)).is_err());
+    // Past the end: `Option::unwrap`'s panic, and the `expect`'s message.
+    let short = [0.5, 0.25];
+    let message = |r: std::thread::Result<(f64, (Vec<f64>, Vec<f64>))>| {
+        let e = r.unwrap_err();
+        e.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    };
+    let m = message(std::panic::catch_unwind(|| {
+        stops_when_found_grad(&short[..1], &w)
+    }));
+    assert!(
+        m.contains("called `Option::unwrap()` on a `None` value"),
+        "{m}"
+    );
+    let m = std::panic::catch_unwind(|| nth_of_values_grad(&short, 1.0)).unwrap_err();
+    let m = m
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| m.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default();
+    assert!(m.contains("four"), "{m}");
+}

@@ -333,6 +333,7 @@ impl Body {
             Counted::Skip => syn::parse_quote!(#position >= #n),
             Counted::Take => syn::parse_quote!(#position < #n),
             Counted::Step => syn::parse_quote!(#position % #n == 0),
+            Counted::At => syn::parse_quote!(#position == #n),
         });
     }
 
@@ -414,6 +415,54 @@ impl Body {
     }
 }
 
+// Input:  { let w = v * 2.0; if w > 1.0 { None } else { Some(w.ln()) } }
+// Output: ([let w = v * 2.0;], !(w > 1.0), w.ln())
+/// The body of a `.find_map(..)` closure as the statements before its `if`, the test under which it gives
+/// `Some(value)`, and the value; `None` for any other shape (an `else if`, two `Some`s, a `match`).
+fn some_or_none(body: &Expr) -> Option<(Vec<syn::Stmt>, Expr, Expr)> {
+    let (before, last): (Vec<syn::Stmt>, &Expr) = match strip_parens(body) {
+        Expr::Block(b) if b.label.is_none() => match b.block.stmts.split_last() {
+            Some((syn::Stmt::Expr(last, None), before)) => (before.to_vec(), last),
+            _ => return None,
+        },
+        other => (Vec::new(), other),
+    };
+    let Expr::If(i) = strip_parens(last) else {
+        return None;
+    };
+    if matches!(&*i.cond, Expr::Let(_)) {
+        return None;
+    }
+    // `Some(value)` or `None` as a branch's whole block (or an `else`'s block).
+    fn branch(block: &syn::Block) -> Option<Option<Expr>> {
+        let [syn::Stmt::Expr(e, None)] = block.stmts.as_slice() else {
+            return None;
+        };
+        match strip_parens(e) {
+            Expr::Path(p) if p.qself.is_none() && p.path.is_ident("None") => Some(None),
+            Expr::Call(c) if c.args.len() == 1 => match strip_parens(&c.func) {
+                Expr::Path(p) if p.qself.is_none() && p.path.is_ident("Some") => {
+                    Some(Some(c.args[0].clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    let Some((_, otherwise)) = &i.else_branch else {
+        return None;
+    };
+    let Expr::Block(otherwise) = &**otherwise else {
+        return None;
+    };
+    let cond = &i.cond;
+    match (branch(&i.then_branch)?, branch(&otherwise.block)?) {
+        (Some(value), None) => Some((before, (**cond).clone(), value)),
+        (None, Some(value)) => Some((before, syn::parse_quote!(!(#cond)), value)),
+        _ => None,
+    }
+}
+
 /// Which elements a counting stage keeps.
 #[derive(Clone, Copy)]
 enum Counted {
@@ -423,6 +472,8 @@ enum Counted {
     Take,
     /// `.step_by(k)`: every `k`-th, from the first.
     Step,
+    /// `.nth(k)`: the `k`-th alone.
+    At,
 }
 
 impl From<bool> for Counted {
@@ -1445,8 +1496,8 @@ impl Desugar<'_> {
     //             { let mut __assertion = [0usize; 1]; if __empty { __assertion[0] = assertion_failed(".."); } }
     //             __acc
     //         }
-    /// `chain.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)`, `.last()`, `.next_back()`, `.next()` or
-    /// `.find(p)` of a chain of values (`yields_values`), or `.position(p)` of any chain, unwrapped by `.unwrap()`,
+    /// `chain.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)`, `.last()`, `.next_back()`, `.next()`, `.nth(k)` or
+    /// `.find(p)` of a chain of values (`yields_values`), or `.position(p)` or `.find_map(f)` of any chain, unwrapped by `.unwrap()`,
     /// `.expect("..")` or `.unwrap_or(d)`: a loop keeping the element so far, as `Iterator::reduce` folds from the first
     /// element (`max_by` and `min_by` are `reduce` with `cmp::max_by` and `cmp::min_by`, `Compare::replaces`:
     /// the last of equal maxima, the first of equal minima; `partial_cmp(..).unwrap()` panics where it
@@ -1476,7 +1527,7 @@ impl Desugar<'_> {
         };
         let name = select.method.to_string();
         let arity = match name.as_str() {
-            "reduce" | "max_by" | "min_by" | "position" | "find" => 1,
+            "reduce" | "max_by" | "min_by" | "position" | "find" | "nth" | "find_map" => 1,
             "last" | "next_back" | "next" => 0,
             _ => return None,
         };
@@ -1485,6 +1536,9 @@ impl Desugar<'_> {
         }
         if name == "position" {
             return self.position(select, message, &outer.args);
+        }
+        if name == "find_map" {
+            return self.find_map(select, message, &outer.args);
         }
         if !yields_values(&select.receiver) {
             return None;
@@ -1515,6 +1569,21 @@ impl Desugar<'_> {
         let element = self.fresh("element");
         let mut body = self.body_of(&chain, &element);
         let value = body.value(&element);
+        // `.nth(k)`: the element that reaches the end when `k` did before it (`advance_by(k)` then
+        // `next()`: the filters test the elements passed, and a map's value is computed where it is used,
+        // as everywhere in this pass); after it, under `empty`, no stage runs, as the iterator stops there.
+        if name == "nth" {
+            let (n, counter, position) = (
+                self.fresh("nth"),
+                self.fresh("seen"),
+                self.fresh("position"),
+            );
+            let k = &select.args[0];
+            body.prelude.push(syn::parse_quote!(let #n: usize = #k;));
+            body.count(&syn::parse_quote!(#n), Counted::At, &counter, &position);
+            body.guards
+                .insert(0, (Vec::new(), syn::parse_quote!(#empty)));
+        }
         // The accumulator starts as a zero of the elements' type, never read: an integer where `f`
         // names or declares one (`usize::max`, `|a: usize, b| ..`), else the function's float.
         let mut acc_ty: Option<syn::Type> = None;
@@ -1537,7 +1606,7 @@ impl Desugar<'_> {
             }
             // `.last()` (`.next_back()`): each element replaces the one before; `.next()` keeps the first.
             None if name == "last" || name == "next_back" => vec![syn::parse_quote!(#acc = #next;)],
-            None if name == "next" => Vec::new(),
+            None if name == "next" || name == "nth" => Vec::new(),
             None => {
                 let Some(func) = self.func(&select.args[0]) else {
                     return Some(Self::poisoned(span));
@@ -1688,6 +1757,84 @@ impl Desugar<'_> {
         Some(syn::parse_quote_spanned! {span=>
             {
                 let mut #acc: usize = 0;
+                let mut #empty: bool = true;
+                #(#prelude)*
+                #for_loop
+                #(#result)*
+            }
+        })
+    }
+
+    // Input:  x.iter().find_map(|v| if v > &1.0 { Some(v.ln()) } else { None }).unwrap_or(t)
+    // Output: {
+    //             let mut __acc: f64 = 0.0;
+    //             let mut __empty: bool = true;
+    //             for &v in x.iter() {
+    //                 if __empty {
+    //                     let __found: bool = v > 1.0;
+    //                     if __found { let __next = (v.ln()); __acc = __next; __empty = false; }
+    //                 }
+    //             }
+    //             let __default = t;
+    //             if __empty { __default } else { __acc }
+    //         }
+    /// `chain.find_map(f)` unwrapped (`selection`), `f` a closure whose body (maybe after `let`s) is an
+    /// `if` with `Some(value)` in one branch and `None` in the other: the value at the first element whose
+    /// test picks the `Some`. After it, under `empty`, neither the test nor any stage runs, as the
+    /// iterator's method stops there.
+    fn find_map(
+        &mut self,
+        select: &syn::ExprMethodCall,
+        message: Option<Expr>,
+        default: &syn::punctuated::Punctuated<Expr, syn::Token![,]>,
+    ) -> Option<Expr> {
+        const FIND_MAP: &str =
+            "give `.find_map(..)` a closure of one parameter whose body is an `if` with \
+                                `Some(value)` in one branch and `None` in the other: \
+                                `.find_map(|v| if *v > 1.0 { Some(v.ln()) } else { None })`";
+        let span = select.span();
+        let chain = match self.chain(&select.receiver)? {
+            Ok(chain) => chain,
+            Err(()) => return Some(Self::poisoned(span)),
+        };
+        let f = match self.func(&select.args[0]) {
+            Some(Func::Closure(c)) if c.inputs.len() == 1 => c,
+            Some(_) => {
+                self.errors.spanned(&select.args[0], FIND_MAP);
+                return Some(Self::poisoned(span));
+            }
+            None => return Some(Self::poisoned(span)),
+        };
+        let Some((before, test, value)) = some_or_none(&f.body) else {
+            self.errors.spanned(&select.args[0], FIND_MAP);
+            return Some(Self::poisoned(span));
+        };
+        let acc = self.fresh("acc");
+        let empty = self.fresh("empty");
+        let next = self.fresh("next");
+        let found = self.fresh("found");
+        let element = self.fresh("element");
+        let mut body = self.body_of(&chain, &element);
+        body.bind(plain_pattern(&f.inputs[0]));
+        body.stmts.extend(before);
+        body.stmts
+            .push(syn::parse_quote!(let #found: bool = #test;));
+        body.guard(syn::parse_quote!(#found));
+        body.guards
+            .insert(0, (Vec::new(), syn::parse_quote!(#empty)));
+        let value = paren(value);
+        let tail: Vec<syn::Stmt> = vec![
+            syn::parse_quote!(let #next = #value;),
+            syn::parse_quote!(#acc = #next;),
+            syn::parse_quote!(#empty = false;),
+        ];
+        let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
+        let acc_ty = self.float.as_ref().map(|f| quote!(: #f));
+        let init = self.zero.clone();
+        let result = self.unwrapped(&acc, &empty, message, default);
+        Some(syn::parse_quote_spanned! {span=>
+            {
+                let mut #acc #acc_ty = #init;
                 let mut #empty: bool = true;
                 #(#prelude)*
                 #for_loop
@@ -2528,5 +2675,40 @@ mod tests {
             errors[0].contains("in a chain over `a.chain(b)`"),
             "{errors:?}"
         );
+    }
+
+    #[test]
+    fn nth_and_find_map_keep_the_first_found_and_then_run_nothing() {
+        let (out, errors) =
+            rewrite("fn f(x: &[f64]) -> f64 { x.iter().map(|v| v * 2.0).nth(k).unwrap() }");
+        assert!(errors.is_empty(), "{errors:?}");
+        // `k` evaluated once before the loop; the body under `__empty`; the element at the count `k`.
+        assert!(
+            out.contains("let __nth_5 : usize = k ; let mut __seen_6 : usize = 0 ; for & v in x . iter () { if __empty_2 { let __position_7 = __seen_6 ; __seen_6 += 1 ; if __position_7 == __nth_5 { let __next_3 = (v * 2.0) ;"),
+            "{out}"
+        );
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], t: f64) -> f64 { x.iter().find_map(|v| { let w = v * v; if w > 1.0 { None } else { Some(w.ln()) } }).unwrap_or(t) }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        // The `let` before the test, the test negated where `Some` is in the `else`.
+        assert!(
+            out.contains("for & v in x . iter () { if __empty_2 { let w = v * v ; let __found_4 : bool = ! (w > 1.0) ; if __found_4 { let __next_3 = (w . ln ()) ; __acc_1 = __next_3 ; __empty_2 = false ; } } }"),
+            "{out}"
+        );
+        // Two `Some`s, an `else if`, a `match`: refused.
+        for f in [
+            "|v| if *v > 1.0 { Some(1.0) } else { Some(2.0) }",
+            "|v| if *v > 1.0 { Some(1.0) } else if *v < 0.0 { Some(2.0) } else { None }",
+            "|v| match *v > 1.0 { true => Some(1.0), false => None }",
+        ] {
+            let (_, errors) = rewrite(&format!(
+                "fn f(x: &[f64]) -> f64 {{ x.iter().find_map({f}).unwrap() }}"
+            ));
+            assert!(
+                errors[0].contains("give `.find_map(..)` a closure"),
+                "{f}: {errors:?}"
+            );
+        }
     }
 }

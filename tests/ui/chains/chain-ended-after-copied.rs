@@ -4,7 +4,7 @@ use autodiff::differentiable;
 
 #[differentiable]
 fn second(x: &[f64]) -> f64 {
-    x.iter().copied().nth(1).unwrap_or(0.0)
+    x.iter().copied().nth_back(1).unwrap_or(0.0)
 }
 
 #[differentiable]
