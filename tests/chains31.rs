@@ -366,3 +366,119 @@ fn nth_and_find_map_stop_where_std_does_and_panic_as_it_does() {
         .unwrap_or_default();
     assert!(m.contains("four"), "{m}");
 }
+
+/// A `for` over `a.chain(b)` left by `break`: in `a`'s part, the break ends `b`'s too.
+#[differentiable(order = 2)]
+fn chained_until(x: &[f64], y: &[f64], t: f64) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().chain(y.iter()) {
+        if *v > t {
+            break;
+        }
+        s += v * v * t;
+    }
+    s
+}
+
+/// With stages after the chain, a labeled `break` from a nested loop, and the nested loop's own `break`.
+#[differentiable(order = 2)]
+fn chained_labeled(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    'outer: for (k, w) in x.iter().chain(&y[1..]).map(|v| v.sin()).enumerate() {
+        for j in 0..3 {
+            if w * (j as f64) > 0.6 {
+                break 'outer;
+            }
+            if j > k {
+                break;
+            }
+            s += w * (j + 1) as f64;
+        }
+    }
+    s
+}
+
+#[test]
+fn for_over_a_chain_left_by_break() {
+    // How many of the cases leave the loop in `a`'s part (where running `b`'s would be wrong).
+    let mut left_in_a = 0;
+    let mut inputs = Inputs(31006);
+    for (n, m, t) in [(4, 3, 0.5), (3, 4, 0.9), (2, 5, 2.0), (5, 2, -0.2)] {
+        let x = inputs.vec(n);
+        let y = inputs.vec(m);
+        let z: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let stop = z.iter().position(|&v| v > t).unwrap_or(n + m);
+        left_in_a += usize::from(stop < n);
+        let (v, (gx, gy, gt)) = chained_until_grad(&x, &y, t);
+        assert_close(v, chained_until(&x, &y, t), 1e-14, "value as std");
+        let value: f64 = z[..stop].iter().map(|v| v * v * t).sum();
+        assert_close(v, value, 1e-14, "value by hand");
+        let g: Vec<f64> = (0..n + m)
+            .map(|i| if i < stop { 2.0 * t * z[i] } else { 0.0 })
+            .collect();
+        assert_all_close(&gx, &g[..n], 1e-14, "d/dx by hand");
+        assert_all_close(&gy, &g[n..], 1e-14, "d/dy by hand");
+        assert_close(
+            gt,
+            z[..stop].iter().map(|v| v * v).sum(),
+            1e-14,
+            "d/dt by hand",
+        );
+        let flat: Vec<f64> = z.iter().copied().chain([t]).collect();
+        let grad = |v: &[f64]| {
+            let (_, (a, b, c)) = chained_until_grad(&v[..n], &v[n..n + m], v[n + m]);
+            a.into_iter().chain(b).chain([c]).collect::<Vec<f64>>()
+        };
+        assert_fd_gradient(
+            |v| chained_until(&v[..n], &v[n..n + m], v[n + m]),
+            &flat,
+            &grad(&flat),
+            "chained until",
+        );
+        let (_, _, h) = chained_until_hessian(&x, &y, t);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "chained until Hessian");
+    }
+    let mut inputs = Inputs(31007);
+    for (n, m) in [(4, 3), (2, 5), (1, 2), (6, 4)] {
+        let x: Vec<f64> = inputs.vec(n).iter().map(|v| v * 1.5).collect();
+        let y: Vec<f64> = inputs.vec(m).iter().map(|v| v * 1.5).collect();
+        let z: Vec<f64> = x.iter().chain(&y[1..]).copied().collect();
+        // The loop by hand: the multiplier of each sin(z_k) in s.
+        let mut weight = vec![0.0; z.len()];
+        'outer: for k in 0..z.len() {
+            let w = z[k].sin();
+            for j in 0..3 {
+                if w * (j as f64) > 0.6 {
+                    left_in_a += usize::from(k < n);
+                    break 'outer;
+                }
+                if j > k {
+                    break;
+                }
+                weight[k] += (j + 1) as f64;
+            }
+        }
+        let (v, (gx, gy)) = chained_labeled_grad(&x, &y);
+        assert_close(v, chained_labeled(&x, &y), 1e-14, "value as std");
+        let value: f64 = (0..z.len()).map(|k| weight[k] * z[k].sin()).sum();
+        assert_close(v, value, 1e-14, "value by hand");
+        let g: Vec<f64> = (0..z.len()).map(|k| weight[k] * z[k].cos()).collect();
+        assert_all_close(&gx, &g[..n], 1e-14, "d/dx by hand");
+        assert_close(gy[0], 0.0, 0.0, "d/dy0 by hand");
+        assert_all_close(&gy[1..], &g[n..], 1e-14, "d/dy by hand");
+        let flat: Vec<f64> = x.iter().chain(&y).copied().collect();
+        let grad = flat_grad(chained_labeled_grad, n);
+        assert_fd_gradient(
+            |v| chained_labeled(&v[..n], &v[n..]),
+            &flat,
+            &grad(&flat),
+            "chained labeled",
+        );
+        let (_, _, h) = chained_labeled_hessian(&x, &y);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "chained labeled Hessian");
+    }
+    assert!(
+        left_in_a >= 3,
+        "{left_in_a} cases left the loop in the first part"
+    );
+}

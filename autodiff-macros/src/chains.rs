@@ -1974,23 +1974,35 @@ impl Desugar<'_> {
         }
     }
 
+    // Input:  for v in a.iter().chain(b.iter()) { if *v > 1.0 { break; } s += v; }
+    // Output: { let mut __broke: bool = false;
+    //           for v in a.iter() { if *v > 1.0 { __broke = true; break; } s += v; }
+    //           if !__broke { for v in b.iter() { if *v > 1.0 { break; } s += v; } } }
     /// `for pat in source.map(f)..`: the stages move into the body. Returns what must run before the
-    /// loop (the counters of `.skip(n)` and `.take(n)` after other stages).
-    fn for_loop(&mut self, f: &mut syn::ExprForLoop) -> (Vec<syn::Stmt>, Option<syn::ExprForLoop>) {
+    /// loop (the counters of `.skip(n)` and `.take(n)` after other stages), and for `a.chain(b)` the
+    /// second loop, over `b`: where the body leaves the loop by `break`, the first loop's `break` sets a
+    /// flag, and the second runs only where it is not set.
+    fn for_loop(&mut self, f: &mut syn::ExprForLoop) -> (Vec<syn::Stmt>, Option<Expr>) {
+        let (mut prelude, then) = self.for_loop_parts(f);
+        let Some(second) = then else {
+            return (prelude, None);
+        };
+        if !breaks_out(f) {
+            return (prelude, Some(Expr::ForLoop(second)));
+        }
+        let broke = self.fresh("broke");
+        prelude.push(syn::parse_quote!(let mut #broke: bool = false;));
+        // The second loop's own `break`s leave it as they are.
+        flag_breaks(f, &broke);
+        (prelude, Some(syn::parse_quote!(if !#broke { #second })))
+    }
+
+    fn for_loop_parts(
+        &mut self,
+        f: &mut syn::ExprForLoop,
+    ) -> (Vec<syn::Stmt>, Option<syn::ExprForLoop>) {
         let chain = match self.chain(&f.expr) {
             None => return (Vec::new(), None),
-            // `for v in a.chain(b)`: two loops of one body, unless it leaves the loop by `break`, which
-            // would then run the second.
-            Some(Ok(chain)) if chain.then.is_some() && breaks_out(f) => {
-                self.errors.spanned(
-                    &f.expr,
-                    "`.chain(..)` as the iterator of a `for` loop whose body leaves it by `break` is not \
-                     supported: write one loop over each part, or end the chain in a method (`.sum()`, \
-                     `.fold(..)`, ..)",
-                );
-                *f.expr = Self::poisoned(f.expr.span());
-                return (Vec::new(), None);
-            }
             // The sources as they are, the `for`'s pattern as written (`v` a reference where it was).
             Some(Ok(chain)) if chain.stages.is_empty() && chain.window.is_none() => {
                 *f.expr = chain.source;
@@ -2417,6 +2429,63 @@ fn breaks_out(f: &syn::ExprForLoop) -> bool {
     finder.found
 }
 
+// Input:  for v in a.iter() { for w in c { break; } if *v > 1.0 { break; } }
+// Output: for v in a.iter() { for w in c { break; } if *v > 1.0 { { __broke = true; break; } } }
+/// `f` with each `break` that leaves it (`breaks_out`) setting `flag` first.
+fn flag_breaks(f: &mut syn::ExprForLoop, flag: &syn::Ident) {
+    struct Flagger<'l> {
+        label: Option<syn::Lifetime>,
+        flag: &'l syn::Ident,
+        depth: usize,
+    }
+    impl VisitMut for Flagger<'_> {
+        fn visit_expr_mut(&mut self, expr: &mut Expr) {
+            match expr {
+                Expr::Break(b) => {
+                    let leaves = match &b.label {
+                        None => self.depth == 0,
+                        Some(label) => self
+                            .label
+                            .as_ref()
+                            .is_some_and(|own| own.ident == label.ident),
+                    };
+                    if leaves {
+                        let flag = self.flag;
+                        let exit = b.clone();
+                        *expr = syn::parse_quote!({ #flag = true; #exit });
+                    }
+                }
+                Expr::ForLoop(e) => {
+                    self.visit_expr_mut(&mut e.expr);
+                    self.depth += 1;
+                    self.visit_block_mut(&mut e.body);
+                    self.depth -= 1;
+                }
+                Expr::While(e) => {
+                    self.visit_expr_mut(&mut e.cond);
+                    self.depth += 1;
+                    self.visit_block_mut(&mut e.body);
+                    self.depth -= 1;
+                }
+                Expr::Loop(e) => {
+                    self.depth += 1;
+                    self.visit_block_mut(&mut e.body);
+                    self.depth -= 1;
+                }
+                Expr::Closure(_) => {}
+                _ => visit_mut::visit_expr_mut(self, expr),
+            }
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut flagger = Flagger {
+        label: f.label.as_ref().map(|l| l.name.clone()),
+        flag,
+        depth: 0,
+    };
+    flagger.visit_block_mut(&mut f.body);
+}
+
 /// Does `expr` begin with a block-like expression (`{ .. } as f64`, `{ .. }.sqrt()`) that, first in a
 /// statement, would end the statement there? A block-like expression alone does not.
 fn leftmost_is_block(expr: &Expr) -> bool {
@@ -2710,5 +2779,24 @@ mod tests {
                 "{f}: {errors:?}"
             );
         }
+    }
+
+    #[test]
+    fn for_over_a_chain_left_by_break_sets_a_flag_the_second_loop_tests() {
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { let mut s = 0.0; for v in x.iter().chain(y.iter()) { for w in 0..2 { break; } if *v > 1.0 { break; } s += v; } s }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        // The first loop's own `break` sets the flag, the inner loop's does not; the second loop keeps
+        // its `break`s and runs only where the flag is not set.
+        assert!(
+            out.contains("{ let mut __broke_1 : bool = false ; for v in x . iter () { for w in 0 .. 2 { break ; } if * v > 1.0 { { __broke_1 = true ; break } ; } s += v ; } if ! __broke_1 { for v in y . iter () { for w in 0 .. 2 { break ; } if * v > 1.0 { break ; } s += v ; } } }"),
+            "{out}"
+        );
+        // Without a `break`, no flag.
+        let (out, _) = rewrite(
+            "fn f(x: &[f64], y: &[f64]) -> f64 { let mut s = 0.0; for v in x.iter().chain(y.iter()) { s += v; } s }",
+        );
+        assert!(!out.contains("__broke"), "{out}");
     }
 }
