@@ -1,11 +1,17 @@
-//! Iterator forms refused before: `.zip(b)` after `.filter(..)` (`autodiff-macros/src/chains.rs`,
-//! `Stage::Zip`): gradients by hand and by central differences, Hessians against differences of the
-//! gradient, and std's order of evaluation (where the chain stops, nothing after is computed).
+//! Forms refused before: `.zip(b)` after `.filter(..)` (`autodiff-macros/src/chains.rs`, `Stage::Zip`),
+//! `.nth(k)` and `.find_map(f)` unwrapped, a `for` over `a.chain(b)` left by `break`, and a call of a
+//! generic helper with a turbofish (`pbump::<f64>(0.5, t)`) that only a parameter outside `wrt(..)`
+//! reaches: gradients by hand and by central differences, Hessians against differences of the gradient,
+//! and std's order of evaluation (where the chain stops, nothing after is computed).
 
 mod common;
 
 use autodiff::differentiable;
-use common::{assert_all_close, assert_close, assert_fd_gradient, assert_hessian_fd, Inputs};
+use common::{
+    assert_all_close, assert_close, assert_fd_gradient, assert_hessian_fd, central_difference,
+    Inputs,
+};
+use num_traits::Float;
 
 /// `.zip(b)` after `.filter(..)`: the kept elements meet `y`'s items in order, `y` advancing only at a
 /// kept element; the shorter side ends it.
@@ -481,4 +487,108 @@ fn for_over_a_chain_left_by_break() {
         left_in_a >= 3,
         "{left_in_a} cases left the loop in the first part"
     );
+}
+
+/// A plain helper generic over its float type: no derivatives.
+fn pbump<T: Float>(a: T, t: T) -> T {
+    a * t.exp() + t * t
+}
+
+/// A generic helper with derivatives.
+#[differentiable]
+fn gbump<T: Float>(a: T, t: T) -> T {
+    (a * t).sin() + t * t
+}
+
+/// `t` (outside `wrt(..)`) reaches the plain helper through a turbofish: the hidden sweeps call it as
+/// written (an error in generated code before: a turbofish on the fallback's item, E0107).
+#[differentiable(wrt(x))]
+fn turbofish_first(x: f64, t: f64) -> f64 {
+    x * x * pbump::<f64>(0.5, t) + gbump::<f64>(x, t)
+}
+
+/// At `order = 2` the generic copy calls `pbump` as written, `gbump`'s copy without the `::<f64>` (E0573
+/// before: `<pbump::<f64> as GenericCopy>`, the call read as one of a copy).
+#[differentiable(order = 2, wrt(x))]
+fn turbofish_second(x: f64, t: f64) -> f64 {
+    x * x * x * pbump::<f64>(0.5, t) + gbump::<f64>(x, t) * x
+}
+
+/// Through `gbump::<f64>` in both arguments, differentiated.
+#[differentiable(order = 2)]
+fn turbofish_through(x: f64, t: f64) -> f64 {
+    gbump::<f64>(x * t, t) * x
+}
+
+#[test]
+fn a_generic_helper_called_with_a_turbofish() {
+    let mut inputs = Inputs(31008);
+    for _ in 0..5 {
+        let (x, t) = (inputs.next() * 1.5, inputs.next() * 1.5);
+        let p = 0.5 * t.exp() + t * t;
+        let (v, g) = turbofish_first_grad(x, t);
+        assert_close(v, turbofish_first(x, t), 1e-14, "first value");
+        assert_close(
+            g,
+            2.0 * x * p + t * (x * t).cos(),
+            1e-14,
+            "first d/dx by hand",
+        );
+        assert_close(
+            g,
+            central_difference(|x| turbofish_first(x, t), x),
+            1e-7,
+            "first d/dx by differences",
+        );
+
+        let g_hand = 3.0 * x * x * p + (x * t).sin() + t * t + x * t * (x * t).cos();
+        let h_hand = 6.0 * x * p + 2.0 * t * (x * t).cos() - x * t * t * (x * t).sin();
+        let (v, g) = turbofish_second_grad(x, t);
+        assert_close(v, turbofish_second(x, t), 1e-14, "second value");
+        assert_close(g, g_hand, 1e-14, "second d/dx by hand");
+        assert_close(
+            g,
+            central_difference(|x| turbofish_second(x, t), x),
+            1e-7,
+            "second d/dx by differences",
+        );
+        let (hv, hg, h) = turbofish_second_hessian(x, t);
+        assert_close(hv, v, 1e-14, "Hessian's value");
+        assert_close(hg, g_hand, 1e-14, "Hessian's gradient");
+        assert_close(h[0][0], h_hand, 1e-13, "d2/dx2 by hand");
+        assert_close(
+            h[0][0],
+            central_difference(|x| turbofish_second_grad(x, t).1, x),
+            1e-7,
+            "d2/dx2 by differences",
+        );
+
+        let s = x * t * t;
+        let (v, (gx, gt)) = turbofish_through_grad(x, t);
+        assert_close(v, turbofish_through(x, t), 1e-14, "through value");
+        assert_close(
+            gx,
+            s.sin() + t * t + s * s.cos(),
+            1e-14,
+            "through d/dx by hand",
+        );
+        assert_close(
+            gt,
+            x * (2.0 * x * t * s.cos() + 2.0 * t),
+            1e-14,
+            "through d/dt by hand",
+        );
+        let grad = |v: &[f64]| {
+            let (_, (a, b)) = turbofish_through_grad(v[0], v[1]);
+            vec![a, b]
+        };
+        assert_fd_gradient(
+            |v| turbofish_through(v[0], v[1]),
+            &[x, t],
+            &[gx, gt],
+            "through",
+        );
+        let (_, _, h) = turbofish_through_hessian(x, t);
+        assert_hessian_fd(&h, grad, &[x, t], 1e-6, "through Hessian");
+    }
 }

@@ -31,13 +31,15 @@ macro_rules! derivative_of {
     // written where `found_of!` says it has no derivatives (`autodiff-macros/src/maybe.rs`). The
     // fallback's item takes arguments of the given types (`impl Sized` mostly) and never returns (`!`),
     // so that it takes the type of the code it stands in.
-    (@unchecked $path:path, $item:ident($($argument:ty),*) $(, $registered:ident)?) => {{
+    // With `<G0, ..>`, the item takes as many generic parameters: for a call with a turbofish
+    // (`gbump::<f64>(..)`), which the companion's item takes.
+    (@unchecked $path:path, $item:ident($($argument:ty),*) $(<$($generic:ident),*>)? $(, $registered:ident)?) => {{
         #[allow(unused_imports)]
         use $path as __callee;
         $crate::no_derivative! {
             impl __callee {
-                #[allow(clippy::too_many_arguments)]
-                pub fn $item(self, $(_: $argument),*) -> ! {
+                #[allow(clippy::too_many_arguments, clippy::extra_unused_type_parameters)]
+                pub fn $item$(<$($generic),*>)?(self, $(_: $argument),*) -> ! {
                     ::core::unreachable!()
                 }
             }

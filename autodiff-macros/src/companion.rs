@@ -1299,9 +1299,17 @@ fn derivative_of_checked(
                 ::autodiff::__private::derivative_of!(#path, #item(#(#placeholders),*) #registered #through).#item #generics
             }
         }
-        Lookup::Unchecked(types) => quote_spanned! {span=>
-            ::autodiff::__private::derivative_of!(@unchecked #path, #item(#(#types),*) #registered).#item #generics
-        },
+        // A turbofish (`gbump::<f64>(0.5, t)`) goes on the item: the fallback's takes as many generic
+        // parameters, and never runs.
+        Lookup::Unchecked(types) => {
+            let parameters = generics.as_ref().map(|g| {
+                let names = (0..g.args.len()).map(|i| quote::format_ident!("__G{}", i));
+                quote!(<#(#names),*>)
+            });
+            quote_spanned! {span=>
+                ::autodiff::__private::derivative_of!(@unchecked #path, #item(#(#types),*) #parameters #registered).#item #generics
+            }
+        }
     }
 }
 

@@ -417,7 +417,7 @@ pub(crate) fn copy_calls(
                     && float(var));
             one_scalar
                 && callee.qself.is_none()
-                && callee.path.segments.iter().all(|s| s.arguments.is_none())
+                && plain_turbofish(&callee.path)
                 && crate::companion::companion_path(callee).is_some()
                 && args.iter().all(known)
                 && !args.iter().any(|a| own.is_active(a))
@@ -435,6 +435,29 @@ pub(crate) fn copy_calls(
         })
         .map(|p| crate::shadow::PlainCall { maybe: true, ..p })
         .collect()
+}
+
+/// Does `path` name a function with no generic arguments but, maybe, a turbofish of types on its last
+/// segment (`gbump::<f64>`, `gbump::<T>`)? Such a call is written in the copy without it
+/// ([`CopyCall`]): a companion type is not generic, the callee's copy takes the copy's float type, and the
+/// callee as written infers its types from its arguments, each of its float type there.
+fn plain_turbofish(path: &syn::Path) -> bool {
+    let Some(last) = path.segments.last() else {
+        return false;
+    };
+    let before = path.segments.len() - 1;
+    path.segments
+        .iter()
+        .take(before)
+        .all(|s| s.arguments.is_none())
+        && match &last.arguments {
+            syn::PathArguments::None => true,
+            syn::PathArguments::AngleBracketed(args) => args.args.iter().all(|a| {
+                matches!(a, syn::GenericArgument::Type(syn::Type::Path(t))
+                    if t.qself.is_none() && t.path.get_ident().is_some())
+            }),
+            syn::PathArguments::Parenthesized(_) => false,
+        }
 }
 
 /// The maybe calls of the hidden sweeps of a generic copy (`own` the activity of its `wrt(..)`, `all` that
@@ -565,6 +588,14 @@ mod tests {
         assert!(copied(src, "wrt(u, t)").is_empty());
         // Called with a differentiated argument elsewhere: its copy at every call.
         let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * bump(0.5, t) + bump(u[1], 1.0) }";
+        assert!(copied(src, "wrt(u)").is_empty());
+        // With a turbofish of types (written without it in the copy, `CopyCall`); not of a const or in a
+        // segment before the last.
+        let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * gbump::<f64>(0.5, t) }";
+        assert_eq!(copied(src, "wrt(u)"), ["gbump :: < f64 >"]);
+        let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * gbump::<f64, 3>(0.5, t) }";
+        assert!(copied(src, "wrt(u)").is_empty());
+        let src = "fn g(u: &[f64], t: f64) -> f64 { u[0] * m::<f64>::gbump(0.5, t) }";
         assert!(copied(src, "wrt(u)").is_empty());
     }
 

@@ -2322,8 +2322,15 @@ impl VisitMut for Rewrite<'_> {
                         });
                     }
                     let scalar = self.scalar;
+                    // The callee's path without a turbofish (`pbump::<f64>`): a companion type is not
+                    // generic, and the callee as written infers it from its arguments, which are those
+                    // of its float type there (`plain::<f64, _>(..)`).
+                    let mut path = p.path.clone();
+                    if let Some(last) = path.segments.last_mut() {
+                        last.arguments = syn::PathArguments::None;
+                    }
                     let written = crate::maybe::CopyCall {
-                        path: p.path.clone(),
+                        path,
                         scalar: syn::parse_quote!(#scalar),
                         args,
                     }
