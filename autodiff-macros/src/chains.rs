@@ -205,13 +205,13 @@ const CHAIN_HINT: &str = "a differentiable iterator chain is a slice's `.iter()`
                           maybe with `.enumerate()`, `.zip(..)` or `.rev()` (or two such joined by `.chain(..)`), \
                           then `.map(..)`, `.filter(..)`, \
                           `.skip(n)`, `.take(n)`, `.step_by(k)`, `.enumerate()`, `.copied()` or `.cloned()` (and \
-                          `.rev()` after `.map(..)` and `.filter(..)`, `.zip(..)` after `.map(..)`), ending in \
+                          `.rev()` after `.map(..)` and `.filter(..)`, `.zip(..)` after `.map(..)` or `.filter(..)`), ending in \
                           `.sum()`, `.product()`, \
                           `.fold(init, |acc, x| ..)`, `.count()`, `.any(|x| ..)`, `.all(|x| ..)` or \
                           `.collect::<Vec<_>>()`, or unwrapped (`.unwrap()`, `.expect(\"..\")`, `.unwrap_or(d)`) \
-                          in `.position(|x| ..)` or, after `.map(..)`, `.copied()` or `.cloned()`, in \
-                          `.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)`, `.last()`, `.next_back()`, `.next()` or \
-                          `.find(|x| ..)`";
+                          in `.position(|x| ..)`, `.find_map(|x| if .. { Some(..) } else { None })` or, after \
+                          `.map(..)`, `.copied()` or `.cloned()`, in `.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)`, \
+                          `.last()`, `.next_back()`, `.next()`, `.nth(k)` or `.find(|x| ..)`";
 
 /// A closure bound by `let name = |..| ..;`, or a `let` that shadows the name of one.
 enum Entry {
