@@ -321,6 +321,14 @@ fn find_map_of_an_if_else() {
     }
 }
 
+/// The message of a panic caught by `catch_unwind`.
+fn panic_message(e: Box<dyn std::any::Any + Send>) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
 /// After the element found, no stage runs (`w[i]` past `w`'s end is not read), as std's iterator stops.
 #[differentiable]
 fn stops_when_found(x: &[f64], w: &[f64]) -> f64 {
@@ -350,26 +358,15 @@ fn nth_and_find_map_stop_where_std_does_and_panic_as_it_does() {
     assert!(std::panic::catch_unwind(|| stops_when_found_grad(&x, &w)).is_err());
     // Past the end: `Option::unwrap`'s panic, and the `expect`'s message.
     let short = [0.5, 0.25];
-    let message = |r: std::thread::Result<(f64, (Vec<f64>, Vec<f64>))>| {
-        let e = r.unwrap_err();
-        e.downcast_ref::<String>()
-            .cloned()
-            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-            .unwrap_or_default()
-    };
-    let m = message(std::panic::catch_unwind(|| {
-        stops_when_found_grad(&short[..1], &w)
-    }));
+    let m = panic_message(
+        std::panic::catch_unwind(|| stops_when_found_grad(&short[..1], &w)).unwrap_err(),
+    );
     assert!(
         m.contains("called `Option::unwrap()` on a `None` value"),
         "{m}"
     );
-    let m = std::panic::catch_unwind(|| nth_of_values_grad(&short, 1.0)).unwrap_err();
-    let m = m
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| m.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default();
+    let m =
+        panic_message(std::panic::catch_unwind(|| nth_of_values_grad(&short, 1.0)).unwrap_err());
     assert!(m.contains("four"), "{m}");
 }
 
