@@ -167,6 +167,47 @@ fn zip_with_a_range_and_in_a_for_loop() {
     }
 }
 
+/// The other side the rows of a matrix: each kept element meets a row, read by reference.
+#[differentiable]
+fn zip_rows_after_filter(x: &[f64], m: &[Vec<f64>]) -> f64 {
+    x.iter()
+        .filter(|v| **v > 0.0)
+        .zip(m.iter())
+        .map(|(a, r)| a * r[0] + r[1] * r[1])
+        .sum::<f64>()
+}
+
+#[test]
+fn zip_after_filter_with_rows() {
+    let mut inputs = Inputs(31009);
+    for (n, rows) in [(5, 2), (4, 4), (6, 3)] {
+        let x = inputs.vec(n);
+        let m = inputs.rows(rows, 2);
+        let (v, (gx, gm)) = zip_rows_after_filter_grad(&x, &m);
+        assert_close(v, zip_rows_after_filter(&x, &m), 1e-14, "value as std");
+        let (mut ex, mut em) = (vec![0.0; n], vec![vec![0.0; 2]; rows]);
+        for (i, j) in pairs(&x, |v| v > 0.0, rows) {
+            ex[i] = m[j][0];
+            em[j] = vec![x[i], 2.0 * m[j][1]];
+        }
+        assert_all_close(&gx, &ex, 1e-14, "d/dx by hand");
+        for j in 0..rows {
+            assert_all_close(&gm[j], &em[j], 1e-14, "d/dm by hand");
+        }
+        let flat: Vec<f64> = x.iter().chain(m.iter().flatten()).copied().collect();
+        let gflat: Vec<f64> = gx.iter().chain(gm.iter().flatten()).copied().collect();
+        assert_fd_gradient(
+            |v| {
+                let m: Vec<Vec<f64>> = v[n..].chunks(2).map(<[f64]>::to_vec).collect();
+                zip_rows_after_filter(&v[..n], &m)
+            },
+            &flat,
+            &gflat,
+            "zip rows after filter",
+        );
+    }
+}
+
 /// The map before the filter reads `w[i]`: std's `Zip` stops pulling from the filter once `y` is done,
 /// so no element after the one that found `y` empty is mapped, and `w` may be that short.
 #[differentiable]

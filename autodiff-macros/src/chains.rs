@@ -265,6 +265,9 @@ struct Body {
     /// The tests of `.filter(..)`, `.skip(n)` and `.take(n)`, each with the statements before it: what
     /// follows a test runs under `if`.
     guards: Vec<(Vec<syn::Stmt>, Expr)>,
+    /// The items a `.zip(b)` stage reads by position (`b[__position]`), as tokens: borrowed where a `let`
+    /// binds one to a name used as an array (`borrow_rows`).
+    zip_items: Vec<String>,
 }
 
 impl Body {
@@ -275,6 +278,7 @@ impl Body {
             current: Current::Element,
             prelude: Vec::new(),
             guards: Vec::new(),
+            zip_items: Vec::new(),
         }
     }
 
@@ -398,8 +402,9 @@ impl Body {
         let source = &chain.source;
         let pattern = self.pattern.unwrap_or_else(|| syn::parse_quote!(#fresh));
         let stmts: Vec<syn::Stmt> = self.stmts.into_iter().chain(tail).collect();
-        let stmts = Body::nest(stmts, self.guards);
+        let mut stmts = Body::nest(stmts, self.guards);
         let arrays = array_names(&stmts);
+        borrow_rows(&mut stmts, &self.zip_items, &arrays);
         let first = by_reference(pattern.clone(), &element_shape(source), &arrays);
         let looped = match &chain.then {
             None => syn::parse_quote!(for #first in #source { #(#stmts)* }),
@@ -532,6 +537,52 @@ fn by_reference(pat: Pat, shape: &Shape, arrays: &FastSet<String>) -> Pat {
             Pat::Tuple(t)
         }
         (pat, _) => pat,
+    }
+}
+
+// Input:  let (a, r) = (__element, m[__position]);   (`r[0]` read after it)
+// Output: let (a, r) = (__element, &m[__position]);
+/// `stmts` with each `let` that binds an item of a `.zip(b)` stage (`items`, as tokens) to a name used as
+/// an array (a row of a matrix, which a `let` would move out of its slice) binding a reference to it, as
+/// `by_reference` leaves such a `for` pattern a reference.
+fn borrow_rows(stmts: &mut [syn::Stmt], items: &[String], arrays: &FastSet<String>) {
+    struct Borrow<'a> {
+        items: &'a [String],
+        arrays: &'a FastSet<String>,
+    }
+    impl Borrow<'_> {
+        fn bind(&self, pat: &Pat, expr: &mut Expr) {
+            match (pat, expr) {
+                (Pat::Tuple(p), Expr::Tuple(e)) if p.elems.len() == e.elems.len() => {
+                    for (p, e) in p.elems.iter().zip(e.elems.iter_mut()) {
+                        self.bind(p, e);
+                    }
+                }
+                (Pat::Ident(p), e)
+                    if self.arrays.contains(&p.ident.to_string())
+                        && self.items.contains(&e.to_token_stream().to_string()) =>
+                {
+                    *e = syn::parse_quote!(&#e);
+                }
+                _ => {}
+            }
+        }
+    }
+    impl VisitMut for Borrow<'_> {
+        fn visit_local_mut(&mut self, local: &mut syn::Local) {
+            if let Some(init) = &mut local.init {
+                self.bind(&local.pat, &mut init.expr);
+            }
+            visit_mut::visit_local_mut(self, local);
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    if items.is_empty() {
+        return;
+    }
+    let mut borrow = Borrow { items, arrays };
+    for stmt in stmts {
+        borrow.visit_stmt_mut(stmt);
     }
 }
 
@@ -1952,6 +2003,7 @@ impl Desugar<'_> {
                         }
                     };
                     body.stmts.push(syn::parse_quote!(#counter += 1;));
+                    body.zip_items.push(item.to_token_stream().to_string());
                     body.current = Current::Value(syn::parse_quote!((#value, #item)));
                 }
             }
@@ -2028,8 +2080,9 @@ impl Desugar<'_> {
             .unwrap_or_else(|| syn::parse_quote!(#element));
         let mut stmts = body.stmts;
         stmts.append(&mut f.body.stmts);
-        let stmts = Body::nest(stmts, body.guards);
+        let mut stmts = Body::nest(stmts, body.guards);
         let arrays = array_names(&stmts);
+        borrow_rows(&mut stmts, &body.zip_items, &arrays);
         *f.pat = by_reference(pattern.clone(), &element_shape(&chain.source), &arrays);
         *f.expr = chain.source;
         f.body.stmts = stmts;
@@ -2735,6 +2788,15 @@ mod tests {
         );
         assert!(
             out.contains("if __seen_6 >= __end_8 { break ; } let __position_7 = __seen_6 ;"),
+            "{out}"
+        );
+        // A row of a matrix, read as an array: bound by reference, as a `for` binds it.
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], m: &[Vec<f64>]) -> f64 { x.iter().filter(|v| **v > 0.0).zip(m.iter()).map(|(a, r)| a * r[0]).sum::<f64>() }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(
+            out.contains("let (a , r) = (__element_3 , & m [__position_7]) ;"),
             "{out}"
         );
         // The other side computed (a call's slice) and after `a.chain(b)`: refused.
