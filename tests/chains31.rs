@@ -276,6 +276,49 @@ fn find_mapped(x: &[f64], t: f64) -> f64 {
     a * t + b
 }
 
+/// `.find_map(..)` giving an index (`.enumerate()`'s count, a range's index): an integer, no derivative
+/// through it, choosing the element read.
+#[differentiable(order = 2)]
+fn find_map_index(x: &[f64], t: f64) -> f64 {
+    let k = x
+        .iter()
+        .enumerate()
+        .find_map(|(i, v)| if *v > t { Some(i) } else { None })
+        .unwrap_or(0);
+    let j = (0..x.len())
+        .find_map(|i| if x[i] < 0.0 { Some(i + 1) } else { None })
+        .unwrap_or(x.len());
+    x[k] * t + x[j - 1] * x[j - 1]
+}
+
+#[test]
+fn find_map_of_an_index() {
+    let mut inputs = Inputs(31010);
+    for n in [3, 4, 6] {
+        let x = inputs.vec(n);
+        let t = 0.5 * inputs.next();
+        let (v, (gx, gt)) = find_map_index_grad(&x, t);
+        assert_close(v, find_map_index(&x, t), 1e-14, "value as std");
+        let k = (0..n).find(|&i| x[i] > t).unwrap_or(0);
+        let j = (0..n).find(|&i| x[i] < 0.0).unwrap_or(n - 1);
+        let mut ex = vec![0.0; n];
+        ex[k] += t;
+        ex[j] += 2.0 * x[j];
+        assert_all_close(&gx, &ex, 1e-14, "d/dx by hand");
+        assert_close(gt, x[k], 1e-14, "d/dt by hand");
+        let flat: Vec<f64> = x.iter().copied().chain([t]).collect();
+        let grad = flat_grad_t(find_map_index_grad, n);
+        assert_fd_gradient(
+            |v| find_map_index(&v[..n], v[n]),
+            &flat,
+            &grad(&flat),
+            "find_map index",
+        );
+        let (_, _, h) = find_map_index_hessian(&x, t);
+        assert_hessian_fd(&h, grad, &flat, 1e-6, "find_map index Hessian");
+    }
+}
+
 /// The gradient of a function of a slice and a scalar as one flat vector, for the differences.
 fn flat_grad_t(
     g: impl Fn(&[f64], f64) -> (f64, (Vec<f64>, f64)),

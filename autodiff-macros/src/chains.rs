@@ -420,6 +420,65 @@ impl Body {
     }
 }
 
+// Input:  x.iter().enumerate().find_map(|(i, v)| if *v > t { Some(i + 1) } else { None })
+// Output: true
+/// Is the value of a `.find_map(..)` closure (its parameter `param`, over `chain`'s elements) surely an
+/// integer: an integer literal or cast, a `.len()` or `.count()`, a name the parameter binds to a count
+/// (`.enumerate()`'s, a range's index) where no `.map(..)` or `.zip(..)` changed the elements, or
+/// arithmetic of those?
+fn integer_value(param: &Pat, chain: &Chain, value: &Expr) -> bool {
+    fn counts(pat: &Pat, shape: &Shape, names: &mut FastSet<String>) {
+        match (pat, shape) {
+            (Pat::Tuple(p), Shape::Pair(a, b)) if p.elems.len() == 2 => {
+                counts(&p.elems[0], a, names);
+                counts(&p.elems[1], b, names);
+            }
+            (Pat::Ident(p), Shape::Value) => {
+                names.insert(p.ident.to_string());
+            }
+            _ => {}
+        }
+    }
+    fn integer(e: &Expr, names: &FastSet<String>) -> bool {
+        match strip_parens(e) {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => !matches!(i.suffix(), "f32" | "f64"),
+            Expr::Cast(c) => integer_type(&c.ty),
+            Expr::MethodCall(m) => m.args.is_empty() && (m.method == "len" || m.method == "count"),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| names.contains(&i.to_string())),
+            Expr::Binary(b) => {
+                use syn::BinOp::*;
+                matches!(b.op, Add(_) | Sub(_) | Mul(_) | Div(_) | Rem(_))
+                    && integer(&b.left, names)
+                    && integer(&b.right, names)
+            }
+            _ => false,
+        }
+    }
+    let mut names = FastSet::default();
+    if chain.window.is_none()
+        && chain.then.is_none()
+        && !chain
+            .stages
+            .iter()
+            .any(|s| matches!(s, Stage::Map(_) | Stage::Zip(_)))
+    {
+        let mut shape = element_shape(&chain.source);
+        for stage in &chain.stages {
+            if matches!(stage, Stage::Enumerate) {
+                shape = Shape::Pair(Box::new(Shape::Value), Box::new(shape));
+            }
+        }
+        counts(&plain_pattern(param), &shape, &mut names);
+    }
+    integer(value, &names)
+}
+
 // Input:  { let w = v * 2.0; if w > 1.0 { None } else { Some(w.ln()) } }
 // Output: ([let w = v * 2.0;], !(w > 1.0), w.ln())
 /// The body of a `.find_map(..)` closure as the statements before its `if`, the test under which it gives
@@ -1880,8 +1939,12 @@ impl Desugar<'_> {
             syn::parse_quote!(#empty = false;),
         ];
         let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
-        let acc_ty = self.float.as_ref().map(|f| quote!(: #f));
-        let init = self.zero.clone();
+        // An integer (`Some(i)` of an index `.enumerate()` counts): an untyped `0`, of the value's
+        // integer type; else the function's float.
+        let (init, acc_ty) = match integer_value(&f.inputs[0], &chain, &value) {
+            true => (quote!(0), None),
+            false => (self.zero.clone(), self.float.as_ref().map(|f| quote!(: #f))),
+        };
         let result = self.unwrapped(&acc, &empty, message, default);
         Some(syn::parse_quote_spanned! {span=>
             {
@@ -2835,6 +2898,12 @@ mod tests {
             out.contains("for & v in x . iter () { if __empty_2 { let w = v * v ; let __found_4 : bool = ! (w > 1.0) ; if __found_4 { let __next_3 = (w . ln ()) ; __acc_1 = __next_3 ; __empty_2 = false ; } } }"),
             "{out}"
         );
+        // An index: an integer accumulator, untyped.
+        let (out, errors) = rewrite(
+            "fn f(x: &[f64], t: f64) -> f64 { let k = x.iter().enumerate().find_map(|(i, v)| if *v > t { Some(i + 1) } else { None }).unwrap_or(0); x[k] }",
+        );
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(out.contains("let mut __acc_1 = 0 ;"), "{out}");
         // Two `Some`s, an `else if`, a `match`: refused.
         for f in [
             "|v| if *v > 1.0 { Some(1.0) } else { Some(2.0) }",
