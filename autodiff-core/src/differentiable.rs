@@ -532,8 +532,10 @@ impl<S: Clone> Receiver<S> for &S {
 
 /// The tangent of a struct that is constant in the caller: a zero struct, or `()` where the callee keeps
 /// it constant too. Generated code calls [`inactive_tangent`], and the callee's slot type picks.
+/// Also of a field of a constant struct passed on whole (`g(&p.arr)`, `g(&p.w)`), which the syntax does
+/// not tell from a nested struct: an array's or a slice's zeros in a slice parameter's slot (`Vec<T>`).
 #[doc(hidden)]
-pub trait InactiveTangent<S> {
+pub trait InactiveTangent<S: ?Sized> {
     /// The zero tangent of `value`.
     fn of(value: &S) -> Self;
 }
@@ -554,15 +556,29 @@ impl<S: Differentiable> InactiveTangent<&S> for S {
     }
 }
 
-impl<S> InactiveTangent<S> for () {
+impl<S: ?Sized> InactiveTangent<S> for () {
     #[inline]
     fn of(_value: &S) {}
+}
+
+impl<T: Float, const N: usize> InactiveTangent<[T; N]> for Vec<T> {
+    #[inline]
+    fn of(_value: &[T; N]) -> Vec<T> {
+        vec![T::zero(); N]
+    }
+}
+
+impl<T: Float> InactiveTangent<[T]> for Vec<T> {
+    #[inline]
+    fn of(value: &[T]) -> Vec<T> {
+        vec![T::zero(); value.len()]
+    }
 }
 
 /// The tangent of a constant struct argument: see [`InactiveTangent`].
 #[doc(hidden)]
 #[inline]
-pub fn inactive_tangent<S, Z: InactiveTangent<S>>(value: &S) -> Z {
+pub fn inactive_tangent<S: ?Sized, Z: InactiveTangent<S>>(value: &S) -> Z {
     Z::of(value)
 }
 

@@ -9,10 +9,10 @@
 //! differentiated structs have no float field read and that has no other differentiated input has no
 //! hidden function: its `f_hvp` is the value and zero structs (`zero_hvp`).
 //!
-//! A function returning `f64` whose structs are all differentiated and of types without float type
-//! parameters takes `struct_whole.rs`'s way instead (through the structs' values views), which also lets it
-//! pass a struct on whole to a call; this one serves the others (generic structs, constant structs, methods
-//! of generic `impl`s).
+//! A function returning `f64` whose structs are of types without float type parameters, each
+//! differentiated or passed on whole to a call, takes `struct_whole.rs`'s way instead (through the structs'
+//! values views), which also lets it pass a struct on whole to a call; this one serves the others (generic
+//! structs, constant structs only read by their fields, which need no derive, methods of generic `impl`s).
 //!
 //! ```text
 //! fn mse(p: &Mlp, xs: &[f64]) -> f64 { .. p.w[i] .. p.b .. }
@@ -112,7 +112,7 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
             order,
             "`order = K` on a function that passes a parameter struct, or a field of one, on whole to a call \
              (`g(p, ..)`, `g(&p.inner)`) is supported for a function returning `f64` whose parameter structs \
-             are all differentiated and have no float type parameter: this one is not, so read the fields in \
+             have no float type parameter and are differentiated or passed on whole: this one is not, so read the fields in \
              this function, writing the callee's computation out (a parameter of a type alias of a float, \
              `type Real = f32;`, is taken for a struct: write the float type itself)",
         );
@@ -176,7 +176,8 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     );
     let hvp = hvp(s, &floats, &scalar, nested, in_impl, renamed.is_some());
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &scalar);
-    quote!(#fields_fn #hvp #hessian #derivatives)
+    let stand_ins = crate::struct_whole::constant_stand_ins(s);
+    quote!(#fields_fn #hvp #hessian #derivatives #stand_ins)
 }
 
 /// For each field input (in `Flattened::field_inputs`' order), is it a float or an array of floats (not a

@@ -26,8 +26,9 @@
 //! }
 //! ```
 //!
-//! It serves functions returning `f64` whose parameter structs are all differentiated and of types
-//! without float type parameters (`Mlp`, `Self` of a non-generic `impl`); others keep `struct_higher.rs`'s
+//! It serves functions returning `f64` whose parameter structs are of types without float type parameters
+//! (`Mlp`, `Self` of a non-generic `impl`), each differentiated or passed on whole to a call (a constant
+//! struct, whose view is then outside the hidden function's `wrt(..)`); others keep `struct_higher.rs`'s
 //! hidden function of the fields, which cannot pass a struct on.
 
 use crate::errors::Errors;
@@ -38,16 +39,33 @@ use quote::{format_ident, quote, ToTokens};
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident};
 
-/// Does `s` take the values-view path: returning `f64`, its structs all differentiated and of types without
-/// float type parameters, in a non-generic `impl` if a method?
+/// Does `s` take the values-view path: returning `f64`, its structs of types without float type parameters,
+/// in a non-generic `impl` if a method, and each either differentiated or passed on whole to a call (a
+/// constant struct, `wrt(x)` in `fn f(p: &Cfg, x: &[f64])`, whose view goes to the callee's `__g_whole`
+/// undifferentiated; one only read by its fields keeps `struct_higher.rs`'s way, which needs no derive)?
 pub(crate) fn serves(s: &StructFunction) -> bool {
-    let returns_f64 = matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.path.is_ident("f64"));
-    returns_f64 && structs_fit(s)
+    returns_f64(s) && structs_fit(s, Constant::PassedOn)
 }
 
-/// Are `s`'s parameter structs all differentiated and of types without float type parameters, in a
-/// non-generic `impl` if a method?
-fn structs_fit(s: &StructFunction) -> bool {
+/// Does `s` return `f64`?
+fn returns_f64(s: &StructFunction) -> bool {
+    matches!(&s.sig.ret_ty, syn::Type::Path(p) if p.path.is_ident("f64"))
+}
+
+/// Which parameter structs that `wrt(..)` leaves out `structs_fit` lets through.
+#[derive(Clone, Copy, PartialEq)]
+enum Constant {
+    /// None.
+    Refused,
+    /// Those passed on whole to a call, or with a field passed on whole (`g(p, x)`, `g(&p.inner)`).
+    PassedOn,
+    /// All.
+    Any,
+}
+
+/// Are `s`'s parameter structs all of types without float type parameters, in a non-generic `impl` if a
+/// method, and differentiated or kept constant as `constant` lets them?
+fn structs_fit(s: &StructFunction, constant: Constant) -> bool {
     let float_params = crate::signature::float_type_params(&s.analysis_item.sig.generics);
     let names_float = |ty: &syn::Type| {
         ty.to_token_stream().into_iter().any(|t| {
@@ -55,11 +73,34 @@ fn structs_fit(s: &StructFunction) -> bool {
             t == "f64" || t == "f32" || float_params.iter().any(|p| *p == t)
         })
     };
+    // (Not a constant `self`, whose method keeps `struct_higher.rs`'s way: in an `impl`, its calls of
+    // other methods reach their generic copies there.)
+    let passed_on = |i: usize, p: &crate::signature::Param| {
+        p.ident != "self"
+            && (passed_to_a_call(s.written, &p.ident.to_string())
+                || s.flat.field_inputs().any(|f| f.parent == i && f.whole))
+    };
     float_params.is_empty()
-        && s.sig.params.iter().all(|p| match &p.kind {
-            Kind::Struct(ty) => p.active && !names_float(ty),
+        && s.sig.params.iter().enumerate().all(|(i, p)| match &p.kind {
+            Kind::Struct(ty) => {
+                !names_float(ty)
+                    && (p.active
+                        || constant == Constant::Any
+                        || constant == Constant::PassedOn && passed_on(i, p))
+            }
             _ => true,
         })
+}
+
+/// For an `order = K` function that keeps a struct constant and reads only its fields
+/// (`struct_higher.rs`'s way, which needs no derive, so no hidden function over the struct's values view):
+/// stand-ins of that hidden function without a generic copy (`stand_ins_without_copy`), so that a caller
+/// that passes it the struct on whole at `order = K` meets the one error at its call, saying why.
+pub(crate) fn constant_stand_ins(s: &StructFunction) -> TokenStream {
+    if !returns_f64(s) || serves(s) || !structs_fit(s, Constant::Any) {
+        return TokenStream::new();
+    }
+    stand_ins_without_copy(s, NoCopy::ConstantFields.reason())
 }
 
 /// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.
@@ -75,8 +116,9 @@ pub(crate) fn items(s: &StructFunction, order: &syn::LitInt, errors: &mut Errors
     let hvp = hvp(s);
     let f64_ident = Ident::new("f64", Span::call_site());
     let hessian = crate::higher::hessian_of(s.bounded, s.sig, &f64_ident);
+    let derivatives = derivatives(s, order);
     let pairs = pairs::of_structs(s);
-    quote!(#whole #pairs #hvp #hessian)
+    quote!(#whole #pairs #hvp #hessian #derivatives)
 }
 
 /// For a function without `order = K`: the hidden function `__f_whole` at first order, whose generic copy
@@ -95,7 +137,7 @@ pub(crate) fn first_order(s: &StructFunction) -> TokenStream {
     let returns_array = matches!(s.sig.ret_kind, Kind::Array);
     // A tuple of floats too (`fn pair(p: &Layer, x: f64) -> (f64, f64)`): `let (a, b) = pair(p, x);`.
     let returns_tuple = matches!(s.sig.ret_kind, Kind::Tuple(_));
-    if !structs_fit(s) {
+    if !structs_fit(s, Constant::Refused) {
         return stand_ins(s);
     }
     if !(serves(s) || outputs_only || returns_array || returns_tuple) {
@@ -176,6 +218,8 @@ enum NoCopy {
     DoubtfulScalar,
     /// It returns neither a float nor an array, nor `()` with output parameters (`-> (f64, f64)`).
     Returns,
+    /// It has `order = K` and keeps a struct constant that it only reads by its fields.
+    ConstantFields,
 }
 
 impl NoCopy {
@@ -188,6 +232,12 @@ impl NoCopy {
             }
             NoCopy::Returns => {
                 "it returns neither a float nor an array, nor `()` with its results in output parameters"
+            }
+            NoCopy::ConstantFields => {
+                "it keeps a parameter struct constant (`wrt(..)` leaves it out) and only reads its fields, so \
+                 it takes its fields as values, not the struct's values view (which needs \
+                 `#[derive(Differentiable)]`): differentiate the struct in it too, or pass it the fields \
+                 it reads"
             }
         }
     }
@@ -534,7 +584,9 @@ fn whole_function(
         let (primal, values) = pair(&p.ident.to_string());
         params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
         params.push(quote!(#values: &[f64]));
-        wrt.push(values.clone());
+        if p.active {
+            wrt.push(values.clone());
+        }
         wholes.push((p.ident.to_string(), (primal.clone(), values.clone())));
         for ((f, float), cast_only) in s
             .flat
@@ -923,7 +975,9 @@ pub(crate) mod pairs {
                 let (primal, values) = super::pair(&p.ident.to_string());
                 params.push(quote!(#primal: &<#ty as ::autodiff::__private::Itself>::Type));
                 params.push(quote!(#values: &[f64]));
-                wrt.push(values.clone());
+                if p.active {
+                    wrt.push(values.clone());
+                }
                 args.push(primal);
                 args.push(values);
                 continue;
@@ -1293,6 +1347,55 @@ impl VisitMut for CopiedFields<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// `f_derivatives(<params>) -> [f64; K + 1]` for a function whose one active input is a float (its structs
+/// constant, passed on whole): `__f_whole_derivatives` on the structs' values views.
+fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
+    let one_scalar = matches!(s.sig.active().collect::<Vec<_>>().as_slice(),
+        [p] if p.array.is_none() && !matches!(p.kind, Kind::Struct(_)) && crate::signature::float_tuple(&p.kind).is_none());
+    let Ok(k) = order.base10_parse::<usize>() else {
+        return TokenStream::new();
+    };
+    if !one_scalar {
+        return TokenStream::new();
+    }
+    let len = k + 1;
+    let name = crate::signature::derived_name(s.item, "derivatives");
+    let signature = s.sig.generated(s.bounded, &name, None, quote!([f64; #len]));
+    let (mut views, mut args) = (Vec::new(), Vec::new());
+    for (i, p) in s.sig.params.iter().enumerate() {
+        let ident = &p.ident;
+        if !matches!(p.kind, Kind::Struct(_)) {
+            args.push(quote!(#ident));
+            continue;
+        }
+        let reference = match &p.ty {
+            syn::Type::Reference(_) => quote!(#ident),
+            _ => quote!(&#ident),
+        };
+        let view = format_ident!("__values_{}", i, span = Span::mixed_site());
+        views.push(quote!(let #view = ::autodiff::__private::values(#reference);));
+        args.push(reference);
+        args.push(quote!(&#view));
+    }
+    let callee = format_ident!(
+        "{}_derivatives",
+        crate::naming::whole_function(&s.item.sig.ident)
+    );
+    let owner = crate::expand::is_method(s.item).then(|| quote!(Self::));
+    let doc = format!(
+        " `[f, f', .., f^({k})]` of `{}` at its active input: `{callee}` on the structs' values views.",
+        s.item.sig.ident
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(unused, clippy::pedantic, clippy::nursery, clippy::too_many_arguments)]
+        #signature {
+            #(#views)*
+            #owner #callee(#(#args),*)
+        }
+    }
+}
+
 /// `f_hvp(<params>, v: G) -> (f64, G, G)` through `__f_whole_hvp`: each struct as itself and its values
 /// view, its direction as the view of the direction; gradient and product gathered from the views.
 fn hvp(s: &StructFunction) -> TokenStream {
@@ -1351,12 +1454,14 @@ fn hvp(s: &StructFunction) -> TokenStream {
             _ => quote!(&#ident),
         };
         let (view, d, dv) = (values(i), direction(i), direction_values(i));
-        views.push(quote! {
-            let #view = ::autodiff::__private::values(#reference);
-            let #dv = ::autodiff::__private::tangent_values(#reference, &#d);
-        });
+        views.push(quote!(let #view = ::autodiff::__private::values(#reference);));
         args.push(quote!(#reference));
         args.push(quote!(&#view));
+        if !p.active {
+            // A constant struct (`wrt(..)` leaves it out): its view, without direction or derivatives.
+            continue;
+        }
+        views.push(quote!(let #dv = ::autodiff::__private::tangent_values(#reference, &#d);));
         inner_directions.push(quote!(#dv));
         let k = gradient_slots.len();
         let (g, h) = (slot(&gradient, k), slot(&product, k));
@@ -1435,6 +1540,82 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("let __p_b = __p_values ["), "{text}");
+    }
+
+    #[test]
+    fn a_constant_struct_passed_on_whole_is_passed_with_its_view_undifferentiated() {
+        let text = expanded(
+            quote!(wrt(x), order = 3),
+            quote! {
+                fn f(p: &Model, x: f64) -> f64 {
+                    g(p, x) * p.b
+                }
+            },
+        );
+        assert!(!text.contains("compile_error"), "{text}");
+        // The view is a parameter of the hidden function, outside its `wrt(..)`.
+        assert!(text.contains("wrt (x) , __struct_whole"), "{text}");
+        assert!(
+            text.contains("__g_whole (__p_primal , __p_values , x)"),
+            "{text}"
+        );
+        // `f_hvp` passes the struct's view without a direction; one scalar input: `f_derivatives`.
+        assert!(!text.contains("tangent_values"), "{text}");
+        for item in [
+            "fn __f_whole",
+            "fn f_hvp",
+            "fn f_hessian",
+            "fn f_derivatives",
+        ] {
+            assert!(text.contains(item), "{item} in {text}");
+        }
+        assert!(
+            text.contains("__f_whole_derivatives (p , & __values_0 , x)"),
+            "{text}"
+        );
+        // So for a field passed on whole.
+        let field = expanded(
+            quote!(wrt(x), order = 2),
+            quote! {
+                fn f(p: &Model, x: f64) -> f64 {
+                    h(&p.w, x)
+                }
+            },
+        );
+        assert!(field.contains("wrt (x) , __struct_whole"), "{field}");
+    }
+
+    #[test]
+    fn a_constant_struct_only_read_by_its_fields_keeps_them_as_values() {
+        // No derive needed: the fields' hidden function, and stand-ins of `__f_whole` without a
+        // generic copy, whose absence is the one error of a caller passing the struct on whole.
+        let text = expanded(
+            quote!(wrt(x), order = 2),
+            quote! {
+                fn f(p: &Model, x: f64) -> f64 {
+                    p.b * x * x
+                }
+            },
+        );
+        assert!(!text.contains("compile_error"), "{text}");
+        assert!(text.contains("fn __f_fields"), "{text}");
+        assert!(text.contains("struct __f_whole"), "{text}");
+        assert!(
+            !text.contains("impl :: autodiff :: __private :: HasGenericCopy for __f_whole"),
+            "{text}"
+        );
+        // A method's constant `self` passed on keeps the fields' way (its calls reach the callees'
+        // generic copies in the `impl`).
+        let method = expanded(
+            quote!(wrt(x), order = 2),
+            quote! {
+                fn f(&self, x: f64) -> f64 {
+                    self.g(x) * self.b
+                }
+            },
+        );
+        assert!(!method.contains("compile_error"), "{method}");
+        assert!(!method.contains("__struct_whole"), "{method}");
     }
 
     #[test]

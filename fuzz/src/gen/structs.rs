@@ -11,7 +11,8 @@
 //!   struct whole (`hp(self, ..)`, `hp(p, ..)`, `hp(&p, ..)`);
 //! - the checked function: a free `f(p: &S, x, xs)` or `f(p: S, ..)` with default activity, `wrt(p)`,
 //!   `wrt(p, x)` or `wrt(x, xs)` (the struct constant), or a method `f(&self, x, xs)` with `wrt(self)`,
-//!   `wrt(self, x)`, `wrt(self, x, xs)` or `wrt(x)` (`self` constant); `order = 2` in one program of four.
+//!   `wrt(self, x)`, `wrt(self, x, xs)` or `wrt(x)` (`self` constant); `order = 2` in one program of four
+//!   (then a method's `self` differentiated).
 //!
 //! The bodies are the generator's statements and expressions (`Gen::block`, `Gen::expr`) over the field
 //! reads (`p.a`, `p.w[i]`, `for &v in &self.inner.v`, `0..p.n`, the `#[no_grad]` float `p.c`) and the
@@ -313,12 +314,17 @@ impl Gen {
         if with_xs {
             params.push(SParam::Slice("xs".into(), lx));
         }
-        // At `order = 2` the struct is differentiated: `order = K` on a function keeping it constant
-        // and passing it on whole is refused (a spanned error), and every helper has `order = 2` too
+        // At `order = 2` a method's `self` is differentiated (`order = K` on a method keeping it constant
+        // and passing it on whole is refused, a spanned error), a free function's struct maybe not (its
+        // view passed to the helpers undifferentiated), and every helper has `order = 2` too
         // (a helper written for `f64` without it has no generic copy where its body takes a reference
         // to iterate, `for &v in &p.arr`, or passes `self` on whole: a spanned error at the call).
         let draw = self.rng.range(0, 3);
-        let draw = if order2 && draw == 3 { draw - 2 } else { draw };
+        let draw = if order2 && method && draw == 3 {
+            draw - 2
+        } else {
+            draw
+        };
         let draw = if order2 && method && draw == 2 && !with_xs {
             1
         } else {
@@ -1159,11 +1165,11 @@ mod tests {
                 !source.contains('$') && !oracle.contains('$'),
                 "program {id}"
             );
-            // At `order = 2` every helper has it too, and the struct is differentiated.
+            // At `order = 2` every helper has it too, and a method's `self` is differentiated.
             if main.order2 {
                 assert!(sp.funcs.iter().all(|f| f.order2));
                 let wrt = main.wrt.clone().unwrap_or_default();
-                assert!(main.wrt.is_none() || wrt.iter().any(|w| w == "p" || w == "self"));
+                assert!(main.owner.is_none() || wrt.iter().any(|w| w == "self"));
             }
         }
     }
