@@ -845,6 +845,16 @@ fn fields_item(s: &StructFunction, suffix: &str, in_impl: bool) -> TokenStream {
     }
 }
 
+/// `K`, where `s` has `f_derivatives` (`order = K` on a function whose one active input is a float, its
+/// structs constant).
+pub(crate) fn derivatives_order(s: &StructFunction, order: &syn::LitInt) -> Option<usize> {
+    let one_scalar = matches!(s.sig.active().collect::<Vec<_>>().as_slice(),
+        [p] if p.array.is_none() && !matches!(p.kind, Kind::Struct(_)) && crate::signature::float_tuple(&p.kind).is_none());
+    one_scalar
+        .then(|| order.base10_parse::<usize>().ok())
+        .flatten()
+}
+
 /// `f_derivatives(<params>) -> [T; K + 1]` for a function whose one active input is a float (its structs
 /// constant): the hidden function's own, which has the same one active input.
 fn derivatives(
@@ -855,14 +865,9 @@ fn derivatives(
     in_impl: bool,
     renamed: bool,
 ) -> TokenStream {
-    let one_scalar = matches!(s.sig.active().collect::<Vec<_>>().as_slice(),
-        [p] if p.array.is_none() && !matches!(p.kind, Kind::Struct(_)) && crate::signature::float_tuple(&p.kind).is_none());
-    let Ok(k) = order.base10_parse::<usize>() else {
+    let Some(k) = derivatives_order(s, order) else {
         return TokenStream::new();
     };
-    if !one_scalar {
-        return TokenStream::new();
-    }
     let len = k + 1;
     let name = crate::signature::derived_name(s.item, "derivatives");
     let signature = s

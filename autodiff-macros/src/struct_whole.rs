@@ -1350,14 +1350,9 @@ impl VisitMut for CopiedFields<'_> {
 /// `f_derivatives(<params>) -> [f64; K + 1]` for a function whose one active input is a float (its structs
 /// constant, passed on whole): `__f_whole_derivatives` on the structs' values views.
 fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
-    let one_scalar = matches!(s.sig.active().collect::<Vec<_>>().as_slice(),
-        [p] if p.array.is_none() && !matches!(p.kind, Kind::Struct(_)) && crate::signature::float_tuple(&p.kind).is_none());
-    let Ok(k) = order.base10_parse::<usize>() else {
+    let Some(k) = crate::struct_higher::derivatives_order(s, order) else {
         return TokenStream::new();
     };
-    if !one_scalar {
-        return TokenStream::new();
-    }
     let len = k + 1;
     let name = crate::signature::derived_name(s.item, "derivatives");
     let signature = s.sig.generated(s.bounded, &name, None, quote!([f64; #len]));
