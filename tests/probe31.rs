@@ -891,6 +891,150 @@ pub mod more {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// A third round: the overwrite hazards of in-place numeric code (values read after they are rewritten)
+// ---------------------------------------------------------------------------------------------------
+
+pub mod third {
+    use super::stan::log_sum_exp2;
+    use autodiff::{differentiable, Differentiable, Float};
+
+    /// The Thomas algorithm for a tridiagonal system (the banded solve of ADOL-C's and CppAD's ODE
+    /// examples), the forward sweep rewriting local copies in place and the back substitution reading
+    /// the values just written.
+    #[differentiable]
+    pub fn thomas(a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> Vec<f64> {
+        let n = b.len();
+        let mut cp = c.to_vec();
+        let mut dp = d.to_vec();
+        cp[0] = c[0] / b[0];
+        dp[0] = d[0] / b[0];
+        for i in 1..n {
+            let m = b[i] - a[i] * cp[i - 1];
+            if i < n - 1 {
+                cp[i] = c[i] / m;
+            }
+            dp[i] = (d[i] - a[i] * dp[i - 1]) / m;
+        }
+        let mut x = dp.clone();
+        for i in (0..n - 1).rev() {
+            x[i] = x[i] - cp[i] * x[i + 1];
+        }
+        x
+    }
+
+    /// A running log-sum-exp written over a copy in place (`v[i] = lse(v[i-1], v[i])`, Stan's
+    /// `cumulative_log_sum_exp`), two of its entries multiplied.
+    #[differentiable(order = 2)]
+    pub fn cumulative_lse(x: &[f64]) -> f64 {
+        let n = x.len();
+        let mut v = x.to_vec();
+        for i in 1..n {
+            v[i] = log_sum_exp2(v[i - 1], v[i]);
+        }
+        v[n - 1] * v[n / 2]
+    }
+
+    /// A bubble sort by tuple swaps `(v[j], v[j + 1]) = (v[j + 1], v[j])`, then weights by rank.
+    #[differentiable(order = 2)]
+    pub fn ranked(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        let n = v.len();
+        for i in 0..n {
+            for j in 0..n - 1 - i {
+                if v[j] > v[j + 1] {
+                    (v[j], v[j + 1]) = (v[j + 1], v[j]);
+                }
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += (i as f64 + 1.0) * v[i] * v[i];
+        }
+        s
+    }
+
+    /// Horner by `mul_add`, every argument active (Ceres' `fma` jets).
+    #[differentiable(order = 2)]
+    pub fn horner_fma(c: &[f64], x: f64) -> f64 {
+        let mut p = c[c.len() - 1];
+        for i in (0..c.len() - 1).rev() {
+            p = p.mul_add(x, c[i]);
+        }
+        p
+    }
+
+    /// Newton's square root generic over `T: Float`, the tolerance through `T::from`, a `while` on an
+    /// active comparison and a counter.
+    #[differentiable(order = 2)]
+    pub fn newton_sqrt<T: Float>(a: T) -> T {
+        let half = T::from(0.5).unwrap();
+        let tol = T::from(1e-7).unwrap() * T::epsilon();
+        let mut s = if a > T::one() { a } else { T::one() };
+        let mut k = 0;
+        while k < 100 {
+            let next = half * (s + a / s);
+            let step = (next - s).abs();
+            s = next;
+            k += 1;
+            if step <= tol * s {
+                break;
+            }
+        }
+        s
+    }
+
+    /// A generic `Differentiable` struct with a method differentiated in `self` and `x`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Quadratic<T> {
+        pub a: T,
+        pub b: T,
+        pub c: T,
+    }
+
+    impl<T: Float> Quadratic<T> {
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn eval(&self, x: T) -> T {
+            (self.a * x + self.b) * x + self.c
+        }
+    }
+
+    /// A `match` whose arms are tuples, chosen by the loop's counter, and a shadowed active local.
+    #[differentiable(order = 2)]
+    pub fn match_tuples(x: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        for k in 0..x.len() {
+            let x = x[k] * 0.5;
+            let (s, c) = match k % 3 {
+                0 => (x.sin(), x.cos()),
+                1 => (x.cos(), -x.sin()),
+                _ => (x * x, 2.0 * x),
+            };
+            let x = s * c + x;
+            acc += x;
+        }
+        acc
+    }
+
+    /// A labelled `break` out of two loops with an accumulator written just before (Tapenade's
+    /// tutorial's search loops).
+    #[differentiable(order = 2)]
+    pub fn labelled_search(x: &[f64], limit: f64) -> f64 {
+        let mut acc = 0.0;
+        let mut last = 0.0;
+        'outer: for i in 0..x.len() {
+            for j in i..x.len() {
+                last = x[i] * x[j];
+                acc += last;
+                if acc > limit {
+                    break 'outer;
+                }
+            }
+        }
+        acc + last * last
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Plain helpers of the checks (written here, no macro)
 // ---------------------------------------------------------------------------------------------------
 
@@ -2485,4 +2629,272 @@ fn second_round_mixture_struct() {
                 r.uniform(-0.5, 0.5),
             ]
         });
+}
+
+#[test]
+fn third_round_in_place() {
+    use third::*;
+    let entries: Vec<Entry> = vec![
+        (
+            slice(
+                "cumulative_lse",
+                cumulative_lse,
+                cumulative_lse_grad,
+                cumulative_lse_jvp,
+                cumulative_lse_grad_into,
+            )
+            .hessian(hess_slice(cumulative_lse_hessian))
+            .analytic(|x| {
+                // v_i = ln Σ_{k<=i} e^{x_k}; d v_i / d x_k = e^{x_k - v_i} for k <= i.
+                let n = x.len();
+                let lse = |i: usize| x[..=i].iter().map(|v| v.exp()).sum::<f64>().ln();
+                let (a, b) = (lse(n - 1), lse(n / 2));
+                (0..n)
+                    .map(|k| {
+                        let da = (x[k] - a).exp();
+                        let db = if k <= n / 2 { (x[k] - b).exp() } else { 0.0 };
+                        da * b + a * db
+                    })
+                    .collect()
+            }),
+            Box::new(range(5, -2.0, 2.0)),
+        ),
+        (
+            slice("ranked", ranked, ranked_grad, ranked_jvp, ranked_grad_into)
+                .hessian(hess_slice(ranked_hessian))
+                .analytic(|x| {
+                    // Each x_k lands at its rank r: 2 (r + 1) x_k.
+                    (0..x.len())
+                        .map(|k| {
+                            let rank = x.iter().filter(|&&v| v < x[k]).count();
+                            2.0 * (rank as f64 + 1.0) * x[k]
+                        })
+                        .collect()
+                }),
+            Box::new(common::probe::distinct(6, -2.0, 2.0, 0.01)),
+        ),
+        (
+            Probe::new("horner_fma", |x| horner_fma(&x[..5], x[5]))
+                .grad(|x| {
+                    let (v, (g, gz)) = horner_fma_grad(&x[..5], x[5]);
+                    (v, [g, vec![gz]].concat())
+                })
+                .jvp(|x, t| horner_fma_jvp(&x[..5], x[5], (t[..5].to_vec(), t[5])))
+                .hessian(|x| {
+                    let (v, (g, gz), h) = horner_fma_hessian(&x[..5], x[5]);
+                    (v, [g, vec![gz]].concat(), h)
+                })
+                .analytic(|x| {
+                    // The same polynomial as `poly_all`, whose gradient is checked by hand above.
+                    let (_, (g, gz)) = cppad::poly_all_grad(&x[..5], x[5]);
+                    [g, vec![gz]].concat()
+                }),
+            Box::new(range(6, -1.5, 1.5)),
+        ),
+        (
+            one(
+                "newton_sqrt",
+                newton_sqrt::<f64>,
+                newton_sqrt_grad::<f64>,
+                newton_sqrt_jvp::<f64>,
+                newton_sqrt_grad_into::<f64>,
+            )
+            .hessian(hess1(
+                newton_sqrt_hessian::<f64>,
+                newton_sqrt_derivatives::<f64>,
+            ))
+            .analytic(|x| vec![0.5 / x[0].sqrt()]),
+            Box::new(range(1, 0.01, 50.0)),
+        ),
+        (
+            Probe::new("quadratic", |p| {
+                Quadratic {
+                    a: p[0],
+                    b: p[1],
+                    c: p[2],
+                }
+                .eval(p[3])
+            })
+            .grad(|p| {
+                let (v, (g, gx)) = Quadratic {
+                    a: p[0],
+                    b: p[1],
+                    c: p[2],
+                }
+                .eval_grad(p[3]);
+                (v, vec![g.a, g.b, g.c, gx])
+            })
+            .jvp(|p, t| {
+                Quadratic {
+                    a: p[0],
+                    b: p[1],
+                    c: p[2],
+                }
+                .eval_jvp(
+                    p[3],
+                    (
+                        Quadratic {
+                            a: t[0],
+                            b: t[1],
+                            c: t[2],
+                        },
+                        t[3],
+                    ),
+                )
+            })
+            .hessian(|p| {
+                let (v, (g, gx), h) = Quadratic {
+                    a: p[0],
+                    b: p[1],
+                    c: p[2],
+                }
+                .eval_hessian(p[3]);
+                (v, vec![g.a, g.b, g.c, gx], h)
+            })
+            .analytic(|p| vec![p[3] * p[3], p[3], 1.0, 2.0 * p[0] * p[3] + p[1]]),
+            Box::new(range(4, -2.0, 2.0)),
+        ),
+        (
+            slice(
+                "match_tuples",
+                match_tuples,
+                match_tuples_grad,
+                match_tuples_jvp,
+                match_tuples_grad_into,
+            )
+            .hessian(hess_slice(match_tuples_hessian))
+            .analytic(|x| {
+                (0..x.len())
+                    .map(|k| {
+                        let y = 0.5 * x[k];
+                        // d/dy of s c + y, times 1/2.
+                        let d = match k % 3 {
+                            0 => (2.0 * y).cos(),
+                            1 => -(2.0 * y).cos(),
+                            _ => 6.0 * y * y,
+                        };
+                        0.5 * (d + 1.0)
+                    })
+                    .collect()
+            }),
+            Box::new(range(7, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("labelled_search", |x| labelled_search(x, 1.5))
+                .grad(|x| {
+                    let (v, (g, _)) = labelled_search_grad(x, 1.5);
+                    (v, g)
+                })
+                .jvp(|x, t| labelled_search_jvp(x, 1.5, (t.to_vec(), 0.0)))
+                .hessian(|x| {
+                    let (v, (g, _), h) = labelled_search_hessian(x, 1.5);
+                    let n = x.len();
+                    (v, g, h[..n].iter().map(|r| r[..n].to_vec()).collect())
+                }),
+            Box::new(range(5, -1.0, 1.5)),
+        ),
+    ];
+    run_all(entries);
+}
+
+#[test]
+fn third_round_thomas_and_hvp() {
+    let n = 5;
+    let split = |x: &[f64]| {
+        (
+            x[..n].to_vec(),
+            x[n..2 * n].to_vec(),
+            x[2 * n..3 * n].to_vec(),
+            x[3 * n..].to_vec(),
+        )
+    };
+    let sample = |r: &mut Lcg| {
+        let mut x = r.vec(n, -1.0, 1.0);
+        x.extend(r.vec(n, 3.0, 4.0));
+        x.extend(r.vec(n, -1.0, 1.0));
+        x.extend(r.vec(n, -2.0, 2.0));
+        x
+    };
+    check_vector(
+        "thomas",
+        4,
+        sample,
+        &|x| {
+            let (a, b, c, d) = split(x);
+            third::thomas(&a, &b, &c, &d)
+        },
+        &|x, w| {
+            let (a, b, c, d) = split(x);
+            let (v, (ga, gb, gc, gd)) = third::thomas_vjp(&a, &b, &c, &d, w.to_vec());
+            (v, [ga, gb, gc, gd].concat())
+        },
+        &|x, t| {
+            let (a, b, c, d) = split(x);
+            let (ta, tb, tc, td) = split(t);
+            third::thomas_jvp(&a, &b, &c, &d, (ta, tb, tc, td))
+        },
+        None,
+    );
+    // By hand: the solution solves the system, and dx/dd is the inverse of the tridiagonal matrix.
+    let mut r = Lcg::new(3);
+    let x = sample(&mut r);
+    let (a, b, c, d) = split(&x);
+    let sol = third::thomas(&a, &b, &c, &d);
+    let m: Vec<Vec<f64>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .map(|j| match j as i64 - i as i64 {
+                    0 => b[i],
+                    -1 => a[i],
+                    1 => c[i],
+                    _ => 0.0,
+                })
+                .collect()
+        })
+        .collect();
+    for i in 0..n {
+        common::assert_close(dot(&m[i], &sol), d[i], 1e-13, "thomas solves");
+    }
+    let inv = inverse(&m);
+    for i in 0..n {
+        let mut w = vec![0.0; n];
+        w[i] = 1.0;
+        let (_, (_, _, _, gd)) = third::thomas_vjp(&a, &b, &c, &d, w);
+        common::assert_all_close(&gd, &inv[i], 1e-12, "dx/dd = M^-1");
+    }
+
+    // CppAD's `mul_level` is forward over reverse: `_hvp` against the Hessian times a vector.
+    let mut r = Lcg::new(8);
+    for _ in 0..3 {
+        let x = well_conditioned(4)(&mut r);
+        let v = r.vec(16, -1.0, 1.0);
+        let (val, g, hv) = cppad::det_by_lu_hvp(&x, 4, v.clone());
+        let (val2, g2, h) = cppad::det_by_lu_hessian(&x, 4);
+        assert_eq!((val, &g), (val2, &g2));
+        let by_h: Vec<f64> = h.iter().map(|row| dot(row, &v)).collect();
+        common::assert_all_close(&hv, &by_h, 1e-12, "det_by_lu hvp");
+        let y = r.vec(5, -2.0, 2.0);
+        let t = r.vec(5, -1.0, 1.0);
+        let (_, _, hv) = third::ranked_hvp(&y, t.clone());
+        let (_, _, h) = third::ranked_hessian(&y);
+        let by_h: Vec<f64> = h.iter().map(|row| dot(row, &t)).collect();
+        common::assert_all_close(&hv, &by_h, 1e-12, "ranked hvp");
+    }
+}
+
+/// The generic Newton square root in `f32`: the value and derivative against `f32`'s own `sqrt`.
+#[test]
+fn third_round_newton_f32() {
+    for &a in &[0.04_f32, 0.9, 2.5, 17.0] {
+        let (v, g) = third::newton_sqrt_grad(a);
+        common::assert_close(f64::from(v), f64::from(a).sqrt(), 1e-6, "f32 sqrt");
+        common::assert_close(f64::from(g), 0.5 / f64::from(a).sqrt(), 1e-5, "f32 sqrt'");
+        let d = third::newton_sqrt_derivatives(a);
+        common::assert_close(
+            f64::from(d[2]),
+            -0.25 * f64::from(a).powf(-1.5),
+            1e-4,
+            "f32 sqrt''",
+        );
+    }
 }
