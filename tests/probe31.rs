@@ -1035,6 +1035,207 @@ pub mod third {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// A fourth round: filters, integrators and quadratures in the parameter forms API.md lists
+// ---------------------------------------------------------------------------------------------------
+
+pub mod fourth {
+    use autodiff::differentiable;
+
+    /// Gauss–Legendre nodes and weights on `[-1, 1]`, five points (the published table).
+    pub const GL_X: [f64; 5] = [
+        -0.906_179_845_938_664,
+        -0.538_469_310_105_683,
+        0.0,
+        0.538_469_310_105_683,
+        0.906_179_845_938_664,
+    ];
+    pub const GL_W: [f64; 5] = [
+        0.236_926_885_056_189,
+        0.478_628_670_499_366,
+        0.568_888_888_888_889,
+        0.478_628_670_499_366,
+        0.236_926_885_056_189,
+    ];
+
+    /// Stan's `gaussian_dlm_obs` for the local-level model, as a scalar Kalman filter: the state mean
+    /// and variance carried as a tuple, the log-likelihood accumulated; `q` and `r` active, `y` data.
+    #[differentiable(wrt(q, r), order = 2)]
+    pub fn local_level_lik(q: f64, r: f64, y: &[f64]) -> f64 {
+        let (mut m, mut p) = (0.0, 10.0);
+        let mut ll = 0.0;
+        for &obs in y {
+            p += q;
+            let f = p + r;
+            let e = obs - m;
+            ll -= 0.5 * ((2.0 * std::f64::consts::PI * f).ln() + e * e / f);
+            let k = p / f;
+            (m, p) = (m + k * e, (1.0 - k) * p);
+        }
+        ll
+    }
+
+    /// The oscillator's right-hand side into an array output parameter.
+    #[differentiable]
+    pub fn sho_rhs(y: &[f64; 2], k: f64, dy: &mut [f64; 2]) {
+        dy[0] = y[1];
+        dy[1] = -k * y[0];
+    }
+
+    /// Midpoint steps of `sho_rhs` (Stan's `ode_*` integrators in their simplest form), local arrays
+    /// passed as output buffers.
+    #[differentiable(order = 2)]
+    pub fn sho_midpoint(k: f64, y0: [f64; 2], h: f64) -> f64 {
+        let mut y = y0;
+        let mut d1 = [0.0; 2];
+        let mut d2 = [0.0; 2];
+        for _ in 0..8 {
+            sho_rhs(&y, k, &mut d1);
+            let mid = [y[0] + 0.5 * h * d1[0], y[1] + 0.5 * h * d1[1]];
+            sho_rhs(&mid, k, &mut d2);
+            y[0] += h * d2[0];
+            y[1] += h * d2[1];
+        }
+        y[0] * y[0] + y[1]
+    }
+
+    /// A two-term recurrence by recursion returning a tuple (`(a, b) -> (b, a + x b)`).
+    #[differentiable]
+    pub fn recurrence(x: f64, n: usize) -> (f64, f64) {
+        if n == 0 {
+            return (0.0, 1.0);
+        }
+        let (a, b) = recurrence(x, n - 1);
+        (b, a + x * b)
+    }
+
+    /// The recurrence's second entry at `order = 2`.
+    #[differentiable(order = 2)]
+    pub fn recurrence_last(x: f64, n: usize) -> f64 {
+        let (_, b) = recurrence(x, n);
+        b
+    }
+
+    /// Stan's simplex transform written on a `mut` `Vec` taken by value: exponentiate in place,
+    /// normalise in place, then the entropy.
+    #[differentiable(order = 2)]
+    pub fn simplex_entropy(mut x: Vec<f64>) -> f64 {
+        let mut total = 0.0;
+        for i in 0..x.len() {
+            x[i] = x[i].exp();
+            total += x[i];
+        }
+        for i in 0..x.len() {
+            x[i] /= total;
+        }
+        let mut h = 0.0;
+        for v in x.iter() {
+            h -= v * v.ln();
+        }
+        h
+    }
+
+    /// A weighted sum of squares over `&Vec<f64>` parameters.
+    #[differentiable(order = 2)]
+    pub fn weighted_ss(x: &Vec<f64>, w: &Vec<f64>) -> f64 {
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += w[i] * x[i] * x[i];
+        }
+        s.sqrt()
+    }
+
+    /// Simpson's rule on `[lo, hi]` of a Gaussian bump whose centre and width are active, the integrand a
+    /// closure capturing them (Stan's `integrate_1d` in its simplest form).
+    #[differentiable(order = 2)]
+    pub fn simpson_bump(mu: f64, s: f64, lo: f64, hi: f64) -> f64 {
+        let f = |t: f64| (-(t - mu) * (t - mu) / (2.0 * s * s)).exp();
+        let n = 200;
+        let h = (hi - lo) / n as f64;
+        let mut acc = f(lo) + f(hi);
+        for i in 1..n {
+            let w = if i % 2 == 1 { 4.0 } else { 2.0 };
+            acc += w * f(lo + i as f64 * h);
+        }
+        acc * h / 3.0
+    }
+
+    /// Gauss–Legendre quadrature of `exp(a t) sin(b t)` over `[0, 1]` with the module's constant tables.
+    #[differentiable(order = 2)]
+    pub fn gauss_legendre(a: f64, b: f64) -> f64 {
+        let mut s = 0.0;
+        for i in 0..5 {
+            let t = 0.5 * (GL_X[i] + 1.0);
+            s += GL_W[i] * (a * t).exp() * (b * t).sin();
+        }
+        0.5 * s
+    }
+
+    /// ADOL-C's `gaussexam` residual `|A x - b|²`, the rows iterated and zipped with `x`.
+    #[differentiable(order = 2)]
+    pub fn residual(a: &[Vec<f64>], x: &[f64], b: &[f64]) -> f64 {
+        let mut r = 0.0;
+        for (i, row) in a.iter().enumerate() {
+            let ax: f64 = row.iter().zip(x.iter()).map(|(p, q)| p * q).sum();
+            r += (ax - b[i]) * (ax - b[i]);
+        }
+        r
+    }
+
+    /// The length of a segment given as a tuple of two points (Ceres' `hypot`).
+    #[differentiable(order = 2)]
+    pub fn segment_len(p: ([f64; 2], [f64; 2])) -> f64 {
+        let (a, b) = p;
+        (b[0] - a[0]).hypot(b[1] - a[1])
+    }
+
+    /// Softmax cross-entropy in `f32` over a slice, a `Vec` local, the label an index.
+    #[differentiable(order = 2)]
+    pub fn xent_f32(logits: &[f32], label: usize) -> f32 {
+        let mut m = logits[0];
+        for &z in logits.iter() {
+            m = m.max(z);
+        }
+        let e: Vec<f32> = logits.iter().map(|z| (z - m).exp()).collect();
+        let total: f32 = e.iter().sum();
+        total.ln() + m - logits[label]
+    }
+
+    /// CppAD's `cond_exp` examples: a chain of conditions on active values with `abs` and `max`.
+    #[differentiable(order = 2)]
+    pub fn cond_exp(x: f64, y: f64) -> f64 {
+        if x < -0.5 {
+            (x * y).abs()
+        } else if x < 0.5 {
+            x.max(y) * y
+        } else if y > x {
+            y.ln_1p() * x
+        } else {
+            (x - y).powi(2)
+        }
+    }
+
+    /// Euler steps of the linear ODE `y' = A y` (CppAD's `ode` speed test), the product by rows in an
+    /// iterator chain inside the loop, `A`'s entries active.
+    #[differentiable(order = 2)]
+    pub fn lin_ode(a: &[Vec<f64>], y0: &[f64], t: f64) -> f64 {
+        let n = y0.len();
+        let steps = 10;
+        let h = t / steps as f64;
+        let mut y = y0.to_vec();
+        for _ in 0..steps {
+            let mut dy = vec![0.0; n];
+            for i in 0..n {
+                dy[i] = a[i].iter().zip(y.iter()).map(|(p, q)| p * q).sum();
+            }
+            for i in 0..n {
+                y[i] += h * dy[i];
+            }
+        }
+        y.iter().sum()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Plain helpers of the checks (written here, no macro)
 // ---------------------------------------------------------------------------------------------------
 
@@ -2896,5 +3097,324 @@ fn third_round_newton_f32() {
             1e-4,
             "f32 sqrt''",
         );
+    }
+}
+
+#[test]
+fn fourth_round() {
+    use fourth::*;
+    let mut data = Lcg::new(404);
+    let y = data.vec(8, -2.0, 2.0);
+    let y = &y;
+    let entries: Vec<Entry> = vec![
+        (
+            Probe::new("local_level_lik", move |p| local_level_lik(p[0], p[1], y))
+                .grad(move |p| {
+                    let (v, (a, b)) = local_level_lik_grad(p[0], p[1], y);
+                    (v, vec![a, b])
+                })
+                .jvp(move |p, t| local_level_lik_jvp(p[0], p[1], y, (t[0], t[1])))
+                .hessian(move |p| {
+                    let (v, (a, b), h) = local_level_lik_hessian(p[0], p[1], y);
+                    (v, vec![a, b], h)
+                }),
+            Box::new(|r: &mut Lcg| vec![r.uniform(0.1, 2.0), r.uniform(0.1, 2.0)]),
+        ),
+        (
+            Probe::new("sho_midpoint", |p| sho_midpoint(p[0], [p[1], p[2]], p[3]))
+                .grad(|p| {
+                    let (v, (k, y0, h)) = sho_midpoint_grad(p[0], [p[1], p[2]], p[3]);
+                    (v, vec![k, y0[0], y0[1], h])
+                })
+                .jvp(|p, t| sho_midpoint_jvp(p[0], [p[1], p[2]], p[3], (t[0], [t[1], t[2]], t[3])))
+                .hessian(|p| {
+                    let (v, (k, y0, h), hm) = sho_midpoint_hessian(p[0], [p[1], p[2]], p[3]);
+                    (v, vec![k, y0[0], y0[1], h], hm)
+                }),
+            Box::new(|r: &mut Lcg| {
+                vec![
+                    r.uniform(0.5, 2.0),
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(0.05, 0.3),
+                ]
+            }),
+        ),
+        (
+            Probe::new("recurrence_last", |p| recurrence_last(p[0], 5))
+                .grad(|p| {
+                    let (v, g) = recurrence_last_grad(p[0], 5);
+                    (v, vec![g])
+                })
+                .jvp(|p, t| recurrence_last_jvp(p[0], 5, t[0]))
+                .hessian(|p| {
+                    let (v, g, h) = recurrence_last_hessian(p[0], 5);
+                    (v, vec![g], h)
+                })
+                .analytic(|p| {
+                    // b_5 = x^5 + 4 x^3 + 3 x (the Fibonacci polynomial F_6).
+                    let x = p[0];
+                    vec![5.0 * x.powi(4) + 12.0 * x * x + 3.0]
+                }),
+            Box::new(range(1, -1.5, 1.5)),
+        ),
+        (
+            Probe::new("simplex_entropy", |x| simplex_entropy(x.to_vec()))
+                .grad(|x| simplex_entropy_grad(x.to_vec()))
+                .jvp(|x, t| simplex_entropy_jvp(x.to_vec(), t.to_vec()))
+                .hessian(|x| simplex_entropy_hessian(x.to_vec()))
+                .analytic(|x| {
+                    // H = -Σ p ln p with p = softmax(x): dH/dx_k = -p_k (ln p_k + H).
+                    let total: f64 = x.iter().map(|v| v.exp()).sum();
+                    let p: Vec<f64> = x.iter().map(|v| v.exp() / total).collect();
+                    let h: f64 = -p.iter().map(|q| q * q.ln()).sum::<f64>();
+                    p.iter().map(|q| -q * (q.ln() + h)).collect()
+                }),
+            Box::new(range(5, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("weighted_ss", |x| {
+                weighted_ss(&x[..3].to_vec(), &x[3..].to_vec())
+            })
+            .grad(|x| {
+                let (v, (gx, gw)) = weighted_ss_grad(&x[..3].to_vec(), &x[3..].to_vec());
+                (v, [gx, gw].concat())
+            })
+            .jvp(|x, t| {
+                weighted_ss_jvp(
+                    &x[..3].to_vec(),
+                    &x[3..].to_vec(),
+                    (t[..3].to_vec(), t[3..].to_vec()),
+                )
+            })
+            .hessian(|x| {
+                let (v, (gx, gw), h) = weighted_ss_hessian(&x[..3].to_vec(), &x[3..].to_vec());
+                (v, [gx, gw].concat(), h)
+            })
+            .analytic(|x| {
+                let s: f64 = (0..3).map(|i| x[3 + i] * x[i] * x[i]).sum::<f64>().sqrt();
+                let mut g: Vec<f64> = (0..3).map(|i| x[3 + i] * x[i] / s).collect();
+                g.extend((0..3).map(|i| x[i] * x[i] / (2.0 * s)));
+                g
+            }),
+            Box::new(|r: &mut Lcg| {
+                let mut x = r.vec(3, -2.0, 2.0);
+                x.extend(r.vec(3, 0.5, 2.0));
+                x
+            }),
+        ),
+        (
+            Probe::new("simpson_bump", |p| simpson_bump(p[0], p[1], p[2], p[3]))
+                .grad(|p| {
+                    let (v, g) = simpson_bump_grad(p[0], p[1], p[2], p[3]);
+                    (v, vec![g.0, g.1, g.2, g.3])
+                })
+                .jvp(|p, t| simpson_bump_jvp(p[0], p[1], p[2], p[3], (t[0], t[1], t[2], t[3])))
+                .hessian(|p| {
+                    let (v, g, h) = simpson_bump_hessian(p[0], p[1], p[2], p[3]);
+                    (v, vec![g.0, g.1, g.2, g.3], h)
+                }),
+            Box::new(|r: &mut Lcg| {
+                vec![
+                    r.uniform(-0.5, 0.5),
+                    r.uniform(0.4, 1.0),
+                    r.uniform(-2.0, -1.0),
+                    r.uniform(1.0, 2.0),
+                ]
+            }),
+        ),
+        (
+            two(
+                "gauss_legendre",
+                gauss_legendre,
+                gauss_legendre_grad,
+                gauss_legendre_jvp,
+                gauss_legendre_grad_into,
+            )
+            .hessian(hess2(gauss_legendre_hessian))
+            .analytic(|p| {
+                // The same quadrature of the derivatives of the integrand, summed here.
+                let (a, b) = (p[0], p[1]);
+                let (mut ga, mut gb) = (0.0, 0.0);
+                for i in 0..5 {
+                    let t = 0.5 * (fourth::GL_X[i] + 1.0);
+                    ga += 0.5 * fourth::GL_W[i] * t * (a * t).exp() * (b * t).sin();
+                    gb += 0.5 * fourth::GL_W[i] * t * (a * t).exp() * (b * t).cos();
+                }
+                vec![ga, gb]
+            }),
+            Box::new(range(2, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("residual", |x| {
+                residual(&rows(&x[..6], 3), &x[6..9], &x[9..])
+            })
+            .grad(|x| {
+                let (v, (ga, gx, gb)) = residual_grad(&rows(&x[..6], 3), &x[6..9], &x[9..]);
+                (v, [ga.concat(), gx, gb].concat())
+            })
+            .jvp(|x, t| {
+                residual_jvp(
+                    &rows(&x[..6], 3),
+                    &x[6..9],
+                    &x[9..],
+                    (rows(&t[..6], 3), t[6..9].to_vec(), t[9..].to_vec()),
+                )
+            })
+            .hessian(|x| {
+                let (v, (ga, gx, gb), h) = residual_hessian(&rows(&x[..6], 3), &x[6..9], &x[9..]);
+                (v, [ga.concat(), gx, gb].concat(), h)
+            })
+            .analytic(|x| {
+                // r = A x - b: d/dA_ij = 2 r_i x_j, d/dx = 2 Aᵀ r, d/db = -2 r.
+                let a = rows(&x[..6], 3);
+                let (xs, b) = (&x[6..9], &x[9..]);
+                let r: Vec<f64> = (0..2).map(|i| dot(&a[i], xs) - b[i]).collect();
+                let mut g = vec![];
+                for i in 0..2 {
+                    for j in 0..3 {
+                        g.push(2.0 * r[i] * xs[j]);
+                    }
+                }
+                for j in 0..3 {
+                    g.push(2.0 * (0..2).map(|i| a[i][j] * r[i]).sum::<f64>());
+                }
+                g.extend(r.iter().map(|v| -2.0 * v));
+                g
+            }),
+            Box::new(range(11, -1.5, 1.5)),
+        ),
+        (
+            Probe::new("segment_len", |x| segment_len(([x[0], x[1]], [x[2], x[3]])))
+                .grad(|x| {
+                    let (v, (a, b)) = segment_len_grad(([x[0], x[1]], [x[2], x[3]]));
+                    (v, vec![a[0], a[1], b[0], b[1]])
+                })
+                .jvp(|x, t| {
+                    segment_len_jvp(([x[0], x[1]], [x[2], x[3]]), ([t[0], t[1]], [t[2], t[3]]))
+                })
+                .hessian(|x| {
+                    let (v, (a, b), h) = segment_len_hessian(([x[0], x[1]], [x[2], x[3]]));
+                    (v, vec![a[0], a[1], b[0], b[1]], h)
+                })
+                .analytic(|x| {
+                    let (dx, dy) = (x[2] - x[0], x[3] - x[1]);
+                    let l = dx.hypot(dy);
+                    vec![-dx / l, -dy / l, dx / l, dy / l]
+                }),
+            Box::new(range(4, -2.0, 2.0)),
+        ),
+        (
+            two(
+                "cond_exp",
+                cond_exp,
+                cond_exp_grad,
+                cond_exp_jvp,
+                cond_exp_grad_into,
+            )
+            .hessian(hess2(cond_exp_hessian)),
+            Box::new(|r: &mut Lcg| loop {
+                let (x, y) = (r.uniform(-1.5, 1.5), r.uniform(-1.5, 1.5));
+                let far = |a: f64, b: f64| (a - b).abs() > 0.05;
+                if far(x, -0.5) && far(x, 0.5) && far(x, y) && far(x * y, 0.0) {
+                    break vec![x, y];
+                }
+            }),
+        ),
+        (
+            Probe::new("lin_ode", |x| lin_ode(&rows(&x[..9], 3), &x[9..12], x[12]))
+                .grad(|x| {
+                    let (v, (ga, gy, gt)) = lin_ode_grad(&rows(&x[..9], 3), &x[9..12], x[12]);
+                    (v, [ga.concat(), gy, vec![gt]].concat())
+                })
+                .jvp(|x, t| {
+                    lin_ode_jvp(
+                        &rows(&x[..9], 3),
+                        &x[9..12],
+                        x[12],
+                        (rows(&t[..9], 3), t[9..12].to_vec(), t[12]),
+                    )
+                })
+                .hessian(|x| {
+                    let (v, (ga, gy, gt), h) = lin_ode_hessian(&rows(&x[..9], 3), &x[9..12], x[12]);
+                    (v, [ga.concat(), gy, vec![gt]].concat(), h)
+                })
+                .analytic(|x| {
+                    // Linear in y0: d/dy0 = 1ᵀ (I + h A)^10.
+                    let a = rows(&x[..9], 3);
+                    let h = x[12] / 10.0;
+                    let mut w = vec![1.0; 3];
+                    for _ in 0..10 {
+                        w = (0..3)
+                            .map(|j| w[j] + h * (0..3).map(|i| w[i] * a[i][j]).sum::<f64>())
+                            .collect();
+                    }
+                    let (_, (ga, _, gt)) = lin_ode_grad(&a, &x[9..12], x[12]);
+                    [ga.concat(), w, vec![gt]].concat()
+                }),
+            Box::new(|r: &mut Lcg| {
+                let mut x = r.vec(12, -1.0, 1.0);
+                x.push(r.uniform(0.2, 1.0));
+                x
+            }),
+        ),
+    ];
+    run_all(entries);
+}
+
+/// The recurrence's tuple result through `_vjp` and `_jvp`, against the Fibonacci polynomials by hand
+/// (`n` steps give `(F_n, F_(n+1))`; for `n = 5`, `(x^4 + 3 x^2 + 1, x^5 + 4 x^3 + 3 x)`).
+#[test]
+fn fourth_round_recurrence_tuple() {
+    for &x in &[-1.1, 0.3, 0.9] {
+        let (v, g) = fourth::recurrence_vjp(x, 5, (0.5, -2.0));
+        let (fa, fb) = (
+            x.powi(4) + 3.0 * x * x + 1.0,
+            x.powi(5) + 4.0 * x.powi(3) + 3.0 * x,
+        );
+        common::assert_all_close(&[v.0, v.1], &[fa, fb], 1e-14, "recurrence value");
+        let (da, db) = (
+            4.0 * x.powi(3) + 6.0 * x,
+            5.0 * x.powi(4) + 12.0 * x * x + 3.0,
+        );
+        common::assert_close(g, 0.5 * da - 2.0 * db, 1e-13, "recurrence vjp");
+        let (_, (ta, tb)) = fourth::recurrence_jvp(x, 5, 1.0);
+        common::assert_all_close(&[ta, tb], &[da, db], 1e-13, "recurrence jvp");
+    }
+}
+
+/// Simpson's rule's derivatives against those of the exact integral by hand:
+/// `∫ exp(-(t-μ)²/2s²) dt = s √(π/2) [erf((hi-μ)/(s√2)) - erf((lo-μ)/(s√2))]`, whose `μ`-derivative is
+/// `g(lo) - g(hi)` with `g` the integrand, and whose `lo`, `hi` derivatives are `-g(lo)`, `g(hi)`.
+#[test]
+fn fourth_round_simpson_by_hand() {
+    let (mu, s, lo, hi) = (0.2, 0.7, -1.3, 1.6);
+    let g = |t: f64| (-(t - mu) * (t - mu) / (2.0 * s * s)).exp();
+    let (_, (gm, _, gl, gh)) = fourth::simpson_bump_grad(mu, s, lo, hi);
+    common::assert_close(gm, g(lo) - g(hi), 1e-8, "d/dmu");
+    // Simpson's value moves with its end points through the whole rule: close to the exact.
+    common::assert_close(gl, -g(lo), 1e-6, "d/dlo");
+    common::assert_close(gh, g(hi), 1e-6, "d/dhi");
+}
+
+#[test]
+fn fourth_round_xent_f32() {
+    let logits: Vec<f32> = vec![0.3, -1.2, 2.0, 0.7];
+    for label in 0..4 {
+        let (v, g) = fourth::xent_f32_grad(&logits, label);
+        assert_eq!(v, fourth::xent_f32(&logits, label));
+        let total: f64 = logits.iter().map(|&z| f64::from(z).exp()).sum();
+        let p: Vec<f64> = logits.iter().map(|&z| f64::from(z).exp() / total).collect();
+        for k in 0..4 {
+            let by_hand = p[k] - f64::from(k == label);
+            common::assert_close(f64::from(g[k]), by_hand, 1e-6, "xent_f32 gradient");
+        }
+        let (_, _, h) = fourth::xent_f32_hessian(&logits, label);
+        for i in 0..4 {
+            for j in 0..4 {
+                let by_hand = p[i] * (f64::from(i == j) - p[j]);
+                common::assert_close(f64::from(h[i][j]), by_hand, 1e-6, "xent_f32 Hessian");
+            }
+        }
     }
 }
