@@ -17,6 +17,22 @@
 //! - Tapenade's tutorial: a loop around a fixed-point iteration, and the Babylonian square root in a `while`
 //!   with a tolerance, whose derivatives converge to the implicit ones.
 //!
+//! - Second to fourth rounds, the same projects in other forms: `log_mix`, `gamma_lpdf`, `lbeta`,
+//!   `std_normal_lcdf` through the series `erf`, `det_by_minor` generic over `T: Float` (on `Dual`), an array
+//!   `log_softmax`, Ceres' jets in `f32`, an RK4 with a tuple state, functions composed with their inverses
+//!   (CppAD's `atan2.cpp`), ADOL-C's `powexam` by repeated squaring, Kepler's equation by `break value`, a
+//!   Gaussian mixture as a `Differentiable` struct; Thomas' tridiagonal solve, a running log-sum-exp over a
+//!   copy, a bubble sort by tuple swaps, Horner by `mul_add`, a generic Newton square root in `f32`, a generic
+//!   `Differentiable` struct, `match` arms of tuples, a labelled `break`, `_hvp` (CppAD's `mul_level`); a
+//!   Kalman filter, array output buffers of an integrator, a recursion returning a tuple, a `mut Vec` by
+//!   value, `&Vec` parameters, Simpson's rule of a closure, Gauss–Legendre over module constants, matrix rows
+//!   zipped in a chain, a tuple of arrays, `f32` softmax cross-entropy, CppAD's `cond_exp`.
+//! - `method_chains`: what this probe found. An `order = 2` method calling a method that calls another
+//!   method of `self` (`h` → `self.f(x)` → `self.g(x)`, and the Helmholtz energy's `energy_x` →
+//!   `self.energy(x)` → `self.forms(x)`) was a compile error at the call ("this method has no generic
+//!   copy"): the middle method had no copy with a constant `self`. Fixed in `expand::method_generic_copy`
+//!   and `shadow::Rewrite`; checked by hand to the third derivative.
+//!
 //! Every function is checked at seeded points against central differences (`common::probe`), against a
 //! derivative worked out by hand where one is easy, `_jvp` against `_vjp`/`_grad`, `_grad_into` with NaN-filled
 //! buffers, and at `order = 2` the Hessian against central differences of `_grad`; vector results through
@@ -29,7 +45,9 @@
     clippy::manual_swap,
     clippy::excessive_precision,
     clippy::type_complexity,
-    clippy::too_many_arguments
+    clippy::too_many_arguments,
+    clippy::let_and_return,
+    clippy::ptr_arg
 )]
 
 mod common;
@@ -598,9 +616,10 @@ pub mod adolc {
             self.rt * he - xax * log_term / (8.0_f64.sqrt() * bx)
         }
 
-        /// The energy in `x` alone, `self` a constant. (At `order = 2` the call `self.energy(x)` is refused:
-        /// `energy` calls `self.forms(x)` and so has no generic copy; README, methods.)
-        #[differentiable]
+        /// The energy in `x` alone, `self` a constant, at `order = 2` through the copies of `energy` and
+        /// `forms` with a constant `self` (found by this probe: `energy` calls `self.forms(x)`, and had no
+        /// copy, so this was an error at the call).
+        #[differentiable(order = 2)]
         pub fn energy_x(&self, x: &[f64]) -> f64 {
             self.energy(x)
         }
@@ -1236,6 +1255,81 @@ pub mod fourth {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Found: methods calling methods at `order = K`
+// ---------------------------------------------------------------------------------------------------
+
+/// The minimal programs of what this probe found: an `order = 2` method calling a method that calls another
+/// method of `self` (`self.g(x)`) was an error at the call ("this method has no generic copy"), the middle
+/// method having no copy with a constant `self`, since it passed `self` on. It now has one, which calls the
+/// copies of its callees.
+pub mod method_chains {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Copy, Debug, Differentiable)]
+    pub struct Chain {
+        pub b: f64,
+        pub w: [f64; 2],
+    }
+
+    impl Chain {
+        /// `b x³ + w0 x`.
+        #[differentiable(order = 2)]
+        pub fn g(&self, x: f64) -> f64 {
+            self.b * x * x * x + self.w[0] * x
+        }
+
+        /// `sin g(x) + w1 g(2x)`, first order only: its copy is made without being asked.
+        #[differentiable]
+        pub fn f(&self, x: f64) -> f64 {
+            self.g(x).sin() + self.w[1] * self.g(2.0 * x)
+        }
+
+        /// `x f(x)`, three levels of `self.m(..)`.
+        #[differentiable(order = 2)]
+        pub fn h(&self, x: f64) -> f64 {
+            self.f(x) * x
+        }
+
+        /// `self` by value: `w0 sin x + b x`.
+        #[differentiable(wrt(self, x))]
+        pub fn by_value(self, x: f64) -> f64 {
+            self.w[0] * x.sin() + self.b * x
+        }
+
+        /// A `&self` method calling one taking `self` by value.
+        #[differentiable]
+        pub fn through_value(&self, x: f64) -> f64 {
+            self.by_value(x) * self.by_value(x)
+        }
+
+        /// `through_value(x) + x²`, at `order = 3`.
+        #[differentiable(order = 3)]
+        pub fn outer_value(&self, x: f64) -> f64 {
+            self.through_value(x) + x * x
+        }
+
+        /// A pair, differentiated in `self` and `x`.
+        #[differentiable(wrt(self, x))]
+        pub fn pair(&self, x: &[f64]) -> (f64, f64) {
+            (self.b * x[0] * x[1], self.w[1] * x[1].sin())
+        }
+
+        /// Differentiated in `self`, calling `pair` on a sub-slice.
+        #[differentiable(wrt(self, x), order = 2)]
+        pub fn mixed(&self, x: &[f64]) -> f64 {
+            let (a, c) = self.pair(&x[1..]);
+            a.sin() + c * x[0]
+        }
+
+        /// `self` constant, calling `mixed`.
+        #[differentiable(order = 2)]
+        pub fn constant_caller(&self, x: &[f64]) -> f64 {
+            self.mixed(x) * x[2]
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // Plain helpers of the checks (written here, no macro)
 // ---------------------------------------------------------------------------------------------------
 
@@ -1823,7 +1917,7 @@ fn cppad_determinants_and_ode() {
                 })
                 .analytic(|x| {
                     let z = x[5];
-                    let mut g: Vec<f64> = (0..5).map(|i| z.powi(i as i32)).collect();
+                    let mut g: Vec<f64> = (0..5).map(|i| z.powi(i)).collect();
                     g.push((1..5).map(|i| i as f64 * x[i] * z.powi(i as i32 - 1)).sum());
                     g
                 }),
@@ -2198,7 +2292,8 @@ fn adolc_examples() {
                     let mut g = vec![GARBAGE; 4];
                     let v = h.energy_x_grad_into(x, &mut g);
                     (v, g)
-                }),
+                })
+                .hessian(|x| h.energy_x_hessian(x)),
             Box::new(helm),
         ),
         (
@@ -3417,4 +3512,68 @@ fn fourth_round_xent_f32() {
             }
         }
     }
+}
+
+/// `method_chains` by hand: `h = x f(x)`, `f = sin g(x) + w1 g(2x)`, `g = b x³ + w0 x`, so
+/// `h'' = 2 f' + x f''` with `f' = cos g g' + 2 w1 g'(2x)`, `f'' = -sin g g'² + cos g g'' + 4 w1 g''(2x)`.
+#[test]
+fn method_chains_at_order_two() {
+    use method_chains::Chain;
+    let c = Chain {
+        b: 1.5,
+        w: [0.3, -0.7],
+    };
+    let (b, w0, w1) = (c.b, c.w[0], c.w[1]);
+    let g = |x: f64| b * x * x * x + w0 * x;
+    let dg = |x: f64| 3.0 * b * x * x + w0;
+    let ddg = |x: f64| 6.0 * b * x;
+    for &x in &[0.7, -1.2, 0.15, 1.6] {
+        let df = g(x).cos() * dg(x) + 2.0 * w1 * dg(2.0 * x);
+        let ddf = -g(x).sin() * dg(x) * dg(x) + g(x).cos() * ddg(x) + 4.0 * w1 * ddg(2.0 * x);
+        let f = g(x).sin() + w1 * g(2.0 * x);
+        let (v, gr, h) = c.h_hessian(x);
+        assert_eq!(v, c.h(x));
+        common::assert_close(gr, f + x * df, 1e-12, "h'");
+        common::assert_close(h[0][0], 2.0 * df + x * ddf, 1e-12, "h''");
+        let d = c.h_derivatives(x);
+        common::assert_close(d[2], h[0][0], 1e-12, "h_derivatives");
+        common::check_by_hand(
+            "method chain",
+            x,
+            &[c.h(x), f + x * df, 2.0 * df + x * ddf],
+            |x| c.h(x),
+            |x| c.h_grad(x),
+            &d,
+            h[0][0],
+        );
+
+        // Through a callee taking `self` by value: (w0 sin x + b x)² + x², to the third derivative.
+        let p = w0 * x.sin() + b * x;
+        let (dp, ddp, dddp) = (w0 * x.cos() + b, -w0 * x.sin(), -w0 * x.cos());
+        let by_hand = [
+            p * p + x * x,
+            2.0 * p * dp + 2.0 * x,
+            2.0 * (dp * dp + p * ddp) + 2.0,
+            2.0 * (3.0 * dp * ddp + p * dddp),
+        ];
+        let d = c.outer_value_derivatives(x);
+        common::assert_all_close(&d, &by_hand, 1e-12, "outer_value derivatives");
+    }
+
+    // `constant_caller = mixed(x) x2`, `mixed = sin(b x1 x2) + w1 sin(x2) x0`: its Hessian against
+    // central differences of its gradient, and its gradient against the formula.
+    Probe::new("constant_caller", |x| c.constant_caller(x))
+        .grad(|x| c.constant_caller_grad(x))
+        .jvp(|x, t| c.constant_caller_jvp(x, t.to_vec()))
+        .hessian(|x| c.constant_caller_hessian(x))
+        .analytic(|x| {
+            let m = (b * x[1] * x[2]).sin() + w1 * x[2].sin() * x[0];
+            let cs = (b * x[1] * x[2]).cos();
+            vec![
+                w1 * x[2].sin() * x[2],
+                cs * b * x[2] * x[2],
+                (cs * b * x[1] + w1 * x[2].cos() * x[0]) * x[2] + m,
+            ]
+        })
+        .run(5, range(3, -1.5, 1.5));
 }
