@@ -1329,6 +1329,39 @@ pub mod method_chains {
     }
 }
 
+/// Found by `autodiff-fuzz --structs --seed 31031` (program p61) while checking the fix above, and
+/// failing on `main` too: a `[f64; 2]` field passed on whole to a callee of a slice a second time, after
+/// another field, was rustc's E0308 in generated code (`add_struct` of the callee's `Vec` cotangent into
+/// the field's array adjoint); the first pass converted it (`struct_cotangent`), the later ones did not.
+pub mod fields_passed_twice {
+    use autodiff::{differentiable, Differentiable};
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct S {
+        pub w: Vec<f64>,
+        pub arr: [f64; 2],
+    }
+
+    #[differentiable(order = 2)]
+    pub fn second(xs: &[f64], s: f64) -> f64 {
+        xs[1] * s
+    }
+
+    /// `a1 s + a1 w1 s`: `arr` passed whole, then `w`, then `arr` again.
+    #[differentiable(order = 2)]
+    pub fn array_field_passed_twice(p: &S, s: f64) -> f64 {
+        let c3 = second(&p.arr, s);
+        let c4 = second(&p.w, s);
+        second(&p.arr, c4) + c3
+    }
+
+    /// `a1² s³`, the field passed twice in one expression.
+    #[differentiable(order = 2)]
+    pub fn product_of_passes(p: &S, s: f64) -> f64 {
+        second(&p.arr, s) * second(&p.arr, s * s)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Plain helpers of the checks (written here, no macro)
 // ---------------------------------------------------------------------------------------------------
@@ -3576,4 +3609,47 @@ fn method_chains_at_order_two() {
             ]
         })
         .run(5, range(3, -1.5, 1.5));
+}
+
+#[test]
+fn array_field_passed_twice() {
+    use fields_passed_twice::*;
+    let at = |x: &[f64]| S {
+        w: x[..2].to_vec(),
+        arr: [x[2], x[3]],
+    };
+    let flat = |g: &S| autodiff::Differentiable::to_flat(g);
+    Probe::new("array_field_passed_twice", |x| {
+        array_field_passed_twice(&at(x), x[4])
+    })
+    .grad(|x| {
+        let (v, (g, gs)) = array_field_passed_twice_grad(&at(x), x[4]);
+        (v, [flat(&g), vec![gs]].concat())
+    })
+    .jvp(|x, t| array_field_passed_twice_jvp(&at(x), x[4], (at(t), t[4])))
+    .hessian(|x| {
+        let (v, (g, gs), h) = array_field_passed_twice_hessian(&at(x), x[4]);
+        (v, [flat(&g), vec![gs]].concat(), h)
+    })
+    .analytic(|x| {
+        // a1 s + a1 w1 s over (w0, w1, a0, a1, s).
+        let (w1, a1, s) = (x[1], x[3], x[4]);
+        vec![0.0, a1 * s, 0.0, s + w1 * s, a1 + a1 * w1]
+    })
+    .run(5, range(5, -1.5, 1.5));
+    Probe::new("product_of_passes", |x| product_of_passes(&at(x), x[4]))
+        .grad(|x| {
+            let (v, (g, gs)) = product_of_passes_grad(&at(x), x[4]);
+            (v, [flat(&g), vec![gs]].concat())
+        })
+        .jvp(|x, t| product_of_passes_jvp(&at(x), x[4], (at(t), t[4])))
+        .hessian(|x| {
+            let (v, (g, gs), h) = product_of_passes_hessian(&at(x), x[4]);
+            (v, [flat(&g), vec![gs]].concat(), h)
+        })
+        .analytic(|x| {
+            let (a1, s) = (x[3], x[4]);
+            vec![0.0, 0.0, 0.0, 2.0 * a1 * s.powi(3), 3.0 * a1 * a1 * s * s]
+        })
+        .run(5, range(5, -1.5, 1.5));
 }
