@@ -32,6 +32,9 @@
 //!   `self.energy(x)` → `self.forms(x)`) was a compile error at the call ("this method has no generic
 //!   copy"): the middle method had no copy with a constant `self`. Fixed in `expand::method_generic_copy`
 //!   and `shadow::Rewrite`; checked by hand to the third derivative.
+//! - `fields_passed_twice`: found by `autodiff-fuzz --structs --seed 31031` while checking that fix (and
+//!   failing on `main` too): a `[f64; 2]` field passed on whole to a slice callee a second time, after
+//!   another field, was rustc's E0308 in generated code. Fixed in `reverse.rs`.
 //!
 //! Every function is checked at seeded points against central differences (`common::probe`), against a
 //! derivative worked out by hand where one is easy, `_jvp` against `_vjp`/`_grad`, `_grad_into` with NaN-filled
