@@ -663,8 +663,9 @@ pub struct NoMethodCopy;
             chains such as `self.w.iter().map(|w| w * x).sum()`), not by reference (`for w in self.w.iter()`), \
             takes references only to pass them to calls, calls only float methods, `len`, \
             `clone`, `to_vec` and `push`, and calls other functions by their names or paths (`m::g(..)`) and \
-            associated functions as `Self::h(..)` or `S::h(..)` (not `self.h(..)`); a method passing `self` on whole to a call has none (one \
-            differentiated in `self`, `wrt(self)`, has one with a constant `self`)",
+            associated functions as `Self::h(..)` or `S::h(..)`, and, in a method taking `&self`, other methods \
+            as `self.h(..)` (their copies); a method passing `self` on whole to a call (`g(self, x)`) has none \
+            (one differentiated in `self`, `wrt(self)`, has one with a constant `self`)",
     note = "rewrite the callee's body so, give an associated function without `self` `order = 2` too (its \
             generic copy is then made, or an error says why it cannot be), or write the callee's computation \
             out in the caller",

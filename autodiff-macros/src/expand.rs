@@ -569,6 +569,12 @@ fn try_expand(
                 // Its calls of copies by a path as the primal makes them (`read_copy_calls` made them
                 // `<P as GenericCopy>::Copy::call`).
                 crate::shadow::write_copy_calls(&mut body);
+                // Its calls of other methods' copies, checked as above (`self.g(x)` of a method without
+                // derivatives is then the one error at the call).
+                syn::visit_mut::VisitMut::visit_block_mut(
+                    &mut crate::companion::CheckedHiddenCalls,
+                    &mut body,
+                );
                 *primal.to_mut().block = body;
             }
             let primal = with_primal.then_some(primal);
@@ -804,10 +810,13 @@ fn method_generic_copy(
         .iter()
         .any(|p| p.ident != "self" && p.differentiable);
     // Its calls of methods of `self` (`self.fit(..)`) pass `self` on, differentiated there: the copy with
-    // a constant `self` would have to call a copy of the callee with a constant `self`, which the callee
-    // may not have. (Its calls of associated functions, `Self::h(..)`, call their copies,
-    // `Self::__h_generic`, which every differentiable one has: `shadow::why_no_copy`.)
-    if self_differentiated && calls_methods_of_self(&item.block) {
+    // a constant `self` calls the callee's copy with a constant `self` (`self.__fit_generic(..)`,
+    // `shadow::Rewrite`), which every differentiable method has, a copy or its fallback (whose error an
+    // `order = K` caller then gets). Where `self` is passed on otherwise (`g(self, x)`), none. (Its calls of
+    // associated functions, `Self::h(..)`, call their copies, `Self::__h_generic`, which every
+    // differentiable one has: `shadow::why_no_copy`.)
+    let receiver_only = self_only_a_receiver(item, self_differentiated);
+    if self_differentiated && calls_methods_of_self(&item.block) && !receiver_only {
         return fallback(
             "it is differentiated in `self` (`wrt(self)`) and calls other methods of `self`, so it has no copy \
              with a constant `self` (give the caller `wrt(self)` too, or write the computation out in the caller)",
@@ -826,8 +835,20 @@ fn method_generic_copy(
         );
     }
     // Passed on whole (`g(self, x)`, `g(&self.inner)`), a struct would go to a callee's copy over a struct,
-    // which may not exist (`first_order_generic_copy` makes none).
-    if flat.is_some_and(|flat| flat.uses_a_struct_whole(sig, false)) {
+    // which may not exist (`first_order_generic_copy` makes none). A constant `self` that is only the
+    // receiver of calls of other methods (`self.g(x)`) goes to their copies with a constant `self`
+    // (`self.__g_generic(x)`, `shadow::Rewrite`), which every differentiable method has (a copy or its
+    // fallback, whose error an `order = K` caller then gets).
+    // (The copy keeps `self` constant whether or not the method differentiates it.)
+    let mut constant_self = sig.clone();
+    for p in constant_self
+        .params
+        .iter_mut()
+        .filter(|p| p.ident == "self")
+    {
+        p.active = false;
+    }
+    if flat.is_some_and(|flat| flat.uses_a_struct_whole(&constant_self, receiver_only)) {
         return fallback("it passes `self` (or a field) on whole to a call");
     }
     let Some(float) = crate::shadow::written_float(item) else {
@@ -900,6 +921,98 @@ fn constant_struct_wrt(sig: &Signature, float: &str) -> Result<Vec<Ident>, Strin
         );
     }
     Ok(wrt)
+}
+
+/// Does `item` take `&self` and read `self` only through its fields (`self.w[i]`) and as the receiver of
+/// method calls (`self.g(x)`), never passing it on as a value (`g(self, x)`, `Self::g(self, x)`,
+/// `let s = self;`)? Its copy with a constant `self` then calls the callees' copies,
+/// `Self::__g_generic(Receiver::receive(self), x)` (`shadow::Rewrite`), whose float type its arguments
+/// give: for a method differentiated in `self` (`self_differentiated`), whose calls may pass `self` alone
+/// as the active argument, each call passes a float parameter as it is (`x`, `&x`, `x[i]`, `&x[a..b]`).
+fn self_only_a_receiver(item: &syn::ItemFn, self_differentiated: bool) -> bool {
+    use syn::visit::Visit;
+    let by_reference = item
+        .sig
+        .receiver()
+        .is_some_and(|r| r.reference.is_some() && r.mutability.is_none());
+    if !by_reference {
+        return false;
+    }
+    let float = crate::shadow::written_float(item);
+    let floats: Vec<String> = item
+        .sig
+        .inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => match (&*t.pat, float) {
+                (syn::Pat::Ident(i), Some(float)) if mentions(t.ty.to_token_stream(), float) => {
+                    Some(i.ident.to_string())
+                }
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    // Does a type name the float (`f64`, `&[f64]`, `[[f64; 2]; 3]`)?
+    fn mentions(tokens: TokenStream, float: &str) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), float),
+            proc_macro2::TokenTree::Ident(i) => i == float,
+            _ => false,
+        })
+    }
+    // `x`, `&x`, `x[i]`, `&x[a..b]` of a float parameter `x`.
+    fn float_param(e: &syn::Expr, floats: &[String]) -> bool {
+        match e {
+            syn::Expr::Reference(r) => float_param(&r.expr, floats),
+            syn::Expr::Paren(p) => float_param(&p.expr, floats),
+            syn::Expr::Index(i) => float_param(&i.expr, floats),
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| floats.contains(&i.to_string())),
+            _ => false,
+        }
+    }
+    struct Uses<'f> {
+        found: bool,
+        self_differentiated: bool,
+        floats: &'f [String],
+    }
+    impl<'a> Visit<'a> for Uses<'_> {
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            if matches!(&*m.receiver, syn::Expr::Path(p) if p.path.is_ident("self")) {
+                self.found |=
+                    self.self_differentiated && !m.args.iter().any(|a| float_param(a, self.floats));
+                m.args.iter().for_each(|a| self.visit_expr(a));
+                return;
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_field(&mut self, f: &'a syn::ExprField) {
+            if !matches!(&*f.base, syn::Expr::Path(p) if p.path.is_ident("self")) {
+                syn::visit::visit_expr_field(self, f);
+            }
+        }
+        fn visit_expr_path(&mut self, p: &'a syn::ExprPath) {
+            self.found |= p.path.is_ident("self");
+        }
+        fn visit_macro(&mut self, m: &'a syn::Macro) {
+            self.found |= m
+                .tokens
+                .clone()
+                .into_iter()
+                .any(|t| t.to_string() == "self");
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut uses = Uses {
+        found: false,
+        self_differentiated,
+        floats: &floats,
+    };
+    uses.visit_block(&item.block);
+    !uses.found
 }
 
 /// Does `block` call a method of `self` (`self.fit(..)`)?
@@ -2949,6 +3062,44 @@ mod listings {
     #[test]
     fn a_test_binary_is_not_rustdoc() {
         assert!(!documenting());
+    }
+}
+
+#[cfg(test)]
+mod receivers {
+    use super::self_only_a_receiver;
+
+    /// A method's copy with a constant `self` calls the copies of the methods it calls on `self` where
+    /// it takes `&self` and passes `self` on only as their receiver; differentiated in `self`, where each
+    /// such call also passes a float parameter, which gives the callee's copy its float type.
+    #[test]
+    fn self_only_a_receiver_of_method_calls() {
+        let chain: syn::ItemFn = syn::parse_quote!(
+            fn f(&self, x: &[f64], k: usize) -> f64 {
+                self.g(&x[1..]).sin() * self.w[k] + self.h(x[0], k)
+            }
+        );
+        assert!(self_only_a_receiver(&chain, false));
+        assert!(self_only_a_receiver(&chain, true));
+        let by_value: syn::ItemFn = syn::parse_quote!(
+            fn f(self, x: f64) -> f64 {
+                self.g(x)
+            }
+        );
+        assert!(!self_only_a_receiver(&by_value, false));
+        let passed: syn::ItemFn = syn::parse_quote!(
+            fn f(&self, x: f64) -> f64 {
+                g(self, x) + self.h(x)
+            }
+        );
+        assert!(!self_only_a_receiver(&passed, false));
+        let no_float: syn::ItemFn = syn::parse_quote!(
+            fn f(&self, x: f64) -> f64 {
+                self.norm() * x + self.h(2.0 * x)
+            }
+        );
+        assert!(self_only_a_receiver(&no_float, false));
+        assert!(!self_only_a_receiver(&no_float, true));
     }
 }
 

@@ -495,6 +495,16 @@ impl Reverse<'_, '_> {
                 };
                 add_tuples(kinds, previous, &contribution)
             }
+            // A field passed on whole again: its callee's cotangent as the field's type, as for the first
+            // (a `[f64; 2]` field's from a callee of a slice is a `Vec`: rustc's E0308 in `add_struct`
+            // before, `tests/probe31.rs`, `array_field_passed_twice`).
+            (Some(previous), Kind::Struct(_)) if self.e.is_whole_field(target) => {
+                let primal = self.e.operand(target);
+                quote!(::autodiff::__private::add_struct(
+                    #previous,
+                    &::autodiff::__private::struct_cotangent(#contribution, &*#primal),
+                ))
+            }
             (Some(previous), Kind::Struct(_)) => {
                 quote!(::autodiff::__private::add_struct(#previous, &#contribution))
             }

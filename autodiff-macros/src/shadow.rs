@@ -166,6 +166,17 @@ pub(crate) fn shadow(
     shadow
 }
 
+/// `Self :: g`, the callee as the first-order derivative names it, of a call `self.g(..)` of a method (no
+/// turbofish); `None` for any other method call.
+fn self_method_call(m: &syn::ExprMethodCall) -> Option<String> {
+    let on_self =
+        matches!(&*m.receiver, Expr::Path(p) if p.qself.is_none() && p.path.is_ident("self"));
+    (on_self && m.turbofish.is_none()).then(|| {
+        let g = &m.method;
+        quote::quote!(Self::#g).to_string()
+    })
+}
+
 /// Does `block` call `.rem_euclid(..)` or `.div_euclid(..)`?
 fn calls_euclid(block: &syn::Block) -> bool {
     struct Finder(bool);
@@ -746,6 +757,13 @@ fn why_no_copy_with(
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             let name = m.method.to_string();
+            // `self.g(..)` of a method with derivatives (`Self::g` among the callees): the copy calls
+            // `self.__g_generic(..)` (`Rewrite::visit_expr_mut`), which every differentiable method has,
+            // a copy or its fallback.
+            if self_method_call(m).is_some_and(|g| self.calls.contains(&g)) {
+                m.args.iter().for_each(|a| self.visit_expr(a));
+                return;
+            }
             let known = crate::ir::FloatFn::ALL.iter().any(|(n, _, _)| *n == name)
                 || METHODS.contains(&name.as_str());
             if !known {
@@ -2241,6 +2259,23 @@ impl VisitMut for Rewrite<'_> {
     }
 
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        // `self.g(..)` of a method with derivatives: the copy of `g` with the same constant `self`,
+        // `Self::__g_generic(Receiver::receive(self), ..)`, `self` (a `&Self`: `expand::method_generic_copy`
+        // makes such copies of methods taking `&self`) passed as `g` takes it (a clone for one taking
+        // `self` by value, as `struct_higher::SelfAsPrimal` passes it; the lowering reads the call as
+        // `self`, received).
+        if let Expr::MethodCall(m) = expr {
+            if self_method_call(m).is_some_and(|g| self.active_calls.contains(&g)) {
+                m.args.iter_mut().for_each(|a| self.visit_expr_mut(a));
+                let copy = crate::naming::generic_copy(&m.method);
+                let args = &m.args;
+                let comma = (!args.is_empty()).then(|| quote::quote!(,));
+                *expr = syn::parse_quote_spanned! {m.method.span()=>
+                    Self::#copy(::autodiff::__private::Receiver::receive(self) #comma #args)
+                };
+                return;
+            }
+        }
         // `g(..)` with differentiated arguments (or `f(..)` inside `f`): the shadow calls the generic copy
         // of `g`, which takes the shadow's float type, through `g`'s companion type (found wherever `g`
         // is, also when imported by `use`): `<g as GenericCopy>::Copy::call(..)`. A method's, `Self::g`,
@@ -2693,6 +2728,30 @@ mod tests {
             .map(|s| s.to_token_stream().to_string())
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// `self.g(x)` of a method with derivatives calls `g`'s copy with the same constant `self`, passed as
+    /// `g` takes it; a method of `self` without derivatives (not among the callees) makes no copy.
+    #[test]
+    fn calls_of_methods_of_self_call_their_copies() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(&self, x: f64) -> f64 {
+                self.g(x).sin() * self.w[0]
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let calls = ["Self :: g".to_string()];
+        let s = shadow(&item, "f64", &name, &calls, &[], Locals::OfFloats, true);
+        let text = s.block.to_token_stream().to_string();
+        assert!(
+            text.contains(
+                "Self :: __g_generic (:: autodiff :: __private :: Receiver :: receive (self) , x)"
+            ),
+            "{text}"
+        );
+        assert_eq!(why_no_copy_with(&item, "f64", &calls, &calls, false), None);
+        let unknown = why_no_copy_with(&item, "f64", &[], &[], false);
+        assert!(unknown.is_some_and(|why| why.contains("`.g()`")));
     }
 
     #[test]
