@@ -1,0 +1,2083 @@
+//! probe32: a trust probe written as a new user would, from API.md alone, following sources not ported
+//! before; the mathematics written anew from the formulas (no code copied; each function's doc line names
+//! what it follows):
+//!
+//! - `jax.numpy`, `jax.nn`, `jax.scipy.special` written in loops: `logsumexp` with a max shift (a `fold`),
+//!   `softplus`, `log_sigmoid`, `xlogy`, `xlog1py`, `entr`, a norm with an epsilon, `cumsum`, `cumprod`,
+//!   `diff`, `polyval`, `interp` on a fixed grid, `logaddexp`, `gelu` (tanh form), `silu` (generic),
+//!   layer norm, an attention softmax over a sequence of three, an `f32` `logsumexp` of an array.
+//! - PyTorch's losses: smooth L1 (with a `match` on the reduction), Huber through a helper, `kl_div`,
+//!   `binary_cross_entropy_with_logits`, `margin_ranking_loss`, `cosine_similarity`, `triplet_margin_loss`
+//!   (a helper returning a tuple), `cross_entropy` with a class index.
+//! - ForwardDiff.jl's and Optim.jl's test functions (not MGH): Himmelblau (an array and an `f32` version),
+//!   Beale (a tuple parameter), Booth, Matyas, the six-hump camel, Styblinski–Tang (generic, run on
+//!   `Dual`), Ackley, Rastrigin (a closure bound to a local), Levy, Griewank (an `enumerate().map().product()`).
+//! - Small physics: Lennard-Jones over particle pairs with a cutoff branch (`continue`), a spring network by an
+//!   edge list of `usize` pairs, a 1-D FEM stiffness assembly into a local matrix and its energy, a
+//!   velocity-Verlet trajectory loss (a tuple state, a helper), and Lennard-Jones again as methods of a
+//!   `Differentiable` struct calling each other.
+//! - TensorFlow's `tf.custom_gradient` guide at second and third order: `log1pexp` written for `f64` with
+//!   `order = 2` and `order = 3` callers, a clipped gradient, a straight-through `round`; expected values as
+//!   `jax.custom_vjp` + `jax.hessian` give them: the Hessian is the Jacobian of `_grad` (API.md, "Higher
+//!   order").
+//!
+//! Every function is checked at seeded points against central differences (`common::probe`), against a
+//! derivative worked out by hand where one is easy, `_jvp` against `_grad`, `_grad_into` with NaN-filled
+//! buffers, and at `order = 2` the Hessian against central differences of `_grad`; vector results through
+//! `_vjp`, `_jvp` and `_jacobian` against central differences of the function.
+
+// The forms of the formulas as written: index loops, `a = a * b`, the originals' names.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    clippy::excessive_precision,
+    clippy::type_complexity,
+    clippy::too_many_arguments,
+    clippy::let_and_return,
+    clippy::ptr_arg
+)]
+
+mod common;
+
+use common::probe::{
+    check_third, check_vector, dot, hess1, hess2, hess_slice, one, range, slice, two, Flat, Lcg,
+    Probe, GARBAGE,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// jax.numpy, jax.nn, jax.scipy.special
+// ---------------------------------------------------------------------------------------------------
+
+pub mod jaxfns {
+    use autodiff::{differentiable, Float};
+
+    /// `jax.nn.logsumexp` (jax.scipy.special.logsumexp): the maximum by a `fold`, then
+    /// `m + ln Σ exp(x - m)`.
+    #[differentiable(order = 2)]
+    pub fn logsumexp(x: &[f64]) -> f64 {
+        let m = x.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let s: f64 = x.iter().map(|v| (v - m).exp()).sum();
+        m + s.ln()
+    }
+
+    /// `jax.nn.softplus(x) = logaddexp(x, 0)`: `max(x, 0) + ln(1 + exp(-|x|))`.
+    #[differentiable(order = 3)]
+    pub fn softplus(x: f64) -> f64 {
+        x.max(0.0) + (-x.abs()).exp().ln_1p()
+    }
+
+    /// `jax.nn.log_sigmoid(x) = -softplus(-x)`, calling `softplus`.
+    #[differentiable(order = 2)]
+    pub fn log_sigmoid(x: f64) -> f64 {
+        -softplus(-x)
+    }
+
+    /// `jax.scipy.special.xlogy(x, y)`: `0` where `x == 0`, else `x ln y`.
+    #[differentiable(order = 2)]
+    pub fn xlogy(x: f64, y: f64) -> f64 {
+        if x == 0.0 {
+            return 0.0;
+        }
+        x * y.ln()
+    }
+
+    /// `jax.scipy.special.xlog1py(x, y)`: `0` where `x == 0`, else `x ln(1 + y)`.
+    #[differentiable(order = 2)]
+    pub fn xlog1py(x: f64, y: f64) -> f64 {
+        if x == 0.0 {
+            0.0
+        } else {
+            x * y.ln_1p()
+        }
+    }
+
+    /// `jax.scipy.special.entr` summed: `-p ln p` for `p > 0`, `0` at `0`, `-inf` below.
+    #[differentiable(order = 2)]
+    pub fn entr_sum(p: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for &v in p {
+            s += if v > 0.0 {
+                -v * v.ln()
+            } else if v == 0.0 {
+                0.0
+            } else {
+                f64::NEG_INFINITY
+            };
+        }
+        s
+    }
+
+    /// The safe norm of `optax`/`jnp.linalg.norm` use: `sqrt(Σ x² + eps)`.
+    #[differentiable(order = 2)]
+    pub fn norm_eps(x: &[f64]) -> f64 {
+        const EPS: f64 = 1e-12;
+        (x.iter().map(|v| v * v).sum::<f64>() + EPS).sqrt()
+    }
+
+    /// `jnp.cumsum` by an index loop into a `Vec`.
+    #[differentiable]
+    pub fn cumsum(x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        let mut acc = 0.0;
+        for i in 0..x.len() {
+            acc += x[i];
+            out[i] = acc;
+        }
+        out
+    }
+
+    /// `jnp.cumprod`, each entry from the previous one.
+    #[differentiable]
+    pub fn cumprod(x: &[f64]) -> Vec<f64> {
+        let n = x.len();
+        let mut out = vec![0.0; n];
+        out[0] = x[0];
+        for i in 1..n {
+            out[i] = out[i - 1] * x[i];
+        }
+        out
+    }
+
+    /// `jnp.diff(x)`: `x[i+1] - x[i]`.
+    #[differentiable]
+    pub fn diff(x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for i in 0..x.len() - 1 {
+            out.push(x[i + 1] - x[i]);
+        }
+        out
+    }
+
+    /// `jnp.polyval(p, x)` (highest power first) by Horner in a `fold`.
+    #[differentiable(order = 2)]
+    pub fn polyval(p: &[f64], x: f64) -> f64 {
+        p.iter().fold(0.0, |acc, &c| acc * x + c)
+    }
+
+    /// `jnp.interp(x, xp, fp)` on the fixed grid `xp = 0, 1, 2, 3, 4`: clamped at the ends, the
+    /// interval found by a loop with an early return.
+    #[differentiable(order = 2)]
+    pub fn interp(x: f64, fp: &[f64; 5]) -> f64 {
+        const XP: [f64; 5] = [0.0, 1.0, 2.0, 3.0, 4.0];
+        if x <= XP[0] {
+            return fp[0];
+        }
+        for i in 0..4 {
+            if x < XP[i + 1] {
+                let t = (x - XP[i]) / (XP[i + 1] - XP[i]);
+                return fp[i] + t * (fp[i + 1] - fp[i]);
+            }
+        }
+        fp[4]
+    }
+
+    /// `jnp.logaddexp(a, b)`: `max(a, b) + ln(1 + exp(-|a - b|))`.
+    #[differentiable(order = 2)]
+    pub fn logaddexp(a: f64, b: f64) -> f64 {
+        let amax = a.max(b);
+        let delta = a - b;
+        amax + (-delta.abs()).exp().ln_1p()
+    }
+
+    /// `jax.nn.gelu(x, approximate=True)`: `x/2 (1 + tanh(sqrt(2/π) (x + 0.044715 x³)))`.
+    #[differentiable(order = 3)]
+    pub fn gelu(x: f64) -> f64 {
+        let c = (2.0 / std::f64::consts::PI).sqrt();
+        let inner = c * (x + 0.044715 * x.powi(3));
+        0.5 * x * (1.0 + inner.tanh())
+    }
+
+    /// `jax.nn.silu(x) = x σ(x)`, generic.
+    #[differentiable(order = 2)]
+    pub fn silu<T: Float>(x: T) -> T {
+        x / (T::one() + (-x).exp())
+    }
+
+    /// `flax.linen.LayerNorm` over one vector: mean, biased variance plus `eps`, scale and shift.
+    #[differentiable]
+    pub fn layer_norm(x: &[f64], gamma: &[f64], beta: &[f64]) -> Vec<f64> {
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+        let inv = 1.0 / (var + 1e-5).sqrt();
+        let mut y = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            y[i] = (x[i] - mean) * inv * gamma[i] + beta[i];
+        }
+        y
+    }
+
+    /// A loss through `layer_norm`'s `Vec` result: `Σ w_i y_i²`.
+    #[differentiable(wrt(x, gamma), order = 2)]
+    pub fn layer_norm_loss(x: &[f64], gamma: &[f64], w: &[f64]) -> f64 {
+        let beta = vec![0.1; x.len()];
+        let y = layer_norm(x, gamma, &beta);
+        let mut s = 0.0;
+        for i in 0..y.len() {
+            s += w[i] * y[i] * y[i];
+        }
+        s
+    }
+
+    /// Scaled dot-product attention (`jax.nn.dot_product_attention`) over a sequence of three with
+    /// dimension two, one head; the loss is the sum of the outputs.
+    #[differentiable(order = 2)]
+    pub fn attention(q: &[[f64; 2]; 3], k: &[[f64; 2]; 3], v: &[[f64; 2]; 3]) -> f64 {
+        let scale = 1.0 / 2.0_f64.sqrt();
+        let mut total = 0.0;
+        for i in 0..3 {
+            let mut logits = [0.0; 3];
+            for j in 0..3 {
+                logits[j] = (q[i][0] * k[j][0] + q[i][1] * k[j][1]) * scale;
+            }
+            let m = logits[0].max(logits[1]).max(logits[2]);
+            let mut w = [0.0; 3];
+            let mut z = 0.0;
+            for j in 0..3 {
+                w[j] = (logits[j] - m).exp();
+                z += w[j];
+            }
+            for j in 0..3 {
+                for d in 0..2 {
+                    total += w[j] / z * v[j][d];
+                }
+            }
+        }
+        total
+    }
+
+    /// `logsumexp` in `f32` over an array, the shift by `max` in a loop.
+    #[differentiable(order = 2)]
+    pub fn logsumexp_f32(x: [f32; 4]) -> f32 {
+        let mut m = x[0];
+        for i in 1..4 {
+            m = m.max(x[i]);
+        }
+        let mut s = 0.0f32;
+        for v in x.iter() {
+            s += (v - m).exp();
+        }
+        m + s.ln()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// PyTorch's loss functions (torch.nn.functional)
+// ---------------------------------------------------------------------------------------------------
+
+pub mod torch {
+    use autodiff::differentiable;
+
+    /// `F.smooth_l1_loss(input, target, beta, reduction)`: `0.5 d²/β` below `β`, `|d| - β/2` above;
+    /// `reduction` 0 = mean, 1 = sum, chosen by a `match`.
+    #[differentiable(wrt(input), order = 2)]
+    pub fn smooth_l1(input: &[f64], target: &[f64], beta: f64, reduction: usize) -> f64 {
+        let mut s = 0.0;
+        for i in 0..input.len() {
+            let d = input[i] - target[i];
+            let a = d.abs();
+            s += if a < beta {
+                0.5 * d * d / beta
+            } else {
+                a - 0.5 * beta
+            };
+        }
+        match reduction {
+            0 => s / input.len() as f64,
+            _ => s,
+        }
+    }
+
+    /// One term of `F.huber_loss`: `d²/2` within `δ`, `δ (|d| - δ/2)` outside.
+    #[differentiable(order = 2)]
+    pub fn huber_one(d: f64, delta: f64) -> f64 {
+        if d.abs() <= delta {
+            0.5 * d * d
+        } else {
+            delta * (d.abs() - 0.5 * delta)
+        }
+    }
+
+    /// `F.huber_loss(input, target, delta)`, mean reduction, through `huber_one`.
+    #[differentiable(wrt(input), order = 2)]
+    pub fn huber(input: &[f64], target: &[f64], delta: f64) -> f64 {
+        let mut s = 0.0;
+        for (x, y) in input.iter().zip(target.iter()) {
+            s += huber_one(x - y, delta);
+        }
+        s / input.len() as f64
+    }
+
+    /// `F.kl_div(input = ln q, target = p, reduction = "sum")`: `Σ p (ln p - input)`, `p ln p` by
+    /// `xlogy`.
+    #[differentiable(order = 2)]
+    pub fn kl_div(log_q: &[f64], p: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..p.len() {
+            s += super::jaxfns::xlogy(p[i], p[i]) - p[i] * log_q[i];
+        }
+        s
+    }
+
+    /// `F.binary_cross_entropy_with_logits`, mean: `max(x, 0) - x y + ln(1 + exp(-|x|))`.
+    #[differentiable(wrt(x), order = 2)]
+    pub fn bce_with_logits(x: &[f64], y: &[f64]) -> f64 {
+        let n = x.len();
+        let mut s = 0.0;
+        for i in 0..n {
+            s += x[i].max(0.0) - x[i] * y[i] + (-x[i].abs()).exp().ln_1p();
+        }
+        s / n as f64
+    }
+
+    /// `F.margin_ranking_loss(x1, x2, y, margin)`, mean: `max(0, -y (x1 - x2) + margin)`.
+    #[differentiable(wrt(x1, x2), order = 2)]
+    pub fn margin_ranking(x1: &[f64], x2: &[f64], y: &[f64], margin: f64) -> f64 {
+        let total: f64 = x1
+            .iter()
+            .zip(x2.iter())
+            .zip(y.iter())
+            .map(|((a, b), s)| (-s * (a - b) + margin).max(0.0))
+            .sum();
+        total / x1.len() as f64
+    }
+
+    /// `F.cosine_similarity(x1, x2, eps)`: `x1·x2 / max(|x1| |x2|, eps)`.
+    #[differentiable(order = 2)]
+    pub fn cosine_similarity(a: &[f64], b: &[f64]) -> f64 {
+        let eps = 1e-8;
+        let ab: f64 = a.iter().zip(b).map(|(p, q)| p * q).sum();
+        let aa: f64 = a.iter().map(|p| p * p).sum();
+        let bb: f64 = b.iter().map(|q| q * q).sum();
+        ab / (aa.sqrt() * bb.sqrt()).max(eps)
+    }
+
+    /// `F.pairwise_distance` of two anchors' pairs at once: `|a - p + eps|` and `|a - n + eps|`.
+    #[differentiable(order = 2)]
+    pub fn two_distances(a: &[f64; 3], p: &[f64; 3], n: &[f64; 3]) -> (f64, f64) {
+        let eps = 1e-6;
+        let mut dp = 0.0;
+        let mut dn = 0.0;
+        for i in 0..3 {
+            dp += (a[i] - p[i] + eps).powi(2);
+            dn += (a[i] - n[i] + eps).powi(2);
+        }
+        (dp.sqrt(), dn.sqrt())
+    }
+
+    /// `F.triplet_margin_loss(anchor, positive, negative, margin)`: `max(d(a,p) - d(a,n) + margin, 0)`.
+    #[differentiable(wrt(a, p, n), order = 2)]
+    pub fn triplet(a: &[f64; 3], p: &[f64; 3], n: &[f64; 3], margin: f64) -> f64 {
+        let (dp, dn) = two_distances(a, p, n);
+        (dp - dn + margin).max(0.0)
+    }
+
+    /// `F.cross_entropy(logits, target)` of one sample: `logsumexp(logits) - logits[target]`.
+    #[differentiable(wrt(logits), order = 2)]
+    pub fn cross_entropy(logits: &[f64], target: usize) -> f64 {
+        super::jaxfns::logsumexp(logits) - logits[target]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// ForwardDiff.jl's and Optim.jl's test functions
+// ---------------------------------------------------------------------------------------------------
+
+pub mod optimfns {
+    use autodiff::{differentiable, Float};
+
+    /// Himmelblau: `(x² + y - 11)² + (x + y² - 7)²`, on an array.
+    #[differentiable(order = 2)]
+    pub fn himmelblau(p: [f64; 2]) -> f64 {
+        let [x, y] = p;
+        (x * x + y - 11.0).powi(2) + (x + y * y - 7.0).powi(2)
+    }
+
+    /// Himmelblau in `f32`.
+    #[differentiable(order = 2)]
+    pub fn himmelblau_f32(x: f32, y: f32) -> f32 {
+        let a = x * x + y - 11.0;
+        let b = x + y * y - 7.0;
+        a * a + b * b
+    }
+
+    /// Beale: `Σ_i (c_i - x + x yⁱ)²` with `c = (1.5, 2.25, 2.625)`, the point a tuple.
+    #[differentiable(order = 2)]
+    pub fn beale(p: (f64, f64)) -> f64 {
+        const C: [f64; 3] = [1.5, 2.25, 2.625];
+        let (x, y) = p;
+        let mut s = 0.0;
+        for i in 0..3 {
+            let t = C[i] - x + x * y.powi(i as i32 + 1);
+            s += t * t;
+        }
+        s
+    }
+
+    /// Booth: `(x + 2y - 7)² + (2x + y - 5)²`.
+    #[differentiable(order = 2)]
+    pub fn booth(x: f64, y: f64) -> f64 {
+        (x + 2.0 * y - 7.0).powi(2) + (2.0 * x + y - 5.0).powi(2)
+    }
+
+    /// Matyas: `0.26 (x² + y²) - 0.48 x y`.
+    #[differentiable(order = 2)]
+    pub fn matyas(x: f64, y: f64) -> f64 {
+        0.26 * (x * x + y * y) - 0.48 * x * y
+    }
+
+    /// The six-hump camel: `(4 - 2.1 x² + x⁴/3) x² + x y + (-4 + 4 y²) y²`.
+    #[differentiable(order = 2)]
+    pub fn six_hump_camel(x: f64, y: f64) -> f64 {
+        let x2 = x * x;
+        (4.0 - 2.1 * x2 + x2 * x2 / 3.0) * x2 + x * y + (-4.0 + 4.0 * y * y) * y * y
+    }
+
+    /// Styblinski–Tang: `Σ (x⁴ - 16 x² + 5 x) / 2`, generic.
+    #[differentiable(order = 2)]
+    pub fn styblinski_tang<T: Float>(x: &[T]) -> T {
+        let half = T::from(0.5).unwrap();
+        let sixteen = T::from(16.0).unwrap();
+        let five = T::from(5.0).unwrap();
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            s = s + half * (x[i].powi(4) - sixteen * x[i] * x[i] + five * x[i]);
+        }
+        s
+    }
+
+    /// Ackley (a = 20, b = 0.2, c = 2π).
+    #[differentiable(order = 2)]
+    pub fn ackley(x: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let mut sq = 0.0;
+        let mut cs = 0.0;
+        for &v in x.iter() {
+            sq += v * v;
+            cs += (2.0 * std::f64::consts::PI * v).cos();
+        }
+        -20.0 * (-0.2 * (sq / n).sqrt()).exp() - (cs / n).exp() + 20.0 + std::f64::consts::E
+    }
+
+    /// Rastrigin: `10 n + Σ (x² - 10 cos 2πx)`, the term a closure bound to a local.
+    #[differentiable(order = 2)]
+    pub fn rastrigin(x: &[f64]) -> f64 {
+        let term = |v: f64| v * v - 10.0 * (2.0 * std::f64::consts::PI * v).cos();
+        let mut s = 10.0 * x.len() as f64;
+        for &v in x {
+            s += term(v);
+        }
+        s
+    }
+
+    /// Levy: `w = 1 + (x - 1)/4`, `sin²(π w₁) + Σ (w - 1)² (1 + 10 sin²(π w + 1)) + (w_n - 1)² (1 + sin²(2π w_n))`.
+    #[differentiable(order = 2)]
+    pub fn levy(x: &[f64]) -> f64 {
+        let pi = std::f64::consts::PI;
+        let n = x.len();
+        let mut w = vec![0.0; n];
+        for i in 0..n {
+            w[i] = 1.0 + (x[i] - 1.0) / 4.0;
+        }
+        let mut s = (pi * w[0]).sin().powi(2);
+        for i in 0..n - 1 {
+            s += (w[i] - 1.0).powi(2) * (1.0 + 10.0 * (pi * w[i] + 1.0).sin().powi(2));
+        }
+        let last = w[n - 1];
+        s + (last - 1.0).powi(2) * (1.0 + (2.0 * pi * last).sin().powi(2))
+    }
+
+    /// Griewank: `1 + Σ x²/4000 - Π cos(x_i / sqrt(i + 1))`, the product by `enumerate().map().product()`.
+    #[differentiable(order = 2)]
+    pub fn griewank(x: &[f64]) -> f64 {
+        let s: f64 = x.iter().map(|v| v * v / 4000.0).sum();
+        let p: f64 = x
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v / ((i + 1) as f64).sqrt()).cos())
+            .product();
+        1.0 + s - p
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Small physics
+// ---------------------------------------------------------------------------------------------------
+
+pub mod physics {
+    use autodiff::{differentiable, Differentiable};
+
+    /// Lennard-Jones `4ε((σ/r)¹² - (σ/r)⁶)` over the pairs of particles in 3-D (flat positions), pairs
+    /// beyond the cutoff skipped by `continue`, the potential shifted to zero at the cutoff.
+    #[differentiable(wrt(pos, sigma), order = 2)]
+    pub fn lennard_jones(pos: &[f64], sigma: f64, cutoff: f64) -> f64 {
+        let n = pos.len() / 3;
+        let rc2 = cutoff * cutoff;
+        let sc6 = (sigma * sigma / rc2).powi(3);
+        let shift = 4.0 * (sc6 * sc6 - sc6);
+        let mut e = 0.0;
+        for i in 0..n {
+            for j in i + 1..n {
+                let mut r2 = 0.0;
+                for d in 0..3 {
+                    let dx = pos[3 * i + d] - pos[3 * j + d];
+                    r2 += dx * dx;
+                }
+                if r2 > rc2 {
+                    continue;
+                }
+                let s6 = (sigma * sigma / r2).powi(3);
+                e += 4.0 * (s6 * s6 - s6) - shift;
+            }
+        }
+        e
+    }
+
+    /// A spring network in 2-D by an edge list of `usize` pairs: `Σ k/2 (|x_i - x_j| - L_e)²`.
+    #[differentiable(wrt(x, k), order = 2)]
+    pub fn spring_energy(x: &[f64], edges: &[(usize, usize)], rest: &[f64], k: f64) -> f64 {
+        let mut e = 0.0;
+        for (m, &(i, j)) in edges.iter().enumerate() {
+            let dx = x[2 * i] - x[2 * j];
+            let dy = x[2 * i + 1] - x[2 * j + 1];
+            let len = (dx * dx + dy * dy).sqrt();
+            e += 0.5 * k * (len - rest[m]).powi(2);
+        }
+        e
+    }
+
+    /// A 1-D bar of `n` elements: element stiffness `k_e` assembled into a local `(n+1)×(n+1)` matrix,
+    /// node 0 fixed, the energy `u'Ku/2 - f'u` over the free nodes.
+    #[differentiable(wrt(k, u), order = 2)]
+    pub fn fem_energy(k: &[f64], u: &[f64], f: &[f64]) -> f64 {
+        let n = k.len();
+        let mut kg = vec![vec![0.0; n + 1]; n + 1];
+        for e in 0..n {
+            kg[e][e] += k[e];
+            kg[e][e + 1] -= k[e];
+            kg[e + 1][e] -= k[e];
+            kg[e + 1][e + 1] += k[e];
+        }
+        let mut full = vec![0.0; n + 1];
+        for i in 0..n {
+            full[i + 1] = u[i];
+        }
+        let mut energy = 0.0;
+        for i in 0..=n {
+            for j in 0..=n {
+                energy += 0.5 * full[i] * kg[i][j] * full[j];
+            }
+        }
+        for i in 0..n {
+            energy -= f[i] * u[i];
+        }
+        energy
+    }
+
+    /// The acceleration of a harmonic oscillator with a cubic term.
+    #[differentiable(order = 2)]
+    pub fn accel(x: f64, k: f64) -> f64 {
+        -k * x - 0.1 * x * x * x
+    }
+
+    /// Velocity Verlet for `steps` steps from `(x0, v0)`, a tuple state; the loss is the squared
+    /// distance of the trajectory from `target` summed over the steps; `steps == 0` returns early.
+    #[differentiable(wrt(x0, v0, k), order = 2)]
+    pub fn verlet_loss(x0: f64, v0: f64, k: f64, dt: f64, steps: usize, target: f64) -> f64 {
+        if steps == 0 {
+            return (x0 - target).powi(2);
+        }
+        let mut state = (x0, v0);
+        let mut loss = 0.0;
+        for _ in 0..steps {
+            let (x, v) = state;
+            let a = accel(x, k);
+            let xn = x + v * dt + 0.5 * a * dt * dt;
+            let an = accel(xn, k);
+            let vn = v + 0.5 * (a + an) * dt;
+            state = (xn, vn);
+            loss += (xn - target).powi(2);
+        }
+        loss
+    }
+
+    /// Lennard-Jones particles as a `Differentiable` struct: `energy` calls `pair`, which calls
+    /// `sixth`.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Cluster {
+        pub pos: Vec<f64>,
+        pub epsilon: f64,
+        #[no_grad]
+        pub n: usize,
+    }
+
+    impl Cluster {
+        /// `(1/r²)³` for `σ = 1`.
+        #[differentiable(wrt(self), order = 2)]
+        pub fn sixth(&self, r2: f64) -> f64 {
+            (1.0 / r2).powi(3)
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn pair(&self, i: usize, j: usize) -> f64 {
+            let mut r2 = 0.0;
+            for d in 0..2 {
+                let dx = self.pos[2 * i + d] - self.pos[2 * j + d];
+                r2 += dx * dx;
+            }
+            let s6 = self.sixth(r2);
+            4.0 * self.epsilon * (s6 * s6 - s6)
+        }
+
+        #[differentiable(wrt(self), order = 2)]
+        pub fn energy(&self) -> f64 {
+            let mut e = 0.0;
+            for i in 0..self.n {
+                for j in i + 1..self.n {
+                    e += self.pair(i, j);
+                }
+            }
+            e
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// TensorFlow's custom-gradient guide, at second and third order
+// ---------------------------------------------------------------------------------------------------
+
+pub mod tfcustom {
+    use autodiff::{custom_gradient, differentiable};
+
+    /// The guide's `log1pexp`: `ln(1 + eˣ)` with the stable gradient `1 - 1/(1 + eˣ)`.
+    #[custom_gradient]
+    pub fn log1pexp(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        let e = x.exp();
+        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+    }
+
+    /// A caller at order 2 over a slice: `Σ log1pexp(w_i x_i)`.
+    #[differentiable(order = 2)]
+    pub fn softplus_layer(w: &[f64], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            s += log1pexp(w[i] * x[i]);
+        }
+        s
+    }
+
+    /// A caller at order 3: `log1pexp(2x)/2`.
+    #[differentiable(order = 3)]
+    pub fn half_log1pexp_2x(x: f64) -> f64 {
+        log1pexp(2.0 * x) / 2.0
+    }
+
+    /// The guide's `clip_gradients`: the identity forward, the cotangent clipped to `[-0.5, 0.5]`.
+    #[custom_gradient]
+    pub fn clip_gradients(y: f64) -> (f64, impl Fn(f64) -> f64) {
+        (y, |dy: f64| dy.clamp(-0.5, 0.5))
+    }
+
+    /// `clip_gradients(x²) x`.
+    #[differentiable(order = 2)]
+    pub fn clipped_cube(x: f64) -> f64 {
+        clip_gradients(x * x) * x
+    }
+
+    /// A straight-through `round` (the guide's "straight-through estimator").
+    #[custom_gradient]
+    pub fn st_round(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        (x.round(), |dy| dy)
+    }
+
+    /// Quantised weights (to quarters) against data: `Σ (q(w_i) x_i - 1)²`.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn quantised_loss(w: &[f64], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            let q = st_round(4.0 * w[i]) / 4.0;
+            s += (q * x[i] - 1.0).powi(2);
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The checks
+// ---------------------------------------------------------------------------------------------------
+
+type Entry<'a> = (Probe<'a>, Box<dyn Fn(&mut Lcg) -> Flat + 'a>);
+
+fn run_all(entries: Vec<Entry<'_>>) {
+    for (probe, sample) in entries {
+        probe.run(5, sample);
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Draws `n` values in `[lo, hi]` whose absolute values stay `gap` away from `kink` (kinks of `abs`,
+/// `max`, `clamp`).
+fn away(n: usize, lo: f64, hi: f64, kink: f64, gap: f64) -> impl Fn(&mut Lcg) -> Flat {
+    move |r| {
+        (0..n)
+            .map(|_| loop {
+                let x = r.uniform(lo, hi);
+                if (x.abs() - kink).abs() > gap {
+                    break x;
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn jax_scalar_functions() {
+    use jaxfns::*;
+    let entries: Vec<Entry> = vec![
+        (
+            slice(
+                "logsumexp",
+                logsumexp,
+                logsumexp_grad,
+                logsumexp_jvp,
+                logsumexp_grad_into,
+            )
+            .hessian(hess_slice(logsumexp_hessian))
+            .analytic(|x| {
+                let lse = x.iter().map(|v| v.exp()).sum::<f64>().ln();
+                x.iter().map(|v| (v - lse).exp()).collect()
+            }),
+            Box::new(common::probe::distinct(5, -4.0, 4.0, 0.01)),
+        ),
+        (
+            one(
+                "softplus",
+                softplus,
+                softplus_grad,
+                softplus_jvp,
+                softplus_grad_into,
+            )
+            .hessian(hess1(softplus_hessian, |x| {
+                let d = softplus_derivatives(x);
+                [d[0], d[1], d[2]]
+            }))
+            .analytic(|x| vec![sigmoid(x[0])]),
+            Box::new(away(1, -20.0, 20.0, 0.0, 0.01)),
+        ),
+        (
+            one(
+                "log_sigmoid",
+                log_sigmoid,
+                log_sigmoid_grad,
+                log_sigmoid_jvp,
+                log_sigmoid_grad_into,
+            )
+            .hessian(hess1(log_sigmoid_hessian, log_sigmoid_derivatives))
+            .analytic(|x| vec![1.0 - sigmoid(x[0])]),
+            Box::new(away(1, -20.0, 20.0, 0.0, 0.01)),
+        ),
+        (
+            two("xlogy", xlogy, xlogy_grad, xlogy_jvp, xlogy_grad_into)
+                .hessian(hess2(xlogy_hessian))
+                .analytic(|x| vec![x[1].ln(), x[0] / x[1]]),
+            Box::new(|r: &mut Lcg| vec![r.uniform(-2.0, 2.0), r.uniform(0.2, 3.0)]),
+        ),
+        (
+            two(
+                "xlog1py",
+                xlog1py,
+                xlog1py_grad,
+                xlog1py_jvp,
+                xlog1py_grad_into,
+            )
+            .hessian(hess2(xlog1py_hessian))
+            .analytic(|x| vec![x[1].ln_1p(), x[0] / (1.0 + x[1])]),
+            Box::new(|r: &mut Lcg| vec![r.uniform(-2.0, 2.0), r.uniform(-0.8, 3.0)]),
+        ),
+        (
+            slice(
+                "entr_sum",
+                entr_sum,
+                entr_sum_grad,
+                entr_sum_jvp,
+                entr_sum_grad_into,
+            )
+            .hessian(hess_slice(entr_sum_hessian))
+            .analytic(|x| x.iter().map(|p| -p.ln() - 1.0).collect()),
+            Box::new(range(4, 0.05, 2.0)),
+        ),
+        (
+            slice(
+                "norm_eps",
+                norm_eps,
+                norm_eps_grad,
+                norm_eps_jvp,
+                norm_eps_grad_into,
+            )
+            .hessian(hess_slice(norm_eps_hessian))
+            .analytic(|x| {
+                let n = (dot(x, x) + 1e-12).sqrt();
+                x.iter().map(|v| v / n).collect()
+            }),
+            Box::new(range(4, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("polyval", |x| polyval(&x[..4], x[4]))
+                .grad(|x| {
+                    let (v, (gp, gx)) = polyval_grad(&x[..4], x[4]);
+                    (v, [gp, vec![gx]].concat())
+                })
+                .jvp(|x, t| polyval_jvp(&x[..4], x[4], (t[..4].to_vec(), t[4])))
+                .grad_into(|x| {
+                    let (mut gp, mut gx) = (vec![GARBAGE; 4], GARBAGE);
+                    let v = polyval_grad_into(&x[..4], x[4], (&mut gp, &mut gx));
+                    (v, [gp, vec![gx]].concat())
+                })
+                .hessian(|x| {
+                    let (v, (gp, gx), h) = polyval_hessian(&x[..4], x[4]);
+                    (v, [gp, vec![gx]].concat(), h)
+                })
+                .analytic(|x| {
+                    let z = x[4];
+                    vec![
+                        z.powi(3),
+                        z * z,
+                        z,
+                        1.0,
+                        3.0 * x[0] * z * z + 2.0 * x[1] * z + x[2],
+                    ]
+                }),
+            Box::new(range(5, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("interp", |x| interp(x[0], &[x[1], x[2], x[3], x[4], x[5]]))
+                .grad(|x| {
+                    let (v, (gx, gf)) = interp_grad(x[0], &[x[1], x[2], x[3], x[4], x[5]]);
+                    (v, [vec![gx], gf.to_vec()].concat())
+                })
+                .jvp(|x, t| {
+                    interp_jvp(
+                        x[0],
+                        &[x[1], x[2], x[3], x[4], x[5]],
+                        (t[0], [t[1], t[2], t[3], t[4], t[5]]),
+                    )
+                })
+                .grad_into(|x| {
+                    let (mut gx, mut gf) = (GARBAGE, [GARBAGE; 5]);
+                    let v =
+                        interp_grad_into(x[0], &[x[1], x[2], x[3], x[4], x[5]], (&mut gx, &mut gf));
+                    (v, [vec![gx], gf.to_vec()].concat())
+                })
+                .hessian(|x| {
+                    let (v, (gx, gf), h) = interp_hessian(x[0], &[x[1], x[2], x[3], x[4], x[5]]);
+                    (v, [vec![gx], gf.to_vec()].concat(), h)
+                })
+                .analytic(|x| {
+                    let mut g = vec![0.0; 6];
+                    let z = x[0];
+                    if z <= 0.0 {
+                        g[1] = 1.0;
+                    } else if z >= 4.0 {
+                        g[5] = 1.0;
+                    } else {
+                        let i = z.floor() as usize;
+                        let t = z - i as f64;
+                        g[0] = x[i + 2] - x[i + 1];
+                        g[i + 1] = 1.0 - t;
+                        g[i + 2] = t;
+                    }
+                    g
+                }),
+            Box::new(|r: &mut Lcg| {
+                let z = loop {
+                    let z = r.uniform(-0.7, 4.7);
+                    let frac = z.rem_euclid(1.0);
+                    if frac > 0.01 && frac < 0.99 {
+                        break z;
+                    }
+                };
+                [vec![z], r.vec(5, -2.0, 2.0)].concat()
+            }),
+        ),
+        (
+            two(
+                "logaddexp",
+                logaddexp,
+                logaddexp_grad,
+                logaddexp_jvp,
+                logaddexp_grad_into,
+            )
+            .hessian(hess2(logaddexp_hessian))
+            .analytic(|x| {
+                let s = sigmoid(x[0] - x[1]);
+                vec![s, 1.0 - s]
+            }),
+            Box::new(common::probe::distinct(2, -5.0, 5.0, 0.01)),
+        ),
+        (
+            one("gelu", gelu, gelu_grad, gelu_jvp, gelu_grad_into)
+                .hessian(hess1(gelu_hessian, |x| {
+                    let d = gelu_derivatives(x);
+                    [d[0], d[1], d[2]]
+                }))
+                .analytic(|x| {
+                    let x = x[0];
+                    let c = (2.0 / std::f64::consts::PI).sqrt();
+                    let u = c * (x + 0.044715 * x * x * x);
+                    let t = u.tanh();
+                    let du = c * (1.0 + 3.0 * 0.044715 * x * x);
+                    vec![0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du]
+                }),
+            Box::new(range(1, -4.0, 4.0)),
+        ),
+        (
+            one(
+                "silu",
+                silu::<f64>,
+                silu_grad::<f64>,
+                silu_jvp::<f64>,
+                silu_grad_into::<f64>,
+            )
+            .hessian(hess1(silu_hessian::<f64>, silu_derivatives::<f64>))
+            .analytic(|x| {
+                let s = sigmoid(x[0]);
+                vec![s + x[0] * s * (1.0 - s)]
+            }),
+            Box::new(range(1, -6.0, 6.0)),
+        ),
+        (
+            Probe::new("layer_norm_loss", |x| {
+                layer_norm_loss(&x[..4], &x[4..], &[0.5, -1.0, 2.0, 0.3])
+            })
+            .grad(|x| {
+                let (v, (gx, gg)) = layer_norm_loss_grad(&x[..4], &x[4..], &[0.5, -1.0, 2.0, 0.3]);
+                (v, [gx, gg].concat())
+            })
+            .jvp(|x, t| {
+                layer_norm_loss_jvp(
+                    &x[..4],
+                    &x[4..],
+                    &[0.5, -1.0, 2.0, 0.3],
+                    (t[..4].to_vec(), t[4..].to_vec()),
+                )
+            })
+            .grad_into(|x| {
+                let (mut gx, mut gg) = (vec![GARBAGE; 4], vec![GARBAGE; 4]);
+                let v = layer_norm_loss_grad_into(
+                    &x[..4],
+                    &x[4..],
+                    &[0.5, -1.0, 2.0, 0.3],
+                    (&mut gx, &mut gg),
+                );
+                (v, [gx, gg].concat())
+            })
+            .hessian(|x| {
+                let (v, (gx, gg), h) =
+                    layer_norm_loss_hessian(&x[..4], &x[4..], &[0.5, -1.0, 2.0, 0.3]);
+                (v, [gx, gg].concat(), h)
+            }),
+            Box::new(range(8, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("attention", |x| {
+                let (q, k, v) = qkv(x);
+                attention(&q, &k, &v)
+            })
+            .grad(|x| {
+                let (q, k, v) = qkv(x);
+                let (val, (gq, gk, gv)) = attention_grad(&q, &k, &v);
+                (val, [gq.concat(), gk.concat(), gv.concat()].concat())
+            })
+            .jvp(|x, t| {
+                let (q, k, v) = qkv(x);
+                attention_jvp(&q, &k, &v, qkv(t))
+            })
+            .grad_into(|x| {
+                let (q, k, v) = qkv(x);
+                let mut g = ([[GARBAGE; 2]; 3], [[GARBAGE; 2]; 3], [[GARBAGE; 2]; 3]);
+                let val = attention_grad_into(&q, &k, &v, (&mut g.0, &mut g.1, &mut g.2));
+                (val, [g.0.concat(), g.1.concat(), g.2.concat()].concat())
+            })
+            .hessian(|x| {
+                let (q, k, v) = qkv(x);
+                let (val, (gq, gk, gv), h) = attention_hessian(&q, &k, &v);
+                (val, [gq.concat(), gk.concat(), gv.concat()].concat(), h)
+            })
+            .analytic(|x| {
+                // d/dv[j][d] = Σ_i softmax_i[j]; q and k by central differences only.
+                let (q, k, v) = qkv(x);
+                let (_, (gq, gk, _)) = attention_grad(&q, &k, &v);
+                let mut gv = vec![0.0; 6];
+                for i in 0..3 {
+                    let l: Vec<f64> = (0..3)
+                        .map(|j| (q[i][0] * k[j][0] + q[i][1] * k[j][1]) / 2f64.sqrt())
+                        .collect();
+                    let z: f64 = l.iter().map(|a| a.exp()).sum();
+                    for j in 0..3 {
+                        gv[2 * j] += l[j].exp() / z;
+                        gv[2 * j + 1] += l[j].exp() / z;
+                    }
+                }
+                [gq.concat(), gk.concat(), gv].concat()
+            }),
+            Box::new(range(18, -1.5, 1.5)),
+        ),
+    ];
+    run_all(entries);
+}
+
+fn qkv(x: &[f64]) -> ([[f64; 2]; 3], [[f64; 2]; 3], [[f64; 2]; 3]) {
+    let m = |o: usize| [[x[o], x[o + 1]], [x[o + 2], x[o + 3]], [x[o + 4], x[o + 5]]];
+    (m(0), m(6), m(12))
+}
+
+/// `softplus` and `gelu` at order 3 against central differences of their own second derivatives, and
+/// by hand: softplus''' = σ(1 - σ)(1 - 2σ).
+#[test]
+fn jax_third_derivatives() {
+    check_third("softplus", |x| jaxfns::softplus_derivatives(x), 5, 0.1, 6.0);
+    check_third(
+        "softplus_neg",
+        |x| jaxfns::softplus_derivatives(x),
+        5,
+        -6.0,
+        -0.1,
+    );
+    check_third("gelu", |x| jaxfns::gelu_derivatives(x), 5, -3.0, 3.0);
+    for x in [-3.0, -0.4, 0.9, 5.0] {
+        let s = sigmoid(x);
+        let d = jaxfns::softplus_derivatives(x);
+        common::assert_all_close(
+            &d[1..],
+            &[s, s * (1.0 - s), s * (1.0 - s) * (1.0 - 2.0 * s)],
+            1e-12,
+            "softplus derivatives",
+        );
+    }
+    // jax conventions at the kinks (DESIGN.md): `max(x, 0)` at 0 and `abs` at 0.
+    let (v, g) = jaxfns::softplus_grad(0.0);
+    common::assert_close(v, 2f64.ln(), 1e-15, "softplus(0)");
+    assert!(g.is_finite(), "softplus'(0) = {g}");
+    // xlogy at x = 0 is 0 with gradient (0, 0) by the branch, as jax's where-guarded form gives for y.
+    let (v, (gx, gy)) = jaxfns::xlogy_grad(0.0, 0.0);
+    assert_eq!((v, gx, gy), (0.0, 0.0, 0.0));
+}
+
+#[test]
+fn jax_vector_results() {
+    use jaxfns::*;
+    check_vector(
+        "cumsum",
+        5,
+        range(5, -2.0, 2.0),
+        &|x| cumsum(x),
+        &|x, c| cumsum_vjp(x, c.to_vec()),
+        &|x, t| cumsum_jvp(x, t.to_vec()),
+        Some(&|x| cumsum_jacobian(x)),
+    );
+    check_vector(
+        "cumprod",
+        5,
+        range(5, -2.0, 2.0),
+        &|x| cumprod(x),
+        &|x, c| cumprod_vjp(x, c.to_vec()),
+        &|x, t| cumprod_jvp(x, t.to_vec()),
+        Some(&|x| cumprod_jacobian(x)),
+    );
+    check_vector(
+        "diff",
+        5,
+        range(5, -2.0, 2.0),
+        &|x| diff(x),
+        &|x, c| diff_vjp(x, c.to_vec()),
+        &|x, t| diff_jvp(x, t.to_vec()),
+        Some(&|x| diff_jacobian(x)),
+    );
+    check_vector(
+        "layer_norm",
+        5,
+        range(12, -2.0, 2.0),
+        &|x| layer_norm(&x[..4], &x[4..8], &x[8..]),
+        &|x, c| {
+            let (y, (a, b, d)) = layer_norm_vjp(&x[..4], &x[4..8], &x[8..], c.to_vec());
+            (y, [a, b, d].concat())
+        },
+        &|x, t| {
+            layer_norm_jvp(
+                &x[..4],
+                &x[4..8],
+                &x[8..],
+                (t[..4].to_vec(), t[4..8].to_vec(), t[8..].to_vec()),
+            )
+        },
+        Some(&|x| layer_norm_jacobian(&x[..4], &x[4..8], &x[8..])),
+    );
+    // By hand: cumsum's Jacobian is lower triangular ones; cumprod's J[i][j] = Π_{k<=i} x_k / x_j for
+    // j <= i; diff's rows are (-1, 1).
+    let x = [0.5, -1.5, 2.0, 0.8];
+    let j = cumsum_jacobian(&x);
+    let jp = cumprod_jacobian(&x);
+    let p = cumprod(&x);
+    let jd = diff_jacobian(&x);
+    for i in 0..4 {
+        for k in 0..4 {
+            assert_eq!(
+                j[i][k],
+                if k <= i { 1.0 } else { 0.0 },
+                "cumsum J[{i}][{k}]"
+            );
+            let e = if k <= i { p[i] / x[k] } else { 0.0 };
+            common::assert_close(jp[i][k], e, 1e-14, "cumprod J");
+            if i < 3 {
+                let e = if k == i + 1 {
+                    1.0
+                } else if k == i {
+                    -1.0
+                } else {
+                    0.0
+                };
+                assert_eq!(jd[i][k], e, "diff J[{i}][{k}]");
+            }
+        }
+    }
+}
+
+/// `logsumexp` in `f32` against the `f64` version's gradient, and its Hessian against the softmax
+/// formula `diag(s) - s sᵀ`.
+#[test]
+fn jax_logsumexp_f32() {
+    let mut rng = Lcg::new(32);
+    for _ in 0..5 {
+        let x64 = rng.vec(4, -3.0, 3.0);
+        let x = [x64[0] as f32, x64[1] as f32, x64[2] as f32, x64[3] as f32];
+        let xr: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        let (v, g) = jaxfns::logsumexp_f32_grad(x);
+        let (v64, g64) = jaxfns::logsumexp_grad(&xr);
+        common::assert_close(v as f64, v64, 1e-6, "value");
+        let g: Vec<f64> = g.iter().map(|&v| v as f64).collect();
+        common::assert_all_close(&g, &g64, 1e-5, "gradient");
+        let (_, d) = jaxfns::logsumexp_f32_jvp(x, [1.0, -0.5, 0.25, 2.0]);
+        common::assert_close(d as f64, dot(&g, &[1.0, -0.5, 0.25, 2.0]), 1e-5, "jvp");
+        let (_, _, h) = jaxfns::logsumexp_f32_hessian(x);
+        for i in 0..4 {
+            for j in 0..4 {
+                let e = if i == j { g64[i] } else { 0.0 } - g64[i] * g64[j];
+                common::assert_close(h[i][j] as f64, e, 1e-4, "hessian");
+            }
+        }
+    }
+}
+
+#[test]
+fn torch_losses() {
+    use torch::*;
+    let target = [0.3, -0.7, 1.1, 0.0];
+    let labels = [1.0, 0.0, 1.0, 0.0];
+    let signs = [1.0, -1.0, -1.0, 1.0];
+    let entries: Vec<Entry> = vec![
+        (
+            Probe::new("smooth_l1_mean", |x| smooth_l1(x, &target, 0.5, 0))
+                .grad(|x| smooth_l1_grad(x, &target, 0.5, 0))
+                .jvp(|x, t| smooth_l1_jvp(x, &target, 0.5, 0, t.to_vec()))
+                .grad_into(|x| {
+                    let mut g = vec![GARBAGE; 4];
+                    let v = smooth_l1_grad_into(x, &target, 0.5, 0, &mut g);
+                    (v, g)
+                })
+                .hessian(|x| smooth_l1_hessian(x, &target, 0.5, 0))
+                .analytic(|x| {
+                    (0..4)
+                        .map(|i| {
+                            let d = x[i] - target[i];
+                            (if d.abs() < 0.5 { d / 0.5 } else { d.signum() }) / 4.0
+                        })
+                        .collect()
+                }),
+            Box::new(|r: &mut Lcg| {
+                (0..4)
+                    .map(|i| loop {
+                        let v = r.uniform(-2.0, 2.0);
+                        if ((v - target[i]).abs() - 0.5).abs() > 0.01 {
+                            break v;
+                        }
+                    })
+                    .collect()
+            }),
+        ),
+        (
+            Probe::new("smooth_l1_sum", |x| smooth_l1(x, &target, 1.0, 1))
+                .grad(|x| smooth_l1_grad(x, &target, 1.0, 1))
+                .hessian(|x| smooth_l1_hessian(x, &target, 1.0, 1)),
+            Box::new(|r: &mut Lcg| {
+                (0..4)
+                    .map(|i| loop {
+                        let v = r.uniform(-2.0, 2.0);
+                        if ((v - target[i]).abs() - 1.0).abs() > 0.01 {
+                            break v;
+                        }
+                    })
+                    .collect()
+            }),
+        ),
+        (
+            Probe::new("huber", |x| huber(x, &target, 0.8))
+                .grad(|x| huber_grad(x, &target, 0.8))
+                .jvp(|x, t| huber_jvp(x, &target, 0.8, t.to_vec()))
+                .grad_into(|x| {
+                    let mut g = vec![GARBAGE; 4];
+                    let v = huber_grad_into(x, &target, 0.8, &mut g);
+                    (v, g)
+                })
+                .hessian(|x| huber_hessian(x, &target, 0.8))
+                .analytic(|x| {
+                    (0..4)
+                        .map(|i| (x[i] - target[i]).clamp(-0.8, 0.8) / 4.0)
+                        .collect()
+                }),
+            Box::new(|r: &mut Lcg| {
+                (0..4)
+                    .map(|i| loop {
+                        let v = r.uniform(-2.5, 2.5);
+                        if ((v - target[i]).abs() - 0.8).abs() > 0.01 {
+                            break v;
+                        }
+                    })
+                    .collect()
+            }),
+        ),
+        (
+            Probe::new("kl_div", |x| kl_div(&x[..3], &x[3..]))
+                .grad(|x| {
+                    let (v, (a, b)) = kl_div_grad(&x[..3], &x[3..]);
+                    (v, [a, b].concat())
+                })
+                .jvp(|x, t| kl_div_jvp(&x[..3], &x[3..], (t[..3].to_vec(), t[3..].to_vec())))
+                .grad_into(|x| {
+                    let (mut a, mut b) = (vec![GARBAGE; 3], vec![GARBAGE; 3]);
+                    let v = kl_div_grad_into(&x[..3], &x[3..], (&mut a, &mut b));
+                    (v, [a, b].concat())
+                })
+                .hessian(|x| {
+                    let (v, (a, b), h) = kl_div_hessian(&x[..3], &x[3..]);
+                    (v, [a, b].concat(), h)
+                })
+                .analytic(|x| {
+                    let mut g: Vec<f64> = x[3..].iter().map(|p| -p).collect();
+                    g.extend((0..3).map(|i| x[3 + i].ln() + 1.0 - x[i]));
+                    g
+                }),
+            Box::new(|r: &mut Lcg| [r.vec(3, -3.0, 0.0), r.vec(3, 0.05, 1.0)].concat()),
+        ),
+        (
+            Probe::new("bce_with_logits", |x| bce_with_logits(x, &labels))
+                .grad(|x| bce_with_logits_grad(x, &labels))
+                .jvp(|x, t| bce_with_logits_jvp(x, &labels, t.to_vec()))
+                .grad_into(|x| {
+                    let mut g = vec![GARBAGE; 4];
+                    let v = bce_with_logits_grad_into(x, &labels, &mut g);
+                    (v, g)
+                })
+                .hessian(|x| bce_with_logits_hessian(x, &labels))
+                .analytic(|x| (0..4).map(|i| (sigmoid(x[i]) - labels[i]) / 4.0).collect()),
+            Box::new(away(4, -6.0, 6.0, 0.0, 0.01)),
+        ),
+        (
+            Probe::new("margin_ranking", |x| {
+                margin_ranking(&x[..4], &x[4..], &signs, 0.2)
+            })
+            .grad(|x| {
+                let (v, (a, b)) = margin_ranking_grad(&x[..4], &x[4..], &signs, 0.2);
+                (v, [a, b].concat())
+            })
+            .jvp(|x, t| {
+                margin_ranking_jvp(
+                    &x[..4],
+                    &x[4..],
+                    &signs,
+                    0.2,
+                    (t[..4].to_vec(), t[4..].to_vec()),
+                )
+            })
+            .grad_into(|x| {
+                let (mut a, mut b) = (vec![GARBAGE; 4], vec![GARBAGE; 4]);
+                let v = margin_ranking_grad_into(&x[..4], &x[4..], &signs, 0.2, (&mut a, &mut b));
+                (v, [a, b].concat())
+            })
+            .hessian(|x| {
+                let (v, (a, b), h) = margin_ranking_hessian(&x[..4], &x[4..], &signs, 0.2);
+                (v, [a, b].concat(), h)
+            })
+            .analytic(|x| {
+                let mut g = vec![0.0; 8];
+                for i in 0..4 {
+                    if -signs[i] * (x[i] - x[4 + i]) + 0.2 > 0.0 {
+                        g[i] = -signs[i] / 4.0;
+                        g[4 + i] = signs[i] / 4.0;
+                    }
+                }
+                g
+            }),
+            Box::new(move |r: &mut Lcg| loop {
+                let x = r.vec(8, -2.0, 2.0);
+                if (0..4).all(|i| (-signs[i] * (x[i] - x[4 + i]) + 0.2).abs() > 0.01) {
+                    break x;
+                }
+            }),
+        ),
+        (
+            Probe::new("cosine_similarity", |x| cosine_similarity(&x[..3], &x[3..]))
+                .grad(|x| {
+                    let (v, (a, b)) = cosine_similarity_grad(&x[..3], &x[3..]);
+                    (v, [a, b].concat())
+                })
+                .jvp(|x, t| {
+                    cosine_similarity_jvp(&x[..3], &x[3..], (t[..3].to_vec(), t[3..].to_vec()))
+                })
+                .grad_into(|x| {
+                    let (mut a, mut b) = (vec![GARBAGE; 3], vec![GARBAGE; 3]);
+                    let v = cosine_similarity_grad_into(&x[..3], &x[3..], (&mut a, &mut b));
+                    (v, [a, b].concat())
+                })
+                .hessian(|x| {
+                    let (v, (a, b), h) = cosine_similarity_hessian(&x[..3], &x[3..]);
+                    (v, [a, b].concat(), h)
+                })
+                .analytic(|x| {
+                    // d cos / da = b/(|a||b|) - cos a/|a|².
+                    let (a, b) = (&x[..3], &x[3..]);
+                    let (na, nb) = (dot(a, a).sqrt(), dot(b, b).sqrt());
+                    let c = dot(a, b) / (na * nb);
+                    let ga = (0..3).map(|i| b[i] / (na * nb) - c * a[i] / (na * na));
+                    let gb = (0..3).map(|i| a[i] / (na * nb) - c * b[i] / (nb * nb));
+                    ga.chain(gb).collect()
+                }),
+            Box::new(range(6, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("triplet", |x| {
+                let (a, p, n) = triple(x);
+                triplet(&a, &p, &n, 1.0)
+            })
+            .grad(|x| {
+                let (a, p, n) = triple(x);
+                let (v, (ga, gp, gn)) = triplet_grad(&a, &p, &n, 1.0);
+                (v, [ga, gp, gn].concat())
+            })
+            .jvp(|x, t| {
+                let (a, p, n) = triple(x);
+                triplet_jvp(&a, &p, &n, 1.0, triple(t))
+            })
+            .grad_into(|x| {
+                let (a, p, n) = triple(x);
+                let mut g = ([GARBAGE; 3], [GARBAGE; 3], [GARBAGE; 3]);
+                let v = triplet_grad_into(&a, &p, &n, 1.0, (&mut g.0, &mut g.1, &mut g.2));
+                (v, [g.0, g.1, g.2].concat())
+            })
+            .hessian(|x| {
+                let (a, p, n) = triple(x);
+                let (v, (ga, gp, gn), h) = triplet_hessian(&a, &p, &n, 1.0);
+                (v, [ga, gp, gn].concat(), h)
+            })
+            .analytic(|x| {
+                let (a, p, n) = triple(x);
+                let e = 1e-6;
+                let dp: Vec<f64> = (0..3).map(|i| a[i] - p[i] + e).collect();
+                let dn: Vec<f64> = (0..3).map(|i| a[i] - n[i] + e).collect();
+                let (np, nn) = (dot(&dp, &dp).sqrt(), dot(&dn, &dn).sqrt());
+                if np - nn + 1.0 <= 0.0 {
+                    return vec![0.0; 9];
+                }
+                let ga = (0..3).map(|i| dp[i] / np - dn[i] / nn);
+                let gp = (0..3).map(|i| -dp[i] / np);
+                let gn = (0..3).map(|i| dn[i] / nn);
+                ga.chain(gp).chain(gn).collect()
+            }),
+            Box::new(|r: &mut Lcg| loop {
+                let x = r.vec(9, -2.0, 2.0);
+                let (a, p, n) = triple(&x);
+                let (dp, dn) = torch::two_distances(&a, &p, &n);
+                if (dp - dn + 1.0).abs() > 0.01 {
+                    break x;
+                }
+            }),
+        ),
+        (
+            Probe::new("cross_entropy", |x| cross_entropy(x, 2))
+                .grad(|x| cross_entropy_grad(x, 2))
+                .jvp(|x, t| cross_entropy_jvp(x, 2, t.to_vec()))
+                .grad_into(|x| {
+                    let mut g = vec![GARBAGE; 4];
+                    let v = cross_entropy_grad_into(x, 2, &mut g);
+                    (v, g)
+                })
+                .hessian(|x| cross_entropy_hessian(x, 2))
+                .analytic(|x| {
+                    let z: f64 = x.iter().map(|v| v.exp()).sum();
+                    (0..4)
+                        .map(|i| x[i].exp() / z - if i == 2 { 1.0 } else { 0.0 })
+                        .collect()
+                }),
+            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.01)),
+        ),
+    ];
+    run_all(entries);
+}
+
+fn triple(x: &[f64]) -> ([f64; 3], [f64; 3], [f64; 3]) {
+    ([x[0], x[1], x[2]], [x[3], x[4], x[5]], [x[6], x[7], x[8]])
+}
+
+#[test]
+fn optim_test_functions() {
+    use optimfns::*;
+    let entries: Vec<Entry> = vec![
+        (
+            Probe::new("himmelblau", |x| himmelblau([x[0], x[1]]))
+                .grad(|x| {
+                    let (v, g) = himmelblau_grad([x[0], x[1]]);
+                    (v, g.to_vec())
+                })
+                .jvp(|x, t| himmelblau_jvp([x[0], x[1]], [t[0], t[1]]))
+                .grad_into(|x| {
+                    let mut g = [GARBAGE; 2];
+                    let v = himmelblau_grad_into([x[0], x[1]], &mut g);
+                    (v, g.to_vec())
+                })
+                .hessian(|x| {
+                    let (v, g, h) = himmelblau_hessian([x[0], x[1]]);
+                    (v, g.to_vec(), h)
+                })
+                .analytic(|x| {
+                    let (a, b) = (x[0] * x[0] + x[1] - 11.0, x[0] + x[1] * x[1] - 7.0);
+                    vec![4.0 * x[0] * a + 2.0 * b, 2.0 * a + 4.0 * x[1] * b]
+                }),
+            Box::new(range(2, -5.0, 5.0)),
+        ),
+        (
+            Probe::new("beale", |x| beale((x[0], x[1])))
+                .grad(|x| {
+                    let (v, g) = beale_grad((x[0], x[1]));
+                    (v, vec![g.0, g.1])
+                })
+                .jvp(|x, t| beale_jvp((x[0], x[1]), (t[0], t[1])))
+                .grad_into(|x| {
+                    let mut g = (GARBAGE, GARBAGE);
+                    let v = beale_grad_into((x[0], x[1]), &mut g);
+                    (v, vec![g.0, g.1])
+                })
+                .hessian(|x| {
+                    let (v, g, h) = beale_hessian((x[0], x[1]));
+                    (v, vec![g.0, g.1], h)
+                })
+                .analytic(|x| {
+                    let c = [1.5, 2.25, 2.625];
+                    let (mut gx, mut gy) = (0.0, 0.0);
+                    for i in 0..3 {
+                        let k = i as i32 + 1;
+                        let t = c[i] - x[0] + x[0] * x[1].powi(k);
+                        gx += 2.0 * t * (x[1].powi(k) - 1.0);
+                        gy += 2.0 * t * x[0] * k as f64 * x[1].powi(k - 1);
+                    }
+                    vec![gx, gy]
+                }),
+            Box::new(range(2, -4.5, 4.5)),
+        ),
+        (
+            two("booth", booth, booth_grad, booth_jvp, booth_grad_into)
+                .hessian(hess2(booth_hessian))
+                .analytic(|x| {
+                    let (a, b) = (x[0] + 2.0 * x[1] - 7.0, 2.0 * x[0] + x[1] - 5.0);
+                    vec![2.0 * a + 4.0 * b, 4.0 * a + 2.0 * b]
+                }),
+            Box::new(range(2, -10.0, 10.0)),
+        ),
+        (
+            two("matyas", matyas, matyas_grad, matyas_jvp, matyas_grad_into)
+                .hessian(hess2(matyas_hessian))
+                .analytic(|x| vec![0.52 * x[0] - 0.48 * x[1], 0.52 * x[1] - 0.48 * x[0]]),
+            Box::new(range(2, -10.0, 10.0)),
+        ),
+        (
+            two(
+                "six_hump_camel",
+                six_hump_camel,
+                six_hump_camel_grad,
+                six_hump_camel_jvp,
+                six_hump_camel_grad_into,
+            )
+            .hessian(hess2(six_hump_camel_hessian))
+            .analytic(|x| {
+                let (a, b) = (x[0], x[1]);
+                vec![
+                    8.0 * a - 8.4 * a.powi(3) + 2.0 * a.powi(5) + b,
+                    a - 8.0 * b + 16.0 * b.powi(3),
+                ]
+            }),
+            Box::new(range(2, -3.0, 3.0)),
+        ),
+        (
+            slice(
+                "styblinski_tang",
+                styblinski_tang::<f64>,
+                styblinski_tang_grad::<f64>,
+                styblinski_tang_jvp::<f64>,
+                styblinski_tang_grad_into::<f64>,
+            )
+            .hessian(hess_slice(styblinski_tang_hessian::<f64>))
+            .analytic(|x| x.iter().map(|v| 2.0 * v.powi(3) - 16.0 * v + 2.5).collect()),
+            Box::new(range(4, -5.0, 5.0)),
+        ),
+        (
+            slice("ackley", ackley, ackley_grad, ackley_jvp, ackley_grad_into)
+                .hessian(hess_slice(ackley_hessian))
+                .analytic(|x| {
+                    let n = x.len() as f64;
+                    let tau = 2.0 * std::f64::consts::PI;
+                    let r = (dot(x, x) / n).sqrt();
+                    let cs = x.iter().map(|v| (tau * v).cos()).sum::<f64>() / n;
+                    x.iter()
+                        .map(|v| {
+                            4.0 * (-0.2 * r).exp() * v / (n * r)
+                                + cs.exp() * tau * (tau * v).sin() / n
+                        })
+                        .collect()
+                }),
+            Box::new(range(3, -2.0, 2.0)),
+        ),
+        (
+            slice(
+                "rastrigin",
+                rastrigin,
+                rastrigin_grad,
+                rastrigin_jvp,
+                rastrigin_grad_into,
+            )
+            .hessian(hess_slice(rastrigin_hessian))
+            .analytic(|x| {
+                let tau = 2.0 * std::f64::consts::PI;
+                x.iter()
+                    .map(|v| 2.0 * v + 10.0 * tau * (tau * v).sin())
+                    .collect()
+            }),
+            Box::new(range(4, -5.12, 5.12)),
+        ),
+        (
+            slice("levy", levy, levy_grad, levy_jvp, levy_grad_into)
+                .hessian(hess_slice(levy_hessian)),
+            Box::new(range(4, -10.0, 10.0)),
+        ),
+        (
+            slice(
+                "griewank",
+                griewank,
+                griewank_grad,
+                griewank_jvp,
+                griewank_grad_into,
+            )
+            .hessian(hess_slice(griewank_hessian))
+            .analytic(|x| {
+                let c: Vec<f64> = (0..x.len())
+                    .map(|i| x[i] / ((i + 1) as f64).sqrt())
+                    .collect();
+                (0..x.len())
+                    .map(|i| {
+                        let others: f64 = (0..x.len())
+                            .filter(|&j| j != i)
+                            .map(|j| c[j].cos())
+                            .product();
+                        x[i] / 2000.0 + others * c[i].sin() / ((i + 1) as f64).sqrt()
+                    })
+                    .collect()
+            }),
+            Box::new(range(4, -10.0, 10.0)),
+        ),
+    ];
+    run_all(entries);
+}
+
+/// The `f32` Himmelblau against the `f64` one, its Hessian against the formula; Styblinski–Tang on
+/// `Dual` (the tangent of the function is the directional derivative); the known minima have zero
+/// gradients.
+#[test]
+fn optim_f32_dual_and_minima() {
+    use autodiff::Dual;
+    use optimfns::*;
+    for (x, y) in [(3.0f32, 2.0f32), (-1.5, 0.7), (0.2, -2.5)] {
+        let (v, (gx, gy)) = himmelblau_f32_grad(x, y);
+        let (v64, g64) = himmelblau_grad([x as f64, y as f64]);
+        common::assert_close(v as f64, v64, 1e-5, "himmelblau_f32 value");
+        common::assert_all_close(&[gx as f64, gy as f64], &g64, 1e-5, "himmelblau_f32 grad");
+        let (_, _, h) = himmelblau_f32_hessian(x, y);
+        let (x, y) = (x as f64, y as f64);
+        let e = [
+            [12.0 * x * x + 4.0 * y - 42.0, 4.0 * (x + y)],
+            [4.0 * (x + y), 4.0 * x + 12.0 * y * y - 26.0],
+        ];
+        for i in 0..2 {
+            common::assert_all_close(
+                &[h[i][0] as f64, h[i][1] as f64],
+                &e[i],
+                1e-5,
+                "himmelblau_f32 hessian",
+            );
+        }
+    }
+    // Himmelblau's minimum (3, 2), Booth's (1, 3), Matyas' (0, 0), Beale's (3, 0.5).
+    assert_eq!(himmelblau_grad([3.0, 2.0]), (0.0, [0.0, 0.0]));
+    assert_eq!(booth_grad(1.0, 3.0), (0.0, (0.0, 0.0)));
+    assert_eq!(matyas_grad(0.0, 0.0), (0.0, (0.0, 0.0)));
+    let (v, (gx, gy)) = beale_grad((3.0, 0.5));
+    assert!(v.abs() < 1e-15 && gx.abs() < 1e-14 && gy.abs() < 1e-14);
+    let x = [0.5, -2.9, 1.7];
+    let t = [1.0, 0.5, -0.25];
+    let duals: Vec<Dual<f64>> = (0..3).map(|i| Dual::new(x[i], t[i])).collect();
+    let d = styblinski_tang(&duals);
+    let (v, g) = styblinski_tang_grad(&x);
+    common::assert_close(d.re, v, 1e-14, "Dual value");
+    common::assert_close(d.eps, dot(&g, &t), 1e-13, "Dual tangent");
+}
+
+#[test]
+fn physics_energies() {
+    use physics::*;
+    const EDGES: [(usize, usize); 5] = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 1)];
+    const REST: [f64; 5] = [1.0, 1.2, 0.9, 1.1, 1.0];
+    let forces = [0.3, -0.2, 0.5];
+    let entries: Vec<Entry> = vec![
+        (
+            Probe::new("lennard_jones", |x| lennard_jones(&x[..12], x[12], 1.6))
+                .grad(|x| {
+                    let (v, (gp, gs)) = lennard_jones_grad(&x[..12], x[12], 1.6);
+                    (v, [gp, vec![gs]].concat())
+                })
+                .jvp(|x, t| lennard_jones_jvp(&x[..12], x[12], 1.6, (t[..12].to_vec(), t[12])))
+                .grad_into(|x| {
+                    let (mut gp, mut gs) = (vec![GARBAGE; 12], GARBAGE);
+                    let v = lennard_jones_grad_into(&x[..12], x[12], 1.6, (&mut gp, &mut gs));
+                    (v, [gp, vec![gs]].concat())
+                })
+                .hessian(|x| {
+                    let (v, (gp, gs), h) = lennard_jones_hessian(&x[..12], x[12], 1.6);
+                    (v, [gp, vec![gs]].concat(), h)
+                })
+                .analytic(|x| lj_gradient(&x[..12], x[12], 1.6)),
+            Box::new(|r: &mut Lcg| {
+                // Four particles near a tetrahedron of edge ~1.1, some pairs past the cutoff.
+                let base = [
+                    [0.0, 0.0, 0.0],
+                    [1.1, 0.0, 0.0],
+                    [0.55, 0.95, 0.0],
+                    [0.55, 0.32, 1.6],
+                ];
+                loop {
+                    let mut x: Vec<f64> = base.iter().flat_map(|p| p.to_vec()).collect();
+                    for v in x.iter_mut() {
+                        *v += r.uniform(-0.1, 0.1);
+                    }
+                    x.push(r.uniform(0.9, 1.1));
+                    let near_cutoff = (0..4).any(|i| {
+                        (i + 1..4).any(|j| {
+                            let d2: f64 =
+                                (0..3).map(|d| (x[3 * i + d] - x[3 * j + d]).powi(2)).sum();
+                            (d2.sqrt() - 1.6).abs() < 0.01
+                        })
+                    });
+                    if !near_cutoff {
+                        break x;
+                    }
+                }
+            }),
+        ),
+        (
+            Probe::new("spring_energy", |x| {
+                spring_energy(&x[..8], &EDGES, &REST, x[8])
+            })
+            .grad(|x| {
+                let (v, (gx, gk)) = spring_energy_grad(&x[..8], &EDGES, &REST, x[8]);
+                (v, [gx, vec![gk]].concat())
+            })
+            .jvp(|x, t| spring_energy_jvp(&x[..8], &EDGES, &REST, x[8], (t[..8].to_vec(), t[8])))
+            .grad_into(|x| {
+                let (mut gx, mut gk) = (vec![GARBAGE; 8], GARBAGE);
+                let v = spring_energy_grad_into(&x[..8], &EDGES, &REST, x[8], (&mut gx, &mut gk));
+                (v, [gx, vec![gk]].concat())
+            })
+            .hessian(|x| {
+                let (v, (gx, gk), h) = spring_energy_hessian(&x[..8], &EDGES, &REST, x[8]);
+                (v, [gx, vec![gk]].concat(), h)
+            })
+            .analytic(|x| {
+                let k = x[8];
+                let mut g = vec![0.0; 9];
+                for (m, &(i, j)) in EDGES.iter().enumerate() {
+                    let d = [x[2 * i] - x[2 * j], x[2 * i + 1] - x[2 * j + 1]];
+                    let len = dot(&d, &d).sqrt();
+                    let f = k * (len - REST[m]) / len;
+                    for c in 0..2 {
+                        g[2 * i + c] += f * d[c];
+                        g[2 * j + c] -= f * d[c];
+                    }
+                    g[8] += 0.5 * (len - REST[m]).powi(2);
+                }
+                g
+            }),
+            Box::new(|r: &mut Lcg| {
+                let base = [0.0, 0.0, 1.0, 0.1, 0.4, 0.9, 1.3, 1.0];
+                let mut x: Vec<f64> = base.iter().map(|b| b + r.uniform(-0.2, 0.2)).collect();
+                x.push(r.uniform(0.5, 3.0));
+                x
+            }),
+        ),
+        (
+            Probe::new("fem_energy", |x| fem_energy(&x[..3], &x[3..], &forces))
+                .grad(|x| {
+                    let (v, (gk, gu)) = fem_energy_grad(&x[..3], &x[3..], &forces);
+                    (v, [gk, gu].concat())
+                })
+                .jvp(|x, t| {
+                    fem_energy_jvp(
+                        &x[..3],
+                        &x[3..],
+                        &forces,
+                        (t[..3].to_vec(), t[3..].to_vec()),
+                    )
+                })
+                .grad_into(|x| {
+                    let (mut gk, mut gu) = (vec![GARBAGE; 3], vec![GARBAGE; 3]);
+                    let v = fem_energy_grad_into(&x[..3], &x[3..], &forces, (&mut gk, &mut gu));
+                    (v, [gk, gu].concat())
+                })
+                .hessian(|x| {
+                    let (v, (gk, gu), h) = fem_energy_hessian(&x[..3], &x[3..], &forces);
+                    (v, [gk, gu].concat(), h)
+                })
+                .analytic(|x| {
+                    // dE/dk_e = (u_{e+1} - u_e)²/2 with u_0 = 0; dE/du = K u - f.
+                    let k = &x[..3];
+                    let full = [0.0, x[3], x[4], x[5]];
+                    let mut g = vec![0.0; 6];
+                    for e in 0..3 {
+                        let s = full[e + 1] - full[e];
+                        g[e] = 0.5 * s * s;
+                        if e > 0 {
+                            g[3 + e - 1] -= k[e] * s;
+                        }
+                        g[3 + e] += k[e] * s;
+                    }
+                    for i in 0..3 {
+                        g[3 + i] -= forces[i];
+                    }
+                    g
+                }),
+            Box::new(|r: &mut Lcg| [r.vec(3, 0.5, 3.0), r.vec(3, -1.0, 1.0)].concat()),
+        ),
+        (
+            Probe::new("verlet_loss", |x| {
+                verlet_loss(x[0], x[1], x[2], 0.1, 8, 0.5)
+            })
+            .grad(|x| {
+                let (v, g) = verlet_loss_grad(x[0], x[1], x[2], 0.1, 8, 0.5);
+                (v, vec![g.0, g.1, g.2])
+            })
+            .jvp(|x, t| verlet_loss_jvp(x[0], x[1], x[2], 0.1, 8, 0.5, (t[0], t[1], t[2])))
+            .grad_into(|x| {
+                let (mut a, mut b, mut c) = (GARBAGE, GARBAGE, GARBAGE);
+                let v =
+                    verlet_loss_grad_into(x[0], x[1], x[2], 0.1, 8, 0.5, (&mut a, &mut b, &mut c));
+                (v, vec![a, b, c])
+            })
+            .hessian(|x| {
+                let (v, g, h) = verlet_loss_hessian(x[0], x[1], x[2], 0.1, 8, 0.5);
+                (v, vec![g.0, g.1, g.2], h)
+            }),
+            Box::new(|r: &mut Lcg| {
+                vec![
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(0.5, 4.0),
+                ]
+            }),
+        ),
+        (
+            Probe::new("verlet_loss_zero_steps", |x| {
+                verlet_loss(x[0], x[1], x[2], 0.1, 0, 0.5)
+            })
+            .grad(|x| {
+                let (v, g) = verlet_loss_grad(x[0], x[1], x[2], 0.1, 0, 0.5);
+                (v, vec![g.0, g.1, g.2])
+            })
+            .hessian(|x| {
+                let (v, g, h) = verlet_loss_hessian(x[0], x[1], x[2], 0.1, 0, 0.5);
+                (v, vec![g.0, g.1, g.2], h)
+            })
+            .analytic(|x| vec![2.0 * (x[0] - 0.5), 0.0, 0.0]),
+            Box::new(range(3, -1.0, 1.0)),
+        ),
+        (
+            Probe::new("cluster_energy", |x| cluster(x).energy())
+                .grad(|x| {
+                    let (v, g) = cluster(x).energy_grad();
+                    (v, [g.pos, vec![g.epsilon]].concat())
+                })
+                .jvp(|x, t| cluster(x).energy_jvp(cluster(t)))
+                .hessian(|x| {
+                    let (v, g, h) = cluster(x).energy_hessian();
+                    (v, [g.pos, vec![g.epsilon]].concat(), h)
+                })
+                .analytic(|x| {
+                    // The free-function Lennard-Jones in 2-D, σ = 1, no cutoff, scaled by ε.
+                    let c = cluster(x);
+                    let mut g = vec![0.0; 7];
+                    let mut e = 0.0;
+                    for i in 0..3 {
+                        for j in i + 1..3 {
+                            let d = [
+                                c.pos[2 * i] - c.pos[2 * j],
+                                c.pos[2 * i + 1] - c.pos[2 * j + 1],
+                            ];
+                            let r2 = dot(&d, &d);
+                            let s6 = r2.powi(-3);
+                            e += 4.0 * (s6 * s6 - s6);
+                            // dV/dr2 = 4ε(-6 s6²/r2 + 3 s6/r2).
+                            let dv = 4.0 * c.epsilon * (-6.0 * s6 * s6 + 3.0 * s6) / r2;
+                            for k in 0..2 {
+                                g[2 * i + k] += dv * 2.0 * d[k];
+                                g[2 * j + k] -= dv * 2.0 * d[k];
+                            }
+                        }
+                    }
+                    g[6] = e;
+                    g
+                }),
+            Box::new(|r: &mut Lcg| {
+                let base = [0.0, 0.0, 1.1, 0.0, 0.5, 1.0];
+                let mut x: Vec<f64> = base.iter().map(|b| b + r.uniform(-0.1, 0.1)).collect();
+                x.push(r.uniform(0.5, 2.0));
+                x
+            }),
+        ),
+    ];
+    run_all(entries);
+}
+
+fn cluster(x: &[f64]) -> physics::Cluster {
+    physics::Cluster {
+        pos: x[..6].to_vec(),
+        epsilon: x[6],
+        n: 3,
+    }
+}
+
+/// The Lennard-Jones gradient by hand: `V(r²) = 4((σ²/r²)⁶ - (σ²/r²)³) - shift`, `dV/dr² = 4(-6 s6²
+/// + 3 s6)/r²` on each coordinate difference times 2; `dV/dσ = 4(12 s6² - 6 s6)/σ` minus the shift's.
+fn lj_gradient(pos: &[f64], sigma: f64, cutoff: f64) -> Flat {
+    let mut g = vec![0.0; 13];
+    let sc6 = (sigma * sigma / (cutoff * cutoff)).powi(3);
+    let dshift = 4.0 * (12.0 * sc6 * sc6 - 6.0 * sc6) / sigma;
+    for i in 0..4 {
+        for j in i + 1..4 {
+            let d: Vec<f64> = (0..3).map(|k| pos[3 * i + k] - pos[3 * j + k]).collect();
+            let r2 = dot(&d, &d);
+            if r2 > cutoff * cutoff {
+                continue;
+            }
+            let s6 = (sigma * sigma / r2).powi(3);
+            let dv = 4.0 * (-6.0 * s6 * s6 + 3.0 * s6) / r2;
+            for k in 0..3 {
+                g[3 * i + k] += dv * 2.0 * d[k];
+                g[3 * j + k] -= dv * 2.0 * d[k];
+            }
+            g[12] += 4.0 * (12.0 * s6 * s6 - 6.0 * s6) / sigma - dshift;
+        }
+    }
+    g
+}
+
+/// The FEM energy's Hessian by hand: in `u` it is the reduced stiffness matrix; `∂²E/∂k_e∂u` is the
+/// derivative of `(u_{e+1} - u_e)²/2`; `∂²E/∂k²` is zero.
+#[test]
+fn fem_hessian_by_hand() {
+    let k = [2.0, 1.5, 0.7];
+    let u = [0.1, -0.3, 0.4];
+    let (_, _, h) = physics::fem_energy_hessian(&k, &u, &[0.3, -0.2, 0.5]);
+    let full = [0.0, u[0], u[1], u[2]];
+    let mut e = vec![vec![0.0; 6]; 6];
+    for el in 0..3 {
+        let s = full[el + 1] - full[el];
+        // ∂/∂u of s²/2 is s on u_{el+1}, -s on u_el.
+        e[el][3 + el] += s;
+        e[3 + el][el] += s;
+        if el > 0 {
+            e[el][3 + el - 1] -= s;
+            e[3 + el - 1][el] -= s;
+        }
+        let a = 3 + el;
+        e[a][a] += k[el];
+        if el > 0 {
+            e[a - 1][a - 1] += k[el];
+            e[a][a - 1] -= k[el];
+            e[a - 1][a] -= k[el];
+        }
+    }
+    for i in 0..6 {
+        common::assert_all_close(&h[i], &e[i], 1e-13, &format!("fem H row {i}"));
+    }
+}
+
+#[test]
+fn tf_custom_gradients() {
+    use tfcustom::*;
+    let data = [0.7, -1.3, 2.0];
+    let entries: Vec<Entry> = vec![
+        (
+            Probe::new("softplus_layer", |x| softplus_layer(&x[..3], &x[3..]))
+                .grad(|x| {
+                    let (v, (a, b)) = softplus_layer_grad(&x[..3], &x[3..]);
+                    (v, [a, b].concat())
+                })
+                .jvp(|x, t| {
+                    softplus_layer_jvp(&x[..3], &x[3..], (t[..3].to_vec(), t[3..].to_vec()))
+                })
+                .grad_into(|x| {
+                    let (mut a, mut b) = (vec![GARBAGE; 3], vec![GARBAGE; 3]);
+                    let v = softplus_layer_grad_into(&x[..3], &x[3..], (&mut a, &mut b));
+                    (v, [a, b].concat())
+                })
+                .hessian(|x| {
+                    let (v, (a, b), h) = softplus_layer_hessian(&x[..3], &x[3..]);
+                    (v, [a, b].concat(), h)
+                })
+                .analytic(|x| {
+                    let s: Vec<f64> = (0..3).map(|i| sigmoid(x[i] * x[3 + i])).collect();
+                    let ga = (0..3).map(|i| s[i] * x[3 + i]);
+                    let gb = (0..3).map(|i| s[i] * x[i]);
+                    ga.chain(gb).collect()
+                }),
+            Box::new(range(6, -3.0, 3.0)),
+        ),
+        (
+            one(
+                "half_log1pexp_2x",
+                half_log1pexp_2x,
+                half_log1pexp_2x_grad,
+                half_log1pexp_2x_jvp,
+                half_log1pexp_2x_grad_into,
+            )
+            .hessian(hess1(half_log1pexp_2x_hessian, |x| {
+                let d = half_log1pexp_2x_derivatives(x);
+                [d[0], d[1], d[2]]
+            }))
+            .analytic(|x| vec![sigmoid(2.0 * x[0])]),
+            Box::new(range(1, -8.0, 8.0)),
+        ),
+        (
+            // The clipped closure is not linear in dy: forward mode and the Hessian's symmetry do not
+            // apply; the Hessian is checked against central differences of `_grad` below.
+            one(
+                "clipped_cube",
+                clipped_cube,
+                clipped_cube_grad,
+                clipped_cube_jvp,
+                clipped_cube_grad_into,
+            )
+            .no_jvp()
+            .no_fd()
+            .analytic(|x| vec![2.0 * x[0] * x[0].clamp(-0.5, 0.5) + x[0] * x[0]]),
+            Box::new(away(1, -2.0, 2.0, 0.5, 0.01)),
+        ),
+        (
+            Probe::new("quantised_loss", |x| quantised_loss(x, &data))
+                .grad(|x| quantised_loss_grad(x, &data))
+                .grad_into(|x| {
+                    let mut g = vec![GARBAGE; 3];
+                    let v = quantised_loss_grad_into(x, &data, &mut g);
+                    (v, g)
+                })
+                .no_fd()
+                .analytic(|x| {
+                    (0..3)
+                        .map(|i| {
+                            let q = (4.0 * x[i]).round() / 4.0;
+                            2.0 * (q * data[i] - 1.0) * data[i]
+                        })
+                        .collect()
+                }),
+            Box::new(away(3, -1.5, 1.5, 0.125, 0.0)),
+        ),
+    ];
+    run_all(entries);
+}
+
+/// `log1pexp` at third order through `half_log1pexp_2x`: with s = σ(2x), f' = s, f'' = 2 s(1 - s),
+/// f''' = 4 s(1 - s)(1 - 2s) (the closure's captured `e = e^{2x}` carries the second and third
+/// derivatives); and against central differences of the lower entries.
+#[test]
+fn tf_log1pexp_order_three() {
+    check_third(
+        "half_log1pexp_2x",
+        |x| tfcustom::half_log1pexp_2x_derivatives(x),
+        6,
+        -4.0,
+        4.0,
+    );
+    for x in [-5.0, -0.3, 0.0, 0.8, 3.0] {
+        let s = sigmoid(2.0 * x);
+        let d = tfcustom::half_log1pexp_2x_derivatives(x);
+        common::assert_all_close(
+            &d,
+            &[
+                (1.0 + (2.0 * x).exp()).ln() / 2.0,
+                s,
+                2.0 * s * (1.0 - s),
+                4.0 * s * (1.0 - s) * (1.0 - 2.0 * s),
+            ],
+            1e-12,
+            "derivatives",
+        );
+    }
+}
+
+/// The clipped gradient at second order, as `jax.hessian` of a `custom_vjp` gives it (the Jacobian of
+/// `_grad`): g(x) = 2x clamp(x, ±0.5) + x², so H = 6x inside, 1 + 2x above 0.5, -1 + 2x below -0.5;
+/// and against central differences of `_grad`.
+#[test]
+fn tf_clipped_gradient_second_order() {
+    for x in [-1.7, -0.8, -0.3, 0.1, 0.45, 0.6, 1.9] {
+        let (v, g, h) = tfcustom::clipped_cube_hessian(x);
+        common::assert_close(v, x * x * x, 1e-15, "value");
+        common::assert_close(g, tfcustom::clipped_cube_grad(x).1, 1e-15, "gradient");
+        let e = if x > 0.5 {
+            1.0 + 2.0 * x
+        } else if x < -0.5 {
+            -1.0 + 2.0 * x
+        } else {
+            6.0 * x
+        };
+        common::assert_close(h[0][0], e, 1e-13, "hessian by hand");
+        let fd = common::central_difference(|y| tfcustom::clipped_cube_grad(y).1, x);
+        common::assert_close(h[0][0], fd, 1e-6, "hessian against central differences");
+        let d = tfcustom::clipped_cube_derivatives(x);
+        common::assert_all_close(&d, &[v, g, e], 1e-13, "derivatives");
+    }
+}
+
+/// The straight-through `round` at second order: `_grad` is `2 (q x - 1) x` with q = round(4w)/4 and
+/// q's own derivative zero (the value comes from `round`), so the Hessian in `w` is zero.
+#[test]
+fn tf_straight_through_second_order() {
+    let data = [0.7, -1.3, 2.0];
+    for w in [[0.3, -0.2, 0.9], [1.1, 0.05, -0.6]] {
+        let (v, g, h) = tfcustom::quantised_loss_hessian(&w, &data);
+        let (v2, g2) = tfcustom::quantised_loss_grad(&w, &data);
+        assert_eq!(v, v2);
+        common::assert_all_close(&g, &g2, 1e-15, "gradient");
+        for row in &h {
+            common::assert_all_close(row, &[0.0; 3], 1e-15, "hessian");
+        }
+        let (_, d) = tfcustom::quantised_loss_jvp(&w, &data, vec![1.0, 0.0, 0.0]);
+        common::assert_close(d, g2[0], 1e-14, "jvp along e0");
+    }
+}
