@@ -703,6 +703,235 @@ pub mod tfcustom {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Second round: the same sources in other forms a new user reaches for
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round2 {
+    use autodiff::{custom_gradient, differentiable, Differentiable, Float};
+
+    /// `jax.nn.logsumexp` generic over `T: Float`, the maximum by `fold` with `T::neg_infinity()`.
+    #[differentiable(order = 2)]
+    pub fn logsumexp_t<T: Float>(x: &[T]) -> T {
+        let m = x.iter().fold(T::neg_infinity(), |a, &b| a.max(b));
+        let mut s = T::zero();
+        for &v in x {
+            s = s + (v - m).exp();
+        }
+        m + s.ln()
+    }
+
+    /// Layer norm's variance by a closure capturing the (active) mean.
+    #[differentiable(order = 2)]
+    pub fn variance_by_closure(x: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let mean = x.iter().sum::<f64>() / n;
+        let dev2 = |v: f64| (v - mean) * (v - mean);
+        x.iter().map(|&v| dev2(v)).sum::<f64>() / n
+    }
+
+    /// `jnp.gradient`-like central differences with one-sided ends, chosen by `match` on a tuple of
+    /// booleans; the loss is the sum of squares.
+    #[differentiable(order = 2)]
+    pub fn gradient_sq(y: &[f64]) -> f64 {
+        let n = y.len();
+        let mut s = 0.0;
+        for i in 0..n {
+            let g = match (i == 0, i == n - 1) {
+                (true, _) => y[1] - y[0],
+                (_, true) => y[n - 1] - y[n - 2],
+                _ => 0.5 * (y[i + 1] - y[i - 1]),
+            };
+            s += g * g;
+        }
+        s
+    }
+
+    /// `jnp.cumsum` in place on a copy.
+    #[differentiable]
+    pub fn cumsum_in_place(x: &[f64]) -> Vec<f64> {
+        let mut c = x.to_vec();
+        for i in 1..c.len() {
+            c[i] += c[i - 1];
+        }
+        c
+    }
+
+    /// `jax.nn.softmax` returning a `Vec`, called in a loop of an attention over rows of a matrix.
+    #[differentiable(order = 2)]
+    pub fn softmax(v: &[f64]) -> Vec<f64> {
+        let m = v.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+        let e: Vec<f64> = v.iter().map(|x| (x - m).exp()).collect();
+        let z: f64 = e.iter().sum();
+        e.iter().map(|x| x / z).collect()
+    }
+
+    /// Self-attention over `&[Vec<f64>]` rows (`x` is `seq × dim`, q = k = v = x): a softmax per row.
+    #[differentiable(order = 2)]
+    pub fn self_attention(x: &[Vec<f64>]) -> f64 {
+        let n = x.len();
+        let d = x[0].len();
+        let mut total = 0.0;
+        for i in 0..n {
+            let mut logits = vec![0.0; n];
+            for j in 0..n {
+                let mut s = 0.0;
+                for k in 0..d {
+                    s += x[i][k] * x[j][k];
+                }
+                logits[j] = s / (d as f64).sqrt();
+            }
+            let w = softmax(&logits);
+            for j in 0..n {
+                for k in 0..d {
+                    total += w[j] * x[j][k] * (k as f64 + 1.0);
+                }
+            }
+        }
+        total
+    }
+
+    /// A closure bound to a local calling a differentiable function: a softplus MLP layer.
+    #[differentiable(order = 2)]
+    pub fn softplus_mlp(w: &[f64], x: &[f64]) -> f64 {
+        let act = |v: f64| super::jaxfns::softplus(v);
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            s += act(w[i] * x[i] + 0.1);
+        }
+        s
+    }
+
+    /// Velocity Verlet with an array state reassigned whole each step, `while` on a step counter.
+    #[differentiable(order = 2)]
+    pub fn verlet_array(x0: f64, v0: f64) -> f64 {
+        let dt = 0.05;
+        let mut s = [x0, v0];
+        let mut step = 0;
+        while step < 10 {
+            let a = -s[0].sin();
+            let x = s[0] + s[1] * dt + 0.5 * a * dt * dt;
+            let v = s[1] + 0.5 * (a - x.sin()) * dt;
+            s = [x, v];
+            step += 1;
+        }
+        0.5 * s[1] * s[1] + (1.0 - s[0].cos())
+    }
+
+    /// An `f32` custom gradient (`log1pexp` in `f32`) with an `order = 2` `f32` caller.
+    #[custom_gradient]
+    pub fn log1pexp_f32(x: f32) -> (f32, impl Fn(f32) -> f32) {
+        let e = x.exp();
+        ((1.0 + e).ln(), move |dy| dy * (1.0 - 1.0 / (1.0 + e)))
+    }
+
+    #[differentiable(order = 2)]
+    pub fn softplus_energy_f32(x: f32, y: f32) -> f32 {
+        log1pexp_f32(x * y) + 0.5 * x * x
+    }
+
+    /// A custom gradient of two inputs (TF's guide: `custom_gradient` of several tensors), the closure
+    /// returning a tuple, at order 2: the hypotenuse with its gradient through captured values.
+    #[custom_gradient]
+    pub fn safe_hypot(a: f64, b: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+        let r = (a * a + b * b).sqrt();
+        (r, move |dy| (dy * a / r, dy * b / r))
+    }
+
+    #[differentiable(order = 2)]
+    pub fn hypot_energy(a: f64, b: f64) -> f64 {
+        let r = safe_hypot(a, b);
+        r * r * r
+    }
+
+    /// A `Differentiable` logistic regression: `loss` calls `Self::logit` and a free function on a
+    /// field slice.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Logistic {
+        pub w: [f64; 3],
+        pub b: f64,
+    }
+
+    impl Logistic {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn logit(&self, x: &[f64; 3]) -> f64 {
+            let mut z = self.b;
+            for i in 0..3 {
+                z += self.w[i] * x[i];
+            }
+            z
+        }
+
+        /// BCE with logits over the data plus an L2 penalty by `logsumexp` of the weights (a free
+        /// function on a field).
+        #[differentiable(wrt(self), order = 2)]
+        pub fn loss(&self, xs: &[[f64; 3]], ys: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for k in 0..ys.len() {
+                let z = self.logit(&xs[k]);
+                s += super::jaxfns::softplus(z) - ys[k] * z;
+            }
+            s + 0.01 * super::jaxfns::logsumexp(&self.w)
+        }
+    }
+
+    /// Early return from inside a nested loop: the first pair of particles closer than `r_min` returns
+    /// a penalty at once (a physics "overlap" guard), else the sum of `1/r`.
+    #[differentiable(wrt(pos), order = 2)]
+    pub fn coulomb_guarded(pos: &[f64], r_min: f64) -> f64 {
+        let n = pos.len() / 2;
+        let mut e = 0.0;
+        for i in 0..n {
+            for j in 0..i {
+                let r = (pos[2 * i] - pos[2 * j]).hypot(pos[2 * i + 1] - pos[2 * j + 1]);
+                if r < r_min {
+                    return 1e3 * (r_min - r);
+                }
+                e += 1.0 / r;
+            }
+        }
+        e
+    }
+
+    /// Optim.jl's `Rosenbrock` as `f32` over a fixed array with `windows`-free pairs via `zip` of
+    /// sub-slices.
+    #[differentiable(order = 2)]
+    pub fn rosenbrock_zip(x: &[f64]) -> f64 {
+        x[..x.len() - 1]
+            .iter()
+            .zip(&x[1..])
+            .map(|(a, b)| 100.0 * (b - a * a).powi(2) + (1.0 - a).powi(2))
+            .sum()
+    }
+
+    /// `jax.nn.gelu` in `f32`, `std::f32::consts::PI`.
+    #[differentiable(order = 3)]
+    pub fn gelu_f32(x: f32) -> f32 {
+        let c = (2.0 / std::f32::consts::PI).sqrt();
+        0.5 * x * (1.0 + (c * (x + 0.044715 * x * x * x)).tanh())
+    }
+
+    /// Triplet loss with the distances from a helper that returns a tuple and takes its inputs as
+    /// slices of a local `Vec` (the three points packed in one).
+    #[differentiable(order = 2)]
+    pub fn triplet_packed(x: &[f64]) -> f64 {
+        let pts: Vec<f64> = x.to_vec();
+        let (dp, dn) = pair_dists(&pts[0..2], &pts[2..4], &pts[4..6]);
+        (dp - dn + 0.5).max(0.0)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn pair_dists(a: &[f64], p: &[f64], n: &[f64]) -> (f64, f64) {
+        let mut dp = 0.0;
+        let mut dn = 0.0;
+        for i in 0..a.len() {
+            dp += (a[i] - p[i]) * (a[i] - p[i]);
+            dn += (a[i] - n[i]) * (a[i] - n[i]);
+        }
+        (dp.sqrt(), dn.sqrt())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -2079,5 +2308,315 @@ fn tf_straight_through_second_order() {
         }
         let (_, d) = tfcustom::quantised_loss_jvp(&w, &data, vec![1.0, 0.0, 0.0]);
         common::assert_close(d, g2[0], 1e-14, "jvp along e0");
+    }
+}
+
+#[test]
+fn second_round_forms() {
+    use round2::*;
+    let entries: Vec<Entry> = vec![
+        (
+            slice(
+                "logsumexp_t",
+                logsumexp_t::<f64>,
+                logsumexp_t_grad::<f64>,
+                logsumexp_t_jvp::<f64>,
+                logsumexp_t_grad_into::<f64>,
+            )
+            .hessian(hess_slice(logsumexp_t_hessian::<f64>))
+            .analytic(|x| jaxfns::logsumexp_grad(x).1),
+            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.01)),
+        ),
+        (
+            slice(
+                "variance_by_closure",
+                variance_by_closure,
+                variance_by_closure_grad,
+                variance_by_closure_jvp,
+                variance_by_closure_grad_into,
+            )
+            .hessian(hess_slice(variance_by_closure_hessian))
+            .analytic(|x| {
+                let n = x.len() as f64;
+                let m = x.iter().sum::<f64>() / n;
+                x.iter().map(|v| 2.0 * (v - m) / n).collect()
+            }),
+            Box::new(range(5, -2.0, 2.0)),
+        ),
+        (
+            slice(
+                "gradient_sq",
+                gradient_sq,
+                gradient_sq_grad,
+                gradient_sq_jvp,
+                gradient_sq_grad_into,
+            )
+            .hessian(hess_slice(gradient_sq_hessian)),
+            Box::new(range(5, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("self_attention", |x| self_attention(&rows3(x)))
+                .grad(|x| {
+                    let (v, g) = self_attention_grad(&rows3(x));
+                    (v, g.concat())
+                })
+                .jvp(|x, t| self_attention_jvp(&rows3(x), rows3(t)))
+                .hessian(|x| {
+                    let (v, g, h) = self_attention_hessian(&rows3(x));
+                    (v, g.concat(), h)
+                }),
+            Box::new(range(6, -1.5, 1.5)),
+        ),
+        (
+            Probe::new("softplus_mlp", |x| softplus_mlp(&x[..3], &x[3..]))
+                .grad(|x| {
+                    let (v, (a, b)) = softplus_mlp_grad(&x[..3], &x[3..]);
+                    (v, [a, b].concat())
+                })
+                .jvp(|x, t| softplus_mlp_jvp(&x[..3], &x[3..], (t[..3].to_vec(), t[3..].to_vec())))
+                .hessian(|x| {
+                    let (v, (a, b), h) = softplus_mlp_hessian(&x[..3], &x[3..]);
+                    (v, [a, b].concat(), h)
+                })
+                .analytic(|x| {
+                    let s: Vec<f64> = (0..3).map(|i| sigmoid(x[i] * x[3 + i] + 0.1)).collect();
+                    let ga = (0..3).map(|i| s[i] * x[3 + i]);
+                    let gb = (0..3).map(|i| s[i] * x[i]);
+                    ga.chain(gb).collect()
+                }),
+            Box::new(|r: &mut Lcg| loop {
+                let x = r.vec(6, -2.0, 2.0);
+                if (0..3).all(|i| (x[i] * x[3 + i] + 0.1).abs() > 0.01) {
+                    break x;
+                }
+            }),
+        ),
+        (
+            two(
+                "verlet_array",
+                verlet_array,
+                verlet_array_grad,
+                verlet_array_jvp,
+                verlet_array_grad_into,
+            )
+            .hessian(hess2(verlet_array_hessian)),
+            Box::new(range(2, -1.0, 1.0)),
+        ),
+        (
+            two(
+                "hypot_energy",
+                hypot_energy,
+                hypot_energy_grad,
+                hypot_energy_jvp,
+                hypot_energy_grad_into,
+            )
+            .hessian(hess2(hypot_energy_hessian))
+            .analytic(|x| {
+                let r = x[0].hypot(x[1]);
+                vec![3.0 * r * x[0], 3.0 * r * x[1]]
+            }),
+            Box::new(range(2, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("logistic_loss", |x| logistic(x).loss(&XS, &YS))
+                .grad(|x| {
+                    let (v, g) = logistic(x).loss_grad(&XS, &YS);
+                    (v, [g.w.to_vec(), vec![g.b]].concat())
+                })
+                .jvp(|x, t| logistic(x).loss_jvp(&XS, &YS, logistic(t)))
+                .hessian(|x| {
+                    let (v, g, h) = logistic(x).loss_hessian(&XS, &YS);
+                    (v, [g.w.to_vec(), vec![g.b]].concat(), h)
+                })
+                .analytic(|x| {
+                    let p = logistic(x);
+                    let mut g = vec![0.0; 4];
+                    for k in 0..3 {
+                        let z = p.b + dot(&p.w, &XS[k]);
+                        let e = sigmoid(z) - YS[k];
+                        for i in 0..3 {
+                            g[i] += e * XS[k][i];
+                        }
+                        g[3] += e;
+                    }
+                    let lse = jaxfns::logsumexp_grad(&p.w).1;
+                    for i in 0..3 {
+                        g[i] += 0.01 * lse[i];
+                    }
+                    g
+                }),
+            Box::new(|r: &mut Lcg| loop {
+                let x = r.vec(4, -1.5, 1.5);
+                let p = logistic(&x);
+                let ok = (0..3).all(|k| (p.b + dot(&p.w, &XS[k])).abs() > 0.01);
+                let distinct = (0..3).all(|i| (0..i).all(|j| (x[i] - x[j]).abs() > 0.01));
+                if ok && distinct {
+                    break x;
+                }
+            }),
+        ),
+        (
+            Probe::new("coulomb_guarded", |x| coulomb_guarded(x, 0.3))
+                .grad(|x| coulomb_guarded_grad(x, 0.3))
+                .jvp(|x, t| coulomb_guarded_jvp(x, 0.3, t.to_vec()))
+                .grad_into(|x| {
+                    let mut g = vec![GARBAGE; 6];
+                    let v = coulomb_guarded_grad_into(x, 0.3, &mut g);
+                    (v, g)
+                })
+                .hessian(|x| coulomb_guarded_hessian(x, 0.3)),
+            Box::new(|r: &mut Lcg| loop {
+                let base = [0.0, 0.0, 0.6, 0.0, 0.2, 0.5];
+                let x: Vec<f64> = base.iter().map(|b| b + r.uniform(-0.25, 0.25)).collect();
+                let d =
+                    |i: usize, j: usize| (x[2 * i] - x[2 * j]).hypot(x[2 * i + 1] - x[2 * j + 1]);
+                if [(0, 1), (0, 2), (1, 2)]
+                    .iter()
+                    .all(|&(i, j)| (d(i, j) - 0.3).abs() > 0.01)
+                {
+                    break x;
+                }
+            }),
+        ),
+        (
+            slice(
+                "rosenbrock_zip",
+                rosenbrock_zip,
+                rosenbrock_zip_grad,
+                rosenbrock_zip_jvp,
+                rosenbrock_zip_grad_into,
+            )
+            .hessian(hess_slice(rosenbrock_zip_hessian))
+            .analytic(|x| {
+                let n = x.len();
+                let mut g = vec![0.0; n];
+                for i in 0..n - 1 {
+                    let t = x[i + 1] - x[i] * x[i];
+                    g[i] += -400.0 * t * x[i] - 2.0 * (1.0 - x[i]);
+                    g[i + 1] += 200.0 * t;
+                }
+                g
+            }),
+            Box::new(range(4, -2.0, 2.0)),
+        ),
+        (
+            slice(
+                "triplet_packed",
+                triplet_packed,
+                triplet_packed_grad,
+                triplet_packed_jvp,
+                triplet_packed_grad_into,
+            )
+            .hessian(hess_slice(triplet_packed_hessian))
+            .analytic(|x| {
+                let dp = [x[0] - x[2], x[1] - x[3]];
+                let dn = [x[0] - x[4], x[1] - x[5]];
+                let (np, nn) = (dot(&dp, &dp).sqrt(), dot(&dn, &dn).sqrt());
+                if np - nn + 0.5 <= 0.0 {
+                    return vec![0.0; 6];
+                }
+                vec![
+                    dp[0] / np - dn[0] / nn,
+                    dp[1] / np - dn[1] / nn,
+                    -dp[0] / np,
+                    -dp[1] / np,
+                    dn[0] / nn,
+                    dn[1] / nn,
+                ]
+            }),
+            Box::new(|r: &mut Lcg| loop {
+                let x = r.vec(6, -2.0, 2.0);
+                let (dp, dn) = pair_dists(&x[0..2], &x[2..4], &x[4..6]);
+                if (dp - dn + 0.5).abs() > 0.01 {
+                    break x;
+                }
+            }),
+        ),
+    ];
+    run_all(entries);
+    check_vector(
+        "cumsum_in_place",
+        5,
+        range(5, -2.0, 2.0),
+        &|x| cumsum_in_place(x),
+        &|x, c| cumsum_in_place_vjp(x, c.to_vec()),
+        &|x, t| cumsum_in_place_jvp(x, t.to_vec()),
+        Some(&|x| cumsum_in_place_jacobian(x)),
+    );
+    check_vector(
+        "pair_dists",
+        5,
+        range(6, -2.0, 2.0),
+        &|x| {
+            let (a, b) = pair_dists(&x[0..2], &x[2..4], &x[4..6]);
+            vec![a, b]
+        },
+        &|x, c| {
+            let ((a, b), (ga, gp, gn)) = pair_dists_vjp(&x[0..2], &x[2..4], &x[4..6], (c[0], c[1]));
+            (vec![a, b], [ga, gp, gn].concat())
+        },
+        &|x, t| {
+            let ((a, b), (da, db)) = pair_dists_jvp(
+                &x[0..2],
+                &x[2..4],
+                &x[4..6],
+                (t[0..2].to_vec(), t[2..4].to_vec(), t[4..6].to_vec()),
+            );
+            (vec![a, b], vec![da, db])
+        },
+        None,
+    );
+}
+
+const XS: [[f64; 3]; 3] = [[0.5, -1.0, 0.2], [1.5, 0.3, -0.7], [-0.4, 0.8, 1.1]];
+const YS: [f64; 3] = [1.0, 0.0, 1.0];
+
+fn logistic(x: &[f64]) -> round2::Logistic {
+    round2::Logistic {
+        w: [x[0], x[1], x[2]],
+        b: x[3],
+    }
+}
+
+fn rows3(x: &[f64]) -> Vec<Vec<f64>> {
+    x.chunks(2).map(|r| r.to_vec()).collect()
+}
+
+/// The `f32` custom gradient at second order: F = L(xy) + x²/2 with L' = σ; g = (σ y + x, σ x);
+/// H = [[σ' y² + 1, σ' x y + σ], [σ' x y + σ, σ' x²]] with σ' = σ(1 - σ). And `gelu_f32` against the
+/// `f64` `gelu` to the third derivative.
+#[test]
+fn second_round_f32() {
+    for (x, y) in [(0.5f32, -1.2f32), (-1.5, 0.3), (2.0, 1.1)] {
+        let (v, (gx, gy), h) = round2::softplus_energy_f32_hessian(x, y);
+        let (x, y) = (x as f64, y as f64);
+        let s = sigmoid(x * y);
+        let ds = s * (1.0 - s);
+        common::assert_close(
+            v as f64,
+            (1.0 + (x * y).exp()).ln() + 0.5 * x * x,
+            1e-6,
+            "value",
+        );
+        common::assert_all_close(
+            &[gx as f64, gy as f64],
+            &[s * y + x, s * x],
+            1e-5,
+            "gradient",
+        );
+        let e = [
+            [ds * y * y + 1.0, ds * x * y + s],
+            [ds * x * y + s, ds * x * x],
+        ];
+        for i in 0..2 {
+            common::assert_all_close(&[h[i][0] as f64, h[i][1] as f64], &e[i], 1e-5, "hessian");
+        }
+    }
+    for x in [-2.5f32, -0.3, 0.7, 1.9] {
+        let d = round2::gelu_f32_derivatives(x);
+        let e = jaxfns::gelu_derivatives(x as f64);
+        for k in 0..4 {
+            common::assert_close(d[k] as f64, e[k], 1e-4, &format!("gelu_f32 derivative {k}"));
+        }
     }
 }
