@@ -932,6 +932,174 @@ pub mod round2 {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Third round: output parameters, recursion on sub-slices, `loop` with `break value`, range patterns
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round3 {
+    use autodiff::{differentiable, Differentiable, Float};
+
+    /// The spring network's forces `-∇E` written into an output buffer, as an MD code's `compute_forces`.
+    #[differentiable(wrt(x))]
+    pub fn spring_forces(x: &[f64], edges: &[(usize, usize)], rest: &[f64], k: f64, f: &mut [f64]) {
+        for v in f.iter_mut() {
+            *v = 0.0;
+        }
+        for m in 0..edges.len() {
+            let (i, j) = edges[m];
+            let dx = x[2 * i] - x[2 * j];
+            let dy = x[2 * i + 1] - x[2 * j + 1];
+            let len = (dx * dx + dy * dy).sqrt();
+            let s = k * (len - rest[m]) / len;
+            f[2 * i] -= s * dx;
+            f[2 * i + 1] -= s * dy;
+            f[2 * j] += s * dx;
+            f[2 * j + 1] += s * dy;
+        }
+    }
+
+    /// `polyval` by recursion on a sub-slice: `p(x) = p[..n-1](x) x + p[n-1]`.
+    #[differentiable(order = 2)]
+    pub fn horner_rec(p: &[f64], x: f64) -> f64 {
+        let n = p.len();
+        if n == 1 {
+            return p[0];
+        }
+        horner_rec(&p[..n - 1], x) * x + p[n - 1]
+    }
+
+    /// `jnp.interp` with the interval found by `loop` and `break value` (a binary search on the fixed
+    /// grid 0..=4), the slope by a `match` with range patterns on the interval index.
+    #[differentiable(order = 2)]
+    pub fn interp_search(x: f64, fp: &[f64; 5]) -> f64 {
+        let xc = x.clamp(0.0, 4.0);
+        let mut lo = 0usize;
+        let mut hi = 4usize;
+        let i = loop {
+            if hi - lo <= 1 {
+                break lo;
+            }
+            let mid = (lo + hi) / 2;
+            if xc < mid as f64 {
+                hi = mid;
+            } else {
+                lo = mid;
+            }
+        };
+        let weight = match i {
+            0 => 1.0,
+            1..=2 => 1.0,
+            _ => 1.0,
+        };
+        let t = xc - i as f64;
+        weight * (fp[i] + t * (fp[i + 1] - fp[i]))
+    }
+
+    /// `torch.nn.functional.pdist`-like sum over pairs with `step_by` and an inclusive range, an array
+    /// chosen by `if` as the value.
+    #[differentiable(order = 2)]
+    pub fn strided_pairs(x: &[f64], wide: bool) -> f64 {
+        let w = if wide { [1.0, 0.5] } else { [2.0, -0.5] };
+        let mut s = 0.0;
+        for i in (0..x.len()).step_by(2) {
+            for j in i..=x.len() - 1 {
+                s += w[j % 2] * (x[i] - x[j]).powi(2);
+            }
+        }
+        s
+    }
+
+    /// Ceres-style `pow`/`atan2`/`mul_add` at order 2: a small bundle of active binary functions.
+    #[differentiable(order = 2)]
+    pub fn binary_bundle(a: f64, b: f64) -> f64 {
+        a.powf(b) + b.atan2(a) + a.mul_add(b, a * a) + (a * b).hypot(a)
+    }
+
+    /// A `mut Vec` parameter by value, normalised in place, then the entropy of the result (`entr`).
+    #[differentiable(order = 2)]
+    pub fn normalised_entropy(mut v: Vec<f64>) -> f64 {
+        let z: f64 = v.iter().sum();
+        for i in 0..v.len() {
+            v[i] /= z;
+        }
+        let mut h = 0.0;
+        for &p in v.iter() {
+            h -= p * p.ln();
+        }
+        h
+    }
+
+    /// A nested `fn` item and a body `const`: the Levy function's `w` map.
+    #[differentiable(order = 2)]
+    pub fn levy_nested(x: &[f64]) -> f64 {
+        const PI: f64 = std::f64::consts::PI;
+        #[differentiable(order = 2)]
+        fn w(v: f64) -> f64 {
+            1.0 + (v - 1.0) / 4.0
+        }
+        let mut s = (PI * w(x[0])).sin().powi(2);
+        for i in 0..x.len() - 1 {
+            let wi = w(x[i]);
+            s += (wi - 1.0).powi(2) * (1.0 + 10.0 * (PI * wi + 1.0).sin().powi(2));
+        }
+        let wn = w(x[x.len() - 1]);
+        s + (wn - 1.0).powi(2) * (1.0 + (2.0 * PI * wn).sin().powi(2))
+    }
+
+    /// A generic `Differentiable` struct of a particle and a method at order 2 (a generic harmonic trap
+    /// with a quartic term).
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Trap<T: Float> {
+        pub center: [T; 2],
+        pub stiffness: T,
+    }
+
+    impl<T: Float> Trap<T> {
+        #[differentiable(wrt(self, p), order = 2)]
+        pub fn energy(&self, p: &[T; 2]) -> T {
+            let half = T::from(0.5).unwrap();
+            let mut r2 = T::zero();
+            for d in 0..2 {
+                let dx = p[d] - self.center[d];
+                r2 = r2 + dx * dx;
+            }
+            half * self.stiffness * r2 + half * half * r2 * r2
+        }
+    }
+
+    /// Nested `Differentiable` structs: a layer holding two sub-layers, a method calling a free
+    /// function on each.
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Dense {
+        pub w: Vec<f64>,
+        pub b: f64,
+    }
+
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct TwoLayer {
+        pub first: Dense,
+        pub second: Dense,
+    }
+
+    #[differentiable(wrt(layer), order = 2)]
+    pub fn dense_gelu(layer: &Dense, x: &[f64]) -> f64 {
+        let mut z = layer.b;
+        for i in 0..x.len() {
+            z += layer.w[i] * x[i];
+        }
+        super::jaxfns::gelu(z)
+    }
+
+    impl TwoLayer {
+        #[differentiable(wrt(self), order = 2)]
+        pub fn forward(&self, x: &[f64]) -> f64 {
+            let h = dense_gelu(&self.first, x);
+            let h2 = [h, h * h];
+            dense_gelu(&self.second, &h2)
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -2619,4 +2787,274 @@ fn second_round_f32() {
             common::assert_close(d[k] as f64, e[k], 1e-4, &format!("gelu_f32 derivative {k}"));
         }
     }
+}
+
+const EDGES3: [(usize, usize); 5] = [(0, 1), (1, 2), (2, 0), (2, 3), (3, 1)];
+const REST3: [f64; 5] = [1.0, 1.2, 0.9, 1.1, 1.0];
+
+/// The forces written to an output buffer are `-∇E` of `spring_energy`, and their Jacobian is `-H`
+/// (the Hessian of the energy in `x`), by central differences as well.
+#[test]
+fn third_round_output_forces() {
+    let mut rng = Lcg::new(3232);
+    for _ in 0..5 {
+        let base = [0.0, 0.0, 1.0, 0.1, 0.4, 0.9, 1.3, 1.0];
+        let x: Vec<f64> = base.iter().map(|b| b + rng.uniform(-0.2, 0.2)).collect();
+        let k = rng.uniform(0.5, 3.0);
+        let mut f = vec![GARBAGE; 8];
+        round3::spring_forces(&x, &EDGES3, &REST3, k, &mut f);
+        let (_, (g, _), h) = physics::spring_energy_hessian(&x, &EDGES3, &REST3, k);
+        let neg: Vec<f64> = g.iter().map(|v| -v).collect();
+        common::assert_all_close(&f, &neg, 1e-13, "forces = -grad E");
+        let mut scratch = vec![GARBAGE; 8];
+        let j = round3::spring_forces_jacobian(&x, &EDGES3, &REST3, k, &mut scratch);
+        for i in 0..8 {
+            let neg: Vec<f64> = h[i][..8].iter().map(|v| -v).collect();
+            common::assert_all_close(&j[i], &neg, 1e-12, &format!("J row {i} = -H"));
+        }
+        let fd = common::fd_jacobian(
+            |y| {
+                let mut f = vec![0.0; 8];
+                round3::spring_forces(y, &EDGES3, &REST3, k, &mut f);
+                f
+            },
+            &x,
+        );
+        common::assert_jacobian(&j, &fd, "forces' Jacobian against central differences");
+        // vjp with a random cotangent; jvp with a random tangent.
+        let c = rng.vec(8, -1.0, 1.0);
+        let t = rng.vec(8, -1.0, 1.0);
+        let mut out = vec![GARBAGE; 8];
+        let gx = round3::spring_forces_vjp(&x, &EDGES3, &REST3, k, &mut out, &c);
+        for col in 0..8 {
+            let e: f64 = (0..8).map(|r| c[r] * j[r][col]).sum();
+            common::assert_close(gx[col], e, 1e-12, "vjp");
+        }
+        common::assert_all_close(&out, &f, 1e-15, "vjp's out");
+        let mut dout = vec![GARBAGE; 8];
+        let mut out2 = vec![GARBAGE; 8];
+        round3::spring_forces_jvp(&x, &EDGES3, &REST3, k, &mut out2, t.clone(), &mut dout);
+        for r in 0..8 {
+            common::assert_close(dout[r], dot(&j[r], &t), 1e-12, "jvp");
+        }
+    }
+}
+
+#[test]
+fn third_round_forms() {
+    use round3::*;
+    let fp = |x: &[f64]| [x[1], x[2], x[3], x[4], x[5]];
+    let entries: Vec<Entry> = vec![
+        (
+            Probe::new("horner_rec", |x| horner_rec(&x[..4], x[4]))
+                .grad(|x| {
+                    let (v, (gp, gx)) = horner_rec_grad(&x[..4], x[4]);
+                    (v, [gp, vec![gx]].concat())
+                })
+                .jvp(|x, t| horner_rec_jvp(&x[..4], x[4], (t[..4].to_vec(), t[4])))
+                .hessian(|x| {
+                    let (v, (gp, gx), h) = horner_rec_hessian(&x[..4], x[4]);
+                    (v, [gp, vec![gx]].concat(), h)
+                })
+                .analytic(|x| {
+                    let (v, (gp, gx)) = jaxfns::polyval_grad(&x[..4], x[4]);
+                    let _ = v;
+                    [gp, vec![gx]].concat()
+                }),
+            Box::new(range(5, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("interp_search", |x| interp_search(x[0], &fp(x)))
+                .grad(|x| {
+                    let (v, (gx, gf)) = interp_search_grad(x[0], &fp(x));
+                    (v, [vec![gx], gf.to_vec()].concat())
+                })
+                .jvp(|x, t| interp_search_jvp(x[0], &fp(x), (t[0], fp(t))))
+                .hessian(|x| {
+                    let (v, (gx, gf), h) = interp_search_hessian(x[0], &fp(x));
+                    (v, [vec![gx], gf.to_vec()].concat(), h)
+                })
+                .analytic(|x| {
+                    let (_, (gx, gf)) = jaxfns::interp_grad(x[0], &fp(x));
+                    [vec![gx], gf.to_vec()].concat()
+                }),
+            Box::new(|r: &mut Lcg| {
+                let z = loop {
+                    let z = r.uniform(-0.7, 4.7);
+                    let frac = z.rem_euclid(1.0);
+                    if frac > 0.01 && frac < 0.99 {
+                        break z;
+                    }
+                };
+                [vec![z], r.vec(5, -2.0, 2.0)].concat()
+            }),
+        ),
+        (
+            Probe::new("strided_pairs", |x| strided_pairs(x, true))
+                .grad(|x| strided_pairs_grad(x, true))
+                .jvp(|x, t| strided_pairs_jvp(x, true, t.to_vec()))
+                .hessian(|x| strided_pairs_hessian(x, true))
+                .analytic(|x| {
+                    let w = [1.0, 0.5];
+                    let mut g = vec![0.0; x.len()];
+                    for i in (0..x.len()).step_by(2) {
+                        for j in i..x.len() {
+                            let d = 2.0 * w[j % 2] * (x[i] - x[j]);
+                            g[i] += d;
+                            g[j] -= d;
+                        }
+                    }
+                    g
+                }),
+            Box::new(range(5, -2.0, 2.0)),
+        ),
+        (
+            Probe::new("strided_pairs_narrow", |x| strided_pairs(x, false))
+                .grad(|x| strided_pairs_grad(x, false))
+                .hessian(|x| strided_pairs_hessian(x, false)),
+            Box::new(range(6, -2.0, 2.0)),
+        ),
+        (
+            two(
+                "binary_bundle",
+                binary_bundle,
+                binary_bundle_grad,
+                binary_bundle_jvp,
+                binary_bundle_grad_into,
+            )
+            .hessian(hess2(binary_bundle_hessian))
+            .analytic(|x| {
+                let (a, b) = (x[0], x[1]);
+                let r = (a * b).hypot(a);
+                vec![
+                    b * a.powf(b - 1.0) - b / (a * a + b * b) + b + 2.0 * a + a * (b * b + 1.0) / r,
+                    a.powf(b) * a.ln() + a / (a * a + b * b) + a + a * a * b / r,
+                ]
+            }),
+            Box::new(|r: &mut Lcg| vec![r.uniform(0.3, 2.5), r.uniform(-2.0, 2.0)]),
+        ),
+        (
+            Probe::new("normalised_entropy", |x| normalised_entropy(x.to_vec()))
+                .grad(|x| normalised_entropy_grad(x.to_vec()))
+                .jvp(|x, t| normalised_entropy_jvp(x.to_vec(), t.to_vec()))
+                .hessian(|x| normalised_entropy_hessian(x.to_vec()))
+                .analytic(|x| {
+                    // H(v/z): dH/dv_i = (-ln p_i - H) / z with p = v/z.
+                    let z: f64 = x.iter().sum();
+                    let p: Vec<f64> = x.iter().map(|v| v / z).collect();
+                    let h: f64 = -p.iter().map(|q| q * q.ln()).sum::<f64>();
+                    p.iter().map(|q| (-q.ln() - h) / z).collect()
+                }),
+            Box::new(range(4, 0.1, 2.0)),
+        ),
+        (
+            slice(
+                "levy_nested",
+                levy_nested,
+                levy_nested_grad,
+                levy_nested_jvp,
+                levy_nested_grad_into,
+            )
+            .hessian(hess_slice(levy_nested_hessian))
+            .analytic(|x| optimfns::levy_grad(x).1),
+            Box::new(range(4, -10.0, 10.0)),
+        ),
+        (
+            Probe::new("trap_energy", |x| trap(x).energy(&[x[3], x[4]]))
+                .grad(|x| {
+                    let (v, (gs, gp)) = trap(x).energy_grad(&[x[3], x[4]]);
+                    (
+                        v,
+                        vec![gs.center[0], gs.center[1], gs.stiffness, gp[0], gp[1]],
+                    )
+                })
+                .jvp(|x, t| trap(x).energy_jvp(&[x[3], x[4]], (trap(t), [t[3], t[4]])))
+                .hessian(|x| {
+                    let (v, (gs, gp), h) = trap(x).energy_hessian(&[x[3], x[4]]);
+                    (
+                        v,
+                        vec![gs.center[0], gs.center[1], gs.stiffness, gp[0], gp[1]],
+                        h,
+                    )
+                })
+                .analytic(|x| {
+                    let d = [x[3] - x[0], x[4] - x[1]];
+                    let r2 = dot(&d, &d);
+                    // E = s r²/2 + r⁴/4: dE/dd = (s + r²) d.
+                    let c = x[2] + r2;
+                    vec![-c * d[0], -c * d[1], 0.5 * r2, c * d[0], c * d[1]]
+                }),
+            Box::new(range(5, -1.5, 1.5)),
+        ),
+        (
+            Probe::new("two_layer", |x| two_layer(x).forward(&[0.4, -0.9]))
+                .grad(|x| {
+                    let (v, g) = two_layer(x).forward_grad(&[0.4, -0.9]);
+                    (v, flat_two_layer(&g))
+                })
+                .jvp(|x, t| two_layer(x).forward_jvp(&[0.4, -0.9], two_layer(t)))
+                .hessian(|x| {
+                    let (v, g, h) = two_layer(x).forward_hessian(&[0.4, -0.9]);
+                    (v, flat_two_layer(&g), h)
+                }),
+            Box::new(range(6, -1.5, 1.5)),
+        ),
+    ];
+    run_all(entries);
+    // The generic struct on `f32` as well, against the `f64` gradient.
+    let t32 = round3::Trap {
+        center: [0.3f32, -0.2],
+        stiffness: 1.5,
+    };
+    let (v, (gs, gp)) = t32.energy_grad(&[0.9, 0.4]);
+    let (v64, (gs64, gp64)) = trap(&[0.3, -0.2, 1.5, 0.9, 0.4]).energy_grad(&[0.9, 0.4]);
+    common::assert_close(v as f64, v64, 1e-6, "trap f32 value");
+    common::assert_all_close(
+        &[
+            gs.center[0] as f64,
+            gs.center[1] as f64,
+            gs.stiffness as f64,
+            gp[0] as f64,
+            gp[1] as f64,
+        ],
+        &[
+            gs64.center[0],
+            gs64.center[1],
+            gs64.stiffness,
+            gp64[0],
+            gp64[1],
+        ],
+        1e-5,
+        "trap f32 gradient",
+    );
+}
+
+fn trap(x: &[f64]) -> round3::Trap<f64> {
+    round3::Trap {
+        center: [x[0], x[1]],
+        stiffness: x[2],
+    }
+}
+
+fn two_layer(x: &[f64]) -> round3::TwoLayer {
+    round3::TwoLayer {
+        first: round3::Dense {
+            w: vec![x[0], x[1]],
+            b: x[2],
+        },
+        second: round3::Dense {
+            w: vec![x[3], x[4]],
+            b: x[5],
+        },
+    }
+}
+
+fn flat_two_layer(g: &round3::TwoLayer) -> Flat {
+    [
+        g.first.w.clone(),
+        vec![g.first.b],
+        g.second.w.clone(),
+        vec![g.second.b],
+    ]
+    .concat()
 }
