@@ -1100,6 +1100,115 @@ pub mod round3 {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Fourth round: mixed precision, tuple fields, UFCS float functions, nested local arrays
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round4 {
+    use autodiff::{differentiable, Float};
+
+    /// An `f32` norm accumulated in `f64` (mixed precision, the common way to keep an `f32` sum
+    /// accurate), cast back. First order only: at `order = K` an `f32` function converting a float to
+    /// `f64` is refused with a spanned error (README, "a float converted to `f64` in an `f32` function";
+    /// `tests/ui/signature/order-cast-to-other-float`).
+    #[differentiable]
+    pub fn norm_f32_acc64(x: &[f32]) -> f32 {
+        let mut s = 0.0f64;
+        for &v in x {
+            s += (v as f64) * (v as f64);
+        }
+        s.sqrt() as f32
+    }
+
+    /// The maximum by `f64::max` written as a path call (UFCS), in a `fold`.
+    #[differentiable(order = 2)]
+    pub fn logsumexp_ufcs(x: &[f64]) -> f64 {
+        let m = x.iter().fold(f64::NEG_INFINITY, |a, &b| f64::max(a, b));
+        m + x.iter().map(|v| f64::exp(v - m)).sum::<f64>().ln()
+    }
+
+    /// Verlet with a tuple state, written as the refusal of `state.0 += ..` advises (README;
+    /// `tests/ui/fence/compound-assign-tuple-field`): the parts taken out, updated, put back.
+    #[differentiable(order = 2)]
+    pub fn verlet_tuple_fields(x0: f64, v0: f64, k: f64) -> f64 {
+        let dt = 0.1;
+        let mut state = (x0, v0);
+        for _ in 0..6 {
+            let (mut x, mut v) = state;
+            let a = -k * x;
+            x += v * dt + 0.5 * a * dt * dt;
+            let an = -k * x;
+            v += 0.5 * (a + an) * dt;
+            state = (x, v);
+        }
+        state.0 * state.0 + state.1 * state.1
+    }
+
+    /// Positions in a local `[[f64; 2]; 3]` filled from a flat slice, then the spring energy of a
+    /// triangle.
+    #[differentiable(order = 2)]
+    pub fn triangle_energy(x: &[f64]) -> f64 {
+        let mut pos = [[0.0; 2]; 3];
+        for i in 0..3 {
+            for d in 0..2 {
+                pos[i][d] = x[2 * i + d];
+            }
+        }
+        let mut e = 0.0;
+        for i in 0..3 {
+            let j = (i + 1) % 3;
+            let dx = pos[i][0] - pos[j][0];
+            let dy = pos[i][1] - pos[j][1];
+            e += ((dx * dx + dy * dy).sqrt() - 1.0).powi(2);
+        }
+        e
+    }
+
+    /// `F.l1_loss` generic, mean by `T::from(len)`.
+    #[differentiable(order = 2)]
+    pub fn l1_loss<T: Float>(x: &[T], y: &[T]) -> T {
+        let mut s = T::zero();
+        for i in 0..x.len() {
+            s = s + (x[i] - y[i]).abs();
+        }
+        s / T::from(x.len()).unwrap()
+    }
+
+    /// `jnp.clip(x, lo, hi)` with active bounds, squared and summed.
+    #[differentiable(order = 2)]
+    pub fn clip_active(x: &[f64], lo: f64, hi: f64) -> f64 {
+        let mut s = 0.0;
+        for &v in x {
+            let c = v.clamp(lo, hi);
+            s += c * c;
+        }
+        s
+    }
+
+    /// `jax.nn.relu6`-like and `hard_tanh`: `min(max(x, 0), 6)` by chained methods, summed with a
+    /// `recip` and a `mul_add`.
+    #[differentiable(order = 2)]
+    pub fn relu6_mix(x: f64, y: f64) -> f64 {
+        let r = x.max(0.0).min(6.0);
+        let h = y.max(-1.0).min(1.0);
+        r.mul_add(h, (1.0 + x * x).recip())
+    }
+
+    /// An activation chosen by a mode passed in; `return` from a `match` arm inside a `let` is refused
+    /// (`tests/ui/fence/return-in-let-value`), so the early return is an `if` statement as advised.
+    #[differentiable(wrt(x), order = 2)]
+    pub fn activation(x: f64, mode: u8) -> f64 {
+        if mode == 0 {
+            return x.tanh();
+        }
+        let y = match mode {
+            1 => x / (1.0 + (-x).exp()),
+            _ => x.max(0.0),
+        };
+        y * 2.0
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -3057,4 +3166,165 @@ fn flat_two_layer(g: &round3::TwoLayer) -> Flat {
         vec![g.second.b],
     ]
     .concat()
+}
+
+#[test]
+fn fourth_round_forms() {
+    use round4::*;
+    let entries: Vec<Entry> = vec![
+        (
+            slice(
+                "logsumexp_ufcs",
+                logsumexp_ufcs,
+                logsumexp_ufcs_grad,
+                logsumexp_ufcs_jvp,
+                logsumexp_ufcs_grad_into,
+            )
+            .hessian(hess_slice(logsumexp_ufcs_hessian))
+            .analytic(|x| jaxfns::logsumexp_grad(x).1),
+            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.01)),
+        ),
+        (
+            Probe::new("verlet_tuple_fields", |x| verlet_tuple_fields(x[0], x[1], x[2]))
+                .grad(|x| {
+                    let (v, g) = verlet_tuple_fields_grad(x[0], x[1], x[2]);
+                    (v, vec![g.0, g.1, g.2])
+                })
+                .jvp(|x, t| verlet_tuple_fields_jvp(x[0], x[1], x[2], (t[0], t[1], t[2])))
+                .hessian(|x| {
+                    let (v, g, h) = verlet_tuple_fields_hessian(x[0], x[1], x[2]);
+                    (v, vec![g.0, g.1, g.2], h)
+                }),
+            Box::new(|r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 3.0)]),
+        ),
+        (
+            slice(
+                "triangle_energy",
+                triangle_energy,
+                triangle_energy_grad,
+                triangle_energy_jvp,
+                triangle_energy_grad_into,
+            )
+            .hessian(hess_slice(triangle_energy_hessian))
+            .analytic(|x| {
+                let mut g = vec![0.0; 6];
+                for i in 0..3 {
+                    let j = (i + 1) % 3;
+                    let d = [x[2 * i] - x[2 * j], x[2 * i + 1] - x[2 * j + 1]];
+                    let l = dot(&d, &d).sqrt();
+                    for c in 0..2 {
+                        let v = 2.0 * (l - 1.0) * d[c] / l;
+                        g[2 * i + c] += v;
+                        g[2 * j + c] -= v;
+                    }
+                }
+                g
+            }),
+            Box::new(|r: &mut Lcg| {
+                let base = [0.0, 0.0, 1.1, 0.0, 0.5, 0.9];
+                base.iter().map(|b| b + r.uniform(-0.2, 0.2)).collect()
+            }),
+        ),
+        (
+            Probe::new("l1_loss", |x| l1_loss(&x[..3], &x[3..]))
+                .grad(|x| {
+                    let (v, (a, b)) = l1_loss_grad(&x[..3], &x[3..]);
+                    (v, [a, b].concat())
+                })
+                .jvp(|x, t| l1_loss_jvp(&x[..3], &x[3..], (t[..3].to_vec(), t[3..].to_vec())))
+                .hessian(|x| {
+                    let (v, (a, b), h) = l1_loss_hessian(&x[..3], &x[3..]);
+                    (v, [a, b].concat(), h)
+                })
+                .analytic(|x| {
+                    let s: Vec<f64> = (0..3).map(|i| (x[i] - x[3 + i]).signum() / 3.0).collect();
+                    [s.clone(), s.iter().map(|v| -v).collect()].concat()
+                }),
+            Box::new(|r: &mut Lcg| loop {
+                let x = r.vec(6, -2.0, 2.0);
+                if (0..3).all(|i| (x[i] - x[3 + i]).abs() > 0.01) {
+                    break x;
+                }
+            }),
+        ),
+        (
+            Probe::new("clip_active", |x| clip_active(&x[..4], x[4], x[5]))
+                .grad(|x| {
+                    let (v, (g, lo, hi)) = clip_active_grad(&x[..4], x[4], x[5]);
+                    (v, [g, vec![lo, hi]].concat())
+                })
+                .jvp(|x, t| clip_active_jvp(&x[..4], x[4], x[5], (t[..4].to_vec(), t[4], t[5])))
+                .hessian(|x| {
+                    let (v, (g, lo, hi), h) = clip_active_hessian(&x[..4], x[4], x[5]);
+                    (v, [g, vec![lo, hi]].concat(), h)
+                })
+                .analytic(|x| {
+                    let (lo, hi) = (x[4], x[5]);
+                    let mut g = vec![0.0; 6];
+                    for i in 0..4 {
+                        let v = x[i];
+                        if v < lo {
+                            g[4] += 2.0 * lo;
+                        } else if v > hi {
+                            g[5] += 2.0 * hi;
+                        } else {
+                            g[i] = 2.0 * v;
+                        }
+                    }
+                    g
+                }),
+            Box::new(|r: &mut Lcg| loop {
+                let mut x = r.vec(4, -2.0, 2.0);
+                x.push(r.uniform(-1.0, -0.2));
+                x.push(r.uniform(0.2, 1.0));
+                if (0..4).all(|i| (x[i] - x[4]).abs() > 0.01 && (x[i] - x[5]).abs() > 0.01) {
+                    break x;
+                }
+            }),
+        ),
+        (
+            two("relu6_mix", relu6_mix, relu6_mix_grad, relu6_mix_jvp, relu6_mix_grad_into)
+                .hessian(hess2(relu6_mix_hessian))
+                .analytic(|x| {
+                    let (a, b) = (x[0], x[1]);
+                    let r = a.clamp(0.0, 6.0);
+                    let h = b.clamp(-1.0, 1.0);
+                    let dr = if a > 0.0 && a < 6.0 { 1.0 } else { 0.0 };
+                    let dh = if b.abs() < 1.0 { 1.0 } else { 0.0 };
+                    vec![dr * h - 2.0 * a / (1.0 + a * a).powi(2), r * dh]
+                }),
+            Box::new(|r: &mut Lcg| loop {
+                let x = vec![r.uniform(-2.0, 8.0), r.uniform(-2.0, 2.0)];
+                if x[0].abs() > 0.01 && (x[0] - 6.0).abs() > 0.01 && (x[1].abs() - 1.0).abs() > 0.01 {
+                    break x;
+                }
+            }),
+        ),
+    ];
+    run_all(entries);
+    // activation: the three modes by hand.
+    for x in [-1.3, -0.2, 0.4, 2.1] {
+        let s = sigmoid(x);
+        let (v, g) = activation_grad(x, 0);
+        common::assert_all_close(&[v, g], &[x.tanh(), 1.0 - x.tanh().powi(2)], 1e-14, "tanh");
+        let (_, _, h) = activation_hessian(x, 0);
+        common::assert_close(h[0][0], -2.0 * x.tanh() * (1.0 - x.tanh().powi(2)), 1e-13, "tanh''");
+        let (v, g) = activation_grad(x, 1);
+        common::assert_all_close(&[v, g], &[2.0 * x * s, 2.0 * (s + x * s * (1.0 - s))], 1e-14, "silu");
+        let d = activation_derivatives(x, 1);
+        let e2 = 2.0 * (2.0 * s * (1.0 - s) + x * s * (1.0 - s) * (1.0 - 2.0 * s));
+        common::assert_close(d[2], e2, 1e-12, "silu''");
+        let (v, g) = activation_grad(x, 2);
+        common::assert_all_close(&[v, g], &[2.0 * x.max(0.0), if x > 0.0 { 2.0 } else { 0.0 }], 1e-15, "relu");
+    }
+    // The mixed-precision f32 norm, first order, against x / |x|.
+    let x = [0.5f32, -1.25, 2.0];
+    let n = (0.25f64 + 1.5625 + 4.0).sqrt();
+    let (v, g) = norm_f32_acc64_grad(&x);
+    common::assert_close(v as f64, n, 1e-7, "norm_f32_acc64 value");
+    let e: Vec<f64> = x.iter().map(|&v| v as f64 / n).collect();
+    let g: Vec<f64> = g.iter().map(|&v| v as f64).collect();
+    common::assert_all_close(&g, &e, 1e-6, "norm_f32_acc64 gradient");
+    let (_, d) = norm_f32_acc64_jvp(&x, vec![1.0, 1.0, 1.0]);
+    common::assert_close(d as f64, e.iter().sum(), 1e-6, "norm_f32_acc64 jvp");
 }
