@@ -1209,6 +1209,51 @@ pub mod round4 {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Fifth round: TensorFlow's "higher-order gradients" pattern written for `f64`
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round5 {
+    use autodiff::{custom_gradient, differentiable};
+
+    /// The guide's `first_order_custom`: the slope `3x²` of a cube, with its own derivative given as
+    /// `7x` (deliberately not `6x`, so that the override shows).
+    #[custom_gradient]
+    pub fn cube_slope(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        (3.0 * x * x, move |ddy| ddy * 7.0 * x)
+    }
+
+    /// The guide's `op_with_fused_backprop`: `x³`, its closure `dy * first_order_custom(x)`.
+    #[custom_gradient]
+    pub fn fused_cube(x: f64) -> (f64, impl Fn(f64) -> f64) {
+        (x * x * x, move |dy| dy * cube_slope(x))
+    }
+
+    #[differentiable(order = 3)]
+    pub fn fused_caller(x: f64) -> f64 {
+        2.0 * fused_cube(x)
+    }
+
+    /// `tf.clip_by_norm(dy * x, 0.5)` as the gradient of `|x|²/2` over a slice.
+    #[custom_gradient]
+    pub fn half_sq_clipped(x: &[f64]) -> (f64, impl Fn(f64) -> Vec<f64> + '_) {
+        let mut s = 0.0;
+        for &v in x {
+            s += v * v;
+        }
+        let n = s.sqrt();
+        (0.5 * s, move |dy: f64| {
+            let scale = if n > 0.5 { 0.5 / n } else { 1.0 };
+            x.iter().map(|v| dy * v * scale).collect()
+        })
+    }
+
+    #[differentiable(order = 2)]
+    pub fn clipped_energy(x: &[f64]) -> f64 {
+        half_sq_clipped(x) * 2.0
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -3185,17 +3230,25 @@ fn fourth_round_forms() {
             Box::new(common::probe::distinct(4, -3.0, 3.0, 0.01)),
         ),
         (
-            Probe::new("verlet_tuple_fields", |x| verlet_tuple_fields(x[0], x[1], x[2]))
-                .grad(|x| {
-                    let (v, g) = verlet_tuple_fields_grad(x[0], x[1], x[2]);
-                    (v, vec![g.0, g.1, g.2])
-                })
-                .jvp(|x, t| verlet_tuple_fields_jvp(x[0], x[1], x[2], (t[0], t[1], t[2])))
-                .hessian(|x| {
-                    let (v, g, h) = verlet_tuple_fields_hessian(x[0], x[1], x[2]);
-                    (v, vec![g.0, g.1, g.2], h)
-                }),
-            Box::new(|r: &mut Lcg| vec![r.uniform(-1.0, 1.0), r.uniform(-1.0, 1.0), r.uniform(0.5, 3.0)]),
+            Probe::new("verlet_tuple_fields", |x| {
+                verlet_tuple_fields(x[0], x[1], x[2])
+            })
+            .grad(|x| {
+                let (v, g) = verlet_tuple_fields_grad(x[0], x[1], x[2]);
+                (v, vec![g.0, g.1, g.2])
+            })
+            .jvp(|x, t| verlet_tuple_fields_jvp(x[0], x[1], x[2], (t[0], t[1], t[2])))
+            .hessian(|x| {
+                let (v, g, h) = verlet_tuple_fields_hessian(x[0], x[1], x[2]);
+                (v, vec![g.0, g.1, g.2], h)
+            }),
+            Box::new(|r: &mut Lcg| {
+                vec![
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(-1.0, 1.0),
+                    r.uniform(0.5, 3.0),
+                ]
+            }),
         ),
         (
             slice(
@@ -3283,19 +3336,26 @@ fn fourth_round_forms() {
             }),
         ),
         (
-            two("relu6_mix", relu6_mix, relu6_mix_grad, relu6_mix_jvp, relu6_mix_grad_into)
-                .hessian(hess2(relu6_mix_hessian))
-                .analytic(|x| {
-                    let (a, b) = (x[0], x[1]);
-                    let r = a.clamp(0.0, 6.0);
-                    let h = b.clamp(-1.0, 1.0);
-                    let dr = if a > 0.0 && a < 6.0 { 1.0 } else { 0.0 };
-                    let dh = if b.abs() < 1.0 { 1.0 } else { 0.0 };
-                    vec![dr * h - 2.0 * a / (1.0 + a * a).powi(2), r * dh]
-                }),
+            two(
+                "relu6_mix",
+                relu6_mix,
+                relu6_mix_grad,
+                relu6_mix_jvp,
+                relu6_mix_grad_into,
+            )
+            .hessian(hess2(relu6_mix_hessian))
+            .analytic(|x| {
+                let (a, b) = (x[0], x[1]);
+                let r = a.clamp(0.0, 6.0);
+                let h = b.clamp(-1.0, 1.0);
+                let dr = if a > 0.0 && a < 6.0 { 1.0 } else { 0.0 };
+                let dh = if b.abs() < 1.0 { 1.0 } else { 0.0 };
+                vec![dr * h - 2.0 * a / (1.0 + a * a).powi(2), r * dh]
+            }),
             Box::new(|r: &mut Lcg| loop {
                 let x = vec![r.uniform(-2.0, 8.0), r.uniform(-2.0, 2.0)];
-                if x[0].abs() > 0.01 && (x[0] - 6.0).abs() > 0.01 && (x[1].abs() - 1.0).abs() > 0.01 {
+                if x[0].abs() > 0.01 && (x[0] - 6.0).abs() > 0.01 && (x[1].abs() - 1.0).abs() > 0.01
+                {
                     break x;
                 }
             }),
@@ -3308,14 +3368,29 @@ fn fourth_round_forms() {
         let (v, g) = activation_grad(x, 0);
         common::assert_all_close(&[v, g], &[x.tanh(), 1.0 - x.tanh().powi(2)], 1e-14, "tanh");
         let (_, _, h) = activation_hessian(x, 0);
-        common::assert_close(h[0][0], -2.0 * x.tanh() * (1.0 - x.tanh().powi(2)), 1e-13, "tanh''");
+        common::assert_close(
+            h[0][0],
+            -2.0 * x.tanh() * (1.0 - x.tanh().powi(2)),
+            1e-13,
+            "tanh''",
+        );
         let (v, g) = activation_grad(x, 1);
-        common::assert_all_close(&[v, g], &[2.0 * x * s, 2.0 * (s + x * s * (1.0 - s))], 1e-14, "silu");
+        common::assert_all_close(
+            &[v, g],
+            &[2.0 * x * s, 2.0 * (s + x * s * (1.0 - s))],
+            1e-14,
+            "silu",
+        );
         let d = activation_derivatives(x, 1);
         let e2 = 2.0 * (2.0 * s * (1.0 - s) + x * s * (1.0 - s) * (1.0 - 2.0 * s));
         common::assert_close(d[2], e2, 1e-12, "silu''");
         let (v, g) = activation_grad(x, 2);
-        common::assert_all_close(&[v, g], &[2.0 * x.max(0.0), if x > 0.0 { 2.0 } else { 0.0 }], 1e-15, "relu");
+        common::assert_all_close(
+            &[v, g],
+            &[2.0 * x.max(0.0), if x > 0.0 { 2.0 } else { 0.0 }],
+            1e-15,
+            "relu",
+        );
     }
     // The mixed-precision f32 norm, first order, against x / |x|.
     let x = [0.5f32, -1.25, 2.0];
@@ -3327,4 +3402,64 @@ fn fourth_round_forms() {
     common::assert_all_close(&g, &e, 1e-6, "norm_f32_acc64 gradient");
     let (_, d) = norm_f32_acc64_jvp(&x, vec![1.0, 1.0, 1.0]);
     common::assert_close(d as f64, e.iter().sum(), 1e-6, "norm_f32_acc64 jvp");
+}
+
+/// TensorFlow's "custom gradient with a custom second order": F = 2 fused_cube(x) = 2x³; `_grad`
+/// gives 2·cube_slope(x) = 6x²; its derivative is overridden by `cube_slope`'s closure, 2·7x = 14x
+/// (not the true 12x), and the third derivative is 14, the nested closure `ddy * 7x` differentiated
+/// through the captured `x`.
+#[test]
+fn fifth_round_nested_custom_f64() {
+    for x in [-1.4, -0.3, 0.0, 0.6, 2.2] {
+        let d = round5::fused_caller_derivatives(x);
+        common::assert_all_close(
+            &d,
+            &[2.0 * x * x * x, 6.0 * x * x, 14.0 * x, 14.0],
+            1e-13,
+            "d",
+        );
+        let (v, g, h) = round5::fused_caller_hessian(x);
+        common::assert_all_close(&[v, g, h[0][0]], &d[..3], 1e-13, "hessian");
+        let (_, _, hv) = round5::fused_caller_hvp(x, 0.5);
+        common::assert_close(hv, 7.0 * x, 1e-13, "hvp");
+        let (_, t) = round5::fused_caller_jvp(x, 1.0);
+        common::assert_close(t, 6.0 * x * x, 1e-13, "jvp");
+    }
+}
+
+/// The norm-clipped gradient of `|x|²` over a slice: g = 2x inside the ball of radius 1/2, x/|x|
+/// outside; its Jacobian (what `jax.hessian` of the `custom_vjp` gives) is 2I inside and
+/// (I - x xᵀ/|x|²)/|x| outside, through the captured norm and the captured slice.
+#[test]
+fn fifth_round_clip_by_norm() {
+    let mut rng = Lcg::new(55);
+    for k in 0..8 {
+        let scale = if k % 2 == 0 { 0.15 } else { 1.5 };
+        let x = rng.vec(3, -scale, scale);
+        let n = dot(&x, &x).sqrt();
+        if (n - 0.5).abs() < 0.01 {
+            continue;
+        }
+        let (v, g) = round5::clipped_energy_grad(&x);
+        common::assert_close(v, n * n, 1e-14, "value");
+        let e: Vec<f64> = x
+            .iter()
+            .map(|a| if n > 0.5 { a / n } else { 2.0 * a })
+            .collect();
+        common::assert_all_close(&g, &e, 1e-14, "gradient");
+        let (_, _, h) = round5::clipped_energy_hessian(&x);
+        for i in 0..3 {
+            for j in 0..3 {
+                let delta = if i == j { 1.0 } else { 0.0 };
+                let e = if n > 0.5 {
+                    (delta - x[i] * x[j] / (n * n)) / n
+                } else {
+                    2.0 * delta
+                };
+                common::assert_close(h[i][j], e, 1e-12, &format!("H[{i}][{j}]"));
+            }
+        }
+        let fd = common::fd_jacobian(|y| round5::clipped_energy_grad(y).1, &x);
+        common::assert_jacobian(&h, &fd, "H against central differences of _grad");
+    }
 }
