@@ -1254,6 +1254,90 @@ pub mod round5 {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Sixth round: closures capturing slices, range-map-collect, matrix rows zipped with labels, Newton
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round6 {
+    use autodiff::differentiable;
+
+    /// A weighted sum by a closure of an index capturing two active slices.
+    #[differentiable(order = 2)]
+    pub fn weighted_by_index(x: &[f64], w: &[f64]) -> f64 {
+        let at = |i: usize| x[i] * w[i] + (x[i] - w[i]).powi(2);
+        let mut s = 0.0;
+        for i in 0..x.len() {
+            s += at(i);
+        }
+        s
+    }
+
+    /// A two-argument closure (`jnp.logaddexp` as a local), folded over a slice.
+    #[differentiable(order = 2)]
+    pub fn logaddexp_fold(x: &[f64]) -> f64 {
+        let lae = |a: f64, b: f64| {
+            let m = a.max(b);
+            m + ((a - m).exp() + (b - m).exp()).ln()
+        };
+        let mut acc = x[0];
+        for i in 1..x.len() {
+            acc = lae(acc, x[i]);
+        }
+        acc
+    }
+
+    /// `(0..n).map(..).collect()` into a `Vec`, then passed to `logsumexp`.
+    #[differentiable(order = 2)]
+    pub fn scaled_lse(x: &[f64], t: f64) -> f64 {
+        let n = x.len();
+        let z: Vec<f64> = (0..n).map(|i| x[i] / t).collect();
+        t * super::jaxfns::logsumexp(&z)
+    }
+
+    /// A `vec!` of active scalars (a feature vector) passed on.
+    #[differentiable(order = 2)]
+    pub fn features(a: f64, b: f64) -> f64 {
+        let f = vec![a, b, a * b, a.sin()];
+        super::jaxfns::logsumexp(&f)
+    }
+
+    /// Linear least squares over matrix rows zipped with labels: `Σ (row·w - y)²`.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn least_squares(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (row, &y) in xs.iter().zip(ys) {
+            let p: f64 = row.iter().zip(w).map(|(a, b)| a * b).sum();
+            s += (p - y).powi(2);
+        }
+        s
+    }
+
+    /// Newton's iteration for `x³ = a` in a `while` with an active stopping test (ForwardDiff's
+    /// "differentiating through a solver"): converges to the implicit derivative `1/(3 a^{2/3})`.
+    #[differentiable(order = 2)]
+    pub fn cbrt_newton(a: f64) -> f64 {
+        let mut x = 1.0 + a / 3.0;
+        let mut it = 0;
+        while (x * x * x - a).abs() > 1e-14 * a.abs().max(1.0) && it < 100 {
+            x -= (x * x * x - a) / (3.0 * x * x);
+            it += 1;
+        }
+        x
+    }
+
+    /// The sum over `.iter().copied().fold` of squares and an `enumerate().map()` weighted by the index.
+    #[differentiable(order = 2)]
+    pub fn chains(x: &[f64]) -> f64 {
+        let sq = x.iter().copied().fold(0.0, |a, b| a + b * b);
+        let idx: f64 = x
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (i as f64 + 1.0) * v)
+            .sum();
+        sq * idx
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -3461,5 +3545,159 @@ fn fifth_round_clip_by_norm() {
         }
         let fd = common::fd_jacobian(|y| round5::clipped_energy_grad(y).1, &x);
         common::assert_jacobian(&h, &fd, "H against central differences of _grad");
+    }
+}
+
+#[test]
+fn sixth_round_forms() {
+    use round6::*;
+    let xs: Vec<Vec<f64>> = vec![
+        vec![1.0, 0.5, -0.3],
+        vec![-0.7, 1.2, 0.4],
+        vec![0.2, -0.1, 2.0],
+        vec![1.5, 0.3, 0.9],
+    ];
+    let ys = [0.4, -1.0, 2.2, 0.7];
+    let entries: Vec<Entry> = vec![
+        (
+            Probe::new("weighted_by_index", |x| weighted_by_index(&x[..3], &x[3..]))
+                .grad(|x| {
+                    let (v, (a, b)) = weighted_by_index_grad(&x[..3], &x[3..]);
+                    (v, [a, b].concat())
+                })
+                .jvp(|x, t| {
+                    weighted_by_index_jvp(&x[..3], &x[3..], (t[..3].to_vec(), t[3..].to_vec()))
+                })
+                .hessian(|x| {
+                    let (v, (a, b), h) = weighted_by_index_hessian(&x[..3], &x[3..]);
+                    (v, [a, b].concat(), h)
+                })
+                .analytic(|x| {
+                    let ga = (0..3).map(|i| x[3 + i] + 2.0 * (x[i] - x[3 + i]));
+                    let gb = (0..3).map(|i| x[i] - 2.0 * (x[i] - x[3 + i]));
+                    ga.chain(gb).collect()
+                }),
+            Box::new(range(6, -2.0, 2.0)),
+        ),
+        (
+            slice(
+                "logaddexp_fold",
+                logaddexp_fold,
+                logaddexp_fold_grad,
+                logaddexp_fold_jvp,
+                logaddexp_fold_grad_into,
+            )
+            .hessian(hess_slice(logaddexp_fold_hessian))
+            .analytic(|x| jaxfns::logsumexp_grad(x).1),
+            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.05)),
+        ),
+        (
+            Probe::new("scaled_lse", |x| scaled_lse(&x[..4], x[4]))
+                .grad(|x| {
+                    let (v, (a, b)) = scaled_lse_grad(&x[..4], x[4]);
+                    (v, [a, vec![b]].concat())
+                })
+                .jvp(|x, t| scaled_lse_jvp(&x[..4], x[4], (t[..4].to_vec(), t[4])))
+                .hessian(|x| {
+                    let (v, (a, b), h) = scaled_lse_hessian(&x[..4], x[4]);
+                    (v, [a, vec![b]].concat(), h)
+                })
+                .analytic(|x| {
+                    // t lse(x/t): d/dx = softmax(x/t); d/dt = lse(x/t) - Σ softmax_i x_i / t.
+                    let t = x[4];
+                    let z: Vec<f64> = x[..4].iter().map(|v| v / t).collect();
+                    let lse = z.iter().map(|v| v.exp()).sum::<f64>().ln();
+                    let s: Vec<f64> = z.iter().map(|v| (v - lse).exp()).collect();
+                    let dt = lse - dot(&s, &z);
+                    [s, vec![dt]].concat()
+                }),
+            Box::new(|r: &mut Lcg| loop {
+                let mut x = r.vec(4, -2.0, 2.0);
+                x.push(r.uniform(0.5, 2.0));
+                if (0..4).all(|i| (0..i).all(|j| (x[i] - x[j]).abs() > 0.01)) {
+                    break x;
+                }
+            }),
+        ),
+        (
+            two(
+                "features",
+                features,
+                features_grad,
+                features_jvp,
+                features_grad_into,
+            )
+            .hessian(hess2(features_hessian))
+            .analytic(|x| {
+                let (a, b) = (x[0], x[1]);
+                let f = [a, b, a * b, a.sin()];
+                let s = jaxfns::logsumexp_grad(&f).1;
+                vec![s[0] + s[2] * b + s[3] * a.cos(), s[1] + s[2] * a]
+            }),
+            Box::new(|r: &mut Lcg| loop {
+                let x = r.vec(2, -2.0, 2.0);
+                let f = [x[0], x[1], x[0] * x[1], x[0].sin()];
+                if (0..4).all(|i| (0..i).all(|j| (f[i] - f[j]).abs() > 0.01)) {
+                    break x;
+                }
+            }),
+        ),
+        (
+            Probe::new("least_squares", |x| least_squares(x, &xs, &ys))
+                .grad(|x| least_squares_grad(x, &xs, &ys))
+                .jvp(|x, t| least_squares_jvp(x, &xs, &ys, t.to_vec()))
+                .grad_into(|x| {
+                    let mut g = vec![GARBAGE; 3];
+                    let v = least_squares_grad_into(x, &xs, &ys, &mut g);
+                    (v, g)
+                })
+                .hessian(|x| least_squares_hessian(x, &xs, &ys))
+                .analytic(|x| {
+                    let mut g = vec![0.0; 3];
+                    for k in 0..4 {
+                        let r = dot(&xs[k], x) - ys[k];
+                        for i in 0..3 {
+                            g[i] += 2.0 * r * xs[k][i];
+                        }
+                    }
+                    g
+                }),
+            Box::new(range(3, -2.0, 2.0)),
+        ),
+        (
+            slice("chains", chains, chains_grad, chains_jvp, chains_grad_into)
+                .hessian(hess_slice(chains_hessian))
+                .analytic(|x| {
+                    let sq = dot(x, x);
+                    let idx: f64 = (0..x.len()).map(|i| (i as f64 + 1.0) * x[i]).sum();
+                    (0..x.len())
+                        .map(|i| 2.0 * x[i] * idx + sq * (i as f64 + 1.0))
+                        .collect()
+                }),
+            Box::new(range(4, -2.0, 2.0)),
+        ),
+    ];
+    run_all(entries);
+    // least squares: the Hessian is 2 XᵀX exactly.
+    let (_, _, h) = least_squares_hessian(&[0.3, -0.2, 0.5], &xs, &ys);
+    for i in 0..3 {
+        for j in 0..3 {
+            let e: f64 = (0..4).map(|k| 2.0 * xs[k][i] * xs[k][j]).sum();
+            common::assert_close(h[i][j], e, 1e-13, "2 X'X");
+        }
+    }
+    // Newton's cube root: value, and derivatives converged to the implicit ones.
+    for a in [0.3, 1.0, 2.7, 8.0, 20.0] {
+        let d = cbrt_newton_derivatives(a);
+        let c = a.cbrt();
+        common::assert_all_close(
+            &d,
+            &[c, 1.0 / (3.0 * c * c), -2.0 / (9.0 * c.powi(5))],
+            1e-10,
+            "cbrt by Newton",
+        );
+        let (_, g) = cbrt_newton_grad(a);
+        let (_, t) = cbrt_newton_jvp(a, 1.0);
+        common::assert_close(g, t, 1e-12, "jvp = grad");
     }
 }
