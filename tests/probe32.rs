@@ -26,8 +26,13 @@
 //! buffers, and at `order = 2` the Hessian against central differences of `_grad`; vector results through
 //! `_vjp`, `_jvp` and `_jacobian` against central differences of the function.
 
-// The forms of the formulas as written: index loops, `a = a * b`, the originals' names.
+// The forms of the formulas as written, as a new user writes them: index loops, `a = a * b`, chained
+// `max`/`min`, a copy by a loop, a lifetime spelled out (each is a form the probe means to check).
 #![allow(
+    clippy::manual_memcpy,
+    clippy::manual_clamp,
+    clippy::needless_lifetimes,
+    clippy::redundant_closure,
     clippy::needless_range_loop,
     clippy::assign_op_pattern,
     clippy::excessive_precision,
@@ -40,8 +45,8 @@
 mod common;
 
 use common::probe::{
-    check_third, check_vector, dot, hess1, hess2, hess_slice, one, range, slice, two, Flat, Lcg,
-    Probe, GARBAGE,
+    check_third, check_vector, distinct, dot, hess1, hess2, hess_slice, norm, one, range, slice,
+    two, Flat, Lcg, Probe, GARBAGE,
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -1338,6 +1343,163 @@ pub mod round6 {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Seventh round: forms beyond API.md's list that a new user writes (`windows`, `.rev()` on an
+// iterator, `skip`, `std::mem::swap`, `iter_mut`, an `FnMut` closure); they compile and are right
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round7 {
+    use autodiff::differentiable;
+    #[differentiable(order = 2)]
+    pub fn windows_diff(x: &[f64]) -> f64 {
+        x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn rev_iter(x: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        for &v in x.iter().rev() {
+            acc = acc * 0.5 + v * v;
+        }
+        acc
+    }
+
+    #[differentiable(order = 2)]
+    pub fn skip_first(x: &[f64]) -> f64 {
+        x.iter().skip(1).map(|v| v.exp()).sum::<f64>() + x[0]
+    }
+
+    #[differentiable(order = 2)]
+    pub fn swap_sort(x: f64, y: f64) -> f64 {
+        let mut a = x;
+        let mut b = y;
+        if a > b {
+            std::mem::swap(&mut a, &mut b);
+        }
+        a * 2.0 + b
+    }
+
+    #[differentiable(order = 2)]
+    pub fn iter_mut_scale(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        for e in v.iter_mut() {
+            *e *= 2.0;
+        }
+        v.iter().map(|a| a * a).sum()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn fn_mut_closure(x: &[f64]) -> f64 {
+        let mut acc = 0.0;
+        let mut add = |v: f64| acc += v * v;
+        for &v in x {
+            add(v);
+        }
+        acc
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Eighth round: signatures (const generics, `where`, extra bounds, lifetimes, attributes), trait UFCS,
+// an `f32` function calling a generic custom gradient at order 3, recursion at order 3, a custom
+// gradient of two slices called on sub-slices of a local `Vec`
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round8 {
+    use autodiff::{custom_gradient, differentiable, Float};
+    #[differentiable(order = 2)]
+    pub fn norm_n<const N: usize>(x: &[f64; N]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..N {
+            s += x[i] * x[i];
+        }
+        s.sqrt()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn where_clause<T>(x: T, y: T) -> T
+    where
+        T: Float,
+    {
+        x * y.exp()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn extra_bounds<T: Float + std::fmt::Debug>(x: &[T]) -> T {
+        let s: T = x.iter().map(|&v| v * v).fold(T::zero(), |a, b| a + b);
+        s + T::epsilon()
+    }
+
+    #[differentiable(order = 2)]
+    pub fn ufcs_trait<T: Float>(x: T) -> T {
+        Float::exp(x) + T::from(2).unwrap() * Float::powi(x, 3)
+    }
+
+    #[differentiable(wrt(x), order = 2)]
+    pub fn powi_param(x: f64, n: usize) -> f64 {
+        x.powi(n as i32)
+    }
+
+    #[differentiable(order = 2)]
+    pub fn with_lifetime<'a>(x: &'a [f64]) -> f64 {
+        x[0] * x[1]
+    }
+
+    #[inline]
+    #[differentiable(order = 2)]
+    #[allow(clippy::neg_multiply)]
+    pub(crate) fn attrs(x: f64) -> f64 {
+        // a comment
+        /* block */
+        x * -1.0 * x
+    }
+
+    #[custom_gradient]
+    pub fn sq_custom<T: Float>(x: T) -> (T, impl Fn(T) -> T) {
+        (x * x, move |dy| dy * (x + x))
+    }
+
+    #[differentiable(order = 3)]
+    pub fn f32_calls_generic_custom(x: f32) -> f32 {
+        sq_custom(x.sin())
+    }
+
+    #[differentiable(order = 3)]
+    pub fn rec3(x: f64, n: usize) -> f64 {
+        if n == 0 {
+            return x;
+        }
+        rec3(x, n - 1).sin() + x
+    }
+
+    #[custom_gradient]
+    pub fn dot_custom<'a>(
+        a: &'a [f64],
+        b: &'a [f64],
+    ) -> (f64, impl Fn(f64) -> (Vec<f64>, Vec<f64>) + 'a) {
+        let mut s = 0.0;
+        for i in 0..a.len() {
+            s += a[i] * b[i];
+        }
+        (s, move |dy: f64| {
+            (
+                b.iter().map(|v| dy * v).collect(),
+                a.iter().map(|v| dy * v).collect(),
+            )
+        })
+    }
+
+    #[differentiable(order = 2)]
+    pub fn custom_on_subslices(x: &[f64]) -> f64 {
+        let v: Vec<f64> = x.iter().map(|a| a.sin()).collect();
+        let mut s = 0.0;
+        for k in 0..2 {
+            s += dot_custom(&v[2 * k..2 * k + 2], &x[2 * k..2 * k + 2]).powi(2);
+        }
+        s
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -1385,7 +1547,7 @@ fn jax_scalar_functions() {
                 let lse = x.iter().map(|v| v.exp()).sum::<f64>().ln();
                 x.iter().map(|v| (v - lse).exp()).collect()
             }),
-            Box::new(common::probe::distinct(5, -4.0, 4.0, 0.01)),
+            Box::new(distinct(5, -4.0, 4.0, 0.01)),
         ),
         (
             one(
@@ -1550,7 +1712,7 @@ fn jax_scalar_functions() {
                 let s = sigmoid(x[0] - x[1]);
                 vec![s, 1.0 - s]
             }),
-            Box::new(common::probe::distinct(2, -5.0, 5.0, 0.01)),
+            Box::new(distinct(2, -5.0, 5.0, 0.01)),
         ),
         (
             one("gelu", gelu, gelu_grad, gelu_jvp, gelu_grad_into)
@@ -2055,7 +2217,7 @@ fn torch_losses() {
                         .map(|i| x[i].exp() / z - if i == 2 { 1.0 } else { 0.0 })
                         .collect()
                 }),
-            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.01)),
+            Box::new(distinct(4, -3.0, 3.0, 0.01)),
         ),
     ];
     run_all(entries);
@@ -2731,7 +2893,7 @@ fn second_round_forms() {
             )
             .hessian(hess_slice(logsumexp_t_hessian::<f64>))
             .analytic(|x| jaxfns::logsumexp_grad(x).1),
-            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.01)),
+            Box::new(distinct(4, -3.0, 3.0, 0.01)),
         ),
         (
             slice(
@@ -3311,7 +3473,7 @@ fn fourth_round_forms() {
             )
             .hessian(hess_slice(logsumexp_ufcs_hessian))
             .analytic(|x| jaxfns::logsumexp_grad(x).1),
-            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.01)),
+            Box::new(distinct(4, -3.0, 3.0, 0.01)),
         ),
         (
             Probe::new("verlet_tuple_fields", |x| {
@@ -3589,7 +3751,7 @@ fn sixth_round_forms() {
             )
             .hessian(hess_slice(logaddexp_fold_hessian))
             .analytic(|x| jaxfns::logsumexp_grad(x).1),
-            Box::new(common::probe::distinct(4, -3.0, 3.0, 0.05)),
+            Box::new(distinct(4, -3.0, 3.0, 0.05)),
         ),
         (
             Probe::new("scaled_lse", |x| scaled_lse(&x[..4], x[4]))
@@ -3700,4 +3862,196 @@ fn sixth_round_forms() {
         let (_, t) = cbrt_newton_jvp(a, 1.0);
         common::assert_close(g, t, 1e-12, "jvp = grad");
     }
+}
+
+#[test]
+fn seventh_round_forms_beyond_the_list() {
+    use round7::*;
+    slice(
+        "windows_diff",
+        windows_diff,
+        windows_diff_grad,
+        windows_diff_jvp,
+        windows_diff_grad_into,
+    )
+    .hessian(hess_slice(windows_diff_hessian))
+    .run(5, range(5, -2.0, 2.0));
+    slice(
+        "rev_iter",
+        rev_iter,
+        rev_iter_grad,
+        rev_iter_jvp,
+        rev_iter_grad_into,
+    )
+    .hessian(hess_slice(rev_iter_hessian))
+    .analytic(|x| {
+        let n = x.len();
+        (0..n).map(|i| 2.0 * x[i] * 0.5f64.powi(i as i32)).collect()
+    })
+    .run(5, range(5, -2.0, 2.0));
+    slice(
+        "skip_first",
+        skip_first,
+        skip_first_grad,
+        skip_first_jvp,
+        skip_first_grad_into,
+    )
+    .hessian(hess_slice(skip_first_hessian))
+    .run(5, range(5, -2.0, 2.0));
+    two(
+        "swap_sort",
+        swap_sort,
+        swap_sort_grad,
+        swap_sort_jvp,
+        swap_sort_grad_into,
+    )
+    .hessian(hess2(swap_sort_hessian))
+    .analytic(|x| {
+        if x[0] > x[1] {
+            vec![1.0, 2.0]
+        } else {
+            vec![2.0, 1.0]
+        }
+    })
+    .run(8, distinct(2, -2.0, 2.0, 0.01));
+    slice(
+        "iter_mut_scale",
+        iter_mut_scale,
+        iter_mut_scale_grad,
+        iter_mut_scale_jvp,
+        iter_mut_scale_grad_into,
+    )
+    .hessian(hess_slice(iter_mut_scale_hessian))
+    .analytic(|x| x.iter().map(|v| 8.0 * v).collect())
+    .run(5, range(5, -2.0, 2.0));
+    slice(
+        "fn_mut_closure",
+        fn_mut_closure,
+        fn_mut_closure_grad,
+        fn_mut_closure_jvp,
+        fn_mut_closure_grad_into,
+    )
+    .hessian(hess_slice(fn_mut_closure_hessian))
+    .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
+    .run(5, range(5, -2.0, 2.0));
+}
+
+#[test]
+fn eighth_round_signatures() {
+    use round8::*;
+    Probe::new("norm_n", |x| norm_n(&[x[0], x[1], x[2]]))
+        .grad(|x| {
+            let (v, g) = norm_n_grad(&[x[0], x[1], x[2]]);
+            (v, g.to_vec())
+        })
+        .jvp(|x, t| norm_n_jvp(&[x[0], x[1], x[2]], [t[0], t[1], t[2]]))
+        .grad_into(|x| {
+            let mut g = [GARBAGE; 3];
+            let v = norm_n_grad_into(&[x[0], x[1], x[2]], &mut g);
+            (v, g.to_vec())
+        })
+        .hessian(|x| {
+            let (v, g, h) = norm_n_hessian(&[x[0], x[1], x[2]]);
+            (v, g.to_vec(), h)
+        })
+        .analytic(|x| {
+            let n = norm(x);
+            x.iter().map(|v| v / n).collect()
+        })
+        .run(5, range(3, -2.0, 2.0));
+    two(
+        "where_clause",
+        where_clause::<f64>,
+        where_clause_grad::<f64>,
+        where_clause_jvp::<f64>,
+        where_clause_grad_into::<f64>,
+    )
+    .hessian(hess2(where_clause_hessian::<f64>))
+    .analytic(|x| vec![x[1].exp(), x[0] * x[1].exp()])
+    .run(5, range(2, -2.0, 2.0));
+    slice(
+        "extra_bounds",
+        extra_bounds::<f64>,
+        extra_bounds_grad::<f64>,
+        extra_bounds_jvp::<f64>,
+        extra_bounds_grad_into::<f64>,
+    )
+    .hessian(hess_slice(extra_bounds_hessian::<f64>))
+    .analytic(|x| x.iter().map(|v| 2.0 * v).collect())
+    .run(5, range(3, -2.0, 2.0));
+    one(
+        "ufcs_trait",
+        ufcs_trait::<f64>,
+        ufcs_trait_grad::<f64>,
+        ufcs_trait_jvp::<f64>,
+        ufcs_trait_grad_into::<f64>,
+    )
+    .hessian(hess1(
+        ufcs_trait_hessian::<f64>,
+        ufcs_trait_derivatives::<f64>,
+    ))
+    .analytic(|x| vec![x[0].exp() + 6.0 * x[0] * x[0]])
+    .run(5, range(1, -2.0, 2.0));
+    for n in [0usize, 1, 2, 5] {
+        let (v, g) = powi_param_grad(1.3, n);
+        common::assert_close(v, 1.3f64.powi(n as i32), 1e-14, "powi value");
+        let e = if n == 0 {
+            0.0
+        } else {
+            n as f64 * 1.3f64.powi(n as i32 - 1)
+        };
+        common::assert_close(g, e, 1e-14, "powi grad");
+        let d = powi_param_derivatives(1.3, n);
+        let e2 = if n < 2 {
+            0.0
+        } else {
+            (n * (n - 1)) as f64 * 1.3f64.powi(n as i32 - 2)
+        };
+        common::assert_close(d[2], e2, 1e-13, "powi second");
+    }
+    let (v, g) = with_lifetime_grad(&[2.0, 3.0]);
+    assert_eq!((v, g), (6.0, vec![3.0, 2.0]));
+    let (_, _, h) = attrs_hessian(0.7);
+    common::assert_close(h[0][0], -2.0, 1e-15, "attrs");
+    assert_eq!(attrs(0.7), -0.7 * 0.7);
+    // f32 calling a generic custom gradient at order 3: F = sin²x, F' = sin 2x, F'' = 2 cos 2x,
+    // F''' = -4 sin 2x.
+    for x in [-1.1f32, 0.3, 0.9] {
+        let d = f32_calls_generic_custom_derivatives(x);
+        let x = x as f64;
+        let e = [
+            x.sin().powi(2),
+            (2.0 * x).sin(),
+            2.0 * (2.0 * x).cos(),
+            -4.0 * (2.0 * x).sin(),
+        ];
+        for k in 0..4 {
+            common::assert_close(
+                d[k] as f64,
+                e[k],
+                1e-5,
+                &format!("f32 custom derivative {k}"),
+            );
+        }
+    }
+    check_third("rec3", |x| rec3_derivatives(x, 3), 5, -2.0, 2.0);
+    slice(
+        "custom_on_subslices",
+        custom_on_subslices,
+        custom_on_subslices_grad,
+        custom_on_subslices_jvp,
+        custom_on_subslices_grad_into,
+    )
+    .hessian(hess_slice(custom_on_subslices_hessian))
+    .analytic(|x| {
+        let mut g = vec![0.0; 4];
+        for k in 0..2 {
+            let (a, b) = (2 * k, 2 * k + 1);
+            let d = x[a].sin() * x[a] + x[b].sin() * x[b];
+            g[a] = 2.0 * d * (x[a].cos() * x[a] + x[a].sin());
+            g[b] = 2.0 * d * (x[b].cos() * x[b] + x[b].sin());
+        }
+        g
+    })
+    .run(5, range(4, -2.0, 2.0));
 }
