@@ -1500,6 +1500,113 @@ pub mod round8 {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Ninth round: values that change after they are used (a local `Vec` modified between two calls, an
+// array copy, a clone, shadowing in a block, in-place sweeps ended by `break`, an index computed from
+// an active value, `continue` after updates)
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round9 {
+    use autodiff::differentiable;
+    #[differentiable(order = 2)]
+    pub fn sq_sum(v: &[f64]) -> f64 {
+        v.iter().map(|a| a * a).sum()
+    }
+
+    /// A local `Vec` passed to a callee, then modified, then passed again.
+    #[differentiable(order = 2)]
+    pub fn modify_after_call(x: &[f64]) -> f64 {
+        let mut v = x.to_vec();
+        let a = sq_sum(&v);
+        v[0] = v[1] * 3.0;
+        v[2] *= v[0];
+        let b = sq_sum(&v);
+        a * b
+    }
+
+    /// An array copied, the copy modified: the original keeps its values.
+    #[differentiable(order = 2)]
+    pub fn array_copy(a: [f64; 3]) -> f64 {
+        let mut b = a;
+        b[0] *= 2.0;
+        b[1] = b[0] + a[2];
+        a[0] * b[1] + b[0] * a[1] + b[2]
+    }
+
+    /// A `Vec` cloned, the clone modified.
+    #[differentiable(order = 2)]
+    pub fn vec_clone(x: &[f64]) -> f64 {
+        let v = x.to_vec();
+        let mut w = v.clone();
+        w[0] = w[0] * w[1];
+        v[0] * w[0] + w[1] * v[1]
+    }
+
+    /// Shadowing in a nested block.
+    #[differentiable(order = 2)]
+    pub fn shadow_block(x: f64) -> f64 {
+        let y = x.sin();
+        let mut s = 0.0;
+        {
+            let y = y * x;
+            s += y;
+        }
+        s + y
+    }
+
+    /// An element updated from itself and its neighbour, in place, several sweeps (a Gauss–Seidel
+    /// smoother of a 1-D Laplacian), the loop breaking early when `break_at` sweeps are done.
+    #[differentiable(wrt(x), order = 2)]
+    pub fn gauss_seidel(x: &[f64], break_at: usize) -> f64 {
+        let n = x.len();
+        let mut u = x.to_vec();
+        let mut sweep = 0;
+        loop {
+            for i in 1..n - 1 {
+                u[i] = 0.5 * (u[i - 1] + u[i + 1]) + 0.1 * u[i] * u[i];
+            }
+            sweep += 1;
+            if sweep == break_at {
+                break;
+            }
+        }
+        let mut s = 0.0;
+        for i in 0..n {
+            s += u[i] * (i as f64 + 1.0);
+        }
+        s
+    }
+
+    /// An index derived from an active value (a piecewise-linear lookup written by hand).
+    #[differentiable(order = 2)]
+    pub fn lookup(x: f64, table: &[f64; 4]) -> f64 {
+        let k = (x.floor() as usize).min(2);
+        let t = x - k as f64;
+        let mut out = [0.0; 4];
+        out[k] += table[k] * (1.0 - t);
+        out[k + 1] += table[k + 1] * t;
+        out[k] + out[k + 1]
+    }
+
+    /// `continue` after updating accumulators, and a value reassigned after use.
+    #[differentiable(order = 2)]
+    pub fn continue_after_update(x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        let mut p = 1.0;
+        let mut last = 0.0;
+        for i in 0..x.len() {
+            s += x[i];
+            p *= 1.0 + 0.1 * x[i];
+            if x[i] < 0.0 {
+                continue;
+            }
+            s += last * x[i];
+            last = x[i] * p;
+        }
+        s + p + last
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The checks
 // ---------------------------------------------------------------------------------------------------
 
@@ -4054,4 +4161,105 @@ fn eighth_round_signatures() {
         g
     })
     .run(5, range(4, -2.0, 2.0));
+}
+
+#[test]
+fn ninth_round_mutation_and_aliasing() {
+    use round9::*;
+    slice(
+        "modify_after_call",
+        modify_after_call,
+        modify_after_call_grad,
+        modify_after_call_jvp,
+        modify_after_call_grad_into,
+    )
+    .hessian(hess_slice(modify_after_call_hessian))
+    .run(5, range(3, -2.0, 2.0));
+    Probe::new("array_copy", |x| array_copy([x[0], x[1], x[2]]))
+        .grad(|x| {
+            let (v, g) = array_copy_grad([x[0], x[1], x[2]]);
+            (v, g.to_vec())
+        })
+        .jvp(|x, t| array_copy_jvp([x[0], x[1], x[2]], [t[0], t[1], t[2]]))
+        .grad_into(|x| {
+            let mut g = [GARBAGE; 3];
+            let v = array_copy_grad_into([x[0], x[1], x[2]], &mut g);
+            (v, g.to_vec())
+        })
+        .hessian(|x| {
+            let (v, g, h) = array_copy_hessian([x[0], x[1], x[2]]);
+            (v, g.to_vec(), h)
+        })
+        .analytic(|a| {
+            // b0 = 2a0, b1 = 2a0 + a2, b2 = a2: F = a0(2a0 + a2) + 2a0 a1 + a2.
+            vec![4.0 * a[0] + a[2] + 2.0 * a[1], 2.0 * a[0], a[0] + 1.0]
+        })
+        .run(5, range(3, -2.0, 2.0));
+    slice(
+        "vec_clone",
+        vec_clone,
+        vec_clone_grad,
+        vec_clone_jvp,
+        vec_clone_grad_into,
+    )
+    .hessian(hess_slice(vec_clone_hessian))
+    .analytic(|x| vec![2.0 * x[0] * x[1], x[0] * x[0] + 2.0 * x[1]])
+    .run(5, range(2, -2.0, 2.0));
+    one(
+        "shadow_block",
+        shadow_block,
+        shadow_block_grad,
+        shadow_block_jvp,
+        shadow_block_grad_into,
+    )
+    .hessian(hess1(shadow_block_hessian, shadow_block_derivatives))
+    .analytic(|x| vec![x[0].sin() + x[0] * x[0].cos() + x[0].cos()])
+    .run(5, range(1, -2.0, 2.0));
+    for k in [1usize, 3] {
+        Probe::new("gauss_seidel", move |x| gauss_seidel(x, k))
+            .grad(move |x| gauss_seidel_grad(x, k))
+            .jvp(move |x, t| gauss_seidel_jvp(x, k, t.to_vec()))
+            .hessian(move |x| gauss_seidel_hessian(x, k))
+            .run(5, range(5, -1.0, 1.0));
+    }
+    Probe::new("lookup", |x| lookup(x[0], &[x[1], x[2], x[3], x[4]]))
+        .grad(|x| {
+            let (v, (a, b)) = lookup_grad(x[0], &[x[1], x[2], x[3], x[4]]);
+            (v, [vec![a], b.to_vec()].concat())
+        })
+        .jvp(|x, t| {
+            lookup_jvp(
+                x[0],
+                &[x[1], x[2], x[3], x[4]],
+                (t[0], [t[1], t[2], t[3], t[4]]),
+            )
+        })
+        .hessian(|x| {
+            let (v, (a, b), h) = lookup_hessian(x[0], &[x[1], x[2], x[3], x[4]]);
+            (v, [vec![a], b.to_vec()].concat(), h)
+        })
+        .run(8, |r: &mut Lcg| {
+            let z = loop {
+                let z = r.uniform(0.0, 3.0);
+                let f = z.fract();
+                if f > 0.01 && f < 0.99 {
+                    break z;
+                }
+            };
+            [vec![z], r.vec(4, -2.0, 2.0)].concat()
+        });
+    slice(
+        "continue_after_update",
+        continue_after_update,
+        continue_after_update_grad,
+        continue_after_update_jvp,
+        continue_after_update_grad_into,
+    )
+    .hessian(hess_slice(continue_after_update_hessian))
+    .run(8, |r: &mut Lcg| {
+        r.vec(5, -2.0, 2.0)
+            .into_iter()
+            .map(|v| if v.abs() < 0.01 { 0.5 } else { v })
+            .collect()
+    });
 }
