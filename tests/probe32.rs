@@ -21,6 +21,19 @@
 //!   `jax.custom_vjp` + `jax.hessian` give them: the Hessian is the Jacobian of `_grad` (API.md, "Higher
 //!   order").
 //!
+//! - Rounds two to eleven, the same sources in the other forms a new user reaches for: a closure capturing
+//!   an active mean, `match` on a tuple of booleans, a softmax `Vec` called per matrix row, `f32` and
+//!   two-input custom gradients at order 2, forces into an output buffer (their Jacobian is `-H` of the
+//!   energy), recursion on sub-slices, `loop`/`break value`, UFCS `f64::max`, generic and nested
+//!   `Differentiable` structs, TensorFlow's nested custom second order written for `f64`, a norm-clipped
+//!   gradient of a slice, Newton in a `while` with an active test, values modified after use (a local `Vec`
+//!   between two calls, an array copy, a clone), const generics, `where` clauses, and forms beyond API.md's
+//!   list that work (`windows`, `.rev()`, `skip`, `std::mem::swap`, `iter_mut`, an `FnMut` closure).
+//! - Refused with spanned errors that README documents, and rewritten here as the errors advise: `state.0
+//!   += ..` (a tuple field), `return` in a `match` arm inside a `let`, `x as f64` in an `f32` function at
+//!   `order = K` (first order kept), `if let`, `a.apply(x)` on a parameter struct (`Affine::apply(a, x)`).
+//!   No wrong derivative, macro panic or error in generated code was found.
+//!
 //! Every function is checked at seeded points against central differences (`common::probe`), against a
 //! derivative worked out by hand where one is easy, `_jvp` against `_grad`, `_grad_into` with NaN-filled
 //! buffers, and at `order = 2` the Hessian against central differences of `_grad`; vector results through
@@ -1682,6 +1695,41 @@ pub mod round10 {
     pub fn affine_loss(a: &Affine, x: &[f64; 2]) -> f64 {
         let y = Affine::apply(a, x);
         y[0] * y[0] + y[1].sin()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Eleventh round: TensorFlow's `log1pexp` at order 2 where some inputs are constants (a method with
+// `self` constant, a `wrt` leaving the data out)
+// ---------------------------------------------------------------------------------------------------
+
+pub mod round11 {
+    use autodiff::{differentiable, Differentiable};
+    #[derive(Clone, Debug, Differentiable)]
+    pub struct Layer {
+        pub w: Vec<f64>,
+    }
+
+    impl Layer {
+        /// A method with `self` constant (`wrt(x)`) calling the f64 custom `log1pexp` at order 2.
+        #[differentiable(wrt(x), order = 2)]
+        pub fn act(&self, x: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for i in 0..x.len() {
+                s += super::tfcustom::log1pexp(self.w[i] * x[i]) * x[i];
+            }
+            s
+        }
+    }
+
+    /// `wrt(w)` only: the data `x` is constant, captured into the custom closure's argument.
+    #[differentiable(wrt(w), order = 2)]
+    pub fn layer_wrt_w(w: &[f64], x: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            s += super::tfcustom::log1pexp(w[i] * x[i]).powi(2);
+        }
+        s
     }
 }
 
@@ -4444,4 +4492,53 @@ fn tenth_round_vector_results_and_struct_methods() {
         .collect();
     common::assert_all_close(&j[0], &[0.5f64.cos(), -2.0 * 0.5f64.sin()], 1e-15, "J0");
     common::assert_all_close(&j[1], &[0.5f64.sin(), 2.0 * 0.5f64.cos()], 1e-15, "J1");
+}
+
+#[test]
+fn eleventh_round_custom_with_constants() {
+    use round11::*;
+    let w = vec![0.5, -1.2, 2.0];
+    let l = Layer { w: w.clone() };
+    Probe::new("act", |x| l.act(x))
+        .grad(|x| l.act_grad(x))
+        .jvp(|x, t| l.act_jvp(x, t.to_vec()))
+        .hessian(|x| l.act_hessian(x))
+        .analytic(|x| {
+            (0..3)
+                .map(|i| {
+                    let z = w[i] * x[i];
+                    sigmoid(z) * w[i] * x[i] + (1.0 + z.exp()).ln()
+                })
+                .collect()
+        })
+        .run(5, range(3, -2.0, 2.0));
+    let x = [0.7, -0.4, 1.3];
+    Probe::new("layer_wrt_w", |w| layer_wrt_w(w, &x))
+        .grad(|w| layer_wrt_w_grad(w, &x))
+        .jvp(|w, t| layer_wrt_w_jvp(w, &x, t.to_vec()))
+        .hessian(|w| layer_wrt_w_hessian(w, &x))
+        .analytic(|w| {
+            (0..3)
+                .map(|i| {
+                    let z = w[i] * x[i];
+                    2.0 * (1.0 + z.exp()).ln() * sigmoid(z) * x[i]
+                })
+                .collect()
+        })
+        .run(5, range(3, -2.0, 2.0));
+    // The Hessian of layer_wrt_w is diagonal: 2 x² (σ² + L σ(1 - σ)).
+    let wv = [0.3, -0.8, 1.1];
+    let (_, _, h) = layer_wrt_w_hessian(&wv, &x);
+    for i in 0..3 {
+        for j in 0..3 {
+            let z = wv[i] * x[i];
+            let (s, lv) = (sigmoid(z), (1.0 + z.exp()).ln());
+            let e = if i == j {
+                2.0 * x[i] * x[i] * (s * s + lv * s * (1.0 - s))
+            } else {
+                0.0
+            };
+            common::assert_close(h[i][j], e, 1e-12, "diag hessian");
+        }
+    }
 }
