@@ -1780,15 +1780,8 @@ impl Desugar<'_> {
             None => (self.zero.clone(), self.float.as_ref().map(|f| quote!(: #f))),
         };
         let result = self.unwrapped(&acc, &empty, message, &outer.args);
-        Some(syn::parse_quote_spanned! {span=>
-            {
-                let mut #acc #acc_ty = #init;
-                let mut #empty: bool = true;
-                #(#prelude)*
-                #for_loop
-                #(#result)*
-            }
-        })
+        let start = quote!(let mut #acc #acc_ty = #init;);
+        Some(kept_one(span, start, &empty, prelude, for_loop, result))
     }
 
     // Input:  x.iter().position(|&v| v > t).unwrap_or(n)
@@ -1864,15 +1857,8 @@ impl Desugar<'_> {
         }];
         let (prelude, for_loop) = body.into_loop(&chain, tail, &element);
         let result = self.unwrapped(&acc, &empty, message, default);
-        Some(syn::parse_quote_spanned! {span=>
-            {
-                let mut #acc: usize = 0;
-                let mut #empty: bool = true;
-                #(#prelude)*
-                #for_loop
-                #(#result)*
-            }
-        })
+        let start = quote!(let mut #acc: usize = 0;);
+        Some(kept_one(span, start, &empty, prelude, for_loop, result))
     }
 
     // Input:  x.iter().find_map(|v| if v > &1.0 { Some(v.ln()) } else { None }).unwrap_or(t)
@@ -1946,15 +1932,8 @@ impl Desugar<'_> {
             false => (self.zero.clone(), self.float.as_ref().map(|f| quote!(: #f))),
         };
         let result = self.unwrapped(&acc, &empty, message, default);
-        Some(syn::parse_quote_spanned! {span=>
-            {
-                let mut #acc #acc_ty = #init;
-                let mut #empty: bool = true;
-                #(#prelude)*
-                #for_loop
-                #(#result)*
-            }
-        })
+        let start = quote!(let mut #acc #acc_ty = #init;);
+        Some(kept_one(span, start, &empty, prelude, for_loop, result))
     }
 
     /// What `.unwrap()`, `.expect(message)` or `.unwrap_or(default)` give of the element `acc` a loop
@@ -2632,6 +2611,27 @@ fn leftmost_is_block(expr: &Expr) -> bool {
         }
     }
     !block_like(expr) && block_like(leftmost(expr))
+}
+
+/// The block of a chain that keeps one element (`selection`, `position`, `find_map`): the accumulator's
+/// `let` (`start`) and the flag `empty` (no element kept yet), the loop, then what the unwrapping gives.
+fn kept_one(
+    span: Span,
+    start: TokenStream,
+    empty: &syn::Ident,
+    prelude: Vec<syn::Stmt>,
+    for_loop: Expr,
+    result: Vec<syn::Stmt>,
+) -> Expr {
+    syn::parse_quote_spanned! {span=>
+        {
+            #start
+            let mut #empty: bool = true;
+            #(#prelude)*
+            #for_loop
+            #(#result)*
+        }
+    }
 }
 
 #[cfg(test)]
