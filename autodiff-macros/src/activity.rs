@@ -766,9 +766,13 @@ impl Pass<'_> {
                 } else if let (true, true, Kind::Struct(ty)) =
                     (self.report, any_active, a.kind(receiver))
                 {
-                    // `p.energy(x)` of a parameter struct outside its `impl`: the call by the method's
-                    // path is differentiated like a call of a function.
+                    // `p.energy(x)` of a parameter struct taken by value outside its `impl` (by reference,
+                    // the lowering wrote it as the call by the method's path, `lower/calls.rs`).
                     let ty = quote::ToTokens::to_token_stream(&ty).to_string();
+                    let p = receiver
+                        .var()
+                        .and_then(|v| self.f.vars[v.0 as usize].hint.clone())
+                        .unwrap_or_else(|| "p".to_owned());
                     if name == "clone" || name == "to_owned" {
                         // No derivative to call: the copy is what a by-reference callee needs no more.
                         self.errors.spanned(
@@ -783,9 +787,10 @@ impl Pass<'_> {
                         self.errors.spanned(
                             method,
                             format!(
-                                "a method of a parameter struct is differentiated when called by its path: \
-                                 write `{ty}::{name}(p, ..)` with the struct as the first argument \
-                                 (`self.{name}(..)` works inside the struct's `impl`)"
+                                "a method of a parameter struct taken by value is differentiated when called \
+                                 by its path: write `{ty}::{name}(&{p}, ..)` for a method taking `&self` \
+                                 (`{ty}::{name}({p}, ..)` for one taking `self`), or take the parameter by \
+                                 reference (`{p}: &{ty}`), whose `{p}.{name}(..)` is that call"
                             ),
                         );
                     }

@@ -303,6 +303,10 @@ fn try_expand(
     // The generated items are built from the body with its iterator chains and closures rewritten into
     // loops; `f` itself is emitted as written.
     let mut chains_desugared = chains::desugar(&item, &mut errors);
+    // `p.energy(x)` of a parameter struct: `Model::energy(p, x)` (`method_paths.rs`).
+    if let Some(sig) = &sig {
+        crate::method_paths::rewrite(&mut chains_desugared.block, sig);
+    }
     // A generic copy's calls by a path, in the form the later passes read.
     crate::shadow::read_copy_calls(&mut chains_desugared.block);
     // A float output `y: &mut T` is a slice of one element in the generated code: `*y` is `y[0]`.

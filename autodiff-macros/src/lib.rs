@@ -34,6 +34,7 @@ mod jacobian;
 mod labels;
 mod lower;
 mod maybe;
+mod method_paths;
 mod naming;
 mod region_lengths;
 mod reverse;

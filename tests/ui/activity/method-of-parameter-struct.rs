@@ -1,3 +1,6 @@
+// A parameter struct taken by value: whether `energy` takes `&self` or `self` is not visible to the macro,
+// so `s.energy(x)` is not written as a call by the method's path for the user (by reference, `s: &Springs`,
+// it is: tests/method_calls33.rs).
 use autodiff::{differentiable, Differentiable};
 
 #[derive(Clone, Debug, Differentiable)]
@@ -13,7 +16,7 @@ impl Springs {
 }
 
 #[differentiable(wrt(s))]
-fn total(s: &Springs, x: f64) -> f64 {
+fn total(s: Springs, x: f64) -> f64 {
     s.energy(x) + s.k * s.k
 }
 
