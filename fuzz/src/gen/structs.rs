@@ -423,12 +423,16 @@ impl Gen {
                 calls.push(format!("@hn(&{sv}.inner, {{0}})"));
             }
             if made.m {
-                // `p.m(..)` outside the `impl` is refused (a spanned error: call it by its path).
                 calls.push(if sv == "self" {
                     "self.m({0})".to_string()
                 } else {
                     format!("$S::m({whole}, {{0}})")
                 });
+                // `p.m(..)` outside the `impl` of `p: &S` is the call by the path (`method_paths.rs`);
+                // of `p: S` by value it is refused (a spanned error: call it by its path).
+                if is_ref {
+                    calls.push(format!("{sv}.m({{0}})"));
+                }
             }
             if made.hp {
                 calls.push(format!("@hp({whole}, {{0}})"));
