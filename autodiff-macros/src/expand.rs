@@ -394,27 +394,6 @@ fn try_expand(
             let float_params = signature::float_type_params(&analysis_item.sig.generics);
             let activity =
                 &activity::analyze(f, &all_active(sig), &float_params, &mut Errors::default());
-            if order.base10_parse::<usize>().is_ok_and(|k| k >= 2) {
-                for span in casts_to_the_other_float(f, activity, sig) {
-                    errors.push(syn::Error::new(
-                        span,
-                        "with `order = K`, a function written for `f32` converts none of its floats to `f64` \
-                         (`x as f64`): its second derivatives run a copy of it on dual numbers of `f32`, \
-                         whose precision the `f64` part would lose. Keep to one float type here, or make the \
-                         function generic over `T: Float`",
-                    ));
-                }
-                for span in f32_constants(&chains_desugared.block, sig) {
-                    errors.push(syn::Error::new(
-                        span,
-                        "with `order = K`, an `f64` function may convert its floats to `f32` (`x as f32`, \
-                         which its second derivatives round), but may not name an `f32` constant or function \
-                         (`2.0f32`, `f32::sin(y)`, `f32::EPSILON`), which its generic copy cannot write: use \
-                         `2.0 as f32`, `y.sin()`, a literal `1.1920929e-7 as f32`, or make the function \
-                         generic over `T: Float`",
-                    ));
-                }
-            }
             let mut plain = plain_calls(f, activity, sig);
             // Calls that only parameters outside `wrt(..)` reach: the copy's or the callee as written
             // (`maybe::CopyCall`).
@@ -1312,82 +1291,6 @@ fn read_only_without_derivative(f: &Function, var: crate::ir::Var) -> bool {
         }
     }
     read
-}
-
-// Input:  fn f(x: f64) -> f64 { let y = x as f32; (y * y) as f64 }    (`order = 2`)
-// Output: the span of `x as f32`
-/// The casts of a float of the function's own type (or a float literal) to the other float type (`x as f32`
-/// in an `f64` function): in the generic copy that `order = K` runs on dual numbers, the operand is of the
-/// copy's float type, which `as` cannot convert (rustc's E0605 in generated code), and a conversion that kept
-/// only the value would drop the derivative.
-/// The `f32` constants and functions of the body of an `f64` function (`2.0f32`, `f32::sin`,
-/// `f32::EPSILON`), which its generic copy cannot write in its float type; `x as f32` and `f32` types it can.
-fn f32_constants(block: &syn::Block, sig: &Signature) -> Vec<proc_macro2::Span> {
-    struct Finder(Vec<proc_macro2::Span>);
-    impl<'ast> syn::visit::Visit<'ast> for Finder {
-        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-            if p.qself.is_none() && p.path.segments.len() >= 2 && p.path.segments[0].ident == "f32"
-            {
-                self.0.push(p.path.segments[0].ident.span());
-            }
-        }
-        fn visit_lit_float(&mut self, lit: &'ast syn::LitFloat) {
-            if lit.suffix() == "f32" {
-                self.0.push(lit.span());
-            }
-        }
-        fn visit_lit_int(&mut self, lit: &'ast syn::LitInt) {
-            if lit.suffix() == "f32" {
-                self.0.push(lit.span());
-            }
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    if !matches!(&sig.ret_ty, syn::Type::Path(p) if p.path.is_ident("f64")) {
-        return Vec::new();
-    }
-    let mut finder = Finder(Vec::new());
-    syn::visit::Visit::visit_block(&mut finder, block);
-    finder.0
-}
-
-/// The casts of floats to `f64` in an `f32` function, whose generic copy runs in `f32` (an `f64` function's
-/// casts to `f32` are rounded in its copy: `__private::round_f32`).
-fn casts_to_the_other_float(
-    f: &Function,
-    activity: &Activity,
-    sig: &Signature,
-) -> Vec<proc_macro2::Span> {
-    use crate::ir::{Kind, Stmt, Value};
-    let own = match &sig.ret_ty {
-        syn::Type::Path(p) if p.path.is_ident("f32") => "f32",
-        _ => return Vec::new(),
-    };
-    let other = if own == "f64" { "f32" } else { "f64" };
-    // A parameter of the other type is the error already (`higher::through_shadow`).
-    let mentions_other = |ty: &syn::Type| {
-        ty.to_token_stream()
-            .into_iter()
-            .any(|t| t.to_string() == other)
-    };
-    if sig.params.iter().any(|p| mentions_other(&p.ty)) {
-        return Vec::new();
-    }
-    let is = |ty: &syn::Type, name: &str| matches!(ty, syn::Type::Path(p) if p.path.is_ident(name));
-    f.all_stmts()
-        .into_iter()
-        .filter_map(|stmt| match stmt {
-            Stmt::Let {
-                var,
-                value: Value::Cast(operand, ty),
-            } if is(ty, other) => match activity.kind(operand) {
-                Kind::Float(None) => Some(f.vars[var.0 as usize].span),
-                Kind::Float(Some(t)) if is(&t, own) => Some(f.vars[var.0 as usize].span),
-                _ => None,
-            },
-            _ => None,
-        })
-        .collect()
 }
 
 fn calls_of(f: &Function, activity: &Activity, floats: bool) -> Vec<String> {

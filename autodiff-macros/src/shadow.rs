@@ -2102,6 +2102,24 @@ impl Rewrite<'_> {
 
     /// `::autodiff::__private::lit::<__S>(value as f64)`, built as the tree `parse_quote!` gives, without
     /// printing `value` and parsing it again.
+    /// The float type of the written function's other float (`f32` in an `f64` function, `f64` in an
+    /// `f32` one), whose values the copy holds in its own float type too.
+    fn other_float(&self) -> &'static str {
+        if self.float == "f64" {
+            "f32"
+        } else {
+            "f64"
+        }
+    }
+
+    /// Is `ty` `f64` in an `f32` function (`x as f64`): a conversion the copy makes to its own float type
+    /// (exact on the values, and it keeps the tangents), where the function computes on in `f64` and the copy
+    /// in its float type of `f32`.
+    fn is_widening(&self, ty: &Type) -> bool {
+        self.float == "f32"
+            && matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident("f64"))
+    }
+
     fn lit(&self, value: Expr) -> Expr {
         let ident = |name: &str| Ident::new(name, Span::call_site());
         let type_named = |ident: Ident| {
@@ -2188,7 +2206,9 @@ impl VisitMut for Rewrite<'_> {
             }
             _ => Vec::new(),
         };
-        if !kept.contains(&true) {
+        // In an `f32` function, `f64` values are the copy's float type too (`x as f64` in
+        // `visit_expr_mut`): the literal is one of the copy's.
+        if !kept.contains(&true) || self.float == "f32" {
             return visit_mut::visit_local_mut(self, local);
         }
         // In an `f64` function, `f32` values are the copy's float type too, rounded (`x as f32` in
@@ -2236,7 +2256,7 @@ impl VisitMut for Rewrite<'_> {
         if let Type::Path(p) = ty {
             // `f32` in an `f64` function: its values are the copy's float type too (`x as f32` above).
             if p.qself.is_none()
-                && (p.path.is_ident(self.float) || self.float == "f64" && p.path.is_ident("f32"))
+                && (p.path.is_ident(self.float) || p.path.is_ident(self.other_float()))
             {
                 let scalar = self.scalar;
                 *ty = syn::parse_quote!(#scalar);
@@ -2472,7 +2492,7 @@ impl VisitMut for Rewrite<'_> {
             Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(i),
                 ..
-            }) if i.suffix() == self.float => {
+            }) if i.suffix() == self.float || i.suffix() == self.other_float() => {
                 let value = syn::LitInt::new(i.base10_digits(), i.span());
                 *expr = self.lit(Expr::Lit(syn::ExprLit {
                     attrs: Vec::new(),
@@ -2483,6 +2503,26 @@ impl VisitMut for Rewrite<'_> {
             Expr::Path(p) if p.qself.is_none() => {
                 let segments = crate::naming::path_names(&p.path);
                 let position = segments.iter().position(|s| s == self.float);
+                // The other float type's constants (`f64::EPSILON`, `std::f64::consts::PI` in an `f32`
+                // function, `f32::EPSILON` in an `f64` one): their values in the copy's float type; its
+                // functions (`f64::sqrt`) the copy's.
+                let other = segments.iter().position(|s| s == self.other_float());
+                if let (None, Some(i)) = (position, other) {
+                    let last = segments.last().map(String::as_str).unwrap_or_default();
+                    let constant = segments.get(i + 1).is_some_and(|s| s == "consts")
+                        || FLOAT_CONSTANT_METHODS.iter().any(|(c, _)| *c == last);
+                    if constant {
+                        *expr = self.lit(Expr::Path(p.clone()));
+                        return;
+                    }
+                    if i + 2 == segments.len() && !FLOAT_INTEGER_CONSTANTS.contains(&last) {
+                        let scalar = self.scalar;
+                        if let Some(segment) = p.path.segments.iter_mut().nth(i) {
+                            segment.ident = scalar.clone();
+                        }
+                        return;
+                    }
+                }
                 // `K`, `PI`, `consts::PI`: a float constant the body declares or imports.
                 if position.is_none()
                     && segments.first().is_some_and(|s| self.constants.contains(s))
@@ -2614,7 +2654,8 @@ impl VisitMut for Rewrite<'_> {
             // `cast` would take through `f64`, dropping a dual number's tangents in the copy's own body
             // (the value an `order = K` caller reads): the call as it is.
             Expr::Cast(c)
-                if matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float))
+                if (matches!(&*c.ty, Type::Path(p) if p.path.is_ident(self.float))
+                    || self.is_widening(&c.ty))
                     && self.is_active_call(&c.expr) =>
             {
                 self.visit_expr_mut(&mut c.expr);
@@ -2622,7 +2663,11 @@ impl VisitMut for Rewrite<'_> {
                 *expr = syn::parse_quote!((#call));
                 return;
             }
-            Expr::Cast(c) if is_number(&c.ty, self.float) && !is_bool(&c.expr, &self.bools) => {
+            // `x as f64` in an `f32` function: the copy's float type, as `f64` is there.
+            Expr::Cast(c)
+                if (is_number(&c.ty, self.float) || self.is_widening(&c.ty))
+                    && !is_bool(&c.expr, &self.bools) =>
+            {
                 self.visit_expr_mut(&mut c.expr);
                 let mut value = &*c.expr;
                 while let Expr::Paren(p) = value {
@@ -2630,7 +2675,7 @@ impl VisitMut for Rewrite<'_> {
                 }
                 let scalar = self.scalar;
                 *expr = match &*c.ty {
-                    Type::Path(p) if p.path.is_ident(self.float) => {
+                    Type::Path(p) if p.path.is_ident(self.float) || self.is_widening(&c.ty) => {
                         syn::parse_quote!(::autodiff::__private::cast::<#scalar, _>(#value))
                     }
                     ty => syn::parse_quote!(::autodiff::__private::to_int::<#ty, _>(#value)),
@@ -2876,6 +2921,57 @@ mod tests {
             "{text}"
         );
         assert!(text.contains(", n))"), "{text}");
+    }
+
+    #[test]
+    fn an_f32_function_holds_its_f64_values_in_the_copy_s_type() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f32) -> f32 {
+                let mut s: f64 = 0.5;
+                let t = 0.0f64 + 2f64 * std::f64::consts::PI + f64::EPSILON;
+                s += f64::sin(x as f64) * t;
+                s as f32 * x
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let text = shadow(&item, "f32", &name, &[], &[], Locals::AllButMatrices, false)
+            .block
+            .to_token_stream()
+            .to_string();
+        for expected in [
+            "let mut s : __S = :: autodiff :: __private :: lit :: < __S > (0.5 as f64) ;",
+            ":: autodiff :: __private :: lit :: < __S > (0.0f64 as f64)",
+            ":: autodiff :: __private :: lit :: < __S > (2 as f64)",
+            ":: autodiff :: __private :: lit :: < __S > (std :: f64 :: consts :: PI as f64)",
+            ":: autodiff :: __private :: lit :: < __S > (f64 :: EPSILON as f64)",
+            "__S :: sin (:: autodiff :: __private :: cast :: < __S , _ > (x))",
+            ":: autodiff :: __private :: cast :: < __S , _ > (s) * x",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
+        assert!(!text.contains("f64 ="), "{text}");
+    }
+
+    #[test]
+    fn an_f64_function_names_f32_constants_and_functions_in_the_copy_s_type() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64) -> f64 {
+                let y = x as f32 * 2.0f32 + f32::EPSILON;
+                f32::sqrt(y) as f64
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let text = shadow(&item, "f64", &name, &[], &[], Locals::AllButMatrices, false)
+            .block
+            .to_token_stream()
+            .to_string();
+        for expected in [
+            ":: autodiff :: __private :: lit :: < __S > (2.0f32 as f64)",
+            ":: autodiff :: __private :: lit :: < __S > (f32 :: EPSILON as f64)",
+            "__S :: sqrt (y)",
+        ] {
+            assert!(text.contains(expected), "{expected}\n{text}");
+        }
     }
 
     #[test]
