@@ -80,6 +80,27 @@ pub fn calls_narrow(x: f64) -> f64 {
     narrow_square(x as f32) as f64 * x
 }
 
+/// `x^2 y` of `f32` inputs, an `f64` result (rustc's `tests/codegen-llvm/autodiff/sret.rs` form).
+#[differentiable(order = 2)]
+pub fn f32_inputs_f64_result(x: f32, y: f32) -> f64 {
+    (x * x * y) as f64
+}
+
+/// A scalar of each type: `3 x y + floor(y) x`, with `2 y` rounded to `f32` on the way.
+#[differentiable(order = 2)]
+pub fn one_of_each(x: f32, y: f64) -> f64 {
+    let wide = x as f64;
+    let narrow = (y * 2.0) as f32;
+    let whole = y as i64 as f64;
+    wide * y + (narrow * x) as f64 + whole * wide
+}
+
+/// `n x^3` of an `f64` input, an `f32` result, beside an integer.
+#[differentiable(order = 3)]
+pub fn f64_input_f32_result(x: f64, n: usize) -> f32 {
+    (x * x * x) as f32 * n as f32
+}
+
 /// The second derivative of a scalar `f32` gradient by central differences with a step `f32` resolves.
 fn fd_f32(grad: impl Fn(f32) -> f32, x: f32) -> f32 {
     let h = 1e-2 * x.abs().max(1.0);
@@ -245,5 +266,50 @@ fn an_f64_function_calling_an_f32_function() {
         assert_close(h[0][0], 6.0 * x, 1e-6, "second derivative");
         let (_, t) = calls_narrow_jvp(x, 2.0);
         assert_close(t, 6.0 * x * x, 1e-6, "_jvp");
+    }
+}
+
+#[test]
+fn scalar_parameters_of_the_other_float_type() {
+    for (x, y) in [(0.5f32, 1.5f32), (-1.25, 0.75), (2.0, -0.5)] {
+        let (x64, y64) = (x as f64, y as f64);
+        let (v, (gx, gy), h) = f32_inputs_f64_result_hessian(x, y);
+        assert_close(v, x64 * x64 * y64, 1e-6, "value");
+        assert_close(gx as f64, 2.0 * x64 * y64, 1e-6, "d/dx");
+        assert_close(gy as f64, x64 * x64, 1e-6, "d/dy");
+        assert_all_close(&h[0], &[2.0 * y64, 2.0 * x64], 1e-6, "Hessian row 0");
+        assert_all_close(&h[1], &[2.0 * x64, 0.0], 1e-6, "Hessian row 1");
+        for (k, t) in [(1.0f32, 0.0f32), (0.0, 1.0)].into_iter().enumerate() {
+            let (_, _, (hx, hy)) = f32_inputs_f64_result_hvp(x, y, t);
+            assert_all_close(&[hx as f64, hy as f64], &[h[0][k], h[1][k]], 1e-6, "hvp");
+        }
+        // The gradient of the first order against the Hessian's.
+        let (_, (fx, fy)) = f32_inputs_f64_result_grad(x, y);
+        assert_all_close(
+            &[fx as f64, fy as f64],
+            &[gx as f64, gy as f64],
+            1e-6,
+            "_grad",
+        );
+    }
+    for (x, y) in [(0.5f32, 1.5f64), (-0.8, 2.25), (1.5, -0.4)] {
+        let x64 = x as f64;
+        let narrow = (y * 2.0) as f32 as f64;
+        let whole = y as i64 as f64;
+        let (v, (gx, gy), h) = one_of_each_hessian(x, y);
+        assert_close(v, x64 * y + narrow * x64 + whole * x64, 1e-6, "value");
+        // d/dx = y + narrow + whole, d/dy = x + 2 x (the rounding's slope 1, the floor's 0).
+        assert_close(gx as f64, y + narrow + whole, 1e-6, "d/dx");
+        assert_close(gy, 3.0 * x64, 1e-6, "d/dy");
+        assert_all_close(&h[0], &[0.0, 3.0], 1e-6, "Hessian row 0");
+        assert_all_close(&h[1], &[3.0, 0.0], 1e-6, "Hessian row 1");
+    }
+    for (x, n) in [(0.5f64, 2usize), (-1.5, 3), (1.2, 1)] {
+        let nf = n as f64;
+        let d = f64_input_f32_result_derivatives(x, n);
+        let expected = [nf * x * x * x, 3.0 * nf * x * x, 6.0 * nf * x, 6.0 * nf];
+        for (i, (a, b)) in d.iter().zip(expected).enumerate() {
+            assert_close(*a as f64, b, 1e-5, &format!("derivative {i}"));
+        }
     }
 }

@@ -154,18 +154,19 @@ fn through_shadow(
         }
     };
     let other = if float == "f64" { "f32" } else { "f64" };
+    // A scalar parameter of the other float type (`fn f(x: f32, y: f64) -> f64`) is converted to the
+    // result's where the items call the copy, and its derivatives back.
+    let is_other =
+        |ty: &Type| matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(other));
     for p in &sig.params {
-        if p.ty
-            .to_token_stream()
-            .into_iter()
-            .any(|t| t.to_string() == other)
-        {
+        if !is_other(&p.ty) && mentions(p.ty.to_token_stream(), other) {
             errors.spanned(
                 &p.ty,
                 format!(
-                    "with `order = K`, a function returning `{float}` must use `{float}` for all its floats \
-                     (its Hessian runs on dual numbers of one float type): take this parameter as `{float}` \
-                     (callers convert with `as {float}`), or leave `order = K` out (its first order works)"
+                    "with `order = K`, a function returning `{float}` takes its slices, arrays and other \
+                     containers of floats in `{float}` (its Hessian runs on dual numbers of one float type; a \
+                     scalar `{other}` parameter is converted): take this parameter in `{float}` (callers \
+                     convert), or leave `order = K` out (its first order works)"
                 ),
             );
         }
@@ -200,10 +201,41 @@ fn through_shadow(
     let owner = crate::expand::is_method(item).then(|| quote!(Self::));
     // It stands in the `impl` too, which its own expansion cannot find in the source (`context.rs`).
     let in_impl = owner.as_ref().map(|_| quote!(, __in_impl));
+    let float_ty = Ident::new(float, proc_macro2::Span::call_site());
+    let other_ty = Ident::new(other, proc_macro2::Span::call_site());
     let call = |suffix: &str, extra: Option<TokenStream>| {
         let callee = quote::format_ident!("{}_{}", shadow_name, suffix);
-        let params = sig.params.iter().map(|p| &p.ident);
+        let params = sig.params.iter().map(|p| {
+            let ident = &p.ident;
+            if is_other(&p.ty) {
+                quote!(#ident as #float_ty)
+            } else {
+                quote!(#ident)
+            }
+        });
         quote!(#owner #callee(#(#params,)* #extra))
+    };
+    // Which components of the gradient are of the other float type.
+    let active_other: Vec<bool> = sig.active().map(|p| is_other(&p.ty)).collect();
+    let mixed = active_other.contains(&true);
+    // A gradient-shaped value in `from`'s components converted to `to` where they are of the other type.
+    let convert_gradient = |g: TokenStream, to: &Ident| -> TokenStream {
+        match active_other.as_slice() {
+            [one] => match one {
+                true => quote!((#g as #to)),
+                false => g,
+            },
+            many => {
+                let parts = many.iter().enumerate().map(|(i, other)| {
+                    let index = syn::Index::from(i);
+                    match other {
+                        true => quote!(#g.#index as #to),
+                        false => quote!(#g.#index),
+                    }
+                });
+                quote!((#(#parts,)*))
+            }
+        }
     };
     let v = local("v");
     let hvp_sig = h.signature(
@@ -211,7 +243,19 @@ fn through_shadow(
         Some(quote!(#v: #gradient_ty)),
         quote!((#ret, #gradient_ty, #gradient_ty)),
     );
-    let hvp_call = call("hvp", Some(v.to_token_stream()));
+    let hvp_call = match mixed {
+        false => call("hvp", Some(v.to_token_stream())),
+        true => {
+            let (r, g, hv) = (local("r"), local("g"), local("hv"));
+            let v_in = convert_gradient(quote!(#v), &float_ty);
+            let inner = call("hvp", Some(v_in));
+            let (g_out, hv_out) = (
+                convert_gradient(quote!(#g), &other_ty),
+                convert_gradient(quote!(#hv), &other_ty),
+            );
+            quote!({ let (#r, #g, #hv) = #inner; (#r, #g_out, #hv_out) })
+        }
+    };
     // (A callee that only parameters outside `wrt(..)` reach too: where it has derivatives, its copy.)
     let checked: Vec<String> = (calls.active.iter().cloned())
         .chain(
@@ -228,7 +272,15 @@ fn through_shadow(
         None,
         quote!((#ret, #gradient_ty, ::std::vec::Vec<::std::vec::Vec<#ret>>)),
     );
-    let hessian_call = call("hessian", None);
+    let hessian_call = match mixed {
+        false => call("hessian", None),
+        true => {
+            let (r, g, h) = (local("r"), local("g"), local("h"));
+            let inner = call("hessian", None);
+            let g_out = convert_gradient(quote!(#g), &other_ty);
+            quote!({ let (#r, #g, #h) = #inner; (#r, #g_out, #h) })
+        }
+    };
     let one_scalar = matches!(sig.active().collect::<Vec<_>>().as_slice(), [p] if p.array.is_none() && crate::signature::float_tuple(&p.kind).is_none());
     let derivatives = one_scalar.then(|| {
         let len = k + 1;
@@ -254,6 +306,15 @@ fn through_shadow(
         #hessian_sig { #hessian_call }
         #derivatives
     }
+}
+
+/// Does `tokens` name `ident`, also inside brackets (`&[f32]`, `(f32, f64)`)?
+fn mentions(tokens: TokenStream, ident: &str) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Group(g) => mentions(g.stream(), ident),
+        proc_macro2::TokenTree::Ident(i) => i == ident,
+        _ => false,
+    })
 }
 
 /// For each call, a check that what the first-order derivative uses for it has a generic copy (not the
