@@ -1,0 +1,1808 @@
+//! matrix33: the contract's tables crossed, one cell at a time, as an outside suite written against
+//! API.md would test them.
+//!
+//! Axes: the parameter types of API.md's table (`f64`, `f32`, `T: Float`, `&f64`, `&[T]`, `&Vec<T>`,
+//! `Vec<T>`, `[T; N]`, `&[T; N]`, `&[Vec<T>]`, `Vec<Vec<T>>`, `[[T; M]; N]`, `(f64, f64)`,
+//! `([f64; 2], f64)`, a `Differentiable` struct by `&` and by value, `&mut` outputs of a float, a slice,
+//! a `Vec` and an array, integers and `bool` passed through, several active parameters, `wrt(..)`
+//! subsets, `mut` by-value parameters), the return types (a float, a tuple, `[T; N]`, `Vec<T>`, `()`
+//! with outputs), the generated items (`_grad`, `_vjp`, `_jvp`, `_grad_into`, `_jacobian`, and with
+//! `order = 2`/`3` `_hvp`, `_hessian`, `_derivatives`) and where the function lives (free, generic,
+//! `&self`/`self`/`wrt(self)` methods, an associated function, a generic `impl`, nested modules, calls at
+//! `order = K` to `f64` functions, a `#[custom_gradient]` and a `#[gradient_of(libm::erf)]`).
+//!
+//! Each parameter type has one function with a float result (at `order = 2`, so every item of a float
+//! result is met) and one with a vector result; every pair (parameter type x item) is met at least once.
+//! The file was written by hand from that plan; each signature is pinned by a `let _: fn(..) = f_item;`
+//! as API.md spells it. Every cell checks values against central differences and, where the formula is
+//! short, against the derivative worked out by hand, at several seeded inputs, and the items against
+//! each other: `_vjp` with `d_ret = 1` is `_grad` (and linear in `d_ret`), `_jvp` is the gradient
+//! dotted with the tangent, `_grad_into` with NaN-filled buffers is `_grad`, `_jacobian`'s rows are
+//! `_vjp` of unit cotangents, `_hessian` is central differences of `_grad`, `_hvp` is `_hessian` times
+//! the direction (each unit column and a random one), `_derivatives` are central differences of the
+//! previous order.
+
+#![allow(
+    clippy::needless_range_loop,
+    clippy::type_complexity,
+    clippy::ptr_arg,
+    clippy::too_many_arguments
+)]
+
+mod common;
+
+use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable, Dual, Float};
+use common::probe::{
+    assert_near, assert_vec_near, check_vector, dot, fd1, fd_columns, fd_gradient, norm, seed_of,
+    Flat, Lcg, GARBAGE,
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The harness: every cell seen through a flat vector of its active inputs.
+
+const POINTS: usize = 4;
+
+/// A function with a float result and its first-order items, each seen through the flat inputs.
+struct Scalar<'a> {
+    name: &'a str,
+    n: usize,
+    lo: f64,
+    hi: f64,
+    f: &'a dyn Fn(&[f64]) -> f64,
+    grad: &'a dyn Fn(&[f64]) -> (f64, Flat),
+    vjp: &'a dyn Fn(&[f64], f64) -> (f64, Flat),
+    jvp: &'a dyn Fn(&[f64], &[f64]) -> (f64, f64),
+    into: &'a dyn Fn(&[f64]) -> (f64, Flat),
+    exact: Option<&'a dyn Fn(&[f64]) -> Flat>,
+}
+
+#[track_caller]
+fn scalar(c: Scalar) {
+    let mut rng = Lcg::new(seed_of(c.name));
+    for _ in 0..POINTS {
+        let x = rng.vec(c.n, c.lo, c.hi);
+        let at = format!("{} at {x:?}", c.name);
+        let value = (c.f)(&x);
+        assert!(value.is_finite(), "{at}: value {value}");
+        let (v, g) = (c.grad)(&x);
+        assert_eq!(g.len(), c.n, "{at}: gradient length");
+        assert_near(v, value, 1e-12, 0.0, &format!("{at}: _grad's value"));
+        let fd = fd_gradient(c.f, &x);
+        assert_vec_near(&g, &fd, 1e-6, &format!("{at}: _grad against differences"));
+        if let Some(exact) = c.exact {
+            assert_vec_near(&g, &exact(&x), 1e-10, &format!("{at}: _grad against the formula"));
+        }
+        let (vv, g1) = (c.vjp)(&x, 1.0);
+        assert_near(vv, value, 1e-12, 0.0, &format!("{at}: _vjp's value"));
+        assert_vec_near(&g1, &g, 1e-12, &format!("{at}: _vjp(1) = _grad"));
+        let d = rng.uniform(-2.0, 2.0);
+        let (_, gd) = (c.vjp)(&x, d);
+        let scaled: Flat = g.iter().map(|a| a * d).collect();
+        assert_vec_near(&gd, &scaled, 1e-12, &format!("{at}: _vjp({d}) = {d} _grad"));
+        let t = rng.vec(c.n, -1.0, 1.0);
+        let (jv, jd) = (c.jvp)(&x, &t);
+        assert_near(jv, value, 1e-12, 0.0, &format!("{at}: _jvp's value"));
+        let what = format!("{at}: _jvp along {t:?}");
+        assert_near(jd, dot(&g, &t), 1e-10, norm(&g) * norm(&t), &what);
+        let (iv, ig) = (c.into)(&x);
+        assert_near(iv, value, 1e-12, 0.0, &format!("{at}: _grad_into's value"));
+        assert_vec_near(&ig, &g, 1e-12, &format!("{at}: _grad_into = _grad"));
+    }
+}
+
+/// The `order = 2` items of a function with a float result, through the flat inputs.
+struct Second<'a> {
+    name: &'a str,
+    n: usize,
+    lo: f64,
+    hi: f64,
+    grad: &'a dyn Fn(&[f64]) -> (f64, Flat),
+    hessian: &'a dyn Fn(&[f64]) -> (f64, Flat, Vec<Flat>),
+    hvp: &'a dyn Fn(&[f64], &[f64]) -> (f64, Flat, Flat),
+    exact: Option<&'a dyn Fn(&[f64]) -> Vec<Flat>>,
+}
+
+#[track_caller]
+fn second(c: Second) {
+    let mut rng = Lcg::new(seed_of(c.name) ^ 2);
+    for _ in 0..POINTS {
+        let x = rng.vec(c.n, c.lo, c.hi);
+        let at = format!("{} at {x:?}", c.name);
+        let (v, g) = (c.grad)(&x);
+        let (hv, hg, h) = (c.hessian)(&x);
+        assert_near(hv, v, 1e-12, 0.0, &format!("{at}: _hessian's value"));
+        assert_vec_near(&hg, &g, 1e-11, &format!("{at}: _hessian's gradient"));
+        assert_eq!(h.len(), c.n, "{at}: Hessian rows");
+        let columns = fd_columns(&|y: &[f64]| (c.grad)(y).1, &x);
+        let scale = columns.iter().map(|col| norm(col)).fold(1.0, f64::max);
+        for i in 0..c.n {
+            assert_eq!(h[i].len(), c.n, "{at}: Hessian row {i}");
+            for j in 0..c.n {
+                let what = format!("{at}: H[{i}][{j}] against differences of _grad");
+                assert_near(h[i][j], columns[j][i], 1e-6, scale, &what);
+                let what = format!("{at}: H symmetric at {i},{j}");
+                assert_near(h[i][j], h[j][i], 1e-10, scale, &what);
+            }
+        }
+        if let Some(exact) = c.exact {
+            let e = exact(&x);
+            for i in 0..c.n {
+                assert_vec_near(&h[i], &e[i], 1e-10, &format!("{at}: H row {i} against the formula"));
+            }
+        }
+        for j in 0..c.n {
+            let mut unit = vec![0.0; c.n];
+            unit[j] = 1.0;
+            let (pv, pg, p) = (c.hvp)(&x, &unit);
+            assert_near(pv, v, 1e-12, 0.0, &format!("{at}: _hvp's value"));
+            assert_vec_near(&pg, &g, 1e-11, &format!("{at}: _hvp's gradient"));
+            let col: Flat = (0..c.n).map(|i| h[i][j]).collect();
+            assert_vec_near(&p, &col, 1e-11, &format!("{at}: _hvp(e{j}) = H column {j}"));
+        }
+        let d = rng.vec(c.n, -1.0, 1.0);
+        let (_, _, p) = (c.hvp)(&x, &d);
+        let hd: Flat = (0..c.n).map(|i| dot(&h[i], &d)).collect();
+        assert_vec_near(&p, &hd, 1e-11, &format!("{at}: _hvp({d:?}) = H d"));
+    }
+}
+
+/// `_derivatives` of a function of one active scalar: entry 0 and 1 against `_grad`, entry `k`
+/// against central differences of entry `k - 1`, and all against the formula where given.
+#[track_caller]
+fn derivatives(
+    name: &str,
+    lo: f64,
+    hi: f64,
+    d: &dyn Fn(f64) -> Flat,
+    grad: &dyn Fn(f64) -> (f64, f64),
+    exact: Option<&dyn Fn(f64) -> Flat>,
+) {
+    let mut rng = Lcg::new(seed_of(name) ^ 3);
+    for _ in 0..POINTS {
+        let x = rng.uniform(lo, hi);
+        let at = format!("{name} at {x}");
+        let ds = d(x);
+        let (v, g) = grad(x);
+        assert_near(ds[0], v, 1e-12, 0.0, &format!("{at}: derivative 0 = value"));
+        assert_near(ds[1], g, 1e-12, 0.0, &format!("{at}: derivative 1 = _grad"));
+        for k in 2..ds.len() {
+            let fd = fd1(&|y| d(y)[k - 1], x, 1e-5);
+            let what = format!("{at}: derivative {k} against differences of {}", k - 1);
+            assert_near(ds[k], fd, 1e-6, 1.0, &what);
+        }
+        if let Some(exact) = exact {
+            let e = exact(x);
+            assert_vec_near(&ds, &e, 1e-10, &format!("{at}: derivatives against the formula"));
+        }
+    }
+}
+
+/// A function with a vector result: `_jacobian` (when given), `_vjp` and `_jvp` against central
+/// differences (`common::probe::check_vector`), and `_jacobian`'s rows against `_vjp` of unit
+/// cotangents, its columns against `_jvp` of unit tangents.
+#[track_caller]
+fn vector(
+    name: &str,
+    n: usize,
+    lo: f64,
+    hi: f64,
+    f: &dyn Fn(&[f64]) -> Flat,
+    vjp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
+    jvp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
+    jacobian: Option<&dyn Fn(&[f64]) -> Vec<Flat>>,
+) {
+    check_vector(name, POINTS, move |r| r.vec(n, lo, hi), f, vjp, jvp, jacobian);
+    let Some(jac) = jacobian else { return };
+    let mut rng = Lcg::new(seed_of(name) ^ 5);
+    for _ in 0..POINTS {
+        let x = rng.vec(n, lo, hi);
+        let at = format!("{name} at {x:?}");
+        let jm = jac(&x);
+        let m = f(&x).len();
+        for i in 0..m {
+            let mut unit = vec![0.0; m];
+            unit[i] = 1.0;
+            let (_, row) = vjp(&x, &unit);
+            assert_vec_near(&jm[i], &row, 1e-12, &format!("{at}: J row {i} = _vjp(e{i})"));
+        }
+        for j in 0..n {
+            let mut unit = vec![0.0; n];
+            unit[j] = 1.0;
+            let (_, col) = jvp(&x, &unit);
+            let jcol: Flat = (0..m).map(|i| jm[i][j]).collect();
+            assert_vec_near(&jcol, &col, 1e-12, &format!("{at}: J column {j} = _jvp(e{j})"));
+        }
+    }
+}
+
+fn arr<const N: usize>(x: &[f64]) -> [f64; N] {
+    x.try_into().expect("length")
+}
+
+fn rows(x: &[f64], cols: usize) -> Vec<Vec<f64>> {
+    x.chunks(cols).map(|r| r.to_vec()).collect()
+}
+
+fn flat(m: &[Vec<f64>]) -> Flat {
+    m.iter().flatten().copied().collect()
+}
+
+fn nested<const M: usize, const N: usize>(x: &[f64]) -> [[f64; M]; N] {
+    std::array::from_fn(|i| std::array::from_fn(|j| x[i * M + j]))
+}
+
+fn flat_nested<const M: usize, const N: usize>(m: &[[f64; M]; N]) -> Flat {
+    m.iter().flatten().copied().collect()
+}
+
+fn unit_dir(n: usize, j: usize) -> Flat {
+    (0..n).map(|i| if i == j { 1.0 } else { 0.0 }).collect()
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `f64`: two active scalars (float result, `order = 2`), the tuple result, the array result, and one
+// active scalar beside an inactive `degree: usize` at `order = 3`.
+
+#[differentiable(order = 2)]
+fn s_f64(x: f64, y: f64) -> f64 {
+    (x * y).sin() + x * x * y.exp()
+}
+
+fn s_f64_exact(v: &[f64]) -> Flat {
+    let (x, y) = (v[0], v[1]);
+    vec![
+        y * (x * y).cos() + 2.0 * x * y.exp(),
+        x * (x * y).cos() + x * x * y.exp(),
+    ]
+}
+
+fn s_f64_hess(v: &[f64]) -> Vec<Flat> {
+    let (x, y) = (v[0], v[1]);
+    let s = (x * y).sin();
+    let c = (x * y).cos();
+    let xy = c - x * y * s + 2.0 * x * y.exp();
+    vec![
+        vec![-y * y * s + 2.0 * y.exp(), xy],
+        vec![xy, -x * x * s + x * x * y.exp()],
+    ]
+}
+
+#[test]
+fn f64_scalars() {
+    let _: fn(f64, f64) -> (f64, (f64, f64)) = s_f64_grad;
+    let _: fn(f64, f64, f64) -> (f64, (f64, f64)) = s_f64_vjp;
+    let _: fn(f64, f64, (f64, f64)) -> (f64, f64) = s_f64_jvp;
+    let _: fn(f64, f64, (&mut f64, &mut f64)) -> f64 = s_f64_grad_into;
+    let _: fn(f64, f64, (f64, f64)) -> (f64, (f64, f64), (f64, f64)) = s_f64_hvp;
+    let _: fn(f64, f64) -> (f64, (f64, f64), Vec<Vec<f64>>) = s_f64_hessian;
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    scalar(Scalar {
+        name: "s_f64",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| s_f64(x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = s_f64_grad(x[0], x[1]);
+            (v, pair(g))
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_f64_vjp(x[0], x[1], d);
+            (v, pair(g))
+        },
+        jvp: &|x, t| s_f64_jvp(x[0], x[1], (t[0], t[1])),
+        into: &|x| {
+            let (mut a, mut b) = (GARBAGE, GARBAGE);
+            let v = s_f64_grad_into(x[0], x[1], (&mut a, &mut b));
+            (v, vec![a, b])
+        },
+        exact: Some(&s_f64_exact),
+    });
+    second(Second {
+        name: "s_f64",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = s_f64_grad(x[0], x[1]);
+            (v, pair(g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_f64_hessian(x[0], x[1]);
+            (v, pair(g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_f64_hvp(x[0], x[1], (d[0], d[1]));
+            (v, pair(g), pair(p))
+        },
+        exact: Some(&s_f64_hess),
+    });
+}
+
+#[differentiable(order = 3)]
+fn d_f64(x: f64, degree: usize) -> f64 {
+    let mut s = 0.0;
+    for k in 0..=degree {
+        s += x.powi(k as i32) / (k + 1) as f64;
+    }
+    s * x.sin()
+}
+
+#[test]
+fn f64_derivatives_beside_an_integer() {
+    let _: fn(f64, usize) -> [f64; 4] = d_f64_derivatives;
+    let _: fn(f64, usize) -> (f64, f64) = d_f64_grad;
+    let _: fn(f64, usize, f64) -> (f64, f64, f64) = d_f64_hvp;
+    for degree in [0usize, 2, 3] {
+        // p(x) = sum x^k / (k + 1); f = p sin; f' = p' sin + p cos; f'' = p'' sin + 2 p' cos - p sin;
+        // f''' = p''' sin + 3 p'' cos - 3 p' sin - p cos.
+        let exact = move |x: f64| {
+            let mut p = [0.0; 4];
+            for k in 0..=degree {
+                let c = 1.0 / (k + 1) as f64;
+                let kf = k as f64;
+                p[0] += c * x.powi(k as i32);
+                if k >= 1 {
+                    p[1] += c * kf * x.powi(k as i32 - 1);
+                }
+                if k >= 2 {
+                    p[2] += c * kf * (kf - 1.0) * x.powi(k as i32 - 2);
+                }
+                if k >= 3 {
+                    p[3] += c * kf * (kf - 1.0) * (kf - 2.0) * x.powi(k as i32 - 3);
+                }
+            }
+            let (s, c) = x.sin_cos();
+            vec![
+                p[0] * s,
+                p[1] * s + p[0] * c,
+                p[2] * s + 2.0 * p[1] * c - p[0] * s,
+                p[3] * s + 3.0 * p[2] * c - 3.0 * p[1] * s - p[0] * c,
+            ]
+        };
+        derivatives(
+            &format!("d_f64 degree {degree}"),
+            -1.5,
+            1.5,
+            &|x| d_f64_derivatives(x, degree).to_vec(),
+            &|x| d_f64_grad(x, degree),
+            Some(&exact),
+        );
+        scalar(Scalar {
+            name: &format!("d_f64 degree {degree}"),
+            n: 1,
+            lo: -1.5,
+            hi: 1.5,
+            f: &|x| d_f64(x[0], degree),
+            grad: &|x| {
+                let (v, g) = d_f64_grad(x[0], degree);
+                (v, vec![g])
+            },
+            vjp: &|x, d| {
+                let (v, g) = d_f64_vjp(x[0], degree, d);
+                (v, vec![g])
+            },
+            jvp: &|x, t| d_f64_jvp(x[0], degree, t[0]),
+            into: &|x| {
+                let mut g = GARBAGE;
+                let v = d_f64_grad_into(x[0], degree, &mut g);
+                (v, vec![g])
+            },
+            exact: Some(&|x: &[f64]| vec![exact(x[0])[1]]),
+        });
+    }
+}
+
+#[differentiable]
+fn t_f64(x: f64, y: f64) -> (f64, f64) {
+    (x * y.cos(), x.exp() - y * y)
+}
+
+#[differentiable]
+fn a_f64(x: f64, y: f64) -> [f64; 3] {
+    [x * y, x.sin(), (x - y).powi(3)]
+}
+
+#[test]
+fn f64_vector_results() {
+    let _: fn(f64, f64, (f64, f64)) -> ((f64, f64), (f64, f64)) = t_f64_vjp;
+    let _: fn(f64, f64, (f64, f64)) -> ((f64, f64), (f64, f64)) = t_f64_jvp;
+    vector(
+        "t_f64",
+        2,
+        -1.5,
+        1.5,
+        &|x| {
+            let r = t_f64(x[0], x[1]);
+            vec![r.0, r.1]
+        },
+        &|x, c| {
+            let (r, g) = t_f64_vjp(x[0], x[1], (c[0], c[1]));
+            (vec![r.0, r.1], vec![g.0, g.1])
+        },
+        &|x, t| {
+            let (r, d) = t_f64_jvp(x[0], x[1], (t[0], t[1]));
+            (vec![r.0, r.1], vec![d.0, d.1])
+        },
+        None,
+    );
+    let _: fn(f64, f64, [f64; 3]) -> ([f64; 3], (f64, f64)) = a_f64_vjp;
+    let _: fn(f64, f64, (f64, f64)) -> ([f64; 3], [f64; 3]) = a_f64_jvp;
+    let _: fn(f64, f64) -> Vec<Vec<f64>> = a_f64_jacobian;
+    vector(
+        "a_f64",
+        2,
+        -1.5,
+        1.5,
+        &|x| a_f64(x[0], x[1]).to_vec(),
+        &|x, c| {
+            let (r, g) = a_f64_vjp(x[0], x[1], arr(c));
+            (r.to_vec(), vec![g.0, g.1])
+        },
+        &|x, t| {
+            let (r, d) = a_f64_jvp(x[0], x[1], (t[0], t[1]));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| a_f64_jacobian(x[0], x[1])),
+    );
+    // By hand at one point.
+    let j = a_f64_jacobian(0.3, -0.7);
+    let e = [
+        [-0.7, 0.3],
+        [0.3f64.cos(), 0.0],
+        [3.0 * 1.0f64.powi(2), -3.0 * 1.0f64.powi(2)],
+    ];
+    for i in 0..3 {
+        assert_vec_near(&j[i], &e[i], 1e-12, "a_f64 Jacobian by hand");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `f32`: two scalars at `order = 2`, a slice to a `Vec` with its Jacobian, one scalar at `order = 3`.
+// Checked against the formulas in `f64` (f32's rounding leaves differences too coarse).
+
+#[differentiable(order = 2)]
+fn s_f32(x: f32, y: f32) -> f32 {
+    x * x * y + (x - y).tanh()
+}
+
+#[differentiable]
+fn v_f32(x: &[f32]) -> Vec<f32> {
+    let mut out = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        out[i] = x[i] * x[(i + 1) % x.len()] + x[i].sin();
+    }
+    out
+}
+
+#[differentiable(order = 3)]
+fn d_f32(x: f32) -> f32 {
+    x.exp() * x.cos()
+}
+
+#[track_caller]
+fn near32(a: f32, e: f64, what: &str) {
+    assert_near(a as f64, e, 2e-5, 1.0, what);
+}
+
+#[test]
+fn f32_cells() {
+    let _: fn(f32, f32) -> (f32, (f32, f32)) = s_f32_grad;
+    let _: fn(f32, f32, f32) -> (f32, (f32, f32)) = s_f32_vjp;
+    let _: fn(f32, f32, (f32, f32)) -> (f32, f32) = s_f32_jvp;
+    let _: fn(f32, f32, (&mut f32, &mut f32)) -> f32 = s_f32_grad_into;
+    let _: fn(f32, f32, (f32, f32)) -> (f32, (f32, f32), (f32, f32)) = s_f32_hvp;
+    let _: fn(f32, f32) -> (f32, (f32, f32), Vec<Vec<f32>>) = s_f32_hessian;
+    let mut rng = Lcg::new(33);
+    for _ in 0..POINTS {
+        let (xf, yf) = (rng.uniform(-1.5, 1.5), rng.uniform(-1.5, 1.5));
+        let (x, y) = (xf as f32, yf as f32);
+        let (x64, y64) = (x as f64, y as f64);
+        let th = (x64 - y64).tanh();
+        let sech2 = 1.0 - th * th;
+        let g = [2.0 * x64 * y64 + sech2, x64 * x64 - sech2];
+        // d sech^2(u)/du = -2 tanh sech^2.
+        let k = -2.0 * th * sech2;
+        let h = [[2.0 * y64 + k, 2.0 * x64 - k], [2.0 * x64 - k, k]];
+        let at = format!("s_f32 at {x}, {y}");
+        let (v, (gx, gy)) = s_f32_grad(x, y);
+        near32(v, x64 * x64 * y64 + th, &at);
+        near32(gx, g[0], &format!("{at}: d/dx"));
+        near32(gy, g[1], &format!("{at}: d/dy"));
+        let (_, (vx, vy)) = s_f32_vjp(x, y, 2.0);
+        near32(vx, 2.0 * g[0], &format!("{at}: vjp"));
+        near32(vy, 2.0 * g[1], &format!("{at}: vjp"));
+        let (_, jd) = s_f32_jvp(x, y, (0.5, -0.25));
+        near32(jd, 0.5 * g[0] - 0.25 * g[1], &format!("{at}: jvp"));
+        let (mut a, mut b) = (f32::NAN, f32::NAN);
+        s_f32_grad_into(x, y, (&mut a, &mut b));
+        assert_eq!((a, b), (gx, gy), "{at}: grad_into");
+        let (_, _, hm) = s_f32_hessian(x, y);
+        for i in 0..2 {
+            for j in 0..2 {
+                near32(hm[i][j], h[i][j], &format!("{at}: H[{i}][{j}]"));
+            }
+        }
+        let (_, _, (p0, p1)) = s_f32_hvp(x, y, (1.0, 2.0));
+        near32(p0, h[0][0] + 2.0 * h[0][1], &format!("{at}: hvp"));
+        near32(p1, h[1][0] + 2.0 * h[1][1], &format!("{at}: hvp"));
+        // f32 order 3 of one scalar: e^x cos x, (cos - sin) e^x, -2 sin e^x, -2 (sin + cos) e^x.
+        let ds = d_f32_derivatives(x);
+        let (s, c) = x64.sin_cos();
+        let ex = x64.exp();
+        let e = [ex * c, ex * (c - s), -2.0 * ex * s, -2.0 * ex * (s + c)];
+        for kk in 0..4 {
+            near32(ds[kk], e[kk], &format!("d_f32 at {x}: derivative {kk}"));
+        }
+    }
+    let _: fn(&[f32], Vec<f32>) -> (Vec<f32>, Vec<f32>) = v_f32_vjp;
+    let _: fn(&[f32], Vec<f32>) -> (Vec<f32>, Vec<f32>) = v_f32_jvp;
+    let _: fn(&[f32]) -> Vec<Vec<f32>> = v_f32_jacobian;
+    let x: Vec<f32> = vec![0.3, -0.8, 1.1];
+    let j = v_f32_jacobian(&x);
+    for i in 0..3 {
+        for c in 0..3 {
+            let mut e = 0.0;
+            if c == i {
+                e += x[(i + 1) % 3] as f64 + (x[i] as f64).cos();
+            }
+            if c == (i + 1) % 3 {
+                e += x[i] as f64;
+            }
+            near32(j[i][c], e, &format!("v_f32 J[{i}][{c}]"));
+        }
+        let (_, row) = v_f32_vjp(&x, unit_dir(3, i).iter().map(|v| *v as f32).collect());
+        assert_eq!(row, j[i], "v_f32: J row {i} = vjp");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `T: Float`: instantiated with `f64` (the harness), `f32` and `Dual<f64>`.
+
+#[differentiable(order = 2)]
+fn s_gen<T: Float>(x: T, y: T) -> T {
+    let two = T::from(2.0).unwrap();
+    x.powi(3) - two * x * y + y.sin() * x
+}
+
+fn s_gen_exact(v: &[f64]) -> Flat {
+    let (x, y) = (v[0], v[1]);
+    vec![3.0 * x * x - 2.0 * y + y.sin(), -2.0 * x + y.cos() * x]
+}
+
+fn s_gen_hess(v: &[f64]) -> Vec<Flat> {
+    let (x, y) = (v[0], v[1]);
+    vec![
+        vec![6.0 * x, -2.0 + y.cos()],
+        vec![-2.0 + y.cos(), -y.sin() * x],
+    ]
+}
+
+#[differentiable]
+fn v_gen<T: Float>(x: &[T]) -> Vec<T> {
+    let mut s = T::zero();
+    for i in 0..x.len() {
+        s = s + x[i].exp();
+    }
+    let mut out = vec![T::zero(); x.len()];
+    for i in 0..x.len() {
+        out[i] = x[i].exp() / s;
+    }
+    out
+}
+
+#[differentiable(order = 3)]
+fn d_gen<T: Float>(x: T, n: usize) -> T {
+    (x * T::from(n).unwrap()).sin() / (T::one() + x * x)
+}
+
+#[test]
+fn generic_cells() {
+    let _: fn(f64, f64) -> (f64, (f64, f64)) = s_gen_grad::<f64>;
+    let _: fn(f64, f64, (&mut f64, &mut f64)) -> f64 = s_gen_grad_into::<f64>;
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    scalar(Scalar {
+        name: "s_gen",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| s_gen(x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = s_gen_grad(x[0], x[1]);
+            (v, pair(g))
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_gen_vjp(x[0], x[1], d);
+            (v, pair(g))
+        },
+        jvp: &|x, t| s_gen_jvp(x[0], x[1], (t[0], t[1])),
+        into: &|x| {
+            let (mut a, mut b) = (GARBAGE, GARBAGE);
+            let v = s_gen_grad_into(x[0], x[1], (&mut a, &mut b));
+            (v, vec![a, b])
+        },
+        exact: Some(&s_gen_exact),
+    });
+    second(Second {
+        name: "s_gen",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = s_gen_grad(x[0], x[1]);
+            (v, pair(g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_gen_hessian(x[0], x[1]);
+            (v, pair(g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_gen_hvp(x[0], x[1], (d[0], d[1]));
+            (v, pair(g), pair(p))
+        },
+        exact: Some(&s_gen_hess),
+    });
+    // f32 instantiation, every item, against the formulas.
+    let (x, y) = (0.7f32, -0.4f32);
+    let g = s_gen_exact(&[x as f64, y as f64]);
+    let h = s_gen_hess(&[x as f64, y as f64]);
+    let (_, (gx, gy)) = s_gen_grad::<f32>(x, y);
+    near32(gx, g[0], "s_gen::<f32> d/dx");
+    near32(gy, g[1], "s_gen::<f32> d/dy");
+    let (_, jd) = s_gen_jvp::<f32>(x, y, (1.0, 1.0));
+    near32(jd, g[0] + g[1], "s_gen::<f32> jvp");
+    let (_, _, hm) = s_gen_hessian::<f32>(x, y);
+    let (_, _, (p0, p1)) = s_gen_hvp::<f32>(x, y, (0.0, 1.0));
+    for i in 0..2 {
+        for j in 0..2 {
+            near32(hm[i][j], h[i][j], "s_gen::<f32> H");
+        }
+    }
+    near32(p0, h[0][1], "s_gen::<f32> hvp");
+    near32(p1, h[1][1], "s_gen::<f32> hvp");
+    // Dual<f64>: `_grad` on dual numbers carries the Hessian times the seed in the tangents.
+    let mut rng = Lcg::new(7);
+    for _ in 0..POINTS {
+        let p = rng.vec(2, -1.5, 1.5);
+        let v = rng.vec(2, -1.0, 1.0);
+        let (val, (dx, dy)) = s_gen_grad(Dual::new(p[0], v[0]), Dual::new(p[1], v[1]));
+        let g = s_gen_exact(&p);
+        let h = s_gen_hess(&p);
+        let at = format!("s_gen::<Dual<f64>> at {p:?} along {v:?}");
+        assert_near(val.re, s_gen(p[0], p[1]), 1e-12, 0.0, &at);
+        assert_near(val.eps, dot(&g, &v), 1e-12, 1.0, &at);
+        assert_vec_near(&[dx.re, dy.re], &g, 1e-12, &at);
+        let hv = [dot(&h[0], &v), dot(&h[1], &v)];
+        assert_vec_near(&[dx.eps, dy.eps], &hv, 1e-12, &at);
+        let (jv, jd) = s_gen_jvp(
+            Dual::new(p[0], 0.0),
+            Dual::new(p[1], 0.0),
+            (Dual::new(v[0], 0.0), Dual::new(v[1], 0.0)),
+        );
+        assert_near(jv.re, val.re, 1e-12, 0.0, &at);
+        assert_near(jd.re, dot(&g, &v), 1e-12, 1.0, &at);
+        let (dv, _, dh) = s_gen_hessian(Dual::new(p[0], 1.0), Dual::new(p[1], 0.0));
+        assert_near(dv.re, val.re, 1e-12, 0.0, &at);
+        // Each Hessian entry's tangent along x is a third derivative: d/dx of H = [[6, 0], [0, -sin y]].
+        let third = [[6.0, 0.0], [0.0, -p[1].sin()]];
+        for i in 0..2 {
+            for j in 0..2 {
+                assert_near(dh[i][j].re, h[i][j], 1e-12, 1.0, &at);
+                assert_near(dh[i][j].eps, third[i][j], 1e-12, 1.0, &at);
+            }
+        }
+    }
+    // The vector result, f64 through the harness, then Dual<f64> against it.
+    let _: fn(&[f64], Vec<f64>) -> (Vec<f64>, Vec<f64>) = v_gen_vjp::<f64>;
+    let _: fn(&[f64]) -> Vec<Vec<f64>> = v_gen_jacobian::<f64>;
+    vector(
+        "v_gen",
+        3,
+        -1.5,
+        1.5,
+        &|x| v_gen(x),
+        &|x, c| v_gen_vjp(x, c.to_vec()),
+        &|x, t| v_gen_jvp(x, t.to_vec()),
+        Some(&|x| v_gen_jacobian(x)),
+    );
+    let x = [0.2, -0.5, 0.9];
+    let j = v_gen_jacobian(&x);
+    let s = v_gen(&x);
+    for i in 0..3 {
+        for c in 0..3 {
+            let e = s[i] * (if i == c { 1.0 } else { 0.0 } - s[c]);
+            assert_near(j[i][c], e, 1e-12, 1.0, "softmax Jacobian by hand");
+        }
+    }
+    let xd: Vec<Dual<f64>> = x.iter().map(|&v| Dual::new(v, 0.0)).collect();
+    let cd: Vec<Dual<f64>> = [1.0, 0.0, 0.0].iter().map(|&v| Dual::new(v, 0.0)).collect();
+    let (_, row) = v_gen_vjp(&xd, cd);
+    let row: Flat = row.iter().map(|d| d.re).collect();
+    assert_vec_near(&row, &j[0], 1e-12, "v_gen::<Dual<f64>> vjp row 0");
+    let jd = v_gen_jacobian::<Dual<f64>>(&xd);
+    for i in 0..3 {
+        let r: Flat = jd[i].iter().map(|d| d.re).collect();
+        assert_vec_near(&r, &j[i], 1e-12, "v_gen::<Dual<f64>> Jacobian");
+    }
+    let jf = v_gen_jacobian::<f32>(&[0.2, -0.5, 0.9]);
+    for i in 0..3 {
+        for c in 0..3 {
+            near32(jf[i][c], j[i][c], "v_gen::<f32> Jacobian");
+        }
+    }
+    // order 3 of one scalar beside an integer, for f64, f32 and Dual<f64>.
+    let _: fn(f64, usize) -> [f64; 4] = d_gen_derivatives::<f64>;
+    for n in [1usize, 2] {
+        derivatives(
+            &format!("d_gen n {n}"),
+            -1.5,
+            1.5,
+            &|x| d_gen_derivatives(x, n).to_vec(),
+            &|x| d_gen_grad(x, n),
+            None,
+        );
+        let x = 0.4;
+        let d64 = d_gen_derivatives(x, n);
+        let d32 = d_gen_derivatives(x as f32, n);
+        let dd = d_gen_derivatives(Dual::new(x, 1.0), n);
+        for k in 0..4 {
+            near32(d32[k], d64[k], &format!("d_gen::<f32> derivative {k}"));
+            assert_near(dd[k].re, d64[k], 1e-12, 1.0, "d_gen::<Dual<f64>>");
+        }
+        for k in 0..3 {
+            // The dual tangent of the k-th derivative is the (k+1)-th.
+            assert_near(dd[k].eps, d64[k + 1], 1e-10, 1.0, "d_gen::<Dual<f64>> tangent");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// `&f64`: a reference beside a value (order 2), one reference alone at order 3, an array result.
+
+#[differentiable(order = 2)]
+fn s_ref(x: &f64, y: f64) -> f64 {
+    *x * y.exp() + x.sin() * x * y
+}
+
+#[differentiable(order = 3)]
+fn d_ref(x: &f64, k: i32) -> f64 {
+    x.powi(k) * (-*x).exp()
+}
+
+#[differentiable]
+fn a_ref(x: &f64, y: &f64) -> [f64; 2] {
+    [*x * *y, x.atan2(*y)]
+}
+
+#[test]
+fn reference_cells() {
+    let _: fn(&f64, f64) -> (f64, (f64, f64)) = s_ref_grad;
+    let _: fn(&f64, f64, f64) -> (f64, (f64, f64)) = s_ref_vjp;
+    let _: fn(&f64, f64, (f64, f64)) -> (f64, f64) = s_ref_jvp;
+    let _: fn(&f64, f64, (&mut f64, &mut f64)) -> f64 = s_ref_grad_into;
+    let _: fn(&f64, f64, (f64, f64)) -> (f64, (f64, f64), (f64, f64)) = s_ref_hvp;
+    let _: fn(&f64, f64) -> (f64, (f64, f64), Vec<Vec<f64>>) = s_ref_hessian;
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    let exact = |v: &[f64]| {
+        let (x, y) = (v[0], v[1]);
+        vec![
+            y.exp() + (x.cos() * x + x.sin()) * y,
+            x * y.exp() + x.sin() * x,
+        ]
+    };
+    scalar(Scalar {
+        name: "s_ref",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| s_ref(&x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = s_ref_grad(&x[0], x[1]);
+            (v, pair(g))
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_ref_vjp(&x[0], x[1], d);
+            (v, pair(g))
+        },
+        jvp: &|x, t| s_ref_jvp(&x[0], x[1], (t[0], t[1])),
+        into: &|x| {
+            let (mut a, mut b) = (GARBAGE, GARBAGE);
+            let v = s_ref_grad_into(&x[0], x[1], (&mut a, &mut b));
+            (v, vec![a, b])
+        },
+        exact: Some(&exact),
+    });
+    second(Second {
+        name: "s_ref",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = s_ref_grad(&x[0], x[1]);
+            (v, pair(g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_ref_hessian(&x[0], x[1]);
+            (v, pair(g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_ref_hvp(&x[0], x[1], (d[0], d[1]));
+            (v, pair(g), pair(p))
+        },
+        exact: None,
+    });
+    let _: fn(&f64, i32) -> [f64; 4] = d_ref_derivatives;
+    for k in [1, 2, 3] {
+        derivatives(
+            &format!("d_ref k {k}"),
+            0.2,
+            2.0,
+            &|x| d_ref_derivatives(&x, k).to_vec(),
+            &|x| d_ref_grad(&x, k),
+            None,
+        );
+    }
+    let _: fn(&f64, &f64, [f64; 2]) -> ([f64; 2], (f64, f64)) = a_ref_vjp;
+    let _: fn(&f64, &f64, (f64, f64)) -> ([f64; 2], [f64; 2]) = a_ref_jvp;
+    let _: fn(&f64, &f64) -> Vec<Vec<f64>> = a_ref_jacobian;
+    vector(
+        "a_ref",
+        2,
+        0.3,
+        1.5,
+        &|x| a_ref(&x[0], &x[1]).to_vec(),
+        &|x, c| {
+            let (r, g) = a_ref_vjp(&x[0], &x[1], arr(c));
+            (r.to_vec(), vec![g.0, g.1])
+        },
+        &|x, t| {
+            let (r, d) = a_ref_jvp(&x[0], &x[1], (t[0], t[1]));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| a_ref_jacobian(&x[0], &x[1])),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Slices, `&Vec<T>`, `Vec<T>` (also `mut` and written), `[T; N]` (also `mut`), `&[T; N]`: each with a
+// float result at `order = 2` and a vector result with its Jacobian.
+
+/// The float result every sequence cell computes, so that one formula checks them all:
+/// `sum_i x_i^2 x_{i+1} + exp(x_0)` (cyclic).
+fn cyc(x: &[f64]) -> f64 {
+    let n = x.len();
+    (0..n).map(|i| x[i] * x[i] * x[(i + 1) % n]).sum::<f64>() + x[0].exp()
+}
+
+fn cyc_grad(x: &[f64]) -> Flat {
+    let n = x.len();
+    let mut g = vec![0.0; n];
+    for i in 0..n {
+        g[i] += 2.0 * x[i] * x[(i + 1) % n];
+        g[(i + 1) % n] += x[i] * x[i];
+    }
+    g[0] += x[0].exp();
+    g
+}
+
+fn cyc_hess(x: &[f64]) -> Vec<Flat> {
+    let n = x.len();
+    let mut h = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        let j = (i + 1) % n;
+        h[i][i] += 2.0 * x[j];
+        h[i][j] += 2.0 * x[i];
+        h[j][i] += 2.0 * x[i];
+    }
+    h[0][0] += x[0].exp();
+    h
+}
+
+#[differentiable(order = 2)]
+fn s_slice(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    for i in 0..n {
+        s += x[i] * x[i] * x[(i + 1) % n];
+    }
+    s + x[0].exp()
+}
+
+#[differentiable(order = 2)]
+fn s_refvec(x: &Vec<f64>) -> f64 {
+    let n = x.len();
+    let mut s = x[0].exp();
+    for (i, v) in x.iter().enumerate() {
+        s += v * v * x[(i + 1) % n];
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_vec(x: Vec<f64>) -> f64 {
+    let n = x.len();
+    (0..n).map(|i| x[i] * x[i] * x[(i + 1) % n]).sum::<f64>() + x[0].exp()
+}
+
+#[differentiable(order = 2)]
+fn s_vec_mut(mut x: Vec<f64>) -> f64 {
+    let n = x.len();
+    let first = x[0];
+    // Overwrite x by its cyclic products, then sum them: the gradient is that of the value passed in.
+    let mut prod = vec![0.0; n];
+    for i in 0..n {
+        prod[i] = x[i] * x[i] * x[(i + 1) % n];
+    }
+    for i in 0..n {
+        x[i] = prod[i];
+    }
+    let mut s = first.exp();
+    for i in 0..n {
+        s += x[i];
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_arr(x: [f64; 3]) -> f64 {
+    x[0] * x[0] * x[1] + x[1] * x[1] * x[2] + x[2] * x[2] * x[0] + x[0].exp()
+}
+
+#[differentiable(order = 2)]
+fn s_arr_mut(mut x: [f64; 3], mut s: f64) -> f64 {
+    let y = [x[0] * x[0] * x[1], x[1] * x[1] * x[2], x[2] * x[2] * x[0]];
+    x[0] = y[0];
+    x[1] = y[1];
+    x[2] = y[2];
+    s = s * s;
+    x[0] + x[1] + x[2] + s.exp()
+}
+
+#[differentiable(order = 2)]
+fn s_refarr(x: &[f64; 3]) -> f64 {
+    let mut s = x[0].exp();
+    for i in 0..3 {
+        s += x[i] * x[i] * x[(i + 1) % 3];
+    }
+    s
+}
+
+#[test]
+fn sequence_cells_with_float_results() {
+    let _: fn(&[f64]) -> (f64, Vec<f64>) = s_slice_grad;
+    let _: fn(&[f64], f64) -> (f64, Vec<f64>) = s_slice_vjp;
+    let _: fn(&[f64], Vec<f64>) -> (f64, f64) = s_slice_jvp;
+    let _: fn(&[f64], &mut [f64]) -> f64 = s_slice_grad_into;
+    let _: fn(&[f64], Vec<f64>) -> (f64, Vec<f64>, Vec<f64>) = s_slice_hvp;
+    let _: fn(&[f64]) -> (f64, Vec<f64>, Vec<Vec<f64>>) = s_slice_hessian;
+    let _: fn(&Vec<f64>) -> (f64, Vec<f64>) = s_refvec_grad;
+    let _: fn(&Vec<f64>, &mut [f64]) -> f64 = s_refvec_grad_into;
+    let _: fn(&Vec<f64>, Vec<f64>) -> (f64, Vec<f64>, Vec<f64>) = s_refvec_hvp;
+    let _: fn(Vec<f64>) -> (f64, Vec<f64>) = s_vec_grad;
+    let _: fn(Vec<f64>, f64) -> (f64, Vec<f64>) = s_vec_vjp;
+    let _: fn(Vec<f64>, Vec<f64>) -> (f64, f64) = s_vec_jvp;
+    let _: fn(Vec<f64>, &mut [f64]) -> f64 = s_vec_grad_into;
+    let _: fn(Vec<f64>) -> (f64, Vec<f64>, Vec<Vec<f64>>) = s_vec_hessian;
+    let _: fn([f64; 3]) -> (f64, [f64; 3]) = s_arr_grad;
+    let _: fn([f64; 3], f64) -> (f64, [f64; 3]) = s_arr_vjp;
+    let _: fn([f64; 3], [f64; 3]) -> (f64, f64) = s_arr_jvp;
+    let _: fn([f64; 3], &mut [f64; 3]) -> f64 = s_arr_grad_into;
+    let _: fn([f64; 3], [f64; 3]) -> (f64, [f64; 3], [f64; 3]) = s_arr_hvp;
+    let _: fn([f64; 3]) -> (f64, [f64; 3], Vec<Vec<f64>>) = s_arr_hessian;
+    let _: fn(&[f64; 3]) -> (f64, [f64; 3]) = s_refarr_grad;
+    let _: fn(&[f64; 3], &mut [f64; 3]) -> f64 = s_refarr_grad_into;
+    let _: fn(&[f64; 3], [f64; 3]) -> (f64, [f64; 3], [f64; 3]) = s_refarr_hvp;
+    let _: fn([f64; 3], f64) -> (f64, ([f64; 3], f64)) = s_arr_mut_grad;
+    let _: fn([f64; 3], f64, (&mut [f64; 3], &mut f64)) -> f64 = s_arr_mut_grad_into;
+    for n in [2usize, 3, 5] {
+        let name = format!("s_slice n {n}");
+        scalar(Scalar {
+            name: &name,
+            n,
+            lo: -1.5,
+            hi: 1.5,
+            f: &|x| s_slice(x),
+            grad: &|x| s_slice_grad(x),
+            vjp: &|x, d| s_slice_vjp(x, d),
+            jvp: &|x, t| s_slice_jvp(x, t.to_vec()),
+            into: &|x| {
+                let mut g = vec![GARBAGE; x.len()];
+                let v = s_slice_grad_into(x, &mut g);
+                (v, g)
+            },
+            exact: Some(&cyc_grad),
+        });
+        second(Second {
+            name: &name,
+            n,
+            lo: -1.5,
+            hi: 1.5,
+            grad: &|x| s_slice_grad(x),
+            hessian: &|x| s_slice_hessian(x),
+            hvp: &|x, d| s_slice_hvp(x, d.to_vec()),
+            exact: Some(&cyc_hess),
+        });
+        let name = format!("s_refvec n {n}");
+        scalar(Scalar {
+            name: &name,
+            n,
+            lo: -1.5,
+            hi: 1.5,
+            f: &|x| s_refvec(&x.to_vec()),
+            grad: &|x| s_refvec_grad(&x.to_vec()),
+            vjp: &|x, d| s_refvec_vjp(&x.to_vec(), d),
+            jvp: &|x, t| s_refvec_jvp(&x.to_vec(), t.to_vec()),
+            into: &|x| {
+                let mut g = vec![GARBAGE; x.len()];
+                let v = s_refvec_grad_into(&x.to_vec(), &mut g);
+                (v, g)
+            },
+            exact: Some(&cyc_grad),
+        });
+        second(Second {
+            name: &name,
+            n,
+            lo: -1.5,
+            hi: 1.5,
+            grad: &|x| s_refvec_grad(&x.to_vec()),
+            hessian: &|x| s_refvec_hessian(&x.to_vec()),
+            hvp: &|x, d| s_refvec_hvp(&x.to_vec(), d.to_vec()),
+            exact: Some(&cyc_hess),
+        });
+        for (which, f, g, vjp, jvp, into, h, hvp) in [
+            (
+                "s_vec",
+                s_vec as fn(Vec<f64>) -> f64,
+                s_vec_grad as fn(Vec<f64>) -> (f64, Vec<f64>),
+                s_vec_vjp as fn(Vec<f64>, f64) -> (f64, Vec<f64>),
+                s_vec_jvp as fn(Vec<f64>, Vec<f64>) -> (f64, f64),
+                s_vec_grad_into as fn(Vec<f64>, &mut [f64]) -> f64,
+                s_vec_hessian as fn(Vec<f64>) -> (f64, Vec<f64>, Vec<Vec<f64>>),
+                s_vec_hvp as fn(Vec<f64>, Vec<f64>) -> (f64, Vec<f64>, Vec<f64>),
+            ),
+            (
+                "s_vec_mut",
+                s_vec_mut,
+                s_vec_mut_grad,
+                s_vec_mut_vjp,
+                s_vec_mut_jvp,
+                s_vec_mut_grad_into,
+                s_vec_mut_hessian,
+                s_vec_mut_hvp,
+            ),
+        ] {
+            let name = format!("{which} n {n}");
+            scalar(Scalar {
+                name: &name,
+                n,
+                lo: -1.5,
+                hi: 1.5,
+                f: &|x| f(x.to_vec()),
+                grad: &|x| g(x.to_vec()),
+                vjp: &|x, d| vjp(x.to_vec(), d),
+                jvp: &|x, t| jvp(x.to_vec(), t.to_vec()),
+                into: &|x| {
+                    let mut b = vec![GARBAGE; x.len()];
+                    let v = into(x.to_vec(), &mut b);
+                    (v, b)
+                },
+                exact: Some(&cyc_grad),
+            });
+            second(Second {
+                name: &name,
+                n,
+                lo: -1.5,
+                hi: 1.5,
+                grad: &|x| g(x.to_vec()),
+                hessian: &|x| h(x.to_vec()),
+                hvp: &|x, d| hvp(x.to_vec(), d.to_vec()),
+                exact: Some(&cyc_hess),
+            });
+        }
+    }
+    scalar(Scalar {
+        name: "s_arr",
+        n: 3,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| s_arr(arr(x)),
+        grad: &|x| {
+            let (v, g) = s_arr_grad(arr(x));
+            (v, g.to_vec())
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_arr_vjp(arr(x), d);
+            (v, g.to_vec())
+        },
+        jvp: &|x, t| s_arr_jvp(arr(x), arr(t)),
+        into: &|x| {
+            let mut g = [GARBAGE; 3];
+            let v = s_arr_grad_into(arr(x), &mut g);
+            (v, g.to_vec())
+        },
+        exact: Some(&cyc_grad),
+    });
+    second(Second {
+        name: "s_arr",
+        n: 3,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = s_arr_grad(arr(x));
+            (v, g.to_vec())
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_arr_hessian(arr(x));
+            (v, g.to_vec(), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_arr_hvp(arr(x), arr(d));
+            (v, g.to_vec(), p.to_vec())
+        },
+        exact: Some(&cyc_hess),
+    });
+    scalar(Scalar {
+        name: "s_refarr",
+        n: 3,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| s_refarr(&arr(x)),
+        grad: &|x| {
+            let (v, g) = s_refarr_grad(&arr(x));
+            (v, g.to_vec())
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_refarr_vjp(&arr(x), d);
+            (v, g.to_vec())
+        },
+        jvp: &|x, t| s_refarr_jvp(&arr(x), arr(t)),
+        into: &|x| {
+            let mut g = [GARBAGE; 3];
+            let v = s_refarr_grad_into(&arr(x), &mut g);
+            (v, g.to_vec())
+        },
+        exact: Some(&cyc_grad),
+    });
+    second(Second {
+        name: "s_refarr",
+        n: 3,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = s_refarr_grad(&arr(x));
+            (v, g.to_vec())
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_refarr_hessian(&arr(x));
+            (v, g.to_vec(), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_refarr_hvp(&arr(x), arr(d));
+            (v, g.to_vec(), p.to_vec())
+        },
+        exact: Some(&cyc_hess),
+    });
+    // `mut x: [f64; 3], mut s: f64`: cyc(x) + exp(s^2).
+    let mut_exact = |v: &[f64]| {
+        let mut g = cyc_grad(&v[..3]);
+        g[0] -= v[0].exp();
+        g.push(2.0 * v[3] * (v[3] * v[3]).exp());
+        g
+    };
+    let cat = |g: ([f64; 3], f64)| vec![g.0[0], g.0[1], g.0[2], g.1];
+    scalar(Scalar {
+        name: "s_arr_mut",
+        n: 4,
+        lo: -1.2,
+        hi: 1.2,
+        f: &|x| s_arr_mut(arr(&x[..3]), x[3]),
+        grad: &|x| {
+            let (v, g) = s_arr_mut_grad(arr(&x[..3]), x[3]);
+            (v, cat(g))
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_arr_mut_vjp(arr(&x[..3]), x[3], d);
+            (v, cat(g))
+        },
+        jvp: &|x, t| s_arr_mut_jvp(arr(&x[..3]), x[3], (arr(&t[..3]), t[3])),
+        into: &|x| {
+            let (mut a, mut b) = ([GARBAGE; 3], GARBAGE);
+            let v = s_arr_mut_grad_into(arr(&x[..3]), x[3], (&mut a, &mut b));
+            (v, cat((a, b)))
+        },
+        exact: Some(&mut_exact),
+    });
+    second(Second {
+        name: "s_arr_mut",
+        n: 4,
+        lo: -1.2,
+        hi: 1.2,
+        grad: &|x| {
+            let (v, g) = s_arr_mut_grad(arr(&x[..3]), x[3]);
+            (v, cat(g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_arr_mut_hessian(arr(&x[..3]), x[3]);
+            (v, cat(g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_arr_mut_hvp(arr(&x[..3]), x[3], (arr(&d[..3]), d[3]));
+            (v, cat(g), cat(p))
+        },
+        exact: None,
+    });
+}
+
+#[differentiable]
+fn v_slice(x: &[f64], s: f64) -> Vec<f64> {
+    let mut out = Vec::new();
+    for i in 0..x.len() {
+        out.push(s * x[i] * x[(i + 1) % x.len()]);
+    }
+    out
+}
+
+#[differentiable]
+fn v_refvec(x: &Vec<f64>) -> [f64; 2] {
+    let mut a = 0.0;
+    let mut b = 1.0;
+    for v in x.iter() {
+        a += v.sin();
+        b *= v;
+    }
+    [a, b]
+}
+
+#[differentiable]
+fn v_vec(mut x: Vec<f64>) -> Vec<f64> {
+    for i in 1..x.len() {
+        x[i] = x[i] * x[i - 1] + x[i].cos();
+    }
+    x
+}
+
+#[differentiable]
+fn v_arr(x: [f64; 3]) -> (f64, f64) {
+    (x[0] * x[1] * x[2], x[0].hypot(x[2]))
+}
+
+#[differentiable]
+fn v_refarr(x: &[f64; 3]) -> [f64; 3] {
+    [x[1] * x[2], x[2] * x[0], x[0] * x[1] + x[0].exp()]
+}
+
+#[test]
+fn sequence_cells_with_vector_results() {
+    let _: fn(&[f64], f64, Vec<f64>) -> (Vec<f64>, (Vec<f64>, f64)) = v_slice_vjp;
+    let _: fn(&[f64], f64, (Vec<f64>, f64)) -> (Vec<f64>, Vec<f64>) = v_slice_jvp;
+    let _: fn(&[f64], f64) -> Vec<Vec<f64>> = v_slice_jacobian;
+    for n in [2usize, 4] {
+        let split = |x: &[f64]| (x[..n].to_vec(), x[n]);
+        vector(
+            &format!("v_slice n {n}"),
+            n + 1,
+            -1.5,
+            1.5,
+            &|x| {
+                let (a, s) = split(x);
+                v_slice(&a, s)
+            },
+            &|x, c| {
+                let (a, s) = split(x);
+                let (r, (ga, gs)) = v_slice_vjp(&a, s, c.to_vec());
+                let mut g = ga;
+                g.push(gs);
+                (r, g)
+            },
+            &|x, t| {
+                let (a, s) = split(x);
+                v_slice_jvp(&a, s, (t[..n].to_vec(), t[n]))
+            },
+            Some(&|x| {
+                let (a, s) = split(x);
+                v_slice_jacobian(&a, s)
+            }),
+        );
+    }
+    let _: fn(&Vec<f64>, [f64; 2]) -> ([f64; 2], Vec<f64>) = v_refvec_vjp;
+    let _: fn(&Vec<f64>, Vec<f64>) -> ([f64; 2], [f64; 2]) = v_refvec_jvp;
+    let _: fn(&Vec<f64>) -> Vec<Vec<f64>> = v_refvec_jacobian;
+    vector(
+        "v_refvec",
+        3,
+        -1.5,
+        1.5,
+        &|x| v_refvec(&x.to_vec()).to_vec(),
+        &|x, c| {
+            let (r, g) = v_refvec_vjp(&x.to_vec(), arr(c));
+            (r.to_vec(), g)
+        },
+        &|x, t| {
+            let (r, d) = v_refvec_jvp(&x.to_vec(), t.to_vec());
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| v_refvec_jacobian(&x.to_vec())),
+    );
+    let _: fn(Vec<f64>, Vec<f64>) -> (Vec<f64>, Vec<f64>) = v_vec_vjp;
+    let _: fn(Vec<f64>, Vec<f64>) -> (Vec<f64>, Vec<f64>) = v_vec_jvp;
+    let _: fn(Vec<f64>) -> Vec<Vec<f64>> = v_vec_jacobian;
+    vector(
+        "v_vec",
+        4,
+        -1.2,
+        1.2,
+        &|x| v_vec(x.to_vec()),
+        &|x, c| v_vec_vjp(x.to_vec(), c.to_vec()),
+        &|x, t| v_vec_jvp(x.to_vec(), t.to_vec()),
+        Some(&|x| v_vec_jacobian(x.to_vec())),
+    );
+    let _: fn([f64; 3], (f64, f64)) -> ((f64, f64), [f64; 3]) = v_arr_vjp;
+    let _: fn([f64; 3], [f64; 3]) -> ((f64, f64), (f64, f64)) = v_arr_jvp;
+    vector(
+        "v_arr",
+        3,
+        0.2,
+        1.5,
+        &|x| {
+            let r = v_arr(arr(x));
+            vec![r.0, r.1]
+        },
+        &|x, c| {
+            let (r, g) = v_arr_vjp(arr(x), (c[0], c[1]));
+            (vec![r.0, r.1], g.to_vec())
+        },
+        &|x, t| {
+            let (r, d) = v_arr_jvp(arr(x), arr(t));
+            (vec![r.0, r.1], vec![d.0, d.1])
+        },
+        None,
+    );
+    let _: fn(&[f64; 3], [f64; 3]) -> ([f64; 3], [f64; 3]) = v_refarr_vjp;
+    let _: fn(&[f64; 3], [f64; 3]) -> ([f64; 3], [f64; 3]) = v_refarr_jvp;
+    let _: fn(&[f64; 3]) -> Vec<Vec<f64>> = v_refarr_jacobian;
+    vector(
+        "v_refarr",
+        3,
+        -1.5,
+        1.5,
+        &|x| v_refarr(&arr(x)).to_vec(),
+        &|x, c| {
+            let (r, g) = v_refarr_vjp(&arr(x), arr(c));
+            (r.to_vec(), g.to_vec())
+        },
+        &|x, t| {
+            let (r, d) = v_refarr_jvp(&arr(x), arr(t));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| v_refarr_jacobian(&arr(x))),
+    );
+    let j = v_refarr_jacobian(&[0.5, -1.0, 2.0]);
+    let e = [
+        [0.0, 2.0, -1.0],
+        [2.0, 0.0, 0.5],
+        [-1.0 + 0.5f64.exp(), 0.5, 0.0],
+    ];
+    for i in 0..3 {
+        assert_vec_near(&j[i], &e[i], 1e-12, "v_refarr Jacobian by hand");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Matrices: `&[Vec<T>]`, `Vec<Vec<T>>` (also `mut`), `[[T; M]; N]` (also `mut`), flattened row-major in
+// `_hessian` and `_jacobian`. `_grad_into` takes `&mut [Vec<T>]` and `&mut [[T; M]; N]` (README: "`&mut
+// [T]` for a slice or `Vec`, `&mut [T; N]` for an array", with `T` a row).
+
+/// `sum_ij m_ij^2 m_i0 + sin(m_00 m_11)` over a 2 x 3 matrix, flat row-major.
+fn mq(x: &[f64]) -> f64 {
+    let mut s = (x[0] * x[4]).sin();
+    for i in 0..2 {
+        for j in 0..3 {
+            s += x[i * 3 + j] * x[i * 3 + j] * x[i * 3];
+        }
+    }
+    s
+}
+
+fn mq_grad(x: &[f64]) -> Flat {
+    let mut g = vec![0.0; 6];
+    for i in 0..2 {
+        for j in 0..3 {
+            g[i * 3 + j] += 2.0 * x[i * 3 + j] * x[i * 3];
+            g[i * 3] += x[i * 3 + j] * x[i * 3 + j];
+        }
+    }
+    let c = (x[0] * x[4]).cos();
+    g[0] += c * x[4];
+    g[4] += c * x[0];
+    g
+}
+
+#[differentiable(order = 2)]
+fn s_mat(m: &[Vec<f64>]) -> f64 {
+    let mut s = (m[0][0] * m[1][1]).sin();
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            s += m[i][j] * m[i][j] * m[i][0];
+        }
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_vecvec(m: Vec<Vec<f64>>) -> f64 {
+    let mut s = (m[0][0] * m[1][1]).sin();
+    for row in m.iter() {
+        for j in 0..row.len() {
+            s += row[j] * row[j] * row[0];
+        }
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_vecvec_mut(mut m: Vec<Vec<f64>>) -> f64 {
+    let t = (m[0][0] * m[1][1]).sin();
+    for i in 0..2 {
+        let head = m[i][0];
+        for j in 0..3 {
+            m[i][j] = m[i][j] * m[i][j] * head;
+        }
+    }
+    let mut s = t;
+    for i in 0..2 {
+        for j in 0..3 {
+            s += m[i][j];
+        }
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_nested(m: [[f64; 3]; 2]) -> f64 {
+    let mut s = (m[0][0] * m[1][1]).sin();
+    for i in 0..2 {
+        for j in 0..3 {
+            s += m[i][j] * m[i][j] * m[i][0];
+        }
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_nested_mut(mut m: [[f64; 3]; 2]) -> f64 {
+    let t = (m[0][0] * m[1][1]).sin();
+    for i in 0..2 {
+        let head = m[i][0];
+        for j in 0..3 {
+            m[i][j] *= m[i][j] * head;
+        }
+    }
+    let mut s = t;
+    for i in 0..2 {
+        for j in 0..3 {
+            s += m[i][j];
+        }
+    }
+    s
+}
+
+#[test]
+fn matrix_cells_with_float_results() {
+    let _: fn(&[Vec<f64>]) -> (f64, Vec<Vec<f64>>) = s_mat_grad;
+    let _: fn(&[Vec<f64>], f64) -> (f64, Vec<Vec<f64>>) = s_mat_vjp;
+    let _: fn(&[Vec<f64>], Vec<Vec<f64>>) -> (f64, f64) = s_mat_jvp;
+    let _: fn(&[Vec<f64>], &mut [Vec<f64>]) -> f64 = s_mat_grad_into;
+    let _: fn(&[Vec<f64>], Vec<Vec<f64>>) -> (f64, Vec<Vec<f64>>, Vec<Vec<f64>>) = s_mat_hvp;
+    let _: fn(&[Vec<f64>]) -> (f64, Vec<Vec<f64>>, Vec<Vec<f64>>) = s_mat_hessian;
+    let _: fn(Vec<Vec<f64>>, &mut [Vec<f64>]) -> f64 = s_vecvec_grad_into;
+    let _: fn([[f64; 3]; 2]) -> (f64, [[f64; 3]; 2]) = s_nested_grad;
+    let _: fn([[f64; 3]; 2], f64) -> (f64, [[f64; 3]; 2]) = s_nested_vjp;
+    let _: fn([[f64; 3]; 2], [[f64; 3]; 2]) -> (f64, f64) = s_nested_jvp;
+    let _: fn([[f64; 3]; 2], &mut [[f64; 3]; 2]) -> f64 = s_nested_grad_into;
+    let _: fn([[f64; 3]; 2], [[f64; 3]; 2]) -> (f64, [[f64; 3]; 2], [[f64; 3]; 2]) = s_nested_hvp;
+    let _: fn([[f64; 3]; 2]) -> (f64, [[f64; 3]; 2], Vec<Vec<f64>>) = s_nested_hessian;
+    scalar(Scalar {
+        name: "s_mat",
+        n: 6,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| s_mat(&rows(x, 3)),
+        grad: &|x| {
+            let (v, g) = s_mat_grad(&rows(x, 3));
+            (v, flat(&g))
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_mat_vjp(&rows(x, 3), d);
+            (v, flat(&g))
+        },
+        jvp: &|x, t| s_mat_jvp(&rows(x, 3), rows(t, 3)),
+        into: &|x| {
+            let mut g = vec![vec![GARBAGE; 3]; 2];
+            let v = s_mat_grad_into(&rows(x, 3), &mut g);
+            (v, flat(&g))
+        },
+        exact: Some(&mq_grad),
+    });
+    second(Second {
+        name: "s_mat",
+        n: 6,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = s_mat_grad(&rows(x, 3));
+            (v, flat(&g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_mat_hessian(&rows(x, 3));
+            (v, flat(&g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_mat_hvp(&rows(x, 3), rows(d, 3));
+            (v, flat(&g), flat(&p))
+        },
+        exact: None,
+    });
+    for (which, f, g, vjp, jvp, into, h, hvp) in [
+        (
+            "s_vecvec",
+            s_vecvec as fn(Vec<Vec<f64>>) -> f64,
+            s_vecvec_grad as fn(Vec<Vec<f64>>) -> (f64, Vec<Vec<f64>>),
+            s_vecvec_vjp as fn(Vec<Vec<f64>>, f64) -> (f64, Vec<Vec<f64>>),
+            s_vecvec_jvp as fn(Vec<Vec<f64>>, Vec<Vec<f64>>) -> (f64, f64),
+            s_vecvec_grad_into as fn(Vec<Vec<f64>>, &mut [Vec<f64>]) -> f64,
+            s_vecvec_hessian as fn(Vec<Vec<f64>>) -> (f64, Vec<Vec<f64>>, Vec<Vec<f64>>),
+            s_vecvec_hvp
+                as fn(Vec<Vec<f64>>, Vec<Vec<f64>>) -> (f64, Vec<Vec<f64>>, Vec<Vec<f64>>),
+        ),
+        (
+            "s_vecvec_mut",
+            s_vecvec_mut,
+            s_vecvec_mut_grad,
+            s_vecvec_mut_vjp,
+            s_vecvec_mut_jvp,
+            s_vecvec_mut_grad_into,
+            s_vecvec_mut_hessian,
+            s_vecvec_mut_hvp,
+        ),
+    ] {
+        scalar(Scalar {
+            name: which,
+            n: 6,
+            lo: -1.5,
+            hi: 1.5,
+            f: &|x| f(rows(x, 3)),
+            grad: &|x| {
+                let (v, gr) = g(rows(x, 3));
+                (v, flat(&gr))
+            },
+            vjp: &|x, d| {
+                let (v, gr) = vjp(rows(x, 3), d);
+                (v, flat(&gr))
+            },
+            jvp: &|x, t| jvp(rows(x, 3), rows(t, 3)),
+            into: &|x| {
+                let mut b = vec![vec![GARBAGE; 3]; 2];
+                let v = into(rows(x, 3), &mut b);
+                (v, flat(&b))
+            },
+            exact: Some(&mq_grad),
+        });
+        second(Second {
+            name: which,
+            n: 6,
+            lo: -1.5,
+            hi: 1.5,
+            grad: &|x| {
+                let (v, gr) = g(rows(x, 3));
+                (v, flat(&gr))
+            },
+            hessian: &|x| {
+                let (v, gr, hm) = h(rows(x, 3));
+                (v, flat(&gr), hm)
+            },
+            hvp: &|x, d| {
+                let (v, gr, p) = hvp(rows(x, 3), rows(d, 3));
+                (v, flat(&gr), flat(&p))
+            },
+            exact: None,
+        });
+    }
+    for (which, f, g, vjp, jvp, into, h, hvp) in [
+        (
+            "s_nested",
+            s_nested as fn([[f64; 3]; 2]) -> f64,
+            s_nested_grad as fn([[f64; 3]; 2]) -> (f64, [[f64; 3]; 2]),
+            s_nested_vjp as fn([[f64; 3]; 2], f64) -> (f64, [[f64; 3]; 2]),
+            s_nested_jvp as fn([[f64; 3]; 2], [[f64; 3]; 2]) -> (f64, f64),
+            s_nested_grad_into as fn([[f64; 3]; 2], &mut [[f64; 3]; 2]) -> f64,
+            s_nested_hessian as fn([[f64; 3]; 2]) -> (f64, [[f64; 3]; 2], Vec<Vec<f64>>),
+            s_nested_hvp as fn([[f64; 3]; 2], [[f64; 3]; 2]) -> (f64, [[f64; 3]; 2], [[f64; 3]; 2]),
+        ),
+        (
+            "s_nested_mut",
+            s_nested_mut,
+            s_nested_mut_grad,
+            s_nested_mut_vjp,
+            s_nested_mut_jvp,
+            s_nested_mut_grad_into,
+            s_nested_mut_hessian,
+            s_nested_mut_hvp,
+        ),
+    ] {
+        scalar(Scalar {
+            name: which,
+            n: 6,
+            lo: -1.5,
+            hi: 1.5,
+            f: &|x| f(nested(x)),
+            grad: &|x| {
+                let (v, gr) = g(nested(x));
+                (v, flat_nested(&gr))
+            },
+            vjp: &|x, d| {
+                let (v, gr) = vjp(nested(x), d);
+                (v, flat_nested(&gr))
+            },
+            jvp: &|x, t| jvp(nested(x), nested(t)),
+            into: &|x| {
+                let mut b = [[GARBAGE; 3]; 2];
+                let v = into(nested(x), &mut b);
+                (v, flat_nested(&b))
+            },
+            exact: Some(&mq_grad),
+        });
+        second(Second {
+            name: which,
+            n: 6,
+            lo: -1.5,
+            hi: 1.5,
+            grad: &|x| {
+                let (v, gr) = g(nested(x));
+                (v, flat_nested(&gr))
+            },
+            hessian: &|x| {
+                let (v, gr, hm) = h(nested(x));
+                (v, flat_nested(&gr), hm)
+            },
+            hvp: &|x, d| {
+                let (v, gr, p) = hvp(nested(x), nested(d));
+                (v, flat_nested(&gr), flat_nested(&p))
+            },
+            exact: None,
+        });
+    }
+    // The value against the flat formula, once per form.
+    let x = [0.3, -0.7, 1.1, 0.5, -0.2, 0.9];
+    for v in [
+        s_mat(&rows(&x, 3)),
+        s_vecvec(rows(&x, 3)),
+        s_vecvec_mut(rows(&x, 3)),
+        s_nested(nested(&x)),
+        s_nested_mut(nested(&x)),
+    ] {
+        assert_near(v, mq(&x), 1e-14, 1.0, "matrix cells' value");
+    }
+}
+
+#[differentiable]
+fn v_mat(m: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; m.len()];
+    for i in 0..m.len() {
+        let mut s = 0.0;
+        for j in 0..x.len() {
+            s += m[i][j] * x[j];
+        }
+        out[i] = s.tanh();
+    }
+    out
+}
+
+#[differentiable]
+fn v_vecvec(m: Vec<Vec<f64>>) -> [f64; 2] {
+    let mut out = [0.0; 2];
+    for i in 0..2 {
+        for j in 0..m[i].len() {
+            out[i] += m[i][j] * m[1 - i][j];
+        }
+        out[i] += m[i][0].sin();
+    }
+    out
+}
+
+#[differentiable]
+fn v_nested(m: [[f64; 2]; 2]) -> (f64, f64) {
+    (
+        m[0][0] * m[1][1] - m[0][1] * m[1][0],
+        m[0][0].exp() + m[1][1],
+    )
+}
+
+#[differentiable]
+fn v_nested_arr(m: [[f64; 2]; 2], s: f64) -> [f64; 2] {
+    [s * m[0][0] * m[0][1], m[1][0] / (1.0 + m[1][1] * m[1][1])]
+}
+
+#[test]
+fn matrix_cells_with_vector_results() {
+    let _: fn(&[Vec<f64>], &[f64], Vec<f64>) -> (Vec<f64>, (Vec<Vec<f64>>, Vec<f64>)) = v_mat_vjp;
+    let _: fn(&[Vec<f64>], &[f64], (Vec<Vec<f64>>, Vec<f64>)) -> (Vec<f64>, Vec<f64>) = v_mat_jvp;
+    let _: fn(&[Vec<f64>], &[f64]) -> Vec<Vec<f64>> = v_mat_jacobian;
+    // Columns: m row-major (3 x 2), then x.
+    vector(
+        "v_mat",
+        8,
+        -1.0,
+        1.0,
+        &|x| v_mat(&rows(&x[..6], 2), &x[6..]),
+        &|x, c| {
+            let (r, (gm, gx)) = v_mat_vjp(&rows(&x[..6], 2), &x[6..], c.to_vec());
+            let mut g = flat(&gm);
+            g.extend(gx);
+            (r, g)
+        },
+        &|x, t| v_mat_jvp(&rows(&x[..6], 2), &x[6..], (rows(&t[..6], 2), t[6..].to_vec())),
+        Some(&|x| v_mat_jacobian(&rows(&x[..6], 2), &x[6..])),
+    );
+    let _: fn(Vec<Vec<f64>>, [f64; 2]) -> ([f64; 2], Vec<Vec<f64>>) = v_vecvec_vjp;
+    let _: fn(Vec<Vec<f64>>, Vec<Vec<f64>>) -> ([f64; 2], [f64; 2]) = v_vecvec_jvp;
+    let _: fn(Vec<Vec<f64>>) -> Vec<Vec<f64>> = v_vecvec_jacobian;
+    vector(
+        "v_vecvec",
+        6,
+        -1.0,
+        1.0,
+        &|x| v_vecvec(rows(x, 3)).to_vec(),
+        &|x, c| {
+            let (r, g) = v_vecvec_vjp(rows(x, 3), arr(c));
+            (r.to_vec(), flat(&g))
+        },
+        &|x, t| {
+            let (r, d) = v_vecvec_jvp(rows(x, 3), rows(t, 3));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| v_vecvec_jacobian(rows(x, 3))),
+    );
+    let _: fn([[f64; 2]; 2], (f64, f64)) -> ((f64, f64), [[f64; 2]; 2]) = v_nested_vjp;
+    let _: fn([[f64; 2]; 2], [[f64; 2]; 2]) -> ((f64, f64), (f64, f64)) = v_nested_jvp;
+    vector(
+        "v_nested",
+        4,
+        -1.0,
+        1.0,
+        &|x| {
+            let r = v_nested(nested(x));
+            vec![r.0, r.1]
+        },
+        &|x, c| {
+            let (r, g) = v_nested_vjp(nested(x), (c[0], c[1]));
+            (vec![r.0, r.1], flat_nested(&g))
+        },
+        &|x, t| {
+            let (r, d) = v_nested_jvp(nested(x), nested(t));
+            (vec![r.0, r.1], vec![d.0, d.1])
+        },
+        None,
+    );
+    // det's gradient is the cofactor matrix.
+    let (_, g) = v_nested_vjp([[1.0, 2.0], [3.0, 4.0]], (1.0, 0.0));
+    assert_eq!(g, [[4.0, -3.0], [-2.0, 1.0]], "det's cofactors");
+    let _: fn([[f64; 2]; 2], f64) -> Vec<Vec<f64>> = v_nested_arr_jacobian;
+    vector(
+        "v_nested_arr",
+        5,
+        -1.0,
+        1.0,
+        &|x| v_nested_arr(nested(&x[..4]), x[4]).to_vec(),
+        &|x, c| {
+            let (r, (gm, gs)) = v_nested_arr_vjp(nested(&x[..4]), x[4], arr(c));
+            let mut g = flat_nested(&gm);
+            g.push(gs);
+            (r.to_vec(), g)
+        },
+        &|x, t| {
+            let (r, d) = v_nested_arr_jvp(nested(&x[..4]), x[4], (nested(&t[..4]), t[4]));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| v_nested_arr_jacobian(nested(&x[..4]), x[4])),
+    );
+}
