@@ -30,214 +30,11 @@
 )]
 
 mod common;
+#[path = "matrix33/harness.rs"]
+mod harness;
 
-use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable, Dual, Float};
-use common::probe::{
-    assert_near, assert_vec_near, check_vector, dot, fd1, fd_columns, fd_gradient, norm, seed_of,
-    Flat, Lcg, GARBAGE,
-};
-
-// ---------------------------------------------------------------------------------------------------
-// The harness: every cell seen through a flat vector of its active inputs.
-
-const POINTS: usize = 4;
-
-/// A function with a float result and its first-order items, each seen through the flat inputs.
-struct Scalar<'a> {
-    name: &'a str,
-    n: usize,
-    lo: f64,
-    hi: f64,
-    f: &'a dyn Fn(&[f64]) -> f64,
-    grad: &'a dyn Fn(&[f64]) -> (f64, Flat),
-    vjp: &'a dyn Fn(&[f64], f64) -> (f64, Flat),
-    jvp: &'a dyn Fn(&[f64], &[f64]) -> (f64, f64),
-    into: &'a dyn Fn(&[f64]) -> (f64, Flat),
-    exact: Option<&'a dyn Fn(&[f64]) -> Flat>,
-}
-
-#[track_caller]
-fn scalar(c: Scalar) {
-    let mut rng = Lcg::new(seed_of(c.name));
-    for _ in 0..POINTS {
-        let x = rng.vec(c.n, c.lo, c.hi);
-        let at = format!("{} at {x:?}", c.name);
-        let value = (c.f)(&x);
-        assert!(value.is_finite(), "{at}: value {value}");
-        let (v, g) = (c.grad)(&x);
-        assert_eq!(g.len(), c.n, "{at}: gradient length");
-        assert_near(v, value, 1e-12, 0.0, &format!("{at}: _grad's value"));
-        let fd = fd_gradient(c.f, &x);
-        assert_vec_near(&g, &fd, 1e-6, &format!("{at}: _grad against differences"));
-        if let Some(exact) = c.exact {
-            assert_vec_near(&g, &exact(&x), 1e-10, &format!("{at}: _grad against the formula"));
-        }
-        let (vv, g1) = (c.vjp)(&x, 1.0);
-        assert_near(vv, value, 1e-12, 0.0, &format!("{at}: _vjp's value"));
-        assert_vec_near(&g1, &g, 1e-12, &format!("{at}: _vjp(1) = _grad"));
-        let d = rng.uniform(-2.0, 2.0);
-        let (_, gd) = (c.vjp)(&x, d);
-        let scaled: Flat = g.iter().map(|a| a * d).collect();
-        assert_vec_near(&gd, &scaled, 1e-12, &format!("{at}: _vjp({d}) = {d} _grad"));
-        let t = rng.vec(c.n, -1.0, 1.0);
-        let (jv, jd) = (c.jvp)(&x, &t);
-        assert_near(jv, value, 1e-12, 0.0, &format!("{at}: _jvp's value"));
-        let what = format!("{at}: _jvp along {t:?}");
-        assert_near(jd, dot(&g, &t), 1e-10, norm(&g) * norm(&t), &what);
-        let (iv, ig) = (c.into)(&x);
-        assert_near(iv, value, 1e-12, 0.0, &format!("{at}: _grad_into's value"));
-        assert_vec_near(&ig, &g, 1e-12, &format!("{at}: _grad_into = _grad"));
-    }
-}
-
-/// The `order = 2` items of a function with a float result, through the flat inputs.
-struct Second<'a> {
-    name: &'a str,
-    n: usize,
-    lo: f64,
-    hi: f64,
-    grad: &'a dyn Fn(&[f64]) -> (f64, Flat),
-    hessian: &'a dyn Fn(&[f64]) -> (f64, Flat, Vec<Flat>),
-    hvp: &'a dyn Fn(&[f64], &[f64]) -> (f64, Flat, Flat),
-    exact: Option<&'a dyn Fn(&[f64]) -> Vec<Flat>>,
-}
-
-#[track_caller]
-fn second(c: Second) {
-    let mut rng = Lcg::new(seed_of(c.name) ^ 2);
-    for _ in 0..POINTS {
-        let x = rng.vec(c.n, c.lo, c.hi);
-        let at = format!("{} at {x:?}", c.name);
-        let (v, g) = (c.grad)(&x);
-        let (hv, hg, h) = (c.hessian)(&x);
-        assert_near(hv, v, 1e-12, 0.0, &format!("{at}: _hessian's value"));
-        assert_vec_near(&hg, &g, 1e-11, &format!("{at}: _hessian's gradient"));
-        assert_eq!(h.len(), c.n, "{at}: Hessian rows");
-        let columns = fd_columns(&|y: &[f64]| (c.grad)(y).1, &x);
-        let scale = columns.iter().map(|col| norm(col)).fold(1.0, f64::max);
-        for i in 0..c.n {
-            assert_eq!(h[i].len(), c.n, "{at}: Hessian row {i}");
-            for j in 0..c.n {
-                let what = format!("{at}: H[{i}][{j}] against differences of _grad");
-                assert_near(h[i][j], columns[j][i], 1e-6, scale, &what);
-                let what = format!("{at}: H symmetric at {i},{j}");
-                assert_near(h[i][j], h[j][i], 1e-10, scale, &what);
-            }
-        }
-        if let Some(exact) = c.exact {
-            let e = exact(&x);
-            for i in 0..c.n {
-                assert_vec_near(&h[i], &e[i], 1e-10, &format!("{at}: H row {i} against the formula"));
-            }
-        }
-        for j in 0..c.n {
-            let mut unit = vec![0.0; c.n];
-            unit[j] = 1.0;
-            let (pv, pg, p) = (c.hvp)(&x, &unit);
-            assert_near(pv, v, 1e-12, 0.0, &format!("{at}: _hvp's value"));
-            assert_vec_near(&pg, &g, 1e-11, &format!("{at}: _hvp's gradient"));
-            let col: Flat = (0..c.n).map(|i| h[i][j]).collect();
-            assert_vec_near(&p, &col, 1e-11, &format!("{at}: _hvp(e{j}) = H column {j}"));
-        }
-        let d = rng.vec(c.n, -1.0, 1.0);
-        let (_, _, p) = (c.hvp)(&x, &d);
-        let hd: Flat = (0..c.n).map(|i| dot(&h[i], &d)).collect();
-        assert_vec_near(&p, &hd, 1e-11, &format!("{at}: _hvp({d:?}) = H d"));
-    }
-}
-
-/// `_derivatives` of a function of one active scalar: entry 0 and 1 against `_grad`, entry `k`
-/// against central differences of entry `k - 1`, and all against the formula where given.
-#[track_caller]
-fn derivatives(
-    name: &str,
-    lo: f64,
-    hi: f64,
-    d: &dyn Fn(f64) -> Flat,
-    grad: &dyn Fn(f64) -> (f64, f64),
-    exact: Option<&dyn Fn(f64) -> Flat>,
-) {
-    let mut rng = Lcg::new(seed_of(name) ^ 3);
-    for _ in 0..POINTS {
-        let x = rng.uniform(lo, hi);
-        let at = format!("{name} at {x}");
-        let ds = d(x);
-        let (v, g) = grad(x);
-        assert_near(ds[0], v, 1e-12, 0.0, &format!("{at}: derivative 0 = value"));
-        assert_near(ds[1], g, 1e-12, 0.0, &format!("{at}: derivative 1 = _grad"));
-        for k in 2..ds.len() {
-            let fd = fd1(&|y| d(y)[k - 1], x, 1e-5);
-            let what = format!("{at}: derivative {k} against differences of {}", k - 1);
-            assert_near(ds[k], fd, 1e-6, 1.0, &what);
-        }
-        if let Some(exact) = exact {
-            let e = exact(x);
-            assert_vec_near(&ds, &e, 1e-10, &format!("{at}: derivatives against the formula"));
-        }
-    }
-}
-
-/// A function with a vector result: `_jacobian` (when given), `_vjp` and `_jvp` against central
-/// differences (`common::probe::check_vector`), and `_jacobian`'s rows against `_vjp` of unit
-/// cotangents, its columns against `_jvp` of unit tangents.
-#[track_caller]
-fn vector(
-    name: &str,
-    n: usize,
-    lo: f64,
-    hi: f64,
-    f: &dyn Fn(&[f64]) -> Flat,
-    vjp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
-    jvp: &dyn Fn(&[f64], &[f64]) -> (Flat, Flat),
-    jacobian: Option<&dyn Fn(&[f64]) -> Vec<Flat>>,
-) {
-    check_vector(name, POINTS, move |r| r.vec(n, lo, hi), f, vjp, jvp, jacobian);
-    let Some(jac) = jacobian else { return };
-    let mut rng = Lcg::new(seed_of(name) ^ 5);
-    for _ in 0..POINTS {
-        let x = rng.vec(n, lo, hi);
-        let at = format!("{name} at {x:?}");
-        let jm = jac(&x);
-        let m = f(&x).len();
-        for i in 0..m {
-            let mut unit = vec![0.0; m];
-            unit[i] = 1.0;
-            let (_, row) = vjp(&x, &unit);
-            assert_vec_near(&jm[i], &row, 1e-12, &format!("{at}: J row {i} = _vjp(e{i})"));
-        }
-        for j in 0..n {
-            let mut unit = vec![0.0; n];
-            unit[j] = 1.0;
-            let (_, col) = jvp(&x, &unit);
-            let jcol: Flat = (0..m).map(|i| jm[i][j]).collect();
-            assert_vec_near(&jcol, &col, 1e-12, &format!("{at}: J column {j} = _jvp(e{j})"));
-        }
-    }
-}
-
-fn arr<const N: usize>(x: &[f64]) -> [f64; N] {
-    x.try_into().expect("length")
-}
-
-fn rows(x: &[f64], cols: usize) -> Vec<Vec<f64>> {
-    x.chunks(cols).map(|r| r.to_vec()).collect()
-}
-
-fn flat(m: &[Vec<f64>]) -> Flat {
-    m.iter().flatten().copied().collect()
-}
-
-fn nested<const M: usize, const N: usize>(x: &[f64]) -> [[f64; M]; N] {
-    std::array::from_fn(|i| std::array::from_fn(|j| x[i * M + j]))
-}
-
-fn flat_nested<const M: usize, const N: usize>(m: &[[f64; M]; N]) -> Flat {
-    m.iter().flatten().copied().collect()
-}
-
-fn unit_dir(n: usize, j: usize) -> Flat {
-    (0..n).map(|i| if i == j { 1.0 } else { 0.0 }).collect()
-}
+use autodiff::{differentiable, Dual, Float};
+use harness::*;
 
 // ---------------------------------------------------------------------------------------------------
 // `f64`: two active scalars (float result, `order = 2`), the tuple result, the array result, and one
@@ -364,6 +161,7 @@ fn f64_derivatives_beside_an_integer() {
             &format!("d_f64 degree {degree}"),
             -1.5,
             1.5,
+            &|x| d_f64(x, degree),
             &|x| d_f64_derivatives(x, degree).to_vec(),
             &|x| d_f64_grad(x, degree),
             Some(&exact),
@@ -507,6 +305,7 @@ fn f32_cells() {
         let at = format!("s_f32 at {x}, {y}");
         let (v, (gx, gy)) = s_f32_grad(x, y);
         near32(v, x64 * x64 * y64 + th, &at);
+        near32(s_f32(x, y), x64 * x64 * y64 + th, &at);
         near32(gx, g[0], &format!("{at}: d/dx"));
         near32(gy, g[1], &format!("{at}: d/dy"));
         let (_, (vx, vy)) = s_f32_vjp(x, y, 2.0);
@@ -534,6 +333,7 @@ fn f32_cells() {
         for kk in 0..4 {
             near32(ds[kk], e[kk], &format!("d_f32 at {x}: derivative {kk}"));
         }
+        near32(d_f32(x), e[0], &format!("d_f32 at {x}"));
     }
     let _: fn(&[f32], Vec<f32>) -> (Vec<f32>, Vec<f32>) = v_f32_vjp;
     let _: fn(&[f32], Vec<f32>) -> (Vec<f32>, Vec<f32>) = v_f32_jvp;
@@ -737,6 +537,7 @@ fn generic_cells() {
             &format!("d_gen n {n}"),
             -1.5,
             1.5,
+            &|x| d_gen(x, n),
             &|x| d_gen_derivatives(x, n).to_vec(),
             &|x| d_gen_grad(x, n),
             None,
@@ -751,7 +552,13 @@ fn generic_cells() {
         }
         for k in 0..3 {
             // The dual tangent of the k-th derivative is the (k+1)-th.
-            assert_near(dd[k].eps, d64[k + 1], 1e-10, 1.0, "d_gen::<Dual<f64>> tangent");
+            assert_near(
+                dd[k].eps,
+                d64[k + 1],
+                1e-10,
+                1.0,
+                "d_gen::<Dual<f64>> tangent",
+            );
         }
     }
 }
@@ -837,6 +644,7 @@ fn reference_cells() {
             &format!("d_ref k {k}"),
             0.2,
             2.0,
+            &|x| d_ref(&x, k),
             &|x| d_ref_derivatives(&x, k).to_vec(),
             &|x| d_ref_grad(&x, k),
             None,
@@ -1001,7 +809,11 @@ fn sequence_cells_with_float_results() {
             n,
             lo: -1.5,
             hi: 1.5,
-            f: &|x| s_slice(x),
+            f: &|x| {
+                let v = s_slice(x);
+                assert_near(v, cyc(x), 1e-12, 1.0, "s_slice's value");
+                v
+            },
             grad: &|x| s_slice_grad(x),
             vjp: &|x, d| s_slice_vjp(x, d),
             jvp: &|x, t| s_slice_jvp(x, t.to_vec()),
@@ -1551,8 +1363,7 @@ fn matrix_cells_with_float_results() {
             s_vecvec_jvp as fn(Vec<Vec<f64>>, Vec<Vec<f64>>) -> (f64, f64),
             s_vecvec_grad_into as fn(Vec<Vec<f64>>, &mut [Vec<f64>]) -> f64,
             s_vecvec_hessian as fn(Vec<Vec<f64>>) -> (f64, Vec<Vec<f64>>, Vec<Vec<f64>>),
-            s_vecvec_hvp
-                as fn(Vec<Vec<f64>>, Vec<Vec<f64>>) -> (f64, Vec<Vec<f64>>, Vec<Vec<f64>>),
+            s_vecvec_hvp as fn(Vec<Vec<f64>>, Vec<Vec<f64>>) -> (f64, Vec<Vec<f64>>, Vec<Vec<f64>>),
         ),
         (
             "s_vecvec_mut",
@@ -1740,7 +1551,13 @@ fn matrix_cells_with_vector_results() {
             g.extend(gx);
             (r, g)
         },
-        &|x, t| v_mat_jvp(&rows(&x[..6], 2), &x[6..], (rows(&t[..6], 2), t[6..].to_vec())),
+        &|x, t| {
+            v_mat_jvp(
+                &rows(&x[..6], 2),
+                &x[6..],
+                (rows(&t[..6], 2), t[6..].to_vec()),
+            )
+        },
         Some(&|x| v_mat_jacobian(&rows(&x[..6], 2), &x[6..])),
     );
     let _: fn(Vec<Vec<f64>>, [f64; 2]) -> ([f64; 2], Vec<Vec<f64>>) = v_vecvec_vjp;
@@ -1804,5 +1621,239 @@ fn matrix_cells_with_vector_results() {
             (r.to_vec(), d.to_vec())
         },
         Some(&|x| v_nested_arr_jacobian(nested(&x[..4]), x[4])),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Tuples: `(f64, f64)` beside a scalar, `([f64; 2], f64)`, one destructured in the pattern, and vector
+// results of tuples. `_grad_into` takes `&mut` of the tuple (README's table).
+
+#[differentiable(order = 2)]
+fn s_tup(p: (f64, f64), q: f64) -> f64 {
+    p.0 * p.1.exp() + (p.0 * q).sin() + q * q * p.1
+}
+
+fn s_tup_exact(v: &[f64]) -> Flat {
+    let (a, b, q) = (v[0], v[1], v[2]);
+    let c = (a * q).cos();
+    vec![b.exp() + q * c, a * b.exp() + q * q, a * c + 2.0 * q * b]
+}
+
+#[differentiable(order = 2)]
+fn s_tup2(p: ([f64; 2], f64)) -> f64 {
+    let (w, s) = p;
+    (w[0] * s).sin() + w[1] * w[1] * s
+}
+
+#[differentiable(order = 2)]
+fn s_tup_pattern((w, s): ([f64; 2], f64), k: usize) -> f64 {
+    let mut t = 0.0;
+    for _ in 0..k {
+        t += (w[0] * s).sin() + w[1] * w[1] * s;
+    }
+    t
+}
+
+fn s_tup2_exact(v: &[f64]) -> Flat {
+    let (w0, w1, s) = (v[0], v[1], v[2]);
+    let c = (w0 * s).cos();
+    vec![s * c, 2.0 * w1 * s, w0 * c + w1 * w1]
+}
+
+#[differentiable]
+fn v_tup(p: (f64, f64)) -> Vec<f64> {
+    vec![p.0 * p.1, p.0.sin() + p.1, p.1.exp()]
+}
+
+#[differentiable]
+fn v_tup2(p: ([f64; 2], f64), q: (Vec<f64>, f64)) -> [f64; 2] {
+    [p.0[0] * p.1 + q.0[0] * q.1, p.0[1].cos() * q.0[1]]
+}
+
+#[test]
+fn tuple_cells() {
+    let _: fn((f64, f64), f64) -> (f64, ((f64, f64), f64)) = s_tup_grad;
+    let _: fn((f64, f64), f64, f64) -> (f64, ((f64, f64), f64)) = s_tup_vjp;
+    let _: fn((f64, f64), f64, ((f64, f64), f64)) -> (f64, f64) = s_tup_jvp;
+    let _: fn((f64, f64), f64, (&mut (f64, f64), &mut f64)) -> f64 = s_tup_grad_into;
+    let _: fn((f64, f64), f64, ((f64, f64), f64)) -> (f64, ((f64, f64), f64), ((f64, f64), f64)) =
+        s_tup_hvp;
+    let _: fn((f64, f64), f64) -> (f64, ((f64, f64), f64), Vec<Vec<f64>>) = s_tup_hessian;
+    let cat = |g: ((f64, f64), f64)| vec![g.0 .0, g.0 .1, g.1];
+    scalar(Scalar {
+        name: "s_tup",
+        n: 3,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| s_tup((x[0], x[1]), x[2]),
+        grad: &|x| {
+            let (v, g) = s_tup_grad((x[0], x[1]), x[2]);
+            (v, cat(g))
+        },
+        vjp: &|x, d| {
+            let (v, g) = s_tup_vjp((x[0], x[1]), x[2], d);
+            (v, cat(g))
+        },
+        jvp: &|x, t| s_tup_jvp((x[0], x[1]), x[2], ((t[0], t[1]), t[2])),
+        into: &|x| {
+            let (mut a, mut b) = ((GARBAGE, GARBAGE), GARBAGE);
+            let v = s_tup_grad_into((x[0], x[1]), x[2], (&mut a, &mut b));
+            (v, cat((a, b)))
+        },
+        exact: Some(&s_tup_exact),
+    });
+    second(Second {
+        name: "s_tup",
+        n: 3,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = s_tup_grad((x[0], x[1]), x[2]);
+            (v, cat(g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = s_tup_hessian((x[0], x[1]), x[2]);
+            (v, cat(g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s_tup_hvp((x[0], x[1]), x[2], ((d[0], d[1]), d[2]));
+            (v, cat(g), cat(p))
+        },
+        exact: None,
+    });
+    let _: fn(([f64; 2], f64)) -> (f64, ([f64; 2], f64)) = s_tup2_grad;
+    let _: fn(([f64; 2], f64), &mut ([f64; 2], f64)) -> f64 = s_tup2_grad_into;
+    let _: fn(([f64; 2], f64), ([f64; 2], f64)) -> (f64, ([f64; 2], f64), ([f64; 2], f64)) =
+        s_tup2_hvp;
+    let _: fn(([f64; 2], f64), usize) -> (f64, ([f64; 2], f64)) = s_tup_pattern_grad;
+    let cat2 = |g: ([f64; 2], f64)| vec![g.0[0], g.0[1], g.1];
+    let tup = |x: &[f64]| ([x[0], x[1]], x[2]);
+    for k in [0usize, 1, 2] {
+        // k = 0 is the function of the pattern's tuple only (1 for s_tup2): s_tup_pattern = k s_tup2.
+        let (f, g, vjp, jvp, into, h, hvp): (
+            Box<dyn Fn(([f64; 2], f64)) -> f64>,
+            Box<dyn Fn(([f64; 2], f64)) -> (f64, ([f64; 2], f64))>,
+            Box<dyn Fn(([f64; 2], f64), f64) -> (f64, ([f64; 2], f64))>,
+            Box<dyn Fn(([f64; 2], f64), ([f64; 2], f64)) -> (f64, f64)>,
+            Box<dyn Fn(([f64; 2], f64), &mut ([f64; 2], f64)) -> f64>,
+            Box<dyn Fn(([f64; 2], f64)) -> (f64, ([f64; 2], f64), Vec<Vec<f64>>)>,
+            Box<
+                dyn Fn(([f64; 2], f64), ([f64; 2], f64)) -> (f64, ([f64; 2], f64), ([f64; 2], f64)),
+            >,
+        ) = if k == 0 {
+            (
+                Box::new(s_tup2),
+                Box::new(s_tup2_grad),
+                Box::new(s_tup2_vjp),
+                Box::new(s_tup2_jvp),
+                Box::new(s_tup2_grad_into),
+                Box::new(s_tup2_hessian),
+                Box::new(s_tup2_hvp),
+            )
+        } else {
+            (
+                Box::new(move |p| s_tup_pattern(p, k)),
+                Box::new(move |p| s_tup_pattern_grad(p, k)),
+                Box::new(move |p, d| s_tup_pattern_vjp(p, k, d)),
+                Box::new(move |p, t| s_tup_pattern_jvp(p, k, t)),
+                Box::new(move |p, b| s_tup_pattern_grad_into(p, k, b)),
+                Box::new(move |p| s_tup_pattern_hessian(p, k)),
+                Box::new(move |p, v| s_tup_pattern_hvp(p, k, v)),
+            )
+        };
+        let times = k.max(1) as f64;
+        let name = format!("s_tup2 / pattern k {k}");
+        scalar(Scalar {
+            name: &name,
+            n: 3,
+            lo: -1.5,
+            hi: 1.5,
+            f: &|x| f(tup(x)),
+            grad: &|x| {
+                let (v, gr) = g(tup(x));
+                (v, cat2(gr))
+            },
+            vjp: &|x, d| {
+                let (v, gr) = vjp(tup(x), d);
+                (v, cat2(gr))
+            },
+            jvp: &|x, t| jvp(tup(x), tup(t)),
+            into: &|x| {
+                let mut b = ([GARBAGE; 2], GARBAGE);
+                let v = into(tup(x), &mut b);
+                (v, cat2(b))
+            },
+            exact: Some(&|x: &[f64]| s_tup2_exact(x).iter().map(|v| v * times).collect()),
+        });
+        second(Second {
+            name: &name,
+            n: 3,
+            lo: -1.5,
+            hi: 1.5,
+            grad: &|x| {
+                let (v, gr) = g(tup(x));
+                (v, cat2(gr))
+            },
+            hessian: &|x| {
+                let (v, gr, hm) = h(tup(x));
+                (v, cat2(gr), hm)
+            },
+            hvp: &|x, d| {
+                let (v, gr, p) = hvp(tup(x), tup(d));
+                (v, cat2(gr), cat2(p))
+            },
+            exact: None,
+        });
+    }
+    let _: fn((f64, f64), Vec<f64>) -> (Vec<f64>, (f64, f64)) = v_tup_vjp;
+    let _: fn((f64, f64), (f64, f64)) -> (Vec<f64>, Vec<f64>) = v_tup_jvp;
+    let _: fn((f64, f64)) -> Vec<Vec<f64>> = v_tup_jacobian;
+    vector(
+        "v_tup",
+        2,
+        -1.5,
+        1.5,
+        &|x| v_tup((x[0], x[1])),
+        &|x, c| {
+            let (r, g) = v_tup_vjp((x[0], x[1]), c.to_vec());
+            (r, vec![g.0, g.1])
+        },
+        &|x, t| v_tup_jvp((x[0], x[1]), (t[0], t[1])),
+        Some(&|x| v_tup_jacobian((x[0], x[1]))),
+    );
+    let _: fn(([f64; 2], f64), (Vec<f64>, f64)) -> Vec<Vec<f64>> = v_tup2_jacobian;
+    let _: fn(
+        ([f64; 2], f64),
+        (Vec<f64>, f64),
+        [f64; 2],
+    ) -> ([f64; 2], (([f64; 2], f64), (Vec<f64>, f64))) = v_tup2_vjp;
+    // Columns: p.0[0], p.0[1], p.1, q.0[0], q.0[1], q.1.
+    let args = |x: &[f64]| (([x[0], x[1]], x[2]), (vec![x[3], x[4]], x[5]));
+    vector(
+        "v_tup2",
+        6,
+        -1.5,
+        1.5,
+        &|x| {
+            let (p, q) = args(x);
+            v_tup2(p, q).to_vec()
+        },
+        &|x, c| {
+            let (p, q) = args(x);
+            let (r, (gp, gq)) = v_tup2_vjp(p, q, arr(c));
+            (
+                r.to_vec(),
+                vec![gp.0[0], gp.0[1], gp.1, gq.0[0], gq.0[1], gq.1],
+            )
+        },
+        &|x, t| {
+            let (p, q) = args(x);
+            let (r, d) = v_tup2_jvp(p, q, args(t));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| {
+            let (p, q) = args(x);
+            v_tup2_jacobian(p, q)
+        }),
     );
 }
