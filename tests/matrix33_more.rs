@@ -226,10 +226,7 @@ fn o_vec(x: f64, y: f64, out: &mut Vec<f64>) {
 
 #[differentiable]
 fn o_arr(x: &[f64; 2], out: &mut [f64; 3]) {
-    // `*out = [..]` is refused (see the report): written element by element.
-    out[0] = x[0] * x[1];
-    out[1] = x[0] / (1.0 + x[1] * x[1]);
-    out[2] = x[1].tanh();
+    *out = [x[0] * x[1], x[0] / (1.0 + x[1] * x[1]), x[1].tanh()];
 }
 
 #[differentiable]
@@ -1678,4 +1675,195 @@ fn module_and_call_cells() {
         &|x, t| calls_vec_jvp(x, t.to_vec()),
         Some(&|x| calls_vec_jacobian(x)),
     );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Array outputs written whole: `out.copy_from_slice(&[..])`, `*out = [..]` reading the incoming value,
+// one beside a float result at `order = 3` (`_derivatives` with an output), a `Vec` output beside a
+// float result (`_grad_into`), and a caller at `order = 2` passing a local array to be written.
+
+#[differentiable]
+fn o_arr_copy(x: &[f64; 2], out: &mut [f64; 3]) {
+    out.copy_from_slice(&[x[0] * x[1], x[0] / (1.0 + x[1] * x[1]), x[1].tanh()]);
+}
+
+#[differentiable]
+fn o_arr_swap(x: f64, out: &mut [f64; 2]) {
+    *out = [out[1] * x, out[0] + x.sin()];
+}
+
+#[differentiable(order = 3)]
+fn o_arr_ret(x: f64, out: &mut [f64; 2]) -> f64 {
+    *out = [x.sin(), x * x];
+    out[0] * out[1] + x
+}
+
+#[differentiable]
+fn o_vec_ret(x: &[f64], out: &mut Vec<f64>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        out[i] = x[i].exp();
+        s += out[i] * x[i];
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn o_caller(x: f64, y: f64) -> f64 {
+    let mut k = [0.0; 3];
+    o_arr(&[x, y], &mut k);
+    let mut m = [0.0; 3];
+    o_arr_copy(&[y, x], &mut m);
+    k[0] * k[1] + k[2] * m[0]
+}
+
+#[test]
+fn array_outputs_written_whole() {
+    let _: fn(&[f64; 2], &mut [f64; 3]) -> Vec<Vec<f64>> = o_arr_copy_jacobian;
+    let mut o1 = [GARBAGE; 3];
+    let mut o2 = [GARBAGE; 3];
+    for x in [[0.3, -0.8], [1.2, 0.4]] {
+        assert_eq!(
+            o_arr_copy_jacobian(&x, &mut o1),
+            o_arr_jacobian(&x, &mut o2),
+            "two ways to write an array whole"
+        );
+        assert_eq!(o1, o2);
+    }
+    vector(
+        "o_arr_copy",
+        2,
+        -1.5,
+        1.5,
+        &|x| {
+            let mut out = [GARBAGE; 3];
+            o_arr_copy(&arr(x), &mut out);
+            out.to_vec()
+        },
+        &|x, c| {
+            let mut out = [GARBAGE; 3];
+            let g = o_arr_copy_vjp(&arr(x), &mut out, &arr(c));
+            (out.to_vec(), g.to_vec())
+        },
+        &|x, t| {
+            let mut out = [GARBAGE; 3];
+            let mut d = [GARBAGE; 3];
+            o_arr_copy_jvp(&arr(x), &mut out, arr(t), &mut d);
+            (out.to_vec(), d.to_vec())
+        },
+        Some(&|x| o_arr_copy_jacobian(&arr(x), &mut [GARBAGE; 3])),
+    );
+    // The incoming value is read before the whole is written: an input (flat x, out0, out1).
+    let _: fn(f64, &mut [f64; 2], &[f64; 2]) -> (f64, [f64; 2]) = o_arr_swap_vjp;
+    let _: fn(f64, &mut [f64; 2]) -> Vec<Vec<f64>> = o_arr_swap_jacobian;
+    vector(
+        "o_arr_swap",
+        3,
+        -1.5,
+        1.5,
+        &|v| {
+            let mut out = [v[1], v[2]];
+            o_arr_swap(v[0], &mut out);
+            out.to_vec()
+        },
+        &|v, c| {
+            let mut out = [v[1], v[2]];
+            let (gx, go) = o_arr_swap_vjp(v[0], &mut out, &arr(c));
+            (out.to_vec(), vec![gx, go[0], go[1]])
+        },
+        &|v, t| {
+            let mut out = [v[1], v[2]];
+            let mut d = [GARBAGE; 2];
+            o_arr_swap_jvp(v[0], &mut out, (t[0], [t[1], t[2]]), &mut d);
+            (out.to_vec(), d.to_vec())
+        },
+        Some(&|v| o_arr_swap_jacobian(v[0], &mut [v[1], v[2]])),
+    );
+    // f = x^2 sin x + x, with the output written.
+    let _: fn(f64, &mut [f64; 2]) -> [f64; 4] = o_arr_ret_derivatives;
+    let _: fn(f64, &mut [f64; 2], &mut f64) -> f64 = o_arr_ret_grad_into;
+    derivatives(
+        "o_arr_ret",
+        -1.5,
+        1.5,
+        &|x| o_arr_ret(x, &mut [GARBAGE; 2]),
+        &|x| {
+            let mut out = [GARBAGE; 2];
+            let d = o_arr_ret_derivatives(x, &mut out);
+            assert_eq!(out, [x.sin(), x * x], "_derivatives writes the output");
+            d.to_vec()
+        },
+        &|x| o_arr_ret_grad(x, &mut [GARBAGE; 2]),
+        Some(&|x: f64| {
+            let (s, c) = x.sin_cos();
+            vec![
+                x * x * s + x,
+                2.0 * x * s + x * x * c + 1.0,
+                2.0 * s + 4.0 * x * c - x * x * s,
+                6.0 * c - 6.0 * x * s - x * x * c,
+            ]
+        }),
+    );
+    let _: fn(&[f64], &mut Vec<f64>, &mut [f64]) -> f64 = o_vec_ret_grad_into;
+    let _: fn(&[f64], &mut Vec<f64>, f64, &[f64]) -> (f64, Vec<f64>) = o_vec_ret_vjp;
+    scalar(Scalar {
+        name: "o_vec_ret",
+        n: 3,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| o_vec_ret(x, &mut vec![GARBAGE; 3]),
+        grad: &|x| o_vec_ret_grad(x, &mut vec![GARBAGE; 3]),
+        vjp: &|x, d| o_vec_ret_vjp(x, &mut vec![GARBAGE; 3], d, &[0.0; 3]),
+        jvp: &|x, t| o_vec_ret_jvp(x, &mut vec![GARBAGE; 3], t.to_vec(), &mut [GARBAGE; 3]),
+        into: &|x| {
+            let mut out = vec![GARBAGE; 3];
+            let mut g = vec![GARBAGE; 3];
+            let v = o_vec_ret_grad_into(x, &mut out, &mut g);
+            assert_eq!(out, x.iter().map(|v| v.exp()).collect::<Vec<_>>());
+            (v, g)
+        },
+        exact: Some(&|x: &[f64]| x.iter().map(|v| (1.0 + v) * v.exp()).collect()),
+    });
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    second(Second {
+        name: "o_caller",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| {
+            let (v, g) = o_caller_grad(x[0], x[1]);
+            (v, pair(g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = o_caller_hessian(x[0], x[1]);
+            (v, pair(g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = o_caller_hvp(x[0], x[1], (d[0], d[1]));
+            (v, pair(g), pair(p))
+        },
+        exact: None,
+    });
+    scalar(Scalar {
+        name: "o_caller",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        f: &|x| o_caller(x[0], x[1]),
+        grad: &|x| {
+            let (v, g) = o_caller_grad(x[0], x[1]);
+            (v, pair(g))
+        },
+        vjp: &|x, d| {
+            let (v, g) = o_caller_vjp(x[0], x[1], d);
+            (v, pair(g))
+        },
+        jvp: &|x, t| o_caller_jvp(x[0], x[1], (t[0], t[1])),
+        into: &|x| {
+            let (mut a, mut b) = (GARBAGE, GARBAGE);
+            let v = o_caller_grad_into(x[0], x[1], (&mut a, &mut b));
+            (v, vec![a, b])
+        },
+        exact: None,
+    });
 }
