@@ -22,7 +22,12 @@
 //! the direction (each unit column and a random one), `_derivatives` are central differences of the
 //! previous order.
 
+// The forms as a user writes them: a copy by a loop (`s_vec_mut`), `s = s + ..` in generic code, a
+// compound assignment that reads its target (`m[i][j] *= m[i][j] * head` in `s_nested_mut`).
 #![allow(
+    clippy::manual_memcpy,
+    clippy::misrefactored_assign_op,
+    clippy::assign_op_pattern,
     clippy::needless_range_loop,
     clippy::type_complexity,
     clippy::ptr_arg,
@@ -1856,4 +1861,345 @@ fn tuple_cells() {
             v_tup2_jacobian(p, q)
         }),
     );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// More cells: `derivatives` with `wrt(x)` beside a slice of data and `mut x`; Jacobians of `T` scalars,
+// of an `[f64; 3]` by value; `Dual<Dual<f64>>`.
+
+#[differentiable(wrt(x), order = 3)]
+fn d_wrt(mut x: f64, c: &[f64]) -> f64 {
+    // Horner: c0 + x (c1 + x (c2 + ..)), then x overwritten by the body.
+    let mut p = 0.0;
+    for i in (0..c.len()).rev() {
+        p = p * x + c[i];
+    }
+    x = x.exp();
+    p * x
+}
+
+#[differentiable]
+fn a_gen<T: Float>(x: T, y: T) -> [T; 2] {
+    [x * y.sin(), x.powi(2) + y]
+}
+
+#[differentiable]
+fn a_arr(x: [f64; 3]) -> Vec<f64> {
+    vec![x[0] * x[1], x[1] * x[2], x[2].exp() * x[0]]
+}
+
+#[test]
+fn more_cells() {
+    let _: fn(f64, &[f64]) -> [f64; 4] = d_wrt_derivatives;
+    let _: fn(f64, &[f64]) -> (f64, f64) = d_wrt_grad;
+    let c = [0.5, -1.0, 0.25];
+    // (c0 + c1 x + c2 x^2) e^x: f^(k) = e^x sum_j C(k, j) p^(j).
+    let exact = |x: f64| {
+        let p = [
+            c[0] + c[1] * x + c[2] * x * x,
+            c[1] + 2.0 * c[2] * x,
+            2.0 * c[2],
+            0.0,
+        ];
+        let e = x.exp();
+        vec![
+            e * p[0],
+            e * (p[0] + p[1]),
+            e * (p[0] + 2.0 * p[1] + p[2]),
+            e * (p[0] + 3.0 * p[1] + 3.0 * p[2] + p[3]),
+        ]
+    };
+    derivatives(
+        "d_wrt",
+        -1.5,
+        1.5,
+        &|x| d_wrt(x, &c),
+        &|x| d_wrt_derivatives(x, &c).to_vec(),
+        &|x| d_wrt_grad(x, &c),
+        Some(&exact),
+    );
+    let _: fn(f64, f64) -> Vec<Vec<f64>> = a_gen_jacobian::<f64>;
+    vector(
+        "a_gen",
+        2,
+        -1.5,
+        1.5,
+        &|x| a_gen(x[0], x[1]).to_vec(),
+        &|x, c| {
+            let (r, g) = a_gen_vjp(x[0], x[1], arr(c));
+            (r.to_vec(), vec![g.0, g.1])
+        },
+        &|x, t| {
+            let (r, d) = a_gen_jvp(x[0], x[1], (t[0], t[1]));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| a_gen_jacobian(x[0], x[1])),
+    );
+    let j = a_gen_jacobian(0.4, -0.3);
+    let j32 = a_gen_jacobian(0.4f32, -0.3f32);
+    let jd = a_gen_jacobian(Dual::new(0.4, 1.0), Dual::new(-0.3, 0.0));
+    // d/dx of J = [[sin y, x cos y], [2x, 1]]: [[0, cos y], [2, 0]].
+    let djdx = [[0.0, (-0.3f64).cos()], [2.0, 0.0]];
+    for i in 0..2 {
+        for k in 0..2 {
+            near32(j32[i][k], j[i][k], "a_gen::<f32> Jacobian");
+            assert_near(jd[i][k].re, j[i][k], 1e-14, 1.0, "a_gen::<Dual> Jacobian");
+            let what = "a_gen::<Dual> Jacobian's tangent";
+            assert_near(jd[i][k].eps, djdx[i][k], 1e-14, 1.0, what);
+        }
+    }
+    let _: fn([f64; 3]) -> Vec<Vec<f64>> = a_arr_jacobian;
+    let _: fn([f64; 3], Vec<f64>) -> (Vec<f64>, [f64; 3]) = a_arr_vjp;
+    let _: fn([f64; 3], [f64; 3]) -> (Vec<f64>, Vec<f64>) = a_arr_jvp;
+    vector(
+        "a_arr",
+        3,
+        -1.5,
+        1.5,
+        &|x| a_arr(arr(x)),
+        &|x, c| {
+            let (r, g) = a_arr_vjp(arr(x), c.to_vec());
+            (r, g.to_vec())
+        },
+        &|x, t| a_arr_jvp(arr(x), arr(t)),
+        Some(&|x| a_arr_jacobian(arr(x))),
+    );
+    // Dual<Dual<f64>>: `_grad` of s_gen on nested duals seeded along x in both levels gives, in the
+    // innermost tangent of the gradient, the third derivatives along x (6 and 0).
+    let dd = |re: f64, a: f64, b: f64| Dual::new(Dual::new(re, a), Dual::new(b, 0.0));
+    let (v, (gx, gy)) = s_gen_grad(dd(0.7, 1.0, 1.0), dd(-0.4, 0.0, 0.0));
+    let h = s_gen_hess(&[0.7, -0.4]);
+    assert_near(v.re.re, s_gen(0.7, -0.4), 1e-14, 1.0, "Dual<Dual> value");
+    assert_near(gx.re.eps, h[0][0], 1e-14, 1.0, "Dual<Dual> H[0][0]");
+    assert_near(gy.re.eps, h[1][0], 1e-14, 1.0, "Dual<Dual> H[1][0]");
+    assert_near(gx.eps.re, h[0][0], 1e-14, 1.0, "Dual<Dual> H[0][0], outer");
+    assert_near(gx.eps.eps, 6.0, 1e-14, 1.0, "Dual<Dual> d3/dx3");
+    assert_near(gy.eps.eps, 0.0, 1e-14, 1.0, "Dual<Dual> d3/dx2dy");
+}
+
+// ---------------------------------------------------------------------------------------------------
+// f32 across the other parameter types, each beside a generic twin with the same body: the twin on
+// f64 through the harness, the f32 function against it, the twin on f32 (bit for bit) and on Dual<f64>.
+
+#[differentiable(order = 2)]
+fn m32(m: &[Vec<f32>], p: ([f32; 2], f32), q: [[f32; 2]; 2]) -> f32 {
+    let mut s = p.1 * q[0][1];
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            s += m[i][j] * m[i][j] * p.0[j] + (m[i][j] * q[i][j]).sin();
+        }
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn mg<T: Float>(m: &[Vec<T>], p: ([T; 2], T), q: [[T; 2]; 2]) -> T {
+    let mut s = p.1 * q[0][1];
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            s = s + (m[i][j] * m[i][j] * p.0[j] + (m[i][j] * q[i][j]).sin());
+        }
+    }
+    s
+}
+
+#[differentiable]
+fn o32(x: &[f32], mut v: Vec<f32>, out: &mut [f32]) {
+    for i in 1..v.len() {
+        v[i] = v[i] * v[i - 1] + v[i].cos();
+    }
+    for i in 0..out.len() {
+        out[i] = x[i] * v[i];
+    }
+}
+
+#[differentiable]
+fn og<T: Float>(x: &[T], mut v: Vec<T>, out: &mut [T]) {
+    for i in 1..v.len() {
+        v[i] = v[i] * v[i - 1] + v[i].cos();
+    }
+    for i in 0..out.len() {
+        out[i] = x[i] * v[i];
+    }
+}
+
+type MArgs<F> = (Vec<Vec<F>>, ([F; 2], F), [[F; 2]; 2]);
+
+/// Flat: m (2 x 2), p.0, p.1, q (2 x 2): 11 inputs.
+fn m_args<F: Copy>(x: &[F]) -> MArgs<F> {
+    (
+        vec![vec![x[0], x[1]], vec![x[2], x[3]]],
+        ([x[4], x[5]], x[6]),
+        [[x[7], x[8]], [x[9], x[10]]],
+    )
+}
+
+fn m_flat<F: Copy>(g: &MArgs<F>) -> Vec<F> {
+    let mut v: Vec<F> = g.0.iter().flatten().copied().collect();
+    v.extend([g.1 .0[0], g.1 .0[1], g.1 .1]);
+    v.extend(g.2.iter().flatten().copied());
+    v
+}
+
+#[test]
+fn f32_across_parameter_types() {
+    let _: fn(&[Vec<f32>], ([f32; 2], f32), [[f32; 2]; 2]) -> (f32, MArgs<f32>) = m32_grad;
+    let _: fn(
+        &[Vec<f32>],
+        ([f32; 2], f32),
+        [[f32; 2]; 2],
+        (&mut [Vec<f32>], &mut ([f32; 2], f32), &mut [[f32; 2]; 2]),
+    ) -> f32 = m32_grad_into;
+    scalar(Scalar {
+        name: "mg",
+        n: 11,
+        lo: -1.2,
+        hi: 1.2,
+        f: &|x| {
+            let (m, p, q) = m_args(x);
+            mg(&m, p, q)
+        },
+        grad: &|x| {
+            let (m, p, q) = m_args(x);
+            let (v, g) = mg_grad(&m, p, q);
+            (v, m_flat(&g))
+        },
+        vjp: &|x, d| {
+            let (m, p, q) = m_args(x);
+            let (v, g) = mg_vjp(&m, p, q, d);
+            (v, m_flat(&g))
+        },
+        jvp: &|x, t| {
+            let (m, p, q) = m_args(x);
+            mg_jvp(&m, p, q, m_args(t))
+        },
+        into: &|x| {
+            let (m, p, q) = m_args(x);
+            let mut g = m_args(&[GARBAGE; 11]);
+            let v = mg_grad_into(&m, p, q, (&mut g.0, &mut g.1, &mut g.2));
+            (v, m_flat(&g))
+        },
+        exact: None,
+    });
+    second(Second {
+        name: "mg",
+        n: 11,
+        lo: -1.2,
+        hi: 1.2,
+        grad: &|x| {
+            let (m, p, q) = m_args(x);
+            let (v, g) = mg_grad(&m, p, q);
+            (v, m_flat(&g))
+        },
+        hessian: &|x| {
+            let (m, p, q) = m_args(x);
+            let (v, g, h) = mg_hessian(&m, p, q);
+            (v, m_flat(&g), h)
+        },
+        hvp: &|x, d| {
+            let (m, p, q) = m_args(x);
+            let (v, g, hv) = mg_hvp(&m, p, q, m_args(d));
+            (v, m_flat(&g), m_flat(&hv))
+        },
+        exact: None,
+    });
+    let mut rng = Lcg::new(32);
+    for _ in 0..POINTS {
+        let x64: Vec<f64> = rng.vec(11, -1.2, 1.2);
+        let x32: Vec<f32> = x64.iter().map(|v| *v as f32).collect();
+        let x64: Vec<f64> = x32.iter().map(|v| *v as f64).collect();
+        let (m, p, q) = m_args(&x64);
+        let (v, g, h) = mg_hessian(&m, p, q);
+        let g = m_flat(&g);
+        let (m3, p3, q3) = m_args(&x32);
+        let (v3, g3, h3) = m32_hessian(&m3, p3, q3);
+        let (vg, gg, hg) = mg_hessian(&m3, p3, q3);
+        near32(v3, v, "m32 value");
+        near32(m32(&m3, p3, q3), v, "m32 itself");
+        let g3 = m_flat(&g3);
+        assert_eq!(m_flat(&gg), g3, "mg::<f32> = m32: gradient");
+        assert_eq!(vg, v3);
+        assert_eq!(hg, h3, "mg::<f32> = m32: Hessian");
+        for i in 0..11 {
+            near32(g3[i], g[i], &format!("m32 gradient [{i}]"));
+            for j in 0..11 {
+                near32(h3[i][j], h[i][j], &format!("m32 H[{i}][{j}]"));
+            }
+        }
+        let mut into = m_args(&[f32::NAN; 11]);
+        m32_grad_into(&m3, p3, q3, (&mut into.0, &mut into.1, &mut into.2));
+        assert_eq!(m_flat(&into), g3, "m32_grad_into");
+        let t: Vec<f32> = (0..11)
+            .map(|i| if i % 3 == 0 { 1.0 } else { -0.5 })
+            .collect();
+        let (_, jd) = m32_jvp(&m3, p3, q3, m_args(&t));
+        let expected: f64 = (0..11).map(|i| g[i] * t[i] as f64).sum();
+        near32(jd, expected, "m32 jvp");
+        let (_, _, hv) = m32_hvp(&m3, p3, q3, m_args(&t));
+        let hv = m_flat(&hv);
+        for i in 0..11 {
+            let e: f64 = (0..11).map(|j| h[i][j] * t[j] as f64).sum();
+            near32(hv[i], e, "m32 hvp");
+        }
+        // Dual<f64>: the gradient's tangent along the flat direction t is H t.
+        let xd: Vec<Dual<f64>> = x64
+            .iter()
+            .zip(&t)
+            .map(|(&a, &b)| Dual::new(a, b as f64))
+            .collect();
+        let (md, pd, qd) = m_args(&xd);
+        let (_, gd) = mg_grad(&md, pd, qd);
+        let gd = m_flat(&gd);
+        for i in 0..11 {
+            let e: f64 = (0..11).map(|j| h[i][j] * t[j] as f64).sum();
+            assert_near(gd[i].re, g[i], 1e-14, 1.0, "mg::<Dual> gradient");
+            assert_near(gd[i].eps, e, 1e-12, 1.0, "mg::<Dual> H t");
+        }
+    }
+    let _: fn(&[f32], Vec<f32>, &mut [f32]) -> Vec<Vec<f32>> = o32_jacobian;
+    let _: fn(&[f32], Vec<f32>, &mut [f32], &[f32]) -> (Vec<f32>, Vec<f32>) = o32_vjp;
+    // Flat: x (3), v (3).
+    vector(
+        "og",
+        6,
+        -1.2,
+        1.2,
+        &|x| {
+            let mut out = vec![GARBAGE; 3];
+            og(&x[..3], x[3..].to_vec(), &mut out);
+            out
+        },
+        &|x, c| {
+            let mut out = vec![GARBAGE; 3];
+            let (gx, gv) = og_vjp(&x[..3], x[3..].to_vec(), &mut out, c);
+            (out, [gx, gv].concat())
+        },
+        &|x, t| {
+            let mut out = vec![GARBAGE; 3];
+            let mut d = vec![GARBAGE; 3];
+            let tangent = (t[..3].to_vec(), t[3..].to_vec());
+            og_jvp(&x[..3], x[3..].to_vec(), &mut out, tangent, &mut d);
+            (out, d)
+        },
+        Some(&|x| og_jacobian(&x[..3], x[3..].to_vec(), &mut [GARBAGE; 3])),
+    );
+    let x: Vec<f32> = vec![0.3, -0.7, 1.1, 0.5, 0.9, -0.4];
+    let mut out = [0.0f32; 3];
+    o32(&x[..3], x[3..].to_vec(), &mut out);
+    let mut out_g = [0.0f32; 3];
+    og(&x[..3], x[3..].to_vec(), &mut out_g);
+    assert_eq!(out, out_g, "o32 = og::<f32>");
+    let x64: Vec<f64> = x.iter().map(|v| *v as f64).collect();
+    let j = og_jacobian(&x64[..3], x64[3..].to_vec(), &mut [0.0; 3]);
+    let j32 = o32_jacobian(&x[..3], x[3..].to_vec(), &mut [0.0; 3]);
+    let jg = og_jacobian(&x[..3], x[3..].to_vec(), &mut [0.0; 3]);
+    assert_eq!(j32, jg, "og::<f32> = o32");
+    for i in 0..3 {
+        for k in 0..6 {
+            near32(j32[i][k], j[i][k], &format!("o32 J[{i}][{k}]"));
+        }
+        let unit: Vec<f32> = unit_dir(3, i).iter().map(|v| *v as f32).collect();
+        let (gx, gv) = o32_vjp(&x[..3], x[3..].to_vec(), &mut [0.0f32; 3], &unit);
+        assert_eq!([gx, gv].concat(), j32[i], "o32: J row {i} = vjp");
+    }
 }

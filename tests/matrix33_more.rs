@@ -1212,7 +1212,7 @@ fn method_cells() {
             s.force_into_jvp(x, &mut out, t.to_vec(), &mut d);
             (out, d)
         },
-        Some(&|x| s.force_into_jacobian(x, &mut vec![GARBAGE; 3])),
+        Some(&|x| s.force_into_jacobian(x, &mut [GARBAGE; 3])),
     );
 }
 
@@ -1866,4 +1866,105 @@ fn array_outputs_written_whole() {
         },
         exact: None,
     });
+}
+
+// A struct by value with a vector result, and a struct of `f32` fields at `order = 2`.
+
+#[differentiable]
+fn v_struct_val(p: Params, s: f64) -> [f64; 2] {
+    [p.a * p.w[0] * s, p.c[1].exp() + p.w[2] * p.c[0]]
+}
+
+#[derive(Clone, Debug, PartialEq, Differentiable)]
+struct P32 {
+    a: f32,
+    w: [f32; 2],
+}
+
+#[differentiable(order = 2)]
+fn s_p32(p: &P32, x: f32) -> f32 {
+    p.a * x.sin() + p.w[0] * p.w[1] * x * x
+}
+
+#[test]
+fn struct_by_value_vector_and_f32_struct() {
+    let _: fn(Params, f64) -> Vec<Vec<f64>> = v_struct_val_jacobian;
+    let _: fn(Params, f64, [f64; 2]) -> ([f64; 2], (Params, f64)) = v_struct_val_vjp;
+    vector(
+        "v_struct_val",
+        7,
+        -1.5,
+        1.5,
+        &|x| v_struct_val(params(x), x[6]).to_vec(),
+        &|x, c| {
+            let (r, (gp, gs)) = v_struct_val_vjp(params(x), x[6], arr(c));
+            let mut g = gp.to_flat();
+            g.push(gs);
+            (r.to_vec(), g)
+        },
+        &|x, t| {
+            let (r, d) = v_struct_val_jvp(params(x), x[6], (params(t), t[6]));
+            (r.to_vec(), d.to_vec())
+        },
+        Some(&|x| v_struct_val_jacobian(params(x), x[6])),
+    );
+    let _: fn(&P32, f32) -> (f32, (P32, f32)) = s_p32_grad;
+    let _: fn(&P32, f32, (&mut P32, &mut f32)) -> f32 = s_p32_grad_into;
+    let _: fn(&P32, f32) -> (f32, (P32, f32), Vec<Vec<f32>>) = s_p32_hessian;
+    let p = P32 {
+        a: 0.7,
+        w: [-0.3, 1.2],
+    };
+    for x in [0.4f32, -1.1] {
+        let (a, w0, w1, xf) = (p.a as f64, p.w[0] as f64, p.w[1] as f64, x as f64);
+        let g = [
+            xf.sin(),
+            w1 * xf * xf,
+            w0 * xf * xf,
+            a * xf.cos() + 2.0 * w0 * w1 * xf,
+        ];
+        let h = [
+            [0.0, 0.0, 0.0, xf.cos()],
+            [0.0, 0.0, xf * xf, 2.0 * w1 * xf],
+            [0.0, xf * xf, 0.0, 2.0 * w0 * xf],
+            [
+                xf.cos(),
+                2.0 * w1 * xf,
+                2.0 * w0 * xf,
+                -a * xf.sin() + 2.0 * w0 * w1,
+            ],
+        ];
+        let (v, (gp, gx)) = s_p32_grad(&p, x);
+        assert_near(v as f64, s_p32(&p, x) as f64, 1e-7, 1.0, "s_p32 value");
+        let got = [gp.a, gp.w[0], gp.w[1], gx];
+        let mut into = (
+            P32 {
+                a: f32::NAN,
+                w: [f32::NAN; 2],
+            },
+            f32::NAN,
+        );
+        s_p32_grad_into(&p, x, (&mut into.0, &mut into.1));
+        assert_eq!(into, (gp.clone(), gx), "s_p32_grad_into");
+        let (_, _, hm) = s_p32_hessian(&p, x);
+        let (_, _, (hp, hx)) = s_p32_hvp(
+            &p,
+            x,
+            (
+                P32 {
+                    a: 0.0,
+                    w: [0.0, 0.0],
+                },
+                1.0,
+            ),
+        );
+        let col = [hp.a, hp.w[0], hp.w[1], hx];
+        for i in 0..4 {
+            assert_near(got[i] as f64, g[i], 2e-6, 1.0, "s_p32 gradient");
+            assert_near(col[i] as f64, h[i][3], 2e-6, 1.0, "s_p32 hvp along x");
+            for j in 0..4 {
+                assert_near(hm[i][j] as f64, h[i][j], 2e-6, 1.0, "s_p32 Hessian");
+            }
+        }
+    }
 }
