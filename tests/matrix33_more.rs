@@ -1968,3 +1968,407 @@ fn struct_by_value_vector_and_f32_struct() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Further forms at `order = 2`: a `&mut Vec` output beside a float result, tuples holding a slice and a
+// `Vec`, `&Vec<Vec<T>>`, `[f64; N]` over a const generic, a generic struct in a generic function, an
+// `f32` method in `wrt(self)`, a generic `impl`'s method calling `Self::scale`, `&[T; 3]` generic, callers
+// of functions with a tuple and a `Vec` result (which get first-order items only), a custom gradient of
+// two inputs, a registered gradient of slices (`plain::dot`), `mut x` beside a `bool`, and an array
+// output whose incoming value is read.
+
+#[differentiable(order = 2)]
+fn q1(x: &[f64], out: &mut Vec<f64>) -> f64 {
+    for i in 0..x.len() {
+        out[i] = x[i] * x[i];
+    }
+    out[0] * x[1]
+}
+#[differentiable(order = 2)]
+fn q2(p: (&[f64], f64), q: (Vec<f64>, f64)) -> f64 {
+    p.0[0] * p.1 * q.0[1] + q.1 * p.0[1] * p.0[1]
+}
+#[differentiable(order = 2)]
+fn q3(m: &Vec<Vec<f64>>) -> f64 {
+    m[0][0] * m[1][1] * m[0][1] + m[1][0].sin()
+}
+#[differentiable(order = 2)]
+fn q4<const N: usize>(x: [f64; N]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..N {
+        s += x[i] * x[(i + 1) % N];
+    }
+    s
+}
+#[derive(Clone, Debug, Differentiable)]
+struct Pg<T> {
+    a: T,
+    w: [T; 2],
+}
+#[differentiable(order = 2)]
+fn q5<T: Float>(p: &Pg<T>, x: T) -> T {
+    p.a * x.sin() + p.w[0] * p.w[1] * x
+}
+#[derive(Clone, Debug, Differentiable)]
+struct S32 {
+    k: f32,
+}
+impl S32 {
+    #[differentiable(wrt(self), order = 2)]
+    fn e(&self, x: f32) -> f32 {
+        self.k * self.k * x.sin()
+    }
+}
+#[derive(Clone, Debug, Differentiable)]
+struct Gq<T> {
+    a: T,
+}
+impl<T: Float> Gq<T> {
+    #[differentiable(order = 2)]
+    fn scale(x: T) -> T {
+        x.exp() * x
+    }
+    #[differentiable(order = 2)]
+    fn use_scale(&self, x: T) -> T {
+        Self::scale(x) * self.a
+    }
+}
+#[differentiable(order = 2)]
+fn q7<T: Float>(x: &[T; 3]) -> T {
+    x[0] * x[1] * x[2]
+}
+#[differentiable(order = 2)]
+fn q8(x: f64, y: f64) -> (f64, f64) {
+    (x * y, x.sin() * y)
+}
+#[differentiable(order = 2)]
+fn q8c(x: f64, y: f64) -> f64 {
+    let (a, b) = q8(x, y);
+    a * b
+}
+#[differentiable(order = 2)]
+fn q9(x: &[f64]) -> Vec<f64> {
+    vec![x[0] * x[1], x[1].exp()]
+}
+#[differentiable(order = 2)]
+fn q9c(x: &[f64]) -> f64 {
+    let v = q9(x);
+    v[0] * v[1]
+}
+#[custom_gradient]
+fn mulc(x: f64, y: f64) -> (f64, impl Fn(f64) -> (f64, f64)) {
+    (x * y, move |dy| (dy * y, dy * x))
+}
+#[differentiable(order = 2)]
+fn q10(x: f64, y: f64) -> f64 {
+    mulc(x, y) * x
+}
+mod plain {
+    pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(p, q)| p * q).sum()
+    }
+}
+#[gradient_of(plain::dot)]
+fn dot_vjp(a: &[f64], b: &[f64], dy: f64) -> (Vec<f64>, Vec<f64>) {
+    (
+        b.iter().map(|v| v * dy).collect(),
+        a.iter().map(|v| v * dy).collect(),
+    )
+}
+#[differentiable(order = 2)]
+fn q11(a: &[f64], b: &[f64]) -> f64 {
+    plain::dot(a, b) * a[0]
+}
+#[differentiable(order = 2)]
+fn q12(mut x: f64, flip: bool) -> f64 {
+    if flip {
+        x = -x;
+    }
+    x.powi(3)
+}
+#[differentiable(order = 2)]
+fn q13(x: &mut [f64; 2], y: f64) -> f64 {
+    x[0] += y * x[1];
+    x[0] * x[0]
+}
+#[test]
+fn further_forms_at_order_two() {
+    // Each as (flat function, flat _grad, flat _hessian, flat _hvp, n).
+    type G<'a> = Box<dyn Fn(&[f64]) -> (f64, Flat) + 'a>;
+    type H<'a> = Box<dyn Fn(&[f64]) -> (f64, Flat, Vec<Flat>) + 'a>;
+    type V<'a> = Box<dyn Fn(&[f64], &[f64]) -> (f64, Flat, Flat) + 'a>;
+    let cells: Vec<(&str, usize, G, H, V)> = vec![
+        // The loop writes `0..x.len()`, not provably all of `out`: its incoming value stays in `G`
+        // (README: a wrong "read" only adds a gradient that is zero), flat (x, out).
+        (
+            "q1 (&mut Vec output)",
+            4,
+            Box::new(|x| {
+                let (v, g) = q1_grad(&x[..2], &mut x[2..].to_vec());
+                (v, [g.0, g.1].concat())
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q1_hessian(&x[..2], &mut x[2..].to_vec());
+                (v, [g.0, g.1].concat(), h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q1_hvp(
+                    &x[..2],
+                    &mut x[2..].to_vec(),
+                    (d[..2].to_vec(), d[2..].to_vec()),
+                );
+                (v, [g.0, g.1].concat(), [p.0, p.1].concat())
+            }),
+        ),
+        {
+            let split = |g: ((Vec<f64>, f64), (Vec<f64>, f64))| {
+                [g.0 .0, vec![g.0 .1], g.1 .0, vec![g.1 .1]].concat()
+            };
+            let tup = |x: &[f64]| ((x[..2].to_vec(), x[2]), (x[3..5].to_vec(), x[5]));
+            (
+                "q2 ((&[f64], f64), (Vec<f64>, f64))",
+                6,
+                Box::new(move |x| {
+                    let (v, g) = q2_grad((&x[..2], x[2]), (x[3..5].to_vec(), x[5]));
+                    (v, split(g))
+                }),
+                Box::new(move |x| {
+                    let (v, g, h) = q2_hessian((&x[..2], x[2]), (x[3..5].to_vec(), x[5]));
+                    (v, split(g), h)
+                }),
+                Box::new(move |x, d| {
+                    let (v, g, p) = q2_hvp((&x[..2], x[2]), (x[3..5].to_vec(), x[5]), tup(d));
+                    (v, split(g), split(p))
+                }),
+            )
+        },
+        (
+            "q3 (&Vec<Vec<f64>>)",
+            4,
+            Box::new(|x| {
+                let (v, g) = q3_grad(&rows(x, 2));
+                (v, flat(&g))
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q3_hessian(&rows(x, 2));
+                (v, flat(&g), h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q3_hvp(&rows(x, 2), rows(d, 2));
+                (v, flat(&g), flat(&p))
+            }),
+        ),
+        (
+            "q4::<3> (const generic array)",
+            3,
+            Box::new(|x| {
+                let (v, g) = q4_grad::<3>(arr(x));
+                (v, g.to_vec())
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q4_hessian::<3>(arr(x));
+                (v, g.to_vec(), h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q4_hvp::<3>(arr(x), arr(d));
+                (v, g.to_vec(), p.to_vec())
+            }),
+        ),
+        {
+            let pg = |x: &[f64]| Pg {
+                a: x[0],
+                w: [x[1], x[2]],
+            };
+            let cat = |g: (Pg<f64>, f64)| vec![g.0.a, g.0.w[0], g.0.w[1], g.1];
+            (
+                "q5 (&Pg<T>, T)",
+                4,
+                Box::new(move |x| {
+                    let (v, g) = q5_grad(&pg(x), x[3]);
+                    (v, cat(g))
+                }),
+                Box::new(move |x| {
+                    let (v, g, h) = q5_hessian(&pg(x), x[3]);
+                    (v, cat(g), h)
+                }),
+                Box::new(move |x, d| {
+                    let (v, g, p) = q5_hvp(&pg(x), x[3], (pg(d), d[3]));
+                    (v, cat(g), cat(p))
+                }),
+            )
+        },
+        (
+            "q7 (&[T; 3])",
+            3,
+            Box::new(|x| {
+                let (v, g) = q7_grad(&arr::<3>(x));
+                (v, g.to_vec())
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q7_hessian(&arr::<3>(x));
+                (v, g.to_vec(), h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q7_hvp(&arr::<3>(x), arr(d));
+                (v, g.to_vec(), p.to_vec())
+            }),
+        ),
+        (
+            "q8c (calls a tuple result)",
+            2,
+            Box::new(|x| {
+                let (v, g) = q8c_grad(x[0], x[1]);
+                (v, vec![g.0, g.1])
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q8c_hessian(x[0], x[1]);
+                (v, vec![g.0, g.1], h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q8c_hvp(x[0], x[1], (d[0], d[1]));
+                (v, vec![g.0, g.1], vec![p.0, p.1])
+            }),
+        ),
+        (
+            "q9c (calls a Vec result)",
+            2,
+            Box::new(q9c_grad),
+            Box::new(q9c_hessian),
+            Box::new(|x, d| q9c_hvp(x, d.to_vec())),
+        ),
+        (
+            "q10 (custom gradient of two inputs)",
+            2,
+            Box::new(|x| {
+                let (v, g) = q10_grad(x[0], x[1]);
+                (v, vec![g.0, g.1])
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q10_hessian(x[0], x[1]);
+                (v, vec![g.0, g.1], h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q10_hvp(x[0], x[1], (d[0], d[1]));
+                (v, vec![g.0, g.1], vec![p.0, p.1])
+            }),
+        ),
+        (
+            "q11 (registered gradient of slices)",
+            4,
+            Box::new(|x| {
+                let (v, g) = q11_grad(&x[..2], &x[2..]);
+                (v, [g.0, g.1].concat())
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q11_hessian(&x[..2], &x[2..]);
+                (v, [g.0, g.1].concat(), h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q11_hvp(&x[..2], &x[2..], (d[..2].to_vec(), d[2..].to_vec()));
+                (v, [g.0, g.1].concat(), [p.0, p.1].concat())
+            }),
+        ),
+        (
+            "q13 (array output read)",
+            3,
+            Box::new(|x| {
+                let (v, g) = q13_grad(&mut [x[0], x[1]], x[2]);
+                (v, vec![g.0[0], g.0[1], g.1])
+            }),
+            Box::new(|x| {
+                let (v, g, h) = q13_hessian(&mut [x[0], x[1]], x[2]);
+                (v, vec![g.0[0], g.0[1], g.1], h)
+            }),
+            Box::new(|x, d| {
+                let (v, g, p) = q13_hvp(&mut [x[0], x[1]], x[2], ([d[0], d[1]], d[2]));
+                (v, vec![g.0[0], g.0[1], g.1], vec![p.0[0], p.0[1], p.1])
+            }),
+        ),
+    ];
+    let value: Vec<Box<dyn Fn(&[f64]) -> f64>> = vec![
+        Box::new(|x| q1(&x[..2], &mut x[2..].to_vec())),
+        Box::new(|x| q2((&x[..2], x[2]), (x[3..5].to_vec(), x[5]))),
+        Box::new(|x| q3(&rows(x, 2))),
+        Box::new(|x| q4::<3>(arr(x))),
+        Box::new(|x| {
+            q5(
+                &Pg {
+                    a: x[0],
+                    w: [x[1], x[2]],
+                },
+                x[3],
+            )
+        }),
+        Box::new(|x| q7(&arr::<3>(x))),
+        Box::new(|x| q8c(x[0], x[1])),
+        Box::new(q9c),
+        Box::new(|x| q10(x[0], x[1])),
+        Box::new(|x| q11(&x[..2], &x[2..])),
+        Box::new(|x| q13(&mut [x[0], x[1]], x[2])),
+    ];
+    for ((name, n, grad, hessian, hvp), f) in cells.iter().zip(&value) {
+        let mut rng = Lcg::new(seed_of(name));
+        for _ in 0..POINTS {
+            let x = rng.vec(*n, -1.5, 1.5);
+            let (v, g) = grad(&x);
+            assert_near(v, f(&x), 1e-12, 1.0, &format!("{name}: value"));
+            let fd = fd_gradient(&**f, &x);
+            assert_vec_near(&g, &fd, 1e-6, &format!("{name} at {x:?}: _grad"));
+        }
+        second(Second {
+            name,
+            n: *n,
+            lo: -1.5,
+            hi: 1.5,
+            grad: &**grad,
+            hessian: &**hessian,
+            hvp: &**hvp,
+            exact: None,
+        });
+    }
+    // The f32 method in wrt(self): k^2 sin x; d/dk = 2 k sin x, d2/dk2 = 2 sin x.
+    let s = S32 { k: 0.8 };
+    let (v, g) = s.e_grad(0.5);
+    assert_eq!(v, s.e(0.5), "S32::e_grad's value");
+    let (_, _, h) = s.e_hessian(0.5);
+    assert_near(g.k as f64, 1.6 * 0.5f64.sin(), 1e-6, 1.0, "S32::e_grad");
+    assert_near(
+        h[0][0] as f64,
+        2.0 * 0.5f64.sin(),
+        1e-6,
+        1.0,
+        "S32::e_hessian",
+    );
+    // The generic impl's method calling Self::scale: a x e^x, a constant.
+    let gq = Gq { a: 1.5 };
+    derivatives(
+        "Gq::use_scale",
+        -1.5,
+        1.5,
+        &|x| gq.use_scale(x),
+        &|x| gq.use_scale_derivatives(x).to_vec(),
+        &|x| gq.use_scale_grad(x),
+        Some(&|x: f64| {
+            let e = x.exp();
+            vec![1.5 * x * e, 1.5 * (x + 1.0) * e, 1.5 * (x + 2.0) * e]
+        }),
+    );
+    // mut x beside a bool: x^3 or -x^3.
+    for flip in [false, true] {
+        let sign = if flip { -1.0 } else { 1.0 };
+        derivatives(
+            "q12",
+            -1.5,
+            1.5,
+            &|x| q12(x, flip),
+            &|x| q12_derivatives(x, flip).to_vec(),
+            &|x| q12_grad(x, flip),
+            Some(&|x: f64| vec![sign * x.powi(3), sign * 3.0 * x * x, sign * 6.0 * x]),
+        );
+    }
+    // The tuple- and Vec-result functions at order = 2 have their first-order items.
+    let (r, (gx, gy)) = q8_vjp(0.3, -0.6, (1.0, 0.0));
+    assert_eq!((r.0, gx, gy), (0.3 * -0.6, -0.6, 0.3));
+    let j = q9_jacobian(&[0.3, -0.6]);
+    assert_near(j[1][1], (-0.6f64).exp(), 1e-15, 1.0, "q9_jacobian");
+}
