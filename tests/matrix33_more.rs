@@ -14,7 +14,7 @@ mod common;
 #[path = "matrix33/harness.rs"]
 mod harness;
 
-use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable, Float};
+use autodiff::{custom_gradient, differentiable, gradient_of, Differentiable, Dual, Float};
 use harness::*;
 
 // ---------------------------------------------------------------------------------------------------
@@ -1348,7 +1348,6 @@ fn generic_impl_cells() {
             "Gs::<f32>::scale_derivatives",
         );
     }
-    use autodiff::Dual;
     let gd = Gs {
         a: Dual::new(0.8, 1.0),
         b: Dual::new(-1.1, 0.0),
@@ -2371,4 +2370,118 @@ fn further_forms_at_order_two() {
     assert_eq!((r.0, gx, gy), (0.3 * -0.6, -0.6, 0.3));
     let j = q9_jacobian(&[0.3, -0.6]);
     assert_near(j[1][1], (-0.6f64).exp(), 1e-15, 1.0, "q9_jacobian");
+}
+
+// A method in wrt(self) writing an output (its Jacobian's columns are `self`'s flat view), a generic
+// function with a float output beside a float result at `order = 2` (on f64 and Dual<f64>), and
+// `order = 3` on two inputs (its Hessian items).
+
+impl Spring {
+    #[differentiable(wrt(self))]
+    fn force_self(&self, x: &[f64], out: &mut [f64]) {
+        for i in 0..x.len() {
+            out[i] = -self.k * (x[i] - self.rest).powi(3);
+        }
+    }
+}
+
+#[differentiable(order = 2)]
+fn og2<T: Float>(x: &[T], e: &mut T) -> T {
+    *e = x[0] * x[1];
+    *e * x[0] + x[1].sin()
+}
+
+#[differentiable(order = 3)]
+fn s3(x: f64, y: f64) -> f64 {
+    (x * y).exp() + x.powi(3) * y
+}
+
+#[test]
+fn last_cells() {
+    let _: fn(&Spring, &[f64], &mut [f64]) -> Vec<Vec<f64>> = Spring::force_self_jacobian;
+    let _: fn(&Spring, &[f64], &mut [f64], &[f64]) -> Spring = Spring::force_self_vjp;
+    let _: fn(&Spring, &[f64], &mut [f64], Spring, &mut [f64]) = Spring::force_self_jvp;
+    let x = [0.3, -0.9, 1.4];
+    vector(
+        "Spring::force_self",
+        2,
+        -1.5,
+        1.5,
+        &|p| {
+            let mut out = vec![GARBAGE; 3];
+            spring(p).force_self(&x, &mut out);
+            out
+        },
+        &|p, c| {
+            let mut out = vec![GARBAGE; 3];
+            let g = spring(p).force_self_vjp(&x, &mut out, c);
+            (out, g.to_flat())
+        },
+        &|p, t| {
+            let mut out = vec![GARBAGE; 3];
+            let mut d = vec![GARBAGE; 3];
+            spring(p).force_self_jvp(&x, &mut out, spring(t), &mut d);
+            (out, d)
+        },
+        Some(&|p| spring(p).force_self_jacobian(&x, &mut [GARBAGE; 3])),
+    );
+    let _: fn(&[f64], &mut f64) -> (f64, Vec<f64>, Vec<Vec<f64>>) = og2_hessian::<f64>;
+    second(Second {
+        name: "og2",
+        n: 2,
+        lo: -1.5,
+        hi: 1.5,
+        grad: &|x| og2_grad(x, &mut f64::NAN.clone()),
+        hessian: &|x| {
+            let mut e = GARBAGE;
+            let out = og2_hessian(x, &mut e);
+            assert_eq!(e, x[0] * x[1], "og2_hessian writes e");
+            out
+        },
+        hvp: &|x, d| og2_hvp(x, &mut f64::NAN.clone(), d.to_vec()),
+        exact: Some(&|x: &[f64]| vec![vec![2.0 * x[1], 2.0 * x[0]], vec![2.0 * x[0], -x[1].sin()]]),
+    });
+    let xd = [Dual::new(0.4, 1.0), Dual::new(-0.7, 0.5)];
+    let mut e = Dual::new(f64::NAN, f64::NAN);
+    let (_, g) = og2_grad(&xd, &mut e);
+    let (_, _, h) = og2_hessian(&[0.4, -0.7], &mut 0.0);
+    assert_near(e.re, 0.4 * -0.7, 1e-15, 1.0, "og2::<Dual> writes e");
+    for i in 0..2 {
+        let hv = h[i][0] + 0.5 * h[i][1];
+        assert_near(
+            g[i].eps,
+            hv,
+            1e-14,
+            1.0,
+            "og2::<Dual> gradient's tangent = H v",
+        );
+    }
+    let pair = |g: (f64, f64)| vec![g.0, g.1];
+    second(Second {
+        name: "s3",
+        n: 2,
+        lo: -1.2,
+        hi: 1.2,
+        grad: &|x| {
+            let (v, g) = s3_grad(x[0], x[1]);
+            (v, pair(g))
+        },
+        hessian: &|x| {
+            let (v, g, h) = s3_hessian(x[0], x[1]);
+            (v, pair(g), h)
+        },
+        hvp: &|x, d| {
+            let (v, g, p) = s3_hvp(x[0], x[1], (d[0], d[1]));
+            (v, pair(g), pair(p))
+        },
+        exact: Some(&|v: &[f64]| {
+            let (x, y) = (v[0], v[1]);
+            let e = (x * y).exp();
+            vec![
+                vec![y * y * e + 6.0 * x * y, (1.0 + x * y) * e + 3.0 * x * x],
+                vec![(1.0 + x * y) * e + 3.0 * x * x, x * x * e],
+            ]
+        }),
+    });
+    assert_near(s3(0.5, 0.5), 0.25f64.exp() + 0.0625, 1e-15, 1.0, "s3 value");
 }
