@@ -2203,3 +2203,92 @@ fn f32_across_parameter_types() {
         assert_eq!([gx, gv].concat(), j32[i], "o32: J row {i} = vjp");
     }
 }
+
+// ---------------------------------------------------------------------------------------------------
+// f32 matrices taken alone by reference (`&[Vec<f32>]`, `&[[f32; 3]; 2]`, `&[[f32; 3]]`), which did not
+// compile at first order before matrix33's fix (`struct_whole::pairs::float_of`), at `order = 2`, against
+// the f64 matrix cells' formula.
+
+#[differentiable(order = 2)]
+fn s_mat32(m: &[Vec<f32>]) -> f32 {
+    let mut s = (m[0][0] * m[1][1]).sin();
+    for i in 0..m.len() {
+        for j in 0..m[i].len() {
+            s += m[i][j] * m[i][j] * m[i][0];
+        }
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_refnested32(m: &[[f32; 3]; 2]) -> f32 {
+    let mut s = (m[0][0] * m[1][1]).sin();
+    for i in 0..2 {
+        for j in 0..3 {
+            s += m[i][j] * m[i][j] * m[i][0];
+        }
+    }
+    s
+}
+
+#[differentiable(order = 2)]
+fn s_rows32(m: &[[f32; 3]]) -> f32 {
+    let mut s = (m[0][0] * m[1][1]).sin();
+    for i in 0..m.len() {
+        for j in 0..3 {
+            s += m[i][j] * m[i][j] * m[i][0];
+        }
+    }
+    s
+}
+
+#[test]
+fn f32_matrices_by_reference() {
+    let _: fn(&[Vec<f32>]) -> (f32, Vec<Vec<f32>>) = s_mat32_grad;
+    let _: fn(&[Vec<f32>], &mut [Vec<f32>]) -> f32 = s_mat32_grad_into;
+    let _: fn(&[[f32; 3]; 2]) -> (f32, [[f32; 3]; 2]) = s_refnested32_grad;
+    let _: fn(&[[f32; 3]]) -> (f32, Vec<[f32; 3]>) = s_rows32_grad;
+    let mut rng = Lcg::new(3232);
+    for _ in 0..POINTS {
+        let x32: Vec<f32> = rng.vec(6, -1.2, 1.2).iter().map(|v| *v as f32).collect();
+        let x: Vec<f64> = x32.iter().map(|v| *v as f64).collect();
+        let (v, g, h) = s_mat_hessian(&rows(&x, 3));
+        let g = flat(&g);
+        let m32: Vec<Vec<f32>> = x32.chunks(3).map(|r| r.to_vec()).collect();
+        let n32: [[f32; 3]; 2] = std::array::from_fn(|i| std::array::from_fn(|j| x32[i * 3 + j]));
+        let r32: Vec<[f32; 3]> = n32.to_vec();
+        let results: [(f32, Vec<f32>, Vec<Vec<f32>>, &str); 3] = [
+            {
+                let (v, g, h) = s_mat32_hessian(&m32);
+                let mut into = vec![vec![f32::NAN; 3]; 2];
+                s_mat32_grad_into(&m32, &mut into);
+                assert_eq!(into, g, "s_mat32_grad_into");
+                (v, g.concat(), h, "s_mat32")
+            },
+            {
+                let (v, g, h) = s_refnested32_hessian(&n32);
+                (v, g.concat(), h, "s_refnested32")
+            },
+            {
+                let (v, g, h) = s_rows32_hessian(&r32);
+                (v, g.concat(), h, "s_rows32")
+            },
+        ];
+        for (v32, g32, h32, name) in results {
+            near32(v32, v, &format!("{name} value"));
+            for i in 0..6 {
+                near32(g32[i], g[i], &format!("{name} gradient [{i}]"));
+                for j in 0..6 {
+                    near32(h32[i][j], h[i][j], &format!("{name} H[{i}][{j}]"));
+                }
+            }
+        }
+        let (_, _, p) = s_mat32_hvp(&m32, vec![vec![1.0, 0.0, 0.0], vec![0.0, 0.0, 0.0]]);
+        for i in 0..6 {
+            near32(p.concat()[i], h[i][0], "s_mat32_hvp along m[0][0]");
+        }
+        near32(s_mat32(&m32), v, "s_mat32");
+        near32(s_refnested32(&n32), v, "s_refnested32");
+        near32(s_rows32(&r32), v, "s_rows32");
+    }
+}
