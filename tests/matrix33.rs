@@ -2292,3 +2292,48 @@ fn f32_matrices_by_reference() {
         near32(s_rows32(&r32), v, "s_rows32");
     }
 }
+
+#[differentiable]
+fn v_mat32(x: &[Vec<f32>]) -> Vec<f32> {
+    vec![x[0][0] * x[1][0], x[0][1].sin()]
+}
+
+#[differentiable]
+fn v_refnested32(x: &[[f32; 2]; 2]) -> [f32; 2] {
+    [x[0][0] * x[1][0], x[0][1].sin()]
+}
+
+#[differentiable]
+fn o_mat32(m: &[Vec<f32>], out: &mut [f32]) {
+    out[0] = m[0][0] * m[1][1];
+    out[1] = m[0][1].exp();
+}
+
+#[test]
+fn f32_matrices_with_vector_results() {
+    let m = vec![vec![1.5f32, 0.5], vec![-2.0, 0.25]];
+    let n = [[1.5f32, 0.5], [-2.0, 0.25]];
+    let c = 0.5f32.cos();
+    // Rows: outputs; columns: m row-major.
+    let expected = vec![vec![-2.0, 0.0, 1.5, 0.0], vec![0.0, c, 0.0, 0.0]];
+    assert_eq!(v_mat32_jacobian(&m), expected);
+    assert_eq!(v_refnested32_jacobian(&n), expected);
+    let (r, g) = v_mat32_vjp(&m, vec![1.0, 2.0]);
+    assert_eq!(r, v_mat32(&m));
+    assert_eq!(g, vec![vec![-2.0, 2.0 * c], vec![1.5, 0.0]]);
+    let (_, d) = v_refnested32_jvp(&n, [[1.0, 1.0], [1.0, 1.0]]);
+    assert_eq!(d, [-0.5, c]);
+    let _: fn(&[Vec<f32>], &mut [f32]) -> Vec<Vec<f32>> = o_mat32_jacobian;
+    let mut out = [f32::NAN; 2];
+    o_mat32(&m, &mut out);
+    assert_eq!(out, [1.5 * 0.25, 0.5f32.exp()]);
+    let mut out = [f32::NAN; 2];
+    let j = o_mat32_jacobian(&m, &mut out);
+    assert_eq!(out, [1.5 * 0.25, 0.5f32.exp()]);
+    assert_eq!(
+        j,
+        vec![vec![0.25, 0.0, 0.0, 1.5], vec![0.0, 0.5f32.exp(), 0.0, 0.0]]
+    );
+    let g = o_mat32_vjp(&m, &mut out, &[1.0, 0.0]);
+    assert_eq!(g, vec![vec![0.25, 0.0], vec![0.0, 1.5]]);
+}
