@@ -21,6 +21,14 @@
 //! `_vjp` of unit cotangents, `_hessian` is central differences of `_grad`, `_hvp` is `_hessian` times
 //! the direction (each unit column and a random one), `_derivatives` are central differences of the
 //! previous order.
+//!
+//! The cells are in two files (this one: scalars, `f32`, `T: Float` on `f32`, `Dual<f64>` and
+//! `Dual<Dual<f64>>`, `&f64`, sequences, matrices, tuples; `tests/matrix33_more.rs`: structs, outputs,
+//! integers and `bool`, `wrt(..)`, methods, a generic `impl`, modules and calls), sharing
+//! `tests/matrix33/harness.rs`. No wrong value was found. Three programs API.md allows did not compile
+//! and were fixed with this probe: `vec![m::sq(x)]` (a call by a path inside `vec!`, `shadow.rs`),
+//! `*out = [..]` and `out.copy_from_slice(&[..])` of an array output (`slice_writes.rs`), and an `f32`
+//! matrix by reference, `&[Vec<f32>]`, `&[[f32; 3]; 2]`, `&[[f32; 3]]` (`struct_whole::pairs`).
 
 // The forms as a user writes them: a copy by a loop (`s_vec_mut`), `s = s + ..` in generic code, a
 // compound assignment that reads its target (`m[i][j] *= m[i][j] * head` in `s_nested_mut`).
