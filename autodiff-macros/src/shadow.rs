@@ -368,6 +368,13 @@ pub(crate) fn read_copy_calls(block: &mut syn::Block) {
             }
             *expr = syn::parse_quote!(#call(#args));
         }
+        // `vec![m::g(x), ..]`: the writer rewrote the calls inside the macro (`visit_expr_mut` of the
+        // shadow), which `syn`'s visitors leave as tokens.
+        fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+            if m.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(m, |arg| self.visit_expr_mut(arg));
+            }
+        }
     }
     Read.visit_block_mut(block);
 }
@@ -396,6 +403,12 @@ pub(crate) fn write_copy_calls(block: &mut syn::Block) {
             };
             let args = &call.args;
             *expr = syn::parse_quote!(#callee(#args));
+        }
+
+        fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+            if m.path.is_ident("vec") {
+                crate::chains::rewrite_vec_args(m, |arg| self.visit_expr_mut(arg));
+            }
         }
 
         fn visit_item_mut(&mut self, _: &mut syn::Item) {}
@@ -3371,6 +3384,39 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("call_on"), "{text}");
+    }
+
+    // `vec![m::sq(x)]` in a first-order function: the writer rewrites the call inside the macro, and
+    // the reader read it back only outside macros, leaving `copy_by_path!(..).call_on(x)` for the
+    // lowering ("the method `call_on` has no known derivative"; matrix33).
+    #[test]
+    fn calls_by_a_path_inside_vec_read_back() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: f64) -> Vec<f64> {
+                vec![m::sq(x), 2.0 * m::sq(x)]
+            }
+        );
+        let name = Ident::new("__f_generic", Span::call_site());
+        let calls = ["m :: sq".to_string()];
+        let mut copy = shadow(
+            &item,
+            "f64",
+            &name,
+            &calls,
+            &[],
+            Locals::AllButMatrices,
+            false,
+        );
+        let text = copy.block.to_token_stream().to_string();
+        assert_eq!(text.matches(". call_on (x)").count(), 2, "{text}");
+        read_copy_calls(&mut copy.block);
+        let text = copy.block.to_token_stream().to_string();
+        let read = "< m :: sq as :: autodiff :: __private :: GenericCopy > :: Copy :: call (x)";
+        assert_eq!(text.matches(read).count(), 2, "{text}");
+        assert!(!text.contains("call_on"), "{text}");
+        write_copy_calls(&mut copy.block);
+        let text = copy.block.to_token_stream().to_string();
+        assert_eq!(text.matches(". call_on (x)").count(), 2, "{text}");
     }
 
     #[test]

@@ -20,6 +20,77 @@ pub(crate) fn desugar(block: &mut syn::Block, temporaries: &mut usize, errors: &
     .visit_block_mut(block);
 }
 
+// Input:  fn f(x: &[f64; 2], out: &mut [f64; 3]) { *out = [x[0], x[1], 1.0]; }
+// Output: fn f(x: &[f64; 2], out: &mut [f64; 3]) { out.copy_from_slice(&[x[0], x[1], 1.0]); }
+/// `*out = value;` of an output parameter `out: &mut [T; N]` (an array written whole, as Rust allows): the
+/// copy it is, which `desugar` then writes element by element. Left alone where the body binds the
+/// parameter's name again (`let out = ..`), and for other types (`*e = ..` of a float output is lowered
+/// as written; `*v = vec![..]` of a `&mut Vec<T>` may change its length).
+pub(crate) fn array_outputs_assigned(block: &mut syn::Block, sig: &syn::Signature) {
+    let outputs: Vec<String> = sig
+        .inputs
+        .iter()
+        .filter_map(|input| {
+            let syn::FnArg::Typed(t) = input else {
+                return None;
+            };
+            let syn::Pat::Ident(p) = &*t.pat else {
+                return None;
+            };
+            let syn::Type::Reference(r) = &*t.ty else {
+                return None;
+            };
+            (r.mutability.is_some() && matches!(&*r.elem, syn::Type::Array(_)))
+                .then(|| p.ident.to_string())
+        })
+        .collect();
+    if outputs.is_empty() {
+        return;
+    }
+    struct Bound<'a>(&'a [String], bool);
+    impl<'ast> syn::visit::Visit<'ast> for Bound<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.1 |= self.0.contains(&p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut bound = Bound(&outputs, false);
+    syn::visit::Visit::visit_block(&mut bound, block);
+    if bound.1 {
+        return;
+    }
+    struct Assigned<'a>(&'a [String]);
+    impl VisitMut for Assigned<'_> {
+        fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+            syn::visit_mut::visit_stmt_mut(self, stmt);
+            let Stmt::Expr(Expr::Assign(a), Some(_)) = stmt else {
+                return;
+            };
+            let Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Deref(_),
+                expr: target,
+                ..
+            }) = &*a.left
+            else {
+                return;
+            };
+            let Expr::Path(p) = &**target else { return };
+            if !p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.0.contains(&i.to_string()))
+            {
+                return;
+            }
+            let value = &a.right;
+            let span = a.eq_token.span;
+            *stmt = syn::parse_quote_spanned!(span=> #target.copy_from_slice(&#value););
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    Assigned(&outputs).visit_block_mut(block);
+}
+
 /// Rewrites the loops over `&mut` elements of `block` (errors dropped: the pipeline reports them), for the
 /// analysis of `incoming.rs`, which reads `out.fill(v)` and `out[a..b].copy_from_slice(src)` as they are
 /// written.
@@ -145,6 +216,22 @@ impl VisitMut for Rewrite<'_> {
                             let #from = #start;
                             let #len = ::autodiff::__private::window_len(#w.len(), #from, #end);
                         },
+                    )
+                }
+                // An array made for the copy (`out.copy_from_slice(&[a, b])`, `&[v; 2]`, `&f(x)`,
+                // `&vec![..]`): bound to a local first, evaluated once before the writes (as Rust
+                // evaluates it before copying), and read by index as a local array is.
+                None if matches!(
+                    source,
+                    Expr::Array(_) | Expr::Repeat(_) | Expr::Call(_) | Expr::Macro(_)
+                ) =>
+                {
+                    let made = self.name("copy_source");
+                    (
+                        quote!(#made.len()),
+                        quote!(#made),
+                        read,
+                        quote!(let #made = #source;),
                     )
                 }
                 None => {
@@ -721,4 +808,61 @@ fn returns(body: &Expr) -> Option<syn::ExprReturn> {
     let mut find = Find(None);
     syn::visit::Visit::visit_expr(&mut find, body);
     find.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::ToTokens;
+
+    fn tokens(block: &syn::Block) -> String {
+        block.to_token_stream().to_string()
+    }
+
+    #[test]
+    fn an_array_output_assigned_whole_is_a_copy() {
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn f(x: &[f64; 2], out: &mut [f64; 2], e: &mut f64, v: &mut Vec<f64>) {
+                *out = [x[1], x[0]];
+                *e = x[0];
+                *v = vec![x[0]];
+            }
+        );
+        let mut block = *item.block.clone();
+        array_outputs_assigned(&mut block, &item.sig);
+        let text = tokens(&block);
+        assert!(
+            text.contains("out . copy_from_slice (& [x [1] , x [0]]) ;"),
+            "{text}"
+        );
+        // A float output and a `Vec` (whose length the assignment may change) as written.
+        assert!(text.contains("* e = x [0] ;"), "{text}");
+        assert!(text.contains("* v = vec ! [x [0]] ;"), "{text}");
+        // The name bound again in the body: not the parameter any more, left alone.
+        let item: syn::ItemFn = syn::parse_quote!(
+            fn g(x: &[f64; 2], out: &mut [f64; 2]) {
+                let out = &mut [0.0; 2];
+                *out = [x[1], x[0]];
+            }
+        );
+        let mut block = *item.block.clone();
+        array_outputs_assigned(&mut block, &item.sig);
+        assert!(tokens(&block).contains("* out = [x [1] , x [0]] ;"));
+    }
+
+    #[test]
+    fn an_array_made_for_a_copy_is_bound_before_the_writes() {
+        let mut block: syn::Block = syn::parse_quote!({
+            out.copy_from_slice(&[out[1] * x, out[0]]);
+        });
+        let mut errors = Errors::default();
+        desugar(&mut block, &mut 0, &mut errors);
+        assert_eq!(errors.len(), 0);
+        let text = tokens(&block);
+        // Evaluated once, before the loop writes `out` (the value reads `out`'s incoming elements).
+        let bind = text.find("= [out [1] * x , out [0]] ;").expect(&text);
+        let write = text.find("for").expect(&text);
+        assert!(bind < write, "{text}");
+        assert!(!text.contains("([out"), "{text}");
+    }
 }

@@ -848,12 +848,30 @@ pub(crate) mod pairs {
         ty
     }
 
-    /// The float type a matrix type holds: `f32` if it names it, else `f64`.
+    /// The float type a matrix type holds: `f32` if it names it, else `f64`. (Looked for inside the
+    /// brackets too: `[Vec<f32>]` is one group of tokens, whose `f32` the top level does not show, which
+    /// made `&[f64]` the values of an `f32` matrix and broke its function's first order; matrix33.)
     fn float_of(ty: &syn::Type) -> Ident {
-        let f32 = quote::ToTokens::to_token_stream(ty)
-            .into_iter()
-            .any(|t| t.to_string() == "f32");
+        fn names_f32(tokens: proc_macro2::TokenStream) -> bool {
+            tokens.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Group(g) => names_f32(g.stream()),
+                t => t.to_string() == "f32",
+            })
+        }
+        let f32 = names_f32(quote::ToTokens::to_token_stream(ty));
         Ident::new(if f32 { "f32" } else { "f64" }, Span::call_site())
+    }
+
+    #[cfg(test)]
+    #[test]
+    fn the_float_of_a_matrix_is_found_inside_its_brackets() {
+        let float = |ty: syn::Type| float_of(&ty).to_string();
+        assert_eq!(float(syn::parse_quote!([Vec<f32>])), "f32");
+        assert_eq!(float(syn::parse_quote!([[f32; 2]; 2])), "f32");
+        assert_eq!(float(syn::parse_quote!([[f32; 2]])), "f32");
+        assert_eq!(float(syn::parse_quote!(Vec<Vec<f32>>)), "f32");
+        assert_eq!(float(syn::parse_quote!([Vec<f64>])), "f64");
+        assert_eq!(float(syn::parse_quote!([[f64; 3]; 2])), "f64");
     }
 
     /// `__g_pairs` of a free function `item` of floats and slices without type parameters or outputs,
