@@ -157,10 +157,19 @@ pub fn run(root: &Path, opts: &Options) -> Result<bool, String> {
         fs::remove_dir_all(&src_dir).map_err(|e| e.to_string())?;
     }
     fs::create_dir_all(&files_dir).map_err(|e| e.to_string())?;
-    copy_dir(
-        &root.join("tests").join("common"),
-        &files_dir.join("common"),
-    )?;
+    // The test files' modules of their own (`mod common;`, `#[path = "matrix33/harness.rs"] mod harness;`),
+    // beside the copies of the files: every folder of `tests/` but the UI cases, the expansion snapshots
+    // and the crate `adlib`.
+    for entry in fs::read_dir(root.join("tests")).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if path.is_dir() && !["ui", "expand", "adlib"].contains(&name) {
+            copy_dir(&path, &files_dir.join(name))?;
+        }
+    }
     copy_dir(
         &root.join("examples").join("shared"),
         &files_dir.join("shared"),

@@ -10,7 +10,7 @@
     dead_code
 )]
 
-pub use crate::common::probe::{
+pub use super::common::probe::{
     assert_near, assert_vec_near, check_vector, dot, fd1, fd_columns, fd_gradient, norm, seed_of,
     Flat, Lcg, GARBAGE,
 };
