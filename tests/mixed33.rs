@@ -11,7 +11,11 @@
 //! Checked against derivatives worked out by hand and against central differences of `_grad` (with a step
 //! that `f32` resolves), at several points.
 
-#![allow(clippy::excessive_precision)]
+#![allow(
+    clippy::excessive_precision,
+    clippy::needless_range_loop,
+    clippy::ptr_arg
+)]
 
 mod common;
 
@@ -99,6 +103,22 @@ pub fn one_of_each(x: f32, y: f64) -> f64 {
 #[differentiable(order = 3)]
 pub fn f64_input_f32_result(x: f64, n: usize) -> f32 {
     (x * x * x) as f32 * n as f32
+}
+
+/// `a sum w_i^2` of `f32` data accumulated in `f64`, beside an `f64` scalar.
+#[differentiable(order = 2)]
+pub fn f32_slice_f64_result(w: &[f32], a: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += (w[i] as f64) * (w[i] as f64) * a;
+    }
+    s
+}
+
+/// `w0 v1 z0 r0 + w1^2` of `f32` arrays, an array reference, a `Vec` and a `&Vec`.
+#[differentiable(order = 2)]
+pub fn f32_containers(w: [f32; 2], v: &[f32; 2], z: Vec<f32>, r: &Vec<f32>) -> f64 {
+    (w[0] * v[1] * z[0] * r[0]) as f64 + (w[1] * w[1]) as f64
 }
 
 /// The second derivative of a scalar `f32` gradient by central differences with a step `f32` resolves.
@@ -312,4 +332,47 @@ fn scalar_parameters_of_the_other_float_type() {
             assert_close(*a as f64, b, 1e-5, &format!("derivative {i}"));
         }
     }
+}
+
+#[test]
+fn slices_vecs_and_arrays_of_the_other_float_type() {
+    for (w, a) in [(vec![0.5f32, 2.0], 1.5f64), (vec![-1.25, 0.25, 3.0], -0.5)] {
+        let w64: Vec<f64> = w.iter().map(|&v| v as f64).collect();
+        let sq: f64 = w64.iter().map(|v| v * v).sum();
+        let (v, (gw, ga), h) = f32_slice_f64_result_hessian(&w, a);
+        assert_close(v, a * sq, 1e-6, "value");
+        let gw64: Vec<f64> = gw.iter().map(|&g| g as f64).collect();
+        let by_hand: Vec<f64> = w64.iter().map(|v| 2.0 * a * v).collect();
+        assert_all_close(&gw64, &by_hand, 1e-6, "d/dw");
+        assert_close(ga, sq, 1e-6, "d/da");
+        let n = w.len();
+        for i in 0..n {
+            for j in 0..n {
+                let expected = if i == j { 2.0 * a } else { 0.0 };
+                assert_close(h[i][j], expected, 1e-6, "d2/dw dw");
+            }
+            assert_close(h[i][n], 2.0 * w64[i], 1e-6, "d2/dw da");
+            assert_close(h[n][i], 2.0 * w64[i], 1e-6, "d2/da dw");
+        }
+        assert_close(h[n][n], 0.0, 1e-12, "d2/da2");
+        // The direction in the parameters' own types, the product back in them.
+        let mut e = vec![0.0f32; n];
+        e[0] = 1.0;
+        let (_, _, (hw, ha)) = f32_slice_f64_result_hvp(&w, a, (e, 0.0));
+        let hw: Vec<f64> = hw.iter().map(|&v| v as f64).collect();
+        let column: Vec<f64> = (0..n).map(|i| h[i][0]).collect();
+        assert_all_close(&hw, &column, 1e-6, "hvp along w0");
+        assert_close(ha, h[n][0], 1e-6, "hvp along w0, a");
+    }
+    let (w, v, z, r) = ([0.5f32, 2.0], [1.0f32, 3.0], vec![2.0f32], vec![0.5f32]);
+    let (value, (gw, gv, gz, gr), h) = f32_containers_hessian(w, &v, z.clone(), &r);
+    assert_close(value, 5.5, 1e-6, "value");
+    assert_eq!(gw, [3.0, 4.0]);
+    assert_eq!(gv, [0.0, 0.5]);
+    assert_eq!(gz, vec![0.75]);
+    assert_eq!(gr, vec![3.0]);
+    // Inputs flattened (w0, w1, v0, v1, z0, r0).
+    assert_all_close(&h[0], &[0.0, 0.0, 0.0, 1.0, 1.5, 6.0], 1e-6, "row w0");
+    assert_all_close(&h[1], &[0.0, 2.0, 0.0, 0.0, 0.0, 0.0], 1e-6, "row w1");
+    assert_all_close(&h[5], &[6.0, 0.0, 0.0, 1.0, 1.5, 0.0], 1e-6, "row r0");
 }

@@ -154,21 +154,25 @@ fn through_shadow(
         }
     };
     let other = if float == "f64" { "f32" } else { "f64" };
-    // A scalar parameter of the other float type (`fn f(x: f32, y: f64) -> f64`) is converted to the
-    // result's where the items call the copy, and its derivatives back.
-    let is_other =
-        |ty: &Type| matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(other));
+    // A parameter of the other float type (`fn f(x: f32, w: &[f32]) -> f64`), a scalar or a slice, `Vec` or
+    // array of them, is converted to the result's where the items call the copy, and its derivatives back.
+    let mut forms = Vec::new();
     for p in &sig.params {
-        if !is_other(&p.ty) && mentions(p.ty.to_token_stream(), other) {
-            errors.spanned(
-                &p.ty,
-                format!(
-                    "with `order = K`, a function returning `{float}` takes its slices, arrays and other \
-                     containers of floats in `{float}` (its Hessian runs on dual numbers of one float type; a \
-                     scalar `{other}` parameter is converted): take this parameter in `{float}` (callers \
-                     convert), or leave `order = K` out (its first order works)"
-                ),
-            );
+        match OtherFloat::of(p, other) {
+            Some(form) => forms.push(form),
+            None => {
+                forms.push(OtherFloat::No);
+                errors.spanned(
+                    &p.ty,
+                    format!(
+                        "with `order = K`, a function returning `{float}` takes its matrices, tuples and \
+                         references to scalars of floats in `{float}` (its Hessian runs on dual numbers of one \
+                         float type; a scalar `{other}`, or a slice, `Vec` or array of them, is converted): \
+                         take this parameter in `{float}` (callers convert), or leave `order = K` out (its \
+                         first order works)"
+                    ),
+                );
+            }
         }
     }
     // Checked on the function as written: the shadow's own float type (`__S`) must not reach a message.
@@ -205,33 +209,30 @@ fn through_shadow(
     let other_ty = Ident::new(other, proc_macro2::Span::call_site());
     let call = |suffix: &str, extra: Option<TokenStream>| {
         let callee = quote::format_ident!("{}_{}", shadow_name, suffix);
-        let params = sig.params.iter().map(|p| {
-            let ident = &p.ident;
-            if is_other(&p.ty) {
-                quote!(#ident as #float_ty)
-            } else {
-                quote!(#ident)
-            }
-        });
+        let params = sig
+            .params
+            .iter()
+            .zip(&forms)
+            .map(|(p, form)| form.input(&p.ident, &p.ty, &float_ty));
         quote!(#owner #callee(#(#params,)* #extra))
     };
-    // Which components of the gradient are of the other float type.
-    let active_other: Vec<bool> = sig.active().map(|p| is_other(&p.ty)).collect();
-    let mixed = active_other.contains(&true);
-    // A gradient-shaped value in `from`'s components converted to `to` where they are of the other type.
+    // The form of each component of the gradient.
+    let active_forms: Vec<OtherFloat> = sig
+        .params
+        .iter()
+        .zip(&forms)
+        .filter(|(p, _)| p.active)
+        .map(|(_, form)| *form)
+        .collect();
+    let mixed = active_forms.iter().any(|f| *f != OtherFloat::No);
+    // A gradient-shaped value with its components of the other type's forms converted to `to`.
     let convert_gradient = |g: TokenStream, to: &Ident| -> TokenStream {
-        match active_other.as_slice() {
-            [one] => match one {
-                true => quote!((#g as #to)),
-                false => g,
-            },
+        match active_forms.as_slice() {
+            [one] => one.gradient(g, to),
             many => {
-                let parts = many.iter().enumerate().map(|(i, other)| {
+                let parts = many.iter().enumerate().map(|(i, form)| {
                     let index = syn::Index::from(i);
-                    match other {
-                        true => quote!(#g.#index as #to),
-                        false => quote!(#g.#index),
-                    }
+                    form.gradient(quote!(#g.#index), to)
                 });
                 quote!((#(#parts,)*))
             }
@@ -305,6 +306,81 @@ fn through_shadow(
         #[doc = #hessian_doc]
         #hessian_sig { #hessian_call }
         #derivatives
+    }
+}
+
+/// How a parameter of a function with `order = K` holds the float type other than its result's (`x: f32`
+/// in a function returning `f64`), which the items convert where they call the copy.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum OtherFloat {
+    /// Not at all.
+    No,
+    /// A scalar, `x: f32`.
+    Scalar,
+    /// A slice, `Vec` or array of them: `&[f32]`, `&Vec<f32>`, `Vec<f32>`, `[f32; N]`, `&[f32; N]`.
+    Elements { fixed: bool, by_ref: bool },
+}
+
+impl OtherFloat {
+    /// The form of `p`, with `other` the other float type; `None` for one the items cannot convert (a
+    /// matrix, a tuple, `&f32`).
+    fn of(p: &Param, other: &str) -> Option<OtherFloat> {
+        if !mentions(p.ty.to_token_stream(), other) {
+            return Some(OtherFloat::No);
+        }
+        if matches!(&p.ty, Type::Path(t) if t.qself.is_none() && t.path.is_ident(other)) {
+            return Some(OtherFloat::Scalar);
+        }
+        match p.array {
+            Some(shape) if !shape.matrix => Some(OtherFloat::Elements {
+                fixed: shape.fixed,
+                by_ref: !shape.owned,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The parameter `x` of the declared type `ty` as the copy takes it, in `to`.
+    fn input(self, x: &Ident, ty: &Type, to: &Ident) -> TokenStream {
+        let slice = matches!(ty, Type::Reference(r) if matches!(&*r.elem, Type::Slice(_)));
+        match self {
+            OtherFloat::No => quote!(#x),
+            OtherFloat::Scalar => quote!(#x as #to),
+            OtherFloat::Elements {
+                fixed: true,
+                by_ref,
+            } => {
+                let array = quote!((*&#x).map(|v| v as #to));
+                if by_ref {
+                    quote!(&#array)
+                } else {
+                    array
+                }
+            }
+            OtherFloat::Elements {
+                fixed: false,
+                by_ref,
+            } => {
+                let vec = quote!(#x.iter().map(|&v| v as #to).collect::<::std::vec::Vec<#to>>());
+                match (by_ref, slice) {
+                    (true, true) => quote!(&(#vec)[..]),
+                    (true, false) => quote!(&#vec),
+                    (false, _) => vec,
+                }
+            }
+        }
+    }
+
+    /// A gradient (or direction) component `g` of this form converted to `to`.
+    fn gradient(self, g: TokenStream, to: &Ident) -> TokenStream {
+        match self {
+            OtherFloat::No => g,
+            OtherFloat::Scalar => quote!((#g as #to)),
+            OtherFloat::Elements { fixed: true, .. } => quote!(#g.map(|v| v as #to)),
+            OtherFloat::Elements { fixed: false, .. } => {
+                quote!(#g.iter().map(|&v| v as #to).collect::<::std::vec::Vec<#to>>())
+            }
+        }
     }
 }
 
