@@ -100,7 +100,8 @@ pub(crate) fn constant_stand_ins(s: &StructFunction) -> TokenStream {
     if !returns_f64(s) || serves(s) || !structs_fit(s, Constant::Any) {
         return TokenStream::new();
     }
-    stand_ins_without_copy(s, NoCopy::ConstantFields.reason())
+    crate::constant_whole::items(s)
+        .unwrap_or_else(|| stand_ins_without_copy(s, NoCopy::ConstantFields.reason()))
 }
 
 /// The hidden function `__f_whole`, `f_hvp` and `f_hessian`.

@@ -1,0 +1,342 @@
+//! `__g_whole` of an `order = K` function that keeps its parameter structs constant and only reads their
+//! fields (`struct_higher.rs`'s way, which needs no derive): the hidden function an `order = K` caller
+//! calls where it passes the struct on whole (`g(p, x)`, through `struct_whole.rs`'s values view), made
+//! of forwarding items that bind the fields from the struct and call `__g_fields`' own items.
+//!
+//! The struct is constant in `g`, and so its values view: the forwarding takes it and gives back no
+//! derivative for it (zeros). A caller that differentiates the struct does not reach here: the first order
+//! of its call of `g`, which keeps the struct constant, is an error there (`DifferentiatedSlot`).
+//!
+//! ```text
+//! // Input:
+//! #[differentiable(wrt(x), order = 2)]
+//! fn reads(p: &Cfg, x: &[f64]) -> f64 { p.b * x[0] * x[1] }
+//! // Output (beside `__reads_fields`, `reads_hvp`, ..):
+//! fn __reads_whole(p: &<Cfg as Itself>::Type, __p_values: &[f64], x: &[f64]) -> f64 {
+//!     let __p_b = p.b;
+//!     __reads_fields(__p_b, x)
+//! }
+//! struct __reads_whole {}
+//! impl __reads_whole {
+//!     fn vjp_into(self, p: &Cfg, __p_values: &[f64], x: &[f64], d_ret: f64,
+//!         grads: ((), Option<&mut [f64]>, Option<&mut [f64]>)) -> f64 {
+//!         let (_, _, __slot_x) = grads;
+//!         let __p_b = p.b;
+//!         __reads_fields {}.vjp_into(__p_b, x, d_ret, (Default::default(), __slot_x))
+//!     }
+//!     fn jvp(..) -> (f64, f64) { .. __reads_fields {}.jvp(__p_b, x, (<f64 as Zero>::zero(), __tangent_x)) }
+//!     fn vjp(..) -> (f64, ((), Vec<f64>, Vec<f64>)) { .. }
+//! }
+//! struct ____reads_whole_generic {}
+//! impl ____reads_whole_generic {
+//!     fn call<__S: Float>(p: &Cfg, __p_values: &[__S], x: &[__S]) -> __S {
+//!         let __p_b = lift::<__S, _>(p.b.clone());
+//!         <__reads_fields as GenericCopy>::Copy::call(__p_b, x)
+//!     }
+//!     ..  (`vjp_into`, `jvp`, `vjp` through `<__reads_fields as GenericCopy>::copy()`)
+//! }
+//! impl GenericCopy for __reads_whole { type Copy = ____reads_whole_generic; .. }
+//! impl HasGenericCopy for __reads_whole {}
+//! ```
+
+use crate::ir::Kind;
+use crate::struct_higher::StructFunction;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::Ident;
+
+/// The forwarding `__g_whole` of `s` and its generic copy (with `__g_pairs`, which a caller passing a
+/// nested struct field on whole calls), or `None` where `s` is outside what it serves: a method, a
+/// function with type parameters, one that differentiates a struct, reads a matrix field or passes a
+/// field on whole, or has no differentiated input (then it has no `__g_fields`).
+pub(crate) fn items(s: &StructFunction) -> Option<TokenStream> {
+    let item = s.item;
+    let fits = !crate::expand::is_method(item)
+        && item.sig.generics.params.is_empty()
+        && s.sig.params.iter().any(|p| p.active)
+        && s.sig
+            .params
+            .iter()
+            .all(|p| !(matches!(p.kind, Kind::Struct(_)) && p.active))
+        && s.sig.outputs().next().is_none()
+        && s.flat.field_inputs().all(|f| !f.matrix && !f.whole);
+    if !fits {
+        return None;
+    }
+    let f64_ident = Ident::new("f64", Span::call_site());
+    let scalar = Ident::new("__S", Span::call_site());
+    let first = Forwarding::new(s, &f64_ident, false).items();
+    let second = Forwarding::new(s, &scalar, true).items();
+    let whole = crate::naming::whole_function(&item.sig.ident);
+    let copy = crate::naming::generic_copy(&whole);
+    let vis = &item.vis;
+    let [function, first_derivatives @ ..] = first.as_slice() else {
+        return None;
+    };
+    let pairs = crate::struct_whole::pairs::of_structs(s);
+    let hidden = quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, unused_variables, clippy::all, clippy::pedantic, clippy::nursery)]
+    };
+    Some(quote! {
+        #hidden
+        #function
+        #hidden
+        #[allow(non_camel_case_types)]
+        #vis struct #whole {}
+        #hidden
+        impl #whole { #(#first_derivatives)* }
+        #hidden
+        #[allow(non_camel_case_types)]
+        #vis struct #copy {}
+        #hidden
+        impl #copy { #(#second)* }
+        impl ::autodiff::__private::GenericCopy for #whole {
+            type Copy = #copy;
+            #[inline(always)]
+            fn copy() -> #copy { #copy {} }
+        }
+        impl ::autodiff::__private::HasGenericCopy for #whole {}
+        #pairs
+    })
+}
+
+/// The forwarding items over one float type: `f64` (the function and its companion's derivatives) or the
+/// generic copy's `__S`.
+struct Forwarding<'a> {
+    s: &'a StructFunction<'a>,
+    scalar: &'a Ident,
+    generic: bool,
+    /// Each parameter of `__g_whole`, declared.
+    params: Vec<TokenStream>,
+    /// The slots of `vjp_into`'s `grads`, `jvp`'s `tangents` and `vjp`'s cotangents, as types.
+    into_types: Vec<TokenStream>,
+    tangent_types: Vec<TokenStream>,
+    cotangent_types: Vec<TokenStream>,
+    /// Per slot, the local a non-struct parameter's slot is bound to (`None` for a struct's two).
+    locals: Vec<Option<Ident>>,
+}
+
+impl<'a> Forwarding<'a> {
+    fn new(s: &'a StructFunction<'a>, scalar: &'a Ident, generic: bool) -> Self {
+        let float = |tokens: TokenStream| match generic {
+            true => {
+                let tokens = crate::shadow::replace_float(tokens, "f64", scalar);
+                crate::shadow::replace_float(tokens, "f32", scalar)
+            }
+            false => tokens,
+        };
+        let mut f = Forwarding {
+            s,
+            scalar,
+            generic,
+            params: Vec::new(),
+            into_types: Vec::new(),
+            tangent_types: Vec::new(),
+            cotangent_types: Vec::new(),
+            locals: Vec::new(),
+        };
+        let slots = crate::expand::companion_slots(s.sig);
+        for (p, slot) in s.sig.params.iter().zip(&slots) {
+            if let Kind::Struct(ty) = &p.kind {
+                // The struct, by the name the body reads its fields by, and its values view.
+                let ident = &p.ident;
+                let values = format_ident!(
+                    "__{}_values",
+                    crate::naming::unraw(ident),
+                    span = Span::call_site()
+                );
+                f.params
+                    .push(quote!(#ident: &<#ty as ::autodiff::__private::Itself>::Type));
+                f.params.push(quote!(#values: &[#scalar]));
+                f.into_types.push(quote!(()));
+                f.into_types
+                    .push(quote!(::core::option::Option<&mut [#scalar]>));
+                f.tangent_types.push(quote!(()));
+                f.tangent_types.push(quote!(::std::vec::Vec<#scalar>));
+                f.cotangent_types.push(quote!(()));
+                f.cotangent_types.push(quote!(::std::vec::Vec<#scalar>));
+                f.locals.extend([None, None]);
+                continue;
+            }
+            f.params.push(float(crate::signature::declare(&slot.ident, &slot.ty)));
+            f.into_types.push(float(slot.into.ty()));
+            f.tangent_types
+                .push(float(slot.tangent_ty.clone().unwrap_or_else(|| quote!(()))));
+            f.cotangent_types.push(match (&slot.tangent_ty, slot.active) {
+                (Some(t), true) => float(t.clone()),
+                _ => quote!(()),
+            });
+            f.locals.push(Some(format_ident!(
+                "__slot_{}",
+                crate::naming::unraw(&p.ident),
+                span = Span::mixed_site()
+            )));
+        }
+        f
+    }
+
+    /// The function (`call` of the copy, then `call_on`), `vjp_into`, `jvp` and `vjp`.
+    fn items(&self) -> Vec<TokenStream> {
+        let s = self.s;
+        let scalar = self.scalar;
+        let vis = &s.item.vis;
+        let ret = quote!(#scalar);
+        let generics = self
+            .generic
+            .then(|| quote!(<#scalar: ::autodiff::__private::Float>));
+        let params = &self.params;
+        let prologue = match self.generic {
+            true => s.flat.bind_fields_lifted(s.sig, scalar),
+            false => s.flat.bind_fields(s.sig),
+        };
+        let args = crate::struct_higher::call_args(s, false);
+        let fields = crate::struct_higher::fields_name(s.item);
+        // `__g_fields`' own items: the function and its companion, or its generic copy's.
+        let (call, companion) = match self.generic {
+            true => (
+                quote!(<#fields as ::autodiff::__private::GenericCopy>::Copy::call),
+                quote!(<#fields as ::autodiff::__private::GenericCopy>::copy()),
+            ),
+            false => (quote!(#fields), quote!(#fields {})),
+        };
+        let name = match self.generic {
+            true => Ident::new("call", Span::call_site()),
+            false => crate::naming::whole_function(&s.item.sig.ident),
+        };
+        let fixed = |n: &str| Ident::new(n, Span::mixed_site());
+        let (d_ret, grads, tangents, value, cotangents) = (
+            fixed("d_ret"),
+            fixed("grads"),
+            fixed("tangents"),
+            fixed("__value"),
+            fixed("__cotangents"),
+        );
+        // The slots of `__g_fields`' items: the fields' (none given back for a constant struct, zero
+        // tangents), then the other parameters' as the caller passed them.
+        let (field_slots, field_tangents) = self.field_slots();
+        let locals: Vec<&Ident> = self.locals.iter().flatten().collect();
+        let pattern: Vec<TokenStream> = self
+            .locals
+            .iter()
+            .map(|l| match l {
+                Some(l) => quote!(#l),
+                None => quote!(_),
+            })
+            .collect();
+        let (into_types, tangent_types, cotangent_types) =
+            (&self.into_types, &self.tangent_types, &self.cotangent_types);
+        // `vjp`'s cotangents: the struct's nothing and zeros over its view, the others' from `__g_fields`
+        // after its fields'.
+        let field_count = s.flat.field_inputs().count();
+        let skipped = (0..field_count).map(|_| quote!(_));
+        let mut gathered = Vec::new();
+        for (p, local) in s.sig.params.iter().zip(self.param_locals()) {
+            match (&p.kind, local) {
+                (Kind::Struct(_), _) => {
+                    let values = format_ident!(
+                        "__{}_values",
+                        crate::naming::unraw(&p.ident),
+                        span = Span::call_site()
+                    );
+                    gathered.push(quote!(()));
+                    gathered.push(quote!(::autodiff::__private::zeros_like(&#values[..])));
+                }
+                (_, Some(local)) => gathered.push(quote!(#local)),
+                (_, None) => {}
+            }
+        }
+        let function = quote! {
+            #[inline]
+            #vis fn #name #generics (#(#params),*) -> #ret {
+                #prologue
+                #call(#(#args),*)
+            }
+        };
+        let receiver = quote!(self,);
+        let on = match self.generic {
+            true => Some(quote! {
+                #[inline(always)]
+                #vis fn call_on #generics (#receiver #(#params),*) -> #ret {
+                    #prologue
+                    #call(#(#args),*)
+                }
+            }),
+            false => None,
+        };
+        let vjp_into = quote! {
+            #[inline]
+            #vis fn vjp_into #generics (#receiver #(#params,)* #d_ret: #ret, #grads: (#(#into_types,)*)) -> #ret {
+                let (#(#pattern,)*) = #grads;
+                #prologue
+                #companion.vjp_into(#(#args,)* #d_ret, (#(#field_slots,)* #(#locals,)*))
+            }
+        };
+        let jvp = quote! {
+            #[inline]
+            #vis fn jvp #generics (#receiver #(#params,)* #tangents: (#(#tangent_types,)*)) -> (#ret, #ret) {
+                let (#(#pattern,)*) = #tangents;
+                #prologue
+                #companion.jvp(#(#args,)* (#(#field_tangents,)* #(#locals,)*))
+            }
+        };
+        let vjp = quote! {
+            #[inline]
+            #vis fn vjp #generics (#receiver #(#params,)* #d_ret: #ret) -> (#ret, (#(#cotangent_types,)*)) {
+                #prologue
+                let (#value, #cotangents) = #companion.vjp(#(#args,)* #d_ret);
+                let (#(#skipped,)* #(#locals,)*) = #cotangents;
+                (#value, (#(#gathered,)*))
+            }
+        };
+        let mut items = vec![function];
+        items.extend(on);
+        items.extend([vjp_into, jvp, vjp]);
+        items
+    }
+
+    /// Per declared parameter, the local its slot is bound to (`None` for a struct).
+    fn param_locals(&self) -> Vec<Option<&Ident>> {
+        let mut locals = self.locals.iter();
+        self.s
+            .sig
+            .params
+            .iter()
+            .map(|p| match p.kind {
+                Kind::Struct(_) => {
+                    locals.next();
+                    locals.next();
+                    None
+                }
+                _ => locals.next().and_then(Option::as_ref),
+            })
+            .collect()
+    }
+
+    /// For each field input, its slot in `__g_fields`' `vjp_into` (none given: `None`, or `()` for a field
+    /// without a derivative) and its zero tangent in `jvp`.
+    fn field_slots(&self) -> (Vec<TokenStream>, Vec<TokenStream>) {
+        let s = self.s;
+        let scalar = self.scalar;
+        let floats = crate::struct_higher::float_fields(s);
+        let default = quote!(::core::default::Default::default());
+        s.flat
+            .field_inputs()
+            .zip(floats)
+            .map(|(f, float)| {
+                let input = f.ident;
+                let measured = s.sig.params.get(f.parent).is_some_and(|p| {
+                    crate::struct_higher::only_measured(s, p, input)
+                });
+                let tangent = match (f.array, float) {
+                    (true, true) if f.constant.is_none() && !measured => {
+                        quote!(::autodiff::__private::zeros_like(&#input[..]))
+                    }
+                    (false, true) => quote!(<#scalar as ::autodiff::__private::Zero>::zero()),
+                    _ => default.clone(),
+                };
+                (default.clone(), tangent)
+            })
+            .unzip()
+    }
+}
