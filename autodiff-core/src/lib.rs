@@ -90,7 +90,7 @@ pub mod private {
     pub use crate::values::{
         field_end, field_in_view, field_ref, field_slot, field_start, field_value, field_window,
         from_values, integers, matrix_at, matrix_row_end, matrix_row_start, matrix_rows,
-        matrix_shape, matrix_window, tangent_values, values, vec_matrix_rows, whole_primal,
+        matrix_shape, matrix_window, tangent_values, values, constant_values, vec_matrix_rows, whole_primal,
         FieldMatrix, FieldRow, FieldWindow, IntegerArray, Itself, MatrixShape, MatrixWindow,
         VecMatrix, WholeField,
     };

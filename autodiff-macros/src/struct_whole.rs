@@ -1348,6 +1348,15 @@ impl VisitMut for CopiedFields<'_> {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
+/// How `f_hvp` and `f_derivatives` take the values view of the struct `p`: `values`, or `constant_values`
+/// for a constant one, whose error without the derive says why a struct outside `wrt(..)` needs it.
+fn values_of(p: &crate::signature::Param) -> TokenStream {
+    match p.active {
+        true => quote!(::autodiff::__private::values),
+        false => quote!(::autodiff::__private::constant_values),
+    }
+}
+
 /// `f_derivatives(<params>) -> [f64; K + 1]` for a function whose one active input is a float (its structs
 /// constant, passed on whole): `__f_whole_derivatives` on the structs' values views.
 fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
@@ -1369,7 +1378,8 @@ fn derivatives(s: &StructFunction, order: &syn::LitInt) -> TokenStream {
             _ => quote!(&#ident),
         };
         let view = format_ident!("__values_{}", i, span = Span::mixed_site());
-        views.push(quote!(let #view = ::autodiff::__private::values(#reference);));
+        let read = values_of(p);
+        views.push(quote!(let #view = #read(#reference);));
         args.push(reference);
         args.push(quote!(&#view));
     }
@@ -1450,7 +1460,8 @@ fn hvp(s: &StructFunction) -> TokenStream {
             _ => quote!(&#ident),
         };
         let (view, d, dv) = (values(i), direction(i), direction_values(i));
-        views.push(quote!(let #view = ::autodiff::__private::values(#reference);));
+        let read = values_of(p);
+        views.push(quote!(let #view = #read(#reference);));
         args.push(quote!(#reference));
         args.push(quote!(&#view));
         if !p.active {
